@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef UET_CONFIG_H
+#define UET_CONFIG_H
+
+/**
+ * @file
+ * Engine configuration: a plain struct with documented defaults, loaded from
+ * an INI file (rte_cfgfile; no EAL needed), adjusted by "section.key=value"
+ * overrides, checked across fields and dumped back in INI form.
+ *
+ * Typical use:
+ * @code
+ *	struct uet_config cfg;
+ *	struct uet_config_error err;
+ *
+ *	if (uet_config_load(&cfg, path, &err) < 0 ||
+ *	    uet_config_override(&cfg, "port0.mtu=9000", &err) < 0 ||
+ *	    uet_config_validate(&cfg, &err) < 0)
+ *		report(err.msg);
+ * @endcode
+ *
+ * Every key, its default and range are listed in docs/CONFIG.md and in
+ * config/uet.conf.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <netinet/in.h>
+
+#include <uet/uet_parse.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define UET_CONFIG_MAX_PORTS 8       /**< [port0] .. [port7] */
+#define UET_CONFIG_MAX_NEIGHBORS 64  /**< entries in [neighbor] */
+#define UET_CONFIG_MAX_LCORES 128    /**< ids in engine.lcores */
+#define UET_CONFIG_STR_LEN 256       /**< eal.args, portN.devargs (with NUL) */
+
+/** engine.progress */
+enum uet_config_progress {
+	UET_CONFIG_PROGRESS_AUTO = 0,   /**< engine lcores drive progress */
+	UET_CONFIG_PROGRESS_INLINE = 1, /**< the caller's thread polls */
+};
+
+/** cc.algorithm */
+enum uet_config_cc_algo {
+	UET_CONFIG_CC_NONE = 0, /**< no congestion control (fixed window) */
+	UET_CONFIG_CC_NSCC = 1, /**< sender-based NSCC (PROTOCOL.md 6.1) */
+	UET_CONFIG_CC_RCCC = 2, /**< receiver credit RCCC (6.2) */
+	UET_CONFIG_CC_BOTH = 3, /**< NSCC and RCCC together */
+};
+
+/** spray.mode */
+enum uet_config_spray_mode {
+	UET_CONFIG_SPRAY_SINGLE = 0,    /**< one EV per PDC */
+	UET_CONFIG_SPRAY_OBLIVIOUS = 1, /**< round-robin over num_evs EVs */
+	UET_CONFIG_SPRAY_REPS = 2,      /**< recycled EVs (PROTOCOL.md 6.3) */
+};
+
+/** Fault injection direction (first index of uet_config_fault.ppm). */
+enum uet_config_fault_dir {
+	UET_CONFIG_FAULT_RX = 0,
+	UET_CONFIG_FAULT_TX = 1,
+	UET_CONFIG_FAULT_DIRS = 2,
+};
+
+/** Fault injection packet class (second index of uet_config_fault.ppm). */
+enum uet_config_fault_class {
+	UET_CONFIG_FAULT_DATA = 0,    /**< requests (carry SES payload) */
+	UET_CONFIG_FAULT_CONTROL = 1, /**< ACK, NACK, CP */
+	UET_CONFIG_FAULT_CLASSES = 2,
+};
+
+/** Fault kind (third index of uet_config_fault.ppm). */
+enum uet_config_fault_kind {
+	UET_CONFIG_FAULT_DROP = 0,
+	UET_CONFIG_FAULT_DUP = 1,
+	UET_CONFIG_FAULT_REORDER = 2,
+	UET_CONFIG_FAULT_DELAY = 3,
+	UET_CONFIG_FAULT_ECN = 4,
+	UET_CONFIG_FAULT_TRIM = 5,
+	UET_CONFIG_FAULT_CORRUPT = 6,
+	UET_CONFIG_FAULT_KINDS = 7,
+};
+
+/** [eal] */
+struct uet_config_eal {
+	char args[UET_CONFIG_STR_LEN]; /**< argv for rte_eal_init, split on spaces */
+};
+
+/** [portN] */
+struct uet_config_port {
+	bool defined;                     /**< section present */
+	char devargs[UET_CONFIG_STR_LEN]; /**< vdev string or PCI address */
+	uint16_t rx_queues;
+	uint16_t tx_queues;
+	uint16_t rx_desc;
+	uint16_t tx_desc;
+	uint16_t mtu;                     /**< IP MTU in bytes */
+	uint16_t udp_port;                /**< UET UDP destination port */
+	bool has_ipv4;                    /**< ipv4 set (not "none") */
+	struct in_addr ipv4;              /**< local FA, network order */
+	bool has_ipv6;
+	struct in6_addr ipv6;
+	bool has_mac;                     /**< mac override set */
+	uint8_t mac[6];
+	bool native_ip;                   /**< IP / entropy header / PDS */
+	uint8_t ip_proto;                 /**< IP protocol in native-IP mode */
+};
+
+/** [engine] */
+struct uet_config_engine {
+	uint16_t lcores[UET_CONFIG_MAX_LCORES];
+	uint16_t nb_lcores;
+	enum uet_config_progress progress;
+	uint32_t mbuf_pool_size;
+	uint16_t mbuf_cache;
+	uint16_t mbuf_size;        /**< data room incl. headroom, bytes */
+	uint16_t burst;
+	uint32_t pdc_pool_general; /**< PDC ids, general pool */
+	uint32_t pdc_pool_reserved;
+	uint32_t max_pdcs;         /**< PDC state objects */
+	uint32_t msg_pool_size;
+	uint32_t retx_pool_size;
+};
+
+/** [timers], durations in nanoseconds */
+struct uet_config_timers {
+	uint64_t rto_init_ns;
+	uint32_t rto_max_retries;
+	uint32_t ack_coalesce_bytes;
+	uint32_t ack_min_add;
+	uint64_t tlp_timeout_ns;   /**< 0: no tail-loss probe */
+	uint64_t close_idle_ns;    /**< 0: never close idle PDCs */
+	uint64_t tick_ns;
+};
+
+/** [cc]; 0 in an "auto" field means "derived per PROTOCOL.md 6.1" */
+struct uet_config_cc {
+	enum uet_config_cc_algo algorithm;
+	uint64_t base_rtt_ns;
+	uint32_t link_speed_mbps;
+	bool trimming;
+	uint64_t target_qdelay_ns;  /**< auto */
+	uint64_t max_wnd;           /**< bytes, auto */
+	double gamma;
+	double max_md_jump;
+	uint64_t fair_increase;     /**< bytes, auto */
+	double fast_increase_scale; /**< auto */
+	uint64_t eta;               /**< bytes, auto */
+	double alpha;               /**< bytes per us of delay, auto */
+	uint32_t qa_gate;
+	uint64_t qa_threshold_ns;   /**< auto */
+	uint64_t adjust_bytes;      /**< auto */
+	uint64_t adjust_period_ns;  /**< auto */
+	double delay_ewma_gain;
+	uint32_t rccc_rate_mbps;    /**< auto */
+	uint64_t rccc_quantum;      /**< bytes */
+	uint64_t rccc_spec_credit;  /**< bytes, auto */
+};
+
+/** [spray] */
+struct uet_config_spray {
+	enum uet_config_spray_mode mode;
+	uint32_t num_evs;
+	uint16_t ev_base;
+	uint32_t rod_ev_hold_rtts;
+	uint32_t reps_cache_size;
+	uint64_t reps_freeze_timeout_ns;
+	uint64_t reps_freeze_duration_ns;
+};
+
+/** [dscp] */
+struct uet_config_dscp {
+	uint8_t data;
+	uint8_t control;
+	uint8_t trimmed;
+	uint8_t trimmed_lasthop;
+	uint8_t trimmable_retx;
+};
+
+/** One static [neighbor] entry: ip = mac */
+struct uet_config_neighbor {
+	struct uet_parse_ipaddr ip;
+	uint8_t mac[6];
+};
+
+/** [fault], rates in parts per million */
+struct uet_config_fault {
+	bool enabled;
+	uint64_t seed;
+	uint64_t delay_ns;       /**< added latency of a "delay" fault */
+	uint32_t reorder_depth;  /**< packets a "reorder" fault holds back */
+	uint32_t ppm[UET_CONFIG_FAULT_DIRS][UET_CONFIG_FAULT_CLASSES]
+		    [UET_CONFIG_FAULT_KINDS];
+};
+
+/** The whole engine configuration. Plain data: copy with assignment. */
+struct uet_config {
+	struct uet_config_eal eal;
+	struct uet_config_port port[UET_CONFIG_MAX_PORTS];
+	struct uet_config_engine engine;
+	struct uet_config_timers timers;
+	struct uet_config_cc cc;
+	struct uet_config_spray spray;
+	struct uet_config_dscp dscp;
+	struct uet_config_neighbor neighbor[UET_CONFIG_MAX_NEIGHBORS];
+	uint16_t nb_neighbors;
+	struct uet_config_fault fault;
+};
+
+/** Where and why loading, overriding or validating failed. */
+struct uet_config_error {
+	int code;            /**< same -errno as returned */
+	unsigned int line;   /**< 1-based line in file, 0 if unknown */
+	char file[256];      /**< path, "<override>", or "" (validate) */
+	char section[64];    /**< section name, "" if none */
+	char key[64];        /**< key name, "" if none */
+	char reason[UET_PARSE_ERR_LEN]; /**< why, including the accepted range */
+	/** "file:line: [section] key: reason", absent parts omitted */
+	char msg[640];
+};
+
+/** Flags for uet_config_dump(). */
+#define UET_CONFIG_DUMP_COMMENTS 0x1 /**< add a comment line per key */
+
+/** Fill @p cfg with the documented defaults (those of config/uet.conf). */
+void
+uet_config_init_defaults(struct uet_config *cfg);
+
+/**
+ * Load an INI file: @p cfg is set to the defaults, then every entry of the
+ * file is applied. A [portN] section in the file replaces the default port
+ * set (ports not in the file become undefined); [neighbor] entries are
+ * added to the (empty by default) table. Cross-field checks are left to
+ * uet_config_validate(), to be called after any overrides.
+ * On error @p cfg is unchanged.
+ * @param err  may be NULL.
+ * @return 0, -EINVAL (syntax, unknown section/key, duplicate, bad value),
+ *   -ERANGE (value out of range), -ENOENT/-EACCES/... (cannot open file),
+ *   -ENOMEM.
+ */
+int
+uet_config_load(struct uet_config *cfg, const char *path,
+		struct uet_config_error *err);
+
+/**
+ * Apply one "section.key=value" override (e.g. "port0.mtu=9000",
+ * "neighbor.10.0.0.2=02:00:00:00:00:02"), with the same validation as the
+ * file. Setting a key of an undefined [portN] defines that port with the
+ * port defaults. On error @p cfg is unchanged.
+ * @return 0, -EINVAL, -ERANGE.
+ */
+int
+uet_config_override(struct uet_config *cfg, const char *assignment,
+		    struct uet_config_error *err);
+
+/**
+ * Cross-field checks: port numbering and addresses, MTU versus mbuf data
+ * room, pool sizes versus descriptors and caches, lcores versus queues,
+ * timer ordering, DSCP distinctness, spraying EV range.
+ * @return 0, -EINVAL (the error names the offending key).
+ */
+int
+uet_config_validate(const struct uet_config *cfg,
+		    struct uet_config_error *err);
+
+/**
+ * Write the configuration in INI form (loadable by uet_config_load()).
+ * Behaves like snprintf: writes at most @p size bytes including the NUL.
+ * @param flags  0 or UET_CONFIG_DUMP_COMMENTS.
+ * @return length of the full text (excluding the NUL), or -EINVAL.
+ */
+int
+uet_config_dump(const struct uet_config *cfg, unsigned int flags, char *buf,
+		size_t size);
+
+/** Number of defined ports (they are numbered 0..n-1 once validated). */
+unsigned int
+uet_config_nb_ports(const struct uet_config *cfg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UET_CONFIG_H */

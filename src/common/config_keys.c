@@ -1,0 +1,617 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The key tables: name, type, storage, range and help of every key. The
+ * loader, the override path and the dump all go through these rows, and
+ * config/uet.conf is checked against uet_config_init_defaults() by a unit
+ * test, so documentation and code cannot drift apart silently.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_config.h>
+
+#include "config_priv.h"
+
+#define KB(x) ((uint64_t)(x) << 10)
+#define MB(x) ((uint64_t)(x) << 20)
+#define GB(x) ((uint64_t)(x) << 30)
+#define US(x) ((uint64_t)(x) * 1000ULL)
+#define MS(x) ((uint64_t)(x) * 1000000ULL)
+#define SEC(x) ((uint64_t)(x) * 1000000000ULL)
+
+#define FIELD(st, f) \
+	.off = offsetof(st, f), .width = sizeof(((st *)0)->f)
+#define AUX(st, f) .aux_off = offsetof(st, f)
+
+/* Unsigned integer, size and duration rows. */
+#define K_UINT(st, f, lo, hi, h) { .name = #f, .type = CFG_T_UINT, \
+	FIELD(st, f), .min = (lo), .max = (hi), .help = (h) }
+#define K_SIZE(st, f, lo, hi, fl, h) { .name = #f, .type = CFG_T_SIZE, \
+	FIELD(st, f), .min = (lo), .max = (hi), .flags = (fl), .help = (h) }
+#define K_DUR(n, st, f, lo, hi, fl, h) { .name = (n), .type = CFG_T_DUR, \
+	FIELD(st, f), .min = (lo), .max = (hi), .flags = (fl), .help = (h) }
+#define K_DBL(st, f, lo, hi, fl, h) { .name = #f, .type = CFG_T_DBL, \
+	FIELD(st, f), .dmin = (lo), .dmax = (hi), .flags = (fl), .help = (h) }
+#define K_BOOL(st, f, h) { .name = #f, .type = CFG_T_BOOL, FIELD(st, f), \
+	.help = (h) }
+#define K_ENUM(st, f, t, h) { .name = #f, .type = CFG_T_ENUM, \
+	FIELD(st, f), .names = (t), .help = (h) }
+
+static const struct uet_parse_name progress_names[] = {
+	{ "auto", UET_CONFIG_PROGRESS_AUTO },
+	{ "inline", UET_CONFIG_PROGRESS_INLINE },
+	{ NULL, 0 },
+};
+
+static const struct uet_parse_name cc_names[] = {
+	{ "none", UET_CONFIG_CC_NONE },
+	{ "nscc", UET_CONFIG_CC_NSCC },
+	{ "rccc", UET_CONFIG_CC_RCCC },
+	{ "both", UET_CONFIG_CC_BOTH },
+	{ NULL, 0 },
+};
+
+static const struct uet_parse_name spray_names[] = {
+	{ "single", UET_CONFIG_SPRAY_SINGLE },
+	{ "oblivious", UET_CONFIG_SPRAY_OBLIVIOUS },
+	{ "reps", UET_CONFIG_SPRAY_REPS },
+	{ NULL, 0 },
+};
+
+_Static_assert(sizeof(enum uet_config_progress) == sizeof(int),
+	       "enum keys are stored as int");
+_Static_assert(sizeof(enum uet_config_cc_algo) == sizeof(int),
+	       "enum keys are stored as int");
+_Static_assert(sizeof(enum uet_config_spray_mode) == sizeof(int),
+	       "enum keys are stored as int");
+_Static_assert(UET_CONFIG_MAX_LCORES <= RTE_MAX_LCORE,
+	       "engine.lcores cannot name more lcores than EAL supports");
+
+static const struct cfg_key eal_keys[] = {
+	{ .name = "args", .type = CFG_T_STR, FIELD(struct uet_config_eal, args),
+	  .help = "arguments for rte_eal_init, split on spaces (no quoting)" },
+};
+
+#define P struct uet_config_port
+static const struct cfg_key port_keys[] = {
+	{ .name = "devargs", .type = CFG_T_STR, FIELD(P, devargs),
+	  .help = "device: vdev string (net_ring0, net_memif0,role=client) "
+		  "or PCI address; required" },
+	K_UINT(P, rx_queues, 1, 64, "RX queues (RSS on L3 addresses)"),
+	K_UINT(P, tx_queues, 1, 64, "TX queues"),
+	K_UINT(P, rx_desc, 32, 16384, "descriptors per RX queue"),
+	K_UINT(P, tx_desc, 32, 16384, "descriptors per TX queue"),
+	K_UINT(P, mtu, 68, 9216, "IP MTU in bytes"),
+	K_UINT(P, udp_port, 1, 65535, "UET UDP destination port"),
+	{ .name = "ipv4", .type = CFG_T_IPV4, .flags = CFG_F_NONE,
+	  FIELD(P, ipv4), AUX(P, has_ipv4),
+	  .help = "local fabric address (FA), IPv4" },
+	{ .name = "ipv6", .type = CFG_T_IPV6, .flags = CFG_F_NONE,
+	  FIELD(P, ipv6), AUX(P, has_ipv6),
+	  .help = "local fabric address (FA), IPv6" },
+	{ .name = "mac", .type = CFG_T_MAC, .flags = CFG_F_NONE,
+	  FIELD(P, mac), AUX(P, has_mac),
+	  .help = "source MAC override (unicast); none = the port's MAC" },
+	K_BOOL(P, native_ip, "native-IP encapsulation (IP / entropy header / "
+	       "PDS) instead of UDP"),
+	K_UINT(P, ip_proto, 0, 255, "IP protocol number in native-IP mode"),
+};
+#undef P
+
+#define E struct uet_config_engine
+static const struct cfg_key engine_keys[] = {
+	{ .name = "lcores", .type = CFG_T_LCORES, FIELD(E, lcores),
+	  AUX(E, nb_lcores), .max = RTE_MAX_LCORE - 1,
+	  .help = "engine lcores, e.g. 1-3,5; must be enabled in eal.args" },
+	K_ENUM(E, progress, progress_names, "auto: engine lcores progress; "
+	       "inline: the application thread polls"),
+	K_UINT(E, mbuf_pool_size, 1023, 16777215, "mbufs in the packet pool"),
+	K_UINT(E, mbuf_cache, 0, 512, "per-lcore mempool cache, mbufs"),
+	K_UINT(E, mbuf_size, 256, 65535, "mbuf data room in bytes, including "
+	       "the 128-byte headroom"),
+	K_UINT(E, burst, 1, 64, "RX/TX burst size, packets"),
+	K_UINT(E, pdc_pool_general, 1, 65535, "PDC ids in the general pool"),
+	K_UINT(E, pdc_pool_reserved, 0, 65535, "PDC ids in the reserved pool"),
+	K_UINT(E, max_pdcs, 1, 1048576, "PDC state objects (all ports)"),
+	K_UINT(E, msg_pool_size, 64, 16777216, "message descriptors"),
+	K_UINT(E, retx_pool_size, 64, 16777216, "retransmit state entries"),
+};
+#undef E
+
+#define T struct uet_config_timers
+static const struct cfg_key timers_keys[] = {
+	K_DUR("rto_init", T, rto_init_ns, US(1), SEC(60), 0,
+	      "initial retransmit timeout; RTO = rto_init * 2^retry"),
+	K_UINT(T, rto_max_retries, 0, 30, "retransmissions before the "
+	       "operation fails and the PDC closes"),
+	K_SIZE(T, ack_coalesce_bytes, 1, MB(16), 0, "ACK when this many "
+	       "bytes were counted since the last ACK"),
+	K_SIZE(T, ack_min_add, 1, MB(1), 0, "bytes counted per packet at "
+	       "least (max(ack_min_add, length))"),
+	K_DUR("tlp_timeout", T, tlp_timeout_ns, 0, SEC(60), 0,
+	      "tail-loss probe (ACK_REQ) after this idle time; 0 = off"),
+	K_DUR("close_idle", T, close_idle_ns, 0, SEC(3600), 0,
+	      "close a PDC idle this long; 0 = never"),
+	K_DUR("tick", T, tick_ns, US(1), MS(100), 0,
+	      "timer wheel granularity"),
+};
+#undef T
+
+#define C struct uet_config_cc
+static const struct cfg_key cc_keys[] = {
+	K_ENUM(C, algorithm, cc_names, "congestion control"),
+	K_DUR("base_rtt", C, base_rtt_ns, US(1), SEC(1), 0,
+	      "unloaded fabric round-trip time"),
+	K_UINT(C, link_speed_mbps, 1, 1600000, "link speed, Mbit/s (BDP = "
+	       "link_speed * base_rtt)"),
+	K_BOOL(C, trimming, "the fabric trims packets (target_qdelay auto = "
+	       "0.75 base_rtt, else 1.0 base_rtt)"),
+	K_DUR("target_qdelay", C, target_qdelay_ns, 1, SEC(1), CFG_F_AUTO,
+	      "NSCC target queueing delay"),
+	K_SIZE(C, max_wnd, 1, GB(1), CFG_F_AUTO, "NSCC maximum and initial "
+	       "window, bytes; auto = 1.5 BDP"),
+	K_DBL(C, gamma, 0.001, 1.0, 0, "NSCC multiplicative decrease gain"),
+	K_DBL(C, max_md_jump, 0.01, 1.0, 0, "NSCC smallest factor of one "
+	      "decrease"),
+	K_SIZE(C, fair_increase, 1, GB(1), CFG_F_AUTO, "NSCC fair increase "
+	       "per period, bytes; auto = 5 MTU a"),
+	K_DBL(C, fast_increase_scale, 1e-6, 1000.0, CFG_F_AUTO, "NSCC fast "
+	      "increase scale; auto = 0.25 a"),
+	K_SIZE(C, eta, 1, GB(1), CFG_F_AUTO, "NSCC additive increase per "
+	       "period, bytes; auto = 0.15 MTU a"),
+	K_DBL(C, alpha, 1e-6, 1e9, CFG_F_AUTO, "NSCC proportional increase, "
+	      "bytes per us below target; auto = 4 a b MTU / target_qdelay"),
+	K_UINT(C, qa_gate, 0, 16, "NSCC quick adapt when achieved < max_wnd "
+	       ">> qa_gate"),
+	K_DUR("qa_threshold", C, qa_threshold_ns, 1, SEC(1), CFG_F_AUTO,
+	      "NSCC quick adapt delay threshold; auto = 4 target_qdelay"),
+	K_SIZE(C, adjust_bytes, 1, GB(1), CFG_F_AUTO, "NSCC apply increases "
+	       "every this many bytes; auto = 8 MTU"),
+	K_DUR("adjust_period", C, adjust_period_ns, 1, SEC(1), CFG_F_AUTO,
+	      "NSCC apply increases at least this often; auto = base_rtt"),
+	K_DBL(C, delay_ewma_gain, 1e-6, 1.0, 0, "NSCC delay average gain"),
+	{ .name = "rccc_rate_mbps", .type = CFG_T_UINT, .flags = CFG_F_AUTO,
+	  FIELD(C, rccc_rate_mbps), .min = 1, .max = 1600000,
+	  .help = "RCCC credit pacer rate, Mbit/s; auto = link_speed_mbps" },
+	K_SIZE(C, rccc_quantum, 64, MB(1), 0, "RCCC credit granted per "
+	       "source per round, bytes"),
+	K_SIZE(C, rccc_spec_credit, 1, GB(1), CFG_F_AUTO, "RCCC speculative "
+	       "credit at start, bytes; auto = max_wnd"),
+};
+#undef C
+
+#define S struct uet_config_spray
+static const struct cfg_key spray_keys[] = {
+	K_ENUM(S, mode, spray_names, "entropy (UDP source port) selection; "
+	       "ROD always uses a single path"),
+	K_UINT(S, num_evs, 1, 65536, "EVs sprayed over (oblivious needs "
+	       ">= 256)"),
+	K_UINT(S, ev_base, 1, 65535, "first EV; EVs are ev_base .. ev_base + "
+	       "num_evs - 1"),
+	K_UINT(S, rod_ev_hold_rtts, 10, 1000000, "ROD keeps its EV at least "
+	       "this many RTTs"),
+	K_UINT(S, reps_cache_size, 1, 64, "REPS ring of recycled EVs"),
+	K_DUR("reps_freeze_timeout", S, reps_freeze_timeout_ns, US(1),
+	      SEC(10), 0, "REPS enters freezing mode after this long without "
+	      "feedback"),
+	K_DUR("reps_freeze_duration", S, reps_freeze_duration_ns, US(1),
+	      SEC(10), 0, "REPS stays in freezing mode this long"),
+};
+#undef S
+
+#define D struct uet_config_dscp
+static const struct cfg_key dscp_keys[] = {
+	K_UINT(D, data, 0, 63, "DSCP of data packets (trimmable)"),
+	K_UINT(D, control, 0, 63, "DSCP of ACK/NACK/CP packets"),
+	K_UINT(D, trimmed, 0, 63, "DSCP a switch gives a trimmed packet"),
+	K_UINT(D, trimmed_lasthop, 0, 63, "DSCP of a packet trimmed at the "
+	       "last hop"),
+	K_UINT(D, trimmable_retx, 0, 63, "DSCP of trimmable retransmissions"),
+};
+#undef D
+
+#define F struct uet_config_fault
+#define K_PPM(dir, cls, kind, DIR, CLS, KIND) { \
+	.name = #dir "_" #cls "_" #kind "_ppm", .type = CFG_T_UINT, \
+	FIELD(F, ppm[UET_CONFIG_FAULT_##DIR][UET_CONFIG_FAULT_##CLS] \
+		    [UET_CONFIG_FAULT_##KIND]), \
+	.min = 0, .max = 1000000, \
+	.help = #kind " rate of " #dir " " #cls " packets, parts per million" }
+#define K_PPM_ALL(dir, cls, DIR, CLS) \
+	K_PPM(dir, cls, drop, DIR, CLS, DROP), \
+	K_PPM(dir, cls, dup, DIR, CLS, DUP), \
+	K_PPM(dir, cls, reorder, DIR, CLS, REORDER), \
+	K_PPM(dir, cls, delay, DIR, CLS, DELAY), \
+	K_PPM(dir, cls, ecn, DIR, CLS, ECN), \
+	K_PPM(dir, cls, trim, DIR, CLS, TRIM), \
+	K_PPM(dir, cls, corrupt, DIR, CLS, CORRUPT)
+static const struct cfg_key fault_keys[] = {
+	K_BOOL(F, enabled, "inject faults (honoured by test builds only)"),
+	K_UINT(F, seed, 0, UINT64_MAX, "random seed"),
+	K_DUR("delay", F, delay_ns, 0, SEC(1), 0, "latency added by a delay "
+	      "fault"),
+	K_UINT(F, reorder_depth, 1, 1024, "packets a reorder fault lets "
+	       "overtake the held one"),
+	K_PPM_ALL(rx, data, RX, DATA),
+	K_PPM_ALL(rx, control, RX, CONTROL),
+	K_PPM_ALL(tx, data, TX, DATA),
+	K_PPM_ALL(tx, control, TX, CONTROL),
+};
+#undef F
+
+#define SEC_ROW(n, id, k, field, h) \
+	[id] = { n, id, k, RTE_DIM(k), offsetof(struct uet_config, field), h }
+
+const struct cfg_section cfg_sections[CFG_S_COUNT] = {
+	SEC_ROW("eal", CFG_S_EAL, eal_keys, eal,
+		"EAL initialisation"),
+	SEC_ROW("port", CFG_S_PORT, port_keys, port,
+		"ports [port0] .. [port7], numbered from 0 without gaps; a "
+		"[portN] section in a file replaces the default port set"),
+	SEC_ROW("engine", CFG_S_ENGINE, engine_keys, engine,
+		"engine lcores and pools"),
+	SEC_ROW("timers", CFG_S_TIMERS, timers_keys, timers,
+		"PDS timers and ACK coalescing"),
+	SEC_ROW("cc", CFG_S_CC, cc_keys, cc,
+		"congestion control; auto = derived as in PROTOCOL.md 6.1 with "
+		"a = BDP / 150000 B, b = target_qdelay / 12 us"),
+	SEC_ROW("spray", CFG_S_SPRAY, spray_keys, spray,
+		"packet spraying (load balancing)"),
+	SEC_ROW("dscp", CFG_S_DSCP, dscp_keys, dscp,
+		"DSCP per traffic class"),
+	[CFG_S_NEIGHBOR] = { "neighbor", CFG_S_NEIGHBOR, NULL, 0,
+		offsetof(struct uet_config, neighbor),
+		"static ARP/ND entries, one per line: <ipv4 or ipv6> = <mac>; "
+		"at most 64" },
+	SEC_ROW("fault", CFG_S_FAULT, fault_keys, fault,
+		"fault injection for tests; rates in parts per million"),
+};
+
+void
+cfg_port_defaults(struct uet_config_port *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->rx_queues = 1;
+	p->tx_queues = 1;
+	p->rx_desc = 1024;
+	p->tx_desc = 1024;
+	p->mtu = 1500;
+	p->udp_port = 4793;
+	p->ip_proto = 253;
+}
+
+void
+uet_config_init_defaults(struct uet_config *cfg)
+{
+	unsigned int i;
+
+	memset(cfg, 0, sizeof(*cfg));
+	/*
+	 * --in-memory: no shared files, so two processes never collide;
+	 * --no-huge/-m: runs in containers and CI without hugepages;
+	 * --no-pci: the default port is a vdev. Real NICs: drop the last two.
+	 */
+	strcpy(cfg->eal.args, "-l 0-1 --in-memory --no-huge -m 512 --no-pci");
+
+	for (i = 0; i < UET_CONFIG_MAX_PORTS; i++)
+		cfg_port_defaults(&cfg->port[i]);
+	/* A self-contained loopback port: net_ring0 receives what it sends. */
+	cfg->port[0].defined = true;
+	strcpy(cfg->port[0].devargs, "net_ring0");
+	cfg->port[0].has_ipv4 = true;
+	cfg->port[0].ipv4.s_addr = htonl(0x0a000001); /* 10.0.0.1 */
+
+	cfg->engine.lcores[0] = 1;
+	cfg->engine.nb_lcores = 1;
+	cfg->engine.progress = UET_CONFIG_PROGRESS_AUTO;
+	cfg->engine.mbuf_pool_size = 16383;
+	cfg->engine.mbuf_cache = 256;
+	cfg->engine.mbuf_size = 2048 + RTE_PKTMBUF_HEADROOM;
+	cfg->engine.burst = 32;
+	cfg->engine.pdc_pool_general = 4096;
+	cfg->engine.pdc_pool_reserved = 256;
+	cfg->engine.max_pdcs = 8192;
+	cfg->engine.msg_pool_size = 65536;
+	cfg->engine.retx_pool_size = 65536;
+
+	cfg->timers.rto_init_ns = MS(1);
+	cfg->timers.rto_max_retries = 5;
+	cfg->timers.ack_coalesce_bytes = KB(16);
+	cfg->timers.ack_min_add = KB(1);
+	cfg->timers.tlp_timeout_ns = US(500);
+	cfg->timers.close_idle_ns = MS(100);
+	cfg->timers.tick_ns = US(10);
+
+	cfg->cc.algorithm = UET_CONFIG_CC_NSCC;
+	cfg->cc.base_rtt_ns = US(12);
+	cfg->cc.link_speed_mbps = 100000;
+	cfg->cc.trimming = true;
+	cfg->cc.gamma = 0.8;
+	cfg->cc.max_md_jump = 0.5;
+	cfg->cc.qa_gate = 3;
+	cfg->cc.delay_ewma_gain = 0.0125;
+	cfg->cc.rccc_quantum = KB(4);
+
+	cfg->spray.mode = UET_CONFIG_SPRAY_REPS;
+	cfg->spray.num_evs = 256;
+	cfg->spray.ev_base = 49152;
+	cfg->spray.rod_ev_hold_rtts = 10;
+	cfg->spray.reps_cache_size = 8;
+	cfg->spray.reps_freeze_timeout_ns = MS(1);
+	cfg->spray.reps_freeze_duration_ns = MS(1);
+
+	cfg->dscp.data = 0;
+	cfg->dscp.control = 46;
+	cfg->dscp.trimmed = 16;
+	cfg->dscp.trimmed_lasthop = 18;
+	cfg->dscp.trimmable_retx = 8;
+
+	cfg->fault.enabled = false;
+	cfg->fault.seed = 1;
+	cfg->fault.delay_ns = US(10);
+	cfg->fault.reorder_depth = 4;
+}
+
+const struct cfg_key *
+cfg_key_find(const struct cfg_section *sec, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < sec->nb_keys; i++) {
+		if (strcmp(sec->keys[i].name, name) == 0)
+			return &sec->keys[i];
+	}
+	return NULL;
+}
+
+static void
+store_uint(void *field, unsigned int width, uint64_t v)
+{
+	uint8_t u8 = (uint8_t)v;
+	uint16_t u16 = (uint16_t)v;
+	uint32_t u32 = (uint32_t)v;
+
+	switch (width) {
+	case 1:
+		memcpy(field, &u8, 1);
+		break;
+	case 2:
+		memcpy(field, &u16, 2);
+		break;
+	case 4:
+		memcpy(field, &u32, 4);
+		break;
+	default:
+		memcpy(field, &v, 8);
+		break;
+	}
+}
+
+/* Largest value a field of @width bytes can hold, clamped to the row. */
+static uint64_t
+width_max(const struct cfg_key *k)
+{
+	uint64_t m = k->width >= 8 ? UINT64_MAX :
+		     (1ULL << (8 * k->width)) - 1;
+
+	return k->max < m ? k->max : m;
+}
+
+static int
+check_string(const struct cfg_key *k, const char *value,
+	     struct uet_parse_err *pe)
+{
+	size_t i, n = strlen(value);
+
+	if (n >= k->width) {
+		uet_parse_err_set(pe, "string of %zu characters is too long "
+				  "(at most %u)", n, k->width - 1u);
+		return -ERANGE;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)value[i];
+
+		/* '#' would start a comment when the dump is loaded again. */
+		if (c < 0x20 || c == 0x7f || c == CFG_COMMENT_CHAR) {
+			uet_parse_err_set(pe, "character %u at offset %zu is "
+					  "not allowed in a string", c, i);
+			return -EINVAL;
+		}
+	}
+	if (n > 0 && (value[0] == ' ' || value[n - 1] == ' ')) {
+		uet_parse_err_set(pe, "leading or trailing whitespace");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool
+mac_is_unicast(const uint8_t mac[6])
+{
+	static const uint8_t zero[6];
+
+	return (mac[0] & 0x01) == 0 && memcmp(mac, zero, 6) != 0;
+}
+
+static int
+parse_unicast_mac(const char *value, uint8_t mac[6],
+		  struct uet_parse_err *pe)
+{
+	int rc;
+
+	rc = uet_parse_mac(value, mac, pe);
+	if (rc == 0 && !mac_is_unicast(mac)) {
+		uet_parse_err_set(pe, "'%s' is not a unicast MAC address",
+				  value);
+		rc = -EINVAL;
+	}
+	return rc;
+}
+
+/* Parse a numeric row into @v; the caller stores it. */
+static int
+parse_number(const struct cfg_key *k, const char *value, uint64_t *v,
+	     double *d, struct uet_parse_err *pe)
+{
+	switch (k->type) {
+	case CFG_T_UINT:
+		return uet_parse_u64(value, k->min, width_max(k), v, pe);
+	case CFG_T_SIZE:
+		return uet_parse_size(value, k->min, width_max(k), v, pe);
+	case CFG_T_DUR:
+		return uet_parse_duration_ns(value, k->min, k->max, v, pe);
+	default:
+		return uet_parse_double(value, k->dmin, k->dmax, d, pe);
+	}
+}
+
+static int
+set_typed(const struct cfg_key *k, char *field, char *aux, const char *value,
+	  struct uet_parse_err *pe)
+{
+	uint16_t lcores[UET_CONFIG_MAX_LCORES];
+	struct in6_addr a6;
+	struct in_addr a4;
+	unsigned int n;
+	uint8_t mac[6];
+	uint64_t v = 0;
+	uint16_t n16;
+	double d = 0;
+	bool b;
+	int e, rc;
+
+	switch (k->type) {
+	case CFG_T_STR:
+		rc = check_string(k, value, pe);
+		if (rc == 0)
+			strcpy(field, value);
+		return rc;
+	case CFG_T_BOOL:
+		rc = uet_parse_bool(value, &b, pe);
+		if (rc == 0)
+			memcpy(field, &b, sizeof(b));
+		return rc;
+	case CFG_T_ENUM:
+		rc = uet_parse_enum(value, k->names, &e, pe);
+		if (rc == 0)
+			memcpy(field, &e, sizeof(e));
+		return rc;
+	case CFG_T_IPV4:
+		rc = uet_parse_ipv4(value, &a4, pe);
+		if (rc == 0)
+			memcpy(field, &a4, sizeof(a4));
+		break;
+	case CFG_T_IPV6:
+		rc = uet_parse_ipv6(value, &a6, pe);
+		if (rc == 0)
+			memcpy(field, &a6, sizeof(a6));
+		break;
+	case CFG_T_MAC:
+		rc = parse_unicast_mac(value, mac, pe);
+		if (rc == 0)
+			memcpy(field, mac, sizeof(mac));
+		break;
+	case CFG_T_LCORES:
+		rc = uet_parse_lcore_list(value, (unsigned int)k->max, lcores,
+					  UET_CONFIG_MAX_LCORES, &n, pe);
+		if (rc == 0) {
+			n16 = (uint16_t)n;
+			memcpy(field, lcores, n * sizeof(lcores[0]));
+			memcpy(aux, &n16, sizeof(n16));
+		}
+		return rc;
+	case CFG_T_DBL:
+		rc = parse_number(k, value, &v, &d, pe);
+		if (rc == 0)
+			memcpy(field, &d, sizeof(d));
+		return rc;
+	default:
+		rc = parse_number(k, value, &v, &d, pe);
+		if (rc == 0)
+			store_uint(field, k->width, v);
+		return rc;
+	}
+	/* Address rows: the has-flag follows the value. */
+	if (rc == 0) {
+		b = true;
+		memcpy(aux, &b, sizeof(b));
+	}
+	return rc;
+}
+
+int
+cfg_key_set(const struct cfg_key *k, void *base, const char *value,
+	    struct uet_parse_err *pe)
+{
+	char *field = (char *)base + k->off;
+	char *aux = (char *)base + k->aux_off;
+	size_t used;
+	bool b = false;
+	int rc;
+
+	if ((k->flags & CFG_F_AUTO) && strcmp(value, "auto") == 0) {
+		memset(field, 0, k->width);
+		return 0;
+	}
+	if ((k->flags & CFG_F_NONE) && strcmp(value, "none") == 0) {
+		memset(field, 0, k->width);
+		memcpy(aux, &b, sizeof(b));
+		return 0;
+	}
+	rc = set_typed(k, field, aux, value, pe);
+	if (rc < 0 && pe != NULL && (k->flags & (CFG_F_AUTO | CFG_F_NONE))) {
+		used = strlen(pe->msg);
+		snprintf(pe->msg + used, sizeof(pe->msg) - used, "; or '%s'",
+			 (k->flags & CFG_F_AUTO) ? "auto" : "none");
+	}
+	return rc;
+}
+
+static bool
+ip_equal(const struct uet_parse_ipaddr *a, const struct uet_parse_ipaddr *b)
+{
+	if (a->family != b->family)
+		return false;
+	if (a->family == AF_INET)
+		return a->v4.s_addr == b->v4.s_addr;
+	return memcmp(&a->v6, &b->v6, sizeof(a->v6)) == 0;
+}
+
+int
+cfg_neighbor_set(struct uet_config *cfg, const char *ip, const char *mac,
+		 bool replace, struct uet_parse_err *pe)
+{
+	struct uet_config_neighbor nb;
+	unsigned int i;
+	int rc;
+
+	memset(&nb, 0, sizeof(nb));
+	rc = uet_parse_ip(ip, &nb.ip, pe);
+	if (rc < 0)
+		return rc;
+	rc = parse_unicast_mac(mac, nb.mac, pe);
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < cfg->nb_neighbors; i++) {
+		if (ip_equal(&cfg->neighbor[i].ip, &nb.ip)) {
+			if (!replace) {
+				uet_parse_err_set(pe, "duplicate entry for "
+						  "address %s", ip);
+				return -EINVAL;
+			}
+			cfg->neighbor[i] = nb;
+			return 0;
+		}
+	}
+	if (cfg->nb_neighbors == UET_CONFIG_MAX_NEIGHBORS) {
+		uet_parse_err_set(pe, "too many neighbor entries (at most %d)",
+				  UET_CONFIG_MAX_NEIGHBORS);
+		return -ERANGE;
+	}
+	cfg->neighbor[cfg->nb_neighbors++] = nb;
+	return 0;
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef UET_CONFIG_PRIV_H
+#define UET_CONFIG_PRIV_H
+
+/*
+ * Key tables shared by the loader (config.c), the key setter and dumper
+ * (config_keys.c) and the cross-field checks (config_validate.c). One table
+ * row per key keeps the parser, the dump and the documentation in step.
+ */
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uet/uet_config.h>
+
+/* Comment character of configuration files (rte_cfgfile parameter). */
+#define CFG_COMMENT_CHAR '#'
+
+enum cfg_type {
+	CFG_T_STR,    /* char array of width bytes */
+	CFG_T_UINT,   /* unsigned integer of width 1, 2, 4 or 8 bytes */
+	CFG_T_SIZE,   /* unsigned bytes with K/M/G suffixes */
+	CFG_T_DUR,    /* uint64_t nanoseconds with ns/us/ms/s */
+	CFG_T_DBL,    /* double */
+	CFG_T_BOOL,   /* bool */
+	CFG_T_ENUM,   /* int-sized enum, names table */
+	CFG_T_IPV4,   /* struct in_addr + bool at aux_off */
+	CFG_T_IPV6,   /* struct in6_addr + bool at aux_off */
+	CFG_T_MAC,    /* uint8_t[6] + bool at aux_off, unicast only */
+	CFG_T_LCORES, /* uint16_t array + uint16_t count at aux_off */
+};
+
+/* "auto" accepted and stored as 0 (numeric keys whose minimum is above 0). */
+#define CFG_F_AUTO 0x1
+/* "none" accepted: the bool at aux_off is cleared. */
+#define CFG_F_NONE 0x2
+
+struct cfg_key {
+	const char *name;
+	enum cfg_type type;
+	uint8_t flags;
+	uint16_t width;   /* sizeof the field */
+	size_t off;       /* offset in the section struct */
+	size_t aux_off;   /* has-flag or count, see cfg_type */
+	uint64_t min;
+	uint64_t max;
+	double dmin;
+	double dmax;
+	const struct uet_parse_name *names;
+	const char *help; /* meaning and unit; the range is added by the dump */
+};
+
+enum cfg_section_id {
+	CFG_S_EAL,
+	CFG_S_PORT,
+	CFG_S_ENGINE,
+	CFG_S_TIMERS,
+	CFG_S_CC,
+	CFG_S_SPRAY,
+	CFG_S_DSCP,
+	CFG_S_NEIGHBOR,
+	CFG_S_FAULT,
+	CFG_S_COUNT,
+};
+
+struct cfg_section {
+	const char *name;         /* "port" stands for port0..port7 */
+	enum cfg_section_id id;
+	const struct cfg_key *keys;
+	unsigned int nb_keys;
+	size_t off;               /* offset in struct uet_config */
+	const char *help;
+};
+
+extern const struct cfg_section cfg_sections[CFG_S_COUNT];
+
+/* Defaults of a newly defined [portN]. */
+void
+cfg_port_defaults(struct uet_config_port *p);
+
+const struct cfg_key *
+cfg_key_find(const struct cfg_section *sec, const char *name);
+
+/* Parse @value into the field of @k in @base; writes only on success. */
+int
+cfg_key_set(const struct cfg_key *k, void *base, const char *value,
+	    struct uet_parse_err *pe);
+
+/*
+ * Add one [neighbor] entry "ip = mac" (an existing address is replaced when
+ * @replace, an error otherwise); writes only on success.
+ */
+int
+cfg_neighbor_set(struct uet_config *cfg, const char *ip, const char *mac,
+		 bool replace, struct uet_parse_err *pe);
+
+/*
+ * Fill @err (may be NULL) and return @code. Any of file/section/key may be
+ * NULL or "". The message is "file:line: [section] key: reason".
+ */
+int
+cfg_error(struct uet_config_error *err, int code, const char *file,
+	  unsigned int line, const char *section, const char *key,
+	  const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+#endif /* UET_CONFIG_PRIV_H */

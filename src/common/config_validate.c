@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Cross-field checks; single-key ranges are enforced by the key tables. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_config.h>
+#include <rte_ether.h>
+
+#include "config_priv.h"
+
+/* Ethernet header plus one VLAN tag: the frame an MTU-sized packet needs. */
+#define FRAME_OVERHEAD (RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN)
+/* rte_mempool_create refuses a cache larger than n / 1.5. */
+#define CACHE_FLUSH_MULT_NUM 3
+#define CACHE_FLUSH_MULT_DEN 2
+
+static int
+fail(struct uet_config_error *err, const char *section, const char *key,
+     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int
+fail(struct uet_config_error *err, const char *section, const char *key,
+     const char *fmt, ...)
+{
+	char reason[UET_PARSE_ERR_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	return cfg_error(err, -EINVAL, NULL, 0, section, key, "%s", reason);
+}
+
+static int
+check_port_pair(const struct uet_config *cfg, unsigned int i, unsigned int j,
+		const char *sec, struct uet_config_error *err)
+{
+	const struct uet_config_port *a = &cfg->port[i], *b = &cfg->port[j];
+
+	if (strcmp(a->devargs, b->devargs) == 0)
+		return fail(err, sec, "devargs", "same device as port%u", i);
+	if (a->has_ipv4 && b->has_ipv4 && a->ipv4.s_addr == b->ipv4.s_addr)
+		return fail(err, sec, "ipv4", "same address as port%u", i);
+	if (a->has_ipv6 && b->has_ipv6 &&
+	    memcmp(&a->ipv6, &b->ipv6, sizeof(a->ipv6)) == 0)
+		return fail(err, sec, "ipv6", "same address as port%u", i);
+	return 0;
+}
+
+static int
+check_ports(const struct uet_config *cfg, struct uet_config_error *err)
+{
+	unsigned int room = cfg->engine.mbuf_size - RTE_PKTMBUF_HEADROOM;
+	char sec[16];
+	unsigned int i, j, n = 0;
+	int rc;
+
+	for (i = 0; i < UET_CONFIG_MAX_PORTS; i++) {
+		const struct uet_config_port *p = &cfg->port[i];
+
+		snprintf(sec, sizeof(sec), "port%u", i);
+		if (!p->defined)
+			continue;
+		if (i != n)
+			return fail(err, sec, NULL, "ports must be numbered "
+				    "from 0 without gaps (port%u missing)", n);
+		n++;
+		if (p->devargs[0] == '\0')
+			return fail(err, sec, "devargs", "required");
+		if (!p->has_ipv4 && !p->has_ipv6)
+			return fail(err, sec, "ipv4", "a port needs an ipv4 "
+				    "or ipv6 fabric address");
+		if ((unsigned int)p->mtu + FRAME_OVERHEAD > room)
+			return fail(err, sec, "mtu", "mtu %u needs %u-byte "
+				    "frames but engine.mbuf_size %u leaves %u "
+				    "bytes after the %u-byte headroom", p->mtu,
+				    p->mtu + FRAME_OVERHEAD,
+				    cfg->engine.mbuf_size, room,
+				    RTE_PKTMBUF_HEADROOM);
+		if (p->native_ip && p->ip_proto == IPPROTO_UDP)
+			return fail(err, sec, "ip_proto", "native-IP mode "
+				    "cannot use protocol 17 (UDP)");
+		for (j = 0; j < i; j++) {
+			rc = check_port_pair(cfg, j, i, sec, err);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	if (n == 0)
+		return fail(err, "port0", NULL, "at least one port is "
+			    "required");
+	return 0;
+}
+
+static int
+check_engine(const struct uet_config *cfg, struct uet_config_error *err)
+{
+	const struct uet_config_engine *e = &cfg->engine;
+	uint64_t need = 0, rxq = 0;
+	unsigned int i;
+
+	if (e->mbuf_size <= RTE_PKTMBUF_HEADROOM)
+		return fail(err, "engine", "mbuf_size", "must exceed the "
+			    "%u-byte headroom", RTE_PKTMBUF_HEADROOM);
+	if ((uint64_t)e->mbuf_cache * CACHE_FLUSH_MULT_NUM >
+	    (uint64_t)e->mbuf_pool_size * CACHE_FLUSH_MULT_DEN)
+		return fail(err, "engine", "mbuf_cache", "cache %u too large "
+			    "for mbuf_pool_size %u (at most pool / 1.5)",
+			    e->mbuf_cache, e->mbuf_pool_size);
+	for (i = 0; i < UET_CONFIG_MAX_PORTS; i++) {
+		const struct uet_config_port *p = &cfg->port[i];
+
+		if (!p->defined)
+			continue;
+		need += (uint64_t)p->rx_queues * p->rx_desc +
+			(uint64_t)p->tx_queues * p->tx_desc;
+		rxq += p->rx_queues;
+	}
+	need += (uint64_t)e->nb_lcores * (e->mbuf_cache + e->burst);
+	if (need > e->mbuf_pool_size)
+		return fail(err, "engine", "mbuf_pool_size", "%u mbufs cannot "
+			    "fill the descriptor rings and caches (need at "
+			    "least %" PRIu64 ")", e->mbuf_pool_size, need);
+	if (e->nb_lcores == 0)
+		return fail(err, "engine", "lcores", "at least one lcore is "
+			    "required");
+	if (e->progress == UET_CONFIG_PROGRESS_AUTO && rxq < e->nb_lcores)
+		return fail(err, "engine", "lcores", "%u lcores but the ports "
+			    "have %" PRIu64 " RX queues in total; every engine "
+			    "lcore needs at least one", e->nb_lcores, rxq);
+	if (e->pdc_pool_general + e->pdc_pool_reserved > 65535)
+		return fail(err, "engine", "pdc_pool_reserved", "general + "
+			    "reserved PDC ids exceed the 16-bit id space "
+			    "(65535)");
+	return 0;
+}
+
+static int
+check_timers(const struct uet_config *cfg, struct uet_config_error *err)
+{
+	const struct uet_config_timers *t = &cfg->timers;
+
+	if (t->tick_ns > t->rto_init_ns)
+		return fail(err, "timers", "tick", "tick must not exceed "
+			    "rto_init");
+	if (t->tlp_timeout_ns != 0 && (t->tlp_timeout_ns < t->tick_ns ||
+				       t->tlp_timeout_ns >= t->rto_init_ns))
+		return fail(err, "timers", "tlp_timeout", "must be 0 (off) or "
+			    "in [tick, rto_init)");
+	if (t->close_idle_ns != 0 && t->close_idle_ns < t->rto_init_ns)
+		return fail(err, "timers", "close_idle", "must be 0 (never) "
+			    "or at least rto_init");
+	if (t->ack_min_add > t->ack_coalesce_bytes)
+		return fail(err, "timers", "ack_min_add", "must not exceed "
+			    "ack_coalesce_bytes");
+	return 0;
+}
+
+static int
+check_cc(const struct uet_config *cfg, struct uet_config_error *err)
+{
+	const struct uet_config_cc *c = &cfg->cc;
+	unsigned int i, mtu = 0;
+
+	for (i = 0; i < UET_CONFIG_MAX_PORTS; i++) {
+		if (cfg->port[i].defined && cfg->port[i].mtu > mtu)
+			mtu = cfg->port[i].mtu;
+	}
+	if (c->max_wnd != 0 && c->max_wnd < mtu)
+		return fail(err, "cc", "max_wnd", "window %" PRIu64 " is "
+			    "smaller than the largest port mtu %u", c->max_wnd,
+			    mtu);
+	if (c->max_wnd != 0 && c->rccc_spec_credit > c->max_wnd)
+		return fail(err, "cc", "rccc_spec_credit", "must not exceed "
+			    "max_wnd");
+	return 0;
+}
+
+static int
+check_spray(const struct uet_config *cfg, struct uet_config_error *err)
+{
+	const struct uet_config_spray *s = &cfg->spray;
+
+	if (s->mode == UET_CONFIG_SPRAY_OBLIVIOUS && s->num_evs < 256)
+		return fail(err, "spray", "num_evs", "oblivious spraying needs "
+			    "at least 256 EVs (have %u)", s->num_evs);
+	if ((uint32_t)s->ev_base + s->num_evs > 65536)
+		return fail(err, "spray", "num_evs", "ev_base %u + num_evs %u "
+			    "exceeds the 16-bit UDP port space", s->ev_base,
+			    s->num_evs);
+	if (s->mode == UET_CONFIG_SPRAY_REPS &&
+	    s->reps_cache_size > s->num_evs)
+		return fail(err, "spray", "reps_cache_size", "larger than "
+			    "num_evs");
+	return 0;
+}
+
+static int
+check_dscp(const struct uet_config *cfg, struct uet_config_error *err)
+{
+	const struct uet_config_dscp *d = &cfg->dscp;
+
+	/* The receiver recognises trimmed packets by DSCP alone (6.4). */
+	if (d->trimmed == d->data || d->trimmed == d->control ||
+	    d->trimmed == d->trimmable_retx)
+		return fail(err, "dscp", "trimmed", "must differ from data, "
+			    "control and trimmable_retx");
+	if (d->trimmed_lasthop == d->data || d->trimmed_lasthop == d->control ||
+	    d->trimmed_lasthop == d->trimmable_retx ||
+	    d->trimmed_lasthop == d->trimmed)
+		return fail(err, "dscp", "trimmed_lasthop", "must differ from "
+			    "data, control, trimmable_retx and trimmed");
+	if (d->control == d->data)
+		return fail(err, "dscp", "control", "must differ from data "
+			    "(control traffic has strict priority)");
+	return 0;
+}
+
+static int
+check_fault(const struct uet_config *cfg, struct uet_config_error *err)
+{
+	const struct uet_config_fault *f = &cfg->fault;
+	unsigned int d, c;
+
+	for (d = 0; d < UET_CONFIG_FAULT_DIRS; d++) {
+		for (c = 0; c < UET_CONFIG_FAULT_CLASSES; c++) {
+			if (f->ppm[d][c][UET_CONFIG_FAULT_DELAY] != 0 &&
+			    f->delay_ns == 0)
+				return fail(err, "fault", "delay", "delay "
+					    "faults are enabled but delay is "
+					    "0");
+		}
+	}
+	return 0;
+}
+
+int
+uet_config_validate(const struct uet_config *cfg,
+		    struct uet_config_error *err)
+{
+	int rc;
+
+	if (cfg == NULL)
+		return cfg_error(err, -EINVAL, NULL, 0, NULL, NULL,
+				 "invalid arguments");
+	rc = check_ports(cfg, err);
+	if (rc == 0)
+		rc = check_engine(cfg, err);
+	if (rc == 0)
+		rc = check_timers(cfg, err);
+	if (rc == 0)
+		rc = check_cc(cfg, err);
+	if (rc == 0)
+		rc = check_spray(cfg, err);
+	if (rc == 0)
+		rc = check_dscp(cfg, err);
+	if (rc == 0)
+		rc = check_fault(cfg, err);
+	return rc;
+}
