@@ -1,2 +1,964 @@
-/* placeholder: being written */
-int main(void) { return 1; }
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * uet-dump: print every UET header of the packets in a pcap or pcapng file,
+ * one line (or one JSON object) per packet. See docs/UET-DUMP.md.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pcap/pcap.h>
+
+#include <uet/uet_parse.h>
+#include <uet/uet_wire.h>
+
+#define EXIT_USAGE 2
+#define SLL_HLEN   16 /* Linux cooked capture v1 header */
+#define SLL2_HLEN  20 /* Linux cooked capture v2 header */
+#ifndef DLT_LINUX_SLL2
+#define DLT_LINUX_SLL2 276
+#endif
+#ifndef DLT_IPV4
+#define DLT_IPV4 228
+#endif
+#ifndef DLT_IPV6
+#define DLT_IPV6 229
+#endif
+
+struct dump_opts {
+	bool json;
+	uint64_t count;          /* 0: no limit */
+	uint8_t native_proto;
+	const char *file;
+};
+
+struct dump_stats {
+	uint64_t packets;
+	uint64_t uet;
+	uint64_t malformed;
+	uint64_t not_uet;
+};
+
+/* ------------------------------------------------------------------ */
+/* Output: the same calls write text (key=value) or JSON               */
+/* ------------------------------------------------------------------ */
+
+struct out {
+	FILE *f;
+	bool json;
+	bool first;     /* no field yet in the current object / segment */
+	bool first_sec; /* no section yet on this line (text) */
+};
+
+static void
+json_str(FILE *f, const char *s)
+{
+	const unsigned char *p;
+
+	fputc('"', f);
+	for (p = (const unsigned char *)s; *p != '\0'; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7F)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void
+o_key(struct out *o, const char *k)
+{
+	if (o->json) {
+		fputs(o->first ? "" : ",", o->f);
+		json_str(o->f, k);
+		fputc(':', o->f);
+	} else {
+		fputs(o->first ? "" : " ", o->f);
+		fprintf(o->f, "%s=", k);
+	}
+	o->first = false;
+}
+
+static void
+o_u(struct out *o, const char *k, uint64_t v)
+{
+	o_key(o, k);
+	fprintf(o->f, "%" PRIu64, v);
+}
+
+static void
+o_i(struct out *o, const char *k, int64_t v)
+{
+	o_key(o, k);
+	fprintf(o->f, "%" PRId64, v);
+}
+
+/* Hexadecimal in text, a number in JSON. */
+static void
+o_x(struct out *o, const char *k, uint64_t v)
+{
+	o_key(o, k);
+	fprintf(o->f, o->json ? "%" PRIu64 : "0x%" PRIx64, v);
+}
+
+static void
+o_s(struct out *o, const char *k, const char *v)
+{
+	o_key(o, k);
+	if (o->json)
+		json_str(o->f, v);
+	else
+		fputs(v, o->f);
+}
+
+/* A quoted string in text too (free-form text such as reasons). */
+static void
+o_q(struct out *o, const char *k, const char *v)
+{
+	const char *p;
+
+	if (o->json) {
+		o_s(o, k, v);
+		return;
+	}
+	o_key(o, k);
+	fputc('"', o->f);
+	for (p = v; *p != '\0'; p++)
+		fputc(*p == '"' ? '\'' : *p, o->f);
+	fputc('"', o->f);
+}
+
+/* A code-point name: bare word in text, "k":"NAME" in JSON. */
+static void
+o_name(struct out *o, const char *k, const char *name, unsigned int v)
+{
+	char num[16];
+
+	if (name == NULL) {
+		snprintf(num, sizeof(num), "0x%x", v);
+		name = num;
+	}
+	if (o->json) {
+		o_s(o, k, name);
+		return;
+	}
+	fprintf(o->f, "%s%s", o->first ? "" : " ", name);
+	o->first = false;
+}
+
+/* A flag: the bare key when set in text, a boolean in JSON. */
+static void
+o_bool(struct out *o, const char *k, bool v)
+{
+	if (o->json) {
+		o_key(o, k);
+		fputs(v ? "true" : "false", o->f);
+	} else if (v) {
+		fprintf(o->f, "%s%s", o->first ? "" : " ", k);
+		o->first = false;
+	}
+}
+
+static void
+o_hex(struct out *o, const char *k, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	o_key(o, k);
+	fputs(o->json ? "\"" : "", o->f);
+	for (i = 0; i < n; i++)
+		fprintf(o->f, "%02x", p[i]);
+	fputs(o->json ? "\"" : "", o->f);
+}
+
+static void
+o_list(struct out *o, const char *k, const char *const *v, size_t n)
+{
+	size_t i;
+
+	o_key(o, k);
+	fputc('[', o->f);
+	for (i = 0; i < n; i++) {
+		fputs(i == 0 ? "" : ",", o->f);
+		if (o->json)
+			json_str(o->f, v[i]);
+		else
+			fputs(v[i], o->f);
+	}
+	fputc(']', o->f);
+}
+
+/* A section: " | " in text, a nested object in JSON. */
+static void
+o_sec(struct out *o, const char *name)
+{
+	if (o->json) {
+		o_key(o, name);
+		fputc('{', o->f);
+	} else {
+		fputs(o->first_sec ? " " : " | ", o->f);
+	}
+	o->first_sec = false;
+	o->first = true;
+}
+
+static void
+o_end(struct out *o)
+{
+	if (o->json)
+		fputc('}', o->f);
+	o->first = false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Outer headers                                                       */
+/* ------------------------------------------------------------------ */
+
+static const char *const ecn_names[] = { "NOT_ECT", "ECT1", "ECT0", "CE" };
+
+static void
+addr_str(const struct uet_outer *o, const uint8_t *a, char *buf, size_t cap)
+{
+	if (inet_ntop(o->ip_version == 4 ? AF_INET : AF_INET6, a, buf,
+		      (socklen_t)cap) == NULL)
+		snprintf(buf, cap, "?");
+}
+
+static void
+mac_str(const uint8_t *m, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2],
+		 m[3], m[4], m[5]);
+}
+
+/* "10.0.0.1:49152 > 10.0.0.2:4793", brackets around IPv6 addresses. */
+static void
+print_endpoints(struct out *o, const struct uet_outer *u)
+{
+	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
+	const char *l = u->ip_version == 6 ? "[" : "";
+	const char *r = u->ip_version == 6 ? "]" : "";
+
+	addr_str(u, u->src_addr, s, sizeof(s));
+	addr_str(u, u->dst_addr, d, sizeof(d));
+	if (o->json) {
+		o_s(o, "src", s);
+		o_s(o, "dst", d);
+		return;
+	}
+	if (u->native)
+		fprintf(o->f, "%s > %s native", s, d);
+	else
+		fprintf(o->f, "%s%s%s:%u > %s%s%s:%u", l, s, r,
+			u->udp_sport, l, d, r, u->udp_dport);
+	o->first = false;
+}
+
+static void
+print_link(struct out *o, const struct uet_outer *u)
+{
+	char m[24];
+
+	if (u->raw_ip)
+		return;
+	mac_str(u->src_mac, m, sizeof(m));
+	o_s(o, "src_mac", m);
+	mac_str(u->dst_mac, m, sizeof(m));
+	o_s(o, "dst_mac", m);
+	if (u->has_vlan) {
+		o_u(o, "vlan", u->vlan_tci & 0x0FFF);
+		o_u(o, "pcp", u->vlan_tci >> 13);
+		o_u(o, "dei", (u->vlan_tci >> 12) & 1);
+	}
+}
+
+static void
+print_outer(struct out *o, const struct uet_outer *u)
+{
+	o_sec(o, "outer");
+	print_endpoints(o, u);
+	o_u(o, "ip", u->ip_version);
+	o_u(o, "dscp", u->dscp);
+	o_s(o, "ecn", ecn_names[u->ecn & 3]);
+	o_u(o, "ttl", u->ttl);
+	if (u->ip_version == 4) {
+		o_x(o, "ipv4_id", u->ipv4_id);
+		o_bool(o, "df", u->ipv4_df);
+		o_x(o, "ipv4_csum", u->ipv4_csum);
+	} else {
+		o_x(o, "flow", u->ipv6_flow);
+	}
+	o_u(o, "ip_len", u->ip_total_len);
+	o_u(o, "proto", u->ip_proto);
+	if (u->native) {
+		o_x(o, "ev", u->entropy);
+	} else {
+		if (o->json) {
+			o_u(o, "sport", u->udp_sport);
+			o_u(o, "dport", u->udp_dport);
+		}
+		o_u(o, "udp_len", u->udp_len);
+		o_x(o, "udp_csum", u->udp_csum);
+	}
+	print_link(o, u);
+	o_end(o);
+}
+
+/* ------------------------------------------------------------------ */
+/* PDS                                                                 */
+/* ------------------------------------------------------------------ */
+
+struct flag_name {
+	uint8_t bit;
+	const char *name;
+};
+
+static const struct flag_name req_flags[] = {
+	{ UET_PDS_F_RETX, "RETX" }, { UET_PDS_F_AR, "AR" },
+	{ UET_PDS_F_SYN, "SYN" }, { 0, NULL } };
+static const struct flag_name ack_flags[] = {
+	{ UET_PDS_F_M, "M" }, { UET_PDS_F_RETX, "RETX" },
+	{ UET_PDS_F_P, "P" }, { 0, NULL } };
+static const struct flag_name nack_flags[] = {
+	{ UET_PDS_F_M, "M" }, { UET_PDS_F_RETX, "RETX" },
+	{ UET_PDS_F_NT, "NT" }, { 0, NULL } };
+static const struct flag_name cp_flags[] = {
+	{ UET_PDS_F_ISROD, "ISROD" }, { UET_PDS_F_RETX, "RETX" },
+	{ UET_PDS_F_AR, "AR" }, { UET_PDS_F_SYN, "SYN" }, { 0, NULL } };
+static const struct flag_name rudi_flags[] = {
+	{ UET_PDS_F_M, "M" }, { UET_PDS_F_RETX, "RETX" }, { 0, NULL } };
+
+static const struct flag_name *
+pds_flag_table(unsigned int type)
+{
+	if (uet_pds_type_is_req(type))
+		return req_flags;
+	if (uet_pds_type_is_ack(type))
+		return ack_flags;
+	if (uet_pds_type_is_nack(type))
+		return nack_flags;
+	if (type == UET_PDS_TYPE_CP)
+		return cp_flags;
+	if (type == UET_PDS_TYPE_RUDI_REQ || type == UET_PDS_TYPE_RUDI_RESP)
+		return rudi_flags;
+	return NULL;
+}
+
+static void
+print_pds_flags(struct out *o, const struct uet_pds_hdr *h)
+{
+	const struct flag_name *t = pds_flag_table(h->type);
+	const char *names[8];
+	size_t n = 0;
+
+	for (; t != NULL && t->name != NULL; t++)
+		if (h->flags & t->bit)
+			names[n++] = t->name;
+	o_list(o, "flags", names, n);
+}
+
+static void
+print_syn_fields(struct out *o, bool use_rsv, uint16_t psn_offset,
+		 uint32_t psn)
+{
+	o_bool(o, "use_rsv_pdc", use_rsv);
+	o_u(o, "psn_offset", psn_offset);
+	o_x(o, "start_psn", psn - psn_offset);
+}
+
+static void
+print_pds_req(struct out *o, const struct uet_pds_hdr *h)
+{
+	const struct uet_pds_req *r = &h->u.req;
+
+	o_x(o, "psn", r->psn);
+	o_i(o, "clear_psn_off", r->clear_psn_offset);
+	o_u(o, "spdcid", r->spdcid);
+	if (h->flags & UET_PDS_F_SYN)
+		print_syn_fields(o, r->use_rsv_pdc, r->psn_offset, r->psn);
+	else
+		o_u(o, "dpdcid", r->dpdcid);
+	if (uet_pds_type_is_cc_req(h->type)) {
+		o_u(o, "ccc_id", r->ccc_id);
+		o_u(o, "credit_target", r->credit_target);
+	}
+}
+
+static void
+print_ack_cc(struct out *o, const struct uet_pds_hdr *h)
+{
+	const struct uet_pds_ack *a = &h->u.ack;
+
+	if (h->type == UET_PDS_TYPE_ACK_CC)
+		o_s(o, "cc", a->cc_type == UET_CC_TYPE_NSCC ? "NSCC" :
+							      "CREDIT");
+	else
+		o_u(o, "cc_type", a->cc_type);
+	o_x(o, "cc_flags", a->cc_flags);
+	o_u(o, "mpr", a->mpr);
+	o_i(o, "sack_psn_off", a->sack_psn_offset);
+	o_x(o, "sack_bitmap", a->sack_bitmap);
+	if (h->type == UET_PDS_TYPE_ACK_CCX) {
+		o_hex(o, "ccx_state", a->ccx_state, sizeof(a->ccx_state));
+	} else if (a->cc_type == UET_CC_TYPE_NSCC) {
+		o_u(o, "service_time", a->cc.nscc.service_time);
+		o_u(o, "rc", a->cc.nscc.rc);
+		o_u(o, "rcv_cwnd_pend", a->cc.nscc.rcv_cwnd_pend);
+		o_u(o, "rcvd_bytes", a->cc.nscc.rcvd_bytes);
+		o_u(o, "ooo_count", a->cc.nscc.ooo_count);
+	} else {
+		o_u(o, "credit", a->cc.credit.credit);
+		o_u(o, "ooo_count", a->cc.credit.ooo_count);
+	}
+}
+
+static void
+print_pds_ack(struct out *o, const struct uet_pds_hdr *h)
+{
+	static const char *const req_names[] = { "NONE", "CLEAR", "CLOSE" };
+	const struct uet_pds_ack *a = &h->u.ack;
+	unsigned int req = uet_pds_ack_req_get(h);
+
+	o_s(o, "req", req < 3 ? req_names[req] : "?");
+	if (h->flags & UET_PDS_F_P)
+		o_x(o, "probe_opaque", a->probe_opaque);
+	else
+		o_i(o, "ack_psn_off", a->ack_psn_offset);
+	o_x(o, "cack_psn", a->cack_psn);
+	o_u(o, "spdcid", a->spdcid);
+	o_u(o, "dpdcid", a->dpdcid);
+	if (h->type != UET_PDS_TYPE_ACK)
+		print_ack_cc(o, h);
+}
+
+static void
+print_pds_nack(struct out *o, const struct uet_pds_hdr *h)
+{
+	const struct uet_pds_nack *n = &h->u.nack;
+
+	o_s(o, "code", uet_pds_nack_code_name(n->code) ?
+		       uet_pds_nack_code_name(n->code) : "?");
+	o_x(o, "vendor_code", n->vendor_code);
+	o_x(o, (h->flags & UET_PDS_F_NT) ? "pkt_id" : "psn", n->psn);
+	o_u(o, "spdcid", n->spdcid);
+	o_u(o, "dpdcid", n->dpdcid);
+	o_x(o, "payload", n->payload);
+	if (h->type == UET_PDS_TYPE_NACK_CCX) {
+		o_u(o, "nccx_type", n->nccx_type);
+		o_hex(o, "nccx_state", n->nccx_state, sizeof(n->nccx_state));
+	}
+}
+
+static void
+print_pds_cp(struct out *o, const struct uet_pds_hdr *h)
+{
+	const struct uet_pds_cp *c = &h->u.cp;
+
+	o_x(o, "probe_opaque", c->probe_opaque);
+	o_x(o, "psn", c->psn);
+	o_u(o, "spdcid", c->spdcid);
+	if (h->flags & UET_PDS_F_SYN)
+		print_syn_fields(o, c->use_rsv_pdc, c->psn_offset, c->psn);
+	else
+		o_u(o, "dpdcid", c->dpdcid);
+	o_x(o, "payload", c->payload);
+}
+
+static void
+print_pds(struct out *o, const struct uet_pds_hdr *h)
+{
+	o_sec(o, "pds");
+	o_name(o, "type", uet_pds_type_name(h->type), h->type);
+	if (h->type == UET_PDS_TYPE_CP)
+		o_name(o, "ctl", uet_pds_ctl_type_name(h->next_hdr),
+		       h->next_hdr);
+	else
+		o_s(o, "next", uet_pds_next_hdr_name(h->next_hdr) ?
+			       uet_pds_next_hdr_name(h->next_hdr) : "?");
+	print_pds_flags(o, h);
+	if (uet_pds_type_is_req(h->type))
+		print_pds_req(o, h);
+	else if (uet_pds_type_is_ack(h->type))
+		print_pds_ack(o, h);
+	else if (uet_pds_type_is_nack(h->type))
+		print_pds_nack(o, h);
+	else if (h->type == UET_PDS_TYPE_CP)
+		print_pds_cp(o, h);
+	else if (h->type != UET_PDS_TYPE_UUD_REQ)
+		o_x(o, "pkt_id", h->u.rudi.pkt_id);
+	o_end(o);
+}
+
+/* ------------------------------------------------------------------ */
+/* SES                                                                 */
+/* ------------------------------------------------------------------ */
+
+static const char *
+ses_fmt_name(enum uet_ses_fmt fmt)
+{
+	switch (fmt) {
+	case UET_SES_FMT_SMALL:
+		return "small";
+	case UET_SES_FMT_MEDIUM:
+		return "medium";
+	case UET_SES_FMT_STD:
+		return "std";
+	}
+	return "?";
+}
+
+static void
+print_req_flags(struct out *o, const struct uet_ses_req *r)
+{
+	o_bool(o, "som", r->flags & UET_SES_F_SOM);
+	o_bool(o, "eom", r->flags & UET_SES_F_EOM);
+	o_bool(o, "hd", r->flags & UET_SES_F_HD);
+	o_bool(o, "rel", r->flags & UET_SES_F_REL);
+	o_bool(o, "ie", r->flags & UET_SES_F_IE);
+	o_bool(o, "dc", r->flags & UET_SES_F_DC);
+}
+
+static bool
+op_is_deferrable(unsigned int op)
+{
+	return op == UET_SES_OP_DEFERRABLE_SEND ||
+	       op == UET_SES_OP_DEFERRABLE_TSEND ||
+	       op == UET_SES_OP_DEFERRABLE_RTR;
+}
+
+static void
+print_req_ext(struct out *o, const struct uet_ses_req *r)
+{
+	const struct uet_ses_atomic_ext *a = &r->atomic;
+	const struct uet_ses_rdv_ext *v = &r->rdv;
+
+	if (r->ext == UET_SES_EXT_ATOMIC || r->ext == UET_SES_EXT_ATOMIC_CAS) {
+		o_name(o, "amo", uet_amo_op_name(a->op), a->op);
+		o_name(o, "amo_dt", uet_amo_dt_name(a->datatype), a->datatype);
+		o_x(o, "amo_sc", a->semantic_control);
+	}
+	if (r->ext == UET_SES_EXT_ATOMIC_CAS) {
+		o_hex(o, "compare", a->compare, sizeof(a->compare));
+		o_hex(o, "swap", a->swap, sizeof(a->swap));
+	}
+	if (r->ext == UET_SES_EXT_RDV) {
+		o_u(o, "eager_len", v->eager_length);
+		o_u(o, "read_ri_gen", v->read_ri_generation);
+		o_u(o, "read_pid", v->read_pid_on_fep);
+		o_u(o, "read_ri", v->read_resource_index);
+		o_x(o, "read_offset", v->read_offset);
+		o_x(o, "read_key", v->read_key_or_match);
+	}
+}
+
+/* The 64-bit slot at offset 12 and the SOM-dependent slot at 32. */
+static void
+print_req_slots(struct out *o, const struct uet_ses_req *r,
+		enum uet_ses_fmt fmt)
+{
+	bool som = r->flags & UET_SES_F_SOM;
+
+	if (op_is_deferrable(r->opcode)) {
+		o_x(o, "init_token", uet_ses_req_token_initiator(r));
+		o_x(o, "target_token", uet_ses_req_token_target(r));
+	} else if (!(fmt == UET_SES_FMT_MEDIUM && (r->flags & UET_SES_F_HD))) {
+		o_x(o, "buf_offset", r->buffer_offset);
+	}
+	if (r->opcode == UET_SES_OP_DEFERRABLE_RTR)
+		o_u(o, "restart_offset", uet_ses_req_restart_offset(r));
+	else if (r->flags & UET_SES_F_HD)
+		o_x(o, "header_data", r->header_data);
+	if (fmt == UET_SES_FMT_STD && !som) {
+		o_u(o, "payload_len", r->payload_length);
+		o_u(o, "msg_offset", r->message_offset);
+	}
+}
+
+static void
+print_ses_req(struct out *o, const struct uet_pkt *p)
+{
+	const struct uet_ses_req *r = &p->req;
+
+	o_sec(o, "ses");
+	o_name(o, "opcode", uet_ses_opcode_name(r->opcode), r->opcode);
+	o_s(o, "fmt", ses_fmt_name(p->req_fmt));
+	print_req_flags(o, r);
+	o_u(o, "ver", r->version);
+	if (p->req_fmt == UET_SES_FMT_STD)
+		o_u(o, "msg_id", r->message_id);
+	o_u(o, "ri_gen", r->ri_generation);
+	o_x(o, "job", r->job_id);
+	o_u(o, "pid", r->pid_on_fep);
+	o_u(o, "ri", r->resource_index);
+	print_req_slots(o, r, p->req_fmt);
+	if (p->req_fmt != UET_SES_FMT_SMALL) {
+		o_u(o, "initiator", r->initiator);
+		o_x(o, "key_or_match", r->match_bits);
+	}
+	o_u(o, "len", r->request_length);
+	print_req_ext(o, r);
+	o_end(o);
+}
+
+static void
+print_ses_resp(struct out *o, const struct uet_pkt *p)
+{
+	const struct uet_ses_resp *r = &p->resp;
+
+	o_sec(o, "ses");
+	o_name(o, "header", uet_pds_next_hdr_name(r->fmt), r->fmt);
+	o_s(o, "opcode", uet_ses_resp_opcode_name(r->opcode) ?
+			 uet_ses_resp_opcode_name(r->opcode) : "?");
+	o_s(o, "rc", uet_ses_rc_name(r->return_code) ?
+		     uet_ses_rc_name(r->return_code) : "?");
+	o_s(o, "list", r->list == UET_SES_LIST_OVERFLOW ? "OVERFLOW" :
+							   "EXPECTED");
+	o_u(o, "ver", r->version);
+	o_x(o, "job", r->job_id);
+	if (r->fmt != UET_SES_RESP_FMT_DATA_SMALL) {
+		o_u(o, "msg_id", r->message_id);
+		o_u(o, "modified_len", r->modified_length);
+	}
+	if (r->fmt == UET_SES_RESP_FMT_RESPONSE)
+		o_u(o, "ri_gen", r->ri_generation);
+	if (r->fmt == UET_SES_RESP_FMT_DATA) {
+		o_u(o, "read_req_msg_id", r->read_request_message_id);
+		o_u(o, "msg_offset", r->message_offset);
+	}
+	if (r->fmt != UET_SES_RESP_FMT_RESPONSE)
+		o_u(o, "payload_len", r->payload_length);
+	if (r->fmt == UET_SES_RESP_FMT_DATA_SMALL)
+		o_x(o, "orig_req_psn", r->original_request_psn);
+	o_end(o);
+}
+
+/* ------------------------------------------------------------------ */
+/* One packet                                                          */
+/* ------------------------------------------------------------------ */
+
+static bool
+pkt_is_not_uet(const struct uet_pkt *p)
+{
+	return p->err == UET_WIRE_E_NOT_UET ||
+	       p->err == UET_WIRE_E_BAD_ETHERTYPE;
+}
+
+static void
+udp_str(const struct uet_outer *u, char *buf, size_t cap)
+{
+	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
+
+	addr_str(u, u->src_addr, s, sizeof(s));
+	addr_str(u, u->dst_addr, d, sizeof(d));
+	snprintf(buf, cap, "udp %s%s%s:%u > %s%s%s:%u",
+		 u->ip_version == 6 ? "[" : "", s,
+		 u->ip_version == 6 ? "]" : "", u->udp_sport,
+		 u->ip_version == 6 ? "[" : "", d,
+		 u->ip_version == 6 ? "]" : "", u->udp_dport);
+}
+
+static void
+print_not_uet(struct out *o, const struct uet_pkt *p, unsigned int etype)
+{
+	char why[2 * INET6_ADDRSTRLEN + 32];
+
+	if (p->err == UET_WIRE_E_BAD_ETHERTYPE)
+		snprintf(why, sizeof(why), "ethertype 0x%04x", etype);
+	else if (p->err_layer == UET_PKT_LAYER_UDP)
+		udp_str(&p->outer, why, sizeof(why));
+	else if (p->err_layer == UET_PKT_LAYER_IP)
+		snprintf(why, sizeof(why), "ip proto %u", p->outer.ip_proto);
+	else
+		snprintf(why, sizeof(why), "not ip");
+	if (o->json) {
+		o_key(o, "uet");
+		fputs("false", o->f);
+		o_s(o, "reason", why);
+	} else {
+		fprintf(o->f, " NOT-UET %s", why);
+	}
+}
+
+static void
+print_error(struct out *o, const struct uet_pkt *p)
+{
+	char reason[160];
+
+	uet_pkt_err_format(p, reason, sizeof(reason));
+	if (o->json) {
+		o_s(o, "error", reason);
+		o_s(o, "error_layer", uet_pkt_layer_name(p->err_layer));
+		o_s(o, "error_code", uet_wire_errname(p->err));
+		return;
+	}
+	fputs(o->first_sec ? " " : " | ", o->f);
+	fprintf(o->f, "MALFORMED layer=%s code=%s",
+		uet_pkt_layer_name(p->err_layer), uet_wire_errname(p->err));
+	o->first = false;
+	o_q(o, "reason", reason);
+}
+
+/* Print every layer the parser completed, then the error if any. */
+static void
+print_layers(struct out *o, const struct uet_pkt *p)
+{
+	unsigned int failed = p->err_layer;
+	bool ok = p->err == 0;
+
+	if (ok || failed >= UET_PKT_LAYER_PDS)
+		print_outer(o, &p->outer);
+	if (ok || failed >= UET_PKT_LAYER_SES)
+		print_pds(o, &p->pds);
+	if ((ok || failed >= UET_PKT_LAYER_PAYLOAD) &&
+	    p->ses == UET_PKT_SES_REQ)
+		print_ses_req(o, p);
+	if ((ok || failed >= UET_PKT_LAYER_PAYLOAD) &&
+	    p->ses == UET_PKT_SES_RESP)
+		print_ses_resp(o, p);
+	if (ok) {
+		if (o->json)
+			o_u(o, "payload", p->payload_len);
+		else
+			fprintf(o->f, " | payload %u", p->payload_len);
+		return;
+	}
+	print_error(o, p);
+}
+
+/*
+ * Bytes of link header to skip for @p dlt and whether IP follows directly.
+ * Returns -1 when the capture is shorter than the link header; stores in
+ * @p etype the protocol of a cooked capture (0 when not known).
+ */
+static int
+link_offset(int dlt, const uint8_t *d, size_t len, bool *raw,
+	    unsigned int *etype)
+{
+	*raw = true;
+	*etype = 0;
+	switch (dlt) {
+	case DLT_EN10MB:
+		*raw = false;
+		return 0;
+	case DLT_LINUX_SLL:
+		if (len < SLL_HLEN)
+			return -1;
+		*etype = (unsigned int)(d[14] << 8 | d[15]);
+		return SLL_HLEN;
+	case DLT_LINUX_SLL2:
+		if (len < SLL2_HLEN)
+			return -1;
+		*etype = (unsigned int)(d[0] << 8 | d[1]);
+		return SLL2_HLEN;
+	default: /* DLT_RAW, DLT_IPV4, DLT_IPV6 */
+		return 0;
+	}
+}
+
+static bool
+dlt_supported(int dlt)
+{
+	return dlt == DLT_EN10MB || dlt == DLT_RAW || dlt == DLT_IPV4 ||
+	       dlt == DLT_IPV6 || dlt == DLT_LINUX_SLL ||
+	       dlt == DLT_LINUX_SLL2;
+}
+
+/* Parse one frame into @p p; a short link header counts as truncated. */
+static void
+parse_frame(const struct dump_opts *opt, int dlt, const uint8_t *d,
+	    size_t caplen, struct uet_pkt *p, unsigned int *etype)
+{
+	struct uet_outer_opts po = { .native_proto = opt->native_proto };
+	int off = link_offset(dlt, d, caplen, &po.raw_ip, etype);
+
+	if (off >= 0 && (*etype == 0 || *etype == UET_ETHERTYPE_IPV4 ||
+			 *etype == UET_ETHERTYPE_IPV6)) {
+		uet_pkt_parse_ex(d + off, caplen - (size_t)off, &po, p);
+		return;
+	}
+	memset(p, 0, sizeof(*p));
+	p->err_layer = UET_PKT_LAYER_ETH;
+	p->err = off < 0 ? UET_WIRE_E_TRUNCATED : UET_WIRE_E_BAD_ETHERTYPE;
+	p->err_avail = (uint32_t)caplen;
+}
+
+static void
+dump_packet(const struct dump_opts *opt, struct dump_stats *st, int dlt,
+	    const struct pcap_pkthdr *h, const uint8_t *d, double t)
+{
+	struct out o = { stdout, opt->json, true, true };
+	unsigned int etype;
+	struct uet_pkt p;
+
+	st->packets++;
+	if (o.json) {
+		fputc('{', o.f);
+		o_u(&o, "n", st->packets);
+		o_key(&o, "time");
+		fprintf(o.f, "%.6f", t);
+		o_u(&o, "len", h->len);
+		o_u(&o, "caplen", h->caplen);
+	} else {
+		fprintf(o.f, "%" PRIu64 " %.6f", st->packets, t);
+	}
+	parse_frame(opt, dlt, d, h->caplen, &p, &etype);
+	if (etype == 0 && dlt == DLT_EN10MB && h->caplen >= 14)
+		etype = (unsigned int)(d[12] << 8 | d[13]);
+	if (pkt_is_not_uet(&p)) {
+		st->not_uet++;
+		print_not_uet(&o, &p, etype);
+	} else {
+		st->uet++;
+		st->malformed += p.err != 0;
+		if (o.json) {
+			o_key(&o, "uet");
+			fputs("true", o.f);
+		}
+		print_layers(&o, &p);
+	}
+	fputs(o.json ? "}\n" : "\n", o.f);
+}
+
+/* ------------------------------------------------------------------ */
+/* Main                                                                */
+/* ------------------------------------------------------------------ */
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: uet-dump [--json] [--count N] [--native-proto P] "
+		"FILE.pcap|FILE.pcapng\n"
+		"  -j, --json            one JSON object per packet\n"
+		"  -c, --count N         stop after N packets\n"
+		"  -p, --native-proto P  IP protocol of native-IP UET "
+		"(default %d)\n"
+		"  -h, --help            this text\n"
+		"Exit: 0 file read (even with malformed packets), 1 file not "
+		"readable, 2 bad usage.\n", UET_NATIVE_IP_PROTO_DEFAULT);
+}
+
+static int
+parse_args(int argc, char **argv, struct dump_opts *opt)
+{
+	static const struct option lopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "native-proto", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct uet_parse_err err;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "jc:p:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			opt->json = true;
+			break;
+		case 'c':
+			if (uet_parse_u64(optarg, 1, UINT64_MAX, &opt->count,
+					  &err) < 0) {
+				fprintf(stderr, "uet-dump: --count: %s\n",
+					err.msg);
+				return -1;
+			}
+			break;
+		case 'p':
+			if (uet_parse_u8(optarg, 1, 255, &opt->native_proto,
+					 &err) < 0 ||
+			    opt->native_proto == UET_IPPROTO_UDP) {
+				fprintf(stderr, "uet-dump: --native-proto: %s\n",
+					opt->native_proto == UET_IPPROTO_UDP ?
+					"17 is UDP" : err.msg);
+				return -1;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			exit(EXIT_SUCCESS);
+		default:
+			return -1;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "uet-dump: expected exactly one file\n");
+		return -1;
+	}
+	opt->file = argv[optind];
+	return 0;
+}
+
+static int
+dump_file(const struct dump_opts *opt, struct dump_stats *st)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const uint8_t *d;
+	double t0 = 0, t;
+	pcap_t *pc;
+	int rc, dlt;
+
+	pc = pcap_open_offline(opt->file, errbuf);
+	if (pc == NULL) {
+		/* libpcap's message already names the file when it helps. */
+		if (strstr(errbuf, opt->file) != NULL)
+			fprintf(stderr, "uet-dump: %s\n", errbuf);
+		else
+			fprintf(stderr, "uet-dump: %s: %s\n", opt->file,
+				errbuf);
+		return -1;
+	}
+	dlt = pcap_datalink(pc);
+	if (!dlt_supported(dlt)) {
+		fprintf(stderr, "uet-dump: %s: unsupported link type %s\n",
+			opt->file, pcap_datalink_val_to_name(dlt) ?
+			pcap_datalink_val_to_name(dlt) : "?");
+		pcap_close(pc);
+		return -1;
+	}
+	rc = 0;
+	while (opt->count == 0 || st->packets < opt->count) {
+		rc = pcap_next_ex(pc, &h, &d);
+		if (rc != 1)
+			break;
+		t = (double)h->ts.tv_sec + (double)h->ts.tv_usec / 1e6;
+		if (st->packets == 0)
+			t0 = t;
+		dump_packet(opt, st, dlt, h, d, t - t0);
+	}
+	fflush(stdout);
+	if (rc == PCAP_ERROR)
+		fprintf(stderr, "uet-dump: %s: %s\n", opt->file,
+			pcap_geterr(pc));
+	fprintf(stderr,
+		"uet-dump: %" PRIu64 " packets, %" PRIu64 " uet, %" PRIu64
+		" malformed, %" PRIu64 " not uet\n",
+		st->packets, st->uet, st->malformed, st->not_uet);
+	pcap_close(pc);
+	return rc == PCAP_ERROR ? -1 : 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct dump_opts opt = { .native_proto = UET_NATIVE_IP_PROTO_DEFAULT };
+	struct dump_stats st = { 0 };
+	int rc;
+
+	if (parse_args(argc, argv, &opt) < 0) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	rc = dump_file(&opt, &st);
+	return rc < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -56,7 +56,7 @@ enum uet_wire_error {
 	UET_WIRE_E_BAD_ATOMIC,      /**< undefined atomic op or datatype */
 	UET_WIRE_E_BAD_ETHERTYPE,   /**< not IPv4 / IPv6 */
 	UET_WIRE_E_BAD_IP,          /**< malformed IPv4/IPv6 header */
-	UET_WIRE_E_BAD_CHECKSUM,    /**< IPv4 header checksum mismatch */
+	UET_WIRE_E_BAD_CHECKSUM,    /**< IPv4 header or UDP checksum mismatch */
 	UET_WIRE_E_NOT_UET,         /**< not UDP to port 4793 / native proto */
 	UET_WIRE_E__COUNT
 };
@@ -368,5 +368,6 @@ size_t uet_amo_dt_size(unsigned int dt);
 #include <uet/uet_wire_ses.h>
 #include <uet/uet_wire_outer.h>
 #include <uet/uet_psn.h>
+#include <uet/uet_wire_packet.h>
 
 #endif /* UET_WIRE_H */

@@ -1,5 +1,241 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef UET_WIRE_OUTER_H
 #define UET_WIRE_OUTER_H
-/* placeholder: being written */
+
+/**
+ * @file
+ * Outer encapsulation of UET packets (PROTOCOL.md section 1):
+ * Ethernet (at most one 802.1Q tag) / IPv4 or IPv6 / UDP to port 4793, or
+ * the native-IP mode where the IP payload starts with the 4-byte entropy
+ * header `entropy(16) rsvd(16)` (UET_ENTROPY_HDR_LEN, codec in
+ * uet_wire_pds.h). A frame may also start directly at the IP
+ * header ("raw IP", as in DLT_RAW captures).
+ *
+ * Checksum decisions:
+ *  - IPv4 header checksum: always written; verified on decode.
+ *  - UDP checksum over IPv4: written as 0 (allowed by RFC 768).
+ *  - UDP checksum over IPv6: required by RFC 8200, so it is computed; the
+ *    encoder cannot see the payload, so it writes 0 and the caller fills it
+ *    with uet_outer_udp_csum_fill() once the payload is in place
+ *    (uet_pkt_build() does this).
+ *  - Decode verifies a non-zero UDP checksum (either IP version) and
+ *    accepts a zero one also over IPv6 (RFC 6936 tolerant receiver).
+ *
+ * Length decisions: bytes after the IP total length are link padding and
+ * ignored; an IP total length beyond the buffer is TRUNCATED; the UDP
+ * length must equal the IP payload length (BAD_LENGTH otherwise), so a
+ * trimming switch must rewrite both.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
 #endif
+
+#define UET_ETH_ALEN        6      /**< MAC address length */
+#define UET_ETH_HLEN        14     /**< Ethernet header without tag */
+#define UET_VLAN_HLEN       4      /**< one 802.1Q tag */
+#define UET_IPV4_HLEN       20     /**< IPv4 header without options */
+#define UET_IPV4_HLEN_MAX   60     /**< IPv4 header with 40 B of options */
+#define UET_IPV6_HLEN       40     /**< IPv6 fixed header */
+#define UET_UDP_HLEN        8      /**< UDP header */
+#define UET_ETHERTYPE_IPV4  0x0800
+#define UET_ETHERTYPE_IPV6  0x86DD
+#define UET_ETHERTYPE_VLAN  0x8100
+#define UET_IPPROTO_UDP     17
+/** Longest outer header: Ethernet + tag + IPv4 with options + UDP. */
+#define UET_OUTER_HLEN_MAX  (UET_ETH_HLEN + UET_VLAN_HLEN + \
+			     UET_IPV4_HLEN_MAX + UET_UDP_HLEN)
+
+/** IP ECN code points (RFC 3168). */
+enum uet_ecn {
+	UET_ECN_NOT_ECT = 0,
+	UET_ECN_ECT1 = 1,
+	UET_ECN_ECT0 = 2,
+	UET_ECN_CE = 3,
+};
+
+/**
+ * Outer headers in host order.
+ *
+ * Fields marked "decode" are outputs of the decoder that the encoder
+ * ignores (it recomputes them); every other field is written as given.
+ */
+struct uet_outer {
+	bool raw_ip;                   /**< no Ethernet: frame starts at IP */
+	uint8_t dst_mac[UET_ETH_ALEN]; /**< Ethernet destination */
+	uint8_t src_mac[UET_ETH_ALEN]; /**< Ethernet source */
+	bool has_vlan;                 /**< one 802.1Q tag present */
+	uint16_t vlan_tci;             /**< PCP(3) DEI(1) VID(12) */
+	uint16_t ethertype;            /**< decode: 0x0800 or 0x86DD */
+	uint8_t ip_version;            /**< 4 or 6 */
+	uint8_t dscp;                  /**< 6 bits */
+	uint8_t ecn;                   /**< 2 bits, enum uet_ecn */
+	uint8_t ttl;                   /**< IPv4 TTL or IPv6 hop limit */
+	uint16_t ipv4_id;              /**< IPv4 identification */
+	bool ipv4_df;                  /**< IPv4 don't-fragment flag */
+	uint32_t ipv6_flow;            /**< IPv6 flow label, 20 bits */
+	uint8_t ip_proto;              /**< 17 (UDP) or the native protocol */
+	uint8_t ip_hlen;               /**< decode: IP header incl. options */
+	uint32_t ip_total_len;         /**< decode: IP header + IP payload */
+	uint16_t ipv4_csum;            /**< decode: IPv4 header checksum */
+	uint8_t src_addr[16];          /**< IPv4 in the first 4 bytes */
+	uint8_t dst_addr[16];          /**< IPv4 in the first 4 bytes */
+	bool native;                   /**< native IP: entropy header, no UDP */
+	uint16_t udp_sport;            /**< UDP source port = entropy (EV) */
+	uint16_t udp_dport;            /**< UDP destination port (4793) */
+	uint16_t udp_len;              /**< decode: UDP length */
+	uint16_t udp_csum;             /**< decode: UDP checksum received */
+	uint16_t entropy;              /**< native-IP entropy value (EV) */
+	uint16_t hdr_len;              /**< decode: offset of the PDS header */
+	/** Bytes after the outer headers: PDS + SES + payload. */
+	uint16_t inner_len;
+};
+
+/** Decode options; NULL means Ethernet framing and protocol 253. */
+struct uet_outer_opts {
+	bool raw_ip;           /**< the frame starts at the IP header */
+	uint8_t native_proto;  /**< IP protocol of native-IP mode (0: 253) */
+};
+
+/**
+ * Fill @p o with defaults: IPv4 or IPv6, UDP to port 4793, TTL 64, DF set
+ * (IPv4), ECN ECT(0), DSCP 0, zero addresses and MACs, EV 0.
+ * @param ip_version
+ *   4 or 6; other values are stored as given (encode rejects them).
+ */
+void uet_outer_init(struct uet_outer *o, unsigned int ip_version);
+
+/** Bytes uet_outer_encode() writes for @p o (no IPv4 options). */
+size_t uet_outer_hdr_len(const struct uet_outer *o);
+
+/**
+ * Encode the outer headers followed by `o->inner_len` bytes the caller
+ * writes afterwards: computes the IP total/payload length, the IPv4 header
+ * checksum and the UDP length; the UDP checksum is written as 0.
+ * @return
+ *   Bytes written (the offset of the PDS header), or
+ *   -UET_WIRE_E_NOSPACE (cap too small), -UET_WIRE_E_BAD_FIELD (ip_version,
+ *   dscp, ecn or flow label out of range), -UET_WIRE_E_BAD_LENGTH (inner_len
+ *   does not fit the IP/UDP length fields), -UET_WIRE_E_BAD_COMBINATION
+ *   (native mode with protocol 0 or 17).
+ */
+int uet_outer_encode(const struct uet_outer *o, uint8_t *buf, size_t cap);
+
+/**
+ * Compute and store the UDP checksum of an encoded IPv6/UDP frame whose
+ * inner bytes are in place (no-op for IPv4 and native mode).
+ * @param o
+ *   The struct the frame was encoded from.
+ * @return
+ *   0, or -UET_WIRE_E_TRUNCATED if @p len is shorter than the frame.
+ */
+int uet_outer_udp_csum_fill(const struct uet_outer *o, uint8_t *frame,
+			    size_t len);
+
+/**
+ * Decode Ethernet framing with default options (see uet_outer_decode_ex()).
+ */
+int uet_outer_decode(const uint8_t *buf, size_t len, struct uet_outer *o);
+
+/**
+ * Decode the outer headers of a frame: runs uet_outer_eth_decode() (unless
+ * @p opts->raw_ip), uet_outer_ip_decode() and uet_outer_l4_decode().
+ * @return
+ *   The offset of the PDS header, or the first error of those functions.
+ */
+int uet_outer_decode_ex(const uint8_t *buf, size_t len,
+			const struct uet_outer_opts *opts,
+			struct uet_outer *o);
+
+/**
+ * Decode the Ethernet header and an optional 802.1Q tag.
+ * @return
+ *   14 or 18, -UET_WIRE_E_TRUNCATED, or -UET_WIRE_E_BAD_ETHERTYPE when the
+ *   (inner) ethertype is not IPv4/IPv6 (stacked tags included).
+ */
+int uet_outer_eth_decode(const uint8_t *buf, size_t len, struct uet_outer *o);
+
+/**
+ * Decode an IPv4 or IPv6 header; @p len counts the bytes from the IP
+ * header to the end of the capture. A non-zero `o->ethertype` (set by
+ * uet_outer_eth_decode()) must agree with the IP version.
+ * @param native_proto
+ *   IP protocol of native-IP mode (0 means 253).
+ * @return
+ *   The IP header length (options skipped), or
+ *   -UET_WIRE_E_TRUNCATED (header or total length beyond @p len),
+ *   -UET_WIRE_E_BAD_IP (version not 4/6 or not the ethertype's, IHL < 5),
+ *   -UET_WIRE_E_BAD_LENGTH (IP total length below the header length),
+ *   -UET_WIRE_E_BAD_CHECKSUM (IPv4 header checksum),
+ *   -UET_WIRE_E_RESERVED (IPv4 reserved flag),
+ *   -UET_WIRE_E_UNSUPPORTED (fragment, IPv6 extension header, jumbogram),
+ *   -UET_WIRE_E_NOT_UET (protocol neither UDP nor @p native_proto).
+ */
+int uet_outer_ip_decode(const uint8_t *buf, size_t len, uint8_t native_proto,
+			struct uet_outer *o);
+
+/**
+ * Decode the UDP header or the native-IP entropy header. Needs the IP
+ * fields of @p o (addresses for the checksum, protocol, native flag);
+ * @p len is the IP payload length.
+ * @return
+ *   8 or 4, -UET_WIRE_E_TRUNCATED, -UET_WIRE_E_NOT_UET (UDP destination
+ *   port not 4793), -UET_WIRE_E_BAD_LENGTH (UDP length below 8 or not the
+ *   IP payload length), -UET_WIRE_E_BAD_CHECKSUM (non-zero UDP checksum
+ *   wrong), -UET_WIRE_E_RESERVED (entropy header rsvd not zero).
+ */
+int uet_outer_l4_decode(const uint8_t *buf, size_t len, struct uet_outer *o);
+
+/** Entropy value: the UDP source port, or the native entropy field. */
+static inline uint16_t
+uet_outer_ev_get(const struct uet_outer *o)
+{
+	return o->native ? o->entropy : o->udp_sport;
+}
+
+/** Set the entropy value in the struct (UDP source port or entropy). */
+static inline void
+uet_outer_ev_set(struct uet_outer *o, uint16_t ev)
+{
+	if (o->native)
+		o->entropy = ev;
+	else
+		o->udp_sport = ev;
+}
+
+/**
+ * Rewrite the DSCP of a decoded (or encoded) frame in place, fixing the
+ * IPv4 header checksum; updates `o->dscp`.
+ * @return
+ *   0, -UET_WIRE_E_BAD_FIELD (dscp > 63) or -UET_WIRE_E_TRUNCATED.
+ */
+int uet_outer_frame_dscp_set(struct uet_outer *o, uint8_t *frame, size_t len,
+			     uint8_t dscp);
+
+/**
+ * Rewrite the ECN field in place (e.g. mark CE), fixing the IPv4 header
+ * checksum; updates `o->ecn`.
+ * @return
+ *   0, -UET_WIRE_E_BAD_FIELD (ecn > 3) or -UET_WIRE_E_TRUNCATED.
+ */
+int uet_outer_frame_ecn_set(struct uet_outer *o, uint8_t *frame, size_t len,
+			    uint8_t ecn);
+
+/**
+ * Rewrite the entropy value in place (UDP source port, adjusting a
+ * non-zero UDP checksum, or the native entropy field).
+ * @return
+ *   0 or -UET_WIRE_E_TRUNCATED.
+ */
+int uet_outer_frame_ev_set(struct uet_outer *o, uint8_t *frame, size_t len,
+			   uint16_t ev);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UET_WIRE_OUTER_H */

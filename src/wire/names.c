@@ -62,7 +62,7 @@ static const char *const wire_strerror[UET_WIRE_E__COUNT] = {
 	[UET_WIRE_E_BAD_ATOMIC] = "undefined atomic operation or datatype",
 	[UET_WIRE_E_BAD_ETHERTYPE] = "EtherType is not IPv4 or IPv6",
 	[UET_WIRE_E_BAD_IP] = "malformed IP header",
-	[UET_WIRE_E_BAD_CHECKSUM] = "IPv4 header checksum mismatch",
+	[UET_WIRE_E_BAD_CHECKSUM] = "checksum mismatch (IPv4 header or UDP)",
 	[UET_WIRE_E_NOT_UET] = "not a UET packet",
 };
 

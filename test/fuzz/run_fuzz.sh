@@ -1,2 +1,32 @@
 #!/bin/sh
-exec "$1" -max_total_time="$2"
+# Run one libFuzzer target for a bounded time over a fresh corpus.
+#   run_fuzz.sh FUZZER SECONDS [SEED_GENERATOR]
+# SEED_GENERATOR (test/apps/gen_pcap) writes the hand-built fixture frames
+# into the corpus with --seeds DIR. Exits non-zero on a crash, leak or
+# round-trip mismatch; the crashing input is kept in the working directory.
+set -u
+fuzzer=$1
+secs=$2
+gen=${3:-}
+name=$(basename "$fuzzer")
+corpus=$(mktemp -d "${TMPDIR:-/tmp}/$name-corpus.XXXXXX") || exit 1
+log="$corpus.log"
+trap 'rm -rf "$corpus" "$log"' EXIT
+
+if [ -n "$gen" ]; then
+	"$gen" --seeds "$corpus" || { echo "$name: seed generation failed"; exit 1; }
+fi
+seeds=$(ls "$corpus" | wc -l)
+
+"$fuzzer" -max_total_time="$secs" -seed=1 -max_len=4096 \
+	-print_final_stats=1 -artifact_prefix="./$name-" "$corpus" >"$log" 2>&1
+rc=$?
+
+runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+files=$(ls "$corpus" | wc -l)
+if [ $rc -ne 0 ]; then
+	tail -n 40 "$log"
+	echo "$name: FAILED (exit $rc) after ${runs:-?} runs; input kept as ./$name-*"
+	exit 1
+fi
+echo "$name: ok, ${runs:-?} runs in ${secs}s, corpus $seeds seeds -> $files inputs"

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Fixture generator for uet-dump and the fuzzer:
+ *   gen_pcap FILE.pcap        every fixture of wire_fixtures.h (Ethernet)
+ *   gen_pcap --raw FILE.pcap  the raw-IP fixtures (DLT_RAW)
+ *   gen_pcap --seeds DIR      one file per fixture, for a fuzz corpus
+ *   gen_pcap --list           name, expected result, layer, error, framing
+ */
+
+#include <stdio.h>
+#include <string.h>
+
+#include <pcap/pcap.h>
+
+#include <uet/uet_wire.h>
+
+#include "wire_fixtures.h"
+
+#define TS_BASE_SEC 1700000000
+
+static int
+write_pcap(const char *path, bool raw)
+{
+	pcap_t *pd = pcap_open_dead(raw ? DLT_RAW : DLT_EN10MB, 65535);
+	uint8_t frame[WFX_FRAME_MAX];
+	struct pcap_pkthdr h;
+	struct uet_pkt spec;
+	pcap_dumper_t *dump;
+	unsigned int n = 0;
+	size_t i;
+	int len;
+
+	if (pd == NULL)
+		return -1;
+	dump = pcap_dump_open(pd, path);
+	if (dump == NULL) {
+		fprintf(stderr, "gen_pcap: %s: %s\n", path, pcap_geterr(pd));
+		pcap_close(pd);
+		return -1;
+	}
+	for (i = 0; i < WFX_COUNT; i++) {
+		if (wfx_table[i].raw_ip != raw)
+			continue;
+		len = wfx_frame(&wfx_table[i], &spec, frame, sizeof(frame));
+		if (len < 0) {
+			fprintf(stderr, "gen_pcap: %s: build error %s\n",
+				wfx_table[i].name, uet_wire_errname(len));
+			break;
+		}
+		memset(&h, 0, sizeof(h));
+		h.ts.tv_sec = TS_BASE_SEC;
+		h.ts.tv_usec = (suseconds_t)(n++ * 123);
+		h.caplen = (bpf_u_int32)len;
+		h.len = (bpf_u_int32)len;
+		pcap_dump((u_char *)dump, &h, frame);
+	}
+	pcap_dump_close(dump);
+	pcap_close(pd);
+	return i == WFX_COUNT ? 0 : -1;
+}
+
+static int
+write_seeds(const char *dir)
+{
+	uint8_t frame[WFX_FRAME_MAX];
+	struct uet_pkt spec;
+	char path[4096];
+	size_t i;
+	FILE *f;
+	int len;
+
+	for (i = 0; i < WFX_COUNT; i++) {
+		len = wfx_frame(&wfx_table[i], &spec, frame, sizeof(frame));
+		if (len < 0)
+			return -1;
+		snprintf(path, sizeof(path), "%s/%02zu_%s", dir, i,
+			 wfx_table[i].name);
+		f = fopen(path, "wb");
+		if (f == NULL) {
+			perror(path);
+			return -1;
+		}
+		/* Raw-IP seeds lose nothing: the fuzzer parses both ways. */
+		if (fwrite(frame, 1, (size_t)len, f) != (size_t)len) {
+			fclose(f);
+			return -1;
+		}
+		if (fclose(f) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void
+list_fixtures(void)
+{
+	size_t i;
+
+	for (i = 0; i < WFX_COUNT; i++) {
+		const struct wfx *x = &wfx_table[i];
+
+		printf("%s %s %s %s %s\n", x->name,
+		       x->not_uet ? "not_uet" :
+				    (x->err != 0 ? "malformed" : "ok"),
+		       uet_pkt_layer_name(x->layer),
+		       x->err != 0 ? uet_wire_errname(x->err) : "-",
+		       x->raw_ip ? "raw" : "eth");
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+		list_fixtures();
+		return 0;
+	}
+	if (argc == 2 && argv[1][0] != '-')
+		return write_pcap(argv[1], false) == 0 ? 0 : 1;
+	if (argc == 3 && strcmp(argv[1], "--raw") == 0)
+		return write_pcap(argv[2], true) == 0 ? 0 : 1;
+	if (argc == 3 && strcmp(argv[1], "--seeds") == 0)
+		return write_seeds(argv[2]) == 0 ? 0 : 1;
+	fprintf(stderr, "usage: gen_pcap [--raw] FILE.pcap | --seeds DIR | "
+		"--list\n");
+	return 2;
+}

@@ -1,0 +1,117 @@
+#!/bin/sh
+# End-to-end test of uet-dump on generated fixtures.
+#   test_uet_dump.sh GEN_PCAP UET_DUMP
+set -u
+gen=$1
+dump=$2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/uet-dump-test.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+check() {
+	# check DESCRIPTION COMMAND...: report and count a failed command
+	desc=$1
+	shift
+	if "$@"; then
+		echo "ok   $desc"
+	else
+		echo "FAIL $desc"
+		fail=1
+	fi
+}
+
+"$gen" "$tmp/all.pcap" || { echo "FAIL gen_pcap"; exit 1; }
+"$gen" --raw "$tmp/raw.pcap" || { echo "FAIL gen_pcap --raw"; exit 1; }
+"$gen" --list >"$tmp/list" || { echo "FAIL gen_pcap --list"; exit 1; }
+
+"$dump" "$tmp/all.pcap" >"$tmp/text" 2>"$tmp/text.err"
+check "text mode exits 0" test $? -eq 0
+"$dump" --json "$tmp/all.pcap" >"$tmp/json" 2>"$tmp/json.err"
+check "json mode exits 0" test $? -eq 0
+"$dump" "$tmp/raw.pcap" >"$tmp/raw" 2>/dev/null
+check "DLT_RAW file exits 0" test $? -eq 0
+
+# Every header type name, control type, next header and SES form.
+for name in RUD_REQ ROD_REQ RUDI_REQ RUDI_RESP UUD_REQ ACK ACK_CC ACK_CCX \
+	NACK NACK_CCX RUD_CC_REQ ROD_CC_REQ \
+	"CP NOOP" "CP ACK_REQ" "CP CLEAR" "CP CLEAR_REQ" "CP CLOSE" \
+	"CP CLOSE_REQ" "CP PROBE" "CP CREDIT" "CP CREDIT_REQ" \
+	"CP NEGOTIATION" \
+	next=NONE next=REQUEST_SMALL next=REQUEST_MEDIUM next=REQUEST_STD \
+	next=RESPONSE next=RESPONSE_DATA next=RESPONSE_DATA_SMALL \
+	"SEND fmt=std som" "SEND fmt=std eom" "WRITE fmt=medium" \
+	"READ fmt=small" "WRITE fmt=small" DATAGRAM_SEND DEFERRABLE_SEND \
+	DEFERRABLE_RTR "ATOMIC fmt" FETCHING_ATOMIC CSWAP RENDEZVOUS_SEND \
+	eager_len= TAGGED_SEND header_data= "RESPONSE opcode=RESPONSE" \
+	"RESPONSE_DATA opcode=" "RESPONSE_DATA_SMALL opcode=" \
+	cc=NSCC cc=CREDIT ccx_state= nccx_state= "flags=[AR,SYN]" \
+	" native " "[2001:db8::1]" "vlan=100" "2001:db8::1 > 2001:db8::2 native"
+do
+	check "text shows '$name'" grep -qF -- "$name" "$tmp/text"
+done
+
+# Each corrupt fixture is MALFORMED at its layer with a reason; each
+# non-UET one is noted as such.
+grep ' eth$' "$tmp/list" >"$tmp/list.eth"
+n=0
+while read -r fx kind layer code framing; do
+	n=$((n + 1))
+	line=$(sed -n "${n}p" "$tmp/text")
+	case $kind in
+	malformed)
+		check "$fx: MALFORMED layer=$layer code=$code" \
+			sh -c 'printf "%s\n" "$1" | grep -q "MALFORMED layer=$2 code=$3 reason=\"[^\"]"' \
+			sh "$line" "$layer" "$code"
+		;;
+	not_uet)
+		check "$fx: NOT-UET" sh -c 'printf "%s\n" "$1" | grep -q "NOT-UET "' sh "$line"
+		;;
+	*)
+		check "$fx: parsed" sh -c 'printf "%s\n" "$1" | grep -q "| payload [0-9]*$"' sh "$line"
+		;;
+	esac
+done <"$tmp/list.eth"
+eth=$(grep -c . "$tmp/list.eth")
+malformed=$(grep -c " malformed " "$tmp/list.eth")
+notuet=$(grep -c " not_uet " "$tmp/list.eth")
+check "one text line per packet ($eth)" test "$(grep -c . "$tmp/text")" -eq "$eth"
+check "summary line on stderr" \
+	grep -q "^uet-dump: $eth packets, $((eth - notuet)) uet, $malformed malformed, $notuet not uet$" "$tmp/text.err"
+check "raw IP packet parsed" grep -q "| ACK next=NONE" "$tmp/raw"
+
+# JSON: every line parses, errors carry "error", non-UET carry uet=false.
+check "json lines parse" python3 -c '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+objs = [json.loads(l) for l in lines]
+assert len(objs) == int(sys.argv[2]), len(objs)
+assert sum("error" in o for o in objs) == int(sys.argv[3])
+assert sum(o["uet"] is False for o in objs) == int(sys.argv[4])
+assert all(o["error"] and o["error_layer"] for o in objs if "error" in o)
+assert any(o.get("pds", {}).get("type") == "ACK_CCX" for o in objs)
+' "$tmp/json" "$eth" "$malformed" "$notuet"
+
+# --count, usage errors and unreadable files.
+check "--count 3 prints 3 lines" test "$("$dump" --count 3 "$tmp/all.pcap" 2>/dev/null | wc -l)" -eq 3
+"$dump" "$tmp/missing.pcap" >/dev/null 2>"$tmp/err"
+check "missing file exits 1" test $? -eq 1
+check "missing file message" grep -q "missing.pcap" "$tmp/err"
+printf 'this is not a capture file\n' >"$tmp/garbage.pcap"
+"$dump" "$tmp/garbage.pcap" >/dev/null 2>"$tmp/err"
+check "garbage file exits 1" test $? -eq 1
+check "garbage file message" grep -q "uet-dump: " "$tmp/err"
+"$dump" --no-such-flag "$tmp/all.pcap" >/dev/null 2>&1
+check "bad flag exits 2" test $? -eq 2
+"$dump" >/dev/null 2>&1
+check "no file exits 2" test $? -eq 2
+"$dump" --count x "$tmp/all.pcap" >/dev/null 2>&1
+check "bad --count exits 2" test $? -eq 2
+"$dump" --help >"$tmp/help" 2>&1
+check "--help exits 0" test $? -eq 0
+check "--help prints usage" grep -q "^usage: uet-dump" "$tmp/help"
+
+if [ $fail -ne 0 ]; then
+	echo "test_uet_dump: FAILED"
+	exit 1
+fi
+echo "test_uet_dump: all checks passed"
