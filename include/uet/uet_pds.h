@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef UET_PDS_H
+#define UET_PDS_H
+
+/**
+ * @file
+ * Packet Delivery Sublayer (PROTOCOL.md sections 2 and 3), sans-I/O.
+ *
+ * One `struct uet_pds` per engine lcore (shared-nothing, not thread safe).
+ * The library does no I/O and reads no clock: the caller passes decoded
+ * PDS headers with their metadata and the current time (ns) in, and drains
+ * packets to send and events for the upper layer (SES) out.
+ *
+ * Per loop iteration the engine does:
+ *  - for every received UET packet: decode the PDS header and call
+ *    uet_pds_rx();
+ *  - uet_pds_advance(now) once (timer wheel: RTO, tail-loss probe,
+ *    resource back-off, delayed ACK, idle close);
+ *  - uet_pds_tx_burst() while it returns a full burst: each descriptor is
+ *    a PDS header to encode plus what the engine needs to build the frame
+ *    (destination, EV, the SES cookie to regenerate a request's payload);
+ *  - uet_pds_events() to drain completions and deliveries into the SES.
+ *
+ * The PDS keeps no packet copies: a retransmission is a descriptor "send
+ * cookie X as PSN Y" and the caller rebuilds the payload from its (still
+ * pinned) buffer.
+ *
+ * All memory is allocated by uet_pds_create(); nothing is allocated on the
+ * per-packet path. Exhaustion is reported as -EAGAIN (initiator) or as a
+ * resource NACK (target), never a crash.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uet/uet_wire.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Largest stored SES response carried in an ACK (guaranteed delivery). */
+#define UET_PDS_RESP_MAX 48
+/** Bytes of per-PDC congestion-control private state. */
+#define UET_PDS_CC_PRIV_MAX 32
+/** Largest transmit window in PSNs (SYN psn_offset is 12 bits). */
+#define UET_PDS_TX_WINDOW_MAX 4096
+/** Largest PDC pool per role (PDC ids are 16 bits, owner bits included). */
+#define UET_PDS_PDC_MAX 65536
+
+/** A fabric address: IPv6, or IPv4 in the first 4 bytes, rest zero. */
+struct uet_pds_fa {
+	uint8_t addr[16];
+};
+
+struct uet_pds;
+
+/**
+ * Congestion-control gate (PROTOCOL.md 6.1/6.2). One instance of private
+ * state (at most UET_PDS_CC_PRIV_MAX bytes) per initiator PDC. All hooks
+ * are mandatory.
+ */
+struct uet_pds_cc_ops {
+	const char *name;
+	/** Initialise @p priv for a new PDC. */
+	void (*init)(void *priv, uint32_t mtu, uint32_t param);
+	/** May @p bytes more be sent with @p inflight bytes outstanding? */
+	bool (*may_send)(const void *priv, uint32_t bytes, uint32_t inflight);
+	/** A packet of @p bytes left (@p retx: a retransmission). */
+	void (*on_send)(void *priv, uint32_t bytes, bool retx, uint64_t now);
+	/** @p bytes were acknowledged; @p rtt_ns 0 when no valid sample. */
+	void (*on_ack)(void *priv, uint32_t bytes, uint64_t rtt_ns, bool ecn,
+		       uint64_t now);
+	/** A NACK of class retransmit or resource for @p bytes. */
+	void (*on_nack)(void *priv, uint32_t bytes, uint8_t code,
+			uint64_t now);
+	/** A trim NACK for a packet of @p bytes. */
+	void (*on_trim)(void *priv, uint32_t bytes, bool lasthop,
+			uint64_t now);
+	/** The retransmission timer fired. */
+	void (*on_rto)(void *priv, uint64_t now);
+	/** Current congestion window in bytes (used for the AR rule). */
+	uint32_t (*cwnd)(const void *priv);
+};
+
+/** Fixed-window gate: cwnd = param bytes (default 64 KiB). */
+extern const struct uet_pds_cc_ops uet_pds_cc_fixed;
+
+/** Creation parameters; uet_pds_config_default() fills every field. */
+struct uet_pds_config {
+	uint32_t owner_id;     /**< encoded in the top @c owner_bits of PDC ids */
+	uint32_t owner_bits;   /**< 0..8 */
+	uint32_t max_pdcs;     /**< general pool, per role (initiator/target) */
+	uint32_t max_rsv_pdcs; /**< reserved pool, per role */
+	uint32_t tx_window;    /**< PSNs per transmit block, power of 2 <= 4096 */
+	uint32_t rx_window;    /**< PSNs per receive block, power of 2 >= 64 */
+	uint32_t tx_blocks;    /**< PDCs that may have requests in flight */
+	uint32_t rx_blocks;    /**< PDCs that may have out-of-order state */
+	uint32_t resp_entries; /**< stored guaranteed-delivery responses */
+	uint32_t rudi_slots;   /**< outstanding RUDI requests */
+	uint32_t dgram_queue;  /**< queued UUD/RUDI transmissions (power of 2) */
+	uint32_t ctl_queue;    /**< queued NACKs/response ACKs (power of 2) */
+	uint32_t event_queue;  /**< event ring (power of 2) */
+	uint32_t mtu;          /**< payload MTU for the AR rule */
+	uint32_t ack_min_bytes;  /**< per-packet ACK credit floor (1 KiB) */
+	uint32_t ack_threshold;  /**< ACK when credit reaches this (16 KiB) */
+	bool ack_cc_always;      /**< send ACK_CC even without SACK holes */
+	uint64_t ack_delay_ns;   /**< delayed ACK for coalesced bytes */
+	uint64_t rto_init_ns;    /**< RTO_INIT (1 ms) */
+	uint32_t max_retries;    /**< RTO retries before failing (5) */
+	uint64_t tlp_ns;         /**< tail-loss probe delay; 0 disables */
+	uint32_t sack_reorder;   /**< PSNs past a hole before inferring loss */
+	uint64_t backoff_init_ns; /**< resource NACK back-off start */
+	uint64_t backoff_max_ns;  /**< resource NACK back-off cap */
+	uint32_t max_backoffs;    /**< resource back-offs before failing */
+	uint64_t idle_close_ns;   /**< initiator closes an idle PDC; 0 never */
+	uint64_t tgt_close_req_ns; /**< target asks to close when idle; 0 never */
+	uint64_t timer_tick_ns;   /**< timer wheel granularity */
+	uint32_t timer_slots;     /**< timer wheel slots (power of 2) */
+	uint64_t seed;            /**< PRNG seed (Start_PSN, RUDI pkt ids) */
+	const struct uet_pds_cc_ops *cc; /**< NULL: uet_pds_cc_fixed */
+	uint32_t cc_param;        /**< passed to cc->init (window bytes) */
+};
+
+/** Fill @p cfg with the defaults (PROTOCOL.md 3 values). */
+void uet_pds_config_default(struct uet_pds_config *cfg);
+
+/**
+ * Create a PDS instance; all memory is allocated here.
+ * @return
+ *   The instance, or NULL with errno EINVAL (bad config) or ENOMEM.
+ */
+struct uet_pds *uet_pds_create(const struct uet_pds_config *cfg);
+
+/** Free an instance; NULL is a no-op. Pending operations are dropped. */
+void uet_pds_free(struct uet_pds *p);
+
+/** Submission flags. */
+#define UET_PDS_SUBMIT_RSV  0x01u /**< open the PDC from the reserved pool */
+#define UET_PDS_SUBMIT_RESP 0x02u /**< complete only on the SES response */
+
+/** One request packet handed to the PDS by the SES. */
+struct uet_pds_submit {
+	struct uet_pds_fa dst; /**< destination FA */
+	uint32_t job;          /**< JobID (24 bits), part of the PDC key */
+	uint8_t tc;            /**< traffic class, part of the PDC key */
+	uint8_t mode;          /**< enum uet_pds_mode */
+	uint8_t next_hdr;      /**< enum uet_pds_next_hdr of the SES header */
+	uint8_t flags;         /**< UET_PDS_SUBMIT_* */
+	uint16_t ev;           /**< entropy value to use */
+	uint16_t len;          /**< SES header + payload bytes */
+	uint64_t cookie;       /**< opaque, returned in descriptors and events */
+};
+
+/**
+ * Queue one request. RUD/ROD open a PDC on first use (0-RTT); RUDI and
+ * UUD need none.
+ * @return
+ *   0, or -EINVAL (bad mode/len), -EAGAIN (PDC pool, transmit block,
+ *   window, RUDI slot or queue exhausted: retry later).
+ */
+int uet_pds_submit(struct uet_pds *p, const struct uet_pds_submit *s,
+		   uint64_t now);
+
+/** Metadata of a received packet, next to its decoded PDS header. */
+struct uet_pds_rx_meta {
+	struct uet_pds_fa src; /**< source FA (peer) */
+	struct uet_pds_fa dst; /**< destination FA (local) */
+	const uint8_t *ses;    /**< bytes after the PDS header (responses) */
+	uint16_t ses_len;      /**< their length (what survived a trim) */
+	uint16_t len;          /**< SES length before trimming (for credit) */
+	uint16_t ev;           /**< UDP source port */
+	bool ce;               /**< IP ECN was CE */
+	bool trimmed;          /**< DSCP said TRIMMED */
+	bool trimmed_lasthop;  /**< DSCP said TRIMMED_LASTHOP */
+	bool resp_expected;    /**< SES says this request needs a response */
+	uint64_t pkt_cookie;   /**< opaque, echoed in the delivery event */
+};
+
+/**
+ * Process one received PDS packet.
+ * @return
+ *   1 when the request is to be delivered to the SES (an
+ *   UET_PDS_EV_DELIVER event was queued), 0 when the PDS consumed it, or
+ *   -EBADMSG (malformed or stale, counted), -ENOBUFS (event ring too full
+ *   to process it safely: dropped, the peer retransmits).
+ */
+int uet_pds_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
+	       const struct uet_pds_rx_meta *m, uint64_t now);
+
+/** What a transmit descriptor is. */
+enum uet_pds_tx_kind {
+	UET_PDS_TX_NEW = 0, /**< first transmission of a request */
+	UET_PDS_TX_RETX,    /**< retransmission of a request */
+	UET_PDS_TX_CTL,     /**< ACK / NACK / CP / RUDI_RESP: no payload */
+};
+
+/** One packet to send. */
+struct uet_pds_tx {
+	struct uet_pds_hdr hdr; /**< to encode with uet_pds_hdr_encode() */
+	struct uet_pds_fa dst;  /**< destination FA */
+	uint64_t cookie;        /**< NEW/RETX: the submit cookie */
+	const uint8_t *resp;    /**< ACK with SES response: its bytes */
+	uint16_t resp_len;      /**< ... valid until the next PDS call */
+	uint16_t ev;            /**< entropy value (echoed for ACKs) */
+	uint16_t len;           /**< NEW/RETX: SES length */
+	uint8_t kind;           /**< enum uet_pds_tx_kind */
+	bool change_ev;         /**< trimmed/timed out: pick another EV */
+};
+
+/**
+ * Fill up to @p n descriptors: NACKs and responses first, then ACKs,
+ * datagrams (RUDI/UUD), then requests of PDCs round-robin
+ * (retransmissions before new data, gated by the CC window).
+ * @return
+ *   Number of descriptors written.
+ */
+uint16_t uet_pds_tx_burst(struct uet_pds *p, uint64_t now,
+			  struct uet_pds_tx *tx, uint16_t n);
+
+/** Advance the timer wheel to @p now; call once per loop iteration. */
+void uet_pds_advance(struct uet_pds *p, uint64_t now);
+
+/** Event types. */
+enum uet_pds_event_type {
+	UET_PDS_EV_DONE = 1,  /**< a submitted cookie completed (status) */
+	UET_PDS_EV_DELIVER,   /**< a received request for the SES */
+};
+
+/** One event for the SES. */
+struct uet_pds_event {
+	uint8_t type;       /**< enum uet_pds_event_type */
+	uint8_t mode;       /**< enum uet_pds_mode */
+	uint8_t next_hdr;   /**< DONE: response next header; DELIVER: request's */
+	uint8_t resp_len;   /**< DONE: bytes in @c resp */
+	int32_t status;     /**< DONE: 0, -ETIMEDOUT, -ECONNRESET, -ECONNABORTED */
+	uint32_t pdc;       /**< DELIVER: handle for uet_pds_respond() */
+	uint32_t psn;       /**< PSN (RUDI: pkt_id) */
+	uint64_t cookie;    /**< DONE: submit cookie; DELIVER: pkt_cookie */
+	struct uet_pds_fa peer; /**< DELIVER: source FA */
+	uint8_t resp[UET_PDS_RESP_MAX]; /**< DONE: SES response from the ACK */
+};
+
+/**
+ * Drain up to @p n events.
+ * @return
+ *   Number of events written.
+ */
+uint16_t uet_pds_events(struct uet_pds *p, struct uet_pds_event *ev,
+			uint16_t n);
+
+/**
+ * Give the SES response to a delivered request that had
+ * uet_pds_rx_meta.resp_expected set. The PDS stores it until CLEAR_PSN
+ * passes the request and sends it in an ACK with REQ=CLEAR (3).
+ * @return
+ *   0, -EINVAL (len too big), -ENOENT (PDC gone or no response pending
+ *   for @p psn).
+ */
+int uet_pds_respond(struct uet_pds *p, uint32_t pdc, uint32_t psn,
+		    uint8_t next_hdr, const void *resp, uint16_t len,
+		    uint64_t now);
+
+/**
+ * Close the PDC behind an event handle: an initiator sends CLOSE once idle,
+ * a target asks the initiator with ACK REQ=CLOSE / CLOSE_REQ (3).
+ * @return
+ *   0 or -ENOENT.
+ */
+int uet_pds_pdc_close(struct uet_pds *p, uint32_t pdc, uint64_t now);
+
+/** Counters; written only by the owner lcore. */
+struct uet_pds_stats {
+	uint64_t tx_type[16];      /**< descriptors out, by PDS type */
+	uint64_t rx_type[16];      /**< packets in, by PDS type */
+	uint64_t tx_ctl[16];       /**< CPs out, by ctl_type */
+	uint64_t rx_ctl[16];       /**< CPs in, by ctl_type */
+	uint64_t nack_tx[32];      /**< NACKs sent, by code (0xFD-FF in [31]) */
+	uint64_t nack_rx[32];      /**< NACKs received, by code */
+	uint64_t retx_sack;        /**< retransmits: SACK-inferred loss */
+	uint64_t retx_nack;        /**< retransmits: NACK (incl. trims) */
+	uint64_t retx_rto;         /**< retransmits: RTO */
+	uint64_t retx_backoff;     /**< retransmits after resource back-off */
+	uint64_t rto_fires;        /**< RTO expiries */
+	uint64_t tlp_fires;        /**< tail-loss probes */
+	uint64_t dup_rx;           /**< duplicate requests (re-ACKed) */
+	uint64_t ooo_rx;           /**< out-of-order requests (RUD) */
+	uint64_t acks_coalesced;   /**< requests not ACKed on their own */
+	uint64_t resp_resent;      /**< stored responses sent again */
+	uint64_t pdc_open_init;    /**< initiator PDCs opened */
+	uint64_t pdc_open_tgt;     /**< target PDCs opened */
+	uint64_t pdc_close_init;   /**< initiator PDCs closed */
+	uint64_t pdc_close_tgt;    /**< target PDCs closed */
+	uint64_t pdc_fail;         /**< PDCs closed in error */
+	uint64_t done_ok;          /**< cookies completed */
+	uint64_t done_err;         /**< cookies failed */
+	uint64_t delivered;        /**< requests delivered to the SES */
+	uint64_t exhaust_pdc;      /**< PDC pool empty */
+	uint64_t exhaust_txblk;    /**< transmit block pool empty */
+	uint64_t exhaust_rxblk;    /**< receive block pool empty */
+	uint64_t exhaust_resp;     /**< response pool empty */
+	uint64_t exhaust_rudi;     /**< RUDI slots empty */
+	uint64_t exhaust_queue;    /**< dgram/ctl queue full (submit/NACK lost) */
+	uint64_t ev_full;          /**< packets dropped: event ring too full */
+	uint64_t rx_bad;           /**< malformed/unexpected packets */
+	uint64_t rx_stale;         /**< ACK/NACK outside the window */
+};
+
+/** Counters of an instance. */
+const struct uet_pds_stats *uet_pds_stats_get(const struct uet_pds *p);
+
+/** Pool occupancy, for leak checks and telemetry. */
+struct uet_pds_pool_info {
+	uint32_t pdc_used[2];  /**< [0] initiator, [1] target */
+	uint32_t tx_blk_used;
+	uint32_t rx_blk_used;
+	uint32_t resp_used;
+	uint32_t rudi_used;
+	uint32_t events;       /**< undrained events */
+};
+
+/** Current pool occupancy of @p p. */
+void uet_pds_pool_info_get(const struct uet_pds *p,
+			   struct uet_pds_pool_info *info);
+
+/** Owner id encoded in a PDC id (for the engine's steering). */
+static inline uint32_t
+uet_pds_pdcid_owner(uint16_t pdcid, uint32_t owner_bits)
+{
+	return owner_bits == 0 ? 0 : (uint32_t)pdcid >> (16 - owner_bits);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UET_PDS_H */

@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * PDC manager (PROTOCOL.md 3 "PDC lookup"): general and reserved PDC-id
+ * pools per role, the initiator table {job, destination FA, TC, mode}, the
+ * target table {source FA, spdcid}, and the pooled per-PSN blocks that are
+ * attached to a PDC only while it has traffic in flight.
+ *
+ * PDC ids: the top owner_bits are the owner (engine lcore) so the engine can
+ * steer ACKs and requests to the lcore that owns the PDC; the rest is the
+ * pool index. Requests address target PDCs and ACKs/NACKs initiator PDCs,
+ * so the two roles have independent id spaces of up to 65536 each.
+ */
+
+#include <stdlib.h>
+
+#include <rte_jhash.h>
+
+#include "pds_private.h"
+
+int
+pds_pool_init(struct pds_pool *pl, uint32_t cap)
+{
+	uint32_t i;
+
+	pl->cap = cap;
+	pl->nfree = cap;
+	pl->free = malloc((cap ? cap : 1) * sizeof(*pl->free));
+	if (pl->free == NULL)
+		return -ENOMEM;
+	/* Pop order is ascending indices: deterministic for tests. */
+	for (i = 0; i < cap; i++)
+		pl->free[i] = cap - 1 - i;
+	return 0;
+}
+
+void
+pds_pool_fini(struct pds_pool *pl)
+{
+	free(pl->free);
+	pl->free = NULL;
+}
+
+uint32_t
+pds_pool_get(struct pds_pool *pl)
+{
+	if (pl->nfree == 0)
+		return PDS_NIL;
+	return pl->free[--pl->nfree];
+}
+
+void
+pds_pool_put(struct pds_pool *pl, uint32_t idx)
+{
+	pl->free[pl->nfree++] = idx;
+}
+
+static uint32_t
+pds_htab_size(uint32_t n)
+{
+	uint32_t s = 64;
+
+	while (s < 2 * n)
+		s <<= 1;
+	return s;
+}
+
+int
+pds_pdc_mgr_init(struct uet_pds *p)
+{
+	const struct uet_pds_config *c = &p->cfg;
+	uint32_t sz = pds_htab_size(p->cap);
+	unsigned int r;
+
+	for (r = 0; r < 2; r++) {
+		if (pds_pool_init(&p->pdc_pool[r][0], c->max_pdcs) ||
+		    pds_pool_init(&p->pdc_pool[r][1], c->max_rsv_pdcs))
+			return -ENOMEM;
+	}
+	p->ikey.ent = calloc(sz, sizeof(uint32_t));
+	p->tkey.ent = calloc(sz, sizeof(uint32_t));
+	if (p->ikey.ent == NULL || p->tkey.ent == NULL)
+		return -ENOMEM;
+	p->ikey.mask = sz - 1;
+	p->tkey.mask = sz - 1;
+	return 0;
+}
+
+void
+pds_pdc_mgr_fini(struct uet_pds *p)
+{
+	unsigned int r;
+
+	for (r = 0; r < 2; r++) {
+		pds_pool_fini(&p->pdc_pool[r][0]);
+		pds_pool_fini(&p->pdc_pool[r][1]);
+	}
+	free(p->ikey.ent);
+	free(p->tkey.ent);
+	p->ikey.ent = NULL;
+	p->tkey.ent = NULL;
+}
+
+struct pds_pdc *
+pds_pdc_alloc(struct uet_pds *p, unsigned int role, bool rsv, uint64_t now)
+{
+	uint32_t local = pds_pool_get(&p->pdc_pool[role][rsv]);
+	struct pds_pdc *c;
+	uint8_t listed;
+	uint32_t next;
+	uint16_t gen;
+
+	if (local == PDS_NIL) {
+		p->st.exhaust_pdc++;
+		return NULL;
+	}
+	if (rsv)
+		local += p->cfg.max_pdcs;
+	c = &p->pdc[role * p->cap + local];
+	/* A freed PDC may still sit on its role's list: keep the link, the
+	 * list pop skips or serves it. */
+	listed = c->flags & PDC_F_LISTED;
+	next = c->next;
+	gen = c->gen;
+	memset(c, 0, sizeof(*c));
+	c->flags = (uint8_t)(listed | (rsv ? PDC_F_RSV : 0));
+	c->next = next;
+	c->gen = gen;
+	c->role = (uint8_t)role;
+	c->lid = (uint16_t)(p->id_owner | local);
+	c->blk = PDS_NIL;
+	c->resp = PDS_NIL;
+	c->last_ns = now;
+	return c;
+}
+
+void
+pds_pdc_free(struct uet_pds *p, struct pds_pdc *c)
+{
+	uint32_t local = c->lid & p->id_mask;
+	bool rsv = (c->flags & PDC_F_RSV) != 0;
+
+	pds_timer_cancel(p, pds_idx(p, c));
+	if (c->role == PDS_ROLE_INIT) {
+		pds_tx_blk_detach(p, c);
+		p->st.pdc_close_init++;
+	} else {
+		pds_tgt_release(p, c);
+		pds_rx_blk_detach(p, c);
+		p->st.pdc_close_tgt++;
+	}
+	c->state = PDC_FREE;
+	c->gen = (uint16_t)((c->gen + 1) & 0x7FFF);
+	if (rsv)
+		local -= p->cfg.max_pdcs;
+	pds_pool_put(&p->pdc_pool[c->role][rsv], local);
+}
+
+struct pds_pdc *
+pds_pdc_by_lid(struct uet_pds *p, unsigned int role, uint16_t lid)
+{
+	uint32_t local = lid & p->id_mask;
+	struct pds_pdc *c;
+
+	if ((lid & ~p->id_mask) != p->id_owner || local >= p->cap)
+		return NULL;
+	c = &p->pdc[role * p->cap + local];
+	return c->state == PDC_FREE ? NULL : c;
+}
+
+/* ---- open addressing, linear probing, backward-shift deletion ---- */
+
+struct pds_ikey_bytes {
+	uint8_t fa[16];
+	uint32_t job;
+	uint32_t tcmode;
+};
+
+static uint32_t
+pds_ikey_hash(const struct uet_pds_fa *fa, uint32_t job, uint8_t tc,
+	      uint8_t mode)
+{
+	struct pds_ikey_bytes k;
+
+	memcpy(k.fa, fa->addr, 16);
+	k.job = job;
+	k.tcmode = (uint32_t)tc | (uint32_t)mode << 8;
+	return rte_jhash(&k, sizeof(k), 0x5eed);
+}
+
+static uint32_t
+pds_tkey_hash(const struct uet_pds_fa *fa, uint16_t spdcid)
+{
+	uint32_t w[5];
+
+	memcpy(w, fa->addr, 16);
+	w[4] = spdcid;
+	return rte_jhash_32b(w, 5, 0x7a29);
+}
+
+static uint32_t
+pds_home(struct uet_pds *p, const struct pds_htab *t, uint32_t idx)
+{
+	const struct pds_pdc *c = &p->pdc[idx];
+
+	if (t == &p->ikey)
+		return pds_ikey_hash(&c->peer, c->job, c->tc, c->mode) & t->mask;
+	return pds_tkey_hash(&c->peer, c->rid) & t->mask;
+}
+
+static void
+pds_htab_add(struct pds_htab *t, uint32_t h, uint32_t idx)
+{
+	uint32_t i = h & t->mask;
+
+	while (t->ent[i] != 0)
+		i = (i + 1) & t->mask;
+	t->ent[i] = idx + 1;
+}
+
+static void
+pds_htab_del(struct uet_pds *p, struct pds_htab *t, uint32_t h, uint32_t idx)
+{
+	uint32_t i = h & t->mask, j, k;
+
+	while (t->ent[i] != 0 && t->ent[i] != idx + 1)
+		i = (i + 1) & t->mask;
+	if (t->ent[i] == 0)
+		return;
+	/* Shift back every later entry of the cluster whose home slot is
+	 * not cyclically in (i, j]. */
+	j = i;
+	for (;;) {
+		j = (j + 1) & t->mask;
+		if (t->ent[j] == 0)
+			break;
+		k = pds_home(p, t, t->ent[j] - 1);
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		t->ent[i] = t->ent[j];
+		i = j;
+	}
+	t->ent[i] = 0;
+}
+
+struct pds_pdc *
+pds_ikey_find(struct uet_pds *p, const struct uet_pds_fa *fa, uint32_t job,
+	      uint8_t tc, uint8_t mode)
+{
+	uint32_t i = pds_ikey_hash(fa, job, tc, mode) & p->ikey.mask;
+	struct pds_pdc *c;
+
+	while (p->ikey.ent[i] != 0) {
+		c = &p->pdc[p->ikey.ent[i] - 1];
+		if (c->job == job && c->tc == tc && c->mode == mode &&
+		    memcmp(&c->peer, fa, sizeof(*fa)) == 0)
+			return c;
+		i = (i + 1) & p->ikey.mask;
+	}
+	return NULL;
+}
+
+void
+pds_ikey_add(struct uet_pds *p, struct pds_pdc *c)
+{
+	pds_htab_add(&p->ikey, pds_ikey_hash(&c->peer, c->job, c->tc, c->mode),
+		     pds_idx(p, c));
+}
+
+void
+pds_ikey_del(struct uet_pds *p, struct pds_pdc *c)
+{
+	pds_htab_del(p, &p->ikey,
+		     pds_ikey_hash(&c->peer, c->job, c->tc, c->mode),
+		     pds_idx(p, c));
+}
+
+struct pds_pdc *
+pds_tkey_find(struct uet_pds *p, const struct uet_pds_fa *fa, uint16_t spdcid)
+{
+	uint32_t i = pds_tkey_hash(fa, spdcid) & p->tkey.mask;
+	struct pds_pdc *c;
+
+	while (p->tkey.ent[i] != 0) {
+		c = &p->pdc[p->tkey.ent[i] - 1];
+		if (c->rid == spdcid && memcmp(&c->peer, fa, sizeof(*fa)) == 0)
+			return c;
+		i = (i + 1) & p->tkey.mask;
+	}
+	return NULL;
+}
+
+void
+pds_tkey_add(struct uet_pds *p, struct pds_pdc *c)
+{
+	pds_htab_add(&p->tkey, pds_tkey_hash(&c->peer, c->rid), pds_idx(p, c));
+}
+
+void
+pds_tkey_del(struct uet_pds *p, struct pds_pdc *c)
+{
+	pds_htab_del(p, &p->tkey, pds_tkey_hash(&c->peer, c->rid),
+		     pds_idx(p, c));
+}
+
+/* ---- per-PSN blocks, attached only while traffic is in flight ---- */
+
+bool
+pds_tx_blk_attach(struct uet_pds *p, struct pds_pdc *c)
+{
+	if (c->blk != PDS_NIL)
+		return true;
+	c->blk = pds_pool_get(&p->tx_pool);
+	if (c->blk == PDS_NIL) {
+		p->st.exhaust_txblk++;
+		return false;
+	}
+	return true;
+}
+
+void
+pds_tx_blk_detach(struct uet_pds *p, struct pds_pdc *c)
+{
+	if (c->blk == PDS_NIL)
+		return;
+	pds_pool_put(&p->tx_pool, c->blk);
+	c->blk = PDS_NIL;
+}
+
+bool
+pds_rx_blk_attach(struct uet_pds *p, struct pds_pdc *c)
+{
+	if (c->blk != PDS_NIL)
+		return true;
+	c->blk = pds_pool_get(&p->rx_pool);
+	if (c->blk == PDS_NIL) {
+		p->st.exhaust_rxblk++;
+		return false;
+	}
+	return true;
+}
+
+void
+pds_rx_blk_detach(struct uet_pds *p, struct pds_pdc *c)
+{
+	if (c->blk == PDS_NIL)
+		return;
+	/* Blocks return to the pool all-zero. */
+	if (c->u.t.nbits)
+		memset(pds_rx_bits(p, c), 0, p->rx_words * sizeof(uint64_t));
+	c->u.t.nbits = 0;
+	pds_pool_put(&p->rx_pool, c->blk);
+	c->blk = PDS_NIL;
+}

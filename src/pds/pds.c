@@ -1,0 +1,513 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * PDS instance: creation, configuration, the event and control rings, and
+ * the per-packet entry points that dispatch to the initiator (pds_init.c),
+ * target (pds_tgt.c) and datagram (pds_dgram.c) state machines.
+ */
+
+#include <stdlib.h>
+
+#include "pds_private.h"
+
+void
+uet_pds_config_default(struct uet_pds_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->max_pdcs = 1024;
+	cfg->max_rsv_pdcs = 64;
+	cfg->tx_window = 256;
+	cfg->rx_window = 256;
+	cfg->tx_blocks = 256;
+	cfg->rx_blocks = 256;
+	cfg->resp_entries = 1024;
+	cfg->rudi_slots = 1024;
+	cfg->dgram_queue = 1024;
+	cfg->ctl_queue = 1024;
+	cfg->event_queue = 4096;
+	cfg->mtu = 4096;
+	/* PROTOCOL.md 3: ACK credit max(1 KiB, len), ACK at >= 16 KiB. */
+	cfg->ack_min_bytes = 1024;
+	cfg->ack_threshold = 16384;
+	cfg->ack_delay_ns = 50000;
+	/* PROTOCOL.md 3: RTO_INIT 1 ms, 5 retries. */
+	cfg->rto_init_ns = 1000000;
+	cfg->max_retries = 5;
+	cfg->tlp_ns = 500000;
+	cfg->sack_reorder = 3;
+	cfg->backoff_init_ns = 100000;
+	cfg->backoff_max_ns = 4000000;
+	cfg->max_backoffs = 16;
+	cfg->idle_close_ns = 0;
+	cfg->tgt_close_req_ns = 0;
+	cfg->timer_tick_ns = 16384;
+	cfg->timer_slots = 1024;
+	cfg->seed = 0x9e3779b97f4a7c15ull;
+	cfg->cc = NULL;
+	cfg->cc_param = 65536;
+}
+
+static bool
+pds_pow2(uint32_t v)
+{
+	return v != 0 && (v & (v - 1)) == 0;
+}
+
+static bool
+pds_config_ok(const struct uet_pds_config *c)
+{
+	uint64_t ids = (uint64_t)c->max_pdcs + c->max_rsv_pdcs;
+
+	if (c->owner_bits > 8 || c->owner_id >= (1u << c->owner_bits))
+		return false;
+	if (c->max_pdcs == 0 ||
+	    ids > (uint64_t)(UET_PDS_PDC_MAX >> c->owner_bits))
+		return false;
+	if (!pds_pow2(c->tx_window) || c->tx_window > UET_PDS_TX_WINDOW_MAX ||
+	    c->tx_window < 4)
+		return false;
+	if (!pds_pow2(c->rx_window) || c->rx_window < UET_PSN_SACK_BITS ||
+	    c->rx_window > 32768)
+		return false;
+	if (!pds_pow2(c->dgram_queue) || !pds_pow2(c->ctl_queue) ||
+	    !pds_pow2(c->event_queue) || !pds_pow2(c->timer_slots))
+		return false;
+	/* A fatal close emits one event per window slot at once. */
+	if (c->event_queue < 2 * c->tx_window)
+		return false;
+	if (c->rudi_slots > 65536)
+		return false;
+	if (c->tx_blocks == 0 || c->rx_blocks == 0 || c->mtu == 0 ||
+	    c->timer_tick_ns == 0 || c->rto_init_ns == 0 ||
+	    c->max_retries > 16 || c->ack_threshold == 0)
+		return false;
+	return true;
+}
+
+static int
+pds_alloc_arrays(struct uet_pds *p)
+{
+	const struct uet_pds_config *c = &p->cfg;
+
+	p->pdc = calloc(2 * (size_t)p->cap, sizeof(*p->pdc));
+	p->tx_blk = calloc((size_t)c->tx_blocks * c->tx_window,
+			   sizeof(*p->tx_blk));
+	p->rx_blk = calloc((size_t)c->rx_blocks * p->rx_words,
+			   sizeof(*p->rx_blk));
+	p->resp = calloc(c->resp_entries ? c->resp_entries : 1,
+			 sizeof(*p->resp));
+	p->rudi = calloc(c->rudi_slots ? c->rudi_slots : 1, sizeof(*p->rudi));
+	p->dgram = calloc(c->dgram_queue, sizeof(*p->dgram));
+	p->ctl = calloc(c->ctl_queue, sizeof(*p->ctl));
+	p->ev = calloc(c->event_queue, sizeof(*p->ev));
+	if (!p->pdc || !p->tx_blk || !p->rx_blk || !p->resp || !p->rudi ||
+	    !p->dgram || !p->ctl || !p->ev)
+		return -ENOMEM;
+	if (pds_pool_init(&p->tx_pool, c->tx_blocks) ||
+	    pds_pool_init(&p->rx_pool, c->rx_blocks) ||
+	    pds_pool_init(&p->resp_pool, c->resp_entries) ||
+	    pds_pool_init(&p->rudi_pool, c->rudi_slots))
+		return -ENOMEM;
+	p->dgram_r.mask = c->dgram_queue - 1;
+	p->ctl_r.mask = c->ctl_queue - 1;
+	p->ev_r.mask = c->event_queue - 1;
+	return 0;
+}
+
+static void
+pds_free_arrays(struct uet_pds *p)
+{
+	pds_pool_fini(&p->tx_pool);
+	pds_pool_fini(&p->rx_pool);
+	pds_pool_fini(&p->resp_pool);
+	pds_pool_fini(&p->rudi_pool);
+	free(p->pdc);
+	free(p->tx_blk);
+	free(p->rx_blk);
+	free(p->resp);
+	free(p->rudi);
+	free(p->dgram);
+	free(p->ctl);
+	free(p->ev);
+}
+
+struct uet_pds *
+uet_pds_create(const struct uet_pds_config *cfg)
+{
+	struct uet_pds *p;
+
+	if (cfg == NULL || !pds_config_ok(cfg)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		goto err_nomem;
+	p->cfg = *cfg;
+	p->cc = cfg->cc ? cfg->cc : &uet_pds_cc_fixed;
+	p->cap = cfg->max_pdcs + cfg->max_rsv_pdcs;
+	p->id_mask = (UET_PDS_PDC_MAX >> cfg->owner_bits) - 1;
+	p->id_owner = (uint16_t)(cfg->owner_bits ?
+		cfg->owner_id << (16 - cfg->owner_bits) : 0);
+	p->tx_shift = (uint32_t)__builtin_ctz(cfg->tx_window);
+	p->rx_words = cfg->rx_window / 64;
+	p->rng = cfg->seed ? cfg->seed : 1;
+	p->rudi_seq = (uint32_t)pds_rand(p);
+	p->last_start = (uint32_t)pds_rand(p);
+	if (pds_alloc_arrays(p) < 0)
+		goto err_arrays;
+	if (pds_pdc_mgr_init(p) < 0)
+		goto err_arrays;
+	if (pds_timer_init(p, 0) < 0)
+		goto err_mgr;
+	p->active.head = p->active.tail = PDS_NIL;
+	p->acks.head = p->acks.tail = PDS_NIL;
+	return p;
+err_mgr:
+	pds_pdc_mgr_fini(p);
+err_arrays:
+	pds_free_arrays(p);
+	free(p);
+err_nomem:
+	errno = ENOMEM;
+	return NULL;
+}
+
+void
+uet_pds_free(struct uet_pds *p)
+{
+	if (p == NULL)
+		return;
+	pds_timer_fini(p);
+	pds_pdc_mgr_fini(p);
+	pds_free_arrays(p);
+	free(p);
+}
+
+/* xorshift64*: deterministic from the configured seed (no clock reads). */
+uint64_t
+pds_rand(struct uet_pds *p)
+{
+	uint64_t x = p->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	p->rng = x;
+	return x * 0x2545F4914F6CDD1Dull;
+}
+
+uint32_t
+pds_event_room(const struct uet_pds *p)
+{
+	return p->ev_r.mask + 1 - pds_ring_count(&p->ev_r);
+}
+
+struct uet_pds_event *
+pds_event_push(struct uet_pds *p)
+{
+	struct uet_pds_event *e;
+
+	/* Callers reserve room first (pds_event_room); a full ring here is
+	 * an invariant violation, reported by dropping and counting. */
+	if (pds_ring_full(&p->ev_r)) {
+		p->st.ev_full++;
+		return NULL;
+	}
+	e = &p->ev[p->ev_r.head & p->ev_r.mask];
+	p->ev_r.head++;
+	memset(e, 0, offsetof(struct uet_pds_event, resp));
+	return e;
+}
+
+void
+pds_done(struct uet_pds *p, uint8_t mode, uint64_t cookie, int status,
+	 uint32_t psn)
+{
+	struct uet_pds_event *e = pds_event_push(p);
+
+	if (status == 0)
+		p->st.done_ok++;
+	else
+		p->st.done_err++;
+	if (e == NULL)
+		return;
+	e->type = UET_PDS_EV_DONE;
+	e->mode = mode;
+	e->status = status;
+	e->cookie = cookie;
+	e->psn = psn;
+}
+
+uint16_t
+uet_pds_events(struct uet_pds *p, struct uet_pds_event *ev, uint16_t n)
+{
+	uint16_t i;
+
+	for (i = 0; i < n && pds_ring_count(&p->ev_r) > 0; i++) {
+		ev[i] = p->ev[p->ev_r.tail & p->ev_r.mask];
+		p->ev_r.tail++;
+	}
+	return i;
+}
+
+struct uet_pds_tx *
+pds_ctl_push(struct uet_pds *p)
+{
+	struct uet_pds_tx *t;
+
+	if (pds_ring_full(&p->ctl_r)) {
+		p->st.exhaust_queue++;
+		return NULL;
+	}
+	t = &p->ctl[p->ctl_r.head & p->ctl_r.mask];
+	p->ctl_r.head++;
+	memset(t, 0, sizeof(*t));
+	t->kind = UET_PDS_TX_CTL;
+	return t;
+}
+
+void
+pds_nack_tx(struct uet_pds *p, const struct uet_pds_fa *dst, uint16_t ev,
+	    uint8_t code, uint32_t psn, uint16_t spdcid, uint16_t dpdcid,
+	    uint8_t flags)
+{
+	struct uet_pds_tx *t = pds_ctl_push(p);
+
+	if (t == NULL)
+		return;
+	t->hdr.type = UET_PDS_TYPE_NACK;
+	t->hdr.flags = flags;
+	t->hdr.u.nack.code = code;
+	t->hdr.u.nack.psn = psn;
+	t->hdr.u.nack.spdcid = spdcid;
+	t->hdr.u.nack.dpdcid = dpdcid;
+	t->dst = *dst;
+	t->ev = ev;
+	p->st.nack_tx[pds_code_idx(code)]++;
+}
+
+/* Handles: PDC index in the low 17 bits, generation above, so a handle
+ * held by the SES never reaches a recycled PDC. */
+uint32_t
+pds_handle(const struct uet_pds *p, uint32_t idx)
+{
+	return ((uint32_t)p->pdc[idx].gen << 17) | idx;
+}
+
+struct pds_pdc *
+pds_handle_pdc(struct uet_pds *p, uint32_t handle)
+{
+	uint32_t idx = handle & 0x1FFFFu;
+	struct pds_pdc *c;
+
+	if (idx >= 2 * p->cap)
+		return NULL;
+	c = &p->pdc[idx];
+	if (c->state == PDC_FREE || c->gen != (uint16_t)(handle >> 17))
+		return NULL;
+	return c;
+}
+
+void
+pds_list_push(struct uet_pds *p, struct pds_list *l, uint32_t idx)
+{
+	struct pds_pdc *c = &p->pdc[idx];
+
+	if (c->flags & PDC_F_LISTED)
+		return;
+	c->flags |= PDC_F_LISTED;
+	c->next = PDS_NIL;
+	if (l->tail == PDS_NIL)
+		l->head = idx;
+	else
+		p->pdc[l->tail].next = idx;
+	l->tail = idx;
+}
+
+uint32_t
+pds_list_pop(struct uet_pds *p, struct pds_list *l)
+{
+	uint32_t idx = l->head;
+
+	if (idx == PDS_NIL)
+		return PDS_NIL;
+	l->head = p->pdc[idx].next;
+	if (l->head == PDS_NIL)
+		l->tail = PDS_NIL;
+	p->pdc[idx].flags &= (uint8_t)~PDC_F_LISTED;
+	return idx;
+}
+
+int
+uet_pds_submit(struct uet_pds *p, const struct uet_pds_submit *s,
+	       uint64_t now)
+{
+	if (s->mode == UET_PDS_MODE_RUD || s->mode == UET_PDS_MODE_ROD)
+		return pds_init_submit(p, s, now);
+	if (s->mode == UET_PDS_MODE_RUDI || s->mode == UET_PDS_MODE_UUD)
+		return pds_dgram_submit(p, s, now);
+	return -EINVAL;
+}
+
+int
+uet_pds_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
+	   const struct uet_pds_rx_meta *m, uint64_t now)
+{
+	/* Worst case one packet completes a whole window (fatal NACK). */
+	if (pds_event_room(p) < p->cfg.tx_window + 2) {
+		p->st.ev_full++;
+		return -ENOBUFS;
+	}
+	p->st.rx_type[h->type & 15]++;
+	if (uet_pds_type_is_req(h->type))
+		return pds_tgt_rx(p, h, m, now);
+	if (uet_pds_type_is_ack(h->type))
+		return pds_init_ack(p, h, m, now);
+	if (uet_pds_type_is_nack(h->type)) {
+		if (h->flags & UET_PDS_F_NT)
+			return pds_dgram_rx(p, h, m, now);
+		return pds_init_nack(p, h, m, now);
+	}
+	if (h->type == UET_PDS_TYPE_CP) {
+		p->st.rx_ctl[h->next_hdr & 15]++;
+		if (h->next_hdr == UET_PDS_CTL_CLOSE_REQ ||
+		    h->next_hdr == UET_PDS_CTL_CLEAR_REQ)
+			return pds_init_cp(p, h, m, now);
+		return pds_tgt_rx(p, h, m, now);
+	}
+	if (h->type == UET_PDS_TYPE_RUDI_REQ ||
+	    h->type == UET_PDS_TYPE_RUDI_RESP || h->type == UET_PDS_TYPE_UUD_REQ)
+		return pds_dgram_rx(p, h, m, now);
+	p->st.rx_bad++;
+	return -EBADMSG;
+}
+
+static void
+pds_tx_count(struct uet_pds *p, const struct uet_pds_tx *t, uint16_t n)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		p->st.tx_type[t[i].hdr.type & 15]++;
+		if (t[i].hdr.type == UET_PDS_TYPE_CP)
+			p->st.tx_ctl[t[i].hdr.next_hdr & 15]++;
+	}
+}
+
+static uint16_t
+pds_tx_ctl(struct uet_pds *p, struct uet_pds_tx *tx, uint16_t n)
+{
+	uint16_t k = 0;
+
+	while (k < n && pds_ring_count(&p->ctl_r) > 0) {
+		tx[k++] = p->ctl[p->ctl_r.tail & p->ctl_r.mask];
+		p->ctl_r.tail++;
+	}
+	return k;
+}
+
+static uint16_t
+pds_tx_acks(struct uet_pds *p, uint64_t now, struct uet_pds_tx *tx,
+	    uint16_t n)
+{
+	uint16_t k = 0;
+	uint32_t idx;
+
+	while (k < n && (idx = pds_list_pop(p, &p->acks)) != PDS_NIL) {
+		if (pds_tgt_ack_tx(p, &p->pdc[idx], now, &tx[k]))
+			k++;
+	}
+	return k;
+}
+
+/* Round-robin over initiator PDCs; each gets a small quantum per turn so
+ * one busy PDC cannot starve the others (bounded by the active count). */
+static uint16_t
+pds_tx_reqs(struct uet_pds *p, uint64_t now, struct uet_pds_tx *tx,
+	    uint16_t n)
+{
+	uint16_t k = 0, q;
+	uint32_t idx, tail = p->active.tail;
+	struct pds_pdc *c;
+
+	while (k < n && (idx = pds_list_pop(p, &p->active)) != PDS_NIL) {
+		c = &p->pdc[idx];
+		q = (uint16_t)(n - k < 8 ? n - k : 8);
+		k += pds_init_tx(p, c, now, &tx[k], q);
+		if (pds_init_has_work(p, c, now))
+			pds_list_push(p, &p->active, idx);
+		if (idx == tail)
+			break;
+	}
+	return k;
+}
+
+uint16_t
+uet_pds_tx_burst(struct uet_pds *p, uint64_t now, struct uet_pds_tx *tx,
+		 uint16_t n)
+{
+	uint16_t k, prev;
+
+	k = pds_tx_ctl(p, tx, n);
+	k += pds_tx_acks(p, now, tx + k, (uint16_t)(n - k));
+	k += pds_dgram_tx(p, now, tx + k, (uint16_t)(n - k));
+	do {
+		prev = k;
+		k += pds_tx_reqs(p, now, tx + k, (uint16_t)(n - k));
+	} while (k < n && k != prev);
+	pds_tx_count(p, tx, k);
+	return k;
+}
+
+int
+uet_pds_respond(struct uet_pds *p, uint32_t pdc, uint32_t psn,
+		uint8_t next_hdr, const void *resp, uint16_t len, uint64_t now)
+{
+	struct pds_pdc *c = pds_handle_pdc(p, pdc);
+
+	(void)now;
+	if (len > UET_PDS_RESP_MAX || next_hdr < UET_PDS_NEXT_RESPONSE ||
+	    next_hdr > UET_PDS_NEXT_RESPONSE_DATA_SMALL)
+		return -EINVAL;
+	if (c == NULL || c->role != PDS_ROLE_TGT)
+		return -ENOENT;
+	return pds_tgt_respond(p, c, psn, next_hdr, resp, len);
+}
+
+int
+uet_pds_pdc_close(struct uet_pds *p, uint32_t pdc, uint64_t now)
+{
+	struct pds_pdc *c = pds_handle_pdc(p, pdc);
+
+	if (c == NULL)
+		return -ENOENT;
+	if (c->role == PDS_ROLE_TGT) {
+		pds_tgt_close_req(p, c, now);
+		return 0;
+	}
+	return pds_init_close(p, c, now);
+}
+
+const struct uet_pds_stats *
+uet_pds_stats_get(const struct uet_pds *p)
+{
+	return &p->st;
+}
+
+void
+uet_pds_pool_info_get(const struct uet_pds *p, struct uet_pds_pool_info *info)
+{
+	unsigned int r;
+
+	memset(info, 0, sizeof(*info));
+	for (r = 0; r < 2; r++)
+		info->pdc_used[r] = p->pdc_pool[r][0].cap -
+				    p->pdc_pool[r][0].nfree +
+				    p->pdc_pool[r][1].cap -
+				    p->pdc_pool[r][1].nfree;
+	info->tx_blk_used = p->tx_pool.cap - p->tx_pool.nfree;
+	info->rx_blk_used = p->rx_pool.cap - p->rx_pool.nfree;
+	info->resp_used = p->resp_pool.cap - p->resp_pool.nfree;
+	info->rudi_used = p->rudi_pool.cap - p->rudi_pool.nfree;
+	info->events = pds_ring_count(&p->ev_r);
+}

@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Initiator processing of ACK, ACK_CC, NACK and target-to-initiator control
+ * packets (PROTOCOL.md 2.5, 2.7, 3): CACK and SACK completion, SES
+ * responses carried in ACKs, SACK-inferred loss, NACK handling by class.
+ */
+
+#include "pds_private.h"
+
+static struct pds_pdc *
+pds_ack_lookup(struct uet_pds *p, uint16_t dpdcid,
+	       const struct uet_pds_rx_meta *m)
+{
+	struct pds_pdc *c = pds_pdc_by_lid(p, PDS_ROLE_INIT, dpdcid);
+
+	if (c == NULL || memcmp(&c->peer, &m->src, sizeof(m->src)) != 0) {
+		p->st.rx_stale++;
+		return NULL;
+	}
+	return c;
+}
+
+/* psn in [una, snd): sent and not yet passed by una. */
+static bool
+pds_in_flight(const struct pds_pdc *c, uint32_t psn)
+{
+	return c->blk != PDS_NIL &&
+	       psn - c->u.i.una < c->u.i.snd - c->u.i.una;
+}
+
+static void
+pds_slot_leave(struct pds_pdc *c, struct pds_slot *sl)
+{
+	if (sl->state == SLOT_SENT)
+		c->u.i.inflight -= sl->len;
+	else if (sl->state == SLOT_RETX)
+		c->u.i.n_retx--;
+}
+
+/* The target has the packet at psn. */
+static void
+pds_ack_slot(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+	     uint32_t *acked)
+{
+	struct pds_slot *sl = pds_slot(p, c, psn);
+
+	if (sl->state != SLOT_SENT && sl->state != SLOT_RETX)
+		return;
+	pds_slot_leave(c, sl);
+	*acked += sl->len;
+	if (sl->flags & SLOT_F_RESP) {
+		sl->state = SLOT_WAIT;
+		return;
+	}
+	sl->state = SLOT_DONE;
+	if (!(sl->flags & SLOT_F_CP))
+		pds_done(p, c->mode, sl->cookie, 0, psn);
+}
+
+/* PROTOCOL.md 3 guaranteed delivery: the response completes the cookie;
+ * REQ=CLEAR asks us to advance CLEAR_PSN past it. */
+static void
+pds_ack_resp(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
+	     const struct uet_pds_rx_meta *m, uint32_t psn)
+{
+	struct pds_slot *sl = pds_slot(p, c, psn);
+	struct uet_pds_event *e;
+	uint16_t len = m->ses_len;
+
+	if (!(sl->flags & SLOT_F_RESP) || sl->state == SLOT_DONE ||
+	    sl->state == SLOT_QUEUED)
+		return;
+	pds_slot_leave(c, sl);
+	sl->state = SLOT_DONE;
+	p->st.done_ok++;
+	if (uet_pds_ack_req_get(h) == UET_PDS_ACK_REQ_CLEAR) {
+		c->flags |= PDC_F_CLEAR;
+		c->u.i.resp_psn = uet_psn_max(c->u.i.resp_psn, psn);
+	}
+	e = pds_event_push(p);
+	if (e == NULL)
+		return;
+	e->type = UET_PDS_EV_DONE;
+	e->mode = c->mode;
+	e->next_hdr = h->next_hdr;
+	e->cookie = sl->cookie;
+	e->psn = psn;
+	if (len > UET_PDS_RESP_MAX)
+		len = UET_PDS_RESP_MAX;
+	e->resp_len = (uint8_t)len;
+	if (len && m->ses)
+		memcpy(e->resp, m->ses, len);
+}
+
+/* RUD: a packet sack_reorder PSNs below the highest received one is
+ * presumed lost, once per transmission (PROTOCOL.md 3 retransmission). */
+static void
+pds_ack_infer(struct uet_pds *p, struct pds_pdc *c, uint32_t hi)
+{
+	struct pds_slot *sl;
+	uint32_t psn;
+
+	if (c->mode != UET_PDS_MODE_RUD)
+		return;
+	for (psn = c->u.i.una; psn != c->u.i.snd &&
+	     uet_psn_lt(psn + p->cfg.sack_reorder, hi); psn++) {
+		sl = pds_slot(p, c, psn);
+		if (sl->state != SLOT_SENT || (sl->flags & SLOT_F_SACKRX))
+			continue;
+		c->u.i.inflight -= sl->len;
+		sl->state = SLOT_RETX;
+		sl->flags |= SLOT_F_SACKRX;
+		c->u.i.n_retx++;
+		p->st.retx_sack++;
+	}
+}
+
+/* Move una over completed slots; release the block when idle. */
+static void
+pds_ack_settle(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	struct pds_init *i = &c->u.i;
+	uint32_t old = i->una;
+
+	while (i->una != i->nxt && pds_slot(p, c, i->una)->state == SLOT_DONE)
+		i->una++;
+	if (i->una != old) {
+		i->retries = 0;
+		i->backoffs = 0;
+		i->rto_base = now;
+		c->flags &= (uint8_t)~PDC_F_TLP;
+		c->last_ns = now;
+	}
+	if (i->una == i->nxt) {
+		pds_tx_blk_detach(p, c);
+		if (c->state == PDC_CLOSING) {
+			pds_pdc_free(p, c);
+			return;
+		}
+	}
+	pds_init_kick(p, c);
+	pds_pdc_timer_update(p, c, now);
+}
+
+static void
+pds_ack_sack(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_ack *a,
+	     uint32_t *acked, uint32_t *hi)
+{
+	uint32_t base = uet_pds_ack_sack_base(a), psn;
+	uint64_t bits = a->sack_bitmap;
+	unsigned int b;
+
+	while (bits) {
+		b = (unsigned int)__builtin_ctzll(bits);
+		bits &= bits - 1;
+		psn = base + b;
+		if (!pds_in_flight(c, psn))
+			continue;
+		pds_ack_slot(p, c, psn, acked);
+		*hi = uet_psn_max(*hi, psn);
+	}
+}
+
+static uint64_t
+pds_ack_rtt(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, uint64_t now)
+{
+	struct pds_slot *sl;
+
+	if (!pds_in_flight(c, psn))
+		return 0;
+	sl = pds_slot(p, c, psn);
+	/* RTT only from packets sent once (PROTOCOL.md 6.1). */
+	if (sl->state != SLOT_SENT || (sl->flags & SLOT_F_RETXD) ||
+	    now < sl->sent_ns)
+		return 0;
+	return now - sl->sent_ns;
+}
+
+static bool
+pds_ack_check(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_ack *a)
+{
+	/* Acknowledging a PSN never sent: bogus or from an old incarnation. */
+	if (c->blk == PDS_NIL || uet_psn_ge(a->cack_psn, c->u.i.snd) ||
+	    uet_psn_lt(a->cack_psn, c->start_psn - 1)) {
+		p->st.rx_stale++;
+		return false;
+	}
+	if (c->state == PDC_SYN) {
+		/* PROTOCOL.md 3: the first ACK's spdcid becomes dpdcid. */
+		c->rid = a->spdcid;
+		c->state = PDC_OPEN;
+	} else if (a->spdcid != c->rid) {
+		p->st.rx_stale++;
+		return false;
+	}
+	return true;
+}
+
+static void
+pds_ack_req(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
+	    uint32_t ack_psn, uint64_t now)
+{
+	unsigned int req = uet_pds_ack_req_get(h);
+
+	if (req == UET_PDS_ACK_REQ_CLEAR && h->next_hdr == UET_PDS_NEXT_NONE) {
+		c->flags |= PDC_F_CLEAR;
+		c->u.i.resp_psn = uet_psn_max(c->u.i.resp_psn, ack_psn);
+	} else if (req == UET_PDS_ACK_REQ_CLOSE && c->state != PDC_CLOSING) {
+		pds_init_close(p, c, now);
+	}
+}
+
+int
+pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
+	     const struct uet_pds_rx_meta *m, uint64_t now)
+{
+	const struct uet_pds_ack *a = &h->u.ack;
+	struct pds_pdc *c = pds_ack_lookup(p, a->dpdcid, m);
+	uint32_t acked = 0, hi, psn, ack_psn;
+	bool probe = (h->flags & UET_PDS_F_P) != 0;
+	uint64_t rtt;
+
+	if (c == NULL || !pds_ack_check(p, c, a))
+		return -EBADMSG;
+	ack_psn = probe ? a->cack_psn : uet_pds_ack_psn(a);
+	rtt = pds_ack_rtt(p, c, ack_psn, now);
+	hi = a->cack_psn;
+	for (psn = c->u.i.una; uet_psn_le(psn, a->cack_psn) &&
+	     psn != c->u.i.snd; psn++)
+		pds_ack_slot(p, c, psn, &acked);
+	if (h->type != UET_PDS_TYPE_ACK)
+		pds_ack_sack(p, c, a, &acked, &hi);
+	if (!probe && pds_in_flight(c, ack_psn)) {
+		pds_ack_slot(p, c, ack_psn, &acked);
+		hi = uet_psn_max(hi, ack_psn);
+		if (h->next_hdr != UET_PDS_NEXT_NONE)
+			pds_ack_resp(p, c, h, m, ack_psn);
+	}
+	pds_ack_infer(p, c, hi);
+	p->cc->on_ack(c->cc, acked, rtt, (h->flags & UET_PDS_F_M) != 0, now);
+	pds_ack_req(p, c, h, ack_psn, now);
+	if (c->state != PDC_FREE)
+		pds_ack_settle(p, c, now);
+	return 0;
+}
+
+/* ---- NACKs (PROTOCOL.md 2.7 DECISION: class decides the reaction) ---- */
+
+static void
+pds_nack_mark(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
+{
+	struct pds_slot *sl = pds_slot(p, c, psn);
+
+	if (sl->state != SLOT_SENT)
+		return;
+	c->u.i.inflight -= sl->len;
+	sl->state = SLOT_RETX;
+	c->u.i.n_retx++;
+	p->st.retx_nack++;
+}
+
+static void
+pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
+	      const struct uet_pds_nack *n, uint64_t now)
+{
+	uint32_t acked = 0, psn;
+	uint16_t len = pds_slot(p, c, n->psn)->len;
+
+	if (n->code == UET_NACK_ROD_OOO) {
+		/* ROD receivers accept in order only: everything before the
+		 * expected PSN arrived; go back N from it. */
+		for (psn = c->u.i.una; psn != n->psn; psn++)
+			pds_ack_slot(p, c, psn, &acked);
+		p->st.retx_nack += pds_init_mark_from(p, c, n->psn, false);
+		if (acked)
+			p->cc->on_ack(c->cc, acked, 0, false, now);
+		p->cc->on_nack(c->cc, len, n->code, now);
+		return;
+	}
+	pds_nack_mark(p, c, n->psn);
+	if (n->code == UET_NACK_TRIMMED || n->code == UET_NACK_TRIMMED_LASTHOP) {
+		/* PROTOCOL.md 6.4: retransmit, likely on another EV. */
+		c->flags |= PDC_F_CHG_EV;
+		p->cc->on_trim(c->cc, len, n->code == UET_NACK_TRIMMED_LASTHOP,
+			       now);
+	} else {
+		p->cc->on_nack(c->cc, len, n->code, now);
+	}
+}
+
+static void
+pds_nack_backoff(struct uet_pds *p, struct pds_pdc *c,
+		 const struct uet_pds_nack *n, uint64_t now)
+{
+	struct pds_init *i = &c->u.i;
+	uint64_t d;
+	unsigned int k = i->backoffs < 20 ? i->backoffs : 20;
+
+	if (++i->backoffs > p->cfg.max_backoffs) {
+		pds_init_fail(p, c, -ECONNREFUSED);
+		return;
+	}
+	pds_nack_mark(p, c, n->psn);
+	p->st.retx_backoff++;
+	d = p->cfg.backoff_init_ns << k;
+	if (d > p->cfg.backoff_max_ns)
+		d = p->cfg.backoff_max_ns;
+	c->flags |= PDC_F_BACKOFF;
+	i->backoff_until = now + d;
+	p->cc->on_nack(c->cc, pds_slot(p, c, n->psn)->len, n->code, now);
+}
+
+/* NACK CLOSING: the target did not accept this PSN and is closing; move
+ * the request to a new PDC (exactly once is kept: it was never accepted)
+ * and close this one once idle. */
+static void
+pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+		 uint64_t now)
+{
+	struct pds_slot *sl = pds_slot(p, c, psn);
+	struct uet_pds_submit s;
+
+	if (sl->state != SLOT_SENT && sl->state != SLOT_RETX)
+		return;
+	if (c->flags & PDC_F_KEYED) {
+		pds_ikey_del(p, c);
+		c->flags &= (uint8_t)~PDC_F_KEYED;
+	}
+	c->flags |= PDC_F_CLOSE_REQ;
+	pds_slot_leave(c, sl);
+	sl->state = SLOT_DONE;
+	if (sl->flags & SLOT_F_CP)
+		return;
+	memset(&s, 0, sizeof(s));
+	s.dst = c->peer;
+	s.job = c->job;
+	s.tc = c->tc;
+	s.mode = c->mode;
+	s.next_hdr = sl->kind;
+	s.flags = (sl->flags & SLOT_F_RESP) ? UET_PDS_SUBMIT_RESP : 0;
+	s.ev = c->ev;
+	s.len = sl->len;
+	s.cookie = sl->cookie;
+	if (pds_init_submit(p, &s, now) < 0)
+		pds_done(p, c->mode, sl->cookie, -ECONNABORTED, psn);
+}
+
+int
+pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
+	      const struct uet_pds_rx_meta *m, uint64_t now)
+{
+	const struct uet_pds_nack *n = &h->u.nack;
+	struct pds_pdc *c;
+
+	p->st.nack_rx[pds_code_idx(n->code)]++;
+	c = pds_ack_lookup(p, n->dpdcid, m);
+	if (c == NULL)
+		return -EBADMSG;
+	if (!pds_in_flight(c, n->psn)) {
+		p->st.rx_stale++;
+		return -EBADMSG;
+	}
+	switch (uet_pds_nack_class(n->code)) {
+	case UET_NACK_CLASS_RETRANSMIT:
+		pds_nack_retx(p, c, n, now);
+		break;
+	case UET_NACK_CLASS_RESOURCE:
+		pds_nack_backoff(p, c, n, now);
+		break;
+	case UET_NACK_CLASS_FATAL:
+		pds_init_fail(p, c, -ECONNRESET);
+		return 0;
+	case UET_NACK_CLASS_CLOSING:
+		pds_nack_closing(p, c, n->psn, now);
+		break;
+	default:
+		return 0;
+	}
+	if (c->state != PDC_FREE)
+		pds_ack_settle(p, c, now);
+	return 0;
+}
+
+/* Target-to-initiator CPs (DECISION: they consume no PSN, psn 0). */
+int
+pds_init_cp(struct uet_pds *p, const struct uet_pds_hdr *h,
+	    const struct uet_pds_rx_meta *m, uint64_t now)
+{
+	struct pds_pdc *c = pds_ack_lookup(p, h->u.cp.dpdcid, m);
+
+	if (c == NULL)
+		return -EBADMSG;
+	if (h->next_hdr == UET_PDS_CTL_CLOSE_REQ) {
+		pds_init_close(p, c, now);
+	} else {
+		c->flags |= PDC_F_CLEAR;
+		c->u.i.resp_psn = c->u.i.una - 1;
+		pds_init_kick(p, c);
+	}
+	return 0;
+}

@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * PDC-less modes (PROTOCOL.md 3):
+ *  - RUDI: at-least-once for idempotent operations. Every request is
+ *    answered by RUDI_RESP; the initiator retransmits on RTO (and at once
+ *    on a trim NACK with NT=1) until the response or max retries. The
+ *    target keeps no state, so a retransmission whose original arrived is
+ *    delivered again: duplicates are allowed by design (idempotent ops).
+ *  - UUD: best effort, no ACK, no state; the cookie completes when the
+ *    packet is handed to the caller, it is never sent twice.
+ * pkt_id = sequence(16) | slot(16), so a response finds its slot in O(1)
+ * and a late response for a recycled slot is recognised as stale.
+ */
+
+#include "pds_private.h"
+
+#define RUDI_SLOT_MASK 0xFFFFu
+
+static bool
+pds_dgram_push(struct uet_pds *p, const struct pds_dgram *d)
+{
+	if (pds_ring_full(&p->dgram_r)) {
+		p->st.exhaust_queue++;
+		return false;
+	}
+	p->dgram[p->dgram_r.head & p->dgram_r.mask] = *d;
+	p->dgram_r.head++;
+	return true;
+}
+
+static bool
+pds_rudi_queue(struct uet_pds *p, uint32_t idx)
+{
+	struct pds_dgram d = { .rudi = idx };
+
+	/* One ring entry per slot at most (see pds_dgram_tx). */
+	if (p->rudi[idx].queued)
+		return true;
+	if (!pds_dgram_push(p, &d))
+		return false;
+	p->rudi[idx].queued = 1;
+	return true;
+}
+
+static void
+pds_rudi_release(struct uet_pds *p, uint32_t idx)
+{
+	pds_timer_cancel(p, pds_rudi_node(p, idx));
+	p->rudi[idx].busy = 0;
+	pds_pool_put(&p->rudi_pool, idx);
+}
+
+static int
+pds_rudi_submit(struct uet_pds *p, const struct uet_pds_submit *s)
+{
+	uint32_t idx = pds_pool_get(&p->rudi_pool);
+	struct pds_rudi *r;
+
+	if (idx == PDS_NIL) {
+		p->st.exhaust_rudi++;
+		return -EAGAIN;
+	}
+	r = &p->rudi[idx];
+	r->dst = s->dst;
+	r->cookie = s->cookie;
+	r->ev = s->ev;
+	r->len = s->len;
+	r->next_hdr = s->next_hdr;
+	r->retries = 0;
+	r->busy = 1;
+	r->pkt_id = ((p->rudi_seq++ & RUDI_SLOT_MASK) << 16) | idx;
+	if (!pds_rudi_queue(p, idx)) {
+		pds_rudi_release(p, idx);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+int
+pds_dgram_submit(struct uet_pds *p, const struct uet_pds_submit *s,
+		 uint64_t now)
+{
+	struct pds_dgram d;
+
+	(void)now;
+	if (s->next_hdr < UET_PDS_NEXT_REQUEST_SMALL ||
+	    s->next_hdr > UET_PDS_NEXT_REQUEST_STD)
+		return -EINVAL;
+	if (s->mode == UET_PDS_MODE_RUDI)
+		return pds_rudi_submit(p, s);
+	memset(&d, 0, sizeof(d));
+	d.dst = s->dst;
+	d.cookie = s->cookie;
+	d.rudi = PDS_NIL;
+	d.ev = s->ev;
+	d.len = s->len;
+	d.next_hdr = s->next_hdr;
+	return pds_dgram_push(p, &d) ? 0 : -EAGAIN;
+}
+
+static bool
+pds_rudi_emit(struct uet_pds *p, uint32_t idx, uint64_t now,
+	      struct uet_pds_tx *t)
+{
+	struct pds_rudi *r = &p->rudi[idx];
+
+	r->queued = 0;
+	if (!r->busy)
+		return false;
+	memset(t, 0, sizeof(*t));
+	t->hdr.type = UET_PDS_TYPE_RUDI_REQ;
+	t->hdr.next_hdr = r->next_hdr;
+	t->hdr.u.rudi.pkt_id = r->pkt_id;
+	t->kind = r->retries ? UET_PDS_TX_RETX : UET_PDS_TX_NEW;
+	if (r->retries) {
+		t->hdr.flags = UET_PDS_F_RETX;
+		t->change_ev = true;
+	}
+	t->dst = r->dst;
+	t->ev = r->ev;
+	t->len = r->len;
+	t->cookie = r->cookie;
+	r->sent_ns = now;
+	pds_timer_arm(p, pds_rudi_node(p, idx),
+		      now + (p->cfg.rto_init_ns << r->retries));
+	return true;
+}
+
+static void
+pds_uud_emit(struct uet_pds *p, const struct pds_dgram *d,
+	     struct uet_pds_tx *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->hdr.type = UET_PDS_TYPE_UUD_REQ;
+	t->hdr.next_hdr = d->next_hdr;
+	t->kind = UET_PDS_TX_NEW;
+	t->dst = d->dst;
+	t->ev = d->ev;
+	t->len = d->len;
+	t->cookie = d->cookie;
+	pds_done(p, UET_PDS_MODE_UUD, d->cookie, 0, 0);
+}
+
+uint16_t
+pds_dgram_tx(struct uet_pds *p, uint64_t now, struct uet_pds_tx *tx,
+	     uint16_t n)
+{
+	const struct pds_dgram *d;
+	uint16_t k = 0;
+
+	while (k < n && pds_ring_count(&p->dgram_r) > 0) {
+		d = &p->dgram[p->dgram_r.tail & p->dgram_r.mask];
+		if (d->rudi == PDS_NIL) {
+			/* UUD completes now: needs an event slot. */
+			if (pds_event_room(p) < p->cfg.tx_window + 2)
+				break;
+			pds_uud_emit(p, d, &tx[k++]);
+		} else if (pds_rudi_emit(p, d->rudi, now, &tx[k])) {
+			k++;
+		}
+		p->dgram_r.tail++;
+	}
+	return k;
+}
+
+static struct pds_rudi *
+pds_rudi_find(struct uet_pds *p, uint32_t pkt_id,
+	      const struct uet_pds_rx_meta *m)
+{
+	uint32_t idx = pkt_id & RUDI_SLOT_MASK;
+	struct pds_rudi *r;
+
+	if (idx >= p->cfg.rudi_slots) {
+		p->st.rx_stale++;
+		return NULL;
+	}
+	r = &p->rudi[idx];
+	if (!r->busy || r->pkt_id != pkt_id ||
+	    memcmp(&r->dst, &m->src, sizeof(m->src)) != 0) {
+		p->st.rx_stale++;
+		return NULL;
+	}
+	return r;
+}
+
+static int
+pds_rudi_resp(struct uet_pds *p, const struct uet_pds_hdr *h,
+	      const struct uet_pds_rx_meta *m)
+{
+	struct pds_rudi *r = pds_rudi_find(p, h->u.rudi.pkt_id, m);
+	struct uet_pds_event *e;
+	uint16_t len = m->ses_len;
+
+	if (r == NULL)
+		return -EBADMSG;
+	e = pds_event_push(p);
+	p->st.done_ok++;
+	if (e != NULL) {
+		e->type = UET_PDS_EV_DONE;
+		e->mode = UET_PDS_MODE_RUDI;
+		e->next_hdr = h->next_hdr;
+		e->cookie = r->cookie;
+		e->psn = r->pkt_id;
+		if (len > UET_PDS_RESP_MAX)
+			len = UET_PDS_RESP_MAX;
+		e->resp_len = (uint8_t)len;
+		if (len && m->ses)
+			memcpy(e->resp, m->ses, len);
+	}
+	pds_rudi_release(p, (uint32_t)(r - p->rudi));
+	return 0;
+}
+
+static int
+pds_rudi_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
+	      const struct uet_pds_rx_meta *m, uint64_t now)
+{
+	const struct uet_pds_nack *n = &h->u.nack;
+	struct pds_rudi *r;
+	uint32_t idx;
+
+	p->st.nack_rx[pds_code_idx(n->code)]++;
+	r = pds_rudi_find(p, n->psn, m);
+	if (r == NULL)
+		return -EBADMSG;
+	idx = (uint32_t)(r - p->rudi);
+	switch (uet_pds_nack_class(n->code)) {
+	case UET_NACK_CLASS_RETRANSMIT:
+		p->st.retx_nack++;
+		r->retries = r->retries ? r->retries : 1;
+		pds_timer_cancel(p, pds_rudi_node(p, idx));
+		if (!pds_rudi_queue(p, idx))
+			pds_timer_arm(p, pds_rudi_node(p, idx), now);
+		break;
+	case UET_NACK_CLASS_RESOURCE:
+		p->st.retx_backoff++;
+		pds_timer_arm(p, pds_rudi_node(p, idx),
+			      now + p->cfg.backoff_init_ns);
+		break;
+	case UET_NACK_CLASS_FATAL:
+	case UET_NACK_CLASS_CLOSING:
+		pds_done(p, UET_PDS_MODE_RUDI, r->cookie, -ECONNRESET, n->psn);
+		pds_rudi_release(p, idx);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int
+pds_rudi_req(struct uet_pds *p, const struct uet_pds_hdr *h,
+	     const struct uet_pds_rx_meta *m)
+{
+	struct uet_pds_event *e;
+	struct uet_pds_tx *t;
+
+	if (m->trimmed || m->trimmed_lasthop) {
+		pds_nack_tx(p, &m->src, m->ev, m->trimmed_lasthop ?
+			    UET_NACK_TRIMMED_LASTHOP : UET_NACK_TRIMMED,
+			    h->u.rudi.pkt_id, 0, 0,
+			    (uint8_t)(UET_PDS_F_NT | (m->ce ? UET_PDS_F_M : 0)));
+		return 0;
+	}
+	/* No room to answer: drop, the initiator retransmits. */
+	t = pds_ctl_push(p);
+	if (t == NULL)
+		return 0;
+	t->hdr.type = UET_PDS_TYPE_RUDI_RESP;
+	t->hdr.flags = m->ce ? UET_PDS_F_M : 0;
+	t->hdr.u.rudi.pkt_id = h->u.rudi.pkt_id;
+	t->dst = m->src;
+	t->ev = m->ev;
+	if (h->flags & UET_PDS_F_RETX)
+		p->st.dup_rx++;
+	p->st.delivered++;
+	e = pds_event_push(p);
+	if (e == NULL)
+		return 0;
+	e->type = UET_PDS_EV_DELIVER;
+	e->mode = UET_PDS_MODE_RUDI;
+	e->next_hdr = h->next_hdr;
+	e->pdc = UINT32_MAX;
+	e->psn = h->u.rudi.pkt_id;
+	e->cookie = m->pkt_cookie;
+	e->peer = m->src;
+	return 1;
+}
+
+static int
+pds_uud_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
+	   const struct uet_pds_rx_meta *m)
+{
+	struct uet_pds_event *e;
+
+	if (m->trimmed || m->trimmed_lasthop) {
+		p->st.rx_bad++; /* best effort: a trimmed datagram is lost */
+		return 0;
+	}
+	p->st.delivered++;
+	e = pds_event_push(p);
+	if (e == NULL)
+		return 0;
+	e->type = UET_PDS_EV_DELIVER;
+	e->mode = UET_PDS_MODE_UUD;
+	e->next_hdr = h->next_hdr;
+	e->pdc = UINT32_MAX;
+	e->cookie = m->pkt_cookie;
+	e->peer = m->src;
+	return 1;
+}
+
+int
+pds_dgram_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
+	     const struct uet_pds_rx_meta *m, uint64_t now)
+{
+	if (h->type == UET_PDS_TYPE_RUDI_REQ)
+		return pds_rudi_req(p, h, m);
+	if (h->type == UET_PDS_TYPE_RUDI_RESP)
+		return pds_rudi_resp(p, h, m);
+	if (h->type == UET_PDS_TYPE_UUD_REQ)
+		return pds_uud_rx(p, h, m);
+	return pds_rudi_nack(p, h, m, now);
+}
+
+void
+pds_rudi_timer(struct uet_pds *p, uint32_t idx, uint64_t now)
+{
+	struct pds_rudi *r = &p->rudi[idx];
+
+	if (!r->busy)
+		return;
+	if (r->queued) {
+		/* Still waiting in the queue (NACK or back-off path). */
+		pds_timer_arm(p, pds_rudi_node(p, idx),
+			      now + p->cfg.rto_init_ns);
+		return;
+	}
+	p->st.rto_fires++;
+	if (++r->retries > p->cfg.max_retries) {
+		pds_done(p, UET_PDS_MODE_RUDI, r->cookie, -ETIMEDOUT, r->pkt_id);
+		pds_rudi_release(p, idx);
+		return;
+	}
+	p->st.retx_rto++;
+	if (!pds_rudi_queue(p, idx))
+		pds_timer_arm(p, pds_rudi_node(p, idx),
+			      now + p->cfg.timer_tick_ns);
+}

@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Initiator side of RUD and ROD PDCs (PROTOCOL.md 3): 0-RTT establishment,
+ * PSN assignment, the transmit pump (retransmissions before new data, CC
+ * gate, AR rule), timers (RTO with exponential back-off, tail-loss probe,
+ * resource back-off, idle close) and failure. ACK/NACK processing lives in
+ * pds_ack.c.
+ *
+ * A transmit slot exists per PSN in [una, nxt): QUEUED until first sent,
+ * SENT while in flight (counted in inflight), RETX when marked for
+ * retransmission, WAIT when acknowledged but the SES response is still
+ * due, DONE once complete. The PDS keeps no packet: a retransmission is a
+ * descriptor naming the slot's cookie and PSN.
+ */
+
+#include "pds_private.h"
+
+/* PROTOCOL.md 3: random Start_PSN at least 2^16 away from the previous. */
+static uint32_t
+pds_start_psn(struct uet_pds *p)
+{
+	uint32_t r;
+
+	if (p->test_start_set) {
+		p->test_start_set = false;
+		p->last_start = p->test_start_psn;
+		return p->test_start_psn;
+	}
+	r = (uint32_t)(pds_rand(p) % ((UINT64_C(1) << 32) - 2 * 65536));
+	p->last_start += 65536 + r;
+	return p->last_start;
+}
+
+static struct pds_pdc *
+pds_init_open(struct uet_pds *p, const struct uet_pds_submit *s, uint64_t now)
+{
+	struct pds_pdc *c;
+
+	c = pds_pdc_alloc(p, PDS_ROLE_INIT, (s->flags & UET_PDS_SUBMIT_RSV) != 0,
+			  now);
+	if (c == NULL)
+		return NULL;
+	c->peer = s->dst;
+	c->job = s->job;
+	c->tc = s->tc;
+	c->mode = s->mode;
+	c->state = PDC_SYN;
+	c->ev = s->ev;
+	c->start_psn = pds_start_psn(p);
+	c->u.i.una = c->u.i.nxt = c->u.i.snd = c->start_psn;
+	c->u.i.resp_psn = c->start_psn - 1;
+	p->cc->init(c->cc, p->cfg.mtu, p->cfg.cc_param);
+	pds_ikey_add(p, c);
+	c->flags |= PDC_F_KEYED;
+	p->st.pdc_open_init++;
+	return c;
+}
+
+/* Assign the next PSN to a request or control packet. */
+static int
+pds_init_queue(struct uet_pds *p, struct pds_pdc *c, uint64_t cookie,
+	       uint16_t len, uint8_t kind, uint8_t flags)
+{
+	struct pds_slot *sl;
+
+	if (!pds_tx_blk_attach(p, c))
+		return -EAGAIN;
+	if (c->u.i.nxt - c->u.i.una >= p->cfg.tx_window)
+		return -EAGAIN;
+	sl = pds_slot(p, c, c->u.i.nxt);
+	sl->cookie = cookie;
+	sl->sent_ns = 0;
+	sl->len = len;
+	sl->state = SLOT_QUEUED;
+	sl->flags = flags;
+	sl->kind = kind;
+	c->u.i.nxt++;
+	pds_list_push(p, &p->active, pds_idx(p, c));
+	return 0;
+}
+
+int
+pds_init_queue_cp(struct uet_pds *p, struct pds_pdc *c, uint8_t ctl,
+		  uint32_t payload)
+{
+	return pds_init_queue(p, c, payload, 0, ctl, SLOT_F_CP);
+}
+
+int
+pds_init_submit(struct uet_pds *p, const struct uet_pds_submit *s,
+		uint64_t now)
+{
+	struct pds_pdc *c;
+	bool fresh = false;
+	int rc;
+
+	if (s->next_hdr < UET_PDS_NEXT_REQUEST_SMALL ||
+	    s->next_hdr > UET_PDS_NEXT_RESPONSE_DATA_SMALL ||
+	    s->next_hdr == UET_PDS_NEXT_RESPONSE)
+		return -EINVAL;
+	c = pds_ikey_find(p, &s->dst, s->job, s->tc, s->mode);
+	if (c == NULL) {
+		c = pds_init_open(p, s, now);
+		if (c == NULL)
+			return -EAGAIN;
+		fresh = true;
+	}
+	rc = pds_init_queue(p, c, s->cookie, s->len, s->next_hdr,
+			    (s->flags & UET_PDS_SUBMIT_RESP) ? SLOT_F_RESP : 0);
+	if (rc < 0) {
+		if (fresh) {
+			pds_ikey_del(p, c);
+			p->st.pdc_open_init--;
+			p->st.pdc_close_init--;
+			pds_pdc_free(p, c);
+		}
+		return rc;
+	}
+	/* ROD keeps one path (PROTOCOL.md 6.3): the EV changes only idle. */
+	if (c->mode == UET_PDS_MODE_RUD || c->u.i.una == c->u.i.snd)
+		c->ev = s->ev;
+	c->last_ns = now;
+	return 0;
+}
+
+/* PROTOCOL.md 3 "Sender AR": cwnd - inflight < MTU or cwnd < trigger. */
+static bool
+pds_init_ar(struct uet_pds *p, const struct pds_pdc *c)
+{
+	uint32_t cwnd = p->cc->cwnd(c->cc);
+
+	if (cwnd < p->cfg.ack_threshold)
+		return true;
+	return cwnd < c->u.i.inflight || cwnd - c->u.i.inflight < p->cfg.mtu;
+}
+
+/* Fill the dpdcid field or its SYN variant (PROTOCOL.md 2.5). */
+static void
+pds_init_ids(const struct pds_pdc *c, uint32_t psn, uint8_t *flags,
+	     uint16_t *dpdcid, bool *rsv, uint16_t *off)
+{
+	if (c->state == PDC_SYN) {
+		*flags |= UET_PDS_F_SYN;
+		*rsv = (c->flags & PDC_F_RSV) != 0;
+		*off = (uint16_t)(psn - c->start_psn);
+	} else {
+		*dpdcid = c->rid;
+	}
+}
+
+static void
+pds_init_hdr_cp(struct pds_pdc *c, const struct pds_slot *sl, uint32_t psn,
+		struct uet_pds_hdr *h)
+{
+	struct uet_pds_cp *cp = &h->u.cp;
+
+	h->type = UET_PDS_TYPE_CP;
+	h->next_hdr = sl->kind;
+	h->flags |= UET_PDS_F_AR;
+	if (c->mode == UET_PDS_MODE_ROD)
+		h->flags |= UET_PDS_F_ISROD;
+	cp->psn = psn;
+	cp->spdcid = c->lid;
+	cp->payload = (uint32_t)sl->cookie;
+	pds_init_ids(c, psn, &h->flags, &cp->dpdcid, &cp->use_rsv_pdc,
+		     &cp->psn_offset);
+}
+
+static void
+pds_init_hdr_req(struct uet_pds *p, struct pds_pdc *c,
+		 const struct pds_slot *sl, uint32_t psn, struct uet_pds_hdr *h)
+{
+	struct uet_pds_req *r = &h->u.req;
+	int32_t clr = uet_psn_diff(c->u.i.una - 1, psn);
+
+	h->type = c->mode == UET_PDS_MODE_ROD ? UET_PDS_TYPE_ROD_REQ :
+						UET_PDS_TYPE_RUD_REQ;
+	h->next_hdr = sl->kind;
+	if (pds_init_ar(p, c))
+		h->flags |= UET_PDS_F_AR;
+	/* CLEAR_PSN rides on every request (PROTOCOL.md 3). */
+	if (clr < INT16_MIN)
+		clr = INT16_MIN;
+	if (clr > 0)
+		clr = 0;
+	r->clear_psn_offset = (int16_t)clr;
+	r->psn = psn;
+	r->spdcid = c->lid;
+	pds_init_ids(c, psn, &h->flags, &r->dpdcid, &r->use_rsv_pdc,
+		     &r->psn_offset);
+	if (uet_psn_ge(c->u.i.una - 1, c->u.i.resp_psn))
+		c->flags &= (uint8_t)~PDC_F_CLEAR;
+}
+
+static void
+pds_init_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx,
+	      uint64_t now, struct uet_pds_tx *t)
+{
+	struct pds_slot *sl = pds_slot(p, c, psn);
+
+	memset(t, 0, sizeof(*t));
+	if (retx)
+		t->hdr.flags = UET_PDS_F_RETX;
+	if (sl->flags & SLOT_F_CP)
+		pds_init_hdr_cp(c, sl, psn, &t->hdr);
+	else
+		pds_init_hdr_req(p, c, sl, psn, &t->hdr);
+	t->dst = c->peer;
+	t->ev = c->ev;
+	t->len = sl->len;
+	t->kind = sl->flags & SLOT_F_CP ? UET_PDS_TX_CTL :
+		  retx ? UET_PDS_TX_RETX : UET_PDS_TX_NEW;
+	t->cookie = sl->flags & SLOT_F_CP ? 0 : sl->cookie;
+	if (retx && (c->flags & PDC_F_CHG_EV))
+		t->change_ev = true;
+	if (retx)
+		sl->flags |= SLOT_F_RETXD;
+	if (c->u.i.inflight == 0)
+		c->u.i.rto_base = now;
+	sl->state = SLOT_SENT;
+	sl->sent_ns = now;
+	c->u.i.inflight += sl->len;
+	p->cc->on_send(c->cc, sl->len, retx, now);
+}
+
+static bool
+pds_init_gate(struct uet_pds *p, const struct pds_pdc *c, uint16_t len)
+{
+	/* Never deadlock: with nothing in flight one packet may go. */
+	return c->u.i.inflight == 0 ||
+	       p->cc->may_send(c->cc, len, c->u.i.inflight);
+}
+
+static uint16_t
+pds_init_tx_retx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
+		 struct uet_pds_tx *tx, uint16_t n)
+{
+	uint32_t psn;
+	uint16_t k = 0;
+	struct pds_slot *sl;
+
+	for (psn = c->u.i.una; c->u.i.n_retx > 0 && k < n &&
+	     psn != c->u.i.snd; psn++) {
+		sl = pds_slot(p, c, psn);
+		if (sl->state != SLOT_RETX)
+			continue;
+		if (!pds_init_gate(p, c, sl->len))
+			break;
+		c->u.i.n_retx--;
+		pds_init_emit(p, c, psn, true, now, &tx[k++]);
+	}
+	if (c->u.i.n_retx == 0)
+		c->flags &= (uint8_t)~PDC_F_CHG_EV;
+	return k;
+}
+
+uint16_t
+pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
+	    struct uet_pds_tx *tx, uint16_t n)
+{
+	struct pds_slot *sl;
+	uint16_t k;
+
+	if (c->state == PDC_FREE || c->role != PDS_ROLE_INIT ||
+	    (c->flags & PDC_F_BACKOFF))
+		return 0;
+	k = pds_init_tx_retx(p, c, now, tx, n);
+	while (k < n && c->u.i.snd != c->u.i.nxt) {
+		sl = pds_slot(p, c, c->u.i.snd);
+		if (!pds_init_gate(p, c, sl->len))
+			break;
+		pds_init_emit(p, c, c->u.i.snd, false, now, &tx[k++]);
+		c->u.i.snd++;
+	}
+	/* Nothing to carry CLEAR_PSN: send a CLEAR CP (PROTOCOL.md 3). */
+	if (k < n && (c->flags & PDC_F_CLEAR) &&
+	    c->u.i.snd == c->u.i.nxt && c->u.i.n_retx == 0 &&
+	    pds_init_queue_cp(p, c, UET_PDS_CTL_CLEAR, c->u.i.una - 1) == 0) {
+		c->flags &= (uint8_t)~PDC_F_CLEAR;
+		pds_init_emit(p, c, c->u.i.snd, false, now, &tx[k++]);
+		c->u.i.snd++;
+	}
+	if (k > 0) {
+		c->last_ns = now;
+		pds_pdc_timer_update(p, c, now);
+	}
+	return k;
+}
+
+bool
+pds_init_has_work(struct uet_pds *p, const struct pds_pdc *c, uint64_t now)
+{
+	(void)p;
+	(void)now;
+	if (c->state == PDC_FREE || c->role != PDS_ROLE_INIT ||
+	    (c->flags & PDC_F_BACKOFF))
+		return false;
+	return c->u.i.n_retx > 0 || c->u.i.snd != c->u.i.nxt ||
+	       (c->flags & PDC_F_CLEAR);
+}
+
+void
+pds_init_kick(struct uet_pds *p, struct pds_pdc *c)
+{
+	if (pds_init_has_work(p, c, 0))
+		pds_list_push(p, &p->active, pds_idx(p, c));
+}
+
+/* Fail every pending cookie and close the PDC (PROTOCOL.md 2.7 fatal,
+ * 3 retries exhausted). */
+void
+pds_init_fail(struct uet_pds *p, struct pds_pdc *c, int status)
+{
+	struct pds_slot *sl;
+	uint32_t psn;
+
+	for (psn = c->u.i.una; c->blk != PDS_NIL && psn != c->u.i.nxt; psn++) {
+		sl = pds_slot(p, c, psn);
+		if (sl->state != SLOT_DONE && !(sl->flags & SLOT_F_CP))
+			pds_done(p, c->mode, sl->cookie, status, psn);
+	}
+	if (c->flags & PDC_F_KEYED)
+		pds_ikey_del(p, c);
+	p->st.pdc_fail++;
+	pds_pdc_free(p, c);
+}
+
+/* Mark every in-flight slot for retransmission (RTO, go-back-N).
+ * Returns how many were marked. */
+uint32_t
+pds_init_mark_from(struct uet_pds *p, struct pds_pdc *c, uint32_t from,
+		   bool wait_too)
+{
+	struct pds_slot *sl;
+	uint32_t psn, k = 0;
+
+	for (psn = from; psn != c->u.i.snd; psn++) {
+		sl = pds_slot(p, c, psn);
+		if (sl->state == SLOT_SENT) {
+			c->u.i.inflight -= sl->len;
+		} else if (!(wait_too && sl->state == SLOT_WAIT)) {
+			continue;
+		}
+		sl->state = SLOT_RETX;
+		c->u.i.n_retx++;
+		k++;
+	}
+	return k;
+}
+
+int
+pds_init_close(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	if (c->flags & PDC_F_KEYED) {
+		pds_ikey_del(p, c);
+		c->flags &= (uint8_t)~PDC_F_KEYED;
+	}
+	if (c->state == PDC_CLOSING)
+		return 0;
+	c->flags |= PDC_F_CLOSE_REQ;
+	if (c->u.i.una != c->u.i.nxt) {
+		/* Close once idle (timer deadline is now). */
+		pds_pdc_timer_update(p, c, now);
+		return 0;
+	}
+	if (c->state == PDC_SYN) {
+		pds_pdc_free(p, c);
+		return 0;
+	}
+	/* PROTOCOL.md 3 "Close": CLOSE CP with AR; freed on its ACK. */
+	if (pds_init_queue_cp(p, c, UET_PDS_CTL_CLOSE, 0) < 0) {
+		pds_pdc_timer_update(p, c, now);
+		return 0;
+	}
+	c->state = PDC_CLOSING;
+	pds_pdc_timer_update(p, c, now);
+	return 0;
+}
+
+uint64_t
+pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c)
+{
+	const struct pds_init *i = &c->u.i;
+	uint64_t rto, d = 0;
+
+	if (c->flags & PDC_F_BACKOFF)
+		return i->backoff_until;
+	if (i->una != i->snd) {
+		rto = i->rto_base + (p->cfg.rto_init_ns << i->retries);
+		d = rto;
+		if (p->cfg.tlp_ns && !(c->flags & PDC_F_TLP) &&
+		    i->snd == i->nxt && i->retries == 0 &&
+		    i->rto_base + p->cfg.tlp_ns < rto)
+			d = i->rto_base + p->cfg.tlp_ns;
+		return d;
+	}
+	if (i->una != i->nxt)
+		return 0; /* queued, waiting for the gate */
+	if ((c->flags & PDC_F_CLOSE_REQ) && c->state != PDC_CLOSING)
+		return c->last_ns ? c->last_ns : 1;
+	if (p->cfg.idle_close_ns && c->state == PDC_OPEN)
+		return c->last_ns + p->cfg.idle_close_ns;
+	return 0;
+}
+
+static void
+pds_init_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	p->st.rto_fires++;
+	/* PROTOCOL.md 3: RTO = RTO_INIT x 2^retry, then fail and close. */
+	if (++c->u.i.retries > p->cfg.max_retries) {
+		pds_init_fail(p, c, -ETIMEDOUT);
+		return;
+	}
+	p->st.retx_rto += pds_init_mark_from(p, c, c->u.i.una, true);
+	c->flags |= PDC_F_CHG_EV;
+	c->u.i.rto_base = now;
+	p->cc->on_rto(c->cc, now);
+	pds_init_kick(p, c);
+	pds_pdc_timer_update(p, c, now);
+}
+
+/* PROTOCOL.md 3: tail-loss probe with an ACK_REQ CP before the RTO. */
+static void
+pds_init_tlp(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	c->flags |= PDC_F_TLP;
+	if (pds_init_queue_cp(p, c, UET_PDS_CTL_ACK_REQ, 0) == 0)
+		p->st.tlp_fires++;
+	pds_pdc_timer_update(p, c, now);
+}
+
+void
+pds_init_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	struct pds_init *i = &c->u.i;
+
+	if (c->flags & PDC_F_BACKOFF) {
+		if (now < i->backoff_until) {
+			pds_pdc_timer_update(p, c, now);
+			return;
+		}
+		c->flags &= (uint8_t)~PDC_F_BACKOFF;
+		pds_init_kick(p, c);
+		pds_pdc_timer_update(p, c, now);
+		return;
+	}
+	if (i->una != i->snd) {
+		if (now >= i->rto_base + (p->cfg.rto_init_ns << i->retries))
+			pds_init_rto(p, c, now);
+		else if (now >= pds_init_deadline(p, c))
+			pds_init_tlp(p, c, now);
+		else
+			pds_pdc_timer_update(p, c, now);
+		return;
+	}
+	if (i->una == i->nxt && c->state != PDC_CLOSING &&
+	    pds_init_deadline(p, c) != 0 && now >= pds_init_deadline(p, c)) {
+		pds_init_close(p, c, now);
+		return;
+	}
+	pds_pdc_timer_update(p, c, now);
+}

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef UET_PDS_PRIVATE_H
+#define UET_PDS_PRIVATE_H
+
+/*
+ * Internal state of the PDS library. Everything is a fixed-capacity array
+ * allocated at uet_pds_create(); objects refer to each other by 32-bit
+ * indices (PDS_NIL = none), never by pointers, so pools are free lists of
+ * indices and idle PDC state stays small.
+ */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <uet/uet_pds.h>
+#include <uet/uet_psn.h>
+#include <uet/uet_wire.h>
+
+#define PDS_NIL UINT32_MAX
+
+enum pds_role {
+	PDS_ROLE_INIT = 0,
+	PDS_ROLE_TGT = 1,
+};
+
+enum pds_pdc_state {
+	PDC_FREE = 0,
+	PDC_SYN,        /* initiator: no ACK yet, requests carry SYN (3) */
+	PDC_OPEN,
+	PDC_CLOSING,    /* initiator: CLOSE CP sent; target: close asked */
+	PDC_CLOSED,     /* target: CLOSE received, free after its ACK */
+};
+
+/* PDC flags. */
+#define PDC_F_LISTED    0x01u /* on the active (init) or ACK (target) list */
+#define PDC_F_RSV       0x02u /* id from the reserved pool */
+#define PDC_F_CLEAR     0x04u /* init: target asked for CLEAR (REQ=CLEAR) */
+#define PDC_F_CLOSE_REQ 0x08u /* init: target asked to close; tgt: asking */
+#define PDC_F_TLP       0x10u /* init: tail-loss probe sent for this tail */
+#define PDC_F_BACKOFF   0x20u /* init: resource back-off in progress */
+#define PDC_F_CHG_EV    0x40u /* init: next retransmission on another EV */
+#define PDC_F_KEYED     0x80u /* init: in the {job, FA, TC, mode} table */
+
+/* Target pending-ACK flags (echoed in the next ACK, PROTOCOL.md 3). */
+#define ACKF_NEED  0x01u /* an ACK must go out */
+#define ACKF_M     0x02u /* a CE-marked request since the last ACK */
+#define ACKF_RETX  0x04u /* a retransmitted request since the last ACK */
+#define ACKF_PROBE 0x08u /* reserved for PROBE replies */
+#define ACKF_CLOSE_REQ 0x10u /* send a CLOSE_REQ CP */
+
+struct pds_init {
+	uint32_t una;        /* first PSN not complete */
+	uint32_t nxt;        /* next PSN to assign */
+	uint32_t snd;        /* first PSN never sent */
+	uint32_t inflight;   /* bytes sent and not acknowledged */
+	uint32_t resp_psn;   /* last PSN whose response carried REQ=CLEAR */
+	uint16_t n_retx;     /* slots marked for retransmission */
+	uint8_t retries;     /* RTO rounds without progress */
+	uint8_t backoffs;    /* resource back-offs without progress */
+	uint64_t rto_base;   /* last send or progress, ns */
+	uint64_t backoff_until;
+};
+
+struct pds_tgt {
+	uint32_t cack;       /* cumulative ACK PSN */
+	uint32_t hi;         /* highest PSN received */
+	uint32_t ack_psn;    /* PSN that triggers the next ACK */
+	uint32_t ack_credit; /* coalescing counter, bytes */
+	uint32_t rcvd_bytes; /* NSCC: bytes received since last ACK */
+	uint32_t rod_nacked; /* ROD: expected PSN already NACKed */
+	uint16_t ooo;        /* out-of-order arrivals since the last ACK */
+	uint16_t nbits;      /* set bits in the receive block */
+	uint8_t ackf;        /* ACKF_* */
+	uint8_t pad[3];
+};
+
+/* Per-PDC state; idle size is asserted (DESIGN.md 7: <= 256 bytes). */
+struct pds_pdc {
+	struct uet_pds_fa peer;
+	uint32_t job;
+	uint8_t tc;
+	uint8_t mode;
+	uint8_t role;
+	uint8_t state;
+	uint16_t lid;        /* our PDC id on the wire */
+	uint16_t rid;        /* the peer's PDC id */
+	uint16_t ev;         /* init: EV to use; target: EV to echo */
+	uint16_t gen;        /* handle generation */
+	uint8_t flags;       /* PDC_F_* */
+	uint8_t pad[3];
+	uint32_t blk;        /* transmit (init) or receive (target) block */
+	uint32_t next;       /* active / ACK list link */
+	uint32_t resp;       /* target: stored responses, oldest first */
+	uint32_t start_psn;
+	uint64_t last_ns;    /* last activity (idle close) */
+	union {
+		struct pds_init i;
+		struct pds_tgt t;
+	} u;
+	uint8_t cc[UET_PDS_CC_PRIV_MAX];
+};
+
+_Static_assert(sizeof(struct pds_pdc) <= 256, "idle PDC state <= 256 bytes");
+
+enum pds_slot_state {
+	SLOT_FREE = 0,
+	SLOT_QUEUED,   /* assigned a PSN, never sent */
+	SLOT_SENT,     /* in flight */
+	SLOT_RETX,     /* marked for retransmission */
+	SLOT_WAIT,     /* acknowledged, waiting for the SES response */
+	SLOT_DONE,     /* complete, waiting for una to pass */
+};
+
+#define SLOT_F_RESP   0x01u /* completes on the SES response */
+#define SLOT_F_CP     0x02u /* a control packet (kind = ctl_type) */
+#define SLOT_F_SACKRX 0x04u /* already retransmitted on SACK inference */
+#define SLOT_F_RETXD  0x08u /* retransmitted at least once (no RTT) */
+
+/* One PSN of a transmit block: enough to rebuild the packet. */
+struct pds_slot {
+	uint64_t cookie;   /* SES cookie; CP: payload */
+	uint64_t sent_ns;
+	uint16_t len;
+	uint8_t state;
+	uint8_t flags;
+	uint8_t kind;      /* request next_hdr, or ctl_type */
+	uint8_t pad[3];
+};
+
+/* Stored guaranteed-delivery response (PROTOCOL.md 3). */
+struct pds_resp {
+	uint32_t next;
+	uint32_t psn;
+	uint8_t ready;
+	uint8_t next_hdr;
+	uint8_t len;
+	uint8_t pad;
+	uint8_t data[UET_PDS_RESP_MAX];
+};
+
+/* Outstanding RUDI request (no PDC, PROTOCOL.md 3). */
+struct pds_rudi {
+	struct uet_pds_fa dst;
+	uint64_t cookie;
+	uint64_t sent_ns;
+	uint32_t pkt_id;
+	uint32_t next;     /* free list */
+	uint16_t ev;
+	uint16_t len;
+	uint8_t next_hdr;
+	uint8_t retries;
+	uint8_t busy;
+	uint8_t queued;
+};
+
+/* Queued datagram transmission: UUD inline, RUDI by slot. */
+struct pds_dgram {
+	struct uet_pds_fa dst;
+	uint64_t cookie;
+	uint32_t rudi;     /* PDS_NIL for UUD */
+	uint16_t ev;
+	uint16_t len;
+	uint8_t next_hdr;
+	uint8_t retx;
+};
+
+/* Timer wheel node: one per PDC and per RUDI slot. */
+struct pds_tnode {
+	uint32_t next;
+	uint32_t prev;
+	uint32_t slot;     /* wheel slot, PDS_NIL when unarmed */
+	uint64_t deadline;
+};
+
+/* Index free list. */
+struct pds_pool {
+	uint32_t *free;
+	uint32_t nfree;
+	uint32_t cap;
+};
+
+/* Open-addressing hash of PDC indices (linear probing). */
+struct pds_htab {
+	uint32_t *ent;     /* PDC index + 1, 0 = empty */
+	uint32_t mask;
+};
+
+/* Single-producer single-consumer ring inside one lcore. */
+struct pds_ring {
+	uint32_t head;
+	uint32_t tail;
+	uint32_t mask;
+};
+
+/* Singly linked FIFO of PDC indices. */
+struct pds_list {
+	uint32_t head;
+	uint32_t tail;
+};
+
+struct uet_pds {
+	struct uet_pds_config cfg;
+	const struct uet_pds_cc_ops *cc;
+	uint32_t cap;            /* PDCs per role (general + reserved) */
+	uint32_t id_mask;        /* low bits of a PDC id */
+	uint16_t id_owner;       /* owner prefix of our PDC ids */
+	uint32_t tx_shift;       /* log2(tx_window) */
+	uint32_t rx_words;       /* uint64_t per receive block */
+	uint64_t rng;
+	uint32_t rudi_seq;
+	uint32_t last_start;     /* last Start_PSN chosen */
+	bool test_start_set;     /* tests: force the next Start_PSN */
+	uint32_t test_start_psn;
+
+	struct pds_pdc *pdc;     /* [2 * cap] */
+	struct pds_pool pdc_pool[2][2]; /* [role][general, reserved] */
+	struct pds_htab ikey;    /* initiator {job, FA, TC, mode} */
+	struct pds_htab tkey;    /* target {FA, spdcid} */
+
+	struct pds_slot *tx_blk; /* [tx_blocks * tx_window] */
+	struct pds_pool tx_pool;
+	uint64_t *rx_blk;        /* [rx_blocks * rx_words] */
+	struct pds_pool rx_pool;
+	struct pds_resp *resp;
+	struct pds_pool resp_pool;
+	struct pds_rudi *rudi;
+	struct pds_pool rudi_pool;
+
+	struct pds_list active;  /* initiator PDCs with something to send */
+	struct pds_list acks;    /* target PDCs with an ACK/CP to send */
+
+	struct pds_dgram *dgram;
+	struct pds_ring dgram_r;
+	struct uet_pds_tx *ctl;
+	struct pds_ring ctl_r;
+	struct uet_pds_event *ev;
+	struct pds_ring ev_r;
+
+	struct pds_tnode *tnode; /* [2 * cap + rudi_slots] */
+	uint32_t *wheel;         /* slot heads */
+	uint64_t wheel_now;      /* last processed tick */
+
+	struct uet_pds_stats st;
+};
+
+/* ---- pds.c: rings, events, handles ---- */
+static inline uint32_t
+pds_ring_count(const struct pds_ring *r)
+{
+	return r->head - r->tail;
+}
+
+static inline bool
+pds_ring_full(const struct pds_ring *r)
+{
+	return pds_ring_count(r) > r->mask;
+}
+
+uint64_t pds_rand(struct uet_pds *p);
+struct uet_pds_event *pds_event_push(struct uet_pds *p);
+uint32_t pds_event_room(const struct uet_pds *p);
+struct uet_pds_tx *pds_ctl_push(struct uet_pds *p);
+void pds_done(struct uet_pds *p, uint8_t mode, uint64_t cookie, int status,
+	      uint32_t psn);
+uint32_t pds_handle(const struct uet_pds *p, uint32_t idx);
+struct pds_pdc *pds_handle_pdc(struct uet_pds *p, uint32_t handle);
+void pds_nack_tx(struct uet_pds *p, const struct uet_pds_fa *dst, uint16_t ev,
+		 uint8_t code, uint32_t psn, uint16_t spdcid, uint16_t dpdcid,
+		 uint8_t flags);
+void pds_list_push(struct uet_pds *p, struct pds_list *l, uint32_t idx);
+uint32_t pds_list_pop(struct uet_pds *p, struct pds_list *l);
+
+static inline uint32_t
+pds_idx(const struct uet_pds *p, const struct pds_pdc *c)
+{
+	return (uint32_t)(c - p->pdc);
+}
+
+static inline unsigned int
+pds_code_idx(unsigned int code)
+{
+	return code < 31 ? code : 31;
+}
+
+/* ---- pdc.c: pools, lookup, blocks ---- */
+int pds_pool_init(struct pds_pool *pl, uint32_t cap);
+void pds_pool_fini(struct pds_pool *pl);
+uint32_t pds_pool_get(struct pds_pool *pl);
+void pds_pool_put(struct pds_pool *pl, uint32_t idx);
+int pds_pdc_mgr_init(struct uet_pds *p);
+void pds_pdc_mgr_fini(struct uet_pds *p);
+struct pds_pdc *pds_pdc_alloc(struct uet_pds *p, unsigned int role, bool rsv,
+			      uint64_t now);
+void pds_pdc_free(struct uet_pds *p, struct pds_pdc *c);
+struct pds_pdc *pds_pdc_by_lid(struct uet_pds *p, unsigned int role,
+			       uint16_t lid);
+struct pds_pdc *pds_ikey_find(struct uet_pds *p, const struct uet_pds_fa *fa,
+			      uint32_t job, uint8_t tc, uint8_t mode);
+void pds_ikey_add(struct uet_pds *p, struct pds_pdc *c);
+void pds_ikey_del(struct uet_pds *p, struct pds_pdc *c);
+struct pds_pdc *pds_tkey_find(struct uet_pds *p, const struct uet_pds_fa *fa,
+			      uint16_t spdcid);
+void pds_tkey_add(struct uet_pds *p, struct pds_pdc *c);
+void pds_tkey_del(struct uet_pds *p, struct pds_pdc *c);
+bool pds_tx_blk_attach(struct uet_pds *p, struct pds_pdc *c);
+void pds_tx_blk_detach(struct uet_pds *p, struct pds_pdc *c);
+bool pds_rx_blk_attach(struct uet_pds *p, struct pds_pdc *c);
+void pds_rx_blk_detach(struct uet_pds *p, struct pds_pdc *c);
+
+static inline struct pds_slot *
+pds_slot(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
+{
+	return &p->tx_blk[((size_t)c->blk << p->tx_shift) +
+			  (psn & (p->cfg.tx_window - 1))];
+}
+
+static inline uint64_t *
+pds_rx_bits(struct uet_pds *p, const struct pds_pdc *c)
+{
+	return &p->rx_blk[(size_t)c->blk * p->rx_words];
+}
+
+/* ---- pds_timer.c ---- */
+int pds_timer_init(struct uet_pds *p, uint64_t now);
+void pds_timer_fini(struct uet_pds *p);
+void pds_timer_arm(struct uet_pds *p, uint32_t node, uint64_t deadline);
+void pds_timer_cancel(struct uet_pds *p, uint32_t node);
+void pds_pdc_timer_update(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+
+static inline uint32_t
+pds_rudi_node(const struct uet_pds *p, uint32_t rudi)
+{
+	return 2 * p->cap + rudi;
+}
+
+/* ---- pds_init.c: initiator ---- */
+int pds_init_submit(struct uet_pds *p, const struct uet_pds_submit *s,
+		    uint64_t now);
+uint16_t pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
+		     struct uet_pds_tx *tx, uint16_t n);
+bool pds_init_has_work(struct uet_pds *p, const struct pds_pdc *c,
+		       uint64_t now);
+int pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
+		 const struct uet_pds_rx_meta *m, uint64_t now);
+int pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
+		  const struct uet_pds_rx_meta *m, uint64_t now);
+int pds_init_cp(struct uet_pds *p, const struct uet_pds_hdr *h,
+		const struct uet_pds_rx_meta *m, uint64_t now);
+void pds_init_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+uint64_t pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c);
+void pds_init_fail(struct uet_pds *p, struct pds_pdc *c, int status);
+void pds_init_kick(struct uet_pds *p, struct pds_pdc *c);
+int pds_init_close(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+int pds_init_queue_cp(struct uet_pds *p, struct pds_pdc *c, uint8_t ctl,
+		      uint32_t payload);
+uint32_t pds_init_mark_from(struct uet_pds *p, struct pds_pdc *c,
+			    uint32_t from, bool wait_too);
+
+/* ---- pds_tgt.c: target ---- */
+int pds_tgt_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
+	       const struct uet_pds_rx_meta *m, uint64_t now);
+bool pds_tgt_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
+		    struct uet_pds_tx *tx);
+void pds_tgt_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+uint64_t pds_tgt_deadline(struct uet_pds *p, const struct pds_pdc *c);
+int pds_tgt_respond(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+		    uint8_t next_hdr, const void *resp, uint16_t len);
+void pds_tgt_close_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+void pds_tgt_release(struct uet_pds *p, struct pds_pdc *c);
+
+/* ---- pds_dgram.c: RUDI and UUD ---- */
+int pds_dgram_submit(struct uet_pds *p, const struct uet_pds_submit *s,
+		     uint64_t now);
+uint16_t pds_dgram_tx(struct uet_pds *p, uint64_t now, struct uet_pds_tx *tx,
+		      uint16_t n);
+int pds_dgram_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
+		 const struct uet_pds_rx_meta *m, uint64_t now);
+void pds_rudi_timer(struct uet_pds *p, uint32_t rudi, uint64_t now);
+
+#endif /* UET_PDS_PRIVATE_H */

@@ -1,0 +1,582 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Target side of RUD and ROD PDCs (PROTOCOL.md 3): PDC creation on the
+ * first SYN, the receive window anchored at CACK, duplicate detection,
+ * exactly-once delivery, ACK coalescing and generation (ACK / ACK_CC with
+ * SACK), NACK generation, stored guaranteed-delivery responses, CLEAR and
+ * CLOSE.
+ */
+
+#include "pds_private.h"
+
+/* Fields common to requests and CPs. */
+struct pds_rxinfo {
+	uint32_t psn;
+	uint16_t spdcid;
+	uint16_t dpdcid;
+	uint16_t psn_offset;
+	uint8_t mode;
+	bool syn;
+	bool rsv;
+	bool cp;
+};
+
+static void
+pds_rxinfo(const struct uet_pds_hdr *h, struct pds_rxinfo *ri)
+{
+	ri->syn = (h->flags & UET_PDS_F_SYN) != 0;
+	ri->cp = h->type == UET_PDS_TYPE_CP;
+	if (ri->cp) {
+		ri->psn = h->u.cp.psn;
+		ri->spdcid = h->u.cp.spdcid;
+		ri->dpdcid = h->u.cp.dpdcid;
+		ri->psn_offset = h->u.cp.psn_offset;
+		ri->rsv = h->u.cp.use_rsv_pdc;
+		ri->mode = (h->flags & UET_PDS_F_ISROD) ? UET_PDS_MODE_ROD :
+							  UET_PDS_MODE_RUD;
+		return;
+	}
+	ri->psn = h->u.req.psn;
+	ri->spdcid = h->u.req.spdcid;
+	ri->dpdcid = h->u.req.dpdcid;
+	ri->psn_offset = h->u.req.psn_offset;
+	ri->rsv = h->u.req.use_rsv_pdc;
+	ri->mode = (h->type == UET_PDS_TYPE_ROD_REQ ||
+		    h->type == UET_PDS_TYPE_ROD_CC_REQ) ? UET_PDS_MODE_ROD :
+							   UET_PDS_MODE_RUD;
+}
+
+static void
+pds_tgt_nack(struct uet_pds *p, const struct uet_pds_rx_meta *m,
+	     const struct pds_rxinfo *ri, uint16_t lid, uint8_t code,
+	     uint32_t psn)
+{
+	pds_nack_tx(p, &m->src, m->ev, code, psn, lid, ri->spdcid,
+		    m->ce ? UET_PDS_F_M : 0);
+}
+
+/* ---- stored responses ---- */
+
+static void
+pds_resp_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn)
+{
+	uint32_t *link = &c->resp, r;
+
+	while ((r = *link) != PDS_NIL) {
+		if (uet_psn_le(p->resp[r].psn, clear_psn)) {
+			*link = p->resp[r].next;
+			pds_pool_put(&p->resp_pool, r);
+		} else {
+			link = &p->resp[r].next;
+		}
+	}
+}
+
+static uint32_t
+pds_resp_find(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
+{
+	uint32_t r;
+
+	for (r = c->resp; r != PDS_NIL; r = p->resp[r].next)
+		if (p->resp[r].psn == psn)
+			return r;
+	return PDS_NIL;
+}
+
+static void
+pds_resp_send(struct uet_pds *p, struct pds_pdc *c, uint32_t r)
+{
+	struct pds_resp *e = &p->resp[r];
+	int32_t off = uet_psn_diff(e->psn, c->u.t.cack);
+	struct uet_pds_tx *t;
+
+	if (off < INT16_MIN || off > INT16_MAX)
+		return;
+	t = pds_ctl_push(p);
+	if (t == NULL)
+		return;
+	t->hdr.type = UET_PDS_TYPE_ACK;
+	t->hdr.next_hdr = e->next_hdr;
+	uet_pds_ack_req_set(&t->hdr, UET_PDS_ACK_REQ_CLEAR);
+	t->hdr.u.ack.ack_psn_offset = (int16_t)off;
+	t->hdr.u.ack.cack_psn = c->u.t.cack;
+	t->hdr.u.ack.spdcid = c->lid;
+	t->hdr.u.ack.dpdcid = c->rid;
+	t->dst = c->peer;
+	t->ev = c->ev;
+	t->resp = e->data;
+	t->resp_len = e->len;
+}
+
+int
+pds_tgt_respond(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+		uint8_t next_hdr, const void *resp, uint16_t len)
+{
+	uint32_t r = pds_resp_find(p, c, psn);
+	struct pds_resp *e;
+
+	if (r == PDS_NIL || p->resp[r].ready)
+		return -ENOENT;
+	e = &p->resp[r];
+	e->ready = 1;
+	e->next_hdr = next_hdr;
+	e->len = (uint8_t)len;
+	if (len)
+		memcpy(e->data, resp, len);
+	pds_resp_send(p, c, r);
+	return 0;
+}
+
+void
+pds_tgt_release(struct uet_pds *p, struct pds_pdc *c)
+{
+	uint32_t r;
+
+	while ((r = c->resp) != PDS_NIL) {
+		c->resp = p->resp[r].next;
+		pds_pool_put(&p->resp_pool, r);
+	}
+	pds_tkey_del(p, c);
+}
+
+/* ---- lookup and creation (PROTOCOL.md 3 establishment) ---- */
+
+static struct pds_pdc *
+pds_tgt_create(struct uet_pds *p, const struct uet_pds_rx_meta *m,
+	       const struct pds_rxinfo *ri, uint64_t now)
+{
+	struct pds_pdc *c = pds_pdc_alloc(p, PDS_ROLE_TGT, ri->rsv, now);
+
+	if (c == NULL) {
+		pds_tgt_nack(p, m, ri, 0, UET_NACK_NO_PDC_AVAIL, ri->psn);
+		return NULL;
+	}
+	c->peer = m->src;
+	c->rid = ri->spdcid;
+	c->mode = ri->mode;
+	c->state = PDC_OPEN;
+	c->start_psn = ri->psn - ri->psn_offset;
+	c->u.t.cack = c->start_psn - 1;
+	c->u.t.hi = c->u.t.cack;
+	c->u.t.rod_nacked = c->u.t.cack;
+	/* First packet of a PDC is ACKed at once (PROTOCOL.md 3). */
+	c->u.t.ackf = ACKF_NEED;
+	pds_tkey_add(p, c);
+	p->st.pdc_open_tgt++;
+	return c;
+}
+
+static struct pds_pdc *
+pds_tgt_lookup(struct uet_pds *p, const struct uet_pds_rx_meta *m,
+	       const struct pds_rxinfo *ri, uint64_t now)
+{
+	struct pds_pdc *c;
+
+	if (!ri->syn) {
+		c = pds_pdc_by_lid(p, PDS_ROLE_TGT, ri->dpdcid);
+		if (c == NULL || c->rid != ri->spdcid ||
+		    memcmp(&c->peer, &m->src, sizeof(m->src)) != 0) {
+			if (!m->trimmed && !m->trimmed_lasthop)
+				pds_tgt_nack(p, m, ri, ri->dpdcid,
+					     UET_NACK_INV_DPDCID, ri->psn);
+			return NULL;
+		}
+		return c;
+	}
+	c = pds_tkey_find(p, &m->src, ri->spdcid);
+	/* A SYN with another Start_PSN is a new incarnation of the
+	 * initiator's PDC: the old target state is stale. */
+	if (c != NULL && c->start_psn != ri->psn - ri->psn_offset) {
+		pds_pdc_free(p, c);
+		c = NULL;
+	}
+	if (c == NULL) {
+		if (m->trimmed || m->trimmed_lasthop)
+			return NULL; /* NACKed by the caller, nothing created */
+		c = pds_tgt_create(p, m, ri, now);
+	}
+	return c;
+}
+
+/* ---- receive window (PROTOCOL.md 3: anchored at CACK) ---- */
+
+static bool
+pds_bit_test(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
+{
+	uint32_t b = psn & (p->cfg.rx_window - 1);
+
+	return c->blk != PDS_NIL &&
+	       ((pds_rx_bits(p, c)[b / 64] >> (b % 64)) & 1u);
+}
+
+static void
+pds_bit_flip(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
+{
+	uint32_t b = psn & (p->cfg.rx_window - 1);
+
+	pds_rx_bits(p, c)[b / 64] ^= UINT64_C(1) << (b % 64);
+}
+
+static bool
+pds_tgt_is_dup(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
+{
+	return uet_psn_le(psn, c->u.t.cack) || pds_bit_test(p, c, psn);
+}
+
+/* Record psn as received; false when no receive block is available. */
+static bool
+pds_tgt_record(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
+{
+	struct pds_tgt *t = &c->u.t;
+
+	if (psn != t->cack + 1) {
+		if (!pds_rx_blk_attach(p, c))
+			return false;
+		pds_bit_flip(p, c, psn);
+		t->nbits++;
+		t->ooo++;
+		p->st.ooo_rx++;
+	} else {
+		t->cack++;
+		while (t->nbits && pds_bit_test(p, c, t->cack + 1)) {
+			pds_bit_flip(p, c, t->cack + 1);
+			t->nbits--;
+			t->cack++;
+		}
+		if (t->nbits == 0)
+			pds_rx_blk_detach(p, c);
+	}
+	t->hi = uet_psn_max(t->hi, psn);
+	return true;
+}
+
+static void
+pds_tgt_want_ack(struct uet_pds *p, struct pds_pdc *c)
+{
+	c->u.t.ackf |= ACKF_NEED;
+	pds_list_push(p, &p->acks, pds_idx(p, c));
+}
+
+/* PROTOCOL.md 3 ACK generation: credit max(1 KiB, len); ACK at the
+ * threshold, on AR, RETX, CE, or the first packet of the PDC. */
+static void
+pds_tgt_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
+		   const struct uet_pds_rx_meta *m)
+{
+	struct pds_tgt *t = &c->u.t;
+	uint32_t len = m->len;
+
+	t->ack_credit += len > p->cfg.ack_min_bytes ? len : p->cfg.ack_min_bytes;
+	t->rcvd_bytes += len;
+	if (m->ce)
+		t->ackf |= ACKF_M;
+	if (flags & UET_PDS_F_RETX)
+		t->ackf |= ACKF_RETX;
+	if ((flags & (UET_PDS_F_AR | UET_PDS_F_RETX)) || m->ce ||
+	    t->ack_credit >= p->cfg.ack_threshold || (t->ackf & ACKF_NEED))
+		pds_tgt_want_ack(p, c);
+	else
+		p->st.acks_coalesced++;
+}
+
+static void
+pds_tgt_dup(struct uet_pds *p, struct pds_pdc *c, const struct pds_rxinfo *ri,
+	    const struct uet_pds_rx_meta *m, uint8_t flags)
+{
+	uint32_t r;
+
+	/* Duplicates are re-ACKed, never NACKed (PROTOCOL.md 3). */
+	p->st.dup_rx++;
+	if (m->ce)
+		c->u.t.ackf |= ACKF_M;
+	if (flags & UET_PDS_F_RETX)
+		c->u.t.ackf |= ACKF_RETX;
+	pds_tgt_want_ack(p, c);
+	if (ri->cp)
+		return;
+	r = pds_resp_find(p, c, ri->psn);
+	if (r != PDS_NIL && p->resp[r].ready) {
+		pds_resp_send(p, c, r);
+		p->st.resp_resent++;
+	}
+}
+
+/* Reject what cannot be accepted now; true when a NACK was queued. */
+static bool
+pds_tgt_reject(struct uet_pds *p, struct pds_pdc *c,
+	       const struct pds_rxinfo *ri, const struct uet_pds_rx_meta *m)
+{
+	struct pds_tgt *t = &c->u.t;
+	uint32_t d = ri->psn - (t->cack + 1);
+
+	if (c->mode == UET_PDS_MODE_ROD && d != 0) {
+		/* One NACK per expected PSN; the RTO covers its loss. */
+		if (t->rod_nacked != t->cack + 1) {
+			t->rod_nacked = t->cack + 1;
+			pds_tgt_nack(p, m, ri, c->lid, UET_NACK_ROD_OOO,
+				     t->cack + 1);
+		}
+		return true;
+	}
+	if (d >= p->cfg.rx_window) {
+		pds_tgt_nack(p, m, ri, c->lid, UET_NACK_PSN_OOR_WINDOW, ri->psn);
+		return true;
+	}
+	if (c->state == PDC_CLOSING && !ri->cp) {
+		pds_tgt_nack(p, m, ri, c->lid, UET_NACK_CLOSING, ri->psn);
+		return true;
+	}
+	return false;
+}
+
+static int
+pds_tgt_ctl(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h)
+{
+	switch (h->next_hdr) {
+	case UET_PDS_CTL_CLEAR:
+		pds_resp_clear(p, c, h->u.cp.payload);
+		break;
+	case UET_PDS_CTL_CLOSE:
+		/* PROTOCOL.md 3 close: ACK, then free (after the ACK). */
+		c->state = PDC_CLOSED;
+		break;
+	default:
+		break;
+	}
+	pds_tgt_want_ack(p, c);
+	return 0;
+}
+
+static int
+pds_tgt_deliver(struct uet_pds *p, struct pds_pdc *c,
+		const struct uet_pds_hdr *h, const struct uet_pds_rx_meta *m)
+{
+	struct uet_pds_event *e = pds_event_push(p);
+
+	p->st.delivered++;
+	if (e == NULL)
+		return 0;
+	e->type = UET_PDS_EV_DELIVER;
+	e->mode = c->mode;
+	e->next_hdr = h->next_hdr;
+	e->pdc = pds_handle(p, pds_idx(p, c));
+	e->psn = h->u.req.psn;
+	e->cookie = m->pkt_cookie;
+	e->peer = m->src;
+	return 1;
+}
+
+/* Reserve a stored-response entry before accepting (PROTOCOL.md 3). */
+static bool
+pds_tgt_resp_reserve(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
+{
+	uint32_t r = pds_pool_get(&p->resp_pool);
+
+	if (r == PDS_NIL) {
+		p->st.exhaust_resp++;
+		return false;
+	}
+	memset(&p->resp[r], 0, offsetof(struct pds_resp, data));
+	p->resp[r].psn = psn;
+	p->resp[r].next = c->resp;
+	c->resp = r;
+	return true;
+}
+
+static int
+pds_tgt_accept(struct uet_pds *p, struct pds_pdc *c,
+	       const struct uet_pds_hdr *h, const struct pds_rxinfo *ri,
+	       const struct uet_pds_rx_meta *m)
+{
+	bool resp = !ri->cp && m->resp_expected;
+
+	if (resp && !pds_tgt_resp_reserve(p, c, ri->psn)) {
+		pds_tgt_nack(p, m, ri, c->lid, UET_NACK_NO_GTD_DEL_AVAIL,
+			     ri->psn);
+		return 0;
+	}
+	if (!pds_tgt_record(p, c, ri->psn)) {
+		if (resp)
+			pds_resp_clear(p, c, ri->psn); /* undo the reserve */
+		pds_tgt_nack(p, m, ri, c->lid, UET_NACK_NO_BITMAP, ri->psn);
+		return 0;
+	}
+	c->u.t.ack_psn = ri->psn;
+	pds_tgt_ack_policy(p, c, h->flags, m);
+	if (ri->cp)
+		return pds_tgt_ctl(p, c, h);
+	pds_resp_clear(p, c, uet_pds_req_clear_psn(&h->u.req));
+	return pds_tgt_deliver(p, c, h, m);
+}
+
+int
+pds_tgt_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
+	   const struct uet_pds_rx_meta *m, uint64_t now)
+{
+	struct pds_rxinfo ri;
+	struct pds_pdc *c;
+	int rc = 0;
+
+	pds_rxinfo(h, &ri);
+	c = pds_tgt_lookup(p, m, &ri, now);
+	if (m->trimmed || m->trimmed_lasthop) {
+		/* PROTOCOL.md 6.4: NACK with the PSN and M = CE; a trimmed
+		 * packet is not received. */
+		pds_tgt_nack(p, m, &ri, c ? c->lid : 0,
+			     m->trimmed_lasthop ? UET_NACK_TRIMMED_LASTHOP :
+						  UET_NACK_TRIMMED, ri.psn);
+		return 0;
+	}
+	if (c == NULL)
+		return 0;
+	if (c->mode != ri.mode) {
+		pds_tgt_nack(p, m, &ri, c->lid, UET_NACK_PDC_MODE_MISMATCH,
+			     ri.psn);
+		return 0;
+	}
+	c->ev = m->ev;
+	c->last_ns = now;
+	if (pds_tgt_is_dup(p, c, ri.psn))
+		pds_tgt_dup(p, c, &ri, m, h->flags);
+	else if (!pds_tgt_reject(p, c, &ri, m))
+		rc = pds_tgt_accept(p, c, h, &ri, m);
+	if (c->state != PDC_FREE)
+		pds_pdc_timer_update(p, c, now);
+	return rc;
+}
+
+/* ---- ACK generation ---- */
+
+static void
+pds_tgt_sack(struct uet_pds *p, const struct pds_pdc *c, struct uet_pds_ack *a)
+{
+	const struct pds_tgt *t = &c->u.t;
+	uint32_t base = t->cack + 1, i;
+	uint64_t bm = 0;
+
+	/* Cover the newest arrivals when they run past 64 PSNs. */
+	if (uet_psn_gt(t->hi, base + 63))
+		base = t->hi - 63;
+	for (i = 0; i < UET_PSN_SACK_BITS && c->blk != PDS_NIL; i++)
+		if (pds_bit_test(p, c, base + i) &&
+		    uet_psn_le(base + i, t->hi))
+			bm |= UINT64_C(1) << i;
+	a->cc_type = UET_CC_TYPE_NSCC;
+	a->mpr = (uint8_t)__builtin_ctz(p->cfg.rx_window);
+	a->sack_psn_offset = (int16_t)(base - t->cack);
+	a->sack_bitmap = bm;
+	a->cc.nscc.rcvd_bytes = (t->rcvd_bytes + 255) / 256;
+	if (a->cc.nscc.rcvd_bytes > UET_PDS_U24_MAX)
+		a->cc.nscc.rcvd_bytes = UET_PDS_U24_MAX;
+	a->cc.nscc.ooo_count = t->ooo;
+}
+
+static void
+pds_tgt_ack_fill(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
+{
+	struct pds_tgt *t = &c->u.t;
+	struct uet_pds_ack *a = &tx->hdr.u.ack;
+	int32_t off = uet_psn_diff(t->ack_psn, t->cack);
+
+	memset(tx, 0, sizeof(*tx));
+	tx->kind = UET_PDS_TX_CTL;
+	tx->dst = c->peer;
+	tx->ev = c->ev;
+	tx->hdr.type = (t->nbits || p->cfg.ack_cc_always) ?
+		UET_PDS_TYPE_ACK_CC : UET_PDS_TYPE_ACK;
+	if (t->ackf & ACKF_M)
+		tx->hdr.flags |= UET_PDS_F_M;
+	if (t->ackf & ACKF_RETX)
+		tx->hdr.flags |= UET_PDS_F_RETX;
+	if (c->state == PDC_CLOSING)
+		uet_pds_ack_req_set(&tx->hdr, UET_PDS_ACK_REQ_CLOSE);
+	a->ack_psn_offset = (off >= INT16_MIN && off <= INT16_MAX) ?
+		(int16_t)off : 0;
+	a->cack_psn = t->cack;
+	a->spdcid = c->lid;
+	a->dpdcid = c->rid;
+	if (tx->hdr.type == UET_PDS_TYPE_ACK_CC)
+		pds_tgt_sack(p, c, a);
+	t->ackf &= (uint8_t)~(ACKF_NEED | ACKF_M | ACKF_RETX);
+	t->ack_credit = 0;
+	t->rcvd_bytes = 0;
+	t->ooo = 0;
+}
+
+static void
+pds_tgt_close_req_fill(struct pds_pdc *c, struct uet_pds_tx *tx)
+{
+	memset(tx, 0, sizeof(*tx));
+	tx->kind = UET_PDS_TX_CTL;
+	tx->dst = c->peer;
+	tx->ev = c->ev;
+	tx->hdr.type = UET_PDS_TYPE_CP;
+	tx->hdr.next_hdr = UET_PDS_CTL_CLOSE_REQ;
+	if (c->mode == UET_PDS_MODE_ROD)
+		tx->hdr.flags = UET_PDS_F_ISROD;
+	tx->hdr.u.cp.spdcid = c->lid;
+	tx->hdr.u.cp.dpdcid = c->rid;
+	c->u.t.ackf &= (uint8_t)~ACKF_CLOSE_REQ;
+}
+
+bool
+pds_tgt_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
+	       struct uet_pds_tx *tx)
+{
+	if (c->state == PDC_FREE || c->role != PDS_ROLE_TGT)
+		return false;
+	if (c->u.t.ackf & ACKF_CLOSE_REQ) {
+		pds_tgt_close_req_fill(c, tx);
+		if (c->u.t.ackf & ACKF_NEED)
+			pds_list_push(p, &p->acks, pds_idx(p, c));
+		return true;
+	}
+	if (!(c->u.t.ackf & ACKF_NEED))
+		return false;
+	pds_tgt_ack_fill(p, c, tx);
+	if (c->state == PDC_CLOSED) {
+		pds_pdc_free(p, c);
+		return true;
+	}
+	pds_pdc_timer_update(p, c, now);
+	return true;
+}
+
+/* ---- timers: delayed ACK, close request when idle ---- */
+
+uint64_t
+pds_tgt_deadline(struct uet_pds *p, const struct pds_pdc *c)
+{
+	if (c->u.t.ack_credit && p->cfg.ack_delay_ns)
+		return c->last_ns + p->cfg.ack_delay_ns;
+	if (p->cfg.tgt_close_req_ns && c->state == PDC_OPEN)
+		return c->last_ns + p->cfg.tgt_close_req_ns;
+	return 0;
+}
+
+void
+pds_tgt_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	uint64_t d = pds_tgt_deadline(p, c);
+
+	if (d != 0 && now >= d) {
+		if (c->u.t.ack_credit)
+			pds_tgt_want_ack(p, c);
+		else
+			pds_tgt_close_req(p, c, now);
+	}
+	pds_pdc_timer_update(p, c, now);
+}
+
+void
+pds_tgt_close_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	(void)now;
+	if (c->state != PDC_OPEN)
+		return;
+	/* PROTOCOL.md 3: the target asks with CLOSE_REQ (and REQ=CLOSE in
+	 * its ACKs); new requests get NACK CLOSING. */
+	c->state = PDC_CLOSING;
+	c->u.t.ackf |= ACKF_CLOSE_REQ;
+	pds_list_push(p, &p->acks, pds_idx(p, c));
+}

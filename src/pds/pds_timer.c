@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One coarse timer wheel per instance (DESIGN.md 3: no per-packet timers).
+ * Each PDC and each RUDI slot owns one node holding its earliest deadline;
+ * the handler re-derives what is due (RTO, tail-loss probe, back-off,
+ * delayed ACK, idle close) from per-PDC timestamps and re-arms. Deadlines
+ * past the wheel's horizon park in the farthest slot and are re-filed when
+ * visited.
+ */
+
+#include <stdlib.h>
+
+#include "pds_private.h"
+
+int
+pds_timer_init(struct uet_pds *p, uint64_t now)
+{
+	uint32_t n = 2 * p->cap + p->cfg.rudi_slots, i;
+
+	p->tnode = malloc(n * sizeof(*p->tnode));
+	p->wheel = malloc(p->cfg.timer_slots * sizeof(*p->wheel));
+	if (p->tnode == NULL || p->wheel == NULL) {
+		free(p->tnode);
+		free(p->wheel);
+		p->tnode = NULL;
+		p->wheel = NULL;
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		p->tnode[i].slot = PDS_NIL;
+	for (i = 0; i < p->cfg.timer_slots; i++)
+		p->wheel[i] = PDS_NIL;
+	p->wheel_now = now / p->cfg.timer_tick_ns;
+	return 0;
+}
+
+void
+pds_timer_fini(struct uet_pds *p)
+{
+	free(p->tnode);
+	free(p->wheel);
+	p->tnode = NULL;
+	p->wheel = NULL;
+}
+
+void
+pds_timer_cancel(struct uet_pds *p, uint32_t node)
+{
+	struct pds_tnode *t = &p->tnode[node];
+
+	if (t->slot == PDS_NIL)
+		return;
+	if (t->prev == PDS_NIL)
+		p->wheel[t->slot] = t->next;
+	else
+		p->tnode[t->prev].next = t->next;
+	if (t->next != PDS_NIL)
+		p->tnode[t->next].prev = t->prev;
+	t->slot = PDS_NIL;
+}
+
+void
+pds_timer_arm(struct uet_pds *p, uint32_t node, uint64_t deadline)
+{
+	struct pds_tnode *t = &p->tnode[node];
+	uint64_t tick = deadline / p->cfg.timer_tick_ns;
+	uint64_t horizon = p->wheel_now + p->cfg.timer_slots - 1;
+
+	if (t->slot != PDS_NIL && t->deadline == deadline)
+		return;
+	pds_timer_cancel(p, node);
+	/* Ticks up to wheel_now are done: a due deadline fires next tick. */
+	if (tick <= p->wheel_now)
+		tick = p->wheel_now + 1;
+	if (tick > horizon)
+		tick = horizon;
+	t->deadline = deadline;
+	t->slot = (uint32_t)(tick & (p->cfg.timer_slots - 1));
+	t->prev = PDS_NIL;
+	t->next = p->wheel[t->slot];
+	if (t->next != PDS_NIL)
+		p->tnode[t->next].prev = node;
+	p->wheel[t->slot] = node;
+}
+
+static void
+pds_timer_fire(struct uet_pds *p, uint32_t node, uint64_t now)
+{
+	struct pds_pdc *c;
+
+	if (node >= 2 * p->cap) {
+		pds_rudi_timer(p, node - 2 * p->cap, now);
+		return;
+	}
+	c = &p->pdc[node];
+	if (c->state == PDC_FREE)
+		return;
+	if (c->role == PDS_ROLE_INIT)
+		pds_init_timer(p, c, now);
+	else
+		pds_tgt_timer(p, c, now);
+}
+
+static bool
+pds_timer_slot(struct uet_pds *p, uint32_t slot, uint64_t now)
+{
+	uint32_t node;
+
+	while ((node = p->wheel[slot]) != PDS_NIL) {
+		/* Stop when what fires could not be reported (events are
+		 * reserved per handler); the rest stays armed. */
+		if (pds_event_room(p) < p->cfg.tx_window + 2)
+			return false;
+		pds_timer_cancel(p, node);
+		if (p->tnode[node].deadline <= now)
+			pds_timer_fire(p, node, now);
+		else
+			pds_timer_arm(p, node, p->tnode[node].deadline);
+	}
+	return true;
+}
+
+void
+uet_pds_advance(struct uet_pds *p, uint64_t now)
+{
+	uint64_t now_tick = now / p->cfg.timer_tick_ns;
+	uint64_t t;
+
+	if (now_tick <= p->wheel_now)
+		return;
+	t = p->wheel_now + 1;
+	/* A long pause visits every slot once; far deadlines re-file. */
+	if (now_tick - t >= p->cfg.timer_slots)
+		t = now_tick - p->cfg.timer_slots + 1;
+	for (; t <= now_tick; t++) {
+		p->wheel_now = t;
+		if (!pds_timer_slot(p, (uint32_t)(t & (p->cfg.timer_slots - 1)),
+				    now)) {
+			/* Resume this slot on the next call. */
+			p->wheel_now = t - 1;
+			return;
+		}
+	}
+}
+
+void
+pds_pdc_timer_update(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	uint64_t d;
+
+	(void)now;
+	if (c->state == PDC_FREE)
+		return;
+	d = c->role == PDS_ROLE_INIT ? pds_init_deadline(p, c) :
+				       pds_tgt_deadline(p, c);
+	if (d == 0)
+		pds_timer_cancel(p, pds_idx(p, c));
+	else
+		pds_timer_arm(p, pds_idx(p, c), d);
+}

@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Fake lossy wire and clock for PDS tests (see pds_fakewire.h). */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pds_fakewire.h"
+
+static uint64_t
+fw_rand(struct fakewire *w)
+{
+	uint64_t x = w->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	w->rng = x;
+	return x * 0x2545F4914F6CDD1Dull;
+}
+
+static bool
+fw_chance(struct fakewire *w, uint32_t ppm)
+{
+	return ppm && (fw_rand(w) % 1000000) < ppm;
+}
+
+uint16_t
+fw_payload(uint64_t cookie, uint8_t *buf)
+{
+	uint16_t len = (uint16_t)(8 + (cookie * 7919u) % 56u), i;
+	uint64_t x = cookie * 0x9E3779B97F4A7C15ull + 1;
+
+	memcpy(buf, &cookie, 8);
+	for (i = 8; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		buf[i] = (uint8_t)x;
+	}
+	return len;
+}
+
+int
+fw_init(struct fakewire *w, const struct uet_pds_config *cfg, uint64_t seed)
+{
+	struct uet_pds_config c = *cfg;
+	int s;
+
+	memset(w, 0, sizeof(*w));
+	w->rng = seed * 2654435761u + 7;
+	w->delay_ns = 2000;
+	w->jitter_ns = 20000;
+	for (s = 0; s < 2; s++) {
+		c.seed = seed * 31 + (uint64_t)s + 1;
+		w->pds[s] = uet_pds_create(&c);
+		w->q[s] = calloc(FW_QUEUE, sizeof(struct fw_pkt));
+		if (w->pds[s] == NULL || w->q[s] == NULL)
+			return -1;
+		w->fa[s].addr[0] = 10;
+		w->fa[s].addr[3] = (uint8_t)(s + 1);
+	}
+	return 0;
+}
+
+void
+fw_fini(struct fakewire *w)
+{
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		uet_pds_free(w->pds[s]);
+		free(w->q[s]);
+	}
+}
+
+int
+fw_submit(struct fakewire *w, uint8_t mode, uint64_t cookie, uint8_t flags)
+{
+	return fw_submit_job(w, mode, cookie, flags, 42);
+}
+
+int
+fw_submit_job(struct fakewire *w, uint8_t mode, uint64_t cookie,
+	      uint8_t flags, uint32_t job)
+{
+	struct uet_pds_submit s;
+	uint8_t buf[FW_PAYLOAD_MAX];
+
+	memset(&s, 0, sizeof(s));
+	s.dst = w->fa[1];
+	s.job = job;
+	s.tc = 1;
+	s.mode = mode;
+	s.next_hdr = UET_PDS_NEXT_REQUEST_SMALL;
+	s.flags = flags;
+	s.ev = (uint16_t)(49152 + (fw_rand(w) & 1023));
+	s.len = fw_payload(cookie, buf);
+	s.cookie = cookie;
+	return uet_pds_submit(w->pds[0], &s, w->now);
+}
+
+/* Encode a descriptor with its payload into @p pk. */
+static int
+fw_encode(const struct uet_pds_tx *t, struct fw_pkt *pk)
+{
+	int n = uet_pds_hdr_encode(&t->hdr, pk->bytes, sizeof(pk->bytes));
+	uint16_t pl = 0;
+
+	if (n < 0)
+		return n;
+	if (t->kind != UET_PDS_TX_CTL)
+		pl = fw_payload(t->cookie, pk->bytes + n);
+	else if (t->resp_len)
+		memcpy(pk->bytes + n, t->resp, pl = t->resp_len);
+	pk->len = (uint16_t)(n + pl);
+	pk->full_len = pl;
+	pk->ev = t->ev;
+	pk->ce = false;
+	pk->trimmed = false;
+	return n;
+}
+
+static void
+fw_enqueue(struct fakewire *w, int dir, const struct fw_pkt *pk, bool extra)
+{
+	struct fw_pkt *d;
+
+	if (w->nq[dir] == FW_QUEUE) {
+		w->dropped[dir]++;
+		return;
+	}
+	d = &w->q[dir][w->nq[dir]++];
+	*d = *pk;
+	d->at = w->now + w->delay_ns;
+	if (extra && w->jitter_ns)
+		d->at += fw_rand(w) % w->jitter_ns;
+}
+
+static void
+fw_send(struct fakewire *w, int from, const struct uet_pds_tx *t)
+{
+	const struct fw_faults *f = &w->f[from];
+	struct fw_pkt pk;
+	int n = fw_encode(t, &pk);
+
+	w->tx_pkts[from]++;
+	if (n < 0) {
+		w->bad_payload++;
+		return;
+	}
+	if (f->dead || fw_chance(w, f->drop)) {
+		w->dropped[from]++;
+		return;
+	}
+	/* Only data is trimmable (PROTOCOL.md 1 DSCP classes). */
+	if (t->kind != UET_PDS_TX_CTL && fw_chance(w, f->trim)) {
+		pk.len = (uint16_t)n;
+		pk.trimmed = true;
+	}
+	pk.ce = fw_chance(w, f->ce);
+	fw_enqueue(w, from, &pk, fw_chance(w, f->reorder));
+	if (fw_chance(w, f->dup))
+		fw_enqueue(w, from, &pk, true);
+}
+
+static void
+fw_rx(struct fakewire *w, int to, const struct fw_pkt *pk)
+{
+	struct uet_pds_hdr h;
+	struct uet_pds_rx_meta m;
+	uint8_t ref[FW_PAYLOAD_MAX];
+	uint64_t cookie = 0;
+	int n = uet_pds_hdr_decode(pk->bytes, pk->len, &h);
+
+	if (n < 0) {
+		w->bad_payload++;
+		return;
+	}
+	memset(&m, 0, sizeof(m));
+	m.src = w->fa[1 - to];
+	m.dst = w->fa[to];
+	m.ses = pk->bytes + n;
+	m.ses_len = (uint16_t)(pk->len - n);
+	m.len = pk->full_len;
+	m.ev = pk->ev;
+	m.ce = pk->ce;
+	m.trimmed = pk->trimmed;
+	m.resp_expected = w->resp_expected;
+	if (m.ses_len >= 8 && !pk->trimmed &&
+	    h.type != UET_PDS_TYPE_CP && !uet_pds_type_is_ack(h.type)) {
+		memcpy(&cookie, m.ses, 8);
+		if (cookie >= FW_COOKIES ||
+		    fw_payload(cookie, ref) != m.ses_len ||
+		    memcmp(ref, m.ses, m.ses_len) != 0)
+			w->bad_payload++;
+	}
+	m.pkt_cookie = cookie;
+	uet_pds_rx(w->pds[to], &h, &m, w->now);
+}
+
+static void
+fw_deliver(struct fakewire *w, int dir)
+{
+	static struct fw_pkt due[FW_QUEUE];
+	uint32_t i, j = 0, k = 0;
+
+	for (i = 0; i < w->nq[dir]; i++) {
+		if (w->q[dir][i].at <= w->now)
+			due[k++] = w->q[dir][i];
+		else
+			w->q[dir][j++] = w->q[dir][i];
+	}
+	w->nq[dir] = j;
+	for (i = 0; i < k; i++)
+		fw_rx(w, 1 - dir, &due[i]);
+}
+
+static void
+fw_event(struct fakewire *w, int side, const struct uet_pds_event *e)
+{
+	uint8_t resp[8];
+
+	w->events[side]++;
+	if (e->cookie >= FW_COOKIES)
+		return;
+	if (e->type == UET_PDS_EV_DELIVER) {
+		w->last_pdc[side] = e->pdc;
+		w->last_psn[side] = e->psn;
+		w->delivered[e->cookie]++;
+		w->order[w->norder++ % FW_COOKIES] = (uint32_t)e->cookie;
+		if (w->resp_expected && e->pdc != UINT32_MAX) {
+			memcpy(resp, &e->cookie, 8);
+			uet_pds_respond(w->pds[side], e->pdc, e->psn,
+					UET_PDS_NEXT_RESPONSE, resp, 8, w->now);
+		}
+		return;
+	}
+	w->last_status[side] = e->status;
+	w->last_resp_len[side] = e->resp_len;
+	memcpy(w->last_resp[side], e->resp, e->resp_len);
+	if (e->status != 0) {
+		w->done_err[e->cookie]++;
+		return;
+	}
+	w->done_ok[e->cookie]++;
+	if (e->resp_len && (e->resp_len != 8 ||
+			    memcmp(e->resp, &e->cookie, 8) != 0))
+		w->bad_payload++;
+}
+
+static void
+fw_drain(struct fakewire *w, int side)
+{
+	struct uet_pds_event ev[32];
+	uint16_t n, i;
+
+	do {
+		n = uet_pds_events(w->pds[side], ev, 32);
+		for (i = 0; i < n; i++)
+			fw_event(w, side, &ev[i]);
+	} while (n == 32);
+}
+
+void
+fw_step(struct fakewire *w, uint64_t dt)
+{
+	struct uet_pds_tx tx[32];
+	uint16_t n, i;
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		do {
+			n = uet_pds_tx_burst(w->pds[s], w->now, tx, 32);
+			for (i = 0; i < n; i++)
+				fw_send(w, s, &tx[i]);
+		} while (n == 32);
+	}
+	w->now += dt;
+	for (s = 0; s < 2; s++)
+		fw_deliver(w, s);
+	for (s = 0; s < 2; s++) {
+		uet_pds_advance(w->pds[s], w->now);
+		fw_drain(w, s);
+	}
+}
+
+bool
+fw_run(struct fakewire *w, uint64_t dt, uint64_t max_ns,
+       bool (*pred)(struct fakewire *w, void *arg), void *arg)
+{
+	uint64_t end = w->now + max_ns;
+
+	while (w->now < end) {
+		fw_step(w, dt);
+		if (pred(w, arg))
+			return true;
+	}
+	return false;
+}
+
+int
+fw_inject(struct fakewire *w, int to, const struct uet_pds_tx *t,
+	  bool trimmed, bool ce)
+{
+	struct fw_pkt pk;
+	int n = fw_encode(t, &pk);
+
+	if (n < 0)
+		return n;
+	if (trimmed) {
+		pk.len = (uint16_t)n;
+		pk.trimmed = true;
+	}
+	pk.ce = ce;
+	fw_rx(w, to, &pk);
+	fw_drain(w, to);
+	return 0;
+}
+
+uint16_t
+fw_take(struct fakewire *w, int from, struct uet_pds_tx *tx, uint16_t n)
+{
+	return uet_pds_tx_burst(w->pds[from], w->now, tx, n);
+}
+
+bool
+fw_pools_idle(struct fakewire *w)
+{
+	struct uet_pds_pool_info pi;
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		uet_pds_pool_info_get(w->pds[s], &pi);
+		if (pi.pdc_used[0] || pi.pdc_used[1] || pi.tx_blk_used ||
+		    pi.rx_blk_used || pi.resp_used || pi.rudi_used ||
+		    pi.events)
+			return false;
+	}
+	return true;
+}
+
+void
+fw_test_config(struct uet_pds_config *cfg)
+{
+	uet_pds_config_default(cfg);
+	cfg->max_pdcs = 8;
+	cfg->max_rsv_pdcs = 2;
+	cfg->tx_window = 64;
+	cfg->rx_window = 64;
+	cfg->tx_blocks = 4;
+	cfg->rx_blocks = 4;
+	cfg->resp_entries = 4;
+	cfg->rudi_slots = 8;
+	cfg->event_queue = 512;
+	cfg->ctl_queue = 64;
+	cfg->dgram_queue = 64;
+	cfg->mtu = 1024;
+	cfg->cc_param = 64 * 1024;
+}
+
+bool
+fw_take_type(struct fakewire *w, int from, uint8_t type,
+	     struct uet_pds_tx *out)
+{
+	struct uet_pds_tx tx[64];
+	uint16_t n = fw_take(w, from, tx, 64), i;
+
+	for (i = 0; i < n; i++) {
+		if (tx[i].hdr.type == type) {
+			*out = tx[i];
+			return true;
+		}
+	}
+	return false;
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef PDS_FAKEWIRE_H
+#define PDS_FAKEWIRE_H
+
+/*
+ * A fake lossy wire and clock joining two PDS instances (side 0 = initiator,
+ * side 1 = target, though both may play both roles). Every packet is
+ * encoded to bytes with the real PDS codec and decoded on the other side.
+ * Faults are seeded and deterministic, per direction: drop, duplicate,
+ * reorder (extra delay), trim, CE mark, and a dead path.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uet/uet_pds.h>
+
+#define FW_PAYLOAD_MAX 96
+#define FW_PKT_MAX (UET_PDS_HDR_MAX_LEN + FW_PAYLOAD_MAX)
+#define FW_QUEUE 8192
+#define FW_COOKIES 4096
+
+/* Fault rates in parts per million, per direction (0: side0 -> side1). */
+struct fw_faults {
+	uint32_t drop;
+	uint32_t dup;
+	uint32_t reorder;
+	uint32_t trim;
+	uint32_t ce;
+	bool dead;
+};
+
+struct fw_pkt {
+	uint64_t at;
+	uint16_t len;
+	uint16_t full_len;  /* SES length before a trim */
+	uint16_t ev;
+	bool ce;
+	bool trimmed;
+	uint8_t bytes[FW_PKT_MAX];
+};
+
+struct fakewire {
+	struct uet_pds *pds[2];
+	struct uet_pds_fa fa[2];
+	struct fw_faults f[2];
+	uint64_t now;
+	uint64_t rng;
+	uint64_t delay_ns;          /* one-way base delay */
+	uint64_t jitter_ns;         /* reorder: extra delay up to this */
+	struct fw_pkt *q[2];
+	uint32_t nq[2];
+	/* Per cookie bookkeeping, cookie = index. */
+	uint32_t delivered[FW_COOKIES];
+	uint32_t done_ok[FW_COOKIES];
+	uint32_t done_err[FW_COOKIES];
+	uint32_t order[FW_COOKIES];  /* delivery order (cookies) */
+	uint32_t norder;
+	uint32_t bad_payload;
+	uint32_t tx_pkts[2];
+	uint32_t dropped[2];
+	bool resp_expected;         /* target answers every request */
+	uint64_t events[2];
+	uint32_t last_pdc[2];       /* handle of the last DELIVER event */
+	uint32_t last_psn[2];
+	uint8_t last_resp[2][UET_PDS_RESP_MAX]; /* last DONE response */
+	uint8_t last_resp_len[2];
+	int last_status[2];
+};
+
+/* Initialise with two instances created from @p cfg (seeded per side). */
+int fw_init(struct fakewire *w, const struct uet_pds_config *cfg,
+	    uint64_t seed);
+void fw_fini(struct fakewire *w);
+
+/* Deterministic payload of a cookie (length and bytes). */
+uint16_t fw_payload(uint64_t cookie, uint8_t *buf);
+
+/* Submit cookie @p cookie from side 0 to side 1. */
+int fw_submit(struct fakewire *w, uint8_t mode, uint64_t cookie,
+	      uint8_t flags);
+/* Same with an explicit JobID (another PDC key). */
+int fw_submit_job(struct fakewire *w, uint8_t mode, uint64_t cookie,
+		  uint8_t flags, uint32_t job);
+
+/* One step: TX both sides, move the clock by @p dt, deliver due packets,
+ * advance timers, drain events. */
+void fw_step(struct fakewire *w, uint64_t dt);
+
+/* Run steps until @p pred(w) or @p max_ns of fake time elapsed. */
+bool fw_run(struct fakewire *w, uint64_t dt, uint64_t max_ns,
+	    bool (*pred)(struct fakewire *w, void *arg), void *arg);
+
+/* Encode a descriptor and receive it on side @p to, right now, faults off. */
+int fw_inject(struct fakewire *w, int to, const struct uet_pds_tx *t,
+	      bool trimmed, bool ce);
+
+/* Drain everything side @p from would send, without delivering it. */
+uint16_t fw_take(struct fakewire *w, int from, struct uet_pds_tx *tx,
+		 uint16_t n);
+
+/* True when every pool of both instances is back to empty use. */
+bool fw_pools_idle(struct fakewire *w);
+
+
+
+/* Small deterministic configuration for unit tests (no idle close). */
+void fw_test_config(struct uet_pds_config *cfg);
+
+/* Take side @p from's pending descriptors and return the first one of PDS
+ * type @p type (copied into @p out); false if none. Others are dropped. */
+bool fw_take_type(struct fakewire *w, int from, uint8_t type,
+		  struct uet_pds_tx *out);
+#endif /* PDS_FAKEWIRE_H */

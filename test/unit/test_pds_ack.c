@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Initiator ACK/SACK/NACK processing (src/pds/pds_ack.c). */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pds_fakewire.h"
+#include "pds_private.h"
+
+static struct fakewire W;
+static struct uet_pds_tx R[16];  /* requests, PSN start + i */
+static struct uet_pds_tx A0;     /* ACK of R[0]: establishes the PDC */
+
+static int
+setup(void **state)
+{
+	struct uet_pds_config cfg;
+	int k;
+
+	(void)state;
+	fw_test_config(&cfg);
+	if (fw_init(&W, &cfg, 13))
+		return -1;
+	for (k = 0; k < 16; k++)
+		if (fw_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k, 0))
+			return -1;
+	if (fw_take(&W, 0, R, 16) != 16)
+		return -1;
+	fw_inject(&W, 1, &R[0], false, false);
+	if (!fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &A0))
+		return -1;
+	fw_inject(&W, 0, &A0, false, false);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	fw_fini(&W);
+	return 0;
+}
+
+static const struct uet_pds_stats *
+st(int side)
+{
+	return uet_pds_stats_get(W.pds[side]);
+}
+
+static uint32_t
+psn(int i)
+{
+	return R[0].hdr.u.req.psn + (uint32_t)i;
+}
+
+static struct uet_pds_tx
+ack_cc(uint32_t cack, uint32_t base, uint64_t bitmap)
+{
+	struct uet_pds_tx a = A0;
+
+	a.hdr.type = UET_PDS_TYPE_ACK_CC;
+	a.hdr.u.ack.cack_psn = cack;
+	a.hdr.u.ack.ack_psn_offset = 0;
+	a.hdr.u.ack.sack_psn_offset = (int16_t)(base - cack);
+	a.hdr.u.ack.sack_bitmap = bitmap;
+	return a;
+}
+
+static struct uet_pds_tx
+nack(uint8_t code, uint32_t p)
+{
+	struct uet_pds_tx n;
+
+	memset(&n, 0, sizeof(n));
+	n.hdr.type = UET_PDS_TYPE_NACK;
+	n.hdr.u.nack.code = code;
+	n.hdr.u.nack.psn = p;
+	n.hdr.u.nack.spdcid = A0.hdr.u.ack.spdcid;
+	n.hdr.u.nack.dpdcid = A0.hdr.u.ack.dpdcid;
+	n.kind = UET_PDS_TX_CTL;
+	return n;
+}
+
+static uint16_t
+retx(struct uet_pds_tx *tx, uint16_t n)
+{
+	uint16_t k = fw_take(&W, 0, tx, n), i, r = 0;
+
+	for (i = 0; i < k; i++)
+		if (tx[i].kind == UET_PDS_TX_RETX)
+			tx[r++] = tx[i];
+	return r;
+}
+
+static void
+pds_init_ack__cack_completes_prefix(void **state)
+{
+	struct uet_pds_tx a = A0;
+	int k;
+
+	(void)state;
+	a.hdr.u.ack.cack_psn = psn(4);
+	fw_inject(&W, 0, &a, false, false);
+	for (k = 0; k <= 4; k++)
+		assert_int_equal(W.done_ok[k], 1);
+	assert_int_equal(W.done_ok[5], 0);
+	assert_int_equal(W.pds[0]->pdc[0].u.i.una, psn(5));
+}
+
+static void
+pds_init_ack__sack_completes_and_infers_loss(void **state)
+{
+	struct uet_pds_tx a, tx[16];
+
+	(void)state;
+	/* Holes at 1 and 2; 3..7 received (bits 2..6 from base 1). */
+	a = ack_cc(psn(0), psn(1), 0x7Cu);
+	fw_inject(&W, 0, &a, false, false);
+	assert_int_equal(W.done_ok[3], 1);
+	assert_int_equal(W.done_ok[7], 1);
+	assert_int_equal(W.done_ok[1], 0);
+	/* 1 and 2 are >= 3 PSNs below the highest SACKed: retransmitted. */
+	assert_int_equal(st(0)->retx_sack, 2);
+	assert_int_equal(retx(tx, 16), 2);
+	assert_int_equal(tx[0].hdr.u.req.psn, psn(1));
+	assert_int_equal(tx[1].hdr.u.req.psn, psn(2));
+	assert_true(tx[0].hdr.flags & UET_PDS_F_RETX);
+	/* The same SACK again does not retransmit twice. */
+	fw_inject(&W, 0, &a, false, false);
+	assert_int_equal(st(0)->retx_sack, 2);
+}
+
+static void
+pds_init_ack__sack_edges(void **state)
+{
+	struct uet_pds_tx a;
+
+	(void)state;
+	/* Bit 63 and bits below una / beyond snd are ignored safely. */
+	a = ack_cc(psn(0), psn(15) - 63, UINT64_C(1) << 63 | 1u);
+	fw_inject(&W, 0, &a, false, false);
+	assert_int_equal(W.done_ok[15], 1);
+	assert_int_equal(st(0)->retx_sack, 11); /* psn 1..11: 3+ below 15 */
+	/* A CACK beyond anything sent is rejected. */
+	a = ack_cc(psn(40), psn(41), 1);
+	fw_inject(&W, 0, &a, false, false);
+	assert_true(st(0)->rx_stale >= 1);
+	assert_int_equal(W.done_ok[14], 0);
+}
+
+static void
+pds_init_nack__trimmed_retransmits_on_new_ev(void **state)
+{
+	struct uet_pds_tx n = nack(UET_NACK_TRIMMED, psn(3)), tx[16];
+
+	(void)state;
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(retx(tx, 16), 1);
+	assert_int_equal(tx[0].hdr.u.req.psn, psn(3));
+	assert_true(tx[0].change_ev);
+	assert_int_equal(st(0)->nack_rx[UET_NACK_TRIMMED], 1);
+}
+
+static void
+pds_init_nack__oor_and_lasthop_retransmit(void **state)
+{
+	struct uet_pds_tx n, tx[16];
+
+	(void)state;
+	n = nack(UET_NACK_PSN_OOR_WINDOW, psn(9));
+	fw_inject(&W, 0, &n, false, false);
+	n = nack(UET_NACK_TRIMMED_LASTHOP, psn(10));
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(retx(tx, 16), 2);
+	assert_int_equal(st(0)->retx_nack, 2);
+}
+
+static void
+pds_init_nack__resource_backs_off(void **state)
+{
+	struct uet_pds_tx n = nack(UET_NACK_NO_RESOURCE, psn(2)), tx[16];
+
+	(void)state;
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(fw_take(&W, 0, tx, 16), 0);
+	W.now += 200000;
+	uet_pds_advance(W.pds[0], W.now);
+	assert_int_equal(retx(tx, 16), 1);
+	assert_int_equal(tx[0].hdr.u.req.psn, psn(2));
+	assert_int_equal(st(0)->retx_backoff, 1);
+}
+
+static void
+pds_init_nack__fatal_fails_pending(void **state)
+{
+	struct uet_pds_tx n = nack(UET_NACK_PDC_HDR_MISMATCH, psn(2));
+	int k;
+
+	(void)state;
+	fw_inject(&W, 0, &n, false, false);
+	for (k = 1; k < 16; k++)
+		assert_int_equal(W.done_err[k], 1);
+	assert_int_equal(W.last_status[0], -ECONNRESET);
+	assert_int_equal(st(0)->pdc_fail, 1);
+}
+
+static void
+pds_init_nack__stale_psn_ignored(void **state)
+{
+	struct uet_pds_tx n = nack(UET_NACK_INV_DPDCID, psn(100));
+
+	(void)state;
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(st(0)->pdc_fail, 0);
+	assert_int_equal(st(0)->rx_stale, 1);
+}
+
+static void
+pds_init_nack__closing_moves_request_to_new_pdc(void **state)
+{
+	struct uet_pds_tx n = nack(UET_NACK_CLOSING, psn(5)), tx[16];
+	uint16_t k, i;
+	bool found = false;
+
+	(void)state;
+	fw_inject(&W, 0, &n, false, false);
+	k = fw_take(&W, 0, tx, 16);
+	for (i = 0; i < k; i++)
+		if (tx[i].cookie == 5 && (tx[i].hdr.flags & UET_PDS_F_SYN))
+			found = true;
+	assert_true(found);
+	assert_int_equal(st(0)->pdc_open_init, 2);
+	assert_int_equal(W.done_err[5], 0);
+}
+
+static void
+pds_init_ack__rod_ooo_goes_back_n(void **state)
+{
+	struct uet_pds_config cfg;
+	struct uet_pds_tx tx[8], a, n;
+	uint16_t k;
+
+	(void)state;
+	fw_fini(&W);
+	fw_test_config(&cfg);
+	assert_int_equal(fw_init(&W, &cfg, 5), 0);
+	for (k = 0; k < 6; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
+	assert_int_equal(fw_take(&W, 0, tx, 8), 6);
+	fw_inject(&W, 1, &tx[0], false, false);
+	fw_inject(&W, 1, &tx[1], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
+	fw_inject(&W, 1, &tx[3], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(W.done_ok[1], 1);
+	k = fw_take(&W, 0, tx, 8);
+	assert_int_equal(k, 4);
+	assert_int_equal(tx[0].cookie, 2);
+	assert_int_equal(tx[3].cookie, 5);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+		T(pds_init_ack__cack_completes_prefix),
+		T(pds_init_ack__sack_completes_and_infers_loss),
+		T(pds_init_ack__sack_edges),
+		T(pds_init_nack__trimmed_retransmits_on_new_ev),
+		T(pds_init_nack__oor_and_lasthop_retransmit),
+		T(pds_init_nack__resource_backs_off),
+		T(pds_init_nack__fatal_fails_pending),
+		T(pds_init_nack__stale_psn_ignored),
+		T(pds_init_nack__closing_moves_request_to_new_pdc),
+		T(pds_init_ack__rod_ooo_goes_back_n),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

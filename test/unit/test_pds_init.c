@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Initiator state machine and timers (src/pds/pds_init.c). */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pds_fakewire.h"
+#include "pds_private.h"
+
+static struct fakewire W;
+
+static int
+setup(void **state)
+{
+	struct uet_pds_config cfg;
+
+	(void)state;
+	fw_test_config(&cfg);
+	cfg.idle_close_ns = 2000000;
+	return fw_init(&W, &cfg, 11);
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	fw_fini(&W);
+	return 0;
+}
+
+static const struct uet_pds_stats *
+st(int side)
+{
+	return uet_pds_stats_get(W.pds[side]);
+}
+
+static void
+pds_init_submit__syn_kept_until_first_ack(void **state)
+{
+	struct uet_pds_tx a, b, ack, c;
+
+	(void)state;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &a));
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &b));
+	assert_true(a.hdr.flags & UET_PDS_F_SYN);
+	assert_true(b.hdr.flags & UET_PDS_F_SYN);
+	assert_int_equal(a.hdr.u.req.psn_offset, 0);
+	assert_int_equal(b.hdr.u.req.psn_offset, 1);
+	fw_inject(&W, 1, &a, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fw_inject(&W, 0, &ack, false, false);
+	assert_int_equal(W.done_ok[1], 1);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 3, 0), 0);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &c));
+	assert_false(c.hdr.flags & UET_PDS_F_SYN);
+	assert_int_equal(c.hdr.u.req.dpdcid, ack.hdr.u.ack.spdcid);
+}
+
+static void
+pds_init_submit__start_psns_far_apart(void **state)
+{
+	uint32_t prev = 0, psn;
+	struct uet_pds_tx t;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 4; k++) {
+		assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 10 + k, 0,
+					       (uint32_t)k), 0);
+		assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &t));
+		psn = t.hdr.u.req.psn;
+		if (k > 0) {
+			int32_t d = uet_psn_diff(psn, prev);
+
+			assert_true(d >= 65536 || d <= -65536);
+		}
+		prev = psn;
+	}
+}
+
+static void
+pds_init_submit__exhaustion_is_eagain(void **state)
+{
+	int k;
+
+	(void)state;
+	/* 4 transmit blocks: a fifth busy PDC cannot start. */
+	for (k = 0; k < 4; k++)
+		assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, k, 0,
+					       (uint32_t)k), 0);
+	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 9, 0, 9),
+			 -EAGAIN);
+	assert_int_equal(st(0)->exhaust_txblk, 1);
+	/* Window of 64 PSNs on one PDC. */
+	for (k = 1; k < 64; k++)
+		assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 100 + k, 0,
+					       0), 0);
+	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 200, 0, 0),
+			 -EAGAIN);
+	assert_int_equal(fw_submit(&W, 9, 1, 0), -EINVAL);
+}
+
+static void
+pds_init_timer__rto_backoff_then_fail(void **state)
+{
+	uint64_t t;
+
+	(void)state;
+	W.f[0].dead = true;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 5, 0), 0);
+	for (t = 0; t < 200000000 && W.done_err[5] == 0; t += 10000)
+		fw_step(&W, 10000);
+	assert_int_equal(W.done_err[5], 1);
+	assert_int_equal(W.last_status[0], -ETIMEDOUT);
+	/* 5 retries, then the 6th expiry fails (PROTOCOL.md 3). */
+	assert_int_equal(st(0)->rto_fires, 6);
+	assert_int_equal(st(0)->retx_rto, 10); /* data + the TLP CP */
+	assert_int_equal(st(0)->tlp_fires, 1);
+	assert_int_equal(st(0)->pdc_fail, 1);
+	/* 1+2+4+8+16+32 ms of back-off elapsed. */
+	assert_true(W.now >= 63000000);
+	assert_true(fw_pools_idle(&W));
+}
+
+static void
+pds_init_timer__tail_loss_probe_recovers(void **state)
+{
+	(void)state;
+	/* Lose the data packet only: the ACK_REQ CP's ACK (SACK) or RTO
+	 * retransmits it. */
+	W.f[0].drop = 1000000;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 6, 0), 0);
+	fw_step(&W, 1000);
+	W.f[0].drop = 0;
+	while (W.done_ok[6] == 0 && W.now < 100000000)
+		fw_step(&W, 10000);
+	assert_int_equal(W.done_ok[6], 1);
+	assert_int_equal(st(0)->tlp_fires, 1);
+	assert_int_equal(st(0)->tx_ctl[UET_PDS_CTL_ACK_REQ], 1);
+	assert_int_equal(W.delivered[6], 1);
+}
+
+static void
+pds_init_timer__idle_close(void **state)
+{
+	(void)state;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 7, 0), 0);
+	while (!fw_pools_idle(&W) && W.now < 50000000)
+		fw_step(&W, 10000);
+	assert_true(fw_pools_idle(&W));
+	assert_int_equal(W.done_ok[7], 1);
+	assert_int_equal(st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 1);
+	assert_true(W.now >= 2000000);
+}
+
+static void
+pds_init_submit__psn_wrap(void **state)
+{
+	int k;
+
+	(void)state;
+	W.pds[0]->test_start_set = true;
+	W.pds[0]->test_start_psn = 0xFFFFFFF0u;
+	W.f[0].drop = 100000;
+	W.f[0].reorder = 200000;
+	for (k = 0; k < 40; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
+	while (!fw_pools_idle(&W) && W.now < 500000000)
+		fw_step(&W, 5000);
+	for (k = 0; k < 40; k++) {
+		assert_int_equal(W.done_ok[k], 1);
+		assert_int_equal(W.delivered[k], 1);
+	}
+}
+
+static void
+pds_init_close__on_request(void **state)
+{
+	struct pds_pdc *c;
+
+	(void)state;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 8, 0), 0);
+	while (W.done_ok[8] == 0)
+		fw_step(&W, 1000);
+	c = pds_ikey_find(W.pds[0], &W.fa[1], 42, 1, UET_PDS_MODE_RUD);
+	assert_non_null(c);
+	assert_int_equal(uet_pds_pdc_close(W.pds[0],
+					   pds_handle(W.pds[0],
+						      pds_idx(W.pds[0], c)),
+					   W.now), 0);
+	assert_null(pds_ikey_find(W.pds[0], &W.fa[1], 42, 1,
+				  UET_PDS_MODE_RUD));
+	while (!fw_pools_idle(&W) && W.now < 10000000)
+		fw_step(&W, 1000);
+	assert_true(fw_pools_idle(&W));
+	assert_true(W.now < 2000000); /* before the idle timer */
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+		T(pds_init_submit__syn_kept_until_first_ack),
+		T(pds_init_submit__start_psns_far_apart),
+		T(pds_init_submit__exhaustion_is_eagain),
+		T(pds_init_timer__rto_backoff_then_fail),
+		T(pds_init_timer__tail_loss_probe_recovers),
+		T(pds_init_timer__idle_close),
+		T(pds_init_submit__psn_wrap),
+		T(pds_init_close__on_request),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

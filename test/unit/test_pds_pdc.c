@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* PDC manager (src/pds/pdc.c): pools, ids, lookup tables, blocks. */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pds_private.h"
+
+static struct uet_pds *
+mk(uint32_t owner, uint32_t bits, uint32_t n)
+{
+	struct uet_pds_config cfg;
+
+	uet_pds_config_default(&cfg);
+	cfg.owner_id = owner;
+	cfg.owner_bits = bits;
+	cfg.max_pdcs = n;
+	cfg.max_rsv_pdcs = 4;
+	return uet_pds_create(&cfg);
+}
+
+static void
+pds_pdc_alloc__owner_bits_in_id(void **state)
+{
+	struct uet_pds *p = mk(5, 3, 100);
+	struct pds_pdc *c;
+
+	(void)state;
+	assert_non_null(p);
+	c = pds_pdc_alloc(p, PDS_ROLE_TGT, false, 0);
+	assert_non_null(c);
+	assert_int_equal(uet_pds_pdcid_owner(c->lid, 3), 5);
+	c->state = PDC_OPEN;
+	assert_ptr_equal(pds_pdc_by_lid(p, PDS_ROLE_TGT, c->lid), c);
+	/* Another owner's id is not ours. */
+	assert_null(pds_pdc_by_lid(p, PDS_ROLE_TGT, c->lid ^ 0x2000));
+	pds_tkey_add(p, c);
+	pds_pdc_free(p, c);
+	assert_null(pds_pdc_by_lid(p, PDS_ROLE_TGT, c->lid));
+	uet_pds_free(p);
+}
+
+static void
+pds_pdc_alloc__general_then_reserved_exhaustion(void **state)
+{
+	struct uet_pds *p = mk(0, 0, 2);
+	struct pds_pdc *c[3];
+
+	(void)state;
+	c[0] = pds_pdc_alloc(p, PDS_ROLE_INIT, false, 0);
+	c[1] = pds_pdc_alloc(p, PDS_ROLE_INIT, false, 0);
+	assert_non_null(c[0]);
+	assert_non_null(c[1]);
+	assert_null(pds_pdc_alloc(p, PDS_ROLE_INIT, false, 0));
+	c[2] = pds_pdc_alloc(p, PDS_ROLE_INIT, true, 0);
+	assert_non_null(c[2]);
+	assert_true((c[2]->lid & p->id_mask) >= 2);
+	assert_int_equal(p->st.exhaust_pdc, 1);
+	uet_pds_free(p);
+}
+
+static void
+pds_ikey__add_find_delete_many(void **state)
+{
+	struct uet_pds *p = mk(0, 0, 4000);
+	struct pds_pdc *c;
+	struct uet_pds_fa fa;
+	uint32_t i;
+
+	(void)state;
+	assert_non_null(p);
+	memset(&fa, 0, sizeof(fa));
+	for (i = 0; i < 4000; i++) {
+		c = pds_pdc_alloc(p, PDS_ROLE_INIT, false, 0);
+		assert_non_null(c);
+		fa.addr[2] = (uint8_t)(i >> 8);
+		fa.addr[3] = (uint8_t)i;
+		c->peer = fa;
+		c->job = i % 7;
+		c->state = PDC_OPEN;
+		pds_ikey_add(p, c);
+	}
+	/* Delete every other one: backward shift keeps the rest findable. */
+	for (i = 0; i < 4000; i += 2) {
+		fa.addr[2] = (uint8_t)(i >> 8);
+		fa.addr[3] = (uint8_t)i;
+		c = pds_ikey_find(p, &fa, i % 7, 0, 0);
+		assert_non_null(c);
+		pds_ikey_del(p, c);
+	}
+	for (i = 0; i < 4000; i++) {
+		fa.addr[2] = (uint8_t)(i >> 8);
+		fa.addr[3] = (uint8_t)i;
+		c = pds_ikey_find(p, &fa, i % 7, 0, 0);
+		if (i % 2)
+			assert_non_null(c);
+		else
+			assert_null(c);
+	}
+	uet_pds_free(p);
+}
+
+static void
+uet_pds_create__bad_config_and_large_scale(void **state)
+{
+	struct uet_pds_config cfg;
+	struct uet_pds *p;
+
+	(void)state;
+	uet_pds_config_default(&cfg);
+	cfg.tx_window = 100;
+	assert_null(uet_pds_create(&cfg));
+	uet_pds_config_default(&cfg);
+	cfg.owner_bits = 2;
+	cfg.owner_id = 4;
+	assert_null(uet_pds_create(&cfg));
+	uet_pds_config_default(&cfg);
+	cfg.max_pdcs = 65536;
+	assert_null(uet_pds_create(&cfg)); /* + reserved > 16-bit ids */
+	/* 2 x 50 000 PDCs: 100 000 per instance (initiator + target). */
+	cfg.max_pdcs = 50000;
+	cfg.max_rsv_pdcs = 1000;
+	p = uet_pds_create(&cfg);
+	assert_non_null(p);
+	uet_pds_free(p);
+	uet_pds_free(NULL);
+	assert_true(sizeof(struct pds_pdc) <= 256);
+}
+
+static void
+pds_tx_blk__pool_round_trip(void **state)
+{
+	struct uet_pds *p = mk(0, 0, 8);
+	struct pds_pdc *c = pds_pdc_alloc(p, PDS_ROLE_INIT, false, 0);
+	struct uet_pds_pool_info pi;
+
+	(void)state;
+	assert_true(pds_tx_blk_attach(p, c));
+	uet_pds_pool_info_get(p, &pi);
+	assert_int_equal(pi.tx_blk_used, 1);
+	pds_tx_blk_detach(p, c);
+	uet_pds_pool_info_get(p, &pi);
+	assert_int_equal(pi.tx_blk_used, 0);
+	uet_pds_free(p);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(pds_pdc_alloc__owner_bits_in_id),
+		cmocka_unit_test(pds_pdc_alloc__general_then_reserved_exhaustion),
+		cmocka_unit_test(pds_ikey__add_find_delete_many),
+		cmocka_unit_test(uet_pds_create__bad_config_and_large_scale),
+		cmocka_unit_test(pds_tx_blk__pool_round_trip),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

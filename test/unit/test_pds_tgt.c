@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Target state machine (src/pds/pds_tgt.c), driven packet by packet. */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pds_fakewire.h"
+#include "pds_private.h"
+
+static struct fakewire W;
+
+static int
+setup(void **state)
+{
+	struct uet_pds_config cfg;
+
+	(void)state;
+	fw_test_config(&cfg);
+	return fw_init(&W, &cfg, 7);
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	fw_fini(&W);
+	return 0;
+}
+
+static const struct uet_pds_stats *
+st(int side)
+{
+	return uet_pds_stats_get(W.pds[side]);
+}
+
+/* Submit one request and return its descriptor. */
+static struct uet_pds_tx
+one_req(uint8_t mode, uint64_t cookie, uint8_t flags)
+{
+	struct uet_pds_tx t;
+
+	assert_int_equal(fw_submit(&W, mode, cookie, flags), 0);
+	assert_true(fw_take_type(&W, 0, mode == UET_PDS_MODE_ROD ?
+				 UET_PDS_TYPE_ROD_REQ : UET_PDS_TYPE_RUD_REQ,
+				 &t));
+	return t;
+}
+
+static void
+pds_tgt_rx__syn_creates_pdc_and_acks_at_once(void **state)
+{
+	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 1, 0), ack;
+
+	(void)state;
+	assert_true(req.hdr.flags & UET_PDS_F_SYN);
+	fw_inject(&W, 1, &req, false, false);
+	assert_int_equal(W.delivered[1], 1);
+	assert_int_equal(st(1)->pdc_open_tgt, 1);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	assert_int_equal(ack.hdr.u.ack.cack_psn, req.hdr.u.req.psn);
+	assert_int_equal(ack.hdr.u.ack.dpdcid, req.hdr.u.req.spdcid);
+	assert_int_equal(ack.ev, req.ev);
+}
+
+static void
+pds_tgt_rx__duplicate_is_reacked_not_nacked(void **state)
+{
+	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 2, 0), ack;
+
+	(void)state;
+	fw_inject(&W, 1, &req, false, false);
+	fw_take(&W, 1, &ack, 1);
+	fw_inject(&W, 1, &req, false, false);
+	assert_int_equal(W.delivered[2], 1);
+	assert_int_equal(st(1)->dup_rx, 1);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	assert_int_equal(st(1)->tx_type[UET_PDS_TYPE_NACK], 0);
+}
+
+static void
+pds_tgt_rx__ce_mark_echoed_in_ack(void **state)
+{
+	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 3, 0), ack;
+
+	(void)state;
+	fw_inject(&W, 1, &req, false, true);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	assert_true(ack.hdr.flags & UET_PDS_F_M);
+}
+
+static void
+pds_tgt_rx__beyond_window_nacks_oor(void **state)
+{
+	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 4, 0), nack;
+
+	(void)state;
+	req.hdr.u.req.psn += 64;
+	req.hdr.u.req.psn_offset += 64;
+	fw_inject(&W, 1, &req, false, false);
+	assert_int_equal(W.delivered[4], 0);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_PSN_OOR_WINDOW);
+	assert_int_equal(nack.hdr.u.nack.psn, req.hdr.u.req.psn);
+}
+
+static void
+pds_tgt_rx__unknown_dpdcid_nacks_inv_dpdcid(void **state)
+{
+	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 5, 0), nack;
+
+	(void)state;
+	req.hdr.flags &= (uint8_t)~UET_PDS_F_SYN;
+	req.hdr.u.req.dpdcid = 5;
+	req.hdr.u.req.psn_offset = 0;
+	req.hdr.u.req.use_rsv_pdc = false;
+	fw_inject(&W, 1, &req, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_INV_DPDCID);
+	assert_int_equal(nack.hdr.u.nack.dpdcid, req.hdr.u.req.spdcid);
+	assert_int_equal(st(1)->pdc_open_tgt, 0);
+}
+
+static void
+rx_trimmed(const struct uet_pds_tx *t, bool lasthop, bool ce)
+{
+	struct uet_pds_rx_meta m;
+
+	memset(&m, 0, sizeof(m));
+	m.src = W.fa[0];
+	m.dst = W.fa[1];
+	m.ev = t->ev;
+	m.ce = ce;
+	m.trimmed = !lasthop;
+	m.trimmed_lasthop = lasthop;
+	assert_int_equal(uet_pds_rx(W.pds[1], &t->hdr, &m, W.now), 0);
+}
+
+static void
+pds_tgt_rx__trimmed_nacks_with_psn_and_m(void **state)
+{
+	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 6, 0), nack;
+
+	(void)state;
+	rx_trimmed(&req, false, true);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_TRIMMED);
+	assert_int_equal(nack.hdr.u.nack.psn, req.hdr.u.req.psn);
+	assert_true(nack.hdr.flags & UET_PDS_F_M);
+	rx_trimmed(&req, true, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_TRIMMED_LASTHOP);
+	assert_false(nack.hdr.flags & UET_PDS_F_M);
+	assert_int_equal(st(1)->delivered, 0);
+	/* Not counted as received: the real packet is still new. */
+	fw_inject(&W, 1, &req, false, false);
+	assert_int_equal(W.delivered[6], 1);
+}
+
+static void
+pds_tgt_rx__acks_coalesce_until_threshold(void **state)
+{
+	struct uet_pds_tx tx[64];
+	uint16_t n, i, acks = 0;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 17; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 100 + k, 0), 0);
+	n = fw_take(&W, 0, tx, 64);
+	assert_int_equal(n, 17);
+	for (i = 0; i < n; i++) {
+		tx[i].hdr.flags &= (uint8_t)~UET_PDS_F_AR;
+		fw_inject(&W, 1, &tx[i], false, false);
+		if (fw_take(&W, 1, tx + 32, 1))
+			acks++;
+	}
+	/* First packet of the PDC, then 16 x 1 KiB credit. */
+	assert_int_equal(acks, 2);
+	assert_int_equal(st(1)->acks_coalesced, 15);
+}
+
+static void
+pds_tgt_rx__rod_out_of_order_nacked_once(void **state)
+{
+	struct uet_pds_tx tx[4], nack;
+
+	(void)state;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, 10, 0), 0);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, 11, 0), 0);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, 12, 0), 0);
+	assert_int_equal(fw_take(&W, 0, tx, 4), 3);
+	fw_inject(&W, 1, &tx[0], false, false);
+	fw_take(&W, 1, &nack, 1);
+	fw_inject(&W, 1, &tx[2], false, false);
+	fw_inject(&W, 1, &tx[2], false, false);
+	assert_int_equal(W.delivered[12], 0);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_ROD_OOO);
+	assert_int_equal(nack.hdr.u.nack.psn, tx[1].hdr.u.req.psn);
+	assert_int_equal(st(1)->nack_tx[UET_NACK_ROD_OOO], 1);
+	fw_inject(&W, 1, &tx[1], false, false);
+	fw_inject(&W, 1, &tx[2], false, false);
+	assert_int_equal(W.order[1], 11);
+	assert_int_equal(W.order[2], 12);
+}
+
+static void
+pds_tgt_respond__stored_until_clear_and_resent(void **state)
+{
+	struct uet_pds_tx req, rsp, cp;
+	struct uet_pds_pool_info pi;
+
+	(void)state;
+	W.resp_expected = true;
+	req = one_req(UET_PDS_MODE_RUD, 20, UET_PDS_SUBMIT_RESP);
+	fw_inject(&W, 1, &req, false, false);
+	assert_int_equal(W.delivered[20], 1);
+	uet_pds_pool_info_get(W.pds[1], &pi);
+	assert_int_equal(pi.resp_used, 1);
+	/* The response ACK goes first (control ring), REQ=CLEAR. */
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
+	assert_int_equal(rsp.hdr.next_hdr, UET_PDS_NEXT_RESPONSE);
+	assert_int_equal(uet_pds_ack_req_get(&rsp.hdr), UET_PDS_ACK_REQ_CLEAR);
+	assert_int_equal(rsp.resp_len, 8);
+	/* A duplicate request gets the stored response again. */
+	fw_inject(&W, 1, &req, false, false);
+	assert_int_equal(st(1)->resp_resent, 1);
+	assert_int_equal(W.delivered[20], 1);
+	fw_take(&W, 1, &cp, 1);
+	fw_inject(&W, 0, &rsp, false, false);
+	assert_int_equal(W.done_ok[20], 1);
+	assert_int_equal(W.last_resp_len[0], 8);
+	assert_memory_equal(W.last_resp[0], &(uint64_t){ 20 }, 8);
+	/* Nothing else to send: the initiator sends a CLEAR CP. */
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
+	assert_int_equal(cp.hdr.u.cp.payload, req.hdr.u.req.psn);
+	fw_inject(&W, 1, &cp, false, false);
+	uet_pds_pool_info_get(W.pds[1], &pi);
+	assert_int_equal(pi.resp_used, 0);
+}
+
+static void
+pds_tgt_respond__pool_empty_nacks_gtd(void **state)
+{
+	struct uet_pds_tx tx[8], nack;
+	int k;
+
+	(void)state;
+	W.resp_expected = true;
+	for (k = 0; k < 5; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 30 + k,
+					   UET_PDS_SUBMIT_RESP), 0);
+	assert_int_equal(fw_take(&W, 0, tx, 8), 5);
+	W.resp_expected = false; /* keep the entries reserved */
+	for (k = 0; k < 5; k++) {
+		struct uet_pds_rx_meta m;
+		uint8_t buf[FW_PAYLOAD_MAX];
+
+		memset(&m, 0, sizeof(m));
+		m.src = W.fa[0];
+		m.ses = buf;
+		m.ses_len = fw_payload(tx[k].cookie, buf);
+		m.resp_expected = true;
+		uet_pds_rx(W.pds[1], &tx[k].hdr, &m, 0);
+	}
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_NO_GTD_DEL_AVAIL);
+	assert_int_equal(st(1)->exhaust_resp, 1);
+}
+
+static void
+pds_tgt_close__request_then_nack_closing(void **state)
+{
+	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 40, 0), t, r2;
+
+	(void)state;
+	fw_inject(&W, 1, &req, false, false);
+	fw_take(&W, 1, &t, 1);
+	assert_int_equal(uet_pds_pdc_close(W.pds[1], W.last_pdc[1], 0), 0);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &t));
+	assert_int_equal(t.hdr.next_hdr, UET_PDS_CTL_CLOSE_REQ);
+	/* A request already in flight is refused with NACK CLOSING. */
+	r2 = req;
+	r2.hdr.u.req.psn++;
+	r2.hdr.u.req.psn_offset++;
+	r2.cookie = 41;
+	fw_inject(&W, 1, &r2, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &t));
+	assert_int_equal(t.hdr.u.nack.code, UET_NACK_CLOSING);
+	assert_int_equal(W.delivered[41], 0);
+}
+
+static void
+pds_tgt_close__both_directions_free_everything(void **state)
+{
+	(void)state;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 50, 0), 0);
+	W.delay_ns = 1000;
+	while (W.done_ok[50] == 0 && W.now < 10000000)
+		fw_step(&W, 1000);
+	assert_int_equal(W.done_ok[50], 1);
+	/* Target asks; the idle initiator closes with a CLOSE CP. */
+	assert_int_equal(uet_pds_pdc_close(W.pds[1], W.last_pdc[1], W.now), 0);
+	while (!fw_pools_idle(&W) && W.now < 20000000)
+		fw_step(&W, 1000);
+	assert_true(fw_pools_idle(&W));
+	assert_int_equal(st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 1);
+	assert_int_equal(st(1)->tx_ctl[UET_PDS_CTL_CLOSE_REQ], 1);
+	assert_int_equal(st(1)->pdc_close_tgt, 1);
+	assert_int_equal(st(0)->pdc_close_init, 1);
+}
+
+static void
+pds_tgt_rx__reserved_pool_on_use_rsv_pdc(void **state)
+{
+	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 60,
+					UET_PDS_SUBMIT_RSV), ack;
+
+	(void)state;
+	assert_true(req.hdr.u.req.use_rsv_pdc);
+	assert_true(req.hdr.u.req.spdcid >= 8);
+	fw_inject(&W, 1, &req, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	assert_true(ack.hdr.u.ack.spdcid >= 8);
+}
+
+static void
+pds_tgt_rx__pool_exhausted_nacks_no_pdc(void **state)
+{
+	struct uet_pds_config cfg;
+	struct uet_pds_tx a, b, nack;
+
+	(void)state;
+	uet_pds_free(W.pds[1]);
+	fw_test_config(&cfg);
+	cfg.max_pdcs = 1;
+	W.pds[1] = uet_pds_create(&cfg);
+	assert_non_null(W.pds[1]);
+	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 70, 0, 1), 0);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &a));
+	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 71, 0, 2), 0);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &b));
+	fw_inject(&W, 1, &a, false, false);
+	fw_take(&W, 1, &nack, 1);
+	fw_inject(&W, 1, &b, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_NO_PDC_AVAIL);
+	assert_int_equal(st(1)->exhaust_pdc, 1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+		T(pds_tgt_rx__syn_creates_pdc_and_acks_at_once),
+		T(pds_tgt_rx__duplicate_is_reacked_not_nacked),
+		T(pds_tgt_rx__ce_mark_echoed_in_ack),
+		T(pds_tgt_rx__beyond_window_nacks_oor),
+		T(pds_tgt_rx__unknown_dpdcid_nacks_inv_dpdcid),
+		T(pds_tgt_rx__trimmed_nacks_with_psn_and_m),
+		T(pds_tgt_rx__acks_coalesce_until_threshold),
+		T(pds_tgt_rx__rod_out_of_order_nacked_once),
+		T(pds_tgt_respond__stored_until_clear_and_resent),
+		T(pds_tgt_respond__pool_empty_nacks_gtd),
+		T(pds_tgt_close__request_then_nack_closing),
+		T(pds_tgt_close__both_directions_free_everything),
+		T(pds_tgt_rx__reserved_pool_on_use_rsv_pdc),
+		T(pds_tgt_rx__pool_exhausted_nacks_no_pdc),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
