@@ -291,11 +291,14 @@ uet_config_init_defaults(struct uet_config *cfg)
 
 	memset(cfg, 0, sizeof(*cfg));
 	/*
-	 * --in-memory: no shared files, so two processes never collide;
 	 * --no-huge/-m: runs in containers and CI without hugepages;
-	 * --no-pci: the default port is a vdev. Real NICs: drop the last two.
+	 * --no-shconf: no shared runtime files, so two processes never
+	 * collide (DPDK 22.11 refuses --in-memory with --no-huge; with
+	 * hugepages use --in-memory instead);
+	 * --no-pci: the default port is a vdev. Real NICs: drop --no-pci
+	 * and --no-huge.
 	 */
-	strcpy(cfg->eal.args, "-l 0-1 --in-memory --no-huge -m 512 --no-pci");
+	strcpy(cfg->eal.args, "-l 0-1 --no-huge -m 512 --no-shconf --no-pci");
 
 	for (i = 0; i < UET_CONFIG_MAX_PORTS; i++)
 		cfg_port_defaults(&cfg->port[i]);

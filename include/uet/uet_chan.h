@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef UET_CHAN_H
+#define UET_CHAN_H
+
+/**
+ * @file
+ * Front-end channels: the rings between an application thread (the
+ * libfabric provider) and the engine lcore that serves an endpoint.
+ *
+ * One channel per endpoint holds three rte_rings of fixed-size entries
+ * (copied by value, rte_ring "elem" API):
+ *  - SQ, submission: struct uet_chan_sqe, application -> engine;
+ *  - RQ, receive posts: struct uet_chan_rqe, application -> engine;
+ *  - CQ, completions: struct uet_chan_cqe, engine -> application.
+ *
+ * Ring sizes are powers of two (a ring of size N holds N - 1 entries).
+ * A full ring is backpressure: the post functions return -EAGAIN and the
+ * caller retries after draining its CQ; nothing blocks and nothing is
+ * allocated after uet_chan_create(). Layouts are fixed and checked with
+ * static asserts; docs/CHANNELS.md describes every field.
+ */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Submission opcodes (struct uet_chan_sqe.op). */
+enum uet_chan_op {
+	UET_CHAN_OP_NOP = 0,        /**< completes at once (ring test) */
+	UET_CHAN_OP_SEND = 1,       /**< untagged message */
+	UET_CHAN_OP_TSEND = 2,      /**< tagged message (tag) */
+	UET_CHAN_OP_WRITE = 3,      /**< RMA write (rkey, roffset) */
+	UET_CHAN_OP_READ = 4,       /**< RMA read into buf */
+	UET_CHAN_OP_ATOMIC = 5,     /**< atomic, no result */
+	UET_CHAN_OP_FETCH_ATOMIC = 6, /**< atomic, old value into result */
+	UET_CHAN_OP_CSWAP = 7,      /**< compare-and-swap, old value into result */
+	UET_CHAN_OP_DGRAM_SEND = 8, /**< datagram (UUD) */
+	UET_CHAN_OP__COUNT
+};
+
+/** Receive-post opcodes (struct uet_chan_rqe.op). */
+enum uet_chan_rq_op {
+	UET_CHAN_RQ_RECV = 1,  /**< untagged receive buffer */
+	UET_CHAN_RQ_TRECV = 2, /**< tagged receive (tag, ignore) */
+	UET_CHAN_RQ_CANCEL = 3, /**< cancel the post with this context */
+};
+
+/* SQE/RQE flags. */
+#define UET_CHAN_F_COMPLETION 0x0001u /**< generate a CQE on success */
+#define UET_CHAN_F_IMM        0x0002u /**< imm_data valid (remote CQ data) */
+#define UET_CHAN_F_IOV        0x0004u /**< addr points to uet_chan_iov[len] */
+#define UET_CHAN_F_INJECT     0x0008u /**< buffer reusable on return (copied) */
+#define UET_CHAN_F_DELIVERY_COMPLETE 0x0010u /**< complete when placed */
+#define UET_CHAN_F_FENCE      0x0020u /**< wait for earlier operations */
+#define UET_CHAN_F_MULTI_RECV 0x0040u /**< RQ: buffer holds many messages */
+#define UET_CHAN_F_SRC_FILTER 0x0080u /**< RQ: only from src */
+
+/** Scatter-gather element (UET_CHAN_F_IOV). */
+struct uet_chan_iov {
+	uint64_t addr; /**< virtual address */
+	uint64_t len;  /**< bytes */
+};
+
+/** Submission entry: 128 bytes, application -> engine. */
+struct uet_chan_sqe {
+	uint8_t op;          /**< enum uet_chan_op */
+	uint8_t atomic_op;   /**< ATOMIC/FETCH/CSWAP: SES atomic opcode */
+	uint8_t atomic_dt;   /**< ATOMIC/FETCH/CSWAP: SES datatype */
+	uint8_t rsvd0;       /**< zero */
+	uint32_t flags;      /**< UET_CHAN_F_* */
+	uint64_t context;    /**< returned unchanged in the CQE */
+	uint64_t addr;       /**< local buffer, or uet_chan_iov array (IOV) */
+	uint64_t len;        /**< bytes, or iov count (IOV) */
+	uint64_t dest;       /**< destination address handle (AV entry) */
+	uint64_t tag;        /**< TSEND: match bits */
+	uint64_t rkey;       /**< WRITE/READ/atomics: remote memory key */
+	uint64_t roffset;    /**< WRITE/READ/atomics: offset in that region */
+	uint64_t imm_data;   /**< remote CQ data (UET_CHAN_F_IMM) */
+	uint64_t compare;    /**< CSWAP: address of the compare operand */
+	uint64_t result;     /**< FETCH/CSWAP/READ-small: result address */
+	uint64_t local_desc; /**< local MR descriptor (0: none) */
+	uint32_t job;        /**< JobID (auth key), 24 bits */
+	uint8_t tc;          /**< traffic class */
+	uint8_t rsvd1[3];    /**< zero */
+	uint64_t rsvd2[3];   /**< zero */
+};
+
+/** Receive-post entry: 64 bytes, application -> engine. */
+struct uet_chan_rqe {
+	uint8_t op;       /**< enum uet_chan_rq_op */
+	uint8_t rsvd0[3]; /**< zero */
+	uint32_t flags;   /**< UET_CHAN_F_* */
+	uint64_t context; /**< returned unchanged in the CQE */
+	uint64_t addr;    /**< buffer, or uet_chan_iov array (IOV) */
+	uint64_t len;     /**< bytes, or iov count */
+	uint64_t tag;     /**< TRECV: tag */
+	uint64_t ignore;  /**< TRECV: bits of tag ignored when matching */
+	uint64_t src;     /**< source address handle (SRC_FILTER) */
+	uint64_t local_desc; /**< local MR descriptor (0: none) */
+};
+
+/* CQE flags. */
+#define UET_CHAN_CQ_SEND   0x0001u /**< completion of an SQE */
+#define UET_CHAN_CQ_RECV   0x0002u /**< completion of an RQE */
+#define UET_CHAN_CQ_TAGGED 0x0004u /**< tag valid */
+#define UET_CHAN_CQ_IMM    0x0008u /**< data holds remote CQ data */
+#define UET_CHAN_CQ_SRC    0x0010u /**< src valid */
+#define UET_CHAN_CQ_TRUNC  0x0020u /**< message longer than the buffer */
+#define UET_CHAN_CQ_MULTI_RECV_DONE 0x0040u /**< buffer released */
+
+/** Completion entry: 64 bytes, engine -> application. */
+struct uet_chan_cqe {
+	uint64_t context; /**< of the SQE/RQE */
+	int32_t status;   /**< 0 or -errno (-ETIMEDOUT, -ECONNRESET, ...) */
+	uint32_t flags;   /**< UET_CHAN_CQ_* */
+	uint64_t len;     /**< bytes transferred/received */
+	uint64_t data;    /**< remote CQ data (UET_CHAN_CQ_IMM) */
+	uint64_t tag;     /**< tag of a tagged receive */
+	uint64_t src;     /**< source address handle or raw initiator id */
+	uint32_t prov_errno; /**< UET NACK/return code when status != 0 */
+	uint8_t op;       /**< enum uet_chan_op or uet_chan_rq_op */
+	uint8_t rsvd0[3]; /**< zero */
+	uint64_t olen;    /**< bytes dropped when TRUNC */
+};
+
+_Static_assert(sizeof(struct uet_chan_sqe) == 128, "sqe layout");
+_Static_assert(sizeof(struct uet_chan_rqe) == 64, "rqe layout");
+_Static_assert(sizeof(struct uet_chan_cqe) == 64, "cqe layout");
+
+/** A channel: three rings. Fields are read-only after creation. */
+struct uet_chan {
+	struct rte_ring *sq; /**< struct uet_chan_sqe */
+	struct rte_ring *rq; /**< struct uet_chan_rqe */
+	struct rte_ring *cq; /**< struct uet_chan_cqe */
+	uint64_t user;       /**< owner cookie (endpoint), free for the caller */
+	char name[32];       /**< as given to uet_chan_create() */
+};
+
+/** Channel creation flags. */
+#define UET_CHAN_MP_SUBMIT 0x1u /**< several application threads post */
+#define UET_CHAN_MC_COMPLETE 0x2u /**< several application threads poll */
+
+/**
+ * Create a channel. Needs an initialised EAL.
+ * @param name
+ *   Unique, at most 20 characters (ring names get a 3-char suffix).
+ * @param sq_size, rq_size, cq_size
+ *   Ring sizes, powers of two >= 2 (usable entries are size - 1).
+ * @param socket
+ *   NUMA socket of the rings, or SOCKET_ID_ANY.
+ * @param flags
+ *   UET_CHAN_MP_SUBMIT, UET_CHAN_MC_COMPLETE. The engine side is always
+ *   single consumer (SQ/RQ) and single producer (CQ).
+ * @return
+ *   The channel, or NULL with rte_errno: EINVAL (size not a power of two,
+ *   name too long), EEXIST (name in use), ENOMEM.
+ */
+struct uet_chan *uet_chan_create(const char *name, unsigned int sq_size,
+				 unsigned int rq_size, unsigned int cq_size,
+				 int socket, unsigned int flags);
+
+/** Free a channel and its rings; NULL is a no-op. Detach it first. */
+void uet_chan_free(struct uet_chan *c);
+
+/**
+ * Post one submission.
+ * @return 0, or -EAGAIN (SQ full: drain the CQ and retry).
+ */
+static inline int
+uet_chan_sq_post(struct uet_chan *c, const struct uet_chan_sqe *e)
+{
+	/* the elem API takes a non-const table; it only reads it */
+	return rte_ring_enqueue_elem(c->sq, (void *)(uintptr_t)e,
+				     sizeof(*e)) == 0 ? 0 : -EAGAIN;
+}
+
+/**
+ * Post one receive buffer.
+ * @return 0, or -EAGAIN (RQ full).
+ */
+static inline int
+uet_chan_rq_post(struct uet_chan *c, const struct uet_chan_rqe *e)
+{
+	/* the elem API takes a non-const table; it only reads it */
+	return rte_ring_enqueue_elem(c->rq, (void *)(uintptr_t)e,
+				     sizeof(*e)) == 0 ? 0 : -EAGAIN;
+}
+
+/**
+ * Read up to @p n completions (best effort).
+ * @return The number read, 0 when the CQ is empty.
+ */
+static inline unsigned int
+uet_chan_cq_poll(struct uet_chan *c, struct uet_chan_cqe *e, unsigned int n)
+{
+	return rte_ring_dequeue_burst_elem(c->cq, e, sizeof(*e), n, NULL);
+}
+
+/** Engine side: take up to @p n submissions. @return count taken. */
+static inline unsigned int
+uet_chan_sq_take(struct uet_chan *c, struct uet_chan_sqe *e, unsigned int n)
+{
+	return rte_ring_dequeue_burst_elem(c->sq, e, sizeof(*e), n, NULL);
+}
+
+/** Engine side: take up to @p n receive posts. @return count taken. */
+static inline unsigned int
+uet_chan_rq_take(struct uet_chan *c, struct uet_chan_rqe *e, unsigned int n)
+{
+	return rte_ring_dequeue_burst_elem(c->rq, e, sizeof(*e), n, NULL);
+}
+
+/**
+ * Engine side: push one completion.
+ * @return 0, or -EAGAIN (CQ full: keep the completion and retry later).
+ */
+static inline int
+uet_chan_cq_push(struct uet_chan *c, const struct uet_chan_cqe *e)
+{
+	/* the elem API takes a non-const table; it only reads it */
+	return rte_ring_enqueue_elem(c->cq, (void *)(uintptr_t)e,
+				     sizeof(*e)) == 0 ? 0 : -EAGAIN;
+}
+
+/** Free CQ slots (engine side: complete only when there is room). */
+static inline unsigned int
+uet_chan_cq_free_count(const struct uet_chan *c)
+{
+	return rte_ring_free_count(c->cq);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UET_CHAN_H */

@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef UET_ENGINE_H
+#define UET_ENGINE_H
+
+/**
+ * @file
+ * Poll-mode engine: EAL and ports from a struct uet_config, engine lcore
+ * contexts that each own a set of (port, queue) pairs and run
+ *
+ *   RX burst -> fault injection (optional) -> outer/PDS decode
+ *   (ARP/ND answered here; non-UET and malformed frames counted, dropped)
+ *   -> hook rx_burst -> hook advance(now) -> hook tx_ready(now)
+ *   -> fault injection (optional) -> neighbour resolution -> TX burst
+ *
+ * with one coarse timestamp per iteration. The protocol work (PDS/SES) is
+ * a hook: an ops table given at creation, with per-lcore private state.
+ *
+ * Progress: AUTO launches one pinned EAL lcore per context
+ * (rte_eal_remote_launch); INLINE runs nothing by itself and the caller
+ * drives every context with uet_engine_poll().
+ *
+ * Threading: uet_engine_create/start/stop/free and uet_engine_chan_attach
+ * from one control thread. Hook callbacks and the uet_engine_lcore_*,
+ * uet_engine_tx*, uet_engine_mbuf_alloc functions only from the thread
+ * running that context. Stats functions from any thread.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <uet/uet_config.h>
+#include <uet/uet_wire.h>
+#include <uet/uet_wire_outer.h>
+#include <uet/uet_wire_packet.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rte_mbuf;
+struct uet_chan;
+struct uet_engine;
+struct uet_engine_lcore;
+
+/** Largest burst of the engine loop (engine.burst is capped to it). */
+#define UET_ENGINE_BURST_MAX 64
+/** Largest number of engine lcore contexts. */
+#define UET_ENGINE_LCORES_MAX 32
+/** Largest number of channels attached to one engine. */
+#define UET_ENGINE_CHANS_MAX 64
+
+/* ------------------------------------------------------------------ */
+/* EAL                                                                 */
+/* ------------------------------------------------------------------ */
+
+/** Largest number of EAL arguments uet_engine_eal_init() accepts. */
+#define UET_ENGINE_EAL_ARGS_MAX 64
+
+/**
+ * Split @p args on blanks (no quoting) into @p argv, copying into @p buf.
+ * argv[0] is @p prog. When @p isolate is true: with neither
+ * "--file-prefix", "--in-memory" nor "--no-shconf" in @p args,
+ * "--in-memory" is appended ("--no-shconf" with "--no-huge", which DPDK
+ * 22.11 refuses together with "--in-memory"; an explicit "--in-memory"
+ * is rewritten to "--no-shconf" then); without "--file-prefix",
+ * "--file-prefix=uet<pid>" is appended. So two processes never share
+ * runtime files or the telemetry socket.
+ * @return
+ *   argc, or -E2BIG (too many arguments or @p buf too small).
+ */
+int uet_engine_eal_args_split(const char *prog, const char *args,
+			      bool isolate, char *buf, size_t buflen,
+			      char **argv, int max_argv);
+
+/**
+ * Initialise the EAL from @p args (see uet_engine_eal_args_split(), with
+ * isolation), or reuse an EAL the process already initialised.
+ * @param reused
+ *   May be NULL; set to true when the EAL was already initialised.
+ * @return
+ *   0, -E2BIG (arguments), or the -rte_errno of rte_eal_init().
+ */
+int uet_engine_eal_init(const char *prog, const char *args, bool *reused);
+
+/* ------------------------------------------------------------------ */
+/* Hook: the per-lcore protocol work                                   */
+/* ------------------------------------------------------------------ */
+
+/** One received UET frame, decoded through the PDS header. */
+struct uet_engine_rx {
+	struct rte_mbuf *m; /**< the frame; owned by the hook from rx_burst */
+	uint16_t port;      /**< engine port index (not the ethdev id) */
+	uint16_t queue;     /**< RX queue */
+	/**
+	 * Parsed frame. `pkt.err_layer` is NONE, or SES/PAYLOAD when only the
+	 * SES part failed (a trimmed request fails with TRUNCATED there):
+	 * outer and PDS fields are always valid.
+	 */
+	struct uet_pkt pkt;
+};
+
+/**
+ * Protocol hook, chosen at creation. Every callback runs on the thread of
+ * the context it is given. `rx_burst`, `tx_ready` and `advance` are
+ * mandatory; `lcore_init`/`lcore_fini` are optional.
+ */
+struct uet_engine_hook_ops {
+	size_t size;      /**< sizeof(struct uet_engine_hook_ops) */
+	const char *name; /**< for stats and logs */
+	/** At creation, on the control thread: allocate private state. */
+	int (*lcore_init)(struct uet_engine_lcore *lc, void *arg, void **priv);
+	/** At free, on the control thread. */
+	void (*lcore_fini)(struct uet_engine_lcore *lc, void *priv);
+	/**
+	 * Received UET frames. The hook owns every `rx[i].m` and must free,
+	 * keep or transmit it; `rx` itself is valid during the call only.
+	 */
+	void (*rx_burst)(void *priv, struct uet_engine_lcore *lc,
+			 struct uet_engine_rx *rx, uint16_t n, uint64_t now);
+	/** Once per iteration: timers (RTO, ACK delay, ...). */
+	void (*advance)(void *priv, struct uet_engine_lcore *lc, uint64_t now);
+	/**
+	 * Once per iteration, after advance: queue frames with
+	 * uet_engine_tx() while uet_engine_tx_space() allows.
+	 * @return frames queued (for idle detection).
+	 */
+	uint16_t (*tx_ready)(void *priv, struct uet_engine_lcore *lc,
+			     uint64_t now);
+};
+
+/** Creation parameters. */
+struct uet_engine_params {
+	const struct uet_config *cfg;          /**< validated configuration */
+	const struct uet_engine_hook_ops *hook; /**< protocol hook */
+	void *hook_arg;                        /**< passed to lcore_init */
+	const char *name;  /**< unique per process, <= 15 chars, names pools */
+};
+
+/**
+ * Create an engine: probe and configure the ports of @p p->cfg, create
+ * NUMA-local mbuf pools, build the lcore contexts and call the hook's
+ * lcore_init. Needs an initialised EAL. Ports are started; lcores are
+ * not launched (uet_engine_start()).
+ *
+ * A port's devargs are, in order: the name of an existing ethdev (for
+ * example one made with rte_eth_from_rings()), a PCI address, or a vdev
+ * string probed with rte_dev_probe().
+ * @return
+ *   The engine, or NULL with rte_errno: EINVAL (configuration: queues
+ *   fewer than contexts, lcore not enabled, bad hook), ENODEV (port
+ *   probe), ENOMEM, EEXIST (name in use), or an ethdev error.
+ */
+struct uet_engine *uet_engine_create(const struct uet_engine_params *p);
+
+/**
+ * AUTO progress: launch every context on its lcore. INLINE: no-op.
+ * @return 0, -EALREADY, -EBUSY (an lcore is not idle).
+ */
+int uet_engine_start(struct uet_engine *e);
+
+/** Stop and join the lcores (AUTO); no-op when not running. @return 0. */
+int uet_engine_stop(struct uet_engine *e);
+
+/** Stop, call lcore_fini, close the ports it probed, free. NULL: no-op. */
+void uet_engine_free(struct uet_engine *e);
+
+/**
+ * INLINE progress: run up to @p max_iterations loop iterations of every
+ * context on the calling thread, returning early after an iteration in
+ * which no context did any work.
+ * @return
+ *   Frames received plus transmitted, or -EBUSY (lcores are running).
+ */
+int uet_engine_poll(struct uet_engine *e, unsigned int max_iterations);
+
+/** Number of lcore contexts. */
+unsigned int uet_engine_nb_lcores(const struct uet_engine *e);
+
+/** Number of ports. */
+unsigned int uet_engine_nb_ports(const struct uet_engine *e);
+
+/** The ethdev port id of engine port @p port, or UINT16_MAX. */
+uint16_t uet_engine_port_id(const struct uet_engine *e, unsigned int port);
+
+/** Context @p idx, or NULL. For tests and setup code. */
+struct uet_engine_lcore *uet_engine_lcore_get(struct uet_engine *e,
+					      unsigned int idx);
+
+/** True when AUTO lcores are running. */
+bool uet_engine_running(const struct uet_engine *e);
+
+/* ------------------------------------------------------------------ */
+/* Channels                                                            */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Make @p c visible to context @p lcore_idx (uet_engine_lcore_chan()).
+ * Allowed while running (published with release ordering).
+ * @return 0, -EINVAL, -ENOSPC (UET_ENGINE_CHANS_MAX per context).
+ */
+int uet_engine_chan_attach(struct uet_engine *e, unsigned int lcore_idx,
+			   struct uet_chan *c);
+
+/**
+ * Remove @p c from its context. Only while stopped (INLINE or after
+ * uet_engine_stop()).
+ * @return 0, -ENOENT, -EBUSY (running).
+ */
+int uet_engine_chan_detach(struct uet_engine *e, struct uet_chan *c);
+
+/* ------------------------------------------------------------------ */
+/* Services for hooks (owner thread of @p lc only)                     */
+/* ------------------------------------------------------------------ */
+
+/** Index of the context (0 .. nb_lcores - 1). */
+unsigned int uet_engine_lcore_index(const struct uet_engine_lcore *lc);
+
+/** Engine of the context. */
+struct uet_engine *uet_engine_lcore_engine(struct uet_engine_lcore *lc);
+
+/** Number of channels attached to the context (acquire load). */
+unsigned int uet_engine_lcore_nb_chans(const struct uet_engine_lcore *lc);
+
+/** Channel @p i of the context, or NULL. */
+struct uet_chan *uet_engine_lcore_chan(struct uet_engine_lcore *lc,
+				       unsigned int i);
+
+/** True when the context owns a TX queue on @p port. */
+bool uet_engine_lcore_has_port(const struct uet_engine_lcore *lc,
+			       unsigned int port);
+
+/**
+ * Fill @p o for a frame from engine port @p port to @p dst_fa (16 bytes,
+ * IPv4 in the first 4): uet_outer_init(), our MAC and FA, UDP port,
+ * native mode, TTL. MACs are resolved later by uet_engine_tx_ip().
+ * @return 0, -EINVAL (port), -EAFNOSUPPORT (no local FA of that family).
+ */
+int uet_engine_outer_prepare(const struct uet_engine_lcore *lc,
+			     unsigned int port, unsigned int ip_version,
+			     const uint8_t dst_fa[16], struct uet_outer *o);
+
+/** Allocate an mbuf from the pool of @p port's socket, or NULL. */
+struct rte_mbuf *uet_engine_mbuf_alloc(struct uet_engine_lcore *lc,
+				       unsigned int port);
+
+/** Frames that can still be queued on @p port this iteration. */
+uint16_t uet_engine_tx_space(const struct uet_engine_lcore *lc,
+			     unsigned int port);
+
+/**
+ * Queue a complete Ethernet frame on @p port (sent as is).
+ * On success the engine owns @p m.
+ * @return 0, -EAGAIN (TX staging full this iteration), -ENODEV (no queue
+ *   of this context on @p port).
+ */
+int uet_engine_tx(struct uet_engine_lcore *lc, unsigned int port,
+		  struct rte_mbuf *m);
+
+/**
+ * Queue an Ethernet frame whose destination MAC the engine fills from the
+ * neighbour cache (key: the IP destination of the frame). An unresolved
+ * destination sends an ARP request / ND solicitation and holds the frame
+ * (at most UET_ENGINE_NEIGH_HOLD per neighbour; the oldest is dropped and
+ * counted when more arrive). On every return but -EAGAIN/-ENODEV the
+ * engine owns @p m.
+ * @return 0 (queued or held), -EAGAIN, -ENODEV, -EINVAL (not IP: freed).
+ */
+int uet_engine_tx_ip(struct uet_engine_lcore *lc, unsigned int port,
+		     struct rte_mbuf *m);
+
+/** Frames held per unresolved neighbour. */
+#define UET_ENGINE_NEIGH_HOLD 4
+/** Neighbour cache entries per context (power of two). */
+#define UET_ENGINE_NEIGH_SIZE 256
+
+/* ------------------------------------------------------------------ */
+/* Neighbours (control thread; applies to every context)               */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Add a static neighbour on every port (also done for cfg [neighbor]).
+ * Takes effect on the next iteration of every context.
+ * @return 0, -EINVAL, -ENOSPC (update ring full: retry).
+ */
+int uet_engine_neigh_add(struct uet_engine *e, unsigned int ip_version,
+			 const uint8_t addr[16], const uint8_t mac[6]);
+
+/**
+ * Look up @p addr in context @p lcore_idx's cache (tests, tools; racy
+ * read while running).
+ * @return 0 and @p mac, -ENOENT, -EAGAIN (resolution pending).
+ */
+int uet_engine_neigh_lookup(struct uet_engine *e, unsigned int lcore_idx,
+			    unsigned int ip_version, const uint8_t addr[16],
+			    uint8_t mac[6]);
+
+/* ------------------------------------------------------------------ */
+/* Statistics                                                          */
+/* ------------------------------------------------------------------ */
+
+/** Packet classes of fault injection and of counters. */
+enum uet_engine_pkt_class {
+	UET_ENGINE_CLASS_REQ = 0,  /**< PDS requests (RUD/ROD/RUDI/UUD) */
+	UET_ENGINE_CLASS_ACK = 1,  /**< ACK, ACK_CC, ACK_CCX, RUDI_RESP */
+	UET_ENGINE_CLASS_NACK = 2, /**< NACK, NACK_CCX */
+	UET_ENGINE_CLASS_CP = 3,   /**< control packets */
+	UET_ENGINE_CLASSES = 4,
+};
+
+/** Per-direction fault counters (index: enum uet_config_fault_kind). */
+struct uet_engine_fault_stats {
+	uint64_t applied[UET_CONFIG_FAULT_KINDS]; /**< actions taken */
+	uint64_t skipped[UET_CONFIG_FAULT_KINDS]; /**< chosen, not applicable
+						     (hold queue full, no
+						     mbuf, not ECN capable) */
+	uint64_t released;  /**< held frames released (reorder, delay) */
+	uint64_t flushed;   /**< held frames freed at stop */
+};
+
+/** Counters of one context (or their sum). */
+struct uet_engine_lcore_stats {
+	uint64_t iterations;      /**< loop iterations */
+	uint64_t busy_iterations; /**< iterations that did work */
+	uint64_t rx_pkts;         /**< frames from rte_eth_rx_burst */
+	uint64_t rx_bytes;
+	uint64_t rx_uet;          /**< UET frames given to the hook */
+	uint64_t rx_uet_ses_err;  /**< ... of which the SES part failed */
+	uint64_t rx_class[UET_ENGINE_CLASSES]; /**< UET frames per class */
+	uint64_t rx_arp;          /**< ARP frames */
+	uint64_t rx_nd;           /**< ICMPv6 NS/NA frames */
+	uint64_t rx_non_uet;      /**< other frames, dropped */
+	uint64_t rx_malformed;    /**< outer/PDS decode failed, dropped */
+	uint64_t rx_err_layer[8]; /**< ... by enum uet_pkt_layer */
+	uint64_t rx_err_code[UET_WIRE_E__COUNT]; /**< ... by UET_WIRE_E_* */
+	uint64_t tx_pkts;         /**< frames accepted by rte_eth_tx_burst */
+	uint64_t tx_bytes;
+	uint64_t tx_full;         /**< frames freed: TX queue full */
+	uint64_t tx_staging_full; /**< uet_engine_tx() -EAGAIN */
+	uint64_t tx_no_queue;     /**< uet_engine_tx() -ENODEV */
+	uint64_t arp_req_rx;      /**< ARP requests for our FA answered */
+	uint64_t arp_reply_rx;    /**< ARP replies learnt */
+	uint64_t arp_req_tx;      /**< ARP requests sent */
+	uint64_t nd_ns_rx;        /**< neighbour solicitations answered */
+	uint64_t nd_na_rx;        /**< neighbour advertisements learnt */
+	uint64_t nd_ns_tx;        /**< neighbour solicitations sent */
+	uint64_t nd_bad;          /**< bad ARP/ND (checksum, length, ...) */
+	uint64_t neigh_hit;       /**< uet_engine_tx_ip() resolved at once */
+	uint64_t neigh_miss;      /**< ... held for resolution */
+	uint64_t neigh_hold_drop; /**< held frames dropped (overflow/timeout) */
+	uint64_t neigh_full;      /**< no cache entry available: dropped */
+	uint64_t neigh_updates;   /**< entries learnt from other contexts */
+	uint64_t mbuf_alloc_fail; /**< allocations that failed */
+	struct uet_engine_fault_stats fault[UET_CONFIG_FAULT_DIRS];
+};
+
+/** Engine-wide snapshot. */
+struct uet_engine_stats {
+	unsigned int nb_lcores;
+	unsigned int nb_ports;
+	bool running;
+	struct uet_engine_lcore_stats total; /**< sum over contexts */
+	struct uet_engine_lcore_stats lcore[UET_ENGINE_LCORES_MAX];
+};
+
+/**
+ * Take a snapshot (relaxed atomic loads of every counter).
+ * @return 0, -EINVAL.
+ */
+int uet_engine_stats_get(const struct uet_engine *e,
+			 struct uet_engine_stats *s);
+
+/** Print a snapshot (non-zero counters) to @p f, e.g. for uet-perf. */
+void uet_engine_stats_print(const struct uet_engine_stats *s, FILE *f);
+
+/** Name of a fault kind ("drop", "dup", ...). */
+const char *uet_engine_fault_name(unsigned int kind);
+
+/* ------------------------------------------------------------------ */
+/* Telemetry                                                           */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Engines register with the /uet/ telemetry commands (/uet/stats,
+ * /uet/ports, /uet/lcores, /uet/fault, /uet/neigh) at creation; the
+ * commands take an optional engine index parameter.
+ */
+struct rte_tel_data;
+
+/**
+ * Run a /uet/ telemetry command in-process (what the telemetry socket
+ * does), for tests and tools.
+ * @return 0 or the callback's -errno; -ENOENT for an unknown command.
+ */
+int uet_engine_telemetry_call(const char *cmd, const char *params,
+			      struct rte_tel_data *d);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UET_ENGINE_H */

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Engine lifecycle: contexts, queue assignment, launch and inline polling.
+ *
+ * Queue assignment: RX queue q of every port goes to context
+ * q % nb_contexts, with TX queue q of the same port; a context transmits
+ * on a port through the TX queue of its first RX queue there. With fewer
+ * queues than contexts on a port, some contexts cannot send on that port
+ * (uet_engine_tx() says -ENODEV), so create() rejects that configuration
+ * unless the port has a single context by construction.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "engine_private.h"
+
+uint64_t
+eng_now_ns(const struct uet_engine *e)
+{
+	return (uint64_t)(((unsigned __int128)rte_rdtsc() * e->ns_mult) >> 32);
+}
+
+static int
+lcores_check(const struct uet_engine *e, unsigned int nb_ctx)
+{
+	if (nb_ctx > UET_ENGINE_LCORES_MAX)
+		return -EINVAL;
+	for (unsigned int i = 0; i < e->nb_ports; i++)
+		if (e->port[i].nb_rxq < nb_ctx) {
+			ENG_LOG(ERR, "port %u has %u queues for %u contexts", i,
+				e->port[i].nb_rxq, nb_ctx);
+			return -EINVAL;
+		}
+	if (e->inline_mode)
+		return 0;
+	for (unsigned int i = 0; i < nb_ctx; i++) {
+		unsigned int id = e->cfg.engine.lcores[i];
+
+		if (id >= RTE_MAX_LCORE || !rte_lcore_is_enabled(id) ||
+		    id == rte_get_main_lcore()) {
+			ENG_LOG(ERR, "engine lcore %u is not an enabled worker",
+				id);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static struct uet_engine_lcore *
+lcore_create(struct uet_engine *e, unsigned int idx, unsigned int nb_ctx)
+{
+	struct uet_engine_lcore *lc;
+	int socket = SOCKET_ID_ANY;
+
+	if (!e->inline_mode)
+		socket = (int)rte_lcore_to_socket_id(e->cfg.engine.lcores[idx]);
+	lc = rte_zmalloc_socket("uet_lcore", sizeof(*lc), RTE_CACHE_LINE_SIZE,
+				socket);
+	if (lc == NULL)
+		return NULL;
+	lc->eng = e;
+	lc->idx = idx;
+	lc->lcore_id = e->inline_mode ? UINT32_MAX : e->cfg.engine.lcores[idx];
+	lc->burst = RTE_MIN(e->cfg.engine.burst, UET_ENGINE_BURST_MAX);
+	for (unsigned int p = 0; p < e->nb_ports; p++) {
+		for (uint16_t q = 0; q < e->port[p].nb_rxq; q++) {
+			if (q % nb_ctx != idx)
+				continue;
+			lc->rxq[lc->nb_rxq].port = (uint16_t)p;
+			lc->rxq[lc->nb_rxq].queue = q;
+			lc->nb_rxq++;
+			if (!lc->tx[p].has_queue) {
+				lc->tx[p].has_queue = true;
+				lc->tx[p].queue = q;
+			}
+		}
+	}
+	eng_fault_init(lc);
+	if (eng_neigh_init(lc) < 0) {
+		rte_free(lc);
+		return NULL;
+	}
+	return lc;
+}
+
+static void
+lcores_free(struct uet_engine *e)
+{
+	for (unsigned int i = 0; i < e->nb_lcores; i++) {
+		struct uet_engine_lcore *lc = e->lc[i];
+
+		if (lc == NULL)
+			continue;
+		if (e->hook.lcore_fini != NULL)
+			e->hook.lcore_fini(lc, lc->hook_priv);
+		eng_lcore_drain(lc);
+		eng_neigh_fini(lc);
+		rte_free(lc);
+		e->lc[i] = NULL;
+	}
+	e->nb_lcores = 0;
+}
+
+static int
+lcores_setup(struct uet_engine *e, void *hook_arg)
+{
+	unsigned int nb_ctx = e->cfg.engine.nb_lcores;
+	int rc;
+
+	if (nb_ctx == 0)
+		nb_ctx = 1;
+	rc = lcores_check(e, nb_ctx);
+	if (rc < 0)
+		return rc;
+	for (unsigned int i = 0; i < nb_ctx; i++) {
+		e->lc[i] = lcore_create(e, i, nb_ctx);
+		if (e->lc[i] == NULL)
+			return -ENOMEM;
+		e->nb_lcores = i + 1;
+		if (e->hook.lcore_init != NULL) {
+			rc = e->hook.lcore_init(e->lc[i], hook_arg,
+						&e->lc[i]->hook_priv);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int
+hook_copy(struct uet_engine *e, const struct uet_engine_hook_ops *h)
+{
+	if (h == NULL || h->size < offsetof(struct uet_engine_hook_ops,
+					    tx_ready) + sizeof(h->tx_ready))
+		return -EINVAL;
+	memcpy(&e->hook, h, RTE_MIN(h->size, sizeof(e->hook)));
+	if (e->hook.rx_burst == NULL || e->hook.advance == NULL ||
+	    e->hook.tx_ready == NULL)
+		return -EINVAL;
+	return 0;
+}
+
+struct uet_engine *
+uet_engine_create(const struct uet_engine_params *p)
+{
+	struct uet_engine *e;
+	int rc;
+
+	if (p == NULL || p->cfg == NULL || p->name == NULL ||
+	    strlen(p->name) >= sizeof(e->name)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	e = rte_zmalloc("uet_engine", sizeof(*e), RTE_CACHE_LINE_SIZE);
+	if (e == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	snprintf(e->name, sizeof(e->name), "%s", p->name);
+	e->cfg = *p->cfg;
+	e->tel_slot = -1;
+	e->inline_mode = e->cfg.engine.progress == UET_CONFIG_PROGRESS_INLINE;
+	e->tsc_hz = rte_get_tsc_hz();
+	e->ns_mult = (uint64_t)(((unsigned __int128)1000000000u << 32) /
+				e->tsc_hz);
+	rc = hook_copy(e, p->hook);
+	if (rc < 0)
+		goto free_engine;
+	rc = eng_ports_setup(e);
+	if (rc < 0)
+		goto close_ports;
+	rc = lcores_setup(e, p->hook_arg);
+	if (rc < 0)
+		goto free_lcores;
+	for (unsigned int i = 0; i < e->cfg.nb_neighbors; i++) {
+		const struct uet_config_neighbor *n = &e->cfg.neighbor[i];
+		uint8_t addr[16] = { 0 };
+		unsigned int ver = n->ip.family == AF_INET6 ? 6 : 4;
+
+		memcpy(addr, ver == 6 ? (const void *)&n->ip.v6 :
+					(const void *)&n->ip.v4,
+		       ver == 6 ? 16 : 4);
+		rc = eng_neigh_static_all(e, ver, addr, n->mac);
+		if (rc < 0)
+			goto free_lcores;
+	}
+	(void)eng_telemetry_register(e);
+	return e;
+
+free_lcores:
+	lcores_free(e);
+close_ports:
+	eng_ports_close(e);
+free_engine:
+	rte_free(e);
+	rte_errno = -rc;
+	return NULL;
+}
+
+int
+uet_engine_start(struct uet_engine *e)
+{
+	if (e == NULL)
+		return -EINVAL;
+	if (e->inline_mode)
+		return 0;
+	if (e->running)
+		return -EALREADY;
+	for (unsigned int i = 0; i < e->nb_lcores; i++)
+		if (rte_eal_get_lcore_state(e->lc[i]->lcore_id) != WAIT)
+			return -EBUSY;
+	atomic_store_explicit(&e->stop, false, memory_order_relaxed);
+	e->running = true;
+	for (unsigned int i = 0; i < e->nb_lcores; i++) {
+		int rc = rte_eal_remote_launch(eng_lcore_main, e->lc[i],
+					       e->lc[i]->lcore_id);
+
+		if (rc < 0) {
+			ENG_LOG(ERR, "launch on lcore %u: %d",
+				e->lc[i]->lcore_id, rc);
+			uet_engine_stop(e);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+int
+uet_engine_stop(struct uet_engine *e)
+{
+	if (e == NULL || !e->running)
+		return 0;
+	atomic_store_explicit(&e->stop, true, memory_order_release);
+	for (unsigned int i = 0; i < e->nb_lcores; i++)
+		(void)rte_eal_wait_lcore(e->lc[i]->lcore_id);
+	e->running = false;
+	return 0;
+}
+
+void
+uet_engine_free(struct uet_engine *e)
+{
+	if (e == NULL)
+		return;
+	uet_engine_stop(e);
+	eng_telemetry_unregister(e);
+	lcores_free(e);
+	eng_ports_close(e);
+	rte_free(e);
+}
+
+int
+uet_engine_poll(struct uet_engine *e, unsigned int max_iterations)
+{
+	unsigned int work = 0;
+
+	if (e == NULL)
+		return -EINVAL;
+	if (e->running)
+		return -EBUSY;
+	for (unsigned int it = 0; it < max_iterations; it++) {
+		unsigned int w = 0;
+
+		for (unsigned int i = 0; i < e->nb_lcores; i++)
+			w += eng_lcore_iterate(e->lc[i]);
+		work += w;
+		if (w == 0)
+			break;
+	}
+	return (int)RTE_MIN(work, (unsigned int)INT32_MAX);
+}
+
+unsigned int
+uet_engine_nb_lcores(const struct uet_engine *e)
+{
+	return e != NULL ? e->nb_lcores : 0;
+}
+
+unsigned int
+uet_engine_nb_ports(const struct uet_engine *e)
+{
+	return e != NULL ? e->nb_ports : 0;
+}
+
+uint16_t
+uet_engine_port_id(const struct uet_engine *e, unsigned int port)
+{
+	if (e == NULL || port >= e->nb_ports)
+		return UINT16_MAX;
+	return e->port[port].port_id;
+}
+
+struct uet_engine_lcore *
+uet_engine_lcore_get(struct uet_engine *e, unsigned int idx)
+{
+	if (e == NULL || idx >= e->nb_lcores)
+		return NULL;
+	return e->lc[idx];
+}
+
+bool
+uet_engine_running(const struct uet_engine *e)
+{
+	return e != NULL && e->running;
+}
+
+unsigned int
+uet_engine_lcore_index(const struct uet_engine_lcore *lc)
+{
+	return lc->idx;
+}
+
+struct uet_engine *
+uet_engine_lcore_engine(struct uet_engine_lcore *lc)
+{
+	return lc->eng;
+}
+
+bool
+uet_engine_lcore_has_port(const struct uet_engine_lcore *lc,
+			  unsigned int port)
+{
+	return port < lc->eng->nb_ports && lc->tx[port].has_queue;
+}

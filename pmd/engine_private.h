@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef UET_ENGINE_PRIVATE_H
+#define UET_ENGINE_PRIVATE_H
+
+/*
+ * Private state of the poll-mode engine. Everything a context touches on
+ * the data path lives in its own struct uet_engine_lcore (cache aligned);
+ * the engine struct is read-only while lcores run, except `running`.
+ */
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_ether.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include <uet/uet_chan.h>
+#include <uet/uet_config.h>
+#include <uet/uet_engine.h>
+
+extern int uet_engine_logtype;
+#define ENG_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, uet_engine_logtype, "uet.engine: " fmt "\n", \
+		##__VA_ARGS__)
+
+/* Single-writer counter update; readers use relaxed atomic loads. */
+#define ENG_ADD(ctr, n) \
+	__atomic_store_n(&(ctr), (ctr) + (uint64_t)(n), __ATOMIC_RELAXED)
+#define ENG_INC(ctr) ENG_ADD(ctr, 1)
+
+/* Staged TX frames per (context, port); flushed once per iteration. */
+#define ENG_TX_STAGE (2 * UET_ENGINE_BURST_MAX)
+/* Frames a fault hold queue (reorder or delay, per direction) keeps. */
+#define ENG_FAULT_HOLD 64
+/* Neighbour resolution: probe interval, probes before giving up. */
+#define ENG_NEIGH_PROBE_NS (100ull * 1000 * 1000)
+#define ENG_NEIGH_MAX_PROBES 10
+/* Entries examined per iteration by the incremental neighbour sweep. */
+#define ENG_NEIGH_SWEEP 8
+/* Neighbour updates queued to one context. */
+#define ENG_NEIGH_UPD_RING 256
+
+struct eng_port {
+	uint16_t port_id;      /* ethdev id */
+	bool probed;           /* we probed it: remove at free */
+	bool started;
+	int socket;
+	struct rte_mempool *pool;
+	uint16_t nb_rxq;
+	uint16_t nb_txq;
+	uint16_t mtu;
+	struct rte_ether_addr mac;
+	bool has_ipv4;
+	bool has_ipv6;
+	uint8_t ipv4[4];
+	uint8_t ipv6[16];
+	uint16_t udp_port;
+	bool native;
+	uint8_t ip_proto;
+	struct uet_outer_opts opts;
+	char name[64];
+};
+
+struct eng_rxq {
+	uint16_t port;  /* engine port index */
+	uint16_t queue;
+};
+
+struct eng_txbuf {
+	uint16_t n;
+	uint16_t queue; /* TX queue of this context on the port */
+	bool has_queue;
+	struct rte_mbuf *m[ENG_TX_STAGE];
+};
+
+enum eng_neigh_state {
+	ENG_NEIGH_FREE = 0,
+	ENG_NEIGH_PENDING,
+	ENG_NEIGH_VALID,
+	ENG_NEIGH_STATIC,
+};
+
+struct eng_neigh {
+	uint8_t state;     /* enum eng_neigh_state */
+	uint8_t ipver;     /* 4 or 6 */
+	uint8_t nb_hold;
+	uint8_t probes;
+	uint8_t mac[6];
+	uint16_t probe_port; /* port the resolution is sent on */
+	uint8_t addr[16];
+	uint64_t next_probe_ns;
+	struct rte_mbuf *hold[UET_ENGINE_NEIGH_HOLD];
+	uint16_t hold_port[UET_ENGINE_NEIGH_HOLD];
+};
+
+/* Element of the per-context neighbour update ring (24 bytes). */
+struct eng_neigh_upd {
+	uint8_t ipver;
+	uint8_t is_static;
+	uint8_t mac[6];
+	uint8_t addr[16];
+};
+
+struct eng_fault_held {
+	struct rte_mbuf *m;
+	uint64_t due_ns;   /* delay: release time; reorder: time limit */
+	uint64_t due_cnt;  /* reorder: packet count that releases it */
+	uint16_t port;
+	uint16_t queue;
+};
+
+struct eng_fault_queue {
+	uint32_t head;
+	uint32_t count;
+	struct eng_fault_held h[ENG_FAULT_HOLD];
+};
+
+struct eng_fault_dir {
+	uint64_t rng;
+	uint64_t pkts;      /* frames seen by this direction */
+	struct eng_fault_queue reorder;
+	struct eng_fault_queue delay;
+};
+
+struct uet_engine_lcore;
+/* Where a frame goes after fault injection (RX: decode, TX: out list). */
+typedef void (*eng_sink_fn)(struct uet_engine_lcore *lc, uint16_t port,
+			    uint16_t queue, struct rte_mbuf *m, uint64_t now);
+
+struct uet_engine_lcore {
+	struct uet_engine *eng;
+	unsigned int idx;
+	unsigned int lcore_id;   /* EAL lcore (AUTO), or UINT32_MAX */
+	void *hook_priv;
+	uint16_t burst;
+	uint16_t nb_rxq;
+	struct eng_rxq rxq[UET_CONFIG_MAX_PORTS * 64];
+	uint64_t now;            /* coarse time of this iteration */
+	uint16_t nb_rx;          /* frames pending for the hook */
+	uint16_t iter_rx;        /* frames received this iteration */
+	uint16_t iter_tx;        /* frames sent this iteration */
+	struct uet_engine_rx rx[UET_ENGINE_BURST_MAX];
+	struct eng_txbuf tx[UET_CONFIG_MAX_PORTS];
+	/* TX fault output of the port being flushed */
+	struct rte_mbuf *txo[ENG_TX_STAGE * 2 + ENG_FAULT_HOLD * 2];
+	uint16_t nb_txo;
+	uint16_t txo_port;
+	/* TX frames released from fault holds, not faulted again */
+	uint16_t nb_rel;
+	struct eng_rel {
+		struct rte_mbuf *m;
+		uint16_t port;
+	} rel[ENG_TX_STAGE + ENG_FAULT_HOLD * 2];
+	/* channels */
+	_Atomic unsigned int nb_chans;
+	struct uet_chan *chans[UET_ENGINE_CHANS_MAX];
+	/* neighbours */
+	struct rte_ring *neigh_upd;
+	uint32_t neigh_sweep;
+	uint32_t neigh_used;
+	struct eng_neigh neigh[UET_ENGINE_NEIGH_SIZE];
+	/* fault injection */
+	bool fault_on;
+	struct eng_fault_dir fault[UET_CONFIG_FAULT_DIRS];
+	struct uet_engine_lcore_stats st;
+} __rte_cache_aligned;
+
+struct uet_engine {
+	char name[16];
+	struct uet_config cfg;
+	struct uet_engine_hook_ops hook;
+	unsigned int nb_ports;
+	struct eng_port port[UET_CONFIG_MAX_PORTS];
+	struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
+	unsigned int nb_lcores;
+	struct uet_engine_lcore *lc[UET_ENGINE_LCORES_MAX];
+	bool inline_mode;
+	_Atomic bool stop;
+	bool running;
+	uint64_t tsc_hz;
+	uint64_t ns_mult;        /* ns = tsc * ns_mult >> 32 */
+	int tel_slot;            /* telemetry registry slot, -1 if none */
+};
+
+/* time.c-like helpers (engine.c) */
+uint64_t eng_now_ns(const struct uet_engine *e);
+
+/* port.c */
+int eng_ports_setup(struct uet_engine *e);
+void eng_ports_close(struct uet_engine *e);
+int eng_port_socket(const struct uet_engine *e, unsigned int port);
+
+/* loop.c */
+int eng_lcore_main(void *arg);
+unsigned int eng_lcore_iterate(struct uet_engine_lcore *lc);
+void eng_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
+		struct rte_mbuf *m, uint64_t now);
+void eng_lcore_drain(struct uet_engine_lcore *lc);
+
+/* neigh.c */
+int eng_neigh_init(struct uet_engine_lcore *lc);
+void eng_neigh_fini(struct uet_engine_lcore *lc);
+/* 1: consumed (ARP/ND), 0: not a neighbour frame */
+int eng_neigh_rx(struct uet_engine_lcore *lc, uint16_t port,
+		 struct rte_mbuf *m);
+void eng_neigh_advance(struct uet_engine_lcore *lc, uint64_t now);
+int eng_neigh_static_all(struct uet_engine *e, unsigned int ipver,
+			 const uint8_t addr[16], const uint8_t mac[6]);
+
+/* fault.c */
+void eng_fault_init(struct uet_engine_lcore *lc);
+void eng_fault_apply(struct uet_engine_lcore *lc, unsigned int dir,
+		     uint16_t port, uint16_t queue, struct rte_mbuf *m,
+		     uint64_t now, eng_sink_fn sink);
+void eng_fault_release(struct uet_engine_lcore *lc, unsigned int dir,
+		       uint64_t now, bool all, eng_sink_fn sink);
+void eng_fault_flush(struct uet_engine_lcore *lc);
+
+/* telemetry.c */
+int eng_telemetry_register(struct uet_engine *e);
+void eng_telemetry_unregister(struct uet_engine *e);
+
+/* stats.c */
+void eng_lcore_stats_read(const struct uet_engine_lcore *lc,
+			  struct uet_engine_lcore_stats *out);
+
+#endif /* UET_ENGINE_PRIVATE_H */

@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Fault injection ([fault] in the configuration, docs/ENGINE.md).
+ *
+ * Applied per direction (RX after the burst, TX before it) and per packet
+ * class (requests = "data", ACK/NACK/CP/RUDI_RESP = "control"); frames that
+ * are not UET (ARP, ND, anything else) pass untouched. Each context has
+ * its own generator per direction, seeded from (seed, context, direction),
+ * so a run with one context and a fixed seed is reproducible.
+ *
+ * Order of the decisions for one frame: drop; ECN-CE mark; trim; corrupt;
+ * duplicate (a copy of the possibly modified frame); then the original is
+ * either held back (reorder, then delay) or passed on. Holds are fixed
+ * FIFOs of ENG_FAULT_HOLD frames; a full hold passes the frame and counts
+ * the fault as skipped. A reordered frame leaves after reorder_depth more
+ * frames of its direction, or after delay (1 ms when delay is 0) without
+ * them, so a held frame never waits for traffic that does not come.
+ */
+
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "engine_private.h"
+
+static const char *const fault_names[UET_CONFIG_FAULT_KINDS] = {
+	[UET_CONFIG_FAULT_DROP] = "drop",
+	[UET_CONFIG_FAULT_DUP] = "dup",
+	[UET_CONFIG_FAULT_REORDER] = "reorder",
+	[UET_CONFIG_FAULT_DELAY] = "delay",
+	[UET_CONFIG_FAULT_ECN] = "ecn",
+	[UET_CONFIG_FAULT_TRIM] = "trim",
+	[UET_CONFIG_FAULT_CORRUPT] = "corrupt",
+};
+
+const char *
+uet_engine_fault_name(unsigned int kind)
+{
+	return kind < UET_CONFIG_FAULT_KINDS ? fault_names[kind] : "unknown";
+}
+
+static uint64_t
+splitmix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static uint64_t
+rng_next(uint64_t *s)
+{
+	/* xorshift64*: small, fast, good enough to pick faults */
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+static bool
+roll(struct eng_fault_dir *fd, uint32_t ppm)
+{
+	if (ppm == 0)
+		return false;
+	return (rng_next(&fd->rng) >> 11) % 1000000u < ppm;
+}
+
+void
+eng_fault_init(struct uet_engine_lcore *lc)
+{
+	const struct uet_config_fault *f = &lc->eng->cfg.fault;
+	bool any = false;
+
+	for (unsigned int d = 0; d < UET_CONFIG_FAULT_DIRS; d++)
+		for (unsigned int c = 0; c < UET_CONFIG_FAULT_CLASSES; c++)
+			for (unsigned int k = 0; k < UET_CONFIG_FAULT_KINDS; k++)
+				any |= f->ppm[d][c][k] != 0;
+	lc->fault_on = f->enabled && any;
+	for (unsigned int d = 0; d < UET_CONFIG_FAULT_DIRS; d++) {
+		struct eng_fault_dir *fd = &lc->fault[d];
+
+		memset(fd, 0, sizeof(*fd));
+		fd->rng = splitmix64(f->seed ^ splitmix64(lc->idx * 2u + d));
+		if (fd->rng == 0)
+			fd->rng = 1;
+	}
+}
+
+static bool
+hold_push(struct eng_fault_queue *q, struct rte_mbuf *m, uint16_t port,
+	  uint16_t queue, uint64_t due_ns, uint64_t due_cnt)
+{
+	struct eng_fault_held *h;
+
+	if (q->count >= ENG_FAULT_HOLD)
+		return false;
+	h = &q->h[(q->head + q->count) % ENG_FAULT_HOLD];
+	h->m = m;
+	h->port = port;
+	h->queue = queue;
+	h->due_ns = due_ns;
+	h->due_cnt = due_cnt;
+	q->count++;
+	return true;
+}
+
+static void
+hold_release(struct uet_engine_lcore *lc, struct eng_fault_dir *fd,
+	     struct eng_fault_queue *q, uint64_t now, bool all,
+	     struct uet_engine_fault_stats *st, eng_sink_fn sink)
+{
+	while (q->count > 0) {
+		struct eng_fault_held *h = &q->h[q->head];
+
+		if (!all && h->due_ns > now && h->due_cnt > fd->pkts)
+			break;
+		q->head = (q->head + 1) % ENG_FAULT_HOLD;
+		q->count--;
+		ENG_INC(st->released);
+		sink(lc, h->port, h->queue, h->m, now);
+	}
+}
+
+void
+eng_fault_release(struct uet_engine_lcore *lc, unsigned int dir,
+		  uint64_t now, bool all, eng_sink_fn sink)
+{
+	struct eng_fault_dir *fd = &lc->fault[dir];
+	struct uet_engine_fault_stats *st = &lc->st.fault[dir];
+
+	hold_release(lc, fd, &fd->reorder, now, all, st, sink);
+	hold_release(lc, fd, &fd->delay, now, all, st, sink);
+}
+
+static void
+hold_free(struct eng_fault_queue *q, struct uet_engine_fault_stats *st)
+{
+	while (q->count > 0) {
+		rte_pktmbuf_free(q->h[q->head].m);
+		q->head = (q->head + 1) % ENG_FAULT_HOLD;
+		q->count--;
+		ENG_INC(st->flushed);
+	}
+}
+
+void
+eng_fault_flush(struct uet_engine_lcore *lc)
+{
+	for (unsigned int d = 0; d < UET_CONFIG_FAULT_DIRS; d++) {
+		hold_free(&lc->fault[d].reorder, &lc->st.fault[d]);
+		hold_free(&lc->fault[d].delay, &lc->st.fault[d]);
+	}
+}
+
+/*
+ * Trim like a switch (PROTOCOL.md 1, 3): keep the outer headers and the
+ * PDS header, drop SES header and payload, mark DSCP "trimmed". The outer
+ * headers are re-encoded, which recomputes IP/UDP lengths and the IPv4
+ * checksum; IPv6 gets its UDP checksum recomputed.
+ */
+static bool
+frame_trim(struct uet_engine_lcore *lc, struct rte_mbuf *m,
+	   struct uet_outer *o, int hdr_len)
+{
+	uint8_t *data = rte_pktmbuf_mtod(m, uint8_t *);
+	size_t pds_len = uet_pds_hdr_len(data[hdr_len] >> 3);
+	size_t new_len = (size_t)hdr_len + pds_len;
+
+	if (pds_len == 0 || o->inner_len <= pds_len)
+		return false;
+	if (o->ip_version == 4 && o->ip_hlen != UET_IPV4_HLEN)
+		return false; /* the encoder writes no IPv4 options */
+	o->inner_len = (uint16_t)pds_len;
+	o->dscp = lc->eng->cfg.dscp.trimmed;
+	if (uet_outer_encode(o, data, (size_t)hdr_len) != hdr_len)
+		return false;
+	if (rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_data_len(m) -
+					   new_len)) < 0)
+		return false;
+	return uet_outer_udp_csum_fill(o, data, new_len) == 0;
+}
+
+static void
+frame_corrupt(struct eng_fault_dir *fd, struct rte_mbuf *m)
+{
+	uint8_t *data = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m);
+	uint64_t r = rng_next(&fd->rng);
+	uint32_t off = UET_ETH_HLEN + (uint32_t)(r % (len - UET_ETH_HLEN));
+
+	data[off] ^= (uint8_t)(1 + (r >> 32) % 255);
+}
+
+static void
+fault_mutate(struct uet_engine_lcore *lc, struct eng_fault_dir *fd,
+	     struct uet_engine_fault_stats *st, const uint32_t *ppm,
+	     struct rte_mbuf *m, struct uet_outer *o, int hdr_len)
+{
+	uint8_t *data = rte_pktmbuf_mtod(m, uint8_t *);
+
+	if (roll(fd, ppm[UET_CONFIG_FAULT_ECN])) {
+		if (o->ecn != UET_ECN_NOT_ECT &&
+		    uet_outer_frame_ecn_set(o, data, rte_pktmbuf_data_len(m),
+					    UET_ECN_CE) == 0)
+			ENG_INC(st->applied[UET_CONFIG_FAULT_ECN]);
+		else
+			ENG_INC(st->skipped[UET_CONFIG_FAULT_ECN]);
+	}
+	if (roll(fd, ppm[UET_CONFIG_FAULT_TRIM])) {
+		if (frame_trim(lc, m, o, hdr_len))
+			ENG_INC(st->applied[UET_CONFIG_FAULT_TRIM]);
+		else
+			ENG_INC(st->skipped[UET_CONFIG_FAULT_TRIM]);
+	}
+	if (roll(fd, ppm[UET_CONFIG_FAULT_CORRUPT])) {
+		frame_corrupt(fd, m);
+		ENG_INC(st->applied[UET_CONFIG_FAULT_CORRUPT]);
+	}
+}
+
+static bool
+fault_hold(struct uet_engine_lcore *lc, struct eng_fault_dir *fd,
+	   struct uet_engine_fault_stats *st, const uint32_t *ppm,
+	   uint16_t port, uint16_t queue, struct rte_mbuf *m, uint64_t now)
+{
+	const struct uet_config_fault *f = &lc->eng->cfg.fault;
+
+	if (roll(fd, ppm[UET_CONFIG_FAULT_REORDER])) {
+		uint64_t limit = f->delay_ns != 0 ? f->delay_ns : 1000000u;
+
+		if (hold_push(&fd->reorder, m, port, queue, now + limit,
+			      fd->pkts + f->reorder_depth)) {
+			ENG_INC(st->applied[UET_CONFIG_FAULT_REORDER]);
+			return true;
+		}
+		ENG_INC(st->skipped[UET_CONFIG_FAULT_REORDER]);
+	}
+	if (roll(fd, ppm[UET_CONFIG_FAULT_DELAY])) {
+		if (hold_push(&fd->delay, m, port, queue, now + f->delay_ns,
+			      UINT64_MAX)) {
+			ENG_INC(st->applied[UET_CONFIG_FAULT_DELAY]);
+			return true;
+		}
+		ENG_INC(st->skipped[UET_CONFIG_FAULT_DELAY]);
+	}
+	return false;
+}
+
+void
+eng_fault_apply(struct uet_engine_lcore *lc, unsigned int dir, uint16_t port,
+		uint16_t queue, struct rte_mbuf *m, uint64_t now,
+		eng_sink_fn sink)
+{
+	struct eng_fault_dir *fd = &lc->fault[dir];
+	struct uet_engine_fault_stats *st = &lc->st.fault[dir];
+	const struct eng_port *p = &lc->eng->port[port];
+	const uint32_t *ppm;
+	struct uet_outer o;
+	unsigned int type;
+	int hdr_len;
+
+	fd->pkts++;
+	hdr_len = rte_pktmbuf_is_contiguous(m) ?
+		uet_outer_decode_ex(rte_pktmbuf_mtod(m, const uint8_t *),
+				    rte_pktmbuf_data_len(m), &p->opts, &o) : -1;
+	if (hdr_len < 0 || o.inner_len < 2) {
+		sink(lc, port, queue, m, now); /* not UET: untouched */
+		goto release;
+	}
+	type = rte_pktmbuf_mtod(m, const uint8_t *)[hdr_len] >> 3;
+	ppm = lc->eng->cfg.fault.ppm[dir][uet_pds_type_is_req(type) ||
+					  type == UET_PDS_TYPE_RUDI_REQ ||
+					  type == UET_PDS_TYPE_UUD_REQ ?
+					  UET_CONFIG_FAULT_DATA :
+					  UET_CONFIG_FAULT_CONTROL];
+	if (roll(fd, ppm[UET_CONFIG_FAULT_DROP])) {
+		ENG_INC(st->applied[UET_CONFIG_FAULT_DROP]);
+		rte_pktmbuf_free(m);
+		goto release;
+	}
+	fault_mutate(lc, fd, st, ppm, m, &o, hdr_len);
+	if (roll(fd, ppm[UET_CONFIG_FAULT_DUP])) {
+		struct rte_mbuf *c = rte_pktmbuf_copy(m, p->pool, 0, UINT32_MAX);
+
+		if (c != NULL) {
+			ENG_INC(st->applied[UET_CONFIG_FAULT_DUP]);
+			sink(lc, port, queue, c, now);
+		} else {
+			ENG_INC(st->skipped[UET_CONFIG_FAULT_DUP]);
+		}
+	}
+	if (!fault_hold(lc, fd, st, ppm, port, queue, m, now))
+		sink(lc, port, queue, m, now);
+release:
+	/* reordered frames leave once enough frames overtook them */
+	hold_release(lc, fd, &fd->reorder, now, false, st, sink);
+}

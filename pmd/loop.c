@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The engine loop of one context:
+ *   now -> RX bursts -> [fault RX] -> decode -> hook rx_burst
+ *   -> hook advance -> hook tx_ready -> neighbour timers -> [fault TX]
+ *   -> TX bursts.
+ * One timestamp per iteration; no allocation except mbufs; counters only.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_pause.h>
+
+#include "engine_private.h"
+
+static enum uet_engine_pkt_class
+pkt_class(unsigned int type)
+{
+	if (uet_pds_type_is_ack(type) || type == UET_PDS_TYPE_RUDI_RESP)
+		return UET_ENGINE_CLASS_ACK;
+	if (uet_pds_type_is_nack(type))
+		return UET_ENGINE_CLASS_NACK;
+	if (type == UET_PDS_TYPE_CP)
+		return UET_ENGINE_CLASS_CP;
+	return UET_ENGINE_CLASS_REQ;
+}
+
+static void
+hook_rx_flush(struct uet_engine_lcore *lc)
+{
+	if (lc->nb_rx == 0)
+		return;
+	lc->eng->hook.rx_burst(lc->hook_priv, lc, lc->rx, lc->nb_rx, lc->now);
+	lc->nb_rx = 0;
+}
+
+static void
+rx_drop(struct uet_engine_lcore *lc, const struct uet_pkt *p,
+	struct rte_mbuf *m)
+{
+	if (p->err == UET_WIRE_E_NOT_UET || p->err == UET_WIRE_E_BAD_ETHERTYPE) {
+		ENG_INC(lc->st.rx_non_uet);
+	} else {
+		ENG_INC(lc->st.rx_malformed);
+		ENG_INC(lc->st.rx_err_layer[p->err_layer & 7]);
+		if (p->err > 0 && p->err < UET_WIRE_E__COUNT)
+			ENG_INC(lc->st.rx_err_code[p->err]);
+	}
+	rte_pktmbuf_free(m);
+}
+
+void
+eng_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
+	   struct rte_mbuf *m, uint64_t now)
+{
+	struct uet_engine_rx *r = &lc->rx[lc->nb_rx];
+	const struct eng_port *p = &lc->eng->port[port];
+	int rc;
+
+	(void)now;
+	if (unlikely(m->nb_segs > 1) && rte_pktmbuf_linearize(m) < 0) {
+		r->pkt.err = UET_WIRE_E_TRUNCATED;
+		r->pkt.err_layer = UET_PKT_LAYER_ETH;
+		rx_drop(lc, &r->pkt, m);
+		return;
+	}
+	if (eng_neigh_rx(lc, port, m) != 0)
+		return;
+	rc = uet_pkt_parse_ex(rte_pktmbuf_mtod(m, const uint8_t *),
+			      rte_pktmbuf_data_len(m), &p->opts, &r->pkt);
+	if (rc < 0) {
+		/* a trimmed request fails in the SES layer: still UET */
+		if (r->pkt.err_layer < UET_PKT_LAYER_SES) {
+			rx_drop(lc, &r->pkt, m);
+			return;
+		}
+		ENG_INC(lc->st.rx_uet_ses_err);
+	}
+	r->m = m;
+	r->port = port;
+	r->queue = queue;
+	ENG_INC(lc->st.rx_uet);
+	ENG_INC(lc->st.rx_class[pkt_class(r->pkt.pds.type)]);
+	if (++lc->nb_rx >= lc->burst)
+		hook_rx_flush(lc);
+}
+
+static void
+rx_poll(struct uet_engine_lcore *lc, uint64_t now)
+{
+	struct rte_mbuf *pkts[UET_ENGINE_BURST_MAX];
+
+	if (lc->fault_on)
+		eng_fault_release(lc, UET_CONFIG_FAULT_RX, now, false,
+				  eng_rx_one);
+	for (uint16_t i = 0; i < lc->nb_rxq; i++) {
+		const struct eng_rxq *q = &lc->rxq[i];
+		uint16_t n = rte_eth_rx_burst(lc->eng->port[q->port].port_id,
+					      q->queue, pkts, lc->burst);
+		uint64_t bytes = 0;
+
+		if (n == 0)
+			continue;
+		for (uint16_t j = 0; j < n; j++)
+			bytes += rte_pktmbuf_pkt_len(pkts[j]);
+		ENG_ADD(lc->st.rx_pkts, n);
+		ENG_ADD(lc->st.rx_bytes, bytes);
+		lc->iter_rx += n;
+		for (uint16_t j = 0; j < n; j++) {
+			if (lc->fault_on)
+				eng_fault_apply(lc, UET_CONFIG_FAULT_RX,
+						q->port, q->queue, pkts[j], now,
+						eng_rx_one);
+			else
+				eng_rx_one(lc, q->port, q->queue, pkts[j], now);
+		}
+	}
+	hook_rx_flush(lc);
+}
+
+/*
+ * TX sink after fault injection: the output list of the port being
+ * flushed, else the release list (frames released from a hold are sent
+ * as they are, never faulted twice).
+ */
+static void
+tx_sink(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
+	struct rte_mbuf *m, uint64_t now)
+{
+	(void)queue;
+	(void)now;
+	if (port == lc->txo_port && lc->nb_txo < RTE_DIM(lc->txo)) {
+		lc->txo[lc->nb_txo++] = m;
+		return;
+	}
+	if (port != lc->txo_port && lc->nb_rel < RTE_DIM(lc->rel)) {
+		lc->rel[lc->nb_rel].m = m;
+		lc->rel[lc->nb_rel].port = port;
+		lc->nb_rel++;
+		return;
+	}
+	ENG_INC(lc->st.tx_full);
+	rte_pktmbuf_free(m);
+}
+
+/* Move released frames of port @p lc->txo_port to the output list. */
+static void
+tx_take_released(struct uet_engine_lcore *lc)
+{
+	uint16_t keep = 0;
+
+	for (uint16_t i = 0; i < lc->nb_rel; i++) {
+		if (lc->rel[i].port == lc->txo_port &&
+		    lc->nb_txo < RTE_DIM(lc->txo))
+			lc->txo[lc->nb_txo++] = lc->rel[i].m;
+		else
+			lc->rel[keep++] = lc->rel[i];
+	}
+	lc->nb_rel = keep;
+}
+
+static uint16_t
+tx_send(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
+	struct rte_mbuf **m, uint16_t n)
+{
+	uint64_t bytes = 0;
+	uint16_t sent;
+
+	if (n == 0)
+		return 0;
+	for (uint16_t i = 0; i < n; i++)
+		bytes += rte_pktmbuf_pkt_len(m[i]);
+	sent = rte_eth_tx_burst(lc->eng->port[port].port_id, queue, m, n);
+	for (uint16_t i = sent; i < n; i++) {
+		bytes -= rte_pktmbuf_pkt_len(m[i]);
+		rte_pktmbuf_free(m[i]);
+	}
+	ENG_ADD(lc->st.tx_pkts, sent);
+	ENG_ADD(lc->st.tx_bytes, bytes);
+	/* the PDS retransmits: a full TX queue is a drop, not a stall */
+	ENG_ADD(lc->st.tx_full, n - sent);
+	return sent;
+}
+
+static void
+tx_flush(struct uet_engine_lcore *lc, uint64_t now)
+{
+	const struct uet_engine *e = lc->eng;
+
+	if (lc->fault_on) {
+		lc->txo_port = UINT16_MAX;
+		eng_fault_release(lc, UET_CONFIG_FAULT_TX, now, false,
+				  tx_sink);
+	}
+	for (uint16_t p = 0; p < e->nb_ports; p++) {
+		struct eng_txbuf *b = &lc->tx[p];
+
+		if (!lc->fault_on) {
+			lc->iter_tx += tx_send(lc, p, b->queue, b->m, b->n);
+			b->n = 0;
+			continue;
+		}
+		lc->txo_port = p;
+		lc->nb_txo = 0;
+		for (uint16_t i = 0; i < b->n; i++)
+			eng_fault_apply(lc, UET_CONFIG_FAULT_TX, p, b->queue,
+					b->m[i], now, tx_sink);
+		b->n = 0;
+		tx_take_released(lc);
+		lc->iter_tx += tx_send(lc, p, b->queue, lc->txo, lc->nb_txo);
+		lc->nb_txo = 0;
+	}
+	lc->txo_port = UINT16_MAX;
+}
+
+unsigned int
+eng_lcore_iterate(struct uet_engine_lcore *lc)
+{
+	const struct uet_engine *e = lc->eng;
+	uint64_t now = eng_now_ns(e);
+	unsigned int work;
+
+	lc->now = now;
+	lc->iter_rx = 0;
+	lc->iter_tx = 0;
+	rx_poll(lc, now);
+	e->hook.advance(lc->hook_priv, lc, now);
+	work = e->hook.tx_ready(lc->hook_priv, lc, now);
+	eng_neigh_advance(lc, now);
+	tx_flush(lc, now);
+	work += lc->iter_rx + lc->iter_tx;
+	ENG_INC(lc->st.iterations);
+	if (work != 0)
+		ENG_INC(lc->st.busy_iterations);
+	return work;
+}
+
+int
+eng_lcore_main(void *arg)
+{
+	struct uet_engine_lcore *lc = arg;
+	struct uet_engine *e = lc->eng;
+
+	while (!atomic_load_explicit(&e->stop, memory_order_acquire)) {
+		if (eng_lcore_iterate(lc) == 0)
+			rte_pause();
+	}
+	return 0;
+}
+
+void
+eng_lcore_drain(struct uet_engine_lcore *lc)
+{
+	for (unsigned int p = 0; p < UET_CONFIG_MAX_PORTS; p++) {
+		struct eng_txbuf *b = &lc->tx[p];
+
+		for (uint16_t i = 0; i < b->n; i++)
+			rte_pktmbuf_free(b->m[i]);
+		b->n = 0;
+	}
+	for (uint16_t i = 0; i < lc->nb_rel; i++)
+		rte_pktmbuf_free(lc->rel[i].m);
+	lc->nb_rel = 0;
+	eng_fault_flush(lc);
+}
+
+/* ------------------------------------------------------------------ */
+/* services for hooks                                                  */
+/* ------------------------------------------------------------------ */
+
+int
+uet_engine_outer_prepare(const struct uet_engine_lcore *lc, unsigned int port,
+			 unsigned int ip_version, const uint8_t dst_fa[16],
+			 struct uet_outer *o)
+{
+	const struct eng_port *p;
+
+	if (port >= lc->eng->nb_ports || (ip_version != 4 && ip_version != 6))
+		return -EINVAL;
+	p = &lc->eng->port[port];
+	if ((ip_version == 4 && !p->has_ipv4) ||
+	    (ip_version == 6 && !p->has_ipv6))
+		return -EAFNOSUPPORT;
+	uet_outer_init(o, ip_version);
+	memcpy(o->src_mac, p->mac.addr_bytes, 6);
+	if (ip_version == 4) {
+		memcpy(o->src_addr, p->ipv4, 4);
+		memcpy(o->dst_addr, dst_fa, 4);
+	} else {
+		memcpy(o->src_addr, p->ipv6, 16);
+		memcpy(o->dst_addr, dst_fa, 16);
+	}
+	o->udp_dport = p->udp_port;
+	if (p->native) {
+		o->native = true;
+		o->ip_proto = p->ip_proto;
+	}
+	return 0;
+}
+
+struct rte_mbuf *
+uet_engine_mbuf_alloc(struct uet_engine_lcore *lc, unsigned int port)
+{
+	struct rte_mbuf *m;
+
+	if (port >= lc->eng->nb_ports)
+		return NULL;
+	m = rte_pktmbuf_alloc(lc->eng->port[port].pool);
+	if (unlikely(m == NULL))
+		ENG_INC(lc->st.mbuf_alloc_fail);
+	return m;
+}
+
+uint16_t
+uet_engine_tx_space(const struct uet_engine_lcore *lc, unsigned int port)
+{
+	if (port >= lc->eng->nb_ports || !lc->tx[port].has_queue)
+		return 0;
+	return (uint16_t)(ENG_TX_STAGE - lc->tx[port].n);
+}
+
+int
+uet_engine_tx(struct uet_engine_lcore *lc, unsigned int port,
+	      struct rte_mbuf *m)
+{
+	struct eng_txbuf *b;
+
+	if (unlikely(port >= lc->eng->nb_ports || !lc->tx[port].has_queue)) {
+		ENG_INC(lc->st.tx_no_queue);
+		return -ENODEV;
+	}
+	b = &lc->tx[port];
+	if (unlikely(b->n >= ENG_TX_STAGE)) {
+		ENG_INC(lc->st.tx_staging_full);
+		return -EAGAIN;
+	}
+	b->m[b->n++] = m;
+	return 0;
+}

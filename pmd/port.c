@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Ports and mbuf pools from the configuration.
+ *
+ * A port is found, in order, as an existing ethdev of that name (made by
+ * the application, e.g. rte_eth_from_rings(), or by an EAL --vdev), or
+ * probed with rte_dev_probe() (vdev string or PCI address). RSS hashes on
+ * L3 addresses only, so that spraying over UDP source ports never moves a
+ * PDC to another queue (DESIGN.md 3). Pools are per NUMA socket.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <numa.h>
+#include <sched.h>
+
+#include <rte_bus.h>
+#include <rte_dev.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "engine_private.h"
+
+static void
+devname_of(const char *devargs, char *name, size_t n)
+{
+	size_t len = strcspn(devargs, ",");
+
+	if (len >= n)
+		len = n - 1;
+	memcpy(name, devargs, len);
+	name[len] = '\0';
+}
+
+/* Find or probe the ethdev of @p devargs. */
+static int
+port_find(struct eng_port *p, const char *devargs)
+{
+	char name[RTE_ETH_NAME_MAX_LEN];
+	uint16_t id;
+	int rc;
+
+	devname_of(devargs, name, sizeof(name));
+	if (rte_eth_dev_get_port_by_name(name, &id) == 0) {
+		p->port_id = id;
+		return 0;
+	}
+	rc = rte_dev_probe(devargs);
+	if (rc < 0 && rc != -EEXIST) {
+		ENG_LOG(ERR, "probe of '%s' failed: %s", devargs,
+			rte_strerror(-rc));
+		return rc;
+	}
+	if (rte_eth_dev_get_port_by_name(name, &id) != 0) {
+		ENG_LOG(ERR, "'%s' probed but no ethdev named '%s'", devargs,
+			name);
+		return -ENODEV;
+	}
+	p->port_id = id;
+	p->probed = rc == 0;
+	return 0;
+}
+
+/* Socket of a port; SOCKET_ID_ANY (vdevs) -> socket of the serving CPU. */
+int
+eng_port_socket(const struct uet_engine *e, unsigned int port)
+{
+	int s = rte_eth_dev_socket_id(e->port[port].port_id);
+
+	if (s >= 0)
+		return s;
+	if (!e->inline_mode && e->cfg.engine.nb_lcores > 0) {
+		unsigned int l = e->cfg.engine.lcores[0];
+
+		if (l < RTE_MAX_LCORE && rte_lcore_is_enabled(l))
+			return (int)rte_lcore_to_socket_id(l);
+	}
+	/* inline mode: the caller's thread runs the loop */
+	if (numa_available() >= 0) {
+		int cpu = sched_getcpu();
+
+		if (cpu >= 0 && numa_node_of_cpu(cpu) >= 0)
+			return numa_node_of_cpu(cpu);
+	}
+	return 0;
+}
+
+static struct rte_mempool *
+pool_get(struct uet_engine *e, int socket)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	const struct uet_config_engine *c = &e->cfg.engine;
+
+	if (socket < 0 || socket >= RTE_MAX_NUMA_NODES)
+		socket = 0;
+	if (e->pools[socket] != NULL)
+		return e->pools[socket];
+	snprintf(name, sizeof(name), "uetmb_%s_%d", e->name, socket);
+	e->pools[socket] = rte_pktmbuf_pool_create(name, c->mbuf_pool_size,
+						   c->mbuf_cache, 0,
+						   c->mbuf_size, socket);
+	if (e->pools[socket] == NULL)
+		ENG_LOG(ERR, "mbuf pool %s (%u x %u B) on socket %d: %s", name,
+			c->mbuf_pool_size, c->mbuf_size, socket,
+			rte_strerror(rte_errno));
+	return e->pools[socket];
+}
+
+static int
+port_configure(struct uet_engine *e, struct eng_port *p,
+	       const struct uet_config_port *c)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	int rc;
+
+	rc = rte_eth_dev_info_get(p->port_id, &info);
+	if (rc < 0)
+		return rc;
+	if (c->rx_queues > info.max_rx_queues ||
+	    c->rx_queues > info.max_tx_queues) {
+		ENG_LOG(ERR, "%s: %u queues, device has %u rx / %u tx", p->name,
+			c->rx_queues, info.max_rx_queues, info.max_tx_queues);
+		return -EINVAL;
+	}
+	memset(&conf, 0, sizeof(conf));
+	if (c->rx_queues > 1) {
+		/* L3 only: UDP source port (EV) must not pick the queue */
+		uint64_t hf = (RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_IPV6 |
+			       RTE_ETH_RSS_NONFRAG_IPV4_OTHER |
+			       RTE_ETH_RSS_NONFRAG_IPV6_OTHER) &
+			      info.flow_type_rss_offloads;
+
+		if (hf == 0) {
+			ENG_LOG(ERR, "%s: %u queues need L3 RSS", p->name,
+				c->rx_queues);
+			return -ENOTSUP;
+		}
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = hf;
+	}
+	p->nb_rxq = c->rx_queues;
+	p->nb_txq = c->rx_queues;
+	rc = rte_eth_dev_configure(p->port_id, p->nb_rxq, p->nb_txq, &conf);
+	if (rc < 0)
+		return rc;
+	rc = rte_eth_dev_set_mtu(p->port_id, c->mtu);
+	if (rc < 0 && rc != -ENOTSUP)
+		return rc;
+	p->socket = eng_port_socket(e, (unsigned int)(p - e->port));
+	p->pool = pool_get(e, p->socket);
+	if (p->pool == NULL)
+		return -rte_errno;
+	for (uint16_t q = 0; q < p->nb_rxq; q++) {
+		uint16_t nrx = c->rx_desc, ntx = c->tx_desc;
+
+		rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &nrx, &ntx);
+		if (rc < 0)
+			return rc;
+		rc = rte_eth_rx_queue_setup(p->port_id, q, nrx,
+					    (unsigned int)p->socket, NULL,
+					    p->pool);
+		if (rc < 0)
+			return rc;
+		rc = rte_eth_tx_queue_setup(p->port_id, q, ntx,
+					    (unsigned int)p->socket, NULL);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+port_addresses(struct eng_port *p, const struct uet_config_port *c)
+{
+	int rc;
+
+	p->has_ipv4 = c->has_ipv4;
+	memcpy(p->ipv4, &c->ipv4, 4);
+	p->has_ipv6 = c->has_ipv6;
+	memcpy(p->ipv6, &c->ipv6, 16);
+	p->udp_port = c->udp_port;
+	p->native = c->native_ip;
+	p->ip_proto = c->ip_proto;
+	p->mtu = c->mtu;
+	p->opts.raw_ip = false;
+	p->opts.native_proto = c->native_ip ? c->ip_proto : 0;
+	if (c->has_mac) {
+		memcpy(p->mac.addr_bytes, c->mac, 6);
+		/* accept frames for the override even if the NIC cannot */
+		if (rte_eth_dev_default_mac_addr_set(p->port_id, &p->mac) < 0) {
+			rc = rte_eth_promiscuous_enable(p->port_id);
+			if (rc < 0 && rc != -ENOTSUP)
+				return rc;
+		}
+		return 0;
+	}
+	return rte_eth_macaddr_get(p->port_id, &p->mac);
+}
+
+int
+eng_ports_setup(struct uet_engine *e)
+{
+	int rc;
+
+	e->nb_ports = uet_config_nb_ports(&e->cfg);
+	if (e->nb_ports == 0)
+		return -EINVAL;
+	for (unsigned int i = 0; i < e->nb_ports; i++) {
+		const struct uet_config_port *c = &e->cfg.port[i];
+		struct eng_port *p = &e->port[i];
+
+		snprintf(p->name, sizeof(p->name), "%s", c->devargs);
+		rc = port_find(p, c->devargs);
+		if (rc < 0)
+			return rc;
+		rc = port_configure(e, p, c);
+		if (rc < 0) {
+			ENG_LOG(ERR, "port %u (%s): configure: %s", i, p->name,
+				rte_strerror(-rc));
+			return rc;
+		}
+		rc = port_addresses(p, c);
+		if (rc < 0)
+			return rc;
+		rc = rte_eth_dev_start(p->port_id);
+		if (rc < 0) {
+			ENG_LOG(ERR, "port %u (%s): start: %s", i, p->name,
+				rte_strerror(-rc));
+			return rc;
+		}
+		p->started = true;
+	}
+	return 0;
+}
+
+void
+eng_ports_close(struct uet_engine *e)
+{
+	for (unsigned int i = 0; i < e->nb_ports; i++) {
+		struct eng_port *p = &e->port[i];
+
+		if (p->started)
+			(void)rte_eth_dev_stop(p->port_id);
+		p->started = false;
+		if (p->probed) {
+			struct rte_eth_dev_info info;
+
+			/* the rte_device outlives the closed ethdev */
+			if (rte_eth_dev_info_get(p->port_id, &info) == 0) {
+				(void)rte_eth_dev_close(p->port_id);
+				(void)rte_dev_remove(info.device);
+			}
+			p->probed = false;
+		}
+	}
+	for (unsigned int s = 0; s < RTE_MAX_NUMA_NODES; s++) {
+		rte_mempool_free(e->pools[s]);
+		e->pools[s] = NULL;
+	}
+}

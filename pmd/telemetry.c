@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rte_telemetry commands under /uet/ (see docs/ENGINE.md):
+ *   /uet/engines              names of the engines of this process
+ *   /uet/stats,<engine>       engine-wide counters
+ *   /uet/ports,<engine>       ports: ethdev id, MAC, FA, queues, ethdev stats
+ *   /uet/lcores,<engine>      per-context counters
+ *   /uet/fault,<engine>       fault injection counters per direction
+ *   /uet/neigh,<engine>       neighbour resolution counters
+ * <engine> is an index (default 0) into the registration order.
+ *
+ * Callbacks run on the telemetry thread; the registry mutex keeps an
+ * engine alive while a callback reads it.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_telemetry.h>
+
+#include "engine_private.h"
+
+#define TEL_ENGINES 8
+
+static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct uet_engine *tel_engines[TEL_ENGINES];
+static bool tel_registered;
+
+typedef int (*tel_fill_fn)(const struct uet_engine *e,
+			   const struct uet_engine_stats *s,
+			   struct rte_tel_data *d);
+
+static void
+add_u64(struct rte_tel_data *d, const char *name, uint64_t v)
+{
+	(void)rte_tel_data_add_dict_u64(d, name, v);
+}
+
+static int
+fill_stats(const struct uet_engine *e, const struct uet_engine_stats *s,
+	   struct rte_tel_data *d)
+{
+	const struct uet_engine_lcore_stats *t = &s->total;
+
+	rte_tel_data_add_dict_string(d, "name", e->name);
+	rte_tel_data_add_dict_string(d, "hook", e->hook.name != NULL ?
+				     e->hook.name : "");
+	rte_tel_data_add_dict_string(d, "progress",
+				     e->inline_mode ? "inline" : "auto");
+	rte_tel_data_add_dict_int(d, "running", s->running);
+	rte_tel_data_add_dict_int(d, "nb_lcores", (int)s->nb_lcores);
+	rte_tel_data_add_dict_int(d, "nb_ports", (int)s->nb_ports);
+	add_u64(d, "iterations", t->iterations);
+	add_u64(d, "busy_iterations", t->busy_iterations);
+	add_u64(d, "rx_pkts", t->rx_pkts);
+	add_u64(d, "rx_bytes", t->rx_bytes);
+	add_u64(d, "rx_uet", t->rx_uet);
+	add_u64(d, "rx_uet_ses_err", t->rx_uet_ses_err);
+	add_u64(d, "rx_req", t->rx_class[UET_ENGINE_CLASS_REQ]);
+	add_u64(d, "rx_ack", t->rx_class[UET_ENGINE_CLASS_ACK]);
+	add_u64(d, "rx_nack", t->rx_class[UET_ENGINE_CLASS_NACK]);
+	add_u64(d, "rx_cp", t->rx_class[UET_ENGINE_CLASS_CP]);
+	add_u64(d, "rx_arp", t->rx_arp);
+	add_u64(d, "rx_nd", t->rx_nd);
+	add_u64(d, "rx_non_uet", t->rx_non_uet);
+	add_u64(d, "rx_malformed", t->rx_malformed);
+	for (unsigned int c = 1; c < UET_WIRE_E__COUNT; c++) {
+		char k[48];
+
+		if (t->rx_err_code[c] == 0)
+			continue;
+		snprintf(k, sizeof(k), "rx_err_%s", uet_wire_errname((int)c));
+		add_u64(d, k, t->rx_err_code[c]);
+	}
+	add_u64(d, "tx_pkts", t->tx_pkts);
+	add_u64(d, "tx_bytes", t->tx_bytes);
+	add_u64(d, "tx_full", t->tx_full);
+	add_u64(d, "tx_staging_full", t->tx_staging_full);
+	add_u64(d, "tx_no_queue", t->tx_no_queue);
+	add_u64(d, "mbuf_alloc_fail", t->mbuf_alloc_fail);
+	return 0;
+}
+
+static int
+fill_ports(const struct uet_engine *e, const struct uet_engine_stats *s,
+	   struct rte_tel_data *d)
+{
+	(void)s;
+	for (unsigned int i = 0; i < e->nb_ports; i++) {
+		const struct eng_port *p = &e->port[i];
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		struct rte_eth_stats es;
+		char buf[INET6_ADDRSTRLEN], key[16];
+
+		if (c == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_string(c, "devargs", p->name);
+		rte_tel_data_add_dict_int(c, "port_id", p->port_id);
+		rte_tel_data_add_dict_int(c, "socket", p->socket);
+		rte_tel_data_add_dict_int(c, "queues", p->nb_rxq);
+		rte_tel_data_add_dict_int(c, "mtu", p->mtu);
+		rte_ether_format_addr(buf, sizeof(buf), &p->mac);
+		rte_tel_data_add_dict_string(c, "mac", buf);
+		if (p->has_ipv4 && inet_ntop(AF_INET, p->ipv4, buf, sizeof(buf)))
+			rte_tel_data_add_dict_string(c, "ipv4", buf);
+		if (p->has_ipv6 &&
+		    inet_ntop(AF_INET6, p->ipv6, buf, sizeof(buf)))
+			rte_tel_data_add_dict_string(c, "ipv6", buf);
+		if (rte_eth_stats_get(p->port_id, &es) == 0) {
+			add_u64(c, "ipackets", es.ipackets);
+			add_u64(c, "opackets", es.opackets);
+			add_u64(c, "imissed", es.imissed);
+			add_u64(c, "ierrors", es.ierrors);
+			add_u64(c, "oerrors", es.oerrors);
+			add_u64(c, "rx_nombuf", es.rx_nombuf);
+		}
+		snprintf(key, sizeof(key), "port%u", i);
+		rte_tel_data_add_dict_container(d, key, c, 0);
+	}
+	return 0;
+}
+
+static int
+fill_lcores(const struct uet_engine *e, const struct uet_engine_stats *s,
+	    struct rte_tel_data *d)
+{
+	for (unsigned int i = 0; i < s->nb_lcores; i++) {
+		const struct uet_engine_lcore_stats *l = &s->lcore[i];
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		char key[16];
+
+		if (c == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_int(c, "lcore_id",
+					  e->lc[i]->lcore_id == UINT32_MAX ? -1 :
+					  (int)e->lc[i]->lcore_id);
+		rte_tel_data_add_dict_int(c, "rx_queues", e->lc[i]->nb_rxq);
+		rte_tel_data_add_dict_int(c, "channels",
+					  (int)uet_engine_lcore_nb_chans(e->lc[i]));
+		add_u64(c, "iterations", l->iterations);
+		add_u64(c, "busy_iterations", l->busy_iterations);
+		add_u64(c, "rx_pkts", l->rx_pkts);
+		add_u64(c, "rx_uet", l->rx_uet);
+		add_u64(c, "rx_malformed", l->rx_malformed);
+		add_u64(c, "tx_pkts", l->tx_pkts);
+		add_u64(c, "tx_full", l->tx_full);
+		snprintf(key, sizeof(key), "ctx%u", i);
+		rte_tel_data_add_dict_container(d, key, c, 0);
+	}
+	return 0;
+}
+
+static int
+fill_fault(const struct uet_engine *e, const struct uet_engine_stats *s,
+	   struct rte_tel_data *d)
+{
+	rte_tel_data_add_dict_int(d, "enabled", e->cfg.fault.enabled);
+	add_u64(d, "seed", e->cfg.fault.seed);
+	for (unsigned int dir = 0; dir < UET_CONFIG_FAULT_DIRS; dir++) {
+		const struct uet_engine_fault_stats *f = &s->total.fault[dir];
+		const char *dn = dir == UET_CONFIG_FAULT_RX ? "rx" : "tx";
+		char k[48];
+
+		for (unsigned int kind = 0; kind < UET_CONFIG_FAULT_KINDS;
+		     kind++) {
+			snprintf(k, sizeof(k), "%s_%s", dn,
+				 uet_engine_fault_name(kind));
+			add_u64(d, k, f->applied[kind]);
+			snprintf(k, sizeof(k), "%s_%s_skipped", dn,
+				 uet_engine_fault_name(kind));
+			add_u64(d, k, f->skipped[kind]);
+		}
+		snprintf(k, sizeof(k), "%s_released", dn);
+		add_u64(d, k, f->released);
+		snprintf(k, sizeof(k), "%s_flushed", dn);
+		add_u64(d, k, f->flushed);
+	}
+	return 0;
+}
+
+static int
+fill_neigh(const struct uet_engine *e, const struct uet_engine_stats *s,
+	   struct rte_tel_data *d)
+{
+	const struct uet_engine_lcore_stats *t = &s->total;
+
+	(void)e;
+	add_u64(d, "arp_req_rx", t->arp_req_rx);
+	add_u64(d, "arp_reply_rx", t->arp_reply_rx);
+	add_u64(d, "arp_req_tx", t->arp_req_tx);
+	add_u64(d, "nd_ns_rx", t->nd_ns_rx);
+	add_u64(d, "nd_na_rx", t->nd_na_rx);
+	add_u64(d, "nd_ns_tx", t->nd_ns_tx);
+	add_u64(d, "nd_bad", t->nd_bad);
+	add_u64(d, "neigh_hit", t->neigh_hit);
+	add_u64(d, "neigh_miss", t->neigh_miss);
+	add_u64(d, "neigh_hold_drop", t->neigh_hold_drop);
+	add_u64(d, "neigh_full", t->neigh_full);
+	add_u64(d, "neigh_updates", t->neigh_updates);
+	return 0;
+}
+
+static int
+tel_run(const char *params, struct rte_tel_data *d, tel_fill_fn fill)
+{
+	static struct uet_engine_stats s; /* large: under tel_lock */
+	unsigned long idx = 0;
+	int rc = -ENOENT;
+
+	if (params != NULL && *params != '\0') {
+		char *end;
+
+		idx = strtoul(params, &end, 10);
+		if (*end != '\0' || idx >= TEL_ENGINES)
+			return -EINVAL;
+	}
+	pthread_mutex_lock(&tel_lock);
+	if (tel_engines[idx] != NULL) {
+		rte_tel_data_start_dict(d);
+		(void)uet_engine_stats_get(tel_engines[idx], &s);
+		rc = fill(tel_engines[idx], &s, d);
+	}
+	pthread_mutex_unlock(&tel_lock);
+	return rc;
+}
+
+static int
+cmd_engines(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
+	pthread_mutex_lock(&tel_lock);
+	for (unsigned int i = 0; i < TEL_ENGINES; i++)
+		if (tel_engines[i] != NULL)
+			rte_tel_data_add_array_string(d, tel_engines[i]->name);
+	pthread_mutex_unlock(&tel_lock);
+	return 0;
+}
+
+#define TEL_CMD(fn, fill) \
+static int \
+fn(const char *cmd, const char *params, struct rte_tel_data *d) \
+{ \
+	(void)cmd; \
+	return tel_run(params, d, fill); \
+}
+
+TEL_CMD(cmd_stats, fill_stats)
+TEL_CMD(cmd_ports, fill_ports)
+TEL_CMD(cmd_lcores, fill_lcores)
+TEL_CMD(cmd_fault, fill_fault)
+TEL_CMD(cmd_neigh, fill_neigh)
+
+static const struct {
+	const char *cmd;
+	telemetry_cb fn;
+	const char *help;
+} tel_cmds[] = {
+	{ "/uet/engines", cmd_engines, "Engines of this process. No parameters" },
+	{ "/uet/stats", cmd_stats, "Engine counters. Parameter: engine index" },
+	{ "/uet/ports", cmd_ports, "Engine ports. Parameter: engine index" },
+	{ "/uet/lcores", cmd_lcores,
+	  "Per-context counters. Parameter: engine index" },
+	{ "/uet/fault", cmd_fault,
+	  "Fault injection counters. Parameter: engine index" },
+	{ "/uet/neigh", cmd_neigh, "ARP/ND counters. Parameter: engine index" },
+};
+
+int
+eng_telemetry_register(struct uet_engine *e)
+{
+	int rc = -ENOSPC;
+
+	pthread_mutex_lock(&tel_lock);
+	if (!tel_registered) {
+		for (unsigned int i = 0; i < RTE_DIM(tel_cmds); i++)
+			(void)rte_telemetry_register_cmd(tel_cmds[i].cmd,
+							 tel_cmds[i].fn,
+							 tel_cmds[i].help);
+		tel_registered = true;
+	}
+	for (int i = 0; i < TEL_ENGINES; i++)
+		if (tel_engines[i] == NULL) {
+			tel_engines[i] = e;
+			e->tel_slot = i;
+			rc = 0;
+			break;
+		}
+	pthread_mutex_unlock(&tel_lock);
+	return rc;
+}
+
+void
+eng_telemetry_unregister(struct uet_engine *e)
+{
+	pthread_mutex_lock(&tel_lock);
+	if (e->tel_slot >= 0 && tel_engines[e->tel_slot] == e)
+		tel_engines[e->tel_slot] = NULL;
+	e->tel_slot = -1;
+	pthread_mutex_unlock(&tel_lock);
+}
+
+int
+uet_engine_telemetry_call(const char *cmd, const char *params,
+			  struct rte_tel_data *d)
+{
+	for (unsigned int i = 0; i < RTE_DIM(tel_cmds); i++)
+		if (strcmp(cmd, tel_cmds[i].cmd) == 0)
+			return tel_cmds[i].fn(cmd, params, d);
+	return -ENOENT;
+}
