@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Memory entries of RMA RI tables and their keys (PROTOCOL.md 4.6, 4.7).
+ *
+ * Provider keys (O=0) put the entry's slot number in their low 16 bits,
+ * so a lookup is one array access plus a comparison of the whole key:
+ * a key is only accepted if it is bit for bit the one handed out, which
+ * also covers the I bit, the vendor byte and the 24 random bits (a key
+ * cannot be derived from a neighbour's). Optimized keys (O=1) name a
+ * 12-bit index inside their RI table, found through the index hash.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include "mr_priv.h"
+
+
+const struct mr_slot *
+mr_slot_of_key(const struct uet_ses_mr_table *t, uint64_t key)
+{
+	const struct mr_slot *s;
+	int64_t v;
+
+	if (!uet_ses_mkey_valid(key))
+		return NULL;
+	if (key & UET_MKEY_O)
+		return NULL; /* optimized keys need their RI table */
+	v = (int64_t)(key & MR_RKEY_SLOT_MASK);
+	if ((uint64_t)v >= t->max_entries)
+		return NULL;
+	s = &t->slot[v];
+	return s->in_use && s->e.key == key ? s : NULL;
+}
+
+/* Entry of an optimized key within RI slot @p ri, or NULL. */
+static const struct mr_slot *
+mr_slot_of_opt(const struct uet_ses_mr_table *t, int ri, uint64_t key)
+{
+	const struct mr_slot *s;
+	int64_t v;
+
+	if (!uet_ses_mkey_valid(key) || !(key & UET_MKEY_O))
+		return NULL;
+	v = mr_hash_get(&t->idx, mr_key_opt((uint32_t)ri,
+			(uint16_t)(key & UET_MKEY_OPT_INDEX_MASK)));
+	if (v < 0)
+		return NULL;
+	s = &t->slot[v];
+	return s->in_use && s->e.key == key ? s : NULL;
+}
+
+const struct mr_slot *
+mr_slot_find(const struct uet_ses_mr_table *t, int ri, uint64_t key)
+{
+	const struct mr_slot *s;
+
+	s = (key & UET_MKEY_O) ? mr_slot_of_opt(t, ri, key) :
+				 mr_slot_of_key(t, key);
+	return s != NULL && s->e.ri == ri ? s : NULL;
+}
+
+static int
+mr_reg_check(const struct uet_ses_mr_table *t, const struct uet_ses_mr_attr *a)
+{
+	if (a->ri < 0 || (uint32_t)a->ri >= t->max_ri || !t->ri[a->ri].in_use ||
+	    t->ri[a->ri].attr.type != UET_SES_RI_RMA)
+		return -EINVAL;
+	if (a->access & ~UET_SES_MR_ACCESS_MASK)
+		return -EINVAL;
+	/* Resolution adds offsets to base: the region itself must not wrap. */
+	if (a->length > UINTPTR_MAX - a->base)
+		return -EINVAL;
+	if (a->optimized && a->opt_index > UET_MKEY_OPT_INDEX_MASK)
+		return -EINVAL;
+	return 0;
+}
+
+static uint64_t
+mr_make_key(struct uet_ses_mr_table *t, const struct uet_ses_mr_attr *a,
+	    uint32_t slot, uint8_t gen)
+{
+	struct uet_ses_mkey k = {
+		.idempotent = a->idempotent,
+		.optimized = a->optimized,
+		.vendor = t->vendor,
+	};
+	uint64_t key = 0;
+
+	if (a->optimized)
+		k.rkey = a->opt_index;
+	else
+		k.rkey = (uint64_t)mr_rand24(t) << MR_RKEY_RAND_SHIFT |
+			 (uint64_t)gen << MR_RKEY_GEN_SHIFT | slot;
+	(void)uet_ses_mkey_encode(&k, &key); /* fits by construction */
+	return key;
+}
+
+int
+uet_ses_mr_reg(struct uet_ses_mr_table *t, const struct uet_ses_mr_attr *attr,
+	       uint64_t *key)
+{
+	const struct mr_ri *r;
+	struct mr_slot *s;
+	uint32_t n;
+	int rc;
+
+	rc = mr_reg_check(t, attr);
+	if (rc != 0)
+		return rc;
+	if (t->slot_pool.n_free == 0)
+		return -ENOSPC;
+	n = t->slot_pool.free[t->slot_pool.n_free - 1];
+	if (attr->optimized) {
+		rc = mr_hash_put(&t->idx, mr_key_opt((uint32_t)attr->ri,
+				 attr->opt_index), n);
+		if (rc != 0)
+			return rc;
+	}
+	t->slot_pool.n_free--;
+	r = &t->ri[attr->ri];
+	s = &t->slot[n];
+	s->in_use = true;
+	s->e.key = mr_make_key(t, attr, n, s->e.generation);
+	s->e.base = attr->base;
+	s->e.length = attr->length;
+	s->e.access = attr->access;
+	s->e.idempotent = attr->idempotent;
+	s->e.enabled = true;
+	s->e.job_id = r->attr.job_id;
+	s->e.pid_on_fep = r->attr.pid_on_fep;
+	s->e.resource_index = r->attr.resource_index;
+	s->e.ri = attr->ri;
+	t->ri[attr->ri].n_entries++;
+	*key = s->e.key;
+	return 0;
+}
+
+/*
+ * Slot number of a live key, or -1. Control path: an optimized key does
+ * not say its RI table, so every RI table is tried.
+ */
+static int64_t
+mr_slot_index(const struct uet_ses_mr_table *t, uint64_t key)
+{
+	const struct mr_slot *s;
+
+	if (!(key & UET_MKEY_O)) {
+		s = mr_slot_of_key(t, key);
+		return s != NULL ? s - t->slot : -1;
+	}
+	for (uint32_t i = 0; i < t->max_ri; i++) {
+		if (!t->ri[i].in_use)
+			continue;
+		s = mr_slot_of_opt(t, (int)i, key);
+		if (s != NULL)
+			return s - t->slot;
+	}
+	return -1;
+}
+
+int
+uet_ses_mr_dereg(struct uet_ses_mr_table *t, uint64_t key)
+{
+	int64_t i = mr_slot_index(t, key);
+	struct mr_slot *s;
+	uint32_t n;
+
+	if (i < 0)
+		return -ENOENT;
+	n = (uint32_t)i;
+	s = &t->slot[n];
+	if (key & UET_MKEY_O)
+		mr_hash_del(&t->idx, mr_key_opt((uint32_t)s->e.ri,
+			    (uint16_t)(key & UET_MKEY_OPT_INDEX_MASK)));
+	t->ri[s->e.ri].n_entries--;
+	s->in_use = false;
+	/* A new generation: requests still carrying the old one fail. */
+	s->e.generation++;
+	s->e.key = 0;
+	t->slot_pool.free[t->slot_pool.n_free++] = n;
+	return 0;
+}
+
+int
+uet_ses_mr_enable(struct uet_ses_mr_table *t, uint64_t key, bool enable)
+{
+	int64_t i = mr_slot_index(t, key);
+
+	if (i < 0)
+		return -ENOENT;
+	t->slot[i].e.enabled = enable;
+	return 0;
+}
+
+const struct uet_ses_mr_entry *
+uet_ses_mr_lookup(const struct uet_ses_mr_table *t, uint64_t key)
+{
+	int64_t i = mr_slot_index(t, key);
+
+	return i >= 0 ? &t->slot[i].e : NULL;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Private layout of struct uet_ses_mr_table (mr.c, mr_hash.c, mr_resolve.c). */
+#ifndef UET_SES_MR_PRIV_H
+#define UET_SES_MR_PRIV_H
+
+#include <uet/uet_ses_mr.h>
+
+/*
+ * One open-addressing index serves every {tuple} -> slot lookup; the top
+ * four bits of a key say which tuple it is, so no valid key is 0 (empty)
+ * or all ones (tombstone).
+ */
+#define MR_TAG_SHIFT 60
+enum mr_tag {
+	MR_TAG_PID = 1,    /* pid                 -> 0 */
+	MR_TAG_AUTH = 2,   /* job, pid            -> 0 */
+	MR_TAG_RI_REL = 3, /* job, pid, RI        -> RI slot */
+	MR_TAG_RI_ABS = 4, /* pid, RI             -> RI slot */
+	MR_TAG_OPT = 5,    /* RI slot, opt index  -> entry slot */
+};
+#define MR_HASH_EMPTY 0
+#define MR_HASH_TOMB UINT64_MAX
+
+struct mr_hash {
+	uint64_t *keys;
+	uint32_t *vals;
+	uint32_t mask; /* capacity - 1, capacity a power of two */
+};
+
+struct mr_ri {
+	bool in_use;
+	bool enabled;
+	uint8_t generation;
+	struct uet_ses_ri_attr attr;
+	uint32_t n_entries;
+};
+
+struct mr_slot {
+	bool in_use;
+	struct uet_ses_mr_entry e;
+};
+
+/* A fixed pool of slot numbers. */
+struct mr_pool {
+	uint32_t *free; /* stack of free slot numbers */
+	uint32_t n_free;
+};
+
+struct uet_ses_mr_table {
+	struct mr_hash idx;
+	struct mr_ri *ri;
+	struct mr_slot *slot;
+	struct mr_pool ri_pool;
+	struct mr_pool slot_pool;
+	uint32_t max_ri, max_entries, max_pids, max_auth;
+	uint32_t n_pids, n_auth;
+	uint64_t prng;
+	uint8_t vendor;
+};
+
+uint64_t mr_key_pid(uint16_t pid);
+uint64_t mr_key_auth(uint32_t job, uint16_t pid);
+uint64_t mr_key_ri(bool relative, uint32_t job, uint16_t pid, uint16_t ri);
+uint64_t mr_key_opt(uint32_t ri_slot, uint16_t index);
+
+int mr_hash_init(struct mr_hash *h, uint32_t min_items);
+void mr_hash_fini(struct mr_hash *h);
+/* Value of @p key, or -ENOENT. */
+int64_t mr_hash_get(const struct mr_hash *h, uint64_t key);
+/* 0, -EEXIST; the caller bounds the item count so it never fills. */
+int mr_hash_put(struct mr_hash *h, uint64_t key, uint32_t val);
+/* 0 or -ENOENT. */
+int mr_hash_del(struct mr_hash *h, uint64_t key);
+
+/* Provider rkey: random(24) | generation(8) | slot(16). */
+#define MR_RKEY_SLOT_MASK 0xFFFFu
+#define MR_RKEY_GEN_SHIFT 16
+#define MR_RKEY_RAND_SHIFT 24
+
+/* Next 24 random bits of the table's key PRNG. */
+uint32_t mr_rand24(struct uet_ses_mr_table *t);
+/* Slot of a provider (O=0) key, or NULL (reserved bits, unknown, stale). */
+const struct mr_slot *mr_slot_of_key(const struct uet_ses_mr_table *t,
+				     uint64_t key);
+/* Slot of any key within RI slot @p ri, or NULL. */
+const struct mr_slot *mr_slot_find(const struct uet_ses_mr_table *t, int ri,
+				   uint64_t key);
+
+#endif /* UET_SES_MR_PRIV_H */
