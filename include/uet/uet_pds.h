@@ -139,6 +139,15 @@ void uet_pds_free(struct uet_pds *p);
 /** Submission flags. */
 #define UET_PDS_SUBMIT_RSV  0x01u /**< open the PDC from the reserved pool */
 #define UET_PDS_SUBMIT_RESP 0x02u /**< complete only on the SES response */
+/**
+ * Send in the return direction of an existing target PDC, named by
+ * uet_pds_submit.pdc (the handle of a DELIVER event): read response data
+ * as requests with next_hdr RESPONSE_DATA or RESPONSE_DATA_SMALL, in the
+ * PDC's own return PSN space (PROTOCOL.md 3 "Read responses"). The
+ * initiator end delivers them once (UET_PDS_EV_DELIVER with that
+ * next_hdr) and acknowledges them. dst, job, tc and mode are ignored.
+ */
+#define UET_PDS_SUBMIT_PDC  0x04u
 
 /** One request packet handed to the PDS by the SES. */
 struct uet_pds_submit {
@@ -150,6 +159,7 @@ struct uet_pds_submit {
 	uint8_t flags;         /**< UET_PDS_SUBMIT_* */
 	uint16_t ev;           /**< entropy value to use */
 	uint16_t len;          /**< SES header + payload bytes */
+	uint32_t pdc;          /**< UET_PDS_SUBMIT_PDC: target PDC handle */
 	uint64_t cookie;       /**< opaque, returned in descriptors and events */
 };
 
@@ -157,8 +167,12 @@ struct uet_pds_submit {
  * Queue one request. RUD/ROD open a PDC on first use (0-RTT); RUDI and
  * UUD need none.
  * @return
- *   0, or -EINVAL (bad mode/len), -EAGAIN (PDC pool, transmit block,
- *   window, RUDI slot or queue exhausted: retry later).
+ *   0, or -EINVAL (bad mode/len/next_hdr: forward requests carry
+ *   REQUEST_SMALL..REQUEST_STD, return-direction ones RESPONSE_DATA or
+ *   RESPONSE_DATA_SMALL), -ENOENT (UET_PDS_SUBMIT_PDC: no such target
+ *   PDC; a PDC the initiator is closing still accepts data until it
+ *   drains), -EAGAIN (PDC pool, transmit block, window, RUDI slot
+ *   or queue exhausted: retry later).
  */
 int uet_pds_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 		   uint64_t now);
@@ -323,6 +337,61 @@ struct uet_pds_pool_info {
 /** Current pool occupancy of @p p. */
 void uet_pds_pool_info_get(const struct uet_pds *p,
 			   struct uet_pds_pool_info *info);
+
+/** PDC state as reported by uet_pds_pdc_info_get(). */
+enum uet_pds_pdc_state {
+	UET_PDS_PDC_SYN = 1, /**< initiator: no ACK yet, requests carry SYN */
+	UET_PDS_PDC_OPEN,    /**< established */
+	UET_PDS_PDC_CLOSING, /**< initiator: CLOSE sent; target: close asked */
+	UET_PDS_PDC_CLOSED,  /**< target: CLOSE received, ACK not yet sent */
+};
+
+/**
+ * Read-only view of one PDC (for `show pdc`). A PDC has a transmit PSN
+ * space (forward requests at the initiator, return-direction requests at
+ * the target) and a receive PSN space (PROTOCOL.md 3).
+ */
+struct uet_pds_pdc_info {
+	struct uet_pds_fa peer; /**< the other end's FA */
+	uint32_t handle;        /**< as in events; for uet_pds_pdc_close() */
+	uint32_t job;           /**< initiator: JobID of the PDC key */
+	uint16_t lid;           /**< our PDC id on the wire */
+	uint16_t rid;           /**< the peer's PDC id (0 while SYN) */
+	uint8_t role;           /**< 0 initiator, 1 target */
+	uint8_t state;          /**< enum uet_pds_pdc_state */
+	uint8_t mode;           /**< enum uet_pds_mode */
+	uint8_t tc;             /**< traffic class */
+	uint32_t start_psn;     /**< Start_PSN (both PSN spaces start here) */
+	uint32_t tx_una;        /**< first transmit PSN not complete */
+	uint32_t tx_nxt;        /**< next transmit PSN to assign */
+	uint32_t tx_inflight;   /**< bytes sent and not acknowledged */
+	uint32_t tx_retransmits; /**< retransmissions sent on this PDC */
+	uint32_t cwnd;          /**< congestion window from the cc ops */
+	uint32_t rx_cack;       /**< receive side cumulative ACK PSN */
+	uint32_t rx_ooo;        /**< PSNs held out of order past rx_cack */
+	uint8_t retries;        /**< RTO rounds without progress */
+	uint8_t backoffs;       /**< resource back-offs without progress */
+	uint16_t stored_resp;   /**< target: guaranteed-delivery responses held */
+};
+
+/**
+ * Describe the PDC behind @p handle.
+ * @return
+ *   0, or -ENOENT (no such PDC).
+ */
+int uet_pds_pdc_info_get(const struct uet_pds *p, uint32_t handle,
+			 struct uet_pds_pdc_info *info);
+
+/**
+ * Call @p cb for every live PDC, initiators first, until it returns
+ * non-zero. The PDS must not be modified from @p cb.
+ * @return
+ *   The first non-zero value of @p cb, or 0.
+ */
+int uet_pds_pdc_foreach(const struct uet_pds *p,
+			int (*cb)(const struct uet_pds_pdc_info *info,
+				  void *arg),
+			void *arg);
 
 /** Owner id encoded in a PDC id (for the engine's steering). */
 static inline uint32_t

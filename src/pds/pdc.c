@@ -7,8 +7,9 @@
  *
  * PDC ids: the top owner_bits are the owner (engine lcore) so the engine can
  * steer ACKs and requests to the lcore that owns the PDC; the rest is the
- * pool index. Requests address target PDCs and ACKs/NACKs initiator PDCs,
- * so the two roles have independent id spaces of up to 65536 each.
+ * pool index. The two roles have independent id spaces of up to 65536
+ * each; which one a packet addresses follows from the packet (pds.c,
+ * pds_ack.c: return-direction requests carry RESPONSE_DATA next headers).
  */
 
 #include <stdlib.h>
@@ -105,9 +106,8 @@ pds_pdc_alloc(struct uet_pds *p, unsigned int role, bool rsv, uint64_t now)
 {
 	uint32_t local = pds_pool_get(&p->pdc_pool[role][rsv]);
 	struct pds_pdc *c;
-	uint8_t listed;
-	uint32_t next;
-	uint16_t gen;
+	uint32_t next, anext;
+	uint16_t listed, gen;
 
 	if (local == PDS_NIL) {
 		p->st.exhaust_pdc++;
@@ -116,18 +116,21 @@ pds_pdc_alloc(struct uet_pds *p, unsigned int role, bool rsv, uint64_t now)
 	if (rsv)
 		local += p->cfg.max_pdcs;
 	c = &p->pdc[role * p->cap + local];
-	/* A freed PDC may still sit on its role's list: keep the link, the
-	 * list pop skips or serves it. */
-	listed = c->flags & PDC_F_LISTED;
+	/* A freed PDC may still sit on a list: keep the links, the list pop
+	 * skips or serves it. */
+	listed = c->flags & (PDC_F_LISTED | PDC_F_ALISTED);
 	next = c->next;
+	anext = c->anext;
 	gen = c->gen;
 	memset(c, 0, sizeof(*c));
-	c->flags = (uint8_t)(listed | (rsv ? PDC_F_RSV : 0));
+	c->flags = (uint16_t)(listed | (rsv ? PDC_F_RSV : 0));
 	c->next = next;
+	c->anext = anext;
 	c->gen = gen;
 	c->role = (uint8_t)role;
 	c->lid = (uint16_t)(p->id_owner | local);
-	c->blk = PDS_NIL;
+	c->tblk = PDS_NIL;
+	c->rblk = PDS_NIL;
 	c->resp = PDS_NIL;
 	c->last_ns = now;
 	return c;
@@ -140,12 +143,14 @@ pds_pdc_free(struct uet_pds *p, struct pds_pdc *c)
 	bool rsv = (c->flags & PDC_F_RSV) != 0;
 
 	pds_timer_cancel(p, pds_idx(p, c));
+	/* Every submitted cookie completes, even when the PDC goes away. */
+	pds_init_abort(p, c, -ECONNABORTED);
+	pds_tx_blk_detach(p, c);
+	pds_rx_blk_detach(p, c);
 	if (c->role == PDS_ROLE_INIT) {
-		pds_tx_blk_detach(p, c);
 		p->st.pdc_close_init++;
 	} else {
 		pds_tgt_release(p, c);
-		pds_rx_blk_detach(p, c);
 		p->st.pdc_close_tgt++;
 	}
 	c->state = PDC_FREE;
@@ -307,10 +312,10 @@ pds_tkey_del(struct uet_pds *p, struct pds_pdc *c)
 bool
 pds_tx_blk_attach(struct uet_pds *p, struct pds_pdc *c)
 {
-	if (c->blk != PDS_NIL)
+	if (c->tblk != PDS_NIL)
 		return true;
-	c->blk = pds_pool_get(&p->tx_pool);
-	if (c->blk == PDS_NIL) {
+	c->tblk = pds_pool_get(&p->tx_pool);
+	if (c->tblk == PDS_NIL) {
 		p->st.exhaust_txblk++;
 		return false;
 	}
@@ -320,19 +325,19 @@ pds_tx_blk_attach(struct uet_pds *p, struct pds_pdc *c)
 void
 pds_tx_blk_detach(struct uet_pds *p, struct pds_pdc *c)
 {
-	if (c->blk == PDS_NIL)
+	if (c->tblk == PDS_NIL)
 		return;
-	pds_pool_put(&p->tx_pool, c->blk);
-	c->blk = PDS_NIL;
+	pds_pool_put(&p->tx_pool, c->tblk);
+	c->tblk = PDS_NIL;
 }
 
 bool
 pds_rx_blk_attach(struct uet_pds *p, struct pds_pdc *c)
 {
-	if (c->blk != PDS_NIL)
+	if (c->rblk != PDS_NIL)
 		return true;
-	c->blk = pds_pool_get(&p->rx_pool);
-	if (c->blk == PDS_NIL) {
+	c->rblk = pds_pool_get(&p->rx_pool);
+	if (c->rblk == PDS_NIL) {
 		p->st.exhaust_rxblk++;
 		return false;
 	}
@@ -342,12 +347,12 @@ pds_rx_blk_attach(struct uet_pds *p, struct pds_pdc *c)
 void
 pds_rx_blk_detach(struct uet_pds *p, struct pds_pdc *c)
 {
-	if (c->blk == PDS_NIL)
+	if (c->rblk == PDS_NIL)
 		return;
 	/* Blocks return to the pool all-zero. */
 	if (c->u.t.nbits)
 		memset(pds_rx_bits(p, c), 0, p->rx_words * sizeof(uint64_t));
 	c->u.t.nbits = 0;
-	pds_pool_put(&p->rx_pool, c->blk);
-	c->blk = PDS_NIL;
+	pds_pool_put(&p->rx_pool, c->rblk);
+	c->rblk = PDS_NIL;
 }

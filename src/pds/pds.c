@@ -308,19 +308,35 @@ pds_handle_pdc(struct uet_pds *p, uint32_t handle)
 	return c;
 }
 
+/* A PDC may sit on both lists at once (it sends and receives), so each
+ * list has its own link and flag. */
+static uint32_t *
+pds_list_link(struct uet_pds *p, const struct pds_list *l, uint32_t idx,
+	      uint16_t *flag)
+{
+	if (l == &p->acks) {
+		*flag = PDC_F_ALISTED;
+		return &p->pdc[idx].anext;
+	}
+	*flag = PDC_F_LISTED;
+	return &p->pdc[idx].next;
+}
+
 void
 pds_list_push(struct uet_pds *p, struct pds_list *l, uint32_t idx)
 {
 	struct pds_pdc *c = &p->pdc[idx];
+	uint16_t flag;
+	uint32_t *link = pds_list_link(p, l, idx, &flag);
 
-	if (c->flags & PDC_F_LISTED)
+	if (c->flags & flag)
 		return;
-	c->flags |= PDC_F_LISTED;
-	c->next = PDS_NIL;
+	c->flags |= flag;
+	*link = PDS_NIL;
 	if (l->tail == PDS_NIL)
 		l->head = idx;
 	else
-		p->pdc[l->tail].next = idx;
+		*pds_list_link(p, l, l->tail, &flag) = idx;
 	l->tail = idx;
 }
 
@@ -328,13 +344,14 @@ uint32_t
 pds_list_pop(struct uet_pds *p, struct pds_list *l)
 {
 	uint32_t idx = l->head;
+	uint16_t flag;
 
 	if (idx == PDS_NIL)
 		return PDS_NIL;
-	l->head = p->pdc[idx].next;
+	l->head = *pds_list_link(p, l, idx, &flag);
 	if (l->head == PDS_NIL)
 		l->tail = PDS_NIL;
-	p->pdc[idx].flags &= (uint8_t)~PDC_F_LISTED;
+	p->pdc[idx].flags &= (uint16_t)~flag;
 	return idx;
 }
 
@@ -342,11 +359,37 @@ int
 uet_pds_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 	       uint64_t now)
 {
+	if (s->flags & UET_PDS_SUBMIT_PDC)
+		return pds_init_submit_ret(p, s, now);
 	if (s->mode == UET_PDS_MODE_RUD || s->mode == UET_PDS_MODE_ROD)
 		return pds_init_submit(p, s, now);
 	if (s->mode == UET_PDS_MODE_RUDI || s->mode == UET_PDS_MODE_UUD)
 		return pds_dgram_submit(p, s, now);
 	return -EINVAL;
+}
+
+/* Receiver-to-sender CPs consume no PSN (DECISION, pds_ack.c); the rest
+ * consume one of the sender's PSNs (PROTOCOL.md 2.6). */
+static bool
+pds_cp_unsequenced(uint8_t ctl)
+{
+	return ctl == UET_PDS_CTL_CLOSE_REQ || ctl == UET_PDS_CTL_CLEAR_REQ ||
+	       ctl == UET_PDS_CTL_CREDIT;
+}
+
+/* Requests in the return direction of a PDC carry RESPONSE_DATA next
+ * headers (PROTOCOL.md 2.3) and address an initiator PDC; all other
+ * requests and CPs address a target PDC (the return direction sends no
+ * CPs: its tail-loss probe is a retransmission, pds_init.c). */
+static int
+pds_rx_seq(struct uet_pds *p, const struct uet_pds_hdr *h,
+	   const struct uet_pds_rx_meta *m, uint64_t now)
+{
+	if (h->type != UET_PDS_TYPE_CP &&
+	    (h->next_hdr == UET_PDS_NEXT_RESPONSE_DATA ||
+	     h->next_hdr == UET_PDS_NEXT_RESPONSE_DATA_SMALL))
+		return pds_ret_rx(p, h, m, now);
+	return pds_tgt_rx(p, h, m, now);
 }
 
 int
@@ -360,7 +403,7 @@ uet_pds_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 	}
 	p->st.rx_type[h->type & 15]++;
 	if (uet_pds_type_is_req(h->type))
-		return pds_tgt_rx(p, h, m, now);
+		return pds_rx_seq(p, h, m, now);
 	if (uet_pds_type_is_ack(h->type))
 		return pds_init_ack(p, h, m, now);
 	if (uet_pds_type_is_nack(h->type)) {
@@ -370,10 +413,9 @@ uet_pds_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 	}
 	if (h->type == UET_PDS_TYPE_CP) {
 		p->st.rx_ctl[h->next_hdr & 15]++;
-		if (h->next_hdr == UET_PDS_CTL_CLOSE_REQ ||
-		    h->next_hdr == UET_PDS_CTL_CLEAR_REQ)
+		if (pds_cp_unsequenced(h->next_hdr))
 			return pds_init_cp(p, h, m, now);
-		return pds_tgt_rx(p, h, m, now);
+		return pds_rx_seq(p, h, m, now);
 	}
 	if (h->type == UET_PDS_TYPE_RUDI_REQ ||
 	    h->type == UET_PDS_TYPE_RUDI_RESP || h->type == UET_PDS_TYPE_UUD_REQ)
@@ -510,4 +552,72 @@ uet_pds_pool_info_get(const struct uet_pds *p, struct uet_pds_pool_info *info)
 	info->resp_used = p->resp_pool.cap - p->resp_pool.nfree;
 	info->rudi_used = p->rudi_pool.cap - p->rudi_pool.nfree;
 	info->events = pds_ring_count(&p->ev_r);
+}
+
+_Static_assert(UET_PDS_PDC_SYN == (int)PDC_SYN &&
+	       UET_PDS_PDC_CLOSED == (int)PDC_CLOSED, "public PDC states");
+
+static void
+pds_pdc_info_fill(const struct uet_pds *p, uint32_t idx,
+		  struct uet_pds_pdc_info *info)
+{
+	const struct pds_pdc *c = &p->pdc[idx];
+	uint32_t r;
+
+	memset(info, 0, sizeof(*info));
+	info->peer = c->peer;
+	info->handle = pds_handle(p, idx);
+	info->job = c->job;
+	info->lid = c->lid;
+	info->rid = c->rid;
+	info->role = c->role;
+	info->state = c->state;
+	info->mode = c->mode;
+	info->tc = c->tc;
+	info->start_psn = c->start_psn;
+	info->tx_una = c->u.i.una;
+	info->tx_nxt = c->u.i.nxt;
+	info->tx_inflight = c->u.i.inflight;
+	info->tx_retransmits = c->u.i.nretx;
+	info->cwnd = p->cc->cwnd(c->cc);
+	info->rx_cack = c->u.t.cack;
+	info->rx_ooo = c->u.t.nbits;
+	info->retries = c->u.i.retries;
+	info->backoffs = c->u.i.backoffs;
+	for (r = c->resp; r != PDS_NIL && info->stored_resp < UINT16_MAX;
+	     r = p->resp[r].next)
+		info->stored_resp++;
+}
+
+int
+uet_pds_pdc_info_get(const struct uet_pds *p, uint32_t handle,
+		     struct uet_pds_pdc_info *info)
+{
+	uint32_t idx = handle & 0x1FFFFu;
+
+	if (idx >= 2 * p->cap || p->pdc[idx].state == PDC_FREE ||
+	    p->pdc[idx].gen != (uint16_t)(handle >> 17))
+		return -ENOENT;
+	pds_pdc_info_fill(p, idx, info);
+	return 0;
+}
+
+int
+uet_pds_pdc_foreach(const struct uet_pds *p,
+		    int (*cb)(const struct uet_pds_pdc_info *info, void *arg),
+		    void *arg)
+{
+	struct uet_pds_pdc_info info;
+	uint32_t idx;
+	int rc;
+
+	for (idx = 0; idx < 2 * p->cap; idx++) {
+		if (p->pdc[idx].state == PDC_FREE)
+			continue;
+		pds_pdc_info_fill(p, idx, &info);
+		rc = cb(&info, arg);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
 }

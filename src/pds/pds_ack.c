@@ -7,16 +7,37 @@
 
 #include "pds_private.h"
 
+/* Does the transmit side of @p c have @p psn (or psn + 1) outstanding? */
+static bool
+pds_ack_covers(const struct pds_pdc *c, uint32_t psn)
+{
+	return c->tblk != PDS_NIL &&
+	       psn - (c->u.i.una - 1) <= c->u.i.snd - c->u.i.una;
+}
+
+/*
+ * ACKs and NACKs address the transmit side of either an initiator PDC
+ * (forward) or a target PDC (return direction), in two id spaces, and the
+ * wire does not say which. DECISION: prefer the target PDC when it names
+ * the sender as its peer and has @p psn outstanding while the initiator
+ * PDC does not; Start_PSNs are random 32-bit values, so both covering the
+ * same PSN is negligible and then the check of the PSNs rejects it.
+ */
 static struct pds_pdc *
-pds_ack_lookup(struct uet_pds *p, uint16_t dpdcid,
-	       const struct uet_pds_rx_meta *m)
+pds_ack_lookup(struct uet_pds *p, uint16_t dpdcid, uint16_t spdcid,
+	       uint32_t psn, const struct uet_pds_rx_meta *m)
 {
 	struct pds_pdc *c = pds_pdc_by_lid(p, PDS_ROLE_INIT, dpdcid);
+	struct pds_pdc *t = pds_pdc_by_lid(p, PDS_ROLE_TGT, dpdcid);
 
-	if (c == NULL || memcmp(&c->peer, &m->src, sizeof(m->src)) != 0) {
+	if (c != NULL && memcmp(&c->peer, &m->src, sizeof(m->src)) != 0)
+		c = NULL;
+	if (t != NULL && t->rid == spdcid && pds_ack_covers(t, psn) &&
+	    memcmp(&t->peer, &m->src, sizeof(m->src)) == 0 &&
+	    (c == NULL || !pds_ack_covers(c, psn)))
+		return t;
+	if (c == NULL)
 		p->st.rx_stale++;
-		return NULL;
-	}
 	return c;
 }
 
@@ -24,7 +45,7 @@ pds_ack_lookup(struct uet_pds *p, uint16_t dpdcid,
 static bool
 pds_in_flight(const struct pds_pdc *c, uint32_t psn)
 {
-	return c->blk != PDS_NIL &&
+	return c->tblk != PDS_NIL &&
 	       psn - c->u.i.una < c->u.i.snd - c->u.i.una;
 }
 
@@ -128,15 +149,18 @@ pds_ack_settle(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 		i->retries = 0;
 		i->backoffs = 0;
 		i->rto_base = now;
-		c->flags &= (uint8_t)~PDC_F_TLP;
+		c->flags &= (uint16_t)~PDC_F_TLP;
 		c->last_ns = now;
 	}
 	if (i->una == i->nxt) {
 		pds_tx_blk_detach(p, c);
-		if (c->state == PDC_CLOSING) {
+		if (c->role == PDS_ROLE_INIT && c->state == PDC_CLOSING) {
 			pds_pdc_free(p, c);
 			return;
 		}
+		/* Return direction drained: a held CLOSE ACK may go. */
+		if (c->role == PDS_ROLE_TGT && c->state == PDC_CLOSED)
+			pds_tgt_ack_kick(p, c);
 	}
 	pds_init_kick(p, c);
 	pds_pdc_timer_update(p, c, now);
@@ -180,7 +204,7 @@ static bool
 pds_ack_check(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_ack *a)
 {
 	/* Acknowledging a PSN never sent: bogus or from an old incarnation. */
-	if (c->blk == PDS_NIL || uet_psn_ge(a->cack_psn, c->u.i.snd) ||
+	if (c->tblk == PDS_NIL || uet_psn_ge(a->cack_psn, c->u.i.snd) ||
 	    uet_psn_lt(a->cack_psn, c->start_psn - 1)) {
 		p->st.rx_stale++;
 		return false;
@@ -202,6 +226,9 @@ pds_ack_req(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 {
 	unsigned int req = uet_pds_ack_req_get(h);
 
+	/* CLEAR/CLOSE requests go from the target to the initiator only. */
+	if (c->role != PDS_ROLE_INIT)
+		return;
 	if (req == UET_PDS_ACK_REQ_CLEAR && h->next_hdr == UET_PDS_NEXT_NONE) {
 		c->flags |= PDC_F_CLEAR;
 		c->u.i.resp_psn = uet_psn_max(c->u.i.resp_psn, ack_psn);
@@ -215,7 +242,8 @@ pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	     const struct uet_pds_rx_meta *m, uint64_t now)
 {
 	const struct uet_pds_ack *a = &h->u.ack;
-	struct pds_pdc *c = pds_ack_lookup(p, a->dpdcid, m);
+	struct pds_pdc *c = pds_ack_lookup(p, a->dpdcid, a->spdcid,
+					   a->cack_psn, m);
 	uint32_t acked = 0, hi, psn, ack_psn;
 	bool probe = (h->flags & UET_PDS_F_P) != 0;
 	uint64_t rtt;
@@ -324,13 +352,18 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		return;
 	if (c->flags & PDC_F_KEYED) {
 		pds_ikey_del(p, c);
-		c->flags &= (uint8_t)~PDC_F_KEYED;
+		c->flags &= (uint16_t)~PDC_F_KEYED;
 	}
 	c->flags |= PDC_F_CLOSE_REQ;
 	pds_slot_leave(c, sl);
 	sl->state = SLOT_DONE;
 	if (sl->flags & SLOT_F_CP)
 		return;
+	if (c->role != PDS_ROLE_INIT) {
+		/* Return data cannot move to another PDC. */
+		pds_done(p, c->mode, sl->cookie, -ECONNABORTED, psn);
+		return;
+	}
 	memset(&s, 0, sizeof(s));
 	s.dst = c->peer;
 	s.job = c->job;
@@ -353,7 +386,7 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	struct pds_pdc *c;
 
 	p->st.nack_rx[pds_code_idx(n->code)]++;
-	c = pds_ack_lookup(p, n->dpdcid, m);
+	c = pds_ack_lookup(p, n->dpdcid, n->spdcid, n->psn, m);
 	if (c == NULL)
 		return -EBADMSG;
 	if (!pds_in_flight(c, n->psn)) {
@@ -386,10 +419,17 @@ int
 pds_init_cp(struct uet_pds *p, const struct uet_pds_hdr *h,
 	    const struct uet_pds_rx_meta *m, uint64_t now)
 {
-	struct pds_pdc *c = pds_ack_lookup(p, h->u.cp.dpdcid, m);
+	struct pds_pdc *c = pds_ack_lookup(p, h->u.cp.dpdcid, h->u.cp.spdcid,
+					   h->u.cp.psn, m);
 
 	if (c == NULL)
 		return -EBADMSG;
+	if (h->next_hdr == UET_PDS_CTL_CREDIT)
+		return 0;
+	if (c->role != PDS_ROLE_INIT) {
+		p->st.rx_bad++;
+		return -EBADMSG;
+	}
 	if (h->next_hdr == UET_PDS_CTL_CLOSE_REQ) {
 		pds_init_close(p, c, now);
 	} else {

@@ -31,6 +31,19 @@ pds_start_psn(struct uet_pds *p)
 	return p->last_start;
 }
 
+/* Both PSN spaces of a new PDC start at Start_PSN (pds_private.h
+ * DECISION), and the sender side gets its CC state. */
+void
+pds_pdc_psn_init(struct uet_pds *p, struct pds_pdc *c)
+{
+	c->u.i.una = c->u.i.nxt = c->u.i.snd = c->start_psn;
+	c->u.i.resp_psn = c->start_psn - 1;
+	c->u.t.cack = c->start_psn - 1;
+	c->u.t.hi = c->u.t.cack;
+	c->u.t.rod_nacked = c->u.t.cack;
+	p->cc->init(c->cc, p->cfg.mtu, p->cfg.cc_param);
+}
+
 static struct pds_pdc *
 pds_init_open(struct uet_pds *p, const struct uet_pds_submit *s, uint64_t now)
 {
@@ -47,9 +60,7 @@ pds_init_open(struct uet_pds *p, const struct uet_pds_submit *s, uint64_t now)
 	c->state = PDC_SYN;
 	c->ev = s->ev;
 	c->start_psn = pds_start_psn(p);
-	c->u.i.una = c->u.i.nxt = c->u.i.snd = c->start_psn;
-	c->u.i.resp_psn = c->start_psn - 1;
-	p->cc->init(c->cc, p->cfg.mtu, p->cfg.cc_param);
+	pds_pdc_psn_init(p, c);
 	pds_ikey_add(p, c);
 	c->flags |= PDC_F_KEYED;
 	p->st.pdc_open_init++;
@@ -94,9 +105,9 @@ pds_init_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 	bool fresh = false;
 	int rc;
 
+	/* Forward requests carry REQUEST_* (PROTOCOL.md 2.3). */
 	if (s->next_hdr < UET_PDS_NEXT_REQUEST_SMALL ||
-	    s->next_hdr > UET_PDS_NEXT_RESPONSE_DATA_SMALL ||
-	    s->next_hdr == UET_PDS_NEXT_RESPONSE)
+	    s->next_hdr > UET_PDS_NEXT_REQUEST_STD)
 		return -EINVAL;
 	c = pds_ikey_find(p, &s->dst, s->job, s->tc, s->mode);
 	if (c == NULL) {
@@ -121,6 +132,29 @@ pds_init_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 		c->ev = s->ev;
 	c->last_ns = now;
 	return 0;
+}
+
+/* Return direction of a target PDC (PROTOCOL.md 2.3, 3 "Read responses"):
+ * RESPONSE_DATA requests in the target's own PSN space, no SYN (the PDC
+ * exists at both ends), no guaranteed-delivery response. A CLOSED PDC
+ * still takes data: the ACK of CLOSE waits until it drains (pds_tgt.c),
+ * so the initiator is still there to receive it. */
+int
+pds_init_submit_ret(struct uet_pds *p, const struct uet_pds_submit *s,
+		    uint64_t now)
+{
+	struct pds_pdc *c = pds_handle_pdc(p, s->pdc);
+	int rc;
+
+	if (s->next_hdr != UET_PDS_NEXT_RESPONSE_DATA &&
+	    s->next_hdr != UET_PDS_NEXT_RESPONSE_DATA_SMALL)
+		return -EINVAL;
+	if (c == NULL || c->role != PDS_ROLE_TGT)
+		return -ENOENT;
+	rc = pds_init_queue(p, c, s->cookie, s->len, s->next_hdr, 0);
+	if (rc == 0)
+		c->last_ns = now;
+	return rc;
 }
 
 /* PROTOCOL.md 3 "Sender AR": cwnd - inflight < MTU or cwnd < trigger. */
@@ -189,7 +223,7 @@ pds_init_hdr_req(struct uet_pds *p, struct pds_pdc *c,
 	pds_init_ids(c, psn, &h->flags, &r->dpdcid, &r->use_rsv_pdc,
 		     &r->psn_offset);
 	if (uet_psn_ge(c->u.i.una - 1, c->u.i.resp_psn))
-		c->flags &= (uint8_t)~PDC_F_CLEAR;
+		c->flags &= (uint16_t)~PDC_F_CLEAR;
 }
 
 static void
@@ -213,8 +247,10 @@ pds_init_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx,
 	t->cookie = sl->flags & SLOT_F_CP ? 0 : sl->cookie;
 	if (retx && (c->flags & PDC_F_CHG_EV))
 		t->change_ev = true;
-	if (retx)
+	if (retx) {
 		sl->flags |= SLOT_F_RETXD;
+		c->u.i.nretx++;
+	}
 	if (c->u.i.inflight == 0)
 		c->u.i.rto_base = now;
 	sl->state = SLOT_SENT;
@@ -250,7 +286,7 @@ pds_init_tx_retx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		pds_init_emit(p, c, psn, true, now, &tx[k++]);
 	}
 	if (c->u.i.n_retx == 0)
-		c->flags &= (uint8_t)~PDC_F_CHG_EV;
+		c->flags &= (uint16_t)~PDC_F_CHG_EV;
 	return k;
 }
 
@@ -261,8 +297,7 @@ pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	struct pds_slot *sl;
 	uint16_t k;
 
-	if (c->state == PDC_FREE || c->role != PDS_ROLE_INIT ||
-	    (c->flags & PDC_F_BACKOFF))
+	if (c->state == PDC_FREE || (c->flags & PDC_F_BACKOFF))
 		return 0;
 	k = pds_init_tx_retx(p, c, now, tx, n);
 	while (k < n && c->u.i.snd != c->u.i.nxt) {
@@ -276,7 +311,7 @@ pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	if (k < n && (c->flags & PDC_F_CLEAR) &&
 	    c->u.i.snd == c->u.i.nxt && c->u.i.n_retx == 0 &&
 	    pds_init_queue_cp(p, c, UET_PDS_CTL_CLEAR, c->u.i.una - 1) == 0) {
-		c->flags &= (uint8_t)~PDC_F_CLEAR;
+		c->flags &= (uint16_t)~PDC_F_CLEAR;
 		pds_init_emit(p, c, c->u.i.snd, false, now, &tx[k++]);
 		c->u.i.snd++;
 	}
@@ -292,8 +327,7 @@ pds_init_has_work(struct uet_pds *p, const struct pds_pdc *c, uint64_t now)
 {
 	(void)p;
 	(void)now;
-	if (c->state == PDC_FREE || c->role != PDS_ROLE_INIT ||
-	    (c->flags & PDC_F_BACKOFF))
+	if (c->state == PDC_FREE || (c->flags & PDC_F_BACKOFF))
 		return false;
 	return c->u.i.n_retx > 0 || c->u.i.snd != c->u.i.nxt ||
 	       (c->flags & PDC_F_CLEAR);
@@ -306,19 +340,27 @@ pds_init_kick(struct uet_pds *p, struct pds_pdc *c)
 		pds_list_push(p, &p->active, pds_idx(p, c));
 }
 
+/* Complete every pending cookie of the transmit side with @p status. */
+void
+pds_init_abort(struct uet_pds *p, struct pds_pdc *c, int status)
+{
+	struct pds_slot *sl;
+	uint32_t psn;
+
+	for (psn = c->u.i.una; c->tblk != PDS_NIL && psn != c->u.i.nxt; psn++) {
+		sl = pds_slot(p, c, psn);
+		if (sl->state != SLOT_DONE && !(sl->flags & SLOT_F_CP))
+			pds_done(p, c->mode, sl->cookie, status, psn);
+		sl->state = SLOT_DONE;
+	}
+}
+
 /* Fail every pending cookie and close the PDC (PROTOCOL.md 2.7 fatal,
  * 3 retries exhausted). */
 void
 pds_init_fail(struct uet_pds *p, struct pds_pdc *c, int status)
 {
-	struct pds_slot *sl;
-	uint32_t psn;
-
-	for (psn = c->u.i.una; c->blk != PDS_NIL && psn != c->u.i.nxt; psn++) {
-		sl = pds_slot(p, c, psn);
-		if (sl->state != SLOT_DONE && !(sl->flags & SLOT_F_CP))
-			pds_done(p, c->mode, sl->cookie, status, psn);
-	}
+	pds_init_abort(p, c, status);
 	if (c->flags & PDC_F_KEYED)
 		pds_ikey_del(p, c);
 	p->st.pdc_fail++;
@@ -353,7 +395,7 @@ pds_init_close(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	if (c->flags & PDC_F_KEYED) {
 		pds_ikey_del(p, c);
-		c->flags &= (uint8_t)~PDC_F_KEYED;
+		c->flags &= (uint16_t)~PDC_F_KEYED;
 	}
 	if (c->state == PDC_CLOSING)
 		return 0;
@@ -396,6 +438,8 @@ pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c)
 	}
 	if (i->una != i->nxt)
 		return 0; /* queued, waiting for the gate */
+	if (c->role != PDS_ROLE_INIT)
+		return 0; /* closing is the initiator's (PROTOCOL.md 3) */
 	if ((c->flags & PDC_F_CLOSE_REQ) && c->state != PDC_CLOSING)
 		return c->last_ns ? c->last_ns : 1;
 	if (p->cfg.idle_close_ns && c->state == PDC_OPEN)
@@ -424,9 +468,21 @@ pds_init_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 static void
 pds_init_tlp(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
+	struct pds_slot *sl = pds_slot(p, c, c->u.i.snd - 1);
+
 	c->flags |= PDC_F_TLP;
-	if (pds_init_queue_cp(p, c, UET_PDS_CTL_ACK_REQ, 0) == 0)
+	if (c->role == PDS_ROLE_INIT) {
+		if (pds_init_queue_cp(p, c, UET_PDS_CTL_ACK_REQ, 0) == 0)
+			p->st.tlp_fires++;
+	} else if (sl->state == SLOT_SENT) {
+		/* The return direction sends no CPs (pds.c): resend the tail
+		 * instead; its RETX flag makes the receiver ACK at once. */
+		c->u.i.inflight -= sl->len;
+		sl->state = SLOT_RETX;
+		c->u.i.n_retx++;
 		p->st.tlp_fires++;
+		pds_init_kick(p, c);
+	}
 	pds_pdc_timer_update(p, c, now);
 }
 
@@ -440,7 +496,7 @@ pds_init_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 			pds_pdc_timer_update(p, c, now);
 			return;
 		}
-		c->flags &= (uint8_t)~PDC_F_BACKOFF;
+		c->flags &= (uint16_t)~PDC_F_BACKOFF;
 		pds_init_kick(p, c);
 		pds_pdc_timer_update(p, c, now);
 		return;

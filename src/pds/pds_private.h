@@ -34,7 +34,7 @@ enum pds_pdc_state {
 };
 
 /* PDC flags. */
-#define PDC_F_LISTED    0x01u /* on the active (init) or ACK (target) list */
+#define PDC_F_LISTED    0x01u /* on the active (transmit) list */
 #define PDC_F_RSV       0x02u /* id from the reserved pool */
 #define PDC_F_CLEAR     0x04u /* init: target asked for CLEAR (REQ=CLEAR) */
 #define PDC_F_CLOSE_REQ 0x08u /* init: target asked to close; tgt: asking */
@@ -42,6 +42,7 @@ enum pds_pdc_state {
 #define PDC_F_BACKOFF   0x20u /* init: resource back-off in progress */
 #define PDC_F_CHG_EV    0x40u /* init: next retransmission on another EV */
 #define PDC_F_KEYED     0x80u /* init: in the {job, FA, TC, mode} table */
+#define PDC_F_ALISTED   0x100u /* on the ACK list (both roles) */
 
 /* Target pending-ACK flags (echoed in the next ACK, PROTOCOL.md 3). */
 #define ACKF_NEED  0x01u /* an ACK must go out */
@@ -50,12 +51,20 @@ enum pds_pdc_state {
 #define ACKF_PROBE 0x08u /* reserved for PROBE replies */
 #define ACKF_CLOSE_REQ 0x10u /* send a CLOSE_REQ CP */
 
+/*
+ * A PDC is bidirectional (PROTOCOL.md 3 "Read responses"): each end has a
+ * transmit PSN space (struct pds_init: forward requests at the initiator,
+ * return-direction requests at the target) and a receive PSN space
+ * (struct pds_tgt). DECISION: the return direction starts at the forward
+ * Start_PSN, which both ends know, so it needs no SYN of its own.
+ */
 struct pds_init {
 	uint32_t una;        /* first PSN not complete */
 	uint32_t nxt;        /* next PSN to assign */
 	uint32_t snd;        /* first PSN never sent */
 	uint32_t inflight;   /* bytes sent and not acknowledged */
 	uint32_t resp_psn;   /* last PSN whose response carried REQ=CLEAR */
+	uint32_t nretx;      /* retransmissions sent (telemetry) */
 	uint16_t n_retx;     /* slots marked for retransmission */
 	uint8_t retries;     /* RTO rounds without progress */
 	uint8_t backoffs;    /* resource back-offs without progress */
@@ -73,7 +82,9 @@ struct pds_tgt {
 	uint16_t ooo;        /* out-of-order arrivals since the last ACK */
 	uint16_t nbits;      /* set bits in the receive block */
 	uint8_t ackf;        /* ACKF_* */
-	uint8_t pad[3];
+	uint8_t pad;
+	uint16_t ev;         /* EV to echo in ACKs */
+	uint64_t ack_ns;     /* first coalesced arrival (delayed ACK) */
 };
 
 /* Per-PDC state; idle size is asserted (DESIGN.md 7: <= 256 bytes). */
@@ -88,16 +99,18 @@ struct pds_pdc {
 	uint16_t rid;        /* the peer's PDC id */
 	uint16_t ev;         /* init: EV to use; target: EV to echo */
 	uint16_t gen;        /* handle generation */
-	uint8_t flags;       /* PDC_F_* */
-	uint8_t pad[3];
-	uint32_t blk;        /* transmit (init) or receive (target) block */
-	uint32_t next;       /* active / ACK list link */
+	uint16_t flags;      /* PDC_F_* */
+	uint8_t pad[2];
+	uint32_t tblk;       /* transmit block (PDS_NIL: none attached) */
+	uint32_t rblk;       /* receive block (PDS_NIL: none attached) */
+	uint32_t next;       /* active list link */
+	uint32_t anext;      /* ACK list link */
 	uint32_t resp;       /* target: stored responses, oldest first */
 	uint32_t start_psn;
 	uint64_t last_ns;    /* last activity (idle close) */
-	union {
-		struct pds_init i;
-		struct pds_tgt t;
+	struct {
+		struct pds_init i; /* transmit PSN space */
+		struct pds_tgt t;  /* receive PSN space */
 	} u;
 	uint8_t cc[UET_PDS_CC_PRIV_MAX];
 };
@@ -312,14 +325,14 @@ void pds_rx_blk_detach(struct uet_pds *p, struct pds_pdc *c);
 static inline struct pds_slot *
 pds_slot(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
 {
-	return &p->tx_blk[((size_t)c->blk << p->tx_shift) +
+	return &p->tx_blk[((size_t)c->tblk << p->tx_shift) +
 			  (psn & (p->cfg.tx_window - 1))];
 }
 
 static inline uint64_t *
 pds_rx_bits(struct uet_pds *p, const struct pds_pdc *c)
 {
-	return &p->rx_blk[(size_t)c->blk * p->rx_words];
+	return &p->rx_blk[(size_t)c->rblk * p->rx_words];
 }
 
 /* ---- pds_timer.c ---- */
@@ -338,6 +351,10 @@ pds_rudi_node(const struct uet_pds *p, uint32_t rudi)
 /* ---- pds_init.c: initiator ---- */
 int pds_init_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 		    uint64_t now);
+int pds_init_submit_ret(struct uet_pds *p, const struct uet_pds_submit *s,
+			uint64_t now);
+void pds_pdc_psn_init(struct uet_pds *p, struct pds_pdc *c);
+void pds_init_abort(struct uet_pds *p, struct pds_pdc *c, int status);
 uint16_t pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		     struct uet_pds_tx *tx, uint16_t n);
 bool pds_init_has_work(struct uet_pds *p, const struct pds_pdc *c,
@@ -361,6 +378,9 @@ uint32_t pds_init_mark_from(struct uet_pds *p, struct pds_pdc *c,
 /* ---- pds_tgt.c: target ---- */
 int pds_tgt_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 	       const struct uet_pds_rx_meta *m, uint64_t now);
+int pds_ret_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
+	       const struct uet_pds_rx_meta *m, uint64_t now);
+void pds_tgt_ack_kick(struct uet_pds *p, struct pds_pdc *c);
 bool pds_tgt_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		    struct uet_pds_tx *tx);
 void pds_tgt_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now);

@@ -156,9 +156,7 @@ pds_tgt_create(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	c->mode = ri->mode;
 	c->state = PDC_OPEN;
 	c->start_psn = ri->psn - ri->psn_offset;
-	c->u.t.cack = c->start_psn - 1;
-	c->u.t.hi = c->u.t.cack;
-	c->u.t.rod_nacked = c->u.t.cack;
+	pds_pdc_psn_init(p, c);
 	/* First packet of a PDC is ACKed at once (PROTOCOL.md 3). */
 	c->u.t.ackf = ACKF_NEED;
 	pds_tkey_add(p, c);
@@ -205,7 +203,7 @@ pds_bit_test(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
 {
 	uint32_t b = psn & (p->cfg.rx_window - 1);
 
-	return c->blk != PDS_NIL &&
+	return c->rblk != PDS_NIL &&
 	       ((pds_rx_bits(p, c)[b / 64] >> (b % 64)) & 1u);
 }
 
@@ -257,15 +255,25 @@ pds_tgt_want_ack(struct uet_pds *p, struct pds_pdc *c)
 	pds_list_push(p, &p->acks, pds_idx(p, c));
 }
 
+void
+pds_tgt_ack_kick(struct uet_pds *p, struct pds_pdc *c)
+{
+	if (c->u.t.ackf & ACKF_NEED)
+		pds_list_push(p, &p->acks, pds_idx(p, c));
+}
+
 /* PROTOCOL.md 3 ACK generation: credit max(1 KiB, len); ACK at the
  * threshold, on AR, RETX, CE, or the first packet of the PDC. */
 static void
 pds_tgt_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
-		   const struct uet_pds_rx_meta *m)
+		   const struct uet_pds_rx_meta *m, uint64_t now)
 {
 	struct pds_tgt *t = &c->u.t;
 	uint32_t len = m->len;
 
+	/* The delayed ACK is bounded from the first coalesced arrival. */
+	if (t->ack_credit == 0)
+		t->ack_ns = now;
 	t->ack_credit += len > p->cfg.ack_min_bytes ? len : p->cfg.ack_min_bytes;
 	t->rcvd_bytes += len;
 	if (m->ce)
@@ -322,7 +330,7 @@ pds_tgt_reject(struct uet_pds *p, struct pds_pdc *c,
 		pds_tgt_nack(p, m, ri, c->lid, UET_NACK_PSN_OOR_WINDOW, ri->psn);
 		return true;
 	}
-	if (c->state == PDC_CLOSING && !ri->cp) {
+	if (c->role == PDS_ROLE_TGT && c->state == PDC_CLOSING && !ri->cp) {
 		pds_tgt_nack(p, m, ri, c->lid, UET_NACK_CLOSING, ri->psn);
 		return true;
 	}
@@ -332,7 +340,8 @@ pds_tgt_reject(struct uet_pds *p, struct pds_pdc *c,
 static int
 pds_tgt_ctl(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h)
 {
-	switch (h->next_hdr) {
+	/* Return-direction CPs (tail-loss probes) only want the ACK. */
+	switch (c->role == PDS_ROLE_TGT ? h->next_hdr : UET_PDS_CTL_NOOP) {
 	case UET_PDS_CTL_CLEAR:
 		pds_resp_clear(p, c, h->u.cp.payload);
 		break;
@@ -386,9 +395,10 @@ pds_tgt_resp_reserve(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 static int
 pds_tgt_accept(struct uet_pds *p, struct pds_pdc *c,
 	       const struct uet_pds_hdr *h, const struct pds_rxinfo *ri,
-	       const struct uet_pds_rx_meta *m)
+	       const struct uet_pds_rx_meta *m, uint64_t now)
 {
-	bool resp = !ri->cp && m->resp_expected;
+	/* Return-direction data is itself a response: nothing to store. */
+	bool resp = !ri->cp && m->resp_expected && c->role == PDS_ROLE_TGT;
 
 	if (resp && !pds_tgt_resp_reserve(p, c, ri->psn)) {
 		pds_tgt_nack(p, m, ri, c->lid, UET_NACK_NO_GTD_DEL_AVAIL,
@@ -402,11 +412,48 @@ pds_tgt_accept(struct uet_pds *p, struct pds_pdc *c,
 		return 0;
 	}
 	c->u.t.ack_psn = ri->psn;
-	pds_tgt_ack_policy(p, c, h->flags, m);
+	pds_tgt_ack_policy(p, c, h->flags, m, now);
 	if (ri->cp)
 		return pds_tgt_ctl(p, c, h);
 	pds_resp_clear(p, c, uet_pds_req_clear_psn(&h->u.req));
 	return pds_tgt_deliver(p, c, h, m);
+}
+
+/* The receive side of either end, once the PDC is known (or not). */
+static int
+pds_rx_common(struct uet_pds *p, struct pds_pdc *c,
+	      const struct uet_pds_hdr *h, const struct pds_rxinfo *ri,
+	      const struct uet_pds_rx_meta *m, uint64_t now)
+{
+	int rc = 0;
+
+	if (m->trimmed || m->trimmed_lasthop) {
+		/* PROTOCOL.md 6.4: NACK with the PSN and M = CE; a trimmed
+		 * packet is not received. */
+		pds_tgt_nack(p, m, ri, c ? c->lid : 0,
+			     m->trimmed_lasthop ? UET_NACK_TRIMMED_LASTHOP :
+						  UET_NACK_TRIMMED, ri->psn);
+		return 0;
+	}
+	if (c == NULL)
+		return 0;
+	if (c->mode != ri->mode) {
+		pds_tgt_nack(p, m, ri, c->lid, UET_NACK_PDC_MODE_MISMATCH,
+			     ri->psn);
+		return 0;
+	}
+	/* The initiator keeps its own EV for sending (ROD: one path). */
+	if (c->role == PDS_ROLE_TGT)
+		c->ev = m->ev;
+	c->u.t.ev = m->ev;
+	c->last_ns = now;
+	if (pds_tgt_is_dup(p, c, ri->psn))
+		pds_tgt_dup(p, c, ri, m, h->flags);
+	else if (!pds_tgt_reject(p, c, ri, m))
+		rc = pds_tgt_accept(p, c, h, ri, m, now);
+	if (c->state != PDC_FREE)
+		pds_pdc_timer_update(p, c, now);
+	return rc;
 }
 
 int
@@ -414,35 +461,55 @@ pds_tgt_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 	   const struct uet_pds_rx_meta *m, uint64_t now)
 {
 	struct pds_rxinfo ri;
-	struct pds_pdc *c;
-	int rc = 0;
 
 	pds_rxinfo(h, &ri);
-	c = pds_tgt_lookup(p, m, &ri, now);
-	if (m->trimmed || m->trimmed_lasthop) {
-		/* PROTOCOL.md 6.4: NACK with the PSN and M = CE; a trimmed
-		 * packet is not received. */
-		pds_tgt_nack(p, m, &ri, c ? c->lid : 0,
-			     m->trimmed_lasthop ? UET_NACK_TRIMMED_LASTHOP :
-						  UET_NACK_TRIMMED, ri.psn);
+	return pds_rx_common(p, pds_tgt_lookup(p, m, &ri, now), h, &ri, m,
+			     now);
+}
+
+/* Does a return-direction packet belong to initiator PDC @p c? Before
+ * the first ACK the PDC learns the target's id from it, but only for a
+ * PSN of this incarnation (Start_PSNs are >= 2^16 apart). */
+static bool
+pds_ret_match(struct uet_pds *p, struct pds_pdc *c,
+	      const struct pds_rxinfo *ri, const struct uet_pds_rx_meta *m)
+{
+	if (ri->syn || memcmp(&c->peer, &m->src, sizeof(m->src)) != 0)
+		return false;
+	if (c->state != PDC_SYN)
+		return c->rid == ri->spdcid;
+	if (ri->psn - c->start_psn >= p->cfg.rx_window)
+		return false;
+	c->rid = ri->spdcid;
+	c->state = PDC_OPEN;
+	return true;
+}
+
+/* Return-direction requests and CPs at the initiator (PROTOCOL.md 3
+ * "Read responses"): same receive window, delivery and ACKs as the
+ * forward direction. */
+int
+pds_ret_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
+	   const struct uet_pds_rx_meta *m, uint64_t now)
+{
+	struct pds_rxinfo ri;
+	struct pds_pdc *c;
+
+	pds_rxinfo(h, &ri);
+	c = pds_pdc_by_lid(p, PDS_ROLE_INIT, ri.dpdcid);
+	if (c == NULL || !pds_ret_match(p, c, &ri, m)) {
+		p->st.rx_stale++;
+		if (!m->trimmed && !m->trimmed_lasthop)
+			pds_tgt_nack(p, m, &ri, ri.dpdcid, UET_NACK_INV_DPDCID,
+				     ri.psn);
 		return 0;
 	}
-	if (c == NULL)
-		return 0;
-	if (c->mode != ri.mode) {
-		pds_tgt_nack(p, m, &ri, c->lid, UET_NACK_PDC_MODE_MISMATCH,
-			     ri.psn);
-		return 0;
+	if (!ri.cp && h->next_hdr != UET_PDS_NEXT_RESPONSE_DATA &&
+	    h->next_hdr != UET_PDS_NEXT_RESPONSE_DATA_SMALL) {
+		p->st.rx_bad++;
+		return -EBADMSG;
 	}
-	c->ev = m->ev;
-	c->last_ns = now;
-	if (pds_tgt_is_dup(p, c, ri.psn))
-		pds_tgt_dup(p, c, &ri, m, h->flags);
-	else if (!pds_tgt_reject(p, c, &ri, m))
-		rc = pds_tgt_accept(p, c, h, &ri, m);
-	if (c->state != PDC_FREE)
-		pds_pdc_timer_update(p, c, now);
-	return rc;
+	return pds_rx_common(p, c, h, &ri, m, now);
 }
 
 /* ---- ACK generation ---- */
@@ -457,7 +524,7 @@ pds_tgt_sack(struct uet_pds *p, const struct pds_pdc *c, struct uet_pds_ack *a)
 	/* Cover the newest arrivals when they run past 64 PSNs. */
 	if (uet_psn_gt(t->hi, base + 63))
 		base = t->hi - 63;
-	for (i = 0; i < UET_PSN_SACK_BITS && c->blk != PDS_NIL; i++)
+	for (i = 0; i < UET_PSN_SACK_BITS && c->rblk != PDS_NIL; i++)
 		if (pds_bit_test(p, c, base + i) &&
 		    uet_psn_le(base + i, t->hi))
 			bm |= UINT64_C(1) << i;
@@ -481,14 +548,14 @@ pds_tgt_ack_fill(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 	memset(tx, 0, sizeof(*tx));
 	tx->kind = UET_PDS_TX_CTL;
 	tx->dst = c->peer;
-	tx->ev = c->ev;
+	tx->ev = t->ev;
 	tx->hdr.type = (t->nbits || p->cfg.ack_cc_always) ?
 		UET_PDS_TYPE_ACK_CC : UET_PDS_TYPE_ACK;
 	if (t->ackf & ACKF_M)
 		tx->hdr.flags |= UET_PDS_F_M;
 	if (t->ackf & ACKF_RETX)
 		tx->hdr.flags |= UET_PDS_F_RETX;
-	if (c->state == PDC_CLOSING)
+	if (c->role == PDS_ROLE_TGT && c->state == PDC_CLOSING)
 		uet_pds_ack_req_set(&tx->hdr, UET_PDS_ACK_REQ_CLOSE);
 	a->ack_psn_offset = (off >= INT16_MIN && off <= INT16_MAX) ?
 		(int16_t)off : 0;
@@ -523,7 +590,13 @@ bool
 pds_tgt_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	       struct uet_pds_tx *tx)
 {
-	if (c->state == PDC_FREE || c->role != PDS_ROLE_TGT)
+	bool closed = c->role == PDS_ROLE_TGT && c->state == PDC_CLOSED;
+
+	if (c->state == PDC_FREE)
+		return false;
+	/* Hold the ACK of CLOSE while return data is unacknowledged: the
+	 * initiator keeps its PDC (and ACKs) until it gets it. */
+	if (closed && c->u.i.una != c->u.i.nxt)
 		return false;
 	if (c->u.t.ackf & ACKF_CLOSE_REQ) {
 		pds_tgt_close_req_fill(c, tx);
@@ -534,7 +607,7 @@ pds_tgt_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	if (!(c->u.t.ackf & ACKF_NEED))
 		return false;
 	pds_tgt_ack_fill(p, c, tx);
-	if (c->state == PDC_CLOSED) {
+	if (closed) {
 		pds_pdc_free(p, c);
 		return true;
 	}
@@ -548,8 +621,9 @@ uint64_t
 pds_tgt_deadline(struct uet_pds *p, const struct pds_pdc *c)
 {
 	if (c->u.t.ack_credit && p->cfg.ack_delay_ns)
-		return c->last_ns + p->cfg.ack_delay_ns;
-	if (p->cfg.tgt_close_req_ns && c->state == PDC_OPEN)
+		return c->u.t.ack_ns + p->cfg.ack_delay_ns;
+	if (c->role == PDS_ROLE_TGT && p->cfg.tgt_close_req_ns &&
+	    c->state == PDC_OPEN && c->u.i.una == c->u.i.nxt)
 		return c->last_ns + p->cfg.tgt_close_req_ns;
 	return 0;
 }
@@ -562,7 +636,7 @@ pds_tgt_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	if (d != 0 && now >= d) {
 		if (c->u.t.ack_credit)
 			pds_tgt_want_ack(p, c);
-		else
+		else if (c->role == PDS_ROLE_TGT)
 			pds_tgt_close_req(p, c, now);
 	}
 	pds_pdc_timer_update(p, c, now);

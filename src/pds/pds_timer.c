@@ -95,9 +95,9 @@ pds_timer_fire(struct uet_pds *p, uint32_t node, uint64_t now)
 	c = &p->pdc[node];
 	if (c->state == PDC_FREE)
 		return;
-	if (c->role == PDS_ROLE_INIT)
-		pds_init_timer(p, c, now);
-	else
+	/* Both PSN spaces share the node: each part re-derives what is due. */
+	pds_init_timer(p, c, now);
+	if (c->state != PDC_FREE)
 		pds_tgt_timer(p, c, now);
 }
 
@@ -146,13 +146,15 @@ uet_pds_advance(struct uet_pds *p, uint64_t now)
 void
 pds_pdc_timer_update(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
-	uint64_t d;
+	uint64_t d, r;
 
 	(void)now;
 	if (c->state == PDC_FREE)
 		return;
-	d = c->role == PDS_ROLE_INIT ? pds_init_deadline(p, c) :
-				       pds_tgt_deadline(p, c);
+	d = pds_init_deadline(p, c);
+	r = pds_tgt_deadline(p, c);
+	if (d == 0 || (r != 0 && r < d))
+		d = r;
 	if (d == 0)
 		pds_timer_cancel(p, pds_idx(p, c));
 	else

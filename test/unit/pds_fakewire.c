@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Fake lossy wire and clock for PDS tests (see pds_fakewire.h). */
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -215,6 +216,59 @@ fw_deliver(struct fakewire *w, int dir)
 		fw_rx(w, 1 - dir, &due[i]);
 }
 
+/* Submit pending return-direction data in order; stop at -EAGAIN. */
+static void
+fw_ret_flush(struct fakewire *w)
+{
+	struct uet_pds_submit s;
+	uint8_t buf[FW_PAYLOAD_MAX];
+	uint32_t i;
+	int rc;
+
+	while (w->ret_head != w->ret_tail) {
+		i = w->ret_head % FW_COOKIES;
+		memset(&s, 0, sizeof(s));
+		s.flags = UET_PDS_SUBMIT_PDC;
+		s.pdc = w->ret_pdc[i];
+		s.next_hdr = UET_PDS_NEXT_RESPONSE_DATA;
+		s.cookie = w->ret_cookie[i];
+		s.len = fw_payload(s.cookie, buf);
+		rc = uet_pds_submit(w->pds[1], &s, w->now);
+		if (rc == -EAGAIN)
+			return;
+		if (rc == -ENOENT) {
+			w->ret_enoent++;
+			w->ret_refused[s.cookie] = 1;
+		}
+		else if (rc != 0)
+			w->bad_payload++;
+		w->ret_head++;
+	}
+}
+
+static bool
+fw_ret_event(struct fakewire *w, int side, const struct uet_pds_event *e)
+{
+	uint32_t i;
+
+	if (e->type != UET_PDS_EV_DELIVER || !w->ret_data)
+		return false;
+	if (side == 1 && e->cookie < FW_RET_BASE) {
+		i = w->ret_tail++ % FW_COOKIES;
+		w->ret_pdc[i] = e->pdc;
+		w->ret_cookie[i] = (uint32_t)e->cookie + FW_RET_BASE;
+		return false;
+	}
+	if (side != 0 || e->cookie < FW_RET_BASE)
+		return false;
+	if (e->next_hdr != UET_PDS_NEXT_RESPONSE_DATA)
+		w->bad_payload++;
+	w->delivered[e->cookie]++;
+	w->rorder_pdc[w->nrorder % FW_COOKIES] = e->pdc;
+	w->rorder[w->nrorder++ % FW_COOKIES] = (uint32_t)e->cookie;
+	return true;
+}
+
 static void
 fw_event(struct fakewire *w, int side, const struct uet_pds_event *e)
 {
@@ -222,6 +276,8 @@ fw_event(struct fakewire *w, int side, const struct uet_pds_event *e)
 
 	w->events[side]++;
 	if (e->cookie >= FW_COOKIES)
+		return;
+	if (fw_ret_event(w, side, e))
 		return;
 	if (e->type == UET_PDS_EV_DELIVER) {
 		w->last_pdc[side] = e->pdc;
@@ -268,6 +324,7 @@ fw_step(struct fakewire *w, uint64_t dt)
 	uint16_t n, i;
 	int s;
 
+	fw_ret_flush(w);
 	for (s = 0; s < 2; s++) {
 		do {
 			n = uet_pds_tx_burst(w->pds[s], w->now, tx, 32);

@@ -19,6 +19,8 @@
 #define FW_PKT_MAX (UET_PDS_HDR_MAX_LEN + FW_PAYLOAD_MAX)
 #define FW_QUEUE 8192
 #define FW_COOKIES 4096
+/* Return-direction data for forward cookie c is cookie FW_RET_BASE + c. */
+#define FW_RET_BASE 2048
 
 /* Fault rates in parts per million, per direction (0: side0 -> side1). */
 struct fw_faults {
@@ -66,6 +68,17 @@ struct fakewire {
 	uint8_t last_resp[2][UET_PDS_RESP_MAX]; /* last DONE response */
 	uint8_t last_resp_len[2];
 	int last_status[2];
+	/* Return direction (PROTOCOL.md 3 "Read responses"): side 1 answers
+	 * every forward delivery with data on the same PDC. */
+	bool ret_data;
+	uint32_t ret_pdc[FW_COOKIES];    /* pending submissions, FIFO */
+	uint32_t ret_cookie[FW_COOKIES];
+	uint32_t ret_head, ret_tail;
+	uint32_t ret_enoent;             /* submissions refused: PDC gone */
+	uint8_t ret_refused[FW_COOKIES]; /* ... per cookie */
+	uint32_t rorder[FW_COOKIES];     /* return delivery order */
+	uint32_t rorder_pdc[FW_COOKIES]; /* ... and the PDC it came on */
+	uint32_t nrorder;
 };
 
 /* Initialise with two instances created from @p cfg (seeded per side). */

@@ -202,6 +202,53 @@ pds_init_close__on_request(void **state)
 	assert_true(W.now < 2000000); /* before the idle timer */
 }
 
+/* Send @p n requests on a fresh pair and check every descriptor's AR flag
+ * against PROTOCOL.md 3 "Sender AR": cwnd - inflight < MTU or cwnd < the
+ * ACK trigger. Returns how many carried AR. */
+static unsigned int
+ar_run(uint32_t cwnd, uint32_t trigger, unsigned int n)
+{
+	static struct fakewire w;
+	struct uet_pds_config cfg;
+	struct uet_pds_tx tx[64];
+	uint32_t inflight = 0;
+	unsigned int i, k, ar = 0;
+	bool want;
+
+	fw_test_config(&cfg);
+	cfg.mtu = 1024;
+	cfg.cc_param = cwnd;
+	cfg.ack_threshold = trigger;
+	assert_int_equal(fw_init(&w, &cfg, 5), 0);
+	for (i = 0; i < n; i++)
+		assert_int_equal(fw_submit(&w, UET_PDS_MODE_RUD, i, 0), 0);
+	k = fw_take(&w, 0, tx, 64);
+	assert_true(k > 0);
+	for (i = 0; i < k; i++) {
+		want = cwnd < trigger || cwnd - inflight < cfg.mtu;
+		assert_int_equal(!!(tx[i].hdr.flags & UET_PDS_F_AR), want);
+		ar += want;
+		inflight += tx[i].len;
+	}
+	fw_fini(&w);
+	return ar;
+}
+
+static void
+pds_init_ar__window_room_and_trigger(void **state)
+{
+	unsigned int ar;
+
+	(void)state;
+	/* Big window: AR only once less than an MTU of room is left. */
+	ar = ar_run(2048, 1024, 60);
+	assert_true(ar > 0 && ar < 60);
+	/* cwnd below the ACK trigger: every request asks for an ACK. */
+	assert_int_equal(ar_run(2048, 16384, 10), 10);
+	/* Plenty of room: none asks. */
+	assert_int_equal(ar_run(65536, 16384, 10), 0);
+}
+
 int
 main(void)
 {
@@ -215,6 +262,7 @@ main(void)
 		T(pds_init_timer__idle_close),
 		T(pds_init_submit__psn_wrap),
 		T(pds_init_close__on_request),
+		T(pds_init_ar__window_room_and_trigger),
 #undef T
 	};
 

@@ -8,6 +8,10 @@
  *  - UUD never delivers a message twice;
  *  - RUDI delivers every completed message at least once;
  *  - a 100% dead path completes every cookie in error;
+ *  - with return-direction data (PROTOCOL.md 3 "Read responses": the
+ *    target answers every delivery with a RESPONSE_DATA request on the
+ *    same PDC), RUD and ROD are exactly-once both ways, ROD in order per
+ *    PDC both ways;
  *  - every pool is back to empty at the end (no leaks).
  * No timing assertions: only fake time bounds the runs.
  */
@@ -31,6 +35,7 @@ struct prop {
 	uint32_t rate;
 	uint64_t seed;
 	bool dead;
+	bool ret;
 };
 
 static void
@@ -56,13 +61,20 @@ prop_cfg(struct uet_pds_config *cfg)
 static bool
 prop_all_done(struct fakewire *w, void *arg)
 {
-	uint32_t *next = arg, i;
+	uint32_t *next = arg, i, r;
 
 	if (*next < NMSG)
 		return false;
 	for (i = 0; i < NMSG; i++)
 		if (w->done_ok[i] + w->done_err[i] == 0)
 			return false;
+	if (!w->ret_data)
+		return true;
+	for (i = 0; i < NMSG; i++) {
+		r = FW_RET_BASE + i;
+		if (!w->ret_refused[r] && w->done_ok[r] + w->done_err[r] == 0)
+			return false;
+	}
 	return true;
 }
 
@@ -133,6 +145,36 @@ prop_check(struct fakewire *w, const struct prop *pr)
 			assert_int_equal(w->order[i], i);
 }
 
+/* Return direction: every submission exactly once, in order per PDC for
+ * ROD; a refused one (PDC gone) would never reach the wire. */
+static void
+prop_check_ret(struct fakewire *w, const struct prop *pr)
+{
+	uint32_t i, j, r, accepted = 0;
+
+	for (i = 0; i < NMSG; i++) {
+		r = FW_RET_BASE + i;
+		if (w->ret_refused[r]) {
+			assert_int_equal(w->delivered[r], 0);
+			assert_int_equal(w->done_ok[r] + w->done_err[r], 0);
+			continue;
+		}
+		accepted++;
+		assert_int_equal(w->done_err[r], 0);
+		assert_int_equal(w->done_ok[r], 1);
+		assert_int_equal(w->delivered[r], 1);
+	}
+	/* A closing PDC takes return data until it drains: none refused. */
+	assert_int_equal(accepted, NMSG);
+	assert_int_equal(w->ret_enoent, 0);
+	if (pr->mode != UET_PDS_MODE_ROD)
+		return;
+	for (i = 0; i < w->nrorder; i++)
+		for (j = i + 1; j < w->nrorder; j++)
+			if (w->rorder_pdc[i] == w->rorder_pdc[j])
+				assert_true(w->rorder[i] < w->rorder[j]);
+}
+
 /* The faults really happened and were repaired by the PDS. */
 static void
 prop_sanity(struct fakewire *w, const struct prop *pr)
@@ -144,6 +186,15 @@ prop_sanity(struct fakewire *w, const struct prop *pr)
 	if (pr->rate >= 50000 && pr->mode != UET_PDS_MODE_UUD && !pr->dead)
 		assert_true(retx > 0);
 	if (pr->rate == 0 && !pr->dead)
+		assert_int_equal(retx, 0);
+	if (!pr->ret)
+		return;
+	/* The return direction repaired its own losses (side 1 sends). */
+	st = uet_pds_stats_get(w->pds[1]);
+	retx = st->retx_sack + st->retx_nack + st->retx_rto + st->retx_backoff;
+	if (pr->rate >= 50000)
+		assert_true(retx > 0);
+	if (pr->rate == 0)
 		assert_int_equal(retx, 0);
 }
 
@@ -164,11 +215,14 @@ prop_run(const struct prop *pr)
 		w.pds[0]->test_start_psn = 0xFFFFFF00u + (uint32_t)(pr->seed % 200);
 	}
 	w.resp_expected = pr->resp;
+	w.ret_data = pr->ret;
 	prop_drive(&w, pr);
 	/* Idle close and timeouts must return every pool; the wire drains. */
 	w.f[0].dead = false;
 	assert_true(fw_run(&w, 10000, 3000000000ull, prop_idle, NULL));
 	prop_check(&w, pr);
+	if (pr->ret)
+		prop_check_ret(&w, pr);
 	prop_sanity(&w, pr);
 	if (pr->mode == UET_PDS_MODE_UUD)
 		assert_int_equal(w.tx_pkts[0], NMSG);
@@ -178,18 +232,40 @@ prop_run(const struct prop *pr)
 static const uint32_t rates[] = { 0, 10000, 50000, 100000, 200000 };
 
 static void
-prop_mode(uint8_t mode, bool resp, unsigned int seeds)
+prop_mode_ret(uint8_t mode, bool resp, bool ret, unsigned int seeds)
 {
-	struct prop pr = { .mode = mode, .resp = resp };
+	struct prop pr = { .mode = mode, .resp = resp, .ret = ret };
 	unsigned int r, s;
 
 	for (r = 0; r < sizeof(rates) / sizeof(rates[0]); r++) {
 		for (s = 0; s < seeds; s++) {
 			pr.rate = rates[r];
-			pr.seed = 1000 * (r + 1) + s + (uint64_t)mode * 7;
+			pr.seed = 1000 * (r + 1) + s + (uint64_t)mode * 7 +
+				  (ret ? 500 : 0);
 			prop_run(&pr);
 		}
 	}
+}
+
+static void
+prop_mode(uint8_t mode, bool resp, unsigned int seeds)
+{
+	prop_mode_ret(mode, resp, false, seeds);
+}
+
+static void
+property__rud_return_direction_exactly_once(void **state)
+{
+	(void)state;
+	prop_mode_ret(UET_PDS_MODE_RUD, false, true, 8);
+	prop_mode_ret(UET_PDS_MODE_RUD, true, true, 3);
+}
+
+static void
+property__rod_return_direction_in_order(void **state)
+{
+	(void)state;
+	prop_mode_ret(UET_PDS_MODE_ROD, false, true, 8);
 }
 
 static void
@@ -252,6 +328,8 @@ main(void)
 		cmocka_unit_test(property__rudi_at_least_once),
 		cmocka_unit_test(property__uud_never_duplicates),
 		cmocka_unit_test(property__dead_path_fails_everything),
+		cmocka_unit_test(property__rud_return_direction_exactly_once),
+		cmocka_unit_test(property__rod_return_direction_in_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

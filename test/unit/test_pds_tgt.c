@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Target state machine (src/pds/pds_tgt.c), driven packet by packet. */
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -353,6 +354,109 @@ pds_tgt_rx__pool_exhausted_nacks_no_pdc(void **state)
 	assert_int_equal(st(1)->exhaust_pdc, 1);
 }
 
+/* PROTOCOL.md 3 "Read responses": the target sends data in the return
+ * direction of the PDC, in its own PSN space; the initiator delivers it
+ * once and ACKs it; the ACK completes the target's cookie. */
+static void
+pds_ret__target_submits_initiator_delivers_once(void **state)
+{
+	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 1, 0), ack, rd, rack;
+	struct uet_pds_submit s;
+	uint8_t buf[FW_PAYLOAD_MAX];
+
+	(void)state;
+	fw_inject(&W, 1, &req, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fw_inject(&W, 0, &ack, false, false);
+	memset(&s, 0, sizeof(s));
+	s.flags = UET_PDS_SUBMIT_PDC;
+	s.pdc = W.last_pdc[1];
+	s.cookie = FW_RET_BASE + 1;
+	s.len = fw_payload(s.cookie, buf);
+	s.next_hdr = UET_PDS_NEXT_REQUEST_SMALL;
+	assert_int_equal(uet_pds_submit(W.pds[1], &s, W.now), -EINVAL);
+	s.next_hdr = UET_PDS_NEXT_RESPONSE_DATA;
+	s.pdc ^= 1u << 17; /* stale generation */
+	assert_int_equal(uet_pds_submit(W.pds[1], &s, W.now), -ENOENT);
+	s.pdc ^= 1u << 17;
+	assert_int_equal(uet_pds_submit(W.pds[1], &s, W.now), 0);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_RUD_REQ, &rd));
+	assert_int_equal(rd.hdr.next_hdr, UET_PDS_NEXT_RESPONSE_DATA);
+	assert_false(rd.hdr.flags & UET_PDS_F_SYN);
+	assert_int_equal(rd.hdr.u.req.spdcid, ack.hdr.u.ack.spdcid);
+	assert_int_equal(rd.hdr.u.req.dpdcid, req.hdr.u.req.spdcid);
+	/* DECISION (pds_private.h): the return space starts at Start_PSN. */
+	assert_int_equal(rd.hdr.u.req.psn, req.hdr.u.req.psn);
+	rd.hdr.flags |= UET_PDS_F_AR;
+	fw_inject(&W, 0, &rd, false, false);
+	assert_int_equal(W.delivered[FW_RET_BASE + 1], 1);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_ACK, &rack));
+	assert_int_equal(rack.hdr.u.ack.dpdcid, ack.hdr.u.ack.spdcid);
+	assert_int_equal(rack.hdr.u.ack.cack_psn, rd.hdr.u.req.psn);
+	/* A duplicate is re-ACKed, never delivered again. */
+	fw_inject(&W, 0, &rd, false, false);
+	assert_int_equal(W.delivered[FW_RET_BASE + 1], 1);
+	assert_int_equal(st(0)->dup_rx, 1);
+	fw_inject(&W, 1, &rack, false, false);
+	assert_int_equal(W.done_ok[FW_RET_BASE + 1], 1);
+	assert_int_equal(W.done_ok[1], 1);
+	/* Unknown initiator PDC: NACK INV_DPDCID back to the target. */
+	rd.hdr.u.req.dpdcid ^= 3;
+	fw_inject(&W, 0, &rd, false, false);
+	assert_int_equal(st(0)->nack_tx[UET_NACK_INV_DPDCID], 1);
+}
+
+static int
+info_cb(const struct uet_pds_pdc_info *info, void *arg)
+{
+	struct uet_pds_pdc_info *out = arg;
+
+	*out = *info;
+	return 7;
+}
+
+/* `show pdc` introspection: both PSN spaces of a bidirectional PDC. */
+static void
+uet_pds_pdc_info__both_directions(void **state)
+{
+	struct uet_pds_tx req = one_req(UET_PDS_MODE_ROD, 1, 0), ack, rd;
+	struct uet_pds_pdc_info in, ti;
+	struct uet_pds_submit s;
+	uint8_t buf[FW_PAYLOAD_MAX];
+
+	(void)state;
+	fw_inject(&W, 1, &req, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	memset(&s, 0, sizeof(s));
+	s.flags = UET_PDS_SUBMIT_PDC;
+	s.pdc = W.last_pdc[1];
+	s.cookie = FW_RET_BASE + 1;
+	s.len = fw_payload(s.cookie, buf);
+	s.next_hdr = UET_PDS_NEXT_RESPONSE_DATA_SMALL;
+	assert_int_equal(uet_pds_submit(W.pds[1], &s, W.now), 0);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ROD_REQ, &rd));
+	assert_int_equal(uet_pds_pdc_info_get(W.pds[1], W.last_pdc[1], &ti), 0);
+	assert_int_equal(ti.role, 1);
+	assert_int_equal(ti.state, UET_PDS_PDC_OPEN);
+	assert_int_equal(ti.mode, UET_PDS_MODE_ROD);
+	assert_int_equal(ti.rid, req.hdr.u.req.spdcid);
+	assert_int_equal(ti.rx_cack, req.hdr.u.req.psn);
+	assert_int_equal(ti.tx_nxt - ti.tx_una, 1);
+	assert_int_equal(ti.tx_inflight, s.len);
+	assert_int_equal(uet_pds_pdc_foreach(W.pds[0], info_cb, &in), 7);
+	assert_int_equal(in.role, 0);
+	assert_int_equal(in.state, UET_PDS_PDC_SYN); /* ACK not delivered */
+	/* A return request before the first ACK opens the initiator end. */
+	fw_inject(&W, 0, &rd, false, false);
+	assert_int_equal(W.delivered[FW_RET_BASE + 1], 1);
+	assert_int_equal(uet_pds_pdc_info_get(W.pds[0], in.handle, &in), 0);
+	assert_int_equal(in.state, UET_PDS_PDC_OPEN);
+	assert_int_equal(in.rid, ti.lid);
+	assert_int_equal(in.rx_cack, rd.hdr.u.req.psn);
+	assert_int_equal(uet_pds_pdc_info_get(W.pds[0], in.handle ^ (1u << 17),
+					      &in), -ENOENT);
+}
+
 int
 main(void)
 {
@@ -363,6 +467,8 @@ main(void)
 		T(pds_tgt_rx__ce_mark_echoed_in_ack),
 		T(pds_tgt_rx__beyond_window_nacks_oor),
 		T(pds_tgt_rx__unknown_dpdcid_nacks_inv_dpdcid),
+		T(pds_ret__target_submits_initiator_delivers_once),
+		T(uet_pds_pdc_info__both_directions),
 		T(pds_tgt_rx__trimmed_nacks_with_psn_and_m),
 		T(pds_tgt_rx__acks_coalesce_until_threshold),
 		T(pds_tgt_rx__rod_out_of_order_nacked_once),
