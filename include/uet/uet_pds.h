@@ -58,8 +58,9 @@ struct uet_pds;
 
 /**
  * Congestion-control gate (PROTOCOL.md 6.1/6.2). One instance of private
- * state (at most UET_PDS_CC_PRIV_MAX bytes) per initiator PDC. All hooks
- * are mandatory.
+ * state (at most UET_PDS_CC_PRIV_MAX bytes) per PDC, shared by its sending
+ * and receiving sides. The hooks up to @c cwnd are mandatory; the credit
+ * hooks after it are optional (NULL: no credit requests, credit ignored).
  */
 struct uet_pds_cc_ops {
 	const char *name;
@@ -82,6 +83,26 @@ struct uet_pds_cc_ops {
 	void (*on_rto)(void *priv, uint64_t now);
 	/** Current congestion window in bytes (used for the AR rule). */
 	uint32_t (*cwnd)(const void *priv);
+	/**
+	 * Sender, credit-based CC (PROTOCOL.md 6.2): credit to ask for with
+	 * @p backlog bytes queued or in flight, in bytes; 0 asks for none.
+	 * Non-zero sends the request as RUD_CC_REQ / ROD_CC_REQ with
+	 * credit_target (256 B units) and @p *ccc_id, and lets the PDS send
+	 * a CREDIT_REQ CP when may_send() blocks with data queued.
+	 */
+	uint32_t (*credit_target)(void *priv, uint32_t backlog,
+				  uint8_t *ccc_id);
+	/** Sender: the receiver granted @p credit bytes (ACK_CC cc_type
+	 * CREDIT or a CREDIT CP). */
+	void (*on_credit)(void *priv, uint32_t credit, uint64_t now);
+	/**
+	 * Receiver: the peer asks for @p credit_target bytes (CC request or
+	 * CREDIT_REQ CP). @return bytes granted now (0: none); the PDS sends
+	 * them in an ACK_CC with cc_type CREDIT, or in a CREDIT CP when the
+	 * request came in a CREDIT_REQ.
+	 */
+	uint32_t (*on_credit_request)(void *priv, uint32_t credit_target,
+				      uint64_t now);
 };
 
 /** Fixed-window gate: cwnd = param bytes (default 64 KiB). */
@@ -121,6 +142,18 @@ struct uet_pds_config {
 	uint64_t seed;            /**< PRNG seed (Start_PSN, RUDI pkt ids) */
 	const struct uet_pds_cc_ops *cc; /**< NULL: uet_pds_cc_fixed */
 	uint32_t cc_param;        /**< passed to cc->init (window bytes) */
+	/** Tail-loss probe of an established PDC is a PROBE CP whose
+	 * P-flag ACK reports CACK/SACK (PROTOCOL.md 2.6); false: ACK_REQ. */
+	bool tlp_probe;
+	/** Stored responses in the pool at which the target sends CLEAR_REQ
+	 * (PROTOCOL.md 3); 0: 3/4 of resp_entries; UINT32_MAX: never. */
+	uint32_t resp_high_water;
+	/** A SYN with a new Start_PSN replaces a target PDC only after it
+	 * was quiet this long; before, NACK NEW_START_PSN (WIRE-DECISIONS). */
+	uint64_t syn_holdoff_ns;
+	/** ROD: retransmissions arriving past the hole before the expected
+	 * PSN is NACKed again (its resend was lost too); 0: never. */
+	uint32_t rod_renack;
 };
 
 /** Fill @p cfg with the defaults (PROTOCOL.md 3 values). */
@@ -319,6 +352,14 @@ struct uet_pds_stats {
 	uint64_t ev_full;          /**< packets dropped: event ring too full */
 	uint64_t rx_bad;           /**< malformed/unexpected packets */
 	uint64_t rx_stale;         /**< ACK/NACK outside the window */
+	uint64_t retx_probe;       /**< retransmits: PROBE reply */
+	uint64_t syn_conflict;     /**< SYN with another Start_PSN, PDC kept */
+	uint64_t syn_replace;      /**< SYN with another Start_PSN, PDC replaced */
+	uint64_t new_start;        /**< Start_PSN re-picked on NEW_START_PSN */
+	uint64_t rod_renack;       /**< ROD_OOO NACKs repeated for one PSN */
+	uint64_t clear_req_tx;     /**< CLEAR_REQ CPs at the high-water mark */
+	uint64_t credit_req_tx;    /**< credit requests (CC_REQ or CP) */
+	uint64_t credit_rx;        /**< credit grants received */
 };
 
 /** Counters of an instance. */

@@ -44,6 +44,10 @@ uet_pds_config_default(struct uet_pds_config *cfg)
 	cfg->seed = 0x9e3779b97f4a7c15ull;
 	cfg->cc = NULL;
 	cfg->cc_param = 65536;
+	cfg->tlp_probe = true;
+	cfg->resp_high_water = 0;
+	cfg->syn_holdoff_ns = 1000000;
+	cfg->rod_renack = 4;
 }
 
 static bool
@@ -151,6 +155,8 @@ uet_pds_create(const struct uet_pds_config *cfg)
 	p->tx_shift = (uint32_t)__builtin_ctz(cfg->tx_window);
 	p->rx_words = cfg->rx_window / 64;
 	p->rng = cfg->seed ? cfg->seed : 1;
+	p->resp_hw = cfg->resp_high_water ? cfg->resp_high_water :
+		     cfg->resp_entries - cfg->resp_entries / 4;
 	p->rudi_seq = (uint32_t)pds_rand(p);
 	p->last_start = (uint32_t)pds_rand(p);
 	if (pds_alloc_arrays(p) < 0)
@@ -368,8 +374,10 @@ uet_pds_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 	return -EINVAL;
 }
 
-/* Receiver-to-sender CPs consume no PSN (DECISION, pds_ack.c); the rest
- * consume one of the sender's PSNs (PROTOCOL.md 2.6). */
+/* Receiver-to-sender CPs consume no PSN (DECISION, pds_ack.c), nor do
+ * PROBE and CREDIT_REQ (DECISION: soft state, a lost one is replaced by the
+ * next, pds_tgt.c); the rest consume one of the sender's PSNs
+ * (PROTOCOL.md 2.6). */
 static bool
 pds_cp_unsequenced(uint8_t ctl)
 {
@@ -413,6 +421,9 @@ uet_pds_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 	}
 	if (h->type == UET_PDS_TYPE_CP) {
 		p->st.rx_ctl[h->next_hdr & 15]++;
+		if (h->next_hdr == UET_PDS_CTL_PROBE ||
+		    h->next_hdr == UET_PDS_CTL_CREDIT_REQ)
+			return pds_tgt_cp_unseq(p, h, m, now);
 		if (pds_cp_unsequenced(h->next_hdr))
 			return pds_init_cp(p, h, m, now);
 		return pds_rx_seq(p, h, m, now);
@@ -497,6 +508,8 @@ uet_pds_tx_burst(struct uet_pds *p, uint64_t now, struct uet_pds_tx *tx,
 		prev = k;
 		k += pds_tx_reqs(p, now, tx + k, (uint16_t)(n - k));
 	} while (k < n && k != prev);
+	/* CPs the pump queued on its way (CREDIT_REQ) leave in this burst. */
+	k += pds_tx_ctl(p, tx + k, (uint16_t)(n - k));
 	pds_tx_count(p, tx, k);
 	return k;
 }

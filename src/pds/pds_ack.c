@@ -258,6 +258,8 @@ pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 		pds_ack_slot(p, c, psn, &acked);
 	if (h->type != UET_PDS_TYPE_ACK)
 		pds_ack_sack(p, c, a, &acked, &hi);
+	if (probe)
+		pds_init_probe_reply(p, c, h);
 	if (!probe && pds_in_flight(c, ack_psn)) {
 		pds_ack_slot(p, c, ack_psn, &acked);
 		hi = uet_psn_max(hi, ack_psn);
@@ -266,6 +268,10 @@ pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	}
 	pds_ack_infer(p, c, hi);
 	p->cc->on_ack(c->cc, acked, rtt, (h->flags & UET_PDS_F_M) != 0, now);
+	if (h->type == UET_PDS_TYPE_ACK_CC && a->cc_type == UET_CC_TYPE_CREDIT &&
+	    a->cc.credit.credit != 0)
+		pds_init_credit(p, c, pds_from_units256(a->cc.credit.credit),
+				now);
 	pds_ack_req(p, c, h, ack_psn, now);
 	if (c->state != PDC_FREE)
 		pds_ack_settle(p, c, now);
@@ -320,21 +326,10 @@ static void
 pds_nack_backoff(struct uet_pds *p, struct pds_pdc *c,
 		 const struct uet_pds_nack *n, uint64_t now)
 {
-	struct pds_init *i = &c->u.i;
-	uint64_t d;
-	unsigned int k = i->backoffs < 20 ? i->backoffs : 20;
-
-	if (++i->backoffs > p->cfg.max_backoffs) {
-		pds_init_fail(p, c, -ECONNREFUSED);
+	if (!pds_init_backoff(p, c, now))
 		return;
-	}
 	pds_nack_mark(p, c, n->psn);
 	p->st.retx_backoff++;
-	d = p->cfg.backoff_init_ns << k;
-	if (d > p->cfg.backoff_max_ns)
-		d = p->cfg.backoff_max_ns;
-	c->flags |= PDC_F_BACKOFF;
-	i->backoff_until = now + d;
 	p->cc->on_nack(c->cc, pds_slot(p, c, n->psn)->len, n->code, now);
 }
 
@@ -378,6 +373,19 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		pds_done(p, c->mode, sl->cookie, -ECONNABORTED, psn);
 }
 
+/* NEW_START_PSN answers a SYN only (pds_tgt.c DECISION): for a PDC past
+ * SYN it is a stale answer to an old SYN of ours. */
+static int
+pds_nack_new_start(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	if (c->role != PDS_ROLE_INIT || c->state != PDC_SYN) {
+		p->st.rx_stale++;
+		return 0;
+	}
+	pds_init_new_start(p, c, now);
+	return 0;
+}
+
 int
 pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	      const struct uet_pds_rx_meta *m, uint64_t now)
@@ -393,6 +401,8 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 		p->st.rx_stale++;
 		return -EBADMSG;
 	}
+	if (n->code == UET_NACK_NEW_START_PSN)
+		return pds_nack_new_start(p, c, now);
 	switch (uet_pds_nack_class(n->code)) {
 	case UET_NACK_CLASS_RETRANSMIT:
 		pds_nack_retx(p, c, n, now);
@@ -414,6 +424,21 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	return 0;
 }
 
+/* CLEAR_REQ: the target's response store crossed its high-water mark
+ * (PROTOCOL.md 3 guaranteed delivery). Answer with a CLEAR CP at once,
+ * behind what is queued; its CLEAR_PSN is filled when it leaves. */
+static void
+pds_init_clear_req(struct uet_pds *p, struct pds_pdc *c)
+{
+	if (c->state == PDC_CLOSING)
+		return;
+	if (pds_init_queue_cp(p, c, UET_PDS_CTL_CLEAR, 0) == 0)
+		return;
+	c->flags |= PDC_F_CLEAR;
+	c->u.i.resp_psn = uet_psn_max(c->u.i.resp_psn, c->u.i.una - 1);
+	pds_init_kick(p, c);
+}
+
 /* Target-to-initiator CPs (DECISION: they consume no PSN, psn 0). */
 int
 pds_init_cp(struct uet_pds *p, const struct uet_pds_hdr *h,
@@ -424,18 +449,17 @@ pds_init_cp(struct uet_pds *p, const struct uet_pds_hdr *h,
 
 	if (c == NULL)
 		return -EBADMSG;
-	if (h->next_hdr == UET_PDS_CTL_CREDIT)
+	if (h->next_hdr == UET_PDS_CTL_CREDIT) {
+		pds_init_credit(p, c, pds_from_units256(h->u.cp.payload), now);
 		return 0;
+	}
 	if (c->role != PDS_ROLE_INIT) {
 		p->st.rx_bad++;
 		return -EBADMSG;
 	}
-	if (h->next_hdr == UET_PDS_CTL_CLOSE_REQ) {
+	if (h->next_hdr == UET_PDS_CTL_CLOSE_REQ)
 		pds_init_close(p, c, now);
-	} else {
-		c->flags |= PDC_F_CLEAR;
-		c->u.i.resp_psn = c->u.i.una - 1;
-		pds_init_kick(p, c);
-	}
+	else
+		pds_init_clear_req(p, c);
 	return 0;
 }

@@ -195,9 +195,30 @@ pds_init_hdr_cp(struct pds_pdc *c, const struct pds_slot *sl, uint32_t psn,
 		h->flags |= UET_PDS_F_ISROD;
 	cp->psn = psn;
 	cp->spdcid = c->lid;
-	cp->payload = (uint32_t)sl->cookie;
+	/* A CLEAR carries CLEAR_PSN as of when it leaves (PROTOCOL.md 3). */
+	cp->payload = sl->kind == UET_PDS_CTL_CLEAR ? c->u.i.una - 1 :
+						      (uint32_t)sl->cookie;
 	pds_init_ids(c, psn, &h->flags, &cp->dpdcid, &cp->use_rsv_pdc,
 		     &cp->psn_offset);
+}
+
+/* PROTOCOL.md 2.2/2.5, 6.2: a credit request turns the request into
+ * RUD_CC_REQ / ROD_CC_REQ carrying ccc_id and credit_target. */
+static void
+pds_init_hdr_type(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_hdr *h)
+{
+	struct uet_pds_req *r = &h->u.req;
+	bool rod = c->mode == UET_PDS_MODE_ROD;
+	uint32_t target = pds_init_credit_target(p, c, &r->ccc_id);
+
+	if (target == 0) {
+		h->type = rod ? UET_PDS_TYPE_ROD_REQ : UET_PDS_TYPE_RUD_REQ;
+		r->ccc_id = 0;
+		return;
+	}
+	h->type = rod ? UET_PDS_TYPE_ROD_CC_REQ : UET_PDS_TYPE_RUD_CC_REQ;
+	r->credit_target = pds_to_units256(target);
+	p->st.credit_req_tx++;
 }
 
 static void
@@ -207,8 +228,7 @@ pds_init_hdr_req(struct uet_pds *p, struct pds_pdc *c,
 	struct uet_pds_req *r = &h->u.req;
 	int32_t clr = uet_psn_diff(c->u.i.una - 1, psn);
 
-	h->type = c->mode == UET_PDS_MODE_ROD ? UET_PDS_TYPE_ROD_REQ :
-						UET_PDS_TYPE_RUD_REQ;
+	pds_init_hdr_type(p, c, h);
 	h->next_hdr = sl->kind;
 	if (pds_init_ar(p, c))
 		h->flags |= UET_PDS_F_AR;
@@ -302,8 +322,10 @@ pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	k = pds_init_tx_retx(p, c, now, tx, n);
 	while (k < n && c->u.i.snd != c->u.i.nxt) {
 		sl = pds_slot(p, c, c->u.i.snd);
-		if (!pds_init_gate(p, c, sl->len))
+		if (!pds_init_gate(p, c, sl->len)) {
+			pds_init_credit_req(p, c);
 			break;
+		}
 		pds_init_emit(p, c, c->u.i.snd, false, now, &tx[k++]);
 		c->u.i.snd++;
 	}
@@ -464,14 +486,17 @@ pds_init_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	pds_pdc_timer_update(p, c, now);
 }
 
-/* PROTOCOL.md 3: tail-loss probe with an ACK_REQ CP before the RTO. */
+/* PROTOCOL.md 3: tail-loss probe (PROBE or ACK_REQ CP, pds_init_ctl.c)
+ * before the RTO. */
 static void
 pds_init_tlp(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	struct pds_slot *sl = pds_slot(p, c, c->u.i.snd - 1);
 
 	c->flags |= PDC_F_TLP;
-	if (c->role == PDS_ROLE_INIT) {
+	if (pds_init_probe(p, c, now)) {
+		p->st.tlp_fires++;
+	} else if (c->role == PDS_ROLE_INIT) {
 		if (pds_init_queue_cp(p, c, UET_PDS_CTL_ACK_REQ, 0) == 0)
 			p->st.tlp_fires++;
 	} else if (sl->state == SLOT_SENT) {

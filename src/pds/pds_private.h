@@ -43,13 +43,18 @@ enum pds_pdc_state {
 #define PDC_F_CHG_EV    0x40u /* init: next retransmission on another EV */
 #define PDC_F_KEYED     0x80u /* init: in the {job, FA, TC, mode} table */
 #define PDC_F_ALISTED   0x100u /* on the ACK list (both roles) */
+#define PDC_F_PROBE     0x200u /* init: PROBE CP sent, reply awaited */
+#define PDC_F_CLEARQ    0x400u /* tgt: CLEAR_REQ sent, no CLEAR since */
+#define PDC_F_CREQ      0x800u /* sender: CREDIT_REQ sent, no credit since */
 
 /* Target pending-ACK flags (echoed in the next ACK, PROTOCOL.md 3). */
 #define ACKF_NEED  0x01u /* an ACK must go out */
 #define ACKF_M     0x02u /* a CE-marked request since the last ACK */
 #define ACKF_RETX  0x04u /* a retransmitted request since the last ACK */
-#define ACKF_PROBE 0x08u /* reserved for PROBE replies */
+#define ACKF_PROBE 0x08u /* the next ACK answers a PROBE (P flag) */
 #define ACKF_CLOSE_REQ 0x10u /* send a CLOSE_REQ CP */
+#define ACKF_CLEAR_REQ 0x20u /* send a CLEAR_REQ CP */
+#define ACKF_CREDIT 0x40u /* credit to grant in the next ACK_CC */
 
 /*
  * A PDC is bidirectional (PROTOCOL.md 3 "Read responses"): each end has a
@@ -70,6 +75,9 @@ struct pds_init {
 	uint8_t backoffs;    /* resource back-offs without progress */
 	uint64_t rto_base;   /* last send or progress, ns */
 	uint64_t backoff_until;
+	uint64_t probe_ns;   /* when the outstanding PROBE left */
+	uint32_t probe_psn;  /* snd when the PROBE left */
+	uint16_t probe_id;   /* probe_opaque of the outstanding PROBE */
 };
 
 struct pds_tgt {
@@ -82,9 +90,13 @@ struct pds_tgt {
 	uint16_t ooo;        /* out-of-order arrivals since the last ACK */
 	uint16_t nbits;      /* set bits in the receive block */
 	uint8_t ackf;        /* ACKF_* */
-	uint8_t pad;
+	uint8_t rod_ooo_retx; /* ROD: retransmissions past the hole since
+			       * the last NACK */
 	uint16_t ev;         /* EV to echo in ACKs */
 	uint64_t ack_ns;     /* first coalesced arrival (delayed ACK) */
+	uint32_t probe_base; /* SACK base the PROBE asked for */
+	uint32_t credit;     /* bytes to grant in the next ACK_CC */
+	uint16_t probe_opaque; /* echoed in the PROBE reply */
 };
 
 /* Per-PDC state; idle size is asserted (DESIGN.md 7: <= 256 bytes). */
@@ -100,7 +112,7 @@ struct pds_pdc {
 	uint16_t ev;         /* init: EV to use; target: EV to echo */
 	uint16_t gen;        /* handle generation */
 	uint16_t flags;      /* PDC_F_* */
-	uint8_t pad[2];
+	uint16_t nresp;      /* target: stored responses on c->resp */
 	uint32_t tblk;       /* transmit block (PDS_NIL: none attached) */
 	uint32_t rblk;       /* receive block (PDS_NIL: none attached) */
 	uint32_t next;       /* active list link */
@@ -224,6 +236,7 @@ struct uet_pds {
 	uint64_t rng;
 	uint32_t rudi_seq;
 	uint32_t last_start;     /* last Start_PSN chosen */
+	uint32_t resp_hw;        /* CLEAR_REQ high-water mark, entries */
 	bool test_start_set;     /* tests: force the next Start_PSN */
 	uint32_t test_start_psn;
 
@@ -291,6 +304,22 @@ pds_idx(const struct uet_pds *p, const struct pds_pdc *c)
 	return (uint32_t)(c - p->pdc);
 }
 
+/* Bytes to 24-bit 256-byte units, rounded up (PROTOCOL.md 2.5 DECISION). */
+static inline uint32_t
+pds_to_units256(uint32_t bytes)
+{
+	uint32_t u = bytes / 256 + (bytes % 256 != 0);
+
+	return u > UET_PDS_U24_MAX ? UET_PDS_U24_MAX : u;
+}
+
+/* 256-byte units to bytes, saturating. */
+static inline uint32_t
+pds_from_units256(uint32_t units)
+{
+	return units > UINT32_MAX / 256 ? UINT32_MAX : units * 256;
+}
+
 static inline unsigned int
 pds_code_idx(unsigned int code)
 {
@@ -335,6 +364,16 @@ pds_rx_bits(struct uet_pds *p, const struct pds_pdc *c)
 	return &p->rx_blk[(size_t)c->rblk * p->rx_words];
 }
 
+/* Has the receive side of @p c recorded @p psn past CACK? */
+static inline bool
+pds_rx_bit_test(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
+{
+	uint32_t b = psn & (p->cfg.rx_window - 1);
+
+	return c->rblk != PDS_NIL &&
+	       ((pds_rx_bits(p, c)[b / 64] >> (b % 64)) & 1u);
+}
+
 /* ---- pds_timer.c ---- */
 int pds_timer_init(struct uet_pds *p, uint64_t now);
 void pds_timer_fini(struct uet_pds *p);
@@ -368,6 +407,18 @@ int pds_init_cp(struct uet_pds *p, const struct uet_pds_hdr *h,
 void pds_init_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 uint64_t pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c);
 void pds_init_fail(struct uet_pds *p, struct pds_pdc *c, int status);
+
+/* ---- pds_init_ctl.c: probes, re-establishment, back-off, credit ---- */
+bool pds_init_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+void pds_init_probe_reply(struct uet_pds *p, struct pds_pdc *c,
+			  const struct uet_pds_hdr *h);
+bool pds_init_backoff(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+void pds_init_new_start(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+uint32_t pds_init_credit_target(struct uet_pds *p, struct pds_pdc *c,
+				uint8_t *ccc_id);
+void pds_init_credit_req(struct uet_pds *p, struct pds_pdc *c);
+void pds_init_credit(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes,
+		     uint64_t now);
 void pds_init_kick(struct uet_pds *p, struct pds_pdc *c);
 int pds_init_close(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 int pds_init_queue_cp(struct uet_pds *p, struct pds_pdc *c, uint8_t ctl,
@@ -375,12 +426,37 @@ int pds_init_queue_cp(struct uet_pds *p, struct pds_pdc *c, uint8_t ctl,
 uint32_t pds_init_mark_from(struct uet_pds *p, struct pds_pdc *c,
 			    uint32_t from, bool wait_too);
 
+/* Fields common to requests and CPs (pds_tgt.c). */
+struct pds_rxinfo {
+	uint32_t psn;
+	uint16_t spdcid;
+	uint16_t dpdcid;
+	uint16_t psn_offset;
+	uint8_t mode;
+	bool syn;
+	bool rsv;
+	bool cp;
+};
+
 /* ---- pds_tgt.c: target ---- */
+void pds_tgt_nack(struct uet_pds *p, const struct uet_pds_rx_meta *m,
+		  const struct pds_rxinfo *ri, uint16_t lid, uint8_t code,
+		  uint32_t psn);
+void pds_resp_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn);
 int pds_tgt_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 	       const struct uet_pds_rx_meta *m, uint64_t now);
+int pds_tgt_cp_unseq(struct uet_pds *p, const struct uet_pds_hdr *h,
+		     const struct uet_pds_rx_meta *m, uint64_t now);
 int pds_ret_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 	       const struct uet_pds_rx_meta *m, uint64_t now);
+
+/* ---- pds_tgt_ack.c: ACK generation, receive-side timers ---- */
+void pds_tgt_want_ack(struct uet_pds *p, struct pds_pdc *c);
 void pds_tgt_ack_kick(struct uet_pds *p, struct pds_pdc *c);
+void pds_tgt_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
+			const struct uet_pds_rx_meta *m, uint64_t now);
+void pds_tgt_credit_request(struct uet_pds *p, struct pds_pdc *c,
+			    uint32_t target, bool cp, uint64_t now);
 bool pds_tgt_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		    struct uet_pds_tx *tx);
 void pds_tgt_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now);

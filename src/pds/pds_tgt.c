@@ -2,24 +2,12 @@
 /*
  * Target side of RUD and ROD PDCs (PROTOCOL.md 3): PDC creation on the
  * first SYN, the receive window anchored at CACK, duplicate detection,
- * exactly-once delivery, ACK coalescing and generation (ACK / ACK_CC with
- * SACK), NACK generation, stored guaranteed-delivery responses, CLEAR and
- * CLOSE.
+ * exactly-once delivery, NACK generation, stored guaranteed-delivery
+ * responses, CLEAR and CLOSE. ACK coalescing and generation and the target
+ * timers live in pds_tgt_ack.c.
  */
 
 #include "pds_private.h"
-
-/* Fields common to requests and CPs. */
-struct pds_rxinfo {
-	uint32_t psn;
-	uint16_t spdcid;
-	uint16_t dpdcid;
-	uint16_t psn_offset;
-	uint8_t mode;
-	bool syn;
-	bool rsv;
-	bool cp;
-};
 
 static void
 pds_rxinfo(const struct uet_pds_hdr *h, struct pds_rxinfo *ri)
@@ -46,7 +34,7 @@ pds_rxinfo(const struct uet_pds_hdr *h, struct pds_rxinfo *ri)
 							   UET_PDS_MODE_RUD;
 }
 
-static void
+void
 pds_tgt_nack(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	     const struct pds_rxinfo *ri, uint16_t lid, uint8_t code,
 	     uint32_t psn)
@@ -57,7 +45,7 @@ pds_tgt_nack(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 
 /* ---- stored responses ---- */
 
-static void
+void
 pds_resp_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn)
 {
 	uint32_t *link = &c->resp, r;
@@ -66,6 +54,9 @@ pds_resp_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn)
 		if (uet_psn_le(p->resp[r].psn, clear_psn)) {
 			*link = p->resp[r].next;
 			pds_pool_put(&p->resp_pool, r);
+			c->nresp--;
+			/* Progress: a later crossing may ask again. */
+			c->flags &= (uint16_t)~PDC_F_CLEARQ;
 		} else {
 			link = &p->resp[r].next;
 		}
@@ -136,6 +127,7 @@ pds_tgt_release(struct uet_pds *p, struct pds_pdc *c)
 		c->resp = p->resp[r].next;
 		pds_pool_put(&p->resp_pool, r);
 	}
+	c->nresp = 0;
 	pds_tkey_del(p, c);
 }
 
@@ -164,6 +156,36 @@ pds_tgt_create(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	return c;
 }
 
+/*
+ * A SYN names {source FA, spdcid} of a live PDC @p c but another Start_PSN
+ * (PROTOCOL.md 3 establishment). It is either a new incarnation (the
+ * initiator dropped its PDC without a CLOSE, e.g. after failing it, and
+ * reused the id) or a late duplicate of a SYN of an older incarnation.
+ * DECISION (docs/WIRE-DECISIONS.md "PDS behaviour"): a late duplicate can
+ * only arrive within a packet lifetime of the older incarnation, which
+ * ended before @p c began, and a live initiator keeps feeding @p c. So the
+ * SYN replaces @p c only when (a) its Start_PSN is outside @p c's receive
+ * window on either side of CACK (a new Start_PSN is chosen >= 2^16 away,
+ * so one close to the window is not trustworthy) and (b) @p c received
+ * nothing for syn_holdoff_ns. Otherwise @p c is kept and the SYN is NACKed
+ * NEW_START_PSN: a genuinely new initiator re-picks its Start_PSN and
+ * retries after a back-off, which by then finds @p c quiet; a late
+ * duplicate's NACK matches no SYN-state PDC and is ignored.
+ */
+static bool
+pds_tgt_syn_replaces(struct uet_pds *p, const struct pds_pdc *c,
+		     const struct pds_rxinfo *ri, uint64_t now)
+{
+	int32_t d = uet_psn_diff(ri->psn - ri->psn_offset, c->u.t.cack + 1);
+	int32_t w = (int32_t)p->cfg.rx_window;
+
+	if ((d > -w && d < w) || now - c->last_ns < p->cfg.syn_holdoff_ns) {
+		p->st.syn_conflict++;
+		return false;
+	}
+	return true;
+}
+
 static struct pds_pdc *
 pds_tgt_lookup(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	       const struct pds_rxinfo *ri, uint64_t now)
@@ -182,9 +204,14 @@ pds_tgt_lookup(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 		return c;
 	}
 	c = pds_tkey_find(p, &m->src, ri->spdcid);
-	/* A SYN with another Start_PSN is a new incarnation of the
-	 * initiator's PDC: the old target state is stale. */
 	if (c != NULL && c->start_psn != ri->psn - ri->psn_offset) {
+		if (!pds_tgt_syn_replaces(p, c, ri, now)) {
+			if (!m->trimmed && !m->trimmed_lasthop)
+				pds_tgt_nack(p, m, ri, 0, UET_NACK_NEW_START_PSN,
+					     ri->psn);
+			return NULL;
+		}
+		p->st.syn_replace++;
 		pds_pdc_free(p, c);
 		c = NULL;
 	}
@@ -198,15 +225,6 @@ pds_tgt_lookup(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 
 /* ---- receive window (PROTOCOL.md 3: anchored at CACK) ---- */
 
-static bool
-pds_bit_test(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
-{
-	uint32_t b = psn & (p->cfg.rx_window - 1);
-
-	return c->rblk != PDS_NIL &&
-	       ((pds_rx_bits(p, c)[b / 64] >> (b % 64)) & 1u);
-}
-
 static void
 pds_bit_flip(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 {
@@ -218,7 +236,7 @@ pds_bit_flip(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 static bool
 pds_tgt_is_dup(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
 {
-	return uet_psn_le(psn, c->u.t.cack) || pds_bit_test(p, c, psn);
+	return uet_psn_le(psn, c->u.t.cack) || pds_rx_bit_test(p, c, psn);
 }
 
 /* Record psn as received; false when no receive block is available. */
@@ -236,7 +254,7 @@ pds_tgt_record(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 		p->st.ooo_rx++;
 	} else {
 		t->cack++;
-		while (t->nbits && pds_bit_test(p, c, t->cack + 1)) {
+		while (t->nbits && pds_rx_bit_test(p, c, t->cack + 1)) {
 			pds_bit_flip(p, c, t->cack + 1);
 			t->nbits--;
 			t->cack++;
@@ -248,44 +266,6 @@ pds_tgt_record(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 	return true;
 }
 
-static void
-pds_tgt_want_ack(struct uet_pds *p, struct pds_pdc *c)
-{
-	c->u.t.ackf |= ACKF_NEED;
-	pds_list_push(p, &p->acks, pds_idx(p, c));
-}
-
-void
-pds_tgt_ack_kick(struct uet_pds *p, struct pds_pdc *c)
-{
-	if (c->u.t.ackf & ACKF_NEED)
-		pds_list_push(p, &p->acks, pds_idx(p, c));
-}
-
-/* PROTOCOL.md 3 ACK generation: credit max(1 KiB, len); ACK at the
- * threshold, on AR, RETX, CE, or the first packet of the PDC. */
-static void
-pds_tgt_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
-		   const struct uet_pds_rx_meta *m, uint64_t now)
-{
-	struct pds_tgt *t = &c->u.t;
-	uint32_t len = m->len;
-
-	/* The delayed ACK is bounded from the first coalesced arrival. */
-	if (t->ack_credit == 0)
-		t->ack_ns = now;
-	t->ack_credit += len > p->cfg.ack_min_bytes ? len : p->cfg.ack_min_bytes;
-	t->rcvd_bytes += len;
-	if (m->ce)
-		t->ackf |= ACKF_M;
-	if (flags & UET_PDS_F_RETX)
-		t->ackf |= ACKF_RETX;
-	if ((flags & (UET_PDS_F_AR | UET_PDS_F_RETX)) || m->ce ||
-	    t->ack_credit >= p->cfg.ack_threshold || (t->ackf & ACKF_NEED))
-		pds_tgt_want_ack(p, c);
-	else
-		p->st.acks_coalesced++;
-}
 
 static void
 pds_tgt_dup(struct uet_pds *p, struct pds_pdc *c, const struct pds_rxinfo *ri,
@@ -309,21 +289,45 @@ pds_tgt_dup(struct uet_pds *p, struct pds_pdc *c, const struct pds_rxinfo *ri,
 	}
 }
 
+/*
+ * ROD drops out-of-order packets and NACKs ROD_OOO for the expected PSN
+ * (PROTOCOL.md 3 go-back-N), once per expected PSN. If the resent head is
+ * lost as well, the sender's go-back-N retransmissions keep arriving past
+ * the hole with RETX set; rod_renack of them mean the head's resend left
+ * before them on the same path (ROD is single-path, 6.3) and was lost:
+ * NACK again instead of leaving the recovery to the RTO. First-flight
+ * stragglers (RETX clear) do not count, so a resend still on its way is
+ * not NACKed twice.
+ */
+static void
+pds_tgt_rod_ooo(struct uet_pds *p, struct pds_pdc *c,
+		const struct pds_rxinfo *ri, const struct uet_pds_rx_meta *m,
+		uint8_t flags)
+{
+	struct pds_tgt *t = &c->u.t;
+
+	if (t->rod_nacked == t->cack + 1) {
+		if (!(flags & UET_PDS_F_RETX) || p->cfg.rod_renack == 0 ||
+		    ++t->rod_ooo_retx < p->cfg.rod_renack)
+			return;
+		p->st.rod_renack++;
+	}
+	t->rod_nacked = t->cack + 1;
+	t->rod_ooo_retx = 0;
+	pds_tgt_nack(p, m, ri, c->lid, UET_NACK_ROD_OOO, t->cack + 1);
+}
+
 /* Reject what cannot be accepted now; true when a NACK was queued. */
 static bool
 pds_tgt_reject(struct uet_pds *p, struct pds_pdc *c,
-	       const struct pds_rxinfo *ri, const struct uet_pds_rx_meta *m)
+	       const struct pds_rxinfo *ri, const struct uet_pds_rx_meta *m,
+	       uint8_t flags)
 {
 	struct pds_tgt *t = &c->u.t;
 	uint32_t d = ri->psn - (t->cack + 1);
 
 	if (c->mode == UET_PDS_MODE_ROD && d != 0) {
-		/* One NACK per expected PSN; the RTO covers its loss. */
-		if (t->rod_nacked != t->cack + 1) {
-			t->rod_nacked = t->cack + 1;
-			pds_tgt_nack(p, m, ri, c->lid, UET_NACK_ROD_OOO,
-				     t->cack + 1);
-		}
+		pds_tgt_rod_ooo(p, c, ri, m, flags);
 		return true;
 	}
 	if (d >= p->cfg.rx_window) {
@@ -389,6 +393,15 @@ pds_tgt_resp_reserve(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 	p->resp[r].psn = psn;
 	p->resp[r].next = c->resp;
 	c->resp = r;
+	c->nresp++;
+	/* PROTOCOL.md 3 guaranteed delivery: past the high-water mark ask
+	 * the initiator (once per crossing) to advance CLEAR_PSN now. */
+	if (p->resp_pool.cap - p->resp_pool.nfree >= p->resp_hw &&
+	    !(c->flags & PDC_F_CLEARQ)) {
+		c->flags |= PDC_F_CLEARQ;
+		c->u.t.ackf |= ACKF_CLEAR_REQ;
+		pds_list_push(p, &p->acks, pds_idx(p, c));
+	}
 	return true;
 }
 
@@ -415,6 +428,12 @@ pds_tgt_accept(struct uet_pds *p, struct pds_pdc *c,
 	pds_tgt_ack_policy(p, c, h->flags, m, now);
 	if (ri->cp)
 		return pds_tgt_ctl(p, c, h);
+	/* PROTOCOL.md 6.2: RUD/ROD_CC_REQ carry the sender's credit_target
+	 * (256 B units); the grant rides in the ACK_CC. */
+	if (uet_pds_type_is_cc_req(h->type) && h->u.req.credit_target)
+		pds_tgt_credit_request(p, c,
+				       pds_from_units256(h->u.req.credit_target),
+				       false, now);
 	pds_resp_clear(p, c, uet_pds_req_clear_psn(&h->u.req));
 	return pds_tgt_deliver(p, c, h, m);
 }
@@ -449,7 +468,7 @@ pds_rx_common(struct uet_pds *p, struct pds_pdc *c,
 	c->last_ns = now;
 	if (pds_tgt_is_dup(p, c, ri->psn))
 		pds_tgt_dup(p, c, ri, m, h->flags);
-	else if (!pds_tgt_reject(p, c, ri, m))
+	else if (!pds_tgt_reject(p, c, ri, m, h->flags))
 		rc = pds_tgt_accept(p, c, h, ri, m, now);
 	if (c->state != PDC_FREE)
 		pds_pdc_timer_update(p, c, now);
@@ -465,6 +484,41 @@ pds_tgt_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 	pds_rxinfo(h, &ri);
 	return pds_rx_common(p, pds_tgt_lookup(p, m, &ri, now), h, &ri, m,
 			     now);
+}
+
+/*
+ * PROBE and CREDIT_REQ consume no PSN (DECISION, pds.c): they are answered,
+ * not delivered or recorded. PROBE (PROTOCOL.md 2.6, payload = the SACK
+ * base the sender wants) is answered by an ACK_CC with the P flag echoing
+ * probe_opaque and reporting the current CACK and SACK, so the sender can
+ * resend exactly what is missing.
+ */
+int
+pds_tgt_cp_unseq(struct uet_pds *p, const struct uet_pds_hdr *h,
+		 const struct uet_pds_rx_meta *m, uint64_t now)
+{
+	struct pds_rxinfo ri;
+	struct pds_pdc *c;
+
+	pds_rxinfo(h, &ri);
+	if (ri.syn || m->trimmed || m->trimmed_lasthop) {
+		p->st.rx_bad++;
+		return -EBADMSG;
+	}
+	c = pds_tgt_lookup(p, m, &ri, now);
+	if (c == NULL)
+		return 0;
+	c->u.t.ev = m->ev;
+	if (h->next_hdr == UET_PDS_CTL_CREDIT_REQ) {
+		pds_tgt_credit_request(p, c, pds_from_units256(h->u.cp.payload),
+				       true, now);
+		return 0;
+	}
+	c->u.t.probe_opaque = h->u.cp.probe_opaque;
+	c->u.t.probe_base = h->u.cp.payload;
+	c->u.t.ackf |= ACKF_PROBE;
+	pds_tgt_want_ack(p, c);
+	return 0;
 }
 
 /* Does a return-direction packet belong to initiator PDC @p c? Before
@@ -510,147 +564,4 @@ pds_ret_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 		return -EBADMSG;
 	}
 	return pds_rx_common(p, c, h, &ri, m, now);
-}
-
-/* ---- ACK generation ---- */
-
-static void
-pds_tgt_sack(struct uet_pds *p, const struct pds_pdc *c, struct uet_pds_ack *a)
-{
-	const struct pds_tgt *t = &c->u.t;
-	uint32_t base = t->cack + 1, i;
-	uint64_t bm = 0;
-
-	/* Cover the newest arrivals when they run past 64 PSNs. */
-	if (uet_psn_gt(t->hi, base + 63))
-		base = t->hi - 63;
-	for (i = 0; i < UET_PSN_SACK_BITS && c->rblk != PDS_NIL; i++)
-		if (pds_bit_test(p, c, base + i) &&
-		    uet_psn_le(base + i, t->hi))
-			bm |= UINT64_C(1) << i;
-	a->cc_type = UET_CC_TYPE_NSCC;
-	a->mpr = (uint8_t)__builtin_ctz(p->cfg.rx_window);
-	a->sack_psn_offset = (int16_t)(base - t->cack);
-	a->sack_bitmap = bm;
-	a->cc.nscc.rcvd_bytes = (t->rcvd_bytes + 255) / 256;
-	if (a->cc.nscc.rcvd_bytes > UET_PDS_U24_MAX)
-		a->cc.nscc.rcvd_bytes = UET_PDS_U24_MAX;
-	a->cc.nscc.ooo_count = t->ooo;
-}
-
-static void
-pds_tgt_ack_fill(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
-{
-	struct pds_tgt *t = &c->u.t;
-	struct uet_pds_ack *a = &tx->hdr.u.ack;
-	int32_t off = uet_psn_diff(t->ack_psn, t->cack);
-
-	memset(tx, 0, sizeof(*tx));
-	tx->kind = UET_PDS_TX_CTL;
-	tx->dst = c->peer;
-	tx->ev = t->ev;
-	tx->hdr.type = (t->nbits || p->cfg.ack_cc_always) ?
-		UET_PDS_TYPE_ACK_CC : UET_PDS_TYPE_ACK;
-	if (t->ackf & ACKF_M)
-		tx->hdr.flags |= UET_PDS_F_M;
-	if (t->ackf & ACKF_RETX)
-		tx->hdr.flags |= UET_PDS_F_RETX;
-	if (c->role == PDS_ROLE_TGT && c->state == PDC_CLOSING)
-		uet_pds_ack_req_set(&tx->hdr, UET_PDS_ACK_REQ_CLOSE);
-	a->ack_psn_offset = (off >= INT16_MIN && off <= INT16_MAX) ?
-		(int16_t)off : 0;
-	a->cack_psn = t->cack;
-	a->spdcid = c->lid;
-	a->dpdcid = c->rid;
-	if (tx->hdr.type == UET_PDS_TYPE_ACK_CC)
-		pds_tgt_sack(p, c, a);
-	t->ackf &= (uint8_t)~(ACKF_NEED | ACKF_M | ACKF_RETX);
-	t->ack_credit = 0;
-	t->rcvd_bytes = 0;
-	t->ooo = 0;
-}
-
-static void
-pds_tgt_close_req_fill(struct pds_pdc *c, struct uet_pds_tx *tx)
-{
-	memset(tx, 0, sizeof(*tx));
-	tx->kind = UET_PDS_TX_CTL;
-	tx->dst = c->peer;
-	tx->ev = c->ev;
-	tx->hdr.type = UET_PDS_TYPE_CP;
-	tx->hdr.next_hdr = UET_PDS_CTL_CLOSE_REQ;
-	if (c->mode == UET_PDS_MODE_ROD)
-		tx->hdr.flags = UET_PDS_F_ISROD;
-	tx->hdr.u.cp.spdcid = c->lid;
-	tx->hdr.u.cp.dpdcid = c->rid;
-	c->u.t.ackf &= (uint8_t)~ACKF_CLOSE_REQ;
-}
-
-bool
-pds_tgt_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
-	       struct uet_pds_tx *tx)
-{
-	bool closed = c->role == PDS_ROLE_TGT && c->state == PDC_CLOSED;
-
-	if (c->state == PDC_FREE)
-		return false;
-	/* Hold the ACK of CLOSE while return data is unacknowledged: the
-	 * initiator keeps its PDC (and ACKs) until it gets it. */
-	if (closed && c->u.i.una != c->u.i.nxt)
-		return false;
-	if (c->u.t.ackf & ACKF_CLOSE_REQ) {
-		pds_tgt_close_req_fill(c, tx);
-		if (c->u.t.ackf & ACKF_NEED)
-			pds_list_push(p, &p->acks, pds_idx(p, c));
-		return true;
-	}
-	if (!(c->u.t.ackf & ACKF_NEED))
-		return false;
-	pds_tgt_ack_fill(p, c, tx);
-	if (closed) {
-		pds_pdc_free(p, c);
-		return true;
-	}
-	pds_pdc_timer_update(p, c, now);
-	return true;
-}
-
-/* ---- timers: delayed ACK, close request when idle ---- */
-
-uint64_t
-pds_tgt_deadline(struct uet_pds *p, const struct pds_pdc *c)
-{
-	if (c->u.t.ack_credit && p->cfg.ack_delay_ns)
-		return c->u.t.ack_ns + p->cfg.ack_delay_ns;
-	if (c->role == PDS_ROLE_TGT && p->cfg.tgt_close_req_ns &&
-	    c->state == PDC_OPEN && c->u.i.una == c->u.i.nxt)
-		return c->last_ns + p->cfg.tgt_close_req_ns;
-	return 0;
-}
-
-void
-pds_tgt_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
-{
-	uint64_t d = pds_tgt_deadline(p, c);
-
-	if (d != 0 && now >= d) {
-		if (c->u.t.ack_credit)
-			pds_tgt_want_ack(p, c);
-		else if (c->role == PDS_ROLE_TGT)
-			pds_tgt_close_req(p, c, now);
-	}
-	pds_pdc_timer_update(p, c, now);
-}
-
-void
-pds_tgt_close_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
-{
-	(void)now;
-	if (c->state != PDC_OPEN)
-		return;
-	/* PROTOCOL.md 3: the target asks with CLOSE_REQ (and REQ=CLOSE in
-	 * its ACKs); new requests get NACK CLOSING. */
-	c->state = PDC_CLOSING;
-	c->u.t.ackf |= ACKF_CLOSE_REQ;
-	pds_list_push(p, &p->acks, pds_idx(p, c));
 }

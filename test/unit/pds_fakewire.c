@@ -149,7 +149,8 @@ fw_send(struct fakewire *w, int from, const struct uet_pds_tx *t)
 		w->bad_payload++;
 		return;
 	}
-	if (f->dead || fw_chance(w, f->drop)) {
+	if (f->dead || fw_chance(w, f->drop) ||
+	    (w->drop_fn != NULL && w->drop_fn(w, from, t))) {
 		w->dropped[from]++;
 		return;
 	}
@@ -413,6 +414,40 @@ fw_test_config(struct uet_pds_config *cfg)
 	cfg->dgram_queue = 64;
 	cfg->mtu = 1024;
 	cfg->cc_param = 64 * 1024;
+}
+
+struct fakewire W;
+
+int
+fw_setup_with(uint64_t seed, void (*tweak)(struct uet_pds_config *cfg))
+{
+	struct uet_pds_config cfg;
+
+	fw_test_config(&cfg);
+	if (tweak != NULL)
+		tweak(&cfg);
+	return fw_init(&W, &cfg, seed);
+}
+
+int
+fw_setup(void **state)
+{
+	(void)state;
+	return fw_setup_with(1, NULL);
+}
+
+int
+fw_teardown(void **state)
+{
+	(void)state;
+	fw_fini(&W);
+	return 0;
+}
+
+const struct uet_pds_stats *
+fw_st(int side)
+{
+	return uet_pds_stats_get(W.pds[side]);
 }
 
 bool

@@ -79,6 +79,9 @@ struct fakewire {
 	uint32_t rorder[FW_COOKIES];     /* return delivery order */
 	uint32_t rorder_pdc[FW_COOKIES]; /* ... and the PDC it came on */
 	uint32_t nrorder;
+	/* Targeted loss: drop what side @p from sends when this says so. */
+	bool (*drop_fn)(struct fakewire *w, int from,
+			const struct uet_pds_tx *t);
 };
 
 /* Initialise with two instances created from @p cfg (seeded per side). */
@@ -119,6 +122,21 @@ bool fw_pools_idle(struct fakewire *w);
 
 /* Small deterministic configuration for unit tests (no idle close). */
 void fw_test_config(struct uet_pds_config *cfg);
+
+/*
+ * cmocka fixtures shared by the PDS unit tests: one wire, W, built from
+ * fw_test_config() (then @p tweak, if any) with @p seed.
+ */
+extern struct fakewire W;
+int fw_setup_with(uint64_t seed, void (*tweak)(struct uet_pds_config *cfg));
+/* fw_setup_with(1, NULL), as a cmocka setup. */
+int fw_setup(void **state);
+/* Free W, as a cmocka teardown. */
+int fw_teardown(void **state);
+/* Counters of side @p side of W. */
+const struct uet_pds_stats *fw_st(int side);
+/* A cmocka test of W with the given setup and fw_teardown. */
+#define FW_TEST(f, setup) cmocka_unit_test_setup_teardown(f, setup, fw_teardown)
 
 /* Take side @p from's pending descriptors and return the first one of PDS
  * type @p type (copied into @p out); false if none. Others are dropped. */

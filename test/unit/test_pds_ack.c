@@ -11,19 +11,16 @@
 #include "pds_fakewire.h"
 #include "pds_private.h"
 
-static struct fakewire W;
 static struct uet_pds_tx R[16];  /* requests, PSN start + i */
 static struct uet_pds_tx A0;     /* ACK of R[0]: establishes the PDC */
 
 static int
 setup(void **state)
 {
-	struct uet_pds_config cfg;
 	int k;
 
 	(void)state;
-	fw_test_config(&cfg);
-	if (fw_init(&W, &cfg, 13))
+	if (fw_setup_with(13, NULL))
 		return -1;
 	for (k = 0; k < 16; k++)
 		if (fw_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k, 0))
@@ -35,20 +32,6 @@ setup(void **state)
 		return -1;
 	fw_inject(&W, 0, &A0, false, false);
 	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	(void)state;
-	fw_fini(&W);
-	return 0;
-}
-
-static const struct uet_pds_stats *
-st(int side)
-{
-	return uet_pds_stats_get(W.pds[side]);
 }
 
 static uint32_t
@@ -124,14 +107,14 @@ pds_init_ack__sack_completes_and_infers_loss(void **state)
 	assert_int_equal(W.done_ok[7], 1);
 	assert_int_equal(W.done_ok[1], 0);
 	/* 1 and 2 are >= 3 PSNs below the highest SACKed: retransmitted. */
-	assert_int_equal(st(0)->retx_sack, 2);
+	assert_int_equal(fw_st(0)->retx_sack, 2);
 	assert_int_equal(retx(tx, 16), 2);
 	assert_int_equal(tx[0].hdr.u.req.psn, psn(1));
 	assert_int_equal(tx[1].hdr.u.req.psn, psn(2));
 	assert_true(tx[0].hdr.flags & UET_PDS_F_RETX);
 	/* The same SACK again does not retransmit twice. */
 	fw_inject(&W, 0, &a, false, false);
-	assert_int_equal(st(0)->retx_sack, 2);
+	assert_int_equal(fw_st(0)->retx_sack, 2);
 }
 
 static void
@@ -144,11 +127,11 @@ pds_init_ack__sack_edges(void **state)
 	a = ack_cc(psn(0), psn(15) - 63, UINT64_C(1) << 63 | 1u);
 	fw_inject(&W, 0, &a, false, false);
 	assert_int_equal(W.done_ok[15], 1);
-	assert_int_equal(st(0)->retx_sack, 11); /* psn 1..11: 3+ below 15 */
+	assert_int_equal(fw_st(0)->retx_sack, 11); /* psn 1..11: 3+ below 15 */
 	/* A CACK beyond anything sent is rejected. */
 	a = ack_cc(psn(40), psn(41), 1);
 	fw_inject(&W, 0, &a, false, false);
-	assert_true(st(0)->rx_stale >= 1);
+	assert_true(fw_st(0)->rx_stale >= 1);
 	assert_int_equal(W.done_ok[14], 0);
 }
 
@@ -162,7 +145,7 @@ pds_init_nack__trimmed_retransmits_on_new_ev(void **state)
 	assert_int_equal(retx(tx, 16), 1);
 	assert_int_equal(tx[0].hdr.u.req.psn, psn(3));
 	assert_true(tx[0].change_ev);
-	assert_int_equal(st(0)->nack_rx[UET_NACK_TRIMMED], 1);
+	assert_int_equal(fw_st(0)->nack_rx[UET_NACK_TRIMMED], 1);
 }
 
 static void
@@ -176,7 +159,7 @@ pds_init_nack__oor_and_lasthop_retransmit(void **state)
 	n = nack(UET_NACK_TRIMMED_LASTHOP, psn(10));
 	fw_inject(&W, 0, &n, false, false);
 	assert_int_equal(retx(tx, 16), 2);
-	assert_int_equal(st(0)->retx_nack, 2);
+	assert_int_equal(fw_st(0)->retx_nack, 2);
 }
 
 static void
@@ -191,7 +174,7 @@ pds_init_nack__resource_backs_off(void **state)
 	uet_pds_advance(W.pds[0], W.now);
 	assert_int_equal(retx(tx, 16), 1);
 	assert_int_equal(tx[0].hdr.u.req.psn, psn(2));
-	assert_int_equal(st(0)->retx_backoff, 1);
+	assert_int_equal(fw_st(0)->retx_backoff, 1);
 }
 
 static void
@@ -205,7 +188,7 @@ pds_init_nack__fatal_fails_pending(void **state)
 	for (k = 1; k < 16; k++)
 		assert_int_equal(W.done_err[k], 1);
 	assert_int_equal(W.last_status[0], -ECONNRESET);
-	assert_int_equal(st(0)->pdc_fail, 1);
+	assert_int_equal(fw_st(0)->pdc_fail, 1);
 }
 
 static void
@@ -215,8 +198,8 @@ pds_init_nack__stale_psn_ignored(void **state)
 
 	(void)state;
 	fw_inject(&W, 0, &n, false, false);
-	assert_int_equal(st(0)->pdc_fail, 0);
-	assert_int_equal(st(0)->rx_stale, 1);
+	assert_int_equal(fw_st(0)->pdc_fail, 0);
+	assert_int_equal(fw_st(0)->rx_stale, 1);
 }
 
 static void
@@ -233,7 +216,7 @@ pds_init_nack__closing_moves_request_to_new_pdc(void **state)
 		if (tx[i].cookie == 5 && (tx[i].hdr.flags & UET_PDS_F_SYN))
 			found = true;
 	assert_true(found);
-	assert_int_equal(st(0)->pdc_open_init, 2);
+	assert_int_equal(fw_st(0)->pdc_open_init, 2);
 	assert_int_equal(W.done_err[5], 0);
 }
 
@@ -268,7 +251,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) FW_TEST(f, setup)
 		T(pds_init_ack__cack_completes_prefix),
 		T(pds_init_ack__sack_completes_and_infers_loss),
 		T(pds_init_ack__sack_edges),

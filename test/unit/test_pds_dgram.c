@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* RUDI and UUD (src/pds/pds_dgram.c) and the timer wheel. */
+/* RUDI and UUD (src/pds/pds_dgram.c). */
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,31 +11,6 @@
 #include "pds_fakewire.h"
 #include "pds_private.h"
 
-static struct fakewire W;
-
-static int
-setup(void **state)
-{
-	struct uet_pds_config cfg;
-
-	(void)state;
-	fw_test_config(&cfg);
-	return fw_init(&W, &cfg, 17);
-}
-
-static int
-teardown(void **state)
-{
-	(void)state;
-	fw_fini(&W);
-	return 0;
-}
-
-static const struct uet_pds_stats *
-st(int side)
-{
-	return uet_pds_stats_get(W.pds[side]);
-}
 
 static void
 pds_rudi__request_answered_by_resp(void **state)
@@ -54,7 +29,7 @@ pds_rudi__request_answered_by_resp(void **state)
 	assert_int_equal(W.done_ok[1], 1);
 	/* A late duplicate response is stale. */
 	fw_inject(&W, 0, &rsp, false, false);
-	assert_int_equal(st(0)->rx_stale, 1);
+	assert_int_equal(fw_st(0)->rx_stale, 1);
 	assert_true(fw_pools_idle(&W));
 }
 
@@ -86,7 +61,7 @@ pds_rudi__rto_then_timeout(void **state)
 		fw_step(&W, 20000);
 	assert_int_equal(W.done_err[3], 1);
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
-	assert_int_equal(st(0)->retx_rto, 5);
+	assert_int_equal(fw_st(0)->retx_rto, 5);
 	assert_true(fw_pools_idle(&W));
 }
 
@@ -109,35 +84,15 @@ pds_uud__best_effort_once(void **state)
 	assert_true(fw_pools_idle(&W));
 }
 
-static void
-pds_timer__wheel_fires_in_order_and_far(void **state)
-{
-	struct uet_pds *p = W.pds[0];
-	uint32_t node = pds_rudi_node(p, 0);
-
-	(void)state;
-	/* Far beyond the horizon: parked, re-filed, fires on time. */
-	p->rudi[0].busy = 0;
-	pds_timer_arm(p, node, 1000000000ull);
-	uet_pds_advance(p, 500000000ull);
-	assert_int_not_equal(p->tnode[node].slot, PDS_NIL);
-	uet_pds_advance(p, 1000000000ull + 2 * p->cfg.timer_tick_ns);
-	assert_int_equal(p->tnode[node].slot, PDS_NIL);
-	pds_timer_arm(p, node, 5);
-	pds_timer_cancel(p, node);
-	assert_int_equal(p->tnode[node].slot, PDS_NIL);
-}
-
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) FW_TEST(f, fw_setup)
 		T(pds_rudi__request_answered_by_resp),
 		T(pds_rudi__trim_nack_nt_retransmits),
 		T(pds_rudi__rto_then_timeout),
 		T(pds_uud__best_effort_once),
-		T(pds_timer__wheel_fires_in_order_and_far),
 #undef T
 	};
 

@@ -11,31 +11,18 @@
 #include "pds_fakewire.h"
 #include "pds_private.h"
 
-static struct fakewire W;
+
+static void
+idle_close_cfg(struct uet_pds_config *cfg)
+{
+	cfg->idle_close_ns = 2000000;
+}
 
 static int
 setup(void **state)
 {
-	struct uet_pds_config cfg;
-
 	(void)state;
-	fw_test_config(&cfg);
-	cfg.idle_close_ns = 2000000;
-	return fw_init(&W, &cfg, 11);
-}
-
-static int
-teardown(void **state)
-{
-	(void)state;
-	fw_fini(&W);
-	return 0;
-}
-
-static const struct uet_pds_stats *
-st(int side)
-{
-	return uet_pds_stats_get(W.pds[side]);
+	return fw_setup_with(11, idle_close_cfg);
 }
 
 static void
@@ -96,7 +83,7 @@ pds_init_submit__exhaustion_is_eagain(void **state)
 					       (uint32_t)k), 0);
 	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 9, 0, 9),
 			 -EAGAIN);
-	assert_int_equal(st(0)->exhaust_txblk, 1);
+	assert_int_equal(fw_st(0)->exhaust_txblk, 1);
 	/* Window of 64 PSNs on one PDC. */
 	for (k = 1; k < 64; k++)
 		assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 100 + k, 0,
@@ -119,10 +106,10 @@ pds_init_timer__rto_backoff_then_fail(void **state)
 	assert_int_equal(W.done_err[5], 1);
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
 	/* 5 retries, then the 6th expiry fails (PROTOCOL.md 3). */
-	assert_int_equal(st(0)->rto_fires, 6);
-	assert_int_equal(st(0)->retx_rto, 10); /* data + the TLP CP */
-	assert_int_equal(st(0)->tlp_fires, 1);
-	assert_int_equal(st(0)->pdc_fail, 1);
+	assert_int_equal(fw_st(0)->rto_fires, 6);
+	assert_int_equal(fw_st(0)->retx_rto, 10); /* data + the TLP CP */
+	assert_int_equal(fw_st(0)->tlp_fires, 1);
+	assert_int_equal(fw_st(0)->pdc_fail, 1);
 	/* 1+2+4+8+16+32 ms of back-off elapsed. */
 	assert_true(W.now >= 63000000);
 	assert_true(fw_pools_idle(&W));
@@ -141,8 +128,8 @@ pds_init_timer__tail_loss_probe_recovers(void **state)
 	while (W.done_ok[6] == 0 && W.now < 100000000)
 		fw_step(&W, 10000);
 	assert_int_equal(W.done_ok[6], 1);
-	assert_int_equal(st(0)->tlp_fires, 1);
-	assert_int_equal(st(0)->tx_ctl[UET_PDS_CTL_ACK_REQ], 1);
+	assert_int_equal(fw_st(0)->tlp_fires, 1);
+	assert_int_equal(fw_st(0)->tx_ctl[UET_PDS_CTL_ACK_REQ], 1);
 	assert_int_equal(W.delivered[6], 1);
 }
 
@@ -155,7 +142,7 @@ pds_init_timer__idle_close(void **state)
 		fw_step(&W, 10000);
 	assert_true(fw_pools_idle(&W));
 	assert_int_equal(W.done_ok[7], 1);
-	assert_int_equal(st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 1);
+	assert_int_equal(fw_st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 1);
 	assert_true(W.now >= 2000000);
 }
 
@@ -253,7 +240,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) FW_TEST(f, setup)
 		T(pds_init_submit__syn_kept_until_first_ack),
 		T(pds_init_submit__start_psns_far_apart),
 		T(pds_init_submit__exhaustion_is_eagain),

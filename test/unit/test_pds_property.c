@@ -12,7 +12,8 @@
  *    target answers every delivery with a RESPONSE_DATA request on the
  *    same PDC), RUD and ROD are exactly-once both ways, ROD in order per
  *    PDC both ways;
- *  - every pool is back to empty at the end (no leaks).
+ *  - every pool is back to empty at the end (no leaks);
+ *  - tail losses are probed with PROBE CPs (RUD and ROD).
  * No timing assertions: only fake time bounds the runs.
  */
 
@@ -198,6 +199,9 @@ prop_sanity(struct fakewire *w, const struct prop *pr)
 		assert_int_equal(retx, 0);
 }
 
+/* Tail-loss PROBEs answered over all runs so far (PROTOCOL.md 2.6). */
+static uint64_t probes_answered;
+
 static void
 prop_run(const struct prop *pr)
 {
@@ -226,6 +230,8 @@ prop_run(const struct prop *pr)
 	prop_sanity(&w, pr);
 	if (pr->mode == UET_PDS_MODE_UUD)
 		assert_int_equal(w.tx_pkts[0], NMSG);
+	probes_answered +=
+		uet_pds_stats_get(w.pds[1])->rx_ctl[UET_PDS_CTL_PROBE];
 	fw_fini(&w);
 }
 
@@ -272,7 +278,10 @@ static void
 property__rud_exactly_once(void **state)
 {
 	(void)state;
+	probes_answered = 0;
 	prop_mode(UET_PDS_MODE_RUD, false, 12);
+	/* Lossy runs lose tails: the PROBE path is exercised. */
+	assert_true(probes_answered > 0);
 }
 
 static void
@@ -286,7 +295,9 @@ static void
 property__rod_exactly_once_in_order(void **state)
 {
 	(void)state;
+	probes_answered = 0;
 	prop_mode(UET_PDS_MODE_ROD, false, 8);
+	assert_true(probes_answered > 0);
 }
 
 static void

@@ -12,31 +12,6 @@
 #include "pds_fakewire.h"
 #include "pds_private.h"
 
-static struct fakewire W;
-
-static int
-setup(void **state)
-{
-	struct uet_pds_config cfg;
-
-	(void)state;
-	fw_test_config(&cfg);
-	return fw_init(&W, &cfg, 7);
-}
-
-static int
-teardown(void **state)
-{
-	(void)state;
-	fw_fini(&W);
-	return 0;
-}
-
-static const struct uet_pds_stats *
-st(int side)
-{
-	return uet_pds_stats_get(W.pds[side]);
-}
 
 /* Submit one request and return its descriptor. */
 static struct uet_pds_tx
@@ -60,7 +35,7 @@ pds_tgt_rx__syn_creates_pdc_and_acks_at_once(void **state)
 	assert_true(req.hdr.flags & UET_PDS_F_SYN);
 	fw_inject(&W, 1, &req, false, false);
 	assert_int_equal(W.delivered[1], 1);
-	assert_int_equal(st(1)->pdc_open_tgt, 1);
+	assert_int_equal(fw_st(1)->pdc_open_tgt, 1);
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	assert_int_equal(ack.hdr.u.ack.cack_psn, req.hdr.u.req.psn);
 	assert_int_equal(ack.hdr.u.ack.dpdcid, req.hdr.u.req.spdcid);
@@ -77,9 +52,9 @@ pds_tgt_rx__duplicate_is_reacked_not_nacked(void **state)
 	fw_take(&W, 1, &ack, 1);
 	fw_inject(&W, 1, &req, false, false);
 	assert_int_equal(W.delivered[2], 1);
-	assert_int_equal(st(1)->dup_rx, 1);
+	assert_int_equal(fw_st(1)->dup_rx, 1);
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
-	assert_int_equal(st(1)->tx_type[UET_PDS_TYPE_NACK], 0);
+	assert_int_equal(fw_st(1)->tx_type[UET_PDS_TYPE_NACK], 0);
 }
 
 static void
@@ -122,7 +97,7 @@ pds_tgt_rx__unknown_dpdcid_nacks_inv_dpdcid(void **state)
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_INV_DPDCID);
 	assert_int_equal(nack.hdr.u.nack.dpdcid, req.hdr.u.req.spdcid);
-	assert_int_equal(st(1)->pdc_open_tgt, 0);
+	assert_int_equal(fw_st(1)->pdc_open_tgt, 0);
 }
 
 static void
@@ -155,7 +130,7 @@ pds_tgt_rx__trimmed_nacks_with_psn_and_m(void **state)
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_TRIMMED_LASTHOP);
 	assert_false(nack.hdr.flags & UET_PDS_F_M);
-	assert_int_equal(st(1)->delivered, 0);
+	assert_int_equal(fw_st(1)->delivered, 0);
 	/* Not counted as received: the real packet is still new. */
 	fw_inject(&W, 1, &req, false, false);
 	assert_int_equal(W.delivered[6], 1);
@@ -181,7 +156,7 @@ pds_tgt_rx__acks_coalesce_until_threshold(void **state)
 	}
 	/* First packet of the PDC, then 16 x 1 KiB credit. */
 	assert_int_equal(acks, 2);
-	assert_int_equal(st(1)->acks_coalesced, 15);
+	assert_int_equal(fw_st(1)->acks_coalesced, 15);
 }
 
 static void
@@ -202,7 +177,7 @@ pds_tgt_rx__rod_out_of_order_nacked_once(void **state)
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_ROD_OOO);
 	assert_int_equal(nack.hdr.u.nack.psn, tx[1].hdr.u.req.psn);
-	assert_int_equal(st(1)->nack_tx[UET_NACK_ROD_OOO], 1);
+	assert_int_equal(fw_st(1)->nack_tx[UET_NACK_ROD_OOO], 1);
 	fw_inject(&W, 1, &tx[1], false, false);
 	fw_inject(&W, 1, &tx[2], false, false);
 	assert_int_equal(W.order[1], 11);
@@ -229,7 +204,7 @@ pds_tgt_respond__stored_until_clear_and_resent(void **state)
 	assert_int_equal(rsp.resp_len, 8);
 	/* A duplicate request gets the stored response again. */
 	fw_inject(&W, 1, &req, false, false);
-	assert_int_equal(st(1)->resp_resent, 1);
+	assert_int_equal(fw_st(1)->resp_resent, 1);
 	assert_int_equal(W.delivered[20], 1);
 	fw_take(&W, 1, &cp, 1);
 	fw_inject(&W, 0, &rsp, false, false);
@@ -271,7 +246,7 @@ pds_tgt_respond__pool_empty_nacks_gtd(void **state)
 	}
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_NO_GTD_DEL_AVAIL);
-	assert_int_equal(st(1)->exhaust_resp, 1);
+	assert_int_equal(fw_st(1)->exhaust_resp, 1);
 }
 
 static void
@@ -310,10 +285,10 @@ pds_tgt_close__both_directions_free_everything(void **state)
 	while (!fw_pools_idle(&W) && W.now < 20000000)
 		fw_step(&W, 1000);
 	assert_true(fw_pools_idle(&W));
-	assert_int_equal(st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 1);
-	assert_int_equal(st(1)->tx_ctl[UET_PDS_CTL_CLOSE_REQ], 1);
-	assert_int_equal(st(1)->pdc_close_tgt, 1);
-	assert_int_equal(st(0)->pdc_close_init, 1);
+	assert_int_equal(fw_st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 1);
+	assert_int_equal(fw_st(1)->tx_ctl[UET_PDS_CTL_CLOSE_REQ], 1);
+	assert_int_equal(fw_st(1)->pdc_close_tgt, 1);
+	assert_int_equal(fw_st(0)->pdc_close_init, 1);
 }
 
 static void
@@ -351,7 +326,7 @@ pds_tgt_rx__pool_exhausted_nacks_no_pdc(void **state)
 	fw_inject(&W, 1, &b, false, false);
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_NO_PDC_AVAIL);
-	assert_int_equal(st(1)->exhaust_pdc, 1);
+	assert_int_equal(fw_st(1)->exhaust_pdc, 1);
 }
 
 /* PROTOCOL.md 3 "Read responses": the target sends data in the return
@@ -396,14 +371,14 @@ pds_ret__target_submits_initiator_delivers_once(void **state)
 	/* A duplicate is re-ACKed, never delivered again. */
 	fw_inject(&W, 0, &rd, false, false);
 	assert_int_equal(W.delivered[FW_RET_BASE + 1], 1);
-	assert_int_equal(st(0)->dup_rx, 1);
+	assert_int_equal(fw_st(0)->dup_rx, 1);
 	fw_inject(&W, 1, &rack, false, false);
 	assert_int_equal(W.done_ok[FW_RET_BASE + 1], 1);
 	assert_int_equal(W.done_ok[1], 1);
 	/* Unknown initiator PDC: NACK INV_DPDCID back to the target. */
 	rd.hdr.u.req.dpdcid ^= 3;
 	fw_inject(&W, 0, &rd, false, false);
-	assert_int_equal(st(0)->nack_tx[UET_NACK_INV_DPDCID], 1);
+	assert_int_equal(fw_st(0)->nack_tx[UET_NACK_INV_DPDCID], 1);
 }
 
 static int
@@ -457,11 +432,237 @@ uet_pds_pdc_info__both_directions(void **state)
 					      &in), -ENOENT);
 }
 
+static void
+one_rx_block(struct uet_pds_config *cfg)
+{
+	cfg->rx_blocks = 1;
+}
+
+/* PROTOCOL.md 2.7: no receive block for out-of-order state: NO_BITMAP,
+ * a resource NACK the initiator backs off on. */
+static void
+pds_tgt_rx__no_rx_block_nacks_no_bitmap(void **state)
+{
+	struct uet_pds_tx a[2], b[2], nack;
+
+	(void)state;
+	fw_fini(&W);
+	assert_int_equal(fw_setup_with(7, one_rx_block), 0);
+	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 1, 0, 1), 0);
+	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 2, 0, 1), 0);
+	assert_int_equal(fw_take(&W, 0, a, 2), 2);
+	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 3, 0, 2), 0);
+	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 4, 0, 2), 0);
+	assert_int_equal(fw_take(&W, 0, b, 2), 2);
+	/* Second packets first: each needs a receive block. */
+	fw_inject(&W, 1, &a[1], false, false);
+	assert_int_equal(W.delivered[2], 1);
+	fw_take(&W, 1, &nack, 1);
+	fw_inject(&W, 1, &b[1], false, false);
+	assert_int_equal(W.delivered[4], 0);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_NO_BITMAP);
+	assert_int_equal(nack.hdr.u.nack.psn, b[1].hdr.u.req.psn);
+	assert_int_equal(fw_st(1)->exhaust_rxblk, 1);
+	fw_inject(&W, 0, &nack, false, false);
+	assert_int_equal(fw_st(0)->retx_backoff, 1);
+}
+
+/* PROTOCOL.md 3: all packets of a PDC use one mode; another mode on it is
+ * PDC_MODE_MISMATCH, fatal at the initiator (2.7 DECISION). */
+static void
+pds_tgt_rx__other_mode_nacks_mode_mismatch(void **state)
+{
+	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 1, 0), ack, r2, nack;
+
+	(void)state;
+	fw_inject(&W, 1, &req, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fw_inject(&W, 0, &ack, false, false);
+	r2 = one_req(UET_PDS_MODE_RUD, 2, 0);
+	assert_false(r2.hdr.flags & UET_PDS_F_SYN);
+	r2.hdr.type = UET_PDS_TYPE_ROD_REQ;
+	fw_inject(&W, 1, &r2, false, false);
+	assert_int_equal(W.delivered[2], 0);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_PDC_MODE_MISMATCH);
+	r2.hdr.type = UET_PDS_TYPE_RUD_REQ;
+	fw_inject(&W, 0, &nack, false, false);
+	assert_int_equal(W.done_err[2], 1);
+	assert_int_equal(W.last_status[0], -ECONNRESET);
+	assert_int_equal(fw_st(0)->pdc_fail, 1);
+}
+
+/* WIRE-DECISIONS "PDS behaviour": a SYN with another Start_PSN for a live
+ * PDC is NACKed NEW_START_PSN while the PDC is recently active (a late
+ * duplicate must not replace it, nor be delivered), and replaces it once
+ * the PDC was quiet for syn_holdoff_ns. */
+static void
+pds_tgt_rx__other_start_psn_nacked_until_quiet(void **state)
+{
+	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 1, 0), old, nack;
+
+	(void)state;
+	fw_inject(&W, 1, &req, false, false);
+	fw_take(&W, 1, &nack, 1);
+	old = req;
+	old.hdr.u.req.psn += 0x40000;
+	fw_inject(&W, 1, &old, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_NEW_START_PSN);
+	assert_int_equal(nack.hdr.u.nack.psn, old.hdr.u.req.psn);
+	assert_int_equal(W.delivered[1], 1);
+	assert_int_equal(fw_st(1)->pdc_open_tgt, 1);
+	assert_int_equal(fw_st(1)->syn_conflict, 1);
+	/* Its NACK reaches no SYN-state PDC of that PSN: ignored. */
+	fw_inject(&W, 0, &nack, false, false);
+	assert_int_equal(fw_st(0)->new_start, 0);
+	/* A Start_PSN near the live window never replaces it. */
+	W.now += 2 * 1000000;
+	old.hdr.u.req.psn = req.hdr.u.req.psn + 8;
+	fw_inject(&W, 1, &old, false, false);
+	assert_int_equal(fw_st(1)->syn_conflict, 2);
+	/* Far away and quiet: a new incarnation. */
+	old.hdr.u.req.psn = req.hdr.u.req.psn + 0x40000;
+	fw_inject(&W, 1, &old, false, false);
+	assert_int_equal(fw_st(1)->syn_replace, 1);
+	assert_int_equal(fw_st(1)->pdc_open_tgt, 2);
+	assert_int_equal(W.delivered[1], 2);
+}
+
+static void
+clear_req_at_two(struct uet_pds_config *cfg)
+{
+	cfg->resp_high_water = 2;
+}
+
+/* Inject everything side @p from has to send into the other side. */
+static void
+relay_all(int from)
+{
+	struct uet_pds_tx tx[16];
+	uint16_t n = fw_take(&W, from, tx, 16), i;
+
+	for (i = 0; i < n; i++)
+		fw_inject(&W, 1 - from, &tx[i], false, false);
+}
+
+/* PROTOCOL.md 3 guaranteed delivery: at the response store's high-water
+ * mark the target sends CLEAR_REQ; the initiator answers with a CLEAR
+ * carrying its CLEAR_PSN; the target frees the responses it covers. */
+static void
+pds_tgt_respond__high_water_sends_clear_req(void **state)
+{
+	struct uet_pds_tx r[2], cp;
+	struct uet_pds_pdc_info info;
+
+	(void)state;
+	fw_fini(&W);
+	assert_int_equal(fw_setup_with(7, clear_req_at_two), 0);
+	W.resp_expected = true;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, UET_PDS_SUBMIT_RESP),
+			 0);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 2, UET_PDS_SUBMIT_RESP),
+			 0);
+	assert_int_equal(fw_take(&W, 0, r, 2), 2);
+	fw_inject(&W, 1, &r[0], false, false);
+	relay_all(1);
+	assert_int_equal(W.done_ok[1], 1);
+	assert_int_equal(fw_st(1)->clear_req_tx, 0);
+	fw_inject(&W, 1, &r[1], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR_REQ);
+	assert_int_equal(fw_st(1)->clear_req_tx, 1);
+	fw_inject(&W, 0, &cp, false, false);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
+	assert_int_equal(cp.hdr.u.cp.payload, r[0].hdr.u.req.psn);
+	fw_inject(&W, 1, &cp, false, false);
+	assert_int_equal(uet_pds_pdc_info_get(W.pds[1], W.last_pdc[1], &info), 0);
+	assert_int_equal(info.stored_resp, 1);
+}
+
+static uint32_t head_drops;
+
+/* Drop the second ROD packet the first two times it is sent. */
+static bool
+drop_rod_head_twice(struct fakewire *w, int from, const struct uet_pds_tx *t)
+{
+	(void)w;
+	if (from != 0 || t->hdr.type != UET_PDS_TYPE_ROD_REQ ||
+	    t->cookie != 1 || head_drops >= 2)
+		return false;
+	head_drops++;
+	return true;
+}
+
+static bool
+all_done8(struct fakewire *w, void *arg)
+{
+	int k;
+
+	(void)arg;
+	for (k = 0; k < 8; k++)
+		if (w->done_ok[k] == 0)
+			return false;
+	return true;
+}
+
+/* ROD: the go-back-N resend of the head is lost too. The receiver NACKs
+ * again after rod_renack retransmissions past the hole: recovery without a
+ * tail-loss probe or an RTO. */
+static void
+pds_tgt_rx__rod_head_lost_twice_renacked(void **state)
+{
+	int k;
+
+	(void)state;
+	head_drops = 0;
+	W.drop_fn = drop_rod_head_twice;
+	for (k = 0; k < 8; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, (uint64_t)k, 0),
+				 0);
+	assert_true(fw_run(&W, 2000, 100000000, all_done8, NULL));
+	for (k = 0; k < 8; k++) {
+		assert_int_equal(W.delivered[k], 1);
+		assert_int_equal(W.order[k], k);
+	}
+	assert_int_equal(fw_st(1)->rod_renack, 1);
+	assert_int_equal(fw_st(1)->nack_tx[UET_NACK_ROD_OOO], 2);
+	assert_int_equal(fw_st(0)->rto_fires, 0);
+	assert_int_equal(fw_st(0)->tlp_fires, 0);
+}
+
+static void
+no_renack(struct uet_pds_config *cfg)
+{
+	cfg->rod_renack = 0;
+}
+
+/* The same without the re-NACK: only a timer recovers. */
+static void
+pds_tgt_rx__rod_head_lost_twice_needs_timer_without_renack(void **state)
+{
+	int k;
+
+	(void)state;
+	fw_fini(&W);
+	assert_int_equal(fw_setup_with(1, no_renack), 0);
+	head_drops = 0;
+	W.drop_fn = drop_rod_head_twice;
+	for (k = 0; k < 8; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, (uint64_t)k, 0),
+				 0);
+	assert_true(fw_run(&W, 2000, 100000000, all_done8, NULL));
+	assert_int_equal(fw_st(1)->rod_renack, 0);
+	assert_true(fw_st(0)->rto_fires + fw_st(0)->tlp_fires >= 1);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) FW_TEST(f, fw_setup)
 		T(pds_tgt_rx__syn_creates_pdc_and_acks_at_once),
 		T(pds_tgt_rx__duplicate_is_reacked_not_nacked),
 		T(pds_tgt_rx__ce_mark_echoed_in_ack),
@@ -478,6 +679,12 @@ main(void)
 		T(pds_tgt_close__both_directions_free_everything),
 		T(pds_tgt_rx__reserved_pool_on_use_rsv_pdc),
 		T(pds_tgt_rx__pool_exhausted_nacks_no_pdc),
+		T(pds_tgt_rx__no_rx_block_nacks_no_bitmap),
+		T(pds_tgt_rx__other_mode_nacks_mode_mismatch),
+		T(pds_tgt_rx__other_start_psn_nacked_until_quiet),
+		T(pds_tgt_respond__high_water_sends_clear_req),
+		T(pds_tgt_rx__rod_head_lost_twice_renacked),
+		T(pds_tgt_rx__rod_head_lost_twice_needs_timer_without_renack),
 #undef T
 	};
 

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Initiator control traffic beside the request stream (PROTOCOL.md 2.6, 3,
+ * 6.2): the tail-loss PROBE and the precise retransmission its reply
+ * allows, the re-establishment ordered by NACK NEW_START_PSN, resource
+ * back-off, and credit requests of a credit-based CC.
+ */
+
+#include "pds_private.h"
+
+/*
+ * PROTOCOL.md 3 tail-loss probe. On an established PDC the probe is a
+ * PROBE CP (2.6): it consumes no PSN (DECISION, pds.c), asks for the SACK
+ * from una (payload) and is answered at once by a P-flag ACK_CC with the
+ * receiver's CACK and SACK. A SYN-state PDC has no dpdcid to name and
+ * keeps the sequenced ACK_REQ CP, which may itself open the PDC; the
+ * return direction sends no CPs (pds.c). false: no PROBE was sent.
+ */
+bool
+pds_init_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	struct pds_init *i = &c->u.i;
+	struct uet_pds_tx *t;
+
+	if (!p->cfg.tlp_probe || c->role != PDS_ROLE_INIT ||
+	    c->state != PDC_OPEN || (t = pds_ctl_push(p)) == NULL)
+		return false;
+	t->hdr.type = UET_PDS_TYPE_CP;
+	t->hdr.next_hdr = UET_PDS_CTL_PROBE;
+	t->hdr.flags = UET_PDS_F_AR;
+	if (c->mode == UET_PDS_MODE_ROD)
+		t->hdr.flags |= UET_PDS_F_ISROD;
+	t->hdr.u.cp.probe_opaque = ++i->probe_id;
+	t->hdr.u.cp.psn = i->snd;
+	t->hdr.u.cp.spdcid = c->lid;
+	t->hdr.u.cp.dpdcid = c->rid;
+	t->hdr.u.cp.payload = i->una;
+	t->dst = c->peer;
+	t->ev = c->ev;
+	c->flags |= PDC_F_PROBE;
+	i->probe_psn = i->snd;
+	i->probe_ns = now;
+	return true;
+}
+
+/*
+ * The reply to our outstanding PROBE (its probe_opaque), after its CACK and
+ * SACK were applied: every packet sent before the PROBE and still not
+ * acknowledged is lost, as far as the reply covers it (a clear SACK bit is
+ * "no information", so not past the bitmap). Resend exactly those.
+ */
+void
+pds_init_probe_reply(struct uet_pds *p, struct pds_pdc *c,
+		     const struct uet_pds_hdr *h)
+{
+	const struct uet_pds_ack *a = &h->u.ack;
+	struct pds_init *i = &c->u.i;
+	uint32_t lim = i->probe_psn, psn;
+	struct pds_slot *sl;
+
+	if (!(c->flags & PDC_F_PROBE) || a->probe_opaque != i->probe_id)
+		return;
+	c->flags &= (uint16_t)~PDC_F_PROBE;
+	if (h->type != UET_PDS_TYPE_ACK &&
+	    uet_psn_gt(lim, uet_pds_ack_sack_base(a) + UET_PSN_SACK_BITS))
+		lim = uet_pds_ack_sack_base(a) + UET_PSN_SACK_BITS;
+	for (psn = i->una; psn != i->snd && uet_psn_lt(psn, lim); psn++) {
+		sl = pds_slot(p, c, psn);
+		if (sl->state != SLOT_SENT || sl->sent_ns > i->probe_ns)
+			continue;
+		i->inflight -= sl->len;
+		sl->state = SLOT_RETX;
+		i->n_retx++;
+		p->st.retx_probe++;
+	}
+}
+
+/* Resource back-off (PROTOCOL.md 2.7 DECISION): exponential from
+ * backoff_init_ns, capped; false once max_backoffs is exceeded and the PDC
+ * failed (it is freed). */
+bool
+pds_init_backoff(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	struct pds_init *i = &c->u.i;
+	unsigned int k = i->backoffs < 20 ? i->backoffs : 20;
+	uint64_t d;
+
+	if (++i->backoffs > p->cfg.max_backoffs) {
+		pds_init_fail(p, c, -ECONNREFUSED);
+		return false;
+	}
+	d = p->cfg.backoff_init_ns << k;
+	if (d > p->cfg.backoff_max_ns)
+		d = p->cfg.backoff_max_ns;
+	c->flags |= PDC_F_BACKOFF;
+	i->backoff_until = now + d;
+	return true;
+}
+
+/* Move every PSN of both spaces of @p c by @p delta (a multiple of
+ * tx_window: slots keep their index) and make every slot unsent. */
+static void
+pds_init_renumber(struct uet_pds *p, struct pds_pdc *c, uint32_t delta)
+{
+	struct pds_init *i = &c->u.i;
+	struct pds_tgt *t = &c->u.t;
+	struct pds_slot *sl;
+	uint32_t psn;
+
+	for (psn = i->una; c->tblk != PDS_NIL && psn != i->nxt; psn++) {
+		sl = pds_slot(p, c, psn);
+		sl->state = SLOT_QUEUED;
+		sl->flags &= (uint8_t)~(SLOT_F_SACKRX | SLOT_F_RETXD);
+	}
+	i->inflight = 0;
+	i->n_retx = 0;
+	i->snd = i->una;
+	c->start_psn += delta;
+	i->una += delta;
+	i->nxt += delta;
+	i->snd += delta;
+	i->resp_psn += delta;
+	t->cack += delta;
+	t->hi += delta;
+	t->ack_psn += delta;
+	t->rod_nacked += delta;
+}
+
+/*
+ * NACK NEW_START_PSN (PROTOCOL.md 2.7, 3): the target holds another live
+ * PDC under our id and would not take our SYN (pds_tgt.c DECISION). None
+ * of our packets was accepted, so re-pick a Start_PSN at least 2^16 away,
+ * renumber everything as unsent, and retry with SYN after a resource
+ * back-off (bounded by max_backoffs, then the PDC fails).
+ */
+void
+pds_init_new_start(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	uint32_t r = (uint32_t)(pds_rand(p) % ((UINT64_C(1) << 32) -
+					      2 * 65536));
+	uint32_t delta = (65536 + r) & ~(p->cfg.tx_window - 1);
+
+	pds_init_renumber(p, c, delta);
+	c->flags &= (uint16_t)~(PDC_F_TLP | PDC_F_PROBE | PDC_F_CHG_EV);
+	p->last_start = c->start_psn;
+	p->st.new_start++;
+	if (pds_init_backoff(p, c, now))
+		pds_pdc_timer_update(p, c, now);
+}
+
+/* Credit to request (PROTOCOL.md 6.2) with everything queued or in flight
+ * as backlog; unsent packets are counted at the MTU. 0: none. */
+uint32_t
+pds_init_credit_target(struct uet_pds *p, struct pds_pdc *c, uint8_t *ccc_id)
+{
+	const struct pds_init *i = &c->u.i;
+	uint64_t backlog = i->inflight + (uint64_t)(i->nxt - i->snd) *
+					 p->cfg.mtu;
+
+	*ccc_id = 0;
+	if (p->cc->credit_target == NULL)
+		return 0;
+	if (backlog > UINT32_MAX)
+		backlog = UINT32_MAX;
+	return p->cc->credit_target(c->cc, (uint32_t)backlog, ccc_id);
+}
+
+/* The CC gate blocks queued data: ask for credit with a CREDIT_REQ CP
+ * (PROTOCOL.md 2.6, 6.2), once until credit comes. Initiator PDCs only:
+ * the return direction sends no CPs (pds.c). */
+void
+pds_init_credit_req(struct uet_pds *p, struct pds_pdc *c)
+{
+	struct uet_pds_tx *t;
+	uint32_t target;
+	uint8_t ccc;
+
+	if (c->role != PDS_ROLE_INIT || c->state != PDC_OPEN ||
+	    (c->flags & PDC_F_CREQ))
+		return;
+	target = pds_init_credit_target(p, c, &ccc);
+	if (target == 0 || (t = pds_ctl_push(p)) == NULL)
+		return;
+	t->hdr.type = UET_PDS_TYPE_CP;
+	t->hdr.next_hdr = UET_PDS_CTL_CREDIT_REQ;
+	if (c->mode == UET_PDS_MODE_ROD)
+		t->hdr.flags = UET_PDS_F_ISROD;
+	t->hdr.u.cp.psn = c->u.i.snd;
+	t->hdr.u.cp.spdcid = c->lid;
+	t->hdr.u.cp.dpdcid = c->rid;
+	t->hdr.u.cp.payload = pds_to_units256(target);
+	t->dst = c->peer;
+	t->ev = c->ev;
+	c->flags |= PDC_F_CREQ;
+	p->st.credit_req_tx++;
+}
+
+/* Credit granted by the receiver (ACK_CC cc_type CREDIT or CREDIT CP). */
+void
+pds_init_credit(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes,
+		uint64_t now)
+{
+	p->st.credit_rx++;
+	c->flags &= (uint16_t)~PDC_F_CREQ;
+	if (p->cc->on_credit != NULL)
+		p->cc->on_credit(c->cc, bytes, now);
+	pds_init_kick(p, c);
+}

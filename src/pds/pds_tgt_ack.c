@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ACK generation of the receive side of a PDC (PROTOCOL.md 3 "ACK
+ * generation"): coalescing, ACK / ACK_CC with SACK, CLOSE_REQ, and the
+ * receive-side timers (delayed ACK, close request when idle).
+ */
+
+#include "pds_private.h"
+
+void
+pds_tgt_want_ack(struct uet_pds *p, struct pds_pdc *c)
+{
+	c->u.t.ackf |= ACKF_NEED;
+	pds_list_push(p, &p->acks, pds_idx(p, c));
+}
+
+void
+pds_tgt_ack_kick(struct uet_pds *p, struct pds_pdc *c)
+{
+	if (c->u.t.ackf & ACKF_NEED)
+		pds_list_push(p, &p->acks, pds_idx(p, c));
+}
+
+/* PROTOCOL.md 3 ACK generation: credit max(1 KiB, len); ACK at the
+ * threshold, on AR, RETX, CE, or the first packet of the PDC. */
+void
+pds_tgt_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
+		   const struct uet_pds_rx_meta *m, uint64_t now)
+{
+	struct pds_tgt *t = &c->u.t;
+	uint32_t len = m->len;
+
+	/* The delayed ACK is bounded from the first coalesced arrival. */
+	if (t->ack_credit == 0)
+		t->ack_ns = now;
+	t->ack_credit += len > p->cfg.ack_min_bytes ? len : p->cfg.ack_min_bytes;
+	t->rcvd_bytes += len;
+	if (m->ce)
+		t->ackf |= ACKF_M;
+	if (flags & UET_PDS_F_RETX)
+		t->ackf |= ACKF_RETX;
+	if ((flags & (UET_PDS_F_AR | UET_PDS_F_RETX)) || m->ce ||
+	    t->ack_credit >= p->cfg.ack_threshold || (t->ackf & ACKF_NEED))
+		pds_tgt_want_ack(p, c);
+	else
+		p->st.acks_coalesced++;
+}
+
+/* ---- ACK generation ---- */
+
+/* SACK base: a PROBE names the base it wants reported (PROTOCOL.md 2.6);
+ * otherwise cover the newest arrivals when they run past 64 PSNs. */
+static uint32_t
+pds_tgt_sack_base(struct uet_pds *p, const struct pds_pdc *c, bool probe)
+{
+	const struct pds_tgt *t = &c->u.t;
+	uint32_t base = t->cack + 1;
+
+	if (probe) {
+		if (t->probe_base - base < p->cfg.rx_window)
+			base = t->probe_base;
+	} else if (uet_psn_gt(t->hi, base + 63)) {
+		base = t->hi - 63;
+	}
+	return base;
+}
+
+static void
+pds_tgt_sack(struct uet_pds *p, const struct pds_pdc *c, struct uet_pds_ack *a,
+	     bool probe)
+{
+	const struct pds_tgt *t = &c->u.t;
+	uint32_t base = pds_tgt_sack_base(p, c, probe), i;
+	uint64_t bm = 0;
+
+	for (i = 0; i < UET_PSN_SACK_BITS && c->rblk != PDS_NIL; i++)
+		if (pds_rx_bit_test(p, c, base + i) &&
+		    uet_psn_le(base + i, t->hi))
+			bm |= UINT64_C(1) << i;
+	a->mpr = (uint8_t)__builtin_ctz(p->cfg.rx_window);
+	a->sack_psn_offset = (int16_t)(base - t->cack);
+	a->sack_bitmap = bm;
+}
+
+/* ack_cc_state (PROTOCOL.md 2.5): a pending credit grant makes it
+ * cc_type CREDIT (6.2), otherwise NSCC. */
+static void
+pds_tgt_cc_state(struct pds_tgt *t, struct uet_pds_ack *a)
+{
+	if (t->ackf & ACKF_CREDIT) {
+		a->cc_type = UET_CC_TYPE_CREDIT;
+		a->cc.credit.credit = pds_to_units256(t->credit);
+		a->cc.credit.ooo_count = t->ooo;
+		t->credit = 0;
+		return;
+	}
+	a->cc_type = UET_CC_TYPE_NSCC;
+	a->cc.nscc.rcvd_bytes = (t->rcvd_bytes + 255) / 256;
+	if (a->cc.nscc.rcvd_bytes > UET_PDS_U24_MAX)
+		a->cc.nscc.rcvd_bytes = UET_PDS_U24_MAX;
+	a->cc.nscc.ooo_count = t->ooo;
+}
+
+static void
+pds_tgt_ack_fill(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
+{
+	struct pds_tgt *t = &c->u.t;
+	struct uet_pds_ack *a = &tx->hdr.u.ack;
+	int32_t off = uet_psn_diff(t->ack_psn, t->cack);
+	bool probe = (t->ackf & ACKF_PROBE) != 0;
+
+	memset(tx, 0, sizeof(*tx));
+	tx->kind = UET_PDS_TX_CTL;
+	tx->dst = c->peer;
+	tx->ev = t->ev;
+	tx->hdr.type = (t->nbits || probe || (t->ackf & ACKF_CREDIT) ||
+			p->cfg.ack_cc_always) ?
+		UET_PDS_TYPE_ACK_CC : UET_PDS_TYPE_ACK;
+	if (t->ackf & ACKF_M)
+		tx->hdr.flags |= UET_PDS_F_M;
+	if (t->ackf & ACKF_RETX)
+		tx->hdr.flags |= UET_PDS_F_RETX;
+	if (c->role == PDS_ROLE_TGT && c->state == PDC_CLOSING)
+		uet_pds_ack_req_set(&tx->hdr, UET_PDS_ACK_REQ_CLOSE);
+	if (probe) {
+		/* PROTOCOL.md 2.4/2.5: P flag, probe_opaque echoed in place
+		 * of ack_psn_offset. */
+		tx->hdr.flags |= UET_PDS_F_P;
+		a->probe_opaque = t->probe_opaque;
+	} else if (off >= INT16_MIN && off <= INT16_MAX) {
+		a->ack_psn_offset = (int16_t)off;
+	}
+	a->cack_psn = t->cack;
+	a->spdcid = c->lid;
+	a->dpdcid = c->rid;
+	if (tx->hdr.type == UET_PDS_TYPE_ACK_CC) {
+		pds_tgt_sack(p, c, a, probe);
+		pds_tgt_cc_state(t, a);
+	}
+	t->ackf &= (uint8_t)~(ACKF_NEED | ACKF_M | ACKF_RETX | ACKF_PROBE |
+			      ACKF_CREDIT);
+	t->ack_credit = 0;
+	t->rcvd_bytes = 0;
+	t->ooo = 0;
+}
+
+/* Receiver-to-sender CPs: they consume no PSN (DECISION, pds_ack.c). */
+static void
+pds_tgt_cp_fill(struct pds_pdc *c, struct uet_pds_tx *tx, uint8_t ctl,
+		uint32_t payload)
+{
+	memset(tx, 0, sizeof(*tx));
+	tx->kind = UET_PDS_TX_CTL;
+	tx->dst = c->peer;
+	tx->ev = c->ev;
+	tx->hdr.type = UET_PDS_TYPE_CP;
+	tx->hdr.next_hdr = ctl;
+	if (c->mode == UET_PDS_MODE_ROD)
+		tx->hdr.flags = UET_PDS_F_ISROD;
+	tx->hdr.u.cp.spdcid = c->lid;
+	tx->hdr.u.cp.dpdcid = c->rid;
+	tx->hdr.u.cp.payload = payload;
+}
+
+/* A pending CLOSE_REQ or CLEAR_REQ CP; false when none. */
+static bool
+pds_tgt_req_tx(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
+{
+	struct pds_tgt *t = &c->u.t;
+
+	if (t->ackf & ACKF_CLOSE_REQ) {
+		pds_tgt_cp_fill(c, tx, UET_PDS_CTL_CLOSE_REQ, 0);
+		t->ackf &= (uint8_t)~ACKF_CLOSE_REQ;
+	} else if (t->ackf & ACKF_CLEAR_REQ) {
+		pds_tgt_cp_fill(c, tx, UET_PDS_CTL_CLEAR_REQ, 0);
+		t->ackf &= (uint8_t)~ACKF_CLEAR_REQ;
+		p->st.clear_req_tx++;
+	} else {
+		return false;
+	}
+	if (t->ackf & (ACKF_NEED | ACKF_CLEAR_REQ))
+		pds_list_push(p, &p->acks, pds_idx(p, c));
+	return true;
+}
+
+/*
+ * PROTOCOL.md 6.2: the peer asked for credit. The CC grants what it can;
+ * a grant answers a CREDIT_REQ CP with a CREDIT CP (payload in 256 B
+ * units), and a CC request with credit in the ACK_CC it triggers.
+ */
+void
+pds_tgt_credit_request(struct uet_pds *p, struct pds_pdc *c, uint32_t target,
+		       bool cp, uint64_t now)
+{
+	uint32_t grant = 0;
+	struct uet_pds_tx *t;
+
+	if (p->cc->on_credit_request != NULL)
+		grant = p->cc->on_credit_request(c->cc, target, now);
+	if (grant == 0)
+		return;
+	if (cp && (t = pds_ctl_push(p)) != NULL) {
+		pds_tgt_cp_fill(c, t, UET_PDS_CTL_CREDIT,
+				pds_to_units256(grant));
+		return;
+	}
+	c->u.t.credit += grant;
+	c->u.t.ackf |= ACKF_CREDIT;
+	pds_tgt_want_ack(p, c);
+}
+
+bool
+pds_tgt_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
+	       struct uet_pds_tx *tx)
+{
+	bool closed = c->role == PDS_ROLE_TGT && c->state == PDC_CLOSED;
+
+	if (c->state == PDC_FREE)
+		return false;
+	/* Hold the ACK of CLOSE while return data is unacknowledged: the
+	 * initiator keeps its PDC (and ACKs) until it gets it. */
+	if (closed && c->u.i.una != c->u.i.nxt)
+		return false;
+	if (pds_tgt_req_tx(p, c, tx))
+		return true;
+	if (!(c->u.t.ackf & ACKF_NEED))
+		return false;
+	pds_tgt_ack_fill(p, c, tx);
+	if (closed) {
+		pds_pdc_free(p, c);
+		return true;
+	}
+	pds_pdc_timer_update(p, c, now);
+	return true;
+}
+
+/* ---- timers: delayed ACK, close request when idle ---- */
+
+uint64_t
+pds_tgt_deadline(struct uet_pds *p, const struct pds_pdc *c)
+{
+	if (c->u.t.ack_credit && p->cfg.ack_delay_ns)
+		return c->u.t.ack_ns + p->cfg.ack_delay_ns;
+	if (c->role == PDS_ROLE_TGT && p->cfg.tgt_close_req_ns &&
+	    c->state == PDC_OPEN && c->u.i.una == c->u.i.nxt)
+		return c->last_ns + p->cfg.tgt_close_req_ns;
+	return 0;
+}
+
+void
+pds_tgt_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	uint64_t d = pds_tgt_deadline(p, c);
+
+	if (d != 0 && now >= d) {
+		if (c->u.t.ack_credit)
+			pds_tgt_want_ack(p, c);
+		else if (c->role == PDS_ROLE_TGT)
+			pds_tgt_close_req(p, c, now);
+	}
+	pds_pdc_timer_update(p, c, now);
+}
+
+void
+pds_tgt_close_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	(void)now;
+	if (c->state != PDC_OPEN)
+		return;
+	/* PROTOCOL.md 3: the target asks with CLOSE_REQ (and REQ=CLOSE in
+	 * its ACKs); new requests get NACK CLOSING. */
+	c->state = PDC_CLOSING;
+	c->u.t.ackf |= ACKF_CLOSE_REQ;
+	pds_list_push(p, &p->acks, pds_idx(p, c));
+}

@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Initiator control traffic (src/pds/pds_init_ctl.c): tail-loss PROBE and
+ * its P-flag reply, NEW_START_PSN re-establishment, resource back-off to
+ * failure, and the credit-CC plumbing with a test credit CC.
+ */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pds_fakewire.h"
+#include "pds_private.h"
+
+/* Send @p n RUD requests (cookies 0..n-1) and establish the PDC with the
+ * first one; @p r receives the request descriptors. */
+static void
+establish(struct uet_pds_tx *r, int n)
+{
+	struct uet_pds_tx ack;
+	int k;
+
+	for (k = 0; k < n; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k,
+					   0), 0);
+	assert_int_equal(fw_take(&W, 0, r, (uint16_t)n), n);
+	fw_inject(&W, 1, &r[0], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fw_inject(&W, 0, &ack, false, false);
+	assert_int_equal(W.done_ok[0], 1);
+}
+
+/* PROTOCOL.md 2.6/3: the tail-loss probe of an established PDC is a PROBE
+ * CP; its P-flag ACK_CC echoes probe_opaque with CACK and SACK, and exactly
+ * the packets it shows missing are resent, before any RTO. */
+static void
+pds_init_probe__reply_resends_exactly_the_missing(void **state)
+{
+	struct uet_pds_tx r[8], probe, reply, tx[16];
+	uint16_t n, i;
+
+	(void)state;
+	establish(r, 8);
+	fw_inject(&W, 1, &r[1], false, false);
+	fw_inject(&W, 1, &r[3], false, false);
+	fw_take(&W, 1, tx, 16); /* their ACKs are lost */
+	W.now += 600000;        /* past tlp_ns, before rto_init_ns */
+	uet_pds_advance(W.pds[0], W.now);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &probe));
+	assert_int_equal(probe.hdr.next_hdr, UET_PDS_CTL_PROBE);
+	assert_int_equal(probe.hdr.u.cp.payload, r[1].hdr.u.req.psn);
+	assert_int_equal(fw_st(0)->tlp_fires, 1);
+	fw_inject(&W, 1, &probe, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &reply));
+	assert_true(reply.hdr.flags & UET_PDS_F_P);
+	assert_int_equal(reply.hdr.u.ack.probe_opaque,
+			 probe.hdr.u.cp.probe_opaque);
+	assert_int_equal(reply.hdr.u.ack.cack_psn, r[1].hdr.u.req.psn);
+	assert_int_equal(reply.hdr.u.ack.sack_bitmap & 3, 2); /* r[3] */
+	fw_inject(&W, 0, &reply, false, false);
+	assert_int_equal(W.done_ok[1] + W.done_ok[3], 2);
+	assert_int_equal(fw_st(0)->retx_probe, 5); /* 2, 4, 5, 6, 7 */
+	n = fw_take(&W, 0, tx, 16);
+	assert_int_equal(n, 5);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(tx[i].kind, UET_PDS_TX_RETX);
+		assert_int_not_equal(tx[i].cookie, 3);
+	}
+	assert_int_equal(fw_st(0)->rto_fires, 0);
+	/* A second reply with the same opaque orders nothing more. */
+	fw_inject(&W, 0, &reply, false, false);
+	assert_int_equal(fw_st(0)->retx_probe, 5);
+}
+
+static void
+slow_rto(struct uet_pds_config *cfg)
+{
+	cfg->rto_init_ns = 1000000000ull;
+	cfg->tlp_ns = 0;
+	cfg->max_backoffs = 4;
+	cfg->backoff_max_ns = 400000;
+}
+
+static int
+setup_slow_rto(void **state)
+{
+	(void)state;
+	return fw_setup_with(3, slow_rto);
+}
+
+static struct uet_pds_tx
+nack_for(const struct uet_pds_tx *req, uint8_t code)
+{
+	struct uet_pds_tx n;
+
+	memset(&n, 0, sizeof(n));
+	n.kind = UET_PDS_TX_CTL;
+	n.hdr.type = UET_PDS_TYPE_NACK;
+	n.hdr.u.nack.code = code;
+	n.hdr.u.nack.psn = req->hdr.u.req.psn;
+	n.hdr.u.nack.dpdcid = req->hdr.u.req.spdcid;
+	return n;
+}
+
+/* PROTOCOL.md 2.7 DECISION: resource NACKs back off exponentially and
+ * retry; after max_backoffs without progress the PDC fails. */
+static void
+pds_init_backoff__resource_nacks_until_failure(void **state)
+{
+	struct uet_pds_tx req, n, again;
+	uint32_t k;
+
+	(void)state;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &req));
+	for (k = 0; k < 4; k++) {
+		n = nack_for(&req, UET_NACK_NO_PDC_AVAIL);
+		fw_inject(&W, 0, &n, false, false);
+		assert_false(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &again));
+		W.now += 400000 + 20000;
+		uet_pds_advance(W.pds[0], W.now);
+		assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &again));
+		assert_int_equal(again.hdr.u.req.psn, req.hdr.u.req.psn);
+		assert_true(again.hdr.flags & UET_PDS_F_SYN);
+	}
+	n = nack_for(&req, UET_NACK_NO_PDC_AVAIL);
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(W.done_err[1], 1);
+	assert_int_equal(W.last_status[0], -ECONNREFUSED);
+	assert_int_equal(fw_st(0)->retx_backoff, 4);
+	assert_int_equal(fw_st(0)->pdc_fail, 1);
+	assert_true(fw_pools_idle(&W));
+}
+
+/* NACK NEW_START_PSN (WIRE-DECISIONS "PDS behaviour"): a SYN-state PDC
+ * re-picks its Start_PSN >= 2^16 away, keeps its requests and retries with
+ * SYN after a back-off. */
+static void
+pds_init_new_start__repicks_and_retries(void **state)
+{
+	struct uet_pds_tx a, b, n, again[2];
+	uint32_t d;
+
+	(void)state;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	assert_int_equal(fw_take(&W, 0, again, 2), 2);
+	a = again[0];
+	b = again[1];
+	n = nack_for(&a, UET_NACK_NEW_START_PSN);
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(fw_st(0)->new_start, 1);
+	/* The same NACK for the old numbering of b is stale now. */
+	n = nack_for(&b, UET_NACK_NEW_START_PSN);
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(fw_st(0)->new_start, 1);
+	W.now += 400000 + 20000;
+	uet_pds_advance(W.pds[0], W.now);
+	assert_int_equal(fw_take(&W, 0, again, 2), 2);
+	d = again[0].hdr.u.req.psn - a.hdr.u.req.psn;
+	assert_true(d >= 65536 && d <= UINT32_MAX - 65535);
+	assert_true(again[0].hdr.flags & UET_PDS_F_SYN);
+	assert_int_equal(again[0].hdr.u.req.psn_offset, 0);
+	assert_int_equal(again[1].hdr.u.req.psn_offset, 1);
+	assert_int_equal(again[0].cookie, 1);
+	assert_int_equal(again[1].cookie, 2);
+	fw_inject(&W, 1, &again[1], false, false);
+	fw_inject(&W, 1, &again[0], false, false);
+	assert_int_equal(W.delivered[1] + W.delivered[2], 2);
+}
+
+static bool
+done_k(struct fakewire *w, void *arg)
+{
+	uint32_t k = *(uint32_t *)arg;
+
+	return w->done_ok[k] + w->done_err[k] != 0;
+}
+
+/* End to end: the initiator's PDC fails while the target's stays; the
+ * reopened PDC (same id, new Start_PSN) is NACKed NEW_START_PSN while the
+ * stale one is recent, re-picks, and gets through once it is quiet. */
+static void
+pds_init_new_start__reopen_over_stale_target_pdc(void **state)
+{
+	struct uet_pds_tx r, n;
+	uint32_t one = 1, three = 3;
+
+	(void)state;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_true(fw_run(&W, 2000, 10000000, done_k, &one));
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &r));
+	n = nack_for(&r, UET_NACK_PDC_HDR_MISMATCH);
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(W.done_err[2], 1);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 3, 0), 0);
+	assert_true(fw_run(&W, 2000, 50000000, done_k, &three));
+	assert_int_equal(W.done_ok[3], 1);
+	assert_int_equal(W.delivered[3], 1);
+	assert_true(fw_st(0)->new_start >= 1);
+	assert_true(fw_st(1)->syn_conflict >= 1);
+	assert_int_equal(fw_st(1)->syn_replace, 1);
+}
+
+/*
+ * A test credit CC (PROTOCOL.md 6.2 plumbing only): the sender may send
+ * only with credit, charged a whole MTU per packet, and asks for its whole
+ * backlog; the receiver grants every request in full.
+ */
+#define TCC_CHARGE 1024u
+
+struct tcc {
+	uint32_t credit;
+};
+
+static uint32_t tcc_requests, tcc_granted, tcc_received;
+
+static void
+tcc_init(void *priv, uint32_t mtu, uint32_t param)
+{
+	(void)mtu;
+	(void)param;
+	((struct tcc *)priv)->credit = 0;
+}
+
+static bool
+tcc_may_send(const void *priv, uint32_t bytes, uint32_t inflight)
+{
+	(void)inflight;
+	(void)bytes;
+	return ((const struct tcc *)priv)->credit >= TCC_CHARGE;
+}
+
+static void
+tcc_on_send(void *priv, uint32_t bytes, bool retx, uint64_t now)
+{
+	struct tcc *t = priv;
+
+	(void)retx;
+	(void)now;
+	(void)bytes;
+	t->credit -= t->credit < TCC_CHARGE ? t->credit : TCC_CHARGE;
+}
+
+static uint32_t
+tcc_credit_target(void *priv, uint32_t backlog, uint8_t *ccc_id)
+{
+	const struct tcc *t = priv;
+
+	*ccc_id = 7;
+	return backlog > t->credit ? backlog - t->credit : 0;
+}
+
+static void
+tcc_on_credit(void *priv, uint32_t credit, uint64_t now)
+{
+	(void)now;
+	((struct tcc *)priv)->credit += credit;
+	tcc_received += credit;
+}
+
+static uint32_t
+tcc_on_credit_request(void *priv, uint32_t credit_target, uint64_t now)
+{
+	(void)priv;
+	(void)now;
+	tcc_requests++;
+	tcc_granted += credit_target;
+	return credit_target;
+}
+
+/* The fixed gate's no-op signal hooks, with the credit behaviour above. */
+static struct uet_pds_cc_ops tcc_ops;
+
+static void
+credit_cc(struct uet_pds_config *cfg)
+{
+	tcc_ops = uet_pds_cc_fixed;
+	tcc_ops.name = "test-credit";
+	tcc_ops.init = tcc_init;
+	tcc_ops.may_send = tcc_may_send;
+	tcc_ops.on_send = tcc_on_send;
+	tcc_ops.credit_target = tcc_credit_target;
+	tcc_ops.on_credit = tcc_on_credit;
+	tcc_ops.on_credit_request = tcc_on_credit_request;
+	cfg->cc = &tcc_ops;
+}
+
+static int
+setup_credit(void **state)
+{
+	(void)state;
+	tcc_requests = tcc_granted = tcc_received = 0;
+	return fw_setup_with(5, credit_cc);
+}
+
+/* Requests go as RUD_CC_REQ with ccc_id and credit_target; the receiver's
+ * grant comes back in an ACK_CC of cc_type CREDIT and unblocks the rest. */
+static void
+pds_init_credit__cc_req_then_ack_cc_credit(void **state)
+{
+	struct uet_pds_tx t[8], ack;
+	uint16_t n;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 4; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k,
+					   0), 0);
+	/* No credit: only the one packet that may always go (pds_init.c). */
+	assert_int_equal(fw_take(&W, 0, t, 8), 1);
+	assert_int_equal(t[0].hdr.type, UET_PDS_TYPE_RUD_CC_REQ);
+	assert_int_equal(t[0].hdr.u.req.ccc_id, 7);
+	assert_true(t[0].hdr.u.req.credit_target > 0);
+	fw_inject(&W, 1, &t[0], false, false);
+	assert_int_equal(tcc_requests, 1);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	assert_int_equal(ack.hdr.u.ack.cc_type, UET_CC_TYPE_CREDIT);
+	assert_int_equal(ack.hdr.u.ack.cc.credit.credit,
+			 t[0].hdr.u.req.credit_target);
+	fw_inject(&W, 0, &ack, false, false);
+	assert_int_equal(fw_st(0)->credit_rx, 1);
+	n = fw_take(&W, 0, t, 8);
+	assert_int_equal(n, 3);
+}
+
+/* Blocked with data in flight on an open PDC: a CREDIT_REQ CP goes out;
+ * the receiver answers with a CREDIT CP, routed to on_credit. */
+static void
+pds_init_credit__credit_req_cp_answered_by_credit_cp(void **state)
+{
+	struct uet_pds_tx t[8], cp;
+
+	(void)state;
+	pds_init_credit__cc_req_then_ack_cc_credit(state);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 10, 0), 0);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 11, 0), 0);
+	/* 10 takes the last credit, 11 is blocked. */
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT_REQ);
+	assert_true(cp.hdr.u.cp.payload > 0);
+	/* Asked once until credit comes. */
+	assert_int_equal(fw_take(&W, 0, t, 8), 0);
+	fw_inject(&W, 1, &cp, false, false);
+	assert_int_equal(tcc_requests, 2);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT);
+	fw_inject(&W, 0, &cp, false, false);
+	assert_int_equal(fw_st(0)->credit_rx, 2);
+	assert_int_equal(fw_take(&W, 0, t, 8), 1);
+	assert_int_equal(t[0].cookie, 11);
+}
+
+static bool
+all_done(struct fakewire *w, void *arg)
+{
+	uint32_t k, n = *(uint32_t *)arg;
+
+	for (k = 0; k < n; k++)
+		if (w->done_ok[k] == 0)
+			return false;
+	return true;
+}
+
+/* End to end over a lossy wire: the credit CC never deadlocks and every
+ * message is delivered once. */
+static void
+pds_init_credit__lossy_wire_completes(void **state)
+{
+	uint32_t k, n = 200, next = 0;
+	int d;
+
+	(void)state;
+	for (d = 0; d < 2; d++) {
+		W.f[d].drop = 50000;
+		W.f[d].reorder = 50000;
+	}
+	while (W.now < 500000000ull && !all_done(&W, &n)) {
+		while (next < n &&
+		       fw_submit(&W, UET_PDS_MODE_RUD, next, 0) == 0)
+			next++;
+		fw_step(&W, 2000);
+	}
+	for (k = 0; k < n; k++)
+		assert_int_equal(W.delivered[k], 1);
+	assert_true(all_done(&W, &n));
+	assert_true(tcc_received > 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		FW_TEST(pds_init_probe__reply_resends_exactly_the_missing,
+			fw_setup),
+		FW_TEST(pds_init_backoff__resource_nacks_until_failure,
+			setup_slow_rto),
+		FW_TEST(pds_init_new_start__repicks_and_retries,
+			setup_slow_rto),
+		FW_TEST(pds_init_new_start__reopen_over_stale_target_pdc,
+			fw_setup),
+		FW_TEST(pds_init_credit__cc_req_then_ack_cc_credit,
+			setup_credit),
+		FW_TEST(pds_init_credit__credit_req_cp_answered_by_credit_cp,
+			setup_credit),
+		FW_TEST(pds_init_credit__lossy_wire_completes, setup_credit),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

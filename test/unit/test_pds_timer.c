@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The timer wheel (src/pds/pds_timer.c), driven through RUDI slot nodes. */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pds_fakewire.h"
+#include "pds_private.h"
+
+static void
+pds_timer__wheel_fires_in_order_and_far(void **state)
+{
+	struct uet_pds *p = W.pds[0];
+	uint32_t node = pds_rudi_node(p, 0);
+
+	(void)state;
+	/* Far beyond the horizon: parked, re-filed, fires on time. */
+	p->rudi[0].busy = 0;
+	pds_timer_arm(p, node, 1000000000ull);
+	uet_pds_advance(p, 500000000ull);
+	assert_int_not_equal(p->tnode[node].slot, PDS_NIL);
+	uet_pds_advance(p, 1000000000ull + 2 * p->cfg.timer_tick_ns);
+	assert_int_equal(p->tnode[node].slot, PDS_NIL);
+	pds_timer_arm(p, node, 5);
+	pds_timer_cancel(p, node);
+	assert_int_equal(p->tnode[node].slot, PDS_NIL);
+}
+
+static void
+pds_timer_cancel__middle_of_slot_list(void **state)
+{
+	struct uet_pds *p = W.pds[0];
+	uint64_t d = 10 * p->cfg.timer_tick_ns;
+	uint32_t n[3], i;
+
+	(void)state;
+	/* Three nodes in one slot: unlinking the middle keeps the others. */
+	for (i = 0; i < 3; i++) {
+		n[i] = pds_rudi_node(p, i);
+		pds_timer_arm(p, n[i], d);
+	}
+	assert_int_equal(p->tnode[n[0]].slot, p->tnode[n[2]].slot);
+	pds_timer_cancel(p, n[1]);
+	assert_int_equal(p->tnode[n[1]].slot, PDS_NIL);
+	assert_int_equal(p->tnode[n[2]].next, n[0]);
+	assert_int_equal(p->tnode[n[0]].prev, n[2]);
+	/* Re-arming with the same deadline is a no-op. */
+	pds_timer_arm(p, n[0], d);
+	assert_int_equal(p->tnode[n[2]].next, n[0]);
+	uet_pds_advance(p, d);
+	assert_int_equal(p->tnode[n[0]].slot, PDS_NIL);
+	assert_int_equal(p->tnode[n[2]].slot, PDS_NIL);
+}
+
+static void
+pds_timer_arm__past_deadline_fires_next_tick(void **state)
+{
+	struct uet_pds *p = W.pds[0];
+	uint32_t node = pds_rudi_node(p, 3);
+	uint64_t tick = p->cfg.timer_tick_ns;
+
+	(void)state;
+	uet_pds_advance(p, 100 * tick);
+	pds_timer_arm(p, node, 3 * tick);
+	assert_int_not_equal(p->tnode[node].slot, PDS_NIL);
+	uet_pds_advance(p, 100 * tick + tick / 2);
+	assert_int_not_equal(p->tnode[node].slot, PDS_NIL);
+	uet_pds_advance(p, 101 * tick);
+	assert_int_equal(p->tnode[node].slot, PDS_NIL);
+}
+
+static void
+pds_pdc_timer_update__idle_pdc_unarmed(void **state)
+{
+	struct uet_pds_tx t;
+
+	(void)state;
+	/* A PDC with a request in flight has its RTO armed; once the ACK
+	 * completes it and nothing is due, the node is unarmed. */
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &t));
+	assert_int_not_equal(W.pds[0]->tnode[0].slot, PDS_NIL);
+	fw_inject(&W, 1, &t, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	fw_inject(&W, 0, &t, false, false);
+	assert_int_equal(W.done_ok[1], 1);
+	assert_int_equal(W.pds[0]->tnode[0].slot, PDS_NIL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		FW_TEST(pds_timer__wheel_fires_in_order_and_far, fw_setup),
+		FW_TEST(pds_timer_cancel__middle_of_slot_list, fw_setup),
+		FW_TEST(pds_timer_arm__past_deadline_fires_next_tick, fw_setup),
+		FW_TEST(pds_pdc_timer_update__idle_pdc_unarmed, fw_setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
