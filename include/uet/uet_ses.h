@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef UET_SES_H
+#define UET_SES_H
+
+/**
+ * @file
+ * Semantic sublayer protocol core (PROTOCOL.md section 4), sans-I/O.
+ *
+ * One `struct uet_ses` per FEP and engine lcore, on top of one
+ * `struct uet_pds` (the same lcore owns both; not thread safe). The SES
+ * turns work requests into messages and messages into PDS packets
+ * (initiator), and delivered PDS packets into memory accesses, matches,
+ * responses and completions (target). It does no I/O and reads no clock.
+ *
+ * The engine glue drives it as an upper-layer protocol of the PDS:
+ *  - uet_ses_submit() / uet_ses_recv_post() for each front-end descriptor;
+ *  - uet_ses_progress() once per loop: hands queued fragments to
+ *    uet_pds_submit() (stops at -EAGAIN, retries on the next call);
+ *  - before uet_pds_rx() of a request: rx_meta.resp_expected =
+ *    uet_ses_rx_resp_expected(...);
+ *  - for every uet_pds_tx descriptor of kind NEW/RETX: uet_ses_build()
+ *    writes the SES header and payload of the cookie ("build");
+ *  - for every uet_pds_event: uet_ses_event() (DELIVER needs the bytes
+ *    after the PDS header of the packet the event names: "deliver";
+ *    DONE carries the response: "done");
+ *  - uet_ses_cq_poll() to move completions to the front-end CQ.
+ *
+ * All memory is allocated by uet_ses_create(): fixed pools of messages,
+ * target reassembly records, return-direction reads and completions.
+ * Pool exhaustion is -EAGAIN at submit, a return code on the wire
+ * (NO_MATCH, UNDELIVERABLE) at the target, and a counter; never a crash.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uet/uet_wire.h>
+#include <uet/uet_pds.h>
+#include <uet/uet_ses_match.h>
+#include <uet/uet_ses_mr.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct uet_ses;
+
+/** Work-request opcodes; the values equal enum uet_chan_op. */
+enum uet_ses_wr_op {
+	UET_SES_WR_NOP = 0,          /**< NO_OP to the destination */
+	UET_SES_WR_SEND = 1,         /**< SEND (rendezvous/deferrable by size) */
+	UET_SES_WR_TSEND = 2,        /**< TAGGED_SEND family */
+	UET_SES_WR_WRITE = 3,        /**< WRITE (+ immediate data with IMM) */
+	UET_SES_WR_READ = 4,         /**< READ into buf */
+	UET_SES_WR_ATOMIC = 5,       /**< ATOMIC, no result */
+	UET_SES_WR_FETCH_ATOMIC = 6, /**< FETCHING_ATOMIC, old value to result */
+	UET_SES_WR_CSWAP = 7,        /**< FETCHING_ATOMIC, CAS form */
+	UET_SES_WR_DGRAM_SEND = 8,   /**< DATAGRAM_SEND over UUD */
+	UET_SES_WR_TSEND_ATOMIC = 9, /**< TSEND_ATOMIC (HPC) */
+	UET_SES_WR_TSEND_FETCH_ATOMIC = 10, /**< TSEND_FETCH_ATOMIC (HPC) */
+	UET_SES_WR__COUNT
+};
+
+/* Work-request flags: the low 16 bits equal UET_CHAN_F_*. */
+#define UET_SES_WR_F_COMPLETION 0x0001u /**< completion on success too */
+#define UET_SES_WR_F_IMM        0x0002u /**< imm_data is header data (HD) */
+#define UET_SES_WR_F_DC         0x0010u /**< delivery complete (DC flag) */
+#define UET_SES_WR_F_ORDERED    0x10000u /**< ROD instead of RUD */
+#define UET_SES_WR_F_IDEMPOTENT 0x20000u /**< RUDI allowed (HPC, I=1 key) */
+#define UET_SES_WR_F_RENDEZVOUS 0x40000u /**< force rendezvous (HPC) */
+#define UET_SES_WR_F_DEFERRABLE 0x80000u /**< force deferrable (AI Full) */
+#define UET_SES_WR_F_WILDCARD   0x100000u /**< peer posts wildcard recvs */
+
+/** Where a work request goes, resolved by the engine from sqe.dest. */
+struct uet_ses_dest {
+	struct uet_pds_fa fa;    /**< destination FA */
+	uint16_t pid_on_fep;     /**< 12 bits */
+	uint16_t resource_index; /**< MSG RI (sends) or RMA RI (RMA, atomics) */
+	uint8_t ri_generation;   /**< MSG table or memory entry generation */
+	bool relative;           /**< REL flag (PROTOCOL.md 4.6) */
+};
+
+/**
+ * One work request; field for field the front end's struct uet_chan_sqe
+ * (uet_chan.h) with sqe.dest resolved to @c dest and addresses as
+ * pointers. @c buf and @c result must stay valid until the completion.
+ */
+struct uet_ses_wr {
+	uint8_t op;            /**< enum uet_ses_wr_op */
+	uint8_t atomic_op;     /**< enum uet_amo_op */
+	uint8_t atomic_dt;     /**< enum uet_amo_dt */
+	uint8_t tc;            /**< traffic class */
+	uint32_t flags;        /**< UET_SES_WR_F_* */
+	uint64_t context;      /**< returned in the completion */
+	void *buf;             /**< payload / read destination / operands */
+	uint64_t len;          /**< bytes */
+	struct uet_ses_dest dest;
+	uint64_t tag;          /**< TSEND: match bits */
+	uint64_t rkey;         /**< RMA / atomics: memory key */
+	uint64_t roffset;      /**< RMA / atomics: offset in the region */
+	uint64_t imm_data;     /**< header data (UET_SES_WR_F_IMM) */
+	const void *compare;   /**< CSWAP: compare operand (MSWAP: mask) */
+	void *result;          /**< FETCH/CSWAP: old values */
+	uint32_t job;          /**< JobID, 24 bits */
+};
+
+/** Completion flags; values equal UET_CHAN_CQ_*. */
+#define UET_SES_CQ_SEND   0x0001u /**< completion of a work request */
+#define UET_SES_CQ_RECV   0x0002u /**< completion of a posted receive */
+#define UET_SES_CQ_TAGGED 0x0004u /**< tag valid */
+#define UET_SES_CQ_IMM    0x0008u /**< data holds header data */
+#define UET_SES_CQ_SRC    0x0010u /**< src valid */
+#define UET_SES_CQ_TRUNC  0x0020u /**< message longer than the buffer */
+#define UET_SES_CQ_MULTI_RECV_DONE 0x0040u /**< multi-recv buffer released */
+
+/** One completion; field for field struct uet_chan_cqe. */
+struct uet_ses_cqe {
+	uint64_t context;     /**< of the work request / receive */
+	int32_t status;       /**< 0 or -errno (see uet_ses_rc_errno()) */
+	uint32_t flags;       /**< UET_SES_CQ_* */
+	uint64_t len;         /**< bytes transferred / received */
+	uint64_t data;        /**< header data (UET_SES_CQ_IMM) */
+	uint64_t tag;         /**< tag of a tagged receive */
+	uint64_t src;         /**< initiator id of the sender */
+	uint32_t prov_errno;  /**< UET return code (enum uet_ses_rc) */
+	uint8_t op;           /**< enum uet_ses_wr_op, or 1/2 (recv/trecv) */
+	uint64_t olen;        /**< bytes dropped when TRUNC */
+};
+
+/** A receive post; field for field struct uet_chan_rqe. */
+struct uet_ses_recv {
+	uint8_t op;         /**< 1 RECV, 2 TRECV (enum uet_chan_rq_op) */
+	uint32_t flags;     /**< UET_SES_RECV_F_* */
+	uint64_t context;   /**< returned in the completion; cancel key */
+	void *buf;
+	uint64_t len;
+	uint64_t tag;       /**< TRECV */
+	uint64_t ignore;    /**< TRECV */
+	uint64_t src;       /**< initiator id (UET_SES_RECV_F_SRC) */
+	uint64_t min_free;  /**< multi-recv threshold */
+};
+
+#define UET_SES_RECV_F_MULTI 0x0040u /**< UET_CHAN_F_MULTI_RECV */
+#define UET_SES_RECV_F_SRC   0x0080u /**< UET_CHAN_F_SRC_FILTER */
+
+/** Creation parameters; uet_ses_config_default() fills every field. */
+struct uet_ses_config {
+	enum uet_profile profile; /**< enforced at submit and at the target */
+	uint32_t mtu;          /**< SES bytes per packet (header + payload) */
+	uint32_t max_msgs;     /**< initiator messages in flight (<= 2^20) */
+	uint32_t max_tgt_msgs; /**< target multi-packet records (<= 2^20) */
+	uint32_t max_peers;    /**< message-id spaces {FA, job, tc, mode} */
+	uint32_t cq_size;      /**< completion ring, power of 2 */
+	uint32_t rdv_threshold; /**< SEND/TSEND above this: rendezvous (HPC;
+				     not implemented yet: such sends fail
+				     with UNSUPPORTED_OP) */
+	uint32_t rdv_eager;     /**< eager bytes of a rendezvous send (unused yet) */
+	uint32_t initiator_id;  /**< initiator field of our requests */
+	uint16_t pid_on_fep;    /**< our process (rendezvous read-back, unused yet) */
+	bool rudi;              /**< use RUDI for UET_SES_WR_F_IDEMPOTENT */
+	struct uet_pds *pds;    /**< required, not owned */
+	struct uet_ses_mr_table *mr; /**< target tables, not owned (may be NULL) */
+	struct uet_ses_match *match; /**< receive context, not owned (may be NULL) */
+};
+
+/** Fill @p cfg with defaults (HPC, MTU 4096, 1024 messages, ...). */
+void uet_ses_config_default(struct uet_ses_config *cfg);
+
+/**
+ * Create an SES instance; all memory is allocated here.
+ * @return
+ *   The instance, or NULL with errno EINVAL (bad config) or ENOMEM.
+ */
+struct uet_ses *uet_ses_create(const struct uet_ses_config *cfg);
+
+/** Free an instance; NULL is a no-op. Nothing is completed. */
+void uet_ses_free(struct uet_ses *s);
+
+/**
+ * Accept a work request. Chooses opcode, header format, delivery mode and
+ * fragmentation; nothing is sent before uet_ses_progress().
+ * @return
+ *   0; -EINVAL (malformed request: bad op, length, atomic operands);
+ *   -EOPNOTSUPP (the profile forbids the operation, or this
+ *   implementation lacks it; *@p rc, when not NULL, gets the UET code);
+ *   -EMSGSIZE (longer than the profile or the format allows);
+ *   -EAGAIN (message pool or peer table full: retry later).
+ */
+int uet_ses_submit(struct uet_ses *s, const struct uet_ses_wr *wr,
+		   enum uet_ses_rc *rc);
+
+/**
+ * Hand queued fragments to the PDS, oldest message first, until the PDS
+ * answers -EAGAIN. Messages are never interleaved (PROTOCOL.md 3).
+ * @return
+ *   Fragments submitted.
+ */
+uint32_t uet_ses_progress(struct uet_ses *s, uint64_t now);
+
+/**
+ * Build the SES bytes (header, extension, payload) of a PDS transmit
+ * descriptor's cookie, for a first transmission or a retransmission.
+ * @param psn
+ *   PSN the PDS assigned (unused by the SES header; kept for the ULP
+ *   interface).
+ * @return
+ *   Bytes written (equal to the length given to the PDS), -ENOENT (cookie
+ *   no longer known), -ENOSPC (@p cap too small).
+ */
+int uet_ses_build(struct uet_ses *s, uint64_t cookie, uint32_t psn,
+		  uint8_t *buf, size_t cap);
+
+/**
+ * Whether a request the PDS is about to accept needs a guaranteed-delivery
+ * response (uet_pds_rx_meta.resp_expected): the EOM packet of every
+ * RUD/ROD request (PROTOCOL.md 3, 4.5). Return-direction data and
+ * malformed headers: false.
+ */
+bool uet_ses_rx_resp_expected(uint8_t pds_type, uint8_t next_hdr,
+			      const uint8_t *ses, uint16_t len);
+
+/**
+ * Process one PDS event. DONE: a fragment (or return-direction packet)
+ * completed, @p ses / @p len ignored (the response is in the event).
+ * DELIVER: @p ses / @p len are the bytes after the PDS header of the
+ * delivered packet.
+ * @return
+ *   0, or -EBADMSG (malformed SES header: counted and dropped; for a
+ *   request with a pending response, answered UNSUPPORTED_OP).
+ */
+int uet_ses_event(struct uet_ses *s, const struct uet_pds_event *ev,
+		  const uint8_t *ses, uint16_t len, uint64_t now);
+
+/**
+ * Post a receive buffer (matching engine, PROTOCOL.md 4.8): an unexpected
+ * message that matches is copied in (or its deferred send restarted) and
+ * completed at once.
+ * @return
+ *   0, -EINVAL, -EAGAIN (posted pool full), -ENOTSUP (no match context).
+ */
+int uet_ses_recv_post(struct uet_ses *s, const struct uet_ses_recv *r,
+		      uint64_t now);
+
+/**
+ * Cancel a posted receive; its completion (-ECANCELED) is queued.
+ * @return
+ *   0 or -ENOENT.
+ */
+int uet_ses_recv_cancel(struct uet_ses *s, uint64_t context);
+
+/**
+ * Drain up to @p n completions.
+ * @return
+ *   Number written.
+ */
+uint16_t uet_ses_cq_poll(struct uet_ses *s, struct uet_ses_cqe *c,
+			 uint16_t n);
+
+/**
+ * The -errno a completion carries for a UET return code: OK 0;
+ * NO_MATCH, DROPPED -EAGAIN; TOO_LONG, UNSUPPORTED_SIZE, AMO sizes
+ * -EMSGSIZE; UNSUPPORTED_OP, AMO op/dt -EOPNOTSUPP; PERM_VIOLATION,
+ * OP_VIOLATION, BAD_JOB_ID -EACCES; BAD_MKEY, BAD_GENERATION, DISABLED*,
+ * BAD_INDEX, BAD_PID -EINVAL (FI_EINVAL/FI_EKEYREJECTED class);
+ * BAD_ADDR, AMO_UNALIGNED -EFAULT; CANCELLED -ECANCELED; others -EIO.
+ */
+int uet_ses_rc_errno(enum uet_ses_rc rc);
+
+/** Counters; written only by the owner lcore. */
+struct uet_ses_stats {
+	uint64_t wr_submitted;   /**< accepted work requests */
+	uint64_t wr_rejected;    /**< refused at submit (profile/invalid) */
+	uint64_t wr_eagain;      /**< refused: pool full */
+	uint64_t frag_tx;        /**< fragments handed to the PDS */
+	uint64_t frag_built;     /**< build calls served */
+	uint64_t frag_rebuilt;   /**< build calls for an old cookie (retx) */
+	uint64_t msg_ok;         /**< initiator messages completed OK */
+	uint64_t msg_err;        /**< initiator messages completed in error */
+	uint64_t fmt[4];         /**< requests sent by format (1..3) */
+	uint64_t rx_req[16];     /**< requests received, by opcode */
+	uint64_t rx_bad;         /**< undecodable / inconsistent requests */
+	uint64_t rx_rc[64];      /**< target responses, by return code */
+	uint64_t resp_fail;      /**< uet_pds_respond() refused */
+	uint64_t tgt_exhaust;    /**< no target record for a message */
+	uint64_t unexp_drop;     /**< unexpected message over the bound */
+	uint64_t dgram_drop;     /**< datagrams with no buffer */
+	uint64_t cq_overflow;    /**< completions lost: CQ full */
+	uint64_t stale_done;     /**< DONE for an unknown cookie */
+	uint64_t ret_tx;         /**< return-direction read packets queued */
+	uint64_t ret_rx;         /**< return-direction read packets landed */
+};
+
+/** Counters of an instance. */
+const struct uet_ses_stats *uet_ses_stats_get(const struct uet_ses *s);
+
+/** Pool occupancy (leak checks). */
+struct uet_ses_pool_info {
+	uint32_t msgs_used;
+	uint32_t tgt_used;
+	uint32_t ret_used;
+	uint32_t cq_used;
+};
+
+/** Current pool occupancy. */
+void uet_ses_pool_info_get(const struct uet_ses *s,
+			   struct uet_ses_pool_info *pi);
+
+/**
+ * Request format the initiator uses (PROTOCOL.md 4.2, 4.3): MEDIUM for a
+ * single-packet request of at most 16383 bytes that needs a key, tag or
+ * initiator but not both header data and a buffer offset; SMALL for
+ * NO_OP; STD otherwise (multi-packet, rendezvous, deferrable, WRITE with
+ * immediate data).
+ * @param opcode
+ *   enum uet_ses_opcode.
+ * @param single
+ *   Whether the message is one packet.
+ * @param hd
+ *   Header data present.
+ * @param len
+ *   request_length.
+ */
+enum uet_ses_fmt uet_ses_fmt_choose(unsigned int opcode, bool single,
+				    bool hd, uint64_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UET_SES_H */

@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * SES instance: creation, pools, message-id spaces, completion ring,
+ * event dispatch (the ULP "deliver" and "done" entry points).
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ses_private.h"
+
+void
+uet_ses_config_default(struct uet_ses_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->profile = UET_PROFILE_HPC;
+	cfg->mtu = 4096;
+	cfg->max_msgs = 1024;
+	cfg->max_tgt_msgs = 1024;
+	cfg->max_peers = 1024;
+	cfg->cq_size = 4096;
+	cfg->rdv_threshold = UINT32_MAX;
+	cfg->rdv_eager = 0;
+	cfg->initiator_id = 0;
+	cfg->pid_on_fep = 0;
+	cfg->rudi = true;
+}
+
+static bool
+ses_pow2(uint32_t v)
+{
+	return v != 0 && (v & (v - 1)) == 0;
+}
+
+static uint32_t
+ses_roundup_pow2(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+static bool
+ses_config_ok(const struct uet_ses_config *c)
+{
+	if (c->pds == NULL || c->profile < UET_PROFILE_AI_BASE ||
+	    c->profile > UET_PROFILE_HPC)
+		return false;
+	/* One STD header + CAS extension + at least one payload byte, and
+	 * a 14-bit payload_length (PROTOCOL.md 4.2). */
+	if (c->mtu < UET_SES_REQ_MAX_LEN + 64 ||
+	    c->mtu > UET_SES_LEN14_MAX + UET_SES_STD_LEN || c->mtu > UINT16_MAX)
+		return false;
+	if (c->max_msgs == 0 || c->max_msgs > SES_SLOT_MAX ||
+	    c->max_tgt_msgs == 0 || c->max_tgt_msgs > SES_SLOT_MAX ||
+	    c->max_peers == 0 || c->max_peers > SES_SLOT_MAX)
+		return false;
+	return ses_pow2(c->cq_size);
+}
+
+static uint32_t *
+ses_stack(uint32_t n)
+{
+	uint32_t *st = calloc(n, sizeof(*st));
+	uint32_t i;
+
+	if (st != NULL)
+		for (i = 0; i < n; i++)
+			st[i] = n - 1 - i;
+	return st;
+}
+
+static int
+ses_alloc(struct uet_ses *s)
+{
+	const struct uet_ses_config *c = &s->cfg;
+	uint32_t i;
+
+	s->msgs = calloc(c->max_msgs, sizeof(*s->msgs));
+	s->msg_free = ses_stack(c->max_msgs);
+	s->tgts = calloc(c->max_tgt_msgs, sizeof(*s->tgts));
+	s->tgt_free = ses_stack(c->max_tgt_msgs);
+	s->tgt_hmask = ses_roundup_pow2(c->max_tgt_msgs) - 1;
+	s->tgt_hash = malloc(((size_t)s->tgt_hmask + 1) * sizeof(uint32_t));
+	s->rets = calloc(c->max_msgs, sizeof(*s->rets));
+	s->ret_free = ses_stack(c->max_msgs);
+	s->peer_mask = ses_roundup_pow2(c->max_peers * 2) - 1;
+	s->peers = calloc((size_t)s->peer_mask + 1, sizeof(*s->peers));
+	s->cq = calloc(c->cq_size, sizeof(*s->cq));
+	if (!s->msgs || !s->msg_free || !s->tgts || !s->tgt_free ||
+	    !s->tgt_hash || !s->rets || !s->ret_free || !s->peers || !s->cq)
+		return -ENOMEM;
+	for (i = 0; i <= s->tgt_hmask; i++)
+		s->tgt_hash[i] = SES_NIL;
+	s->n_msg_free = c->max_msgs;
+	s->n_tgt_free = c->max_tgt_msgs;
+	s->n_ret_free = c->max_msgs;
+	s->cq_mask = c->cq_size - 1;
+	s->sq.head = s->sq.tail = SES_NIL;
+	s->rq.head = s->rq.tail = SES_NIL;
+	return 0;
+}
+
+struct uet_ses *
+uet_ses_create(const struct uet_ses_config *cfg)
+{
+	struct uet_ses *s;
+
+	if (cfg == NULL || !ses_config_ok(cfg)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (s == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->cfg = *cfg;
+	if (ses_alloc(s) != 0) {
+		uet_ses_free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return s;
+}
+
+void
+uet_ses_free(struct uet_ses *s)
+{
+	if (s == NULL)
+		return;
+	free(s->msgs);
+	free(s->msg_free);
+	free(s->tgts);
+	free(s->tgt_free);
+	free(s->tgt_hash);
+	free(s->rets);
+	free(s->ret_free);
+	free(s->peers);
+	free(s->cq);
+	free(s);
+}
+
+/* ---- initiator messages ---- */
+
+struct ses_msg *
+ses_msg_alloc(struct uet_ses *s)
+{
+	struct ses_msg *m;
+	uint8_t gen;
+
+	if (s->n_msg_free == 0)
+		return NULL;
+	m = &s->msgs[s->msg_free[--s->n_msg_free]];
+	gen = (uint8_t)(m->gen + 1);
+	memset(m, 0, sizeof(*m));
+	m->gen = gen;
+	m->next = SES_NIL;
+	return m;
+}
+
+void
+ses_msg_put(struct uet_ses *s, struct ses_msg *m)
+{
+	m->state = SES_MSG_FREE;
+	m->gen++; /* late DONEs and builds of this cookie are stale */
+	s->msg_free[s->n_msg_free++] = (uint32_t)(m - s->msgs);
+}
+
+struct ses_msg *
+ses_msg_get(struct uet_ses *s, uint64_t cookie)
+{
+	uint32_t slot = ses_ck_slot(cookie);
+	struct ses_msg *m;
+
+	if (ses_ck_kind(cookie) != SES_CK_INIT || slot >= s->cfg.max_msgs)
+		return NULL;
+	m = &s->msgs[slot];
+	if (m->state == SES_MSG_FREE || m->gen != ses_ck_gen(cookie) ||
+	    ses_ck_frag(cookie) >= m->nfrags)
+		return NULL;
+	return m;
+}
+
+/* ---- message ids: 16 bits per {FA, job, tc, mode} (PROTOCOL.md 3) ---- */
+
+static uint32_t
+ses_peer_hash(const struct uet_pds_fa *fa, uint32_t job, uint8_t tc,
+	      uint8_t mode)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+
+	for (i = 0; i < sizeof(fa->addr); i++)
+		h = (h ^ fa->addr[i]) * 0x100000001b3ull;
+	h = (h ^ job) * 0x100000001b3ull;
+	h = (h ^ ((uint32_t)tc << 8 | mode)) * 0x100000001b3ull;
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+int
+ses_peer_next_id(struct uet_ses *s, const struct uet_pds_fa *fa,
+		 uint32_t job, uint8_t tc, uint8_t mode, uint16_t *id)
+{
+	uint32_t i = ses_peer_hash(fa, job, tc, mode), n;
+	struct ses_peer *p;
+
+	for (n = 0; n <= s->peer_mask; n++, i++) {
+		p = &s->peers[i & s->peer_mask];
+		if (!p->used) {
+			p->used = true;
+			p->fa = *fa;
+			p->job = job;
+			p->tc = tc;
+			p->mode = mode;
+			p->next_id = 1;
+		} else if (p->job != job || p->tc != tc || p->mode != mode ||
+			   memcmp(&p->fa, fa, sizeof(*fa)) != 0) {
+			continue;
+		}
+		/* 16-bit serial numbers; 0 is skipped so a MEDIUM/SMALL
+		 * request (implicit id 0) never aliases a STD one. */
+		*id = p->next_id++;
+		if (p->next_id == 0)
+			p->next_id = 1;
+		return 0;
+	}
+	return -EAGAIN;
+}
+
+/* ---- completions ---- */
+
+void
+ses_cq_push(struct uet_ses *s, const struct uet_ses_cqe *c)
+{
+	if (s->cq_tail - s->cq_head > s->cq_mask) {
+		s->st.cq_overflow++;
+		return;
+	}
+	s->cq[s->cq_tail++ & s->cq_mask] = *c;
+}
+
+uint16_t
+uet_ses_cq_poll(struct uet_ses *s, struct uet_ses_cqe *c, uint16_t n)
+{
+	uint16_t k = 0;
+
+	while (k < n && s->cq_head != s->cq_tail)
+		c[k++] = s->cq[s->cq_head++ & s->cq_mask];
+	return k;
+}
+
+int
+uet_ses_rc_errno(enum uet_ses_rc rc)
+{
+	switch (rc) {
+	case UET_RC_OK:
+		return 0;
+	case UET_RC_NO_MATCH:
+	case UET_RC_DROPPED:
+		return -EAGAIN;
+	case UET_RC_TOO_LONG:
+	case UET_RC_UNSUPPORTED_SIZE:
+	case UET_RC_AMO_UNSUPPORTED_SIZE:
+		return -EMSGSIZE;
+	case UET_RC_UNSUPPORTED_OP:
+	case UET_RC_AMO_UNSUPPORTED_OP:
+	case UET_RC_AMO_UNSUPPORTED_DT:
+		return -EOPNOTSUPP;
+	case UET_RC_PERM_VIOLATION:
+	case UET_RC_OP_VIOLATION:
+	case UET_RC_BAD_JOB_ID:
+		return -EACCES;
+	case UET_RC_BAD_MKEY:
+	case UET_RC_BAD_GENERATION:
+	case UET_RC_DISABLED:
+	case UET_RC_DISABLED_GEN:
+	case UET_RC_BAD_INDEX:
+	case UET_RC_BAD_PID:
+		return -EINVAL;
+	case UET_RC_BAD_ADDR:
+	case UET_RC_AMO_UNALIGNED:
+		return -EFAULT;
+	case UET_RC_CANCELLED:
+		return -ECANCELED;
+	default:
+		return -EIO;
+	}
+}
+
+/* ---- ULP entry points ---- */
+
+int
+uet_ses_event(struct uet_ses *s, const struct uet_pds_event *ev,
+	      const uint8_t *ses, uint16_t len, uint64_t now)
+{
+	if (ev->type == UET_PDS_EV_DONE) {
+		if (ses_ck_kind(ev->cookie) == SES_CK_RET)
+			ses_ret_done(s, ev->cookie);
+		else
+			ses_init_done(s, ev);
+		return 0;
+	}
+	if (ev->type != UET_PDS_EV_DELIVER || ses == NULL) {
+		s->st.rx_bad++;
+		return -EBADMSG;
+	}
+	if (ev->next_hdr == UET_PDS_NEXT_RESPONSE_DATA ||
+	    ev->next_hdr == UET_PDS_NEXT_RESPONSE_DATA_SMALL)
+		return ses_init_ret_rx(s, ev, ses, len);
+	return ses_tgt_deliver(s, ev, ses, len, now);
+}
+
+bool
+uet_ses_rx_resp_expected(uint8_t pds_type, uint8_t next_hdr,
+			 const uint8_t *ses, uint16_t len)
+{
+	switch (pds_type) {
+	case UET_PDS_TYPE_RUD_REQ:
+	case UET_PDS_TYPE_ROD_REQ:
+	case UET_PDS_TYPE_RUD_CC_REQ:
+	case UET_PDS_TYPE_ROD_CC_REQ:
+		break;
+	default:
+		return false; /* RUDI answers in RUDI_RESP, UUD never */
+	}
+	if (next_hdr < UET_PDS_NEXT_REQUEST_SMALL ||
+	    next_hdr > UET_PDS_NEXT_REQUEST_STD || ses == NULL ||
+	    len < UET_SES_COMMON_LEN)
+		return false;
+	/* PROTOCOL.md 4.1: EOM is bit 0x02 of byte 1; one response per
+	 * message, on its last packet. */
+	return (ses[1] & UET_SES_F_EOM) != 0;
+}
+
+const struct uet_ses_stats *
+uet_ses_stats_get(const struct uet_ses *s)
+{
+	return &s->st;
+}
+
+void
+uet_ses_pool_info_get(const struct uet_ses *s, struct uet_ses_pool_info *pi)
+{
+	pi->msgs_used = s->cfg.max_msgs - s->n_msg_free;
+	pi->tgt_used = s->cfg.max_tgt_msgs - s->n_tgt_free;
+	pi->ret_used = s->cfg.max_msgs - s->n_ret_free;
+	pi->cq_used = s->cq_tail - s->cq_head;
+}

@@ -1,0 +1,544 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * SES initiator: work requests -> messages -> fragments (PROTOCOL.md 4.1 -
+ * 4.4), fragment hand-over to the PDS and per-cookie rebuild ("build").
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <uet/uet_ses_amo.h>
+
+#include "ses_private.h"
+
+static bool
+ses_op_is_atomic(unsigned int opcode)
+{
+	return opcode == UET_SES_OP_ATOMIC ||
+	       opcode == UET_SES_OP_FETCHING_ATOMIC ||
+	       opcode == UET_SES_OP_TSEND_ATOMIC ||
+	       opcode == UET_SES_OP_TSEND_FETCH_ATOMIC;
+}
+
+static bool
+ses_op_is_rma(unsigned int opcode)
+{
+	return opcode == UET_SES_OP_WRITE || opcode == UET_SES_OP_READ ||
+	       opcode == UET_SES_OP_ATOMIC ||
+	       opcode == UET_SES_OP_FETCHING_ATOMIC;
+}
+
+enum uet_ses_fmt
+uet_ses_fmt_choose(unsigned int opcode, bool single, bool hd, uint64_t len)
+{
+	if (opcode == UET_SES_OP_NO_OP && !hd)
+		return UET_SES_FMT_SMALL;
+	/* MEDIUM is single-packet with a 14-bit length (4.2). */
+	if (!single || len > UET_SES_LEN14_MAX ||
+	    !uet_ses_fmt_allows(UET_SES_FMT_MEDIUM, opcode))
+		return UET_SES_FMT_STD;
+	/* MEDIUM carries header_data *or* buffer_offset: RMA with HD needs
+	 * both. A large READ needs a message id for its response data. */
+	if (hd && ses_op_is_rma(opcode))
+		return UET_SES_FMT_STD;
+	if (opcode == UET_SES_OP_READ && len > SES_SMALL_DATA_MAX)
+		return UET_SES_FMT_STD;
+	return UET_SES_FMT_MEDIUM;
+}
+
+/* Work request -> opcode (DESIGN.md 4 operation mapping). */
+static int
+ses_wr_opcode(const struct uet_ses *s, const struct uet_ses_wr *wr,
+	      uint8_t *op)
+{
+	static const uint8_t map[UET_SES_WR__COUNT] = {
+		[UET_SES_WR_NOP] = UET_SES_OP_NO_OP,
+		[UET_SES_WR_SEND] = UET_SES_OP_SEND,
+		[UET_SES_WR_TSEND] = UET_SES_OP_TAGGED_SEND,
+		[UET_SES_WR_WRITE] = UET_SES_OP_WRITE,
+		[UET_SES_WR_READ] = UET_SES_OP_READ,
+		[UET_SES_WR_ATOMIC] = UET_SES_OP_ATOMIC,
+		[UET_SES_WR_FETCH_ATOMIC] = UET_SES_OP_FETCHING_ATOMIC,
+		[UET_SES_WR_CSWAP] = UET_SES_OP_FETCHING_ATOMIC,
+		[UET_SES_WR_DGRAM_SEND] = UET_SES_OP_DATAGRAM_SEND,
+		[UET_SES_WR_TSEND_ATOMIC] = UET_SES_OP_TSEND_ATOMIC,
+		[UET_SES_WR_TSEND_FETCH_ATOMIC] =
+			UET_SES_OP_TSEND_FETCH_ATOMIC,
+	};
+	bool tagged = wr->op == UET_SES_WR_TSEND;
+
+	if (wr->op >= UET_SES_WR__COUNT)
+		return -EINVAL;
+	*op = map[wr->op];
+	if (wr->op != UET_SES_WR_SEND && !tagged)
+		return 0;
+	if ((wr->flags & UET_SES_WR_F_RENDEZVOUS) ||
+	    wr->len > s->cfg.rdv_threshold)
+		*op = tagged ? UET_SES_OP_RENDEZVOUS_TSEND :
+			       UET_SES_OP_RENDEZVOUS_SEND;
+	else if (wr->flags & UET_SES_WR_F_DEFERRABLE)
+		*op = tagged ? UET_SES_OP_DEFERRABLE_TSEND :
+			       UET_SES_OP_DEFERRABLE_SEND;
+	return 0;
+}
+
+/* Delivery mode per operation and profile (DESIGN.md 4, PROTOCOL.md 5). */
+static uint8_t
+ses_wr_mode(const struct uet_ses *s, const struct uet_ses_wr *wr,
+	    uint8_t opcode)
+{
+	if (opcode == UET_SES_OP_DATAGRAM_SEND)
+		return UET_PDS_MODE_UUD;
+	/* RUDI may replay: only WRITE on an idempotent-safe key (4.7). READ
+	 * would need its data in RUDI_RESP, which the PDS cannot carry. */
+	if ((wr->flags & UET_SES_WR_F_IDEMPOTENT) && s->cfg.rudi &&
+	    s->cfg.profile == UET_PROFILE_HPC &&
+	    opcode == UET_SES_OP_WRITE && (wr->rkey & UET_MKEY_I))
+		return UET_PDS_MODE_RUDI;
+	if (wr->flags & UET_SES_WR_F_ORDERED)
+		return UET_PDS_MODE_ROD;
+	return UET_PDS_MODE_RUD;
+}
+
+/* Atomic operands (4.3): CAS forms are one element of <= 16 bytes whose
+ * compare and swap values travel in the extension. */
+static int
+ses_wr_atomic_ok(const struct uet_ses_wr *wr, uint8_t opcode)
+{
+	size_t esz = uet_amo_dt_size(wr->atomic_dt);
+	bool cas = uet_ses_amo_op_is_cas(wr->atomic_op);
+	bool fetch = opcode == UET_SES_OP_FETCHING_ATOMIC;
+
+	if (!uet_amo_op_valid(wr->atomic_op) ||
+	    !uet_amo_dt_valid(wr->atomic_dt) || esz == 0 || wr->len == 0 ||
+	    wr->len % esz != 0 || wr->len > UET_AMO_MAX_LEN)
+		return -EINVAL;
+	if ((wr->op == UET_SES_WR_CSWAP) != cas && wr->op != UET_SES_WR_ATOMIC)
+		return -EINVAL;
+	if (cas && (wr->len != esz || esz > 16 || wr->compare == NULL))
+		return -EINVAL;
+	if (fetch && (wr->result == NULL || wr->len > SES_FETCH_MAX))
+		return -EINVAL;
+	if (!cas && wr->atomic_op != UET_AMO_READ && wr->buf == NULL)
+		return -EINVAL;
+	return 0;
+}
+
+static uint32_t
+ses_payload_len(const struct uet_ses_wr *wr, uint8_t opcode)
+{
+	switch (opcode) {
+	case UET_SES_OP_NO_OP:
+	case UET_SES_OP_READ:
+		return 0;
+	case UET_SES_OP_ATOMIC:
+	case UET_SES_OP_FETCHING_ATOMIC:
+		if (uet_ses_amo_op_is_cas(wr->atomic_op) ||
+		    wr->atomic_op == UET_AMO_READ)
+			return 0;
+		return (uint32_t)wr->len;
+	default:
+		return (uint32_t)wr->len;
+	}
+}
+
+static size_t
+ses_ext_len(const struct ses_msg *m)
+{
+	if (!ses_op_is_atomic(m->opcode))
+		return 0;
+	return uet_ses_amo_op_is_cas(m->wr.atomic_op) ?
+		UET_SES_ATOMIC_CAS_EXT_LEN : UET_SES_ATOMIC_EXT_LEN;
+}
+
+/* Header format and fragmentation (PROTOCOL.md 4.2). */
+static int
+ses_msg_layout(const struct uet_ses *s, struct ses_msg *m)
+{
+	uint32_t mtu = s->cfg.mtu, ext = (uint32_t)ses_ext_len(m), rest;
+	bool medium_fits = (uint64_t)UET_SES_MEDIUM_LEN + ext + m->plen <= mtu;
+
+	m->fmt = (uint8_t)uet_ses_fmt_choose(m->opcode, medium_fits, m->hd,
+					     m->wr.len);
+	m->hdr0 = (uint8_t)(uet_ses_fmt_len(m->fmt) + ext);
+	m->nfrags = 1;
+	m->chunk0 = mtu - m->hdr0;
+	m->chunk = mtu - UET_SES_STD_LEN;
+	if (m->plen <= m->chunk0)
+		return 0;
+	/* Single-packet opcodes (4.2 MEDIUM/SMALL, 4.8 datagrams). */
+	if (ext != 0 || m->opcode == UET_SES_OP_DATAGRAM_SEND ||
+	    m->opcode == UET_SES_OP_NO_OP)
+		return -EMSGSIZE;
+	rest = m->plen - m->chunk0;
+	m->nfrags = 1 + (rest + m->chunk - 1) / m->chunk;
+	return 0;
+}
+
+/* Profile, then implementation limits; *rc gets the UET code. */
+static int
+ses_wr_allowed(const struct uet_ses *s, const struct ses_msg *m,
+	       enum uet_ses_rc *rc)
+{
+	unsigned int pf = 0;
+
+	if ((m->wr.flags & UET_SES_WR_F_WILDCARD) &&
+	    m->opcode == UET_SES_OP_TAGGED_SEND)
+		pf |= UET_SES_PROF_F_WILDCARD;
+	if (m->mode == UET_PDS_MODE_RUDI)
+		pf |= UET_SES_PROF_F_RUDI;
+	if (!uet_ses_profile_allows(s->cfg.profile, m->opcode, m->wr.len, pf,
+				    s->cfg.mtu - UET_SES_MEDIUM_LEN, rc))
+		return *rc == UET_RC_TOO_LONG ? -EMSGSIZE : -EOPNOTSUPP;
+	switch (m->opcode) {
+	case UET_SES_OP_RENDEZVOUS_SEND:
+	case UET_SES_OP_RENDEZVOUS_TSEND:
+	case UET_SES_OP_DEFERRABLE_SEND:
+	case UET_SES_OP_DEFERRABLE_TSEND:
+	case UET_SES_OP_TSEND_ATOMIC:
+	case UET_SES_OP_TSEND_FETCH_ATOMIC:
+		/* Not implemented yet (docs/SES.md "Missing"). */
+		*rc = UET_RC_UNSUPPORTED_OP;
+		return -EOPNOTSUPP;
+	default:
+		break;
+	}
+	if (m->wr.len > UET_SES_MSG_MAX) {
+		*rc = UET_RC_TOO_LONG;
+		return -EMSGSIZE;
+	}
+	return 0;
+}
+
+static int
+ses_wr_check(const struct uet_ses_wr *wr, uint8_t opcode)
+{
+	if (wr->job > UET_SES_JOB_ID_MAX || wr->dest.pid_on_fep > UET_SES_PID_MAX ||
+	    wr->dest.resource_index > UET_SES_RI_MAX)
+		return -EINVAL;
+	if (ses_op_is_atomic(opcode))
+		return ses_wr_atomic_ok(wr, opcode);
+	if (wr->len != 0 && wr->buf == NULL && opcode != UET_SES_OP_NO_OP)
+		return -EINVAL;
+	return 0;
+}
+
+static void
+ses_sq_push(struct uet_ses *s, struct ses_msg *m)
+{
+	uint32_t idx = (uint32_t)(m - s->msgs);
+
+	m->next = SES_NIL;
+	if (s->sq.tail == SES_NIL)
+		s->sq.head = idx;
+	else
+		s->msgs[s->sq.tail].next = idx;
+	s->sq.tail = idx;
+}
+
+static int
+ses_msg_setup(struct uet_ses *s, struct ses_msg *m, const struct uet_ses_wr *wr,
+	      enum uet_ses_rc *rc)
+{
+	int ret;
+
+	m->wr = *wr;
+	ret = ses_wr_opcode(s, wr, &m->opcode);
+	if (ret == 0)
+		ret = ses_wr_check(wr, m->opcode);
+	if (ret != 0)
+		return ret;
+	m->mode = ses_wr_mode(s, wr, m->opcode);
+	ret = ses_wr_allowed(s, m, rc);
+	if (ret != 0)
+		return ret;
+	m->hd = (wr->flags & UET_SES_WR_F_IMM) != 0 &&
+		m->opcode != UET_SES_OP_READ && !ses_op_is_atomic(m->opcode);
+	m->plen = ses_payload_len(wr, m->opcode);
+	ret = ses_msg_layout(s, m);
+	if (ret != 0)
+		return ret;
+	m->large_read = m->opcode == UET_SES_OP_READ &&
+			wr->len > SES_SMALL_DATA_MAX;
+	if (m->fmt != UET_SES_FMT_STD)
+		return 0;
+	return ses_peer_next_id(s, &wr->dest.fa, wr->job, wr->tc, m->mode,
+				&m->msg_id);
+}
+
+int
+uet_ses_submit(struct uet_ses *s, const struct uet_ses_wr *wr,
+	       enum uet_ses_rc *rc)
+{
+	enum uet_ses_rc dummy = UET_RC_OK;
+	struct ses_msg *m;
+	int ret;
+
+	if (rc == NULL)
+		rc = &dummy;
+	*rc = UET_RC_OK;
+	m = ses_msg_alloc(s);
+	if (m == NULL) {
+		s->st.wr_eagain++;
+		return -EAGAIN;
+	}
+	ret = ses_msg_setup(s, m, wr, rc);
+	if (ret != 0) {
+		ses_msg_put(s, m);
+		if (ret == -EAGAIN)
+			s->st.wr_eagain++;
+		else
+			s->st.wr_rejected++;
+		return ret;
+	}
+	m->state = SES_MSG_QUEUED;
+	ses_sq_push(s, m);
+	s->st.wr_submitted++;
+	return 0;
+}
+
+/* ---- fragments ---- */
+
+uint32_t
+ses_frag_off(const struct ses_msg *m, uint32_t i)
+{
+	return i == 0 ? 0 : m->chunk0 + (i - 1) * m->chunk;
+}
+
+uint32_t
+ses_frag_len(const struct ses_msg *m, uint32_t i)
+{
+	uint32_t off = ses_frag_off(m, i), cap = i == 0 ? m->chunk0 : m->chunk;
+
+	return m->plen - off < cap ? m->plen - off : cap;
+}
+
+static void
+ses_req_atomic(const struct ses_msg *m, struct uet_ses_req *h)
+{
+	size_t esz = uet_amo_dt_size(m->wr.atomic_dt);
+
+	h->atomic.op = m->wr.atomic_op;
+	h->atomic.datatype = m->wr.atomic_dt;
+	h->ext = UET_SES_EXT_ATOMIC;
+	if (!uet_ses_amo_op_is_cas(m->wr.atomic_op))
+		return;
+	/* CAS form (4.3): compare and swap values, host order, left
+	 * aligned in their 16-byte slots. */
+	h->ext = UET_SES_EXT_ATOMIC_CAS;
+	memcpy(h->atomic.compare, m->wr.compare, esz);
+	memcpy(h->atomic.swap, m->wr.buf, esz);
+}
+
+/* Addressing and matching fields (4.2): key or tag, offset, HD. */
+static void
+ses_req_target(const struct uet_ses *s, const struct ses_msg *m, uint32_t i,
+	       struct uet_ses_req *h)
+{
+	bool rma = ses_op_is_rma(m->opcode);
+
+	if (m->fmt == UET_SES_FMT_SMALL)
+		return;
+	h->initiator = s->cfg.initiator_id;
+	if (rma)
+		h->match_bits = m->wr.rkey;
+	else if (m->opcode == UET_SES_OP_TAGGED_SEND)
+		h->match_bits = m->wr.tag;
+	if (m->fmt == UET_SES_FMT_MEDIUM) {
+		if (m->hd)
+			h->header_data = m->wr.imm_data;
+		else
+			h->buffer_offset = rma ? m->wr.roffset : 0;
+		return;
+	}
+	h->buffer_offset = rma ? m->wr.roffset : 0;
+	if (i == 0)
+		h->header_data = m->hd ? m->wr.imm_data : 0;
+	else {
+		h->payload_length = (uint16_t)ses_frag_len(m, i);
+		h->message_offset = ses_frag_off(m, i);
+	}
+}
+
+static void
+ses_req_fill(const struct uet_ses *s, const struct ses_msg *m, uint32_t i,
+	     struct uet_ses_req *h)
+{
+	const struct uet_ses_wr *wr = &m->wr;
+
+	memset(h, 0, sizeof(*h));
+	h->opcode = m->opcode;
+	h->version = UET_SES_VERSION;
+	if (i == 0)
+		h->flags |= UET_SES_F_SOM;
+	if (i == m->nfrags - 1)
+		h->flags |= UET_SES_F_EOM;
+	if (wr->dest.relative)
+		h->flags |= UET_SES_F_REL;
+	if (wr->flags & UET_SES_WR_F_DC)
+		h->flags |= UET_SES_F_DC;
+	if (m->hd && i == 0)
+		h->flags |= UET_SES_F_HD;
+	if (m->fmt == UET_SES_FMT_STD)
+		h->message_id = m->msg_id;
+	h->ri_generation = wr->dest.ri_generation;
+	h->job_id = wr->job;
+	h->pid_on_fep = wr->dest.pid_on_fep;
+	h->resource_index = wr->dest.resource_index;
+	h->request_length = (uint32_t)wr->len;
+	ses_req_target(s, m, i, h);
+	if (i == 0 && ses_op_is_atomic(m->opcode))
+		ses_req_atomic(m, h);
+}
+
+int
+uet_ses_build(struct uet_ses *s, uint64_t cookie, uint32_t psn, uint8_t *buf,
+	      size_t cap)
+{
+	struct uet_ses_req h;
+	struct ses_msg *m;
+	uint32_t i, plen;
+	int n;
+
+	(void)psn;
+	if (ses_ck_kind(cookie) == SES_CK_RET)
+		return ses_build_ret(s, cookie, buf, cap);
+	m = ses_msg_get(s, cookie);
+	if (m == NULL)
+		return -ENOENT;
+	i = ses_ck_frag(cookie);
+	ses_req_fill(s, m, i, &h);
+	plen = ses_frag_len(m, i);
+	n = uet_ses_req_encode(&h, (enum uet_ses_fmt)m->fmt, buf, cap);
+	if (n < 0)
+		return n == -UET_WIRE_E_NOSPACE ? -ENOSPC : -EINVAL;
+	if ((size_t)n + plen > cap)
+		return -ENOSPC;
+	if (plen)
+		memcpy(buf + n, (const uint8_t *)m->wr.buf +
+		       ses_frag_off(m, i), plen);
+	s->st.frag_built++;
+	return n + (int)plen;
+}
+
+/* ---- hand-over to the PDS ---- */
+
+static uint16_t
+ses_frag_wire_len(const struct ses_msg *m, uint32_t i)
+{
+	uint32_t hl = i == 0 ? m->hdr0 : UET_SES_STD_LEN;
+
+	return (uint16_t)(hl + ses_frag_len(m, i));
+}
+
+static int
+ses_frag_submit(struct uet_ses *s, struct ses_msg *m, uint64_t now)
+{
+	uint32_t i = m->next_frag, slot = (uint32_t)(m - s->msgs);
+	struct uet_pds_submit ps;
+	int ret;
+
+	memset(&ps, 0, sizeof(ps));
+	ps.dst = m->wr.dest.fa;
+	ps.job = m->wr.job;
+	ps.tc = m->wr.tc;
+	ps.mode = m->mode;
+	ps.next_hdr = (uint8_t)uet_ses_fmt_to_next_hdr(m->fmt);
+	/* One response per message, on its last packet (4.5). */
+	if (i == m->nfrags - 1 && (m->mode == UET_PDS_MODE_RUD ||
+				   m->mode == UET_PDS_MODE_ROD))
+		ps.flags = UET_PDS_SUBMIT_RESP;
+	ps.ev = (uint16_t)(0xC000u | ((slot * 2654435761u + i) & 0x3FFFu));
+	ps.len = ses_frag_wire_len(m, i);
+	ps.cookie = ses_cookie(SES_CK_INIT, slot, m->gen, i);
+	ret = uet_pds_submit(s->cfg.pds, &ps, now);
+	if (ret == 0) {
+		m->next_frag++;
+		s->st.frag_tx++;
+		s->st.fmt[m->fmt & 3]++;
+	}
+	return ret;
+}
+
+/* A message whose submission failed hard completes with what was sent. */
+static void
+ses_msg_abort(struct uet_ses *s, struct ses_msg *m, int err)
+{
+	m->aborted = true;
+	if (m->status == 0)
+		m->status = err;
+	m->state = SES_MSG_ACTIVE;
+	ses_msg_check_done(s, m);
+}
+
+uint32_t
+uet_ses_progress(struct uet_ses *s, uint64_t now)
+{
+	uint32_t n = 0, idx;
+	struct ses_msg *m;
+	int ret = 0;
+
+	n += ses_ret_progress(s, now);
+	while ((idx = s->sq.head) != SES_NIL) {
+		m = &s->msgs[idx];
+		while (m->next_frag < m->nfrags) {
+			ret = ses_frag_submit(s, m, now);
+			if (ret == -EAGAIN)
+				return n;
+			if (ret != 0)
+				break;
+			n++;
+		}
+		s->sq.head = m->next;
+		if (s->sq.head == SES_NIL)
+			s->sq.tail = SES_NIL;
+		if (m->next_frag < m->nfrags)
+			ses_msg_abort(s, m, ret);
+		else
+			m->state = SES_MSG_ACTIVE;
+	}
+	return n;
+}
+
+/* ---- completion ---- */
+
+void
+ses_msg_finish(struct uet_ses *s, struct ses_msg *m)
+{
+	struct uet_ses_cqe c;
+	int st = m->status;
+
+	/* No response (RUDI/UUD) or DEFAULT_RESPONSE: rc stays NULL = OK. */
+	if (st == 0 && m->rc != UET_RC_NULL)
+		st = uet_ses_rc_errno((enum uet_ses_rc)m->rc);
+	if (st == 0)
+		s->st.msg_ok++;
+	else
+		s->st.msg_err++;
+	if (st != 0 || (m->wr.flags & UET_SES_WR_F_COMPLETION)) {
+		memset(&c, 0, sizeof(c));
+		c.context = m->wr.context;
+		c.status = st;
+		c.flags = UET_SES_CQ_SEND;
+		c.len = st == 0 ? m->wr.len : 0;
+		c.prov_errno = m->rc;
+		c.op = m->wr.op;
+		ses_cq_push(s, &c);
+	}
+	ses_msg_put(s, m);
+}
+
+void
+ses_msg_check_done(struct uet_ses *s, struct ses_msg *m)
+{
+	uint32_t want = m->aborted ? m->next_frag : m->nfrags;
+
+	if (m->state != SES_MSG_ACTIVE || m->frags_done < want)
+		return;
+	/* A large READ also waits for its return-direction data (3). */
+	if (m->large_read && m->status == 0 &&
+	    (m->rc == UET_RC_OK || m->rc == UET_RC_NULL) &&
+	    m->ret_bytes < m->wr.len)
+		return;
+	ses_msg_finish(s, m);
+}

@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * SES target, send family (PROTOCOL.md 4.8): matching, reassembly of
+ * multi-packet messages by message_offset (RUD delivers packets of a
+ * message in any order), unexpected messages, receive posts and receive
+ * completions.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include "ses_private.h"
+
+/* ---- multi-packet records, keyed {PDC, message_id} (PROTOCOL.md 3:
+ * all packets of a message use one PDC) ---- */
+
+static uint32_t
+ses_tgt_hash(const struct uet_ses *s, uint32_t pdc, uint16_t id)
+{
+	return ((pdc * 2654435761u) ^ (id * 40503u)) & s->tgt_hmask;
+}
+
+static struct ses_tgt *
+ses_tgt_find(struct uet_ses *s, uint32_t pdc, uint16_t id)
+{
+	uint32_t i = s->tgt_hash[ses_tgt_hash(s, pdc, id)];
+
+	for (; i != SES_NIL; i = s->tgts[i].hnext)
+		if (s->tgts[i].pdc == pdc && s->tgts[i].msg_id == id)
+			return &s->tgts[i];
+	return NULL;
+}
+
+static struct ses_tgt *
+ses_tgt_alloc(struct uet_ses *s, uint32_t pdc, uint16_t id)
+{
+	uint32_t idx, b = ses_tgt_hash(s, pdc, id);
+	struct ses_tgt *t;
+
+	if (s->n_tgt_free == 0)
+		return NULL;
+	idx = s->tgt_free[--s->n_tgt_free];
+	t = &s->tgts[idx];
+	memset(t, 0, sizeof(*t));
+	t->pdc = pdc;
+	t->msg_id = id;
+	t->unexp = UET_SES_MATCH_NONE;
+	t->hnext = s->tgt_hash[b];
+	s->tgt_hash[b] = idx;
+	return t;
+}
+
+static void
+ses_tgt_put(struct uet_ses *s, struct ses_tgt *t)
+{
+	uint32_t idx = (uint32_t)(t - s->tgts);
+	uint32_t *link = &s->tgt_hash[ses_tgt_hash(s, t->pdc, t->msg_id)];
+
+	while (*link != SES_NIL && *link != idx)
+		link = &s->tgts[*link].hnext;
+	if (*link == idx)
+		*link = t->hnext;
+	t->state = SES_TGT_FREE;
+	s->tgt_free[s->n_tgt_free++] = idx;
+}
+
+/* ---- receive completions ---- */
+
+struct ses_rx_info {
+	uint64_t ctx;
+	uint64_t len;     /* bytes placed */
+	uint64_t total;   /* message length */
+	uint64_t tag;
+	uint64_t src;
+	uint64_t hd;
+	bool tagged;
+	bool hd_valid;
+	uint32_t flags;   /* extra UET_SES_CQ_* */
+};
+
+static void
+ses_recv_cqe(struct uet_ses *s, const struct ses_rx_info *i)
+{
+	struct uet_ses_cqe c;
+
+	memset(&c, 0, sizeof(c));
+	c.context = i->ctx;
+	c.flags = UET_SES_CQ_RECV | UET_SES_CQ_SRC | i->flags;
+	if (i->tagged)
+		c.flags |= UET_SES_CQ_TAGGED;
+	if (i->hd_valid)
+		c.flags |= UET_SES_CQ_IMM;
+	if (i->len < i->total) {
+		c.flags |= UET_SES_CQ_TRUNC;
+		c.olen = i->total - i->len;
+	}
+	c.len = i->len;
+	c.data = i->hd;
+	c.tag = i->tag;
+	c.src = i->src;
+	c.prov_errno = UET_RC_OK;
+	c.op = i->tagged ? 2 : 1;
+	ses_cq_push(s, &c);
+}
+
+static uint32_t
+ses_multi_flags(const struct uet_ses_match_result *r)
+{
+	return (r->flags & UET_SES_MATCH_F_RELEASED) ?
+		UET_SES_CQ_MULTI_RECV_DONE : 0;
+}
+
+static void
+ses_rx_info_msg(struct ses_rx_info *i, const struct uet_ses_match_result *r)
+{
+	memset(i, 0, sizeof(*i));
+	i->ctx = r->context;
+	i->len = r->len;
+	i->total = r->msg.total_len;
+	i->tag = r->msg.tag;
+	i->src = r->msg.src;
+	i->hd = r->msg.header_data;
+	i->tagged = (r->msg.flags & UET_SES_MATCH_MSG_TAGGED) != 0;
+	i->hd_valid = (r->msg.flags & UET_SES_MATCH_MSG_HDATA) != 0;
+	i->flags = ses_multi_flags(r);
+}
+
+static void
+ses_rx_info_tgt(struct ses_rx_info *i, const struct ses_tgt *t)
+{
+	memset(i, 0, sizeof(*i));
+	i->ctx = t->ctx;
+	i->len = t->cap;
+	i->total = t->total;
+	i->tag = t->tag;
+	i->src = t->src;
+	i->hd = t->hd;
+	i->tagged = t->tagged;
+	i->hd_valid = t->hd_valid;
+	i->flags = t->cq_flags;
+}
+
+/* ---- responses of the send family (4.5: list EXPECTED / OVERFLOW) ---- */
+
+static void
+ses_tgt_respond_rec(struct uet_ses *s, struct ses_tgt *t, uint64_t now)
+{
+	struct uet_ses_resp r;
+
+	memset(&r, 0, sizeof(r));
+	r.fmt = UET_SES_RESP_FMT_RESPONSE;
+	r.list = t->list;
+	r.opcode = t->rc == UET_RC_OK && t->cap >= t->total ?
+		UET_SES_RSP_DEFAULT_RESPONSE : UET_SES_RSP_RESPONSE;
+	r.version = UET_SES_VERSION;
+	r.return_code = t->rc;
+	r.message_id = t->msg_id;
+	r.ri_generation = t->ri_gen;
+	r.job_id = t->job;
+	r.modified_length = t->rc != UET_RC_OK ? 0 :
+		t->state == SES_TGT_EXPECTED ? (uint32_t)t->cap : t->total;
+	ses_respond(s, t->pdc, t->eom_psn, &r, NULL, 0, now);
+	t->responded = true;
+}
+
+static void
+ses_msg_from_req(const struct uet_ses_req *h, struct uet_ses_match_msg *msg)
+{
+	memset(msg, 0, sizeof(*msg));
+	msg->src = h->initiator;
+	msg->initiator = h->initiator;
+	msg->total_len = h->request_length;
+	msg->hold_len = h->request_length;
+	msg->message_id = h->message_id;
+	msg->kind = UET_SES_MATCH_KIND_EAGER;
+	if (h->opcode == UET_SES_OP_TAGGED_SEND) {
+		msg->flags |= UET_SES_MATCH_MSG_TAGGED;
+		msg->tag = h->match_bits;
+	}
+	if ((h->flags & UET_SES_F_HD) && (h->flags & UET_SES_F_SOM)) {
+		msg->flags |= UET_SES_MATCH_MSG_HDATA;
+		msg->header_data = h->header_data;
+	}
+}
+
+static void
+ses_copy_capped(uint8_t *dst, uint64_t cap, uint64_t off, const uint8_t *src,
+		uint32_t n)
+{
+	if (off >= cap)
+		return;
+	if (n > cap - off)
+		n = (uint32_t)(cap - off);
+	memcpy(dst + off, src, n);
+}
+
+/* A whole message in one packet (4.2 MEDIUM/SMALL, or STD SOM+EOM). */
+static int
+ses_send_single(struct uet_ses *s, const struct uet_pds_event *ev,
+		const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen,
+		uint64_t now)
+{
+	struct uet_ses_match_arrival a;
+	struct uet_ses_match_result r;
+	struct ses_rx_info ri;
+	enum uet_ses_rc rc = UET_RC_OK;
+	uint8_t list = UET_SES_LIST_EXPECTED;
+
+	ses_msg_from_req(h, &a.msg);
+	a.data = pl;
+	a.data_len = plen;
+	if (uet_ses_match_arrival(s->cfg.match, &a, &r) != 0) {
+		rc = UET_RC_UNCOR;
+	} else if (r.verdict == UET_SES_MATCH_EXPECTED) {
+		ses_copy_capped((uint8_t *)r.buf + r.offset, r.len, 0, pl,
+				plen);
+		ses_rx_info_msg(&ri, &r);
+		ses_recv_cqe(s, &ri);
+	} else if (r.verdict == UET_SES_MATCH_STORED) {
+		list = UET_SES_LIST_OVERFLOW;
+	} else {
+		/* Beyond the unexpected bound: NO_MATCH, never OOM (4.8). */
+		rc = UET_RC_NO_MATCH;
+		if (h->opcode == UET_SES_OP_DATAGRAM_SEND)
+			s->st.dgram_drop++;
+		else
+			s->st.unexp_drop++;
+	}
+	return ses_respond_rc(s, ev, h, rc, list, now);
+}
+
+/* First packet (in arrival order) of a multi-packet message: match it. */
+static struct ses_tgt *
+ses_send_open(struct uet_ses *s, const struct uet_pds_event *ev,
+	      const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen)
+{
+	struct ses_tgt *t = ses_tgt_alloc(s, ev->pdc, h->message_id);
+	struct uet_ses_match_arrival a;
+	struct uet_ses_match_result r;
+	bool som = (h->flags & UET_SES_F_SOM) != 0;
+
+	if (t == NULL)
+		return NULL;
+	t->opcode = h->opcode;
+	t->job = h->job_id;
+	t->ri_gen = h->ri_generation;
+	t->total = h->request_length;
+	t->src = h->initiator;
+	t->tagged = h->opcode == UET_SES_OP_TAGGED_SEND;
+	t->tag = t->tagged ? h->match_bits : 0;
+	t->rc = UET_RC_OK;
+	ses_msg_from_req(h, &a.msg);
+	a.msg.peer = (uint64_t)(t - s->tgts) + 1;
+	/* The matching engine takes message-offset-0 bytes only. */
+	a.data = som ? pl : NULL;
+	a.data_len = som ? plen : 0;
+	if (uet_ses_match_arrival(s->cfg.match, &a, &r) != 0) {
+		t->state = SES_TGT_DROP;
+		t->rc = UET_RC_UNCOR;
+	} else if (r.verdict == UET_SES_MATCH_EXPECTED) {
+		t->state = SES_TGT_EXPECTED;
+		t->ctx = r.context;
+		t->buf = (uint8_t *)r.buf + r.offset;
+		t->cap = r.len;
+		t->cq_flags = ses_multi_flags(&r);
+	} else if (r.verdict == UET_SES_MATCH_STORED) {
+		t->state = SES_TGT_STORED;
+		t->unexp = r.unexp;
+		t->list = UET_SES_LIST_OVERFLOW;
+	} else {
+		t->state = SES_TGT_DROP;
+		t->rc = UET_RC_NO_MATCH;
+		s->st.unexp_drop++;
+	}
+	return t;
+}
+
+static void
+ses_send_land(struct uet_ses *s, struct ses_tgt *t, bool opened_som,
+	      uint32_t moff, const uint8_t *pl, uint32_t plen)
+{
+	if (t->state == SES_TGT_EXPECTED)
+		ses_copy_capped(t->buf, t->cap, moff, pl, plen);
+	else if (t->state == SES_TGT_STORED && !opened_som && plen)
+		uet_ses_match_unexp_write(s->cfg.match, t->unexp, moff, pl,
+					  plen);
+}
+
+/* All bytes in: answer, then complete the receive (or keep the record
+ * until a receive takes the unexpected message). */
+static void
+ses_send_complete(struct uet_ses *s, struct ses_tgt *t, uint64_t now)
+{
+	struct ses_rx_info ri;
+
+	ses_tgt_respond_rec(s, t, now);
+	if (t->state == SES_TGT_STORED)
+		return;
+	if (t->state == SES_TGT_EXPECTED) {
+		ses_rx_info_tgt(&ri, t);
+		ses_recv_cqe(s, &ri);
+	}
+	ses_tgt_put(s, t);
+}
+
+static int
+ses_send_multi(struct uet_ses *s, const struct uet_pds_event *ev,
+	       const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen,
+	       uint32_t moff, uint64_t now)
+{
+	struct ses_tgt *t = ses_tgt_find(s, ev->pdc, h->message_id);
+	bool opened = false;
+
+	if (t == NULL) {
+		t = ses_send_open(s, ev, h, pl, plen);
+		opened = (h->flags & UET_SES_F_SOM) != 0;
+	}
+	if (t == NULL) {
+		/* Pool sized below the receive window (docs/SES.md). */
+		s->st.tgt_exhaust++;
+		return ses_respond_rc(s, ev, h, UET_RC_UNDELIVERABLE,
+				      UET_SES_LIST_EXPECTED, now);
+	}
+	if ((h->flags & UET_SES_F_SOM) && (h->flags & UET_SES_F_HD)) {
+		t->hd = h->header_data;
+		t->hd_valid = true;
+	}
+	if (h->flags & UET_SES_F_EOM) {
+		t->have_eom = true;
+		t->eom_psn = ev->psn;
+	}
+	ses_send_land(s, t, opened, moff, pl, plen);
+	t->rcvd += plen;
+	if (t->rcvd == t->total && t->have_eom && !t->responded)
+		ses_send_complete(s, t, now);
+	return 0;
+}
+
+int
+ses_tgt_send(struct uet_ses *s, const struct uet_pds_event *ev,
+	     const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen,
+	     uint64_t now)
+{
+	struct uet_ses_resolved res;
+	struct uet_ses_resolve_req q;
+	enum uet_ses_rc rc;
+	uint32_t moff = (h->flags & UET_SES_F_SOM) ? 0 : h->message_offset;
+	bool single = (h->flags & UET_SES_F_SOM) && (h->flags & UET_SES_F_EOM);
+
+	memset(&q, 0, sizeof(q));
+	q.relative = (h->flags & UET_SES_F_REL) != 0;
+	q.job_id = h->job_id;
+	q.pid_on_fep = h->pid_on_fep;
+	q.resource_index = h->resource_index;
+	q.ri_generation = h->ri_generation;
+	q.opcode = h->opcode;
+	q.is_rudi = ev->mode == UET_PDS_MODE_RUDI;
+	rc = s->cfg.mr ? uet_ses_resolve(s->cfg.mr, &q, &res) : UET_RC_BAD_PID;
+	if (rc == UET_RC_OK && s->cfg.match == NULL)
+		rc = UET_RC_UNSUPPORTED_OP;
+	if (rc == UET_RC_OK && h->opcode != UET_SES_OP_SEND &&
+	    h->opcode != UET_SES_OP_TAGGED_SEND &&
+	    h->opcode != UET_SES_OP_DATAGRAM_SEND)
+		rc = UET_RC_UNSUPPORTED_OP; /* rendezvous/deferrable: TODO */
+	if (rc == UET_RC_OK && (moff > h->request_length ||
+				plen > h->request_length - moff ||
+				(single && plen != h->request_length) ||
+				(!(h->flags & UET_SES_F_SOM) &&
+				 h->payload_length != plen))) {
+		s->st.rx_bad++;
+		rc = UET_RC_UNSUPPORTED_SIZE;
+	}
+	if (rc == UET_RC_OK && !single && ev->pdc == UINT32_MAX)
+		rc = UET_RC_UNSUPPORTED_OP; /* multi-packet needs a PDC */
+	if (rc != UET_RC_OK)
+		return ses_respond_rc(s, ev, h, rc, UET_SES_LIST_EXPECTED, now);
+	if (single)
+		return ses_send_single(s, ev, h, pl, plen, now);
+	return ses_send_multi(s, ev, h, pl, plen, moff, now);
+}
+
+/* ---- receive posts ---- */
+
+static void
+ses_post_unexp(struct uet_ses *s, const struct uet_ses_match_result *r,
+	       uint64_t now)
+{
+	struct ses_rx_info ri;
+	struct ses_tgt *t;
+	uint8_t *dst = (uint8_t *)r->buf + r->offset;
+	uint32_t n = r->len < r->msg.hold_len ? (uint32_t)r->len :
+						 r->msg.hold_len;
+
+	(void)now;
+	uet_ses_match_unexp_copy(s->cfg.match, r->unexp, 0, dst, n);
+	uet_ses_match_unexp_release(s->cfg.match, r->unexp);
+	if (r->msg.peer == 0) {
+		ses_rx_info_msg(&ri, r);
+		ses_recv_cqe(s, &ri);
+		return;
+	}
+	/* Multi-packet: the rest (if any) goes straight to the buffer. */
+	t = &s->tgts[r->msg.peer - 1];
+	t->state = SES_TGT_EXPECTED;
+	t->unexp = UET_SES_MATCH_NONE;
+	t->ctx = r->context;
+	t->buf = dst;
+	t->cap = r->len;
+	t->cq_flags = ses_multi_flags(r);
+	if (!t->responded)
+		return;
+	ses_rx_info_tgt(&ri, t);
+	ses_recv_cqe(s, &ri);
+	ses_tgt_put(s, t);
+}
+
+static void
+ses_post_result(struct uet_ses *s, const struct uet_ses_match_result *r,
+		uint64_t now)
+{
+	if (r->verdict == UET_SES_MATCH_UNEXPECTED)
+		ses_post_unexp(s, r, now);
+}
+
+int
+uet_ses_recv_post(struct uet_ses *s, const struct uet_ses_recv *rr,
+		  uint64_t now)
+{
+	struct uet_ses_match_recv p;
+	struct uet_ses_match_result r;
+	int ret;
+
+	if (s->cfg.match == NULL)
+		return -ENOTSUP;
+	if (rr->op != 1 && rr->op != 2)
+		return -EINVAL;
+	memset(&p, 0, sizeof(p));
+	p.context = rr->context;
+	p.buf = rr->buf;
+	p.len = rr->len;
+	p.tag = rr->tag;
+	p.ignore = rr->ignore;
+	p.src = (rr->flags & UET_SES_RECV_F_SRC) ? rr->src :
+						   UET_SES_MATCH_SRC_ANY;
+	p.min_free = rr->min_free;
+	p.iov_count = 1;
+	p.flags = (rr->op == 2 ? UET_SES_MATCH_RECV_TAGGED : 0) |
+		  ((rr->flags & UET_SES_RECV_F_MULTI) ?
+		   UET_SES_MATCH_RECV_MULTI : 0);
+	ret = uet_ses_match_post(s->cfg.match, &p, &r);
+	if (ret != 0)
+		return ret;
+	ses_post_result(s, &r, now);
+	while ((r.flags & UET_SES_MATCH_F_MORE) &&
+	       uet_ses_match_post_more(s->cfg.match, &r) == 0)
+		ses_post_result(s, &r, now);
+	return 0;
+}
+
+int
+uet_ses_recv_cancel(struct uet_ses *s, uint64_t context)
+{
+	struct uet_ses_cqe c;
+
+	if (s->cfg.match == NULL ||
+	    uet_ses_match_cancel(s->cfg.match, context) != 0)
+		return -ENOENT;
+	memset(&c, 0, sizeof(c));
+	c.context = context;
+	c.status = -ECANCELED;
+	c.flags = UET_SES_CQ_RECV;
+	c.prov_errno = UET_RC_CANCELLED;
+	c.op = 1;
+	ses_cq_push(s, &c);
+	return 0;
+}

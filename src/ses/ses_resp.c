@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * SES responses (PROTOCOL.md 4.5): the target's answers, carried by the
+ * PDS as guaranteed-delivery responses in ACKs (PROTOCOL.md 3), and the
+ * initiator's handling of them and of return-direction read data.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include "ses_private.h"
+
+int
+ses_respond(struct uet_ses *s, uint32_t pdc, uint32_t psn,
+	    const struct uet_ses_resp *r, const void *data, uint16_t dlen,
+	    uint64_t now)
+{
+	uint8_t buf[UET_PDS_RESP_MAX];
+	int n;
+
+	s->st.rx_rc[r->return_code & 63]++;
+	if (pdc == UINT32_MAX)
+		return 0; /* RUDI/UUD: no stored response (3) */
+	n = uet_ses_resp_encode(r, buf, sizeof(buf));
+	if (n < 0 || (size_t)n + dlen > sizeof(buf)) {
+		s->st.resp_fail++;
+		return -EINVAL;
+	}
+	if (dlen)
+		memcpy(buf + n, data, dlen);
+	if (uet_pds_respond(s->cfg.pds, pdc, psn,
+			    (uint8_t)uet_ses_resp_fmt_to_next_hdr(r->fmt), buf,
+			    (uint16_t)(n + dlen), now) != 0) {
+		s->st.resp_fail++;
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* RESPONSE for request @p h (4.5): DEFAULT_RESPONSE when OK and nothing
+ * was modified, RESPONSE otherwise. Only the EOM packet of a RUD/ROD
+ * request has a response slot at the PDS. */
+int
+ses_respond_rc(struct uet_ses *s, const struct uet_pds_event *ev,
+	       const struct uet_ses_req *h, enum uet_ses_rc rc, uint8_t list,
+	       uint64_t now)
+{
+	struct uet_ses_resp r;
+
+	if (!(h->flags & UET_SES_F_EOM)) {
+		s->st.rx_rc[rc & 63] += rc != UET_RC_OK;
+		return 0;
+	}
+	memset(&r, 0, sizeof(r));
+	r.fmt = UET_SES_RESP_FMT_RESPONSE;
+	r.list = list;
+	r.opcode = rc == UET_RC_OK ? UET_SES_RSP_DEFAULT_RESPONSE :
+				     UET_SES_RSP_RESPONSE;
+	r.version = UET_SES_VERSION;
+	r.return_code = rc;
+	r.message_id = h->message_id;
+	r.ri_generation = h->ri_generation;
+	r.job_id = h->job_id;
+	r.modified_length = rc == UET_RC_OK ? h->request_length : 0;
+	return ses_respond(s, ev->pdc, ev->psn, &r, NULL, 0, now);
+}
+
+/* ---- initiator side ---- */
+
+static void
+ses_resp_small_data(struct ses_msg *m, const struct uet_ses_resp *r,
+		    const uint8_t *data, uint32_t avail)
+{
+	uint32_t n = r->payload_length;
+	void *dst = m->opcode == UET_SES_OP_READ ? m->wr.buf : m->wr.result;
+
+	if (n > avail || n > m->wr.len || dst == NULL) {
+		m->rc = UET_RC_UNCOR;
+		return;
+	}
+	memcpy(dst, data, n);
+}
+
+/* The EOM fragment's DONE carries the SES response (PROTOCOL.md 3). */
+static void
+ses_resp_parse(struct uet_ses *s, struct ses_msg *m,
+	       const struct uet_pds_event *ev)
+{
+	struct uet_ses_resp r;
+	int fmt = uet_ses_resp_fmt_from_next_hdr(ev->next_hdr), n;
+
+	if (ev->resp_len == 0 || fmt < 0) {
+		m->rc = UET_RC_OK; /* bare ACK: delivered */
+		return;
+	}
+	n = uet_ses_resp_decode(ev->resp, ev->resp_len,
+				(enum uet_ses_resp_fmt)fmt, &r);
+	if (n < 0) {
+		s->st.rx_bad++;
+		m->rc = UET_RC_UNCOR;
+		return;
+	}
+	m->resp_seen = true;
+	m->rc = r.return_code;
+	m->mod_len = r.modified_length;
+	if (r.return_code == UET_RC_OK && fmt == UET_SES_RESP_FMT_DATA_SMALL)
+		ses_resp_small_data(m, &r, ev->resp + n,
+				    (uint32_t)(ev->resp_len - n));
+}
+
+void
+ses_init_done(struct uet_ses *s, const struct uet_pds_event *ev)
+{
+	struct ses_msg *m = ses_msg_get(s, ev->cookie);
+
+	if (m == NULL) {
+		s->st.stale_done++;
+		return;
+	}
+	if (ev->status != 0) {
+		if (m->status == 0)
+			m->status = ev->status;
+	} else if (ses_ck_frag(ev->cookie) == m->nfrags - 1) {
+		ses_resp_parse(s, m, ev);
+	}
+	m->frags_done++;
+	ses_msg_check_done(s, m);
+}
+
+static struct ses_msg *
+ses_read_find(struct uet_ses *s, const struct uet_pds_fa *peer, uint32_t job,
+	      uint16_t msg_id)
+{
+	uint32_t i;
+
+	/* Bounded by the message pool; reads in flight are few. */
+	for (i = 0; i < s->cfg.max_msgs; i++) {
+		struct ses_msg *m = &s->msgs[i];
+
+		if (m->state != SES_MSG_FREE && m->large_read &&
+		    m->msg_id == msg_id && m->wr.job == job &&
+		    memcmp(&m->wr.dest.fa, peer, sizeof(*peer)) == 0)
+			return m;
+	}
+	return NULL;
+}
+
+/* Return-direction RESPONSE_DATA of a large READ (PROTOCOL.md 3, 4.5). */
+int
+ses_init_ret_rx(struct uet_ses *s, const struct uet_pds_event *ev,
+		const uint8_t *ses, uint16_t len)
+{
+	struct uet_ses_resp r;
+	struct ses_msg *m;
+	int n = uet_ses_resp_decode(ses, len, UET_SES_RESP_FMT_DATA, &r);
+
+	if (ev->next_hdr != UET_PDS_NEXT_RESPONSE_DATA || n < 0 ||
+	    r.payload_length != len - n) {
+		s->st.rx_bad++;
+		return -EBADMSG;
+	}
+	m = ses_read_find(s, &ev->peer, r.job_id, r.read_request_message_id);
+	if (m == NULL || r.message_offset > m->wr.len ||
+	    r.payload_length > m->wr.len - r.message_offset) {
+		s->st.rx_bad++;
+		return -EBADMSG;
+	}
+	memcpy((uint8_t *)m->wr.buf + r.message_offset, ses + n,
+	       r.payload_length);
+	m->ret_bytes += r.payload_length;
+	s->st.ret_rx++;
+	ses_msg_check_done(s, m);
+	return 0;
+}

@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * SES target: decode a delivered request (PROTOCOL.md 4.1-4.3), resolve it
+ * (4.6), execute WRITE / READ / atomics, answer with the exact return code
+ * (4.5), and send large READ data in the return direction (3).
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <uet/uet_ses_amo.h>
+
+#include "ses_private.h"
+
+static bool
+ses_is_send(unsigned int opcode)
+{
+	switch (opcode) {
+	case UET_SES_OP_SEND:
+	case UET_SES_OP_TAGGED_SEND:
+	case UET_SES_OP_DATAGRAM_SEND:
+	case UET_SES_OP_RENDEZVOUS_SEND:
+	case UET_SES_OP_RENDEZVOUS_TSEND:
+	case UET_SES_OP_DEFERRABLE_SEND:
+	case UET_SES_OP_DEFERRABLE_TSEND:
+	case UET_SES_OP_TSEND_ATOMIC:
+	case UET_SES_OP_TSEND_FETCH_ATOMIC:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Resolution of the whole message's range, so that every packet of a
+ * message gets the same return code (4.6 checks, first failure wins). */
+static enum uet_ses_rc
+ses_tgt_resolve(const struct uet_ses *s, const struct uet_pds_event *ev,
+		const struct uet_ses_req *h, struct uet_ses_resolved *out)
+{
+	struct uet_ses_resolve_req q;
+
+	if (s->cfg.mr == NULL)
+		return UET_RC_BAD_PID;
+	memset(&q, 0, sizeof(q));
+	q.relative = (h->flags & UET_SES_F_REL) != 0;
+	q.job_id = h->job_id;
+	q.pid_on_fep = h->pid_on_fep;
+	q.resource_index = h->resource_index;
+	q.ri_generation = h->ri_generation;
+	q.mkey = h->match_bits;
+	q.opcode = h->opcode;
+	q.offset = h->buffer_offset;
+	q.length = h->request_length;
+	q.is_rudi = ev->mode == UET_PDS_MODE_RUDI;
+	return uet_ses_resolve(s->cfg.mr, &q, out);
+}
+
+/* Payload consistency of one packet (4.2): continuation packets say
+ * their own length and offset; nothing may run past request_length. */
+static bool
+ses_tgt_pkt_ok(const struct uet_ses_req *h, uint32_t plen, uint32_t *moff)
+{
+	*moff = (h->flags & UET_SES_F_SOM) ? 0 : h->message_offset;
+	if (!(h->flags & UET_SES_F_SOM) && h->payload_length != plen)
+		return false;
+	return *moff <= h->request_length && plen <= h->request_length - *moff;
+}
+
+static enum uet_ses_rc
+ses_tgt_write(struct uet_ses *s, const struct uet_pds_event *ev,
+	      const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen)
+{
+	struct uet_ses_resolved r;
+	enum uet_ses_rc rc = ses_tgt_resolve(s, ev, h, &r);
+	uint32_t moff;
+	struct uet_ses_cqe c;
+
+	if (rc != UET_RC_OK)
+		return rc;
+	if (!ses_tgt_pkt_ok(h, plen, &moff)) {
+		s->st.rx_bad++;
+		return UET_RC_UNSUPPORTED_SIZE;
+	}
+	/* Stateless per packet: bounds were checked for the whole message,
+	 * so base + offset + moff + plen stays inside the region. */
+	if (plen)
+		memcpy((uint8_t *)r.addr + moff, pl, plen);
+	if ((h->flags & UET_SES_F_HD) && (h->flags & UET_SES_F_SOM)) {
+		/* Remote CQ data of a write (DESIGN.md 4). */
+		memset(&c, 0, sizeof(c));
+		c.flags = UET_SES_CQ_RECV | UET_SES_CQ_IMM | UET_SES_CQ_SRC;
+		c.len = h->request_length;
+		c.data = h->header_data;
+		c.src = h->initiator;
+		c.op = UET_SES_WR_WRITE;
+		ses_cq_push(s, &c);
+	}
+	return UET_RC_OK;
+}
+
+static int
+ses_tgt_data_resp(struct uet_ses *s, const struct uet_pds_event *ev,
+		  const struct uet_ses_req *h, const void *data, uint16_t n,
+		  uint64_t now)
+{
+	struct uet_ses_resp r;
+
+	memset(&r, 0, sizeof(r));
+	r.fmt = UET_SES_RESP_FMT_DATA_SMALL;
+	r.opcode = UET_SES_RSP_RESPONSE_W_DATA;
+	r.version = UET_SES_VERSION;
+	r.return_code = UET_RC_OK;
+	r.payload_length = n;
+	r.job_id = h->job_id;
+	r.original_request_psn = ev->psn;
+	return ses_respond(s, ev->pdc, ev->psn, &r, data, n, now);
+}
+
+/* ---- return-direction read data (PROTOCOL.md 3 "Read responses") ---- */
+
+static void
+ses_ret_put(struct uet_ses *s, struct ses_ret *t)
+{
+	t->used = false;
+	t->gen++;
+	s->ret_free[s->n_ret_free++] = (uint32_t)(t - s->rets);
+}
+
+static int
+ses_ret_start(struct uet_ses *s, const struct uet_pds_event *ev,
+	      const struct uet_ses_req *h, const void *addr)
+{
+	uint32_t chunk = s->cfg.mtu - UET_SES_RESPONSE_DATA_LEN, idx;
+	struct ses_ret *t;
+
+	if (ev->pdc == UINT32_MAX || s->n_ret_free == 0)
+		return -EAGAIN;
+	if (chunk > UET_SES_LEN14_MAX)
+		chunk = UET_SES_LEN14_MAX;
+	idx = s->ret_free[--s->n_ret_free];
+	t = &s->rets[idx];
+	t->used = true;
+	t->msg_id = h->message_id;
+	t->pdc = ev->pdc;
+	t->job = h->job_id;
+	t->addr = addr;
+	t->len = h->request_length;
+	t->chunk = chunk;
+	t->nfrags = (t->len + chunk - 1) / chunk;
+	t->next_frag = 0;
+	t->done = 0;
+	t->next = SES_NIL;
+	if (s->rq.tail == SES_NIL)
+		s->rq.head = idx;
+	else
+		s->rets[s->rq.tail].next = idx;
+	s->rq.tail = idx;
+	return 0;
+}
+
+static enum uet_ses_rc
+ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
+	     const struct uet_ses_req *h, uint64_t now, bool *answered)
+{
+	struct uet_ses_resolved r;
+	enum uet_ses_rc rc = ses_tgt_resolve(s, ev, h, &r);
+
+	if (rc != UET_RC_OK)
+		return rc;
+	if (h->request_length <= SES_SMALL_DATA_MAX) {
+		/* Small data rides in the ACK (3, RESPONSE_DATA_SMALL). */
+		*answered = true;
+		ses_tgt_data_resp(s, ev, h, r.addr,
+				  (uint16_t)h->request_length, now);
+		return UET_RC_OK;
+	}
+	if (ses_ret_start(s, ev, h, r.addr) != 0) {
+		s->st.tgt_exhaust++;
+		return UET_RC_DROPPED;
+	}
+	return UET_RC_OK;
+}
+
+int
+ses_build_ret(struct uet_ses *s, uint64_t cookie, uint8_t *buf, size_t cap)
+{
+	uint32_t slot = ses_ck_slot(cookie), i = ses_ck_frag(cookie), off;
+	struct uet_ses_resp r;
+	struct ses_ret *t;
+	int n;
+
+	if (slot >= s->cfg.max_msgs)
+		return -ENOENT;
+	t = &s->rets[slot];
+	if (!t->used || t->gen != ses_ck_gen(cookie) || i >= t->nfrags)
+		return -ENOENT;
+	off = i * t->chunk;
+	memset(&r, 0, sizeof(r));
+	r.fmt = UET_SES_RESP_FMT_DATA;
+	r.opcode = UET_SES_RSP_RESPONSE_W_DATA;
+	r.version = UET_SES_VERSION;
+	r.return_code = UET_RC_OK;
+	r.message_id = t->msg_id;
+	r.job_id = t->job;
+	r.read_request_message_id = t->msg_id;
+	r.payload_length = (uint16_t)(t->len - off < t->chunk ?
+				      t->len - off : t->chunk);
+	r.modified_length = t->len;
+	r.message_offset = off;
+	n = uet_ses_resp_encode(&r, buf, cap);
+	if (n < 0 || (size_t)n + r.payload_length > cap)
+		return -ENOSPC;
+	memcpy(buf + n, t->addr + off, r.payload_length);
+	s->st.frag_built++;
+	return n + r.payload_length;
+}
+
+static void
+ses_ret_check(struct uet_ses *s, struct ses_ret *t)
+{
+	if (t->used && t->next_frag == t->nfrags && t->done == t->nfrags)
+		ses_ret_put(s, t);
+}
+
+void
+ses_ret_done(struct uet_ses *s, uint64_t cookie)
+{
+	uint32_t slot = ses_ck_slot(cookie);
+	struct ses_ret *t;
+
+	if (slot >= s->cfg.max_msgs) {
+		s->st.stale_done++;
+		return;
+	}
+	t = &s->rets[slot];
+	if (!t->used || t->gen != ses_ck_gen(cookie)) {
+		s->st.stale_done++;
+		return;
+	}
+	t->done++;
+	ses_ret_check(s, t);
+}
+
+static int
+ses_ret_submit(struct uet_ses *s, struct ses_ret *t, uint64_t now)
+{
+	uint32_t i = t->next_frag, off = i * t->chunk;
+	uint32_t plen = t->len - off < t->chunk ? t->len - off : t->chunk;
+	struct uet_pds_submit ps;
+	int ret;
+
+	memset(&ps, 0, sizeof(ps));
+	ps.flags = UET_PDS_SUBMIT_PDC;
+	ps.pdc = t->pdc;
+	ps.next_hdr = UET_PDS_NEXT_RESPONSE_DATA;
+	ps.len = (uint16_t)(UET_SES_RESPONSE_DATA_LEN + plen);
+	ps.cookie = ses_cookie(SES_CK_RET, (uint32_t)(t - s->rets), t->gen, i);
+	ret = uet_pds_submit(s->cfg.pds, &ps, now);
+	if (ret == 0) {
+		t->next_frag++;
+		s->st.ret_tx++;
+	}
+	return ret;
+}
+
+uint32_t
+ses_ret_progress(struct uet_ses *s, uint64_t now)
+{
+	uint32_t n = 0, idx;
+	struct ses_ret *t;
+	int ret = 0;
+
+	while ((idx = s->rq.head) != SES_NIL) {
+		t = &s->rets[idx];
+		while (t->next_frag < t->nfrags) {
+			ret = ses_ret_submit(s, t, now);
+			if (ret == -EAGAIN)
+				return n;
+			if (ret != 0)
+				break;
+			n++;
+		}
+		s->rq.head = t->next;
+		if (s->rq.head == SES_NIL)
+			s->rq.tail = SES_NIL;
+		/* PDC gone: the initiator's READ fails by its own PDC. */
+		if (t->next_frag < t->nfrags)
+			t->nfrags = t->next_frag;
+		ses_ret_check(s, t);
+	}
+	return n;
+}
+
+/* ---- atomics (4.3; executed exactly once: RUD/ROD deliver once and the
+ * PDS replays the stored response to a retransmission, PROTOCOL.md 3) ---- */
+
+static enum uet_ses_rc
+ses_tgt_amo_args(const struct uet_ses_req *h, const uint8_t *pl,
+		 uint32_t plen, const void **operand, const void **compare)
+{
+	bool cas = uet_ses_amo_op_is_cas(h->atomic.op);
+
+	*operand = NULL;
+	*compare = NULL;
+	if (cas) {
+		if (plen != 0 || h->request_length > 16)
+			return UET_RC_AMO_UNSUPPORTED_SIZE;
+		*operand = h->atomic.swap;
+		*compare = h->atomic.compare;
+		return UET_RC_OK;
+	}
+	if (h->atomic.op == UET_AMO_READ)
+		return plen == 0 ? UET_RC_OK : UET_RC_AMO_UNSUPPORTED_SIZE;
+	if (plen != h->request_length)
+		return UET_RC_AMO_UNSUPPORTED_SIZE;
+	*operand = pl;
+	return UET_RC_OK;
+}
+
+static enum uet_ses_rc
+ses_tgt_atomic(struct uet_ses *s, const struct uet_pds_event *ev,
+	       const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen,
+	       uint64_t now, bool *answered)
+{
+	bool fetch = h->opcode == UET_SES_OP_FETCHING_ATOMIC;
+	uint8_t old[SES_FETCH_MAX];
+	const void *operand, *compare;
+	struct uet_ses_resolved r;
+	enum uet_ses_rc rc = ses_tgt_resolve(s, ev, h, &r);
+
+	if (rc != UET_RC_OK)
+		return rc;
+	rc = ses_tgt_amo_args(h, pl, plen, &operand, &compare);
+	if (rc != UET_RC_OK)
+		return rc;
+	if (fetch && h->request_length > SES_FETCH_MAX)
+		return UET_RC_AMO_UNSUPPORTED_SIZE;
+	rc = uet_amo_exec((enum uet_amo_op)h->atomic.op,
+			  (enum uet_amo_dt)h->atomic.datatype, r.addr, operand,
+			  compare, fetch ? old : NULL, h->request_length,
+			  h->atomic.semantic_control);
+	if (rc != UET_RC_OK || !fetch)
+		return rc;
+	*answered = true;
+	ses_tgt_data_resp(s, ev, h, old, (uint16_t)h->request_length, now);
+	return UET_RC_OK;
+}
+
+/* ---- dispatch ---- */
+
+static enum uet_ses_rc
+ses_tgt_profile(const struct uet_ses *s, const struct uet_pds_event *ev,
+		const struct uet_ses_req *h)
+{
+	enum uet_ses_rc why = UET_RC_OK;
+	unsigned int pf = ev->mode == UET_PDS_MODE_RUDI ?
+		UET_SES_PROF_F_RUDI : 0;
+
+	if (uet_ses_profile_allows(s->cfg.profile, h->opcode,
+				   h->request_length, pf,
+				   s->cfg.mtu - UET_SES_MEDIUM_LEN, &why))
+		return UET_RC_OK;
+	return why;
+}
+
+static enum uet_ses_rc
+ses_tgt_exec(struct uet_ses *s, const struct uet_pds_event *ev,
+	     const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen,
+	     uint64_t now, bool *answered)
+{
+	switch (h->opcode) {
+	case UET_SES_OP_NO_OP:
+		return UET_RC_OK;
+	case UET_SES_OP_WRITE:
+		return ses_tgt_write(s, ev, h, pl, plen);
+	case UET_SES_OP_READ:
+		return ses_tgt_read(s, ev, h, now, answered);
+	case UET_SES_OP_ATOMIC:
+	case UET_SES_OP_FETCHING_ATOMIC:
+		return ses_tgt_atomic(s, ev, h, pl, plen, now, answered);
+	default:
+		return UET_RC_UNSUPPORTED_OP;
+	}
+}
+
+/* A request we cannot decode still owes its response (PDS reserved it). */
+static void
+ses_tgt_bad(struct uet_ses *s, const struct uet_pds_event *ev,
+	    const uint8_t *ses, uint16_t len, uint64_t now)
+{
+	struct uet_ses_req h;
+
+	s->st.rx_bad++;
+	if (len < UET_SES_COMMON_LEN || !(ses[1] & UET_SES_F_EOM))
+		return;
+	memset(&h, 0, sizeof(h));
+	h.flags = UET_SES_F_EOM;
+	h.job_id = (uint32_t)ses[5] << 16 | (uint32_t)ses[6] << 8 | ses[7];
+	ses_respond_rc(s, ev, &h, UET_RC_UNSUPPORTED_OP, UET_SES_LIST_EXPECTED,
+		       now);
+}
+
+int
+ses_tgt_deliver(struct uet_ses *s, const struct uet_pds_event *ev,
+		const uint8_t *ses, uint16_t len, uint64_t now)
+{
+	int fmt = uet_ses_fmt_from_next_hdr(ev->next_hdr), n;
+	struct uet_ses_req h;
+	enum uet_ses_rc rc;
+	bool answered = false;
+
+	n = fmt < 0 ? fmt : uet_ses_req_decode(ses, len,
+					       (enum uet_ses_fmt)fmt, &h);
+	if (n < 0) {
+		ses_tgt_bad(s, ev, ses, len, now);
+		return -EBADMSG;
+	}
+	s->st.rx_req[h.opcode & 15]++;
+	rc = ses_tgt_profile(s, ev, &h);
+	if (rc == UET_RC_OK && ses_is_send(h.opcode))
+		return ses_tgt_send(s, ev, &h, ses + n, (uint32_t)(len - n),
+				    now);
+	if (rc == UET_RC_OK)
+		rc = ses_tgt_exec(s, ev, &h, ses + n, (uint32_t)(len - n), now,
+				  &answered);
+	if (!answered)
+		ses_respond_rc(s, ev, &h, rc, UET_SES_LIST_EXPECTED, now);
+	return 0;
+}

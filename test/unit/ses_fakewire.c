@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Two SES+PDS stacks over a fake lossy wire (see ses_fakewire.h). */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ses_fakewire.h"
+
+static uint64_t
+sfw_rand(struct sfw *w)
+{
+	uint64_t x = w->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	w->rng = x;
+	return x * 0x2545F4914F6CDD1Dull;
+}
+
+static bool
+sfw_chance(struct sfw *w, uint32_t ppm)
+{
+	return ppm && (sfw_rand(w) % 1000000) < ppm;
+}
+
+static int
+sfw_node_tables(struct sfw_node *n, uint64_t seed)
+{
+	struct uet_ses_mr_table_attr ta = {
+		.max_entries = 64, .max_ri = 8, .max_pids = 4, .max_auth = 8,
+		.seed = seed, .vendor = 0,
+	};
+	struct uet_ses_ri_attr ra = {
+		.relative = true, .job_id = SFW_JOB, .pid_on_fep = SFW_PID,
+		.resource_index = SFW_RI_RMA, .type = UET_SES_RI_RMA,
+	};
+	struct uet_ses_match_config mc;
+
+	n->mr = uet_ses_mr_table_create(&ta);
+	uet_ses_match_config_default(&mc);
+	mc.chunks = 4096; /* 4 MiB of unexpected data at 1 KiB chunks */
+	mc.chunk_size = 1024;
+	n->match = uet_ses_match_create(&mc);
+	if (n->mr == NULL || n->match == NULL)
+		return -1;
+	if (uet_ses_mr_pid_add(n->mr, SFW_PID) != 0 ||
+	    uet_ses_mr_auth_add(n->mr, SFW_JOB, SFW_PID) != 0)
+		return -1;
+	n->ri_rma = uet_ses_ri_add(n->mr, &ra);
+	ra.resource_index = SFW_RI_MSG;
+	ra.type = UET_SES_RI_MSG;
+	n->ri_msg = uet_ses_ri_add(n->mr, &ra);
+	return n->ri_rma < 0 || n->ri_msg < 0 ? -1 : 0;
+}
+
+static int
+sfw_node_init(struct sfw *w, int i, enum uet_profile profile, uint64_t seed)
+{
+	struct sfw_node *n = &w->n[i];
+	struct uet_pds_config pc;
+	struct uet_ses_config sc;
+
+	uet_pds_config_default(&pc);
+	pc.max_pdcs = 16;
+	pc.max_rsv_pdcs = 2;
+	pc.tx_window = 128;
+	pc.rx_window = 128;
+	pc.tx_blocks = 8;
+	pc.rx_blocks = 8;
+	pc.resp_entries = 256;
+	pc.event_queue = 1024;
+	pc.mtu = SFW_MTU;
+	pc.cc_param = 128 * 1024;
+	pc.seed = seed * 31 + (uint64_t)i + 1;
+	n->pds = uet_pds_create(&pc);
+	if (n->pds == NULL || sfw_node_tables(n, seed + (uint64_t)i) != 0)
+		return -1;
+	uet_ses_config_default(&sc);
+	sc.profile = profile;
+	sc.mtu = SFW_MTU;
+	sc.max_msgs = 2048;
+	sc.max_tgt_msgs = 256;
+	sc.cq_size = 4096;
+	sc.initiator_id = 100 + (uint32_t)i;
+	sc.pid_on_fep = SFW_PID;
+	sc.pds = n->pds;
+	sc.mr = n->mr;
+	sc.match = n->match;
+	n->ses = uet_ses_create(&sc);
+	n->fa.addr[0] = 10;
+	n->fa.addr[3] = (uint8_t)(i + 1);
+	return n->ses == NULL ? -1 : 0;
+}
+
+int
+sfw_init(struct sfw *w, enum uet_profile profile, uint64_t seed)
+{
+	int i;
+
+	memset(w, 0, sizeof(*w));
+	w->rng = seed * 2654435761u + 7;
+	w->delay_ns = 2000;
+	w->jitter_ns = 20000;
+	w->now = 1000000;
+	for (i = 0; i < 2; i++) {
+		w->q[i] = calloc(SFW_QUEUE, sizeof(struct sfw_pkt));
+		if (w->q[i] == NULL || sfw_node_init(w, i, profile, seed) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+void
+sfw_fini(struct sfw *w)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		uet_ses_free(w->n[i].ses);
+		uet_pds_free(w->n[i].pds);
+		uet_ses_match_free(w->n[i].match);
+		uet_ses_mr_table_free(w->n[i].mr);
+		free(w->q[i]);
+	}
+}
+
+void
+sfw_wr(struct sfw *w, int from, struct uet_ses_wr *wr, uint8_t op, void *buf,
+       uint64_t len)
+{
+	bool rma = op == UET_SES_WR_WRITE || op == UET_SES_WR_READ ||
+		   op == UET_SES_WR_ATOMIC || op == UET_SES_WR_FETCH_ATOMIC ||
+		   op == UET_SES_WR_CSWAP;
+
+	memset(wr, 0, sizeof(*wr));
+	wr->op = op;
+	wr->buf = buf;
+	wr->len = len;
+	wr->job = SFW_JOB;
+	wr->tc = 1;
+	wr->dest.fa = w->n[1 - from].fa;
+	wr->dest.pid_on_fep = SFW_PID;
+	wr->dest.resource_index = rma ? SFW_RI_RMA : SFW_RI_MSG;
+	wr->dest.relative = true;
+	wr->flags = UET_SES_WR_F_COMPLETION;
+}
+
+uint64_t
+sfw_mr(struct sfw *w, int node, void *base, uint64_t len, uint32_t access,
+       bool idempotent)
+{
+	struct uet_ses_mr_attr a = {
+		.ri = w->n[node].ri_rma, .base = (uintptr_t)base,
+		.length = len, .access = access, .idempotent = idempotent,
+	};
+	uint64_t key = 0;
+
+	if (uet_ses_mr_reg(w->n[node].mr, &a, &key) != 0)
+		return 0;
+	return key;
+}
+
+/* ---- wire ---- */
+
+static int
+sfw_encode(struct sfw *w, int from, const struct uet_pds_tx *t,
+	   struct sfw_pkt *pk)
+{
+	int n = uet_pds_hdr_encode(&t->hdr, pk->bytes, sizeof(pk->bytes));
+	int pl = 0;
+
+	if (n < 0)
+		return n;
+	if (t->kind != UET_PDS_TX_CTL) {
+		pl = uet_ses_build(w->n[from].ses, t->cookie,
+				   t->hdr.u.req.psn, pk->bytes + n,
+				   sizeof(pk->bytes) - (size_t)n);
+		if (pl != t->len) {
+			w->build_err++;
+			return -1;
+		}
+	} else if (t->resp_len) {
+		memcpy(pk->bytes + n, t->resp, t->resp_len);
+		pl = t->resp_len;
+	}
+	pk->len = (uint16_t)(n + pl);
+	return n;
+}
+
+static void
+sfw_enqueue(struct sfw *w, int dir, const struct sfw_pkt *pk, bool extra)
+{
+	struct sfw_pkt *d;
+
+	if (w->nq[dir] == SFW_QUEUE)
+		return;
+	d = &w->q[dir][w->nq[dir]++];
+	*d = *pk;
+	d->at = w->now + w->delay_ns;
+	if (extra && w->jitter_ns)
+		d->at += sfw_rand(w) % w->jitter_ns;
+}
+
+static void
+sfw_send(struct sfw *w, int from, const struct uet_pds_tx *t)
+{
+	const struct sfw_faults *f = &w->f[from];
+	static struct sfw_pkt pk;
+
+	if (sfw_encode(w, from, t, &pk) < 0)
+		return;
+	if (sfw_chance(w, f->drop))
+		return;
+	sfw_enqueue(w, from, &pk, sfw_chance(w, f->reorder));
+	if (sfw_chance(w, f->dup))
+		sfw_enqueue(w, from, &pk, true);
+}
+
+static void
+sfw_cq_drain(struct sfw *w, int s)
+{
+	struct sfw_node *n = &w->n[s];
+
+	while (n->ncq < SFW_CQ &&
+	       uet_ses_cq_poll(n->ses, &n->cq[n->ncq], 1) == 1)
+		n->ncq++;
+}
+
+static void
+sfw_events(struct sfw *w, int s, const uint8_t *ses, uint16_t len,
+	   uint64_t pkt)
+{
+	struct uet_pds_event ev[32];
+	uint16_t k, i;
+
+	do {
+		k = uet_pds_events(w->n[s].pds, ev, 32);
+		for (i = 0; i < k; i++) {
+			if (ev[i].type == UET_PDS_EV_DELIVER &&
+			    (ses == NULL || ev[i].cookie != pkt)) {
+				w->rx_err++;
+				continue;
+			}
+			uet_ses_event(w->n[s].ses, &ev[i], ses, len, w->now);
+		}
+	} while (k == 32);
+}
+
+static void
+sfw_rx(struct sfw *w, int to, const struct sfw_pkt *pk, uint64_t id)
+{
+	struct uet_pds_hdr h;
+	struct uet_pds_rx_meta m;
+	int n = uet_pds_hdr_decode(pk->bytes, pk->len, &h);
+
+	if (n < 0) {
+		w->rx_err++;
+		return;
+	}
+	memset(&m, 0, sizeof(m));
+	m.src = w->n[1 - to].fa;
+	m.dst = w->n[to].fa;
+	m.ses = pk->bytes + n;
+	m.ses_len = (uint16_t)(pk->len - n);
+	m.len = m.ses_len;
+	m.ev = 0xC000;
+	m.resp_expected = uet_ses_rx_resp_expected(h.type, h.next_hdr, m.ses,
+						   m.ses_len);
+	m.pkt_cookie = id;
+	uet_pds_rx(w->n[to].pds, &h, &m, w->now);
+	/* Deliveries name this packet: hand them over while it exists. */
+	sfw_events(w, to, m.ses, m.ses_len, id);
+}
+
+static void
+sfw_deliver(struct sfw *w, int dir)
+{
+	static struct sfw_pkt due[SFW_QUEUE];
+	static uint64_t ids;
+	uint32_t i, j = 0, k = 0;
+
+	for (i = 0; i < w->nq[dir]; i++) {
+		if (w->q[dir][i].at <= w->now)
+			due[k++] = w->q[dir][i];
+		else
+			w->q[dir][j++] = w->q[dir][i];
+	}
+	w->nq[dir] = j;
+	for (i = 0; i < k; i++)
+		sfw_rx(w, 1 - dir, &due[i], ++ids);
+}
+
+void
+sfw_step(struct sfw *w, uint64_t dt)
+{
+	struct uet_pds_tx tx[32];
+	uint16_t n, i;
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		uet_ses_progress(w->n[s].ses, w->now);
+		do {
+			n = uet_pds_tx_burst(w->n[s].pds, w->now, tx, 32);
+			for (i = 0; i < n; i++)
+				sfw_send(w, s, &tx[i]);
+		} while (n == 32);
+	}
+	w->now += dt;
+	for (s = 0; s < 2; s++)
+		sfw_deliver(w, s);
+	for (s = 0; s < 2; s++) {
+		uet_pds_advance(w->n[s].pds, w->now);
+		sfw_events(w, s, NULL, 0, 0);
+		sfw_cq_drain(w, s);
+	}
+}
+
+bool
+sfw_run_cq(struct sfw *w, int node, uint32_t ncq, uint64_t max_ns)
+{
+	uint64_t end = w->now + max_ns;
+
+	while (w->now < end) {
+		sfw_step(w, 1000);
+		if (w->n[node].ncq >= ncq)
+			return true;
+	}
+	return false;
+}
+
+static bool
+sfw_idle(struct sfw *w)
+{
+	struct uet_ses_pool_info si;
+	struct uet_pds_pool_info pi;
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		uet_ses_pool_info_get(w->n[s].ses, &si);
+		uet_pds_pool_info_get(w->n[s].pds, &pi);
+		/* Stored PDS responses (pi.resp_used) wait for CLEAR_PSN,
+		 * which the PDS advances on its own schedule: not checked. */
+		if (si.msgs_used || si.tgt_used || si.ret_used ||
+		    pi.tx_blk_used || w->nq[s])
+			return false;
+	}
+	return true;
+}
+
+bool
+sfw_run_idle(struct sfw *w, uint64_t max_ns)
+{
+	uint64_t end = w->now + max_ns;
+
+	struct uet_ses_pool_info si;
+	struct uet_pds_pool_info pi;
+	int s;
+
+	while (w->now < end) {
+		sfw_step(w, 1000);
+		if (sfw_idle(w))
+			return true;
+	}
+	for (s = 0; s < 2; s++) {
+		uet_ses_pool_info_get(w->n[s].ses, &si);
+		uet_pds_pool_info_get(w->n[s].pds, &pi);
+		fprintf(stderr, "# node %d: msgs %u tgt %u ret %u txblk %u "
+			"resp %u queued %u\n", s, si.msgs_used, si.tgt_used,
+			si.ret_used, pi.tx_blk_used, pi.resp_used, w->nq[s]);
+	}
+	return false;
+}
+
+int
+sfw_cq_find(const struct sfw *w, int node, uint64_t ctx)
+{
+	uint32_t i;
+
+	for (i = 0; i < w->n[node].ncq; i++)
+		if (w->n[node].cq[i].context == ctx)
+			return (int)i;
+	return -1;
+}

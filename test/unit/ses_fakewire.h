@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef SES_FAKEWIRE_H
+#define SES_FAKEWIRE_H
+
+/*
+ * Two {PDS, SES, MR table, match context} stacks joined by a fake lossy
+ * wire and clock (same fault model as pds_fakewire.h, but packets carry
+ * real SES bytes built by uet_ses_build()). Node 0 and node 1 are both
+ * initiator and target. Each node hosts pid 1 with job 42 authorised, an
+ * RMA RI table (RI 1) and a MSG RI table (RI 2), relative addressing.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uet/uet_ses.h>
+
+#define SFW_MTU 1024
+#define SFW_PKT_MAX (UET_PDS_HDR_MAX_LEN + SFW_MTU)
+#define SFW_QUEUE 16384
+#define SFW_JOB 42
+#define SFW_PID 1
+#define SFW_RI_RMA 1
+#define SFW_RI_MSG 2
+#define SFW_CQ 4096
+
+struct sfw_faults {
+	uint32_t drop;    /* ppm */
+	uint32_t dup;
+	uint32_t reorder;
+};
+
+struct sfw_pkt {
+	uint64_t at;
+	uint16_t len;
+	uint8_t bytes[SFW_PKT_MAX];
+};
+
+struct sfw_node {
+	struct uet_pds *pds;
+	struct uet_ses *ses;
+	struct uet_ses_mr_table *mr;
+	struct uet_ses_match *match;
+	struct uet_pds_fa fa;
+	int ri_rma;
+	int ri_msg;
+	struct uet_ses_cqe cq[SFW_CQ];
+	uint32_t ncq;
+};
+
+struct sfw {
+	struct sfw_node n[2];
+	struct sfw_faults f[2];
+	struct sfw_pkt *q[2];
+	uint32_t nq[2];
+	uint64_t now;
+	uint64_t rng;
+	uint64_t delay_ns;
+	uint64_t jitter_ns;
+	uint32_t build_err;
+	uint32_t rx_err;
+};
+
+int sfw_init(struct sfw *w, enum uet_profile profile, uint64_t seed);
+void sfw_fini(struct sfw *w);
+
+/* A work request from node @p from to the other node, job/pid/RI set. */
+void sfw_wr(struct sfw *w, int from, struct uet_ses_wr *wr, uint8_t op,
+	    void *buf, uint64_t len);
+
+/* Register @p len bytes at @p base on node @p node; returns the key. */
+uint64_t sfw_mr(struct sfw *w, int node, void *base, uint64_t len,
+		uint32_t access, bool idempotent);
+
+void sfw_step(struct sfw *w, uint64_t dt);
+
+/* Run until node @p node has @p ncq completions or @p max_ns pass. */
+bool sfw_run_cq(struct sfw *w, int node, uint32_t ncq, uint64_t max_ns);
+
+/* Run until both SES and PDS pools of both nodes are idle. */
+bool sfw_run_idle(struct sfw *w, uint64_t max_ns);
+
+/* Index of the completion with @p ctx on @p node, or -1. */
+int sfw_cq_find(const struct sfw *w, int node, uint64_t ctx);
+
+#endif /* SES_FAKEWIRE_H */

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the SES initiator (src/ses/ses_init.c): header format
+ * choice, fragmentation (SOM/EOM, message_offset, payload_length),
+ * message ids, per-cookie rebuild, profile enforcement at submit.
+ */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <uet/uet_ses.h>
+
+#include "ses_fakewire.h"
+
+static struct sfw w;
+static uint8_t data[8192];
+
+static int
+setup(void **state)
+{
+	(void)state;
+	return sfw_init(&w, UET_PROFILE_HPC, 1);
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	sfw_fini(&w);
+	return 0;
+}
+
+static void
+fmt_choose__rules(void **state)
+{
+	(void)state;
+	assert_int_equal(uet_ses_fmt_choose(UET_SES_OP_NO_OP, true, false, 0),
+			 UET_SES_FMT_SMALL);
+	assert_int_equal(uet_ses_fmt_choose(UET_SES_OP_SEND, true, false, 10),
+			 UET_SES_FMT_MEDIUM);
+	assert_int_equal(uet_ses_fmt_choose(UET_SES_OP_SEND, true, true, 10),
+			 UET_SES_FMT_MEDIUM);
+	assert_int_equal(uet_ses_fmt_choose(UET_SES_OP_SEND, false, false,
+					    5000), UET_SES_FMT_STD);
+	/* WRITE with immediate data needs HD and buffer_offset: STD. */
+	assert_int_equal(uet_ses_fmt_choose(UET_SES_OP_WRITE, true, true, 10),
+			 UET_SES_FMT_STD);
+	assert_int_equal(uet_ses_fmt_choose(UET_SES_OP_WRITE, true, false,
+					    10), UET_SES_FMT_MEDIUM);
+	assert_int_equal(uet_ses_fmt_choose(UET_SES_OP_READ, true, false, 36),
+			 UET_SES_FMT_MEDIUM);
+	assert_int_equal(uet_ses_fmt_choose(UET_SES_OP_READ, true, false, 37),
+			 UET_SES_FMT_STD);
+	assert_int_equal(uet_ses_fmt_choose(UET_SES_OP_FETCHING_ATOMIC, true,
+					    false, 8), UET_SES_FMT_MEDIUM);
+	assert_int_equal(uet_ses_fmt_choose(UET_SES_OP_RENDEZVOUS_SEND, true,
+					    false, 8), UET_SES_FMT_STD);
+	assert_int_equal(uet_ses_fmt_choose(UET_SES_OP_SEND, true, false,
+					    UET_SES_LEN14_MAX + 1),
+			 UET_SES_FMT_STD);
+}
+
+/* Submit, hand to the PDS, and decode every fragment it sends. */
+static uint32_t
+take_frags(struct uet_ses_req *hs, uint32_t *plens, uint32_t max,
+	   uint8_t *fmt)
+{
+	struct uet_pds_tx tx[64];
+	uint8_t buf[SFW_MTU + 64];
+	uint16_t n, i;
+	uint32_t k = 0;
+	int len, hl;
+
+	uet_ses_progress(w.n[0].ses, w.now);
+	n = uet_pds_tx_burst(w.n[0].pds, w.now, tx, 64);
+	for (i = 0; i < n && k < max; i++) {
+		if (tx[i].kind == UET_PDS_TX_CTL)
+			continue;
+		len = uet_ses_build(w.n[0].ses, tx[i].cookie, 0, buf,
+				    sizeof(buf));
+		assert_int_equal(len, tx[i].len);
+		*fmt = tx[i].hdr.next_hdr;
+		hl = uet_ses_req_decode(buf, (size_t)len,
+					(enum uet_ses_fmt)*fmt, &hs[k]);
+		assert_true(hl > 0);
+		plens[k] = (uint32_t)(len - hl);
+		/* Payload bytes are the right slice of the source. */
+		if (plens[k])
+			assert_memory_equal(buf + hl, data +
+				((hs[k].flags & UET_SES_F_SOM) ? 0 :
+				 hs[k].message_offset), plens[k]);
+		/* A second build of the cookie (retransmission) is equal. */
+		assert_int_equal(uet_ses_build(w.n[0].ses, tx[i].cookie, 0,
+					       buf, sizeof(buf)), len);
+		k++;
+	}
+	return k;
+}
+
+static void
+fragment__std_offsets(void **state)
+{
+	struct uet_ses_req h[16];
+	uint32_t pl[16], k, i, total = 0, chunk0 = SFW_MTU - UET_SES_STD_LEN;
+	struct uet_ses_wr wr;
+	uint8_t fmt = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, data, 3000);
+	wr.tag = 0x1234;
+	wr.flags |= UET_SES_WR_F_IMM;
+	wr.imm_data = 99;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	k = take_frags(h, pl, 16, &fmt);
+	assert_int_equal(fmt, UET_SES_FMT_STD);
+	assert_int_equal(k, (3000 + chunk0 - 1) / chunk0);
+	for (i = 0; i < k; i++) {
+		assert_int_equal(h[i].opcode, UET_SES_OP_TAGGED_SEND);
+		assert_int_equal(!!(h[i].flags & UET_SES_F_SOM), i == 0);
+		assert_int_equal(!!(h[i].flags & UET_SES_F_EOM), i == k - 1);
+		assert_int_equal(!!(h[i].flags & UET_SES_F_HD), i == 0);
+		assert_int_equal(h[i].request_length, 3000);
+		assert_int_equal(h[i].match_bits, 0x1234);
+		assert_int_equal(h[i].initiator, 100);
+		assert_int_equal(h[i].message_id, h[0].message_id);
+		if (i == 0)
+			assert_int_equal(h[i].header_data, 99);
+		else
+			assert_int_equal(h[i].message_offset, total);
+		total += pl[i];
+	}
+	assert_int_equal(total, 3000);
+}
+
+static void
+fragment__medium_single_and_ids(void **state)
+{
+	struct uet_ses_req h[4];
+	uint32_t pl[4], k;
+	struct uet_ses_wr wr;
+	uint8_t fmt = 0;
+	uint16_t id1;
+
+	(void)state;
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, data,
+	       SFW_MTU - UET_SES_MEDIUM_LEN);
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	k = take_frags(h, pl, 4, &fmt);
+	assert_int_equal(k, 1);
+	assert_int_equal(fmt, UET_SES_FMT_MEDIUM);
+	assert_int_equal(h[0].flags & (UET_SES_F_SOM | UET_SES_F_EOM),
+			 UET_SES_F_SOM | UET_SES_F_EOM);
+	/* One byte more: two STD packets, message ids advance by one. */
+	wr.len++;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	k = take_frags(h, pl, 4, &fmt);
+	assert_int_equal(k, 2);
+	assert_int_equal(fmt, UET_SES_FMT_STD);
+	id1 = h[0].message_id;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	k = take_frags(h, pl, 4, &fmt);
+	assert_int_equal(h[0].message_id, (uint16_t)(id1 + 1));
+}
+
+static void
+fragment__atomic_cas_ext(void **state)
+{
+	struct uet_ses_req h[2];
+	uint32_t pl[2];
+	uint64_t cmp = 5, swp = 6, res;
+	struct uet_ses_wr wr;
+	uint8_t fmt = 0;
+
+	(void)state;
+	sfw_wr(&w, 0, &wr, UET_SES_WR_CSWAP, &swp, 8);
+	wr.atomic_op = UET_AMO_CSWAP;
+	wr.atomic_dt = UET_AMO_DT_UINT64;
+	wr.compare = &cmp;
+	wr.result = &res;
+	wr.rkey = 1;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	assert_int_equal(take_frags(h, pl, 2, &fmt), 1);
+	assert_int_equal(fmt, UET_SES_FMT_MEDIUM);
+	assert_int_equal(h[0].opcode, UET_SES_OP_FETCHING_ATOMIC);
+	assert_int_equal(h[0].ext, UET_SES_EXT_ATOMIC_CAS);
+	assert_int_equal(pl[0], 0);
+	assert_memory_equal(h[0].atomic.compare, &cmp, 8);
+	assert_memory_equal(h[0].atomic.swap, &swp, 8);
+	/* CAS is single element: two elements are refused. */
+	wr.len = 16;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), -EINVAL);
+}
+
+static void
+submit__profile_enforced(void **state)
+{
+	struct uet_ses_config sc;
+	struct uet_ses *s;
+	struct uet_ses_wr wr;
+	enum uet_ses_rc rc;
+	uint64_t res;
+
+	(void)state;
+	uet_ses_config_default(&sc);
+	sc.profile = UET_PROFILE_AI_BASE;
+	sc.mtu = SFW_MTU;
+	sc.pds = w.n[0].pds;
+	s = uet_ses_create(&sc);
+	assert_non_null(s);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, data, 8);
+	assert_int_equal(uet_ses_submit(s, &wr, &rc), -EOPNOTSUPP);
+	assert_int_equal(rc, UET_RC_UNSUPPORTED_OP);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_FETCH_ATOMIC, data, 8);
+	wr.atomic_op = UET_AMO_SUM;
+	wr.atomic_dt = UET_AMO_DT_UINT64;
+	wr.result = &res;
+	assert_int_equal(uet_ses_submit(s, &wr, &rc), -EOPNOTSUPP);
+	/* AI Base SEND is at most one MTU. */
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, data, 4000);
+	assert_int_equal(uet_ses_submit(s, &wr, &rc), -EMSGSIZE);
+	assert_int_equal(rc, UET_RC_TOO_LONG);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, data, 8);
+	wr.flags |= UET_SES_WR_F_WILDCARD;
+	assert_int_equal(uet_ses_submit(s, &wr, &rc), -EOPNOTSUPP);
+	assert_int_equal(rc, UET_RC_OP_VIOLATION);
+	/* Rendezvous: not in AI Base; not implemented yet in HPC. */
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, data, 8);
+	wr.flags |= UET_SES_WR_F_RENDEZVOUS;
+	assert_int_equal(uet_ses_submit(s, &wr, &rc), -EOPNOTSUPP);
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, &rc), -EOPNOTSUPP);
+	assert_int_equal(rc, UET_RC_UNSUPPORTED_OP);
+	assert_int_equal(uet_ses_stats_get(s)->wr_rejected, 5);
+	uet_ses_free(s);
+}
+
+static void
+submit__bad_requests(void **state)
+{
+	struct uet_ses_wr wr;
+
+	(void)state;
+	sfw_wr(&w, 0, &wr, 42, data, 8);
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), -EINVAL);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, NULL, 8);
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), -EINVAL);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_DGRAM_SEND, data, 4000);
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), -EMSGSIZE);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_ATOMIC, data, 6);
+	wr.atomic_op = UET_AMO_SUM;
+	wr.atomic_dt = UET_AMO_DT_UINT32;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), -EINVAL);
+	assert_null(uet_ses_create(NULL));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fmt_choose__rules),
+		cmocka_unit_test_setup_teardown(fragment__std_offsets, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(fragment__medium_single_and_ids,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(fragment__atomic_cas_ext,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(submit__profile_enforced, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(submit__bad_requests, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
