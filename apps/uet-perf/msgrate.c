@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * msgrate: small messages one way A -> B as fast as the window allows,
+ * with loss injected on A's transmitted data (default 1%): messages/s,
+ * retransmissions, duplicates suppressed, exactly-once verification.
+ */
+
+#include "perf.h"
+
+static void
+msgrate_print(const struct perf_report *r, FILE *f)
+{
+	fprintf(f, "msgrate: %lu x %u B over %s, window %u pkts, loss %u ppm: "
+		"%.0f msgs/s (%.3f s)\n", (unsigned long)r->count, r->size,
+		r->pds, r->window, r->loss_ppm, r->msgs_per_s, r->seconds);
+	fprintf(f, "  delivered %lu, lost %lu, duplicated %lu, bad %lu, "
+		"order errors %lu, completions %lu ok / %lu failed\n",
+		(unsigned long)r->rx.rx_msgs, (unsigned long)r->rx.rx_lost,
+		(unsigned long)r->rx.rx_dup, (unsigned long)r->rx.rx_bad,
+		(unsigned long)r->rx.rx_order_err,
+		(unsigned long)r->tx.pkts_done_ok,
+		(unsigned long)r->tx.pkts_done_err);
+	fprintf(f, "  retransmissions %lu, duplicates suppressed %lu, "
+		"frames dropped by fault injection %lu, ACK frames %lu\n",
+		(unsigned long)r->retx, (unsigned long)r->dup_suppressed,
+		(unsigned long)r->faults_dropped, (unsigned long)r->acks);
+	fprintf(f, "  verified: %s\n", r->verified ? "yes" : "NO");
+}
+
+const struct perf_mode perf_mode_msgrate = {
+	.name = "msgrate",
+	.def_size = 64,
+	.def_count = 1000000,
+	.def_window = 512,
+	.def_loss_ppm = 10000,
+	.print = msgrate_print,
+};

@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The "raw PDS" test ULP of uet-perf: a traffic source and checker that
+ * stands where the SES will be. Messages are numbered; a message of
+ * `size` bytes is cut into P packets of near-equal length (each >= 16).
+ * Packet k of message seq is cookie seq * P + k. Each packet carries a
+ * real SES header (SEND; SMALL for single-packet messages with seq in
+ * buffer_offset, STD otherwise with seq in match_bits and the message
+ * offset in buffer_offset / message_offset) and a payload
+ *
+ *   seq (8, little endian) | checksum (8) | pattern(seq, k) ...
+ *
+ * rebuilt identically for a retransmission. The receiver checks the
+ * header, the sequence number, every pattern byte and the checksum, and
+ * counts each packet (exactly once, in order for ROD).
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include <uet/uet_wire.h>
+
+#include "perf.h"
+
+#define RULP_JOB 0x42
+#define RULP_PONGQ 64
+
+struct rulp {
+	struct rulp_params p;
+	uint32_t ppm;            /* packets per message */
+	uint32_t base;           /* bytes of packets [rem, ppm) */
+	uint32_t rem;            /* packets carrying base + 1 */
+	uint32_t e_ppm, e_base, e_rem; /* same for the expected messages */
+	/* sender */
+	uint64_t next_seq;
+	uint32_t next_k;
+	uint64_t pkts_sub;
+	uint64_t pkts_ok;
+	uint64_t pkts_err;
+	uint64_t msgs_sent;
+	uint64_t ping_tsc;       /* pingpong: submit time of the message */
+	bool ping_wait;
+	/* echo: pongs owed (seq), FIFO */
+	uint64_t pongq[RULP_PONGQ];
+	uint32_t pong_head, pong_tail;
+	uint64_t pong_budget;    /* echo: messages to send back */
+	/* receiver */
+	uint8_t *seen;           /* per expected packet: deliveries (sat.) */
+	uint16_t *msg_pkts;      /* per expected message: packets seen */
+	uint64_t next_g;         /* ROD: next packet expected */
+	struct rulp_result res;
+};
+
+/* ------------------------------------------------------------------ */
+/* layout and pattern                                                  */
+/* ------------------------------------------------------------------ */
+
+static uint16_t
+ses_len(uint32_t ppm)
+{
+	return ppm == 1 ? UET_SES_SMALL_LEN : UET_SES_STD_LEN;
+}
+
+uint32_t
+rulp_pkts_per_msg(uint32_t size, uint16_t max_len)
+{
+	uint32_t cap;
+
+	if (size + UET_SES_SMALL_LEN <= max_len && size <= UET_SES_LEN14_MAX)
+		return 1;
+	cap = (uint32_t)max_len - UET_SES_STD_LEN;
+	return (size + cap - 1) / cap;
+}
+
+static void
+split(uint32_t size, uint32_t ppm, uint32_t *base, uint32_t *rem)
+{
+	*base = size / ppm;
+	*rem = size % ppm;
+}
+
+static uint32_t
+pkt_len(uint32_t base, uint32_t rem, uint32_t k)
+{
+	return base + (k < rem ? 1 : 0);
+}
+
+static uint32_t
+pkt_off(uint32_t base, uint32_t rem, uint32_t k)
+{
+	return k * base + (k < rem ? k : rem);
+}
+
+static uint32_t
+pkt_of_off(uint32_t base, uint32_t rem, uint32_t off)
+{
+	uint32_t big = rem * (base + 1);
+
+	if (off < big)
+		return off / (base + 1);
+	return rem + (off - big) / base;
+}
+
+static inline uint64_t
+pat(uint64_t seq, uint32_t k, uint32_t j)
+{
+	uint64_t x = seq * 0x9E3779B97F4A7C15ull ^
+		     (((uint64_t)k << 24 | j) * 0xD1B54A32D192ED03ull);
+
+	return x ^ (x >> 29);
+}
+
+static inline uint64_t
+csum_step(uint64_t h, uint64_t w)
+{
+	h ^= w;
+	return (h << 7 | h >> 57) * 0x100000001B3ull;
+}
+
+/* Write payload of packet (seq, k), @p len >= 16 bytes. */
+static void
+payload_fill(uint8_t *b, uint64_t seq, uint32_t k, uint32_t len)
+{
+	uint32_t words = (len - 16) / 8, tail = (len - 16) % 8, j;
+	uint64_t h = 0, w;
+
+	for (j = 0; j < words; j++) {
+		w = pat(seq, k, j);
+		memcpy(b + 16 + 8 * j, &w, 8);
+		h = csum_step(h, w);
+	}
+	if (tail) {
+		w = 0;
+		memcpy(&w, &(uint64_t){ pat(seq, k, j) }, tail);
+		memcpy(b + 16 + 8 * j, &w, tail);
+		h = csum_step(h, w);
+	}
+	memcpy(b, &seq, 8);
+	memcpy(b + 8, &h, 8);
+}
+
+/* Byte-exact check of packet (seq, k): pattern and checksum. */
+static bool
+payload_ok(const uint8_t *b, uint64_t seq, uint32_t k, uint32_t len)
+{
+	uint32_t words = (len - 16) / 8, tail = (len - 16) % 8, j;
+	uint64_t h = 0, w, s, c;
+
+	memcpy(&s, b, 8);
+	memcpy(&c, b + 8, 8);
+	if (s != seq)
+		return false;
+	for (j = 0; j < words; j++) {
+		memcpy(&w, b + 16 + 8 * j, 8);
+		if (w != pat(seq, k, j))
+			return false;
+		h = csum_step(h, w);
+	}
+	if (tail) {
+		uint64_t e = 0;
+
+		w = 0;
+		memcpy(&w, b + 16 + 8 * j, tail);
+		memcpy(&e, &(uint64_t){ pat(seq, k, j) }, tail);
+		if (w != e)
+			return false;
+		h = csum_step(h, w);
+	}
+	return h == c;
+}
+
+/* ------------------------------------------------------------------ */
+/* lifecycle                                                           */
+/* ------------------------------------------------------------------ */
+
+struct rulp *
+rulp_create(const struct rulp_params *p)
+{
+	struct rulp *r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		return NULL;
+	r->p = *p;
+	if (p->pingpong && p->count > 0) {
+		r->res.lat_ns = calloc(p->count, sizeof(uint32_t));
+		if (r->res.lat_ns == NULL) {
+			free(r);
+			return NULL;
+		}
+	}
+	r->pong_budget = p->echo ? p->expect : 0;
+	return r;
+}
+
+void
+rulp_free(struct rulp *r)
+{
+	if (r == NULL)
+		return;
+	free(r->seen);
+	free(r->msg_pkts);
+	free(r->res.lat_ns);
+	free(r);
+}
+
+static int
+rulp_init(struct uet_ulp_ctx *ctx, void *arg, void **priv)
+{
+	struct rulp *r = arg;
+	uint16_t ml = uet_ulp_max_len(ctx);
+
+	if (r->p.size < 16 || (r->p.expect && r->p.expect_size < 16))
+		return -EINVAL;
+	r->ppm = rulp_pkts_per_msg(r->p.size, ml);
+	split(r->p.size, r->ppm, &r->base, &r->rem);
+	r->e_ppm = rulp_pkts_per_msg(r->p.expect_size ? r->p.expect_size :
+				     16, ml);
+	split(r->p.expect_size, r->e_ppm, &r->e_base, &r->e_rem);
+	if (r->ppm > 65535 || r->e_ppm > 65535)
+		return -EINVAL;
+	if (r->p.expect > 0) {
+		r->seen = calloc(r->p.expect * r->e_ppm, 1);
+		r->msg_pkts = calloc(r->p.expect, sizeof(uint16_t));
+		if (r->seen == NULL || r->msg_pkts == NULL)
+			return -ENOMEM;
+	}
+	*priv = r;
+	return 0;
+}
+
+static void
+rulp_fini(struct uet_ulp_ctx *ctx, void *priv)
+{
+	(void)ctx;
+	(void)priv; /* owned by the caller (rulp_free) */
+}
+
+/* ------------------------------------------------------------------ */
+/* sender                                                              */
+/* ------------------------------------------------------------------ */
+
+static int
+rulp_build(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
+	   uint8_t *buf, size_t cap)
+{
+	struct rulp *r = priv;
+	uint64_t seq = cookie / r->ppm;
+	uint32_t k = (uint32_t)(cookie % r->ppm);
+	uint32_t len = pkt_len(r->base, r->rem, k);
+	uint32_t off = pkt_off(r->base, r->rem, k);
+	struct uet_ses_req h;
+	int hl;
+
+	(void)psn;
+	(void)is_retx;
+	memset(&h, 0, sizeof(h));
+	h.opcode = UET_SES_OP_SEND;
+	h.version = UET_SES_VERSION;
+	h.job_id = RULP_JOB;
+	h.request_length = r->p.size;
+	if (r->ppm == 1) {
+		h.flags = UET_SES_F_SOM | UET_SES_F_EOM;
+		h.buffer_offset = seq;
+		hl = uet_ses_req_encode(&h, UET_SES_FMT_SMALL, buf, cap);
+	} else {
+		h.flags = (uint8_t)((k == 0 ? UET_SES_F_SOM : 0) |
+				    (k == r->ppm - 1 ? UET_SES_F_EOM : 0));
+		h.message_id = (uint16_t)seq;
+		h.match_bits = seq;
+		h.buffer_offset = off;
+		if (k != 0) { /* continuation fields (PROTOCOL.md 4.2) */
+			h.message_offset = off;
+			h.payload_length = (uint16_t)len;
+		}
+		hl = uet_ses_req_encode(&h, UET_SES_FMT_STD, buf, cap);
+	}
+	if (hl < 0 || (size_t)hl + len > cap)
+		return -ENOSPC;
+	payload_fill(buf + hl, seq, k, len);
+	return hl + (int)len;
+}
+
+static int
+submit_pkt(struct rulp *r, struct uet_ulp_ctx *ctx, uint64_t seq, uint32_t k)
+{
+	struct uet_ulp_req q;
+
+	q.dst = r->p.peer;
+	q.job = RULP_JOB;
+	q.tc = 0;
+	q.mode = r->p.mode;
+	q.next_hdr = r->ppm == 1 ? UET_PDS_NEXT_REQUEST_SMALL :
+				   UET_PDS_NEXT_REQUEST_STD;
+	q.flags = 0;
+	q.len = (uint16_t)(ses_len(r->ppm) + pkt_len(r->base, r->rem, k));
+	q.pdc = 0;
+	q.cookie = seq * r->ppm + k;
+	return uet_ulp_submit(ctx, &q);
+}
+
+/* Submit packets of message @p seq from r->next_k; true when complete. */
+static bool
+submit_msg(struct rulp *r, struct uet_ulp_ctx *ctx, uint64_t seq,
+	   unsigned int *work)
+{
+	while (r->next_k < r->ppm) {
+		if (r->pkts_sub - r->pkts_ok - r->pkts_err >= r->p.window)
+			return false;
+		if (submit_pkt(r, ctx, seq, r->next_k) != 0)
+			return false;
+		r->next_k++;
+		r->pkts_sub++;
+		(*work)++;
+	}
+	r->next_k = 0;
+	r->msgs_sent++;
+	return true;
+}
+
+static unsigned int
+rulp_poll(void *priv, struct uet_ulp_ctx *ctx, uint64_t now)
+{
+	struct rulp *r = priv;
+	unsigned int work = 0;
+
+	(void)now;
+	/* echo: pongs owed, in arrival order */
+	while (r->pong_head != r->pong_tail) {
+		if (!submit_msg(r, ctx, r->pongq[r->pong_head % RULP_PONGQ],
+				&work))
+			return work;
+		r->pong_head++;
+	}
+	while (r->next_seq < r->p.count) {
+		if (r->p.pingpong && r->ping_wait)
+			break;
+		if (r->p.deadline_tsc && r->next_k == 0 &&
+		    rte_rdtsc() > r->p.deadline_tsc) {
+			r->p.count = r->next_seq; /* duration reached */
+			break;
+		}
+		if (r->p.pingpong && r->next_k == 0)
+			r->ping_tsc = rte_rdtsc();
+		if (!submit_msg(r, ctx, r->next_seq, &work))
+			break;
+		r->next_seq++;
+		if (r->p.pingpong)
+			r->ping_wait = true;
+	}
+	return work;
+}
+
+static void
+rulp_done(void *priv, struct uet_ulp_ctx *ctx, uint64_t cookie, int status,
+	  const uint8_t *resp, uint8_t resp_len, uint8_t resp_next_hdr)
+{
+	struct rulp *r = priv;
+
+	(void)ctx;
+	(void)cookie;
+	(void)resp;
+	(void)resp_len;
+	(void)resp_next_hdr;
+	if (status == 0)
+		r->pkts_ok++;
+	else
+		r->pkts_err++;
+}
+
+bool
+rulp_send_finished(const struct rulp *r)
+{
+	return r->next_seq >= r->p.count && r->next_k == 0 &&
+	       r->pong_head == r->pong_tail &&
+	       r->pkts_ok + r->pkts_err == r->pkts_sub &&
+	       (!r->p.pingpong || !r->ping_wait);
+}
+
+/* ------------------------------------------------------------------ */
+/* receiver                                                            */
+/* ------------------------------------------------------------------ */
+
+static void
+pong_rx(struct rulp *r, uint64_t seq)
+{
+	uint64_t t = rte_rdtsc() - r->ping_tsc;
+
+	if (!r->ping_wait || seq + 1 != r->next_seq)
+		return;
+	r->ping_wait = false;
+	if (r->res.lat_ns != NULL && r->res.pongs < r->p.count)
+		r->res.lat_ns[r->res.pongs] =
+			(uint32_t)RTE_MIN(t * 1000000000ull / rte_get_tsc_hz(),
+					  (uint64_t)UINT32_MAX);
+	r->res.pongs++;
+}
+
+static bool
+decode_pos(const struct rulp *r, const struct uet_pkt *pkt, uint64_t *seq,
+	   uint32_t *k)
+{
+	if (pkt->ses != UET_PKT_SES_REQ)
+		return false;
+	if (r->e_ppm == 1) {
+		if (pkt->req_fmt != UET_SES_FMT_SMALL)
+			return false;
+		*seq = pkt->req.buffer_offset;
+		*k = 0;
+		return true;
+	}
+	if (pkt->req_fmt != UET_SES_FMT_STD)
+		return false;
+	*seq = pkt->req.match_bits;
+	*k = pkt_of_off(r->e_base, r->e_rem, (uint32_t)pkt->req.buffer_offset);
+	return *k < r->e_ppm;
+}
+
+static void
+rulp_deliver(void *priv, struct uet_ulp_ctx *ctx, const struct uet_pkt *pkt,
+	     const uint8_t *payload, uint16_t len,
+	     const struct uet_ulp_peer *peer)
+{
+	struct rulp *r = priv;
+	uint64_t seq, g;
+	uint32_t k;
+
+	(void)ctx;
+	r->res.rx_pkts++;
+	if (payload == NULL || !decode_pos(r, pkt, &seq, &k) ||
+	    seq >= r->p.expect ||
+	    len != pkt_len(r->e_base, r->e_rem, k) ||
+	    !payload_ok(payload, seq, k, len)) {
+		r->res.rx_bad++;
+		return;
+	}
+	g = seq * r->e_ppm + k;
+	if (peer->mode == UET_PDS_MODE_ROD) {
+		if (g != r->next_g)
+			r->res.rx_order_err++;
+		r->next_g = g + 1;
+	}
+	if (r->seen[g] != 0) {
+		r->res.rx_dup++;
+		if (r->seen[g] < UINT8_MAX)
+			r->seen[g]++;
+		return;
+	}
+	r->seen[g] = 1;
+	r->res.rx_bytes += len;
+	if (++r->msg_pkts[seq] != r->e_ppm)
+		return;
+	r->res.rx_msgs++;
+	if (r->p.pingpong)
+		pong_rx(r, seq);
+	if (r->p.echo && r->pong_budget > 0 &&
+	    r->pong_tail - r->pong_head < RULP_PONGQ) {
+		r->pongq[r->pong_tail++ % RULP_PONGQ] = seq;
+		r->pong_budget--;
+	}
+}
+
+void
+rulp_result(const struct rulp *r, struct rulp_result *out)
+{
+	*out = r->res;
+	out->msgs_sent = r->msgs_sent;
+	out->pkts_done_ok = r->pkts_ok;
+	out->pkts_done_err = r->pkts_err;
+	out->rx_lost = 0;
+	for (uint64_t g = 0; r->seen != NULL && g < r->p.expect * r->e_ppm;
+	     g++)
+		out->rx_lost += r->seen[g] == 0;
+}
+
+const struct uet_ulp_ops rulp_ops = {
+	.size = sizeof(struct uet_ulp_ops),
+	.name = "rawpds",
+	.init = rulp_init,
+	.fini = rulp_fini,
+	.build = rulp_build,
+	.deliver = rulp_deliver,
+	.done = rulp_done,
+	.poll = rulp_poll,
+};

@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The PDS protocol hook (include/uet/uet_ulp.h): one sans-I/O PDS per
+ * engine context between the engine loop and an upper-layer protocol.
+ * This file: lifecycle, configuration mapping, RX into the PDS, events
+ * out to the ULP, submissions. Frame building and TX: proto_tx.c.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "proto_private.h"
+
+/* ------------------------------------------------------------------ */
+/* configuration                                                       */
+/* ------------------------------------------------------------------ */
+
+static uint32_t
+bits_for(uint32_t n)
+{
+	uint32_t b = 0;
+
+	while ((1u << b) < n)
+		b++;
+	return b;
+}
+
+void
+uet_proto_pds_config(const struct uet_config *cfg, struct uet_pds_config *c)
+{
+	const struct uet_config_timers *t = &cfg->timers;
+	uint32_t owner_bits = bits_for(cfg->engine.nb_lcores ?
+				       cfg->engine.nb_lcores : 1);
+	uint32_t ids = UET_PDS_PDC_MAX >> owner_bits;
+
+	uet_pds_config_default(c);
+	c->owner_bits = owner_bits;
+	/* PDC ids are 16 bits with the owner bits on top; keep one free. */
+	c->max_rsv_pdcs = RTE_MIN(cfg->engine.pdc_pool_reserved, ids / 4);
+	c->max_pdcs = RTE_MIN(cfg->engine.pdc_pool_general,
+			      ids - 1 - c->max_rsv_pdcs);
+	c->max_pdcs = RTE_MIN(c->max_pdcs, cfg->engine.max_pdcs);
+	if (c->max_pdcs == 0)
+		c->max_pdcs = 1;
+	c->tx_window = 512;
+	c->rx_window = 512;
+	c->event_queue = 4096;
+	c->ctl_queue = 2048;
+	c->dgram_queue = 2048;
+	c->rudi_slots = 2048;
+	/* [timers] (PROTOCOL.md 3 defaults in config/uet.conf) */
+	c->rto_init_ns = t->rto_init_ns;
+	c->max_retries = RTE_MIN(t->rto_max_retries, 16u);
+	c->ack_threshold = t->ack_coalesce_bytes;
+	c->ack_min_bytes = t->ack_min_add;
+	c->tlp_ns = t->tlp_timeout_ns;
+	c->idle_close_ns = t->close_idle_ns;
+	c->timer_tick_ns = t->tick_ns;
+	c->mtu = cfg->port[0].mtu;
+	/*
+	 * No congestion control yet (src/cms is planned): a fixed window of
+	 * a full PSN window of MTU packets, so the PSN window is the limit.
+	 */
+	c->cc = NULL;
+	c->cc_param = c->tx_window * (uint32_t)cfg->port[0].mtu;
+}
+
+/* ------------------------------------------------------------------ */
+/* lifecycle                                                           */
+/* ------------------------------------------------------------------ */
+
+static uint16_t
+max_len_of(const struct uet_engine *e, unsigned int port)
+{
+	const struct eng_port *p = &e->port[port];
+	unsigned int ip = p->has_ipv4 ? UET_IPV4_HLEN : UET_IPV6_HLEN;
+	unsigned int l4 = p->native ? UET_ENTROPY_HDR_LEN : UET_UDP_HLEN;
+	unsigned int mtu = e->cfg.port[port].mtu;
+	/* the frame must also fit one mbuf (no multi-segment TX yet) */
+	unsigned int room = e->cfg.engine.mbuf_size - RTE_PKTMBUF_HEADROOM -
+			    UET_ETH_HLEN;
+
+	if (room < mtu)
+		mtu = room;
+	return (uint16_t)(mtu - ip - l4 - UET_PDS_CC_REQ_LEN);
+}
+
+static int
+proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
+{
+	const struct uet_proto_params *pp = arg;
+	const struct uet_engine *e = lc->eng;
+	const struct uet_config *cfg = &e->cfg;
+	struct uet_pds_config pc;
+	struct uet_ulp_ctx *ctx;
+	int rc;
+
+	if (pp == NULL || pp->ulp == NULL ||
+	    pp->ulp->size < offsetof(struct uet_ulp_ops, poll) ||
+	    pp->ulp->build == NULL || pp->ulp->deliver == NULL ||
+	    pp->ulp->done == NULL)
+		return -EINVAL;
+	ctx = rte_zmalloc("uet_ulp_ctx", sizeof(*ctx), RTE_CACHE_LINE_SIZE);
+	if (ctx == NULL)
+		return -ENOMEM;
+	if (pp->pds != NULL)
+		pc = *pp->pds;
+	else
+		uet_proto_pds_config(cfg, &pc);
+	pc.owner_bits = bits_for(e->nb_lcores);
+	pc.owner_id = lc->idx;
+	pc.seed ^= (uint64_t)lc->idx * 0x9E3779B97F4A7C15ull;
+	ctx->pds = uet_pds_create(&pc);
+	if (ctx->pds == NULL) {
+		rc = -errno;
+		goto free_ctx;
+	}
+	ctx->lc = lc;
+	ctx->ulp = pp->ulp;
+	ctx->port = 0;
+	for (unsigned int p = 0; p < e->nb_ports; p++)
+		if (lc->tx[p].has_queue) {
+			ctx->port = (uint16_t)p;
+			break;
+		}
+	ctx->max_len = max_len_of(e, ctx->port);
+	ctx->ev_base = cfg->spray.ev_base;
+	ctx->ev_count = (uint16_t)RTE_MIN(cfg->spray.num_evs,
+					  (uint32_t)PROTO_EV_SET);
+	if (ctx->ev_count == 0)
+		ctx->ev_count = 1;
+	ctx->dscp_data = cfg->dscp.data;
+	ctx->dscp_retx = cfg->dscp.trimmable_retx;
+	ctx->dscp_ctl = cfg->dscp.control;
+	ctx->dscp_trimmed = cfg->dscp.trimmed;
+	ctx->dscp_trimmed_lh = cfg->dscp.trimmed_lasthop;
+	if (ctx->ulp->init != NULL) {
+		rc = ctx->ulp->init(ctx, pp->ulp_arg, &ctx->ulp_priv);
+		if (rc < 0)
+			goto free_pds;
+	}
+	*priv = ctx;
+	return 0;
+free_pds:
+	uet_pds_free(ctx->pds);
+free_ctx:
+	rte_free(ctx);
+	return rc < 0 ? rc : -EINVAL;
+}
+
+static void
+proto_lcore_fini(struct uet_engine_lcore *lc, void *priv)
+{
+	struct uet_ulp_ctx *ctx = priv;
+
+	(void)lc;
+	if (ctx == NULL)
+		return;
+	if (ctx->ulp->fini != NULL)
+		ctx->ulp->fini(ctx, ctx->ulp_priv);
+	uet_pds_free(ctx->pds);
+	rte_free(ctx);
+}
+
+/* ------------------------------------------------------------------ */
+/* events                                                              */
+/* ------------------------------------------------------------------ */
+
+static void
+proto_deliver(struct uet_ulp_ctx *ctx, const struct uet_pds_event *e)
+{
+	const struct uet_engine_rx *r;
+	struct uet_ulp_peer peer;
+	const uint8_t *payload = NULL;
+	uint16_t len = 0;
+
+	/* pkt_cookie is the index of the frame in the burst being processed */
+	if (unlikely(ctx->rx == NULL || e->cookie >= ctx->nb_rx)) {
+		PROTO_INC(ctx->st.deliver_orphan);
+		return;
+	}
+	r = &ctx->rx[e->cookie];
+	if (r->pkt.err_layer == UET_PKT_LAYER_NONE) {
+		payload = rte_pktmbuf_mtod_offset(r->m, const uint8_t *,
+						  r->pkt.payload_off);
+		len = r->pkt.payload_len;
+	}
+	peer.fa = e->peer;
+	peer.pdc = e->pdc;
+	peer.psn = e->psn;
+	peer.mode = e->mode;
+	peer.next_hdr = e->next_hdr;
+	peer.ev = uet_outer_ev_get(&r->pkt.outer);
+	PROTO_INC(ctx->st.delivered);
+	ctx->ulp->deliver(ctx->ulp_priv, ctx, &r->pkt, payload, len, &peer);
+}
+
+unsigned int
+proto_events(struct uet_ulp_ctx *ctx)
+{
+	unsigned int total = 0;
+	uint16_t n;
+
+	do {
+		n = uet_pds_events(ctx->pds, ctx->ev, PROTO_BURST);
+		for (uint16_t i = 0; i < n; i++) {
+			const struct uet_pds_event *e = &ctx->ev[i];
+
+			if (e->type == UET_PDS_EV_DELIVER) {
+				proto_deliver(ctx, e);
+				continue;
+			}
+			if (e->status == 0)
+				PROTO_INC(ctx->st.done_ok);
+			else
+				PROTO_INC(ctx->st.done_err);
+			ctx->ulp->done(ctx->ulp_priv, ctx, e->cookie, e->status,
+				       e->resp, e->resp_len, e->next_hdr);
+		}
+		total += n;
+	} while (n == PROTO_BURST);
+	return total;
+}
+
+/* ------------------------------------------------------------------ */
+/* RX                                                                  */
+/* ------------------------------------------------------------------ */
+
+static void
+fa_from_outer(struct uet_pds_fa *fa, const uint8_t addr[16],
+	      unsigned int ipver)
+{
+	if (ipver == 4) {
+		memset(fa->addr, 0, sizeof(fa->addr));
+		memcpy(fa->addr, addr, 4);
+	} else {
+		memcpy(fa->addr, addr, 16);
+	}
+}
+
+static void
+proto_rx_one(struct uet_ulp_ctx *ctx, uint16_t i)
+{
+	const struct uet_engine_rx *r = &ctx->rx[i];
+	const struct uet_pkt *pkt = &r->pkt;
+	const struct uet_outer *o = &pkt->outer;
+	struct uet_pds_rx_meta m;
+	size_t hl = uet_pds_hdr_len(pkt->pds.type);
+	int rc;
+
+	fa_from_outer(&m.src, o->src_addr, o->ip_version);
+	fa_from_outer(&m.dst, o->dst_addr, o->ip_version);
+	m.ses = rte_pktmbuf_mtod_offset(r->m, const uint8_t *,
+					o->hdr_len + hl);
+	m.ses_len = o->inner_len > hl ? (uint16_t)(o->inner_len - hl) : 0;
+	m.len = m.ses_len;
+	m.ev = uet_outer_ev_get(o);
+	m.ce = o->ecn == UET_ECN_CE;
+	/* PROTOCOL.md 1: a trimming switch re-marks the DSCP */
+	m.trimmed = o->dscp == ctx->dscp_trimmed;
+	m.trimmed_lasthop = o->dscp == ctx->dscp_trimmed_lh;
+	m.resp_expected = ctx->ulp->resp_expected != NULL &&
+			  pkt->err_layer == UET_PKT_LAYER_NONE &&
+			  pkt->ses == UET_PKT_SES_REQ &&
+			  ctx->ulp->resp_expected(ctx->ulp_priv, pkt);
+	m.pkt_cookie = i;
+	if (unlikely(m.ce))
+		PROTO_INC(ctx->st.rx_ce);
+	if (unlikely(m.trimmed || m.trimmed_lasthop))
+		PROTO_INC(ctx->st.rx_trimmed);
+	rc = uet_pds_rx(ctx->pds, &pkt->pds, &m, ctx->now);
+	if (unlikely(rc < 0)) {
+		if (rc == -ENOBUFS)
+			PROTO_INC(ctx->st.rx_pds_nobufs);
+		else
+			PROTO_INC(ctx->st.rx_pds_bad);
+	}
+}
+
+static void
+proto_rx_burst(void *priv, struct uet_engine_lcore *lc,
+	       struct uet_engine_rx *rx, uint16_t n, uint64_t now)
+{
+	struct uet_ulp_ctx *ctx = priv;
+
+	(void)lc;
+	ctx->now = now;
+	ctx->rx = rx;
+	ctx->nb_rx = n;
+	PROTO_ADD(ctx->st.rx_pkts, n);
+	for (uint16_t i = 0; i < n; i++) {
+		proto_rx_one(ctx, i);
+		/*
+		 * Drain after every packet: DELIVER events keep RX order
+		 * (ROD), and uet_pds_rx() needs a window of event room.
+		 */
+		proto_events(ctx);
+	}
+	ctx->rx = NULL;
+	ctx->nb_rx = 0;
+	for (uint16_t i = 0; i < n; i++)
+		rte_pktmbuf_free(rx[i].m);
+}
+
+static void
+proto_advance(void *priv, struct uet_engine_lcore *lc, uint64_t now)
+{
+	struct uet_ulp_ctx *ctx = priv;
+
+	(void)lc;
+	ctx->now = now;
+	uet_pds_advance(ctx->pds, now);
+	proto_events(ctx);
+}
+
+const struct uet_engine_hook_ops uet_proto_hook_ops = {
+	.size = sizeof(struct uet_engine_hook_ops),
+	.name = "pds",
+	.lcore_init = proto_lcore_init,
+	.lcore_fini = proto_lcore_fini,
+	.rx_burst = proto_rx_burst,
+	.advance = proto_advance,
+	.tx_ready = proto_tx_ready,
+};
+
+/* ------------------------------------------------------------------ */
+/* services for the ULP                                                */
+/* ------------------------------------------------------------------ */
+
+struct uet_ulp_ctx *
+uet_ulp_ctx_get(struct uet_engine *e, unsigned int idx)
+{
+	if (e == NULL || idx >= e->nb_lcores ||
+	    e->hook.rx_burst != proto_rx_burst)
+		return NULL;
+	return e->lc[idx]->hook_priv;
+}
+
+void *
+uet_ulp_ctx_priv(const struct uet_ulp_ctx *ctx)
+{
+	return ctx->ulp_priv;
+}
+
+struct uet_engine_lcore *
+uet_ulp_ctx_lcore(struct uet_ulp_ctx *ctx)
+{
+	return ctx->lc;
+}
+
+struct uet_pds *
+uet_ulp_ctx_pds(struct uet_ulp_ctx *ctx)
+{
+	return ctx->pds;
+}
+
+uint64_t
+uet_ulp_now(const struct uet_ulp_ctx *ctx)
+{
+	return ctx->now;
+}
+
+uint16_t
+uet_ulp_max_len(const struct uet_ulp_ctx *ctx)
+{
+	return ctx->max_len;
+}
+
+const struct uet_ulp_stats *
+uet_ulp_ctx_stats(const struct uet_ulp_ctx *ctx)
+{
+	return &ctx->st;
+}
+
+int
+uet_ulp_submit(struct uet_ulp_ctx *ctx, const struct uet_ulp_req *r)
+{
+	struct uet_pds_submit s;
+	int rc;
+
+	if (unlikely(r->len > ctx->max_len))
+		return -EINVAL;
+	s.dst = r->dst;
+	s.job = r->job;
+	s.tc = r->tc;
+	s.mode = r->mode;
+	s.next_hdr = r->next_hdr;
+	s.flags = r->flags;
+	s.ev = proto_ev_pick(ctx, r->dst.addr);
+	s.len = r->len;
+	s.pdc = r->pdc;
+	s.cookie = r->cookie;
+	rc = uet_pds_submit(ctx->pds, &s, ctx->now);
+	if (likely(rc == 0))
+		PROTO_INC(ctx->st.submit_ok);
+	else if (rc == -EAGAIN)
+		PROTO_INC(ctx->st.submit_eagain);
+	return rc;
+}
+
+int
+uet_ulp_respond(struct uet_ulp_ctx *ctx, const struct uet_ulp_peer *peer,
+		uint8_t next_hdr, const void *resp, uint16_t len)
+{
+	return uet_pds_respond(ctx->pds, peer->pdc, peer->psn, next_hdr, resp,
+			       len, ctx->now);
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef UET_PROTO_PRIVATE_H
+#define UET_PROTO_PRIVATE_H
+
+/*
+ * Private state of the PDS protocol hook (proto.c: lifecycle, RX, events;
+ * proto_tx.c: frame building and TX). One struct uet_ulp_ctx per engine
+ * context; only that context's thread touches it.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uet/uet_pds.h>
+#include <uet/uet_ulp.h>
+
+#include "engine_private.h"
+
+/* Descriptors / events taken from the PDS per call. */
+#define PROTO_BURST 32
+/* Outer header templates cached per context (direct mapped). */
+#define PROTO_DST_CACHE 16
+/* EVs a RUD destination rotates over on change_ev hints. */
+#define PROTO_EV_SET 8
+
+/* Single-writer counter update, read with relaxed loads. */
+#define PROTO_ADD(ctr, n) \
+	__atomic_store_n(&(ctr), (ctr) + (uint64_t)(n), __ATOMIC_RELAXED)
+#define PROTO_INC(ctr) PROTO_ADD(ctr, 1)
+
+struct proto_dst {
+	bool valid;
+	uint8_t fa[16];
+	struct uet_outer o; /* template: MACs/FAs/ports, no lengths */
+};
+
+struct uet_ulp_ctx {
+	struct uet_engine_lcore *lc;
+	struct uet_pds *pds;
+	const struct uet_ulp_ops *ulp;
+	void *ulp_priv;
+	uint64_t now;
+	uint16_t port;          /* engine port used for TX */
+	uint16_t max_len;       /* SES bytes per request packet */
+	uint16_t ev_base;
+	uint16_t ev_count;      /* RUD EV set size (<= PROTO_EV_SET) */
+	uint32_t ev_rot;
+	uint8_t dscp_data;
+	uint8_t dscp_retx;
+	uint8_t dscp_ctl;
+	uint8_t dscp_trimmed;
+	uint8_t dscp_trimmed_lh;
+	/* RX burst being processed (DELIVER events point into it) */
+	struct uet_engine_rx *rx;
+	uint16_t nb_rx;
+	struct uet_ulp_stats st;
+	struct proto_dst dst[PROTO_DST_CACHE];
+	struct uet_pds_tx txd[PROTO_BURST];
+	struct uet_pds_event ev[PROTO_BURST];
+	struct rte_mbuf *mb[PROTO_BURST];
+};
+
+/* proto.c */
+unsigned int proto_events(struct uet_ulp_ctx *ctx);
+
+/* proto_tx.c */
+uint16_t proto_tx_ready(void *priv, struct uet_engine_lcore *lc,
+			uint64_t now);
+bool proto_fa_is_v4(const uint8_t fa[16]);
+uint16_t proto_ev_pick(const struct uet_ulp_ctx *ctx, const uint8_t fa[16]);
+
+#endif /* UET_PROTO_PRIVATE_H */

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * TX side of the PDS hook: PDS descriptors become frames built straight
+ * into mbufs (outer headers from a cached per-destination template, PDS
+ * header, then the ULP's SES header + payload or the stored response).
+ * Bursts of PROTO_BURST, mbufs allocated in bulk, no other allocation.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_jhash.h>
+#include <rte_mbuf.h>
+
+#include "proto_private.h"
+
+bool
+proto_fa_is_v4(const uint8_t fa[16])
+{
+	static const uint8_t zero[12];
+
+	/* struct uet_pds_fa: IPv4 in the first 4 bytes, the rest zero */
+	return memcmp(fa + 4, zero, sizeof(zero)) == 0;
+}
+
+static uint32_t
+fa_hash(const uint8_t fa[16])
+{
+	return rte_jhash(fa, 16, 0x55e7);
+}
+
+/* One EV per destination (spraying over paths comes with src/cms). */
+uint16_t
+proto_ev_pick(const struct uet_ulp_ctx *ctx, const uint8_t fa[16])
+{
+	return (uint16_t)(ctx->ev_base + fa_hash(fa) % ctx->ev_count);
+}
+
+/* A trimmed or timed-out RUD request moves to the next EV of the set;
+ * ROD keeps one path per PDC (PROTOCOL.md 3). */
+static uint16_t
+ev_change(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t)
+{
+	uint16_t off;
+
+	if (t->hdr.type == UET_PDS_TYPE_ROD_REQ ||
+	    t->hdr.type == UET_PDS_TYPE_ROD_CC_REQ || ctx->ev_count < 2)
+		return t->ev;
+	off = (uint16_t)(t->ev - ctx->ev_base);
+	off = (uint16_t)((off + 1 + ctx->ev_rot++ % (ctx->ev_count - 1)) %
+			 ctx->ev_count);
+	PROTO_INC(ctx->st.tx_ev_change);
+	return (uint16_t)(ctx->ev_base + off);
+}
+
+static const struct uet_outer *
+dst_template(struct uet_ulp_ctx *ctx, const uint8_t fa[16])
+{
+	struct proto_dst *d = &ctx->dst[fa_hash(fa) % PROTO_DST_CACHE];
+
+	if (likely(d->valid && memcmp(d->fa, fa, 16) == 0))
+		return &d->o;
+	if (uet_engine_outer_prepare(ctx->lc, ctx->port,
+				     proto_fa_is_v4(fa) ? 4 : 6, fa,
+				     &d->o) < 0) {
+		d->valid = false;
+		return NULL;
+	}
+	memcpy(d->fa, fa, 16);
+	d->valid = true;
+	return &d->o;
+}
+
+static uint32_t
+req_psn(const struct uet_pds_hdr *h)
+{
+	if (uet_pds_type_is_req(h->type))
+		return h->u.req.psn;
+	if (h->type == UET_PDS_TYPE_RUDI_REQ)
+		return h->u.rudi.pkt_id;
+	return 0;
+}
+
+/* Build the frame of descriptor @p t into @p m; 0 or -errno. */
+static int
+frame_build(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t,
+	    struct rte_mbuf *m)
+{
+	const struct uet_outer *tpl = dst_template(ctx, t->dst.addr);
+	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
+	size_t cap = rte_pktmbuf_tailroom(m);
+	size_t hl = uet_pds_hdr_len(t->hdr.type);
+	bool ctl = t->kind == UET_PDS_TX_CTL;
+	uint16_t body = ctl ? t->resp_len : t->len;
+	struct uet_outer o;
+	int ol, pl, bl;
+
+	if (unlikely(tpl == NULL || hl == 0))
+		return -EINVAL;
+	o = *tpl;
+	o.inner_len = (uint16_t)(hl + body);
+	/* PROTOCOL.md 1: DSCP per class, data ECT(0) */
+	if (ctl) {
+		o.dscp = ctx->dscp_ctl;
+		o.ecn = UET_ECN_NOT_ECT;
+	} else {
+		o.dscp = t->kind == UET_PDS_TX_RETX ? ctx->dscp_retx :
+						      ctx->dscp_data;
+		o.ecn = UET_ECN_ECT0;
+	}
+	uet_outer_ev_set(&o, t->change_ev && !ctl ? ev_change(ctx, t) : t->ev);
+	ol = uet_outer_encode(&o, buf, cap);
+	if (unlikely(ol < 0))
+		return -EINVAL;
+	pl = uet_pds_hdr_encode(&t->hdr, buf + ol, cap - (size_t)ol);
+	if (unlikely(pl < 0 || (size_t)pl != hl))
+		return -EINVAL;
+	if (ctl) {
+		if (unlikely((size_t)(ol + pl) + body > cap))
+			return -ENOSPC;
+		if (body != 0)
+			memcpy(buf + ol + pl, t->resp, body);
+	} else {
+		bl = ctx->ulp->build(ctx->ulp_priv, t->cookie,
+				     req_psn(&t->hdr),
+				     t->kind == UET_PDS_TX_RETX,
+				     buf + ol + pl, cap - (size_t)(ol + pl));
+		if (unlikely(bl != (int)body))
+			return -EINVAL;
+	}
+	if (o.ip_version == 6 && !o.native)
+		(void)uet_outer_udp_csum_fill(&o, buf, (size_t)ol + pl + body);
+	if (rte_pktmbuf_append(m, (uint16_t)(ol + pl + body)) == NULL)
+		return -ENOSPC;
+	return 0;
+}
+
+static void
+tx_count(struct uet_ulp_ctx *ctx, uint8_t kind)
+{
+	if (kind == UET_PDS_TX_NEW)
+		PROTO_INC(ctx->st.tx_new);
+	else if (kind == UET_PDS_TX_RETX)
+		PROTO_INC(ctx->st.tx_retx);
+	else
+		PROTO_INC(ctx->st.tx_ctl);
+}
+
+/* Send @p n descriptors of ctx->txd; returns frames queued. */
+static uint16_t
+tx_descs(struct uet_ulp_ctx *ctx, uint16_t n)
+{
+	struct rte_mempool *pool = ctx->lc->eng->port[ctx->port].pool;
+	uint16_t queued = 0;
+
+	/* A descriptor taken from the PDS and not sent is a loss on the
+	 * wire for the PDS: it retransmits (requests) or the peer asks
+	 * again (ACKs). */
+	if (unlikely(rte_pktmbuf_alloc_bulk(pool, ctx->mb, n) != 0)) {
+		PROTO_ADD(ctx->st.tx_nombuf, n);
+		ENG_ADD(ctx->lc->st.mbuf_alloc_fail, n);
+		return 0;
+	}
+	for (uint16_t i = 0; i < n; i++) {
+		const struct uet_pds_tx *t = &ctx->txd[i];
+		struct rte_mbuf *m = ctx->mb[i];
+
+		if (unlikely(frame_build(ctx, t, m) < 0)) {
+			PROTO_INC(ctx->st.tx_build_err);
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		if (unlikely(uet_engine_tx_ip(ctx->lc, ctx->port, m) < 0)) {
+			PROTO_INC(ctx->st.tx_queue_err);
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		tx_count(ctx, t->kind);
+		queued++;
+	}
+	return queued;
+}
+
+uint16_t
+proto_tx_ready(void *priv, struct uet_engine_lcore *lc, uint64_t now)
+{
+	struct uet_ulp_ctx *ctx = priv;
+	unsigned int work = 0;
+	uint16_t queued = 0;
+
+	ctx->now = now;
+	if (ctx->ulp->poll != NULL)
+		work = ctx->ulp->poll(ctx->ulp_priv, ctx, now);
+	for (;;) {
+		uint16_t space = uet_engine_tx_space(lc, ctx->port);
+		uint16_t want = space < PROTO_BURST ? space : PROTO_BURST;
+		uint16_t n;
+
+		if (want == 0)
+			break;
+		n = uet_pds_tx_burst(ctx->pds, now, ctx->txd, want);
+		if (n == 0)
+			break;
+		queued += tx_descs(ctx, n);
+		if (n < want)
+			break;
+	}
+	/* UUD completes on transmission */
+	work += proto_events(ctx);
+	return (uint16_t)RTE_MIN(queued + work, (unsigned int)UINT16_MAX);
+}

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * PDS hook integration test in one EAL process (--no-huge): two engines
+ * over rte_eth_from_rings() ports back to back, both inline on this
+ * thread, the PDS hook (pmd/proto.c) with the uet-perf raw-PDS ULP
+ * (apps/uet-perf/rawulp.c: sequence numbers, byte-exact payload check,
+ * per-packet delivery counts) under injected faults on A's data (drop,
+ * dup, reorder, trim, ECN) and B's control packets (drop):
+ *
+ *   RUD, ROD   every message delivered exactly once, byte-exact;
+ *              ROD in order; every submission completed without error
+ *   RUDI       every message delivered at least once, byte-exact
+ *   UUD        never duplicated (no dup fault: UUD has no state to
+ *              suppress a duplicated frame), byte-exact
+ *
+ * Bounded by loop iterations and message counts; no timing assertions.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_eth_ring.h>
+#include <rte_ring.h>
+
+#include <uet/uet_engine.h>
+#include <uet/uet_ulp.h>
+
+#include "perf.h"
+
+static int failures;
+
+#define CHECK(cond) do { \
+	if (!(cond)) { \
+		fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
+			__LINE__, #cond); \
+		failures++; \
+	} \
+} while (0)
+
+static const uint8_t ip_a[4] = { 10, 0, 0, 1 };
+static const uint8_t ip_b[4] = { 10, 0, 0, 2 };
+static const uint8_t mac_a[6] = { 0x02, 0, 0, 0, 0, 0x0a };
+static const uint8_t mac_b[6] = { 0x02, 0, 0, 0, 0, 0x0b };
+static unsigned int run_no;
+
+static void
+cfg_make(struct uet_config *c, const char *dev, const uint8_t *ip,
+	 const uint8_t *mac, const uint8_t *pip, const uint8_t *pmac)
+{
+	uet_config_init_defaults(c);
+	for (unsigned int i = 1; i < UET_CONFIG_MAX_PORTS; i++)
+		c->port[i].defined = false;
+	c->port[0].defined = true;
+	snprintf(c->port[0].devargs, sizeof(c->port[0].devargs), "%s", dev);
+	c->port[0].has_ipv4 = true;
+	memcpy(&c->port[0].ipv4, ip, 4);
+	c->port[0].has_ipv6 = false;
+	c->port[0].has_mac = true;
+	memcpy(c->port[0].mac, mac, 6);
+	c->engine.progress = UET_CONFIG_PROGRESS_INLINE;
+	c->engine.nb_lcores = 1;
+	c->engine.lcores[0] = 0;
+	c->engine.mbuf_pool_size = 4095;
+	c->engine.mbuf_cache = 64;
+	c->spray.mode = UET_CONFIG_SPRAY_SINGLE;
+	c->nb_neighbors = 1;
+	c->neighbor[0].ip.family = AF_INET;
+	memcpy(&c->neighbor[0].ip.v4, pip, 4);
+	memcpy(c->neighbor[0].mac, pmac, 6);
+	c->fault.enabled = false;
+}
+
+struct scenario {
+	const char *name;
+	uint8_t mode;
+	uint32_t size;
+	uint64_t count;
+	uint32_t window;
+	bool dup;
+};
+
+static struct uet_engine *
+engine_make(const char *tag, const struct uet_config *c,
+	    struct uet_proto_params *pp)
+{
+	struct uet_engine_params p = {
+		.cfg = c, .hook = &uet_proto_hook_ops, .hook_arg = pp,
+	};
+	char name[16];
+	struct uet_engine *e;
+
+	snprintf(name, sizeof(name), "tp%s%u", tag, run_no);
+	p.name = name;
+	e = uet_engine_create(&p);
+	if (e == NULL)
+		fprintf(stderr, "engine %s: %s\n", name,
+			rte_strerror(rte_errno));
+	return e;
+}
+
+static void
+run(const struct scenario *s)
+{
+	struct uet_config ca, cb;
+	struct rulp_params pa, pb;
+	struct uet_proto_params ppa, ppb;
+	struct uet_engine *a = NULL, *b = NULL;
+	struct rulp *ra, *rb;
+	struct rulp_result tx, rx;
+	static struct uet_engine_stats st;
+	bool fin = false;
+	uint32_t *ppm;
+
+	run_no++;
+	cfg_make(&ca, "net_ring_tpA", ip_a, mac_a, ip_b, mac_b);
+	cfg_make(&cb, "net_ring_tpB", ip_b, mac_b, ip_a, mac_a);
+	ca.fault.enabled = true;
+	ca.fault.seed = 7 + run_no;
+	ca.fault.reorder_depth = 3;
+	ppm = ca.fault.ppm[UET_CONFIG_FAULT_TX][UET_CONFIG_FAULT_DATA];
+	ppm[UET_CONFIG_FAULT_DROP] = 30000;
+	ppm[UET_CONFIG_FAULT_DUP] = s->dup ? 20000 : 0;
+	ppm[UET_CONFIG_FAULT_REORDER] = 30000;
+	ppm[UET_CONFIG_FAULT_TRIM] = 20000;
+	ppm[UET_CONFIG_FAULT_ECN] = 30000;
+	if (s->mode != UET_PDS_MODE_UUD) {
+		cb.fault.enabled = true;
+		cb.fault.seed = 99 + run_no;
+		cb.fault.ppm[UET_CONFIG_FAULT_TX][UET_CONFIG_FAULT_CONTROL]
+			    [UET_CONFIG_FAULT_DROP] = 20000;
+	}
+	memset(&pa, 0, sizeof(pa));
+	memcpy(pa.peer.addr, ip_b, 4);
+	pa.mode = s->mode;
+	pa.size = s->size;
+	pa.count = s->count;
+	pa.window = s->window;
+	pb = pa;
+	memcpy(pb.peer.addr, ip_a, 4);
+	pb.count = 0;
+	pb.expect = s->count;
+	pb.expect_size = s->size;
+	ra = rulp_create(&pa);
+	rb = rulp_create(&pb);
+	CHECK(ra != NULL && rb != NULL);
+	if (ra == NULL || rb == NULL)
+		goto out;
+	ppa = (struct uet_proto_params){ .ulp = &rulp_ops, .ulp_arg = ra };
+	ppb = (struct uet_proto_params){ .ulp = &rulp_ops, .ulp_arg = rb };
+	a = engine_make("A", &ca, &ppa);
+	b = engine_make("B", &cb, &ppb);
+	CHECK(a != NULL && b != NULL);
+	if (a == NULL || b == NULL)
+		goto out;
+	/* bounded by iterations; RTOs fire on real time in between */
+	for (unsigned long i = 0; i < 20000000ul && !fin; i++) {
+		(void)uet_engine_poll(a, 1);
+		(void)uet_engine_poll(b, 1);
+		fin = (i & 15) == 0 && rulp_send_finished(ra);
+	}
+	for (unsigned int i = 0; i < 5000; i++) {
+		(void)uet_engine_poll(a, 1);
+		(void)uet_engine_poll(b, 1);
+	}
+	rulp_result(ra, &tx);
+	rulp_result(rb, &rx);
+	CHECK(uet_engine_stats_get(a, &st) == 0);
+	printf("%-10s sent %lu msgs, done %lu ok / %lu err; delivered %lu "
+	       "msgs (%lu pkts), lost %lu, dup %lu, bad %lu, order %lu; "
+	       "A faults: drop %lu dup %lu reorder %lu trim %lu ecn %lu; "
+	       "retx %lu\n", s->name, (unsigned long)tx.msgs_sent,
+	       (unsigned long)tx.pkts_done_ok, (unsigned long)tx.pkts_done_err,
+	       (unsigned long)rx.rx_msgs, (unsigned long)rx.rx_pkts,
+	       (unsigned long)rx.rx_lost, (unsigned long)rx.rx_dup,
+	       (unsigned long)rx.rx_bad, (unsigned long)rx.rx_order_err,
+	       (unsigned long)st.total.fault[1].applied[UET_CONFIG_FAULT_DROP],
+	       (unsigned long)st.total.fault[1].applied[UET_CONFIG_FAULT_DUP],
+	       (unsigned long)st.total.fault[1].applied[UET_CONFIG_FAULT_REORDER],
+	       (unsigned long)st.total.fault[1].applied[UET_CONFIG_FAULT_TRIM],
+	       (unsigned long)st.total.fault[1].applied[UET_CONFIG_FAULT_ECN],
+	       (unsigned long)uet_ulp_ctx_stats(uet_ulp_ctx_get(a, 0))->tx_retx);
+	CHECK(fin);
+	CHECK(tx.msgs_sent == s->count);
+	CHECK(rx.rx_bad == 0);
+	/* the faults happened */
+	CHECK(st.total.fault[1].applied[UET_CONFIG_FAULT_DROP] > 0);
+	CHECK(st.total.fault[1].applied[UET_CONFIG_FAULT_TRIM] > 0);
+	switch (s->mode) {
+	case UET_PDS_MODE_RUD:
+	case UET_PDS_MODE_ROD:
+		CHECK(rx.rx_lost == 0);
+		CHECK(rx.rx_dup == 0);
+		CHECK(rx.rx_msgs == s->count);
+		CHECK(tx.pkts_done_err == 0);
+		CHECK(rx.rx_order_err == 0);
+		break;
+	case UET_PDS_MODE_RUDI:
+		CHECK(rx.rx_lost == 0);
+		CHECK(rx.rx_msgs == s->count);
+		break;
+	default:
+		CHECK(rx.rx_dup == 0);
+		CHECK(rx.rx_msgs > 0);
+		break;
+	}
+out:
+	uet_engine_free(b);
+	uet_engine_free(a);
+	rulp_free(rb);
+	rulp_free(ra);
+}
+
+static int
+ring_ports(void)
+{
+	struct rte_ring *ab = rte_ring_create("tp_ab", 1024, SOCKET_ID_ANY,
+					      RING_F_SP_ENQ | RING_F_SC_DEQ);
+	struct rte_ring *ba = rte_ring_create("tp_ba", 1024, SOCKET_ID_ANY,
+					      RING_F_SP_ENQ | RING_F_SC_DEQ);
+
+	if (ab == NULL || ba == NULL)
+		return -1;
+	if (rte_eth_from_rings("tpA", &ba, 1, &ab, 1, SOCKET_ID_ANY) < 0 ||
+	    rte_eth_from_rings("tpB", &ab, 1, &ba, 1, SOCKET_ID_ANY) < 0)
+		return -1;
+	return 0;
+}
+
+int
+main(void)
+{
+	static const struct scenario sc[] = {
+		{ "rud", UET_PDS_MODE_RUD, 64, 3000, 256, true },
+		{ "rud-multi", UET_PDS_MODE_RUD, 5000, 300, 256, true },
+		{ "rod", UET_PDS_MODE_ROD, 64, 1000, 16, true },
+		{ "rod-multi", UET_PDS_MODE_ROD, 3000, 200, 16, true },
+		{ "rudi", UET_PDS_MODE_RUDI, 64, 2000, 256, true },
+		{ "uud", UET_PDS_MODE_UUD, 64, 2000, 256, false },
+	};
+	int rc;
+
+	rc = uet_engine_eal_init("test_proto",
+				 "-l 0 --no-huge -m 512 --no-pci "
+				 "--log-level=4", NULL);
+	if (rc < 0) {
+		fprintf(stderr, "EAL: %s\n", strerror(-rc));
+		return 1;
+	}
+	if (ring_ports() < 0) {
+		fprintf(stderr, "ring ports failed\n");
+		return 1;
+	}
+	for (unsigned int i = 0; i < RTE_DIM(sc); i++)
+		run(&sc[i]);
+	(void)rte_eal_cleanup();
+	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
+	return failures ? 1 : 0;
+}
