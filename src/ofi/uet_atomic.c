@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Atomics: ATOMIC, FETCH_ATOMIC and CSWAP descriptors. Which op x datatype
+ * pairs are valid comes from the SES support table (uet_amo_supported),
+ * through the libfabric -> SES code mapping below; the largest count is
+ * one packet of operands (UET_AMO_MAX_LEN). Fetching and compare atomics
+ * need the AI Full or HPC profile. One ioc per call.
+ */
+#include <string.h>
+
+#include <uet/uet_ses_amo.h>
+
+#include "uet_ofi_priv.h"
+
+int
+uet_ofi_amo_op(enum fi_op op)
+{
+	static const int map[] = {
+		[FI_MIN] = UET_AMO_MIN, [FI_MAX] = UET_AMO_MAX,
+		[FI_SUM] = UET_AMO_SUM, [FI_PROD] = UET_AMO_PROD,
+		[FI_LOR] = UET_AMO_LOR, [FI_LAND] = UET_AMO_LAND,
+		[FI_BOR] = UET_AMO_BOR, [FI_BAND] = UET_AMO_BAND,
+		[FI_LXOR] = UET_AMO_LXOR, [FI_BXOR] = UET_AMO_BXOR,
+		[FI_ATOMIC_READ] = UET_AMO_READ,
+		[FI_ATOMIC_WRITE] = UET_AMO_WRITE,
+		[FI_CSWAP] = UET_AMO_CSWAP, [FI_CSWAP_NE] = UET_AMO_CSWAP_NE,
+		[FI_CSWAP_LE] = UET_AMO_CSWAP_LE,
+		[FI_CSWAP_LT] = UET_AMO_CSWAP_LT,
+		[FI_CSWAP_GE] = UET_AMO_CSWAP_GE,
+		[FI_CSWAP_GT] = UET_AMO_CSWAP_GT, [FI_MSWAP] = UET_AMO_MSWAP,
+	};
+
+	if ((unsigned int)op >= sizeof(map) / sizeof(map[0]))
+		return -1;
+	return map[op];
+}
+
+int
+uet_ofi_amo_dt(enum fi_datatype dt)
+{
+	static const int map[] = {
+		[FI_INT8] = UET_AMO_DT_INT8, [FI_UINT8] = UET_AMO_DT_UINT8,
+		[FI_INT16] = UET_AMO_DT_INT16, [FI_UINT16] = UET_AMO_DT_UINT16,
+		[FI_INT32] = UET_AMO_DT_INT32, [FI_UINT32] = UET_AMO_DT_UINT32,
+		[FI_INT64] = UET_AMO_DT_INT64, [FI_UINT64] = UET_AMO_DT_UINT64,
+		[FI_FLOAT] = UET_AMO_DT_FLOAT, [FI_DOUBLE] = UET_AMO_DT_DOUBLE,
+		[FI_FLOAT_COMPLEX] = UET_AMO_DT_FLOAT_COMPLEX,
+		[FI_DOUBLE_COMPLEX] = UET_AMO_DT_DOUBLE_COMPLEX,
+		[FI_LONG_DOUBLE] = UET_AMO_DT_LONG_DOUBLE,
+		[FI_LONG_DOUBLE_COMPLEX] = UET_AMO_DT_LONG_DOUBLE_COMPLEX,
+		[FI_INT128] = UET_AMO_DT_INT128,
+		[FI_UINT128] = UET_AMO_DT_UINT128,
+	};
+
+	if ((unsigned int)dt >= sizeof(map) / sizeof(map[0]))
+		return -1;
+	return map[dt];
+}
+
+size_t
+uet_ofi_dt_size(enum fi_datatype dt)
+{
+	switch (dt) {
+	case FI_INT8: case FI_UINT8:
+		return 1;
+	case FI_INT16: case FI_UINT16:
+		return 2;
+	case FI_INT32: case FI_UINT32: case FI_FLOAT:
+		return 4;
+	case FI_INT64: case FI_UINT64: case FI_DOUBLE: case FI_FLOAT_COMPLEX:
+		return 8;
+	case FI_INT128: case FI_UINT128: case FI_DOUBLE_COMPLEX:
+	case FI_LONG_DOUBLE:
+		return 16; /* long double travels in a 16-byte slot */
+	case FI_LONG_DOUBLE_COMPLEX:
+		return 32;
+	default:
+		return 0;
+	}
+}
+
+enum amo_kind { AMO_WRITE, AMO_FETCH, AMO_COMPARE };
+
+static bool
+op_of_kind(enum fi_op op, enum amo_kind k)
+{
+	switch (k) {
+	case AMO_WRITE:
+		return op <= FI_BXOR || op == FI_ATOMIC_WRITE;
+	case AMO_FETCH:
+		return op <= FI_ATOMIC_WRITE;
+	case AMO_COMPARE:
+		return op >= FI_CSWAP && op <= FI_MSWAP;
+	}
+	return false;
+}
+
+/* 0 and the largest count, or -FI_EOPNOTSUPP. */
+static int
+amo_valid(enum uet_profile prof, enum fi_datatype dt, enum fi_op op,
+	  enum amo_kind k, size_t *count)
+{
+	int sop = uet_ofi_amo_op(op), sdt = uet_ofi_amo_dt(dt);
+	size_t sz = uet_ofi_dt_size(dt);
+
+	if (sop < 0 || sdt < 0 || sz == 0 || !op_of_kind(op, k))
+		return -FI_EOPNOTSUPP;
+	if (k != AMO_WRITE && prof == UET_PROFILE_AI_BASE)
+		return -FI_EOPNOTSUPP; /* fetching atomics: AI Full, HPC */
+	if (!uet_amo_supported((unsigned int)sop, (unsigned int)sdt))
+		return -FI_EOPNOTSUPP;
+	if (count != NULL)
+		*count = UET_AMO_MAX_LEN / sz;
+	return 0;
+}
+
+int
+uet_ofi_query_atomic(struct fid_domain *domain, enum fi_datatype dt,
+		     enum fi_op op, struct fi_atomic_attr *attr,
+		     uint64_t flags)
+{
+	struct uet_ofi_domain *d =
+		container_of(domain, struct uet_ofi_domain, dom_fid);
+	enum amo_kind k = AMO_WRITE;
+	size_t count;
+	int rc;
+
+	if (flags & FI_TAGGED)
+		return -FI_EOPNOTSUPP; /* no libfabric API for tagged atomics */
+	if ((flags & FI_FETCH_ATOMIC) && (flags & FI_COMPARE_ATOMIC))
+		return -FI_EINVAL;
+	if (flags & FI_FETCH_ATOMIC)
+		k = AMO_FETCH;
+	else if (flags & FI_COMPARE_ATOMIC)
+		k = AMO_COMPARE;
+	rc = amo_valid(d->profile, dt, op, k, &count);
+	if (rc < 0)
+		return rc;
+	if (attr != NULL) {
+		attr->size = uet_ofi_dt_size(dt);
+		attr->count = count;
+	}
+	return 0;
+}
+
+static int
+ep_writevalid(struct fid_ep *fid, enum fi_datatype dt, enum fi_op op,
+	      size_t *count)
+{
+	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+
+	return amo_valid(ep->dom->profile, dt, op, AMO_WRITE, count);
+}
+
+static int
+ep_readwritevalid(struct fid_ep *fid, enum fi_datatype dt, enum fi_op op,
+		  size_t *count)
+{
+	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+
+	return amo_valid(ep->dom->profile, dt, op, AMO_FETCH, count);
+}
+
+static int
+ep_compwritevalid(struct fid_ep *fid, enum fi_datatype dt, enum fi_op op,
+		  size_t *count)
+{
+	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+
+	return amo_valid(ep->dom->profile, dt, op, AMO_COMPARE, count);
+}
+
+/* One atomic descriptor. */
+static ssize_t
+amo_post(struct uet_ofi_ep *ep, enum amo_kind k,
+	 const struct fi_msg_atomic *msg, const struct fi_ioc *compare,
+	 const struct fi_ioc *result, uint64_t flags)
+{
+	struct uet_chan_sqe sqe;
+	struct iovec iov;
+	size_t count, sz;
+	int rc;
+
+	if (msg == NULL || msg->iov_count != 1 || msg->msg_iov == NULL ||
+	    msg->rma_iov_count != 1 || msg->rma_iov == NULL)
+		return -FI_EINVAL;
+	if (!ep->enabled)
+		return -FI_EOPBADSTATE;
+	if (!(ep->caps & FI_ATOMIC) ||
+	    !(ep->caps & (k == AMO_WRITE ? FI_WRITE : FI_READ)))
+		return -FI_EOPNOTSUPP;
+	rc = amo_valid(ep->dom->profile, msg->datatype, msg->op, k, &count);
+	if (rc < 0)
+		return rc;
+	sz = uet_ofi_dt_size(msg->datatype);
+	if (msg->msg_iov[0].count == 0 || msg->msg_iov[0].count > count)
+		return -FI_EINVAL;
+	if ((k != AMO_WRITE && (result == NULL || result->addr == NULL)) ||
+	    (k == AMO_COMPARE && (compare == NULL || compare->addr == NULL)))
+		return -FI_EINVAL;
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.op = k == AMO_WRITE ? UET_CHAN_OP_ATOMIC :
+		 k == AMO_FETCH ? UET_CHAN_OP_FETCH_ATOMIC : UET_CHAN_OP_CSWAP;
+	sqe.atomic_op = (uint8_t)uet_ofi_amo_op(msg->op);
+	sqe.atomic_dt = (uint8_t)uet_ofi_amo_dt(msg->datatype);
+	sqe.dest = uet_ofi_ep_dest(ep, msg->addr);
+	if (sqe.dest == 0)
+		return -FI_EINVAL;
+	sqe.rkey = msg->rma_iov[0].key;
+	sqe.roffset = msg->rma_iov[0].addr;
+	sqe.imm_data = msg->data;
+	if (result != NULL)
+		sqe.result = (uint64_t)(uintptr_t)result->addr;
+	if (compare != NULL)
+		sqe.compare = (uint64_t)(uintptr_t)compare->addr;
+	iov.iov_base = msg->msg_iov[0].addr;
+	iov.iov_len = msg->msg_iov[0].count * sz;
+	return uet_ofi_post_sqe(ep, &sqe, &iov, msg->desc, 1, flags,
+				msg->context,
+				FI_ATOMIC | (k == AMO_WRITE ? FI_WRITE : FI_READ),
+				k == AMO_WRITE ? UET_OFI_CNTR_WRITE :
+						 UET_OFI_CNTR_READ);
+}
+
+static ssize_t
+at_writemsg(struct fid_ep *fid, const struct fi_msg_atomic *msg,
+	    uint64_t flags)
+{
+	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+
+	return amo_post(ep, AMO_WRITE, msg, NULL, NULL, flags);
+}
+
+static ssize_t
+at_writev(struct fid_ep *fid, const struct fi_ioc *iov, void **desc,
+	  size_t count, fi_addr_t a, uint64_t addr, uint64_t key,
+	  enum fi_datatype dt, enum fi_op op, void *context)
+{
+	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct fi_rma_ioc r = { .addr = addr, .count = count ? iov[0].count : 0,
+				.key = key };
+	struct fi_msg_atomic m = {
+		.msg_iov = iov, .desc = desc, .iov_count = count, .addr = a,
+		.rma_iov = &r, .rma_iov_count = 1, .datatype = dt, .op = op,
+		.context = context,
+	};
+
+	return amo_post(ep, AMO_WRITE, &m, NULL, NULL,
+			ep->tx_op_flags | FI_COMPLETION);
+}
+
+static ssize_t
+at_write(struct fid_ep *fid, const void *buf, size_t count, void *desc,
+	 fi_addr_t a, uint64_t addr, uint64_t key, enum fi_datatype dt,
+	 enum fi_op op, void *context)
+{
+	struct fi_ioc ioc = { .addr = (void *)(uintptr_t)buf, .count = count };
+
+	return at_writev(fid, &ioc, &desc, 1, a, addr, key, dt, op, context);
+}
+
+static ssize_t
+at_inject(struct fid_ep *fid, const void *buf, size_t count, fi_addr_t a,
+	  uint64_t addr, uint64_t key, enum fi_datatype dt, enum fi_op op)
+{
+	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct fi_ioc ioc = { .addr = (void *)(uintptr_t)buf, .count = count };
+	struct fi_rma_ioc r = { .addr = addr, .count = count, .key = key };
+	struct fi_msg_atomic m = {
+		.msg_iov = &ioc, .iov_count = 1, .addr = a, .rma_iov = &r,
+		.rma_iov_count = 1, .datatype = dt, .op = op,
+	};
+
+	return amo_post(ep, AMO_WRITE, &m, NULL, NULL,
+			FI_INJECT | UET_OFI_NO_CQ);
+}
+
+static ssize_t
+at_readwritemsg(struct fid_ep *fid, const struct fi_msg_atomic *msg,
+		struct fi_ioc *resultv, void **result_desc,
+		size_t result_count, uint64_t flags)
+{
+	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+
+	(void)result_desc;
+	if (result_count != 1)
+		return -FI_EINVAL;
+	return amo_post(ep, AMO_FETCH, msg, NULL, resultv, flags);
+}
+
+static ssize_t
+at_readwritev(struct fid_ep *fid, const struct fi_ioc *iov, void **desc,
+	      size_t count, struct fi_ioc *resultv, void **result_desc,
+	      size_t result_count, fi_addr_t a, uint64_t addr, uint64_t key,
+	      enum fi_datatype dt, enum fi_op op, void *context)
+{
+	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct fi_rma_ioc r = { .addr = addr, .count = count ? iov[0].count : 0,
+				.key = key };
+	struct fi_msg_atomic m = {
+		.msg_iov = iov, .desc = desc, .iov_count = count, .addr = a,
+		.rma_iov = &r, .rma_iov_count = 1, .datatype = dt, .op = op,
+		.context = context,
+	};
+
+	return at_readwritemsg(fid, &m, resultv, result_desc, result_count,
+			       ep->tx_op_flags | FI_COMPLETION);
+}
+
+static ssize_t
+at_readwrite(struct fid_ep *fid, const void *buf, size_t count, void *desc,
+	     void *result, void *result_desc, fi_addr_t a, uint64_t addr,
+	     uint64_t key, enum fi_datatype dt, enum fi_op op, void *context)
+{
+	/* FI_ATOMIC_READ has no operand: count still sizes the request */
+	static const uint8_t zero[UET_AMO_ELEM_MAX];
+	struct fi_ioc ioc = { .addr = (void *)(uintptr_t)(buf ? buf : zero),
+			      .count = count };
+	struct fi_ioc res = { .addr = result, .count = count };
+
+	return at_readwritev(fid, &ioc, &desc, 1, &res, &result_desc, 1, a,
+			     addr, key, dt, op, context);
+}
+
+static ssize_t
+at_compwritemsg(struct fid_ep *fid, const struct fi_msg_atomic *msg,
+		const struct fi_ioc *comparev, void **compare_desc,
+		size_t compare_count, struct fi_ioc *resultv,
+		void **result_desc, size_t result_count, uint64_t flags)
+{
+	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+
+	(void)compare_desc; (void)result_desc;
+	if (compare_count != 1 || result_count != 1)
+		return -FI_EINVAL;
+	return amo_post(ep, AMO_COMPARE, msg, comparev, resultv, flags);
+}
+
+static ssize_t
+at_compwritev(struct fid_ep *fid, const struct fi_ioc *iov, void **desc,
+	      size_t count, const struct fi_ioc *comparev,
+	      void **compare_desc, size_t compare_count,
+	      struct fi_ioc *resultv, void **result_desc, size_t result_count,
+	      fi_addr_t a, uint64_t addr, uint64_t key, enum fi_datatype dt,
+	      enum fi_op op, void *context)
+{
+	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct fi_rma_ioc r = { .addr = addr, .count = count ? iov[0].count : 0,
+				.key = key };
+	struct fi_msg_atomic m = {
+		.msg_iov = iov, .desc = desc, .iov_count = count, .addr = a,
+		.rma_iov = &r, .rma_iov_count = 1, .datatype = dt, .op = op,
+		.context = context,
+	};
+
+	return at_compwritemsg(fid, &m, comparev, compare_desc, compare_count,
+			       resultv, result_desc, result_count,
+			       ep->tx_op_flags | FI_COMPLETION);
+}
+
+static ssize_t
+at_compwrite(struct fid_ep *fid, const void *buf, size_t count, void *desc,
+	     const void *compare, void *compare_desc, void *result,
+	     void *result_desc, fi_addr_t a, uint64_t addr, uint64_t key,
+	     enum fi_datatype dt, enum fi_op op, void *context)
+{
+	struct fi_ioc ioc = { .addr = (void *)(uintptr_t)buf, .count = count };
+	struct fi_ioc cmp = { .addr = (void *)(uintptr_t)compare,
+			      .count = count };
+	struct fi_ioc res = { .addr = result, .count = count };
+
+	return at_compwritev(fid, &ioc, &desc, 1, &cmp, &compare_desc, 1, &res,
+			     &result_desc, 1, a, addr, key, dt, op, context);
+}
+
+const struct fi_ops_atomic uet_ofi_atomic_ops = {
+	.size = sizeof(struct fi_ops_atomic),
+	.write = at_write,
+	.writev = at_writev,
+	.writemsg = at_writemsg,
+	.inject = at_inject,
+	.readwrite = at_readwrite,
+	.readwritev = at_readwritev,
+	.readwritemsg = at_readwritemsg,
+	.compwrite = at_compwrite,
+	.compwritev = at_compwritev,
+	.compwritemsg = at_compwritemsg,
+	.writevalid = ep_writevalid,
+	.readwritevalid = ep_readwritevalid,
+	.compwritevalid = ep_compwritevalid,
+};

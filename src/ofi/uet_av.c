@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Address vector, FI_AV_TABLE (fi_addr = index, append only) and FI_AV_MAP
+ * (fi_addr = address of the entry, slots reused). Entries live in chunks
+ * of UET_OFI_AV_CHUNK that never move, so an entry's address is the
+ * address handle given to the engine (struct uet_chan_sqe.dest) and stays
+ * valid until the AV is closed. No fixed size limit. A hash of initiator
+ * ids maps the source of a received message back to its fi_addr.
+ */
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "uet_ofi_priv.h"
+
+#define NO_FREE UINT32_MAX
+
+static struct uet_ofi_av_entry *
+entry_at(const struct uet_ofi_av *av, size_t idx)
+{
+	if (idx >= av->count)
+		return NULL;
+	return &av->chunks[idx / UET_OFI_AV_CHUNK][idx % UET_OFI_AV_CHUNK];
+}
+
+/* Index of an FI_AV_MAP fi_addr (an entry pointer); SIZE_MAX if none. */
+static size_t
+map_index(const struct uet_ofi_av *av, fi_addr_t a)
+{
+	uintptr_t p = (uintptr_t)a;
+
+	for (size_t c = 0; c < av->nb_chunks; c++) {
+		uintptr_t base = (uintptr_t)av->chunks[c];
+		uintptr_t end = base + UET_OFI_AV_CHUNK *
+					       sizeof(struct uet_ofi_av_entry);
+
+		if (p >= base && p < end &&
+		    (p - base) % sizeof(struct uet_ofi_av_entry) == 0) {
+			size_t idx = c * UET_OFI_AV_CHUNK +
+				     (p - base) / sizeof(struct uet_ofi_av_entry);
+
+			return idx < av->count ? idx : SIZE_MAX;
+		}
+	}
+	return SIZE_MAX;
+}
+
+static size_t
+index_of(const struct uet_ofi_av *av, fi_addr_t a)
+{
+	if (a == FI_ADDR_NOTAVAIL || a == FI_ADDR_UNSPEC)
+		return SIZE_MAX;
+	if (av->type == FI_AV_MAP)
+		return map_index(av, a);
+	return a < av->count ? (size_t)a : SIZE_MAX;
+}
+
+static fi_addr_t
+fi_addr_of(const struct uet_ofi_av *av, size_t idx)
+{
+	if (av->type == FI_AV_MAP)
+		return (fi_addr_t)(uintptr_t)entry_at(av, idx);
+	return (fi_addr_t)idx;
+}
+
+const struct uet_ofi_addr *
+uet_ofi_av_handle(struct uet_ofi_av *av, fi_addr_t a)
+{
+	const struct uet_ofi_av_entry *e = NULL;
+	size_t idx;
+
+	/* MAP fi_addrs are entry pointers: no lookup on the data path */
+	if (av->type == FI_AV_MAP) {
+		if (a == FI_ADDR_NOTAVAIL || a == FI_ADDR_UNSPEC || a == 0)
+			return NULL;
+		e = (const struct uet_ofi_av_entry *)(uintptr_t)a;
+		return e->used ? &e->addr : NULL;
+	}
+	pthread_rwlock_rdlock(&av->lock);
+	idx = index_of(av, a);
+	if (idx != SIZE_MAX)
+		e = entry_at(av, idx);
+	pthread_rwlock_unlock(&av->lock);
+	return e != NULL && e->used ? &e->addr : NULL;
+}
+
+/* ---- reverse map: initiator id -> index ---- */
+
+static size_t
+rev_slot(uint32_t id, size_t cap)
+{
+	return (size_t)((id * UINT64_C(0x9E3779B97F4A7C15)) >> 17) & (cap - 1);
+}
+
+static void
+rev_put(uint64_t *tab, size_t cap, uint32_t id, size_t idx)
+{
+	size_t s = rev_slot(id, cap);
+
+	while (tab[s] != 0 && (uint32_t)(tab[s] >> 32) != id)
+		s = (s + 1) & (cap - 1);
+	tab[s] = ((uint64_t)id << 32) | (uint32_t)(idx + 1);
+}
+
+static int
+rev_grow(struct uet_ofi_av *av)
+{
+	size_t cap = av->rev_cap ? av->rev_cap * 2 : 1024;
+	uint64_t *n = calloc(cap, sizeof(*n));
+
+	if (n == NULL)
+		return -FI_ENOMEM;
+	for (size_t i = 0; i < av->rev_cap; i++)
+		if (av->rev[i] != 0)
+			rev_put(n, cap, (uint32_t)(av->rev[i] >> 32),
+				(uint32_t)av->rev[i] - 1);
+	free(av->rev);
+	av->rev = n;
+	av->rev_cap = cap;
+	return 0;
+}
+
+static void
+rev_rebuild(struct uet_ofi_av *av)
+{
+	memset(av->rev, 0, av->rev_cap * sizeof(*av->rev));
+	for (size_t i = 0; i < av->count; i++) {
+		const struct uet_ofi_av_entry *e = entry_at(av, i);
+
+		if (e->used)
+			rev_put(av->rev, av->rev_cap,
+				ntohl(e->addr.initiator_id), i);
+	}
+}
+
+fi_addr_t
+uet_ofi_av_reverse(struct uet_ofi_av *av, uint32_t id)
+{
+	fi_addr_t r = FI_ADDR_NOTAVAIL;
+
+	pthread_rwlock_rdlock(&av->lock);
+	if (av->rev_cap > 0) {
+		size_t s = rev_slot(id, av->rev_cap);
+
+		while (av->rev[s] != 0) {
+			if ((uint32_t)(av->rev[s] >> 32) == id) {
+				r = fi_addr_of(av, (uint32_t)av->rev[s] - 1);
+				break;
+			}
+			s = (s + 1) & (av->rev_cap - 1);
+		}
+	}
+	pthread_rwlock_unlock(&av->lock);
+	return r;
+}
+
+/* ---- insert / remove ---- */
+
+static int
+slot_alloc(struct uet_ofi_av *av, size_t *idx)
+{
+	if (av->type == FI_AV_MAP && av->free_head != NO_FREE) {
+		*idx = av->free_head;
+		av->free_head = entry_at(av, *idx)->next_free;
+		return 0;
+	}
+	if (av->count == av->nb_chunks * UET_OFI_AV_CHUNK) {
+		struct uet_ofi_av_entry *c;
+
+		if (av->nb_chunks == av->cap_chunks) {
+			size_t cap = av->cap_chunks ? av->cap_chunks * 2 : 4;
+			struct uet_ofi_av_entry **n =
+				realloc(av->chunks, cap * sizeof(*n));
+
+			if (n == NULL)
+				return -FI_ENOMEM;
+			av->chunks = n;
+			av->cap_chunks = cap;
+		}
+		c = calloc(UET_OFI_AV_CHUNK, sizeof(*c));
+		if (c == NULL)
+			return -FI_ENOMEM;
+		av->chunks[av->nb_chunks++] = c;
+	}
+	if (av->count >= UINT32_MAX - 1)
+		return -FI_ENOSPC;
+	*idx = av->count++;
+	return 0;
+}
+
+static int
+insert_one(struct uet_ofi_av *av, const struct uet_ofi_addr *a,
+	   fi_addr_t *out)
+{
+	struct uet_ofi_av_entry *e;
+	size_t idx;
+	int rc;
+
+	if ((av->used + 1) * 2 > av->rev_cap) {
+		rc = rev_grow(av);
+		if (rc < 0)
+			return rc;
+	}
+	rc = slot_alloc(av, &idx);
+	if (rc < 0)
+		return rc;
+	e = entry_at(av, idx);
+	e->addr = *a;
+	e->used = true;
+	av->used++;
+	rev_put(av->rev, av->rev_cap, ntohl(a->initiator_id), idx);
+	*out = fi_addr_of(av, idx);
+	return 0;
+}
+
+static void
+av_report(struct uet_ofi_av *av, size_t count, void *context)
+{
+	struct fi_eq_entry ev = {
+		.fid = &av->av_fid.fid, .context = context, .data = count,
+	};
+
+	(void)uet_ofi_eq_post(av->eq, FI_AV_COMPLETE, &ev, sizeof(ev), false);
+}
+
+static int
+av_insert(struct fid_av *fid, const void *addr, size_t count,
+	  fi_addr_t *fi_addr, uint64_t flags, void *context)
+{
+	struct uet_ofi_av *av = container_of(fid, struct uet_ofi_av, av_fid);
+	size_t len = uet_ofi_addrlen(av->addr_format);
+	enum uet_profile prof = av->dom->profile;
+	size_t ok = 0;
+
+	if (addr == NULL && count > 0)
+		return -FI_EINVAL;
+	if (flags & ~(uint64_t)(FI_MORE | FI_SYNC_ERR))
+		return -FI_EBADFLAGS;
+	pthread_rwlock_wrlock(&av->lock);
+	for (size_t i = 0; i < count; i++) {
+		const uint8_t *p = (const uint8_t *)addr + i * len;
+		struct uet_ofi_addr a;
+		fi_addr_t fa = FI_ADDR_NOTAVAIL;
+		int rc;
+
+		rc = uet_ofi_addr_import(p, len, av->addr_format, prof,
+					 UET_OFI_ADDR_C_MSG |
+						 UET_OFI_ADDR_C_TAGGED |
+						 UET_OFI_ADDR_C_RMA |
+						 UET_OFI_ADDR_C_ATOMIC,
+					 &a);
+		if (rc == 0)
+			rc = insert_one(av, &a, &fa);
+		if (rc == 0)
+			ok++;
+		if (fi_addr != NULL)
+			fi_addr[i] = fa;
+	}
+	pthread_rwlock_unlock(&av->lock);
+	if (av->eq != NULL) {
+		av_report(av, ok, context);
+		return 0;
+	}
+	return (int)ok;
+}
+
+static int
+av_insertsvc(struct fid_av *fid, const char *node, const char *service,
+	     fi_addr_t *fi_addr, uint64_t flags, void *context)
+{
+	struct uet_ofi_av *av = container_of(fid, struct uet_ofi_av, av_fid);
+	struct sockaddr_in sin;
+	struct uet_ofi_addr a;
+	int rc;
+
+	if (node == NULL || service == NULL)
+		return -FI_EINVAL;
+	rc = uet_ofi_resolve(node, service, &sin);
+	if (rc < 0)
+		return -FI_EINVAL;
+	if (av->addr_format == FI_SOCKADDR_IN)
+		return av_insert(fid, &sin, 1, fi_addr, flags, context);
+	rc = uet_ofi_addr_from_sin(&sin, sizeof(sin), av->dom->profile,
+				   UET_OFI_ADDR_C_MSG | UET_OFI_ADDR_C_TAGGED |
+					   UET_OFI_ADDR_C_RMA |
+					   UET_OFI_ADDR_C_ATOMIC,
+				   &a);
+	if (rc < 0)
+		return rc;
+	return av_insert(fid, &a, 1, fi_addr, flags, context);
+}
+
+static int
+av_insertsym(struct fid_av *fid, const char *node, size_t nodecnt,
+	     const char *service, size_t svccnt, fi_addr_t *fi_addr,
+	     uint64_t flags, void *context)
+{
+	(void)fid; (void)node; (void)nodecnt; (void)service; (void)svccnt;
+	(void)fi_addr; (void)flags; (void)context;
+	return -FI_ENOSYS;
+}
+
+static int
+av_remove(struct fid_av *fid, fi_addr_t *fi_addr, size_t count,
+	  uint64_t flags)
+{
+	struct uet_ofi_av *av = container_of(fid, struct uet_ofi_av, av_fid);
+	int rc = 0;
+
+	if (flags != 0)
+		return -FI_EBADFLAGS;
+	if (fi_addr == NULL && count > 0)
+		return -FI_EINVAL;
+	pthread_rwlock_wrlock(&av->lock);
+	for (size_t i = 0; i < count; i++) {
+		size_t idx = index_of(av, fi_addr[i]);
+		struct uet_ofi_av_entry *e =
+			idx == SIZE_MAX ? NULL : entry_at(av, idx);
+
+		if (e == NULL || !e->used) {
+			rc = -FI_EINVAL;
+			continue;
+		}
+		/* the address stays readable: in-flight descriptors may
+		 * still point at it */
+		e->used = false;
+		av->used--;
+		if (av->type == FI_AV_MAP) {
+			e->next_free = av->free_head;
+			av->free_head = (uint32_t)idx;
+		}
+	}
+	rev_rebuild(av);
+	pthread_rwlock_unlock(&av->lock);
+	return rc;
+}
+
+static int
+av_lookup(struct fid_av *fid, fi_addr_t fi_addr, void *addr, size_t *addrlen)
+{
+	struct uet_ofi_av *av = container_of(fid, struct uet_ofi_av, av_fid);
+	struct uet_ofi_addr a;
+	const struct uet_ofi_av_entry *e = NULL;
+	size_t idx;
+
+	if (addrlen == NULL)
+		return -FI_EINVAL;
+	pthread_rwlock_rdlock(&av->lock);
+	idx = index_of(av, fi_addr);
+	if (idx != SIZE_MAX)
+		e = entry_at(av, idx);
+	if (e == NULL || !e->used) {
+		pthread_rwlock_unlock(&av->lock);
+		return -FI_ENOENT;
+	}
+	a = e->addr;
+	pthread_rwlock_unlock(&av->lock);
+	return uet_ofi_addr_export(&a, av->addr_format, addr, addrlen);
+}
+
+static const char *
+av_straddr(struct fid_av *fid, const void *addr, char *buf, size_t *len)
+{
+	struct uet_ofi_av *av = container_of(fid, struct uet_ofi_av, av_fid);
+	struct uet_ofi_addr a;
+
+	if (addr == NULL || len == NULL)
+		return NULL;
+	if (uet_ofi_addr_import(addr, uet_ofi_addrlen(av->addr_format),
+				av->addr_format, av->dom->profile, 0, &a) < 0)
+		return NULL;
+	return uet_ofi_addr_str(&a, buf, len);
+}
+
+static int
+av_set(struct fid_av *fid, struct fi_av_set_attr *attr,
+       struct fid_av_set **set, void *context)
+{
+	(void)fid; (void)attr; (void)set; (void)context;
+	return -FI_ENOSYS;
+}
+
+static struct fi_ops_av av_ops = {
+	.size = sizeof(struct fi_ops_av),
+	.insert = av_insert,
+	.insertsvc = av_insertsvc,
+	.insertsym = av_insertsym,
+	.remove = av_remove,
+	.lookup = av_lookup,
+	.straddr = av_straddr,
+	.av_set = av_set,
+};
+
+static int
+av_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+{
+	struct uet_ofi_av *av = container_of(fid, struct uet_ofi_av, av_fid.fid);
+
+	if (flags != 0 || bfid == NULL)
+		return -FI_EINVAL;
+	if (bfid->fclass != FI_CLASS_EQ)
+		return -FI_EINVAL;
+	if (!(av->flags & FI_EVENT))
+		return -FI_EINVAL;
+	if (av->eq != NULL)
+		return -FI_EBUSY;
+	av->eq = container_of(bfid, struct uet_ofi_eq, eq_fid.fid);
+	atomic_fetch_add(&av->eq->ref, 1);
+	return 0;
+}
+
+static int
+av_close(struct fid *fid)
+{
+	struct uet_ofi_av *av = container_of(fid, struct uet_ofi_av, av_fid.fid);
+
+	if (atomic_load(&av->ref) > 0)
+		return -FI_EBUSY;
+	if (av->eq != NULL)
+		atomic_fetch_sub(&av->eq->ref, 1);
+	for (size_t i = 0; i < av->nb_chunks; i++)
+		free(av->chunks[i]);
+	free(av->chunks);
+	free(av->rev);
+	pthread_rwlock_destroy(&av->lock);
+	atomic_fetch_sub(&av->dom->ref, 1);
+	free(av);
+	return 0;
+}
+
+static struct fi_ops av_fi_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = av_close,
+	.bind = av_bind,
+	.control = uet_ofi_fid_control_enosys,
+	.ops_open = uet_ofi_fid_ops_open_enosys,
+	.tostr = uet_ofi_fid_tostr_enosys,
+	.ops_set = uet_ofi_fid_ops_set_enosys,
+};
+
+int
+uet_ofi_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
+		struct fid_av **av_fid, void *context)
+{
+	struct uet_ofi_domain *d =
+		container_of(domain, struct uet_ofi_domain, dom_fid);
+	struct uet_ofi_av *av;
+
+	if (attr == NULL)
+		return -FI_EINVAL;
+	if (attr->type != FI_AV_UNSPEC && attr->type != FI_AV_MAP &&
+	    attr->type != FI_AV_TABLE)
+		return -FI_EINVAL;
+	if (attr->rx_ctx_bits != 0 || attr->name != NULL)
+		return -FI_ENOSYS; /* no named (shared) AVs, no rx_ctx bits */
+	if (attr->flags & ~(uint64_t)(FI_EVENT | FI_SYMMETRIC))
+		return -FI_EINVAL;
+	av = calloc(1, sizeof(*av));
+	if (av == NULL)
+		return -FI_ENOMEM;
+	av->dom = d;
+	av->type = attr->type == FI_AV_UNSPEC ? FI_AV_MAP : attr->type;
+	av->addr_format = d->addr_format;
+	av->flags = attr->flags;
+	av->free_head = NO_FREE;
+	pthread_rwlock_init(&av->lock, NULL);
+	if (rev_grow(av) < 0) {
+		free(av);
+		return -FI_ENOMEM;
+	}
+	av->av_fid.fid.fclass = FI_CLASS_AV;
+	av->av_fid.fid.context = context;
+	av->av_fid.fid.ops = &av_fi_ops;
+	av->av_fid.ops = &av_ops;
+	attr->type = av->type;
+	atomic_fetch_add(&d->ref, 1);
+	*av_fid = &av->av_fid;
+	return 0;
+}

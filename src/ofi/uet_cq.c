@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Completion queue. Completions come from the CQ rings of the channels of
+ * the endpoints bound to it (uet_ofi_ep_progress) into a fixed array of
+ * `size` entries. Every operation reserves its slot when it is submitted
+ * (FI_RM_ENABLED), so the array never overruns: submission returns
+ * -FI_EAGAIN when the CQ has no unreserved slot. Errors stay in order with
+ * successes: fi_cq_read returns -FI_EAVAIL when the next entry is an error.
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "uet_ofi_priv.h"
+
+int
+uet_ofi_cq_reserve(struct uet_ofi_cq *cq)
+{
+	int rc = 0;
+
+	uet_ofi_lock(&cq->lock);
+	if (cq->reserved >= cq->size)
+		rc = -FI_EAGAIN;
+	else
+		cq->reserved++;
+	uet_ofi_unlock(&cq->lock);
+	return rc;
+}
+
+void
+uet_ofi_cq_unreserve(struct uet_ofi_cq *cq)
+{
+	uet_ofi_lock(&cq->lock);
+	if (cq->reserved > cq->count)
+		cq->reserved--;
+	uet_ofi_unlock(&cq->lock);
+}
+
+void
+uet_ofi_cq_push(struct uet_ofi_cq *cq, const struct uet_ofi_cq_entry *e)
+{
+	uet_ofi_lock(&cq->lock);
+	if (cq->count >= cq->size) {
+		/* unreachable while reservations hold; counted, not fatal */
+		cq->overruns++;
+		uet_ofi_unlock(&cq->lock);
+		return;
+	}
+	cq->ent[(cq->head + cq->count) % cq->size] = *e;
+	cq->count++;
+	uet_ofi_unlock(&cq->lock);
+	uet_ofi_efd_signal(cq->efd);
+}
+
+int
+uet_ofi_cq_ep_add(struct uet_ofi_cq *cq, struct uet_ofi_ep *ep)
+{
+	int rc = 0;
+
+	uet_ofi_lock(&cq->bind_lock);
+	for (size_t i = 0; i < cq->nb_eps; i++)
+		if (cq->eps[i] == ep)
+			goto out; /* bound for both directions */
+	if (cq->nb_eps == cq->cap_eps) {
+		size_t cap = cq->cap_eps ? cq->cap_eps * 2 : 8;
+		struct uet_ofi_ep **n = realloc(cq->eps, cap * sizeof(*n));
+
+		if (n == NULL) {
+			rc = -FI_ENOMEM;
+			goto out;
+		}
+		cq->eps = n;
+		cq->cap_eps = cap;
+	}
+	cq->eps[cq->nb_eps++] = ep;
+	atomic_fetch_add(&cq->ref, 1);
+out:
+	uet_ofi_unlock(&cq->bind_lock);
+	return rc;
+}
+
+void
+uet_ofi_cq_ep_del(struct uet_ofi_cq *cq, struct uet_ofi_ep *ep)
+{
+	uet_ofi_lock(&cq->bind_lock);
+	for (size_t i = 0; i < cq->nb_eps; i++) {
+		if (cq->eps[i] == ep) {
+			cq->eps[i] = cq->eps[--cq->nb_eps];
+			atomic_fetch_sub(&cq->ref, 1);
+			break;
+		}
+	}
+	uet_ofi_unlock(&cq->bind_lock);
+}
+
+static void
+cq_progress(struct uet_ofi_cq *cq)
+{
+	uet_ofi_fabric_progress(cq->dom->fab);
+	uet_ofi_lock(&cq->bind_lock);
+	for (size_t i = 0; i < cq->nb_eps; i++)
+		uet_ofi_ep_progress(cq->eps[i]);
+	uet_ofi_unlock(&cq->bind_lock);
+}
+
+static void
+entry_out(const struct uet_ofi_cq *cq, const struct uet_ofi_cq_entry *e,
+	  void *buf, size_t i)
+{
+	switch (cq->attr.format) {
+	case FI_CQ_FORMAT_MSG: {
+		struct fi_cq_msg_entry *m = (struct fi_cq_msg_entry *)buf + i;
+
+		m->op_context = e->op_context;
+		m->flags = e->flags;
+		m->len = e->len;
+		break;
+	}
+	case FI_CQ_FORMAT_DATA: {
+		struct fi_cq_data_entry *d = (struct fi_cq_data_entry *)buf + i;
+
+		d->op_context = e->op_context;
+		d->flags = e->flags;
+		d->len = e->len;
+		d->buf = e->buf;
+		d->data = e->data;
+		break;
+	}
+	case FI_CQ_FORMAT_TAGGED: {
+		struct fi_cq_tagged_entry *t =
+			(struct fi_cq_tagged_entry *)buf + i;
+
+		t->op_context = e->op_context;
+		t->flags = e->flags;
+		t->len = e->len;
+		t->buf = e->buf;
+		t->data = e->data;
+		t->tag = e->tag;
+		break;
+	}
+	default: {
+		struct fi_cq_entry *c = (struct fi_cq_entry *)buf + i;
+
+		c->op_context = e->op_context;
+		break;
+	}
+	}
+}
+
+static ssize_t
+cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
+	    fi_addr_t *src_addr)
+{
+	struct uet_ofi_cq *cq = container_of(cq_fid, struct uet_ofi_cq, cq_fid);
+	size_t n = 0;
+
+	cq_progress(cq);
+	if (count == 0)
+		return 0;
+	if (buf == NULL)
+		return -FI_EINVAL;
+	uet_ofi_lock(&cq->lock);
+	while (n < count && cq->count > 0) {
+		const struct uet_ofi_cq_entry *e = &cq->ent[cq->head];
+
+		if (e->err != 0)
+			break;
+		entry_out(cq, e, buf, n);
+		if (src_addr != NULL)
+			src_addr[n] = e->src;
+		cq->head = (cq->head + 1) % cq->size;
+		cq->count--;
+		cq->reserved--;
+		n++;
+	}
+	if (n == 0 && cq->count > 0) {
+		uet_ofi_unlock(&cq->lock);
+		return -FI_EAVAIL;
+	}
+	uet_ofi_unlock(&cq->lock);
+	return n > 0 ? (ssize_t)n : -FI_EAGAIN;
+}
+
+static ssize_t
+cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
+{
+	return cq_readfrom(cq_fid, buf, count, NULL);
+}
+
+static ssize_t
+cq_readerr(struct fid_cq *cq_fid, struct fi_cq_err_entry *buf, uint64_t flags)
+{
+	struct uet_ofi_cq *cq = container_of(cq_fid, struct uet_ofi_cq, cq_fid);
+	const struct uet_ofi_cq_entry *e;
+	uint32_t api = cq->dom->fab->fab_fid.api_version;
+
+	(void)flags;
+	if (buf == NULL)
+		return -FI_EINVAL;
+	uet_ofi_lock(&cq->lock);
+	if (cq->count == 0 || cq->ent[cq->head].err == 0) {
+		uet_ofi_unlock(&cq->lock);
+		return -FI_EAGAIN;
+	}
+	e = &cq->ent[cq->head];
+	buf->op_context = e->op_context;
+	buf->flags = e->flags;
+	buf->len = e->len;
+	buf->buf = e->buf;
+	buf->data = e->data;
+	buf->tag = e->tag;
+	buf->olen = e->olen;
+	buf->err = e->err;
+	buf->prov_errno = e->prov_errno;
+	if (api >= FI_VERSION(1, 5))
+		buf->err_data_size = 0;
+	else
+		buf->err_data = NULL;
+	cq->head = (cq->head + 1) % cq->size;
+	cq->count--;
+	cq->reserved--;
+	uet_ofi_unlock(&cq->lock);
+	return 1;
+}
+
+static ssize_t
+cq_sreadfrom(struct fid_cq *cq_fid, void *buf, size_t count,
+	     fi_addr_t *src_addr, const void *cond, int timeout)
+{
+	struct uet_ofi_cq *cq = container_of(cq_fid, struct uet_ofi_cq, cq_fid);
+	uint64_t deadline = timeout < 0 ? UINT64_MAX :
+				uet_ofi_now_ms() + (uint64_t)timeout;
+	ssize_t rc;
+
+	(void)cond;
+	if (cq->attr.wait_obj == FI_WAIT_NONE)
+		return -FI_EINVAL;
+	for (;;) {
+		rc = cq_readfrom(cq_fid, buf, count, src_addr);
+		if (rc != -FI_EAGAIN || count == 0)
+			return rc;
+		if (atomic_exchange(&cq->signaled, false))
+			return -FI_EAGAIN;
+		uint64_t now = uet_ofi_now_ms();
+
+		if (now >= deadline)
+			return -FI_EAGAIN;
+		/* completions land in channel rings without a wakeup: poll
+		 * them in short slices */
+		uet_ofi_efd_wait(cq->efd, (int)(deadline - now < 1 ?
+						 deadline - now : 1));
+		uet_ofi_efd_drain(cq->efd);
+	}
+}
+
+static ssize_t
+cq_sread(struct fid_cq *cq_fid, void *buf, size_t count, const void *cond,
+	 int timeout)
+{
+	return cq_sreadfrom(cq_fid, buf, count, NULL, cond, timeout);
+}
+
+static int
+cq_signal(struct fid_cq *cq_fid)
+{
+	struct uet_ofi_cq *cq = container_of(cq_fid, struct uet_ofi_cq, cq_fid);
+
+	atomic_store(&cq->signaled, true);
+	uet_ofi_efd_signal(cq->efd);
+	return 0;
+}
+
+static const char *
+cq_strerror(struct fid_cq *cq_fid, int prov_errno, const void *err_data,
+	    char *buf, size_t len)
+{
+	static __thread char tls[96];
+	char *out = buf != NULL && len > 0 ? buf : tls;
+	size_t n = buf != NULL && len > 0 ? len : sizeof(tls);
+
+	(void)cq_fid; (void)err_data;
+	if (prov_errno >= 0 && prov_errno <= 0xFF)
+		snprintf(out, n, "UET %s (0x%02x)",
+			 uet_ses_rc_name((unsigned int)prov_errno),
+			 (unsigned int)prov_errno);
+	else
+		snprintf(out, n, "UET provider error %d", prov_errno);
+	return out;
+}
+
+static struct fi_ops_cq cq_ops = {
+	.size = sizeof(struct fi_ops_cq),
+	.read = cq_read,
+	.readfrom = cq_readfrom,
+	.readerr = cq_readerr,
+	.sread = cq_sread,
+	.sreadfrom = cq_sreadfrom,
+	.signal = cq_signal,
+	.strerror = cq_strerror,
+};
+
+/* ---- provider extension: inject completions (tests, diagnostics) ---- */
+
+static int
+ext_write(void *fid, void *op_context, uint64_t flags, size_t len, void *buf,
+	  uint64_t data, uint64_t tag, uint64_t src_addr)
+{
+	struct uet_ofi_cq *cq = container_of(fid, struct uet_ofi_cq, cq_fid);
+	struct uet_ofi_cq_entry e = {
+		.op_context = op_context, .flags = flags, .len = len,
+		.buf = buf, .data = data, .tag = tag, .src = src_addr,
+	};
+
+	if (uet_ofi_cq_reserve(cq) < 0)
+		return -FI_EAGAIN;
+	uet_ofi_cq_push(cq, &e);
+	return 0;
+}
+
+static int
+ext_writeerr(void *fid, void *op_context, uint64_t flags, int err,
+	     int prov_errno, size_t olen)
+{
+	struct uet_ofi_cq *cq = container_of(fid, struct uet_ofi_cq, cq_fid);
+	struct uet_ofi_cq_entry e = {
+		.op_context = op_context, .flags = flags,
+		.err = err != 0 ? (err < 0 ? -err : err) : FI_EOTHER,
+		.prov_errno = prov_errno, .olen = olen, .src = FI_ADDR_NOTAVAIL,
+	};
+
+	if (uet_ofi_cq_reserve(cq) < 0)
+		return -FI_EAGAIN;
+	uet_ofi_cq_push(cq, &e);
+	return 0;
+}
+
+static const struct uet_ofi_cq_ops cq_ext_ops = {
+	.size = sizeof(struct uet_ofi_cq_ops),
+	.write = ext_write,
+	.writeerr = ext_writeerr,
+};
+
+static int
+cq_ops_open(struct fid *fid, const char *name, uint64_t flags, void **ops,
+	    void *context)
+{
+	(void)fid; (void)flags; (void)context;
+	if (name == NULL || ops == NULL)
+		return -FI_EINVAL;
+	if (strcmp(name, UET_OFI_CQ_OPS_NAME) != 0)
+		return -FI_ENOSYS;
+	*ops = (void *)(uintptr_t)&cq_ext_ops;
+	return 0;
+}
+
+static int
+cq_control(struct fid *fid, int command, void *arg)
+{
+	struct uet_ofi_cq *cq = container_of(fid, struct uet_ofi_cq, cq_fid.fid);
+
+	switch (command) {
+	case FI_GETWAIT:
+		if (cq->efd < 0 || arg == NULL)
+			return -FI_ENODATA;
+		*(int *)arg = cq->efd;
+		return 0;
+	case FI_GETWAITOBJ:
+		if (arg == NULL)
+			return -FI_EINVAL;
+		*(enum fi_wait_obj *)arg = cq->attr.wait_obj;
+		return 0;
+	default:
+		return -FI_ENOSYS;
+	}
+}
+
+static int
+cq_close(struct fid *fid)
+{
+	struct uet_ofi_cq *cq = container_of(fid, struct uet_ofi_cq, cq_fid.fid);
+
+	if (atomic_load(&cq->ref) > 0)
+		return -FI_EBUSY;
+	if (cq->efd >= 0)
+		close(cq->efd);
+	atomic_fetch_sub(&cq->dom->ref, 1);
+	uet_ofi_lock_fini(&cq->lock);
+	uet_ofi_lock_fini(&cq->bind_lock);
+	free(cq->eps);
+	free(cq->ent);
+	free(cq);
+	return 0;
+}
+
+static struct fi_ops cq_fi_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = cq_close,
+	.bind = uet_ofi_fid_bind_enosys,
+	.control = cq_control,
+	.ops_open = cq_ops_open,
+	.tostr = uet_ofi_fid_tostr_enosys,
+	.ops_set = uet_ofi_fid_ops_set_enosys,
+};
+
+int
+uet_ofi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
+		struct fid_cq **cq_fid, void *context)
+{
+	struct uet_ofi_domain *d =
+		container_of(domain, struct uet_ofi_domain, dom_fid);
+	struct uet_ofi_cq *cq;
+	struct fi_cq_attr a;
+	int rc;
+
+	if (attr == NULL)
+		return -FI_EINVAL;
+	a = *attr;
+	switch (a.format) {
+	case FI_CQ_FORMAT_UNSPEC:
+		a.format = FI_CQ_FORMAT_CONTEXT;
+		break;
+	case FI_CQ_FORMAT_CONTEXT:
+	case FI_CQ_FORMAT_MSG:
+	case FI_CQ_FORMAT_DATA:
+	case FI_CQ_FORMAT_TAGGED:
+		break;
+	default:
+		return -FI_ENOSYS;
+	}
+	switch (a.wait_obj) {
+	case FI_WAIT_NONE:
+	case FI_WAIT_FD:
+		break;
+	case FI_WAIT_UNSPEC:
+	case FI_WAIT_YIELD:
+		a.wait_obj = FI_WAIT_FD;
+		break;
+	default:
+		return -FI_ENOSYS; /* wait sets, mutex/cond, pollfd */
+	}
+	if (a.wait_cond != FI_CQ_COND_NONE)
+		return -FI_ENOSYS;
+	if (a.size == 0)
+		a.size = UET_OFI_CQ_SIZE_DEF;
+	if (a.size > UET_OFI_CQ_SIZE_MAX)
+		return -FI_EINVAL;
+	cq = calloc(1, sizeof(*cq));
+	if (cq == NULL)
+		return -FI_ENOMEM;
+	cq->ent = calloc(a.size, sizeof(*cq->ent));
+	if (cq->ent == NULL) {
+		free(cq);
+		return -FI_ENOMEM;
+	}
+	cq->efd = -1;
+	if (a.wait_obj == FI_WAIT_FD) {
+		rc = uet_ofi_efd_open();
+		if (rc < 0) {
+			free(cq->ent);
+			free(cq);
+			return -FI_EMFILE;
+		}
+		cq->efd = rc;
+	}
+	cq->dom = d;
+	cq->attr = a;
+	cq->size = a.size;
+	uet_ofi_lock_init(&cq->lock, !uet_ofi_lockless(d));
+	uet_ofi_lock_init(&cq->bind_lock, !uet_ofi_lockless(d));
+	cq->cq_fid.fid.fclass = FI_CLASS_CQ;
+	cq->cq_fid.fid.context = context;
+	cq->cq_fid.fid.ops = &cq_fi_ops;
+	cq->cq_fid.ops = &cq_ops;
+	atomic_fetch_add(&d->ref, 1);
+	*cq_fid = &cq->cq_fid;
+	return 0;
+}

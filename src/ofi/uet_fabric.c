@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Fabric: owns the engine. fi_fabric() initialises the EAL (or reuses the
+ * process's), loads the engine configuration, creates the engine with the
+ * protocol hook and starts it (AUTO progress launches its lcores; INLINE
+ * leaves progress to fi_cq_read / fi_cntr_read).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_mbuf.h>
+
+#include <uet/uet_engine.h>
+
+#include "uet_ofi_priv.h"
+
+/*
+ * Protocol hook of the provider's engine. The SES/PDS glue (pmd/proto.c)
+ * replaces this placeholder: until then frames are dropped and channel
+ * descriptors stay queued in the SQ/RQ rings (backpressure shows as
+ * -FI_EAGAIN once they are full).
+ */
+static void
+hook_rx(void *priv, struct uet_engine_lcore *lc, struct uet_engine_rx *rx,
+	uint16_t n, uint64_t now)
+{
+	(void)priv; (void)lc; (void)now;
+	for (uint16_t i = 0; i < n; i++)
+		rte_pktmbuf_free(rx[i].m);
+}
+
+static void
+hook_advance(void *priv, struct uet_engine_lcore *lc, uint64_t now)
+{
+	(void)priv; (void)lc; (void)now;
+}
+
+static uint16_t
+hook_tx(void *priv, struct uet_engine_lcore *lc, uint64_t now)
+{
+	(void)priv; (void)lc; (void)now;
+	return 0;
+}
+
+static const struct uet_engine_hook_ops uet_ofi_hook = {
+	.size = sizeof(struct uet_engine_hook_ops),
+	.name = "ofi-placeholder",
+	.rx_burst = hook_rx,
+	.advance = hook_advance,
+	.tx_ready = hook_tx,
+};
+
+static atomic_uint fabric_seq;
+static pthread_mutex_t eal_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void
+uet_ofi_fabric_progress(struct uet_ofi_fabric *fab)
+{
+	if (!fab->inline_progress || fab->engine == NULL)
+		return;
+	/* one thread runs the engine loop at a time; others skip */
+	if (pthread_mutex_trylock(&fab->progress_lock) != 0)
+		return;
+	(void)uet_engine_poll(fab->engine, 4);
+	pthread_mutex_unlock(&fab->progress_lock);
+}
+
+int
+uet_ofi_fabric_chan_attach(struct uet_ofi_fabric *fab, struct uet_chan *c)
+{
+	unsigned int n, idx;
+	int rc;
+
+	pthread_mutex_lock(&fab->ctl_lock);
+	n = uet_engine_nb_lcores(fab->engine);
+	idx = n ? fab->next_lcore++ % n : 0;
+	rc = uet_engine_chan_attach(fab->engine, idx, c);
+	pthread_mutex_unlock(&fab->ctl_lock);
+	if (rc < 0)
+		FI_WARN(&uet_prov, FI_LOG_EP_CTRL,
+			"channel %s: attach failed (%d)\n", c->name, rc);
+	return rc == -ENOSPC ? -FI_ENOSPC : rc;
+}
+
+void
+uet_ofi_fabric_chan_detach(struct uet_ofi_fabric *fab, struct uet_chan *c)
+{
+	bool running;
+
+	pthread_mutex_lock(&fab->ctl_lock);
+	pthread_mutex_lock(&fab->progress_lock);
+	/* detaching needs a stopped engine: pause the lcores briefly */
+	running = uet_engine_running(fab->engine);
+	if (running)
+		uet_engine_stop(fab->engine);
+	(void)uet_engine_chan_detach(fab->engine, c);
+	if (running && uet_engine_start(fab->engine) < 0)
+		FI_WARN(&uet_prov, FI_LOG_FABRIC, "engine restart failed\n");
+	pthread_mutex_unlock(&fab->progress_lock);
+	pthread_mutex_unlock(&fab->ctl_lock);
+}
+
+static int
+fabric_close(struct fid *fid)
+{
+	struct uet_ofi_fabric *fab =
+		container_of(fid, struct uet_ofi_fabric, fab_fid.fid);
+
+	if (atomic_load(&fab->ref) > 0)
+		return -FI_EBUSY;
+	uet_engine_free(fab->engine);
+	pthread_mutex_destroy(&fab->ctl_lock);
+	pthread_mutex_destroy(&fab->progress_lock);
+	free(fab);
+	return 0;
+}
+
+static struct fi_ops fabric_fi_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = fabric_close,
+	.bind = uet_ofi_fid_bind_enosys,
+	.control = uet_ofi_fid_control_enosys,
+	.ops_open = uet_ofi_fid_ops_open_enosys,
+	.tostr = uet_ofi_fid_tostr_enosys,
+	.ops_set = uet_ofi_fid_ops_set_enosys,
+};
+
+static int
+fabric_pep(struct fid_fabric *fabric, struct fi_info *info,
+	   struct fid_pep **pep, void *context)
+{
+	(void)fabric; (void)info; (void)pep; (void)context;
+	return -FI_ENOSYS; /* connectionless provider: no passive endpoints */
+}
+
+static int
+fabric_wait_open(struct fid_fabric *fabric, struct fi_wait_attr *attr,
+		 struct fid_wait **waitset)
+{
+	(void)fabric; (void)attr; (void)waitset;
+	return -FI_ENOSYS; /* wait sets: use the FD of each CQ/EQ/counter */
+}
+
+static int
+fabric_trywait(struct fid_fabric *fabric, struct fid **fids, int count)
+{
+	(void)fabric;
+	for (int i = 0; i < count; i++) {
+		switch (fids[i]->fclass) {
+		case FI_CLASS_CQ: {
+			struct uet_ofi_cq *cq = container_of(
+				fids[i], struct uet_ofi_cq, cq_fid.fid);
+			size_t n;
+
+			for (size_t j = 0; j < cq->nb_eps; j++)
+				uet_ofi_ep_progress(cq->eps[j]);
+			uet_ofi_lock(&cq->lock);
+			n = cq->count;
+			uet_ofi_unlock(&cq->lock);
+			if (n > 0)
+				return -FI_EAGAIN;
+			break;
+		}
+		case FI_CLASS_EQ: {
+			struct uet_ofi_eq *eq = container_of(
+				fids[i], struct uet_ofi_eq, eq_fid.fid);
+			size_t n;
+
+			pthread_mutex_lock(&eq->lock);
+			n = eq->count;
+			pthread_mutex_unlock(&eq->lock);
+			if (n > 0)
+				return -FI_EAGAIN;
+			break;
+		}
+		case FI_CLASS_CNTR:
+			break;
+		default:
+			return -FI_EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int
+fabric_domain2(struct fid_fabric *fabric, struct fi_info *info,
+	       struct fid_domain **dom, uint64_t flags, void *context)
+{
+	if (flags != 0)
+		return -FI_EINVAL;
+	return uet_ofi_domain_open(fabric, info, dom, context);
+}
+
+static struct fi_ops_fabric fabric_ops = {
+	.size = sizeof(struct fi_ops_fabric),
+	.domain = uet_ofi_domain_open,
+	.passive_ep = fabric_pep,
+	.eq_open = uet_ofi_eq_open,
+	.wait_open = fabric_wait_open,
+	.trywait = fabric_trywait,
+	.domain2 = fabric_domain2,
+};
+
+static int
+fabric_engine_start(struct uet_ofi_fabric *fab)
+{
+	const struct uet_ofi_params *p = uet_ofi_params();
+	struct uet_engine_params ep;
+	struct uet_config_error err;
+	char name[16];
+	bool reused = false;
+	int rc;
+
+	rc = uet_ofi_config_get(&fab->cfg);
+	if (rc < 0)
+		return rc;
+	if (p->inline_progress)
+		fab->cfg.engine.progress = UET_CONFIG_PROGRESS_INLINE;
+	if (uet_config_validate(&fab->cfg, &err) < 0) {
+		FI_WARN(&uet_prov, FI_LOG_FABRIC, "configuration: %s\n",
+			err.msg);
+		return -FI_EINVAL;
+	}
+	fab->inline_progress =
+		fab->cfg.engine.progress == UET_CONFIG_PROGRESS_INLINE;
+
+	pthread_mutex_lock(&eal_lock);
+	rc = uet_engine_eal_init("libuet-fi",
+				 p->eal_args[0] ? p->eal_args :
+						  fab->cfg.eal.args,
+				 &reused);
+	pthread_mutex_unlock(&eal_lock);
+	if (rc < 0) {
+		FI_WARN(&uet_prov, FI_LOG_FABRIC, "EAL init failed: %s\n",
+			rte_strerror(-rc));
+		return -FI_EOTHER;
+	}
+	FI_INFO(&uet_prov, FI_LOG_FABRIC, "EAL %s\n",
+		reused ? "reused" : "initialised");
+
+	snprintf(name, sizeof(name), "uetfi%u", fab->id);
+	memset(&ep, 0, sizeof(ep));
+	ep.cfg = &fab->cfg;
+	ep.hook = &uet_ofi_hook;
+	ep.hook_arg = fab;
+	ep.name = name;
+	fab->engine = uet_engine_create(&ep);
+	if (fab->engine == NULL) {
+		FI_WARN(&uet_prov, FI_LOG_FABRIC, "engine create failed: %s\n",
+			rte_strerror(rte_errno));
+		return -FI_EOTHER;
+	}
+	rc = uet_engine_start(fab->engine);
+	if (rc < 0) {
+		FI_WARN(&uet_prov, FI_LOG_FABRIC, "engine start failed (%d)\n",
+			rc);
+		uet_engine_free(fab->engine);
+		fab->engine = NULL;
+		return -FI_EOTHER;
+	}
+	return 0;
+}
+
+int
+uet_ofi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
+		    void *context)
+{
+	struct uet_ofi_fabric *fab;
+	int rc;
+
+	if (attr != NULL && attr->name != NULL &&
+	    strcmp(attr->name, UET_OFI_FABRIC_NAME) != 0)
+		return -FI_ENODATA;
+	fab = calloc(1, sizeof(*fab));
+	if (fab == NULL)
+		return -FI_ENOMEM;
+	pthread_mutex_init(&fab->ctl_lock, NULL);
+	pthread_mutex_init(&fab->progress_lock, NULL);
+	fab->id = atomic_fetch_add(&fabric_seq, 1);
+	rc = fabric_engine_start(fab);
+	if (rc < 0) {
+		pthread_mutex_destroy(&fab->ctl_lock);
+		pthread_mutex_destroy(&fab->progress_lock);
+		free(fab);
+		return rc;
+	}
+	fab->fab_fid.fid.fclass = FI_CLASS_FABRIC;
+	fab->fab_fid.fid.context = context;
+	fab->fab_fid.fid.ops = &fabric_fi_ops;
+	fab->fab_fid.ops = &fabric_ops;
+	fab->fab_fid.api_version = attr != NULL ? attr->api_version :
+						  UET_OFI_API_VERSION;
+	*fabric = &fab->fab_fid;
+	return 0;
+}

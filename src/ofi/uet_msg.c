@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Message data path and the submission helpers every data file uses:
+ * lock -> take a request slot from the pool (-FI_EAGAIN when empty) ->
+ * reserve a CQ slot (-FI_EAGAIN when none) -> fill the descriptor -> post
+ * it on the channel ring (-FI_EAGAIN when full, undoing the above).
+ * The request slot is the descriptor's context; the engine returns it in
+ * the CQE. UET_CHAN_F_COMPLETION is always set: the provider needs every
+ * completion to recycle its slot (it drops the ones the application did
+ * not ask for).
+ */
+#include <string.h>
+
+#include "uet_ofi_priv.h"
+
+static struct uet_ofi_av *
+ep_av(const struct uet_ofi_ep *ep)
+{
+	return ep->sep != NULL ? ep->sep->av : ep->av;
+}
+
+uint64_t
+uet_ofi_ep_dest(struct uet_ofi_ep *ep, fi_addr_t fi_addr)
+{
+	struct uet_ofi_av *av = ep_av(ep);
+	const struct uet_ofi_addr *a;
+
+	if (av == NULL)
+		return 0;
+	a = uet_ofi_av_handle(av, fi_addr);
+	return (uint64_t)(uintptr_t)a;
+}
+
+int
+uet_ofi_req_buffers(struct uet_ofi_req *r, const struct iovec *iov,
+		    void **desc, size_t count, bool inject, uint64_t *addr,
+		    uint64_t *len, uint64_t *local_desc, uint32_t *flags)
+{
+	size_t total = 0, i;
+
+	if (count > UET_OFI_IOV_MAX || (count > 0 && iov == NULL))
+		return -FI_EINVAL;
+	for (i = 0; i < count; i++)
+		total += iov[i].iov_len;
+	*local_desc = desc != NULL && count > 0 ?
+		      (uint64_t)(uintptr_t)desc[0] : 0;
+	if (inject) {
+		uint8_t *p = r->inject;
+
+		if (total > UET_OFI_INJECT_MAX)
+			return -FI_EINVAL;
+		for (i = 0; i < count; i++) {
+			memcpy(p, iov[i].iov_base, iov[i].iov_len);
+			p += iov[i].iov_len;
+		}
+		*addr = (uint64_t)(uintptr_t)r->inject;
+		*len = total;
+		*flags |= UET_CHAN_F_INJECT;
+		return 0;
+	}
+	if (count <= 1) {
+		*addr = count ? (uint64_t)(uintptr_t)iov[0].iov_base : 0;
+		*len = count ? iov[0].iov_len : 0;
+		return 0;
+	}
+	for (i = 0; i < count; i++) {
+		r->iov[i].addr = (uint64_t)(uintptr_t)iov[i].iov_base;
+		r->iov[i].len = iov[i].iov_len;
+	}
+	*addr = (uint64_t)(uintptr_t)r->iov;
+	*len = count;
+	*flags |= UET_CHAN_F_IOV;
+	return 0;
+}
+
+static size_t
+iov_total(const struct iovec *iov, size_t count)
+{
+	size_t t = 0;
+
+	for (size_t i = 0; i < count; i++)
+		t += iov[i].iov_len;
+	return t;
+}
+
+static uint32_t
+sqe_flags(uint64_t flags)
+{
+	uint32_t f = UET_CHAN_F_COMPLETION;
+
+	if (flags & FI_REMOTE_CQ_DATA)
+		f |= UET_CHAN_F_IMM;
+	if (flags & (FI_DELIVERY_COMPLETE | FI_TRANSMIT_COMPLETE))
+		f |= UET_CHAN_F_DELIVERY_COMPLETE;
+	if (flags & FI_FENCE)
+		f |= UET_CHAN_F_FENCE;
+	return f;
+}
+
+ssize_t
+uet_ofi_post_sqe(struct uet_ofi_ep *ep, struct uet_chan_sqe *sqe,
+		 const struct iovec *iov, void **desc, size_t count,
+		 uint64_t flags, void *context, uint64_t cq_flags,
+		 enum uet_ofi_cntr_kind cntr)
+{
+	struct uet_ofi_req *r;
+	struct uet_ofi_cq *cq = ep->tx_cq;
+	ssize_t rc;
+
+	if (!ep->enabled)
+		return -FI_EOPBADSTATE;
+	if (ep->rx_only)
+		return -FI_EOPNOTSUPP;
+	if (iov_total(iov, count) > ep->info->ep_attr->max_msg_size)
+		return -FI_EMSGSIZE;
+	if ((flags & FI_INJECT) && iov_total(iov, count) > UET_OFI_INJECT_MAX)
+		return -FI_EINVAL;
+	uet_ofi_lock(&ep->lock);
+	r = uet_ofi_req_get(ep, false);
+	if (r == NULL) {
+		rc = -FI_EAGAIN;
+		goto unlock;
+	}
+	if (cq != NULL && uet_ofi_cq_reserve(cq) < 0) {
+		rc = -FI_EAGAIN;
+		goto put;
+	}
+	r->user_ctx = context;
+	r->cq_flags = cq_flags;
+	r->buf = NULL;
+	r->cntr = (uint8_t)cntr;
+	r->cq_reserved = cq != NULL;
+	r->want_cq = cq != NULL && !(flags & UET_OFI_NO_CQ) &&
+		     (!ep->tx_selective || (flags & FI_COMPLETION));
+	sqe->flags |= sqe_flags(flags);
+	rc = uet_ofi_req_buffers(r, iov, desc, count, (flags & FI_INJECT) != 0,
+				 &sqe->addr, &sqe->len, &sqe->local_desc,
+				 &sqe->flags);
+	if (rc < 0)
+		goto unreserve;
+	sqe->context = (uint64_t)(uintptr_t)r;
+	sqe->job = ep->job & UET_OFI_JOB_MASK;
+	if (uet_chan_sq_post(ep->chan, sqe) < 0) {
+		rc = -FI_EAGAIN;
+		goto unreserve;
+	}
+	uet_ofi_unlock(&ep->lock);
+	return 0;
+
+unreserve:
+	if (cq != NULL)
+		uet_ofi_cq_unreserve(cq);
+put:
+	uet_ofi_req_put(ep, r);
+unlock:
+	uet_ofi_unlock(&ep->lock);
+	if (rc == -FI_EAGAIN)
+		uet_ofi_ep_progress(ep);
+	return rc;
+}
+
+ssize_t
+uet_ofi_post_rqe(struct uet_ofi_ep *ep, struct uet_chan_rqe *rqe,
+		 const struct iovec *iov, void **desc, size_t count,
+		 uint64_t flags, void *context, uint64_t cq_flags)
+{
+	struct uet_ofi_req *r;
+	struct uet_ofi_cq *cq = ep->rx_cq;
+	uint32_t f = 0;
+	ssize_t rc;
+
+	if (!ep->enabled)
+		return -FI_EOPBADSTATE;
+	if (ep->tx_only)
+		return -FI_EOPNOTSUPP;
+	uet_ofi_lock(&ep->lock);
+	r = uet_ofi_req_get(ep, true);
+	if (r == NULL) {
+		rc = -FI_EAGAIN;
+		goto unlock;
+	}
+	if (cq != NULL && uet_ofi_cq_reserve(cq) < 0) {
+		rc = -FI_EAGAIN;
+		goto put;
+	}
+	r->user_ctx = context;
+	r->cq_flags = cq_flags;
+	r->buf = count ? iov[0].iov_base : NULL;
+	r->cntr = UET_OFI_CNTR_RECV;
+	r->cq_reserved = (flags & FI_MULTI_RECV) ? 2 : (cq != NULL);
+	r->want_cq = cq != NULL &&
+		     (!ep->rx_selective || (flags & FI_COMPLETION));
+	rc = uet_ofi_req_buffers(r, iov, desc, count, false, &rqe->addr,
+				 &rqe->len, &rqe->local_desc, &f);
+	if (rc < 0)
+		goto unreserve;
+	rqe->flags |= f;
+	if (flags & FI_MULTI_RECV) {
+		rqe->flags |= UET_CHAN_F_MULTI_RECV;
+		/* RECV has no ignore mask: it carries min_multi_recv */
+		if (rqe->op == UET_CHAN_RQ_RECV)
+			rqe->ignore = ep->min_multi_recv;
+	}
+	rqe->context = (uint64_t)(uintptr_t)r;
+	if (uet_chan_rq_post(ep->chan, rqe) < 0) {
+		rc = -FI_EAGAIN;
+		goto unreserve;
+	}
+	uet_ofi_unlock(&ep->lock);
+	return 0;
+
+unreserve:
+	if (cq != NULL)
+		uet_ofi_cq_unreserve(cq);
+put:
+	uet_ofi_req_put(ep, r);
+unlock:
+	uet_ofi_unlock(&ep->lock);
+	if (rc == -FI_EAGAIN)
+		uet_ofi_ep_progress(ep);
+	return rc;
+}
+
+/* ---- fi_ops_msg ---- */
+
+static ssize_t
+msg_recvmsg(struct fid_ep *fid, const struct fi_msg *msg, uint64_t flags)
+{
+	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_chan_rqe rqe;
+
+	if (msg == NULL)
+		return -FI_EINVAL;
+	if (!(ep->caps & FI_MSG) || !(ep->caps & FI_RECV))
+		return -FI_EOPNOTSUPP;
+	if ((flags & FI_MULTI_RECV) && !(ep->caps & FI_MULTI_RECV))
+		return -FI_EOPNOTSUPP;
+	memset(&rqe, 0, sizeof(rqe));
+	rqe.op = UET_CHAN_RQ_RECV;
+	if ((ep->caps & FI_DIRECTED_RECV) && msg->addr != FI_ADDR_UNSPEC) {
+		rqe.src = uet_ofi_ep_dest(ep, msg->addr);
+		if (rqe.src == 0)
+			return -FI_EINVAL;
+		rqe.flags |= UET_CHAN_F_SRC_FILTER;
+	}
+	return uet_ofi_post_rqe(ep, &rqe, msg->msg_iov, msg->desc,
+				msg->iov_count, flags, msg->context,
+				FI_RECV | FI_MSG);
+}
+
+static ssize_t
+msg_recvv(struct fid_ep *fid, const struct iovec *iov, void **desc,
+	  size_t count, fi_addr_t src, void *context)
+{
+	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct fi_msg m = {
+		.msg_iov = iov, .desc = desc, .iov_count = count, .addr = src,
+		.context = context,
+	};
+
+	return msg_recvmsg(fid, &m, ep->rx_op_flags | FI_COMPLETION);
+}
+
+static ssize_t
+msg_recv(struct fid_ep *fid, void *buf, size_t len, void *desc,
+	 fi_addr_t src, void *context)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+
+	return msg_recvv(fid, &iov, &desc, 1, src, context);
+}
+
+static ssize_t
+msg_sendmsg(struct fid_ep *fid, const struct fi_msg *msg, uint64_t flags)
+{
+	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_chan_sqe sqe;
+
+	if (msg == NULL)
+		return -FI_EINVAL;
+	if (!ep->enabled)
+		return -FI_EOPBADSTATE;
+	if (!(ep->caps & FI_MSG) || !(ep->caps & FI_SEND))
+		return -FI_EOPNOTSUPP;
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.op = ep->type == FI_EP_DGRAM ? UET_CHAN_OP_DGRAM_SEND :
+					   UET_CHAN_OP_SEND;
+	sqe.dest = uet_ofi_ep_dest(ep, msg->addr);
+	if (sqe.dest == 0)
+		return -FI_EINVAL;
+	sqe.imm_data = msg->data;
+	return uet_ofi_post_sqe(ep, &sqe, msg->msg_iov, msg->desc,
+				msg->iov_count, flags, msg->context,
+				FI_SEND | FI_MSG, UET_OFI_CNTR_SEND);
+}
+
+static ssize_t
+msg_sendv(struct fid_ep *fid, const struct iovec *iov, void **desc,
+	  size_t count, fi_addr_t dest, void *context)
+{
+	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct fi_msg m = {
+		.msg_iov = iov, .desc = desc, .iov_count = count, .addr = dest,
+		.context = context,
+	};
+
+	return msg_sendmsg(fid, &m, ep->tx_op_flags | FI_COMPLETION);
+}
+
+static ssize_t
+msg_send(struct fid_ep *fid, const void *buf, size_t len, void *desc,
+	 fi_addr_t dest, void *context)
+{
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
+			     .iov_len = len };
+
+	return msg_sendv(fid, &iov, &desc, 1, dest, context);
+}
+
+static ssize_t
+msg_senddata(struct fid_ep *fid, const void *buf, size_t len, void *desc,
+	     uint64_t data, fi_addr_t dest, void *context)
+{
+	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
+			     .iov_len = len };
+	struct fi_msg m = {
+		.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = dest,
+		.context = context, .data = data,
+	};
+
+	return msg_sendmsg(fid, &m, ep->tx_op_flags | FI_COMPLETION |
+					    FI_REMOTE_CQ_DATA);
+}
+
+static ssize_t
+msg_inject(struct fid_ep *fid, const void *buf, size_t len, fi_addr_t dest)
+{
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
+			     .iov_len = len };
+	struct fi_msg m = {
+		.msg_iov = &iov, .iov_count = 1, .addr = dest,
+	};
+
+	return msg_sendmsg(fid, &m, FI_INJECT | UET_OFI_NO_CQ);
+}
+
+static ssize_t
+msg_injectdata(struct fid_ep *fid, const void *buf, size_t len,
+	       uint64_t data, fi_addr_t dest)
+{
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
+			     .iov_len = len };
+	struct fi_msg m = {
+		.msg_iov = &iov, .iov_count = 1, .addr = dest, .data = data,
+	};
+
+	return msg_sendmsg(fid, &m, FI_INJECT | UET_OFI_NO_CQ |
+					    FI_REMOTE_CQ_DATA);
+}
+
+const struct fi_ops_msg uet_ofi_msg_ops = {
+	.size = sizeof(struct fi_ops_msg),
+	.recv = msg_recv,
+	.recvv = msg_recvv,
+	.recvmsg = msg_recvmsg,
+	.send = msg_send,
+	.sendv = msg_sendv,
+	.sendmsg = msg_sendmsg,
+	.inject = msg_inject,
+	.senddata = msg_senddata,
+	.injectdata = msg_injectdata,
+};

@@ -1,0 +1,517 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef UET_OFI_PRIV_H
+#define UET_OFI_PRIV_H
+
+/*
+ * Private header of the libfabric provider "uet": one object per file
+ * (uet_fabric.c, uet_domain.c, ...), objects found from their fid with
+ * container_of. Lock order: fabric progress lock -> CQ/counter binding
+ * lock -> endpoint lock -> CQ lock / counter. Nothing else nests.
+ */
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include <rdma/fi_tagged.h>
+#include <rdma/providers/fi_log.h>
+#include <rdma/providers/fi_prov.h>
+
+#include <uet/uet_chan.h>
+#include <uet/uet_config.h>
+#include <uet/uet_ofi.h>
+#include <uet/uet_wire.h>
+
+#define UET_OFI_NAME "uet"
+#define UET_OFI_FABRIC_NAME "uet"
+#define UET_OFI_PROV_VERSION FI_VERSION(0, 1)
+#define UET_OFI_API_VERSION FI_VERSION(1, 17)
+
+/* Limits advertised by fi_getinfo (docs/PROVIDER.md). */
+#define UET_OFI_IOV_MAX 4
+#define UET_OFI_INJECT_MAX 64
+#define UET_OFI_TX_SIZE_DEF 1024
+#define UET_OFI_RX_SIZE_DEF 1024
+#define UET_OFI_QUEUE_MAX 16384
+#define UET_OFI_CQ_SIZE_DEF 2048
+#define UET_OFI_CQ_SIZE_MAX (1u << 20)
+#define UET_OFI_EQ_SIZE_DEF 256
+#define UET_OFI_CTX_MAX 16
+#define UET_OFI_EP_MAX 1024
+#define UET_OFI_CQ_MAX 1024
+#define UET_OFI_CNTR_MAX 1024
+#define UET_OFI_MR_MAX 65536
+#define UET_OFI_MSG_MAX UINT64_C(0xFFFFFFFF)
+#define UET_OFI_RI_DEF 4        /* resource indices per endpoint */
+#define UET_OFI_PORT_BASE 0xC000 /* FI_SOCKADDR_IN port = base | PIDonFEP */
+#define UET_OFI_PID_MASK 0xFFFu
+#define UET_OFI_JOB_MASK 0xFFFFFFu
+#define UET_OFI_MKEY_VENDOR 0x55 /* vendor byte of provider keys ('U') */
+
+#ifndef container_of
+#define container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+#endif
+
+extern struct fi_provider uet_prov;
+
+/* ------------------------------------------------------------------ */
+/* Parameters (uet_params.c): read once at fi_prov_ini, then constant   */
+/* ------------------------------------------------------------------ */
+
+struct uet_ofi_params {
+	char service_path[256];
+	size_t msg_rdzv_size;
+	size_t tagged_rdzv_size;
+	size_t max_eager_size;
+	int def_data_dc;          /* default delivery: 0 RUD, 1 ROD */
+	bool fallback_job;        /* use fallback_job_id without auth_key */
+	uint32_t fallback_job_id;
+	bool has_initiator_id;
+	uint32_t initiator_id;
+	char eal_args[256];       /* "" -> the config file's [eal] args */
+	bool inline_progress;     /* progress = inline */
+	char config_path[256];    /* "" -> built-in defaults */
+};
+
+void uet_ofi_params_init(void);
+const struct uet_ofi_params *uet_ofi_params(void);
+
+/* ------------------------------------------------------------------ */
+/* Locks: no-ops for FI_THREAD_DOMAIN objects                          */
+/* ------------------------------------------------------------------ */
+
+struct uet_ofi_lock {
+	pthread_mutex_t m;
+	bool on;
+};
+
+void uet_ofi_lock_init(struct uet_ofi_lock *l, bool on);
+void uet_ofi_lock_fini(struct uet_ofi_lock *l);
+
+static inline void
+uet_ofi_lock(struct uet_ofi_lock *l)
+{
+	if (l->on)
+		pthread_mutex_lock(&l->m);
+}
+
+static inline void
+uet_ofi_unlock(struct uet_ofi_lock *l)
+{
+	if (l->on)
+		pthread_mutex_unlock(&l->m);
+}
+
+/* ------------------------------------------------------------------ */
+/* enosys stubs (uet_enosys.c)                                          */
+/* ------------------------------------------------------------------ */
+
+extern const struct fi_ops_cm uet_ofi_cm_enosys;
+extern const struct fi_ops_msg uet_ofi_msg_enosys;
+extern const struct fi_ops_tagged uet_ofi_tagged_enosys;
+extern const struct fi_ops_rma uet_ofi_rma_enosys;
+extern const struct fi_ops_atomic uet_ofi_atomic_enosys;
+extern const struct fi_ops_collective uet_ofi_coll_enosys;
+
+int uet_ofi_fid_bind_enosys(struct fid *fid, struct fid *bfid,
+			    uint64_t flags);
+int uet_ofi_fid_control_enosys(struct fid *fid, int command, void *arg);
+int uet_ofi_fid_ops_open_enosys(struct fid *fid, const char *name,
+				uint64_t flags, void **ops, void *context);
+int uet_ofi_fid_tostr_enosys(const struct fid *fid, char *buf, size_t len);
+int uet_ofi_fid_ops_set_enosys(struct fid *fid, const char *name,
+			       uint64_t flags, void *ops, void *context);
+
+/* ------------------------------------------------------------------ */
+/* Addresses (uet_addr.c)                                              */
+/* ------------------------------------------------------------------ */
+
+struct uet_ofi_port_info {
+	unsigned int index;    /* engine port index */
+	bool has_ipv4, has_ipv6;
+	uint8_t ipv4[4];
+	uint8_t ipv6[16];
+	uint16_t mtu;
+};
+
+size_t uet_ofi_addrlen(uint32_t addr_format);
+uint32_t uet_ofi_initiator_default(const struct uet_ofi_addr *a);
+void uet_ofi_addr_make(struct uet_ofi_addr *a, const uint8_t *fa,
+		       bool ipv6, uint16_t pid, enum uet_profile profile,
+		       uint16_t caps);
+int uet_ofi_addr_from_sin(const void *sin, size_t len,
+			  enum uet_profile profile, uint16_t caps,
+			  struct uet_ofi_addr *a);
+int uet_ofi_addr_to_sin(const struct uet_ofi_addr *a, void *sin,
+			size_t *len);
+int uet_ofi_addr_check(const struct uet_ofi_addr *a);
+/* Copy @a in @p format into @p out, honouring *len like fi_getname. */
+int uet_ofi_addr_export(const struct uet_ofi_addr *a, uint32_t format,
+			void *out, size_t *len);
+/* Read one address of @p format at @p in. */
+int uet_ofi_addr_import(const void *in, size_t len, uint32_t format,
+			enum uet_profile profile, uint16_t caps,
+			struct uet_ofi_addr *a);
+const char *uet_ofi_addr_str(const struct uet_ofi_addr *a, char *buf,
+			     size_t *len);
+uint16_t uet_ofi_addr_pid(const struct uet_ofi_addr *a);
+/* Resolve node/service (numeric or names) to an IPv4 sockaddr. */
+int uet_ofi_resolve(const char *node, const char *service, void *sin);
+
+/* ------------------------------------------------------------------ */
+/* getinfo (uet_getinfo.c)                                             */
+/* ------------------------------------------------------------------ */
+
+int uet_ofi_getinfo(uint32_t version, const char *node, const char *service,
+		    uint64_t flags, const struct fi_info *hints,
+		    struct fi_info **info);
+/* Profile from a domain name suffix; 0 when none. */
+enum uet_profile uet_ofi_profile_of_name(const char *name);
+const char *uet_ofi_profile_suffix(enum uet_profile p);
+uint64_t uet_ofi_profile_caps(enum uet_profile p, enum fi_ep_type type);
+/* The configuration getinfo and fabric use. */
+int uet_ofi_config_get(struct uet_config *cfg);
+
+/* ------------------------------------------------------------------ */
+/* Fabric (uet_fabric.c)                                               */
+/* ------------------------------------------------------------------ */
+
+struct uet_ofi_fabric {
+	struct fid_fabric fab_fid;
+	atomic_int ref;
+	struct uet_config cfg;
+	struct uet_engine *engine;
+	bool inline_progress;
+	unsigned int id;
+	unsigned int next_lcore;     /* round-robin channel placement */
+	pthread_mutex_t ctl_lock;    /* engine control (attach, stop) */
+	pthread_mutex_t progress_lock; /* inline uet_engine_poll */
+	atomic_uint chan_seq;
+};
+
+int uet_ofi_fabric_open(struct fi_fabric_attr *attr,
+			struct fid_fabric **fabric, void *context);
+/* Inline progress: run the engine once; no-op in AUTO mode. */
+void uet_ofi_fabric_progress(struct uet_ofi_fabric *fab);
+int uet_ofi_fabric_chan_attach(struct uet_ofi_fabric *fab,
+			       struct uet_chan *c);
+void uet_ofi_fabric_chan_detach(struct uet_ofi_fabric *fab,
+				struct uet_chan *c);
+
+/* ------------------------------------------------------------------ */
+/* Domain (uet_domain.c)                                               */
+/* ------------------------------------------------------------------ */
+
+struct uet_ofi_domain {
+	struct fid_domain dom_fid;
+	struct uet_ofi_fabric *fab;
+	atomic_int ref;
+	struct fi_info *info;        /* copy of what the domain was opened with */
+	struct uet_ofi_port_info port;
+	enum uet_profile profile;
+	enum fi_threading threading;
+	uint64_t mr_mode;
+	uint32_t addr_format;
+	bool has_job;
+	uint32_t job;
+	atomic_uint mr_serial;
+	atomic_uint ep_seq;
+	uint32_t id;
+};
+
+int uet_ofi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
+			struct fid_domain **dom, void *context);
+/* JobID from an auth_key (3 bytes, or 4 with the top byte zero), the
+ * domain's, or the fallback. */
+int uet_ofi_job_from_key(const struct uet_ofi_domain *d, const void *key,
+			 size_t key_size, uint32_t *job);
+bool uet_ofi_lockless(const struct uet_ofi_domain *d);
+
+/* ------------------------------------------------------------------ */
+/* Wait helper: an eventfd (FI_WAIT_FD)                                 */
+/* ------------------------------------------------------------------ */
+
+int uet_ofi_efd_open(void);
+void uet_ofi_efd_signal(int fd);
+void uet_ofi_efd_drain(int fd);
+/* Wait for fd readable up to ms (-1 forever). 1 readable, 0 timeout. */
+int uet_ofi_efd_wait(int fd, int ms);
+uint64_t uet_ofi_now_ms(void);
+
+/* ------------------------------------------------------------------ */
+/* Completion queue (uet_cq.c)                                         */
+/* ------------------------------------------------------------------ */
+
+struct uet_ofi_ep;
+
+struct uet_ofi_cq_entry {
+	void *op_context;
+	uint64_t flags;
+	size_t len;
+	void *buf;
+	uint64_t data;
+	uint64_t tag;
+	fi_addr_t src;
+	int err;         /* positive FI_* error, 0 for success */
+	int prov_errno;
+	size_t olen;
+};
+
+struct uet_ofi_cq {
+	struct fid_cq cq_fid;
+	struct uet_ofi_domain *dom;
+	atomic_int ref;
+	struct fi_cq_attr attr;
+	struct uet_ofi_lock lock;      /* entries, reservations */
+	struct uet_ofi_lock bind_lock; /* eps[] */
+	struct uet_ofi_cq_entry *ent;
+	size_t size, head, count;
+	size_t reserved;               /* queued + in flight */
+	struct uet_ofi_ep **eps;
+	size_t nb_eps, cap_eps;
+	int efd;
+	atomic_bool signaled;
+	uint64_t overruns;
+};
+
+int uet_ofi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
+		    struct fid_cq **cq, void *context);
+int uet_ofi_cq_reserve(struct uet_ofi_cq *cq);
+void uet_ofi_cq_unreserve(struct uet_ofi_cq *cq);
+/* Queue into a reserved slot. */
+void uet_ofi_cq_push(struct uet_ofi_cq *cq, const struct uet_ofi_cq_entry *e);
+int uet_ofi_cq_ep_add(struct uet_ofi_cq *cq, struct uet_ofi_ep *ep);
+void uet_ofi_cq_ep_del(struct uet_ofi_cq *cq, struct uet_ofi_ep *ep);
+
+/* ------------------------------------------------------------------ */
+/* Counter (uet_cntr.c)                                                */
+/* ------------------------------------------------------------------ */
+
+struct uet_ofi_cntr {
+	struct fid_cntr cntr_fid;
+	struct uet_ofi_domain *dom;
+	atomic_int ref;
+	struct fi_cntr_attr attr;
+	_Atomic uint64_t val, err;
+	struct uet_ofi_lock bind_lock;
+	struct uet_ofi_ep **eps;
+	size_t nb_eps, cap_eps;
+	int efd;
+};
+
+int uet_ofi_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
+		      struct fid_cntr **cntr, void *context);
+void uet_ofi_cntr_inc(struct uet_ofi_cntr *c);
+void uet_ofi_cntr_inc_err(struct uet_ofi_cntr *c);
+int uet_ofi_cntr_ep_add(struct uet_ofi_cntr *c, struct uet_ofi_ep *ep);
+void uet_ofi_cntr_ep_del(struct uet_ofi_cntr *c, struct uet_ofi_ep *ep);
+
+/* ------------------------------------------------------------------ */
+/* Event queue (uet_eq.c)                                              */
+/* ------------------------------------------------------------------ */
+
+struct uet_ofi_eq_event {
+	struct uet_ofi_eq_event *next;
+	uint32_t event;
+	bool err;
+	size_t len;
+	uint8_t data[]; /* event payload, or a struct fi_eq_err_entry */
+};
+
+struct uet_ofi_eq {
+	struct fid_eq eq_fid;
+	struct uet_ofi_fabric *fab;
+	atomic_int ref;
+	struct fi_eq_attr attr;
+	pthread_mutex_t lock;
+	struct uet_ofi_eq_event *head, *tail;
+	size_t count;
+	int efd;
+	void *err_data; /* owned copy given out by the last readerr */
+};
+
+int uet_ofi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
+		    struct fid_eq **eq, void *context);
+int uet_ofi_eq_post(struct uet_ofi_eq *eq, uint32_t event, const void *buf,
+		    size_t len, bool err);
+
+/* ------------------------------------------------------------------ */
+/* Address vector (uet_av.c)                                           */
+/* ------------------------------------------------------------------ */
+
+#define UET_OFI_AV_CHUNK 1024
+
+struct uet_ofi_av_entry {
+	struct uet_ofi_addr addr; /* first: address handles point here */
+	bool used;
+	uint32_t next_free;
+};
+
+struct uet_ofi_av {
+	struct fid_av av_fid;
+	struct uet_ofi_domain *dom;
+	atomic_int ref;
+	enum fi_av_type type;
+	uint32_t addr_format;
+	uint64_t flags;
+	struct uet_ofi_eq *eq;
+	pthread_rwlock_t lock;
+	struct uet_ofi_av_entry **chunks; /* stable entry addresses */
+	size_t nb_chunks, cap_chunks;
+	size_t count;                     /* entries ever allocated */
+	size_t used;
+	uint32_t free_head;               /* MAP: reuse; UINT32_MAX none */
+	/* initiator id -> index, open addressing */
+	uint64_t *rev;                    /* (id << 32) | (idx + 1); 0 empty */
+	size_t rev_cap;
+};
+
+int uet_ofi_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
+		    struct fid_av **av, void *context);
+/* The address handle of fi_addr, or NULL (removed, out of range). */
+const struct uet_ofi_addr *uet_ofi_av_handle(struct uet_ofi_av *av,
+					     fi_addr_t fi_addr);
+fi_addr_t uet_ofi_av_reverse(struct uet_ofi_av *av, uint32_t initiator);
+
+/* ------------------------------------------------------------------ */
+/* Memory regions (uet_mr.c)                                           */
+/* ------------------------------------------------------------------ */
+
+struct uet_ofi_mr {
+	struct fid_mr mr_fid;
+	struct uet_ofi_domain *dom;
+	struct uet_ofi_ep *ep;   /* FI_MR_ENDPOINT binding */
+	struct uet_ofi_cntr *cntr;
+	uint64_t access;
+	uint64_t flags;
+	uint32_t job;
+	bool enabled;
+	size_t iov_count;
+	struct iovec iov[UET_OFI_IOV_MAX];
+};
+
+extern const struct fi_ops_mr uet_ofi_mr_ops;
+
+/* ------------------------------------------------------------------ */
+/* Endpoints (uet_ep.c)                                                */
+/* ------------------------------------------------------------------ */
+
+enum uet_ofi_cntr_kind {
+	UET_OFI_CNTR_SEND,
+	UET_OFI_CNTR_RECV,
+	UET_OFI_CNTR_READ,
+	UET_OFI_CNTR_WRITE,
+	UET_OFI_CNTR_REM_READ,
+	UET_OFI_CNTR_REM_WRITE,
+	UET_OFI_CNTR_KINDS,
+};
+
+/* One outstanding operation: the SQE/RQE context points at it. */
+struct uet_ofi_req {
+	void *user_ctx;
+	uint64_t cq_flags;         /* FI_SEND | FI_MSG ... for the CQ entry */
+	void *buf;                 /* for CQ data formats (receives) */
+	uint32_t next_free;
+	uint8_t rx;                /* 1: receive side */
+	uint8_t want_cq;           /* a successful completion makes a CQ entry */
+	uint8_t cntr;              /* enum uet_ofi_cntr_kind */
+	uint8_t cq_reserved;
+	struct uet_chan_iov iov[UET_OFI_IOV_MAX];
+	uint8_t inject[UET_OFI_INJECT_MAX];
+};
+
+struct uet_ofi_ep {
+	struct fid_ep ep_fid;
+	struct uet_ofi_domain *dom;
+	atomic_int ref;
+	struct fi_info *info;
+	enum fi_ep_type type;
+	uint64_t caps;
+	uint64_t tx_op_flags, rx_op_flags;
+	size_t tx_size, rx_size;
+	struct uet_ofi_cq *tx_cq, *rx_cq;
+	bool tx_selective, rx_selective;
+	struct uet_ofi_cntr *cntr[UET_OFI_CNTR_KINDS];
+	struct uet_ofi_av *av;
+	struct uet_ofi_eq *eq;
+	bool enabled;
+	struct uet_chan *chan;
+	struct uet_ofi_lock lock;
+	struct uet_ofi_req *reqs;
+	uint32_t nb_reqs;
+	uint32_t tx_free, rx_free;   /* free lists (index + 1; 0 empty) */
+	size_t tx_inflight, rx_inflight;
+	struct uet_ofi_addr addr;    /* local address */
+	bool addr_set;
+	uint32_t job;
+	size_t min_multi_recv;
+	/* scalable endpoints */
+	struct uet_ofi_ep *sep;      /* parent of a tx/rx context */
+	bool is_sep, tx_only, rx_only;
+	int ctx_index;
+	int nb_tx_ctx, nb_rx_ctx;
+	struct uet_ofi_ep **tx_ctx, **rx_ctx;
+};
+
+int uet_ofi_ep_open(struct fid_domain *domain, struct fi_info *info,
+		    struct fid_ep **ep, void *context);
+int uet_ofi_sep_open(struct fid_domain *domain, struct fi_info *info,
+		     struct fid_ep **sep, void *context);
+/* Move completions of the endpoint's channel into its CQs/counters. */
+void uet_ofi_ep_progress(struct uet_ofi_ep *ep);
+
+/* Internal op flag: no CQ entry on success (inject calls). */
+#define UET_OFI_NO_CQ (1ULL << 61)
+
+/* Data path helpers (uet_msg.c) shared by msg/tagged/rma/atomic. */
+struct uet_ofi_req *uet_ofi_req_get(struct uet_ofi_ep *ep, bool rx);
+void uet_ofi_req_put(struct uet_ofi_ep *ep, struct uet_ofi_req *r);
+/* Fill IOV/inject parts of @p sqe from @p iov (locked ep). */
+int uet_ofi_req_buffers(struct uet_ofi_req *r, const struct iovec *iov,
+			void **desc, size_t count, bool inject,
+			uint64_t *addr, uint64_t *len, uint64_t *local_desc,
+			uint32_t *flags);
+/* Post an SQE: pool entry, CQ reservation, ring. ep must be enabled. */
+ssize_t uet_ofi_post_sqe(struct uet_ofi_ep *ep, struct uet_chan_sqe *sqe,
+			 const struct iovec *iov, void **desc, size_t count,
+			 uint64_t flags, void *context, uint64_t cq_flags,
+			 enum uet_ofi_cntr_kind cntr);
+ssize_t uet_ofi_post_rqe(struct uet_ofi_ep *ep, struct uet_chan_rqe *rqe,
+			 const struct iovec *iov, void **desc, size_t count,
+			 uint64_t flags, void *context, uint64_t cq_flags);
+/* Destination handle of fi_addr for this ep (0 when invalid). */
+uint64_t uet_ofi_ep_dest(struct uet_ofi_ep *ep, fi_addr_t fi_addr);
+
+extern const struct fi_ops_msg uet_ofi_msg_ops;
+extern const struct fi_ops_tagged uet_ofi_tagged_ops;
+extern const struct fi_ops_rma uet_ofi_rma_ops;
+extern const struct fi_ops_atomic uet_ofi_atomic_ops;
+int uet_ofi_query_atomic(struct fid_domain *domain, enum fi_datatype dt,
+			 enum fi_op op, struct fi_atomic_attr *attr,
+			 uint64_t flags);
+/* libfabric op/datatype -> SES codes; -1 when there is none. */
+int uet_ofi_amo_op(enum fi_op op);
+int uet_ofi_amo_dt(enum fi_datatype dt);
+size_t uet_ofi_dt_size(enum fi_datatype dt);
+
+/* errno (negative) -> -FI_* */
+static inline int
+uet_ofi_errno(int rc)
+{
+	/* FI_* error numbers are the errno values for the common ones */
+	return rc;
+}
+
+#endif /* UET_OFI_PRIV_H */

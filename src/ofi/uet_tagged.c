@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tagged messages: TSEND / TRECV descriptors. The AI Base profile matches
+ * tags exactly (PROTOCOL.md 5): a receive with ignore bits set is refused
+ * there with -FI_EINVAL.
+ */
+#include <string.h>
+
+#include "uet_ofi_priv.h"
+
+static ssize_t
+tg_recvmsg(struct fid_ep *fid, const struct fi_msg_tagged *msg,
+	   uint64_t flags)
+{
+	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_chan_rqe rqe;
+
+	if (msg == NULL)
+		return -FI_EINVAL;
+	if (!(ep->caps & FI_TAGGED) || !(ep->caps & FI_RECV))
+		return -FI_EOPNOTSUPP;
+	if (flags & (FI_PEEK | FI_CLAIM | FI_DISCARD))
+		return -FI_ENOSYS; /* no peek/claim in the channel format */
+	if (msg->ignore != 0 && ep->dom->profile == UET_PROFILE_AI_BASE)
+		return -FI_EINVAL;
+	memset(&rqe, 0, sizeof(rqe));
+	rqe.op = UET_CHAN_RQ_TRECV;
+	rqe.tag = msg->tag;
+	rqe.ignore = msg->ignore;
+	if ((ep->caps & FI_DIRECTED_RECV) && msg->addr != FI_ADDR_UNSPEC) {
+		rqe.src = uet_ofi_ep_dest(ep, msg->addr);
+		if (rqe.src == 0)
+			return -FI_EINVAL;
+		rqe.flags |= UET_CHAN_F_SRC_FILTER;
+	}
+	return uet_ofi_post_rqe(ep, &rqe, msg->msg_iov, msg->desc,
+				msg->iov_count, flags, msg->context,
+				FI_RECV | FI_TAGGED);
+}
+
+static ssize_t
+tg_recvv(struct fid_ep *fid, const struct iovec *iov, void **desc,
+	 size_t count, fi_addr_t src, uint64_t tag, uint64_t ignore,
+	 void *context)
+{
+	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct fi_msg_tagged m = {
+		.msg_iov = iov, .desc = desc, .iov_count = count, .addr = src,
+		.tag = tag, .ignore = ignore, .context = context,
+	};
+
+	return tg_recvmsg(fid, &m, ep->rx_op_flags | FI_COMPLETION);
+}
+
+static ssize_t
+tg_recv(struct fid_ep *fid, void *buf, size_t len, void *desc, fi_addr_t src,
+	uint64_t tag, uint64_t ignore, void *context)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+
+	return tg_recvv(fid, &iov, &desc, 1, src, tag, ignore, context);
+}
+
+static ssize_t
+tg_sendmsg(struct fid_ep *fid, const struct fi_msg_tagged *msg,
+	   uint64_t flags)
+{
+	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_chan_sqe sqe;
+
+	if (msg == NULL)
+		return -FI_EINVAL;
+	if (!ep->enabled)
+		return -FI_EOPBADSTATE;
+	if (!(ep->caps & FI_TAGGED) || !(ep->caps & FI_SEND))
+		return -FI_EOPNOTSUPP;
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.op = UET_CHAN_OP_TSEND;
+	sqe.tag = msg->tag;
+	sqe.imm_data = msg->data;
+	sqe.dest = uet_ofi_ep_dest(ep, msg->addr);
+	if (sqe.dest == 0)
+		return -FI_EINVAL;
+	return uet_ofi_post_sqe(ep, &sqe, msg->msg_iov, msg->desc,
+				msg->iov_count, flags, msg->context,
+				FI_SEND | FI_TAGGED, UET_OFI_CNTR_SEND);
+}
+
+static ssize_t
+tg_sendv(struct fid_ep *fid, const struct iovec *iov, void **desc,
+	 size_t count, fi_addr_t dest, uint64_t tag, void *context)
+{
+	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct fi_msg_tagged m = {
+		.msg_iov = iov, .desc = desc, .iov_count = count, .addr = dest,
+		.tag = tag, .context = context,
+	};
+
+	return tg_sendmsg(fid, &m, ep->tx_op_flags | FI_COMPLETION);
+}
+
+static ssize_t
+tg_send(struct fid_ep *fid, const void *buf, size_t len, void *desc,
+	fi_addr_t dest, uint64_t tag, void *context)
+{
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
+			     .iov_len = len };
+
+	return tg_sendv(fid, &iov, &desc, 1, dest, tag, context);
+}
+
+static ssize_t
+tg_senddata(struct fid_ep *fid, const void *buf, size_t len, void *desc,
+	    uint64_t data, fi_addr_t dest, uint64_t tag, void *context)
+{
+	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
+			     .iov_len = len };
+	struct fi_msg_tagged m = {
+		.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = dest,
+		.tag = tag, .context = context, .data = data,
+	};
+
+	return tg_sendmsg(fid, &m, ep->tx_op_flags | FI_COMPLETION |
+					   FI_REMOTE_CQ_DATA);
+}
+
+static ssize_t
+tg_inject(struct fid_ep *fid, const void *buf, size_t len, fi_addr_t dest,
+	  uint64_t tag)
+{
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
+			     .iov_len = len };
+	struct fi_msg_tagged m = {
+		.msg_iov = &iov, .iov_count = 1, .addr = dest, .tag = tag,
+	};
+
+	return tg_sendmsg(fid, &m, FI_INJECT | UET_OFI_NO_CQ);
+}
+
+static ssize_t
+tg_injectdata(struct fid_ep *fid, const void *buf, size_t len, uint64_t data,
+	      fi_addr_t dest, uint64_t tag)
+{
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
+			     .iov_len = len };
+	struct fi_msg_tagged m = {
+		.msg_iov = &iov, .iov_count = 1, .addr = dest, .tag = tag,
+		.data = data,
+	};
+
+	return tg_sendmsg(fid, &m, FI_INJECT | UET_OFI_NO_CQ |
+					   FI_REMOTE_CQ_DATA);
+}
+
+const struct fi_ops_tagged uet_ofi_tagged_ops = {
+	.size = sizeof(struct fi_ops_tagged),
+	.recv = tg_recv,
+	.recvv = tg_recvv,
+	.recvmsg = tg_recvmsg,
+	.send = tg_send,
+	.sendv = tg_sendv,
+	.sendmsg = tg_sendmsg,
+	.inject = tg_inject,
+	.senddata = tg_senddata,
+	.injectdata = tg_injectdata,
+};

@@ -1,0 +1,22 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Debian's fi_info lists the provider, its profiles and every parameter.
+set -u
+FI_INFO=${1:-fi_info}
+fail=0
+out=$("$FI_INFO" -p uet -v 2>&1) || { echo "fi_info -p uet failed"; fail=1; }
+for want in "prov_name: uet" "name: net_ring0-hpc" "name: net_ring0-ai_full" \
+	    "name: net_ring0-ai_base" "type: FI_EP_RDM" "type: FI_EP_DGRAM" \
+	    "addr_format: Provider specific" "resource_mgmt: FI_RM_ENABLED" \
+	    "threading: FI_THREAD_SAFE" "FI_MR_PROV_KEY"; do
+	echo "$out" | grep -aq -- "$want" || { echo "missing: $want"; fail=1; }
+done
+params=$("$FI_INFO" -e 2>&1)
+for p in SERVICE_PATH MSG_RENDEZVOUS_SIZE TAGGED_RENDEZVOUS_SIZE \
+	 MAX_EAGER_SIZE DEF_DATA_DC FALLBACK_JOBID_SUPPORT FALLBACK_JOBID \
+	 INITIATOR_ID EAL_ARGS PROGRESS CONFIG; do
+	echo "$params" | grep -aq "FI_UET_PROVIDER_$p\b" ||
+		{ echo "fi_info -e: missing FI_UET_PROVIDER_$p"; fail=1; }
+done
+[ $fail -eq 0 ] && echo "fi_info: ok"
+exit $fail
