@@ -143,6 +143,16 @@ struct uet_ses_recv {
 
 #define UET_SES_RECV_F_MULTI 0x0040u /**< UET_CHAN_F_MULTI_RECV */
 #define UET_SES_RECV_F_SRC   0x0080u /**< UET_CHAN_F_SRC_FILTER */
+/** FI_PEEK: report the first matching unexpected message (completion
+ * with its length, tag, source, header data; nothing copied) or complete
+ * with -ENOMSG; nothing is queued. */
+#define UET_SES_RECV_F_PEEK    0x0100u
+/** FI_CLAIM: with PEEK, reserve the message for a later CLAIM receive
+ * with the same context; without PEEK, take the claimed message. */
+#define UET_SES_RECV_F_CLAIM   0x0200u
+/** FI_DISCARD: with PEEK or CLAIM, drop the message (completion with
+ * len 0); a rendezvous or deferred sender is still released. */
+#define UET_SES_RECV_F_DISCARD 0x0400u
 
 /** Creation parameters; uet_ses_config_default() fills every field. */
 struct uet_ses_config {
@@ -152,12 +162,20 @@ struct uet_ses_config {
 	uint32_t max_tgt_msgs; /**< target multi-packet records (<= 2^20) */
 	uint32_t max_peers;    /**< message-id spaces {FA, job, tc, mode} */
 	uint32_t cq_size;      /**< completion ring, power of 2 */
-	uint32_t rdv_threshold; /**< SEND/TSEND above this: rendezvous (HPC;
-				     not implemented yet: such sends fail
-				     with UNSUPPORTED_OP) */
-	uint32_t rdv_eager;     /**< eager bytes of a rendezvous send (unused yet) */
+	/** SEND/TSEND longer than this use rendezvous (HPC profile only;
+	 * UINT32_MAX: never unless UET_SES_WR_F_RENDEZVOUS). */
+	uint32_t rdv_threshold;
+	/** Eager bytes of a rendezvous send, capped to what fits its SOM
+	 * packet (mtu - 44 - 24). */
+	uint32_t rdv_eager;
 	uint32_t initiator_id;  /**< initiator field of our requests */
-	uint16_t pid_on_fep;    /**< our process (rendezvous read-back, unused yet) */
+	uint16_t pid_on_fep;    /**< our process: read_pid_on_fep of rendezvous */
+	/** Rendezvous: handle (uet_ses_ri_add()) of a relative RMA RI table
+	 * of {job, pid_on_fep, rdv_resource_index} in @c mr where the SES
+	 * registers each rendezvous source buffer (remote read, one key per
+	 * message, revoked at completion); -1: rendezvous unavailable. */
+	int rdv_ri;
+	uint16_t rdv_resource_index; /**< wire index of that RI table */
 	bool rudi;              /**< use RUDI for UET_SES_WR_F_IDEMPOTENT */
 	struct uet_pds *pds;    /**< required, not owned */
 	struct uet_ses_mr_table *mr; /**< target tables, not owned (may be NULL) */
@@ -234,10 +252,15 @@ int uet_ses_event(struct uet_ses *s, const struct uet_pds_event *ev,
 
 /**
  * Post a receive buffer (matching engine, PROTOCOL.md 4.8): an unexpected
- * message that matches is copied in (or its deferred send restarted) and
- * completed at once.
+ * message that matches is copied in and completed at once, its rendezvous
+ * rest read from the initiator, or its deferred send restarted with a
+ * DEFERRABLE_RTR. UET_SES_RECV_F_PEEK / _CLAIM / _DISCARD select the
+ * FI_PEEK / FI_CLAIM / FI_DISCARD modes (each completes at once).
  * @return
- *   0, -EINVAL, -EAGAIN (posted pool full), -ENOTSUP (no match context).
+ *   0, -EINVAL (bad op or flag combination), -EAGAIN (posted pool full,
+ *   or no message free for a read-back / RTR), -ENOENT (CLAIM without a
+ *   claimed message), -EBUSY (multi-recv pending), -ENOTSUP (no match
+ *   context).
  */
 int uet_ses_recv_post(struct uet_ses *s, const struct uet_ses_recv *r,
 		      uint64_t now);
@@ -248,6 +271,16 @@ int uet_ses_recv_post(struct uet_ses *s, const struct uet_ses_recv *r,
  *   0 or -ENOENT.
  */
 int uet_ses_recv_cancel(struct uet_ses *s, uint64_t context);
+
+/**
+ * Cancel a send with @p context that is parked waiting for a
+ * DEFERRABLE_RTR (PROTOCOL.md 4.8); its completion (-ECANCELED) is
+ * queued, and a later RTR for it is answered CANCELLED. Sends in any
+ * other state cannot be cancelled.
+ * @return
+ *   0, -ENOENT (no such parked send).
+ */
+int uet_ses_send_cancel(struct uet_ses *s, uint64_t context);
 
 /**
  * Drain up to @p n completions.
@@ -289,6 +322,14 @@ struct uet_ses_stats {
 	uint64_t stale_done;     /**< DONE for an unknown cookie */
 	uint64_t ret_tx;         /**< return-direction read packets queued */
 	uint64_t ret_rx;         /**< return-direction read packets landed */
+	uint64_t rdv_tx;         /**< rendezvous sends started */
+	uint64_t rdv_reads;      /**< rendezvous read-backs issued (target) */
+	uint64_t rdv_served;     /**< read-backs of our buffers served */
+	uint64_t defer_tx;       /**< deferrable sends parked by a defer */
+	uint64_t rtr_tx;         /**< DEFERRABLE_RTR issued (target) */
+	uint64_t rtr_rx;         /**< DEFERRABLE_RTR received and honoured */
+	uint64_t rtr_stale;      /**< RTR for an unknown/cancelled send */
+	uint64_t send_cancel;    /**< sends cancelled */
 };
 
 /** Counters of an instance. */

@@ -200,6 +200,17 @@ int uet_ses_match_arrival(struct uet_ses_match *m,
 			  struct uet_ses_match_result *r);
 
 /**
+ * A message that can only land in a posted receive (tagged atomics: the
+ * result is due at once): like uet_ses_match_arrival(), but nothing is
+ * recorded when no receive accepts it.
+ * @return
+ *   0 (verdict EXPECTED or NOT_FOUND), or -EINVAL as for an arrival.
+ */
+int uet_ses_match_arrival_posted(struct uet_ses_match *m,
+				 const struct uet_ses_match_arrival *a,
+				 struct uet_ses_match_result *r);
+
+/**
  * Post a receive. It first searches the unexpected messages in arrival
  * order; a match is handed over (UNEXPECTED: copy the held bytes with
  * uet_ses_match_unexp_copy(), or start the rendezvous read / RTR, then

@@ -331,6 +331,30 @@ uet_ses_match_arrival(struct uet_ses_match *m,
 }
 
 int
+uet_ses_match_arrival_posted(struct uet_ses_match *m,
+			     const struct uet_ses_match_arrival *a,
+			     struct uet_ses_match_result *r)
+{
+	uint32_t i;
+
+	ses_match_result_init(r);
+	if (!match_arrival_valid(a)) {
+		m->st.bad_requests++;
+		return -EINVAL;
+	}
+	r->msg = a->msg;
+	i = match_pst_find(m, &a->msg);
+	if (i == MATCH_NIL) {
+		r->verdict = UET_SES_MATCH_NOT_FOUND;
+		return 0;
+	}
+	r->verdict = UET_SES_MATCH_EXPECTED;
+	ses_match_slice(m, i, &a->msg, r);
+	m->st.matched_expected++;
+	return 0;
+}
+
+int
 uet_ses_match_cancel(struct uet_ses_match *m, uint64_t context)
 {
 	uint32_t best = MATCH_NIL;

@@ -24,6 +24,8 @@ uet_ses_config_default(struct uet_ses_config *cfg)
 	cfg->rdv_eager = 0;
 	cfg->initiator_id = 0;
 	cfg->pid_on_fep = 0;
+	cfg->rdv_ri = -1;
+	cfg->rdv_resource_index = 0;
 	cfg->rudi = true;
 }
 
@@ -58,6 +60,10 @@ ses_config_ok(const struct uet_ses_config *c)
 	    c->max_tgt_msgs == 0 || c->max_tgt_msgs > SES_SLOT_MAX ||
 	    c->max_peers == 0 || c->max_peers > SES_SLOT_MAX)
 		return false;
+	/* Rendezvous needs the MR table that exposes the source buffers. */
+	if (c->rdv_ri >= 0 &&
+	    (c->mr == NULL || c->rdv_resource_index > UET_SES_RI_MAX))
+		return false;
 	return ses_pow2(c->cq_size);
 }
 
@@ -90,6 +96,14 @@ ses_alloc(struct uet_ses *s)
 	s->peer_mask = ses_roundup_pow2(c->max_peers * 2) - 1;
 	s->peers = calloc((size_t)s->peer_mask + 1, sizeof(*s->peers));
 	s->cq = calloc(c->cq_size, sizeof(*s->cq));
+	/* Rendezvous keys are provider keys: their low 16 bits are the MR
+	 * slot, which maps back to the send exposing the buffer. */
+	if (c->rdv_ri >= 0) {
+		s->rdv_owner = calloc(UET_SES_MR_MAX_ENTRIES,
+				      sizeof(*s->rdv_owner));
+		if (s->rdv_owner == NULL)
+			return -ENOMEM;
+	}
 	if (!s->msgs || !s->msg_free || !s->tgts || !s->tgt_free ||
 	    !s->tgt_hash || !s->rets || !s->ret_free || !s->peers || !s->cq)
 		return -ENOMEM;
@@ -132,6 +146,7 @@ uet_ses_free(struct uet_ses *s)
 {
 	if (s == NULL)
 		return;
+	free(s->rdv_owner);
 	free(s->msgs);
 	free(s->msg_free);
 	free(s->tgts);
@@ -165,6 +180,7 @@ ses_msg_alloc(struct uet_ses *s)
 void
 ses_msg_put(struct uet_ses *s, struct ses_msg *m)
 {
+	ses_rdv_release(s, m); /* revoke the read-back key (4.8) */
 	m->state = SES_MSG_FREE;
 	m->gen++; /* late DONEs and builds of this cookie are stale */
 	s->msg_free[s->n_msg_free++] = (uint32_t)(m - s->msgs);
@@ -299,7 +315,7 @@ uet_ses_event(struct uet_ses *s, const struct uet_pds_event *ev,
 {
 	if (ev->type == UET_PDS_EV_DONE) {
 		if (ses_ck_kind(ev->cookie) == SES_CK_RET)
-			ses_ret_done(s, ev->cookie);
+			ses_ret_done(s, ev->cookie, ev->status);
 		else
 			ses_init_done(s, ev);
 		return 0;

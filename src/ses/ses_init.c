@@ -11,12 +11,44 @@
 
 #include "ses_private.h"
 
-static bool
+bool
 ses_op_is_atomic(unsigned int opcode)
 {
 	return opcode == UET_SES_OP_ATOMIC ||
 	       opcode == UET_SES_OP_FETCHING_ATOMIC ||
 	       opcode == UET_SES_OP_TSEND_ATOMIC ||
+	       opcode == UET_SES_OP_TSEND_FETCH_ATOMIC;
+}
+
+/* Opcodes whose match_bits are a tag (4.2, 4.4). */
+bool
+ses_op_is_tagged(unsigned int opcode)
+{
+	return opcode == UET_SES_OP_TAGGED_SEND ||
+	       opcode == UET_SES_OP_RENDEZVOUS_TSEND ||
+	       opcode == UET_SES_OP_DEFERRABLE_TSEND ||
+	       opcode == UET_SES_OP_TSEND_ATOMIC ||
+	       opcode == UET_SES_OP_TSEND_FETCH_ATOMIC;
+}
+
+bool
+ses_op_is_defer(unsigned int opcode)
+{
+	return opcode == UET_SES_OP_DEFERRABLE_SEND ||
+	       opcode == UET_SES_OP_DEFERRABLE_TSEND;
+}
+
+bool
+ses_op_is_rdv(unsigned int opcode)
+{
+	return opcode == UET_SES_OP_RENDEZVOUS_SEND ||
+	       opcode == UET_SES_OP_RENDEZVOUS_TSEND;
+}
+
+static bool
+ses_op_fetches(unsigned int opcode)
+{
+	return opcode == UET_SES_OP_FETCHING_ATOMIC ||
 	       opcode == UET_SES_OP_TSEND_FETCH_ATOMIC;
 }
 
@@ -72,8 +104,11 @@ ses_wr_opcode(const struct uet_ses *s, const struct uet_ses_wr *wr,
 	*op = map[wr->op];
 	if (wr->op != UET_SES_WR_SEND && !tagged)
 		return 0;
+	/* Rendezvous exists in HPC only (PROTOCOL.md 5): the threshold
+	 * applies there; a forced one elsewhere fails the profile check. */
 	if ((wr->flags & UET_SES_WR_F_RENDEZVOUS) ||
-	    wr->len > s->cfg.rdv_threshold)
+	    (s->cfg.profile == UET_PROFILE_HPC &&
+	     wr->len > s->cfg.rdv_threshold))
 		*op = tagged ? UET_SES_OP_RENDEZVOUS_TSEND :
 			       UET_SES_OP_RENDEZVOUS_SEND;
 	else if (wr->flags & UET_SES_WR_F_DEFERRABLE)
@@ -107,13 +142,17 @@ ses_wr_atomic_ok(const struct uet_ses_wr *wr, uint8_t opcode)
 {
 	size_t esz = uet_amo_dt_size(wr->atomic_dt);
 	bool cas = uet_ses_amo_op_is_cas(wr->atomic_op);
-	bool fetch = opcode == UET_SES_OP_FETCHING_ATOMIC;
+	bool fetch = ses_op_fetches(opcode);
+	bool tagged = ses_op_is_tagged(opcode);
 
 	if (!uet_amo_op_valid(wr->atomic_op) ||
 	    !uet_amo_dt_valid(wr->atomic_dt) || esz == 0 || wr->len == 0 ||
 	    wr->len % esz != 0 || wr->len > UET_AMO_MAX_LEN)
 		return -EINVAL;
-	if ((wr->op == UET_SES_WR_CSWAP) != cas && wr->op != UET_SES_WR_ATOMIC)
+	/* Untagged CAS ops go through UET_SES_WR_CSWAP; tagged atomics take
+	 * any op (the CAS values still travel in the extension). */
+	if (!tagged && (wr->op == UET_SES_WR_CSWAP) != cas &&
+	    wr->op != UET_SES_WR_ATOMIC)
 		return -EINVAL;
 	if (cas && (wr->len != esz || esz > 16 || wr->compare == NULL))
 		return -EINVAL;
@@ -133,6 +172,8 @@ ses_payload_len(const struct uet_ses_wr *wr, uint8_t opcode)
 		return 0;
 	case UET_SES_OP_ATOMIC:
 	case UET_SES_OP_FETCHING_ATOMIC:
+	case UET_SES_OP_TSEND_ATOMIC:
+	case UET_SES_OP_TSEND_FETCH_ATOMIC:
 		if (uet_ses_amo_op_is_cas(wr->atomic_op) ||
 		    wr->atomic_op == UET_AMO_READ)
 			return 0;
@@ -145,6 +186,8 @@ ses_payload_len(const struct uet_ses_wr *wr, uint8_t opcode)
 static size_t
 ses_ext_len(const struct ses_msg *m)
 {
+	if (m->rdv)
+		return UET_SES_RDV_EXT_LEN;
 	if (!ses_op_is_atomic(m->opcode))
 		return 0;
 	return uet_ses_amo_op_is_cas(m->wr.atomic_op) ?
@@ -190,19 +233,6 @@ ses_wr_allowed(const struct uet_ses *s, const struct ses_msg *m,
 	if (!uet_ses_profile_allows(s->cfg.profile, m->opcode, m->wr.len, pf,
 				    s->cfg.mtu - UET_SES_MEDIUM_LEN, rc))
 		return *rc == UET_RC_TOO_LONG ? -EMSGSIZE : -EOPNOTSUPP;
-	switch (m->opcode) {
-	case UET_SES_OP_RENDEZVOUS_SEND:
-	case UET_SES_OP_RENDEZVOUS_TSEND:
-	case UET_SES_OP_DEFERRABLE_SEND:
-	case UET_SES_OP_DEFERRABLE_TSEND:
-	case UET_SES_OP_TSEND_ATOMIC:
-	case UET_SES_OP_TSEND_FETCH_ATOMIC:
-		/* Not implemented yet (docs/SES.md "Missing"). */
-		*rc = UET_RC_UNSUPPORTED_OP;
-		return -EOPNOTSUPP;
-	default:
-		break;
-	}
 	if (m->wr.len > UET_SES_MSG_MAX) {
 		*rc = UET_RC_TOO_LONG;
 		return -EMSGSIZE;
@@ -223,7 +253,7 @@ ses_wr_check(const struct uet_ses_wr *wr, uint8_t opcode)
 	return 0;
 }
 
-static void
+void
 ses_sq_push(struct uet_ses *s, struct ses_msg *m)
 {
 	uint32_t idx = (uint32_t)(m - s->msgs);
@@ -244,6 +274,8 @@ ses_msg_setup(struct uet_ses *s, struct ses_msg *m, const struct uet_ses_wr *wr,
 
 	m->wr = *wr;
 	ret = ses_wr_opcode(s, wr, &m->opcode);
+	if (m->kind == SES_MK_RTR)
+		m->opcode = UET_SES_OP_DEFERRABLE_RTR;
 	if (ret == 0)
 		ret = ses_wr_check(wr, m->opcode);
 	if (ret != 0)
@@ -254,7 +286,18 @@ ses_msg_setup(struct uet_ses *s, struct ses_msg *m, const struct uet_ses_wr *wr,
 		return ret;
 	m->hd = (wr->flags & UET_SES_WR_F_IMM) != 0 &&
 		m->opcode != UET_SES_OP_READ && !ses_op_is_atomic(m->opcode);
-	m->plen = ses_payload_len(wr, m->opcode);
+	m->plen = m->kind == SES_MK_RTR ? 0 : ses_payload_len(wr, m->opcode);
+	if (ses_op_is_rdv(m->opcode)) {
+		ret = ses_rdv_setup(s, m);
+		if (ret == -EOPNOTSUPP)
+			*rc = UET_RC_UNSUPPORTED_OP; /* no rdv_ri configured */
+		if (ret != 0)
+			return ret;
+	}
+	/* Deferrable: our token names the slot and generation (4.2); an
+	 * RTR carries the tokens of the send it restarts. */
+	if (m->kind != SES_MK_RTR)
+		m->tok_i = (uint32_t)m->gen << 24 | (uint32_t)(m - s->msgs + 1);
 	ret = ses_msg_layout(s, m);
 	if (ret != 0)
 		return ret;
@@ -264,6 +307,32 @@ ses_msg_setup(struct uet_ses *s, struct ses_msg *m, const struct uet_ses_wr *wr,
 		return 0;
 	return ses_peer_next_id(s, &wr->dest.fa, wr->job, wr->tc, m->mode,
 				&m->msg_id);
+}
+
+/* A message the SES itself originates on behalf of a target record
+ * (rendezvous read-back, DEFERRABLE_RTR); completes nothing by itself. */
+int
+ses_msg_submit_internal(struct uet_ses *s, const struct uet_ses_wr *wr,
+			uint8_t kind, uint32_t rx, struct ses_msg **out)
+{
+	enum uet_ses_rc rc = UET_RC_OK;
+	struct ses_msg *m = ses_msg_alloc(s);
+	int ret;
+
+	if (m == NULL)
+		return -EAGAIN;
+	m->kind = kind;
+	m->rx = rx;
+	if (out != NULL)
+		*out = m;
+	ret = ses_msg_setup(s, m, wr, &rc);
+	if (ret != 0) {
+		ses_msg_put(s, m);
+		return ret;
+	}
+	m->state = SES_MSG_QUEUED;
+	ses_sq_push(s, m);
+	return 0;
 }
 
 int
@@ -342,8 +411,11 @@ ses_req_target(const struct uet_ses *s, const struct ses_msg *m, uint32_t i,
 	h->initiator = s->cfg.initiator_id;
 	if (rma)
 		h->match_bits = m->wr.rkey;
-	else if (m->opcode == UET_SES_OP_TAGGED_SEND)
+	else if (ses_op_is_tagged(m->opcode))
 		h->match_bits = m->wr.tag;
+	/* Tagged atomics address the matched buffer at buffer_offset. */
+	if (ses_op_is_atomic(m->opcode))
+		rma = true;
 	if (m->fmt == UET_SES_FMT_MEDIUM) {
 		if (m->hd)
 			h->header_data = m->wr.imm_data;
@@ -352,6 +424,8 @@ ses_req_target(const struct uet_ses *s, const struct ses_msg *m, uint32_t i,
 		return;
 	}
 	h->buffer_offset = rma ? m->wr.roffset : 0;
+	if (ses_op_is_defer(m->opcode))
+		uet_ses_req_set_tokens(h, m->tok_i, m->tok_t);
 	if (i == 0)
 		h->header_data = m->hd ? m->wr.imm_data : 0;
 	else {
@@ -389,6 +463,10 @@ ses_req_fill(const struct uet_ses *s, const struct ses_msg *m, uint32_t i,
 	ses_req_target(s, m, i, h);
 	if (i == 0 && ses_op_is_atomic(m->opcode))
 		ses_req_atomic(m, h);
+	if (i == 0 && m->rdv)
+		ses_rdv_ext_fill(s, m, h);
+	if (m->kind == SES_MK_RTR)
+		ses_defer_rtr_fill(m, h);
 }
 
 int
@@ -511,6 +589,14 @@ ses_msg_finish(struct uet_ses *s, struct ses_msg *m)
 	/* No response (RUDI/UUD) or DEFAULT_RESPONSE: rc stays NULL = OK. */
 	if (st == 0 && m->rc != UET_RC_NULL)
 		st = uet_ses_rc_errno((enum uet_ses_rc)m->rc);
+	if (m->kind == SES_MK_RDV_READ) {
+		ses_rdv_read_done(s, m, st);
+		return;
+	}
+	if (m->kind == SES_MK_RTR) {
+		ses_defer_rtr_done(s, m, st);
+		return;
+	}
 	if (st == 0)
 		s->st.msg_ok++;
 	else
@@ -539,6 +625,13 @@ ses_msg_check_done(struct uet_ses *s, struct ses_msg *m)
 	if (m->large_read && m->status == 0 &&
 	    (m->rc == UET_RC_OK || m->rc == UET_RC_NULL) &&
 	    m->ret_bytes < m->wr.len)
+		return;
+	/* Rendezvous: the send completes when the target's read of the rest
+	 * has been served (docs/SES.md "Rendezvous"). */
+	if (m->rdv && !m->rdv_served && m->status == 0 &&
+	    (m->rc == UET_RC_OK || m->rc == UET_RC_NULL))
+		return;
+	if (ses_defer_parked(s, m))
 		return;
 	ses_msg_finish(s, m);
 }

@@ -31,54 +31,65 @@ ses_tgt_find(struct uet_ses *s, uint32_t pdc, uint16_t id)
 	return NULL;
 }
 
-static struct ses_tgt *
-ses_tgt_alloc(struct uet_ses *s, uint32_t pdc, uint16_t id)
+void
+ses_tgt_hash_add(struct uet_ses *s, struct ses_tgt *t)
 {
-	uint32_t idx, b = ses_tgt_hash(s, pdc, id);
+	uint32_t b = ses_tgt_hash(s, t->pdc, t->msg_id);
+
+	t->hnext = s->tgt_hash[b];
+	s->tgt_hash[b] = (uint32_t)(t - s->tgts);
+	t->hashed = true;
+}
+
+/* Records of rendezvous and parked deferrable messages are found by
+ * handle or token, not by {PDC, message_id}: @p hashed false. */
+struct ses_tgt *
+ses_tgt_alloc(struct uet_ses *s, uint32_t pdc, uint16_t id, bool hashed)
+{
 	struct ses_tgt *t;
+	uint8_t gen;
 
 	if (s->n_tgt_free == 0)
 		return NULL;
-	idx = s->tgt_free[--s->n_tgt_free];
-	t = &s->tgts[idx];
+	t = &s->tgts[s->tgt_free[--s->n_tgt_free]];
+	gen = (uint8_t)(t->gen + 1);
 	memset(t, 0, sizeof(*t));
+	t->gen = gen;
 	t->pdc = pdc;
 	t->msg_id = id;
 	t->unexp = UET_SES_MATCH_NONE;
-	t->hnext = s->tgt_hash[b];
-	s->tgt_hash[b] = idx;
+	t->hnext = SES_NIL;
+	if (hashed)
+		ses_tgt_hash_add(s, t);
 	return t;
 }
 
-static void
-ses_tgt_put(struct uet_ses *s, struct ses_tgt *t)
+void
+ses_tgt_unhash(struct uet_ses *s, struct ses_tgt *t)
 {
 	uint32_t idx = (uint32_t)(t - s->tgts);
 	uint32_t *link = &s->tgt_hash[ses_tgt_hash(s, t->pdc, t->msg_id)];
 
+	if (!t->hashed)
+		return;
 	while (*link != SES_NIL && *link != idx)
 		link = &s->tgts[*link].hnext;
 	if (*link == idx)
 		*link = t->hnext;
+	t->hashed = false;
+}
+
+void
+ses_tgt_put(struct uet_ses *s, struct ses_tgt *t)
+{
+	ses_tgt_unhash(s, t);
 	t->state = SES_TGT_FREE;
-	s->tgt_free[s->n_tgt_free++] = idx;
+	s->tgt_free[s->n_tgt_free++] = (uint32_t)(t - s->tgts);
 }
 
 /* ---- receive completions ---- */
 
-struct ses_rx_info {
-	uint64_t ctx;
-	uint64_t len;     /* bytes placed */
-	uint64_t total;   /* message length */
-	uint64_t tag;
-	uint64_t src;
-	uint64_t hd;
-	bool tagged;
-	bool hd_valid;
-	uint32_t flags;   /* extra UET_SES_CQ_* */
-};
-
-static void
+void
 ses_recv_cqe(struct uet_ses *s, const struct ses_rx_info *i)
 {
 	struct uet_ses_cqe c;
@@ -98,7 +109,8 @@ ses_recv_cqe(struct uet_ses *s, const struct ses_rx_info *i)
 	c.data = i->hd;
 	c.tag = i->tag;
 	c.src = i->src;
-	c.prov_errno = UET_RC_OK;
+	c.status = i->status;
+	c.prov_errno = i->status != 0 ? i->rc : UET_RC_OK;
 	c.op = i->tagged ? 2 : 1;
 	ses_cq_push(s, &c);
 }
@@ -125,7 +137,7 @@ ses_rx_info_msg(struct ses_rx_info *i, const struct uet_ses_match_result *r)
 	i->flags = ses_multi_flags(r);
 }
 
-static void
+void
 ses_rx_info_tgt(struct ses_rx_info *i, const struct ses_tgt *t)
 {
 	memset(i, 0, sizeof(*i));
@@ -142,7 +154,7 @@ ses_rx_info_tgt(struct ses_rx_info *i, const struct ses_tgt *t)
 
 /* ---- responses of the send family (4.5: list EXPECTED / OVERFLOW) ---- */
 
-static void
+void
 ses_tgt_respond_rec(struct uet_ses *s, struct ses_tgt *t, uint64_t now)
 {
 	struct uet_ses_resp r;
@@ -163,7 +175,7 @@ ses_tgt_respond_rec(struct uet_ses *s, struct ses_tgt *t, uint64_t now)
 	t->responded = true;
 }
 
-static void
+void
 ses_msg_from_req(const struct uet_ses_req *h, struct uet_ses_match_msg *msg)
 {
 	memset(msg, 0, sizeof(*msg));
@@ -173,7 +185,7 @@ ses_msg_from_req(const struct uet_ses_req *h, struct uet_ses_match_msg *msg)
 	msg->hold_len = h->request_length;
 	msg->message_id = h->message_id;
 	msg->kind = UET_SES_MATCH_KIND_EAGER;
-	if (h->opcode == UET_SES_OP_TAGGED_SEND) {
+	if (ses_op_is_tagged(h->opcode)) {
 		msg->flags |= UET_SES_MATCH_MSG_TAGGED;
 		msg->tag = h->match_bits;
 	}
@@ -234,10 +246,12 @@ static struct ses_tgt *
 ses_send_open(struct uet_ses *s, const struct uet_pds_event *ev,
 	      const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen)
 {
-	struct ses_tgt *t = ses_tgt_alloc(s, ev->pdc, h->message_id);
+	struct ses_tgt *t = ses_tgt_alloc(s, ev->pdc, h->message_id, true);
 	struct uet_ses_match_arrival a;
 	struct uet_ses_match_result r;
 	bool som = (h->flags & UET_SES_F_SOM) != 0;
+	bool defer = h->opcode == UET_SES_OP_DEFERRABLE_SEND ||
+		     h->opcode == UET_SES_OP_DEFERRABLE_TSEND;
 
 	if (t == NULL)
 		return NULL;
@@ -246,14 +260,21 @@ ses_send_open(struct uet_ses *s, const struct uet_pds_event *ev,
 	t->ri_gen = h->ri_generation;
 	t->total = h->request_length;
 	t->src = h->initiator;
-	t->tagged = h->opcode == UET_SES_OP_TAGGED_SEND;
+	t->tagged = ses_op_is_tagged(h->opcode);
 	t->tag = t->tagged ? h->match_bits : 0;
 	t->rc = UET_RC_OK;
+	t->fa = ev->peer;
+	t->tok_i = uet_ses_req_token_initiator(h);
 	ses_msg_from_req(h, &a.msg);
 	a.msg.peer = (uint64_t)(t - s->tgts) + 1;
-	/* The matching engine takes message-offset-0 bytes only. */
-	a.data = som ? pl : NULL;
-	a.data_len = som ? plen : 0;
+	/* The matching engine takes message-offset-0 bytes only. A
+	 * deferrable message is held as a header only (4.8 "defer"). */
+	if (defer) {
+		a.msg.kind = UET_SES_MATCH_KIND_DEFERRABLE;
+		a.msg.hold_len = 0;
+	}
+	a.data = som && !defer ? pl : NULL;
+	a.data_len = som && !defer ? plen : 0;
 	if (uet_ses_match_arrival(s->cfg.match, &a, &r) != 0) {
 		t->state = SES_TGT_DROP;
 		t->rc = UET_RC_UNCOR;
@@ -264,7 +285,7 @@ ses_send_open(struct uet_ses *s, const struct uet_pds_event *ev,
 		t->cap = r.len;
 		t->cq_flags = ses_multi_flags(&r);
 	} else if (r.verdict == UET_SES_MATCH_STORED) {
-		t->state = SES_TGT_STORED;
+		t->state = defer ? SES_TGT_DEFER : SES_TGT_STORED;
 		t->unexp = r.unexp;
 		t->list = UET_SES_LIST_OVERFLOW;
 	} else {
@@ -293,10 +314,14 @@ ses_send_complete(struct uet_ses *s, struct ses_tgt *t, uint64_t now)
 {
 	struct ses_rx_info ri;
 
+	if (t->state == SES_TGT_DEFER || t->state == SES_TGT_RTR) {
+		ses_defer_answer(s, t, now);
+		return;
+	}
 	ses_tgt_respond_rec(s, t, now);
 	if (t->state == SES_TGT_STORED)
 		return;
-	if (t->state == SES_TGT_EXPECTED) {
+	if (t->state == SES_TGT_EXPECTED && !t->no_cqe) {
 		ses_rx_info_tgt(&ri, t);
 		ses_recv_cqe(s, &ri);
 	}
@@ -311,7 +336,14 @@ ses_send_multi(struct uet_ses *s, const struct uet_pds_event *ev,
 	struct ses_tgt *t = ses_tgt_find(s, ev->pdc, h->message_id);
 	bool opened = false;
 
-	if (t == NULL) {
+	if (t == NULL && uet_ses_req_token_target(h) != 0 &&
+	    ses_op_is_defer(h->opcode)) {
+		/* Restarted after DEFERRABLE_RTR: the token names our record. */
+		t = ses_defer_restart(s, ev, h);
+		if (t == NULL)
+			return ses_respond_rc(s, ev, h, UET_RC_NO_MATCH,
+					      UET_SES_LIST_EXPECTED, now);
+	} else if (t == NULL) {
 		t = ses_send_open(s, ev, h, pl, plen);
 		opened = (h->flags & UET_SES_F_SOM) != 0;
 	}
@@ -358,10 +390,11 @@ ses_tgt_send(struct uet_ses *s, const struct uet_pds_event *ev,
 	rc = s->cfg.mr ? uet_ses_resolve(s->cfg.mr, &q, &res) : UET_RC_BAD_PID;
 	if (rc == UET_RC_OK && s->cfg.match == NULL)
 		rc = UET_RC_UNSUPPORTED_OP;
-	if (rc == UET_RC_OK && h->opcode != UET_SES_OP_SEND &&
-	    h->opcode != UET_SES_OP_TAGGED_SEND &&
-	    h->opcode != UET_SES_OP_DATAGRAM_SEND)
-		rc = UET_RC_UNSUPPORTED_OP; /* rendezvous/deferrable: TODO */
+	if (rc == UET_RC_OK && ses_op_is_atomic(h->opcode))
+		return ses_tgt_tamo(s, ev, h, pl, plen, now);
+	if (rc == UET_RC_OK && (h->opcode == UET_SES_OP_RENDEZVOUS_SEND ||
+				h->opcode == UET_SES_OP_RENDEZVOUS_TSEND))
+		return ses_tgt_rdv(s, ev, h, pl, plen, now);
 	if (rc == UET_RC_OK && (moff > h->request_length ||
 				plen > h->request_length - moff ||
 				(single && plen != h->request_length) ||
@@ -374,7 +407,8 @@ ses_tgt_send(struct uet_ses *s, const struct uet_pds_event *ev,
 		rc = UET_RC_UNSUPPORTED_OP; /* multi-packet needs a PDC */
 	if (rc != UET_RC_OK)
 		return ses_respond_rc(s, ev, h, rc, UET_SES_LIST_EXPECTED, now);
-	if (single)
+	/* Deferrable messages always get a record: a defer keeps it. */
+	if (single && !ses_op_is_defer(h->opcode))
 		return ses_send_single(s, ev, h, pl, plen, now);
 	return ses_send_multi(s, ev, h, pl, plen, moff, now);
 }
@@ -399,14 +433,22 @@ ses_post_unexp(struct uet_ses *s, const struct uet_ses_match_result *r,
 		ses_recv_cqe(s, &ri);
 		return;
 	}
-	/* Multi-packet: the rest (if any) goes straight to the buffer. */
 	t = &s->tgts[r->msg.peer - 1];
-	t->state = SES_TGT_EXPECTED;
 	t->unexp = UET_SES_MATCH_NONE;
 	t->ctx = r->context;
 	t->buf = dst;
 	t->cap = r->len;
 	t->cq_flags = ses_multi_flags(r);
+	if (r->msg.kind == UET_SES_MATCH_KIND_RENDEZVOUS) {
+		ses_rdv_start(s, t, dst, r->len); /* read the rest (4.8) */
+		return;
+	}
+	if (r->msg.kind == UET_SES_MATCH_KIND_DEFERRABLE) {
+		ses_defer_post(s, t); /* DEFERRABLE_RTR (4.8) */
+		return;
+	}
+	/* Multi-packet: the rest (if any) goes straight to the buffer. */
+	t->state = SES_TGT_EXPECTED;
 	if (!t->responded)
 		return;
 	ses_rx_info_tgt(&ri, t);
@@ -414,12 +456,106 @@ ses_post_unexp(struct uet_ses *s, const struct uet_ses_match_result *r,
 	ses_tgt_put(s, t);
 }
 
+/* FI_PEEK: the message's header, nothing copied; -ENOMSG if none. */
+static void
+ses_post_peeked(struct uet_ses *s, const struct uet_ses_match_result *r)
+{
+	struct ses_rx_info ri;
+
+	memset(&ri, 0, sizeof(ri));
+	ri.ctx = r->context;
+	if (r->verdict == UET_SES_MATCH_NOT_FOUND) {
+		ri.status = -ENOMSG;
+		ri.rc = UET_RC_NO_MATCH;
+		ses_recv_cqe(s, &ri);
+		return;
+	}
+	ri.len = r->msg.total_len;
+	ri.total = r->msg.total_len;
+	ri.tag = r->msg.tag;
+	ri.src = r->msg.src;
+	ri.hd = r->msg.header_data;
+	ri.tagged = (r->msg.flags & UET_SES_MATCH_MSG_TAGGED) != 0;
+	ri.hd_valid = (r->msg.flags & UET_SES_MATCH_MSG_HDATA) != 0;
+	ses_recv_cqe(s, &ri);
+}
+
+/*
+ * FI_DISCARD: the matching engine dropped the message. Its sender is
+ * still released: a multi-packet record keeps absorbing (and answers)
+ * the rest, a rendezvous gets its zero-length read-back, a deferred send
+ * its RTR (the restarted data is dropped). Completion with length 0.
+ */
+static void
+ses_post_discarded(struct uet_ses *s, const struct uet_ses_match_result *r)
+{
+	struct ses_rx_info ri;
+	struct ses_tgt *t;
+
+	memset(&ri, 0, sizeof(ri));
+	ri.ctx = r->context;
+	ri.tag = r->msg.tag;
+	ri.src = r->msg.src;
+	ri.tagged = (r->msg.flags & UET_SES_MATCH_MSG_TAGGED) != 0;
+	ses_recv_cqe(s, &ri);
+	if (r->msg.peer == 0)
+		return;
+	t = &s->tgts[r->msg.peer - 1];
+	t->unexp = UET_SES_MATCH_NONE;
+	t->no_cqe = true;
+	t->buf = NULL;
+	t->cap = 0;
+	if (r->msg.kind == UET_SES_MATCH_KIND_RENDEZVOUS) {
+		ses_rdv_start(s, t, NULL, 0);
+		return;
+	}
+	if (r->msg.kind == UET_SES_MATCH_KIND_DEFERRABLE) {
+		ses_defer_post(s, t);
+		return;
+	}
+	t->state = SES_TGT_EXPECTED;
+	if (t->responded)
+		ses_tgt_put(s, t);
+}
+
 static void
 ses_post_result(struct uet_ses *s, const struct uet_ses_match_result *r,
 		uint64_t now)
 {
-	if (r->verdict == UET_SES_MATCH_UNEXPECTED)
+	switch (r->verdict) {
+	case UET_SES_MATCH_UNEXPECTED:
 		ses_post_unexp(s, r, now);
+		break;
+	case UET_SES_MATCH_PEEKED:
+	case UET_SES_MATCH_NOT_FOUND:
+		ses_post_peeked(s, r);
+		break;
+	case UET_SES_MATCH_DISCARDED:
+		ses_post_discarded(s, r);
+		break;
+	default:
+		break;
+	}
+}
+
+#define SES_RECV_FLAGS                                                    \
+	(UET_SES_RECV_F_MULTI | UET_SES_RECV_F_SRC | UET_SES_RECV_F_PEEK | \
+	 UET_SES_RECV_F_CLAIM | UET_SES_RECV_F_DISCARD)
+
+static uint32_t
+ses_recv_match_flags(const struct uet_ses_recv *rr)
+{
+	uint32_t f = rr->op == 2 ? UET_SES_MATCH_RECV_TAGGED : 0;
+
+	if (rr->flags & UET_SES_RECV_F_MULTI)
+		f |= UET_SES_MATCH_RECV_MULTI;
+	if (rr->flags & UET_SES_RECV_F_PEEK)
+		f |= UET_SES_MATCH_RECV_PEEK;
+	if (rr->flags & UET_SES_RECV_F_CLAIM)
+		f |= UET_SES_MATCH_RECV_CLAIM;
+	if (rr->flags & UET_SES_RECV_F_DISCARD)
+		f |= UET_SES_MATCH_RECV_DISCARD;
+	return f;
 }
 
 int
@@ -432,7 +568,7 @@ uet_ses_recv_post(struct uet_ses *s, const struct uet_ses_recv *rr,
 
 	if (s->cfg.match == NULL)
 		return -ENOTSUP;
-	if (rr->op != 1 && rr->op != 2)
+	if ((rr->op != 1 && rr->op != 2) || (rr->flags & ~SES_RECV_FLAGS))
 		return -EINVAL;
 	memset(&p, 0, sizeof(p));
 	p.context = rr->context;
@@ -444,9 +580,7 @@ uet_ses_recv_post(struct uet_ses *s, const struct uet_ses_recv *rr,
 						   UET_SES_MATCH_SRC_ANY;
 	p.min_free = rr->min_free;
 	p.iov_count = 1;
-	p.flags = (rr->op == 2 ? UET_SES_MATCH_RECV_TAGGED : 0) |
-		  ((rr->flags & UET_SES_RECV_F_MULTI) ?
-		   UET_SES_MATCH_RECV_MULTI : 0);
+	p.flags = ses_recv_match_flags(rr);
 	ret = uet_ses_match_post(s->cfg.match, &p, &r);
 	if (ret != 0)
 		return ret;

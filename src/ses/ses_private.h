@@ -66,6 +66,13 @@ enum ses_msg_state {
 	SES_MSG_ACTIVE,  /* all handed over, waiting for DONEs */
 };
 
+/* What a message is for (internal ones complete no work request). */
+enum ses_msg_kind {
+	SES_MK_WR = 0,   /* a work request of the application */
+	SES_MK_RDV_READ, /* target: READ of a rendezvous remainder (4.8) */
+	SES_MK_RTR,      /* target: DEFERRABLE_RTR of a deferred send (4.8) */
+};
+
 /* An initiator message: one work request. */
 struct ses_msg {
 	struct uet_ses_wr wr;
@@ -91,6 +98,17 @@ struct ses_msg {
 	uint64_t ret_bytes;  /* large READ: bytes landed */
 	uint64_t mod_len;    /* modified_length of the response */
 	uint32_t next;       /* submission FIFO */
+	uint8_t kind;        /* enum ses_msg_kind */
+	uint8_t list;        /* list of the response (EXPECTED/OVERFLOW) */
+	uint8_t rdv_gen;     /* rendezvous: generation of our MR entry */
+	bool rdv;            /* rendezvous send: waits for the read-back */
+	bool rdv_served;     /* ... which has been served */
+	bool deferred;       /* deferrable send parked until DEFERRABLE_RTR */
+	bool rtr_pending;    /* RTR in before the defer answer */
+	uint32_t rx;         /* RDV_READ / RTR: target record index + 1 */
+	uint32_t tok_i;      /* deferrable / RTR: initiator token */
+	uint32_t tok_t;      /* deferrable / RTR: target token (0: none) */
+	uint64_t rdv_key;    /* rendezvous: our key exposing wr.buf (0: none) */
 };
 
 /* Target record of a multi-packet send (reassembly by message_offset). */
@@ -99,6 +117,9 @@ enum ses_tgt_state {
 	SES_TGT_EXPECTED, /* bound to a receive buffer */
 	SES_TGT_STORED,   /* held by the matching engine (unexpected) */
 	SES_TGT_DROP,     /* refused: data discarded, rc answered */
+	SES_TGT_RDV,      /* rendezvous: unexpected, or reading the rest */
+	SES_TGT_DEFER,    /* deferrable: unexpected, data discarded (4.8) */
+	SES_TGT_RTR,      /* deferrable: receive bound, RTR sent */
 };
 
 struct ses_tgt {
@@ -127,6 +148,13 @@ struct ses_tgt {
 	uint64_t cap;         /* bytes the receive takes */
 	uint32_t cq_flags;    /* MULTI_RECV_DONE carried to the CQE */
 	uint32_t hnext;
+	uint8_t gen;          /* bumped at every reuse (target tokens) */
+	uint8_t tc;
+	bool hashed;          /* on the {PDC, message_id} hash */
+	bool no_cqe;          /* discarded (FI_DISCARD): no receive completion */
+	uint32_t tok_i;       /* deferrable: initiator token */
+	struct uet_pds_fa fa; /* initiator (rendezvous read-back, RTR) */
+	struct uet_ses_rdv_ext rdv;
 };
 
 /* Target: a large READ answered in the return direction. */
@@ -143,6 +171,9 @@ struct ses_ret {
 	uint32_t next_frag;
 	uint32_t done;
 	uint32_t next;       /* submission FIFO */
+	uint32_t rdv_msg;    /* rendezvous read-back: our send's slot + 1 */
+	uint8_t rdv_msg_gen;
+	bool aborted;        /* PDC gone: not every fragment was sent */
 };
 
 /* Message-id space of one {FA, job, tc, mode} (PROTOCOL.md 3 PDC key). */
@@ -182,6 +213,7 @@ struct uet_ses {
 	uint32_t cq_mask;
 	uint32_t cq_head;
 	uint32_t cq_tail;
+	uint32_t *rdv_owner;     /* MR slot of a rendezvous key -> msg + 1 */
 };
 
 /* ses.c */
@@ -192,7 +224,29 @@ struct ses_msg *ses_msg_get(struct uet_ses *s, uint64_t cookie);
 void ses_msg_put(struct uet_ses *s, struct ses_msg *m);
 struct ses_msg *ses_msg_alloc(struct uet_ses *s);
 
+/* Receive completion of the send family. */
+struct ses_rx_info {
+	uint64_t ctx;
+	uint64_t len;     /* bytes placed */
+	uint64_t total;   /* message length */
+	uint64_t tag;
+	uint64_t src;
+	uint64_t hd;
+	bool tagged;
+	bool hd_valid;
+	uint32_t flags;   /* extra UET_SES_CQ_* */
+	int32_t status;
+	uint32_t rc;
+};
+
 /* ses_init.c */
+bool ses_op_is_atomic(unsigned int opcode);
+bool ses_op_is_tagged(unsigned int opcode);
+bool ses_op_is_defer(unsigned int opcode);
+bool ses_op_is_rdv(unsigned int opcode);
+void ses_sq_push(struct uet_ses *s, struct ses_msg *m);
+int ses_msg_submit_internal(struct uet_ses *s, const struct uet_ses_wr *wr,
+			    uint8_t kind, uint32_t rx, struct ses_msg **out);
 uint32_t ses_frag_off(const struct ses_msg *m, uint32_t i);
 uint32_t ses_frag_len(const struct ses_msg *m, uint32_t i);
 void ses_msg_finish(struct uet_ses *s, struct ses_msg *m);
@@ -214,12 +268,67 @@ int ses_tgt_deliver(struct uet_ses *s, const struct uet_pds_event *ev,
 		    const uint8_t *ses, uint16_t len, uint64_t now);
 int ses_build_ret(struct uet_ses *s, uint64_t cookie, uint8_t *buf,
 		  size_t cap);
-void ses_ret_done(struct uet_ses *s, uint64_t cookie);
+void ses_ret_done(struct uet_ses *s, uint64_t cookie, int status);
 uint32_t ses_ret_progress(struct uet_ses *s, uint64_t now);
 
 /* ses_msg.c (target side of the send family) */
 int ses_tgt_send(struct uet_ses *s, const struct uet_pds_event *ev,
 		 const struct uet_ses_req *h, const uint8_t *pl,
 		 uint32_t plen, uint64_t now);
+struct ses_tgt *ses_tgt_alloc(struct uet_ses *s, uint32_t pdc, uint16_t id,
+			      bool hashed);
+void ses_tgt_hash_add(struct uet_ses *s, struct ses_tgt *t);
+void ses_tgt_put(struct uet_ses *s, struct ses_tgt *t);
+void ses_tgt_unhash(struct uet_ses *s, struct ses_tgt *t);
+void ses_recv_cqe(struct uet_ses *s, const struct ses_rx_info *i);
+void ses_rx_info_tgt(struct ses_rx_info *i, const struct ses_tgt *t);
+void ses_msg_from_req(const struct uet_ses_req *h,
+		      struct uet_ses_match_msg *msg);
+void ses_tgt_respond_rec(struct uet_ses *s, struct ses_tgt *t, uint64_t now);
+
+/* ses_rdv.c (rendezvous, PROTOCOL.md 4.3, 4.8) */
+int ses_rdv_setup(struct uet_ses *s, struct ses_msg *m);
+void ses_rdv_release(struct uet_ses *s, struct ses_msg *m);
+void ses_rdv_ext_fill(const struct uet_ses *s, const struct ses_msg *m,
+		      struct uet_ses_req *h);
+struct ses_msg *ses_rdv_owner(struct uet_ses *s, uint64_t key);
+void ses_rdv_served(struct uet_ses *s, struct ses_msg *m, int status);
+int ses_tgt_rdv(struct uet_ses *s, const struct uet_pds_event *ev,
+		const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen,
+		uint64_t now);
+void ses_rdv_start(struct uet_ses *s, struct ses_tgt *t, uint8_t *dst,
+		   uint64_t cap);
+void ses_rdv_read_done(struct uet_ses *s, struct ses_msg *m, int status);
+void ses_rdv_ret_done(struct uet_ses *s, const struct ses_ret *t);
+
+/* ses_defer.c (deferrable sends, PROTOCOL.md 4.2, 4.8) */
+bool ses_defer_parked(struct uet_ses *s, struct ses_msg *m);
+int ses_defer_rtr_rx(struct uet_ses *s, const struct uet_pds_event *ev,
+		     const struct uet_ses_req *h, uint64_t now);
+void ses_defer_rtr_fill(const struct ses_msg *m, struct uet_ses_req *h);
+struct ses_tgt *ses_defer_restart(struct uet_ses *s,
+				  const struct uet_pds_event *ev,
+				  const struct uet_ses_req *h);
+void ses_defer_post(struct uet_ses *s, struct ses_tgt *t);
+void ses_defer_rtr_done(struct uet_ses *s, struct ses_msg *m, int status);
+void ses_defer_answer(struct uet_ses *s, struct ses_tgt *t, uint64_t now);
+
+/* ses_tamo.c (tagged atomics, PROTOCOL.md 4.3, 4.4) */
+int ses_tgt_tamo(struct uet_ses *s, const struct uet_pds_event *ev,
+		 const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen,
+		 uint64_t now);
+enum uet_ses_rc ses_tgt_amo_args(const struct uet_ses_req *h,
+				 const uint8_t *pl, uint32_t plen,
+				 const void **operand, const void **compare);
+int ses_tgt_data_resp(struct uet_ses *s, const struct uet_pds_event *ev,
+		      const struct uet_ses_req *h, uint8_t list,
+		      const void *data, uint16_t n, uint64_t now);
+
+/* Target token of a record: generation(8) | index + 1 (24 bits, != 0). */
+static inline uint32_t
+ses_tgt_token(const struct uet_ses *s, const struct ses_tgt *t)
+{
+	return (uint32_t)t->gen << 24 | (uint32_t)(t - s->tgts + 1);
+}
 
 #endif /* SES_PRIVATE_H */

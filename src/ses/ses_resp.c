@@ -74,11 +74,12 @@ ses_resp_small_data(struct ses_msg *m, const struct uet_ses_resp *r,
 	uint32_t n = r->payload_length;
 	void *dst = m->opcode == UET_SES_OP_READ ? m->wr.buf : m->wr.result;
 
-	if (n > avail || n > m->wr.len || dst == NULL) {
+	if (n > avail || n > m->wr.len || (n != 0 && dst == NULL)) {
 		m->rc = UET_RC_UNCOR;
 		return;
 	}
-	memcpy(dst, data, n);
+	if (n != 0)
+		memcpy(dst, data, n);
 }
 
 /* The EOM fragment's DONE carries the SES response (PROTOCOL.md 3). */
@@ -102,6 +103,7 @@ ses_resp_parse(struct uet_ses *s, struct ses_msg *m,
 	}
 	m->resp_seen = true;
 	m->rc = r.return_code;
+	m->list = r.list;
 	m->mod_len = r.modified_length;
 	if (r.return_code == UET_RC_OK && fmt == UET_SES_RESP_FMT_DATA_SMALL)
 		ses_resp_small_data(m, &r, ev->resp + n,

@@ -98,14 +98,15 @@ ses_tgt_write(struct uet_ses *s, const struct uet_pds_event *ev,
 	return UET_RC_OK;
 }
 
-static int
+int
 ses_tgt_data_resp(struct uet_ses *s, const struct uet_pds_event *ev,
-		  const struct uet_ses_req *h, const void *data, uint16_t n,
-		  uint64_t now)
+		  const struct uet_ses_req *h, uint8_t list, const void *data,
+		  uint16_t n, uint64_t now)
 {
 	struct uet_ses_resp r;
 
 	memset(&r, 0, sizeof(r));
+	r.list = list;
 	r.fmt = UET_SES_RESP_FMT_DATA_SMALL;
 	r.opcode = UET_SES_RSP_RESPONSE_W_DATA;
 	r.version = UET_SES_VERSION;
@@ -128,7 +129,8 @@ ses_ret_put(struct uet_ses *s, struct ses_ret *t)
 
 static int
 ses_ret_start(struct uet_ses *s, const struct uet_pds_event *ev,
-	      const struct uet_ses_req *h, const void *addr)
+	      const struct uet_ses_req *h, const void *addr,
+	      const struct ses_msg *owner)
 {
 	uint32_t chunk = s->cfg.mtu - UET_SES_RESPONSE_DATA_LEN, idx;
 	struct ses_ret *t;
@@ -150,6 +152,9 @@ ses_ret_start(struct uet_ses *s, const struct uet_pds_event *ev,
 	t->next_frag = 0;
 	t->done = 0;
 	t->next = SES_NIL;
+	t->aborted = false;
+	t->rdv_msg = owner ? (uint32_t)(owner - s->msgs) + 1 : 0;
+	t->rdv_msg_gen = owner ? owner->gen : 0;
 	if (s->rq.tail == SES_NIL)
 		s->rq.head = idx;
 	else
@@ -164,17 +169,24 @@ ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
 {
 	struct uet_ses_resolved r;
 	enum uet_ses_rc rc = ses_tgt_resolve(s, ev, h, &r);
+	struct ses_msg *owner = NULL;
 
 	if (rc != UET_RC_OK)
 		return rc;
+	/* A read-back of one of our rendezvous sends (4.8). */
+	if (s->cfg.rdv_ri >= 0 && r.ri == s->cfg.rdv_ri)
+		owner = ses_rdv_owner(s, h->match_bits);
 	if (h->request_length <= SES_SMALL_DATA_MAX) {
-		/* Small data rides in the ACK (3, RESPONSE_DATA_SMALL). */
+		/* Small data rides in the ACK (3, RESPONSE_DATA_SMALL); the
+		 * PDS keeps a copy for replays, so the buffer is free now. */
 		*answered = true;
-		ses_tgt_data_resp(s, ev, h, r.addr,
+		ses_tgt_data_resp(s, ev, h, UET_SES_LIST_EXPECTED, r.addr,
 				  (uint16_t)h->request_length, now);
+		if (owner != NULL)
+			ses_rdv_served(s, owner, 0);
 		return UET_RC_OK;
 	}
-	if (ses_ret_start(s, ev, h, r.addr) != 0) {
+	if (ses_ret_start(s, ev, h, r.addr, owner) != 0) {
 		s->st.tgt_exhaust++;
 		return UET_RC_DROPPED;
 	}
@@ -218,12 +230,15 @@ ses_build_ret(struct uet_ses *s, uint64_t cookie, uint8_t *buf, size_t cap)
 static void
 ses_ret_check(struct uet_ses *s, struct ses_ret *t)
 {
-	if (t->used && t->next_frag == t->nfrags && t->done == t->nfrags)
-		ses_ret_put(s, t);
+	if (!t->used || t->next_frag != t->nfrags || t->done != t->nfrags)
+		return;
+	if (t->rdv_msg != 0)
+		ses_rdv_ret_done(s, t);
+	ses_ret_put(s, t);
 }
 
 void
-ses_ret_done(struct uet_ses *s, uint64_t cookie)
+ses_ret_done(struct uet_ses *s, uint64_t cookie, int status)
 {
 	uint32_t slot = ses_ck_slot(cookie);
 	struct ses_ret *t;
@@ -237,6 +252,8 @@ ses_ret_done(struct uet_ses *s, uint64_t cookie)
 		s->st.stale_done++;
 		return;
 	}
+	if (status != 0)
+		t->aborted = true;
 	t->done++;
 	ses_ret_check(s, t);
 }
@@ -284,8 +301,10 @@ ses_ret_progress(struct uet_ses *s, uint64_t now)
 		if (s->rq.head == SES_NIL)
 			s->rq.tail = SES_NIL;
 		/* PDC gone: the initiator's READ fails by its own PDC. */
-		if (t->next_frag < t->nfrags)
+		if (t->next_frag < t->nfrags) {
 			t->nfrags = t->next_frag;
+			t->aborted = true;
+		}
 		ses_ret_check(s, t);
 	}
 	return n;
@@ -294,7 +313,7 @@ ses_ret_progress(struct uet_ses *s, uint64_t now)
 /* ---- atomics (4.3; executed exactly once: RUD/ROD deliver once and the
  * PDS replays the stored response to a retransmission, PROTOCOL.md 3) ---- */
 
-static enum uet_ses_rc
+enum uet_ses_rc
 ses_tgt_amo_args(const struct uet_ses_req *h, const uint8_t *pl,
 		 uint32_t plen, const void **operand, const void **compare)
 {
@@ -342,7 +361,8 @@ ses_tgt_atomic(struct uet_ses *s, const struct uet_pds_event *ev,
 	if (rc != UET_RC_OK || !fetch)
 		return rc;
 	*answered = true;
-	ses_tgt_data_resp(s, ev, h, old, (uint16_t)h->request_length, now);
+	ses_tgt_data_resp(s, ev, h, UET_SES_LIST_EXPECTED, old,
+			  (uint16_t)h->request_length, now);
 	return UET_RC_OK;
 }
 
@@ -417,6 +437,8 @@ ses_tgt_deliver(struct uet_ses *s, const struct uet_pds_event *ev,
 	}
 	s->st.rx_req[h.opcode & 15]++;
 	rc = ses_tgt_profile(s, ev, &h);
+	if (rc == UET_RC_OK && h.opcode == UET_SES_OP_DEFERRABLE_RTR)
+		return ses_defer_rtr_rx(s, ev, &h, now);
 	if (rc == UET_RC_OK && ses_is_send(h.opcode))
 		return ses_tgt_send(s, ev, &h, ses + n, (uint32_t)(len - n),
 				    now);

@@ -53,11 +53,16 @@ sfw_node_tables(struct sfw_node *n, uint64_t seed)
 	ra.resource_index = SFW_RI_MSG;
 	ra.type = UET_SES_RI_MSG;
 	n->ri_msg = uet_ses_ri_add(n->mr, &ra);
-	return n->ri_rma < 0 || n->ri_msg < 0 ? -1 : 0;
+	/* Rendezvous source buffers, read back by the peer. */
+	ra.resource_index = SFW_RI_RDV;
+	ra.type = UET_SES_RI_RMA;
+	n->ri_rdv = uet_ses_ri_add(n->mr, &ra);
+	return n->ri_rma < 0 || n->ri_msg < 0 || n->ri_rdv < 0 ? -1 : 0;
 }
 
 static int
-sfw_node_init(struct sfw *w, int i, enum uet_profile profile, uint64_t seed)
+sfw_node_init(struct sfw *w, int i, enum uet_profile profile, uint64_t seed,
+	      uint32_t rdv_threshold)
 {
 	struct sfw_node *n = &w->n[i];
 	struct uet_pds_config pc;
@@ -86,6 +91,10 @@ sfw_node_init(struct sfw *w, int i, enum uet_profile profile, uint64_t seed)
 	sc.cq_size = 4096;
 	sc.initiator_id = 100 + (uint32_t)i;
 	sc.pid_on_fep = SFW_PID;
+	sc.rdv_ri = n->ri_rdv;
+	sc.rdv_resource_index = SFW_RI_RDV;
+	sc.rdv_threshold = rdv_threshold;
+	sc.rdv_eager = SFW_RDV_EAGER;
 	sc.pds = n->pds;
 	sc.mr = n->mr;
 	sc.match = n->match;
@@ -98,6 +107,13 @@ sfw_node_init(struct sfw *w, int i, enum uet_profile profile, uint64_t seed)
 int
 sfw_init(struct sfw *w, enum uet_profile profile, uint64_t seed)
 {
+	return sfw_init_rdv(w, profile, seed, UINT32_MAX);
+}
+
+int
+sfw_init_rdv(struct sfw *w, enum uet_profile profile, uint64_t seed,
+	     uint32_t rdv_threshold)
+{
 	int i;
 
 	memset(w, 0, sizeof(*w));
@@ -107,7 +123,8 @@ sfw_init(struct sfw *w, enum uet_profile profile, uint64_t seed)
 	w->now = 1000000;
 	for (i = 0; i < 2; i++) {
 		w->q[i] = calloc(SFW_QUEUE, sizeof(struct sfw_pkt));
-		if (w->q[i] == NULL || sfw_node_init(w, i, profile, seed) != 0)
+		if (w->q[i] == NULL || sfw_node_init(w, i, profile, seed,
+						   rdv_threshold) != 0)
 			return -1;
 	}
 	return 0;

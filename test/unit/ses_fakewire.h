@@ -7,7 +7,8 @@
  * wire and clock (same fault model as pds_fakewire.h, but packets carry
  * real SES bytes built by uet_ses_build()). Node 0 and node 1 are both
  * initiator and target. Each node hosts pid 1 with job 42 authorised, an
- * RMA RI table (RI 1) and a MSG RI table (RI 2), relative addressing.
+ * RMA RI table (RI 1), a MSG RI table (RI 2) and the RMA table where its
+ * SES exposes rendezvous source buffers (RI 3), relative addressing.
  */
 
 #include <stdbool.h>
@@ -22,6 +23,8 @@
 #define SFW_PID 1
 #define SFW_RI_RMA 1
 #define SFW_RI_MSG 2
+#define SFW_RI_RDV 3      /* rendezvous read-back RMA table */
+#define SFW_RDV_EAGER 200 /* eager bytes of a rendezvous send */
 #define SFW_CQ 4096
 
 struct sfw_faults {
@@ -44,6 +47,7 @@ struct sfw_node {
 	struct uet_pds_fa fa;
 	int ri_rma;
 	int ri_msg;
+	int ri_rdv;
 	struct uet_ses_cqe cq[SFW_CQ];
 	uint32_t ncq;
 };
@@ -62,6 +66,9 @@ struct sfw {
 };
 
 int sfw_init(struct sfw *w, enum uet_profile profile, uint64_t seed);
+/* Same, with SEND/TSEND above @p rdv_threshold going rendezvous (HPC). */
+int sfw_init_rdv(struct sfw *w, enum uet_profile profile, uint64_t seed,
+		 uint32_t rdv_threshold);
 void sfw_fini(struct sfw *w);
 
 /* A work request from node @p from to the other node, job/pid/RI set. */

@@ -84,6 +84,14 @@ cqe(int node, uint64_t ctx)
 {
 	int i = sfw_cq_find(&w, node, ctx);
 
+	if (i < 0) {
+		/* Completions of synchronous calls (cancel, peek): drain. */
+		sfw_step(&w, 1000);
+		i = sfw_cq_find(&w, node, ctx);
+	}
+	if (i < 0)
+		print_error("node %d: no completion %llu\n", node,
+			    (unsigned long long)ctx);
 	assert_true(i >= 0);
 	return &w.n[node].cq[i];
 }
@@ -483,6 +491,454 @@ auth__every_failure(void **state)
 	assert_true(sfw_run_idle(&w, RUN_NS));
 }
 
+/* ---- rendezvous (HPC): eager part + target-issued read of the rest ---- */
+
+static void
+wait_stat(const uint64_t *v, uint64_t want)
+{
+	uint32_t i;
+
+	for (i = 0; i < 2000 && *v < want; i++)
+		sfw_step(&w, 10000);
+	assert_int_equal(*v, want);
+}
+
+/* Last completion with @p ctx (claims reuse the peek's context). */
+static const struct uet_ses_cqe *
+cqe_last(int node, uint64_t ctx)
+{
+	uint32_t i;
+
+	sfw_step(&w, 1000);
+	i = w.n[node].ncq;
+	while (i-- > 0)
+		if (w.n[node].cq[i].context == ctx)
+			return &w.n[node].cq[i];
+	fail();
+	return NULL;
+}
+
+static void
+reinit(enum uet_profile profile, uint32_t rdv_threshold)
+{
+	sfw_fini(&w);
+	assert_int_equal(sfw_init_rdv(&w, profile, seed, rdv_threshold), 0);
+}
+
+static void
+check_recv(int node, uint64_t ctx, uint64_t len, uint64_t tag, bool trunc)
+{
+	const struct uet_ses_cqe *c = cqe(node, ctx);
+
+	if (c->status != 0)
+		print_error("recv %llu: status %d rc 0x%x\n",
+			    (unsigned long long)ctx, c->status, c->prov_errno);
+	assert_int_equal(c->status, 0);
+	assert_int_equal(c->len, len);
+	assert_int_equal(c->tag, tag);
+	assert_int_equal(c->src, 100);
+	assert_int_equal(c->flags & (UET_SES_CQ_RECV | UET_SES_CQ_TAGGED |
+				     UET_SES_CQ_SRC | UET_SES_CQ_TRUNC),
+			 UET_SES_CQ_RECV | UET_SES_CQ_TAGGED | UET_SES_CQ_SRC |
+			 (trunc ? UET_SES_CQ_TRUNC : 0));
+}
+
+static void
+check_send(uint64_t ctx, uint64_t len)
+{
+	const struct uet_ses_cqe *c = cqe(0, ctx);
+
+	if (c->status != 0)
+		print_error("send %llu: status %d rc 0x%x\n",
+			    (unsigned long long)ctx, c->status, c->prov_errno);
+	assert_int_equal(c->status, 0);
+	assert_int_equal(c->len, len);
+	assert_int_equal(c->flags, UET_SES_CQ_SEND);
+}
+
+/* Sizes around the eager part, the small/large READ boundary and the
+ * MTU; each sent once with its receive posted first (expected) and once
+ * before it (unexpected); one truncated receive; one shorter than the
+ * eager part (zero-length read-back releases the sender). */
+static void
+rdv__sizes_expected_unexpected(void **state)
+{
+	static const uint32_t sizes[] = {
+		1, SFW_RDV_EAGER, SFW_RDV_EAGER + 1, SFW_RDV_EAGER + 36,
+		SFW_RDV_EAGER + 37, 4097, 3 * SFW_MTU + 17, 65536 + 3, BIG / 4,
+	};
+	size_t i, n = sizeof(sizes) / sizeof(sizes[0]);
+	const struct uet_ses_stats *st0, *st1;
+	struct uet_ses_wr wr;
+	uint64_t off[2 * 9 + 2], o = 0;
+	uint32_t k, ncq0 = 0, ncq1;
+
+	(void)state;
+	reinit(UET_PROFILE_HPC, 4096);
+	lossy();
+	fill(sbuf, BIG, 7);
+	memset(rbuf, 0xEE, BIG + 65536);
+	for (k = 0; k < 2 * n; k++) {
+		off[k] = o;
+		o += sizes[k % n] + 64; /* 64 guard bytes between slices */
+	}
+	/* Expected half: receives first. */
+	for (i = 0; i < n; i++)
+		post(1, 2, 500 + i, rbuf + off[i], sizes[i], 500 + i, 0);
+	for (k = 0; k < 2 * n; k++) {
+		i = k % n;
+		if (k == n) {
+			/* Unexpected half: sends land before the receives. */
+			assert_true(sfw_run_cq(&w, 0, (uint32_t)n, RUN_NS));
+		}
+		sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND,
+		       sbuf + (k * 4099) % (BIG / 2), sizes[i]);
+		/* Below the threshold: forced. */
+		if (sizes[i] <= 4096)
+			wr.flags |= UET_SES_WR_F_RENDEZVOUS;
+		wr.tag = 500 + k;
+		wr.context = 1 + k;
+		submit(&wr);
+		ncq0++;
+	}
+	/* Unexpected ones: wait until every SOM was answered, then post. */
+	for (k = 0; k < 400 && uet_ses_match_stats_get(w.n[1].match)
+					->unexp_stored < n; k++)
+		sfw_step(&w, 10000);
+	assert_int_equal(uet_ses_match_stats_get(w.n[1].match)->unexp_stored,
+			 n);
+	for (i = 0; i < n; i++)
+		post(1, 2, 500 + n + i, rbuf + off[n + i], sizes[i],
+		     500 + n + i, 0);
+	/* Truncated: 10000-byte message into 6000 bytes; and 500 bytes
+	 * into 100 (less than the eager part). */
+	off[2 * n] = o;
+	off[2 * n + 1] = o + 6000 + 64;
+	post(1, 2, 900, rbuf + off[2 * n], 6000, 900, 0);
+	post(1, 2, 901, rbuf + off[2 * n + 1], 100, 901, 0);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf, 10000);
+	wr.tag = 900;
+	wr.context = 900;
+	submit(&wr);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf + 7, 500);
+	wr.flags |= UET_SES_WR_F_RENDEZVOUS;
+	wr.tag = 901;
+	wr.context = 901;
+	submit(&wr);
+	ncq0 += 2;
+	ncq1 = (uint32_t)(2 * n + 2);
+	assert_true(sfw_run_cq(&w, 1, ncq1, 10 * RUN_NS));
+	assert_true(sfw_run_cq(&w, 0, ncq0, 10 * RUN_NS));
+	for (k = 0; k < 2 * n; k++) {
+		i = k % n;
+		check_send(1 + k, sizes[i]);
+		check_recv(1, 500 + k, sizes[i], 500 + k, false);
+		assert_memory_equal(rbuf + off[k],
+				    sbuf + (k * 4099) % (BIG / 2), sizes[i]);
+		for (o = 0; o < 64; o++)
+			assert_int_equal(rbuf[off[k] + sizes[i] + o], 0xEE);
+	}
+	check_send(900, 10000);
+	check_recv(1, 900, 6000, 900, true);
+	assert_int_equal(cqe(1, 900)->olen, 4000);
+	assert_memory_equal(rbuf + off[2 * n], sbuf, 6000);
+	for (o = 0; o < 64; o++)
+		assert_int_equal(rbuf[off[2 * n] + 6000 + o], 0xEE);
+	check_send(901, 500);
+	check_recv(1, 901, 100, 901, true);
+	assert_memory_equal(rbuf + off[2 * n + 1], sbuf + 7, 100);
+	for (o = 0; o < 64; o++)
+		assert_int_equal(rbuf[off[2 * n + 1] + 100 + o], 0xEE);
+	st0 = uet_ses_stats_get(w.n[0].ses);
+	st1 = uet_ses_stats_get(w.n[1].ses);
+	assert_int_equal(st0->rdv_tx, 2 * n + 2);
+	assert_int_equal(st0->rdv_served, 2 * n + 2);
+	assert_int_equal(st1->rdv_reads, 2 * n + 2);
+	print_message("# rdv: retx %llu\n",
+		      (unsigned long long)retransmits(0));
+	/* Every key was revoked with its send (pools idle). */
+	assert_true(sfw_run_idle(&w, 4 * RUN_NS));
+	assert_int_equal(uet_ses_stats_get(w.n[1].ses)->rx_bad, 0);
+}
+
+/* The read-back key lives exactly as long as its send: while the message
+ * waits unexpected the RI table has an entry (ri_del -EBUSY); after the
+ * completion it is empty. */
+static void
+rdv__key_revoked(void **state)
+{
+	struct uet_ses_wr wr;
+
+	(void)state;
+	reinit(UET_PROFILE_HPC, 1000);
+	fill(sbuf, 3000, 3);
+	memset(rbuf, 0xEE, 4000);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 3000);
+	wr.context = 1;
+	submit(&wr);
+	wait_stat(&uet_ses_match_stats_get(w.n[1].match)->unexp_stored, 1);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rdv_tx, 1);
+	assert_int_equal(uet_ses_ri_del(w.n[0].mr, w.n[0].ri_rdv), -EBUSY);
+	assert_int_equal(w.n[0].ncq, 0); /* waits for the read-back */
+	post(1, 1, 77, rbuf, 3000, 0, 0);
+	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	check_send(1, 3000);
+	assert_int_equal(cqe(1, 77)->len, 3000);
+	assert_memory_equal(rbuf, sbuf, 3000);
+	assert_int_equal(rbuf[3000], 0xEE);
+	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_int_equal(uet_ses_ri_del(w.n[0].mr, w.n[0].ri_rdv), 0);
+}
+
+/* ---- deferrable sends (AI Full) ---- */
+
+static void
+defer__restart_cancel_stale(void **state)
+{
+	static const uint32_t sizes[] = { 1, 700, 3 * SFW_MTU + 17, 100000 };
+	const struct uet_ses_stats *st0, *st1;
+	struct uet_ses_wr wr;
+	uint32_t i, n = 4;
+
+	(void)state;
+	reinit(UET_PROFILE_AI_FULL, UINT32_MAX);
+	lossy();
+	fill(sbuf, BIG, 11);
+	memset(rbuf, 0xEE, BIG);
+	st0 = uet_ses_stats_get(w.n[0].ses);
+	st1 = uet_ses_stats_get(w.n[1].ses);
+	/* Expected: a receive is there; no defer. */
+	post(1, 1, 200, rbuf, 5000, 0, 0);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 4000);
+	wr.flags |= UET_SES_WR_F_DEFERRABLE;
+	wr.context = 200;
+	submit(&wr);
+	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	check_send(200, 4000);
+	assert_int_equal(cqe(1, 200)->len, 4000);
+	assert_memory_equal(rbuf, sbuf, 4000);
+	assert_int_equal(st0->defer_tx, 0);
+	/* Unexpected: parked, then restarted by the receive's RTR. */
+	for (i = 0; i < n; i++) {
+		sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf + i * 1000, sizes[i]);
+		wr.flags |= UET_SES_WR_F_DEFERRABLE;
+		wr.tag = 10 + i;
+		wr.context = 10 + i;
+		submit(&wr);
+	}
+	/* And one to cancel. */
+	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf, 64);
+	wr.flags |= UET_SES_WR_F_DEFERRABLE;
+	wr.tag = 99;
+	wr.context = 99;
+	submit(&wr);
+	wait_stat(&st0->defer_tx, n + 1);
+	assert_int_equal(w.n[0].ncq, 1); /* nothing completed meanwhile */
+	assert_int_equal(uet_ses_send_cancel(w.n[0].ses, 12345), -ENOENT);
+	assert_int_equal(uet_ses_send_cancel(w.n[0].ses, 99), 0);
+	assert_int_equal(cqe(0, 99)->status, -ECANCELED);
+	assert_int_equal(cqe(0, 99)->prov_errno, UET_RC_CANCELLED);
+	for (i = 0; i < n; i++)
+		post(1, 2, 10 + i, rbuf + 200000 * (i + 1), sizes[i], 10 + i,
+		     0);
+	/* The cancelled send's receive: its RTR is answered CANCELLED. */
+	post(1, 2, 99, rbuf + 100000, 64, 99, 0);
+	assert_true(sfw_run_cq(&w, 0, n + 2, 10 * RUN_NS));
+	assert_true(sfw_run_cq(&w, 1, n + 2, 10 * RUN_NS));
+	for (i = 0; i < n; i++) {
+		check_send(10 + i, sizes[i]);
+		check_recv(1, 10 + i, sizes[i], 10 + i, false);
+		assert_memory_equal(rbuf + 200000 * (i + 1), sbuf + i * 1000,
+				    sizes[i]);
+		assert_int_equal(rbuf[200000 * (i + 1) + sizes[i]], 0xEE);
+	}
+	assert_int_equal(cqe(1, 99)->status, -ECANCELED);
+	assert_int_equal(cqe(1, 99)->prov_errno, UET_RC_CANCELLED);
+	assert_int_equal(rbuf[100000], 0xEE);
+	assert_int_equal(st0->send_cancel, 1);
+	assert_int_equal(st0->rtr_rx, n);
+	assert_int_equal(st0->rtr_stale, 1);
+	assert_int_equal(st1->rtr_tx, n + 1);
+	assert_true(sfw_run_idle(&w, 4 * RUN_NS));
+	/* Nothing parked any more: cancel finds nothing. */
+	assert_int_equal(uet_ses_send_cancel(w.n[0].ses, 10), -ENOENT);
+}
+
+/* ---- tagged atomics (HPC) ---- */
+
+static void
+tamo__exactly_once(void **state)
+{
+	static uint64_t one[200], fetched[200];
+	uint64_t *slot = (uint64_t *)mem;
+	struct uet_ses_wr wr;
+	uint32_t i, n = 200;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		w.f[i].drop = 100000;
+		w.f[i].dup = 50000;
+		w.f[i].reorder = 100000;
+	}
+	memset(mem, 0xAB, 4096);
+	for (i = 0; i < n; i++) {
+		slot[2 * i] = 1000 + i;
+		one[i] = 5 + i;
+		/* Each receive: 16 bytes; the atomic hits the second half
+		 * for odd i (buffer_offset 8). */
+		post(1, 2, 300 + i, &slot[2 * i] - (i % 2), 16, 300 + i, 0);
+	}
+	for (i = 0; i < n; i++) {
+		sfw_wr(&w, 0, &wr, i % 4 < 2 ? UET_SES_WR_TSEND_FETCH_ATOMIC :
+					     UET_SES_WR_TSEND_ATOMIC,
+		       &one[i], 8);
+		wr.atomic_op = UET_AMO_SUM;
+		wr.atomic_dt = UET_AMO_DT_UINT64;
+		wr.tag = 300 + i;
+		wr.roffset = i % 2 ? 8 : 0;
+		wr.result = &fetched[i];
+		wr.context = 300 + i;
+		submit(&wr);
+	}
+	assert_true(sfw_run_cq(&w, 0, n, 10 * RUN_NS));
+	assert_true(sfw_run_cq(&w, 1, n, 10 * RUN_NS));
+	for (i = 0; i < n; i++) {
+		check_send(300 + i, 8);
+		check_recv(1, 300 + i, 8, 300 + i, false);
+		assert_int_equal(slot[2 * i], 1000 + i + 5 + i);
+		if (i % 4 < 2)
+			assert_int_equal(fetched[i], 1000 + i);
+	}
+	/* The other half of every receive untouched. */
+	for (i = 0; i < n; i++)
+		assert_int_equal(slot[2 * i + 1], 0xABABABABABABABABull);
+	assert_true(retransmits(0) > 0);
+	/* No receive: NO_MATCH; out of the receive: BAD_ADDR/TOO_LONG. */
+	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND_ATOMIC, &one[0], 8);
+	wr.atomic_op = UET_AMO_SUM;
+	wr.atomic_dt = UET_AMO_DT_UINT64;
+	wr.tag = 7777;
+	assert_int_equal(rma_rc(&wr), UET_RC_NO_MATCH);
+	post(1, 2, 7777, mem + 3000, 16, 7777, 0);
+	wr.roffset = 12;
+	assert_int_equal(rma_rc(&wr), UET_RC_TOO_LONG);
+	assert_int_equal(cqe(1, 7777)->status, -EMSGSIZE);
+	post(1, 2, 7778, mem + 3000, 16, 7777, 0);
+	wr.roffset = 16;
+	assert_int_equal(rma_rc(&wr), UET_RC_BAD_ADDR);
+	assert_int_equal(cqe(1, 7778)->status, -EFAULT);
+	assert_int_equal(mem[3000 + 16], 0xAB);
+	assert_true(sfw_run_idle(&w, 4 * RUN_NS));
+}
+
+/* ---- FI_PEEK / FI_CLAIM / FI_DISCARD ---- */
+
+static int
+post_f(int node, uint64_t ctx, void *buf, uint64_t len, uint64_t tag,
+       uint32_t flags)
+{
+	struct uet_ses_recv r;
+
+	memset(&r, 0, sizeof(r));
+	r.op = 2;
+	r.flags = flags;
+	r.context = ctx;
+	r.buf = buf;
+	r.len = len;
+	r.tag = tag;
+	return uet_ses_recv_post(w.n[node].ses, &r, w.now);
+}
+
+static void
+peek__claim_discard(void **state)
+{
+	struct uet_ses_wr wr;
+	const struct uet_ses_cqe *c;
+	uint32_t i;
+
+	(void)state;
+	reinit(UET_PROFILE_HPC, 100000);
+	lossy();
+	fill(sbuf, BIG, 5);
+	memset(rbuf, 0xEE, 65536);
+	/* Tags 1..3 eager (3: multi-packet), 4 rendezvous (above 100000). */
+	for (i = 1; i <= 4; i++) {
+		sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf + i * 10,
+		       i == 4 ? 200000 : i == 3 ? 5000 : 100 * i);
+		wr.tag = i;
+		wr.flags |= UET_SES_WR_F_IMM;
+		wr.imm_data = 0xD0 + i;
+		wr.context = i;
+		submit(&wr);
+	}
+	/* The eager ones complete at once (unexpected, answered OK). */
+	assert_true(sfw_run_cq(&w, 0, 3, RUN_NS));
+	wait_stat(&uet_ses_match_stats_get(w.n[1].match)->unexp_stored, 4);
+	assert_int_equal(post_f(1, 50, NULL, 0, 9, UET_SES_RECV_F_PEEK), 0);
+	c = cqe(1, 50);
+	assert_int_equal(c->status, -ENOMSG);
+	/* Peek: header only, nothing consumed or copied. */
+	assert_int_equal(post_f(1, 51, rbuf, 100, 2, UET_SES_RECV_F_PEEK), 0);
+	c = cqe(1, 51);
+	assert_int_equal(c->status, 0);
+	assert_int_equal(c->len, 200);
+	assert_int_equal(c->tag, 2);
+	assert_int_equal(c->data, 0xD2);
+	assert_true(c->flags & UET_SES_CQ_IMM);
+	assert_int_equal(rbuf[0], 0xEE);
+	/* Peek + claim tag 2; an ordinary receive cannot take it. */
+	assert_int_equal(post_f(1, 52, NULL, 0, 2,
+				UET_SES_RECV_F_PEEK | UET_SES_RECV_F_CLAIM), 0);
+	assert_int_equal(cqe(1, 52)->len, 200);
+	assert_int_equal(post_f(1, 53, rbuf + 1000, 300, 2, 0), 0);
+	assert_int_equal(sfw_cq_find(&w, 1, 53), -1);
+	assert_int_equal(post_f(1, 54, rbuf, 300, 2, UET_SES_RECV_F_CLAIM),
+			 -ENOENT);
+	assert_int_equal(post_f(1, 52, rbuf, 300, 2, UET_SES_RECV_F_CLAIM),
+			 0);
+	sfw_step(&w, 1000);
+	c = cqe_last(1, 52);
+	assert_int_equal(c->status, 0);
+	assert_int_equal(c->len, 200);
+	assert_memory_equal(rbuf, sbuf + 20, 200);
+	assert_int_equal(rbuf[200], 0xEE);
+	assert_int_equal(uet_ses_recv_cancel(w.n[1].ses, 53), 0);
+	/* Peek + discard tag 1; multi-packet tag 3 claimed, then dropped. */
+	assert_int_equal(post_f(1, 55, NULL, 0, 1,
+				UET_SES_RECV_F_PEEK | UET_SES_RECV_F_DISCARD),
+			 0);
+	assert_int_equal(cqe(1, 55)->len, 0);
+	assert_int_equal(post_f(1, 56, NULL, 0, 3,
+				UET_SES_RECV_F_PEEK | UET_SES_RECV_F_CLAIM), 0);
+	assert_int_equal(cqe(1, 56)->len, 5000);
+	assert_int_equal(post_f(1, 56, NULL, 0, 3,
+				UET_SES_RECV_F_CLAIM | UET_SES_RECV_F_DISCARD),
+			 0);
+	/* Rendezvous tag 4 discarded: its sender is released anyway. */
+	assert_int_equal(post_f(1, 57, NULL, 0, 4,
+				UET_SES_RECV_F_PEEK | UET_SES_RECV_F_DISCARD),
+			 0);
+	assert_true(sfw_run_cq(&w, 0, 4, RUN_NS));
+	check_send(4, 200000);
+	/* Nothing of them is left: a peek of each tag finds nothing. */
+	for (i = 1; i <= 4; i++) {
+		assert_int_equal(post_f(1, 60 + i, NULL, 0, i,
+					UET_SES_RECV_F_PEEK), 0);
+		assert_int_equal(cqe(1, 60 + i)->status, -ENOMSG);
+	}
+	assert_int_equal(post_f(1, 70, NULL, 0, 1, UET_SES_RECV_F_DISCARD),
+			 -EINVAL);
+	assert_int_equal(post_f(1, 70, NULL, 0, 1, 0x8000), -EINVAL);
+	for (i = 200; i < 2000; i++)
+		assert_int_equal(rbuf[i], 0xEE);
+	assert_int_equal(cqe_last(1, 56)->len, 0);
+	assert_int_equal(cqe_last(1, 56)->status, 0);
+	assert_int_equal(cqe(1, 57)->len, 0);
+	assert_true(sfw_run_idle(&w, 4 * RUN_NS));
+}
+
 int
 main(void)
 {
@@ -499,6 +955,16 @@ main(void)
 		cmocka_unit_test_setup_teardown(write_read__lossy, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(atomics__exactly_once, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(rdv__sizes_expected_unexpected,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(rdv__key_revoked, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(defer__restart_cancel_stale,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(tamo__exactly_once, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(peek__claim_discard, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(auth__every_failure, setup,
 						teardown),

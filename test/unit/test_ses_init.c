@@ -204,7 +204,7 @@ static void
 submit__profile_enforced(void **state)
 {
 	struct uet_ses_config sc;
-	struct uet_ses *s;
+	struct uet_ses *s, *hpc;
 	struct uet_ses_wr wr;
 	enum uet_ses_rc rc;
 	uint64_t res;
@@ -232,13 +232,51 @@ submit__profile_enforced(void **state)
 	wr.flags |= UET_SES_WR_F_WILDCARD;
 	assert_int_equal(uet_ses_submit(s, &wr, &rc), -EOPNOTSUPP);
 	assert_int_equal(rc, UET_RC_OP_VIOLATION);
-	/* Rendezvous: not in AI Base; not implemented yet in HPC. */
+	/* Rendezvous: not in AI Base; in HPC only with an RI table for the
+	 * read-back (none configured on this instance). */
 	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, data, 8);
 	wr.flags |= UET_SES_WR_F_RENDEZVOUS;
 	assert_int_equal(uet_ses_submit(s, &wr, &rc), -EOPNOTSUPP);
+	assert_int_equal(rc, UET_RC_UNSUPPORTED_OP);
+	sc.profile = UET_PROFILE_HPC;
+	hpc = uet_ses_create(&sc);
+	assert_non_null(hpc);
+	assert_int_equal(uet_ses_submit(hpc, &wr, &rc), -EOPNOTSUPP);
+	assert_int_equal(rc, UET_RC_UNSUPPORTED_OP);
+	uet_ses_free(hpc);
+	/* Deferrable: AI Full only. */
+	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, data, 8);
+	wr.flags |= UET_SES_WR_F_DEFERRABLE;
+	assert_int_equal(uet_ses_submit(s, &wr, &rc), -EOPNOTSUPP);
+	assert_int_equal(rc, UET_RC_UNSUPPORTED_OP);
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, &rc), -EOPNOTSUPP);
 	assert_int_equal(rc, UET_RC_UNSUPPORTED_OP);
-	assert_int_equal(uet_ses_stats_get(s)->wr_rejected, 5);
+	/* Tagged atomics: HPC only. */
+	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND_ATOMIC, data, 8);
+	wr.atomic_op = UET_AMO_SUM;
+	wr.atomic_dt = UET_AMO_DT_UINT64;
+	assert_int_equal(uet_ses_submit(s, &wr, &rc), -EOPNOTSUPP);
+	assert_int_equal(rc, UET_RC_UNSUPPORTED_OP);
+	assert_int_equal(uet_ses_stats_get(s)->wr_rejected, 7);
+	uet_ses_free(s);
+	/* AI Full: deferrable yes; rendezvous and tagged atomics no. */
+	sc.profile = UET_PROFILE_AI_FULL;
+	sc.rdv_ri = w.n[0].ri_rdv; /* even with a read-back table */
+	sc.mr = w.n[0].mr;
+	s = uet_ses_create(&sc);
+	assert_non_null(s);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, data, 8);
+	wr.flags |= UET_SES_WR_F_DEFERRABLE;
+	assert_int_equal(uet_ses_submit(s, &wr, &rc), 0);
+	wr.flags = UET_SES_WR_F_RENDEZVOUS;
+	assert_int_equal(uet_ses_submit(s, &wr, &rc), -EOPNOTSUPP);
+	assert_int_equal(rc, UET_RC_UNSUPPORTED_OP);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND_FETCH_ATOMIC, data, 8);
+	wr.atomic_op = UET_AMO_SUM;
+	wr.atomic_dt = UET_AMO_DT_UINT64;
+	wr.result = &res;
+	assert_int_equal(uet_ses_submit(s, &wr, &rc), -EOPNOTSUPP);
+	assert_int_equal(rc, UET_RC_UNSUPPORTED_OP);
 	uet_ses_free(s);
 }
 

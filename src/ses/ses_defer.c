@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Deferrable sends (PROTOCOL.md 4.2 tokens, 4.8; AI Full profile).
+ *
+ * Initiator: DEFERRABLE_SEND/TSEND carry token_i = gen(8) | slot + 1 (24)
+ * and token_t = 0 in buffer_offset. A response NO_MATCH on list OVERFLOW
+ * means "deferred": the message stays parked (nothing re-sent) until a
+ * DEFERRABLE_RTR naming token_i arrives; it is then sent again, whole,
+ * under a new message id with token_t set.
+ *
+ * Target: a deferrable message without a matching receive is recorded
+ * header-only (its data is dropped) and answered NO_MATCH/OVERFLOW at EOM.
+ * A receive that matches it later sends DEFERRABLE_RTR with both tokens;
+ * the restarted message finds its record by token_t = gen(8) | index + 1
+ * and lands in the bound receive.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include "ses_private.h"
+
+/* ---- target ---- */
+
+static void
+ses_defer_fail(struct uet_ses *s, struct ses_tgt *t, int status)
+{
+	struct ses_rx_info ri;
+
+	if (!t->no_cqe) {
+		ses_rx_info_tgt(&ri, t);
+		ri.status = status;
+		ri.rc = t->rc;
+		ses_recv_cqe(s, &ri);
+	}
+	ses_tgt_put(s, t);
+}
+
+static void
+ses_defer_send_rtr(struct uet_ses *s, struct ses_tgt *t)
+{
+	struct uet_ses_wr wr;
+	struct ses_msg *m;
+	int ret;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.op = UET_SES_WR_NOP; /* opcode replaced by DEFERRABLE_RTR */
+	wr.job = t->job;
+	wr.dest.fa = t->fa;
+	wr.dest.relative = true;
+	ret = ses_msg_submit_internal(s, &wr, SES_MK_RTR,
+				      (uint32_t)(t - s->tgts) + 1, &m);
+	if (ret != 0) {
+		t->rc = UET_RC_UNDELIVERABLE;
+		ses_defer_fail(s, t, ret == -EAGAIN ? -EAGAIN : -EIO);
+		return;
+	}
+	/* Set before the first build (uet_ses_progress() comes later). */
+	m->tok_i = t->tok_i;
+	m->tok_t = ses_tgt_token(s, t);
+	s->st.rtr_tx++;
+}
+
+/* EOM of a deferred message: answer "deferred" (NO_MATCH on list
+ * OVERFLOW); the record leaves the {PDC, message_id} hash and waits for
+ * a receive (DEFER) or sends the RTR now (a receive came meanwhile). */
+void
+ses_defer_answer(struct uet_ses *s, struct ses_tgt *t, uint64_t now)
+{
+	t->rc = UET_RC_NO_MATCH;
+	t->list = UET_SES_LIST_OVERFLOW;
+	ses_tgt_respond_rec(s, t, now);
+	t->rc = UET_RC_OK;
+	ses_tgt_unhash(s, t);
+	if (t->state == SES_TGT_RTR)
+		ses_defer_send_rtr(s, t);
+}
+
+/* A receive was bound to the deferred message (post, claim or discard). */
+void
+ses_defer_post(struct uet_ses *s, struct ses_tgt *t)
+{
+	t->state = SES_TGT_RTR;
+	if (t->responded)
+		ses_defer_send_rtr(s, t);
+}
+
+void
+ses_defer_rtr_fill(const struct ses_msg *m, struct uet_ses_req *h)
+{
+	uet_ses_req_set_tokens(h, m->tok_i, m->tok_t);
+	h->header_data = 0; /* restart offset: always the whole message */
+	h->flags &= (uint8_t)~UET_SES_F_HD;
+}
+
+static struct ses_tgt *
+ses_defer_by_token(struct uet_ses *s, uint32_t tok)
+{
+	uint32_t idx = tok & 0xFFFFFFu;
+	struct ses_tgt *t;
+
+	if (idx == 0 || idx > s->cfg.max_tgt_msgs)
+		return NULL;
+	t = &s->tgts[idx - 1];
+	return ses_tgt_token(s, t) == tok ? t : NULL;
+}
+
+void
+ses_defer_rtr_done(struct uet_ses *s, struct ses_msg *m, int status)
+{
+	struct ses_tgt *t = ses_defer_by_token(s, m->tok_t);
+	uint8_t rc = m->rc;
+
+	ses_msg_put(s, m);
+	/* OK: the restarted message may already be in. Refused (the send
+	 * was cancelled, or the RTR failed): the receive fails. */
+	if (t == NULL || t->state != SES_TGT_RTR || status == 0)
+		return;
+	t->rc = rc != UET_RC_NULL ? rc : UET_RC_UNCOR;
+	ses_defer_fail(s, t, status);
+}
+
+struct ses_tgt *
+ses_defer_restart(struct uet_ses *s, const struct uet_pds_event *ev,
+		  const struct uet_ses_req *h)
+{
+	struct ses_tgt *t = ses_defer_by_token(s, uet_ses_req_token_target(h));
+
+	if (t == NULL || t->state != SES_TGT_RTR || t->hashed ||
+	    t->total != h->request_length ||
+	    memcmp(&t->fa, &ev->peer, sizeof(t->fa)) != 0) {
+		s->st.rtr_stale++;
+		return NULL;
+	}
+	t->pdc = ev->pdc;
+	t->msg_id = h->message_id;
+	ses_tgt_hash_add(s, t);
+	t->state = SES_TGT_EXPECTED;
+	t->rcvd = 0;
+	t->have_eom = false;
+	t->responded = false;
+	t->hd_valid = false;
+	t->rc = UET_RC_OK;
+	return t;
+}
+
+/* ---- initiator ---- */
+
+static void
+ses_defer_resend(struct uet_ses *s, struct ses_msg *m)
+{
+	int ret = ses_peer_next_id(s, &m->wr.dest.fa, m->wr.job, m->wr.tc,
+				   m->mode, &m->msg_id);
+
+	m->deferred = false;
+	m->rtr_pending = false;
+	if (ret != 0) {
+		m->status = -EAGAIN;
+		ses_msg_finish(s, m);
+		return;
+	}
+	m->next_frag = 0;
+	m->frags_done = 0;
+	m->rc = UET_RC_NULL;
+	m->list = 0;
+	m->resp_seen = false;
+	m->mod_len = 0;
+	m->state = SES_MSG_QUEUED;
+	ses_sq_push(s, m);
+}
+
+bool
+ses_defer_parked(struct uet_ses *s, struct ses_msg *m)
+{
+	if (m->kind != SES_MK_WR || !ses_op_is_defer(m->opcode) ||
+	    m->status != 0 || m->rc != UET_RC_NO_MATCH ||
+	    m->list != UET_SES_LIST_OVERFLOW)
+		return false;
+	if (!m->deferred) {
+		m->deferred = true;
+		s->st.defer_tx++;
+	}
+	if (m->rtr_pending)
+		ses_defer_resend(s, m);
+	return true;
+}
+
+static struct ses_msg *
+ses_defer_find(struct uet_ses *s, const struct uet_pds_event *ev,
+	       uint32_t tok)
+{
+	uint32_t slot = tok & 0xFFFFFFu;
+	struct ses_msg *m;
+
+	if (slot == 0 || slot > s->cfg.max_msgs)
+		return NULL;
+	m = &s->msgs[slot - 1];
+	if (m->state == SES_MSG_FREE || m->gen != (uint8_t)(tok >> 24) ||
+	    m->kind != SES_MK_WR || !ses_op_is_defer(m->opcode) ||
+	    m->tok_t != 0 ||
+	    memcmp(&m->wr.dest.fa, &ev->peer, sizeof(ev->peer)) != 0)
+		return NULL;
+	return m;
+}
+
+/* DEFERRABLE_RTR from the target of one of our deferred sends. */
+int
+ses_defer_rtr_rx(struct uet_ses *s, const struct uet_pds_event *ev,
+		 const struct uet_ses_req *h, uint64_t now)
+{
+	struct ses_msg *m;
+
+	if (uet_ses_req_token_target(h) == 0) {
+		s->st.rx_bad++;
+		return ses_respond_rc(s, ev, h, UET_RC_UNSUPPORTED_SIZE,
+				      UET_SES_LIST_EXPECTED, now);
+	}
+	m = ses_defer_find(s, ev, uet_ses_req_token_initiator(h));
+	if (m == NULL) {
+		/* Completed or cancelled: the target fails its receive. */
+		s->st.rtr_stale++;
+		return ses_respond_rc(s, ev, h, UET_RC_CANCELLED,
+				      UET_SES_LIST_EXPECTED, now);
+	}
+	s->st.rtr_rx++;
+	m->tok_t = uet_ses_req_token_target(h);
+	if (m->deferred)
+		ses_defer_resend(s, m);
+	else
+		m->rtr_pending = true; /* the defer answer is still on its way */
+	return ses_respond_rc(s, ev, h, UET_RC_OK, UET_SES_LIST_EXPECTED, now);
+}
+
+int
+uet_ses_send_cancel(struct uet_ses *s, uint64_t context)
+{
+	struct uet_ses_cqe c;
+	struct ses_msg *m;
+	uint32_t i;
+
+	/* Rare path: a scan of the message pool. */
+	for (i = 0; i < s->cfg.max_msgs; i++) {
+		m = &s->msgs[i];
+		if (m->state == SES_MSG_FREE || m->kind != SES_MK_WR ||
+		    !m->deferred || m->wr.context != context)
+			continue;
+		memset(&c, 0, sizeof(c));
+		c.context = context;
+		c.status = -ECANCELED;
+		c.flags = UET_SES_CQ_SEND;
+		c.prov_errno = UET_RC_CANCELLED;
+		c.op = m->wr.op;
+		ses_cq_push(s, &c);
+		s->st.send_cancel++;
+		s->st.msg_err++;
+		ses_msg_put(s, m); /* generation bump: a later RTR is stale */
+		return 0;
+	}
+	return -ENOENT;
+}

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Rendezvous sends (PROTOCOL.md 4.3 extension, 4.8; HPC profile).
+ *
+ * Initiator: the SOM packet carries the eager part and the rendezvous
+ * extension; the whole source buffer is registered for remote read in
+ * the RI table cfg.rdv_ri with a fresh provider key (one per message,
+ * deregistered when the send completes). The send completes when the
+ * target's read-back of the rest has been served.
+ *
+ * Target: the message is matched like an eager send (the matching engine
+ * holds the eager part when unexpected); once a receive is bound, the SES
+ * issues a READ of min(receive, message) - eager bytes from the
+ * initiator into the receive, and completes the receive when it lands. A
+ * zero-length READ releases the initiator when nothing is left to read
+ * (short receive, FI_DISCARD).
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include "ses_private.h"
+
+/* Eager bytes: configured, capped to the SOM packet and the message. */
+static uint32_t
+ses_rdv_eager(const struct uet_ses *s, uint64_t len)
+{
+	uint32_t cap = s->cfg.mtu - UET_SES_STD_LEN - UET_SES_RDV_EXT_LEN;
+	uint32_t e = s->cfg.rdv_eager < cap ? s->cfg.rdv_eager : cap;
+
+	return len < e ? (uint32_t)len : e;
+}
+
+int
+ses_rdv_setup(struct uet_ses *s, struct ses_msg *m)
+{
+	const struct uet_ses_mr_entry *e;
+	struct uet_ses_mr_attr a;
+	uint64_t key;
+	int ret;
+
+	if (s->cfg.rdv_ri < 0 || s->rdv_owner == NULL)
+		return -EOPNOTSUPP;
+	if (m->wr.len == 0)
+		return -EINVAL; /* nothing to expose */
+	memset(&a, 0, sizeof(a));
+	a.ri = s->cfg.rdv_ri;
+	a.base = (uintptr_t)m->wr.buf;
+	a.length = m->wr.len;
+	a.access = UET_SES_MR_REMOTE_READ;
+	ret = uet_ses_mr_reg(s->cfg.mr, &a, &key);
+	if (ret == -ENOSPC)
+		return -EAGAIN;
+	if (ret != 0)
+		return -EINVAL;
+	e = uet_ses_mr_lookup(s->cfg.mr, key);
+	if (e == NULL || (key & UET_MKEY_O)) {
+		uet_ses_mr_dereg(s->cfg.mr, key);
+		return -EINVAL;
+	}
+	m->rdv = true;
+	m->rdv_key = key;
+	m->rdv_gen = e->generation;
+	m->plen = ses_rdv_eager(s, m->wr.len);
+	s->rdv_owner[key & 0xFFFFu] = (uint32_t)(m - s->msgs) + 1;
+	s->st.rdv_tx++;
+	return 0;
+}
+
+void
+ses_rdv_release(struct uet_ses *s, struct ses_msg *m)
+{
+	if (m->rdv_key == 0)
+		return;
+	s->rdv_owner[m->rdv_key & 0xFFFFu] = 0;
+	uet_ses_mr_dereg(s->cfg.mr, m->rdv_key);
+	m->rdv_key = 0;
+}
+
+void
+ses_rdv_ext_fill(const struct uet_ses *s, const struct ses_msg *m,
+		 struct uet_ses_req *h)
+{
+	h->ext = UET_SES_EXT_RDV;
+	h->rdv.eager_length = m->plen;
+	h->rdv.read_ri_generation = m->rdv_gen;
+	h->rdv.read_pid_on_fep = s->cfg.pid_on_fep;
+	h->rdv.read_resource_index = s->cfg.rdv_resource_index;
+	h->rdv.read_offset = m->plen;
+	h->rdv.read_key_or_match = m->rdv_key;
+}
+
+struct ses_msg *
+ses_rdv_owner(struct uet_ses *s, uint64_t key)
+{
+	uint32_t i;
+
+	if (s->rdv_owner == NULL)
+		return NULL;
+	i = s->rdv_owner[key & 0xFFFFu];
+	if (i == 0 || s->msgs[i - 1].rdv_key != key)
+		return NULL;
+	return &s->msgs[i - 1];
+}
+
+void
+ses_rdv_served(struct uet_ses *s, struct ses_msg *m, int status)
+{
+	if (m->rdv_served)
+		return;
+	m->rdv_served = true;
+	if (status != 0 && m->status == 0)
+		m->status = status;
+	s->st.rdv_served++;
+	ses_msg_check_done(s, m);
+}
+
+/* Return-direction data of a read-back fully acknowledged (or lost). */
+void
+ses_rdv_ret_done(struct uet_ses *s, const struct ses_ret *t)
+{
+	struct ses_msg *m = &s->msgs[t->rdv_msg - 1];
+
+	if (m->state == SES_MSG_FREE || m->gen != t->rdv_msg_gen || !m->rdv)
+		return;
+	ses_rdv_served(s, m, t->aborted ? -EIO : 0);
+}
+
+/* ---- target ---- */
+
+static void
+ses_rdv_finish(struct uet_ses *s, struct ses_tgt *t, int status)
+{
+	struct ses_rx_info ri;
+
+	if (!t->no_cqe) {
+		ses_rx_info_tgt(&ri, t);
+		if (status != 0) {
+			ri.status = status;
+			ri.rc = t->rc;
+		}
+		ses_recv_cqe(s, &ri);
+	}
+	ses_tgt_put(s, t);
+}
+
+void
+ses_rdv_start(struct uet_ses *s, struct ses_tgt *t, uint8_t *dst,
+	      uint64_t cap)
+{
+	uint32_t eager = t->rdv.eager_length;
+	uint64_t want = cap < t->total ? cap : t->total;
+	struct uet_ses_wr wr;
+	struct ses_msg *m;
+	int ret;
+
+	t->state = SES_TGT_RDV;
+	t->buf = dst;
+	t->cap = cap;
+	memset(&wr, 0, sizeof(wr));
+	wr.op = UET_SES_WR_READ;
+	wr.tc = t->tc;
+	wr.job = t->job;
+	wr.buf = want > eager ? dst + eager : NULL;
+	wr.len = want > eager ? want - eager : 0;
+	wr.dest.fa = t->fa;
+	wr.dest.pid_on_fep = t->rdv.read_pid_on_fep;
+	wr.dest.resource_index = t->rdv.read_resource_index;
+	wr.dest.ri_generation = t->rdv.read_ri_generation;
+	wr.dest.relative = true;
+	wr.rkey = t->rdv.read_key_or_match;
+	wr.roffset = t->rdv.read_offset;
+	ret = ses_msg_submit_internal(s, &wr, SES_MK_RDV_READ,
+				      (uint32_t)(t - s->tgts) + 1, &m);
+	if (ret != 0) {
+		/* No message free: the receive fails, the initiator waits
+		 * for its PDC to fail (docs/SES.md "Limits"). */
+		t->rc = UET_RC_UNDELIVERABLE;
+		ses_rdv_finish(s, t, ret == -EAGAIN ? -EAGAIN : -EIO);
+		return;
+	}
+	s->st.rdv_reads++;
+}
+
+void
+ses_rdv_read_done(struct uet_ses *s, struct ses_msg *m, int status)
+{
+	struct ses_tgt *t = &s->tgts[m->rx - 1];
+
+	if (status != 0)
+		t->rc = m->rc != UET_RC_NULL ? m->rc : UET_RC_UNCOR;
+	ses_msg_put(s, m);
+	if (t->state == SES_TGT_RDV)
+		ses_rdv_finish(s, t, status);
+}
+
+/*
+ * SOM (and only packet) of a rendezvous send: it carries the eager part;
+ * a record keeps the read-back parameters until a receive is bound.
+ */
+int
+ses_tgt_rdv(struct uet_ses *s, const struct uet_pds_event *ev,
+	    const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen,
+	    uint64_t now)
+{
+	struct uet_ses_match_arrival a;
+	struct uet_ses_match_result r;
+	struct ses_tgt *t;
+	uint8_t list = UET_SES_LIST_EXPECTED;
+
+	if (!(h->flags & UET_SES_F_SOM) || !(h->flags & UET_SES_F_EOM) ||
+	    h->ext != UET_SES_EXT_RDV || h->rdv.eager_length != plen ||
+	    plen > h->request_length || ev->pdc == UINT32_MAX) {
+		s->st.rx_bad++;
+		return ses_respond_rc(s, ev, h, UET_RC_UNSUPPORTED_SIZE, list,
+				      now);
+	}
+	t = ses_tgt_alloc(s, ev->pdc, h->message_id, false);
+	if (t == NULL) {
+		s->st.tgt_exhaust++;
+		return ses_respond_rc(s, ev, h, UET_RC_UNDELIVERABLE, list,
+				      now);
+	}
+	t->opcode = h->opcode;
+	t->job = h->job_id;
+	t->ri_gen = h->ri_generation;
+	t->total = h->request_length;
+	t->rcvd = plen;
+	t->src = h->initiator;
+	t->tagged = ses_op_is_tagged(h->opcode);
+	t->tag = t->tagged ? h->match_bits : 0;
+	t->hd = h->header_data;
+	t->hd_valid = (h->flags & UET_SES_F_HD) != 0;
+	t->fa = ev->peer;
+	t->rdv = h->rdv;
+	t->responded = true;
+	ses_msg_from_req(h, &a.msg);
+	a.msg.kind = UET_SES_MATCH_KIND_RENDEZVOUS;
+	a.msg.hold_len = plen;
+	a.msg.rdv = h->rdv;
+	a.msg.peer = (uint64_t)(t - s->tgts) + 1;
+	a.data = pl;
+	a.data_len = plen;
+	if (uet_ses_match_arrival(s->cfg.match, &a, &r) != 0 ||
+	    r.verdict == UET_SES_MATCH_NO_ROOM) {
+		ses_tgt_put(s, t);
+		s->st.unexp_drop++;
+		return ses_respond_rc(s, ev, h, UET_RC_NO_MATCH, list, now);
+	}
+	if (r.verdict == UET_SES_MATCH_STORED) {
+		t->state = SES_TGT_RDV;
+		t->unexp = r.unexp;
+		t->list = UET_SES_LIST_OVERFLOW;
+		return ses_respond_rc(s, ev, h, UET_RC_OK,
+				      UET_SES_LIST_OVERFLOW, now);
+	}
+	t->ctx = r.context;
+	t->cq_flags = (r.flags & UET_SES_MATCH_F_RELEASED) ?
+		      UET_SES_CQ_MULTI_RECV_DONE : 0;
+	memcpy((uint8_t *)r.buf + r.offset, pl, r.len < plen ? r.len : plen);
+	ses_respond_rc(s, ev, h, UET_RC_OK, list, now);
+	ses_rdv_start(s, t, (uint8_t *)r.buf + r.offset, r.len);
+	return 0;
+}
