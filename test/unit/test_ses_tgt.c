@@ -1,0 +1,631 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * SES target side: crafted requests (uet_ses_req_encode()) delivered
+ * straight to one SES instance as PDS DELIVER events, one test per group
+ * of return codes. Every request answers exactly one return code (counted
+ * in uet_ses_stats.rx_rc), and the memory around (and, on error, inside)
+ * the addressed region is checked byte for byte after each request.
+ *
+ * The instance is node 1 of ses_fakewire.h (pid 1, job 42, RMA RI 1, MSG
+ * RI 2); the wire is not run: responses go to a PDC handle the PDS does
+ * not know (counted in resp_fail), which the SES treats like any other.
+ */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <uet/uet_ses.h>
+#include <uet/uet_ses_amo.h>
+
+#include "ses_fakewire.h"
+
+#define ARENA 8192
+#define REGION_OFF 2048
+#define REGION_LEN 4096
+#define GUARD 0x5A
+#define FAKE_PDC 7
+
+static struct sfw w;
+static _Alignas(64) uint8_t arena[ARENA];
+static uint8_t *region = arena + REGION_OFF;
+static uint8_t snap[ARENA];
+static uint32_t psn = 100;
+
+static struct uet_ses *
+tgt(void)
+{
+	return w.n[1].ses;
+}
+
+static int
+setup_profile(enum uet_profile p)
+{
+	if (sfw_init(&w, p, 99) != 0)
+		return -1;
+	memset(arena, GUARD, sizeof(arena));
+	return 0;
+}
+
+static int
+setup_hpc(void **state)
+{
+	(void)state;
+	return setup_profile(UET_PROFILE_HPC);
+}
+
+static int
+setup_full(void **state)
+{
+	(void)state;
+	return setup_profile(UET_PROFILE_AI_FULL);
+}
+
+static int
+setup_base(void **state)
+{
+	(void)state;
+	return setup_profile(UET_PROFILE_AI_BASE);
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	sfw_fini(&w);
+	return 0;
+}
+
+/* A request header with the addressing of node 1's tables. */
+static void
+req(struct uet_ses_req *h, uint8_t opcode, uint32_t len)
+{
+	memset(h, 0, sizeof(*h));
+	h->opcode = opcode;
+	h->version = UET_SES_VERSION;
+	h->flags = UET_SES_F_SOM | UET_SES_F_EOM | UET_SES_F_REL;
+	h->job_id = SFW_JOB;
+	h->pid_on_fep = SFW_PID;
+	h->resource_index = SFW_RI_RMA;
+	h->initiator = 100;
+	h->request_length = len;
+}
+
+/*
+ * Deliver @p h (+ payload) to the target; returns the return code it
+ * answered (0xFF: none). Exactly one code must have been counted.
+ */
+static unsigned int
+deliver_fmt(const struct uet_ses_req *h, enum uet_ses_fmt fmt,
+	    const void *pl, uint32_t plen)
+{
+	static uint8_t buf[SFW_MTU + 256];
+	struct uet_pds_event ev;
+	uint64_t before[64];
+	unsigned int i, rc = 0xFF, hits = 0;
+	struct uet_ses_req c = *h;
+	int n;
+
+	c.ext = uet_ses_req_ext_needed(&c);
+	n = uet_ses_req_encode(&c, fmt, buf, sizeof(buf));
+	if (n <= 0)
+		print_error("encode opcode %u: %d\n", c.opcode, n);
+	assert_true(n > 0);
+	assert_true((size_t)n + plen <= sizeof(buf));
+	if (plen)
+		memcpy(buf + n, pl, plen);
+	memset(&ev, 0, sizeof(ev));
+	ev.type = UET_PDS_EV_DELIVER;
+	ev.mode = UET_PDS_MODE_RUD;
+	ev.next_hdr = (uint8_t)uet_ses_fmt_to_next_hdr(fmt);
+	ev.pdc = FAKE_PDC;
+	ev.psn = psn++;
+	ev.peer = w.n[0].fa;
+	memcpy(before, uet_ses_stats_get(tgt())->rx_rc, sizeof(before));
+	uet_ses_event(tgt(), &ev, buf, (uint16_t)(n + plen), w.now);
+	for (i = 0; i < 64; i++) {
+		uint64_t d = uet_ses_stats_get(tgt())->rx_rc[i] - before[i];
+
+		if (d) {
+			rc = i;
+			hits += (unsigned int)d;
+		}
+	}
+	if (rc != 0xFF)
+		assert_int_equal(hits, 1);
+	return rc;
+}
+
+static unsigned int
+deliver(const struct uet_ses_req *h, const void *pl, uint32_t plen)
+{
+	return deliver_fmt(h, UET_SES_FMT_STD, pl, plen);
+}
+
+static void
+arena_snap(void)
+{
+	memcpy(snap, arena, sizeof(arena));
+}
+
+/* Nothing at all written since the snapshot. */
+static void
+arena_same(void)
+{
+	assert_memory_equal(arena, snap, sizeof(arena));
+}
+
+/* Only [off, off + len) of the region may differ from the snapshot. */
+static void
+arena_only(uint32_t off, uint32_t len)
+{
+	assert_memory_equal(arena, snap, REGION_OFF + off);
+	assert_memory_equal(arena + REGION_OFF + off + len,
+			    snap + REGION_OFF + off + len,
+			    ARENA - REGION_OFF - off - len);
+}
+
+static uint64_t
+reg(uint32_t access)
+{
+	uint64_t key = sfw_mr(&w, 1, region, REGION_LEN, access, false);
+
+	assert_true(key != 0);
+	return key;
+}
+
+/* ---- resolution codes (PROTOCOL.md 4.6), WRITE ---- */
+
+static void
+write__every_resolution_code(void **state)
+{
+	uint64_t key = reg(UET_SES_MR_REMOTE_WRITE);
+	uint64_t rokey = reg(UET_SES_MR_REMOTE_READ);
+	static uint8_t pl[64];
+	struct uet_ses_req h, b;
+
+	(void)state;
+	memset(pl, 0xC3, sizeof(pl));
+	req(&b, UET_SES_OP_WRITE, 64);
+	b.match_bits = key;
+	b.buffer_offset = 100;
+	arena_snap();
+	h = b;
+	h.pid_on_fep = 3;
+	assert_int_equal(deliver(&h, pl, 64), UET_RC_BAD_PID);
+	h = b;
+	h.job_id = 43;
+	assert_int_equal(deliver(&h, pl, 64), UET_RC_BAD_JOB_ID);
+	h = b;
+	h.resource_index = 9;
+	assert_int_equal(deliver(&h, pl, 64), UET_RC_BAD_INDEX);
+	h = b;
+	h.resource_index = SFW_RI_MSG;
+	assert_int_equal(deliver(&h, pl, 64), UET_RC_OP_VIOLATION);
+	h = b;
+	h.match_bits = key ^ 0x10000;
+	assert_int_equal(deliver(&h, pl, 64), UET_RC_BAD_MKEY);
+	h = b;
+	h.ri_generation = 9;
+	assert_int_equal(deliver(&h, pl, 64), UET_RC_BAD_GENERATION);
+	h = b;
+	h.match_bits = rokey;
+	assert_int_equal(deliver(&h, pl, 64), UET_RC_PERM_VIOLATION);
+	h = b;
+	h.buffer_offset = REGION_LEN;
+	assert_int_equal(deliver(&h, pl, 64), UET_RC_BAD_ADDR);
+	h = b;
+	h.buffer_offset = REGION_LEN - 63;
+	assert_int_equal(deliver(&h, pl, 64), UET_RC_TOO_LONG);
+	assert_int_equal(uet_ses_mr_enable(w.n[1].mr, key, false), 0);
+	assert_int_equal(deliver(&b, pl, 64), UET_RC_DISABLED_GEN);
+	assert_int_equal(uet_ses_mr_enable(w.n[1].mr, key, true), 0);
+	assert_int_equal(uet_ses_ri_enable(w.n[1].mr, w.n[1].ri_rma, false), 0);
+	assert_int_equal(deliver(&b, pl, 64), UET_RC_DISABLED);
+	assert_int_equal(uet_ses_ri_enable(w.n[1].mr, w.n[1].ri_rma, true), 0);
+	arena_same();
+	/* Continuation whose payload_length disagrees with the packet. */
+	h = b;
+	h.flags = UET_SES_F_EOM | UET_SES_F_REL;
+	h.request_length = 128;
+	h.message_offset = 64;
+	h.payload_length = 60;
+	assert_int_equal(deliver(&h, pl, 64), UET_RC_UNSUPPORTED_SIZE);
+	arena_same();
+	/* Last byte exactly at the end: OK, only those bytes change. */
+	h = b;
+	h.buffer_offset = REGION_LEN - 64;
+	assert_int_equal(deliver(&h, pl, 64), UET_RC_OK);
+	arena_only(REGION_LEN - 64, 64);
+	assert_memory_equal(region + REGION_LEN - 64, pl, 64);
+	assert_int_equal(arena[REGION_OFF + REGION_LEN], GUARD);
+}
+
+/* ---- atomics: AMO codes before any byte is touched ---- */
+
+static void
+atomic__amo_codes(void **state)
+{
+	uint64_t key = reg(UET_SES_MR_REMOTE_ATOMIC | UET_SES_MR_REMOTE_READ);
+	uint64_t v[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct uet_ses_req h, b;
+
+	(void)state;
+	req(&b, UET_SES_OP_ATOMIC, 8);
+	b.match_bits = key;
+	b.buffer_offset = 16;
+	b.atomic.op = UET_AMO_SUM;
+	b.atomic.datatype = UET_AMO_DT_UINT64;
+	arena_snap();
+	h = b;
+	h.atomic.op = UET_AMO_BAND;
+	h.atomic.datatype = UET_AMO_DT_FLOAT;
+	h.request_length = 4;
+	assert_int_equal(deliver(&h, v, 4), UET_RC_AMO_UNSUPPORTED_OP);
+	h = b;
+	h.atomic.datatype = UET_AMO_DT_LONG_DOUBLE_COMPLEX;
+	h.atomic.semantic_control = UET_SES_AMO_SC_CPU_COHERENT;
+	h.request_length = 32;
+	assert_int_equal(deliver(&h, v, 32), UET_RC_AMO_UNSUPPORTED_DT);
+	h = b;
+	h.request_length = 6;
+	assert_int_equal(deliver(&h, v, 6), UET_RC_AMO_UNSUPPORTED_SIZE);
+	h = b;
+	h.buffer_offset = 18;
+	assert_int_equal(deliver(&h, v, 8), UET_RC_AMO_UNALIGNED);
+	/* Payload shorter than request_length. */
+	assert_int_equal(deliver(&b, v, 4), UET_RC_AMO_UNSUPPORTED_SIZE);
+	/* Fetch result larger than a RESPONSE_DATA_SMALL carries. */
+	h = b;
+	h.opcode = UET_SES_OP_FETCHING_ATOMIC;
+	h.request_length = 64;
+	assert_int_equal(deliver(&h, v, 64), UET_RC_AMO_UNSUPPORTED_SIZE);
+	h = b;
+	h.buffer_offset = REGION_LEN - 4;
+	assert_int_equal(deliver(&h, v, 8), UET_RC_TOO_LONG);
+	arena_same();
+	memset(region + 16, 0, 8);
+	arena_snap();
+	assert_int_equal(deliver(&b, v, 8), UET_RC_OK);
+	arena_only(16, 8);
+	assert_int_equal(*(uint64_t *)(region + 16), 1);
+}
+
+/* ---- READ: small in the ACK, large in the return direction ---- */
+
+static void
+read__sizes_and_dropped(void **state)
+{
+	uint64_t key = reg(UET_SES_MR_REMOTE_READ);
+	struct uet_ses_pool_info pi;
+	struct uet_ses_req h;
+	uint32_t i;
+
+	(void)state;
+	req(&h, UET_SES_OP_READ, 36);
+	h.match_bits = key;
+	arena_snap();
+	assert_int_equal(deliver(&h, NULL, 0), UET_RC_OK);
+	/* Large READs take a return-direction slot each until their data
+	 * is acknowledged (never here): the pool runs out -> DROPPED. */
+	h.request_length = 3000;
+	for (i = 0; i < 2048; i++)
+		assert_int_equal(deliver(&h, NULL, 0), UET_RC_OK);
+	uet_ses_pool_info_get(tgt(), &pi);
+	assert_int_equal(pi.ret_used, 2048);
+	assert_int_equal(deliver(&h, NULL, 0), UET_RC_DROPPED);
+	arena_same();
+}
+
+/* ---- the send family ---- */
+
+static void
+send__codes(void **state)
+{
+	static uint8_t pl[SFW_MTU];
+	static uint8_t rbuf[512];
+	struct uet_ses_recv r;
+	struct uet_ses_req h;
+	struct uet_ses_cqe c;
+	uint32_t i;
+
+	(void)state;
+	memset(pl, 0x11, sizeof(pl));
+	req(&h, UET_SES_OP_SEND, 64);
+	h.resource_index = SFW_RI_RMA;
+	assert_int_equal(deliver(&h, pl, 64), UET_RC_OP_VIOLATION);
+	h.resource_index = SFW_RI_MSG;
+	h.ri_generation = 77;
+	assert_int_equal(deliver(&h, pl, 64), UET_RC_BAD_GENERATION);
+	assert_int_equal(uet_ses_ri_generation(w.n[1].mr, w.n[1].ri_msg,
+					       &h.ri_generation), 0);
+	/* Single packet whose payload is not the message. */
+	assert_int_equal(deliver(&h, pl, 60), UET_RC_UNSUPPORTED_SIZE);
+	/* Expected: lands in the receive, nothing beyond it. */
+	memset(rbuf, GUARD, sizeof(rbuf));
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = 5;
+	r.buf = rbuf;
+	r.len = 64;
+	assert_int_equal(uet_ses_recv_post(tgt(), &r, w.now), 0);
+	assert_int_equal(deliver(&h, pl, 64), UET_RC_OK);
+	assert_int_equal(uet_ses_cq_poll(tgt(), &c, 1), 1);
+	assert_int_equal(c.context, 5);
+	assert_int_equal(c.len, 64);
+	assert_int_equal(c.status, 0);
+	assert_memory_equal(rbuf, pl, 64);
+	for (i = 64; i < sizeof(rbuf); i++)
+		assert_int_equal(rbuf[i], GUARD);
+	/* Multi-packet SOMs that never finish hold a record each; beyond
+	 * max_tgt_msgs (256): UNDELIVERABLE on the EOM packet. */
+	h.flags = UET_SES_F_SOM | UET_SES_F_REL;
+	h.request_length = 2 * SFW_MTU;
+	for (i = 0; i < 256; i++) {
+		h.message_id = (uint16_t)(1 + i);
+		/* Non-EOM packets count their code without a response. */
+		assert_int_equal(deliver(&h, pl, SFW_MTU - UET_SES_STD_LEN),
+				 0xFF);
+	}
+	h.message_id = 999;
+	h.flags = UET_SES_F_SOM | UET_SES_F_EOM | UET_SES_F_REL;
+	h.request_length = 64;
+	h.opcode = UET_SES_OP_DEFERRABLE_SEND; /* profile first: HPC */
+	assert_int_equal(deliver(&h, pl, 64), UET_RC_UNSUPPORTED_OP);
+	h.opcode = UET_SES_OP_SEND;
+	h.flags = UET_SES_F_EOM | UET_SES_F_REL;
+	h.request_length = 2 * SFW_MTU;
+	h.message_offset = 1000;
+	h.payload_length = 64;
+	assert_int_equal(deliver(&h, pl, 64), UET_RC_UNDELIVERABLE);
+	assert_true(uet_ses_stats_get(tgt())->tgt_exhaust > 0);
+}
+
+/* ---- tagged atomics (HPC): matched, then applied in the receive ---- */
+
+static void
+post_t(uint64_t ctx, void *buf, uint64_t len, uint64_t tag)
+{
+	struct uet_ses_recv r;
+
+	memset(&r, 0, sizeof(r));
+	r.op = 2;
+	r.context = ctx;
+	r.buf = buf;
+	r.len = len;
+	r.tag = tag;
+	assert_int_equal(uet_ses_recv_post(tgt(), &r, w.now), 0);
+}
+
+static void
+tamo__codes(void **state)
+{
+	uint64_t one = 3;
+	struct uet_ses_req h, b;
+	struct uet_ses_cqe c;
+
+	(void)state;
+	req(&b, UET_SES_OP_TSEND_FETCH_ATOMIC, 8);
+	b.resource_index = SFW_RI_MSG;
+	assert_int_equal(uet_ses_ri_generation(w.n[1].mr, w.n[1].ri_msg,
+					       &b.ri_generation), 0);
+	b.match_bits = 0xABC;
+	b.atomic.op = UET_AMO_SUM;
+	b.atomic.datatype = UET_AMO_DT_UINT64;
+	memset(region, 0, 64);
+	arena_snap();
+	assert_int_equal(deliver(&b, &one, 8), UET_RC_NO_MATCH);
+	post_t(1, region + 8, 16, 0xABC);
+	/* Bad operands do not consume the receive. */
+	h = b;
+	h.atomic.op = UET_AMO_BAND;
+	h.atomic.datatype = UET_AMO_DT_DOUBLE;
+	assert_int_equal(deliver(&h, &one, 8), UET_RC_AMO_UNSUPPORTED_OP);
+	h = b;
+	h.request_length = 40;
+	assert_int_equal(deliver(&h, &one, 8), UET_RC_AMO_UNSUPPORTED_SIZE);
+	arena_same();
+	assert_int_equal(uet_ses_cq_poll(tgt(), &c, 1), 0);
+	/* Fits: applied at buffer_offset 8 of the receive. */
+	h = b;
+	h.buffer_offset = 8;
+	assert_int_equal(deliver(&h, &one, 8), UET_RC_OK);
+	arena_only(16, 8);
+	assert_int_equal(*(uint64_t *)(region + 16), 3);
+	assert_int_equal(uet_ses_cq_poll(tgt(), &c, 1), 1);
+	assert_int_equal(c.context, 1);
+	assert_int_equal(c.len, 8);
+	assert_int_equal(c.tag, 0xABC);
+	assert_int_equal(c.flags, UET_SES_CQ_RECV | UET_SES_CQ_TAGGED |
+			 UET_SES_CQ_SRC);
+	/* Beyond the receive: the receive fails, nothing written. */
+	arena_snap();
+	post_t(2, region + 8, 16, 0xABC);
+	h.buffer_offset = 12;
+	assert_int_equal(deliver(&h, &one, 8), UET_RC_TOO_LONG);
+	post_t(3, region + 8, 16, 0xABC);
+	h.buffer_offset = 16;
+	assert_int_equal(deliver(&h, &one, 8), UET_RC_BAD_ADDR);
+	post_t(4, region + 9, 16, 0xABC);
+	h.buffer_offset = 0;
+	assert_int_equal(deliver(&h, &one, 8), UET_RC_AMO_UNALIGNED);
+	arena_same();
+	assert_int_equal(uet_ses_cq_poll(tgt(), &c, 1), 1);
+	assert_int_equal(c.status, -EMSGSIZE);
+	assert_int_equal(uet_ses_cq_poll(tgt(), &c, 1), 1);
+	assert_int_equal(c.status, -EFAULT);
+	assert_int_equal(c.prov_errno, UET_RC_BAD_ADDR);
+	assert_int_equal(uet_ses_cq_poll(tgt(), &c, 1), 1);
+	assert_int_equal(c.prov_errno, UET_RC_AMO_UNALIGNED);
+	/* Multi-packet tagged atomic: refused. */
+	h = b;
+	h.flags = UET_SES_F_SOM | UET_SES_F_REL;
+	assert_int_equal(deliver(&h, &one, 8), UET_RC_AMO_UNSUPPORTED_SIZE);
+}
+
+/* ---- rendezvous (HPC) target: header checks, read-back issued ---- */
+
+static void
+rdv__target(void **state)
+{
+	static uint8_t pl[64], rbuf[4096];
+	struct uet_ses_pool_info pi;
+	struct uet_ses_req h;
+
+	(void)state;
+	memset(pl, 0x22, sizeof(pl));
+	req(&h, UET_SES_OP_RENDEZVOUS_TSEND, 3000);
+	h.resource_index = SFW_RI_MSG;
+	assert_int_equal(uet_ses_ri_generation(w.n[1].mr, w.n[1].ri_msg,
+					       &h.ri_generation), 0);
+	h.match_bits = 5;
+	h.message_id = 1;
+	h.rdv.eager_length = 64;
+	h.rdv.read_pid_on_fep = SFW_PID;
+	h.rdv.read_resource_index = SFW_RI_RDV;
+	h.rdv.read_offset = 64;
+	h.rdv.read_key_or_match = 0x1234;
+	/* eager_length must equal the payload. */
+	assert_int_equal(deliver(&h, pl, 60), UET_RC_UNSUPPORTED_SIZE);
+	/* Unexpected: answered OK on list OVERFLOW, no read yet. */
+	assert_int_equal(deliver(&h, pl, 64), UET_RC_OK);
+	assert_int_equal(uet_ses_stats_get(tgt())->rdv_reads, 0);
+	uet_ses_pool_info_get(tgt(), &pi);
+	assert_int_equal(pi.tgt_used, 1);
+	post_t(9, rbuf, sizeof(rbuf), 5);
+	assert_int_equal(uet_ses_stats_get(tgt())->rdv_reads, 1);
+	assert_memory_equal(rbuf, pl, 64);
+	uet_ses_pool_info_get(tgt(), &pi);
+	assert_int_equal(pi.msgs_used, 1); /* the READ of the rest */
+	/* Expected: the read starts at once. */
+	post_t(10, rbuf, sizeof(rbuf), 6);
+	h.match_bits = 6;
+	h.message_id = 2;
+	assert_int_equal(deliver(&h, pl, 64), UET_RC_OK);
+	assert_int_equal(uet_ses_stats_get(tgt())->rdv_reads, 2);
+}
+
+/* ---- profiles at the target (PROTOCOL.md 5) ---- */
+
+static void
+profile__base(void **state)
+{
+	static uint8_t pl[SFW_MTU + 8];
+	struct uet_ses_req h;
+	uint64_t key = reg(UET_SES_MR_REMOTE_READ | UET_SES_MR_REMOTE_ATOMIC);
+	static const uint8_t ops[] = {
+		UET_SES_OP_READ, UET_SES_OP_FETCHING_ATOMIC,
+		UET_SES_OP_RENDEZVOUS_SEND, UET_SES_OP_RENDEZVOUS_TSEND,
+		UET_SES_OP_DEFERRABLE_SEND, UET_SES_OP_DEFERRABLE_TSEND,
+		UET_SES_OP_TSEND_ATOMIC, UET_SES_OP_TSEND_FETCH_ATOMIC,
+	};
+	size_t i;
+
+	(void)state;
+	arena_snap();
+	for (i = 0; i < sizeof(ops); i++) {
+		req(&h, ops[i], 8);
+		h.match_bits = key;
+		if (uet_ses_req_ext_needed(&h) == UET_SES_EXT_ATOMIC) {
+			h.atomic.op = UET_AMO_SUM;
+			h.atomic.datatype = UET_AMO_DT_UINT64;
+		}
+		if (ops[i] == UET_SES_OP_RENDEZVOUS_SEND ||
+		    ops[i] == UET_SES_OP_RENDEZVOUS_TSEND)
+			h.rdv.eager_length = 8;
+		assert_int_equal(deliver(&h, pl,
+					 ops[i] == UET_SES_OP_READ ? 0 : 8),
+				 UET_RC_UNSUPPORTED_OP);
+	}
+	/* SEND above one MTU. */
+	req(&h, UET_SES_OP_SEND, 2 * SFW_MTU);
+	h.resource_index = SFW_RI_MSG;
+	/* Every packet gets the same code; only the EOM is answered. */
+	h.flags = UET_SES_F_SOM | UET_SES_F_REL;
+	assert_int_equal(deliver(&h, pl, 8), UET_RC_TOO_LONG);
+	h.flags |= UET_SES_F_EOM;
+	h.request_length = 2 * SFW_MTU;
+	assert_int_equal(deliver(&h, pl, SFW_MTU - UET_SES_STD_LEN),
+			 UET_RC_TOO_LONG);
+	arena_same();
+}
+
+static void
+profile__full(void **state)
+{
+	static uint8_t pl[64];
+	struct uet_ses_recv r;
+	struct uet_ses_req h;
+
+	(void)state;
+	req(&h, UET_SES_OP_RENDEZVOUS_SEND, 100);
+	h.resource_index = SFW_RI_MSG;
+	h.rdv.eager_length = 8;
+	assert_int_equal(deliver(&h, pl, 8), UET_RC_UNSUPPORTED_OP);
+	req(&h, UET_SES_OP_TSEND_ATOMIC, 8);
+	h.resource_index = SFW_RI_MSG;
+	h.atomic.op = UET_AMO_SUM;
+	h.atomic.datatype = UET_AMO_DT_UINT64;
+	assert_int_equal(deliver(&h, pl, 8), UET_RC_UNSUPPORTED_OP);
+	/* RTR naming no send of ours: answered CANCELLED and counted. */
+	req(&h, UET_SES_OP_DEFERRABLE_RTR, 0);
+	h.message_id = 3;
+	uet_ses_req_set_tokens(&h, 0x01000005u, 0x02000001u);
+	assert_int_equal(deliver(&h, NULL, 0), UET_RC_CANCELLED);
+	assert_int_equal(uet_ses_stats_get(tgt())->rtr_stale, 1);
+	/* An RTR without a target token is malformed. */
+	uet_ses_req_set_tokens(&h, 0x01000005u, 0);
+	assert_int_equal(deliver(&h, NULL, 0), UET_RC_UNSUPPORTED_SIZE);
+	/* A restarted deferrable send naming an unknown record. */
+	req(&h, UET_SES_OP_DEFERRABLE_SEND, 8);
+	h.resource_index = SFW_RI_MSG;
+	assert_int_equal(uet_ses_ri_generation(w.n[1].mr, w.n[1].ri_msg,
+					       &h.ri_generation), 0);
+	h.message_id = 4;
+	uet_ses_req_set_tokens(&h, 0x01000001u, 0x05000002u);
+	assert_int_equal(deliver(&h, pl, 8), UET_RC_NO_MATCH);
+	/* A new deferrable send without a receive: deferred (NO_MATCH on
+	 * list OVERFLOW), its record kept for the RTR. */
+	uet_ses_req_set_tokens(&h, 0x01000001u, 0);
+	h.message_id = 5;
+	assert_int_equal(deliver(&h, pl, 8), UET_RC_NO_MATCH);
+	assert_int_equal(uet_ses_stats_get(tgt())->rtr_tx, 0);
+	/* The matching receive sends the DEFERRABLE_RTR. */
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = 1;
+	r.buf = pl + 32;
+	r.len = 8;
+	assert_int_equal(uet_ses_recv_post(tgt(), &r, w.now), 0);
+	assert_int_equal(uet_ses_stats_get(tgt())->rtr_tx, 1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(write__every_resolution_code,
+						setup_hpc, teardown),
+		cmocka_unit_test_setup_teardown(atomic__amo_codes, setup_hpc,
+						teardown),
+		cmocka_unit_test_setup_teardown(read__sizes_and_dropped,
+						setup_hpc, teardown),
+		cmocka_unit_test_setup_teardown(send__codes, setup_hpc,
+						teardown),
+		cmocka_unit_test_setup_teardown(tamo__codes, setup_hpc,
+						teardown),
+		cmocka_unit_test_setup_teardown(rdv__target, setup_hpc,
+						teardown),
+		cmocka_unit_test_setup_teardown(profile__base, setup_base,
+						teardown),
+		cmocka_unit_test_setup_teardown(profile__full, setup_full,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
