@@ -163,7 +163,7 @@ struct uet_ses_config {
 	uint32_t max_peers;    /**< message-id spaces {FA, job, tc, mode} */
 	uint32_t cq_size;      /**< completion ring, power of 2 */
 	/** SEND/TSEND longer than this use rendezvous (HPC profile only;
-	 * UINT32_MAX: never unless UET_SES_WR_F_RENDEZVOUS). */
+	 * UINT32_MAX: never unless UET_SES_WR_F_RENDEZVOUS; needs rdv_ri). */
 	uint32_t rdv_threshold;
 	/** Eager bytes of a rendezvous send, capped to what fits its SOM
 	 * packet (mtu - 44 - 24). */
@@ -192,7 +192,9 @@ void uet_ses_config_default(struct uet_ses_config *cfg);
  */
 struct uet_ses *uet_ses_create(const struct uet_ses_config *cfg);
 
-/** Free an instance; NULL is a no-op. Nothing is completed. */
+/** Free an instance; NULL is a no-op. Nothing is completed; the keys of
+ * rendezvous sends in flight are deregistered, so free it before its MR
+ * table. */
 void uet_ses_free(struct uet_ses *s);
 
 /**
@@ -200,10 +202,11 @@ void uet_ses_free(struct uet_ses *s);
  * fragmentation; nothing is sent before uet_ses_progress().
  * @return
  *   0; -EINVAL (malformed request: bad op, length, atomic operands);
- *   -EOPNOTSUPP (the profile forbids the operation, or this
- *   implementation lacks it; *@p rc, when not NULL, gets the UET code);
+ *   -EOPNOTSUPP (the profile forbids the operation, or a rendezvous
+ *   without cfg.rdv_ri; *@p rc, when not NULL, gets the UET code);
  *   -EMSGSIZE (longer than the profile or the format allows);
- *   -EAGAIN (message pool or peer table full: retry later).
+ *   -EAGAIN (message pool, peer table or rendezvous MR table full:
+ *   retry later).
  */
 int uet_ses_submit(struct uet_ses *s, const struct uet_ses_wr *wr,
 		   enum uet_ses_rc *rc);

@@ -144,8 +144,14 @@ uet_ses_create(const struct uet_ses_config *cfg)
 void
 uet_ses_free(struct uet_ses *s)
 {
+	uint32_t i;
+
 	if (s == NULL)
 		return;
+	/* Keys of rendezvous sends still in flight are revoked. */
+	for (i = 0; s->msgs != NULL && i < s->cfg.max_msgs; i++)
+		if (s->msgs[i].state != SES_MSG_FREE)
+			ses_rdv_release(s, &s->msgs[i]);
 	free(s->rdv_owner);
 	free(s->msgs);
 	free(s->msg_free);

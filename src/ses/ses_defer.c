@@ -46,6 +46,7 @@ ses_defer_send_rtr(struct uet_ses *s, struct ses_tgt *t)
 	memset(&wr, 0, sizeof(wr));
 	wr.op = UET_SES_WR_NOP; /* opcode replaced by DEFERRABLE_RTR */
 	wr.job = t->job;
+	wr.tag = t->tag;
 	wr.dest.fa = t->fa;
 	wr.dest.relative = true;
 	ret = ses_msg_submit_internal(s, &wr, SES_MK_RTR,
@@ -58,6 +59,9 @@ ses_defer_send_rtr(struct uet_ses *s, struct ses_tgt *t)
 	/* Set before the first build (uet_ses_progress() comes later). */
 	m->tok_i = t->tok_i;
 	m->tok_t = ses_tgt_token(s, t);
+	m->rtr_msg_id = t->msg_id;
+	m->rtr_total = t->total;
+	m->rtr_src = (uint32_t)t->src;
 	s->st.rtr_tx++;
 }
 
@@ -85,12 +89,19 @@ ses_defer_post(struct uet_ses *s, struct ses_tgt *t)
 		ses_defer_send_rtr(s, t);
 }
 
+/* RTR layout (docs/WIRE-DECISIONS.md): the deferred send's tokens,
+ * message id, length, initiator and match bits; restart offset 0 (the
+ * target keeps no data of a deferred message). */
 void
 ses_defer_rtr_fill(const struct ses_msg *m, struct uet_ses_req *h)
 {
 	uet_ses_req_set_tokens(h, m->tok_i, m->tok_t);
-	h->header_data = 0; /* restart offset: always the whole message */
 	h->flags &= (uint8_t)~UET_SES_F_HD;
+	uet_ses_req_set_restart_offset(h, 0);
+	h->message_id = m->rtr_msg_id;
+	h->request_length = m->rtr_total;
+	h->initiator = m->rtr_src;
+	h->match_bits = m->wr.tag;
 }
 
 static struct ses_tgt *
@@ -216,6 +227,10 @@ ses_defer_rtr_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 				      UET_SES_LIST_EXPECTED, now);
 	}
 	m = ses_defer_find(s, ev, uet_ses_req_token_initiator(h));
+	if (m != NULL && (h->message_id != m->msg_id ||
+			  h->request_length != m->wr.len ||
+			  uet_ses_req_restart_offset(h) != 0))
+		m = NULL;
 	if (m == NULL) {
 		/* Completed or cancelled: the target fails its receive. */
 		s->st.rtr_stale++;

@@ -109,6 +109,10 @@ struct ses_msg {
 	uint32_t tok_i;      /* deferrable / RTR: initiator token */
 	uint32_t tok_t;      /* deferrable / RTR: target token (0: none) */
 	uint64_t rdv_key;    /* rendezvous: our key exposing wr.buf (0: none) */
+	/* RTR: fields repeated from the deferred send (WIRE-DECISIONS.md) */
+	uint16_t rtr_msg_id;
+	uint32_t rtr_total;
+	uint32_t rtr_src;
 };
 
 /* Target record of a multi-packet send (reassembly by message_offset). */
