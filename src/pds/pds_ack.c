@@ -108,7 +108,7 @@ pds_ack_resp(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 	e->psn = psn;
 	if (len > UET_PDS_RESP_MAX)
 		len = UET_PDS_RESP_MAX;
-	e->resp_len = (uint8_t)len;
+	e->resp_len = len;
 	if (len && m->ses)
 		memcpy(e->resp, m->ses, len);
 }
@@ -386,6 +386,23 @@ pds_nack_new_start(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	return 0;
 }
 
+/*
+ * A PDC-fatal NACK naming a PSN of our receive (return) direction: the
+ * target gave up on its return data (retries exhausted, pds_init.c) and
+ * closed the PDC. Only for an established initiator PDC of that target,
+ * and a PSN within its receive window (another incarnation's PSNs are
+ * >= 2^16 away).
+ */
+static bool
+pds_nack_ret_fatal(struct uet_pds *p, const struct pds_pdc *c,
+		   const struct uet_pds_nack *n)
+{
+	return uet_pds_nack_class(n->code) == UET_NACK_CLASS_FATAL &&
+	       c->role == PDS_ROLE_INIT && c->state != PDC_SYN &&
+	       c->rid == n->spdcid &&
+	       n->psn - (c->u.t.cack + 1) < p->cfg.rx_window;
+}
+
 int
 pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	      const struct uet_pds_rx_meta *m, uint64_t now)
@@ -398,6 +415,10 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	if (c == NULL)
 		return -EBADMSG;
 	if (!pds_in_flight(c, n->psn)) {
+		if (pds_nack_ret_fatal(p, c, n)) {
+			pds_init_fail(p, c, -ECONNRESET);
+			return 0;
+		}
 		p->st.rx_stale++;
 		return -EBADMSG;
 	}
