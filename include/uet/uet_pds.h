@@ -430,6 +430,15 @@ struct uet_pds_stats {
 	uint64_t refused;          /**< deliveries refused by the SES */
 	uint64_t rudi_resp_data;   /**< RUDI_RESPs sent with an SES response */
 	uint64_t clear_idle;       /**< CLEAR CPs sent when idle */
+	uint64_t retx_again;       /**< RUD: a retransmission presumed lost
+				    *   too (a packet sent after it was
+				    *   acknowledged first) */
+	uint64_t rod_goback;       /**< ROD: go-back-N restarts on a NACK */
+	uint64_t rod_nack_stale;   /**< ROD: NACKs ignored, the hole's resend
+				    *   left less than 1.25 SRTT before */
+	uint64_t rtt_samples;      /**< RTT samples taken (SRTT) */
+	uint64_t rto_spurious;     /**< RTOs undone: the next ACK covered
+				    *   packets never retransmitted (F-RTO) */
 };
 
 /** Counters of an instance. */
@@ -483,6 +492,7 @@ struct uet_pds_pdc_info {
 	uint8_t retries;        /**< RTO rounds without progress */
 	uint8_t backoffs;       /**< resource back-offs without progress */
 	uint16_t stored_resp;   /**< target: guaranteed-delivery responses held */
+	uint32_t srtt_ns;       /**< smoothed RTT of the transmit side, 0: none */
 };
 
 /**

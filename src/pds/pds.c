@@ -664,6 +664,7 @@ pds_pdc_info_fill(const struct uet_pds *p, uint32_t idx,
 	info->tx_nxt = c->u.i.nxt;
 	info->tx_inflight = c->u.i.inflight;
 	info->tx_retransmits = c->u.i.nretx;
+	info->srtt_ns = c->u.i.srtt_ns;
 	info->cwnd = p->cc->cwnd(c->cc);
 	info->rx_cack = c->u.t.cack;
 	info->rx_ooo = c->u.t.nbits;

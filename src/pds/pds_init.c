@@ -487,6 +487,34 @@ pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c)
 	return 0;
 }
 
+/*
+ * What an RTO resends. First only the head, if in flight (F-RTO, after
+ * RFC 5682): after a stall of this end or lost ACKs the window is not
+ * lost, and resending all of it would only be duplicates; the next ACK
+ * decides (pds_ack_frto). Later RTOs without progress, or a head that
+ * is not simply in flight, go back from una (PROTOCOL.md 3).
+ */
+static void
+pds_init_rto_mark(struct uet_pds *p, struct pds_pdc *c)
+{
+	struct pds_slot *sl = pds_slot(p, c, c->u.i.una);
+
+	if (c->u.i.retries == 1 && c->u.i.una + 1 != c->u.i.snd &&
+	    (sl->state == SLOT_SENT || sl->state == SLOT_RETX)) {
+		c->flags |= PDC_F_FRTO;
+		/* Already queued again (SACK evidence came late): as is. */
+		if (sl->state == SLOT_RETX)
+			return;
+		c->u.i.inflight -= sl->len;
+		sl->state = SLOT_RETX;
+		c->u.i.n_retx++;
+		p->st.retx_rto++;
+		return;
+	}
+	c->flags &= (uint16_t)~PDC_F_FRTO;
+	p->st.retx_rto += pds_init_mark_from(p, c, c->u.i.una, true);
+}
+
 static void
 pds_init_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
@@ -503,7 +531,7 @@ pds_init_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 		pds_init_fail(p, c, -ETIMEDOUT);
 		return;
 	}
-	p->st.retx_rto += pds_init_mark_from(p, c, c->u.i.una, true);
+	pds_init_rto_mark(p, c);
 	c->flags |= PDC_F_CHG_EV;
 	c->u.i.rto_base = now;
 	p->cc->on_rto(c->cc, now);

@@ -46,6 +46,8 @@ enum pds_pdc_state {
 #define PDC_F_PROBE     0x200u /* init: PROBE CP sent, reply awaited */
 #define PDC_F_CLEARQ    0x400u /* tgt: CLEAR_REQ sent, no CLEAR since */
 #define PDC_F_CREQ      0x800u /* sender: CREDIT_REQ sent, no credit since */
+#define PDC_F_FRTO      0x1000u /* sender: RTO resent the head only, the
+				 * next ACK decides (pds_init_rto) */
 
 /* Target pending-ACK flags (echoed in the next ACK, PROTOCOL.md 3). */
 #define ACKF_NEED  0x01u /* an ACK must go out */
@@ -78,6 +80,8 @@ struct pds_init {
 	uint64_t probe_ns;   /* when the outstanding PROBE left */
 	uint32_t probe_psn;  /* snd when the PROBE left */
 	uint16_t probe_id;   /* probe_opaque of the outstanding PROBE */
+	uint32_t srtt_ns;    /* smoothed RTT, 0: no sample yet */
+	uint64_t rack_ns;    /* latest send time of an acknowledged packet */
 };
 
 struct pds_tgt {
@@ -140,7 +144,6 @@ enum pds_slot_state {
 
 #define SLOT_F_RESP   0x01u /* completes on the SES response */
 #define SLOT_F_CP     0x02u /* a control packet (kind = ctl_type) */
-#define SLOT_F_SACKRX 0x04u /* already retransmitted on SACK inference */
 #define SLOT_F_RETXD  0x08u /* retransmitted at least once (no RTT) */
 
 /* One PSN of a transmit block: enough to rebuild the packet. */
@@ -249,6 +252,9 @@ struct pds_list {
 };
 
 struct uet_pds {
+	/* pds_init_ack(): the ACK being processed completed a packet that
+	 * was never retransmitted (F-RTO evidence). */
+	bool ack_orig;
 	struct uet_pds_config cfg;
 	const struct uet_pds_cc_ops *cc;
 	uint32_t cap;            /* PDCs per role (general + reserved) */
@@ -321,6 +327,23 @@ void pds_done(struct uet_pds *p, uint8_t mode, uint64_t cookie, int status,
 	      uint32_t psn);
 void pds_pdc_down(struct uet_pds *p, struct pds_pdc *c, int status);
 void pds_commit(struct uet_pds *p, uint64_t now);
+
+/* 1.25 SRTT: a resend younger than this cannot have been answered yet;
+ * 0 without an RTT sample. */
+static inline uint64_t
+pds_rtt_guard(const struct pds_pdc *c)
+{
+	uint64_t s = c->u.i.srtt_ns;
+
+	return s + (s >> 2);
+}
+
+/* Reordering allowance of send-time loss evidence: SRTT / 8. */
+static inline uint64_t
+pds_reo_ns(const struct pds_pdc *c)
+{
+	return c->u.i.srtt_ns >> 3;
+}
 
 static inline uint8_t *
 pds_resp_data(const struct uet_pds *p, uint32_t r)
