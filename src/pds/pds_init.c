@@ -499,7 +499,10 @@ pds_init_rto_mark(struct uet_pds *p, struct pds_pdc *c)
 {
 	struct pds_slot *sl = pds_slot(p, c, c->u.i.una);
 
+	/* Not for guaranteed delivery: a lost response is only recovered
+	 * by resending its request (WAIT slots, pds_init_mark_from). */
 	if (c->u.i.retries == 1 && c->u.i.una + 1 != c->u.i.snd &&
+	    !(sl->flags & SLOT_F_RESP) &&
 	    (sl->state == SLOT_SENT || sl->state == SLOT_RETX)) {
 		c->flags |= PDC_F_FRTO;
 		/* Already queued again (SACK evidence came late): as is. */
