@@ -215,6 +215,10 @@ proto_events(struct uet_ulp_ctx *ctx)
 				proto_deliver(ctx, e);
 				continue;
 			}
+			/* PDC_DOWN (pdc_events): the raw ULP interface has no
+			 * PDC state; its cookies completed with DONE. */
+			if (e->type != UET_PDS_EV_DONE)
+				continue;
 			if (e->status == 0)
 				PROTO_INC(ctx->st.done_ok);
 			else

@@ -343,6 +343,14 @@ collect(struct perf_report *r, struct uet_engine *a, struct uet_engine *b)
 		sb.total.fault[UET_CONFIG_FAULT_TX].applied[UET_CONFIG_FAULT_DROP];
 	r->tx_frames = sa.total.tx_pkts + sb.total.tx_pkts;
 	r->acks = uet_ulp_ctx_stats(cb)->tx_ctl;
+	r->rec.sack = pa->retx_sack;
+	r->rec.again = pa->retx_again;
+	r->rec.nack = pa->retx_nack;
+	r->rec.rto = pa->retx_rto;
+	r->rec.rto_fires = pa->rto_fires;
+	r->rec.tlp_fires = pa->tlp_fires;
+	r->rec.rod_goback = pa->rod_goback;
+	r->rec.rod_stale = pa->rod_nack_stale;
 }
 
 static void
@@ -377,11 +385,19 @@ counters_print(struct uet_engine *a, struct uet_engine *b)
 			(unsigned long)u->tx_build_err,
 			(unsigned long)u->tx_nombuf,
 			(unsigned long)u->tx_queue_err);
-		fprintf(stderr, "pds: retx sack %lu nack %lu rto %lu tlp %lu "
+		fprintf(stderr, "pds: retx sack %lu again %lu nack %lu rto %lu "
+			"rto_fires %lu tlp %lu rod_goback %lu rod_nack_stale %lu "
+			"rtt_samples %lu rto_spurious %lu "
 			"dup_rx %lu ooo_rx %lu rx_bad %lu rx_stale %lu "
 			"ev_full %lu nack_tx %lu\n",
-			(unsigned long)p->retx_sack, (unsigned long)p->retx_nack,
-			(unsigned long)p->retx_rto, (unsigned long)p->tlp_fires,
+			(unsigned long)p->retx_sack, (unsigned long)p->retx_again,
+			(unsigned long)p->retx_nack,
+			(unsigned long)p->retx_rto, (unsigned long)p->rto_fires,
+			(unsigned long)p->tlp_fires,
+			(unsigned long)p->rod_goback,
+			(unsigned long)p->rod_nack_stale,
+			(unsigned long)p->rtt_samples,
+			(unsigned long)p->rto_spurious,
 			(unsigned long)p->dup_rx, (unsigned long)p->ooo_rx,
 			(unsigned long)p->rx_bad, (unsigned long)p->rx_stale,
 			(unsigned long)p->ev_full,
@@ -541,6 +557,13 @@ json_report(FILE *f, const struct perf_report *r)
 		(unsigned long)r->faults_dropped, (unsigned long)r->tx_frames,
 		(unsigned long)r->acks, r->complete ? "true" : "false",
 		r->verified ? "true" : "false");
+	fprintf(f, "\"recovery\":{\"retx_sack\":%lu,\"retx_again\":%lu,"
+		"\"retx_nack\":%lu,\"retx_rto\":%lu,\"rto_fires\":%lu,"
+		"\"tlp_fires\":%lu,\"rod_goback\":%lu,\"rod_nack_stale\":%lu},",
+		(unsigned long)r->rec.sack, (unsigned long)r->rec.again,
+		(unsigned long)r->rec.nack, (unsigned long)r->rec.rto,
+		(unsigned long)r->rec.rto_fires, (unsigned long)r->rec.tlp_fires,
+		(unsigned long)r->rec.rod_goback, (unsigned long)r->rec.rod_stale);
 	if (r->lat_n)
 		fprintf(f, "\"latency_ns\":{\"n\":%lu,\"min\":%.0f,\"p50\":%.0f,"
 			"\"p99\":%.0f,\"p999\":%.0f,\"max\":%.0f,\"avg\":%.1f},",

@@ -24,6 +24,14 @@ msgrate_print(const struct perf_report *r, FILE *f)
 		"frames dropped by fault injection %lu, ACK frames %lu\n",
 		(unsigned long)r->retx, (unsigned long)r->dup_suppressed,
 		(unsigned long)r->faults_dropped, (unsigned long)r->acks);
+	fprintf(f, "  recovery (sender PDS): retx sack %lu, again %lu, "
+		"nack %lu, rto %lu (%lu RTOs), %lu TLPs, %lu go-back-N, "
+		"%lu stale NACKs\n", (unsigned long)r->rec.sack,
+		(unsigned long)r->rec.again, (unsigned long)r->rec.nack,
+		(unsigned long)r->rec.rto, (unsigned long)r->rec.rto_fires,
+		(unsigned long)r->rec.tlp_fires,
+		(unsigned long)r->rec.rod_goback,
+		(unsigned long)r->rec.rod_stale);
 	fprintf(f, "  verified: %s\n", r->verified ? "yes" : "NO");
 }
 

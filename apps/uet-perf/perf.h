@@ -101,6 +101,17 @@ struct perf_report {
 	uint64_t faults_dropped;
 	uint64_t tx_frames;
 	uint64_t acks;
+	/* Loss recovery of the sender's PDS (uet_pds_stats). */
+	struct {
+		uint64_t sack;       /* first retransmits on SACK evidence */
+		uint64_t again;      /* retransmits of lost retransmissions */
+		uint64_t nack;       /* retransmits on NACKs (ROD go-back) */
+		uint64_t rto;        /* retransmits marked by RTOs */
+		uint64_t rto_fires;
+		uint64_t tlp_fires;
+		uint64_t rod_goback; /* go-back-N restarts */
+		uint64_t rod_stale;  /* NACKs ignored: resend on its way */
+	} rec;
 	bool complete;           /* everything sent and completed */
 	bool verified;           /* delivery guarantees of the PDS mode held */
 	struct rulp_result tx;   /* side A (sender) */

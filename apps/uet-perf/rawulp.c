@@ -355,7 +355,7 @@ rulp_poll(void *priv, struct uet_ulp_ctx *ctx, uint64_t now)
 
 static void
 rulp_done(void *priv, struct uet_ulp_ctx *ctx, uint64_t cookie, int status,
-	  const uint8_t *resp, uint8_t resp_len, uint8_t resp_next_hdr)
+	  const uint8_t *resp, uint16_t resp_len, uint8_t resp_next_hdr)
 {
 	struct rulp *r = priv;
 

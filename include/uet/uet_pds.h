@@ -40,8 +40,19 @@
 extern "C" {
 #endif
 
-/** Largest stored SES response carried in an ACK (guaranteed delivery). */
-#define UET_PDS_RESP_MAX 48
+/**
+ * Largest SES response carried in an ACK (guaranteed delivery) or a
+ * RUDI_RESP: a 12-byte RESPONSE_DATA_SMALL header plus up to
+ * UET_PDS_RESP_DATA_MAX bytes of small READ / fetching-atomic data.
+ * Storage is pooled, never per PDC: uet_pds_config.resp_entries buffers
+ * of uet_pds_config.resp_max bytes each (default this value), plus this
+ * many bytes in each entry of the event ring (uet_pds_event.resp).
+ */
+#define UET_PDS_RESP_MAX 268
+/** Small-data bytes after a RESPONSE_DATA_SMALL header (PROTOCOL.md 4.5). */
+#define UET_PDS_RESP_DATA_MAX 256
+/** The pdc handle of DELIVER events of PDC-less modes (RUDI, UUD). */
+#define UET_PDS_PDC_NONE UINT32_MAX
 /** Bytes of per-PDC congestion-control private state. */
 #define UET_PDS_CC_PRIV_MAX 32
 /** Largest transmit window in PSNs (SYN psn_offset is 12 bits). */
@@ -134,7 +145,8 @@ struct uet_pds_config {
 	uint32_t sack_reorder;   /**< PSNs past a hole before inferring loss */
 	uint64_t backoff_init_ns; /**< resource NACK back-off start */
 	uint64_t backoff_max_ns;  /**< resource NACK back-off cap */
-	uint32_t max_backoffs;    /**< resource back-offs before failing */
+	uint32_t max_backoffs;    /**< resource back-offs before failing
+				   *   (16, at most 255) */
 	uint64_t idle_close_ns;   /**< initiator closes an idle PDC; 0 never */
 	uint64_t tgt_close_req_ns; /**< target asks to close when idle; 0 never */
 	uint64_t timer_tick_ns;   /**< timer wheel granularity */
@@ -154,6 +166,13 @@ struct uet_pds_config {
 	/** ROD: retransmissions arriving past the hole before the expected
 	 * PSN is NACKed again (its resend was lost too); 0: never. */
 	uint32_t rod_renack;
+	/** Bytes per pooled response buffer (stored guaranteed-delivery
+	 * responses, RUDI_RESP responses); 0: UET_PDS_RESP_MAX. At most
+	 * UET_PDS_RESP_MAX. Memory: resp_entries x resp_max bytes. */
+	uint32_t resp_max;
+	/** Queue an UET_PDS_EV_PDC_DOWN event when a PDC fails (retries or
+	 * back-offs exhausted, fatal NACK); false (default): none. */
+	bool pdc_events;
 };
 
 /** Fill @p cfg with the defaults (PROTOCOL.md 3 values). */
@@ -227,6 +246,16 @@ struct uet_pds_rx_meta {
 
 /**
  * Process one received PDS packet.
+ *
+ * A delivered request (return 1) is not yet recorded as received: its
+ * PSN is neither ACKed nor counted until the SES decided, i.e. until the
+ * next call of uet_pds_rx(), uet_pds_advance(), uet_pds_tx_burst(),
+ * uet_pds_pdc_close() or a uet_pds_respond() for it. Before that the SES
+ * may refuse it with uet_pds_refuse(). Likewise the RUDI_RESP of a RUDI
+ * request leaves then, carrying the response given by uet_pds_respond()
+ * in between, if any. The engine therefore drains the DELIVER event of a
+ * packet into the SES right after uet_pds_rx() (as it must anyway, the
+ * SES bytes live in the packet).
  * @return
  *   1 when the request is to be delivered to the SES (an
  *   UET_PDS_EV_DELIVER event was queued), 0 when the PDS consumed it, or
@@ -273,6 +302,16 @@ void uet_pds_advance(struct uet_pds *p, uint64_t now);
 enum uet_pds_event_type {
 	UET_PDS_EV_DONE = 1,  /**< a submitted cookie completed (status) */
 	UET_PDS_EV_DELIVER,   /**< a received request for the SES */
+	/**
+	 * A PDC failed and is gone (only with uet_pds_config.pdc_events):
+	 * pdc (its last handle), peer, mode, status (-ETIMEDOUT: retries
+	 * exhausted, here or at the peer; -ECONNRESET: PDC-fatal NACK;
+	 * -ECONNREFUSED: back-offs exhausted). Its submitted cookies were
+	 * completed with DONE events before. The SES fails what it still
+	 * expects on that PDC from the peer (e.g. the return-direction data
+	 * of a large READ).
+	 */
+	UET_PDS_EV_PDC_DOWN,
 };
 
 /** One event for the SES. */
@@ -280,9 +319,10 @@ struct uet_pds_event {
 	uint8_t type;       /**< enum uet_pds_event_type */
 	uint8_t mode;       /**< enum uet_pds_mode */
 	uint8_t next_hdr;   /**< DONE: response next header; DELIVER: request's */
-	uint8_t resp_len;   /**< DONE: bytes in @c resp */
+	uint16_t resp_len;  /**< DONE: bytes in @c resp */
 	int32_t status;     /**< DONE: 0, -ETIMEDOUT, -ECONNRESET, -ECONNABORTED */
-	uint32_t pdc;       /**< DELIVER: handle for uet_pds_respond() */
+	uint32_t pdc;       /**< DELIVER: handle for uet_pds_respond(),
+			     *   UET_PDS_PDC_NONE for RUDI and UUD */
 	uint32_t psn;       /**< PSN (RUDI: pkt_id) */
 	uint64_t cookie;    /**< DONE: submit cookie; DELIVER: pkt_cookie */
 	struct uet_pds_fa peer; /**< DELIVER: source FA */
@@ -301,13 +341,40 @@ uint16_t uet_pds_events(struct uet_pds *p, struct uet_pds_event *ev,
  * Give the SES response to a delivered request that had
  * uet_pds_rx_meta.resp_expected set. The PDS stores it until CLEAR_PSN
  * passes the request and sends it in an ACK with REQ=CLEAR (3).
+ *
+ * RUDI (@p pdc UET_PDS_PDC_NONE, @p psn the pkt_id of the DELIVER event):
+ * the response rides in the request's RUDI_RESP (next_hdr RESPONSE or
+ * RESPONSE_DATA_SMALL) and reaches the initiator in its DONE event. Only
+ * for the request just delivered (see uet_pds_rx()); nothing is stored,
+ * a retransmitted request is delivered and answered again.
  * @return
- *   0, -EINVAL (len too big), -ENOENT (PDC gone or no response pending
- *   for @p psn).
+ *   0, -EINVAL (len above resp_max, bad next_hdr), -ENOENT (PDC gone,
+ *   no response pending for @p psn, RUDI request no longer pending),
+ *   -EAGAIN (RUDI: response pool empty; no RUDI_RESP is sent, the
+ *   initiator retransmits).
  */
 int uet_pds_respond(struct uet_pds *p, uint32_t pdc, uint32_t psn,
 		    uint8_t next_hdr, const void *resp, uint16_t len,
 		    uint64_t now);
+
+/**
+ * Refuse the request just delivered (uet_pds_rx() returned 1 and no other
+ * call was made since, see there): the PDS does not record its PSN, sends
+ * NACK @p code (RUDI: with NT) and forgets a reserved response. The
+ * initiator backs off (resource class, PROTOCOL.md 2.7) and retransmits;
+ * after uet_pds_config.max_backoffs refusals in a row its cookies fail
+ * with -ECONNREFUSED. @p pdc and @p psn are those of the DELIVER event
+ * (RUDI: UET_PDS_PDC_NONE and the pkt_id).
+ * @return
+ *   0, -EINVAL (@p code not a resource NACK 0x04..0x0A, e.g.
+ *   UET_NACK_NO_SES_MSG_AVAIL or UET_NACK_NO_RESOURCE), -ENOENT (not the
+ *   pending delivery: too late, the PSN is recorded; answer in the SES).
+ */
+int uet_pds_refuse(struct uet_pds *p, uint32_t pdc, uint32_t psn,
+		   uint8_t code);
+
+/** Response buffer size of @p p (uet_pds_config.resp_max resolved). */
+uint32_t uet_pds_resp_max(const struct uet_pds *p);
 
 /**
  * Close the PDC behind an event handle: an initiator sends CLOSE once idle,
@@ -360,6 +427,18 @@ struct uet_pds_stats {
 	uint64_t clear_req_tx;     /**< CLEAR_REQ CPs at the high-water mark */
 	uint64_t credit_req_tx;    /**< credit requests (CC_REQ or CP) */
 	uint64_t credit_rx;        /**< credit grants received */
+	uint64_t refused;          /**< deliveries refused by the SES */
+	uint64_t rudi_resp_data;   /**< RUDI_RESPs sent with an SES response */
+	uint64_t clear_idle;       /**< CLEAR CPs sent when idle */
+	uint64_t retx_again;       /**< RUD: a retransmission presumed lost
+				    *   too (a packet sent after it was
+				    *   acknowledged first) */
+	uint64_t rod_goback;       /**< ROD: go-back-N restarts on a NACK */
+	uint64_t rod_nack_stale;   /**< ROD: NACKs ignored, the hole's resend
+				    *   left less than 1.25 SRTT before */
+	uint64_t rtt_samples;      /**< RTT samples taken (SRTT) */
+	uint64_t rto_spurious;     /**< RTOs undone: the next ACK covered
+				    *   packets never retransmitted (F-RTO) */
 };
 
 /** Counters of an instance. */
@@ -413,6 +492,7 @@ struct uet_pds_pdc_info {
 	uint8_t retries;        /**< RTO rounds without progress */
 	uint8_t backoffs;       /**< resource back-offs without progress */
 	uint16_t stored_resp;   /**< target: guaranteed-delivery responses held */
+	uint32_t srtt_ns;       /**< smoothed RTT of the transmit side, 0: none */
 };
 
 /**

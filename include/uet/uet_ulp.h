@@ -96,11 +96,12 @@ struct uet_ulp_ops {
 			uint16_t len, const struct uet_ulp_peer *peer);
 	/**
 	 * A submitted cookie completed: @p status 0 (acknowledged; for UUD:
-	 * sent), -ETIMEDOUT, -ECONNRESET, -ECONNABORTED. @p resp is the SES
-	 * response from the ACK (@p resp_len 0 if none).
+	 * sent), -ETIMEDOUT, -ECONNRESET, -ECONNABORTED, -ECONNREFUSED.
+	 * @p resp is the SES response from the ACK or the RUDI_RESP, up to
+	 * UET_PDS_RESP_MAX bytes (@p resp_len 0 if none).
 	 */
 	void (*done)(void *priv, struct uet_ulp_ctx *ctx, uint64_t cookie,
-		     int status, const uint8_t *resp, uint8_t resp_len,
+		     int status, const uint8_t *resp, uint16_t resp_len,
 		     uint8_t resp_next_hdr);
 	/**
 	 * Optional: once per iteration before transmission; the place to

@@ -78,11 +78,12 @@ pds_config_ok(const struct uet_pds_config *c)
 	/* A fatal close emits one event per window slot at once. */
 	if (c->event_queue < 2 * c->tx_window)
 		return false;
-	if (c->rudi_slots > 65536)
+	if (c->rudi_slots > 65536 || c->resp_max > UET_PDS_RESP_MAX)
 		return false;
 	if (c->tx_blocks == 0 || c->rx_blocks == 0 || c->mtu == 0 ||
 	    c->timer_tick_ns == 0 || c->rto_init_ns == 0 ||
-	    c->max_retries > 16 || c->ack_threshold == 0)
+	    c->max_retries > 16 || c->max_backoffs > 255 ||
+	    c->ack_threshold == 0)
 		return false;
 	return true;
 }
@@ -99,12 +100,14 @@ pds_alloc_arrays(struct uet_pds *p)
 			   sizeof(*p->rx_blk));
 	p->resp = calloc(c->resp_entries ? c->resp_entries : 1,
 			 sizeof(*p->resp));
+	p->resp_data = calloc(c->resp_entries ? c->resp_entries : 1,
+			      p->resp_max);
 	p->rudi = calloc(c->rudi_slots ? c->rudi_slots : 1, sizeof(*p->rudi));
 	p->dgram = calloc(c->dgram_queue, sizeof(*p->dgram));
 	p->ctl = calloc(c->ctl_queue, sizeof(*p->ctl));
 	p->ev = calloc(c->event_queue, sizeof(*p->ev));
-	if (!p->pdc || !p->tx_blk || !p->rx_blk || !p->resp || !p->rudi ||
-	    !p->dgram || !p->ctl || !p->ev)
+	if (!p->pdc || !p->tx_blk || !p->rx_blk || !p->resp ||
+	    !p->resp_data || !p->rudi || !p->dgram || !p->ctl || !p->ev)
 		return -ENOMEM;
 	if (pds_pool_init(&p->tx_pool, c->tx_blocks) ||
 	    pds_pool_init(&p->rx_pool, c->rx_blocks) ||
@@ -128,6 +131,7 @@ pds_free_arrays(struct uet_pds *p)
 	free(p->tx_blk);
 	free(p->rx_blk);
 	free(p->resp);
+	free(p->resp_data);
 	free(p->rudi);
 	free(p->dgram);
 	free(p->ctl);
@@ -157,6 +161,8 @@ uet_pds_create(const struct uet_pds_config *cfg)
 	p->rng = cfg->seed ? cfg->seed : 1;
 	p->resp_hw = cfg->resp_high_water ? cfg->resp_high_water :
 		     cfg->resp_entries - cfg->resp_entries / 4;
+	p->resp_max = cfg->resp_max ? cfg->resp_max : UET_PDS_RESP_MAX;
+	p->resp_defer = PDS_NIL;
 	p->rudi_seq = (uint32_t)pds_rand(p);
 	p->last_start = (uint32_t)pds_rand(p);
 	if (pds_alloc_arrays(p) < 0)
@@ -242,6 +248,32 @@ pds_done(struct uet_pds *p, uint8_t mode, uint64_t cookie, int status,
 	e->status = status;
 	e->cookie = cookie;
 	e->psn = psn;
+}
+
+/* A failed PDC, for an SES that asked (uet_pds_config.pdc_events). */
+void
+pds_pdc_down(struct uet_pds *p, struct pds_pdc *c, int status)
+{
+	struct uet_pds_event *e;
+
+	if (!p->cfg.pdc_events || (e = pds_event_push(p)) == NULL)
+		return;
+	e->type = UET_PDS_EV_PDC_DOWN;
+	e->mode = c->mode;
+	e->status = status;
+	e->pdc = pds_handle(p, pds_idx(p, c));
+	e->peer = c->peer;
+}
+
+/* The SES had its chance to refuse the last delivery (uet_pds_rx()):
+ * record it, and let a pending RUDI_RESP go. */
+void
+pds_commit(struct uet_pds *p, uint64_t now)
+{
+	if (p->pend.valid)
+		pds_tgt_commit(p, now);
+	if (p->rpend.valid)
+		pds_rudi_commit(p);
 }
 
 uint16_t
@@ -404,6 +436,7 @@ int
 uet_pds_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 	   const struct uet_pds_rx_meta *m, uint64_t now)
 {
+	pds_commit(p, now);
 	/* Worst case one packet completes a whole window (fatal NACK). */
 	if (pds_event_room(p) < p->cfg.tx_window + 2) {
 		p->st.ev_full++;
@@ -453,8 +486,11 @@ pds_tx_ctl(struct uet_pds *p, struct uet_pds_tx *tx, uint16_t n)
 	uint16_t k = 0;
 
 	while (k < n && pds_ring_count(&p->ctl_r) > 0) {
-		tx[k++] = p->ctl[p->ctl_r.tail & p->ctl_r.mask];
+		tx[k] = p->ctl[p->ctl_r.tail & p->ctl_r.mask];
 		p->ctl_r.tail++;
+		if (tx[k].hdr.type == UET_PDS_TYPE_RUDI_RESP && tx[k].resp_len)
+			pds_rudi_handed_out(p, &tx[k]);
+		k++;
 	}
 	return k;
 }
@@ -501,6 +537,9 @@ uet_pds_tx_burst(struct uet_pds *p, uint64_t now, struct uet_pds_tx *tx,
 {
 	uint16_t k, prev;
 
+	pds_commit(p, now);
+	/* RUDI responses handed out last time were valid until now. */
+	pds_rudi_defer_free(p);
 	k = pds_tx_ctl(p, tx, n);
 	k += pds_tx_acks(p, now, tx + k, (uint16_t)(n - k));
 	k += pds_dgram_tx(p, now, tx + k, (uint16_t)(n - k));
@@ -518,22 +557,55 @@ int
 uet_pds_respond(struct uet_pds *p, uint32_t pdc, uint32_t psn,
 		uint8_t next_hdr, const void *resp, uint16_t len, uint64_t now)
 {
-	struct pds_pdc *c = pds_handle_pdc(p, pdc);
+	struct pds_pdc *c;
 
-	(void)now;
-	if (len > UET_PDS_RESP_MAX || next_hdr < UET_PDS_NEXT_RESPONSE ||
+	if (len > p->resp_max || next_hdr < UET_PDS_NEXT_RESPONSE ||
 	    next_hdr > UET_PDS_NEXT_RESPONSE_DATA_SMALL)
 		return -EINVAL;
+	if (pdc == UET_PDS_PDC_NONE)
+		return pds_rudi_respond(p, psn, next_hdr, resp, len);
+	/* Responding accepts: the ACK carrying it reports the PSN. */
+	if (p->pend.valid && p->pend.handle == pdc && p->pend.psn == psn)
+		pds_tgt_commit(p, now);
+	c = pds_handle_pdc(p, pdc);
 	if (c == NULL || c->role != PDS_ROLE_TGT)
 		return -ENOENT;
 	return pds_tgt_respond(p, c, psn, next_hdr, resp, len);
 }
 
 int
+uet_pds_refuse(struct uet_pds *p, uint32_t pdc, uint32_t psn, uint8_t code)
+{
+	struct pds_pdc *c;
+
+	/* PROTOCOL.md 2.7 DECISION: resource NACKs back off and retry. */
+	if (uet_pds_nack_class(code) != UET_NACK_CLASS_RESOURCE)
+		return -EINVAL;
+	if (pdc == UET_PDS_PDC_NONE)
+		return pds_rudi_refuse(p, psn, code);
+	if (!p->pend.valid || p->pend.handle != pdc || p->pend.psn != psn)
+		return -ENOENT;
+	c = pds_handle_pdc(p, pdc);
+	if (c == NULL) {
+		p->pend.valid = false;
+		return -ENOENT;
+	}
+	return pds_tgt_refuse(p, c, psn, code);
+}
+
+uint32_t
+uet_pds_resp_max(const struct uet_pds *p)
+{
+	return p->resp_max;
+}
+
+int
 uet_pds_pdc_close(struct uet_pds *p, uint32_t pdc, uint64_t now)
 {
-	struct pds_pdc *c = pds_handle_pdc(p, pdc);
+	struct pds_pdc *c;
 
+	pds_commit(p, now);
+	c = pds_handle_pdc(p, pdc);
 	if (c == NULL)
 		return -ENOENT;
 	if (c->role == PDS_ROLE_TGT) {
@@ -592,6 +664,7 @@ pds_pdc_info_fill(const struct uet_pds *p, uint32_t idx,
 	info->tx_nxt = c->u.i.nxt;
 	info->tx_inflight = c->u.i.inflight;
 	info->tx_retransmits = c->u.i.nretx;
+	info->srtt_ns = c->u.i.srtt_ns;
 	info->cwnd = p->cc->cwnd(c->cc);
 	info->rx_cack = c->u.t.cack;
 	info->rx_ooo = c->u.t.nbits;

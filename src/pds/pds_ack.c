@@ -69,6 +69,10 @@ pds_ack_slot(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		return;
 	pds_slot_leave(c, sl);
 	*acked += sl->len;
+	if (!(sl->flags & SLOT_F_RETXD))
+		p->ack_orig = true;
+	if (sl->sent_ns > c->u.i.rack_ns)
+		c->u.i.rack_ns = sl->sent_ns;
 	if (sl->flags & SLOT_F_RESP) {
 		sl->state = SLOT_WAIT;
 		return;
@@ -108,32 +112,85 @@ pds_ack_resp(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 	e->psn = psn;
 	if (len > UET_PDS_RESP_MAX)
 		len = UET_PDS_RESP_MAX;
-	e->resp_len = (uint8_t)len;
+	e->resp_len = len;
 	if (len && m->ses)
 		memcpy(e->resp, m->ses, len);
 }
 
-/* RUD: a packet sack_reorder PSNs below the highest received one is
- * presumed lost, once per transmission (PROTOCOL.md 3 retransmission). */
+/*
+ * RUD SACK-inferred loss (PROTOCOL.md 3 retransmission), below the
+ * highest PSN the target reported:
+ * - a first transmission sack_reorder PSNs below it is presumed lost;
+ * - a retransmission is presumed lost as well when this ACK's SACK
+ *   bitmap covers it, clear, and a packet sent more than SRTT / 8 after
+ *   it was acknowledged (send-time order, as RACK): it is sent again at
+ *   once, not after the TLP or the RTO. Below the bitmap the target says
+ *   nothing (ACKs coalesce), so there it waits for the TLP or RTO.
+ * The target drops duplicates, so exactly-once delivery holds.
+ */
 static void
-pds_ack_infer(struct uet_pds *p, struct pds_pdc *c, uint32_t hi)
+pds_ack_infer(struct uet_pds *p, struct pds_pdc *c, uint32_t hi,
+	      uint32_t sack_base)
 {
+	uint64_t reo = pds_reo_ns(c);
 	struct pds_slot *sl;
 	uint32_t psn;
 
 	if (c->mode != UET_PDS_MODE_RUD)
 		return;
-	for (psn = c->u.i.una; psn != c->u.i.snd &&
-	     uet_psn_lt(psn + p->cfg.sack_reorder, hi); psn++) {
+	for (psn = c->u.i.una; psn != c->u.i.snd && uet_psn_lt(psn, hi);
+	     psn++) {
 		sl = pds_slot(p, c, psn);
-		if (sl->state != SLOT_SENT || (sl->flags & SLOT_F_SACKRX))
+		if (sl->state != SLOT_SENT)
 			continue;
+		if (!(sl->flags & SLOT_F_RETXD)) {
+			if (!uet_psn_lt(psn + p->cfg.sack_reorder, hi))
+				continue;
+			p->st.retx_sack++;
+		} else {
+			if (c->u.i.srtt_ns == 0 ||
+			    uet_psn_lt(psn, sack_base) ||
+			    sl->sent_ns + reo >= c->u.i.rack_ns)
+				continue;
+			p->st.retx_again++;
+		}
 		c->u.i.inflight -= sl->len;
 		sl->state = SLOT_RETX;
-		sl->flags |= SLOT_F_SACKRX;
 		c->u.i.n_retx++;
-		p->st.retx_sack++;
 	}
+}
+
+/*
+ * The first ACK after an RTO that resent the head only (pds_init_rto):
+ * if it completes a packet never retransmitted, the packets were not
+ * lost but late (the ACKs were, or this end did not run for a while):
+ * the timeout was spurious, and SACK / NACK evidence repairs what is
+ * really missing. Otherwise go back from una as the RTO would have.
+ */
+static void
+pds_ack_frto(struct uet_pds *p, struct pds_pdc *c)
+{
+	c->flags &= (uint16_t)~PDC_F_FRTO;
+	if (p->ack_orig) {
+		p->st.rto_spurious++;
+		return;
+	}
+	p->st.retx_rto += pds_init_mark_from(p, c, c->u.i.una, true);
+	pds_init_kick(p, c);
+}
+
+/* SRTT (RFC 6298 style, gain 1/8) from first-transmission samples. */
+static void
+pds_ack_rtt_sample(struct uet_pds *p, struct pds_pdc *c, uint64_t rtt)
+{
+	uint32_t r = rtt > UINT32_MAX ? UINT32_MAX : (uint32_t)rtt;
+	uint32_t s = c->u.i.srtt_ns;
+
+	p->st.rtt_samples++;
+	if (s == 0)
+		c->u.i.srtt_ns = r ? r : 1;
+	else
+		c->u.i.srtt_ns = s - (s >> 3) + (r >> 3);
 }
 
 /* Move una over completed slots; release the block when idle. */
@@ -250,8 +307,11 @@ pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 
 	if (c == NULL || !pds_ack_check(p, c, a))
 		return -EBADMSG;
+	p->ack_orig = false;
 	ack_psn = probe ? a->cack_psn : uet_pds_ack_psn(a);
 	rtt = pds_ack_rtt(p, c, ack_psn, now);
+	if (rtt)
+		pds_ack_rtt_sample(p, c, rtt);
 	hi = a->cack_psn;
 	for (psn = c->u.i.una; uet_psn_le(psn, a->cack_psn) &&
 	     psn != c->u.i.snd; psn++)
@@ -266,7 +326,11 @@ pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 		if (h->next_hdr != UET_PDS_NEXT_NONE)
 			pds_ack_resp(p, c, h, m, ack_psn);
 	}
-	pds_ack_infer(p, c, hi);
+	if (c->flags & PDC_F_FRTO)
+		pds_ack_frto(p, c);
+	/* A plain ACK has no bitmap: no evidence on retransmissions. */
+	pds_ack_infer(p, c, hi, h->type == UET_PDS_TYPE_ACK ? hi :
+			  uet_pds_ack_sack_base(a));
 	p->cc->on_ack(c->cc, acked, rtt, (h->flags & UET_PDS_F_M) != 0, now);
 	if (h->type == UET_PDS_TYPE_ACK_CC && a->cc_type == UET_CC_TYPE_CREDIT &&
 	    a->cc.credit.credit != 0)
@@ -293,6 +357,26 @@ pds_nack_mark(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 	p->st.retx_nack++;
 }
 
+/*
+ * ROD: a NACK for a hole whose resend is queued, or left less than
+ * 1.25 SRTT ago, was sent before that resend could arrive (the target
+ * re-NACKs on go-back-N retransmissions of an earlier round still on
+ * the wire). Going back again would resend the window once more for
+ * nothing: only the hole is resent (pds_nack_retx).
+ */
+static bool
+pds_rod_nack_stale(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn,
+		   uint64_t now)
+{
+	const struct pds_slot *sl = pds_slot(p, c, psn);
+	uint64_t guard = pds_rtt_guard(c);
+
+	if (sl->state == SLOT_RETX)
+		return true;
+	return sl->state == SLOT_SENT && (sl->flags & SLOT_F_RETXD) &&
+	       guard != 0 && now - sl->sent_ns < guard;
+}
+
 static void
 pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
 	      const struct uet_pds_nack *n, uint64_t now)
@@ -305,9 +389,18 @@ pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
 		 * expected PSN arrived; go back N from it. */
 		for (psn = c->u.i.una; psn != n->psn; psn++)
 			pds_ack_slot(p, c, psn, &acked);
-		p->st.retx_nack += pds_init_mark_from(p, c, n->psn, false);
 		if (acked)
 			p->cc->on_ack(c->cc, acked, 0, false, now);
+		if (pds_rod_nack_stale(p, c, n->psn, now)) {
+			/* Resend the hole alone: one duplicate at worst, and
+			 * if its resend was lost the target NACKs what
+			 * follows with fresh evidence. */
+			p->st.rod_nack_stale++;
+			pds_nack_mark(p, c, n->psn);
+			return;
+		}
+		p->st.rod_goback++;
+		p->st.retx_nack += pds_init_mark_from(p, c, n->psn, false);
 		p->cc->on_nack(c->cc, len, n->code, now);
 		return;
 	}
@@ -386,6 +479,23 @@ pds_nack_new_start(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	return 0;
 }
 
+/*
+ * A PDC-fatal NACK naming a PSN of our receive (return) direction: the
+ * target gave up on its return data (retries exhausted, pds_init.c) and
+ * closed the PDC. Only for an established initiator PDC of that target,
+ * and a PSN within its receive window (another incarnation's PSNs are
+ * >= 2^16 away).
+ */
+static bool
+pds_nack_ret_fatal(struct uet_pds *p, const struct pds_pdc *c,
+		   const struct uet_pds_nack *n)
+{
+	return uet_pds_nack_class(n->code) == UET_NACK_CLASS_FATAL &&
+	       c->role == PDS_ROLE_INIT && c->state != PDC_SYN &&
+	       c->rid == n->spdcid &&
+	       n->psn - (c->u.t.cack + 1) < p->cfg.rx_window;
+}
+
 int
 pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	      const struct uet_pds_rx_meta *m, uint64_t now)
@@ -398,6 +508,10 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	if (c == NULL)
 		return -EBADMSG;
 	if (!pds_in_flight(c, n->psn)) {
+		if (pds_nack_ret_fatal(p, c, n)) {
+			pds_init_fail(p, c, -ECONNRESET);
+			return 0;
+		}
 		p->st.rx_stale++;
 		return -EBADMSG;
 	}

@@ -10,6 +10,13 @@
  *    packet is handed to the caller, it is never sent twice.
  * pkt_id = sequence(16) | slot(16), so a response finds its slot in O(1)
  * and a late response for a recycled slot is recognised as stale.
+ *
+ * The RUDI_RESP of a delivered request waits for the SES until the next
+ * PDS call (pds_commit): it may carry an SES response (RESPONSE or
+ * RESPONSE_DATA_SMALL, PROTOCOL.md 2.3 next_hdr 4/6) from
+ * uet_pds_respond(), or be replaced by a resource NACK (uet_pds_refuse).
+ * The response bytes live in a response-pool entry until the descriptor
+ * was handed out, then until the next uet_pds_tx_burst().
  */
 
 #include "pds_private.h"
@@ -67,6 +74,8 @@ pds_rudi_submit(struct uet_pds *p, const struct uet_pds_submit *s)
 	r->len = s->len;
 	r->next_hdr = s->next_hdr;
 	r->retries = 0;
+	r->backoffs = 0;
+	r->backoff = 0;
 	r->busy = 1;
 	r->pkt_id = ((p->rudi_seq++ & RUDI_SLOT_MASK) << 16) | idx;
 	if (!pds_rudi_queue(p, idx)) {
@@ -203,12 +212,39 @@ pds_rudi_resp(struct uet_pds *p, const struct uet_pds_hdr *h,
 		e->psn = r->pkt_id;
 		if (len > UET_PDS_RESP_MAX)
 			len = UET_PDS_RESP_MAX;
-		e->resp_len = (uint8_t)len;
+		e->resp_len = len;
 		if (len && m->ses)
 			memcpy(e->resp, m->ses, len);
 	}
 	pds_rudi_release(p, (uint32_t)(r - p->rudi));
 	return 0;
+}
+
+/* Resource NACK (PROTOCOL.md 2.7 DECISION): retransmit after an
+ * exponential back-off; fail with -ECONNREFUSED past max_backoffs. */
+static void
+pds_rudi_backoff(struct uet_pds *p, uint32_t idx, uint32_t pkt_id,
+		 uint64_t now)
+{
+	struct pds_rudi *r = &p->rudi[idx];
+	unsigned int k;
+	uint64_t d;
+
+	if (r->backoffs >= p->cfg.max_backoffs) {
+		pds_done(p, UET_PDS_MODE_RUDI, r->cookie, -ECONNREFUSED,
+			 pkt_id);
+		pds_rudi_release(p, idx);
+		return;
+	}
+	k = r->backoffs < 20 ? r->backoffs : 20;
+	r->backoffs++;
+	d = p->cfg.backoff_init_ns << k;
+	if (d > p->cfg.backoff_max_ns)
+		d = p->cfg.backoff_max_ns;
+	r->backoff = 1;
+	p->st.retx_backoff++;
+	pds_timer_cancel(p, pds_rudi_node(p, idx));
+	pds_timer_arm(p, pds_rudi_node(p, idx), now + d);
 }
 
 static int
@@ -233,9 +269,7 @@ pds_rudi_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 			pds_timer_arm(p, pds_rudi_node(p, idx), now);
 		break;
 	case UET_NACK_CLASS_RESOURCE:
-		p->st.retx_backoff++;
-		pds_timer_arm(p, pds_rudi_node(p, idx),
-			      now + p->cfg.backoff_init_ns);
+		pds_rudi_backoff(p, idx, n->psn, now);
 		break;
 	case UET_NACK_CLASS_FATAL:
 	case UET_NACK_CLASS_CLOSING:
@@ -253,7 +287,6 @@ pds_rudi_req(struct uet_pds *p, const struct uet_pds_hdr *h,
 	     const struct uet_pds_rx_meta *m)
 {
 	struct uet_pds_event *e;
-	struct uet_pds_tx *t;
 
 	if (m->trimmed || m->trimmed_lasthop) {
 		pds_nack_tx(p, &m->src, m->ev, m->trimmed_lasthop ?
@@ -262,21 +295,18 @@ pds_rudi_req(struct uet_pds *p, const struct uet_pds_hdr *h,
 			    (uint8_t)(UET_PDS_F_NT | (m->ce ? UET_PDS_F_M : 0)));
 		return 0;
 	}
-	/* No room to answer: drop, the initiator retransmits. */
-	t = pds_ctl_push(p);
-	if (t == NULL)
-		return 0;
-	t->hdr.type = UET_PDS_TYPE_RUDI_RESP;
-	t->hdr.flags = m->ce ? UET_PDS_F_M : 0;
-	t->hdr.u.rudi.pkt_id = h->u.rudi.pkt_id;
-	t->dst = m->src;
-	t->ev = m->ev;
 	if (h->flags & UET_PDS_F_RETX)
 		p->st.dup_rx++;
-	p->st.delivered++;
+	/* Not delivered, not answered: the initiator retransmits. */
 	e = pds_event_push(p);
 	if (e == NULL)
 		return 0;
+	p->st.delivered++;
+	p->rpend.valid = true;
+	p->rpend.ce = m->ce;
+	p->rpend.ev = m->ev;
+	p->rpend.pkt_id = h->u.rudi.pkt_id;
+	p->rpend.dst = m->src;
 	e->type = UET_PDS_EV_DELIVER;
 	e->mode = UET_PDS_MODE_RUDI;
 	e->next_hdr = h->next_hdr;
@@ -285,6 +315,100 @@ pds_rudi_req(struct uet_pds *p, const struct uet_pds_hdr *h,
 	e->cookie = m->pkt_cookie;
 	e->peer = m->src;
 	return 1;
+}
+
+static struct uet_pds_tx *
+pds_rudi_resp_push(struct uet_pds *p)
+{
+	struct pds_rudi_pend *rp = &p->rpend;
+	struct uet_pds_tx *t;
+
+	rp->valid = false;
+	/* No room to answer: drop, the initiator retransmits. */
+	t = pds_ctl_push(p);
+	if (t == NULL)
+		return NULL;
+	t->hdr.type = UET_PDS_TYPE_RUDI_RESP;
+	t->hdr.flags = rp->ce ? UET_PDS_F_M : 0;
+	t->hdr.u.rudi.pkt_id = rp->pkt_id;
+	t->dst = rp->dst;
+	t->ev = rp->ev;
+	return t;
+}
+
+/* The SES neither answered nor refused: a bare RUDI_RESP. */
+void
+pds_rudi_commit(struct uet_pds *p)
+{
+	(void)pds_rudi_resp_push(p);
+}
+
+int
+pds_rudi_respond(struct uet_pds *p, uint32_t pkt_id, uint8_t next_hdr,
+		 const void *resp, uint16_t len)
+{
+	struct uet_pds_tx *t;
+	uint32_t r;
+
+	if (!p->rpend.valid || p->rpend.pkt_id != pkt_id)
+		return -ENOENT;
+	r = pds_pool_get(&p->resp_pool);
+	if (r == PDS_NIL) {
+		/* No answer rather than one without the response. */
+		p->rpend.valid = false;
+		p->st.exhaust_resp++;
+		return -EAGAIN;
+	}
+	t = pds_rudi_resp_push(p);
+	if (t == NULL) {
+		pds_pool_put(&p->resp_pool, r);
+		return -EAGAIN;
+	}
+	memset(&p->resp[r], 0, sizeof(p->resp[r]));
+	if (len)
+		memcpy(pds_resp_data(p, r), resp, len);
+	t->hdr.next_hdr = next_hdr;
+	t->resp = pds_resp_data(p, r);
+	t->resp_len = len;
+	p->st.rudi_resp_data++;
+	return 0;
+}
+
+int
+pds_rudi_refuse(struct uet_pds *p, uint32_t pkt_id, uint8_t code)
+{
+	struct pds_rudi_pend *rp = &p->rpend;
+
+	if (!rp->valid || rp->pkt_id != pkt_id)
+		return -ENOENT;
+	rp->valid = false;
+	p->st.refused++;
+	pds_nack_tx(p, &rp->dst, rp->ev, code, pkt_id, 0, 0,
+		    (uint8_t)(UET_PDS_F_NT | (rp->ce ? UET_PDS_F_M : 0)));
+	return 0;
+}
+
+/* A RUDI_RESP with a response left in a burst: its bytes stay valid
+ * until the next uet_pds_tx_burst() (pds_rudi_defer_free). */
+void
+pds_rudi_handed_out(struct uet_pds *p, const struct uet_pds_tx *t)
+{
+	uint32_t r = (uint32_t)((size_t)(t->resp - p->resp_data) /
+				p->resp_max);
+
+	p->resp[r].next = p->resp_defer;
+	p->resp_defer = r;
+}
+
+void
+pds_rudi_defer_free(struct uet_pds *p)
+{
+	uint32_t r;
+
+	while ((r = p->resp_defer) != PDS_NIL) {
+		p->resp_defer = p->resp[r].next;
+		pds_pool_put(&p->resp_pool, r);
+	}
 }
 
 static int
@@ -334,6 +458,15 @@ pds_rudi_timer(struct uet_pds *p, uint32_t idx, uint64_t now)
 		/* Still waiting in the queue (NACK or back-off path). */
 		pds_timer_arm(p, pds_rudi_node(p, idx),
 			      now + p->cfg.rto_init_ns);
+		return;
+	}
+	if (r->backoff) {
+		/* Back-off over: resend, the RTO budget untouched. */
+		r->backoff = 0;
+		r->retries = r->retries ? r->retries : 1;
+		if (!pds_rudi_queue(p, idx))
+			pds_timer_arm(p, pds_rudi_node(p, idx),
+				      now + p->cfg.timer_tick_ns);
 		return;
 	}
 	p->st.rto_fires++;

@@ -310,6 +310,23 @@ pds_init_tx_retx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	return k;
 }
 
+/*
+ * An idle CLEAR CP is due (PROTOCOL.md 3 guaranteed delivery): the target
+ * asked to clear up to resp_psn, no queued request will carry CLEAR_PSN,
+ * and una has passed resp_psn. Earlier, the CLEAR would stop short of the
+ * last stored response and nothing would follow to free it; the flag
+ * stays set until una gets there (pds_ack_settle kicks the PDC).
+ */
+static bool
+pds_init_clear_due(const struct pds_pdc *c)
+{
+	const struct pds_init *i = &c->u.i;
+
+	return (c->flags & PDC_F_CLEAR) && c->state != PDC_CLOSING &&
+	       i->snd == i->nxt &&
+	       i->n_retx == 0 && uet_psn_ge(i->una - 1, i->resp_psn);
+}
+
 uint16_t
 pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	    struct uet_pds_tx *tx, uint16_t n)
@@ -330,10 +347,10 @@ pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		c->u.i.snd++;
 	}
 	/* Nothing to carry CLEAR_PSN: send a CLEAR CP (PROTOCOL.md 3). */
-	if (k < n && (c->flags & PDC_F_CLEAR) &&
-	    c->u.i.snd == c->u.i.nxt && c->u.i.n_retx == 0 &&
+	if (k < n && pds_init_clear_due(c) &&
 	    pds_init_queue_cp(p, c, UET_PDS_CTL_CLEAR, c->u.i.una - 1) == 0) {
 		c->flags &= (uint16_t)~PDC_F_CLEAR;
+		p->st.clear_idle++;
 		pds_init_emit(p, c, c->u.i.snd, false, now, &tx[k++]);
 		c->u.i.snd++;
 	}
@@ -352,7 +369,7 @@ pds_init_has_work(struct uet_pds *p, const struct pds_pdc *c, uint64_t now)
 	if (c->state == PDC_FREE || (c->flags & PDC_F_BACKOFF))
 		return false;
 	return c->u.i.n_retx > 0 || c->u.i.snd != c->u.i.nxt ||
-	       (c->flags & PDC_F_CLEAR);
+	       pds_init_clear_due(c);
 }
 
 void
@@ -386,6 +403,7 @@ pds_init_fail(struct uet_pds *p, struct pds_pdc *c, int status)
 	if (c->flags & PDC_F_KEYED)
 		pds_ikey_del(p, c);
 	p->st.pdc_fail++;
+	pds_pdc_down(p, c, status);
 	pds_pdc_free(p, c);
 }
 
@@ -469,16 +487,54 @@ pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c)
 	return 0;
 }
 
+/*
+ * What an RTO resends. First only the head, if in flight (F-RTO, after
+ * RFC 5682): after a stall of this end or lost ACKs the window is not
+ * lost, and resending all of it would only be duplicates; the next ACK
+ * decides (pds_ack_frto). Later RTOs without progress, or a head that
+ * is not simply in flight, go back from una (PROTOCOL.md 3).
+ */
+static void
+pds_init_rto_mark(struct uet_pds *p, struct pds_pdc *c)
+{
+	struct pds_slot *sl = pds_slot(p, c, c->u.i.una);
+
+	/* Not for guaranteed delivery: a lost response is only recovered
+	 * by resending its request (WAIT slots, pds_init_mark_from). */
+	if (c->u.i.retries == 1 && c->u.i.una + 1 != c->u.i.snd &&
+	    !(sl->flags & SLOT_F_RESP) &&
+	    (sl->state == SLOT_SENT || sl->state == SLOT_RETX)) {
+		c->flags |= PDC_F_FRTO;
+		/* Already queued again (SACK evidence came late): as is. */
+		if (sl->state == SLOT_RETX)
+			return;
+		c->u.i.inflight -= sl->len;
+		sl->state = SLOT_RETX;
+		c->u.i.n_retx++;
+		p->st.retx_rto++;
+		return;
+	}
+	c->flags &= (uint16_t)~PDC_F_FRTO;
+	p->st.retx_rto += pds_init_mark_from(p, c, c->u.i.una, true);
+}
+
 static void
 pds_init_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	p->st.rto_fires++;
 	/* PROTOCOL.md 3: RTO = RTO_INIT x 2^retry, then fail and close. */
 	if (++c->u.i.retries > p->cfg.max_retries) {
+		/* Return direction: the initiator waits for this data and
+		 * sends nothing; tell it (fatal, PROTOCOL.md 2.7 DECISION)
+		 * so it fails its end too. Best effort: if lost, its next
+		 * packet meets INV_DPDCID. */
+		if (c->role == PDS_ROLE_TGT)
+			pds_nack_tx(p, &c->peer, c->ev, UET_NACK_CLOSING_IN_ERR,
+				    c->u.i.una, c->lid, c->rid, 0);
 		pds_init_fail(p, c, -ETIMEDOUT);
 		return;
 	}
-	p->st.retx_rto += pds_init_mark_from(p, c, c->u.i.una, true);
+	pds_init_rto_mark(p, c);
 	c->flags |= PDC_F_CHG_EV;
 	c->u.i.rto_base = now;
 	p->cc->on_rto(c->cc, now);

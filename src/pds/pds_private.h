@@ -46,6 +46,8 @@ enum pds_pdc_state {
 #define PDC_F_PROBE     0x200u /* init: PROBE CP sent, reply awaited */
 #define PDC_F_CLEARQ    0x400u /* tgt: CLEAR_REQ sent, no CLEAR since */
 #define PDC_F_CREQ      0x800u /* sender: CREDIT_REQ sent, no credit since */
+#define PDC_F_FRTO      0x1000u /* sender: RTO resent the head only, the
+				 * next ACK decides (pds_init_rto) */
 
 /* Target pending-ACK flags (echoed in the next ACK, PROTOCOL.md 3). */
 #define ACKF_NEED  0x01u /* an ACK must go out */
@@ -78,6 +80,8 @@ struct pds_init {
 	uint64_t probe_ns;   /* when the outstanding PROBE left */
 	uint32_t probe_psn;  /* snd when the PROBE left */
 	uint16_t probe_id;   /* probe_opaque of the outstanding PROBE */
+	uint32_t srtt_ns;    /* smoothed RTT, 0: no sample yet */
+	uint64_t rack_ns;    /* latest send time of an acknowledged packet */
 };
 
 struct pds_tgt {
@@ -140,7 +144,6 @@ enum pds_slot_state {
 
 #define SLOT_F_RESP   0x01u /* completes on the SES response */
 #define SLOT_F_CP     0x02u /* a control packet (kind = ctl_type) */
-#define SLOT_F_SACKRX 0x04u /* already retransmitted on SACK inference */
 #define SLOT_F_RETXD  0x08u /* retransmitted at least once (no RTT) */
 
 /* One PSN of a transmit block: enough to rebuild the packet. */
@@ -154,15 +157,36 @@ struct pds_slot {
 	uint8_t pad[3];
 };
 
-/* Stored guaranteed-delivery response (PROTOCOL.md 3). */
+/* Stored guaranteed-delivery response (PROTOCOL.md 3), or a RUDI_RESP's
+ * response until the descriptor left. Bytes: pds_resp_data(). */
 struct pds_resp {
 	uint32_t next;
 	uint32_t psn;
+	uint16_t len;
 	uint8_t ready;
 	uint8_t next_hdr;
-	uint8_t len;
-	uint8_t pad;
-	uint8_t data[UET_PDS_RESP_MAX];
+};
+
+/* A delivered request whose PSN is not recorded yet: the SES may still
+ * refuse it (uet_pds_refuse); committed by the next PDS call. */
+struct pds_pend {
+	bool valid;
+	bool resp;         /* a response entry is reserved for it */
+	bool blk;          /* its receive block was attached for it */
+	bool ce;
+	uint8_t flags;     /* request's PDS flags (AR, RETX) */
+	uint16_t len;
+	uint32_t handle;
+	uint32_t psn;
+};
+
+/* The RUDI_RESP of the request just delivered, until committed. */
+struct pds_rudi_pend {
+	bool valid;
+	bool ce;
+	uint16_t ev;
+	uint32_t pkt_id;
+	struct uet_pds_fa dst;
 };
 
 /* Outstanding RUDI request (no PDC, PROTOCOL.md 3). */
@@ -178,6 +202,8 @@ struct pds_rudi {
 	uint8_t retries;
 	uint8_t busy;
 	uint8_t queued;
+	uint8_t backoffs;  /* resource NACKs (refusals) so far */
+	uint8_t backoff;   /* the timer ends a back-off, not an RTO */
 };
 
 /* Queued datagram transmission: UUD inline, RUDI by slot. */
@@ -226,6 +252,9 @@ struct pds_list {
 };
 
 struct uet_pds {
+	/* pds_init_ack(): the ACK being processed completed a packet that
+	 * was never retransmitted (F-RTO evidence). */
+	bool ack_orig;
 	struct uet_pds_config cfg;
 	const struct uet_pds_cc_ops *cc;
 	uint32_t cap;            /* PDCs per role (general + reserved) */
@@ -250,7 +279,13 @@ struct uet_pds {
 	uint64_t *rx_blk;        /* [rx_blocks * rx_words] */
 	struct pds_pool rx_pool;
 	struct pds_resp *resp;
+	uint8_t *resp_data;      /* [resp_entries * resp_max] */
+	uint32_t resp_max;
 	struct pds_pool resp_pool;
+	uint32_t resp_defer;     /* RUDI response entries handed out by the
+				  * last tx_burst, freed at the next */
+	struct pds_pend pend;
+	struct pds_rudi_pend rpend;
 	struct pds_rudi *rudi;
 	struct pds_pool rudi_pool;
 
@@ -290,6 +325,31 @@ uint32_t pds_event_room(const struct uet_pds *p);
 struct uet_pds_tx *pds_ctl_push(struct uet_pds *p);
 void pds_done(struct uet_pds *p, uint8_t mode, uint64_t cookie, int status,
 	      uint32_t psn);
+void pds_pdc_down(struct uet_pds *p, struct pds_pdc *c, int status);
+void pds_commit(struct uet_pds *p, uint64_t now);
+
+/* 1.25 SRTT: a resend younger than this cannot have been answered yet;
+ * 0 without an RTT sample. */
+static inline uint64_t
+pds_rtt_guard(const struct pds_pdc *c)
+{
+	uint64_t s = c->u.i.srtt_ns;
+
+	return s + (s >> 2);
+}
+
+/* Reordering allowance of send-time loss evidence: SRTT / 8. */
+static inline uint64_t
+pds_reo_ns(const struct pds_pdc *c)
+{
+	return c->u.i.srtt_ns >> 3;
+}
+
+static inline uint8_t *
+pds_resp_data(const struct uet_pds *p, uint32_t r)
+{
+	return p->resp_data + (size_t)r * p->resp_max;
+}
 uint32_t pds_handle(const struct uet_pds *p, uint32_t idx);
 struct pds_pdc *pds_handle_pdc(struct uet_pds *p, uint32_t handle);
 void pds_nack_tx(struct uet_pds *p, const struct uet_pds_fa *dst, uint16_t ev,
@@ -443,6 +503,10 @@ void pds_tgt_nack(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 		  const struct pds_rxinfo *ri, uint16_t lid, uint8_t code,
 		  uint32_t psn);
 void pds_resp_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn);
+void pds_resp_drop(struct uet_pds *p, struct pds_pdc *c, uint32_t psn);
+void pds_tgt_commit(struct uet_pds *p, uint64_t now);
+int pds_tgt_refuse(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+		   uint8_t code);
 int pds_tgt_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 	       const struct uet_pds_rx_meta *m, uint64_t now);
 int pds_tgt_cp_unseq(struct uet_pds *p, const struct uet_pds_hdr *h,
@@ -474,5 +538,11 @@ uint16_t pds_dgram_tx(struct uet_pds *p, uint64_t now, struct uet_pds_tx *tx,
 int pds_dgram_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 		 const struct uet_pds_rx_meta *m, uint64_t now);
 void pds_rudi_timer(struct uet_pds *p, uint32_t rudi, uint64_t now);
+void pds_rudi_commit(struct uet_pds *p);
+int pds_rudi_respond(struct uet_pds *p, uint32_t pkt_id, uint8_t next_hdr,
+		     const void *resp, uint16_t len);
+int pds_rudi_refuse(struct uet_pds *p, uint32_t pkt_id, uint8_t code);
+void pds_rudi_defer_free(struct uet_pds *p);
+void pds_rudi_handed_out(struct uet_pds *p, const struct uet_pds_tx *t);
 
 #endif /* UET_PDS_PRIVATE_H */

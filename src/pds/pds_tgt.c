@@ -63,6 +63,24 @@ pds_resp_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn)
 	}
 }
 
+/* Forget the response entry of exactly @p psn (an undone reservation);
+ * the responses of other PSNs stay until their CLEAR. */
+void
+pds_resp_drop(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
+{
+	uint32_t *link = &c->resp, r;
+
+	while ((r = *link) != PDS_NIL) {
+		if (p->resp[r].psn == psn) {
+			*link = p->resp[r].next;
+			pds_pool_put(&p->resp_pool, r);
+			c->nresp--;
+			return;
+		}
+		link = &p->resp[r].next;
+	}
+}
+
 static uint32_t
 pds_resp_find(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
 {
@@ -95,7 +113,7 @@ pds_resp_send(struct uet_pds *p, struct pds_pdc *c, uint32_t r)
 	t->hdr.u.ack.dpdcid = c->rid;
 	t->dst = c->peer;
 	t->ev = c->ev;
-	t->resp = e->data;
+	t->resp = pds_resp_data(p, r);
 	t->resp_len = e->len;
 }
 
@@ -111,9 +129,9 @@ pds_tgt_respond(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	e = &p->resp[r];
 	e->ready = 1;
 	e->next_hdr = next_hdr;
-	e->len = (uint8_t)len;
+	e->len = len;
 	if (len)
-		memcpy(e->data, resp, len);
+		memcpy(pds_resp_data(p, r), resp, len);
 	pds_resp_send(p, c, r);
 	return 0;
 }
@@ -389,7 +407,7 @@ pds_tgt_resp_reserve(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 		p->st.exhaust_resp++;
 		return false;
 	}
-	memset(&p->resp[r], 0, offsetof(struct pds_resp, data));
+	memset(&p->resp[r], 0, sizeof(p->resp[r]));
 	p->resp[r].psn = psn;
 	p->resp[r].next = c->resp;
 	c->resp = r;
@@ -405,6 +423,75 @@ pds_tgt_resp_reserve(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 	return true;
 }
 
+/* Record @p psn as received and let the ACK policy see it. */
+static void
+pds_tgt_note(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+	     uint8_t flags, const struct uet_pds_rx_meta *m, uint64_t now)
+{
+	/* Cannot fail: an out-of-order PSN got its block at accept. */
+	if (!pds_tgt_record(p, c, psn)) {
+		p->st.exhaust_rxblk++;
+		return;
+	}
+	c->u.t.ack_psn = psn;
+	pds_tgt_ack_policy(p, c, flags, m, now);
+}
+
+/* The SES did not refuse the pending delivery (uet_pds_rx()). */
+void
+pds_tgt_commit(struct uet_pds *p, uint64_t now)
+{
+	struct pds_pend *pd = &p->pend;
+	struct pds_pdc *c = pds_handle_pdc(p, pd->handle);
+	struct uet_pds_rx_meta m;
+
+	pd->valid = false;
+	if (c == NULL)
+		return;
+	memset(&m, 0, sizeof(m));
+	m.len = pd->len;
+	m.ce = pd->ce;
+	pds_tgt_note(p, c, pd->psn, pd->flags, &m, now);
+	pds_pdc_timer_update(p, c, now);
+}
+
+/* uet_pds_refuse(): forget the pending delivery as if never received and
+ * NACK it with a resource code; the sender backs off (PROTOCOL.md 2.7). */
+int
+pds_tgt_refuse(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+	       uint8_t code)
+{
+	struct pds_pend *pd = &p->pend;
+
+	pd->valid = false;
+	if (pd->resp)
+		pds_resp_drop(p, c, psn);
+	if (pd->blk && c->u.t.nbits == 0)
+		pds_rx_blk_detach(p, c);
+	p->st.refused++;
+	pds_nack_tx(p, &c->peer, c->u.t.ev, code, psn, c->lid, c->rid,
+		    pd->ce ? UET_PDS_F_M : 0);
+	return 0;
+}
+
+/* Keep the delivery pending until the SES had its say (uet_pds_refuse):
+ * the PSN is recorded, hence ACKable, only at the next PDS call. */
+static void
+pds_tgt_pend(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
+	     const struct uet_pds_rx_meta *m, bool resp, bool blk)
+{
+	struct pds_pend *pd = &p->pend;
+
+	pd->valid = true;
+	pd->resp = resp;
+	pd->blk = blk;
+	pd->ce = m->ce;
+	pd->flags = h->flags;
+	pd->len = m->len;
+	pd->handle = pds_handle(p, pds_idx(p, c));
+	pd->psn = h->u.req.psn;
+}
+
 static int
 pds_tgt_accept(struct uet_pds *p, struct pds_pdc *c,
 	       const struct uet_pds_hdr *h, const struct pds_rxinfo *ri,
@@ -412,22 +499,26 @@ pds_tgt_accept(struct uet_pds *p, struct pds_pdc *c,
 {
 	/* Return-direction data is itself a response: nothing to store. */
 	bool resp = !ri->cp && m->resp_expected && c->role == PDS_ROLE_TGT;
+	bool blk = c->rblk == PDS_NIL;
 
 	if (resp && !pds_tgt_resp_reserve(p, c, ri->psn)) {
 		pds_tgt_nack(p, m, ri, c->lid, UET_NACK_NO_GTD_DEL_AVAIL,
 			     ri->psn);
 		return 0;
 	}
-	if (!pds_tgt_record(p, c, ri->psn)) {
+	/* Out of order needs the receive block: take it now, so recording
+	 * cannot fail once the SES has the request. */
+	if (ri->psn != c->u.t.cack + 1 && !pds_rx_blk_attach(p, c)) {
 		if (resp)
-			pds_resp_clear(p, c, ri->psn); /* undo the reserve */
+			pds_resp_drop(p, c, ri->psn); /* undo the reserve */
 		pds_tgt_nack(p, m, ri, c->lid, UET_NACK_NO_BITMAP, ri->psn);
 		return 0;
 	}
-	c->u.t.ack_psn = ri->psn;
-	pds_tgt_ack_policy(p, c, h->flags, m, now);
-	if (ri->cp)
+	blk = blk && c->rblk != PDS_NIL;
+	if (ri->cp) {
+		pds_tgt_note(p, c, ri->psn, h->flags, m, now);
 		return pds_tgt_ctl(p, c, h);
+	}
 	/* PROTOCOL.md 6.2: RUD/ROD_CC_REQ carry the sender's credit_target
 	 * (256 B units); the grant rides in the ACK_CC. */
 	if (uet_pds_type_is_cc_req(h->type) && h->u.req.credit_target)
@@ -435,7 +526,12 @@ pds_tgt_accept(struct uet_pds *p, struct pds_pdc *c,
 				       pds_from_units256(h->u.req.credit_target),
 				       false, now);
 	pds_resp_clear(p, c, uet_pds_req_clear_psn(&h->u.req));
-	return pds_tgt_deliver(p, c, h, m);
+	if (pds_tgt_deliver(p, c, h, m) == 0) {
+		pds_tgt_note(p, c, ri->psn, h->flags, m, now);
+		return 0;
+	}
+	pds_tgt_pend(p, c, h, m, resp, blk);
+	return 1;
 }
 
 /* The receive side of either end, once the PDC is known (or not). */

@@ -189,7 +189,8 @@ fw_rx(struct fakewire *w, int to, const struct fw_pkt *pk)
 	m.trimmed = pk->trimmed;
 	m.resp_expected = w->resp_expected;
 	if (m.ses_len >= 8 && !pk->trimmed &&
-	    h.type != UET_PDS_TYPE_CP && !uet_pds_type_is_ack(h.type)) {
+	    h.type != UET_PDS_TYPE_CP && h.type != UET_PDS_TYPE_RUDI_RESP &&
+	    !uet_pds_type_is_ack(h.type)) {
 		memcpy(&cookie, m.ses, 8);
 		if (cookie >= FW_COOKIES ||
 		    fw_payload(cookie, ref) != m.ses_len ||
@@ -199,6 +200,8 @@ fw_rx(struct fakewire *w, int to, const struct fw_pkt *pk)
 	m.pkt_cookie = cookie;
 	uet_pds_rx(w->pds[to], &h, &m, w->now);
 }
+
+static void fw_drain(struct fakewire *w, int side);
 
 static void
 fw_deliver(struct fakewire *w, int dir)
@@ -213,8 +216,12 @@ fw_deliver(struct fakewire *w, int dir)
 			w->q[dir][j++] = w->q[dir][i];
 	}
 	w->nq[dir] = j;
-	for (i = 0; i < k; i++)
+	/* Drain after every packet, as the engine does: the SES decides on
+	 * a delivery (respond, refuse) before the PDS sees the next one. */
+	for (i = 0; i < k; i++) {
 		fw_rx(w, 1 - dir, &due[i]);
+		fw_drain(w, 1 - dir);
+	}
 }
 
 /* Submit pending return-direction data in order; stop at -EAGAIN. */
@@ -270,13 +277,48 @@ fw_ret_event(struct fakewire *w, int side, const struct uet_pds_event *e)
 	return true;
 }
 
+/* The SES stand-in's say on a delivery; true when it was refused. */
+static bool
+fw_decide(struct fakewire *w, int side, const struct uet_pds_event *e)
+{
+	uint8_t resp[UET_PDS_RESP_MAX];
+
+	if (side == 1 && w->refuse_left > 0) {
+		if (uet_pds_refuse(w->pds[side], e->pdc, e->psn,
+				   w->refuse_code) != 0) {
+			w->bad_payload++;
+			return false;
+		}
+		w->refuse_left--;
+		w->refusals++;
+		return true;
+	}
+	if (e->pdc == UET_PDS_PDC_NONE && e->mode == UET_PDS_MODE_RUDI &&
+	    w->rudi_resp_len >= 8) {
+		memset(resp, 0xa5, sizeof(resp));
+		memcpy(resp, &e->cookie, 8);
+		if (uet_pds_respond(w->pds[side], e->pdc, e->psn,
+				    UET_PDS_NEXT_RESPONSE_DATA_SMALL, resp,
+				    w->rudi_resp_len, w->now) != 0)
+			w->bad_payload++;
+	}
+	return false;
+}
+
 static void
 fw_event(struct fakewire *w, int side, const struct uet_pds_event *e)
 {
 	uint8_t resp[8];
 
 	w->events[side]++;
+	if (e->type == UET_PDS_EV_PDC_DOWN) {
+		w->pdc_down[side]++;
+		w->pdc_down_status[side] = e->status;
+		return;
+	}
 	if (e->cookie >= FW_COOKIES)
+		return;
+	if (e->type == UET_PDS_EV_DELIVER && fw_decide(w, side, e))
 		return;
 	if (fw_ret_event(w, side, e))
 		return;
@@ -300,7 +342,7 @@ fw_event(struct fakewire *w, int side, const struct uet_pds_event *e)
 		return;
 	}
 	w->done_ok[e->cookie]++;
-	if (e->resp_len && (e->resp_len != 8 ||
+	if (e->resp_len && (e->resp_len < 8 ||
 			    memcmp(e->resp, &e->cookie, 8) != 0))
 		w->bad_payload++;
 }

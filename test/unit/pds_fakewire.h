@@ -15,7 +15,7 @@
 
 #include <uet/uet_pds.h>
 
-#define FW_PAYLOAD_MAX 96
+#define FW_PAYLOAD_MAX (UET_PDS_RESP_MAX + 16) /* RUDI/ACK responses */
 #define FW_PKT_MAX (UET_PDS_HDR_MAX_LEN + FW_PAYLOAD_MAX)
 #define FW_QUEUE 8192
 #define FW_COOKIES 4096
@@ -66,7 +66,7 @@ struct fakewire {
 	uint32_t last_pdc[2];       /* handle of the last DELIVER event */
 	uint32_t last_psn[2];
 	uint8_t last_resp[2][UET_PDS_RESP_MAX]; /* last DONE response */
-	uint8_t last_resp_len[2];
+	uint16_t last_resp_len[2];
 	int last_status[2];
 	/* Return direction (PROTOCOL.md 3 "Read responses"): side 1 answers
 	 * every forward delivery with data on the same PDC. */
@@ -79,6 +79,16 @@ struct fakewire {
 	uint32_t rorder[FW_COOKIES];     /* return delivery order */
 	uint32_t rorder_pdc[FW_COOKIES]; /* ... and the PDC it came on */
 	uint32_t nrorder;
+	/* SES stand-in on side 1: refuse its next refuse_left deliveries
+	 * with refuse_code (uet_pds_refuse); answer RUDI requests with a
+	 * response of rudi_resp_len bytes (cookie first) when set. */
+	uint32_t refuse_left;
+	uint8_t refuse_code;
+	uint32_t refusals;
+	uint16_t rudi_resp_len;
+	/* UET_PDS_EV_PDC_DOWN events per side, and the last one's status. */
+	uint32_t pdc_down[2];
+	int pdc_down_status[2];
 	/* Targeted loss: drop what side @p from sends when this says so. */
 	bool (*drop_fn)(struct fakewire *w, int from,
 			const struct uet_pds_tx *t);

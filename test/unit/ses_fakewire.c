@@ -358,10 +358,10 @@ sfw_idle(struct sfw *w)
 	for (s = 0; s < 2; s++) {
 		uet_ses_pool_info_get(w->n[s].ses, &si);
 		uet_pds_pool_info_get(w->n[s].pds, &pi);
-		/* Stored PDS responses (pi.resp_used) wait for CLEAR_PSN,
-		 * which the PDS advances on its own schedule: not checked. */
+		/* Stored PDS responses are freed by CLEAR_PSN, which the
+		 * initiator advances when idle (CLEAR CP), or by CLOSE. */
 		if (si.msgs_used || si.tgt_used || si.ret_used ||
-		    pi.tx_blk_used || w->nq[s])
+		    pi.tx_blk_used || pi.resp_used || w->nq[s])
 			return false;
 	}
 	return true;

@@ -247,6 +247,175 @@ pds_init_ack__rod_ooo_goes_back_n(void **state)
 	assert_int_equal(tx[3].cookie, 5);
 }
 
+/* ---- loss recovery over the fake wire (fake clock, no wall clock) ---- */
+
+#define REC_N 40          /* requests in one window */
+#define REC_VICTIM 7      /* the cookie whose transmissions are dropped */
+static uint32_t rec_drops; /* how many of its data transmissions to drop */
+
+static bool
+rec_drop(struct fakewire *w, int from, const struct uet_pds_tx *t)
+{
+	(void)w;
+	if (from != 0 || t->kind == UET_PDS_TX_CTL || t->cookie != REC_VICTIM ||
+	    rec_drops == 0)
+		return false;
+	rec_drops--;
+	return true;
+}
+
+static bool
+rec_all_done(struct fakewire *w, void *arg)
+{
+	uint32_t c;
+
+	(void)arg;
+	for (c = 0; c < REC_N; c++)
+		if (w->done_ok[c] + w->done_err[c] == 0)
+			return false;
+	return true;
+}
+
+static bool
+rec_first_done(struct fakewire *w, void *arg)
+{
+	uint32_t c;
+
+	(void)arg;
+	for (c = 100; c < 108; c++)
+		if (w->done_ok[c] == 0)
+			return false;
+	return true;
+}
+
+static int
+setup_rec(void **state)
+{
+	(void)state;
+	if (fw_setup_with(21, NULL))
+		return -1;
+	W.jitter_ns = 0;          /* FIFO wire: only the targeted drops */
+	W.drop_fn = rec_drop;
+	return 0;
+}
+
+/* Submit REC_N requests in one go and run until all completed. */
+static void
+rec_run(uint8_t mode)
+{
+	uint32_t c;
+
+	for (c = 0; c < REC_N; c++)
+		assert_int_equal(fw_submit(&W, mode, c, 0), 0);
+	assert_true(fw_run(&W, 1000, 100000000ull, rec_all_done, NULL));
+	for (c = 0; c < REC_N; c++) {
+		assert_int_equal(W.done_ok[c], 1);
+		assert_int_equal(W.delivered[c], 1);
+	}
+	assert_int_equal(W.bad_payload, 0);
+}
+
+/* RUD, one packet of a window lost: the SACK of the later packets makes
+ * the sender resend it at once, long before the TLP or RTO could. */
+static void
+pds_recovery__rud_single_drop_repaired_by_sack(void **state)
+{
+	(void)state;
+	rec_drops = 1;
+	rec_run(UET_PDS_MODE_RUD);
+	assert_int_equal(fw_st(0)->retx_sack, 1);
+	assert_int_equal(fw_st(0)->rto_fires, 0);
+	assert_int_equal(fw_st(0)->tlp_fires, 0);
+	assert_int_equal(fw_st(1)->dup_rx, 0);
+	assert_true(W.now < W.pds[0]->cfg.tlp_ns);
+}
+
+/* RUD, the packet and its SACK-driven resend are lost: the next SACK
+ * shows the resend missing while packets sent after it arrived, so it is
+ * resent again without waiting for the TLP / RTO. */
+static void
+pds_recovery__rud_lost_resend_sent_again(void **state)
+{
+	uint32_t c;
+
+	(void)state;
+	/* A few requests first for an RTT sample. */
+	for (c = 100; c < 108; c++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
+	assert_true(fw_run(&W, 1000, 1000000ull, rec_first_done, NULL));
+	assert_true(W.pds[0]->pdc[0].u.i.srtt_ns > 0);
+	/* Steady traffic, one request per microsecond: packets sent after
+	 * the resend are the evidence that it was lost too. */
+	rec_drops = 2;
+	for (c = 0; c < REC_N; c++) {
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
+		fw_step(&W, 1000);
+	}
+	assert_true(fw_run(&W, 1000, 100000000ull, rec_all_done, NULL));
+	for (c = 0; c < REC_N; c++)
+		assert_int_equal(W.delivered[c], 1);
+	assert_int_equal(rec_drops, 0);
+	assert_int_equal(fw_st(0)->retx_sack, 1);
+	assert_int_equal(fw_st(0)->retx_again, 1);
+	assert_int_equal(fw_st(0)->rto_fires, 0);
+	assert_int_equal(fw_st(0)->tlp_fires, 0);
+}
+
+/* ROD, one packet lost: one go-back-N from the hole on the NACK, no RTO,
+ * everything delivered once and in order. */
+static void
+pds_recovery__rod_single_drop_one_goback(void **state)
+{
+	uint32_t c;
+
+	(void)state;
+	rec_drops = 1;
+	rec_run(UET_PDS_MODE_ROD);
+	assert_int_equal(fw_st(0)->rod_goback, 1);
+	assert_int_equal(fw_st(0)->rto_fires, 0);
+	assert_int_equal(fw_st(1)->dup_rx, 0);
+	for (c = 0; c < REC_N; c++)
+		assert_int_equal(W.order[c], c);
+	assert_true(W.now < W.pds[0]->cfg.tlp_ns);
+}
+
+/* ROD: a NACK for a hole whose resend has just left is stale (sent before
+ * the resend could arrive): no second go-back of the window. */
+static void
+pds_recovery__rod_stale_nack_ignored(void **state)
+{
+	struct uet_pds_tx tx[8], n, a;
+	uint16_t k;
+
+	(void)state;
+	W.drop_fn = NULL;
+	for (k = 0; k < 6; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
+	assert_int_equal(fw_take(&W, 0, tx, 8), 6);
+	fw_inject(&W, 1, &tx[0], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
+	W.now += 5000;
+	fw_inject(&W, 0, &a, false, false);   /* RTT sample: 5 us */
+	assert_true(W.pds[0]->pdc[0].u.i.srtt_ns > 0);
+	fw_inject(&W, 1, &tx[2], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(fw_st(0)->rod_goback, 1);
+	assert_int_equal(fw_take(&W, 0, tx, 8), 5);   /* 1..5 resent */
+	/* The same NACK again (a re-NACK still on its way): no second
+	 * go-back, the hole alone is resent. */
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(fw_st(0)->rod_goback, 1);
+	assert_int_equal(fw_st(0)->rod_nack_stale, 1);
+	assert_int_equal(fw_take(&W, 0, tx, 8), 1);
+	assert_int_equal(tx[0].cookie, 1);
+	/* An RTT later the hole is still open: the NACK counts again. */
+	W.now += 20000;
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(fw_st(0)->rod_goback, 2);
+	assert_int_equal(fw_take(&W, 0, tx, 8), 5);
+}
+
 int
 main(void)
 {
@@ -263,6 +432,11 @@ main(void)
 		T(pds_init_nack__closing_moves_request_to_new_pdc),
 		T(pds_init_ack__rod_ooo_goes_back_n),
 #undef T
+		FW_TEST(pds_recovery__rud_single_drop_repaired_by_sack,
+			setup_rec),
+		FW_TEST(pds_recovery__rud_lost_resend_sent_again, setup_rec),
+		FW_TEST(pds_recovery__rod_single_drop_one_goback, setup_rec),
+		FW_TEST(pds_recovery__rod_stale_nack_ignored, setup_rec),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

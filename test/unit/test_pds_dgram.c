@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* RUDI and UUD (src/pds/pds_dgram.c). */
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -84,6 +85,150 @@ pds_uud__best_effort_once(void **state)
 	assert_true(fw_pools_idle(&W));
 }
 
+/* uet_pds_respond() with UET_PDS_PDC_NONE: the SES response rides in the
+ * RUDI_RESP (up to UET_PDS_RESP_MAX bytes) and reaches the DONE event;
+ * the pool entry is back once the descriptor's burst is over. */
+static void
+pds_rudi__response_carried_in_rudi_resp(void **state)
+{
+	struct uet_pds_tx req, rsp;
+	uint8_t want[UET_PDS_RESP_MAX];
+
+	(void)state;
+	W.rudi_resp_len = UET_PDS_RESP_MAX;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUDI, 5, 0), 0);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &req));
+	fw_inject(&W, 1, &req, false, false);
+	assert_int_equal(W.delivered[5], 1);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_RUDI_RESP, &rsp));
+	assert_int_equal(rsp.hdr.next_hdr, UET_PDS_NEXT_RESPONSE_DATA_SMALL);
+	assert_int_equal(rsp.resp_len, UET_PDS_RESP_MAX);
+	assert_int_equal(fw_st(1)->rudi_resp_data, 1);
+	fw_inject(&W, 0, &rsp, false, false);
+	assert_int_equal(W.done_ok[5], 1);
+	assert_int_equal(W.last_resp_len[0], UET_PDS_RESP_MAX);
+	memset(want, 0xa5, sizeof(want));
+	memcpy(want, &(uint64_t){ 5 }, 8);
+	assert_memory_equal(W.last_resp[0], want, UET_PDS_RESP_MAX);
+	assert_int_equal(W.bad_payload, 0);
+	fw_take(&W, 1, &rsp, 1);
+	assert_true(fw_pools_idle(&W));
+}
+
+static void
+small_resp_max(struct uet_pds_config *cfg)
+{
+	cfg->resp_max = 16;
+}
+
+static int
+setup_small_resp(void **state)
+{
+	(void)state;
+	return fw_setup_with(1, small_resp_max);
+}
+
+/* Responses above resp_max, or for a request no longer pending, are
+ * rejected; the bare RUDI_RESP still answers the request. */
+static void
+pds_rudi__respond_bad_calls_rejected(void **state)
+{
+	struct uet_pds_tx req, rsp;
+	uint8_t buf[32] = { 0 };
+
+	(void)state;
+	assert_int_equal(uet_pds_resp_max(W.pds[1]), 16);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUDI, 6, 0), 0);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &req));
+	fw_inject(&W, 1, &req, false, false);
+	assert_int_equal(uet_pds_respond(W.pds[1], UET_PDS_PDC_NONE,
+					 W.last_psn[1], UET_PDS_NEXT_RESPONSE,
+					 buf, 17, W.now), -EINVAL);
+	assert_int_equal(uet_pds_respond(W.pds[1], UET_PDS_PDC_NONE,
+					 W.last_psn[1] ^ 1,
+					 UET_PDS_NEXT_RESPONSE, buf, 8, W.now),
+			 -ENOENT);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_RUDI_RESP, &rsp));
+	assert_int_equal(rsp.resp_len, 0);
+	/* Committed by the burst: too late to answer now. */
+	assert_int_equal(uet_pds_respond(W.pds[1], UET_PDS_PDC_NONE,
+					 W.last_psn[1], UET_PDS_NEXT_RESPONSE,
+					 buf, 8, W.now), -ENOENT);
+	fw_inject(&W, 0, &rsp, false, false);
+	assert_int_equal(W.done_ok[6], 1);
+	assert_int_equal(W.last_resp_len[0], 0);
+}
+
+/* A refused RUDI request gets a resource NACK with NT, no RUDI_RESP; the
+ * initiator backs off, retransmits, and the next try is answered. */
+static void
+pds_rudi__refused_backs_off_then_answered(void **state)
+{
+	struct uet_pds_tx req, n, again, rsp;
+
+	(void)state;
+	W.refuse_left = 1;
+	W.refuse_code = UET_NACK_NO_SES_MSG_AVAIL;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUDI, 7, 0), 0);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &req));
+	fw_inject(&W, 1, &req, false, false);
+	assert_int_equal(W.delivered[7], 0);
+	assert_int_equal(fw_st(1)->refused, 1);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
+	assert_true(n.hdr.flags & UET_PDS_F_NT);
+	assert_int_equal(n.hdr.u.nack.code, UET_NACK_NO_SES_MSG_AVAIL);
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(fw_st(0)->retx_backoff, 1);
+	assert_false(fw_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &again));
+	W.now += 2 * W.pds[0]->cfg.backoff_init_ns;
+	uet_pds_advance(W.pds[0], W.now);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &again));
+	assert_true(again.hdr.flags & UET_PDS_F_RETX);
+	/* The back-off is no RTO. */
+	assert_int_equal(fw_st(0)->rto_fires, 0);
+	fw_inject(&W, 1, &again, false, false);
+	assert_int_equal(W.delivered[7], 1);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_RUDI_RESP, &rsp));
+	fw_inject(&W, 0, &rsp, false, false);
+	assert_int_equal(W.done_ok[7], 1);
+}
+
+static void
+few_backoffs(struct uet_pds_config *cfg)
+{
+	cfg->max_backoffs = 2;
+}
+
+static int
+setup_few_backoffs(void **state)
+{
+	(void)state;
+	return fw_setup_with(1, few_backoffs);
+}
+
+static bool
+rudi_failed(struct fakewire *w, void *arg)
+{
+	(void)arg;
+	return w->done_err[8] != 0;
+}
+
+/* Refused every time: -ECONNREFUSED after max_backoffs back-offs. */
+static void
+pds_rudi__refused_always_fails_econnrefused(void **state)
+{
+	(void)state;
+	W.refuse_left = 100;
+	W.refuse_code = UET_NACK_NO_RESOURCE;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUDI, 8, 0), 0);
+	assert_true(fw_run(&W, 1000, 1000000000ull, rudi_failed, NULL));
+	assert_int_equal(W.last_status[0], -ECONNREFUSED);
+	assert_int_equal(W.refusals, 3);
+	assert_int_equal(fw_st(0)->retx_backoff, 2);
+	assert_int_equal(W.delivered[8], 0);
+	assert_true(fw_pools_idle(&W));
+}
+
 int
 main(void)
 {
@@ -93,6 +238,12 @@ main(void)
 		T(pds_rudi__trim_nack_nt_retransmits),
 		T(pds_rudi__rto_then_timeout),
 		T(pds_uud__best_effort_once),
+		T(pds_rudi__response_carried_in_rudi_resp),
+		T(pds_rudi__refused_backs_off_then_answered),
+		FW_TEST(pds_rudi__respond_bad_calls_rejected,
+			setup_small_resp),
+		FW_TEST(pds_rudi__refused_always_fails_econnrefused,
+			setup_few_backoffs),
 #undef T
 	};
 

@@ -107,7 +107,10 @@ pds_init_timer__rto_backoff_then_fail(void **state)
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
 	/* 5 retries, then the 6th expiry fails (PROTOCOL.md 3). */
 	assert_int_equal(fw_st(0)->rto_fires, 6);
-	assert_int_equal(fw_st(0)->retx_rto, 10); /* data + the TLP CP */
+	/* F-RTO: the first RTO resends the head only, the next four the
+	 * data and the TLP's ACK_REQ CP. */
+	assert_int_equal(fw_st(0)->retx_rto, 1 + 4 * 2);
+	assert_int_equal(fw_st(0)->rto_spurious, 0);
 	assert_int_equal(fw_st(0)->tlp_fires, 1);
 	assert_int_equal(fw_st(0)->pdc_fail, 1);
 	/* 1+2+4+8+16+32 ms of back-off elapsed. */

@@ -424,6 +424,8 @@ uet_pds_pdc_info__both_directions(void **state)
 	/* A return request before the first ACK opens the initiator end. */
 	fw_inject(&W, 0, &rd, false, false);
 	assert_int_equal(W.delivered[FW_RET_BASE + 1], 1);
+	/* The delivery is recorded once the SES could refuse it. */
+	uet_pds_advance(W.pds[0], W.now);
 	assert_int_equal(uet_pds_pdc_info_get(W.pds[0], in.handle, &in), 0);
 	assert_int_equal(in.state, UET_PDS_PDC_OPEN);
 	assert_int_equal(in.rid, ti.lid);
@@ -658,6 +660,174 @@ pds_tgt_rx__rod_head_lost_twice_needs_timer_without_renack(void **state)
 	assert_true(fw_st(0)->rto_fires + fw_st(0)->tlp_fires >= 1);
 }
 
+static bool
+all_done(struct fakewire *w, void *arg)
+{
+	uint32_t n = *(uint32_t *)arg, c;
+
+	for (c = 1; c <= n; c++)
+		if (w->done_ok[c] + w->done_err[c] == 0)
+			return false;
+	return true;
+}
+
+static bool
+resp_freed(struct fakewire *w, void *arg)
+{
+	struct uet_pds_pool_info pi;
+
+	(void)arg;
+	uet_pds_pool_info_get(w->pds[1], &pi);
+	return pi.resp_used == 0;
+}
+
+static void
+more_responses(struct uet_pds_config *cfg)
+{
+	cfg->resp_entries = 64;
+}
+
+static int
+setup_more_responses(void **state)
+{
+	(void)state;
+	return fw_setup_with(9, more_responses);
+}
+
+/* Guaranteed delivery over a lossy wire: once the initiator is idle it
+ * advances CLEAR_PSN past the last response with a CLEAR CP, so the
+ * target frees every stored response without a CLOSE. */
+static void
+pds_tgt_respond__idle_clear_frees_all_over_loss(void **state)
+{
+	uint32_t n = 300, c, sent = 0;
+	struct uet_pds_pool_info pi;
+
+	(void)state;
+	W.resp_expected = true;
+	W.f[0].drop = W.f[1].drop = 50000;
+	W.f[0].reorder = W.f[1].reorder = 50000;
+	for (c = 1; c <= n; c++) {
+		while (fw_submit(&W, UET_PDS_MODE_RUD, c,
+				 UET_PDS_SUBMIT_RESP) == -EAGAIN &&
+		       W.now < 5000000000ull)
+			fw_step(&W, 1000);
+		sent++;
+	}
+	assert_int_equal(sent, n);
+	assert_true(fw_run(&W, 1000, 5000000000ull, all_done, &n));
+	for (c = 1; c <= n; c++) {
+		assert_int_equal(W.done_ok[c], 1);
+		assert_int_equal(W.delivered[c], 1);
+	}
+	assert_true(fw_run(&W, 1000, 2000000000ull, resp_freed, NULL));
+	assert_true(fw_st(0)->clear_idle > 0);
+	uet_pds_pool_info_get(W.pds[1], &pi);
+	assert_int_equal(pi.resp_used, 0);
+	assert_int_equal(W.bad_payload, 0);
+}
+
+/* uet_pds_refuse(): the PSN is not recorded (no ACK, a NACK with the
+ * resource code instead); the retransmission is delivered and ACKed. */
+static void
+uet_pds_refuse__psn_not_recorded_then_retx_delivered(void **state)
+{
+	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 30, 0), t, again;
+	struct uet_pds_tx tx[8];
+	uint16_t k, i;
+	bool ack = false;
+
+	(void)state;
+	W.refuse_left = 1;
+	W.refuse_code = UET_NACK_NO_SES_MSG_AVAIL;
+	fw_inject(&W, 1, &req, false, false);
+	assert_int_equal(W.refusals, 1);
+	assert_int_equal(W.delivered[30], 0);
+	assert_int_equal(fw_st(1)->refused, 1);
+	k = fw_take(&W, 1, tx, 8);
+	for (i = 0; i < k; i++)
+		ack |= uet_pds_type_is_ack(tx[i].hdr.type);
+	assert_false(ack);
+	for (i = 0; i < k && tx[i].hdr.type != UET_PDS_TYPE_NACK; i++)
+		;
+	assert_true(i < k);
+	t = tx[i];
+	assert_int_equal(t.hdr.u.nack.code, UET_NACK_NO_SES_MSG_AVAIL);
+	assert_int_equal(t.hdr.u.nack.psn, req.hdr.u.req.psn);
+	fw_inject(&W, 0, &t, false, false);
+	assert_int_equal(fw_st(0)->retx_backoff, 1);
+	/* Nothing before the back-off ends, then the retransmission. */
+	assert_false(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &again));
+	W.now += 2 * W.pds[0]->cfg.backoff_init_ns;
+	uet_pds_advance(W.pds[0], W.now);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &again));
+	assert_int_equal(again.hdr.u.req.psn, req.hdr.u.req.psn);
+	assert_true(again.hdr.flags & UET_PDS_F_RETX);
+	fw_inject(&W, 1, &again, false, false);
+	assert_int_equal(W.delivered[30], 1);
+	assert_int_equal(fw_st(1)->dup_rx, 0);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	fw_inject(&W, 0, &t, false, false);
+	assert_int_equal(W.done_ok[30], 1);
+}
+
+/* Too late (recorded) or not a resource code: refused by the API. */
+static void
+uet_pds_refuse__bad_calls_rejected(void **state)
+{
+	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 31, 0);
+
+	(void)state;
+	fw_inject(&W, 1, &req, false, false);
+	assert_int_equal(W.delivered[31], 1);
+	assert_int_equal(uet_pds_refuse(W.pds[1], W.last_pdc[1],
+					W.last_psn[1],
+					UET_NACK_CLOSING_IN_ERR), -EINVAL);
+	uet_pds_advance(W.pds[1], W.now);
+	assert_int_equal(uet_pds_refuse(W.pds[1], W.last_pdc[1],
+					W.last_psn[1],
+					UET_NACK_NO_SES_MSG_AVAIL), -ENOENT);
+	assert_int_equal(fw_st(1)->refused, 0);
+}
+
+static void
+pdc_events_on(struct uet_pds_config *cfg)
+{
+	cfg->pdc_events = true;
+	cfg->max_backoffs = 3;
+	cfg->backoff_max_ns = 1000000;
+}
+
+static int
+setup_pdc_events(void **state)
+{
+	(void)state;
+	return fw_setup_with(1, pdc_events_on);
+}
+
+/* Refused every time: max_backoffs back-offs, then -ECONNREFUSED and a
+ * PDC_DOWN event; an idle refusal never reaches the SES as a delivery. */
+static void
+uet_pds_refuse__max_backoffs_fail_econnrefused(void **state)
+{
+	uint32_t n = 2;
+
+	(void)state;
+	W.refuse_left = 1000;
+	W.refuse_code = UET_NACK_NO_RESOURCE;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	assert_true(fw_run(&W, 1000, 1000000000ull, all_done, &n));
+	assert_int_equal(W.done_err[1], 1);
+	assert_int_equal(W.done_err[2], 1);
+	assert_int_equal(W.last_status[0], -ECONNREFUSED);
+	assert_int_equal(W.delivered[1] + W.delivered[2], 0);
+	assert_int_equal(fw_st(0)->retx_backoff, 3);
+	assert_int_equal(W.pdc_down[0], 1);
+	assert_int_equal(W.pdc_down_status[0], -ECONNREFUSED);
+	assert_int_equal(W.bad_payload, 0);
+}
+
 int
 main(void)
 {
@@ -685,6 +855,12 @@ main(void)
 		T(pds_tgt_respond__high_water_sends_clear_req),
 		T(pds_tgt_rx__rod_head_lost_twice_renacked),
 		T(pds_tgt_rx__rod_head_lost_twice_needs_timer_without_renack),
+		T(uet_pds_refuse__psn_not_recorded_then_retx_delivered),
+		T(uet_pds_refuse__bad_calls_rejected),
+		FW_TEST(pds_tgt_respond__idle_clear_frees_all_over_loss,
+			setup_more_responses),
+		FW_TEST(uet_pds_refuse__max_backoffs_fail_econnrefused,
+			setup_pdc_events),
 #undef T
 	};
 

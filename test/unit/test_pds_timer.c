@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The timer wheel (src/pds/pds_timer.c), driven through RUDI slot nodes. */
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -91,6 +92,80 @@ pds_pdc_timer_update__idle_pdc_unarmed(void **state)
 	assert_int_equal(W.pds[0]->tnode[0].slot, PDS_NIL);
 }
 
+static void
+pdc_events_on(struct uet_pds_config *cfg)
+{
+	cfg->pdc_events = true;
+}
+
+static int
+setup_pdc_events(void **state)
+{
+	(void)state;
+	return fw_setup_with(1, pdc_events_on);
+}
+
+static bool
+failed(struct fakewire *w, void *arg)
+{
+	uint32_t c = *(uint32_t *)arg;
+
+	return w->done_err[c] != 0;
+}
+
+/* Retries exhausted: the cookie fails -ETIMEDOUT, then one PDC_DOWN. */
+static void
+pds_init_rto__exhausted_emits_pdc_down(void **state)
+{
+	uint32_t c = 1;
+
+	(void)state;
+	W.f[0].dead = true;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
+	assert_true(fw_run(&W, 20000, 2000000000ull, failed, &c));
+	assert_int_equal(W.last_status[0], -ETIMEDOUT);
+	assert_int_equal(fw_st(0)->rto_fires, W.pds[0]->cfg.max_retries + 1);
+	assert_int_equal(W.pdc_down[0], 1);
+	assert_int_equal(W.pdc_down_status[0], -ETIMEDOUT);
+	assert_int_equal(fw_st(0)->pdc_fail, 1);
+}
+
+/* The target drops its own return-direction data (not its control). */
+static bool
+drop_ret_data(struct fakewire *w, int from, const struct uet_pds_tx *t)
+{
+	(void)w;
+	return from == 1 && t->kind != UET_PDS_TX_CTL;
+}
+
+static bool
+both_down(struct fakewire *w, void *arg)
+{
+	(void)arg;
+	return w->pdc_down[0] && w->pdc_down[1];
+}
+
+/* Return direction (PROTOCOL.md 3 "Read responses"): the target's data
+ * never arrives; its RTO budget runs out, it fails the return cookie and
+ * tells the initiator with a fatal NACK, whose PDC fails too (it sends
+ * nothing of its own that could discover it). */
+static void
+pds_tgt_rto__return_direction_failure_reaches_initiator(void **state)
+{
+	(void)state;
+	W.ret_data = true;
+	W.drop_fn = drop_ret_data;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_true(fw_run(&W, 20000, 2000000000ull, both_down, NULL));
+	assert_int_equal(W.done_ok[1], 1);
+	assert_int_equal(W.done_err[FW_RET_BASE + 1], 1);
+	assert_int_equal(W.delivered[FW_RET_BASE + 1], 0);
+	assert_int_equal(W.pdc_down_status[1], -ETIMEDOUT);
+	assert_int_equal(W.pdc_down_status[0], -ECONNRESET);
+	assert_int_equal(fw_st(1)->nack_tx[UET_NACK_CLOSING_IN_ERR], 1);
+	assert_true(fw_pools_idle(&W));
+}
+
 int
 main(void)
 {
@@ -99,6 +174,10 @@ main(void)
 		FW_TEST(pds_timer_cancel__middle_of_slot_list, fw_setup),
 		FW_TEST(pds_timer_arm__past_deadline_fires_next_tick, fw_setup),
 		FW_TEST(pds_pdc_timer_update__idle_pdc_unarmed, fw_setup),
+		FW_TEST(pds_init_rto__exhausted_emits_pdc_down,
+			setup_pdc_events),
+		FW_TEST(pds_tgt_rto__return_direction_failure_reaches_initiator,
+			setup_pdc_events),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -54,9 +54,12 @@ fmt_choose__rules(void **state)
 			 UET_SES_FMT_STD);
 	assert_int_equal(uet_ses_fmt_choose(UET_SES_OP_WRITE, true, false,
 					    10), UET_SES_FMT_MEDIUM);
-	assert_int_equal(uet_ses_fmt_choose(UET_SES_OP_READ, true, false, 36),
+	/* READ data up to UET_PDS_RESP_MAX - 12 rides in the ACK. */
+	assert_int_equal(uet_ses_fmt_choose(UET_SES_OP_READ, true, false,
+					    UET_PDS_RESP_DATA_MAX),
 			 UET_SES_FMT_MEDIUM);
-	assert_int_equal(uet_ses_fmt_choose(UET_SES_OP_READ, true, false, 37),
+	assert_int_equal(uet_ses_fmt_choose(UET_SES_OP_READ, true, false,
+					    UET_PDS_RESP_DATA_MAX + 1),
 			 UET_SES_FMT_STD);
 	assert_int_equal(uet_ses_fmt_choose(UET_SES_OP_FETCHING_ATOMIC, true,
 					    false, 8), UET_SES_FMT_MEDIUM);
