@@ -25,7 +25,7 @@
 #define PERF_RING_SIZE 4096
 #define PERF_MAX_SECONDS 300.0
 
-static const struct perf_mode *const modes[] = {
+const struct perf_mode *const perf_modes[PERF_NB_MODES] = {
 	&perf_mode_msgrate,
 	&perf_mode_latency,
 	&perf_mode_bw,
@@ -48,7 +48,11 @@ usage(FILE *f)
 {
 	fprintf(f,
 "usage: uet-perf [options]\n"
-"  Batch benchmarks over two engines in one process (ring ports, inline).\n"
+"       uet-perf --role server --config FILE [--ctl [ADDR:]PORT] ...\n"
+"       uet-perf --role client --config FILE --ctl HOST:PORT [test]\n"
+"  Without --role: two engines in one process (ring ports, inline).\n"
+"  With --role: one engine per process, ports from --config, a TCP\n"
+"  control connection (default port 47592; server --ctl 0 picks one).\n"
 "  --mode M       msgrate | latency | bw | all (default all)\n"
 "  --pds P        rud | rod | rudi | uud (default rud)\n"
 "  --size BYTES   message size (default: msgrate 64, latency 64, bw 64K)\n"
@@ -60,6 +64,13 @@ usage(FILE *f)
 "  --config FILE  engine configuration ([timers], [dscp], [fault], ...)\n"
 "  --json         print one JSON object with every number\n"
 "  --verbose      print engine, hook and PDS counters after each mode\n"
+"  --role R       server | client (two processes; needs --config)\n"
+"  --ctl A        server: [ADDR:]PORT to listen on (default 0.0.0.0:47592,\n"
+"                 0: any free port, printed); client: HOST[:PORT] of it\n"
+"  --progress P   auto | inline (default: engine.progress of --config)\n"
+"  --idle-sleep-us N  inline: sleep up to N us when idle (default 0)\n"
+"  --ctl-timeout T    bound of every control socket step (default 10s)\n"
+"  --arp          no static neighbour from the exchange (resolve by ARP)\n"
 "  --help         this text\n");
 }
 
@@ -75,19 +86,19 @@ static int
 parse_mode(const char *s, unsigned int *out)
 {
 	if (strcmp(s, "all") == 0) {
-		*out = (1u << RTE_DIM(modes)) - 1;
+		*out = (1u << PERF_NB_MODES) - 1;
 		return 0;
 	}
-	for (unsigned int i = 0; i < RTE_DIM(modes); i++)
-		if (strcmp(s, modes[i]->name) == 0) {
+	for (unsigned int i = 0; i < PERF_NB_MODES; i++)
+		if (strcmp(s, perf_modes[i]->name) == 0) {
 			*out = 1u << i;
 			return 0;
 		}
 	return -EINVAL;
 }
 
-static int
-parse_pds(const char *s, uint8_t *out)
+int
+perf_parse_pds(const char *s, uint8_t *out)
 {
 	static const char *const names[] = { "rud", "rod", "rudi", "uud" };
 
@@ -99,12 +110,42 @@ parse_pds(const char *s, uint8_t *out)
 	return -EINVAL;
 }
 
-static const char *
-pds_name(uint8_t m)
+const char *
+perf_pds_name(uint8_t m)
 {
 	static const char *const names[] = { "rud", "rod", "rudi", "uud" };
 
 	return m < RTE_DIM(names) ? names[m] : "?";
+}
+
+/* Flags that only make sense with (or without) a role. */
+static int
+check_roles(const struct perf_opts *o, unsigned int twoproc_flags,
+	    unsigned int test_flags)
+{
+	if (o->role == PERF_ROLE_NONE) {
+		if (o->ctl != NULL)
+			return bad_arg("--ctl", "needs --role server|client");
+		if (twoproc_flags)
+			return bad_arg("--progress/--idle-sleep-us/"
+				       "--ctl-timeout/--arp", "need --role");
+		return 0;
+	}
+	if (o->config == NULL)
+		return bad_arg("--role", "needs --config FILE (the ports "
+			       "and the local FA)");
+	if (o->ctl != NULL && perf_ctl_check_spec(o->ctl,
+			o->role == PERF_ROLE_SERVER) < 0)
+		return bad_arg("--ctl", o->role == PERF_ROLE_SERVER ?
+			       "expected [ADDR:]PORT, port 0..65535" :
+			       "expected HOST[:PORT] ([IPv6]:PORT), port "
+			       "1..65535");
+	if (o->role == PERF_ROLE_SERVER && test_flags)
+		return bad_arg("--role server", "test parameters (--mode, "
+			       "--pds, --size, ...) are given to the client");
+	if (o->role == PERF_ROLE_CLIENT && o->ctl == NULL)
+		return bad_arg("--role client", "needs --ctl HOST[:PORT]");
+	return 0;
 }
 
 /* @return 0, 1 (--help: exit 0), 2 (usage error) */
@@ -124,41 +165,56 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "role", required_argument, NULL, 'R' },
+		{ "ctl", required_argument, NULL, 'C' },
+		{ "progress", required_argument, NULL, 'G' },
+		{ "idle-sleep-us", required_argument, NULL, 'I' },
+		{ "ctl-timeout", required_argument, NULL, 'T' },
+		{ "arp", no_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
+	unsigned int test_flags = 0; /* client-only flags given */
+	unsigned int twoproc_flags = 0; /* two-process flags given */
 	struct uet_parse_err err;
 	uint64_t v;
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->modes = (1u << RTE_DIM(modes)) - 1;
+	o->modes = (1u << PERF_NB_MODES) - 1;
 	o->pds_mode = UET_PDS_MODE_RUD;
 	o->loss_ppm = -1;
 	o->seed = 1;
+	o->progress = -1;
+	o->ctl_timeout_ms = 10000;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
+			test_flags |= 1;
 			if (parse_mode(optarg, &o->modes) < 0)
 				return bad_arg("--mode", "expected msgrate, "
 					       "latency, bw or all");
 			break;
 		case 'p':
-			if (parse_pds(optarg, &o->pds_mode) < 0)
+			test_flags |= 1;
+			if (perf_parse_pds(optarg, &o->pds_mode) < 0)
 				return bad_arg("--pds", "expected rud, rod, "
 					       "rudi or uud");
 			break;
 		case 's':
+			test_flags |= 1;
 			if (uet_parse_size(optarg, 16, 1u << 24, &v, &err) < 0)
 				return bad_arg("--size", err.msg);
 			o->size = (uint32_t)v;
 			break;
 		case 'c':
+			test_flags |= 1;
 			if (uet_parse_u64(optarg, 1, 100000000, &o->count,
 					  &err) < 0)
 				return bad_arg("--count", err.msg);
 			break;
 		case 'd':
+			test_flags |= 1;
 			if (uet_parse_duration_ns(optarg, 1000000,
 						  3600ull * 1000000000, &v,
 						  &err) < 0)
@@ -166,16 +222,19 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 			o->duration = (double)v / 1e9;
 			break;
 		case 'w':
+			test_flags |= 1;
 			if (uet_parse_u64(optarg, 1, 65536, &v, &err) < 0)
 				return bad_arg("--window", err.msg);
 			o->window = (uint32_t)v;
 			break;
 		case 'l':
+			test_flags |= 1;
 			if (uet_parse_u64(optarg, 0, 1000000, &v, &err) < 0)
 				return bad_arg("--loss", err.msg);
 			o->loss_ppm = (int64_t)v;
 			break;
 		case 'S':
+			test_flags |= 1;
 			if (uet_parse_u64(optarg, 0, UINT64_MAX, &o->seed,
 					  &err) < 0)
 				return bad_arg("--seed", err.msg);
@@ -192,6 +251,46 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 		case 'h':
 			usage(stdout);
 			return 1;
+		case 'R':
+			if (strcmp(optarg, "server") == 0)
+				o->role = PERF_ROLE_SERVER;
+			else if (strcmp(optarg, "client") == 0)
+				o->role = PERF_ROLE_CLIENT;
+			else
+				return bad_arg("--role", "expected server or "
+					       "client");
+			break;
+		case 'C':
+			o->ctl = optarg;
+			break;
+		case 'G':
+			if (strcmp(optarg, "auto") == 0)
+				o->progress = UET_CONFIG_PROGRESS_AUTO;
+			else if (strcmp(optarg, "inline") == 0)
+				o->progress = UET_CONFIG_PROGRESS_INLINE;
+			else
+				return bad_arg("--progress", "expected auto "
+					       "or inline");
+			twoproc_flags |= 1;
+			break;
+		case 'I':
+			if (uet_parse_u32(optarg, 0, 1000000,
+					  &o->idle_sleep_us, &err) < 0)
+				return bad_arg("--idle-sleep-us", err.msg);
+			twoproc_flags |= 1;
+			break;
+		case 'T':
+			if (uet_parse_duration_ns(optarg, 100000000,
+						  3600ull * 1000000000, &v,
+						  &err) < 0)
+				return bad_arg("--ctl-timeout", err.msg);
+			o->ctl_timeout_ms = (uint32_t)(v / 1000000);
+			twoproc_flags |= 1;
+			break;
+		case 'A':
+			o->arp = true;
+			twoproc_flags |= 1;
+			break;
 		default:
 			return bad_arg(argv[optind - 1] ? argv[optind - 1] :
 				       "?", "unknown option or missing value");
@@ -199,7 +298,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 	}
 	if (optind < argc)
 		return bad_arg(argv[optind], "unexpected argument");
-	return 0;
+	return check_roles(o, twoproc_flags, test_flags);
 }
 
 /* ------------------------------------------------------------------ */
@@ -279,8 +378,8 @@ cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void
-latency_stats(struct perf_report *r)
+void
+perf_latency_stats(struct perf_report *r)
 {
 	uint32_t *v = r->tx.lat_ns;
 	uint64_t n = RTE_MIN(r->tx.pongs, r->count), sum = 0;
@@ -299,8 +398,8 @@ latency_stats(struct perf_report *r)
 	r->lat_avg = (double)sum / (double)n;
 }
 
-static bool
-verify(const struct perf_report *r, uint8_t pds)
+bool
+perf_verify(const struct perf_report *r, uint8_t pds)
 {
 	const struct rulp_result *rx = &r->rx;
 	bool ok = rx->rx_bad == 0 && r->tx.rx_bad == 0 && r->complete;
@@ -390,6 +489,19 @@ counters_print(struct uet_engine *a, struct uet_engine *b)
 	}
 }
 
+void
+perf_report_init(struct perf_report *r, const struct perf_mode *m,
+		 const struct perf_opts *o, uint32_t def_loss)
+{
+	memset(r, 0, sizeof(*r));
+	r->mode = m->name;
+	r->pds = perf_pds_name(o->pds_mode);
+	r->size = o->size ? o->size : m->def_size;
+	r->count = o->count ? o->count : m->def_count;
+	r->window = o->window ? o->window : m->def_window;
+	r->loss_ppm = (uint32_t)(o->loss_ppm >= 0 ? o->loss_ppm : def_loss);
+}
+
 /* Poll both engines until @p fin or the hard limit; @return seconds. */
 static double
 drive(struct uet_engine *a, struct uet_engine *b, struct rulp *ra,
@@ -432,14 +544,7 @@ perf_run(const struct perf_mode *m, const struct perf_opts *o,
 	double limit = o->duration > 0 ? o->duration + 10 : PERF_MAX_SECONDS;
 	int rc = -ENOMEM;
 
-	memset(r, 0, sizeof(*r));
-	r->mode = m->name;
-	r->pds = pds_name(o->pds_mode);
-	r->size = o->size ? o->size : m->def_size;
-	r->count = o->count ? o->count : m->def_count;
-	r->window = o->window ? o->window : m->def_window;
-	r->loss_ppm = (uint32_t)(o->loss_ppm >= 0 ? o->loss_ppm :
-				 m->def_loss_ppm);
+	perf_report_init(r, m, o, m->def_loss_ppm);
 	run_no++;
 	side_cfg(&ca, "net_ring_perfA", ip_a, mac_a, ip_b, mac_b);
 	side_cfg(&cb, "net_ring_perfB", ip_b, mac_b, ip_a, mac_a);
@@ -486,6 +591,11 @@ perf_run(const struct perf_mode *m, const struct perf_opts *o,
 	r->seconds = drive(a, b, ra, rb, rte_rdtsc() + (uint64_t)(limit * hz),
 			   &r->complete);
 	rulp_result(ra, &r->tx);
+	if (o->duration > 0) { /* the rest was never sent */
+		rulp_expect_trim(rb, r->tx.msgs_sent);
+		rulp_expect_trim(ra, r->tx.msgs_sent);
+	}
+	rulp_result(ra, &r->tx);
 	rulp_result(rb, &r->rx);
 	if (!r->complete || o->duration > 0)
 		r->count = r->tx.msgs_sent;
@@ -496,8 +606,8 @@ perf_run(const struct perf_mode *m, const struct perf_opts *o,
 		r->msgs_per_s = (double)r->rx.rx_msgs / r->seconds;
 		r->gbytes_per_s = (double)r->rx.rx_bytes / r->seconds / 1e9;
 	}
-	latency_stats(r);
-	r->verified = verify(r, o->pds_mode);
+	perf_latency_stats(r);
+	r->verified = perf_verify(r, o->pds_mode);
 	r->tx.lat_ns = NULL; /* freed with ra */
 	rc = 0;
 out:
@@ -526,8 +636,8 @@ json_side(FILE *f, const char *name, const struct rulp_result *s)
 		(unsigned long)s->rx_lost, (unsigned long)s->pongs);
 }
 
-static void
-json_report(FILE *f, const struct perf_report *r)
+void
+perf_json_report(FILE *f, const struct perf_report *r)
 {
 	fprintf(f, "\"%s\":{\"pds\":\"%s\",\"size\":%u,\"count\":%lu,"
 		"\"window\":%u,\"loss_ppm\":%u,\"pkts_per_msg\":%u,"
@@ -555,7 +665,7 @@ json_report(FILE *f, const struct perf_report *r)
 int
 main(int argc, char **argv)
 {
-	static struct perf_report rep[RTE_DIM(modes)];
+	static struct perf_report rep[PERF_NB_MODES];
 	struct uet_config_error cerr;
 	struct perf_opts o;
 	bool all_ok = true, first = true;
@@ -565,6 +675,8 @@ main(int argc, char **argv)
 	rc = parse_args(argc, argv, &o);
 	if (rc != 0)
 		return rc == 1 ? 0 : 2;
+	if (o.role != PERF_ROLE_NONE)
+		return perf_twoproc_main(&o);
 	uet_config_init_defaults(&base_cfg);
 	eal = PERF_EAL_DEFAULT;
 	if (o.config != NULL) {
@@ -588,35 +700,35 @@ main(int argc, char **argv)
 	}
 	if (!o.json)
 		printf("uet-perf: 2 engines, 1 thread (inline), ring ports, "
-		       "PDS %s, seed %lu\n", pds_name(o.pds_mode),
+		       "PDS %s, seed %lu\n", perf_pds_name(o.pds_mode),
 		       (unsigned long)o.seed);
-	for (unsigned int i = 0; i < RTE_DIM(modes); i++) {
+	for (unsigned int i = 0; i < PERF_NB_MODES; i++) {
 		if (!(o.modes & (1u << i)))
 			continue;
-		rc = perf_run(modes[i], &o, &rep[i]);
+		rc = perf_run(perf_modes[i], &o, &rep[i]);
 		if (rc < 0) {
 			fprintf(stderr, "uet-perf: %s: setup failed: %s\n",
-				modes[i]->name, strerror(-rc));
+				perf_modes[i]->name, strerror(-rc));
 			return 1;
 		}
 		all_ok = all_ok && rep[i].verified;
 		if (!o.json) {
-			modes[i]->print(&rep[i], stdout);
+			perf_modes[i]->print(&rep[i], stdout);
 			fflush(stdout);
 		}
 	}
 	if (o.json) {
 		printf("{\"tool\":\"uet-perf\",\"pds\":\"%s\",\"seed\":%lu,"
 		       "\"inline\":true,\"engines\":2,\"threads\":1,",
-		       pds_name(o.pds_mode), (unsigned long)o.seed);
+		       perf_pds_name(o.pds_mode), (unsigned long)o.seed);
 		printf("\"results\":{");
-		for (unsigned int i = 0; i < RTE_DIM(modes); i++) {
+		for (unsigned int i = 0; i < PERF_NB_MODES; i++) {
 			if (!(o.modes & (1u << i)))
 				continue;
 			if (!first)
 				putchar(',');
 			first = false;
-			json_report(stdout, &rep[i]);
+			perf_json_report(stdout, &rep[i]);
 		}
 		printf("},\"verified\":%s}\n", all_ok ? "true" : "false");
 	}

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <uet/uet_parse.h>
+
 #include <uet/uet_config.h>
 #include <uet/uet_engine.h>
 #include <uet/uet_ulp.h>
@@ -65,6 +67,8 @@ bool rulp_send_finished(const struct rulp *r);
 void rulp_result(const struct rulp *r, struct rulp_result *out);
 /* Packets per message of @p size with @p max_len SES bytes per packet. */
 uint32_t rulp_pkts_per_msg(uint32_t size, uint16_t max_len);
+/* The peer sent only @p n messages (duration): track no more than that. */
+void rulp_expect_trim(struct rulp *r, uint64_t n);
 
 /* ------------------------------------------------------------------ */
 /* runs and modes                                                      */
@@ -82,6 +86,14 @@ struct perf_opts {
 	const char *config;      /* NULL: built-in */
 	bool json;
 	bool verbose;
+	/* two processes (twoproc.c) */
+	enum perf_role { PERF_ROLE_NONE, PERF_ROLE_SERVER,
+			 PERF_ROLE_CLIENT } role;
+	const char *ctl;         /* server: [ADDR:]PORT, client: HOST[:PORT] */
+	int progress;            /* -1: config, else enum uet_config_progress */
+	uint32_t idle_sleep_us;  /* inline: sleep when idle (0: busy poll) */
+	uint32_t ctl_timeout_ms; /* every control socket operation */
+	bool arp;                /* no static neighbour from the exchange */
 };
 
 /* Everything one mode run measured. */
@@ -128,5 +140,51 @@ extern const struct perf_mode perf_mode_bw;
 /* main.c: run @p m with @p o; 0 or -errno (setup failure). */
 int perf_run(const struct perf_mode *m, const struct perf_opts *o,
 	     struct perf_report *r);
+
+/* main.c helpers shared with twoproc.c */
+extern const struct perf_mode *const perf_modes[];
+#define PERF_NB_MODES 3u
+const char *perf_pds_name(uint8_t m);
+int perf_parse_pds(const char *s, uint8_t *out);
+void perf_latency_stats(struct perf_report *r);
+bool perf_verify(const struct perf_report *r, uint8_t pds);
+void perf_json_report(FILE *f, const struct perf_report *r);
+void perf_report_init(struct perf_report *r, const struct perf_mode *m,
+		      const struct perf_opts *o, uint32_t def_loss);
+
+/* ------------------------------------------------------------------ */
+/* two processes: control connection (ctl.c) and roles (twoproc.c)     */
+/* ------------------------------------------------------------------ */
+
+#define PERF_CTL_PORT 47592      /* default control port */
+#define PERF_CTL_LINE 1024       /* longest control line */
+
+struct perf_ctl {
+	int fd;
+	size_t len;
+	char buf[4 * PERF_CTL_LINE];
+};
+
+/* 0 when @p spec is [ADDR:]PORT (listen) or HOST[:PORT] (peer). */
+int perf_ctl_check_spec(const char *spec, bool listen);
+int perf_ctl_listen(const char *spec, int *lfd, uint16_t *bound);
+int perf_ctl_accept(int lfd, struct perf_ctl *c, int timeout_ms);
+int perf_ctl_connect(const char *spec, struct perf_ctl *c, int timeout_ms);
+void perf_ctl_close(struct perf_ctl *c);
+/* One line (newline added); 0, -ETIMEDOUT, -EMSGSIZE, -errno. */
+int perf_ctl_send(struct perf_ctl *c, int timeout_ms, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* 1 line, 0 none within @p timeout_us, -ECONNRESET, -EMSGSIZE, -errno. */
+int perf_ctl_poll_line(struct perf_ctl *c, char *out, size_t n,
+		       unsigned int timeout_us);
+/* 0 line, -ETIMEDOUT, -ECONNRESET, -EMSGSIZE, -errno. */
+int perf_ctl_recv(struct perf_ctl *c, char *out, size_t n, int timeout_ms);
+/* "VERB k=v k=v": value of @p key. */
+bool perf_kv(const char *line, const char *key, char *val, size_t n);
+bool perf_kv_u64(const char *line, const char *key, uint64_t *out);
+bool perf_verb(const char *line, const char *verb);
+
+/* twoproc.c: run the role of @p o; exit code 0, 1 or 2. */
+int perf_twoproc_main(const struct perf_opts *o);
 
 #endif /* UET_PERF_H */

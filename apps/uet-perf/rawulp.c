@@ -463,6 +463,13 @@ rulp_deliver(void *priv, struct uet_ulp_ctx *ctx, const struct uet_pkt *pkt,
 }
 
 void
+rulp_expect_trim(struct rulp *r, uint64_t n)
+{
+	if (n < r->p.expect)
+		r->p.expect = n;
+}
+
+void
 rulp_result(const struct rulp *r, struct rulp_result *out)
 {
 	*out = r->res;
