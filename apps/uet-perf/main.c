@@ -53,7 +53,7 @@ usage(FILE *f)
 "  Without --role: two engines in one process (ring ports, inline).\n"
 "  With --role: one engine per process, ports from --config, a TCP\n"
 "  control connection (default port 47592; server --ctl 0 picks one).\n"
-"  --mode M       msgrate | latency | bw | all (default all)\n"
+"  --mode M       msgrate | latency | bw | all, or a list: msgrate,latency\n"
 "  --pds P        rud | rod | rudi | uud (default rud)\n"
 "  --size BYTES   message size (default: msgrate 64, latency 64, bw 64K)\n"
 "  --count N      messages (default: msgrate 1000000, latency 100000, bw 20000)\n"
@@ -82,19 +82,35 @@ bad_arg(const char *opt, const char *why)
 	return 2;
 }
 
+/* "all" or a comma-separated list of mode names. */
 static int
 parse_mode(const char *s, unsigned int *out)
 {
+	unsigned int set = 0;
+
 	if (strcmp(s, "all") == 0) {
 		*out = (1u << PERF_NB_MODES) - 1;
 		return 0;
 	}
-	for (unsigned int i = 0; i < PERF_NB_MODES; i++)
-		if (strcmp(s, perf_modes[i]->name) == 0) {
-			*out = 1u << i;
-			return 0;
-		}
-	return -EINVAL;
+	while (*s != '\0') {
+		size_t n = strcspn(s, ",");
+		unsigned int i;
+
+		for (i = 0; i < PERF_NB_MODES; i++)
+			if (strlen(perf_modes[i]->name) == n &&
+			    strncmp(s, perf_modes[i]->name, n) == 0)
+				break;
+		if (i == PERF_NB_MODES)
+			return -EINVAL;
+		set |= 1u << i;
+		s += n;
+		if (*s == ',' && *++s == '\0')
+			return -EINVAL;
+	}
+	if (set == 0)
+		return -EINVAL;
+	*out = set;
+	return 0;
 }
 
 int
@@ -193,7 +209,8 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 			test_flags |= 1;
 			if (parse_mode(optarg, &o->modes) < 0)
 				return bad_arg("--mode", "expected msgrate, "
-					       "latency, bw or all");
+					       "latency, bw, all or a comma "
+					       "list of them");
 			break;
 		case 'p':
 			test_flags |= 1;
