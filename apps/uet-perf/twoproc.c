@@ -64,6 +64,7 @@ struct tp {
 	struct tp_slot slot;
 	struct perf_ctl ctl;
 	bool inline_mode;
+	bool eal_up;
 	uint32_t loss_ppm;
 	uint8_t fa[4], mac[6];
 	uint8_t peer_fa[4], peer_mac[6];
@@ -254,6 +255,7 @@ tp_engine(struct tp *t)
 		fprintf(stderr, "uet-perf: EAL init: %s\n", strerror(-rc));
 		return rc;
 	}
+	t->eal_up = true;
 	t->e = uet_engine_create(&ep);
 	if (t->e == NULL) {
 		fprintf(stderr, "uet-perf: engine: %s\n",
@@ -1001,6 +1003,7 @@ perf_twoproc_main(const struct perf_opts *o)
 	else
 		rc = client_main(&t);
 	tp_free(&t);
-	(void)rte_eal_cleanup();
+	if (t.eal_up)
+		(void)rte_eal_cleanup();
 	return rc;
 }

@@ -41,6 +41,11 @@ mac = {mac}
 lcores = {core}
 progress = inline
 mbuf_pool_size = 8191
+
+# slow builds (ASan) under load answer late: do not give up on a PDC
+[timers]
+rto_init = 10ms
+rto_max_retries = 12
 """)
 
 
