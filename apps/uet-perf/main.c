@@ -190,9 +190,10 @@ check_combos(struct perf_opts *o, unsigned int twoproc_flags,
 		if (o->interactive)
 			return bad_arg("--interactive", "runs in one process "
 				       "(no --role)");
-		if (o->csv != NULL || o->interval_ms)
-			return bad_arg("--csv/--interval", "are for in-process "
-				       "runs (no --role)");
+		if (o->role == PERF_ROLE_SERVER &&
+		    (o->csv != NULL || o->interval_ms))
+			return bad_arg("--csv/--interval", "are for the client "
+				       "(or in-process runs)");
 	}
 	if (o->interactive && o->json)
 		return bad_arg("--json", "is for batch runs (not with -i)");
@@ -600,12 +601,12 @@ main(int argc, char **argv)
 	rc = parse_args(argc, argv, &o);
 	if (rc != 0)
 		return rc == 1 ? 0 : 2;
-	if (o.role != PERF_ROLE_NONE)
-		return perf_twoproc_main(&o);
 	rc = open_csv(&o);
-	if (rc == 0)
+	if (rc == 0 && o.role != PERF_ROLE_NONE)
+		rc = perf_twoproc_main(&o);
+	else if (rc == 0)
 		rc = eal_up(&o);
-	if (rc == 0)
+	if (rc == 0 && o.role == PERF_ROLE_NONE)
 		rc = o.interactive ? perf_cli_main(&o) : batch_main(&o);
 	if (o.csv_file != NULL && fclose(o.csv_file) != 0 && rc == 0) {
 		fprintf(stderr, "uet-perf: --csv %s: %s\n", o.csv,

@@ -82,6 +82,8 @@ uint32_t rulp_pkts_per_msg(uint32_t size, uint16_t max_len);
 void rulp_expect_trim(struct rulp *r, uint64_t n);
 /* Submit no new message (the one in progress is finished). */
 void rulp_stop(struct rulp *r);
+/* Messages acknowledged (pingpong: answered) so far. */
+uint64_t rulp_msgs_done(const struct rulp *r);
 /* Counters as they are (no loss scan): live statistics. */
 const struct rulp_result *rulp_live(const struct rulp *r);
 /* Flow @p f of which @p sent messages were sent; 0 or -EINVAL. */

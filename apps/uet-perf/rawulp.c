@@ -498,6 +498,12 @@ rulp_stop(struct rulp *r)
 	r->p.deadline_tsc = 1; /* in the past: no new message */
 }
 
+uint64_t
+rulp_msgs_done(const struct rulp *r)
+{
+	return r->p.pingpong ? r->res.pongs : r->pkts_ok / r->ppm;
+}
+
 const struct rulp_result *
 rulp_live(const struct rulp *r)
 {

@@ -536,10 +536,16 @@ server_run(struct tp *t, const char *run)
 	struct rulp *r;
 	const char *why;
 	char line[PERF_CTL_LINE], mode[16] = "?";
-	uint64_t sent = 0, end;
+	uint64_t sent = 0, end, limit_ms;
 	int rc;
 
 	r = server_arm(t, run, &p, &why);
+	if (r != NULL && (!perf_kv_u64(run, "limit_ms", &limit_ms) ||
+			  limit_ms == 0 || limit_ms > 3600ull * 1000)) {
+		rulp_free(r);
+		r = NULL;
+		why = "bad RUN line (limit_ms)";
+	}
 	if (r == NULL) {
 		(void)perf_ctl_send(&t->ctl, 1000, "ERR %s", why);
 		return -EPROTO;
@@ -557,8 +563,9 @@ server_run(struct tp *t, const char *run)
 	rc = perf_ctl_send(&t->ctl, (int)t->o->ctl_timeout_ms, "READY");
 	if (rc < 0)
 		goto swap_out;
-	/* the run lasts what the client says: wait up to its hard limit */
-	rc = tp_wait_line(t, line, sizeof(line), 3600ull * 1000);
+	/* the run lasts what the client says: up to its hard limit */
+	rc = tp_wait_line(t, line, sizeof(line),
+			  limit_ms + t->o->ctl_timeout_ms);
 	if (rc < 0 || peer_err(line) || !perf_verb(line, "FIN") ||
 	    !perf_kv_u64(line, "sent", &sent)) {
 		rc = rc < 0 ? rc : -EPROTO;
@@ -708,10 +715,27 @@ parse_result(const char *line, struct rulp_result *s, struct tp_counters *c)
 	(void)perf_kv_u64(line, "stray", &c->stray);
 }
 
+/* Client view for live lines: messages acknowledged (or answered). */
+static void
+client_sample(struct tp *t, struct rulp *cr, const struct perf_report *r,
+	      struct perf_sample *out)
+{
+	struct tp_counters c;
+
+	tp_counters(t, &c);
+	out->msgs = rulp_msgs_done(cr);
+	out->bytes = out->msgs * r->size;
+	out->retx = c.retx;
+	out->drops = c.faults;
+}
+
 /* Drive our sends until finished, the duration, or the hard limit. */
 static int
-client_drive(struct tp *t, double limit, struct perf_report *r)
+client_drive(struct tp *t, struct rulp *cr, double limit,
+	     struct perf_report *r)
 {
+	struct perf_sampler smp;
+	struct perf_sample cur;
 	uint64_t hz = rte_get_tsc_hz(), t0 = rte_rdtsc();
 	uint64_t hard = t0 + (uint64_t)(limit * (double)hz);
 	char line[PERF_CTL_LINE];
@@ -719,8 +743,13 @@ client_drive(struct tp *t, double limit, struct perf_report *r)
 	int rc;
 
 	r->complete = false;
+	perf_sampler_init(&smp, t->o->interval_ms ?
+			  (t->o->json ? stderr : stdout) : NULL,
+			  t->o->csv_file, t->o->interval_ms, r->mode, t0);
+	client_sample(t, cr, r, &smp.last);
 	while (!tp_stop) {
 		unsigned int us = 0;
+		uint64_t now;
 
 		if (!t->inline_mode)
 			us = 1000;
@@ -733,8 +762,13 @@ client_drive(struct tp *t, double limit, struct perf_report *r)
 			r->complete = true;
 			break;
 		}
-		if (rte_rdtsc() > hard)
+		now = rte_rdtsc();
+		if (now > hard)
 			break;
+		if (smp.period && now >= smp.next) {
+			client_sample(t, cr, r, &cur);
+			perf_sampler_tick(&smp, now, &cur, false);
+		}
 		/* the server only speaks now to give up */
 		rc = perf_ctl_poll_line(&t->ctl, line, sizeof(line), us);
 		if (rc < 0)
@@ -745,6 +779,10 @@ client_drive(struct tp *t, double limit, struct perf_report *r)
 		}
 	}
 	r->seconds = (double)(rte_rdtsc() - t0) / (double)hz;
+	if (smp.period) {
+		client_sample(t, cr, r, &cur);
+		perf_sampler_tick(&smp, rte_rdtsc(), &cur, true);
+	}
 	return tp_stop ? -EINTR : 0;
 }
 
@@ -790,9 +828,10 @@ client_run(struct tp *t, const struct perf_mode *m, struct perf_report *r)
 	r->loss_ppm = t->loss_ppm;
 	rc = perf_ctl_send(&t->ctl, (int)o->ctl_timeout_ms,
 			   "RUN mode=%s pds=%s size=%u count=%lu window=%u "
-			   "echo=%u", m->name, r->pds, r->size,
+			   "echo=%u limit_ms=%lu", m->name, r->pds, r->size,
 			   (unsigned long)r->count, r->window,
-			   m->pingpong ? 1u : 0u);
+			   m->pingpong ? 1u : 0u,
+			   (unsigned long)(limit * 1000));
 	if (rc == 0)
 		rc = tp_wait_line(t, line, sizeof(line), o->ctl_timeout_ms);
 	if (rc < 0)
@@ -824,7 +863,7 @@ client_run(struct tp *t, const struct perf_mode *m, struct perf_report *r)
 		goto free_cr;
 	r->pkts_per_msg = rulp_pkts_per_msg(r->size,
 					    uet_ulp_max_len(t->slot.ctx));
-	rc = client_drive(t, limit, r);
+	rc = client_drive(t, cr, limit, r);
 	/* the rulp is ours again; the PDS keeps ACKing the server's pongs */
 	if (tp_swap(t, NULL) < 0 && rc == 0)
 		rc = -ETIMEDOUT;

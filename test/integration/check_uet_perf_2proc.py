@@ -142,6 +142,37 @@ class Run:
               f"{lat['latency_ns']['p50']:.0f} ns")
 
 
+    def peer_dies(self, srv_conf, cli_conf, victim):
+        """Kill one side mid-run: the other exits 1 with one line, soon."""
+        srv = self.spawn([PERF, "--role", "server", "--config", srv_conf,
+                          "--ctl", "127.0.0.1:0", "--ctl-timeout", "3s"])
+        port = self.server_port(srv)
+        if port is None:
+            self.check(False, f"{victim} dies: server started")
+            return
+        cli = self.spawn([PERF, "--role", "client", "--config", cli_conf,
+                          "--ctl", f"127.0.0.1:{port}", "--ctl-timeout", "3s",
+                          "--mode", "msgrate", "--duration", "20s",
+                          "--interval", "50"])
+        line = cli.stdout.readline()  # client banner
+        line = cli.stdout.readline()  # first live statistics line
+        self.check("msgs/s" in line, f"{victim} dies: traffic was running "
+                   f"({line.strip()!r})")
+        dead, other = (srv, cli) if victim == "server" else (cli, srv)
+        dead.kill()
+        dead.wait()
+        try:
+            _, err = other.communicate(timeout=min(10.0, self.left()))
+        except subprocess.TimeoutExpired:
+            self.check(False, f"{victim} dies: the other side exits "
+                       "(no hang)")
+            return
+        lines = [x for x in err.splitlines() if x.startswith("uet-perf:")]
+        self.check(other.returncode == 1 and len(lines) == 1,
+                   f"{victim} dies: other side exit 1 with one line (got "
+                   f"{other.returncode}: {err.strip()!r})")
+
+
 def memif(r, tmp):
     sock = os.path.join(tmp, "memif.sock")
     tag = f"uetp-{os.getpid()}"
@@ -153,6 +184,9 @@ def memif(r, tmp):
          "10.0.0.2", "02:00:00:00:00:02")
     r.pair(([], []), os.path.join(tmp, "srv.conf"),
            os.path.join(tmp, "cli.conf"), "127.0.0.1")
+    for victim in ("server", "client"):
+        r.peer_dies(os.path.join(tmp, "srv.conf"),
+                    os.path.join(tmp, "cli.conf"), victim)
     return 0
 
 
