@@ -170,14 +170,21 @@ ctl_init(struct perf_ctl *c, int fd)
 int
 perf_ctl_accept(int lfd, struct perf_ctl *c, int timeout_ms)
 {
+	uint64_t end = mono_ms() + (uint64_t)timeout_ms;
 	struct pollfd p = { .fd = lfd, .events = POLLIN };
 	int fd, rc;
 
-	rc = poll(&p, 1, timeout_ms);
-	if (rc == 0)
-		return -ETIMEDOUT;
-	if (rc < 0)
-		return -errno;
+	for (;;) { /* signals (a PMD's SIGIO, ...) do not end the wait */
+		uint64_t now = mono_ms();
+
+		if (now >= end)
+			return -ETIMEDOUT;
+		rc = poll(&p, 1, (int)(end - now));
+		if (rc > 0)
+			break;
+		if (rc < 0 && errno != EINTR)
+			return -errno;
+	}
 	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0)
 		return -errno;

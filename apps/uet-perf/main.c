@@ -553,12 +553,14 @@ batch_main(const struct perf_opts *o)
 {
 	static struct perf_report rep[PERF_NB_MODES];
 	bool all_ok = true, first = true;
+	unsigned int engines = o->modes == (1u << 3) ?
+			       (o->peers ? o->peers : 2) + 1 : 2;
 	int rc;
 
 	if (!o->json)
-		printf("uet-perf: in-process engines, 1 thread (inline), ring "
-		       "ports, PDS %s, seed %lu\n", perf_pds_name(o->pds_mode),
-		       (unsigned long)o->seed);
+		printf("uet-perf: %u engines, 1 thread (inline), ring ports, "
+		       "PDS %s, seed %lu\n", engines,
+		       perf_pds_name(o->pds_mode), (unsigned long)o->seed);
 	for (unsigned int i = 0; i < PERF_NB_MODES; i++) {
 		if (!(o->modes & (1u << i)))
 			continue;
@@ -576,8 +578,9 @@ batch_main(const struct perf_opts *o)
 	}
 	if (o->json) {
 		printf("{\"tool\":\"uet-perf\",\"pds\":\"%s\",\"seed\":%lu,"
-		       "\"inline\":true,\"threads\":1,",
-		       perf_pds_name(o->pds_mode), (unsigned long)o->seed);
+		       "\"inline\":true,\"engines\":%u,\"threads\":1,",
+		       perf_pds_name(o->pds_mode), (unsigned long)o->seed,
+		       engines);
 		printf("\"results\":{");
 		for (unsigned int i = 0; i < PERF_NB_MODES; i++) {
 			if (!(o->modes & (1u << i)))

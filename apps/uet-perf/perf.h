@@ -82,6 +82,8 @@ uint32_t rulp_pkts_per_msg(uint32_t size, uint16_t max_len);
 void rulp_expect_trim(struct rulp *r, uint64_t n);
 /* Submit no new message (the one in progress is finished). */
 void rulp_stop(struct rulp *r);
+/* Packets completed (ok or failed) plus packets received: progress. */
+uint64_t rulp_activity(const struct rulp *r);
 /* Messages acknowledged (pingpong: answered) so far. */
 uint64_t rulp_msgs_done(const struct rulp *r);
 /* Counters as they are (no loss scan): live statistics. */
@@ -294,6 +296,9 @@ int perf_ctl_recv(struct perf_ctl *c, char *out, size_t n, int timeout_ms);
 bool perf_kv(const char *line, const char *key, char *val, size_t n);
 bool perf_kv_u64(const char *line, const char *key, uint64_t *out);
 bool perf_verb(const char *line, const char *verb);
+
+/* stats.c: frames the port of @p e lost (imissed + oerrors + nombuf). */
+uint64_t perf_port_drops(struct uet_engine *e);
 
 /* twoproc.c: run the role of @p o; exit code 0, 1 or 2. */
 int perf_twoproc_main(const struct perf_opts *o);

@@ -499,6 +499,12 @@ rulp_stop(struct rulp *r)
 }
 
 uint64_t
+rulp_activity(const struct rulp *r)
+{
+	return r->pkts_ok + r->pkts_err + r->res.rx_pkts;
+}
+
+uint64_t
 rulp_msgs_done(const struct rulp *r)
 {
 	return r->p.pingpong ? r->res.pongs : r->pkts_ok / r->ppm;

@@ -30,7 +30,7 @@
 
 #define SESS_RING_SIZE 4096
 #define SESS_MAX_SECONDS 300.0
-#define SESS_SLICE_ROUNDS 256    /* at most, rounds of 16 iterations per step (1 ms) */
+#define SESS_SLICE_ROUNDS 256    /* per step, at most (a step is ~1 ms) */
 #define SESS_DRAIN_ITERS 2000
 #define SESS_SW_BURST 32
 
@@ -355,6 +355,8 @@ base_cfg(const struct perf_opts *o)
 	return &perf_base_cfg;
 }
 
+static void sess_sample(struct perf_sess *s, struct perf_sample *out);
+
 struct perf_sess *
 perf_sess_begin(const struct perf_mode *m, const struct perf_opts *o,
 		struct perf_report *r)
@@ -402,6 +404,8 @@ perf_sess_begin(const struct perf_mode *m, const struct perf_opts *o,
 	live = o->interval_ms == 0 ? NULL : o->json ? stderr : stdout;
 	perf_sampler_init(&s->smp, live, o->csv_file, o->interval_ms,
 			  m->name, s->t0);
+	if (s->smp.period != 0) /* ports outlive runs: count from here */
+		sess_sample(s, &s->smp.last);
 	return s;
 fail:
 	perf_sess_free(s);
@@ -421,7 +425,8 @@ sess_sample(struct perf_sess *s, struct perf_sample *out)
 	for (unsigned int i = 0; i <= s->nb_tx; i++) {
 		out->retx += uet_ulp_ctx_stats(ctx_of(s, i))->tx_retx;
 		(void)uet_engine_stats_get(s->e[i], &st);
-		out->drops += st.total.tx_full + st.total.rx_malformed;
+		out->drops += st.total.tx_full + st.total.rx_malformed +
+			      perf_port_drops(s->e[i]);
 		for (unsigned int d = 0; d < UET_CONFIG_FAULT_DIRS; d++)
 			out->drops += st.total.fault[d]
 					.applied[UET_CONFIG_FAULT_DROP];

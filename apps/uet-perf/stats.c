@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_ethdev.h>
 
 #include "perf.h"
 
@@ -70,4 +71,16 @@ perf_sampler_tick(struct perf_sampler *s, uint64_t now,
 	s->last_tsc = now;
 	while (s->next <= now)
 		s->next += s->period;
+}
+
+uint64_t
+perf_port_drops(struct uet_engine *e)
+{
+	struct rte_eth_stats st;
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i < uet_engine_nb_ports(e); i++)
+		if (rte_eth_stats_get(uet_engine_port_id(e, i), &st) == 0)
+			n += st.imissed + st.oerrors + st.rx_nombuf;
+	return n;
 }

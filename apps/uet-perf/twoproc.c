@@ -449,13 +449,24 @@ parse_hello(struct tp *t, const char *line, const char **why)
 	return 0;
 }
 
+static const char *
+tp_strerror(int rc)
+{
+	return rc == -ETIMEDOUT ? "timed out (--ctl-timeout)" :
+	       rc == -ECONNRESET ? "peer closed the connection" :
+	       rc == -ETIME ? "no traffic progress within --ctl-timeout "
+			      "(data path down? addresses, MACs, link)" :
+	       strerror(-rc);
+}
+
+/* One line; nothing for -ECANCELED (the peer's ERR line was printed). */
 static void
 ctl_err(const char *what, int rc)
 {
+	if (rc == -ECANCELED)
+		return;
 	fprintf(stderr, "uet-perf: control connection: %s: %s\n", what,
-		rc == -ETIMEDOUT ? "timed out (--ctl-timeout)" :
-		rc == -ECONNRESET ? "peer closed the connection" :
-		strerror(-rc));
+		tp_strerror(rc));
 }
 
 /* The peer sent ERR: print it. */
@@ -464,7 +475,8 @@ peer_err(const char *line)
 {
 	if (!perf_verb(line, "ERR"))
 		return false;
-	fprintf(stderr, "uet-perf: peer: %s\n", line + 3);
+	fprintf(stderr, "uet-perf: peer: %s\n",
+		line[3] == ' ' ? line + 4 : line + 3);
 	return true;
 }
 
@@ -566,11 +578,13 @@ server_run(struct tp *t, const char *run)
 	/* the run lasts what the client says: up to its hard limit */
 	rc = tp_wait_line(t, line, sizeof(line),
 			  limit_ms + t->o->ctl_timeout_ms);
-	if (rc < 0 || peer_err(line) || !perf_verb(line, "FIN") ||
-	    !perf_kv_u64(line, "sent", &sent)) {
-		rc = rc < 0 ? rc : -EPROTO;
+	if (rc == 0 && peer_err(line))
+		rc = -ECANCELED;
+	else if (rc == 0 && (!perf_verb(line, "FIN") ||
+			     !perf_kv_u64(line, "sent", &sent)))
+		rc = -EPROTO;
+	if (rc < 0)
 		goto swap_out;
-	}
 	/* our own sends (latency pongs) until acknowledged, then drain */
 	end = rte_rdtsc() + rte_get_tsc_hz() / 1000 * t->o->ctl_timeout_ms;
 	while (!atomic_load_explicit(&t->slot.finished, memory_order_relaxed) &&
@@ -633,8 +647,12 @@ server_session(struct tp *t)
 	rc = send_hello(t);
 	while (rc == 0) {
 		rc = tp_wait_line(t, line, sizeof(line), t->o->ctl_timeout_ms);
-		if (rc < 0 || peer_err(line))
+		if (rc < 0)
 			break;
+		if (peer_err(line)) {
+			rc = -ECANCELED;
+			break;
+		}
 		if (perf_verb(line, "BYE")) {
 			(void)perf_kv_u64(line, "verified", &ok);
 			(void)perf_ctl_send(&t->ctl, 1000, "BYE");
@@ -726,7 +744,7 @@ client_sample(struct tp *t, struct rulp *cr, const struct perf_report *r,
 	out->msgs = rulp_msgs_done(cr);
 	out->bytes = out->msgs * r->size;
 	out->retx = c.retx;
-	out->drops = c.faults;
+	out->drops = c.faults + perf_port_drops(t->e);
 }
 
 /* Drive our sends until finished, the duration, or the hard limit. */
@@ -734,10 +752,12 @@ static int
 client_drive(struct tp *t, struct rulp *cr, double limit,
 	     struct perf_report *r)
 {
-	struct perf_sampler smp;
-	struct perf_sample cur;
 	uint64_t hz = rte_get_tsc_hz(), t0 = rte_rdtsc();
 	uint64_t hard = t0 + (uint64_t)(limit * (double)hz);
+	uint64_t stall = (uint64_t)t->o->ctl_timeout_ms * (hz / 1000);
+	uint64_t act, last_act = 0, last_tsc = t0;
+	struct perf_sampler smp;
+	struct perf_sample cur;
 	char line[PERF_CTL_LINE];
 	unsigned int it = 0;
 	int rc;
@@ -765,6 +785,13 @@ client_drive(struct tp *t, struct rulp *cr, double limit,
 		now = rte_rdtsc();
 		if (now > hard)
 			break;
+		act = rulp_activity(cr);
+		if (act != last_act) {
+			last_act = act;
+			last_tsc = now;
+		} else if (now - last_tsc > stall) {
+			return -ETIME; /* nothing acknowledged, failed or received */
+		}
 		if (smp.period && now >= smp.next) {
 			client_sample(t, cr, r, &cur);
 			perf_sampler_tick(&smp, now, &cur, false);
@@ -773,10 +800,8 @@ client_drive(struct tp *t, struct rulp *cr, double limit,
 		rc = perf_ctl_poll_line(&t->ctl, line, sizeof(line), us);
 		if (rc < 0)
 			return rc;
-		if (rc > 0) {
-			(void)peer_err(line);
-			return -EPROTO;
-		}
+		if (rc > 0)
+			return peer_err(line) ? -ECANCELED : -EPROTO;
 	}
 	r->seconds = (double)(rte_rdtsc() - t0) / (double)hz;
 	if (smp.period) {
@@ -836,7 +861,9 @@ client_run(struct tp *t, const struct perf_mode *m, struct perf_report *r)
 		rc = tp_wait_line(t, line, sizeof(line), o->ctl_timeout_ms);
 	if (rc < 0)
 		return rc;
-	if (peer_err(line) || !perf_verb(line, "READY"))
+	if (peer_err(line))
+		return -ECANCELED;
+	if (!perf_verb(line, "READY"))
 		return -EPROTO;
 	memset(&p, 0, sizeof(p));
 	memcpy(p.peer.addr, t->peer_fa, 4);
@@ -879,7 +906,9 @@ client_run(struct tp *t, const struct perf_mode *m, struct perf_report *r)
 		rc = tp_wait_line(t, line, sizeof(line),
 				  (uint64_t)o->ctl_timeout_ms * 2 +
 				  TP_DRAIN_MS);
-	if (rc == 0 && (peer_err(line) || !perf_verb(line, "RESULT")))
+	if (rc == 0 && peer_err(line))
+		rc = -ECANCELED;
+	else if (rc == 0 && !perf_verb(line, "RESULT"))
 		rc = -EPROTO;
 	if (rc < 0)
 		goto free_cr;
@@ -970,8 +999,11 @@ client_session(struct tp *t)
 		rc = client_run(t, perf_modes[i], &rep[i]);
 		if (rc < 0) {
 			ctl_err(perf_modes[i]->name, rc);
-			(void)perf_ctl_send(&t->ctl, 1000, "ERR client: %s",
-					    strerror(-rc));
+			if (rc != -ECANCELED)
+				(void)perf_ctl_send(&t->ctl, 1000,
+						    "ERR client: %s: %s",
+						    perf_modes[i]->name,
+						    tp_strerror(rc));
 			return 1;
 		}
 		all_ok = all_ok && rep[i].verified;

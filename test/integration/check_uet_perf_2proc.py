@@ -84,11 +84,11 @@ class Run:
             return None
         return int(line.split()[-1])
 
-    def pair(self, prefix, srv_conf, cli_conf, ctl_host):
+    def pair(self, prefix, srv_conf, cli_conf, ctl_host, extra=()):
         """Server + client session; checks of both sides."""
         srv = self.spawn([*prefix[0], PERF, "--role", "server",
                           "--config", srv_conf, "--ctl", f"{ctl_host}:0",
-                          "--ctl-timeout", "5s", "--json"])
+                          "--ctl-timeout", "5s", "--json", *extra])
         port = self.server_port(srv)
         self.check(port is not None, "server printed its control port")
         if port is None:
@@ -97,7 +97,7 @@ class Run:
                           "--config", cli_conf, "--ctl", f"{ctl_host}:{port}",
                           "--ctl-timeout", "5s", "--mode", "msgrate,latency",
                           "--count", str(COUNT), "--loss", "10000",
-                          "--window", "128", "--json"])
+                          "--window", "128", "--json", *extra])
         try:
             cout, cerr = cli.communicate(timeout=self.left())
             sout, serr = srv.communicate(timeout=self.left())
@@ -118,6 +118,8 @@ class Run:
         self.check(doc["verified"] is True and sdoc["verified"] is True,
                    "both sides verified")
         self.check(doc["processes"] == 2, "two processes")
+        self.check(doc["static_neighbor"] is ("--arp" not in extra),
+                   "neighbour resolution as asked")
         res = doc["results"]
         self.check(set(res) == {"msgrate", "latency"}, "both modes ran")
         m = res["msgrate"]
@@ -232,10 +234,11 @@ def netns(r, tmp):
                 text = f.read().replace("mac = none\n", "")
             with open(path, "w") as f:
                 f.write(text)
-        r.pair((["ip", "netns", "exec", ns[0]],
-                ["ip", "netns", "exec", ns[1]]),
-               os.path.join(tmp, "s.conf"), os.path.join(tmp, "c.conf"),
-               f"172.31.{pid % 250}.1")
+        for extra in ((), ("--arp",)):  # static neighbours, then ARP
+            r.pair((["ip", "netns", "exec", ns[0]],
+                    ["ip", "netns", "exec", ns[1]]),
+                   os.path.join(tmp, "s.conf"), os.path.join(tmp, "c.conf"),
+                   f"172.31.{pid % 250}.1", extra)
     except subprocess.SubprocessError as e:
         r.check(False, f"namespace setup: {e}")
     finally:
