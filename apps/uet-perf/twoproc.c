@@ -42,6 +42,7 @@
 #define TP_VERSION 1
 #define TP_JOB 0x42
 #define TP_DRAIN_MS 20
+#define TP_LINGER_MS 500         /* peer's port going down after BYE */
 #define TP_ACCEPT_MIN_MS 60000
 
 /* The proxy ULP: forwards to the rulp of the current run (or none). */
@@ -616,6 +617,28 @@ free_r:
 	return rc;
 }
 
+/*
+ * After BYE: the client closes its port, then the control connection.
+ * Wait for both (bounded) so that our port is not closed while the
+ * driver is still handling the peer's disconnect (net_memif does that on
+ * its interrupt thread).
+ */
+static void
+server_linger(struct tp *t)
+{
+	char line[PERF_CTL_LINE];
+	struct rte_eth_link link;
+	uint64_t end;
+
+	while (tp_wait_line(t, line, sizeof(line), t->o->ctl_timeout_ms) == 0)
+		; /* nothing more is expected: until EOF or the timeout */
+	end = rte_rdtsc() + rte_get_tsc_hz() / 1000 * TP_LINGER_MS;
+	while (rte_rdtsc() < end && !tp_stop &&
+	       rte_eth_link_get_nowait(uet_engine_port_id(t->e, 0),
+				       &link) == 0 && link.link_status)
+		tp_idle(t, 1);
+}
+
 static int
 server_session(struct tp *t)
 {
@@ -656,6 +679,7 @@ server_session(struct tp *t)
 		if (perf_verb(line, "BYE")) {
 			(void)perf_kv_u64(line, "verified", &ok);
 			(void)perf_ctl_send(&t->ctl, 1000, "BYE");
+			server_linger(t);
 			if (!t->o->json)
 				printf("server: client verified: %s\n",
 				       ok == 1 ? "yes" : "NO");
@@ -1047,6 +1071,8 @@ client_main(struct tp *t)
 		return 1;
 	}
 	rc = client_session(t);
+	/* port first: the server closes its own after seeing us go */
+	tp_free(t);
 	perf_ctl_close(&t->ctl);
 	return rc;
 }
