@@ -42,6 +42,7 @@
 #define TP_VERSION 1
 #define TP_JOB 0x42
 #define TP_DRAIN_MS 20
+#define TP_MAX_RUNS 8            /* RUNs remembered by the server */
 #define TP_LINGER_MS 500         /* peer's port going down after BYE */
 #define TP_ACCEPT_MIN_MS 60000
 
@@ -69,6 +70,14 @@ struct tp {
 	uint32_t loss_ppm;
 	uint8_t fa[4], mac[6];
 	uint8_t peer_fa[4], peer_mac[6];
+	/* server: what each run received, for --json */
+	unsigned int nb_runs;
+	struct tp_run {
+		char mode[16];
+		uint8_t pds;
+		struct rulp_result res;
+		uint64_t acks;
+	} run[TP_MAX_RUNS];
 };
 
 /* Engine counters of one side, for per-run deltas. */
@@ -600,6 +609,15 @@ server_run(struct tp *t, const char *run)
 	tp_counters(t, &c1);
 	counters_sub(&c1, &c0);
 	rc = send_result(t, &res, &c1);
+	if (t->nb_runs < TP_MAX_RUNS) {
+		struct tp_run *tr = &t->run[t->nb_runs++];
+
+		snprintf(tr->mode, sizeof(tr->mode), "%s", mode);
+		tr->pds = p.mode;
+		tr->res = res;
+		tr->res.lat_ns = NULL;
+		tr->acks = c1.ctl;
+	}
 	if (!t->o->json)
 		printf("server: %s over %s: received %lu msgs (%lu B), lost "
 		       "%lu pkts, duplicated %lu, bad %lu, sent %lu msgs, "
@@ -615,6 +633,28 @@ swap_out:
 free_r:
 	rulp_free(r);
 	return rc;
+}
+
+/* One JSON line: the receiver side of every run and the verdict. */
+static void
+server_json(const struct tp *t, bool verified)
+{
+	printf("{\"tool\":\"uet-perf\",\"role\":\"server\",\"runs\":[");
+	for (unsigned int i = 0; i < t->nb_runs; i++) {
+		const struct tp_run *r = &t->run[i];
+
+		printf("%s{\"mode\":\"%s\",\"pds\":\"%s\",\"rx_msgs\":%lu,"
+		       "\"rx_bytes\":%lu,\"rx_lost\":%lu,\"rx_dup\":%lu,"
+		       "\"rx_bad\":%lu,\"msgs_sent\":%lu,\"acks\":%lu}",
+		       i ? "," : "", r->mode, perf_pds_name(r->pds),
+		       (unsigned long)r->res.rx_msgs,
+		       (unsigned long)r->res.rx_bytes,
+		       (unsigned long)r->res.rx_lost,
+		       (unsigned long)r->res.rx_dup,
+		       (unsigned long)r->res.rx_bad,
+		       (unsigned long)r->res.msgs_sent, (unsigned long)r->acks);
+	}
+	printf("],\"verified\":%s}\n", verified ? "true" : "false");
 }
 
 /*
@@ -684,9 +724,7 @@ server_session(struct tp *t)
 				printf("server: client verified: %s\n",
 				       ok == 1 ? "yes" : "NO");
 			else
-				printf("{\"tool\":\"uet-perf\",\"role\":"
-				       "\"server\",\"verified\":%s}\n",
-				       ok == 1 ? "true" : "false");
+				server_json(t, ok == 1);
 			return ok == 1 ? 0 : 1;
 		}
 		if (!perf_verb(line, "RUN")) {

@@ -118,6 +118,12 @@ class Run:
         self.check(doc["verified"] is True and sdoc["verified"] is True,
                    "both sides verified")
         self.check(doc["processes"] == 2, "two processes")
+        runs = {x["mode"]: x for x in sdoc.get("runs", [])}
+        self.check(set(runs) == {"msgrate", "latency"} and
+                   runs["msgrate"]["rx_msgs"] == COUNT and
+                   runs["msgrate"]["rx_bad"] == 0 and
+                   runs["latency"]["msgs_sent"] == COUNT,
+                   "server JSON: what it received and answered")
         self.check(doc["static_neighbor"] is ("--arp" not in extra),
                    "neighbour resolution as asked")
         res = doc["results"]
