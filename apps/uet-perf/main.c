@@ -12,32 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_cycles.h>
-#include <rte_errno.h>
-#include <rte_eth_ring.h>
-#include <rte_ring.h>
+#include <rte_common.h>
 
 #include <uet/uet_parse.h>
 
 #include "perf.h"
 
 #define PERF_EAL_DEFAULT "-l 0 --no-huge -m 1024 --no-pci --log-level=4"
-#define PERF_RING_SIZE 4096
-#define PERF_MAX_SECONDS 300.0
 
-static const struct perf_mode *const modes[] = {
+const struct perf_mode *const perf_modes[PERF_NB_MODES] = {
 	&perf_mode_msgrate,
 	&perf_mode_latency,
 	&perf_mode_bw,
+	&perf_mode_incast,
 };
-
-static const uint8_t ip_a[4] = { 10, 0, 0, 1 };
-static const uint8_t ip_b[4] = { 10, 0, 0, 2 };
-static const uint8_t mac_a[6] = { 0x02, 0, 0, 0, 0, 0x0a };
-static const uint8_t mac_b[6] = { 0x02, 0, 0, 0, 0, 0x0b };
-
-static struct uet_config base_cfg;
-static unsigned int run_no;
 
 /* ------------------------------------------------------------------ */
 /* command line                                                        */
@@ -47,19 +35,40 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-"usage: uet-perf [options]\n"
-"  Batch benchmarks over two engines in one process (ring ports, inline).\n"
-"  --mode M       msgrate | latency | bw | all (default all)\n"
+"usage: uet-perf [options]                       batch: 2 engines, 1 process\n"
+"       uet-perf --mode incast --peers N [options] N senders, 1 receiver\n"
+"       uet-perf -i [options]                     interactive prompt\n"
+"       uet-perf --role server --config FILE [--ctl [ADDR:]PORT] ...\n"
+"       uet-perf --role client --config FILE --ctl HOST:PORT [test]\n"
+"  Without --role: engines in one process (ring ports, inline, 1 core).\n"
+"  With --role: one engine per process, ports from --config, a TCP\n"
+"  control connection (default port 47592; server --ctl 0 picks one).\n"
+"  --mode M       msgrate | latency | bw | incast | all (msgrate,latency,bw)\n"
+"                 or a comma list: msgrate,latency\n"
 "  --pds P        rud | rod | rudi | uud (default rud)\n"
-"  --size BYTES   message size (default: msgrate 64, latency 64, bw 64K)\n"
-"  --count N      messages (default: msgrate 1000000, latency 100000, bw 20000)\n"
+"  --size BYTES   message size (default: msgrate 64, latency 64, bw 64K,\n"
+"                 incast 4K)\n"
+"  --count N      messages (default: msgrate 1000000, latency 100000,\n"
+"                 bw 20000, incast 20000 per sender)\n"
 "  --duration T   stop submitting after T (e.g. 5s) per mode\n"
-"  --window PKTS  packets in flight (default 512; latency: 1 message)\n"
-"  --loss PPM     drop rate on A's data packets (default: msgrate 10000, else 0)\n"
+"  --window PKTS  packets in flight per sender (default 512, incast 64)\n"
+"  --loss PPM     drop rate on the senders' data (default: msgrate 10000,\n"
+"                 else 0)\n"
 "  --seed N       PDS and fault injection seed (default 1)\n"
-"  --config FILE  engine configuration ([timers], [dscp], [fault], ...)\n"
+"  --peers N      incast: senders, 1..8 (default 2)\n"
+"  --interval MS  live statistics line every MS ms (default: off; -i 1000)\n"
+"  --csv FILE     time series per interval (default interval 1000 ms)\n"
+"  --config FILE  engine configuration ([eal], [timers], [fault], ...)\n"
 "  --json         print one JSON object with every number\n"
 "  --verbose      print engine, hook and PDS counters after each mode\n"
+"  -i, --interactive  prompt (start, stop, show, set ...; type help)\n"
+"  --role R       server | client (two processes; needs --config)\n"
+"  --ctl A        server: [ADDR:]PORT to listen on (default 0.0.0.0:47592,\n"
+"                 0: any free port, printed); client: HOST[:PORT] of it\n"
+"  --progress P   auto | inline (default: engine.progress of --config)\n"
+"  --idle-sleep-us N  inline: sleep up to N us when idle (default 0)\n"
+"  --ctl-timeout T    bound of every control socket step (default 10s)\n"
+"  --arp          no static neighbour from the exchange (resolve by ARP)\n"
 "  --help         this text\n");
 }
 
@@ -71,23 +80,39 @@ bad_arg(const char *opt, const char *why)
 	return 2;
 }
 
+/* "all" or a comma-separated list of mode names. */
 static int
 parse_mode(const char *s, unsigned int *out)
 {
+	unsigned int set = 0;
+
 	if (strcmp(s, "all") == 0) {
-		*out = (1u << RTE_DIM(modes)) - 1;
+		*out = PERF_MODES_ALL;
 		return 0;
 	}
-	for (unsigned int i = 0; i < RTE_DIM(modes); i++)
-		if (strcmp(s, modes[i]->name) == 0) {
-			*out = 1u << i;
-			return 0;
-		}
-	return -EINVAL;
+	while (*s != '\0') {
+		size_t n = strcspn(s, ",");
+		unsigned int i;
+
+		for (i = 0; i < PERF_NB_MODES; i++)
+			if (strlen(perf_modes[i]->name) == n &&
+			    strncmp(s, perf_modes[i]->name, n) == 0)
+				break;
+		if (i == PERF_NB_MODES)
+			return -EINVAL;
+		set |= 1u << i;
+		s += n;
+		if (*s == ',' && *++s == '\0')
+			return -EINVAL;
+	}
+	if (set == 0)
+		return -EINVAL;
+	*out = set;
+	return 0;
 }
 
-static int
-parse_pds(const char *s, uint8_t *out)
+int
+perf_parse_pds(const char *s, uint8_t *out)
 {
 	static const char *const names[] = { "rud", "rod", "rudi", "uud" };
 
@@ -99,12 +124,82 @@ parse_pds(const char *s, uint8_t *out)
 	return -EINVAL;
 }
 
-static const char *
-pds_name(uint8_t m)
+const char *
+perf_pds_name(uint8_t m)
 {
 	static const char *const names[] = { "rud", "rod", "rudi", "uud" };
 
 	return m < RTE_DIM(names) ? names[m] : "?";
+}
+
+const char *
+perf_fault_name(unsigned int kind)
+{
+	static const char *const names[UET_CONFIG_FAULT_KINDS] = {
+		"drop", "dup", "reorder", "delay", "ecn", "trim", "corrupt",
+	};
+
+	return kind < RTE_DIM(names) ? names[kind] : "?";
+}
+
+/* Flags that only make sense with (or without) a role. */
+static int
+check_roles(const struct perf_opts *o, unsigned int twoproc_flags,
+	    unsigned int test_flags)
+{
+	if (o->role == PERF_ROLE_NONE) {
+		if (o->ctl != NULL)
+			return bad_arg("--ctl", "needs --role server|client");
+		if (twoproc_flags)
+			return bad_arg("--progress/--idle-sleep-us/"
+				       "--ctl-timeout/--arp", "need --role");
+		return 0;
+	}
+	if (o->config == NULL)
+		return bad_arg("--role", "needs --config FILE (the ports "
+			       "and the local FA)");
+	if (o->ctl != NULL && perf_ctl_check_spec(o->ctl,
+			o->role == PERF_ROLE_SERVER) < 0)
+		return bad_arg("--ctl", o->role == PERF_ROLE_SERVER ?
+			       "expected [ADDR:]PORT, port 0..65535" :
+			       "expected HOST[:PORT] ([IPv6]:PORT), port "
+			       "1..65535");
+	if (o->role == PERF_ROLE_SERVER && test_flags)
+		return bad_arg("--role server", "test parameters (--mode, "
+			       "--pds, --size, ...) are given to the client");
+	if (o->role == PERF_ROLE_CLIENT && o->ctl == NULL)
+		return bad_arg("--role client", "needs --ctl HOST[:PORT]");
+	return 0;
+}
+
+/* Impossible combinations of otherwise valid flags. */
+static int
+check_combos(struct perf_opts *o, unsigned int twoproc_flags,
+	     unsigned int test_flags)
+{
+	bool incast = (o->modes & (1u << 3)) != 0;
+
+	if (incast && o->modes != (1u << 3))
+		return bad_arg("--mode", "incast runs alone (not in a list)");
+	if (o->peers && !incast && !o->interactive)
+		return bad_arg("--peers", "needs --mode incast");
+	if (o->role != PERF_ROLE_NONE) {
+		if (incast)
+			return bad_arg("--mode incast", "runs in one process "
+				       "(no --role)");
+		if (o->interactive)
+			return bad_arg("--interactive", "runs in one process "
+				       "(no --role)");
+		if (o->role == PERF_ROLE_SERVER &&
+		    (o->csv != NULL || o->interval_ms))
+			return bad_arg("--csv/--interval", "are for the client "
+				       "(or in-process runs)");
+	}
+	if (o->interactive && o->json)
+		return bad_arg("--json", "is for batch runs (not with -i)");
+	if (o->csv != NULL && o->interval_ms == 0)
+		o->interval_ms = 1000;
+	return check_roles(o, twoproc_flags, test_flags);
 }
 
 /* @return 0, 1 (--help: exit 0), 2 (usage error) */
@@ -124,41 +219,61 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "role", required_argument, NULL, 'R' },
+		{ "ctl", required_argument, NULL, 'C' },
+		{ "progress", required_argument, NULL, 'G' },
+		{ "idle-sleep-us", required_argument, NULL, 'I' },
+		{ "ctl-timeout", required_argument, NULL, 'T' },
+		{ "arp", no_argument, NULL, 'A' },
+		{ "peers", required_argument, NULL, 'N' },
+		{ "interval", required_argument, NULL, 'V' },
+		{ "csv", required_argument, NULL, 'X' },
+		{ "interactive", no_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 },
 	};
+	unsigned int test_flags = 0; /* client-only flags given */
+	unsigned int twoproc_flags = 0; /* two-process flags given */
 	struct uet_parse_err err;
 	uint64_t v;
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->modes = (1u << RTE_DIM(modes)) - 1;
+	o->modes = PERF_MODES_ALL;
 	o->pds_mode = UET_PDS_MODE_RUD;
 	o->loss_ppm = -1;
 	o->seed = 1;
+	o->progress = -1;
+	o->ctl_timeout_ms = 10000;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+i", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
+			test_flags |= 1;
 			if (parse_mode(optarg, &o->modes) < 0)
 				return bad_arg("--mode", "expected msgrate, "
-					       "latency, bw or all");
+					       "latency, bw, all or a comma "
+					       "list of them");
 			break;
 		case 'p':
-			if (parse_pds(optarg, &o->pds_mode) < 0)
+			test_flags |= 1;
+			if (perf_parse_pds(optarg, &o->pds_mode) < 0)
 				return bad_arg("--pds", "expected rud, rod, "
 					       "rudi or uud");
 			break;
 		case 's':
+			test_flags |= 1;
 			if (uet_parse_size(optarg, 16, 1u << 24, &v, &err) < 0)
 				return bad_arg("--size", err.msg);
 			o->size = (uint32_t)v;
 			break;
 		case 'c':
+			test_flags |= 1;
 			if (uet_parse_u64(optarg, 1, 100000000, &o->count,
 					  &err) < 0)
 				return bad_arg("--count", err.msg);
 			break;
 		case 'd':
+			test_flags |= 1;
 			if (uet_parse_duration_ns(optarg, 1000000,
 						  3600ull * 1000000000, &v,
 						  &err) < 0)
@@ -166,16 +281,19 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 			o->duration = (double)v / 1e9;
 			break;
 		case 'w':
+			test_flags |= 1;
 			if (uet_parse_u64(optarg, 1, 65536, &v, &err) < 0)
 				return bad_arg("--window", err.msg);
 			o->window = (uint32_t)v;
 			break;
 		case 'l':
+			test_flags |= 1;
 			if (uet_parse_u64(optarg, 0, 1000000, &v, &err) < 0)
 				return bad_arg("--loss", err.msg);
 			o->loss_ppm = (int64_t)v;
 			break;
 		case 'S':
+			test_flags |= 1;
 			if (uet_parse_u64(optarg, 0, UINT64_MAX, &o->seed,
 					  &err) < 0)
 				return bad_arg("--seed", err.msg);
@@ -192,6 +310,62 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 		case 'h':
 			usage(stdout);
 			return 1;
+		case 'R':
+			if (strcmp(optarg, "server") == 0)
+				o->role = PERF_ROLE_SERVER;
+			else if (strcmp(optarg, "client") == 0)
+				o->role = PERF_ROLE_CLIENT;
+			else
+				return bad_arg("--role", "expected server or "
+					       "client");
+			break;
+		case 'C':
+			o->ctl = optarg;
+			break;
+		case 'G':
+			if (strcmp(optarg, "auto") == 0)
+				o->progress = UET_CONFIG_PROGRESS_AUTO;
+			else if (strcmp(optarg, "inline") == 0)
+				o->progress = UET_CONFIG_PROGRESS_INLINE;
+			else
+				return bad_arg("--progress", "expected auto "
+					       "or inline");
+			twoproc_flags |= 1;
+			break;
+		case 'I':
+			if (uet_parse_u32(optarg, 0, 1000000,
+					  &o->idle_sleep_us, &err) < 0)
+				return bad_arg("--idle-sleep-us", err.msg);
+			twoproc_flags |= 1;
+			break;
+		case 'T':
+			if (uet_parse_duration_ns(optarg, 100000000,
+						  3600ull * 1000000000, &v,
+						  &err) < 0)
+				return bad_arg("--ctl-timeout", err.msg);
+			o->ctl_timeout_ms = (uint32_t)(v / 1000000);
+			twoproc_flags |= 1;
+			break;
+		case 'A':
+			o->arp = true;
+			twoproc_flags |= 1;
+			break;
+		case 'N':
+			if (uet_parse_u32(optarg, 1, PERF_MAX_PEERS, &o->peers,
+					  &err) < 0)
+				return bad_arg("--peers", err.msg);
+			break;
+		case 'V':
+			if (uet_parse_u32(optarg, 1, 3600000, &o->interval_ms,
+					  &err) < 0)
+				return bad_arg("--interval", err.msg);
+			break;
+		case 'X':
+			o->csv = optarg;
+			break;
+		case 'i':
+			o->interactive = true;
+			break;
 		default:
 			return bad_arg(argv[optind - 1] ? argv[optind - 1] :
 				       "?", "unknown option or missing value");
@@ -199,72 +373,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 	}
 	if (optind < argc)
 		return bad_arg(argv[optind], "unexpected argument");
-	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* setup                                                               */
-/* ------------------------------------------------------------------ */
-
-static int
-ring_ports(void)
-{
-	struct rte_ring *ab, *ba;
-
-	ab = rte_ring_create("perf_ab", PERF_RING_SIZE, SOCKET_ID_ANY,
-			     RING_F_SP_ENQ | RING_F_SC_DEQ);
-	ba = rte_ring_create("perf_ba", PERF_RING_SIZE, SOCKET_ID_ANY,
-			     RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (ab == NULL || ba == NULL)
-		return -ENOMEM;
-	if (rte_eth_from_rings("perfA", &ba, 1, &ab, 1, SOCKET_ID_ANY) < 0 ||
-	    rte_eth_from_rings("perfB", &ab, 1, &ba, 1, SOCKET_ID_ANY) < 0)
-		return -rte_errno;
-	return 0;
-}
-
-static void
-side_cfg(struct uet_config *c, const char *dev, const uint8_t *ip,
-	 const uint8_t *mac, const uint8_t *peer_ip, const uint8_t *peer_mac)
-{
-	*c = base_cfg;
-	for (unsigned int i = 1; i < UET_CONFIG_MAX_PORTS; i++)
-		c->port[i].defined = false;
-	c->port[0].defined = true;
-	snprintf(c->port[0].devargs, sizeof(c->port[0].devargs), "%s", dev);
-	c->port[0].has_ipv4 = true;
-	memcpy(&c->port[0].ipv4, ip, 4);
-	c->port[0].has_ipv6 = false;
-	c->port[0].has_mac = true;
-	memcpy(c->port[0].mac, mac, 6);
-	c->port[0].rx_queues = 1;
-	c->port[0].tx_queues = 1;
-	c->engine.progress = UET_CONFIG_PROGRESS_INLINE;
-	c->engine.nb_lcores = 1;
-	c->engine.lcores[0] = 0;
-	c->nb_neighbors = 1;
-	c->neighbor[0].ip.family = AF_INET;
-	memcpy(&c->neighbor[0].ip.v4, peer_ip, 4);
-	memcpy(c->neighbor[0].mac, peer_mac, 6);
-}
-
-static struct uet_engine *
-engine_make(const char *tag, const struct uet_config *c,
-	    const struct uet_proto_params *pp)
-{
-	struct uet_engine_params p = {
-		.cfg = c, .hook = &uet_proto_hook_ops, .hook_arg = (void *)pp,
-	};
-	char name[16];
-	struct uet_engine *e;
-
-	snprintf(name, sizeof(name), "perf%s%u", tag, run_no);
-	p.name = name;
-	e = uet_engine_create(&p);
-	if (e == NULL)
-		fprintf(stderr, "uet-perf: engine %s: %s\n", name,
-			rte_strerror(rte_errno));
-	return e;
+	return check_combos(o, twoproc_flags, test_flags);
 }
 
 /* ------------------------------------------------------------------ */
@@ -279,8 +388,8 @@ cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void
-latency_stats(struct perf_report *r)
+void
+perf_latency_stats(struct perf_report *r)
 {
 	uint32_t *v = r->tx.lat_ns;
 	uint64_t n = RTE_MIN(r->tx.pongs, r->count), sum = 0;
@@ -299,8 +408,8 @@ latency_stats(struct perf_report *r)
 	r->lat_avg = (double)sum / (double)n;
 }
 
-static bool
-verify(const struct perf_report *r, uint8_t pds)
+bool
+perf_verify(const struct perf_report *r, uint8_t pds)
 {
 	const struct rulp_result *rx = &r->rx;
 	bool ok = rx->rx_bad == 0 && r->tx.rx_bad == 0 && r->complete;
@@ -325,203 +434,17 @@ verify(const struct perf_report *r, uint8_t pds)
 	return ok;
 }
 
-static void
-collect(struct perf_report *r, struct uet_engine *a, struct uet_engine *b)
+void
+perf_report_init(struct perf_report *r, const struct perf_mode *m,
+		 const struct perf_opts *o, uint32_t def_loss)
 {
-	static struct uet_engine_stats sa, sb;
-	struct uet_ulp_ctx *ca = uet_ulp_ctx_get(a, 0);
-	struct uet_ulp_ctx *cb = uet_ulp_ctx_get(b, 0);
-	const struct uet_pds_stats *pa = uet_pds_stats_get(uet_ulp_ctx_pds(ca));
-	const struct uet_pds_stats *pb = uet_pds_stats_get(uet_ulp_ctx_pds(cb));
-
-	(void)uet_engine_stats_get(a, &sa);
-	(void)uet_engine_stats_get(b, &sb);
-	r->retx = uet_ulp_ctx_stats(ca)->tx_retx + uet_ulp_ctx_stats(cb)->tx_retx;
-	r->dup_suppressed = pa->dup_rx + pb->dup_rx;
-	r->faults_dropped =
-		sa.total.fault[UET_CONFIG_FAULT_TX].applied[UET_CONFIG_FAULT_DROP] +
-		sb.total.fault[UET_CONFIG_FAULT_TX].applied[UET_CONFIG_FAULT_DROP];
-	r->tx_frames = sa.total.tx_pkts + sb.total.tx_pkts;
-	r->acks = uet_ulp_ctx_stats(cb)->tx_ctl;
-	r->rec.sack = pa->retx_sack;
-	r->rec.again = pa->retx_again;
-	r->rec.nack = pa->retx_nack;
-	r->rec.rto = pa->retx_rto;
-	r->rec.rto_fires = pa->rto_fires;
-	r->rec.tlp_fires = pa->tlp_fires;
-	r->rec.rod_goback = pa->rod_goback;
-	r->rec.rod_stale = pa->rod_nack_stale;
-}
-
-static void
-counters_print(struct uet_engine *a, struct uet_engine *b)
-{
-	static struct uet_engine_stats st;
-	struct uet_engine *e[2] = { a, b };
-
-	for (unsigned int i = 0; i < 2; i++) {
-		struct uet_ulp_ctx *c = uet_ulp_ctx_get(e[i], 0);
-		const struct uet_ulp_stats *u = uet_ulp_ctx_stats(c);
-		const struct uet_pds_stats *p =
-			uet_pds_stats_get(uet_ulp_ctx_pds(c));
-
-		fprintf(stderr, "--- engine %c\n", 'A' + i);
-		(void)uet_engine_stats_get(e[i], &st);
-		uet_engine_stats_print(&st, stderr);
-		fprintf(stderr, "hook: rx %lu bad %lu nobufs %lu trimmed %lu "
-			"ce %lu delivered %lu orphan %lu done %lu/%lu "
-			"submit %lu eagain %lu tx new %lu retx %lu ctl %lu "
-			"ev_change %lu build_err %lu nombuf %lu queue_err %lu\n",
-			(unsigned long)u->rx_pkts, (unsigned long)u->rx_pds_bad,
-			(unsigned long)u->rx_pds_nobufs,
-			(unsigned long)u->rx_trimmed, (unsigned long)u->rx_ce,
-			(unsigned long)u->delivered,
-			(unsigned long)u->deliver_orphan,
-			(unsigned long)u->done_ok, (unsigned long)u->done_err,
-			(unsigned long)u->submit_ok,
-			(unsigned long)u->submit_eagain,
-			(unsigned long)u->tx_new, (unsigned long)u->tx_retx,
-			(unsigned long)u->tx_ctl, (unsigned long)u->tx_ev_change,
-			(unsigned long)u->tx_build_err,
-			(unsigned long)u->tx_nombuf,
-			(unsigned long)u->tx_queue_err);
-		fprintf(stderr, "pds: retx sack %lu again %lu nack %lu rto %lu "
-			"rto_fires %lu tlp %lu rod_goback %lu rod_nack_stale %lu "
-			"rtt_samples %lu rto_spurious %lu "
-			"dup_rx %lu ooo_rx %lu rx_bad %lu rx_stale %lu "
-			"ev_full %lu nack_tx %lu\n",
-			(unsigned long)p->retx_sack, (unsigned long)p->retx_again,
-			(unsigned long)p->retx_nack,
-			(unsigned long)p->retx_rto, (unsigned long)p->rto_fires,
-			(unsigned long)p->tlp_fires,
-			(unsigned long)p->rod_goback,
-			(unsigned long)p->rod_nack_stale,
-			(unsigned long)p->rtt_samples,
-			(unsigned long)p->rto_spurious,
-			(unsigned long)p->dup_rx, (unsigned long)p->ooo_rx,
-			(unsigned long)p->rx_bad, (unsigned long)p->rx_stale,
-			(unsigned long)p->ev_full,
-			(unsigned long)(p->nack_tx[0x0B] + p->nack_tx[0x0D] +
-					p->nack_tx[0x01]));
-	}
-}
-
-/* Poll both engines until @p fin or the hard limit; @return seconds. */
-static double
-drive(struct uet_engine *a, struct uet_engine *b, struct rulp *ra,
-      struct rulp *rb, uint64_t hard_tsc, bool *complete)
-{
-	uint64_t t0 = rte_rdtsc(), t1;
-
-	*complete = false;
-	for (uint64_t it = 1;; it++) {
-		(void)uet_engine_poll(a, 1);
-		(void)uet_engine_poll(b, 1);
-		if ((it & 15) != 0)
-			continue;
-		if (rulp_send_finished(ra) && rulp_send_finished(rb)) {
-			*complete = true;
-			break;
-		}
-		if (rte_rdtsc() > hard_tsc)
-			break;
-	}
-	t1 = rte_rdtsc();
-	/* late datagrams (UUD/RUDI) and final ACKs */
-	for (unsigned int i = 0; i < 2000; i++) {
-		(void)uet_engine_poll(a, 1);
-		(void)uet_engine_poll(b, 1);
-	}
-	return (double)(t1 - t0) / (double)rte_get_tsc_hz();
-}
-
-int
-perf_run(const struct perf_mode *m, const struct perf_opts *o,
-	 struct perf_report *r)
-{
-	struct uet_config ca, cb;
-	struct rulp_params pa, pb;
-	struct uet_proto_params ppa, ppb;
-	struct uet_engine *a = NULL, *b = NULL;
-	struct rulp *ra = NULL, *rb = NULL;
-	uint64_t hz = rte_get_tsc_hz();
-	double limit = o->duration > 0 ? o->duration + 10 : PERF_MAX_SECONDS;
-	int rc = -ENOMEM;
-
 	memset(r, 0, sizeof(*r));
 	r->mode = m->name;
-	r->pds = pds_name(o->pds_mode);
+	r->pds = perf_pds_name(o->pds_mode);
 	r->size = o->size ? o->size : m->def_size;
 	r->count = o->count ? o->count : m->def_count;
 	r->window = o->window ? o->window : m->def_window;
-	r->loss_ppm = (uint32_t)(o->loss_ppm >= 0 ? o->loss_ppm :
-				 m->def_loss_ppm);
-	run_no++;
-	side_cfg(&ca, "net_ring_perfA", ip_a, mac_a, ip_b, mac_b);
-	side_cfg(&cb, "net_ring_perfB", ip_b, mac_b, ip_a, mac_a);
-	ca.fault.seed = o->seed;
-	if (r->loss_ppm) {
-		ca.fault.enabled = true;
-		ca.fault.ppm[UET_CONFIG_FAULT_TX][UET_CONFIG_FAULT_DATA]
-			    [UET_CONFIG_FAULT_DROP] = r->loss_ppm;
-	}
-	memset(&pa, 0, sizeof(pa));
-	memcpy(pa.peer.addr, ip_b, 4);
-	pa.mode = o->pds_mode;
-	pa.size = r->size;
-	pa.count = r->count;
-	pa.window = r->window;
-	pa.pingpong = m->pingpong;
-	if (o->duration > 0)
-		pa.deadline_tsc = rte_rdtsc() + (uint64_t)(o->duration * hz);
-	pb = pa;
-	memcpy(pb.peer.addr, ip_a, 4);
-	pb.count = 0;
-	pb.pingpong = false;
-	pb.deadline_tsc = 0;
-	pb.expect = r->count;
-	pb.expect_size = r->size;
-	pb.echo = m->pingpong;
-	if (m->pingpong) {
-		pa.expect = r->count;
-		pa.expect_size = r->size;
-	}
-	ra = rulp_create(&pa);
-	rb = rulp_create(&pb);
-	if (ra == NULL || rb == NULL)
-		goto out;
-	ppa = (struct uet_proto_params){ .ulp = &rulp_ops, .ulp_arg = ra };
-	ppb = (struct uet_proto_params){ .ulp = &rulp_ops, .ulp_arg = rb };
-	rc = -ENODEV;
-	a = engine_make("A", &ca, &ppa);
-	b = engine_make("B", &cb, &ppb);
-	if (a == NULL || b == NULL)
-		goto out;
-	r->pkts_per_msg = rulp_pkts_per_msg(r->size,
-					    uet_ulp_max_len(uet_ulp_ctx_get(a, 0)));
-	r->seconds = drive(a, b, ra, rb, rte_rdtsc() + (uint64_t)(limit * hz),
-			   &r->complete);
-	rulp_result(ra, &r->tx);
-	rulp_result(rb, &r->rx);
-	if (!r->complete || o->duration > 0)
-		r->count = r->tx.msgs_sent;
-	collect(r, a, b);
-	if (o->verbose)
-		counters_print(a, b);
-	if (r->seconds > 0) {
-		r->msgs_per_s = (double)r->rx.rx_msgs / r->seconds;
-		r->gbytes_per_s = (double)r->rx.rx_bytes / r->seconds / 1e9;
-	}
-	latency_stats(r);
-	r->verified = verify(r, o->pds_mode);
-	r->tx.lat_ns = NULL; /* freed with ra */
-	rc = 0;
-out:
-	uet_engine_free(b);
-	uet_engine_free(a);
-	rulp_free(rb);
-	rulp_free(ra);
-	return rc;
+	r->loss_ppm = (uint32_t)(o->loss_ppm >= 0 ? o->loss_ppm : def_loss);
 }
 
 /* ------------------------------------------------------------------ */
@@ -542,8 +465,8 @@ json_side(FILE *f, const char *name, const struct rulp_result *s)
 		(unsigned long)s->rx_lost, (unsigned long)s->pongs);
 }
 
-static void
-json_report(FILE *f, const struct perf_report *r)
+void
+perf_json_report(FILE *f, const struct perf_report *r)
 {
 	fprintf(f, "\"%s\":{\"pds\":\"%s\",\"size\":%u,\"count\":%lu,"
 		"\"window\":%u,\"loss_ppm\":%u,\"pkts_per_msg\":%u,"
@@ -569,79 +492,136 @@ json_report(FILE *f, const struct perf_report *r)
 			"\"p99\":%.0f,\"p999\":%.0f,\"max\":%.0f,\"avg\":%.1f},",
 			(unsigned long)r->lat_n, r->lat_min, r->lat_p50,
 			r->lat_p99, r->lat_p999, r->lat_max, r->lat_avg);
+	if (r->nb_flows) {
+		fprintf(f, "\"peers\":%u,\"jain_index\":%.6f,\"flows\":[",
+			r->nb_flows, r->jain);
+		for (unsigned int i = 0; i < r->nb_flows; i++)
+			fprintf(f, "%s{\"sender\":%u,\"msgs_sent\":%lu,"
+				"\"msgs\":%lu,\"bytes\":%lu,\"lost_pkts\":%lu,"
+				"\"seconds\":%.6f,\"gbytes_per_s\":%.6f}",
+				i ? "," : "", i,
+				(unsigned long)r->flow[i].msgs_sent,
+				(unsigned long)r->flow[i].msgs,
+				(unsigned long)r->flow[i].bytes,
+				(unsigned long)r->flow[i].lost,
+				r->flow[i].seconds, r->flow[i].gbytes_per_s);
+		fputs("],", f);
+	}
+	fprintf(f, "\"stopped\":%s,", r->stopped ? "true" : "false");
 	json_side(f, "sender", &r->tx);
 	fputc(',', f);
 	json_side(f, "receiver", &r->rx);
 	fputc('}', f);
 }
 
-int
-main(int argc, char **argv)
+/* EAL of the in-process modes: built-in or [eal] args of --config. */
+static int
+eal_up(const struct perf_opts *o)
 {
-	static struct perf_report rep[RTE_DIM(modes)];
+	static struct uet_config cfg;
 	struct uet_config_error cerr;
-	struct perf_opts o;
-	bool all_ok = true, first = true;
-	const char *eal;
+	const char *eal = PERF_EAL_DEFAULT;
 	int rc;
 
-	rc = parse_args(argc, argv, &o);
-	if (rc != 0)
-		return rc == 1 ? 0 : 2;
-	uet_config_init_defaults(&base_cfg);
-	eal = PERF_EAL_DEFAULT;
-	if (o.config != NULL) {
-		if (uet_config_load(&base_cfg, o.config, &cerr) < 0 ||
-		    uet_config_validate(&base_cfg, &cerr) < 0) {
+	if (o->config != NULL) {
+		uet_config_init_defaults(&cfg);
+		if (uet_config_load(&cfg, o->config, &cerr) < 0 ||
+		    uet_config_validate(&cfg, &cerr) < 0) {
 			fprintf(stderr, "uet-perf: %s\n", cerr.msg);
 			return 2;
 		}
-		eal = base_cfg.eal.args;
+		eal = cfg.eal.args;
 	}
-	base_cfg.spray.mode = UET_CONFIG_SPRAY_SINGLE;
 	rc = uet_engine_eal_init("uet-perf", eal, NULL);
 	if (rc < 0) {
 		fprintf(stderr, "uet-perf: EAL init: %s\n", strerror(-rc));
 		return 1;
 	}
-	rc = ring_ports();
-	if (rc < 0) {
-		fprintf(stderr, "uet-perf: ring ports: %s\n", strerror(-rc));
-		return 1;
+	return 0;
+}
+
+static int
+open_csv(struct perf_opts *o)
+{
+	if (o->csv == NULL)
+		return 0;
+	o->csv_file = fopen(o->csv, "w");
+	if (o->csv_file == NULL) {
+		fprintf(stderr, "uet-perf: --csv %s: %s\n", o->csv,
+			strerror(errno));
+		return 2;
 	}
-	if (!o.json)
-		printf("uet-perf: 2 engines, 1 thread (inline), ring ports, "
-		       "PDS %s, seed %lu\n", pds_name(o.pds_mode),
-		       (unsigned long)o.seed);
-	for (unsigned int i = 0; i < RTE_DIM(modes); i++) {
-		if (!(o.modes & (1u << i)))
+	perf_csv_header(o->csv_file);
+	return 0;
+}
+
+static int
+batch_main(const struct perf_opts *o)
+{
+	static struct perf_report rep[PERF_NB_MODES];
+	bool all_ok = true, first = true;
+	unsigned int engines = o->modes == (1u << 3) ?
+			       (o->peers ? o->peers : 2) + 1 : 2;
+	int rc;
+
+	if (!o->json)
+		printf("uet-perf: %u engines, 1 thread (inline), ring ports, "
+		       "PDS %s, seed %lu\n", engines,
+		       perf_pds_name(o->pds_mode), (unsigned long)o->seed);
+	for (unsigned int i = 0; i < PERF_NB_MODES; i++) {
+		if (!(o->modes & (1u << i)))
 			continue;
-		rc = perf_run(modes[i], &o, &rep[i]);
+		rc = perf_run(perf_modes[i], o, &rep[i]);
 		if (rc < 0) {
 			fprintf(stderr, "uet-perf: %s: setup failed: %s\n",
-				modes[i]->name, strerror(-rc));
+				perf_modes[i]->name, strerror(-rc));
 			return 1;
 		}
 		all_ok = all_ok && rep[i].verified;
-		if (!o.json) {
-			modes[i]->print(&rep[i], stdout);
+		if (!o->json) {
+			perf_modes[i]->print(&rep[i], stdout);
 			fflush(stdout);
 		}
 	}
-	if (o.json) {
+	if (o->json) {
 		printf("{\"tool\":\"uet-perf\",\"pds\":\"%s\",\"seed\":%lu,"
-		       "\"inline\":true,\"engines\":2,\"threads\":1,",
-		       pds_name(o.pds_mode), (unsigned long)o.seed);
+		       "\"inline\":true,\"engines\":%u,\"threads\":1,",
+		       perf_pds_name(o->pds_mode), (unsigned long)o->seed,
+		       engines);
 		printf("\"results\":{");
-		for (unsigned int i = 0; i < RTE_DIM(modes); i++) {
-			if (!(o.modes & (1u << i)))
+		for (unsigned int i = 0; i < PERF_NB_MODES; i++) {
+			if (!(o->modes & (1u << i)))
 				continue;
 			if (!first)
 				putchar(',');
 			first = false;
-			json_report(stdout, &rep[i]);
+			perf_json_report(stdout, &rep[i]);
 		}
 		printf("},\"verified\":%s}\n", all_ok ? "true" : "false");
 	}
 	return all_ok ? 0 : 1;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct perf_opts o;
+	int rc;
+
+	rc = parse_args(argc, argv, &o);
+	if (rc != 0)
+		return rc == 1 ? 0 : 2;
+	rc = open_csv(&o);
+	if (rc == 0 && o.role != PERF_ROLE_NONE)
+		rc = perf_twoproc_main(&o);
+	else if (rc == 0)
+		rc = eal_up(&o);
+	if (rc == 0 && o.role == PERF_ROLE_NONE)
+		rc = o.interactive ? perf_cli_main(&o) : batch_main(&o);
+	if (o.csv_file != NULL && fclose(o.csv_file) != 0 && rc == 0) {
+		fprintf(stderr, "uet-perf: --csv %s: %s\n", o.csv,
+			strerror(errno));
+		rc = 1;
+	}
+	return rc;
 }

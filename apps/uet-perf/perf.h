@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <uet/uet_parse.h>
+
 #include <uet/uet_config.h>
 #include <uet/uet_engine.h>
 #include <uet/uet_ulp.h>
@@ -34,6 +36,17 @@ struct rulp_params {
 	bool echo;               /* answer every message (latency pong) */
 	bool pingpong;           /* send the next message after the pong */
 	uint64_t deadline_tsc;   /* stop submitting after this (0: none) */
+	uint64_t seq_base;       /* first sequence number sent (incast) */
+	uint32_t flows;          /* receiver: count per sender (0: no) */
+	uint64_t flow_span;      /* sequence numbers per sender */
+};
+
+/* What one sender's flow delivered (incast receiver). */
+struct rulp_flow {
+	uint64_t msgs;           /* complete messages */
+	uint64_t bytes;          /* message bytes, first copy */
+	uint64_t last_tsc;       /* last message completed */
+	uint64_t lost;           /* packets sent but never delivered */
 };
 
 /* Results of one side. */
@@ -65,6 +78,19 @@ bool rulp_send_finished(const struct rulp *r);
 void rulp_result(const struct rulp *r, struct rulp_result *out);
 /* Packets per message of @p size with @p max_len SES bytes per packet. */
 uint32_t rulp_pkts_per_msg(uint32_t size, uint16_t max_len);
+/* The peer sent only @p n messages (duration): track no more than that. */
+void rulp_expect_trim(struct rulp *r, uint64_t n);
+/* Submit no new message (the one in progress is finished). */
+void rulp_stop(struct rulp *r);
+/* Packets completed (ok or failed) plus packets received: progress. */
+uint64_t rulp_activity(const struct rulp *r);
+/* Messages acknowledged (pingpong: answered) so far. */
+uint64_t rulp_msgs_done(const struct rulp *r);
+/* Counters as they are (no loss scan): live statistics. */
+const struct rulp_result *rulp_live(const struct rulp *r);
+/* Flow @p f of which @p sent messages were sent; 0 or -EINVAL. */
+int rulp_flow_get(const struct rulp *r, uint32_t f, uint64_t sent,
+		  struct rulp_flow *out);
 
 /* ------------------------------------------------------------------ */
 /* runs and modes                                                      */
@@ -82,6 +108,34 @@ struct perf_opts {
 	const char *config;      /* NULL: built-in */
 	bool json;
 	bool verbose;
+	/* two processes (twoproc.c) */
+	enum perf_role { PERF_ROLE_NONE, PERF_ROLE_SERVER,
+			 PERF_ROLE_CLIENT } role;
+	const char *ctl;         /* server: [ADDR:]PORT, client: HOST[:PORT] */
+	int progress;            /* -1: config, else enum uet_config_progress */
+	uint32_t idle_sleep_us;  /* inline: sleep when idle (0: busy poll) */
+	uint32_t ctl_timeout_ms; /* every control socket operation */
+	bool arp;                /* no static neighbour from the exchange */
+	/* incast, statistics, interactive */
+	uint32_t peers;          /* incast senders (0: default) */
+	uint32_t interval_ms;    /* live stats / CSV period (0: none) */
+	const char *csv;         /* CSV time series file (NULL: none) */
+	FILE *csv_file;          /* opened by main */
+	bool interactive;        /* -i: cmdline prompt */
+	/* faults on the senders' data besides drop (loss_ppm), by kind */
+	uint32_t fault_ppm[UET_CONFIG_FAULT_KINDS];
+};
+
+#define PERF_MAX_PEERS 8         /* incast senders */
+
+/* Per-flow result of an incast run. */
+struct perf_flow {
+	uint64_t msgs_sent;      /* by the sender */
+	uint64_t msgs;           /* delivered */
+	uint64_t bytes;
+	uint64_t lost;           /* packets */
+	double seconds;          /* start to last delivery */
+	double gbytes_per_s;     /* goodput */
 };
 
 /* Everything one mode run measured. */
@@ -101,8 +155,8 @@ struct perf_report {
 	uint64_t faults_dropped;
 	uint64_t tx_frames;
 	uint64_t acks;
-	/* Loss recovery of the sender's PDS (uet_pds_stats). */
-	struct {
+	/* Loss recovery of the senders' PDSs (uet_pds_stats). */
+	struct perf_recovery {
 		uint64_t sack;       /* first retransmits on SACK evidence */
 		uint64_t again;      /* retransmits of lost retransmissions */
 		uint64_t nack;       /* retransmits on NACKs (ROD go-back) */
@@ -119,6 +173,11 @@ struct perf_report {
 	/* latency, ns */
 	uint64_t lat_n;
 	double lat_min, lat_p50, lat_p99, lat_p999, lat_max, lat_avg;
+	/* incast */
+	uint32_t nb_flows;
+	struct perf_flow flow[PERF_MAX_PEERS];
+	double jain;             /* Jain fairness of the flows' goodput */
+	bool stopped;            /* ended by a stop command */
 };
 
 /* One benchmark, chosen by --mode (testpmd's fwd_engine shape). */
@@ -129,15 +188,130 @@ struct perf_mode {
 	uint32_t def_window;
 	uint32_t def_loss_ppm;   /* on A's transmitted data */
 	bool pingpong;
+	bool incast;             /* N senders to one receiver */
 	void (*print)(const struct perf_report *r, FILE *f);
 };
 
 extern const struct perf_mode perf_mode_msgrate;
 extern const struct perf_mode perf_mode_latency;
 extern const struct perf_mode perf_mode_bw;
+extern const struct perf_mode perf_mode_incast;
 
-/* main.c: run @p m with @p o; 0 or -errno (setup failure). */
+/* ------------------------------------------------------------------ */
+/* statistics: live lines and CSV time series (stats.c)                */
+/* ------------------------------------------------------------------ */
+
+/* Cumulative counters of a run at one instant. */
+struct perf_sample {
+	uint64_t msgs;           /* messages delivered */
+	uint64_t bytes;          /* message bytes delivered */
+	uint64_t retx;           /* retransmissions */
+	uint64_t drops;          /* frames dropped (faults, full queues) */
+};
+
+struct perf_sampler {
+	FILE *live;              /* live lines (NULL: none) */
+	FILE *csv;               /* CSV rows (NULL: none) */
+	const char *mode;
+	uint64_t hz, period, t0, next;
+	struct perf_sample last;
+	uint64_t last_tsc;
+};
+
+/* Write the CSV header line. */
+void perf_csv_header(FILE *f);
+/* Start sampling at @p t0 every @p interval_ms (0: never). */
+void perf_sampler_init(struct perf_sampler *s, FILE *live, FILE *csv,
+		       uint32_t interval_ms, const char *mode, uint64_t t0);
+/* A live line / CSV row when the period elapsed (or @p force). */
+void perf_sampler_tick(struct perf_sampler *s, uint64_t now,
+		       const struct perf_sample *cur, bool force);
+
+/* ------------------------------------------------------------------ */
+/* in-process runs (session.c): batch, interactive and incast          */
+/* ------------------------------------------------------------------ */
+
+struct perf_sess;
+
+/*
+ * Set up @p m with @p o in this process: ring ports (once), one sender
+ * and one receiver engine (incast: o->peers senders through a software
+ * switch), the raw-PDS ULP on each. EAL must be up.
+ * @return the session or NULL (setup failure, message printed).
+ */
+struct perf_sess *perf_sess_begin(const struct perf_mode *m,
+				  const struct perf_opts *o,
+				  struct perf_report *r);
+/* Poll the engines for a slice (about 1 ms); false once finished. */
+bool perf_sess_step(struct perf_sess *s);
+/* Submit no new message; outstanding ones finish. */
+void perf_sess_stop(struct perf_sess *s);
+/* Drain, fill the report (results, rates, verification). */
+void perf_sess_end(struct perf_sess *s);
+/* Free the engines and state; NULL: no-op. */
+void perf_sess_free(struct perf_sess *s);
+/* Engines of the session (interactive show): 0 receiver, 1.. senders. */
+struct uet_engine *perf_sess_engine(struct perf_sess *s, unsigned int i);
+unsigned int perf_sess_nb_engines(const struct perf_sess *s);
+/* Print engine, hook and PDS counters of every engine to @p f. */
+void perf_sess_counters_print(struct perf_sess *s, FILE *f);
+
+/* Begin, step until done, end, free: 0 or -errno (setup failure). */
 int perf_run(const struct perf_mode *m, const struct perf_opts *o,
 	     struct perf_report *r);
+
+/* interactive prompt (cli.c): @return exit code. */
+int perf_cli_main(struct perf_opts *o);
+
+/* main.c helpers shared with twoproc.c and cli.c */
+extern const struct perf_mode *const perf_modes[];
+#define PERF_NB_MODES 4u
+#define PERF_MODES_ALL 0x7u      /* "all": msgrate, latency, bw */
+const char *perf_pds_name(uint8_t m);
+const char *perf_fault_name(unsigned int kind);
+int perf_parse_pds(const char *s, uint8_t *out);
+void perf_latency_stats(struct perf_report *r);
+bool perf_verify(const struct perf_report *r, uint8_t pds);
+void perf_json_report(FILE *f, const struct perf_report *r);
+void perf_report_init(struct perf_report *r, const struct perf_mode *m,
+		      const struct perf_opts *o, uint32_t def_loss);
+
+/* ------------------------------------------------------------------ */
+/* two processes: control connection (ctl.c) and roles (twoproc.c)     */
+/* ------------------------------------------------------------------ */
+
+#define PERF_CTL_PORT 47592      /* default control port */
+#define PERF_CTL_LINE 1024       /* longest control line */
+
+struct perf_ctl {
+	int fd;
+	size_t len;
+	char buf[4 * PERF_CTL_LINE];
+};
+
+/* 0 when @p spec is [ADDR:]PORT (listen) or HOST[:PORT] (peer). */
+int perf_ctl_check_spec(const char *spec, bool listen);
+int perf_ctl_listen(const char *spec, int *lfd, uint16_t *bound);
+int perf_ctl_accept(int lfd, struct perf_ctl *c, int timeout_ms);
+int perf_ctl_connect(const char *spec, struct perf_ctl *c, int timeout_ms);
+void perf_ctl_close(struct perf_ctl *c);
+/* One line (newline added); 0, -ETIMEDOUT, -EMSGSIZE, -errno. */
+int perf_ctl_send(struct perf_ctl *c, int timeout_ms, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* 1 line, 0 none within @p timeout_us, -ECONNRESET, -EMSGSIZE, -errno. */
+int perf_ctl_poll_line(struct perf_ctl *c, char *out, size_t n,
+		       unsigned int timeout_us);
+/* 0 line, -ETIMEDOUT, -ECONNRESET, -EMSGSIZE, -errno. */
+int perf_ctl_recv(struct perf_ctl *c, char *out, size_t n, int timeout_ms);
+/* "VERB k=v k=v": value of @p key. */
+bool perf_kv(const char *line, const char *key, char *val, size_t n);
+bool perf_kv_u64(const char *line, const char *key, uint64_t *out);
+bool perf_verb(const char *line, const char *verb);
+
+/* stats.c: frames the port of @p e lost (imissed + oerrors + nombuf). */
+uint64_t perf_port_drops(struct uet_engine *e);
+
+/* twoproc.c: run the role of @p o; exit code 0, 1 or 2. */
+int perf_twoproc_main(const struct perf_opts *o);
 
 #endif /* UET_PERF_H */

@@ -51,6 +51,7 @@ struct rulp {
 	uint8_t *seen;           /* per expected packet: deliveries (sat.) */
 	uint16_t *msg_pkts;      /* per expected message: packets seen */
 	uint64_t next_g;         /* ROD: next packet expected */
+	struct rulp_flow *flow;  /* incast: per sender (p.flows) */
 	struct rulp_result res;
 };
 
@@ -192,6 +193,17 @@ rulp_create(const struct rulp_params *p)
 		}
 	}
 	r->pong_budget = p->echo ? p->expect : 0;
+	if (p->flows > 0) {
+		if (p->flow_span == 0) {
+			rulp_free(r);
+			return NULL;
+		}
+		r->flow = calloc(p->flows, sizeof(*r->flow));
+		if (r->flow == NULL) {
+			rulp_free(r);
+			return NULL;
+		}
+	}
 	return r;
 }
 
@@ -202,6 +214,7 @@ rulp_free(struct rulp *r)
 		return;
 	free(r->seen);
 	free(r->msg_pkts);
+	free(r->flow);
 	free(r->res.lat_ns);
 	free(r);
 }
@@ -344,7 +357,7 @@ rulp_poll(void *priv, struct uet_ulp_ctx *ctx, uint64_t now)
 		}
 		if (r->p.pingpong && r->next_k == 0)
 			r->ping_tsc = rte_rdtsc();
-		if (!submit_msg(r, ctx, r->next_seq, &work))
+		if (!submit_msg(r, ctx, r->p.seq_base + r->next_seq, &work))
 			break;
 		r->next_seq++;
 		if (r->p.pingpong)
@@ -450,9 +463,19 @@ rulp_deliver(void *priv, struct uet_ulp_ctx *ctx, const struct uet_pkt *pkt,
 	}
 	r->seen[g] = 1;
 	r->res.rx_bytes += len;
+	if (r->flow != NULL)
+		r->flow[RTE_MIN(seq / r->p.flow_span, r->p.flows - 1)].bytes +=
+			len;
 	if (++r->msg_pkts[seq] != r->e_ppm)
 		return;
 	r->res.rx_msgs++;
+	if (r->flow != NULL) {
+		struct rulp_flow *f =
+			&r->flow[RTE_MIN(seq / r->p.flow_span, r->p.flows - 1)];
+
+		f->msgs++;
+		f->last_tsc = rte_rdtsc();
+	}
 	if (r->p.pingpong)
 		pong_rx(r, seq);
 	if (r->p.echo && r->pong_budget > 0 &&
@@ -460,6 +483,55 @@ rulp_deliver(void *priv, struct uet_ulp_ctx *ctx, const struct uet_pkt *pkt,
 		r->pongq[r->pong_tail++ % RULP_PONGQ] = seq;
 		r->pong_budget--;
 	}
+}
+
+void
+rulp_expect_trim(struct rulp *r, uint64_t n)
+{
+	if (n < r->p.expect)
+		r->p.expect = n;
+}
+
+void
+rulp_stop(struct rulp *r)
+{
+	r->p.deadline_tsc = 1; /* in the past: no new message */
+}
+
+uint64_t
+rulp_activity(const struct rulp *r)
+{
+	return r->pkts_ok + r->pkts_err + r->res.rx_pkts;
+}
+
+uint64_t
+rulp_msgs_done(const struct rulp *r)
+{
+	return r->p.pingpong ? r->res.pongs : r->pkts_ok / r->ppm;
+}
+
+const struct rulp_result *
+rulp_live(const struct rulp *r)
+{
+	return &r->res;
+}
+
+int
+rulp_flow_get(const struct rulp *r, uint32_t f, uint64_t sent,
+	      struct rulp_flow *out)
+{
+	uint64_t first, last;
+
+	if (r->flow == NULL || f >= r->p.flows)
+		return -EINVAL;
+	*out = r->flow[f];
+	out->lost = 0;
+	first = (uint64_t)f * r->p.flow_span;
+	last = first + RTE_MIN(sent, r->p.flow_span);
+	last = RTE_MIN(last, r->p.expect);
+	for (uint64_t g = first * r->e_ppm; g < last * r->e_ppm; g++)
+		out->lost += r->seen[g] == 0;
+	return 0;
 }
 
 void

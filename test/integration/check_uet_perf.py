@@ -4,9 +4,12 @@
 flowed and was verified in every mode, and bad flags exit 2 with a usage.
 Numbers (rates, latencies) are printed, never asserted."""
 
+import csv
 import json
+import os
 import subprocess
 import sys
+import tempfile
 
 
 def run(perf, *args):
@@ -55,15 +58,97 @@ def main():
         check(p.returncode == 0, f"{pds}: exit 0")
         check(json.loads(p.stdout)["verified"] is True, f"{pds}: verified")
 
-    p = run(perf, "--bogus")
-    check(p.returncode == 2, "bad flag exits 2")
-    check("usage:" in p.stderr and p.stderr.startswith("uet-perf:"),
-          "bad flag: one-line error + usage")
-    p = run(perf, "--size", "7")
-    check(p.returncode == 2, "size below 16 exits 2")
+    # Slow builds (ASan) poll slowly: a longer RTO and more retries keep
+    # the PDS from giving up on late ACKs (the checks are not timings).
+    tmpd = tempfile.TemporaryDirectory(prefix="uetp-")
+    slow = os.path.join(tmpd.name, "slow.conf")
+    with open(slow, "w") as f:
+        f.write("[eal]\nargs = -l 0 --no-huge -m 1024 --no-pci "
+                "--log-level=4\n[timers]\nrto_init = 10ms\n"
+                "rto_max_retries = 12\n")
+
+    # incast: 3 sender engines -> 1 receiver over ring ports + switch
+    p = run(perf, "--mode", "incast", "--peers", "3", "--count", "500",
+            "--loss", "2000", "--json", "--config", slow)
+    check(p.returncode == 0, "incast: exit 0, stderr: " + p.stderr[-300:])
+    inc = json.loads(p.stdout)["results"]["incast"]
+    check(inc["verified"] is True and inc["peers"] == 3, "incast verified")
+    check(len(inc["flows"]) == 3 and
+          all(f["msgs"] == 500 and f["msgs_sent"] == 500 and
+              f["lost_pkts"] == 0 and f["bytes"] == 500 * inc["size"]
+              for f in inc["flows"]), "incast: every flow delivered")
+    check(inc["receiver"]["rx_msgs"] == 1500, "incast: receiver got 1500")
+    check(0 < inc["jain_index"] <= 1.0, "incast: Jain index in (0, 1]")
+    print(f"incast: Jain {inc['jain_index']:.4f}, "
+          f"{inc['gbytes_per_s']:.3f} GB/s")
+
+    # --csv time series and live lines (--interval)
+    with tempfile.TemporaryDirectory(prefix="uetp-") as tmp:
+        csv_path = os.path.join(tmp, "series.csv")
+        p = run(perf, "--mode", "msgrate", "--count", "20000",
+                "--interval", "1", "--csv", csv_path, "--config", slow)
+        check(p.returncode == 0, "csv run: exit 0")
+        check("msgs/s" in p.stdout.split("msgrate:")[0],
+              "live statistics lines before the summary")
+        with open(csv_path) as f:
+            rows = list(csv.DictReader(f))
+        check(len(rows) >= 1, "csv has rows")
+        check(rows and set(rows[0]) == {"time_s", "mode", "msgs", "bytes",
+                                        "msgs_per_s", "bytes_per_s",
+                                        "retransmissions", "drops"},
+              "csv columns")
+        check(rows and int(rows[-1]["msgs"]) == 20000,
+              "csv last row has every message")
+        check(sum(int(r["drops"]) for r in rows) > 0 and
+              sum(int(r["retransmissions"]) for r in rows) > 0,
+              "csv: drops and retransmissions per interval")
+        t = [float(r["time_s"]) for r in rows]
+        check(t == sorted(t), "csv times increase")
+        p = run(perf, "--csv", os.path.join(tmp, "no", "such", "x.csv"))
+        check(p.returncode == 2 and p.stderr.count("\n") == 1,
+              "unwritable --csv: one line, exit 2")
+
+    # a client without a server: one line, exit 1, bounded
+    p = run(perf, "--role", "client", "--config", os.devnull, "--ctl",
+            "127.0.0.1:1", "--ctl-timeout", "1s")
+    check(p.returncode == 1 and "uet-perf:" in p.stderr,
+          "client with no server fails (bounded)")
+
+    bad = [
+        ["--bogus"],
+        ["--size", "7"],
+        ["--mode", "nope"],
+        ["--mode", "msgrate,"],
+        ["--pds", "xyz"],
+        ["--count", "0"],
+        ["--window", "abc"],
+        ["--peers", "9", "--mode", "incast"],
+        ["--peers", "3"],                       # needs --mode incast
+        ["--mode", "incast,msgrate"],           # incast runs alone
+        ["--interval", "0"],
+        ["--role", "both"],
+        ["--role", "client", "--config", "x"],  # needs --ctl
+        ["--role", "server"],                   # needs --config
+        ["--role", "server", "--config", "x", "--count", "5"],
+        ["--role", "client", "--config", "x", "--ctl", "h:1",
+         "--mode", "incast"],
+        ["--role", "client", "--config", "x", "--ctl", "h:99999"],
+        ["--role", "client", "--config", "x", "--ctl", "h:1", "-i"],
+        ["--ctl", "h:1"],                       # needs --role
+        ["-i", "--json"],
+        ["--arp"],                              # needs --role
+        ["stray"],
+    ]
+    for args in bad:
+        p = run(perf, *args)
+        first = p.stderr.split("\n")[0]
+        check(p.returncode == 2 and first.startswith("uet-perf: ") and
+              "usage:" in p.stderr, f"{args}: exit 2, one line + usage "
+              f"(got {p.returncode}: {first!r})")
     p = run(perf, "--help")
     check(p.returncode == 0 and "--mode" in p.stdout, "--help")
 
+    tmpd.cleanup()
     print("PASS" if fails == 0 else f"FAIL: {fails}")
     return 1 if fails else 0
 

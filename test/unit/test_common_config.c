@@ -626,6 +626,9 @@ examples__load_and_validate(void **state)
 {
 	static const char *const files[] = {
 		"ring-2port.conf", "memif-server.conf", "memif-client.conf",
+		"perf-memif-server.conf", "perf-memif-client.conf",
+		"perf-afpacket-a.conf", "perf-afpacket-b.conf",
+		"perf-tap-a.conf", "perf-tap-b.conf", "perf-pci-server.conf",
 	};
 	const char *dir = getenv("UET_TEST_DATA");
 	struct uet_config cfg;

@@ -1,0 +1,605 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Interactive uet-perf (-i), testpmd style, on DPDK's cmdline library.
+ * `start` sets up the configured test (in-process engines, session.c)
+ * and returns to the prompt; the main loop polls the engines between
+ * keystrokes, prints a live statistics line every interval and the
+ * summary at the end; `stop` ends a run early. When stdin is not a
+ * terminal (a script), `start` runs to its end before the next command
+ * is read, so scripts are deterministic. Bad values and unknown commands
+ * print one line and the prompt continues.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmdline.h>
+#include <cmdline_parse.h>
+#include <cmdline_parse_string.h>
+#include <cmdline_rdline.h>
+#include <cmdline_socket.h>
+
+#include <rte_ethdev.h>
+
+#include <uet/uet_pds.h>
+
+#include "perf.h"
+
+#define CLI_PROMPT "uet-perf> "
+
+struct cli {
+	struct perf_opts o;
+	const struct perf_mode *m;  /* test of the next start */
+	struct perf_sess *s;        /* last or running session */
+	struct perf_report rep;
+	struct cmdline *cl;
+	bool running;
+	bool have_report;
+	bool tty;
+	uint64_t errors;            /* rejected commands (counter) */
+};
+
+static struct cli cli;
+
+static void __attribute__((format(printf, 1, 2)))
+out(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+}
+
+static void __attribute__((format(printf, 1, 2)))
+err(const char *fmt, ...)
+{
+	va_list ap;
+
+	cli.errors++;
+	fputs("error: ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+/* ------------------------------------------------------------------ */
+/* runs                                                                */
+/* ------------------------------------------------------------------ */
+
+static void
+run_finish(void)
+{
+	perf_sess_end(cli.s);
+	cli.running = false;
+	cli.have_report = true;
+	cli.m->print(&cli.rep, stdout);
+	out("%s: %s\n", cli.m->name, cli.rep.verified ? "done, verified" :
+	    "done, NOT verified");
+}
+
+static void
+cmd_start(void)
+{
+	if (cli.running) {
+		err("start: a %s run is in progress (stop it first)",
+		    cli.m->name);
+		return;
+	}
+	perf_sess_free(cli.s);
+	cli.have_report = false;
+	cli.s = perf_sess_begin(cli.m, &cli.o, &cli.rep);
+	if (cli.s == NULL) {
+		err("start: setup failed");
+		return;
+	}
+	cli.running = true;
+	out("%s started: pds %s, size %u, count %lu, window %u, loss %u ppm"
+	    "%s\n", cli.m->name, cli.rep.pds, cli.rep.size,
+	    (unsigned long)cli.rep.count, cli.rep.window, cli.rep.loss_ppm,
+	    cli.o.duration > 0 ? ", duration bound" : "");
+	if (!cli.tty) { /* scripts: the run ends before the next command */
+		while (perf_sess_step(cli.s))
+			;
+		run_finish();
+	}
+}
+
+static void
+cmd_stop(void)
+{
+	if (!cli.running) {
+		err("stop: no run in progress");
+		return;
+	}
+	perf_sess_stop(cli.s);
+	out("%s: stopping (outstanding messages complete)\n", cli.m->name);
+}
+
+/* ------------------------------------------------------------------ */
+/* show                                                                */
+/* ------------------------------------------------------------------ */
+
+static void
+show_config(void)
+{
+	const struct perf_opts *o = &cli.o;
+
+	out("test %s, pds %s, size %u, count %lu, window %u, duration %.3f s,"
+	    " loss %ld ppm%s, peers %u, interval %u ms, seed %lu, cc fixed "
+	    "window\n", cli.m->name, perf_pds_name(o->pds_mode),
+	    o->size ? o->size : cli.m->def_size,
+	    (unsigned long)(o->count ? o->count : cli.m->def_count),
+	    o->window ? o->window : cli.m->def_window, o->duration,
+	    (long)(o->loss_ppm >= 0 ? o->loss_ppm : cli.m->def_loss_ppm),
+	    o->loss_ppm >= 0 ? "" : " (test default)",
+	    o->peers ? o->peers : 2, o->interval_ms, (unsigned long)o->seed);
+	for (unsigned int k = 0; k < UET_CONFIG_FAULT_KINDS; k++)
+		if (o->fault_ppm[k])
+			out("fault %s %u ppm on the senders' data\n",
+			    perf_fault_name(k), o->fault_ppm[k]);
+}
+
+static void
+show_stats(void)
+{
+	if (cli.s == NULL) {
+		err("show stats: no run yet (start one)");
+		return;
+	}
+	if (cli.running) {
+		perf_sess_counters_print(cli.s, stdout);
+		fflush(stdout);
+		return;
+	}
+	cli.m->print(&cli.rep, stdout);
+	out("messages %lu delivered of %lu sent, %lu B, retransmissions %lu,"
+	    " frames %lu, %s%s\n", (unsigned long)cli.rep.rx.rx_msgs,
+	    (unsigned long)cli.rep.tx.msgs_sent,
+	    (unsigned long)cli.rep.rx.rx_bytes, (unsigned long)cli.rep.retx,
+	    (unsigned long)cli.rep.tx_frames,
+	    cli.rep.complete ? "complete" : "incomplete",
+	    cli.rep.stopped ? " (stopped)" : "");
+}
+
+static const char *
+pdc_state(uint8_t s)
+{
+	static const char *const n[] = { "?", "SYN", "OPEN", "CLOSING",
+					 "CLOSED" };
+
+	return s < RTE_DIM(n) ? n[s] : "?";
+}
+
+static int
+show_one_pdc(const struct uet_pds_pdc_info *i, void *arg)
+{
+	unsigned int *nb = arg;
+
+	(*nb)++;
+	out("  pdc %u %s %s %s peer %u.%u.%u.%u lid %u rid %u tx una %u nxt "
+	    "%u inflight %u B retx %u cwnd %u rx cack %u ooo %u\n", i->handle,
+	    i->role ? "target" : "initiator", pdc_state(i->state),
+	    perf_pds_name(i->mode), i->peer.addr[0], i->peer.addr[1],
+	    i->peer.addr[2], i->peer.addr[3], i->lid, i->rid, i->tx_una,
+	    i->tx_nxt, i->tx_inflight, i->tx_retransmits, i->cwnd, i->rx_cack,
+	    i->rx_ooo);
+	return 0;
+}
+
+static void
+show_pdc(void)
+{
+	if (cli.s == NULL) {
+		err("show pdc: no engines yet (start a run)");
+		return;
+	}
+	for (unsigned int e = 0; e < perf_sess_nb_engines(cli.s); e++) {
+		struct uet_ulp_ctx *c =
+			uet_ulp_ctx_get(perf_sess_engine(cli.s, e), 0);
+		unsigned int nb = 0;
+
+		out("%s engine%s:\n", e == 0 ? "receiver" : "sender",
+		    e == 0 ? "" : "s");
+		(void)uet_pds_pdc_foreach(uet_ulp_ctx_pds(c), show_one_pdc,
+					  &nb);
+		if (nb == 0)
+			out("  no PDC\n");
+	}
+}
+
+static void
+show_port(void)
+{
+	if (cli.s == NULL) {
+		err("show port: no ports in use yet (start a run)");
+		return;
+	}
+	for (unsigned int e = 0; e < perf_sess_nb_engines(cli.s); e++) {
+		uint16_t pid = uet_engine_port_id(perf_sess_engine(cli.s, e), 0);
+		struct rte_eth_stats st;
+		char name[RTE_ETH_NAME_MAX_LEN] = "?";
+
+		(void)rte_eth_dev_get_name_by_port(pid, name);
+		if (rte_eth_stats_get(pid, &st) < 0) {
+			err("show port: port %u: no statistics", pid);
+			continue;
+		}
+		out("port %u (%s, %s): rx %" PRIu64 " pkts %" PRIu64 " B, tx %"
+		    PRIu64 " pkts %" PRIu64 " B, rx missed %" PRIu64 ", rx "
+		    "errors %" PRIu64 ", tx errors %" PRIu64 "\n", pid, name,
+		    e == 0 ? "receiver" : "sender", st.ipackets, st.ibytes,
+		    st.opackets, st.obytes, st.imissed, st.ierrors,
+		    st.oerrors);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* set                                                                 */
+/* ------------------------------------------------------------------ */
+
+static int
+set_u64(const char *key, const char *v, uint64_t min, uint64_t max,
+	uint64_t *out_v)
+{
+	struct uet_parse_err e;
+
+	if (uet_parse_u64(v, min, max, out_v, &e) < 0) {
+		err("set %s: %s", key, e.msg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void
+cmd_set(const char *key, const char *v)
+{
+	struct perf_opts *o = &cli.o;
+	struct uet_parse_err e;
+	uint64_t x;
+
+	if (cli.running) {
+		err("set: a run is in progress (stop it first)");
+		return;
+	}
+	if (strcmp(key, "mode") == 0) {
+		if (perf_parse_pds(v, &o->pds_mode) < 0)
+			{
+			err("set mode: expected rud, rod, rudi or uud");
+			return;
+		}
+	} else if (strcmp(key, "test") == 0) {
+		unsigned int i;
+
+		for (i = 0; i < PERF_NB_MODES; i++)
+			if (strcmp(v, perf_modes[i]->name) == 0)
+				break;
+		if (i == PERF_NB_MODES)
+			{
+			err("set test: expected msgrate, latency, bw or "
+				   "incast");
+			return;
+		}
+		cli.m = perf_modes[i];
+	} else if (strcmp(key, "size") == 0) {
+		if (uet_parse_size(v, 16, 1u << 24, &x, &e) < 0)
+			{
+			err("set size: %s", e.msg);
+			return;
+		}
+		o->size = (uint32_t)x;
+	} else if (strcmp(key, "window") == 0) {
+		if (set_u64(key, v, 1, 65536, &x) < 0)
+			return;
+		o->window = (uint32_t)x;
+	} else if (strcmp(key, "count") == 0) {
+		if (set_u64(key, v, 1, 100000000, &o->count) < 0)
+			return;
+	} else if (strcmp(key, "duration") == 0) {
+		if (strcmp(v, "0") == 0) {
+			o->duration = 0;
+		} else if (uet_parse_duration_ns(v, 1000000,
+						 3600ull * 1000000000, &x,
+						 &e) < 0) {
+			{
+			err("set duration: %s (or 0: none)", e.msg);
+			return;
+		}
+		} else {
+			o->duration = (double)x / 1e9;
+		}
+	} else if (strcmp(key, "peers") == 0) {
+		if (set_u64(key, v, 1, PERF_MAX_PEERS, &x) < 0)
+			return;
+		o->peers = (uint32_t)x;
+	} else if (strcmp(key, "interval") == 0) {
+		if (set_u64(key, v, 0, 3600000, &x) < 0)
+			return;
+		o->interval_ms = (uint32_t)x;
+	} else if (strcmp(key, "seed") == 0) {
+		if (set_u64(key, v, 0, UINT64_MAX, &o->seed) < 0)
+			return;
+	} else if (strcmp(key, "cc") == 0) {
+		if (strcmp(v, "fixed") == 0 || strcmp(v, "none") == 0)
+			{
+			out("cc: fixed window (the only one: no "
+				   "congestion control module is built)\n");
+			return;
+		}
+		if (strcmp(v, "nscc") == 0 || strcmp(v, "rccc") == 0 ||
+		    strcmp(v, "both") == 0)
+			{
+			err("set cc %s: not available, only the fixed "
+				   "window exists (the CC module is not built)",
+				   v);
+			return;
+		}
+		{
+			err("set cc: unknown '%s' (only 'fixed' exists)", v);
+			return;
+		}
+	} else if (strcmp(key, "fault") == 0) {
+		err("set fault: expected set fault KIND PPM");
+		return;
+	} else {
+		{
+			err("set %s: unknown setting (try help)", key);
+			return;
+		}
+	}
+	out("%s = %s\n", key, v);
+}
+
+static void
+cmd_set_fault(const char *kind, const char *rate)
+{
+	struct uet_parse_err e;
+	unsigned int k;
+	uint32_t ppm;
+
+	if (cli.running)
+		{
+			err("set: a run is in progress (stop it first)");
+			return;
+		}
+	for (k = 0; k < UET_CONFIG_FAULT_KINDS; k++)
+		if (strcmp(kind, perf_fault_name(k)) == 0)
+			break;
+	if (k == UET_CONFIG_FAULT_KINDS)
+		{
+			err("set fault: kind '%s': expected drop, dup, reorder, "
+			   "delay, ecn, trim or corrupt", kind);
+			return;
+		}
+	if (uet_parse_u32(rate, 0, 1000000, &ppm, &e) < 0)
+		{
+			err("set fault %s: rate (ppm): %s", kind, e.msg);
+			return;
+		}
+	if (k == UET_CONFIG_FAULT_DROP)
+		cli.o.loss_ppm = ppm;
+	else
+		cli.o.fault_ppm[k] = ppm;
+	out("fault %s = %u ppm on the senders' data\n", kind, ppm);
+}
+
+/* ------------------------------------------------------------------ */
+/* cmdline glue                                                        */
+/* ------------------------------------------------------------------ */
+
+struct res_word {
+	cmdline_fixed_string_t word;
+};
+
+struct res_show {
+	cmdline_fixed_string_t show;
+	cmdline_fixed_string_t what;
+};
+
+struct res_set {
+	cmdline_fixed_string_t set;
+	cmdline_fixed_string_t key;
+	cmdline_fixed_string_t val;
+};
+
+struct res_fault {
+	cmdline_fixed_string_t set;
+	cmdline_fixed_string_t fault;
+	cmdline_fixed_string_t kind;
+	cmdline_fixed_string_t rate;
+};
+
+static void
+cb_word(void *res, struct cmdline *cl, void *data)
+{
+	const struct res_word *r = res;
+
+	(void)data;
+	if (strcmp(r->word, "start") == 0) {
+		cmd_start();
+	} else if (strcmp(r->word, "stop") == 0) {
+		cmd_stop();
+	} else if (strcmp(r->word, "quit") == 0) {
+		if (cli.running)
+			perf_sess_stop(cli.s);
+		cmdline_quit(cl);
+	} else {
+		out("commands:\n"
+		    "  start                 run the configured test\n"
+		    "  stop                  end the run (outstanding messages "
+		    "complete)\n"
+		    "  show stats|pdc|port|config\n"
+		    "  set test msgrate|latency|bw|incast\n"
+		    "  set mode rud|rod|rudi|uud   PDS delivery mode\n"
+		    "  set size N | window N | count N | duration T (0: none)\n"
+		    "  set peers N           incast senders (1..8)\n"
+		    "  set interval MS       live statistics period (0: off)\n"
+		    "  set seed N\n"
+		    "  set fault drop|dup|reorder|delay|ecn|trim|corrupt PPM\n"
+		    "  set cc NAME           only 'fixed' exists\n"
+		    "  help | quit\n");
+	}
+}
+
+static void
+cb_show(void *res, struct cmdline *cl, void *data)
+{
+	const struct res_show *r = res;
+
+	(void)cl;
+	(void)data;
+	if (strcmp(r->what, "stats") == 0)
+		show_stats();
+	else if (strcmp(r->what, "pdc") == 0)
+		show_pdc();
+	else if (strcmp(r->what, "port") == 0)
+		show_port();
+	else
+		show_config();
+}
+
+static void
+cb_set(void *res, struct cmdline *cl, void *data)
+{
+	const struct res_set *r = res;
+
+	(void)cl;
+	(void)data;
+	cmd_set(r->key, r->val);
+}
+
+static void
+cb_fault(void *res, struct cmdline *cl, void *data)
+{
+	const struct res_fault *r = res;
+
+	(void)cl;
+	(void)data;
+	cmd_set_fault(r->kind, r->rate);
+}
+
+static cmdline_parse_token_string_t tok_word =
+	TOKEN_STRING_INITIALIZER(struct res_word, word,
+				 "start#stop#help#quit");
+static cmdline_parse_inst_t cmd_word = {
+	.f = cb_word,
+	.help_str = "start | stop | help | quit",
+	.tokens = { (void *)&tok_word, NULL },
+};
+
+static cmdline_parse_token_string_t tok_show =
+	TOKEN_STRING_INITIALIZER(struct res_show, show, "show");
+static cmdline_parse_token_string_t tok_show_what =
+	TOKEN_STRING_INITIALIZER(struct res_show, what,
+				 "stats#pdc#port#config");
+static cmdline_parse_inst_t cmd_show = {
+	.f = cb_show,
+	.help_str = "show stats|pdc|port|config",
+	.tokens = { (void *)&tok_show, (void *)&tok_show_what, NULL },
+};
+
+static cmdline_parse_token_string_t tok_set =
+	TOKEN_STRING_INITIALIZER(struct res_set, set, "set");
+static cmdline_parse_token_string_t tok_set_key =
+	TOKEN_STRING_INITIALIZER(struct res_set, key, NULL);
+static cmdline_parse_token_string_t tok_set_val =
+	TOKEN_STRING_INITIALIZER(struct res_set, val, NULL);
+static cmdline_parse_inst_t cmd_set_kv = {
+	.f = cb_set,
+	.help_str = "set test|mode|size|window|count|duration|peers|"
+		    "interval|seed|cc VALUE",
+	.tokens = { (void *)&tok_set, (void *)&tok_set_key,
+		    (void *)&tok_set_val, NULL },
+};
+
+static cmdline_parse_token_string_t tok_fset =
+	TOKEN_STRING_INITIALIZER(struct res_fault, set, "set");
+static cmdline_parse_token_string_t tok_fault =
+	TOKEN_STRING_INITIALIZER(struct res_fault, fault, "fault");
+static cmdline_parse_token_string_t tok_fkind =
+	TOKEN_STRING_INITIALIZER(struct res_fault, kind, NULL);
+static cmdline_parse_token_string_t tok_frate =
+	TOKEN_STRING_INITIALIZER(struct res_fault, rate, NULL);
+static cmdline_parse_inst_t cmd_fault = {
+	.f = cb_fault,
+	.help_str = "set fault KIND PPM",
+	.tokens = { (void *)&tok_fset, (void *)&tok_fault, (void *)&tok_fkind,
+		    (void *)&tok_frate, NULL },
+};
+
+static cmdline_parse_ctx_t cli_ctx[] = {
+	(cmdline_parse_inst_t *)&cmd_word,
+	(cmdline_parse_inst_t *)&cmd_show,
+	(cmdline_parse_inst_t *)&cmd_fault,
+	(cmdline_parse_inst_t *)&cmd_set_kv,
+	NULL,
+};
+
+/* Feed what stdin has (up to @p wait_ms for the first byte). */
+static int
+feed(int wait_ms)
+{
+	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+	int st = RDLINE_RUNNING;
+
+	if (poll(&p, 1, wait_ms) <= 0)
+		return st;
+	do {
+		st = cmdline_poll(cli.cl);
+		if (st < 0 || st == RDLINE_EXITED)
+			return RDLINE_EXITED;
+		if (!cli.tty && cli.running)
+			break; /* script: finish the run first (cmd_start) */
+	} while (poll(&p, 1, 0) > 0);
+	return st;
+}
+
+int
+perf_cli_main(struct perf_opts *o)
+{
+	cli.o = *o;
+	if (cli.o.interval_ms == 0)
+		cli.o.interval_ms = 1000;
+	cli.m = &perf_mode_msgrate;
+	for (unsigned int i = 0; i < PERF_NB_MODES; i++)
+		if (o->modes == (1u << i))
+			cli.m = perf_modes[i];
+	cli.tty = isatty(STDIN_FILENO) == 1;
+	cli.cl = cmdline_stdin_new(cli_ctx, CLI_PROMPT);
+	if (cli.cl == NULL) {
+		fprintf(stderr, "uet-perf: cmdline: cannot start\n");
+		return 1;
+	}
+	out("uet-perf interactive: test %s, pds %s (type help)\n",
+	    cli.m->name, perf_pds_name(cli.o.pds_mode));
+	for (;;) {
+		if (cli.running) {
+			if (!perf_sess_step(cli.s)) {
+				run_finish();
+				rdline_redisplay(cmdline_get_rdline(cli.cl));
+			}
+			if (feed(0) == RDLINE_EXITED)
+				break;
+		} else if (feed(100) == RDLINE_EXITED) {
+			break;
+		}
+	}
+	if (cli.running) { /* quit or end of input during a run */
+		perf_sess_stop(cli.s);
+		while (perf_sess_step(cli.s))
+			;
+		run_finish();
+	}
+	cmdline_stdin_exit(cli.cl);
+	perf_sess_free(cli.s);
+	out("\nbye (%lu rejected commands)\n", (unsigned long)cli.errors);
+	return 0;
+}

@@ -1,0 +1,693 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * In-process runs of uet-perf (batch, interactive, incast). Engines are
+ * joined by ring ports (rte_eth_from_rings) and driven inline by the
+ * calling thread, one poll slice at a time so that the interactive prompt
+ * stays responsive and statistics are sampled between slices.
+ *
+ *   batch / interactive:  A (sender) perfA <-> perfB B (receiver)
+ *   incast:               S0..SN-1 --(ring "up", shared)--> R
+ *                         R --(ring "down")--> switch --> S_i by MAC
+ *
+ * The incast switch is a loop over "down" on this thread that moves each
+ * frame to the RX ring of the sender owning its destination MAC (mbufs
+ * are passed through, never copied or allocated).
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_eth_ring.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "perf.h"
+
+#define SESS_RING_SIZE 4096
+#define SESS_MAX_SECONDS 300.0
+#define SESS_SLICE_ROUNDS 256    /* per step, at most (a step is ~1 ms) */
+#define SESS_DRAIN_ITERS 2000
+#define SESS_SW_BURST 32
+
+static const uint8_t ip_a[4] = { 10, 0, 0, 1 };
+static const uint8_t ip_b[4] = { 10, 0, 0, 2 };
+static const uint8_t mac_a[6] = { 0x02, 0, 0, 0, 0, 0x0a };
+static const uint8_t mac_b[6] = { 0x02, 0, 0, 0, 0, 0x0b };
+
+struct perf_sess {
+	const struct perf_mode *m;
+	struct perf_opts o;
+	struct perf_report *r;
+	unsigned int nb_tx;                       /* senders */
+	struct uet_engine *e[PERF_MAX_PEERS + 1]; /* 0: receiver */
+	struct rulp *ru[PERF_MAX_PEERS + 1];
+	struct uet_proto_params pp[PERF_MAX_PEERS + 1];
+	struct perf_sampler smp;
+	uint64_t t0, t_fin, hard;
+	uint64_t sw_drops;                        /* incast switch */
+	bool done, complete, stopped, ended;
+};
+
+/* Ring ports, made once per process. */
+static bool batch_ports_made;
+static struct rte_ring *inc_up, *inc_down, *inc_rx[PERF_MAX_PEERS];
+static unsigned int inc_ports_made;
+static bool inc_rx_port_made;
+static unsigned int run_no;
+
+/* ------------------------------------------------------------------ */
+/* ports                                                               */
+/* ------------------------------------------------------------------ */
+
+static int
+batch_ports(void)
+{
+	struct rte_ring *ab, *ba;
+
+	if (batch_ports_made)
+		return 0;
+	ab = rte_ring_create("perf_ab", SESS_RING_SIZE, SOCKET_ID_ANY,
+			     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	ba = rte_ring_create("perf_ba", SESS_RING_SIZE, SOCKET_ID_ANY,
+			     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (ab == NULL || ba == NULL)
+		return -ENOMEM;
+	if (rte_eth_from_rings("perfA", &ba, 1, &ab, 1, SOCKET_ID_ANY) < 0 ||
+	    rte_eth_from_rings("perfB", &ab, 1, &ba, 1, SOCKET_ID_ANY) < 0)
+		return -rte_errno;
+	batch_ports_made = true;
+	return 0;
+}
+
+/* The receiver port and senders 0 .. n - 1 (made on demand). */
+static int
+incast_ports(unsigned int n)
+{
+	char name[RTE_RING_NAMESIZE];
+
+	if (!inc_rx_port_made) {
+		inc_up = rte_ring_create("perf_inc_up", SESS_RING_SIZE,
+					 SOCKET_ID_ANY, RING_F_SC_DEQ);
+		inc_down = rte_ring_create("perf_inc_down", SESS_RING_SIZE,
+					   SOCKET_ID_ANY,
+					   RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (inc_up == NULL || inc_down == NULL)
+			return -ENOMEM;
+		if (rte_eth_from_rings("perfR", &inc_up, 1, &inc_down, 1,
+				       SOCKET_ID_ANY) < 0)
+			return -rte_errno;
+		inc_rx_port_made = true;
+	}
+	for (; inc_ports_made < n; inc_ports_made++) {
+		unsigned int i = inc_ports_made;
+
+		snprintf(name, sizeof(name), "perf_inc_s%u", i);
+		inc_rx[i] = rte_ring_create(name, SESS_RING_SIZE, SOCKET_ID_ANY,
+					    RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (inc_rx[i] == NULL)
+			return -ENOMEM;
+		snprintf(name, sizeof(name), "perfS%u", i);
+		if (rte_eth_from_rings(name, &inc_rx[i], 1, &inc_up, 1,
+				       SOCKET_ID_ANY) < 0)
+			return -rte_errno;
+	}
+	return 0;
+}
+
+/* Frames left in the incast rings by an earlier run. */
+static void
+ring_flush(struct rte_ring *r)
+{
+	void *objs[SESS_SW_BURST];
+	unsigned int n;
+
+	if (r == NULL)
+		return;
+	while ((n = rte_ring_dequeue_burst(r, objs, RTE_DIM(objs), NULL)) > 0)
+		rte_pktmbuf_free_bulk((struct rte_mbuf **)objs, n);
+}
+
+static void
+sender_addr(unsigned int i, uint8_t ip[4], uint8_t mac[6])
+{
+	static const uint8_t base_mac[6] = { 0x02, 0, 0, 0, 0x01, 0 };
+
+	ip[0] = 10;
+	ip[1] = 0;
+	ip[2] = 1;
+	ip[3] = (uint8_t)(i + 1);
+	memcpy(mac, base_mac, 6);
+	mac[5] = (uint8_t)(i + 1);
+}
+
+/* Move the receiver's frames to the senders' RX rings by MAC. */
+static void
+switch_pump(struct perf_sess *s)
+{
+	struct rte_mbuf *m[SESS_SW_BURST];
+	unsigned int n, i;
+
+	n = rte_ring_dequeue_burst(inc_down, (void **)m, RTE_DIM(m), NULL);
+	for (i = 0; i < n; i++) {
+		const struct rte_ether_hdr *eh =
+			rte_pktmbuf_mtod(m[i], const struct rte_ether_hdr *);
+		const uint8_t *d = eh->dst_addr.addr_bytes;
+		unsigned int port = d[5] - 1u;
+
+		if (d[0] != 0x02 || d[4] != 0x01 || d[5] == 0 ||
+		    port >= s->nb_tx ||
+		    rte_ring_enqueue(inc_rx[port], m[i]) != 0) {
+			rte_pktmbuf_free(m[i]);
+			s->sw_drops++;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* engines                                                             */
+/* ------------------------------------------------------------------ */
+
+static void
+side_cfg(struct uet_config *c, const struct uet_config *base,
+	 const char *dev, const uint8_t *ip, const uint8_t *mac)
+{
+	*c = *base;
+	for (unsigned int i = 1; i < UET_CONFIG_MAX_PORTS; i++)
+		c->port[i].defined = false;
+	c->port[0].defined = true;
+	snprintf(c->port[0].devargs, sizeof(c->port[0].devargs), "%s", dev);
+	c->port[0].has_ipv4 = true;
+	memcpy(&c->port[0].ipv4, ip, 4);
+	c->port[0].has_ipv6 = false;
+	c->port[0].has_mac = true;
+	memcpy(c->port[0].mac, mac, 6);
+	c->port[0].rx_queues = 1;
+	c->port[0].tx_queues = 1;
+	c->engine.progress = UET_CONFIG_PROGRESS_INLINE;
+	c->engine.nb_lcores = 1;
+	c->engine.lcores[0] = 0;
+	c->spray.mode = UET_CONFIG_SPRAY_SINGLE;
+	c->nb_neighbors = 0;
+}
+
+static void
+add_neigh(struct uet_config *c, const uint8_t *ip, const uint8_t *mac)
+{
+	struct uet_config_neighbor *n = &c->neighbor[c->nb_neighbors++];
+
+	n->ip.family = AF_INET;
+	memcpy(&n->ip.v4, ip, 4);
+	memcpy(n->mac, mac, 6);
+}
+
+static struct uet_engine *
+engine_make(const char *tag, unsigned int i, const struct uet_config *c,
+	    const struct uet_proto_params *pp)
+{
+	struct uet_engine_params p = {
+		.cfg = c, .hook = &uet_proto_hook_ops, .hook_arg = (void *)pp,
+	};
+	char name[24];
+	struct uet_engine *e;
+
+	snprintf(name, sizeof(name), "perf%s%u_%u", tag, i, run_no);
+	p.name = name;
+	e = uet_engine_create(&p);
+	if (e == NULL)
+		fprintf(stderr, "uet-perf: engine %s: %s\n", name,
+			rte_strerror(rte_errno));
+	return e;
+}
+
+static struct uet_ulp_ctx *
+ctx_of(struct perf_sess *s, unsigned int i)
+{
+	return uet_ulp_ctx_get(s->e[i], 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* session                                                             */
+/* ------------------------------------------------------------------ */
+
+static int
+sess_engines(struct perf_sess *s, const struct uet_config *base)
+{
+	static struct uet_config cfg; /* large: not on the stack */
+	const struct perf_report *r = s->r;
+	uint8_t ip[4], mac[6];
+
+	/* receiver */
+	side_cfg(&cfg, base, s->m->incast ? "net_ring_perfR" :
+		 "net_ring_perfB", ip_b, mac_b);
+	for (unsigned int i = 0; i < s->nb_tx; i++) {
+		if (s->m->incast)
+			sender_addr(i, ip, mac);
+		add_neigh(&cfg, s->m->incast ? ip : ip_a,
+			  s->m->incast ? mac : mac_a);
+	}
+	s->e[0] = engine_make("R", 0, &cfg, &s->pp[0]);
+	if (s->e[0] == NULL)
+		return -ENODEV;
+	/* senders */
+	for (unsigned int i = 0; i < s->nb_tx; i++) {
+		char dev[32];
+
+		if (s->m->incast) {
+			sender_addr(i, ip, mac);
+			snprintf(dev, sizeof(dev), "net_ring_perfS%u", i);
+		} else {
+			memcpy(ip, ip_a, 4);
+			memcpy(mac, mac_a, 6);
+			snprintf(dev, sizeof(dev), "net_ring_perfA");
+		}
+		side_cfg(&cfg, base, dev, ip, mac);
+		add_neigh(&cfg, ip_b, mac_b);
+		cfg.fault.seed = s->o.seed + i;
+		for (unsigned int k = 0; k < UET_CONFIG_FAULT_KINDS; k++) {
+			uint32_t ppm = k == UET_CONFIG_FAULT_DROP ?
+				       r->loss_ppm : s->o.fault_ppm[k];
+
+			if (ppm == 0)
+				continue;
+			cfg.fault.enabled = true;
+			cfg.fault.ppm[UET_CONFIG_FAULT_TX][UET_CONFIG_FAULT_DATA]
+				     [k] = ppm;
+		}
+		s->e[1 + i] = engine_make("S", i, &cfg, &s->pp[1 + i]);
+		if (s->e[1 + i] == NULL)
+			return -ENODEV;
+	}
+	return 0;
+}
+
+static int
+sess_rulps(struct perf_sess *s)
+{
+	const struct perf_report *r = s->r;
+	struct rulp_params pa, pb;
+
+	memset(&pa, 0, sizeof(pa));
+	memcpy(pa.peer.addr, ip_b, 4);
+	pa.mode = s->o.pds_mode;
+	pa.size = r->size;
+	pa.count = r->count / s->nb_tx;
+	pa.window = r->window;
+	pa.pingpong = s->m->pingpong;
+	if (s->o.duration > 0)
+		pa.deadline_tsc = rte_rdtsc() + (uint64_t)(s->o.duration *
+					(double)rte_get_tsc_hz());
+	pb = pa;
+	memcpy(pb.peer.addr, ip_a, 4);
+	pb.count = 0;
+	pb.pingpong = false;
+	pb.deadline_tsc = 0;
+	pb.expect = r->count;
+	pb.expect_size = r->size;
+	pb.echo = s->m->pingpong;
+	if (s->m->incast) {
+		pb.flows = s->nb_tx;
+		pb.flow_span = pa.count;
+	}
+	if (s->m->pingpong) {
+		pa.expect = r->count;
+		pa.expect_size = r->size;
+	}
+	s->ru[0] = rulp_create(&pb);
+	if (s->ru[0] == NULL)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < s->nb_tx; i++) {
+		pa.seq_base = (uint64_t)i * pa.count;
+		s->ru[1 + i] = rulp_create(&pa);
+		if (s->ru[1 + i] == NULL)
+			return -ENOMEM;
+	}
+	for (unsigned int i = 0; i <= s->nb_tx; i++)
+		s->pp[i] = (struct uet_proto_params){
+			.ulp = &rulp_ops, .ulp_arg = s->ru[i],
+		};
+	return 0;
+}
+
+static struct uet_config perf_base_cfg;
+static bool perf_base_set;
+
+/* The --config file's engine settings, for every session engine. */
+static const struct uet_config *
+base_cfg(const struct perf_opts *o)
+{
+	struct uet_config_error err;
+
+	if (perf_base_set)
+		return &perf_base_cfg;
+	uet_config_init_defaults(&perf_base_cfg);
+	if (o->config != NULL &&
+	    (uet_config_load(&perf_base_cfg, o->config, &err) < 0 ||
+	     uet_config_validate(&perf_base_cfg, &err) < 0)) {
+		fprintf(stderr, "uet-perf: %s\n", err.msg);
+		return NULL;
+	}
+	perf_base_set = true;
+	return &perf_base_cfg;
+}
+
+static void sess_sample(struct perf_sess *s, struct perf_sample *out);
+
+struct perf_sess *
+perf_sess_begin(const struct perf_mode *m, const struct perf_opts *o,
+		struct perf_report *r)
+{
+	const struct uet_config *base = base_cfg(o);
+	struct perf_sess *s;
+	FILE *live;
+	int rc;
+
+	if (base == NULL)
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return NULL;
+	s->m = m;
+	s->o = *o;
+	s->r = r;
+	s->nb_tx = m->incast ? (o->peers ? o->peers : 2) : 1;
+	perf_report_init(r, m, o, m->def_loss_ppm);
+	if (m->incast) /* --count is per sender */
+		r->count *= s->nb_tx;
+	run_no++;
+	rc = m->incast ? incast_ports(s->nb_tx) : batch_ports();
+	if (rc < 0) {
+		fprintf(stderr, "uet-perf: ring ports: %s\n", strerror(-rc));
+		goto fail;
+	}
+	if (m->incast) {
+		ring_flush(inc_up);
+		ring_flush(inc_down);
+		for (unsigned int i = 0; i < inc_ports_made; i++)
+			ring_flush(inc_rx[i]);
+	}
+	rc = sess_rulps(s);
+	if (rc == 0)
+		rc = sess_engines(s, base);
+	if (rc < 0)
+		goto fail;
+	r->pkts_per_msg = rulp_pkts_per_msg(r->size,
+					    uet_ulp_max_len(ctx_of(s, 1)));
+	s->t0 = rte_rdtsc();
+	s->hard = s->t0 + (uint64_t)((o->duration > 0 ? o->duration + 10 :
+				      SESS_MAX_SECONDS) *
+				     (double)rte_get_tsc_hz());
+	live = o->interval_ms == 0 ? NULL : o->json ? stderr : stdout;
+	perf_sampler_init(&s->smp, live, o->csv_file, o->interval_ms,
+			  m->name, s->t0);
+	if (s->smp.period != 0) /* ports outlive runs: count from here */
+		sess_sample(s, &s->smp.last);
+	return s;
+fail:
+	perf_sess_free(s);
+	return NULL;
+}
+
+static void
+sess_sample(struct perf_sess *s, struct perf_sample *out)
+{
+	static struct uet_engine_stats st;
+	const struct rulp_result *rx = rulp_live(s->ru[0]);
+
+	memset(out, 0, sizeof(*out));
+	out->msgs = rx->rx_msgs;
+	out->bytes = rx->rx_bytes;
+	out->drops = s->sw_drops;
+	for (unsigned int i = 0; i <= s->nb_tx; i++) {
+		out->retx += uet_ulp_ctx_stats(ctx_of(s, i))->tx_retx;
+		(void)uet_engine_stats_get(s->e[i], &st);
+		out->drops += st.total.tx_full + st.total.rx_malformed +
+			      perf_port_drops(s->e[i]);
+		for (unsigned int d = 0; d < UET_CONFIG_FAULT_DIRS; d++)
+			out->drops += st.total.fault[d]
+					.applied[UET_CONFIG_FAULT_DROP];
+	}
+}
+
+static void
+poll_all(struct perf_sess *s)
+{
+	for (unsigned int i = 1; i <= s->nb_tx; i++)
+		(void)uet_engine_poll(s->e[i], 1);
+	(void)uet_engine_poll(s->e[0], 1);
+	if (s->m->incast)
+		switch_pump(s);
+}
+
+static bool
+all_finished(const struct perf_sess *s)
+{
+	for (unsigned int i = 0; i <= s->nb_tx; i++)
+		if (!rulp_send_finished(s->ru[i]))
+			return false;
+	return true;
+}
+
+bool
+perf_sess_step(struct perf_sess *s)
+{
+	struct perf_sample cur;
+	uint64_t now = rte_rdtsc();
+	uint64_t slice_end = now + rte_get_tsc_hz() / 1000;
+
+	if (s->done)
+		return false;
+	for (unsigned int round = 0; round < SESS_SLICE_ROUNDS &&
+	     now < slice_end; round++) {
+		for (unsigned int it = 0; it < 16; it++)
+			poll_all(s);
+		if (all_finished(s)) {
+			s->complete = true;
+			s->done = true;
+			break;
+		}
+		now = rte_rdtsc();
+		if (now > s->hard) {
+			s->done = true;
+			break;
+		}
+	}
+	now = rte_rdtsc();
+	if (s->done)
+		s->t_fin = now;
+	if (s->smp.period != 0 && (s->done || now >= s->smp.next)) {
+		sess_sample(s, &cur);
+		perf_sampler_tick(&s->smp, now, &cur, s->done);
+	}
+	return !s->done;
+}
+
+void
+perf_sess_stop(struct perf_sess *s)
+{
+	s->stopped = true;
+	for (unsigned int i = 1; i <= s->nb_tx; i++)
+		rulp_stop(s->ru[i]);
+}
+
+/* Loss recovery of a sender's PDS, summed over the senders. */
+static void
+recovery_add(struct perf_recovery *rec, const struct uet_pds_stats *p)
+{
+	rec->sack += p->retx_sack;
+	rec->again += p->retx_again;
+	rec->nack += p->retx_nack;
+	rec->rto += p->retx_rto;
+	rec->rto_fires += p->rto_fires;
+	rec->tlp_fires += p->tlp_fires;
+	rec->rod_goback += p->rod_goback;
+	rec->rod_stale += p->rod_nack_stale;
+}
+
+static void
+collect(struct perf_sess *s)
+{
+	static struct uet_engine_stats st;
+	struct perf_report *r = s->r;
+
+	for (unsigned int i = 0; i <= s->nb_tx; i++) {
+		struct uet_ulp_ctx *c = ctx_of(s, i);
+
+		(void)uet_engine_stats_get(s->e[i], &st);
+		r->retx += uet_ulp_ctx_stats(c)->tx_retx;
+		r->dup_suppressed +=
+			uet_pds_stats_get(uet_ulp_ctx_pds(c))->dup_rx;
+		r->faults_dropped += st.total.fault[UET_CONFIG_FAULT_TX]
+					     .applied[UET_CONFIG_FAULT_DROP];
+		r->tx_frames += st.total.tx_pkts;
+		if (i > 0)
+			recovery_add(&r->rec,
+				     uet_pds_stats_get(uet_ulp_ctx_pds(c)));
+	}
+	r->acks = uet_ulp_ctx_stats(ctx_of(s, 0))->tx_ctl;
+}
+
+/* Sum of the senders' results (incast); sender 0 alone otherwise. */
+static void
+sender_results(struct perf_sess *s, struct rulp_result *tx)
+{
+	struct rulp_result one;
+
+	rulp_result(s->ru[1], tx);
+	for (unsigned int i = 2; i <= s->nb_tx; i++) {
+		rulp_result(s->ru[i], &one);
+		tx->msgs_sent += one.msgs_sent;
+		tx->pkts_done_ok += one.pkts_done_ok;
+		tx->pkts_done_err += one.pkts_done_err;
+	}
+}
+
+static void
+incast_flows(struct perf_sess *s)
+{
+	struct perf_report *r = s->r;
+	double hz = (double)rte_get_tsc_hz(), sum = 0, sq = 0;
+	struct rulp_result one;
+	struct rulp_flow f;
+
+	r->nb_flows = s->nb_tx;
+	r->rx.rx_lost = 0;
+	for (unsigned int i = 0; i < s->nb_tx; i++) {
+		struct perf_flow *pf = &r->flow[i];
+
+		rulp_result(s->ru[1 + i], &one);
+		(void)rulp_flow_get(s->ru[0], i, one.msgs_sent, &f);
+		pf->msgs_sent = one.msgs_sent;
+		pf->msgs = f.msgs;
+		pf->bytes = f.bytes;
+		pf->lost = f.lost;
+		r->rx.rx_lost += f.lost;
+		pf->seconds = f.last_tsc > s->t0 ?
+			      (double)(f.last_tsc - s->t0) / hz : 0;
+		pf->gbytes_per_s = pf->seconds > 0 ?
+				   (double)f.bytes / pf->seconds / 1e9 : 0;
+		sum += pf->gbytes_per_s;
+		sq += pf->gbytes_per_s * pf->gbytes_per_s;
+	}
+	r->jain = sq > 0 ? sum * sum / ((double)s->nb_tx * sq) : 0;
+}
+
+void
+perf_sess_end(struct perf_sess *s)
+{
+	struct perf_report *r = s->r;
+
+	if (s->ended)
+		return;
+	s->ended = true;
+	/* late datagrams (UUD/RUDI) and final ACKs */
+	for (unsigned int i = 0; i < SESS_DRAIN_ITERS; i++)
+		poll_all(s);
+	r->seconds = (double)(s->t_fin - s->t0) / (double)rte_get_tsc_hz();
+	r->complete = s->complete;
+	r->stopped = s->stopped;
+	sender_results(s, &r->tx);
+	if (!s->m->incast && r->tx.msgs_sent < r->count) {
+		/* the rest was never sent (duration, stop, hard limit) */
+		rulp_expect_trim(s->ru[0], r->tx.msgs_sent);
+		rulp_expect_trim(s->ru[1], r->tx.msgs_sent);
+		rulp_result(s->ru[1], &r->tx);
+	}
+	rulp_result(s->ru[0], &r->rx);
+	if (!r->complete || r->tx.msgs_sent < r->count)
+		r->count = r->tx.msgs_sent;
+	if (s->m->incast)
+		incast_flows(s);
+	collect(s);
+	if (s->o.verbose)
+		perf_sess_counters_print(s, stderr);
+	if (r->seconds > 0) {
+		r->msgs_per_s = (double)r->rx.rx_msgs / r->seconds;
+		r->gbytes_per_s = (double)r->rx.rx_bytes / r->seconds / 1e9;
+	}
+	perf_latency_stats(r);
+	r->verified = perf_verify(r, s->o.pds_mode);
+	r->tx.lat_ns = NULL; /* freed with the rulp */
+}
+
+void
+perf_sess_free(struct perf_sess *s)
+{
+	if (s == NULL)
+		return;
+	for (unsigned int i = 0; i <= PERF_MAX_PEERS; i++) {
+		uet_engine_free(s->e[i]);
+		rulp_free(s->ru[i]);
+	}
+	free(s);
+}
+
+struct uet_engine *
+perf_sess_engine(struct perf_sess *s, unsigned int i)
+{
+	return i <= s->nb_tx ? s->e[i] : NULL;
+}
+
+unsigned int
+perf_sess_nb_engines(const struct perf_sess *s)
+{
+	return s->nb_tx + 1;
+}
+
+void
+perf_sess_counters_print(struct perf_sess *s, FILE *f)
+{
+	static struct uet_engine_stats st;
+
+	for (unsigned int i = 0; i <= s->nb_tx; i++) {
+		struct uet_ulp_ctx *c = ctx_of(s, i);
+		const struct uet_ulp_stats *u = uet_ulp_ctx_stats(c);
+		const struct uet_pds_stats *p =
+			uet_pds_stats_get(uet_ulp_ctx_pds(c));
+
+		if (i == 0)
+			fprintf(f, "--- receiver engine\n");
+		else
+			fprintf(f, "--- sender engine %u\n", i - 1);
+		(void)uet_engine_stats_get(s->e[i], &st);
+		uet_engine_stats_print(&st, f);
+		fprintf(f, "hook: rx %" PRIu64 " bad %" PRIu64 " nobufs %"
+			PRIu64 " delivered %" PRIu64 " done %" PRIu64 "/%"
+			PRIu64 " submit %" PRIu64 " eagain %" PRIu64
+			" tx new %" PRIu64 " retx %" PRIu64 " ctl %" PRIu64
+			" nombuf %" PRIu64 "\n", u->rx_pkts, u->rx_pds_bad,
+			u->rx_pds_nobufs, u->delivered, u->done_ok,
+			u->done_err, u->submit_ok, u->submit_eagain,
+			u->tx_new, u->tx_retx, u->tx_ctl, u->tx_nombuf);
+		fprintf(f, "pds: retx sack %" PRIu64 " again %" PRIu64
+			" nack %" PRIu64 " rto %" PRIu64 " (rto_fires %" PRIu64
+			", spurious %" PRIu64 ") tlp %" PRIu64 " rod_goback %"
+			PRIu64 " rod_nack_stale %" PRIu64 " rtt_samples %" PRIu64
+			" dup_rx %" PRIu64 " ooo_rx %" PRIu64 " rx_bad %" PRIu64
+			"\n", p->retx_sack, p->retx_again, p->retx_nack,
+			p->retx_rto, p->rto_fires, p->rto_spurious,
+			p->tlp_fires, p->rod_goback, p->rod_nack_stale,
+			p->rtt_samples, p->dup_rx, p->ooo_rx, p->rx_bad);
+	}
+	if (s->m->incast)
+		fprintf(f, "switch: dropped %" PRIu64 "\n", s->sw_drops);
+}
+
+int
+perf_run(const struct perf_mode *m, const struct perf_opts *o,
+	 struct perf_report *r)
+{
+	struct perf_sess *s = perf_sess_begin(m, o, r);
+
+	if (s == NULL)
+		return -ENODEV;
+	while (perf_sess_step(s))
+		;
+	perf_sess_end(s);
+	perf_sess_free(s);
+	return 0;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Periodic statistics of a run, testpmd style: every --interval a live
+ * line (rates over the last interval, cumulative totals) and, with --csv,
+ * one row of the time series. Sampled by the thread that drives the
+ * engines, between poll slices, never per packet.
+ */
+
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+
+#include "perf.h"
+
+void
+perf_csv_header(FILE *f)
+{
+	fprintf(f, "time_s,mode,msgs,bytes,msgs_per_s,bytes_per_s,"
+		"retransmissions,drops\n");
+	fflush(f);
+}
+
+void
+perf_sampler_init(struct perf_sampler *s, FILE *live, FILE *csv,
+		  uint32_t interval_ms, const char *mode, uint64_t t0)
+{
+	memset(s, 0, sizeof(*s));
+	s->live = live;
+	s->csv = csv;
+	s->mode = mode;
+	s->hz = rte_get_tsc_hz();
+	s->period = interval_ms ? s->hz / 1000 * interval_ms : 0;
+	s->t0 = t0;
+	s->last_tsc = t0;
+	s->next = t0 + s->period;
+}
+
+void
+perf_sampler_tick(struct perf_sampler *s, uint64_t now,
+		  const struct perf_sample *cur, bool force)
+{
+	double t, dt, mps, bps;
+
+	if (s->period == 0 || (s->live == NULL && s->csv == NULL))
+		return;
+	if (!force && now < s->next)
+		return;
+	if (force && now <= s->last_tsc)
+		return;
+	t = (double)(now - s->t0) / (double)s->hz;
+	dt = (double)(now - s->last_tsc) / (double)s->hz;
+	mps = (double)(cur->msgs - s->last.msgs) / dt;
+	bps = (double)(cur->bytes - s->last.bytes) / dt;
+	if (s->live != NULL) {
+		fprintf(s->live, "  [%8.3f s] %-7s %12.0f msgs/s %10.3f MB/s  "
+			"msgs %" PRIu64 "  retx +%" PRIu64 "  drops +%" PRIu64
+			"\n", t, s->mode, mps, bps / 1e6, cur->msgs,
+			cur->retx - s->last.retx, cur->drops - s->last.drops);
+		fflush(s->live);
+	}
+	if (s->csv != NULL) {
+		fprintf(s->csv, "%.6f,%s,%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,"
+			"%" PRIu64 ",%" PRIu64 "\n", t, s->mode, cur->msgs,
+			cur->bytes, mps, bps, cur->retx - s->last.retx,
+			cur->drops - s->last.drops);
+		fflush(s->csv);
+	}
+	s->last = *cur;
+	s->last_tsc = now;
+	while (s->next <= now)
+		s->next += s->period;
+}
+
+uint64_t
+perf_port_drops(struct uet_engine *e)
+{
+	struct rte_eth_stats st;
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i < uet_engine_nb_ports(e); i++)
+		if (rte_eth_stats_get(uet_engine_port_id(e, i), &st) == 0)
+			n += st.imissed + st.oerrors + st.rx_nombuf;
+	return n;
+}

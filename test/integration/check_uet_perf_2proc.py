@@ -1,0 +1,283 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""uet-perf --role server|client: two processes, each with its own EAL
+(--no-shconf, own --file-prefix, --no-huge) pinned to its own core, that
+exchange UET traffic through their engines.
+
+  check_uet_perf_2proc.py UET_PERF memif   two processes over net_memif
+  check_uet_perf_2proc.py UET_PERF netns   two network namespaces joined by
+                                           a veth pair, net_af_packet
+
+The checks are behaviour only: traffic flowed through both engines, every
+payload byte was verified, loss was injected and repaired. Timings are
+printed, never asserted. Exit 77 (skip) for netns when not root or without
+`ip netns`. Everything created (temp dir, namespaces) is removed."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+COUNT = 2000
+BW_COUNT = 200
+DEADLINE = 25.0  # whole test, seconds
+
+
+def conf(path, core, prefix, vdev, devname, fa, mac):
+    with open(path, "w") as f:
+        f.write(f"""[eal]
+args = -l {core} --no-shconf --file-prefix={prefix} --no-huge -m 256 \
+--no-pci --log-level=4 --vdev={vdev}
+
+[port0]
+devargs = {devname}
+ipv4 = {fa}
+mac = {mac}
+
+[engine]
+lcores = {core}
+progress = inline
+mbuf_pool_size = 8191
+
+# slow builds (ASan) under load answer late: do not give up on a PDC
+[timers]
+rto_init = 10ms
+rto_max_retries = 12
+""")
+
+
+class Run:
+    def __init__(self):
+        self.procs = []
+        self.fails = 0
+        self.t_end = time.monotonic() + DEADLINE
+
+    def check(self, cond, what):
+        if not cond:
+            print("CHECK failed:", what)
+            self.fails += 1
+
+    def left(self):
+        return max(1.0, self.t_end - time.monotonic())
+
+    def spawn(self, argv):
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        self.procs.append(p)
+        return p
+
+    def kill_all(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+
+    def server_port(self, srv):
+        """First stdout line of the server: 'listening on port N'."""
+        line = srv.stdout.readline()  # bounded: server accept times out
+        if "listening on port" not in line:
+            err = srv.stderr.read() if srv.poll() is not None else ""
+            print("server did not listen:", line.strip(), err.strip())
+            return None
+        return int(line.split()[-1])
+
+    def pair(self, prefix, srv_conf, cli_conf, ctl_host, extra=()):
+        """Server + client session; checks of both sides."""
+        srv = self.spawn([*prefix[0], PERF, "--role", "server",
+                          "--config", srv_conf, "--ctl", f"{ctl_host}:0",
+                          "--ctl-timeout", "5s", "--json", *extra])
+        port = self.server_port(srv)
+        self.check(port is not None, "server printed its control port")
+        if port is None:
+            return
+        cli = self.spawn([*prefix[1], PERF, "--role", "client",
+                          "--config", cli_conf, "--ctl", f"{ctl_host}:{port}",
+                          "--ctl-timeout", "5s", "--mode", "msgrate,latency",
+                          "--count", str(COUNT), "--loss", "10000",
+                          "--window", "128", "--json", *extra])
+        try:
+            cout, cerr = cli.communicate(timeout=self.left())
+            sout, serr = srv.communicate(timeout=self.left())
+        except subprocess.TimeoutExpired:
+            self.check(False, "client and server finished in time")
+            return
+        self.check(cli.returncode == 0, f"client exit 0 (got "
+                   f"{cli.returncode}), stderr: {cerr[-800:]}")
+        self.check(srv.returncode == 0, f"server exit 0 (got "
+                   f"{srv.returncode}), stderr: {serr[-800:]}")
+        try:
+            doc = json.loads(cout)
+            sdoc = json.loads(sout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            self.check(False, "client and server print JSON: "
+                       + cout[-300:] + " / " + sout[-300:])
+            return
+        self.check(doc["verified"] is True and sdoc["verified"] is True,
+                   "both sides verified")
+        self.check(doc["processes"] == 2, "two processes")
+        runs = {x["mode"]: x for x in sdoc.get("runs", [])}
+        self.check(set(runs) == {"msgrate", "latency"} and
+                   runs["msgrate"]["rx_msgs"] == COUNT and
+                   runs["msgrate"]["rx_bad"] == 0 and
+                   runs["latency"]["msgs_sent"] == COUNT,
+                   "server JSON: what it received and answered")
+        self.check(doc["static_neighbor"] is ("--arp" not in extra),
+                   "neighbour resolution as asked")
+        res = doc["results"]
+        self.check(set(res) == {"msgrate", "latency"}, "both modes ran")
+        m = res["msgrate"]
+        rx = m["receiver"]
+        self.check(rx["rx_msgs"] == COUNT and rx["rx_lost"] == 0 and
+                   rx["rx_dup"] == 0 and rx["rx_bad"] == 0,
+                   "msgrate: server got every message once, bytes verified")
+        self.check(rx["rx_bytes"] == COUNT * m["size"], "msgrate bytes")
+        self.check(m["faults_dropped"] > 0 and
+                   m["retransmissions"] >= m["faults_dropped"],
+                   "msgrate: injected loss was retransmitted")
+        self.check(m["acks"] > 0, "msgrate: the server's PDS sent ACKs")
+        lat = res["latency"]
+        self.check(lat["latency_ns"]["n"] == COUNT and
+                   lat["sender"]["pongs"] == COUNT and
+                   lat["sender"]["rx_bad"] == 0 and
+                   lat["receiver"]["rx_msgs"] == COUNT and
+                   lat["receiver"]["msgs_sent"] == COUNT,
+                   "latency: every ping answered, both directions verified")
+        print(f"msgrate {m['msgs_per_s']:.0f} msgs/s retx "
+              f"{m['retransmissions']}; latency p50 "
+              f"{lat['latency_ns']['p50']:.0f} ns")
+
+
+    def peer_dies(self, srv_conf, cli_conf, victim):
+        """Kill one side mid-run: the other exits 1 with one line, soon."""
+        srv = self.spawn([PERF, "--role", "server", "--config", srv_conf,
+                          "--ctl", "127.0.0.1:0", "--ctl-timeout", "3s"])
+        port = self.server_port(srv)
+        if port is None:
+            self.check(False, f"{victim} dies: server started")
+            return
+        cli = self.spawn([PERF, "--role", "client", "--config", cli_conf,
+                          "--ctl", f"127.0.0.1:{port}", "--ctl-timeout", "3s",
+                          "--mode", "msgrate", "--duration", "20s",
+                          "--interval", "50"])
+        line = cli.stdout.readline()  # client banner
+        line = cli.stdout.readline()  # first live statistics line
+        self.check("msgs/s" in line, f"{victim} dies: traffic was running "
+                   f"({line.strip()!r})")
+        dead, other = (srv, cli) if victim == "server" else (cli, srv)
+        dead.kill()
+        dead.wait()
+        try:
+            _, err = other.communicate(timeout=min(10.0, self.left()))
+        except subprocess.TimeoutExpired:
+            self.check(False, f"{victim} dies: the other side exits "
+                       "(no hang)")
+            return
+        lines = [x for x in err.splitlines() if x.startswith("uet-perf:")]
+        self.check(other.returncode == 1 and len(lines) == 1,
+                   f"{victim} dies: other side exit 1 with one line (got "
+                   f"{other.returncode}: {err.strip()!r})")
+
+
+def memif(r, tmp):
+    sock = os.path.join(tmp, "memif.sock")
+    tag = f"uetp-{os.getpid()}"
+    conf(os.path.join(tmp, "srv.conf"), 0, tag + "-s",
+         f"net_memif0,role=server,id=0,socket={sock}", "net_memif0",
+         "10.0.0.1", "02:00:00:00:00:01")
+    conf(os.path.join(tmp, "cli.conf"), 1, tag + "-c",
+         f"net_memif0,role=client,id=0,socket={sock}", "net_memif0",
+         "10.0.0.2", "02:00:00:00:00:02")
+    r.pair(([], []), os.path.join(tmp, "srv.conf"),
+           os.path.join(tmp, "cli.conf"), "127.0.0.1")
+    for victim in ("server", "client"):
+        r.peer_dies(os.path.join(tmp, "srv.conf"),
+                    os.path.join(tmp, "cli.conf"), victim)
+    return 0
+
+
+def sh(*argv):
+    subprocess.run(argv, check=True, timeout=10, capture_output=True)
+
+
+def netns(r, tmp):
+    if os.geteuid() != 0 or shutil.which("ip") is None:
+        print("SKIP: needs root and iproute2")
+        return 77
+    if subprocess.run(["ip", "netns", "list"], capture_output=True,
+                      timeout=10).returncode != 0:
+        print("SKIP: ip netns unavailable")
+        return 77
+    pid = os.getpid()
+    ns = [f"uetp-{pid}-a", f"uetp-{pid}-b"]
+    veth = [f"uetp{pid}a", f"uetp{pid}b"]
+    made = []
+    probe = subprocess.run(["ip", "netns", "add", ns[0]],
+                           capture_output=True, text=True, timeout=10)
+    if probe.returncode != 0:  # no CAP_SYS_ADMIN / no netns support
+        print("SKIP: ip netns add:", probe.stderr.strip())
+        return 77
+    made.append(ns[0])
+    try:
+        sh("ip", "netns", "add", ns[1])
+        made.append(ns[1])
+        sh("ip", "link", "add", veth[0], "netns", ns[0], "type", "veth",
+           "peer", "name", veth[1], "netns", ns[1])
+        for i in range(2):
+            # control connection over the kernel stack on other addresses
+            # than the FAs, so the kernel never answers UET frames
+            sh("ip", "-n", ns[i], "addr", "add", f"172.31.{pid % 250}.{i + 1}"
+               "/24", "dev", veth[i])
+            sh("ip", "-n", ns[i], "link", "set", veth[i], "up")
+            sh("ip", "-n", ns[i], "link", "set", "lo", "up")
+        for i, role in enumerate(("s", "c")):
+            conf(os.path.join(tmp, f"{role}.conf"), i,
+                 f"uetp-{pid}-{role}",
+                 f"net_af_packet0,iface={veth[i]},qpairs=1",
+                 "net_af_packet0", f"10.0.0.{i + 1}", "none")
+        # "mac = none": each engine uses its veth's MAC, learned by the
+        # peer in the HELLO exchange
+        for i in range(2):
+            path = os.path.join(tmp, ("s", "c")[i] + ".conf")
+            with open(path) as f:
+                text = f.read().replace("mac = none\n", "")
+            with open(path, "w") as f:
+                f.write(text)
+        for extra in ((), ("--arp",)):  # static neighbours, then ARP
+            r.pair((["ip", "netns", "exec", ns[0]],
+                    ["ip", "netns", "exec", ns[1]]),
+                   os.path.join(tmp, "s.conf"), os.path.join(tmp, "c.conf"),
+                   f"172.31.{pid % 250}.1", extra)
+    except subprocess.SubprocessError as e:
+        r.check(False, f"namespace setup: {e}")
+    finally:
+        r.kill_all()
+        for n in made:
+            subprocess.run(["ip", "netns", "del", n], timeout=10,
+                           capture_output=True)
+    return 0
+
+
+def main():
+    global PERF
+    PERF = os.path.abspath(sys.argv[1])
+    what = sys.argv[2]
+    r = Run()
+    tmp = tempfile.mkdtemp(prefix="uetp-")
+    try:
+        rc = {"memif": memif, "netns": netns}[what](r, tmp)
+    finally:
+        r.kill_all()
+        shutil.rmtree(tmp, ignore_errors=True)
+    if rc == 77:
+        return 77
+    print("PASS" if r.fails == 0 else f"FAIL: {r.fails}")
+    return 1 if r.fails else 0
+
+
+PERF = None
+
+if __name__ == "__main__":
+    sys.exit(main())

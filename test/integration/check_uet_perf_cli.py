@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""uet-perf -i (cmdline prompt), driven twice:
+
+  1. a script on stdin (not a terminal: each start runs to its end before
+     the next command): settings, rejected values, a msgrate run, show
+     stats / pdc / port, an incast run, quit;
+  2. a pseudo-terminal (python pty): a long run started, live statistics
+     lines seen, `stop` typed, the stopped summary and quit.
+
+Checks outputs (behaviour), never timings. Every read is bounded."""
+
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+
+SCRIPT = """help
+set mode rod
+set size 128
+set count 3000
+set window 16
+set fault drop 5000
+set cc nscc
+set cc fixed
+set bogus 1
+set size abc
+set window 0
+set fault smoke 10
+frobnicate
+show stats
+start
+show stats
+show pdc
+show port
+set test incast
+set peers 3
+set mode rud
+set count 400
+start
+show config
+quit
+"""
+
+
+def script_run(perf, check):
+    p = subprocess.run([perf, "-i", "--interval", "2"], input=SCRIPT,
+                       capture_output=True, text=True, timeout=60)
+    out = p.stdout
+    check(p.returncode == 0, f"script: exit 0 ({p.returncode}) "
+          + p.stderr[-400:])
+    for want in ("mode = rod", "size = 128", "fault drop = 5000 ppm",
+                 "error: set cc nscc: not available, only the fixed window",
+                 "cc: fixed window",
+                 "error: set bogus: unknown setting",
+                 "error: set size: 'abc'",
+                 "error: set window:",
+                 "error: set fault: kind 'smoke'",
+                 "Command not found",
+                 "error: show stats: no run yet",
+                 "msgrate started: pds rod, size 128, count 3000",
+                 "msgrate: 3000 x 128 B over rod",
+                 "delivered 3000, lost 0, duplicated 0, bad 0, order "
+                 "errors 0",
+                 "msgrate: done, verified",
+                 "messages 3000 delivered of 3000 sent",
+                 "initiator OPEN rod peer 10.0.0.2",
+                 "target OPEN rod peer 10.0.0.1",
+                 "(net_ring_perfA, sender)",
+                 "incast: 3 senders -> 1 receiver, 1200 x 128 B over rud",
+                 "flow 2: sent 400, delivered 400 msgs",
+                 "Jain fairness index",
+                 "incast: done, verified",
+                 "test incast, pds rud, size 128, count 400",
+                 "bye (6 rejected commands)"):
+        check(want in out, f"script output has {want!r}")
+    check(out.count("msgs/s") >= 2, "script: live statistics lines")
+    check(out.count("uet-perf> ") >= 20, "script: prompt after each command")
+
+
+class Pty:
+    def __init__(self, argv):
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            os.execv(argv[0], argv)
+        self.buf = ""
+
+    def send(self, line):
+        os.write(self.fd, (line + "\r").encode())
+
+    def expect(self, text, timeout):
+        """Read until @text appears after the current mark; bounded."""
+        end = time.monotonic() + timeout
+        while text not in self.buf:
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            r, _, _ = select.select([self.fd], [], [], left)
+            if not r:
+                continue
+            try:
+                data = os.read(self.fd, 4096)
+            except OSError:
+                return False
+            if not data:
+                return False
+            self.buf += data.decode(errors="replace")
+        return True
+
+    def close(self):
+        try:
+            os.kill(self.pid, 9)
+        except ProcessLookupError:
+            pass
+        _, st = os.waitpid(self.pid, 0)
+        os.close(self.fd)
+        return st
+
+
+def pty_run(perf, check):
+    t = Pty([perf, "-i", "--interval", "100"])
+    try:
+        check(t.expect("uet-perf> ", 10), "pty: prompt")
+        t.send("set count 100000000")
+        t.send("set duration 20s")
+        t.send("start")
+        check(t.expect("msgrate started", 10), "pty: run started")
+        mark = len(t.buf)
+        check(t.expect("msgs/s", 10), "pty: live statistics line")
+        check("[" in t.buf[mark:], "pty: live line has a timestamp")
+        t.send("show stats")  # while running: counters of every engine
+        check(t.expect("--- sender engine 0", 10), "pty: show stats live")
+        t.send("stop")
+        check(t.expect("stopping", 10), "pty: stop acknowledged")
+        check(t.expect("msgrate: done, verified", 20),
+              "pty: stopped run ends verified")
+        t.send("show stats")
+        check(t.expect("(stopped)", 10), "pty: summary says stopped")
+        t.send("quit")
+        check(t.expect("bye", 10), "pty: quit")
+    finally:
+        st = t.close()
+    check(os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0 or
+          os.WIFSIGNALED(st), "pty: process ended")
+
+
+def main():
+    perf = os.path.abspath(sys.argv[1])
+    fails = 0
+
+    def check(cond, what):
+        nonlocal fails
+        if not cond:
+            print("CHECK failed:", what)
+            fails += 1
+
+    script_run(perf, check)
+    pty_run(perf, check)
+    print("PASS" if fails == 0 else f"FAIL: {fails}")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
