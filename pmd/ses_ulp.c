@@ -198,36 +198,69 @@ complete_local(struct sul_ctx *c, uint32_t slot, int status,
 }
 
 static void
+cqe_from_ses(struct uet_chan_cqe *e, const struct uet_ses_cqe *s)
+{
+	e->status = s->status;
+	/* UET_SES_CQ_* equal UET_CHAN_CQ_* */
+	e->flags = s->flags;
+	/* a truncated receive is an error entry (FI_ETRUNC) for the front end */
+	if ((s->flags & UET_SES_CQ_TRUNC) && e->status == 0)
+		e->status = -EMSGSIZE;
+	e->len = s->len;
+	e->data = s->data;
+	e->tag = s->tag;
+	e->src = s->src;
+	e->prov_errno = s->prov_errno;
+	memset(e->rsvd0, 0, sizeof(e->rsvd0));
+	e->olen = s->olen;
+}
+
+/* The channel that takes unsolicited completions (remote CQ data of a
+ * WRITE): the first one of the context that accepts receives. */
+static struct uet_chan *
+rx_chan(const struct sul_ctx *c)
+{
+	for (unsigned int i = 0; i < c->nb_chans; i++)
+		if (rte_ring_get_capacity(c->chans[i].chan->rq) > 1)
+			return c->chans[i].chan;
+	return NULL;
+}
+
+static void
 complete_ses(struct sul_ctx *c, const struct uet_ses_cqe *s)
 {
 	struct uet_chan_cqe e;
 	struct sul_op *o;
 	bool last;
 
-	if (unlikely(s->context >= c->nb_ops)) {
+	if (s->context == 0) {
+		struct uet_chan *ch = rx_chan(c);
+
+		if (ch == NULL) {
+			SUL_INC(c->st.orphan_cqe);
+			return;
+		}
+		cqe_from_ses(&e, s);
+		e.context = 0;
+		e.op = s->op;
+		pend_add(c, ch, &e);
+		return;
+	}
+	if (unlikely(s->context > c->nb_ops)) {
 		SUL_INC(c->st.orphan_cqe);
 		return;
 	}
-	o = &c->ops[s->context];
+	o = &c->ops[s->context - 1];
 	last = !o->multi || s->status != 0 ||
 	       (s->flags & UET_SES_CQ_MULTI_RECV_DONE) != 0;
 	if (o->chan != NULL && (s->status != 0 || o->want || o->rx)) {
+		cqe_from_ses(&e, s);
 		e.context = o->ctx;
-		e.status = s->status;
-		/* UET_SES_CQ_* equal UET_CHAN_CQ_* */
-		e.flags = s->flags;
-		e.len = s->len;
-		e.data = s->data;
-		e.tag = s->tag;
-		e.src = s->src;
-		e.prov_errno = s->prov_errno;
 		e.op = o->op;
-		memset(e.rsvd0, 0, sizeof(e.rsvd0));
-		e.olen = s->olen;
 		pend_add(c, o->chan, &e);
 	}
 	if (last)
-		op_put(c, (uint32_t)s->context);
+		op_put(c, (uint32_t)(s->context - 1));
 }
 
 static unsigned int
@@ -319,7 +352,7 @@ sqe_to_wr(const struct uet_chan_sqe *q, uint32_t slot, struct uet_ses_wr *wr)
 		wr->flags |= UET_SES_WR_F_ORDERED;
 	else if (q->mode == UET_CHAN_MODE_RUDI)
 		wr->flags |= UET_SES_WR_F_IDEMPOTENT;
-	wr->context = slot;
+	wr->context = (uint64_t)slot + 1;
 	memcpy(wr->dest.fa.addr, a->fa, sizeof(wr->dest.fa.addr));
 	wr->dest.pid_on_fep = ntohs(a->pid_on_fep) & 0xFFF;
 	ri = ntohs(a->start_ri);
@@ -389,13 +422,16 @@ chan_sq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 {
 	unsigned int n = 0;
 
+	if (pend_room(c) == 0)
+		return 0;
 	if (sc->sq_slot != SUL_NONE) {
 		if (sqe_submit(c, &sc->sqe, sc->sq_slot, now) == -EAGAIN)
 			return 0;
 		sc->sq_slot = SUL_NONE;
 		n++;
 	}
-	while (n < SUL_CHAN_BUDGET && c->nb_free != 0) {
+	/* each descriptor may complete at once: keep a pending slot */
+	while (n < SUL_CHAN_BUDGET && c->nb_free != 0 && pend_room(c) != 0) {
 		uint32_t slot;
 
 		if (uet_chan_sq_take(sc->chan, &sc->sqe, 1) == 0)
@@ -422,7 +458,7 @@ rqe_cancel(struct sul_ctx *c, struct uet_chan *chan, uint64_t ctx)
 		struct sul_op *o = &c->ops[i];
 
 		if (o->chan == chan && o->rx && o->ctx == ctx) {
-			(void)uet_ses_recv_cancel(c->ses, i);
+			(void)uet_ses_recv_cancel(c->ses, (uint64_t)i + 1);
 			return;
 		}
 	}
@@ -437,7 +473,7 @@ rqe_post(struct sul_ctx *c, const struct uet_chan_rqe *q, uint32_t slot,
 
 	memset(&r, 0, sizeof(r));
 	r.op = q->op;
-	r.context = slot;
+	r.context = (uint64_t)slot + 1;
 	rc = desc_buf(q->flags, q->addr, q->len, &r.buf, &r.len);
 	if (q->op == UET_CHAN_RQ_TRECV) {
 		r.tag = q->tag;
@@ -468,13 +504,16 @@ chan_rq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 {
 	unsigned int n = 0;
 
+	if (pend_room(c) == 0)
+		return 0;
 	if (sc->rq_slot != SUL_NONE) {
 		if (rqe_post(c, &sc->rqe, sc->rq_slot, now) == -EAGAIN)
 			return 0;
 		sc->rq_slot = SUL_NONE;
 		n++;
 	}
-	while (n < SUL_CHAN_BUDGET && c->nb_free != 0) {
+	/* each descriptor may complete at once: keep a pending slot */
+	while (n < SUL_CHAN_BUDGET && c->nb_free != 0 && pend_room(c) != 0) {
 		uint32_t slot;
 
 		if (uet_chan_rq_take(sc->chan, &sc->rqe, 1) == 0)
@@ -517,7 +556,7 @@ chan_gone(struct sul_ctx *c, struct sul_chan *sc)
 			continue;
 		o->chan = NULL;
 		if (o->rx)
-			(void)uet_ses_recv_cancel(c->ses, i);
+			(void)uet_ses_recv_cancel(c->ses, (uint64_t)i + 1);
 	}
 	if (sc->sq_slot != SUL_NONE)
 		op_put(c, sc->sq_slot);

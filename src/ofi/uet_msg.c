@@ -140,6 +140,7 @@ uet_ofi_post_sqe(struct uet_ofi_ep *ep, struct uet_chan_sqe *sqe,
 		goto unreserve;
 	sqe->context = (uint64_t)(uintptr_t)r;
 	sqe->job = ep->job & UET_OFI_JOB_MASK;
+	sqe->mode = ep->tx_mode;
 	if (uet_chan_sq_post(ep->chan, sqe) < 0) {
 		rc = -FI_EAGAIN;
 		goto unreserve;

@@ -341,6 +341,7 @@ test_trunc(void)
 	expect_tx_ok(4);
 	if (cq_wait(&B, &e)) {
 		CHECK(e.context == 120);
+		CHECK(e.status == -EMSGSIZE);
 		CHECK(e.flags & UET_CHAN_CQ_TRUNC);
 		CHECK(e.len == 100);
 		CHECK(e.olen == 200);
@@ -375,6 +376,29 @@ test_rma(uint64_t key)
 	expect_tx_ok(10);
 	CHECK(memcmp(rbuf + 100, sbuf, 3000) == 0);
 	CHECK(rbuf[99] == 0 && rbuf[3100] == 0);
+	/* WRITE with remote CQ data: an unsolicited CQE (context 0) on B */
+	sqe_init(&q, UET_CHAN_OP_WRITE, 15, sbuf, 512);
+	q.flags |= UET_CHAN_F_IMM;
+	q.imm_data = 0xabcdef;
+	q.rkey = key;
+	q.roffset = (uint64_t)(uintptr_t)(rbuf + 4096);
+	post_sq(&A, &q);
+	expect_tx_ok(15);
+	{
+		struct uet_chan_cqe e;
+
+		if (cq_wait(&B, &e)) {
+			CHECK(e.context == 0);
+			CHECK(e.status == 0);
+			CHECK(e.flags & UET_CHAN_CQ_IMM);
+			CHECK(e.data == 0xabcdef);
+			CHECK(e.len == 512);
+			CHECK(e.op == UET_CHAN_OP_WRITE);
+			CHECK(memcmp(rbuf + 4096, sbuf, 512) == 0);
+		} else {
+			failures++;
+		}
+	}
 	/* READ back another part */
 	fill(rbuf + 8192, 6000, 6);
 	memset(lbuf, 0, 8192);
