@@ -779,6 +779,8 @@ ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
 				"src_addr PIDonFEP %u: the engine context "
 				"serves %u\n", uet_ofi_addr_pid(&a), d->pid);
 	}
+	ep->tx_mode = uet_ofi_params()->def_data_dc ? UET_CHAN_MODE_ROD :
+						      UET_CHAN_MODE_RUD;
 	if (info->tx_attr != NULL &&
 	    (info->tx_attr->msg_order & (FI_ORDER_SAS | FI_ORDER_RAW |
 					 FI_ORDER_WAW | FI_ORDER_WAR |

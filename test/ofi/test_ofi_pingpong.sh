@@ -59,6 +59,11 @@ lcores = $3
 progress = inline
 mbuf_pool_size = 4095
 mbuf_cache = 32
+# two busy-polling processes on a shared 2-core machine can be descheduled
+# for tens of ms: give the PDS ~4 s of retries instead of 63 ms
+[timers]
+rto_init = 2ms
+rto_max_retries = 10
 [neighbor]
 $5 = $6
 EOF
