@@ -352,6 +352,75 @@ test_trunc(void)
 	}
 }
 
+/* A multi-receive buffer takes several messages, then is released; a
+ * directed receive only matches its source. */
+static void
+test_multi_and_directed(void)
+{
+	struct uet_chan_sqe q;
+	struct uet_chan_cqe e;
+	struct uet_chan_rqe r;
+	uint64_t off = 0;
+
+	memset(lbuf, 0, 2048);
+	memset(&r, 0, sizeof(r));
+	r.op = UET_CHAN_RQ_RECV;
+	r.flags = UET_CHAN_F_MULTI_RECV;
+	r.context = 130;
+	r.addr = (uint64_t)(uintptr_t)lbuf;
+	r.len = 1024;
+	r.ignore = 200; /* min_multi_recv */
+	CHECK(uet_chan_rq_post(B.ch, &r) == 0);
+	pump();
+	for (unsigned int i = 0; i < 3; i++) {
+		fill(sbuf + 300 * i, 300, 20 + i);
+		sqe_init(&q, UET_CHAN_OP_SEND, 40 + i, sbuf + 300 * i, 300);
+		post_sq(&A, &q);
+		expect_tx_ok(40 + i);
+		if (!cq_wait(&B, &e)) {
+			failures++;
+			return;
+		}
+		CHECK(e.context == 130 && e.status == 0 && e.len == 300);
+		/* 1024 - 3 * 300 = 124 < 200: released with the third */
+		CHECK(!!(e.flags & UET_CHAN_CQ_MULTI_RECV_DONE) == (i == 2));
+		off += 300;
+	}
+	CHECK(memcmp(lbuf, sbuf, off) == 0);
+	/* directed: only A's messages match; a filter on another initiator
+	 * stays posted and is cancelled */
+	memset(&r, 0, sizeof(r));
+	r.op = UET_CHAN_RQ_RECV;
+	r.flags = UET_CHAN_F_SRC_FILTER;
+	r.context = 131;
+	r.addr = (uint64_t)(uintptr_t)(lbuf + 4096);
+	r.len = 512;
+	r.src = (uint64_t)(uintptr_t)&B.addr; /* not the sender */
+	CHECK(uet_chan_rq_post(B.ch, &r) == 0);
+	r.context = 132;
+	r.src = (uint64_t)(uintptr_t)&A.addr;
+	CHECK(uet_chan_rq_post(B.ch, &r) == 0);
+	pump();
+	fill(sbuf, 100, 30);
+	sqe_init(&q, UET_CHAN_OP_SEND, 43, sbuf, 100);
+	post_sq(&A, &q);
+	expect_tx_ok(43);
+	if (cq_wait(&B, &e)) {
+		CHECK(e.context == 132 && e.status == 0 && e.len == 100);
+		CHECK(e.src == A.initiator);
+	} else {
+		failures++;
+	}
+	memset(&r, 0, sizeof(r));
+	r.op = UET_CHAN_RQ_CANCEL;
+	r.context = 131;
+	CHECK(uet_chan_rq_post(B.ch, &r) == 0);
+	if (cq_wait(&B, &e))
+		CHECK(e.context == 131 && e.status == -ECANCELED);
+	else
+		failures++;
+}
+
 static int
 ctl(struct side *s, struct uet_ses_ulp_ctl *r)
 {
@@ -650,6 +719,7 @@ run(bool lossy)
 	test_send();
 	test_tagged();
 	test_trunc();
+	test_multi_and_directed();
 	test_rma(key);
 	test_errors(key);
 	test_backpressure(400);
