@@ -98,6 +98,10 @@ struct sul_ctx {
 	uint32_t pend_head;     /* next to push */
 	uint32_t pend_tail;     /* next free */
 	unsigned int nb_chans;
+	/* MR_DEREG answers held until no READ response can still be built
+	 * (rebuilt from the region on retransmission) */
+	unsigned int nb_dereg_wait;
+	struct sul_ctl_msg *dereg_wait[SUL_CTL_RING];
 	struct sul_chan chans[UET_ENGINE_CHANS_MAX];
 	struct uet_ses_cqe scq[SUL_CQ_BURST];
 	struct uet_ses_ulp_stats st;
@@ -692,10 +696,28 @@ mr_reg(struct sul_ctx *c, struct uet_ses_ulp_ctl *q)
 }
 
 static void
+ctl_answer(struct sul_ctl_msg *m)
+{
+	unsigned int expect = SUL_CTL_PENDING;
+
+	if (!atomic_compare_exchange_strong(&m->state, &expect, SUL_CTL_DONE))
+		rte_free(m); /* the caller gave up waiting */
+}
+
+/* Whether return-direction READ data may still be built from memory. */
+static bool
+ret_busy(const struct sul_ctx *c)
+{
+	struct uet_ses_pool_info pi;
+
+	uet_ses_pool_info_get(c->ses, &pi);
+	return pi.ret_used != 0;
+}
+
+static void
 ctl_one(struct sul_ctx *c, struct sul_ctl_msg *m)
 {
 	struct uet_ses_ulp_ctl *q = &m->req;
-	unsigned int expect = SUL_CTL_PENDING;
 
 	switch (q->op) {
 	case UET_SES_ULP_JOB_ADD:
@@ -715,8 +737,15 @@ ctl_one(struct sul_ctx *c, struct sul_ctl_msg *m)
 		break;
 	}
 	SUL_INC(c->st.ctl);
-	if (!atomic_compare_exchange_strong(&m->state, &expect, SUL_CTL_DONE))
-		rte_free(m); /* the caller gave up waiting */
+	/* the key resolves no more; READ responses in flight may still be
+	 * rebuilt from the region: answer once they are all acknowledged */
+	if (q->op == UET_SES_ULP_MR_DEREG && q->rc == 0 && ret_busy(c) &&
+	    c->nb_dereg_wait < RTE_DIM(c->dereg_wait)) {
+		SUL_INC(c->st.dereg_waits);
+		c->dereg_wait[c->nb_dereg_wait++] = m;
+		return;
+	}
+	ctl_answer(m);
 }
 
 static unsigned int
@@ -725,6 +754,11 @@ ctl_poll(struct sul_ctx *c)
 	void *m[SUL_CTL_BURST];
 	unsigned int n;
 
+	if (c->nb_dereg_wait != 0 && !ret_busy(c)) {
+		for (unsigned int i = 0; i < c->nb_dereg_wait; i++)
+			ctl_answer(c->dereg_wait[i]);
+		c->nb_dereg_wait = 0;
+	}
 	n = rte_ring_sc_dequeue_burst(c->ctl, m, SUL_CTL_BURST, NULL);
 	for (unsigned int i = 0; i < n; i++)
 		ctl_one(c, m[i]);
@@ -947,6 +981,9 @@ sul_fini(struct uet_ulp_ctx *uctx, void *priv)
 	(void)uctx;
 	if (c == NULL)
 		return;
+	for (unsigned int i = 0; i < c->nb_dereg_wait; i++)
+		ctl_answer(c->dereg_wait[i]);
+	c->nb_dereg_wait = 0;
 	/* answer requests nobody will process any more */
 	while (rte_ring_sc_dequeue(c->ctl, &m) == 0) {
 		struct sul_ctl_msg *cm = m;

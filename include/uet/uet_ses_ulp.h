@@ -84,9 +84,10 @@ struct uet_ses_ulp_ctl {
  * Run one control request on context @p ctx_idx of @p e and wait for the
  * answer (at most 5 s). With the engine not running (INLINE), @p progress
  * (or uet_engine_poll() when NULL) drives the loop meanwhile.
- * After MR_DEREG returns 0 the lcore no longer resolves the key: no new
- * access to the region starts (an access in progress completes during the
- * iteration that processed the request, before the answer).
+ * After MR_DEREG returns 0 the lcore no longer resolves the key and no
+ * READ response that could be rebuilt from the region is in flight (the
+ * answer waits until every return-direction READ of the context was
+ * acknowledged): the engine does not access the region any more.
  * @return
  *   0 (then see req->rc), -EINVAL, -ENOENT (no SES on that context),
  *   -ENOMEM, -ETIMEDOUT (the lcore did not answer).
@@ -109,6 +110,7 @@ struct uet_ses_ulp_stats {
 	uint64_t cqe;          /**< CQEs pushed */
 	uint64_t cq_wait;      /**< pushes deferred: CQ full */
 	uint64_t ctl;          /**< control requests served */
+	uint64_t dereg_waits;  /**< MR_DEREG answers held for READ responses */
 	uint64_t orphan_cqe;   /**< SES completions with no op record */
 };
 

@@ -613,6 +613,70 @@ test_backpressure(unsigned int n)
 	}
 }
 
+/* B first: B serves the control request before A acknowledges the
+ * READ response B has just sent. */
+static void
+pump_ba(void *arg)
+{
+	(void)arg;
+	(void)uet_engine_poll(B.e, 4);
+	(void)uet_engine_poll(A.e, 4);
+}
+
+static uint32_t
+ret_used(struct side *s)
+{
+	const struct uet_ses *ses = NULL;
+	struct uet_ses_pool_info pi;
+
+	if (uet_ses_ulp_stats_get(s->e, 0, NULL, &ses) != 0 || ses == NULL)
+		return 0;
+	uet_ses_pool_info_get(ses, &pi);
+	return pi.ret_used;
+}
+
+/* Deregistering a region while a READ response from it is in flight:
+ * the answer waits until the response is acknowledged. */
+static void
+test_dereg_during_read(void)
+{
+	struct uet_ses_ulp_ctl r;
+	struct uet_ses_ulp_stats st;
+	struct uet_chan_sqe q;
+	struct uet_chan_cqe e;
+	uint8_t *region = rbuf + 16384;
+	unsigned int i;
+
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_MR_REG;
+	r.job = JOB;
+	r.base = (uintptr_t)region;
+	r.len = 40000;
+	r.access = UET_SES_MR_REMOTE_READ;
+	CHECK(ctl(&B, &r) == 0);
+	fill(region, 40000, 40);
+	memset(lbuf, 0, 40000);
+	sqe_init(&q, UET_CHAN_OP_READ, 50, lbuf, 40000);
+	q.rkey = r.key;
+	q.roffset = (uint64_t)(uintptr_t)region;
+	post_sq(&A, &q);
+	for (i = 0; i < POLL_MAX && ret_used(&B) == 0; i++)
+		pump();
+	CHECK(ret_used(&B) > 0);
+	r.op = UET_SES_ULP_MR_DEREG;
+	CHECK(uet_ses_ulp_ctl(B.e, 0, &r, pump_ba, NULL) == 0);
+	CHECK(r.rc == 0);
+	CHECK(ret_used(&B) == 0);
+	CHECK(uet_ses_ulp_stats_get(B.e, 0, &st, NULL) == 0);
+	CHECK(st.dereg_waits > 0);
+	if (cq_wait(&A, &e)) {
+		CHECK(e.context == 50 && e.status == 0);
+		CHECK(memcmp(lbuf, region, 40000) == 0);
+	} else {
+		failures++;
+	}
+}
+
 static void
 test_dereg(uint64_t key)
 {
@@ -723,6 +787,7 @@ run(bool lossy)
 	test_rma(key);
 	test_errors(key);
 	test_backpressure(400);
+	test_dereg_during_read();
 	test_dereg(key);
 	CHECK(cq_quiet(&A));
 	CHECK(cq_quiet(&B));
