@@ -4,7 +4,9 @@
 # fi_pingpong (Debian's libfabric-bin) between two processes through the
 # uet provider:
 #   memif   two engines joined by net_memif (server / client roles, the
-#           socket in a temporary directory)
+#           socket in a temporary directory), the provider's RDM entry
+#   rxd     the same memif pair, plain '-p uet -e rdm': libfabric layers
+#           its ofi_rxd utility over the provider's DGRAM entry
 #   netns   two network namespaces joined by a veth pair, net_af_packet on
 #           each end (needs root: skipped with 77 otherwise)
 # Each process has its own configuration (FA, MAC, EAL --file-prefix,
@@ -12,7 +14,7 @@
 # at run time. Checks that both sides complete and print their result
 # line (64 bytes, every message acknowledged). Bounded by timeouts.
 #
-# usage: test_ofi_pingpong.sh <fi_pingpong> memif|netns [iterations]
+# usage: test_ofi_pingpong.sh <fi_pingpong> memif|rxd|netns [iterations]
 set -u
 
 PINGPONG=${1:?fi_pingpong path}
@@ -92,7 +94,7 @@ OOB_ADDR=127.0.0.1
 tag="uetpp$$"
 
 case "$MODE" in
-memif)
+memif|rxd)
 	sock="$TMP/memif.sock"
 	conf "$TMP/server.conf" "net_memif0,role=server,id=0,socket=$sock" 0 \
 		10.0.1.1 10.0.1.2 02:00:00:00:01:02 "${tag}s" 02:00:00:00:01:01
@@ -138,7 +140,11 @@ netns)
 esac
 
 port=$(free_port) || exit 1
-args=(-p uet -d "$DOMAIN" -e rdm -I "$ITERS" -S 64)
+if [ "$MODE" = rxd ]; then
+	args=(-p uet -e rdm -I "$ITERS" -S 64)
+else
+	args=(-p uet -d "$DOMAIN" -e rdm -I "$ITERS" -S 64)
+fi
 "${SRV_RUN[@]}" env FI_UET_PROVIDER_CONFIG="$TMP/server.conf" \
 	timeout "$LIMIT" "$PINGPONG" "${args[@]}" -B "$port" \
 	> "$TMP/server.out" 2>&1 &
