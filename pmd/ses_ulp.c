@@ -498,8 +498,10 @@ rqe_post(struct sul_ctx *c, const struct uet_chan_rqe *q, uint32_t slot,
 		rc = uet_ses_recv_post(c->ses, &r, now);
 	if (rc == -EAGAIN)
 		return -EAGAIN;
-	if (rc < 0)
+	if (rc < 0) {
+		SUL_INC(c->st.rqe_rejected);
 		complete_local(c, slot, rc, 0);
+	}
 	return 0;
 }
 
@@ -533,6 +535,7 @@ chan_rq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 			sc->rqe.op, true, sc->rqe.flags);
 		if (sc->rqe.op != UET_CHAN_RQ_RECV &&
 		    sc->rqe.op != UET_CHAN_RQ_TRECV) {
+			SUL_INC(c->st.rqe_rejected);
 			complete_local(c, slot, -EINVAL, 0);
 			continue;
 		}

@@ -106,6 +106,7 @@ struct uet_ses_ulp_stats {
 	uint64_t sqe_held;     /**< SES -EAGAIN: SQE kept for the next turn */
 	uint64_t sqe_rejected; /**< SQEs completed at once in error */
 	uint64_t rqe;          /**< RQEs taken */
+	uint64_t rqe_rejected; /**< RQEs completed at once in error */
 	uint64_t cancel;       /**< cancels served */
 	uint64_t cqe;          /**< CQEs pushed */
 	uint64_t cq_wait;      /**< pushes deferred: CQ full */

@@ -541,6 +541,30 @@ test_errors(uint64_t key)
 	q.job = JOB + 1;
 	post_sq(&A, &q);
 	expect_tx_err(22, UET_RC_BAD_JOB_ID);
+	/* malformed descriptors: completed in error, counted, no crash */
+	sqe_init(&q, 99, 24, sbuf, 8);
+	post_sq(&A, &q);
+	expect_tx_err(24, UET_RC_UNSUPPORTED_OP);
+	sqe_init(&q, UET_CHAN_OP_SEND, 25, sbuf, 8);
+	q.dest = 0;
+	post_sq(&A, &q);
+	expect_tx_err(25, UET_RC_UNSUPPORTED_OP);
+	{
+		struct uet_chan_rqe r;
+		struct uet_chan_cqe e;
+		struct uet_ses_ulp_stats st;
+
+		memset(&r, 0, sizeof(r));
+		r.op = 77;
+		r.context = 140;
+		CHECK(uet_chan_rq_post(B.ch, &r) == 0);
+		if (cq_wait(&B, &e))
+			CHECK(e.context == 140 && e.status == -EINVAL);
+		else
+			failures++;
+		CHECK(uet_ses_ulp_stats_get(B.e, 0, &st, NULL) == 0);
+		CHECK(st.rqe_rejected >= 1);
+	}
 	/* an IOV of several entries is refused at once */
 	{
 		struct uet_chan_iov iov[2] = {
