@@ -687,6 +687,7 @@ static int
 mr_reg(struct sul_ctx *c, struct uet_ses_ulp_ctl *q)
 {
 	struct sul_job *j = job_find(c, q->job);
+	int rc;
 	struct uet_ses_mr_attr a = {
 		.base = q->base, .length = q->len, .access = q->access,
 		.idempotent = q->idempotent, .virt_addr = true,
@@ -695,7 +696,11 @@ mr_reg(struct sul_ctx *c, struct uet_ses_ulp_ctl *q)
 	if (j == NULL)
 		return -ENOENT;
 	a.ri = j->ri_rma;
-	return uet_ses_mr_reg(c->mr, &a, &q->key);
+	rc = uet_ses_mr_reg(c->mr, &a, &q->key);
+	/* disabled from the start (FI_MR_ENDPOINT until fi_mr_enable) */
+	if (rc == 0 && q->disabled)
+		(void)uet_ses_mr_enable(c->mr, q->key, false);
+	return rc;
 }
 
 static void
@@ -734,6 +739,9 @@ ctl_one(struct sul_ctx *c, struct sul_ctl_msg *m)
 		break;
 	case UET_SES_ULP_MR_DEREG:
 		q->rc = uet_ses_mr_dereg(c->mr, q->key);
+		break;
+	case UET_SES_ULP_MR_ENABLE:
+		q->rc = uet_ses_mr_enable(c->mr, q->key, !q->disabled);
 		break;
 	default:
 		q->rc = -EINVAL;

@@ -66,6 +66,7 @@ enum uet_ses_ulp_ctl_op {
 	UET_SES_ULP_JOB_DEL = 2, /**< drop one reference of job */
 	UET_SES_ULP_MR_REG = 3,  /**< register base/len/access -> key */
 	UET_SES_ULP_MR_DEREG = 4, /**< deregister key */
+	UET_SES_ULP_MR_ENABLE = 5, /**< enable key (disable it with disabled) */
 };
 
 /** One control request (filled by the caller, answered by the lcore). */
@@ -76,7 +77,9 @@ struct uet_ses_ulp_ctl {
 	uint64_t len;         /**< MR_REG */
 	uint32_t access;      /**< MR_REG: UET_SES_MR_* */
 	bool idempotent;      /**< MR_REG: I bit */
-	uint64_t key;         /**< MR_REG: out; MR_DEREG: in */
+	/** MR_REG: register it disabled; MR_ENABLE: disable instead */
+	bool disabled;
+	uint64_t key;         /**< MR_REG: out; MR_DEREG, MR_ENABLE: in */
 	int rc;               /**< out: 0 or -errno */
 };
 

@@ -83,6 +83,17 @@ mr_control(struct fid *fid, int command, void *arg)
 			return 0;
 		if (mr->ep == NULL)
 			return -FI_EINVAL; /* FI_MR_ENDPOINT: bind an endpoint first */
+		if (!mr->enabled) {
+			struct uet_ses_ulp_ctl q = {
+				.op = UET_SES_ULP_MR_ENABLE,
+				.key = mr->mr_fid.key,
+			};
+			int rc = uet_ofi_fabric_ctl(mr->dom->fab, mr->dom->ctx,
+						    &q);
+
+			if (rc < 0)
+				return rc == -ENOENT ? -FI_EINVAL : -FI_EOTHER;
+		}
 		mr->enabled = true;
 		return 0;
 	default:
@@ -151,6 +162,7 @@ mr_engine_reg(struct uet_ofi_mr *mr, uint64_t *key)
 	if (rc < 0)
 		return rc == -ENOSPC ? -FI_ENOSPC : -FI_EOTHER;
 	q.op = UET_SES_ULP_MR_REG;
+	q.disabled = !mr->enabled; /* FI_MR_ENDPOINT: after fi_mr_enable */
 	q.access = mr_access(mr->access);
 	q.idempotent = d->profile == UET_PROFILE_HPC;
 	rc = uet_ofi_fabric_ctl(d->fab, d->ctx, &q);

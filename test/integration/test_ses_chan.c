@@ -799,6 +799,29 @@ run(bool lossy)
 	CHECK(ctl(&B, &r) == 0);
 	key = r.key;
 	CHECK(key != 0);
+	/* a region registered disabled refuses access until enabled */
+	{
+		struct uet_ses_ulp_ctl d = r;
+		struct uet_chan_sqe q;
+
+		d.base = (uintptr_t)(rbuf + 60000);
+		d.len = 1024;
+		d.disabled = true;
+		CHECK(ctl(&B, &d) == 0);
+		sqe_init(&q, UET_CHAN_OP_WRITE, 60, sbuf, 64);
+		q.rkey = d.key;
+		q.roffset = (uint64_t)(uintptr_t)(rbuf + 60000);
+		post_sq(&A, &q);
+		expect_tx_err(60, UET_RC_DISABLED_GEN);
+		d.op = UET_SES_ULP_MR_ENABLE;
+		d.disabled = false;
+		CHECK(ctl(&B, &d) == 0);
+		q.context = 61;
+		post_sq(&A, &q);
+		expect_tx_ok(61);
+		d.op = UET_SES_ULP_MR_DEREG;
+		CHECK(ctl(&B, &d) == 0);
+	}
 	r.job = JOB + 5;
 	CHECK(ctl(&B, &r) == -ENOENT);
 	r.op = 77;
