@@ -26,6 +26,7 @@
 #include <rte_errno.h>
 #include <rte_eth_ring.h>
 #include <rte_ring.h>
+#include <rte_telemetry.h>
 
 #include <uet/uet_chan.h>
 #include <uet/uet_engine.h>
@@ -846,6 +847,16 @@ run(bool lossy)
 	CHECK(st.sqe_held > 0);
 	CHECK(st.cq_wait > 0);
 	CHECK(st.orphan_cqe == 0);
+	{
+		struct rte_tel_data *d = rte_tel_data_alloc();
+
+		CHECK(d != NULL);
+		if (d != NULL) {
+			/* index 0 is A (freed engines' slots are reused) */
+			CHECK(uet_engine_telemetry_call("/uet/ses", "0", d) == 0);
+			rte_tel_data_free(d);
+		}
+	}
 	if (lossy) {
 		static struct uet_engine_stats es;
 		uint64_t drops;
