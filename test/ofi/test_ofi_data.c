@@ -238,6 +238,29 @@ test_tagged(void)
 	expect_ok(n1.cq, &c1, FI_RECV | FI_TAGGED, &e, NULL);
 	CHECK(e.tag == 0x55 && e.len == 2000);
 	CHECK(memcmp(lbuf, sbuf, 2000) == 0);
+	/* tinject / tsenddata / injectdata: no sender completion for the
+	 * injects, data and tag at the receiver */
+	fill(sbuf, 40, 11);
+	CHECK_RC(fi_trecv(n1.ep, lbuf, 2048, NULL, FI_ADDR_UNSPEC, 0x77, 0,
+			  &c1), 0);
+	CHECK_RC(fi_tinject(n0.ep, sbuf, 40, n0.peer, 0x77), 0);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &c1, FI_RECV | FI_TAGGED, &e, NULL);
+	CHECK(e.tag == 0x77 && e.len == 40 && memcmp(lbuf, sbuf, 40) == 0);
+	CHECK_RC(fi_trecv(n1.ep, lbuf, 2048, NULL, FI_ADDR_UNSPEC, 0x78, 0,
+			  &c1), 0);
+	CHECK_RC(fi_tsenddata(n0.ep, sbuf, 40, NULL, 0xdada, n0.peer, 0x78,
+			      &c0), 0);
+	expect_ok(n0.cq, &c0, FI_SEND | FI_TAGGED, NULL, NULL);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &c1, FI_RECV | FI_TAGGED | FI_REMOTE_CQ_DATA, &e,
+		  NULL);
+	CHECK(e.tag == 0x78 && e.data == 0xdada);
+	CHECK_RC(fi_recv(n1.ep, lbuf, 2048, NULL, FI_ADDR_UNSPEC, &c1), 0);
+	CHECK_RC(fi_injectdata(n0.ep, sbuf, 40, 0xbeef, n0.peer), 0);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &c1, FI_RECV | FI_REMOTE_CQ_DATA, &e, NULL);
+	CHECK(e.data == 0xbeef && e.len == 40);
 	/* the 0x66 receive: cancelled */
 	CHECK_RC(fi_cancel(&n1.ep->fid, &c2), 0);
 	expect_err(n1.cq, &c2, FI_ECANCELED, -1, NULL);
@@ -317,6 +340,24 @@ test_rma(struct fid_mr *mr)
 	CHECK(res == 12);
 	memcpy(&v, rbuf, 8);
 	CHECK(v == 99);
+	/* inject_write and inject_atomic: no sender completion; a read
+	 * afterwards (same peer) sees their effect once it completes */
+	fill(sbuf, 48, 12);
+	CHECK_RC(fi_inject_write(n0.ep, sbuf, 48, n0.peer, base + 40000, key),
+		 0);
+	v = 3;
+	memset(rbuf + 48000, 0, 8);
+	CHECK_RC(fi_inject_atomic(n0.ep, &v, 1, n0.peer, base + 48000, key,
+				  FI_UINT64, FI_SUM), 0);
+	for (int i = 0; i < POLL_MAX; i++) {
+		memcpy(&res, rbuf + 48000, 8);
+		if (res == 3 && memcmp(rbuf + 40000, sbuf, 48) == 0)
+			break;
+		(void)fi_cq_read(n0.cq, NULL, 0);
+	}
+	memcpy(&res, rbuf + 48000, 8);
+	CHECK(res == 3);
+	CHECK(memcmp(rbuf + 40000, sbuf, 48) == 0);
 	/* a key the target does not know */
 	CHECK_RC(fi_write(n0.ep, sbuf, 64, NULL, n0.peer, base, key ^ 0x1000000,
 			  &c0), 0);
