@@ -462,8 +462,89 @@ node_close(struct node *n)
 		CHECK_RC(fi_close(&n->dom->fid), 0);
 }
 
+/*
+ * AUTO progress (uet-auto.conf: one engine lcore runs the loop on its own
+ * thread): one endpoint sends to itself over a loopback ring port, and
+ * registers, writes, reads and deregisters a region of its own, so the
+ * control ring is answered by a running lcore.
+ */
+static int
+main_auto(void)
+{
+	struct fi_info *hints = fi_allocinfo();
+	struct fi_cq_tagged_entry e;
+	struct fid_mr *mr = NULL;
+	fi_addr_t src;
+	uint64_t key;
+	char c0, c1;
+
+	if (hints == NULL)
+		return 1;
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->caps = FI_MSG | FI_RMA;
+	hints->domain_attr->mr_mode = FI_MR_PROV_KEY | FI_MR_ALLOCATED |
+				      FI_MR_VIRT_ADDR;
+	hints->domain_attr->name = strdup("net_ring0-hpc");
+	hints->domain_attr->data_progress = FI_PROGRESS_AUTO;
+	hints->fabric_attr->prov_name = strdup("uet");
+	if (fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &info) != 0 ||
+	    fi_fabric(info->fabric_attr, &fab, NULL) != 0 ||
+	    node_open(&n0) != 0 ||
+	    fi_av_insert(n0.av, &n0.addr, 1, &n0.peer, 0, NULL) != 1) {
+		fprintf(stderr, "auto: setup failed\n");
+		fi_freeinfo(hints);
+		return 1;
+	}
+	fi_freeinfo(hints);
+	CHECK(info->domain_attr->data_progress == FI_PROGRESS_AUTO);
+	fill(sbuf, 3000, 13);
+	memset(lbuf, 0, 4096);
+	CHECK_RC(fi_recv(n0.ep, lbuf, 4096, NULL, FI_ADDR_UNSPEC, &c1), 0);
+	CHECK_RC(fi_send(n0.ep, sbuf, 3000, NULL, n0.peer, &c0), 0);
+	/* completions of both, in either order */
+	for (int k = 0; k < 2; k++) {
+		struct fi_cq_err_entry err;
+
+		memset(&e, 0, sizeof(e));
+		src = FI_ADDR_NOTAVAIL;
+		CHECK(cq_wait(n0.cq, &e, &src, &err) == 1);
+		if (e.op_context == &c1) {
+			CHECK(e.len == 3000 && (e.flags & FI_RECV));
+			CHECK(src == n0.peer);
+		} else {
+			CHECK(e.op_context == &c0 && (e.flags & FI_SEND));
+		}
+	}
+	CHECK(memcmp(lbuf, sbuf, 3000) == 0);
+	CHECK_RC(fi_mr_reg(n0.dom, rbuf, BIG, FI_REMOTE_WRITE | FI_REMOTE_READ,
+			   0, 0, 0, &mr, NULL), 0);
+	if (mr != NULL) {
+		key = fi_mr_key(mr);
+		memset(rbuf, 0, BIG);
+		CHECK_RC(fi_write(n0.ep, sbuf, 3000, NULL, n0.peer,
+				  (uint64_t)(uintptr_t)rbuf + 100, key, &c0), 0);
+		expect_ok(n0.cq, &c0, FI_WRITE, NULL, NULL);
+		CHECK(memcmp(rbuf + 100, sbuf, 3000) == 0);
+		memset(lbuf, 0, 4096);
+		CHECK_RC(fi_read(n0.ep, lbuf, 3000, NULL, n0.peer,
+				 (uint64_t)(uintptr_t)rbuf + 100, key, &c0),
+			 0);
+		expect_ok(n0.cq, &c0, FI_READ, NULL, NULL);
+		CHECK(memcmp(lbuf, sbuf, 3000) == 0);
+		CHECK_RC(fi_close(&mr->fid), 0);
+		CHECK_RC(fi_write(n0.ep, sbuf, 8, NULL, n0.peer,
+				  (uint64_t)(uintptr_t)rbuf, key, &c0), 0);
+		expect_err(n0.cq, &c0, FI_EINVAL, UET_RC_BAD_MKEY, NULL);
+	}
+	node_close(&n0);
+	CHECK_RC(fi_close(&fab->fid), 0);
+	fi_freeinfo(info);
+	printf("data (auto): %d failure(s)\n", ofi_failures);
+	return ofi_failures != 0;
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	struct fid_mr *mr = NULL;
 
@@ -472,6 +553,8 @@ main(void)
 	lbuf = calloc(1, BIG);
 	if (sbuf == NULL || rbuf == NULL || lbuf == NULL)
 		return 1;
+	if (argc > 1 && strcmp(argv[1], "auto") == 0)
+		return main_auto();
 	if (setup() != 0) {
 		fprintf(stderr, "setup failed\n");
 		return 1;
