@@ -162,6 +162,59 @@ uet_ofi_fabric_chan_detach(struct uet_ofi_fabric *fab, struct uet_chan *c)
 	pthread_mutex_unlock(&fab->ctl_lock);
 }
 
+/* Whether every context's SES and PDS have nothing left in flight. */
+static bool
+fabric_quiet(struct uet_ofi_fabric *fab)
+{
+	unsigned int n = uet_engine_nb_lcores(fab->engine);
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct uet_ulp_ctx *u = uet_ulp_ctx_get(fab->engine, i);
+		const struct uet_ses *ses = NULL;
+		struct uet_ses_pool_info si;
+		struct uet_pds_pool_info pi;
+
+		if (u == NULL ||
+		    uet_ses_ulp_stats_get(fab->engine, i, NULL, &ses) != 0)
+			continue;
+		uet_ses_pool_info_get(ses, &si);
+		uet_pds_pool_info_get(uet_ulp_ctx_pds(u), &pi);
+		if (si.msgs_used || si.tgt_used || si.ret_used ||
+		    pi.tx_blk_used || pi.events)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Before the engine goes away, let it answer what peers still wait for:
+ * the (delayed) ACK of the last request it received and the completion of
+ * its own last sends. At least FABRIC_LINGER_MIN_MS (many ACK delays),
+ * then until quiet, at most FABRIC_LINGER_MAX_MS. Racy reads of the pool
+ * counters in AUTO mode: a heuristic for how long to wait, nothing more.
+ */
+#define FABRIC_LINGER_MIN_MS 2
+#define FABRIC_LINGER_MAX_MS 200
+
+static void
+fabric_linger(struct uet_ofi_fabric *fab)
+{
+	uint64_t start = uet_ofi_now_ms(), now = start;
+
+	while (now - start < FABRIC_LINGER_MAX_MS) {
+		if (now - start >= FABRIC_LINGER_MIN_MS && fabric_quiet(fab))
+			break;
+		if (fab->inline_progress) {
+			pthread_mutex_lock(&fab->progress_lock);
+			(void)uet_engine_poll(fab->engine, 16);
+			pthread_mutex_unlock(&fab->progress_lock);
+		} else {
+			usleep(100);
+		}
+		now = uet_ofi_now_ms();
+	}
+}
+
 static int
 fabric_close(struct fid *fid)
 {
@@ -170,6 +223,7 @@ fabric_close(struct fid *fid)
 
 	if (atomic_load(&fab->ref) > 0)
 		return -FI_EBUSY;
+	fabric_linger(fab);
 	uet_engine_free(fab->engine);
 	pthread_mutex_destroy(&fab->ctl_lock);
 	pthread_mutex_destroy(&fab->progress_lock);
