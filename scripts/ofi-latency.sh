@@ -17,7 +17,16 @@ ITERS=${2:-10000}
 REPS=${3:-3}
 PP=/usr/bin/fi_pingpong
 TMP=$(mktemp -d /tmp/uet-lat.XXXXXX) || exit 1
-trap 'rm -rf "$TMP"' EXIT
+# EAL runtime directories of our --file-prefix values (DPDK leaves them)
+runtime_clean() {
+	local base p
+	for base in /var/run/dpdk "${XDG_RUNTIME_DIR:-/nonexistent}/dpdk" /tmp/dpdk; do
+		for p in "$@"; do
+			[ -n "$p" ] && [ -d "$base/$p" ] && rm -rf -- "${base:?}/$p"
+		done
+	done
+}
+trap 'rm -rf "$TMP"; runtime_clean "uetlat$$server" "uetlat$$client"' EXIT
 
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'

@@ -23,9 +23,20 @@ ITERS=${3:-200}
 LIMIT=30
 
 TMP=$(mktemp -d /tmp/uet-pp.XXXXXX) || exit 1
+tag="uetpp$$"   # EAL file prefixes, namespace and veth names
 NS_S=""
 NS_C=""
 PIDS=()
+
+# EAL runtime directories of our --file-prefix values (DPDK leaves them)
+runtime_clean() {
+	local base p
+	for base in /var/run/dpdk "${XDG_RUNTIME_DIR:-/nonexistent}/dpdk" /tmp/dpdk; do
+		for p in "$@"; do
+			[ -n "$p" ] && [ -d "$base/$p" ] && rm -rf -- "${base:?}/$p"
+		done
+	done
+}
 
 cleanup() {
 	local p
@@ -36,6 +47,7 @@ cleanup() {
 	[ -n "$NS_S" ] && ip netns del "$NS_S" 2>/dev/null
 	[ -n "$NS_C" ] && ip netns del "$NS_C" 2>/dev/null
 	rm -rf "$TMP"
+	runtime_clean "${tag}s" "${tag}c"
 }
 trap cleanup EXIT
 
@@ -91,7 +103,6 @@ DOMAIN=""
 SRV_RUN=()
 CLI_RUN=()
 OOB_ADDR=127.0.0.1
-tag="uetpp$$"
 
 case "$MODE" in
 memif|rxd)
