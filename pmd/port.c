@@ -134,13 +134,19 @@ port_configure(struct uet_engine *e, struct eng_port *p,
 			       RTE_ETH_RSS_NONFRAG_IPV6_OTHER) &
 			      info.flow_type_rss_offloads;
 
-		if (hf == 0) {
+		/* ring ports: each queue is the ring the application wired
+		 * (e.g. crossed queues between two contexts in tests) */
+		bool wired = strcmp(info.driver_name, "net_ring") == 0;
+
+		if (hf == 0 && !wired) {
 			ENG_LOG(ERR, "%s: %u queues need L3 RSS", p->name,
 				c->rx_queues);
 			return -ENOTSUP;
 		}
-		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-		conf.rx_adv_conf.rss_conf.rss_hf = hf;
+		if (hf != 0) {
+			conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+			conf.rx_adv_conf.rss_conf.rss_hf = hf;
+		}
 	}
 	p->nb_rxq = c->rx_queues;
 	p->nb_txq = c->rx_queues;

@@ -102,8 +102,9 @@ proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 
 	if (pp == NULL || pp->ulp == NULL ||
 	    pp->ulp->size < offsetof(struct uet_ulp_ops, poll) ||
-	    pp->ulp->build == NULL || pp->ulp->deliver == NULL ||
-	    pp->ulp->done == NULL)
+	    pp->ulp->build == NULL ||
+	    (!UET_ULP_HAS_EVENT(pp->ulp) &&
+	     (pp->ulp->deliver == NULL || pp->ulp->done == NULL)))
 		return -EINVAL;
 	ctx = rte_zmalloc("uet_ulp_ctx", sizeof(*ctx), RTE_CACHE_LINE_SIZE);
 	if (ctx == NULL)
@@ -122,6 +123,7 @@ proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 	}
 	ctx->lc = lc;
 	ctx->ulp = pp->ulp;
+	ctx->raw = UET_ULP_HAS_EVENT(pp->ulp);
 	ctx->port = 0;
 	for (unsigned int p = 0; p < e->nb_ports; p++)
 		if (lc->tx[p].has_queue) {
@@ -200,6 +202,30 @@ proto_deliver(struct uet_ulp_ctx *ctx, const struct uet_pds_event *e)
 	ctx->ulp->deliver(ctx->ulp_priv, ctx, &r->pkt, payload, len, &peer);
 }
 
+/* Raw path: the bytes after the PDS header of the frame a DELIVER names. */
+static void
+proto_raw_event(struct uet_ulp_ctx *ctx, const struct uet_pds_event *e)
+{
+	const struct uet_engine_rx *r;
+	const uint8_t *ses = NULL;
+	uint16_t len = 0;
+
+	if (e->type == UET_PDS_EV_DELIVER) {
+		if (unlikely(ctx->rx == NULL || e->cookie >= ctx->nb_rx)) {
+			PROTO_INC(ctx->st.deliver_orphan);
+			return;
+		}
+		r = &ctx->rx[e->cookie];
+		ses = proto_ses_bytes(r, &len);
+		PROTO_INC(ctx->st.delivered);
+	} else if (e->status == 0) {
+		PROTO_INC(ctx->st.done_ok);
+	} else {
+		PROTO_INC(ctx->st.done_err);
+	}
+	ctx->ulp->event(ctx->ulp_priv, ctx, e, ses, len);
+}
+
 unsigned int
 proto_events(struct uet_ulp_ctx *ctx)
 {
@@ -211,6 +237,10 @@ proto_events(struct uet_ulp_ctx *ctx)
 		for (uint16_t i = 0; i < n; i++) {
 			const struct uet_pds_event *e = &ctx->ev[i];
 
+			if (ctx->raw) {
+				proto_raw_event(ctx, e);
+				continue;
+			}
 			if (e->type == UET_PDS_EV_DELIVER) {
 				proto_deliver(ctx, e);
 				continue;
@@ -247,6 +277,17 @@ fa_from_outer(struct uet_pds_fa *fa, const uint8_t addr[16],
 	}
 }
 
+const uint8_t *
+proto_ses_bytes(const struct uet_engine_rx *r, uint16_t *len)
+{
+	const struct uet_outer *o = &r->pkt.outer;
+	size_t hl = uet_pds_hdr_len(r->pkt.pds.type);
+
+	*len = o->inner_len > hl ? (uint16_t)(o->inner_len - hl) : 0;
+	return rte_pktmbuf_mtod_offset(r->m, const uint8_t *,
+				       o->hdr_len + hl);
+}
+
 static void
 proto_rx_one(struct uet_ulp_ctx *ctx, uint16_t i)
 {
@@ -254,21 +295,23 @@ proto_rx_one(struct uet_ulp_ctx *ctx, uint16_t i)
 	const struct uet_pkt *pkt = &r->pkt;
 	const struct uet_outer *o = &pkt->outer;
 	struct uet_pds_rx_meta m;
-	size_t hl = uet_pds_hdr_len(pkt->pds.type);
 	int rc;
 
 	fa_from_outer(&m.src, o->src_addr, o->ip_version);
 	fa_from_outer(&m.dst, o->dst_addr, o->ip_version);
-	m.ses = rte_pktmbuf_mtod_offset(r->m, const uint8_t *,
-					o->hdr_len + hl);
-	m.ses_len = o->inner_len > hl ? (uint16_t)(o->inner_len - hl) : 0;
+	m.ses = proto_ses_bytes(r, &m.ses_len);
 	m.len = m.ses_len;
 	m.ev = uet_outer_ev_get(o);
 	m.ce = o->ecn == UET_ECN_CE;
 	/* PROTOCOL.md 1: a trimming switch re-marks the DSCP */
 	m.trimmed = o->dscp == ctx->dscp_trimmed;
 	m.trimmed_lasthop = o->dscp == ctx->dscp_trimmed_lh;
-	m.resp_expected = ctx->ulp->resp_expected != NULL &&
+	if (ctx->raw && ctx->ulp->resp_expected_raw != NULL)
+		m.resp_expected = ctx->ulp->resp_expected_raw(
+			ctx->ulp_priv, pkt->pds.type, pkt->pds.next_hdr, m.ses,
+			m.ses_len);
+	else
+		m.resp_expected = ctx->ulp->resp_expected != NULL &&
 			  pkt->err_layer == UET_PKT_LAYER_NONE &&
 			  pkt->ses == UET_PKT_SES_REQ &&
 			  ctx->ulp->resp_expected(ctx->ulp_priv, pkt);

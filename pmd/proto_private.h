@@ -39,6 +39,7 @@ struct uet_ulp_ctx {
 	struct uet_pds *pds;
 	const struct uet_ulp_ops *ulp;
 	void *ulp_priv;
+	bool raw;               /* ulp->event takes every PDS event */
 	uint64_t now;
 	uint16_t port;          /* engine port used for TX */
 	uint16_t max_len;       /* SES bytes per request packet */
@@ -62,6 +63,7 @@ struct uet_ulp_ctx {
 
 /* proto.c */
 unsigned int proto_events(struct uet_ulp_ctx *ctx);
+const uint8_t *proto_ses_bytes(const struct uet_engine_rx *r, uint16_t *len);
 
 /* proto_tx.c */
 uint16_t proto_tx_ready(void *priv, struct uet_engine_lcore *lc,

@@ -7,6 +7,8 @@
  *   /uet/lcores,<engine>      per-context counters
  *   /uet/fault,<engine>       fault injection counters per direction
  *   /uet/neigh,<engine>       neighbour resolution counters
+ *   /uet/ses,<engine>         SES ULP: channel glue, SES and pool counters
+ *                             per context (-ENOENT with another hook/ULP)
  * <engine> is an index (default 0) into the registration order.
  *
  * Callbacks run on the telemetry thread; the registry mutex keeps an
@@ -21,6 +23,8 @@
 
 #include <rte_ethdev.h>
 #include <rte_telemetry.h>
+
+#include <uet/uet_ses_ulp.h>
 
 #include "engine_private.h"
 
@@ -206,6 +210,62 @@ fill_neigh(const struct uet_engine *e, const struct uet_engine_stats *s,
 	return 0;
 }
 
+static void
+add_ctx_u64(struct rte_tel_data *d, unsigned int ctx, const char *name,
+	    uint64_t v)
+{
+	char k[RTE_TEL_MAX_STRING_LEN];
+
+	snprintf(k, sizeof(k), "ctx%u_%s", ctx, name);
+	add_u64(d, k, v);
+}
+
+/* Racy reads of single-writer counters, as for the other commands. */
+static int
+fill_ses(const struct uet_engine *e, const struct uet_engine_stats *s,
+	 struct rte_tel_data *d)
+{
+	struct uet_engine *me = (struct uet_engine *)(uintptr_t)e;
+
+	(void)s;
+	for (unsigned int i = 0; i < e->nb_lcores; i++) {
+		const struct uet_ses_stats *ss;
+		const struct uet_ses *ses = NULL;
+		struct uet_ses_ulp_stats st;
+		struct uet_ses_pool_info pi;
+
+		if (uet_ses_ulp_stats_get(me, i, &st, &ses) != 0)
+			return -ENOENT;
+		ss = uet_ses_stats_get(ses);
+		uet_ses_pool_info_get(ses, &pi);
+		add_ctx_u64(d, i, "sqe", st.sqe);
+		add_ctx_u64(d, i, "sqe_held", st.sqe_held);
+		add_ctx_u64(d, i, "sqe_rejected", st.sqe_rejected);
+		add_ctx_u64(d, i, "rqe", st.rqe);
+		add_ctx_u64(d, i, "rqe_rejected", st.rqe_rejected);
+		add_ctx_u64(d, i, "cancel", st.cancel);
+		add_ctx_u64(d, i, "cqe", st.cqe);
+		add_ctx_u64(d, i, "cq_wait", st.cq_wait);
+		add_ctx_u64(d, i, "ctl", st.ctl);
+		add_ctx_u64(d, i, "dereg_waits", st.dereg_waits);
+		add_ctx_u64(d, i, "orphan_cqe", st.orphan_cqe);
+		add_ctx_u64(d, i, "wr_submitted", ss->wr_submitted);
+		add_ctx_u64(d, i, "wr_rejected", ss->wr_rejected);
+		add_ctx_u64(d, i, "wr_eagain", ss->wr_eagain);
+		add_ctx_u64(d, i, "msg_ok", ss->msg_ok);
+		add_ctx_u64(d, i, "msg_err", ss->msg_err);
+		add_ctx_u64(d, i, "rx_bad", ss->rx_bad);
+		add_ctx_u64(d, i, "tgt_exhaust", ss->tgt_exhaust);
+		add_ctx_u64(d, i, "unexp_drop", ss->unexp_drop);
+		add_ctx_u64(d, i, "dgram_drop", ss->dgram_drop);
+		add_ctx_u64(d, i, "cq_overflow", ss->cq_overflow);
+		add_ctx_u64(d, i, "msgs_used", pi.msgs_used);
+		add_ctx_u64(d, i, "tgt_used", pi.tgt_used);
+		add_ctx_u64(d, i, "ret_used", pi.ret_used);
+	}
+	return 0;
+}
+
 static int
 tel_run(const char *params, struct rte_tel_data *d, tel_fill_fn fill)
 {
@@ -257,6 +317,7 @@ TEL_CMD(cmd_ports, fill_ports)
 TEL_CMD(cmd_lcores, fill_lcores)
 TEL_CMD(cmd_fault, fill_fault)
 TEL_CMD(cmd_neigh, fill_neigh)
+TEL_CMD(cmd_ses, fill_ses)
 
 static const struct {
 	const char *cmd;
@@ -271,6 +332,8 @@ static const struct {
 	{ "/uet/fault", cmd_fault,
 	  "Fault injection counters. Parameter: engine index" },
 	{ "/uet/neigh", cmd_neigh, "ARP/ND counters. Parameter: engine index" },
+	{ "/uet/ses", cmd_ses,
+	  "SES ULP counters per context. Parameter: engine index" },
 };
 
 int

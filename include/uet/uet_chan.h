@@ -63,6 +63,11 @@ enum uet_chan_rq_op {
 #define UET_CHAN_F_MULTI_RECV 0x0040u /**< RQ: buffer holds many messages */
 #define UET_CHAN_F_SRC_FILTER 0x0080u /**< RQ: only from src */
 
+/* SQE delivery modes (struct uet_chan_sqe.mode). */
+#define UET_CHAN_MODE_RUD  0u /**< reliable unordered (default) */
+#define UET_CHAN_MODE_ROD  1u /**< reliable ordered (FI_ORDER_SAS...) */
+#define UET_CHAN_MODE_RUDI 2u /**< RUD, RUDI allowed for idempotent ops */
+
 /** Scatter-gather element (UET_CHAN_F_IOV). */
 struct uet_chan_iov {
 	uint64_t addr; /**< virtual address */
@@ -89,7 +94,8 @@ struct uet_chan_sqe {
 	uint64_t local_desc; /**< local MR descriptor (0: none) */
 	uint32_t job;        /**< JobID (auth key), 24 bits */
 	uint8_t tc;          /**< traffic class */
-	uint8_t rsvd1[3];    /**< zero */
+	uint8_t mode;        /**< UET_CHAN_MODE_*: delivery mode */
+	uint8_t rsvd1[2];    /**< zero */
 	uint64_t rsvd2[3];   /**< zero */
 };
 

@@ -176,6 +176,7 @@ struct uet_ses_mr_entry {
 	uint64_t length;         /**< bytes */
 	uint32_t access;         /**< UET_SES_MR_* bits */
 	bool idempotent;         /**< RUDI-safe; equals the key's I bit */
+	bool virt_addr;          /**< offsets are host addresses (base..) */
 	bool enabled;
 	uint8_t generation;      /**< must equal the request's ri_generation */
 	uint32_t job_id;         /**< of its RI table (0 when absolute) */
@@ -193,6 +194,12 @@ struct uet_ses_mr_attr {
 	bool idempotent;    /**< sets the key's I bit */
 	bool optimized;     /**< O=1 key naming @p opt_index */
 	uint16_t opt_index; /**< 12 bits, unique within the RI table */
+	/**
+	 * FI_MR_VIRT_ADDR: requests carry host addresses in [base,
+	 * base + length) instead of offsets from 0; resolution subtracts
+	 * @p base (an address below it is BAD_ADDR).
+	 */
+	bool virt_addr;
 };
 
 /**

@@ -59,7 +59,7 @@ struct uet_ulp_peer {
 
 /**
  * Upper-layer protocol callbacks (the SES, or a test traffic source).
- * `build`, `deliver` and `done` are mandatory. @p priv is the ULP's
+ * `build` is mandatory, and either `deliver` and `done` or `event`. @p priv is the ULP's
  * per-context state made by `init`.
  */
 struct uet_ulp_ops {
@@ -110,7 +110,29 @@ struct uet_ulp_ops {
 	 */
 	unsigned int (*poll)(void *priv, struct uet_ulp_ctx *ctx,
 			     uint64_t now);
+	/**
+	 * Optional raw-event path (the SES glue): when set, every PDS event
+	 * goes here instead of deliver()/done(), which may then be NULL.
+	 * DELIVER: @p ses / @p len are the bytes after the PDS header of the
+	 * delivered frame (valid during the call only; NULL/0 when the frame
+	 * is gone). DONE: @p ses NULL, the response is in @p ev.
+	 */
+	void (*event)(void *priv, struct uet_ulp_ctx *ctx,
+		      const struct uet_pds_event *ev, const uint8_t *ses,
+		      uint16_t len);
+	/**
+	 * Optional, with @c event: resp_expected from the raw bytes after
+	 * the PDS header (takes precedence over resp_expected).
+	 */
+	bool (*resp_expected_raw)(void *priv, uint8_t pds_type,
+				  uint8_t next_hdr, const uint8_t *ses,
+				  uint16_t len);
 };
+
+/** Whether @p ops (of size ops->size) has the raw-event path. */
+#define UET_ULP_HAS_EVENT(ops) \
+	((ops)->size >= offsetof(struct uet_ulp_ops, resp_expected_raw) + \
+	 sizeof(void *) && (ops)->event != NULL)
 
 /** What uet_proto_hook_ops takes as uet_engine_params.hook_arg. */
 struct uet_proto_params {

@@ -213,6 +213,13 @@ uet_ofi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	memcpy(d->port.ipv6, &cp->ipv6, 16);
 	d->port.mtu = cp->mtu;
 	d->id = atomic_fetch_add(&domain_seq, 1);
+	/* the engine context that serves the domain's endpoints and MRs */
+	d->ctx = uet_ofi_fabric_ctx_pick(fab);
+	if (uet_ses_ulp_identity(fab->engine, d->ctx, &d->pid,
+				 &d->initiator) != 0) {
+		rc = -FI_EOTHER;
+		goto free_info;
+	}
 
 	d->dom_fid.fid.fclass = FI_CLASS_DOMAIN;
 	d->dom_fid.fid.context = context;

@@ -48,17 +48,49 @@ cqe_flags(const struct uet_ofi_req *r, const struct uet_chan_cqe *c)
 	return f;
 }
 
+/* A CQE without a request (context 0): remote CQ data of a WRITE that
+ * targeted this endpoint (FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA). */
+static bool
+deliver_remote(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
+{
+	struct uet_ofi_cntr *cntr = ep->cntr[UET_OFI_CNTR_REM_WRITE];
+	struct uet_ofi_cq_entry e;
+
+	if (cntr != NULL)
+		uet_ofi_cntr_inc(cntr);
+	if (ep->rx_cq == NULL || !(c->flags & UET_CHAN_CQ_IMM))
+		return true;
+	if (uet_ofi_cq_reserve(ep->rx_cq) < 0)
+		return false;
+	memset(&e, 0, sizeof(e));
+	e.flags = FI_REMOTE_WRITE | FI_RMA | FI_REMOTE_CQ_DATA;
+	e.len = (size_t)c->len;
+	e.data = c->data;
+	e.src = FI_ADDR_NOTAVAIL;
+	if ((c->flags & UET_CHAN_CQ_SRC) && ep->av != NULL)
+		e.src = uet_ofi_av_reverse(ep->av, (uint32_t)c->src);
+	uet_ofi_cq_push(ep->rx_cq, &e);
+	return true;
+}
+
 /* Deliver one CQE; false when its CQ has no slot (retry later). */
 static bool
 deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 {
 	struct uet_ofi_req *r = (struct uet_ofi_req *)(uintptr_t)c->context;
-	struct uet_ofi_cq *cq = r->rx ? ep->rx_cq : ep->tx_cq;
-	struct uet_ofi_cntr *cntr = ep->cntr[r->cntr];
-	bool final = !(r->rx && r->cq_reserved == 2) ||
-		     (c->flags & UET_CHAN_CQ_MULTI_RECV_DONE) || c->status != 0;
-	bool entry = c->status != 0 || r->want_cq;
+	struct uet_ofi_cq *cq;
+	struct uet_ofi_cntr *cntr;
+	bool final;
+	bool entry;
 	struct uet_ofi_cq_entry e;
+
+	if (r == NULL)
+		return deliver_remote(ep, c);
+	cq = r->rx ? ep->rx_cq : ep->tx_cq;
+	cntr = ep->cntr[r->cntr];
+	final = !(r->rx && r->cq_reserved == 2) ||
+		(c->flags & UET_CHAN_CQ_MULTI_RECV_DONE) || c->status != 0;
+	entry = c->status != 0 || r->want_cq;
 
 	/* a multi-receive buffer completes many times: each extra entry
 	 * needs a slot of its own */
@@ -325,12 +357,41 @@ ep_enable(struct uet_ofi_ep *ep)
 		goto free_reqs;
 	}
 	ep->chan->user = (uint64_t)(uintptr_t)ep;
-	rc = uet_ofi_fabric_chan_attach(fab, ep->chan);
+	rc = uet_ofi_fabric_ctx_claim(fab, ep->dom->ctx,
+				      ep->sep != NULL ? (void *)ep->sep : ep);
 	if (rc < 0)
 		goto free_chan;
+	ep->ctx_claimed = ep->sep == NULL;
+	/* the target side authorises the endpoint's job */
+	if (!ep->tx_only) {
+		struct uet_ses_ulp_ctl q = {
+			.op = UET_SES_ULP_JOB_ADD, .job = ep->job,
+		};
+
+		rc = uet_ofi_fabric_ctl(fab, ep->dom->ctx, &q);
+		if (rc < 0)
+			goto release;
+		ep->job_added = true;
+	}
+	rc = uet_ofi_fabric_chan_attach(fab, ep->dom->ctx, ep->chan);
+	if (rc < 0)
+		goto job_del;
 	ep->enabled = true;
 	return 0;
 
+job_del:
+	if (ep->job_added) {
+		struct uet_ses_ulp_ctl q = {
+			.op = UET_SES_ULP_JOB_DEL, .job = ep->job,
+		};
+
+		(void)uet_ofi_fabric_ctl(fab, ep->dom->ctx, &q);
+		ep->job_added = false;
+	}
+release:
+	if (ep->ctx_claimed)
+		uet_ofi_fabric_ctx_release(fab, ep->dom->ctx, ep);
+	ep->ctx_claimed = false;
 free_chan:
 	uet_chan_free(ep->chan);
 	ep->chan = NULL;
@@ -419,6 +480,15 @@ ep_close(struct fid *fid)
 		uet_ofi_fabric_chan_detach(ep->dom->fab, ep->chan);
 		uet_chan_free(ep->chan);
 	}
+	if (ep->job_added) {
+		struct uet_ses_ulp_ctl q = {
+			.op = UET_SES_ULP_JOB_DEL, .job = ep->job,
+		};
+
+		(void)uet_ofi_fabric_ctl(ep->dom->fab, ep->dom->ctx, &q);
+	}
+	if (ep->ctx_claimed || ep->is_sep)
+		uet_ofi_fabric_ctx_release(ep->dom->fab, ep->dom->ctx, ep);
 	ep_unbind_all(ep);
 	if (ep->sep != NULL) {
 		struct uet_ofi_ep **slot = ep->tx_only ?
@@ -691,10 +761,11 @@ ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
 		memcpy(fa, d->port.ipv6, 16);
 	else
 		memcpy(fa, d->port.ipv4, 4);
-	uet_ofi_addr_make(&ep->addr, fa, v6,
-			  (uint16_t)((getpid() + atomic_fetch_add(&d->ep_seq, 1)) &
-				     UET_OFI_PID_MASK),
-			  d->profile, addr_caps(ep->caps, ep->type, d->profile));
+	/* the engine context of the domain is the process on the FEP: its
+	 * PIDonFEP and initiator id are the endpoint's */
+	uet_ofi_addr_make(&ep->addr, fa, v6, d->pid, d->profile,
+			  addr_caps(ep->caps, ep->type, d->profile));
+	ep->addr.initiator_id = htonl(d->initiator);
 	if (info->src_addr != NULL && info->src_addrlen > 0) {
 		struct uet_ofi_addr a;
 
@@ -703,13 +774,18 @@ ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
 					 ntohs(ep->addr.caps), &a);
 		if (rc < 0)
 			return rc;
-		/* the FA is the port's; the PIDonFEP comes from src_addr */
-		ep->addr.pid_on_fep = a.pid_on_fep;
-		ep->addr.initiator_id = htonl(
-			uet_ofi_params()->has_initiator_id ?
-				uet_ofi_params()->initiator_id :
-				uet_ofi_initiator_default(&ep->addr));
+		if (uet_ofi_addr_pid(&a) != d->pid)
+			FI_INFO(&uet_prov, FI_LOG_EP_CTRL,
+				"src_addr PIDonFEP %u: the engine context "
+				"serves %u\n", uet_ofi_addr_pid(&a), d->pid);
 	}
+	ep->tx_mode = uet_ofi_params()->def_data_dc ? UET_CHAN_MODE_ROD :
+						      UET_CHAN_MODE_RUD;
+	if (info->tx_attr != NULL &&
+	    (info->tx_attr->msg_order & (FI_ORDER_SAS | FI_ORDER_RAW |
+					 FI_ORDER_WAW | FI_ORDER_WAR |
+					 FI_ORDER_RAR)))
+		ep->tx_mode = UET_CHAN_MODE_ROD;
 	uet_ofi_lock_init(&ep->lock, !uet_ofi_lockless(d));
 	ep->info = fi_dupinfo(info);
 	if (ep->info == NULL) {

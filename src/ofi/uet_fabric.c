@@ -2,12 +2,16 @@
 /*
  * Fabric: owns the engine. fi_fabric() initialises the EAL (or reuses the
  * process's), loads the engine configuration, creates the engine with the
- * protocol hook and starts it (AUTO progress launches its lcores; INLINE
- * leaves progress to fi_cq_read / fi_cntr_read).
+ * PDS hook and the SES ULP (pmd/ses_ulp.c: one SES per engine context,
+ * which consumes the endpoints' channels) and starts it (AUTO progress
+ * launches its lcores; INLINE leaves progress to fi_cq_read /
+ * fi_cntr_read). Jobs and memory regions reach the engine through the
+ * SES ULP's control ring (uet_ofi_fabric_ctl).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_errno.h>
 #include <rte_mbuf.h>
@@ -17,40 +21,30 @@
 #include "uet_ofi_priv.h"
 
 /*
- * Protocol hook of the provider's engine. The SES/PDS glue (pmd/proto.c)
- * replaces this placeholder: until then frames are dropped and channel
- * descriptors stay queued in the SQ/RQ rings (backpressure shows as
- * -FI_EAGAIN once they are full).
+ * Initiator id of engine context @p ctx hosting @p pid: the provider's
+ * rule for endpoint addresses (FI_UET_PROVIDER_INITIATOR_ID, or derived
+ * from the FA of port 0 and the PIDonFEP), so CQE sources map back to AV
+ * entries.
  */
-static void
-hook_rx(void *priv, struct uet_engine_lcore *lc, struct uet_engine_rx *rx,
-	uint16_t n, uint64_t now)
+static uint32_t
+fabric_initiator_of(void *arg, unsigned int ctx, uint16_t pid)
 {
-	(void)priv; (void)lc; (void)now;
-	for (uint16_t i = 0; i < n; i++)
-		rte_pktmbuf_free(rx[i].m);
-}
+	const struct uet_ofi_fabric *fab = arg;
+	const struct uet_config_port *cp = &fab->cfg.port[0];
+	struct uet_ofi_addr a;
+	uint8_t fa[16] = { 0 };
+	bool v6 = !cp->has_ipv4;
 
-static void
-hook_advance(void *priv, struct uet_engine_lcore *lc, uint64_t now)
-{
-	(void)priv; (void)lc; (void)now;
+	(void)ctx;
+	if (uet_ofi_params()->has_initiator_id)
+		return uet_ofi_params()->initiator_id;
+	if (v6)
+		memcpy(fa, &cp->ipv6, 16);
+	else
+		memcpy(fa, &cp->ipv4, 4);
+	uet_ofi_addr_make(&a, fa, v6, pid, UET_PROFILE_HPC, 0);
+	return uet_ofi_initiator_default(&a);
 }
-
-static uint16_t
-hook_tx(void *priv, struct uet_engine_lcore *lc, uint64_t now)
-{
-	(void)priv; (void)lc; (void)now;
-	return 0;
-}
-
-static const struct uet_engine_hook_ops uet_ofi_hook = {
-	.size = sizeof(struct uet_engine_hook_ops),
-	.name = "ofi-placeholder",
-	.rx_burst = hook_rx,
-	.advance = hook_advance,
-	.tx_ready = hook_tx,
-};
 
 static atomic_uint fabric_seq;
 static pthread_mutex_t eal_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -67,15 +61,81 @@ uet_ofi_fabric_progress(struct uet_ofi_fabric *fab)
 	pthread_mutex_unlock(&fab->progress_lock);
 }
 
-int
-uet_ofi_fabric_chan_attach(struct uet_ofi_fabric *fab, struct uet_chan *c)
+unsigned int
+uet_ofi_fabric_ctx_pick(struct uet_ofi_fabric *fab)
 {
 	unsigned int n, idx;
-	int rc;
 
 	pthread_mutex_lock(&fab->ctl_lock);
 	n = uet_engine_nb_lcores(fab->engine);
 	idx = n ? fab->next_lcore++ % n : 0;
+	pthread_mutex_unlock(&fab->ctl_lock);
+	return idx;
+}
+
+int
+uet_ofi_fabric_ctx_claim(struct uet_ofi_fabric *fab, unsigned int ctx,
+			 const void *owner)
+{
+	int rc = 0;
+
+	if (ctx >= UET_ENGINE_LCORES_MAX)
+		return -FI_EINVAL;
+	pthread_mutex_lock(&fab->ctl_lock);
+	if (fab->ctx_owner[ctx] == NULL)
+		fab->ctx_owner[ctx] = owner;
+	else if (fab->ctx_owner[ctx] != owner)
+		rc = -FI_EBUSY;
+	pthread_mutex_unlock(&fab->ctl_lock);
+	if (rc < 0)
+		FI_WARN(&uet_prov, FI_LOG_EP_CTRL,
+			"engine context %u already hosts an endpoint: one "
+			"endpoint per domain context (add engine lcores)\n",
+			ctx);
+	return rc;
+}
+
+void
+uet_ofi_fabric_ctx_release(struct uet_ofi_fabric *fab, unsigned int ctx,
+			   const void *owner)
+{
+	if (ctx >= UET_ENGINE_LCORES_MAX)
+		return;
+	pthread_mutex_lock(&fab->ctl_lock);
+	if (fab->ctx_owner[ctx] == owner)
+		fab->ctx_owner[ctx] = NULL;
+	pthread_mutex_unlock(&fab->ctl_lock);
+}
+
+static void
+fabric_ctl_progress(void *arg)
+{
+	uet_ofi_fabric_progress(arg);
+}
+
+int
+uet_ofi_fabric_ctl(struct uet_ofi_fabric *fab, unsigned int ctx,
+		   struct uet_ses_ulp_ctl *req)
+{
+	int rc = uet_ses_ulp_ctl(fab->engine, ctx, req, fabric_ctl_progress,
+				 fab);
+
+	if (rc < 0) {
+		FI_WARN(&uet_prov, FI_LOG_DOMAIN,
+			"engine control request %u on context %u: %d\n",
+			req->op, ctx, rc);
+		return -FI_EOTHER;
+	}
+	return req->rc;
+}
+
+int
+uet_ofi_fabric_chan_attach(struct uet_ofi_fabric *fab, unsigned int idx,
+			   struct uet_chan *c)
+{
+	int rc;
+
+	pthread_mutex_lock(&fab->ctl_lock);
 	rc = uet_engine_chan_attach(fab->engine, idx, c);
 	pthread_mutex_unlock(&fab->ctl_lock);
 	if (rc < 0)
@@ -102,6 +162,59 @@ uet_ofi_fabric_chan_detach(struct uet_ofi_fabric *fab, struct uet_chan *c)
 	pthread_mutex_unlock(&fab->ctl_lock);
 }
 
+/* Whether every context's SES and PDS have nothing left in flight. */
+static bool
+fabric_quiet(struct uet_ofi_fabric *fab)
+{
+	unsigned int n = uet_engine_nb_lcores(fab->engine);
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct uet_ulp_ctx *u = uet_ulp_ctx_get(fab->engine, i);
+		const struct uet_ses *ses = NULL;
+		struct uet_ses_pool_info si;
+		struct uet_pds_pool_info pi;
+
+		if (u == NULL ||
+		    uet_ses_ulp_stats_get(fab->engine, i, NULL, &ses) != 0)
+			continue;
+		uet_ses_pool_info_get(ses, &si);
+		uet_pds_pool_info_get(uet_ulp_ctx_pds(u), &pi);
+		if (si.msgs_used || si.tgt_used || si.ret_used ||
+		    pi.tx_blk_used || pi.events)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Before the engine goes away, let it answer what peers still wait for:
+ * the (delayed) ACK of the last request it received and the completion of
+ * its own last sends. At least FABRIC_LINGER_MIN_MS (many ACK delays),
+ * then until quiet, at most FABRIC_LINGER_MAX_MS. Racy reads of the pool
+ * counters in AUTO mode: a heuristic for how long to wait, nothing more.
+ */
+#define FABRIC_LINGER_MIN_MS 2
+#define FABRIC_LINGER_MAX_MS 200
+
+static void
+fabric_linger(struct uet_ofi_fabric *fab)
+{
+	uint64_t start = uet_ofi_now_ms(), now = start;
+
+	while (now - start < FABRIC_LINGER_MAX_MS) {
+		if (now - start >= FABRIC_LINGER_MIN_MS && fabric_quiet(fab))
+			break;
+		if (fab->inline_progress) {
+			pthread_mutex_lock(&fab->progress_lock);
+			(void)uet_engine_poll(fab->engine, 16);
+			pthread_mutex_unlock(&fab->progress_lock);
+		} else {
+			usleep(100);
+		}
+		now = uet_ofi_now_ms();
+	}
+}
+
 static int
 fabric_close(struct fid *fid)
 {
@@ -110,6 +223,7 @@ fabric_close(struct fid *fid)
 
 	if (atomic_load(&fab->ref) > 0)
 		return -FI_EBUSY;
+	fabric_linger(fab);
 	uet_engine_free(fab->engine);
 	pthread_mutex_destroy(&fab->ctl_lock);
 	pthread_mutex_destroy(&fab->progress_lock);
@@ -243,8 +357,18 @@ fabric_engine_start(struct uet_ofi_fabric *fab)
 	snprintf(name, sizeof(name), "uetfi%u", fab->id);
 	memset(&ep, 0, sizeof(ep));
 	ep.cfg = &fab->cfg;
-	ep.hook = &uet_ofi_hook;
-	ep.hook_arg = fab;
+	/* one SES per engine context, PIDonFEP (getpid() + context) */
+	fab->sul.pid_base = (uint16_t)((getpid() + fab->id * 64) &
+				       UET_OFI_PID_MASK);
+	fab->sul.start_ri = 0;
+	fab->sul.initiator_of = fabric_initiator_of;
+	fab->sul.initiator_arg = fab;
+	fab->sul.seed = (uint64_t)getpid() << 20 ^ fab->id;
+	fab->proto.ulp = &uet_ses_ulp_ops;
+	fab->proto.ulp_arg = &fab->sul;
+	fab->proto.pds = NULL;
+	ep.hook = &uet_proto_hook_ops;
+	ep.hook_arg = &fab->proto;
 	ep.name = name;
 	fab->engine = uet_engine_create(&ep);
 	if (fab->engine == NULL) {

@@ -1,20 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Memory regions. Keys are provider keys (FI_MR_PROV_KEY) in the UET
- * memory key format (PROTOCOL.md 4.7), made with uet_ses_mkey_encode():
- * I bit set for HPC domains (regions may be targets of RUDI operations),
- * O = 0, vendor 0x55, rkey = random(16) | domain(8) | serial(24).
+ * Memory regions. Every region is registered in the memory table of its
+ * domain's engine context through the SES ULP's control ring
+ * (uet_ofi_fabric_ctl); the key is the one that table made (FI_MR_PROV_KEY,
+ * UET key format, PROTOCOL.md 4.7): I bit set for HPC domains (regions may
+ * be targets of RUDI operations), O = 0, vendor 0x55, rkey = random(24) |
+ * generation(8) | slot(16). fi_close() deregisters before it returns.
  * FI_MR_VIRT_ADDR: remote addresses are virtual addresses. With
  * FI_MR_ENDPOINT a region must be bound to an endpoint and enabled before
  * use. The descriptor (fi_mr_desc) is the region itself.
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include <uet/uet_ses_mr.h>
 
 #include "uet_ofi_priv.h"
+
+static void mr_engine_dereg(struct uet_ofi_mr *mr);
 
 #define ACCESS_ALL (FI_SEND | FI_RECV | FI_READ | FI_WRITE | FI_REMOTE_READ | \
 		    FI_REMOTE_WRITE)
@@ -24,6 +27,7 @@ mr_close(struct fid *fid)
 {
 	struct uet_ofi_mr *mr = container_of(fid, struct uet_ofi_mr, mr_fid.fid);
 
+	mr_engine_dereg(mr);
 	if (mr->ep != NULL)
 		atomic_fetch_sub(&mr->ep->ref, 1);
 	if (mr->cntr != NULL)
@@ -79,6 +83,17 @@ mr_control(struct fid *fid, int command, void *arg)
 			return 0;
 		if (mr->ep == NULL)
 			return -FI_EINVAL; /* FI_MR_ENDPOINT: bind an endpoint first */
+		if (!mr->enabled) {
+			struct uet_ses_ulp_ctl q = {
+				.op = UET_SES_ULP_MR_ENABLE,
+				.key = mr->mr_fid.key,
+			};
+			int rc = uet_ofi_fabric_ctl(mr->dom->fab, mr->dom->ctx,
+						    &q);
+
+			if (rc < 0)
+				return rc == -ENOENT ? -FI_EINVAL : -FI_EOTHER;
+		}
 		mr->enabled = true;
 		return 0;
 	default:
@@ -96,21 +111,88 @@ static struct fi_ops mr_fi_ops = {
 	.ops_set = uet_ofi_fid_ops_set_enosys,
 };
 
-static int
-mr_key_make(struct uet_ofi_domain *d, uint64_t *key)
+/* UET_SES_MR_* access of libfabric access bits. */
+static uint32_t
+mr_access(uint64_t access)
 {
-	struct uet_ses_mkey k = { 0 };
-	uint16_t rnd = 0;
-	uint32_t serial = atomic_fetch_add(&d->mr_serial, 1) & 0xFFFFFFu;
+	uint32_t a = 0;
 
-	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
-		rnd = (uint16_t)(serial * 40503u);
-	k.idempotent = d->profile == UET_PROFILE_HPC;
-	k.optimized = false;
-	k.vendor = UET_OFI_MKEY_VENDOR;
-	k.rkey = ((uint64_t)rnd << 32) | ((uint64_t)(d->id & 0xFF) << 24) |
-		 serial;
-	return uet_ses_mkey_encode(&k, key) == 0 ? 0 : -FI_EINVAL;
+	if (access & (FI_SEND | FI_READ))
+		a |= UET_SES_MR_LOCAL_READ;
+	if (access & (FI_RECV | FI_WRITE))
+		a |= UET_SES_MR_LOCAL_WRITE | UET_SES_MR_LOCAL_ATOMIC;
+	if (access & FI_REMOTE_READ)
+		a |= UET_SES_MR_REMOTE_READ;
+	/* atomics need FI_REMOTE_WRITE (fetching ones FI_REMOTE_READ too) */
+	if (access & FI_REMOTE_WRITE)
+		a |= UET_SES_MR_REMOTE_WRITE | UET_SES_MR_REMOTE_ATOMIC;
+	return a;
+}
+
+/* The one contiguous span of @p iov (UET regions are contiguous). */
+static int
+mr_span(const struct iovec *iov, size_t count, uintptr_t *base, uint64_t *len)
+{
+	uintptr_t end;
+
+	*base = (uintptr_t)iov[0].iov_base;
+	end = *base + iov[0].iov_len;
+	for (size_t i = 1; i < count; i++) {
+		if ((uintptr_t)iov[i].iov_base != end)
+			return -FI_EOPNOTSUPP;
+		end += iov[i].iov_len;
+	}
+	*len = end - *base;
+	return 0;
+}
+
+/* Register with the engine: the job's RI tables, then the region. The key
+ * is the engine's (rkey = random(24) | generation(8) | slot(16)). */
+static int
+mr_engine_reg(struct uet_ofi_mr *mr, uint64_t *key)
+{
+	struct uet_ofi_domain *d = mr->dom;
+	struct uet_ses_ulp_ctl q = { .op = UET_SES_ULP_JOB_ADD, .job = mr->job };
+	int rc;
+
+	rc = mr_span(mr->iov, mr->iov_count, &q.base, &q.len);
+	if (rc < 0)
+		return rc;
+	rc = uet_ofi_fabric_ctl(d->fab, d->ctx, &q);
+	if (rc < 0)
+		return rc == -ENOSPC ? -FI_ENOSPC : -FI_EOTHER;
+	q.op = UET_SES_ULP_MR_REG;
+	q.disabled = !mr->enabled; /* FI_MR_ENDPOINT: after fi_mr_enable */
+	q.access = mr_access(mr->access);
+	q.idempotent = d->profile == UET_PROFILE_HPC;
+	rc = uet_ofi_fabric_ctl(d->fab, d->ctx, &q);
+	if (rc < 0) {
+		q.op = UET_SES_ULP_JOB_DEL;
+		(void)uet_ofi_fabric_ctl(d->fab, d->ctx, &q);
+		return rc == -ENOSPC ? -FI_ENOSPC : -FI_EINVAL;
+	}
+	*key = q.key;
+	mr->registered = true;
+	return 0;
+}
+
+/* After this returns the engine resolves the key no more (the control
+ * request is answered after the lcore removed it). */
+static void
+mr_engine_dereg(struct uet_ofi_mr *mr)
+{
+	struct uet_ofi_domain *d = mr->dom;
+	struct uet_ses_ulp_ctl q = {
+		.op = UET_SES_ULP_MR_DEREG, .key = mr->mr_fid.key,
+	};
+
+	if (!mr->registered)
+		return;
+	(void)uet_ofi_fabric_ctl(d->fab, d->ctx, &q);
+	q.op = UET_SES_ULP_JOB_DEL;
+	q.job = mr->job;
+	(void)uet_ofi_fabric_ctl(d->fab, d->ctx, &q);
+	mr->registered = false;
 }
 
 static int
@@ -140,9 +222,6 @@ mr_regattr(struct fid *fid, const struct fi_mr_attr *attr, uint64_t flags,
 				  &job);
 	if (rc < 0)
 		return rc;
-	rc = mr_key_make(d, &key);
-	if (rc < 0)
-		return rc;
 	mr = calloc(1, sizeof(*mr));
 	if (mr == NULL)
 		return -FI_ENOMEM;
@@ -153,6 +232,11 @@ mr_regattr(struct fid *fid, const struct fi_mr_attr *attr, uint64_t flags,
 	mr->iov_count = attr->iov_count;
 	memcpy(mr->iov, attr->mr_iov, attr->iov_count * sizeof(struct iovec));
 	mr->enabled = !(d->mr_mode & FI_MR_ENDPOINT);
+	rc = mr_engine_reg(mr, &key);
+	if (rc < 0) {
+		free(mr);
+		return rc;
+	}
 	mr->mr_fid.fid.fclass = FI_CLASS_MR;
 	mr->mr_fid.fid.context = attr->context;
 	mr->mr_fid.fid.ops = &mr_fi_ops;

@@ -140,11 +140,15 @@ uet_ofi_post_sqe(struct uet_ofi_ep *ep, struct uet_chan_sqe *sqe,
 		goto unreserve;
 	sqe->context = (uint64_t)(uintptr_t)r;
 	sqe->job = ep->job & UET_OFI_JOB_MASK;
+	sqe->mode = ep->tx_mode;
 	if (uet_chan_sq_post(ep->chan, sqe) < 0) {
 		rc = -FI_EAGAIN;
 		goto unreserve;
 	}
 	uet_ofi_unlock(&ep->lock);
+	/* INLINE progress: send it now, the application may not poll again
+	 * before its peer answers (an inject has no completion to wait for) */
+	uet_ofi_fabric_progress(ep->dom->fab);
 	return 0;
 
 unreserve:

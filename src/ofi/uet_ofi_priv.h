@@ -29,6 +29,9 @@
 #include <rdma/providers/fi_prov.h>
 
 #include <uet/uet_chan.h>
+#include <uet/uet_engine.h>
+#include <uet/uet_ses_ulp.h>
+#include <uet/uet_ulp.h>
 #include <uet/uet_config.h>
 #include <uet/uet_ofi.h>
 #include <uet/uet_wire.h>
@@ -195,10 +198,14 @@ struct uet_ofi_fabric {
 	struct uet_engine *engine;
 	bool inline_progress;
 	unsigned int id;
-	unsigned int next_lcore;     /* round-robin channel placement */
+	unsigned int next_lcore;     /* round-robin domain placement */
 	pthread_mutex_t ctl_lock;    /* engine control (attach, stop) */
 	pthread_mutex_t progress_lock; /* inline uet_engine_poll */
 	atomic_uint chan_seq;
+	struct uet_proto_params proto; /* hook argument: PDS + SES ULP */
+	struct uet_ses_ulp_params sul;
+	/* the endpoint (or scalable endpoint) each context hosts */
+	const void *ctx_owner[UET_ENGINE_LCORES_MAX];
 };
 
 int uet_ofi_fabric_open(struct fi_fabric_attr *attr,
@@ -206,7 +213,18 @@ int uet_ofi_fabric_open(struct fi_fabric_attr *attr,
 /* Inline progress: run the engine once; no-op in AUTO mode. */
 void uet_ofi_fabric_progress(struct uet_ofi_fabric *fab);
 int uet_ofi_fabric_chan_attach(struct uet_ofi_fabric *fab,
-			       struct uet_chan *c);
+			       unsigned int ctx, struct uet_chan *c);
+/* Engine context for a new domain (round robin). */
+unsigned int uet_ofi_fabric_ctx_pick(struct uet_ofi_fabric *fab);
+/* Make @p owner the endpoint context @p ctx hosts (-FI_EBUSY: another). */
+int uet_ofi_fabric_ctx_claim(struct uet_ofi_fabric *fab, unsigned int ctx,
+			     const void *owner);
+void uet_ofi_fabric_ctx_release(struct uet_ofi_fabric *fab, unsigned int ctx,
+				const void *owner);
+/* Run a control request on engine context @p ctx (uet_ses_ulp_ctl);
+ * returns its rc (0 or -errno) or -FI_EOTHER when unanswered. */
+int uet_ofi_fabric_ctl(struct uet_ofi_fabric *fab, unsigned int ctx,
+		       struct uet_ses_ulp_ctl *req);
 void uet_ofi_fabric_chan_detach(struct uet_ofi_fabric *fab,
 				struct uet_chan *c);
 
@@ -229,6 +247,9 @@ struct uet_ofi_domain {
 	atomic_uint mr_serial;
 	atomic_uint ep_seq;
 	uint32_t id;
+	unsigned int ctx;            /* engine context of its endpoints/MRs */
+	uint16_t pid;                /* PIDonFEP of that context */
+	uint32_t initiator;          /* initiator id of that context */
 };
 
 int uet_ofi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
@@ -398,6 +419,7 @@ struct uet_ofi_mr {
 	uint64_t flags;
 	uint32_t job;
 	bool enabled;
+	bool registered;         /* known to the engine's MR table */
 	size_t iov_count;
 	struct iovec iov[UET_OFI_IOV_MAX];
 };
@@ -456,6 +478,9 @@ struct uet_ofi_ep {
 	struct uet_ofi_addr addr;    /* local address */
 	bool addr_set;
 	uint32_t job;
+	bool job_added;              /* JOB_ADD done on the engine */
+	bool ctx_claimed;            /* owns its domain's engine context */
+	uint8_t tx_mode;             /* UET_CHAN_MODE_* from msg_order */
 	size_t min_multi_recv;
 	/* scalable endpoints */
 	struct uet_ofi_ep *sep;      /* parent of a tx/rx context */

@@ -109,6 +109,7 @@ mr_resolve_rma(const struct uet_ses_mr_table *t, int ri,
 	const struct mr_slot *s = mr_slot_find(t, ri, in->mkey);
 	uint32_t need = mr_op_access(in->opcode);
 	enum uet_ses_rc rc;
+	uint64_t off;
 
 	if (s == NULL)
 		return UET_RC_BAD_MKEY;
@@ -118,10 +119,17 @@ mr_resolve_rma(const struct uet_ses_mr_table *t, int ri,
 		return UET_RC_DISABLED_GEN;
 	if ((s->e.access & need) != need)
 		return UET_RC_PERM_VIOLATION;
-	rc = mr_bounds(&s->e, in->offset, in->length);
+	off = in->offset;
+	if (s->e.virt_addr) {
+		/* FI_MR_VIRT_ADDR: the request names a host address */
+		if (off < s->e.base)
+			return UET_RC_BAD_ADDR;
+		off -= s->e.base;
+	}
+	rc = mr_bounds(&s->e, off, in->length);
 	if (rc != UET_RC_OK)
 		return rc;
-	out->addr = (void *)(s->e.base + (uintptr_t)in->offset);
+	out->addr = (void *)(s->e.base + (uintptr_t)off);
 	out->entry = &s->e;
 	out->ri = ri;
 	return UET_RC_OK;

@@ -605,6 +605,8 @@ test_telemetry(void)
 	CHECK(uet_engine_telemetry_call("/uet/stats", "7", d) == -ENOENT);
 	CHECK(uet_engine_telemetry_call("/uet/stats", "x", d) == -EINVAL);
 	CHECK(uet_engine_telemetry_call("/uet/nope", NULL, d) == -ENOENT);
+	/* not an engine with the SES ULP */
+	CHECK(uet_engine_telemetry_call("/uet/ses", "0", d) == -ENOENT);
 	rte_tel_data_free(d);
 	/* the socket dpdk-telemetry.py uses */
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/dpdk_telemetry.v2",

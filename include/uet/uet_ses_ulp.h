@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef UET_SES_ULP_H
+#define UET_SES_ULP_H
+
+/**
+ * @file
+ * The SES on the engine: an upper-layer protocol (uet_ulp.h) that runs one
+ * struct uet_ses per engine context on top of the context's PDS, and
+ * consumes the front-end channels (uet_chan.h) attached to that context.
+ *
+ * One engine context is one FEP with one PIDonFEP and one initiator id
+ * (uet_ses_ulp_params): every channel attached to the context submits as
+ * that process and shares its receive context (posted / unexpected
+ * lists). Channel handles (sqe.dest, rqe.src) are struct uet_ofi_addr
+ * pointers (uet_ofi.h); MSG requests go to RI start_ri, RMA and atomics to
+ * start_ri + 1 of the destination, relative addressing with the SQE's job.
+ *
+ * Per loop iteration (ulp poll): control requests, then completions to the
+ * channel CQs (held while a CQ is full), receive posts, then submissions
+ * (an SQE the SES refuses with -EAGAIN stays held, in order), then
+ * uet_ses_progress(). Nothing allocates after engine creation.
+ *
+ * Control path (uet_ses_ulp_ctl()): job authorisation and memory
+ * registration travel over a per-context request ring processed by the
+ * owner lcore, so the data path takes no lock; the call returns after the
+ * lcore answered (AUTO) or after the caller's progress function ran the
+ * loop (INLINE).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uet/uet_engine.h>
+#include <uet/uet_ses.h>
+#include <uet/uet_ulp.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Resource indices relative to an address's start_ri. */
+#define UET_SES_ULP_RI_MSG 0 /**< send family */
+#define UET_SES_ULP_RI_RMA 1 /**< WRITE/READ/atomics */
+
+/** Parameters; pass as uet_proto_params.ulp_arg. */
+struct uet_ses_ulp_params {
+	uint16_t pid_base;     /**< context i hosts PIDonFEP pid_base + i */
+	uint16_t start_ri;     /**< first RI of every context's tables */
+	/** initiator id of context i (NULL: pid_base + i). */
+	uint32_t (*initiator_of)(void *arg, unsigned int ctx, uint16_t pid);
+	void *initiator_arg;
+	uint32_t max_msgs;     /**< SES messages in flight (0: 1024) */
+	uint32_t max_posted;   /**< posted receives (0: 1024) */
+	uint32_t max_mrs;      /**< memory entries (0: 1024) */
+	uint32_t max_jobs;     /**< authorised jobs (0: 16) */
+	uint32_t unexp_bytes;  /**< unexpected-data pool (0: 4 MiB) */
+	uint64_t seed;         /**< memory-key PRNG seed */
+};
+
+/** The SES ULP: uet_proto_params.ulp. */
+extern const struct uet_ulp_ops uet_ses_ulp_ops;
+
+/** Control requests. */
+enum uet_ses_ulp_ctl_op {
+	UET_SES_ULP_JOB_ADD = 1, /**< authorise job (refcounted) + RI tables */
+	UET_SES_ULP_JOB_DEL = 2, /**< drop one reference of job */
+	UET_SES_ULP_MR_REG = 3,  /**< register base/len/access -> key */
+	UET_SES_ULP_MR_DEREG = 4, /**< deregister key */
+	UET_SES_ULP_MR_ENABLE = 5, /**< enable key (disable it with disabled) */
+};
+
+/** One control request (filled by the caller, answered by the lcore). */
+struct uet_ses_ulp_ctl {
+	uint8_t op;           /**< enum uet_ses_ulp_ctl_op */
+	uint32_t job;         /**< JOB_*, MR_REG: the RI tables' job */
+	uintptr_t base;       /**< MR_REG */
+	uint64_t len;         /**< MR_REG */
+	uint32_t access;      /**< MR_REG: UET_SES_MR_* */
+	bool idempotent;      /**< MR_REG: I bit */
+	/** MR_REG: register it disabled; MR_ENABLE: disable instead */
+	bool disabled;
+	uint64_t key;         /**< MR_REG: out; MR_DEREG, MR_ENABLE: in */
+	int rc;               /**< out: 0 or -errno */
+};
+
+/**
+ * Run one control request on context @p ctx_idx of @p e and wait for the
+ * answer (at most 5 s). With the engine not running (INLINE), @p progress
+ * (or uet_engine_poll() when NULL) drives the loop meanwhile.
+ * After MR_DEREG returns 0 the lcore no longer resolves the key and no
+ * READ response that could be rebuilt from the region is in flight (the
+ * answer waits until every return-direction READ of the context was
+ * acknowledged): the engine does not access the region any more.
+ * @return
+ *   0 (then see req->rc), -EINVAL, -ENOENT (no SES on that context),
+ *   -ENOMEM, -ETIMEDOUT (the lcore did not answer).
+ */
+int uet_ses_ulp_ctl(struct uet_engine *e, unsigned int ctx_idx,
+		    struct uet_ses_ulp_ctl *req, void (*progress)(void *),
+		    void *arg);
+
+/** PIDonFEP and initiator id of context @p ctx_idx. @return 0/-ENOENT. */
+int uet_ses_ulp_identity(struct uet_engine *e, unsigned int ctx_idx,
+			 uint16_t *pid, uint32_t *initiator);
+
+/** Glue counters of one context. */
+struct uet_ses_ulp_stats {
+	uint64_t sqe;          /**< SQEs taken */
+	uint64_t sqe_held;     /**< SES -EAGAIN: SQE kept for the next turn */
+	uint64_t sqe_rejected; /**< SQEs completed at once in error */
+	uint64_t rqe;          /**< RQEs taken */
+	uint64_t rqe_rejected; /**< RQEs completed at once in error */
+	uint64_t cancel;       /**< cancels served */
+	uint64_t cqe;          /**< CQEs pushed */
+	uint64_t cq_wait;      /**< pushes deferred: CQ full */
+	uint64_t ctl;          /**< control requests served */
+	uint64_t dereg_waits;  /**< MR_DEREG answers held for READ responses */
+	uint64_t orphan_cqe;   /**< SES completions with no op record */
+};
+
+/** Glue counters, SES and match context of context @p ctx_idx. */
+int uet_ses_ulp_stats_get(struct uet_engine *e, unsigned int ctx_idx,
+			  struct uet_ses_ulp_stats *st,
+			  const struct uet_ses **ses);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UET_SES_ULP_H */

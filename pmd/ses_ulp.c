@@ -1,0 +1,1066 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The SES on the engine (include/uet/uet_ses_ulp.h): one struct uet_ses
+ * per engine context over the context's PDS, driven as uet_ses.h
+ * prescribes, and the consumer of the context's front-end channels:
+ *   SQE -> uet_ses_submit()       RQE -> uet_ses_recv_post() / cancel
+ *   uet_ses_cq_poll() -> CQE (context unchanged, through an op record)
+ *   control ring -> MR table / job authorisation (owner lcore only)
+ * Every array is allocated at init; the data path allocates nothing.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+#include <rte_pause.h>
+#include <rte_ring.h>
+
+#include <uet/uet_chan.h>
+#include <uet/uet_ofi.h>
+#include <uet/uet_ses_ulp.h>
+
+#include "proto_private.h"
+
+#define SUL_MAGIC 0x53554c31u /* "SUL1" */
+#define SUL_CTL_RING 64
+#define SUL_CTL_BURST 8
+#define SUL_CQ_BURST 32
+#define SUL_CHAN_BUDGET 32 /* descriptors per channel per iteration */
+#define SUL_NONE UINT32_MAX
+
+#define SUL_INC(ctr) PROTO_INC(ctr)
+
+/* An outstanding SQE or RQE: the SES context is its index. */
+struct sul_op {
+	struct uet_chan *chan; /* NULL: channel gone, drop the completion */
+	uint64_t ctx;          /* the descriptor's context, returned as is */
+	uint32_t next;         /* free list */
+	uint8_t op;            /* chan op / rq op */
+	uint8_t rx;
+	uint8_t want;          /* CQE on success */
+	uint8_t multi;         /* multi-recv: stays until RELEASED */
+};
+
+/* Per attached channel: the SQE/RQE the SES refused with -EAGAIN. */
+struct sul_chan {
+	struct uet_chan *chan;
+	uint32_t sq_slot;      /* SUL_NONE or op slot of the held SQE */
+	uint32_t rq_slot;
+	struct uet_chan_sqe sqe;
+	struct uet_chan_rqe rqe;
+};
+
+struct sul_job {
+	uint32_t job;
+	uint32_t ref;          /* 0: free */
+	int ri_msg;
+	int ri_rma;
+};
+
+struct sul_pend {
+	struct uet_chan *chan;
+	struct uet_chan_cqe cqe;
+};
+
+/* Control message: the caller's request plus a hand-over state. */
+enum { SUL_CTL_PENDING = 0, SUL_CTL_DONE = 1, SUL_CTL_ABANDONED = 2 };
+
+struct sul_ctl_msg {
+	struct uet_ses_ulp_ctl req;
+	atomic_uint state;
+};
+
+struct sul_ctx {
+	uint32_t magic;
+	struct uet_ulp_ctx *uctx;
+	struct uet_ses *ses;
+	struct uet_ses_mr_table *mr;
+	struct uet_ses_match *match;
+	struct rte_ring *ctl;
+	uint16_t pid;
+	uint16_t start_ri;
+	uint32_t initiator;
+	uint32_t max_jobs;
+	struct sul_job *jobs;
+	struct sul_op *ops;
+	uint32_t nb_ops;
+	uint32_t free_head;
+	uint32_t nb_free;
+	struct sul_pend *pend;  /* FIFO of CQEs waiting for CQ room */
+	uint32_t pend_mask;
+	uint32_t pend_head;     /* next to push */
+	uint32_t pend_tail;     /* next free */
+	unsigned int nb_chans;
+	/* MR_DEREG answers held until no READ response can still be built
+	 * (rebuilt from the region on retransmission) */
+	unsigned int nb_dereg_wait;
+	struct sul_ctl_msg *dereg_wait[SUL_CTL_RING];
+	struct sul_chan chans[UET_ENGINE_CHANS_MAX];
+	struct uet_ses_cqe scq[SUL_CQ_BURST];
+	struct uet_ses_ulp_stats st;
+};
+
+static atomic_uint sul_seq;
+
+/* ------------------------------------------------------------------ */
+/* op records                                                          */
+/* ------------------------------------------------------------------ */
+
+static uint32_t
+op_get(struct sul_ctx *c)
+{
+	uint32_t i = c->free_head;
+
+	if (unlikely(i == SUL_NONE))
+		return SUL_NONE;
+	c->free_head = c->ops[i].next;
+	c->nb_free--;
+	return i;
+}
+
+static void
+op_put(struct sul_ctx *c, uint32_t i)
+{
+	c->ops[i].chan = NULL;
+	c->ops[i].next = c->free_head;
+	c->free_head = i;
+	c->nb_free++;
+}
+
+/* ------------------------------------------------------------------ */
+/* completions                                                         */
+/* ------------------------------------------------------------------ */
+
+static uint32_t
+pend_count(const struct sul_ctx *c)
+{
+	return c->pend_tail - c->pend_head;
+}
+
+static uint32_t
+pend_room(const struct sul_ctx *c)
+{
+	return c->pend_mask + 1 - pend_count(c);
+}
+
+static void
+pend_add(struct sul_ctx *c, struct uet_chan *chan,
+	 const struct uet_chan_cqe *e)
+{
+	struct sul_pend *p = &c->pend[c->pend_tail++ & c->pend_mask];
+
+	p->chan = chan;
+	p->cqe = *e;
+}
+
+/* Push waiting CQEs in order; stop at the first full CQ. */
+static unsigned int
+pend_flush(struct sul_ctx *c)
+{
+	unsigned int n = 0;
+
+	while (pend_count(c) != 0) {
+		struct sul_pend *p = &c->pend[c->pend_head & c->pend_mask];
+
+		if (p->chan != NULL && uet_chan_cq_push(p->chan, &p->cqe) != 0) {
+			SUL_INC(c->st.cq_wait);
+			break;
+		}
+		if (p->chan != NULL)
+			SUL_INC(c->st.cqe);
+		c->pend_head++;
+		n++;
+	}
+	return n;
+}
+
+/* A completion made by the glue itself (NOP, refused descriptor). */
+static void
+complete_local(struct sul_ctx *c, uint32_t slot, int status,
+	       uint32_t prov_errno)
+{
+	struct sul_op *o = &c->ops[slot];
+	struct uet_chan_cqe e;
+
+	if (status != 0 || o->want) {
+		memset(&e, 0, sizeof(e));
+		e.context = o->ctx;
+		e.status = status;
+		e.flags = o->rx ? UET_CHAN_CQ_RECV : UET_CHAN_CQ_SEND;
+		e.prov_errno = prov_errno;
+		e.op = o->op;
+		pend_add(c, o->chan, &e);
+	}
+	op_put(c, slot);
+}
+
+static void
+cqe_from_ses(struct uet_chan_cqe *e, const struct uet_ses_cqe *s)
+{
+	e->status = s->status;
+	/* UET_SES_CQ_* equal UET_CHAN_CQ_* */
+	e->flags = s->flags;
+	/* a truncated receive is an error entry (FI_ETRUNC) for the front end */
+	if ((s->flags & UET_SES_CQ_TRUNC) && e->status == 0)
+		e->status = -EMSGSIZE;
+	e->len = s->len;
+	e->data = s->data;
+	e->tag = s->tag;
+	e->src = s->src;
+	e->prov_errno = s->prov_errno;
+	memset(e->rsvd0, 0, sizeof(e->rsvd0));
+	e->olen = s->olen;
+}
+
+/* The channel that takes unsolicited completions (remote CQ data of a
+ * WRITE): the first one of the context that accepts receives. */
+static struct uet_chan *
+rx_chan(const struct sul_ctx *c)
+{
+	for (unsigned int i = 0; i < c->nb_chans; i++)
+		if (rte_ring_get_capacity(c->chans[i].chan->rq) > 1)
+			return c->chans[i].chan;
+	return NULL;
+}
+
+static void
+complete_ses(struct sul_ctx *c, const struct uet_ses_cqe *s)
+{
+	struct uet_chan_cqe e;
+	struct sul_op *o;
+	bool last;
+
+	if (s->context == 0) {
+		struct uet_chan *ch = rx_chan(c);
+
+		if (ch == NULL) {
+			SUL_INC(c->st.orphan_cqe);
+			return;
+		}
+		cqe_from_ses(&e, s);
+		e.context = 0;
+		e.op = s->op;
+		pend_add(c, ch, &e);
+		return;
+	}
+	if (unlikely(s->context > c->nb_ops)) {
+		SUL_INC(c->st.orphan_cqe);
+		return;
+	}
+	o = &c->ops[s->context - 1];
+	last = !o->multi || s->status != 0 ||
+	       (s->flags & UET_SES_CQ_MULTI_RECV_DONE) != 0;
+	if (o->chan != NULL && (s->status != 0 || o->want || o->rx)) {
+		cqe_from_ses(&e, s);
+		e.context = o->ctx;
+		e.op = o->op;
+		pend_add(c, o->chan, &e);
+	}
+	if (last)
+		op_put(c, (uint32_t)(s->context - 1));
+}
+
+static unsigned int
+completions(struct sul_ctx *c)
+{
+	unsigned int work = pend_flush(c);
+	uint32_t room;
+	uint16_t n;
+
+	for (;;) {
+		room = RTE_MIN(pend_room(c), (uint32_t)SUL_CQ_BURST);
+		if (room == 0)
+			break;
+		n = uet_ses_cq_poll(c->ses, c->scq, (uint16_t)room);
+		for (uint16_t i = 0; i < n; i++)
+			complete_ses(c, &c->scq[i]);
+		work += n;
+		if (n < room)
+			break;
+	}
+	return work + pend_flush(c);
+}
+
+/* ------------------------------------------------------------------ */
+/* descriptors                                                         */
+/* ------------------------------------------------------------------ */
+
+static const struct uet_ofi_addr *
+addr_of(uint64_t handle)
+{
+	return (const struct uet_ofi_addr *)(uintptr_t)handle;
+}
+
+/* Local buffer of a descriptor: flat, or an IOV of at most one entry. */
+static int
+desc_buf(uint32_t flags, uint64_t addr, uint64_t len, void **buf,
+	 uint64_t *blen)
+{
+	const struct uet_chan_iov *iov;
+
+	if (!(flags & UET_CHAN_F_IOV)) {
+		*buf = (void *)(uintptr_t)addr;
+		*blen = len;
+		return 0;
+	}
+	if (len == 0) {
+		*buf = NULL;
+		*blen = 0;
+		return 0;
+	}
+	/* the SES takes one contiguous buffer (no bounce copies here) */
+	if (len > 1)
+		return -EOPNOTSUPP;
+	iov = (const struct uet_chan_iov *)(uintptr_t)addr;
+	*buf = (void *)(uintptr_t)iov[0].addr;
+	*blen = iov[0].len;
+	return 0;
+}
+
+static bool
+op_is_rma(uint8_t op)
+{
+	return op == UET_CHAN_OP_WRITE || op == UET_CHAN_OP_READ ||
+	       op == UET_CHAN_OP_ATOMIC || op == UET_CHAN_OP_FETCH_ATOMIC ||
+	       op == UET_CHAN_OP_CSWAP;
+}
+
+static int
+sqe_to_wr(const struct uet_chan_sqe *q, uint32_t slot, struct uet_ses_wr *wr)
+{
+	const struct uet_ofi_addr *a = addr_of(q->dest);
+	uint16_t ri;
+	int rc;
+
+	if (q->op >= UET_CHAN_OP__COUNT || a == NULL)
+		return -EINVAL;
+	memset(wr, 0, sizeof(*wr));
+	rc = desc_buf(q->flags, q->addr, q->len, &wr->buf, &wr->len);
+	if (rc < 0)
+		return rc;
+	wr->op = q->op;
+	wr->atomic_op = q->atomic_op;
+	wr->atomic_dt = q->atomic_dt;
+	wr->tc = q->tc;
+	/* always complete: the op record is recycled on the completion */
+	wr->flags = (q->flags & (UET_CHAN_F_IMM | UET_CHAN_F_DELIVERY_COMPLETE)) |
+		    UET_SES_WR_F_COMPLETION;
+	if (q->mode == UET_CHAN_MODE_ROD)
+		wr->flags |= UET_SES_WR_F_ORDERED;
+	else if (q->mode == UET_CHAN_MODE_RUDI)
+		wr->flags |= UET_SES_WR_F_IDEMPOTENT;
+	wr->context = (uint64_t)slot + 1;
+	memcpy(wr->dest.fa.addr, a->fa, sizeof(wr->dest.fa.addr));
+	wr->dest.pid_on_fep = ntohs(a->pid_on_fep) & 0xFFF;
+	ri = ntohs(a->start_ri);
+	wr->dest.relative = true;
+	if (op_is_rma(q->op)) {
+		wr->dest.resource_index = (ri + UET_SES_ULP_RI_RMA) & 0xFFF;
+		/* provider keys: rkey = random(24) | generation(8) | slot(16) */
+		wr->dest.ri_generation = (uint8_t)(q->rkey >> 16);
+	} else {
+		wr->dest.resource_index = (ri + UET_SES_ULP_RI_MSG) & 0xFFF;
+	}
+	wr->tag = q->tag;
+	wr->rkey = q->rkey;
+	wr->roffset = q->roffset;
+	wr->imm_data = q->imm_data;
+	wr->compare = (const void *)(uintptr_t)q->compare;
+	wr->result = (void *)(uintptr_t)q->result;
+	wr->job = q->job;
+	return 0;
+}
+
+/* 0 consumed (submitted or completed), -EAGAIN keep it. */
+static int
+sqe_submit(struct sul_ctx *c, const struct uet_chan_sqe *q, uint32_t slot,
+	   uint64_t now)
+{
+	enum uet_ses_rc urc = UET_RC_OK;
+	struct uet_ses_wr wr;
+	int rc;
+
+	(void)now;
+	if (q->op == UET_CHAN_OP_NOP) {
+		complete_local(c, slot, 0, 0);
+		return 0;
+	}
+	rc = sqe_to_wr(q, slot, &wr);
+	if (rc == 0)
+		rc = uet_ses_submit(c->ses, &wr, &urc);
+	if (rc == -EAGAIN) {
+		SUL_INC(c->st.sqe_held);
+		return -EAGAIN;
+	}
+	if (rc < 0) {
+		SUL_INC(c->st.sqe_rejected);
+		if (urc == UET_RC_OK)
+			urc = rc == -EMSGSIZE ? UET_RC_TOO_LONG :
+			      UET_RC_UNSUPPORTED_OP;
+		complete_local(c, slot, rc, urc);
+	}
+	return 0;
+}
+
+static void
+op_fill(struct sul_op *o, struct uet_chan *chan, uint64_t ctx, uint8_t op,
+	bool rx, uint32_t flags)
+{
+	o->chan = chan;
+	o->ctx = ctx;
+	o->op = op;
+	o->rx = rx;
+	o->want = rx || (flags & UET_CHAN_F_COMPLETION) != 0;
+	o->multi = rx && (flags & UET_CHAN_F_MULTI_RECV) != 0;
+}
+
+static unsigned int
+chan_sq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
+{
+	unsigned int n = 0;
+
+	if (pend_room(c) == 0)
+		return 0;
+	if (sc->sq_slot != SUL_NONE) {
+		if (sqe_submit(c, &sc->sqe, sc->sq_slot, now) == -EAGAIN)
+			return 0;
+		sc->sq_slot = SUL_NONE;
+		n++;
+	}
+	/* each descriptor may complete at once: keep a pending slot */
+	while (n < SUL_CHAN_BUDGET && c->nb_free != 0 && pend_room(c) != 0) {
+		uint32_t slot;
+
+		if (uet_chan_sq_take(sc->chan, &sc->sqe, 1) == 0)
+			break;
+		SUL_INC(c->st.sqe);
+		slot = op_get(c);
+		op_fill(&c->ops[slot], sc->chan, sc->sqe.context, sc->sqe.op,
+			false, sc->sqe.flags);
+		n++;
+		if (sqe_submit(c, &sc->sqe, slot, now) == -EAGAIN) {
+			sc->sq_slot = slot; /* in order: nothing passes it */
+			break;
+		}
+	}
+	return n;
+}
+
+static void
+rqe_cancel(struct sul_ctx *c, struct uet_chan *chan, uint64_t ctx)
+{
+	SUL_INC(c->st.cancel);
+	/* rare: a scan of the op records (bounded by their number) */
+	for (uint32_t i = 0; i < c->nb_ops; i++) {
+		struct sul_op *o = &c->ops[i];
+
+		if (o->chan == chan && o->rx && o->ctx == ctx) {
+			(void)uet_ses_recv_cancel(c->ses, (uint64_t)i + 1);
+			return;
+		}
+	}
+}
+
+static int
+rqe_post(struct sul_ctx *c, const struct uet_chan_rqe *q, uint32_t slot,
+	 uint64_t now)
+{
+	struct uet_ses_recv r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	r.op = q->op;
+	r.context = (uint64_t)slot + 1;
+	rc = desc_buf(q->flags, q->addr, q->len, &r.buf, &r.len);
+	if (q->op == UET_CHAN_RQ_TRECV) {
+		r.tag = q->tag;
+		r.ignore = q->ignore;
+	}
+	if (q->flags & UET_CHAN_F_MULTI_RECV) {
+		r.flags |= UET_SES_RECV_F_MULTI;
+		r.min_free = q->ignore; /* PROVIDER.md: min_multi_recv */
+	}
+	if (q->flags & UET_CHAN_F_SRC_FILTER) {
+		if (q->src == 0)
+			rc = -EINVAL;
+		else
+			r.src = ntohl(addr_of(q->src)->initiator_id);
+		r.flags |= UET_SES_RECV_F_SRC;
+	}
+	if (rc == 0)
+		rc = uet_ses_recv_post(c->ses, &r, now);
+	if (rc == -EAGAIN)
+		return -EAGAIN;
+	if (rc < 0) {
+		SUL_INC(c->st.rqe_rejected);
+		complete_local(c, slot, rc, 0);
+	}
+	return 0;
+}
+
+static unsigned int
+chan_rq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
+{
+	unsigned int n = 0;
+
+	if (pend_room(c) == 0)
+		return 0;
+	if (sc->rq_slot != SUL_NONE) {
+		if (rqe_post(c, &sc->rqe, sc->rq_slot, now) == -EAGAIN)
+			return 0;
+		sc->rq_slot = SUL_NONE;
+		n++;
+	}
+	/* each descriptor may complete at once: keep a pending slot */
+	while (n < SUL_CHAN_BUDGET && c->nb_free != 0 && pend_room(c) != 0) {
+		uint32_t slot;
+
+		if (uet_chan_rq_take(sc->chan, &sc->rqe, 1) == 0)
+			break;
+		SUL_INC(c->st.rqe);
+		n++;
+		if (sc->rqe.op == UET_CHAN_RQ_CANCEL) {
+			rqe_cancel(c, sc->chan, sc->rqe.context);
+			continue;
+		}
+		slot = op_get(c);
+		op_fill(&c->ops[slot], sc->chan, sc->rqe.context,
+			sc->rqe.op, true, sc->rqe.flags);
+		if (sc->rqe.op != UET_CHAN_RQ_RECV &&
+		    sc->rqe.op != UET_CHAN_RQ_TRECV) {
+			SUL_INC(c->st.rqe_rejected);
+			complete_local(c, slot, -EINVAL, 0);
+			continue;
+		}
+		if (rqe_post(c, &sc->rqe, slot, now) == -EAGAIN) {
+			sc->rq_slot = slot;
+			break;
+		}
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* channel set                                                         */
+/* ------------------------------------------------------------------ */
+
+/* A channel went away (detached while stopped): forget its records and
+ * withdraw its receives so that no buffer of it is written again. */
+static void
+chan_gone(struct sul_ctx *c, struct sul_chan *sc)
+{
+	for (uint32_t i = 0; i < c->nb_ops; i++) {
+		struct sul_op *o = &c->ops[i];
+
+		if (o->chan != sc->chan)
+			continue;
+		o->chan = NULL;
+		if (o->rx)
+			(void)uet_ses_recv_cancel(c->ses, (uint64_t)i + 1);
+	}
+	if (sc->sq_slot != SUL_NONE)
+		op_put(c, sc->sq_slot);
+	if (sc->rq_slot != SUL_NONE)
+		op_put(c, sc->rq_slot);
+	for (uint32_t i = c->pend_head; i != c->pend_tail; i++)
+		if (c->pend[i & c->pend_mask].chan == sc->chan)
+			c->pend[i & c->pend_mask].chan = NULL;
+}
+
+static void
+chans_sync(struct sul_ctx *c, struct uet_engine_lcore *lc)
+{
+	unsigned int n = uet_engine_lcore_nb_chans(lc);
+	struct sul_chan tmp[UET_ENGINE_CHANS_MAX];
+	bool same = n == c->nb_chans;
+
+	for (unsigned int i = 0; same && i < n; i++)
+		same = uet_engine_lcore_chan(lc, i) == c->chans[i].chan;
+	if (likely(same))
+		return;
+	/* rebuild, keeping the held descriptors of surviving channels */
+	for (unsigned int i = 0; i < n; i++) {
+		struct uet_chan *ch = uet_engine_lcore_chan(lc, i);
+		unsigned int j;
+
+		tmp[i].chan = ch;
+		tmp[i].sq_slot = SUL_NONE;
+		tmp[i].rq_slot = SUL_NONE;
+		for (j = 0; j < c->nb_chans; j++)
+			if (c->chans[j].chan == ch)
+				break;
+		if (j < c->nb_chans) {
+			tmp[i] = c->chans[j];
+			c->chans[j].chan = NULL;
+		}
+	}
+	for (unsigned int j = 0; j < c->nb_chans; j++)
+		if (c->chans[j].chan != NULL)
+			chan_gone(c, &c->chans[j]);
+	memcpy(c->chans, tmp, n * sizeof(tmp[0]));
+	c->nb_chans = n;
+}
+
+/* ------------------------------------------------------------------ */
+/* control path                                                        */
+/* ------------------------------------------------------------------ */
+
+static struct sul_job *
+job_find(struct sul_ctx *c, uint32_t job)
+{
+	for (uint32_t i = 0; i < c->max_jobs; i++)
+		if (c->jobs[i].ref != 0 && c->jobs[i].job == job)
+			return &c->jobs[i];
+	return NULL;
+}
+
+static int
+job_add(struct sul_ctx *c, uint32_t job)
+{
+	struct uet_ses_ri_attr ra = {
+		.relative = true, .job_id = job, .pid_on_fep = c->pid,
+	};
+	struct sul_job *j = job_find(c, job);
+	int rc;
+
+	if (j != NULL) {
+		j->ref++;
+		return 0;
+	}
+	for (uint32_t i = 0; i < c->max_jobs && j == NULL; i++)
+		if (c->jobs[i].ref == 0)
+			j = &c->jobs[i];
+	if (j == NULL)
+		return -ENOSPC;
+	rc = uet_ses_mr_auth_add(c->mr, job, c->pid);
+	if (rc < 0)
+		return rc;
+	ra.resource_index = (c->start_ri + UET_SES_ULP_RI_MSG) & 0xFFF;
+	ra.type = UET_SES_RI_MSG;
+	j->ri_msg = uet_ses_ri_add(c->mr, &ra);
+	ra.resource_index = (c->start_ri + UET_SES_ULP_RI_RMA) & 0xFFF;
+	ra.type = UET_SES_RI_RMA;
+	j->ri_rma = uet_ses_ri_add(c->mr, &ra);
+	if (j->ri_msg < 0 || j->ri_rma < 0) {
+		rc = j->ri_msg < 0 ? j->ri_msg : j->ri_rma;
+		if (j->ri_msg >= 0)
+			(void)uet_ses_ri_del(c->mr, j->ri_msg);
+		if (j->ri_rma >= 0)
+			(void)uet_ses_ri_del(c->mr, j->ri_rma);
+		(void)uet_ses_mr_auth_del(c->mr, job, c->pid);
+		return rc;
+	}
+	j->job = job;
+	j->ref = 1;
+	return 0;
+}
+
+static int
+job_del(struct sul_ctx *c, uint32_t job)
+{
+	struct sul_job *j = job_find(c, job);
+	int rc;
+
+	if (j == NULL)
+		return -ENOENT;
+	if (j->ref > 1) {
+		j->ref--;
+		return 0;
+	}
+	rc = uet_ses_ri_del(c->mr, j->ri_rma);
+	if (rc < 0)
+		return rc; /* -EBUSY: regions still registered */
+	(void)uet_ses_ri_del(c->mr, j->ri_msg);
+	(void)uet_ses_mr_auth_del(c->mr, job, c->pid);
+	j->ref = 0;
+	return 0;
+}
+
+static int
+mr_reg(struct sul_ctx *c, struct uet_ses_ulp_ctl *q)
+{
+	struct sul_job *j = job_find(c, q->job);
+	int rc;
+	struct uet_ses_mr_attr a = {
+		.base = q->base, .length = q->len, .access = q->access,
+		.idempotent = q->idempotent, .virt_addr = true,
+	};
+
+	if (j == NULL)
+		return -ENOENT;
+	a.ri = j->ri_rma;
+	rc = uet_ses_mr_reg(c->mr, &a, &q->key);
+	/* disabled from the start (FI_MR_ENDPOINT until fi_mr_enable) */
+	if (rc == 0 && q->disabled)
+		(void)uet_ses_mr_enable(c->mr, q->key, false);
+	return rc;
+}
+
+static void
+ctl_answer(struct sul_ctl_msg *m)
+{
+	unsigned int expect = SUL_CTL_PENDING;
+
+	if (!atomic_compare_exchange_strong(&m->state, &expect, SUL_CTL_DONE))
+		rte_free(m); /* the caller gave up waiting */
+}
+
+/* Whether return-direction READ data may still be built from memory. */
+static bool
+ret_busy(const struct sul_ctx *c)
+{
+	struct uet_ses_pool_info pi;
+
+	uet_ses_pool_info_get(c->ses, &pi);
+	return pi.ret_used != 0;
+}
+
+static void
+ctl_one(struct sul_ctx *c, struct sul_ctl_msg *m)
+{
+	struct uet_ses_ulp_ctl *q = &m->req;
+
+	switch (q->op) {
+	case UET_SES_ULP_JOB_ADD:
+		q->rc = job_add(c, q->job);
+		break;
+	case UET_SES_ULP_JOB_DEL:
+		q->rc = job_del(c, q->job);
+		break;
+	case UET_SES_ULP_MR_REG:
+		q->rc = mr_reg(c, q);
+		break;
+	case UET_SES_ULP_MR_DEREG:
+		q->rc = uet_ses_mr_dereg(c->mr, q->key);
+		break;
+	case UET_SES_ULP_MR_ENABLE:
+		q->rc = uet_ses_mr_enable(c->mr, q->key, !q->disabled);
+		break;
+	default:
+		q->rc = -EINVAL;
+		break;
+	}
+	SUL_INC(c->st.ctl);
+	/* the key resolves no more; READ responses in flight may still be
+	 * rebuilt from the region: answer once they are all acknowledged */
+	if (q->op == UET_SES_ULP_MR_DEREG && q->rc == 0 && ret_busy(c) &&
+	    c->nb_dereg_wait < RTE_DIM(c->dereg_wait)) {
+		SUL_INC(c->st.dereg_waits);
+		c->dereg_wait[c->nb_dereg_wait++] = m;
+		return;
+	}
+	ctl_answer(m);
+}
+
+static unsigned int
+ctl_poll(struct sul_ctx *c)
+{
+	void *m[SUL_CTL_BURST];
+	unsigned int n;
+
+	if (c->nb_dereg_wait != 0 && !ret_busy(c)) {
+		for (unsigned int i = 0; i < c->nb_dereg_wait; i++)
+			ctl_answer(c->dereg_wait[i]);
+		c->nb_dereg_wait = 0;
+	}
+	n = rte_ring_sc_dequeue_burst(c->ctl, m, SUL_CTL_BURST, NULL);
+	for (unsigned int i = 0; i < n; i++)
+		ctl_one(c, m[i]);
+	return n;
+}
+
+static struct sul_ctx *
+sul_of(struct uet_engine *e, unsigned int idx)
+{
+	struct uet_ulp_ctx *u = uet_ulp_ctx_get(e, idx);
+	struct sul_ctx *c;
+
+	if (u == NULL || u->ulp != &uet_ses_ulp_ops)
+		return NULL;
+	c = uet_ulp_ctx_priv(u);
+	return c != NULL && c->magic == SUL_MAGIC ? c : NULL;
+}
+
+int
+uet_ses_ulp_ctl(struct uet_engine *e, unsigned int ctx_idx,
+		struct uet_ses_ulp_ctl *req, void (*progress)(void *),
+		void *arg)
+{
+	struct sul_ctx *c;
+	struct sul_ctl_msg *m;
+	uint64_t end;
+	unsigned int expect;
+
+	if (e == NULL || req == NULL)
+		return -EINVAL;
+	c = sul_of(e, ctx_idx);
+	if (c == NULL)
+		return -ENOENT;
+	m = rte_zmalloc("sul_ctl", sizeof(*m), 0);
+	if (m == NULL)
+		return -ENOMEM;
+	m->req = *req;
+	atomic_init(&m->state, SUL_CTL_PENDING);
+	if (rte_ring_mp_enqueue(c->ctl, m) != 0) {
+		rte_free(m);
+		return -EAGAIN;
+	}
+	end = rte_get_timer_cycles() + 5 * rte_get_timer_hz();
+	while (atomic_load(&m->state) == SUL_CTL_PENDING &&
+	       rte_get_timer_cycles() < end) {
+		if (uet_engine_running(e))
+			rte_pause();
+		else if (progress != NULL)
+			progress(arg);
+		else
+			(void)uet_engine_poll(e, 1);
+	}
+	expect = SUL_CTL_PENDING;
+	if (atomic_compare_exchange_strong(&m->state, &expect,
+					   SUL_CTL_ABANDONED))
+		return -ETIMEDOUT; /* the lcore frees it if it ever runs */
+	*req = m->req;
+	rte_free(m);
+	return 0;
+}
+
+int
+uet_ses_ulp_identity(struct uet_engine *e, unsigned int ctx_idx,
+		     uint16_t *pid, uint32_t *initiator)
+{
+	struct sul_ctx *c = sul_of(e, ctx_idx);
+
+	if (c == NULL)
+		return -ENOENT;
+	if (pid != NULL)
+		*pid = c->pid;
+	if (initiator != NULL)
+		*initiator = c->initiator;
+	return 0;
+}
+
+int
+uet_ses_ulp_stats_get(struct uet_engine *e, unsigned int ctx_idx,
+		      struct uet_ses_ulp_stats *st, const struct uet_ses **ses)
+{
+	struct sul_ctx *c = sul_of(e, ctx_idx);
+
+	if (c == NULL)
+		return -ENOENT;
+	if (st != NULL)
+		*st = c->st;
+	if (ses != NULL)
+		*ses = c->ses;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* ULP callbacks                                                       */
+/* ------------------------------------------------------------------ */
+
+static uint32_t
+pow2_at_least(uint32_t n)
+{
+	uint32_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+static void
+sul_free(struct sul_ctx *c)
+{
+	uet_ses_free(c->ses);
+	uet_ses_match_free(c->match);
+	uet_ses_mr_table_free(c->mr);
+	rte_ring_free(c->ctl);
+	rte_free(c->jobs);
+	rte_free(c->ops);
+	rte_free(c->pend);
+	rte_free(c);
+}
+
+static int
+sul_tables(struct sul_ctx *c, const struct uet_ses_ulp_params *p,
+	   unsigned int idx)
+{
+	struct uet_ses_mr_table_attr ta = {
+		.max_entries = p->max_mrs ? p->max_mrs : 1024,
+		.max_ri = 2 * c->max_jobs,
+		.max_pids = 1,
+		.max_auth = c->max_jobs,
+		.seed = p->seed ^ ((uint64_t)idx << 40) ^ rte_rdtsc(),
+		.vendor = 0x55,
+	};
+	struct uet_ses_match_config mc;
+	uint32_t bytes = p->unexp_bytes ? p->unexp_bytes : 4u << 20;
+
+	c->mr = uet_ses_mr_table_create(&ta);
+	if (c->mr == NULL || uet_ses_mr_pid_add(c->mr, c->pid) != 0)
+		return -ENOMEM;
+	uet_ses_match_config_default(&mc);
+	mc.max_posted = p->max_posted ? p->max_posted : 1024;
+	mc.chunk_size = 1024;
+	mc.chunks = RTE_MAX(bytes / mc.chunk_size, 64u);
+	c->match = uet_ses_match_create(&mc);
+	return c->match == NULL ? -ENOMEM : 0;
+}
+
+static int
+sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
+{
+	const struct uet_ses_ulp_params *p = arg;
+	struct uet_engine_lcore *lc = uet_ulp_ctx_lcore(uctx);
+	unsigned int idx = uet_engine_lcore_index(lc);
+	struct uet_ses_config sc;
+	char name[RTE_RING_NAMESIZE];
+	uint32_t msgs, posted;
+	struct sul_ctx *c;
+	int rc;
+
+	if (p == NULL)
+		return -EINVAL;
+	c = rte_zmalloc("sul_ctx", sizeof(*c), RTE_CACHE_LINE_SIZE);
+	if (c == NULL)
+		return -ENOMEM;
+	c->magic = SUL_MAGIC;
+	c->uctx = uctx;
+	c->pid = (uint16_t)((p->pid_base + idx) & 0xFFF);
+	c->start_ri = p->start_ri;
+	c->initiator = p->initiator_of != NULL ?
+		       p->initiator_of(p->initiator_arg, idx, c->pid) :
+		       (uint32_t)p->pid_base + idx;
+	c->max_jobs = p->max_jobs ? p->max_jobs : 16;
+	msgs = p->max_msgs ? p->max_msgs : 1024;
+	posted = p->max_posted ? p->max_posted : 1024;
+	rc = sul_tables(c, p, idx);
+	if (rc < 0)
+		goto fail;
+	uet_ses_config_default(&sc);
+	sc.profile = UET_PROFILE_HPC; /* the provider enforces its domain's */
+	sc.mtu = uet_ulp_max_len(uctx);
+	sc.max_msgs = msgs;
+	sc.cq_size = pow2_at_least(4 * (msgs + posted));
+	sc.initiator_id = c->initiator;
+	sc.pid_on_fep = c->pid;
+	sc.pds = uet_ulp_ctx_pds(uctx);
+	sc.mr = c->mr;
+	sc.match = c->match;
+	c->ses = uet_ses_create(&sc);
+	if (c->ses == NULL) {
+		rc = -errno;
+		goto fail;
+	}
+	c->nb_ops = msgs + posted;
+	c->ops = rte_zmalloc("sul_ops", c->nb_ops * sizeof(*c->ops), 0);
+	c->jobs = rte_zmalloc("sul_jobs", c->max_jobs * sizeof(*c->jobs), 0);
+	c->pend_mask = pow2_at_least(c->nb_ops) - 1;
+	c->pend = rte_zmalloc("sul_pend", (c->pend_mask + 1) *
+			      sizeof(*c->pend), 0);
+	snprintf(name, sizeof(name), "sulctl%u", atomic_fetch_add(&sul_seq, 1));
+	c->ctl = rte_ring_create(name, SUL_CTL_RING, SOCKET_ID_ANY,
+				 RING_F_SC_DEQ);
+	if (c->ops == NULL || c->jobs == NULL || c->pend == NULL ||
+	    c->ctl == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	c->free_head = SUL_NONE;
+	for (uint32_t i = c->nb_ops; i-- > 0;)
+		op_put(c, i);
+	*priv = c;
+	return 0;
+fail:
+	sul_free(c);
+	return rc < 0 ? rc : -ENOMEM;
+}
+
+static void
+sul_fini(struct uet_ulp_ctx *uctx, void *priv)
+{
+	struct sul_ctx *c = priv;
+	void *m;
+
+	(void)uctx;
+	if (c == NULL)
+		return;
+	for (unsigned int i = 0; i < c->nb_dereg_wait; i++)
+		ctl_answer(c->dereg_wait[i]);
+	c->nb_dereg_wait = 0;
+	/* answer requests nobody will process any more */
+	while (rte_ring_sc_dequeue(c->ctl, &m) == 0) {
+		struct sul_ctl_msg *cm = m;
+		unsigned int expect = SUL_CTL_PENDING;
+
+		cm->req.rc = -ESHUTDOWN;
+		if (!atomic_compare_exchange_strong(&cm->state, &expect,
+						    SUL_CTL_DONE))
+			rte_free(cm);
+	}
+	sul_free(c);
+}
+
+static int
+sul_build(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
+	  uint8_t *buf, size_t cap)
+{
+	struct sul_ctx *c = priv;
+
+	(void)is_retx;
+	return uet_ses_build(c->ses, cookie, psn, buf, cap);
+}
+
+static void
+sul_event(void *priv, struct uet_ulp_ctx *uctx,
+	  const struct uet_pds_event *ev, const uint8_t *ses, uint16_t len)
+{
+	struct sul_ctx *c = priv;
+
+	(void)uet_ses_event(c->ses, ev, ses, len, uet_ulp_now(uctx));
+}
+
+static bool
+sul_resp_expected(void *priv, uint8_t pds_type, uint8_t next_hdr,
+		  const uint8_t *ses, uint16_t len)
+{
+	(void)priv;
+	return uet_ses_rx_resp_expected(pds_type, next_hdr, ses, len);
+}
+
+static unsigned int
+sul_poll(void *priv, struct uet_ulp_ctx *uctx, uint64_t now)
+{
+	struct sul_ctx *c = priv;
+	unsigned int work;
+
+	work = ctl_poll(c);
+	chans_sync(c, uet_ulp_ctx_lcore(uctx));
+	work += completions(c);
+	for (unsigned int i = 0; i < c->nb_chans; i++) {
+		work += chan_rq(c, &c->chans[i], now);
+		work += chan_sq(c, &c->chans[i], now);
+	}
+	work += uet_ses_progress(c->ses, now);
+	/* completions made at once (NOP, refused) go out this iteration */
+	work += pend_flush(c);
+	return work;
+}
+
+const struct uet_ulp_ops uet_ses_ulp_ops = {
+	.size = sizeof(struct uet_ulp_ops),
+	.name = "ses",
+	.init = sul_init,
+	.fini = sul_fini,
+	.build = sul_build,
+	.poll = sul_poll,
+	.event = sul_event,
+	.resp_expected_raw = sul_resp_expected,
+};

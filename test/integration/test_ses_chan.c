@@ -1,0 +1,970 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * SES glue integration test (pmd/ses_ulp.c) in one EAL process
+ * (--no-huge): two engines over rte_eth_from_rings() ports back to back,
+ * both INLINE on this thread, the PDS hook with the SES ULP, driven only
+ * through the channel API (uet_chan.h) and the control path
+ * (uet_ses_ulp_ctl):
+ *
+ *   send / recv (multi-packet, unexpected, header data), tagged,
+ *   truncation, cancel, RMA write / read (virtual addresses), atomics
+ *   (sum, fetch, compare-and-swap), bad key, wrong job, deregistered key,
+ *   SQ backpressure (small SES pool) and CQ backpressure (small CQ ring)
+ *
+ * every CQE and every byte checked; then the traffic part again with
+ * injected loss / duplication / reordering (pmd/fault.c) on both sides.
+ * Bounded by loop iterations; no timing assertions.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_eth_ring.h>
+#include <rte_ring.h>
+#include <rte_telemetry.h>
+
+#include <uet/uet_chan.h>
+#include <uet/uet_engine.h>
+#include <uet/uet_ofi.h>
+#include <uet/uet_ses_mr.h>
+#include <uet/uet_ses_ulp.h>
+#include <uet/uet_ulp.h>
+
+static int failures;
+
+#define CHECK(cond) do { \
+	if (!(cond)) { \
+		fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
+			__LINE__, #cond); \
+		failures++; \
+	} \
+} while (0)
+
+#define JOB 42
+#define PID_A 10
+#define PID_B 20
+#define POLL_MAX 200000u
+#define BIG 65536
+
+static const uint8_t ip_a[4] = { 10, 0, 0, 1 };
+static const uint8_t ip_b[4] = { 10, 0, 0, 2 };
+static const uint8_t mac_a[6] = { 0x02, 0, 0, 0, 0, 0x0a };
+static const uint8_t mac_b[6] = { 0x02, 0, 0, 0, 0, 0x0b };
+static unsigned int run_no;
+
+struct side {
+	struct uet_engine *e;
+	struct uet_chan *ch;
+	struct uet_ofi_addr addr; /* how the peer names this side */
+	uint32_t initiator;
+};
+
+static struct side A, B;
+static uint8_t *sbuf, *rbuf, *lbuf;
+
+static void
+cfg_make(struct uet_config *c, const char *dev, const uint8_t *ip,
+	 const uint8_t *mac, const uint8_t *pip, const uint8_t *pmac)
+{
+	uet_config_init_defaults(c);
+	for (unsigned int i = 1; i < UET_CONFIG_MAX_PORTS; i++)
+		c->port[i].defined = false;
+	c->port[0].defined = true;
+	snprintf(c->port[0].devargs, sizeof(c->port[0].devargs), "%s", dev);
+	c->port[0].has_ipv4 = true;
+	memcpy(&c->port[0].ipv4, ip, 4);
+	c->port[0].has_ipv6 = false;
+	c->port[0].has_mac = true;
+	memcpy(c->port[0].mac, mac, 6);
+	c->engine.progress = UET_CONFIG_PROGRESS_INLINE;
+	c->engine.nb_lcores = 1;
+	c->engine.lcores[0] = 0;
+	c->engine.mbuf_pool_size = 4095;
+	c->engine.mbuf_cache = 64;
+	c->spray.mode = UET_CONFIG_SPRAY_SINGLE;
+	c->nb_neighbors = 1;
+	c->neighbor[0].ip.family = AF_INET;
+	memcpy(&c->neighbor[0].ip.v4, pip, 4);
+	memcpy(c->neighbor[0].mac, pmac, 6);
+	c->fault.enabled = false;
+}
+
+static void
+faults(struct uet_config *c, uint64_t seed)
+{
+	uint32_t *d = c->fault.ppm[UET_CONFIG_FAULT_TX][UET_CONFIG_FAULT_DATA];
+	uint32_t *k = c->fault.ppm[UET_CONFIG_FAULT_TX]
+				  [UET_CONFIG_FAULT_CONTROL];
+
+	c->fault.enabled = true;
+	c->fault.seed = seed;
+	c->fault.reorder_depth = 3;
+	d[UET_CONFIG_FAULT_DROP] = 30000;
+	d[UET_CONFIG_FAULT_DUP] = 10000;
+	d[UET_CONFIG_FAULT_REORDER] = 20000;
+	k[UET_CONFIG_FAULT_DROP] = 20000;
+}
+
+static void
+addr_make(struct uet_ofi_addr *a, const uint8_t *ip, uint16_t pid,
+	  uint32_t initiator)
+{
+	memset(a, 0, sizeof(*a));
+	a->version = UET_OFI_ADDR_VERSION;
+	a->flags = UET_OFI_ADDR_F_IPV4;
+	a->profile = 3;
+	a->pid_on_fep = htons(pid);
+	a->start_ri = htons(0);
+	a->num_ri = htons(4);
+	a->initiator_id = htonl(initiator);
+	memcpy(a->fa, ip, 4);
+}
+
+static void
+pump(void)
+{
+	(void)uet_engine_poll(A.e, 4);
+	(void)uet_engine_poll(B.e, 4);
+}
+
+/* Wait for one CQE on @p s (bounded). */
+static bool
+cq_wait(struct side *s, struct uet_chan_cqe *e)
+{
+	for (unsigned int i = 0; i < POLL_MAX; i++) {
+		if (uet_chan_cq_poll(s->ch, e, 1) == 1)
+			return true;
+		pump();
+	}
+	fprintf(stderr, "no completion on side %s\n", s == &A ? "A" : "B");
+	return false;
+}
+
+/* Nothing more may arrive on @p s for a while. */
+static bool
+cq_quiet(struct side *s)
+{
+	struct uet_chan_cqe e;
+
+	for (unsigned int i = 0; i < 2000; i++) {
+		pump();
+		if (uet_chan_cq_poll(s->ch, &e, 1) == 1) {
+			fprintf(stderr, "unexpected CQE ctx %lu status %d\n",
+				(unsigned long)e.context, e.status);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void
+sqe_init(struct uet_chan_sqe *q, uint8_t op, uint64_t ctx, const void *buf,
+	 uint64_t len)
+{
+	memset(q, 0, sizeof(*q));
+	q->op = op;
+	q->flags = UET_CHAN_F_COMPLETION;
+	q->context = ctx;
+	q->addr = (uint64_t)(uintptr_t)buf;
+	q->len = len;
+	q->dest = (uint64_t)(uintptr_t)&B.addr;
+	q->job = JOB;
+	q->tc = 1;
+}
+
+static void
+post_sq(struct side *s, const struct uet_chan_sqe *q)
+{
+	CHECK(uet_chan_sq_post(s->ch, q) == 0);
+}
+
+static void
+post_recv(struct side *s, uint8_t op, uint64_t ctx, void *buf, uint64_t len,
+	  uint64_t tag)
+{
+	struct uet_chan_rqe r;
+
+	memset(&r, 0, sizeof(r));
+	r.op = op;
+	r.context = ctx;
+	r.addr = (uint64_t)(uintptr_t)buf;
+	r.len = len;
+	r.tag = tag;
+	CHECK(uet_chan_rq_post(s->ch, &r) == 0);
+}
+
+static void
+fill(uint8_t *p, size_t n, unsigned int seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(i * 7 + seed * 13 + (i >> 8));
+}
+
+/* The SEND completes on A; the receive on B with these properties. */
+static void
+expect_tx_ok(uint64_t ctx)
+{
+	struct uet_chan_cqe e;
+
+	if (!cq_wait(&A, &e)) {
+		failures++;
+		return;
+	}
+	CHECK(e.context == ctx);
+	CHECK(e.status == 0);
+	CHECK(e.flags & UET_CHAN_CQ_SEND);
+	if (e.status != 0)
+		fprintf(stderr, "ctx %lu: status %d prov %u\n",
+			(unsigned long)ctx, e.status, e.prov_errno);
+}
+
+static void
+expect_tx_err(uint64_t ctx, uint32_t prov)
+{
+	struct uet_chan_cqe e;
+
+	if (!cq_wait(&A, &e)) {
+		failures++;
+		return;
+	}
+	CHECK(e.context == ctx);
+	CHECK(e.status != 0);
+	CHECK(e.prov_errno == prov);
+	if (e.prov_errno != prov)
+		fprintf(stderr, "ctx %lu: status %d prov %u, want %u\n",
+			(unsigned long)ctx, e.status, e.prov_errno, prov);
+}
+
+static void
+test_send(void)
+{
+	struct uet_chan_sqe q;
+	struct uet_chan_cqe e;
+
+	/* expected, multi-packet */
+	fill(sbuf, 5000, 1);
+	memset(lbuf, 0, 8192);
+	post_recv(&B, UET_CHAN_RQ_RECV, 100, lbuf, 8192, 0);
+	pump();
+	sqe_init(&q, UET_CHAN_OP_SEND, 1, sbuf, 5000);
+	post_sq(&A, &q);
+	expect_tx_ok(1);
+	if (cq_wait(&B, &e)) {
+		CHECK(e.context == 100);
+		CHECK(e.status == 0);
+		CHECK(e.len == 5000);
+		CHECK(e.flags & UET_CHAN_CQ_RECV);
+		CHECK(e.flags & UET_CHAN_CQ_SRC);
+		CHECK(e.src == A.initiator);
+		CHECK(!(e.flags & UET_CHAN_CQ_TRUNC));
+		CHECK(memcmp(lbuf, sbuf, 5000) == 0);
+	} else {
+		failures++;
+	}
+	/* unexpected, with header data */
+	fill(sbuf, 700, 2);
+	sqe_init(&q, UET_CHAN_OP_SEND, 2, sbuf, 700);
+	q.flags |= UET_CHAN_F_IMM;
+	q.imm_data = 0xfeedf00d12345678ull;
+	post_sq(&A, &q);
+	expect_tx_ok(2);
+	memset(lbuf, 0, 8192);
+	post_recv(&B, UET_CHAN_RQ_RECV, 101, lbuf, 8192, 0);
+	if (cq_wait(&B, &e)) {
+		CHECK(e.context == 101);
+		CHECK(e.len == 700);
+		CHECK(e.flags & UET_CHAN_CQ_IMM);
+		CHECK(e.data == 0xfeedf00d12345678ull);
+		CHECK(memcmp(lbuf, sbuf, 700) == 0);
+	} else {
+		failures++;
+	}
+}
+
+static void
+test_tagged(void)
+{
+	struct uet_chan_sqe q;
+	struct uet_chan_cqe e;
+
+	fill(sbuf, 1500, 3);
+	memset(lbuf, 0, 4096);
+	post_recv(&B, UET_CHAN_RQ_TRECV, 110, lbuf + 2048, 2048, 0x99);
+	post_recv(&B, UET_CHAN_RQ_TRECV, 111, lbuf, 2048, 0x77);
+	pump();
+	sqe_init(&q, UET_CHAN_OP_TSEND, 3, sbuf, 1500);
+	q.tag = 0x77;
+	post_sq(&A, &q);
+	expect_tx_ok(3);
+	if (cq_wait(&B, &e)) {
+		CHECK(e.context == 111);
+		CHECK(e.flags & UET_CHAN_CQ_TAGGED);
+		CHECK(e.tag == 0x77);
+		CHECK(e.len == 1500);
+		CHECK(memcmp(lbuf, sbuf, 1500) == 0);
+	} else {
+		failures++;
+	}
+	/* the 0x99 receive is still posted: cancel it */
+	{
+		struct uet_chan_rqe r;
+
+		memset(&r, 0, sizeof(r));
+		r.op = UET_CHAN_RQ_CANCEL;
+		r.context = 110;
+		CHECK(uet_chan_rq_post(B.ch, &r) == 0);
+	}
+	if (cq_wait(&B, &e)) {
+		CHECK(e.context == 110);
+		CHECK(e.status == -ECANCELED);
+	} else {
+		failures++;
+	}
+}
+
+static void
+test_trunc(void)
+{
+	struct uet_chan_sqe q;
+	struct uet_chan_cqe e;
+
+	fill(sbuf, 300, 4);
+	memset(lbuf, 0xEE, 200);
+	post_recv(&B, UET_CHAN_RQ_RECV, 120, lbuf, 100, 0);
+	pump();
+	sqe_init(&q, UET_CHAN_OP_SEND, 4, sbuf, 300);
+	post_sq(&A, &q);
+	expect_tx_ok(4);
+	if (cq_wait(&B, &e)) {
+		CHECK(e.context == 120);
+		CHECK(e.status == -EMSGSIZE);
+		CHECK(e.flags & UET_CHAN_CQ_TRUNC);
+		CHECK(e.len == 100);
+		CHECK(e.olen == 200);
+		CHECK(memcmp(lbuf, sbuf, 100) == 0);
+		CHECK(lbuf[100] == 0xEE);
+	} else {
+		failures++;
+	}
+}
+
+/* A multi-receive buffer takes several messages, then is released; a
+ * directed receive only matches its source. */
+static void
+test_multi_and_directed(void)
+{
+	struct uet_chan_sqe q;
+	struct uet_chan_cqe e;
+	struct uet_chan_rqe r;
+	uint64_t off = 0;
+
+	memset(lbuf, 0, 2048);
+	memset(&r, 0, sizeof(r));
+	r.op = UET_CHAN_RQ_RECV;
+	r.flags = UET_CHAN_F_MULTI_RECV;
+	r.context = 130;
+	r.addr = (uint64_t)(uintptr_t)lbuf;
+	r.len = 1024;
+	r.ignore = 200; /* min_multi_recv */
+	CHECK(uet_chan_rq_post(B.ch, &r) == 0);
+	pump();
+	for (unsigned int i = 0; i < 3; i++) {
+		fill(sbuf + 300 * i, 300, 20 + i);
+		sqe_init(&q, UET_CHAN_OP_SEND, 40 + i, sbuf + 300 * i, 300);
+		post_sq(&A, &q);
+		expect_tx_ok(40 + i);
+		if (!cq_wait(&B, &e)) {
+			failures++;
+			return;
+		}
+		CHECK(e.context == 130 && e.status == 0 && e.len == 300);
+		/* 1024 - 3 * 300 = 124 < 200: released with the third */
+		CHECK(!!(e.flags & UET_CHAN_CQ_MULTI_RECV_DONE) == (i == 2));
+		off += 300;
+	}
+	CHECK(memcmp(lbuf, sbuf, off) == 0);
+	/* directed: only A's messages match; a filter on another initiator
+	 * stays posted and is cancelled */
+	memset(&r, 0, sizeof(r));
+	r.op = UET_CHAN_RQ_RECV;
+	r.flags = UET_CHAN_F_SRC_FILTER;
+	r.context = 131;
+	r.addr = (uint64_t)(uintptr_t)(lbuf + 4096);
+	r.len = 512;
+	r.src = (uint64_t)(uintptr_t)&B.addr; /* not the sender */
+	CHECK(uet_chan_rq_post(B.ch, &r) == 0);
+	r.context = 132;
+	r.src = (uint64_t)(uintptr_t)&A.addr;
+	CHECK(uet_chan_rq_post(B.ch, &r) == 0);
+	pump();
+	fill(sbuf, 100, 30);
+	sqe_init(&q, UET_CHAN_OP_SEND, 43, sbuf, 100);
+	post_sq(&A, &q);
+	expect_tx_ok(43);
+	if (cq_wait(&B, &e)) {
+		CHECK(e.context == 132 && e.status == 0 && e.len == 100);
+		CHECK(e.src == A.initiator);
+	} else {
+		failures++;
+	}
+	memset(&r, 0, sizeof(r));
+	r.op = UET_CHAN_RQ_CANCEL;
+	r.context = 131;
+	CHECK(uet_chan_rq_post(B.ch, &r) == 0);
+	if (cq_wait(&B, &e))
+		CHECK(e.context == 131 && e.status == -ECANCELED);
+	else
+		failures++;
+}
+
+/* ROD through the SQE mode byte: messages land in send order, also
+ * under injected loss and reordering. */
+static void
+test_rod(void)
+{
+	struct uet_chan_sqe q;
+	struct uet_chan_cqe e;
+	unsigned int i, got = 0, sent = 0;
+
+	for (i = 0; i < 40; i++)
+		post_recv(&B, UET_CHAN_RQ_RECV, 3000 + i, lbuf + 64 * i, 64, 0);
+	for (i = 0; i < 40; i++) {
+		uint32_t v = i;
+
+		memcpy(sbuf + 64 * i, &v, 4);
+		sqe_init(&q, UET_CHAN_OP_SEND, 4000 + i, sbuf + 64 * i, 64);
+		q.mode = UET_CHAN_MODE_ROD;
+		q.flags = 0; /* no CQE on success */
+		post_sq(&A, &q);
+	}
+	for (unsigned int k = 0; k < POLL_MAX && got < 40; k++) {
+		pump();
+		while (uet_chan_cq_poll(B.ch, &e, 1) == 1) {
+			uint32_t v;
+
+			memcpy(&v, lbuf + 64 * got, 4);
+			CHECK(e.context == 3000 + got && e.status == 0);
+			CHECK(v == got); /* in send order */
+			got++;
+		}
+		while (uet_chan_cq_poll(A.ch, &e, 1) == 1) {
+			CHECK(e.status == 0); /* only errors complete */
+			sent++;
+		}
+	}
+	CHECK(got == 40);
+	CHECK(sent == 0);
+}
+
+static int
+ctl(struct side *s, struct uet_ses_ulp_ctl *r)
+{
+	int rc = uet_ses_ulp_ctl(s->e, 0, r, NULL, NULL);
+
+	return rc < 0 ? rc : r->rc;
+}
+
+static void
+test_rma(uint64_t key)
+{
+	struct uet_chan_sqe q;
+	uint64_t v, res, cmp;
+
+	/* WRITE at a virtual address inside the region */
+	fill(sbuf, 3000, 5);
+	memset(rbuf, 0, BIG);
+	sqe_init(&q, UET_CHAN_OP_WRITE, 10, sbuf, 3000);
+	q.rkey = key;
+	q.roffset = (uint64_t)(uintptr_t)(rbuf + 100);
+	post_sq(&A, &q);
+	expect_tx_ok(10);
+	CHECK(memcmp(rbuf + 100, sbuf, 3000) == 0);
+	CHECK(rbuf[99] == 0 && rbuf[3100] == 0);
+	/* WRITE with remote CQ data: an unsolicited CQE (context 0) on B */
+	sqe_init(&q, UET_CHAN_OP_WRITE, 15, sbuf, 512);
+	q.flags |= UET_CHAN_F_IMM;
+	q.imm_data = 0xabcdef;
+	q.rkey = key;
+	q.roffset = (uint64_t)(uintptr_t)(rbuf + 4096);
+	post_sq(&A, &q);
+	expect_tx_ok(15);
+	{
+		struct uet_chan_cqe e;
+
+		if (cq_wait(&B, &e)) {
+			CHECK(e.context == 0);
+			CHECK(e.status == 0);
+			CHECK(e.flags & UET_CHAN_CQ_IMM);
+			CHECK(e.data == 0xabcdef);
+			CHECK(e.len == 512);
+			CHECK(e.op == UET_CHAN_OP_WRITE);
+			CHECK(memcmp(rbuf + 4096, sbuf, 512) == 0);
+		} else {
+			failures++;
+		}
+	}
+	/* READ back another part */
+	fill(rbuf + 8192, 6000, 6);
+	memset(lbuf, 0, 8192);
+	sqe_init(&q, UET_CHAN_OP_READ, 11, lbuf, 6000);
+	q.rkey = key;
+	q.roffset = (uint64_t)(uintptr_t)(rbuf + 8192);
+	post_sq(&A, &q);
+	expect_tx_ok(11);
+	CHECK(memcmp(lbuf, rbuf + 8192, 6000) == 0);
+	/* atomics on a u64 */
+	memset(rbuf, 0, 64);
+	v = 5;
+	sqe_init(&q, UET_CHAN_OP_ATOMIC, 12, &v, 8);
+	q.atomic_op = UET_AMO_SUM;
+	q.atomic_dt = UET_AMO_DT_UINT64;
+	q.rkey = key;
+	q.roffset = (uint64_t)(uintptr_t)rbuf;
+	post_sq(&A, &q);
+	expect_tx_ok(12);
+	memcpy(&res, rbuf, 8);
+	CHECK(res == 5);
+	v = 7;
+	res = 0;
+	sqe_init(&q, UET_CHAN_OP_FETCH_ATOMIC, 13, &v, 8);
+	q.atomic_op = UET_AMO_SUM;
+	q.atomic_dt = UET_AMO_DT_UINT64;
+	q.rkey = key;
+	q.roffset = (uint64_t)(uintptr_t)rbuf;
+	q.result = (uint64_t)(uintptr_t)&res;
+	post_sq(&A, &q);
+	expect_tx_ok(13);
+	CHECK(res == 5);
+	memcpy(&v, rbuf, 8);
+	CHECK(v == 12);
+	cmp = 12;
+	v = 99;
+	res = 0;
+	sqe_init(&q, UET_CHAN_OP_CSWAP, 14, &v, 8);
+	q.atomic_op = UET_AMO_CSWAP;
+	q.atomic_dt = UET_AMO_DT_UINT64;
+	q.rkey = key;
+	q.roffset = (uint64_t)(uintptr_t)rbuf;
+	q.compare = (uint64_t)(uintptr_t)&cmp;
+	q.result = (uint64_t)(uintptr_t)&res;
+	post_sq(&A, &q);
+	expect_tx_ok(14);
+	CHECK(res == 12);
+	memcpy(&v, rbuf, 8);
+	CHECK(v == 99);
+}
+
+static void
+test_errors(uint64_t key)
+{
+	struct uet_chan_sqe q;
+
+	/* a key nobody registered */
+	sqe_init(&q, UET_CHAN_OP_WRITE, 20, sbuf, 64);
+	q.rkey = key ^ 0x10000000ull;
+	q.roffset = (uint64_t)(uintptr_t)rbuf;
+	post_sq(&A, &q);
+	expect_tx_err(20, UET_RC_BAD_MKEY);
+	/* outside the region */
+	sqe_init(&q, UET_CHAN_OP_WRITE, 21, sbuf, 64);
+	q.rkey = key;
+	q.roffset = (uint64_t)(uintptr_t)(rbuf + BIG);
+	post_sq(&A, &q);
+	expect_tx_err(21, UET_RC_BAD_ADDR);
+	/* a job B does not authorise */
+	sqe_init(&q, UET_CHAN_OP_SEND, 22, sbuf, 64);
+	q.job = JOB + 1;
+	post_sq(&A, &q);
+	expect_tx_err(22, UET_RC_BAD_JOB_ID);
+	/* malformed descriptors: completed in error, counted, no crash */
+	sqe_init(&q, 99, 24, sbuf, 8);
+	post_sq(&A, &q);
+	expect_tx_err(24, UET_RC_UNSUPPORTED_OP);
+	sqe_init(&q, UET_CHAN_OP_SEND, 25, sbuf, 8);
+	q.dest = 0;
+	post_sq(&A, &q);
+	expect_tx_err(25, UET_RC_UNSUPPORTED_OP);
+	{
+		struct uet_chan_rqe r;
+		struct uet_chan_cqe e;
+		struct uet_ses_ulp_stats st;
+
+		memset(&r, 0, sizeof(r));
+		r.op = 77;
+		r.context = 140;
+		CHECK(uet_chan_rq_post(B.ch, &r) == 0);
+		if (cq_wait(&B, &e))
+			CHECK(e.context == 140 && e.status == -EINVAL);
+		else
+			failures++;
+		CHECK(uet_ses_ulp_stats_get(B.e, 0, &st, NULL) == 0);
+		CHECK(st.rqe_rejected >= 1);
+	}
+	/* an IOV of several entries is refused at once */
+	{
+		struct uet_chan_iov iov[2] = {
+			{ (uint64_t)(uintptr_t)sbuf, 8 },
+			{ (uint64_t)(uintptr_t)sbuf + 8, 8 },
+		};
+
+		sqe_init(&q, UET_CHAN_OP_SEND, 23, iov, 2);
+		q.flags |= UET_CHAN_F_IOV;
+		post_sq(&A, &q);
+		expect_tx_err(23, UET_RC_UNSUPPORTED_OP);
+	}
+}
+
+/* Many sends through a small SES pool and a small CQ: all complete, all
+ * received in order, nothing lost. */
+static void
+test_backpressure(unsigned int n)
+{
+	struct uet_chan_sqe q;
+	struct uet_chan_cqe e;
+	unsigned int posted = 0, done_tx = 0, done_rx = 0, loops = 0;
+	static uint64_t seen[512], tx_seen[512];
+
+	memset(seen, 0, sizeof(seen));
+	memset(tx_seen, 0, sizeof(tx_seen));
+	for (unsigned int i = 0; i < n; i++)
+		post_recv(&B, UET_CHAN_RQ_RECV, 1000 + i, lbuf + 64 * i, 64,
+			  0);
+	while ((done_tx < n || done_rx < n) && loops++ < POLL_MAX) {
+		while (posted < n) {
+			uint32_t v = posted;
+
+			memcpy(sbuf + 64 * posted, &v, 4);
+			sqe_init(&q, UET_CHAN_OP_SEND, 2000 + posted,
+				 sbuf + 64 * posted, 64);
+			if (uet_chan_sq_post(A.ch, &q) != 0)
+				break;
+			posted++;
+		}
+		pump();
+		/* drain slowly: the CQ ring is smaller than the burst */
+		if (uet_chan_cq_poll(A.ch, &e, 1) == 1) {
+			/* RUD: send completions in any order (comp_order
+			 * NONE), each exactly once */
+			CHECK(e.status == 0);
+			CHECK(e.context >= 2000 && e.context < 2000 + n);
+			if (e.context >= 2000 && e.context < 2000 + 512)
+				tx_seen[e.context - 2000]++;
+			done_tx++;
+		}
+		if (uet_chan_cq_poll(B.ch, &e, 1) == 1) {
+			uint32_t v;
+
+			CHECK(e.status == 0 && e.len == 64);
+			/* receives are satisfied in posting order */
+			CHECK(e.context == 1000 + done_rx);
+			memcpy(&v, lbuf + 64 * done_rx, 4);
+			if (done_rx < 512 && v < 512)
+				seen[v]++;
+			done_rx++;
+		}
+	}
+	CHECK(done_tx == n);
+	CHECK(done_rx == n);
+	/* every message landed exactly once, none lost */
+	for (unsigned int i = 0; i < n && i < 512; i++) {
+		CHECK(seen[i] == 1);
+		CHECK(tx_seen[i] == 1);
+	}
+}
+
+/* B first: B serves the control request before A acknowledges the
+ * READ response B has just sent. */
+static void
+pump_ba(void *arg)
+{
+	(void)arg;
+	(void)uet_engine_poll(B.e, 4);
+	(void)uet_engine_poll(A.e, 4);
+}
+
+static uint32_t
+ret_used(struct side *s)
+{
+	const struct uet_ses *ses = NULL;
+	struct uet_ses_pool_info pi;
+
+	if (uet_ses_ulp_stats_get(s->e, 0, NULL, &ses) != 0 || ses == NULL)
+		return 0;
+	uet_ses_pool_info_get(ses, &pi);
+	return pi.ret_used;
+}
+
+/* Deregistering a region while a READ response from it is in flight:
+ * the answer waits until the response is acknowledged. */
+static void
+test_dereg_during_read(void)
+{
+	struct uet_ses_ulp_ctl r;
+	struct uet_ses_ulp_stats st;
+	struct uet_chan_sqe q;
+	struct uet_chan_cqe e;
+	uint8_t *region = rbuf + 16384;
+	unsigned int i;
+
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_MR_REG;
+	r.job = JOB;
+	r.base = (uintptr_t)region;
+	r.len = 40000;
+	r.access = UET_SES_MR_REMOTE_READ;
+	CHECK(ctl(&B, &r) == 0);
+	fill(region, 40000, 40);
+	memset(lbuf, 0, 40000);
+	sqe_init(&q, UET_CHAN_OP_READ, 50, lbuf, 40000);
+	q.rkey = r.key;
+	q.roffset = (uint64_t)(uintptr_t)region;
+	post_sq(&A, &q);
+	for (i = 0; i < POLL_MAX && ret_used(&B) == 0; i++)
+		pump();
+	CHECK(ret_used(&B) > 0);
+	r.op = UET_SES_ULP_MR_DEREG;
+	CHECK(uet_ses_ulp_ctl(B.e, 0, &r, pump_ba, NULL) == 0);
+	CHECK(r.rc == 0);
+	CHECK(ret_used(&B) == 0);
+	CHECK(uet_ses_ulp_stats_get(B.e, 0, &st, NULL) == 0);
+	CHECK(st.dereg_waits > 0);
+	if (cq_wait(&A, &e)) {
+		CHECK(e.context == 50 && e.status == 0);
+		CHECK(memcmp(lbuf, region, 40000) == 0);
+	} else {
+		failures++;
+	}
+}
+
+static void
+test_dereg(uint64_t key)
+{
+	struct uet_ses_ulp_ctl r = { .op = UET_SES_ULP_MR_DEREG, .key = key };
+	struct uet_chan_sqe q;
+
+	CHECK(ctl(&B, &r) == 0);
+	CHECK(ctl(&B, &r) == -ENOENT);
+	sqe_init(&q, UET_CHAN_OP_WRITE, 30, sbuf, 64);
+	q.rkey = key;
+	q.roffset = (uint64_t)(uintptr_t)rbuf;
+	post_sq(&A, &q);
+	expect_tx_err(30, UET_RC_BAD_MKEY);
+}
+
+static struct uet_engine *
+engine_make(const char *tag, const struct uet_config *c,
+	    struct uet_proto_params *pp)
+{
+	struct uet_engine_params p = {
+		.cfg = c, .hook = &uet_proto_hook_ops, .hook_arg = pp,
+	};
+	char name[16];
+	struct uet_engine *e;
+
+	snprintf(name, sizeof(name), "sc%s%u", tag, run_no);
+	p.name = name;
+	e = uet_engine_create(&p);
+	if (e == NULL)
+		fprintf(stderr, "engine %s: %s\n", name,
+			rte_strerror(rte_errno));
+	return e;
+}
+
+static int
+side_make(struct side *s, const char *tag, const struct uet_config *c,
+	  struct uet_proto_params *pp, const uint8_t *ip, unsigned int cq)
+{
+	struct uet_ses_ulp_ctl r = { .op = UET_SES_ULP_JOB_ADD, .job = JOB };
+	char name[20];
+	uint16_t pid;
+
+	s->e = engine_make(tag, c, pp);
+	if (s->e == NULL)
+		return -1;
+	snprintf(name, sizeof(name), "sc%s%u", tag, run_no);
+	s->ch = uet_chan_create(name, 64, 1024, cq, SOCKET_ID_ANY, 0);
+	if (s->ch == NULL || uet_engine_chan_attach(s->e, 0, s->ch) != 0)
+		return -1;
+	if (uet_ses_ulp_identity(s->e, 0, &pid, &s->initiator) != 0)
+		return -1;
+	addr_make(&s->addr, ip, pid, s->initiator);
+	return ctl(s, &r) == 0 ? 0 : -1;
+}
+
+static void
+run(bool lossy)
+{
+	struct uet_config ca, cb;
+	struct uet_ses_ulp_params pa = { .pid_base = PID_A, .max_msgs = 16,
+					 .max_posted = 600, .seed = 1 };
+	struct uet_ses_ulp_params pb = { .pid_base = PID_B, .max_msgs = 64,
+					 .max_posted = 600, .seed = 2 };
+	struct uet_proto_params ppa = { .ulp = &uet_ses_ulp_ops,
+					.ulp_arg = &pa };
+	struct uet_proto_params ppb = { .ulp = &uet_ses_ulp_ops,
+					.ulp_arg = &pb };
+	struct uet_ses_ulp_ctl r;
+	struct uet_ses_ulp_stats st;
+	uint64_t key = 0;
+
+	run_no++;
+	printf("# run %u: %s\n", run_no, lossy ? "lossy" : "clean");
+	cfg_make(&ca, "net_ring_sctA", ip_a, mac_a, ip_b, mac_b);
+	cfg_make(&cb, "net_ring_sctB", ip_b, mac_b, ip_a, mac_a);
+	if (lossy) {
+		faults(&ca, 11);
+		faults(&cb, 17);
+	}
+	memset(&A, 0, sizeof(A));
+	memset(&B, 0, sizeof(B));
+	if (side_make(&A, "A", &ca, &ppa, ip_a, 16) < 0 ||
+	    side_make(&B, "B", &cb, &ppb, ip_b, 16) < 0) {
+		fprintf(stderr, "setup failed\n");
+		failures++;
+		goto out;
+	}
+	/* control path: B's region; bad requests refused */
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_MR_REG;
+	r.job = JOB;
+	r.base = (uintptr_t)rbuf;
+	r.len = BIG;
+	r.access = UET_SES_MR_REMOTE_READ | UET_SES_MR_REMOTE_WRITE |
+		   UET_SES_MR_REMOTE_ATOMIC;
+	CHECK(ctl(&B, &r) == 0);
+	key = r.key;
+	CHECK(key != 0);
+	/* a region registered disabled refuses access until enabled */
+	{
+		struct uet_ses_ulp_ctl d = r;
+		struct uet_chan_sqe q;
+
+		d.base = (uintptr_t)(rbuf + 60000);
+		d.len = 1024;
+		d.disabled = true;
+		CHECK(ctl(&B, &d) == 0);
+		sqe_init(&q, UET_CHAN_OP_WRITE, 60, sbuf, 64);
+		q.rkey = d.key;
+		q.roffset = (uint64_t)(uintptr_t)(rbuf + 60000);
+		post_sq(&A, &q);
+		expect_tx_err(60, UET_RC_DISABLED_GEN);
+		d.op = UET_SES_ULP_MR_ENABLE;
+		d.disabled = false;
+		CHECK(ctl(&B, &d) == 0);
+		q.context = 61;
+		post_sq(&A, &q);
+		expect_tx_ok(61);
+		d.op = UET_SES_ULP_MR_DEREG;
+		CHECK(ctl(&B, &d) == 0);
+	}
+	r.job = JOB + 5;
+	CHECK(ctl(&B, &r) == -ENOENT);
+	r.op = 77;
+	CHECK(ctl(&B, &r) == -EINVAL);
+
+	test_send();
+	test_tagged();
+	test_trunc();
+	test_multi_and_directed();
+	test_rod();
+	test_rma(key);
+	test_errors(key);
+	test_backpressure(400);
+	test_dereg_during_read();
+	test_dereg(key);
+	CHECK(cq_quiet(&A));
+	CHECK(cq_quiet(&B));
+	CHECK(uet_ses_ulp_stats_get(A.e, 0, &st, NULL) == 0);
+	printf("# A: sqe %lu held %lu rejected %lu cq_wait %lu\n",
+	       (unsigned long)st.sqe, (unsigned long)st.sqe_held,
+	       (unsigned long)st.sqe_rejected, (unsigned long)st.cq_wait);
+	/* the small SES pool and CQ ring did push back */
+	CHECK(st.sqe_held > 0);
+	CHECK(st.cq_wait > 0);
+	CHECK(st.orphan_cqe == 0);
+	{
+		struct rte_tel_data *d = rte_tel_data_alloc();
+
+		CHECK(d != NULL);
+		if (d != NULL) {
+			/* index 0 is A (freed engines' slots are reused) */
+			CHECK(uet_engine_telemetry_call("/uet/ses", "0", d) == 0);
+			rte_tel_data_free(d);
+		}
+	}
+	if (lossy) {
+		static struct uet_engine_stats es;
+		uint64_t drops;
+
+		CHECK(uet_engine_stats_get(A.e, &es) == 0);
+		drops = es.total.fault[UET_CONFIG_FAULT_TX]
+				.applied[UET_CONFIG_FAULT_DROP];
+		CHECK(uet_engine_stats_get(B.e, &es) == 0);
+		drops += es.total.fault[UET_CONFIG_FAULT_TX]
+				 .applied[UET_CONFIG_FAULT_DROP];
+		printf("# frames dropped by fault injection: %lu\n",
+		       (unsigned long)drops);
+		CHECK(drops > 0);
+	}
+out:
+	if (A.e != NULL && A.ch != NULL)
+		(void)uet_engine_chan_detach(A.e, A.ch);
+	if (B.e != NULL && B.ch != NULL)
+		(void)uet_engine_chan_detach(B.e, B.ch);
+	uet_engine_free(A.e);
+	uet_engine_free(B.e);
+	uet_chan_free(A.ch);
+	uet_chan_free(B.ch);
+}
+
+static int
+ring_ports(void)
+{
+	struct rte_ring *ab = rte_ring_create("sct_ab", 1024, SOCKET_ID_ANY,
+					      RING_F_SP_ENQ | RING_F_SC_DEQ);
+	struct rte_ring *ba = rte_ring_create("sct_ba", 1024, SOCKET_ID_ANY,
+					      RING_F_SP_ENQ | RING_F_SC_DEQ);
+
+	if (ab == NULL || ba == NULL)
+		return -1;
+	if (rte_eth_from_rings("sctA", &ba, 1, &ab, 1, SOCKET_ID_ANY) < 0 ||
+	    rte_eth_from_rings("sctB", &ab, 1, &ba, 1, SOCKET_ID_ANY) < 0)
+		return -1;
+	return 0;
+}
+
+int
+main(void)
+{
+	int rc;
+
+	rc = uet_engine_eal_init("test_ses_chan",
+				 "-l 0 --no-huge -m 512 --no-pci "
+				 "--log-level=4", NULL);
+	if (rc < 0) {
+		fprintf(stderr, "EAL: %s\n", strerror(-rc));
+		return 1;
+	}
+	if (ring_ports() < 0) {
+		fprintf(stderr, "ring ports failed\n");
+		return 1;
+	}
+	sbuf = calloc(1, BIG);
+	rbuf = calloc(1, BIG);
+	lbuf = calloc(1, BIG);
+	if (sbuf == NULL || rbuf == NULL || lbuf == NULL)
+		return 1;
+	run(false);
+	run(true);
+	free(sbuf);
+	free(rbuf);
+	free(lbuf);
+	(void)rte_eal_cleanup();
+	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
+	return failures ? 1 : 0;
+}

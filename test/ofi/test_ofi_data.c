@@ -1,0 +1,581 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Data through the provider: two RDM endpoints in one process (two
+ * domains, so two engine contexts, inline progress) over one ring port
+ * whose queues are crossed (uet-data.conf). The test initialises the EAL
+ * and makes the port with rte_eth_from_rings(); the provider reuses both.
+ *
+ *   msg: send (multi-packet), senddata, inject, fi_cq_readfrom source
+ *   tagged: tsend / trecv, tag in the CQ entry
+ *   RMA: write, read, writedata (remote CQ data), virtual addresses
+ *   atomics: sum, fetch-sum, compare-and-swap on a uint64
+ *   negative: bad key and deregistered key (BAD_MKEY), too long
+ *   (FI_ETRUNC with olen), cancelled receive (FI_ECANCELED), wrong job
+ *   (BAD_JOB_ID)
+ *
+ * Every completion and every byte is checked; loops are bounded.
+ */
+
+#include <arpa/inet.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include <rdma/fi_tagged.h>
+
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ring.h>
+
+#include <uet/uet_ofi.h>
+#include <uet/uet_wire.h>
+
+#include "ofi_check.h"
+
+#define POLL_MAX 200000
+#define BIG 65536
+
+struct node {
+	struct fid_domain *dom;
+	struct fid_av *av;
+	struct fid_cq *cq;
+	struct fid_ep *ep;
+	struct uet_ofi_addr addr;
+	fi_addr_t peer;
+};
+
+static struct fid_fabric *fab;
+static struct fi_info *info;
+static struct node n0, n1;
+static uint8_t *sbuf, *rbuf, *lbuf;
+static uint8_t job42[3] = { 0, 0, 42 };
+static uint8_t job43[3] = { 0, 0, 43 };
+
+/* Next completion of @p cq: 1 (entry), 0 (error entry in *err), -1. */
+static int
+cq_wait(struct fid_cq *cq, struct fi_cq_tagged_entry *e, fi_addr_t *src,
+	struct fi_cq_err_entry *err)
+{
+	for (int i = 0; i < POLL_MAX; i++) {
+		ssize_t rc = fi_cq_readfrom(cq, e, 1, src);
+
+		if (rc == 1)
+			return 1;
+		if (rc == -FI_EAVAIL) {
+			memset(err, 0, sizeof(*err));
+			return fi_cq_readerr(cq, err, 0) == 1 ? 0 : -1;
+		}
+		if (rc != -FI_EAGAIN)
+			return -1;
+	}
+	fprintf(stderr, "no completion\n");
+	return -1;
+}
+
+static void
+expect_ok(struct fid_cq *cq, void *ctx, uint64_t flags,
+	  struct fi_cq_tagged_entry *out, fi_addr_t *src)
+{
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	fi_addr_t s = FI_ADDR_NOTAVAIL;
+	int rc = cq_wait(cq, &e, &s, &err);
+
+	CHECK(rc == 1);
+	if (rc == 0)
+		fprintf(stderr, "error entry: err %d prov_errno %d\n", err.err,
+			err.prov_errno);
+	if (rc != 1)
+		return;
+	CHECK(e.op_context == ctx);
+	CHECK((e.flags & flags) == flags);
+	if (out != NULL)
+		*out = e;
+	if (src != NULL)
+		*src = s;
+}
+
+static void
+expect_err(struct fid_cq *cq, void *ctx, int err_want, int prov_want,
+	   struct fi_cq_err_entry *out)
+{
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	int rc = cq_wait(cq, &e, NULL, &err);
+
+	CHECK(rc == 0);
+	if (rc != 0)
+		return;
+	CHECK(err.op_context == ctx);
+	CHECK(err.err == err_want);
+	if (prov_want >= 0)
+		CHECK(err.prov_errno == prov_want);
+	if (err.err != err_want || (prov_want >= 0 &&
+				    err.prov_errno != prov_want))
+		fprintf(stderr, "err %d prov_errno %d, want %d/%d\n", err.err,
+			err.prov_errno, err_want, prov_want);
+	if (out != NULL)
+		*out = err;
+}
+
+static void
+fill(uint8_t *p, size_t n, unsigned int seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(i * 7 + seed * 13 + (i >> 8));
+}
+
+static int
+ep_open(struct node *n, uint8_t *auth_key)
+{
+	struct fi_cq_attr cqa = { .format = FI_CQ_FORMAT_TAGGED, .size = 256 };
+	struct fi_av_attr ava = { .type = FI_AV_TABLE };
+	struct fi_info *fi = fi_dupinfo(info);
+	size_t len = sizeof(n->addr);
+	int rc;
+
+	if (fi == NULL)
+		return -1;
+	if (auth_key != NULL) {
+		fi->ep_attr->auth_key = malloc(3);
+		memcpy(fi->ep_attr->auth_key, auth_key, 3);
+		fi->ep_attr->auth_key_size = 3;
+	}
+	if (n->av == NULL && (fi_av_open(n->dom, &ava, &n->av, NULL) != 0 ||
+			      fi_cq_open(n->dom, &cqa, &n->cq, NULL) != 0))
+		return -1;
+	rc = fi_endpoint(n->dom, fi, &n->ep, NULL);
+	fi_freeinfo(fi);
+	if (rc != 0 || fi_ep_bind(n->ep, &n->av->fid, 0) != 0 ||
+	    fi_ep_bind(n->ep, &n->cq->fid, FI_TRANSMIT | FI_RECV) != 0 ||
+	    fi_enable(n->ep) != 0 ||
+	    fi_getname(&n->ep->fid, &n->addr, &len) != 0)
+		return -1;
+	return 0;
+}
+
+static int
+node_open(struct node *n)
+{
+	memset(n, 0, sizeof(*n));
+	if (fi_domain(fab, info, &n->dom, NULL) != 0)
+		return -1;
+	return ep_open(n, NULL);
+}
+
+static int
+connect_nodes(void)
+{
+	if (fi_av_insert(n0.av, &n1.addr, 1, &n0.peer, 0, NULL) != 1 ||
+	    fi_av_insert(n1.av, &n0.addr, 1, &n1.peer, 0, NULL) != 1)
+		return -1;
+	return 0;
+}
+
+static void
+test_msg(void)
+{
+	struct fi_cq_tagged_entry e;
+	fi_addr_t src = FI_ADDR_NOTAVAIL;
+	char c0, c1, c2;
+
+	/* send / recv, several packets */
+	fill(sbuf, 5000, 1);
+	memset(lbuf, 0, 8192);
+	CHECK_RC(fi_recv(n1.ep, lbuf, 8192, NULL, FI_ADDR_UNSPEC, &c1), 0);
+	CHECK_RC(fi_send(n0.ep, sbuf, 5000, NULL, n0.peer, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &c1, FI_RECV | FI_MSG, &e, &src);
+	CHECK(e.len == 5000);
+	CHECK(src == n1.peer);
+	CHECK(memcmp(lbuf, sbuf, 5000) == 0);
+	/* senddata: remote CQ data */
+	fill(sbuf, 100, 2);
+	CHECK_RC(fi_recv(n1.ep, lbuf, 8192, NULL, FI_ADDR_UNSPEC, &c1), 0);
+	CHECK_RC(fi_senddata(n0.ep, sbuf, 100, NULL, 0x1234abcd, n0.peer,
+			     &c0), 0);
+	expect_ok(n0.cq, &c0, FI_SEND, NULL, NULL);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &c1, FI_RECV | FI_REMOTE_CQ_DATA, &e, NULL);
+	CHECK(e.data == 0x1234abcd && e.len == 100);
+	CHECK(memcmp(lbuf, sbuf, 100) == 0);
+	/* inject: the buffer is reusable at once, no sender completion */
+	fill(sbuf, 48, 3);
+	memcpy(lbuf + 4096, sbuf, 48);
+	CHECK_RC(fi_recv(n1.ep, lbuf, 8192, NULL, FI_ADDR_UNSPEC, &c2), 0);
+	CHECK_RC(fi_inject(n0.ep, sbuf, 48, n0.peer), 0);
+	memset(sbuf, 0, 48);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &c2, FI_RECV, &e, NULL);
+	CHECK(e.len == 48);
+	CHECK(memcmp(lbuf, lbuf + 4096, 48) == 0);
+}
+
+static void
+test_tagged(void)
+{
+	struct fi_cq_tagged_entry e;
+	char c0, c1, c2;
+
+	fill(sbuf, 2000, 4);
+	memset(lbuf, 0, 8192);
+	CHECK_RC(fi_trecv(n1.ep, lbuf + 4096, 2048, NULL, FI_ADDR_UNSPEC,
+			  0x66, 0, &c2), 0);
+	CHECK_RC(fi_trecv(n1.ep, lbuf, 2048, NULL, FI_ADDR_UNSPEC, 0x55, 0,
+			  &c1), 0);
+	CHECK_RC(fi_tsend(n0.ep, sbuf, 2000, NULL, n0.peer, 0x55, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_SEND | FI_TAGGED, NULL, NULL);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &c1, FI_RECV | FI_TAGGED, &e, NULL);
+	CHECK(e.tag == 0x55 && e.len == 2000);
+	CHECK(memcmp(lbuf, sbuf, 2000) == 0);
+	/* tinject / tsenddata / injectdata: no sender completion for the
+	 * injects, data and tag at the receiver */
+	fill(sbuf, 40, 11);
+	CHECK_RC(fi_trecv(n1.ep, lbuf, 2048, NULL, FI_ADDR_UNSPEC, 0x77, 0,
+			  &c1), 0);
+	CHECK_RC(fi_tinject(n0.ep, sbuf, 40, n0.peer, 0x77), 0);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &c1, FI_RECV | FI_TAGGED, &e, NULL);
+	CHECK(e.tag == 0x77 && e.len == 40 && memcmp(lbuf, sbuf, 40) == 0);
+	CHECK_RC(fi_trecv(n1.ep, lbuf, 2048, NULL, FI_ADDR_UNSPEC, 0x78, 0,
+			  &c1), 0);
+	CHECK_RC(fi_tsenddata(n0.ep, sbuf, 40, NULL, 0xdada, n0.peer, 0x78,
+			      &c0), 0);
+	expect_ok(n0.cq, &c0, FI_SEND | FI_TAGGED, NULL, NULL);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &c1, FI_RECV | FI_TAGGED | FI_REMOTE_CQ_DATA, &e,
+		  NULL);
+	CHECK(e.tag == 0x78 && e.data == 0xdada);
+	CHECK_RC(fi_recv(n1.ep, lbuf, 2048, NULL, FI_ADDR_UNSPEC, &c1), 0);
+	CHECK_RC(fi_injectdata(n0.ep, sbuf, 40, 0xbeef, n0.peer), 0);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &c1, FI_RECV | FI_REMOTE_CQ_DATA, &e, NULL);
+	CHECK(e.data == 0xbeef && e.len == 40);
+	/* the 0x66 receive: cancelled */
+	CHECK_RC(fi_cancel(&n1.ep->fid, &c2), 0);
+	expect_err(n1.cq, &c2, FI_ECANCELED, -1, NULL);
+}
+
+static void
+test_trunc(void)
+{
+	struct fi_cq_err_entry err;
+	char c0, c1;
+
+	fill(sbuf, 300, 5);
+	memset(lbuf, 0xEE, 300);
+	CHECK_RC(fi_recv(n1.ep, lbuf, 100, NULL, FI_ADDR_UNSPEC, &c1), 0);
+	CHECK_RC(fi_send(n0.ep, sbuf, 300, NULL, n0.peer, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_SEND, NULL, NULL);
+	memset(&err, 0, sizeof(err));
+	expect_err(n1.cq, &c1, FI_ETRUNC, -1, &err);
+	CHECK(err.olen == 200);
+	CHECK(memcmp(lbuf, sbuf, 100) == 0 && lbuf[100] == 0xEE);
+}
+
+static void
+test_rma(struct fid_mr *mr)
+{
+	uint64_t key = fi_mr_key(mr);
+	uint64_t base = (uint64_t)(uintptr_t)rbuf;
+	struct fi_cq_tagged_entry e;
+	uint64_t v, res, cmp;
+	char c0;
+
+	fill(sbuf, 3000, 6);
+	memset(rbuf, 0, BIG);
+	CHECK_RC(fi_write(n0.ep, sbuf, 3000, NULL, n0.peer, base + 64, key,
+			  &c0), 0);
+	expect_ok(n0.cq, &c0, FI_WRITE | FI_RMA, NULL, NULL);
+	CHECK(memcmp(rbuf + 64, sbuf, 3000) == 0);
+	CHECK(rbuf[63] == 0 && rbuf[3064] == 0);
+	fill(rbuf + 8192, 7000, 7);
+	memset(lbuf, 0, 8192);
+	CHECK_RC(fi_read(n0.ep, lbuf, 7000, NULL, n0.peer, base + 8192, key,
+			 &c0), 0);
+	expect_ok(n0.cq, &c0, FI_READ | FI_RMA, NULL, NULL);
+	CHECK(memcmp(lbuf, rbuf + 8192, 7000) == 0);
+	/* writedata: the target's CQ gets the data */
+	fill(sbuf, 256, 8);
+	CHECK_RC(fi_writedata(n0.ep, sbuf, 256, NULL, 0x77, n0.peer,
+			      base + 32768, key, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_WRITE, NULL, NULL);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, NULL, FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA, &e, NULL);
+	CHECK(e.data == 0x77 && e.len == 256);
+	CHECK(memcmp(rbuf + 32768, sbuf, 256) == 0);
+	/* atomics on rbuf[0..7] */
+	memset(rbuf, 0, 8);
+	v = 5;
+	CHECK_RC(fi_atomic(n0.ep, &v, 1, NULL, n0.peer, base, key, FI_UINT64,
+			   FI_SUM, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_ATOMIC | FI_WRITE, NULL, NULL);
+	memcpy(&res, rbuf, 8);
+	CHECK(res == 5);
+	v = 7;
+	res = 0;
+	CHECK_RC(fi_fetch_atomic(n0.ep, &v, 1, NULL, &res, NULL, n0.peer,
+				 base, key, FI_UINT64, FI_SUM, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_ATOMIC | FI_READ, NULL, NULL);
+	CHECK(res == 5);
+	memcpy(&v, rbuf, 8);
+	CHECK(v == 12);
+	v = 99;
+	cmp = 12;
+	res = 0;
+	CHECK_RC(fi_compare_atomic(n0.ep, &v, 1, NULL, &cmp, NULL, &res,
+				   NULL, n0.peer, base, key, FI_UINT64,
+				   FI_CSWAP, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_ATOMIC, NULL, NULL);
+	CHECK(res == 12);
+	memcpy(&v, rbuf, 8);
+	CHECK(v == 99);
+	/* inject_write and inject_atomic: no sender completion; a read
+	 * afterwards (same peer) sees their effect once it completes */
+	fill(sbuf, 48, 12);
+	CHECK_RC(fi_inject_write(n0.ep, sbuf, 48, n0.peer, base + 40000, key),
+		 0);
+	v = 3;
+	memset(rbuf + 48000, 0, 8);
+	CHECK_RC(fi_inject_atomic(n0.ep, &v, 1, n0.peer, base + 48000, key,
+				  FI_UINT64, FI_SUM), 0);
+	for (int i = 0; i < POLL_MAX; i++) {
+		memcpy(&res, rbuf + 48000, 8);
+		if (res == 3 && memcmp(rbuf + 40000, sbuf, 48) == 0)
+			break;
+		(void)fi_cq_read(n0.cq, NULL, 0);
+	}
+	memcpy(&res, rbuf + 48000, 8);
+	CHECK(res == 3);
+	CHECK(memcmp(rbuf + 40000, sbuf, 48) == 0);
+	/* a key the target does not know */
+	CHECK_RC(fi_write(n0.ep, sbuf, 64, NULL, n0.peer, base, key ^ 0x1000000,
+			  &c0), 0);
+	expect_err(n0.cq, &c0, FI_EINVAL, UET_RC_BAD_MKEY, NULL);
+}
+
+static void
+test_dereg(struct fid_mr *mr)
+{
+	uint64_t key = fi_mr_key(mr);
+	char c0;
+
+	CHECK_RC(fi_close(&mr->fid), 0);
+	/* after fi_close() the engine no longer resolves the key */
+	memset(rbuf, 0, 64);
+	fill(sbuf, 64, 9);
+	CHECK_RC(fi_write(n0.ep, sbuf, 64, NULL, n0.peer,
+			  (uint64_t)(uintptr_t)rbuf, key, &c0), 0);
+	expect_err(n0.cq, &c0, FI_EINVAL, UET_RC_BAD_MKEY, NULL);
+	CHECK(rbuf[0] == 0 && rbuf[63] == 0);
+}
+
+static void
+test_wrong_job(void)
+{
+	struct node bad;
+	char c0;
+
+	/* the receiver authorises job 42 only */
+	CHECK_RC(fi_close(&n0.ep->fid), 0);
+	bad = n0;
+	bad.ep = NULL;
+	CHECK(ep_open(&bad, job43) == 0);
+	if (bad.ep == NULL)
+		return;
+	CHECK_RC(fi_send(bad.ep, sbuf, 64, NULL, bad.peer, &c0), 0);
+	expect_err(bad.cq, &c0, FI_EACCES, UET_RC_BAD_JOB_ID, NULL);
+	n0.ep = bad.ep;
+}
+
+static int
+ring_port(void)
+{
+	struct rte_ring *r0 = rte_ring_create("ofid0", 1024, SOCKET_ID_ANY,
+					      RING_F_SP_ENQ | RING_F_SC_DEQ);
+	struct rte_ring *r1 = rte_ring_create("ofid1", 1024, SOCKET_ID_ANY,
+					      RING_F_SP_ENQ | RING_F_SC_DEQ);
+	struct rte_ring *rx[2] = { r1, r0 }, *tx[2] = { r0, r1 };
+
+	if (r0 == NULL || r1 == NULL)
+		return -1;
+	/* TX queue 0 -> RX queue 1 (context 1) and back */
+	return rte_eth_from_rings("ofid", rx, 2, tx, 2, SOCKET_ID_ANY) < 0 ?
+	       -1 : 0;
+}
+
+static int
+setup(void)
+{
+	char *argv[] = {
+		"test_ofi_data", "-l", "0-1", "--no-huge", "--no-shconf",
+		"-m", "256", "--no-pci", "--log-level=lib.eal:error", NULL,
+	};
+	struct fi_info *hints = fi_allocinfo();
+
+	if (rte_eal_init(9, argv) < 0 || ring_port() < 0 || hints == NULL)
+		return -1;
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->caps = FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC;
+	hints->domain_attr->mr_mode = FI_MR_PROV_KEY | FI_MR_ALLOCATED |
+				      FI_MR_VIRT_ADDR;
+	hints->domain_attr->name = strdup("net_ring_ofid-hpc");
+	hints->domain_attr->auth_key = malloc(3);
+	memcpy(hints->domain_attr->auth_key, job42, 3);
+	hints->domain_attr->auth_key_size = 3;
+	hints->fabric_attr->prov_name = strdup("uet");
+	if (fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &info) != 0) {
+		fi_freeinfo(hints);
+		return -1;
+	}
+	fi_freeinfo(hints);
+	if (fi_fabric(info->fabric_attr, &fab, NULL) != 0)
+		return -1;
+	/* two domains: engine contexts 0 and 1 */
+	if (node_open(&n0) != 0 || node_open(&n1) != 0)
+		return -1;
+	CHECK(memcmp(n0.addr.fa, n1.addr.fa, 4) == 0);
+	CHECK(n0.addr.pid_on_fep != n1.addr.pid_on_fep);
+	return connect_nodes();
+}
+
+static void
+node_close(struct node *n)
+{
+	if (n->ep != NULL)
+		CHECK_RC(fi_close(&n->ep->fid), 0);
+	if (n->cq != NULL)
+		CHECK_RC(fi_close(&n->cq->fid), 0);
+	if (n->av != NULL)
+		CHECK_RC(fi_close(&n->av->fid), 0);
+	if (n->dom != NULL)
+		CHECK_RC(fi_close(&n->dom->fid), 0);
+}
+
+/*
+ * AUTO progress (uet-auto.conf: one engine lcore runs the loop on its own
+ * thread): one endpoint sends to itself over a loopback ring port, and
+ * registers, writes, reads and deregisters a region of its own, so the
+ * control ring is answered by a running lcore.
+ */
+static int
+main_auto(void)
+{
+	struct fi_info *hints = fi_allocinfo();
+	struct fi_cq_tagged_entry e;
+	struct fid_mr *mr = NULL;
+	fi_addr_t src;
+	uint64_t key;
+	char c0, c1;
+
+	if (hints == NULL)
+		return 1;
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->caps = FI_MSG | FI_RMA;
+	hints->domain_attr->mr_mode = FI_MR_PROV_KEY | FI_MR_ALLOCATED |
+				      FI_MR_VIRT_ADDR;
+	hints->domain_attr->name = strdup("net_ring0-hpc");
+	hints->domain_attr->data_progress = FI_PROGRESS_AUTO;
+	hints->fabric_attr->prov_name = strdup("uet");
+	if (fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &info) != 0 ||
+	    fi_fabric(info->fabric_attr, &fab, NULL) != 0 ||
+	    node_open(&n0) != 0 ||
+	    fi_av_insert(n0.av, &n0.addr, 1, &n0.peer, 0, NULL) != 1) {
+		fprintf(stderr, "auto: setup failed\n");
+		fi_freeinfo(hints);
+		return 1;
+	}
+	fi_freeinfo(hints);
+	CHECK(info->domain_attr->data_progress == FI_PROGRESS_AUTO);
+	fill(sbuf, 3000, 13);
+	memset(lbuf, 0, 4096);
+	CHECK_RC(fi_recv(n0.ep, lbuf, 4096, NULL, FI_ADDR_UNSPEC, &c1), 0);
+	CHECK_RC(fi_send(n0.ep, sbuf, 3000, NULL, n0.peer, &c0), 0);
+	/* completions of both, in either order */
+	for (int k = 0; k < 2; k++) {
+		struct fi_cq_err_entry err;
+
+		memset(&e, 0, sizeof(e));
+		src = FI_ADDR_NOTAVAIL;
+		CHECK(cq_wait(n0.cq, &e, &src, &err) == 1);
+		if (e.op_context == &c1) {
+			CHECK(e.len == 3000 && (e.flags & FI_RECV));
+			CHECK(src == n0.peer);
+		} else {
+			CHECK(e.op_context == &c0 && (e.flags & FI_SEND));
+		}
+	}
+	CHECK(memcmp(lbuf, sbuf, 3000) == 0);
+	CHECK_RC(fi_mr_reg(n0.dom, rbuf, BIG, FI_REMOTE_WRITE | FI_REMOTE_READ,
+			   0, 0, 0, &mr, NULL), 0);
+	if (mr != NULL) {
+		key = fi_mr_key(mr);
+		memset(rbuf, 0, BIG);
+		CHECK_RC(fi_write(n0.ep, sbuf, 3000, NULL, n0.peer,
+				  (uint64_t)(uintptr_t)rbuf + 100, key, &c0), 0);
+		expect_ok(n0.cq, &c0, FI_WRITE, NULL, NULL);
+		CHECK(memcmp(rbuf + 100, sbuf, 3000) == 0);
+		memset(lbuf, 0, 4096);
+		CHECK_RC(fi_read(n0.ep, lbuf, 3000, NULL, n0.peer,
+				 (uint64_t)(uintptr_t)rbuf + 100, key, &c0),
+			 0);
+		expect_ok(n0.cq, &c0, FI_READ, NULL, NULL);
+		CHECK(memcmp(lbuf, sbuf, 3000) == 0);
+		CHECK_RC(fi_close(&mr->fid), 0);
+		CHECK_RC(fi_write(n0.ep, sbuf, 8, NULL, n0.peer,
+				  (uint64_t)(uintptr_t)rbuf, key, &c0), 0);
+		expect_err(n0.cq, &c0, FI_EINVAL, UET_RC_BAD_MKEY, NULL);
+	}
+	node_close(&n0);
+	CHECK_RC(fi_close(&fab->fid), 0);
+	fi_freeinfo(info);
+	printf("data (auto): %d failure(s)\n", ofi_failures);
+	return ofi_failures != 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct fid_mr *mr = NULL;
+
+	sbuf = calloc(1, BIG);
+	rbuf = calloc(1, BIG);
+	lbuf = calloc(1, BIG);
+	if (sbuf == NULL || rbuf == NULL || lbuf == NULL)
+		return 1;
+	if (argc > 1 && strcmp(argv[1], "auto") == 0)
+		return main_auto();
+	if (setup() != 0) {
+		fprintf(stderr, "setup failed\n");
+		return 1;
+	}
+	test_msg();
+	test_tagged();
+	test_trunc();
+	CHECK_RC(fi_mr_reg(n1.dom, rbuf, BIG, FI_REMOTE_WRITE | FI_REMOTE_READ,
+			   0, 0, 0, &mr, NULL), 0);
+	if (mr != NULL) {
+		test_rma(mr);
+		test_dereg(mr);
+	}
+	test_wrong_job();
+	node_close(&n0);
+	node_close(&n1);
+	CHECK_RC(fi_close(&fab->fid), 0);
+	fi_freeinfo(info);
+	free(sbuf);
+	free(rbuf);
+	free(lbuf);
+	printf("data: %d failure(s)\n", ofi_failures);
+	return ofi_failures != 0;
+}

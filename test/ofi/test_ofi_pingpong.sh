@@ -1,0 +1,186 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# fi_pingpong (Debian's libfabric-bin) between two processes through the
+# uet provider:
+#   memif   two engines joined by net_memif (server / client roles, the
+#           socket in a temporary directory), the provider's RDM entry
+#   rxd     the same memif pair, plain '-p uet -e rdm': libfabric layers
+#           its ofi_rxd utility over the provider's DGRAM entry
+#   netns   two network namespaces joined by a veth pair, net_af_packet on
+#           each end (needs root: skipped with 77 otherwise)
+# Each process has its own configuration (FA, MAC, EAL --file-prefix,
+# lcore -l 0 / -l 1), inline progress; the out-of-band TCP port is picked
+# at run time. Checks that both sides complete and print their result
+# line (64 bytes, every message acknowledged). Bounded by timeouts.
+#
+# usage: test_ofi_pingpong.sh <fi_pingpong> memif|rxd|netns [iterations]
+set -u
+
+PINGPONG=${1:?fi_pingpong path}
+MODE=${2:?memif or netns}
+ITERS=${3:-200}
+LIMIT=30
+
+TMP=$(mktemp -d /tmp/uet-pp.XXXXXX) || exit 1
+tag="uetpp$$"   # EAL file prefixes, namespace and veth names
+NS_S=""
+NS_C=""
+PIDS=()
+
+# EAL runtime directories of our --file-prefix values (DPDK leaves them)
+runtime_clean() {
+	local base p
+	for base in /var/run/dpdk "${XDG_RUNTIME_DIR:-/nonexistent}/dpdk" /tmp/dpdk; do
+		for p in "$@"; do
+			[ -n "$p" ] && [ -d "$base/$p" ] && rm -rf -- "${base:?}/$p"
+		done
+	done
+}
+
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	[ -n "$NS_S" ] && ip netns del "$NS_S" 2>/dev/null
+	[ -n "$NS_C" ] && ip netns del "$NS_C" 2>/dev/null
+	rm -rf "$TMP"
+	runtime_clean "${tag}s" "${tag}c"
+}
+trap cleanup EXIT
+
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# conf <file> <devargs> <lcore> <fa> <peer fa> <peer mac> <prefix> <mac>
+conf() {
+	cat > "$1" <<EOF
+[eal]
+args = -l $3 --no-huge -m 256 --no-pci --file-prefix=$7 --log-level=lib.eal:error
+[port0]
+devargs = $2
+rx_queues = 1
+tx_queues = 1
+mtu = 1500
+ipv4 = $4
+ipv6 = none
+mac = $8
+[engine]
+lcores = $3
+progress = inline
+mbuf_pool_size = 4095
+mbuf_cache = 32
+# two busy-polling processes on a shared 2-core machine can be descheduled
+# for tens of ms: give the PDS ~4 s of retries instead of 63 ms
+[timers]
+rto_init = 2ms
+rto_max_retries = 10
+[neighbor]
+$5 = $6
+EOF
+}
+
+# the result line: size, sent, every message acknowledged, then numbers
+check_out() {
+	local f=$1 who=$2
+	if ! grep -Eq "^64 +$ITERS +=$ITERS +[0-9.]+[kmg]? +[0-9.]+s +[0-9.]+ +[0-9.]+ +[0-9.]+" "$f"; then
+		echo "FAIL: $who did not report a complete run:"
+		grep -v 'returned -61' "$f" | tail -20
+		return 1
+	fi
+	grep -E "^64 " "$f" | sed "s/^/# $who: /"
+	return 0
+}
+
+export FI_PROVIDER_PATH=${FI_PROVIDER_PATH:?}
+export FI_LOG_LEVEL=${FI_LOG_LEVEL:-warn}
+unset FI_UET_PROVIDER_EAL_ARGS FI_UET_PROVIDER_CONFIG FI_PROVIDER
+export FI_UET_PROVIDER_PROGRESS=inline
+DOMAIN=""
+SRV_RUN=()
+CLI_RUN=()
+OOB_ADDR=127.0.0.1
+
+case "$MODE" in
+memif|rxd)
+	sock="$TMP/memif.sock"
+	conf "$TMP/server.conf" "net_memif0,role=server,id=0,socket=$sock" 0 \
+		10.0.1.1 10.0.1.2 02:00:00:00:01:02 "${tag}s" 02:00:00:00:01:01
+	conf "$TMP/client.conf" "net_memif0,role=client,id=0,socket=$sock" 1 \
+		10.0.1.2 10.0.1.1 02:00:00:00:01:01 "${tag}c" 02:00:00:00:01:02
+	DOMAIN=net_memif0-hpc
+	;;
+netns)
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "SKIP: network namespaces need root"
+		exit 77
+	fi
+	NS_S="${tag}s"
+	NS_C="${tag}c"
+	vs="${tag}vs"
+	vc="${tag}vc"
+	ip netns add "$NS_S" || exit 1
+	ip netns add "$NS_C" || exit 1
+	ip link add "$vs" type veth peer name "$vc" || exit 1
+	ip link set "$vs" netns "$NS_S" && ip link set "$vc" netns "$NS_C" || exit 1
+	ip -n "$NS_S" link set "$vs" address 02:00:00:00:02:01
+	ip -n "$NS_C" link set "$vc" address 02:00:00:00:02:02
+	for ns in "$NS_S" "$NS_C"; do
+		ip -n "$ns" link set lo up
+	done
+	ip -n "$NS_S" link set "$vs" up && ip -n "$NS_C" link set "$vc" up || exit 1
+	# kernel addresses only for fi_pingpong's out-of-band TCP socket
+	ip -n "$NS_S" addr add 192.168.231.1/24 dev "$vs"
+	ip -n "$NS_C" addr add 192.168.231.2/24 dev "$vc"
+	OOB_ADDR=192.168.231.1
+	conf "$TMP/server.conf" "net_af_packet0,iface=$vs" 0 \
+		10.0.2.1 10.0.2.2 02:00:00:00:02:02 "${tag}s" none
+	conf "$TMP/client.conf" "net_af_packet0,iface=$vc" 1 \
+		10.0.2.2 10.0.2.1 02:00:00:00:02:01 "${tag}c" none
+	DOMAIN=net_af_packet0-hpc
+	SRV_RUN=(ip netns exec "$NS_S")
+	CLI_RUN=(ip netns exec "$NS_C")
+	;;
+*)
+	echo "unknown mode $MODE"
+	exit 1
+	;;
+esac
+
+port=$(free_port) || exit 1
+if [ "$MODE" = rxd ]; then
+	args=(-p uet -e rdm -I "$ITERS" -S 64)
+else
+	args=(-p uet -d "$DOMAIN" -e rdm -I "$ITERS" -S 64)
+fi
+"${SRV_RUN[@]}" env FI_UET_PROVIDER_CONFIG="$TMP/server.conf" \
+	timeout "$LIMIT" "$PINGPONG" "${args[@]}" -B "$port" \
+	> "$TMP/server.out" 2>&1 &
+PIDS+=($!)
+srv=$!
+# the server listens on its control port before it opens the fabric
+for _ in $(seq 50); do
+	if "${SRV_RUN[@]}" ss -ltn 2>/dev/null | grep -q ":$port "; then
+		break
+	fi
+	sleep 0.1
+done
+"${CLI_RUN[@]}" env FI_UET_PROVIDER_CONFIG="$TMP/client.conf" \
+	timeout "$LIMIT" "$PINGPONG" "${args[@]}" -P "$port" "$OOB_ADDR" \
+	> "$TMP/client.out" 2>&1
+crc=$?
+wait "$srv"
+src=$?
+PIDS=()
+rc=0
+if [ $crc -ne 0 ] || [ $src -ne 0 ]; then
+	echo "FAIL: client exit $crc, server exit $src"
+	rc=1
+fi
+check_out "$TMP/server.out" server || rc=1
+check_out "$TMP/client.out" client || rc=1
+[ $rc -eq 0 ] && echo "PASS: fi_pingpong over $MODE"
+exit $rc
