@@ -333,6 +333,11 @@ struct uet_ses_stats {
 	uint64_t rtr_rx;         /**< DEFERRABLE_RTR received and honoured */
 	uint64_t rtr_stale;      /**< RTR for an unknown/cancelled send */
 	uint64_t send_cancel;    /**< sends cancelled */
+	/* Flow control: deliveries refused with a resource NACK (the
+	 * initiator backs off and retries, uet_pds_refuse()). */
+	uint64_t refused_unexp;  /**< unexpected store full */
+	uint64_t refused_rec;    /**< no target record free */
+	uint64_t refused_res;    /**< no return-direction slot / message */
 };
 
 /** Counters of an instance. */

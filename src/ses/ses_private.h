@@ -263,6 +263,8 @@ int ses_respond(struct uet_ses *s, uint32_t pdc, uint32_t psn,
 int ses_respond_rc(struct uet_ses *s, const struct uet_pds_event *ev,
 		   const struct uet_ses_req *h, enum uet_ses_rc rc,
 		   uint8_t list, uint64_t now);
+bool ses_refuse(struct uet_ses *s, const struct uet_pds_event *ev,
+		uint8_t code, uint64_t *ctr);
 void ses_init_done(struct uet_ses *s, const struct uet_pds_event *ev);
 int ses_init_ret_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 		    const uint8_t *ses, uint16_t len);

@@ -207,6 +207,7 @@ ses_tgt_rdv(struct uet_ses *s, const struct uet_pds_event *ev,
 	struct uet_ses_match_result r;
 	struct ses_tgt *t;
 	uint8_t list = UET_SES_LIST_EXPECTED;
+	int ret;
 
 	if (!(h->flags & UET_SES_F_SOM) || !(h->flags & UET_SES_F_EOM) ||
 	    h->ext != UET_SES_EXT_RDV || h->rdv.eager_length != plen ||
@@ -215,9 +216,17 @@ ses_tgt_rdv(struct uet_ses *s, const struct uet_pds_event *ev,
 		return ses_respond_rc(s, ev, h, UET_RC_UNSUPPORTED_SIZE, list,
 				      now);
 	}
+	/* The read-back needs a message of ours: without one, refuse now
+	 * rather than match a receive we could not fill. */
+	if (s->n_msg_free == 0 &&
+	    ses_refuse(s, ev, UET_NACK_NO_RESOURCE, &s->st.refused_res))
+		return 0;
 	t = ses_tgt_alloc(s, ev->pdc, h->message_id, false);
 	if (t == NULL) {
 		s->st.tgt_exhaust++;
+		if (ses_refuse(s, ev, UET_NACK_NO_SES_MSG_AVAIL,
+			       &s->st.refused_rec))
+			return 0;
 		return ses_respond_rc(s, ev, h, UET_RC_UNDELIVERABLE, list,
 				      now);
 	}
@@ -241,9 +250,12 @@ ses_tgt_rdv(struct uet_ses *s, const struct uet_pds_event *ev,
 	a.msg.peer = (uint64_t)(t - s->tgts) + 1;
 	a.data = pl;
 	a.data_len = plen;
-	if (uet_ses_match_arrival(s->cfg.match, &a, &r) != 0 ||
-	    r.verdict == UET_SES_MATCH_NO_ROOM) {
+	ret = uet_ses_match_arrival(s->cfg.match, &a, &r);
+	if (ret != 0 || r.verdict == UET_SES_MATCH_NO_ROOM) {
 		ses_tgt_put(s, t);
+		if (ret == 0 && ses_refuse(s, ev, UET_NACK_NO_SES_MSG_AVAIL,
+			       &s->st.refused_unexp))
+			return 0;
 		s->st.unexp_drop++;
 		return ses_respond_rc(s, ev, h, UET_RC_NO_MATCH, list, now);
 	}

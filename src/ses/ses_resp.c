@@ -37,6 +37,24 @@ ses_respond(struct uet_ses *s, uint32_t pdc, uint32_t psn,
 	return 0;
 }
 
+/*
+ * Flow control (PROTOCOL.md 2.7, 4.8): refuse the request just delivered
+ * with a resource NACK instead of answering it; the initiator backs off
+ * and retransmits. Impossible for UUD (no NACK) and once the PDS recorded
+ * the delivery (the engine made another PDS call in between): then the
+ * caller answers with a return code. Counts into @p ctr when refused.
+ */
+bool
+ses_refuse(struct uet_ses *s, const struct uet_pds_event *ev, uint8_t code,
+	   uint64_t *ctr)
+{
+	if (ev->mode == UET_PDS_MODE_UUD ||
+	    uet_pds_refuse(s->cfg.pds, ev->pdc, ev->psn, code) != 0)
+		return false;
+	(*ctr)++;
+	return true;
+}
+
 /* RESPONSE for request @p h (4.5): DEFAULT_RESPONSE when OK and nothing
  * was modified, RESPONSE otherwise. Only the EOM packet of a RUD/ROD
  * request has a response slot at the PDS. */

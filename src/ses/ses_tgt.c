@@ -188,6 +188,12 @@ ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
 	}
 	if (ses_ret_start(s, ev, h, r.addr, owner) != 0) {
 		s->st.tgt_exhaust++;
+		/* No return-direction slot: the initiator retries later. */
+		if (ses_refuse(s, ev, UET_NACK_NO_RESOURCE,
+			       &s->st.refused_res)) {
+			*answered = true;
+			return UET_RC_OK;
+		}
 		return UET_RC_DROPPED;
 	}
 	return UET_RC_OK;
