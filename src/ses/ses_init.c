@@ -124,11 +124,13 @@ ses_wr_mode(const struct uet_ses *s, const struct uet_ses_wr *wr,
 {
 	if (opcode == UET_SES_OP_DATAGRAM_SEND)
 		return UET_PDS_MODE_UUD;
-	/* RUDI may replay: only WRITE on an idempotent-safe key (4.7). READ
-	 * would need its data in RUDI_RESP, which the PDS cannot carry. */
+	/* RUDI may replay: only idempotent operations on an idempotent-safe
+	 * key (4.7): WRITE without header data (a replay would complete the
+	 * target twice) and READ whose data fits the RUDI_RESP. */
 	if ((wr->flags & UET_SES_WR_F_IDEMPOTENT) && s->cfg.rudi &&
-	    s->cfg.profile == UET_PROFILE_HPC &&
-	    opcode == UET_SES_OP_WRITE && (wr->rkey & UET_MKEY_I))
+	    s->cfg.profile == UET_PROFILE_HPC && (wr->rkey & UET_MKEY_I) &&
+	    ((opcode == UET_SES_OP_WRITE && !(wr->flags & UET_SES_WR_F_IMM)) ||
+	     (opcode == UET_SES_OP_READ && wr->len <= SES_SMALL_DATA_MAX)))
 		return UET_PDS_MODE_RUDI;
 	if (wr->flags & UET_SES_WR_F_ORDERED)
 		return UET_PDS_MODE_ROD;

@@ -171,7 +171,8 @@ ses_tgt_respond_rec(struct uet_ses *s, struct ses_tgt *t, uint64_t now)
 	r.job_id = t->job;
 	r.modified_length = t->rc != UET_RC_OK ? 0 :
 		t->state == SES_TGT_EXPECTED ? (uint32_t)t->cap : t->total;
-	ses_respond(s, t->pdc, t->eom_psn, &r, NULL, 0, now);
+	ses_respond(s, UET_PDS_MODE_RUD, t->pdc, t->eom_psn, &r, NULL, 0,
+		    now);
 	t->responded = true;
 }
 

@@ -257,7 +257,7 @@ void ses_msg_finish(struct uet_ses *s, struct ses_msg *m);
 void ses_msg_check_done(struct uet_ses *s, struct ses_msg *m);
 
 /* ses_resp.c */
-int ses_respond(struct uet_ses *s, uint32_t pdc, uint32_t psn,
+int ses_respond(struct uet_ses *s, uint8_t mode, uint32_t pdc, uint32_t psn,
 		const struct uet_ses_resp *r, const void *data,
 		uint16_t dlen, uint64_t now);
 int ses_respond_rc(struct uet_ses *s, const struct uet_pds_event *ev,

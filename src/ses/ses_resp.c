@@ -11,7 +11,7 @@
 #include "ses_private.h"
 
 int
-ses_respond(struct uet_ses *s, uint32_t pdc, uint32_t psn,
+ses_respond(struct uet_ses *s, uint8_t mode, uint32_t pdc, uint32_t psn,
 	    const struct uet_ses_resp *r, const void *data, uint16_t dlen,
 	    uint64_t now)
 {
@@ -19,8 +19,10 @@ ses_respond(struct uet_ses *s, uint32_t pdc, uint32_t psn,
 	int n;
 
 	s->st.rx_rc[r->return_code & 63]++;
-	if (pdc == UINT32_MAX)
-		return 0; /* RUDI/UUD: no stored response (3) */
+	/* UUD: no response. RUDI: @p pdc is UET_PDS_PDC_NONE, @p psn the
+	 * pkt_id; the response rides in the RUDI_RESP (3). */
+	if (mode == UET_PDS_MODE_UUD)
+		return 0;
 	n = uet_ses_resp_encode(r, buf, sizeof(buf));
 	if (n < 0 || (size_t)n + dlen > sizeof(buf)) {
 		s->st.resp_fail++;
@@ -65,7 +67,10 @@ ses_respond_rc(struct uet_ses *s, const struct uet_pds_event *ev,
 {
 	struct uet_ses_resp r;
 
-	if (!(h->flags & UET_SES_F_EOM)) {
+	/* RUD/ROD: the EOM packet has the response slot. RUDI answers
+	 * every packet; an error is reported on whichever arrives. */
+	if (!(h->flags & UET_SES_F_EOM) &&
+	    (ev->mode != UET_PDS_MODE_RUDI || rc == UET_RC_OK)) {
 		s->st.rx_rc[rc & 63] += rc != UET_RC_OK;
 		return 0;
 	}
@@ -80,7 +85,7 @@ ses_respond_rc(struct uet_ses *s, const struct uet_pds_event *ev,
 	r.ri_generation = h->ri_generation;
 	r.job_id = h->job_id;
 	r.modified_length = rc == UET_RC_OK ? h->request_length : 0;
-	return ses_respond(s, ev->pdc, ev->psn, &r, NULL, 0, now);
+	return ses_respond(s, ev->mode, ev->pdc, ev->psn, &r, NULL, 0, now);
 }
 
 /* ---- initiator side ---- */
@@ -108,6 +113,9 @@ ses_resp_parse(struct uet_ses *s, struct ses_msg *m,
 	struct uet_ses_resp r;
 	int fmt = uet_ses_resp_fmt_from_next_hdr(ev->next_hdr), n;
 
+	/* RUDI: an error reported by an earlier packet stands. */
+	if (m->rc != UET_RC_NULL && m->rc != UET_RC_OK)
+		return;
 	if (ev->resp_len == 0 || fmt < 0) {
 		m->rc = UET_RC_OK; /* bare ACK: delivered */
 		return;
@@ -140,7 +148,8 @@ ses_init_done(struct uet_ses *s, const struct uet_pds_event *ev)
 	if (ev->status != 0) {
 		if (m->status == 0)
 			m->status = ev->status;
-	} else if (ses_ck_frag(ev->cookie) == m->nfrags - 1) {
+	} else if (ses_ck_frag(ev->cookie) == m->nfrags - 1 ||
+		   (m->mode == UET_PDS_MODE_RUDI && ev->resp_len != 0)) {
 		ses_resp_parse(s, m, ev);
 	}
 	m->frags_done++;

@@ -114,7 +114,7 @@ ses_tgt_data_resp(struct uet_ses *s, const struct uet_pds_event *ev,
 	r.payload_length = n;
 	r.job_id = h->job_id;
 	r.original_request_psn = ev->psn;
-	return ses_respond(s, ev->pdc, ev->psn, &r, data, n, now);
+	return ses_respond(s, ev->mode, ev->pdc, ev->psn, &r, data, n, now);
 }
 
 /* ---- return-direction read data (PROTOCOL.md 3 "Read responses") ---- */
@@ -186,6 +186,9 @@ ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
 			ses_rdv_served(s, owner, 0);
 		return UET_RC_OK;
 	}
+	/* Return-direction data needs a PDC: RUDI READs fit the RUDI_RESP. */
+	if (ev->pdc == UET_PDS_PDC_NONE)
+		return UET_RC_UNSUPPORTED_SIZE;
 	if (ses_ret_start(s, ev, h, r.addr, owner) != 0) {
 		s->st.tgt_exhaust++;
 		/* No return-direction slot: the initiator retries later. */

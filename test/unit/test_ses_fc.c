@@ -283,6 +283,118 @@ fc__target_records(void **state)
 	assert_int_equal(sst(1)->rx_rc[UET_RC_UNDELIVERABLE], 0);
 }
 
+/* ---- 3. RUDI for idempotent READ / WRITE (HPC) ---- */
+
+#define RUDI_N 100
+#define RUDI_MEM (1u << 18)
+
+static void
+rudi_wr(struct uet_ses_wr *wr, uint8_t op, void *buf, uint32_t len,
+	uint64_t key, uint64_t off, uint64_t ctx)
+{
+	sfw_wr(&w, 0, wr, op, buf, len);
+	wr->rkey = key;
+	wr->roffset = off;
+	wr->context = ctx;
+	wr->flags |= UET_SES_WR_F_IDEMPOTENT;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, wr, NULL), 0);
+}
+
+/* RUDI error: the target's code reaches the initiator's completion. */
+static void
+rudi_expect(uint8_t op, uint32_t len, uint64_t key, uint64_t off,
+	    uint64_t ctx, enum uet_ses_rc rc)
+{
+	struct uet_ses_wr wr;
+	uint64_t rudi = pst(0)->tx_type[UET_PDS_TYPE_RUDI_REQ];
+
+	rudi_wr(&wr, op, sbuf, len, key, off, ctx);
+	assert_true(sfw_run_cq(&w, 0, w.n[0].ncq + 1, RUN_NS));
+	assert_true(pst(0)->tx_type[UET_PDS_TYPE_RUDI_REQ] > rudi);
+	assert_int_equal(cqe(0, ctx)->prov_errno, rc);
+	assert_int_equal(cqe(0, ctx)->status, uet_ses_rc_errno(rc));
+}
+
+static void
+rudi__read_write_lossy(void **state)
+{
+	uint32_t rw = UET_SES_MR_REMOTE_READ | UET_SES_MR_REMOTE_WRITE;
+	uint8_t *mem = calloc(1, RUDI_MEM), *back = calloc(RUDI_N, 256);
+	uint64_t key, rokey, wokey, plain;
+	struct uet_ses_wr wr;
+	struct sfw_opts o;
+	uint32_t i, len;
+	uint64_t rudi;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(start(&o), 0);
+	assert_non_null(mem);
+	assert_non_null(back);
+	key = sfw_mr(&w, 1, mem, RUDI_MEM, rw, true);
+	rokey = sfw_mr(&w, 1, mem, RUDI_MEM, UET_SES_MR_REMOTE_READ, true);
+	wokey = sfw_mr(&w, 1, mem, RUDI_MEM, UET_SES_MR_REMOTE_WRITE, true);
+	plain = sfw_mr(&w, 1, mem, RUDI_MEM, rw, false);
+	assert_true(key && rokey && wokey && plain);
+	lossy(100000); /* 10% loss, 2% duplicates, 10% reordering */
+	fill(sbuf, NMSG * SLOT, 77);
+	/* Writes of 1 B .. 3 packets, then reads of every small size. */
+	for (i = 0; i < RUDI_N; i++) {
+		len = 1 + (i * 331u) % 2600u;
+		rudi_wr(&wr, UET_SES_WR_WRITE, sbuf + i * 1000, len, key,
+			i * 2600u, 1 + i);
+	}
+	assert_true(sfw_run_cq(&w, 0, RUDI_N, 4 * RUN_NS));
+	for (i = 0; i < RUDI_N; i++) {
+		len = 1 + (i * 331u) % 2600u;
+		assert_int_equal(cqe(0, 1 + i)->status, 0);
+		assert_memory_equal(mem + i * 2600u, sbuf + i * 1000, len);
+	}
+	for (i = 0; i < RUDI_N; i++) {
+		len = 1 + (i * 97u) % 256u;
+		rudi_wr(&wr, UET_SES_WR_READ, back + i * 256, len, key,
+			i * 2600u, 1000 + i);
+	}
+	assert_true(sfw_run_cq(&w, 0, 2 * RUDI_N, 4 * RUN_NS));
+	for (i = 0; i < RUDI_N; i++) {
+		len = 1 + (i * 97u) % 256u;
+		assert_int_equal(cqe(0, 1000 + i)->status, 0);
+		assert_memory_equal(back + i * 256, mem + i * 2600u, len);
+	}
+	/* Every one went over RUDI, answered in the RUDI_RESP. */
+	assert_true(pst(0)->tx_type[UET_PDS_TYPE_RUDI_REQ] >= 2 * RUDI_N);
+	assert_true(pst(1)->rudi_resp_data >= RUDI_N);
+	assert_int_equal(pst(0)->pdc_open_init, 0);
+	print_message("# RUDI: %llu requests (retransmits incl.), %llu "
+		      "responses with SES data\n",
+		      (unsigned long long)pst(0)->tx_type[UET_PDS_TYPE_RUDI_REQ],
+		      (unsigned long long)pst(1)->rudi_resp_data);
+	/* Errors reach the initiator (before: RUDI WRITE completed OK). */
+	rudi_expect(UET_SES_WR_WRITE, 64, rokey, 0, 3000,
+		    UET_RC_PERM_VIOLATION);
+	rudi_expect(UET_SES_WR_WRITE, 2000, rokey, 0, 3001,
+		    UET_RC_PERM_VIOLATION);
+	rudi_expect(UET_SES_WR_READ, 64, wokey, 0, 3002,
+		    UET_RC_PERM_VIOLATION);
+	rudi_expect(UET_SES_WR_WRITE, 64, key, RUDI_MEM - 10, 3003,
+		    UET_RC_TOO_LONG);
+	rudi_expect(UET_SES_WR_READ, 64, key, RUDI_MEM + 1, 3004,
+		    UET_RC_BAD_ADDR);
+	/* Not RUDI: a key without the I bit, and a READ above 256 B. */
+	rudi = pst(0)->tx_type[UET_PDS_TYPE_RUDI_REQ];
+	rudi_wr(&wr, UET_SES_WR_READ, back, 64, plain, 0, 3005);
+	rudi_wr(&wr, UET_SES_WR_READ, rbuf, 3000, key, 0, 3006);
+	assert_true(sfw_run_cq(&w, 0, w.n[0].ncq + 2, RUN_NS));
+	assert_int_equal(cqe(0, 3005)->status, 0);
+	assert_int_equal(cqe(0, 3006)->status, 0);
+	assert_memory_equal(back, mem, 64);
+	assert_memory_equal(rbuf, mem, 3000);
+	assert_int_equal(pst(0)->tx_type[UET_PDS_TYPE_RUDI_REQ], rudi);
+	assert_true(sfw_run_idle(&w, RUN_NS));
+	free(mem);
+	free(back);
+}
+
 int
 main(void)
 {
@@ -290,6 +402,7 @@ main(void)
 		cmocka_unit_test_teardown(fc__unexpected_bound, teardown),
 		cmocka_unit_test_teardown(fc__unexpected_bound_rod, teardown),
 		cmocka_unit_test_teardown(fc__target_records, teardown),
+		cmocka_unit_test_teardown(rudi__read_write_lossy, teardown),
 	};
 	const char *s = getenv("UET_TEST_SEED");
 
