@@ -201,3 +201,74 @@ ses_init_ret_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 	ses_msg_check_done(s, m);
 	return 0;
 }
+
+/* ---- PDC failures (UET_PDS_EV_PDC_DOWN, uet_pds_config.pdc_events) ---- */
+
+struct ses_key_probe {
+	const struct ses_msg *m;
+	bool live;
+};
+
+static int
+ses_key_probe_cb(const struct uet_pds_pdc_info *i, void *arg)
+{
+	struct ses_key_probe *k = arg;
+	const struct ses_msg *m = k->m;
+
+	if (i->role == 0 && i->mode == m->mode && i->job == m->wr.job &&
+	    i->tc == m->wr.tc &&
+	    memcmp(&i->peer, &m->wr.dest.fa, sizeof(i->peer)) == 0) {
+		k->live = true;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Does @p m wait for something that comes on the failed PDC? Every
+ * fragment is done (their DONEs came before PDC_DOWN, failed or not) and
+ * it waits for large-READ data (its own READ or a rendezvous read-back)
+ * or for the peer to read back a rendezvous send. The event names the
+ * PDC by peer and mode only: a message whose own {job, tc} PDC to that
+ * peer is still open is not on it.
+ */
+static bool
+ses_msg_on_down_pdc(const struct uet_ses *s, const struct ses_msg *m,
+		    const struct uet_pds_event *ev)
+{
+	struct ses_key_probe k = { .m = m, .live = false };
+
+	if (m->state != SES_MSG_ACTIVE || m->frags_done < m->nfrags ||
+	    m->status != 0 || m->mode != ev->mode ||
+	    memcmp(&m->wr.dest.fa, &ev->peer, sizeof(ev->peer)) != 0)
+		return false;
+	if (!(m->large_read && m->ret_bytes < m->wr.len) &&
+	    !(m->rdv && !m->rdv_served))
+		return false;
+	uet_pds_pdc_foreach(s->cfg.pds, ses_key_probe_cb, &k);
+	return !k.live;
+}
+
+/* Fail what the SES still expects from the peer on a PDC that is gone
+ * (its cookies were failed by DONE events before): large READ data and
+ * rendezvous read-backs, with the event's status. Rare path: bounded by
+ * the message pool (and the PDC pool per candidate). */
+void
+ses_pdc_down(struct uet_ses *s, const struct uet_pds_event *ev)
+{
+	struct ses_msg *m;
+	uint32_t i;
+
+	s->st.pdc_down++;
+	for (i = 0; i < s->cfg.max_msgs; i++) {
+		m = &s->msgs[i];
+		if (!ses_msg_on_down_pdc(s, m, ev))
+			continue;
+		s->st.pdc_down_fail++;
+		m->status = ev->status != 0 ? ev->status : -ECONNRESET;
+		if (m->rdv && !m->rdv_served)
+			ses_rdv_served(s, m, m->status);
+		else
+			ses_msg_check_done(s, m);
+	}
+}

@@ -448,6 +448,8 @@ ses_tgt_deliver(struct uet_ses *s, const struct uet_pds_event *ev,
 	rc = ses_tgt_profile(s, ev, &h);
 	if (rc == UET_RC_OK && h.opcode == UET_SES_OP_DEFERRABLE_RTR)
 		return ses_defer_rtr_rx(s, ev, &h, now);
+	if (rc == UET_RC_OK && h.opcode == UET_SES_OP_MSG_ERROR)
+		return ses_rdv_error_rx(s, ev, &h, now);
 	if (rc == UET_RC_OK && ses_is_send(h.opcode))
 		return ses_tgt_send(s, ev, &h, ses + n, (uint32_t)(len - n),
 				    now);

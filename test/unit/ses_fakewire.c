@@ -89,6 +89,7 @@ sfw_node_init(struct sfw *w, int i, enum uet_profile profile, uint64_t seed,
 	pc.cc_param = 128 * 1024;
 	pc.seed = seed * 31 + (uint64_t)i + 1;
 	pc.max_backoffs = sfw_or(o->max_backoffs, pc.max_backoffs);
+	pc.pdc_events = true; /* the SES acts on PDC_DOWN (docs/SES.md) */
 	n->pds = uet_pds_create(&pc);
 	if (n->pds == NULL ||
 	    sfw_node_tables(n, seed + (uint64_t)i, o) != 0)
@@ -249,6 +250,8 @@ sfw_send(struct sfw *w, int from, const struct uet_pds_tx *t)
 	static struct sfw_pkt pk;
 
 	if (sfw_encode(w, from, t, &pk) < 0)
+		return;
+	if (w->drop_fn != NULL && w->drop_fn(w, from, t))
 		return;
 	if (sfw_chance(w, f->drop))
 		return;

@@ -63,6 +63,8 @@ struct sfw {
 	uint64_t jitter_ns;
 	uint32_t build_err;
 	uint32_t rx_err;
+	/* Targeted loss: drop what node @p from sends when this says so. */
+	bool (*drop_fn)(struct sfw *w, int from, const struct uet_pds_tx *t);
 };
 
 int sfw_init(struct sfw *w, enum uet_profile profile, uint64_t seed);

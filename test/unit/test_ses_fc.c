@@ -283,6 +283,180 @@ fc__target_records(void **state)
 	assert_int_equal(sst(1)->rx_rc[UET_RC_UNDELIVERABLE], 0);
 }
 
+/* ---- 2. PDC_DOWN and failed rendezvous read-backs ---- */
+
+/* Node 1 loses every return-direction data packet it sends. */
+static bool
+drop_ret_data(struct sfw *fw, int from, const struct uet_pds_tx *t)
+{
+	(void)fw;
+	return from == 1 && t->kind != UET_PDS_TX_CTL &&
+	       t->hdr.next_hdr == UET_PDS_NEXT_RESPONSE_DATA;
+}
+
+/* A large READ whose data never arrives: the target's return direction
+ * times out, the initiator's PDC goes down, and the READ fails with the
+ * event's status instead of waiting forever. */
+static void
+pdc_down__large_read_fails(void **state)
+{
+	uint8_t *mem = calloc(1, 65536);
+	struct uet_ses_wr wr;
+	struct sfw_opts o;
+	uint64_t key;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(start(&o), 0);
+	assert_non_null(mem);
+	key = sfw_mr(&w, 1, mem, 65536, UET_SES_MR_REMOTE_READ, false);
+	w.drop_fn = drop_ret_data;
+	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, rbuf, 9000);
+	wr.rkey = key;
+	wr.context = 1;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(cqe(0, 1)->status == -ECONNRESET ||
+		    cqe(0, 1)->status == -ETIMEDOUT);
+	assert_int_equal(cqe(0, 1)->len, 0);
+	assert_true(sst(0)->pdc_down >= 1);
+	assert_int_equal(sst(0)->pdc_down_fail, 1);
+	/* The wire works again: a new PDC, a new READ succeeds. */
+	w.drop_fn = NULL;
+	fill(mem, 9000, 9);
+	wr.context = 2;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	assert_true(sfw_run_cq(&w, 0, 2, RUN_NS));
+	assert_int_equal(cqe(0, 2)->status, 0);
+	assert_memory_equal(rbuf, mem, 9000);
+	assert_true(sfw_run_idle(&w, RUN_NS));
+	free(mem);
+}
+
+/* A rendezvous whose read-back fails (the initiator's table is disabled
+ * after the send was answered, so the READ gets DISABLED): the receive
+ * fails, and MSG_ERROR makes the send fail too (before: it waited for
+ * a read that would never come). Small (ACK) and large (return
+ * direction) read-backs, lossy wire. */
+static void
+rdv__readback_failure_reported(void **state)
+{
+	static const uint32_t len[2] = { 250, 20000 };
+	struct uet_ses_wr wr;
+	struct sfw_opts o;
+	uint32_t i, k;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	o.rdv_threshold = 100;
+	assert_int_equal(start(&o), 0);
+	lossy(50000);
+	for (i = 0; i < 2; i++) {
+		fill(sbuf, len[i], 40 + i);
+		sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, len[i]);
+		wr.context = 1 + i;
+		assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+		/* Answered OK on list OVERFLOW: held unexpected. */
+		for (k = 0; k < 100000 && sst(1)->rx_rc[UET_RC_OK] < i + 1;
+		     k++)
+			sfw_step(&w, 1000);
+		assert_int_equal(sst(1)->rx_rc[UET_RC_OK], i + 1);
+		assert_int_equal(uet_ses_ri_enable(w.n[0].mr, w.n[0].ri_rdv,
+						   false), 0);
+		memset(&wr, 0, sizeof(wr));
+		{
+			struct uet_ses_recv r;
+
+			memset(&r, 0, sizeof(r));
+			r.op = 1;
+			r.context = 100 + i;
+			r.buf = rbuf;
+			r.len = SLOT * NMSG;
+			assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r,
+							   w.now), 0);
+		}
+		assert_true(sfw_run_cq(&w, 1, i + 1, RUN_NS));
+		assert_int_equal(cqe(1, 100 + i)->status,
+				 uet_ses_rc_errno(UET_RC_DISABLED));
+		assert_int_equal(cqe(1, 100 + i)->prov_errno, UET_RC_DISABLED);
+		assert_true(sfw_run_cq(&w, 0, i + 1, RUN_NS));
+		assert_int_equal(cqe(0, 1 + i)->status, -EIO);
+		assert_int_equal(cqe(0, 1 + i)->prov_errno, UET_RC_DISABLED);
+		assert_int_equal(sst(1)->msg_error_tx, i + 1);
+		assert_int_equal(sst(0)->msg_error_rx, i + 1);
+		assert_int_equal(uet_ses_ri_enable(w.n[0].mr, w.n[0].ri_rdv,
+						   true), 0);
+	}
+	assert_true(sfw_run_idle(&w, RUN_NS));
+	/* Key revoked with the failed sends: the RI table is empty. */
+	assert_int_equal(uet_ses_ri_del(w.n[0].mr, w.n[0].ri_rdv), 0);
+}
+
+static void
+ses_pools_empty(int node)
+{
+	struct uet_ses_pool_info pi;
+
+	uet_ses_pool_info_get(w.n[node].ses, &pi);
+	assert_int_equal(pi.msgs_used, 0);
+	assert_int_equal(pi.tgt_used, 0);
+	assert_int_equal(pi.ret_used, 0);
+}
+
+/* A rendezvous send waiting to be read when its PDC goes down (the peer
+ * stops answering): the send fails with the PDC's status and its key is
+ * revoked; the peer's late read-back then fails, and its MSG_ERROR names
+ * nothing live any more. */
+static void
+rdv__pdc_down_fails_waiting_send(void **state)
+{
+	struct uet_ses_wr wr;
+	struct uet_ses_recv r;
+	struct sfw_opts o;
+	uint32_t k;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	o.rdv_threshold = 100;
+	assert_int_equal(start(&o), 0);
+	fill(sbuf, 5000, 50);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
+	wr.context = 1;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	for (k = 0; k < 100000 && pst(0)->done_ok == 0; k++)
+		sfw_step(&w, 1000);
+	assert_int_equal(w.n[0].ncq, 0); /* answered, waits to be read */
+	/* Node 1 goes silent; the next request on the PDC times out. */
+	w.f[1].drop = 1000000;
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 10);
+	wr.context = 2;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	assert_true(sfw_run_cq(&w, 0, 2, RUN_NS));
+	assert_int_equal(cqe(0, 1)->status, -ETIMEDOUT);
+	assert_int_equal(cqe(0, 2)->status, -ETIMEDOUT);
+	assert_int_equal(sst(0)->pdc_down_fail, 1);
+	/* The peer comes back and posts a receive: the read-back fails. */
+	w.f[1].drop = 0;
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = 100;
+	r.buf = rbuf;
+	r.len = 5000;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_true(cqe(1, 100)->status != 0);
+	for (k = 0; k < 100000 && sst(0)->msg_error_stale == 0; k++)
+		sfw_step(&w, 1000);
+	assert_int_equal(sst(1)->msg_error_tx, 1);
+	assert_int_equal(sst(0)->msg_error_stale, 1);
+	/* SES pools drained. (Node 1's PDS keeps the stored response of
+	 * the timed-out PDC: its initiator is gone and never clears it.) */
+	sfw_step(&w, 100000);
+	ses_pools_empty(0);
+	ses_pools_empty(1);
+	assert_int_equal(uet_ses_ri_del(w.n[0].mr, w.n[0].ri_rdv), 0);
+}
+
 /* ---- 3. RUDI for idempotent READ / WRITE (HPC) ---- */
 
 #define RUDI_N 100
@@ -403,6 +577,12 @@ main(void)
 		cmocka_unit_test_teardown(fc__unexpected_bound_rod, teardown),
 		cmocka_unit_test_teardown(fc__target_records, teardown),
 		cmocka_unit_test_teardown(rudi__read_write_lossy, teardown),
+		cmocka_unit_test_teardown(pdc_down__large_read_fails,
+					  teardown),
+		cmocka_unit_test_teardown(rdv__readback_failure_reported,
+					  teardown),
+		cmocka_unit_test_teardown(rdv__pdc_down_fails_waiting_send,
+					  teardown),
 	};
 	const char *s = getenv("UET_TEST_SEED");
 
