@@ -145,8 +145,10 @@ struct uet_pds_config {
 	uint32_t sack_reorder;   /**< PSNs past a hole before inferring loss */
 	uint64_t backoff_init_ns; /**< resource NACK back-off start */
 	uint64_t backoff_max_ns;  /**< resource NACK back-off cap */
-	uint32_t max_backoffs;    /**< resource back-offs before failing
-				   *   (16, at most 255) */
+	uint32_t max_backoffs;    /**< resource back-off rounds in a row
+				   *   (no packet accepted) before failing
+				   *   (16, at most 255); the NACKs of the
+				   *   packets in flight join one round */
 	uint64_t idle_close_ns;   /**< initiator closes an idle PDC; 0 never */
 	uint64_t tgt_close_req_ns; /**< target asks to close when idle; 0 never */
 	uint64_t timer_tick_ns;   /**< timer wheel granularity */

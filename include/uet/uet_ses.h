@@ -21,14 +21,19 @@
  *  - for every uet_pds_tx descriptor of kind NEW/RETX: uet_ses_build()
  *    writes the SES header and payload of the cookie ("build");
  *  - for every uet_pds_event: uet_ses_event() (DELIVER needs the bytes
- *    after the PDS header of the packet the event names: "deliver";
- *    DONE carries the response: "done");
+ *    after the PDS header of the packet the event names: "deliver", and
+ *    must reach the SES before the next PDS call so that it can be
+ *    refused; DONE carries the response: "done"; PDC_DOWN fails what the
+ *    SES still waits for on that PDC). The PDS must be created with
+ *    uet_pds_config.pdc_events set;
  *  - uet_ses_cq_poll() to move completions to the front-end CQ.
  *
  * All memory is allocated by uet_ses_create(): fixed pools of messages,
  * target reassembly records, return-direction reads and completions.
- * Pool exhaustion is -EAGAIN at submit, a return code on the wire
- * (NO_MATCH, UNDELIVERABLE) at the target, and a counter; never a crash.
+ * Pool exhaustion is -EAGAIN at submit, a refused delivery at the target
+ * (resource NACK: the initiator backs off and retries; a return code
+ * such as NO_MATCH or UNDELIVERABLE where refusing is impossible), and a
+ * counter; never a crash.
  */
 
 #include <stdbool.h>
@@ -245,7 +250,9 @@ bool uet_ses_rx_resp_expected(uint8_t pds_type, uint8_t next_hdr,
  * Process one PDS event. DONE: a fragment (or return-direction packet)
  * completed, @p ses / @p len ignored (the response is in the event).
  * DELIVER: @p ses / @p len are the bytes after the PDS header of the
- * delivered packet.
+ * delivered packet; the SES may refuse it (uet_pds_refuse()) when a
+ * target resource is exhausted. PDC_DOWN: large READ data and rendezvous
+ * read-backs still expected from that peer fail with the event's status.
  * @return
  *   0, or -EBADMSG (malformed SES header: counted and dropped; for a
  *   request with a pending response, answered UNSUPPORTED_OP).
@@ -333,6 +340,18 @@ struct uet_ses_stats {
 	uint64_t rtr_rx;         /**< DEFERRABLE_RTR received and honoured */
 	uint64_t rtr_stale;      /**< RTR for an unknown/cancelled send */
 	uint64_t send_cancel;    /**< sends cancelled */
+	/* Flow control: deliveries refused with a resource NACK (the
+	 * initiator backs off and retries, uet_pds_refuse()). */
+	uint64_t refused_unexp;  /**< unexpected store full */
+	uint64_t refused_rec;    /**< no target record free */
+	uint64_t refused_res;    /**< no return-direction slot / message */
+	uint64_t pdc_down;       /**< UET_PDS_EV_PDC_DOWN events */
+	uint64_t pdc_down_fail;  /**< messages failed by a PDC_DOWN */
+	uint64_t rdv_wait;       /**< read-backs or MSG_ERRORs delayed (no
+				  *   message free), retried by progress */
+	uint64_t msg_error_tx;   /**< MSG_ERROR sent: a read-back failed */
+	uint64_t msg_error_rx;   /**< MSG_ERROR failing one of our sends */
+	uint64_t msg_error_stale; /**< MSG_ERROR naming no waiting send */
 };
 
 /** Counters of an instance. */

@@ -69,6 +69,8 @@ pds_ack_slot(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		return;
 	pds_slot_leave(c, sl);
 	*acked += sl->len;
+	/* Accepted: the refusals, if any, were not "in a row". */
+	c->u.i.backoffs = 0;
 	if (!(sl->flags & SLOT_F_RETXD))
 		p->ack_orig = true;
 	if (sl->sent_ns > c->u.i.rack_ns)
@@ -415,11 +417,17 @@ pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
 	}
 }
 
+/* Resource NACK: one back-off round per burst. NACKs of packets that
+ * were in flight when the round began arrive while it runs; they join it
+ * (retransmitted when it ends) instead of each doubling the wait and
+ * counting towards max_backoffs. */
 static void
 pds_nack_backoff(struct uet_pds *p, struct pds_pdc *c,
 		 const struct uet_pds_nack *n, uint64_t now)
 {
-	if (!pds_init_backoff(p, c, now))
+	bool joined = (c->flags & PDC_F_BACKOFF) && now < c->u.i.backoff_until;
+
+	if (!joined && !pds_init_backoff(p, c, now))
 		return;
 	pds_nack_mark(p, c, n->psn);
 	p->st.retx_backoff++;

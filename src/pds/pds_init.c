@@ -579,7 +579,14 @@ pds_init_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 		}
 		c->flags &= (uint16_t)~PDC_F_BACKOFF;
 		pds_init_kick(p, c);
-		pds_pdc_timer_update(p, c, now);
+		/* An RTO that expired during the round fires now: the next
+		 * refusal may start another round before the timer runs
+		 * again, and lost (not refused) packets would starve. */
+		if (i->una != i->snd &&
+		    now >= i->rto_base + (p->cfg.rto_init_ns << i->retries))
+			pds_init_rto(p, c, now);
+		else
+			pds_pdc_timer_update(p, c, now);
 		return;
 	}
 	if (i->una != i->snd) {

@@ -115,6 +115,7 @@ ses_alloc(struct uet_ses *s)
 	s->cq_mask = c->cq_size - 1;
 	s->sq.head = s->sq.tail = SES_NIL;
 	s->rq.head = s->rq.tail = SES_NIL;
+	s->tw.head = s->tw.tail = SES_NIL;
 	return 0;
 }
 
@@ -324,6 +325,10 @@ uet_ses_event(struct uet_ses *s, const struct uet_pds_event *ev,
 			ses_ret_done(s, ev->cookie, ev->status);
 		else
 			ses_init_done(s, ev);
+		return 0;
+	}
+	if (ev->type == UET_PDS_EV_PDC_DOWN) {
+		ses_pdc_down(s, ev);
 		return 0;
 	}
 	if (ev->type != UET_PDS_EV_DELIVER || ses == NULL) {

@@ -124,11 +124,13 @@ ses_wr_mode(const struct uet_ses *s, const struct uet_ses_wr *wr,
 {
 	if (opcode == UET_SES_OP_DATAGRAM_SEND)
 		return UET_PDS_MODE_UUD;
-	/* RUDI may replay: only WRITE on an idempotent-safe key (4.7). READ
-	 * would need its data in RUDI_RESP, which the PDS cannot carry. */
+	/* RUDI may replay: only idempotent operations on an idempotent-safe
+	 * key (4.7): WRITE without header data (a replay would complete the
+	 * target twice) and READ whose data fits the RUDI_RESP. */
 	if ((wr->flags & UET_SES_WR_F_IDEMPOTENT) && s->cfg.rudi &&
-	    s->cfg.profile == UET_PROFILE_HPC &&
-	    opcode == UET_SES_OP_WRITE && (wr->rkey & UET_MKEY_I))
+	    s->cfg.profile == UET_PROFILE_HPC && (wr->rkey & UET_MKEY_I) &&
+	    ((opcode == UET_SES_OP_WRITE && !(wr->flags & UET_SES_WR_F_IMM)) ||
+	     (opcode == UET_SES_OP_READ && wr->len <= SES_SMALL_DATA_MAX)))
 		return UET_PDS_MODE_RUDI;
 	if (wr->flags & UET_SES_WR_F_ORDERED)
 		return UET_PDS_MODE_ROD;
@@ -276,6 +278,8 @@ ses_msg_setup(struct uet_ses *s, struct ses_msg *m, const struct uet_ses_wr *wr,
 	ret = ses_wr_opcode(s, wr, &m->opcode);
 	if (m->kind == SES_MK_RTR)
 		m->opcode = UET_SES_OP_DEFERRABLE_RTR;
+	else if (m->kind == SES_MK_MSG_ERROR)
+		m->opcode = UET_SES_OP_MSG_ERROR;
 	if (ret == 0)
 		ret = ses_wr_check(wr, m->opcode);
 	if (ret != 0)
@@ -467,6 +471,8 @@ ses_req_fill(const struct uet_ses *s, const struct ses_msg *m, uint32_t i,
 		ses_rdv_ext_fill(s, m, h);
 	if (m->kind == SES_MK_RTR)
 		ses_defer_rtr_fill(m, h);
+	else if (m->kind == SES_MK_MSG_ERROR)
+		ses_rdv_error_fill(m, h);
 }
 
 int
@@ -557,6 +563,7 @@ uet_ses_progress(struct uet_ses *s, uint64_t now)
 	int ret = 0;
 
 	n += ses_ret_progress(s, now);
+	ses_rdv_wait_progress(s);
 	while ((idx = s->sq.head) != SES_NIL) {
 		m = &s->msgs[idx];
 		while (m->next_frag < m->nfrags) {
@@ -595,6 +602,10 @@ ses_msg_finish(struct uet_ses *s, struct ses_msg *m)
 	}
 	if (m->kind == SES_MK_RTR) {
 		ses_defer_rtr_done(s, m, st);
+		return;
+	}
+	if (m->kind == SES_MK_MSG_ERROR) {
+		ses_msg_put(s, m); /* best effort: nothing waits for it */
 		return;
 	}
 	if (st == 0)

@@ -171,7 +171,8 @@ ses_tgt_respond_rec(struct uet_ses *s, struct ses_tgt *t, uint64_t now)
 	r.job_id = t->job;
 	r.modified_length = t->rc != UET_RC_OK ? 0 :
 		t->state == SES_TGT_EXPECTED ? (uint32_t)t->cap : t->total;
-	ses_respond(s, t->pdc, t->eom_psn, &r, NULL, 0, now);
+	ses_respond(s, UET_PDS_MODE_RUD, t->pdc, t->eom_psn, &r, NULL, 0,
+		    now);
 	t->responded = true;
 }
 
@@ -230,8 +231,13 @@ ses_send_single(struct uet_ses *s, const struct uet_pds_event *ev,
 		ses_recv_cqe(s, &ri);
 	} else if (r.verdict == UET_SES_MATCH_STORED) {
 		list = UET_SES_LIST_OVERFLOW;
+	} else if (ses_refuse(s, ev, UET_NACK_NO_SES_MSG_AVAIL,
+			      &s->st.refused_unexp)) {
+		/* Beyond the unexpected bound: the initiator backs off and
+		 * retries until a receive is posted (4.8 flow control). */
+		return 0;
 	} else {
-		/* Beyond the unexpected bound: NO_MATCH, never OOM (4.8). */
+		/* Not refusable (UUD, or too late): NO_MATCH, never OOM. */
 		rc = UET_RC_NO_MATCH;
 		if (h->opcode == UET_SES_OP_DATAGRAM_SEND)
 			s->st.dgram_drop++;
@@ -244,7 +250,8 @@ ses_send_single(struct uet_ses *s, const struct uet_pds_event *ev,
 /* First packet (in arrival order) of a multi-packet message: match it. */
 static struct ses_tgt *
 ses_send_open(struct uet_ses *s, const struct uet_pds_event *ev,
-	      const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen)
+	      const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen,
+	      bool *refused)
 {
 	struct ses_tgt *t = ses_tgt_alloc(s, ev->pdc, h->message_id, true);
 	struct uet_ses_match_arrival a;
@@ -288,6 +295,13 @@ ses_send_open(struct uet_ses *s, const struct uet_pds_event *ev,
 		t->state = defer ? SES_TGT_DEFER : SES_TGT_STORED;
 		t->unexp = r.unexp;
 		t->list = UET_SES_LIST_OVERFLOW;
+	} else if (ses_refuse(s, ev, UET_NACK_NO_SES_MSG_AVAIL,
+			      &s->st.refused_unexp)) {
+		/* Nothing of the message is kept: every packet of it is
+		 * refused (and retried) until the store has room. */
+		ses_tgt_put(s, t);
+		*refused = true;
+		return NULL;
 	} else {
 		t->state = SES_TGT_DROP;
 		t->rc = UET_RC_NO_MATCH;
@@ -334,7 +348,7 @@ ses_send_multi(struct uet_ses *s, const struct uet_pds_event *ev,
 	       uint32_t moff, uint64_t now)
 {
 	struct ses_tgt *t = ses_tgt_find(s, ev->pdc, h->message_id);
-	bool opened = false;
+	bool opened = false, refused = false;
 
 	if (t == NULL && uet_ses_req_token_target(h) != 0 &&
 	    ses_op_is_defer(h->opcode)) {
@@ -344,12 +358,17 @@ ses_send_multi(struct uet_ses *s, const struct uet_pds_event *ev,
 			return ses_respond_rc(s, ev, h, UET_RC_NO_MATCH,
 					      UET_SES_LIST_EXPECTED, now);
 	} else if (t == NULL) {
-		t = ses_send_open(s, ev, h, pl, plen);
+		t = ses_send_open(s, ev, h, pl, plen, &refused);
 		opened = (h->flags & UET_SES_F_SOM) != 0;
+		if (refused)
+			return 0;
 	}
 	if (t == NULL) {
-		/* Pool sized below the receive window (docs/SES.md). */
+		/* No record free: refused (retried), else UNDELIVERABLE. */
 		s->st.tgt_exhaust++;
+		if (ses_refuse(s, ev, UET_NACK_NO_SES_MSG_AVAIL,
+			       &s->st.refused_rec))
+			return 0;
 		return ses_respond_rc(s, ev, h, UET_RC_UNDELIVERABLE,
 				      UET_SES_LIST_EXPECTED, now);
 	}

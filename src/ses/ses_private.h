@@ -71,6 +71,7 @@ enum ses_msg_kind {
 	SES_MK_WR = 0,   /* a work request of the application */
 	SES_MK_RDV_READ, /* target: READ of a rendezvous remainder (4.8) */
 	SES_MK_RTR,      /* target: DEFERRABLE_RTR of a deferred send (4.8) */
+	SES_MK_MSG_ERROR, /* target: a rendezvous read-back failed (4.4) */
 };
 
 /* An initiator message: one work request. */
@@ -159,6 +160,15 @@ struct ses_tgt {
 	uint32_t tok_i;       /* deferrable: initiator token */
 	struct uet_pds_fa fa; /* initiator (rendezvous read-back, RTR) */
 	struct uet_ses_rdv_ext rdv;
+	uint8_t wait;         /* enum ses_tgt_wait: on the wait FIFO */
+	uint32_t wnext;       /* wait FIFO link */
+};
+
+/* Rendezvous work a target record waits to submit (no message free). */
+enum ses_tgt_wait {
+	SES_TW_NONE = 0,
+	SES_TW_READ,  /* the read-back of the rest */
+	SES_TW_ERR,   /* MSG_ERROR telling the initiator it failed */
 };
 
 /* Target: a large READ answered in the return direction. */
@@ -211,6 +221,7 @@ struct uet_ses {
 	uint32_t *ret_free;
 	uint32_t n_ret_free;
 	struct ses_fifo rq;      /* return-direction reads to submit */
+	struct ses_fifo tw;      /* target records waiting for a message */
 	struct ses_peer *peers;
 	uint32_t peer_mask;
 	struct uet_ses_cqe *cq;
@@ -257,12 +268,14 @@ void ses_msg_finish(struct uet_ses *s, struct ses_msg *m);
 void ses_msg_check_done(struct uet_ses *s, struct ses_msg *m);
 
 /* ses_resp.c */
-int ses_respond(struct uet_ses *s, uint32_t pdc, uint32_t psn,
+int ses_respond(struct uet_ses *s, uint8_t mode, uint32_t pdc, uint32_t psn,
 		const struct uet_ses_resp *r, const void *data,
 		uint16_t dlen, uint64_t now);
 int ses_respond_rc(struct uet_ses *s, const struct uet_pds_event *ev,
 		   const struct uet_ses_req *h, enum uet_ses_rc rc,
 		   uint8_t list, uint64_t now);
+bool ses_refuse(struct uet_ses *s, const struct uet_pds_event *ev,
+		uint8_t code, uint64_t *ctr);
 void ses_init_done(struct uet_ses *s, const struct uet_pds_event *ev);
 int ses_init_ret_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 		    const uint8_t *ses, uint16_t len);
@@ -304,6 +317,11 @@ void ses_rdv_start(struct uet_ses *s, struct ses_tgt *t, uint8_t *dst,
 		   uint64_t cap);
 void ses_rdv_read_done(struct uet_ses *s, struct ses_msg *m, int status);
 void ses_rdv_ret_done(struct uet_ses *s, const struct ses_ret *t);
+uint32_t ses_rdv_wait_progress(struct uet_ses *s);
+void ses_rdv_error_fill(const struct ses_msg *m, struct uet_ses_req *h);
+int ses_rdv_error_rx(struct uet_ses *s, const struct uet_pds_event *ev,
+		     const struct uet_ses_req *h, uint64_t now);
+void ses_pdc_down(struct uet_ses *s, const struct uet_pds_event *ev);
 
 /* ses_defer.c (deferrable sends, PROTOCOL.md 4.2, 4.8) */
 bool ses_defer_parked(struct uet_ses *s, struct ses_msg *m);

@@ -126,8 +126,95 @@ ses_rdv_ret_done(struct uet_ses *s, const struct ses_ret *t)
 	ses_rdv_served(s, m, t->aborted ? -EIO : 0);
 }
 
+/* ---- initiator: MSG_ERROR from the target (read-back failed) ---- */
+
+/*
+ * MSG_ERROR (PROTOCOL.md 4.4; layout in docs/WIRE-DECISIONS.md): the
+ * target could not read the rest of our rendezvous send. It names the
+ * send by message id and key; the header-data slot holds the return code.
+ * The send completes with -EIO and that code; the key is revoked.
+ */
+int
+ses_rdv_error_rx(struct uet_ses *s, const struct uet_pds_event *ev,
+		 const struct uet_ses_req *h, uint64_t now)
+{
+	struct ses_msg *m = ses_rdv_owner(s, h->match_bits);
+	enum uet_ses_rc rc = (enum uet_ses_rc)(h->header_data & 0x3F);
+
+	if (m == NULL || !m->rdv || m->rdv_served ||
+	    m->msg_id != h->message_id || m->wr.job != h->job_id ||
+	    memcmp(&m->wr.dest.fa, &ev->peer, sizeof(ev->peer)) != 0) {
+		s->st.msg_error_stale++;
+		return ses_respond_rc(s, ev, h, UET_RC_NO_MATCH,
+				      UET_SES_LIST_EXPECTED, now);
+	}
+	s->st.msg_error_rx++;
+	if (rc == UET_RC_NULL || rc == UET_RC_OK)
+		rc = UET_RC_UNCOR;
+	m->rc = rc;
+	ses_respond_rc(s, ev, h, UET_RC_OK, UET_SES_LIST_EXPECTED, now);
+	ses_rdv_served(s, m, -EIO);
+	return 0;
+}
+
+void
+ses_rdv_error_fill(const struct ses_msg *m, struct uet_ses_req *h)
+{
+	h->flags &= (uint8_t)~UET_SES_F_HD;
+	h->message_id = m->rtr_msg_id;
+	h->request_length = m->rtr_total;
+	h->match_bits = m->wr.rkey;
+	h->header_data = m->wr.imm_data;
+}
+
 /* ---- target ---- */
 
+/* Queue @p t until a message is free (uet_ses_progress retries). */
+static void
+ses_tgt_wait(struct uet_ses *s, struct ses_tgt *t, uint8_t what)
+{
+	uint32_t idx = (uint32_t)(t - s->tgts);
+
+	t->wait = what;
+	t->wnext = SES_NIL;
+	if (s->tw.tail == SES_NIL)
+		s->tw.head = idx;
+	else
+		s->tgts[s->tw.tail].wnext = idx;
+	s->tw.tail = idx;
+	s->st.rdv_wait++;
+}
+
+/* Tell the initiator its send will never be read (MSG_ERROR). */
+static int
+ses_rdv_error_send(struct uet_ses *s, struct ses_tgt *t)
+{
+	struct uet_ses_wr wr;
+	struct ses_msg *m;
+	int ret;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.op = UET_SES_WR_NOP;
+	wr.tc = t->tc;
+	wr.job = t->job;
+	wr.dest.fa = t->fa;
+	wr.dest.pid_on_fep = t->rdv.read_pid_on_fep;
+	wr.dest.resource_index = t->rdv.read_resource_index;
+	wr.dest.ri_generation = t->rdv.read_ri_generation;
+	wr.dest.relative = true;
+	wr.rkey = t->rdv.read_key_or_match;
+	wr.imm_data = t->rc;
+	ret = ses_msg_submit_internal(s, &wr, SES_MK_MSG_ERROR, 0, &m);
+	if (ret != 0)
+		return ret;
+	m->rtr_msg_id = t->msg_id;
+	m->rtr_total = t->total;
+	s->st.msg_error_tx++;
+	return 0;
+}
+
+/* The receive completes (with @p status); a failed read-back is also
+ * reported to the initiator, which would otherwise wait forever. */
 static void
 ses_rdv_finish(struct uet_ses *s, struct ses_tgt *t, int status)
 {
@@ -141,27 +228,28 @@ ses_rdv_finish(struct uet_ses *s, struct ses_tgt *t, int status)
 		}
 		ses_recv_cqe(s, &ri);
 	}
+	if (status != 0 && ses_rdv_error_send(s, t) == -EAGAIN) {
+		ses_tgt_wait(s, t, SES_TW_ERR);
+		return;
+	}
 	ses_tgt_put(s, t);
 }
 
-void
-ses_rdv_start(struct uet_ses *s, struct ses_tgt *t, uint8_t *dst,
-	      uint64_t cap)
+/* Submit the READ of the rest; -EAGAIN: no message (or id space) free. */
+static int
+ses_rdv_submit_read(struct uet_ses *s, struct ses_tgt *t)
 {
 	uint32_t eager = t->rdv.eager_length;
-	uint64_t want = cap < t->total ? cap : t->total;
+	uint64_t want = t->cap < t->total ? t->cap : t->total;
 	struct uet_ses_wr wr;
 	struct ses_msg *m;
 	int ret;
 
-	t->state = SES_TGT_RDV;
-	t->buf = dst;
-	t->cap = cap;
 	memset(&wr, 0, sizeof(wr));
 	wr.op = UET_SES_WR_READ;
 	wr.tc = t->tc;
 	wr.job = t->job;
-	wr.buf = want > eager ? dst + eager : NULL;
+	wr.buf = want > eager ? t->buf + eager : NULL;
 	wr.len = want > eager ? want - eager : 0;
 	wr.dest.fa = t->fa;
 	wr.dest.pid_on_fep = t->rdv.read_pid_on_fep;
@@ -172,14 +260,60 @@ ses_rdv_start(struct uet_ses *s, struct ses_tgt *t, uint8_t *dst,
 	wr.roffset = t->rdv.read_offset;
 	ret = ses_msg_submit_internal(s, &wr, SES_MK_RDV_READ,
 				      (uint32_t)(t - s->tgts) + 1, &m);
-	if (ret != 0) {
-		/* No message free: the receive fails, the initiator waits
-		 * for its PDC to fail (docs/SES.md "Limits"). */
+	if (ret == 0)
+		s->st.rdv_reads++;
+	return ret;
+}
+
+void
+ses_rdv_start(struct uet_ses *s, struct ses_tgt *t, uint8_t *dst,
+	      uint64_t cap)
+{
+	int ret;
+
+	t->state = SES_TGT_RDV;
+	t->buf = dst;
+	t->cap = cap;
+	ret = ses_rdv_submit_read(s, t);
+	if (ret == -EAGAIN) {
+		ses_tgt_wait(s, t, SES_TW_READ); /* retried by progress */
+	} else if (ret != 0) {
 		t->rc = UET_RC_UNDELIVERABLE;
-		ses_rdv_finish(s, t, ret == -EAGAIN ? -EAGAIN : -EIO);
-		return;
+		ses_rdv_finish(s, t, -EIO);
 	}
-	s->st.rdv_reads++;
+}
+
+/* Records waiting for a message, oldest first; stops at the first that
+ * still cannot get one. */
+uint32_t
+ses_rdv_wait_progress(struct uet_ses *s)
+{
+	uint32_t idx, n = 0;
+	struct ses_tgt *t;
+	uint8_t what;
+	int ret;
+
+	while ((idx = s->tw.head) != SES_NIL) {
+		t = &s->tgts[idx];
+		ret = t->wait == SES_TW_READ ? ses_rdv_submit_read(s, t) :
+					       ses_rdv_error_send(s, t);
+		if (ret == -EAGAIN)
+			break;
+		s->tw.head = t->wnext;
+		if (s->tw.head == SES_NIL)
+			s->tw.tail = SES_NIL;
+		n++;
+		what = t->wait;
+		t->wait = SES_TW_NONE;
+		if (what == SES_TW_ERR) {
+			ses_tgt_put(s, t); /* reported (or impossible to) */
+		} else if (ret != 0) {
+			/* READ impossible: fail the receive and report it. */
+			t->rc = UET_RC_UNDELIVERABLE;
+			ses_rdv_finish(s, t, -EIO);
+		}
+	}
+	return n;
 }
 
 void
@@ -188,7 +322,8 @@ ses_rdv_read_done(struct uet_ses *s, struct ses_msg *m, int status)
 	struct ses_tgt *t = &s->tgts[m->rx - 1];
 
 	if (status != 0)
-		t->rc = m->rc != UET_RC_NULL ? m->rc : UET_RC_UNCOR;
+		t->rc = m->rc != UET_RC_NULL && m->rc != UET_RC_OK ?
+			m->rc : UET_RC_UNDELIVERABLE;
 	ses_msg_put(s, m);
 	if (t->state == SES_TGT_RDV)
 		ses_rdv_finish(s, t, status);
@@ -207,6 +342,7 @@ ses_tgt_rdv(struct uet_ses *s, const struct uet_pds_event *ev,
 	struct uet_ses_match_result r;
 	struct ses_tgt *t;
 	uint8_t list = UET_SES_LIST_EXPECTED;
+	int ret;
 
 	if (!(h->flags & UET_SES_F_SOM) || !(h->flags & UET_SES_F_EOM) ||
 	    h->ext != UET_SES_EXT_RDV || h->rdv.eager_length != plen ||
@@ -215,9 +351,17 @@ ses_tgt_rdv(struct uet_ses *s, const struct uet_pds_event *ev,
 		return ses_respond_rc(s, ev, h, UET_RC_UNSUPPORTED_SIZE, list,
 				      now);
 	}
+	/* The read-back needs a message of ours: without one, refuse now
+	 * rather than match a receive we could not fill. */
+	if (s->n_msg_free == 0 &&
+	    ses_refuse(s, ev, UET_NACK_NO_RESOURCE, &s->st.refused_res))
+		return 0;
 	t = ses_tgt_alloc(s, ev->pdc, h->message_id, false);
 	if (t == NULL) {
 		s->st.tgt_exhaust++;
+		if (ses_refuse(s, ev, UET_NACK_NO_SES_MSG_AVAIL,
+			       &s->st.refused_rec))
+			return 0;
 		return ses_respond_rc(s, ev, h, UET_RC_UNDELIVERABLE, list,
 				      now);
 	}
@@ -241,9 +385,12 @@ ses_tgt_rdv(struct uet_ses *s, const struct uet_pds_event *ev,
 	a.msg.peer = (uint64_t)(t - s->tgts) + 1;
 	a.data = pl;
 	a.data_len = plen;
-	if (uet_ses_match_arrival(s->cfg.match, &a, &r) != 0 ||
-	    r.verdict == UET_SES_MATCH_NO_ROOM) {
+	ret = uet_ses_match_arrival(s->cfg.match, &a, &r);
+	if (ret != 0 || r.verdict == UET_SES_MATCH_NO_ROOM) {
 		ses_tgt_put(s, t);
+		if (ret == 0 && ses_refuse(s, ev, UET_NACK_NO_SES_MSG_AVAIL,
+			       &s->st.refused_unexp))
+			return 0;
 		s->st.unexp_drop++;
 		return ses_respond_rc(s, ev, h, UET_RC_NO_MATCH, list, now);
 	}

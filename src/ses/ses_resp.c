@@ -11,7 +11,7 @@
 #include "ses_private.h"
 
 int
-ses_respond(struct uet_ses *s, uint32_t pdc, uint32_t psn,
+ses_respond(struct uet_ses *s, uint8_t mode, uint32_t pdc, uint32_t psn,
 	    const struct uet_ses_resp *r, const void *data, uint16_t dlen,
 	    uint64_t now)
 {
@@ -19,8 +19,10 @@ ses_respond(struct uet_ses *s, uint32_t pdc, uint32_t psn,
 	int n;
 
 	s->st.rx_rc[r->return_code & 63]++;
-	if (pdc == UINT32_MAX)
-		return 0; /* RUDI/UUD: no stored response (3) */
+	/* UUD: no response. RUDI: @p pdc is UET_PDS_PDC_NONE, @p psn the
+	 * pkt_id; the response rides in the RUDI_RESP (3). */
+	if (mode == UET_PDS_MODE_UUD)
+		return 0;
 	n = uet_ses_resp_encode(r, buf, sizeof(buf));
 	if (n < 0 || (size_t)n + dlen > sizeof(buf)) {
 		s->st.resp_fail++;
@@ -37,6 +39,24 @@ ses_respond(struct uet_ses *s, uint32_t pdc, uint32_t psn,
 	return 0;
 }
 
+/*
+ * Flow control (PROTOCOL.md 2.7, 4.8): refuse the request just delivered
+ * with a resource NACK instead of answering it; the initiator backs off
+ * and retransmits. Impossible for UUD (no NACK) and once the PDS recorded
+ * the delivery (the engine made another PDS call in between): then the
+ * caller answers with a return code. Counts into @p ctr when refused.
+ */
+bool
+ses_refuse(struct uet_ses *s, const struct uet_pds_event *ev, uint8_t code,
+	   uint64_t *ctr)
+{
+	if (ev->mode == UET_PDS_MODE_UUD ||
+	    uet_pds_refuse(s->cfg.pds, ev->pdc, ev->psn, code) != 0)
+		return false;
+	(*ctr)++;
+	return true;
+}
+
 /* RESPONSE for request @p h (4.5): DEFAULT_RESPONSE when OK and nothing
  * was modified, RESPONSE otherwise. Only the EOM packet of a RUD/ROD
  * request has a response slot at the PDS. */
@@ -47,7 +67,10 @@ ses_respond_rc(struct uet_ses *s, const struct uet_pds_event *ev,
 {
 	struct uet_ses_resp r;
 
-	if (!(h->flags & UET_SES_F_EOM)) {
+	/* RUD/ROD: the EOM packet has the response slot. RUDI answers
+	 * every packet; an error is reported on whichever arrives. */
+	if (!(h->flags & UET_SES_F_EOM) &&
+	    (ev->mode != UET_PDS_MODE_RUDI || rc == UET_RC_OK)) {
 		s->st.rx_rc[rc & 63] += rc != UET_RC_OK;
 		return 0;
 	}
@@ -62,7 +85,7 @@ ses_respond_rc(struct uet_ses *s, const struct uet_pds_event *ev,
 	r.ri_generation = h->ri_generation;
 	r.job_id = h->job_id;
 	r.modified_length = rc == UET_RC_OK ? h->request_length : 0;
-	return ses_respond(s, ev->pdc, ev->psn, &r, NULL, 0, now);
+	return ses_respond(s, ev->mode, ev->pdc, ev->psn, &r, NULL, 0, now);
 }
 
 /* ---- initiator side ---- */
@@ -90,6 +113,9 @@ ses_resp_parse(struct uet_ses *s, struct ses_msg *m,
 	struct uet_ses_resp r;
 	int fmt = uet_ses_resp_fmt_from_next_hdr(ev->next_hdr), n;
 
+	/* RUDI: an error reported by an earlier packet stands. */
+	if (m->rc != UET_RC_NULL && m->rc != UET_RC_OK)
+		return;
 	if (ev->resp_len == 0 || fmt < 0) {
 		m->rc = UET_RC_OK; /* bare ACK: delivered */
 		return;
@@ -122,7 +148,8 @@ ses_init_done(struct uet_ses *s, const struct uet_pds_event *ev)
 	if (ev->status != 0) {
 		if (m->status == 0)
 			m->status = ev->status;
-	} else if (ses_ck_frag(ev->cookie) == m->nfrags - 1) {
+	} else if (ses_ck_frag(ev->cookie) == m->nfrags - 1 ||
+		   (m->mode == UET_PDS_MODE_RUDI && ev->resp_len != 0)) {
 		ses_resp_parse(s, m, ev);
 	}
 	m->frags_done++;
@@ -173,4 +200,75 @@ ses_init_ret_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 	s->st.ret_rx++;
 	ses_msg_check_done(s, m);
 	return 0;
+}
+
+/* ---- PDC failures (UET_PDS_EV_PDC_DOWN, uet_pds_config.pdc_events) ---- */
+
+struct ses_key_probe {
+	const struct ses_msg *m;
+	bool live;
+};
+
+static int
+ses_key_probe_cb(const struct uet_pds_pdc_info *i, void *arg)
+{
+	struct ses_key_probe *k = arg;
+	const struct ses_msg *m = k->m;
+
+	if (i->role == 0 && i->mode == m->mode && i->job == m->wr.job &&
+	    i->tc == m->wr.tc &&
+	    memcmp(&i->peer, &m->wr.dest.fa, sizeof(i->peer)) == 0) {
+		k->live = true;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Does @p m wait for something that comes on the failed PDC? Every
+ * fragment is done (their DONEs came before PDC_DOWN, failed or not) and
+ * it waits for large-READ data (its own READ or a rendezvous read-back)
+ * or for the peer to read back a rendezvous send. The event names the
+ * PDC by peer and mode only: a message whose own {job, tc} PDC to that
+ * peer is still open is not on it.
+ */
+static bool
+ses_msg_on_down_pdc(const struct uet_ses *s, const struct ses_msg *m,
+		    const struct uet_pds_event *ev)
+{
+	struct ses_key_probe k = { .m = m, .live = false };
+
+	if (m->state != SES_MSG_ACTIVE || m->frags_done < m->nfrags ||
+	    m->status != 0 || m->mode != ev->mode ||
+	    memcmp(&m->wr.dest.fa, &ev->peer, sizeof(ev->peer)) != 0)
+		return false;
+	if (!(m->large_read && m->ret_bytes < m->wr.len) &&
+	    !(m->rdv && !m->rdv_served))
+		return false;
+	uet_pds_pdc_foreach(s->cfg.pds, ses_key_probe_cb, &k);
+	return !k.live;
+}
+
+/* Fail what the SES still expects from the peer on a PDC that is gone
+ * (its cookies were failed by DONE events before): large READ data and
+ * rendezvous read-backs, with the event's status. Rare path: bounded by
+ * the message pool (and the PDC pool per candidate). */
+void
+ses_pdc_down(struct uet_ses *s, const struct uet_pds_event *ev)
+{
+	struct ses_msg *m;
+	uint32_t i;
+
+	s->st.pdc_down++;
+	for (i = 0; i < s->cfg.max_msgs; i++) {
+		m = &s->msgs[i];
+		if (!ses_msg_on_down_pdc(s, m, ev))
+			continue;
+		s->st.pdc_down_fail++;
+		m->status = ev->status != 0 ? ev->status : -ECONNRESET;
+		if (m->rdv && !m->rdv_served)
+			ses_rdv_served(s, m, m->status);
+		else
+			ses_msg_check_done(s, m);
+	}
 }

@@ -114,7 +114,7 @@ ses_tgt_data_resp(struct uet_ses *s, const struct uet_pds_event *ev,
 	r.payload_length = n;
 	r.job_id = h->job_id;
 	r.original_request_psn = ev->psn;
-	return ses_respond(s, ev->pdc, ev->psn, &r, data, n, now);
+	return ses_respond(s, ev->mode, ev->pdc, ev->psn, &r, data, n, now);
 }
 
 /* ---- return-direction read data (PROTOCOL.md 3 "Read responses") ---- */
@@ -186,8 +186,17 @@ ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
 			ses_rdv_served(s, owner, 0);
 		return UET_RC_OK;
 	}
+	/* Return-direction data needs a PDC: RUDI READs fit the RUDI_RESP. */
+	if (ev->pdc == UET_PDS_PDC_NONE)
+		return UET_RC_UNSUPPORTED_SIZE;
 	if (ses_ret_start(s, ev, h, r.addr, owner) != 0) {
 		s->st.tgt_exhaust++;
+		/* No return-direction slot: the initiator retries later. */
+		if (ses_refuse(s, ev, UET_NACK_NO_RESOURCE,
+			       &s->st.refused_res)) {
+			*answered = true;
+			return UET_RC_OK;
+		}
 		return UET_RC_DROPPED;
 	}
 	return UET_RC_OK;
@@ -439,6 +448,8 @@ ses_tgt_deliver(struct uet_ses *s, const struct uet_pds_event *ev,
 	rc = ses_tgt_profile(s, ev, &h);
 	if (rc == UET_RC_OK && h.opcode == UET_SES_OP_DEFERRABLE_RTR)
 		return ses_defer_rtr_rx(s, ev, &h, now);
+	if (rc == UET_RC_OK && h.opcode == UET_SES_OP_MSG_ERROR)
+		return ses_rdv_error_rx(s, ev, &h, now);
 	if (rc == UET_RC_OK && ses_is_send(h.opcode))
 		return ses_tgt_send(s, ev, &h, ses + n, (uint32_t)(len - n),
 				    now);

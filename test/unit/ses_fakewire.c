@@ -26,8 +26,14 @@ sfw_chance(struct sfw *w, uint32_t ppm)
 	return ppm && (sfw_rand(w) % 1000000) < ppm;
 }
 
+static uint32_t
+sfw_or(uint32_t v, uint32_t dflt)
+{
+	return v != 0 ? v : dflt;
+}
+
 static int
-sfw_node_tables(struct sfw_node *n, uint64_t seed)
+sfw_node_tables(struct sfw_node *n, uint64_t seed, const struct sfw_opts *o)
 {
 	struct uet_ses_mr_table_attr ta = {
 		.max_entries = 64, .max_ri = 8, .max_pids = 4, .max_auth = 8,
@@ -41,8 +47,10 @@ sfw_node_tables(struct sfw_node *n, uint64_t seed)
 
 	n->mr = uet_ses_mr_table_create(&ta);
 	uet_ses_match_config_default(&mc);
-	mc.chunks = 4096; /* 4 MiB of unexpected data at 1 KiB chunks */
+	/* 4 MiB of unexpected data at 1 KiB chunks by default */
+	mc.chunks = sfw_or(o->unexp_chunks, 4096);
 	mc.chunk_size = 1024;
+	mc.max_unexpected = sfw_or(o->unexp_max, mc.max_unexpected);
 	n->match = uet_ses_match_create(&mc);
 	if (n->mr == NULL || n->match == NULL)
 		return -1;
@@ -62,7 +70,7 @@ sfw_node_tables(struct sfw_node *n, uint64_t seed)
 
 static int
 sfw_node_init(struct sfw *w, int i, enum uet_profile profile, uint64_t seed,
-	      uint32_t rdv_threshold)
+	      const struct sfw_opts *o)
 {
 	struct sfw_node *n = &w->n[i];
 	struct uet_pds_config pc;
@@ -80,20 +88,23 @@ sfw_node_init(struct sfw *w, int i, enum uet_profile profile, uint64_t seed,
 	pc.mtu = SFW_MTU;
 	pc.cc_param = 128 * 1024;
 	pc.seed = seed * 31 + (uint64_t)i + 1;
+	pc.max_backoffs = sfw_or(o->max_backoffs, pc.max_backoffs);
+	pc.pdc_events = true; /* the SES acts on PDC_DOWN (docs/SES.md) */
 	n->pds = uet_pds_create(&pc);
-	if (n->pds == NULL || sfw_node_tables(n, seed + (uint64_t)i) != 0)
+	if (n->pds == NULL ||
+	    sfw_node_tables(n, seed + (uint64_t)i, o) != 0)
 		return -1;
 	uet_ses_config_default(&sc);
 	sc.profile = profile;
 	sc.mtu = SFW_MTU;
-	sc.max_msgs = 2048;
-	sc.max_tgt_msgs = 256;
+	sc.max_msgs = sfw_or(o->max_msgs, 2048);
+	sc.max_tgt_msgs = sfw_or(o->max_tgt_msgs, 256);
 	sc.cq_size = 4096;
 	sc.initiator_id = 100 + (uint32_t)i;
 	sc.pid_on_fep = SFW_PID;
 	sc.rdv_ri = n->ri_rdv;
 	sc.rdv_resource_index = SFW_RI_RDV;
-	sc.rdv_threshold = rdv_threshold;
+	sc.rdv_threshold = sfw_or(o->rdv_threshold, UINT32_MAX);
 	sc.rdv_eager = SFW_RDV_EAGER;
 	sc.pds = n->pds;
 	sc.mr = n->mr;
@@ -114,6 +125,17 @@ int
 sfw_init_rdv(struct sfw *w, enum uet_profile profile, uint64_t seed,
 	     uint32_t rdv_threshold)
 {
+	struct sfw_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.rdv_threshold = rdv_threshold;
+	return sfw_init_opts(w, profile, seed, &o);
+}
+
+int
+sfw_init_opts(struct sfw *w, enum uet_profile profile, uint64_t seed,
+	      const struct sfw_opts *o)
+{
 	int i;
 
 	memset(w, 0, sizeof(*w));
@@ -123,8 +145,8 @@ sfw_init_rdv(struct sfw *w, enum uet_profile profile, uint64_t seed,
 	w->now = 1000000;
 	for (i = 0; i < 2; i++) {
 		w->q[i] = calloc(SFW_QUEUE, sizeof(struct sfw_pkt));
-		if (w->q[i] == NULL || sfw_node_init(w, i, profile, seed,
-						   rdv_threshold) != 0)
+		if (w->q[i] == NULL ||
+		    sfw_node_init(w, i, profile, seed, o) != 0)
 			return -1;
 	}
 	return 0;
@@ -228,6 +250,8 @@ sfw_send(struct sfw *w, int from, const struct uet_pds_tx *t)
 	static struct sfw_pkt pk;
 
 	if (sfw_encode(w, from, t, &pk) < 0)
+		return;
+	if (w->drop_fn != NULL && w->drop_fn(w, from, t))
 		return;
 	if (sfw_chance(w, f->drop))
 		return;

@@ -63,12 +63,25 @@ struct sfw {
 	uint64_t jitter_ns;
 	uint32_t build_err;
 	uint32_t rx_err;
+	/* Targeted loss: drop what node @p from sends when this says so. */
+	bool (*drop_fn)(struct sfw *w, int from, const struct uet_pds_tx *t);
 };
 
 int sfw_init(struct sfw *w, enum uet_profile profile, uint64_t seed);
 /* Same, with SEND/TSEND above @p rdv_threshold going rendezvous (HPC). */
 int sfw_init_rdv(struct sfw *w, enum uet_profile profile, uint64_t seed,
 		 uint32_t rdv_threshold);
+/* Sizing knobs; 0 keeps the default. */
+struct sfw_opts {
+	uint32_t rdv_threshold; /* 0: UINT32_MAX (no rendezvous by size) */
+	uint32_t unexp_max;     /* unexpected records (1024) */
+	uint32_t unexp_chunks;  /* 1 KiB unexpected-data chunks (4096) */
+	uint32_t max_tgt_msgs;  /* target multi-packet records (256) */
+	uint32_t max_msgs;      /* initiator messages (2048) */
+	uint32_t max_backoffs;  /* PDS resource back-offs (16) */
+};
+int sfw_init_opts(struct sfw *w, enum uet_profile profile, uint64_t seed,
+		  const struct sfw_opts *o);
 void sfw_fini(struct sfw *w);
 
 /* A work request from node @p from to the other node, job/pid/RI set. */

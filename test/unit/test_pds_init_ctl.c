@@ -136,6 +136,93 @@ pds_init_backoff__resource_nacks_until_failure(void **state)
 	assert_true(fw_pools_idle(&W));
 }
 
+/* A burst of resource NACKs (every packet in flight refused) is one
+ * back-off round: the PDC survives max_backoffs + 2 of them, and all the
+ * refused packets go again when the round ends. */
+static void
+pds_init_backoff__burst_is_one_round(void **state)
+{
+	struct uet_pds_tx req, n, again;
+	uint32_t k;
+
+	(void)state;
+	for (k = 0; k < 6; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1 + k, 0), 0);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &req));
+	for (k = 0; k < 6; k++) {
+		n = nack_for(&req, UET_NACK_NO_SES_MSG_AVAIL);
+		n.hdr.u.nack.psn = req.hdr.u.req.psn + k;
+		fw_inject(&W, 0, &n, false, false);
+	}
+	assert_int_equal(fw_st(0)->pdc_fail, 0);
+	assert_int_equal(fw_st(0)->retx_backoff, 6);
+	assert_false(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &again));
+	/* The first round lasts backoff_init_ns (100 us). */
+	W.now += 100000 + 20000;
+	uet_pds_advance(W.pds[0], W.now);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &again));
+	assert_int_equal(again.hdr.u.req.psn, req.hdr.u.req.psn);
+	assert_int_equal(W.done_err[1], 0);
+}
+
+static void
+refusals_rto(struct uet_pds_config *cfg)
+{
+	cfg->rto_init_ns = 1000000;
+	cfg->tlp_ns = 0;
+	cfg->max_backoffs = 100;
+	cfg->backoff_max_ns = 400000;
+}
+
+static int
+setup_refusals_rto(void **state)
+{
+	(void)state;
+	return fw_setup_with(5, refusals_rto);
+}
+
+/* A lost packet behind a stream of refusals: every back-off round ends
+ * with a retransmission that is refused again at once, so the timer never
+ * runs outside a round; the RTO must still fire at a round's end. */
+static void
+pds_init_backoff__rto_not_starved(void **state)
+{
+	struct uet_pds_tx tx[64], a, n;
+	uint32_t round, step;
+	uint16_t k, j;
+	bool seen_b = false, have_a = false;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	k = fw_take(&W, 0, tx, 64); /* A refused below, B lost */
+	for (j = 0; j < k && !have_a; j++)
+		if (tx[j].hdr.type == UET_PDS_TYPE_RUD_REQ) {
+			a = tx[j];
+			have_a = true;
+		}
+	assert_true(have_a);
+	for (round = 0; round < 40 && !seen_b; round++) {
+		/* Refused again as soon as it is re-sent (the NACK comes
+		 * back well within one timer tick). */
+		n = nack_for(&a, UET_NACK_NO_SES_MSG_AVAIL);
+		fw_inject(&W, 0, &n, false, false);
+		for (k = 0, step = 0; k == 0 && step < 1000; step++) {
+			W.now += 1000;
+			uet_pds_advance(W.pds[0], W.now);
+			k = fw_take(&W, 0, tx, 64);
+		}
+		for (j = 0; j < k; j++)
+			if (tx[j].hdr.type == UET_PDS_TYPE_RUD_REQ &&
+			    tx[j].hdr.u.req.psn == a.hdr.u.req.psn + 1)
+				seen_b = true;
+	}
+	assert_true(seen_b);
+	assert_true(fw_st(0)->rto_fires > 0);
+	assert_int_equal(fw_st(0)->pdc_fail, 0);
+}
+
 /* NACK NEW_START_PSN (WIRE-DECISIONS "PDS behaviour"): a SYN-state PDC
  * re-picks its Start_PSN >= 2^16 away, keeps its requests and retries with
  * SYN after a back-off. */
@@ -400,6 +487,8 @@ main(void)
 			fw_setup),
 		FW_TEST(pds_init_backoff__resource_nacks_until_failure,
 			setup_slow_rto),
+		FW_TEST(pds_init_backoff__burst_is_one_round, setup_slow_rto),
+		FW_TEST(pds_init_backoff__rto_not_starved, setup_refusals_rto),
 		FW_TEST(pds_init_new_start__repicks_and_retries,
 			setup_slow_rto),
 		FW_TEST(pds_init_new_start__reopen_over_stale_target_pdc,

@@ -243,9 +243,11 @@ tagged__unexpected_then_wildcard(void **state)
 }
 
 static void
-send__truncated_and_no_match(void **state)
+send__truncated_and_flow_controlled(void **state)
 {
 	struct uet_ses_wr wr;
+	uint8_t *big;
+	uint32_t i;
 
 	(void)state;
 	fill(sbuf, 8192, 3);
@@ -260,15 +262,28 @@ send__truncated_and_no_match(void **state)
 	assert_int_equal(cqe(1, 7)->len, 100);
 	assert_int_equal(cqe(1, 7)->olen, 4900);
 	assert_memory_equal(rbuf, sbuf, 100);
-	/* Larger than the unexpected pool (4 MiB): NO_MATCH, no OOM. */
+	/* Larger than the unexpected pool (4 MiB): refused (flow control,
+	 * no OOM) until a receive is posted, then delivered whole. */
 	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 8192);
 	wr.context = 2;
 	wr.len = 5u << 20;
-	wr.buf = calloc(1, wr.len);
+	wr.buf = malloc(wr.len);
+	fill(wr.buf, wr.len, 33);
+	big = calloc(1, wr.len);
 	submit(&wr);
+	for (i = 0; i < 500 && uet_ses_stats_get(w.n[1].ses)->refused_unexp < 8;
+	     i++)
+		sfw_step(&w, 10000);
+	assert_true(uet_ses_stats_get(w.n[1].ses)->refused_unexp >= 8);
+	assert_int_equal(w.n[0].ncq, 1);
+	post(1, 1, 8, big, wr.len, 0, 0);
 	assert_true(sfw_run_cq(&w, 0, 2, 4 * RUN_NS));
-	assert_int_equal(cqe(0, 2)->prov_errno, UET_RC_NO_MATCH);
-	assert_int_equal(cqe(0, 2)->status, -EAGAIN);
+	assert_int_equal(cqe(0, 2)->status, 0);
+	assert_true(sfw_run_cq(&w, 1, 2, 4 * RUN_NS));
+	assert_int_equal(cqe(1, 8)->len, wr.len);
+	assert_memory_equal(big, wr.buf, wr.len);
+	assert_int_equal(uet_ses_stats_get(w.n[1].ses)->unexp_drop, 0);
+	free(big);
 	free(wr.buf);
 	assert_true(sfw_run_idle(&w, RUN_NS));
 }
@@ -949,7 +964,7 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(
 			tagged__unexpected_then_wildcard, setup, teardown),
-		cmocka_unit_test_setup_teardown(send__truncated_and_no_match,
+		cmocka_unit_test_setup_teardown(send__truncated_and_flow_controlled,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(dgram__uud, setup, teardown),
 		cmocka_unit_test_setup_teardown(write_read__lossy, setup,
