@@ -113,6 +113,10 @@ proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 		pc = *pp->pds;
 	else
 		uet_proto_pds_config(cfg, &pc);
+	/* A raw-event ULP (the SES) fails what it still expects from a
+	 * peer when its PDC goes down: it needs UET_PDS_EV_PDC_DOWN. */
+	if (UET_ULP_HAS_EVENT(pp->ulp))
+		pc.pdc_events = true;
 	pc.owner_bits = bits_for(e->nb_lcores);
 	pc.owner_id = lc->idx;
 	pc.seed ^= (uint64_t)lc->idx * 0x9E3779B97F4A7C15ull;
