@@ -255,11 +255,35 @@ ses_stats(struct perf_sess *s, unsigned int i)
 /* session                                                             */
 /* ------------------------------------------------------------------ */
 
+/* The senders' faults (--loss, set fault) on @p cfg, seeded @p seed. */
+static void
+faults_apply(const struct perf_sess *s, struct uet_config *cfg, uint64_t seed)
+{
+	cfg->fault.seed = seed;
+	for (unsigned int k = 0; k < UET_CONFIG_FAULT_KINDS; k++) {
+		uint32_t ppm = k == UET_CONFIG_FAULT_DROP ? s->r->loss_ppm :
+			       s->o.fault_ppm[k];
+
+		if (ppm == 0)
+			continue;
+		cfg->fault.enabled = true;
+		cfg->fault.ppm[UET_CONFIG_FAULT_TX][UET_CONFIG_FAULT_DATA][k] =
+			ppm;
+	}
+}
+
+/* --ulp ses --op read: the data flows back, faults on the target too. */
+static bool
+target_faults(const struct perf_sess *s)
+{
+	return s->o.ulp == PERF_ULP_SES && s->m == &perf_mode_bw &&
+	       s->o.op == PERF_OP_READ;
+}
+
 static int
 sess_engines(struct perf_sess *s, const struct uet_config *base)
 {
 	static struct uet_config cfg; /* large: not on the stack */
-	const struct perf_report *r = s->r;
 	uint8_t ip[4], mac[6];
 
 	/* receiver */
@@ -271,6 +295,8 @@ sess_engines(struct perf_sess *s, const struct uet_config *base)
 		add_neigh(&cfg, s->m->incast ? ip : ip_a,
 			  s->m->incast ? mac : mac_a);
 	}
+	if (target_faults(s))
+		faults_apply(s, &cfg, s->o.seed + PERF_MAX_PEERS);
 	s->e[0] = engine_make("R", 0, &cfg, &s->pp[0]);
 	if (s->e[0] == NULL)
 		return -ENODEV;
@@ -288,17 +314,7 @@ sess_engines(struct perf_sess *s, const struct uet_config *base)
 		}
 		side_cfg(&cfg, base, dev, ip, mac);
 		add_neigh(&cfg, ip_b, mac_b);
-		cfg.fault.seed = s->o.seed + i;
-		for (unsigned int k = 0; k < UET_CONFIG_FAULT_KINDS; k++) {
-			uint32_t ppm = k == UET_CONFIG_FAULT_DROP ?
-				       r->loss_ppm : s->o.fault_ppm[k];
-
-			if (ppm == 0)
-				continue;
-			cfg.fault.enabled = true;
-			cfg.fault.ppm[UET_CONFIG_FAULT_TX][UET_CONFIG_FAULT_DATA]
-				     [k] = ppm;
-		}
+		faults_apply(s, &cfg, s->o.seed + i);
 		s->e[1 + i] = engine_make("S", i, &cfg, &s->pp[1 + i]);
 		if (s->e[1 + i] == NULL)
 			return -ENODEV;
