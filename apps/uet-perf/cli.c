@@ -109,11 +109,11 @@ cmd_start(void)
 		return;
 	}
 	cli.running = true;
-	out("%s started: ulp %s, pds %s, size %u, count %lu, window %u, "
-	    "loss %u ppm%s\n", cli.m->name,
-	    cli.o.ulp == PERF_ULP_SES ? "ses" : "raw", cli.rep.pds,
-	    cli.rep.size, (unsigned long)cli.rep.count, cli.rep.window,
-	    cli.rep.loss_ppm, cli.o.duration > 0 ? ", duration bound" : "");
+	out("%s started: pds %s, size %u, count %lu, window %u, loss %u ppm, "
+	    "ulp %s%s\n", cli.m->name, cli.rep.pds, cli.rep.size,
+	    (unsigned long)cli.rep.count, cli.rep.window, cli.rep.loss_ppm,
+	    cli.o.ulp == PERF_ULP_SES ? "ses" : "raw",
+	    cli.o.duration > 0 ? ", duration bound" : "");
 	if (!cli.tty) { /* scripts: the run ends before the next command */
 		while (perf_sess_step(cli.s))
 			;
@@ -141,11 +141,9 @@ show_config(void)
 {
 	const struct perf_opts *o = &cli.o;
 
-	out("test %s, ulp %s, op %s%s%s, pds %s, size %u, count %lu, window "
-	    "%u, duration %.3f s, loss %ld ppm%s, peers %u, interval %u ms, "
-	    "seed %lu, cc fixed window\n", cli.m->name,
-	    o->ulp == PERF_ULP_SES ? "ses" : "raw", perf_op_name(o->op),
-	    o->tagged ? ", tagged" : "", o->verify ? ", verify" : "",
+	out("test %s, pds %s, size %u, count %lu, window %u, duration %.3f s,"
+	    " loss %ld ppm%s, peers %u, interval %u ms, seed %lu, cc fixed "
+	    "window, ulp %s, op %s%s%s\n", cli.m->name,
 	    perf_pds_name(o->pds_mode),
 	    o->size ? o->size : cli.m->def_size,
 	    (unsigned long)(o->count ? o->count : cli.m->def_count),
@@ -153,7 +151,9 @@ show_config(void)
 	    cli.m->def_ses_window : cli.m->def_window, o->duration,
 	    (long)(o->loss_ppm >= 0 ? o->loss_ppm : cli.m->def_loss_ppm),
 	    o->loss_ppm >= 0 ? "" : " (test default)",
-	    o->peers ? o->peers : 2, o->interval_ms, (unsigned long)o->seed);
+	    o->peers ? o->peers : 2, o->interval_ms, (unsigned long)o->seed,
+	    o->ulp == PERF_ULP_SES ? "ses" : "raw", perf_op_name(o->op),
+	    o->tagged ? ", tagged" : "", o->verify ? ", verify" : "");
 	for (unsigned int k = 0; k < UET_CONFIG_FAULT_KINDS; k++)
 		if (o->fault_ppm[k])
 			out("fault %s %u ppm on the senders' data\n",
