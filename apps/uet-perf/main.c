@@ -56,7 +56,7 @@ usage(FILE *f)
 "                 bw 20000, incast 20000 per sender)\n"
 "  --duration T   stop submitting after T (e.g. 5s) per mode\n"
 "  --window N     raw: packets in flight per sender (default 512, incast\n"
-"                 64); ses: operations in flight (msgrate 512, bw 16)\n"
+"                 64); ses: operations in flight (msgrate 32, bw 16)\n"
 "  --loss PPM     drop rate on the senders' data (default: msgrate 10000,\n"
 "                 else 0)\n"
 "  --seed N       PDS and fault injection seed (default 1)\n"

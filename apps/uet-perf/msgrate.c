@@ -42,7 +42,7 @@ const struct perf_mode perf_mode_msgrate = {
 	.def_size = 64,
 	.def_count = 1000000,
 	.def_window = 512,
-	.def_ses_window = 512,
+	.def_ses_window = 32,
 	.def_loss_ppm = 10000,
 	.print = msgrate_print,
 };
