@@ -520,8 +520,8 @@ pow2_above(uint64_t n)
 }
 
 static int
-side_open(struct sdrv *d, struct sd_side *s, struct uet_engine *e,
-	  const char *tag, const uint8_t fa[4], uint32_t nrq, uint32_t nsq)
+side_open(struct sd_side *s, struct uet_engine *e, const char *tag,
+	  const uint8_t fa[4], uint32_t nrq, uint32_t nsq)
 {
 	struct uet_ses_ulp_ctl r = { .op = UET_SES_ULP_JOB_ADD, .job = SD_JOB };
 	char name[24];
@@ -529,7 +529,6 @@ side_open(struct sdrv *d, struct sd_side *s, struct uet_engine *e,
 	uint16_t pid;
 	int rc;
 
-	(void)d;
 	s->e = e;
 	snprintf(name, sizeof(name), "ps%s", tag);
 	/* CQ: every operation and receive of this side at once */
@@ -647,11 +646,11 @@ sdrv_create(const struct sdrv_params *p)
 	}
 	d->tx.lat_ns = d->lat;
 	snprintf(tag, sizeof(tag), "A%s", p->tag);
-	if (side_open(d, &d->a, p->ea, tag, fa_a,
+	if (side_open(&d->a, p->ea, tag, fa_a,
 		      p->pingpong ? SD_PONG_BUFS : 1, d->nslots) < 0)
 		goto fail;
 	snprintf(tag, sizeof(tag), "B%s", p->tag);
-	if (side_open(d, &d->b, p->eb, tag, fa_b, sends ? d->nrecv : 1,
+	if (side_open(&d->b, p->eb, tag, fa_b, sends ? d->nrecv : 1,
 		      p->pingpong ? d->nrecv : 1) < 0)
 		goto fail;
 	if (!sends && region_open(d) < 0)
