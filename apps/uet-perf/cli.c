@@ -94,7 +94,14 @@ cmd_start(void)
 		    cli.m->name);
 		return;
 	}
+	if (cli.o.ulp == PERF_ULP_SES &&
+	    perf_ses_unsupported(cli.m, &cli.o) != NULL) {
+		err("start: %s over ses: %s", cli.m->name,
+		    perf_ses_unsupported(cli.m, &cli.o));
+		return;
+	}
 	perf_sess_free(cli.s);
+	cli.s = NULL;
 	cli.have_report = false;
 	cli.s = perf_sess_begin(cli.m, &cli.o, &cli.rep);
 	if (cli.s == NULL) {
@@ -102,9 +109,10 @@ cmd_start(void)
 		return;
 	}
 	cli.running = true;
-	out("%s started: pds %s, size %u, count %lu, window %u, loss %u ppm"
-	    "%s\n", cli.m->name, cli.rep.pds, cli.rep.size,
+	out("%s started: pds %s, size %u, count %lu, window %u, loss %u ppm, "
+	    "ulp %s%s\n", cli.m->name, cli.rep.pds, cli.rep.size,
 	    (unsigned long)cli.rep.count, cli.rep.window, cli.rep.loss_ppm,
+	    cli.o.ulp == PERF_ULP_SES ? "ses" : "raw",
 	    cli.o.duration > 0 ? ", duration bound" : "");
 	if (!cli.tty) { /* scripts: the run ends before the next command */
 		while (perf_sess_step(cli.s))
@@ -135,13 +143,17 @@ show_config(void)
 
 	out("test %s, pds %s, size %u, count %lu, window %u, duration %.3f s,"
 	    " loss %ld ppm%s, peers %u, interval %u ms, seed %lu, cc fixed "
-	    "window\n", cli.m->name, perf_pds_name(o->pds_mode),
+	    "window, ulp %s, op %s%s%s\n", cli.m->name,
+	    perf_pds_name(o->pds_mode),
 	    o->size ? o->size : cli.m->def_size,
 	    (unsigned long)(o->count ? o->count : cli.m->def_count),
-	    o->window ? o->window : cli.m->def_window, o->duration,
+	    o->window ? o->window : o->ulp == PERF_ULP_SES ?
+	    cli.m->def_ses_window : cli.m->def_window, o->duration,
 	    (long)(o->loss_ppm >= 0 ? o->loss_ppm : cli.m->def_loss_ppm),
 	    o->loss_ppm >= 0 ? "" : " (test default)",
-	    o->peers ? o->peers : 2, o->interval_ms, (unsigned long)o->seed);
+	    o->peers ? o->peers : 2, o->interval_ms, (unsigned long)o->seed,
+	    o->ulp == PERF_ULP_SES ? "ses" : "raw", perf_op_name(o->op),
+	    o->tagged ? ", tagged" : "", o->verify ? ", verify" : "");
 	for (unsigned int k = 0; k < UET_CONFIG_FAULT_KINDS; k++)
 		if (o->fault_ppm[k])
 			out("fault %s %u ppm on the senders' data\n",
@@ -289,6 +301,31 @@ cmd_set(const char *key, const char *v)
 			return;
 		}
 		cli.m = perf_modes[i];
+	} else if (strcmp(key, "ulp") == 0) {
+		if (strcmp(v, "raw") == 0) {
+			o->ulp = PERF_ULP_RAW;
+		} else if (strcmp(v, "ses") == 0) {
+			o->ulp = PERF_ULP_SES;
+		} else {
+			err("set ulp: expected raw or ses");
+			return;
+		}
+	} else if (strcmp(key, "op") == 0) {
+		if (perf_parse_op(v, &o->op) < 0) {
+			err("set op: expected send, write or read");
+			return;
+		}
+	} else if (strcmp(key, "tagged") == 0 || strcmp(key, "verify") == 0) {
+		bool on = strcmp(v, "on") == 0;
+
+		if (!on && strcmp(v, "off") != 0) {
+			err("set %s: expected on or off", key);
+			return;
+		}
+		if (key[0] == 't')
+			o->tagged = on;
+		else
+			o->verify = on;
 	} else if (strcmp(key, "size") == 0) {
 		if (uet_parse_size(v, 16, 1u << 24, &x, &e) < 0)
 			{
@@ -439,6 +476,9 @@ cb_word(void *res, struct cmdline *cl, void *data)
 		    "  show stats|pdc|port|config\n"
 		    "  set test msgrate|latency|bw|incast\n"
 		    "  set mode rud|rod|rudi|uud   PDS delivery mode\n"
+		    "  set ulp raw|ses       traffic source (ses: rud, rod)\n"
+		    "  set op send|write|read      bw over the SES\n"
+		    "  set tagged on|off | verify on|off   SES sends, checks\n"
 		    "  set size N | window N | count N | duration T (0: none)\n"
 		    "  set peers N           incast senders (1..8)\n"
 		    "  set interval MS       live statistics period (0: off)\n"
@@ -514,8 +554,8 @@ static cmdline_parse_token_string_t tok_set_val =
 	TOKEN_STRING_INITIALIZER(struct res_set, val, NULL);
 static cmdline_parse_inst_t cmd_set_kv = {
 	.f = cb_set,
-	.help_str = "set test|mode|size|window|count|duration|peers|"
-		    "interval|seed|cc VALUE",
+	.help_str = "set test|mode|ulp|op|tagged|verify|size|window|count|"
+		    "duration|peers|interval|seed|cc VALUE",
 	.tokens = { (void *)&tok_set, (void *)&tok_set_key,
 		    (void *)&tok_set_val, NULL },
 };

@@ -37,6 +37,7 @@ const struct perf_mode perf_mode_incast = {
 	.def_size = 4096,
 	.def_count = 20000,
 	.def_window = 64,
+	.def_ses_window = 0,
 	.def_loss_ppm = 0,
 	.incast = true,
 	.print = incast_print,

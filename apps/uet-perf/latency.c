@@ -16,6 +16,7 @@ latency_print(const struct perf_report *r, FILE *f)
 	fprintf(f, "  RTT ns: min %.0f  p50 %.0f  p99 %.0f  p99.9 %.0f  "
 		"max %.0f  avg %.0f\n", r->lat_min, r->lat_p50, r->lat_p99,
 		r->lat_p999, r->lat_max, r->lat_avg);
+	perf_ses_print(r, f);
 	fprintf(f, "  verified: %s\n", r->verified ? "yes" : "NO");
 }
 
@@ -24,6 +25,7 @@ const struct perf_mode perf_mode_latency = {
 	.def_size = 64,
 	.def_count = 100000,
 	.def_window = 64,
+	.def_ses_window = 1,
 	.def_loss_ppm = 0,
 	.pingpong = true,
 	.print = latency_print,

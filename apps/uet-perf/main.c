@@ -2,8 +2,9 @@
 /*
  * uet-perf batch mode: with no arguments, run every mode (msgrate,
  * latency, bw) between two engines in this process, joined by ring ports
- * (rte_eth_from_rings) back to back, both driven inline on this thread.
- * See docs/UET-PERF.md.
+ * (rte_eth_from_rings) back to back, both driven inline on this thread,
+ * over the raw-PDS test ULP (--ulp raw) or the SES through front-end
+ * channels (--ulp ses). See docs/UET-PERF.md.
  */
 
 #include <errno.h>
@@ -19,6 +20,9 @@
 #include "perf.h"
 
 #define PERF_EAL_DEFAULT "-l 0 --no-huge -m 1024 --no-pci --log-level=4"
+/* --ulp ses: buffers of the operations in flight, at most */
+#define PERF_SES_MAX_WINDOW 4096u
+#define PERF_SES_MAX_INFLIGHT_BYTES (64ull << 20)
 
 const struct perf_mode *const perf_modes[PERF_NB_MODES] = {
 	&perf_mode_msgrate,
@@ -51,10 +55,17 @@ usage(FILE *f)
 "  --count N      messages (default: msgrate 1000000, latency 100000,\n"
 "                 bw 20000, incast 20000 per sender)\n"
 "  --duration T   stop submitting after T (e.g. 5s) per mode\n"
-"  --window PKTS  packets in flight per sender (default 512, incast 64)\n"
+"  --window N     raw: packets in flight per sender (default 512, incast\n"
+"                 64); ses: operations in flight (msgrate 32, bw 16)\n"
 "  --loss PPM     drop rate on the senders' data (default: msgrate 10000,\n"
 "                 else 0)\n"
 "  --seed N       PDS and fault injection seed (default 1)\n"
+"  --ulp U        raw (default: raw-PDS test ULP) | ses (the SES ULP\n"
+"                 through front-end channels; in-process runs)\n"
+"  --op OP        ses, bw: write (default, RMA WRITE into a registered\n"
+"                 region) | send | read\n"
+"  --tagged       ses: sends are tagged (TSEND / TRECV)\n"
+"  --verify       ses: fill and check every payload byte (raw: always)\n"
 "  --peers N      incast: senders, 1..8 (default 2)\n"
 "  --interval MS  live statistics line every MS ms (default: off; -i 1000)\n"
 "  --csv FILE     time series per interval (default interval 1000 ms)\n"
@@ -133,6 +144,25 @@ perf_pds_name(uint8_t m)
 }
 
 const char *
+perf_ses_unsupported(const struct perf_mode *m, const struct perf_opts *o)
+{
+	uint32_t size = o->size ? o->size : m->def_size;
+	uint32_t window = o->window ? o->window : m->def_ses_window;
+
+	if (m->incast)
+		return "incast runs over the raw ULP only";
+	if (o->pds_mode != UET_PDS_MODE_RUD && o->pds_mode != UET_PDS_MODE_ROD)
+		return "--pds rud or rod (SES operations are reliable)";
+	if (m->pingpong)
+		return NULL;
+	if (window > PERF_SES_MAX_WINDOW)
+		return "--window: at most 4096 operations in flight";
+	if ((uint64_t)window * size > PERF_SES_MAX_INFLIGHT_BYTES)
+		return "--window x --size: at most 64 MiB in flight";
+	return NULL;
+}
+
+const char *
 perf_fault_name(unsigned int kind)
 {
 	static const char *const names[UET_CONFIG_FAULT_KINDS] = {
@@ -175,7 +205,7 @@ check_roles(const struct perf_opts *o, unsigned int twoproc_flags,
 /* Impossible combinations of otherwise valid flags. */
 static int
 check_combos(struct perf_opts *o, unsigned int twoproc_flags,
-	     unsigned int test_flags)
+	     unsigned int test_flags, unsigned int ses_flags)
 {
 	bool incast = (o->modes & (1u << 3)) != 0;
 
@@ -197,6 +227,25 @@ check_combos(struct perf_opts *o, unsigned int twoproc_flags,
 	}
 	if (o->interactive && o->json)
 		return bad_arg("--json", "is for batch runs (not with -i)");
+	if (o->ulp == PERF_ULP_SES) {
+		if (o->role != PERF_ROLE_NONE)
+			return bad_arg("--ulp ses", "runs in one process (no "
+				       "--role)");
+		for (unsigned int i = 0; i < PERF_NB_MODES; i++)
+			if ((o->modes & (1u << i)) &&
+			    perf_ses_unsupported(perf_modes[i], o) != NULL)
+				return bad_arg("--ulp ses",
+					perf_ses_unsupported(perf_modes[i], o));
+	}
+	if (ses_flags && o->ulp != PERF_ULP_SES)
+		return bad_arg("--op/--tagged", "need --ulp ses");
+	if ((ses_flags & 1) && !o->interactive &&
+	    !(o->modes & (1u << 2)))
+		return bad_arg("--op", "applies to --mode bw (msgrate and "
+			       "latency send)");
+	if (o->tagged && o->op != PERF_OP_SEND && !o->interactive &&
+	    o->modes == (1u << 2))
+		return bad_arg("--tagged", "applies to sends (--op send)");
 	if (o->csv != NULL && o->interval_ms == 0)
 		o->interval_ms = 1000;
 	return check_roles(o, twoproc_flags, test_flags);
@@ -229,10 +278,15 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "interval", required_argument, NULL, 'V' },
 		{ "csv", required_argument, NULL, 'X' },
 		{ "interactive", no_argument, NULL, 'i' },
+		{ "ulp", required_argument, NULL, 'U' },
+		{ "op", required_argument, NULL, 'O' },
+		{ "tagged", no_argument, NULL, 'g' },
+		{ "verify", no_argument, NULL, 'y' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int test_flags = 0; /* client-only flags given */
 	unsigned int twoproc_flags = 0; /* two-process flags given */
+	unsigned int ses_flags = 0; /* 1: --op, 2: --tagged */
 	struct uet_parse_err err;
 	uint64_t v;
 	int c;
@@ -366,6 +420,31 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 		case 'i':
 			o->interactive = true;
 			break;
+		case 'U':
+			test_flags |= 1;
+			if (strcmp(optarg, "raw") == 0)
+				o->ulp = PERF_ULP_RAW;
+			else if (strcmp(optarg, "ses") == 0)
+				o->ulp = PERF_ULP_SES;
+			else
+				return bad_arg("--ulp", "expected raw or ses");
+			break;
+		case 'O':
+			test_flags |= 1;
+			ses_flags |= 1;
+			if (perf_parse_op(optarg, &o->op) < 0)
+				return bad_arg("--op", "expected write, send "
+					       "or read");
+			break;
+		case 'g':
+			test_flags |= 1;
+			ses_flags |= 2;
+			o->tagged = true;
+			break;
+		case 'y':
+			test_flags |= 1;
+			o->verify = true;
+			break;
 		default:
 			return bad_arg(argv[optind - 1] ? argv[optind - 1] :
 				       "?", "unknown option or missing value");
@@ -373,7 +452,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 	}
 	if (optind < argc)
 		return bad_arg(argv[optind], "unexpected argument");
-	return check_combos(o, twoproc_flags, test_flags);
+	return check_combos(o, twoproc_flags, test_flags, ses_flags);
 }
 
 /* ------------------------------------------------------------------ */
@@ -431,6 +510,9 @@ perf_verify(const struct perf_report *r, uint8_t pds)
 		ok = ok && rx->rx_dup == 0;
 		break;
 	}
+	if (r->ses.on) /* every completion good, none unexplained */
+		ok = ok && r->ses.drv.cqe_err == 0 && r->ses.drv.cqe_bad == 0 &&
+		     r->ses.drv.post_fail == 0 && r->rx.pkts_done_err == 0;
 	return ok;
 }
 
@@ -443,7 +525,8 @@ perf_report_init(struct perf_report *r, const struct perf_mode *m,
 	r->pds = perf_pds_name(o->pds_mode);
 	r->size = o->size ? o->size : m->def_size;
 	r->count = o->count ? o->count : m->def_count;
-	r->window = o->window ? o->window : m->def_window;
+	r->window = o->window ? o->window :
+		    o->ulp == PERF_ULP_SES ? m->def_ses_window : m->def_window;
 	r->loss_ppm = (uint32_t)(o->loss_ppm >= 0 ? o->loss_ppm : def_loss);
 }
 
@@ -463,6 +546,43 @@ json_side(FILE *f, const char *name, const struct rulp_result *s)
 		(unsigned long)s->rx_bytes, (unsigned long)s->rx_dup,
 		(unsigned long)s->rx_bad, (unsigned long)s->rx_order_err,
 		(unsigned long)s->rx_lost, (unsigned long)s->pongs);
+}
+
+static void
+json_ses_side(FILE *f, const char *name, const struct perf_ses_side *x)
+{
+	fprintf(f, "\"%s\":{\"wr_submitted\":%lu,\"wr_eagain\":%lu,"
+		"\"msg_ok\":%lu,\"msg_err\":%lu,\"frag_tx\":%lu,"
+		"\"frag_rebuilt\":%lu,\"rx_bad\":%lu,\"cq_overflow\":%lu,"
+		"\"unexp_drop\":%lu,\"ret_tx\":%lu,\"ret_rx\":%lu,"
+		"\"rdv_tx\":%lu,\"sqe\":%lu,\"sqe_held\":%lu,"
+		"\"sqe_rejected\":%lu,\"rqe\":%lu,\"rqe_rejected\":%lu,"
+		"\"cqe\":%lu,\"cq_wait\":%lu}", name,
+		(unsigned long)x->wr_submitted, (unsigned long)x->wr_eagain,
+		(unsigned long)x->msg_ok, (unsigned long)x->msg_err,
+		(unsigned long)x->frag_tx, (unsigned long)x->frag_rebuilt,
+		(unsigned long)x->rx_bad, (unsigned long)x->cq_overflow,
+		(unsigned long)x->unexp_drop, (unsigned long)x->ret_tx,
+		(unsigned long)x->ret_rx, (unsigned long)x->rdv_tx,
+		(unsigned long)x->sqe, (unsigned long)x->sqe_held,
+		(unsigned long)x->sqe_rejected, (unsigned long)x->rqe,
+		(unsigned long)x->rqe_rejected, (unsigned long)x->cqe,
+		(unsigned long)x->cq_wait);
+}
+
+/* "op", "tagged" and "ses": completion errors and both SES's counters. */
+static void
+json_ses(FILE *f, const struct perf_ses *x)
+{
+	fprintf(f, "\"op\":\"%s\",\"tagged\":%s,\"ses\":{"
+		"\"completion_errors\":%lu,\"unknown_completions\":%lu,"
+		"\"post_failures\":%lu,", perf_op_name(x->op),
+		x->tagged ? "true" : "false", (unsigned long)x->drv.cqe_err,
+		(unsigned long)x->drv.cqe_bad, (unsigned long)x->drv.post_fail);
+	json_ses_side(f, "initiator", &x->ini);
+	fputc(',', f);
+	json_ses_side(f, "target", &x->tgt);
+	fputs("},", f);
 }
 
 void
@@ -508,10 +628,37 @@ perf_json_report(FILE *f, const struct perf_report *r)
 		fputs("],", f);
 	}
 	fprintf(f, "\"stopped\":%s,", r->stopped ? "true" : "false");
+	fprintf(f, "\"ulp\":\"%s\",\"payload_checked\":%s,",
+		r->ses.on ? "ses" : "raw",
+		!r->ses.on || r->ses.payload_checked ? "true" : "false");
+	if (r->ses.on)
+		json_ses(f, &r->ses);
 	json_side(f, "sender", &r->tx);
 	fputc(',', f);
 	json_side(f, "receiver", &r->rx);
 	fputc('}', f);
+}
+
+void
+perf_ses_print(const struct perf_report *r, FILE *f)
+{
+	const struct perf_ses *x = &r->ses;
+
+	if (!x->on)
+		return;
+	fprintf(f, "  ses: %s%s, completions %lu ok / %lu errors, fragments "
+		"%lu (rebuilt %lu), read responses %lu, sqe held %lu, cq wait "
+		"%lu, payload %s\n", perf_op_name(x->op),
+		x->tagged ? " (tagged)" : "",
+		(unsigned long)(x->ini.msg_ok + x->tgt.msg_ok),
+		(unsigned long)x->drv.cqe_err,
+		(unsigned long)(x->ini.frag_tx + x->tgt.frag_tx),
+		(unsigned long)(x->ini.frag_rebuilt + x->tgt.frag_rebuilt),
+		(unsigned long)x->tgt.ret_tx,
+		(unsigned long)(x->ini.sqe_held + x->tgt.sqe_held),
+		(unsigned long)(x->ini.cq_wait + x->tgt.cq_wait),
+		x->payload_checked ? "checked byte by byte" :
+				     "sequence numbers only");
 }
 
 /* EAL of the in-process modes: built-in or [eal] args of --config. */
@@ -551,7 +698,8 @@ open_csv(struct perf_opts *o)
 			strerror(errno));
 		return 2;
 	}
-	perf_csv_header(o->csv_file);
+	o->csv_ses = o->ulp == PERF_ULP_SES;
+	perf_csv_header(o->csv_file, o->csv_ses);
 	return 0;
 }
 
@@ -566,8 +714,10 @@ batch_main(const struct perf_opts *o)
 
 	if (!o->json)
 		printf("uet-perf: %u engines, 1 thread (inline), ring ports, "
-		       "PDS %s, seed %lu\n", engines,
-		       perf_pds_name(o->pds_mode), (unsigned long)o->seed);
+		       "PDS %s, ULP %s, seed %lu\n", engines,
+		       perf_pds_name(o->pds_mode),
+		       o->ulp == PERF_ULP_SES ? "ses (channels)" : "raw",
+		       (unsigned long)o->seed);
 	for (unsigned int i = 0; i < PERF_NB_MODES; i++) {
 		if (!(o->modes & (1u << i)))
 			continue;
@@ -585,9 +735,10 @@ batch_main(const struct perf_opts *o)
 	}
 	if (o->json) {
 		printf("{\"tool\":\"uet-perf\",\"pds\":\"%s\",\"seed\":%lu,"
-		       "\"inline\":true,\"engines\":%u,\"threads\":1,",
-		       perf_pds_name(o->pds_mode), (unsigned long)o->seed,
-		       engines);
+		       "\"inline\":true,\"engines\":%u,\"threads\":1,"
+		       "\"ulp\":\"%s\",", perf_pds_name(o->pds_mode),
+		       (unsigned long)o->seed, engines,
+		       o->ulp == PERF_ULP_SES ? "ses" : "raw");
 		printf("\"results\":{");
 		for (unsigned int i = 0; i < PERF_NB_MODES; i++) {
 			if (!(o->modes & (1u << i)))

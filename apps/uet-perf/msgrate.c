@@ -10,9 +10,10 @@
 static void
 msgrate_print(const struct perf_report *r, FILE *f)
 {
-	fprintf(f, "msgrate: %lu x %u B over %s, window %u pkts, loss %u ppm: "
+	fprintf(f, "msgrate: %lu x %u B over %s, window %u %s, loss %u ppm: "
 		"%.0f msgs/s (%.3f s)\n", (unsigned long)r->count, r->size,
-		r->pds, r->window, r->loss_ppm, r->msgs_per_s, r->seconds);
+		r->pds, r->window, perf_window_unit(r), r->loss_ppm,
+		r->msgs_per_s, r->seconds);
 	fprintf(f, "  delivered %lu, lost %lu, duplicated %lu, bad %lu, "
 		"order errors %lu, completions %lu ok / %lu failed\n",
 		(unsigned long)r->rx.rx_msgs, (unsigned long)r->rx.rx_lost,
@@ -32,6 +33,7 @@ msgrate_print(const struct perf_report *r, FILE *f)
 		(unsigned long)r->rec.tlp_fires,
 		(unsigned long)r->rec.rod_goback,
 		(unsigned long)r->rec.rod_stale);
+	perf_ses_print(r, f);
 	fprintf(f, "  verified: %s\n", r->verified ? "yes" : "NO");
 }
 
@@ -40,6 +42,7 @@ const struct perf_mode perf_mode_msgrate = {
 	.def_size = 64,
 	.def_count = 1000000,
 	.def_window = 512,
+	.def_ses_window = 32,
 	.def_loss_ppm = 10000,
 	.print = msgrate_print,
 };

@@ -5,9 +5,9 @@
 /*
  * uet-perf: batch benchmarks over two engines in one process (ring ports
  * back to back, inline progress on one thread). One file per traffic mode
- * (msgrate.c, latency.c, bw.c), like testpmd's forwarding engines; the
- * traffic source is the "raw PDS" test ULP (rawulp.c) until the SES
- * replaces it.
+ * (msgrate.c, latency.c, bw.c), like testpmd's forwarding engines. Two
+ * traffic sources (--ulp): the "raw PDS" test ULP (rawulp.c), or the SES
+ * ULP of the engine driven through front-end channels (sesdrv.c).
  */
 
 #include <stdbool.h>
@@ -93,6 +93,67 @@ int rulp_flow_get(const struct rulp *r, uint32_t f, uint64_t sent,
 		  struct rulp_flow *out);
 
 /* ------------------------------------------------------------------ */
+/* SES traffic through front-end channels (sesdrv.c)                   */
+/* ------------------------------------------------------------------ */
+
+/* Traffic source (--ulp). */
+enum perf_ulp { PERF_ULP_RAW = 0, PERF_ULP_SES = 1 };
+
+/* SES operation of the bw test (--op); msgrate and latency send. */
+enum perf_op { PERF_OP_WRITE = 0, PERF_OP_SEND = 1, PERF_OP_READ = 2 };
+
+/* What the SES driver runs between initiator A and target B. */
+struct sdrv_params {
+	struct uet_engine *ea;   /* initiator engine (SES ULP) */
+	struct uet_engine *eb;   /* target engine (SES ULP) */
+	const char *tag;         /* unique per run: channel names */
+	uint8_t op;              /* enum perf_op */
+	bool tagged;             /* SEND as TSEND / TRECV */
+	bool rod;                /* SQE mode ROD (else RUD) */
+	bool verify;             /* fill and check every payload byte */
+	bool pingpong;           /* latency: B echoes, one message in flight */
+	uint32_t size;           /* bytes per operation */
+	uint64_t count;          /* operations */
+	uint32_t window;         /* operations in flight */
+	uint64_t deadline_tsc;   /* stop submitting after this (0: none) */
+};
+
+/* Driver-level counters (besides the per-side results). */
+struct sdrv_counters {
+	uint64_t cqe_err;        /* CQEs with status != 0 (both sides) */
+	uint64_t cqe_bad;        /* CQEs with an unknown context */
+	uint64_t post_fail;      /* RQ posts refused (never expected) */
+};
+
+struct sdrv;
+
+/* Channels, job, region, pre-posted receives; NULL on failure (printed). */
+struct sdrv *sdrv_create(const struct sdrv_params *p);
+/* Detach the channels (before the engines are freed). */
+void sdrv_detach(struct sdrv *d);
+/* Free channels and buffers (after the engines); NULL: no-op. */
+void sdrv_free(struct sdrv *d);
+/* Application side of one loop turn: CQs, reposts, submissions. */
+void sdrv_poll(struct sdrv *d);
+/* Every operation submitted and completed, every message received. */
+bool sdrv_finished(struct sdrv *d);
+/* Submit no new operation. */
+void sdrv_stop(struct sdrv *d);
+/* Delivered so far (live statistics): messages / bytes in rx_*. */
+const struct rulp_result *sdrv_live(const struct sdrv *d);
+/* Driver counters. */
+const struct sdrv_counters *sdrv_counters(const struct sdrv *d);
+/*
+ * Final results (first call checks the target region of WRITEs):
+ * @p tx initiator side, @p rx delivery side (B's receives for sends, the
+ * placed / read data for WRITE / READ). tx->lat_ns: latency samples.
+ */
+void sdrv_result(struct sdrv *d, struct rulp_result *tx,
+		 struct rulp_result *rx);
+const char *perf_op_name(uint8_t op);
+int perf_parse_op(const char *s, uint8_t *out);
+
+/* ------------------------------------------------------------------ */
 /* runs and modes                                                      */
 /* ------------------------------------------------------------------ */
 
@@ -124,6 +185,12 @@ struct perf_opts {
 	bool interactive;        /* -i: cmdline prompt */
 	/* faults on the senders' data besides drop (loss_ppm), by kind */
 	uint32_t fault_ppm[UET_CONFIG_FAULT_KINDS];
+	/* traffic source */
+	uint8_t ulp;             /* enum perf_ulp */
+	uint8_t op;              /* enum perf_op (bw over the SES) */
+	bool tagged;             /* SES sends tagged */
+	bool verify;             /* SES: check every payload byte */
+	bool csv_ses;            /* the --csv header has the SES columns */
 };
 
 #define PERF_MAX_PEERS 8         /* incast senders */
@@ -178,6 +245,22 @@ struct perf_report {
 	struct perf_flow flow[PERF_MAX_PEERS];
 	double jain;             /* Jain fairness of the flows' goodput */
 	bool stopped;            /* ended by a stop command */
+	/* --ulp ses */
+	struct perf_ses {
+		bool on;
+		uint8_t op;              /* enum perf_op */
+		bool tagged;
+		bool payload_checked;    /* every byte (--verify) */
+		struct sdrv_counters drv;
+		/* SES + glue counters of initiator (A) and target (B) */
+		struct perf_ses_side {
+			uint64_t wr_submitted, wr_eagain, msg_ok, msg_err;
+			uint64_t frag_tx, frag_rebuilt, rx_bad, cq_overflow;
+			uint64_t unexp_drop, ret_tx, ret_rx, rdv_tx;
+			uint64_t sqe, sqe_held, sqe_rejected, rqe;
+			uint64_t rqe_rejected, cqe, cq_wait;
+		} ini, tgt;
+	} ses;
 };
 
 /* One benchmark, chosen by --mode (testpmd's fwd_engine shape). */
@@ -187,6 +270,7 @@ struct perf_mode {
 	uint64_t def_count;
 	uint32_t def_window;
 	uint32_t def_loss_ppm;   /* on A's transmitted data */
+	uint32_t def_ses_window; /* --ulp ses: operations in flight */
 	bool pingpong;
 	bool incast;             /* N senders to one receiver */
 	void (*print)(const struct perf_report *r, FILE *f);
@@ -207,6 +291,8 @@ struct perf_sample {
 	uint64_t bytes;          /* message bytes delivered */
 	uint64_t retx;           /* retransmissions */
 	uint64_t drops;          /* frames dropped (faults, full queues) */
+	uint64_t cqe_err;        /* --ulp ses: completions in error */
+	uint64_t ses_frags;      /* --ulp ses: fragments handed to the PDS */
 };
 
 struct perf_sampler {
@@ -216,13 +302,16 @@ struct perf_sampler {
 	uint64_t hz, period, t0, next;
 	struct perf_sample last;
 	uint64_t last_tsc;
+	bool ses;                /* SES fields on live lines */
+	bool csv_ses;            /* the CSV header has the SES columns */
 };
 
-/* Write the CSV header line. */
-void perf_csv_header(FILE *f);
+/* Write the CSV header line (@p ses: with the SES columns). */
+void perf_csv_header(FILE *f, bool ses);
 /* Start sampling at @p t0 every @p interval_ms (0: never). */
 void perf_sampler_init(struct perf_sampler *s, FILE *live, FILE *csv,
-		       uint32_t interval_ms, const char *mode, uint64_t t0);
+		       uint32_t interval_ms, const char *mode, uint64_t t0,
+		       bool ses, bool csv_ses);
 /* A live line / CSV row when the period elapsed (or @p force). */
 void perf_sampler_tick(struct perf_sampler *s, uint64_t now,
 		       const struct perf_sample *cur, bool force);
@@ -270,9 +359,20 @@ extern const struct perf_mode *const perf_modes[];
 const char *perf_pds_name(uint8_t m);
 const char *perf_fault_name(unsigned int kind);
 int perf_parse_pds(const char *s, uint8_t *out);
+/* NULL when @p m can run over @p o->ulp with @p o, else why not. */
+const char *perf_ses_unsupported(const struct perf_mode *m,
+				 const struct perf_opts *o);
 void perf_latency_stats(struct perf_report *r);
 bool perf_verify(const struct perf_report *r, uint8_t pds);
 void perf_json_report(FILE *f, const struct perf_report *r);
+/* --ulp ses: one line of SES counters (nothing for raw runs). */
+void perf_ses_print(const struct perf_report *r, FILE *f);
+/* Unit of the window: "pkts" (raw) or "ops" (ses). */
+static inline const char *
+perf_window_unit(const struct perf_report *r)
+{
+	return r->ses.on ? "ops" : "pkts";
+}
 void perf_report_init(struct perf_report *r, const struct perf_mode *m,
 		      const struct perf_opts *o, uint32_t def_loss);
 

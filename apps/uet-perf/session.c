@@ -12,6 +12,10 @@
  * The incast switch is a loop over "down" on this thread that moves each
  * frame to the RX ring of the sender owning its destination MAC (mbufs
  * are passed through, never copied or allocated).
+ *
+ * Traffic source (--ulp): raw, the raw-PDS test ULP on each engine
+ * (rawulp.c); ses, the engine's SES ULP on each engine and the SES driver
+ * (sesdrv.c) posting to their channels between engine polls.
  */
 
 #include <errno.h>
@@ -25,6 +29,8 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
+
+#include <uet/uet_ses_ulp.h>
 
 #include "perf.h"
 
@@ -47,6 +53,8 @@ struct perf_sess {
 	struct uet_engine *e[PERF_MAX_PEERS + 1]; /* 0: receiver */
 	struct rulp *ru[PERF_MAX_PEERS + 1];
 	struct uet_proto_params pp[PERF_MAX_PEERS + 1];
+	struct uet_ses_ulp_params sp[2];          /* --ulp ses: B, A */
+	struct sdrv *sd;                          /* --ulp ses */
 	struct perf_sampler smp;
 	uint64_t t0, t_fin, hard;
 	uint64_t sw_drops;                        /* incast switch */
@@ -230,15 +238,52 @@ ctx_of(struct perf_sess *s, unsigned int i)
 	return uet_ulp_ctx_get(s->e[i], 0);
 }
 
+/* SES counters of engine @p i (zeros when it runs no SES). */
+static const struct uet_ses_stats *
+ses_stats(struct perf_sess *s, unsigned int i)
+{
+	static const struct uet_ses_stats none;
+	const struct uet_ses *ses = NULL;
+
+	if (s->e[i] == NULL ||
+	    uet_ses_ulp_stats_get(s->e[i], 0, NULL, &ses) != 0 || ses == NULL)
+		return &none;
+	return uet_ses_stats_get(ses);
+}
+
 /* ------------------------------------------------------------------ */
 /* session                                                             */
 /* ------------------------------------------------------------------ */
+
+/* The senders' faults (--loss, set fault) on @p cfg, seeded @p seed. */
+static void
+faults_apply(const struct perf_sess *s, struct uet_config *cfg, uint64_t seed)
+{
+	cfg->fault.seed = seed;
+	for (unsigned int k = 0; k < UET_CONFIG_FAULT_KINDS; k++) {
+		uint32_t ppm = k == UET_CONFIG_FAULT_DROP ? s->r->loss_ppm :
+			       s->o.fault_ppm[k];
+
+		if (ppm == 0)
+			continue;
+		cfg->fault.enabled = true;
+		cfg->fault.ppm[UET_CONFIG_FAULT_TX][UET_CONFIG_FAULT_DATA][k] =
+			ppm;
+	}
+}
+
+/* --ulp ses --op read: the data flows back, faults on the target too. */
+static bool
+target_faults(const struct perf_sess *s)
+{
+	return s->o.ulp == PERF_ULP_SES && s->m == &perf_mode_bw &&
+	       s->o.op == PERF_OP_READ;
+}
 
 static int
 sess_engines(struct perf_sess *s, const struct uet_config *base)
 {
 	static struct uet_config cfg; /* large: not on the stack */
-	const struct perf_report *r = s->r;
 	uint8_t ip[4], mac[6];
 
 	/* receiver */
@@ -250,6 +295,8 @@ sess_engines(struct perf_sess *s, const struct uet_config *base)
 		add_neigh(&cfg, s->m->incast ? ip : ip_a,
 			  s->m->incast ? mac : mac_a);
 	}
+	if (target_faults(s))
+		faults_apply(s, &cfg, s->o.seed + PERF_MAX_PEERS);
 	s->e[0] = engine_make("R", 0, &cfg, &s->pp[0]);
 	if (s->e[0] == NULL)
 		return -ENODEV;
@@ -267,17 +314,7 @@ sess_engines(struct perf_sess *s, const struct uet_config *base)
 		}
 		side_cfg(&cfg, base, dev, ip, mac);
 		add_neigh(&cfg, ip_b, mac_b);
-		cfg.fault.seed = s->o.seed + i;
-		for (unsigned int k = 0; k < UET_CONFIG_FAULT_KINDS; k++) {
-			uint32_t ppm = k == UET_CONFIG_FAULT_DROP ?
-				       r->loss_ppm : s->o.fault_ppm[k];
-
-			if (ppm == 0)
-				continue;
-			cfg.fault.enabled = true;
-			cfg.fault.ppm[UET_CONFIG_FAULT_TX][UET_CONFIG_FAULT_DATA]
-				     [k] = ppm;
-		}
+		faults_apply(s, &cfg, s->o.seed + i);
 		s->e[1 + i] = engine_make("S", i, &cfg, &s->pp[1 + i]);
 		if (s->e[1 + i] == NULL)
 			return -ENODEV;
@@ -333,6 +370,52 @@ sess_rulps(struct perf_sess *s)
 	return 0;
 }
 
+/* --ulp ses: the SES ULP on both engines, pools sized for the window. */
+static void
+sess_ses_params(struct perf_sess *s)
+{
+	uint32_t ops = s->r->window * 2 + 64;
+
+	for (unsigned int i = 0; i < 2; i++) {
+		s->sp[i] = (struct uet_ses_ulp_params){
+			.pid_base = (uint16_t)(i == 0 ? 20 : 10),
+			.max_msgs = RTE_MAX(ops, 1024u),
+			.max_posted = RTE_MAX(ops, 1024u),
+			.seed = s->o.seed + i,
+		};
+		s->pp[i] = (struct uet_proto_params){
+			.ulp = &uet_ses_ulp_ops, .ulp_arg = &s->sp[i],
+		};
+	}
+}
+
+static int
+sess_sdrv(struct perf_sess *s)
+{
+	const struct perf_report *r = s->r;
+	struct sdrv_params p = {
+		.ea = s->e[1],
+		.eb = s->e[0],
+		.op = s->m == &perf_mode_bw ? s->o.op : PERF_OP_SEND,
+		.tagged = s->o.tagged,
+		.rod = s->o.pds_mode == UET_PDS_MODE_ROD,
+		.verify = s->o.verify,
+		.pingpong = s->m->pingpong,
+		.size = r->size,
+		.count = r->count,
+		.window = s->m->pingpong ? 1 : r->window,
+	};
+	char tag[12];
+
+	snprintf(tag, sizeof(tag), "%u", run_no);
+	p.tag = tag;
+	if (s->o.duration > 0)
+		p.deadline_tsc = rte_rdtsc() + (uint64_t)(s->o.duration *
+					(double)rte_get_tsc_hz());
+	s->sd = sdrv_create(&p);
+	return s->sd == NULL ? -ENOMEM : 0;
+}
+
 static struct uet_config perf_base_cfg;
 static bool perf_base_set;
 
@@ -368,6 +451,11 @@ perf_sess_begin(const struct perf_mode *m, const struct perf_opts *o,
 
 	if (base == NULL)
 		return NULL;
+	if (o->ulp == PERF_ULP_SES && perf_ses_unsupported(m, o) != NULL) {
+		fprintf(stderr, "uet-perf: %s: --ulp ses: %s\n", m->name,
+			perf_ses_unsupported(m, o));
+		return NULL;
+	}
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return NULL;
@@ -390,9 +478,14 @@ perf_sess_begin(const struct perf_mode *m, const struct perf_opts *o,
 		for (unsigned int i = 0; i < inc_ports_made; i++)
 			ring_flush(inc_rx[i]);
 	}
-	rc = sess_rulps(s);
+	if (o->ulp == PERF_ULP_SES)
+		sess_ses_params(s);
+	else
+		rc = sess_rulps(s);
 	if (rc == 0)
 		rc = sess_engines(s, base);
+	if (rc == 0 && o->ulp == PERF_ULP_SES)
+		rc = sess_sdrv(s);
 	if (rc < 0)
 		goto fail;
 	r->pkts_per_msg = rulp_pkts_per_msg(r->size,
@@ -403,7 +496,7 @@ perf_sess_begin(const struct perf_mode *m, const struct perf_opts *o,
 				     (double)rte_get_tsc_hz());
 	live = o->interval_ms == 0 ? NULL : o->json ? stderr : stdout;
 	perf_sampler_init(&s->smp, live, o->csv_file, o->interval_ms,
-			  m->name, s->t0);
+			  m->name, s->t0, s->sd != NULL, o->csv_ses);
 	if (s->smp.period != 0) /* ports outlive runs: count from here */
 		sess_sample(s, &s->smp.last);
 	return s;
@@ -416,9 +509,15 @@ static void
 sess_sample(struct perf_sess *s, struct perf_sample *out)
 {
 	static struct uet_engine_stats st;
-	const struct rulp_result *rx = rulp_live(s->ru[0]);
+	const struct rulp_result *rx = s->sd != NULL ? sdrv_live(s->sd) :
+				       rulp_live(s->ru[0]);
 
 	memset(out, 0, sizeof(*out));
+	if (s->sd != NULL) {
+		out->cqe_err = sdrv_counters(s->sd)->cqe_err;
+		for (unsigned int i = 0; i <= s->nb_tx; i++)
+			out->ses_frags += ses_stats(s, i)->frag_tx;
+	}
 	out->msgs = rx->rx_msgs;
 	out->bytes = rx->rx_bytes;
 	out->drops = s->sw_drops;
@@ -441,11 +540,15 @@ poll_all(struct perf_sess *s)
 	(void)uet_engine_poll(s->e[0], 1);
 	if (s->m->incast)
 		switch_pump(s);
+	if (s->sd != NULL)
+		sdrv_poll(s->sd);
 }
 
 static bool
 all_finished(const struct perf_sess *s)
 {
+	if (s->sd != NULL)
+		return sdrv_finished(s->sd);
 	for (unsigned int i = 0; i <= s->nb_tx; i++)
 		if (!rulp_send_finished(s->ru[i]))
 			return false;
@@ -490,8 +593,11 @@ void
 perf_sess_stop(struct perf_sess *s)
 {
 	s->stopped = true;
+	if (s->sd != NULL)
+		sdrv_stop(s->sd);
 	for (unsigned int i = 1; i <= s->nb_tx; i++)
-		rulp_stop(s->ru[i]);
+		if (s->ru[i] != NULL)
+			rulp_stop(s->ru[i]);
 }
 
 /* Loss recovery of a sender's PDS, summed over the senders. */
@@ -576,6 +682,51 @@ incast_flows(struct perf_sess *s)
 	r->jain = sq > 0 ? sum * sum / ((double)s->nb_tx * sq) : 0;
 }
 
+static void
+ses_side(struct perf_sess *s, unsigned int i, struct perf_ses_side *o)
+{
+	const struct uet_ses_stats *x = ses_stats(s, i);
+	struct uet_ses_ulp_stats g;
+
+	memset(&g, 0, sizeof(g));
+	(void)uet_ses_ulp_stats_get(s->e[i], 0, &g, NULL);
+	*o = (struct perf_ses_side){
+		.wr_submitted = x->wr_submitted, .wr_eagain = x->wr_eagain,
+		.msg_ok = x->msg_ok, .msg_err = x->msg_err,
+		.frag_tx = x->frag_tx, .frag_rebuilt = x->frag_rebuilt,
+		.rx_bad = x->rx_bad, .cq_overflow = x->cq_overflow,
+		.unexp_drop = x->unexp_drop, .ret_tx = x->ret_tx,
+		.ret_rx = x->ret_rx, .rdv_tx = x->rdv_tx,
+		.sqe = g.sqe, .sqe_held = g.sqe_held,
+		.sqe_rejected = g.sqe_rejected, .rqe = g.rqe,
+		.rqe_rejected = g.rqe_rejected, .cqe = g.cqe,
+		.cq_wait = g.cq_wait,
+	};
+}
+
+/* --ulp ses: driver results and the SES counters of both engines. */
+static void
+ses_results(struct perf_sess *s)
+{
+	struct perf_report *r = s->r;
+	struct perf_ses *x = &r->ses;
+	uint64_t pkts;
+
+	sdrv_result(s->sd, &r->tx, &r->rx);
+	x->on = true;
+	x->op = s->m == &perf_mode_bw ? s->o.op : PERF_OP_SEND;
+	x->tagged = s->o.tagged && x->op == PERF_OP_SEND;
+	x->payload_checked = s->o.verify;
+	x->drv = *sdrv_counters(s->sd);
+	ses_side(s, 1, &x->ini);
+	ses_side(s, 0, &x->tgt);
+	/* data packets per operation, as the SES cut them */
+	pkts = x->op == PERF_OP_READ ? x->tgt.ret_tx : x->ini.frag_tx;
+	if (r->tx.msgs_sent > 0 && pkts > 0)
+		r->pkts_per_msg = (uint32_t)((pkts + r->tx.msgs_sent - 1) /
+					     r->tx.msgs_sent);
+}
+
 void
 perf_sess_end(struct perf_sess *s)
 {
@@ -590,14 +741,18 @@ perf_sess_end(struct perf_sess *s)
 	r->seconds = (double)(s->t_fin - s->t0) / (double)rte_get_tsc_hz();
 	r->complete = s->complete;
 	r->stopped = s->stopped;
-	sender_results(s, &r->tx);
-	if (!s->m->incast && r->tx.msgs_sent < r->count) {
-		/* the rest was never sent (duration, stop, hard limit) */
-		rulp_expect_trim(s->ru[0], r->tx.msgs_sent);
-		rulp_expect_trim(s->ru[1], r->tx.msgs_sent);
-		rulp_result(s->ru[1], &r->tx);
+	if (s->sd != NULL) {
+		ses_results(s);
+	} else {
+		sender_results(s, &r->tx);
+		if (!s->m->incast && r->tx.msgs_sent < r->count) {
+			/* the rest was never sent (duration, stop, limit) */
+			rulp_expect_trim(s->ru[0], r->tx.msgs_sent);
+			rulp_expect_trim(s->ru[1], r->tx.msgs_sent);
+			rulp_result(s->ru[1], &r->tx);
+		}
+		rulp_result(s->ru[0], &r->rx);
 	}
-	rulp_result(s->ru[0], &r->rx);
 	if (!r->complete || r->tx.msgs_sent < r->count)
 		r->count = r->tx.msgs_sent;
 	if (s->m->incast)
@@ -619,10 +774,12 @@ perf_sess_free(struct perf_sess *s)
 {
 	if (s == NULL)
 		return;
+	sdrv_detach(s->sd);
 	for (unsigned int i = 0; i <= PERF_MAX_PEERS; i++) {
 		uet_engine_free(s->e[i]);
 		rulp_free(s->ru[i]);
 	}
+	sdrv_free(s->sd); /* its regions outlive the engines */
 	free(s);
 }
 
@@ -672,6 +829,26 @@ perf_sess_counters_print(struct perf_sess *s, FILE *f)
 			p->retx_rto, p->rto_fires, p->rto_spurious,
 			p->tlp_fires, p->rod_goback, p->rod_nack_stale,
 			p->rtt_samples, p->dup_rx, p->ooo_rx, p->rx_bad);
+		if (s->sd != NULL) {
+			struct perf_ses_side x;
+
+			ses_side(s, i, &x);
+			fprintf(f, "ses: wr %" PRIu64 " eagain %" PRIu64
+				" ok %" PRIu64 " err %" PRIu64 " frag_tx %"
+				PRIu64 " rebuilt %" PRIu64 " rx_bad %" PRIu64
+				" cq_overflow %" PRIu64 " unexp_drop %" PRIu64
+				" ret_tx %" PRIu64 " ret_rx %" PRIu64
+				" rdv %" PRIu64 "\n", x.wr_submitted,
+				x.wr_eagain, x.msg_ok, x.msg_err, x.frag_tx,
+				x.frag_rebuilt, x.rx_bad, x.cq_overflow,
+				x.unexp_drop, x.ret_tx, x.ret_rx, x.rdv_tx);
+			fprintf(f, "chan: sqe %" PRIu64 " held %" PRIu64
+				" rejected %" PRIu64 " rqe %" PRIu64
+				" rejected %" PRIu64 " cqe %" PRIu64
+				" cq_wait %" PRIu64 "\n", x.sqe, x.sqe_held,
+				x.sqe_rejected, x.rqe, x.rqe_rejected, x.cqe,
+				x.cq_wait);
+		}
 	}
 	if (s->m->incast)
 		fprintf(f, "switch: dropped %" PRIu64 "\n", s->sw_drops);

@@ -15,16 +15,18 @@
 #include "perf.h"
 
 void
-perf_csv_header(FILE *f)
+perf_csv_header(FILE *f, bool ses)
 {
 	fprintf(f, "time_s,mode,msgs,bytes,msgs_per_s,bytes_per_s,"
-		"retransmissions,drops\n");
+		"retransmissions,drops%s\n",
+		ses ? ",ses_fragments,completion_errors" : "");
 	fflush(f);
 }
 
 void
 perf_sampler_init(struct perf_sampler *s, FILE *live, FILE *csv,
-		  uint32_t interval_ms, const char *mode, uint64_t t0)
+		  uint32_t interval_ms, const char *mode, uint64_t t0,
+		  bool ses, bool csv_ses)
 {
 	memset(s, 0, sizeof(*s));
 	s->live = live;
@@ -35,6 +37,8 @@ perf_sampler_init(struct perf_sampler *s, FILE *live, FILE *csv,
 	s->t0 = t0;
 	s->last_tsc = t0;
 	s->next = t0 + s->period;
+	s->ses = ses;
+	s->csv_ses = csv_ses;
 }
 
 void
@@ -56,15 +60,24 @@ perf_sampler_tick(struct perf_sampler *s, uint64_t now,
 	if (s->live != NULL) {
 		fprintf(s->live, "  [%8.3f s] %-7s %12.0f msgs/s %10.3f MB/s  "
 			"msgs %" PRIu64 "  retx +%" PRIu64 "  drops +%" PRIu64
-			"\n", t, s->mode, mps, bps / 1e6, cur->msgs,
-			cur->retx - s->last.retx, cur->drops - s->last.drops);
+			"%s", t, s->mode, mps, bps / 1e6, cur->msgs,
+			cur->retx - s->last.retx, cur->drops - s->last.drops,
+			s->ses ? "" : "\n");
+		if (s->ses)
+			fprintf(s->live, "  ses frags +%" PRIu64 "  cqe err +%"
+				PRIu64 "\n", cur->ses_frags - s->last.ses_frags,
+				cur->cqe_err - s->last.cqe_err);
 		fflush(s->live);
 	}
 	if (s->csv != NULL) {
 		fprintf(s->csv, "%.6f,%s,%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,"
-			"%" PRIu64 ",%" PRIu64 "\n", t, s->mode, cur->msgs,
+			"%" PRIu64 ",%" PRIu64 "%s", t, s->mode, cur->msgs,
 			cur->bytes, mps, bps, cur->retx - s->last.retx,
-			cur->drops - s->last.drops);
+			cur->drops - s->last.drops, s->csv_ses ? "" : "\n");
+		if (s->csv_ses) /* SES columns (0 for raw runs) */
+			fprintf(s->csv, ",%" PRIu64 ",%" PRIu64 "\n",
+				cur->ses_frags - s->last.ses_frags,
+				cur->cqe_err - s->last.cqe_err);
 		fflush(s->csv);
 	}
 	s->last = *cur;

@@ -827,7 +827,8 @@ client_drive(struct tp *t, struct rulp *cr, double limit,
 	r->complete = false;
 	perf_sampler_init(&smp, t->o->interval_ms ?
 			  (t->o->json ? stderr : stdout) : NULL,
-			  t->o->csv_file, t->o->interval_ms, r->mode, t0);
+			  t->o->csv_file, t->o->interval_ms, r->mode, t0,
+			  false, t->o->csv_ses);
 	client_sample(t, cr, r, &smp.last);
 	while (!tp_stop) {
 		unsigned int us = 0;

@@ -1,0 +1,720 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * --ulp ses: the application side of two engines that run the SES ULP
+ * (pmd/ses_ulp.c), driven only through front-end channels (uet_chan.h)
+ * and the control path (uet_ses_ulp_ctl), the way the libfabric provider
+ * drives them (test/integration/test_ses_chan.c is the model).
+ *
+ *   A (initiator)  SQ: SEND / TSEND / WRITE / READ     CQ: completions
+ *   B (target)     RQ: pre-posted receives, reposted   CQ: receives
+ *                  SQ: echo SENDs (latency)
+ *
+ * Every buffer is allocated at creation: A has one slot of @c size bytes
+ * per operation in flight (a slot is busy from its SQE to its CQE), B has
+ * receive buffers or the registered region. Sends and WRITEs carry the
+ * operation's sequence number in their first 8 bytes; with --verify every
+ * other byte is a pattern of the sequence number and is checked: at each
+ * receive (SEND), at each completion (READ, against the region slot it
+ * read) and at the end (WRITE: each region slot against the last WRITE
+ * that completed into it).
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+
+#include <uet/uet_chan.h>
+#include <uet/uet_ofi.h>
+#include <uet/uet_ses_mr.h>
+#include <uet/uet_ses_ulp.h>
+
+#include "perf.h"
+
+#define SD_JOB 0x5e5u            /* JobID of every operation */
+#define SD_TAG 0x70657266u       /* match bits of tagged sends ("perf") */
+#define SD_BURST 32              /* CQEs read per turn and channel */
+#define SD_PONG_BUFS 4           /* A's receives for latency answers */
+#define SD_LAT_SLOTS 4           /* A's send slots for latency */
+#define SD_DRAIN_NS 2000000000ull /* wait for late receives, at most */
+#define SD_NONE UINT64_MAX
+
+/* CQE contexts: kind in the top byte, buffer index below. */
+enum sd_kind { SD_K_TX = 1, SD_K_RECV = 2, SD_K_ECHO = 3, SD_K_PONG = 4 };
+#define SD_CTX(k, i) (((uint64_t)(k) << 56) | (uint64_t)(i))
+#define SD_KIND(c) ((unsigned int)((c) >> 56))
+#define SD_IDX(c) ((uint32_t)((c) & 0xffffffffu))
+
+struct sd_side {
+	struct uet_engine *e;
+	struct uet_chan *ch;
+	struct uet_ofi_addr addr; /* how the peer names this side */
+	bool attached;
+};
+
+struct sdrv {
+	struct sdrv_params p;
+	struct sd_side a, b;
+	uint32_t nslots;         /* A's operation slots */
+	uint8_t *abuf;           /* nslots * size */
+	uint64_t *aseq;          /* sequence number in slot */
+	uint32_t *afree;         /* free slot stack */
+	uint32_t nfree;
+	uint32_t nrecv;          /* B's receive buffers (sends) */
+	uint8_t *bbuf;           /* B: receive buffers or the region */
+	size_t bbuf_len;
+	uint64_t *rseq;          /* WRITE: last sequence placed per slot */
+	uint8_t *pbuf;           /* A: latency answer buffers */
+	uint64_t key;            /* B's region (WRITE/READ) */
+	uint64_t *seen;          /* bit per sequence number received */
+	uint32_t *lat;           /* latency samples, ns */
+	double ns_per_tsc;
+	uint64_t next_seq;       /* next sequence number to submit */
+	uint64_t inflight;       /* A's operations without a CQE */
+	uint64_t echo_inflight;  /* B's answers without a CQE */
+	uint64_t rx_next;        /* ROD: next sequence number expected */
+	uint64_t ping_seq, ping_tsc;
+	bool waiting_pong;
+	bool stopped;
+	bool checked;            /* end-of-run region check done */
+	uint64_t idle_tsc;       /* A idle since (waiting for receives) */
+	struct rulp_result tx;   /* A */
+	struct rulp_result rx;   /* delivery side */
+	struct sdrv_counters cnt;
+};
+
+/* ------------------------------------------------------------------ */
+/* payload                                                             */
+/* ------------------------------------------------------------------ */
+
+static inline uint8_t
+pat(uint64_t seq, uint32_t i)
+{
+	return (uint8_t)(seq * 151u + i * 7u + (i >> 8) + 1u);
+}
+
+/* Sequence number in the first 8 bytes, the pattern after (@p full). */
+static void
+payload_fill(uint8_t *b, uint32_t n, uint64_t seq, bool full)
+{
+	memcpy(b, &seq, sizeof(seq));
+	if (full)
+		for (uint32_t i = sizeof(seq); i < n; i++)
+			b[i] = pat(seq, i);
+}
+
+static bool
+payload_check(const uint8_t *b, uint32_t n, uint64_t seq, bool full)
+{
+	uint64_t got;
+
+	memcpy(&got, b, sizeof(got));
+	if (got != seq)
+		return false;
+	if (full)
+		for (uint32_t i = sizeof(seq); i < n; i++)
+			if (b[i] != pat(seq, i))
+				return false;
+	return true;
+}
+
+static inline uint64_t
+seq_of(const uint8_t *b)
+{
+	uint64_t s;
+
+	memcpy(&s, b, sizeof(s));
+	return s;
+}
+
+/* ------------------------------------------------------------------ */
+/* posting                                                             */
+/* ------------------------------------------------------------------ */
+
+static void
+sqe_base(const struct sdrv *d, struct uet_chan_sqe *q, uint64_t ctx,
+	 const void *buf, const struct sd_side *to)
+{
+	memset(q, 0, sizeof(*q));
+	q->flags = UET_CHAN_F_COMPLETION;
+	q->context = ctx;
+	q->addr = (uint64_t)(uintptr_t)buf;
+	q->len = d->p.size;
+	q->dest = (uint64_t)(uintptr_t)&to->addr;
+	q->job = SD_JOB;
+	q->mode = d->p.rod ? UET_CHAN_MODE_ROD : UET_CHAN_MODE_RUD;
+	if (d->p.op == PERF_OP_SEND || d->p.pingpong) {
+		q->op = d->p.tagged ? UET_CHAN_OP_TSEND : UET_CHAN_OP_SEND;
+		q->tag = SD_TAG;
+	}
+}
+
+static void
+post_recv(struct sdrv *d, struct sd_side *s, uint64_t ctx, void *buf)
+{
+	struct uet_chan_rqe r;
+
+	memset(&r, 0, sizeof(r));
+	r.op = d->p.tagged ? UET_CHAN_RQ_TRECV : UET_CHAN_RQ_RECV;
+	r.context = ctx;
+	r.addr = (uint64_t)(uintptr_t)buf;
+	r.len = d->p.size;
+	r.tag = SD_TAG;
+	/* the RQ holds every buffer at once: a refusal is a bug, counted */
+	if (uet_chan_rq_post(s->ch, &r) != 0)
+		d->cnt.post_fail++;
+}
+
+static inline uint8_t *
+aslot(const struct sdrv *d, uint32_t i)
+{
+	return d->abuf + (size_t)i * d->p.size;
+}
+
+static inline uint8_t *
+bslot(const struct sdrv *d, uint32_t i)
+{
+	return d->bbuf + (size_t)i * d->p.size;
+}
+
+/* One operation from a free slot of A; false when none can go now. */
+static bool
+submit_one(struct sdrv *d)
+{
+	struct uet_chan_sqe q;
+	uint64_t seq = d->next_seq;
+	uint32_t slot;
+	uint8_t *buf;
+
+	if (d->nfree == 0)
+		return false;
+	slot = d->afree[d->nfree - 1];
+	buf = aslot(d, slot);
+	sqe_base(d, &q, SD_CTX(SD_K_TX, slot), buf, &d->b);
+	switch (d->p.pingpong ? PERF_OP_SEND : d->p.op) {
+	case PERF_OP_SEND:
+		payload_fill(buf, d->p.size, seq, d->p.verify);
+		break;
+	case PERF_OP_WRITE:
+		q.op = UET_CHAN_OP_WRITE;
+		q.rkey = d->key;
+		q.roffset = (uint64_t)(uintptr_t)bslot(d, slot);
+		payload_fill(buf, d->p.size, seq, d->p.verify);
+		break;
+	default: /* READ: region slot seq % nslots into our slot */
+		q.op = UET_CHAN_OP_READ;
+		q.rkey = d->key;
+		q.roffset = (uint64_t)(uintptr_t)bslot(d, (uint32_t)
+						       (seq % d->nslots));
+		if (d->p.verify)
+			memset(buf, 0, d->p.size);
+		else
+			memset(buf, 0xff, sizeof(uint64_t));
+		break;
+	}
+	if (uet_chan_sq_post(d->a.ch, &q) != 0)
+		return false; /* SQ full: the slot stays free, retry */
+	d->nfree--;
+	d->aseq[slot] = seq;
+	d->next_seq++;
+	d->inflight++;
+	d->tx.msgs_sent++;
+	if (d->p.pingpong) {
+		d->waiting_pong = true;
+		d->ping_seq = seq;
+		d->ping_tsc = rte_rdtsc();
+	}
+	return true;
+}
+
+static void
+submit(struct sdrv *d)
+{
+	if (d->p.deadline_tsc != 0 && !d->stopped &&
+	    rte_rdtsc() > d->p.deadline_tsc)
+		d->stopped = true;
+	while (!d->stopped && d->next_seq < d->p.count &&
+	       d->inflight < d->p.window && !d->waiting_pong)
+		if (!submit_one(d))
+			break;
+}
+
+/* ------------------------------------------------------------------ */
+/* completions                                                         */
+/* ------------------------------------------------------------------ */
+
+/* A's operation completed. */
+static void
+tx_done(struct sdrv *d, const struct uet_chan_cqe *e)
+{
+	uint32_t slot = SD_IDX(e->context);
+	uint64_t seq;
+
+	if (slot >= d->nslots) {
+		d->cnt.cqe_bad++;
+		return;
+	}
+	seq = d->aseq[slot];
+	d->inflight--;
+	d->afree[d->nfree++] = slot;
+	if (e->status != 0) {
+		d->cnt.cqe_err++;
+		d->tx.pkts_done_err++;
+		if (d->rseq != NULL) /* region slot content unknown now */
+			d->rseq[slot] = SD_NONE;
+		if (d->p.pingpong && d->ping_seq == seq)
+			d->waiting_pong = false; /* no answer will come */
+		return;
+	}
+	d->tx.pkts_done_ok++;
+	if (d->p.pingpong || d->p.op == PERF_OP_SEND)
+		return;
+	if (d->p.op == PERF_OP_WRITE) {
+		/* acknowledged by the target: placed */
+		d->rseq[slot] = seq;
+		d->rx.rx_pkts++;
+		d->rx.rx_msgs++;
+		d->rx.rx_bytes += d->p.size;
+		return;
+	}
+	/* READ: the region slot it read, byte-exact with --verify */
+	d->rx.rx_pkts++;
+	if (e->len != d->p.size ||
+	    !payload_check(aslot(d, slot), d->p.size, seq % d->nslots,
+			   d->p.verify)) {
+		d->rx.rx_bad++;
+		return;
+	}
+	d->rx.rx_msgs++;
+	d->rx.rx_bytes += d->p.size;
+}
+
+/* A message for B is good: right tag, length and (ROD) order. */
+static bool
+recv_ok(struct sdrv *d, const struct uet_chan_cqe *e, const uint8_t *buf,
+	struct rulp_result *res, uint64_t want)
+{
+	uint64_t seq;
+
+	if (e->status != 0) {
+		d->cnt.cqe_err++;
+		res->rx_bad++;
+		return false;
+	}
+	if (d->p.tagged && (!(e->flags & UET_CHAN_CQ_TAGGED) ||
+			    e->tag != SD_TAG)) {
+		res->rx_bad++;
+		return false;
+	}
+	seq = seq_of(buf);
+	if (e->len != d->p.size || seq >= d->next_seq ||
+	    (want != SD_NONE && seq != want) ||
+	    !payload_check(buf, d->p.size, seq, d->p.verify)) {
+		res->rx_bad++;
+		return false;
+	}
+	return true;
+}
+
+/* B received into buffer @p i. */
+static void
+b_recv(struct sdrv *d, const struct uet_chan_cqe *e, uint32_t i)
+{
+	uint8_t *buf = bslot(d, i);
+	struct uet_chan_sqe q;
+	uint64_t seq;
+
+	d->rx.rx_pkts++;
+	if (!recv_ok(d, e, buf, &d->rx, SD_NONE)) {
+		post_recv(d, &d->b, SD_CTX(SD_K_RECV, i), buf);
+		return;
+	}
+	seq = seq_of(buf);
+	if (d->seen[seq >> 6] & (1ull << (seq & 63))) {
+		d->rx.rx_dup++;
+	} else {
+		d->seen[seq >> 6] |= 1ull << (seq & 63);
+		d->rx.rx_msgs++;
+		d->rx.rx_bytes += e->len;
+	}
+	if (d->p.rod && seq != d->rx_next)
+		d->rx.rx_order_err++;
+	d->rx_next = seq + 1;
+	if (!d->p.pingpong) {
+		post_recv(d, &d->b, SD_CTX(SD_K_RECV, i), buf);
+		return;
+	}
+	/* latency: answer from the same buffer, repost after its CQE */
+	sqe_base(d, &q, SD_CTX(SD_K_ECHO, i), buf, &d->a);
+	if (uet_chan_sq_post(d->b.ch, &q) != 0) {
+		d->cnt.post_fail++;
+		post_recv(d, &d->b, SD_CTX(SD_K_RECV, i), buf);
+		return;
+	}
+	d->rx.msgs_sent++;
+	d->echo_inflight++;
+}
+
+/* A received the answer to its ping into buffer @p i. */
+static void
+a_pong(struct sdrv *d, const struct uet_chan_cqe *e, uint32_t i)
+{
+	uint8_t *buf = d->pbuf + (size_t)i * d->p.size;
+	uint64_t now = rte_rdtsc();
+
+	d->tx.rx_pkts++;
+	if (!d->waiting_pong) { /* an answer nobody waits for */
+		if (e->status == 0)
+			d->tx.rx_dup++;
+		else
+			d->cnt.cqe_err++;
+	} else if (recv_ok(d, e, buf, &d->tx, d->ping_seq)) {
+		d->tx.lat_ns[d->tx.pongs++] =
+			(uint32_t)RTE_MIN((double)(now - d->ping_tsc) *
+					  d->ns_per_tsc, (double)UINT32_MAX);
+		d->tx.rx_msgs++;
+		d->tx.rx_bytes += e->len;
+		d->waiting_pong = false;
+	}
+	post_recv(d, &d->a, SD_CTX(SD_K_PONG, i), buf);
+}
+
+static void
+a_cqe(struct sdrv *d, const struct uet_chan_cqe *e)
+{
+	uint32_t i = SD_IDX(e->context);
+
+	if (SD_KIND(e->context) == SD_K_TX)
+		tx_done(d, e);
+	else if (SD_KIND(e->context) == SD_K_PONG && d->pbuf != NULL &&
+		 i < SD_PONG_BUFS)
+		a_pong(d, e, i);
+	else
+		d->cnt.cqe_bad++;
+}
+
+static void
+b_cqe(struct sdrv *d, const struct uet_chan_cqe *e)
+{
+	uint32_t i = SD_IDX(e->context);
+
+	if (SD_KIND(e->context) == SD_K_RECV && i < d->nrecv) {
+		b_recv(d, e, i);
+	} else if (SD_KIND(e->context) == SD_K_ECHO && i < d->nrecv) {
+		d->echo_inflight--;
+		if (e->status != 0) {
+			d->cnt.cqe_err++;
+			d->rx.pkts_done_err++;
+		} else {
+			d->rx.pkts_done_ok++;
+		}
+		post_recv(d, &d->b, SD_CTX(SD_K_RECV, i), bslot(d, i));
+	} else {
+		d->cnt.cqe_bad++;
+	}
+}
+
+void
+sdrv_poll(struct sdrv *d)
+{
+	struct uet_chan_cqe e[SD_BURST];
+	unsigned int n;
+
+	n = uet_chan_cq_poll(d->a.ch, e, SD_BURST);
+	for (unsigned int i = 0; i < n; i++)
+		a_cqe(d, &e[i]);
+	n = uet_chan_cq_poll(d->b.ch, e, SD_BURST);
+	for (unsigned int i = 0; i < n; i++)
+		b_cqe(d, &e[i]);
+	submit(d);
+}
+
+bool
+sdrv_finished(struct sdrv *d)
+{
+	uint64_t now;
+
+	if ((!d->stopped && d->next_seq < d->p.count) || d->inflight != 0 ||
+	    d->echo_inflight != 0 || d->waiting_pong)
+		return false;
+	if (d->p.pingpong || d->p.op != PERF_OP_SEND ||
+	    d->rx.rx_msgs + d->tx.pkts_done_err >= d->tx.msgs_sent)
+		return true;
+	/* every send completed; its receive CQE may still be on its way */
+	now = rte_rdtsc();
+	if (d->idle_tsc == 0)
+		d->idle_tsc = now;
+	return (double)(now - d->idle_tsc) * d->ns_per_tsc > SD_DRAIN_NS;
+}
+
+void
+sdrv_stop(struct sdrv *d)
+{
+	d->stopped = true;
+}
+
+const struct rulp_result *
+sdrv_live(const struct sdrv *d)
+{
+	return &d->rx;
+}
+
+const struct sdrv_counters *
+sdrv_counters(const struct sdrv *d)
+{
+	return &d->cnt;
+}
+
+/* WRITE: every region slot holds what its last completed WRITE put. */
+static void
+check_region(struct sdrv *d)
+{
+	for (uint32_t k = 0; k < d->nslots; k++)
+		if (d->rseq[k] != SD_NONE &&
+		    !payload_check(bslot(d, k), d->p.size, d->rseq[k],
+				   d->p.verify))
+			d->rx.rx_bad++;
+}
+
+void
+sdrv_result(struct sdrv *d, struct rulp_result *tx, struct rulp_result *rx)
+{
+	if (!d->checked && d->rseq != NULL)
+		check_region(d);
+	d->checked = true;
+	*tx = d->tx;
+	*rx = d->rx;
+	tx->lat_ns = d->lat;
+	/* sent (or, for RMA, submitted) but never delivered */
+	rx->rx_lost = tx->msgs_sent > rx->rx_msgs ?
+		      tx->msgs_sent - rx->rx_msgs : 0;
+	if (d->p.pingpong)
+		tx->rx_lost = tx->msgs_sent > tx->pongs ?
+			      tx->msgs_sent - tx->pongs : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* setup                                                               */
+/* ------------------------------------------------------------------ */
+
+static int
+ctl(struct uet_engine *e, struct uet_ses_ulp_ctl *r)
+{
+	int rc = uet_ses_ulp_ctl(e, 0, r, NULL, NULL);
+
+	return rc < 0 ? rc : r->rc;
+}
+
+static unsigned int
+pow2_above(uint64_t n)
+{
+	unsigned int v = 64;
+
+	while (v <= n)
+		v <<= 1;
+	return v;
+}
+
+static int
+side_open(struct sd_side *s, struct uet_engine *e, const char *tag,
+	  const uint8_t fa[4], uint32_t nrq, uint32_t nsq)
+{
+	struct uet_ses_ulp_ctl r = { .op = UET_SES_ULP_JOB_ADD, .job = SD_JOB };
+	char name[24];
+	uint32_t initiator;
+	uint16_t pid;
+	int rc;
+
+	s->e = e;
+	snprintf(name, sizeof(name), "ps%s", tag);
+	/* CQ: every operation and receive of this side at once */
+	s->ch = uet_chan_create(name, pow2_above(nsq), pow2_above(nrq),
+				pow2_above((uint64_t)nsq + nrq), SOCKET_ID_ANY,
+				0);
+	if (s->ch == NULL) {
+		fprintf(stderr, "uet-perf: channel %s: %s\n", name,
+			rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	rc = uet_engine_chan_attach(e, 0, s->ch);
+	if (rc == 0)
+		s->attached = true;
+	if (rc == 0)
+		rc = uet_ses_ulp_identity(e, 0, &pid, &initiator);
+	if (rc == 0)
+		rc = ctl(e, &r);
+	if (rc != 0) {
+		fprintf(stderr, "uet-perf: SES on %s: %s\n", name,
+			strerror(-rc));
+		return rc;
+	}
+	memset(&s->addr, 0, sizeof(s->addr));
+	s->addr.version = UET_OFI_ADDR_VERSION;
+	s->addr.flags = UET_OFI_ADDR_F_IPV4;
+	s->addr.profile = UET_PROFILE_HPC;
+	s->addr.pid_on_fep = htons(pid);
+	s->addr.start_ri = htons(0);
+	s->addr.num_ri = htons(4);
+	s->addr.initiator_id = htonl(initiator);
+	memcpy(s->addr.fa, fa, 4);
+	return 0;
+}
+
+static int
+region_open(struct sdrv *d)
+{
+	struct uet_ses_ulp_ctl r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_MR_REG;
+	r.job = SD_JOB;
+	r.base = (uintptr_t)d->bbuf;
+	r.len = d->bbuf_len;
+	r.access = d->p.op == PERF_OP_WRITE ? UET_SES_MR_REMOTE_WRITE :
+					      UET_SES_MR_REMOTE_READ;
+	rc = ctl(d->b.e, &r);
+	if (rc != 0) {
+		fprintf(stderr, "uet-perf: region of %zu B: %s\n", d->bbuf_len,
+			strerror(-rc));
+		return rc;
+	}
+	d->key = r.key;
+	return 0;
+}
+
+static int
+bufs_alloc(struct sdrv *d)
+{
+	const struct sdrv_params *p = &d->p;
+	bool sends = p->pingpong || p->op == PERF_OP_SEND;
+
+	d->nslots = p->pingpong ? SD_LAT_SLOTS : p->window;
+	d->nrecv = p->pingpong ? 8 : RTE_MAX(2 * p->window, 8u);
+	d->nrecv = RTE_MIN(d->nrecv, 4096u);
+	d->abuf = calloc(d->nslots, p->size);
+	d->aseq = calloc(d->nslots, sizeof(*d->aseq));
+	d->afree = calloc(d->nslots, sizeof(*d->afree));
+	d->bbuf_len = (size_t)(sends ? d->nrecv : d->nslots) * p->size;
+	d->bbuf = calloc(1, d->bbuf_len);
+	if (sends)
+		d->seen = calloc((p->count + 63) / 64, sizeof(*d->seen));
+	if (p->op == PERF_OP_WRITE && !p->pingpong)
+		d->rseq = malloc(d->nslots * sizeof(*d->rseq));
+	if (p->pingpong) {
+		d->pbuf = calloc(SD_PONG_BUFS, p->size);
+		d->lat = calloc(p->count, sizeof(*d->lat));
+	}
+	if (d->abuf == NULL || d->aseq == NULL || d->afree == NULL ||
+	    d->bbuf == NULL || (sends && d->seen == NULL) ||
+	    (p->op == PERF_OP_WRITE && !p->pingpong && d->rseq == NULL) ||
+	    (p->pingpong && (d->pbuf == NULL || d->lat == NULL)))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < d->nslots; i++)
+		d->afree[i] = d->nslots - 1 - i;
+	d->nfree = d->nslots;
+	if (d->rseq != NULL)
+		for (uint32_t i = 0; i < d->nslots; i++)
+			d->rseq[i] = SD_NONE;
+	if (p->op == PERF_OP_READ && !p->pingpong)
+		for (uint32_t k = 0; k < d->nslots; k++)
+			payload_fill(bslot(d, k), p->size, k, true);
+	return 0;
+}
+
+struct sdrv *
+sdrv_create(const struct sdrv_params *p)
+{
+	static const uint8_t fa_a[4] = { 10, 0, 0, 1 };
+	static const uint8_t fa_b[4] = { 10, 0, 0, 2 };
+	struct sdrv *d = calloc(1, sizeof(*d));
+	bool sends = p->pingpong || p->op == PERF_OP_SEND;
+	char tag[20];
+
+	if (d == NULL)
+		return NULL;
+	d->p = *p;
+	d->ns_per_tsc = 1e9 / (double)rte_get_tsc_hz();
+	if (bufs_alloc(d) < 0) {
+		fprintf(stderr, "uet-perf: SES buffers: %s\n",
+			strerror(ENOMEM));
+		goto fail;
+	}
+	d->tx.lat_ns = d->lat;
+	snprintf(tag, sizeof(tag), "A%s", p->tag);
+	if (side_open(&d->a, p->ea, tag, fa_a,
+		      p->pingpong ? SD_PONG_BUFS : 1, d->nslots) < 0)
+		goto fail;
+	snprintf(tag, sizeof(tag), "B%s", p->tag);
+	if (side_open(&d->b, p->eb, tag, fa_b, sends ? d->nrecv : 1,
+		      p->pingpong ? d->nrecv : 1) < 0)
+		goto fail;
+	if (!sends && region_open(d) < 0)
+		goto fail;
+	if (sends)
+		for (uint32_t i = 0; i < d->nrecv; i++)
+			post_recv(d, &d->b, SD_CTX(SD_K_RECV, i), bslot(d, i));
+	if (d->pbuf != NULL)
+		for (uint32_t i = 0; i < SD_PONG_BUFS; i++)
+			post_recv(d, &d->a, SD_CTX(SD_K_PONG, i),
+				  d->pbuf + (size_t)i * p->size);
+	return d;
+fail:
+	sdrv_detach(d);
+	sdrv_free(d);
+	return NULL;
+}
+
+void
+sdrv_detach(struct sdrv *d)
+{
+	if (d == NULL)
+		return;
+	if (d->a.attached)
+		(void)uet_engine_chan_detach(d->a.e, d->a.ch);
+	if (d->b.attached)
+		(void)uet_engine_chan_detach(d->b.e, d->b.ch);
+	d->a.attached = false;
+	d->b.attached = false;
+}
+
+void
+sdrv_free(struct sdrv *d)
+{
+	if (d == NULL)
+		return;
+	uet_chan_free(d->a.ch);
+	uet_chan_free(d->b.ch);
+	free(d->abuf);
+	free(d->aseq);
+	free(d->afree);
+	free(d->bbuf);
+	free(d->rseq);
+	free(d->pbuf);
+	free(d->seen);
+	free(d->lat);
+	free(d);
+}
+
+const char *
+perf_op_name(uint8_t op)
+{
+	static const char *const names[] = { "write", "send", "read" };
+
+	return op < RTE_DIM(names) ? names[op] : "?";
+}
+
+int
+perf_parse_op(const char *s, uint8_t *out)
+{
+	for (uint8_t i = 0; i <= PERF_OP_READ; i++)
+		if (strcmp(s, perf_op_name(i)) == 0) {
+			*out = i;
+			return 0;
+		}
+	return -EINVAL;
+}
