@@ -406,24 +406,38 @@ counters_print(struct uet_engine *a, struct uet_engine *b)
 	}
 }
 
+/* TSC spent in each engine's poll during the timed part of a run. */
+struct drive_cost {
+	uint64_t tsc_a;
+	uint64_t tsc_b;
+};
+
 /* Poll both engines until @p fin or the hard limit; @return seconds. */
 static double
 drive(struct uet_engine *a, struct uet_engine *b, struct rulp *ra,
-      struct rulp *rb, uint64_t hard_tsc, bool *complete)
+      struct rulp *rb, uint64_t hard_tsc, bool *complete,
+      struct drive_cost *cost)
 {
-	uint64_t t0 = rte_rdtsc(), t1;
+	uint64_t t0 = rte_rdtsc(), t1, ta, tb, tc;
 
 	*complete = false;
+	cost->tsc_a = 0;
+	cost->tsc_b = 0;
 	for (uint64_t it = 1;; it++) {
+		ta = rte_rdtsc();
 		(void)uet_engine_poll(a, 1);
+		tb = rte_rdtsc();
 		(void)uet_engine_poll(b, 1);
+		tc = rte_rdtsc();
+		cost->tsc_a += tb - ta;
+		cost->tsc_b += tc - tb;
 		if ((it & 15) != 0)
 			continue;
 		if (rulp_send_finished(ra) && rulp_send_finished(rb)) {
 			*complete = true;
 			break;
 		}
-		if (rte_rdtsc() > hard_tsc)
+		if (tc > hard_tsc)
 			break;
 	}
 	t1 = rte_rdtsc();
@@ -435,6 +449,21 @@ drive(struct uet_engine *a, struct uet_engine *b, struct rulp *ra,
 	return (double)(t1 - t0) / (double)rte_get_tsc_hz();
 }
 
+/* Per-engine cost: ns inside each engine's poll per message delivered. */
+static void
+cost_report(struct perf_report *r, const struct drive_cost *c)
+{
+	double hz = (double)rte_get_tsc_hz();
+	double msgs = (double)r->rx.rx_msgs;
+
+	if (msgs > 0) {
+		r->ns_per_msg_a = (double)c->tsc_a / hz * 1e9 / msgs;
+		r->ns_per_msg_b = (double)c->tsc_b / hz * 1e9 / msgs;
+	}
+	if (r->seconds > 0)
+		r->loop_share = (double)(c->tsc_a + c->tsc_b) / hz / r->seconds;
+}
+
 int
 perf_run(const struct perf_mode *m, const struct perf_opts *o,
 	 struct perf_report *r)
@@ -444,6 +473,7 @@ perf_run(const struct perf_mode *m, const struct perf_opts *o,
 	struct uet_proto_params ppa, ppb;
 	struct uet_engine *a = NULL, *b = NULL;
 	struct rulp *ra = NULL, *rb = NULL;
+	struct drive_cost cost;
 	uint64_t hz = rte_get_tsc_hz();
 	double limit = o->duration > 0 ? o->duration + 10 : PERF_MAX_SECONDS;
 	int rc = -ENOMEM;
@@ -500,7 +530,7 @@ perf_run(const struct perf_mode *m, const struct perf_opts *o,
 	r->pkts_per_msg = rulp_pkts_per_msg(r->size,
 					    uet_ulp_max_len(uet_ulp_ctx_get(a, 0)));
 	r->seconds = drive(a, b, ra, rb, rte_rdtsc() + (uint64_t)(limit * hz),
-			   &r->complete);
+			   &r->complete, &cost);
 	rulp_result(ra, &r->tx);
 	rulp_result(rb, &r->rx);
 	if (!r->complete || o->duration > 0)
@@ -512,6 +542,7 @@ perf_run(const struct perf_mode *m, const struct perf_opts *o,
 		r->msgs_per_s = (double)r->rx.rx_msgs / r->seconds;
 		r->gbytes_per_s = (double)r->rx.rx_bytes / r->seconds / 1e9;
 	}
+	cost_report(r, &cost);
 	latency_stats(r);
 	r->verified = verify(r, o->pds_mode);
 	r->tx.lat_ns = NULL; /* freed with ra */
@@ -548,11 +579,14 @@ json_report(FILE *f, const struct perf_report *r)
 	fprintf(f, "\"%s\":{\"pds\":\"%s\",\"size\":%u,\"count\":%lu,"
 		"\"window\":%u,\"loss_ppm\":%u,\"pkts_per_msg\":%u,"
 		"\"seconds\":%.6f,\"msgs_per_s\":%.1f,\"gbytes_per_s\":%.6f,"
+		"\"ns_per_msg_a\":%.1f,\"ns_per_msg_b\":%.1f,"
+		"\"loop_share\":%.3f,"
 		"\"retransmissions\":%lu,\"duplicates_suppressed\":%lu,"
 		"\"faults_dropped\":%lu,\"tx_frames\":%lu,\"acks\":%lu,"
 		"\"complete\":%s,\"verified\":%s,", r->mode, r->pds, r->size,
 		(unsigned long)r->count, r->window, r->loss_ppm, r->pkts_per_msg,
-		r->seconds, r->msgs_per_s, r->gbytes_per_s,
+		r->seconds, r->msgs_per_s, r->gbytes_per_s, r->ns_per_msg_a,
+		r->ns_per_msg_b, r->loop_share,
 		(unsigned long)r->retx, (unsigned long)r->dup_suppressed,
 		(unsigned long)r->faults_dropped, (unsigned long)r->tx_frames,
 		(unsigned long)r->acks, r->complete ? "true" : "false",

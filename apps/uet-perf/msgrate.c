@@ -32,6 +32,13 @@ msgrate_print(const struct perf_report *r, FILE *f)
 		(unsigned long)r->rec.tlp_fires,
 		(unsigned long)r->rec.rod_goback,
 		(unsigned long)r->rec.rod_stale);
+	if (r->ns_per_msg_a > 0 && r->ns_per_msg_b > 0)
+		fprintf(f, "  per engine side: A (sender) %.0f ns/msg = %.2f M "
+			"msgs/s/lcore, B (receiver) %.0f ns/msg = %.2f M "
+			"msgs/s/lcore; %.0f%% of the time in the two polls\n",
+			r->ns_per_msg_a, 1e3 / r->ns_per_msg_a,
+			r->ns_per_msg_b, 1e3 / r->ns_per_msg_b,
+			100 * r->loop_share);
 	fprintf(f, "  verified: %s\n", r->verified ? "yes" : "NO");
 }
 
