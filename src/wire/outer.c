@@ -236,6 +236,38 @@ uet_outer_encode(const struct uet_outer *o, uint8_t *buf, size_t cap)
 }
 
 int
+uet_outer_tpl_init(struct uet_outer_tpl *t, const struct uet_outer *o)
+{
+	struct uet_outer b = *o;
+	uint8_t *ip;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	b.dscp = 0;
+	b.ecn = UET_ECN_NOT_ECT;
+	b.inner_len = 0;
+	b.ip_hlen = 0; /* a decoded struct may carry IPv4 options */
+	uet_outer_ev_set(&b, 0);
+	rc = uet_outer_encode(&b, t->bytes, sizeof(t->bytes));
+	if (rc < 0)
+		return rc;
+	t->len = (uint8_t)rc;
+	t->l3_off = (uint8_t)outer_l3_off(&b);
+	t->l4_off = (uint8_t)(t->l3_off + outer_ip_hlen(&b));
+	t->ip_version = b.ip_version;
+	t->native = b.native;
+	if (b.ip_version == 4) {
+		/* sum of the header with TOS, total length and checksum 0,
+		 * TOS being the low byte of the first word */
+		ip = t->bytes + t->l3_off;
+		be16_store(ip + 2, 0);
+		be16_store(ip + 10, 0);
+		t->ip_sum = csum_add(0, ip, UET_IPV4_HLEN);
+	}
+	return 0;
+}
+
+int
 uet_outer_udp_csum_fill(const struct uet_outer *o, uint8_t *frame, size_t len)
 {
 	size_t l4 = outer_l3_off(o) + outer_ip_hlen(o);
