@@ -31,7 +31,8 @@
 struct proto_dst {
 	bool valid;
 	uint8_t fa[16];
-	struct uet_outer o; /* template: MACs/FAs/ports, no lengths */
+	struct uet_outer_tpl tpl; /* header bytes, patched per frame */
+	struct uet_outer o;       /* the fields (IPv6 UDP checksum) */
 };
 
 struct uet_ulp_ctx {
@@ -45,6 +46,7 @@ struct uet_ulp_ctx {
 	uint16_t ev_base;
 	uint16_t ev_count;      /* RUD EV set size (<= PROTO_EV_SET) */
 	uint32_t ev_rot;
+	struct proto_dst *dst_last; /* last template used (NULL: none) */
 	uint8_t dscp_data;
 	uint8_t dscp_retx;
 	uint8_t dscp_ctl;
