@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -410,7 +411,18 @@ counters_print(struct uet_engine *a, struct uet_engine *b)
 struct drive_cost {
 	uint64_t tsc_a;
 	uint64_t tsc_b;
+	double cpu_s;    /* CPU time of this thread (excludes preemption) */
 };
+
+static double
+thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 /* Poll both engines until @p fin or the hard limit; @return seconds. */
 static double
@@ -418,6 +430,7 @@ drive(struct uet_engine *a, struct uet_engine *b, struct rulp *ra,
       struct rulp *rb, uint64_t hard_tsc, bool *complete,
       struct drive_cost *cost)
 {
+	double c0 = thread_cpu_s();
 	uint64_t t0 = rte_rdtsc(), t1, ta, tb, tc;
 
 	*complete = false;
@@ -441,6 +454,7 @@ drive(struct uet_engine *a, struct uet_engine *b, struct rulp *ra,
 			break;
 	}
 	t1 = rte_rdtsc();
+	cost->cpu_s = thread_cpu_s() - c0;
 	/* late datagrams (UUD/RUDI) and final ACKs */
 	for (unsigned int i = 0; i < 2000; i++) {
 		(void)uet_engine_poll(a, 1);
@@ -462,6 +476,9 @@ cost_report(struct perf_report *r, const struct drive_cost *c)
 	}
 	if (r->seconds > 0)
 		r->loop_share = (double)(c->tsc_a + c->tsc_b) / hz / r->seconds;
+	r->cpu_seconds = c->cpu_s;
+	if (c->cpu_s > 0)
+		r->msgs_per_cpu_s = msgs / c->cpu_s;
 }
 
 int
@@ -580,13 +597,15 @@ json_report(FILE *f, const struct perf_report *r)
 		"\"window\":%u,\"loss_ppm\":%u,\"pkts_per_msg\":%u,"
 		"\"seconds\":%.6f,\"msgs_per_s\":%.1f,\"gbytes_per_s\":%.6f,"
 		"\"ns_per_msg_a\":%.1f,\"ns_per_msg_b\":%.1f,"
-		"\"loop_share\":%.3f,"
+		"\"loop_share\":%.3f,\"cpu_seconds\":%.6f,"
+		"\"msgs_per_cpu_s\":%.1f,"
 		"\"retransmissions\":%lu,\"duplicates_suppressed\":%lu,"
 		"\"faults_dropped\":%lu,\"tx_frames\":%lu,\"acks\":%lu,"
 		"\"complete\":%s,\"verified\":%s,", r->mode, r->pds, r->size,
 		(unsigned long)r->count, r->window, r->loss_ppm, r->pkts_per_msg,
 		r->seconds, r->msgs_per_s, r->gbytes_per_s, r->ns_per_msg_a,
-		r->ns_per_msg_b, r->loop_share,
+		r->ns_per_msg_b, r->loop_share, r->cpu_seconds,
+		r->msgs_per_cpu_s,
 		(unsigned long)r->retx, (unsigned long)r->dup_suppressed,
 		(unsigned long)r->faults_dropped, (unsigned long)r->tx_frames,
 		(unsigned long)r->acks, r->complete ? "true" : "false",
