@@ -282,7 +282,16 @@ uet_pds_events(struct uet_pds *p, struct uet_pds_event *ev, uint16_t n)
 	uint16_t i;
 
 	for (i = 0; i < n && pds_ring_count(&p->ev_r) > 0; i++) {
-		ev[i] = p->ev[p->ev_r.tail & p->ev_r.mask];
+		const struct uet_pds_event *e =
+			&p->ev[p->ev_r.tail & p->ev_r.mask];
+
+		/* the response bytes only as far as they are used: most
+		 * events have none, and the array is most of the struct */
+		memcpy(&ev[i], e, offsetof(struct uet_pds_event, resp));
+		if (e->resp_len != 0)
+			memcpy(ev[i].resp, e->resp,
+			       e->resp_len < UET_PDS_RESP_MAX ? e->resp_len :
+							       UET_PDS_RESP_MAX);
 		p->ev_r.tail++;
 	}
 	return i;
