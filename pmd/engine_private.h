@@ -162,6 +162,8 @@ struct uet_engine_lcore {
 	struct rte_ring *neigh_upd;
 	uint32_t neigh_sweep;
 	uint32_t neigh_used;
+	uint32_t neigh_pending;   /* entries resolving: the sweep's work */
+	struct eng_neigh *neigh_last; /* last TX hit (checked before use) */
 	struct eng_neigh neigh[UET_ENGINE_NEIGH_SIZE];
 	/* fault injection */
 	bool fault_on;
