@@ -33,6 +33,7 @@ struct proto_dst {
 	uint8_t fa[16];
 	struct uet_outer_tpl tpl; /* header bytes, patched per frame */
 	struct uet_outer o;       /* the fields (IPv6 UDP checksum) */
+	uint16_t ev;              /* proto_ev_pick() of fa */
 };
 
 struct uet_ulp_ctx {

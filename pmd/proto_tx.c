@@ -34,8 +34,12 @@ fa_hash(const uint8_t fa[16])
 uint16_t
 proto_ev_pick(const struct uet_ulp_ctx *ctx, const uint8_t fa[16])
 {
+	const struct proto_dst *d = ctx->dst_last;
+
 	if (likely(ctx->ev_count == 1))
 		return ctx->ev_base;
+	if (likely(d != NULL && memcmp(d->fa, fa, 16) == 0))
+		return d->ev;
 	return (uint16_t)(ctx->ev_base + fa_hash(fa) % ctx->ev_count);
 }
 
@@ -79,6 +83,7 @@ dst_template(struct uet_ulp_ctx *ctx, const uint8_t fa[16])
 	    uet_outer_tpl_init(&d->tpl, &d->o) < 0)
 		return NULL;
 	memcpy(d->fa, fa, 16);
+	d->ev = (uint16_t)(ctx->ev_base + fa_hash(fa) % ctx->ev_count);
 	d->valid = true;
 	ctx->dst_last = d;
 	return d;
