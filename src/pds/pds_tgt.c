@@ -382,7 +382,7 @@ static int
 pds_tgt_deliver(struct uet_pds *p, struct pds_pdc *c,
 		const struct uet_pds_hdr *h, const struct uet_pds_rx_meta *m)
 {
-	struct uet_pds_event *e = pds_event_push(p);
+	struct pds_event *e = pds_event_push(p);
 
 	p->st.delivered++;
 	if (e == NULL)
