@@ -290,6 +290,7 @@ struct uet_pds {
 	struct pds_pdc *pdc;     /* [2 * cap] */
 	struct pds_pool pdc_pool[2][2]; /* [role][general, reserved] */
 	struct pds_htab ikey;    /* initiator {job, FA, TC, mode} */
+	uint32_t ikey_last;      /* last ikey hit (index), PDS_NIL: none */
 	struct pds_htab tkey;    /* target {FA, spdcid} */
 
 	struct pds_slot *tx_blk; /* [tx_blocks * tx_window] */
