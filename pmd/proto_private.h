@@ -61,6 +61,7 @@ struct uet_ulp_ctx {
 	struct uet_pds_tx txd[PROTO_BURST];
 	struct uet_pds_event ev[PROTO_BURST];
 	struct rte_mbuf *mb[PROTO_BURST];
+	struct rte_mbuf *mb_rx[UET_ENGINE_BURST_MAX]; /* RX burst to free */
 };
 
 /* proto.c */
