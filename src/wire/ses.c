@@ -255,15 +255,21 @@ ses_req_check_ranges(const struct uet_ses_req *h, enum uet_ses_fmt fmt)
 	return 0;
 }
 
+/* Every request encode checks the atomic operand arrays: a word at a
+ * time, no early exit (they are zero in all but atomic requests). */
 static bool
 ses_bytes_zero(const uint8_t *p, size_t n)
 {
+	uint64_t acc = 0, w;
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		if (p[i] != 0)
-			return false;
-	return true;
+	for (i = 0; i + sizeof(w) <= n; i += sizeof(w)) {
+		memcpy(&w, p + i, sizeof(w));
+		acc |= w;
+	}
+	for (; i < n; i++)
+		acc |= p[i];
+	return acc == 0;
 }
 
 static bool
