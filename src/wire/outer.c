@@ -27,16 +27,30 @@
 /* Internet checksum (RFC 1071)                                        */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Add @p n bytes to a one's complement sum, 32 bits at a time (2^16 is
+ * 1 modulo 2^16 - 1, so big-endian 32-bit words sum like their 16-bit
+ * halves). Returns the sum folded to 16 bits, so callers may add more.
+ */
 static uint32_t
 csum_add(uint32_t sum, const uint8_t *p, size_t n)
 {
-	size_t i;
+	uint64_t s = sum;
+	size_t i = 0;
 
-	for (i = 0; i + 1 < n; i += 2)
-		sum += be16_load(p + i);
-	if (n & 1)
-		sum += (uint32_t)p[n - 1] << 8;
-	return sum;
+	for (; i + 4 <= n; i += 4)
+		s += be32_load(p + i);
+	if (i + 2 <= n) {
+		s += be16_load(p + i);
+		i += 2;
+	}
+	if (i < n)
+		s += (uint32_t)p[i] << 8;
+	s = (s & 0xFFFFFFFFu) + (s >> 32);
+	s = (s & 0xFFFFFFFFu) + (s >> 32);
+	s = (s & 0xFFFF) + (s >> 16);
+	s = (s & 0xFFFF) + (s >> 16);
+	return (uint32_t)s;
 }
 
 static uint16_t
