@@ -39,10 +39,15 @@ msgrate_print(const struct perf_report *r, FILE *f)
 			r->ns_per_msg_a, 1e3 / r->ns_per_msg_a,
 			r->ns_per_msg_b, 1e3 / r->ns_per_msg_b,
 			100 * r->loop_share);
-	if (r->cpu_seconds > 0)
+	if (r->cpu_seconds > 0 && r->seconds > 0) {
+		double share = r->cpu_seconds / r->seconds;
+
 		fprintf(f, "  thread CPU time %.3f s (%.0f%% of wall time): "
-			"%.0f msgs per CPU second\n", r->cpu_seconds,
-			100 * r->cpu_seconds / r->seconds, r->msgs_per_cpu_s);
+			"%.0f msgs per CPU second; per side scaled to CPU "
+			"time: A %.0f ns/msg, B %.0f ns/msg\n", r->cpu_seconds,
+			100 * share, r->msgs_per_cpu_s,
+			r->ns_per_msg_a * share, r->ns_per_msg_b * share);
+	}
 	fprintf(f, "  verified: %s\n", r->verified ? "yes" : "NO");
 }
 
