@@ -174,7 +174,10 @@ uet_pkt_parse(const uint8_t *frame, size_t len, struct uet_pkt *p)
 static void
 pkt_parse_reset(struct uet_pkt *p)
 {
-	memset(&p->outer, 0, sizeof(p->outer));
+	/* a copy, not memset(): gcc makes a `rep stos` of that one */
+	static const struct uet_outer zero;
+
+	p->outer = zero;
 	p->ses = UET_PKT_SES_NONE;
 	p->req_fmt = (enum uet_ses_fmt)0;
 	p->pds_off = 0;
