@@ -162,6 +162,8 @@ struct uet_engine_lcore {
 	struct rte_ring *neigh_upd;
 	uint32_t neigh_sweep;
 	uint32_t neigh_used;
+	uint32_t neigh_pending;   /* entries resolving: the sweep's work */
+	struct eng_neigh *neigh_last; /* last TX hit (checked before use) */
 	struct eng_neigh neigh[UET_ENGINE_NEIGH_SIZE];
 	/* fault injection */
 	bool fault_on;
@@ -204,6 +206,16 @@ void eng_lcore_drain(struct uet_engine_lcore *lc);
 /* neigh.c */
 int eng_neigh_init(struct uet_engine_lcore *lc);
 void eng_neigh_fini(struct uet_engine_lcore *lc);
+/* Could @p m be ARP or ND (else eng_neigh_rx() would return 0)? IPv4
+ * frames, most of them, skip the call. */
+static inline bool
+eng_neigh_candidate(const struct rte_mbuf *m)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+
+	return rte_pktmbuf_data_len(m) >= UET_ETH_HLEN &&
+	       !(d[12] == 0x08 && d[13] == 0x00);
+}
 /* 1: consumed (ARP/ND), 0: not a neighbour frame */
 int eng_neigh_rx(struct uet_engine_lcore *lc, uint16_t port,
 		 struct rte_mbuf *m);

@@ -14,6 +14,10 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_pause.h>
+#include <rte_prefetch.h>
+
+/* Frames ahead whose headers are prefetched while one is decoded. */
+#define ENG_RX_PREFETCH 4
 
 #include "engine_private.h"
 
@@ -68,7 +72,7 @@ eng_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 		rx_drop(lc, &r->pkt, m);
 		return;
 	}
-	if (eng_neigh_rx(lc, port, m) != 0)
+	if (unlikely(eng_neigh_candidate(m)) && eng_neigh_rx(lc, port, m) != 0)
 		return;
 	rc = uet_pkt_parse_ex(rte_pktmbuf_mtod(m, const uint8_t *),
 			      rte_pktmbuf_data_len(m), &p->opts, &r->pkt);
@@ -110,7 +114,12 @@ rx_poll(struct uet_engine_lcore *lc, uint64_t now)
 		ENG_ADD(lc->st.rx_pkts, n);
 		ENG_ADD(lc->st.rx_bytes, bytes);
 		lc->iter_rx += n;
+		for (uint16_t j = 0; j < n && j < ENG_RX_PREFETCH; j++)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[j], void *));
 		for (uint16_t j = 0; j < n; j++) {
+			if (j + ENG_RX_PREFETCH < n)
+				rte_prefetch0(rte_pktmbuf_mtod(
+					pkts[j + ENG_RX_PREFETCH], void *));
 			if (lc->fault_on)
 				eng_fault_apply(lc, UET_CONFIG_FAULT_RX,
 						q->port, q->queue, pkts[j], now,

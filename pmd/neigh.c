@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_byteorder.h>
 #include <rte_errno.h>
 #include <rte_ip.h>
@@ -106,6 +107,8 @@ neigh_find(struct uet_engine_lcore *lc, unsigned int ipver,
 static void
 neigh_release(struct uet_engine_lcore *lc, struct eng_neigh *n)
 {
+	if (n->state == ENG_NEIGH_PENDING)
+		lc->neigh_pending--;
 	for (unsigned int i = 0; i < n->nb_hold; i++) {
 		rte_pktmbuf_free(n->hold[i]);
 		ENG_INC(lc->st.neigh_hold_drop);
@@ -140,6 +143,8 @@ neigh_set(struct uet_engine_lcore *lc, unsigned int ipver,
 	if (n->state == ENG_NEIGH_STATIC && !is_static)
 		return;
 	memcpy(n->mac, mac, 6);
+	if (n->state == ENG_NEIGH_PENDING)
+		lc->neigh_pending--;
 	n->state = is_static ? ENG_NEIGH_STATIC : ENG_NEIGH_VALID;
 	for (unsigned int i = 0; i < n->nb_hold; i++)
 		if (frame_send(lc, n->hold_port[i], n->hold[i], mac) < 0) {
@@ -450,6 +455,15 @@ uet_engine_tx_ip(struct uet_engine_lcore *lc, unsigned int port,
 		rte_pktmbuf_free(m);
 		return -EINVAL;
 	}
+	/* a run of frames to one neighbour: skip the hash (the entry may
+	 * have changed since: state and address are checked) */
+	n = lc->neigh_last;
+	if (likely(n != NULL && n->state >= ENG_NEIGH_VALID &&
+		   n->ipver == ipver &&
+		   addr_eq(ipver, n->addr, d + off + (ipver == 4 ? 16 : 24)))) {
+		ENG_INC(lc->st.neigh_hit);
+		return frame_send(lc, port, m, n->mac);
+	}
 	n = neigh_find(lc, ipver, d + off + (ipver == 4 ? 16 : 24), true);
 	if (n == NULL) {
 		ENG_INC(lc->st.neigh_full);
@@ -458,6 +472,7 @@ uet_engine_tx_ip(struct uet_engine_lcore *lc, unsigned int port,
 	}
 	if (n->state == ENG_NEIGH_VALID || n->state == ENG_NEIGH_STATIC) {
 		ENG_INC(lc->st.neigh_hit);
+		lc->neigh_last = n;
 		return frame_send(lc, port, m, n->mac);
 	}
 	ENG_INC(lc->st.neigh_miss);
@@ -474,6 +489,7 @@ uet_engine_tx_ip(struct uet_engine_lcore *lc, unsigned int port,
 	n->nb_hold++;
 	if (n->state == ENG_NEIGH_FREE) {
 		n->state = ENG_NEIGH_PENDING;
+		lc->neigh_pending++;
 		n->probe_port = (uint16_t)port;
 		neigh_probe(lc, n, lc->now);
 	}
@@ -492,7 +508,8 @@ eng_neigh_advance(struct uet_engine_lcore *lc, uint64_t now)
 		neigh_set(lc, u[i].ipver, u[i].addr, u[i].mac, u[i].is_static);
 		ENG_INC(lc->st.neigh_updates);
 	}
-	if (lc->neigh_used == 0)
+	/* only resolving entries have timers (learnt ones never age) */
+	if (lc->neigh_pending == 0)
 		return;
 	for (unsigned int i = 0; i < ENG_NEIGH_SWEEP; i++) {
 		struct eng_neigh *e = &lc->neigh[lc->neigh_sweep];

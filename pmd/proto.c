@@ -355,7 +355,8 @@ proto_rx_burst(void *priv, struct uet_engine_lcore *lc,
 	ctx->rx = NULL;
 	ctx->nb_rx = 0;
 	for (uint16_t i = 0; i < n; i++)
-		rte_pktmbuf_free(rx[i].m);
+		ctx->mb_rx[i] = rx[i].m;
+	rte_pktmbuf_free_bulk(ctx->mb_rx, n);
 }
 
 static void

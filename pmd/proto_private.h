@@ -31,7 +31,9 @@
 struct proto_dst {
 	bool valid;
 	uint8_t fa[16];
-	struct uet_outer o; /* template: MACs/FAs/ports, no lengths */
+	struct uet_outer_tpl tpl; /* header bytes, patched per frame */
+	struct uet_outer o;       /* the fields (IPv6 UDP checksum) */
+	uint16_t ev;              /* proto_ev_pick() of fa */
 };
 
 struct uet_ulp_ctx {
@@ -46,6 +48,7 @@ struct uet_ulp_ctx {
 	uint16_t ev_base;
 	uint16_t ev_count;      /* RUD EV set size (<= PROTO_EV_SET) */
 	uint32_t ev_rot;
+	struct proto_dst *dst_last; /* last template used (NULL: none) */
 	uint8_t dscp_data;
 	uint8_t dscp_retx;
 	uint8_t dscp_ctl;
@@ -59,6 +62,7 @@ struct uet_ulp_ctx {
 	struct uet_pds_tx txd[PROTO_BURST];
 	struct uet_pds_event ev[PROTO_BURST];
 	struct rte_mbuf *mb[PROTO_BURST];
+	struct rte_mbuf *mb_rx[UET_ENGINE_BURST_MAX]; /* RX burst to free */
 };
 
 /* proto.c */

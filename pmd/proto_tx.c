@@ -34,6 +34,12 @@ fa_hash(const uint8_t fa[16])
 uint16_t
 proto_ev_pick(const struct uet_ulp_ctx *ctx, const uint8_t fa[16])
 {
+	const struct proto_dst *d = ctx->dst_last;
+
+	if (likely(ctx->ev_count == 1))
+		return ctx->ev_base;
+	if (likely(d != NULL && memcmp(d->fa, fa, 16) == 0))
+		return d->ev;
 	return (uint16_t)(ctx->ev_base + fa_hash(fa) % ctx->ev_count);
 }
 
@@ -54,22 +60,33 @@ ev_change(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t)
 	return (uint16_t)(ctx->ev_base + off);
 }
 
-static const struct uet_outer *
+/* The outer header template of @p fa: the last one used, else the
+ * direct-mapped cache, else built (engine addresses, neighbour-free). */
+static const struct proto_dst *
 dst_template(struct uet_ulp_ctx *ctx, const uint8_t fa[16])
 {
-	struct proto_dst *d = &ctx->dst[fa_hash(fa) % PROTO_DST_CACHE];
+	struct proto_dst *d = ctx->dst_last;
 
-	if (likely(d->valid && memcmp(d->fa, fa, 16) == 0))
-		return &d->o;
+	if (likely(d != NULL && memcmp(d->fa, fa, 16) == 0))
+		return d;
+	d = &ctx->dst[fa_hash(fa) % PROTO_DST_CACHE];
+	if (likely(d->valid && memcmp(d->fa, fa, 16) == 0)) {
+		ctx->dst_last = d;
+		return d;
+	}
+	if (d == ctx->dst_last)
+		ctx->dst_last = NULL;
+	d->valid = false;
 	if (uet_engine_outer_prepare(ctx->lc, ctx->port,
 				     proto_fa_is_v4(fa) ? 4 : 6, fa,
-				     &d->o) < 0) {
-		d->valid = false;
+				     &d->o) < 0 ||
+	    uet_outer_tpl_init(&d->tpl, &d->o) < 0)
 		return NULL;
-	}
 	memcpy(d->fa, fa, 16);
+	d->ev = (uint16_t)(ctx->ev_base + fa_hash(fa) % ctx->ev_count);
 	d->valid = true;
-	return &d->o;
+	ctx->dst_last = d;
+	return d;
 }
 
 static uint32_t
@@ -87,51 +104,55 @@ static int
 frame_build(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t,
 	    struct rte_mbuf *m)
 {
-	const struct uet_outer *tpl = dst_template(ctx, t->dst.addr);
+	const struct proto_dst *d = dst_template(ctx, t->dst.addr);
 	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
 	size_t cap = rte_pktmbuf_tailroom(m);
 	size_t hl = uet_pds_hdr_len(t->hdr.type);
 	bool ctl = t->kind == UET_PDS_TX_CTL;
 	uint16_t body = ctl ? t->resp_len : t->len;
-	struct uet_outer o;
-	int ol, pl, bl;
+	uint8_t dscp, ecn;
+	uint16_t ev;
+	size_t ol;
+	int pl, bl;
 
-	if (unlikely(tpl == NULL || hl == 0))
+	if (unlikely(d == NULL || hl == 0 ||
+		     d->tpl.len + hl + body > cap ||
+		     hl + body > UINT16_MAX - UET_IPV6_HLEN - UET_UDP_HLEN))
 		return -EINVAL;
-	o = *tpl;
-	o.inner_len = (uint16_t)(hl + body);
 	/* PROTOCOL.md 1: DSCP per class, data ECT(0) */
 	if (ctl) {
-		o.dscp = ctx->dscp_ctl;
-		o.ecn = UET_ECN_NOT_ECT;
+		dscp = ctx->dscp_ctl;
+		ecn = UET_ECN_NOT_ECT;
+		ev = t->ev;
 	} else {
-		o.dscp = t->kind == UET_PDS_TX_RETX ? ctx->dscp_retx :
-						      ctx->dscp_data;
-		o.ecn = UET_ECN_ECT0;
+		dscp = t->kind == UET_PDS_TX_RETX ? ctx->dscp_retx :
+						    ctx->dscp_data;
+		ecn = UET_ECN_ECT0;
+		ev = t->change_ev ? ev_change(ctx, t) : t->ev;
 	}
-	uet_outer_ev_set(&o, t->change_ev && !ctl ? ev_change(ctx, t) : t->ev);
-	ol = uet_outer_encode(&o, buf, cap);
-	if (unlikely(ol < 0))
-		return -EINVAL;
-	pl = uet_pds_hdr_encode(&t->hdr, buf + ol, cap - (size_t)ol);
+	ol = uet_outer_tpl_write(&d->tpl, buf, (uint16_t)(hl + body), dscp,
+				 ecn, ev);
+	pl = uet_pds_hdr_encode(&t->hdr, buf + ol, cap - ol);
 	if (unlikely(pl < 0 || (size_t)pl != hl))
 		return -EINVAL;
 	if (ctl) {
-		if (unlikely((size_t)(ol + pl) + body > cap))
-			return -ENOSPC;
 		if (body != 0)
-			memcpy(buf + ol + pl, t->resp, body);
+			memcpy(buf + ol + hl, t->resp, body);
 	} else {
 		bl = ctx->ulp->build(ctx->ulp_priv, t->cookie,
 				     req_psn(&t->hdr),
 				     t->kind == UET_PDS_TX_RETX,
-				     buf + ol + pl, cap - (size_t)(ol + pl));
+				     buf + ol + hl, cap - (ol + hl));
 		if (unlikely(bl != (int)body))
 			return -EINVAL;
 	}
-	if (o.ip_version == 6 && !o.native)
-		(void)uet_outer_udp_csum_fill(&o, buf, (size_t)ol + pl + body);
-	if (rte_pktmbuf_append(m, (uint16_t)(ol + pl + body)) == NULL)
+	if (unlikely(d->tpl.ip_version == 6 && !d->tpl.native)) {
+		struct uet_outer o = d->o;
+
+		o.inner_len = (uint16_t)(hl + body);
+		(void)uet_outer_udp_csum_fill(&o, buf, ol + hl + body);
+	}
+	if (rte_pktmbuf_append(m, (uint16_t)(ol + hl + body)) == NULL)
 		return -ENOSPC;
 	return 0;
 }

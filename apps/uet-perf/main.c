@@ -591,11 +591,16 @@ perf_json_report(FILE *f, const struct perf_report *r)
 	fprintf(f, "\"%s\":{\"pds\":\"%s\",\"size\":%u,\"count\":%lu,"
 		"\"window\":%u,\"loss_ppm\":%u,\"pkts_per_msg\":%u,"
 		"\"seconds\":%.6f,\"msgs_per_s\":%.1f,\"gbytes_per_s\":%.6f,"
+		"\"ns_per_msg_a\":%.1f,\"ns_per_msg_b\":%.1f,"
+		"\"loop_share\":%.3f,\"cpu_seconds\":%.6f,"
+		"\"msgs_per_cpu_s\":%.1f,"
 		"\"retransmissions\":%lu,\"duplicates_suppressed\":%lu,"
 		"\"faults_dropped\":%lu,\"tx_frames\":%lu,\"acks\":%lu,"
 		"\"complete\":%s,\"verified\":%s,", r->mode, r->pds, r->size,
 		(unsigned long)r->count, r->window, r->loss_ppm, r->pkts_per_msg,
-		r->seconds, r->msgs_per_s, r->gbytes_per_s,
+		r->seconds, r->msgs_per_s, r->gbytes_per_s, r->ns_per_msg_a,
+		r->ns_per_msg_b, r->loop_share, r->cpu_seconds,
+		r->msgs_per_cpu_s,
 		(unsigned long)r->retx, (unsigned long)r->dup_suppressed,
 		(unsigned long)r->faults_dropped, (unsigned long)r->tx_frames,
 		(unsigned long)r->acks, r->complete ? "true" : "false",

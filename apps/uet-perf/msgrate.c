@@ -33,6 +33,22 @@ msgrate_print(const struct perf_report *r, FILE *f)
 		(unsigned long)r->rec.tlp_fires,
 		(unsigned long)r->rec.rod_goback,
 		(unsigned long)r->rec.rod_stale);
+	if (r->ns_per_msg_a > 0 && r->ns_per_msg_b > 0)
+		fprintf(f, "  per engine side: A (sender) %.0f ns/msg = %.2f M "
+			"msgs/s/lcore, B (receiver) %.0f ns/msg = %.2f M "
+			"msgs/s/lcore; %.0f%% of the time in the two polls\n",
+			r->ns_per_msg_a, 1e3 / r->ns_per_msg_a,
+			r->ns_per_msg_b, 1e3 / r->ns_per_msg_b,
+			100 * r->loop_share);
+	if (r->cpu_seconds > 0 && r->seconds > 0) {
+		double share = r->cpu_seconds / r->seconds;
+
+		fprintf(f, "  thread CPU time %.3f s (%.0f%% of wall time): "
+			"%.0f msgs per CPU second; per side scaled to CPU "
+			"time: A %.0f ns/msg, B %.0f ns/msg\n", r->cpu_seconds,
+			100 * share, r->msgs_per_cpu_s,
+			r->ns_per_msg_a * share, r->ns_per_msg_b * share);
+	}
 	perf_ses_print(r, f);
 	fprintf(f, "  verified: %s\n", r->verified ? "yes" : "NO");
 }

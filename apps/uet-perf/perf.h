@@ -217,6 +217,13 @@ struct perf_report {
 	double seconds;
 	double msgs_per_s;
 	double gbytes_per_s;
+	/* TSC time inside uet_engine_poll() of each engine during the timed
+	 * part, per message delivered: the cost of one engine side. */
+	double ns_per_msg_a;
+	double ns_per_msg_b;
+	double loop_share;       /* share of the time inside the two polls */
+	double cpu_seconds;      /* thread CPU time of the timed part */
+	double msgs_per_cpu_s;   /* messages per CPU second (load-proof) */
 	uint64_t retx;           /* request retransmissions (both sides) */
 	uint64_t dup_suppressed; /* duplicates the PDS re-ACKed, not delivered */
 	uint64_t faults_dropped;

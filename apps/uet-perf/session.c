@@ -22,6 +22,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -57,6 +58,10 @@ struct perf_sess {
 	struct sdrv *sd;                          /* --ulp ses */
 	struct perf_sampler smp;
 	uint64_t t0, t_fin, hard;
+	/* TSC inside the senders' / the receiver's uet_engine_poll() during
+	 * the timed part, and the thread's CPU time over it */
+	uint64_t tsc_tx, tsc_rx;
+	double cpu0, cpu_s;
 	uint64_t sw_drops;                        /* incast switch */
 	bool done, complete, stopped, ended;
 };
@@ -67,6 +72,17 @@ static struct rte_ring *inc_up, *inc_down, *inc_rx[PERF_MAX_PEERS];
 static unsigned int inc_ports_made;
 static bool inc_rx_port_made;
 static unsigned int run_no;
+
+/* CPU time of the calling thread (excludes preemption), seconds. */
+static double
+thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 /* ------------------------------------------------------------------ */
 /* ports                                                               */
@@ -491,6 +507,7 @@ perf_sess_begin(const struct perf_mode *m, const struct perf_opts *o,
 	r->pkts_per_msg = rulp_pkts_per_msg(r->size,
 					    uet_ulp_max_len(ctx_of(s, 1)));
 	s->t0 = rte_rdtsc();
+	s->cpu0 = thread_cpu_s();
 	s->hard = s->t0 + (uint64_t)((o->duration > 0 ? o->duration + 10 :
 				      SESS_MAX_SECONDS) *
 				     (double)rte_get_tsc_hz());
@@ -555,6 +572,45 @@ all_finished(const struct perf_sess *s)
 	return true;
 }
 
+/* poll_all() of the timed part: the cost of each engine side. */
+static void
+poll_all_timed(struct perf_sess *s)
+{
+	uint64_t ta = rte_rdtsc(), tb, tc;
+
+	for (unsigned int i = 1; i <= s->nb_tx; i++)
+		(void)uet_engine_poll(s->e[i], 1);
+	tb = rte_rdtsc();
+	(void)uet_engine_poll(s->e[0], 1);
+	tc = rte_rdtsc();
+	s->tsc_tx += tb - ta;
+	s->tsc_rx += tc - tb;
+	if (s->m->incast)
+		switch_pump(s);
+	if (s->sd != NULL)
+		sdrv_poll(s->sd);
+}
+
+/* Per engine side: ns inside its poll per message delivered. */
+static void
+cost_report(struct perf_sess *s)
+{
+	struct perf_report *r = s->r;
+	double hz = (double)rte_get_tsc_hz();
+	double msgs = (double)r->rx.rx_msgs;
+
+	if (msgs > 0) {
+		r->ns_per_msg_a = (double)s->tsc_tx / hz * 1e9 / msgs;
+		r->ns_per_msg_b = (double)s->tsc_rx / hz * 1e9 / msgs;
+	}
+	if (r->seconds > 0)
+		r->loop_share = (double)(s->tsc_tx + s->tsc_rx) / hz /
+				r->seconds;
+	r->cpu_seconds = s->cpu_s;
+	if (s->cpu_s > 0)
+		r->msgs_per_cpu_s = msgs / s->cpu_s;
+}
+
 bool
 perf_sess_step(struct perf_sess *s)
 {
@@ -567,7 +623,7 @@ perf_sess_step(struct perf_sess *s)
 	for (unsigned int round = 0; round < SESS_SLICE_ROUNDS &&
 	     now < slice_end; round++) {
 		for (unsigned int it = 0; it < 16; it++)
-			poll_all(s);
+			poll_all_timed(s);
 		if (all_finished(s)) {
 			s->complete = true;
 			s->done = true;
@@ -580,8 +636,10 @@ perf_sess_step(struct perf_sess *s)
 		}
 	}
 	now = rte_rdtsc();
-	if (s->done)
+	if (s->done) {
 		s->t_fin = now;
+		s->cpu_s = thread_cpu_s() - s->cpu0;
+	}
 	if (s->smp.period != 0 && (s->done || now >= s->smp.next)) {
 		sess_sample(s, &cur);
 		perf_sampler_tick(&s->smp, now, &cur, s->done);
@@ -764,6 +822,7 @@ perf_sess_end(struct perf_sess *s)
 		r->msgs_per_s = (double)r->rx.rx_msgs / r->seconds;
 		r->gbytes_per_s = (double)r->rx.rx_bytes / r->seconds / 1e9;
 	}
+	cost_report(s);
 	perf_latency_stats(r);
 	r->verified = perf_verify(r, s->o.pds_mode);
 	r->tx.lat_ns = NULL; /* freed with the rulp */

@@ -332,7 +332,8 @@ struct uet_pds_event {
 };
 
 /**
- * Drain up to @p n events.
+ * Drain up to @p n events. Only the first @c resp_len bytes of @c resp
+ * are written; the rest of the array is left as it was.
  * @return
  *   Number of events written.
  */

@@ -125,6 +125,83 @@ size_t uet_outer_hdr_len(const struct uet_outer *o);
  */
 int uet_outer_encode(const struct uet_outer *o, uint8_t *buf, size_t cap);
 
+/** Longest header a template holds: Ethernet + tag + IPv6 + UDP. */
+#define UET_OUTER_TPL_MAX (UET_ETH_HLEN + UET_VLAN_HLEN + UET_IPV6_HLEN + \
+			   UET_UDP_HLEN)
+
+/**
+ * Outer headers of one destination encoded once (uet_outer_tpl_init())
+ * and copied into each frame by uet_outer_tpl_write(), which patches only
+ * what changes per frame: lengths, DSCP/ECN, entropy value and the IPv4
+ * header checksum. The bytes written equal uet_outer_encode()'s for the
+ * same fields.
+ */
+struct uet_outer_tpl {
+	uint8_t bytes[UET_OUTER_TPL_MAX]; /**< encoded with inner_len 0 */
+	uint8_t len;        /**< header bytes (offset of the PDS header) */
+	uint8_t l3_off;     /**< IP header offset */
+	uint8_t l4_off;     /**< UDP / entropy header offset */
+	uint8_t ip_version; /**< 4 or 6 */
+	bool native;        /**< entropy header instead of UDP */
+	uint32_t ip_sum;    /**< IPv4: header sum without TOS, length, csum */
+};
+
+/**
+ * Encode @p o (its dscp, ecn, entropy and inner_len are ignored: they
+ * are per-frame arguments of uet_outer_tpl_write()) into @p t.
+ * @return
+ *   0, or the errors of uet_outer_encode().
+ */
+int uet_outer_tpl_init(struct uet_outer_tpl *t, const struct uet_outer *o);
+
+/**
+ * Write the outer headers of @p t for @p inner_len bytes that follow,
+ * with @p dscp (< 64), @p ecn (< 4) and entropy value @p ev. No checks:
+ * @p buf must hold t->len bytes and @p inner_len fit the length fields.
+ * The UDP checksum is 0, as with uet_outer_encode() (IPv6:
+ * uet_outer_udp_csum_fill() once the inner bytes are in place).
+ * @return
+ *   t->len, the offset of the PDS header.
+ */
+static inline unsigned int
+uet_outer_tpl_write(const struct uet_outer_tpl *t, uint8_t *buf,
+		    uint16_t inner_len, uint8_t dscp, uint8_t ecn, uint16_t ev)
+{
+	uint8_t *ip = buf + t->l3_off, *l4 = buf + t->l4_off;
+	uint8_t tos = (uint8_t)(dscp << 2 | ecn);
+	/* native: the 4-byte entropy header (UET_ENTROPY_HDR_LEN) */
+	uint16_t l4_len = (uint16_t)((t->native ? 4 : UET_UDP_HLEN) +
+				     inner_len);
+	uint32_t sum;
+
+	__builtin_memcpy(buf, t->bytes, t->len);
+	if (t->ip_version == 4) {
+		uint16_t tot = (uint16_t)(UET_IPV4_HLEN + l4_len);
+
+		ip[1] = tos;
+		ip[2] = (uint8_t)(tot >> 8);
+		ip[3] = (uint8_t)tot;
+		sum = t->ip_sum + tos + tot;
+		sum = (sum & 0xFFFF) + (sum >> 16);
+		sum = (sum & 0xFFFF) + (sum >> 16);
+		sum = ~sum & 0xFFFF;
+		ip[10] = (uint8_t)(sum >> 8);
+		ip[11] = (uint8_t)sum;
+	} else {
+		ip[0] = (uint8_t)(0x60 | tos >> 4);
+		ip[1] = (uint8_t)((ip[1] & 0x0F) | (tos & 0x0F) << 4);
+		ip[4] = (uint8_t)(l4_len >> 8);
+		ip[5] = (uint8_t)l4_len;
+	}
+	l4[0] = (uint8_t)(ev >> 8);
+	l4[1] = (uint8_t)ev;
+	if (!t->native) {
+		l4[4] = (uint8_t)(l4_len >> 8);
+		l4[5] = (uint8_t)l4_len;
+	}
+	return t->len;
+}
+
 /**
  * Compute and store the UDP checksum of an encoded IPv6/UDP frame whose
  * inner bytes are in place (no-op for IPv4 and native mode).

@@ -83,6 +83,7 @@ pds_pdc_mgr_init(struct uet_pds *p)
 		return -ENOMEM;
 	p->ikey.mask = sz - 1;
 	p->tkey.mask = sz - 1;
+	p->ikey_last = PDS_NIL;
 	return 0;
 }
 
@@ -251,14 +252,25 @@ struct pds_pdc *
 pds_ikey_find(struct uet_pds *p, const struct uet_pds_fa *fa, uint32_t job,
 	      uint8_t tc, uint8_t mode)
 {
-	uint32_t i = pds_ikey_hash(fa, job, tc, mode) & p->ikey.mask;
+	uint32_t i;
 	struct pds_pdc *c;
 
-	while (p->ikey.ent[i] != 0) {
-		c = &p->pdc[p->ikey.ent[i] - 1];
+	/* submissions come in runs to one PDC: try the last hit first
+	 * (pds_ikey_del() forgets it) */
+	if (p->ikey_last != PDS_NIL) {
+		c = &p->pdc[p->ikey_last];
 		if (c->job == job && c->tc == tc && c->mode == mode &&
 		    memcmp(&c->peer, fa, sizeof(*fa)) == 0)
 			return c;
+	}
+	i = pds_ikey_hash(fa, job, tc, mode) & p->ikey.mask;
+	while (p->ikey.ent[i] != 0) {
+		c = &p->pdc[p->ikey.ent[i] - 1];
+		if (c->job == job && c->tc == tc && c->mode == mode &&
+		    memcmp(&c->peer, fa, sizeof(*fa)) == 0) {
+			p->ikey_last = p->ikey.ent[i] - 1;
+			return c;
+		}
 		i = (i + 1) & p->ikey.mask;
 	}
 	return NULL;
@@ -274,6 +286,8 @@ pds_ikey_add(struct uet_pds *p, struct pds_pdc *c)
 void
 pds_ikey_del(struct uet_pds *p, struct pds_pdc *c)
 {
+	if (p->ikey_last == pds_idx(p, c))
+		p->ikey_last = PDS_NIL;
 	pds_htab_del(p, &p->ikey,
 		     pds_ikey_hash(&c->peer, c->job, c->tc, c->mode),
 		     pds_idx(p, c));

@@ -106,8 +106,10 @@ pds_alloc_arrays(struct uet_pds *p)
 	p->dgram = calloc(c->dgram_queue, sizeof(*p->dgram));
 	p->ctl = calloc(c->ctl_queue, sizeof(*p->ctl));
 	p->ev = calloc(c->event_queue, sizeof(*p->ev));
+	p->ev_resp = calloc(c->event_queue, UET_PDS_RESP_MAX);
 	if (!p->pdc || !p->tx_blk || !p->rx_blk || !p->resp ||
-	    !p->resp_data || !p->rudi || !p->dgram || !p->ctl || !p->ev)
+	    !p->resp_data || !p->rudi || !p->dgram || !p->ctl || !p->ev ||
+	    !p->ev_resp)
 		return -ENOMEM;
 	if (pds_pool_init(&p->tx_pool, c->tx_blocks) ||
 	    pds_pool_init(&p->rx_pool, c->rx_blocks) ||
@@ -136,6 +138,7 @@ pds_free_arrays(struct uet_pds *p)
 	free(p->dgram);
 	free(p->ctl);
 	free(p->ev);
+	free(p->ev_resp);
 }
 
 struct uet_pds *
@@ -214,10 +217,10 @@ pds_event_room(const struct uet_pds *p)
 	return p->ev_r.mask + 1 - pds_ring_count(&p->ev_r);
 }
 
-struct uet_pds_event *
+struct pds_event *
 pds_event_push(struct uet_pds *p)
 {
-	struct uet_pds_event *e;
+	struct pds_event *e;
 
 	/* Callers reserve room first (pds_event_room); a full ring here is
 	 * an invariant violation, reported by dropping and counting. */
@@ -227,15 +230,22 @@ pds_event_push(struct uet_pds *p)
 	}
 	e = &p->ev[p->ev_r.head & p->ev_r.mask];
 	p->ev_r.head++;
-	memset(e, 0, offsetof(struct uet_pds_event, resp));
+	memset(e, 0, sizeof(*e));
 	return e;
+}
+
+/* Response bytes of event @p e (UET_PDS_RESP_MAX of room). */
+uint8_t *
+pds_event_resp(struct uet_pds *p, const struct pds_event *e)
+{
+	return p->ev_resp + (size_t)(e - p->ev) * UET_PDS_RESP_MAX;
 }
 
 void
 pds_done(struct uet_pds *p, uint8_t mode, uint64_t cookie, int status,
 	 uint32_t psn)
 {
-	struct uet_pds_event *e = pds_event_push(p);
+	struct pds_event *e = pds_event_push(p);
 
 	if (status == 0)
 		p->st.done_ok++;
@@ -254,7 +264,7 @@ pds_done(struct uet_pds *p, uint8_t mode, uint64_t cookie, int status,
 void
 pds_pdc_down(struct uet_pds *p, struct pds_pdc *c, int status)
 {
-	struct uet_pds_event *e;
+	struct pds_event *e;
 
 	if (!p->cfg.pdc_events || (e = pds_event_push(p)) == NULL)
 		return;
@@ -282,7 +292,23 @@ uet_pds_events(struct uet_pds *p, struct uet_pds_event *ev, uint16_t n)
 	uint16_t i;
 
 	for (i = 0; i < n && pds_ring_count(&p->ev_r) > 0; i++) {
-		ev[i] = p->ev[p->ev_r.tail & p->ev_r.mask];
+		const struct pds_event *e = &p->ev[p->ev_r.tail & p->ev_r.mask];
+		struct uet_pds_event *o = &ev[i];
+
+		o->type = e->type;
+		o->mode = e->mode;
+		o->next_hdr = e->next_hdr;
+		o->resp_len = e->resp_len;
+		o->status = e->status;
+		o->pdc = e->pdc;
+		o->psn = e->psn;
+		o->cookie = e->cookie;
+		o->peer = e->peer;
+		/* only the response bytes in use (most events have none) */
+		if (e->resp_len != 0)
+			memcpy(o->resp, pds_event_resp(p, e),
+			       e->resp_len < UET_PDS_RESP_MAX ? e->resp_len :
+							       UET_PDS_RESP_MAX);
 		p->ev_r.tail++;
 	}
 	return i;

@@ -91,7 +91,7 @@ pds_ack_resp(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 	     const struct uet_pds_rx_meta *m, uint32_t psn)
 {
 	struct pds_slot *sl = pds_slot(p, c, psn);
-	struct uet_pds_event *e;
+	struct pds_event *e;
 	uint16_t len = m->ses_len;
 
 	if (!(sl->flags & SLOT_F_RESP) || sl->state == SLOT_DONE ||
@@ -116,7 +116,7 @@ pds_ack_resp(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 		len = UET_PDS_RESP_MAX;
 	e->resp_len = len;
 	if (len && m->ses)
-		memcpy(e->resp, m->ses, len);
+		memcpy(pds_event_resp(p, e), m->ses, len);
 }
 
 /*

@@ -197,7 +197,7 @@ pds_rudi_resp(struct uet_pds *p, const struct uet_pds_hdr *h,
 	      const struct uet_pds_rx_meta *m)
 {
 	struct pds_rudi *r = pds_rudi_find(p, h->u.rudi.pkt_id, m);
-	struct uet_pds_event *e;
+	struct pds_event *e;
 	uint16_t len = m->ses_len;
 
 	if (r == NULL)
@@ -214,7 +214,7 @@ pds_rudi_resp(struct uet_pds *p, const struct uet_pds_hdr *h,
 			len = UET_PDS_RESP_MAX;
 		e->resp_len = len;
 		if (len && m->ses)
-			memcpy(e->resp, m->ses, len);
+			memcpy(pds_event_resp(p, e), m->ses, len);
 	}
 	pds_rudi_release(p, (uint32_t)(r - p->rudi));
 	return 0;
@@ -286,7 +286,7 @@ static int
 pds_rudi_req(struct uet_pds *p, const struct uet_pds_hdr *h,
 	     const struct uet_pds_rx_meta *m)
 {
-	struct uet_pds_event *e;
+	struct pds_event *e;
 
 	if (m->trimmed || m->trimmed_lasthop) {
 		pds_nack_tx(p, &m->src, m->ev, m->trimmed_lasthop ?
@@ -415,7 +415,7 @@ static int
 pds_uud_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 	   const struct uet_pds_rx_meta *m)
 {
-	struct uet_pds_event *e;
+	struct pds_event *e;
 
 	if (m->trimmed || m->trimmed_lasthop) {
 		p->st.rx_bad++; /* best effort: a trimmed datagram is lost */

@@ -239,6 +239,24 @@ struct pds_htab {
 };
 
 /* Single-producer single-consumer ring inside one lcore. */
+/*
+ * A queued event: struct uet_pds_event without the response array, so
+ * the ring stays small (48 B a slot, not 320); response bytes live in
+ * ev_resp at the slot's index, touched only by events that carry one
+ * (pds_event_resp()).
+ */
+struct pds_event {
+	uint8_t type;
+	uint8_t mode;
+	uint8_t next_hdr;
+	uint16_t resp_len;
+	int32_t status;
+	uint32_t pdc;
+	uint32_t psn;
+	uint64_t cookie;
+	struct uet_pds_fa peer;
+};
+
 struct pds_ring {
 	uint32_t head;
 	uint32_t tail;
@@ -272,6 +290,7 @@ struct uet_pds {
 	struct pds_pdc *pdc;     /* [2 * cap] */
 	struct pds_pool pdc_pool[2][2]; /* [role][general, reserved] */
 	struct pds_htab ikey;    /* initiator {job, FA, TC, mode} */
+	uint32_t ikey_last;      /* last ikey hit (index), PDS_NIL: none */
 	struct pds_htab tkey;    /* target {FA, spdcid} */
 
 	struct pds_slot *tx_blk; /* [tx_blocks * tx_window] */
@@ -296,7 +315,8 @@ struct uet_pds {
 	struct pds_ring dgram_r;
 	struct uet_pds_tx *ctl;
 	struct pds_ring ctl_r;
-	struct uet_pds_event *ev;
+	struct pds_event *ev;
+	uint8_t *ev_resp;        /* [event_queue][UET_PDS_RESP_MAX] */
 	struct pds_ring ev_r;
 
 	struct pds_tnode *tnode; /* [2 * cap + rudi_slots] */
@@ -320,7 +340,8 @@ pds_ring_full(const struct pds_ring *r)
 }
 
 uint64_t pds_rand(struct uet_pds *p);
-struct uet_pds_event *pds_event_push(struct uet_pds *p);
+struct pds_event *pds_event_push(struct uet_pds *p);
+uint8_t *pds_event_resp(struct uet_pds *p, const struct pds_event *e);
 uint32_t pds_event_room(const struct uet_pds *p);
 struct uet_pds_tx *pds_ctl_push(struct uet_pds *p);
 void pds_done(struct uet_pds *p, uint8_t mode, uint64_t cookie, int status,

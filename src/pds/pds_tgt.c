@@ -382,7 +382,7 @@ static int
 pds_tgt_deliver(struct uet_pds *p, struct pds_pdc *c,
 		const struct uet_pds_hdr *h, const struct uet_pds_rx_meta *m)
 {
-	struct uet_pds_event *e = pds_event_push(p);
+	struct pds_event *e = pds_event_push(p);
 
 	p->st.delivered++;
 	if (e == NULL)
@@ -471,6 +471,7 @@ pds_tgt_refuse(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	p->st.refused++;
 	pds_nack_tx(p, &c->peer, c->u.t.ev, code, psn, c->lid, c->rid,
 		    pd->ce ? UET_PDS_F_M : 0);
+	pds_pdc_timer_update(p, c, 0); /* deadlines come from PDC state */
 	return 0;
 }
 
@@ -566,7 +567,9 @@ pds_rx_common(struct uet_pds *p, struct pds_pdc *c,
 		pds_tgt_dup(p, c, ri, m, h->flags);
 	else if (!pds_tgt_reject(p, c, ri, m, h->flags))
 		rc = pds_tgt_accept(p, c, h, ri, m, now);
-	if (c->state != PDC_FREE)
+	/* A pending delivery re-arms the timer when it is committed (at
+	 * the next PDS call, before any timer runs) or refused. */
+	if (c->state != PDC_FREE && rc == 0)
 		pds_pdc_timer_update(p, c, now);
 	return rc;
 }

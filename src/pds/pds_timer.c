@@ -68,13 +68,17 @@ pds_timer_arm(struct uet_pds *p, uint32_t node, uint64_t deadline)
 
 	if (t->slot != PDS_NIL && t->deadline == deadline)
 		return;
-	pds_timer_cancel(p, node);
 	/* Ticks up to wheel_now are done: a due deadline fires next tick. */
 	if (tick <= p->wheel_now)
 		tick = p->wheel_now + 1;
 	if (tick > horizon)
 		tick = horizon;
 	t->deadline = deadline;
+	/* Already filed in that slot: the slot's next visit is this tick
+	 * (ticks within the horizon map to distinct slots), no relinking. */
+	if (t->slot == (uint32_t)(tick & (p->cfg.timer_slots - 1)))
+		return;
+	pds_timer_cancel(p, node);
 	t->slot = (uint32_t)(tick & (p->cfg.timer_slots - 1));
 	t->prev = PDS_NIL;
 	t->next = p->wheel[t->slot];

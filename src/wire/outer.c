@@ -27,16 +27,30 @@
 /* Internet checksum (RFC 1071)                                        */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Add @p n bytes to a one's complement sum, 32 bits at a time (2^16 is
+ * 1 modulo 2^16 - 1, so big-endian 32-bit words sum like their 16-bit
+ * halves). Returns the sum folded to 16 bits, so callers may add more.
+ */
 static uint32_t
 csum_add(uint32_t sum, const uint8_t *p, size_t n)
 {
-	size_t i;
+	uint64_t s = sum;
+	size_t i = 0;
 
-	for (i = 0; i + 1 < n; i += 2)
-		sum += be16_load(p + i);
-	if (n & 1)
-		sum += (uint32_t)p[n - 1] << 8;
-	return sum;
+	for (; i + 4 <= n; i += 4)
+		s += be32_load(p + i);
+	if (i + 2 <= n) {
+		s += be16_load(p + i);
+		i += 2;
+	}
+	if (i < n)
+		s += (uint32_t)p[i] << 8;
+	s = (s & 0xFFFFFFFFu) + (s >> 32);
+	s = (s & 0xFFFFFFFFu) + (s >> 32);
+	s = (s & 0xFFFF) + (s >> 16);
+	s = (s & 0xFFFF) + (s >> 16);
+	return (uint32_t)s;
 }
 
 static uint16_t
@@ -233,6 +247,38 @@ uet_outer_encode(const struct uet_outer *o, uint8_t *buf, size_t cap)
 		off += ipv6_encode(o, buf + off, l4_len);
 	off += l4_encode(o, buf + off, l4_len);
 	return (int)off;
+}
+
+int
+uet_outer_tpl_init(struct uet_outer_tpl *t, const struct uet_outer *o)
+{
+	struct uet_outer b = *o;
+	uint8_t *ip;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	b.dscp = 0;
+	b.ecn = UET_ECN_NOT_ECT;
+	b.inner_len = 0;
+	b.ip_hlen = 0; /* a decoded struct may carry IPv4 options */
+	uet_outer_ev_set(&b, 0);
+	rc = uet_outer_encode(&b, t->bytes, sizeof(t->bytes));
+	if (rc < 0)
+		return rc;
+	t->len = (uint8_t)rc;
+	t->l3_off = (uint8_t)outer_l3_off(&b);
+	t->l4_off = (uint8_t)(t->l3_off + outer_ip_hlen(&b));
+	t->ip_version = b.ip_version;
+	t->native = b.native;
+	if (b.ip_version == 4) {
+		/* sum of the header with TOS, total length and checksum 0,
+		 * TOS being the low byte of the first word */
+		ip = t->bytes + t->l3_off;
+		be16_store(ip + 2, 0);
+		be16_store(ip + 10, 0);
+		t->ip_sum = csum_add(0, ip, UET_IPV4_HLEN);
+	}
+	return 0;
 }
 
 int

@@ -98,14 +98,26 @@ pkt_parse_ses(const uint8_t *frame, size_t end, struct uet_pkt *p)
 	const uint8_t *b = frame + p->ses_off;
 	int rc = 0;
 
+	/* The struct of the kind not present stays zero. The request
+	 * decoder clears its struct unless it stops at the length checks
+	 * (then the struct is cleared here); the response one is cleared
+	 * here (responses are rare). */
 	p->ses = pkt_ses_kind(&p->pds);
+	memset(&p->resp, 0, sizeof(p->resp));
 	if (p->ses == UET_PKT_SES_REQ) {
+		size_t hl;
+
 		p->req_fmt = (enum uet_ses_fmt)p->pds.next_hdr;
+		hl = uet_ses_fmt_len(p->req_fmt);
+		if (hl == 0 || avail < hl)
+			memset(&p->req, 0, sizeof(p->req));
 		rc = uet_ses_req_decode(b, avail, p->req_fmt, &p->req);
-	} else if (p->ses == UET_PKT_SES_RESP) {
-		rc = uet_ses_resp_decode(b, avail,
-					 (enum uet_ses_resp_fmt)p->pds.next_hdr,
-					 &p->resp);
+	} else {
+		memset(&p->req, 0, sizeof(p->req));
+		if (p->ses == UET_PKT_SES_RESP)
+			rc = uet_ses_resp_decode(b, avail,
+				(enum uet_ses_resp_fmt)p->pds.next_hdr,
+				&p->resp);
 	}
 	if (rc < 0)
 		return pkt_fail(p, UET_PKT_LAYER_SES, rc, p->ses_off, avail);
@@ -154,6 +166,31 @@ uet_pkt_parse(const uint8_t *frame, size_t len, struct uet_pkt *p)
 	return uet_pkt_parse_ex(frame, len, NULL, p);
 }
 
+/*
+ * What a parse leaves zero: everything but the layers it decoded (their
+ * decoders clear their own structs). Cheaper than clearing the whole
+ * struct per frame, most of which the decoders overwrite anyway.
+ */
+static void
+pkt_parse_reset(struct uet_pkt *p)
+{
+	/* a copy, not memset(): gcc makes a `rep stos` of that one */
+	static const struct uet_outer zero;
+
+	p->outer = zero;
+	p->ses = UET_PKT_SES_NONE;
+	p->req_fmt = (enum uet_ses_fmt)0;
+	p->pds_off = 0;
+	p->ses_off = 0;
+	p->ses_len = 0;
+	p->payload_off = 0;
+	p->payload_len = 0;
+	p->err_layer = UET_PKT_LAYER_NONE;
+	p->err = 0;
+	p->err_off = 0;
+	p->err_avail = 0;
+}
+
 int
 uet_pkt_parse_ex(const uint8_t *frame, size_t len,
 		 const struct uet_outer_opts *opts, struct uet_pkt *p)
@@ -161,18 +198,22 @@ uet_pkt_parse_ex(const uint8_t *frame, size_t len,
 	size_t end;
 	int rc;
 
-	memset(p, 0, sizeof(*p));
+	pkt_parse_reset(p);
 	rc = pkt_parse_outer(frame, len, opts, p);
-	if (rc < 0)
-		return rc;
+	if (rc < 0) {
+		memset(&p->pds, 0, sizeof(p->pds));
+		goto no_ses;
+	}
 	p->pds_off = p->outer.hdr_len;
 	/* End of the UET data: link padding after it is ignored. */
 	end = (size_t)p->pds_off + p->outer.inner_len;
 	rc = uet_pds_hdr_decode(frame + p->pds_off, p->outer.inner_len,
 				&p->pds);
-	if (rc < 0)
-		return pkt_fail(p, UET_PKT_LAYER_PDS, rc, p->pds_off,
-				p->outer.inner_len);
+	if (rc < 0) {
+		rc = pkt_fail(p, UET_PKT_LAYER_PDS, rc, p->pds_off,
+			      p->outer.inner_len);
+		goto no_ses;
+	}
 	p->ses_off = (uint16_t)(p->pds_off + rc);
 	rc = pkt_parse_ses(frame, end, p);
 	if (rc < 0)
@@ -180,6 +221,10 @@ uet_pkt_parse_ex(const uint8_t *frame, size_t len,
 	p->payload_off = (uint16_t)(p->ses_off + p->ses_len);
 	p->payload_len = (uint16_t)(end - p->payload_off);
 	return pkt_check_payload(p);
+no_ses:
+	memset(&p->req, 0, sizeof(p->req));
+	memset(&p->resp, 0, sizeof(p->resp));
+	return rc;
 }
 
 /* ------------------------------------------------------------------ */
