@@ -175,6 +175,13 @@ struct uet_ses_config {
 	 * registers each rendezvous source buffer (remote read, one key per
 	 * message, revoked at completion); -1: rendezvous unavailable. */
 	int rdv_ri;
+	/** Rendezvous with one RI table per job: when set, called at submit
+	 * with the message's job instead of using @c rdv_ri; returns that
+	 * job's handle (a relative RMA table {job, pid_on_fep,
+	 * rdv_resource_index} in @c mr), or -1: no rendezvous for that job
+	 * (the send fails UNSUPPORTED_OP). Runs on the owner lcore. */
+	int (*rdv_ri_of)(void *arg, uint32_t job);
+	void *rdv_ri_arg;            /**< argument of rdv_ri_of */
 	uint16_t rdv_resource_index; /**< wire index of that RI table */
 	bool rudi;              /**< use RUDI for UET_SES_WR_F_IDEMPOTENT */
 	struct uet_pds *pds;    /**< required, not owned */

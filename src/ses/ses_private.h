@@ -291,6 +291,8 @@ void ses_msg_from_req(const struct uet_ses_req *h,
 void ses_tgt_respond_rec(struct uet_ses *s, struct ses_tgt *t, uint64_t now);
 
 /* ses_rdv.c (rendezvous, PROTOCOL.md 4.3, 4.8) */
+/* RI handle of the rendezvous table of @p job (-1: none) */
+int ses_rdv_ri(const struct uet_ses *s, uint32_t job);
 int ses_rdv_setup(struct uet_ses *s, struct ses_msg *m);
 void ses_rdv_release(struct uet_ses *s, struct ses_msg *m);
 void ses_rdv_ext_fill(const struct uet_ses *s, const struct ses_msg *m,

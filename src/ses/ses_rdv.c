@@ -32,19 +32,27 @@ ses_rdv_eager(const struct uet_ses *s, uint64_t len)
 }
 
 int
+ses_rdv_ri(const struct uet_ses *s, uint32_t job)
+{
+	return s->cfg.rdv_ri_of != NULL ?
+	       s->cfg.rdv_ri_of(s->cfg.rdv_ri_arg, job) : s->cfg.rdv_ri;
+}
+
+int
 ses_rdv_setup(struct uet_ses *s, struct ses_msg *m)
 {
 	const struct uet_ses_mr_entry *e;
 	struct uet_ses_mr_attr a;
 	uint64_t key;
-	int ret;
+	int ret, ri;
 
-	if (s->cfg.rdv_ri < 0 || s->rdv_owner == NULL)
+	ri = ses_rdv_ri(s, m->wr.job);
+	if (ri < 0 || s->rdv_owner == NULL)
 		return -EOPNOTSUPP;
 	if (m->wr.len == 0)
 		return -EINVAL; /* nothing to expose */
 	memset(&a, 0, sizeof(a));
-	a.ri = s->cfg.rdv_ri;
+	a.ri = ri;
 	a.base = (uintptr_t)m->wr.buf;
 	a.length = m->wr.len;
 	a.access = UET_SES_MR_REMOTE_READ;

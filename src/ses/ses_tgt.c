@@ -174,8 +174,9 @@ ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
 	if (rc != UET_RC_OK)
 		return rc;
 	/* A read-back of one of our rendezvous sends (4.8). */
-	if (s->cfg.rdv_ri >= 0 && r.ri == s->cfg.rdv_ri)
-		owner = ses_rdv_owner(s, h->match_bits);
+	owner = ses_rdv_owner(s, h->match_bits);
+	if (owner != NULL && r.ri != ses_rdv_ri(s, owner->wr.job))
+		owner = NULL;
 	if (h->request_length <= SES_SMALL_DATA_MAX) {
 		/* Small data rides in the ACK (3, RESPONSE_DATA_SMALL); the
 		 * PDS keeps a copy for replays, so the buffer is free now. */

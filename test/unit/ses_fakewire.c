@@ -60,6 +60,16 @@ sfw_node_tables(struct sfw_node *n, uint64_t seed)
 	return n->ri_rma < 0 || n->ri_msg < 0 || n->ri_rdv < 0 ? -1 : 0;
 }
 
+bool sfw_rdv_by_job;
+
+static int
+sfw_rdv_ri_of(void *arg, uint32_t job)
+{
+	const struct sfw_node *n = arg;
+
+	return job == SFW_JOB ? n->ri_rdv : -1;
+}
+
 static int
 sfw_node_init(struct sfw *w, int i, enum uet_profile profile, uint64_t seed,
 	      uint32_t rdv_threshold)
@@ -92,6 +102,11 @@ sfw_node_init(struct sfw *w, int i, enum uet_profile profile, uint64_t seed,
 	sc.initiator_id = 100 + (uint32_t)i;
 	sc.pid_on_fep = SFW_PID;
 	sc.rdv_ri = n->ri_rdv;
+	if (sfw_rdv_by_job) {
+		sc.rdv_ri = -1;
+		sc.rdv_ri_of = sfw_rdv_ri_of;
+		sc.rdv_ri_arg = n;
+	}
 	sc.rdv_resource_index = SFW_RI_RDV;
 	sc.rdv_threshold = rdv_threshold;
 	sc.rdv_eager = SFW_RDV_EAGER;

@@ -69,6 +69,10 @@ int sfw_init(struct sfw *w, enum uet_profile profile, uint64_t seed);
 /* Same, with SEND/TSEND above @p rdv_threshold going rendezvous (HPC). */
 int sfw_init_rdv(struct sfw *w, enum uet_profile profile, uint64_t seed,
 		 uint32_t rdv_threshold);
+
+/* When set before sfw_init*(): the nodes name their rendezvous table
+ * through uet_ses_config.rdv_ri_of (SFW_JOB only; other jobs: none). */
+extern bool sfw_rdv_by_job;
 void sfw_fini(struct sfw *w);
 
 /* A work request from node @p from to the other node, job/pid/RI set. */

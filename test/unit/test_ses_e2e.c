@@ -691,6 +691,45 @@ rdv__key_revoked(void **state)
 	assert_int_equal(uet_ses_ri_del(w.n[0].mr, w.n[0].ri_rdv), 0);
 }
 
+/* Rendezvous tables per job (uet_ses_config.rdv_ri_of, what the engine
+ * glue uses): SFW_JOB has one, so its sends go rendezvous and are read
+ * back; another job has none, so a rendezvous send of it fails at
+ * submit with UNSUPPORTED_OP and nothing is sent. */
+static void
+rdv__table_per_job(void **state)
+{
+	enum uet_ses_rc rc = UET_RC_OK;
+	struct uet_ses_wr wr;
+
+	(void)state;
+	sfw_rdv_by_job = true;
+	reinit(UET_PROFILE_HPC, 1000);
+	sfw_rdv_by_job = false;
+	fill(sbuf, 5000, 9);
+	memset(rbuf, 0xEE, 6000);
+	post(1, 1, 77, rbuf, 5000, 0, 0);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
+	wr.context = 1;
+	submit(&wr);
+	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	check_send(1, 5000);
+	assert_int_equal(cqe(1, 77)->len, 5000);
+	assert_memory_equal(rbuf, sbuf, 5000);
+	assert_int_equal(rbuf[5000], 0xEE);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rdv_tx, 1);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rdv_served, 1);
+	assert_int_equal(uet_ses_stats_get(w.n[1].ses)->rdv_reads, 1);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
+	wr.job = SFW_JOB + 1;
+	wr.context = 2;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, &rc), -EOPNOTSUPP);
+	assert_int_equal(rc, UET_RC_UNSUPPORTED_OP);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rdv_tx, 1);
+	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_int_equal(uet_ses_ri_del(w.n[0].mr, w.n[0].ri_rdv), 0);
+}
+
 /* ---- deferrable sends (AI Full) ---- */
 
 static void
@@ -958,6 +997,8 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(rdv__sizes_expected_unexpected,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(rdv__table_per_job, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(rdv__key_revoked, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(defer__restart_cancel_stale,
