@@ -46,6 +46,8 @@ struct sul_op {
 	uint8_t rx;
 	uint8_t want;          /* CQE on success */
 	uint8_t multi;         /* multi-recv: stays until RELEASED */
+	uint8_t peek_claim;    /* PEEK | CLAIM post */
+	uint8_t claimed;       /* its message is reserved: kept for CLAIM */
 };
 
 /* Per attached channel: the SQE/RQE the SES refused with -EAGAIN. */
@@ -62,6 +64,7 @@ struct sul_job {
 	uint32_t ref;          /* 0: free */
 	int ri_msg;
 	int ri_rma;
+	int ri_rdv;            /* rendezvous sources (remote read) */
 };
 
 struct sul_pend {
@@ -257,6 +260,12 @@ complete_ses(struct sul_ctx *c, const struct uet_ses_cqe *s)
 	o = &c->ops[s->context - 1];
 	last = !o->multi || s->status != 0 ||
 	       (s->flags & UET_SES_CQ_MULTI_RECV_DONE) != 0;
+	/* a successful PEEK | CLAIM keeps its record (and so its SES
+	 * context) for the CLAIM post that takes the message */
+	if (o->peek_claim && s->status == 0 && o->chan != NULL) {
+		o->claimed = 1;
+		last = false;
+	}
 	if (o->chan != NULL && (s->status != 0 || o->want || o->rx)) {
 		cqe_from_ses(&e, s);
 		e.context = o->ctx;
@@ -352,6 +361,9 @@ sqe_to_wr(const struct uet_chan_sqe *q, uint32_t slot, struct uet_ses_wr *wr)
 	/* always complete: the op record is recycled on the completion */
 	wr->flags = (q->flags & (UET_CHAN_F_IMM | UET_CHAN_F_DELIVERY_COMPLETE)) |
 		    UET_SES_WR_F_COMPLETION;
+	if ((q->flags & UET_CHAN_F_RENDEZVOUS) &&
+	    (q->op == UET_CHAN_OP_SEND || q->op == UET_CHAN_OP_TSEND))
+		wr->flags |= UET_SES_WR_F_RENDEZVOUS;
 	if (q->mode == UET_CHAN_MODE_ROD)
 		wr->flags |= UET_SES_WR_F_ORDERED;
 	else if (q->mode == UET_CHAN_MODE_RUDI)
@@ -419,6 +431,10 @@ op_fill(struct sul_op *o, struct uet_chan *chan, uint64_t ctx, uint8_t op,
 	o->rx = rx;
 	o->want = rx || (flags & UET_CHAN_F_COMPLETION) != 0;
 	o->multi = rx && (flags & UET_CHAN_F_MULTI_RECV) != 0;
+	o->peek_claim = rx && (flags & UET_CHAN_F_PEEK) &&
+			(flags & UET_CHAN_F_CLAIM) &&
+			!(flags & UET_CHAN_F_DISCARD);
+	o->claimed = 0;
 }
 
 static unsigned int
@@ -461,7 +477,8 @@ rqe_cancel(struct sul_ctx *c, struct uet_chan *chan, uint64_t ctx)
 	for (uint32_t i = 0; i < c->nb_ops; i++) {
 		struct sul_op *o = &c->ops[i];
 
-		if (o->chan == chan && o->rx && o->ctx == ctx) {
+		if (o->chan == chan && o->rx && o->ctx == ctx &&
+		    !o->claimed) {
 			(void)uet_ses_recv_cancel(c->ses, (uint64_t)i + 1);
 			return;
 		}
@@ -487,6 +504,9 @@ rqe_post(struct sul_ctx *c, const struct uet_chan_rqe *q, uint32_t slot,
 		r.flags |= UET_SES_RECV_F_MULTI;
 		r.min_free = q->ignore; /* PROVIDER.md: min_multi_recv */
 	}
+	/* UET_CHAN_F_PEEK/CLAIM/DISCARD equal UET_SES_RECV_F_* */
+	r.flags |= q->flags & (UET_CHAN_F_PEEK | UET_CHAN_F_CLAIM |
+			       UET_CHAN_F_DISCARD);
 	if (q->flags & UET_CHAN_F_SRC_FILTER) {
 		if (q->src == 0)
 			rc = -EINVAL;
@@ -503,6 +523,32 @@ rqe_post(struct sul_ctx *c, const struct uet_chan_rqe *q, uint32_t slot,
 		complete_local(c, slot, rc, 0);
 	}
 	return 0;
+}
+
+/*
+ * A CLAIM post (without PEEK) takes the message its PEEK | CLAIM post
+ * reserved: the SES knows it by the SES context of that post, so the
+ * claim runs on the record the PEEK | CLAIM kept (the front end posts
+ * both with the same channel context). @p fresh is returned to the pool
+ * then; without such a record the SES answers -ENOENT.
+ */
+static uint32_t
+claim_slot(struct sul_ctx *c, struct uet_chan *chan,
+	   const struct uet_chan_rqe *q, uint32_t fresh)
+{
+	if ((q->flags & (UET_CHAN_F_CLAIM | UET_CHAN_F_PEEK)) !=
+	    UET_CHAN_F_CLAIM)
+		return fresh;
+	/* rare: a scan of the op records (bounded by their number) */
+	for (uint32_t i = 0; i < c->nb_ops; i++) {
+		struct sul_op *o = &c->ops[i];
+
+		if (o->claimed && o->chan == chan && o->ctx == q->context) {
+			op_put(c, fresh);
+			return i;
+		}
+	}
+	return fresh;
 }
 
 static unsigned int
@@ -530,7 +576,7 @@ chan_rq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 			rqe_cancel(c, sc->chan, sc->rqe.context);
 			continue;
 		}
-		slot = op_get(c);
+		slot = claim_slot(c, sc->chan, &sc->rqe, op_get(c));
 		op_fill(&c->ops[slot], sc->chan, sc->rqe.context,
 			sc->rqe.op, true, sc->rqe.flags);
 		if (sc->rqe.op != UET_CHAN_RQ_RECV &&
@@ -551,10 +597,26 @@ chan_rq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 /* channel set                                                         */
 /* ------------------------------------------------------------------ */
 
+/* A message reserved by a PEEK | CLAIM whose channel went away: discard
+ * it (its sender is released); the record returns on that completion. */
+static void
+claim_drop(struct sul_ctx *c, uint32_t slot, uint64_t now)
+{
+	struct uet_ses_recv r;
+
+	memset(&r, 0, sizeof(r));
+	r.op = c->ops[slot].op;
+	r.flags = UET_SES_RECV_F_CLAIM | UET_SES_RECV_F_DISCARD;
+	r.context = (uint64_t)slot + 1;
+	c->ops[slot].claimed = 0;
+	if (uet_ses_recv_post(c->ses, &r, now) != 0)
+		op_put(c, slot);
+}
+
 /* A channel went away (detached while stopped): forget its records and
  * withdraw its receives so that no buffer of it is written again. */
 static void
-chan_gone(struct sul_ctx *c, struct sul_chan *sc)
+chan_gone(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 {
 	for (uint32_t i = 0; i < c->nb_ops; i++) {
 		struct sul_op *o = &c->ops[i];
@@ -562,7 +624,9 @@ chan_gone(struct sul_ctx *c, struct sul_chan *sc)
 		if (o->chan != sc->chan)
 			continue;
 		o->chan = NULL;
-		if (o->rx)
+		if (o->claimed)
+			claim_drop(c, i, now);
+		else if (o->rx)
 			(void)uet_ses_recv_cancel(c->ses, (uint64_t)i + 1);
 	}
 	if (sc->sq_slot != SUL_NONE)
@@ -575,7 +639,7 @@ chan_gone(struct sul_ctx *c, struct sul_chan *sc)
 }
 
 static void
-chans_sync(struct sul_ctx *c, struct uet_engine_lcore *lc)
+chans_sync(struct sul_ctx *c, struct uet_engine_lcore *lc, uint64_t now)
 {
 	unsigned int n = uet_engine_lcore_nb_chans(lc);
 	struct sul_chan tmp[UET_ENGINE_CHANS_MAX];
@@ -603,7 +667,7 @@ chans_sync(struct sul_ctx *c, struct uet_engine_lcore *lc)
 	}
 	for (unsigned int j = 0; j < c->nb_chans; j++)
 		if (c->chans[j].chan != NULL)
-			chan_gone(c, &c->chans[j]);
+			chan_gone(c, &c->chans[j], now);
 	memcpy(c->chans, tmp, n * sizeof(tmp[0]));
 	c->nb_chans = n;
 }
@@ -648,12 +712,17 @@ job_add(struct sul_ctx *c, uint32_t job)
 	ra.resource_index = (c->start_ri + UET_SES_ULP_RI_RMA) & 0xFFF;
 	ra.type = UET_SES_RI_RMA;
 	j->ri_rma = uet_ses_ri_add(c->mr, &ra);
-	if (j->ri_msg < 0 || j->ri_rma < 0) {
-		rc = j->ri_msg < 0 ? j->ri_msg : j->ri_rma;
+	ra.resource_index = (c->start_ri + UET_SES_ULP_RI_RDV) & 0xFFF;
+	j->ri_rdv = uet_ses_ri_add(c->mr, &ra);
+	if (j->ri_msg < 0 || j->ri_rma < 0 || j->ri_rdv < 0) {
+		rc = j->ri_msg < 0 ? j->ri_msg :
+		     j->ri_rma < 0 ? j->ri_rma : j->ri_rdv;
 		if (j->ri_msg >= 0)
 			(void)uet_ses_ri_del(c->mr, j->ri_msg);
 		if (j->ri_rma >= 0)
 			(void)uet_ses_ri_del(c->mr, j->ri_rma);
+		if (j->ri_rdv >= 0)
+			(void)uet_ses_ri_del(c->mr, j->ri_rdv);
 		(void)uet_ses_mr_auth_del(c->mr, job, c->pid);
 		return rc;
 	}
@@ -677,6 +746,11 @@ job_del(struct sul_ctx *c, uint32_t job)
 	rc = uet_ses_ri_del(c->mr, j->ri_rma);
 	if (rc < 0)
 		return rc; /* -EBUSY: regions still registered */
+	/* rendezvous keys live as long as their sends: with sends still in
+	 * flight the table stays (and rendezvous of the job goes on) */
+	rc = uet_ses_ri_del(c->mr, j->ri_rdv);
+	if (rc < 0)
+		return rc;
 	(void)uet_ses_ri_del(c->mr, j->ri_msg);
 	(void)uet_ses_mr_auth_del(c->mr, job, c->pid);
 	j->ref = 0;
@@ -875,6 +949,16 @@ pow2_at_least(uint32_t n)
 	return p;
 }
 
+/* The SES's rendezvous table of @p job (uet_ses_config.rdv_ri_of). */
+static int
+sul_rdv_ri_of(void *arg, uint32_t job)
+{
+	struct sul_ctx *c = arg;
+	const struct sul_job *j = job_find(c, job);
+
+	return j != NULL ? j->ri_rdv : -1;
+}
+
 static void
 sul_free(struct sul_ctx *c)
 {
@@ -894,7 +978,7 @@ sul_tables(struct sul_ctx *c, const struct uet_ses_ulp_params *p,
 {
 	struct uet_ses_mr_table_attr ta = {
 		.max_entries = p->max_mrs ? p->max_mrs : 1024,
-		.max_ri = 2 * c->max_jobs,
+		.max_ri = 3 * c->max_jobs,
 		.max_pids = 1,
 		.max_auth = c->max_jobs,
 		.seed = p->seed ^ ((uint64_t)idx << 40) ^ rte_rdtsc(),
@@ -951,6 +1035,12 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	sc.cq_size = pow2_at_least(4 * (msgs + posted));
 	sc.initiator_id = c->initiator;
 	sc.pid_on_fep = c->pid;
+	/* the front end picks rendezvous per SQE (UET_CHAN_F_RENDEZVOUS) */
+	sc.rdv_threshold = UINT32_MAX;
+	sc.rdv_eager = p->rdv_eager;
+	sc.rdv_ri_of = sul_rdv_ri_of;
+	sc.rdv_ri_arg = c;
+	sc.rdv_resource_index = (c->start_ri + UET_SES_ULP_RI_RDV) & 0xFFF;
 	sc.pds = uet_ulp_ctx_pds(uctx);
 	sc.mr = c->mr;
 	sc.match = c->match;
@@ -1042,7 +1132,7 @@ sul_poll(void *priv, struct uet_ulp_ctx *uctx, uint64_t now)
 	unsigned int work;
 
 	work = ctl_poll(c);
-	chans_sync(c, uet_ulp_ctx_lcore(uctx));
+	chans_sync(c, uet_ulp_ctx_lcore(uctx), now);
 	work += completions(c);
 	for (unsigned int i = 0; i < c->nb_chans; i++) {
 		work += chan_rq(c, &c->chans[i], now);

@@ -41,6 +41,7 @@ extern "C" {
 /** Resource indices relative to an address's start_ri. */
 #define UET_SES_ULP_RI_MSG 0 /**< send family */
 #define UET_SES_ULP_RI_RMA 1 /**< WRITE/READ/atomics */
+#define UET_SES_ULP_RI_RDV 2 /**< rendezvous read-back of our sources */
 
 /** Parameters; pass as uet_proto_params.ulp_arg. */
 struct uet_ses_ulp_params {
@@ -54,6 +55,9 @@ struct uet_ses_ulp_params {
 	uint32_t max_mrs;      /**< memory entries (0: 1024) */
 	uint32_t max_jobs;     /**< authorised jobs (0: 16) */
 	uint32_t unexp_bytes;  /**< unexpected-data pool (0: 4 MiB) */
+	/** eager bytes of a rendezvous send (UET_CHAN_F_RENDEZVOUS; capped
+	 * by the SES to its first packet) */
+	uint32_t rdv_eager;
 	uint64_t seed;         /**< memory-key PRNG seed */
 };
 
@@ -62,7 +66,9 @@ extern const struct uet_ulp_ops uet_ses_ulp_ops;
 
 /** Control requests. */
 enum uet_ses_ulp_ctl_op {
-	UET_SES_ULP_JOB_ADD = 1, /**< authorise job (refcounted) + RI tables */
+	/** authorise job (refcounted) + its RI tables: MSG, RMA and the
+	 * rendezvous table (start_ri + UET_SES_ULP_RI_RDV) */
+	UET_SES_ULP_JOB_ADD = 1,
 	UET_SES_ULP_JOB_DEL = 2, /**< drop one reference of job */
 	UET_SES_ULP_MR_REG = 3,  /**< register base/len/access -> key */
 	UET_SES_ULP_MR_DEREG = 4, /**< deregister key */

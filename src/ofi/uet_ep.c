@@ -91,6 +91,13 @@ deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 	final = !(r->rx && r->cq_reserved == 2) ||
 		(c->flags & UET_CHAN_CQ_MULTI_RECV_DONE) || c->status != 0;
 	entry = c->status != 0 || r->want_cq;
+	/* FI_PEEK | FI_CLAIM found a message: the request stays for the
+	 * FI_CLAIM that takes it (PROVIDER.md "Receive flags") */
+	if (r->peek_claim && c->status == 0) {
+		final = true;
+		r->claimed = 1;
+		((struct fi_context *)r->user_ctx)->internal[0] = r;
+	}
 
 	/* a multi-receive buffer completes many times: each extra entry
 	 * needs a slot of its own */
@@ -126,7 +133,7 @@ deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 		else
 			uet_ofi_cntr_inc(cntr);
 	}
-	if (final)
+	if (final && !r->claimed)
 		uet_ofi_req_put(ep, r);
 	return true;
 }

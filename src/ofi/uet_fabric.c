@@ -8,6 +8,8 @@
  * fi_cntr_read). Jobs and memory regions reach the engine through the
  * SES ULP's control ring (uet_ofi_fabric_ctl).
  */
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -324,7 +326,8 @@ fabric_engine_start(struct uet_ofi_fabric *fab)
 	struct uet_engine_params ep;
 	struct uet_config_error err;
 	char name[16];
-	bool reused = false;
+	bool reused = false, have_cpus;
+	cpu_set_t cpus;
 	int rc;
 
 	rc = uet_ofi_config_get(&fab->cfg);
@@ -341,10 +344,20 @@ fabric_engine_start(struct uet_ofi_fabric *fab)
 		fab->cfg.engine.progress == UET_CONFIG_PROGRESS_INLINE;
 
 	pthread_mutex_lock(&eal_lock);
+	have_cpus = pthread_getaffinity_np(pthread_self(), sizeof(cpus),
+					   &cpus) == 0;
 	rc = uet_engine_eal_init("libuet-fi",
 				 p->eal_args[0] ? p->eal_args :
 						  fab->cfg.eal.args,
 				 &reused);
+	/* rte_eal_init() pins the calling thread to the main lcore's CPU;
+	 * that thread is the application's, not ours: give it back its
+	 * CPU set, so that it is not tied to the CPU of an engine lcore of
+	 * this or another process */
+	if (rc == 0 && !reused && have_cpus &&
+	    pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus) != 0)
+		FI_WARN(&uet_prov, FI_LOG_FABRIC,
+			"cannot restore the thread's CPU affinity\n");
 	pthread_mutex_unlock(&eal_lock);
 	if (rc < 0) {
 		FI_WARN(&uet_prov, FI_LOG_FABRIC, "EAL init failed: %s\n",
@@ -364,6 +377,9 @@ fabric_engine_start(struct uet_ofi_fabric *fab)
 	fab->sul.initiator_of = fabric_initiator_of;
 	fab->sul.initiator_arg = fab;
 	fab->sul.seed = (uint64_t)getpid() << 20 ^ fab->id;
+	/* MAX_EAGER_SIZE; the SES caps it to a rendezvous's first packet */
+	fab->sul.rdv_eager = (uint32_t)RTE_MIN(p->max_eager_size,
+					       (size_t)UINT32_MAX);
 	fab->proto.ulp = &uet_ses_ulp_ops;
 	fab->proto.ulp_arg = &fab->sul;
 	fab->proto.pds = NULL;

@@ -97,6 +97,26 @@ sqe_flags(uint64_t flags)
 	return f;
 }
 
+/*
+ * Rendezvous (PROVIDER.md "Parameters"): in HPC domains a SEND of at
+ * least MSG_RENDEZVOUS_SIZE bytes, or a TSEND of at least
+ * TAGGED_RENDEZVOUS_SIZE, goes as RENDEZVOUS_SEND/TSEND: MAX_EAGER_SIZE
+ * bytes (capped to the first packet) with the request, the rest read by
+ * the target once a receive matched. Other profiles have no rendezvous.
+ */
+static uint32_t
+rdv_flag(const struct uet_ofi_ep *ep, uint8_t op, size_t len)
+{
+	const struct uet_ofi_params *p = uet_ofi_params();
+
+	if (ep->dom->profile != UET_PROFILE_HPC || len == 0)
+		return 0;
+	if ((op == UET_CHAN_OP_SEND && len >= p->msg_rdzv_size) ||
+	    (op == UET_CHAN_OP_TSEND && len >= p->tagged_rdzv_size))
+		return UET_CHAN_F_RENDEZVOUS;
+	return 0;
+}
+
 ssize_t
 uet_ofi_post_sqe(struct uet_ofi_ep *ep, struct uet_chan_sqe *sqe,
 		 const struct iovec *iov, void **desc, size_t count,
@@ -138,6 +158,8 @@ uet_ofi_post_sqe(struct uet_ofi_ep *ep, struct uet_chan_sqe *sqe,
 				 &sqe->flags);
 	if (rc < 0)
 		goto unreserve;
+	if (!(flags & FI_INJECT))
+		sqe->flags |= rdv_flag(ep, sqe->op, iov_total(iov, count));
 	sqe->context = (uint64_t)(uintptr_t)r;
 	sqe->job = ep->job & UET_OFI_JOB_MASK;
 	sqe->mode = ep->tx_mode;
@@ -163,6 +185,36 @@ unlock:
 	return rc;
 }
 
+/* FI_PEEK / FI_CLAIM / FI_DISCARD combinations (fi_tagged(3)). */
+static int
+recv_flags_check(uint64_t flags, void *context)
+{
+	if ((flags & FI_DISCARD) && !(flags & (FI_PEEK | FI_CLAIM)))
+		return -FI_EINVAL;
+	if ((flags & (FI_PEEK | FI_CLAIM)) && (flags & FI_MULTI_RECV))
+		return -FI_EINVAL;
+	/* the claim finds its message through the fi_context */
+	if ((flags & FI_CLAIM) && context == NULL)
+		return -FI_EINVAL;
+	return 0;
+}
+
+/*
+ * The request of a successful FI_PEEK | FI_CLAIM receive, kept (with its
+ * channel context, which the engine knows the reserved message by) in
+ * the first word of the application's struct fi_context.
+ */
+static struct uet_ofi_req *
+claimed_req(struct uet_ofi_ep *ep, void *context)
+{
+	struct uet_ofi_req *r = ((struct fi_context *)context)->internal[0];
+
+	if (r == NULL || r < ep->reqs || r >= ep->reqs + ep->nb_reqs ||
+	    !r->claimed || r->user_ctx != context)
+		return NULL;
+	return r;
+}
+
 ssize_t
 uet_ofi_post_rqe(struct uet_ofi_ep *ep, struct uet_chan_rqe *rqe,
 		 const struct iovec *iov, void **desc, size_t count,
@@ -177,8 +229,19 @@ uet_ofi_post_rqe(struct uet_ofi_ep *ep, struct uet_chan_rqe *rqe,
 		return -FI_EOPBADSTATE;
 	if (ep->tx_only)
 		return -FI_EOPNOTSUPP;
+	rc = recv_flags_check(flags, context);
+	if (rc < 0)
+		return rc;
 	uet_ofi_lock(&ep->lock);
-	r = uet_ofi_req_get(ep, true);
+	if ((flags & (FI_CLAIM | FI_PEEK)) == FI_CLAIM) {
+		r = claimed_req(ep, context);
+		if (r == NULL) {
+			rc = -FI_EINVAL;
+			goto unlock_only;
+		}
+	} else {
+		r = uet_ofi_req_get(ep, true);
+	}
 	if (r == NULL) {
 		rc = -FI_EAGAIN;
 		goto unlock;
@@ -194,11 +257,19 @@ uet_ofi_post_rqe(struct uet_ofi_ep *ep, struct uet_chan_rqe *rqe,
 	r->cq_reserved = (flags & FI_MULTI_RECV) ? 2 : (cq != NULL);
 	r->want_cq = cq != NULL &&
 		     (!ep->rx_selective || (flags & FI_COMPLETION));
+	r->peek_claim = (flags & (FI_PEEK | FI_CLAIM | FI_DISCARD)) ==
+			(FI_PEEK | FI_CLAIM);
 	rc = uet_ofi_req_buffers(r, iov, desc, count, false, &rqe->addr,
 				 &rqe->len, &rqe->local_desc, &f);
 	if (rc < 0)
 		goto unreserve;
 	rqe->flags |= f;
+	if (flags & FI_PEEK)
+		rqe->flags |= UET_CHAN_F_PEEK;
+	if (flags & FI_CLAIM)
+		rqe->flags |= UET_CHAN_F_CLAIM;
+	if (flags & FI_DISCARD)
+		rqe->flags |= UET_CHAN_F_DISCARD;
 	if (flags & FI_MULTI_RECV) {
 		rqe->flags |= UET_CHAN_F_MULTI_RECV;
 		/* RECV has no ignore mask: it carries min_multi_recv */
@@ -210,6 +281,7 @@ uet_ofi_post_rqe(struct uet_ofi_ep *ep, struct uet_chan_rqe *rqe,
 		rc = -FI_EAGAIN;
 		goto unreserve;
 	}
+	r->claimed = 0;
 	uet_ofi_unlock(&ep->lock);
 	return 0;
 
@@ -217,11 +289,16 @@ unreserve:
 	if (cq != NULL)
 		uet_ofi_cq_unreserve(cq);
 put:
-	uet_ofi_req_put(ep, r);
+	/* a claim keeps its request for the next try */
+	if (!r->claimed)
+		uet_ofi_req_put(ep, r);
 unlock:
 	uet_ofi_unlock(&ep->lock);
 	if (rc == -FI_EAGAIN)
 		uet_ofi_ep_progress(ep);
+	return rc;
+unlock_only:
+	uet_ofi_unlock(&ep->lock);
 	return rc;
 }
 

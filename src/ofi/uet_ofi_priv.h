@@ -85,6 +85,7 @@ struct uet_ofi_params {
 	uint32_t initiator_id;
 	char eal_args[256];       /* "" -> the config file's [eal] args */
 	bool inline_progress;     /* progress = inline */
+	bool poll_yield;          /* AUTO: empty fi_cq_read yields the CPU */
 	char config_path[256];    /* "" -> built-in defaults */
 };
 
@@ -450,6 +451,8 @@ struct uet_ofi_req {
 	uint8_t want_cq;           /* a successful completion makes a CQ entry */
 	uint8_t cntr;              /* enum uet_ofi_cntr_kind */
 	uint8_t cq_reserved;
+	uint8_t peek_claim;        /* FI_PEEK | FI_CLAIM receive */
+	uint8_t claimed;           /* its message waits for the FI_CLAIM */
 	struct uet_chan_iov iov[UET_OFI_IOV_MAX];
 	uint8_t inject[UET_OFI_INJECT_MAX];
 };

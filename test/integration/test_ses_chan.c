@@ -353,6 +353,105 @@ test_trunc(void)
 	}
 }
 
+/* Take the next CQE of B and check context, status and length. */
+static void
+expect_rx(uint64_t ctx, int status, uint64_t len)
+{
+	struct uet_chan_cqe e;
+
+	if (!cq_wait(&B, &e)) {
+		failures++;
+		return;
+	}
+	CHECK(e.context == ctx);
+	CHECK(e.status == status);
+	CHECK(e.len == len);
+	if (e.context != ctx || e.status != status || e.len != len)
+		fprintf(stderr, "rx ctx %lu status %d len %lu\n",
+			(unsigned long)e.context, e.status,
+			(unsigned long)e.len);
+}
+
+static void
+post_recv_flags(uint64_t ctx, void *buf, uint64_t len, uint64_t tag,
+		uint32_t flags)
+{
+	struct uet_chan_rqe r;
+
+	memset(&r, 0, sizeof(r));
+	r.op = UET_CHAN_RQ_TRECV;
+	r.flags = flags;
+	r.context = ctx;
+	r.addr = (uint64_t)(uintptr_t)buf;
+	r.len = len;
+	r.tag = tag;
+	CHECK(uet_chan_rq_post(B.ch, &r) == 0);
+}
+
+/*
+ * UET_CHAN_F_RENDEZVOUS: the eager part travels with the request, the
+ * target reads the rest from A (the job's rendezvous RI table): expected
+ * and unexpected, byte-exact; an unexpected one completes at A only
+ * after B posted its receive. Then PEEK / PEEK|CLAIM / CLAIM / DISCARD on
+ * unexpected messages (the CLAIM reuses the peek's channel context).
+ */
+static void
+test_rdv_peek(void)
+{
+	struct uet_chan_sqe q;
+
+	fill(sbuf, 30000, 41);
+	memset(rbuf, 0, 30000);
+	post_recv(&B, UET_CHAN_RQ_RECV, 150, rbuf, 30000, 0);
+	pump();
+	sqe_init(&q, UET_CHAN_OP_SEND, 50, sbuf, 30000);
+	q.flags |= UET_CHAN_F_RENDEZVOUS;
+	post_sq(&A, &q);
+	expect_tx_ok(50);
+	expect_rx(150, 0, 30000);
+	CHECK(memcmp(rbuf, sbuf, 30000) == 0);
+	/* unexpected */
+	fill(sbuf, 12345, 42);
+	memset(rbuf, 0, 13000);
+	sqe_init(&q, UET_CHAN_OP_TSEND, 51, sbuf, 12345);
+	q.tag = 0x51;
+	q.flags |= UET_CHAN_F_RENDEZVOUS;
+	post_sq(&A, &q);
+	CHECK(cq_quiet(&A));
+	post_recv(&B, UET_CHAN_RQ_TRECV, 151, rbuf, 13000, 0x51);
+	expect_rx(151, 0, 12345);
+	expect_tx_ok(51);
+	CHECK(memcmp(rbuf, sbuf, 12345) == 0);
+	/* peek / claim / discard */
+	fill(sbuf, 9000, 43);
+	sqe_init(&q, UET_CHAN_OP_TSEND, 52, sbuf, 9000);
+	q.tag = 0x52;
+	q.flags |= UET_CHAN_F_RENDEZVOUS;
+	post_sq(&A, &q);
+	sqe_init(&q, UET_CHAN_OP_TSEND, 53, sbuf + 100, 200);
+	q.tag = 0x53;
+	post_sq(&A, &q);
+	expect_tx_ok(53);
+	post_recv_flags(160, NULL, 0, 0x5f, UET_CHAN_F_PEEK);
+	expect_rx(160, -ENOMSG, 0);
+	post_recv_flags(161, NULL, 0, 0x52,
+			UET_CHAN_F_PEEK | UET_CHAN_F_CLAIM);
+	expect_rx(161, 0, 9000);
+	memset(rbuf, 0, 9000);
+	post_recv_flags(161, rbuf, 9000, 0x52, UET_CHAN_F_CLAIM);
+	expect_rx(161, 0, 9000);
+	CHECK(memcmp(rbuf, sbuf, 9000) == 0);
+	expect_tx_ok(52);
+	post_recv_flags(162, NULL, 0, 0x53,
+			UET_CHAN_F_PEEK | UET_CHAN_F_DISCARD);
+	expect_rx(162, 0, 0);
+	post_recv_flags(163, NULL, 0, 0x53, UET_CHAN_F_PEEK);
+	expect_rx(163, -ENOMSG, 0);
+	/* a CLAIM that no PEEK|CLAIM reserved */
+	post_recv_flags(164, rbuf, 100, 0x53, UET_CHAN_F_CLAIM);
+	expect_rx(164, -ENOENT, 0);
+}
+
 /* A multi-receive buffer takes several messages, then is released; a
  * directed receive only matches its source. */
 static void
@@ -872,6 +971,7 @@ run(bool lossy)
 	test_trunc();
 	test_multi_and_directed();
 	test_rod();
+	test_rdv_peek();
 	test_rma(key);
 	test_errors(key);
 	test_backpressure(400);
