@@ -113,6 +113,12 @@ deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 	e.src = FI_ADDR_NOTAVAIL;
 	if ((c->flags & UET_CHAN_CQ_SRC) && ep->av != NULL)
 		e.src = uet_ofi_av_reverse(ep->av, (uint32_t)c->src);
+	/* received bytes reach the application's entries before its CQ
+	 * entry is visible */
+	if (final && !r->claimed)
+		uet_ofi_req_bounce_done(ep, r, c->status == 0 ||
+					(c->flags & UET_CHAN_CQ_TRUNC) ?
+					c->len : 0);
 	if (c->status != 0) {
 		e.err = c->status < 0 ? -c->status : c->status;
 		e.prov_errno = (int)c->prov_errno;
@@ -277,6 +283,16 @@ ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	}
 }
 
+static void
+reqs_free(struct uet_ofi_ep *ep)
+{
+	free(ep->reqs);
+	ep->reqs = NULL;
+	free(ep->bounce_mem);
+	ep->bounce_mem = NULL;
+	ep->bounce_free = 0;
+}
+
 static int
 reqs_create(struct uet_ofi_ep *ep)
 {
@@ -288,6 +304,14 @@ reqs_create(struct uet_ofi_ep *ep)
 	ep->reqs = calloc(ep->nb_reqs ? ep->nb_reqs : 1, sizeof(*ep->reqs));
 	if (ep->reqs == NULL)
 		return -FI_ENOMEM;
+	/* multi-entry iovs go through these (uet_ofi_req_buffers) */
+	ep->bounce_size = uet_ofi_params()->iov_bounce_size;
+	ep->bounce_mem = malloc(UET_OFI_BOUNCE_COUNT * ep->bounce_size);
+	if (ep->bounce_mem == NULL && ep->bounce_size != 0) {
+		reqs_free(ep);
+		return -FI_ENOMEM;
+	}
+	ep->bounce_free = (1u << UET_OFI_BOUNCE_COUNT) - 1;
 	ep->tx_free = ep->rx_free = 0;
 	for (i = (uint32_t)tx; i > 0; i--) {
 		ep->reqs[i - 1].next_free = ep->tx_free;
@@ -323,6 +347,7 @@ uet_ofi_req_put(struct uet_ofi_ep *ep, struct uet_ofi_req *r)
 {
 	uint32_t idx = (uint32_t)(r - ep->reqs) + 1;
 
+	uet_ofi_req_bounce_done(ep, r, 0);
 	if (r->rx) {
 		r->next_free = ep->rx_free;
 		ep->rx_free = idx;
@@ -403,8 +428,7 @@ free_chan:
 	uet_chan_free(ep->chan);
 	ep->chan = NULL;
 free_reqs:
-	free(ep->reqs);
-	ep->reqs = NULL;
+	reqs_free(ep);
 	return rc;
 }
 
@@ -509,7 +533,7 @@ ep_close(struct fid *fid)
 	}
 	free(ep->tx_ctx);
 	free(ep->rx_ctx);
-	free(ep->reqs);
+	reqs_free(ep);
 	fi_freeinfo(ep->info);
 	uet_ofi_lock_fini(&ep->lock);
 	free(ep);

@@ -31,12 +31,48 @@ uet_ofi_ep_dest(struct uet_ofi_ep *ep, fi_addr_t fi_addr)
 	return (uint64_t)(uintptr_t)a;
 }
 
-int
-uet_ofi_req_buffers(struct uet_ofi_req *r, const struct iovec *iov,
-		    void **desc, size_t count, bool inject, uint64_t *addr,
-		    uint64_t *len, uint64_t *local_desc, uint32_t *flags)
+static uint8_t *
+bounce_get(struct uet_ofi_ep *ep)
 {
-	size_t total = 0, i;
+	unsigned int i;
+
+	if (ep->bounce_free == 0)
+		return NULL;
+	i = (unsigned int)__builtin_ctz(ep->bounce_free);
+	ep->bounce_free &= ~(1u << i);
+	return ep->bounce_mem + (size_t)i * ep->bounce_size;
+}
+
+void
+uet_ofi_req_bounce_done(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
+			uint64_t len)
+{
+	uint64_t off = 0;
+
+	if (r->bounce == NULL)
+		return;
+	/* received data: scatter over the application's entries */
+	for (size_t i = 0; r->scatter && i < r->nb_iov && off < len; i++) {
+		uint64_t n = len - off < r->iov[i].len ? len - off :
+							 r->iov[i].len;
+
+		if (n != 0)
+			memcpy((void *)(uintptr_t)r->iov[i].addr,
+			       r->bounce + off, n);
+		off += n;
+	}
+	ep->bounce_free |= 1u << ((size_t)(r->bounce - ep->bounce_mem) /
+				  ep->bounce_size);
+	r->bounce = NULL;
+}
+
+int
+uet_ofi_req_buffers(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
+		    const struct iovec *iov, void **desc, size_t count,
+		    bool inject, bool inbound, uint64_t *addr, uint64_t *len,
+		    uint64_t *local_desc, uint32_t *flags)
+{
+	size_t total = 0, i, off;
 
 	if (count > UET_OFI_IOV_MAX || (count > 0 && iov == NULL))
 		return -FI_EINVAL;
@@ -44,6 +80,8 @@ uet_ofi_req_buffers(struct uet_ofi_req *r, const struct iovec *iov,
 		total += iov[i].iov_len;
 	*local_desc = desc != NULL && count > 0 ?
 		      (uint64_t)(uintptr_t)desc[0] : 0;
+	/* a claim reuses the request of its peek */
+	uet_ofi_req_bounce_done(ep, r, 0);
 	if (inject) {
 		uint8_t *p = r->inject;
 
@@ -63,13 +101,28 @@ uet_ofi_req_buffers(struct uet_ofi_req *r, const struct iovec *iov,
 		*len = count ? iov[0].iov_len : 0;
 		return 0;
 	}
-	for (i = 0; i < count; i++) {
+	/*
+	 * Several entries: the engine takes one contiguous buffer, so the
+	 * message goes through a bounce buffer of the endpoint, gathered
+	 * here (outbound) or scattered by the completion (inbound).
+	 */
+	if (total > ep->bounce_size)
+		return -FI_EMSGSIZE;
+	r->bounce = bounce_get(ep);
+	if (r->bounce == NULL)
+		return -FI_EAGAIN;
+	r->scatter = inbound;
+	r->nb_iov = (uint8_t)count;
+	for (i = 0, off = 0; i < count; i++) {
 		r->iov[i].addr = (uint64_t)(uintptr_t)iov[i].iov_base;
 		r->iov[i].len = iov[i].iov_len;
+		if (!inbound && iov[i].iov_len != 0)
+			memcpy(r->bounce + off, iov[i].iov_base,
+			       iov[i].iov_len);
+		off += iov[i].iov_len;
 	}
-	*addr = (uint64_t)(uintptr_t)r->iov;
-	*len = count;
-	*flags |= UET_CHAN_F_IOV;
+	*addr = (uint64_t)(uintptr_t)r->bounce;
+	*len = total;
 	return 0;
 }
 
@@ -153,9 +206,11 @@ uet_ofi_post_sqe(struct uet_ofi_ep *ep, struct uet_chan_sqe *sqe,
 	r->want_cq = cq != NULL && !(flags & UET_OFI_NO_CQ) &&
 		     (!ep->tx_selective || (flags & FI_COMPLETION));
 	sqe->flags |= sqe_flags(flags);
-	rc = uet_ofi_req_buffers(r, iov, desc, count, (flags & FI_INJECT) != 0,
-				 &sqe->addr, &sqe->len, &sqe->local_desc,
-				 &sqe->flags);
+	r->bounce = NULL;
+	rc = uet_ofi_req_buffers(ep, r, iov, desc, count,
+				 (flags & FI_INJECT) != 0,
+				 sqe->op == UET_CHAN_OP_READ, &sqe->addr,
+				 &sqe->len, &sqe->local_desc, &sqe->flags);
 	if (rc < 0)
 		goto unreserve;
 	if (!(flags & FI_INJECT))
@@ -187,11 +242,14 @@ unlock:
 
 /* FI_PEEK / FI_CLAIM / FI_DISCARD combinations (fi_tagged(3)). */
 static int
-recv_flags_check(uint64_t flags, void *context)
+recv_flags_check(uint64_t flags, size_t count, void *context)
 {
 	if ((flags & FI_DISCARD) && !(flags & (FI_PEEK | FI_CLAIM)))
 		return -FI_EINVAL;
 	if ((flags & (FI_PEEK | FI_CLAIM)) && (flags & FI_MULTI_RECV))
+		return -FI_EINVAL;
+	/* a multi-receive buffer is one contiguous buffer */
+	if ((flags & FI_MULTI_RECV) && count > 1)
 		return -FI_EINVAL;
 	/* the claim finds its message through the fi_context */
 	if ((flags & FI_CLAIM) && context == NULL)
@@ -229,7 +287,7 @@ uet_ofi_post_rqe(struct uet_ofi_ep *ep, struct uet_chan_rqe *rqe,
 		return -FI_EOPBADSTATE;
 	if (ep->tx_only)
 		return -FI_EOPNOTSUPP;
-	rc = recv_flags_check(flags, context);
+	rc = recv_flags_check(flags, count, context);
 	if (rc < 0)
 		return rc;
 	uet_ofi_lock(&ep->lock);
@@ -259,8 +317,10 @@ uet_ofi_post_rqe(struct uet_ofi_ep *ep, struct uet_chan_rqe *rqe,
 		     (!ep->rx_selective || (flags & FI_COMPLETION));
 	r->peek_claim = (flags & (FI_PEEK | FI_CLAIM | FI_DISCARD)) ==
 			(FI_PEEK | FI_CLAIM);
-	rc = uet_ofi_req_buffers(r, iov, desc, count, false, &rqe->addr,
-				 &rqe->len, &rqe->local_desc, &f);
+	if (!r->claimed)
+		r->bounce = NULL;
+	rc = uet_ofi_req_buffers(ep, r, iov, desc, count, false, true,
+				 &rqe->addr, &rqe->len, &rqe->local_desc, &f);
 	if (rc < 0)
 		goto unreserve;
 	rqe->flags |= f;

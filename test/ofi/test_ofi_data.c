@@ -543,6 +543,138 @@ test_peek(void)
 	expect_err(n1.cq, &c3, FI_ECANCELED, -1, NULL);
 }
 
+/* Scatter list over lbuf: @p n entries of @p lens, 16 guard bytes (0xEE)
+ * before each; returns the total. */
+static size_t
+iov_make(struct iovec *iov, const size_t *lens, size_t n, uint8_t *base)
+{
+	size_t off = 0, total = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		memset(base + off, 0xEE, 16 + lens[i] + 16);
+		off += 16;
+		iov[i].iov_base = base + off;
+		iov[i].iov_len = lens[i];
+		off += lens[i];
+		total += lens[i];
+	}
+	return total;
+}
+
+/* Whether the entries hold @p src in order and the guards are intact. */
+static bool
+iov_check(const struct iovec *iov, size_t n, const uint8_t *src, size_t len)
+{
+	size_t off = 0;
+
+	for (size_t i = 0; i < n && off < len; i++) {
+		size_t k = len - off < iov[i].iov_len ? len - off :
+							iov[i].iov_len;
+		const uint8_t *p = iov[i].iov_base;
+
+		if (memcmp(p, src + off, k) != 0 || p[-1] != 0xEE ||
+		    (k == iov[i].iov_len && p[k] != 0xEE))
+			return false;
+		off += k;
+	}
+	return off == len;
+}
+
+/*
+ * Multi-entry iovs (iov_limit 4): uneven splits on both sides for
+ * send/recv (eager and rendezvous), tsend/trecv, a truncated receive,
+ * WRITE from 4 local entries and READ into 3; byte-exact with guards.
+ * Above IOV_BOUNCE_SIZE (65536) several entries are -FI_EMSGSIZE.
+ */
+static void
+test_iov(struct fid_mr *mr)
+{
+	static const size_t sl[3] = { 1, 4093, 903 };
+	static const size_t rl[4] = { 7, 2000, 1, 3100 };
+	static const size_t tl[2] = { 600, 700 };
+	static const size_t wl[4] = { 3, 1000, 64, 2 };
+	uint64_t key = fi_mr_key(mr);
+	uint64_t base = (uint64_t)(uintptr_t)rbuf;
+	struct iovec siov[4], riov[4], tiov[2], big[2];
+	struct fi_cq_err_entry err;
+	struct fi_cq_tagged_entry e;
+	size_t stot, rtot, off = 0;
+	char c0, c1;
+
+	/* sender entries: slices of sbuf with gaps, the message is their
+	 * concatenation (lbuf + 40000 holds it for the comparisons) */
+	fill(sbuf, 20000, 51);
+	for (size_t i = 0; i < 3; i++) {
+		siov[i].iov_base = sbuf + 3000 * i + 5;
+		siov[i].iov_len = sl[i];
+		memcpy(lbuf + 40000 + off, siov[i].iov_base, sl[i]);
+		off += sl[i];
+	}
+	stot = off;
+	rtot = iov_make(riov, rl, 4, lbuf);
+	CHECK(stot == 4997 && rtot == 5108);
+	CHECK_RC(fi_recvv(n1.ep, riov, NULL, 4, FI_ADDR_UNSPEC, &c1), 0);
+	CHECK_RC(fi_sendv(n0.ep, siov, NULL, 3, n0.peer, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &c1, FI_RECV | FI_MSG, &e, NULL);
+	CHECK(e.len == stot);
+	CHECK(iov_check(riov, 4, lbuf + 40000, stot));
+	/* tagged, 903 + 1 bytes into 600 + 700, unexpected */
+	tiov[0] = siov[2];
+	tiov[1] = siov[0];
+	memcpy(lbuf + 50000, siov[2].iov_base, 903);
+	memcpy(lbuf + 50903, siov[0].iov_base, 1);
+	rtot = iov_make(riov, tl, 2, lbuf);
+	CHECK_RC(fi_tsendv(n0.ep, tiov, NULL, 2, n0.peer, 0xC1, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_SEND | FI_TAGGED, NULL, NULL);
+	CHECK_RC(fi_trecvv(n1.ep, riov, NULL, 2, FI_ADDR_UNSPEC, 0xC1, 0,
+			   &c1), 0);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &c1, FI_RECV | FI_TAGGED, &e, NULL);
+	CHECK(e.len == 904 && e.tag == 0xC1);
+	CHECK(iov_check(riov, 2, lbuf + 50000, 904));
+	CHECK(((uint8_t *)riov[1].iov_base)[304] == 0xEE);
+	/* truncated: 4997 bytes into 2 entries of 1300 */
+	rtot = iov_make(riov, tl, 2, lbuf);
+	CHECK_RC(fi_recvv(n1.ep, riov, NULL, 2, FI_ADDR_UNSPEC, &c1), 0);
+	CHECK_RC(fi_sendv(n0.ep, siov, NULL, 3, n0.peer, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_SEND, NULL, NULL);
+	memset(&err, 0, sizeof(err));
+	expect_err(n1.cq, &c1, FI_ETRUNC, -1, &err);
+	CHECK(err.olen == stot - rtot);
+	CHECK(iov_check(riov, 2, lbuf + 40000, rtot));
+	/* WRITE from 4 entries, READ back into 3 */
+	off = 0;
+	for (size_t i = 0; i < 4; i++) {
+		siov[i].iov_base = sbuf + 2000 * i + 3;
+		siov[i].iov_len = wl[i];
+		memcpy(lbuf + 40000 + off, siov[i].iov_base, wl[i]);
+		off += wl[i];
+	}
+	memset(rbuf + 20000, 0, 2000);
+	CHECK_RC(fi_writev(n0.ep, siov, NULL, 4, n0.peer, base + 20001, key,
+			   &c0), 0);
+	expect_ok(n0.cq, &c0, FI_WRITE | FI_RMA, NULL, NULL);
+	CHECK(memcmp(rbuf + 20001, lbuf + 40000, off) == 0);
+	CHECK(rbuf[20000] == 0 && rbuf[20001 + off] == 0);
+	rtot = iov_make(riov, sl, 3, lbuf);
+	CHECK_RC(fi_readv(n0.ep, riov, NULL, 3, n0.peer, base + 20001, key,
+			  &c0), 0);
+	expect_ok(n0.cq, &c0, FI_READ | FI_RMA, NULL, NULL);
+	CHECK(rtot == 4997);
+	CHECK(iov_check(riov, 3, rbuf + 20001, rtot));
+	/* more than IOV_BOUNCE_SIZE in several entries */
+	big[0].iov_base = sbuf;
+	big[0].iov_len = 40000;
+	big[1].iov_base = rbuf;
+	big[1].iov_len = 30000;
+	CHECK_RC(fi_sendv(n0.ep, big, NULL, 2, n0.peer, &c0), -FI_EMSGSIZE);
+	CHECK_RC(fi_recvv(n1.ep, big, NULL, 2, FI_ADDR_UNSPEC, &c1),
+		 -FI_EMSGSIZE);
+	CHECK(cq_quiet(n0.cq, 100) && cq_quiet(n1.cq, 100));
+}
+
 static int
 ring_port(void)
 {
@@ -728,6 +860,7 @@ main(int argc, char **argv)
 			   0, 0, 0, &mr, NULL), 0);
 	if (mr != NULL) {
 		test_rma(mr);
+		test_iov(mr);
 		test_dereg(mr);
 	}
 	test_wrong_job();
