@@ -71,6 +71,9 @@ enum uet_ses_wr_op {
 #define UET_SES_WR_F_RENDEZVOUS 0x40000u /**< force rendezvous (HPC) */
 #define UET_SES_WR_F_DEFERRABLE 0x80000u /**< force deferrable (AI Full) */
 #define UET_SES_WR_F_WILDCARD   0x100000u /**< peer posts wildcard recvs */
+/** src_pid / initiator name the sending process (several processes per
+ * instance); without it: cfg.pid_on_fep / cfg.initiator_id */
+#define UET_SES_WR_F_SRC        0x200000u
 
 /** Where a work request goes, resolved by the engine from sqe.dest. */
 struct uet_ses_dest {
@@ -103,6 +106,8 @@ struct uet_ses_wr {
 	const void *compare;   /**< CSWAP: compare operand (MSWAP: mask) */
 	void *result;          /**< FETCH/CSWAP: old values */
 	uint32_t job;          /**< JobID, 24 bits */
+	uint16_t src_pid;      /**< UET_SES_WR_F_SRC: our PIDonFEP */
+	uint32_t initiator;    /**< UET_SES_WR_F_SRC: our initiator id */
 };
 
 /** Completion flags; values equal UET_CHAN_CQ_*. */
@@ -126,6 +131,8 @@ struct uet_ses_cqe {
 	uint32_t prov_errno;  /**< UET return code (enum uet_ses_rc) */
 	uint8_t op;           /**< enum uet_ses_wr_op, or 1/2 (recv/trecv) */
 	uint64_t olen;        /**< bytes dropped when TRUNC */
+	/** unsolicited completions (context 0): the PIDonFEP targeted */
+	uint16_t pid_on_fep;
 };
 
 /** A receive post; field for field struct uet_chan_rqe. */
@@ -139,6 +146,9 @@ struct uet_ses_recv {
 	uint64_t ignore;    /**< TRECV */
 	uint64_t src;       /**< initiator id (UET_SES_RECV_F_SRC) */
 	uint64_t min_free;  /**< multi-recv threshold */
+	/** receive context of this PIDonFEP (cfg.match_of); ignored
+	 * without match_of */
+	uint16_t pid_on_fep;
 };
 
 #define UET_SES_RECV_F_MULTI 0x0040u /**< UET_CHAN_F_MULTI_RECV */
@@ -176,17 +186,24 @@ struct uet_ses_config {
 	 * message, revoked at completion); -1: rendezvous unavailable. */
 	int rdv_ri;
 	/** Rendezvous with one RI table per job: when set, called at submit
-	 * with the message's job instead of using @c rdv_ri; returns that
-	 * job's handle (a relative RMA table {job, pid_on_fep,
-	 * rdv_resource_index} in @c mr), or -1: no rendezvous for that job
-	 * (the send fails UNSUPPORTED_OP). Runs on the owner lcore. */
-	int (*rdv_ri_of)(void *arg, uint32_t job);
+	 * with the message's job and sending PIDonFEP instead of using
+	 * @c rdv_ri; returns their handle (a relative RMA table {job,
+	 * pid_on_fep, rdv_resource_index} in @c mr), or -1: no rendezvous
+	 * for them (the send fails UNSUPPORTED_OP). Runs on the owner
+	 * lcore. */
+	int (*rdv_ri_of)(void *arg, uint32_t job, uint16_t pid_on_fep);
 	void *rdv_ri_arg;            /**< argument of rdv_ri_of */
 	uint16_t rdv_resource_index; /**< wire index of that RI table */
 	bool rudi;              /**< use RUDI for UET_SES_WR_F_IDEMPOTENT */
 	struct uet_pds *pds;    /**< required, not owned */
 	struct uet_ses_mr_table *mr; /**< target tables, not owned (may be NULL) */
 	struct uet_ses_match *match; /**< receive context, not owned (may be NULL) */
+	/** Several receive contexts: when set, the receive context of a
+	 * PIDonFEP (a request's destination, uet_ses_recv.pid_on_fep), or
+	 * NULL (sends to it fail UNSUPPORTED_OP); @c match is then unused.
+	 * The result must not change while messages of it are in flight. */
+	struct uet_ses_match *(*match_of)(void *arg, uint16_t pid_on_fep);
+	void *match_arg;             /**< argument of match_of */
 };
 
 /** Fill @p cfg with defaults (HPC, MTU 4096, 1024 messages, ...). */
@@ -281,6 +298,11 @@ int uet_ses_recv_post(struct uet_ses *s, const struct uet_ses_recv *r,
  *   0 or -ENOENT.
  */
 int uet_ses_recv_cancel(struct uet_ses *s, uint64_t context);
+
+/** uet_ses_recv_cancel() in the receive context of @p pid_on_fep
+ * (cfg.match_of). */
+int uet_ses_recv_cancel_pid(struct uet_ses *s, uint16_t pid_on_fep,
+			    uint64_t context);
 
 /**
  * Cancel a send with @p context that is parked waiting for a

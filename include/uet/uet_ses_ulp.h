@@ -8,10 +8,12 @@
  * struct uet_ses per engine context on top of the context's PDS, and
  * consumes the front-end channels (uet_chan.h) attached to that context.
  *
- * One engine context is one FEP with one PIDonFEP and one initiator id
- * (uet_ses_ulp_params): every channel attached to the context submits as
- * that process and shares its receive context (posted / unexpected
- * lists). Channel handles (sqe.dest, rqe.src) are struct uet_ofi_addr
+ * An engine context has its own PIDonFEP and initiator id
+ * (uet_ses_ulp_params): a channel attached without EP_ADD submits as that
+ * process and shares its receive context (posted / unexpected lists).
+ * EP_ADD binds a channel to another process (PIDonFEP, initiator id) with
+ * a receive context of its own: the SES target finds the receive context
+ * by the request's PIDonFEP. Channel handles (sqe.dest, rqe.src) are struct uet_ofi_addr
  * pointers (uet_ofi.h); MSG requests go to RI start_ri, RMA and atomics to
  * start_ri + 1 of the destination, relative addressing with the SQE's job.
  *
@@ -73,6 +75,15 @@ enum uet_ses_ulp_ctl_op {
 	UET_SES_ULP_MR_REG = 3,  /**< register base/len/access -> key */
 	UET_SES_ULP_MR_DEREG = 4, /**< deregister key */
 	UET_SES_ULP_MR_ENABLE = 5, /**< enable key (disable it with disabled) */
+	/** bind channel @c chan (before attaching it) to process @c pid with
+	 * initiator id @c initiator: its SQEs send as that process, its RQEs
+	 * post to that process's receive context (one per PIDonFEP, shared
+	 * by the channels of one PIDonFEP); the context's own PIDonFEP is
+	 * its default receive context. At most 8 PIDonFEPs per context. */
+	UET_SES_ULP_EP_ADD = 6,
+	/** unbind @c chan (after detaching it); the last channel of a
+	 * PIDonFEP drops the unexpected messages of its receive context */
+	UET_SES_ULP_EP_DEL = 7,
 };
 
 /** One control request (filled by the caller, answered by the lcore). */
@@ -86,6 +97,12 @@ struct uet_ses_ulp_ctl {
 	/** MR_REG: register it disabled; MR_ENABLE: disable instead */
 	bool disabled;
 	uint64_t key;         /**< MR_REG: out; MR_DEREG, MR_ENABLE: in */
+	/** JOB_ADD/JOB_DEL: the job's process is @c pid (else the
+	 * context's own) */
+	bool has_pid;
+	uint16_t pid;         /**< JOB_*, EP_ADD: PIDonFEP */
+	uint32_t initiator;   /**< EP_ADD */
+	struct uet_chan *chan; /**< EP_ADD, EP_DEL */
 	int rc;               /**< out: 0 or -errno */
 };
 

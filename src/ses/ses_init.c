@@ -408,7 +408,8 @@ ses_req_target(const struct uet_ses *s, const struct ses_msg *m, uint32_t i,
 
 	if (m->fmt == UET_SES_FMT_SMALL)
 		return;
-	h->initiator = s->cfg.initiator_id;
+	h->initiator = (m->wr.flags & UET_SES_WR_F_SRC) ? m->wr.initiator :
+							  s->cfg.initiator_id;
 	if (rma)
 		h->match_bits = m->wr.rkey;
 	else if (ses_op_is_tagged(m->opcode))

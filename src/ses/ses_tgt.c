@@ -93,6 +93,7 @@ ses_tgt_write(struct uet_ses *s, const struct uet_pds_event *ev,
 		c.data = h->header_data;
 		c.src = h->initiator;
 		c.op = UET_SES_WR_WRITE;
+		c.pid_on_fep = h->pid_on_fep;
 		ses_cq_push(s, &c);
 	}
 	return UET_RC_OK;
@@ -175,7 +176,8 @@ ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
 		return rc;
 	/* A read-back of one of our rendezvous sends (4.8). */
 	owner = ses_rdv_owner(s, h->match_bits);
-	if (owner != NULL && r.ri != ses_rdv_ri(s, owner->wr.job))
+	if (owner != NULL &&
+	    r.ri != ses_rdv_ri(s, owner->wr.job, ses_wr_pid(s, &owner->wr)))
 		owner = NULL;
 	if (h->request_length <= SES_SMALL_DATA_MAX) {
 		/* Small data rides in the ACK (3, RESPONSE_DATA_SMALL); the

@@ -61,13 +61,44 @@ sfw_node_tables(struct sfw_node *n, uint64_t seed)
 }
 
 bool sfw_rdv_by_job;
+bool sfw_two_pids;
 
 static int
-sfw_rdv_ri_of(void *arg, uint32_t job)
+sfw_rdv_ri_of(void *arg, uint32_t job, uint16_t pid)
 {
 	const struct sfw_node *n = arg;
 
-	return job == SFW_JOB ? n->ri_rdv : -1;
+	return job == SFW_JOB && pid == SFW_PID ? n->ri_rdv : -1;
+}
+
+static struct uet_ses_match *
+sfw_match_of(void *arg, uint16_t pid)
+{
+	struct sfw_node *n = arg;
+
+	if (pid == SFW_PID)
+		return n->match;
+	return pid == SFW_PID + 1 ? n->match2 : NULL;
+}
+
+/* The second process of a node (sfw_two_pids). */
+static int
+sfw_node_pid2(struct sfw_node *n)
+{
+	struct uet_ses_match_config mc;
+	struct uet_ses_ri_attr ra = {
+		.relative = true, .job_id = SFW_JOB, .pid_on_fep = SFW_PID + 1,
+		.resource_index = SFW_RI_MSG, .type = UET_SES_RI_MSG,
+	};
+
+	uet_ses_match_config_default(&mc);
+	mc.chunks = 1024;
+	mc.chunk_size = 1024;
+	n->match2 = uet_ses_match_create(&mc);
+	if (n->match2 == NULL || uet_ses_mr_pid_add(n->mr, SFW_PID + 1) != 0 ||
+	    uet_ses_mr_auth_add(n->mr, SFW_JOB, SFW_PID + 1) != 0)
+		return -1;
+	return uet_ses_ri_add(n->mr, &ra) < 0 ? -1 : 0;
 }
 
 static int
@@ -102,6 +133,12 @@ sfw_node_init(struct sfw *w, int i, enum uet_profile profile, uint64_t seed,
 	sc.initiator_id = 100 + (uint32_t)i;
 	sc.pid_on_fep = SFW_PID;
 	sc.rdv_ri = n->ri_rdv;
+	if (sfw_two_pids) {
+		if (sfw_node_pid2(n) != 0)
+			return -1;
+		sc.match_of = sfw_match_of;
+		sc.match_arg = n;
+	}
 	if (sfw_rdv_by_job) {
 		sc.rdv_ri = -1;
 		sc.rdv_ri_of = sfw_rdv_ri_of;
@@ -154,6 +191,7 @@ sfw_fini(struct sfw *w)
 		uet_ses_free(w->n[i].ses);
 		uet_pds_free(w->n[i].pds);
 		uet_ses_match_free(w->n[i].match);
+		uet_ses_match_free(w->n[i].match2);
 		uet_ses_mr_table_free(w->n[i].mr);
 		free(w->q[i]);
 	}

@@ -730,6 +730,73 @@ rdv__table_per_job(void **state)
 	assert_int_equal(uet_ses_ri_del(w.n[0].mr, w.n[0].ri_rdv), 0);
 }
 
+/* Two processes on node 1 (uet_ses_config.match_of): a send to each
+ * PIDonFEP lands in that process's receive context only, whatever the
+ * other posted; a send names its own initiator (UET_SES_WR_F_SRC), which
+ * the receive reports; a PIDonFEP without a receive context refuses. */
+static void
+rx__context_per_pid(void **state)
+{
+	struct uet_ses_recv r;
+	struct uet_ses_wr wr;
+
+	(void)state;
+	sfw_two_pids = true;
+	reinit(UET_PROFILE_HPC, UINT32_MAX);
+	sfw_two_pids = false;
+	fill(sbuf, 6000, 17);
+	memset(rbuf, 0xEE, 20000);
+	/* process SFW_PID + 1 posts first; then SFW_PID */
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = 201;
+	r.buf = rbuf + 10000;
+	r.len = 6000;
+	r.pid_on_fep = SFW_PID + 1;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	r.context = 200;
+	r.buf = rbuf;
+	r.pid_on_fep = SFW_PID;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	/* to SFW_PID (multi-packet), from initiator 555 */
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
+	wr.context = 1;
+	wr.flags |= UET_SES_WR_F_SRC;
+	wr.initiator = 555;
+	wr.src_pid = SFW_PID;
+	submit(&wr);
+	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_int_equal(w.n[1].cq[0].context, 200);
+	assert_int_equal(w.n[1].cq[0].len, 5000);
+	assert_int_equal(w.n[1].cq[0].src, 555);
+	assert_memory_equal(rbuf, sbuf, 5000);
+	assert_int_equal(rbuf[10000], 0xEE);
+	/* to SFW_PID + 1 (one packet) */
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf + 1, 700);
+	wr.dest.pid_on_fep = SFW_PID + 1;
+	wr.context = 2;
+	submit(&wr);
+	assert_true(sfw_run_cq(&w, 1, 2, RUN_NS));
+	assert_int_equal(w.n[1].cq[1].context, 201);
+	assert_int_equal(w.n[1].cq[1].len, 700);
+	assert_int_equal(w.n[1].cq[1].src, 100);
+	assert_memory_equal(rbuf + 10000, sbuf + 1, 700);
+	/* cancel in the right context only */
+	r.context = 202;
+	r.pid_on_fep = SFW_PID + 1;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	assert_int_equal(uet_ses_recv_cancel_pid(w.n[1].ses, SFW_PID, 202),
+			 -ENOENT);
+	assert_int_equal(uet_ses_recv_cancel_pid(w.n[1].ses, SFW_PID + 1,
+						 202), 0);
+	/* no receive context for SFW_PID + 2 */
+	r.pid_on_fep = SFW_PID + 2;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), -ENOTSUP);
+	assert_true(sfw_run_cq(&w, 0, 2, RUN_NS));
+	check_send(1, 5000);
+	check_send(2, 700);
+}
+
 /* ---- deferrable sends (AI Full) ---- */
 
 static void
@@ -998,6 +1065,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(rdv__sizes_expected_unexpected,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(rdv__table_per_job, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(rx__context_per_pid, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(rdv__key_revoked, setup,
 						teardown),
