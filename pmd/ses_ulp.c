@@ -984,9 +984,14 @@ ep_del(struct sul_ctx *c, struct uet_chan *chan, uint64_t now)
 		return -ENOENT;
 	ep = &c->eps[c->binds[b].ep];
 	c->binds[b] = c->binds[--c->nb_binds];
-	if (ep == &c->eps[0] || --ep->ref != 0)
+	if (ep == &c->eps[0])
 		return 0;
-	ep_drain(c, ep->pid, now);
+	if (ep->ref > 1) {
+		ep->ref--;
+		return 0;
+	}
+	ep_drain(c, ep->pid, now); /* while its receive context resolves */
+	ep->ref = 0;
 	ep->dirty = true;
 	return uet_ses_mr_pid_del(c->mr, ep->pid);
 }

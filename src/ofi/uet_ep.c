@@ -359,6 +359,34 @@ uet_ofi_req_put(struct uet_ofi_ep *ep, struct uet_ofi_req *r)
 	}
 }
 
+static void
+ep_job_del(struct uet_ofi_ep *ep)
+{
+	struct uet_ses_ulp_ctl q = {
+		.op = UET_SES_ULP_JOB_DEL, .job = ep->job,
+		.has_pid = true, .pid = ep->pid,
+	};
+
+	if (!ep->job_added)
+		return;
+	(void)uet_ofi_fabric_ctl(ep->dom->fab, ep->dom->ctx, &q);
+	ep->job_added = false;
+}
+
+/* EP_DEL of the endpoint's channel (detached, or never attached). */
+static void
+ep_engine_unbind(struct uet_ofi_ep *ep)
+{
+	struct uet_ses_ulp_ctl q = {
+		.op = UET_SES_ULP_EP_DEL, .chan = ep->chan,
+	};
+
+	if (!ep->ep_added)
+		return;
+	(void)uet_ofi_fabric_ctl(ep->dom->fab, ep->dom->ctx, &q);
+	ep->ep_added = false;
+}
+
 static int
 ep_enable(struct uet_ofi_ep *ep)
 {
@@ -389,41 +417,40 @@ ep_enable(struct uet_ofi_ep *ep)
 		goto free_reqs;
 	}
 	ep->chan->user = (uint64_t)(uintptr_t)ep;
-	rc = uet_ofi_fabric_ctx_claim(fab, ep->dom->ctx,
-				      ep->sep != NULL ? (void *)ep->sep : ep);
-	if (rc < 0)
-		goto free_chan;
-	ep->ctx_claimed = ep->sep == NULL;
-	/* the target side authorises the endpoint's job */
+	/* the target side authorises the endpoint's job for its process */
 	if (!ep->tx_only) {
 		struct uet_ses_ulp_ctl q = {
 			.op = UET_SES_ULP_JOB_ADD, .job = ep->job,
+			.has_pid = true, .pid = ep->pid,
 		};
 
 		rc = uet_ofi_fabric_ctl(fab, ep->dom->ctx, &q);
 		if (rc < 0)
-			goto release;
+			goto free_chan;
 		ep->job_added = true;
+	}
+	/* the channel sends and receives as the endpoint's process */
+	{
+		struct uet_ses_ulp_ctl q = {
+			.op = UET_SES_ULP_EP_ADD, .chan = ep->chan,
+			.pid = ep->pid, .initiator = ep->initiator,
+		};
+
+		rc = uet_ofi_fabric_ctl(fab, ep->dom->ctx, &q);
+		if (rc < 0)
+			goto job_del;
+		ep->ep_added = true;
 	}
 	rc = uet_ofi_fabric_chan_attach(fab, ep->dom->ctx, ep->chan);
 	if (rc < 0)
-		goto job_del;
+		goto ep_del;
 	ep->enabled = true;
 	return 0;
 
+ep_del:
+	ep_engine_unbind(ep);
 job_del:
-	if (ep->job_added) {
-		struct uet_ses_ulp_ctl q = {
-			.op = UET_SES_ULP_JOB_DEL, .job = ep->job,
-		};
-
-		(void)uet_ofi_fabric_ctl(fab, ep->dom->ctx, &q);
-		ep->job_added = false;
-	}
-release:
-	if (ep->ctx_claimed)
-		uet_ofi_fabric_ctx_release(fab, ep->dom->ctx, ep);
-	ep->ctx_claimed = false;
+	ep_job_del(ep);
 free_chan:
 	uet_chan_free(ep->chan);
 	ep->chan = NULL;
@@ -507,19 +534,15 @@ ep_close(struct fid *fid)
 
 	if (atomic_load(&ep->ref) > 0)
 		return -FI_EBUSY;
-	if (ep->chan != NULL) {
+	/* detach (its receives are withdrawn), then the job and the
+	 * process go; the channel last */
+	if (ep->chan != NULL)
 		uet_ofi_fabric_chan_detach(ep->dom->fab, ep->chan);
-		uet_chan_free(ep->chan);
-	}
-	if (ep->job_added) {
-		struct uet_ses_ulp_ctl q = {
-			.op = UET_SES_ULP_JOB_DEL, .job = ep->job,
-		};
-
-		(void)uet_ofi_fabric_ctl(ep->dom->fab, ep->dom->ctx, &q);
-	}
-	if (ep->ctx_claimed || ep->is_sep)
-		uet_ofi_fabric_ctx_release(ep->dom->fab, ep->dom->ctx, ep);
+	ep_job_del(ep);
+	ep_engine_unbind(ep);
+	uet_chan_free(ep->chan);
+	if (ep->pid_held)
+		uet_ofi_fabric_pid_put(ep->dom->fab, ep->dom->ctx, ep, ep->pid);
 	ep_unbind_all(ep);
 	if (ep->sep != NULL) {
 		struct uet_ofi_ep **slot = ep->tx_only ?
@@ -797,6 +820,8 @@ ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
 	uet_ofi_addr_make(&ep->addr, fa, v6, d->pid, d->profile,
 			  addr_caps(ep->caps, ep->type, d->profile));
 	ep->addr.initiator_id = htonl(d->initiator);
+	ep->pid = d->pid;
+	ep->initiator = d->initiator;
 	if (info->src_addr != NULL && info->src_addrlen > 0) {
 		struct uet_ofi_addr a;
 
@@ -843,6 +868,26 @@ ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
 	return 0;
 }
 
+/*
+ * The endpoint's process on the FEP: the first endpoint (or scalable
+ * endpoint) of the domain's engine context takes the context's PIDonFEP
+ * and initiator id, further ones an extra PIDonFEP with its own receive
+ * context in the engine (EP_ADD at fi_enable) and a derived initiator id.
+ */
+static int
+ep_pid_take(struct uet_ofi_ep *ep)
+{
+	int rc = uet_ofi_fabric_pid_get(ep->dom->fab, ep->dom->ctx, ep,
+					&ep->pid, &ep->initiator);
+
+	if (rc < 0)
+		return rc;
+	ep->pid_held = true;
+	ep->addr.pid_on_fep = htons(ep->pid & UET_OFI_PID_MASK);
+	ep->addr.initiator_id = htonl(ep->initiator);
+	return 0;
+}
+
 int
 uet_ofi_ep_open(struct fid_domain *domain, struct fi_info *info,
 		struct fid_ep **ep_fid, void *context)
@@ -858,7 +903,13 @@ uet_ofi_ep_open(struct fid_domain *domain, struct fi_info *info,
 	if (ep == NULL)
 		return -FI_ENOMEM;
 	rc = ep_common_init(ep, d, info, context);
+	if (rc == 0)
+		rc = ep_pid_take(ep);
 	if (rc < 0) {
+		if (ep->info != NULL) {
+			fi_freeinfo(ep->info);
+			uet_ofi_lock_fini(&ep->lock);
+		}
 		free(ep);
 		return rc;
 	}
@@ -890,6 +941,8 @@ ctx_open(struct uet_ofi_ep *sep, int index, bool tx, void *context,
 	c->rx_only = !tx;
 	c->addr = sep->addr;
 	c->job = sep->job;
+	c->pid = sep->pid;
+	c->initiator = sep->initiator;
 	c->ep_fid.fid.fclass = tx ? FI_CLASS_TX_CTX : FI_CLASS_RX_CTX;
 	if (size)
 		*(tx ? &c->tx_size : &c->rx_size) = size;
@@ -987,6 +1040,13 @@ uet_ofi_sep_open(struct fid_domain *domain, struct fi_info *info,
 		free(sep);
 		return rc;
 	}
+	rc = ep_pid_take(sep);
+	if (rc < 0) {
+		fi_freeinfo(sep->info);
+		uet_ofi_lock_fini(&sep->lock);
+		free(sep);
+		return rc;
+	}
 	sep->is_sep = true;
 	sep->nb_tx_ctx = ntx;
 	sep->nb_rx_ctx = nrx;
@@ -995,6 +1055,7 @@ uet_ofi_sep_open(struct fid_domain *domain, struct fi_info *info,
 	if (sep->tx_ctx == NULL || sep->rx_ctx == NULL) {
 		free(sep->tx_ctx);
 		free(sep->rx_ctx);
+		uet_ofi_fabric_pid_put(d->fab, d->ctx, sep, sep->pid);
 		fi_freeinfo(sep->info);
 		uet_ofi_lock_fini(&sep->lock);
 		free(sep);

@@ -208,8 +208,10 @@ struct uet_ofi_fabric {
 	atomic_uint chan_seq;
 	struct uet_proto_params proto; /* hook argument: PDS + SES ULP */
 	struct uet_ses_ulp_params sul;
-	/* the endpoint (or scalable endpoint) each context hosts */
+	/* the endpoint (or scalable endpoint) that has each context's own
+	 * PIDonFEP; further endpoints get one of the extra PIDonFEPs */
 	const void *ctx_owner[UET_ENGINE_LCORES_MAX];
+	uint64_t pid_extra_used;     /* bit k: pid_base + nb_lcores + k */
 };
 
 int uet_ofi_fabric_open(struct fi_fabric_attr *attr,
@@ -220,11 +222,13 @@ int uet_ofi_fabric_chan_attach(struct uet_ofi_fabric *fab,
 			       unsigned int ctx, struct uet_chan *c);
 /* Engine context for a new domain (round robin). */
 unsigned int uet_ofi_fabric_ctx_pick(struct uet_ofi_fabric *fab);
-/* Make @p owner the endpoint context @p ctx hosts (-FI_EBUSY: another). */
-int uet_ofi_fabric_ctx_claim(struct uet_ofi_fabric *fab, unsigned int ctx,
-			     const void *owner);
-void uet_ofi_fabric_ctx_release(struct uet_ofi_fabric *fab, unsigned int ctx,
-				const void *owner);
+/* A PIDonFEP and initiator id for endpoint @p owner on context @p ctx:
+ * the context's own when free, else an extra one (-FI_ENOSPC: none). */
+int uet_ofi_fabric_pid_get(struct uet_ofi_fabric *fab, unsigned int ctx,
+			   const void *owner, uint16_t *pid,
+			   uint32_t *initiator);
+void uet_ofi_fabric_pid_put(struct uet_ofi_fabric *fab, unsigned int ctx,
+			    const void *owner, uint16_t pid);
 /* Run a control request on engine context @p ctx (uet_ses_ulp_ctl);
  * returns its rc (0 or -errno) or -FI_EOTHER when unanswered. */
 int uet_ofi_fabric_ctl(struct uet_ofi_fabric *fab, unsigned int ctx,
@@ -492,7 +496,10 @@ struct uet_ofi_ep {
 	bool addr_set;
 	uint32_t job;
 	bool job_added;              /* JOB_ADD done on the engine */
-	bool ctx_claimed;            /* owns its domain's engine context */
+	bool pid_held;               /* pid from uet_ofi_fabric_pid_get */
+	bool ep_added;               /* EP_ADD done for its channel */
+	uint16_t pid;                /* PIDonFEP (a SEP's contexts: the SEP's) */
+	uint32_t initiator;          /* SES initiator id */
 	uint8_t tx_mode;             /* UET_CHAN_MODE_* from msg_order */
 	size_t min_multi_recv;
 	/* scalable endpoints */

@@ -675,6 +675,132 @@ test_iov(struct fid_mr *mr)
 	CHECK(cq_quiet(n0.cq, 100) && cq_quiet(n1.cq, 100));
 }
 
+static void
+node_close(struct node *n);
+
+/* Close an endpoint node that shares its domain with another node. */
+static void
+ep_node_close(struct node *n)
+{
+	n->dom = NULL;
+	node_close(n);
+	memset(n, 0, sizeof(*n));
+}
+
+/*
+ * Several endpoints on one engine context (AUTO test: one context on a
+ * loopback port): B and C are opened in n0's domain next to n0.ep (A),
+ * each with its own PIDonFEP, initiator id and receive context. B and C exchange untagged (expected, unexpected,
+ * rendezvous) and tagged messages and RMA on a region of the domain
+ * (resolved through C's PIDonFEP); A has wildcard receives posted and
+ * gets none of it. C closes with a rendezvous message of B unexpected:
+ * B's send is released. Then B and A exchange a message.
+ */
+static void
+test_multi_ep(void)
+{
+	struct node b = { .dom = n0.dom }, c = { .dom = n0.dom };
+	struct fi_cq_tagged_entry e;
+	struct fid_mr *mr = NULL;
+	fi_addr_t bc, cb, ba, ab, src;
+	uint8_t *mem = calloc(1, BIG);
+	char a1, a2, c0, c1, c2;
+
+	CHECK(mem != NULL && ep_open(&b, NULL) == 0 && ep_open(&c, NULL) == 0);
+	if (mem == NULL || b.ep == NULL || c.ep == NULL)
+		goto out;
+	CHECK(b.addr.pid_on_fep != n0.addr.pid_on_fep &&
+	      c.addr.pid_on_fep != n0.addr.pid_on_fep &&
+	      b.addr.pid_on_fep != c.addr.pid_on_fep);
+	CHECK(b.addr.initiator_id != c.addr.initiator_id &&
+	      b.addr.initiator_id != n0.addr.initiator_id);
+	CHECK(fi_av_insert(b.av, &c.addr, 1, &bc, 0, NULL) == 1 &&
+	      fi_av_insert(c.av, &b.addr, 1, &cb, 0, NULL) == 1 &&
+	      fi_av_insert(b.av, &n0.addr, 1, &ba, 0, NULL) == 1 &&
+	      fi_av_insert(n0.av, &b.addr, 1, &ab, 0, NULL) == 1);
+	/* A listens for anything */
+	CHECK_RC(fi_recv(n0.ep, lbuf + 60000, 4096, NULL, FI_ADDR_UNSPEC,
+			 &a1), 0);
+	CHECK_RC(fi_trecv(n0.ep, lbuf + 60000, 4096, NULL, FI_ADDR_UNSPEC,
+			  0, ~0ULL, &a2), 0);
+	/* B -> C expected, C -> B unexpected */
+	fill(sbuf, 3000, 61);
+	memset(rbuf, 0, 3000);
+	CHECK_RC(fi_recv(c.ep, rbuf, 3000, NULL, FI_ADDR_UNSPEC, &c1), 0);
+	CHECK_RC(fi_send(b.ep, sbuf, 3000, NULL, bc, &c0), 0);
+	expect_ok(b.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+	src = FI_ADDR_NOTAVAIL;
+	memset(&e, 0, sizeof(e));
+	expect_ok(c.cq, &c1, FI_RECV | FI_MSG, &e, &src);
+	CHECK(e.len == 3000 && src == cb && memcmp(rbuf, sbuf, 3000) == 0);
+	fill(sbuf, 700, 62);
+	CHECK_RC(fi_send(c.ep, sbuf, 700, NULL, cb, &c0), 0);
+	expect_ok(c.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+	CHECK_RC(fi_recv(b.ep, rbuf, 3000, NULL, FI_ADDR_UNSPEC, &c1), 0);
+	src = FI_ADDR_NOTAVAIL;
+	memset(&e, 0, sizeof(e));
+	expect_ok(b.cq, &c1, FI_RECV | FI_MSG, &e, &src);
+	CHECK(e.len == 700 && src == bc && memcmp(rbuf, sbuf, 700) == 0);
+	/* tagged both ways, and a rendezvous one */
+	fill(sbuf, 20000, 63);
+	CHECK_RC(fi_trecv(c.ep, rbuf, 20000, NULL, FI_ADDR_UNSPEC, 0x7, 0,
+			  &c1), 0);
+	CHECK_RC(fi_tsend(b.ep, sbuf, 20000, NULL, bc, 0x7, &c0), 0);
+	expect_ok(b.cq, &c0, FI_SEND | FI_TAGGED, NULL, NULL);
+	memset(&e, 0, sizeof(e));
+	expect_ok(c.cq, &c1, FI_RECV | FI_TAGGED, &e, NULL);
+	CHECK(e.len == 20000 && e.tag == 0x7 &&
+	      memcmp(rbuf, sbuf, 20000) == 0);
+	CHECK_RC(fi_trecv(b.ep, rbuf, 100, NULL, FI_ADDR_UNSPEC, 0x8, 0, &c1),
+		 0);
+	CHECK_RC(fi_tsend(c.ep, sbuf + 5, 100, NULL, cb, 0x8, &c0), 0);
+	expect_ok(c.cq, &c0, FI_SEND | FI_TAGGED, NULL, NULL);
+	memset(&e, 0, sizeof(e));
+	expect_ok(b.cq, &c1, FI_RECV | FI_TAGGED, &e, NULL);
+	CHECK(e.tag == 0x8 && memcmp(rbuf, sbuf + 5, 100) == 0);
+	/* RMA: a region of the domain, reached through C's address */
+	CHECK_RC(fi_mr_reg(n0.dom, mem, BIG, FI_REMOTE_WRITE | FI_REMOTE_READ,
+			   0, 0, 0, &mr, NULL), 0);
+	if (mr != NULL) {
+		fill(sbuf, 5000, 64);
+		CHECK_RC(fi_write(b.ep, sbuf, 5000, NULL, bc,
+				  (uint64_t)(uintptr_t)mem + 100,
+				  fi_mr_key(mr), &c0), 0);
+		expect_ok(b.cq, &c0, FI_WRITE | FI_RMA, NULL, NULL);
+		CHECK(memcmp(mem + 100, sbuf, 5000) == 0 && mem[99] == 0);
+		memset(rbuf, 0, 5000);
+		CHECK_RC(fi_read(c.ep, rbuf, 5000, NULL, cb,
+				 (uint64_t)(uintptr_t)mem + 100,
+				 fi_mr_key(mr), &c0), 0);
+		expect_ok(c.cq, &c0, FI_READ | FI_RMA, NULL, NULL);
+		CHECK(memcmp(rbuf, sbuf, 5000) == 0);
+	}
+	/* A saw nothing */
+	CHECK(cq_quiet(n0.cq, 500));
+	/* C goes with a rendezvous message of B unexpected: released */
+	CHECK_RC(fi_send(b.ep, sbuf, 9000, NULL, bc, &c2), 0);
+	CHECK(cq_quiet(b.cq, 500));
+	ep_node_close(&c);
+	expect_ok(b.cq, &c2, FI_SEND | FI_MSG, NULL, NULL);
+	/* B -> A: the context's own process still works; A's receive */
+	fill(sbuf, 1500, 65);
+	CHECK_RC(fi_send(b.ep, sbuf, 1500, NULL, ba, &c0), 0);
+	expect_ok(b.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+	src = FI_ADDR_NOTAVAIL;
+	memset(&e, 0, sizeof(e));
+	expect_ok(n0.cq, &a1, FI_RECV | FI_MSG, &e, &src);
+	CHECK(e.len == 1500 && src == ab &&
+	      memcmp(lbuf + 60000, sbuf, 1500) == 0);
+	CHECK_RC(fi_cancel(&n0.ep->fid, &a2), 0);
+	expect_err(n0.cq, &a2, FI_ECANCELED, -1, NULL);
+	if (mr != NULL)
+		CHECK_RC(fi_close(&mr->fid), 0);
+out:
+	ep_node_close(&b);
+	ep_node_close(&c);
+	free(mem);
+}
+
 static int
 ring_port(void)
 {
@@ -758,7 +884,7 @@ main_auto(void)
 	if (hints == NULL)
 		return 1;
 	hints->ep_attr->type = FI_EP_RDM;
-	hints->caps = FI_MSG | FI_RMA;
+	hints->caps = FI_MSG | FI_TAGGED | FI_RMA;
 	hints->domain_attr->mr_mode = FI_MR_PROV_KEY | FI_MR_ALLOCATED |
 				      FI_MR_VIRT_ADDR;
 	hints->domain_attr->name = strdup("net_ring0-hpc");
@@ -828,6 +954,8 @@ main_auto(void)
 				  (uint64_t)(uintptr_t)rbuf, key, &c0), 0);
 		expect_err(n0.cq, &c0, FI_EINVAL, UET_RC_BAD_MKEY, NULL);
 	}
+	/* the loopback port brings a context's frames back to it */
+	test_multi_ep();
 	node_close(&n0);
 	CHECK_RC(fi_close(&fab->fid), 0);
 	fi_freeinfo(info);
