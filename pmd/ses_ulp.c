@@ -69,12 +69,14 @@ struct sul_ep {
 struct sul_bind {
 	struct uet_chan *chan;
 	uint32_t ep;
+	bool remote;           /* wants UET_CHAN_CQ_REMOTE events */
 };
 
 /* Per attached channel: the SQE/RQE the SES refused with -EAGAIN. */
 struct sul_chan {
 	struct uet_chan *chan;
 	uint32_t ep;           /* process slot */
+	bool remote;           /* wants UET_CHAN_CQ_REMOTE events */
 	uint16_t pid;          /* its PIDonFEP and initiator id */
 	uint32_t initiator;
 	uint32_t sq_slot;      /* SUL_NONE or op slot of the held SQE */
@@ -267,6 +269,17 @@ rx_chan(const struct sul_ctx *c, uint16_t pid)
 	return NULL;
 }
 
+/* The channel that counts remote accesses to process @p pid (EP_ADD
+ * with remote_events); none: the event is dropped. */
+static struct uet_chan *
+remote_chan(const struct sul_ctx *c, uint16_t pid)
+{
+	for (unsigned int i = 0; i < c->nb_chans; i++)
+		if (c->chans[i].pid == pid && c->chans[i].remote)
+			return c->chans[i].chan;
+	return NULL;
+}
+
 static void
 complete_ses(struct sul_ctx *c, const struct uet_ses_cqe *s)
 {
@@ -277,10 +290,14 @@ complete_ses(struct sul_ctx *c, const struct uet_ses_cqe *s)
 	if (s->context == SUL_DRAIN_CTX)
 		return; /* a discard of the glue (ep_drain) */
 	if (s->context == 0) {
-		struct uet_chan *ch = rx_chan(c, s->pid_on_fep);
+		struct uet_chan *ch = (s->flags & UET_SES_CQ_REMOTE) ?
+				      remote_chan(c, s->pid_on_fep) :
+				      rx_chan(c, s->pid_on_fep);
 
 		if (ch == NULL) {
-			SUL_INC(c->st.orphan_cqe);
+			/* remote events are only wanted by counters */
+			if (!(s->flags & UET_SES_CQ_REMOTE))
+				SUL_INC(c->st.orphan_cqe);
 			return;
 		}
 		cqe_from_ses(&e, s);
@@ -693,9 +710,13 @@ chan_identity(const struct sul_ctx *c, struct sul_chan *sc)
 	unsigned int i;
 
 	sc->ep = 0;
-	for (i = 0; i < c->nb_binds; i++)
-		if (c->binds[i].chan == sc->chan)
+	sc->remote = false;
+	for (i = 0; i < c->nb_binds; i++) {
+		if (c->binds[i].chan == sc->chan) {
 			sc->ep = c->binds[i].ep;
+			sc->remote = c->binds[i].remote;
+		}
+	}
 	ep = &c->eps[sc->ep];
 	sc->pid = ep->pid;
 	sc->initiator = ep->initiator;
@@ -939,6 +960,7 @@ ep_add(struct sul_ctx *c, const struct uet_ses_ulp_ctl *q)
 	}
 	c->binds[c->nb_binds].chan = q->chan;
 	c->binds[c->nb_binds].ep = (uint32_t)i;
+	c->binds[c->nb_binds].remote = q->remote_events;
 	c->nb_binds++;
 	return 0;
 }
@@ -1320,6 +1342,7 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	sc.match = c->match;
 	sc.match_of = sul_match_of;
 	sc.match_arg = c;
+	sc.remote_events = true; /* routed to channels that asked */
 	c->ses = uet_ses_create(&sc);
 	if (c->ses == NULL) {
 		rc = -errno;

@@ -132,6 +132,9 @@ struct uet_chan_rqe {
 #define UET_CHAN_CQ_SRC    0x0010u /**< src valid */
 #define UET_CHAN_CQ_TRUNC  0x0020u /**< message longer than the buffer */
 #define UET_CHAN_CQ_MULTI_RECV_DONE 0x0040u /**< buffer released */
+/** unsolicited (context 0): a peer's WRITE / READ / atomic (op) was
+ * served on this process's memory (EP_ADD with remote_events) */
+#define UET_CHAN_CQ_REMOTE 0x0080u
 
 /** Completion entry: 64 bytes, engine -> application. */
 struct uet_chan_cqe {

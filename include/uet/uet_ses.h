@@ -118,6 +118,9 @@ struct uet_ses_wr {
 #define UET_SES_CQ_SRC    0x0010u /**< src valid */
 #define UET_SES_CQ_TRUNC  0x0020u /**< message longer than the buffer */
 #define UET_SES_CQ_MULTI_RECV_DONE 0x0040u /**< multi-recv buffer released */
+/** cfg.remote_events: a remote WRITE / READ / atomic of a peer was
+ * served here (context 0; op, len, src, pid_on_fep) */
+#define UET_SES_CQ_REMOTE 0x0080u
 
 /** One completion; field for field struct uet_chan_cqe. */
 struct uet_ses_cqe {
@@ -195,6 +198,11 @@ struct uet_ses_config {
 	void *rdv_ri_arg;            /**< argument of rdv_ri_of */
 	uint16_t rdv_resource_index; /**< wire index of that RI table */
 	bool rudi;              /**< use RUDI for UET_SES_WR_F_IDEMPOTENT */
+	/** Target: one completion (context 0, UET_SES_CQ_REMOTE) per remote
+	 * WRITE (when its EOM packet is placed), READ (when served) and
+	 * atomic (when executed) that succeeded; not for the read-backs of
+	 * our rendezvous sends. For FI_REMOTE_READ/WRITE counters. */
+	bool remote_events;
 	struct uet_pds *pds;    /**< required, not owned */
 	struct uet_ses_mr_table *mr; /**< target tables, not owned (may be NULL) */
 	struct uet_ses_match *match; /**< receive context, not owned (may be NULL) */

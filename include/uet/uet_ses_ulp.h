@@ -102,6 +102,9 @@ struct uet_ses_ulp_ctl {
 	bool has_pid;
 	uint16_t pid;         /**< JOB_*, EP_ADD: PIDonFEP */
 	uint32_t initiator;   /**< EP_ADD */
+	/** EP_ADD: the channel gets a CQE (context 0, UET_CHAN_CQ_REMOTE)
+	 * for each remote WRITE / READ / atomic served for its process */
+	bool remote_events;
 	struct uet_chan *chan; /**< EP_ADD, EP_DEL */
 	int rc;               /**< out: 0 or -errno */
 };

@@ -48,16 +48,29 @@ cqe_flags(const struct uet_ofi_req *r, const struct uet_chan_cqe *c)
 	return f;
 }
 
-/* A CQE without a request (context 0): remote CQ data of a WRITE that
- * targeted this endpoint (FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA). */
+/*
+ * A CQE without a request (context 0): a remote access served on this
+ * endpoint's memory (UET_CHAN_CQ_REMOTE: WRITE and atomics count on the
+ * FI_REMOTE_WRITE counter, READ and fetching atomics on FI_REMOTE_READ),
+ * or remote CQ data of a WRITE that targeted this endpoint
+ * (FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA entry).
+ */
 static bool
 deliver_remote(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 {
-	struct uet_ofi_cntr *cntr = ep->cntr[UET_OFI_CNTR_REM_WRITE];
+	struct uet_ofi_cntr *cntr;
 	struct uet_ofi_cq_entry e;
 
-	if (cntr != NULL)
-		uet_ofi_cntr_inc(cntr);
+	if (c->flags & UET_CHAN_CQ_REMOTE) {
+		cntr = c->op == UET_CHAN_OP_READ ||
+		       c->op == UET_CHAN_OP_FETCH_ATOMIC ||
+		       c->op == UET_CHAN_OP_CSWAP ?
+		       ep->cntr[UET_OFI_CNTR_REM_READ] :
+		       ep->cntr[UET_OFI_CNTR_REM_WRITE];
+		if (cntr != NULL)
+			uet_ofi_cntr_inc(cntr);
+		return true;
+	}
 	if (ep->rx_cq == NULL || !(c->flags & UET_CHAN_CQ_IMM))
 		return true;
 	if (uet_ofi_cq_reserve(ep->rx_cq) < 0)
@@ -434,6 +447,10 @@ ep_enable(struct uet_ofi_ep *ep)
 		struct uet_ses_ulp_ctl q = {
 			.op = UET_SES_ULP_EP_ADD, .chan = ep->chan,
 			.pid = ep->pid, .initiator = ep->initiator,
+			/* FI_REMOTE_READ/WRITE counters count them */
+			.remote_events =
+				ep->cntr[UET_OFI_CNTR_REM_READ] != NULL ||
+				ep->cntr[UET_OFI_CNTR_REM_WRITE] != NULL,
 		};
 
 		rc = uet_ofi_fabric_ctl(fab, ep->dom->ctx, &q);

@@ -66,6 +66,24 @@ ses_tgt_pkt_ok(const struct uet_ses_req *h, uint32_t plen, uint32_t *moff)
 	return *moff <= h->request_length && plen <= h->request_length - *moff;
 }
 
+/* cfg.remote_events: a remote operation was served on our memory. */
+static void
+ses_tgt_remote_event(struct uet_ses *s, const struct uet_ses_req *h,
+		     uint8_t op)
+{
+	struct uet_ses_cqe c;
+
+	if (!s->cfg.remote_events)
+		return;
+	memset(&c, 0, sizeof(c));
+	c.flags = UET_SES_CQ_REMOTE | UET_SES_CQ_SRC;
+	c.op = op;
+	c.len = h->request_length;
+	c.src = h->initiator;
+	c.pid_on_fep = h->pid_on_fep;
+	ses_cq_push(s, &c);
+}
+
 static enum uet_ses_rc
 ses_tgt_write(struct uet_ses *s, const struct uet_pds_event *ev,
 	      const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen)
@@ -96,6 +114,8 @@ ses_tgt_write(struct uet_ses *s, const struct uet_pds_event *ev,
 		c.pid_on_fep = h->pid_on_fep;
 		ses_cq_push(s, &c);
 	}
+	if (h->flags & UET_SES_F_EOM)
+		ses_tgt_remote_event(s, h, UET_SES_WR_WRITE);
 	return UET_RC_OK;
 }
 
@@ -187,12 +207,16 @@ ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
 				  (uint16_t)h->request_length, now);
 		if (owner != NULL)
 			ses_rdv_served(s, owner, 0);
+		else
+			ses_tgt_remote_event(s, h, UET_SES_WR_READ);
 		return UET_RC_OK;
 	}
 	if (ses_ret_start(s, ev, h, r.addr, owner) != 0) {
 		s->st.tgt_exhaust++;
 		return UET_RC_DROPPED;
 	}
+	if (owner == NULL)
+		ses_tgt_remote_event(s, h, UET_SES_WR_READ);
 	return UET_RC_OK;
 }
 
@@ -361,6 +385,9 @@ ses_tgt_atomic(struct uet_ses *s, const struct uet_pds_event *ev,
 			  (enum uet_amo_dt)h->atomic.datatype, r.addr, operand,
 			  compare, fetch ? old : NULL, h->request_length,
 			  h->atomic.semantic_control);
+	if (rc == UET_RC_OK)
+		ses_tgt_remote_event(s, h, fetch ? UET_SES_WR_FETCH_ATOMIC :
+						   UET_SES_WR_ATOMIC);
 	if (rc != UET_RC_OK || !fetch)
 		return rc;
 	*answered = true;

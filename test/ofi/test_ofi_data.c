@@ -801,6 +801,96 @@ out:
 	free(mem);
 }
 
+/* Poll @p c until it reaches @p want (bounded); its value. */
+static uint64_t
+cntr_wait(struct fid_cntr *c, uint64_t want)
+{
+	uint64_t v = fi_cntr_read(c);
+
+	for (int i = 0; i < POLL_MAX && v < want; i++)
+		v = fi_cntr_read(c);
+	return v;
+}
+
+/*
+ * FI_REMOTE_WRITE / FI_REMOTE_READ counters: endpoint R, a second
+ * endpoint of n1's domain (its own PIDonFEP on context 1), binds both;
+ * n0 writes (plain and with CQ data), reads (small and large) and runs
+ * atomics on a region of that domain through R's address. WRITE and
+ * atomics count on the remote-write counter, READs and the fetching
+ * atomic on the remote-read one; a refused access counts nowhere.
+ */
+static void
+test_remote_cntr(struct fid_mr *mr)
+{
+	struct fi_cq_attr cqa = { .format = FI_CQ_FORMAT_TAGGED, .size = 64 };
+	struct fi_av_attr ava = { .type = FI_AV_TABLE };
+	struct fi_cntr_attr ca = { .events = FI_CNTR_EVENTS_COMP };
+	struct node r = { .dom = n1.dom };
+	struct fid_cntr *rd = NULL, *wr = NULL;
+	uint64_t key = fi_mr_key(mr), base = (uint64_t)(uintptr_t)rbuf;
+	uint64_t one = 1, old = 0;
+	struct fi_cq_tagged_entry e;
+	size_t len = sizeof(r.addr);
+	fi_addr_t to;
+	char c0;
+
+	CHECK(fi_cntr_open(n1.dom, &ca, &rd, NULL) == 0 &&
+	      fi_cntr_open(n1.dom, &ca, &wr, NULL) == 0 &&
+	      fi_av_open(n1.dom, &ava, &r.av, NULL) == 0 &&
+	      fi_cq_open(n1.dom, &cqa, &r.cq, NULL) == 0 &&
+	      fi_endpoint(n1.dom, info, &r.ep, NULL) == 0);
+	if (r.ep == NULL || rd == NULL || wr == NULL)
+		goto out;
+	CHECK(fi_ep_bind(r.ep, &r.av->fid, 0) == 0 &&
+	      fi_ep_bind(r.ep, &r.cq->fid, FI_TRANSMIT | FI_RECV) == 0 &&
+	      fi_ep_bind(r.ep, &rd->fid, FI_REMOTE_READ) == 0 &&
+	      fi_ep_bind(r.ep, &wr->fid, FI_REMOTE_WRITE) == 0 &&
+	      fi_enable(r.ep) == 0 &&
+	      fi_getname(&r.ep->fid, &r.addr, &len) == 0);
+	CHECK(r.addr.pid_on_fep != n1.addr.pid_on_fep);
+	CHECK(fi_av_insert(n0.av, &r.addr, 1, &to, 0, NULL) == 1);
+	fill(sbuf, 5000, 71);
+	CHECK_RC(fi_write(n0.ep, sbuf, 5000, NULL, to, base + 1000, key, &c0),
+		 0);
+	expect_ok(n0.cq, &c0, FI_WRITE, NULL, NULL);
+	CHECK(memcmp(rbuf + 1000, sbuf, 5000) == 0);
+	CHECK_RC(fi_writedata(n0.ep, sbuf, 64, NULL, 0xd0d0, to, base + 8000,
+			      key, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_WRITE, NULL, NULL);
+	memset(&e, 0, sizeof(e));
+	expect_ok(r.cq, NULL, FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA, &e, NULL);
+	CHECK(e.data == 0xd0d0 && e.len == 64);
+	CHECK_RC(fi_read(n0.ep, lbuf, 20, NULL, to, base + 1000, key, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_READ, NULL, NULL);
+	CHECK_RC(fi_read(n0.ep, lbuf, 5000, NULL, to, base + 1000, key, &c0),
+		 0);
+	expect_ok(n0.cq, &c0, FI_READ, NULL, NULL);
+	CHECK(memcmp(lbuf, sbuf, 5000) == 0);
+	memset(rbuf + 9000, 0, 8);
+	CHECK_RC(fi_atomic(n0.ep, &one, 1, NULL, to, base + 9000, key,
+			   FI_UINT64, FI_SUM, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_ATOMIC, NULL, NULL);
+	CHECK_RC(fi_fetch_atomic(n0.ep, &one, 1, NULL, &old, NULL, to,
+				 base + 9000, key, FI_UINT64, FI_SUM, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_ATOMIC, NULL, NULL);
+	CHECK(old == 1);
+	/* refused (bad key): not counted */
+	CHECK_RC(fi_write(n0.ep, sbuf, 8, NULL, to, base, key ^ 0x10000,
+			  &c0), 0);
+	expect_err(n0.cq, &c0, FI_EINVAL, -1, NULL);
+	CHECK(cntr_wait(wr, 3) == 3);
+	CHECK(cntr_wait(rd, 3) == 3);
+	CHECK(fi_cntr_readerr(wr) == 0 && fi_cntr_readerr(rd) == 0);
+out:
+	r.dom = NULL;
+	node_close(&r);
+	if (rd != NULL)
+		CHECK_RC(fi_close(&rd->fid), 0);
+	if (wr != NULL)
+		CHECK_RC(fi_close(&wr->fid), 0);
+}
+
 static int
 ring_port(void)
 {
@@ -989,6 +1079,7 @@ main(int argc, char **argv)
 	if (mr != NULL) {
 		test_rma(mr);
 		test_iov(mr);
+		test_remote_cntr(mr);
 		test_dereg(mr);
 	}
 	test_wrong_job();

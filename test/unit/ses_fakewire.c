@@ -62,6 +62,7 @@ sfw_node_tables(struct sfw_node *n, uint64_t seed)
 
 bool sfw_rdv_by_job;
 bool sfw_two_pids;
+bool sfw_remote_events;
 
 static int
 sfw_rdv_ri_of(void *arg, uint32_t job, uint16_t pid)
@@ -133,6 +134,7 @@ sfw_node_init(struct sfw *w, int i, enum uet_profile profile, uint64_t seed,
 	sc.initiator_id = 100 + (uint32_t)i;
 	sc.pid_on_fep = SFW_PID;
 	sc.rdv_ri = n->ri_rdv;
+	sc.remote_events = sfw_remote_events;
 	if (sfw_two_pids) {
 		if (sfw_node_pid2(n) != 0)
 			return -1;

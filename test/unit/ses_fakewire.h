@@ -79,6 +79,9 @@ extern bool sfw_rdv_by_job;
  * (MSG table SFW_RI_MSG, its own receive context match2, chosen through
  * uet_ses_config.match_of). */
 extern bool sfw_two_pids;
+
+/* When set before sfw_init*(): uet_ses_config.remote_events. */
+extern bool sfw_remote_events;
 void sfw_fini(struct sfw *w);
 
 /* A work request from node @p from to the other node, job/pid/RI set. */

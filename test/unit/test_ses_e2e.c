@@ -345,6 +345,107 @@ write_read__lossy(void **state)
 	assert_true(sfw_run_idle(&w, RUN_NS));
 }
 
+static void reinit(enum uet_profile profile, uint32_t rdv_threshold);
+
+/* Count @p node's UET_SES_CQ_REMOTE completions of @p op and @p len. */
+static unsigned int
+remote_events(int node, uint8_t op, uint64_t len)
+{
+	unsigned int n = 0;
+
+	for (uint32_t i = 0; i < w.n[node].ncq; i++) {
+		const struct uet_ses_cqe *c = &w.n[node].cq[i];
+
+		if (!(c->flags & UET_SES_CQ_REMOTE) || c->op != op ||
+		    c->len != len)
+			continue;
+		assert_int_equal(c->context, 0);
+		assert_int_equal(c->src, 100);
+		assert_int_equal(c->pid_on_fep, SFW_PID);
+		n++;
+	}
+	return n;
+}
+
+/* cfg.remote_events: one event per served WRITE (multi-packet, lossy),
+ * READ (small and large), atomic and fetching atomic; none for a failed
+ * access, nor for the read-back of a rendezvous send. */
+static void
+remote__events(void **state)
+{
+	uint32_t acc = UET_SES_MR_REMOTE_READ | UET_SES_MR_REMOTE_WRITE |
+		       UET_SES_MR_REMOTE_ATOMIC;
+	static uint8_t back[9000];
+	uint64_t key, one = 1, old = 0;
+	struct uet_ses_wr wr;
+
+	(void)state;
+	sfw_remote_events = true;
+	reinit(UET_PROFILE_HPC, 1000);
+	sfw_remote_events = false;
+	key = sfw_mr(&w, 1, mem, 1 << 16, acc, false);
+	assert_true(key != 0);
+	lossy();
+	fill(sbuf, 9000, 6);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_WRITE, sbuf, 9000);
+	wr.rkey = key;
+	wr.roffset = 100;
+	wr.context = 1;
+	submit(&wr);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, back, 9000);
+	wr.rkey = key;
+	wr.roffset = 30000;
+	wr.context = 2;
+	submit(&wr);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, back, 20);
+	wr.rkey = key;
+	wr.roffset = 200;
+	wr.context = 3;
+	submit(&wr);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_ATOMIC, &one, 8);
+	wr.atomic_op = UET_AMO_SUM;
+	wr.atomic_dt = UET_AMO_DT_UINT64;
+	wr.rkey = key;
+	wr.roffset = 40000;
+	wr.context = 4;
+	submit(&wr);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_FETCH_ATOMIC, &one, 8);
+	wr.atomic_op = UET_AMO_SUM;
+	wr.atomic_dt = UET_AMO_DT_UINT64;
+	wr.rkey = key;
+	wr.roffset = 40000;
+	wr.result = &old;
+	wr.context = 5;
+	submit(&wr);
+	/* out of the region: fails, no event */
+	sfw_wr(&w, 0, &wr, UET_SES_WR_WRITE, sbuf, 8);
+	wr.rkey = key;
+	wr.roffset = 1 << 16;
+	wr.context = 6;
+	submit(&wr);
+	assert_true(sfw_run_cq(&w, 0, 6, RUN_NS));
+	for (uint64_t c = 1; c <= 5; c++)
+		assert_int_equal(cqe(0, c)->status, 0);
+	assert_int_not_equal(cqe(0, 6)->status, 0);
+	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_int_equal(remote_events(1, UET_SES_WR_WRITE, 9000), 1);
+	assert_int_equal(remote_events(1, UET_SES_WR_READ, 9000), 1);
+	assert_int_equal(remote_events(1, UET_SES_WR_READ, 20), 1);
+	assert_int_equal(remote_events(1, UET_SES_WR_ATOMIC, 8), 1);
+	assert_int_equal(remote_events(1, UET_SES_WR_FETCH_ATOMIC, 8), 1);
+	assert_int_equal(w.n[1].ncq, 5);
+	/* rendezvous (threshold 1000): the read-back is no remote event */
+	post(1, 1, 77, rbuf, 5000, 0, 0);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
+	wr.context = 7;
+	submit(&wr);
+	assert_true(sfw_run_cq(&w, 0, 7, RUN_NS));
+	assert_true(sfw_run_cq(&w, 1, 6, RUN_NS));
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rdv_served, 1);
+	for (uint32_t i = 0; i < w.n[0].ncq; i++)
+		assert_false(w.n[0].cq[i].flags & UET_SES_CQ_REMOTE);
+}
+
 /* ---- atomics ---- */
 
 static void
@@ -1067,6 +1168,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(rdv__table_per_job, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(rx__context_per_pid, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(remote__events, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(rdv__key_revoked, setup,
 						teardown),
