@@ -62,6 +62,7 @@ struct sul_ep {
 	bool dirty;            /* freed: reuse once no target record is open */
 	uint16_t pid;
 	uint32_t initiator;
+	enum uet_profile profile;
 	struct uet_ses_match *match;
 };
 
@@ -418,6 +419,9 @@ sqe_to_wr(const struct sul_chan *sc, const struct uet_chan_sqe *q,
 	if ((q->flags & UET_CHAN_F_RENDEZVOUS) &&
 	    (q->op == UET_CHAN_OP_SEND || q->op == UET_CHAN_OP_TSEND))
 		wr->flags |= UET_SES_WR_F_RENDEZVOUS;
+	if ((q->flags & UET_CHAN_F_DEFERRABLE) &&
+	    (q->op == UET_CHAN_OP_SEND || q->op == UET_CHAN_OP_TSEND))
+		wr->flags |= UET_SES_WR_F_DEFERRABLE;
 	if (q->mode == UET_CHAN_MODE_ROD)
 		wr->flags |= UET_SES_WR_F_ORDERED;
 	else if (q->mode == UET_CHAN_MODE_RUDI)
@@ -941,6 +945,8 @@ ep_add(struct sul_ctx *c, const struct uet_ses_ulp_ctl *q)
 	if (q->chan == NULL || q->pid > 0xFFF || bind_find(c, q->chan) >= 0 ||
 	    c->nb_binds == RTE_DIM(c->binds))
 		return q->chan == NULL || q->pid > 0xFFF ? -EINVAL : -EEXIST;
+	if (q->pid == c->pid && q->profile != 0)
+		c->eps[0].profile = q->profile;
 	if (q->pid != c->pid) {
 		for (i = 1; i < SUL_EPS_MAX; i++)
 			if (c->eps[i].ref != 0 && c->eps[i].pid == q->pid)
@@ -954,6 +960,8 @@ ep_add(struct sul_ctx *c, const struct uet_ses_ulp_ctl *q)
 				return rc;
 			c->eps[i].pid = q->pid;
 			c->eps[i].initiator = q->initiator;
+			c->eps[i].profile = q->profile != 0 ? q->profile :
+					    UET_PROFILE_HPC;
 			c->eps[i].dirty = false;
 		}
 		c->eps[i].ref++;
@@ -1226,6 +1234,21 @@ sul_rdv_ri_of(void *arg, uint32_t job, uint16_t pid)
 	return j != NULL ? j->ri_rdv : -1;
 }
 
+/* The profile of process @p pid (uet_ses_config.profile_of): its
+ * domain's (EP_ADD), HPC for the unknown. */
+static enum uet_profile
+sul_profile_of(void *arg, uint16_t pid)
+{
+	const struct sul_ctx *c = arg;
+
+	if (pid == c->pid)
+		return c->eps[0].profile;
+	for (unsigned int i = 1; i < SUL_EPS_MAX; i++)
+		if (c->eps[i].ref != 0 && c->eps[i].pid == pid)
+			return c->eps[i].profile;
+	return UET_PROFILE_HPC;
+}
+
 /* The SES's receive context of process @p pid (uet_ses_config.match_of). */
 static struct uet_ses_match *
 sul_match_of(void *arg, uint16_t pid)
@@ -1282,6 +1305,7 @@ sul_tables(struct sul_ctx *c, const struct uet_ses_ulp_params *p,
 		return -ENOMEM;
 	c->eps[0].pid = c->pid;
 	c->eps[0].initiator = c->initiator;
+	c->eps[0].profile = UET_PROFILE_HPC;
 	c->eps[0].match = c->match;
 	/* the other processes (EP_ADD) get a quarter of the unexpected
 	 * pool each */
@@ -1343,6 +1367,8 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	sc.match_of = sul_match_of;
 	sc.match_arg = c;
 	sc.remote_events = true; /* routed to channels that asked */
+	sc.profile_of = sul_profile_of;
+	sc.profile_arg = c;
 	c->ses = uet_ses_create(&sc);
 	if (c->ses == NULL) {
 		rc = -errno;

@@ -73,6 +73,10 @@ enum uet_chan_rq_op {
 /** SQ: SEND/TSEND by rendezvous (HPC): eager part, then the target reads
  * the rest from the source buffer */
 #define UET_CHAN_F_RENDEZVOUS 0x0800u
+/** SQ: SEND/TSEND as a deferrable send (AI Full): a target without a
+ * matching receive defers it and asks for it again (DEFERRABLE_RTR) when
+ * one is posted, instead of buffering the data */
+#define UET_CHAN_F_DEFERRABLE 0x1000u
 
 /* SQE delivery modes (struct uet_chan_sqe.mode). */
 #define UET_CHAN_MODE_RUD  0u /**< reliable unordered (default) */

@@ -212,6 +212,12 @@ struct uet_ses_config {
 	 * The result must not change while messages of it are in flight. */
 	struct uet_ses_match *(*match_of)(void *arg, uint16_t pid_on_fep);
 	void *match_arg;             /**< argument of match_of */
+	/** Profile per process: when set, the profile of a PIDonFEP (of the
+	 * sending process at submit, of the targeted one at the target; a
+	 * DEFERRABLE_RTR is checked against the deferred send's process),
+	 * instead of @c profile for all. */
+	enum uet_profile (*profile_of)(void *arg, uint16_t pid_on_fep);
+	void *profile_arg;           /**< argument of profile_of */
 };
 
 /** Fill @p cfg with defaults (HPC, MTU 4096, 1024 messages, ...). */

@@ -105,6 +105,9 @@ struct uet_ses_ulp_ctl {
 	/** EP_ADD: the channel gets a CQE (context 0, UET_CHAN_CQ_REMOTE)
 	 * for each remote WRITE / READ / atomic served for its process */
 	bool remote_events;
+	/** EP_ADD: the process's profile (0: HPC); the SES enforces it for
+	 * what the process sends and what is sent to it */
+	enum uet_profile profile;
 	struct uet_chan *chan; /**< EP_ADD, EP_DEL */
 	int rc;               /**< out: 0 or -errno */
 };

@@ -451,6 +451,7 @@ ep_enable(struct uet_ofi_ep *ep)
 			.remote_events =
 				ep->cntr[UET_OFI_CNTR_REM_READ] != NULL ||
 				ep->cntr[UET_OFI_CNTR_REM_WRITE] != NULL,
+			.profile = ep->dom->profile,
 		};
 
 		rc = uet_ofi_fabric_ctl(fab, ep->dom->ctx, &q);

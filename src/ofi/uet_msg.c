@@ -151,22 +151,27 @@ sqe_flags(uint64_t flags)
 }
 
 /*
- * Rendezvous (PROVIDER.md "Parameters"): in HPC domains a SEND of at
- * least MSG_RENDEZVOUS_SIZE bytes, or a TSEND of at least
- * TAGGED_RENDEZVOUS_SIZE, goes as RENDEZVOUS_SEND/TSEND: MAX_EAGER_SIZE
- * bytes (capped to the first packet) with the request, the rest read by
- * the target once a receive matched. Other profiles have no rendezvous.
+ * Large sends (PROVIDER.md "Parameters"): a SEND of at least
+ * MSG_RENDEZVOUS_SIZE bytes, or a TSEND of at least
+ * TAGGED_RENDEZVOUS_SIZE, goes as RENDEZVOUS_SEND/TSEND in HPC domains
+ * (MAX_EAGER_SIZE bytes with the request, the rest read by the target
+ * once a receive matched) and as DEFERRABLE_SEND/TSEND in AI Full
+ * domains (a target without a receive defers it and asks for it again
+ * when one is posted). AI Base has neither.
  */
 static uint32_t
 rdv_flag(const struct uet_ofi_ep *ep, uint8_t op, size_t len)
 {
 	const struct uet_ofi_params *p = uet_ofi_params();
 
-	if (ep->dom->profile != UET_PROFILE_HPC || len == 0)
+	if (len == 0 || !((op == UET_CHAN_OP_SEND && len >= p->msg_rdzv_size) ||
+			  (op == UET_CHAN_OP_TSEND &&
+			   len >= p->tagged_rdzv_size)))
 		return 0;
-	if ((op == UET_CHAN_OP_SEND && len >= p->msg_rdzv_size) ||
-	    (op == UET_CHAN_OP_TSEND && len >= p->tagged_rdzv_size))
+	if (ep->dom->profile == UET_PROFILE_HPC)
 		return UET_CHAN_F_RENDEZVOUS;
+	if (ep->dom->profile == UET_PROFILE_AI_FULL)
+		return UET_CHAN_F_DEFERRABLE;
 	return 0;
 }
 

@@ -268,6 +268,7 @@ ses_send_open(struct uet_ses *s, const struct uet_pds_event *ev,
 	t->rc = UET_RC_OK;
 	t->fa = ev->peer;
 	t->tok_i = uet_ses_req_token_initiator(h);
+	t->pid = h->pid_on_fep;
 	ses_msg_from_req(h, &a.msg);
 	a.msg.peer = (uint64_t)(t - s->tgts) + 1;
 	/* The matching engine takes message-offset-0 bytes only. A

@@ -144,6 +144,7 @@ struct ses_tgt {
 	uint32_t rcvd;
 	uint32_t unexp;       /* matching engine handle while STORED */
 	struct uet_ses_match *match; /* receive context it was matched in */
+	uint16_t pid;         /* PIDonFEP the message was sent to */
 	uint64_t hd;
 	uint64_t tag;
 	uint64_t src;
@@ -344,6 +345,14 @@ ses_match(const struct uet_ses *s, uint16_t pid)
 {
 	return s->cfg.match_of != NULL ?
 	       s->cfg.match_of(s->cfg.match_arg, pid) : s->cfg.match;
+}
+
+/* Profile of process @p pid (cfg.profile_of, else cfg.profile). */
+static inline enum uet_profile
+ses_profile(const struct uet_ses *s, uint16_t pid)
+{
+	return s->cfg.profile_of != NULL ?
+	       s->cfg.profile_of(s->cfg.profile_arg, pid) : s->cfg.profile;
 }
 
 /* Sending PIDonFEP / initiator id of a work request. */

@@ -406,7 +406,11 @@ ses_tgt_profile(const struct uet_ses *s, const struct uet_pds_event *ev,
 	unsigned int pf = ev->mode == UET_PDS_MODE_RUDI ?
 		UET_SES_PROF_F_RUDI : 0;
 
-	if (uet_ses_profile_allows(s->cfg.profile, h->opcode,
+	/* a DEFERRABLE_RTR names no process of ours in its header: with
+	 * profiles per process it is checked against its deferred send */
+	if (h->opcode == UET_SES_OP_DEFERRABLE_RTR && s->cfg.profile_of)
+		return UET_RC_OK;
+	if (uet_ses_profile_allows(ses_profile(s, h->pid_on_fep), h->opcode,
 				   h->request_length, pf,
 				   s->cfg.mtu - UET_SES_MEDIUM_LEN, &why))
 		return UET_RC_OK;

@@ -891,6 +891,75 @@ out:
 		CHECK_RC(fi_close(&wr->fid), 0);
 }
 
+/*
+ * AI Full: two more domains (engine contexts 0 and 1, round robin), so
+ * two endpoints with extra PIDonFEPs of the AI Full profile. Sends above
+ * MSG/TAGGED_RENDEZVOUS_SIZE are deferrable: an unexpected one is
+ * deferred (the sender does not complete: the target kept no data) and
+ * sent again when the receive is posted, byte-exact; expected ones land
+ * at once.
+ */
+static void
+test_ai_full(void)
+{
+	struct fi_info *hints = fi_dupinfo(info), *fi = NULL;
+	struct node f0, f1;
+	struct fi_cq_tagged_entry e;
+	char c0, c1;
+
+	memset(&f0, 0, sizeof(f0));
+	memset(&f1, 0, sizeof(f1));
+	if (hints == NULL)
+		return;
+	free(hints->domain_attr->name);
+	hints->domain_attr->name = strdup("net_ring_ofid-ai_full");
+	CHECK_RC(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &fi), 0);
+	fi_freeinfo(hints);
+	if (fi == NULL)
+		return;
+	CHECK(fi_domain(fab, fi, &f0.dom, NULL) == 0 &&
+	      fi_domain(fab, fi, &f1.dom, NULL) == 0);
+	if (f0.dom == NULL || f1.dom == NULL)
+		goto out;
+	{
+		struct fi_info *keep = info;
+
+		info = fi; /* ep_open() opens endpoints of "info" */
+		CHECK(ep_open(&f0, NULL) == 0 && ep_open(&f1, NULL) == 0);
+		info = keep;
+	}
+	if (f0.ep == NULL || f1.ep == NULL)
+		goto out;
+	CHECK(f0.addr.profile == UET_PROFILE_AI_FULL);
+	CHECK(fi_av_insert(f0.av, &f1.addr, 1, &f0.peer, 0, NULL) == 1 &&
+	      fi_av_insert(f1.av, &f0.addr, 1, &f1.peer, 0, NULL) == 1);
+	/* unexpected, untagged: deferred until the receive */
+	fill(sbuf, 30000, 81);
+	memset(rbuf, 0, 30000);
+	CHECK_RC(fi_send(f0.ep, sbuf, 30000, NULL, f0.peer, &c0), 0);
+	CHECK(cq_quiet(f0.cq, 2000));
+	CHECK_RC(fi_recv(f1.ep, rbuf, 30000, NULL, FI_ADDR_UNSPEC, &c1), 0);
+	memset(&e, 0, sizeof(e));
+	expect_ok(f1.cq, &c1, FI_RECV | FI_MSG, &e, NULL);
+	CHECK(e.len == 30000 && memcmp(rbuf, sbuf, 30000) == 0);
+	expect_ok(f0.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+	/* expected, tagged, the other way */
+	fill(sbuf, 12000, 82);
+	memset(rbuf, 0, 12000);
+	CHECK_RC(fi_trecv(f0.ep, rbuf, 12000, NULL, FI_ADDR_UNSPEC, 0xF1, 0,
+			  &c1), 0);
+	CHECK_RC(fi_tsend(f1.ep, sbuf, 12000, NULL, f1.peer, 0xF1, &c0), 0);
+	expect_ok(f1.cq, &c0, FI_SEND | FI_TAGGED, NULL, NULL);
+	memset(&e, 0, sizeof(e));
+	expect_ok(f0.cq, &c1, FI_RECV | FI_TAGGED, &e, NULL);
+	CHECK(e.len == 12000 && e.tag == 0xF1 &&
+	      memcmp(rbuf, sbuf, 12000) == 0);
+out:
+	node_close(&f0);
+	node_close(&f1);
+	fi_freeinfo(fi);
+}
+
 static int
 ring_port(void)
 {
@@ -1074,6 +1143,7 @@ main(int argc, char **argv)
 	test_trunc();
 	test_rdv();
 	test_peek();
+	test_ai_full();
 	CHECK_RC(fi_mr_reg(n1.dom, rbuf, BIG, FI_REMOTE_WRITE | FI_REMOTE_READ,
 			   0, 0, 0, &mr, NULL), 0);
 	if (mr != NULL) {

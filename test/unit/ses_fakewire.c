@@ -63,6 +63,16 @@ sfw_node_tables(struct sfw_node *n, uint64_t seed)
 bool sfw_rdv_by_job;
 bool sfw_two_pids;
 bool sfw_remote_events;
+enum uet_profile sfw_pid2_profile;
+/* the profiles the current nodes were made with */
+static enum uet_profile sfw_profile_now, sfw_pid2_now;
+
+static enum uet_profile
+sfw_profile_of(void *arg, uint16_t pid)
+{
+	(void)arg;
+	return pid == SFW_PID + 1 ? sfw_pid2_now : sfw_profile_now;
+}
 
 static int
 sfw_rdv_ri_of(void *arg, uint32_t job, uint16_t pid)
@@ -140,6 +150,11 @@ sfw_node_init(struct sfw *w, int i, enum uet_profile profile, uint64_t seed,
 			return -1;
 		sc.match_of = sfw_match_of;
 		sc.match_arg = n;
+		if (sfw_pid2_profile != 0) {
+			sfw_profile_now = profile;
+			sfw_pid2_now = sfw_pid2_profile;
+			sc.profile_of = sfw_profile_of;
+		}
 	}
 	if (sfw_rdv_by_job) {
 		sc.rdv_ri = -1;

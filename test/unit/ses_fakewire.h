@@ -80,6 +80,10 @@ extern bool sfw_rdv_by_job;
  * uet_ses_config.match_of). */
 extern bool sfw_two_pids;
 
+/* With sfw_two_pids, when not 0: the profile of SFW_PID + 1 on both nodes
+ * (uet_ses_config.profile_of; SFW_PID keeps the node's profile). */
+extern enum uet_profile sfw_pid2_profile;
+
 /* When set before sfw_init*(): uet_ses_config.remote_events. */
 extern bool sfw_remote_events;
 void sfw_fini(struct sfw *w);

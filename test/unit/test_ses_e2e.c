@@ -898,6 +898,65 @@ rx__context_per_pid(void **state)
 	check_send(2, 700);
 }
 
+/* Profiles per process (uet_ses_config.profile_of): the nodes are HPC,
+ * their process SFW_PID + 1 AI Full. A deferrable send between the AI
+ * Full processes is deferred, restarted by the RTR of the receive and
+ * lands byte-exact; the HPC process may not submit one, and one aimed
+ * at it is refused UNSUPPORTED_OP by the target. */
+static void
+profile__per_process(void **state)
+{
+	enum uet_ses_rc rc = UET_RC_OK;
+	struct uet_ses_recv r;
+	struct uet_ses_wr wr;
+
+	(void)state;
+	sfw_two_pids = true;
+	sfw_pid2_profile = UET_PROFILE_AI_FULL;
+	reinit(UET_PROFILE_HPC, UINT32_MAX);
+	sfw_two_pids = false;
+	sfw_pid2_profile = 0;
+	fill(sbuf, 7000, 19);
+	memset(rbuf, 0, 8000);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 7000);
+	wr.flags |= UET_SES_WR_F_DEFERRABLE | UET_SES_WR_F_SRC;
+	wr.src_pid = SFW_PID + 1;
+	wr.initiator = 100;
+	wr.dest.pid_on_fep = SFW_PID + 1;
+	wr.context = 1;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, &rc), 0);
+	wait_stat(&uet_ses_stats_get(w.n[0].ses)->defer_tx, 1);
+	assert_int_equal(w.n[0].ncq, 0);
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = 300;
+	r.buf = rbuf;
+	r.len = 8000;
+	r.pid_on_fep = SFW_PID + 1;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	check_send(1, 7000);
+	assert_int_equal(cqe(1, 300)->len, 7000);
+	assert_memory_equal(rbuf, sbuf, 7000);
+	assert_int_equal(uet_ses_stats_get(w.n[1].ses)->rtr_tx, 1);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rtr_rx, 1);
+	/* the HPC process cannot send deferrable */
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 7000);
+	wr.flags |= UET_SES_WR_F_DEFERRABLE;
+	wr.context = 2;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, &rc), -EOPNOTSUPP);
+	assert_int_equal(rc, UET_RC_UNSUPPORTED_OP);
+	/* from the AI Full process to the HPC one: refused by the target */
+	wr.flags |= UET_SES_WR_F_SRC;
+	wr.src_pid = SFW_PID + 1;
+	wr.initiator = 100;
+	wr.context = 3;
+	submit(&wr);
+	assert_true(sfw_run_cq(&w, 0, 2, RUN_NS));
+	assert_int_equal(cqe(0, 3)->prov_errno, UET_RC_UNSUPPORTED_OP);
+}
+
 /* ---- deferrable sends (AI Full) ---- */
 
 static void
@@ -1170,6 +1229,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(rx__context_per_pid, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(remote__events, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(profile__per_process, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(rdv__key_revoked, setup,
 						teardown),
