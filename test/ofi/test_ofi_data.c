@@ -702,7 +702,7 @@ test_multi_ep(void)
 	struct node b = { .dom = n0.dom }, c = { .dom = n0.dom };
 	struct fi_cq_tagged_entry e;
 	struct fid_mr *mr = NULL;
-	fi_addr_t bc, cb, ba, ab, src;
+	fi_addr_t bc = 0, cb = 0, ba = 0, ab = 0, src;
 	uint8_t *mem = calloc(1, BIG);
 	char a1, a2, c0, c1, c2;
 
@@ -832,7 +832,7 @@ test_remote_cntr(struct fid_mr *mr)
 	uint64_t one = 1, old = 0;
 	struct fi_cq_tagged_entry e;
 	size_t len = sizeof(r.addr);
-	fi_addr_t to;
+	fi_addr_t to = 0;
 	char c0;
 
 	CHECK(fi_cntr_open(n1.dom, &ca, &rd, NULL) == 0 &&
