@@ -12,7 +12,8 @@
 # in one run, server pinned to CPU 0 and client to CPU 1 (except uet-auto),
 # R repetitions. A benchmark, not a test: it reports numbers and asserts
 # nothing. IDLE_SLEEP / IDLE_SPIN (environment, e.g. 0 or 10us) set the
-# uet-auto engine's engine.idle_sleep / engine.idle_spin.
+# uet-auto engine's engine.idle_sleep / engine.idle_spin; AUTO_SPLIT=1
+# puts the client's engine lcore on CPU 0 (the server's is on CPU 1).
 #
 # usage: scripts/ofi-latency.sh <build dir> [iterations] [repetitions]
 set -u
@@ -38,10 +39,16 @@ free_port() {
 }
 
 memif_conf() { # file role lcore fa peer_fa mac peer_mac [progress]
-	local eal_l=$3 prog=${8:-inline} prefix=uetlat$$$2 extra=
+	local eal_l=$3 prog=${8:-inline} prefix=uetlat$$$2 extra= alc=
 	if [ "$prog" = auto ]; then
 		eal_l=0-1
 		prefix=uetlat$$$2a
+		# AUTO_SPLIT=1: the client's engine lcore is CPU 0 (main lcore
+		# 1), so the two engines do not share a CPU
+		if [ "${AUTO_SPLIT:-0}" = 1 ] && [ "$2" = client ]; then
+			eal_l="0-1 --main-lcore 1"
+			alc=0
+		fi
 		extra="idle_sleep = ${IDLE_SLEEP:-10us}
 idle_spin = ${IDLE_SPIN:-20us}"
 	fi
@@ -55,7 +62,7 @@ ipv4 = $4
 ipv6 = none
 mac = $6
 [engine]
-lcores = $([ "$prog" = auto ] && echo 1 || echo "$3")
+lcores = $([ "$prog" = auto ] && echo "${alc:-1}" || echo "$3")
 progress = $prog
 $extra
 mbuf_pool_size = 4095
@@ -98,7 +105,7 @@ run() {
 
 export FI_PROVIDER_PATH="$BUILD/src/ofi" FI_LOG_LEVEL=warn
 echo "# fi_pingpong -e rdm -S 64 -I $ITERS, $REPS repetitions, $(date -u)"
-echo "# uet-auto: idle_sleep ${IDLE_SLEEP:-10us}, idle_spin ${IDLE_SPIN:-20us}"
+echo "# uet-auto: idle_sleep ${IDLE_SLEEP:-10us}, idle_spin ${IDLE_SPIN:-20us}, split ${AUTO_SPLIT:-0}"
 for r in $(seq "$REPS"); do
 	rm -f "$TMP/memif.sock"
 	FI_UET_PROVIDER_PROGRESS=inline run uet -p uet -d net_memif0-hpc
