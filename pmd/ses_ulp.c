@@ -942,9 +942,12 @@ ep_add(struct sul_ctx *c, const struct uet_ses_ulp_ctl *q)
 {
 	int i = 0, rc;
 
-	if (q->chan == NULL || q->pid > 0xFFF || bind_find(c, q->chan) >= 0 ||
-	    c->nb_binds == RTE_DIM(c->binds))
-		return q->chan == NULL || q->pid > 0xFFF ? -EINVAL : -EEXIST;
+	if (q->chan == NULL || q->pid > 0xFFF)
+		return -EINVAL;
+	if (bind_find(c, q->chan) >= 0)
+		return -EEXIST;
+	if (c->nb_binds == RTE_DIM(c->binds))
+		return -ENOSPC;
 	if (q->pid == c->pid && q->profile != 0)
 		c->eps[0].profile = q->profile;
 	if (q->pid != c->pid) {
