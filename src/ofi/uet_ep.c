@@ -430,8 +430,9 @@ ep_enable(struct uet_ofi_ep *ep)
 		goto free_reqs;
 	}
 	ep->chan->user = (uint64_t)(uintptr_t)ep;
-	/* the target side authorises the endpoint's job for its process */
-	if (!ep->tx_only) {
+	/* the endpoint's job for its process: authorisation and the MSG,
+	 * RMA and rendezvous tables (a tx context needs the latter too) */
+	{
 		struct uet_ses_ulp_ctl q = {
 			.op = UET_SES_ULP_JOB_ADD, .job = ep->job,
 			.has_pid = true, .pid = ep->pid,
