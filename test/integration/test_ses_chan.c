@@ -452,6 +452,125 @@ test_rdv_peek(void)
 	expect_rx(164, -ENOENT, 0);
 }
 
+static int ctl(struct side *s, struct uet_ses_ulp_ctl *r);
+
+/* Wait for one CQE on channel @p ch (bounded). */
+static bool
+chan_wait(struct uet_chan *ch, struct uet_chan_cqe *e)
+{
+	for (unsigned int i = 0; i < POLL_MAX; i++) {
+		if (uet_chan_cq_poll(ch, e, 1) == 1)
+			return true;
+		pump();
+	}
+	fprintf(stderr, "no completion on the EP_ADD channel\n");
+	return false;
+}
+
+/*
+ * EP_ADD: a second channel on B's context bound to another process
+ * (PIDonFEP PID_B + 5, its own initiator id and receive context, remote
+ * events on). A send to that PIDonFEP lands in its receive and reports
+ * A's initiator; the default channel sees nothing; a WRITE to B's region
+ * through that PIDonFEP (RMA table alias) gives the channel a REMOTE
+ * event; a PIDonFEP without EP_ADD is refused (BAD_PID); EP_DEL after
+ * the detach.
+ */
+static void
+test_ep_add(uint64_t key)
+{
+	struct uet_ofi_addr a2, a3;
+	struct uet_ses_ulp_ctl r;
+	struct uet_chan_sqe q;
+	struct uet_chan_cqe e;
+	struct uet_chan *ch;
+	char name[20];
+
+	snprintf(name, sizeof(name), "scE%u", run_no);
+	ch = uet_chan_create(name, 64, 64, 64, SOCKET_ID_ANY, 0);
+	CHECK(ch != NULL);
+	if (ch == NULL)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_EP_ADD;
+	r.chan = ch;
+	r.pid = PID_B + 5;
+	r.initiator = 0xB2B2;
+	r.remote_events = true;
+	CHECK(ctl(&B, &r) == 0);
+	CHECK(ctl(&B, &r) == -EEXIST);
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_JOB_ADD;
+	r.job = JOB;
+	r.has_pid = true;
+	r.pid = PID_B + 5;
+	CHECK(ctl(&B, &r) == 0);
+	CHECK(uet_engine_chan_attach(B.e, 0, ch) == 0);
+	addr_make(&a2, ip_b, PID_B + 5, 0xB2B2);
+	addr_make(&a3, ip_b, PID_B + 6, 0xB3B3);
+	/* a send to PID_B + 5 */
+	{
+		struct uet_chan_rqe rq;
+
+		memset(&rq, 0, sizeof(rq));
+		rq.op = UET_CHAN_RQ_RECV;
+		rq.context = 170;
+		rq.addr = (uint64_t)(uintptr_t)lbuf;
+		rq.len = 4096;
+		CHECK(uet_chan_rq_post(ch, &rq) == 0);
+	}
+	fill(sbuf, 3000, 51);
+	memset(lbuf, 0, 4096);
+	pump();
+	sqe_init(&q, UET_CHAN_OP_SEND, 70, sbuf, 3000);
+	q.dest = (uint64_t)(uintptr_t)&a2;
+	post_sq(&A, &q);
+	expect_tx_ok(70);
+	if (chan_wait(ch, &e)) {
+		CHECK(e.context == 170 && e.status == 0 && e.len == 3000);
+		CHECK(e.src == A.initiator);
+		CHECK(memcmp(lbuf, sbuf, 3000) == 0);
+	} else {
+		failures++;
+	}
+	CHECK(cq_quiet(&B));
+	/* a WRITE through PID_B + 5: B's region, a REMOTE event */
+	sqe_init(&q, UET_CHAN_OP_WRITE, 71, sbuf, 1000);
+	q.dest = (uint64_t)(uintptr_t)&a2;
+	q.rkey = key;
+	q.roffset = (uint64_t)(uintptr_t)(rbuf + 50000);
+	post_sq(&A, &q);
+	expect_tx_ok(71);
+	CHECK(memcmp(rbuf + 50000, sbuf, 1000) == 0);
+	if (chan_wait(ch, &e)) {
+		CHECK(e.context == 0 && (e.flags & UET_CHAN_CQ_REMOTE));
+		CHECK(e.op == UET_CHAN_OP_WRITE && e.len == 1000);
+		CHECK(e.src == A.initiator);
+	} else {
+		failures++;
+	}
+	/* PID_B + 6 is no process of B */
+	sqe_init(&q, UET_CHAN_OP_SEND, 72, sbuf, 100);
+	q.dest = (uint64_t)(uintptr_t)&a3;
+	post_sq(&A, &q);
+	expect_tx_err(72, UET_RC_BAD_PID);
+	/* detach, then the job and the process go */
+	CHECK(uet_engine_chan_detach(B.e, ch) == 0);
+	pump();
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_JOB_DEL;
+	r.job = JOB;
+	r.has_pid = true;
+	r.pid = PID_B + 5;
+	CHECK(ctl(&B, &r) == 0);
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_EP_DEL;
+	r.chan = ch;
+	CHECK(ctl(&B, &r) == 0);
+	CHECK(ctl(&B, &r) == -ENOENT);
+	uet_chan_free(ch);
+}
+
 /* A multi-receive buffer takes several messages, then is released; a
  * directed receive only matches its source. */
 static void
@@ -973,6 +1092,7 @@ run(bool lossy)
 	test_rod();
 	test_rdv_peek();
 	test_rma(key);
+	test_ep_add(key);
 	test_errors(key);
 	test_backpressure(400);
 	test_dereg_during_read();
