@@ -34,6 +34,8 @@
 #define SUL_CQ_BURST 32
 #define SUL_CHAN_BUDGET 32 /* descriptors per channel per iteration */
 #define SUL_NONE UINT32_MAX
+#define SUL_EPS_MAX 8 /* processes (PIDonFEP) per context, its own included */
+#define SUL_DRAIN_CTX UINT64_MAX /* SES context of the glue's own discards */
 
 #define SUL_INC(ctr) PROTO_INC(ctr)
 
@@ -46,11 +48,38 @@ struct sul_op {
 	uint8_t rx;
 	uint8_t want;          /* CQE on success */
 	uint8_t multi;         /* multi-recv: stays until RELEASED */
+	uint8_t peek_claim;    /* PEEK | CLAIM post */
+	uint8_t claimed;       /* its message is reserved: kept for CLAIM */
+};
+
+/*
+ * A process on the FEP served by this context (an endpoint): its
+ * PIDonFEP, initiator id and receive context. Slot 0 is the context's
+ * own identity (channels without EP_ADD); slots 1.. come from EP_ADD.
+ */
+struct sul_ep {
+	uint32_t ref;          /* channels bound to it (slot 0: unused) */
+	bool dirty;            /* freed: reuse once no target record is open */
+	uint16_t pid;
+	uint32_t initiator;
+	enum uet_profile profile;
+	struct uet_ses_match *match;
+};
+
+/* EP_ADD binding of a channel to a process slot. */
+struct sul_bind {
+	struct uet_chan *chan;
+	uint32_t ep;
+	bool remote;           /* wants UET_CHAN_CQ_REMOTE events */
 };
 
 /* Per attached channel: the SQE/RQE the SES refused with -EAGAIN. */
 struct sul_chan {
 	struct uet_chan *chan;
+	uint32_t ep;           /* process slot */
+	bool remote;           /* wants UET_CHAN_CQ_REMOTE events */
+	uint16_t pid;          /* its PIDonFEP and initiator id */
+	uint32_t initiator;
 	uint32_t sq_slot;      /* SUL_NONE or op slot of the held SQE */
 	uint32_t rq_slot;
 	struct uet_chan_sqe sqe;
@@ -59,9 +88,14 @@ struct sul_chan {
 
 struct sul_job {
 	uint32_t job;
+	uint16_t pid;          /* process the tables belong to */
 	uint32_t ref;          /* 0: free */
 	int ri_msg;
 	int ri_rma;
+	int ri_rdv;            /* rendezvous sources (remote read) */
+	/* another process than the context's: ri_rma is the context's
+	 * table, aliased under {job, pid, start_ri + 1} */
+	bool alias;
 };
 
 struct sul_pend {
@@ -98,6 +132,9 @@ struct sul_ctx {
 	uint32_t pend_head;     /* next to push */
 	uint32_t pend_tail;     /* next free */
 	unsigned int nb_chans;
+	struct sul_ep eps[SUL_EPS_MAX];
+	struct sul_bind binds[UET_ENGINE_CHANS_MAX];
+	unsigned int nb_binds;
 	/* MR_DEREG answers held until no READ response can still be built
 	 * (rebuilt from the region on retransmission) */
 	unsigned int nb_dereg_wait;
@@ -108,6 +145,8 @@ struct sul_ctx {
 };
 
 static atomic_uint sul_seq;
+
+static struct uet_ses_match *sul_match_of(void *arg, uint16_t pid);
 
 /* ------------------------------------------------------------------ */
 /* op records                                                          */
@@ -220,12 +259,24 @@ cqe_from_ses(struct uet_chan_cqe *e, const struct uet_ses_cqe *s)
 }
 
 /* The channel that takes unsolicited completions (remote CQ data of a
- * WRITE): the first one of the context that accepts receives. */
+ * WRITE) for process @p pid: its first channel that accepts receives. */
 static struct uet_chan *
-rx_chan(const struct sul_ctx *c)
+rx_chan(const struct sul_ctx *c, uint16_t pid)
 {
 	for (unsigned int i = 0; i < c->nb_chans; i++)
-		if (rte_ring_get_capacity(c->chans[i].chan->rq) > 1)
+		if (c->chans[i].pid == pid &&
+		    rte_ring_get_capacity(c->chans[i].chan->rq) > 1)
+			return c->chans[i].chan;
+	return NULL;
+}
+
+/* The channel that counts remote accesses to process @p pid (EP_ADD
+ * with remote_events); none: the event is dropped. */
+static struct uet_chan *
+remote_chan(const struct sul_ctx *c, uint16_t pid)
+{
+	for (unsigned int i = 0; i < c->nb_chans; i++)
+		if (c->chans[i].pid == pid && c->chans[i].remote)
 			return c->chans[i].chan;
 	return NULL;
 }
@@ -237,11 +288,17 @@ complete_ses(struct sul_ctx *c, const struct uet_ses_cqe *s)
 	struct sul_op *o;
 	bool last;
 
+	if (s->context == SUL_DRAIN_CTX)
+		return; /* a discard of the glue (ep_drain) */
 	if (s->context == 0) {
-		struct uet_chan *ch = rx_chan(c);
+		struct uet_chan *ch = (s->flags & UET_SES_CQ_REMOTE) ?
+				      remote_chan(c, s->pid_on_fep) :
+				      rx_chan(c, s->pid_on_fep);
 
 		if (ch == NULL) {
-			SUL_INC(c->st.orphan_cqe);
+			/* remote events are only wanted by counters */
+			if (!(s->flags & UET_SES_CQ_REMOTE))
+				SUL_INC(c->st.orphan_cqe);
 			return;
 		}
 		cqe_from_ses(&e, s);
@@ -257,6 +314,12 @@ complete_ses(struct sul_ctx *c, const struct uet_ses_cqe *s)
 	o = &c->ops[s->context - 1];
 	last = !o->multi || s->status != 0 ||
 	       (s->flags & UET_SES_CQ_MULTI_RECV_DONE) != 0;
+	/* a successful PEEK | CLAIM keeps its record (and so its SES
+	 * context) for the CLAIM post that takes the message */
+	if (o->peek_claim && s->status == 0 && o->chan != NULL) {
+		o->claimed = 1;
+		last = false;
+	}
 	if (o->chan != NULL && (s->status != 0 || o->want || o->rx)) {
 		cqe_from_ses(&e, s);
 		e.context = o->ctx;
@@ -333,7 +396,8 @@ op_is_rma(uint8_t op)
 }
 
 static int
-sqe_to_wr(const struct uet_chan_sqe *q, uint32_t slot, struct uet_ses_wr *wr)
+sqe_to_wr(const struct sul_chan *sc, const struct uet_chan_sqe *q,
+	  uint32_t slot, struct uet_ses_wr *wr)
 {
 	const struct uet_ofi_addr *a = addr_of(q->dest);
 	uint16_t ri;
@@ -352,6 +416,12 @@ sqe_to_wr(const struct uet_chan_sqe *q, uint32_t slot, struct uet_ses_wr *wr)
 	/* always complete: the op record is recycled on the completion */
 	wr->flags = (q->flags & (UET_CHAN_F_IMM | UET_CHAN_F_DELIVERY_COMPLETE)) |
 		    UET_SES_WR_F_COMPLETION;
+	if ((q->flags & UET_CHAN_F_RENDEZVOUS) &&
+	    (q->op == UET_CHAN_OP_SEND || q->op == UET_CHAN_OP_TSEND))
+		wr->flags |= UET_SES_WR_F_RENDEZVOUS;
+	if ((q->flags & UET_CHAN_F_DEFERRABLE) &&
+	    (q->op == UET_CHAN_OP_SEND || q->op == UET_CHAN_OP_TSEND))
+		wr->flags |= UET_SES_WR_F_DEFERRABLE;
 	if (q->mode == UET_CHAN_MODE_ROD)
 		wr->flags |= UET_SES_WR_F_ORDERED;
 	else if (q->mode == UET_CHAN_MODE_RUDI)
@@ -375,13 +445,17 @@ sqe_to_wr(const struct uet_chan_sqe *q, uint32_t slot, struct uet_ses_wr *wr)
 	wr->compare = (const void *)(uintptr_t)q->compare;
 	wr->result = (void *)(uintptr_t)q->result;
 	wr->job = q->job;
+	/* the channel's process sends */
+	wr->flags |= UET_SES_WR_F_SRC;
+	wr->src_pid = sc->pid;
+	wr->initiator = sc->initiator;
 	return 0;
 }
 
 /* 0 consumed (submitted or completed), -EAGAIN keep it. */
 static int
-sqe_submit(struct sul_ctx *c, const struct uet_chan_sqe *q, uint32_t slot,
-	   uint64_t now)
+sqe_submit(struct sul_ctx *c, const struct sul_chan *sc,
+	   const struct uet_chan_sqe *q, uint32_t slot, uint64_t now)
 {
 	enum uet_ses_rc urc = UET_RC_OK;
 	struct uet_ses_wr wr;
@@ -392,7 +466,7 @@ sqe_submit(struct sul_ctx *c, const struct uet_chan_sqe *q, uint32_t slot,
 		complete_local(c, slot, 0, 0);
 		return 0;
 	}
-	rc = sqe_to_wr(q, slot, &wr);
+	rc = sqe_to_wr(sc, q, slot, &wr);
 	if (rc == 0)
 		rc = uet_ses_submit(c->ses, &wr, &urc);
 	if (rc == -EAGAIN) {
@@ -419,6 +493,10 @@ op_fill(struct sul_op *o, struct uet_chan *chan, uint64_t ctx, uint8_t op,
 	o->rx = rx;
 	o->want = rx || (flags & UET_CHAN_F_COMPLETION) != 0;
 	o->multi = rx && (flags & UET_CHAN_F_MULTI_RECV) != 0;
+	o->peek_claim = rx && (flags & UET_CHAN_F_PEEK) &&
+			(flags & UET_CHAN_F_CLAIM) &&
+			!(flags & UET_CHAN_F_DISCARD);
+	o->claimed = 0;
 }
 
 static unsigned int
@@ -429,7 +507,7 @@ chan_sq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 	if (pend_room(c) == 0)
 		return 0;
 	if (sc->sq_slot != SUL_NONE) {
-		if (sqe_submit(c, &sc->sqe, sc->sq_slot, now) == -EAGAIN)
+		if (sqe_submit(c, sc, &sc->sqe, sc->sq_slot, now) == -EAGAIN)
 			return 0;
 		sc->sq_slot = SUL_NONE;
 		n++;
@@ -445,7 +523,7 @@ chan_sq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 		op_fill(&c->ops[slot], sc->chan, sc->sqe.context, sc->sqe.op,
 			false, sc->sqe.flags);
 		n++;
-		if (sqe_submit(c, &sc->sqe, slot, now) == -EAGAIN) {
+		if (sqe_submit(c, sc, &sc->sqe, slot, now) == -EAGAIN) {
 			sc->sq_slot = slot; /* in order: nothing passes it */
 			break;
 		}
@@ -454,29 +532,34 @@ chan_sq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 }
 
 static void
-rqe_cancel(struct sul_ctx *c, struct uet_chan *chan, uint64_t ctx)
+rqe_cancel(struct sul_ctx *c, const struct sul_chan *sc, uint64_t ctx)
 {
+	struct uet_chan *chan = sc->chan;
+
 	SUL_INC(c->st.cancel);
 	/* rare: a scan of the op records (bounded by their number) */
 	for (uint32_t i = 0; i < c->nb_ops; i++) {
 		struct sul_op *o = &c->ops[i];
 
-		if (o->chan == chan && o->rx && o->ctx == ctx) {
-			(void)uet_ses_recv_cancel(c->ses, (uint64_t)i + 1);
+		if (o->chan == chan && o->rx && o->ctx == ctx &&
+		    !o->claimed) {
+			(void)uet_ses_recv_cancel_pid(c->ses, sc->pid,
+						      (uint64_t)i + 1);
 			return;
 		}
 	}
 }
 
 static int
-rqe_post(struct sul_ctx *c, const struct uet_chan_rqe *q, uint32_t slot,
-	 uint64_t now)
+rqe_post(struct sul_ctx *c, const struct sul_chan *sc,
+	 const struct uet_chan_rqe *q, uint32_t slot, uint64_t now)
 {
 	struct uet_ses_recv r;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
 	r.op = q->op;
+	r.pid_on_fep = sc->pid;
 	r.context = (uint64_t)slot + 1;
 	rc = desc_buf(q->flags, q->addr, q->len, &r.buf, &r.len);
 	if (q->op == UET_CHAN_RQ_TRECV) {
@@ -487,6 +570,9 @@ rqe_post(struct sul_ctx *c, const struct uet_chan_rqe *q, uint32_t slot,
 		r.flags |= UET_SES_RECV_F_MULTI;
 		r.min_free = q->ignore; /* PROVIDER.md: min_multi_recv */
 	}
+	/* UET_CHAN_F_PEEK/CLAIM/DISCARD equal UET_SES_RECV_F_* */
+	r.flags |= q->flags & (UET_CHAN_F_PEEK | UET_CHAN_F_CLAIM |
+			       UET_CHAN_F_DISCARD);
 	if (q->flags & UET_CHAN_F_SRC_FILTER) {
 		if (q->src == 0)
 			rc = -EINVAL;
@@ -505,6 +591,32 @@ rqe_post(struct sul_ctx *c, const struct uet_chan_rqe *q, uint32_t slot,
 	return 0;
 }
 
+/*
+ * A CLAIM post (without PEEK) takes the message its PEEK | CLAIM post
+ * reserved: the SES knows it by the SES context of that post, so the
+ * claim runs on the record the PEEK | CLAIM kept (the front end posts
+ * both with the same channel context). @p fresh is returned to the pool
+ * then; without such a record the SES answers -ENOENT.
+ */
+static uint32_t
+claim_slot(struct sul_ctx *c, struct uet_chan *chan,
+	   const struct uet_chan_rqe *q, uint32_t fresh)
+{
+	if ((q->flags & (UET_CHAN_F_CLAIM | UET_CHAN_F_PEEK)) !=
+	    UET_CHAN_F_CLAIM)
+		return fresh;
+	/* rare: a scan of the op records (bounded by their number) */
+	for (uint32_t i = 0; i < c->nb_ops; i++) {
+		struct sul_op *o = &c->ops[i];
+
+		if (o->claimed && o->chan == chan && o->ctx == q->context) {
+			op_put(c, fresh);
+			return i;
+		}
+	}
+	return fresh;
+}
+
 static unsigned int
 chan_rq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 {
@@ -513,7 +625,7 @@ chan_rq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 	if (pend_room(c) == 0)
 		return 0;
 	if (sc->rq_slot != SUL_NONE) {
-		if (rqe_post(c, &sc->rqe, sc->rq_slot, now) == -EAGAIN)
+		if (rqe_post(c, sc, &sc->rqe, sc->rq_slot, now) == -EAGAIN)
 			return 0;
 		sc->rq_slot = SUL_NONE;
 		n++;
@@ -527,10 +639,10 @@ chan_rq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 		SUL_INC(c->st.rqe);
 		n++;
 		if (sc->rqe.op == UET_CHAN_RQ_CANCEL) {
-			rqe_cancel(c, sc->chan, sc->rqe.context);
+			rqe_cancel(c, sc, sc->rqe.context);
 			continue;
 		}
-		slot = op_get(c);
+		slot = claim_slot(c, sc->chan, &sc->rqe, op_get(c));
 		op_fill(&c->ops[slot], sc->chan, sc->rqe.context,
 			sc->rqe.op, true, sc->rqe.flags);
 		if (sc->rqe.op != UET_CHAN_RQ_RECV &&
@@ -539,7 +651,7 @@ chan_rq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 			complete_local(c, slot, -EINVAL, 0);
 			continue;
 		}
-		if (rqe_post(c, &sc->rqe, slot, now) == -EAGAIN) {
+		if (rqe_post(c, sc, &sc->rqe, slot, now) == -EAGAIN) {
 			sc->rq_slot = slot;
 			break;
 		}
@@ -551,10 +663,27 @@ chan_rq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 /* channel set                                                         */
 /* ------------------------------------------------------------------ */
 
+/* A message reserved by a PEEK | CLAIM whose channel went away: discard
+ * it (its sender is released); the record returns on that completion. */
+static void
+claim_drop(struct sul_ctx *c, uint16_t pid, uint32_t slot, uint64_t now)
+{
+	struct uet_ses_recv r;
+
+	memset(&r, 0, sizeof(r));
+	r.op = c->ops[slot].op;
+	r.pid_on_fep = pid;
+	r.flags = UET_SES_RECV_F_CLAIM | UET_SES_RECV_F_DISCARD;
+	r.context = (uint64_t)slot + 1;
+	c->ops[slot].claimed = 0;
+	if (uet_ses_recv_post(c->ses, &r, now) != 0)
+		op_put(c, slot);
+}
+
 /* A channel went away (detached while stopped): forget its records and
  * withdraw its receives so that no buffer of it is written again. */
 static void
-chan_gone(struct sul_ctx *c, struct sul_chan *sc)
+chan_gone(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 {
 	for (uint32_t i = 0; i < c->nb_ops; i++) {
 		struct sul_op *o = &c->ops[i];
@@ -562,8 +691,11 @@ chan_gone(struct sul_ctx *c, struct sul_chan *sc)
 		if (o->chan != sc->chan)
 			continue;
 		o->chan = NULL;
-		if (o->rx)
-			(void)uet_ses_recv_cancel(c->ses, (uint64_t)i + 1);
+		if (o->claimed)
+			claim_drop(c, sc->pid, i, now);
+		else if (o->rx)
+			(void)uet_ses_recv_cancel_pid(c->ses, sc->pid,
+						      (uint64_t)i + 1);
 	}
 	if (sc->sq_slot != SUL_NONE)
 		op_put(c, sc->sq_slot);
@@ -574,8 +706,28 @@ chan_gone(struct sul_ctx *c, struct sul_chan *sc)
 			c->pend[i & c->pend_mask].chan = NULL;
 }
 
+/* The process a channel sends and receives as (EP_ADD, else slot 0). */
 static void
-chans_sync(struct sul_ctx *c, struct uet_engine_lcore *lc)
+chan_identity(const struct sul_ctx *c, struct sul_chan *sc)
+{
+	const struct sul_ep *ep;
+	unsigned int i;
+
+	sc->ep = 0;
+	sc->remote = false;
+	for (i = 0; i < c->nb_binds; i++) {
+		if (c->binds[i].chan == sc->chan) {
+			sc->ep = c->binds[i].ep;
+			sc->remote = c->binds[i].remote;
+		}
+	}
+	ep = &c->eps[sc->ep];
+	sc->pid = ep->pid;
+	sc->initiator = ep->initiator;
+}
+
+static void
+chans_sync(struct sul_ctx *c, struct uet_engine_lcore *lc, uint64_t now)
 {
 	unsigned int n = uet_engine_lcore_nb_chans(lc);
 	struct sul_chan tmp[UET_ENGINE_CHANS_MAX];
@@ -593,6 +745,7 @@ chans_sync(struct sul_ctx *c, struct uet_engine_lcore *lc)
 		tmp[i].chan = ch;
 		tmp[i].sq_slot = SUL_NONE;
 		tmp[i].rq_slot = SUL_NONE;
+		chan_identity(c, &tmp[i]);
 		for (j = 0; j < c->nb_chans; j++)
 			if (c->chans[j].chan == ch)
 				break;
@@ -603,7 +756,7 @@ chans_sync(struct sul_ctx *c, struct uet_engine_lcore *lc)
 	}
 	for (unsigned int j = 0; j < c->nb_chans; j++)
 		if (c->chans[j].chan != NULL)
-			chan_gone(c, &c->chans[j]);
+			chan_gone(c, &c->chans[j], now);
 	memcpy(c->chans, tmp, n * sizeof(tmp[0]));
 	c->nb_chans = n;
 }
@@ -613,59 +766,112 @@ chans_sync(struct sul_ctx *c, struct uet_engine_lcore *lc)
 /* ------------------------------------------------------------------ */
 
 static struct sul_job *
-job_find(struct sul_ctx *c, uint32_t job)
+job_find(struct sul_ctx *c, uint32_t job, uint16_t pid)
 {
 	for (uint32_t i = 0; i < c->max_jobs; i++)
-		if (c->jobs[i].ref != 0 && c->jobs[i].job == job)
+		if (c->jobs[i].ref != 0 && c->jobs[i].job == job &&
+		    c->jobs[i].pid == pid)
 			return &c->jobs[i];
 	return NULL;
 }
 
+static void
+job_tables_undo(struct sul_ctx *c, struct sul_job *j)
+{
+	uint16_t rma = (c->start_ri + UET_SES_ULP_RI_RMA) & 0xFFF;
+
+	if (j->ri_msg >= 0)
+		(void)uet_ses_ri_del(c->mr, j->ri_msg);
+	if (j->ri_rdv >= 0)
+		(void)uet_ses_ri_del(c->mr, j->ri_rdv);
+	if (j->ri_rma >= 0 && j->alias)
+		(void)uet_ses_ri_alias_del(c->mr, j->ri_rma, j->pid, rma);
+	else if (j->ri_rma >= 0)
+		(void)uet_ses_ri_del(c->mr, j->ri_rma);
+}
+
+/*
+ * The RI tables of {job, pid}: MSG (start_ri), RMA (start_ri + 1) and
+ * rendezvous (start_ri + 2). Another process than the context's shares
+ * the context's RMA table of the job (@p base: memory regions are the
+ * domain's), under an alias of its own PIDonFEP.
+ */
 static int
-job_add(struct sul_ctx *c, uint32_t job)
+job_tables(struct sul_ctx *c, struct sul_job *j, const struct sul_job *base)
 {
 	struct uet_ses_ri_attr ra = {
-		.relative = true, .job_id = job, .pid_on_fep = c->pid,
+		.relative = true, .job_id = j->job, .pid_on_fep = j->pid,
+		.type = UET_SES_RI_MSG,
 	};
-	struct sul_job *j = job_find(c, job);
+	uint16_t rma = (c->start_ri + UET_SES_ULP_RI_RMA) & 0xFFF;
+	int rc;
+
+	ra.resource_index = (c->start_ri + UET_SES_ULP_RI_MSG) & 0xFFF;
+	j->ri_msg = uet_ses_ri_add(c->mr, &ra);
+	ra.type = UET_SES_RI_RMA;
+	ra.resource_index = (c->start_ri + UET_SES_ULP_RI_RDV) & 0xFFF;
+	j->ri_rdv = uet_ses_ri_add(c->mr, &ra);
+	j->alias = base != NULL;
+	if (base != NULL) {
+		j->ri_rma = base->ri_rma;
+		rc = uet_ses_ri_alias_add(c->mr, j->ri_rma, j->pid, rma);
+		if (rc < 0)
+			j->ri_rma = rc;
+	} else {
+		ra.resource_index = rma;
+		j->ri_rma = uet_ses_ri_add(c->mr, &ra);
+	}
+	if (j->ri_msg >= 0 && j->ri_rma >= 0 && j->ri_rdv >= 0)
+		return 0;
+	rc = j->ri_msg < 0 ? j->ri_msg : j->ri_rma < 0 ? j->ri_rma : j->ri_rdv;
+	job_tables_undo(c, j);
+	return rc;
+}
+
+static int job_del(struct sul_ctx *c, uint32_t job, uint16_t pid);
+
+/* Authorise @p job for process @p pid (refcounted) with its RI tables. */
+static int
+job_add(struct sul_ctx *c, uint32_t job, uint16_t pid)
+{
+	struct sul_job *j = job_find(c, job, pid), *base = NULL;
 	int rc;
 
 	if (j != NULL) {
 		j->ref++;
 		return 0;
 	}
+	if (pid != c->pid) {
+		rc = job_add(c, job, c->pid);
+		if (rc < 0)
+			return rc;
+		base = job_find(c, job, c->pid);
+	}
 	for (uint32_t i = 0; i < c->max_jobs && j == NULL; i++)
 		if (c->jobs[i].ref == 0)
 			j = &c->jobs[i];
-	if (j == NULL)
-		return -ENOSPC;
-	rc = uet_ses_mr_auth_add(c->mr, job, c->pid);
-	if (rc < 0)
-		return rc;
-	ra.resource_index = (c->start_ri + UET_SES_ULP_RI_MSG) & 0xFFF;
-	ra.type = UET_SES_RI_MSG;
-	j->ri_msg = uet_ses_ri_add(c->mr, &ra);
-	ra.resource_index = (c->start_ri + UET_SES_ULP_RI_RMA) & 0xFFF;
-	ra.type = UET_SES_RI_RMA;
-	j->ri_rma = uet_ses_ri_add(c->mr, &ra);
-	if (j->ri_msg < 0 || j->ri_rma < 0) {
-		rc = j->ri_msg < 0 ? j->ri_msg : j->ri_rma;
-		if (j->ri_msg >= 0)
-			(void)uet_ses_ri_del(c->mr, j->ri_msg);
-		if (j->ri_rma >= 0)
-			(void)uet_ses_ri_del(c->mr, j->ri_rma);
-		(void)uet_ses_mr_auth_del(c->mr, job, c->pid);
+	rc = j == NULL ? -ENOSPC : uet_ses_mr_auth_add(c->mr, job, pid);
+	if (rc == 0) {
+		j->job = job;
+		j->pid = pid;
+		rc = job_tables(c, j, base);
+		if (rc < 0)
+			(void)uet_ses_mr_auth_del(c->mr, job, pid);
+	}
+	if (rc < 0) {
+		if (base != NULL)
+			(void)job_del(c, job, c->pid);
 		return rc;
 	}
-	j->job = job;
 	j->ref = 1;
 	return 0;
 }
 
 static int
-job_del(struct sul_ctx *c, uint32_t job)
+job_del(struct sul_ctx *c, uint32_t job, uint16_t pid)
 {
-	struct sul_job *j = job_find(c, job);
+	struct sul_job *j = job_find(c, job, pid);
+	uint16_t rma = (c->start_ri + UET_SES_ULP_RI_RMA) & 0xFFF;
 	int rc;
 
 	if (j == NULL)
@@ -674,19 +880,159 @@ job_del(struct sul_ctx *c, uint32_t job)
 		j->ref--;
 		return 0;
 	}
-	rc = uet_ses_ri_del(c->mr, j->ri_rma);
-	if (rc < 0)
-		return rc; /* -EBUSY: regions still registered */
+	/* the context's RMA table goes last: regions may still be there */
+	if (!j->alias) {
+		rc = uet_ses_ri_del(c->mr, j->ri_rma);
+		if (rc < 0)
+			return rc; /* -EBUSY: regions or aliases remain */
+	}
+	/* rendezvous keys live as long as their sends */
+	rc = uet_ses_ri_del(c->mr, j->ri_rdv);
+	if (rc < 0) {
+		if (!j->alias) {
+			struct uet_ses_ri_attr ra = {
+				.relative = true, .job_id = job,
+				.pid_on_fep = pid, .resource_index = rma,
+				.type = UET_SES_RI_RMA,
+			};
+
+			j->ri_rma = uet_ses_ri_add(c->mr, &ra);
+		}
+		return rc;
+	}
+	if (j->alias)
+		(void)uet_ses_ri_alias_del(c->mr, j->ri_rma, pid, rma);
 	(void)uet_ses_ri_del(c->mr, j->ri_msg);
-	(void)uet_ses_mr_auth_del(c->mr, job, c->pid);
+	(void)uet_ses_mr_auth_del(c->mr, job, pid);
 	j->ref = 0;
+	if (j->alias)
+		(void)job_del(c, job, c->pid);
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* processes (EP_ADD / EP_DEL)                                         */
+/* ------------------------------------------------------------------ */
+
+static int
+bind_find(const struct sul_ctx *c, const struct uet_chan *chan)
+{
+	for (unsigned int i = 0; i < c->nb_binds; i++)
+		if (c->binds[i].chan == chan)
+			return (int)i;
+	return -1;
+}
+
+/* A free process slot whose receive context holds nothing of a previous
+ * process: never used, or freed with no target record open since. */
+static int
+ep_slot_free(struct sul_ctx *c)
+{
+	struct uet_ses_pool_info pi;
+
+	uet_ses_pool_info_get(c->ses, &pi);
+	for (unsigned int i = 1; i < SUL_EPS_MAX; i++)
+		if (c->eps[i].ref == 0 && (!c->eps[i].dirty || pi.tgt_used == 0))
+			return (int)i;
+	return -1;
+}
+
+static int
+ep_add(struct sul_ctx *c, const struct uet_ses_ulp_ctl *q)
+{
+	int i = 0, rc;
+
+	if (q->chan == NULL || q->pid > 0xFFF)
+		return -EINVAL;
+	if (bind_find(c, q->chan) >= 0)
+		return -EEXIST;
+	if (c->nb_binds == RTE_DIM(c->binds))
+		return -ENOSPC;
+	if (q->pid == c->pid && q->profile != 0)
+		c->eps[0].profile = q->profile;
+	if (q->pid != c->pid) {
+		for (i = 1; i < SUL_EPS_MAX; i++)
+			if (c->eps[i].ref != 0 && c->eps[i].pid == q->pid)
+				break;
+		if (i == SUL_EPS_MAX) {
+			i = ep_slot_free(c);
+			if (i < 0)
+				return -ENOSPC;
+			rc = uet_ses_mr_pid_add(c->mr, q->pid);
+			if (rc < 0)
+				return rc;
+			c->eps[i].pid = q->pid;
+			c->eps[i].initiator = q->initiator;
+			c->eps[i].profile = q->profile != 0 ? q->profile :
+					    UET_PROFILE_HPC;
+			c->eps[i].dirty = false;
+		}
+		c->eps[i].ref++;
+	}
+	c->binds[c->nb_binds].chan = q->chan;
+	c->binds[c->nb_binds].ep = (uint32_t)i;
+	c->binds[c->nb_binds].remote = q->remote_events;
+	c->nb_binds++;
+	return 0;
+}
+
+/* Drop the unexpected messages a receive context still holds (their
+ * senders are released, FI_DISCARD semantics): wildcard PEEK | DISCARD
+ * posts, untagged and tagged, until it holds none (bounded by its pool;
+ * a message reserved by a PEEK | CLAIM was dropped by chan_gone). */
+static void
+ep_drain(struct sul_ctx *c, uint16_t pid, uint64_t now)
+{
+	struct uet_ses_match *m = sul_match_of(c, pid);
+	struct uet_ses_match_pool_info pi;
+	struct uet_ses_recv r;
+
+	if (m == NULL)
+		return;
+	uet_ses_match_pool_info(m, &pi);
+	for (uint32_t k = 0; k < pi.unexp_total &&
+			     pi.unexp_free < pi.unexp_total; k++) {
+		for (uint8_t op = UET_CHAN_RQ_RECV; op <= UET_CHAN_RQ_TRECV;
+		     op++) {
+			memset(&r, 0, sizeof(r));
+			r.op = op;
+			r.flags = UET_SES_RECV_F_PEEK | UET_SES_RECV_F_DISCARD;
+			r.context = SUL_DRAIN_CTX;
+			r.ignore = UINT64_MAX;
+			r.pid_on_fep = pid;
+			(void)uet_ses_recv_post(c->ses, &r, now);
+		}
+		(void)completions(c); /* their completions are dropped */
+		uet_ses_match_pool_info(m, &pi);
+	}
+}
+
+static int
+ep_del(struct sul_ctx *c, struct uet_chan *chan, uint64_t now)
+{
+	int b = bind_find(c, chan);
+	struct sul_ep *ep;
+
+	if (b < 0)
+		return -ENOENT;
+	ep = &c->eps[c->binds[b].ep];
+	c->binds[b] = c->binds[--c->nb_binds];
+	if (ep == &c->eps[0])
+		return 0;
+	if (ep->ref > 1) {
+		ep->ref--;
+		return 0;
+	}
+	ep_drain(c, ep->pid, now); /* while its receive context resolves */
+	ep->ref = 0;
+	ep->dirty = true;
+	return uet_ses_mr_pid_del(c->mr, ep->pid);
 }
 
 static int
 mr_reg(struct sul_ctx *c, struct uet_ses_ulp_ctl *q)
 {
-	struct sul_job *j = job_find(c, q->job);
+	struct sul_job *j = job_find(c, q->job, c->pid);
 	int rc;
 	struct uet_ses_mr_attr a = {
 		.base = q->base, .length = q->len, .access = q->access,
@@ -723,16 +1069,16 @@ ret_busy(const struct sul_ctx *c)
 }
 
 static void
-ctl_one(struct sul_ctx *c, struct sul_ctl_msg *m)
+ctl_one(struct sul_ctx *c, struct sul_ctl_msg *m, uint64_t now)
 {
 	struct uet_ses_ulp_ctl *q = &m->req;
 
 	switch (q->op) {
 	case UET_SES_ULP_JOB_ADD:
-		q->rc = job_add(c, q->job);
+		q->rc = job_add(c, q->job, q->has_pid ? q->pid : c->pid);
 		break;
 	case UET_SES_ULP_JOB_DEL:
-		q->rc = job_del(c, q->job);
+		q->rc = job_del(c, q->job, q->has_pid ? q->pid : c->pid);
 		break;
 	case UET_SES_ULP_MR_REG:
 		q->rc = mr_reg(c, q);
@@ -742,6 +1088,12 @@ ctl_one(struct sul_ctx *c, struct sul_ctl_msg *m)
 		break;
 	case UET_SES_ULP_MR_ENABLE:
 		q->rc = uet_ses_mr_enable(c->mr, q->key, !q->disabled);
+		break;
+	case UET_SES_ULP_EP_ADD:
+		q->rc = ep_add(c, q);
+		break;
+	case UET_SES_ULP_EP_DEL:
+		q->rc = ep_del(c, q->chan, now);
 		break;
 	default:
 		q->rc = -EINVAL;
@@ -760,7 +1112,7 @@ ctl_one(struct sul_ctx *c, struct sul_ctl_msg *m)
 }
 
 static unsigned int
-ctl_poll(struct sul_ctx *c)
+ctl_poll(struct sul_ctx *c, uint64_t now)
 {
 	void *m[SUL_CTL_BURST];
 	unsigned int n;
@@ -772,7 +1124,7 @@ ctl_poll(struct sul_ctx *c)
 	}
 	n = rte_ring_sc_dequeue_burst(c->ctl, m, SUL_CTL_BURST, NULL);
 	for (unsigned int i = 0; i < n; i++)
-		ctl_one(c, m[i]);
+		ctl_one(c, m[i], now);
 	return n;
 }
 
@@ -875,11 +1227,52 @@ pow2_at_least(uint32_t n)
 	return p;
 }
 
+/* The SES's rendezvous table of @p job (uet_ses_config.rdv_ri_of). */
+static int
+sul_rdv_ri_of(void *arg, uint32_t job, uint16_t pid)
+{
+	struct sul_ctx *c = arg;
+	const struct sul_job *j = job_find(c, job, pid);
+
+	return j != NULL ? j->ri_rdv : -1;
+}
+
+/* The profile of process @p pid (uet_ses_config.profile_of): its
+ * domain's (EP_ADD), HPC for the unknown. */
+static enum uet_profile
+sul_profile_of(void *arg, uint16_t pid)
+{
+	const struct sul_ctx *c = arg;
+
+	if (pid == c->pid)
+		return c->eps[0].profile;
+	for (unsigned int i = 1; i < SUL_EPS_MAX; i++)
+		if (c->eps[i].ref != 0 && c->eps[i].pid == pid)
+			return c->eps[i].profile;
+	return UET_PROFILE_HPC;
+}
+
+/* The SES's receive context of process @p pid (uet_ses_config.match_of). */
+static struct uet_ses_match *
+sul_match_of(void *arg, uint16_t pid)
+{
+	const struct sul_ctx *c = arg;
+
+	if (pid == c->pid)
+		return c->eps[0].match;
+	for (unsigned int i = 1; i < SUL_EPS_MAX; i++)
+		if (c->eps[i].ref != 0 && c->eps[i].pid == pid)
+			return c->eps[i].match;
+	return NULL;
+}
+
 static void
 sul_free(struct sul_ctx *c)
 {
 	uet_ses_free(c->ses);
 	uet_ses_match_free(c->match);
+	for (unsigned int i = 1; i < SUL_EPS_MAX; i++)
+		uet_ses_match_free(c->eps[i].match);
 	uet_ses_mr_table_free(c->mr);
 	rte_ring_free(c->ctl);
 	rte_free(c->jobs);
@@ -894,8 +1287,8 @@ sul_tables(struct sul_ctx *c, const struct uet_ses_ulp_params *p,
 {
 	struct uet_ses_mr_table_attr ta = {
 		.max_entries = p->max_mrs ? p->max_mrs : 1024,
-		.max_ri = 2 * c->max_jobs,
-		.max_pids = 1,
+		.max_ri = 3 * c->max_jobs,
+		.max_pids = SUL_EPS_MAX,
 		.max_auth = c->max_jobs,
 		.seed = p->seed ^ ((uint64_t)idx << 40) ^ rte_rdtsc(),
 		.vendor = 0x55,
@@ -911,7 +1304,21 @@ sul_tables(struct sul_ctx *c, const struct uet_ses_ulp_params *p,
 	mc.chunk_size = 1024;
 	mc.chunks = RTE_MAX(bytes / mc.chunk_size, 64u);
 	c->match = uet_ses_match_create(&mc);
-	return c->match == NULL ? -ENOMEM : 0;
+	if (c->match == NULL)
+		return -ENOMEM;
+	c->eps[0].pid = c->pid;
+	c->eps[0].initiator = c->initiator;
+	c->eps[0].profile = UET_PROFILE_HPC;
+	c->eps[0].match = c->match;
+	/* the other processes (EP_ADD) get a quarter of the unexpected
+	 * pool each */
+	mc.chunks = RTE_MAX(mc.chunks / 4, 64u);
+	for (unsigned int i = 1; i < SUL_EPS_MAX; i++) {
+		c->eps[i].match = uet_ses_match_create(&mc);
+		if (c->eps[i].match == NULL)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 static int
@@ -951,9 +1358,20 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	sc.cq_size = pow2_at_least(4 * (msgs + posted));
 	sc.initiator_id = c->initiator;
 	sc.pid_on_fep = c->pid;
+	/* the front end picks rendezvous per SQE (UET_CHAN_F_RENDEZVOUS) */
+	sc.rdv_threshold = UINT32_MAX;
+	sc.rdv_eager = p->rdv_eager;
+	sc.rdv_ri_of = sul_rdv_ri_of;
+	sc.rdv_ri_arg = c;
+	sc.rdv_resource_index = (c->start_ri + UET_SES_ULP_RI_RDV) & 0xFFF;
 	sc.pds = uet_ulp_ctx_pds(uctx);
 	sc.mr = c->mr;
 	sc.match = c->match;
+	sc.match_of = sul_match_of;
+	sc.match_arg = c;
+	sc.remote_events = true; /* routed to channels that asked */
+	sc.profile_of = sul_profile_of;
+	sc.profile_arg = c;
 	c->ses = uet_ses_create(&sc);
 	if (c->ses == NULL) {
 		rc = -errno;
@@ -1041,8 +1459,10 @@ sul_poll(void *priv, struct uet_ulp_ctx *uctx, uint64_t now)
 	struct sul_ctx *c = priv;
 	unsigned int work;
 
-	work = ctl_poll(c);
-	chans_sync(c, uet_ulp_ctx_lcore(uctx));
+	/* channels first: a detached channel's receives are withdrawn
+	 * before the EP_DEL that follows its detach frees its process */
+	chans_sync(c, uet_ulp_ctx_lcore(uctx), now);
+	work = ctl_poll(c, now);
 	work += completions(c);
 	for (unsigned int i = 0; i < c->nb_chans; i++) {
 		work += chan_rq(c, &c->chans[i], now);

@@ -60,6 +60,7 @@ fill_stats(const struct uet_engine *e, const struct uet_engine_stats *s,
 	rte_tel_data_add_dict_int(d, "nb_ports", (int)s->nb_ports);
 	add_u64(d, "iterations", t->iterations);
 	add_u64(d, "busy_iterations", t->busy_iterations);
+	add_u64(d, "idle_sleeps", t->idle_sleeps);
 	add_u64(d, "rx_pkts", t->rx_pkts);
 	add_u64(d, "rx_bytes", t->rx_bytes);
 	add_u64(d, "rx_uet", t->rx_uet);
@@ -149,6 +150,7 @@ fill_lcores(const struct uet_engine *e, const struct uet_engine_stats *s,
 					  (int)uet_engine_lcore_nb_chans(e->lc[i]));
 		add_u64(c, "iterations", l->iterations);
 		add_u64(c, "busy_iterations", l->busy_iterations);
+		add_u64(c, "idle_sleeps", l->idle_sleeps);
 		add_u64(c, "rx_pkts", l->rx_pkts);
 		add_u64(c, "rx_uet", l->rx_uet);
 		add_u64(c, "rx_malformed", l->rx_malformed);

@@ -6,8 +6,14 @@
 #                   progress, EAL -l 0 / -l 1)
 #   tcp             libfabric's tcp provider on loopback
 #   udp;ofi_rxd     libfabric's udp provider under the rxd utility
-# in one run, server pinned to CPU 0 and client to CPU 1, R repetitions.
-# A benchmark, not a test: it reports numbers and asserts nothing.
+#   uet-auto        this provider with AUTO progress: each process has
+#                   an engine lcore (EAL -l 0-1, engine.lcores = 1), so
+#                   four threads share the two CPUs (not pinned by taskset)
+# in one run, server pinned to CPU 0 and client to CPU 1 (except uet-auto),
+# R repetitions. A benchmark, not a test: it reports numbers and asserts
+# nothing. IDLE_SLEEP / IDLE_SPIN (environment, e.g. 0 or 10us) set the
+# uet-auto engine's engine.idle_sleep / engine.idle_spin; AUTO_SPLIT=1
+# puts the client's engine lcore on CPU 0 (the server's is on CPU 1).
 #
 # usage: scripts/ofi-latency.sh <build dir> [iterations] [repetitions]
 set -u
@@ -26,16 +32,29 @@ runtime_clean() {
 		done
 	done
 }
-trap 'rm -rf "$TMP"; runtime_clean "uetlat$$server" "uetlat$$client"' EXIT
+trap 'rm -rf "$TMP"; runtime_clean "uetlat$$server" "uetlat$$client" "uetlat$$servera" "uetlat$$clienta"' EXIT
 
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-memif_conf() { # file role lcore fa peer_fa mac peer_mac
+memif_conf() { # file role lcore fa peer_fa mac peer_mac [progress]
+	local eal_l=$3 prog=${8:-inline} prefix=uetlat$$$2 extra= alc=
+	if [ "$prog" = auto ]; then
+		eal_l=0-1
+		prefix=uetlat$$$2a
+		# AUTO_SPLIT=1: the client's engine lcore is CPU 0 (main lcore
+		# 1), so the two engines do not share a CPU
+		if [ "${AUTO_SPLIT:-0}" = 1 ] && [ "$2" = client ]; then
+			eal_l="0-1 --main-lcore 1"
+			alc=0
+		fi
+		extra="idle_sleep = ${IDLE_SLEEP:-10us}
+idle_spin = ${IDLE_SPIN:-20us}"
+	fi
 	cat > "$1" <<EOF
 [eal]
-args = -l $3 --no-huge -m 256 --no-pci --file-prefix=uetlat$$$2 --log-level=lib.eal:error
+args = -l $eal_l --no-huge -m 256 --no-pci --file-prefix=$prefix --log-level=lib.eal:error
 [port0]
 devargs = net_memif0,role=$2,id=0,socket=$TMP/memif.sock
 mtu = 1500
@@ -43,8 +62,9 @@ ipv4 = $4
 ipv6 = none
 mac = $6
 [engine]
-lcores = $3
-progress = inline
+lcores = $([ "$prog" = auto ] && echo "${alc:-1}" || echo "$3")
+progress = $prog
+$extra
 mbuf_pool_size = 4095
 mbuf_cache = 32
 # two busy-polling processes on a shared 2-core machine can be descheduled
@@ -59,17 +79,22 @@ EOF
 
 memif_conf "$TMP/s.conf" server 0 10.0.1.1 10.0.1.2 02:00:00:00:01:01 02:00:00:00:01:02
 memif_conf "$TMP/c.conf" client 1 10.0.1.2 10.0.1.1 02:00:00:00:01:02 02:00:00:00:01:01
+memif_conf "$TMP/sa.conf" server 0 10.0.1.1 10.0.1.2 02:00:00:00:01:01 02:00:00:00:01:02 auto
+memif_conf "$TMP/ca.conf" client 1 10.0.1.2 10.0.1.1 02:00:00:00:01:02 02:00:00:00:01:01 auto
 
 # run <label> <fi_pingpong provider/domain args...>
+# (SUFFIX / CPU0 / CPU1 select the AUTO configuration and the pinning)
 run() {
 	local label=$1 port lat
 	shift
 	port=$(free_port)
-	env FI_UET_PROVIDER_CONFIG="$TMP/s.conf" taskset -c 0 timeout 120 \
+	env FI_UET_PROVIDER_CONFIG="$TMP/s${SUFFIX:-}.conf" \
+		taskset -c "${CPU0:-0}" timeout 120 \
 		"$PP" "$@" -e rdm -I "$ITERS" -S 64 -B "$port" \
 		> "$TMP/s.out" 2>&1 &
 	sleep 0.5
-	env FI_UET_PROVIDER_CONFIG="$TMP/c.conf" taskset -c 1 timeout 120 \
+	env FI_UET_PROVIDER_CONFIG="$TMP/c${SUFFIX:-}.conf" \
+		taskset -c "${CPU1:-1}" timeout 120 \
 		"$PP" "$@" -e rdm -I "$ITERS" -S 64 -P "$port" 127.0.0.1 \
 		> "$TMP/c.out" 2>&1
 	wait
@@ -79,11 +104,13 @@ run() {
 }
 
 export FI_PROVIDER_PATH="$BUILD/src/ofi" FI_LOG_LEVEL=warn
-export FI_UET_PROVIDER_PROGRESS=inline
 echo "# fi_pingpong -e rdm -S 64 -I $ITERS, $REPS repetitions, $(date -u)"
+echo "# uet-auto: idle_sleep ${IDLE_SLEEP:-10us}, idle_spin ${IDLE_SPIN:-20us}, split ${AUTO_SPLIT:-0}"
 for r in $(seq "$REPS"); do
 	rm -f "$TMP/memif.sock"
-	run uet -p uet -d net_memif0-hpc
+	FI_UET_PROVIDER_PROGRESS=inline run uet -p uet -d net_memif0-hpc
+	rm -f "$TMP/memif.sock"
+	SUFFIX=a CPU0=0,1 CPU1=0,1 run uet-auto -p uet -d net_memif0-hpc
 	run tcp -p tcp
 	run 'udp;ofi_rxd' -p 'udp;ofi_rxd'
 done

@@ -62,6 +62,21 @@ enum uet_chan_rq_op {
 #define UET_CHAN_F_FENCE      0x0020u /**< wait for earlier operations */
 #define UET_CHAN_F_MULTI_RECV 0x0040u /**< RQ: buffer holds many messages */
 #define UET_CHAN_F_SRC_FILTER 0x0080u /**< RQ: only from src */
+/** RQ: FI_PEEK: complete with the first matching unexpected message's
+ * length, tag, source and data (nothing copied), or -ENOMSG */
+#define UET_CHAN_F_PEEK       0x0100u
+/** RQ: FI_CLAIM: with PEEK, reserve the message for this context; alone,
+ * take the message reserved by a PEEK | CLAIM post of the same context */
+#define UET_CHAN_F_CLAIM      0x0200u
+/** RQ: FI_DISCARD (with PEEK or CLAIM): drop the message, len 0 */
+#define UET_CHAN_F_DISCARD    0x0400u
+/** SQ: SEND/TSEND by rendezvous (HPC): eager part, then the target reads
+ * the rest from the source buffer */
+#define UET_CHAN_F_RENDEZVOUS 0x0800u
+/** SQ: SEND/TSEND as a deferrable send (AI Full): a target without a
+ * matching receive defers it and asks for it again (DEFERRABLE_RTR) when
+ * one is posted, instead of buffering the data */
+#define UET_CHAN_F_DEFERRABLE 0x1000u
 
 /* SQE delivery modes (struct uet_chan_sqe.mode). */
 #define UET_CHAN_MODE_RUD  0u /**< reliable unordered (default) */
@@ -121,6 +136,9 @@ struct uet_chan_rqe {
 #define UET_CHAN_CQ_SRC    0x0010u /**< src valid */
 #define UET_CHAN_CQ_TRUNC  0x0020u /**< message longer than the buffer */
 #define UET_CHAN_CQ_MULTI_RECV_DONE 0x0040u /**< buffer released */
+/** unsolicited (context 0): a peer's WRITE / READ / atomic (op) was
+ * served on this process's memory (EP_ADD with remote_events) */
+#define UET_CHAN_CQ_REMOTE 0x0080u
 
 /** Completion entry: 64 bytes, engine -> application. */
 struct uet_chan_cqe {

@@ -125,6 +125,11 @@ struct uet_config_engine {
 	uint32_t max_pdcs;         /**< PDC state objects */
 	uint32_t msg_pool_size;
 	uint32_t retx_pool_size;
+	/** AUTO progress: spin this long without work before backing off */
+	uint64_t idle_spin_ns;
+	/** AUTO progress: then sleep this long per idle iteration (0: never
+	 * sleep, busy-poll with rte_pause) */
+	uint64_t idle_sleep_ns;
 };
 
 /** [timers], durations in nanoseconds */

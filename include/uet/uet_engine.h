@@ -323,6 +323,7 @@ struct uet_engine_fault_stats {
 struct uet_engine_lcore_stats {
 	uint64_t iterations;      /**< loop iterations */
 	uint64_t busy_iterations; /**< iterations that did work */
+	uint64_t idle_sleeps;     /**< AUTO: idle backoff sleeps */
 	uint64_t rx_pkts;         /**< frames from rte_eth_rx_burst */
 	uint64_t rx_bytes;
 	uint64_t rx_uet;          /**< UET frames given to the hook */

@@ -76,6 +76,9 @@ enum uet_ses_wr_op {
 #define UET_SES_WR_F_RENDEZVOUS 0x40000u /**< force rendezvous (HPC) */
 #define UET_SES_WR_F_DEFERRABLE 0x80000u /**< force deferrable (AI Full) */
 #define UET_SES_WR_F_WILDCARD   0x100000u /**< peer posts wildcard recvs */
+/** src_pid / initiator name the sending process (several processes per
+ * instance); without it: cfg.pid_on_fep / cfg.initiator_id */
+#define UET_SES_WR_F_SRC        0x200000u
 
 /** Where a work request goes, resolved by the engine from sqe.dest. */
 struct uet_ses_dest {
@@ -108,6 +111,8 @@ struct uet_ses_wr {
 	const void *compare;   /**< CSWAP: compare operand (MSWAP: mask) */
 	void *result;          /**< FETCH/CSWAP: old values */
 	uint32_t job;          /**< JobID, 24 bits */
+	uint16_t src_pid;      /**< UET_SES_WR_F_SRC: our PIDonFEP */
+	uint32_t initiator;    /**< UET_SES_WR_F_SRC: our initiator id */
 };
 
 /** Completion flags; values equal UET_CHAN_CQ_*. */
@@ -118,6 +123,9 @@ struct uet_ses_wr {
 #define UET_SES_CQ_SRC    0x0010u /**< src valid */
 #define UET_SES_CQ_TRUNC  0x0020u /**< message longer than the buffer */
 #define UET_SES_CQ_MULTI_RECV_DONE 0x0040u /**< multi-recv buffer released */
+/** cfg.remote_events: a remote WRITE / READ / atomic of a peer was
+ * served here (context 0; op, len, src, pid_on_fep) */
+#define UET_SES_CQ_REMOTE 0x0080u
 
 /** One completion; field for field struct uet_chan_cqe. */
 struct uet_ses_cqe {
@@ -131,6 +139,8 @@ struct uet_ses_cqe {
 	uint32_t prov_errno;  /**< UET return code (enum uet_ses_rc) */
 	uint8_t op;           /**< enum uet_ses_wr_op, or 1/2 (recv/trecv) */
 	uint64_t olen;        /**< bytes dropped when TRUNC */
+	/** unsolicited completions (context 0): the PIDonFEP targeted */
+	uint16_t pid_on_fep;
 };
 
 /** A receive post; field for field struct uet_chan_rqe. */
@@ -144,6 +154,9 @@ struct uet_ses_recv {
 	uint64_t ignore;    /**< TRECV */
 	uint64_t src;       /**< initiator id (UET_SES_RECV_F_SRC) */
 	uint64_t min_free;  /**< multi-recv threshold */
+	/** receive context of this PIDonFEP (cfg.match_of); ignored
+	 * without match_of */
+	uint16_t pid_on_fep;
 };
 
 #define UET_SES_RECV_F_MULTI 0x0040u /**< UET_CHAN_F_MULTI_RECV */
@@ -180,11 +193,36 @@ struct uet_ses_config {
 	 * registers each rendezvous source buffer (remote read, one key per
 	 * message, revoked at completion); -1: rendezvous unavailable. */
 	int rdv_ri;
+	/** Rendezvous with one RI table per job: when set, called at submit
+	 * with the message's job and sending PIDonFEP instead of using
+	 * @c rdv_ri; returns their handle (a relative RMA table {job,
+	 * pid_on_fep, rdv_resource_index} in @c mr), or -1: no rendezvous
+	 * for them (the send fails UNSUPPORTED_OP). Runs on the owner
+	 * lcore. */
+	int (*rdv_ri_of)(void *arg, uint32_t job, uint16_t pid_on_fep);
+	void *rdv_ri_arg;            /**< argument of rdv_ri_of */
 	uint16_t rdv_resource_index; /**< wire index of that RI table */
 	bool rudi;              /**< use RUDI for UET_SES_WR_F_IDEMPOTENT */
+	/** Target: one completion (context 0, UET_SES_CQ_REMOTE) per remote
+	 * WRITE (when its EOM packet is placed), READ (when served) and
+	 * atomic (when executed) that succeeded; not for the read-backs of
+	 * our rendezvous sends. For FI_REMOTE_READ/WRITE counters. */
+	bool remote_events;
 	struct uet_pds *pds;    /**< required, not owned */
 	struct uet_ses_mr_table *mr; /**< target tables, not owned (may be NULL) */
 	struct uet_ses_match *match; /**< receive context, not owned (may be NULL) */
+	/** Several receive contexts: when set, the receive context of a
+	 * PIDonFEP (a request's destination, uet_ses_recv.pid_on_fep), or
+	 * NULL (sends to it fail UNSUPPORTED_OP); @c match is then unused.
+	 * The result must not change while messages of it are in flight. */
+	struct uet_ses_match *(*match_of)(void *arg, uint16_t pid_on_fep);
+	void *match_arg;             /**< argument of match_of */
+	/** Profile per process: when set, the profile of a PIDonFEP (of the
+	 * sending process at submit, of the targeted one at the target; a
+	 * DEFERRABLE_RTR is checked against the deferred send's process),
+	 * instead of @c profile for all. */
+	enum uet_profile (*profile_of)(void *arg, uint16_t pid_on_fep);
+	void *profile_arg;           /**< argument of profile_of */
 };
 
 /** Fill @p cfg with defaults (HPC, MTU 4096, 1024 messages, ...). */
@@ -281,6 +319,11 @@ int uet_ses_recv_post(struct uet_ses *s, const struct uet_ses_recv *r,
  *   0 or -ENOENT.
  */
 int uet_ses_recv_cancel(struct uet_ses *s, uint64_t context);
+
+/** uet_ses_recv_cancel() in the receive context of @p pid_on_fep
+ * (cfg.match_of). */
+int uet_ses_recv_cancel_pid(struct uet_ses *s, uint16_t pid_on_fep,
+			    uint64_t context);
 
 /**
  * Cancel a send with @p context that is parked waiting for a

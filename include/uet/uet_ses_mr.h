@@ -162,6 +162,23 @@ int uet_ses_ri_add(struct uet_ses_mr_table *t,
  */
 int uet_ses_ri_del(struct uet_ses_mr_table *t, int ri);
 
+/**
+ * Give RI table @p ri a second name {job (the table's, when relative),
+ * @p pid_on_fep, @p resource_index}: requests naming it resolve to the
+ * same table and memory entries (processes of one engine context that
+ * share memory regions). The table cannot be removed while it has
+ * aliases. At most max_ri aliases per table set.
+ * @return
+ *   0, -ENOENT (bad handle), -EINVAL (field too wide), -EEXIST (name in
+ *   use), -ENOSPC.
+ */
+int uet_ses_ri_alias_add(struct uet_ses_mr_table *t, int ri,
+			 uint16_t pid_on_fep, uint16_t resource_index);
+
+/** Remove an alias of RI table @p ri. @return 0 or -ENOENT. */
+int uet_ses_ri_alias_del(struct uet_ses_mr_table *t, int ri,
+			 uint16_t pid_on_fep, uint16_t resource_index);
+
 /** Enable or disable an RI table. @return 0 or -ENOENT. */
 int uet_ses_ri_enable(struct uet_ses_mr_table *t, int ri, bool enable);
 

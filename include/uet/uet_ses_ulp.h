@@ -8,10 +8,12 @@
  * struct uet_ses per engine context on top of the context's PDS, and
  * consumes the front-end channels (uet_chan.h) attached to that context.
  *
- * One engine context is one FEP with one PIDonFEP and one initiator id
- * (uet_ses_ulp_params): every channel attached to the context submits as
- * that process and shares its receive context (posted / unexpected
- * lists). Channel handles (sqe.dest, rqe.src) are struct uet_ofi_addr
+ * An engine context has its own PIDonFEP and initiator id
+ * (uet_ses_ulp_params): a channel attached without EP_ADD submits as that
+ * process and shares its receive context (posted / unexpected lists).
+ * EP_ADD binds a channel to another process (PIDonFEP, initiator id) with
+ * a receive context of its own: the SES target finds the receive context
+ * by the request's PIDonFEP. Channel handles (sqe.dest, rqe.src) are struct uet_ofi_addr
  * pointers (uet_ofi.h); MSG requests go to RI start_ri, RMA and atomics to
  * start_ri + 1 of the destination, relative addressing with the SQE's job.
  *
@@ -41,6 +43,7 @@ extern "C" {
 /** Resource indices relative to an address's start_ri. */
 #define UET_SES_ULP_RI_MSG 0 /**< send family */
 #define UET_SES_ULP_RI_RMA 1 /**< WRITE/READ/atomics */
+#define UET_SES_ULP_RI_RDV 2 /**< rendezvous read-back of our sources */
 
 /** Parameters; pass as uet_proto_params.ulp_arg. */
 struct uet_ses_ulp_params {
@@ -54,6 +57,9 @@ struct uet_ses_ulp_params {
 	uint32_t max_mrs;      /**< memory entries (0: 1024) */
 	uint32_t max_jobs;     /**< authorised jobs (0: 16) */
 	uint32_t unexp_bytes;  /**< unexpected-data pool (0: 4 MiB) */
+	/** eager bytes of a rendezvous send (UET_CHAN_F_RENDEZVOUS; capped
+	 * by the SES to its first packet) */
+	uint32_t rdv_eager;
 	uint64_t seed;         /**< memory-key PRNG seed */
 };
 
@@ -62,11 +68,22 @@ extern const struct uet_ulp_ops uet_ses_ulp_ops;
 
 /** Control requests. */
 enum uet_ses_ulp_ctl_op {
-	UET_SES_ULP_JOB_ADD = 1, /**< authorise job (refcounted) + RI tables */
+	/** authorise job (refcounted) + its RI tables: MSG, RMA and the
+	 * rendezvous table (start_ri + UET_SES_ULP_RI_RDV) */
+	UET_SES_ULP_JOB_ADD = 1,
 	UET_SES_ULP_JOB_DEL = 2, /**< drop one reference of job */
 	UET_SES_ULP_MR_REG = 3,  /**< register base/len/access -> key */
 	UET_SES_ULP_MR_DEREG = 4, /**< deregister key */
 	UET_SES_ULP_MR_ENABLE = 5, /**< enable key (disable it with disabled) */
+	/** bind channel @c chan (before attaching it) to process @c pid with
+	 * initiator id @c initiator: its SQEs send as that process, its RQEs
+	 * post to that process's receive context (one per PIDonFEP, shared
+	 * by the channels of one PIDonFEP); the context's own PIDonFEP is
+	 * its default receive context. At most 8 PIDonFEPs per context. */
+	UET_SES_ULP_EP_ADD = 6,
+	/** unbind @c chan (after detaching it); the last channel of a
+	 * PIDonFEP drops the unexpected messages of its receive context */
+	UET_SES_ULP_EP_DEL = 7,
 };
 
 /** One control request (filled by the caller, answered by the lcore). */
@@ -80,6 +97,18 @@ struct uet_ses_ulp_ctl {
 	/** MR_REG: register it disabled; MR_ENABLE: disable instead */
 	bool disabled;
 	uint64_t key;         /**< MR_REG: out; MR_DEREG, MR_ENABLE: in */
+	/** JOB_ADD/JOB_DEL: the job's process is @c pid (else the
+	 * context's own) */
+	bool has_pid;
+	uint16_t pid;         /**< JOB_*, EP_ADD: PIDonFEP */
+	uint32_t initiator;   /**< EP_ADD */
+	/** EP_ADD: the channel gets a CQE (context 0, UET_CHAN_CQ_REMOTE)
+	 * for each remote WRITE / READ / atomic served for its process */
+	bool remote_events;
+	/** EP_ADD: the process's profile (0: HPC); the SES enforces it for
+	 * what the process sends and what is sent to it */
+	enum uet_profile profile;
+	struct uet_chan *chan; /**< EP_ADD, EP_DEL */
 	int rc;               /**< out: 0 or -errno */
 };
 

@@ -119,6 +119,10 @@ static const struct cfg_key engine_keys[] = {
 	K_UINT(E, max_pdcs, 1, 1048576, "PDC state objects (all ports)"),
 	K_UINT(E, msg_pool_size, 64, 16777216, "message descriptors"),
 	K_UINT(E, retx_pool_size, 64, 16777216, "retransmit state entries"),
+	K_DUR("idle_spin", E, idle_spin_ns, 0, MS(100), 0, "auto progress: "
+	      "busy-poll this long without work before idle_sleep"),
+	K_DUR("idle_sleep", E, idle_sleep_ns, 0, MS(1), 0, "auto progress: "
+	      "then sleep this long per idle iteration; 0 = always busy-poll"),
 };
 #undef E
 
@@ -313,6 +317,8 @@ uet_config_init_defaults(struct uet_config *cfg)
 	cfg->engine.progress = UET_CONFIG_PROGRESS_AUTO;
 	cfg->engine.mbuf_pool_size = 16383;
 	cfg->engine.mbuf_cache = 256;
+	cfg->engine.idle_spin_ns = US(20);
+	cfg->engine.idle_sleep_ns = US(10);
 	cfg->engine.mbuf_size = 2048 + RTE_PKTMBUF_HEADROOM;
 	cfg->engine.burst = 32;
 	cfg->engine.pdc_pool_general = 4096;

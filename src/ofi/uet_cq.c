@@ -105,6 +105,20 @@ cq_progress(struct uet_ofi_cq *cq)
 	uet_ofi_unlock(&cq->bind_lock);
 }
 
+/*
+ * Nothing to read with AUTO progress: the completion comes from an
+ * engine lcore. An application polling in a tight loop on a machine with
+ * fewer cores than busy threads would hold its core for a whole scheduler
+ * slice (ms) while that lcore, or the peer process it waits for, needs
+ * it: give the CPU away (PROVIDER.md "Progress", POLL_YIELD).
+ */
+static void
+cq_idle(const struct uet_ofi_cq *cq)
+{
+	if (!cq->dom->fab->inline_progress && uet_ofi_params()->poll_yield)
+		(void)sched_yield();
+}
+
 static void
 entry_out(const struct uet_ofi_cq *cq, const struct uet_ofi_cq_entry *e,
 	  void *buf, size_t i)
@@ -180,6 +194,8 @@ cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 		return -FI_EAVAIL;
 	}
 	uet_ofi_unlock(&cq->lock);
+	if (n == 0)
+		cq_idle(cq);
 	return n > 0 ? (ssize_t)n : -FI_EAGAIN;
 }
 

@@ -48,16 +48,29 @@ cqe_flags(const struct uet_ofi_req *r, const struct uet_chan_cqe *c)
 	return f;
 }
 
-/* A CQE without a request (context 0): remote CQ data of a WRITE that
- * targeted this endpoint (FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA). */
+/*
+ * A CQE without a request (context 0): a remote access served on this
+ * endpoint's memory (UET_CHAN_CQ_REMOTE: WRITE and atomics count on the
+ * FI_REMOTE_WRITE counter, READ and fetching atomics on FI_REMOTE_READ),
+ * or remote CQ data of a WRITE that targeted this endpoint
+ * (FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA entry).
+ */
 static bool
 deliver_remote(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 {
-	struct uet_ofi_cntr *cntr = ep->cntr[UET_OFI_CNTR_REM_WRITE];
+	struct uet_ofi_cntr *cntr;
 	struct uet_ofi_cq_entry e;
 
-	if (cntr != NULL)
-		uet_ofi_cntr_inc(cntr);
+	if (c->flags & UET_CHAN_CQ_REMOTE) {
+		cntr = c->op == UET_CHAN_OP_READ ||
+		       c->op == UET_CHAN_OP_FETCH_ATOMIC ||
+		       c->op == UET_CHAN_OP_CSWAP ?
+		       ep->cntr[UET_OFI_CNTR_REM_READ] :
+		       ep->cntr[UET_OFI_CNTR_REM_WRITE];
+		if (cntr != NULL)
+			uet_ofi_cntr_inc(cntr);
+		return true;
+	}
 	if (ep->rx_cq == NULL || !(c->flags & UET_CHAN_CQ_IMM))
 		return true;
 	if (uet_ofi_cq_reserve(ep->rx_cq) < 0)
@@ -91,6 +104,13 @@ deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 	final = !(r->rx && r->cq_reserved == 2) ||
 		(c->flags & UET_CHAN_CQ_MULTI_RECV_DONE) || c->status != 0;
 	entry = c->status != 0 || r->want_cq;
+	/* FI_PEEK | FI_CLAIM found a message: the request stays for the
+	 * FI_CLAIM that takes it (PROVIDER.md "Receive flags") */
+	if (r->peek_claim && c->status == 0) {
+		final = true;
+		r->claimed = 1;
+		((struct fi_context *)r->user_ctx)->internal[0] = r;
+	}
 
 	/* a multi-receive buffer completes many times: each extra entry
 	 * needs a slot of its own */
@@ -106,6 +126,12 @@ deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 	e.src = FI_ADDR_NOTAVAIL;
 	if ((c->flags & UET_CHAN_CQ_SRC) && ep->av != NULL)
 		e.src = uet_ofi_av_reverse(ep->av, (uint32_t)c->src);
+	/* received bytes reach the application's entries before its CQ
+	 * entry is visible */
+	if (final && !r->claimed)
+		uet_ofi_req_bounce_done(ep, r, c->status == 0 ||
+					(c->flags & UET_CHAN_CQ_TRUNC) ?
+					c->len : 0);
 	if (c->status != 0) {
 		e.err = c->status < 0 ? -c->status : c->status;
 		e.prov_errno = (int)c->prov_errno;
@@ -126,7 +152,7 @@ deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 		else
 			uet_ofi_cntr_inc(cntr);
 	}
-	if (final)
+	if (final && !r->claimed)
 		uet_ofi_req_put(ep, r);
 	return true;
 }
@@ -270,6 +296,16 @@ ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	}
 }
 
+static void
+reqs_free(struct uet_ofi_ep *ep)
+{
+	free(ep->reqs);
+	ep->reqs = NULL;
+	free(ep->bounce_mem);
+	ep->bounce_mem = NULL;
+	ep->bounce_free = 0;
+}
+
 static int
 reqs_create(struct uet_ofi_ep *ep)
 {
@@ -281,6 +317,14 @@ reqs_create(struct uet_ofi_ep *ep)
 	ep->reqs = calloc(ep->nb_reqs ? ep->nb_reqs : 1, sizeof(*ep->reqs));
 	if (ep->reqs == NULL)
 		return -FI_ENOMEM;
+	/* multi-entry iovs go through these (uet_ofi_req_buffers) */
+	ep->bounce_size = uet_ofi_params()->iov_bounce_size;
+	ep->bounce_mem = malloc(UET_OFI_BOUNCE_COUNT * ep->bounce_size);
+	if (ep->bounce_mem == NULL && ep->bounce_size != 0) {
+		reqs_free(ep);
+		return -FI_ENOMEM;
+	}
+	ep->bounce_free = (1u << UET_OFI_BOUNCE_COUNT) - 1;
 	ep->tx_free = ep->rx_free = 0;
 	for (i = (uint32_t)tx; i > 0; i--) {
 		ep->reqs[i - 1].next_free = ep->tx_free;
@@ -316,6 +360,7 @@ uet_ofi_req_put(struct uet_ofi_ep *ep, struct uet_ofi_req *r)
 {
 	uint32_t idx = (uint32_t)(r - ep->reqs) + 1;
 
+	uet_ofi_req_bounce_done(ep, r, 0);
 	if (r->rx) {
 		r->next_free = ep->rx_free;
 		ep->rx_free = idx;
@@ -325,6 +370,34 @@ uet_ofi_req_put(struct uet_ofi_ep *ep, struct uet_ofi_req *r)
 		ep->tx_free = idx;
 		ep->tx_inflight--;
 	}
+}
+
+static void
+ep_job_del(struct uet_ofi_ep *ep)
+{
+	struct uet_ses_ulp_ctl q = {
+		.op = UET_SES_ULP_JOB_DEL, .job = ep->job,
+		.has_pid = true, .pid = ep->pid,
+	};
+
+	if (!ep->job_added)
+		return;
+	(void)uet_ofi_fabric_ctl(ep->dom->fab, ep->dom->ctx, &q);
+	ep->job_added = false;
+}
+
+/* EP_DEL of the endpoint's channel (detached, or never attached). */
+static void
+ep_engine_unbind(struct uet_ofi_ep *ep)
+{
+	struct uet_ses_ulp_ctl q = {
+		.op = UET_SES_ULP_EP_DEL, .chan = ep->chan,
+	};
+
+	if (!ep->ep_added)
+		return;
+	(void)uet_ofi_fabric_ctl(ep->dom->fab, ep->dom->ctx, &q);
+	ep->ep_added = false;
 }
 
 static int
@@ -357,47 +430,51 @@ ep_enable(struct uet_ofi_ep *ep)
 		goto free_reqs;
 	}
 	ep->chan->user = (uint64_t)(uintptr_t)ep;
-	rc = uet_ofi_fabric_ctx_claim(fab, ep->dom->ctx,
-				      ep->sep != NULL ? (void *)ep->sep : ep);
-	if (rc < 0)
-		goto free_chan;
-	ep->ctx_claimed = ep->sep == NULL;
-	/* the target side authorises the endpoint's job */
-	if (!ep->tx_only) {
+	/* the endpoint's job for its process: authorisation and the MSG,
+	 * RMA and rendezvous tables (a tx context needs the latter too) */
+	{
 		struct uet_ses_ulp_ctl q = {
 			.op = UET_SES_ULP_JOB_ADD, .job = ep->job,
+			.has_pid = true, .pid = ep->pid,
 		};
 
 		rc = uet_ofi_fabric_ctl(fab, ep->dom->ctx, &q);
 		if (rc < 0)
-			goto release;
+			goto free_chan;
 		ep->job_added = true;
+	}
+	/* the channel sends and receives as the endpoint's process */
+	{
+		struct uet_ses_ulp_ctl q = {
+			.op = UET_SES_ULP_EP_ADD, .chan = ep->chan,
+			.pid = ep->pid, .initiator = ep->initiator,
+			/* FI_REMOTE_READ/WRITE counters count them */
+			.remote_events =
+				ep->cntr[UET_OFI_CNTR_REM_READ] != NULL ||
+				ep->cntr[UET_OFI_CNTR_REM_WRITE] != NULL,
+			.profile = ep->dom->profile,
+		};
+
+		rc = uet_ofi_fabric_ctl(fab, ep->dom->ctx, &q);
+		if (rc < 0)
+			goto job_del;
+		ep->ep_added = true;
 	}
 	rc = uet_ofi_fabric_chan_attach(fab, ep->dom->ctx, ep->chan);
 	if (rc < 0)
-		goto job_del;
+		goto ep_del;
 	ep->enabled = true;
 	return 0;
 
+ep_del:
+	ep_engine_unbind(ep);
 job_del:
-	if (ep->job_added) {
-		struct uet_ses_ulp_ctl q = {
-			.op = UET_SES_ULP_JOB_DEL, .job = ep->job,
-		};
-
-		(void)uet_ofi_fabric_ctl(fab, ep->dom->ctx, &q);
-		ep->job_added = false;
-	}
-release:
-	if (ep->ctx_claimed)
-		uet_ofi_fabric_ctx_release(fab, ep->dom->ctx, ep);
-	ep->ctx_claimed = false;
+	ep_job_del(ep);
 free_chan:
 	uet_chan_free(ep->chan);
 	ep->chan = NULL;
 free_reqs:
-	free(ep->reqs);
-	ep->reqs = NULL;
+	reqs_free(ep);
 	return rc;
 }
 
@@ -476,19 +553,15 @@ ep_close(struct fid *fid)
 
 	if (atomic_load(&ep->ref) > 0)
 		return -FI_EBUSY;
-	if (ep->chan != NULL) {
+	/* detach (its receives are withdrawn), then the job and the
+	 * process go; the channel last */
+	if (ep->chan != NULL)
 		uet_ofi_fabric_chan_detach(ep->dom->fab, ep->chan);
-		uet_chan_free(ep->chan);
-	}
-	if (ep->job_added) {
-		struct uet_ses_ulp_ctl q = {
-			.op = UET_SES_ULP_JOB_DEL, .job = ep->job,
-		};
-
-		(void)uet_ofi_fabric_ctl(ep->dom->fab, ep->dom->ctx, &q);
-	}
-	if (ep->ctx_claimed || ep->is_sep)
-		uet_ofi_fabric_ctx_release(ep->dom->fab, ep->dom->ctx, ep);
+	ep_job_del(ep);
+	ep_engine_unbind(ep);
+	uet_chan_free(ep->chan);
+	if (ep->pid_held)
+		uet_ofi_fabric_pid_put(ep->dom->fab, ep->dom->ctx, ep, ep->pid);
 	ep_unbind_all(ep);
 	if (ep->sep != NULL) {
 		struct uet_ofi_ep **slot = ep->tx_only ?
@@ -502,7 +575,7 @@ ep_close(struct fid *fid)
 	}
 	free(ep->tx_ctx);
 	free(ep->rx_ctx);
-	free(ep->reqs);
+	reqs_free(ep);
 	fi_freeinfo(ep->info);
 	uet_ofi_lock_fini(&ep->lock);
 	free(ep);
@@ -766,6 +839,8 @@ ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
 	uet_ofi_addr_make(&ep->addr, fa, v6, d->pid, d->profile,
 			  addr_caps(ep->caps, ep->type, d->profile));
 	ep->addr.initiator_id = htonl(d->initiator);
+	ep->pid = d->pid;
+	ep->initiator = d->initiator;
 	if (info->src_addr != NULL && info->src_addrlen > 0) {
 		struct uet_ofi_addr a;
 
@@ -812,6 +887,26 @@ ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
 	return 0;
 }
 
+/*
+ * The endpoint's process on the FEP: the first endpoint (or scalable
+ * endpoint) of the domain's engine context takes the context's PIDonFEP
+ * and initiator id, further ones an extra PIDonFEP with its own receive
+ * context in the engine (EP_ADD at fi_enable) and a derived initiator id.
+ */
+static int
+ep_pid_take(struct uet_ofi_ep *ep)
+{
+	int rc = uet_ofi_fabric_pid_get(ep->dom->fab, ep->dom->ctx, ep,
+					&ep->pid, &ep->initiator);
+
+	if (rc < 0)
+		return rc;
+	ep->pid_held = true;
+	ep->addr.pid_on_fep = htons(ep->pid & UET_OFI_PID_MASK);
+	ep->addr.initiator_id = htonl(ep->initiator);
+	return 0;
+}
+
 int
 uet_ofi_ep_open(struct fid_domain *domain, struct fi_info *info,
 		struct fid_ep **ep_fid, void *context)
@@ -827,7 +922,13 @@ uet_ofi_ep_open(struct fid_domain *domain, struct fi_info *info,
 	if (ep == NULL)
 		return -FI_ENOMEM;
 	rc = ep_common_init(ep, d, info, context);
+	if (rc == 0)
+		rc = ep_pid_take(ep);
 	if (rc < 0) {
+		if (ep->info != NULL) {
+			fi_freeinfo(ep->info);
+			uet_ofi_lock_fini(&ep->lock);
+		}
 		free(ep);
 		return rc;
 	}
@@ -859,6 +960,8 @@ ctx_open(struct uet_ofi_ep *sep, int index, bool tx, void *context,
 	c->rx_only = !tx;
 	c->addr = sep->addr;
 	c->job = sep->job;
+	c->pid = sep->pid;
+	c->initiator = sep->initiator;
 	c->ep_fid.fid.fclass = tx ? FI_CLASS_TX_CTX : FI_CLASS_RX_CTX;
 	if (size)
 		*(tx ? &c->tx_size : &c->rx_size) = size;
@@ -956,6 +1059,13 @@ uet_ofi_sep_open(struct fid_domain *domain, struct fi_info *info,
 		free(sep);
 		return rc;
 	}
+	rc = ep_pid_take(sep);
+	if (rc < 0) {
+		fi_freeinfo(sep->info);
+		uet_ofi_lock_fini(&sep->lock);
+		free(sep);
+		return rc;
+	}
 	sep->is_sep = true;
 	sep->nb_tx_ctx = ntx;
 	sep->nb_rx_ctx = nrx;
@@ -964,6 +1074,7 @@ uet_ofi_sep_open(struct fid_domain *domain, struct fi_info *info,
 	if (sep->tx_ctx == NULL || sep->rx_ctx == NULL) {
 		free(sep->tx_ctx);
 		free(sep->rx_ctx);
+		uet_ofi_fabric_pid_put(d->fab, d->ctx, sep, sep->pid);
 		fi_freeinfo(sep->info);
 		uet_ofi_lock_fini(&sep->lock);
 		free(sep);

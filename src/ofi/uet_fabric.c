@@ -8,6 +8,8 @@
  * fi_cntr_read). Jobs and memory regions reach the engine through the
  * SES ULP's control ring (uet_ofi_fabric_ctl).
  */
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +48,24 @@ fabric_initiator_of(void *arg, unsigned int ctx, uint16_t pid)
 	return uet_ofi_initiator_default(&a);
 }
 
+/* Initiator id of an extra PIDonFEP: always derived (FA, PIDonFEP), so
+ * that each endpoint's differs even with INITIATOR_ID set. */
+static uint32_t
+fabric_initiator_derived(const struct uet_ofi_fabric *fab, uint16_t pid)
+{
+	const struct uet_config_port *cp = &fab->cfg.port[0];
+	struct uet_ofi_addr a;
+	uint8_t fa[16] = { 0 };
+	bool v6 = !cp->has_ipv4;
+
+	if (v6)
+		memcpy(fa, &cp->ipv6, 16);
+	else
+		memcpy(fa, &cp->ipv4, 4);
+	uet_ofi_addr_make(&a, fa, v6, pid, UET_PROFILE_HPC, 0);
+	return uet_ofi_initiator_default(&a);
+}
+
 static atomic_uint fabric_seq;
 static pthread_mutex_t eal_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -73,37 +93,70 @@ uet_ofi_fabric_ctx_pick(struct uet_ofi_fabric *fab)
 	return idx;
 }
 
-int
-uet_ofi_fabric_ctx_claim(struct uet_ofi_fabric *fab, unsigned int ctx,
-			 const void *owner)
+/* Extra PIDonFEPs of this fabric: pid_base + nb_lcores + k (the 64-wide
+ * window of the fabric, after its contexts' own). */
+static unsigned int
+fabric_pid_extra_max(const struct uet_ofi_fabric *fab)
 {
-	int rc = 0;
+	unsigned int n = uet_engine_nb_lcores(fab->engine);
+
+	return n < 64 ? 64 - n : 0;
+}
+
+int
+uet_ofi_fabric_pid_get(struct uet_ofi_fabric *fab, unsigned int ctx,
+		       const void *owner, uint16_t *pid, uint32_t *initiator)
+{
+	unsigned int k, max = fabric_pid_extra_max(fab);
+	int rc = -FI_ENOSPC;
 
 	if (ctx >= UET_ENGINE_LCORES_MAX)
 		return -FI_EINVAL;
 	pthread_mutex_lock(&fab->ctl_lock);
-	if (fab->ctx_owner[ctx] == NULL)
+	if (fab->ctx_owner[ctx] == NULL) {
 		fab->ctx_owner[ctx] = owner;
-	else if (fab->ctx_owner[ctx] != owner)
-		rc = -FI_EBUSY;
+		rc = uet_ses_ulp_identity(fab->engine, ctx, pid, initiator) ?
+		     -FI_EOTHER : 0;
+		if (rc < 0)
+			fab->ctx_owner[ctx] = NULL;
+	} else {
+		for (k = 0; k < max; k++)
+			if (!(fab->pid_extra_used & (UINT64_C(1) << k)))
+				break;
+		if (k < max) {
+			fab->pid_extra_used |= UINT64_C(1) << k;
+			*pid = (uint16_t)((fab->sul.pid_base +
+					   uet_engine_nb_lcores(fab->engine) +
+					   k) & UET_OFI_PID_MASK);
+			*initiator = fabric_initiator_derived(fab, *pid);
+			rc = 0;
+		}
+	}
 	pthread_mutex_unlock(&fab->ctl_lock);
-	if (rc < 0)
+	if (rc == -FI_ENOSPC)
 		FI_WARN(&uet_prov, FI_LOG_EP_CTRL,
-			"engine context %u already hosts an endpoint: one "
-			"endpoint per domain context (add engine lcores)\n",
-			ctx);
+			"no PIDonFEP left for another endpoint\n");
 	return rc;
 }
 
 void
-uet_ofi_fabric_ctx_release(struct uet_ofi_fabric *fab, unsigned int ctx,
-			   const void *owner)
+uet_ofi_fabric_pid_put(struct uet_ofi_fabric *fab, unsigned int ctx,
+		       const void *owner, uint16_t pid)
 {
+	unsigned int base, k;
+
 	if (ctx >= UET_ENGINE_LCORES_MAX)
 		return;
 	pthread_mutex_lock(&fab->ctl_lock);
-	if (fab->ctx_owner[ctx] == owner)
+	if (fab->ctx_owner[ctx] == owner) {
 		fab->ctx_owner[ctx] = NULL;
+	} else {
+		base = (fab->sul.pid_base + uet_engine_nb_lcores(fab->engine)) &
+		       UET_OFI_PID_MASK;
+		k = (pid - base) & UET_OFI_PID_MASK;
+		if (k < 64)
+			fab->pid_extra_used &= ~(UINT64_C(1) << k);
+	}
 	pthread_mutex_unlock(&fab->ctl_lock);
 }
 
@@ -324,7 +377,8 @@ fabric_engine_start(struct uet_ofi_fabric *fab)
 	struct uet_engine_params ep;
 	struct uet_config_error err;
 	char name[16];
-	bool reused = false;
+	bool reused = false, have_cpus;
+	cpu_set_t cpus;
 	int rc;
 
 	rc = uet_ofi_config_get(&fab->cfg);
@@ -341,10 +395,20 @@ fabric_engine_start(struct uet_ofi_fabric *fab)
 		fab->cfg.engine.progress == UET_CONFIG_PROGRESS_INLINE;
 
 	pthread_mutex_lock(&eal_lock);
+	have_cpus = pthread_getaffinity_np(pthread_self(), sizeof(cpus),
+					   &cpus) == 0;
 	rc = uet_engine_eal_init("libuet-fi",
 				 p->eal_args[0] ? p->eal_args :
 						  fab->cfg.eal.args,
 				 &reused);
+	/* rte_eal_init() pins the calling thread to the main lcore's CPU;
+	 * that thread is the application's, not ours: give it back its
+	 * CPU set, so that it is not tied to the CPU of an engine lcore of
+	 * this or another process */
+	if (rc == 0 && !reused && have_cpus &&
+	    pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus) != 0)
+		FI_WARN(&uet_prov, FI_LOG_FABRIC,
+			"cannot restore the thread's CPU affinity\n");
 	pthread_mutex_unlock(&eal_lock);
 	if (rc < 0) {
 		FI_WARN(&uet_prov, FI_LOG_FABRIC, "EAL init failed: %s\n",
@@ -364,6 +428,9 @@ fabric_engine_start(struct uet_ofi_fabric *fab)
 	fab->sul.initiator_of = fabric_initiator_of;
 	fab->sul.initiator_arg = fab;
 	fab->sul.seed = (uint64_t)getpid() << 20 ^ fab->id;
+	/* MAX_EAGER_SIZE; the SES caps it to a rendezvous's first packet */
+	fab->sul.rdv_eager = (uint32_t)RTE_MIN(p->max_eager_size,
+					       (size_t)UINT32_MAX);
 	fab->proto.ulp = &uet_ses_ulp_ops;
 	fab->proto.ulp_arg = &fab->sul;
 	fab->proto.pds = NULL;

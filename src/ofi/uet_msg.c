@@ -31,12 +31,48 @@ uet_ofi_ep_dest(struct uet_ofi_ep *ep, fi_addr_t fi_addr)
 	return (uint64_t)(uintptr_t)a;
 }
 
-int
-uet_ofi_req_buffers(struct uet_ofi_req *r, const struct iovec *iov,
-		    void **desc, size_t count, bool inject, uint64_t *addr,
-		    uint64_t *len, uint64_t *local_desc, uint32_t *flags)
+static uint8_t *
+bounce_get(struct uet_ofi_ep *ep)
 {
-	size_t total = 0, i;
+	unsigned int i;
+
+	if (ep->bounce_free == 0)
+		return NULL;
+	i = (unsigned int)__builtin_ctz(ep->bounce_free);
+	ep->bounce_free &= ~(1u << i);
+	return ep->bounce_mem + (size_t)i * ep->bounce_size;
+}
+
+void
+uet_ofi_req_bounce_done(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
+			uint64_t len)
+{
+	uint64_t off = 0;
+
+	if (r->bounce == NULL)
+		return;
+	/* received data: scatter over the application's entries */
+	for (size_t i = 0; r->scatter && i < r->nb_iov && off < len; i++) {
+		uint64_t n = len - off < r->iov[i].len ? len - off :
+							 r->iov[i].len;
+
+		if (n != 0)
+			memcpy((void *)(uintptr_t)r->iov[i].addr,
+			       r->bounce + off, n);
+		off += n;
+	}
+	ep->bounce_free |= 1u << ((size_t)(r->bounce - ep->bounce_mem) /
+				  ep->bounce_size);
+	r->bounce = NULL;
+}
+
+int
+uet_ofi_req_buffers(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
+		    const struct iovec *iov, void **desc, size_t count,
+		    bool inject, bool inbound, uint64_t *addr, uint64_t *len,
+		    uint64_t *local_desc, uint32_t *flags)
+{
+	size_t total = 0, i, off;
 
 	if (count > UET_OFI_IOV_MAX || (count > 0 && iov == NULL))
 		return -FI_EINVAL;
@@ -44,6 +80,8 @@ uet_ofi_req_buffers(struct uet_ofi_req *r, const struct iovec *iov,
 		total += iov[i].iov_len;
 	*local_desc = desc != NULL && count > 0 ?
 		      (uint64_t)(uintptr_t)desc[0] : 0;
+	/* a claim reuses the request of its peek */
+	uet_ofi_req_bounce_done(ep, r, 0);
 	if (inject) {
 		uint8_t *p = r->inject;
 
@@ -63,13 +101,28 @@ uet_ofi_req_buffers(struct uet_ofi_req *r, const struct iovec *iov,
 		*len = count ? iov[0].iov_len : 0;
 		return 0;
 	}
-	for (i = 0; i < count; i++) {
+	/*
+	 * Several entries: the engine takes one contiguous buffer, so the
+	 * message goes through a bounce buffer of the endpoint, gathered
+	 * here (outbound) or scattered by the completion (inbound).
+	 */
+	if (total > ep->bounce_size)
+		return -FI_EMSGSIZE;
+	r->bounce = bounce_get(ep);
+	if (r->bounce == NULL)
+		return -FI_EAGAIN;
+	r->scatter = inbound;
+	r->nb_iov = (uint8_t)count;
+	for (i = 0, off = 0; i < count; i++) {
 		r->iov[i].addr = (uint64_t)(uintptr_t)iov[i].iov_base;
 		r->iov[i].len = iov[i].iov_len;
+		if (!inbound && iov[i].iov_len != 0)
+			memcpy(r->bounce + off, iov[i].iov_base,
+			       iov[i].iov_len);
+		off += iov[i].iov_len;
 	}
-	*addr = (uint64_t)(uintptr_t)r->iov;
-	*len = count;
-	*flags |= UET_CHAN_F_IOV;
+	*addr = (uint64_t)(uintptr_t)r->bounce;
+	*len = total;
 	return 0;
 }
 
@@ -95,6 +148,31 @@ sqe_flags(uint64_t flags)
 	if (flags & FI_FENCE)
 		f |= UET_CHAN_F_FENCE;
 	return f;
+}
+
+/*
+ * Large sends (PROVIDER.md "Parameters"): a SEND of at least
+ * MSG_RENDEZVOUS_SIZE bytes, or a TSEND of at least
+ * TAGGED_RENDEZVOUS_SIZE, goes as RENDEZVOUS_SEND/TSEND in HPC domains
+ * (MAX_EAGER_SIZE bytes with the request, the rest read by the target
+ * once a receive matched) and as DEFERRABLE_SEND/TSEND in AI Full
+ * domains (a target without a receive defers it and asks for it again
+ * when one is posted). AI Base has neither.
+ */
+static uint32_t
+rdv_flag(const struct uet_ofi_ep *ep, uint8_t op, size_t len)
+{
+	const struct uet_ofi_params *p = uet_ofi_params();
+
+	if (len == 0 || !((op == UET_CHAN_OP_SEND && len >= p->msg_rdzv_size) ||
+			  (op == UET_CHAN_OP_TSEND &&
+			   len >= p->tagged_rdzv_size)))
+		return 0;
+	if (ep->dom->profile == UET_PROFILE_HPC)
+		return UET_CHAN_F_RENDEZVOUS;
+	if (ep->dom->profile == UET_PROFILE_AI_FULL)
+		return UET_CHAN_F_DEFERRABLE;
+	return 0;
 }
 
 ssize_t
@@ -133,11 +211,15 @@ uet_ofi_post_sqe(struct uet_ofi_ep *ep, struct uet_chan_sqe *sqe,
 	r->want_cq = cq != NULL && !(flags & UET_OFI_NO_CQ) &&
 		     (!ep->tx_selective || (flags & FI_COMPLETION));
 	sqe->flags |= sqe_flags(flags);
-	rc = uet_ofi_req_buffers(r, iov, desc, count, (flags & FI_INJECT) != 0,
-				 &sqe->addr, &sqe->len, &sqe->local_desc,
-				 &sqe->flags);
+	r->bounce = NULL;
+	rc = uet_ofi_req_buffers(ep, r, iov, desc, count,
+				 (flags & FI_INJECT) != 0,
+				 sqe->op == UET_CHAN_OP_READ, &sqe->addr,
+				 &sqe->len, &sqe->local_desc, &sqe->flags);
 	if (rc < 0)
 		goto unreserve;
+	if (!(flags & FI_INJECT))
+		sqe->flags |= rdv_flag(ep, sqe->op, iov_total(iov, count));
 	sqe->context = (uint64_t)(uintptr_t)r;
 	sqe->job = ep->job & UET_OFI_JOB_MASK;
 	sqe->mode = ep->tx_mode;
@@ -163,6 +245,39 @@ unlock:
 	return rc;
 }
 
+/* FI_PEEK / FI_CLAIM / FI_DISCARD combinations (fi_tagged(3)). */
+static int
+recv_flags_check(uint64_t flags, size_t count, void *context)
+{
+	if ((flags & FI_DISCARD) && !(flags & (FI_PEEK | FI_CLAIM)))
+		return -FI_EINVAL;
+	if ((flags & (FI_PEEK | FI_CLAIM)) && (flags & FI_MULTI_RECV))
+		return -FI_EINVAL;
+	/* a multi-receive buffer is one contiguous buffer */
+	if ((flags & FI_MULTI_RECV) && count > 1)
+		return -FI_EINVAL;
+	/* the claim finds its message through the fi_context */
+	if ((flags & FI_CLAIM) && context == NULL)
+		return -FI_EINVAL;
+	return 0;
+}
+
+/*
+ * The request of a successful FI_PEEK | FI_CLAIM receive, kept (with its
+ * channel context, which the engine knows the reserved message by) in
+ * the first word of the application's struct fi_context.
+ */
+static struct uet_ofi_req *
+claimed_req(struct uet_ofi_ep *ep, void *context)
+{
+	struct uet_ofi_req *r = ((struct fi_context *)context)->internal[0];
+
+	if (r == NULL || r < ep->reqs || r >= ep->reqs + ep->nb_reqs ||
+	    !r->claimed || r->user_ctx != context)
+		return NULL;
+	return r;
+}
+
 ssize_t
 uet_ofi_post_rqe(struct uet_ofi_ep *ep, struct uet_chan_rqe *rqe,
 		 const struct iovec *iov, void **desc, size_t count,
@@ -177,8 +292,19 @@ uet_ofi_post_rqe(struct uet_ofi_ep *ep, struct uet_chan_rqe *rqe,
 		return -FI_EOPBADSTATE;
 	if (ep->tx_only)
 		return -FI_EOPNOTSUPP;
+	rc = recv_flags_check(flags, count, context);
+	if (rc < 0)
+		return rc;
 	uet_ofi_lock(&ep->lock);
-	r = uet_ofi_req_get(ep, true);
+	if ((flags & (FI_CLAIM | FI_PEEK)) == FI_CLAIM) {
+		r = claimed_req(ep, context);
+		if (r == NULL) {
+			rc = -FI_EINVAL;
+			goto unlock_only;
+		}
+	} else {
+		r = uet_ofi_req_get(ep, true);
+	}
 	if (r == NULL) {
 		rc = -FI_EAGAIN;
 		goto unlock;
@@ -194,11 +320,21 @@ uet_ofi_post_rqe(struct uet_ofi_ep *ep, struct uet_chan_rqe *rqe,
 	r->cq_reserved = (flags & FI_MULTI_RECV) ? 2 : (cq != NULL);
 	r->want_cq = cq != NULL &&
 		     (!ep->rx_selective || (flags & FI_COMPLETION));
-	rc = uet_ofi_req_buffers(r, iov, desc, count, false, &rqe->addr,
-				 &rqe->len, &rqe->local_desc, &f);
+	r->peek_claim = (flags & (FI_PEEK | FI_CLAIM | FI_DISCARD)) ==
+			(FI_PEEK | FI_CLAIM);
+	if (!r->claimed)
+		r->bounce = NULL;
+	rc = uet_ofi_req_buffers(ep, r, iov, desc, count, false, true,
+				 &rqe->addr, &rqe->len, &rqe->local_desc, &f);
 	if (rc < 0)
 		goto unreserve;
 	rqe->flags |= f;
+	if (flags & FI_PEEK)
+		rqe->flags |= UET_CHAN_F_PEEK;
+	if (flags & FI_CLAIM)
+		rqe->flags |= UET_CHAN_F_CLAIM;
+	if (flags & FI_DISCARD)
+		rqe->flags |= UET_CHAN_F_DISCARD;
 	if (flags & FI_MULTI_RECV) {
 		rqe->flags |= UET_CHAN_F_MULTI_RECV;
 		/* RECV has no ignore mask: it carries min_multi_recv */
@@ -210,6 +346,7 @@ uet_ofi_post_rqe(struct uet_ofi_ep *ep, struct uet_chan_rqe *rqe,
 		rc = -FI_EAGAIN;
 		goto unreserve;
 	}
+	r->claimed = 0;
 	uet_ofi_unlock(&ep->lock);
 	return 0;
 
@@ -217,11 +354,16 @@ unreserve:
 	if (cq != NULL)
 		uet_ofi_cq_unreserve(cq);
 put:
-	uet_ofi_req_put(ep, r);
+	/* a claim keeps its request for the next try */
+	if (!r->claimed)
+		uet_ofi_req_put(ep, r);
 unlock:
 	uet_ofi_unlock(&ep->lock);
 	if (rc == -FI_EAGAIN)
 		uet_ofi_ep_progress(ep);
+	return rc;
+unlock_only:
+	uet_ofi_unlock(&ep->lock);
 	return rc;
 }
 

@@ -44,6 +44,8 @@
 /* Limits advertised by fi_getinfo (docs/PROVIDER.md). */
 #define UET_OFI_IOV_MAX 4
 #define UET_OFI_INJECT_MAX 64
+/* bounce buffers per endpoint for multi-entry iovs (IOV_BOUNCE_SIZE) */
+#define UET_OFI_BOUNCE_COUNT 8
 #define UET_OFI_TX_SIZE_DEF 1024
 #define UET_OFI_RX_SIZE_DEF 1024
 #define UET_OFI_QUEUE_MAX 16384
@@ -85,6 +87,8 @@ struct uet_ofi_params {
 	uint32_t initiator_id;
 	char eal_args[256];       /* "" -> the config file's [eal] args */
 	bool inline_progress;     /* progress = inline */
+	bool poll_yield;          /* AUTO: empty fi_cq_read yields the CPU */
+	size_t iov_bounce_size;   /* bytes of a multi-entry iov bounce */
 	char config_path[256];    /* "" -> built-in defaults */
 };
 
@@ -204,8 +208,10 @@ struct uet_ofi_fabric {
 	atomic_uint chan_seq;
 	struct uet_proto_params proto; /* hook argument: PDS + SES ULP */
 	struct uet_ses_ulp_params sul;
-	/* the endpoint (or scalable endpoint) each context hosts */
+	/* the endpoint (or scalable endpoint) that has each context's own
+	 * PIDonFEP; further endpoints get one of the extra PIDonFEPs */
 	const void *ctx_owner[UET_ENGINE_LCORES_MAX];
+	uint64_t pid_extra_used;     /* bit k: pid_base + nb_lcores + k */
 };
 
 int uet_ofi_fabric_open(struct fi_fabric_attr *attr,
@@ -216,11 +222,13 @@ int uet_ofi_fabric_chan_attach(struct uet_ofi_fabric *fab,
 			       unsigned int ctx, struct uet_chan *c);
 /* Engine context for a new domain (round robin). */
 unsigned int uet_ofi_fabric_ctx_pick(struct uet_ofi_fabric *fab);
-/* Make @p owner the endpoint context @p ctx hosts (-FI_EBUSY: another). */
-int uet_ofi_fabric_ctx_claim(struct uet_ofi_fabric *fab, unsigned int ctx,
-			     const void *owner);
-void uet_ofi_fabric_ctx_release(struct uet_ofi_fabric *fab, unsigned int ctx,
-				const void *owner);
+/* A PIDonFEP and initiator id for endpoint @p owner on context @p ctx:
+ * the context's own when free, else an extra one (-FI_ENOSPC: none). */
+int uet_ofi_fabric_pid_get(struct uet_ofi_fabric *fab, unsigned int ctx,
+			   const void *owner, uint16_t *pid,
+			   uint32_t *initiator);
+void uet_ofi_fabric_pid_put(struct uet_ofi_fabric *fab, unsigned int ctx,
+			    const void *owner, uint16_t pid);
 /* Run a control request on engine context @p ctx (uet_ses_ulp_ctl);
  * returns its rc (0 or -errno) or -FI_EOTHER when unanswered. */
 int uet_ofi_fabric_ctl(struct uet_ofi_fabric *fab, unsigned int ctx,
@@ -450,6 +458,11 @@ struct uet_ofi_req {
 	uint8_t want_cq;           /* a successful completion makes a CQ entry */
 	uint8_t cntr;              /* enum uet_ofi_cntr_kind */
 	uint8_t cq_reserved;
+	uint8_t peek_claim;        /* FI_PEEK | FI_CLAIM receive */
+	uint8_t claimed;           /* its message waits for the FI_CLAIM */
+	uint8_t scatter;           /* bounce: copy out to iov at completion */
+	uint8_t nb_iov;            /* bounce: entries in iov */
+	uint8_t *bounce;           /* multi-entry iov: gathered / landed here */
 	struct uet_chan_iov iov[UET_OFI_IOV_MAX];
 	uint8_t inject[UET_OFI_INJECT_MAX];
 };
@@ -473,13 +486,20 @@ struct uet_ofi_ep {
 	struct uet_ofi_lock lock;
 	struct uet_ofi_req *reqs;
 	uint32_t nb_reqs;
+	/* multi-entry iovs: UET_OFI_BOUNCE_COUNT buffers of bounce_size */
+	uint8_t *bounce_mem;
+	size_t bounce_size;
+	uint32_t bounce_free;        /* bit i set: buffer i free */
 	uint32_t tx_free, rx_free;   /* free lists (index + 1; 0 empty) */
 	size_t tx_inflight, rx_inflight;
 	struct uet_ofi_addr addr;    /* local address */
 	bool addr_set;
 	uint32_t job;
 	bool job_added;              /* JOB_ADD done on the engine */
-	bool ctx_claimed;            /* owns its domain's engine context */
+	bool pid_held;               /* pid from uet_ofi_fabric_pid_get */
+	bool ep_added;               /* EP_ADD done for its channel */
+	uint16_t pid;                /* PIDonFEP (a SEP's contexts: the SEP's) */
+	uint32_t initiator;          /* SES initiator id */
 	uint8_t tx_mode;             /* UET_CHAN_MODE_* from msg_order */
 	size_t min_multi_recv;
 	/* scalable endpoints */
@@ -503,11 +523,17 @@ void uet_ofi_ep_progress(struct uet_ofi_ep *ep);
 /* Data path helpers (uet_msg.c) shared by msg/tagged/rma/atomic. */
 struct uet_ofi_req *uet_ofi_req_get(struct uet_ofi_ep *ep, bool rx);
 void uet_ofi_req_put(struct uet_ofi_ep *ep, struct uet_ofi_req *r);
-/* Fill IOV/inject parts of @p sqe from @p iov (locked ep). */
-int uet_ofi_req_buffers(struct uet_ofi_req *r, const struct iovec *iov,
-			void **desc, size_t count, bool inject,
-			uint64_t *addr, uint64_t *len, uint64_t *local_desc,
-			uint32_t *flags);
+/* Fill the buffer part of a descriptor from @p iov (locked ep): flat,
+ * inject copy, or a bounce buffer for several entries (gathered now, or
+ * scattered at the completion when @p inbound). */
+int uet_ofi_req_buffers(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
+			const struct iovec *iov, void **desc, size_t count,
+			bool inject, bool inbound, uint64_t *addr,
+			uint64_t *len, uint64_t *local_desc, uint32_t *flags);
+/* Return a request's bounce buffer, scattering it first when it holds
+ * received data (@p len bytes). */
+void uet_ofi_req_bounce_done(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
+			     uint64_t len);
 /* Post an SQE: pool entry, CQ reservation, ring. ep must be enabled. */
 ssize_t uet_ofi_post_sqe(struct uet_ofi_ep *ep, struct uet_chan_sqe *sqe,
 			 const struct iovec *iov, void **desc, size_t count,

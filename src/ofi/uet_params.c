@@ -57,6 +57,14 @@ static const struct uet_param_def defs[] = {
 	{ "provider_eal_args", FI_PARAM_STRING,
 	  "EAL arguments for the provider's rte_eal_init (default: the config "
 	  "file's [eal] args; ignored when the process already has an EAL)" },
+	{ "provider_iov_bounce_size", FI_PARAM_SIZE_T,
+	  "Largest message with a multi-entry iov: such messages are gathered "
+	  "into / scattered from one of 8 bounce buffers of this size per "
+	  "endpoint (default: 65536)" },
+	{ "provider_poll_yield", FI_PARAM_BOOL,
+	  "AUTO progress: an fi_cq_read that finds nothing yields the CPU "
+	  "(sched_yield), so that an engine lcore or another polling process "
+	  "sharing the core gets it (default: yes)" },
 	{ "provider_progress", FI_PARAM_STRING,
 	  "auto: engine lcores make progress; inline: fi_cq_read / "
 	  "fi_cntr_read run the engine loop (default: auto)" },
@@ -190,6 +198,8 @@ uet_ofi_params_init(void)
 	params.max_eager_size = 16384;
 	params.fallback_job = true;
 	params.fallback_job_id = 1;
+	params.poll_yield = true;
+	params.iov_bounce_size = 65536;
 
 	copy_str(params.service_path, sizeof(params.service_path),
 		 param_str("provider_service_path"));
@@ -217,6 +227,9 @@ uet_ofi_params_init(void)
 	}
 	copy_str(params.eal_args, sizeof(params.eal_args),
 		 param_str("provider_eal_args"));
+	param_bool("provider_poll_yield", &params.poll_yield);
+	if (param_u64("provider_iov_bounce_size", false, 1ULL << 30, &v))
+		params.iov_bounce_size = v;
 	s = param_str("provider_progress");
 	if (s != NULL) {
 		if (!strcasecmp(s, "inline"))

@@ -19,8 +19,6 @@ tg_recvmsg(struct fid_ep *fid, const struct fi_msg_tagged *msg,
 		return -FI_EINVAL;
 	if (!(ep->caps & FI_TAGGED) || !(ep->caps & FI_RECV))
 		return -FI_EOPNOTSUPP;
-	if (flags & (FI_PEEK | FI_CLAIM | FI_DISCARD))
-		return -FI_ENOSYS; /* no peek/claim in the channel format */
 	if (msg->ignore != 0 && ep->dom->profile == UET_PROFILE_AI_BASE)
 		return -FI_EINVAL;
 	memset(&rqe, 0, sizeof(rqe));

@@ -100,7 +100,7 @@ uet_ses_mr_table_create(const struct uet_ses_mr_table_attr *attr)
 	if (t->ri == NULL || t->slot == NULL ||
 	    mr_pool_init(&t->ri_pool, attr->max_ri) != 0 ||
 	    mr_pool_init(&t->slot_pool, attr->max_entries) != 0 ||
-	    mr_hash_init(&t->idx, attr->max_ri + attr->max_entries +
+	    mr_hash_init(&t->idx, 2 * attr->max_ri + attr->max_entries +
 			 attr->max_pids + attr->max_auth) != 0)
 		goto free_table;
 	return t;
@@ -222,7 +222,7 @@ uet_ses_ri_del(struct uet_ses_mr_table *t, int ri)
 
 	if (r == NULL)
 		return -ENOENT;
-	if (r->n_entries != 0)
+	if (r->n_entries != 0 || r->n_alias != 0)
 		return -EBUSY;
 	mr_hash_del(&t->idx, mr_key_ri(r->attr.relative, r->attr.job_id,
 				       r->attr.pid_on_fep,
@@ -230,6 +230,49 @@ uet_ses_ri_del(struct uet_ses_mr_table *t, int ri)
 	r->in_use = false;
 	r->generation++; /* stale MSG requests now fail BAD_GENERATION */
 	t->ri_pool.free[t->ri_pool.n_free++] = (uint32_t)ri;
+	return 0;
+}
+
+int
+uet_ses_ri_alias_add(struct uet_ses_mr_table *t, int ri, uint16_t pid_on_fep,
+		     uint16_t resource_index)
+{
+	struct mr_ri *r = mr_ri_get(t, ri);
+	int rc;
+
+	if (r == NULL)
+		return -ENOENT;
+	if (pid_on_fep > UET_SES_PID_MAX || resource_index > UET_SES_RI_MAX)
+		return -EINVAL;
+	if (t->n_alias >= t->max_ri)
+		return -ENOSPC;
+	rc = mr_hash_put(&t->idx, mr_key_ri(r->attr.relative, r->attr.job_id,
+					    pid_on_fep, resource_index),
+			 (uint32_t)ri);
+	if (rc != 0)
+		return rc;
+	r->n_alias++;
+	t->n_alias++;
+	return 0;
+}
+
+int
+uet_ses_ri_alias_del(struct uet_ses_mr_table *t, int ri, uint16_t pid_on_fep,
+		     uint16_t resource_index)
+{
+	struct mr_ri *r = mr_ri_get(t, ri);
+	uint64_t k;
+
+	if (r == NULL || r->n_alias == 0 ||
+	    (pid_on_fep == r->attr.pid_on_fep &&
+	     resource_index == r->attr.resource_index))
+		return -ENOENT;
+	k = mr_key_ri(r->attr.relative, r->attr.job_id, pid_on_fep,
+		      resource_index);
+	if (mr_hash_get(&t->idx, k) != ri || mr_hash_del(&t->idx, k) != 0)
+		return -ENOENT;
+	r->n_alias--;
+	t->n_alias--;
 	return 0;
 }
 

@@ -33,6 +33,7 @@ struct mr_ri {
 	uint8_t generation;
 	struct uet_ses_ri_attr attr;
 	uint32_t n_entries;
+	uint32_t n_alias;        /* other names (uet_ses_ri_alias_add) */
 };
 
 struct mr_slot {
@@ -54,6 +55,7 @@ struct uet_ses_mr_table {
 	struct mr_pool slot_pool;
 	uint32_t max_ri, max_entries, max_pids, max_auth;
 	uint32_t n_pids, n_auth;
+	uint32_t n_alias;
 	uint64_t prng;
 	uint8_t vendor;
 };

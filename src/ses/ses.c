@@ -61,7 +61,7 @@ ses_config_ok(const struct uet_ses_config *c)
 	    c->max_peers == 0 || c->max_peers > SES_SLOT_MAX)
 		return false;
 	/* Rendezvous needs the MR table that exposes the source buffers. */
-	if (c->rdv_ri >= 0 &&
+	if ((c->rdv_ri >= 0 || c->rdv_ri_of != NULL) &&
 	    (c->mr == NULL || c->rdv_resource_index > UET_SES_RI_MAX))
 		return false;
 	return ses_pow2(c->cq_size);
@@ -98,7 +98,7 @@ ses_alloc(struct uet_ses *s)
 	s->cq = calloc(c->cq_size, sizeof(*s->cq));
 	/* Rendezvous keys are provider keys: their low 16 bits are the MR
 	 * slot, which maps back to the send exposing the buffer. */
-	if (c->rdv_ri >= 0) {
+	if (c->rdv_ri >= 0 || c->rdv_ri_of != NULL) {
 		s->rdv_owner = calloc(UET_SES_MR_MAX_ENTRIES,
 				      sizeof(*s->rdv_owner));
 		if (s->rdv_owner == NULL)

@@ -49,6 +49,10 @@ ses_defer_send_rtr(struct uet_ses *s, struct ses_tgt *t)
 	wr.tag = t->tag;
 	wr.dest.fa = t->fa;
 	wr.dest.relative = true;
+	/* sent by the receiving process (its profile); the header's
+	 * initiator is the deferred send's (ses_defer_rtr_fill) */
+	wr.flags = UET_SES_WR_F_SRC;
+	wr.src_pid = t->pid;
 	ret = ses_msg_submit_internal(s, &wr, SES_MK_RTR,
 				      (uint32_t)(t - s->tgts) + 1, &m);
 	if (ret != 0) {
@@ -237,6 +241,12 @@ ses_defer_rtr_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 		return ses_respond_rc(s, ev, h, UET_RC_CANCELLED,
 				      UET_SES_LIST_EXPECTED, now);
 	}
+	if (s->cfg.profile_of != NULL &&
+	    !uet_ses_profile_allows(ses_profile(s, ses_wr_pid(s, &m->wr)),
+				    UET_SES_OP_DEFERRABLE_RTR, 0, 0,
+				    s->cfg.mtu - UET_SES_MEDIUM_LEN, NULL))
+		return ses_respond_rc(s, ev, h, UET_RC_UNSUPPORTED_OP,
+				      UET_SES_LIST_EXPECTED, now);
 	s->st.rtr_rx++;
 	m->tok_t = uet_ses_req_token_target(h);
 	if (m->deferred)

@@ -107,7 +107,7 @@ ses_wr_opcode(const struct uet_ses *s, const struct uet_ses_wr *wr,
 	/* Rendezvous exists in HPC only (PROTOCOL.md 5): the threshold
 	 * applies there; a forced one elsewhere fails the profile check. */
 	if ((wr->flags & UET_SES_WR_F_RENDEZVOUS) ||
-	    (s->cfg.profile == UET_PROFILE_HPC &&
+	    (ses_profile(s, ses_wr_pid(s, wr)) == UET_PROFILE_HPC &&
 	     wr->len > s->cfg.rdv_threshold))
 		*op = tagged ? UET_SES_OP_RENDEZVOUS_TSEND :
 			       UET_SES_OP_RENDEZVOUS_SEND;
@@ -128,7 +128,8 @@ ses_wr_mode(const struct uet_ses *s, const struct uet_ses_wr *wr,
 	 * key (4.7): WRITE without header data (a replay would complete the
 	 * target twice) and READ whose data fits the RUDI_RESP. */
 	if ((wr->flags & UET_SES_WR_F_IDEMPOTENT) && s->cfg.rudi &&
-	    s->cfg.profile == UET_PROFILE_HPC && (wr->rkey & UET_MKEY_I) &&
+	    ses_profile(s, ses_wr_pid(s, wr)) == UET_PROFILE_HPC &&
+	    (wr->rkey & UET_MKEY_I) &&
 	    ((opcode == UET_SES_OP_WRITE && !(wr->flags & UET_SES_WR_F_IMM)) ||
 	     (opcode == UET_SES_OP_READ && wr->len <= SES_SMALL_DATA_MAX)))
 		return UET_PDS_MODE_RUDI;
@@ -232,7 +233,8 @@ ses_wr_allowed(const struct uet_ses *s, const struct ses_msg *m,
 		pf |= UET_SES_PROF_F_WILDCARD;
 	if (m->mode == UET_PDS_MODE_RUDI)
 		pf |= UET_SES_PROF_F_RUDI;
-	if (!uet_ses_profile_allows(s->cfg.profile, m->opcode, m->wr.len, pf,
+	if (!uet_ses_profile_allows(ses_profile(s, ses_wr_pid(s, &m->wr)),
+				    m->opcode, m->wr.len, pf,
 				    s->cfg.mtu - UET_SES_MEDIUM_LEN, rc))
 		return *rc == UET_RC_TOO_LONG ? -EMSGSIZE : -EOPNOTSUPP;
 	if (m->wr.len > UET_SES_MSG_MAX) {
@@ -412,7 +414,8 @@ ses_req_target(const struct uet_ses *s, const struct ses_msg *m, uint32_t i,
 
 	if (m->fmt == UET_SES_FMT_SMALL)
 		return;
-	h->initiator = s->cfg.initiator_id;
+	h->initiator = (m->wr.flags & UET_SES_WR_F_SRC) ? m->wr.initiator :
+							  s->cfg.initiator_id;
 	if (rma)
 		h->match_bits = m->wr.rkey;
 	else if (ses_op_is_tagged(m->opcode))

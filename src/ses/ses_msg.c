@@ -58,6 +58,7 @@ ses_tgt_alloc(struct uet_ses *s, uint32_t pdc, uint16_t id, bool hashed)
 	t->pdc = pdc;
 	t->msg_id = id;
 	t->unexp = UET_SES_MATCH_NONE;
+	t->match = NULL;
 	t->hnext = SES_NIL;
 	if (hashed)
 		ses_tgt_hash_add(s, t);
@@ -219,10 +220,12 @@ ses_send_single(struct uet_ses *s, const struct uet_pds_event *ev,
 	enum uet_ses_rc rc = UET_RC_OK;
 	uint8_t list = UET_SES_LIST_EXPECTED;
 
+	struct uet_ses_match *m = ses_match(s, h->pid_on_fep);
+
 	ses_msg_from_req(h, &a.msg);
 	a.data = pl;
 	a.data_len = plen;
-	if (uet_ses_match_arrival(s->cfg.match, &a, &r) != 0) {
+	if (m == NULL || uet_ses_match_arrival(m, &a, &r) != 0) {
 		rc = UET_RC_UNCOR;
 	} else if (r.verdict == UET_SES_MATCH_EXPECTED) {
 		ses_copy_capped((uint8_t *)r.buf + r.offset, r.len, 0, pl,
@@ -272,6 +275,7 @@ ses_send_open(struct uet_ses *s, const struct uet_pds_event *ev,
 	t->rc = UET_RC_OK;
 	t->fa = ev->peer;
 	t->tok_i = uet_ses_req_token_initiator(h);
+	t->pid = h->pid_on_fep;
 	ses_msg_from_req(h, &a.msg);
 	a.msg.peer = (uint64_t)(t - s->tgts) + 1;
 	/* The matching engine takes message-offset-0 bytes only. A
@@ -282,7 +286,9 @@ ses_send_open(struct uet_ses *s, const struct uet_pds_event *ev,
 	}
 	a.data = som && !defer ? pl : NULL;
 	a.data_len = som && !defer ? plen : 0;
-	if (uet_ses_match_arrival(s->cfg.match, &a, &r) != 0) {
+	t->match = ses_match(s, h->pid_on_fep);
+	if (t->match == NULL ||
+	    uet_ses_match_arrival(t->match, &a, &r) != 0) {
 		t->state = SES_TGT_DROP;
 		t->rc = UET_RC_UNCOR;
 	} else if (r.verdict == UET_SES_MATCH_EXPECTED) {
@@ -314,10 +320,11 @@ static void
 ses_send_land(struct uet_ses *s, struct ses_tgt *t, bool opened_som,
 	      uint32_t moff, const uint8_t *pl, uint32_t plen)
 {
+	(void)s;
 	if (t->state == SES_TGT_EXPECTED)
 		ses_copy_capped(t->buf, t->cap, moff, pl, plen);
 	else if (t->state == SES_TGT_STORED && !opened_som && plen)
-		uet_ses_match_unexp_write(s->cfg.match, t->unexp, moff, pl,
+		uet_ses_match_unexp_write(t->match, t->unexp, moff, pl,
 					  plen);
 }
 
@@ -407,7 +414,7 @@ ses_tgt_send(struct uet_ses *s, const struct uet_pds_event *ev,
 	q.opcode = h->opcode;
 	q.is_rudi = ev->mode == UET_PDS_MODE_RUDI;
 	rc = s->cfg.mr ? uet_ses_resolve(s->cfg.mr, &q, &res) : UET_RC_BAD_PID;
-	if (rc == UET_RC_OK && s->cfg.match == NULL)
+	if (rc == UET_RC_OK && ses_match(s, h->pid_on_fep) == NULL)
 		rc = UET_RC_UNSUPPORTED_OP;
 	if (rc == UET_RC_OK && ses_op_is_atomic(h->opcode))
 		return ses_tgt_tamo(s, ev, h, pl, plen, now);
@@ -435,8 +442,8 @@ ses_tgt_send(struct uet_ses *s, const struct uet_pds_event *ev,
 /* ---- receive posts ---- */
 
 static void
-ses_post_unexp(struct uet_ses *s, const struct uet_ses_match_result *r,
-	       uint64_t now)
+ses_post_unexp(struct uet_ses *s, struct uet_ses_match *m,
+	       const struct uet_ses_match_result *r, uint64_t now)
 {
 	struct ses_rx_info ri;
 	struct ses_tgt *t;
@@ -445,8 +452,8 @@ ses_post_unexp(struct uet_ses *s, const struct uet_ses_match_result *r,
 						 r->msg.hold_len;
 
 	(void)now;
-	uet_ses_match_unexp_copy(s->cfg.match, r->unexp, 0, dst, n);
-	uet_ses_match_unexp_release(s->cfg.match, r->unexp);
+	uet_ses_match_unexp_copy(m, r->unexp, 0, dst, n);
+	uet_ses_match_unexp_release(m, r->unexp);
 	if (r->msg.peer == 0) {
 		ses_rx_info_msg(&ri, r);
 		ses_recv_cqe(s, &ri);
@@ -538,12 +545,12 @@ ses_post_discarded(struct uet_ses *s, const struct uet_ses_match_result *r)
 }
 
 static void
-ses_post_result(struct uet_ses *s, const struct uet_ses_match_result *r,
-		uint64_t now)
+ses_post_result(struct uet_ses *s, struct uet_ses_match *m,
+		const struct uet_ses_match_result *r, uint64_t now)
 {
 	switch (r->verdict) {
 	case UET_SES_MATCH_UNEXPECTED:
-		ses_post_unexp(s, r, now);
+		ses_post_unexp(s, m, r, now);
 		break;
 	case UET_SES_MATCH_PEEKED:
 	case UET_SES_MATCH_NOT_FOUND:
@@ -581,11 +588,12 @@ int
 uet_ses_recv_post(struct uet_ses *s, const struct uet_ses_recv *rr,
 		  uint64_t now)
 {
+	struct uet_ses_match *m = ses_match(s, rr->pid_on_fep);
 	struct uet_ses_match_recv p;
 	struct uet_ses_match_result r;
 	int ret;
 
-	if (s->cfg.match == NULL)
+	if (m == NULL)
 		return -ENOTSUP;
 	if ((rr->op != 1 && rr->op != 2) || (rr->flags & ~SES_RECV_FLAGS))
 		return -EINVAL;
@@ -600,23 +608,30 @@ uet_ses_recv_post(struct uet_ses *s, const struct uet_ses_recv *rr,
 	p.min_free = rr->min_free;
 	p.iov_count = 1;
 	p.flags = ses_recv_match_flags(rr);
-	ret = uet_ses_match_post(s->cfg.match, &p, &r);
+	ret = uet_ses_match_post(m, &p, &r);
 	if (ret != 0)
 		return ret;
-	ses_post_result(s, &r, now);
+	ses_post_result(s, m, &r, now);
 	while ((r.flags & UET_SES_MATCH_F_MORE) &&
-	       uet_ses_match_post_more(s->cfg.match, &r) == 0)
-		ses_post_result(s, &r, now);
+	       uet_ses_match_post_more(m, &r) == 0)
+		ses_post_result(s, m, &r, now);
 	return 0;
 }
 
 int
 uet_ses_recv_cancel(struct uet_ses *s, uint64_t context)
 {
+	return uet_ses_recv_cancel_pid(s, s->cfg.pid_on_fep, context);
+}
+
+int
+uet_ses_recv_cancel_pid(struct uet_ses *s, uint16_t pid_on_fep,
+			uint64_t context)
+{
+	struct uet_ses_match *m = ses_match(s, pid_on_fep);
 	struct uet_ses_cqe c;
 
-	if (s->cfg.match == NULL ||
-	    uet_ses_match_cancel(s->cfg.match, context) != 0)
+	if (m == NULL || uet_ses_match_cancel(m, context) != 0)
 		return -ENOENT;
 	memset(&c, 0, sizeof(c));
 	c.context = context;

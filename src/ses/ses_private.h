@@ -144,6 +144,8 @@ struct ses_tgt {
 	uint32_t total;
 	uint32_t rcvd;
 	uint32_t unexp;       /* matching engine handle while STORED */
+	struct uet_ses_match *match; /* receive context it was matched in */
+	uint16_t pid;         /* PIDonFEP the message was sent to */
 	uint64_t hd;
 	uint64_t tag;
 	uint64_t src;
@@ -304,6 +306,8 @@ void ses_msg_from_req(const struct uet_ses_req *h,
 void ses_tgt_respond_rec(struct uet_ses *s, struct ses_tgt *t, uint64_t now);
 
 /* ses_rdv.c (rendezvous, PROTOCOL.md 4.3, 4.8) */
+/* RI handle of the rendezvous table of @p job and @p pid (-1: none) */
+int ses_rdv_ri(const struct uet_ses *s, uint32_t job, uint16_t pid);
 int ses_rdv_setup(struct uet_ses *s, struct ses_msg *m);
 void ses_rdv_release(struct uet_ses *s, struct ses_msg *m);
 void ses_rdv_ext_fill(const struct uet_ses *s, const struct ses_msg *m,
@@ -351,6 +355,30 @@ static inline uint32_t
 ses_tgt_token(const struct uet_ses *s, const struct ses_tgt *t)
 {
 	return (uint32_t)t->gen << 24 | (uint32_t)(t - s->tgts + 1);
+}
+
+/* Receive context of requests to @p pid (cfg.match_of, else cfg.match). */
+static inline struct uet_ses_match *
+ses_match(const struct uet_ses *s, uint16_t pid)
+{
+	return s->cfg.match_of != NULL ?
+	       s->cfg.match_of(s->cfg.match_arg, pid) : s->cfg.match;
+}
+
+/* Profile of process @p pid (cfg.profile_of, else cfg.profile). */
+static inline enum uet_profile
+ses_profile(const struct uet_ses *s, uint16_t pid)
+{
+	return s->cfg.profile_of != NULL ?
+	       s->cfg.profile_of(s->cfg.profile_arg, pid) : s->cfg.profile;
+}
+
+/* Sending PIDonFEP / initiator id of a work request. */
+static inline uint16_t
+ses_wr_pid(const struct uet_ses *s, const struct uet_ses_wr *wr)
+{
+	return (wr->flags & UET_SES_WR_F_SRC) ? wr->src_pid :
+						s->cfg.pid_on_fep;
 }
 
 #endif /* SES_PRIVATE_H */

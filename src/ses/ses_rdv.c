@@ -32,19 +32,27 @@ ses_rdv_eager(const struct uet_ses *s, uint64_t len)
 }
 
 int
+ses_rdv_ri(const struct uet_ses *s, uint32_t job, uint16_t pid)
+{
+	return s->cfg.rdv_ri_of != NULL ?
+	       s->cfg.rdv_ri_of(s->cfg.rdv_ri_arg, job, pid) : s->cfg.rdv_ri;
+}
+
+int
 ses_rdv_setup(struct uet_ses *s, struct ses_msg *m)
 {
 	const struct uet_ses_mr_entry *e;
 	struct uet_ses_mr_attr a;
 	uint64_t key;
-	int ret;
+	int ret, ri;
 
-	if (s->cfg.rdv_ri < 0 || s->rdv_owner == NULL)
+	ri = ses_rdv_ri(s, m->wr.job, ses_wr_pid(s, &m->wr));
+	if (ri < 0 || s->rdv_owner == NULL)
 		return -EOPNOTSUPP;
 	if (m->wr.len == 0)
 		return -EINVAL; /* nothing to expose */
 	memset(&a, 0, sizeof(a));
-	a.ri = s->cfg.rdv_ri;
+	a.ri = ri;
 	a.base = (uintptr_t)m->wr.buf;
 	a.length = m->wr.len;
 	a.access = UET_SES_MR_REMOTE_READ;
@@ -84,7 +92,7 @@ ses_rdv_ext_fill(const struct uet_ses *s, const struct ses_msg *m,
 	h->ext = UET_SES_EXT_RDV;
 	h->rdv.eager_length = m->plen;
 	h->rdv.read_ri_generation = m->rdv_gen;
-	h->rdv.read_pid_on_fep = s->cfg.pid_on_fep;
+	h->rdv.read_pid_on_fep = ses_wr_pid(s, &m->wr);
 	h->rdv.read_resource_index = s->cfg.rdv_resource_index;
 	h->rdv.read_offset = m->plen;
 	h->rdv.read_key_or_match = m->rdv_key;
@@ -385,7 +393,9 @@ ses_tgt_rdv(struct uet_ses *s, const struct uet_pds_event *ev,
 	a.msg.peer = (uint64_t)(t - s->tgts) + 1;
 	a.data = pl;
 	a.data_len = plen;
-	ret = uet_ses_match_arrival(s->cfg.match, &a, &r);
+	t->match = ses_match(s, h->pid_on_fep);
+	ret = t->match != NULL ?
+	      uet_ses_match_arrival(t->match, &a, &r) : -ENOENT;
 	if (ret != 0 || r.verdict == UET_SES_MATCH_NO_ROOM) {
 		ses_tgt_put(s, t);
 		if (ret == 0 && ses_refuse(s, ev, UET_NACK_NO_SES_MSG_AVAIL,

@@ -81,6 +81,7 @@ ses_tgt_tamo(struct uet_ses *s, const struct uet_pds_event *ev,
 	const void *operand = NULL, *compare = NULL;
 	struct uet_ses_match_arrival a;
 	struct uet_ses_match_result r;
+	struct uet_ses_match *m;
 	uint8_t old[SES_FETCH_MAX];
 	enum uet_ses_rc rc;
 
@@ -100,7 +101,8 @@ ses_tgt_tamo(struct uet_ses *s, const struct uet_pds_event *ev,
 	a.msg.hold_len = 0;
 	a.data = NULL;
 	a.data_len = 0;
-	if (uet_ses_match_arrival_posted(s->cfg.match, &a, &r) != 0) {
+	m = ses_match(s, h->pid_on_fep);
+	if (m == NULL || uet_ses_match_arrival_posted(m, &a, &r) != 0) {
 		rc = UET_RC_UNCOR;
 	} else if (r.verdict != UET_SES_MATCH_EXPECTED) {
 		s->st.unexp_drop++;

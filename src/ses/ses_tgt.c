@@ -66,6 +66,24 @@ ses_tgt_pkt_ok(const struct uet_ses_req *h, uint32_t plen, uint32_t *moff)
 	return *moff <= h->request_length && plen <= h->request_length - *moff;
 }
 
+/* cfg.remote_events: a remote operation was served on our memory. */
+static void
+ses_tgt_remote_event(struct uet_ses *s, const struct uet_ses_req *h,
+		     uint8_t op)
+{
+	struct uet_ses_cqe c;
+
+	if (!s->cfg.remote_events)
+		return;
+	memset(&c, 0, sizeof(c));
+	c.flags = UET_SES_CQ_REMOTE | UET_SES_CQ_SRC;
+	c.op = op;
+	c.len = h->request_length;
+	c.src = h->initiator;
+	c.pid_on_fep = h->pid_on_fep;
+	ses_cq_push(s, &c);
+}
+
 static enum uet_ses_rc
 ses_tgt_write(struct uet_ses *s, const struct uet_pds_event *ev,
 	      const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen)
@@ -93,8 +111,11 @@ ses_tgt_write(struct uet_ses *s, const struct uet_pds_event *ev,
 		c.data = h->header_data;
 		c.src = h->initiator;
 		c.op = UET_SES_WR_WRITE;
+		c.pid_on_fep = h->pid_on_fep;
 		ses_cq_push(s, &c);
 	}
+	if (h->flags & UET_SES_F_EOM)
+		ses_tgt_remote_event(s, h, UET_SES_WR_WRITE);
 	return UET_RC_OK;
 }
 
@@ -174,8 +195,10 @@ ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
 	if (rc != UET_RC_OK)
 		return rc;
 	/* A read-back of one of our rendezvous sends (4.8). */
-	if (s->cfg.rdv_ri >= 0 && r.ri == s->cfg.rdv_ri)
-		owner = ses_rdv_owner(s, h->match_bits);
+	owner = ses_rdv_owner(s, h->match_bits);
+	if (owner != NULL &&
+	    r.ri != ses_rdv_ri(s, owner->wr.job, ses_wr_pid(s, &owner->wr)))
+		owner = NULL;
 	if (h->request_length <= SES_SMALL_DATA_MAX) {
 		/* Small data rides in the ACK (3, RESPONSE_DATA_SMALL); the
 		 * PDS keeps a copy for replays, so the buffer is free now. */
@@ -184,6 +207,8 @@ ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
 				  (uint16_t)h->request_length, now);
 		if (owner != NULL)
 			ses_rdv_served(s, owner, 0);
+		else
+			ses_tgt_remote_event(s, h, UET_SES_WR_READ);
 		return UET_RC_OK;
 	}
 	/* Return-direction data needs a PDC: RUDI READs fit the RUDI_RESP. */
@@ -199,6 +224,8 @@ ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
 		}
 		return UET_RC_DROPPED;
 	}
+	if (owner == NULL)
+		ses_tgt_remote_event(s, h, UET_SES_WR_READ);
 	return UET_RC_OK;
 }
 
@@ -367,6 +394,9 @@ ses_tgt_atomic(struct uet_ses *s, const struct uet_pds_event *ev,
 			  (enum uet_amo_dt)h->atomic.datatype, r.addr, operand,
 			  compare, fetch ? old : NULL, h->request_length,
 			  h->atomic.semantic_control);
+	if (rc == UET_RC_OK)
+		ses_tgt_remote_event(s, h, fetch ? UET_SES_WR_FETCH_ATOMIC :
+						   UET_SES_WR_ATOMIC);
 	if (rc != UET_RC_OK || !fetch)
 		return rc;
 	*answered = true;
@@ -385,7 +415,11 @@ ses_tgt_profile(const struct uet_ses *s, const struct uet_pds_event *ev,
 	unsigned int pf = ev->mode == UET_PDS_MODE_RUDI ?
 		UET_SES_PROF_F_RUDI : 0;
 
-	if (uet_ses_profile_allows(s->cfg.profile, h->opcode,
+	/* a DEFERRABLE_RTR names no process of ours in its header: with
+	 * profiles per process it is checked against its deferred send */
+	if (h->opcode == UET_SES_OP_DEFERRABLE_RTR && s->cfg.profile_of)
+		return UET_RC_OK;
+	if (uet_ses_profile_allows(ses_profile(s, h->pid_on_fep), h->opcode,
 				   h->request_length, pf,
 				   s->cfg.mtu - UET_SES_MEDIUM_LEN, &why))
 		return UET_RC_OK;

@@ -353,6 +353,224 @@ test_trunc(void)
 	}
 }
 
+/* Take the next CQE of B and check context, status and length. */
+static void
+expect_rx(uint64_t ctx, int status, uint64_t len)
+{
+	struct uet_chan_cqe e;
+
+	if (!cq_wait(&B, &e)) {
+		failures++;
+		return;
+	}
+	CHECK(e.context == ctx);
+	CHECK(e.status == status);
+	CHECK(e.len == len);
+	if (e.context != ctx || e.status != status || e.len != len)
+		fprintf(stderr, "rx ctx %lu status %d len %lu\n",
+			(unsigned long)e.context, e.status,
+			(unsigned long)e.len);
+}
+
+static void
+post_recv_flags(uint64_t ctx, void *buf, uint64_t len, uint64_t tag,
+		uint32_t flags)
+{
+	struct uet_chan_rqe r;
+
+	memset(&r, 0, sizeof(r));
+	r.op = UET_CHAN_RQ_TRECV;
+	r.flags = flags;
+	r.context = ctx;
+	r.addr = (uint64_t)(uintptr_t)buf;
+	r.len = len;
+	r.tag = tag;
+	CHECK(uet_chan_rq_post(B.ch, &r) == 0);
+}
+
+/*
+ * UET_CHAN_F_RENDEZVOUS: the eager part travels with the request, the
+ * target reads the rest from A (the job's rendezvous RI table): expected
+ * and unexpected, byte-exact; an unexpected one completes at A only
+ * after B posted its receive. Then PEEK / PEEK|CLAIM / CLAIM / DISCARD on
+ * unexpected messages (the CLAIM reuses the peek's channel context).
+ */
+static void
+test_rdv_peek(void)
+{
+	struct uet_chan_sqe q;
+
+	fill(sbuf, 30000, 41);
+	memset(rbuf, 0, 30000);
+	post_recv(&B, UET_CHAN_RQ_RECV, 150, rbuf, 30000, 0);
+	pump();
+	sqe_init(&q, UET_CHAN_OP_SEND, 50, sbuf, 30000);
+	q.flags |= UET_CHAN_F_RENDEZVOUS;
+	post_sq(&A, &q);
+	expect_tx_ok(50);
+	expect_rx(150, 0, 30000);
+	CHECK(memcmp(rbuf, sbuf, 30000) == 0);
+	/* unexpected */
+	fill(sbuf, 12345, 42);
+	memset(rbuf, 0, 13000);
+	sqe_init(&q, UET_CHAN_OP_TSEND, 51, sbuf, 12345);
+	q.tag = 0x51;
+	q.flags |= UET_CHAN_F_RENDEZVOUS;
+	post_sq(&A, &q);
+	CHECK(cq_quiet(&A));
+	post_recv(&B, UET_CHAN_RQ_TRECV, 151, rbuf, 13000, 0x51);
+	expect_rx(151, 0, 12345);
+	expect_tx_ok(51);
+	CHECK(memcmp(rbuf, sbuf, 12345) == 0);
+	/* peek / claim / discard */
+	fill(sbuf, 9000, 43);
+	sqe_init(&q, UET_CHAN_OP_TSEND, 52, sbuf, 9000);
+	q.tag = 0x52;
+	q.flags |= UET_CHAN_F_RENDEZVOUS;
+	post_sq(&A, &q);
+	sqe_init(&q, UET_CHAN_OP_TSEND, 53, sbuf + 100, 200);
+	q.tag = 0x53;
+	post_sq(&A, &q);
+	expect_tx_ok(53);
+	post_recv_flags(160, NULL, 0, 0x5f, UET_CHAN_F_PEEK);
+	expect_rx(160, -ENOMSG, 0);
+	post_recv_flags(161, NULL, 0, 0x52,
+			UET_CHAN_F_PEEK | UET_CHAN_F_CLAIM);
+	expect_rx(161, 0, 9000);
+	memset(rbuf, 0, 9000);
+	post_recv_flags(161, rbuf, 9000, 0x52, UET_CHAN_F_CLAIM);
+	expect_rx(161, 0, 9000);
+	CHECK(memcmp(rbuf, sbuf, 9000) == 0);
+	expect_tx_ok(52);
+	post_recv_flags(162, NULL, 0, 0x53,
+			UET_CHAN_F_PEEK | UET_CHAN_F_DISCARD);
+	expect_rx(162, 0, 0);
+	post_recv_flags(163, NULL, 0, 0x53, UET_CHAN_F_PEEK);
+	expect_rx(163, -ENOMSG, 0);
+	/* a CLAIM that no PEEK|CLAIM reserved */
+	post_recv_flags(164, rbuf, 100, 0x53, UET_CHAN_F_CLAIM);
+	expect_rx(164, -ENOENT, 0);
+}
+
+static int ctl(struct side *s, struct uet_ses_ulp_ctl *r);
+
+/* Wait for one CQE on channel @p ch (bounded). */
+static bool
+chan_wait(struct uet_chan *ch, struct uet_chan_cqe *e)
+{
+	for (unsigned int i = 0; i < POLL_MAX; i++) {
+		if (uet_chan_cq_poll(ch, e, 1) == 1)
+			return true;
+		pump();
+	}
+	fprintf(stderr, "no completion on the EP_ADD channel\n");
+	return false;
+}
+
+/*
+ * EP_ADD: a second channel on B's context bound to another process
+ * (PIDonFEP PID_B + 5, its own initiator id and receive context, remote
+ * events on). A send to that PIDonFEP lands in its receive and reports
+ * A's initiator; the default channel sees nothing; a WRITE to B's region
+ * through that PIDonFEP (RMA table alias) gives the channel a REMOTE
+ * event; a PIDonFEP without EP_ADD is refused (BAD_PID); EP_DEL after
+ * the detach.
+ */
+static void
+test_ep_add(uint64_t key)
+{
+	struct uet_ofi_addr a2, a3;
+	struct uet_ses_ulp_ctl r;
+	struct uet_chan_sqe q;
+	struct uet_chan_cqe e;
+	struct uet_chan *ch;
+	char name[20];
+
+	snprintf(name, sizeof(name), "scE%u", run_no);
+	ch = uet_chan_create(name, 64, 64, 64, SOCKET_ID_ANY, 0);
+	CHECK(ch != NULL);
+	if (ch == NULL)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_EP_ADD;
+	r.chan = ch;
+	r.pid = PID_B + 5;
+	r.initiator = 0xB2B2;
+	r.remote_events = true;
+	CHECK(ctl(&B, &r) == 0);
+	CHECK(ctl(&B, &r) == -EEXIST);
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_JOB_ADD;
+	r.job = JOB;
+	r.has_pid = true;
+	r.pid = PID_B + 5;
+	CHECK(ctl(&B, &r) == 0);
+	CHECK(uet_engine_chan_attach(B.e, 0, ch) == 0);
+	addr_make(&a2, ip_b, PID_B + 5, 0xB2B2);
+	addr_make(&a3, ip_b, PID_B + 6, 0xB3B3);
+	/* a send to PID_B + 5 */
+	{
+		struct uet_chan_rqe rq;
+
+		memset(&rq, 0, sizeof(rq));
+		rq.op = UET_CHAN_RQ_RECV;
+		rq.context = 170;
+		rq.addr = (uint64_t)(uintptr_t)lbuf;
+		rq.len = 4096;
+		CHECK(uet_chan_rq_post(ch, &rq) == 0);
+	}
+	fill(sbuf, 3000, 51);
+	memset(lbuf, 0, 4096);
+	pump();
+	sqe_init(&q, UET_CHAN_OP_SEND, 70, sbuf, 3000);
+	q.dest = (uint64_t)(uintptr_t)&a2;
+	post_sq(&A, &q);
+	expect_tx_ok(70);
+	if (chan_wait(ch, &e)) {
+		CHECK(e.context == 170 && e.status == 0 && e.len == 3000);
+		CHECK(e.src == A.initiator);
+		CHECK(memcmp(lbuf, sbuf, 3000) == 0);
+	} else {
+		failures++;
+	}
+	CHECK(cq_quiet(&B));
+	/* a WRITE through PID_B + 5: B's region, a REMOTE event */
+	sqe_init(&q, UET_CHAN_OP_WRITE, 71, sbuf, 1000);
+	q.dest = (uint64_t)(uintptr_t)&a2;
+	q.rkey = key;
+	q.roffset = (uint64_t)(uintptr_t)(rbuf + 50000);
+	post_sq(&A, &q);
+	expect_tx_ok(71);
+	CHECK(memcmp(rbuf + 50000, sbuf, 1000) == 0);
+	if (chan_wait(ch, &e)) {
+		CHECK(e.context == 0 && (e.flags & UET_CHAN_CQ_REMOTE));
+		CHECK(e.op == UET_CHAN_OP_WRITE && e.len == 1000);
+		CHECK(e.src == A.initiator);
+	} else {
+		failures++;
+	}
+	/* PID_B + 6 is no process of B */
+	sqe_init(&q, UET_CHAN_OP_SEND, 72, sbuf, 100);
+	q.dest = (uint64_t)(uintptr_t)&a3;
+	post_sq(&A, &q);
+	expect_tx_err(72, UET_RC_BAD_PID);
+	/* detach, then the job and the process go */
+	CHECK(uet_engine_chan_detach(B.e, ch) == 0);
+	pump();
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_JOB_DEL;
+	r.job = JOB;
+	r.has_pid = true;
+	r.pid = PID_B + 5;
+	CHECK(ctl(&B, &r) == 0);
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_EP_DEL;
+	r.chan = ch;
+	CHECK(ctl(&B, &r) == 0);
+	CHECK(ctl(&B, &r) == -ENOENT);
+	uet_chan_free(ch);
+}
+
 /* A multi-receive buffer takes several messages, then is released; a
  * directed receive only matches its source. */
 static void
@@ -872,7 +1090,9 @@ run(bool lossy)
 	test_trunc();
 	test_multi_and_directed();
 	test_rod();
+	test_rdv_peek();
 	test_rma(key);
+	test_ep_add(key);
 	test_errors(key);
 	test_backpressure(400);
 	test_dereg_during_read();

@@ -68,6 +68,58 @@ sfw_node_tables(struct sfw_node *n, uint64_t seed, const struct sfw_opts *o)
 	return n->ri_rma < 0 || n->ri_msg < 0 || n->ri_rdv < 0 ? -1 : 0;
 }
 
+bool sfw_rdv_by_job;
+bool sfw_two_pids;
+bool sfw_remote_events;
+enum uet_profile sfw_pid2_profile;
+/* the profiles the current nodes were made with */
+static enum uet_profile sfw_profile_now, sfw_pid2_now;
+
+static enum uet_profile
+sfw_profile_of(void *arg, uint16_t pid)
+{
+	(void)arg;
+	return pid == SFW_PID + 1 ? sfw_pid2_now : sfw_profile_now;
+}
+
+static int
+sfw_rdv_ri_of(void *arg, uint32_t job, uint16_t pid)
+{
+	const struct sfw_node *n = arg;
+
+	return job == SFW_JOB && pid == SFW_PID ? n->ri_rdv : -1;
+}
+
+static struct uet_ses_match *
+sfw_match_of(void *arg, uint16_t pid)
+{
+	struct sfw_node *n = arg;
+
+	if (pid == SFW_PID)
+		return n->match;
+	return pid == SFW_PID + 1 ? n->match2 : NULL;
+}
+
+/* The second process of a node (sfw_two_pids). */
+static int
+sfw_node_pid2(struct sfw_node *n)
+{
+	struct uet_ses_match_config mc;
+	struct uet_ses_ri_attr ra = {
+		.relative = true, .job_id = SFW_JOB, .pid_on_fep = SFW_PID + 1,
+		.resource_index = SFW_RI_MSG, .type = UET_SES_RI_MSG,
+	};
+
+	uet_ses_match_config_default(&mc);
+	mc.chunks = 1024;
+	mc.chunk_size = 1024;
+	n->match2 = uet_ses_match_create(&mc);
+	if (n->match2 == NULL || uet_ses_mr_pid_add(n->mr, SFW_PID + 1) != 0 ||
+	    uet_ses_mr_auth_add(n->mr, SFW_JOB, SFW_PID + 1) != 0)
+		return -1;
+	return uet_ses_ri_add(n->mr, &ra) < 0 ? -1 : 0;
+}
+
 static int
 sfw_node_init(struct sfw *w, int i, enum uet_profile profile, uint64_t seed,
 	      const struct sfw_opts *o)
@@ -103,6 +155,23 @@ sfw_node_init(struct sfw *w, int i, enum uet_profile profile, uint64_t seed,
 	sc.initiator_id = 100 + (uint32_t)i;
 	sc.pid_on_fep = SFW_PID;
 	sc.rdv_ri = n->ri_rdv;
+	sc.remote_events = sfw_remote_events;
+	if (sfw_two_pids) {
+		if (sfw_node_pid2(n) != 0)
+			return -1;
+		sc.match_of = sfw_match_of;
+		sc.match_arg = n;
+		if (sfw_pid2_profile != 0) {
+			sfw_profile_now = profile;
+			sfw_pid2_now = sfw_pid2_profile;
+			sc.profile_of = sfw_profile_of;
+		}
+	}
+	if (sfw_rdv_by_job) {
+		sc.rdv_ri = -1;
+		sc.rdv_ri_of = sfw_rdv_ri_of;
+		sc.rdv_ri_arg = n;
+	}
 	sc.rdv_resource_index = SFW_RI_RDV;
 	sc.rdv_threshold = sfw_or(o->rdv_threshold, UINT32_MAX);
 	sc.rdv_eager = SFW_RDV_EAGER;
@@ -161,6 +230,7 @@ sfw_fini(struct sfw *w)
 		uet_ses_free(w->n[i].ses);
 		uet_pds_free(w->n[i].pds);
 		uet_ses_match_free(w->n[i].match);
+		uet_ses_match_free(w->n[i].match2);
 		uet_ses_mr_table_free(w->n[i].mr);
 		free(w->q[i]);
 	}

@@ -44,6 +44,7 @@ struct sfw_node {
 	struct uet_ses *ses;
 	struct uet_ses_mr_table *mr;
 	struct uet_ses_match *match;
+	struct uet_ses_match *match2; /* sfw_two_pids: of SFW_PID + 1 */
 	struct uet_pds_fa fa;
 	int ri_rma;
 	int ri_msg;
@@ -82,6 +83,22 @@ struct sfw_opts {
 };
 int sfw_init_opts(struct sfw *w, enum uet_profile profile, uint64_t seed,
 		  const struct sfw_opts *o);
+
+/* When set before sfw_init*(): the nodes name their rendezvous table
+ * through uet_ses_config.rdv_ri_of (SFW_JOB only; other jobs: none). */
+extern bool sfw_rdv_by_job;
+
+/* When set before sfw_init*(): each node also hosts PIDonFEP SFW_PID + 1
+ * (MSG table SFW_RI_MSG, its own receive context match2, chosen through
+ * uet_ses_config.match_of). */
+extern bool sfw_two_pids;
+
+/* With sfw_two_pids, when not 0: the profile of SFW_PID + 1 on both nodes
+ * (uet_ses_config.profile_of; SFW_PID keeps the node's profile). */
+extern enum uet_profile sfw_pid2_profile;
+
+/* When set before sfw_init*(): uet_ses_config.remote_events. */
+extern bool sfw_remote_events;
 void sfw_fini(struct sfw *w);
 
 /* A work request from node @p from to the other node, job/pid/RI set. */

@@ -360,6 +360,107 @@ write_read__lossy(void **state)
 	assert_true(sfw_run_idle(&w, RUN_NS));
 }
 
+static void reinit(enum uet_profile profile, uint32_t rdv_threshold);
+
+/* Count @p node's UET_SES_CQ_REMOTE completions of @p op and @p len. */
+static unsigned int
+remote_events(int node, uint8_t op, uint64_t len)
+{
+	unsigned int n = 0;
+
+	for (uint32_t i = 0; i < w.n[node].ncq; i++) {
+		const struct uet_ses_cqe *c = &w.n[node].cq[i];
+
+		if (!(c->flags & UET_SES_CQ_REMOTE) || c->op != op ||
+		    c->len != len)
+			continue;
+		assert_int_equal(c->context, 0);
+		assert_int_equal(c->src, 100);
+		assert_int_equal(c->pid_on_fep, SFW_PID);
+		n++;
+	}
+	return n;
+}
+
+/* cfg.remote_events: one event per served WRITE (multi-packet, lossy),
+ * READ (small and large), atomic and fetching atomic; none for a failed
+ * access, nor for the read-back of a rendezvous send. */
+static void
+remote__events(void **state)
+{
+	uint32_t acc = UET_SES_MR_REMOTE_READ | UET_SES_MR_REMOTE_WRITE |
+		       UET_SES_MR_REMOTE_ATOMIC;
+	static uint8_t back[9000];
+	uint64_t key, one = 1, old = 0;
+	struct uet_ses_wr wr;
+
+	(void)state;
+	sfw_remote_events = true;
+	reinit(UET_PROFILE_HPC, 1000);
+	sfw_remote_events = false;
+	key = sfw_mr(&w, 1, mem, 1 << 16, acc, false);
+	assert_true(key != 0);
+	lossy();
+	fill(sbuf, 9000, 6);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_WRITE, sbuf, 9000);
+	wr.rkey = key;
+	wr.roffset = 100;
+	wr.context = 1;
+	submit(&wr);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, back, 9000);
+	wr.rkey = key;
+	wr.roffset = 30000;
+	wr.context = 2;
+	submit(&wr);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, back, 20);
+	wr.rkey = key;
+	wr.roffset = 200;
+	wr.context = 3;
+	submit(&wr);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_ATOMIC, &one, 8);
+	wr.atomic_op = UET_AMO_SUM;
+	wr.atomic_dt = UET_AMO_DT_UINT64;
+	wr.rkey = key;
+	wr.roffset = 40000;
+	wr.context = 4;
+	submit(&wr);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_FETCH_ATOMIC, &one, 8);
+	wr.atomic_op = UET_AMO_SUM;
+	wr.atomic_dt = UET_AMO_DT_UINT64;
+	wr.rkey = key;
+	wr.roffset = 40000;
+	wr.result = &old;
+	wr.context = 5;
+	submit(&wr);
+	/* out of the region: fails, no event */
+	sfw_wr(&w, 0, &wr, UET_SES_WR_WRITE, sbuf, 8);
+	wr.rkey = key;
+	wr.roffset = 1 << 16;
+	wr.context = 6;
+	submit(&wr);
+	assert_true(sfw_run_cq(&w, 0, 6, RUN_NS));
+	for (uint64_t c = 1; c <= 5; c++)
+		assert_int_equal(cqe(0, c)->status, 0);
+	assert_int_not_equal(cqe(0, 6)->status, 0);
+	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_int_equal(remote_events(1, UET_SES_WR_WRITE, 9000), 1);
+	assert_int_equal(remote_events(1, UET_SES_WR_READ, 9000), 1);
+	assert_int_equal(remote_events(1, UET_SES_WR_READ, 20), 1);
+	assert_int_equal(remote_events(1, UET_SES_WR_ATOMIC, 8), 1);
+	assert_int_equal(remote_events(1, UET_SES_WR_FETCH_ATOMIC, 8), 1);
+	assert_int_equal(w.n[1].ncq, 5);
+	/* rendezvous (threshold 1000): the read-back is no remote event */
+	post(1, 1, 77, rbuf, 5000, 0, 0);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
+	wr.context = 7;
+	submit(&wr);
+	assert_true(sfw_run_cq(&w, 0, 7, RUN_NS));
+	assert_true(sfw_run_cq(&w, 1, 6, RUN_NS));
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rdv_served, 1);
+	for (uint32_t i = 0; i < w.n[0].ncq; i++)
+		assert_false(w.n[0].cq[i].flags & UET_SES_CQ_REMOTE);
+}
+
 /* ---- atomics ---- */
 
 static void
@@ -706,6 +807,171 @@ rdv__key_revoked(void **state)
 	assert_int_equal(uet_ses_ri_del(w.n[0].mr, w.n[0].ri_rdv), 0);
 }
 
+/* Rendezvous tables per job (uet_ses_config.rdv_ri_of, what the engine
+ * glue uses): SFW_JOB has one, so its sends go rendezvous and are read
+ * back; another job has none, so a rendezvous send of it fails at
+ * submit with UNSUPPORTED_OP and nothing is sent. */
+static void
+rdv__table_per_job(void **state)
+{
+	enum uet_ses_rc rc = UET_RC_OK;
+	struct uet_ses_wr wr;
+
+	(void)state;
+	sfw_rdv_by_job = true;
+	reinit(UET_PROFILE_HPC, 1000);
+	sfw_rdv_by_job = false;
+	fill(sbuf, 5000, 9);
+	memset(rbuf, 0xEE, 6000);
+	post(1, 1, 77, rbuf, 5000, 0, 0);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
+	wr.context = 1;
+	submit(&wr);
+	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	check_send(1, 5000);
+	assert_int_equal(cqe(1, 77)->len, 5000);
+	assert_memory_equal(rbuf, sbuf, 5000);
+	assert_int_equal(rbuf[5000], 0xEE);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rdv_tx, 1);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rdv_served, 1);
+	assert_int_equal(uet_ses_stats_get(w.n[1].ses)->rdv_reads, 1);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
+	wr.job = SFW_JOB + 1;
+	wr.context = 2;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, &rc), -EOPNOTSUPP);
+	assert_int_equal(rc, UET_RC_UNSUPPORTED_OP);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rdv_tx, 1);
+	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_int_equal(uet_ses_ri_del(w.n[0].mr, w.n[0].ri_rdv), 0);
+}
+
+/* Two processes on node 1 (uet_ses_config.match_of): a send to each
+ * PIDonFEP lands in that process's receive context only, whatever the
+ * other posted; a send names its own initiator (UET_SES_WR_F_SRC), which
+ * the receive reports; a PIDonFEP without a receive context refuses. */
+static void
+rx__context_per_pid(void **state)
+{
+	struct uet_ses_recv r;
+	struct uet_ses_wr wr;
+
+	(void)state;
+	sfw_two_pids = true;
+	reinit(UET_PROFILE_HPC, UINT32_MAX);
+	sfw_two_pids = false;
+	fill(sbuf, 6000, 17);
+	memset(rbuf, 0xEE, 20000);
+	/* process SFW_PID + 1 posts first; then SFW_PID */
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = 201;
+	r.buf = rbuf + 10000;
+	r.len = 6000;
+	r.pid_on_fep = SFW_PID + 1;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	r.context = 200;
+	r.buf = rbuf;
+	r.pid_on_fep = SFW_PID;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	/* to SFW_PID (multi-packet), from initiator 555 */
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
+	wr.context = 1;
+	wr.flags |= UET_SES_WR_F_SRC;
+	wr.initiator = 555;
+	wr.src_pid = SFW_PID;
+	submit(&wr);
+	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_int_equal(w.n[1].cq[0].context, 200);
+	assert_int_equal(w.n[1].cq[0].len, 5000);
+	assert_int_equal(w.n[1].cq[0].src, 555);
+	assert_memory_equal(rbuf, sbuf, 5000);
+	assert_int_equal(rbuf[10000], 0xEE);
+	/* to SFW_PID + 1 (one packet) */
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf + 1, 700);
+	wr.dest.pid_on_fep = SFW_PID + 1;
+	wr.context = 2;
+	submit(&wr);
+	assert_true(sfw_run_cq(&w, 1, 2, RUN_NS));
+	assert_int_equal(w.n[1].cq[1].context, 201);
+	assert_int_equal(w.n[1].cq[1].len, 700);
+	assert_int_equal(w.n[1].cq[1].src, 100);
+	assert_memory_equal(rbuf + 10000, sbuf + 1, 700);
+	/* cancel in the right context only */
+	r.context = 202;
+	r.pid_on_fep = SFW_PID + 1;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	assert_int_equal(uet_ses_recv_cancel_pid(w.n[1].ses, SFW_PID, 202),
+			 -ENOENT);
+	assert_int_equal(uet_ses_recv_cancel_pid(w.n[1].ses, SFW_PID + 1,
+						 202), 0);
+	/* no receive context for SFW_PID + 2 */
+	r.pid_on_fep = SFW_PID + 2;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), -ENOTSUP);
+	assert_true(sfw_run_cq(&w, 0, 2, RUN_NS));
+	check_send(1, 5000);
+	check_send(2, 700);
+}
+
+/* Profiles per process (uet_ses_config.profile_of): the nodes are HPC,
+ * their process SFW_PID + 1 AI Full. A deferrable send between the AI
+ * Full processes is deferred, restarted by the RTR of the receive and
+ * lands byte-exact; the HPC process may not submit one, and one aimed
+ * at it is refused UNSUPPORTED_OP by the target. */
+static void
+profile__per_process(void **state)
+{
+	enum uet_ses_rc rc = UET_RC_OK;
+	struct uet_ses_recv r;
+	struct uet_ses_wr wr;
+
+	(void)state;
+	sfw_two_pids = true;
+	sfw_pid2_profile = UET_PROFILE_AI_FULL;
+	reinit(UET_PROFILE_HPC, UINT32_MAX);
+	sfw_two_pids = false;
+	sfw_pid2_profile = 0;
+	fill(sbuf, 7000, 19);
+	memset(rbuf, 0, 8000);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 7000);
+	wr.flags |= UET_SES_WR_F_DEFERRABLE | UET_SES_WR_F_SRC;
+	wr.src_pid = SFW_PID + 1;
+	wr.initiator = 100;
+	wr.dest.pid_on_fep = SFW_PID + 1;
+	wr.context = 1;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, &rc), 0);
+	wait_stat(&uet_ses_stats_get(w.n[0].ses)->defer_tx, 1);
+	assert_int_equal(w.n[0].ncq, 0);
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = 300;
+	r.buf = rbuf;
+	r.len = 8000;
+	r.pid_on_fep = SFW_PID + 1;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	check_send(1, 7000);
+	assert_int_equal(cqe(1, 300)->len, 7000);
+	assert_memory_equal(rbuf, sbuf, 7000);
+	assert_int_equal(uet_ses_stats_get(w.n[1].ses)->rtr_tx, 1);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rtr_rx, 1);
+	/* the HPC process cannot send deferrable */
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 7000);
+	wr.flags |= UET_SES_WR_F_DEFERRABLE;
+	wr.context = 2;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, &rc), -EOPNOTSUPP);
+	assert_int_equal(rc, UET_RC_UNSUPPORTED_OP);
+	/* from the AI Full process to the HPC one: refused by the target */
+	wr.flags |= UET_SES_WR_F_SRC;
+	wr.src_pid = SFW_PID + 1;
+	wr.initiator = 100;
+	wr.context = 3;
+	submit(&wr);
+	assert_true(sfw_run_cq(&w, 0, 2, RUN_NS));
+	assert_int_equal(cqe(0, 3)->prov_errno, UET_RC_UNSUPPORTED_OP);
+}
+
 /* ---- deferrable sends (AI Full) ---- */
 
 static void
@@ -973,6 +1239,14 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(rdv__sizes_expected_unexpected,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(rdv__table_per_job, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(rx__context_per_pid, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(remote__events, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(profile__per_process, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(rdv__key_revoked, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(defer__restart_cancel_stale,

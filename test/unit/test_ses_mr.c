@@ -284,6 +284,49 @@ resolve__ok_relative(void **state)
 	EXPECT_RC(r, UET_RC_OK);
 }
 
+/* An alias {job, PID2, RI 9} of the RMA table resolves to the same
+ * entries (once PID2 and the job for it are authorised); the table cannot
+ * go while aliased; a deleted alias no longer resolves. */
+static void
+resolve__ri_alias(void **state)
+{
+	struct uet_ses_resolve_req r = good_req();
+	struct uet_ses_resolved out;
+
+	(void)state;
+	assert_int_equal(uet_ses_ri_alias_add(fx.t, fx.ri, PID + 1, 9), 0);
+	assert_int_equal(uet_ses_ri_alias_add(fx.t, fx.ri, PID + 1, 9),
+			 -EEXIST);
+	assert_int_equal(uet_ses_ri_alias_add(fx.t, fx.ri, PID, RI_IDX),
+			 -EEXIST);
+	assert_int_equal(uet_ses_ri_alias_add(fx.t, 99, PID + 1, 9), -ENOENT);
+	assert_int_equal(uet_ses_ri_alias_add(fx.t, fx.ri, 0x1000, 9),
+			 -EINVAL);
+	r.pid_on_fep = PID + 1;
+	r.resource_index = 9;
+	EXPECT_RC(r, UET_RC_BAD_PID);
+	assert_int_equal(uet_ses_mr_pid_add(fx.t, PID + 1), 0);
+	EXPECT_RC(r, UET_RC_BAD_JOB_ID);
+	assert_int_equal(uet_ses_mr_auth_add(fx.t, JOB, PID + 1), 0);
+	assert_int_equal(uet_ses_resolve(fx.t, &r, &out), UET_RC_OK);
+	assert_ptr_equal(out.addr, fx.mem + 16);
+	assert_int_equal(out.ri, fx.ri);
+	/* another job on the alias name is not the table's */
+	r.job_id = JOB + 1;
+	EXPECT_RC(r, UET_RC_BAD_JOB_ID);
+	r.job_id = JOB;
+	assert_int_equal(uet_ses_mr_dereg(fx.t, fx.key), 0);
+	assert_int_equal(uet_ses_mr_dereg(fx.t, fx.key_w), 0);
+	assert_int_equal(uet_ses_ri_del(fx.t, fx.ri), -EBUSY);
+	assert_int_equal(uet_ses_ri_alias_del(fx.t, fx.ri, PID, RI_IDX),
+			 -ENOENT);
+	assert_int_equal(uet_ses_ri_alias_del(fx.t, fx.ri, PID + 1, 9), 0);
+	assert_int_equal(uet_ses_ri_alias_del(fx.t, fx.ri, PID + 1, 9),
+			 -ENOENT);
+	EXPECT_RC(r, UET_RC_BAD_INDEX);
+	assert_int_equal(uet_ses_ri_del(fx.t, fx.ri), 0);
+}
+
 static void
 resolve__ok_absolute_job_only_authorises(void **state)
 {
@@ -725,6 +768,7 @@ main(void)
 		cmocka_unit_test(table__create_args_and_capacity),
 		T(reg__rejects_bad_attrs),
 		T(resolve__ok_relative),
+		T(resolve__ri_alias),
 		T(resolve__ok_absolute_job_only_authorises),
 		T(resolve__bad_pid),
 		T(resolve__bad_job_id),
