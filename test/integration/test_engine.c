@@ -32,15 +32,7 @@
 #include <uet/uet_chan.h>
 #include <uet/uet_engine.h>
 
-static int failures;
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-			__LINE__, #cond); \
-		failures++; \
-	} \
-} while (0)
+#include "itest.h"
 
 /* ------------------------------------------------------------------ */
 /* test hook                                                           */
@@ -517,22 +509,6 @@ out:
 	uet_chan_free(ch);
 }
 
-static int
-make_ring_ports(void)
-{
-	struct rte_ring *ab = rte_ring_create("r_ab", 1024, SOCKET_ID_ANY,
-					      RING_F_SP_ENQ | RING_F_SC_DEQ);
-	struct rte_ring *ba = rte_ring_create("r_ba", 1024, SOCKET_ID_ANY,
-					      RING_F_SP_ENQ | RING_F_SC_DEQ);
-
-	if (ab == NULL || ba == NULL)
-		return -1;
-	if (rte_eth_from_rings("ringA", &ba, 1, &ab, 1, SOCKET_ID_ANY) < 0 ||
-	    rte_eth_from_rings("ringB", &ab, 1, &ba, 1, SOCKET_ID_ANY) < 0)
-		return -1;
-	return 0;
-}
-
 static void
 test_ring(void)
 {
@@ -656,7 +632,7 @@ main(int argc, char **argv)
 	}
 	CHECK(!reused);
 	CHECK(uet_engine_eal_init(argv[0], "", &reused) == 0 && reused);
-	if (make_ring_ports() < 0) {
+	if (itest_ring_pair("ringA", "ringB") < 0) {
 		fprintf(stderr, "ring ports: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}

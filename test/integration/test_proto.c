@@ -28,50 +28,14 @@
 #include <uet/uet_engine.h>
 #include <uet/uet_ulp.h>
 
+#include "itest.h"
 #include "perf.h"
-
-static int failures;
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-			__LINE__, #cond); \
-		failures++; \
-	} \
-} while (0)
 
 static const uint8_t ip_a[4] = { 10, 0, 0, 1 };
 static const uint8_t ip_b[4] = { 10, 0, 0, 2 };
 static const uint8_t mac_a[6] = { 0x02, 0, 0, 0, 0, 0x0a };
 static const uint8_t mac_b[6] = { 0x02, 0, 0, 0, 0, 0x0b };
 static unsigned int run_no;
-
-static void
-cfg_make(struct uet_config *c, const char *dev, const uint8_t *ip,
-	 const uint8_t *mac, const uint8_t *pip, const uint8_t *pmac)
-{
-	uet_config_init_defaults(c);
-	for (unsigned int i = 1; i < UET_CONFIG_MAX_PORTS; i++)
-		c->port[i].defined = false;
-	c->port[0].defined = true;
-	snprintf(c->port[0].devargs, sizeof(c->port[0].devargs), "%s", dev);
-	c->port[0].has_ipv4 = true;
-	memcpy(&c->port[0].ipv4, ip, 4);
-	c->port[0].has_ipv6 = false;
-	c->port[0].has_mac = true;
-	memcpy(c->port[0].mac, mac, 6);
-	c->engine.progress = UET_CONFIG_PROGRESS_INLINE;
-	c->engine.nb_lcores = 1;
-	c->engine.lcores[0] = 0;
-	c->engine.mbuf_pool_size = 4095;
-	c->engine.mbuf_cache = 64;
-	c->spray.mode = UET_CONFIG_SPRAY_SINGLE;
-	c->nb_neighbors = 1;
-	c->neighbor[0].ip.family = AF_INET;
-	memcpy(&c->neighbor[0].ip.v4, pip, 4);
-	memcpy(c->neighbor[0].mac, pmac, 6);
-	c->fault.enabled = false;
-}
 
 struct scenario {
 	const char *name;
@@ -115,8 +79,8 @@ run(const struct scenario *s)
 	uint32_t *ppm;
 
 	run_no++;
-	cfg_make(&ca, "net_ring_tpA", ip_a, mac_a, ip_b, mac_b);
-	cfg_make(&cb, "net_ring_tpB", ip_b, mac_b, ip_a, mac_a);
+	itest_cfg_ring(&ca, "net_ring_tpA", ip_a, mac_a, ip_b, mac_b);
+	itest_cfg_ring(&cb, "net_ring_tpB", ip_b, mac_b, ip_a, mac_a);
 	ca.fault.enabled = true;
 	ca.fault.seed = 7 + run_no;
 	ca.fault.reorder_depth = 3;
@@ -213,22 +177,6 @@ out:
 	rulp_free(ra);
 }
 
-static int
-ring_ports(void)
-{
-	struct rte_ring *ab = rte_ring_create("tp_ab", 1024, SOCKET_ID_ANY,
-					      RING_F_SP_ENQ | RING_F_SC_DEQ);
-	struct rte_ring *ba = rte_ring_create("tp_ba", 1024, SOCKET_ID_ANY,
-					      RING_F_SP_ENQ | RING_F_SC_DEQ);
-
-	if (ab == NULL || ba == NULL)
-		return -1;
-	if (rte_eth_from_rings("tpA", &ba, 1, &ab, 1, SOCKET_ID_ANY) < 0 ||
-	    rte_eth_from_rings("tpB", &ab, 1, &ba, 1, SOCKET_ID_ANY) < 0)
-		return -1;
-	return 0;
-}
-
 int
 main(void)
 {
@@ -253,7 +201,7 @@ main(void)
 		fprintf(stderr, "EAL: %s\n", strerror(-rc));
 		return 1;
 	}
-	if (ring_ports() < 0) {
+	if (itest_ring_pair("tpA", "tpB") < 0) {
 		fprintf(stderr, "ring ports failed\n");
 		return 1;
 	}

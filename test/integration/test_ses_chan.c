@@ -35,15 +35,7 @@
 #include <uet/uet_ses_ulp.h>
 #include <uet/uet_ulp.h>
 
-static int failures;
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-			__LINE__, #cond); \
-		failures++; \
-	} \
-} while (0)
+#include "itest.h"
 
 #define JOB 42
 #define PID_A 10
@@ -66,33 +58,6 @@ struct side {
 
 static struct side A, B;
 static uint8_t *sbuf, *rbuf, *lbuf;
-
-static void
-cfg_make(struct uet_config *c, const char *dev, const uint8_t *ip,
-	 const uint8_t *mac, const uint8_t *pip, const uint8_t *pmac)
-{
-	uet_config_init_defaults(c);
-	for (unsigned int i = 1; i < UET_CONFIG_MAX_PORTS; i++)
-		c->port[i].defined = false;
-	c->port[0].defined = true;
-	snprintf(c->port[0].devargs, sizeof(c->port[0].devargs), "%s", dev);
-	c->port[0].has_ipv4 = true;
-	memcpy(&c->port[0].ipv4, ip, 4);
-	c->port[0].has_ipv6 = false;
-	c->port[0].has_mac = true;
-	memcpy(c->port[0].mac, mac, 6);
-	c->engine.progress = UET_CONFIG_PROGRESS_INLINE;
-	c->engine.nb_lcores = 1;
-	c->engine.lcores[0] = 0;
-	c->engine.mbuf_pool_size = 4095;
-	c->engine.mbuf_cache = 64;
-	c->spray.mode = UET_CONFIG_SPRAY_SINGLE;
-	c->nb_neighbors = 1;
-	c->neighbor[0].ip.family = AF_INET;
-	memcpy(&c->neighbor[0].ip.v4, pip, 4);
-	memcpy(c->neighbor[0].mac, pmac, 6);
-	c->fault.enabled = false;
-}
 
 static void
 faults(struct uet_config *c, uint64_t seed)
@@ -1032,8 +997,8 @@ run(bool lossy)
 
 	run_no++;
 	printf("# run %u: %s\n", run_no, lossy ? "lossy" : "clean");
-	cfg_make(&ca, "net_ring_sctA", ip_a, mac_a, ip_b, mac_b);
-	cfg_make(&cb, "net_ring_sctB", ip_b, mac_b, ip_a, mac_a);
+	itest_cfg_ring(&ca, "net_ring_sctA", ip_a, mac_a, ip_b, mac_b);
+	itest_cfg_ring(&cb, "net_ring_sctB", ip_b, mac_b, ip_a, mac_a);
 	if (lossy) {
 		faults(&ca, 11);
 		faults(&cb, 17);
@@ -1142,22 +1107,6 @@ out:
 	uet_chan_free(B.ch);
 }
 
-static int
-ring_ports(void)
-{
-	struct rte_ring *ab = rte_ring_create("sct_ab", 1024, SOCKET_ID_ANY,
-					      RING_F_SP_ENQ | RING_F_SC_DEQ);
-	struct rte_ring *ba = rte_ring_create("sct_ba", 1024, SOCKET_ID_ANY,
-					      RING_F_SP_ENQ | RING_F_SC_DEQ);
-
-	if (ab == NULL || ba == NULL)
-		return -1;
-	if (rte_eth_from_rings("sctA", &ba, 1, &ab, 1, SOCKET_ID_ANY) < 0 ||
-	    rte_eth_from_rings("sctB", &ab, 1, &ba, 1, SOCKET_ID_ANY) < 0)
-		return -1;
-	return 0;
-}
-
 int
 main(void)
 {
@@ -1170,7 +1119,7 @@ main(void)
 		fprintf(stderr, "EAL: %s\n", strerror(-rc));
 		return 1;
 	}
-	if (ring_ports() < 0) {
+	if (itest_ring_pair("sctA", "sctB") < 0) {
 		fprintf(stderr, "ring ports failed\n");
 		return 1;
 	}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef UET_ITEST_H
+#define UET_ITEST_H
+
+/*
+ * Helpers shared by the EAL integration tests (one test program per
+ * translation unit): a CHECK that counts failures and goes on, the
+ * configuration of one inline engine on a ring port with a static peer,
+ * and a pair of ring ports wired back to back.
+ */
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <sys/socket.h>
+
+#include <rte_eth_ring.h>
+#include <rte_ring.h>
+
+#include <uet/uet_config.h>
+
+static int failures;
+
+#define CHECK(cond) do { \
+	if (!(cond)) { \
+		fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
+			__LINE__, #cond); \
+		failures++; \
+	} \
+} while (0)
+
+/*
+ * One port (@p dev, e.g. "net_ring_xA"), IPv4 @p ip and @p mac, a static
+ * neighbour @p pip / @p pmac, inline progress on one context, no spraying,
+ * no faults.
+ */
+static inline void
+itest_cfg_ring(struct uet_config *c, const char *dev, const uint8_t *ip,
+	       const uint8_t *mac, const uint8_t *pip, const uint8_t *pmac)
+{
+	uet_config_init_defaults(c);
+	for (unsigned int i = 1; i < UET_CONFIG_MAX_PORTS; i++)
+		c->port[i].defined = false;
+	c->port[0].defined = true;
+	snprintf(c->port[0].devargs, sizeof(c->port[0].devargs), "%s", dev);
+	c->port[0].has_ipv4 = true;
+	memcpy(&c->port[0].ipv4, ip, 4);
+	c->port[0].has_ipv6 = false;
+	c->port[0].has_mac = true;
+	memcpy(c->port[0].mac, mac, 6);
+	c->engine.progress = UET_CONFIG_PROGRESS_INLINE;
+	c->engine.nb_lcores = 1;
+	c->engine.lcores[0] = 0;
+	c->engine.mbuf_pool_size = 4095;
+	c->engine.mbuf_cache = 64;
+	c->spray.mode = UET_CONFIG_SPRAY_SINGLE;
+	c->nb_neighbors = 1;
+	c->neighbor[0].ip.family = AF_INET;
+	memcpy(&c->neighbor[0].ip.v4, pip, 4);
+	memcpy(c->neighbor[0].mac, pmac, 6);
+	c->fault.enabled = false;
+}
+
+/*
+ * Two single-queue ring ethdevs @p a and @p b, each transmitting into the
+ * other's receive ring (1024 slots each way).
+ * @return 0, or -1 (ring or port creation failed).
+ */
+static inline int
+itest_ring_pair(const char *a, const char *b)
+{
+	char n_ab[RTE_RING_NAMESIZE], n_ba[RTE_RING_NAMESIZE];
+	struct rte_ring *ab, *ba;
+
+	snprintf(n_ab, sizeof(n_ab), "%s_%s", a, b);
+	snprintf(n_ba, sizeof(n_ba), "%s_%s", b, a);
+	ab = rte_ring_create(n_ab, 1024, SOCKET_ID_ANY,
+			     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	ba = rte_ring_create(n_ba, 1024, SOCKET_ID_ANY,
+			     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (ab == NULL || ba == NULL)
+		return -1;
+	if (rte_eth_from_rings(a, &ba, 1, &ab, 1, SOCKET_ID_ANY) < 0 ||
+	    rte_eth_from_rings(b, &ab, 1, &ba, 1, SOCKET_ID_ANY) < 0)
+		return -1;
+	return 0;
+}
+
+#endif /* UET_ITEST_H */
