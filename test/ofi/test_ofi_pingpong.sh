@@ -176,11 +176,18 @@ wait "$srv"
 src=$?
 PIDS=()
 rc=0
-if [ $crc -ne 0 ] || [ $src -ne 0 ]; then
-	echo "FAIL: client exit $crc, server exit $src"
-	rc=1
-fi
 check_out "$TMP/server.out" server || rc=1
 check_out "$TMP/client.out" client || rc=1
+if [ $crc -ne 0 ] || [ $src -ne 0 ]; then
+	# a complete result line with a non-zero exit means the failure came
+	# after the timed run (finalize, teardown, a sanitizer report): show
+	# everything each side printed
+	echo "FAIL: client exit $crc, server exit $src"
+	for who in server client; do
+		echo "--- $who output (last 60 lines) ---"
+		tail -n 60 "$TMP/$who.out"
+	done
+	rc=1
+fi
 [ $rc -eq 0 ] && echo "PASS: fi_pingpong over $MODE"
 exit $rc
