@@ -133,6 +133,7 @@ pds_pdc_alloc(struct uet_pds *p, unsigned int role, bool rsv, uint64_t now)
 	c->tblk = PDS_NIL;
 	c->rblk = PDS_NIL;
 	c->resp = PDS_NIL;
+	c->resp_tail = PDS_NIL;
 	c->last_ns = now;
 	return c;
 }

@@ -121,7 +121,8 @@ struct pds_pdc {
 	uint32_t rblk;       /* receive block (PDS_NIL: none attached) */
 	uint32_t next;       /* active list link */
 	uint32_t anext;      /* ACK list link */
-	uint32_t resp;       /* target: stored responses, oldest first */
+	uint32_t resp;       /* target: stored responses, oldest PSN first */
+	uint32_t resp_tail;  /* target: newest stored response (if resp) */
 	uint32_t start_psn;
 	uint64_t last_ns;    /* last activity (idle close) */
 	struct {

@@ -43,23 +43,48 @@ pds_tgt_nack(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 		    m->ce ? UET_PDS_F_M : 0);
 }
 
-/* ---- stored responses ---- */
+/* ---- stored responses ----
+ *
+ * A PDC's stored responses form a list in ascending PSN order (c->resp the
+ * oldest, c->resp_tail the newest). In-order arrivals append at the tail
+ * and CLEAR pops from the head, so both cost O(1) per response however many
+ * are held; only an out-of-order PSN (RUD) walks to its place.
+ */
+
+static void
+pds_resp_link(struct uet_pds *p, struct pds_pdc *c, uint32_t r)
+{
+	uint32_t psn = p->resp[r].psn, *link = &c->resp, q;
+
+	if (c->resp == PDS_NIL ||
+	    uet_psn_gt(psn, p->resp[c->resp_tail].psn)) {
+		p->resp[r].next = PDS_NIL;
+		if (c->resp == PDS_NIL)
+			c->resp = r;
+		else
+			p->resp[c->resp_tail].next = r;
+		c->resp_tail = r;
+		return;
+	}
+	/* Below the tail, so the walk stops before the end of the list. */
+	while (uet_psn_lt(p->resp[q = *link].psn, psn))
+		link = &p->resp[q].next;
+	p->resp[r].next = q;
+	*link = r;
+}
 
 void
 pds_resp_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn)
 {
-	uint32_t *link = &c->resp, r;
+	uint32_t r;
 
-	while ((r = *link) != PDS_NIL) {
-		if (uet_psn_le(p->resp[r].psn, clear_psn)) {
-			*link = p->resp[r].next;
-			pds_pool_put(&p->resp_pool, r);
-			c->nresp--;
-			/* Progress: a later crossing may ask again. */
-			c->flags &= (uint16_t)~PDC_F_CLEARQ;
-		} else {
-			link = &p->resp[r].next;
-		}
+	while ((r = c->resp) != PDS_NIL &&
+	       uet_psn_le(p->resp[r].psn, clear_psn)) {
+		c->resp = p->resp[r].next;
+		pds_pool_put(&p->resp_pool, r);
+		c->nresp--;
+		/* Progress: a later crossing may ask again. */
+		c->flags &= (uint16_t)~PDC_F_CLEARQ;
 	}
 }
 
@@ -68,28 +93,36 @@ pds_resp_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn)
 void
 pds_resp_drop(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 {
-	uint32_t *link = &c->resp, r;
+	uint32_t *link = &c->resp, r, prev = PDS_NIL;
 
 	while ((r = *link) != PDS_NIL) {
 		if (p->resp[r].psn == psn) {
 			*link = p->resp[r].next;
+			if (r == c->resp_tail)
+				c->resp_tail = prev;
 			pds_pool_put(&p->resp_pool, r);
 			c->nresp--;
 			return;
 		}
+		prev = r;
 		link = &p->resp[r].next;
 	}
 }
 
+/* The newest entry first: a response usually answers the latest request. */
 static uint32_t
 pds_resp_find(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
 {
 	uint32_t r;
 
-	for (r = c->resp; r != PDS_NIL; r = p->resp[r].next)
-		if (p->resp[r].psn == psn)
-			return r;
-	return PDS_NIL;
+	if (c->resp == PDS_NIL)
+		return PDS_NIL;
+	if (p->resp[c->resp_tail].psn == psn)
+		return c->resp_tail;
+	for (r = c->resp; r != PDS_NIL && uet_psn_lt(p->resp[r].psn, psn);
+	     r = p->resp[r].next)
+		;
+	return r != PDS_NIL && p->resp[r].psn == psn ? r : PDS_NIL;
 }
 
 static void
@@ -409,8 +442,7 @@ pds_tgt_resp_reserve(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 	}
 	memset(&p->resp[r], 0, sizeof(p->resp[r]));
 	p->resp[r].psn = psn;
-	p->resp[r].next = c->resp;
-	c->resp = r;
+	pds_resp_link(p, c, r);
 	c->nresp++;
 	/* PROTOCOL.md 3 guaranteed delivery: past the high-water mark ask
 	 * the initiator (once per crossing) to advance CLEAR_PSN now. */

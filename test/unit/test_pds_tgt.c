@@ -584,6 +584,65 @@ pds_tgt_respond__high_water_sends_clear_req(void **state)
 	assert_int_equal(info.stored_resp, 1);
 }
 
+/* Responses of PSNs that arrived out of order: a duplicate of any of them
+ * gets its own stored response again, and a CLEAR (CP or the CLEAR_PSN
+ * of a request) frees exactly the responses it covers. */
+static void
+pds_tgt_respond__out_of_order_found_and_cleared(void **state)
+{
+	static const int arrival[4] = { 2, 0, 3, 1 };
+	struct uet_pds_tx r[4], out[8];
+	struct uet_pds_pool_info pi;
+	struct uet_pds_pdc_info info;
+	int k;
+
+	(void)state;
+	W.resp_expected = true;
+	for (k = 0; k < 4; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 40 + k,
+					   UET_PDS_SUBMIT_RESP), 0);
+	assert_int_equal(fw_take(&W, 0, r, 4), 4);
+	for (k = 0; k < 4; k++)
+		fw_inject(&W, 1, &r[arrival[k]], false, false);
+	for (k = 0; k < 4; k++)
+		assert_int_equal(W.delivered[40 + k], 1);
+	uet_pds_pool_info_get(W.pds[1], &pi);
+	assert_int_equal(pi.resp_used, 4);
+	/* The oldest, one in the middle and the newest PSN. */
+	fw_inject(&W, 1, &r[0], false, false);
+	fw_inject(&W, 1, &r[2], false, false);
+	fw_inject(&W, 1, &r[3], false, false);
+	assert_int_equal(fw_st(1)->resp_resent, 3);
+	for (k = 0; k < 4; k++)
+		relay_all(1);
+	for (k = 0; k < 4; k++)
+		assert_int_equal(W.done_ok[40 + k], 1);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 44,
+				   UET_PDS_SUBMIT_RESP), 0);
+	/* The initiator had nothing else to send, so it sent a CLEAR
+	 * before the next request; both cover all four responses. */
+	assert_int_equal(fw_take(&W, 0, out, 8), 2);
+	assert_int_equal(out[0].hdr.type, UET_PDS_TYPE_CP);
+	assert_int_equal(out[0].hdr.next_hdr, UET_PDS_CTL_CLEAR);
+	assert_int_equal(out[0].hdr.u.cp.payload, r[3].hdr.u.req.psn);
+	assert_int_equal(out[1].cookie, 44);
+	assert_int_equal(uet_pds_req_clear_psn(&out[1].hdr.u.req),
+			 r[3].hdr.u.req.psn);
+	/* A CLEAR of the two oldest only, then the request clears the rest. */
+	out[0].hdr.u.cp.payload = r[1].hdr.u.req.psn;
+	fw_inject(&W, 1, &out[0], false, false);
+	assert_int_equal(uet_pds_pdc_info_get(W.pds[1], W.last_pdc[1], &info),
+			 0);
+	assert_int_equal(info.stored_resp, 2);
+	fw_inject(&W, 1, &out[1], false, false);
+	assert_int_equal(W.delivered[44], 1);
+	assert_int_equal(uet_pds_pdc_info_get(W.pds[1], W.last_pdc[1], &info),
+			 0);
+	assert_int_equal(info.stored_resp, 1);
+	uet_pds_pool_info_get(W.pds[1], &pi);
+	assert_int_equal(pi.resp_used, 1);
+}
+
 static uint32_t head_drops;
 
 /* Drop the second ROD packet the first two times it is sent. */
@@ -854,6 +913,7 @@ main(void)
 		T(pds_tgt_rx__other_mode_nacks_mode_mismatch),
 		T(pds_tgt_rx__other_start_psn_nacked_until_quiet),
 		T(pds_tgt_respond__high_water_sends_clear_req),
+		T(pds_tgt_respond__out_of_order_found_and_cleared),
 		T(pds_tgt_rx__rod_head_lost_twice_renacked),
 		T(pds_tgt_rx__rod_head_lost_twice_needs_timer_without_renack),
 		T(uet_pds_refuse__psn_not_recorded_then_retx_delivered),
