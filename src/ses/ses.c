@@ -91,6 +91,8 @@ ses_alloc(struct uet_ses *s)
 	s->tgt_free = ses_stack(c->max_tgt_msgs);
 	s->tgt_hmask = ses_roundup_pow2(c->max_tgt_msgs) - 1;
 	s->tgt_hash = malloc(((size_t)s->tgt_hmask + 1) * sizeof(uint32_t));
+	s->read_hmask = ses_roundup_pow2(c->max_msgs) - 1;
+	s->read_hash = malloc(((size_t)s->read_hmask + 1) * sizeof(uint32_t));
 	s->rets = calloc(c->max_msgs, sizeof(*s->rets));
 	s->ret_free = ses_stack(c->max_msgs);
 	s->peer_mask = ses_roundup_pow2(c->max_peers * 2) - 1;
@@ -105,10 +107,13 @@ ses_alloc(struct uet_ses *s)
 			return -ENOMEM;
 	}
 	if (!s->msgs || !s->msg_free || !s->tgts || !s->tgt_free ||
-	    !s->tgt_hash || !s->rets || !s->ret_free || !s->peers || !s->cq)
+	    !s->tgt_hash || !s->read_hash || !s->rets || !s->ret_free ||
+	    !s->peers || !s->cq)
 		return -ENOMEM;
 	for (i = 0; i <= s->tgt_hmask; i++)
 		s->tgt_hash[i] = SES_NIL;
+	for (i = 0; i <= s->read_hmask; i++)
+		s->read_hash[i] = SES_NIL;
 	s->n_msg_free = c->max_msgs;
 	s->n_tgt_free = c->max_tgt_msgs;
 	s->n_ret_free = c->max_msgs;
@@ -159,6 +164,7 @@ uet_ses_free(struct uet_ses *s)
 	free(s->tgts);
 	free(s->tgt_free);
 	free(s->tgt_hash);
+	free(s->read_hash);
 	free(s->rets);
 	free(s->ret_free);
 	free(s->peers);
@@ -188,6 +194,7 @@ void
 ses_msg_put(struct uet_ses *s, struct ses_msg *m)
 {
 	ses_rdv_release(s, m); /* revoke the read-back key (4.8) */
+	ses_read_unhash(s, m);
 	m->state = SES_MSG_FREE;
 	m->gen++; /* late DONEs and builds of this cookie are stale */
 	s->msg_free[s->n_msg_free++] = (uint32_t)(m - s->msgs);

@@ -309,10 +309,16 @@ ses_msg_setup(struct uet_ses *s, struct ses_msg *m, const struct uet_ses_wr *wr,
 		return ret;
 	m->large_read = m->opcode == UET_SES_OP_READ &&
 			wr->len > SES_SMALL_DATA_MAX;
-	if (m->fmt != UET_SES_FMT_STD)
-		return 0;
-	return ses_peer_next_id(s, &wr->dest.fa, wr->job, wr->tc, m->mode,
-				&m->msg_id);
+	if (m->fmt == UET_SES_FMT_STD) {
+		ret = ses_peer_next_id(s, &wr->dest.fa, wr->job, wr->tc,
+				       m->mode, &m->msg_id);
+		if (ret != 0)
+			return ret;
+	}
+	/* Its data comes back as requests naming the message id. */
+	if (m->large_read)
+		ses_read_hash_add(s, m);
+	return 0;
 }
 
 /* A message the SES itself originates on behalf of a target record

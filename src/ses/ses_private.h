@@ -87,6 +87,7 @@ struct ses_msg {
 	bool hd;             /* header data present */
 	bool resp_seen;      /* EOM response in */
 	bool large_read;     /* data comes as return-direction requests */
+	bool rhashed;        /* large READ: on the read hash (rnext) */
 	bool aborted;        /* submit failed: only next_frag fragments */
 	uint16_t msg_id;
 	int32_t status;      /* first -errno seen */
@@ -99,6 +100,7 @@ struct ses_msg {
 	uint64_t ret_bytes;  /* large READ: bytes landed */
 	uint64_t mod_len;    /* modified_length of the response */
 	uint32_t next;       /* submission FIFO */
+	uint32_t rnext;      /* read hash chain */
 	uint8_t kind;        /* enum ses_msg_kind */
 	uint8_t list;        /* list of the response (EXPECTED/OVERFLOW) */
 	uint8_t rdv_gen;     /* rendezvous: generation of our MR entry */
@@ -219,6 +221,8 @@ struct uet_ses {
 	uint32_t n_tgt_free;
 	uint32_t *tgt_hash;
 	uint32_t tgt_hmask;
+	uint32_t *read_hash;     /* large READs in flight, by message id */
+	uint32_t read_hmask;
 	struct ses_ret *rets;
 	uint32_t *ret_free;
 	uint32_t n_ret_free;
@@ -281,6 +285,8 @@ bool ses_refuse(struct uet_ses *s, const struct uet_pds_event *ev,
 void ses_init_done(struct uet_ses *s, const struct uet_pds_event *ev);
 int ses_init_ret_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 		    const uint8_t *ses, uint16_t len);
+void ses_read_hash_add(struct uet_ses *s, struct ses_msg *m);
+void ses_read_unhash(struct uet_ses *s, struct ses_msg *m);
 
 /* ses_tgt.c */
 int ses_tgt_deliver(struct uet_ses *s, const struct uet_pds_event *ev,

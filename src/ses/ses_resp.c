@@ -156,18 +156,56 @@ ses_init_done(struct uet_ses *s, const struct uet_pds_event *ev)
 	ses_msg_check_done(s, m);
 }
 
+/* ---- large READs in flight, keyed {peer FA, job, message id}: every
+ * return-direction packet finds its message in O(1) ---- */
+
+static uint32_t
+ses_read_hash(const struct uet_ses *s, const struct uet_pds_fa *peer,
+	      uint32_t job, uint16_t msg_id)
+{
+	uint32_t fa_tail;
+
+	memcpy(&fa_tail, &peer->addr[sizeof(peer->addr) - 4], 4);
+	return ((uint32_t)msg_id * 2654435761u ^ job * 40503u ^ fa_tail) &
+	       s->read_hmask;
+}
+
+void
+ses_read_hash_add(struct uet_ses *s, struct ses_msg *m)
+{
+	uint32_t b = ses_read_hash(s, &m->wr.dest.fa, m->wr.job, m->msg_id);
+
+	m->rnext = s->read_hash[b];
+	s->read_hash[b] = (uint32_t)(m - s->msgs);
+	m->rhashed = true;
+}
+
+void
+ses_read_unhash(struct uet_ses *s, struct ses_msg *m)
+{
+	uint32_t idx = (uint32_t)(m - s->msgs), *link;
+
+	if (!m->rhashed)
+		return;
+	link = &s->read_hash[ses_read_hash(s, &m->wr.dest.fa, m->wr.job,
+					   m->msg_id)];
+	while (*link != SES_NIL && *link != idx)
+		link = &s->msgs[*link].rnext;
+	if (*link == idx)
+		*link = m->rnext;
+	m->rhashed = false;
+}
+
 static struct ses_msg *
 ses_read_find(struct uet_ses *s, const struct uet_pds_fa *peer, uint32_t job,
 	      uint16_t msg_id)
 {
-	uint32_t i;
+	uint32_t i = s->read_hash[ses_read_hash(s, peer, job, msg_id)];
+	struct ses_msg *m;
 
-	/* Bounded by the message pool; reads in flight are few. */
-	for (i = 0; i < s->cfg.max_msgs; i++) {
-		struct ses_msg *m = &s->msgs[i];
-
-		if (m->state != SES_MSG_FREE && m->large_read &&
-		    m->msg_id == msg_id && m->wr.job == job &&
+	for (; i != SES_NIL; i = m->rnext) {
+		m = &s->msgs[i];
+		if (m->msg_id == msg_id && m->wr.job == job &&
 		    memcmp(&m->wr.dest.fa, peer, sizeof(*peer)) == 0)
 			return m;
 	}
