@@ -7,8 +7,10 @@
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -111,9 +113,26 @@ uet_engine_eal_args_split(const char *prog, const char *args, bool isolate,
 	return argc;
 }
 
+/*
+ * The EAL leaves its runtime directory (/var/run/dpdk/<prefix>) behind,
+ * empty once its sockets are gone; with a prefix per process that is one
+ * stale directory per run. Registered before rte_eal_init(), so it runs
+ * after the EAL's own exit handlers; rmdir() never removes a directory
+ * that still holds anything (another process's files, a shared config).
+ */
+static char eal_rundir[PATH_MAX];
+
+static void
+eal_rundir_remove(void)
+{
+	if (eal_rundir[0] != '\0')
+		(void)rmdir(eal_rundir);
+}
+
 int
 uet_engine_eal_init(const char *prog, const char *args, bool *reused)
 {
+	static bool rundir_hook;
 	char buf[1024];
 	char *argv[UET_ENGINE_EAL_ARGS_MAX + 1];
 	int argc, rc;
@@ -135,6 +154,8 @@ uet_engine_eal_init(const char *prog, const char *args, bool *reused)
 					 UET_ENGINE_EAL_ARGS_MAX + 1);
 	if (argc < 0)
 		return argc;
+	if (!rundir_hook && atexit(eal_rundir_remove) == 0)
+		rundir_hook = true;
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0) {
 		if (rte_errno == EALREADY) {
@@ -144,5 +165,7 @@ uet_engine_eal_init(const char *prog, const char *args, bool *reused)
 		}
 		return -rte_errno;
 	}
+	(void)snprintf(eal_rundir, sizeof(eal_rundir), "%s",
+		       rte_eal_get_runtime_dir());
 	return 0;
 }

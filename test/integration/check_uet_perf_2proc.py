@@ -266,6 +266,18 @@ def netns(r, tmp):
     return 0
 
 
+def runtime_clean(pid):
+    """EAL runtime directories of this run's --file-prefix values: a
+    killed process (peer-death cases) leaves its sockets behind."""
+    bases = ["/var/run/dpdk", "/tmp/dpdk"]
+    if os.environ.get("XDG_RUNTIME_DIR"):
+        bases.append(os.path.join(os.environ["XDG_RUNTIME_DIR"], "dpdk"))
+    for base in bases:
+        for role in ("s", "c"):
+            shutil.rmtree(os.path.join(base, f"uetp-{pid}-{role}"),
+                          ignore_errors=True)
+
+
 def main():
     global PERF
     PERF = os.path.abspath(sys.argv[1])
@@ -277,6 +289,7 @@ def main():
     finally:
         r.kill_all()
         shutil.rmtree(tmp, ignore_errors=True)
+        runtime_clean(os.getpid())
     if rc == 77:
         return 77
     print("PASS" if r.fails == 0 else f"FAIL: {r.fails}")

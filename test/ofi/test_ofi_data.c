@@ -17,11 +17,13 @@
  */
 
 #include <arpa/inet.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rdma/fabric.h>
 #include <rdma/fi_atomic.h>
@@ -976,16 +978,35 @@ ring_port(void)
 	       -1 : 0;
 }
 
+/* The EAL's runtime directory, empty once its exit handlers ran (the
+ * handler is registered before rte_eal_init(), so it runs after them). */
+static char rundir[PATH_MAX];
+
+static void
+rundir_remove(void)
+{
+	if (rundir[0] != '\0')
+		(void)rmdir(rundir);
+}
+
 static int
 setup(void)
 {
+	char prefix[64];
 	char *argv[] = {
 		"test_ofi_data", "-l", "0-1", "--no-huge", "--no-shconf",
-		"-m", "256", "--no-pci", "--log-level=lib.eal:error", NULL,
+		"-m", "256", "--no-pci", "--log-level=lib.eal:error", prefix,
+		NULL,
 	};
-	struct fi_info *hints = fi_allocinfo();
+	struct fi_info *hints;
 
-	if (rte_eal_init(9, argv) < 0 || ring_port() < 0 || hints == NULL)
+	(void)snprintf(prefix, sizeof(prefix), "--file-prefix=uetofi%ld",
+		       (long)getpid());
+	if (atexit(rundir_remove) != 0 || rte_eal_init(10, argv) < 0)
+		return -1;
+	(void)snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
+	hints = fi_allocinfo();
+	if (ring_port() < 0 || hints == NULL)
 		return -1;
 	hints->ep_attr->type = FI_EP_RDM;
 	hints->caps = FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC;
