@@ -174,27 +174,63 @@ tx_take_released(struct uet_engine_lcore *lc)
 	lc->nb_rel = keep;
 }
 
+/* Hand @p n frames to the TX queue; returns how many it took (the rest
+ * stay with the caller). */
 static uint16_t
-tx_send(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
-	struct rte_mbuf **m, uint16_t n)
+tx_burst(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
+	 struct rte_mbuf **m, uint16_t n)
 {
 	uint64_t bytes = 0;
 	uint16_t sent;
 
 	if (n == 0)
 		return 0;
-	for (uint16_t i = 0; i < n; i++)
-		bytes += rte_pktmbuf_pkt_len(m[i]);
 	sent = rte_eth_tx_burst(lc->eng->port[port].port_id, queue, m, n);
-	for (uint16_t i = sent; i < n; i++) {
-		bytes -= rte_pktmbuf_pkt_len(m[i]);
-		rte_pktmbuf_free(m[i]);
-	}
+	for (uint16_t i = 0; i < sent; i++)
+		bytes += rte_pktmbuf_pkt_len(m[i]);
 	ENG_ADD(lc->st.tx_pkts, sent);
 	ENG_ADD(lc->st.tx_bytes, bytes);
-	/* the PDS retransmits: a full TX queue is a drop, not a stall */
-	ENG_ADD(lc->st.tx_full, n - sent);
+	ENG_ADD(lc->st.tx_held, n - sent);
 	return sent;
+}
+
+/*
+ * Frames the TX queue refuses (full, or a link not up yet: net_memif
+ * before its peer connects) wait in the staging array for the next
+ * iteration. uet_engine_tx_space() then shrinks, so the PDS builds fewer
+ * frames instead of losing them to the queue and retransmitting after an
+ * RTO; UUD datagrams sent before the link came up are not lost either.
+ */
+static void
+tx_flush_port(struct uet_engine_lcore *lc, struct eng_txbuf *b, uint16_t p)
+{
+	uint16_t sent = tx_burst(lc, p, b->queue, b->m, b->n);
+
+	lc->iter_tx += sent;
+	if (sent != 0 && sent < b->n)
+		memmove(b->m, b->m + sent, (b->n - sent) * sizeof(b->m[0]));
+	b->n = (uint16_t)(b->n - sent);
+}
+
+/* Fault path: what the queue refuses goes to the release list (sent
+ * first at the next flush of the port, never faulted twice). */
+static void
+tx_flush_faulted(struct uet_engine_lcore *lc, uint16_t p, uint16_t queue)
+{
+	uint16_t sent = tx_burst(lc, p, queue, lc->txo, lc->nb_txo);
+
+	lc->iter_tx += sent;
+	for (uint16_t i = sent; i < lc->nb_txo; i++) {
+		if (lc->nb_rel < RTE_DIM(lc->rel)) {
+			lc->rel[lc->nb_rel].m = lc->txo[i];
+			lc->rel[lc->nb_rel].port = p;
+			lc->nb_rel++;
+		} else {
+			ENG_INC(lc->st.tx_full);
+			rte_pktmbuf_free(lc->txo[i]);
+		}
+	}
+	lc->nb_txo = 0;
 }
 
 static void
@@ -211,19 +247,17 @@ tx_flush(struct uet_engine_lcore *lc, uint64_t now)
 		struct eng_txbuf *b = &lc->tx[p];
 
 		if (!lc->fault_on) {
-			lc->iter_tx += tx_send(lc, p, b->queue, b->m, b->n);
-			b->n = 0;
+			tx_flush_port(lc, b, p);
 			continue;
 		}
 		lc->txo_port = p;
 		lc->nb_txo = 0;
+		tx_take_released(lc);
 		for (uint16_t i = 0; i < b->n; i++)
 			eng_fault_apply(lc, UET_CONFIG_FAULT_TX, p, b->queue,
 					b->m[i], now, tx_sink);
 		b->n = 0;
-		tx_take_released(lc);
-		lc->iter_tx += tx_send(lc, p, b->queue, lc->txo, lc->nb_txo);
-		lc->nb_txo = 0;
+		tx_flush_faulted(lc, p, b->queue);
 	}
 	lc->txo_port = UINT16_MAX;
 }

@@ -84,6 +84,7 @@ fill_stats(const struct uet_engine *e, const struct uet_engine_stats *s,
 	add_u64(d, "tx_pkts", t->tx_pkts);
 	add_u64(d, "tx_bytes", t->tx_bytes);
 	add_u64(d, "tx_full", t->tx_full);
+	add_u64(d, "tx_held", t->tx_held);
 	add_u64(d, "tx_staging_full", t->tx_staging_full);
 	add_u64(d, "tx_no_queue", t->tx_no_queue);
 	add_u64(d, "mbuf_alloc_fail", t->mbuf_alloc_fail);
@@ -156,6 +157,7 @@ fill_lcores(const struct uet_engine *e, const struct uet_engine_stats *s,
 		add_u64(c, "rx_malformed", l->rx_malformed);
 		add_u64(c, "tx_pkts", l->tx_pkts);
 		add_u64(c, "tx_full", l->tx_full);
+		add_u64(c, "tx_held", l->tx_held);
 		snprintf(key, sizeof(key), "ctx%u", i);
 		rte_tel_data_add_dict_container(d, key, c, 0);
 	}

@@ -337,7 +337,11 @@ struct uet_engine_lcore_stats {
 	uint64_t rx_err_code[UET_WIRE_E__COUNT]; /**< ... by UET_WIRE_E_* */
 	uint64_t tx_pkts;         /**< frames accepted by rte_eth_tx_burst */
 	uint64_t tx_bytes;
-	uint64_t tx_full;         /**< frames freed: TX queue full */
+	uint64_t tx_full;         /**< frames freed: TX queue full and no
+				       room left to hold them */
+	uint64_t tx_held;         /**< frames the TX queue refused, kept for
+				       the next iteration (full queue, link
+				       not up yet) */
 	uint64_t tx_staging_full; /**< uet_engine_tx() -EAGAIN */
 	uint64_t tx_no_queue;     /**< uet_engine_tx() -ENODEV */
 	uint64_t arp_req_rx;      /**< ARP requests for our FA answered */

@@ -7,6 +7,9 @@
 #           socket in a temporary directory), the provider's RDM entry
 #   rxd     the same memif pair, plain '-p uet -e rdm': libfabric layers
 #           its ofi_rxd utility over the provider's DGRAM entry
+#   dgram   the same memif pair, '-e dgram': the provider's own DGRAM
+#           endpoints (UUD, nothing retransmits: the datagram sent before
+#           the memif peer connected must wait for the link, not be lost)
 #   netns   two network namespaces joined by a veth pair, net_af_packet on
 #           each end (needs root: skipped with 77 otherwise)
 # Each process has its own configuration (FA, MAC, EAL --file-prefix,
@@ -14,7 +17,7 @@
 # at run time. Checks that both sides complete and print their result
 # line (64 bytes, every message acknowledged). Bounded by timeouts.
 #
-# usage: test_ofi_pingpong.sh <fi_pingpong> memif|rxd|netns [iterations]
+# usage: test_ofi_pingpong.sh <fi_pingpong> memif|rxd|dgram|netns [iterations]
 set -u
 
 PINGPONG=${1:?fi_pingpong path}
@@ -105,7 +108,7 @@ CLI_RUN=()
 OOB_ADDR=127.0.0.1
 
 case "$MODE" in
-memif|rxd)
+memif|rxd|dgram)
 	sock="$TMP/memif.sock"
 	conf "$TMP/server.conf" "net_memif0,role=server,id=0,socket=$sock" 0 \
 		10.0.1.1 10.0.1.2 02:00:00:00:01:02 "${tag}s" 02:00:00:00:01:01
@@ -153,6 +156,9 @@ esac
 port=$(free_port) || exit 1
 if [ "$MODE" = rxd ]; then
 	args=(-p uet -e rdm -I "$ITERS" -S 64)
+elif [ "$MODE" = dgram ]; then
+	# one DGRAM entry per port, on the AI Base domain
+	args=(-p uet -d net_memif0-ai_base -e dgram -I "$ITERS" -S 64)
 else
 	args=(-p uet -d "$DOMAIN" -e rdm -I "$ITERS" -S 64)
 fi
