@@ -9,8 +9,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_branch_prediction.h>
+#include <rte_cycles.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
@@ -39,6 +41,12 @@ uet_proto_pds_config(const struct uet_config *cfg, struct uet_pds_config *c)
 	uint32_t ids = UET_PDS_PDC_MAX >> owner_bits;
 
 	uet_pds_config_default(c);
+	/* PROTOCOL.md 3: Start_PSNs are random. A fixed seed would give
+	 * every process the same PSN sequence (a stale packet of an old
+	 * incarnation would fit the new PDC); callers that want
+	 * reproducible runs (uet-perf --seed) set their own. */
+	c->seed = rte_rdtsc() ^ ((uint64_t)getpid() << 32) ^
+		  (uint64_t)(uintptr_t)c;
 	c->owner_bits = owner_bits;
 	/* PDC ids are 16 bits with the owner bits on top; keep one free. */
 	c->max_rsv_pdcs = RTE_MIN(cfg->engine.pdc_pool_reserved, ids / 4);

@@ -54,6 +54,7 @@ struct perf_sess {
 	struct uet_engine *e[PERF_MAX_PEERS + 1]; /* 0: receiver */
 	struct rulp *ru[PERF_MAX_PEERS + 1];
 	struct uet_proto_params pp[PERF_MAX_PEERS + 1];
+	struct uet_pds_config pds[PERF_MAX_PEERS + 1];
 	struct uet_ses_ulp_params sp[2];          /* --ulp ses: B, A */
 	struct sdrv *sd;                          /* --ulp ses */
 	struct perf_sampler smp;
@@ -296,6 +297,17 @@ target_faults(const struct perf_sess *s)
 	       s->o.op == PERF_OP_READ;
 }
 
+/* The PDS of engine @p i from @p cfg, seeded @p seed: --seed makes the
+ * Start_PSNs of a run reproducible (engines seed randomly otherwise). */
+static void
+pds_seeded(struct perf_sess *s, unsigned int i, const struct uet_config *cfg,
+	   uint64_t seed)
+{
+	uet_proto_pds_config(cfg, &s->pds[i]);
+	s->pds[i].seed = seed;
+	s->pp[i].pds = &s->pds[i];
+}
+
 static int
 sess_engines(struct perf_sess *s, const struct uet_config *base)
 {
@@ -313,6 +325,7 @@ sess_engines(struct perf_sess *s, const struct uet_config *base)
 	}
 	if (target_faults(s))
 		faults_apply(s, &cfg, s->o.seed + PERF_MAX_PEERS);
+	pds_seeded(s, 0, &cfg, s->o.seed + PERF_MAX_PEERS);
 	s->e[0] = engine_make("R", 0, &cfg, &s->pp[0]);
 	if (s->e[0] == NULL)
 		return -ENODEV;
@@ -331,6 +344,7 @@ sess_engines(struct perf_sess *s, const struct uet_config *base)
 		side_cfg(&cfg, base, dev, ip, mac);
 		add_neigh(&cfg, ip_b, mac_b);
 		faults_apply(s, &cfg, s->o.seed + i);
+		pds_seeded(s, 1 + i, &cfg, s->o.seed + i);
 		s->e[1 + i] = engine_make("S", i, &cfg, &s->pp[1 + i]);
 		if (s->e[1 + i] == NULL)
 			return -ENODEV;

@@ -202,6 +202,13 @@ void uet_pds_free(struct uet_pds *p);
  * next_hdr) and acknowledges them. dst, job, tc and mode are ignored.
  */
 #define UET_PDS_SUBMIT_PDC  0x04u
+/**
+ * Set AR on this packet: the receiver acknowledges it at once instead of
+ * coalescing. For the last packet of a read response: its initiator has
+ * no SES response to send, and an application polling inline may not
+ * give its engine another turn for the delayed ACK.
+ */
+#define UET_PDS_SUBMIT_AR   0x08u
 
 /** One request packet handed to the PDS by the SES. */
 struct uet_pds_submit {

@@ -7,9 +7,13 @@
  *
  * PDC ids: the top owner_bits are the owner (engine lcore) so the engine can
  * steer ACKs and requests to the lcore that owns the PDC; the rest is the
- * pool index. The two roles have independent id spaces of up to 65536
- * each; which one a packet addresses follows from the packet (pds.c,
- * pds_ack.c: return-direction requests carry RESPONSE_DATA next headers).
+ * pool index, target ids after the initiator ids (id_tgt_base) whenever
+ * both pools fit in the id space. Then every id names exactly one PDC: an
+ * ACK addresses either an initiator PDC (forward data) or a target PDC
+ * (return-direction read data), and the peer has PDCs both ways with
+ * independent PSN spaces. Only pools too large for that (more than half
+ * the id space per role) share the id numbers between the roles; an ACK
+ * is then matched by its peer, spdcid and PSN range (pds_ack.c).
  */
 
 #include <stdlib.h>
@@ -129,7 +133,7 @@ pds_pdc_alloc(struct uet_pds *p, unsigned int role, bool rsv, uint64_t now)
 	c->anext = anext;
 	c->gen = gen;
 	c->role = (uint8_t)role;
-	c->lid = (uint16_t)(p->id_owner | local);
+	c->lid = (uint16_t)(p->id_owner | (role * p->id_tgt_base + local));
 	c->tblk = PDS_NIL;
 	c->rblk = PDS_NIL;
 	c->resp = PDS_NIL;
@@ -141,7 +145,7 @@ pds_pdc_alloc(struct uet_pds *p, unsigned int role, bool rsv, uint64_t now)
 void
 pds_pdc_free(struct uet_pds *p, struct pds_pdc *c)
 {
-	uint32_t local = c->lid & p->id_mask;
+	uint32_t local = (c->lid & p->id_mask) - c->role * p->id_tgt_base;
 	bool rsv = (c->flags & PDC_F_RSV) != 0;
 
 	pds_timer_cancel(p, pds_idx(p, c));
@@ -165,9 +169,10 @@ pds_pdc_free(struct uet_pds *p, struct pds_pdc *c)
 struct pds_pdc *
 pds_pdc_by_lid(struct uet_pds *p, unsigned int role, uint16_t lid)
 {
-	uint32_t local = lid & p->id_mask;
+	uint32_t local = (lid & p->id_mask) - role * p->id_tgt_base;
 	struct pds_pdc *c;
 
+	/* below the role's base, local wraps around and fails the bound */
 	if ((lid & ~p->id_mask) != p->id_owner || local >= p->cap)
 		return NULL;
 	c = &p->pdc[role * p->cap + local];

@@ -157,6 +157,9 @@ uet_pds_create(const struct uet_pds_config *cfg)
 	p->cc = cfg->cc ? cfg->cc : &uet_pds_cc_fixed;
 	p->cap = cfg->max_pdcs + cfg->max_rsv_pdcs;
 	p->id_mask = (UET_PDS_PDC_MAX >> cfg->owner_bits) - 1;
+	/* Target ids follow the initiator ids when both fit in the id
+	 * space, so every id names one PDC (pdc.c) */
+	p->id_tgt_base = 2 * p->cap <= p->id_mask + 1 ? p->cap : 0;
 	p->id_owner = (uint16_t)(cfg->owner_bits ?
 		cfg->owner_id << (16 - cfg->owner_bits) : 0);
 	p->tx_shift = (uint32_t)__builtin_ctz(cfg->tx_window);

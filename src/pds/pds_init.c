@@ -117,7 +117,8 @@ pds_init_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 		fresh = true;
 	}
 	rc = pds_init_queue(p, c, s->cookie, s->len, s->next_hdr,
-			    (s->flags & UET_PDS_SUBMIT_RESP) ? SLOT_F_RESP : 0);
+			    ((s->flags & UET_PDS_SUBMIT_RESP) ? SLOT_F_RESP : 0) |
+			    ((s->flags & UET_PDS_SUBMIT_AR) ? SLOT_F_AR : 0));
 	if (rc < 0) {
 		if (fresh) {
 			pds_ikey_del(p, c);
@@ -151,7 +152,8 @@ pds_init_submit_ret(struct uet_pds *p, const struct uet_pds_submit *s,
 		return -EINVAL;
 	if (c == NULL || c->role != PDS_ROLE_TGT)
 		return -ENOENT;
-	rc = pds_init_queue(p, c, s->cookie, s->len, s->next_hdr, 0);
+	rc = pds_init_queue(p, c, s->cookie, s->len, s->next_hdr,
+			    (s->flags & UET_PDS_SUBMIT_AR) ? SLOT_F_AR : 0);
 	if (rc == 0)
 		c->last_ns = now;
 	return rc;
@@ -230,7 +232,7 @@ pds_init_hdr_req(struct uet_pds *p, struct pds_pdc *c,
 
 	pds_init_hdr_type(p, c, h);
 	h->next_hdr = sl->kind;
-	if (pds_init_ar(p, c))
+	if ((sl->flags & SLOT_F_AR) || pds_init_ar(p, c))
 		h->flags |= UET_PDS_F_AR;
 	/* CLEAR_PSN rides on every request (PROTOCOL.md 3). */
 	if (clr < INT16_MIN)

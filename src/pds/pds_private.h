@@ -145,6 +145,7 @@ enum pds_slot_state {
 
 #define SLOT_F_RESP   0x01u /* completes on the SES response */
 #define SLOT_F_CP     0x02u /* a control packet (kind = ctl_type) */
+#define SLOT_F_AR     0x04u /* AR on every transmission */
 #define SLOT_F_RETXD  0x08u /* retransmitted at least once (no RTT) */
 
 /* One PSN of a transmit block: enough to rebuild the packet. */
@@ -278,6 +279,7 @@ struct uet_pds {
 	const struct uet_pds_cc_ops *cc;
 	uint32_t cap;            /* PDCs per role (general + reserved) */
 	uint32_t id_mask;        /* low bits of a PDC id */
+	uint32_t id_tgt_base;    /* low bits of the first target PDC id */
 	uint16_t id_owner;       /* owner prefix of our PDC ids */
 	uint32_t tx_shift;       /* log2(tx_window) */
 	uint32_t rx_words;       /* uint64_t per receive block */

@@ -308,6 +308,10 @@ ses_ret_submit(struct uet_ses *s, struct ses_ret *t, uint64_t now)
 	ps.next_hdr = UET_PDS_NEXT_RESPONSE_DATA;
 	ps.len = (uint16_t)(UET_SES_RESPONSE_DATA_LEN + plen);
 	ps.cookie = ses_cookie(SES_CK_RET, (uint32_t)(t - s->rets), t->gen, i);
+	/* The READ's initiator acknowledges the tail at once: it has no SES
+	 * response to send, and nothing else may make it run (inline) */
+	if (i + 1 == t->nfrags)
+		ps.flags |= UET_PDS_SUBMIT_AR;
 	ret = uet_pds_submit(s->cfg.pds, &ps, now);
 	if (ret == 0) {
 		t->next_frag++;

@@ -44,7 +44,7 @@
 #include "ofi_check.h"
 
 #define POLL_MAX 200000
-#define BIG 65536
+#define BIG (256 * 1024)
 
 struct node {
 	struct fid_domain *dom;
@@ -449,6 +449,15 @@ test_rdv(void)
 	expect_ok(n1.cq, &c1, FI_RECV | FI_TAGGED, &e, NULL);
 	CHECK(e.len == 40000 && e.tag == 0x91);
 	CHECK(memcmp(rbuf, sbuf, 40000) == 0);
+	/* a read-back of more packets than a SACK bitmap covers */
+	fill(sbuf, 200000, 25);
+	memset(rbuf, 0, 200000);
+	CHECK_RC(fi_recv(n1.ep, rbuf, 200000, NULL, FI_ADDR_UNSPEC, &c1), 0);
+	CHECK_RC(fi_send(n0.ep, sbuf, 200000, NULL, n0.peer, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &c1, FI_RECV | FI_MSG, &e, NULL);
+	CHECK(e.len == 200000 && memcmp(rbuf, sbuf, 200000) == 0);
 	/* unexpected: the sender waits for the read-back */
 	fill(sbuf, 30000, 23);
 	memset(rbuf, 0, 32000);

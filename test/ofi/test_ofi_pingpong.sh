@@ -7,6 +7,9 @@
 #           socket in a temporary directory), the provider's RDM entry
 #   rxd     the same memif pair, plain '-p uet -e rdm': libfabric layers
 #           its ofi_rxd utility over the provider's DGRAM entry
+#   sizes   the same memif pair, RDM, '-S all': every size from 0 B to
+#           6 MiB, so eager sends, rendezvous sends whose read-back is
+#           longer than a SACK bitmap, and multi-MiB ones
 #   dgram   the same memif pair, '-e dgram': the provider's own DGRAM
 #           endpoints (UUD, nothing retransmits: the datagram sent before
 #           the memif peer connected must wait for the link, not be lost)
@@ -17,12 +20,14 @@
 # at run time. Checks that both sides complete and print their result
 # line (64 bytes, every message acknowledged). Bounded by timeouts.
 #
-# usage: test_ofi_pingpong.sh <fi_pingpong> memif|rxd|dgram|netns [iterations]
+# usage: test_ofi_pingpong.sh <fi_pingpong> memif|rxd|sizes|dgram|netns
+#        [iterations]
 set -u
 
 PINGPONG=${1:?fi_pingpong path}
 MODE=${2:?memif or netns}
 ITERS=${3:-200}
+[ "$MODE" = sizes ] && ITERS=${3:-10}
 LIMIT=30
 
 TMP=$(mktemp -d /tmp/uet-pp.XXXXXX) || exit 1
@@ -89,12 +94,31 @@ EOF
 # the result line: size, sent, every message acknowledged, then numbers
 check_out() {
 	local f=$1 who=$2
+	if [ "$MODE" = sizes ]; then
+		check_sizes "$f" "$who"
+		return
+	fi
 	if ! grep -Eq "^64 +$ITERS +=$ITERS +[0-9.]+[kmg]? +[0-9.]+s +[0-9.]+ +[0-9.]+ +[0-9.]+" "$f"; then
 		echo "FAIL: $who did not report a complete run:"
 		grep -v 'returned -61' "$f" | tail -20
 		return 1
 	fi
 	grep -E "^64 " "$f" | sed "s/^/# $who: /"
+	return 0
+}
+
+# '-S all': one complete line per size, the last one 6 MiB
+check_sizes() {
+	local f=$1 who=$2 lines ok
+	lines=$(grep -Ec '^[0-9.]+[kmg]? +[0-9]+' "$f")
+	ok=$(grep -Ec "^[0-9.]+[kmg]? +$ITERS +=$ITERS +" "$f")
+	if [ "$lines" -lt 40 ] || [ "$ok" -ne "$lines" ] ||
+	    ! grep -Eq "^6m +$ITERS +=$ITERS " "$f"; then
+		echo "FAIL: $who: $ok of $lines sizes complete, or no 6m line:"
+		grep -v 'returned -61' "$f" | tail -20
+		return 1
+	fi
+	grep -E '^(64|64k|1m|6m) ' "$f" | sed "s/^/# $who: /"
 	return 0
 }
 
@@ -108,7 +132,7 @@ CLI_RUN=()
 OOB_ADDR=127.0.0.1
 
 case "$MODE" in
-memif|rxd|dgram)
+memif|rxd|sizes|dgram)
 	sock="$TMP/memif.sock"
 	conf "$TMP/server.conf" "net_memif0,role=server,id=0,socket=$sock" 0 \
 		10.0.1.1 10.0.1.2 02:00:00:00:01:02 "${tag}s" 02:00:00:00:01:01
@@ -156,6 +180,8 @@ esac
 port=$(free_port) || exit 1
 if [ "$MODE" = rxd ]; then
 	args=(-p uet -e rdm -I "$ITERS" -S 64)
+elif [ "$MODE" = sizes ]; then
+	args=(-p uet -d "$DOMAIN" -e rdm -I "$ITERS" -S all)
 elif [ "$MODE" = dgram ]; then
 	# one DGRAM entry per port, on the AI Base domain
 	args=(-p uet -d net_memif0-ai_base -e dgram -I "$ITERS" -S 64)

@@ -381,6 +381,70 @@ pds_ret__target_submits_initiator_delivers_once(void **state)
 	assert_int_equal(fw_st(0)->nack_tx[UET_NACK_INV_DPDCID], 1);
 }
 
+/* Return-direction data is coalesced like any other; the SES marks the
+ * last packet of a read response with UET_PDS_SUBMIT_AR, which the
+ * initiator acknowledges at once (it has no SES response to send). */
+static void
+pds_ret__submit_ar_acked_at_once(void **state)
+{
+	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 1, 0), ack, rd[2],
+			  rack;
+	struct uet_pds_submit s;
+	uint8_t buf[FW_PAYLOAD_MAX];
+	int k;
+
+	(void)state;
+	fw_inject(&W, 1, &req, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fw_inject(&W, 0, &ack, false, false);
+	for (k = 0; k < 2; k++) {
+		memset(&s, 0, sizeof(s));
+		s.flags = UET_PDS_SUBMIT_PDC | (k ? UET_PDS_SUBMIT_AR : 0);
+		s.pdc = W.last_pdc[1];
+		s.cookie = FW_RET_BASE + 1 + (uint64_t)k;
+		s.len = fw_payload(s.cookie, buf);
+		s.next_hdr = UET_PDS_NEXT_RESPONSE_DATA;
+		assert_int_equal(uet_pds_submit(W.pds[1], &s, W.now), 0);
+	}
+	assert_int_equal(fw_take(&W, 1, rd, 2), 2);
+	assert_false(rd[0].hdr.flags & UET_PDS_F_AR);
+	assert_true(rd[1].hdr.flags & UET_PDS_F_AR);
+	/* The first return packet of the PDC is ACKed at once anyway; the
+	 * second would be coalesced but for its AR. */
+	fw_inject(&W, 0, &rd[0], false, false);
+	fw_take(&W, 0, &rack, 1);
+	fw_inject(&W, 0, &rd[1], false, false);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_ACK, &rack));
+	assert_int_equal(rack.hdr.u.ack.cack_psn, rd[1].hdr.u.req.psn);
+	fw_inject(&W, 1, &rack, false, false);
+	assert_int_equal(W.done_ok[FW_RET_BASE + 2], 1);
+}
+
+/* An engine that is both target and initiator towards one peer: its two
+ * PDCs have different ids, so an ACK names exactly one of them. */
+static void
+pds_ids__initiator_and_target_differ(void **state)
+{
+	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 1, 0), ack, back;
+	struct uet_pds_submit s;
+	uint8_t buf[FW_PAYLOAD_MAX];
+
+	(void)state;
+	fw_inject(&W, 1, &req, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	memset(&s, 0, sizeof(s));
+	s.dst = W.fa[0];
+	s.job = 1;
+	s.tc = 1;
+	s.mode = UET_PDS_MODE_RUD;
+	s.next_hdr = UET_PDS_NEXT_REQUEST_SMALL;
+	s.cookie = 2;
+	s.len = fw_payload(s.cookie, buf);
+	assert_int_equal(uet_pds_submit(W.pds[1], &s, W.now), 0);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_RUD_REQ, &back));
+	assert_int_not_equal(back.hdr.u.req.spdcid, ack.hdr.u.ack.spdcid);
+}
+
 static int
 info_cb(const struct uet_pds_pdc_info *info, void *arg)
 {
@@ -914,6 +978,8 @@ main(void)
 		T(pds_tgt_rx__other_start_psn_nacked_until_quiet),
 		T(pds_tgt_respond__high_water_sends_clear_req),
 		T(pds_tgt_respond__out_of_order_found_and_cleared),
+		T(pds_ret__submit_ar_acked_at_once),
+		T(pds_ids__initiator_and_target_differ),
 		T(pds_tgt_rx__rod_head_lost_twice_renacked),
 		T(pds_tgt_rx__rod_head_lost_twice_needs_timer_without_renack),
 		T(uet_pds_refuse__psn_not_recorded_then_retx_delivered),
