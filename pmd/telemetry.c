@@ -18,13 +18,16 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
 #include <rte_telemetry.h>
 
+#include <uet/uet_pds.h>
 #include <uet/uet_ses_ulp.h>
+#include <uet/uet_ulp.h>
 
 #include "engine_private.h"
 
@@ -270,6 +273,69 @@ fill_ses(const struct uet_engine *e, const struct uet_engine_stats *s,
 	return 0;
 }
 
+/* The PDS counters of /uet/pds (struct uet_pds_stats, scalar ones). */
+#define PDS_CTR(f) { #f, offsetof(struct uet_pds_stats, f) }
+static const struct {
+	const char *name;
+	size_t off;
+} pds_ctrs[] = {
+	PDS_CTR(retx_sack), PDS_CTR(retx_nack), PDS_CTR(retx_rto),
+	PDS_CTR(retx_backoff), PDS_CTR(retx_probe), PDS_CTR(retx_again),
+	PDS_CTR(rto_fires), PDS_CTR(rto_spurious), PDS_CTR(tlp_fires),
+	PDS_CTR(dup_rx), PDS_CTR(ooo_rx), PDS_CTR(acks_coalesced),
+	PDS_CTR(resp_resent), PDS_CTR(pdc_open_init), PDS_CTR(pdc_open_tgt),
+	PDS_CTR(pdc_close_init), PDS_CTR(pdc_close_tgt), PDS_CTR(pdc_fail),
+	PDS_CTR(done_ok), PDS_CTR(done_err), PDS_CTR(delivered),
+	PDS_CTR(refused), PDS_CTR(exhaust_pdc), PDS_CTR(exhaust_txblk),
+	PDS_CTR(exhaust_rxblk), PDS_CTR(exhaust_resp), PDS_CTR(exhaust_rudi),
+	PDS_CTR(exhaust_queue), PDS_CTR(ev_full), PDS_CTR(rx_bad),
+	PDS_CTR(rx_stale), PDS_CTR(rod_goback), PDS_CTR(rod_renack),
+	PDS_CTR(rod_nack_stale), PDS_CTR(clear_req_tx), PDS_CTR(clear_idle),
+	PDS_CTR(syn_conflict), PDS_CTR(syn_replace), PDS_CTR(new_start),
+	PDS_CTR(rtt_samples),
+};
+
+/* The PDS of each context (PDS hook engines only): its counters, the
+ * NACKs it sent and received (by code, non-zero ones) and pool use. */
+static int
+fill_pds(const struct uet_engine *e, const struct uet_engine_stats *s,
+	 struct rte_tel_data *d)
+{
+	struct uet_engine *me = (struct uet_engine *)(uintptr_t)e;
+
+	(void)s;
+	for (unsigned int i = 0; i < e->nb_lcores; i++) {
+		struct uet_ulp_ctx *ctx = uet_ulp_ctx_get(me, i);
+		const struct uet_pds_stats *ps;
+		struct uet_pds_pool_info pi;
+		const struct uet_pds *pds;
+		char k[32];
+
+		if (ctx == NULL || (pds = uet_ulp_ctx_pds(ctx)) == NULL)
+			return -ENOENT;
+		ps = uet_pds_stats_get(pds);
+		for (size_t c = 0; c < RTE_DIM(pds_ctrs); c++)
+			add_ctx_u64(d, i, pds_ctrs[c].name,
+				    *(const uint64_t *)((const char *)ps +
+							pds_ctrs[c].off));
+		for (unsigned int c = 0; c < RTE_DIM(ps->nack_tx); c++) {
+			if (ps->nack_tx[c] != 0) {
+				snprintf(k, sizeof(k), "nack_tx_%u", c);
+				add_ctx_u64(d, i, k, ps->nack_tx[c]);
+			}
+			if (ps->nack_rx[c] != 0) {
+				snprintf(k, sizeof(k), "nack_rx_%u", c);
+				add_ctx_u64(d, i, k, ps->nack_rx[c]);
+			}
+		}
+		uet_pds_pool_info_get(pds, &pi);
+		add_ctx_u64(d, i, "pdc_used_init", pi.pdc_used[0]);
+		add_ctx_u64(d, i, "pdc_used_tgt", pi.pdc_used[1]);
+		add_ctx_u64(d, i, "resp_used", pi.resp_used);
+	}
+	return 0;
+}
+
 static int
 tel_run(const char *params, struct rte_tel_data *d, tel_fill_fn fill)
 {
@@ -322,6 +388,7 @@ TEL_CMD(cmd_lcores, fill_lcores)
 TEL_CMD(cmd_fault, fill_fault)
 TEL_CMD(cmd_neigh, fill_neigh)
 TEL_CMD(cmd_ses, fill_ses)
+TEL_CMD(cmd_pds, fill_pds)
 
 static const struct {
 	const char *cmd;
@@ -336,6 +403,8 @@ static const struct {
 	{ "/uet/fault", cmd_fault,
 	  "Fault injection counters. Parameter: engine index" },
 	{ "/uet/neigh", cmd_neigh, "ARP/ND counters. Parameter: engine index" },
+	{ "/uet/pds", cmd_pds,
+	  "PDS counters per context. Parameter: engine index" },
 	{ "/uet/ses", cmd_ses,
 	  "SES ULP counters per context. Parameter: engine index" },
 };

@@ -6,15 +6,19 @@
  * Helpers shared by the EAL integration tests (one test program per
  * translation unit): a CHECK that counts failures and goes on, the
  * configuration of one inline engine on a ring port with a static peer,
- * and a pair of ring ports wired back to back.
+ * a pair of ring ports wired back to back, and the telemetry socket.
  */
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
+#include <rte_eal.h>
 #include <rte_eth_ring.h>
 #include <rte_ring.h>
 
@@ -85,6 +89,55 @@ itest_ring_pair(const char *a, const char *b)
 	    rte_eth_from_rings(b, &ab, 1, &ba, 1, SOCKET_ID_ANY) < 0)
 		return -1;
 	return 0;
+}
+
+/* This process's telemetry socket (the one dpdk-telemetry.py uses), past
+ * its greeting in @p buf; -1 when the EAL runs without it. */
+static inline int
+itest_tel_open(char *buf, size_t len)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd;
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/dpdk_telemetry.v2",
+		 rte_eal_get_runtime_dir());
+	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
+	    read(fd, buf, len) <= 0) {
+		close(fd);
+		printf("telemetry socket %s unavailable\n", sun.sun_path);
+		return -1;
+	}
+	return fd;
+}
+
+/* One command; the JSON answer NUL-terminated in @p buf. */
+static inline int
+itest_tel_query(int fd, const char *cmd, char *buf, size_t len)
+{
+	ssize_t n;
+
+	if (write(fd, cmd, strlen(cmd)) < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* The number after "@p key": in a telemetry answer; -1 when absent. */
+static inline long long
+itest_tel_value(const char *json, const char *key)
+{
+	char pat[96];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(json, pat);
+	return p == NULL ? -1 : strtoll(p + strlen(pat), NULL, 10);
 }
 
 #endif /* UET_ITEST_H */

@@ -540,20 +540,6 @@ test_ring(void)
 /* telemetry                                                           */
 /* ------------------------------------------------------------------ */
 
-static int
-tel_query(int fd, const char *cmd, char *buf, size_t len)
-{
-	ssize_t n;
-
-	if (write(fd, cmd, strlen(cmd)) < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
-}
-
 static void
 test_telemetry(void)
 {
@@ -561,7 +547,6 @@ test_telemetry(void)
 		"/uet/engines", "/uet/stats,0", "/uet/ports,0",
 		"/uet/lcores,0", "/uet/fault,0", "/uet/neigh,0",
 	};
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	struct uet_config c;
 	struct uet_engine *e;
 	struct rte_tel_data *d;
@@ -581,34 +566,29 @@ test_telemetry(void)
 	CHECK(uet_engine_telemetry_call("/uet/stats", "7", d) == -ENOENT);
 	CHECK(uet_engine_telemetry_call("/uet/stats", "x", d) == -EINVAL);
 	CHECK(uet_engine_telemetry_call("/uet/nope", NULL, d) == -ENOENT);
-	/* not an engine with the SES ULP */
+	/* not an engine with the PDS hook or the SES ULP */
+	CHECK(uet_engine_telemetry_call("/uet/pds", "0", d) == -ENOENT);
 	CHECK(uet_engine_telemetry_call("/uet/ses", "0", d) == -ENOENT);
 	rte_tel_data_free(d);
 	/* the socket dpdk-telemetry.py uses */
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/dpdk_telemetry.v2",
-		 rte_eal_get_runtime_dir());
-	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
-		printf("telemetry socket %s unavailable: in-process only\n",
-		       sun.sun_path);
+	fd = itest_tel_open(buf, sizeof(buf));
+	if (fd < 0)
 		goto out;
-	}
-	CHECK(read(fd, buf, sizeof(buf)) > 0); /* greeting */
 	for (unsigned int i = 0; i < RTE_DIM(cmds); i++) {
 		char key[64];
 		const char *name = cmds[i];
 		size_t klen = strcspn(name, ",");
 
 		snprintf(key, sizeof(key), "{\"%.*s\":", (int)klen, name);
-		CHECK(tel_query(fd, cmds[i], buf, sizeof(buf)) == 0);
+		CHECK(itest_tel_query(fd, cmds[i], buf, sizeof(buf)) == 0);
 		printf("%s -> %.160s%s\n", cmds[i], buf,
 		       strlen(buf) > 160 ? "..." : "");
 		CHECK(strncmp(buf, key, strlen(key)) == 0);
 		CHECK(strstr(buf, "null") == NULL);
 	}
-	CHECK(tel_query(fd, "/uet/stats,0", buf, sizeof(buf)) == 0);
+	CHECK(itest_tel_query(fd, "/uet/stats,0", buf, sizeof(buf)) == 0);
 	CHECK(strstr(buf, "\"rx_pkts\"") != NULL);
-	CHECK(tel_query(fd, "/", buf, sizeof(buf)) == 0);
+	CHECK(itest_tel_query(fd, "/", buf, sizeof(buf)) == 0);
 	CHECK(strstr(buf, "/uet/fault") != NULL);
 out:
 	if (fd >= 0)

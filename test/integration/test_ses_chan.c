@@ -979,6 +979,40 @@ side_make(struct side *s, const char *tag, const struct uet_config *c,
 	return ctl(s, &r) == 0 ? 0 : -1;
 }
 
+/* /uet/pds over the socket: A's and B's PDS completed and delivered
+ * what this run sent; under injected loss they retransmitted. */
+static void
+test_pds_telemetry(bool lossy)
+{
+	static char buf[65536];
+	long long retx = 0;
+	int fd = itest_tel_open(buf, sizeof(buf));
+
+	if (fd < 0)
+		return;
+	for (unsigned int i = 0; i < 2; i++) {
+		static const char *const kinds[] = {
+			"ctx0_retx_sack", "ctx0_retx_nack", "ctx0_retx_rto",
+			"ctx0_retx_probe",
+		};
+		char cmd[32];
+
+		snprintf(cmd, sizeof(cmd), "/uet/pds,%u", i);
+		CHECK(itest_tel_query(fd, cmd, buf, sizeof(buf)) == 0);
+		printf("# %s: done_ok %lld delivered %lld\n", cmd,
+		       itest_tel_value(buf, "ctx0_done_ok"),
+		       itest_tel_value(buf, "ctx0_delivered"));
+		CHECK(itest_tel_value(buf, "ctx0_done_ok") > 0);
+		CHECK(itest_tel_value(buf, "ctx0_delivered") > 0);
+		CHECK(itest_tel_value(buf, "ctx0_pdc_used_init") >= 0);
+		for (unsigned int k = 0; k < RTE_DIM(kinds); k++)
+			retx += itest_tel_value(buf, kinds[k]);
+	}
+	if (lossy)
+		CHECK(retx > 0);
+	close(fd);
+}
+
 static void
 run(bool lossy)
 {
@@ -1079,9 +1113,11 @@ run(bool lossy)
 		if (d != NULL) {
 			/* index 0 is A (freed engines' slots are reused) */
 			CHECK(uet_engine_telemetry_call("/uet/ses", "0", d) == 0);
+			CHECK(uet_engine_telemetry_call("/uet/pds", "1", d) == 0);
 			rte_tel_data_free(d);
 		}
 	}
+	test_pds_telemetry(lossy);
 	if (lossy) {
 		static struct uet_engine_stats es;
 		uint64_t drops;
