@@ -102,6 +102,7 @@ lcores_free(struct uet_engine *e)
 		if (e->hook.lcore_fini != NULL)
 			e->hook.lcore_fini(lc, lc->hook_priv);
 		eng_lcore_drain(lc);
+		eng_capture_close(lc);
 		eng_neigh_fini(lc);
 		rte_free(lc);
 		e->lc[i] = NULL;
@@ -125,6 +126,9 @@ lcores_setup(struct uet_engine *e, void *hook_arg)
 		if (e->lc[i] == NULL)
 			return -ENOMEM;
 		e->nb_lcores = i + 1;
+		rc = eng_capture_open(e->lc[i]);
+		if (rc < 0)
+			return rc;
 		if (e->hook.lcore_init != NULL) {
 			rc = e->hook.lcore_init(e->lc[i], hook_arg,
 						&e->lc[i]->hook_priv);

@@ -131,8 +131,12 @@ struct uet_engine_lcore;
 typedef void (*eng_sink_fn)(struct uet_engine_lcore *lc, uint16_t port,
 			    uint16_t queue, struct rte_mbuf *m, uint64_t now);
 
+struct rte_pcapng;
+
 struct uet_engine_lcore {
 	struct uet_engine *eng;
+	struct rte_pcapng *cap;  /* engine.capture, else NULL */
+	struct rte_mempool *cap_pool; /* copies for the capture */
 	unsigned int idx;
 	unsigned int lcore_id;   /* EAL lcore (AUTO), or UINT32_MAX */
 	void *hook_priv;
@@ -202,6 +206,15 @@ unsigned int eng_lcore_iterate(struct uet_engine_lcore *lc);
 void eng_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 		struct rte_mbuf *m, uint64_t now);
 void eng_lcore_drain(struct uet_engine_lcore *lc);
+
+/* capture.c (engine.capture) */
+int eng_capture_open(struct uet_engine_lcore *lc);
+void eng_capture_close(struct uet_engine_lcore *lc);
+void eng_capture_copy(struct uet_engine_lcore *lc, uint16_t port,
+		      uint16_t queue, struct rte_mbuf *const *m, uint16_t n,
+		      bool tx, struct rte_mbuf **out);
+void eng_capture_write(struct uet_engine_lcore *lc, struct rte_mbuf **c,
+		       uint16_t n_write, uint16_t n);
 
 /* neigh.c */
 int eng_neigh_init(struct uet_engine_lcore *lc);

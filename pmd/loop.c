@@ -111,6 +111,13 @@ rx_poll(struct uet_engine_lcore *lc, uint64_t now)
 
 		if (n == 0)
 			continue;
+		if (unlikely(lc->cap != NULL)) {
+			struct rte_mbuf *c[UET_ENGINE_BURST_MAX];
+
+			eng_capture_copy(lc, q->port, q->queue, pkts, n, false,
+					 c);
+			eng_capture_write(lc, c, n, n);
+		}
 		for (uint16_t j = 0; j < n; j++)
 			bytes += rte_pktmbuf_pkt_len(pkts[j]);
 		ENG_ADD(lc->st.rx_pkts, n);
@@ -174,6 +181,22 @@ tx_take_released(struct uet_engine_lcore *lc)
 	lc->nb_rel = keep;
 }
 
+/* engine.capture: copies are taken before the PMD owns the frames; only
+ * those of frames the queue took are written. */
+static uint16_t
+tx_burst_captured(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
+		  struct rte_mbuf **m, uint16_t n)
+{
+	struct rte_mbuf *c[RTE_DIM(lc->txo)];
+	uint16_t sent;
+
+	n = RTE_MIN(n, (uint16_t)RTE_DIM(c));
+	eng_capture_copy(lc, port, queue, m, n, true, c);
+	sent = rte_eth_tx_burst(lc->eng->port[port].port_id, queue, m, n);
+	eng_capture_write(lc, c, sent, n);
+	return sent;
+}
+
 /* Hand @p n frames to the TX queue; returns how many it took (the rest
  * stay with the caller). */
 static uint16_t
@@ -185,7 +208,11 @@ tx_burst(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 
 	if (n == 0)
 		return 0;
-	sent = rte_eth_tx_burst(lc->eng->port[port].port_id, queue, m, n);
+	if (unlikely(lc->cap != NULL))
+		sent = tx_burst_captured(lc, port, queue, m, n);
+	else
+		sent = rte_eth_tx_burst(lc->eng->port[port].port_id, queue,
+					m, n);
 	for (uint16_t i = 0; i < sent; i++)
 		bytes += rte_pktmbuf_pkt_len(m[i]);
 	ENG_ADD(lc->st.tx_pkts, sent);

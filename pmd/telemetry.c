@@ -88,6 +88,8 @@ fill_stats(const struct uet_engine *e, const struct uet_engine_stats *s,
 	add_u64(d, "tx_bytes", t->tx_bytes);
 	add_u64(d, "tx_full", t->tx_full);
 	add_u64(d, "tx_held", t->tx_held);
+	add_u64(d, "capture_pkts", t->capture_pkts);
+	add_u64(d, "capture_fail", t->capture_fail);
 	add_u64(d, "tx_staging_full", t->tx_staging_full);
 	add_u64(d, "tx_no_queue", t->tx_no_queue);
 	add_u64(d, "mbuf_alloc_fail", t->mbuf_alloc_fail);

@@ -69,6 +69,8 @@ usage(FILE *f)
 "  --peers N      incast: senders, 1..8 (default 2)\n"
 "  --interval MS  live statistics line every MS ms (default: off; -i 1000)\n"
 "  --csv FILE     time series per interval (default interval 1000 ms)\n"
+"  --capture FILE pcapng of every frame of the (first) sender's engine,\n"
+"                 or of this process's engine with --role; for uet-dump\n"
 "  --config FILE  engine configuration ([eal], [timers], [fault], ...)\n"
 "  --json         print one JSON object with every number\n"
 "  --verbose      print engine, hook and PDS counters after each mode\n"
@@ -277,6 +279,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "peers", required_argument, NULL, 'N' },
 		{ "interval", required_argument, NULL, 'V' },
 		{ "csv", required_argument, NULL, 'X' },
+		{ "capture", required_argument, NULL, 'P' },
 		{ "interactive", no_argument, NULL, 'i' },
 		{ "ulp", required_argument, NULL, 'U' },
 		{ "op", required_argument, NULL, 'O' },
@@ -416,6 +419,14 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 			break;
 		case 'X':
 			o->csv = optarg;
+			break;
+		case 'P':
+			if (optarg[0] == '\0' || strlen(optarg) >=
+			    sizeof(((struct uet_config_engine *)0)->capture))
+				return bad_arg("--capture",
+					       "empty or longer than 255 "
+					       "characters");
+			o->capture = optarg;
 			break;
 		case 'i':
 			o->interactive = true;
@@ -692,6 +703,25 @@ eal_up(const struct perf_opts *o)
 	return 0;
 }
 
+/* --capture: writable now, or exit 2 before any engine runs (the engine
+ * opens it again, truncating, for each mode). */
+static int
+check_capture(const struct perf_opts *o)
+{
+	FILE *f;
+
+	if (o->capture == NULL)
+		return 0;
+	f = fopen(o->capture, "w");
+	if (f == NULL) {
+		fprintf(stderr, "uet-perf: --capture %s: %s\n", o->capture,
+			strerror(errno));
+		return 2;
+	}
+	fclose(f);
+	return 0;
+}
+
 static int
 open_csv(struct perf_opts *o)
 {
@@ -767,7 +797,9 @@ main(int argc, char **argv)
 	rc = parse_args(argc, argv, &o);
 	if (rc != 0)
 		return rc == 1 ? 0 : 2;
-	rc = open_csv(&o);
+	rc = check_capture(&o);
+	if (rc == 0)
+		rc = open_csv(&o);
 	if (rc == 0 && o.role != PERF_ROLE_NONE)
 		rc = perf_twoproc_main(&o);
 	else if (rc == 0)

@@ -181,6 +181,7 @@ struct perf_opts {
 	uint32_t peers;          /* incast senders (0: default) */
 	uint32_t interval_ms;    /* live stats / CSV period (0: none) */
 	const char *csv;         /* CSV time series file (NULL: none) */
+	const char *capture;     /* pcapng of an engine's frames (NULL: none) */
 	FILE *csv_file;          /* opened by main */
 	bool interactive;        /* -i: cmdline prompt */
 	/* faults on the senders' data besides drop (loss_ppm), by kind */

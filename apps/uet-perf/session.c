@@ -345,6 +345,13 @@ sess_engines(struct perf_sess *s, const struct uet_config *base)
 		add_neigh(&cfg, ip_b, mac_b);
 		faults_apply(s, &cfg, s->o.seed + i);
 		pds_seeded(s, 1 + i, &cfg, s->o.seed + i);
+		/* --capture: the wire as the first sender sees it (both
+		 * directions) */
+		cfg.engine.capture[0] = '\0';
+		if (i == 0 && s->o.capture != NULL)
+			snprintf(cfg.engine.capture,
+				 sizeof(cfg.engine.capture), "%s",
+				 s->o.capture);
 		s->e[1 + i] = engine_make("S", i, &cfg, &s->pp[1 + i]);
 		if (s->e[1 + i] == NULL)
 			return -ENODEV;

@@ -232,6 +232,9 @@ tp_config(struct tp *t)
 	c->spray.mode = UET_CONFIG_SPRAY_SINGLE;
 	if (o->progress >= 0)
 		c->engine.progress = (enum uet_config_progress)o->progress;
+	if (o->capture != NULL)
+		snprintf(c->engine.capture, sizeof(c->engine.capture), "%s",
+			 o->capture);
 	if (c->engine.nb_lcores == 0)
 		c->engine.progress = UET_CONFIG_PROGRESS_INLINE;
 	/* one context: the proxy ULP is one traffic source */

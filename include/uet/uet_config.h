@@ -130,6 +130,9 @@ struct uet_config_engine {
 	/** AUTO progress: then sleep this long per idle iteration (0: never
 	 * sleep, busy-poll with rte_pause) */
 	uint64_t idle_sleep_ns;
+	/** pcapng file of every frame on the wire ("": no capture); context
+	 * N > 0 writes PATH.N */
+	char capture[256];
 };
 
 /** [timers], durations in nanoseconds */

@@ -339,6 +339,9 @@ struct uet_engine_lcore_stats {
 	uint64_t tx_bytes;
 	uint64_t tx_full;         /**< frames freed: TX queue full and no
 				       room left to hold them */
+	uint64_t capture_pkts;    /**< frames written to engine.capture */
+	uint64_t capture_fail;    /**< frames not captured (copy pool empty,
+				       write error) */
 	uint64_t tx_held;         /**< frames the TX queue refused, kept for
 				       the next iteration (full queue, link
 				       not up yet) */

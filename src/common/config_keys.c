@@ -123,6 +123,10 @@ static const struct cfg_key engine_keys[] = {
 	      "busy-poll this long without work before idle_sleep"),
 	K_DUR("idle_sleep", E, idle_sleep_ns, 0, MS(1), 0, "auto progress: "
 	      "then sleep this long per idle iteration; 0 = always busy-poll"),
+	{ .name = "capture", .type = CFG_T_STR, FIELD(E, capture),
+	  .help = "pcapng file of every frame received and sent (uet-dump "
+		  "reads it); empty = no capture; context N > 0 writes "
+		  "PATH.N" },
 };
 #undef E
 

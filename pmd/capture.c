@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Packet capture (engine.capture): the frames a context receives, before
+ * RX fault injection, and the frames a TX queue takes, after TX fault
+ * injection (the wire as the ports see it), written with DPDK's
+ * rte_pcapng into one pcapng file per context; uet-dump dissects it.
+ * A debugging aid: each burst costs a copy per frame and one write().
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_pcapng.h>
+
+#include "engine_private.h"
+
+/* Copies in flight are written at once: a burst's worth is plenty. */
+#define CAP_POOL_SIZE 1023
+
+int
+eng_capture_open(struct uet_engine_lcore *lc)
+{
+	static atomic_uint seq;
+	const struct uet_engine *e = lc->eng;
+	const char *base = e->cfg.engine.capture;
+	char path[sizeof(e->cfg.engine.capture) + 16];
+	char pool[RTE_MEMPOOL_NAMESIZE];
+	int fd, socket = SOCKET_ID_ANY;
+
+	if (base[0] == '\0')
+		return 0;
+	if (lc->idx == 0)
+		snprintf(path, sizeof(path), "%s", base);
+	else
+		snprintf(path, sizeof(path), "%s.%u", base, lc->idx);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		int err = errno;
+
+		ENG_LOG(ERR, "engine.capture %s: %s", path, strerror(err));
+		return -err;
+	}
+	/* fdopen writes the header and one interface block per port */
+	lc->cap = rte_pcapng_fdopen(fd, NULL, NULL, "uet engine", NULL);
+	if (lc->cap == NULL) {
+		ENG_LOG(ERR, "engine.capture %s: %s", path,
+			rte_strerror(rte_errno));
+		close(fd);
+		return -EIO;
+	}
+	if (lc->lcore_id != UINT32_MAX)
+		socket = (int)rte_lcore_to_socket_id(lc->lcore_id);
+	snprintf(pool, sizeof(pool), "uetcap%u", atomic_fetch_add(&seq, 1));
+	lc->cap_pool = rte_pktmbuf_pool_create(pool, CAP_POOL_SIZE, 0, 0,
+		rte_pcapng_mbuf_size(e->cfg.engine.mbuf_size), socket);
+	if (lc->cap_pool == NULL) {
+		eng_capture_close(lc);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void
+eng_capture_close(struct uet_engine_lcore *lc)
+{
+	if (lc->cap != NULL)
+		rte_pcapng_close(lc->cap); /* closes the file */
+	lc->cap = NULL;
+	rte_mempool_free(lc->cap_pool);
+	lc->cap_pool = NULL;
+}
+
+/* Copy @p n frames into @p out (NULL where the copy pool ran dry): taken
+ * before a TX queue owns the frames, written once it is known which it
+ * took. */
+void
+eng_capture_copy(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
+		 struct rte_mbuf *const *m, uint16_t n, bool tx,
+		 struct rte_mbuf **out)
+{
+	uint16_t port_id = lc->eng->port[port].port_id;
+	uint64_t tsc = rte_rdtsc();
+
+	for (uint16_t i = 0; i < n; i++) {
+		out[i] = rte_pcapng_copy(port_id, queue, m[i], lc->cap_pool,
+					 UINT32_MAX, tsc,
+					 tx ? RTE_PCAPNG_DIRECTION_OUT :
+					      RTE_PCAPNG_DIRECTION_IN);
+		if (out[i] == NULL)
+			ENG_INC(lc->st.capture_fail);
+	}
+}
+
+/* Write the copies of the first @p n_write frames, free the other
+ * copies up to @p n. */
+void
+eng_capture_write(struct uet_engine_lcore *lc, struct rte_mbuf **c,
+		  uint16_t n_write, uint16_t n)
+{
+	uint16_t k = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		if (c[i] == NULL)
+			continue;
+		if (i < n_write)
+			c[k++] = c[i];
+		else
+			rte_pktmbuf_free(c[i]);
+	}
+	if (k == 0)
+		return;
+	if (rte_pcapng_write_packets(lc->cap, c, k) < 0)
+		ENG_ADD(lc->st.capture_fail, k);
+	else
+		ENG_ADD(lc->st.capture_pkts, k);
+	/* DPDK 22.11's rte_pcapng_write_packets() leaves them to the caller
+	 * (dpdk-dumpcap frees them too), whatever its comment says */
+	rte_pktmbuf_free_bulk(c, k);
+}
