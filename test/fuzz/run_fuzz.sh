@@ -1,19 +1,24 @@
 #!/bin/sh
 # Run one libFuzzer target for a bounded time over a fresh corpus.
-#   run_fuzz.sh FUZZER SECONDS [SEED_GENERATOR]
+#   run_fuzz.sh FUZZER SECONDS [SEED_GENERATOR | --files DIR]
 # SEED_GENERATOR (test/apps/gen_pcap) writes the hand-built fixture frames
-# into the corpus with --seeds DIR. Exits non-zero on a crash, leak or
+# into the corpus with --seeds DIR; --files DIR copies DIR's regular files
+# (and those of its subdirectories) in as seeds. Exits non-zero on a crash, leak or
 # round-trip mismatch; the crashing input is kept in the working directory.
 set -u
 fuzzer=$1
 secs=$2
 gen=${3:-}
+seed_dir=${4:-}
 name=$(basename "$fuzzer")
 corpus=$(mktemp -d "${TMPDIR:-/tmp}/$name-corpus.XXXXXX") || exit 1
 log="$corpus.log"
 trap 'rm -rf "$corpus" "$log"' EXIT
 
-if [ -n "$gen" ]; then
+if [ "$gen" = --files ]; then
+	find "$seed_dir" -type f -exec cp {} "$corpus"/ \; ||
+		{ echo "$name: cannot copy seeds from $seed_dir"; exit 1; }
+elif [ -n "$gen" ]; then
 	"$gen" --seeds "$corpus" || { echo "$name: seed generation failed"; exit 1; }
 fi
 seeds=$(ls "$corpus" | wc -l)
