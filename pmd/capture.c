@@ -59,8 +59,10 @@ eng_capture_open(struct uet_engine_lcore *lc)
 	if (lc->lcore_id != UINT32_MAX)
 		socket = (int)rte_lcore_to_socket_id(lc->lcore_id);
 	snprintf(pool, sizeof(pool), "uetcap%u", atomic_fetch_add(&seq, 1));
+	/* a frame longer than one copy mbuf is chained from the same pool */
 	lc->cap_pool = rte_pktmbuf_pool_create(pool, CAP_POOL_SIZE, 0, 0,
-		rte_pcapng_mbuf_size(e->cfg.engine.mbuf_size), socket);
+		(uint16_t)RTE_MIN(rte_pcapng_mbuf_size(e->cfg.engine.mbuf_size),
+				  (uint32_t)UINT16_MAX), socket);
 	if (lc->cap_pool == NULL) {
 		eng_capture_close(lc);
 		return -ENOMEM;
