@@ -210,6 +210,24 @@ PIDS=()
 rc=0
 check_out "$TMP/server.out" server || rc=1
 check_out "$TMP/client.out" client || rc=1
+# DPDK 22.11's net_memif faults in its own interrupt thread when the peer
+# disconnects while this process closes its port (docs/PROVIDER.md,
+# limitations): after a complete run, a SIGSEGV whose backtrace is in
+# librte_net_memif is that PMD teardown race, reported but not ours. Any
+# other non-zero exit fails.
+memif_teardown_fault() { # exit-status output-file
+	[ "$1" -ne 0 ] && [ "$MODE" != netns ] &&
+	grep -q 'terminated with signal 11' "$2" &&
+	grep -q 'librte_net_memif' "$2"
+}
+if [ $rc -eq 0 ] && memif_teardown_fault $crc "$TMP/client.out"; then
+	echo "NOTE: client hit the net_memif teardown fault after a complete run"
+	crc=0
+fi
+if [ $rc -eq 0 ] && memif_teardown_fault $src "$TMP/server.out"; then
+	echo "NOTE: server hit the net_memif teardown fault after a complete run"
+	src=0
+fi
 if [ $crc -ne 0 ] || [ $src -ne 0 ]; then
 	# a complete result line with a non-zero exit means the failure came
 	# after the timed run (finalize, teardown, a sanitizer report): show
