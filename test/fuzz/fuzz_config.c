@@ -72,13 +72,26 @@ check_error(int rc, const struct uet_config_error *err)
 		fail("rejected without a reason", NULL);
 }
 
+/* After a load or override that returned @p rc into cfg_a. */
+static void
+check_result(int rc, const struct uet_config_error *err)
+{
+	struct uet_config_error verr;
+
+	check_error(rc, err);
+	if (rc != 0)
+		return;
+	memset(&verr, 0, sizeof(verr));
+	check_error(uet_config_validate(&cfg_a, &verr), &verr);
+	round_trip(&cfg_a);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
 	struct uet_config_error err;
 	char line[512];
 	size_t l = 0;
-	int rc;
 
 	if (path[0] == '\0') {
 		snprintf(path, sizeof(path), "/tmp/fuzz_config.%ld.ini",
@@ -93,22 +106,10 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	line[l] = '\0';
 	uet_config_init_defaults(&cfg_a);
 	memset(&err, 0, sizeof(err));
-	rc = uet_config_override(&cfg_a, line, &err);
-	check_error(rc, &err);
-	if (rc == 0) {
-		memset(&err, 0, sizeof(err));
-		check_error(uet_config_validate(&cfg_a, &err), &err);
-		round_trip(&cfg_a);
-	}
+	check_result(uet_config_override(&cfg_a, line, &err), &err);
 	/* the whole input as a file */
 	file_write(d, n);
 	memset(&err, 0, sizeof(err));
-	rc = uet_config_load(&cfg_a, path, &err);
-	check_error(rc, &err);
-	if (rc == 0) {
-		memset(&err, 0, sizeof(err));
-		check_error(uet_config_validate(&cfg_a, &err), &err);
-		round_trip(&cfg_a);
-	}
+	check_result(uet_config_load(&cfg_a, path, &err), &err);
 	return 0;
 }

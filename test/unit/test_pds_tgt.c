@@ -329,6 +329,22 @@ pds_tgt_rx__pool_exhausted_nacks_no_pdc(void **state)
 	assert_int_equal(fw_st(1)->exhaust_pdc, 1);
 }
 
+/* Side 1 sends @p cookie in the return direction of its last target PDC. */
+static int
+ret_submit(uint64_t cookie, uint8_t next_hdr, uint8_t flags)
+{
+	struct uet_pds_submit s;
+	uint8_t buf[FW_PAYLOAD_MAX];
+
+	memset(&s, 0, sizeof(s));
+	s.flags = (uint8_t)(UET_PDS_SUBMIT_PDC | flags);
+	s.pdc = W.last_pdc[1];
+	s.cookie = cookie;
+	s.len = fw_payload(cookie, buf);
+	s.next_hdr = next_hdr;
+	return uet_pds_submit(W.pds[1], &s, W.now);
+}
+
 /* PROTOCOL.md 3 "Read responses": the target sends data in the return
  * direction of the PDC, in its own PSN space; the initiator delivers it
  * once and ACKs it; the ACK completes the target's cookie. */
@@ -389,23 +405,15 @@ pds_ret__submit_ar_acked_at_once(void **state)
 {
 	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 1, 0), ack, rd[2],
 			  rack;
-	struct uet_pds_submit s;
-	uint8_t buf[FW_PAYLOAD_MAX];
-	int k;
 
 	(void)state;
 	fw_inject(&W, 1, &req, false, false);
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	fw_inject(&W, 0, &ack, false, false);
-	for (k = 0; k < 2; k++) {
-		memset(&s, 0, sizeof(s));
-		s.flags = UET_PDS_SUBMIT_PDC | (k ? UET_PDS_SUBMIT_AR : 0);
-		s.pdc = W.last_pdc[1];
-		s.cookie = FW_RET_BASE + 1 + (uint64_t)k;
-		s.len = fw_payload(s.cookie, buf);
-		s.next_hdr = UET_PDS_NEXT_RESPONSE_DATA;
-		assert_int_equal(uet_pds_submit(W.pds[1], &s, W.now), 0);
-	}
+	assert_int_equal(ret_submit(FW_RET_BASE + 1, UET_PDS_NEXT_RESPONSE_DATA,
+				    0), 0);
+	assert_int_equal(ret_submit(FW_RET_BASE + 2, UET_PDS_NEXT_RESPONSE_DATA,
+				    UET_PDS_SUBMIT_AR), 0);
 	assert_int_equal(fw_take(&W, 1, rd, 2), 2);
 	assert_false(rd[0].hdr.flags & UET_PDS_F_AR);
 	assert_true(rd[1].hdr.flags & UET_PDS_F_AR);
@@ -460,19 +468,13 @@ uet_pds_pdc_info__both_directions(void **state)
 {
 	struct uet_pds_tx req = one_req(UET_PDS_MODE_ROD, 1, 0), ack, rd;
 	struct uet_pds_pdc_info in, ti;
-	struct uet_pds_submit s;
 	uint8_t buf[FW_PAYLOAD_MAX];
 
 	(void)state;
 	fw_inject(&W, 1, &req, false, false);
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
-	memset(&s, 0, sizeof(s));
-	s.flags = UET_PDS_SUBMIT_PDC;
-	s.pdc = W.last_pdc[1];
-	s.cookie = FW_RET_BASE + 1;
-	s.len = fw_payload(s.cookie, buf);
-	s.next_hdr = UET_PDS_NEXT_RESPONSE_DATA_SMALL;
-	assert_int_equal(uet_pds_submit(W.pds[1], &s, W.now), 0);
+	assert_int_equal(ret_submit(FW_RET_BASE + 1,
+				    UET_PDS_NEXT_RESPONSE_DATA_SMALL, 0), 0);
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ROD_REQ, &rd));
 	assert_int_equal(uet_pds_pdc_info_get(W.pds[1], W.last_pdc[1], &ti), 0);
 	assert_int_equal(ti.role, 1);
@@ -481,7 +483,7 @@ uet_pds_pdc_info__both_directions(void **state)
 	assert_int_equal(ti.rid, req.hdr.u.req.spdcid);
 	assert_int_equal(ti.rx_cack, req.hdr.u.req.psn);
 	assert_int_equal(ti.tx_nxt - ti.tx_una, 1);
-	assert_int_equal(ti.tx_inflight, s.len);
+	assert_int_equal(ti.tx_inflight, fw_payload(FW_RET_BASE + 1, buf));
 	assert_int_equal(uet_pds_pdc_foreach(W.pds[0], info_cb, &in), 7);
 	assert_int_equal(in.role, 0);
 	assert_int_equal(in.state, UET_PDS_PDC_SYN); /* ACK not delivered */
