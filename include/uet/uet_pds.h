@@ -514,6 +514,16 @@ int uet_pds_pdc_info_get(const struct uet_pds *p, uint32_t handle,
 			 struct uet_pds_pdc_info *info);
 
 /**
+ * Handle of the initiator PDC that uet_pds_submit() uses for
+ * {@p dst, @p job, @p tc, @p mode} (RUD/ROD), e.g. to match what comes
+ * back in that PDC's return direction to the request just submitted.
+ * @return
+ *   0, or -ENOENT (no such PDC open).
+ */
+int uet_pds_pdc_find(struct uet_pds *p, const struct uet_pds_fa *dst,
+		     uint32_t job, uint8_t tc, uint8_t mode, uint32_t *handle);
+
+/**
  * Call @p cb for every live PDC, initiators first, until it returns
  * non-zero. The PDS must not be modified from @p cb.
  * @return

@@ -718,6 +718,18 @@ uet_pds_pdc_info_get(const struct uet_pds *p, uint32_t handle,
 }
 
 int
+uet_pds_pdc_find(struct uet_pds *p, const struct uet_pds_fa *dst,
+		 uint32_t job, uint8_t tc, uint8_t mode, uint32_t *handle)
+{
+	struct pds_pdc *c = pds_ikey_find(p, dst, job, tc, mode);
+
+	if (c == NULL)
+		return -ENOENT;
+	*handle = pds_handle(p, pds_idx(p, c));
+	return 0;
+}
+
+int
 uet_pds_pdc_foreach(const struct uet_pds *p,
 		    int (*cb)(const struct uet_pds_pdc_info *info, void *arg),
 		    void *arg)
