@@ -150,7 +150,11 @@ struct uet_pds_config {
 				   *   (16, at most 255); the NACKs of the
 				   *   packets in flight join one round */
 	uint64_t idle_close_ns;   /**< initiator closes an idle PDC; 0 never */
-	uint64_t tgt_close_req_ns; /**< target asks to close when idle; 0 never */
+	uint64_t tgt_close_req_ns; /**< target asks to close when idle (1 s),
+				    *   repeats CLOSE_REQ after rto_init_ns
+				    *   doubling, frees the PDC with NACK
+				    *   CLOSING_IN_ERR after max_retries
+				    *   unanswered repeats; 0 never */
 	uint64_t timer_tick_ns;   /**< timer wheel granularity */
 	uint32_t timer_slots;     /**< timer wheel slots (power of 2) */
 	uint64_t seed;            /**< PRNG seed (Start_PSN, RUDI pkt ids) */
@@ -432,6 +436,10 @@ struct uet_pds_stats {
 	uint64_t retx_probe;       /**< retransmits: PROBE reply */
 	uint64_t syn_conflict;     /**< SYN with another Start_PSN, PDC kept */
 	uint64_t syn_replace;      /**< SYN with another Start_PSN, PDC replaced */
+	uint64_t syn_stale;        /**< SYN of a target PDC already freed:
+				    *   a late duplicate, dropped */
+	uint64_t close_req_giveup; /**< target PDCs freed after their
+				    *   CLOSE_REQs went unanswered */
 	uint64_t new_start;        /**< Start_PSN re-picked on NEW_START_PSN */
 	uint64_t rod_renack;       /**< ROD_OOO NACKs repeated for one PSN */
 	uint64_t clear_req_tx;     /**< CLEAR_REQ CPs at the high-water mark */

@@ -38,7 +38,9 @@ uet_pds_config_default(struct uet_pds_config *cfg)
 	cfg->backoff_max_ns = 4000000;
 	cfg->max_backoffs = 16;
 	cfg->idle_close_ns = 0;
-	cfg->tgt_close_req_ns = 0;
+	/* Idle target PDCs are reclaimed (pds_tgt_ack.c): a PDC opened by
+	 * a late duplicate SYN has no initiator to close it. */
+	cfg->tgt_close_req_ns = 1000000000;
 	cfg->timer_tick_ns = 16384;
 	cfg->timer_slots = 1024;
 	cfg->seed = 0x9e3779b97f4a7c15ull;

@@ -96,6 +96,7 @@ struct pds_tgt {
 	uint8_t ackf;        /* ACKF_* */
 	uint8_t rod_ooo_retx; /* ROD: retransmissions past the hole since
 			       * the last NACK */
+	uint8_t close_reqs;  /* target: CLOSE_REQs sent, none answered */
 	uint16_t ev;         /* EV to echo in ACKs */
 	uint64_t ack_ns;     /* first coalesced arrival (delayed ACK) */
 	uint32_t probe_base; /* SACK base the PROBE asked for */
@@ -227,6 +228,19 @@ struct pds_tnode {
 	uint64_t deadline;
 };
 
+/*
+ * A target PDC that was freed (closed, given up or replaced): who opened it
+ * and at which Start_PSN. A SYN of that {FA, spdcid} with that Start_PSN is
+ * a late duplicate of the closed incarnation (pds_tgt.c DECISION). One
+ * entry per hash bucket, newest wins: bounded by the PDC pool size.
+ */
+struct pds_tomb {
+	struct uet_pds_fa peer;
+	uint32_t start_psn;
+	uint16_t rid;
+	bool used;
+};
+
 /* Index free list. */
 struct pds_pool {
 	uint32_t *free;
@@ -295,6 +309,8 @@ struct uet_pds {
 	struct pds_htab ikey;    /* initiator {job, FA, TC, mode} */
 	uint32_t ikey_last;      /* last ikey hit (index), PDS_NIL: none */
 	struct pds_htab tkey;    /* target {FA, spdcid} */
+	struct pds_tomb *tomb;   /* target PDCs freed, by {FA, spdcid} */
+	uint32_t tomb_mask;
 
 	struct pds_slot *tx_blk; /* [tx_blocks * tx_window] */
 	struct pds_pool tx_pool;
@@ -430,6 +446,9 @@ struct pds_pdc *pds_tkey_find(struct uet_pds *p, const struct uet_pds_fa *fa,
 			      uint16_t spdcid);
 void pds_tkey_add(struct uet_pds *p, struct pds_pdc *c);
 void pds_tkey_del(struct uet_pds *p, struct pds_pdc *c);
+void pds_tomb_add(struct uet_pds *p, const struct pds_pdc *c);
+bool pds_tomb_match(const struct uet_pds *p, const struct uet_pds_fa *fa,
+		    uint16_t spdcid, uint32_t start_psn);
 bool pds_tx_blk_attach(struct uet_pds *p, struct pds_pdc *c);
 void pds_tx_blk_detach(struct uet_pds *p, struct pds_pdc *c);
 bool pds_rx_blk_attach(struct uet_pds *p, struct pds_pdc *c);

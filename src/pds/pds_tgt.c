@@ -180,6 +180,7 @@ pds_tgt_release(struct uet_pds *p, struct pds_pdc *c)
 	}
 	c->nresp = 0;
 	pds_tkey_del(p, c);
+	pds_tomb_add(p, c);
 }
 
 /* ---- lookup and creation (PROTOCOL.md 3 establishment) ---- */
@@ -237,6 +238,29 @@ pds_tgt_syn_replaces(struct uet_pds *p, const struct pds_pdc *c,
 	return true;
 }
 
+/*
+ * A SYN naming no live PDC: a new PDC, or a late duplicate of a SYN of a
+ * PDC already closed, which must be neither delivered again nor open a
+ * PDC that nobody will close. DECISION (docs/WIRE-DECISIONS.md "PDS
+ * behaviour"): the target remembers {source FA, spdcid, Start_PSN} of every
+ * target PDC it frees (struct pds_tomb, one per hash bucket, the newest
+ * wins). A SYN matching all three belongs to the freed incarnation: its
+ * packets were delivered, or given up, then. An initiator picks every new
+ * Start_PSN at least 2^16 away from its previous one (UEC 1.0 PDC
+ * establishment), so its next PDC under a reused id never carries the
+ * freed one's Start_PSN; a still later one could only by a 2^-32 chance.
+ * Dropped silently: the initiator end is gone and expects nothing.
+ */
+static bool
+pds_tgt_syn_stale(struct uet_pds *p, const struct uet_pds_rx_meta *m,
+		  const struct pds_rxinfo *ri)
+{
+	if (!pds_tomb_match(p, &m->src, ri->spdcid, ri->psn - ri->psn_offset))
+		return false;
+	p->st.syn_stale++;
+	return true;
+}
+
 static struct pds_pdc *
 pds_tgt_lookup(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	       const struct pds_rxinfo *ri, uint64_t now)
@@ -269,6 +293,8 @@ pds_tgt_lookup(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	if (c == NULL) {
 		if (m->trimmed || m->trimmed_lasthop)
 			return NULL; /* NACKed by the caller, nothing created */
+		if (pds_tgt_syn_stale(p, m, ri))
+			return NULL;
 		c = pds_tgt_create(p, m, ri, now);
 	}
 	return c;

@@ -171,6 +171,8 @@ pds_tgt_req_tx(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 	if (t->ackf & ACKF_CLOSE_REQ) {
 		pds_tgt_cp_fill(c, tx, UET_PDS_CTL_CLOSE_REQ, 0);
 		t->ackf &= (uint8_t)~ACKF_CLOSE_REQ;
+		if (t->close_reqs < UINT8_MAX)
+			t->close_reqs++;
 	} else if (t->ackf & ACKF_CLEAR_REQ) {
 		pds_tgt_cp_fill(c, tx, UET_PDS_CTL_CLEAR_REQ, 0);
 		t->ackf &= (uint8_t)~ACKF_CLEAR_REQ;
@@ -221,8 +223,10 @@ pds_tgt_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	 * initiator keeps its PDC (and ACKs) until it gets it. */
 	if (closed && c->u.i.una != c->u.i.nxt)
 		return false;
-	if (pds_tgt_req_tx(p, c, tx))
+	if (pds_tgt_req_tx(p, c, tx)) {
+		pds_pdc_timer_update(p, c, now); /* CLOSE_REQ repeat */
 		return true;
+	}
 	if (!(c->u.t.ackf & ACKF_NEED))
 		return false;
 	pds_tgt_ack_fill(p, c, tx);
@@ -236,15 +240,62 @@ pds_tgt_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 
 /* ---- timers: delayed ACK, close request when idle ---- */
 
+/*
+ * Close request (PROTOCOL.md 3 "Close"): an idle target PDC (nothing
+ * received for tgt_close_req_ns, no return data outstanding) asks the
+ * initiator to close it. A live initiator answers with a CLOSE once it is
+ * idle itself; until then every packet it sends postpones the next step.
+ * Unanswered, CLOSE_REQ is repeated after rto_init_ns, doubling, and
+ * after max_retries repeats the PDC is given up: the initiator is gone or
+ * never had it (a PDC opened by a late duplicate SYN whose own tombstone
+ * was overwritten). It is freed with NACK CLOSING_IN_ERR, which fails the
+ * initiator's PDC should it still exist.
+ */
+static uint64_t
+pds_tgt_close_deadline(struct uet_pds *p, const struct pds_pdc *c)
+{
+	unsigned int k = c->u.t.close_reqs;
+
+	if (c->role != PDS_ROLE_TGT || c->u.i.una != c->u.i.nxt)
+		return 0;
+	if (c->state == PDC_OPEN && p->cfg.tgt_close_req_ns)
+		return c->last_ns + p->cfg.tgt_close_req_ns;
+	if (c->state != PDC_CLOSING || k == 0)
+		return 0; /* the first CLOSE_REQ has not left yet */
+	return c->last_ns + (p->cfg.rto_init_ns << (k > 16 ? 16 : k - 1));
+}
+
 uint64_t
 pds_tgt_deadline(struct uet_pds *p, const struct pds_pdc *c)
 {
 	if (c->u.t.ack_credit && p->cfg.ack_delay_ns)
 		return c->u.t.ack_ns + p->cfg.ack_delay_ns;
-	if (c->role == PDS_ROLE_TGT && p->cfg.tgt_close_req_ns &&
-	    c->state == PDC_OPEN && c->u.i.una == c->u.i.nxt)
-		return c->last_ns + p->cfg.tgt_close_req_ns;
-	return 0;
+	return pds_tgt_close_deadline(p, c);
+}
+
+static void
+pds_tgt_close_giveup(struct uet_pds *p, struct pds_pdc *c)
+{
+	p->st.close_req_giveup++;
+	pds_nack_tx(p, &c->peer, c->u.t.ev, UET_NACK_CLOSING_IN_ERR,
+		    c->u.i.nxt, c->lid, c->rid, 0);
+	pds_pdc_free(p, c);
+}
+
+static void
+pds_tgt_close_step(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	if (c->state == PDC_OPEN) {
+		pds_tgt_close_req(p, c, now);
+		return;
+	}
+	if (c->u.t.close_reqs > p->cfg.max_retries) {
+		pds_tgt_close_giveup(p, c);
+		return;
+	}
+	c->last_ns = now;
+	c->u.t.ackf |= ACKF_CLOSE_REQ;
+	pds_list_push(p, &p->acks, pds_idx(p, c));
 }
 
 void
@@ -253,10 +304,13 @@ pds_tgt_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	uint64_t d = pds_tgt_deadline(p, c);
 
 	if (d != 0 && now >= d) {
-		if (c->u.t.ack_credit)
+		if (c->u.t.ack_credit) {
 			pds_tgt_want_ack(p, c);
-		else if (c->role == PDS_ROLE_TGT)
-			pds_tgt_close_req(p, c, now);
+		} else {
+			pds_tgt_close_step(p, c, now);
+			if (c->state == PDC_FREE)
+				return;
+		}
 	}
 	pds_pdc_timer_update(p, c, now);
 }
@@ -264,12 +318,12 @@ pds_tgt_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 void
 pds_tgt_close_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
-	(void)now;
 	if (c->state != PDC_OPEN)
 		return;
 	/* PROTOCOL.md 3: the target asks with CLOSE_REQ (and REQ=CLOSE in
 	 * its ACKs); new requests get NACK CLOSING. */
 	c->state = PDC_CLOSING;
+	c->last_ns = now;
 	c->u.t.ackf |= ACKF_CLOSE_REQ;
 	pds_list_push(p, &p->acks, pds_idx(p, c));
 }
