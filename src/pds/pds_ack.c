@@ -120,28 +120,34 @@ pds_ack_resp(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 }
 
 /*
- * RUD SACK-inferred loss (PROTOCOL.md 3 retransmission), below the
- * highest PSN the target reported:
- * - a first transmission sack_reorder PSNs below it is presumed lost;
- * - a retransmission is presumed lost as well when this ACK's SACK
- *   bitmap covers it, clear, and a packet sent more than SRTT / 8 after
- *   it was acknowledged (send-time order, as RACK): it is sent again at
- *   once, not after the TLP or the RTO. Below the bitmap the target says
- *   nothing (ACKs coalesce), so there it waits for the TLP or RTO.
- * The target drops duplicates, so exactly-once delivery holds.
+ * RUD SACK-inferred loss (PROTOCOL.md 3 retransmission). Only the SACK
+ * bitmap says anything about the PSNs above CACK: a PSN below its base or
+ * past its end, and a plain ACK's (no bitmap), is "no information" (the
+ * receiver reports the newest 64 PSNs of a longer run, and ACKs coalesce),
+ * never evidence of loss. Within the bitmap, a clear bit is a packet not
+ * received when the ACK left, and it is presumed lost when the ACK shows
+ * a later one received (@p hi: CACK, set bits, ACK_PSN):
+ * - a first transmission sack_reorder PSNs below @p hi;
+ * - a retransmission when a packet sent more than SRTT / 8 after it was
+ *   acknowledged (send-time order, as RACK): it is sent again at once,
+ *   not after the TLP or the RTO.
+ * Elsewhere the TLP or RTO repairs. The target drops duplicates, so
+ * exactly-once delivery holds.
  */
 static void
 pds_ack_infer(struct uet_pds *p, struct pds_pdc *c, uint32_t hi,
 	      uint32_t sack_base)
 {
 	uint64_t reo = pds_reo_ns(c);
+	uint32_t psn = c->u.i.una, end = sack_base + UET_PSN_SACK_BITS;
 	struct pds_slot *sl;
-	uint32_t psn;
 
 	if (c->mode != UET_PDS_MODE_RUD)
 		return;
-	for (psn = c->u.i.una; psn != c->u.i.snd && uet_psn_lt(psn, hi);
-	     psn++) {
+	if (uet_psn_lt(psn, sack_base))
+		psn = sack_base;
+	for (; pds_in_flight(c, psn) && uet_psn_lt(psn, hi) &&
+	     uet_psn_lt(psn, end); psn++) {
 		sl = pds_slot(p, c, psn);
 		if (sl->state != SLOT_SENT)
 			continue;
@@ -151,7 +157,6 @@ pds_ack_infer(struct uet_pds *p, struct pds_pdc *c, uint32_t hi,
 			p->st.retx_sack++;
 		} else {
 			if (c->u.i.srtt_ns == 0 ||
-			    uet_psn_lt(psn, sack_base) ||
 			    sl->sent_ns + reo >= c->u.i.rack_ns)
 				continue;
 			p->st.retx_again++;
@@ -330,9 +335,9 @@ pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	}
 	if (c->flags & PDC_F_FRTO)
 		pds_ack_frto(p, c);
-	/* A plain ACK has no bitmap: no evidence on retransmissions. */
-	pds_ack_infer(p, c, hi, h->type == UET_PDS_TYPE_ACK ? hi :
-			  uet_pds_ack_sack_base(a));
+	/* A plain ACK has no bitmap: no evidence of loss. */
+	if (h->type != UET_PDS_TYPE_ACK)
+		pds_ack_infer(p, c, hi, uet_pds_ack_sack_base(a));
 	p->cc->on_ack(c->cc, acked, rtt, (h->flags & UET_PDS_F_M) != 0, now);
 	if (h->type == UET_PDS_TYPE_ACK_CC && a->cc_type == UET_CC_TYPE_CREDIT &&
 	    a->cc.credit.credit != 0)

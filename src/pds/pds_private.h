@@ -560,6 +560,8 @@ int pds_ret_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 /* ---- pds_tgt_ack.c: ACK generation, receive-side timers ---- */
 void pds_tgt_want_ack(struct uet_pds *p, struct pds_pdc *c);
 void pds_tgt_ack_kick(struct uet_pds *p, struct pds_pdc *c);
+void pds_tgt_resp_sack(struct uet_pds *p, const struct pds_pdc *c,
+		       struct uet_pds_tx *tx);
 void pds_tgt_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
 			const struct uet_pds_rx_meta *m, uint64_t now);
 void pds_tgt_credit_request(struct uet_pds *p, struct pds_pdc *c,

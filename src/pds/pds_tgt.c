@@ -148,6 +148,7 @@ pds_resp_send(struct uet_pds *p, struct pds_pdc *c, uint32_t r)
 	t->ev = c->ev;
 	t->resp = pds_resp_data(p, r);
 	t->resp_len = e->len;
+	pds_tgt_resp_sack(p, c, t);
 }
 
 int

@@ -21,6 +21,29 @@ pds_tgt_ack_kick(struct uet_pds *p, struct pds_pdc *c)
 		pds_list_push(p, &p->acks, pds_idx(p, c));
 }
 
+static void pds_tgt_ack_fill(struct uet_pds *p, struct pds_pdc *c,
+			     struct uet_pds_tx *tx);
+
+/*
+ * An ACK for the threshold is built at once, with the CACK and SACK of
+ * this moment, instead of waiting on the ACK list for the next transmit
+ * burst: when a burst arrives between two transmit opportunities, every
+ * 16 KiB trigger gets its own ACK. Collapsed into one, an ACK of a burst
+ * longer than the 64-PSN bitmap would leave the sender without
+ * information on most of it. false: left to the ACK list (a closed PDC
+ * holds its last ACK, pds_tgt_ack_tx; or no room).
+ */
+static bool
+pds_tgt_ack_now(struct uet_pds *p, struct pds_pdc *c)
+{
+	struct uet_pds_tx *tx;
+
+	if (c->state == PDC_CLOSED || (tx = pds_ctl_push(p)) == NULL)
+		return false;
+	pds_tgt_ack_fill(p, c, tx);
+	return true;
+}
+
 /* PROTOCOL.md 3 ACK generation: credit max(1 KiB, len); ACK at the
  * threshold, on AR, RETX, CE, or the first packet of the PDC. */
 void
@@ -39,6 +62,8 @@ pds_tgt_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
 		t->ackf |= ACKF_M;
 	if (flags & UET_PDS_F_RETX)
 		t->ackf |= ACKF_RETX;
+	if (t->ack_credit >= p->cfg.ack_threshold && pds_tgt_ack_now(p, c))
+		return;
 	if ((flags & (UET_PDS_F_AR | UET_PDS_F_RETX)) || m->ce ||
 	    t->ack_credit >= p->cfg.ack_threshold || (t->ackf & ACKF_NEED))
 		pds_tgt_want_ack(p, c);
@@ -80,6 +105,26 @@ pds_tgt_sack(struct uet_pds *p, const struct pds_pdc *c, struct uet_pds_ack *a,
 	a->mpr = (uint8_t)__builtin_ctz(p->cfg.rx_window);
 	a->sack_psn_offset = (int16_t)(base - t->cack);
 	a->sack_bitmap = bm;
+}
+
+/*
+ * A response rides in its own ACK (pds_tgt.c); while the receive side has
+ * holes that ACK is an ACK_CC with the SACK bitmap, so the sender keeps
+ * learning which PSNs are missing from every ACK, not only from the
+ * coalesced ones (a plain ACK says nothing past CACK).
+ */
+void
+pds_tgt_resp_sack(struct uet_pds *p, const struct pds_pdc *c,
+		  struct uet_pds_tx *tx)
+{
+	struct uet_pds_ack *a = &tx->hdr.u.ack;
+
+	if (c->u.t.nbits == 0 && !p->cfg.ack_cc_always)
+		return;
+	tx->hdr.type = UET_PDS_TYPE_ACK_CC;
+	pds_tgt_sack(p, c, a, false);
+	a->cc_type = UET_CC_TYPE_NSCC;
+	a->cc.nscc.ooo_count = c->u.t.ooo;
 }
 
 /* ack_cc_state (PROTOCOL.md 2.5): a pending credit grant makes it
