@@ -295,7 +295,7 @@ static const struct {
 	PDS_CTR(rod_nack_stale), PDS_CTR(clear_req_tx), PDS_CTR(clear_idle),
 	PDS_CTR(syn_conflict), PDS_CTR(syn_replace),
 	PDS_CTR(syn_stale), PDS_CTR(close_req_giveup), PDS_CTR(new_start),
-	PDS_CTR(rtt_samples),
+	PDS_CTR(rtt_samples), PDS_CTR(nack_retx_limit),
 };
 
 /* The PDS of each context (PDS hook engines only): its counters, the

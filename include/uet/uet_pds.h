@@ -141,6 +141,10 @@ struct uet_pds_config {
 	uint64_t ack_delay_ns;   /**< delayed ACK for coalesced bytes */
 	uint64_t rto_init_ns;    /**< RTO_INIT (1 ms) */
 	uint32_t max_retries;    /**< RTO retries before failing (5) */
+	/** NACK-driven retransmissions of one PSN (trimmed, PSN_OOR_WINDOW,
+	 * ROD_OOO, ...) before its PDC fails with -ETIMEDOUT (32, 1..255):
+	 * a packet NACKed forever does not loop forever. */
+	uint32_t max_nack_retx;
 	uint64_t tlp_ns;         /**< tail-loss probe delay; 0 disables */
 	uint32_t sack_reorder;   /**< PSNs past a hole before inferring loss */
 	uint64_t backoff_init_ns; /**< resource NACK back-off start */
@@ -455,6 +459,8 @@ struct uet_pds_stats {
 	uint64_t rod_nack_stale;   /**< ROD: NACKs ignored, the hole's resend
 				    *   left less than 1.25 SRTT before */
 	uint64_t rtt_samples;      /**< RTT samples taken (SRTT) */
+	uint64_t nack_retx_limit;  /**< PDCs failed: a PSN NACKed for
+				    *   retransmission max_nack_retx times */
 	uint64_t rto_spurious;     /**< RTOs undone: the next ACK covered
 				    *   packets never retransmitted (F-RTO) */
 };

@@ -32,6 +32,7 @@ uet_pds_config_default(struct uet_pds_config *cfg)
 	/* PROTOCOL.md 3: RTO_INIT 1 ms, 5 retries. */
 	cfg->rto_init_ns = 1000000;
 	cfg->max_retries = 5;
+	cfg->max_nack_retx = 32;
 	cfg->tlp_ns = 500000;
 	cfg->sack_reorder = 3;
 	cfg->backoff_init_ns = 100000;
@@ -85,6 +86,7 @@ pds_config_ok(const struct uet_pds_config *c)
 	if (c->tx_blocks == 0 || c->rx_blocks == 0 || c->mtu == 0 ||
 	    c->timer_tick_ns == 0 || c->rto_init_ns == 0 ||
 	    c->max_retries > 16 || c->max_backoffs > 255 ||
+	    c->max_nack_retx == 0 || c->max_nack_retx > 255 ||
 	    c->ack_threshold == 0)
 		return false;
 	return true;

@@ -384,12 +384,38 @@ pds_rod_nack_stale(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn,
 	       guard != 0 && now - sl->sent_ns < guard;
 }
 
+/*
+ * Retransmission limit of NACK-driven resends: every one resets the RTO
+ * base, so a PSN NACKed at each attempt (trimmed on every path, always out
+ * of the receiver's window) would never time out. After max_nack_retx of
+ * them the PDC fails with -ETIMEDOUT, as after max_retries RTOs.
+ */
+static bool
+pds_nack_limit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
+{
+	struct pds_slot *sl = pds_slot(p, c, psn);
+
+	/* One per transmission: a duplicated NACK counts once. */
+	if (sl->state != SLOT_SENT)
+		return false;
+	if (sl->nacks < UINT8_MAX)
+		sl->nacks++;
+	if (sl->nacks <= p->cfg.max_nack_retx)
+		return false;
+	p->st.nack_retx_limit++;
+	pds_init_fail(p, c, -ETIMEDOUT);
+	return true;
+}
+
 static void
 pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
 	      const struct uet_pds_nack *n, uint64_t now)
 {
 	uint32_t acked = 0, psn;
 	uint16_t len = pds_slot(p, c, n->psn)->len;
+
+	if (pds_nack_limit(p, c, n->psn))
+		return;
 
 	if (n->code == UET_NACK_ROD_OOO) {
 		/* ROD receivers accept in order only: everything before the

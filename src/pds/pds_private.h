@@ -157,7 +157,8 @@ struct pds_slot {
 	uint8_t state;
 	uint8_t flags;
 	uint8_t kind;      /* request next_hdr, or ctl_type */
-	uint8_t pad[3];
+	uint8_t nacks;     /* NACK-driven retransmissions of this PSN */
+	uint8_t pad[2];
 };
 
 /* Stored guaranteed-delivery response (PROTOCOL.md 3), or a RUDI_RESP's

@@ -416,6 +416,33 @@ pds_recovery__rod_stale_nack_ignored(void **state)
 	assert_int_equal(fw_take(&W, 0, tx, 8), 5);
 }
 
+/* A PSN NACKed (here trimmed) at every transmission is resent
+ * max_nack_retx times, then its PDC fails with -ETIMEDOUT. */
+static void
+pds_init_nack__retransmit_limit_fails_pdc(void **state)
+{
+	struct uet_pds_tx n = nack(UET_NACK_TRIMMED, psn(1)), tx[16];
+	struct uet_pds_config cfg;
+	uint32_t k;
+
+	(void)state;
+	fw_test_config(&cfg);
+	for (k = 0; k < cfg.max_nack_retx; k++) {
+		fw_inject(&W, 0, &n, false, false);
+		/* A duplicate of the same NACK does not count. */
+		fw_inject(&W, 0, &n, false, false);
+		assert_int_equal(retx(tx, 16), 1);
+		assert_int_equal(tx[0].hdr.u.req.psn, psn(1));
+	}
+	assert_int_equal(W.done_err[1], 0);
+	assert_int_equal(fw_st(0)->retx_nack, cfg.max_nack_retx);
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(W.done_err[1], 1);
+	assert_int_equal(W.last_status[0], -ETIMEDOUT);
+	assert_int_equal(fw_st(0)->nack_retx_limit, 1);
+	assert_int_equal(fw_st(0)->pdc_fail, 1);
+}
+
 /* ---- SACK "no information" (PROTOCOL.md 2.5) ---- */
 
 #define BURST_N 200
@@ -534,6 +561,7 @@ main(void)
 		T(pds_init_nack__stale_psn_ignored),
 		T(pds_init_nack__closing_moves_request_to_new_pdc),
 		T(pds_init_ack__rod_ooo_goes_back_n),
+		T(pds_init_nack__retransmit_limit_fails_pdc),
 #undef T
 		FW_TEST(pds_recovery__rud_single_drop_repaired_by_sack,
 			setup_rec),
