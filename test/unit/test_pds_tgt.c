@@ -646,6 +646,45 @@ pds_tgt_rx__stale_syn_after_close_dropped(void **state)
 	assert_int_equal(fw_st(1)->syn_stale, 1);
 }
 
+static uint32_t close_req_drops;
+
+static bool
+drop_close_req(struct fakewire *w, int from, const struct uet_pds_tx *t)
+{
+	(void)w;
+	if (from != 1 || t->hdr.type != UET_PDS_TYPE_CP ||
+	    t->hdr.next_hdr != UET_PDS_CTL_CLOSE_REQ || close_req_drops == 0)
+		return false;
+	close_req_drops--;
+	return true;
+}
+
+/* PROTOCOL.md 3 close: a lost CLOSE_REQ is repeated (after rto_init,
+ * doubling) until the initiator answers with its CLOSE. */
+static void
+pds_tgt_close__close_req_repeated_until_answered(void **state)
+{
+	(void)state;
+	W.delay_ns = 1000;
+	W.jitter_ns = 0;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 90, 0), 0);
+	while (W.done_ok[90] == 0 && W.now < 10000000)
+		fw_step(&W, 1000);
+	assert_int_equal(W.done_ok[90], 1);
+	close_req_drops = 2;
+	W.drop_fn = drop_close_req;
+	assert_int_equal(uet_pds_pdc_close(W.pds[1], W.last_pdc[1], W.now), 0);
+	run_idle(1000, 100000000);
+	assert_true(fw_pools_idle(&W));
+	assert_int_equal(close_req_drops, 0);
+	assert_int_equal(fw_st(1)->tx_ctl[UET_PDS_CTL_CLOSE_REQ], 3);
+	assert_int_equal(fw_st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 1);
+	assert_int_equal(fw_st(1)->close_req_giveup, 0);
+	assert_int_equal(fw_st(1)->pdc_close_tgt, 1);
+	assert_int_equal(fw_st(0)->pdc_close_init, 1);
+	assert_int_equal(fw_st(0)->pdc_fail, 0);
+}
+
 static void
 tgt_close_req_default(struct uet_pds_config *cfg)
 {
@@ -1100,6 +1139,7 @@ main(void)
 		FW_TEST(uet_pds_refuse__max_backoffs_fail_econnrefused,
 			setup_pdc_events),
 		T(pds_tgt_rx__stale_syn_after_close_dropped),
+		T(pds_tgt_close__close_req_repeated_until_answered),
 		FW_TEST(pds_tgt_close__idle_pdc_reclaimed_by_default,
 			setup_tgt_close_req),
 #undef T
