@@ -337,7 +337,7 @@ pds_ctl_push(struct uet_pds *p)
 	return t;
 }
 
-void
+struct uet_pds_tx *
 pds_nack_tx(struct uet_pds *p, const struct uet_pds_fa *dst, uint16_t ev,
 	    uint8_t code, uint32_t psn, uint16_t spdcid, uint16_t dpdcid,
 	    uint8_t flags)
@@ -345,7 +345,7 @@ pds_nack_tx(struct uet_pds *p, const struct uet_pds_fa *dst, uint16_t ev,
 	struct uet_pds_tx *t = pds_ctl_push(p);
 
 	if (t == NULL)
-		return;
+		return NULL;
 	t->hdr.type = UET_PDS_TYPE_NACK;
 	t->hdr.flags = flags;
 	t->hdr.u.nack.code = code;
@@ -355,6 +355,7 @@ pds_nack_tx(struct uet_pds *p, const struct uet_pds_fa *dst, uint16_t ev,
 	t->dst = *dst;
 	t->ev = ev;
 	p->st.nack_tx[pds_code_idx(code)]++;
+	return t;
 }
 
 /* Handles: PDC index in the low 17 bits, generation above, so a handle

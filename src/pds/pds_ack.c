@@ -508,13 +508,14 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 /* NEW_START_PSN answers a SYN only (pds_tgt.c DECISION): for a PDC past
  * SYN it is a stale answer to an old SYN of ours. */
 static int
-pds_nack_new_start(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+pds_nack_new_start(struct uet_pds *p, struct pds_pdc *c,
+		   const struct uet_pds_nack *n, uint64_t now)
 {
 	if (c->role != PDS_ROLE_INIT || c->state != PDC_SYN) {
 		p->st.rx_stale++;
 		return 0;
 	}
-	pds_init_new_start(p, c, now);
+	pds_init_new_start(p, c, n->payload, now);
 	return 0;
 }
 
@@ -555,7 +556,7 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 		return -EBADMSG;
 	}
 	if (n->code == UET_NACK_NEW_START_PSN)
-		return pds_nack_new_start(p, c, now);
+		return pds_nack_new_start(p, c, n, now);
 	switch (uet_pds_nack_class(n->code)) {
 	case UET_NACK_CLASS_RETRANSMIT:
 		pds_nack_retx(p, c, n, now);

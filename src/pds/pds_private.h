@@ -393,9 +393,9 @@ pds_resp_data(const struct uet_pds *p, uint32_t r)
 }
 uint32_t pds_handle(const struct uet_pds *p, uint32_t idx);
 struct pds_pdc *pds_handle_pdc(struct uet_pds *p, uint32_t handle);
-void pds_nack_tx(struct uet_pds *p, const struct uet_pds_fa *dst, uint16_t ev,
-		 uint8_t code, uint32_t psn, uint16_t spdcid, uint16_t dpdcid,
-		 uint8_t flags);
+struct uet_pds_tx *pds_nack_tx(struct uet_pds *p, const struct uet_pds_fa *dst,
+			       uint16_t ev, uint8_t code, uint32_t psn,
+			       uint16_t spdcid, uint16_t dpdcid, uint8_t flags);
 void pds_list_push(struct uet_pds *p, struct pds_list *l, uint32_t idx);
 uint32_t pds_list_pop(struct uet_pds *p, struct pds_list *l);
 
@@ -517,7 +517,8 @@ bool pds_init_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 void pds_init_probe_reply(struct uet_pds *p, struct pds_pdc *c,
 			  const struct uet_pds_hdr *h);
 bool pds_init_backoff(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
-void pds_init_new_start(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+void pds_init_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
+			uint64_t now);
 uint32_t pds_init_credit_target(struct uet_pds *p, struct pds_pdc *c,
 				uint8_t *ccc_id);
 void pds_init_credit_req(struct uet_pds *p, struct pds_pdc *c);

@@ -262,6 +262,34 @@ pds_tgt_syn_stale(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	return true;
 }
 
+/*
+ * NACK NEW_START_PSN carries, in its payload, the Start_PSN the initiator
+ * is to use instead (PROTOCOL.md 2.7). DECISION: the SYN's Start_PSN moved
+ * by a random multiple of 2^16 (so at least 2^16 from the one refused, and
+ * the initiator's transmit slots keep their index), never within 2^16 of
+ * the live PDC's CACK, so its next SYN passes the window test of
+ * pds_tgt_syn_replaces().
+ */
+static void
+pds_tgt_nack_new_start(struct uet_pds *p, const struct pds_pdc *c,
+		       const struct uet_pds_rx_meta *m,
+		       const struct pds_rxinfo *ri)
+{
+	uint32_t start = ri->psn - ri->psn_offset, ns, k;
+	struct uet_pds_tx *t;
+	int32_t d;
+
+	k = 1 + (uint32_t)(pds_rand(p) % 0xFFFDu);
+	do {
+		ns = start + (k++ << 16);
+		d = uet_psn_diff(ns, c->u.t.cack + 1);
+	} while (d > -65536 && d < 65536);
+	t = pds_nack_tx(p, &m->src, m->ev, UET_NACK_NEW_START_PSN, ri->psn, 0,
+			ri->spdcid, m->ce ? UET_PDS_F_M : 0);
+	if (t != NULL)
+		t->hdr.u.nack.payload = ns;
+}
+
 static struct pds_pdc *
 pds_tgt_lookup(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	       const struct pds_rxinfo *ri, uint64_t now)
@@ -283,8 +311,7 @@ pds_tgt_lookup(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	if (c != NULL && c->start_psn != ri->psn - ri->psn_offset) {
 		if (!pds_tgt_syn_replaces(p, c, ri, now)) {
 			if (!m->trimmed && !m->trimmed_lasthop)
-				pds_tgt_nack(p, m, ri, 0, UET_NACK_NEW_START_PSN,
-					     ri->psn);
+				pds_tgt_nack_new_start(p, c, m, ri);
 			return NULL;
 		}
 		p->st.syn_replace++;

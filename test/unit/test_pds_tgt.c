@@ -746,6 +746,32 @@ pds_tgt_close__idle_pdc_reclaimed_by_default(void **state)
 	assert_int_equal(W.delivered[81], 1);
 }
 
+/* NACK NEW_START_PSN carries the Start_PSN to use (PROTOCOL.md 2.7): a
+ * multiple of 2^16 from the refused one, 2^16 or more from the live PDC's
+ * receive window, so the initiator's next SYN can replace it. */
+static void
+pds_tgt_rx__new_start_psn_nack_carries_start_psn(void **state)
+{
+	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 1, 0), old, nack;
+	uint32_t start, live;
+	int32_t d;
+
+	(void)state;
+	fw_inject(&W, 1, &req, false, false);
+	fw_take(&W, 1, &nack, 1);
+	live = req.hdr.u.req.psn + 1;
+	old = req;
+	old.hdr.u.req.psn += 0x40005;
+	start = old.hdr.u.req.psn - old.hdr.u.req.psn_offset;
+	fw_inject(&W, 1, &old, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_NEW_START_PSN);
+	assert_int_equal((nack.hdr.u.nack.payload - start) & 0xFFFFu, 0);
+	assert_int_not_equal(nack.hdr.u.nack.payload, start);
+	d = (int32_t)(nack.hdr.u.nack.payload - live);
+	assert_true(d <= -65536 || d >= 65536);
+}
+
 static void
 clear_req_at_two(struct uet_pds_config *cfg)
 {
@@ -1126,6 +1152,7 @@ main(void)
 		T(pds_tgt_rx__no_rx_block_nacks_no_bitmap),
 		T(pds_tgt_rx__other_mode_nacks_mode_mismatch),
 		T(pds_tgt_rx__other_start_psn_nacked_until_quiet),
+		T(pds_tgt_rx__new_start_psn_nack_carries_start_psn),
 		T(pds_tgt_respond__high_water_sends_clear_req),
 		T(pds_tgt_respond__out_of_order_found_and_cleared),
 		T(pds_ret__submit_ar_acked_at_once),
