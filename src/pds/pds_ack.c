@@ -579,11 +579,19 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 }
 
 /* CLEAR_REQ: the target's response store crossed its high-water mark
- * (PROTOCOL.md 3 guaranteed delivery). Answer with a CLEAR CP at once,
- * behind what is queued; its CLEAR_PSN is filled when it leaves. */
+ * (PROTOCOL.md 3 guaranteed delivery). Its payload is the PSN to clear:
+ * one never sent is from another incarnation, ignored. Answer with a
+ * CLEAR CP at once, behind what is queued; its CLEAR_PSN (every PSN
+ * complete, so at least what was asked when we have it) is filled when
+ * it leaves. */
 static void
-pds_init_clear_req(struct uet_pds *p, struct pds_pdc *c)
+pds_init_clear_req(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 {
+	if (uet_psn_ge(psn, c->u.i.snd) ||
+	    uet_psn_lt(psn, c->start_psn - 1)) {
+		p->st.rx_stale++;
+		return;
+	}
 	if (c->state == PDC_CLOSING)
 		return;
 	if (pds_init_queue_cp(p, c, UET_PDS_CTL_CLEAR, 0) == 0)
@@ -614,6 +622,6 @@ pds_init_cp(struct uet_pds *p, const struct uet_pds_hdr *h,
 	if (h->next_hdr == UET_PDS_CTL_CLOSE_REQ)
 		pds_init_close(p, c, now);
 	else
-		pds_init_clear_req(p, c);
+		pds_init_clear_req(p, c, h->u.cp.payload);
 	return 0;
 }

@@ -207,6 +207,22 @@ pds_tgt_cp_fill(struct pds_pdc *c, struct uet_pds_tx *tx, uint8_t ctl,
 	tx->hdr.u.cp.payload = payload;
 }
 
+/*
+ * CLEAR_REQ carries the PSN to clear (PROTOCOL.md 2.6, 3): that of the
+ * newest stored response already sent, which the initiator can have; CACK
+ * when none was sent yet (rare path: once per high-water crossing).
+ */
+static uint32_t
+pds_tgt_clear_req_psn(const struct uet_pds *p, const struct pds_pdc *c)
+{
+	uint32_t r, psn = c->u.t.cack;
+
+	for (r = c->resp; r != PDS_NIL; r = p->resp[r].next)
+		if (p->resp[r].ready)
+			psn = p->resp[r].psn;
+	return psn;
+}
+
 /* A pending CLOSE_REQ or CLEAR_REQ CP; false when none. */
 static bool
 pds_tgt_req_tx(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
@@ -219,7 +235,8 @@ pds_tgt_req_tx(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 		if (t->close_reqs < UINT8_MAX)
 			t->close_reqs++;
 	} else if (t->ackf & ACKF_CLEAR_REQ) {
-		pds_tgt_cp_fill(c, tx, UET_PDS_CTL_CLEAR_REQ, 0);
+		pds_tgt_cp_fill(c, tx, UET_PDS_CTL_CLEAR_REQ,
+				pds_tgt_clear_req_psn(p, c));
 		t->ackf &= (uint8_t)~ACKF_CLEAR_REQ;
 		p->st.clear_req_tx++;
 	} else {

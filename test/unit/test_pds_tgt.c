@@ -790,13 +790,15 @@ relay_all(int from)
 }
 
 /* PROTOCOL.md 3 guaranteed delivery: at the response store's high-water
- * mark the target sends CLEAR_REQ; the initiator answers with a CLEAR
- * carrying its CLEAR_PSN; the target frees the responses it covers. */
+ * mark the target sends CLEAR_REQ carrying the PSN to clear; the initiator
+ * answers with a CLEAR carrying its CLEAR_PSN; the target frees the
+ * responses it covers. */
 static void
 pds_tgt_respond__high_water_sends_clear_req(void **state)
 {
-	struct uet_pds_tx r[2], cp;
+	struct uet_pds_tx r[2], cp, bad;
 	struct uet_pds_pdc_info info;
+	uint64_t stale;
 
 	(void)state;
 	fw_fini(&W);
@@ -815,7 +817,16 @@ pds_tgt_respond__high_water_sends_clear_req(void **state)
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR_REQ);
 	assert_int_equal(fw_st(1)->clear_req_tx, 1);
+	/* The PSN to clear: the newest stored response sent. */
+	assert_int_equal(cp.hdr.u.cp.payload, r[1].hdr.u.req.psn);
+	/* One naming a PSN never sent is stale. */
+	bad = cp;
+	bad.hdr.u.cp.payload = r[1].hdr.u.req.psn + 1000;
+	stale = fw_st(0)->rx_stale;
+	fw_inject(&W, 0, &bad, false, false);
+	assert_int_equal(fw_st(0)->rx_stale, stale + 1);
 	fw_inject(&W, 0, &cp, false, false);
+	assert_int_equal(fw_st(0)->rx_stale, stale + 1);
 	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
 	assert_int_equal(cp.hdr.u.cp.payload, r[0].hdr.u.req.psn);
