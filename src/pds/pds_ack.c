@@ -505,6 +505,23 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		pds_done(p, c->mode, sl->cookie, -ECONNABORTED, psn);
 }
 
+/*
+ * RCVD_SES_PROCG: the target has the packet and its SES is still working
+ * on it. It is received: no retransmission; a packet that completes on
+ * its response waits for it (the RTO still resends it if the response
+ * never comes, pds_init_mark_from), any other completes.
+ */
+static void
+pds_nack_received(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+		  uint64_t now)
+{
+	uint32_t acked = 0;
+
+	pds_ack_slot(p, c, psn, &acked);
+	if (acked)
+		p->cc->on_ack(c->cc, acked, 0, false, now);
+}
+
 /* NEW_START_PSN answers a SYN only (pds_tgt.c DECISION): for a PDC past
  * SYN it is a stale answer to an old SYN of ours. */
 static int
@@ -557,6 +574,8 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	}
 	if (n->code == UET_NACK_NEW_START_PSN)
 		return pds_nack_new_start(p, c, n, now);
+	if (n->code == UET_NACK_RCVD_SES_PROCG)
+		pds_nack_received(p, c, n->psn, now);
 	switch (uet_pds_nack_class(n->code)) {
 	case UET_NACK_CLASS_RETRANSMIT:
 		pds_nack_retx(p, c, n, now);
@@ -571,7 +590,7 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 		pds_nack_closing(p, c, n->psn, now);
 		break;
 	default:
-		return 0;
+		break; /* RCVD_SES_PROCG may have moved una */
 	}
 	if (c->state != PDC_FREE)
 		pds_ack_settle(p, c, now);

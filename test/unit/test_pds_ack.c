@@ -443,6 +443,43 @@ pds_init_nack__retransmit_limit_fails_pdc(void **state)
 	assert_int_equal(fw_st(0)->pdc_fail, 1);
 }
 
+/* NACK PKT_NOT_RCVD and RCVR_INFER_LOSS: the receiver does not have the
+ * PSN; it is resent (docs/WIRE-DECISIONS.md "NACK reactions"). */
+static void
+pds_init_nack__not_received_and_inferred_loss_retransmit(void **state)
+{
+	struct uet_pds_tx n, tx[16];
+
+	(void)state;
+	n = nack(UET_NACK_PKT_NOT_RCVD, psn(2));
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(retx(tx, 16), 1);
+	assert_int_equal(tx[0].hdr.u.req.psn, psn(2));
+	n = nack(UET_NACK_RCVR_INFER_LOSS, psn(3));
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(retx(tx, 16), 1);
+	assert_int_equal(tx[0].hdr.u.req.psn, psn(3));
+	assert_int_equal(fw_st(0)->retx_nack, 2);
+}
+
+/* NACK RCVD_SES_PROCG: received, the SES is still processing it: never
+ * resent for that; a packet not waiting for a response completes. */
+static void
+pds_init_nack__rcvd_ses_procg_is_received(void **state)
+{
+	struct uet_pds_tx n = nack(UET_NACK_RCVD_SES_PROCG, psn(4)), tx[16];
+
+	(void)state;
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(W.done_ok[4], 1);
+	assert_int_equal(retx(tx, 16), 0);
+	assert_int_equal(fw_st(0)->retx_nack, 0);
+	/* Once more (a duplicate): nothing changes. */
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(W.done_ok[4], 1);
+	assert_int_equal(fw_st(0)->pdc_fail, 0);
+}
+
 /* ---- SACK "no information" (PROTOCOL.md 2.5) ---- */
 
 #define BURST_N 200
@@ -562,6 +599,8 @@ main(void)
 		T(pds_init_nack__closing_moves_request_to_new_pdc),
 		T(pds_init_ack__rod_ooo_goes_back_n),
 		T(pds_init_nack__retransmit_limit_fails_pdc),
+		T(pds_init_nack__not_received_and_inferred_loss_retransmit),
+		T(pds_init_nack__rcvd_ses_procg_is_received),
 #undef T
 		FW_TEST(pds_recovery__rud_single_drop_repaired_by_sack,
 			setup_rec),
