@@ -68,6 +68,7 @@ uet_proto_pds_config(const struct uet_config *cfg, struct uet_pds_config *c)
 	c->ack_min_bytes = t->ack_min_add;
 	c->tlp_ns = t->tlp_timeout_ns;
 	c->idle_close_ns = t->close_idle_ns;
+	c->tgt_close_req_ns = t->close_req_idle_ns;
 	c->timer_tick_ns = t->tick_ns;
 	c->mtu = cfg->port[0].mtu;
 	/*

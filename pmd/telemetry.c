@@ -293,8 +293,9 @@ static const struct {
 	PDS_CTR(exhaust_queue), PDS_CTR(ev_full), PDS_CTR(rx_bad),
 	PDS_CTR(rx_stale), PDS_CTR(rod_goback), PDS_CTR(rod_renack),
 	PDS_CTR(rod_nack_stale), PDS_CTR(clear_req_tx), PDS_CTR(clear_idle),
-	PDS_CTR(syn_conflict), PDS_CTR(syn_replace), PDS_CTR(new_start),
-	PDS_CTR(rtt_samples),
+	PDS_CTR(syn_conflict), PDS_CTR(syn_replace),
+	PDS_CTR(syn_stale), PDS_CTR(close_req_giveup), PDS_CTR(new_start),
+	PDS_CTR(rtt_samples), PDS_CTR(nack_retx_limit),
 };
 
 /* The PDS of each context (PDS hook engines only): its counters, the

@@ -143,6 +143,7 @@ struct uet_config_timers {
 	uint32_t ack_min_add;
 	uint64_t tlp_timeout_ns;   /**< 0: no tail-loss probe */
 	uint64_t close_idle_ns;    /**< 0: never close idle PDCs */
+	uint64_t close_req_idle_ns; /**< target asks to close; 0: never */
 	uint64_t tick_ns;
 };
 

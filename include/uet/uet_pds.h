@@ -141,6 +141,10 @@ struct uet_pds_config {
 	uint64_t ack_delay_ns;   /**< delayed ACK for coalesced bytes */
 	uint64_t rto_init_ns;    /**< RTO_INIT (1 ms) */
 	uint32_t max_retries;    /**< RTO retries before failing (5) */
+	/** NACK-driven retransmissions of one PSN (trimmed, PSN_OOR_WINDOW,
+	 * ROD_OOO, ...) before its PDC fails with -ETIMEDOUT (32, 1..255):
+	 * a packet NACKed forever does not loop forever. */
+	uint32_t max_nack_retx;
 	uint64_t tlp_ns;         /**< tail-loss probe delay; 0 disables */
 	uint32_t sack_reorder;   /**< PSNs past a hole before inferring loss */
 	uint64_t backoff_init_ns; /**< resource NACK back-off start */
@@ -150,7 +154,11 @@ struct uet_pds_config {
 				   *   (16, at most 255); the NACKs of the
 				   *   packets in flight join one round */
 	uint64_t idle_close_ns;   /**< initiator closes an idle PDC; 0 never */
-	uint64_t tgt_close_req_ns; /**< target asks to close when idle; 0 never */
+	uint64_t tgt_close_req_ns; /**< target asks to close when idle (1 s),
+				    *   repeats CLOSE_REQ after rto_init_ns
+				    *   doubling, frees the PDC with NACK
+				    *   CLOSING_IN_ERR after max_retries
+				    *   unanswered repeats; 0 never */
 	uint64_t timer_tick_ns;   /**< timer wheel granularity */
 	uint32_t timer_slots;     /**< timer wheel slots (power of 2) */
 	uint64_t seed;            /**< PRNG seed (Start_PSN, RUDI pkt ids) */
@@ -432,6 +440,10 @@ struct uet_pds_stats {
 	uint64_t retx_probe;       /**< retransmits: PROBE reply */
 	uint64_t syn_conflict;     /**< SYN with another Start_PSN, PDC kept */
 	uint64_t syn_replace;      /**< SYN with another Start_PSN, PDC replaced */
+	uint64_t syn_stale;        /**< SYN of a target PDC already freed:
+				    *   a late duplicate, dropped */
+	uint64_t close_req_giveup; /**< target PDCs freed after their
+				    *   CLOSE_REQs went unanswered */
 	uint64_t new_start;        /**< Start_PSN re-picked on NEW_START_PSN */
 	uint64_t rod_renack;       /**< ROD_OOO NACKs repeated for one PSN */
 	uint64_t clear_req_tx;     /**< CLEAR_REQ CPs at the high-water mark */
@@ -447,6 +459,8 @@ struct uet_pds_stats {
 	uint64_t rod_nack_stale;   /**< ROD: NACKs ignored, the hole's resend
 				    *   left less than 1.25 SRTT before */
 	uint64_t rtt_samples;      /**< RTT samples taken (SRTT) */
+	uint64_t nack_retx_limit;  /**< PDCs failed: a PSN NACKed for
+				    *   retransmission max_nack_retx times */
 	uint64_t rto_spurious;     /**< RTOs undone: the next ACK covered
 				    *   packets never retransmitted (F-RTO) */
 };
@@ -512,6 +526,16 @@ struct uet_pds_pdc_info {
  */
 int uet_pds_pdc_info_get(const struct uet_pds *p, uint32_t handle,
 			 struct uet_pds_pdc_info *info);
+
+/**
+ * Handle of the initiator PDC that uet_pds_submit() uses for
+ * {@p dst, @p job, @p tc, @p mode} (RUD/ROD), e.g. to match what comes
+ * back in that PDC's return direction to the request just submitted.
+ * @return
+ *   0, or -ENOENT (no such PDC open).
+ */
+int uet_pds_pdc_find(struct uet_pds *p, const struct uet_pds_fa *dst,
+		     uint32_t job, uint8_t tc, uint8_t mode, uint32_t *handle);
 
 /**
  * Call @p cb for every live PDC, initiators first, until it returns

@@ -173,11 +173,13 @@ enum uet_pds_nack_code {
 /** How the initiator reacts to a NACK code (PROTOCOL.md 2.7 DECISION). */
 enum uet_nack_class {
 	UET_NACK_CLASS_INVALID = 0, /**< undefined code */
-	UET_NACK_CLASS_RETRANSMIT,  /**< resend the NACKed PSN (trims, OOR, OOO) */
+	UET_NACK_CLASS_RETRANSMIT,  /**< resend the NACKed PSN (trims, OOR, OOO,
+				     *   PKT_NOT_RCVD, RCVR_INFER_LOSS) */
 	UET_NACK_CLASS_RESOURCE,    /**< back off, then retry */
 	UET_NACK_CLASS_FATAL,       /**< close the PDC, fail pending operations */
 	UET_NACK_CLASS_CLOSING,     /**< target is closing: reopen on a new PDC */
-	UET_NACK_CLASS_INFO,        /**< informational, no action on its own */
+	UET_NACK_CLASS_INFO,        /**< no class reaction (RCVD_SES_PROCG has
+				     *   its own: received, wait) */
 };
 
 /** ACK_CC congestion-control state type. */

@@ -144,6 +144,10 @@ static const struct cfg_key timers_keys[] = {
 	      "tail-loss probe (ACK_REQ) after this idle time; 0 = off"),
 	K_DUR("close_idle", T, close_idle_ns, 0, SEC(3600), 0,
 	      "close a PDC idle this long; 0 = never"),
+	K_DUR("close_req_idle", T, close_req_idle_ns, 0, SEC(3600), 0,
+	      "target: ask the initiator to close a PDC idle this long "
+	      "(CLOSE_REQ, repeated, the PDC freed after rto_max_retries "
+	      "unanswered); 0 = never"),
 	K_DUR("tick", T, tick_ns, US(1), MS(100), 0,
 	      "timer wheel granularity"),
 };
@@ -337,6 +341,7 @@ uet_config_init_defaults(struct uet_config *cfg)
 	cfg->timers.ack_min_add = KB(1);
 	cfg->timers.tlp_timeout_ns = US(500);
 	cfg->timers.close_idle_ns = MS(100);
+	cfg->timers.close_req_idle_ns = SEC(1);
 	cfg->timers.tick_ns = US(10);
 
 	cfg->cc.algorithm = UET_CONFIG_CC_NSCC;

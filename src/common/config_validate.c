@@ -153,6 +153,9 @@ check_timers(const struct uet_config *cfg, struct uet_config_error *err)
 	if (t->close_idle_ns != 0 && t->close_idle_ns < t->rto_init_ns)
 		return fail(err, "timers", "close_idle", "must be 0 (never) "
 			    "or at least rto_init");
+	if (t->close_req_idle_ns != 0 && t->close_req_idle_ns < t->rto_init_ns)
+		return fail(err, "timers", "close_req_idle", "must be 0 (never) "
+			    "or at least rto_init");
 	if (t->ack_min_add > t->ack_coalesce_bytes)
 		return fail(err, "timers", "ack_min_add", "must not exceed "
 			    "ack_coalesce_bytes");

@@ -87,6 +87,11 @@ pds_pdc_mgr_init(struct uet_pds *p)
 		return -ENOMEM;
 	p->ikey.mask = sz - 1;
 	p->tkey.mask = sz - 1;
+	/* At least one entry per target PDC. */
+	p->tomb = calloc(sz / 2, sizeof(*p->tomb));
+	if (p->tomb == NULL)
+		return -ENOMEM;
+	p->tomb_mask = sz / 2 - 1;
 	p->ikey_last = PDS_NIL;
 	return 0;
 }
@@ -102,8 +107,10 @@ pds_pdc_mgr_fini(struct uet_pds *p)
 	}
 	free(p->ikey.ent);
 	free(p->tkey.ent);
+	free(p->tomb);
 	p->ikey.ent = NULL;
 	p->tkey.ent = NULL;
+	p->tomb = NULL;
 }
 
 struct pds_pdc *
@@ -325,6 +332,31 @@ pds_tkey_del(struct uet_pds *p, struct pds_pdc *c)
 {
 	pds_htab_del(p, &p->tkey, pds_tkey_hash(&c->peer, c->rid),
 		     pds_idx(p, c));
+}
+
+/* Remember a target PDC being freed (struct pds_tomb). */
+void
+pds_tomb_add(struct uet_pds *p, const struct pds_pdc *c)
+{
+	struct pds_tomb *t =
+		&p->tomb[pds_tkey_hash(&c->peer, c->rid) & p->tomb_mask];
+
+	t->peer = c->peer;
+	t->rid = c->rid;
+	t->start_psn = c->start_psn;
+	t->used = true;
+}
+
+/* Was {@p fa, @p spdcid} at @p start_psn a target PDC freed lately? */
+bool
+pds_tomb_match(const struct uet_pds *p, const struct uet_pds_fa *fa,
+	       uint16_t spdcid, uint32_t start_psn)
+{
+	const struct pds_tomb *t =
+		&p->tomb[pds_tkey_hash(fa, spdcid) & p->tomb_mask];
+
+	return t->used && t->rid == spdcid && t->start_psn == start_psn &&
+	       memcmp(&t->peer, fa, sizeof(*fa)) == 0;
 }
 
 /* ---- per-PSN blocks, attached only while traffic is in flight ---- */

@@ -32,13 +32,16 @@ uet_pds_config_default(struct uet_pds_config *cfg)
 	/* PROTOCOL.md 3: RTO_INIT 1 ms, 5 retries. */
 	cfg->rto_init_ns = 1000000;
 	cfg->max_retries = 5;
+	cfg->max_nack_retx = 32;
 	cfg->tlp_ns = 500000;
 	cfg->sack_reorder = 3;
 	cfg->backoff_init_ns = 100000;
 	cfg->backoff_max_ns = 4000000;
 	cfg->max_backoffs = 16;
 	cfg->idle_close_ns = 0;
-	cfg->tgt_close_req_ns = 0;
+	/* Idle target PDCs are reclaimed (pds_tgt_ack.c): a PDC opened by
+	 * a late duplicate SYN has no initiator to close it. */
+	cfg->tgt_close_req_ns = 1000000000;
 	cfg->timer_tick_ns = 16384;
 	cfg->timer_slots = 1024;
 	cfg->seed = 0x9e3779b97f4a7c15ull;
@@ -83,6 +86,7 @@ pds_config_ok(const struct uet_pds_config *c)
 	if (c->tx_blocks == 0 || c->rx_blocks == 0 || c->mtu == 0 ||
 	    c->timer_tick_ns == 0 || c->rto_init_ns == 0 ||
 	    c->max_retries > 16 || c->max_backoffs > 255 ||
+	    c->max_nack_retx == 0 || c->max_nack_retx > 255 ||
 	    c->ack_threshold == 0)
 		return false;
 	return true;
@@ -333,7 +337,7 @@ pds_ctl_push(struct uet_pds *p)
 	return t;
 }
 
-void
+struct uet_pds_tx *
 pds_nack_tx(struct uet_pds *p, const struct uet_pds_fa *dst, uint16_t ev,
 	    uint8_t code, uint32_t psn, uint16_t spdcid, uint16_t dpdcid,
 	    uint8_t flags)
@@ -341,7 +345,7 @@ pds_nack_tx(struct uet_pds *p, const struct uet_pds_fa *dst, uint16_t ev,
 	struct uet_pds_tx *t = pds_ctl_push(p);
 
 	if (t == NULL)
-		return;
+		return NULL;
 	t->hdr.type = UET_PDS_TYPE_NACK;
 	t->hdr.flags = flags;
 	t->hdr.u.nack.code = code;
@@ -351,6 +355,7 @@ pds_nack_tx(struct uet_pds *p, const struct uet_pds_fa *dst, uint16_t ev,
 	t->dst = *dst;
 	t->ev = ev;
 	p->st.nack_tx[pds_code_idx(code)]++;
+	return t;
 }
 
 /* Handles: PDC index in the low 17 bits, generation above, so a handle
@@ -714,6 +719,18 @@ uet_pds_pdc_info_get(const struct uet_pds *p, uint32_t handle,
 	    p->pdc[idx].gen != (uint16_t)(handle >> 17))
 		return -ENOENT;
 	pds_pdc_info_fill(p, idx, info);
+	return 0;
+}
+
+int
+uet_pds_pdc_find(struct uet_pds *p, const struct uet_pds_fa *dst,
+		 uint32_t job, uint8_t tc, uint8_t mode, uint32_t *handle)
+{
+	struct pds_pdc *c = pds_ikey_find(p, dst, job, tc, mode);
+
+	if (c == NULL)
+		return -ENOENT;
+	*handle = pds_handle(p, pds_idx(p, c));
 	return 0;
 }
 

@@ -120,28 +120,34 @@ pds_ack_resp(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 }
 
 /*
- * RUD SACK-inferred loss (PROTOCOL.md 3 retransmission), below the
- * highest PSN the target reported:
- * - a first transmission sack_reorder PSNs below it is presumed lost;
- * - a retransmission is presumed lost as well when this ACK's SACK
- *   bitmap covers it, clear, and a packet sent more than SRTT / 8 after
- *   it was acknowledged (send-time order, as RACK): it is sent again at
- *   once, not after the TLP or the RTO. Below the bitmap the target says
- *   nothing (ACKs coalesce), so there it waits for the TLP or RTO.
- * The target drops duplicates, so exactly-once delivery holds.
+ * RUD SACK-inferred loss (PROTOCOL.md 3 retransmission). Only the SACK
+ * bitmap says anything about the PSNs above CACK: a PSN below its base or
+ * past its end, and a plain ACK's (no bitmap), is "no information" (the
+ * receiver reports the newest 64 PSNs of a longer run, and ACKs coalesce),
+ * never evidence of loss. Within the bitmap, a clear bit is a packet not
+ * received when the ACK left, and it is presumed lost when the ACK shows
+ * a later one received (@p hi: CACK, set bits, ACK_PSN):
+ * - a first transmission sack_reorder PSNs below @p hi;
+ * - a retransmission when a packet sent more than SRTT / 8 after it was
+ *   acknowledged (send-time order, as RACK): it is sent again at once,
+ *   not after the TLP or the RTO.
+ * Elsewhere the TLP or RTO repairs. The target drops duplicates, so
+ * exactly-once delivery holds.
  */
 static void
 pds_ack_infer(struct uet_pds *p, struct pds_pdc *c, uint32_t hi,
 	      uint32_t sack_base)
 {
 	uint64_t reo = pds_reo_ns(c);
+	uint32_t psn = c->u.i.una, end = sack_base + UET_PSN_SACK_BITS;
 	struct pds_slot *sl;
-	uint32_t psn;
 
 	if (c->mode != UET_PDS_MODE_RUD)
 		return;
-	for (psn = c->u.i.una; psn != c->u.i.snd && uet_psn_lt(psn, hi);
-	     psn++) {
+	if (uet_psn_lt(psn, sack_base))
+		psn = sack_base;
+	for (; pds_in_flight(c, psn) && uet_psn_lt(psn, hi) &&
+	     uet_psn_lt(psn, end); psn++) {
 		sl = pds_slot(p, c, psn);
 		if (sl->state != SLOT_SENT)
 			continue;
@@ -151,7 +157,6 @@ pds_ack_infer(struct uet_pds *p, struct pds_pdc *c, uint32_t hi,
 			p->st.retx_sack++;
 		} else {
 			if (c->u.i.srtt_ns == 0 ||
-			    uet_psn_lt(psn, sack_base) ||
 			    sl->sent_ns + reo >= c->u.i.rack_ns)
 				continue;
 			p->st.retx_again++;
@@ -330,9 +335,9 @@ pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	}
 	if (c->flags & PDC_F_FRTO)
 		pds_ack_frto(p, c);
-	/* A plain ACK has no bitmap: no evidence on retransmissions. */
-	pds_ack_infer(p, c, hi, h->type == UET_PDS_TYPE_ACK ? hi :
-			  uet_pds_ack_sack_base(a));
+	/* A plain ACK has no bitmap: no evidence of loss. */
+	if (h->type != UET_PDS_TYPE_ACK)
+		pds_ack_infer(p, c, hi, uet_pds_ack_sack_base(a));
 	p->cc->on_ack(c->cc, acked, rtt, (h->flags & UET_PDS_F_M) != 0, now);
 	if (h->type == UET_PDS_TYPE_ACK_CC && a->cc_type == UET_CC_TYPE_CREDIT &&
 	    a->cc.credit.credit != 0)
@@ -379,12 +384,38 @@ pds_rod_nack_stale(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn,
 	       guard != 0 && now - sl->sent_ns < guard;
 }
 
+/*
+ * Retransmission limit of NACK-driven resends: every one resets the RTO
+ * base, so a PSN NACKed at each attempt (trimmed on every path, always out
+ * of the receiver's window) would never time out. After max_nack_retx of
+ * them the PDC fails with -ETIMEDOUT, as after max_retries RTOs.
+ */
+static bool
+pds_nack_limit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
+{
+	struct pds_slot *sl = pds_slot(p, c, psn);
+
+	/* One per transmission: a duplicated NACK counts once. */
+	if (sl->state != SLOT_SENT)
+		return false;
+	if (sl->nacks < UINT8_MAX)
+		sl->nacks++;
+	if (sl->nacks <= p->cfg.max_nack_retx)
+		return false;
+	p->st.nack_retx_limit++;
+	pds_init_fail(p, c, -ETIMEDOUT);
+	return true;
+}
+
 static void
 pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
 	      const struct uet_pds_nack *n, uint64_t now)
 {
 	uint32_t acked = 0, psn;
 	uint16_t len = pds_slot(p, c, n->psn)->len;
+
+	if (pds_nack_limit(p, c, n->psn))
+		return;
 
 	if (n->code == UET_NACK_ROD_OOO) {
 		/* ROD receivers accept in order only: everything before the
@@ -474,16 +505,34 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		pds_done(p, c->mode, sl->cookie, -ECONNABORTED, psn);
 }
 
+/*
+ * RCVD_SES_PROCG: the target has the packet and its SES is still working
+ * on it. It is received: no retransmission; a packet that completes on
+ * its response waits for it (the RTO still resends it if the response
+ * never comes, pds_init_mark_from), any other completes.
+ */
+static void
+pds_nack_received(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+		  uint64_t now)
+{
+	uint32_t acked = 0;
+
+	pds_ack_slot(p, c, psn, &acked);
+	if (acked)
+		p->cc->on_ack(c->cc, acked, 0, false, now);
+}
+
 /* NEW_START_PSN answers a SYN only (pds_tgt.c DECISION): for a PDC past
  * SYN it is a stale answer to an old SYN of ours. */
 static int
-pds_nack_new_start(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+pds_nack_new_start(struct uet_pds *p, struct pds_pdc *c,
+		   const struct uet_pds_nack *n, uint64_t now)
 {
 	if (c->role != PDS_ROLE_INIT || c->state != PDC_SYN) {
 		p->st.rx_stale++;
 		return 0;
 	}
-	pds_init_new_start(p, c, now);
+	pds_init_new_start(p, c, n->payload, now);
 	return 0;
 }
 
@@ -524,7 +573,9 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 		return -EBADMSG;
 	}
 	if (n->code == UET_NACK_NEW_START_PSN)
-		return pds_nack_new_start(p, c, now);
+		return pds_nack_new_start(p, c, n, now);
+	if (n->code == UET_NACK_RCVD_SES_PROCG)
+		pds_nack_received(p, c, n->psn, now);
 	switch (uet_pds_nack_class(n->code)) {
 	case UET_NACK_CLASS_RETRANSMIT:
 		pds_nack_retx(p, c, n, now);
@@ -539,7 +590,7 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 		pds_nack_closing(p, c, n->psn, now);
 		break;
 	default:
-		return 0;
+		break; /* RCVD_SES_PROCG may have moved una */
 	}
 	if (c->state != PDC_FREE)
 		pds_ack_settle(p, c, now);
@@ -547,11 +598,19 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 }
 
 /* CLEAR_REQ: the target's response store crossed its high-water mark
- * (PROTOCOL.md 3 guaranteed delivery). Answer with a CLEAR CP at once,
- * behind what is queued; its CLEAR_PSN is filled when it leaves. */
+ * (PROTOCOL.md 3 guaranteed delivery). Its payload is the PSN to clear:
+ * one never sent is from another incarnation, ignored. Answer with a
+ * CLEAR CP at once, behind what is queued; its CLEAR_PSN (every PSN
+ * complete, so at least what was asked when we have it) is filled when
+ * it leaves. */
 static void
-pds_init_clear_req(struct uet_pds *p, struct pds_pdc *c)
+pds_init_clear_req(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 {
+	if (uet_psn_ge(psn, c->u.i.snd) ||
+	    uet_psn_lt(psn, c->start_psn - 1)) {
+		p->st.rx_stale++;
+		return;
+	}
 	if (c->state == PDC_CLOSING)
 		return;
 	if (pds_init_queue_cp(p, c, UET_PDS_CTL_CLEAR, 0) == 0)
@@ -582,6 +641,6 @@ pds_init_cp(struct uet_pds *p, const struct uet_pds_hdr *h,
 	if (h->next_hdr == UET_PDS_CTL_CLOSE_REQ)
 		pds_init_close(p, c, now);
 	else
-		pds_init_clear_req(p, c);
+		pds_init_clear_req(p, c, h->u.cp.payload);
 	return 0;
 }

@@ -129,16 +129,25 @@ pds_init_renumber(struct uet_pds *p, struct pds_pdc *c, uint32_t delta)
 /*
  * NACK NEW_START_PSN (PROTOCOL.md 2.7, 3): the target holds another live
  * PDC under our id and would not take our SYN (pds_tgt.c DECISION). None
- * of our packets was accepted, so re-pick a Start_PSN at least 2^16 away,
- * renumber everything as unsent, and retry with SYN after a resource
- * back-off (bounded by max_backoffs, then the PDC fails).
+ * of our packets was accepted, so move to the Start_PSN the NACK's payload
+ * names, renumber everything as unsent, and retry with SYN after a
+ * resource back-off (bounded by max_backoffs, then the PDC fails). A
+ * payload less than 2^16 from our Start_PSN, or not a multiple of the
+ * transmit window away from it (slots keep their index), is not usable:
+ * then we pick one ourselves, at least 2^16 away.
  */
 void
-pds_init_new_start(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+pds_init_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
+		   uint64_t now)
 {
 	uint32_t r = (uint32_t)(pds_rand(p) % ((UINT64_C(1) << 32) -
 					      2 * 65536));
 	uint32_t delta = (65536 + r) & ~(p->cfg.tx_window - 1);
+	int32_t d = uet_psn_diff(want, c->start_psn);
+
+	if ((d <= -65536 || d >= 65536) &&
+	    ((want - c->start_psn) & (p->cfg.tx_window - 1)) == 0)
+		delta = want - c->start_psn;
 
 	pds_init_renumber(p, c, delta);
 	c->flags &= (uint16_t)~(PDC_F_TLP | PDC_F_PROBE | PDC_F_CHG_EV);

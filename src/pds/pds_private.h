@@ -96,6 +96,7 @@ struct pds_tgt {
 	uint8_t ackf;        /* ACKF_* */
 	uint8_t rod_ooo_retx; /* ROD: retransmissions past the hole since
 			       * the last NACK */
+	uint8_t close_reqs;  /* target: CLOSE_REQs sent, none answered */
 	uint16_t ev;         /* EV to echo in ACKs */
 	uint64_t ack_ns;     /* first coalesced arrival (delayed ACK) */
 	uint32_t probe_base; /* SACK base the PROBE asked for */
@@ -156,7 +157,8 @@ struct pds_slot {
 	uint8_t state;
 	uint8_t flags;
 	uint8_t kind;      /* request next_hdr, or ctl_type */
-	uint8_t pad[3];
+	uint8_t nacks;     /* NACK-driven retransmissions of this PSN */
+	uint8_t pad[2];
 };
 
 /* Stored guaranteed-delivery response (PROTOCOL.md 3), or a RUDI_RESP's
@@ -227,6 +229,19 @@ struct pds_tnode {
 	uint64_t deadline;
 };
 
+/*
+ * A target PDC that was freed (closed, given up or replaced): who opened it
+ * and at which Start_PSN. A SYN of that {FA, spdcid} with that Start_PSN is
+ * a late duplicate of the closed incarnation (pds_tgt.c DECISION). One
+ * entry per hash bucket, newest wins: bounded by the PDC pool size.
+ */
+struct pds_tomb {
+	struct uet_pds_fa peer;
+	uint32_t start_psn;
+	uint16_t rid;
+	bool used;
+};
+
 /* Index free list. */
 struct pds_pool {
 	uint32_t *free;
@@ -295,6 +310,8 @@ struct uet_pds {
 	struct pds_htab ikey;    /* initiator {job, FA, TC, mode} */
 	uint32_t ikey_last;      /* last ikey hit (index), PDS_NIL: none */
 	struct pds_htab tkey;    /* target {FA, spdcid} */
+	struct pds_tomb *tomb;   /* target PDCs freed, by {FA, spdcid} */
+	uint32_t tomb_mask;
 
 	struct pds_slot *tx_blk; /* [tx_blocks * tx_window] */
 	struct pds_pool tx_pool;
@@ -376,9 +393,9 @@ pds_resp_data(const struct uet_pds *p, uint32_t r)
 }
 uint32_t pds_handle(const struct uet_pds *p, uint32_t idx);
 struct pds_pdc *pds_handle_pdc(struct uet_pds *p, uint32_t handle);
-void pds_nack_tx(struct uet_pds *p, const struct uet_pds_fa *dst, uint16_t ev,
-		 uint8_t code, uint32_t psn, uint16_t spdcid, uint16_t dpdcid,
-		 uint8_t flags);
+struct uet_pds_tx *pds_nack_tx(struct uet_pds *p, const struct uet_pds_fa *dst,
+			       uint16_t ev, uint8_t code, uint32_t psn,
+			       uint16_t spdcid, uint16_t dpdcid, uint8_t flags);
 void pds_list_push(struct uet_pds *p, struct pds_list *l, uint32_t idx);
 uint32_t pds_list_pop(struct uet_pds *p, struct pds_list *l);
 
@@ -430,6 +447,9 @@ struct pds_pdc *pds_tkey_find(struct uet_pds *p, const struct uet_pds_fa *fa,
 			      uint16_t spdcid);
 void pds_tkey_add(struct uet_pds *p, struct pds_pdc *c);
 void pds_tkey_del(struct uet_pds *p, struct pds_pdc *c);
+void pds_tomb_add(struct uet_pds *p, const struct pds_pdc *c);
+bool pds_tomb_match(const struct uet_pds *p, const struct uet_pds_fa *fa,
+		    uint16_t spdcid, uint32_t start_psn);
 bool pds_tx_blk_attach(struct uet_pds *p, struct pds_pdc *c);
 void pds_tx_blk_detach(struct uet_pds *p, struct pds_pdc *c);
 bool pds_rx_blk_attach(struct uet_pds *p, struct pds_pdc *c);
@@ -497,7 +517,8 @@ bool pds_init_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 void pds_init_probe_reply(struct uet_pds *p, struct pds_pdc *c,
 			  const struct uet_pds_hdr *h);
 bool pds_init_backoff(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
-void pds_init_new_start(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+void pds_init_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
+			uint64_t now);
 uint32_t pds_init_credit_target(struct uet_pds *p, struct pds_pdc *c,
 				uint8_t *ccc_id);
 void pds_init_credit_req(struct uet_pds *p, struct pds_pdc *c);
@@ -541,6 +562,8 @@ int pds_ret_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 /* ---- pds_tgt_ack.c: ACK generation, receive-side timers ---- */
 void pds_tgt_want_ack(struct uet_pds *p, struct pds_pdc *c);
 void pds_tgt_ack_kick(struct uet_pds *p, struct pds_pdc *c);
+void pds_tgt_resp_sack(struct uet_pds *p, const struct pds_pdc *c,
+		       struct uet_pds_tx *tx);
 void pds_tgt_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
 			const struct uet_pds_rx_meta *m, uint64_t now);
 void pds_tgt_credit_request(struct uet_pds *p, struct pds_pdc *c,

@@ -148,6 +148,7 @@ pds_resp_send(struct uet_pds *p, struct pds_pdc *c, uint32_t r)
 	t->ev = c->ev;
 	t->resp = pds_resp_data(p, r);
 	t->resp_len = e->len;
+	pds_tgt_resp_sack(p, c, t);
 }
 
 int
@@ -180,6 +181,7 @@ pds_tgt_release(struct uet_pds *p, struct pds_pdc *c)
 	}
 	c->nresp = 0;
 	pds_tkey_del(p, c);
+	pds_tomb_add(p, c);
 }
 
 /* ---- lookup and creation (PROTOCOL.md 3 establishment) ---- */
@@ -237,6 +239,57 @@ pds_tgt_syn_replaces(struct uet_pds *p, const struct pds_pdc *c,
 	return true;
 }
 
+/*
+ * A SYN naming no live PDC: a new PDC, or a late duplicate of a SYN of a
+ * PDC already closed, which must be neither delivered again nor open a
+ * PDC that nobody will close. DECISION (docs/WIRE-DECISIONS.md "PDS
+ * behaviour"): the target remembers {source FA, spdcid, Start_PSN} of every
+ * target PDC it frees (struct pds_tomb, one per hash bucket, the newest
+ * wins). A SYN matching all three belongs to the freed incarnation: its
+ * packets were delivered, or given up, then. An initiator picks every new
+ * Start_PSN at least 2^16 away from its previous one (UEC 1.0 PDC
+ * establishment), so its next PDC under a reused id never carries the
+ * freed one's Start_PSN; a still later one could only by a 2^-32 chance.
+ * Dropped silently: the initiator end is gone and expects nothing.
+ */
+static bool
+pds_tgt_syn_stale(struct uet_pds *p, const struct uet_pds_rx_meta *m,
+		  const struct pds_rxinfo *ri)
+{
+	if (!pds_tomb_match(p, &m->src, ri->spdcid, ri->psn - ri->psn_offset))
+		return false;
+	p->st.syn_stale++;
+	return true;
+}
+
+/*
+ * NACK NEW_START_PSN carries, in its payload, the Start_PSN the initiator
+ * is to use instead (PROTOCOL.md 2.7). DECISION: the SYN's Start_PSN moved
+ * by a random multiple of 2^16 (so at least 2^16 from the one refused, and
+ * the initiator's transmit slots keep their index), never within 2^16 of
+ * the live PDC's CACK, so its next SYN passes the window test of
+ * pds_tgt_syn_replaces().
+ */
+static void
+pds_tgt_nack_new_start(struct uet_pds *p, const struct pds_pdc *c,
+		       const struct uet_pds_rx_meta *m,
+		       const struct pds_rxinfo *ri)
+{
+	uint32_t start = ri->psn - ri->psn_offset, ns, k;
+	struct uet_pds_tx *t;
+	int32_t d;
+
+	k = 1 + (uint32_t)(pds_rand(p) % 0xFFFDu);
+	do {
+		ns = start + (k++ << 16);
+		d = uet_psn_diff(ns, c->u.t.cack + 1);
+	} while (d > -65536 && d < 65536);
+	t = pds_nack_tx(p, &m->src, m->ev, UET_NACK_NEW_START_PSN, ri->psn, 0,
+			ri->spdcid, m->ce ? UET_PDS_F_M : 0);
+	if (t != NULL)
+		t->hdr.u.nack.payload = ns;
+}
+
 static struct pds_pdc *
 pds_tgt_lookup(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	       const struct pds_rxinfo *ri, uint64_t now)
@@ -258,8 +311,7 @@ pds_tgt_lookup(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	if (c != NULL && c->start_psn != ri->psn - ri->psn_offset) {
 		if (!pds_tgt_syn_replaces(p, c, ri, now)) {
 			if (!m->trimmed && !m->trimmed_lasthop)
-				pds_tgt_nack(p, m, ri, 0, UET_NACK_NEW_START_PSN,
-					     ri->psn);
+				pds_tgt_nack_new_start(p, c, m, ri);
 			return NULL;
 		}
 		p->st.syn_replace++;
@@ -269,6 +321,8 @@ pds_tgt_lookup(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	if (c == NULL) {
 		if (m->trimmed || m->trimmed_lasthop)
 			return NULL; /* NACKed by the caller, nothing created */
+		if (pds_tgt_syn_stale(p, m, ri))
+			return NULL;
 		c = pds_tgt_create(p, m, ri, now);
 	}
 	return c;

@@ -21,6 +21,29 @@ pds_tgt_ack_kick(struct uet_pds *p, struct pds_pdc *c)
 		pds_list_push(p, &p->acks, pds_idx(p, c));
 }
 
+static void pds_tgt_ack_fill(struct uet_pds *p, struct pds_pdc *c,
+			     struct uet_pds_tx *tx);
+
+/*
+ * An ACK for the threshold is built at once, with the CACK and SACK of
+ * this moment, instead of waiting on the ACK list for the next transmit
+ * burst: when a burst arrives between two transmit opportunities, every
+ * 16 KiB trigger gets its own ACK. Collapsed into one, an ACK of a burst
+ * longer than the 64-PSN bitmap would leave the sender without
+ * information on most of it. false: left to the ACK list (a closed PDC
+ * holds its last ACK, pds_tgt_ack_tx; or no room).
+ */
+static bool
+pds_tgt_ack_now(struct uet_pds *p, struct pds_pdc *c)
+{
+	struct uet_pds_tx *tx;
+
+	if (c->state == PDC_CLOSED || (tx = pds_ctl_push(p)) == NULL)
+		return false;
+	pds_tgt_ack_fill(p, c, tx);
+	return true;
+}
+
 /* PROTOCOL.md 3 ACK generation: credit max(1 KiB, len); ACK at the
  * threshold, on AR, RETX, CE, or the first packet of the PDC. */
 void
@@ -39,6 +62,8 @@ pds_tgt_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
 		t->ackf |= ACKF_M;
 	if (flags & UET_PDS_F_RETX)
 		t->ackf |= ACKF_RETX;
+	if (t->ack_credit >= p->cfg.ack_threshold && pds_tgt_ack_now(p, c))
+		return;
 	if ((flags & (UET_PDS_F_AR | UET_PDS_F_RETX)) || m->ce ||
 	    t->ack_credit >= p->cfg.ack_threshold || (t->ackf & ACKF_NEED))
 		pds_tgt_want_ack(p, c);
@@ -80,6 +105,26 @@ pds_tgt_sack(struct uet_pds *p, const struct pds_pdc *c, struct uet_pds_ack *a,
 	a->mpr = (uint8_t)__builtin_ctz(p->cfg.rx_window);
 	a->sack_psn_offset = (int16_t)(base - t->cack);
 	a->sack_bitmap = bm;
+}
+
+/*
+ * A response rides in its own ACK (pds_tgt.c); while the receive side has
+ * holes that ACK is an ACK_CC with the SACK bitmap, so the sender keeps
+ * learning which PSNs are missing from every ACK, not only from the
+ * coalesced ones (a plain ACK says nothing past CACK).
+ */
+void
+pds_tgt_resp_sack(struct uet_pds *p, const struct pds_pdc *c,
+		  struct uet_pds_tx *tx)
+{
+	struct uet_pds_ack *a = &tx->hdr.u.ack;
+
+	if (c->u.t.nbits == 0 && !p->cfg.ack_cc_always)
+		return;
+	tx->hdr.type = UET_PDS_TYPE_ACK_CC;
+	pds_tgt_sack(p, c, a, false);
+	a->cc_type = UET_CC_TYPE_NSCC;
+	a->cc.nscc.ooo_count = c->u.t.ooo;
 }
 
 /* ack_cc_state (PROTOCOL.md 2.5): a pending credit grant makes it
@@ -162,6 +207,22 @@ pds_tgt_cp_fill(struct pds_pdc *c, struct uet_pds_tx *tx, uint8_t ctl,
 	tx->hdr.u.cp.payload = payload;
 }
 
+/*
+ * CLEAR_REQ carries the PSN to clear (PROTOCOL.md 2.6, 3): that of the
+ * newest stored response already sent, which the initiator can have; CACK
+ * when none was sent yet (rare path: once per high-water crossing).
+ */
+static uint32_t
+pds_tgt_clear_req_psn(const struct uet_pds *p, const struct pds_pdc *c)
+{
+	uint32_t r, psn = c->u.t.cack;
+
+	for (r = c->resp; r != PDS_NIL; r = p->resp[r].next)
+		if (p->resp[r].ready)
+			psn = p->resp[r].psn;
+	return psn;
+}
+
 /* A pending CLOSE_REQ or CLEAR_REQ CP; false when none. */
 static bool
 pds_tgt_req_tx(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
@@ -171,8 +232,11 @@ pds_tgt_req_tx(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 	if (t->ackf & ACKF_CLOSE_REQ) {
 		pds_tgt_cp_fill(c, tx, UET_PDS_CTL_CLOSE_REQ, 0);
 		t->ackf &= (uint8_t)~ACKF_CLOSE_REQ;
+		if (t->close_reqs < UINT8_MAX)
+			t->close_reqs++;
 	} else if (t->ackf & ACKF_CLEAR_REQ) {
-		pds_tgt_cp_fill(c, tx, UET_PDS_CTL_CLEAR_REQ, 0);
+		pds_tgt_cp_fill(c, tx, UET_PDS_CTL_CLEAR_REQ,
+				pds_tgt_clear_req_psn(p, c));
 		t->ackf &= (uint8_t)~ACKF_CLEAR_REQ;
 		p->st.clear_req_tx++;
 	} else {
@@ -221,8 +285,10 @@ pds_tgt_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	 * initiator keeps its PDC (and ACKs) until it gets it. */
 	if (closed && c->u.i.una != c->u.i.nxt)
 		return false;
-	if (pds_tgt_req_tx(p, c, tx))
+	if (pds_tgt_req_tx(p, c, tx)) {
+		pds_pdc_timer_update(p, c, now); /* CLOSE_REQ repeat */
 		return true;
+	}
 	if (!(c->u.t.ackf & ACKF_NEED))
 		return false;
 	pds_tgt_ack_fill(p, c, tx);
@@ -236,15 +302,62 @@ pds_tgt_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 
 /* ---- timers: delayed ACK, close request when idle ---- */
 
+/*
+ * Close request (PROTOCOL.md 3 "Close"): an idle target PDC (nothing
+ * received for tgt_close_req_ns, no return data outstanding) asks the
+ * initiator to close it. A live initiator answers with a CLOSE once it is
+ * idle itself; until then every packet it sends postpones the next step.
+ * Unanswered, CLOSE_REQ is repeated after rto_init_ns, doubling, and
+ * after max_retries repeats the PDC is given up: the initiator is gone or
+ * never had it (a PDC opened by a late duplicate SYN whose own tombstone
+ * was overwritten). It is freed with NACK CLOSING_IN_ERR, which fails the
+ * initiator's PDC should it still exist.
+ */
+static uint64_t
+pds_tgt_close_deadline(struct uet_pds *p, const struct pds_pdc *c)
+{
+	unsigned int k = c->u.t.close_reqs;
+
+	if (c->role != PDS_ROLE_TGT || c->u.i.una != c->u.i.nxt)
+		return 0;
+	if (c->state == PDC_OPEN && p->cfg.tgt_close_req_ns)
+		return c->last_ns + p->cfg.tgt_close_req_ns;
+	if (c->state != PDC_CLOSING || k == 0)
+		return 0; /* the first CLOSE_REQ has not left yet */
+	return c->last_ns + (p->cfg.rto_init_ns << (k > 16 ? 16 : k - 1));
+}
+
 uint64_t
 pds_tgt_deadline(struct uet_pds *p, const struct pds_pdc *c)
 {
 	if (c->u.t.ack_credit && p->cfg.ack_delay_ns)
 		return c->u.t.ack_ns + p->cfg.ack_delay_ns;
-	if (c->role == PDS_ROLE_TGT && p->cfg.tgt_close_req_ns &&
-	    c->state == PDC_OPEN && c->u.i.una == c->u.i.nxt)
-		return c->last_ns + p->cfg.tgt_close_req_ns;
-	return 0;
+	return pds_tgt_close_deadline(p, c);
+}
+
+static void
+pds_tgt_close_giveup(struct uet_pds *p, struct pds_pdc *c)
+{
+	p->st.close_req_giveup++;
+	pds_nack_tx(p, &c->peer, c->u.t.ev, UET_NACK_CLOSING_IN_ERR,
+		    c->u.i.nxt, c->lid, c->rid, 0);
+	pds_pdc_free(p, c);
+}
+
+static void
+pds_tgt_close_step(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	if (c->state == PDC_OPEN) {
+		pds_tgt_close_req(p, c, now);
+		return;
+	}
+	if (c->u.t.close_reqs > p->cfg.max_retries) {
+		pds_tgt_close_giveup(p, c);
+		return;
+	}
+	c->last_ns = now;
+	c->u.t.ackf |= ACKF_CLOSE_REQ;
+	pds_list_push(p, &p->acks, pds_idx(p, c));
 }
 
 void
@@ -253,10 +366,13 @@ pds_tgt_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	uint64_t d = pds_tgt_deadline(p, c);
 
 	if (d != 0 && now >= d) {
-		if (c->u.t.ack_credit)
+		if (c->u.t.ack_credit) {
 			pds_tgt_want_ack(p, c);
-		else if (c->role == PDS_ROLE_TGT)
-			pds_tgt_close_req(p, c, now);
+		} else {
+			pds_tgt_close_step(p, c, now);
+			if (c->state == PDC_FREE)
+				return;
+		}
 	}
 	pds_pdc_timer_update(p, c, now);
 }
@@ -264,12 +380,12 @@ pds_tgt_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 void
 pds_tgt_close_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
-	(void)now;
 	if (c->state != PDC_OPEN)
 		return;
 	/* PROTOCOL.md 3: the target asks with CLOSE_REQ (and REQ=CLOSE in
 	 * its ACKs); new requests get NACK CLOSING. */
 	c->state = PDC_CLOSING;
+	c->last_ns = now;
 	c->u.t.ackf |= ACKF_CLOSE_REQ;
 	pds_list_push(p, &p->acks, pds_idx(p, c));
 }

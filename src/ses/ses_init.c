@@ -315,9 +315,6 @@ ses_msg_setup(struct uet_ses *s, struct ses_msg *m, const struct uet_ses_wr *wr,
 		if (ret != 0)
 			return ret;
 	}
-	/* Its data comes back as requests naming the message id. */
-	if (m->large_read)
-		ses_read_hash_add(s, m);
 	return 0;
 }
 
@@ -545,6 +542,8 @@ ses_frag_submit(struct uet_ses *s, struct ses_msg *m, uint64_t now)
 	ps.len = ses_frag_wire_len(m, i);
 	ps.cookie = ses_cookie(SES_CK_INIT, slot, m->gen, i);
 	ret = uet_pds_submit(s->cfg.pds, &ps, now);
+	if (ret == 0 && i == 0 && m->large_read)
+		ses_read_hash_add(s, m, &ps);
 	if (ret == 0) {
 		m->next_frag++;
 		s->st.frag_tx++;

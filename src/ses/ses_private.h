@@ -101,6 +101,8 @@ struct ses_msg {
 	uint64_t mod_len;    /* modified_length of the response */
 	uint32_t next;       /* submission FIFO */
 	uint32_t rnext;      /* read hash chain */
+	uint32_t pdc;        /* large READ: handle of its PDC (3: message
+			      * ids are per PDC, so is its return data) */
 	uint8_t kind;        /* enum ses_msg_kind */
 	uint8_t list;        /* list of the response (EXPECTED/OVERFLOW) */
 	uint8_t rdv_gen;     /* rendezvous: generation of our MR entry */
@@ -221,7 +223,7 @@ struct uet_ses {
 	uint32_t n_tgt_free;
 	uint32_t *tgt_hash;
 	uint32_t tgt_hmask;
-	uint32_t *read_hash;     /* large READs in flight, by message id */
+	uint32_t *read_hash;     /* large READs in flight, {PDC, msg id} */
 	uint32_t read_hmask;
 	struct ses_ret *rets;
 	uint32_t *ret_free;
@@ -285,7 +287,8 @@ bool ses_refuse(struct uet_ses *s, const struct uet_pds_event *ev,
 void ses_init_done(struct uet_ses *s, const struct uet_pds_event *ev);
 int ses_init_ret_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 		    const uint8_t *ses, uint16_t len);
-void ses_read_hash_add(struct uet_ses *s, struct ses_msg *m);
+void ses_read_hash_add(struct uet_ses *s, struct ses_msg *m,
+		       const struct uet_pds_submit *ps);
 void ses_read_unhash(struct uet_ses *s, struct ses_msg *m);
 
 /* ses_tgt.c */

@@ -156,25 +156,32 @@ ses_init_done(struct uet_ses *s, const struct uet_pds_event *ev)
 	ses_msg_check_done(s, m);
 }
 
-/* ---- large READs in flight, keyed {peer FA, job, message id}: every
- * return-direction packet finds its message in O(1) ---- */
+/* ---- large READs in flight, keyed {PDC, message id}: message ids are
+ * per PDC (3), so two READs to one peer on different PDCs (mode, traffic
+ * class) may share an id; the return-direction data arrives on the
+ * READ's own PDC and finds its message in O(1) ---- */
 
 static uint32_t
-ses_read_hash(const struct uet_ses *s, const struct uet_pds_fa *peer,
-	      uint32_t job, uint16_t msg_id)
+ses_read_hash(const struct uet_ses *s, uint32_t pdc, uint16_t msg_id)
 {
-	uint32_t fa_tail;
-
-	memcpy(&fa_tail, &peer->addr[sizeof(peer->addr) - 4], 4);
-	return ((uint32_t)msg_id * 2654435761u ^ job * 40503u ^ fa_tail) &
+	return ((uint32_t)msg_id * 2654435761u ^ pdc * 40503u) &
 	       s->read_hmask;
 }
 
+/* Called once the READ's first packet went to the PDS, which now names
+ * the PDC it travels on. */
 void
-ses_read_hash_add(struct uet_ses *s, struct ses_msg *m)
+ses_read_hash_add(struct uet_ses *s, struct ses_msg *m,
+		  const struct uet_pds_submit *ps)
 {
-	uint32_t b = ses_read_hash(s, &m->wr.dest.fa, m->wr.job, m->msg_id);
+	uint32_t b;
 
+	if (uet_pds_pdc_find(s->cfg.pds, &ps->dst, ps->job, ps->tc, ps->mode,
+			     &m->pdc) != 0) {
+		s->st.rx_bad++; /* cannot happen: the submit just used it */
+		return;
+	}
+	b = ses_read_hash(s, m->pdc, m->msg_id);
 	m->rnext = s->read_hash[b];
 	s->read_hash[b] = (uint32_t)(m - s->msgs);
 	m->rhashed = true;
@@ -187,8 +194,7 @@ ses_read_unhash(struct uet_ses *s, struct ses_msg *m)
 
 	if (!m->rhashed)
 		return;
-	link = &s->read_hash[ses_read_hash(s, &m->wr.dest.fa, m->wr.job,
-					   m->msg_id)];
+	link = &s->read_hash[ses_read_hash(s, m->pdc, m->msg_id)];
 	while (*link != SES_NIL && *link != idx)
 		link = &s->msgs[*link].rnext;
 	if (*link == idx)
@@ -197,16 +203,14 @@ ses_read_unhash(struct uet_ses *s, struct ses_msg *m)
 }
 
 static struct ses_msg *
-ses_read_find(struct uet_ses *s, const struct uet_pds_fa *peer, uint32_t job,
-	      uint16_t msg_id)
+ses_read_find(struct uet_ses *s, uint32_t pdc, uint32_t job, uint16_t msg_id)
 {
-	uint32_t i = s->read_hash[ses_read_hash(s, peer, job, msg_id)];
+	uint32_t i = s->read_hash[ses_read_hash(s, pdc, msg_id)];
 	struct ses_msg *m;
 
 	for (; i != SES_NIL; i = m->rnext) {
 		m = &s->msgs[i];
-		if (m->msg_id == msg_id && m->wr.job == job &&
-		    memcmp(&m->wr.dest.fa, peer, sizeof(*peer)) == 0)
+		if (m->pdc == pdc && m->msg_id == msg_id && m->wr.job == job)
 			return m;
 	}
 	return NULL;
@@ -226,7 +230,7 @@ ses_init_ret_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 		s->st.rx_bad++;
 		return -EBADMSG;
 	}
-	m = ses_read_find(s, &ev->peer, r.job_id, r.read_request_message_id);
+	m = ses_read_find(s, ev->pdc, r.job_id, r.read_request_message_id);
 	if (m == NULL || r.message_offset > m->wr.len ||
 	    r.payload_length > m->wr.len - r.message_offset) {
 		s->st.rx_bad++;

@@ -202,6 +202,10 @@ uet_pds_nack_class(unsigned int code)
 	case UET_NACK_TRIMMED_LASTHOP:
 	case UET_NACK_PSN_OOR_WINDOW:
 	case UET_NACK_ROD_OOO:
+	/* The receiver says it does not have the PSN (PKT_NOT_RCVD) or
+	 * inferred its loss (RCVR_INFER_LOSS): resend it. */
+	case UET_NACK_PKT_NOT_RCVD:
+	case UET_NACK_RCVR_INFER_LOSS:
 		return UET_NACK_CLASS_RETRANSMIT;
 	case UET_NACK_CLOSING:
 		return UET_NACK_CLASS_CLOSING;

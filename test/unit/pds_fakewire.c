@@ -456,6 +456,7 @@ fw_test_config(struct uet_pds_config *cfg)
 	cfg->dgram_queue = 64;
 	cfg->mtu = 1024;
 	cfg->cc_param = 64 * 1024;
+	cfg->tgt_close_req_ns = 0;
 }
 
 struct fakewire W;

@@ -109,6 +109,7 @@ defaults__validate(void **state)
 	assert_int_equal(cfg.timers.rto_max_retries, 5);
 	assert_int_equal(cfg.timers.ack_coalesce_bytes, 16384);
 	assert_int_equal(cfg.timers.ack_min_add, 1024);
+	assert_int_equal(cfg.timers.close_req_idle_ns, 1000000000);
 	assert_int_equal(cfg.dscp.data, 0);
 	assert_int_equal(cfg.dscp.control, 46);
 	assert_int_equal(cfg.dscp.trimmed, 16);
@@ -579,6 +580,8 @@ validate__cross_field(void **state)
 		       "[tick, rto_init)");
 	expect_invalid("timers.close_idle=10us", NULL, "timers", "close_idle",
 		       "at least rto_init");
+	expect_invalid("timers.close_req_idle=10us", NULL, "timers",
+		       "close_req_idle", "at least rto_init");
 	expect_invalid("timers.ack_min_add=32K", NULL, "timers", "ack_min_add",
 		       "ack_coalesce_bytes");
 	expect_invalid("cc.max_wnd=1000", NULL, "cc", "max_wnd",

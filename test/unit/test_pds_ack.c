@@ -416,6 +416,173 @@ pds_recovery__rod_stale_nack_ignored(void **state)
 	assert_int_equal(fw_take(&W, 0, tx, 8), 5);
 }
 
+/* A PSN NACKed (here trimmed) at every transmission is resent
+ * max_nack_retx times, then its PDC fails with -ETIMEDOUT. */
+static void
+pds_init_nack__retransmit_limit_fails_pdc(void **state)
+{
+	struct uet_pds_tx n = nack(UET_NACK_TRIMMED, psn(1)), tx[16];
+	struct uet_pds_config cfg;
+	uint32_t k;
+
+	(void)state;
+	fw_test_config(&cfg);
+	for (k = 0; k < cfg.max_nack_retx; k++) {
+		fw_inject(&W, 0, &n, false, false);
+		/* A duplicate of the same NACK does not count. */
+		fw_inject(&W, 0, &n, false, false);
+		assert_int_equal(retx(tx, 16), 1);
+		assert_int_equal(tx[0].hdr.u.req.psn, psn(1));
+	}
+	assert_int_equal(W.done_err[1], 0);
+	assert_int_equal(fw_st(0)->retx_nack, cfg.max_nack_retx);
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(W.done_err[1], 1);
+	assert_int_equal(W.last_status[0], -ETIMEDOUT);
+	assert_int_equal(fw_st(0)->nack_retx_limit, 1);
+	assert_int_equal(fw_st(0)->pdc_fail, 1);
+}
+
+/* NACK PKT_NOT_RCVD and RCVR_INFER_LOSS: the receiver does not have the
+ * PSN; it is resent (docs/WIRE-DECISIONS.md "NACK reactions"). */
+static void
+pds_init_nack__not_received_and_inferred_loss_retransmit(void **state)
+{
+	struct uet_pds_tx n, tx[16];
+
+	(void)state;
+	n = nack(UET_NACK_PKT_NOT_RCVD, psn(2));
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(retx(tx, 16), 1);
+	assert_int_equal(tx[0].hdr.u.req.psn, psn(2));
+	n = nack(UET_NACK_RCVR_INFER_LOSS, psn(3));
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(retx(tx, 16), 1);
+	assert_int_equal(tx[0].hdr.u.req.psn, psn(3));
+	assert_int_equal(fw_st(0)->retx_nack, 2);
+}
+
+/* NACK RCVD_SES_PROCG: received, the SES is still processing it: never
+ * resent for that; a packet not waiting for a response completes. */
+static void
+pds_init_nack__rcvd_ses_procg_is_received(void **state)
+{
+	struct uet_pds_tx n = nack(UET_NACK_RCVD_SES_PROCG, psn(4)), tx[16];
+
+	(void)state;
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(W.done_ok[4], 1);
+	assert_int_equal(retx(tx, 16), 0);
+	assert_int_equal(fw_st(0)->retx_nack, 0);
+	/* Once more (a duplicate): nothing changes. */
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(W.done_ok[4], 1);
+	assert_int_equal(fw_st(0)->pdc_fail, 0);
+}
+
+/* ---- SACK "no information" (PROTOCOL.md 2.5) ---- */
+
+#define BURST_N 200
+#define BURST_LOST 10
+
+static void
+burst_window(struct uet_pds_config *cfg)
+{
+	cfg->tx_window = 256;
+	cfg->rx_window = 256;
+	cfg->tx_blocks = 2;
+	cfg->rx_blocks = 2;
+	cfg->event_queue = 1024;
+	cfg->ctl_queue = 256;
+	cfg->cc_param = 1u << 20;
+}
+
+static int
+setup_burst(void **state)
+{
+	(void)state;
+	return fw_setup_with(31, burst_window);
+}
+
+static bool
+burst_done(struct fakewire *w, void *arg)
+{
+	uint32_t c;
+
+	(void)arg;
+	for (c = 0; c < BURST_N; c++)
+		if (w->done_ok[c] == 0)
+			return false;
+	return true;
+}
+
+/*
+ * A clear SACK bit, or a PSN below the bitmap base, is "no information":
+ * with one packet lost among BURST_N that reach the receiver between two
+ * of its transmit opportunities, the receiver sends an ACK per 16 KiB
+ * trigger (not one for the burst, whose bitmap would cover only its last
+ * 64 PSNs) and the sender resends the lost packet alone.
+ */
+static void
+pds_ack_infer__burst_one_loss_one_retransmission(void **state)
+{
+	static struct uet_pds_tx tx[256];
+	uint16_t n, k, i;
+	uint64_t retx;
+	uint32_t c;
+
+	(void)state;
+	W.jitter_ns = 0;
+	for (c = 0; c < BURST_N; c++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
+	n = fw_take(&W, 0, tx, 256);
+	assert_int_equal(n, BURST_N);
+	for (i = 0; i < n; i++)
+		if (i != BURST_LOST)
+			fw_inject(&W, 1, &tx[i], false, false);
+	/* 199 packets of 1 KiB credit: an ACK per 16 KiB (the first of them
+	 * also answers the first packet); the tail waits for the delayed
+	 * ACK. */
+	k = fw_take(&W, 1, tx, 256);
+	assert_int_equal(k, (BURST_N - 1) / 16);
+	for (i = 0; i < k; i++)
+		fw_inject(&W, 0, &tx[i], false, false);
+	assert_int_equal(fw_st(0)->retx_sack, 1);
+	assert_true(fw_run(&W, 1000, 100000000ull, burst_done, NULL));
+	retx = fw_st(0)->retx_sack + fw_st(0)->retx_nack +
+	       fw_st(0)->retx_rto + fw_st(0)->retx_probe +
+	       fw_st(0)->retx_again;
+	assert_int_equal(retx, 1);
+	for (c = 0; c < BURST_N; c++)
+		assert_int_equal(W.delivered[c], 1);
+	assert_int_equal(fw_st(1)->dup_rx, 0);
+}
+
+/* PSNs below the bitmap base and a plain ACK's gap say nothing. */
+static void
+pds_ack_infer__below_bitmap_is_no_information(void **state)
+{
+	struct uet_pds_tx a;
+
+	(void)state;
+	/* CACK 0, bitmap from 12: 12..15 received; 1..11 not reported. */
+	a = ack_cc(psn(0), psn(12), 0xFu);
+	fw_inject(&W, 0, &a, false, false);
+	assert_int_equal(W.done_ok[12], 1);
+	assert_int_equal(W.done_ok[15], 1);
+	assert_int_equal(fw_st(0)->retx_sack, 0);
+	/* A plain ACK of PSN 14 with CACK 0: no bitmap, no inference. */
+	a = A0;
+	a.hdr.u.ack.cack_psn = psn(0);
+	a.hdr.u.ack.ack_psn_offset = 14;
+	fw_inject(&W, 0, &a, false, false);
+	assert_int_equal(fw_st(0)->retx_sack, 0);
+	/* The bitmap from 1 shows 1 missing with 2..15 received. */
+	a = ack_cc(psn(0), psn(1), 0x7FFEu);
+	fw_inject(&W, 0, &a, false, false);
+	assert_int_equal(fw_st(0)->retx_sack, 1);
+}
+
 int
 main(void)
 {
@@ -431,12 +598,18 @@ main(void)
 		T(pds_init_nack__stale_psn_ignored),
 		T(pds_init_nack__closing_moves_request_to_new_pdc),
 		T(pds_init_ack__rod_ooo_goes_back_n),
+		T(pds_init_nack__retransmit_limit_fails_pdc),
+		T(pds_init_nack__not_received_and_inferred_loss_retransmit),
+		T(pds_init_nack__rcvd_ses_procg_is_received),
 #undef T
 		FW_TEST(pds_recovery__rud_single_drop_repaired_by_sack,
 			setup_rec),
 		FW_TEST(pds_recovery__rud_lost_resend_sent_again, setup_rec),
 		FW_TEST(pds_recovery__rod_single_drop_one_goback, setup_rec),
 		FW_TEST(pds_recovery__rod_stale_nack_ignored, setup_rec),
+		FW_TEST(pds_ack_infer__burst_one_loss_one_retransmission,
+			setup_burst),
+		FW_TEST(pds_ack_infer__below_bitmap_is_no_information, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

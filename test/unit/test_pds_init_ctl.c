@@ -260,6 +260,43 @@ pds_init_new_start__repicks_and_retries(void **state)
 	assert_int_equal(W.delivered[1] + W.delivered[2], 2);
 }
 
+/* NACK NEW_START_PSN carries the new Start_PSN (PROTOCOL.md 2.7): the
+ * initiator moves to it; a payload too close to its own Start_PSN is not
+ * usable and it picks one itself. */
+static void
+pds_init_new_start__moves_to_payload_start_psn(void **state)
+{
+	struct uet_pds_tx a, n, again[2];
+	uint32_t d;
+
+	(void)state;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	assert_int_equal(fw_take(&W, 0, again, 2), 2);
+	a = again[0];
+	n = nack_for(&a, UET_NACK_NEW_START_PSN);
+	n.hdr.u.nack.payload = a.hdr.u.req.psn + 0x30000;
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(fw_st(0)->new_start, 1);
+	W.now += 400000 + 20000;
+	uet_pds_advance(W.pds[0], W.now);
+	assert_int_equal(fw_take(&W, 0, again, 2), 2);
+	assert_int_equal(again[0].hdr.u.req.psn, a.hdr.u.req.psn + 0x30000);
+	assert_int_equal(again[0].hdr.u.req.psn_offset, 0);
+	assert_int_equal(again[1].hdr.u.req.psn, a.hdr.u.req.psn + 0x30001);
+	/* Refused again, with a payload 2^15 away: not usable. */
+	a = again[0];
+	n = nack_for(&a, UET_NACK_NEW_START_PSN);
+	n.hdr.u.nack.payload = a.hdr.u.req.psn + 0x8000;
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(fw_st(0)->new_start, 2);
+	W.now += 2 * (400000 + 20000);
+	uet_pds_advance(W.pds[0], W.now);
+	assert_int_equal(fw_take(&W, 0, again, 2), 2);
+	d = again[0].hdr.u.req.psn - a.hdr.u.req.psn;
+	assert_true(d >= 65536 && d <= UINT32_MAX - 65535);
+}
+
 static bool
 done_k(struct fakewire *w, void *arg)
 {
@@ -490,6 +527,8 @@ main(void)
 		FW_TEST(pds_init_backoff__burst_is_one_round, setup_slow_rto),
 		FW_TEST(pds_init_backoff__rto_not_starved, setup_refusals_rto),
 		FW_TEST(pds_init_new_start__repicks_and_retries,
+			setup_slow_rto),
+		FW_TEST(pds_init_new_start__moves_to_payload_start_psn,
 			setup_slow_rto),
 		FW_TEST(pds_init_new_start__reopen_over_stale_target_pdc,
 			fw_setup),

@@ -598,6 +598,180 @@ pds_tgt_rx__other_start_psn_nacked_until_quiet(void **state)
 	assert_int_equal(W.delivered[1], 2);
 }
 
+/* Step the wire until both pools are idle or @p max_ns passed. */
+static void
+run_idle(uint64_t dt, uint64_t max_ns)
+{
+	uint64_t end = W.now + max_ns;
+
+	while (!fw_pools_idle(&W) && W.now < end)
+		fw_step(&W, dt);
+}
+
+/* WIRE-DECISIONS "PDS behaviour": a late duplicate of a SYN of a PDC
+ * closed normally is neither delivered again nor opens a target PDC (the
+ * target remembers {FA, spdcid, Start_PSN} of what it freed); the
+ * initiator's next PDC under the same id (another Start_PSN) is taken. */
+static void
+pds_tgt_rx__stale_syn_after_close_dropped(void **state)
+{
+	struct uet_pds_tx syn = one_req(UET_PDS_MODE_RUD, 70, 0), tx[4];
+	struct uet_pds_pool_info pi;
+
+	(void)state;
+	W.delay_ns = 1000;
+	fw_inject(&W, 1, &syn, false, false);
+	while (W.done_ok[70] == 0 && W.now < 10000000)
+		fw_step(&W, 1000);
+	assert_int_equal(W.done_ok[70], 1);
+	assert_int_equal(uet_pds_pdc_close(W.pds[1], W.last_pdc[1], W.now), 0);
+	run_idle(1000, 20000000);
+	assert_true(fw_pools_idle(&W));
+	assert_int_equal(fw_st(1)->pdc_close_tgt, 1);
+	/* The late duplicate. */
+	fw_inject(&W, 1, &syn, false, false);
+	assert_int_equal(W.delivered[70], 1);
+	assert_int_equal(fw_st(1)->pdc_open_tgt, 1);
+	assert_int_equal(fw_st(1)->syn_stale, 1);
+	uet_pds_pool_info_get(W.pds[1], &pi);
+	assert_int_equal(pi.pdc_used[1], 0);
+	assert_int_equal(fw_take(&W, 1, tx, 4), 0);
+	/* A new incarnation of the same initiator PDC id. */
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 71, 0), 0);
+	while (W.done_ok[71] == 0 && W.now < 30000000)
+		fw_step(&W, 1000);
+	assert_int_equal(W.done_ok[71], 1);
+	assert_int_equal(W.delivered[71], 1);
+	assert_int_equal(fw_st(1)->pdc_open_tgt, 2);
+	assert_int_equal(fw_st(1)->syn_stale, 1);
+}
+
+static uint32_t close_req_drops;
+
+static bool
+drop_close_req(struct fakewire *w, int from, const struct uet_pds_tx *t)
+{
+	(void)w;
+	if (from != 1 || t->hdr.type != UET_PDS_TYPE_CP ||
+	    t->hdr.next_hdr != UET_PDS_CTL_CLOSE_REQ || close_req_drops == 0)
+		return false;
+	close_req_drops--;
+	return true;
+}
+
+/* PROTOCOL.md 3 close: a lost CLOSE_REQ is repeated (after rto_init,
+ * doubling) until the initiator answers with its CLOSE. */
+static void
+pds_tgt_close__close_req_repeated_until_answered(void **state)
+{
+	(void)state;
+	W.delay_ns = 1000;
+	W.jitter_ns = 0;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 90, 0), 0);
+	while (W.done_ok[90] == 0 && W.now < 10000000)
+		fw_step(&W, 1000);
+	assert_int_equal(W.done_ok[90], 1);
+	close_req_drops = 2;
+	W.drop_fn = drop_close_req;
+	assert_int_equal(uet_pds_pdc_close(W.pds[1], W.last_pdc[1], W.now), 0);
+	run_idle(1000, 100000000);
+	assert_true(fw_pools_idle(&W));
+	assert_int_equal(close_req_drops, 0);
+	assert_int_equal(fw_st(1)->tx_ctl[UET_PDS_CTL_CLOSE_REQ], 3);
+	assert_int_equal(fw_st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 1);
+	assert_int_equal(fw_st(1)->close_req_giveup, 0);
+	assert_int_equal(fw_st(1)->pdc_close_tgt, 1);
+	assert_int_equal(fw_st(0)->pdc_close_init, 1);
+	assert_int_equal(fw_st(0)->pdc_fail, 0);
+}
+
+static void
+tgt_close_req_default(struct uet_pds_config *cfg)
+{
+	struct uet_pds_config d;
+
+	uet_pds_config_default(&d);
+	cfg->tgt_close_req_ns = d.tgt_close_req_ns;
+}
+
+static int
+setup_tgt_close_req(void **state)
+{
+	(void)state;
+	return fw_setup_with(1, tgt_close_req_default);
+}
+
+/*
+ * PROTOCOL.md 3 close, with the default configuration: an idle target PDC
+ * asks its initiator to close (answered: both ends freed); a target PDC
+ * no initiator knows (as opened by a late duplicate SYN the target no
+ * longer recognises) repeats CLOSE_REQ max_retries times, then is freed
+ * with NACK CLOSING_IN_ERR. Nothing is left open.
+ */
+static void
+pds_tgt_close__idle_pdc_reclaimed_by_default(void **state)
+{
+	struct uet_pds_tx orphan;
+	struct uet_pds_pool_info pi;
+	struct uet_pds_config cfg;
+
+	(void)state;
+	W.delay_ns = 1000;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 80, 0), 0);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &orphan));
+	/* Another initiator PDC id and Start_PSN: unknown at side 0. */
+	orphan.hdr.u.req.spdcid = (uint16_t)(orphan.hdr.u.req.spdcid + 5);
+	orphan.hdr.u.req.psn += 0x40000;
+	orphan.cookie = 81;
+	fw_inject(&W, 1, &orphan, false, false);
+	assert_int_equal(W.delivered[81], 1);
+	/* The real request goes again (RTO) and completes. */
+	while (W.done_ok[80] == 0 && W.now < 50000000)
+		fw_step(&W, 1000);
+	assert_int_equal(W.done_ok[80], 1);
+	uet_pds_pool_info_get(W.pds[1], &pi);
+	assert_int_equal(pi.pdc_used[1], 2);
+	/* Idle for tgt_close_req_ns, then the close requests. */
+	run_idle(100000, 3000000000ull);
+	assert_true(fw_pools_idle(&W));
+	fw_test_config(&cfg);
+	assert_int_equal(fw_st(1)->close_req_giveup, 1);
+	assert_int_equal(fw_st(1)->tx_ctl[UET_PDS_CTL_CLOSE_REQ],
+			 1 + 1 + cfg.max_retries);
+	assert_int_equal(fw_st(1)->nack_tx[UET_NACK_CLOSING_IN_ERR], 1);
+	assert_int_equal(fw_st(1)->pdc_close_tgt, 2);
+	assert_int_equal(fw_st(0)->pdc_close_init, 1);
+	assert_int_equal(fw_st(0)->pdc_fail, 0);
+	assert_int_equal(W.delivered[80], 1);
+	assert_int_equal(W.delivered[81], 1);
+}
+
+/* NACK NEW_START_PSN carries the Start_PSN to use (PROTOCOL.md 2.7): a
+ * multiple of 2^16 from the refused one, 2^16 or more from the live PDC's
+ * receive window, so the initiator's next SYN can replace it. */
+static void
+pds_tgt_rx__new_start_psn_nack_carries_start_psn(void **state)
+{
+	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 1, 0), old, nack;
+	uint32_t start, live;
+	int32_t d;
+
+	(void)state;
+	fw_inject(&W, 1, &req, false, false);
+	fw_take(&W, 1, &nack, 1);
+	live = req.hdr.u.req.psn + 1;
+	old = req;
+	old.hdr.u.req.psn += 0x40005;
+	start = old.hdr.u.req.psn - old.hdr.u.req.psn_offset;
+	fw_inject(&W, 1, &old, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_NEW_START_PSN);
+	assert_int_equal((nack.hdr.u.nack.payload - start) & 0xFFFFu, 0);
+	assert_int_not_equal(nack.hdr.u.nack.payload, start);
+	d = (int32_t)(nack.hdr.u.nack.payload - live);
+	assert_true(d <= -65536 || d >= 65536);
+}
+
 static void
 clear_req_at_two(struct uet_pds_config *cfg)
 {
@@ -616,13 +790,15 @@ relay_all(int from)
 }
 
 /* PROTOCOL.md 3 guaranteed delivery: at the response store's high-water
- * mark the target sends CLEAR_REQ; the initiator answers with a CLEAR
- * carrying its CLEAR_PSN; the target frees the responses it covers. */
+ * mark the target sends CLEAR_REQ carrying the PSN to clear; the initiator
+ * answers with a CLEAR carrying its CLEAR_PSN; the target frees the
+ * responses it covers. */
 static void
 pds_tgt_respond__high_water_sends_clear_req(void **state)
 {
-	struct uet_pds_tx r[2], cp;
+	struct uet_pds_tx r[2], cp, bad;
 	struct uet_pds_pdc_info info;
+	uint64_t stale;
 
 	(void)state;
 	fw_fini(&W);
@@ -641,7 +817,16 @@ pds_tgt_respond__high_water_sends_clear_req(void **state)
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR_REQ);
 	assert_int_equal(fw_st(1)->clear_req_tx, 1);
+	/* The PSN to clear: the newest stored response sent. */
+	assert_int_equal(cp.hdr.u.cp.payload, r[1].hdr.u.req.psn);
+	/* One naming a PSN never sent is stale. */
+	bad = cp;
+	bad.hdr.u.cp.payload = r[1].hdr.u.req.psn + 1000;
+	stale = fw_st(0)->rx_stale;
+	fw_inject(&W, 0, &bad, false, false);
+	assert_int_equal(fw_st(0)->rx_stale, stale + 1);
 	fw_inject(&W, 0, &cp, false, false);
+	assert_int_equal(fw_st(0)->rx_stale, stale + 1);
 	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
 	assert_int_equal(cp.hdr.u.cp.payload, r[0].hdr.u.req.psn);
@@ -978,6 +1163,7 @@ main(void)
 		T(pds_tgt_rx__no_rx_block_nacks_no_bitmap),
 		T(pds_tgt_rx__other_mode_nacks_mode_mismatch),
 		T(pds_tgt_rx__other_start_psn_nacked_until_quiet),
+		T(pds_tgt_rx__new_start_psn_nack_carries_start_psn),
 		T(pds_tgt_respond__high_water_sends_clear_req),
 		T(pds_tgt_respond__out_of_order_found_and_cleared),
 		T(pds_ret__submit_ar_acked_at_once),
@@ -990,6 +1176,10 @@ main(void)
 			setup_more_responses),
 		FW_TEST(uet_pds_refuse__max_backoffs_fail_econnrefused,
 			setup_pdc_events),
+		T(pds_tgt_rx__stale_syn_after_close_dropped),
+		T(pds_tgt_close__close_req_repeated_until_answered),
+		FW_TEST(pds_tgt_close__idle_pdc_reclaimed_by_default,
+			setup_tgt_close_req),
 #undef T
 	};
 

@@ -360,6 +360,44 @@ write_read__lossy(void **state)
 	assert_true(sfw_run_idle(&w, RUN_NS));
 }
 
+/*
+ * Message ids are per PDC (3): two large READs to one peer on different
+ * PDCs (RUD and ROD, or two traffic classes) may carry the same id, and
+ * the return-direction data of each must land in its own READ.
+ */
+static void
+read__return_data_matched_per_pdc(void **state)
+{
+	uint64_t key = sfw_mr(&w, 1, mem, 1 << 16, UET_SES_MR_REMOTE_READ,
+			      false);
+	static uint8_t b[3][9000];
+	struct uet_ses_wr wr;
+	int i;
+
+	(void)state;
+	assert_true(key != 0);
+	fill(mem, 1 << 16, 11);
+	memset(b, 0, sizeof(b));
+	for (i = 0; i < 3; i++) {
+		sfw_wr(&w, 0, &wr, UET_SES_WR_READ, b[i], sizeof(b[i]));
+		wr.rkey = key;
+		wr.roffset = 10000 * (uint64_t)i;
+		wr.context = 10 + (uint64_t)i;
+		wr.flags |= UET_SES_WR_F_COMPLETION;
+		if (i == 1)
+			wr.flags |= UET_SES_WR_F_ORDERED; /* ROD PDC */
+		if (i == 2)
+			wr.tc = 3;                        /* another TC */
+		submit(&wr);
+	}
+	assert_true(sfw_run_cq(&w, 0, 3, RUN_NS));
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(cqe(0, 10 + (uint64_t)i)->status, 0);
+		assert_memory_equal(b[i], mem + 10000 * i, sizeof(b[i]));
+	}
+	assert_true(sfw_run_idle(&w, RUN_NS));
+}
+
 static void reinit(enum uet_profile profile, uint32_t rdv_threshold);
 
 /* Count @p node's UET_SES_CQ_REMOTE completions of @p op and @p len. */
@@ -1235,6 +1273,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(dgram__uud, setup, teardown),
 		cmocka_unit_test_setup_teardown(write_read__lossy, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(
+			read__return_data_matched_per_pdc, setup, teardown),
 		cmocka_unit_test_setup_teardown(atomics__exactly_once, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(rdv__sizes_expected_unexpected,

@@ -182,7 +182,8 @@ wire_strerror__out_of_range(void **state)
 	}
 }
 
-/* PROTOCOL.md 2.7 DECISION restated. */
+/* PROTOCOL.md 2.7 DECISION restated, with PKT_NOT_RCVD and
+ * RCVR_INFER_LOSS resent (docs/WIRE-DECISIONS.md "NACK reactions"). */
 static enum uet_nack_class
 spec_class(unsigned int code)
 {
@@ -192,12 +193,12 @@ spec_class(unsigned int code)
 	case 0x04: case 0x05: case 0x06: case 0x07: case 0x08: case 0x09:
 	case 0x0A:
 		return UET_NACK_CLASS_RESOURCE;
-	case 0x01: case 0x02: case 0x0B: case 0x0D:
+	case 0x01: case 0x02: case 0x0B: case 0x0D: case 0x12: case 0x1A:
 		return UET_NACK_CLASS_RETRANSMIT;
 	case 0x10:
 		return UET_NACK_CLASS_CLOSING;
-	case 0x12: case 0x13: case 0x14: case 0x17: case 0x18: case 0x19:
-	case 0x1A: case 0xFD: case 0xFE: case 0xFF:
+	case 0x13: case 0x14: case 0x17: case 0x18: case 0x19:
+	case 0xFD: case 0xFE: case 0xFF:
 		return UET_NACK_CLASS_INFO;
 	default:
 		return UET_NACK_CLASS_INVALID; /* includes retired 0x03 */
