@@ -86,7 +86,8 @@ struct uet_fabric_dscp {
 
 /**
  * Delivery of a frame to its destination host. @p frame is valid only
- * during the call.
+ * during the call. The callback may inject frames (at @p now), e.g. a
+ * receiver's ACK; it must not call uet_fabric_advance().
  */
 typedef void (*uet_fabric_deliver_fn)(void *arg, uint32_t host,
 				      const uint8_t *frame, uint32_t len,
