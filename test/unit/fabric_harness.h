@@ -39,6 +39,7 @@ struct fh {
 	uint8_t last[FH_FRAME_MAX];  /* bytes of the last delivery */
 	uint32_t last_len;
 	int cap_dscp;                /* >= 0: keep the first frame with it */
+	uint32_t cap_short;          /* > 0: or the first this short */
 	uint8_t cap[FH_FRAME_MAX];
 	uint32_t cap_len;            /* 0 until captured */
 	uint32_t cap_psn;
@@ -54,17 +55,19 @@ fh_deliver(void *arg, uint32_t host, const uint8_t *frame, uint32_t len,
 	   uint64_t now)
 {
 	struct fh *h = arg;
-	struct fh_rec r = {
-		.time = now, .host = host, .len = len,
-		.tos = frame[FH_IP_OFF + 1],
-		.ev = (uint16_t)(frame[FH_UDP_OFF] << 8 | frame[FH_UDP_OFF + 1]),
-		.psn = (uint32_t)frame[FH_PDS_OFF + 4] << 24 |
-		       (uint32_t)frame[FH_PDS_OFF + 5] << 16 |
-		       (uint32_t)frame[FH_PDS_OFF + 6] << 8 |
-		       frame[FH_PDS_OFF + 7],
-	};
+	struct fh_rec r = { .time = now, .host = host, .len = len };
 	uint32_t i;
 
+	/* Ethernet + IPv4 + UDP layout; other framings leave them 0. */
+	if (len >= FH_PDS_OFF + 8) {
+		r.tos = frame[FH_IP_OFF + 1];
+		r.ev = (uint16_t)(frame[FH_UDP_OFF] << 8 |
+				  frame[FH_UDP_OFF + 1]);
+		r.psn = (uint32_t)frame[FH_PDS_OFF + 4] << 24 |
+			(uint32_t)frame[FH_PDS_OFF + 5] << 16 |
+			(uint32_t)frame[FH_PDS_OFF + 6] << 8 |
+			frame[FH_PDS_OFF + 7];
+	}
 	h->per_host[host]++;
 	h->total++;
 	if (h->n < FH_LOG_MAX)
@@ -74,8 +77,9 @@ fh_deliver(void *arg, uint32_t host, const uint8_t *frame, uint32_t len,
 		h->digest = (h->digest ^ frame[i]) * 1099511628211ULL;
 	memcpy(h->last, frame, len < FH_FRAME_MAX ? len : FH_FRAME_MAX);
 	h->last_len = len;
-	if (h->cap_len == 0 && h->cap_dscp >= 0 && r.tos >> 2 == h->cap_dscp &&
-	    len <= FH_FRAME_MAX) {
+	if (h->cap_len == 0 && len <= FH_FRAME_MAX &&
+	    ((h->cap_dscp >= 0 && r.tos >> 2 == h->cap_dscp) ||
+	     len <= h->cap_short)) {
 		memcpy(h->cap, frame, len);
 		h->cap_len = len;
 		h->cap_psn = r.psn;
@@ -115,6 +119,34 @@ fh_frame(const struct uet_fabric *fab, uint8_t *buf, uint32_t src,
 	p.outer.dscp = dscp;
 	uet_fabric_host_addr_get(fab, src, false, p.outer.src_addr);
 	uet_fabric_host_addr_get(fab, dst, false, p.outer.dst_addr);
+	return uet_pkt_build(&p, data, payload, buf, FH_FRAME_MAX);
+}
+
+/*
+ * As fh_frame() with other framing: IPv6 addresses when @p ipv6, no
+ * Ethernet header when @p raw_ip.
+ */
+static inline int
+fh_frame_ex(const struct uet_fabric *fab, uint8_t *buf, uint32_t src,
+	    uint32_t dst, uint16_t ev, uint32_t psn, uint32_t payload,
+	    bool ipv6, bool raw_ip)
+{
+	static uint8_t data[FH_FRAME_MAX];
+	struct uet_pkt p;
+	uint32_t i;
+
+	for (i = 0; i < payload && i < FH_FRAME_MAX; i++)
+		data[i] = (uint8_t)(i * 7 + psn);
+	wfx_req(&p, UET_PDS_TYPE_RUD_REQ, UET_PDS_NEXT_REQUEST_STD, 0);
+	wfx_ses_std(&p, UET_SES_OP_SEND, UET_SES_F_SOM | UET_SES_F_EOM,
+		    payload);
+	if (ipv6)
+		uet_outer_init(&p.outer, 6);
+	p.outer.raw_ip = raw_ip;
+	p.pds.u.req.psn = psn;
+	p.outer.udp_sport = ev;
+	uet_fabric_host_addr_get(fab, src, ipv6, p.outer.src_addr);
+	uet_fabric_host_addr_get(fab, dst, ipv6, p.outer.dst_addr);
 	return uet_pkt_build(&p, data, payload, buf, FH_FRAME_MAX);
 }
 

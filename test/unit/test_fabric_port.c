@@ -284,6 +284,87 @@ fab_data_admit__retx_dscp_trims_later(void **state)
 	uet_fabric_free(fab);
 }
 
+/* IPv6: the payload length is rewritten (no header checksum), DSCP and
+ * ECN sit in the traffic class; the UDP checksum stays as sent. A marked
+ * but untrimmed frame still parses (ECN is outside the checksum). */
+static void
+fab_frame_trim__ipv6(void **state)
+{
+	struct uet_fabric_config c;
+	struct uet_fabric *fab;
+	uint8_t orig[FH_FRAME_MAX];
+	struct uet_pkt p;
+	uint32_t i, tc;
+	int len = 0;
+
+	(void)state;
+	cfg_small(&c);
+	fab = make(&c);
+	H.cap_short = 200;
+	slow_host_link(fab, 1, 0);
+	for (i = 0; i < 130; i++) {
+		len = fh_frame_ex(fab, orig, 0, 1, 77, i, 1000 - 118, true,
+				  false);
+		assert_int_equal(len, FRAME);
+		assert_int_equal(uet_fabric_inject(fab, 0, orig, FRAME, 0), 0);
+	}
+	fh_run(fab, UINT64_MAX);
+	assert_int_equal(H.total, 130);
+	assert_int_equal(H.cap_len, 14 + 40 + 24);
+	/* the last delivery is a whole, marked data frame */
+	assert_int_equal(H.last_len, FRAME);
+	assert_int_equal(uet_pkt_parse(H.last, H.last_len, &p), 0);
+	assert_int_equal(p.outer.ecn, UET_ECN_CE);
+	assert_int_not_equal(p.outer.udp_csum, 0);
+	/* the trimmed one, against a rebuild of its original */
+	assert_int_equal(fh_frame_ex(fab, orig, 0, 1, 77,
+				     H.cap[62 + 4] << 24 | H.cap[62 + 5] << 16 |
+				     H.cap[62 + 6] << 8 | H.cap[62 + 7],
+				     1000 - 118, true, false), FRAME);
+	tc = (uint32_t)(H.cap[14] & 0x0F) << 4 | H.cap[15] >> 4;
+	assert_int_equal(H.cap[14] >> 4, 6);
+	assert_int_equal(tc, (uint32_t)c.dscp.trimmed_lasthop << 2 | 3);
+	assert_int_equal(H.cap[15] & 0x0F, orig[15] & 0x0F); /* flow label */
+	assert_int_equal(H.cap[18] << 8 | H.cap[19], 24);    /* payload len */
+	assert_memory_equal(H.cap + 20, orig + 20, 34);     /* nh .. dst */
+	assert_memory_equal(H.cap + 54, orig + 54, 24);     /* UDP + PDS */
+	assert_int_equal(uet_pkt_parse(H.cap, H.cap_len, &p),
+			 -UET_WIRE_E_BAD_LENGTH);
+	assert_int_equal(p.err_layer, UET_PKT_LAYER_UDP);
+	uet_fabric_free(fab);
+}
+
+/* Raw-IP framing (no Ethernet header): routed and trimmed the same. */
+static void
+fab_frame_parse__raw_ip(void **state)
+{
+	struct uet_fabric_config c;
+	struct uet_fabric *fab;
+	uint8_t f[FH_FRAME_MAX];
+	uint32_t i;
+
+	(void)state;
+	cfg_small(&c);
+	c.raw_ip = true;
+	fab = make(&c);
+	H.cap_short = 100;
+	slow_host_link(fab, 1, 0);
+	for (i = 0; i < 130; i++) {
+		assert_int_equal(fh_frame_ex(fab, f, 0, 1, 5, i, 1000 - 84,
+					     false, true), FRAME);
+		assert_int_equal(uet_fabric_inject(fab, 0, f, FRAME, 0), 0);
+	}
+	fh_run(fab, UINT64_MAX);
+	assert_int_equal(H.total, 130);
+	assert_int_equal(H.cap_len, 20 + 24);
+	assert_int_equal(H.cap[1] >> 2, c.dscp.trimmed_lasthop);
+	assert_int_equal(H.cap[2] << 8 | H.cap[3], 44);
+	assert_int_equal(ip_csum_fold(H.cap, 20), 0);
+	/* UDP length still the original 1000 - 20 */
+	assert_int_equal(H.cap[24] << 8 | H.cap[25], 980);
+	uet_fabric_free(fab);
+}
+
 /* A control frame waits only for the frame being serialised. */
 static void
 fab_port_start__control_queue_strict_priority(void **state)
@@ -509,6 +590,8 @@ main(void)
 		cmocka_unit_test(fab_frame_trim__bytes_on_last_hop),
 		cmocka_unit_test(fab_frame_trim__not_last_hop_dscp),
 		cmocka_unit_test(fab_data_admit__retx_dscp_trims_later),
+		cmocka_unit_test(fab_frame_trim__ipv6),
+		cmocka_unit_test(fab_frame_parse__raw_ip),
 		cmocka_unit_test(fab_port_start__control_queue_strict_priority),
 		cmocka_unit_test(fab_data_admit__tail_drop_without_trimming),
 		cmocka_unit_test(fab_data_admit__non_uet_dropped_not_trimmed),
