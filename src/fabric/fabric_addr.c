@@ -26,7 +26,10 @@ fab_addr_family(const uint8_t a[16])
 static uint32_t
 fab_addr_slot(const struct uet_fabric *fab, const uint8_t a[16])
 {
-	return rte_jhash(a, 16, 0x6a09e667) & fab->addr_mask;
+	uint32_t w[4]; /* rte_jhash reads 32-bit words: align the key */
+
+	memcpy(w, a, sizeof(w));
+	return rte_jhash_32b(w, 4, 0x6a09e667) & fab->addr_mask;
 }
 
 uint32_t
