@@ -14,19 +14,19 @@
  * them. Three modes:
  *
  *  - single path: one EV per PDC; it changes after a loss or a trim
- *    (not an ECN mark), and only when the PDC has nothing in flight or
- *    at least single_hold_rtts after the previous change. Ordered (ROD)
- *    PDCs always use it and change only when idle.
+ *    before the last hop (not after an ECN mark), and only when the PDC
+ *    has nothing in flight or at least single_hold_rtts after the
+ *    previous change. Ordered (ROD) PDCs always use it.
  *  - oblivious spraying: every EV of the range once per round, in a
  *    pseudo-random order of its own per PDC (salt) and per round;
  *    feedback is ignored.
  *  - REPS (recycled entropy packet spraying): EVs that came back in
- *    unmarked ACKs are kept in an 8-entry ring and reused (each once);
+ *    unmarked ACKs are kept in a ring of up to 8 and reused (each once);
  *    with the ring empty a random EV is explored. A marked or trimmed
  *    reply removes its EV from the ring and keeps it from being explored
  *    for one RTT, unless about half of the recent replies were marked
  *    (then every path is congested alike and marked EVs are recycled
- *    too). A loss (timeout) freezes the ring for freeze_rtts: cached EVs
+ *    too). A loss (timeout) freezes the ring for freeze_ns: cached EVs
  *    are reused in turn without being consumed and nothing new is
  *    explored, which steers around a failed link.
  *
@@ -47,24 +47,30 @@ enum uet_cms_lb_mode {
 	UET_CMS_LB_REPS,         /**< recycle EVs of unmarked ACKs */
 };
 
-/** Largest EV range (EV offsets must fit 15 bits in the REPS state). */
-#define UET_CMS_LB_EV_MAX 32768
+/** Largest EV range (offset 0xFFFF marks an empty REPS slot). */
+#define UET_CMS_LB_EV_MAX 65535
 /** EVs at least for the spraying modes (UEC 1.0 section 3.6.16). */
 #define UET_CMS_LB_SPRAY_EV_MIN 256
-/** Entries of the REPS recycling ring. */
+/** Largest REPS recycling ring (the UEC default). */
 #define UET_CMS_REPS_RING 8
+/** Longest REPS freeze, in ticks of the state's 8-bit clock. */
+#define UET_CMS_REPS_FREEZE_TICKS 120
 
 /** Shared (per engine) load-balancing parameters. */
 struct uet_cms_lb_config {
 	enum uet_cms_lb_mode mode;
 	uint16_t ev_base;          /**< first EV */
-	uint32_t ev_count;         /**< power of two, ev_base + count <= 65536 */
-	uint64_t base_rtt_ns;      /**< RTT for the timers below (> 0) */
+	uint32_t ev_count;         /**< 1..65535, ev_base + count <= 65536 */
+	uint64_t base_rtt_ns;      /**< RTT for the timers below (>= 8) */
 	uint32_t single_hold_rtts; /**< single path: RTTs between changes (10) */
-	uint32_t freeze_rtts;      /**< REPS: freezing after a loss, 1..15 (4) */
+	uint32_t reps_ring;        /**< REPS ring entries, 1..8 (8) */
+	uint64_t freeze_ns;        /**< REPS: freezing after a loss (1 ms) */
 };
 
-/** Fill @p c: REPS over EVs 49152..49407 (256), 10 us RTT. */
+/**
+ * Fill @p c: REPS over EVs 49152..49407 (256), 10 us RTT, ring of 8,
+ * 1 ms freeze.
+ */
 void uet_cms_lb_config_default(struct uet_cms_lb_config *c);
 
 /**
@@ -85,6 +91,8 @@ struct uet_cms_reps {
 	uint8_t freeze_at; /**< tick the freezing started */
 	uint8_t block_at;  /**< tick the EV was blocked */
 };
+/* Ticks: max(base_rtt / 8, freeze_ns / 120), so that 8-bit differences
+ * cover both the one-RTT block and the freeze. */
 
 /** Oblivious spraying state of one PDC. */
 struct uet_cms_oblivious {
@@ -99,7 +107,6 @@ struct uet_cms_single {
 	uint16_t ev;            /**< current EV offset */
 	uint16_t rng;           /**< generator for the next EV (non-zero) */
 	bool pending;           /**< a change was asked for */
-	bool ordered;           /**< ROD: change only when idle */
 };
 
 /** Load-balancing state of one PDC (caller-owned). */

@@ -4,9 +4,9 @@
  * path, oblivious spraying and REPS. Sans-I/O: time is an argument, the
  * state is caller-owned per PDC, the configuration is shared.
  *
- * EVs are handled as offsets from ev_base; ev_count is a power of two, so
- * an offset is a masked value and the oblivious order is a bijection on
- * log2(ev_count) bits.
+ * EVs are handled as offsets from ev_base, in [0, ev_count). The
+ * oblivious order is a bijection on the next power of two, walked until
+ * it lands inside the range (cycle walking keeps it a bijection).
  */
 
 #include <errno.h>
@@ -19,11 +19,10 @@
 /* UEC: REPS state under 25 bytes per PDC. */
 _Static_assert(sizeof(struct uet_cms_reps) < 25, "REPS state too large");
 
-/* REPS timers count ticks of base_rtt / 8 in 8 bits: a one-RTT block is 8
- * ticks and the longest freeze (15 RTT) 120, both below the 128 that a
- * wrapping 8-bit difference can tell apart. */
+/* REPS timers count ticks in 8 bits; a tick is long enough that the
+ * one-RTT block (at most 8 ticks) and the freeze (at most 120) stay
+ * below the 128 that a wrapping 8-bit difference can tell apart. */
 #define REPS_TICKS_PER_RTT 8
-#define REPS_FREEZE_RTTS_MAX 15
 #define REPS_POS_FROZEN 0x80u
 #define REPS_MARK_BLOCKED 0x80u
 #define REPS_MARK_AVG 0x7Fu
@@ -42,7 +41,8 @@ uet_cms_lb_config_default(struct uet_cms_lb_config *c)
 	c->ev_count = UET_CMS_LB_SPRAY_EV_MIN;
 	c->base_rtt_ns = 10000;
 	c->single_hold_rtts = 10;
-	c->freeze_rtts = 4;
+	c->reps_ring = UET_CMS_REPS_RING;
+	c->freeze_ns = 1000000;
 }
 
 int
@@ -54,9 +54,8 @@ uet_cms_lb_config_check(const struct uet_cms_lb_config *c, const char **why)
 		w = "config";
 	else if ((unsigned int)c->mode > UET_CMS_LB_REPS)
 		w = "mode (single, oblivious, reps)";
-	else if (c->ev_count == 0 || c->ev_count > UET_CMS_LB_EV_MAX ||
-		 (c->ev_count & (c->ev_count - 1)) != 0)
-		w = "ev_count (a power of two, 1..32768)";
+	else if (c->ev_count == 0 || c->ev_count > UET_CMS_LB_EV_MAX)
+		w = "ev_count (1..65535)";
 	else if (c->mode != UET_CMS_LB_SINGLE &&
 		 c->ev_count < UET_CMS_LB_SPRAY_EV_MIN)
 		w = "ev_count (at least 256 for spraying)";
@@ -66,8 +65,10 @@ uet_cms_lb_config_check(const struct uet_cms_lb_config *c, const char **why)
 		w = "base_rtt_ns (at least 8)";
 	else if (c->single_hold_rtts == 0)
 		w = "single_hold_rtts (at least 1)";
-	else if (c->freeze_rtts == 0 || c->freeze_rtts > REPS_FREEZE_RTTS_MAX)
-		w = "freeze_rtts (1..15)";
+	else if (c->reps_ring == 0 || c->reps_ring > UET_CMS_REPS_RING)
+		w = "reps_ring (1..8)";
+	else if (c->freeze_ns == 0)
+		w = "freeze_ns (> 0)";
 	if (why != NULL)
 		*why = w;
 	return w == NULL ? 0 : -EINVAL;
@@ -95,10 +96,11 @@ lb_seed16(uint32_t salt, uint64_t tweak)
 	return s != 0 ? s : 0xACE1;
 }
 
+/* Bits of the smallest power of two >= count. */
 static uint32_t
 lb_bits(uint32_t count)
 {
-	return count > 1 ? (uint32_t)__builtin_ctz(count) : 0;
+	return count > 1 ? 32 - (uint32_t)__builtin_clz(count - 1) : 0;
 }
 
 /*
@@ -125,12 +127,53 @@ lb_permute(uint32_t x, uint32_t bits, uint32_t salt, uint32_t round)
 	return x;
 }
 
+/* Position @p x of the order of (salt, round) over [0, n): walk the
+ * permutation of the enclosing power of two until inside the range; the
+ * walk ends because x itself is on its cycle. */
+static uint32_t
+lb_order(uint32_t x, uint32_t n, uint32_t salt, uint32_t round)
+{
+	uint32_t bits = lb_bits(n);
+
+	do {
+		x = lb_permute(x, bits, salt, round);
+	} while (x >= n);
+	return x;
+}
+
+/* Uniform-enough value in [0, n) from a non-zero 16-bit draw. */
+static uint16_t
+lb_scale(uint16_t x, uint32_t n)
+{
+	return (uint16_t)(((uint32_t)(x - 1) * n) >> 16);
+}
+
 /* ---- REPS -------------------------------------------------------- */
+
+static uint64_t
+reps_tick_ns(const struct uet_cms_lb_config *c)
+{
+	uint64_t a = (c->base_rtt_ns + REPS_TICKS_PER_RTT - 1) /
+		     REPS_TICKS_PER_RTT;
+	uint64_t b = (c->freeze_ns + UET_CMS_REPS_FREEZE_TICKS - 1) /
+		     UET_CMS_REPS_FREEZE_TICKS;
+
+	return a > b ? a : b;
+}
 
 static uint8_t
 reps_tick(const struct uet_cms_lb_config *c, uint64_t now)
 {
-	return (uint8_t)(now / (c->base_rtt_ns / REPS_TICKS_PER_RTT));
+	return (uint8_t)(now / reps_tick_ns(c));
+}
+
+/* Ticks covering at least @p ns. */
+static unsigned int
+reps_ticks(const struct uet_cms_lb_config *c, uint64_t ns)
+{
+	uint64_t t = reps_tick_ns(c);
+
+	return (unsigned int)((ns + t - 1) / t);
 }
 
 static unsigned int
@@ -156,11 +199,12 @@ reps_pos_set(struct uet_cms_reps *r, unsigned int head, unsigned int count)
 #define REPS_EMPTY 0xFFFFu
 
 static void
-reps_push(struct uet_cms_reps *r, uint16_t off)
+reps_push(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
+	  uint16_t off)
 {
 	unsigned int h = reps_head(r), n = reps_count(r);
 
-	if (n == UET_CMS_REPS_RING) { /* forget the oldest */
+	if (n >= c->reps_ring) { /* forget the oldest */
 		h = (h + 1) & 7u;
 		n--;
 	}
@@ -171,7 +215,7 @@ reps_push(struct uet_cms_reps *r, uint16_t off)
 /* Oldest cached EV, or REPS_EMPTY; @p keep puts it back at the tail
  * (freezing mode reuses cached EVs without consuming them). */
 static uint16_t
-reps_pop(struct uet_cms_reps *r, bool keep)
+reps_pop(struct uet_cms_reps *r, const struct uet_cms_lb_config *c, bool keep)
 {
 	unsigned int h = reps_head(r), n = reps_count(r);
 	uint16_t off = REPS_EMPTY;
@@ -183,7 +227,7 @@ reps_pop(struct uet_cms_reps *r, bool keep)
 	}
 	reps_pos_set(r, h, n);
 	if (keep && off != REPS_EMPTY)
-		reps_push(r, off);
+		reps_push(r, c, off);
 	return off;
 }
 
@@ -204,10 +248,10 @@ reps_timers(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
 	uint8_t t = reps_tick(c, now);
 
 	if ((r->pos & REPS_POS_FROZEN) &&
-	    (uint8_t)(t - r->freeze_at) >= c->freeze_rtts * REPS_TICKS_PER_RTT)
+	    (uint8_t)(t - r->freeze_at) >= reps_ticks(c, c->freeze_ns))
 		r->pos &= (uint8_t)~REPS_POS_FROZEN;
 	if ((r->marked & REPS_MARK_BLOCKED) &&
-	    (uint8_t)(t - r->block_at) >= REPS_TICKS_PER_RTT)
+	    (uint8_t)(t - r->block_at) >= reps_ticks(c, c->base_rtt_ns))
 		r->marked &= (uint8_t)~REPS_MARK_BLOCKED;
 }
 
@@ -218,7 +262,7 @@ reps_explore(struct uet_cms_reps *r, const struct uet_cms_lb_config *c)
 	unsigned int i;
 
 	for (i = 0; i < REPS_EXPLORE_TRIES; i++) {
-		off = (uint16_t)(lb_xs16(&r->explore) & (c->ev_count - 1));
+		off = lb_scale(lb_xs16(&r->explore), c->ev_count);
 		if (!(r->marked & REPS_MARK_BLOCKED) || off != r->blocked)
 			break;
 	}
@@ -232,7 +276,7 @@ reps_next(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
 	uint16_t off;
 
 	reps_timers(r, c, now);
-	off = reps_pop(r, (r->pos & REPS_POS_FROZEN) != 0);
+	off = reps_pop(r, c, (r->pos & REPS_POS_FROZEN) != 0);
 	return off != REPS_EMPTY ? off : reps_explore(r, c);
 }
 
@@ -255,7 +299,7 @@ reps_feedback(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
 {
 	reps_timers(r, c, now);
 	if (reps_mark_avg(r, congested) || !congested) {
-		reps_push(r, off);
+		reps_push(r, c, off);
 		return;
 	}
 	reps_purge(r, off);
@@ -288,11 +332,10 @@ single_next(struct uet_cms_single *s, const struct uet_cms_lb_config *c,
 	uint64_t hold_us = c->base_rtt_ns * c->single_hold_rtts / 1000;
 	uint16_t off;
 
-	if (s->pending &&
-	    (idle || (!s->ordered && now_us - s->changed_at_us >= hold_us))) {
-		do {
-			off = (uint16_t)(lb_xs16(&s->rng) & (c->ev_count - 1));
-		} while (off == s->ev && c->ev_count > 1);
+	if (s->pending && (idle || now_us - s->changed_at_us >= hold_us)) {
+		off = lb_scale(lb_xs16(&s->rng), c->ev_count);
+		if (off == s->ev && c->ev_count > 1) /* another path */
+			off = (uint16_t)((off + 1) % c->ev_count);
 		s->ev = off;
 		s->changed_at_us = now_us;
 		s->pending = false;
@@ -317,9 +360,8 @@ uet_cms_lb_init(struct uet_cms_lb *lb, const struct uet_cms_lb_config *c,
 		break;
 	default:
 		lb->u.single.rng = lb_seed16(salt, 0x5350);
-		lb->u.single.ev = (uint16_t)(lb_xs16(&lb->u.single.rng) &
-					     (c->ev_count - 1));
-		lb->u.single.ordered = ordered;
+		lb->u.single.ev = lb_scale(lb_xs16(&lb->u.single.rng),
+					   c->ev_count);
 		break;
 	}
 }
@@ -333,9 +375,8 @@ uet_cms_lb_next_ev(struct uet_cms_lb *lb, const struct uet_cms_lb_config *c,
 
 	switch (lb->mode) {
 	case UET_CMS_LB_OBLIVIOUS:
-		off = lb_permute(o->cursor, lb_bits(c->ev_count), o->salt,
-				 o->round);
-		if (++o->cursor == c->ev_count || o->cursor == 0) {
+		off = lb_order(o->cursor, c->ev_count, o->salt, o->round);
+		if (++o->cursor >= c->ev_count) {
 			o->cursor = 0;
 			o->round++;
 		}

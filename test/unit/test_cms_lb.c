@@ -42,15 +42,19 @@ uet_cms_lb_config_check__rejects_bad_fields(void **state)
 	c.mode = UET_CMS_LB_SINGLE; /* one path needs no range */
 	assert_int_equal(uet_cms_lb_config_check(&c, NULL), 0);
 	c = cfg(UET_CMS_LB_OBLIVIOUS);
-	c.ev_count = 300;
+	c.ev_count = 0;
 	assert_int_equal(uet_cms_lb_config_check(&c, &why), -EINVAL);
-	assert_string_equal(why, "ev_count (a power of two, 1..32768)");
+	assert_string_equal(why, "ev_count (1..65535)");
 	c = cfg(UET_CMS_LB_OBLIVIOUS);
 	c.ev_base = 65500;
 	assert_int_equal(uet_cms_lb_config_check(&c, NULL), -EINVAL);
 	c = cfg(UET_CMS_LB_REPS);
-	c.freeze_rtts = 16;
+	c.freeze_ns = 0;
 	assert_int_equal(uet_cms_lb_config_check(&c, NULL), -EINVAL);
+	c = cfg(UET_CMS_LB_REPS);
+	c.reps_ring = 9;
+	assert_int_equal(uet_cms_lb_config_check(&c, &why), -EINVAL);
+	assert_string_equal(why, "reps_ring (1..8)");
 	c = cfg(UET_CMS_LB_REPS);
 	c.mode = (enum uet_cms_lb_mode)7;
 	assert_int_equal(uet_cms_lb_config_check(&c, NULL), -EINVAL);
@@ -104,26 +108,33 @@ uet_cms_lb_next_ev__oblivious_each_ev_once_per_round(void **state)
 	assert_int_equal(uet_cms_lb_on_ack(&a, &c, 1, false, 0), -ERANGE);
 }
 
-/* A larger range: still a permutation per round. */
+/* Other ranges, powers of two or not, up to the largest: still each
+ * EV once per round. */
 static void
-uet_cms_lb_next_ev__oblivious_large_range(void **state)
+uet_cms_lb_next_ev__oblivious_any_range(void **state)
 {
+	static const uint32_t counts[] = { 256, 300, 1000, 32768, 65535 };
 	struct uet_cms_lb_config c = cfg(UET_CMS_LB_OBLIVIOUS);
-	static uint8_t seen[32768];
+	static uint8_t seen[65536];
 	struct uet_cms_lb a;
-	uint32_t i;
+	uint32_t i, k, r;
 	uint16_t ev;
 
 	(void)state;
-	c.ev_base = 32768;
-	c.ev_count = 32768;
-	assert_int_equal(uet_cms_lb_config_check(&c, NULL), 0);
-	uet_cms_lb_init(&a, &c, 99, false);
-	for (i = 0; i < 32768; i++) {
-		ev = uet_cms_lb_next_ev(&a, &c, 0, false);
-		assert_true(ev >= 32768);
-		assert_int_equal(seen[ev - 32768], 0);
-		seen[ev - 32768] = 1;
+	for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+		c.ev_count = counts[k];
+		c.ev_base = (uint16_t)(65536 - counts[k]);
+		assert_int_equal(uet_cms_lb_config_check(&c, NULL), 0);
+		uet_cms_lb_init(&a, &c, 99 + k, false);
+		for (r = 0; r < 2; r++) {
+			memset(seen, 0, sizeof(seen));
+			for (i = 0; i < counts[k]; i++) {
+				ev = uet_cms_lb_next_ev(&a, &c, 0, false);
+				assert_true(ev >= c.ev_base);
+				assert_int_equal(seen[ev - c.ev_base], 0);
+				seen[ev - c.ev_base] = 1;
+			}
+		}
 	}
 }
 
@@ -150,6 +161,13 @@ uet_cms_lb_on_ack__reps_recycles_unmarked(void **state)
 		assert_int_equal(uet_cms_lb_next_ev(&lb, &c, 200, false),
 				 ev[i]);
 	assert_int_equal(uet_cms_lb_cached(&lb), 0);
+	/* a smaller ring keeps fewer */
+	c.reps_ring = 4;
+	uet_cms_lb_init(&lb, &c, 5, false);
+	for (i = 0; i < 10; i++)
+		uet_cms_lb_on_ack(&lb, &c, ev[i], false, 100);
+	assert_int_equal(uet_cms_lb_cached(&lb), 4);
+	assert_int_equal(uet_cms_lb_next_ev(&lb, &c, 200, false), ev[6]);
 }
 
 /* REPS: with nothing cached it explores: many distinct EVs, in range. */
@@ -175,7 +193,8 @@ uet_cms_lb_next_ev__reps_explores_when_empty(void **state)
 }
 
 /* REPS: a marked reply removes the EV from the ring and keeps it out of
- * exploration for one RTT; afterwards it can be explored again. */
+ * exploration for one RTT (the state's clock may round the block up to
+ * two); afterwards it can be explored again. */
 static void
 uet_cms_lb_on_ack__reps_mark_blocks_ev_one_rtt(void **state)
 {
@@ -196,9 +215,9 @@ uet_cms_lb_on_ack__reps_mark_blocks_ev_one_rtt(void **state)
 	for (i = 0; i < 2000; i++)
 		assert_int_not_equal(uet_cms_lb_next_ev(&lb, &c, 1000 + i,
 							 false), bad);
-	/* an RTT later it is fair game (2000 draws of 256: ~8 hits) */
+	/* later it is fair game (2000 draws of 256: ~8 hits) */
 	for (i = 0; i < 2000; i++) {
-		ev = uet_cms_lb_next_ev(&lb, &c, 1000 + RTT + i, false);
+		ev = uet_cms_lb_next_ev(&lb, &c, 1000 + 3 * RTT + i, false);
 		again += ev == bad;
 	}
 	assert_true(again > 0);
@@ -269,6 +288,7 @@ uet_cms_lb_on_loss__reps_freezes_on_cached_evs(void **state)
 	uint64_t t0 = 5 * RTT;
 
 	(void)state;
+	c.freeze_ns = 4 * RTT;
 	uet_cms_lb_init(&lb, &c, 10, false);
 	for (i = 0; i < 3; i++)
 		uet_cms_lb_on_ack(&lb, &c, good[i], false, t0);
@@ -330,13 +350,13 @@ uet_cms_lb_next_ev__single_path_changes_rarely(void **state)
 	assert_int_equal(uet_cms_lb_next_ev(&lb, &c, 100 * RTT, false), ev2);
 }
 
-/* ROD uses a single path whatever the mode, and moves only when idle. */
+/* ROD uses a single path whatever the mode, under the same rule. */
 static void
 uet_cms_lb_init__ordered_is_single_path(void **state)
 {
 	struct uet_cms_lb_config c = cfg(UET_CMS_LB_REPS);
 	struct uet_cms_lb lb;
-	uint16_t ev0;
+	uint16_t ev0, ev1;
 	uint32_t i;
 
 	(void)state;
@@ -346,10 +366,13 @@ uet_cms_lb_init__ordered_is_single_path(void **state)
 	uet_cms_lb_on_loss(&lb, &c, ev0, 0);
 	for (i = 0; i < 10; i++)
 		assert_int_equal(uet_cms_lb_next_ev(&lb, &c,
-						    (uint64_t)i * 100 * RTT,
-						    false), ev0);
-	assert_int_not_equal(uet_cms_lb_next_ev(&lb, &c, 1000 * RTT, true),
-			     ev0);
+						    (uint64_t)i * RTT, false),
+				 ev0);
+	ev1 = uet_cms_lb_next_ev(&lb, &c, 10 * RTT, false);
+	assert_int_not_equal(ev1, ev0);
+	for (i = 0; i < 100; i++)
+		assert_int_equal(uet_cms_lb_next_ev(&lb, &c, 20 * RTT, true),
+				 ev1);
 	assert_int_equal(uet_cms_lb_cached(&lb), 0);
 	assert_false(uet_cms_lb_frozen(&lb, &c, 0));
 }
@@ -361,7 +384,7 @@ main(void)
 		cmocka_unit_test(uet_cms_lb_config_check__rejects_bad_fields),
 		cmocka_unit_test(uet_cms_reps__state_under_25_bytes),
 		cmocka_unit_test(uet_cms_lb_next_ev__oblivious_each_ev_once_per_round),
-		cmocka_unit_test(uet_cms_lb_next_ev__oblivious_large_range),
+		cmocka_unit_test(uet_cms_lb_next_ev__oblivious_any_range),
 		cmocka_unit_test(uet_cms_lb_on_ack__reps_recycles_unmarked),
 		cmocka_unit_test(uet_cms_lb_next_ev__reps_explores_when_empty),
 		cmocka_unit_test(uet_cms_lb_on_ack__reps_mark_blocks_ev_one_rtt),

@@ -237,9 +237,12 @@ run(enum uet_cms_lb_mode mode, struct result *res)
 	res->trims = fs.trims;
 	res->digest = fs.events ^ fs.delivered_bytes << 20 ^ res->last_done;
 	uet_fabric_free(S.fab);
-	print_message("mode %u: first %.1f us, last %.1f us, trims %llu\n",
+	print_message("mode %u: first %.1f us, last %.1f us, trims %llu, "
+		      "frames %llu, events %llu\n",
 		      mode, res->first_done / 1e3, res->last_done / 1e3,
-		      (unsigned long long)res->trims);
+		      (unsigned long long)res->trims,
+		      (unsigned long long)fs.delivered,
+		      (unsigned long long)fs.events);
 }
 
 /* The time 2 MiB of 4 KiB frames take at 100 Gb/s on one link. */
