@@ -32,6 +32,8 @@
 #define PAYLOAD 4096
 #define WINDOW 32         /* packets in flight per flow (~1.1 BDP) */
 #define RETX_MAX 1024
+#define RTO_NS 100000     /* fixed retransmission timeout */
+#define SCAN_NS 5000      /* how often timeouts are checked */
 
 struct flow {
 	uint32_t dst;
@@ -41,13 +43,20 @@ struct flow {
 	uint64_t done_at;
 	uint32_t retx[RETX_MAX];
 	uint32_t retx_head, retx_n;
-	uint32_t sent, resent;
+	uint32_t sent, resent, timeouts;
 	struct uet_cms_lb lb;
+	uint64_t sent_at[PKTS];
+	uint16_t ev_of[PKTS];
+	uint8_t out[PKTS];     /* sent, no ACK/NACK/timeout yet */
+	uint8_t acked_psn[PKTS];
 	uint8_t got[PKTS];     /* receiver: copies of each PSN received */
 };
 
 struct sim {
 	struct uet_fabric *fab;
+	int link;              /* leaf 0 - spine 0 */
+	uint64_t link_lost;    /* frames lost on it so far */
+	uint64_t last_loss_at; /* sample time its loss count last grew */
 	struct uet_cms_lb_config lbc;
 	struct flow flows[HOSTS];
 	uint32_t dups;
@@ -108,6 +117,9 @@ pump(uint32_t src, uint64_t now)
 		}
 		ev = uet_cms_lb_next_ev(&fl->lb, &S.lbc, now,
 					fl->inflight == 0);
+		fl->sent_at[psn] = now;
+		fl->ev_of[psn] = ev;
+		fl->out[psn] = 1;
 		len = fh_frame(S.fab, f, src, fl->dst, ev, retx ? 8 : 0, psn,
 			       PAYLOAD);
 		assert_true(len > 0);
@@ -139,6 +151,7 @@ spray_deliver(void *arg, uint32_t host, const uint8_t *frame, uint32_t len,
 	bool m = (frame[FH_PDS_OFF + 1] & UET_PDS_F_M) != 0;
 	uint32_t psn = be32(frame + FH_PDS_OFF + 4), src;
 	struct flow *fl;
+	bool live;
 
 	(void)arg;
 	assert_true(len >= FH_PDS_OFF + 8);
@@ -160,39 +173,140 @@ spray_deliver(void *arg, uint32_t host, const uint8_t *frame, uint32_t len,
 		return;
 	}
 	fl = &S.flows[host];
-	fl->inflight--;
+	assert_true(psn < PKTS);
+	/* a reply after a timeout already counted the packet as lost */
+	live = fl->out[psn] != 0;
+	if (live) {
+		fl->out[psn] = 0;
+		fl->inflight--;
+	}
 	if (type == UET_PDS_TYPE_ACK) {
 		assert_int_equal(uet_cms_lb_on_ack(&fl->lb, &S.lbc, ev, m, now),
 				 0);
-		if (++fl->acked == PKTS)
-			fl->done_at = now;
+		if (!fl->acked_psn[psn]) {
+			fl->acked_psn[psn] = 1;
+			if (++fl->acked == PKTS)
+				fl->done_at = now;
+		}
 	} else {
 		uint8_t code = frame[FH_PDS_OFF + 2];
 
 		assert_int_equal(type, UET_PDS_TYPE_NACK);
 		assert_int_equal(uet_cms_lb_on_nack(&fl->lb, &S.lbc, ev, true,
 				code == UET_NACK_TRIMMED_LASTHOP, m, now), 0);
-		assert_true(fl->retx_n < RETX_MAX);
-		fl->retx[(fl->retx_head + fl->retx_n++) % RETX_MAX] = psn;
+		if (live && !fl->acked_psn[psn]) {
+			assert_true(fl->retx_n < RETX_MAX);
+			fl->retx[(fl->retx_head + fl->retx_n++) % RETX_MAX] =
+				psn;
+		}
 	}
 	pump(host, now);
 }
 
+/* Packets without a reply for RTO_NS are lost: tell the load balancer
+ * and retransmit them. */
+static void
+timeouts(uint64_t now)
+{
+	uint32_t h, p;
+
+	for (h = 0; h < HOSTS; h++) {
+		struct flow *fl = &S.flows[h];
+
+		for (p = 0; p < PKTS; p++) {
+			if (!fl->out[p] || fl->sent_at[p] + RTO_NS > now)
+				continue;
+			fl->out[p] = 0;
+			fl->inflight--;
+			fl->timeouts++;
+			assert_int_equal(uet_cms_lb_on_loss(&fl->lb, &S.lbc,
+							    fl->ev_of[p], now),
+					 0);
+			if (fl->acked_psn[p])
+				continue;
+			assert_true(fl->retx_n < RETX_MAX);
+			fl->retx[(fl->retx_head + fl->retx_n++) % RETX_MAX] = p;
+		}
+		pump(h, now);
+	}
+}
+
+static bool
+all_done(void)
+{
+	uint32_t h;
+
+	for (h = 0; h < HOSTS; h++)
+		if (S.flows[h].acked < PKTS)
+			return false;
+	return true;
+}
+
+/* Virtual clock: jump to the next fabric event or timeout check. */
+static void
+drive(void)
+{
+	uint64_t t, scan = SCAN_NS;
+
+	while (!all_done() || uet_fabric_next_event_time(S.fab) != UINT64_MAX) {
+		assert_true(scan < 100 * RTO_NS); /* bounded */
+		t = uet_fabric_next_event_time(S.fab);
+		if (t > scan) {
+			uet_fabric_advance(S.fab, scan);
+			timeouts(scan);
+			scan += SCAN_NS;
+			continue;
+		}
+		uet_fabric_advance(S.fab, t);
+	}
+}
+
 struct result {
+	uint64_t last_loss_at;
 	uint64_t first_done, last_done;
 	uint64_t resent;
+	uint64_t timeouts;
 	uint64_t trims;
+	uint64_t dups;
+	uint64_t link_drops;
 	uint64_t digest;
 };
 
+static uint64_t
+link_drops(int link)
+{
+	struct uet_fabric_link_info li;
+	struct uet_fabric_port_stats a, b;
+
+	assert_int_equal(uet_fabric_link_info(S.fab, (uint32_t)link, &li), 0);
+	assert_int_equal(uet_fabric_port_stats(S.fab, li.port[0], &a), 0);
+	assert_int_equal(uet_fabric_port_stats(S.fab, li.port[1], &b), 0);
+	return a.drops_link + b.drops_link;
+}
+
+/* Every microsecond: note when frames were last lost on the link. */
 static void
-run(enum uet_cms_lb_mode mode, struct result *res)
+watch_link(void *arg, const struct uet_fabric *fab, uint64_t now)
+{
+	uint64_t lost;
+
+	(void)arg;
+	(void)fab;
+	lost = link_drops(S.link);
+	if (lost != S.link_lost) {
+		S.link_lost = lost;
+		S.last_loss_at = now;
+	}
+}
+
+/* @p fail_at: time the link leaf 0 - spine 0 fails (0: never). */
+static void
+run(enum uet_cms_lb_mode mode, uint64_t fail_at, struct result *res)
 {
 	struct uet_fabric_config c;
 	struct uet_fabric_stats fs;
 	uint32_t h, p;
-	int err = 0;
-	uint64_t t;
+	int err = 0, link;
 
 	memset(&S, 0, sizeof(S));
 	uet_fabric_config_default(&c);
@@ -200,6 +314,8 @@ run(enum uet_cms_lb_mode mode, struct result *res)
 	c.hosts_per_leaf = 4;
 	c.spines = 4;
 	c.deliver = spray_deliver;
+	c.sample = watch_link;
+	c.sample_ns = 1000;
 	c.seed = 3;
 	S.fab = uet_fabric_create(&c, &err);
 	assert_non_null(S.fab);
@@ -210,37 +326,60 @@ run(enum uet_cms_lb_mode mode, struct result *res)
 		S.flows[h].dst = (h + 4 + (h + 1) % 4 - h % 4) % HOSTS;
 		uet_cms_lb_init(&S.flows[h].lb, &S.lbc, 1000 + h, false);
 	}
+	link = uet_fabric_link_find(S.fab, UET_FABRIC_TIER_LEAF, 0,
+				    UET_FABRIC_TIER_SPINE, 0);
+	assert_true(link >= 0);
+	S.link = link;
+	if (fail_at != 0)
+		assert_int_equal(uet_fabric_link_schedule(S.fab, (uint32_t)link,
+				fail_at, UET_FABRIC_LINK_FAIL, 0), 0);
 	for (h = 0; h < HOSTS; h++)
 		pump(h, 0);
-	while ((t = uet_fabric_next_event_time(S.fab)) != UINT64_MAX)
-		uet_fabric_advance(S.fab, t);
+	drive();
 	memset(res, 0, sizeof(*res));
 	res->first_done = UINT64_MAX;
 	for (h = 0; h < HOSTS; h++) {
 		struct flow *fl = &S.flows[h];
 
+		/* every packet reached the receiver; the application would
+		 * take the first copy of each */
 		assert_int_equal(fl->acked, PKTS);
-		assert_int_equal(fl->inflight, 0);
 		for (p = 0; p < PKTS; p++)
-			assert_int_equal(S.flows[h].got[p], 1);
+			assert_true(S.flows[h].got[p] >= 1);
 		if (fl->done_at < res->first_done)
 			res->first_done = fl->done_at;
 		if (fl->done_at > res->last_done)
 			res->last_done = fl->done_at;
 		res->resent += fl->resent;
+		res->timeouts += fl->timeouts;
 	}
-	assert_int_equal(S.dups, 0);
 	uet_fabric_stats_get(S.fab, &fs);
 	assert_int_equal(fs.trims, S.trims_nacked);
-	assert_int_equal(fs.drops, 0);
-	assert_int_equal(res->resent, fs.trims);
+	assert_int_equal(fs.frames_in_use, 0);
 	res->trims = fs.trims;
+	res->dups = S.dups;
+	res->link_drops = link_drops(link);
+	res->last_loss_at = S.last_loss_at;
+	if (fail_at == 0) {
+		/* no loss: nothing timed out, nothing arrived twice, every
+		 * retransmission answered a trim */
+		assert_int_equal(fs.drops, 0);
+		assert_int_equal(res->timeouts, 0);
+		assert_int_equal(S.dups, 0);
+		assert_int_equal(res->resent, fs.trims);
+	}
 	res->digest = fs.events ^ fs.delivered_bytes << 20 ^ res->last_done;
 	uet_fabric_free(S.fab);
-	print_message("mode %u: first %.1f us, last %.1f us, trims %llu, "
-		      "frames %llu, events %llu\n",
-		      mode, res->first_done / 1e3, res->last_done / 1e3,
+	print_message("mode %u%s: first %.1f us, last %.1f us, trims %llu, "
+		      "timeouts %llu, lost on the failed link %llu (last at "
+		      "%.0f us), duplicates %llu, frames %llu, events %llu\n",
+		      mode, fail_at ? " (link failure)" : "",
+		      res->first_done / 1e3, res->last_done / 1e3,
 		      (unsigned long long)res->trims,
+		      (unsigned long long)res->timeouts,
+		      (unsigned long long)res->link_drops,
+		      res->last_loss_at / 1e3,
+		      (unsigned long long)res->dups,
 		      (unsigned long long)fs.delivered,
 		      (unsigned long long)fs.events);
 }
@@ -260,9 +399,9 @@ permutation__spraying_beats_single_path(void **state)
 	struct result single, obl, reps, again;
 
 	(void)state;
-	run(UET_CMS_LB_SINGLE, &single);
-	run(UET_CMS_LB_OBLIVIOUS, &obl);
-	run(UET_CMS_LB_REPS, &reps);
+	run(UET_CMS_LB_SINGLE, 0, &single);
+	run(UET_CMS_LB_OBLIVIOUS, 0, &obl);
+	run(UET_CMS_LB_REPS, 0, &reps);
 	/* ECMP collisions: some single-path flow shares a link and takes
 	 * far longer than the line-rate time */
 	assert_true(single.last_done > 3 * ideal_ns() / 2);
@@ -271,9 +410,29 @@ permutation__spraying_beats_single_path(void **state)
 	assert_true(reps.last_done < 13 * ideal_ns() / 10);
 	assert_true(obl.last_done < single.last_done);
 	/* deterministic in virtual time */
-	run(UET_CMS_LB_REPS, &again);
+	run(UET_CMS_LB_REPS, 0, &again);
 	assert_int_equal(again.digest, reps.digest);
 	assert_int_equal(again.last_done, reps.last_done);
+}
+
+/* The link leaf 0 - spine 0 fails 50 us into the run and stays down:
+ * every flow still completes; REPS stops using the dead path and loses
+ * fewer packets to it than oblivious spraying, which keeps sending a
+ * quarter of leaf 0's packets into it. */
+static void
+permutation__reps_steers_around_failed_link(void **state)
+{
+	struct result obl, reps;
+
+	(void)state;
+	run(UET_CMS_LB_OBLIVIOUS, 50000, &obl);
+	run(UET_CMS_LB_REPS, 50000, &reps);
+	assert_true(obl.link_drops > 0);
+	assert_true(reps.link_drops < obl.link_drops);
+	assert_true(reps.last_done < obl.last_done);
+	/* losses are detected by the 100 us timeout; within one more
+	 * timeout REPS no longer sends into the dead link */
+	assert_true(reps.last_loss_at < 50000 + 2 * RTO_NS);
 }
 
 int
@@ -281,6 +440,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(permutation__spraying_beats_single_path),
+		cmocka_unit_test(permutation__reps_steers_around_failed_link),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
