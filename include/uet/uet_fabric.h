@@ -161,8 +161,9 @@ int uet_fabric_config_check(const struct uet_fabric_config *c,
 			    const char **why);
 
 /**
- * Create a fabric at time 0. Host h gets IPv4 address 10.0.h/256.(h%256+1)
- * and IPv6 fd00::h+1 (uet_fabric_host_addr_set() changes them).
+ * Create a fabric at time 0. Host h gets IPv4 address 10.0.x.y, where x
+ * and y are the high and low bytes of h + 1, and IPv6 address
+ * fd00::(h + 1) (uet_fabric_host_addr_set() changes them).
  * @return
  *   The fabric, or NULL with *err set to -EINVAL (bad configuration) or
  *   -ENOMEM.
@@ -210,13 +211,15 @@ void uet_fabric_thresholds_get(const struct uet_fabric *fab,
 
 /**
  * A host sends a frame at @p now (clamped to the fabric clock if
- * earlier). The frame is copied; it is queued on the host's link.
+ * earlier). The frame is copied and enters the host's link queue when
+ * uet_fabric_advance() reaches @p now.
  * Frames the fabric cannot route (not IP, bad IPv4 checksum, unknown
  * destination) are taken and counted as drops.
  * @return
  *   0 (taken), -EINVAL (host out of range, len 0 or above mtu),
  *   -ENOBUFS (the host queue is full or the frame pool is empty; not
- *   taken, counted).
+ *   taken, counted), -ENOSPC (event heap full: only if the fabric's
+ *   state is corrupt, since it holds an event per frame buffer).
  */
 int uet_fabric_inject(struct uet_fabric *fab, uint32_t host,
 		      const uint8_t *frame, uint32_t len, uint64_t now);
@@ -233,7 +236,7 @@ uint32_t uet_fabric_advance(struct uet_fabric *fab, uint64_t now);
 /** Time of the earliest pending event, or UINT64_MAX when idle. */
 uint64_t uet_fabric_next_event_time(const struct uet_fabric *fab);
 
-/** The fabric clock (the latest time given to advance or inject). */
+/** The fabric clock: the latest time given to uet_fabric_advance(). */
 uint64_t uet_fabric_now(const struct uet_fabric *fab);
 
 /* ---- topology ---------------------------------------------------- */

@@ -238,9 +238,16 @@ uet_fabric_inject(struct uet_fabric *fab, uint32_t host, const uint8_t *frame,
 		fab_frame_drop(fab, fi, NULL);
 		return 0;
 	}
+	/* The heap holds one event per frame buffer: this cannot fail
+	 * unless the fabric is corrupt, and then the frame is not leaked. */
+	rc = fab_event_push(fab, now, FAB_EV_INJECT, fi, port);
+	if (rc < 0) {
+		fab_frame_free(fab, fi);
+		return rc;
+	}
 	fab->st.injected++;
 	pt->pending += len;
-	return fab_event_push(fab, now, FAB_EV_INJECT, fi, port);
+	return 0;
 }
 
 int
