@@ -176,6 +176,7 @@ run_failure(bool failover)
 	if (!failover) {
 		assert_true(T.drops[300] - T.drops[100] > 100);
 		assert_int_equal(T.drops[450], T.drops[300]);
+		assert_int_equal(fs.no_route, 0);
 	} else {
 		/* at most what was on the wire at the failure */
 		assert_true(T.drops[300] <= 2);
@@ -196,6 +197,44 @@ uet_fabric_link_schedule__failover_skips_failed_port(void **state)
 {
 	(void)state;
 	run_failure(true);
+}
+
+/* With failover and every uplink of a leaf down there is no route: the
+ * frame is counted as such; link_info reports the state. */
+static void
+uet_fabric_link_schedule__failover_without_live_port(void **state)
+{
+	struct uet_fabric_config c;
+	struct uet_fabric *fab;
+	struct uet_fabric_stats fs;
+	struct uet_fabric_link_info li;
+	uint32_t s;
+	int link;
+
+	(void)state;
+	fh_config(&c, &H);
+	c.hosts = 8;
+	c.spines = 2;
+	c.failover = true;
+	fab = make(&c);
+	for (s = 0; s < 2; s++) {
+		link = uet_fabric_link_find(fab, UET_FABRIC_TIER_LEAF, 0,
+					    UET_FABRIC_TIER_SPINE, s);
+		assert_int_equal(uet_fabric_link_schedule(fab, (uint32_t)link,
+				10, UET_FABRIC_LINK_FAIL, 0), 0);
+	}
+	fh_run(fab, 20);
+	assert_int_equal(uet_fabric_link_info(fab, (uint32_t)link, &li), 0);
+	assert_false(li.up);
+	send1(fab, 0, 4, 1, 0, 100, 20);
+	send1(fab, 0, 1, 1, 1, 100, 20); /* same leaf: still fine */
+	fh_run(fab, UINT64_MAX);
+	uet_fabric_stats_get(fab, &fs);
+	assert_int_equal(fs.no_route, 1);
+	assert_int_equal(fs.drops, 1);
+	assert_int_equal(H.per_host[1], 1);
+	assert_int_equal(H.per_host[4], 0);
+	uet_fabric_free(fab);
 }
 
 /* A degraded link serialises at its new rate from the change on. */
@@ -342,6 +381,7 @@ main(void)
 		cmocka_unit_test(uet_fabric_advance__ties_in_schedule_order),
 		cmocka_unit_test(uet_fabric_link_schedule__fail_and_restore),
 		cmocka_unit_test(uet_fabric_link_schedule__failover_skips_failed_port),
+		cmocka_unit_test(uet_fabric_link_schedule__failover_without_live_port),
 		cmocka_unit_test(uet_fabric_link_schedule__rate_change),
 		cmocka_unit_test(uet_fabric_advance__sample_hook_periods),
 		cmocka_unit_test(uet_fabric_advance__same_seed_same_run),

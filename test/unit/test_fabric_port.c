@@ -396,6 +396,39 @@ fab_port_start__control_queue_strict_priority(void **state)
 	uet_fabric_free(fab);
 }
 
+/* The control queue has its own tail-drop limit (here 1 % of the BDP,
+ * 1000 bytes). */
+static void
+fab_port_enqueue__control_queue_tail_drop(void **state)
+{
+	struct uet_fabric_config c;
+	struct uet_fabric *fab;
+	struct uet_fabric_port_stats s;
+	uint8_t f[FH_FRAME_MAX];
+	uint32_t i;
+	int len = 0;
+
+	(void)state;
+	cfg_small(&c);
+	c.control_drop_milli = 10;
+	fab = make(&c);
+	slow_host_link(fab, 1, 0);
+	for (i = 0; i < 10; i++) {
+		len = fh_frame(fab, f, 0, 1, 3, c.dscp.control, i, 102);
+		assert_int_equal(len, 200);
+		assert_int_equal(uet_fabric_inject(fab, 0, f, 200, 0), 0);
+	}
+	fh_run(fab, UINT64_MAX);
+	s = pstats(fab, fh_port(fab, UET_FABRIC_TIER_LEAF, 0,
+				UET_FABRIC_TIER_HOST, 1));
+	/* 5 fit (the first one is being serialised, still counted) */
+	assert_int_equal(s.drops_tail, 5);
+	assert_int_equal(H.total, 5);
+	assert_int_equal(s.control_max, 1000);
+	assert_int_equal(s.samples, 0); /* no data-queue arrivals */
+	uet_fabric_free(fab);
+}
+
 /* Trimming off: the queue is capped at drop_milli of the BDP and every
  * frame is either delivered whole or counted as a tail drop. */
 static void
@@ -593,6 +626,7 @@ main(void)
 		cmocka_unit_test(fab_frame_trim__ipv6),
 		cmocka_unit_test(fab_frame_parse__raw_ip),
 		cmocka_unit_test(fab_port_start__control_queue_strict_priority),
+		cmocka_unit_test(fab_port_enqueue__control_queue_tail_drop),
 		cmocka_unit_test(fab_data_admit__tail_drop_without_trimming),
 		cmocka_unit_test(fab_data_admit__non_uet_dropped_not_trimmed),
 		cmocka_unit_test(fab_port_tx_done__random_loss),
