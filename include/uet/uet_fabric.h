@@ -146,7 +146,7 @@ struct uet_fabric_config {
 	void *deliver_arg;
 	uet_fabric_sample_fn sample;   /**< optional time-series hook */
 	void *sample_arg;
-	uint64_t sample_ns;     /**< period of @c sample (0: none) */
+	uint64_t sample_ns;     /**< period of @c sample (0 without it) */
 };
 
 /** Fill @p c with defaults: 16-host leaf/spine, 4 spines, 100 Gb/s, 1 us. */

@@ -124,8 +124,8 @@ uet_fabric_config_check(const struct uet_fabric_config *c, const char **why)
 		w = "schedule_max (0..1M)";
 	else if (c->deliver == NULL)
 		w = "deliver";
-	else if (c->sample != NULL && c->sample_ns == 0)
-		w = "sample_ns";
+	else if ((c->sample != NULL) != (c->sample_ns != 0))
+		w = "sample_ns (non-zero exactly when sample is set)";
 	if (why != NULL)
 		*why = w;
 	return w == NULL ? 0 : -EINVAL;

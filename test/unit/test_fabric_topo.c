@@ -63,6 +63,11 @@ uet_fabric_config_check__rejects_bad_fields(void **state)
 	fh_config(&c, &H);
 	c.link_rate_bps = 0;
 	assert_int_equal(uet_fabric_config_check(&c, NULL), -EINVAL);
+	fh_config(&c, &H);
+	c.sample_ns = 1000; /* a period without a hook does nothing */
+	assert_int_equal(uet_fabric_config_check(&c, &why), -EINVAL);
+	assert_string_equal(why,
+			    "sample_ns (non-zero exactly when sample is set)");
 	uet_fabric_free(NULL);
 }
 
