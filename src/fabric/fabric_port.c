@@ -169,7 +169,9 @@ fab_ecn_maybe_mark(struct uet_fabric *fab, struct fab_port *pt, uint8_t *b,
 /*
  * Admission to the data queue. Returns true when the frame goes to the
  * data queue, false when it was trimmed (now a control-queue frame) or
- * dropped (*dropped set).
+ * dropped (*dropped set). A frame that stays is ECN-marked first, so a
+ * trimmed header carries the mark its NACK echoes; a dropped one is not
+ * counted as marked.
  */
 static bool
 fab_data_admit(struct uet_fabric *fab, struct fab_port *pt, uint32_t fi,
@@ -181,26 +183,21 @@ fab_data_admit(struct uet_fabric *fab, struct fab_port *pt, uint32_t fi,
 	uint8_t dscp = fab_frame_dscp(b, f);
 	bool retx = dscp == fab->cfg.dscp.trimmable_retx;
 	bool trimmable = retx || dscp == fab->cfg.dscp.data;
-	uint64_t limit;
+	uint64_t limit = !fab->cfg.trimming ? fab->th.drop :
+			 retx ? fab->th.trim_retx : fab->th.trim;
+	bool over = occ + f->len > limit;
 
 	*dropped = false;
 	fab_hist_add(fab, pt, occ);
+	if (over && (!fab->cfg.trimming || !trimmable || f->trim_len == 0)) {
+		fab_frame_drop(fab, fi, !fab->cfg.trimming ?
+				&pt->st.drops_tail : &pt->st.drops_untrimmable);
+		*dropped = true;
+		return false;
+	}
 	fab_ecn_maybe_mark(fab, pt, b, f, occ);
-	if (!fab->cfg.trimming) {
-		if (occ + f->len <= fab->th.drop)
-			return true;
-		fab_frame_drop(fab, fi, &pt->st.drops_tail);
-		*dropped = true;
-		return false;
-	}
-	limit = retx ? fab->th.trim_retx : fab->th.trim;
-	if (occ + f->len <= limit)
+	if (!over)
 		return true;
-	if (!trimmable || f->trim_len == 0) {
-		fab_frame_drop(fab, fi, &pt->st.drops_untrimmable);
-		*dropped = true;
-		return false;
-	}
 	fab_frame_trim(b, f, pt->to_host ? fab->cfg.dscp.trimmed_lasthop :
 					   fab->cfg.dscp.trimmed);
 	pt->st.trims++;

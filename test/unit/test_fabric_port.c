@@ -438,7 +438,7 @@ fab_data_admit__tail_drop_without_trimming(void **state)
 	struct uet_fabric *fab;
 	struct uet_fabric_port_stats s;
 	struct uet_fabric_stats fs;
-	uint32_t i;
+	uint32_t i, ce;
 
 	(void)state;
 	cfg_small(&c);
@@ -455,8 +455,13 @@ fab_data_admit__tail_drop_without_trimming(void **state)
 	assert_int_equal(H.n + s.drops_tail, 300);
 	assert_true(s.data_max <= 200000);
 	assert_true(s.data_max > 190000);
-	for (i = 0; i < H.n; i++)
+	for (i = 0, ce = 0; i < H.n; i++) {
 		assert_int_equal(H.log[i].len, FRAME);
+		ce += (H.log[i].tos & 3) == 3;
+	}
+	/* dropped frames are not counted as marked */
+	assert_true(ce > 100);
+	assert_int_equal(s.marks, ce);
 	uet_fabric_stats_get(fab, &fs);
 	assert_int_equal(fs.drops, s.drops_tail);
 	assert_int_equal(fs.frames_in_use, 0);
