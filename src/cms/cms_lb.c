@@ -20,8 +20,8 @@
 _Static_assert(sizeof(struct uet_cms_reps) < 25, "REPS state too large");
 
 /* REPS timers count ticks in 8 bits; a tick is long enough that the
- * one-RTT block (at most 8 ticks) and the freeze (at most 120) stay
- * below the 128 that a wrapping 8-bit difference can tell apart. */
+ * one-RTT block (at most 8 + 1 ticks) and the freeze (at most 120 + 1)
+ * stay below the 128 that a wrapping 8-bit difference can tell apart. */
 #define REPS_TICKS_PER_RTT 8
 #define REPS_POS_FROZEN 0x80u
 #define REPS_MARK_BLOCKED 0x80u
@@ -167,13 +167,14 @@ reps_tick(const struct uet_cms_lb_config *c, uint64_t now)
 	return (uint8_t)(now / reps_tick_ns(c));
 }
 
-/* Ticks covering at least @p ns. */
+/* Tick difference that guarantees at least @p ns have passed: the first
+ * tick may be entered just before it ends, hence one more. */
 static unsigned int
 reps_ticks(const struct uet_cms_lb_config *c, uint64_t ns)
 {
 	uint64_t t = reps_tick_ns(c);
 
-	return (unsigned int)((ns + t - 1) / t);
+	return (unsigned int)((ns + t - 1) / t) + 1;
 }
 
 static unsigned int

@@ -223,6 +223,31 @@ uet_cms_lb_on_ack__reps_mark_blocks_ev_one_rtt(void **state)
 	assert_true(again > 0);
 }
 
+/* The 8-bit tick clock never makes a block or a freeze shorter than its
+ * time, even when it starts at the very end of a tick (default config:
+ * 1 ms freeze, ticks of 8334 ns). */
+static void
+reps_ticks__never_shorter_than_asked(void **state)
+{
+	struct uet_cms_lb_config c = cfg(UET_CMS_LB_REPS);
+	struct uet_cms_lb lb;
+	uint64_t t0 = 8333; /* last nanosecond of tick 0 */
+	uint16_t bad;
+	uint32_t i;
+
+	(void)state;
+	uet_cms_lb_init(&lb, &c, 13, false);
+	bad = uet_cms_lb_next_ev(&lb, &c, 0, false);
+	uet_cms_lb_on_ack(&lb, &c, bad, true, t0);
+	for (i = 0; i < 2000; i++)
+		assert_int_not_equal(uet_cms_lb_next_ev(&lb, &c,
+							 t0 + RTT - 1, false),
+				     bad);
+	uet_cms_lb_on_loss(&lb, &c, bad, t0);
+	assert_true(uet_cms_lb_frozen(&lb, &c, t0 + c.freeze_ns - 1));
+	assert_false(uet_cms_lb_frozen(&lb, &c, t0 + c.freeze_ns + 2 * 8334));
+}
+
 /* REPS: when about half of the replies are marked, every path is
  * congested alike, and marked EVs are recycled. */
 static void
@@ -388,6 +413,7 @@ main(void)
 		cmocka_unit_test(uet_cms_lb_on_ack__reps_recycles_unmarked),
 		cmocka_unit_test(uet_cms_lb_next_ev__reps_explores_when_empty),
 		cmocka_unit_test(uet_cms_lb_on_ack__reps_mark_blocks_ev_one_rtt),
+		cmocka_unit_test(reps_ticks__never_shorter_than_asked),
 		cmocka_unit_test(uet_cms_lb_on_ack__reps_recycles_marked_when_half_marked),
 		cmocka_unit_test(uet_cms_lb_on_nack__reps_trim_kinds),
 		cmocka_unit_test(uet_cms_lb_on_loss__reps_freezes_on_cached_evs),
