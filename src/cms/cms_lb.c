@@ -330,7 +330,10 @@ single_next(struct uet_cms_single *s, const struct uet_cms_lb_config *c,
 	    uint64_t now, bool idle)
 {
 	uint32_t now_us = (uint32_t)(now / 1000);
-	uint64_t hold_us = c->base_rtt_ns * c->single_hold_rtts / 1000;
+	/* Both stamps are truncated to microseconds: one more makes sure a
+	 * busy PDC never moves before the full hold time. */
+	uint64_t hold_us = (c->base_rtt_ns * c->single_hold_rtts + 999) /
+			   1000 + 1;
 	uint16_t off;
 
 	if (s->pending && (idle || now_us - s->changed_at_us >= hold_us)) {

@@ -367,12 +367,37 @@ uet_cms_lb_next_ev__single_path_changes_rarely(void **state)
 	/* idle: moves at once */
 	ev1 = uet_cms_lb_next_ev(&lb, &c, 5 * RTT, true);
 	assert_int_not_equal(ev1, ev0);
-	/* busy: a path trim waits 10 RTT after the previous change */
+	/* busy: a path trim waits 10 RTT after the previous change (the
+	 * microsecond stamps round that up by at most 1 us) */
 	uet_cms_lb_on_nack(&lb, &c, ev1, true, false, false, 6 * RTT);
-	assert_int_equal(uet_cms_lb_next_ev(&lb, &c, 14 * RTT, false), ev1);
-	ev2 = uet_cms_lb_next_ev(&lb, &c, 15 * RTT, false);
+	assert_int_equal(uet_cms_lb_next_ev(&lb, &c, 15 * RTT - 1, false),
+			 ev1);
+	ev2 = uet_cms_lb_next_ev(&lb, &c, 15 * RTT + 1000, false);
 	assert_int_not_equal(ev2, ev1);
 	assert_int_equal(uet_cms_lb_next_ev(&lb, &c, 100 * RTT, false), ev2);
+}
+
+/* The hold is measured on microsecond stamps: a change stamped late in
+ * a microsecond must still hold for the full time. */
+static void
+single_next__hold_never_shorter(void **state)
+{
+	struct uet_cms_lb_config c = cfg(UET_CMS_LB_SINGLE);
+	struct uet_cms_lb lb;
+	uint64_t t1 = 50999; /* end of microsecond 50 */
+	uint16_t ev0, ev1;
+
+	(void)state;
+	uet_cms_lb_init(&lb, &c, 14, false);
+	ev0 = uet_cms_lb_next_ev(&lb, &c, 0, true);
+	uet_cms_lb_on_loss(&lb, &c, ev0, 0);
+	ev1 = uet_cms_lb_next_ev(&lb, &c, t1, true);
+	assert_int_not_equal(ev1, ev0);
+	uet_cms_lb_on_loss(&lb, &c, ev1, t1);
+	assert_int_equal(uet_cms_lb_next_ev(&lb, &c, t1 + 10 * RTT - 1, false),
+			 ev1);
+	assert_int_not_equal(uet_cms_lb_next_ev(&lb, &c, t1 + 10 * RTT + 1000,
+						false), ev1);
 }
 
 /* ROD uses a single path whatever the mode, under the same rule. */
@@ -389,11 +414,11 @@ uet_cms_lb_init__ordered_is_single_path(void **state)
 	assert_int_equal(lb.mode, UET_CMS_LB_SINGLE);
 	ev0 = uet_cms_lb_next_ev(&lb, &c, 0, true);
 	uet_cms_lb_on_loss(&lb, &c, ev0, 0);
-	for (i = 0; i < 10; i++)
+	for (i = 0; i <= 10; i++)
 		assert_int_equal(uet_cms_lb_next_ev(&lb, &c,
 						    (uint64_t)i * RTT, false),
 				 ev0);
-	ev1 = uet_cms_lb_next_ev(&lb, &c, 10 * RTT, false);
+	ev1 = uet_cms_lb_next_ev(&lb, &c, 10 * RTT + 1000, false);
 	assert_int_not_equal(ev1, ev0);
 	for (i = 0; i < 100; i++)
 		assert_int_equal(uet_cms_lb_next_ev(&lb, &c, 20 * RTT, true),
@@ -418,6 +443,7 @@ main(void)
 		cmocka_unit_test(uet_cms_lb_on_nack__reps_trim_kinds),
 		cmocka_unit_test(uet_cms_lb_on_loss__reps_freezes_on_cached_evs),
 		cmocka_unit_test(uet_cms_lb_next_ev__single_path_changes_rarely),
+		cmocka_unit_test(single_next__hold_never_shorter),
 		cmocka_unit_test(uet_cms_lb_init__ordered_is_single_path),
 	};
 
