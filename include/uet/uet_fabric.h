@@ -31,17 +31,19 @@
  * behaviour for trimming): a data queue and a strict-priority control
  * queue, chosen by DSCP (control, trimmed and trimmed-last-hop go to the
  * control queue); probabilistic ECN marking on the data queue between
- * ecn_min and ecn_max of the plane BDP (min link rate x base RTT);
- * trimming at trim_bdp (trim_retx_bdp for the trimmable-retransmit DSCP),
- * or tail drop at drop_bdp when trimming is off. A trimmed frame keeps its
+ * ecn_min_milli and ecn_max_milli of the plane BDP (min link rate x base
+ * RTT); trimming above trim_milli (trim_retx_milli for the
+ * trimmable-retransmit DSCP), or tail drop above drop_milli when trimming
+ * is off. A trimmed frame keeps its
  * headers through the PDS header (and at least 24 bytes of IP payload),
  * gets DSCP trimmed (trimmed-last-hop on the port to the destination
  * host), a new IP length and IPv4 header checksum; its UDP length and
  * checksum are left as they were, as a real switch leaves them.
  *
  * Memory is bounded: a fixed pool of frame buffers and a fixed event heap
- * are allocated by uet_fabric_create(); an exhausted pool is counted as a
- * drop, never a crash. One thread owns a fabric (no locking).
+ * are allocated by uet_fabric_create(); an exhausted pool refuses
+ * uet_fabric_inject() and is counted, never a crash. One thread owns a
+ * fabric (no locking).
  */
 
 #include <stdbool.h>
