@@ -30,7 +30,9 @@
 #define HOSTS 16
 #define PKTS 512          /* 2 MiB of 4 KiB payloads per flow */
 #define PAYLOAD 4096
-#define WINDOW 32         /* packets in flight per flow (~1.1 BDP) */
+/* Packets in flight per flow, about 1.1 BDP of each topology. */
+#define WINDOW_LEAF_SPINE 32
+#define WINDOW_FAT_TREE 48
 #define RETX_MAX 1024
 #define RTO_NS 100000     /* fixed retransmission timeout */
 #define SCAN_NS 5000      /* how often timeouts are checked */
@@ -54,6 +56,7 @@ struct flow {
 
 struct sim {
 	struct uet_fabric *fab;
+	uint32_t window;
 	int link;              /* leaf 0 - spine 0 */
 	uint64_t link_lost;    /* frames lost on it so far */
 	uint64_t last_loss_at; /* sample time its loss count last grew */
@@ -105,7 +108,8 @@ pump(uint32_t src, uint64_t now)
 	bool retx;
 	int len;
 
-	while (fl->inflight < WINDOW && (fl->retx_n > 0 || fl->next_psn < PKTS)) {
+	while (fl->inflight < S.window &&
+	       (fl->retx_n > 0 || fl->next_psn < PKTS)) {
 		retx = fl->retx_n > 0;
 		if (retx) {
 			psn = fl->retx[fl->retx_head];
@@ -299,9 +303,11 @@ watch_link(void *arg, const struct uet_fabric *fab, uint64_t now)
 	}
 }
 
-/* @p fail_at: time the link leaf 0 - spine 0 fails (0: never). */
+/* @p fail_at: time the link leaf 0 - spine 0 fails (0: never); @p fat:
+ * a K = 4 fat tree instead of 4 leaves and 4 spines. */
 static void
-run(enum uet_cms_lb_mode mode, uint64_t fail_at, struct result *res)
+run(enum uet_cms_lb_mode mode, uint64_t fail_at, bool fat,
+    struct result *res)
 {
 	struct uet_fabric_config c;
 	struct uet_fabric_stats fs;
@@ -313,6 +319,11 @@ run(enum uet_cms_lb_mode mode, uint64_t fail_at, struct result *res)
 	c.hosts = HOSTS;
 	c.hosts_per_leaf = 4;
 	c.spines = 4;
+	if (fat) {
+		c.topo = UET_FABRIC_TOPO_FAT_TREE;
+		c.k = 4;
+	}
+	S.window = fat ? WINDOW_FAT_TREE : WINDOW_LEAF_SPINE;
 	c.deliver = spray_deliver;
 	c.sample = watch_link;
 	c.sample_ns = 1000;
@@ -322,7 +333,8 @@ run(enum uet_cms_lb_mode mode, uint64_t fail_at, struct result *res)
 	uet_cms_lb_config_default(&S.lbc);
 	S.lbc.mode = mode;
 	for (h = 0; h < HOSTS; h++) {
-		/* leaf l's hosts send to leaf l+1's, shifted by one */
+		/* hosts 4i..4i+3 (a leaf, or a pod of the fat tree) send to
+		 * the next four, shifted by one */
 		S.flows[h].dst = (h + 4 + (h + 1) % 4 - h % 4) % HOSTS;
 		uet_cms_lb_init(&S.flows[h].lb, &S.lbc, 1000 + h, false);
 	}
@@ -370,10 +382,11 @@ run(enum uet_cms_lb_mode mode, uint64_t fail_at, struct result *res)
 	}
 	res->digest = fs.events ^ fs.delivered_bytes << 20 ^ res->last_done;
 	uet_fabric_free(S.fab);
-	print_message("mode %u%s: first %.1f us, last %.1f us, trims %llu, "
+	print_message("%s mode %u%s: first %.1f us, last %.1f us, trims %llu, "
 		      "timeouts %llu, lost on the failed link %llu (last at "
 		      "%.0f us), duplicates %llu, frames %llu, events %llu\n",
-		      mode, fail_at ? " (link failure)" : "",
+		      fat ? "fat tree" : "leaf/spine", mode,
+		      fail_at ? " (link failure)" : "",
 		      res->first_done / 1e3, res->last_done / 1e3,
 		      (unsigned long long)res->trims,
 		      (unsigned long long)res->timeouts,
@@ -399,9 +412,9 @@ permutation__spraying_beats_single_path(void **state)
 	struct result single, obl, reps, again;
 
 	(void)state;
-	run(UET_CMS_LB_SINGLE, 0, &single);
-	run(UET_CMS_LB_OBLIVIOUS, 0, &obl);
-	run(UET_CMS_LB_REPS, 0, &reps);
+	run(UET_CMS_LB_SINGLE, 0, false, &single);
+	run(UET_CMS_LB_OBLIVIOUS, 0, false, &obl);
+	run(UET_CMS_LB_REPS, 0, false, &reps);
 	/* ECMP collisions: some single-path flow shares a link and takes
 	 * far longer than the line-rate time */
 	assert_true(single.last_done > 3 * ideal_ns() / 2);
@@ -410,7 +423,7 @@ permutation__spraying_beats_single_path(void **state)
 	assert_true(reps.last_done < 13 * ideal_ns() / 10);
 	assert_true(obl.last_done < single.last_done);
 	/* deterministic in virtual time */
-	run(UET_CMS_LB_REPS, 0, &again);
+	run(UET_CMS_LB_REPS, 0, false, &again);
 	assert_int_equal(again.digest, reps.digest);
 	assert_int_equal(again.last_done, reps.last_done);
 }
@@ -425,8 +438,8 @@ permutation__reps_steers_around_failed_link(void **state)
 	struct result obl, reps;
 
 	(void)state;
-	run(UET_CMS_LB_OBLIVIOUS, 50000, &obl);
-	run(UET_CMS_LB_REPS, 50000, &reps);
+	run(UET_CMS_LB_OBLIVIOUS, 50000, false, &obl);
+	run(UET_CMS_LB_REPS, 50000, false, &reps);
 	assert_true(obl.link_drops > 0);
 	assert_true(reps.link_drops < obl.link_drops);
 	assert_true(reps.last_done < obl.last_done);
@@ -435,12 +448,29 @@ permutation__reps_steers_around_failed_link(void **state)
 	assert_true(reps.last_loss_at < 50000 + 2 * RTO_NS);
 }
 
+/* The same permutation across pods of a K = 4 fat tree (the shape of
+ * UEC's reference scenario): two tiers of ECMP choices. */
+static void
+permutation_fat_tree__spraying_beats_single_path(void **state)
+{
+	struct result single, obl, reps;
+
+	(void)state;
+	run(UET_CMS_LB_SINGLE, 0, true, &single);
+	run(UET_CMS_LB_OBLIVIOUS, 0, true, &obl);
+	run(UET_CMS_LB_REPS, 0, true, &reps);
+	assert_true(single.last_done > 3 * ideal_ns() / 2);
+	assert_true(obl.last_done < 13 * ideal_ns() / 10);
+	assert_true(reps.last_done < 13 * ideal_ns() / 10);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(permutation__spraying_beats_single_path),
 		cmocka_unit_test(permutation__reps_steers_around_failed_link),
+		cmocka_unit_test(permutation_fat_tree__spraying_beats_single_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
