@@ -1,0 +1,477 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Load balancing over entropy values (UEC 1.0 section 3.6.16): single
+ * path, oblivious spraying and REPS. Sans-I/O: time is an argument, the
+ * state is caller-owned per PDC, the configuration is shared.
+ *
+ * EVs are handled as offsets from ev_base, in [0, ev_count). The
+ * oblivious order is a bijection on the next power of two, walked until
+ * it lands inside the range (cycle walking keeps it a bijection).
+ */
+
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <uet/uet_cms.h>
+#include <uet/uet_rand.h>
+
+/* UEC: REPS state under 25 bytes per PDC. */
+_Static_assert(sizeof(struct uet_cms_reps) < 25, "REPS state too large");
+
+/* REPS timers count ticks in 8 bits; a tick is long enough that the
+ * one-RTT block (at most 8 + 1 ticks) and the freeze (at most 120 + 1)
+ * stay below the 128 that a wrapping 8-bit difference can tell apart. */
+#define REPS_TICKS_PER_RTT 8
+#define REPS_POS_FROZEN 0x80u
+#define REPS_MARK_BLOCKED 0x80u
+#define REPS_MARK_AVG 0x7Fu
+/* "About half the paths marked": the marked-reply average (of 127). */
+#define REPS_MARK_HALF 64
+/* Exploration retries to step over the blocked EV (one suffices unless
+ * the generator repeats; bounded anyway). */
+#define REPS_EXPLORE_TRIES 4
+
+void
+uet_cms_lb_config_default(struct uet_cms_lb_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->mode = UET_CMS_LB_REPS;
+	c->ev_base = 49152;
+	c->ev_count = UET_CMS_LB_SPRAY_EV_MIN;
+	c->base_rtt_ns = 10000;
+	c->single_hold_rtts = 10;
+	c->reps_ring = UET_CMS_REPS_RING;
+	c->freeze_ns = 1000000;
+}
+
+int
+uet_cms_lb_config_check(const struct uet_cms_lb_config *c, const char **why)
+{
+	const char *w = NULL;
+
+	if (c == NULL)
+		w = "config";
+	else if ((unsigned int)c->mode > UET_CMS_LB_REPS)
+		w = "mode (single, oblivious, reps)";
+	else if (c->ev_count == 0 || c->ev_count > UET_CMS_LB_EV_MAX)
+		w = "ev_count (1..65535)";
+	else if (c->mode != UET_CMS_LB_SINGLE &&
+		 c->ev_count < UET_CMS_LB_SPRAY_EV_MIN)
+		w = "ev_count (at least 256 for spraying)";
+	else if ((uint32_t)c->ev_base + c->ev_count > 65536)
+		w = "ev_base (ev_base + ev_count <= 65536)";
+	else if (c->base_rtt_ns < REPS_TICKS_PER_RTT)
+		w = "base_rtt_ns (at least 8)";
+	else if (c->single_hold_rtts == 0)
+		w = "single_hold_rtts (at least 1)";
+	else if (c->reps_ring == 0 || c->reps_ring > UET_CMS_REPS_RING)
+		w = "reps_ring (1..8)";
+	else if (c->freeze_ns == 0)
+		w = "freeze_ns (> 0)";
+	if (why != NULL)
+		*why = w;
+	return w == NULL ? 0 : -EINVAL;
+}
+
+/* 16-bit xorshift (period 65535 over non-zero states). */
+static uint16_t
+lb_xs16(uint16_t *s)
+{
+	uint16_t x = *s;
+
+	x ^= (uint16_t)(x << 7);
+	x ^= (uint16_t)(x >> 9);
+	x ^= (uint16_t)(x << 8);
+	*s = x;
+	return x;
+}
+
+static uint16_t
+lb_seed16(uint32_t salt, uint64_t tweak)
+{
+	uint64_t x = (uint64_t)salt << 32 ^ tweak;
+	uint16_t s = (uint16_t)uet_rand_splitmix(&x);
+
+	return s != 0 ? s : 0xACE1;
+}
+
+/* Bits of the smallest power of two >= count. */
+static uint32_t
+lb_bits(uint32_t count)
+{
+	return count > 1 ? 32 - (uint32_t)__builtin_clz(count - 1) : 0;
+}
+
+/*
+ * A bijection of [0, 2^bits): multiply by an odd constant, add, and
+ * xor-shift, twice, all modulo 2^bits; the constants come from the salt
+ * and the round, so each PDC and round gets its own order.
+ */
+static uint32_t
+lb_permute(uint32_t x, uint32_t bits, uint32_t salt, uint32_t round)
+{
+	uint64_t s = (uint64_t)salt << 32 | round;
+	uint32_t mask = bits ? (uint32_t)((UINT64_C(1) << bits) - 1) : 0;
+	uint32_t a1 = (uint32_t)uet_rand_splitmix(&s) | 1;
+	uint32_t b = (uint32_t)uet_rand_splitmix(&s);
+	uint32_t a2 = (uint32_t)uet_rand_splitmix(&s) | 1;
+	uint32_t sh = (bits + 1) / 2;
+
+	if (bits == 0)
+		return 0;
+	x = (x * a1 + b) & mask;
+	x ^= x >> sh;
+	x = (x * a2) & mask;
+	x ^= x >> sh;
+	return x;
+}
+
+/* Position @p x of the order of (salt, round) over [0, n): walk the
+ * permutation of the enclosing power of two until inside the range; the
+ * walk ends because x itself is on its cycle. */
+static uint32_t
+lb_order(uint32_t x, uint32_t n, uint32_t salt, uint32_t round)
+{
+	uint32_t bits = lb_bits(n);
+
+	do {
+		x = lb_permute(x, bits, salt, round);
+	} while (x >= n);
+	return x;
+}
+
+/* Uniform-enough value in [0, n) from a non-zero 16-bit draw. */
+static uint16_t
+lb_scale(uint16_t x, uint32_t n)
+{
+	return (uint16_t)(((uint32_t)(x - 1) * n) >> 16);
+}
+
+/* ---- REPS -------------------------------------------------------- */
+
+static uint64_t
+reps_tick_ns(const struct uet_cms_lb_config *c)
+{
+	uint64_t a = (c->base_rtt_ns + REPS_TICKS_PER_RTT - 1) /
+		     REPS_TICKS_PER_RTT;
+	uint64_t b = (c->freeze_ns + UET_CMS_REPS_FREEZE_TICKS - 1) /
+		     UET_CMS_REPS_FREEZE_TICKS;
+
+	return a > b ? a : b;
+}
+
+static uint8_t
+reps_tick(const struct uet_cms_lb_config *c, uint64_t now)
+{
+	return (uint8_t)(now / reps_tick_ns(c));
+}
+
+/* Tick difference that guarantees at least @p ns have passed: the first
+ * tick may be entered just before it ends, hence one more. */
+static unsigned int
+reps_ticks(const struct uet_cms_lb_config *c, uint64_t ns)
+{
+	uint64_t t = reps_tick_ns(c);
+
+	return (unsigned int)((ns + t - 1) / t) + 1;
+}
+
+static unsigned int
+reps_head(const struct uet_cms_reps *r)
+{
+	return r->pos & 7u;
+}
+
+static unsigned int
+reps_count(const struct uet_cms_reps *r)
+{
+	return (r->pos >> 3) & 15u;
+}
+
+static void
+reps_pos_set(struct uet_cms_reps *r, unsigned int head, unsigned int count)
+{
+	r->pos = (uint8_t)((r->pos & REPS_POS_FROZEN) | (head & 7u) |
+			   count << 3);
+}
+
+/* Offsets are below 32768, so this marks a slot whose EV was purged. */
+#define REPS_EMPTY 0xFFFFu
+
+static void
+reps_push(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
+	  uint16_t off)
+{
+	unsigned int h = reps_head(r), n = reps_count(r);
+
+	if (n >= c->reps_ring) { /* forget the oldest */
+		h = (h + 1) & 7u;
+		n--;
+	}
+	r->ev[(h + n) & 7u] = off;
+	reps_pos_set(r, h, n + 1);
+}
+
+/* Oldest cached EV, or REPS_EMPTY; @p keep puts it back at the tail
+ * (freezing mode reuses cached EVs without consuming them). */
+static uint16_t
+reps_pop(struct uet_cms_reps *r, const struct uet_cms_lb_config *c, bool keep)
+{
+	unsigned int h = reps_head(r), n = reps_count(r);
+	uint16_t off = REPS_EMPTY;
+
+	while (n > 0 && off == REPS_EMPTY) {
+		off = r->ev[h];
+		h = (h + 1) & 7u;
+		n--;
+	}
+	reps_pos_set(r, h, n);
+	if (keep && off != REPS_EMPTY)
+		reps_push(r, c, off);
+	return off;
+}
+
+static void
+reps_purge(struct uet_cms_reps *r, uint16_t off)
+{
+	unsigned int i, h = reps_head(r), n = reps_count(r);
+
+	for (i = 0; i < n; i++)
+		if (r->ev[(h + i) & 7u] == off)
+			r->ev[(h + i) & 7u] = REPS_EMPTY;
+}
+
+static void
+reps_timers(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
+	    uint64_t now)
+{
+	uint8_t t = reps_tick(c, now);
+
+	if ((r->pos & REPS_POS_FROZEN) &&
+	    (uint8_t)(t - r->freeze_at) >= reps_ticks(c, c->freeze_ns))
+		r->pos &= (uint8_t)~REPS_POS_FROZEN;
+	if ((r->marked & REPS_MARK_BLOCKED) &&
+	    (uint8_t)(t - r->block_at) >= reps_ticks(c, c->base_rtt_ns))
+		r->marked &= (uint8_t)~REPS_MARK_BLOCKED;
+}
+
+static uint16_t
+reps_explore(struct uet_cms_reps *r, const struct uet_cms_lb_config *c)
+{
+	uint16_t off = 0;
+	unsigned int i;
+
+	for (i = 0; i < REPS_EXPLORE_TRIES; i++) {
+		off = lb_scale(lb_xs16(&r->explore), c->ev_count);
+		if (!(r->marked & REPS_MARK_BLOCKED) || off != r->blocked)
+			break;
+	}
+	return off;
+}
+
+static uint16_t
+reps_next(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
+	  uint64_t now)
+{
+	uint16_t off;
+
+	reps_timers(r, c, now);
+	off = reps_pop(r, c, (r->pos & REPS_POS_FROZEN) != 0);
+	return off != REPS_EMPTY ? off : reps_explore(r, c);
+}
+
+/* Average of marked replies with gain 1/8, on a 0..127 scale. */
+static bool
+reps_mark_avg(struct uet_cms_reps *r, bool marked)
+{
+	unsigned int avg = r->marked & REPS_MARK_AVG;
+
+	avg = (avg * 7 + (marked ? REPS_MARK_AVG : 0) + 4) / 8;
+	r->marked = (uint8_t)((r->marked & REPS_MARK_BLOCKED) | avg);
+	return avg >= REPS_MARK_HALF;
+}
+
+/* A reply for @p off: recycle it if its path looks good, else keep it
+ * out of use for one RTT (unless every path looks congested). */
+static void
+reps_feedback(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
+	      uint16_t off, bool congested, uint64_t now)
+{
+	reps_timers(r, c, now);
+	if (reps_mark_avg(r, congested) || !congested) {
+		reps_push(r, c, off);
+		return;
+	}
+	reps_purge(r, off);
+	r->blocked = off;
+	r->marked |= REPS_MARK_BLOCKED;
+	r->block_at = reps_tick(c, now);
+}
+
+static void
+reps_loss(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
+	  uint16_t off, uint64_t now)
+{
+	uint8_t t = reps_tick(c, now);
+
+	reps_purge(r, off);
+	r->blocked = off;
+	r->marked |= REPS_MARK_BLOCKED;
+	r->block_at = t;
+	r->pos |= REPS_POS_FROZEN;
+	r->freeze_at = t;
+}
+
+/* ---- single path ------------------------------------------------- */
+
+static uint16_t
+single_next(struct uet_cms_single *s, const struct uet_cms_lb_config *c,
+	    uint64_t now, bool idle)
+{
+	uint32_t now_us = (uint32_t)(now / 1000);
+	/* Both stamps are truncated to microseconds: one more makes sure a
+	 * busy PDC never moves before the full hold time. */
+	uint64_t hold_us = (c->base_rtt_ns * c->single_hold_rtts + 999) /
+			   1000 + 1;
+	uint16_t off;
+
+	if (s->pending && (idle || now_us - s->changed_at_us >= hold_us)) {
+		off = lb_scale(lb_xs16(&s->rng), c->ev_count);
+		if (off == s->ev && c->ev_count > 1) /* another path */
+			off = (uint16_t)((off + 1) % c->ev_count);
+		s->ev = off;
+		s->changed_at_us = now_us;
+		s->pending = false;
+	}
+	return s->ev;
+}
+
+/* ---- common entry points ----------------------------------------- */
+
+void
+uet_cms_lb_init(struct uet_cms_lb *lb, const struct uet_cms_lb_config *c,
+		uint32_t salt, bool ordered)
+{
+	memset(lb, 0, sizeof(*lb));
+	lb->mode = (uint8_t)(ordered ? UET_CMS_LB_SINGLE : c->mode);
+	switch (lb->mode) {
+	case UET_CMS_LB_OBLIVIOUS:
+		lb->u.oblivious.salt = salt;
+		break;
+	case UET_CMS_LB_REPS:
+		lb->u.reps.explore = lb_seed16(salt, 0x5245);
+		break;
+	default:
+		lb->u.single.rng = lb_seed16(salt, 0x5350);
+		lb->u.single.ev = lb_scale(lb_xs16(&lb->u.single.rng),
+					   c->ev_count);
+		break;
+	}
+}
+
+uint16_t
+uet_cms_lb_next_ev(struct uet_cms_lb *lb, const struct uet_cms_lb_config *c,
+		   uint64_t now, bool idle)
+{
+	struct uet_cms_oblivious *o = &lb->u.oblivious;
+	uint32_t off;
+
+	switch (lb->mode) {
+	case UET_CMS_LB_OBLIVIOUS:
+		off = lb_order(o->cursor, c->ev_count, o->salt, o->round);
+		if (++o->cursor >= c->ev_count) {
+			o->cursor = 0;
+			o->round++;
+		}
+		break;
+	case UET_CMS_LB_REPS:
+		off = reps_next(&lb->u.reps, c, now);
+		break;
+	default:
+		off = single_next(&lb->u.single, c, now, idle);
+		break;
+	}
+	return (uint16_t)(c->ev_base + off);
+}
+
+static int
+lb_offset(const struct uet_cms_lb_config *c, uint16_t ev, uint16_t *off)
+{
+	if (ev < c->ev_base || (uint32_t)(ev - c->ev_base) >= c->ev_count)
+		return -ERANGE;
+	*off = (uint16_t)(ev - c->ev_base);
+	return 0;
+}
+
+int
+uet_cms_lb_on_ack(struct uet_cms_lb *lb, const struct uet_cms_lb_config *c,
+		  uint16_t ev, bool ecn, uint64_t now)
+{
+	uint16_t off;
+
+	if (lb_offset(c, ev, &off) < 0)
+		return -ERANGE;
+	if (lb->mode == UET_CMS_LB_REPS)
+		reps_feedback(&lb->u.reps, c, off, ecn, now);
+	return 0;
+}
+
+int
+uet_cms_lb_on_nack(struct uet_cms_lb *lb, const struct uet_cms_lb_config *c,
+		   uint16_t ev, bool trimmed, bool lasthop, bool ecn,
+		   uint64_t now)
+{
+	bool path_trim = trimmed && !lasthop;
+	uint16_t off;
+
+	if (lb_offset(c, ev, &off) < 0)
+		return -ERANGE;
+	if (lb->mode == UET_CMS_LB_REPS)
+		reps_feedback(&lb->u.reps, c, off, path_trim || ecn, now);
+	else if (lb->mode == UET_CMS_LB_SINGLE && path_trim)
+		lb->u.single.pending = true;
+	return 0;
+}
+
+int
+uet_cms_lb_on_loss(struct uet_cms_lb *lb, const struct uet_cms_lb_config *c,
+		   uint16_t ev, uint64_t now)
+{
+	uint16_t off;
+
+	if (lb_offset(c, ev, &off) < 0)
+		return -ERANGE;
+	if (lb->mode == UET_CMS_LB_REPS)
+		reps_loss(&lb->u.reps, c, off, now);
+	else if (lb->mode == UET_CMS_LB_SINGLE)
+		lb->u.single.pending = true;
+	return 0;
+}
+
+unsigned int
+uet_cms_lb_cached(const struct uet_cms_lb *lb)
+{
+	const struct uet_cms_reps *r = &lb->u.reps;
+	unsigned int i, n = 0;
+
+	if (lb->mode != UET_CMS_LB_REPS)
+		return 0;
+	for (i = 0; i < reps_count(r); i++)
+		if (r->ev[(reps_head(r) + i) & 7u] != REPS_EMPTY)
+			n++;
+	return n;
+}
+
+bool
+uet_cms_lb_frozen(const struct uet_cms_lb *lb,
+		  const struct uet_cms_lb_config *c, uint64_t now)
+{
+	struct uet_cms_reps r;
+
+	if (lb->mode != UET_CMS_LB_REPS)
+		return false;
+	r = lb->u.reps;
+	reps_timers(&r, c, now);
+	return (r.pos & REPS_POS_FROZEN) != 0;
+}
