@@ -231,6 +231,45 @@ struct uet_nscc_rcvd {
  */
 uint32_t uet_nscc_rcvd_delta(struct uet_nscc_rcvd *r, uint32_t units);
 
+/* ---- Destination side ---- */
+
+/** Destination state of one PDC (16 bytes, static assert). */
+struct uet_nscc_rcv {
+	uint64_t rcvd_bytes;   /**< nominal bytes of new untrimmed packets */
+	uint16_t ooo_count;    /**< packets that arrived out of order */
+	uint8_t pend;          /**< rcv_cwnd_pend to report */
+	uint8_t restore;       /**< rc owed (penalty ended) */
+	uint32_t pad;
+};
+
+/** Initialise @p r (a new PDC). */
+void uet_nscc_rcv_init(struct uet_nscc_rcv *r);
+
+/**
+ * A data packet of UDP length @p udp_len arrived. Only a new, untrimmed,
+ * non-duplicate packet counts in rcvd_bytes; @p out_of_order counts it in
+ * ooo_count too (16 bits, wrapping).
+ */
+void uet_nscc_rcv_on_data(struct uet_nscc_rcv *r, uint32_t udp_len,
+			  bool trimmed, bool duplicate, bool out_of_order);
+
+/**
+ * Receiver load: 0 when it keeps up, up to 127 when its SES refuses or
+ * its rings fill. Going from non-zero to 0 owes the sender one rc.
+ * @return
+ *   0, or -EINVAL above 127.
+ */
+int uet_nscc_rcv_overload(struct uet_nscc_rcv *r, uint32_t pend);
+
+/**
+ * Fill the cc_type 0 state of an ACK_CC: service_time from
+ * @p service_ns (128 ns units, rounded down, saturated), rcvd_bytes as
+ * (bytes + 255) >> 8 modulo 2^24, ooo_count, rcv_cwnd_pend and rc
+ * (consumed: one ACK carries it).
+ */
+void uet_nscc_rcv_fill(struct uet_nscc_rcv *r, uint64_t service_ns,
+		       struct uet_pds_nscc_state *st);
+
 #ifdef __cplusplus
 }
 #endif

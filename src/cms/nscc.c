@@ -17,6 +17,8 @@
 
 /* Bounded per-context state (docs/CMS.md). */
 _Static_assert(sizeof(struct uet_nscc) == 88, "NSCC context is 88 bytes");
+_Static_assert(sizeof(struct uet_nscc_rcv) == 16,
+	       "NSCC destination state is 16 bytes");
 
 /* Windows stay below 2^30 so that signed inflight never overflows. */
 #define NSCC_WND_LIMIT (1u << 30)
@@ -514,4 +516,55 @@ uet_nscc_rcvd_delta(struct uet_nscc_rcvd *r, uint32_t units)
 		return 0;
 	r->last = units & NSCC_U24_MASK;
 	return d << 8;
+}
+
+/* ---- Destination side (UEC 3.6.13, ACK_CC cc_type 0) ---- */
+
+void
+uet_nscc_rcv_init(struct uet_nscc_rcv *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+void
+uet_nscc_rcv_on_data(struct uet_nscc_rcv *r, uint32_t udp_len, bool trimmed,
+		     bool duplicate, bool out_of_order)
+{
+	/* A trimmed packet is NACKed and a duplicate was counted already:
+	 * only new payload cancels the sender's inflight. */
+	if (trimmed || duplicate)
+		return;
+	r->rcvd_bytes += uet_nscc_nominal(udp_len);
+	if (out_of_order)
+		r->ooo_count++;
+}
+
+int
+uet_nscc_rcv_overload(struct uet_nscc_rcv *r, uint32_t pend)
+{
+	if (pend > UET_NSCC_PEND_MAX)
+		return -EINVAL;
+	if (pend == 0 && r->pend > 0)
+		r->restore = 1;
+	else if (pend > 0)
+		r->restore = 0; /* a new penalty supersedes an unsent rc */
+	r->pend = (uint8_t)pend;
+	return 0;
+}
+
+void
+uet_nscc_rcv_fill(struct uet_nscc_rcv *r, uint64_t service_ns,
+		  struct uet_pds_nscc_state *st)
+{
+	uint64_t units = service_ns / UET_NSCC_SERVICE_UNIT_NS;
+
+	st->service_time = units > UINT16_MAX ? UINT16_MAX : (uint16_t)units;
+	st->rc = r->restore != 0;
+	st->rcv_cwnd_pend = r->pend;
+	/* Rounded up, so the sender never keeps bytes that arrived; the
+	 * 24-bit counter wraps and the sender takes differences. */
+	st->rcvd_bytes = (uint32_t)((r->rcvd_bytes + 255) >> 8) &
+		NSCC_U24_MASK;
+	st->ooo_count = r->ooo_count;
+	r->restore = 0;
 }

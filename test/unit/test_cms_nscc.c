@@ -178,6 +178,7 @@ uet_nscc__state_is_bounded(void **state)
 {
 	(void)state;
 	assert_int_equal(sizeof(struct uet_nscc), 88);
+	assert_int_equal(sizeof(struct uet_nscc_rcv), 16);
 	assert_int_equal(sizeof(struct uet_nscc_rcvd), 4);
 }
 
@@ -726,6 +727,139 @@ uet_nscc_rcvd_delta__wraps_and_ignores_old(void **state)
 	assert_int_equal(r.last, 2);
 }
 
+/* rcvd_bytes counts the nominal size (UDP length + 40) of new,
+ * untrimmed, non-duplicate packets; the ACK_CC carries it rounded up to
+ * 256 B units; ooo_count counts out-of-order arrivals. */
+static void
+uet_nscc_rcv_fill__counts_new_untrimmed_packets(void **state)
+{
+	struct uet_pds_nscc_state st;
+	struct uet_nscc_rcv r;
+
+	(void)state;
+	uet_nscc_rcv_init(&r);
+	memset(&st, 0xA5, sizeof(st));
+	uet_nscc_rcv_fill(&r, 0, &st);
+	assert_int_equal(st.rcvd_bytes, 0);
+	assert_int_equal(st.service_time, 0);
+	assert_int_equal(st.ooo_count, 0);
+	assert_int_equal(st.rcv_cwnd_pend, 0);
+	assert_false(st.rc);
+	uet_nscc_rcv_on_data(&r, 4110, false, false, false);  /* 4150 */
+	uet_nscc_rcv_on_data(&r, 4110, true, false, false);   /* trimmed */
+	uet_nscc_rcv_on_data(&r, 4110, false, true, false);   /* duplicate */
+	uet_nscc_rcv_on_data(&r, 60, false, false, true);     /* 100, OOO */
+	assert_int_equal(r.rcvd_bytes, 4250);
+	uet_nscc_rcv_fill(&r, 1000, &st);
+	assert_int_equal(st.rcvd_bytes, 17);      /* (4250 + 255) >> 8 */
+	assert_int_equal(st.service_time, 7);     /* 1000 ns / 128 */
+	assert_int_equal(st.ooo_count, 1);
+	/* The sender's tracker turns it back into bytes, rounded up. */
+	{
+		struct uet_nscc_rcvd t = { 0 };
+
+		assert_int_equal(uet_nscc_rcvd_delta(&t, st.rcvd_bytes),
+				 17 * 256);
+	}
+	/* Exactly 256 B multiples do not round. */
+	uet_nscc_rcv_init(&r);
+	uet_nscc_rcv_on_data(&r, 472, false, false, false);   /* 512 */
+	uet_nscc_rcv_fill(&r, 0, &st);
+	assert_int_equal(st.rcvd_bytes, 2);
+}
+
+/* The 24-bit rcvd_bytes and 16-bit fields wrap or saturate. */
+static void
+uet_nscc_rcv_fill__wraps_and_saturates(void **state)
+{
+	struct uet_pds_nscc_state st;
+	struct uet_nscc_rcv r;
+
+	(void)state;
+	uet_nscc_rcv_init(&r);
+	r.rcvd_bytes = (1ull << 32) + 1000;   /* 2^24 units + 1000 B */
+	r.ooo_count = 0xFFFF;
+	uet_nscc_rcv_on_data(&r, 0, false, false, true);      /* 40 */
+	uet_nscc_rcv_fill(&r, 128ull * 70000, &st);
+	assert_int_equal(st.rcvd_bytes, 5);       /* (1040 + 255) >> 8 */
+	assert_int_equal(st.ooo_count, 0);
+	assert_int_equal(st.service_time, 0xFFFF);
+}
+
+/* Overload sets rcv_cwnd_pend; its end owes one rc. */
+static void
+uet_nscc_rcv_overload__pend_and_restore(void **state)
+{
+	struct uet_pds_nscc_state st;
+	struct uet_nscc_rcv r;
+
+	(void)state;
+	uet_nscc_rcv_init(&r);
+	assert_int_equal(uet_nscc_rcv_overload(&r, 128), -EINVAL);
+	assert_int_equal(uet_nscc_rcv_overload(&r, 0), 0);
+	uet_nscc_rcv_fill(&r, 0, &st);
+	assert_false(st.rc);                 /* never overloaded: no rc */
+	assert_int_equal(uet_nscc_rcv_overload(&r, 127), 0);
+	uet_nscc_rcv_fill(&r, 0, &st);
+	assert_int_equal(st.rcv_cwnd_pend, 127);
+	assert_false(st.rc);
+	assert_int_equal(uet_nscc_rcv_overload(&r, 0), 0);
+	uet_nscc_rcv_fill(&r, 0, &st);
+	assert_int_equal(st.rcv_cwnd_pend, 0);
+	assert_true(st.rc);
+	uet_nscc_rcv_fill(&r, 0, &st);
+	assert_false(st.rc);                 /* carried once */
+	/* A new penalty before the rc went out cancels it. */
+	uet_nscc_rcv_overload(&r, 10);
+	uet_nscc_rcv_overload(&r, 0);
+	uet_nscc_rcv_overload(&r, 20);
+	uet_nscc_rcv_fill(&r, 0, &st);
+	assert_false(st.rc);
+	assert_int_equal(st.rcv_cwnd_pend, 20);
+}
+
+/* End to end through the wire struct: the sender's inflight returns to
+ * zero from rcvd_bytes alone, give or take the 256 B rounding, and the
+ * penalty and rc fields drive its cwnd. */
+static void
+uet_nscc_rcv_fill__drives_the_sender(void **state)
+{
+	struct uet_nscc_params p = params();
+	struct uet_pds_nscc_state st;
+	struct uet_nscc_rcvd t = { 0 };
+	struct uet_nscc_ack a;
+	struct uet_nscc_rcv r;
+	struct uet_nscc n;
+	int i;
+
+	(void)state;
+	start(&n, &p);
+	uet_nscc_rcv_init(&r);
+	for (i = 0; i < 10; i++) {
+		uet_nscc_on_send(&n, uet_nscc_nominal(960));
+		uet_nscc_rcv_on_data(&r, 960, false, false, false);
+	}
+	assert_int_equal(n.inflight, 10000);
+	uet_nscc_rcv_overload(&r, 64);
+	uet_nscc_rcv_fill(&r, 0, &st);
+	memset(&a, 0, sizeof(a));
+	a.bytes = uet_nscc_rcvd_delta(&t, st.rcvd_bytes);
+	a.rcv_cwnd_pend = st.rcv_cwnd_pend;
+	a.restore = st.rc;
+	assert_int_equal(a.bytes, 10240);           /* 40 units */
+	assert_int_equal(uet_nscc_on_ack(&n, &p, &a, 1000), UET_NSCC_PENALTY);
+	assert_int_equal(n.inflight, -240);
+	assert_int_equal(n.cwnd, MTU);              /* capped at inflight */
+	uet_nscc_rcv_overload(&r, 0);
+	uet_nscc_rcv_fill(&r, 0, &st);
+	a.bytes = uet_nscc_rcvd_delta(&t, st.rcvd_bytes);
+	a.rcv_cwnd_pend = st.rcv_cwnd_pend;
+	a.restore = st.rc;
+	assert_int_equal(uet_nscc_on_ack(&n, &p, &a, 2000), UET_NSCC_RESTORED);
+	assert_int_equal(n.cwnd, 100000);
+	assert_int_equal(n.inflight, -240);
+}
+
 int
 main(void)
 {
@@ -760,6 +894,11 @@ main(void)
 		cmocka_unit_test(uet_nscc_on_ack__base_rtt_and_max_wnd),
 		cmocka_unit_test(uet_nscc_probe__after_first_feedback),
 		cmocka_unit_test(uet_nscc_rcvd_delta__wraps_and_ignores_old),
+		cmocka_unit_test(
+			uet_nscc_rcv_fill__counts_new_untrimmed_packets),
+		cmocka_unit_test(uet_nscc_rcv_fill__wraps_and_saturates),
+		cmocka_unit_test(uet_nscc_rcv_overload__pend_and_restore),
+		cmocka_unit_test(uet_nscc_rcv_fill__drives_the_sender),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
