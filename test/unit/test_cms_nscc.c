@@ -170,7 +170,8 @@ uet_nscc_params_check__rejects_bad_fields(void **state)
 	p.link_mbps = 3200000;
 	p.base_rtt_ns = 10000000;
 	assert_int_equal(uet_nscc_params_check(&p, &why), -EINVAL);
-	assert_string_equal(why, "link_mbps x base_rtt_ns (1.5 BDP below 2^30)");
+	assert_string_equal(why,
+			    "link_mbps x base_rtt_ns (1.5 BDP below 2^30)");
 }
 
 static void
@@ -871,10 +872,12 @@ main(void)
 		cmocka_unit_test(uet_nscc_may_send__window_gate),
 		cmocka_unit_test(uet_nscc_on_ack__signed_inflight_below_zero),
 		cmocka_unit_test(uet_nscc_want_ar__nearly_full_or_small_window),
-		cmocka_unit_test(uet_nscc_rtt_sample__single_transmissions_only),
+		cmocka_unit_test(
+			uet_nscc_rtt_sample__single_transmissions_only),
 		cmocka_unit_test(uet_nscc_on_ack__matrix_proportional),
 		cmocka_unit_test(uet_nscc_on_ack__matrix_fair),
-		cmocka_unit_test(uet_nscc_on_ack__matrix_ecn_low_delay_no_change),
+		cmocka_unit_test(
+			uet_nscc_on_ack__matrix_ecn_low_delay_no_change),
 		cmocka_unit_test(uet_nscc_on_ack__matrix_md_once_per_base_rtt),
 		cmocka_unit_test(uet_nscc_on_ack__md_clamped_by_max_md_jump),
 		cmocka_unit_test(uet_nscc_on_ack__md_needs_average_over_target),
