@@ -116,7 +116,9 @@ struct uet_rccc_pacer {
 	struct uet_rccc_slot *slot; /**< caller's array */
 	uint32_t nslots;
 	uint32_t cursor;   /**< next slot the round-robin looks at */
-	uint64_t next_ps;  /**< earliest next grant, picoseconds */
+	uint32_t next_frac_ps; /**< sub-ns part of next_ns, 0..999 ps */
+	uint32_t pad;
+	uint64_t next_ns;  /**< earliest next grant (+ next_frac_ps) */
 	uint64_t granted;  /**< bytes granted in total */
 };
 

@@ -181,16 +181,40 @@ rccc_pick(const struct uet_rccc_pacer *pc, bool spec, uint32_t *idx)
 	return false;
 }
 
+/* Due at @p now: now >= next_ns + next_frac_ps / 1000. */
+static bool
+rccc_due(const struct uet_rccc_pacer *pc, uint64_t now)
+{
+	return now > pc->next_ns ||
+	       (now == pc->next_ns && pc->next_frac_ps == 0);
+}
+
+/* Pace from the schedule, not from the call: a late call catches up at
+ * most one quantum, an idle pacer does not bank grants. Times stay in
+ * ns with a picosecond remainder, so no clock value overflows. */
+static void
+rccc_advance(struct uet_rccc_pacer *pc, uint64_t now, uint32_t bytes)
+{
+	uint64_t q_ns = (rccc_ps(&pc->cfg, pc->cfg.quantum) + 999) / 1000;
+	uint64_t ps = rccc_ps(&pc->cfg, bytes) + pc->next_frac_ps;
+
+	if (now > pc->next_ns + q_ns) {
+		pc->next_ns = now - q_ns;
+		ps -= pc->next_frac_ps;
+	}
+	pc->next_ns += ps / 1000;
+	pc->next_frac_ps = (uint32_t)(ps % 1000);
+}
+
 int
 uet_rccc_pacer_poll(struct uet_rccc_pacer *pc, uint64_t now, uint32_t *idx,
 		    uint32_t *bytes)
 {
-	uint64_t now_ps = now * 1000, q_ps = rccc_ps(&pc->cfg, pc->cfg.quantum);
 	struct uet_rccc_slot *s;
 	uint32_t i, g;
 	bool spec = false;
 
-	if (now_ps < pc->next_ps)
+	if (!rccc_due(pc, now))
 		return 0;
 	if (!rccc_pick(pc, false, &i)) {
 		if (pc->cfg.spec_max == 0 || !rccc_pick(pc, true, &i))
@@ -209,11 +233,7 @@ uet_rccc_pacer_poll(struct uet_rccc_pacer *pc, uint64_t now, uint32_t *idx,
 		g = uet_rccc_units(g) * UET_RCCC_UNIT;
 		s->want = s->want > g ? s->want - g : 0;
 	}
-	/* Pace from the schedule, not from the call: a late call catches
-	 * up at most one quantum, an idle pacer does not bank grants. */
-	if (pc->next_ps + q_ps < now_ps)
-		pc->next_ps = now_ps - q_ps;
-	pc->next_ps += rccc_ps(&pc->cfg, g);
+	rccc_advance(pc, now, g);
 	pc->cursor = (i + 1) % pc->nslots;
 	pc->granted += g;
 	*idx = i;
@@ -224,7 +244,7 @@ uet_rccc_pacer_poll(struct uet_rccc_pacer *pc, uint64_t now, uint32_t *idx,
 uint64_t
 uet_rccc_pacer_next(const struct uet_rccc_pacer *pc)
 {
-	return (pc->next_ps + 999) / 1000;
+	return pc->next_ns + (pc->next_frac_ps != 0);
 }
 
 void

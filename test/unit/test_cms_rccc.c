@@ -219,7 +219,8 @@ uet_rccc_pacer_poll__fair_round_robin_15_sources(void **state)
 	assert_int_equal(pc.granted, 1500ull * QUANTUM);
 	/* 1500 grants of 351 676 ps: 6 528 000 B in 527.514 us, that is
 	 * 99.0 Gb/s. */
-	assert_int_equal(pc.next_ps, 1500ull * GRANT_PS);
+	assert_int_equal(pc.next_ns * 1000 + pc.next_frac_ps,
+			 1500ull * GRANT_PS);
 	assert_int_equal(uet_rccc_pacer_next(&pc), 527514);
 }
 
@@ -283,6 +284,14 @@ uet_rccc_pacer_poll__paced_without_bursts(void **state)
 	assert_int_equal(uet_rccc_pacer_poll(&pc, 10352, &idx, &bytes), 1);
 	assert_int_equal(uet_rccc_pacer_poll(&pc, 10352, &idx, &bytes), 0);
 	assert_int_equal(pc.granted, 4ull * QUANTUM);
+	/* A clock past 2^64 ps (213 days in ns) paces the same way. */
+	assert_int_equal(uet_rccc_pacer_poll(&pc, 1ull << 62, &idx, &bytes),
+			 1);
+	assert_int_equal(uet_rccc_pacer_poll(&pc, 1ull << 62, &idx, &bytes),
+			 1);
+	assert_int_equal(uet_rccc_pacer_poll(&pc, 1ull << 62, &idx, &bytes),
+			 0);
+	assert_int_equal(uet_rccc_pacer_next(&pc), (1ull << 62) + 352);
 }
 
 /* With no source asking, known idle sources get speculative credit up
