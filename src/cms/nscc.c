@@ -20,7 +20,7 @@ _Static_assert(sizeof(struct uet_nscc) == 88, "NSCC context is 88 bytes");
 _Static_assert(sizeof(struct uet_nscc_rcv) == 16,
 	       "NSCC destination state is 16 bytes");
 
-/* Windows stay below 2^30 so that signed inflight never overflows. */
+/* Windows stay at most 2^30 so that signed inflight never overflows. */
 #define NSCC_WND_LIMIT (1u << 30)
 #define NSCC_MTU_MIN 64u
 #define NSCC_MTU_MAX (65535u + UET_NSCC_NOMINAL_EXTRA)
@@ -52,7 +52,7 @@ uet_nscc_params_default(struct uet_nscc_params *p, uint32_t link_mbps,
 	    mtu < NSCC_MTU_MIN || mtu > NSCC_MTU_MAX)
 		return -EINVAL;
 	bdp = (uint64_t)link_mbps * base_rtt_ns / 8000;
-	if (bdp * 3 / 2 >= NSCC_WND_LIMIT || bdp * 3 / 2 < mtu)
+	if (bdp * 3 / 2 > NSCC_WND_LIMIT || bdp * 3 / 2 < mtu)
 		return -EINVAL;
 	memset(p, 0, sizeof(*p));
 	p->link_mbps = link_mbps;
@@ -95,7 +95,7 @@ nscc_params_why(const struct uet_nscc_params *p)
 		return "base_rtt_ns (100..100000000)";
 	if (p->mtu < NSCC_MTU_MIN || p->mtu > NSCC_MTU_MAX)
 		return "mtu (64..65575)";
-	if (p->max_wnd < p->mtu || p->max_wnd >= NSCC_WND_LIMIT)
+	if (p->max_wnd < p->mtu || p->max_wnd > NSCC_WND_LIMIT)
 		return "max_wnd (mtu..2^30)";
 	if (p->target_qdelay_ns == 0 || p->target_qdelay_ns > NSCC_RTT_MAX_NS)
 		return "target_qdelay_ns (1..100000000)";
@@ -121,8 +121,8 @@ nscc_params_why(const struct uet_nscc_params *p)
 		return "adjust_period_ns (1..100000000)";
 	if (p->ack_trigger > p->max_wnd)
 		return "ack_trigger (0..max_wnd)";
-	if (nscc_wnd_for(p->link_mbps, p->base_rtt_ns) >= NSCC_WND_LIMIT)
-		return "link_mbps x base_rtt_ns (1.5 BDP below 2^30)";
+	if (nscc_wnd_for(p->link_mbps, p->base_rtt_ns) > NSCC_WND_LIMIT)
+		return "link_mbps x base_rtt_ns (1.5 BDP at most 2^30)";
 	return NULL;
 }
 

@@ -140,6 +140,8 @@ uet_nscc_params_check__rejects_bad_fields(void **state)
 	p = params();
 	assert_int_equal(uet_nscc_params_check(&p, &why), 0);
 	assert_null(why);
+	p.max_wnd = 1u << 30;  /* the largest window */
+	assert_int_equal(uet_nscc_params_check(&p, &why), 0);
 #define BAD(field, value, text)                                          \
 	do {                                                             \
 		p = params();                                            \
@@ -151,7 +153,7 @@ uet_nscc_params_check__rejects_bad_fields(void **state)
 	BAD(base_rtt_ns, 99, "base_rtt_ns (100..100000000)");
 	BAD(mtu, 63, "mtu (64..65575)");
 	BAD(max_wnd, 999, "max_wnd (mtu..2^30)");
-	BAD(max_wnd, 1u << 30, "max_wnd (mtu..2^30)");
+	BAD(max_wnd, (1u << 30) + 1, "max_wnd (mtu..2^30)");
 	BAD(target_qdelay_ns, 0, "target_qdelay_ns (1..100000000)");
 	BAD(gamma_milli, 1001, "gamma_milli (1..1000)");
 	BAD(max_md_jump_milli, 0, "max_md_jump_milli (1..1000)");
@@ -171,7 +173,7 @@ uet_nscc_params_check__rejects_bad_fields(void **state)
 	p.base_rtt_ns = 10000000;
 	assert_int_equal(uet_nscc_params_check(&p, &why), -EINVAL);
 	assert_string_equal(why,
-			    "link_mbps x base_rtt_ns (1.5 BDP below 2^30)");
+			    "link_mbps x base_rtt_ns (1.5 BDP at most 2^30)");
 }
 
 static void
