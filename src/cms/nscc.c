@@ -342,13 +342,25 @@ nscc_fast(struct uet_nscc *n, const struct uet_nscc_params *p, uint32_t b,
 	return true;
 }
 
-/* alpha x b x (target - delay), alpha in 1/65536 bytes per ns. */
+/* inc_bytes saturates rather than wraps (huge ACKs, extreme gains). */
+static void
+nscc_inc(struct uet_nscc *n, uint64_t v)
+{
+	n->inc_bytes = n->inc_bytes > UINT64_MAX - v ? UINT64_MAX :
+		n->inc_bytes + v;
+}
+
+/* alpha x b x (target - delay), alpha in 1/65536 bytes per ns; exact
+ * floor without a 128-bit product, saturated. */
 static uint64_t
 nscc_proportional(const struct uet_nscc_params *p, uint32_t b, uint32_t room)
 {
 	uint64_t t = (uint64_t)p->alpha_q16 * room;
+	uint64_t hi = t >> 16, lo = ((t & 0xFFFF) * b) >> 16;
 
-	return (t >> 16) * b + (((t & 0xFFFF) * b) >> 16);
+	if (b != 0 && hi > (UINT64_MAX - lo) / b)
+		return UINT64_MAX;
+	return hi * b + lo;
 }
 
 /* Multiplicative decrease, at most once per base_rtt:
@@ -383,13 +395,13 @@ nscc_matrix(struct uet_nscc *n, const struct uet_nscc_params *p, bool ecn,
 	if (!ecn && delay < p->target_qdelay_ns) {
 		if (nscc_fast(n, p, b, delay))
 			return UET_NSCC_FAST;
-		n->inc_bytes += nscc_proportional(p, b,
-						  p->target_qdelay_ns - delay);
+		nscc_inc(n, nscc_proportional(p, b,
+					      p->target_qdelay_ns - delay));
 		return UET_NSCC_PROPORTIONAL;
 	}
 	nscc_fast_reset(n);
 	if (!ecn) {
-		n->inc_bytes += (uint64_t)p->fi_bytes * b;
+		nscc_inc(n, (uint64_t)p->fi_bytes * b);
 		return UET_NSCC_FAIR;
 	}
 	if (delay < p->target_qdelay_ns)

@@ -285,6 +285,15 @@ uet_nscc_on_ack__matrix_proportional(void **state)
 	assert_int_equal(ack(&n, &p, 333, RTT + 2000, false, 2000),
 			 UET_NSCC_PROPORTIONAL);
 	assert_int_equal(n.inc_bytes, 3000000 + 1498500);
+	/* Extreme gain and ACK: 1024 B/ns x 2^23 ns x 2^31 B = 2^64 would
+	 * wrap to 0 (cwnd + 44); it saturates, and the adjustment that the
+	 * 2^31 bytes trigger takes cwnd to max_wnd. */
+	p.alpha_q16 = 1024u << 16;
+	p.target_qdelay_ns = (1u << 23) + 2000;
+	assert_int_equal(ack(&n, &p, 1u << 31, RTT + 2000, false, 3000),
+			 UET_NSCC_PROPORTIONAL);
+	assert_int_equal(n.inc_bytes, 0);
+	assert_int_equal(n.cwnd, 150000);
 }
 
 /* No ECN, delay 6 us >= 5 us: inc_bytes += fi x b = 100 x 1000. */
