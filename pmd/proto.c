@@ -153,6 +153,9 @@ proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 	ctx->dscp_ctl = cfg->dscp.control;
 	ctx->dscp_trimmed = cfg->dscp.trimmed;
 	ctx->dscp_trimmed_lh = cfg->dscp.trimmed_lasthop;
+	ctx->csum_v4 = e->port[ctx->port].csum_v4;
+	ctx->csum_v6 = !e->port[ctx->port].native;
+	ctx->csum_offload = e->port[ctx->port].csum_tx_offload;
 	if (ctx->ulp->init != NULL) {
 		rc = ctx->ulp->init(ctx, pp->ulp_arg, &ctx->ulp_priv);
 		if (rc < 0)

@@ -109,6 +109,8 @@ struct uet_config_port {
 	uint8_t mac[6];
 	bool native_ip;                   /**< IP / entropy header / PDS */
 	uint8_t ip_proto;                 /**< IP protocol in native-IP mode */
+	/** compute and verify the UDP checksum over IPv4 (IPv6: always) */
+	bool udp_checksum;
 };
 
 /** [engine] */

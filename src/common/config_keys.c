@@ -99,6 +99,11 @@ static const struct cfg_key port_keys[] = {
 	K_BOOL(P, native_ip, "native-IP encapsulation (IP / entropy header / "
 	       "PDS) instead of UDP"),
 	K_UINT(P, ip_proto, 0, 255, "IP protocol number in native-IP mode"),
+	K_BOOL(P, udp_checksum, "compute the UDP checksum on IPv4 frames "
+	       "sent and require and verify it on those received (offload "
+	       "where the port has it); IPv6 always does; false: send 0 and "
+	       "verify only non-zero checksums (RFC 768); native_ip needs "
+	       "false"),
 };
 #undef P
 
@@ -290,6 +295,7 @@ cfg_port_defaults(struct uet_config_port *p)
 	p->mtu = 1500;
 	p->udp_port = 4793;
 	p->ip_proto = 253;
+	p->udp_checksum = true;
 }
 
 void
