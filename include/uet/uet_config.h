@@ -140,6 +140,7 @@ struct uet_config_engine {
 /** [timers], durations in nanoseconds */
 struct uet_config_timers {
 	uint64_t rto_init_ns;
+	uint64_t rto_max_ns;       /**< cap of the doubling RTO */
 	uint32_t rto_max_retries;
 	uint32_t ack_coalesce_bytes;
 	uint32_t ack_min_add;

@@ -166,6 +166,9 @@ check_timers(const struct uet_config *cfg, struct uet_config_error *err)
 	if (t->tick_ns > t->rto_init_ns)
 		return fail(err, "timers", "tick", "tick must not exceed "
 			    "rto_init");
+	if (t->rto_max_ns < t->rto_init_ns)
+		return fail(err, "timers", "rto_max", "must be at least "
+			    "rto_init");
 	if (t->tlp_timeout_ns != 0 && (t->tlp_timeout_ns < t->tick_ns ||
 				       t->tlp_timeout_ns >= t->rto_init_ns))
 		return fail(err, "timers", "tlp_timeout", "must be 0 (off) or "

@@ -37,7 +37,7 @@ def config(tmp, name, faults):
     path = os.path.join(tmp, name + ".conf")
     with open(path, "w") as f:
         f.write("[eal]\nargs = -l 0 --no-huge -m 1024 --no-pci "
-                "--log-level=4\n[timers]\nrto_init = 10ms\n"
+                "--log-level=4\n[timers]\nrto_init = 10ms\nrto_max = 1s\n"
                 "[fault]\nenabled = true\nseed = 7\n")
         for k, v in faults.items():
             f.write(f"{k} = {v}\n")

@@ -106,7 +106,8 @@ defaults__validate(void **state)
 	assert_int_equal(uet_config_validate(&cfg, &err), 0);
 	assert_int_equal(uet_config_nb_ports(&cfg), 1);
 	assert_int_equal(cfg.timers.rto_init_ns, 1000000);
-	assert_int_equal(cfg.timers.rto_max_retries, 5);
+	assert_int_equal(cfg.timers.rto_max_retries, 24);
+	assert_int_equal(cfg.timers.rto_max_ns, 100000000);
 	assert_int_equal(cfg.timers.ack_coalesce_bytes, 16384);
 	assert_int_equal(cfg.timers.ack_min_add, 1024);
 	assert_int_equal(cfg.dscp.data, 0);
