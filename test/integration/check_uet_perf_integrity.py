@@ -41,7 +41,7 @@ def check(cond, what):
         fails += 1
 
 
-def config(tmp, name, faults, slow=True, seed=7):
+def config(tmp, name, faults, slow=True):
     """An engine config: the batch EAL, a slow-build-proof RTO unless
     @slow is false (the checks are counts, not timings) and @faults
     ([fault] keys) on both engines."""
@@ -51,7 +51,7 @@ def config(tmp, name, faults, slow=True, seed=7):
                 "--log-level=4\n")
         if slow:
             f.write("[timers]\nrto_init = 10ms\nrto_max = 1s\n")
-        f.write(f"[fault]\nenabled = true\nseed = {seed}\n")
+        f.write("[fault]\nenabled = true\n")
         for k, v in faults.items():
             f.write(f"{k} = {v}\n")
     return path
@@ -186,14 +186,15 @@ SOAK_RUNS = [
 
 
 def group_soak(perf, tmp, scale):
-    # seed 2: with the old defaults (5 retries) the raw RUD run failed 53
-    # completions at 20 % loss
-    conf = config(tmp, "soak", SOAK_FAULTS, slow=False, seed=2)
+    # --seed 2 (fault injection and PDS seeds; it overrides the config's):
+    # with the old defaults (5 retries) 10^6 raw RUD messages at 20 % data
+    # loss failed 53 completions
+    conf = config(tmp, "soak", SOAK_FAULTS, slow=False)
     total = 0
     faults = {}
     for mode, args, count in SOAK_RUNS:
         n = max(count // 10, 200) if scale == 0 else count * scale
-        r = run(perf, conf, mode, "--count", str(n), *args,
+        r = run(perf, conf, mode, "--count", str(n), "--seed", "2", *args,
                 loss=SOAK_FAULTS["tx_data_drop_ppm"],
                 timeout=240 * max(scale, 1))
         if r is None:
