@@ -64,6 +64,7 @@ enum th_frame_kind {
 	TH_FRAME_NO_CSUM,   /* UDP checksum 0 (IPv4) */
 	TH_FRAME_BAD_CSUM,  /* one payload byte changed after the checksum */
 	TH_FRAME_TRIMMED,   /* trimmed by a switch (UDP length kept) */
+	TH_FRAME_TRIMMED_LH, /* ... at the last hop, IP length not fixed */
 	TH_FRAME_SHORT,     /* cut like a trim but with the data DSCP */
 };
 
@@ -146,13 +147,17 @@ th_frame_finish(const struct uet_outer *spec, uint8_t *f, int len,
 	}
 	if (kind == TH_FRAME_BAD_CSUM)
 		f[len - 1] ^= 0x20;
-	if (kind != TH_FRAME_TRIMMED && kind != TH_FRAME_SHORT)
+	if (kind != TH_FRAME_TRIMMED && kind != TH_FRAME_TRIMMED_LH &&
+	    kind != TH_FRAME_SHORT)
 		return len;
 	if (uet_outer_decode(f, (size_t)len, &o) < 0)
 		return -1;
-	/* PDS header kept (12 B), DSCP trimmed (16) or data (0) */
+	/* PDS header kept (12 B); DSCP trimmed (16), trimmed last hop (18)
+	 * or data (0) */
 	return uet_outer_frame_trim(&o, f, (size_t)len, UET_PDS_REQ_LEN,
-				    kind == TH_FRAME_TRIMMED ? 16 : 0, true);
+				    kind == TH_FRAME_TRIMMED ? 16 :
+				    kind == TH_FRAME_TRIMMED_LH ? 18 : 0,
+				    kind != TH_FRAME_TRIMMED_LH);
 }
 
 static int
@@ -398,8 +403,9 @@ send_kind(struct uet_engine *a, struct uet_engine *b, unsigned int kind,
  * The receive-side classes (port.udp_checksum on, the default): a frame
  * without UDP checksum or with a wrong one is dropped and counted before
  * the hook; a switch-trimmed frame (shorter than its UDP length, DSCP
- * trimmed) reaches the hook as trimmed; the same cut with the data DSCP
- * is a short frame, dropped as malformed (TRUNCATED).
+ * trimmed, or trimmed_lasthop with the IP length left as it was)
+ * reaches the hook as trimmed; the same cut with the data DSCP is a
+ * short frame, dropped as malformed (TRUNCATED).
  */
 static void
 test_rx_classes(struct uet_engine *a, struct uet_engine *b)
@@ -415,6 +421,9 @@ test_rx_classes(struct uet_engine *a, struct uet_engine *b)
 	send_kind(a, b, TH_FRAME_TRIMMED, n, &sb);
 	CHECK(sb.rx_trimmed == n && tb->rx_trimmed == n);
 	CHECK(sb.rx_malformed == 0 && sb.rx_csum_bad == 0);
+	send_kind(a, b, TH_FRAME_TRIMMED_LH, n, &sb);
+	CHECK(sb.rx_trimmed == n && tb->rx_trimmed == n);
+	CHECK(sb.rx_malformed == 0 && sb.rx_csum_bad == 0);
 	send_kind(a, b, TH_FRAME_SHORT, n, &sb);
 	CHECK(sb.rx_malformed == n && sb.rx_trimmed == 0 && tb->rx_req == 0);
 	CHECK(sb.rx_err_code[UET_WIRE_E_TRUNCATED] == n);
@@ -422,7 +431,7 @@ test_rx_classes(struct uet_engine *a, struct uet_engine *b)
 	send_kind(a, b, TH_FRAME_OK, n, &sb);
 	CHECK(tb->rx_req == n && sb.rx_csum_bad == 0 && sb.rx_csum_none == 0);
 	printf("rx classes: %u each of no checksum, bad checksum, trimmed, "
-	       "short, good: checked\n", n);
+	       "trimmed at the last hop, short, good: checked\n", n);
 }
 
 static void
