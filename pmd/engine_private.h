@@ -62,6 +62,11 @@ struct eng_port {
 	bool native;
 	uint8_t ip_proto;
 	struct uet_outer_opts opts;
+	/* UDP checksum: computed and required on IPv4 (port.udp_checksum;
+	 * IPv6 always); through the port's offload where it has one */
+	bool csum_v4;
+	bool csum_tx_offload;
+	bool csum_rx_offload;
 	char name[64];
 };
 

@@ -63,7 +63,8 @@ uet_proto_pds_config(const struct uet_config *cfg, struct uet_pds_config *c)
 	c->rudi_slots = 2048;
 	/* [timers] (PROTOCOL.md 3 defaults in config/uet.conf) */
 	c->rto_init_ns = t->rto_init_ns;
-	c->max_retries = RTE_MIN(t->rto_max_retries, 16u);
+	c->rto_max_ns = t->rto_max_ns;
+	c->max_retries = t->rto_max_retries;
 	c->ack_threshold = t->ack_coalesce_bytes;
 	c->ack_min_bytes = t->ack_min_add;
 	c->tlp_ns = t->tlp_timeout_ns;
@@ -154,6 +155,9 @@ proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 	ctx->dscp_ctl = cfg->dscp.control;
 	ctx->dscp_trimmed = cfg->dscp.trimmed;
 	ctx->dscp_trimmed_lh = cfg->dscp.trimmed_lasthop;
+	ctx->csum_v4 = e->port[ctx->port].csum_v4;
+	ctx->csum_v6 = !e->port[ctx->port].native;
+	ctx->csum_offload = e->port[ctx->port].csum_tx_offload;
 	if (ctx->ulp->init != NULL) {
 		rc = ctx->ulp->init(ctx, pp->ulp_arg, &ctx->ulp_priv);
 		if (rc < 0)

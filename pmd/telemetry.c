@@ -76,6 +76,9 @@ fill_stats(const struct uet_engine *e, const struct uet_engine_stats *s,
 	add_u64(d, "rx_nd", t->rx_nd);
 	add_u64(d, "rx_non_uet", t->rx_non_uet);
 	add_u64(d, "rx_malformed", t->rx_malformed);
+	add_u64(d, "rx_trimmed", t->rx_trimmed);
+	add_u64(d, "rx_csum_bad", t->rx_csum_bad);
+	add_u64(d, "rx_csum_none", t->rx_csum_none);
 	for (unsigned int c = 1; c < UET_WIRE_E__COUNT; c++) {
 		char k[48];
 
@@ -160,6 +163,8 @@ fill_lcores(const struct uet_engine *e, const struct uet_engine_stats *s,
 		add_u64(c, "rx_pkts", l->rx_pkts);
 		add_u64(c, "rx_uet", l->rx_uet);
 		add_u64(c, "rx_malformed", l->rx_malformed);
+		add_u64(c, "rx_trimmed", l->rx_trimmed);
+		add_u64(c, "rx_csum_bad", l->rx_csum_bad);
 		add_u64(c, "tx_pkts", l->tx_pkts);
 		add_u64(c, "tx_full", l->tx_full);
 		add_u64(c, "tx_held", l->tx_held);

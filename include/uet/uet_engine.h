@@ -335,6 +335,13 @@ struct uet_engine_lcore_stats {
 	uint64_t rx_malformed;    /**< outer/PDS decode failed, dropped */
 	uint64_t rx_err_layer[8]; /**< ... by enum uet_pkt_layer */
 	uint64_t rx_err_code[UET_WIRE_E__COUNT]; /**< ... by UET_WIRE_E_* */
+	uint64_t rx_trimmed;      /**< trimmed by a switch (trim DSCP, shorter
+				       than its UDP/IP length): to the hook,
+				       checksum not verifiable */
+	uint64_t rx_csum_bad;     /**< UDP checksum wrong: dropped */
+	uint64_t rx_csum_none;    /**< UDP checksum 0 where one is required
+				       (IPv6, IPv4 with port.udp_checksum):
+				       dropped */
 	uint64_t tx_pkts;         /**< frames accepted by rte_eth_tx_burst */
 	uint64_t tx_bytes;
 	uint64_t tx_full;         /**< frames freed: TX queue full and no

@@ -119,6 +119,9 @@ struct uet_pds_cc_ops {
 /** Fixed-window gate: cwnd = param bytes (default 64 KiB). */
 extern const struct uet_pds_cc_ops uet_pds_cc_fixed;
 
+/** Largest uet_pds_config.max_retries. */
+#define UET_PDS_MAX_RETRIES 30
+
 /** Creation parameters; uet_pds_config_default() fills every field. */
 struct uet_pds_config {
 	uint32_t owner_id;     /**< encoded in the top @c owner_bits of PDC ids */
@@ -140,7 +143,12 @@ struct uet_pds_config {
 	bool ack_cc_always;      /**< send ACK_CC even without SACK holes */
 	uint64_t ack_delay_ns;   /**< delayed ACK for coalesced bytes */
 	uint64_t rto_init_ns;    /**< RTO_INIT (1 ms) */
-	uint32_t max_retries;    /**< RTO retries before failing (5) */
+	/** RTO cap: RTO = min(rto_init << retry, max(rto_max, rto_init))
+	 *  (100 ms) */
+	uint64_t rto_max_ns;
+	/** RTO rounds without progress before failing (24, at most
+	 *  UET_PDS_MAX_RETRIES) */
+	uint32_t max_retries;
 	/** NACK-driven retransmissions of one PSN (trimmed, PSN_OOR_WINDOW,
 	 * ROD_OOO, ...) before its PDC fails with -ETIMEDOUT (32, 1..255):
 	 * a packet NACKed forever does not loop forever. */

@@ -475,7 +475,7 @@ pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c)
 	if (c->flags & PDC_F_BACKOFF)
 		return i->backoff_until;
 	if (i->una != i->snd) {
-		rto = i->rto_base + (p->cfg.rto_init_ns << i->retries);
+		rto = i->rto_base + pds_rto_ns(p, i->retries);
 		d = rto;
 		if (p->cfg.tlp_ns && !(c->flags & PDC_F_TLP) &&
 		    i->snd == i->nxt && i->retries == 0 &&
@@ -529,7 +529,8 @@ static void
 pds_init_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	p->st.rto_fires++;
-	/* PROTOCOL.md 3: RTO = RTO_INIT x 2^retry, then fail and close. */
+	/* PROTOCOL.md 3: RTO = RTO_INIT x 2^retry (capped at rto_max),
+	 * then fail and close. */
 	if (++c->u.i.retries > p->cfg.max_retries) {
 		/* Return direction: the initiator waits for this data and
 		 * sends nothing; tell it (fatal, PROTOCOL.md 2.7 DECISION)
@@ -590,14 +591,14 @@ pds_init_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 		 * refusal may start another round before the timer runs
 		 * again, and lost (not refused) packets would starve. */
 		if (i->una != i->snd &&
-		    now >= i->rto_base + (p->cfg.rto_init_ns << i->retries))
+		    now >= i->rto_base + pds_rto_ns(p, i->retries))
 			pds_init_rto(p, c, now);
 		else
 			pds_pdc_timer_update(p, c, now);
 		return;
 	}
 	if (i->una != i->snd) {
-		if (now >= i->rto_base + (p->cfg.rto_init_ns << i->retries))
+		if (now >= i->rto_base + pds_rto_ns(p, i->retries))
 			pds_init_rto(p, c, now);
 		else if (now >= pds_init_deadline(p, c))
 			pds_init_tlp(p, c, now);

@@ -379,6 +379,22 @@ pds_rtt_guard(const struct pds_pdc *c)
 	return s + (s >> 2);
 }
 
+/*
+ * RTO after @p retries rounds without progress: RTO_INIT x 2^retries
+ * (PROTOCOL.md 3), capped at rto_max so that enough rounds to carry heavy
+ * loss fit in a bounded time before the peer is declared dead.
+ */
+static inline uint64_t
+pds_rto_ns(const struct uet_pds *p, uint32_t retries)
+{
+	uint64_t init = p->cfg.rto_init_ns;
+	uint64_t max = p->cfg.rto_max_ns > init ? p->cfg.rto_max_ns : init;
+
+	if (retries >= 63 || init > (max >> retries))
+		return max;
+	return init << retries;
+}
+
 /* Reordering allowance of send-time loss evidence: SRTT / 8. */
 static inline uint64_t
 pds_reo_ns(const struct pds_pdc *c)

@@ -324,7 +324,7 @@ pds_tgt_close_deadline(struct uet_pds *p, const struct pds_pdc *c)
 		return c->last_ns + p->cfg.tgt_close_req_ns;
 	if (c->state != PDC_CLOSING || k == 0)
 		return 0; /* the first CLOSE_REQ has not left yet */
-	return c->last_ns + (p->cfg.rto_init_ns << (k > 16 ? 16 : k - 1));
+	return c->last_ns + pds_rto_ns(p, k - 1);
 }
 
 uint64_t

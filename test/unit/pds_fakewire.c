@@ -457,6 +457,9 @@ fw_test_config(struct uet_pds_config *cfg)
 	cfg->mtu = 1024;
 	cfg->cc_param = 64 * 1024;
 	cfg->tgt_close_req_ns = 0;
+	/* failure paths are driven through 5 RTO rounds (6 expiries, 63 ms
+	 * of fake time), not the default 24 */
+	cfg->max_retries = 5;
 }
 
 struct fakewire W;
