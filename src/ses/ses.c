@@ -231,6 +231,17 @@ ses_peer_hash(const struct uet_pds_fa *fa, uint32_t job, uint8_t tc,
 	return (uint32_t)(h ^ (h >> 32));
 }
 
+/* Hand one request packet to the engine's submission path (MTU check,
+ * entropy policy, counters), or to the PDS directly without one. */
+int
+ses_pds_submit(struct uet_ses *s, const struct uet_pds_submit *ps,
+	       uint64_t now)
+{
+	if (s->cfg.submit != NULL)
+		return s->cfg.submit(s->cfg.submit_arg, ps, now);
+	return uet_pds_submit(s->cfg.pds, ps, now);
+}
+
 int
 ses_peer_next_id(struct uet_ses *s, const struct uet_pds_fa *fa,
 		 uint32_t job, uint8_t tc, uint8_t mode, uint16_t *id)

@@ -541,10 +541,9 @@ ses_frag_submit(struct uet_ses *s, struct ses_msg *m, uint64_t now)
 	if (i == m->nfrags - 1 && (m->mode == UET_PDS_MODE_RUD ||
 				   m->mode == UET_PDS_MODE_ROD))
 		ps.flags = UET_PDS_SUBMIT_RESP;
-	ps.ev = (uint16_t)(0xC000u | ((slot * 2654435761u + i) & 0x3FFFu));
 	ps.len = ses_frag_wire_len(m, i);
 	ps.cookie = ses_cookie(SES_CK_INIT, slot, m->gen, i);
-	ret = uet_pds_submit(s->cfg.pds, &ps, now);
+	ret = ses_pds_submit(s, &ps, now);
 	if (ret == 0) {
 		m->next_frag++;
 		s->st.frag_tx++;

@@ -239,6 +239,8 @@ struct uet_ses {
 
 /* ses.c */
 void ses_cq_push(struct uet_ses *s, const struct uet_ses_cqe *c);
+int ses_pds_submit(struct uet_ses *s, const struct uet_pds_submit *ps,
+		   uint64_t now);
 int ses_peer_next_id(struct uet_ses *s, const struct uet_pds_fa *fa,
 		     uint32_t job, uint8_t tc, uint8_t mode, uint16_t *id);
 struct ses_msg *ses_msg_get(struct uet_ses *s, uint64_t cookie);

@@ -312,7 +312,7 @@ ses_ret_submit(struct uet_ses *s, struct ses_ret *t, uint64_t now)
 	 * response to send, and nothing else may make it run (inline) */
 	if (i + 1 == t->nfrags)
 		ps.flags |= UET_PDS_SUBMIT_AR;
-	ret = uet_pds_submit(s->cfg.pds, &ps, now);
+	ret = ses_pds_submit(s, &ps, now);
 	if (ret == 0) {
 		t->next_frag++;
 		s->st.ret_tx++;

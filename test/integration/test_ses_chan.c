@@ -1013,6 +1013,31 @@ test_pds_telemetry(bool lossy)
 	close(fd);
 }
 
+/* ses_submit__through_engine_path: every packet the SES handed over
+ * (fragments and return-direction read data) went through the engine's
+ * submission path (uet_ulp_submit: MTU check, EV policy, counters), not
+ * straight to the PDS. */
+static void
+test_submit_path(struct side *s)
+{
+	struct uet_ulp_ctx *u = uet_ulp_ctx_get(s->e, 0);
+	const struct uet_ses *ses = NULL;
+	const struct uet_ses_stats *ss;
+	struct uet_ses_ulp_stats st;
+
+	CHECK(u != NULL);
+	CHECK(uet_ses_ulp_stats_get(s->e, 0, &st, &ses) == 0);
+	if (u == NULL || ses == NULL)
+		return;
+	ss = uet_ses_stats_get(ses);
+	printf("# side %s: engine submit_ok %lu, SES fragments %lu + "
+	       "read data %lu\n", s == &A ? "A" : "B",
+	       (unsigned long)uet_ulp_ctx_stats(u)->submit_ok,
+	       (unsigned long)ss->frag_tx, (unsigned long)ss->ret_tx);
+	CHECK(ss->frag_tx > 0);
+	CHECK(uet_ulp_ctx_stats(u)->submit_ok == ss->frag_tx + ss->ret_tx);
+}
+
 static void
 run(bool lossy)
 {
@@ -1106,6 +1131,8 @@ run(bool lossy)
 	CHECK(st.sqe_held > 0);
 	CHECK(st.cq_wait > 0);
 	CHECK(st.orphan_cqe == 0);
+	test_submit_path(&A);
+	test_submit_path(&B);
 	{
 		struct rte_tel_data *d = rte_tel_data_alloc();
 
