@@ -321,6 +321,13 @@ enum uet_pds_event_type {
 	 * of a large READ).
 	 */
 	UET_PDS_EV_PDC_DOWN,
+	/**
+	 * A SES response (resp, resp_len, next_hdr) for a submitted cookie
+	 * that already completed: a target may answer a packet that was not
+	 * the last of its message (e.g. an error reported early) after the
+	 * packet was acknowledged. Not a completion: the cookie had its DONE.
+	 */
+	UET_PDS_EV_RESP,
 };
 
 /** One event for the SES. */
@@ -368,6 +375,22 @@ int uet_pds_respond(struct uet_pds *p, uint32_t pdc, uint32_t psn,
 		    uint64_t now);
 
 /**
+ * Answer a delivered request that had uet_pds_rx_meta.resp_expected set
+ * with the default response (UEC 1.0 3.5.20.2: OK, nothing modified, no
+ * data): nothing is stored and no response travels; the request is
+ * acknowledged like any other and CACK passing its PSN tells the
+ * initiator it succeeded. Requests that need a guaranteed-delivery
+ * response (errors, unexpected-list deliveries, read and atomic results)
+ * use uet_pds_respond(). Until either call, CACK does not pass the PSN.
+ * @return
+ *   0, -EINVAL (@p pdc UET_PDS_PDC_NONE: RUDI has no CACK, its answer
+ *   rides in the RUDI_RESP, uet_pds_respond()), -ENOENT (PDC gone, no
+ *   response pending for @p psn).
+ */
+int uet_pds_respond_default(struct uet_pds *p, uint32_t pdc, uint32_t psn,
+			    uint64_t now);
+
+/**
  * Refuse the request just delivered (uet_pds_rx() returned 1 and no other
  * call was made since, see there): the PDS does not record its PSN, sends
  * NACK @p code (RUDI: with NT) and forgets a reserved response. The
@@ -412,6 +435,12 @@ struct uet_pds_stats {
 	uint64_t ooo_rx;           /**< out-of-order requests (RUD) */
 	uint64_t acks_coalesced;   /**< requests not ACKed on their own */
 	uint64_t resp_resent;      /**< stored responses sent again */
+	uint64_t resp_default;     /**< target: default responses (nothing
+				    *   stored, folded into CACK) */
+	uint64_t done_default;     /**< initiator: completed by CACK passing
+				    *   a request that wanted a response */
+	uint64_t resp_late;        /**< initiator: responses for requests
+				    *   already completed (UET_PDS_EV_RESP) */
 	uint64_t pdc_open_init;    /**< initiator PDCs opened */
 	uint64_t pdc_open_tgt;     /**< target PDCs opened */
 	uint64_t pdc_close_init;   /**< initiator PDCs closed */

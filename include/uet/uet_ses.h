@@ -379,6 +379,10 @@ struct uet_ses_stats {
 	uint64_t rx_bad;         /**< undecodable / inconsistent requests */
 	uint64_t rx_rc[64];      /**< target responses, by return code */
 	uint64_t resp_fail;      /**< uet_pds_respond() refused */
+	uint64_t resp_default;   /**< target: default responses (nothing
+				  *   stored, CACK tells the initiator) */
+	uint64_t resp_early;     /**< initiator: errors answered to a packet
+				  *   before the last of its message */
 	uint64_t tgt_exhaust;    /**< no target record for a message */
 	uint64_t unexp_drop;     /**< unexpected message over the bound */
 	uint64_t dgram_drop;     /**< datagrams with no buffer */

@@ -603,6 +603,23 @@ uet_pds_respond(struct uet_pds *p, uint32_t pdc, uint32_t psn,
 }
 
 int
+uet_pds_respond_default(struct uet_pds *p, uint32_t pdc, uint32_t psn,
+			uint64_t now)
+{
+	struct pds_pdc *c;
+
+	/* RUDI has no CACK: the SES answers in the RUDI_RESP. */
+	if (pdc == UET_PDS_PDC_NONE)
+		return -EINVAL;
+	if (p->pend.valid && p->pend.handle == pdc && p->pend.psn == psn)
+		pds_tgt_commit(p, now);
+	c = pds_handle_pdc(p, pdc);
+	if (c == NULL || c->role != PDS_ROLE_TGT)
+		return -ENOENT;
+	return pds_tgt_respond_default(p, c, psn);
+}
+
+int
 uet_pds_refuse(struct uet_pds *p, uint32_t pdc, uint32_t psn, uint8_t code)
 {
 	struct pds_pdc *c;

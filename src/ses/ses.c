@@ -338,6 +338,11 @@ int
 uet_ses_event(struct uet_ses *s, const struct uet_pds_event *ev,
 	      const uint8_t *ses, uint16_t len, uint64_t now)
 {
+	if (ev->type == UET_PDS_EV_RESP) {
+		if (ses_ck_kind(ev->cookie) == SES_CK_INIT)
+			ses_init_done(s, ev);
+		return 0;
+	}
 	if (ev->type == UET_PDS_EV_DONE) {
 		if (ses_ck_kind(ev->cookie) == SES_CK_RET)
 			ses_ret_done(s, ev->cookie, ev->status);

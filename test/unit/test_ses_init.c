@@ -302,6 +302,94 @@ submit__bad_requests(void **state)
 	assert_null(uet_ses_create(NULL));
 }
 
+/* A PDS event for cookie @p ck, with an encoded RESPONSE @p rc when
+ * @p rc is not UET_RC_NULL. */
+static void
+ses_ev(uint8_t type, uint64_t ck, enum uet_ses_rc rc)
+{
+	struct uet_pds_event ev;
+	struct uet_ses_resp r;
+	int n;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = type;
+	ev.mode = UET_PDS_MODE_RUD;
+	ev.cookie = ck;
+	if (rc != UET_RC_NULL) {
+		memset(&r, 0, sizeof(r));
+		r.fmt = UET_SES_RESP_FMT_RESPONSE;
+		r.opcode = UET_SES_RSP_RESPONSE;
+		r.version = UET_SES_VERSION;
+		r.return_code = rc;
+		n = uet_ses_resp_encode(&r, ev.resp, sizeof(ev.resp));
+		assert_true(n > 0);
+		ev.resp_len = (uint16_t)n;
+		ev.next_hdr = UET_PDS_NEXT_RESPONSE;
+	}
+	assert_int_equal(uet_ses_event(w.n[0].ses, &ev, NULL, 0, w.now), 0);
+}
+
+/* Submit a 3-fragment SEND; its cookies in @p ck. */
+static void
+three_frags(uint64_t ctx, uint64_t *ck)
+{
+	struct uet_pds_tx tx[8];
+	struct uet_ses_wr wr;
+	uint16_t n, i, k = 0;
+
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, data, 2500);
+	wr.context = ctx;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	uet_ses_progress(w.n[0].ses, w.now);
+	n = uet_pds_tx_burst(w.n[0].pds, w.now, tx, 8);
+	for (i = 0; i < n; i++)
+		if (tx[i].kind != UET_PDS_TX_CTL && k < 3)
+			ck[k++] = tx[i].cookie;
+	assert_int_equal(k, 3);
+}
+
+/*
+ * resp_early__error_fails_message: a target may report an error on a
+ * packet before the last of the message (in its DONE, or after it as
+ * UET_PDS_EV_RESP); the EOM then completes by CACK (no response bytes,
+ * the default response). The message fails with that error, not OK.
+ */
+static void
+resp_early__error_fails_message(void **state)
+{
+	struct uet_ses_cqe c[4];
+	uint64_t ck[3];
+
+	(void)state;
+	three_frags(70, ck);
+	ses_ev(UET_PDS_EV_DONE, ck[0], UET_RC_BAD_ADDR);
+	ses_ev(UET_PDS_EV_DONE, ck[1], UET_RC_NULL);
+	ses_ev(UET_PDS_EV_DONE, ck[2], UET_RC_NULL);
+	assert_int_equal(uet_ses_cq_poll(w.n[0].ses, c, 4), 1);
+	assert_int_equal(c[0].context, 70);
+	assert_int_equal(c[0].status, -EFAULT);
+	assert_int_equal(c[0].prov_errno, UET_RC_BAD_ADDR);
+	/* Late: the packet's DONE came first, its response after. */
+	three_frags(71, ck);
+	ses_ev(UET_PDS_EV_DONE, ck[0], UET_RC_NULL);
+	ses_ev(UET_PDS_EV_RESP, ck[0], UET_RC_PERM_VIOLATION);
+	ses_ev(UET_PDS_EV_DONE, ck[1], UET_RC_NULL);
+	assert_int_equal(uet_ses_cq_poll(w.n[0].ses, c, 4), 0);
+	ses_ev(UET_PDS_EV_DONE, ck[2], UET_RC_NULL);
+	assert_int_equal(uet_ses_cq_poll(w.n[0].ses, c, 4), 1);
+	assert_int_equal(c[0].context, 71);
+	assert_int_equal(c[0].prov_errno, UET_RC_PERM_VIOLATION);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->resp_early, 2);
+	/* Default response alone: OK. */
+	three_frags(72, ck);
+	ses_ev(UET_PDS_EV_DONE, ck[0], UET_RC_NULL);
+	ses_ev(UET_PDS_EV_DONE, ck[1], UET_RC_NULL);
+	ses_ev(UET_PDS_EV_DONE, ck[2], UET_RC_NULL);
+	assert_int_equal(uet_ses_cq_poll(w.n[0].ses, c, 4), 1);
+	assert_int_equal(c[0].context, 72);
+	assert_int_equal(c[0].status, 0);
+}
+
 int
 main(void)
 {
@@ -317,6 +405,8 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(submit__bad_requests, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(resp_early__error_fails_message,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
