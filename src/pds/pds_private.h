@@ -555,7 +555,8 @@ int pds_tgt_respond_default(struct uet_pds *p, struct pds_pdc *c,
 uint32_t pds_tgt_cack_report(const struct uet_pds *p,
 			     const struct pds_pdc *c);
 int pds_tgt_respond(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
-		    uint8_t next_hdr, const void *resp, uint16_t len);
+		    uint8_t next_hdr, const void *resp, uint16_t len,
+		    bool fresh);
 void pds_tgt_close_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 void pds_tgt_release(struct uet_pds *p, struct pds_pdc *c);
 

@@ -170,13 +170,24 @@ pds_resp_send(struct uet_pds *p, struct pds_pdc *c, uint32_t r)
 	t->resp_len = e->len;
 }
 
+static bool pds_tgt_resp_reserve(struct uet_pds *p, struct pds_pdc *c,
+				 uint32_t psn);
+
+/* @p fresh: @p psn is the request just delivered, which may get a
+ * response although none was reserved for it (an error the target
+ * reports on a packet before the last of its message). */
 int
 pds_tgt_respond(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
-		uint8_t next_hdr, const void *resp, uint16_t len)
+		uint8_t next_hdr, const void *resp, uint16_t len, bool fresh)
 {
 	uint32_t r = pds_resp_find(p, c, psn);
 	struct pds_resp *e;
 
+	if (r == PDS_NIL && fresh) {
+		if (!pds_tgt_resp_reserve(p, c, psn))
+			return -EAGAIN;
+		r = pds_resp_find(p, c, psn);
+	}
 	if (r == PDS_NIL || p->resp[r].ready)
 		return -ENOENT;
 	e = &p->resp[r];

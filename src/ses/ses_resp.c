@@ -91,10 +91,12 @@ ses_respond_rc(struct uet_ses *s, const struct uet_pds_event *ev,
 {
 	struct uet_ses_resp r;
 
-	/* RUD/ROD: the EOM packet has the response slot. RUDI answers
-	 * every packet; an error is reported on whichever arrives. */
+	/* One response per message, on its EOM packet. An error is
+	 * reported on whichever packet meets it (a stored response of that
+	 * packet, docs/SES.md "Responses"): a later packet may meet one the
+	 * EOM did not (e.g. the region deregistered in between). */
 	if (!(h->flags & UET_SES_F_EOM) &&
-	    (ev->mode != UET_PDS_MODE_RUDI || rc == UET_RC_OK)) {
+	    (rc == UET_RC_OK || ev->mode == UET_PDS_MODE_UUD)) {
 		s->st.rx_rc[rc & 63] += rc != UET_RC_OK;
 		return 0;
 	}

@@ -883,7 +883,7 @@ ret_used(struct side *s)
 }
 
 /* Deregistering a region while a READ response from it is in flight:
- * the answer waits until the response is acknowledged. */
+ * the answer waits until the responses queued are acknowledged. */
 static void
 test_dereg_during_read(void)
 {
@@ -916,9 +916,16 @@ test_dereg_during_read(void)
 	CHECK(ret_used(&B) == 0);
 	CHECK(uet_ses_ulp_stats_get(B.e, 0, &st, NULL) == 0);
 	CHECK(st.dereg_waits > 0);
+	/* A READ longer than one packet of data is a multi-packet request:
+	 * packets still on their way when the key goes (lost, resent) fail
+	 * with BAD_MKEY, like WRITE packets; the READ completes either way. */
 	if (cq_wait(&A, &e)) {
-		CHECK(e.context == 50 && e.status == 0);
-		CHECK(memcmp(lbuf, region, 40000) == 0);
+		CHECK(e.context == 50);
+		CHECK(e.status == 0 || e.prov_errno == UET_RC_BAD_MKEY);
+		if (e.status == 0)
+			CHECK(memcmp(lbuf, region, 40000) == 0);
+		printf("# READ during deregistration: status %d prov %u\n",
+		       e.status, e.prov_errno);
 	} else {
 		failures++;
 	}

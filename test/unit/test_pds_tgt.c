@@ -297,6 +297,43 @@ resp_default__nothing_stored(void **state)
 						 1, W.now), -EINVAL);
 }
 
+/*
+ * resp_early__target_answers_non_eom: an error met by a packet before the
+ * last of its message is answered on that packet (UEC 1.0 3.5.20.2):
+ * uet_pds_respond() for the request just delivered stores a response
+ * although none was reserved, holds CACK below it, and the initiator
+ * completes that packet with the response.
+ */
+static void
+resp_early__target_answers_non_eom(void **state)
+{
+	static const uint8_t err[8] = { 0xEE, 1, 2, 3, 4, 5, 6, 7 };
+	struct uet_pds_tx req, rsp;
+	struct uet_pds_pool_info pi;
+
+	(void)state;
+	req = one_req(UET_PDS_MODE_RUD, 33, 0);
+	fw_inject(&W, 1, &req, false, false);
+	assert_int_equal(W.delivered[33], 1);
+	assert_int_equal(uet_pds_respond(W.pds[1], W.last_pdc[1],
+					 W.last_psn[1], UET_PDS_NEXT_RESPONSE,
+					 err, sizeof(err), W.now), 0);
+	uet_pds_pool_info_get(W.pds[1], &pi);
+	assert_int_equal(pi.resp_used, 1);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
+	assert_int_equal(rsp.hdr.next_hdr, UET_PDS_NEXT_RESPONSE);
+	assert_int_equal(rsp.hdr.u.ack.cack_psn, req.hdr.u.req.psn - 1);
+	fw_inject(&W, 0, &rsp, false, false);
+	assert_int_equal(W.done_ok[33], 1);
+	assert_int_equal(W.last_resp_len[0], 8);
+	assert_int_equal(W.last_resp[0][0], 0xEE);
+	/* Not the request just delivered: nothing reserved, -ENOENT. */
+	assert_int_equal(uet_pds_respond(W.pds[1], W.last_pdc[1],
+					 W.last_psn[1] + 5,
+					 UET_PDS_NEXT_RESPONSE, err, sizeof(err),
+					 W.now), -ENOENT);
+}
+
 static void
 pds_tgt_respond__pool_empty_nacks_gtd(void **state)
 {
@@ -1049,6 +1086,7 @@ main(void)
 		T(pds_tgt_respond__stored_until_clear_and_resent),
 		T(gtd_resp__cack_held_until_clear),
 		T(resp_default__nothing_stored),
+		T(resp_early__target_answers_non_eom),
 		T(pds_tgt_respond__pool_empty_nacks_gtd),
 		T(pds_tgt_close__request_then_nack_closing),
 		T(pds_tgt_close__both_directions_free_everything),

@@ -302,6 +302,54 @@ submit__bad_requests(void **state)
 	assert_null(uet_ses_create(NULL));
 }
 
+/*
+ * read_multi__one_packet_per_mtu: a READ longer than one return packet is
+ * a multi-packet request: each packet asks for at most one packet of
+ * data (mtu - RESPONSE_DATA header) at its own offset, no payload; the
+ * SOM names its length in the header-data slot.
+ */
+static void
+read_multi__one_packet_per_mtu(void **state)
+{
+	uint32_t chunk = SFW_MTU - UET_SES_RESPONSE_DATA_LEN, k, i;
+	struct uet_ses_req h[8];
+	struct uet_ses_wr wr;
+	uint32_t pl[8];
+	uint8_t fmt = 0;
+
+	(void)state;
+	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, data, 2 * chunk + 100);
+	wr.rkey = 5;
+	wr.roffset = 64;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	k = take_frags(h, pl, 8, &fmt);
+	assert_int_equal(fmt, UET_SES_FMT_STD);
+	assert_int_equal(k, 3);
+	for (i = 0; i < k; i++) {
+		assert_int_equal(h[i].opcode, UET_SES_OP_READ);
+		assert_int_equal(pl[i], 0);
+		assert_int_equal(!!(h[i].flags & UET_SES_F_SOM), i == 0);
+		assert_int_equal(!!(h[i].flags & UET_SES_F_EOM), i == 2);
+		assert_int_equal(h[i].request_length, 2 * chunk + 100);
+		assert_int_equal(h[i].buffer_offset, 64);
+		assert_int_equal(h[i].message_id, h[0].message_id);
+	}
+	assert_false(h[0].flags & UET_SES_F_HD);
+	assert_true(h[0].header_data == (uint64_t)chunk << 32);
+	assert_int_equal(h[1].message_offset, chunk);
+	assert_int_equal(h[1].payload_length, chunk);
+	assert_int_equal(h[2].message_offset, 2 * chunk);
+	assert_int_equal(h[2].payload_length, 100);
+	/* One return packet's worth: a single packet asking for it all. */
+	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, data, chunk);
+	wr.rkey = 5;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	assert_int_equal(take_frags(h, pl, 8, &fmt), 1);
+	assert_int_equal(h[0].flags & (UET_SES_F_SOM | UET_SES_F_EOM),
+			 UET_SES_F_SOM | UET_SES_F_EOM);
+	assert_true(h[0].header_data == 0);
+}
+
 /* A PDS event for cookie @p ck, with an encoded RESPONSE @p rc when
  * @p rc is not UET_RC_NULL. */
 static void
@@ -406,6 +454,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(submit__bad_requests, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(resp_early__error_fails_message,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(read_multi__one_packet_per_mtu,
 						setup, teardown),
 	};
 
