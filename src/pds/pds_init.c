@@ -429,6 +429,12 @@ pds_init_fail(struct uet_pds *p, struct pds_pdc *c, int status)
 }
 
 /* Mark every in-flight slot for retransmission (RTO, go-back-N).
+ * @p wait_too: also the request at una if it waits for its response
+ * (WAIT): the target holds CACK below it (UEC 1.0 3.5.20.2.2), so its
+ * stored response was lost or is still due; a duplicate makes the target
+ * send it again. WAIT requests above una wait for CACK to pass what lies
+ * below them (default responses): resending them would only make
+ * duplicates; their turn comes when una reaches them.
  * Returns how many were marked. */
 uint32_t
 pds_init_mark_from(struct uet_pds *p, struct pds_pdc *c, uint32_t from,
@@ -441,7 +447,8 @@ pds_init_mark_from(struct uet_pds *p, struct pds_pdc *c, uint32_t from,
 		sl = pds_slot(p, c, psn);
 		if (sl->state == SLOT_SENT) {
 			c->u.i.inflight -= sl->len;
-		} else if (!(wait_too && sl->state == SLOT_WAIT)) {
+		} else if (!(wait_too && sl->state == SLOT_WAIT &&
+			     psn == c->u.i.una)) {
 			continue;
 		}
 		sl->state = SLOT_RETX;

@@ -497,6 +497,55 @@ resp_early__not_dropped(void **state)
 	assert_int_equal(W.last_resp[0][7], 8);
 }
 
+static void
+tweak_no_tlp(struct uet_pds_config *cfg)
+{
+	cfg->tlp_ns = 0;
+}
+
+/*
+ * rto__waiting_requests_above_una_not_resent: requests the target has,
+ * waiting for their default response (CACK below them: a hole), are not
+ * resent by the RTO; only the hole is. Their answer comes when CACK
+ * passes them.
+ */
+static void
+rto__waiting_requests_above_una_not_resent(void **state)
+{
+	struct uet_pds_tx tx[8], ack;
+	uint16_t n, k, r = 0;
+
+	(void)state;
+	assert_int_equal(fw_setup_with(13, tweak_no_tlp), 0);
+	W.resp_expected = true;
+	W.resp_default = true;
+	for (k = 0; k < 3; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 50 + k,
+					   UET_PDS_SUBMIT_RESP), 0);
+	assert_int_equal(fw_take(&W, 0, tx, 8), 3);
+	/* The first is lost; the target has the other two. */
+	fw_inject(&W, 1, &tx[1], false, false);
+	fw_inject(&W, 1, &tx[2], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	fw_inject(&W, 0, &ack, false, false);
+	assert_int_equal(W.done_ok[51] + W.done_ok[52], 0);
+	W.now += 5 * 1000 * 1000;
+	uet_pds_advance(W.pds[0], W.now);
+	n = fw_take(&W, 0, tx, 8);
+	for (k = 0; k < n; k++)
+		if (tx[k].kind == UET_PDS_TX_RETX) {
+			assert_int_equal(tx[k].cookie, 50);
+			r++;
+		}
+	assert_int_equal(r, 1);
+	/* The hole repaired, CACK passes all three: done. */
+	fw_inject(&W, 1, &tx[0], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fw_inject(&W, 0, &ack, false, false);
+	for (k = 0; k < 3; k++)
+		assert_int_equal(W.done_ok[50 + k], 1);
+}
+
 int
 main(void)
 {
@@ -516,6 +565,9 @@ main(void)
 #undef T
 		cmocka_unit_test_teardown(default_response__completes_by_cack,
 					  fw_teardown),
+		cmocka_unit_test_teardown(
+			rto__waiting_requests_above_una_not_resent,
+			fw_teardown),
 		FW_TEST(pds_recovery__rud_single_drop_repaired_by_sack,
 			setup_rec),
 		FW_TEST(pds_recovery__rud_lost_resend_sent_again, setup_rec),
