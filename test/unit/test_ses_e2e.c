@@ -522,6 +522,40 @@ resp_gtd__only_when_needed(void **state)
 	assert_int_equal(pi->tx_ctl[UET_PDS_CTL_CLEAR], 2);
 }
 
+/*
+ * read_multi__exactly_once_e2e: over a lossy, duplicating, reordering
+ * wire, a READ of many packets of data is sent as one request packet per
+ * packet of data, and the target sends each packet of data once (the
+ * PDS retransmits what is lost): return packets queued = data packets.
+ */
+static void
+read_multi__exactly_once_e2e(void **state)
+{
+	uint64_t key = sfw_mr(&w, 1, mem, 1 << 16, UET_SES_MR_REMOTE_READ,
+			      false);
+	uint32_t chunk = SFW_MTU - UET_SES_RESPONSE_DATA_LEN, len = 60000;
+	const struct uet_ses_stats *st1 = uet_ses_stats_get(w.n[1].ses);
+	const struct uet_ses_stats *st0 = uet_ses_stats_get(w.n[0].ses);
+	uint64_t ret0 = st1->ret_tx, frag0 = st0->frag_tx;
+	struct uet_ses_wr wr;
+
+	(void)state;
+	lossy();
+	fill(mem, len, 21);
+	memset(rbuf, 0, len);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, rbuf, len);
+	wr.rkey = key;
+	wr.roffset = 0;
+	wr.context = 1;
+	submit(&wr);
+	assert_true(sfw_run_cq(&w, 0, 1, 4 * RUN_NS));
+	assert_int_equal(cqe(0, 1)->status, 0);
+	assert_memory_equal(rbuf, mem, len);
+	assert_int_equal(st0->frag_tx - frag0, (len + chunk - 1) / chunk);
+	assert_int_equal(st1->ret_tx - ret0, (len + chunk - 1) / chunk);
+	assert_true(retransmits(0) + retransmits(1) > 0);
+}
+
 /* ---- atomics ---- */
 
 static void
@@ -1297,6 +1331,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(write_read__lossy, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(resp_gtd__only_when_needed,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(read_multi__exactly_once_e2e,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(atomics__exactly_once, setup,
 						teardown),
