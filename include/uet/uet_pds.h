@@ -192,7 +192,10 @@ void uet_pds_free(struct uet_pds *p);
 
 /** Submission flags. */
 #define UET_PDS_SUBMIT_RSV  0x01u /**< open the PDC from the reserved pool */
-#define UET_PDS_SUBMIT_RESP 0x02u /**< complete only on the SES response */
+/** Complete on the SES response, or on CACK passing the request (the
+ * default response, UEC 1.0 3.5.20.2: a target holds CACK below a
+ * response it stores). */
+#define UET_PDS_SUBMIT_RESP 0x02u
 /**
  * Send in the return direction of an existing target PDC, named by
  * uet_pds_submit.pdc (the handle of a DELIVER event): read response data
@@ -356,8 +359,11 @@ uint16_t uet_pds_events(struct uet_pds *p, struct uet_pds_event *ev,
 
 /**
  * Give the SES response to a delivered request that had
- * uet_pds_rx_meta.resp_expected set. The PDS stores it until CLEAR_PSN
- * passes the request and sends it in an ACK with REQ=CLEAR (3).
+ * uet_pds_rx_meta.resp_expected set, or to the request just delivered
+ * (see uet_pds_rx()) even without it (an error met before the last
+ * packet of a message). The PDS stores it until CLEAR_PSN passes the
+ * request, sends it in an ACK with REQ=CLEAR (3), and keeps the CACK it
+ * reports below the request meanwhile (UEC 1.0 3.5.20.2.2).
  *
  * RUDI (@p pdc UET_PDS_PDC_NONE, @p psn the pkt_id of the DELIVER event):
  * the response rides in the request's RUDI_RESP (next_hdr RESPONSE or
@@ -367,8 +373,8 @@ uint16_t uet_pds_events(struct uet_pds *p, struct uet_pds_event *ev,
  * @return
  *   0, -EINVAL (len above resp_max, bad next_hdr), -ENOENT (PDC gone,
  *   no response pending for @p psn, RUDI request no longer pending),
- *   -EAGAIN (RUDI: response pool empty; no RUDI_RESP is sent, the
- *   initiator retransmits).
+ *   -EAGAIN (response pool empty: RUDI sends no RUDI_RESP, the initiator
+ *   retransmits; an unreserved response is not stored).
  */
 int uet_pds_respond(struct uet_pds *p, uint32_t pdc, uint32_t psn,
 		    uint8_t next_hdr, const void *resp, uint16_t len,
