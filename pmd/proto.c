@@ -235,6 +235,8 @@ proto_raw_event(struct uet_ulp_ctx *ctx, const struct uet_pds_event *e)
 		r = &ctx->rx[e->cookie];
 		ses = proto_ses_bytes(r, &len);
 		PROTO_INC(ctx->st.delivered);
+	} else if (e->type == UET_PDS_EV_RESP) {
+		/* a response for a cookie that had its DONE */
 	} else if (e->status == 0) {
 		PROTO_INC(ctx->st.done_ok);
 	} else {

@@ -1252,6 +1252,28 @@ sul_profile_of(void *arg, uint16_t pid)
 	return UET_PROFILE_HPC;
 }
 
+/* uet_ses_config.submit: the SES's packets take the engine's one
+ * submission path (MTU check, entropy policy, submit counters). The
+ * engine's clock is the one the SES was given. */
+static int
+sul_submit(void *arg, const struct uet_pds_submit *ps, uint64_t now)
+{
+	const struct sul_ctx *c = arg;
+	struct uet_ulp_req r;
+
+	(void)now;
+	r.dst = ps->dst;
+	r.job = ps->job;
+	r.tc = ps->tc;
+	r.mode = ps->mode;
+	r.next_hdr = ps->next_hdr;
+	r.flags = ps->flags;
+	r.len = ps->len;
+	r.pdc = ps->pdc;
+	r.cookie = ps->cookie;
+	return uet_ulp_submit(c->uctx, &r);
+}
+
 /* The SES's receive context of process @p pid (uet_ses_config.match_of). */
 static struct uet_ses_match *
 sul_match_of(void *arg, uint16_t pid)
@@ -1372,6 +1394,8 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	sc.remote_events = true; /* routed to channels that asked */
 	sc.profile_of = sul_profile_of;
 	sc.profile_arg = c;
+	sc.submit = sul_submit;
+	sc.submit_arg = c;
 	c->ses = uet_ses_create(&sc);
 	if (c->ses == NULL) {
 		rc = -errno;

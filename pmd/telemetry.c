@@ -273,6 +273,8 @@ fill_ses(const struct uet_engine *e, const struct uet_engine_stats *s,
 		add_ctx_u64(d, i, "unexp_drop", ss->unexp_drop);
 		add_ctx_u64(d, i, "dgram_drop", ss->dgram_drop);
 		add_ctx_u64(d, i, "cq_overflow", ss->cq_overflow);
+		add_ctx_u64(d, i, "resp_default", ss->resp_default);
+		add_ctx_u64(d, i, "resp_early", ss->resp_early);
 		add_ctx_u64(d, i, "msgs_used", pi.msgs_used);
 		add_ctx_u64(d, i, "tgt_used", pi.tgt_used);
 		add_ctx_u64(d, i, "ret_used", pi.ret_used);
@@ -300,7 +302,8 @@ static const struct {
 	PDS_CTR(rod_nack_stale), PDS_CTR(clear_req_tx), PDS_CTR(clear_idle),
 	PDS_CTR(syn_conflict), PDS_CTR(syn_replace),
 	PDS_CTR(syn_stale), PDS_CTR(close_req_giveup), PDS_CTR(new_start),
-	PDS_CTR(rtt_samples), PDS_CTR(nack_retx_limit),
+	PDS_CTR(rtt_samples), PDS_CTR(nack_retx_limit), PDS_CTR(resp_default),
+	PDS_CTR(done_default), PDS_CTR(resp_late),
 };
 
 /* The PDS of each context (PDS hook engines only): its counters, the

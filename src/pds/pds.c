@@ -595,6 +595,7 @@ uet_pds_respond(struct uet_pds *p, uint32_t pdc, uint32_t psn,
 		uint8_t next_hdr, const void *resp, uint16_t len, uint64_t now)
 {
 	struct pds_pdc *c;
+	bool fresh;
 
 	if (len > p->resp_max || next_hdr < UET_PDS_NEXT_RESPONSE ||
 	    next_hdr > UET_PDS_NEXT_RESPONSE_DATA_SMALL)
@@ -602,12 +603,30 @@ uet_pds_respond(struct uet_pds *p, uint32_t pdc, uint32_t psn,
 	if (pdc == UET_PDS_PDC_NONE)
 		return pds_rudi_respond(p, psn, next_hdr, resp, len);
 	/* Responding accepts: the ACK carrying it reports the PSN. */
+	fresh = p->pend.valid && p->pend.handle == pdc && p->pend.psn == psn;
+	if (fresh)
+		pds_tgt_commit(p, now);
+	c = pds_handle_pdc(p, pdc);
+	if (c == NULL || c->role != PDS_ROLE_TGT)
+		return -ENOENT;
+	return pds_tgt_respond(p, c, psn, next_hdr, resp, len, fresh);
+}
+
+int
+uet_pds_respond_default(struct uet_pds *p, uint32_t pdc, uint32_t psn,
+			uint64_t now)
+{
+	struct pds_pdc *c;
+
+	/* RUDI has no CACK: the SES answers in the RUDI_RESP. */
+	if (pdc == UET_PDS_PDC_NONE)
+		return -EINVAL;
 	if (p->pend.valid && p->pend.handle == pdc && p->pend.psn == psn)
 		pds_tgt_commit(p, now);
 	c = pds_handle_pdc(p, pdc);
 	if (c == NULL || c->role != PDS_ROLE_TGT)
 		return -ENOENT;
-	return pds_tgt_respond(p, c, psn, next_hdr, resp, len);
+	return pds_tgt_respond_default(p, c, psn);
 }
 
 int

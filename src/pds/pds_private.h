@@ -71,6 +71,7 @@ struct pds_init {
 	uint32_t snd;        /* first PSN never sent */
 	uint32_t inflight;   /* bytes sent and not acknowledged */
 	uint32_t resp_psn;   /* last PSN whose response carried REQ=CLEAR */
+	uint32_t clear_sent; /* highest CLEAR_PSN sent (request or CLEAR) */
 	uint32_t nretx;      /* retransmissions sent (telemetry) */
 	uint16_t n_retx;     /* slots marked for retransmission */
 	uint8_t retries;     /* RTO rounds without progress */
@@ -588,8 +589,13 @@ bool pds_tgt_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		    struct uet_pds_tx *tx);
 void pds_tgt_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 uint64_t pds_tgt_deadline(struct uet_pds *p, const struct pds_pdc *c);
+int pds_tgt_respond_default(struct uet_pds *p, struct pds_pdc *c,
+			    uint32_t psn);
+uint32_t pds_tgt_cack_report(const struct uet_pds *p,
+			     const struct pds_pdc *c);
 int pds_tgt_respond(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
-		    uint8_t next_hdr, const void *resp, uint16_t len);
+		    uint8_t next_hdr, const void *resp, uint16_t len,
+		    bool fresh);
 void pds_tgt_close_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 void pds_tgt_release(struct uet_pds *p, struct pds_pdc *c);
 

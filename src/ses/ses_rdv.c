@@ -131,7 +131,10 @@ ses_rdv_ret_done(struct uet_ses *s, const struct ses_ret *t)
 
 	if (m->state == SES_MSG_FREE || m->gen != t->rdv_msg_gen || !m->rdv)
 		return;
-	ses_rdv_served(s, m, t->aborted ? -EIO : 0);
+	/* A multi-packet read-back is served by several records. */
+	m->rdv_ret += t->len;
+	if (t->aborted || m->rdv_ret >= t->total)
+		ses_rdv_served(s, m, t->aborted ? -EIO : 0);
 }
 
 /* ---- initiator: MSG_ERROR from the target (read-back failed) ---- */
