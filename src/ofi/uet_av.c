@@ -223,6 +223,19 @@ av_report(struct uet_ofi_av *av, size_t count, void *context)
 	(void)uet_ofi_eq_post(av->eq, FI_AV_COMPLETE, &ev, sizeof(ev), false);
 }
 
+/* An address of an FI_EVENT insert that failed: an error event whose
+ * data is its index in the vector (fi_av(3)), ahead of the completion. */
+static void
+av_report_err(struct uet_ofi_av *av, size_t index, int rc, void *context)
+{
+	struct fi_eq_err_entry ev = {
+		.fid = &av->av_fid.fid, .context = context, .data = index,
+		.err = -rc, .prov_errno = -rc,
+	};
+
+	(void)uet_ofi_eq_post(av->eq, FI_AV_COMPLETE, &ev, sizeof(ev), true);
+}
+
 static int
 av_insert(struct fid_av *fid, const void *addr, size_t count,
 	  fi_addr_t *fi_addr, uint64_t flags, void *context)
@@ -230,12 +243,17 @@ av_insert(struct fid_av *fid, const void *addr, size_t count,
 	struct uet_ofi_av *av = container_of(fid, struct uet_ofi_av, av_fid);
 	size_t len = uet_ofi_addrlen(av->addr_format);
 	enum uet_profile prof = av->dom->profile;
+	/* FI_SYNC_ERR: the context is an array of count ints, 0 or an
+	 * errno per address (synchronous inserts only) */
+	int *sync_err = (flags & FI_SYNC_ERR) ? context : NULL;
 	size_t ok = 0;
 
 	if (addr == NULL && count > 0)
 		return -FI_EINVAL;
 	if (flags & ~(uint64_t)(FI_MORE | FI_SYNC_ERR))
 		return -FI_EBADFLAGS;
+	if (sync_err != NULL && (av->eq != NULL || count == 0))
+		return -FI_EINVAL;
 	pthread_rwlock_wrlock(&av->lock);
 	for (size_t i = 0; i < count; i++) {
 		const uint8_t *p = (const uint8_t *)addr + i * len;
@@ -253,6 +271,10 @@ av_insert(struct fid_av *fid, const void *addr, size_t count,
 			rc = insert_one(av, &a, &fa);
 		if (rc == 0)
 			ok++;
+		else if (av->eq != NULL)
+			av_report_err(av, i, rc, context);
+		if (sync_err != NULL)
+			sync_err[i] = -rc;
 		if (fi_addr != NULL)
 			fi_addr[i] = fa;
 	}
@@ -278,7 +300,7 @@ av_insertsvc(struct fid_av *fid, const char *node, const char *service,
 	rc = uet_ofi_resolve(node, service, &sin);
 	if (rc < 0)
 		return -FI_EINVAL;
-	if (av->addr_format == FI_SOCKADDR_IN)
+	if (uet_ofi_fmt_sin(av->addr_format))
 		return av_insert(fid, &sin, 1, fi_addr, flags, context);
 	rc = uet_ofi_addr_from_sin(&sin, sizeof(sin), av->dom->profile,
 				   UET_OFI_ADDR_C_MSG | UET_OFI_ADDR_C_TAGGED |

@@ -798,6 +798,19 @@ addr_caps(uint64_t caps, enum fi_ep_type type, enum uet_profile prof)
 	return c;
 }
 
+/* @p a names the domain's port (its FA; the unspecified IPv4 address
+ * stands for any). */
+static bool
+port_has_addr(const struct uet_ofi_port_info *p, const struct uet_ofi_addr *a)
+{
+	static const uint8_t any[4];
+
+	if (a->flags & UET_OFI_ADDR_F_IPV6)
+		return p->has_ipv6 && memcmp(p->ipv6, a->fa, 16) == 0;
+	return memcmp(a->fa, any, 4) == 0 ||
+	       (p->has_ipv4 && memcmp(p->ipv4, a->fa, 4) == 0);
+}
+
 static int
 ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
 	       const struct fi_info *info, void *context)
@@ -849,10 +862,14 @@ ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
 					 ntohs(ep->addr.caps), &a);
 		if (rc < 0)
 			return rc;
-		if (uet_ofi_addr_pid(&a) != d->pid)
-			FI_INFO(&uet_prov, FI_LOG_EP_CTRL,
-				"src_addr PIDonFEP %u: the engine context "
-				"serves %u\n", uet_ofi_addr_pid(&a), d->pid);
+		if (!port_has_addr(&d->port, &a)) {
+			FI_WARN(&uet_prov, FI_LOG_EP_CTRL,
+				"src_addr: not the FA of the domain's port\n");
+			return -FI_EADDRNOTAVAIL;
+		}
+		/* bound to a service: the endpoint is that PIDonFEP
+		 * (ep_pid_take); 0 lets the provider pick one */
+		ep->want_pid = uet_ofi_addr_pid(&a);
 	}
 	ep->tx_mode = uet_ofi_params()->def_data_dc ? UET_CHAN_MODE_ROD :
 						      UET_CHAN_MODE_RUD;
@@ -897,7 +914,8 @@ static int
 ep_pid_take(struct uet_ofi_ep *ep)
 {
 	int rc = uet_ofi_fabric_pid_get(ep->dom->fab, ep->dom->ctx, ep,
-					&ep->pid, &ep->initiator);
+					ep->want_pid, &ep->pid,
+					&ep->initiator);
 
 	if (rc < 0)
 		return rc;

@@ -28,6 +28,11 @@
 			 FI_ORDER_RMA_WAR | FI_ORDER_RMA_WAW | \
 			 FI_ORDER_ATOMIC_RAR | FI_ORDER_ATOMIC_RAW | \
 			 FI_ORDER_ATOMIC_WAR | FI_ORDER_ATOMIC_WAW)
+#define TX_CAPS (FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC | FI_SEND | \
+		 FI_READ | FI_WRITE)
+#define RX_CAPS (FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC | FI_RECV | \
+		 FI_REMOTE_READ | FI_REMOTE_WRITE | FI_SOURCE | \
+		 FI_MULTI_RECV | FI_DIRECTED_RECV)
 #define TX_OP_FLAGS (FI_COMPLETION | FI_INJECT | FI_INJECT_COMPLETE | \
 		     FI_TRANSMIT_COMPLETE | FI_DELIVERY_COMPLETE | FI_FENCE)
 #define RX_OP_FLAGS (FI_COMPLETION | FI_MULTI_RECV)
@@ -101,7 +106,8 @@ uet_ofi_config_get(struct uet_config *cfg)
 	if (rc == 0)
 		rc = uet_config_validate(cfg, &err);
 	if (rc < 0) {
-		FI_WARN(&uet_prov, FI_LOG_CORE, "configuration: %s\n", err.msg);
+		UET_OFI_REPORT(FI_LOG_CORE, "configuration %s rejected: %s",
+			       p->config_path, err.msg);
 		return -FI_EINVAL;
 	}
 	return 0;
@@ -235,7 +241,11 @@ mr_mode_of(const struct gi_req *r, uint64_t *caps)
 	if (h == NULL || h->domain_attr == NULL)
 		return MR_REQUIRED;
 	have = (uint64_t)h->domain_attr->mr_mode;
-	if (have == FI_MR_BASIC || r->version < FI_VERSION(1, 5))
+	/* FI_MR_BASIC is the old name of exactly these three bits: answer
+	 * in the application's terms (fi_mr(3)) */
+	if (have == FI_MR_BASIC)
+		return FI_MR_BASIC;
+	if (r->version < FI_VERSION(1, 5))
 		have = MR_REQUIRED;
 	want = MR_REQUIRED;
 	explicit_rma = (h->caps & (FI_RMA | FI_ATOMIC)) != 0;
@@ -271,8 +281,10 @@ entry_make(const struct uet_config *cfg, unsigned int port,
 	fi->mode = 0;
 	fi->addr_format = UET_OFI_ADDR_FORMAT;
 
-	fi->tx_attr->caps = caps & ~(FI_RECV | FI_REMOTE_READ | FI_REMOTE_WRITE |
-				     FI_MULTI_RECV | FI_DIRECTED_RECV);
+	/* tx/rx attributes carry only the capabilities of their direction
+	 * (fi_getinfo(3)): the domain-level LOCAL/REMOTE_COMM and the
+	 * receive-side SOURCE, MULTI_RECV, DIRECTED_RECV stay off tx_attr */
+	fi->tx_attr->caps = caps & TX_CAPS;
 	fi->tx_attr->op_flags = 0;
 	fi->tx_attr->msg_order = 0;
 	fi->tx_attr->comp_order = FI_ORDER_NONE;
@@ -281,7 +293,7 @@ entry_make(const struct uet_config *cfg, unsigned int port,
 	fi->tx_attr->iov_limit = UET_OFI_IOV_MAX;
 	fi->tx_attr->rma_iov_limit = type == FI_EP_RDM ? 1 : 0;
 
-	fi->rx_attr->caps = caps & ~(FI_SEND | FI_READ | FI_WRITE);
+	fi->rx_attr->caps = caps & RX_CAPS;
 	fi->rx_attr->op_flags = 0;
 	fi->rx_attr->msg_order = 0;
 	fi->rx_attr->comp_order = FI_ORDER_NONE;
@@ -412,7 +424,7 @@ entry_fit(struct fi_info *fi, const struct gi_req *r,
 		if (h->caps & ~fi->caps)
 			return -FI_ENODATA;
 		if (h->addr_format != FI_FORMAT_UNSPEC &&
-		    h->addr_format != FI_SOCKADDR_IN &&
+		    !uet_ofi_fmt_sin(h->addr_format) &&
 		    h->addr_format != UET_OFI_ADDR_FORMAT)
 			return -FI_ENODATA;
 		if (h->addr_format != FI_FORMAT_UNSPEC)
@@ -438,11 +450,11 @@ entry_fit(struct fi_info *fi, const struct gi_req *r,
 	if (mr < 0)
 		return -FI_ENODATA;
 	fi->caps = caps;
-	fi->tx_attr->caps &= caps | FI_LOCAL_COMM | FI_REMOTE_COMM;
-	fi->rx_attr->caps &= caps | FI_LOCAL_COMM | FI_REMOTE_COMM;
+	fi->tx_attr->caps &= caps;
+	fi->rx_attr->caps &= caps;
 	fi->domain_attr->mr_mode = (int)mr;
 	fi->addr_format = fmt;
-	if (fmt == FI_SOCKADDR_IN && !cp->has_ipv4)
+	if (uet_ofi_fmt_sin(fmt) && !cp->has_ipv4)
 		return -FI_ENODATA;
 
 	if (h != NULL) {
@@ -517,7 +529,19 @@ entry_fit(struct fi_info *fi, const struct gi_req *r,
 	}
 
 	/* addresses */
-	if (r->have_src) {
+	if (!r->have_src) {
+		/* the port's FA and PIDonFEP 0: "any process", the
+		 * endpoint takes one at fi_endpoint (docs/PROVIDER.md) */
+		if (cp->has_ipv4)
+			memcpy(fa, &cp->ipv4, 4);
+		else
+			memcpy(fa, &cp->ipv6, 16);
+		uet_ofi_addr_make(&a, fa, !cp->has_ipv4, 0, prof,
+				  addr_caps_of(caps, fi->ep_attr->type, prof));
+		rc = set_addr(&fi->src_addr, &fi->src_addrlen, fmt, &a);
+		if (rc < 0)
+			return rc == -FI_EADDRNOTAVAIL ? -FI_ENODATA : rc;
+	} else {
 		if (r->src_is_uet) {
 			if (!port_has_uet_fa(cp, &r->src_uet))
 				return -FI_ENODATA;
@@ -580,9 +604,11 @@ req_addrs(struct gi_req *r)
 	if (h == NULL)
 		return 0;
 	if (h->src_addr != NULL && !r->have_src) {
-		if (h->addr_format == FI_SOCKADDR_IN &&
+		if (uet_ofi_fmt_sin(h->addr_format) &&
 		    h->src_addrlen >= sizeof(struct sockaddr_in)) {
 			memcpy(&r->src_sin, h->src_addr, sizeof(r->src_sin));
+			if (r->src_sin.sin_family != AF_INET)
+				return -FI_ENODATA;
 		} else if (h->addr_format == UET_OFI_ADDR_FORMAT &&
 			   h->src_addrlen >= sizeof(struct uet_ofi_addr)) {
 			memcpy(&r->src_uet, h->src_addr, sizeof(r->src_uet));
@@ -595,9 +621,11 @@ req_addrs(struct gi_req *r)
 		r->have_src = true;
 	}
 	if (h->dest_addr != NULL && !r->have_dest) {
-		if (h->addr_format == FI_SOCKADDR_IN &&
+		if (uet_ofi_fmt_sin(h->addr_format) &&
 		    h->dest_addrlen >= sizeof(struct sockaddr_in)) {
 			memcpy(&r->dest_sin, h->dest_addr, sizeof(r->dest_sin));
+			if (r->dest_sin.sin_family != AF_INET)
+				return -FI_ENODATA;
 		} else if (h->addr_format == UET_OFI_ADDR_FORMAT &&
 			   h->dest_addrlen >= sizeof(struct uet_ofi_addr)) {
 			memcpy(&r->dest_uet, h->dest_addr, sizeof(r->dest_uet));

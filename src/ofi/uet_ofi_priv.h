@@ -71,6 +71,24 @@
 
 extern struct fi_provider uet_prov;
 
+/*
+ * A setup failure the user has to act on (configuration rejected, EAL or
+ * port not coming up): logged at WARN when libfabric's log shows warnings,
+ * otherwise as an error on the DPDK log (stderr by default), so that it is
+ * seen without raising FI_LOG_LEVEL. No trailing newline in @p fmt.
+ */
+void uet_ofi_report(enum fi_log_subsys subsys, const char *func, int line,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+#define UET_OFI_REPORT(subsys, ...) \
+	uet_ofi_report(subsys, __func__, __LINE__, __VA_ARGS__)
+/* @p rc (-errno) as a libfabric return code: the errno itself when
+ * libfabric has it (FI_E* below FI_ERRNO_OFFSET are errno values). */
+static inline int
+uet_ofi_errno(int rc)
+{
+	return rc < 0 && -rc < FI_ERRNO_OFFSET ? rc : -FI_EOTHER;
+}
+
 /* ------------------------------------------------------------------ */
 /* Parameters (uet_params.c): read once at fi_prov_ini, then constant   */
 /* ------------------------------------------------------------------ */
@@ -154,6 +172,8 @@ struct uet_ofi_port_info {
 };
 
 size_t uet_ofi_addrlen(uint32_t addr_format);
+/* FI_SOCKADDR_IN, or FI_SOCKADDR (read as an AF_INET sockaddr_in) */
+bool uet_ofi_fmt_sin(uint32_t addr_format);
 uint32_t uet_ofi_initiator_default(const struct uet_ofi_addr *a);
 void uet_ofi_addr_make(struct uet_ofi_addr *a, const uint8_t *fa,
 		       bool ipv6, uint16_t pid, enum uet_profile profile,
@@ -211,7 +231,8 @@ struct uet_ofi_fabric {
 	/* the endpoint (or scalable endpoint) that has each context's own
 	 * PIDonFEP; further endpoints get one of the extra PIDonFEPs */
 	const void *ctx_owner[UET_ENGINE_LCORES_MAX];
-	uint64_t pid_extra_used;     /* bit k: pid_base + nb_lcores + k */
+	/* PIDonFEPs held by endpoints that do not own a context's own */
+	uint64_t pid_busy[(UET_OFI_PID_MASK + 1) / 64];
 };
 
 int uet_ofi_fabric_open(struct fi_fabric_attr *attr,
@@ -222,10 +243,13 @@ int uet_ofi_fabric_chan_attach(struct uet_ofi_fabric *fab,
 			       unsigned int ctx, struct uet_chan *c);
 /* Engine context for a new domain (round robin). */
 unsigned int uet_ofi_fabric_ctx_pick(struct uet_ofi_fabric *fab);
-/* A PIDonFEP and initiator id for endpoint @p owner on context @p ctx:
- * the context's own when free, else an extra one (-FI_ENOSPC: none). */
+/* A PIDonFEP and initiator id for endpoint @p owner on context @p ctx.
+ * @p want 0: the context's own when free, else an extra one (-FI_ENOSPC:
+ * none); otherwise exactly PIDonFEP @p want (the service an application
+ * bound with FI_SOURCE), -FI_EADDRINUSE when another endpoint or context
+ * has it. */
 int uet_ofi_fabric_pid_get(struct uet_ofi_fabric *fab, unsigned int ctx,
-			   const void *owner, uint16_t *pid,
+			   const void *owner, uint16_t want, uint16_t *pid,
 			   uint32_t *initiator);
 void uet_ofi_fabric_pid_put(struct uet_ofi_fabric *fab, unsigned int ctx,
 			    const void *owner, uint16_t pid);
@@ -499,6 +523,7 @@ struct uet_ofi_ep {
 	bool pid_held;               /* pid from uet_ofi_fabric_pid_get */
 	bool ep_added;               /* EP_ADD done for its channel */
 	uint16_t pid;                /* PIDonFEP (a SEP's contexts: the SEP's) */
+	uint16_t want_pid;           /* from src_addr; 0: any */
 	uint32_t initiator;          /* SES initiator id */
 	uint8_t tx_mode;             /* UET_CHAN_MODE_* from msg_order */
 	size_t min_multi_recv;
@@ -556,13 +581,5 @@ int uet_ofi_query_atomic(struct fid_domain *domain, enum fi_datatype dt,
 int uet_ofi_amo_op(enum fi_op op);
 int uet_ofi_amo_dt(enum fi_datatype dt);
 size_t uet_ofi_dt_size(enum fi_datatype dt);
-
-/* errno (negative) -> -FI_* */
-static inline int
-uet_ofi_errno(int rc)
-{
-	/* FI_* error numbers are the errno values for the common ones */
-	return rc;
-}
 
 #endif /* UET_OFI_PRIV_H */

@@ -136,12 +136,24 @@ fill(uint8_t *p, size_t n, unsigned int seed)
 		p[i] = (uint8_t)(i * 7 + seed * 13 + (i >> 8));
 }
 
+static int ep_open_info(struct node *n, uint8_t *auth_key,
+			const struct fi_info *from);
+static struct fi_info *data_hints(void);
+
 static int
 ep_open(struct node *n, uint8_t *auth_key)
 {
+	return ep_open_info(n, auth_key, info);
+}
+
+/* An endpoint of @p from (fi_getinfo result) in n->dom, with its own AV
+ * and CQ unless the node has them; 0, or the failing call's rc. */
+static int
+ep_open_info(struct node *n, uint8_t *auth_key, const struct fi_info *from)
+{
 	struct fi_cq_attr cqa = { .format = FI_CQ_FORMAT_TAGGED, .size = 256 };
 	struct fi_av_attr ava = { .type = FI_AV_TABLE };
-	struct fi_info *fi = fi_dupinfo(info);
+	struct fi_info *fi = fi_dupinfo(from);
 	size_t len = sizeof(n->addr);
 	int rc;
 
@@ -157,7 +169,9 @@ ep_open(struct node *n, uint8_t *auth_key)
 		return -1;
 	rc = fi_endpoint(n->dom, fi, &n->ep, NULL);
 	fi_freeinfo(fi);
-	if (rc != 0 || fi_ep_bind(n->ep, &n->av->fid, 0) != 0 ||
+	if (rc != 0)
+		return rc;
+	if (fi_ep_bind(n->ep, &n->av->fid, 0) != 0 ||
 	    fi_ep_bind(n->ep, &n->cq->fid, FI_TRANSMIT | FI_RECV) != 0 ||
 	    fi_enable(n->ep) != 0 ||
 	    fi_getname(&n->ep->fid, &n->addr, &len) != 0)
@@ -812,6 +826,100 @@ out:
 	free(mem);
 }
 
+/* fi_getinfo("10.0.0.1", @p service, FI_SOURCE) on the ring port */
+static struct fi_info *
+info_bound(unsigned int service)
+{
+	struct fi_info *hints = data_hints(), *fi = NULL;
+	char svc[16];
+
+	(void)snprintf(svc, sizeof(svc), "%u", service);
+	if (hints == NULL ||
+	    fi_getinfo(FI_VERSION(1, 17), "10.0.0.1", svc, FI_SOURCE, hints,
+		       &fi) != 0)
+		fi = NULL;
+	fi_freeinfo(hints);
+	return fi;
+}
+
+/*
+ * Binding to a service (fi_getinfo(node, service, FI_SOURCE) then
+ * fi_endpoint): the endpoint is PIDonFEP service & 0xFFF, so a peer that
+ * knows only node:service (fi_av_insertsvc) reaches it. Two endpoints of
+ * one domain, each on its own service; the same service twice is
+ * -FI_EADDRINUSE until the first endpoint closes.
+ */
+static void
+test_service_bind(void)
+{
+	unsigned int s1 = ((ntohs(n0.addr.pid_on_fep) + 1000) & 0xFFF) | 1;
+	unsigned int s2 = s1 + 2, k;
+	struct node b1 = { .dom = n1.dom }, b2 = { .dom = n1.dom };
+	struct node dup = { .dom = n1.dom };
+	struct fi_info *i1 = info_bound(s1), *i2 = info_bound(s2);
+	struct fi_cq_tagged_entry e;
+	fi_addr_t to[2] = { 0, 0 }, back = 0, src;
+	struct node *b[2] = { &b1, &b2 };
+	char svc[16];
+	char c0, c1;
+
+	CHECK(i1 != NULL && i2 != NULL);
+	if (i1 == NULL || i2 == NULL)
+		goto out;
+	CHECK_RC(ep_open_info(&b1, NULL, i1), 0);
+	CHECK_RC(ep_open_info(&b2, NULL, i2), 0);
+	if (b1.ep == NULL || b2.ep == NULL)
+		goto out;
+	CHECK(ntohs(b1.addr.pid_on_fep) == s1);
+	CHECK(ntohs(b2.addr.pid_on_fep) == s2);
+	/* the service is taken */
+	CHECK_RC(ep_open_info(&dup, NULL, i1), -FI_EADDRINUSE);
+	ep_node_close(&dup);
+	for (k = 0; k < 2; k++) {
+		(void)snprintf(svc, sizeof(svc), "%u", k ? s2 : s1);
+		CHECK_RC(fi_av_insertsvc(n0.av, "10.0.0.1", svc, &to[k], 0,
+					 NULL), 1);
+		fill(sbuf, 900 + k, 70 + k);
+		memset(rbuf, 0, 1000);
+		CHECK_RC(fi_recv(b[k]->ep, rbuf, 1000, NULL, FI_ADDR_UNSPEC,
+				 &c1), 0);
+		CHECK_RC(fi_send(n0.ep, sbuf, 900 + k, NULL, to[k], &c0), 0);
+		expect_ok(n0.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+		memset(&e, 0, sizeof(e));
+		expect_ok(b[k]->cq, &c1, FI_RECV | FI_MSG, &e, NULL);
+		CHECK(e.len == 900 + k && memcmp(rbuf, sbuf, 900 + k) == 0);
+	}
+	/* and back, the source resolved through n0's AV entry */
+	CHECK(fi_av_insert(b2.av, &n0.addr, 1, &back, 0, NULL) == 1);
+	CHECK_RC(fi_recv(n0.ep, rbuf, 1000, NULL, FI_ADDR_UNSPEC, &c1), 0);
+	fill(sbuf, 64, 72);
+	CHECK_RC(fi_send(b2.ep, sbuf, 64, NULL, back, &c0), 0);
+	expect_ok(b2.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+	src = FI_ADDR_NOTAVAIL;
+	expect_ok(n0.cq, &c1, FI_RECV | FI_MSG, NULL, &src);
+	CHECK(src == to[1] && memcmp(rbuf, sbuf, 64) == 0);
+	/* closed, the service can be bound again, and the peer's old
+	 * address reaches the new endpoint (its MSG table is re-created) */
+	ep_node_close(&b1);
+	b1 = (struct node){ .dom = n1.dom };
+	CHECK_RC(ep_open_info(&b1, NULL, i1), 0);
+	CHECK(b1.ep != NULL && ntohs(b1.addr.pid_on_fep) == s1);
+	if (b1.ep == NULL)
+		goto out;
+	fill(sbuf, 500, 73);
+	CHECK_RC(fi_recv(b1.ep, rbuf, 1000, NULL, FI_ADDR_UNSPEC, &c1), 0);
+	CHECK_RC(fi_send(n0.ep, sbuf, 500, NULL, to[0], &c0), 0);
+	expect_ok(n0.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+	memset(&e, 0, sizeof(e));
+	expect_ok(b1.cq, &c1, FI_RECV | FI_MSG, &e, NULL);
+	CHECK(e.len == 500 && memcmp(rbuf, sbuf, 500) == 0);
+out:
+	ep_node_close(&b1);
+	ep_node_close(&b2);
+	fi_freeinfo(i1);
+	fi_freeinfo(i2);
+}
+
 /* Poll @p c until it reaches @p want (bounded); its value. */
 static uint64_t
 cntr_wait(struct fid_cntr *c, uint64_t want)
@@ -998,6 +1106,26 @@ rundir_remove(void)
 		(void)rmdir(rundir);
 }
 
+/* The HPC entry of the ring port, job 42 */
+static struct fi_info *
+data_hints(void)
+{
+	struct fi_info *hints = fi_allocinfo();
+
+	if (hints == NULL)
+		return NULL;
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->caps = FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC;
+	hints->domain_attr->mr_mode = FI_MR_PROV_KEY | FI_MR_ALLOCATED |
+				      FI_MR_VIRT_ADDR;
+	hints->domain_attr->name = strdup("net_ring_ofid-hpc");
+	hints->domain_attr->auth_key = malloc(3);
+	memcpy(hints->domain_attr->auth_key, job42, 3);
+	hints->domain_attr->auth_key_size = 3;
+	hints->fabric_attr->prov_name = strdup("uet");
+	return hints;
+}
+
 static int
 setup(void)
 {
@@ -1014,18 +1142,9 @@ setup(void)
 	if (atexit(rundir_remove) != 0 || rte_eal_init(10, argv) < 0)
 		return -1;
 	(void)snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
-	hints = fi_allocinfo();
+	hints = data_hints();
 	if (ring_port() < 0 || hints == NULL)
 		return -1;
-	hints->ep_attr->type = FI_EP_RDM;
-	hints->caps = FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC;
-	hints->domain_attr->mr_mode = FI_MR_PROV_KEY | FI_MR_ALLOCATED |
-				      FI_MR_VIRT_ADDR;
-	hints->domain_attr->name = strdup("net_ring_ofid-hpc");
-	hints->domain_attr->auth_key = malloc(3);
-	memcpy(hints->domain_attr->auth_key, job42, 3);
-	hints->domain_attr->auth_key_size = 3;
-	hints->fabric_attr->prov_name = strdup("uet");
 	if (fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &info) != 0) {
 		fi_freeinfo(hints);
 		return -1;
@@ -1174,6 +1293,7 @@ main(int argc, char **argv)
 	test_rdv();
 	test_peek();
 	test_ai_full();
+	test_service_bind();
 	CHECK_RC(fi_mr_reg(n1.dom, rbuf, BIG, FI_REMOTE_WRITE | FI_REMOTE_READ,
 			   0, 0, 0, &mr, NULL), 0);
 	if (mr != NULL) {
