@@ -230,7 +230,7 @@ av_report_err(struct uet_ofi_av *av, size_t index, int rc, void *context)
 {
 	struct fi_eq_err_entry ev = {
 		.fid = &av->av_fid.fid, .context = context, .data = index,
-		.err = -rc, .prov_errno = -rc,
+		.err = -rc, .prov_errno = rc,
 	};
 
 	(void)uet_ofi_eq_post(av->eq, FI_AV_COMPLETE, &ev, sizeof(ev), true);

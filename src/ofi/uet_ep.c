@@ -134,7 +134,11 @@ deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 					c->len : 0);
 	if (c->status != 0) {
 		e.err = c->status < 0 ? -c->status : c->status;
-		e.prov_errno = (int)c->prov_errno;
+		/* a UET return code from the target, or (none: 0 is
+		 * UET_RC_OK) the local errno, negative, so that
+		 * fi_cq_strerror can tell which (uet_cq.c) */
+		e.prov_errno = c->prov_errno != 0 ? (int)c->prov_errno :
+			       -(int)e.err;
 		if (c->flags & UET_CHAN_CQ_TRUNC) {
 			e.err = FI_ETRUNC;
 			e.olen = (size_t)c->olen;

@@ -397,6 +397,9 @@ struct uet_ofi_eq {
 
 int uet_ofi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 		    struct fid_eq **eq, void *context);
+/* fi_cq_strerror / fi_eq_strerror text of @p prov_errno: a UET return
+ * code (1..255, from the target) or a negative local errno. */
+void uet_ofi_prov_strerror(int prov_errno, char *out, size_t n);
 int uet_ofi_eq_post(struct uet_ofi_eq *eq, uint32_t event, const void *buf,
 		    size_t len, bool err);
 

@@ -920,6 +920,43 @@ out:
 	fi_freeinfo(i2);
 }
 
+/*
+ * A send nobody acknowledges (an FA that is not on the ring: its frames
+ * are dropped) completes with FI_ETIMEDOUT, and fi_cq_strerror says it
+ * timed out (not "UET NULL (0x00)": there is no UET return code).
+ */
+static void
+test_timeout(void)
+{
+	struct uet_ofi_addr gone = n1.addr;
+	struct fi_cq_err_entry err;
+	const char *txt;
+	fi_addr_t to = FI_ADDR_NOTAVAIL;
+	char c0;
+	int i;
+
+	gone.fa[3] = 99;
+	CHECK_RC(fi_av_insert(n0.av, &gone, 1, &to, 0, NULL), 1);
+	CHECK_RC(fi_send(n0.ep, sbuf, 64, NULL, to, &c0), 0);
+	/* the PDS retransmits for a while: poll longer than cq_wait */
+	memset(&err, 0, sizeof(err));
+	for (i = 0; i < 100; i++) {
+		struct fi_cq_tagged_entry e;
+		fi_addr_t s;
+		int rc = cq_wait(n0.cq, &e, &s, &err);
+
+		if (rc == 0)
+			break;
+		CHECK(rc == -1); /* nothing else completes */
+	}
+	CHECK(err.op_context == &c0 && err.err == FI_ETIMEDOUT);
+	txt = fi_cq_strerror(n0.cq, err.prov_errno, err.err_data, NULL, 0);
+	CHECK(txt != NULL && strstr(txt, "timed out") != NULL);
+	if (txt != NULL && strstr(txt, "timed out") == NULL)
+		fprintf(stderr, "strerror: %s\n", txt);
+	CHECK_RC(fi_av_remove(n0.av, &to, 1, 0), 0);
+}
+
 /* Poll @p c until it reaches @p want (bounded); its value. */
 static uint64_t
 cntr_wait(struct fid_cntr *c, uint64_t want)
@@ -1294,6 +1331,7 @@ main(int argc, char **argv)
 	test_peek();
 	test_ai_full();
 	test_service_bind();
+	test_timeout();
 	CHECK_RC(fi_mr_reg(n1.dom, rbuf, BIG, FI_REMOTE_WRITE | FI_REMOTE_READ,
 			   0, 0, 0, &mr, NULL), 0);
 	if (mr != NULL) {
