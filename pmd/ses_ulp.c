@@ -251,7 +251,10 @@ cqe_from_ses(struct uet_chan_cqe *e, const struct uet_ses_cqe *s)
 		e->status = -EMSGSIZE;
 	e->len = s->len;
 	e->data = s->data;
-	e->tag = s->tag;
+	/* an untagged receive has no tag: the field carries where the
+	 * message starts in the buffer (a multi-recv buffer's slices) */
+	e->tag = (s->flags & UET_SES_CQ_RECV) && !(s->flags & UET_SES_CQ_TAGGED) ?
+		 s->offset : s->tag;
 	e->src = s->src;
 	e->prov_errno = s->prov_errno;
 	memset(e->rsvd0, 0, sizeof(e->rsvd0));

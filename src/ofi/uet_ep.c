@@ -123,6 +123,13 @@ deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 	e.buf = r->rx ? (void *)((uintptr_t)r->buf) : NULL;
 	e.data = c->data;
 	e.tag = c->tag;
+	if (r->rx && !(c->flags & UET_CHAN_CQ_TAGGED)) {
+		/* untagged: the engine gives the message's offset in the
+		 * buffer there; FI_MULTI_RECV entries point at it */
+		if (r->cq_reserved == 2)
+			e.buf = (void *)((uintptr_t)r->buf + c->tag);
+		e.tag = 0;
+	}
 	e.src = FI_ADDR_NOTAVAIL;
 	if ((c->flags & UET_CHAN_CQ_SRC) && ep->av != NULL)
 		e.src = uet_ofi_av_reverse(ep->av, (uint32_t)c->src);

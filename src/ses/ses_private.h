@@ -156,6 +156,7 @@ struct ses_tgt {
 	uint8_t *buf;
 	uint64_t cap;         /* bytes the receive takes */
 	uint32_t cq_flags;    /* MULTI_RECV_DONE carried to the CQE */
+	uint64_t moff;        /* where buf is in a multi-recv buffer */
 	uint32_t hnext;
 	uint8_t gen;          /* bumped at every reuse (target tokens) */
 	uint8_t tc;
@@ -258,6 +259,7 @@ struct ses_rx_info {
 	uint32_t flags;   /* extra UET_SES_CQ_* */
 	int32_t status;
 	uint32_t rc;
+	uint64_t moff;    /* offset of the message in its receive buffer */
 };
 
 /* ses_init.c */

@@ -957,6 +957,62 @@ test_timeout(void)
 	CHECK_RC(fi_av_remove(n0.av, &to, 1, 0), 0);
 }
 
+/*
+ * FI_MULTI_RECV: one buffer takes three messages (1000 B, 2000 B over two
+ * packets, 1000 B); each completion points at the message's place in the
+ * buffer (fi_multi_recv: "returned completion buffer out of range"), the
+ * last one, leaving less than FI_OPT_MIN_MULTI_RECV, carries
+ * FI_MULTI_RECV.
+ */
+static void
+test_multi_recv(void)
+{
+	static const size_t len[3] = { 1000, 2000, 1000 };
+	static const size_t at[3] = { 0, 1000, 3000 };
+	struct node m = { .dom = n1.dom };
+	struct fi_info *fi = fi_dupinfo(info);
+	size_t min = 64, olen = sizeof(min);
+	struct iovec iov = { .iov_base = rbuf, .iov_len = 4050 };
+	struct fi_msg msg = { .msg_iov = &iov, .iov_count = 1,
+			      .addr = FI_ADDR_UNSPEC };
+	struct fi_cq_tagged_entry e;
+	fi_addr_t to = FI_ADDR_NOTAVAIL;
+	char c0, c1;
+
+	CHECK(fi != NULL);
+	if (fi == NULL)
+		return;
+	fi->caps |= FI_MULTI_RECV;
+	fi->rx_attr->caps |= FI_MULTI_RECV;
+	CHECK_RC(ep_open_info(&m, NULL, fi), 0);
+	fi_freeinfo(fi);
+	if (m.ep == NULL)
+		goto out;
+	CHECK_RC(fi_getopt(&m.ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV,
+			   &min, &olen), 0);
+	CHECK(min == 64);
+	CHECK_RC(fi_av_insert(n0.av, &m.addr, 1, &to, 0, NULL), 1);
+	memset(rbuf, 0, 4096);
+	msg.context = &c1;
+	CHECK_RC(fi_recvmsg(m.ep, &msg, FI_MULTI_RECV), 0);
+	for (int k = 0; k < 3; k++) {
+		fill(sbuf, len[k], 80 + k);
+		CHECK_RC(fi_send(n0.ep, sbuf, len[k], NULL, to, &c0), 0);
+		expect_ok(n0.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+		memset(&e, 0, sizeof(e));
+		expect_ok(m.cq, &c1, FI_RECV | FI_MSG, &e, NULL);
+		CHECK(e.len == len[k] && e.buf == rbuf + at[k] && e.tag == 0);
+		CHECK(!!(e.flags & FI_MULTI_RECV) == (k == 2));
+		CHECK(memcmp(rbuf + at[k], sbuf, len[k]) == 0);
+		if (e.buf != rbuf + at[k])
+			fprintf(stderr, "multi-recv %d at +%td, want +%zu\n",
+				k, (uint8_t *)e.buf - rbuf, at[k]);
+	}
+	CHECK_RC(fi_av_remove(n0.av, &to, 1, 0), 0);
+out:
+	ep_node_close(&m);
+}
+
 /* Poll @p c until it reaches @p want (bounded); its value. */
 static uint64_t
 cntr_wait(struct fid_cntr *c, uint64_t want)
@@ -1332,6 +1388,7 @@ main(int argc, char **argv)
 	test_ai_full();
 	test_service_bind();
 	test_timeout();
+	test_multi_recv();
 	CHECK_RC(fi_mr_reg(n1.dom, rbuf, BIG, FI_REMOTE_WRITE | FI_REMOTE_READ,
 			   0, 0, 0, &mr, NULL), 0);
 	if (mr != NULL) {
