@@ -37,8 +37,6 @@
 		     FI_TRANSMIT_COMPLETE | FI_DELIVERY_COMPLETE | FI_FENCE)
 #define RX_OP_FLAGS (FI_COMPLETION | FI_MULTI_RECV)
 #define MR_REQUIRED (FI_MR_PROV_KEY | FI_MR_ALLOCATED | FI_MR_VIRT_ADDR)
-/* Bytes of headers below the payload in one packet (IPv4/UDP, PDS, SES) */
-#define PKT_OVERHEAD 128
 
 static const enum uet_profile profiles[] = {
 	UET_PROFILE_HPC, UET_PROFILE_AI_FULL, UET_PROFILE_AI_BASE,
@@ -269,7 +267,7 @@ entry_make(const struct uet_config *cfg, unsigned int port,
 	struct fi_info *fi = fi_allocinfo();
 	char dev[64], name[96];
 	uint64_t caps = uet_ofi_profile_caps(prof, type);
-	uint64_t pkt = cp->mtu > PKT_OVERHEAD ? cp->mtu - PKT_OVERHEAD : 64;
+	uint64_t pkt = cp->mtu > UET_OFI_PKT_OVERHEAD ? cp->mtu - UET_OFI_PKT_OVERHEAD : 64;
 	enum fi_progress prog = inline_progress ? FI_PROGRESS_MANUAL :
 						  FI_PROGRESS_AUTO;
 

@@ -59,6 +59,8 @@
 #define UET_OFI_MR_MAX 65536
 #define UET_OFI_MSG_MAX UINT64_C(0xFFFFFFFF)
 #define UET_OFI_RI_DEF 4        /* resource indices per endpoint */
+/* Bytes of headers below the payload in one packet (IPv4/UDP, PDS, SES) */
+#define UET_OFI_PKT_OVERHEAD 128
 #define UET_OFI_PORT_BASE 0xC000 /* FI_SOCKADDR_IN port = base | PIDonFEP */
 #define UET_OFI_PID_MASK 0xFFFu
 #define UET_OFI_JOB_MASK 0xFFFFFFu

@@ -58,7 +58,7 @@ ses_ck_frag(uint64_t c)
 /* Largest data in a RESPONSE_DATA_SMALL stored by the PDS (4.5, 3). */
 #define SES_SMALL_DATA_MAX (UET_PDS_RESP_MAX - UET_SES_RESPONSE_DATA_SMALL_LEN)
 /* Fetching atomics return their old values in the ACK: at most this. */
-#define SES_FETCH_MAX 32u
+#define SES_FETCH_MAX UET_AMO_FETCH_MAX
 
 enum ses_msg_state {
 	SES_MSG_FREE = 0,

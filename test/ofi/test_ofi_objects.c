@@ -309,8 +309,22 @@ test_atomic_valid(struct fid_ep *ep, struct fid_domain *dom, bool base)
 	{
 		size_t cnt = 0;
 
+		/* one packet of operands (MTU 1500 less 128 header bytes),
+		 * 32 fetched bytes, one CAS element of at most 16 bytes */
 		CHECK_RC(fi_atomicvalid(ep, FI_UINT64, FI_SUM, &cnt), 0);
-		CHECK(cnt == 4096 / 8);
+		CHECK(cnt == (1500 - 128) / 8);
+		if (!base) {
+			CHECK_RC(fi_fetch_atomicvalid(ep, FI_UINT32, FI_SUM,
+						      &cnt), 0);
+			CHECK(cnt == 32 / 4);
+			CHECK_RC(fi_compare_atomicvalid(ep, FI_UINT64, FI_CSWAP,
+							&cnt), 0);
+			CHECK(cnt == 1);
+			CHECK_RC(fi_compare_atomicvalid(ep,
+							FI_LONG_DOUBLE_COMPLEX,
+							FI_CSWAP, &cnt),
+				 -FI_EOPNOTSUPP);
+		}
 		CHECK(fi_atomicvalid(ep, FI_DOUBLE, FI_BOR, &cnt) ==
 		      -FI_EOPNOTSUPP);
 	}
