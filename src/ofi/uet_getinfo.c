@@ -32,7 +32,7 @@
 		 FI_READ | FI_WRITE)
 #define RX_CAPS (FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC | FI_RECV | \
 		 FI_REMOTE_READ | FI_REMOTE_WRITE | FI_SOURCE | \
-		 FI_MULTI_RECV | FI_DIRECTED_RECV)
+		 FI_MULTI_RECV | FI_DIRECTED_RECV | FI_RMA_EVENT)
 #define TX_OP_FLAGS (FI_COMPLETION | FI_INJECT | FI_INJECT_COMPLETE | \
 		     FI_TRANSMIT_COMPLETE | FI_DELIVERY_COMPLETE | FI_FENCE)
 #define RX_OP_FLAGS (FI_COMPLETION | FI_MULTI_RECV)
@@ -82,8 +82,10 @@ uet_ofi_profile_caps(enum uet_profile p, enum fi_ep_type type)
 
 	if (type == FI_EP_DGRAM)
 		return caps;
+	/* FI_RMA_EVENT: FI_REMOTE_WRITE / FI_REMOTE_READ counters (and
+	 * remote CQ data) count the peers' accesses (uet_ep.c) */
 	caps |= FI_TAGGED | FI_MULTI_RECV | FI_DIRECTED_RECV | FI_RMA |
-		FI_ATOMIC | FI_WRITE | FI_REMOTE_WRITE;
+		FI_ATOMIC | FI_WRITE | FI_REMOTE_WRITE | FI_RMA_EVENT;
 	if (p != UET_PROFILE_AI_BASE)
 		caps |= FI_READ | FI_REMOTE_READ;
 	return caps;

@@ -298,6 +298,19 @@ test_attr_caps(void)
 	}
 	fi_freeinfo(fi);
 	fi = NULL;
+	/* FI_RMA_EVENT (fabtests fi_rdm_rma_event): the RDM entries */
+	h->caps = FI_MSG | FI_RMA | FI_RMA_EVENT;
+	h->domain_attr->mr_mode = FI_MR_PROV_KEY | FI_MR_ALLOCATED |
+				  FI_MR_VIRT_ADDR;
+	CHECK_RC(fi_getinfo(V, NULL, NULL, 0, h, &fi), 0);
+	CHECK(count(fi) == 3);
+	for (struct fi_info *i = fi; i; i = i->next) {
+		CHECK(i->ep_attr->type == FI_EP_RDM);
+		CHECK(i->caps & FI_RMA_EVENT);
+		CHECK(i->rx_attr->caps & FI_RMA_EVENT);
+	}
+	fi_freeinfo(fi);
+	fi = NULL;
 	h->caps = FI_RMA;
 	h->domain_attr->mr_mode = FI_MR_BASIC;
 	CHECK_RC(fi_getinfo(V, NULL, NULL, 0, h, &fi), 0);
