@@ -138,15 +138,31 @@ struct gi_req {
 	bool inline_progress;
 };
 
+/*
+ * The capabilities of an entry for requested @p req: the direction bits
+ * restrict their own primary capabilities only (fi_getinfo(3)): FI_SEND /
+ * FI_RECV the message ones, FI_READ / FI_WRITE / FI_REMOTE_* the RMA and
+ * atomic ones; a group asked for without any of its bits gets them all
+ * (fabtests fi_rma_bw asks FI_MSG | FI_RMA | FI_WRITE | FI_REMOTE_WRITE
+ * and still receives messages).
+ */
 static uint64_t
 result_caps(uint64_t entry, uint64_t req)
 {
+	const uint64_t msg_dirs = FI_SEND | FI_RECV;
+	const uint64_t rma_dirs = FI_READ | FI_WRITE | FI_REMOTE_READ |
+				  FI_REMOTE_WRITE;
 	uint64_t caps;
 
 	if (req == 0)
 		return entry;
 	caps = req | (entry & (FI_LOCAL_COMM | FI_REMOTE_COMM));
-	if (!(req & CAPS_DIRS))
+	if ((req & (FI_MSG | FI_TAGGED)) && !(req & msg_dirs))
+		caps |= entry & msg_dirs;
+	if ((req & (FI_RMA | FI_ATOMIC)) && !(req & rma_dirs))
+		caps |= entry & rma_dirs;
+	if (!(req & (FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC)) &&
+	    !(req & CAPS_DIRS))
 		caps |= entry & CAPS_DIRS;
 	return caps;
 }

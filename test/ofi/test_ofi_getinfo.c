@@ -298,6 +298,18 @@ test_attr_caps(void)
 	}
 	fi_freeinfo(fi);
 	fi = NULL;
+	/* direction bits restrict their own group: RMA write-only still
+	 * sends and receives messages (fabtests fi_rma_bw) */
+	h->caps = FI_MSG | FI_RMA | FI_WRITE | FI_REMOTE_WRITE;
+	h->domain_attr->mr_mode = FI_MR_PROV_KEY | FI_MR_ALLOCATED |
+				  FI_MR_VIRT_ADDR;
+	CHECK_RC(fi_getinfo(V, NULL, NULL, 0, h, &fi), 0);
+	for (struct fi_info *i = fi; i; i = i->next) {
+		CHECK((i->caps & (FI_SEND | FI_RECV)) == (FI_SEND | FI_RECV));
+		CHECK(!(i->caps & (FI_READ | FI_REMOTE_READ)));
+	}
+	fi_freeinfo(fi);
+	fi = NULL;
 	/* FI_RMA_EVENT (fabtests fi_rdm_rma_event): the RDM entries */
 	h->caps = FI_MSG | FI_RMA | FI_RMA_EVENT;
 	h->domain_attr->mr_mode = FI_MR_PROV_KEY | FI_MR_ALLOCATED |
