@@ -291,7 +291,7 @@ cq_signal(struct fid_cq *cq_fid)
 void
 uet_ofi_prov_strerror(int prov_errno, char *out, size_t n)
 {
-	if (prov_errno > 0 && prov_errno <= 0xFF)
+	if (prov_errno > UET_RC_OK && prov_errno <= 0xFF)
 		snprintf(out, n, "UET %s (0x%02x) from the target",
 			 uet_ses_rc_name((unsigned int)prov_errno),
 			 (unsigned int)prov_errno);

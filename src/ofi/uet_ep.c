@@ -141,11 +141,11 @@ deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 					c->len : 0);
 	if (c->status != 0) {
 		e.err = c->status < 0 ? -c->status : c->status;
-		/* a UET return code from the target, or (none: 0 is
-		 * UET_RC_OK) the local errno, negative, so that
-		 * fi_cq_strerror can tell which (uet_cq.c) */
-		e.prov_errno = c->prov_errno != 0 ? (int)c->prov_errno :
-			       -(int)e.err;
+		/* a UET return code from the target, or (none: NULL or
+		 * OK, e.g. a PDS timeout or reset) the local errno,
+		 * negative, so that fi_cq_strerror can tell which */
+		e.prov_errno = c->prov_errno > UET_RC_OK ?
+			       (int)c->prov_errno : -(int)e.err;
 		if (c->flags & UET_CHAN_CQ_TRUNC) {
 			e.err = FI_ETRUNC;
 			e.olen = (size_t)c->olen;
