@@ -571,7 +571,10 @@ ep_close(struct fid *fid)
 	ep_job_del(ep);
 	ep_engine_unbind(ep);
 	uet_chan_free(ep->chan);
-	if (ep->pid_held)
+	if (ep->pid_held && ep->nb_pids > 0)
+		uet_ofi_fabric_pid_block_put(ep->dom->fab, ep->pid,
+					     ep->nb_pids);
+	else if (ep->pid_held)
 		uet_ofi_fabric_pid_put(ep->dom->fab, ep->dom->ctx, ep, ep->pid);
 	ep_unbind_all(ep);
 	if (ep->sep != NULL) {
@@ -990,6 +993,10 @@ ctx_open(struct uet_ofi_ep *sep, int index, bool tx, void *context,
 	c->addr = sep->addr;
 	c->job = sep->job;
 	c->pid = sep->pid;
+	/* named receive contexts: context i is its own process, PIDonFEP
+	 * of the SEP + i, which fi_rx_addr() selects at the sender */
+	if (!tx && sep->nb_pids > 1)
+		c->pid = (uint16_t)((sep->pid + index) & UET_OFI_PID_MASK);
 	c->initiator = sep->initiator;
 	c->ep_fid.fid.fclass = tx ? FI_CLASS_TX_CTX : FI_CLASS_RX_CTX;
 	if (size)
@@ -1088,7 +1095,19 @@ uet_ofi_sep_open(struct fid_domain *domain, struct fi_info *info,
 		free(sep);
 		return rc;
 	}
-	rc = ep_pid_take(sep);
+	if ((sep->caps & FI_NAMED_RX_CTX) && nrx > 1) {
+		rc = uet_ofi_fabric_pid_block(d->fab, sep->want_pid,
+					      (unsigned int)nrx, &sep->pid,
+					      &sep->initiator);
+		if (rc == 0) {
+			sep->nb_pids = (unsigned int)nrx;
+			sep->pid_held = true;
+			sep->addr.pid_on_fep = htons(sep->pid);
+			sep->addr.initiator_id = htonl(sep->initiator);
+		}
+	} else {
+		rc = ep_pid_take(sep);
+	}
 	if (rc < 0) {
 		fi_freeinfo(sep->info);
 		uet_ofi_lock_fini(&sep->lock);
@@ -1103,7 +1122,11 @@ uet_ofi_sep_open(struct fid_domain *domain, struct fi_info *info,
 	if (sep->tx_ctx == NULL || sep->rx_ctx == NULL) {
 		free(sep->tx_ctx);
 		free(sep->rx_ctx);
-		uet_ofi_fabric_pid_put(d->fab, d->ctx, sep, sep->pid);
+		if (sep->nb_pids > 0)
+			uet_ofi_fabric_pid_block_put(d->fab, sep->pid,
+						     sep->nb_pids);
+		else
+			uet_ofi_fabric_pid_put(d->fab, d->ctx, sep, sep->pid);
 		fi_freeinfo(sep->info);
 		uet_ofi_lock_fini(&sep->lock);
 		free(sep);

@@ -189,6 +189,67 @@ uet_ofi_fabric_pid_get(struct uet_ofi_fabric *fab, unsigned int ctx,
 	return rc;
 }
 
+static bool
+pid_run_free(const struct uet_ofi_fabric *fab, uint16_t first, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		uint16_t p = (uint16_t)((first + i) & UET_OFI_PID_MASK);
+
+		if (p == 0 || pid_busy(fab, p) || pid_ctx_of(fab, p) >= 0)
+			return false;
+	}
+	return true;
+}
+
+int
+uet_ofi_fabric_pid_block(struct uet_ofi_fabric *fab, uint16_t want,
+			 unsigned int n, uint16_t *pid, uint32_t *initiator)
+{
+	unsigned int k, max = fabric_pid_extra_max(fab);
+	uint16_t base = (uint16_t)(fab->sul.pid_base +
+				   uet_engine_nb_lcores(fab->engine));
+	int rc = -FI_ENOSPC;
+
+	if (n == 0 || n > 64 || want > UET_OFI_PID_MASK)
+		return -FI_EINVAL;
+	pthread_mutex_lock(&fab->ctl_lock);
+	if (want != 0) {
+		rc = pid_run_free(fab, want, n) ? 0 : -FI_EADDRINUSE;
+		*pid = want;
+	} else {
+		for (k = 0; k + n <= max; k++) {
+			*pid = (uint16_t)((base + k) & UET_OFI_PID_MASK);
+			if (pid_run_free(fab, *pid, n)) {
+				rc = 0;
+				break;
+			}
+		}
+	}
+	if (rc == 0) {
+		for (k = 0; k < n; k++)
+			pid_busy_set(fab, (uint16_t)((*pid + k) &
+						     UET_OFI_PID_MASK), true);
+		*initiator = fabric_initiator_derived(fab, *pid);
+	}
+	pthread_mutex_unlock(&fab->ctl_lock);
+	if (rc < 0)
+		FI_WARN(&uet_prov, FI_LOG_EP_CTRL,
+			"no run of %u free PIDonFEPs%s\n", n,
+			want ? " at the bound service" : "");
+	return rc;
+}
+
+void
+uet_ofi_fabric_pid_block_put(struct uet_ofi_fabric *fab, uint16_t pid,
+			     unsigned int n)
+{
+	pthread_mutex_lock(&fab->ctl_lock);
+	for (unsigned int k = 0; k < n; k++)
+		pid_busy_set(fab, (uint16_t)((pid + k) & UET_OFI_PID_MASK),
+			     false);
+	pthread_mutex_unlock(&fab->ctl_lock);
+}
+
 void
 uet_ofi_fabric_pid_put(struct uet_ofi_fabric *fab, unsigned int ctx,
 		       const void *owner, uint16_t pid)

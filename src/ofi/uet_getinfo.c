@@ -29,7 +29,7 @@
 			 FI_ORDER_ATOMIC_RAR | FI_ORDER_ATOMIC_RAW | \
 			 FI_ORDER_ATOMIC_WAR | FI_ORDER_ATOMIC_WAW)
 #define TX_CAPS (FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC | FI_SEND | \
-		 FI_READ | FI_WRITE)
+		 FI_READ | FI_WRITE | FI_NAMED_RX_CTX)
 #define RX_CAPS (FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC | FI_RECV | \
 		 FI_REMOTE_READ | FI_REMOTE_WRITE | FI_SOURCE | \
 		 FI_MULTI_RECV | FI_DIRECTED_RECV | FI_RMA_EVENT)
@@ -85,7 +85,8 @@ uet_ofi_profile_caps(enum uet_profile p, enum fi_ep_type type)
 	/* FI_RMA_EVENT: FI_REMOTE_WRITE / FI_REMOTE_READ counters (and
 	 * remote CQ data) count the peers' accesses (uet_ep.c) */
 	caps |= FI_TAGGED | FI_MULTI_RECV | FI_DIRECTED_RECV | FI_RMA |
-		FI_ATOMIC | FI_WRITE | FI_REMOTE_WRITE | FI_RMA_EVENT;
+		FI_ATOMIC | FI_WRITE | FI_REMOTE_WRITE | FI_RMA_EVENT |
+		FI_NAMED_RX_CTX;
 	if (p != UET_PROFILE_AI_BASE)
 		caps |= FI_READ | FI_REMOTE_READ;
 	return caps;

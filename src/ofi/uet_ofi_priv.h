@@ -255,6 +255,14 @@ int uet_ofi_fabric_pid_get(struct uet_ofi_fabric *fab, unsigned int ctx,
 			   uint32_t *initiator);
 void uet_ofi_fabric_pid_put(struct uet_ofi_fabric *fab, unsigned int ctx,
 			    const void *owner, uint16_t pid);
+/* @p n consecutive extra PIDonFEPs (a scalable endpoint whose receive
+ * contexts are named: context i is the first + i), from @p want or the
+ * first free run; -FI_EADDRINUSE, -FI_ENOSPC. */
+int uet_ofi_fabric_pid_block(struct uet_ofi_fabric *fab, uint16_t want,
+			     unsigned int n, uint16_t *pid,
+			     uint32_t *initiator);
+void uet_ofi_fabric_pid_block_put(struct uet_ofi_fabric *fab, uint16_t pid,
+				  unsigned int n);
 /* Run a control request on engine context @p ctx (uet_ses_ulp_ctl);
  * returns its rc (0 or -errno) or -FI_EOTHER when unanswered. */
 int uet_ofi_fabric_ctl(struct uet_ofi_fabric *fab, unsigned int ctx,
@@ -415,6 +423,9 @@ struct uet_ofi_av_entry {
 	struct uet_ofi_addr addr; /* first: address handles point here */
 	bool used;
 	uint32_t next_free;
+	/* rx_ctx_bits: the address of receive context i (PIDonFEP + i),
+	 * UET_OFI_CTX_MAX of them; NULL otherwise */
+	struct uet_ofi_addr *rx;
 };
 
 struct uet_ofi_av {
@@ -434,6 +445,7 @@ struct uet_ofi_av {
 	/* initiator id -> index, open addressing */
 	uint64_t *rev;                    /* (id << 32) | (idx + 1); 0 empty */
 	size_t rev_cap;
+	int rx_ctx_bits;                  /* fi_rx_addr() bits at the top */
 };
 
 int uet_ofi_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
@@ -537,6 +549,7 @@ struct uet_ofi_ep {
 	bool is_sep, tx_only, rx_only;
 	int ctx_index;
 	int nb_tx_ctx, nb_rx_ctx;
+	unsigned int nb_pids;        /* SEP, named rx contexts: its block */
 	struct uet_ofi_ep **tx_ctx, **rx_ctx;
 };
 

@@ -1085,6 +1085,103 @@ test_atomic_valid_all(struct fid_mr *mr)
 	CHECK(ran > 100);
 }
 
+/*
+ * A scalable endpoint with named receive contexts (FI_NAMED_RX_CTX, what
+ * fabtests fi_scalable_ep asks for): a sender whose AV has rx_ctx_bits
+ * reaches receive context i with fi_rx_addr(peer, i, bits), and only
+ * that context gets the message.
+ */
+static void
+test_sep_named(void)
+{
+	struct fi_av_attr ava = { .type = FI_AV_TABLE, .rx_ctx_bits = 2 };
+	struct fi_cq_attr cqa = { .format = FI_CQ_FORMAT_TAGGED, .size = 64 };
+	struct fi_info *fi = fi_dupinfo(info);
+	struct fid_ep *sep = NULL, *tx = NULL, *rx[2] = { NULL, NULL };
+	struct fid_cq *rcq[2] = { NULL, NULL }, *tcq = NULL;
+	struct fid_av *sav = NULL, *av = NULL;
+	struct fid_ep *snd = NULL;
+	struct uet_ofi_addr sa;
+	size_t len = sizeof(sa);
+	fi_addr_t peer = FI_ADDR_NOTAVAIL;
+	struct fi_cq_tagged_entry e;
+	char c0, c1[2];
+	int k;
+
+	CHECK(fi != NULL);
+	if (fi == NULL)
+		return;
+	fi->caps |= FI_NAMED_RX_CTX;
+	fi->ep_attr->tx_ctx_cnt = 1;
+	fi->ep_attr->rx_ctx_cnt = 2;
+	CHECK_RC(fi_av_open(n1.dom, &ava, &sav, NULL), 0);
+	CHECK_RC(fi_scalable_ep(n1.dom, fi, &sep, NULL), 0);
+	if (sep == NULL || sav == NULL)
+		goto out;
+	CHECK_RC(fi_scalable_ep_bind(sep, &sav->fid, 0), 0);
+	for (k = 0; k < 2; k++) {
+		CHECK_RC(fi_cq_open(n1.dom, &cqa, &rcq[k], NULL), 0);
+		CHECK_RC(fi_rx_context(sep, k, NULL, &rx[k], NULL), 0);
+		if (rx[k] == NULL || rcq[k] == NULL)
+			goto out;
+		CHECK_RC(fi_ep_bind(rx[k], &rcq[k]->fid, FI_RECV), 0);
+	}
+	CHECK_RC(fi_cq_open(n1.dom, &cqa, &tcq, NULL), 0);
+	CHECK_RC(fi_tx_context(sep, 0, NULL, &tx, NULL), 0);
+	if (tx == NULL || tcq == NULL)
+		goto out;
+	CHECK_RC(fi_ep_bind(tx, &tcq->fid, FI_TRANSMIT), 0);
+	CHECK_RC(fi_enable(sep), 0);
+	CHECK_RC(fi_enable(tx), 0);
+	for (k = 0; k < 2; k++)
+		CHECK_RC(fi_enable(rx[k]), 0);
+	CHECK_RC(fi_getname(&sep->fid, &sa, &len), 0);
+	/* the sender: an endpoint of n0's domain with an rx_ctx_bits AV */
+	CHECK_RC(fi_av_open(n0.dom, &ava, &av, NULL), 0);
+	CHECK_RC(fi_endpoint(n0.dom, info, &snd, NULL), 0);
+	if (av == NULL || snd == NULL)
+		goto out;
+	CHECK_RC(fi_ep_bind(snd, &av->fid, 0), 0);
+	CHECK_RC(fi_ep_bind(snd, &n0.cq->fid, FI_TRANSMIT | FI_RECV), 0);
+	CHECK_RC(fi_enable(snd), 0);
+	CHECK_RC(fi_av_insert(av, &sa, 1, &peer, 0, NULL), 1);
+	for (k = 0; k < 2; k++)
+		CHECK_RC(fi_recv(rx[k], rbuf + 1000 * k, 1000, NULL,
+				 FI_ADDR_UNSPEC, &c1[k]), 0);
+	/* context 1 first, then 0: each gets exactly its own */
+	for (k = 1; k >= 0; k--) {
+		fill(sbuf, 100 + k, 90 + k);
+		CHECK_RC(fi_send(snd, sbuf, 100 + k, NULL,
+				 fi_rx_addr(peer, k, 2), &c0), 0);
+		expect_ok(n0.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+		memset(&e, 0, sizeof(e));
+		expect_ok(rcq[k], &c1[k], FI_RECV | FI_MSG, &e, NULL);
+		CHECK(e.len == 100u + k &&
+		      memcmp(rbuf + 1000 * k, sbuf, 100 + k) == 0);
+		CHECK(cq_quiet(rcq[1 - k], 200));
+	}
+out:
+	if (snd != NULL)
+		CHECK_RC(fi_close(&snd->fid), 0);
+	if (av != NULL)
+		CHECK_RC(fi_close(&av->fid), 0);
+	if (tx != NULL)
+		CHECK_RC(fi_close(&tx->fid), 0);
+	for (k = 0; k < 2; k++)
+		if (rx[k] != NULL)
+			CHECK_RC(fi_close(&rx[k]->fid), 0);
+	if (sep != NULL)
+		CHECK_RC(fi_close(&sep->fid), 0);
+	for (k = 0; k < 2; k++)
+		if (rcq[k] != NULL)
+			CHECK_RC(fi_close(&rcq[k]->fid), 0);
+	if (tcq != NULL)
+		CHECK_RC(fi_close(&tcq->fid), 0);
+	if (sav != NULL)
+		CHECK_RC(fi_close(&sav->fid), 0);
+	fi_freeinfo(fi);
+}
+
 /* Poll @p c until it reaches @p want (bounded); its value. */
 static uint64_t
 cntr_wait(struct fid_cntr *c, uint64_t want)
@@ -1461,6 +1558,7 @@ main(int argc, char **argv)
 	test_service_bind();
 	test_timeout();
 	test_multi_recv();
+	test_sep_named();
 	CHECK_RC(fi_mr_reg(n1.dom, rbuf, BIG, FI_REMOTE_WRITE | FI_REMOTE_READ,
 			   0, 0, 0, &mr, NULL), 0);
 	if (mr != NULL) {

@@ -282,7 +282,7 @@ static void
 test_attr_caps(void)
 {
 	const uint64_t tx_ok = FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC |
-			       FI_SEND | FI_READ | FI_WRITE;
+			       FI_SEND | FI_READ | FI_WRITE | FI_NAMED_RX_CTX;
 	const uint64_t rx_ok = FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC |
 			       FI_RECV | FI_REMOTE_READ | FI_REMOTE_WRITE |
 			       FI_SOURCE | FI_MULTI_RECV | FI_DIRECTED_RECV |
@@ -308,6 +308,15 @@ test_attr_caps(void)
 		CHECK((i->caps & (FI_SEND | FI_RECV)) == (FI_SEND | FI_RECV));
 		CHECK(!(i->caps & (FI_READ | FI_REMOTE_READ)));
 	}
+	fi_freeinfo(fi);
+	fi = NULL;
+	/* FI_NAMED_RX_CTX (fabtests fi_scalable_ep): the RDM entries */
+	h->caps = FI_MSG | FI_NAMED_RX_CTX;
+	CHECK_RC(fi_getinfo(V, NULL, NULL, 0, h, &fi), 0);
+	CHECK(count(fi) == 3);
+	for (struct fi_info *i = fi; i; i = i->next)
+		CHECK((i->caps & FI_NAMED_RX_CTX) &&
+		      (i->tx_attr->caps & FI_NAMED_RX_CTX));
 	fi_freeinfo(fi);
 	fi = NULL;
 	/* FI_RMA_EVENT (fabtests fi_rdm_rma_event): the RDM entries */
