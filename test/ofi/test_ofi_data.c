@@ -1182,6 +1182,28 @@ out:
 	fi_freeinfo(fi);
 }
 
+/* AV: a peer removed and inserted again is reachable through its new
+ * fi_addr (fabtests fi_av_xfer), and the old one is gone. */
+static void
+test_av_reinsert(void)
+{
+	fi_addr_t old = n0.peer;
+	struct fi_cq_tagged_entry e;
+	char c0, c1;
+
+	CHECK_RC(fi_av_remove(n0.av, &n0.peer, 1, 0), 0);
+	CHECK_RC(fi_send(n0.ep, sbuf, 8, NULL, old, &c0), -FI_EINVAL);
+	CHECK_RC(fi_av_insert(n0.av, &n1.addr, 1, &n0.peer, 0, NULL), 1);
+	CHECK(n0.peer != old); /* FI_AV_TABLE: a new index */
+	fill(sbuf, 300, 95);
+	CHECK_RC(fi_recv(n1.ep, rbuf, 1000, NULL, FI_ADDR_UNSPEC, &c1), 0);
+	CHECK_RC(fi_send(n0.ep, sbuf, 300, NULL, n0.peer, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &c1, FI_RECV | FI_MSG, &e, NULL);
+	CHECK(e.len == 300 && memcmp(rbuf, sbuf, 300) == 0);
+}
+
 /* Poll @p c until it reaches @p want (bounded); its value. */
 static uint64_t
 cntr_wait(struct fid_cntr *c, uint64_t want)
@@ -1559,6 +1581,7 @@ main(int argc, char **argv)
 	test_timeout();
 	test_multi_recv();
 	test_sep_named();
+	test_av_reinsert();
 	CHECK_RC(fi_mr_reg(n1.dom, rbuf, BIG, FI_REMOTE_WRITE | FI_REMOTE_READ,
 			   0, 0, 0, &mr, NULL), 0);
 	if (mr != NULL) {
