@@ -165,7 +165,8 @@ ep_writevalid(struct fid_ep *fid, enum fi_datatype dt, enum fi_op op,
 {
 	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
 
-	return amo_valid(ep->dom->profile, ep->dom->port.mtu, dt, op, AMO_WRITE, count);
+	return amo_valid(ep->dom->profile, ep->dom->port.mtu, dt, op,
+			 AMO_WRITE, count);
 }
 
 static int
@@ -174,7 +175,8 @@ ep_readwritevalid(struct fid_ep *fid, enum fi_datatype dt, enum fi_op op,
 {
 	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
 
-	return amo_valid(ep->dom->profile, ep->dom->port.mtu, dt, op, AMO_FETCH, count);
+	return amo_valid(ep->dom->profile, ep->dom->port.mtu, dt, op,
+			 AMO_FETCH, count);
 }
 
 static int
@@ -183,7 +185,8 @@ ep_compwritevalid(struct fid_ep *fid, enum fi_datatype dt, enum fi_op op,
 {
 	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
 
-	return amo_valid(ep->dom->profile, ep->dom->port.mtu, dt, op, AMO_COMPARE, count);
+	return amo_valid(ep->dom->profile, ep->dom->port.mtu, dt, op,
+			 AMO_COMPARE, count);
 }
 
 /* One atomic descriptor. */
