@@ -251,7 +251,10 @@ cqe_from_ses(struct uet_chan_cqe *e, const struct uet_ses_cqe *s)
 		e->status = -EMSGSIZE;
 	e->len = s->len;
 	e->data = s->data;
-	e->tag = s->tag;
+	/* an untagged receive has no tag: the field carries where the
+	 * message starts in the buffer (a multi-recv buffer's slices) */
+	e->tag = (s->flags & UET_SES_CQ_RECV) && !(s->flags & UET_SES_CQ_TAGGED) ?
+		 s->offset : s->tag;
 	e->src = s->src;
 	e->prov_errno = s->prov_errno;
 	memset(e->rsvd0, 0, sizeof(e->rsvd0));
@@ -799,15 +802,19 @@ job_tables_undo(struct sul_ctx *c, struct sul_job *j)
 static int
 job_tables(struct sul_ctx *c, struct sul_job *j, const struct sul_job *base)
 {
+	/* MSG: initiators address a process by FA and PIDonFEP only (a
+	 * libfabric address has no RI generation), so the table keeps
+	 * generation 0 when an endpoint is closed and re-created */
 	struct uet_ses_ri_attr ra = {
 		.relative = true, .job_id = j->job, .pid_on_fep = j->pid,
-		.type = UET_SES_RI_MSG,
+		.type = UET_SES_RI_MSG, .generation_zero = true,
 	};
 	uint16_t rma = (c->start_ri + UET_SES_ULP_RI_RMA) & 0xFFF;
 	int rc;
 
 	ra.resource_index = (c->start_ri + UET_SES_ULP_RI_MSG) & 0xFFF;
 	j->ri_msg = uet_ses_ri_add(c->mr, &ra);
+	ra.generation_zero = false;
 	ra.type = UET_SES_RI_RMA;
 	ra.resource_index = (c->start_ri + UET_SES_ULP_RI_RDV) & 0xFFF;
 	j->ri_rdv = uet_ses_ri_add(c->mr, &ra);

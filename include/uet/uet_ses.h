@@ -141,6 +141,9 @@ struct uet_ses_cqe {
 	uint64_t olen;        /**< bytes dropped when TRUNC */
 	/** unsolicited completions (context 0): the PIDonFEP targeted */
 	uint16_t pid_on_fep;
+	/** receives: where in the posted buffer the message starts (not 0
+	 * only for a multi-recv buffer's second and later messages) */
+	uint64_t offset;
 };
 
 /** A receive post; field for field struct uet_chan_rqe. */

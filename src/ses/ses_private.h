@@ -58,7 +58,7 @@ ses_ck_frag(uint64_t c)
 /* Largest data in a RESPONSE_DATA_SMALL stored by the PDS (4.5, 3). */
 #define SES_SMALL_DATA_MAX (UET_PDS_RESP_MAX - UET_SES_RESPONSE_DATA_SMALL_LEN)
 /* Fetching atomics return their old values in the ACK: at most this. */
-#define SES_FETCH_MAX 32u
+#define SES_FETCH_MAX UET_AMO_FETCH_MAX
 
 enum ses_msg_state {
 	SES_MSG_FREE = 0,
@@ -161,6 +161,7 @@ struct ses_tgt {
 	uint8_t *buf;
 	uint64_t cap;         /* bytes the receive takes */
 	uint32_t cq_flags;    /* MULTI_RECV_DONE carried to the CQE */
+	uint64_t moff;        /* where buf is in a multi-recv buffer */
 	uint32_t hnext;
 	uint8_t gen;          /* bumped at every reuse (target tokens) */
 	uint8_t tc;
@@ -271,6 +272,7 @@ struct ses_rx_info {
 	uint32_t flags;   /* extra UET_SES_CQ_* */
 	int32_t status;
 	uint32_t rc;
+	uint64_t moff;    /* offset of the message in its receive buffer */
 };
 
 /* ses_init.c */

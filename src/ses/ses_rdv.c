@@ -415,6 +415,7 @@ ses_tgt_rdv(struct uet_ses *s, const struct uet_pds_event *ev,
 				      UET_SES_LIST_OVERFLOW, now);
 	}
 	t->ctx = r.context;
+	t->moff = r.offset;
 	t->cq_flags = (r.flags & UET_SES_MATCH_F_RELEASED) ?
 		      UET_SES_CQ_MULTI_RECV_DONE : 0;
 	memcpy((uint8_t *)r.buf + r.offset, pl, r.len < plen ? r.len : plen);

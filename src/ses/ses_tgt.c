@@ -433,7 +433,7 @@ ses_tgt_amo_args(const struct uet_ses_req *h, const uint8_t *pl,
 	*operand = NULL;
 	*compare = NULL;
 	if (cas) {
-		if (plen != 0 || h->request_length > 16)
+		if (plen != 0 || h->request_length > UET_AMO_CAS_MAX)
 			return UET_RC_AMO_UNSUPPORTED_SIZE;
 		*operand = h->atomic.swap;
 		*compare = h->atomic.compare;

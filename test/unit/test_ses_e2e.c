@@ -288,6 +288,48 @@ send__truncated_and_flow_controlled(void **state)
 	assert_true(sfw_run_idle(&w, RUN_NS));
 }
 
+/* A multi-recv buffer: each message's completion gives where it starts
+ * in the buffer (a single-packet, a multi-packet, a single-packet one);
+ * the last one, leaving less than min_free, releases the buffer. */
+static void
+recv__multi_offsets(void **state)
+{
+	static const uint32_t len[3] = { 1000, 3 * SFW_MTU + 17, 1000 };
+	struct uet_ses_recv r;
+	struct uet_ses_wr wr;
+	uint64_t at = 0;
+
+	(void)state;
+	fill(sbuf, 8192, 5);
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = 9;
+	r.buf = rbuf;
+	r.len = 2000 + len[1] + 50;
+	r.flags = UET_SES_RECV_F_MULTI;
+	r.min_free = 64;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	for (uint32_t k = 0; k < 3; k++) {
+		const struct uet_ses_cqe *c;
+
+		sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf + 100 * k, len[k]);
+		wr.context = k + 1;
+		submit(&wr);
+		assert_true(sfw_run_cq(&w, 0, k + 1, RUN_NS));
+		assert_true(sfw_run_cq(&w, 1, k + 1, RUN_NS));
+		c = &w.n[1].cq[k];
+		assert_int_equal(c->context, 9);
+		assert_int_equal(c->status, 0);
+		assert_int_equal(c->len, len[k]);
+		assert_int_equal(c->offset, at);
+		assert_int_equal(!!(c->flags & UET_SES_CQ_MULTI_RECV_DONE),
+				 k == 2);
+		assert_memory_equal(rbuf + at, sbuf + 100 * k, len[k]);
+		at += len[k];
+	}
+	assert_true(sfw_run_idle(&w, RUN_NS));
+}
+
 static void
 dgram__uud(void **state)
 {
@@ -1365,6 +1407,8 @@ main(void)
 			tagged__unexpected_then_wildcard, setup, teardown),
 		cmocka_unit_test_setup_teardown(send__truncated_and_flow_controlled,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(recv__multi_offsets, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(dgram__uud, setup, teardown),
 		cmocka_unit_test_setup_teardown(write_read__lossy, setup,
 						teardown),
