@@ -63,6 +63,7 @@ struct signature {
 	struct uet_fabric_eth_stats fe;
 	uint64_t eng_tx[HOSTS], eng_rx[HOSTS], retx[HOSTS];
 	uint64_t rx_malformed;
+	uint64_t neigh_hold_drop;
 };
 
 struct run_state {
@@ -72,6 +73,7 @@ struct run_state {
 };
 
 static unsigned int run_no;
+static bool bench_real_clock;
 
 static bool
 all_done(void *arg)
@@ -170,7 +172,9 @@ engine_make(const struct uet_fabric_eth *fe, unsigned int h,
 	snprintf(name, sizeof(name), "fx%uh%u", run_no, h);
 	ep.cfg = &c;
 	ep.name = name;
-	ep.clock = uet_fabric_eth_clock(fe);
+	/* clock_bench: host 0 keeps the default (TSC) clock */
+	ep.clock = bench_real_clock && h == 0 ? NULL :
+						uet_fabric_eth_clock(fe);
 	e = uet_engine_create(&ep);
 	if (e == NULL)
 		fprintf(stderr, "engine %s: %s\n", name,
@@ -214,6 +218,7 @@ signature_take(struct signature *g, struct uet_fabric_eth *fe,
 	uet_fabric_stats_get(uet_fabric_eth_fabric(fe), &g->fab);
 	uet_fabric_eth_stats_get(fe, &g->fe);
 	g->rx_malformed = 0;
+	g->neigh_hold_drop = 0;
 	for (unsigned int h = 0; h < HOSTS; h++) {
 		const struct uet_ulp_stats *u =
 			uet_ulp_ctx_stats(uet_ulp_ctx_get(eng[h], 0));
@@ -222,6 +227,7 @@ signature_take(struct signature *g, struct uet_fabric_eth *fe,
 		g->eng_tx[h] = st.total.tx_pkts;
 		g->eng_rx[h] = st.total.rx_pkts;
 		g->rx_malformed += st.total.rx_malformed;
+		g->neigh_hold_drop += st.total.neigh_hold_drop;
 		g->retx[h] = u->tx_retx;
 	}
 }
@@ -300,11 +306,13 @@ run(const struct scenario *sc, struct signature *g)
 	       PRIu64 " jumps); fabric: %" PRIu64 " frames injected, %"
 	       PRIu64 " delivered, %" PRIu64 " marks, %" PRIu64 " trims, %"
 	       PRIu64 " drops; engines: %" PRIu64 " retransmissions, %"
-	       PRIu64 " malformed (trimmed) frames dropped; ARP answered %"
-	       PRIu64 "; %.3f s wall, %.0f frames per wall second\n",
+	       PRIu64 " malformed (trimmed) frames dropped, %" PRIu64
+	       " dropped awaiting ARP; ARP answered %" PRIu64
+	       "; %.3f s wall, %.0f frames per wall second\n",
 	       sc->name, (double)rs.end_ns / 1000.0, g->iterations, g->jumps,
 	       g->fab.injected, g->fab.delivered, g->fab.marks, g->fab.trims,
-	       g->fab.drops, retx, g->rx_malformed, g->fe.arp_answered, wall,
+	       g->fab.drops, retx, g->rx_malformed, g->neigh_hold_drop,
+	       g->fe.arp_answered, wall,
 	       (double)g->fab.delivered / wall);
 	CHECK(g->fe.arp_answered >= (sc->incast ? HOSTS : 2 * HOSTS) - 1);
 	CHECK(g->fe.rx_full == 0 && g->fe.rx_nombuf == 0);
@@ -550,8 +558,66 @@ out:
 	rte_mempool_free(mp);
 }
 
+/*
+ * Not run by meson ("bench" argument): idle loop iterations per wall
+ * second of an engine on the real clock (TSC, the default) and of one on
+ * the injected virtual clock, to see what the clock indirection costs.
+ */
+static void
+clock_bench(void)
+{
+	struct uet_fabric_eth_params fp = { 0 };
+	struct uet_fabric_config fc;
+	struct uet_fabric_eth *fe;
+	struct uet_engine *e[2] = { 0 };
+	struct uet_proto_params pp[2];
+	struct uet_pds_config pds[2];
+	struct rulp *r[2] = { 0 };
+	struct rulp_params p;
+	const unsigned long iters = 5000000;
+	int err;
+
+	fabric_cfg(&fc, false);
+	fc.hosts = 2;
+	fc.hosts_per_leaf = 1;
+	fc.spines = 1;
+	fp.fabric = &fc;
+	fp.name = "fb";
+	fe = uet_fabric_eth_create(&fp, &err);
+	if (fe == NULL)
+		return;
+	memset(&p, 0, sizeof(p));
+	p.size = 64;
+	for (unsigned int h = 0; h < 2; h++) {
+		r[h] = rulp_create(&p);
+		pp[h] = (struct uet_proto_params){ .ulp = &rulp_ops,
+						   .ulp_arg = r[h] };
+		e[h] = engine_make(fe, h, &pp[h], &pds[h]);
+	}
+	for (unsigned int round = 0; round < 3 && e[0] && e[1]; round++) {
+		double t[2];
+
+		for (unsigned int h = 0; h < 2; h++) {
+			double t0 = wall_now();
+
+			for (unsigned long i = 0; i < iters; i++)
+				(void)uet_engine_poll(e[h], 1);
+			t[h] = wall_now() - t0;
+		}
+		printf("idle iterations per second: TSC clock %.1f M, "
+		       "virtual clock %.1f M\n", iters / t[0] / 1e6,
+		       iters / t[1] / 1e6);
+	}
+	uet_fabric_eth_drain(fe);
+	for (unsigned int h = 0; h < 2; h++) {
+		uet_engine_free(e[h]);
+		rulp_free(r[h]);
+	}
+	uet_fabric_eth_free(fe);
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	static const struct scenario sc[] = {
 		{ "permutation", false, false, 4000, 300, 64 },
@@ -565,6 +631,12 @@ main(void)
 	if (rc < 0) {
 		fprintf(stderr, "EAL: %s\n", strerror(-rc));
 		return 1;
+	}
+	if (argc > 1 && strcmp(argv[1], "bench") == 0) {
+		bench_real_clock = true;
+		clock_bench();
+		(void)rte_eal_cleanup();
+		return 0;
 	}
 	adapter_checks();
 	for (unsigned int i = 0; i < RTE_DIM(sc); i++) {
