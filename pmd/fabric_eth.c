@@ -514,12 +514,10 @@ uet_fabric_eth_stats_get(const struct uet_fabric_eth *fe,
 /* driver                                                              */
 /* ------------------------------------------------------------------ */
 
-/* When does anything next happen without a frame moving? */
 static uint64_t
-fe_next_time(const struct uet_fabric_eth *fe,
-	     const struct uet_fabric_eth_run *r)
+fe_engines_next(const struct uet_fabric_eth_run *r)
 {
-	uint64_t t = uet_fabric_next_event_time(fe->fab);
+	uint64_t t = UINT64_MAX;
 
 	for (unsigned int i = 0; i < r->nb_eng; i++)
 		t = RTE_MIN(t, uet_engine_next_deadline(r->eng[i]));
@@ -527,28 +525,36 @@ fe_next_time(const struct uet_fabric_eth *fe,
 }
 
 /*
- * Virtual time: nothing moved at this instant, so another round at the
- * same time would do nothing either; jump to the next thing due. A timer
- * the engine reports at or before now (a PDS wheel catching up) moves the
- * clock by 1 ns, which bounds the loop.
+ * Virtual time, after a round in which nothing moved: another round at
+ * the same time would do nothing either. Jump to the next thing due. The
+ * idle engines can only be woken by a delivery or by one of their timers,
+ * so fabric events before the first engine timer are run without
+ * polling the engines (their deadlines cannot change meanwhile) until one
+ * delivers a frame. A timer the engines report at or before now (a PDS
+ * wheel catching up) moves the clock by 1 ns, which bounds the loop.
  */
 static int
-fe_jump(struct uet_fabric_eth *fe, const struct uet_fabric_eth_run *r,
-	struct uet_fabric_eth_run_stats *st)
+fe_idle_advance(struct uet_fabric_eth *fe, const struct uet_fabric_eth_run *r,
+		struct uet_fabric_eth_run_stats *st)
 {
-	uint64_t t = fe_next_time(fe, r);
+	uint64_t eng = fe_engines_next(r);
 
-	if (t == UINT64_MAX)
-		return -EDEADLK;
-	if (t <= fe->now)
-		t = fe->now + 1;
-	if (r->until_ns != 0 && t > r->until_ns) {
-		fe->now = r->until_ns;
-		return -ETIMEDOUT;
+	for (;;) {
+		uint64_t t = RTE_MIN(uet_fabric_next_event_time(fe->fab), eng);
+
+		if (t == UINT64_MAX)
+			return -EDEADLK;
+		if (t <= fe->now)
+			t = fe->now + 1;
+		if (r->until_ns != 0 && t > r->until_ns) {
+			fe->now = r->until_ns;
+			return -ETIMEDOUT;
+		}
+		fe->now = t;
+		st->jumps++;
+		if (t >= eng || uet_fabric_eth_service(fe, t) != 0)
+			return 0;
 	}
-	fe->now = t;
-	st->jumps++;
-	return 0;
 }
 
 int
@@ -596,7 +602,7 @@ uet_fabric_eth_run(struct uet_fabric_eth *fe,
 			continue;
 		}
 		if (work == 0) {
-			rc = fe_jump(fe, r, st);
+			rc = fe_idle_advance(fe, r, st);
 			if (rc < 0)
 				break;
 		}
