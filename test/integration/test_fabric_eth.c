@@ -578,6 +578,90 @@ out:
 }
 
 /*
+ * A destination no host has: the adapter leaves the ARP requests
+ * unanswered. The PDC fails after its retransmissions; the engine keeps
+ * probing (every 100 ms, 10 probes) and then gives the neighbour up. The
+ * virtual clock has to see those probes as engine timers
+ * (uet_engine_next_deadline()), else the run would stop at the PDC's
+ * failure with one probe sent; afterwards nothing is armed and the
+ * driver reports -EDEADLK.
+ */
+static bool
+sent(void *arg)
+{
+	return rulp_send_finished(arg);
+}
+
+static void
+unreachable(void)
+{
+	static const uint8_t nowhere[4] = { 10, 0, 0, 99 };
+	struct uet_fabric_eth_params fp = { 0 };
+	struct uet_fabric_eth_run r = { 0 };
+	struct uet_fabric_eth_run_stats rs;
+	struct uet_fabric_eth_stats fst;
+	static struct uet_engine_stats st;
+	struct uet_fabric_config fc;
+	struct uet_fabric_eth *fe;
+	struct uet_engine *e = NULL;
+	struct uet_proto_params pp;
+	struct uet_pds_config pds;
+	struct rulp_result res;
+	struct rulp *ru = NULL;
+	struct rulp_params p;
+	uint64_t failed_at;
+	int err = 0;
+
+	run_no++;
+	fabric_cfg(&fc, false);
+	fp.fabric = &fc;
+	fp.name = "fu";
+	fe = uet_fabric_eth_create(&fp, &err);
+	CHECK(fe != NULL);
+	if (fe == NULL)
+		return;
+	memset(&p, 0, sizeof(p));
+	memcpy(p.peer.addr, nowhere, 4);
+	p.mode = UET_PDS_MODE_RUD;
+	p.size = 64;
+	p.count = 1;
+	p.window = 1;
+	ru = rulp_create(&p);
+	pp = (struct uet_proto_params){ .ulp = &rulp_ops, .ulp_arg = ru };
+	e = ru != NULL ? engine_make(fe, 0, &pp, &pds) : NULL;
+	CHECK(e != NULL);
+	if (e == NULL)
+		goto out;
+	r.eng = &e;
+	r.nb_eng = 1;
+	r.virtual_time = true;
+	r.done = sent;
+	r.arg = ru;
+	r.until_ns = 10 * MAX_NS;
+	r.max_iterations = 1000000;
+	CHECK(uet_fabric_eth_run(fe, &r, &rs) == 0);
+	failed_at = rs.end_ns;
+	r.done = never;
+	CHECK(uet_fabric_eth_run(fe, &r, &rs) == -EDEADLK);
+	rulp_result(ru, &res);
+	(void)uet_engine_stats_get(e, &st);
+	uet_fabric_eth_stats_get(fe, &fst);
+	printf("unreachable: PDC failed at %.1f ms virtual, last of %" PRIu64
+	       " ARP probes unanswered, idle from %.1f ms\n",
+	       (double)failed_at / 1e6, st.total.arp_req_tx,
+	       (double)rs.end_ns / 1e6);
+	CHECK(res.pkts_done_err == 1);
+	CHECK(st.total.arp_req_tx == 10);
+	CHECK(fst.arp_ignored == 10 && fst.injected == 0);
+	CHECK(rs.end_ns >= 900000000ull && failed_at < 900000000ull);
+out:
+	uet_fabric_eth_drain(fe);
+	uet_engine_free(e);
+	uet_fabric_eth_free(fe);
+	rulp_free(ru);
+}
+
+/*
  * Not run by meson ("bench" argument): idle loop iterations per wall
  * second of an engine on the real clock (TSC, the default) and of one on
  * the injected virtual clock, to see what the clock indirection costs.
@@ -673,6 +757,7 @@ main(int argc, char **argv)
 		return failures ? 1 : 0;
 	}
 	adapter_checks();
+	unreachable();
 	for (unsigned int i = 0; i < RTE_DIM(sc); i++) {
 		struct signature a, b;
 
