@@ -297,14 +297,25 @@ fe_name_ok(const char *n)
 static int
 fe_params_check(const struct uet_fabric_eth_params *p, uint32_t *ring)
 {
-	if (p == NULL || p->fabric == NULL || !fe_name_ok(p->name))
+	if (p == NULL || p->fabric == NULL)
 		return -EINVAL;
+	if (!fe_name_ok(p->name)) {
+		ENG_LOG(ERR, "fabric adapter: name must be 1..%d letters or "
+			"digits", FE_NAME_MAX);
+		return -EINVAL;
+	}
 	*ring = p->ring_size != 0 ? p->ring_size : FE_RING_DEFAULT;
-	if (!rte_is_power_of_2(*ring) || *ring < 64 || *ring > 16384)
+	if (!rte_is_power_of_2(*ring) || *ring < 64 || *ring > 16384) {
+		ENG_LOG(ERR, "fabric %s: ring_size %u is not a power of two "
+			"in 64..16384", p->name, *ring);
 		return -EINVAL;
+	}
 	/* an mbuf must hold a whole delivered frame */
-	if (p->fabric->mtu > UINT16_MAX - RTE_PKTMBUF_HEADROOM)
+	if (p->fabric->mtu > UINT16_MAX - RTE_PKTMBUF_HEADROOM) {
+		ENG_LOG(ERR, "fabric %s: mtu %u does not fit an mbuf",
+			p->name, p->fabric->mtu);
 		return -EINVAL;
+	}
 	return 0;
 }
 
