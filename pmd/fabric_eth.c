@@ -600,6 +600,8 @@ uet_fabric_eth_run(struct uet_fabric_eth *fe,
 			}
 			work += (unsigned int)w;
 		}
+		if (r->poll != NULL)
+			work += r->poll(r->arg);
 		now = r->virtual_time || r->nb_eng == 0 ? fe->now :
 			uet_engine_now(r->eng[0]);
 		work += uet_fabric_eth_service(fe, now);

@@ -177,6 +177,13 @@ struct uet_fabric_eth_run {
 	/** Checked every iteration: true ends the run (required). */
 	bool (*done)(void *arg);
 	void *arg;
+	/**
+	 * Optional: the application's share of a round (polling completion
+	 * queues, posting to channels), after the engines. The work it
+	 * returns counts like theirs, so the virtual clock does not jump
+	 * over what it set in motion.
+	 */
+	unsigned int (*poll)(void *arg);
 	/** Stop at this engine time, ns (0: no limit). */
 	uint64_t until_ns;
 	/** Stop after this many iterations (0: no limit). */

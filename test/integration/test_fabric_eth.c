@@ -577,6 +577,45 @@ out:
 	rte_mempool_free(mp);
 }
 
+/* The application's poll counts as work: no jump while it reports some. */
+static unsigned int app_calls;
+
+static unsigned int
+app_poll(void *arg)
+{
+	(void)arg;
+	return ++app_calls <= 5 ? 1 : 0;
+}
+
+static void
+driver_app_poll(void)
+{
+	struct uet_fabric_eth_params fp = { 0 };
+	struct uet_fabric_eth_run r = { 0 };
+	struct uet_fabric_eth_run_stats rs;
+	struct uet_fabric_config fc;
+	struct uet_fabric_eth *fe;
+	int err = 0;
+
+	fabric_cfg(&fc, false);
+	fp.fabric = &fc;
+	fp.name = "fd";
+	fp.start_ns = 1000;
+	fe = uet_fabric_eth_create(&fp, &err);
+	CHECK(fe != NULL);
+	if (fe == NULL)
+		return;
+	r.virtual_time = true;
+	r.done = never;
+	r.poll = app_poll;
+	CHECK(uet_fabric_eth_run(fe, &r, &rs) == -EDEADLK);
+	CHECK(rs.iterations == 6 && rs.jumps == 0);
+	CHECK(rs.end_ns == 1000 && uet_fabric_eth_now(fe) == 1000);
+	r.done = NULL;
+	CHECK(uet_fabric_eth_run(fe, &r, &rs) == -EINVAL);
+	uet_fabric_eth_free(fe);
+}
+
 /*
  * A destination no host has: the adapter leaves the ARP requests
  * unanswered. The PDC fails after its retransmissions; the engine keeps
@@ -757,6 +796,7 @@ main(int argc, char **argv)
 		return failures ? 1 : 0;
 	}
 	adapter_checks();
+	driver_app_poll();
 	unreachable();
 	for (unsigned int i = 0; i < RTE_DIM(sc); i++) {
 		struct signature a, b;
