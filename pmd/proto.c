@@ -385,6 +385,17 @@ proto_advance(void *priv, struct uet_engine_lcore *lc, uint64_t now)
 	proto_events(ctx);
 }
 
+/* The PDS timer wheel is the hook's only timer (the ULP submits from
+ * poll(), driven by completions and deliveries, not by time). */
+static uint64_t
+proto_next_deadline(void *priv, struct uet_engine_lcore *lc)
+{
+	const struct uet_ulp_ctx *ctx = priv;
+
+	(void)lc;
+	return uet_pds_next_deadline(ctx->pds);
+}
+
 const struct uet_engine_hook_ops uet_proto_hook_ops = {
 	.size = sizeof(struct uet_engine_hook_ops),
 	.name = "pds",
@@ -393,6 +404,7 @@ const struct uet_engine_hook_ops uet_proto_hook_ops = {
 	.rx_burst = proto_rx_burst,
 	.advance = proto_advance,
 	.tx_ready = proto_tx_ready,
+	.next_deadline = proto_next_deadline,
 };
 
 /* ------------------------------------------------------------------ */

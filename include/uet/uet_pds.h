@@ -326,6 +326,19 @@ uint16_t uet_pds_tx_burst(struct uet_pds *p, uint64_t now,
 /** Advance the timer wheel to @p now; call once per loop iteration. */
 void uet_pds_advance(struct uet_pds *p, uint64_t now);
 
+/**
+ * The earliest time at which uet_pds_advance() has timer work: the
+ * deadline of the first armed timer, or the start of the wheel tick in
+ * which a timer parked beyond the wheel's horizon is re-filed. Never
+ * later than the true next deadline, so a virtual clock that jumps here
+ * when nothing else happens misses no timer.
+ * @return
+ *   Time in ns (may be at or before the last advance() time when the
+ *   wheel is behind, see uet_pds_advance()), or UINT64_MAX when no timer
+ *   is armed.
+ */
+uint64_t uet_pds_next_deadline(const struct uet_pds *p);
+
 /** Event types. */
 enum uet_pds_event_type {
 	UET_PDS_EV_DONE = 1,  /**< a submitted cookie completed (status) */
