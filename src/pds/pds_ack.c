@@ -271,6 +271,7 @@ pds_ack_settle(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 		i->retries = 0;
 		i->backoffs = 0;
 		i->rto_base = now;
+		i->progress_ns = now;
 		c->flags &= (uint16_t)~PDC_F_TLP;
 		c->last_ns = now;
 	}
@@ -452,10 +453,16 @@ pds_rod_nack_stale(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn,
  * Retransmission limit of NACK-driven resends: every one resets the RTO
  * base, so a PSN NACKed at each attempt (trimmed on every path, always out
  * of the receiver's window) would never time out. After max_nack_retx of
- * them the PDC fails with -ETIMEDOUT, as after max_retries RTOs.
+ * them the PDC fails with -ETIMEDOUT, as after max_retries RTOs, but only
+ * once the PDC has also made no progress for as long as the RTO rounds
+ * would have waited (pds_dead_ns): under congestion without a congestion
+ * controller that backs off (the fixed window), a packet may be trimmed
+ * dozens of times while the PDC still moves, and that is no reason to
+ * give up on the peer.
  */
 static bool
-pds_nack_limit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
+pds_nack_limit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+	       uint64_t now)
 {
 	struct pds_slot *sl = pds_slot(p, c, psn);
 
@@ -464,7 +471,8 @@ pds_nack_limit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 		return false;
 	if (sl->nacks < UINT8_MAX)
 		sl->nacks++;
-	if (sl->nacks <= p->cfg.max_nack_retx)
+	if (sl->nacks <= p->cfg.max_nack_retx ||
+	    now - c->u.i.progress_ns < pds_dead_ns(p))
 		return false;
 	p->st.nack_retx_limit++;
 	pds_init_fail(p, c, -ETIMEDOUT);
@@ -478,7 +486,7 @@ pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
 	uint32_t acked = 0, psn;
 	uint16_t len = pds_slot(p, c, n->psn)->len;
 
-	if (pds_nack_limit(p, c, n->psn))
+	if (pds_nack_limit(p, c, n->psn, now))
 		return;
 
 	if (n->code == UET_NACK_ROD_OOO) {

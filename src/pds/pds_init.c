@@ -287,8 +287,10 @@ pds_init_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx,
 		sl->flags |= SLOT_F_RETXD;
 		c->u.i.nretx++;
 	}
-	if (c->u.i.inflight == 0)
+	if (c->u.i.inflight == 0) {
 		c->u.i.rto_base = now;
+		c->u.i.progress_ns = now;
+	}
 	sl->state = SLOT_SENT;
 	sl->sent_ns = now;
 	c->u.i.inflight += sl->len;

@@ -77,6 +77,7 @@ struct pds_init {
 	uint8_t retries;     /* RTO rounds without progress */
 	uint8_t backoffs;    /* resource back-offs without progress */
 	uint64_t rto_base;   /* last send or progress, ns */
+	uint64_t progress_ns; /* una last advanced (or the PDC left idle) */
 	uint64_t backoff_until;
 	uint64_t probe_ns;   /* when the outstanding PROBE left */
 	uint32_t probe_psn;  /* snd when the PROBE left */
@@ -394,6 +395,21 @@ pds_rto_ns(const struct uet_pds *p, uint32_t retries)
 	if (retries >= 63 || init > (max >> retries))
 		return max;
 	return init << retries;
+}
+
+/*
+ * Time without progress after which a PDC is given up: the RTO rounds
+ * pds_rto_ns(0 .. max_retries) back to back (1.93 s with the defaults).
+ */
+static inline uint64_t
+pds_dead_ns(const struct uet_pds *p)
+{
+	uint64_t sum = 0;
+	uint32_t k;
+
+	for (k = 0; k <= p->cfg.max_retries; k++)
+		sum += pds_rto_ns(p, k);
+	return sum;
 }
 
 /* Reordering allowance of send-time loss evidence: SRTT / 8. */

@@ -417,7 +417,9 @@ pds_recovery__rod_stale_nack_ignored(void **state)
 }
 
 /* A PSN NACKed (here trimmed) at every transmission is resent
- * max_nack_retx times, then its PDC fails with -ETIMEDOUT. */
+ * max_nack_retx times; past that, its PDC fails with -ETIMEDOUT once it
+ * has also made no progress for the RTO rounds' time (pds_dead_ns), not
+ * while it still moves (congestion without a backing-off CC). */
 static void
 pds_init_nack__retransmit_limit_fails_pdc(void **state)
 {
@@ -436,6 +438,14 @@ pds_init_nack__retransmit_limit_fails_pdc(void **state)
 	}
 	assert_int_equal(W.done_err[1], 0);
 	assert_int_equal(fw_st(0)->retx_nack, cfg.max_nack_retx);
+	/* Over the limit, but the PDC is young: resent once more. */
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(retx(tx, 16), 1);
+	assert_int_equal(W.done_err[1], 0);
+	assert_int_equal(fw_st(0)->nack_retx_limit, 0);
+	/* No progress for the RTO rounds' time (the ACK that would have
+	 * moved it never came): given up. */
+	W.now += 63 * 1000 * 1000;
 	fw_inject(&W, 0, &n, false, false);
 	assert_int_equal(W.done_err[1], 1);
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
