@@ -22,12 +22,6 @@
 
 #include "engine_private.h"
 
-uint64_t
-eng_now_ns(const struct uet_engine *e)
-{
-	return (uint64_t)(((unsigned __int128)rte_rdtsc() * e->ns_mult) >> 32);
-}
-
 static int
 lcores_check(const struct uet_engine *e, unsigned int nb_ctx)
 {
@@ -175,6 +169,10 @@ uet_engine_create(const struct uet_engine_params *p)
 	e->tsc_hz = rte_get_tsc_hz();
 	e->ns_mult = (uint64_t)(((unsigned __int128)1000000000u << 32) /
 				e->tsc_hz);
+	if (p->clock != NULL && p->clock->now != NULL) {
+		e->clock = p->clock->now;
+		e->clock_arg = p->clock->arg;
+	}
 	rc = hook_copy(e, p->hook);
 	if (rc < 0)
 		goto free_engine;

@@ -12,7 +12,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_ether.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
@@ -62,6 +64,11 @@ struct eng_port {
 	bool native;
 	uint8_t ip_proto;
 	struct uet_outer_opts opts;
+	/* UDP checksum: computed and required on IPv4 (port.udp_checksum;
+	 * IPv6 always); through the port's offload where it has one */
+	bool csum_v4;
+	bool csum_tx_offload;
+	bool csum_rx_offload;
 	char name[64];
 };
 
@@ -189,11 +196,24 @@ struct uet_engine {
 	bool running;
 	uint64_t tsc_hz;
 	uint64_t ns_mult;        /* ns = tsc * ns_mult >> 32 */
+	uet_engine_clock_fn clock; /* NULL: TSC (clock.c) */
+	void *clock_arg;
 	int tel_slot;            /* telemetry registry slot, -1 if none */
 };
 
-/* time.c-like helpers (engine.c) */
-uint64_t eng_now_ns(const struct uet_engine *e);
+/*
+ * The engine clock (clock.c). Inline so that the default (TSC) path
+ * costs a predicted branch, not a call; an injected clock is one
+ * indirect call per loop iteration.
+ */
+static inline uint64_t
+eng_now_ns(const struct uet_engine *e)
+{
+	if (likely(e->clock == NULL))
+		return (uint64_t)(((unsigned __int128)rte_rdtsc() *
+				   e->ns_mult) >> 32);
+	return e->clock(e->clock_arg);
+}
 
 /* port.c */
 int eng_ports_setup(struct uet_engine *e);

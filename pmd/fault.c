@@ -157,31 +157,29 @@ eng_fault_flush(struct uet_engine_lcore *lc)
 }
 
 /*
- * Trim like a switch (PROTOCOL.md 1, 3): keep the outer headers and the
- * PDS header, drop SES header and payload, mark DSCP "trimmed". The outer
- * headers are re-encoded, which recomputes IP/UDP lengths and the IPv4
- * checksum; IPv6 gets its UDP checksum recomputed.
+ * Trim as a switch does (PROTOCOL.md 6.4, uet_outer_frame_trim()): keep
+ * the outer headers and the PDS header, DSCP "trimmed", the IP length
+ * fixed on every other trim and left as it was on the others (a switch
+ * fixes it at most), the UDP length and checksum untouched. Native-IP
+ * frames have no UDP length to tell, so they are not trimmed.
  */
 static bool
-frame_trim(struct uet_engine_lcore *lc, struct rte_mbuf *m,
-	   struct uet_outer *o, int hdr_len)
+frame_trim(struct uet_engine_lcore *lc, struct eng_fault_dir *fd,
+	   struct rte_mbuf *m, struct uet_outer *o, int hdr_len)
 {
 	uint8_t *data = rte_pktmbuf_mtod(m, uint8_t *);
 	size_t pds_len = uet_pds_hdr_len(data[hdr_len] >> 3);
-	size_t new_len = (size_t)hdr_len + pds_len;
+	int len;
 
-	if (pds_len == 0 || o->inner_len <= pds_len)
+	if (pds_len == 0 || o->native || o->inner_len <= pds_len)
 		return false;
-	if (o->ip_version == 4 && o->ip_hlen != UET_IPV4_HLEN)
-		return false; /* the encoder writes no IPv4 options */
-	o->inner_len = (uint16_t)pds_len;
-	o->dscp = lc->eng->cfg.dscp.trimmed;
-	if (uet_outer_encode(o, data, (size_t)hdr_len) != hdr_len)
+	len = uet_outer_frame_trim(o, data, rte_pktmbuf_data_len(m), pds_len,
+				   lc->eng->cfg.dscp.trimmed,
+				   (rng_next(&fd->rng) & 1) != 0);
+	if (len < 0)
 		return false;
-	if (rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_data_len(m) -
-					   new_len)) < 0)
-		return false;
-	return uet_outer_udp_csum_fill(o, data, new_len) == 0;
+	return rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_data_len(m) -
+					      (uint16_t)len)) == 0;
 }
 
 static void
@@ -193,6 +191,8 @@ frame_corrupt(struct eng_fault_dir *fd, struct rte_mbuf *m)
 	uint32_t off = UET_ETH_HLEN + (uint32_t)(r % (len - UET_ETH_HLEN));
 
 	data[off] ^= (uint8_t)(1 + (r >> 32) % 255);
+	/* an RX checksum verdict of the port no longer holds */
+	m->ol_flags &= ~RTE_MBUF_F_RX_L4_CKSUM_MASK;
 }
 
 static void
@@ -211,7 +211,7 @@ fault_mutate(struct uet_engine_lcore *lc, struct eng_fault_dir *fd,
 			ENG_INC(st->skipped[UET_CONFIG_FAULT_ECN]);
 	}
 	if (roll(fd, ppm[UET_CONFIG_FAULT_TRIM])) {
-		if (frame_trim(lc, m, o, hdr_len))
+		if (frame_trim(lc, fd, m, o, hdr_len))
 			ENG_INC(st->applied[UET_CONFIG_FAULT_TRIM]);
 		else
 			ENG_INC(st->skipped[UET_CONFIG_FAULT_TRIM]);
@@ -264,6 +264,7 @@ eng_fault_apply(struct uet_engine_lcore *lc, unsigned int dir, uint16_t port,
 	int hdr_len;
 
 	fd->pkts++;
+	/* p->opts: trimmed frames (a released hold, a peer's) are UET */
 	hdr_len = rte_pktmbuf_is_contiguous(m) ?
 		uet_outer_decode_ex(rte_pktmbuf_mtod(m, const uint8_t *),
 				    rte_pktmbuf_data_len(m), &p->opts, &o) : -1;

@@ -14,6 +14,7 @@
 
 #include <rte_branch_prediction.h>
 #include <rte_ethdev.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_pause.h>
 #include <rte_prefetch.h>
@@ -59,6 +60,81 @@ rx_drop(struct uet_engine_lcore *lc, const struct uet_pkt *p,
 	rte_pktmbuf_free(m);
 }
 
+/*
+ * UDP checksum of a UET frame whose outer headers decoded: the port's
+ * offload verdict when it gave one, else DPDK's software check. A zero
+ * checksum means "none": refused over IPv6 (RFC 8200 8.1) and over IPv4
+ * when port.udp_checksum requires it. A trimmed frame cannot be checked
+ * (the checksum covers the bytes the switch cut); the PDS only NACKs it.
+ * Returns true when the frame may go on.
+ */
+static bool
+rx_csum_ok(struct uet_engine_lcore *lc, const struct eng_port *p,
+	   const struct rte_mbuf *m, const struct uet_outer *o)
+{
+	const uint8_t *l4, *l3;
+	uint64_t f;
+	int rc;
+
+	if (o->native || o->trimmed)
+		return true;
+	if (o->udp_csum == 0) {
+		if (o->ip_version == 4 && !p->csum_v4)
+			return true;
+		ENG_INC(lc->st.rx_csum_none);
+		return false;
+	}
+	f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	if (f == RTE_MBUF_F_RX_L4_CKSUM_GOOD)
+		return true;
+	if (f != RTE_MBUF_F_RX_L4_CKSUM_BAD) {
+		l4 = rte_pktmbuf_mtod_offset(m, const uint8_t *,
+					     o->hdr_len - UET_UDP_HLEN);
+		l3 = l4 - o->ip_hlen;
+		rc = o->ip_version == 4 ?
+			rte_ipv4_udptcp_cksum_verify(
+				(const struct rte_ipv4_hdr *)l3, l4) :
+			rte_ipv6_udptcp_cksum_verify(
+				(const struct rte_ipv6_hdr *)l3, l4);
+		if (rc == 0)
+			return true;
+	}
+	ENG_INC(lc->st.rx_csum_bad);
+	return false;
+}
+
+/*
+ * Receive-side classification of one frame (the trimming rules are the
+ * wire decoder's, uet_outer_opts.trim_dscps): not UET or malformed ->
+ * dropped and counted; checksum wrong or missing -> dropped and counted
+ * before the PDS sees it, so the sender's retransmission repairs it;
+ * trimmed -> counted and handed on (the PDS NACKs it, PROTOCOL.md 6.4);
+ * SES part malformed -> handed on (the PDS acknowledges or NACKs, the
+ * SES refuses it). Returns true when the frame goes to the hook.
+ */
+static bool
+rx_classify(struct uet_engine_lcore *lc, const struct eng_port *p,
+	    struct rte_mbuf *m, struct uet_pkt *pkt, int rc)
+{
+	/* outer headers usable from the PDS layer on */
+	if (pkt->err_layer == UET_PKT_LAYER_NONE ||
+	    pkt->err_layer >= UET_PKT_LAYER_PDS) {
+		if (!rx_csum_ok(lc, p, m, &pkt->outer)) {
+			rte_pktmbuf_free(m);
+			return false;
+		}
+	}
+	if (rc < 0 && pkt->err_layer < UET_PKT_LAYER_SES) {
+		rx_drop(lc, pkt, m);
+		return false;
+	}
+	if (pkt->outer.trimmed)
+		ENG_INC(lc->st.rx_trimmed);
+	else if (rc < 0)
+		ENG_INC(lc->st.rx_uet_ses_err);
+	return true;
+}
+
 void
 eng_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 	   struct rte_mbuf *m, uint64_t now)
@@ -78,14 +154,8 @@ eng_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 		return;
 	rc = uet_pkt_parse_ex(rte_pktmbuf_mtod(m, const uint8_t *),
 			      rte_pktmbuf_data_len(m), &p->opts, &r->pkt);
-	if (rc < 0) {
-		/* a trimmed request fails in the SES layer: still UET */
-		if (r->pkt.err_layer < UET_PKT_LAYER_SES) {
-			rx_drop(lc, &r->pkt, m);
-			return;
-		}
-		ENG_INC(lc->st.rx_uet_ses_err);
-	}
+	if (!rx_classify(lc, p, m, &r->pkt, rc))
+		return;
 	r->m = m;
 	r->port = port;
 	r->queue = queue;

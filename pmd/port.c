@@ -109,6 +109,29 @@ pool_get(struct uet_engine *e, int socket)
 	return e->pools[socket];
 }
 
+/*
+ * UDP checksum (port.udp_checksum, IPv6 always): the port's offloads
+ * where it has them, software (DPDK's rte_ipv4/6_udptcp_cksum) otherwise
+ * (loop.c verifies, proto_tx.c fills). Native-IP frames carry none.
+ */
+static void
+port_csum_offloads(struct eng_port *p, const struct uet_config_port *c,
+		   const struct rte_eth_dev_info *info,
+		   struct rte_eth_conf *conf)
+{
+	bool any = !c->native_ip && (c->udp_checksum || c->has_ipv6);
+
+	p->csum_v4 = !c->native_ip && c->udp_checksum;
+	p->csum_tx_offload = any &&
+		(info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_UDP_CKSUM) != 0;
+	p->csum_rx_offload = any &&
+		(info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_UDP_CKSUM) != 0;
+	if (p->csum_tx_offload)
+		conf->txmode.offloads |= RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+	if (p->csum_rx_offload)
+		conf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_UDP_CKSUM;
+}
+
 static int
 port_configure(struct uet_engine *e, struct eng_port *p,
 	       const struct uet_config_port *c)
@@ -148,6 +171,7 @@ port_configure(struct uet_engine *e, struct eng_port *p,
 			conf.rx_adv_conf.rss_conf.rss_hf = hf;
 		}
 	}
+	port_csum_offloads(p, c, &info, &conf);
 	p->nb_rxq = c->rx_queues;
 	p->nb_txq = c->rx_queues;
 	rc = rte_eth_dev_configure(p->port_id, p->nb_rxq, p->nb_txq, &conf);
@@ -180,7 +204,8 @@ port_configure(struct uet_engine *e, struct eng_port *p,
 }
 
 static int
-port_addresses(struct eng_port *p, const struct uet_config_port *c)
+port_addresses(struct eng_port *p, const struct uet_config_port *c,
+	       const struct uet_config_dscp *dscp)
 {
 	int rc;
 
@@ -194,6 +219,11 @@ port_addresses(struct eng_port *p, const struct uet_config_port *c)
 	p->mtu = c->mtu;
 	p->opts.raw_ip = false;
 	p->opts.native_proto = c->native_ip ? c->ip_proto : 0;
+	/* the engine checks UDP checksums itself (loop.c), and knows the
+	 * DSCPs a trimming switch marks (PROTOCOL.md 6.4) */
+	p->opts.no_udp_csum = true;
+	p->opts.trim_dscps = UET_OUTER_DSCP_BIT(dscp->trimmed) |
+			     UET_OUTER_DSCP_BIT(dscp->trimmed_lasthop);
 	if (c->has_mac) {
 		memcpy(p->mac.addr_bytes, c->mac, 6);
 		/* accept frames for the override even if the NIC cannot */
@@ -229,7 +259,7 @@ eng_ports_setup(struct uet_engine *e)
 				rte_strerror(-rc));
 			return rc;
 		}
-		rc = port_addresses(p, c);
+		rc = port_addresses(p, c, &e->cfg.dscp);
 		if (rc < 0)
 			return rc;
 		rc = rte_eth_dev_start(p->port_id);

@@ -63,7 +63,8 @@ uet_proto_pds_config(const struct uet_config *cfg, struct uet_pds_config *c)
 	c->rudi_slots = 2048;
 	/* [timers] (PROTOCOL.md 3 defaults in config/uet.conf) */
 	c->rto_init_ns = t->rto_init_ns;
-	c->max_retries = RTE_MIN(t->rto_max_retries, 16u);
+	c->rto_max_ns = t->rto_max_ns;
+	c->max_retries = t->rto_max_retries;
 	c->ack_threshold = t->ack_coalesce_bytes;
 	c->ack_min_bytes = t->ack_min_add;
 	c->tlp_ns = t->tlp_timeout_ns;
@@ -154,6 +155,9 @@ proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 	ctx->dscp_ctl = cfg->dscp.control;
 	ctx->dscp_trimmed = cfg->dscp.trimmed;
 	ctx->dscp_trimmed_lh = cfg->dscp.trimmed_lasthop;
+	ctx->csum_v4 = e->port[ctx->port].csum_v4;
+	ctx->csum_v6 = !e->port[ctx->port].native;
+	ctx->csum_offload = e->port[ctx->port].csum_tx_offload;
 	if (ctx->ulp->init != NULL) {
 		rc = ctx->ulp->init(ctx, pp->ulp_arg, &ctx->ulp_priv);
 		if (rc < 0)
@@ -231,6 +235,8 @@ proto_raw_event(struct uet_ulp_ctx *ctx, const struct uet_pds_event *e)
 		r = &ctx->rx[e->cookie];
 		ses = proto_ses_bytes(r, &len);
 		PROTO_INC(ctx->st.delivered);
+	} else if (e->type == UET_PDS_EV_RESP) {
+		/* a response for a cookie that had its DONE */
 	} else if (e->status == 0) {
 		PROTO_INC(ctx->st.done_ok);
 	} else {
@@ -379,6 +385,17 @@ proto_advance(void *priv, struct uet_engine_lcore *lc, uint64_t now)
 	proto_events(ctx);
 }
 
+/* The PDS timer wheel is the hook's only timer (the ULP submits from
+ * poll(), driven by completions and deliveries, not by time). */
+static uint64_t
+proto_next_deadline(void *priv, struct uet_engine_lcore *lc)
+{
+	const struct uet_ulp_ctx *ctx = priv;
+
+	(void)lc;
+	return uet_pds_next_deadline(ctx->pds);
+}
+
 const struct uet_engine_hook_ops uet_proto_hook_ops = {
 	.size = sizeof(struct uet_engine_hook_ops),
 	.name = "pds",
@@ -387,6 +404,7 @@ const struct uet_engine_hook_ops uet_proto_hook_ops = {
 	.rx_burst = proto_rx_burst,
 	.advance = proto_advance,
 	.tx_ready = proto_tx_ready,
+	.next_deadline = proto_next_deadline,
 };
 
 /* ------------------------------------------------------------------ */

@@ -54,6 +54,10 @@ struct uet_ulp_ctx {
 	uint8_t dscp_ctl;
 	uint8_t dscp_trimmed;
 	uint8_t dscp_trimmed_lh;
+	/* UDP checksum of frames sent (port.udp_checksum; IPv6 always) */
+	bool csum_v4;
+	bool csum_v6;
+	bool csum_offload;      /* by the port, else in software */
 	/* RX burst being processed (DELIVER events point into it) */
 	struct uet_engine_rx *rx;
 	uint16_t nb_rx;

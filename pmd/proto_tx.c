@@ -10,8 +10,10 @@
 #include <string.h>
 
 #include <rte_branch_prediction.h>
+#include <rte_ip.h>
 #include <rte_jhash.h>
 #include <rte_mbuf.h>
+#include <rte_udp.h>
 
 #include "proto_private.h"
 
@@ -99,6 +101,32 @@ req_psn(const struct uet_pds_hdr *h)
 	return 0;
 }
 
+/*
+ * UDP checksum of a built frame (port.udp_checksum; IPv6 always): the
+ * port's offload (pseudo-header sum in the field, as DPDK's offload
+ * contract says) or DPDK's software sum. Native-IP frames have none.
+ */
+static void
+udp_csum_fill(const struct uet_ulp_ctx *ctx, const struct uet_outer_tpl *t,
+	      struct rte_mbuf *m, uint8_t *buf)
+{
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(buf + t->l4_off);
+	const void *ip = buf + t->l3_off;
+	bool v4 = t->ip_version == 4;
+
+	if (ctx->csum_offload) {
+		m->l2_len = t->l3_off;
+		m->l3_len = (uint16_t)(t->l4_off - t->l3_off);
+		m->ol_flags |= RTE_MBUF_F_TX_UDP_CKSUM |
+			       (v4 ? RTE_MBUF_F_TX_IPV4 : RTE_MBUF_F_TX_IPV6);
+		udp->dgram_cksum = v4 ? rte_ipv4_phdr_cksum(ip, m->ol_flags) :
+					rte_ipv6_phdr_cksum(ip, m->ol_flags);
+		return;
+	}
+	udp->dgram_cksum = v4 ? rte_ipv4_udptcp_cksum(ip, udp) :
+				rte_ipv6_udptcp_cksum(ip, udp);
+}
+
 /* Build the frame of descriptor @p t into @p m; 0 or -errno. */
 static int
 frame_build(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t,
@@ -146,14 +174,10 @@ frame_build(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t,
 		if (unlikely(bl != (int)body))
 			return -EINVAL;
 	}
-	if (unlikely(d->tpl.ip_version == 6 && !d->tpl.native)) {
-		struct uet_outer o = d->o;
-
-		o.inner_len = (uint16_t)(hl + body);
-		(void)uet_outer_udp_csum_fill(&o, buf, ol + hl + body);
-	}
 	if (rte_pktmbuf_append(m, (uint16_t)(ol + hl + body)) == NULL)
 		return -ENOSPC;
+	if (d->tpl.ip_version == 6 ? ctx->csum_v6 : ctx->csum_v4)
+		udp_csum_fill(ctx, &d->tpl, m, buf);
 	return 0;
 }
 

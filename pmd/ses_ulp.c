@@ -251,7 +251,10 @@ cqe_from_ses(struct uet_chan_cqe *e, const struct uet_ses_cqe *s)
 		e->status = -EMSGSIZE;
 	e->len = s->len;
 	e->data = s->data;
-	e->tag = s->tag;
+	/* an untagged receive has no tag: the field carries where the
+	 * message starts in the buffer (a multi-recv buffer's slices) */
+	e->tag = (s->flags & UET_SES_CQ_RECV) && !(s->flags & UET_SES_CQ_TAGGED) ?
+		 s->offset : s->tag;
 	e->src = s->src;
 	e->prov_errno = s->prov_errno;
 	memset(e->rsvd0, 0, sizeof(e->rsvd0));
@@ -799,15 +802,19 @@ job_tables_undo(struct sul_ctx *c, struct sul_job *j)
 static int
 job_tables(struct sul_ctx *c, struct sul_job *j, const struct sul_job *base)
 {
+	/* MSG: initiators address a process by FA and PIDonFEP only (a
+	 * libfabric address has no RI generation), so the table keeps
+	 * generation 0 when an endpoint is closed and re-created */
 	struct uet_ses_ri_attr ra = {
 		.relative = true, .job_id = j->job, .pid_on_fep = j->pid,
-		.type = UET_SES_RI_MSG,
+		.type = UET_SES_RI_MSG, .generation_zero = true,
 	};
 	uint16_t rma = (c->start_ri + UET_SES_ULP_RI_RMA) & 0xFFF;
 	int rc;
 
 	ra.resource_index = (c->start_ri + UET_SES_ULP_RI_MSG) & 0xFFF;
 	j->ri_msg = uet_ses_ri_add(c->mr, &ra);
+	ra.generation_zero = false;
 	ra.type = UET_SES_RI_RMA;
 	ra.resource_index = (c->start_ri + UET_SES_ULP_RI_RDV) & 0xFFF;
 	j->ri_rdv = uet_ses_ri_add(c->mr, &ra);
@@ -1252,6 +1259,28 @@ sul_profile_of(void *arg, uint16_t pid)
 	return UET_PROFILE_HPC;
 }
 
+/* uet_ses_config.submit: the SES's packets take the engine's one
+ * submission path (MTU check, entropy policy, submit counters). The
+ * engine's clock is the one the SES was given. */
+static int
+sul_submit(void *arg, const struct uet_pds_submit *ps, uint64_t now)
+{
+	const struct sul_ctx *c = arg;
+	struct uet_ulp_req r;
+
+	(void)now;
+	r.dst = ps->dst;
+	r.job = ps->job;
+	r.tc = ps->tc;
+	r.mode = ps->mode;
+	r.next_hdr = ps->next_hdr;
+	r.flags = ps->flags;
+	r.len = ps->len;
+	r.pdc = ps->pdc;
+	r.cookie = ps->cookie;
+	return uet_ulp_submit(c->uctx, &r);
+}
+
 /* The SES's receive context of process @p pid (uet_ses_config.match_of). */
 static struct uet_ses_match *
 sul_match_of(void *arg, uint16_t pid)
@@ -1372,6 +1401,8 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	sc.remote_events = true; /* routed to channels that asked */
 	sc.profile_of = sul_profile_of;
 	sc.profile_arg = c;
+	sc.submit = sul_submit;
+	sc.submit_arg = c;
 	c->ses = uet_ses_create(&sc);
 	if (c->ses == NULL) {
 		rc = -errno;

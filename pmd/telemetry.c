@@ -76,6 +76,9 @@ fill_stats(const struct uet_engine *e, const struct uet_engine_stats *s,
 	add_u64(d, "rx_nd", t->rx_nd);
 	add_u64(d, "rx_non_uet", t->rx_non_uet);
 	add_u64(d, "rx_malformed", t->rx_malformed);
+	add_u64(d, "rx_trimmed", t->rx_trimmed);
+	add_u64(d, "rx_csum_bad", t->rx_csum_bad);
+	add_u64(d, "rx_csum_none", t->rx_csum_none);
 	for (unsigned int c = 1; c < UET_WIRE_E__COUNT; c++) {
 		char k[48];
 
@@ -160,6 +163,8 @@ fill_lcores(const struct uet_engine *e, const struct uet_engine_stats *s,
 		add_u64(c, "rx_pkts", l->rx_pkts);
 		add_u64(c, "rx_uet", l->rx_uet);
 		add_u64(c, "rx_malformed", l->rx_malformed);
+		add_u64(c, "rx_trimmed", l->rx_trimmed);
+		add_u64(c, "rx_csum_bad", l->rx_csum_bad);
 		add_u64(c, "tx_pkts", l->tx_pkts);
 		add_u64(c, "tx_full", l->tx_full);
 		add_u64(c, "tx_held", l->tx_held);
@@ -268,6 +273,8 @@ fill_ses(const struct uet_engine *e, const struct uet_engine_stats *s,
 		add_ctx_u64(d, i, "unexp_drop", ss->unexp_drop);
 		add_ctx_u64(d, i, "dgram_drop", ss->dgram_drop);
 		add_ctx_u64(d, i, "cq_overflow", ss->cq_overflow);
+		add_ctx_u64(d, i, "resp_default", ss->resp_default);
+		add_ctx_u64(d, i, "resp_early", ss->resp_early);
 		add_ctx_u64(d, i, "msgs_used", pi.msgs_used);
 		add_ctx_u64(d, i, "tgt_used", pi.tgt_used);
 		add_ctx_u64(d, i, "ret_used", pi.ret_used);
@@ -295,7 +302,8 @@ static const struct {
 	PDS_CTR(rod_nack_stale), PDS_CTR(clear_req_tx), PDS_CTR(clear_idle),
 	PDS_CTR(syn_conflict), PDS_CTR(syn_replace),
 	PDS_CTR(syn_stale), PDS_CTR(close_req_giveup), PDS_CTR(new_start),
-	PDS_CTR(rtt_samples), PDS_CTR(nack_retx_limit),
+	PDS_CTR(rtt_samples), PDS_CTR(nack_retx_limit), PDS_CTR(resp_default),
+	PDS_CTR(done_default), PDS_CTR(resp_late),
 };
 
 /* The PDS of each context (PDS hook engines only): its counters, the

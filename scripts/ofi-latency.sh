@@ -71,6 +71,7 @@ mbuf_cache = 32
 # for tens of ms: give the PDS ~4 s of retries instead of 63 ms
 [timers]
 rto_init = 2ms
+rto_max = 4s
 rto_max_retries = 10
 [neighbor]
 $5 = $7

@@ -36,6 +36,8 @@ struct dump_opts {
 	bool json;
 	uint64_t count;          /* 0: no limit */
 	uint8_t native_proto;
+	uint64_t trim_dscps;   /* DSCPs of trimmed frames (bit per DSCP) */
+	bool trim_set;         /* --trim-dscp given: replaces the defaults */
 	const char *file;
 };
 
@@ -309,6 +311,8 @@ print_outer(struct out *o, const struct uet_outer *u)
 		o_u(o, "udp_len", u->udp_len);
 		o_x(o, "udp_csum", u->udp_csum);
 	}
+	if (u->trimmed)
+		o_bool(o, "trimmed", true);
 	print_link(o, u);
 	o_end(o);
 }
@@ -777,7 +781,10 @@ static void
 parse_frame(const struct dump_opts *opt, int dlt, const uint8_t *d,
 	    size_t caplen, struct uet_pkt *p, unsigned int *etype)
 {
-	struct uet_outer_opts po = { .native_proto = opt->native_proto };
+	struct uet_outer_opts po = {
+		.native_proto = opt->native_proto,
+		.trim_dscps = opt->trim_dscps,
+	};
 	int off = link_offset(dlt, d, caplen, &po.raw_ip, etype);
 
 	if (off >= 0 && (*etype == 0 || *etype == UET_ETHERTYPE_IPV4 ||
@@ -837,11 +844,17 @@ usage(FILE *f)
 {
 	fprintf(f,
 		"usage: uet-dump [--json] [--count N] [--native-proto P] "
-		"FILE.pcap|FILE.pcapng\n"
+		"[--trim-dscp D]... FILE.pcap|FILE.pcapng\n"
 		"  -j, --json            one JSON object per packet\n"
 		"  -c, --count N         stop after N packets\n"
 		"  -p, --native-proto P  IP protocol of native-IP UET "
 		"(default %d)\n"
+		"  -t, --trim-dscp D     a frame with DSCP D shorter than its "
+		"UDP/IP\n"
+		"                        length was trimmed by a switch "
+		"(repeatable;\n"
+		"                        default 16 and 18, the engine's "
+		"[dscp])\n"
 		"  -h, --help            this text\n"
 		"Exit: 0 file read (even with malformed packets), 1 file not "
 		"readable, 2 bad usage.\n", UET_NATIVE_IP_PROTO_DEFAULT);
@@ -854,13 +867,16 @@ parse_args(int argc, char **argv, struct dump_opts *opt)
 		{ "json", no_argument, NULL, 'j' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "native-proto", required_argument, NULL, 'p' },
+		{ "trim-dscp", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct uet_parse_err err;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "jc:p:h", lopts, NULL)) != -1) {
+	uint8_t dscp;
+
+	while ((c = getopt_long(argc, argv, "jc:p:t:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			opt->json = true;
@@ -882,6 +898,17 @@ parse_args(int argc, char **argv, struct dump_opts *opt)
 					"17 is UDP" : err.msg);
 				return -1;
 			}
+			break;
+		case 't':
+			if (uet_parse_u8(optarg, 0, 63, &dscp, &err) < 0) {
+				fprintf(stderr, "uet-dump: --trim-dscp: %s\n",
+					err.msg);
+				return -1;
+			}
+			if (!opt->trim_set)
+				opt->trim_dscps = 0;
+			opt->trim_set = true;
+			opt->trim_dscps |= UET_OUTER_DSCP_BIT(dscp);
 			break;
 		case 'h':
 			usage(stdout);
@@ -951,7 +978,10 @@ dump_file(const struct dump_opts *opt, struct dump_stats *st)
 int
 main(int argc, char **argv)
 {
-	struct dump_opts opt = { .native_proto = UET_NATIVE_IP_PROTO_DEFAULT };
+	struct dump_opts opt = {
+		.native_proto = UET_NATIVE_IP_PROTO_DEFAULT,
+		.trim_dscps = UET_OUTER_DSCP_BIT(16) | UET_OUTER_DSCP_BIT(18),
+	};
 	struct dump_stats st = { 0 };
 	int rc;
 

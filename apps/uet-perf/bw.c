@@ -19,6 +19,7 @@ bw_print(const struct perf_report *r, FILE *f)
 		(unsigned long)r->rx.rx_lost, (unsigned long)r->rx.rx_dup,
 		(unsigned long)r->rx.rx_bad, (unsigned long)r->retx);
 	perf_ses_print(r, f);
+	perf_wire_print(r, f);
 	fprintf(f, "  verified: %s\n", r->verified ? "yes" : "NO");
 }
 

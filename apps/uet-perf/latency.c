@@ -17,6 +17,7 @@ latency_print(const struct perf_report *r, FILE *f)
 		"max %.0f  avg %.0f\n", r->lat_min, r->lat_p50, r->lat_p99,
 		r->lat_p999, r->lat_max, r->lat_avg);
 	perf_ses_print(r, f);
+	perf_wire_print(r, f);
 	fprintf(f, "  verified: %s\n", r->verified ? "yes" : "NO");
 }
 

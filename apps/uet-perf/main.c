@@ -643,6 +643,16 @@ perf_json_report(FILE *f, const struct perf_report *r)
 				r->flow[i].seconds, r->flow[i].gbytes_per_s);
 		fputs("],", f);
 	}
+	fputs("\"wire\":{\"faults\":{", f);
+	for (unsigned int k = 0; k < UET_CONFIG_FAULT_KINDS; k++)
+		fprintf(f, "%s\"%s\":%lu", k ? "," : "", perf_fault_name(k),
+			(unsigned long)r->wire.fault[k]);
+	fprintf(f, "},\"rx_csum_bad\":%lu,\"rx_csum_none\":%lu,"
+		"\"rx_trimmed\":%lu,\"rx_malformed\":%lu},",
+		(unsigned long)r->wire.csum_bad,
+		(unsigned long)r->wire.csum_none,
+		(unsigned long)r->wire.trimmed,
+		(unsigned long)r->wire.malformed);
 	fprintf(f, "\"stopped\":%s,", r->stopped ? "true" : "false");
 	fprintf(f, "\"ulp\":\"%s\",\"payload_checked\":%s,",
 		r->ses.on ? "ses" : "raw",
@@ -653,6 +663,27 @@ perf_json_report(FILE *f, const struct perf_report *r)
 	fputc(',', f);
 	json_side(f, "receiver", &r->rx);
 	fputc('}', f);
+}
+
+/* Faults and what RX made of them, when any fault was injected. */
+void
+perf_wire_print(const struct perf_report *r, FILE *f)
+{
+	const struct perf_wire *w = &r->wire;
+	uint64_t any = w->csum_bad + w->csum_none + w->trimmed + w->malformed;
+
+	for (unsigned int k = 0; k < UET_CONFIG_FAULT_KINDS; k++)
+		any += w->fault[k];
+	if (any == 0)
+		return;
+	fprintf(f, "  wire: faults");
+	for (unsigned int k = 0; k < UET_CONFIG_FAULT_KINDS; k++)
+		fprintf(f, " %s %lu", perf_fault_name(k),
+			(unsigned long)w->fault[k]);
+	fprintf(f, "; rx checksum bad %lu, missing %lu, trimmed %lu, "
+		"malformed %lu\n", (unsigned long)w->csum_bad,
+		(unsigned long)w->csum_none, (unsigned long)w->trimmed,
+		(unsigned long)w->malformed);
 }
 
 void

@@ -50,6 +50,7 @@ msgrate_print(const struct perf_report *r, FILE *f)
 			r->ns_per_msg_a * share, r->ns_per_msg_b * share);
 	}
 	perf_ses_print(r, f);
+	perf_wire_print(r, f);
 	fprintf(f, "  verified: %s\n", r->verified ? "yes" : "NO");
 }
 

@@ -230,6 +230,15 @@ struct perf_report {
 	uint64_t faults_dropped;
 	uint64_t tx_frames;
 	uint64_t acks;
+	/* The wire of the in-process engines (all engines, both
+	 * directions): faults applied by kind, and what RX made of them. */
+	struct perf_wire {
+		uint64_t fault[UET_CONFIG_FAULT_KINDS];
+		uint64_t csum_bad;   /* UDP checksum wrong: dropped */
+		uint64_t csum_none;  /* UDP checksum missing: dropped */
+		uint64_t trimmed;    /* trimmed frames received */
+		uint64_t malformed;  /* malformed frames dropped */
+	} wire;
 	/* Loss recovery of the senders' PDSs (uet_pds_stats). */
 	struct perf_recovery {
 		uint64_t sack;       /* first retransmits on SACK evidence */
@@ -375,6 +384,7 @@ bool perf_verify(const struct perf_report *r, uint8_t pds);
 void perf_json_report(FILE *f, const struct perf_report *r);
 /* --ulp ses: one line of SES counters (nothing for raw runs). */
 void perf_ses_print(const struct perf_report *r, FILE *f);
+void perf_wire_print(const struct perf_report *r, FILE *f);
 /* Unit of the window: "pkts" (raw) or "ops" (ses). */
 static inline const char *
 perf_window_unit(const struct perf_report *r)

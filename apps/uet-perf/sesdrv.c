@@ -15,8 +15,9 @@
  * operation's sequence number in their first 8 bytes; with --verify every
  * other byte is a pattern of the sequence number and is checked: at each
  * receive (SEND), at each completion (READ, against the region slot it
- * read) and at the end (WRITE: each region slot against the last WRITE
- * that completed into it).
+ * read; WRITE, the region slot it wrote, which no other operation
+ * touches until then) and at the end (WRITE: each region slot against
+ * the last WRITE that completed into it, for damage done later).
  */
 
 #include <arpa/inet.h>
@@ -274,9 +275,17 @@ tx_done(struct sdrv *d, const struct uet_chan_cqe *e)
 	if (d->p.pingpong || d->p.op == PERF_OP_SEND)
 		return;
 	if (d->p.op == PERF_OP_WRITE) {
-		/* acknowledged by the target: placed */
+		/* Acknowledged by the target: placed. Region slot `slot` is
+		 * this operation's alone until its A slot is reused, so every
+		 * WRITE is checked here, not only the last one into a slot
+		 * (check_region() then looks for later damage). */
 		d->rseq[slot] = seq;
 		d->rx.rx_pkts++;
+		if (!payload_check(bslot(d, slot), d->p.size, seq,
+				   d->p.verify)) {
+			d->rx.rx_bad++;
+			return;
+		}
 		d->rx.rx_msgs++;
 		d->rx.rx_bytes += d->p.size;
 		return;

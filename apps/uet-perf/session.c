@@ -563,6 +563,7 @@ sess_sample(struct perf_sess *s, struct perf_sample *out)
 		out->retx += uet_ulp_ctx_stats(ctx_of(s, i))->tx_retx;
 		(void)uet_engine_stats_get(s->e[i], &st);
 		out->drops += st.total.tx_full + st.total.rx_malformed +
+			      st.total.rx_csum_bad + st.total.rx_csum_none +
 			      perf_port_drops(s->e[i]);
 		for (unsigned int d = 0; d < UET_CONFIG_FAULT_DIRS; d++)
 			out->drops += st.total.fault[d]
@@ -694,6 +695,18 @@ recovery_add(struct perf_recovery *rec, const struct uet_pds_stats *p)
 }
 
 static void
+wire_add(struct perf_wire *w, const struct uet_engine_lcore_stats *t)
+{
+	for (unsigned int d = 0; d < UET_CONFIG_FAULT_DIRS; d++)
+		for (unsigned int k = 0; k < UET_CONFIG_FAULT_KINDS; k++)
+			w->fault[k] += t->fault[d].applied[k];
+	w->csum_bad += t->rx_csum_bad;
+	w->csum_none += t->rx_csum_none;
+	w->trimmed += t->rx_trimmed;
+	w->malformed += t->rx_malformed;
+}
+
+static void
 collect(struct perf_sess *s)
 {
 	static struct uet_engine_stats st;
@@ -709,6 +722,7 @@ collect(struct perf_sess *s)
 		r->faults_dropped += st.total.fault[UET_CONFIG_FAULT_TX]
 					     .applied[UET_CONFIG_FAULT_DROP];
 		r->tx_frames += st.total.tx_pkts;
+		wire_add(&r->wire, &st.total);
 		if (i > 0)
 			recovery_add(&r->rec,
 				     uet_pds_stats_get(uet_ulp_ctx_pds(c)));

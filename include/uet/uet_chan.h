@@ -147,7 +147,9 @@ struct uet_chan_cqe {
 	uint32_t flags;   /**< UET_CHAN_CQ_* */
 	uint64_t len;     /**< bytes transferred/received */
 	uint64_t data;    /**< remote CQ data (UET_CHAN_CQ_IMM) */
-	uint64_t tag;     /**< tag of a tagged receive */
+	/** tag of a tagged receive; of an untagged one, the offset in the
+	 * posted buffer where the message starts (multi-recv) */
+	uint64_t tag;
 	uint64_t src;     /**< source address handle or raw initiator id */
 	uint32_t prov_errno; /**< UET NACK/return code when status != 0 */
 	uint8_t op;       /**< enum uet_chan_op or uet_chan_rq_op */

@@ -109,6 +109,8 @@ struct uet_config_port {
 	uint8_t mac[6];
 	bool native_ip;                   /**< IP / entropy header / PDS */
 	uint8_t ip_proto;                 /**< IP protocol in native-IP mode */
+	/** compute and verify the UDP checksum over IPv4 (IPv6: always) */
+	bool udp_checksum;
 };
 
 /** [engine] */
@@ -138,6 +140,7 @@ struct uet_config_engine {
 /** [timers], durations in nanoseconds */
 struct uet_config_timers {
 	uint64_t rto_init_ns;
+	uint64_t rto_max_ns;       /**< cap of the doubling RTO */
 	uint32_t rto_max_retries;
 	uint32_t ack_coalesce_bytes;
 	uint32_t ack_min_add;

@@ -128,6 +128,27 @@ struct uet_engine_hook_ops {
 	 */
 	uint16_t (*tx_ready)(void *priv, struct uet_engine_lcore *lc,
 			     uint64_t now);
+	/**
+	 * Optional: the earliest time (ns, the engine clock) at which
+	 * advance() has something to do (a timer), UINT64_MAX when none.
+	 * A virtual clock jumps there when every engine is idle;
+	 * without it uet_engine_next_deadline() cannot see the hook's
+	 * timers.
+	 */
+	uint64_t (*next_deadline)(void *priv, struct uet_engine_lcore *lc);
+};
+
+/**
+ * The engine clock: nanoseconds, monotonic. NULL (the default) reads
+ * the TSC; a driver may give its own, for example a virtual clock that
+ * it advances itself (include/uet/uet_fabric_eth.h).
+ */
+typedef uint64_t (*uet_engine_clock_fn)(void *arg);
+
+/** An injected clock: `now(arg)` is read once per loop iteration. */
+struct uet_engine_clock {
+	uet_engine_clock_fn now;
+	void *arg;
 };
 
 /** Creation parameters. */
@@ -136,6 +157,8 @@ struct uet_engine_params {
 	const struct uet_engine_hook_ops *hook; /**< protocol hook */
 	void *hook_arg;                        /**< passed to lcore_init */
 	const char *name;  /**< unique per process, <= 15 chars, names pools */
+	/** NULL: real time (TSC). Copied at creation. */
+	const struct uet_engine_clock *clock;
 };
 
 /**
@@ -174,6 +197,18 @@ void uet_engine_free(struct uet_engine *e);
  *   Frames received plus transmitted, or -EBUSY (lcores are running).
  */
 int uet_engine_poll(struct uet_engine *e, unsigned int max_iterations);
+
+/** The engine clock now (ns): the TSC, or the injected clock. */
+uint64_t uet_engine_now(const struct uet_engine *e);
+
+/**
+ * Earliest time (engine clock, ns) at which some context has timer work:
+ * the hook's next_deadline(), a neighbour probe, a held fault frame.
+ * UINT64_MAX when nothing is armed. Only while no lcore runs (INLINE),
+ * from the polling thread. With a hook that has no next_deadline the
+ * hook's own timers are not included.
+ */
+uint64_t uet_engine_next_deadline(const struct uet_engine *e);
 
 /** Number of lcore contexts. */
 unsigned int uet_engine_nb_lcores(const struct uet_engine *e);
@@ -335,6 +370,13 @@ struct uet_engine_lcore_stats {
 	uint64_t rx_malformed;    /**< outer/PDS decode failed, dropped */
 	uint64_t rx_err_layer[8]; /**< ... by enum uet_pkt_layer */
 	uint64_t rx_err_code[UET_WIRE_E__COUNT]; /**< ... by UET_WIRE_E_* */
+	uint64_t rx_trimmed;      /**< trimmed by a switch (trim DSCP, shorter
+				       than its UDP/IP length): to the hook,
+				       checksum not verifiable */
+	uint64_t rx_csum_bad;     /**< UDP checksum wrong: dropped */
+	uint64_t rx_csum_none;    /**< UDP checksum 0 where one is required
+				       (IPv6, IPv4 with port.udp_checksum):
+				       dropped */
 	uint64_t tx_pkts;         /**< frames accepted by rte_eth_tx_burst */
 	uint64_t tx_bytes;
 	uint64_t tx_full;         /**< frames freed: TX queue full and no

@@ -119,6 +119,9 @@ struct uet_pds_cc_ops {
 /** Fixed-window gate: cwnd = param bytes (default 64 KiB). */
 extern const struct uet_pds_cc_ops uet_pds_cc_fixed;
 
+/** Largest uet_pds_config.max_retries. */
+#define UET_PDS_MAX_RETRIES 30
+
 /** Creation parameters; uet_pds_config_default() fills every field. */
 struct uet_pds_config {
 	uint32_t owner_id;     /**< encoded in the top @c owner_bits of PDC ids */
@@ -140,7 +143,12 @@ struct uet_pds_config {
 	bool ack_cc_always;      /**< send ACK_CC even without SACK holes */
 	uint64_t ack_delay_ns;   /**< delayed ACK for coalesced bytes */
 	uint64_t rto_init_ns;    /**< RTO_INIT (1 ms) */
-	uint32_t max_retries;    /**< RTO retries before failing (5) */
+	/** RTO cap: RTO = min(rto_init << retry, max(rto_max, rto_init))
+	 *  (100 ms) */
+	uint64_t rto_max_ns;
+	/** RTO rounds without progress before failing (24, at most
+	 *  UET_PDS_MAX_RETRIES) */
+	uint32_t max_retries;
 	/** NACK-driven retransmissions of one PSN (trimmed, PSN_OOR_WINDOW,
 	 * ROD_OOO, ...) before its PDC fails with -ETIMEDOUT (32, 1..255):
 	 * a packet NACKed forever does not loop forever. */
@@ -200,7 +208,10 @@ void uet_pds_free(struct uet_pds *p);
 
 /** Submission flags. */
 #define UET_PDS_SUBMIT_RSV  0x01u /**< open the PDC from the reserved pool */
-#define UET_PDS_SUBMIT_RESP 0x02u /**< complete only on the SES response */
+/** Complete on the SES response, or on CACK passing the request (the
+ * default response, UEC 1.0 3.5.20.2: a target holds CACK below a
+ * response it stores). */
+#define UET_PDS_SUBMIT_RESP 0x02u
 /**
  * Send in the return direction of an existing target PDC, named by
  * uet_pds_submit.pdc (the handle of a DELIVER event): read response data
@@ -315,6 +326,19 @@ uint16_t uet_pds_tx_burst(struct uet_pds *p, uint64_t now,
 /** Advance the timer wheel to @p now; call once per loop iteration. */
 void uet_pds_advance(struct uet_pds *p, uint64_t now);
 
+/**
+ * The earliest time at which uet_pds_advance() has timer work: the
+ * deadline of the first armed timer, or the start of the wheel tick in
+ * which a timer parked beyond the wheel's horizon is re-filed. Never
+ * later than the true next deadline, so a virtual clock that jumps here
+ * when nothing else happens misses no timer.
+ * @return
+ *   Time in ns (may be at or before the last advance() time when the
+ *   wheel is behind, see uet_pds_advance()), or UINT64_MAX when no timer
+ *   is armed.
+ */
+uint64_t uet_pds_next_deadline(const struct uet_pds *p);
+
 /** Event types. */
 enum uet_pds_event_type {
 	UET_PDS_EV_DONE = 1,  /**< a submitted cookie completed (status) */
@@ -329,6 +353,13 @@ enum uet_pds_event_type {
 	 * of a large READ).
 	 */
 	UET_PDS_EV_PDC_DOWN,
+	/**
+	 * A SES response (resp, resp_len, next_hdr) for a submitted cookie
+	 * that already completed: a target may answer a packet that was not
+	 * the last of its message (e.g. an error reported early) after the
+	 * packet was acknowledged. Not a completion: the cookie had its DONE.
+	 */
+	UET_PDS_EV_RESP,
 };
 
 /** One event for the SES. */
@@ -357,8 +388,11 @@ uint16_t uet_pds_events(struct uet_pds *p, struct uet_pds_event *ev,
 
 /**
  * Give the SES response to a delivered request that had
- * uet_pds_rx_meta.resp_expected set. The PDS stores it until CLEAR_PSN
- * passes the request and sends it in an ACK with REQ=CLEAR (3).
+ * uet_pds_rx_meta.resp_expected set, or to the request just delivered
+ * (see uet_pds_rx()) even without it (an error met before the last
+ * packet of a message). The PDS stores it until CLEAR_PSN passes the
+ * request, sends it in an ACK with REQ=CLEAR (3), and keeps the CACK it
+ * reports below the request meanwhile (UEC 1.0 3.5.20.2.2).
  *
  * RUDI (@p pdc UET_PDS_PDC_NONE, @p psn the pkt_id of the DELIVER event):
  * the response rides in the request's RUDI_RESP (next_hdr RESPONSE or
@@ -368,12 +402,28 @@ uint16_t uet_pds_events(struct uet_pds *p, struct uet_pds_event *ev,
  * @return
  *   0, -EINVAL (len above resp_max, bad next_hdr), -ENOENT (PDC gone,
  *   no response pending for @p psn, RUDI request no longer pending),
- *   -EAGAIN (RUDI: response pool empty; no RUDI_RESP is sent, the
- *   initiator retransmits).
+ *   -EAGAIN (response pool empty: RUDI sends no RUDI_RESP, the initiator
+ *   retransmits; an unreserved response is not stored).
  */
 int uet_pds_respond(struct uet_pds *p, uint32_t pdc, uint32_t psn,
 		    uint8_t next_hdr, const void *resp, uint16_t len,
 		    uint64_t now);
+
+/**
+ * Answer a delivered request that had uet_pds_rx_meta.resp_expected set
+ * with the default response (UEC 1.0 3.5.20.2: OK, nothing modified, no
+ * data): nothing is stored and no response travels; the request is
+ * acknowledged like any other and CACK passing its PSN tells the
+ * initiator it succeeded. Requests that need a guaranteed-delivery
+ * response (errors, unexpected-list deliveries, read and atomic results)
+ * use uet_pds_respond(). Until either call, CACK does not pass the PSN.
+ * @return
+ *   0, -EINVAL (@p pdc UET_PDS_PDC_NONE: RUDI has no CACK, its answer
+ *   rides in the RUDI_RESP, uet_pds_respond()), -ENOENT (PDC gone, no
+ *   response pending for @p psn).
+ */
+int uet_pds_respond_default(struct uet_pds *p, uint32_t pdc, uint32_t psn,
+			    uint64_t now);
 
 /**
  * Refuse the request just delivered (uet_pds_rx() returned 1 and no other
@@ -420,6 +470,12 @@ struct uet_pds_stats {
 	uint64_t ooo_rx;           /**< out-of-order requests (RUD) */
 	uint64_t acks_coalesced;   /**< requests not ACKed on their own */
 	uint64_t resp_resent;      /**< stored responses sent again */
+	uint64_t resp_default;     /**< target: default responses (nothing
+				    *   stored, folded into CACK) */
+	uint64_t done_default;     /**< initiator: completed by CACK passing
+				    *   a request that wanted a response */
+	uint64_t resp_late;        /**< initiator: responses for requests
+				    *   already completed (UET_PDS_EV_RESP) */
 	uint64_t pdc_open_init;    /**< initiator PDCs opened */
 	uint64_t pdc_open_tgt;     /**< target PDCs opened */
 	uint64_t pdc_close_init;   /**< initiator PDCs closed */

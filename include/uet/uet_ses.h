@@ -141,6 +141,9 @@ struct uet_ses_cqe {
 	uint64_t olen;        /**< bytes dropped when TRUNC */
 	/** unsolicited completions (context 0): the PIDonFEP targeted */
 	uint16_t pid_on_fep;
+	/** receives: where in the posted buffer the message starts (not 0
+	 * only for a multi-recv buffer's second and later messages) */
+	uint64_t offset;
 };
 
 /** A receive post; field for field struct uet_chan_rqe. */
@@ -209,6 +212,17 @@ struct uet_ses_config {
 	 * our rendezvous sends. For FI_REMOTE_READ/WRITE counters. */
 	bool remote_events;
 	struct uet_pds *pds;    /**< required, not owned */
+	/**
+	 * The engine's submission path: every request packet the SES hands
+	 * over (forward fragments and return-direction read data) goes
+	 * through it, so the engine checks it against the port MTU, picks
+	 * its entropy value (the SES leaves uet_pds_submit.ev 0) and counts
+	 * it. Returns what uet_pds_submit() returns. NULL: the SES calls
+	 * uet_pds_submit() on @c pds itself with EV 0 (sans-I/O tests).
+	 */
+	int (*submit)(void *arg, const struct uet_pds_submit *ps,
+		      uint64_t now);
+	void *submit_arg;       /**< argument of submit */
 	struct uet_ses_mr_table *mr; /**< target tables, not owned (may be NULL) */
 	struct uet_ses_match *match; /**< receive context, not owned (may be NULL) */
 	/** Several receive contexts: when set, the receive context of a
@@ -368,6 +382,10 @@ struct uet_ses_stats {
 	uint64_t rx_bad;         /**< undecodable / inconsistent requests */
 	uint64_t rx_rc[64];      /**< target responses, by return code */
 	uint64_t resp_fail;      /**< uet_pds_respond() refused */
+	uint64_t resp_default;   /**< target: default responses (nothing
+				  *   stored, CACK tells the initiator) */
+	uint64_t resp_early;     /**< initiator: errors answered to a packet
+				  *   before the last of its message */
 	uint64_t tgt_exhaust;    /**< no target record for a message */
 	uint64_t unexp_drop;     /**< unexpected message over the bound */
 	uint64_t dgram_drop;     /**< datagrams with no buffer */

@@ -37,6 +37,13 @@ extern "C" {
 #define UET_AMO_MAX_LEN 4096u
 /** Largest element (LONG_DOUBLE_COMPLEX). */
 #define UET_AMO_ELEM_MAX 32u
+/** Largest fetching-atomic request: the old values travel back in the
+ * ACK (RESPONSE_DATA_SMALL), at most this many bytes. */
+#define UET_AMO_FETCH_MAX 32u
+/** Largest compare-and-swap element: the CAS form of the atomic extension
+ * carries one 16-byte compare and one 16-byte swap value (UEC 1.0 SES
+ * atomic extension header), no payload. */
+#define UET_AMO_CAS_MAX 16u
 
 /**
  * Flags of uet_amo_exec(): the atomic extension's semantic_control bits

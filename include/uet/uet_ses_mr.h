@@ -144,11 +144,19 @@ struct uet_ses_ri_attr {
 	uint16_t pid_on_fep;     /**< 12 bits */
 	uint16_t resource_index; /**< 12 bits */
 	enum uet_ses_ri_type type;
+	/**
+	 * Generation 0 whatever the slot's history: for a MSG table whose
+	 * initiators cannot learn its generation (an address made from
+	 * node:service carries none), so that a process re-created under
+	 * the same {job, PIDonFEP, RI} is reachable again.
+	 */
+	bool generation_zero;
 };
 
 /**
  * Add an RI table, enabled. Its generation (used by MSG tables) comes
- * from the slot and changes every time a slot is reused.
+ * from the slot and changes every time a slot is reused, unless
+ * @c generation_zero.
  * @return
  *   A handle >= 0, or -EINVAL (field too wide, bad type), -EEXIST,
  *   -ENOSPC.

@@ -19,12 +19,24 @@
  *    with uet_outer_udp_csum_fill() once the payload is in place
  *    (uet_pkt_build() does this).
  *  - Decode verifies a non-zero UDP checksum (either IP version) and
- *    accepts a zero one also over IPv6 (RFC 6936 tolerant receiver).
+ *    accepts a zero one also over IPv6 (RFC 6936 tolerant receiver),
+ *    unless `uet_outer_opts.no_udp_csum` leaves it to the caller (the
+ *    engine verifies with DPDK and applies its per-port policy).
  *
  * Length decisions: bytes after the IP total length are link padding and
- * ignored; an IP total length beyond the buffer is TRUNCATED; the UDP
- * length must equal the IP payload length (BAD_LENGTH otherwise), so a
- * trimming switch must rewrite both.
+ * ignored; an IP total length beyond the buffer is TRUNCATED; a UDP
+ * length beyond the IP payload is TRUNCATED, below it BAD_LENGTH.
+ *
+ * Trimmed frames (UEC 1.0 packet trimming): a switch cuts a trimmable
+ * packet after its PDS header (at least 24 bytes of IP payload stay),
+ * re-marks the DSCP and fixes the IP length at most; the UDP length and
+ * checksum still describe the original packet. With
+ * `uet_outer_opts.trim_dscps` the decoder accepts a frame that carries
+ * one of those DSCPs and is shorter than its IP or UDP length as
+ * `trimmed`: `inner_len` is then the bytes present and the UDP checksum
+ * is not verified (it cannot be). Without a trim DSCP such a frame is
+ * TRUNCATED. uet_outer_frame_trim() trims a frame the same way (fault
+ * injection, switch emulation, tests).
  */
 
 #include <stdbool.h>
@@ -91,15 +103,43 @@ struct uet_outer {
 	uint16_t udp_csum;             /**< decode: UDP checksum received */
 	uint16_t entropy;              /**< native-IP entropy value (EV) */
 	uint16_t hdr_len;              /**< decode: offset of the PDS header */
+	/** decode: trimmed by a switch (see the file comment): a trim DSCP
+	 *  and fewer bytes than the IP or UDP length says */
+	bool trimmed;
 	/** Bytes after the outer headers: PDS + SES + payload. */
 	uint16_t inner_len;
 };
 
-/** Decode options; NULL means Ethernet framing and protocol 253. */
+/**
+ * Decode options; NULL means Ethernet framing, protocol 253, no trim
+ * DSCP and UDP checksums verified.
+ */
 struct uet_outer_opts {
 	bool raw_ip;           /**< the frame starts at the IP header */
 	uint8_t native_proto;  /**< IP protocol of native-IP mode (0: 253) */
+	/** do not verify the UDP checksum (the caller does) */
+	bool no_udp_csum;
+	/** DSCPs that mark a trimmed frame: bit d for DSCP d (0: none) */
+	uint64_t trim_dscps;
 };
+
+/** The bit of @p dscp in uet_outer_opts.trim_dscps. */
+#define UET_OUTER_DSCP_BIT(dscp) (UINT64_C(1) << ((dscp) & 63))
+
+/**
+ * Is the decoded frame @p o trimmed (uet_outer_opts.trim_dscps)? The
+ * receive-side test shared by the engine and switch models: a trim
+ * DSCP, and fewer bytes than the IP total length or the UDP length
+ * announce (@p avail: IP payload bytes present).
+ */
+static inline bool
+uet_outer_is_trimmed(const struct uet_outer_opts *opts,
+		     const struct uet_outer *o, size_t avail, size_t l4_len)
+{
+	return opts != NULL &&
+	       (opts->trim_dscps & UET_OUTER_DSCP_BIT(o->dscp)) != 0 &&
+	       avail < l4_len;
+}
 
 /**
  * Fill @p o with defaults: IPv4 or IPv6, UDP to port 4793, TTL 64, DF set
@@ -267,6 +307,32 @@ int uet_outer_ip_decode(const uint8_t *buf, size_t len, uint8_t native_proto,
  */
 int uet_outer_l4_decode(const uint8_t *buf, size_t len, struct uet_outer *o);
 
+/**
+ * uet_outer_ip_decode() with options: the native protocol of @p opts,
+ * and a frame shorter than its IP total length accepted as trimmed
+ * (`o->trimmed`) when its DSCP is one of `opts->trim_dscps`.
+ */
+int uet_outer_ip_decode_ex(const uint8_t *buf, size_t len,
+			   const struct uet_outer_opts *opts,
+			   struct uet_outer *o);
+
+/**
+ * uet_outer_l4_decode() with options: `opts->no_udp_csum`, and a UDP
+ * length beyond the @p len bytes present accepted as trimmed when the
+ * DSCP is one of `opts->trim_dscps` (or the IP layer found it trimmed);
+ * `o->inner_len` is then the bytes present.
+ */
+int uet_outer_l4_decode_ex(const uint8_t *buf, size_t len,
+			   const struct uet_outer_opts *opts,
+			   struct uet_outer *o);
+
+/**
+ * IP payload bytes present after a successful IP decode of a buffer of
+ * @p len bytes from the IP header: the IP payload length, or fewer for
+ * a frame trimmed without fixing the IP length.
+ */
+size_t uet_outer_ip_avail(const struct uet_outer *o, size_t len);
+
 /** Entropy value: the UDP source port, or the native entropy field. */
 static inline uint16_t
 uet_outer_ev_get(const struct uet_outer *o)
@@ -283,6 +349,23 @@ uet_outer_ev_set(struct uet_outer *o, uint16_t ev)
 	else
 		o->udp_sport = ev;
 }
+
+/**
+ * Trim a decoded frame in place as a trimming switch does (UEC 1.0
+ * packet trimming): keep
+ * the outer headers and @p keep bytes after them (the PDS header at
+ * least, the caller's choice), re-mark the DSCP to @p dscp and, if
+ * @p fix_ip_len, rewrite the IP total / payload length (IPv4 header
+ * checksum fixed in any case). The UDP length and checksum are left as
+ * they were: they still describe the original packet, which is how the
+ * receiver tells a trimmed frame from a complete one.
+ * @return
+ *   The new frame length, -UET_WIRE_E_BAD_FIELD (dscp > 63, or @p keep
+ *   not shorter than what the frame carries), -UET_WIRE_E_UNSUPPORTED
+ *   (native-IP frame: no UDP length to keep) or -UET_WIRE_E_TRUNCATED.
+ */
+int uet_outer_frame_trim(struct uet_outer *o, uint8_t *frame, size_t len,
+			 size_t keep, uint8_t dscp, bool fix_ip_len);
 
 /**
  * Rewrite the DSCP of a decoded (or encoded) frame in place, fixing the

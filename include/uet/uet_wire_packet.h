@@ -75,8 +75,12 @@ int uet_pkt_parse(const uint8_t *frame, size_t len, struct uet_pkt *p);
  * Parse a frame layer by layer.
  *
  * On failure the layers before `p->err_layer` are valid: for instance a
- * trimmed packet whose SES header was cut fails in UET_PKT_LAYER_SES with
- * TRUNCATED while `p->outer` and `p->pds` are usable.
+ * packet whose sender cut its SES header (all lengths rewritten) fails in
+ * UET_PKT_LAYER_SES with TRUNCATED while `p->outer` and `p->pds` are
+ * usable. A frame trimmed by a switch (`opts->trim_dscps`, see
+ * uet_wire_outer.h) parses with `p->outer.trimmed` set and stops after
+ * the PDS header (no SES header, no payload); a trimmed frame that is not
+ * a request fails in UET_PKT_LAYER_PDS with BAD_COMBINATION.
  * @param opts
  *   Framing and native-IP protocol; NULL for Ethernet and protocol 253.
  * @return

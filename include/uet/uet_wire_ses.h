@@ -203,15 +203,19 @@ struct uet_ses_req {
 	uint16_t pid_on_fep;     /**< 12 bits */
 	uint16_t resource_index; /**< 12 bits */
 	/**
-	 * STD and SMALL; MEDIUM when HD is clear. Deferrable sends and RTR:
-	 * initiator token (high 32 bits) and target token (low 32 bits).
+	 * STD and SMALL; MEDIUM when HD is clear. Deferrable sends: initiator
+	 * token (high 32 bits) and target token (low 32 bits). RTR: restart
+	 * offset.
 	 */
 	uint64_t buffer_offset;
 	uint32_t initiator;      /**< STD and MEDIUM: initiator's PIDonFEP/rank */
-	uint64_t match_bits;     /**< STD and MEDIUM: memory key or match bits */
+	/** STD and MEDIUM: memory key or match bits. RTR: the restart
+	 * tokens (initiator high, target low). */
+	uint64_t match_bits;
 	/**
 	 * STD with SOM set (sent whatever HD says; HD tells whether it is
-	 * meaningful) and MEDIUM with HD set. DEFERRABLE_RTR: restart offset.
+	 * meaningful) and MEDIUM with HD set. DEFERRABLE_RTR: the deferred
+	 * send's match bits.
 	 */
 	uint64_t header_data;
 	uint16_t payload_length; /**< STD continuation (SOM clear), 14 bits */
@@ -285,40 +289,78 @@ int uet_ses_req_encode(const struct uet_ses_req *h, enum uet_ses_fmt fmt,
 int uet_ses_req_decode(const uint8_t *buf, size_t len, enum uet_ses_fmt fmt,
 		       struct uet_ses_req *h);
 
-/** Deferrable send/RTR: initiator token (high half of buffer_offset). */
+/*
+ * Restart tokens (docs/WIRE-DECISIONS.md "Deferrable send and ready to
+ * restart"). A deferrable send (DEFERRABLE_SEND/TSEND) carries them in
+ * buffer_offset (4.2): initiator token in bits 63..32, target token in
+ * bits 31..0. A DEFERRABLE_RTR follows the ready-to-restart layout:
+ * buffer_offset is the restart offset, the key/match slot holds the
+ * initiator restart token (bits 63..32) and the target restart token
+ * (bits 31..0), the header-data slot the deferred send's match bits.
+ * The accessors pick the slot by h->opcode, so set it first.
+ */
+static inline uint64_t *
+uet_ses_req_token_slot_(struct uet_ses_req *h)
+{
+	return h->opcode == UET_SES_OP_DEFERRABLE_RTR ? &h->match_bits :
+							&h->buffer_offset;
+}
+
+/** Deferrable send / RTR: initiator restart token. */
 static inline uint32_t
 uet_ses_req_token_initiator(const struct uet_ses_req *h)
 {
-	return (uint32_t)(h->buffer_offset >> 32);
+	uint64_t v = h->opcode == UET_SES_OP_DEFERRABLE_RTR ? h->match_bits :
+							      h->buffer_offset;
+
+	return (uint32_t)(v >> 32);
 }
 
-/** Deferrable send/RTR: target token (low half of buffer_offset). */
+/** Deferrable send / RTR: target restart token. */
 static inline uint32_t
 uet_ses_req_token_target(const struct uet_ses_req *h)
 {
-	return (uint32_t)(h->buffer_offset & UINT32_MAX);
+	uint64_t v = h->opcode == UET_SES_OP_DEFERRABLE_RTR ? h->match_bits :
+							      h->buffer_offset;
+
+	return (uint32_t)(v & UINT32_MAX);
 }
 
-/** Deferrable send/RTR: store both tokens in buffer_offset. */
+/** Deferrable send / RTR: store both tokens in the opcode's slot. */
 static inline void
 uet_ses_req_set_tokens(struct uet_ses_req *h, uint32_t initiator_token,
 		       uint32_t target_token)
 {
-	h->buffer_offset = ((uint64_t)initiator_token << 32) | target_token;
+	*uet_ses_req_token_slot_(h) =
+		((uint64_t)initiator_token << 32) | target_token;
 }
 
-/** DEFERRABLE_RTR: bytes the target already holds (header_data slot). */
+/** DEFERRABLE_RTR: message offset to restart from (buffer_offset). */
 static inline uint64_t
 uet_ses_req_restart_offset(const struct uet_ses_req *h)
+{
+	return h->buffer_offset;
+}
+
+/** DEFERRABLE_RTR: set the restart offset (buffer_offset). */
+static inline void
+uet_ses_req_set_restart_offset(struct uet_ses_req *h, uint64_t offset)
+{
+	h->buffer_offset = offset;
+}
+
+/** DEFERRABLE_RTR: the deferred send's match bits (header-data slot). */
+static inline uint64_t
+uet_ses_req_rtr_match_bits(const struct uet_ses_req *h)
 {
 	return h->header_data;
 }
 
-/** DEFERRABLE_RTR: set the restart offset (header_data slot). */
+/** DEFERRABLE_RTR: set the deferred send's match bits. */
 static inline void
-uet_ses_req_set_restart_offset(struct uet_ses_req *h, uint64_t offset)
+uet_ses_req_set_rtr_match_bits(struct uet_ses_req *h, uint64_t bits)
 {
-	h->header_data = offset;
+	h->header_data = bits;
 }
 
 /* ------------------------------------------------------------------ */

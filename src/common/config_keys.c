@@ -99,6 +99,11 @@ static const struct cfg_key port_keys[] = {
 	K_BOOL(P, native_ip, "native-IP encapsulation (IP / entropy header / "
 	       "PDS) instead of UDP"),
 	K_UINT(P, ip_proto, 0, 255, "IP protocol number in native-IP mode"),
+	K_BOOL(P, udp_checksum, "compute the UDP checksum on IPv4 frames "
+	       "sent and require and verify it on those received (offload "
+	       "where the port has it); IPv6 always does; false: send 0 and "
+	       "verify only non-zero checksums (RFC 768); native_ip needs "
+	       "false"),
 };
 #undef P
 
@@ -133,9 +138,13 @@ static const struct cfg_key engine_keys[] = {
 #define T struct uet_config_timers
 static const struct cfg_key timers_keys[] = {
 	K_DUR("rto_init", T, rto_init_ns, US(1), SEC(60), 0,
-	      "initial retransmit timeout; RTO = rto_init * 2^retry"),
-	K_UINT(T, rto_max_retries, 0, 30, "retransmissions before the "
-	       "operation fails and the PDC closes"),
+	      "initial retransmit timeout; RTO = min(rto_init * 2^retry, "
+	      "rto_max)"),
+	K_DUR("rto_max", T, rto_max_ns, US(1), SEC(60), 0,
+	      "cap of the doubling RTO (at least rto_init)"),
+	K_UINT(T, rto_max_retries, 0, 30, "RTO rounds without progress "
+	       "before the operations fail and the PDC closes: the peer is "
+	       "declared dead after the sum of those RTOs (defaults: 1.93 s)"),
 	K_SIZE(T, ack_coalesce_bytes, 1, MB(16), 0, "ACK when this many "
 	       "bytes were counted since the last ACK"),
 	K_SIZE(T, ack_min_add, 1, MB(1), 0, "bytes counted per packet at "
@@ -294,6 +303,7 @@ cfg_port_defaults(struct uet_config_port *p)
 	p->mtu = 1500;
 	p->udp_port = 4793;
 	p->ip_proto = 253;
+	p->udp_checksum = true;
 }
 
 void
@@ -336,7 +346,8 @@ uet_config_init_defaults(struct uet_config *cfg)
 	cfg->engine.retx_pool_size = 65536;
 
 	cfg->timers.rto_init_ns = MS(1);
-	cfg->timers.rto_max_retries = 5;
+	cfg->timers.rto_max_ns = MS(100);
+	cfg->timers.rto_max_retries = 24;
 	cfg->timers.ack_coalesce_bytes = KB(16);
 	cfg->timers.ack_min_add = KB(1);
 	cfg->timers.tlp_timeout_ns = US(500);

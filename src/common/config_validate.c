@@ -50,6 +50,23 @@ check_port_pair(const struct uet_config *cfg, unsigned int i, unsigned int j,
 	return 0;
 }
 
+/* udp_checksum must change something: native-IP frames have no UDP
+ * header, and IPv6 always carries the checksum (RFC 8200 8.1). */
+static int
+check_port_csum(const struct uet_config_port *p, const char *sec,
+		struct uet_config_error *err)
+{
+	if (p->native_ip && p->udp_checksum)
+		return fail(err, sec, "udp_checksum", "native-IP mode has no "
+			    "UDP header: set udp_checksum = false (frames are "
+			    "then not integrity-checked)");
+	if (!p->native_ip && !p->udp_checksum && !p->has_ipv4)
+		return fail(err, sec, "udp_checksum", "false only applies to "
+			    "IPv4 and this port has no ipv4 address (IPv6 "
+			    "always carries the UDP checksum)");
+	return 0;
+}
+
 static int
 check_ports(const struct uet_config *cfg, struct uet_config_error *err)
 {
@@ -83,6 +100,9 @@ check_ports(const struct uet_config *cfg, struct uet_config_error *err)
 		if (p->native_ip && p->ip_proto == IPPROTO_UDP)
 			return fail(err, sec, "ip_proto", "native-IP mode "
 				    "cannot use protocol 17 (UDP)");
+		rc = check_port_csum(p, sec, err);
+		if (rc < 0)
+			return rc;
 		for (j = 0; j < i; j++) {
 			rc = check_port_pair(cfg, j, i, sec, err);
 			if (rc < 0)
@@ -145,6 +165,9 @@ check_timers(const struct uet_config *cfg, struct uet_config_error *err)
 
 	if (t->tick_ns > t->rto_init_ns)
 		return fail(err, "timers", "tick", "tick must not exceed "
+			    "rto_init");
+	if (t->rto_max_ns < t->rto_init_ns)
+		return fail(err, "timers", "rto_max", "must be at least "
 			    "rto_init");
 	if (t->tlp_timeout_ns != 0 && (t->tlp_timeout_ns < t->tick_ns ||
 				       t->tlp_timeout_ns >= t->rto_init_ns))

@@ -2,7 +2,8 @@
 /*
  * The UET endpoint address (include/uet/uet_ofi.h) and its FI_SOCKADDR_IN
  * form: IPv4 FA + UDP-style port, where port = UET_OFI_PORT_BASE | PIDonFEP
- * and any port maps back to PIDonFEP = port & 0xFFF.
+ * and any port maps back to PIDonFEP = port & 0xFFF. FI_SOCKADDR is the
+ * same sockaddr_in (the FA is an IPv4 address there).
  */
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -13,10 +14,17 @@
 
 #include "uet_ofi_priv.h"
 
+bool
+uet_ofi_fmt_sin(uint32_t addr_format)
+{
+	return addr_format == FI_SOCKADDR_IN || addr_format == FI_SOCKADDR;
+}
+
 size_t
 uet_ofi_addrlen(uint32_t addr_format)
 {
 	switch (addr_format) {
+	case FI_SOCKADDR:
 	case FI_SOCKADDR_IN:
 		return sizeof(struct sockaddr_in);
 	case UET_OFI_ADDR_FORMAT:
@@ -133,7 +141,7 @@ uet_ofi_addr_export(const struct uet_ofi_addr *a, uint32_t format, void *out,
 
 	if (len == NULL)
 		return -FI_EINVAL;
-	if (format == FI_SOCKADDR_IN)
+	if (uet_ofi_fmt_sin(format))
 		return uet_ofi_addr_to_sin(a, out, len);
 	n = sizeof(*a);
 	if (out != NULL)
@@ -151,7 +159,7 @@ uet_ofi_addr_import(const void *in, size_t len, uint32_t format,
 		    enum uet_profile profile, uint16_t caps,
 		    struct uet_ofi_addr *a)
 {
-	if (format == FI_SOCKADDR_IN)
+	if (uet_ofi_fmt_sin(format))
 		return uet_ofi_addr_from_sin(in, len, profile, caps, a);
 	if (in == NULL || len < sizeof(*a))
 		return -FI_EINVAL;

@@ -95,13 +95,21 @@ op_of_kind(enum fi_op op, enum amo_kind k)
 	return false;
 }
 
-/* 0 and the largest count, or -FI_EOPNOTSUPP. */
+/*
+ * 0 and the largest count, or -FI_EOPNOTSUPP: what the target executes.
+ * Operands travel in one packet (@p mtu less the headers below the SES
+ * payload, at most UET_AMO_MAX_LEN); a fetching atomic's old values come
+ * back in its ACK (UET_AMO_FETCH_MAX bytes); a compare-and-swap carries
+ * one element of at most UET_AMO_CAS_MAX bytes in its extension header.
+ */
 static int
-amo_valid(enum uet_profile prof, enum fi_datatype dt, enum fi_op op,
-	  enum amo_kind k, size_t *count)
+amo_valid(enum uet_profile prof, uint16_t mtu, enum fi_datatype dt,
+	  enum fi_op op, enum amo_kind k, size_t *count)
 {
 	int sop = uet_ofi_amo_op(op), sdt = uet_ofi_amo_dt(dt);
 	size_t sz = uet_ofi_dt_size(dt);
+	size_t max = mtu > UET_OFI_PKT_OVERHEAD ?
+		     (size_t)mtu - UET_OFI_PKT_OVERHEAD : 0;
 
 	if (sop < 0 || sdt < 0 || sz == 0 || !op_of_kind(op, k))
 		return -FI_EOPNOTSUPP;
@@ -109,8 +117,16 @@ amo_valid(enum uet_profile prof, enum fi_datatype dt, enum fi_op op,
 		return -FI_EOPNOTSUPP; /* fetching atomics: AI Full, HPC */
 	if (!uet_amo_supported((unsigned int)sop, (unsigned int)sdt))
 		return -FI_EOPNOTSUPP;
+	if (max > UET_AMO_MAX_LEN)
+		max = UET_AMO_MAX_LEN;
+	if (k == AMO_FETCH && max > UET_AMO_FETCH_MAX)
+		max = UET_AMO_FETCH_MAX;
+	if (k == AMO_COMPARE)
+		max = UET_AMO_CAS_MAX;
+	if (sz > max)
+		return -FI_EOPNOTSUPP;
 	if (count != NULL)
-		*count = UET_AMO_MAX_LEN / sz;
+		*count = k == AMO_COMPARE ? 1 : max / sz;
 	return 0;
 }
 
@@ -133,7 +149,7 @@ uet_ofi_query_atomic(struct fid_domain *domain, enum fi_datatype dt,
 		k = AMO_FETCH;
 	else if (flags & FI_COMPARE_ATOMIC)
 		k = AMO_COMPARE;
-	rc = amo_valid(d->profile, dt, op, k, &count);
+	rc = amo_valid(d->profile, d->port.mtu, dt, op, k, &count);
 	if (rc < 0)
 		return rc;
 	if (attr != NULL) {
@@ -149,7 +165,8 @@ ep_writevalid(struct fid_ep *fid, enum fi_datatype dt, enum fi_op op,
 {
 	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
 
-	return amo_valid(ep->dom->profile, dt, op, AMO_WRITE, count);
+	return amo_valid(ep->dom->profile, ep->dom->port.mtu, dt, op,
+			 AMO_WRITE, count);
 }
 
 static int
@@ -158,7 +175,8 @@ ep_readwritevalid(struct fid_ep *fid, enum fi_datatype dt, enum fi_op op,
 {
 	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
 
-	return amo_valid(ep->dom->profile, dt, op, AMO_FETCH, count);
+	return amo_valid(ep->dom->profile, ep->dom->port.mtu, dt, op,
+			 AMO_FETCH, count);
 }
 
 static int
@@ -167,7 +185,8 @@ ep_compwritevalid(struct fid_ep *fid, enum fi_datatype dt, enum fi_op op,
 {
 	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
 
-	return amo_valid(ep->dom->profile, dt, op, AMO_COMPARE, count);
+	return amo_valid(ep->dom->profile, ep->dom->port.mtu, dt, op,
+			 AMO_COMPARE, count);
 }
 
 /* One atomic descriptor. */
@@ -189,7 +208,8 @@ amo_post(struct uet_ofi_ep *ep, enum amo_kind k,
 	if (!(ep->caps & FI_ATOMIC) ||
 	    !(ep->caps & (k == AMO_WRITE ? FI_WRITE : FI_READ)))
 		return -FI_EOPNOTSUPP;
-	rc = amo_valid(ep->dom->profile, msg->datatype, msg->op, k, &count);
+	rc = amo_valid(ep->dom->profile, ep->dom->port.mtu, msg->datatype,
+		       msg->op, k, &count);
 	if (rc < 0)
 		return rc;
 	sz = uet_ofi_dt_size(msg->datatype);

@@ -45,11 +45,31 @@ map_index(const struct uet_ofi_av *av, fi_addr_t a)
 	return SIZE_MAX;
 }
 
+/* fi_rx_addr(): the receive context index in the top rx_ctx_bits */
+static unsigned int
+rx_index_of(const struct uet_ofi_av *av, fi_addr_t a)
+{
+	if (av->rx_ctx_bits == 0 || a == FI_ADDR_NOTAVAIL ||
+	    a == FI_ADDR_UNSPEC)
+		return 0;
+	return (unsigned int)(a >> (64 - av->rx_ctx_bits));
+}
+
+static fi_addr_t
+rx_strip(const struct uet_ofi_av *av, fi_addr_t a)
+{
+	if (av->rx_ctx_bits == 0 || a == FI_ADDR_NOTAVAIL ||
+	    a == FI_ADDR_UNSPEC)
+		return a;
+	return a & (UINT64_MAX >> av->rx_ctx_bits);
+}
+
 static size_t
 index_of(const struct uet_ofi_av *av, fi_addr_t a)
 {
 	if (a == FI_ADDR_NOTAVAIL || a == FI_ADDR_UNSPEC)
 		return SIZE_MAX;
+	a = rx_strip(av, a);
 	if (av->type == FI_AV_MAP)
 		return map_index(av, a);
 	return a < av->count ? (size_t)a : SIZE_MAX;
@@ -63,25 +83,38 @@ fi_addr_of(const struct uet_ofi_av *av, size_t idx)
 	return (fi_addr_t)idx;
 }
 
+/* The address of entry @p e for receive context @p rx (0: the entry's) */
+static const struct uet_ofi_addr *
+entry_addr(const struct uet_ofi_av_entry *e, unsigned int rx)
+{
+	if (e == NULL || !e->used)
+		return NULL;
+	if (rx == 0)
+		return &e->addr;
+	return rx < UET_OFI_CTX_MAX && e->rx != NULL ? &e->rx[rx] : NULL;
+}
+
 const struct uet_ofi_addr *
 uet_ofi_av_handle(struct uet_ofi_av *av, fi_addr_t a)
 {
 	const struct uet_ofi_av_entry *e = NULL;
+	unsigned int rx = rx_index_of(av, a);
 	size_t idx;
 
 	/* MAP fi_addrs are entry pointers: no lookup on the data path */
 	if (av->type == FI_AV_MAP) {
+		a = rx_strip(av, a);
 		if (a == FI_ADDR_NOTAVAIL || a == FI_ADDR_UNSPEC || a == 0)
 			return NULL;
 		e = (const struct uet_ofi_av_entry *)(uintptr_t)a;
-		return e->used ? &e->addr : NULL;
+		return entry_addr(e, rx);
 	}
 	pthread_rwlock_rdlock(&av->lock);
 	idx = index_of(av, a);
 	if (idx != SIZE_MAX)
 		e = entry_at(av, idx);
 	pthread_rwlock_unlock(&av->lock);
-	return e != NULL && e->used ? &e->addr : NULL;
+	return entry_addr(e, rx);
 }
 
 /* ---- reverse map: initiator id -> index ---- */
@@ -205,6 +238,19 @@ insert_one(struct uet_ofi_av *av, const struct uet_ofi_addr *a,
 	if (rc < 0)
 		return rc;
 	e = entry_at(av, idx);
+	if (av->rx_ctx_bits != 0) {
+		/* a scalable peer's receive context i is PIDonFEP + i */
+		if (e->rx == NULL)
+			e->rx = calloc(UET_OFI_CTX_MAX, sizeof(*e->rx));
+		if (e->rx == NULL)
+			return -FI_ENOMEM; /* the slot stays unused */
+		for (unsigned int i = 0; i < UET_OFI_CTX_MAX; i++) {
+			e->rx[i] = *a;
+			e->rx[i].pid_on_fep =
+				htons((uint16_t)((uet_ofi_addr_pid(a) + i) &
+						 UET_OFI_PID_MASK));
+		}
+	}
 	e->addr = *a;
 	e->used = true;
 	av->used++;
@@ -223,6 +269,19 @@ av_report(struct uet_ofi_av *av, size_t count, void *context)
 	(void)uet_ofi_eq_post(av->eq, FI_AV_COMPLETE, &ev, sizeof(ev), false);
 }
 
+/* An address of an FI_EVENT insert that failed: an error event whose
+ * data is its index in the vector (fi_av(3)), ahead of the completion. */
+static void
+av_report_err(struct uet_ofi_av *av, size_t index, int rc, void *context)
+{
+	struct fi_eq_err_entry ev = {
+		.fid = &av->av_fid.fid, .context = context, .data = index,
+		.err = -rc, .prov_errno = rc,
+	};
+
+	(void)uet_ofi_eq_post(av->eq, FI_AV_COMPLETE, &ev, sizeof(ev), true);
+}
+
 static int
 av_insert(struct fid_av *fid, const void *addr, size_t count,
 	  fi_addr_t *fi_addr, uint64_t flags, void *context)
@@ -230,12 +289,17 @@ av_insert(struct fid_av *fid, const void *addr, size_t count,
 	struct uet_ofi_av *av = container_of(fid, struct uet_ofi_av, av_fid);
 	size_t len = uet_ofi_addrlen(av->addr_format);
 	enum uet_profile prof = av->dom->profile;
+	/* FI_SYNC_ERR: the context is an array of count ints, 0 or an
+	 * errno per address (synchronous inserts only) */
+	int *sync_err = (flags & FI_SYNC_ERR) ? context : NULL;
 	size_t ok = 0;
 
 	if (addr == NULL && count > 0)
 		return -FI_EINVAL;
 	if (flags & ~(uint64_t)(FI_MORE | FI_SYNC_ERR))
 		return -FI_EBADFLAGS;
+	if (sync_err != NULL && (av->eq != NULL || count == 0))
+		return -FI_EINVAL;
 	pthread_rwlock_wrlock(&av->lock);
 	for (size_t i = 0; i < count; i++) {
 		const uint8_t *p = (const uint8_t *)addr + i * len;
@@ -253,6 +317,10 @@ av_insert(struct fid_av *fid, const void *addr, size_t count,
 			rc = insert_one(av, &a, &fa);
 		if (rc == 0)
 			ok++;
+		else if (av->eq != NULL)
+			av_report_err(av, i, rc, context);
+		if (sync_err != NULL)
+			sync_err[i] = -rc;
 		if (fi_addr != NULL)
 			fi_addr[i] = fa;
 	}
@@ -278,7 +346,7 @@ av_insertsvc(struct fid_av *fid, const char *node, const char *service,
 	rc = uet_ofi_resolve(node, service, &sin);
 	if (rc < 0)
 		return -FI_EINVAL;
-	if (av->addr_format == FI_SOCKADDR_IN)
+	if (uet_ofi_fmt_sin(av->addr_format))
 		return av_insert(fid, &sin, 1, fi_addr, flags, context);
 	rc = uet_ofi_addr_from_sin(&sin, sizeof(sin), av->dom->profile,
 				   UET_OFI_ADDR_C_MSG | UET_OFI_ADDR_C_TAGGED |
@@ -418,8 +486,11 @@ av_close(struct fid *fid)
 		return -FI_EBUSY;
 	if (av->eq != NULL)
 		atomic_fetch_sub(&av->eq->ref, 1);
-	for (size_t i = 0; i < av->nb_chunks; i++)
+	for (size_t i = 0; i < av->nb_chunks; i++) {
+		for (size_t k = 0; k < UET_OFI_AV_CHUNK; k++)
+			free(av->chunks[i][k].rx);
 		free(av->chunks[i]);
+	}
 	free(av->chunks);
 	free(av->rev);
 	pthread_rwlock_destroy(&av->lock);
@@ -451,8 +522,10 @@ uet_ofi_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 	if (attr->type != FI_AV_UNSPEC && attr->type != FI_AV_MAP &&
 	    attr->type != FI_AV_TABLE)
 		return -FI_EINVAL;
-	if (attr->rx_ctx_bits != 0 || attr->name != NULL)
-		return -FI_ENOSYS; /* no named (shared) AVs, no rx_ctx bits */
+	if (attr->name != NULL)
+		return -FI_ENOSYS; /* no named (shared) AVs */
+	if (attr->rx_ctx_bits < 0 || attr->rx_ctx_bits > 16)
+		return -FI_EINVAL;
 	if (attr->flags & ~(uint64_t)(FI_EVENT | FI_SYMMETRIC))
 		return -FI_EINVAL;
 	av = calloc(1, sizeof(*av));
@@ -463,6 +536,7 @@ uet_ofi_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 	av->addr_format = d->addr_format;
 	av->flags = attr->flags;
 	av->free_head = NO_FREE;
+	av->rx_ctx_bits = attr->rx_ctx_bits;
 	pthread_rwlock_init(&av->lock, NULL);
 	if (rev_grow(av) < 0) {
 		free(av);

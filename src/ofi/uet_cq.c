@@ -288,21 +288,33 @@ cq_signal(struct fid_cq *cq_fid)
 	return 0;
 }
 
+void
+uet_ofi_prov_strerror(int prov_errno, char *out, size_t n)
+{
+	if (prov_errno > UET_RC_OK && prov_errno <= 0xFF)
+		snprintf(out, n, "UET %s (0x%02x) from the target",
+			 uet_ses_rc_name((unsigned int)prov_errno),
+			 (unsigned int)prov_errno);
+	else if (prov_errno == -FI_ETIMEDOUT)
+		snprintf(out, n, "timed out: the peer acknowledged nothing "
+			 "within the PDS retransmissions (timers.rto_init, "
+			 "timers.rto_max_retries)");
+	else if (prov_errno < 0)
+		snprintf(out, n, "local: %s", fi_strerror(-prov_errno));
+	else
+		snprintf(out, n, "UET provider error %d", prov_errno);
+}
+
 static const char *
 cq_strerror(struct fid_cq *cq_fid, int prov_errno, const void *err_data,
 	    char *buf, size_t len)
 {
-	static __thread char tls[96];
+	static __thread char tls[160];
 	char *out = buf != NULL && len > 0 ? buf : tls;
 	size_t n = buf != NULL && len > 0 ? len : sizeof(tls);
 
 	(void)cq_fid; (void)err_data;
-	if (prov_errno >= 0 && prov_errno <= 0xFF)
-		snprintf(out, n, "UET %s (0x%02x)",
-			 uet_ses_rc_name((unsigned int)prov_errno),
-			 (unsigned int)prov_errno);
-	else
-		snprintf(out, n, "UET provider error %d", prov_errno);
+	uet_ofi_prov_strerror(prov_errno, out, n);
 	return out;
 }
 

@@ -193,8 +193,10 @@ uet_ofi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	d->mr_mode = (uint64_t)da->mr_mode;
 	d->addr_format = info->addr_format == FI_FORMAT_UNSPEC ?
 			 UET_OFI_ADDR_FORMAT : info->addr_format;
-	if (d->addr_format != FI_SOCKADDR_IN &&
+	if (!uet_ofi_fmt_sin(d->addr_format) &&
 	    d->addr_format != UET_OFI_ADDR_FORMAT) {
+		FI_WARN(&uet_prov, FI_LOG_DOMAIN,
+			"address format %u not supported\n", d->addr_format);
 		rc = -FI_EINVAL;
 		goto free_info;
 	}
@@ -215,9 +217,13 @@ uet_ofi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	d->id = atomic_fetch_add(&domain_seq, 1);
 	/* the engine context that serves the domain's endpoints and MRs */
 	d->ctx = uet_ofi_fabric_ctx_pick(fab);
-	if (uet_ses_ulp_identity(fab->engine, d->ctx, &d->pid,
-				 &d->initiator) != 0) {
-		rc = -FI_EOTHER;
+	rc = uet_ses_ulp_identity(fab->engine, d->ctx, &d->pid,
+				  &d->initiator);
+	if (rc != 0) {
+		FI_WARN(&uet_prov, FI_LOG_DOMAIN,
+			"engine context %u has no SES: %s\n", d->ctx,
+			strerror(-rc));
+		rc = uet_ofi_errno(rc);
 		goto free_info;
 	}
 

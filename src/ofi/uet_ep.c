@@ -123,6 +123,13 @@ deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 	e.buf = r->rx ? (void *)((uintptr_t)r->buf) : NULL;
 	e.data = c->data;
 	e.tag = c->tag;
+	if (r->rx && !(c->flags & UET_CHAN_CQ_TAGGED)) {
+		/* untagged: the engine gives the message's offset in the
+		 * buffer there; FI_MULTI_RECV entries point at it */
+		if (r->cq_reserved == 2)
+			e.buf = (void *)((uintptr_t)r->buf + c->tag);
+		e.tag = 0;
+	}
 	e.src = FI_ADDR_NOTAVAIL;
 	if ((c->flags & UET_CHAN_CQ_SRC) && ep->av != NULL)
 		e.src = uet_ofi_av_reverse(ep->av, (uint32_t)c->src);
@@ -134,7 +141,11 @@ deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 					c->len : 0);
 	if (c->status != 0) {
 		e.err = c->status < 0 ? -c->status : c->status;
-		e.prov_errno = (int)c->prov_errno;
+		/* a UET return code from the target, or (none: NULL or
+		 * OK, e.g. a PDS timeout or reset) the local errno,
+		 * negative, so that fi_cq_strerror can tell which */
+		e.prov_errno = c->prov_errno > UET_RC_OK ?
+			       (int)c->prov_errno : -(int)e.err;
 		if (c->flags & UET_CHAN_CQ_TRUNC) {
 			e.err = FI_ETRUNC;
 			e.olen = (size_t)c->olen;
@@ -560,7 +571,10 @@ ep_close(struct fid *fid)
 	ep_job_del(ep);
 	ep_engine_unbind(ep);
 	uet_chan_free(ep->chan);
-	if (ep->pid_held)
+	if (ep->pid_held && ep->nb_pids > 0)
+		uet_ofi_fabric_pid_block_put(ep->dom->fab, ep->pid,
+					     ep->nb_pids);
+	else if (ep->pid_held)
 		uet_ofi_fabric_pid_put(ep->dom->fab, ep->dom->ctx, ep, ep->pid);
 	ep_unbind_all(ep);
 	if (ep->sep != NULL) {
@@ -798,6 +812,19 @@ addr_caps(uint64_t caps, enum fi_ep_type type, enum uet_profile prof)
 	return c;
 }
 
+/* @p a names the domain's port (its FA; the unspecified IPv4 address
+ * stands for any). */
+static bool
+port_has_addr(const struct uet_ofi_port_info *p, const struct uet_ofi_addr *a)
+{
+	static const uint8_t any[4];
+
+	if (a->flags & UET_OFI_ADDR_F_IPV6)
+		return p->has_ipv6 && memcmp(p->ipv6, a->fa, 16) == 0;
+	return memcmp(a->fa, any, 4) == 0 ||
+	       (p->has_ipv4 && memcmp(p->ipv4, a->fa, 4) == 0);
+}
+
 static int
 ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
 	       const struct fi_info *info, void *context)
@@ -849,10 +876,14 @@ ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
 					 ntohs(ep->addr.caps), &a);
 		if (rc < 0)
 			return rc;
-		if (uet_ofi_addr_pid(&a) != d->pid)
-			FI_INFO(&uet_prov, FI_LOG_EP_CTRL,
-				"src_addr PIDonFEP %u: the engine context "
-				"serves %u\n", uet_ofi_addr_pid(&a), d->pid);
+		if (!port_has_addr(&d->port, &a)) {
+			FI_WARN(&uet_prov, FI_LOG_EP_CTRL,
+				"src_addr: not the FA of the domain's port\n");
+			return -FI_EADDRNOTAVAIL;
+		}
+		/* bound to a service: the endpoint is that PIDonFEP
+		 * (ep_pid_take); 0 lets the provider pick one */
+		ep->want_pid = uet_ofi_addr_pid(&a);
 	}
 	ep->tx_mode = uet_ofi_params()->def_data_dc ? UET_CHAN_MODE_ROD :
 						      UET_CHAN_MODE_RUD;
@@ -897,7 +928,8 @@ static int
 ep_pid_take(struct uet_ofi_ep *ep)
 {
 	int rc = uet_ofi_fabric_pid_get(ep->dom->fab, ep->dom->ctx, ep,
-					&ep->pid, &ep->initiator);
+					ep->want_pid, &ep->pid,
+					&ep->initiator);
 
 	if (rc < 0)
 		return rc;
@@ -961,6 +993,10 @@ ctx_open(struct uet_ofi_ep *sep, int index, bool tx, void *context,
 	c->addr = sep->addr;
 	c->job = sep->job;
 	c->pid = sep->pid;
+	/* named receive contexts: context i is its own process, PIDonFEP
+	 * of the SEP + i, which fi_rx_addr() selects at the sender */
+	if (!tx && sep->nb_pids > 1)
+		c->pid = (uint16_t)((sep->pid + index) & UET_OFI_PID_MASK);
 	c->initiator = sep->initiator;
 	c->ep_fid.fid.fclass = tx ? FI_CLASS_TX_CTX : FI_CLASS_RX_CTX;
 	if (size)
@@ -1059,7 +1095,19 @@ uet_ofi_sep_open(struct fid_domain *domain, struct fi_info *info,
 		free(sep);
 		return rc;
 	}
-	rc = ep_pid_take(sep);
+	if ((sep->caps & FI_NAMED_RX_CTX) && nrx > 1) {
+		rc = uet_ofi_fabric_pid_block(d->fab, sep->want_pid,
+					      (unsigned int)nrx, &sep->pid,
+					      &sep->initiator);
+		if (rc == 0) {
+			sep->nb_pids = (unsigned int)nrx;
+			sep->pid_held = true;
+			sep->addr.pid_on_fep = htons(sep->pid);
+			sep->addr.initiator_id = htonl(sep->initiator);
+		}
+	} else {
+		rc = ep_pid_take(sep);
+	}
 	if (rc < 0) {
 		fi_freeinfo(sep->info);
 		uet_ofi_lock_fini(&sep->lock);
@@ -1074,7 +1122,11 @@ uet_ofi_sep_open(struct fid_domain *domain, struct fi_info *info,
 	if (sep->tx_ctx == NULL || sep->rx_ctx == NULL) {
 		free(sep->tx_ctx);
 		free(sep->rx_ctx);
-		uet_ofi_fabric_pid_put(d->fab, d->ctx, sep, sep->pid);
+		if (sep->nb_pids > 0)
+			uet_ofi_fabric_pid_block_put(d->fab, sep->pid,
+						     sep->nb_pids);
+		else
+			uet_ofi_fabric_pid_put(d->fab, d->ctx, sep, sep->pid);
 		fi_freeinfo(sep->info);
 		uet_ofi_lock_fini(&sep->lock);
 		free(sep);

@@ -162,17 +162,12 @@ static const char *
 eq_strerror(struct fid_eq *fid, int prov_errno, const void *err_data,
 	    char *buf, size_t len)
 {
-	static __thread char tls[96];
+	static __thread char tls[160];
 	char *out = buf != NULL && len > 0 ? buf : tls;
 	size_t n = buf != NULL && len > 0 ? len : sizeof(tls);
 
 	(void)fid; (void)err_data;
-	if (prov_errno >= 0 && prov_errno <= 0xFF)
-		snprintf(out, n, "UET %s (0x%02x)",
-			 uet_ses_rc_name((unsigned int)prov_errno),
-			 (unsigned int)prov_errno);
-	else
-		snprintf(out, n, "UET provider error %d", prov_errno);
+	uet_ofi_prov_strerror(prov_errno, out, n);
 	return out;
 }
 

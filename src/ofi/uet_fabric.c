@@ -8,6 +8,7 @@
  * fi_cntr_read). Jobs and memory regions reach the engine through the
  * SES ULP's control ring (uet_ofi_fabric_ctl).
  */
+#include <arpa/inet.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -103,60 +104,163 @@ fabric_pid_extra_max(const struct uet_ofi_fabric *fab)
 	return n < 64 ? 64 - n : 0;
 }
 
-int
-uet_ofi_fabric_pid_get(struct uet_ofi_fabric *fab, unsigned int ctx,
-		       const void *owner, uint16_t *pid, uint32_t *initiator)
+static bool
+pid_busy(const struct uet_ofi_fabric *fab, uint16_t pid)
+{
+	return (fab->pid_busy[pid / 64] >> (pid % 64)) & 1;
+}
+
+static void
+pid_busy_set(struct uet_ofi_fabric *fab, uint16_t pid, bool on)
+{
+	if (on)
+		fab->pid_busy[pid / 64] |= UINT64_C(1) << (pid % 64);
+	else
+		fab->pid_busy[pid / 64] &= ~(UINT64_C(1) << (pid % 64));
+}
+
+/* The engine context whose own PIDonFEP is @p pid, or -1. */
+static int
+pid_ctx_of(const struct uet_ofi_fabric *fab, uint16_t pid)
+{
+	unsigned int n = uet_engine_nb_lcores(fab->engine);
+	unsigned int k = (pid - fab->sul.pid_base) & UET_OFI_PID_MASK;
+
+	return k < n ? (int)k : -1;
+}
+
+/* An extra PIDonFEP: @p want, or the first free one of the window. */
+static int
+pid_extra_take(struct uet_ofi_fabric *fab, uint16_t want, uint16_t *pid)
 {
 	unsigned int k, max = fabric_pid_extra_max(fab);
-	int rc = -FI_ENOSPC;
+	uint16_t p;
 
-	if (ctx >= UET_ENGINE_LCORES_MAX)
+	if (want != 0) {
+		if (pid_busy(fab, want) || pid_ctx_of(fab, want) >= 0)
+			return -FI_EADDRINUSE;
+		*pid = want;
+		pid_busy_set(fab, want, true);
+		return 0;
+	}
+	for (k = 0; k < max; k++) {
+		p = (uint16_t)((fab->sul.pid_base +
+				uet_engine_nb_lcores(fab->engine) + k) &
+			       UET_OFI_PID_MASK);
+		if (p != 0 && !pid_busy(fab, p)) {
+			*pid = p;
+			pid_busy_set(fab, p, true);
+			return 0;
+		}
+	}
+	return -FI_ENOSPC;
+}
+
+int
+uet_ofi_fabric_pid_get(struct uet_ofi_fabric *fab, unsigned int ctx,
+		       const void *owner, uint16_t want, uint16_t *pid,
+		       uint32_t *initiator)
+{
+	int rc;
+
+	if (ctx >= UET_ENGINE_LCORES_MAX || want > UET_OFI_PID_MASK)
 		return -FI_EINVAL;
 	pthread_mutex_lock(&fab->ctl_lock);
-	if (fab->ctx_owner[ctx] == NULL) {
+	if (fab->ctx_owner[ctx] == NULL &&
+	    (want == 0 || pid_ctx_of(fab, want) == (int)ctx)) {
 		fab->ctx_owner[ctx] = owner;
 		rc = uet_ses_ulp_identity(fab->engine, ctx, pid, initiator) ?
 		     -FI_EOTHER : 0;
 		if (rc < 0)
 			fab->ctx_owner[ctx] = NULL;
 	} else {
-		for (k = 0; k < max; k++)
-			if (!(fab->pid_extra_used & (UINT64_C(1) << k)))
-				break;
-		if (k < max) {
-			fab->pid_extra_used |= UINT64_C(1) << k;
-			*pid = (uint16_t)((fab->sul.pid_base +
-					   uet_engine_nb_lcores(fab->engine) +
-					   k) & UET_OFI_PID_MASK);
+		rc = pid_extra_take(fab, want, pid);
+		if (rc == 0)
 			*initiator = fabric_initiator_derived(fab, *pid);
-			rc = 0;
-		}
 	}
 	pthread_mutex_unlock(&fab->ctl_lock);
 	if (rc == -FI_ENOSPC)
 		FI_WARN(&uet_prov, FI_LOG_EP_CTRL,
 			"no PIDonFEP left for another endpoint\n");
+	else if (rc == -FI_EADDRINUSE)
+		FI_WARN(&uet_prov, FI_LOG_EP_CTRL,
+			"PIDonFEP %u (service %u) is already bound in this "
+			"process\n", want, want);
 	return rc;
+}
+
+static bool
+pid_run_free(const struct uet_ofi_fabric *fab, uint16_t first, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		uint16_t p = (uint16_t)((first + i) & UET_OFI_PID_MASK);
+
+		if (p == 0 || pid_busy(fab, p) || pid_ctx_of(fab, p) >= 0)
+			return false;
+	}
+	return true;
+}
+
+int
+uet_ofi_fabric_pid_block(struct uet_ofi_fabric *fab, uint16_t want,
+			 unsigned int n, uint16_t *pid, uint32_t *initiator)
+{
+	unsigned int k, max = fabric_pid_extra_max(fab);
+	uint16_t base = (uint16_t)(fab->sul.pid_base +
+				   uet_engine_nb_lcores(fab->engine));
+	int rc = -FI_ENOSPC;
+
+	if (n == 0 || n > 64 || want > UET_OFI_PID_MASK)
+		return -FI_EINVAL;
+	pthread_mutex_lock(&fab->ctl_lock);
+	if (want != 0) {
+		rc = pid_run_free(fab, want, n) ? 0 : -FI_EADDRINUSE;
+		*pid = want;
+	} else {
+		for (k = 0; k + n <= max; k++) {
+			*pid = (uint16_t)((base + k) & UET_OFI_PID_MASK);
+			if (pid_run_free(fab, *pid, n)) {
+				rc = 0;
+				break;
+			}
+		}
+	}
+	if (rc == 0) {
+		for (k = 0; k < n; k++)
+			pid_busy_set(fab, (uint16_t)((*pid + k) &
+						     UET_OFI_PID_MASK), true);
+		*initiator = fabric_initiator_derived(fab, *pid);
+	}
+	pthread_mutex_unlock(&fab->ctl_lock);
+	if (rc < 0)
+		FI_WARN(&uet_prov, FI_LOG_EP_CTRL,
+			"no run of %u free PIDonFEPs%s\n", n,
+			want ? " at the bound service" : "");
+	return rc;
+}
+
+void
+uet_ofi_fabric_pid_block_put(struct uet_ofi_fabric *fab, uint16_t pid,
+			     unsigned int n)
+{
+	pthread_mutex_lock(&fab->ctl_lock);
+	for (unsigned int k = 0; k < n; k++)
+		pid_busy_set(fab, (uint16_t)((pid + k) & UET_OFI_PID_MASK),
+			     false);
+	pthread_mutex_unlock(&fab->ctl_lock);
 }
 
 void
 uet_ofi_fabric_pid_put(struct uet_ofi_fabric *fab, unsigned int ctx,
 		       const void *owner, uint16_t pid)
 {
-	unsigned int base, k;
-
 	if (ctx >= UET_ENGINE_LCORES_MAX)
 		return;
 	pthread_mutex_lock(&fab->ctl_lock);
-	if (fab->ctx_owner[ctx] == owner) {
+	if (fab->ctx_owner[ctx] == owner)
 		fab->ctx_owner[ctx] = NULL;
-	} else {
-		base = (fab->sul.pid_base + uet_engine_nb_lcores(fab->engine)) &
-		       UET_OFI_PID_MASK;
-		k = (pid - base) & UET_OFI_PID_MASK;
-		if (k < 64)
-			fab->pid_extra_used &= ~(UINT64_C(1) << k);
-	}
+	else
+		pid_busy_set(fab, pid & UET_OFI_PID_MASK, false);
 	pthread_mutex_unlock(&fab->ctl_lock);
 }
 
@@ -370,6 +474,38 @@ static struct fi_ops_fabric fabric_ops = {
 	.domain2 = fabric_domain2,
 };
 
+/* FI_INFO: what this fabric's engine runs on (one line per port). */
+static void
+fabric_summary(const struct uet_ofi_fabric *fab)
+{
+	const struct uet_config *cfg = &fab->cfg;
+	char lc[64] = "", fa[INET6_ADDRSTRLEN];
+	size_t n = 0;
+
+	for (unsigned int i = 0; i < cfg->engine.nb_lcores && n < sizeof(lc);
+	     i++)
+		n += (size_t)snprintf(lc + n, sizeof(lc) - n, "%s%u",
+				      i ? "," : "", cfg->engine.lcores[i]);
+	FI_INFO(&uet_prov, FI_LOG_FABRIC,
+		"engine %u started: %s progress, lcores %s, %u context(s), "
+		"PIDonFEP base %u\n", fab->id,
+		fab->inline_progress ? "inline" : "auto", lc[0] ? lc : "-",
+		uet_engine_nb_lcores(fab->engine), fab->sul.pid_base);
+	for (unsigned int i = 0; i < UET_CONFIG_MAX_PORTS; i++) {
+		const struct uet_config_port *cp = &cfg->port[i];
+
+		if (!cp->defined)
+			continue;
+		if (cp->has_ipv4)
+			inet_ntop(AF_INET, &cp->ipv4, fa, sizeof(fa));
+		else
+			inet_ntop(AF_INET6, &cp->ipv6, fa, sizeof(fa));
+		FI_INFO(&uet_prov, FI_LOG_FABRIC,
+			"port %u: %s, FA %s, MTU %u\n", i, cp->devargs, fa,
+			cp->mtu);
+	}
+}
+
 static int
 fabric_engine_start(struct uet_ofi_fabric *fab)
 {
@@ -387,8 +523,8 @@ fabric_engine_start(struct uet_ofi_fabric *fab)
 	if (p->inline_progress)
 		fab->cfg.engine.progress = UET_CONFIG_PROGRESS_INLINE;
 	if (uet_config_validate(&fab->cfg, &err) < 0) {
-		FI_WARN(&uet_prov, FI_LOG_FABRIC, "configuration: %s\n",
-			err.msg);
+		UET_OFI_REPORT(FI_LOG_FABRIC, "configuration rejected: %s",
+			       err.msg);
 		return -FI_EINVAL;
 	}
 	fab->inline_progress =
@@ -411,9 +547,9 @@ fabric_engine_start(struct uet_ofi_fabric *fab)
 			"cannot restore the thread's CPU affinity\n");
 	pthread_mutex_unlock(&eal_lock);
 	if (rc < 0) {
-		FI_WARN(&uet_prov, FI_LOG_FABRIC, "EAL init failed: %s\n",
-			rte_strerror(-rc));
-		return -FI_EOTHER;
+		UET_OFI_REPORT(FI_LOG_FABRIC, "EAL init failed: %s",
+			       rte_strerror(-rc));
+		return uet_ofi_errno(rc);
 	}
 	FI_INFO(&uet_prov, FI_LOG_FABRIC, "EAL %s\n",
 		reused ? "reused" : "initialised");
@@ -439,18 +575,21 @@ fabric_engine_start(struct uet_ofi_fabric *fab)
 	ep.name = name;
 	fab->engine = uet_engine_create(&ep);
 	if (fab->engine == NULL) {
-		FI_WARN(&uet_prov, FI_LOG_FABRIC, "engine create failed: %s\n",
-			rte_strerror(rte_errno));
-		return -FI_EOTHER;
+		rc = rte_errno > 0 ? -rte_errno : -EIO;
+		UET_OFI_REPORT(FI_LOG_FABRIC,
+			       "engine create failed: %s (the lines above "
+			       "name the port or resource)", rte_strerror(-rc));
+		return uet_ofi_errno(rc);
 	}
 	rc = uet_engine_start(fab->engine);
 	if (rc < 0) {
-		FI_WARN(&uet_prov, FI_LOG_FABRIC, "engine start failed (%d)\n",
-			rc);
+		UET_OFI_REPORT(FI_LOG_FABRIC, "engine start failed: %s",
+			       rte_strerror(-rc));
 		uet_engine_free(fab->engine);
 		fab->engine = NULL;
-		return -FI_EOTHER;
+		return uet_ofi_errno(rc);
 	}
+	fabric_summary(fab);
 	return 0;
 }
 

@@ -28,12 +28,15 @@
 			 FI_ORDER_RMA_WAR | FI_ORDER_RMA_WAW | \
 			 FI_ORDER_ATOMIC_RAR | FI_ORDER_ATOMIC_RAW | \
 			 FI_ORDER_ATOMIC_WAR | FI_ORDER_ATOMIC_WAW)
+#define TX_CAPS (FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC | FI_SEND | \
+		 FI_READ | FI_WRITE | FI_NAMED_RX_CTX)
+#define RX_CAPS (FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC | FI_RECV | \
+		 FI_REMOTE_READ | FI_REMOTE_WRITE | FI_SOURCE | \
+		 FI_MULTI_RECV | FI_DIRECTED_RECV | FI_RMA_EVENT)
 #define TX_OP_FLAGS (FI_COMPLETION | FI_INJECT | FI_INJECT_COMPLETE | \
 		     FI_TRANSMIT_COMPLETE | FI_DELIVERY_COMPLETE | FI_FENCE)
 #define RX_OP_FLAGS (FI_COMPLETION | FI_MULTI_RECV)
 #define MR_REQUIRED (FI_MR_PROV_KEY | FI_MR_ALLOCATED | FI_MR_VIRT_ADDR)
-/* Bytes of headers below the payload in one packet (IPv4/UDP, PDS, SES) */
-#define PKT_OVERHEAD 128
 
 static const enum uet_profile profiles[] = {
 	UET_PROFILE_HPC, UET_PROFILE_AI_FULL, UET_PROFILE_AI_BASE,
@@ -79,8 +82,11 @@ uet_ofi_profile_caps(enum uet_profile p, enum fi_ep_type type)
 
 	if (type == FI_EP_DGRAM)
 		return caps;
+	/* FI_RMA_EVENT: FI_REMOTE_WRITE / FI_REMOTE_READ counters (and
+	 * remote CQ data) count the peers' accesses (uet_ep.c) */
 	caps |= FI_TAGGED | FI_MULTI_RECV | FI_DIRECTED_RECV | FI_RMA |
-		FI_ATOMIC | FI_WRITE | FI_REMOTE_WRITE;
+		FI_ATOMIC | FI_WRITE | FI_REMOTE_WRITE | FI_RMA_EVENT |
+		FI_NAMED_RX_CTX;
 	if (p != UET_PROFILE_AI_BASE)
 		caps |= FI_READ | FI_REMOTE_READ;
 	return caps;
@@ -101,7 +107,8 @@ uet_ofi_config_get(struct uet_config *cfg)
 	if (rc == 0)
 		rc = uet_config_validate(cfg, &err);
 	if (rc < 0) {
-		FI_WARN(&uet_prov, FI_LOG_CORE, "configuration: %s\n", err.msg);
+		UET_OFI_REPORT(FI_LOG_CORE, "configuration %s rejected: %s",
+			       p->config_path, err.msg);
 		return -FI_EINVAL;
 	}
 	return 0;
@@ -132,15 +139,31 @@ struct gi_req {
 	bool inline_progress;
 };
 
+/*
+ * The capabilities of an entry for requested @p req: the direction bits
+ * restrict their own primary capabilities only (fi_getinfo(3)): FI_SEND /
+ * FI_RECV the message ones, FI_READ / FI_WRITE / FI_REMOTE_* the RMA and
+ * atomic ones; a group asked for without any of its bits gets them all
+ * (fabtests fi_rma_bw asks FI_MSG | FI_RMA | FI_WRITE | FI_REMOTE_WRITE
+ * and still receives messages).
+ */
 static uint64_t
 result_caps(uint64_t entry, uint64_t req)
 {
+	const uint64_t msg_dirs = FI_SEND | FI_RECV;
+	const uint64_t rma_dirs = FI_READ | FI_WRITE | FI_REMOTE_READ |
+				  FI_REMOTE_WRITE;
 	uint64_t caps;
 
 	if (req == 0)
 		return entry;
 	caps = req | (entry & (FI_LOCAL_COMM | FI_REMOTE_COMM));
-	if (!(req & CAPS_DIRS))
+	if ((req & (FI_MSG | FI_TAGGED)) && !(req & msg_dirs))
+		caps |= entry & msg_dirs;
+	if ((req & (FI_RMA | FI_ATOMIC)) && !(req & rma_dirs))
+		caps |= entry & rma_dirs;
+	if (!(req & (FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC)) &&
+	    !(req & CAPS_DIRS))
 		caps |= entry & CAPS_DIRS;
 	return caps;
 }
@@ -235,7 +258,11 @@ mr_mode_of(const struct gi_req *r, uint64_t *caps)
 	if (h == NULL || h->domain_attr == NULL)
 		return MR_REQUIRED;
 	have = (uint64_t)h->domain_attr->mr_mode;
-	if (have == FI_MR_BASIC || r->version < FI_VERSION(1, 5))
+	/* FI_MR_BASIC is the old name of exactly these three bits: answer
+	 * in the application's terms (fi_mr(3)) */
+	if (have == FI_MR_BASIC)
+		return FI_MR_BASIC;
+	if (r->version < FI_VERSION(1, 5))
 		have = MR_REQUIRED;
 	want = MR_REQUIRED;
 	explicit_rma = (h->caps & (FI_RMA | FI_ATOMIC)) != 0;
@@ -259,7 +286,8 @@ entry_make(const struct uet_config *cfg, unsigned int port,
 	struct fi_info *fi = fi_allocinfo();
 	char dev[64], name[96];
 	uint64_t caps = uet_ofi_profile_caps(prof, type);
-	uint64_t pkt = cp->mtu > PKT_OVERHEAD ? cp->mtu - PKT_OVERHEAD : 64;
+	uint64_t pkt = cp->mtu > UET_OFI_PKT_OVERHEAD ?
+		       cp->mtu - UET_OFI_PKT_OVERHEAD : 64;
 	enum fi_progress prog = inline_progress ? FI_PROGRESS_MANUAL :
 						  FI_PROGRESS_AUTO;
 
@@ -271,8 +299,10 @@ entry_make(const struct uet_config *cfg, unsigned int port,
 	fi->mode = 0;
 	fi->addr_format = UET_OFI_ADDR_FORMAT;
 
-	fi->tx_attr->caps = caps & ~(FI_RECV | FI_REMOTE_READ | FI_REMOTE_WRITE |
-				     FI_MULTI_RECV | FI_DIRECTED_RECV);
+	/* tx/rx attributes carry only the capabilities of their direction
+	 * (fi_getinfo(3)): the domain-level LOCAL/REMOTE_COMM and the
+	 * receive-side SOURCE, MULTI_RECV, DIRECTED_RECV stay off tx_attr */
+	fi->tx_attr->caps = caps & TX_CAPS;
 	fi->tx_attr->op_flags = 0;
 	fi->tx_attr->msg_order = 0;
 	fi->tx_attr->comp_order = FI_ORDER_NONE;
@@ -281,7 +311,7 @@ entry_make(const struct uet_config *cfg, unsigned int port,
 	fi->tx_attr->iov_limit = UET_OFI_IOV_MAX;
 	fi->tx_attr->rma_iov_limit = type == FI_EP_RDM ? 1 : 0;
 
-	fi->rx_attr->caps = caps & ~(FI_SEND | FI_READ | FI_WRITE);
+	fi->rx_attr->caps = caps & RX_CAPS;
 	fi->rx_attr->op_flags = 0;
 	fi->rx_attr->msg_order = 0;
 	fi->rx_attr->comp_order = FI_ORDER_NONE;
@@ -412,7 +442,7 @@ entry_fit(struct fi_info *fi, const struct gi_req *r,
 		if (h->caps & ~fi->caps)
 			return -FI_ENODATA;
 		if (h->addr_format != FI_FORMAT_UNSPEC &&
-		    h->addr_format != FI_SOCKADDR_IN &&
+		    !uet_ofi_fmt_sin(h->addr_format) &&
 		    h->addr_format != UET_OFI_ADDR_FORMAT)
 			return -FI_ENODATA;
 		if (h->addr_format != FI_FORMAT_UNSPEC)
@@ -438,11 +468,11 @@ entry_fit(struct fi_info *fi, const struct gi_req *r,
 	if (mr < 0)
 		return -FI_ENODATA;
 	fi->caps = caps;
-	fi->tx_attr->caps &= caps | FI_LOCAL_COMM | FI_REMOTE_COMM;
-	fi->rx_attr->caps &= caps | FI_LOCAL_COMM | FI_REMOTE_COMM;
+	fi->tx_attr->caps &= caps;
+	fi->rx_attr->caps &= caps;
 	fi->domain_attr->mr_mode = (int)mr;
 	fi->addr_format = fmt;
-	if (fmt == FI_SOCKADDR_IN && !cp->has_ipv4)
+	if (uet_ofi_fmt_sin(fmt) && !cp->has_ipv4)
 		return -FI_ENODATA;
 
 	if (h != NULL) {
@@ -517,7 +547,19 @@ entry_fit(struct fi_info *fi, const struct gi_req *r,
 	}
 
 	/* addresses */
-	if (r->have_src) {
+	if (!r->have_src) {
+		/* the port's FA and PIDonFEP 0: "any process", the
+		 * endpoint takes one at fi_endpoint (docs/PROVIDER.md) */
+		if (cp->has_ipv4)
+			memcpy(fa, &cp->ipv4, 4);
+		else
+			memcpy(fa, &cp->ipv6, 16);
+		uet_ofi_addr_make(&a, fa, !cp->has_ipv4, 0, prof,
+				  addr_caps_of(caps, fi->ep_attr->type, prof));
+		rc = set_addr(&fi->src_addr, &fi->src_addrlen, fmt, &a);
+		if (rc < 0)
+			return rc == -FI_EADDRNOTAVAIL ? -FI_ENODATA : rc;
+	} else {
 		if (r->src_is_uet) {
 			if (!port_has_uet_fa(cp, &r->src_uet))
 				return -FI_ENODATA;
@@ -580,9 +622,11 @@ req_addrs(struct gi_req *r)
 	if (h == NULL)
 		return 0;
 	if (h->src_addr != NULL && !r->have_src) {
-		if (h->addr_format == FI_SOCKADDR_IN &&
+		if (uet_ofi_fmt_sin(h->addr_format) &&
 		    h->src_addrlen >= sizeof(struct sockaddr_in)) {
 			memcpy(&r->src_sin, h->src_addr, sizeof(r->src_sin));
+			if (r->src_sin.sin_family != AF_INET)
+				return -FI_ENODATA;
 		} else if (h->addr_format == UET_OFI_ADDR_FORMAT &&
 			   h->src_addrlen >= sizeof(struct uet_ofi_addr)) {
 			memcpy(&r->src_uet, h->src_addr, sizeof(r->src_uet));
@@ -595,9 +639,11 @@ req_addrs(struct gi_req *r)
 		r->have_src = true;
 	}
 	if (h->dest_addr != NULL && !r->have_dest) {
-		if (h->addr_format == FI_SOCKADDR_IN &&
+		if (uet_ofi_fmt_sin(h->addr_format) &&
 		    h->dest_addrlen >= sizeof(struct sockaddr_in)) {
 			memcpy(&r->dest_sin, h->dest_addr, sizeof(r->dest_sin));
+			if (r->dest_sin.sin_family != AF_INET)
+				return -FI_ENODATA;
 		} else if (h->addr_format == UET_OFI_ADDR_FORMAT &&
 			   h->dest_addrlen >= sizeof(struct uet_ofi_addr)) {
 			memcpy(&r->dest_uet, h->dest_addr, sizeof(r->dest_uet));

@@ -59,6 +59,8 @@
 #define UET_OFI_MR_MAX 65536
 #define UET_OFI_MSG_MAX UINT64_C(0xFFFFFFFF)
 #define UET_OFI_RI_DEF 4        /* resource indices per endpoint */
+/* Bytes of headers below the payload in one packet (IPv4/UDP, PDS, SES) */
+#define UET_OFI_PKT_OVERHEAD 128
 #define UET_OFI_PORT_BASE 0xC000 /* FI_SOCKADDR_IN port = base | PIDonFEP */
 #define UET_OFI_PID_MASK 0xFFFu
 #define UET_OFI_JOB_MASK 0xFFFFFFu
@@ -70,6 +72,24 @@
 #endif
 
 extern struct fi_provider uet_prov;
+
+/*
+ * A setup failure the user has to act on (configuration rejected, EAL or
+ * port not coming up): logged at WARN when libfabric's log shows warnings,
+ * otherwise as an error on the DPDK log (stderr by default), so that it is
+ * seen without raising FI_LOG_LEVEL. No trailing newline in @p fmt.
+ */
+void uet_ofi_report(enum fi_log_subsys subsys, const char *func, int line,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+#define UET_OFI_REPORT(subsys, ...) \
+	uet_ofi_report(subsys, __func__, __LINE__, __VA_ARGS__)
+/* @p rc (-errno) as a libfabric return code: the errno itself when
+ * libfabric has it (FI_E* below FI_ERRNO_OFFSET are errno values). */
+static inline int
+uet_ofi_errno(int rc)
+{
+	return rc < 0 && -rc < FI_ERRNO_OFFSET ? rc : -FI_EOTHER;
+}
 
 /* ------------------------------------------------------------------ */
 /* Parameters (uet_params.c): read once at fi_prov_ini, then constant   */
@@ -154,6 +174,8 @@ struct uet_ofi_port_info {
 };
 
 size_t uet_ofi_addrlen(uint32_t addr_format);
+/* FI_SOCKADDR_IN, or FI_SOCKADDR (read as an AF_INET sockaddr_in) */
+bool uet_ofi_fmt_sin(uint32_t addr_format);
 uint32_t uet_ofi_initiator_default(const struct uet_ofi_addr *a);
 void uet_ofi_addr_make(struct uet_ofi_addr *a, const uint8_t *fa,
 		       bool ipv6, uint16_t pid, enum uet_profile profile,
@@ -211,7 +233,8 @@ struct uet_ofi_fabric {
 	/* the endpoint (or scalable endpoint) that has each context's own
 	 * PIDonFEP; further endpoints get one of the extra PIDonFEPs */
 	const void *ctx_owner[UET_ENGINE_LCORES_MAX];
-	uint64_t pid_extra_used;     /* bit k: pid_base + nb_lcores + k */
+	/* PIDonFEPs held by endpoints that do not own a context's own */
+	uint64_t pid_busy[(UET_OFI_PID_MASK + 1) / 64];
 };
 
 int uet_ofi_fabric_open(struct fi_fabric_attr *attr,
@@ -222,13 +245,24 @@ int uet_ofi_fabric_chan_attach(struct uet_ofi_fabric *fab,
 			       unsigned int ctx, struct uet_chan *c);
 /* Engine context for a new domain (round robin). */
 unsigned int uet_ofi_fabric_ctx_pick(struct uet_ofi_fabric *fab);
-/* A PIDonFEP and initiator id for endpoint @p owner on context @p ctx:
- * the context's own when free, else an extra one (-FI_ENOSPC: none). */
+/* A PIDonFEP and initiator id for endpoint @p owner on context @p ctx.
+ * @p want 0: the context's own when free, else an extra one (-FI_ENOSPC:
+ * none); otherwise exactly PIDonFEP @p want (the service an application
+ * bound with FI_SOURCE), -FI_EADDRINUSE when another endpoint or context
+ * has it. */
 int uet_ofi_fabric_pid_get(struct uet_ofi_fabric *fab, unsigned int ctx,
-			   const void *owner, uint16_t *pid,
+			   const void *owner, uint16_t want, uint16_t *pid,
 			   uint32_t *initiator);
 void uet_ofi_fabric_pid_put(struct uet_ofi_fabric *fab, unsigned int ctx,
 			    const void *owner, uint16_t pid);
+/* @p n consecutive extra PIDonFEPs (a scalable endpoint whose receive
+ * contexts are named: context i is the first + i), from @p want or the
+ * first free run; -FI_EADDRINUSE, -FI_ENOSPC. */
+int uet_ofi_fabric_pid_block(struct uet_ofi_fabric *fab, uint16_t want,
+			     unsigned int n, uint16_t *pid,
+			     uint32_t *initiator);
+void uet_ofi_fabric_pid_block_put(struct uet_ofi_fabric *fab, uint16_t pid,
+				  unsigned int n);
 /* Run a control request on engine context @p ctx (uet_ses_ulp_ctl);
  * returns its rc (0 or -errno) or -FI_EOTHER when unanswered. */
 int uet_ofi_fabric_ctl(struct uet_ofi_fabric *fab, unsigned int ctx,
@@ -373,6 +407,9 @@ struct uet_ofi_eq {
 
 int uet_ofi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 		    struct fid_eq **eq, void *context);
+/* fi_cq_strerror / fi_eq_strerror text of @p prov_errno: a UET return
+ * code (1..255, from the target) or a negative local errno. */
+void uet_ofi_prov_strerror(int prov_errno, char *out, size_t n);
 int uet_ofi_eq_post(struct uet_ofi_eq *eq, uint32_t event, const void *buf,
 		    size_t len, bool err);
 
@@ -386,6 +423,9 @@ struct uet_ofi_av_entry {
 	struct uet_ofi_addr addr; /* first: address handles point here */
 	bool used;
 	uint32_t next_free;
+	/* rx_ctx_bits: the address of receive context i (PIDonFEP + i),
+	 * UET_OFI_CTX_MAX of them; NULL otherwise */
+	struct uet_ofi_addr *rx;
 };
 
 struct uet_ofi_av {
@@ -405,6 +445,7 @@ struct uet_ofi_av {
 	/* initiator id -> index, open addressing */
 	uint64_t *rev;                    /* (id << 32) | (idx + 1); 0 empty */
 	size_t rev_cap;
+	int rx_ctx_bits;                  /* fi_rx_addr() bits at the top */
 };
 
 int uet_ofi_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
@@ -499,6 +540,7 @@ struct uet_ofi_ep {
 	bool pid_held;               /* pid from uet_ofi_fabric_pid_get */
 	bool ep_added;               /* EP_ADD done for its channel */
 	uint16_t pid;                /* PIDonFEP (a SEP's contexts: the SEP's) */
+	uint16_t want_pid;           /* from src_addr; 0: any */
 	uint32_t initiator;          /* SES initiator id */
 	uint8_t tx_mode;             /* UET_CHAN_MODE_* from msg_order */
 	size_t min_multi_recv;
@@ -507,6 +549,7 @@ struct uet_ofi_ep {
 	bool is_sep, tx_only, rx_only;
 	int ctx_index;
 	int nb_tx_ctx, nb_rx_ctx;
+	unsigned int nb_pids;        /* SEP, named rx contexts: its block */
 	struct uet_ofi_ep **tx_ctx, **rx_ctx;
 };
 
@@ -556,13 +599,5 @@ int uet_ofi_query_atomic(struct fid_domain *domain, enum fi_datatype dt,
 int uet_ofi_amo_op(enum fi_op op);
 int uet_ofi_amo_dt(enum fi_datatype dt);
 size_t uet_ofi_dt_size(enum fi_datatype dt);
-
-/* errno (negative) -> -FI_* */
-static inline int
-uet_ofi_errno(int rc)
-{
-	/* FI_* error numbers are the errno values for the common ones */
-	return rc;
-}
 
 #endif /* UET_OFI_PRIV_H */

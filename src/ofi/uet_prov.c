@@ -4,7 +4,31 @@
  * no EAL, no engine, no allocation that outlives the call. The EAL and the
  * engine start at fi_fabric() (uet_fabric.c).
  */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include <rte_log.h>
+
 #include "uet_ofi_priv.h"
+
+RTE_LOG_REGISTER(uet_ofi_logtype, uet.ofi, NOTICE);
+
+void
+uet_ofi_report(enum fi_log_subsys subsys, const char *func, int line,
+	       const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (fi_log_enabled(&uet_prov, FI_LOG_WARN, subsys))
+		fi_log(&uet_prov, FI_LOG_WARN, subsys, func, line, "%s\n",
+		       msg);
+	else
+		rte_log(RTE_LOG_ERR, uet_ofi_logtype, "uet.ofi: %s\n", msg);
+}
 
 static void
 uet_prov_cleanup(void)

@@ -29,9 +29,12 @@ uet_pds_config_default(struct uet_pds_config *cfg)
 	cfg->ack_min_bytes = 1024;
 	cfg->ack_threshold = 16384;
 	cfg->ack_delay_ns = 50000;
-	/* PROTOCOL.md 3: RTO_INIT 1 ms, 5 retries. */
+	/* PROTOCOL.md 3: RTO_INIT 1 ms. The back-off is capped and the
+	 * retries many enough that 20 % loss in both directions does not
+	 * declare a live peer dead (config/uet.conf [timers]). */
 	cfg->rto_init_ns = 1000000;
-	cfg->max_retries = 5;
+	cfg->rto_max_ns = 100000000;
+	cfg->max_retries = 24;
 	cfg->max_nack_retx = 32;
 	cfg->tlp_ns = 500000;
 	cfg->sack_reorder = 3;
@@ -85,7 +88,7 @@ pds_config_ok(const struct uet_pds_config *c)
 		return false;
 	if (c->tx_blocks == 0 || c->rx_blocks == 0 || c->mtu == 0 ||
 	    c->timer_tick_ns == 0 || c->rto_init_ns == 0 ||
-	    c->max_retries > 16 || c->max_backoffs > 255 ||
+	    c->max_retries > UET_PDS_MAX_RETRIES || c->max_backoffs > 255 ||
 	    c->max_nack_retx == 0 || c->max_nack_retx > 255 ||
 	    c->ack_threshold == 0)
 		return false;
@@ -592,6 +595,7 @@ uet_pds_respond(struct uet_pds *p, uint32_t pdc, uint32_t psn,
 		uint8_t next_hdr, const void *resp, uint16_t len, uint64_t now)
 {
 	struct pds_pdc *c;
+	bool fresh;
 
 	if (len > p->resp_max || next_hdr < UET_PDS_NEXT_RESPONSE ||
 	    next_hdr > UET_PDS_NEXT_RESPONSE_DATA_SMALL)
@@ -599,12 +603,30 @@ uet_pds_respond(struct uet_pds *p, uint32_t pdc, uint32_t psn,
 	if (pdc == UET_PDS_PDC_NONE)
 		return pds_rudi_respond(p, psn, next_hdr, resp, len);
 	/* Responding accepts: the ACK carrying it reports the PSN. */
+	fresh = p->pend.valid && p->pend.handle == pdc && p->pend.psn == psn;
+	if (fresh)
+		pds_tgt_commit(p, now);
+	c = pds_handle_pdc(p, pdc);
+	if (c == NULL || c->role != PDS_ROLE_TGT)
+		return -ENOENT;
+	return pds_tgt_respond(p, c, psn, next_hdr, resp, len, fresh);
+}
+
+int
+uet_pds_respond_default(struct uet_pds *p, uint32_t pdc, uint32_t psn,
+			uint64_t now)
+{
+	struct pds_pdc *c;
+
+	/* RUDI has no CACK: the SES answers in the RUDI_RESP. */
+	if (pdc == UET_PDS_PDC_NONE)
+		return -EINVAL;
 	if (p->pend.valid && p->pend.handle == pdc && p->pend.psn == psn)
 		pds_tgt_commit(p, now);
 	c = pds_handle_pdc(p, pdc);
 	if (c == NULL || c->role != PDS_ROLE_TGT)
 		return -ENOENT;
-	return pds_tgt_respond(p, c, psn, next_hdr, resp, len);
+	return pds_tgt_respond_default(p, c, psn);
 }
 
 int

@@ -84,26 +84,63 @@ pds_ack_slot(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		pds_done(p, c->mode, sl->cookie, 0, psn);
 }
 
-/* PROTOCOL.md 3 guaranteed delivery: the response completes the cookie;
- * REQ=CLEAR asks us to advance CLEAR_PSN past it. */
+/* A response for a cookie that already had its DONE (UET_PDS_EV_RESP). */
+static void
+pds_ack_resp_late(struct uet_pds *p, struct pds_pdc *c,
+		  const struct uet_pds_hdr *h, const struct uet_pds_rx_meta *m,
+		  const struct pds_slot *sl, uint32_t psn)
+{
+	struct pds_event *e = pds_event_push(p);
+	uint16_t len = m->ses_len;
+
+	p->st.resp_late++;
+	if (e == NULL)
+		return;
+	e->type = UET_PDS_EV_RESP;
+	e->mode = c->mode;
+	e->next_hdr = h->next_hdr;
+	e->cookie = sl->cookie;
+	e->psn = psn;
+	if (len > UET_PDS_RESP_MAX)
+		len = UET_PDS_RESP_MAX;
+	e->resp_len = len;
+	if (len && m->ses)
+		memcpy(pds_event_resp(p, e), m->ses, len);
+}
+
+/*
+ * PROTOCOL.md 3 guaranteed delivery: the response completes the cookie;
+ * REQ=CLEAR asks us to advance CLEAR_PSN past it. A response may also
+ * answer a packet that was not the last of its message (e.g. a target
+ * reporting an error on the first packet): that packet completes with it
+ * too, and if it already completed the response still reaches the SES
+ * (UET_PDS_EV_RESP) instead of being dropped.
+ */
 static void
 pds_ack_resp(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
-	     const struct uet_pds_rx_meta *m, uint32_t psn)
+	     const struct uet_pds_rx_meta *m, uint32_t psn, uint32_t *acked)
 {
 	struct pds_slot *sl = pds_slot(p, c, psn);
 	struct pds_event *e;
 	uint16_t len = m->ses_len;
 
-	if (!(sl->flags & SLOT_F_RESP) || sl->state == SLOT_DONE ||
-	    sl->state == SLOT_QUEUED)
+	if (sl->state == SLOT_QUEUED || (sl->flags & SLOT_F_CP))
 		return;
-	pds_slot_leave(c, sl);
-	sl->state = SLOT_DONE;
-	p->st.done_ok++;
 	if (uet_pds_ack_req_get(h) == UET_PDS_ACK_REQ_CLEAR) {
 		c->flags |= PDC_F_CLEAR;
 		c->u.i.resp_psn = uet_psn_max(c->u.i.resp_psn, psn);
 	}
+	if (sl->state == SLOT_DONE) {
+		if (!(sl->flags & SLOT_F_RESP))
+			pds_ack_resp_late(p, c, h, m, sl, psn);
+		return;
+	}
+	sl->flags |= SLOT_F_RESP; /* an early response: wait no further */
+	pds_ack_slot(p, c, psn, acked);
+	if (sl->state != SLOT_WAIT)
+		return;
+	sl->state = SLOT_DONE;
+	p->st.done_ok++;
 	e = pds_event_push(p);
 	if (e == NULL)
 		return;
@@ -117,6 +154,27 @@ pds_ack_resp(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 	e->resp_len = len;
 	if (len && m->ses)
 		memcpy(pds_event_resp(p, e), m->ses, len);
+}
+
+/*
+ * CACK passed @p psn. A target holds CACK below every request whose
+ * guaranteed-delivery response is stored and not yet cleared (UEC 1.0
+ * 3.5.20.2.2), so a request still waiting for its response when CACK
+ * passes it was answered with the default response folded into CACK:
+ * it completed successfully, with no response bytes.
+ */
+static void
+pds_ack_cack_slot(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+		  uint32_t *acked)
+{
+	struct pds_slot *sl = pds_slot(p, c, psn);
+
+	pds_ack_slot(p, c, psn, acked);
+	if (sl->state != SLOT_WAIT)
+		return;
+	sl->state = SLOT_DONE;
+	p->st.done_default++;
+	pds_done(p, c->mode, sl->cookie, 0, psn);
 }
 
 /*
@@ -213,6 +271,7 @@ pds_ack_settle(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 		i->retries = 0;
 		i->backoffs = 0;
 		i->rto_base = now;
+		i->progress_ns = now;
 		c->flags &= (uint16_t)~PDC_F_TLP;
 		c->last_ns = now;
 	}
@@ -320,18 +379,24 @@ pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	if (rtt)
 		pds_ack_rtt_sample(p, c, rtt);
 	hi = a->cack_psn;
+	/* The response this ACK carries goes first: CACK or SACK covering
+	 * its PSN must not complete the request without it. */
+	if (!probe && h->next_hdr != UET_PDS_NEXT_NONE &&
+	    pds_in_flight(c, ack_psn)) {
+		pds_ack_resp(p, c, h, m, ack_psn, &acked);
+		hi = uet_psn_max(hi, ack_psn);
+	}
 	for (psn = c->u.i.una; uet_psn_le(psn, a->cack_psn) &&
 	     psn != c->u.i.snd; psn++)
-		pds_ack_slot(p, c, psn, &acked);
+		pds_ack_cack_slot(p, c, psn, &acked);
 	if (h->type != UET_PDS_TYPE_ACK)
 		pds_ack_sack(p, c, a, &acked, &hi);
 	if (probe)
 		pds_init_probe_reply(p, c, h);
-	if (!probe && pds_in_flight(c, ack_psn)) {
+	if (!probe && h->next_hdr == UET_PDS_NEXT_NONE &&
+	    pds_in_flight(c, ack_psn)) {
 		pds_ack_slot(p, c, ack_psn, &acked);
 		hi = uet_psn_max(hi, ack_psn);
-		if (h->next_hdr != UET_PDS_NEXT_NONE)
-			pds_ack_resp(p, c, h, m, ack_psn);
 	}
 	if (c->flags & PDC_F_FRTO)
 		pds_ack_frto(p, c);
@@ -388,10 +453,16 @@ pds_rod_nack_stale(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn,
  * Retransmission limit of NACK-driven resends: every one resets the RTO
  * base, so a PSN NACKed at each attempt (trimmed on every path, always out
  * of the receiver's window) would never time out. After max_nack_retx of
- * them the PDC fails with -ETIMEDOUT, as after max_retries RTOs.
+ * them the PDC fails with -ETIMEDOUT, as after max_retries RTOs, but only
+ * once the PDC has also made no progress for as long as the RTO rounds
+ * would have waited (pds_dead_ns): under congestion without a congestion
+ * controller that backs off (the fixed window), a packet may be trimmed
+ * dozens of times while the PDC still moves, and that is no reason to
+ * give up on the peer.
  */
 static bool
-pds_nack_limit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
+pds_nack_limit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+	       uint64_t now)
 {
 	struct pds_slot *sl = pds_slot(p, c, psn);
 
@@ -400,7 +471,8 @@ pds_nack_limit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 		return false;
 	if (sl->nacks < UINT8_MAX)
 		sl->nacks++;
-	if (sl->nacks <= p->cfg.max_nack_retx)
+	if (sl->nacks <= p->cfg.max_nack_retx ||
+	    now - c->u.i.progress_ns < pds_dead_ns(p))
 		return false;
 	p->st.nack_retx_limit++;
 	pds_init_fail(p, c, -ETIMEDOUT);
@@ -414,7 +486,7 @@ pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
 	uint32_t acked = 0, psn;
 	uint16_t len = pds_slot(p, c, n->psn)->len;
 
-	if (pds_nack_limit(p, c, n->psn))
+	if (pds_nack_limit(p, c, n->psn, now))
 		return;
 
 	if (n->code == UET_NACK_ROD_OOO) {

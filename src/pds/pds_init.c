@@ -38,6 +38,7 @@ pds_pdc_psn_init(struct uet_pds *p, struct pds_pdc *c)
 {
 	c->u.i.una = c->u.i.nxt = c->u.i.snd = c->start_psn;
 	c->u.i.resp_psn = c->start_psn - 1;
+	c->u.i.clear_sent = c->start_psn - 1;
 	c->u.t.cack = c->start_psn - 1;
 	c->u.t.hi = c->u.t.cack;
 	c->u.t.rod_nacked = c->u.t.cack;
@@ -76,7 +77,12 @@ pds_init_queue(struct uet_pds *p, struct pds_pdc *c, uint64_t cookie,
 
 	if (!pds_tx_blk_attach(p, c))
 		return -EAGAIN;
-	if (c->u.i.nxt - c->u.i.una >= p->cfg.tx_window)
+	/* Requests leave the last slot to CPs: with una held by a request
+	 * whose default response waits for CACK, and CACK held below a
+	 * response not yet cleared (UEC 1.0 3.5.20.2.2), only a CLEAR can
+	 * move the window on. */
+	if (c->u.i.nxt - c->u.i.una >=
+	    p->cfg.tx_window - ((flags & SLOT_F_CP) ? 0 : 1))
 		return -EAGAIN;
 	sl = pds_slot(p, c, c->u.i.nxt);
 	sl->cookie = cookie;
@@ -201,6 +207,8 @@ pds_init_hdr_cp(struct pds_pdc *c, const struct pds_slot *sl, uint32_t psn,
 	/* A CLEAR carries CLEAR_PSN as of when it leaves (PROTOCOL.md 3). */
 	cp->payload = sl->kind == UET_PDS_CTL_CLEAR ? c->u.i.una - 1 :
 						      (uint32_t)sl->cookie;
+	if (sl->kind == UET_PDS_CTL_CLEAR)
+		c->u.i.clear_sent = uet_psn_max(c->u.i.clear_sent, cp->payload);
 	pds_init_ids(c, psn, &h->flags, &cp->dpdcid, &cp->use_rsv_pdc,
 		     &cp->psn_offset);
 }
@@ -241,6 +249,7 @@ pds_init_hdr_req(struct uet_pds *p, struct pds_pdc *c,
 	if (clr > 0)
 		clr = 0;
 	r->clear_psn_offset = (int16_t)clr;
+	c->u.i.clear_sent = uet_psn_max(c->u.i.clear_sent, psn + (uint32_t)clr);
 	r->psn = psn;
 	r->spdcid = c->lid;
 	pds_init_ids(c, psn, &h->flags, &r->dpdcid, &r->use_rsv_pdc,
@@ -278,8 +287,10 @@ pds_init_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx,
 		sl->flags |= SLOT_F_RETXD;
 		c->u.i.nretx++;
 	}
-	if (c->u.i.inflight == 0)
+	if (c->u.i.inflight == 0) {
 		c->u.i.rto_base = now;
+		c->u.i.progress_ns = now;
+	}
 	sl->state = SLOT_SENT;
 	sl->sent_ns = now;
 	c->u.i.inflight += sl->len;
@@ -320,18 +331,24 @@ pds_init_tx_retx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 /*
  * An idle CLEAR CP is due (PROTOCOL.md 3 guaranteed delivery): the target
  * asked to clear up to resp_psn, no queued request will carry CLEAR_PSN,
- * and una has passed resp_psn. Earlier, the CLEAR would stop short of the
- * last stored response and nothing would follow to free it; the flag
- * stays set until una gets there (pds_ack_settle kicks the PDC).
+ * and either una has passed resp_psn, or una waits on a request whose
+ * default response the target can only report by advancing CACK, which
+ * it holds below the responses we have not cleared yet (UEC 1.0
+ * 3.5.20.2.2): then clear what una passed, once per advance of una (the
+ * flag stays set until una passes resp_psn; pds_ack_settle kicks the PDC).
  */
 static bool
-pds_init_clear_due(const struct pds_pdc *c)
+pds_init_clear_due(struct uet_pds *p, const struct pds_pdc *c)
 {
 	const struct pds_init *i = &c->u.i;
 
-	return (c->flags & PDC_F_CLEAR) && c->state != PDC_CLOSING &&
-	       i->snd == i->nxt &&
-	       i->n_retx == 0 && uet_psn_ge(i->una - 1, i->resp_psn);
+	if (!(c->flags & PDC_F_CLEAR) || c->state == PDC_CLOSING ||
+	    i->snd != i->nxt || i->n_retx != 0)
+		return false;
+	if (uet_psn_ge(i->una - 1, i->resp_psn))
+		return true;
+	return i->una != i->snd && pds_slot(p, c, i->una)->state == SLOT_WAIT &&
+	       uet_psn_gt(i->una - 1, i->clear_sent);
 }
 
 uint16_t
@@ -354,9 +371,10 @@ pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		c->u.i.snd++;
 	}
 	/* Nothing to carry CLEAR_PSN: send a CLEAR CP (PROTOCOL.md 3). */
-	if (k < n && pds_init_clear_due(c) &&
+	if (k < n && pds_init_clear_due(p, c) &&
 	    pds_init_queue_cp(p, c, UET_PDS_CTL_CLEAR, c->u.i.una - 1) == 0) {
-		c->flags &= (uint16_t)~PDC_F_CLEAR;
+		if (uet_psn_ge(c->u.i.una - 1, c->u.i.resp_psn))
+			c->flags &= (uint16_t)~PDC_F_CLEAR;
 		p->st.clear_idle++;
 		pds_init_emit(p, c, c->u.i.snd, false, now, &tx[k++]);
 		c->u.i.snd++;
@@ -371,12 +389,11 @@ pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 bool
 pds_init_has_work(struct uet_pds *p, const struct pds_pdc *c, uint64_t now)
 {
-	(void)p;
 	(void)now;
 	if (c->state == PDC_FREE || (c->flags & PDC_F_BACKOFF))
 		return false;
 	return c->u.i.n_retx > 0 || c->u.i.snd != c->u.i.nxt ||
-	       pds_init_clear_due(c);
+	       pds_init_clear_due(p, c);
 }
 
 void
@@ -415,6 +432,12 @@ pds_init_fail(struct uet_pds *p, struct pds_pdc *c, int status)
 }
 
 /* Mark every in-flight slot for retransmission (RTO, go-back-N).
+ * @p wait_too: also the request at una if it waits for its response
+ * (WAIT): the target holds CACK below it (UEC 1.0 3.5.20.2.2), so its
+ * stored response was lost or is still due; a duplicate makes the target
+ * send it again. WAIT requests above una wait for CACK to pass what lies
+ * below them (default responses): resending them would only make
+ * duplicates; their turn comes when una reaches them.
  * Returns how many were marked. */
 uint32_t
 pds_init_mark_from(struct uet_pds *p, struct pds_pdc *c, uint32_t from,
@@ -427,7 +450,8 @@ pds_init_mark_from(struct uet_pds *p, struct pds_pdc *c, uint32_t from,
 		sl = pds_slot(p, c, psn);
 		if (sl->state == SLOT_SENT) {
 			c->u.i.inflight -= sl->len;
-		} else if (!(wait_too && sl->state == SLOT_WAIT)) {
+		} else if (!(wait_too && sl->state == SLOT_WAIT &&
+			     psn == c->u.i.una)) {
 			continue;
 		}
 		sl->state = SLOT_RETX;
@@ -475,7 +499,7 @@ pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c)
 	if (c->flags & PDC_F_BACKOFF)
 		return i->backoff_until;
 	if (i->una != i->snd) {
-		rto = i->rto_base + (p->cfg.rto_init_ns << i->retries);
+		rto = i->rto_base + pds_rto_ns(p, i->retries);
 		d = rto;
 		if (p->cfg.tlp_ns && !(c->flags & PDC_F_TLP) &&
 		    i->snd == i->nxt && i->retries == 0 &&
@@ -529,7 +553,8 @@ static void
 pds_init_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	p->st.rto_fires++;
-	/* PROTOCOL.md 3: RTO = RTO_INIT x 2^retry, then fail and close. */
+	/* PROTOCOL.md 3: RTO = RTO_INIT x 2^retry (capped at rto_max),
+	 * then fail and close. */
 	if (++c->u.i.retries > p->cfg.max_retries) {
 		/* Return direction: the initiator waits for this data and
 		 * sends nothing; tell it (fatal, PROTOCOL.md 2.7 DECISION)
@@ -590,14 +615,14 @@ pds_init_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 		 * refusal may start another round before the timer runs
 		 * again, and lost (not refused) packets would starve. */
 		if (i->una != i->snd &&
-		    now >= i->rto_base + (p->cfg.rto_init_ns << i->retries))
+		    now >= i->rto_base + pds_rto_ns(p, i->retries))
 			pds_init_rto(p, c, now);
 		else
 			pds_pdc_timer_update(p, c, now);
 		return;
 	}
 	if (i->una != i->snd) {
-		if (now >= i->rto_base + (p->cfg.rto_init_ns << i->retries))
+		if (now >= i->rto_base + pds_rto_ns(p, i->retries))
 			pds_init_rto(p, c, now);
 		else if (now >= pds_init_deadline(p, c))
 			pds_init_tlp(p, c, now);

@@ -120,6 +120,7 @@ pds_init_renumber(struct uet_pds *p, struct pds_pdc *c, uint32_t delta)
 	i->nxt += delta;
 	i->snd += delta;
 	i->resp_psn += delta;
+	i->clear_sent += delta;
 	t->cack += delta;
 	t->hi += delta;
 	t->ack_psn += delta;

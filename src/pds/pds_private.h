@@ -71,11 +71,13 @@ struct pds_init {
 	uint32_t snd;        /* first PSN never sent */
 	uint32_t inflight;   /* bytes sent and not acknowledged */
 	uint32_t resp_psn;   /* last PSN whose response carried REQ=CLEAR */
+	uint32_t clear_sent; /* highest CLEAR_PSN sent (request or CLEAR) */
 	uint32_t nretx;      /* retransmissions sent (telemetry) */
 	uint16_t n_retx;     /* slots marked for retransmission */
 	uint8_t retries;     /* RTO rounds without progress */
 	uint8_t backoffs;    /* resource back-offs without progress */
 	uint64_t rto_base;   /* last send or progress, ns */
+	uint64_t progress_ns; /* una last advanced (or the PDC left idle) */
 	uint64_t backoff_until;
 	uint64_t probe_ns;   /* when the outstanding PROBE left */
 	uint32_t probe_psn;  /* snd when the PROBE left */
@@ -379,6 +381,37 @@ pds_rtt_guard(const struct pds_pdc *c)
 	return s + (s >> 2);
 }
 
+/*
+ * RTO after @p retries rounds without progress: RTO_INIT x 2^retries
+ * (PROTOCOL.md 3), capped at rto_max so that enough rounds to carry heavy
+ * loss fit in a bounded time before the peer is declared dead.
+ */
+static inline uint64_t
+pds_rto_ns(const struct uet_pds *p, uint32_t retries)
+{
+	uint64_t init = p->cfg.rto_init_ns;
+	uint64_t max = p->cfg.rto_max_ns > init ? p->cfg.rto_max_ns : init;
+
+	if (retries >= 63 || init > (max >> retries))
+		return max;
+	return init << retries;
+}
+
+/*
+ * Time without progress after which a PDC is given up: the RTO rounds
+ * pds_rto_ns(0 .. max_retries) back to back (1.93 s with the defaults).
+ */
+static inline uint64_t
+pds_dead_ns(const struct uet_pds *p)
+{
+	uint64_t sum = 0;
+	uint32_t k;
+
+	for (k = 0; k <= p->cfg.max_retries; k++)
+		sum += pds_rto_ns(p, k);
+	return sum;
+}
+
 /* Reordering allowance of send-time loss evidence: SRTT / 8. */
 static inline uint64_t
 pds_reo_ns(const struct pds_pdc *c)
@@ -572,8 +605,13 @@ bool pds_tgt_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		    struct uet_pds_tx *tx);
 void pds_tgt_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 uint64_t pds_tgt_deadline(struct uet_pds *p, const struct pds_pdc *c);
+int pds_tgt_respond_default(struct uet_pds *p, struct pds_pdc *c,
+			    uint32_t psn);
+uint32_t pds_tgt_cack_report(const struct uet_pds *p,
+			     const struct pds_pdc *c);
 int pds_tgt_respond(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
-		    uint8_t next_hdr, const void *resp, uint16_t len);
+		    uint8_t next_hdr, const void *resp, uint16_t len,
+		    bool fresh);
 void pds_tgt_close_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 void pds_tgt_release(struct uet_pds *p, struct pds_pdc *c);
 

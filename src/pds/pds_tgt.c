@@ -125,11 +125,31 @@ pds_resp_find(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
 	return r != PDS_NIL && p->resp[r].psn == psn ? r : PDS_NIL;
 }
 
+/*
+ * The CACK this target reports (UEC 1.0 3.5.20.2.2): CACK must not pass a
+ * request whose guaranteed-delivery response is stored and not yet
+ * cleared, nor one the SES has not answered yet (its reservation), or the
+ * initiator would take it for a default response (uet_pds_respond_default)
+ * and complete it without the answer. The receive window and duplicate
+ * detection keep using the real CACK.
+ */
+uint32_t
+pds_tgt_cack_report(const struct uet_pds *p, const struct pds_pdc *c)
+{
+	uint32_t cack = c->u.t.cack;
+
+	if (c->role == PDS_ROLE_TGT && c->resp != PDS_NIL &&
+	    uet_psn_le(p->resp[c->resp].psn, cack))
+		return p->resp[c->resp].psn - 1;
+	return cack;
+}
+
 static void
 pds_resp_send(struct uet_pds *p, struct pds_pdc *c, uint32_t r)
 {
 	struct pds_resp *e = &p->resp[r];
-	int32_t off = uet_psn_diff(e->psn, c->u.t.cack);
+	uint32_t cack = pds_tgt_cack_report(p, c);
+	int32_t off = uet_psn_diff(e->psn, cack);
 	struct uet_pds_tx *t;
 
 	if (off < INT16_MIN || off > INT16_MAX)
@@ -141,7 +161,7 @@ pds_resp_send(struct uet_pds *p, struct pds_pdc *c, uint32_t r)
 	t->hdr.next_hdr = e->next_hdr;
 	uet_pds_ack_req_set(&t->hdr, UET_PDS_ACK_REQ_CLEAR);
 	t->hdr.u.ack.ack_psn_offset = (int16_t)off;
-	t->hdr.u.ack.cack_psn = c->u.t.cack;
+	t->hdr.u.ack.cack_psn = cack;
 	t->hdr.u.ack.spdcid = c->lid;
 	t->hdr.u.ack.dpdcid = c->rid;
 	t->dst = c->peer;
@@ -151,13 +171,24 @@ pds_resp_send(struct uet_pds *p, struct pds_pdc *c, uint32_t r)
 	pds_tgt_resp_sack(p, c, t);
 }
 
+static bool pds_tgt_resp_reserve(struct uet_pds *p, struct pds_pdc *c,
+				 uint32_t psn);
+
+/* @p fresh: @p psn is the request just delivered, which may get a
+ * response although none was reserved for it (an error the target
+ * reports on a packet before the last of its message). */
 int
 pds_tgt_respond(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
-		uint8_t next_hdr, const void *resp, uint16_t len)
+		uint8_t next_hdr, const void *resp, uint16_t len, bool fresh)
 {
 	uint32_t r = pds_resp_find(p, c, psn);
 	struct pds_resp *e;
 
+	if (r == PDS_NIL && fresh) {
+		if (!pds_tgt_resp_reserve(p, c, psn))
+			return -EAGAIN;
+		r = pds_resp_find(p, c, psn);
+	}
 	if (r == PDS_NIL || p->resp[r].ready)
 		return -ENOENT;
 	e = &p->resp[r];
@@ -167,6 +198,22 @@ pds_tgt_respond(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	if (len)
 		memcpy(pds_resp_data(p, r), resp, len);
 	pds_resp_send(p, c, r);
+	return 0;
+}
+
+/* uet_pds_respond_default(): nothing to store; the ACK that reports
+ * CACK past @p psn is the answer, so ask for one now (as a stored
+ * response would have left now); ACKs of one burst still coalesce. */
+int
+pds_tgt_respond_default(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
+{
+	uint32_t r = pds_resp_find(p, c, psn);
+
+	if (r == PDS_NIL || p->resp[r].ready)
+		return -ENOENT;
+	pds_resp_drop(p, c, psn);
+	p->st.resp_default++;
+	pds_tgt_want_ack(p, c);
 	return 0;
 }
 
@@ -373,9 +420,10 @@ pds_tgt_record(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 
 
 static void
-pds_tgt_dup(struct uet_pds *p, struct pds_pdc *c, const struct pds_rxinfo *ri,
-	    const struct uet_pds_rx_meta *m, uint8_t flags)
+pds_tgt_dup(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
+	    const struct pds_rxinfo *ri, const struct uet_pds_rx_meta *m)
 {
+	uint8_t flags = h->flags;
 	uint32_t r;
 
 	/* Duplicates are re-ACKed, never NACKed (PROTOCOL.md 3). */
@@ -387,6 +435,9 @@ pds_tgt_dup(struct uet_pds *p, struct pds_pdc *c, const struct pds_rxinfo *ri,
 	pds_tgt_want_ack(p, c);
 	if (ri->cp)
 		return;
+	/* A retransmission carries the sender's CLEAR_PSN as of its resend
+	 * (PROTOCOL.md 3); clearing up to an older one is a no-op. */
+	pds_resp_clear(p, c, uet_pds_req_clear_psn(&h->u.req));
 	r = pds_resp_find(p, c, ri->psn);
 	if (r != PDS_NIL && p->resp[r].ready) {
 		pds_resp_send(p, c, r);
@@ -650,7 +701,7 @@ pds_rx_common(struct uet_pds *p, struct pds_pdc *c,
 	c->u.t.ev = m->ev;
 	c->last_ns = now;
 	if (pds_tgt_is_dup(p, c, ri->psn))
-		pds_tgt_dup(p, c, ri, m, h->flags);
+		pds_tgt_dup(p, c, h, ri, m);
 	else if (!pds_tgt_reject(p, c, ri, m, h->flags))
 		rc = pds_tgt_accept(p, c, h, ri, m, now);
 	/* A pending delivery re-arms the timer when it is committed (at

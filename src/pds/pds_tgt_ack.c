@@ -76,10 +76,11 @@ pds_tgt_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
 /* SACK base: a PROBE names the base it wants reported (PROTOCOL.md 2.6);
  * otherwise cover the newest arrivals when they run past 64 PSNs. */
 static uint32_t
-pds_tgt_sack_base(struct uet_pds *p, const struct pds_pdc *c, bool probe)
+pds_tgt_sack_base(struct uet_pds *p, const struct pds_pdc *c, uint32_t cack,
+		  bool probe)
 {
 	const struct pds_tgt *t = &c->u.t;
-	uint32_t base = t->cack + 1;
+	uint32_t base = cack + 1;
 
 	if (probe) {
 		if (t->probe_base - base < p->cfg.rx_window)
@@ -90,20 +91,32 @@ pds_tgt_sack_base(struct uet_pds *p, const struct pds_pdc *c, bool probe)
 	return base;
 }
 
-static void
-pds_tgt_sack(struct uet_pds *p, const struct pds_pdc *c, struct uet_pds_ack *a,
-	     bool probe)
+/* Received: at or below the real CACK, or its bit is set. */
+static bool
+pds_tgt_has(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
 {
 	const struct pds_tgt *t = &c->u.t;
-	uint32_t base = pds_tgt_sack_base(p, c, probe), i;
+
+	if (uet_psn_le(psn, t->cack))
+		return true;
+	return c->rblk != PDS_NIL && uet_psn_le(psn, t->hi) &&
+	       pds_rx_bit_test(p, c, psn);
+}
+
+/* @p cack is the reported one (pds_tgt_cack_report): held below a stored
+ * response, the bitmap starts right after it and tells what is in. */
+static void
+pds_tgt_sack(struct uet_pds *p, const struct pds_pdc *c, struct uet_pds_ack *a,
+	     uint32_t cack, bool probe)
+{
+	uint32_t base = pds_tgt_sack_base(p, c, cack, probe), i;
 	uint64_t bm = 0;
 
-	for (i = 0; i < UET_PSN_SACK_BITS && c->rblk != PDS_NIL; i++)
-		if (pds_rx_bit_test(p, c, base + i) &&
-		    uet_psn_le(base + i, t->hi))
+	for (i = 0; i < UET_PSN_SACK_BITS; i++)
+		if (pds_tgt_has(p, c, base + i))
 			bm |= UINT64_C(1) << i;
 	a->mpr = (uint8_t)__builtin_ctz(p->cfg.rx_window);
-	a->sack_psn_offset = (int16_t)(base - t->cack);
+	a->sack_psn_offset = (int16_t)(base - cack);
 	a->sack_bitmap = bm;
 }
 
@@ -122,7 +135,7 @@ pds_tgt_resp_sack(struct uet_pds *p, const struct pds_pdc *c,
 	if (c->u.t.nbits == 0 && !p->cfg.ack_cc_always)
 		return;
 	tx->hdr.type = UET_PDS_TYPE_ACK_CC;
-	pds_tgt_sack(p, c, a, false);
+	pds_tgt_sack(p, c, a, a->cack_psn, false);
 	a->cc_type = UET_CC_TYPE_NSCC;
 	a->cc.nscc.ooo_count = c->u.t.ooo;
 }
@@ -151,15 +164,17 @@ pds_tgt_ack_fill(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 {
 	struct pds_tgt *t = &c->u.t;
 	struct uet_pds_ack *a = &tx->hdr.u.ack;
-	int32_t off = uet_psn_diff(t->ack_psn, t->cack);
+	uint32_t cack = pds_tgt_cack_report(p, c);
+	int32_t off = uet_psn_diff(t->ack_psn, cack);
 	bool probe = (t->ackf & ACKF_PROBE) != 0;
 
 	memset(tx, 0, sizeof(*tx));
 	tx->kind = UET_PDS_TX_CTL;
 	tx->dst = c->peer;
 	tx->ev = t->ev;
+	/* A held CACK needs the bitmap to report what lies past it. */
 	tx->hdr.type = (t->nbits || probe || (t->ackf & ACKF_CREDIT) ||
-			p->cfg.ack_cc_always) ?
+			cack != t->cack || p->cfg.ack_cc_always) ?
 		UET_PDS_TYPE_ACK_CC : UET_PDS_TYPE_ACK;
 	if (t->ackf & ACKF_M)
 		tx->hdr.flags |= UET_PDS_F_M;
@@ -175,11 +190,11 @@ pds_tgt_ack_fill(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 	} else if (off >= INT16_MIN && off <= INT16_MAX) {
 		a->ack_psn_offset = (int16_t)off;
 	}
-	a->cack_psn = t->cack;
+	a->cack_psn = cack;
 	a->spdcid = c->lid;
 	a->dpdcid = c->rid;
 	if (tx->hdr.type == UET_PDS_TYPE_ACK_CC) {
-		pds_tgt_sack(p, c, a, probe);
+		pds_tgt_sack(p, c, a, cack, probe);
 		pds_tgt_cc_state(t, a);
 	}
 	t->ackf &= (uint8_t)~(ACKF_NEED | ACKF_M | ACKF_RETX | ACKF_PROBE |
@@ -324,7 +339,7 @@ pds_tgt_close_deadline(struct uet_pds *p, const struct pds_pdc *c)
 		return c->last_ns + p->cfg.tgt_close_req_ns;
 	if (c->state != PDC_CLOSING || k == 0)
 		return 0; /* the first CLOSE_REQ has not left yet */
-	return c->last_ns + (p->cfg.rto_init_ns << (k > 16 ? 16 : k - 1));
+	return c->last_ns + pds_rto_ns(p, k - 1);
 }
 
 uint64_t

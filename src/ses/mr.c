@@ -212,6 +212,8 @@ uet_ses_ri_add(struct uet_ses_mr_table *t, const struct uet_ses_ri_attr *attr)
 	t->ri[s].enabled = true;
 	t->ri[s].attr = a;
 	t->ri[s].n_entries = 0;
+	if (a.generation_zero)
+		t->ri[s].generation = 0;
 	return (int)s;
 }
 

@@ -231,6 +231,17 @@ ses_peer_hash(const struct uet_pds_fa *fa, uint32_t job, uint8_t tc,
 	return (uint32_t)(h ^ (h >> 32));
 }
 
+/* Hand one request packet to the engine's submission path (MTU check,
+ * entropy policy, counters), or to the PDS directly without one. */
+int
+ses_pds_submit(struct uet_ses *s, const struct uet_pds_submit *ps,
+	       uint64_t now)
+{
+	if (s->cfg.submit != NULL)
+		return s->cfg.submit(s->cfg.submit_arg, ps, now);
+	return uet_pds_submit(s->cfg.pds, ps, now);
+}
+
 int
 ses_peer_next_id(struct uet_ses *s, const struct uet_pds_fa *fa,
 		 uint32_t job, uint8_t tc, uint8_t mode, uint16_t *id)
@@ -327,6 +338,11 @@ int
 uet_ses_event(struct uet_ses *s, const struct uet_pds_event *ev,
 	      const uint8_t *ses, uint16_t len, uint64_t now)
 {
+	if (ev->type == UET_PDS_EV_RESP) {
+		if (ses_ck_kind(ev->cookie) == SES_CK_INIT)
+			ses_init_done(s, ev);
+		return 0;
+	}
 	if (ev->type == UET_PDS_EV_DONE) {
 		if (ses_ck_kind(ev->cookie) == SES_CK_RET)
 			ses_ret_done(s, ev->cookie, ev->status);

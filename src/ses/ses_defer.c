@@ -93,19 +93,21 @@ ses_defer_post(struct uet_ses *s, struct ses_tgt *t)
 		ses_defer_send_rtr(s, t);
 }
 
-/* RTR layout (docs/WIRE-DECISIONS.md): the deferred send's tokens,
- * message id, length, initiator and match bits; restart offset 0 (the
- * target keeps no data of a deferred message). */
+/* Ready-to-restart layout (docs/WIRE-DECISIONS.md), field by field:
+ * buffer_offset = restart offset (0: the target keeps no data of a
+ * deferred message), initiator = the deferred send's, key/match slot =
+ * initiator and target restart tokens, header-data slot = the deferred
+ * send's match bits; message id and length repeat the deferred send's. */
 void
 ses_defer_rtr_fill(const struct ses_msg *m, struct uet_ses_req *h)
 {
-	uet_ses_req_set_tokens(h, m->tok_i, m->tok_t);
 	h->flags &= (uint8_t)~UET_SES_F_HD;
 	uet_ses_req_set_restart_offset(h, 0);
+	h->initiator = m->rtr_src;
+	uet_ses_req_set_tokens(h, m->tok_i, m->tok_t);
+	uet_ses_req_set_rtr_match_bits(h, m->wr.tag);
 	h->message_id = m->rtr_msg_id;
 	h->request_length = m->rtr_total;
-	h->initiator = m->rtr_src;
-	h->match_bits = m->wr.tag;
 }
 
 static struct ses_tgt *

@@ -210,6 +210,15 @@ ses_msg_layout(const struct uet_ses *s, struct ses_msg *m)
 	m->nfrags = 1;
 	m->chunk0 = mtu - m->hdr0;
 	m->chunk = mtu - UET_SES_STD_LEN;
+	/* A READ longer than one return packet is a multi-packet request:
+	 * each packet asks for at most one packet of data at its own offset
+	 * (docs/WIRE-DECISIONS.md "Multi-packet READ requests"). */
+	if (m->opcode == UET_SES_OP_READ && m->mode != UET_PDS_MODE_RUDI &&
+	    m->wr.len > ses_read_chunk(s)) {
+		m->rchunk = ses_read_chunk(s);
+		m->nfrags = (uint32_t)((m->wr.len + m->rchunk - 1) / m->rchunk);
+		return 0;
+	}
 	if (m->plen <= m->chunk0)
 		return 0;
 	/* Single-packet opcodes (4.2 MEDIUM/SMALL, 4.8 datagrams). */
@@ -388,7 +397,19 @@ ses_frag_len(const struct ses_msg *m, uint32_t i)
 {
 	uint32_t off = ses_frag_off(m, i), cap = i == 0 ? m->chunk0 : m->chunk;
 
+	if (m->rchunk != 0)
+		return 0; /* READ request packets carry no payload */
 	return m->plen - off < cap ? m->plen - off : cap;
+}
+
+/* Multi-packet READ: the data request packet @p i asks for. */
+static uint32_t
+ses_read_frag_len(const struct ses_msg *m, uint32_t i)
+{
+	uint64_t off = (uint64_t)i * m->rchunk;
+
+	return m->wr.len - off < m->rchunk ? (uint32_t)(m->wr.len - off) :
+					     m->rchunk;
 }
 
 static void
@@ -436,9 +457,16 @@ ses_req_target(const struct uet_ses *s, const struct ses_msg *m, uint32_t i,
 	h->buffer_offset = rma ? m->wr.roffset : 0;
 	if (ses_op_is_defer(m->opcode))
 		uet_ses_req_set_tokens(h, m->tok_i, m->tok_t);
-	if (i == 0)
+	if (m->rchunk != 0 && i == 0) {
+		/* READ SOM: its length and offset 0 in the header-data slot,
+		 * laid out as on a continuation packet. */
+		h->header_data = (uint64_t)ses_read_frag_len(m, 0) << 32;
+	} else if (m->rchunk != 0) {
+		h->payload_length = (uint16_t)ses_read_frag_len(m, i);
+		h->message_offset = i * m->rchunk;
+	} else if (i == 0) {
 		h->header_data = m->hd ? m->wr.imm_data : 0;
-	else {
+	} else {
 		h->payload_length = (uint16_t)ses_frag_len(m, i);
 		h->message_offset = ses_frag_off(m, i);
 	}
@@ -538,10 +566,9 @@ ses_frag_submit(struct uet_ses *s, struct ses_msg *m, uint64_t now)
 	if (i == m->nfrags - 1 && (m->mode == UET_PDS_MODE_RUD ||
 				   m->mode == UET_PDS_MODE_ROD))
 		ps.flags = UET_PDS_SUBMIT_RESP;
-	ps.ev = (uint16_t)(0xC000u | ((slot * 2654435761u + i) & 0x3FFFu));
 	ps.len = ses_frag_wire_len(m, i);
 	ps.cookie = ses_cookie(SES_CK_INIT, slot, m->gen, i);
-	ret = uet_pds_submit(s->cfg.pds, &ps, now);
+	ret = ses_pds_submit(s, &ps, now);
 	if (ret == 0 && i == 0 && m->large_read)
 		ses_read_hash_add(s, m, &ps);
 	if (ret == 0) {

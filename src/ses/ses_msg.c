@@ -109,6 +109,7 @@ ses_recv_cqe(struct uet_ses *s, const struct ses_rx_info *i)
 	c.len = i->len;
 	c.data = i->hd;
 	c.tag = i->tag;
+	c.offset = i->moff;
 	c.src = i->src;
 	c.status = i->status;
 	c.prov_errno = i->status != 0 ? i->rc : UET_RC_OK;
@@ -136,6 +137,7 @@ ses_rx_info_msg(struct ses_rx_info *i, const struct uet_ses_match_result *r)
 	i->tagged = (r->msg.flags & UET_SES_MATCH_MSG_TAGGED) != 0;
 	i->hd_valid = (r->msg.flags & UET_SES_MATCH_MSG_HDATA) != 0;
 	i->flags = ses_multi_flags(r);
+	i->moff = r->offset;
 }
 
 void
@@ -151,6 +153,7 @@ ses_rx_info_tgt(struct ses_rx_info *i, const struct ses_tgt *t)
 	i->tagged = t->tagged;
 	i->hd_valid = t->hd_valid;
 	i->flags = t->cq_flags;
+	i->moff = t->moff;
 }
 
 /* ---- responses of the send family (4.5: list EXPECTED / OVERFLOW) ---- */
@@ -295,6 +298,7 @@ ses_send_open(struct uet_ses *s, const struct uet_pds_event *ev,
 		t->state = SES_TGT_EXPECTED;
 		t->ctx = r.context;
 		t->buf = (uint8_t *)r.buf + r.offset;
+		t->moff = r.offset;
 		t->cap = r.len;
 		t->cq_flags = ses_multi_flags(&r);
 	} else if (r.verdict == UET_SES_MATCH_STORED) {
@@ -463,6 +467,7 @@ ses_post_unexp(struct uet_ses *s, struct uet_ses_match *m,
 	t->unexp = UET_SES_MATCH_NONE;
 	t->ctx = r->context;
 	t->buf = dst;
+	t->moff = r->offset;
 	t->cap = r->len;
 	t->cq_flags = ses_multi_flags(r);
 	if (r->msg.kind == UET_SES_MATCH_KIND_RENDEZVOUS) {

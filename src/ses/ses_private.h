@@ -58,7 +58,7 @@ ses_ck_frag(uint64_t c)
 /* Largest data in a RESPONSE_DATA_SMALL stored by the PDS (4.5, 3). */
 #define SES_SMALL_DATA_MAX (UET_PDS_RESP_MAX - UET_SES_RESPONSE_DATA_SMALL_LEN)
 /* Fetching atomics return their old values in the ACK: at most this. */
-#define SES_FETCH_MAX 32u
+#define SES_FETCH_MAX UET_AMO_FETCH_MAX
 
 enum ses_msg_state {
 	SES_MSG_FREE = 0,
@@ -108,6 +108,9 @@ struct ses_msg {
 	uint8_t rdv_gen;     /* rendezvous: generation of our MR entry */
 	bool rdv;            /* rendezvous send: waits for the read-back */
 	bool rdv_served;     /* ... which has been served */
+	uint32_t rdv_ret;    /* ... bytes of it served in the return direction */
+	uint32_t rchunk;     /* READ: data asked per request packet (0: one
+			      * packet asks for the whole message) */
 	bool deferred;       /* deferrable send parked until DEFERRABLE_RTR */
 	bool rtr_pending;    /* RTR in before the defer answer */
 	uint32_t rx;         /* RDV_READ / RTR: target record index + 1 */
@@ -158,6 +161,7 @@ struct ses_tgt {
 	uint8_t *buf;
 	uint64_t cap;         /* bytes the receive takes */
 	uint32_t cq_flags;    /* MULTI_RECV_DONE carried to the CQE */
+	uint64_t moff;        /* where buf is in a multi-recv buffer */
 	uint32_t hnext;
 	uint8_t gen;          /* bumped at every reuse (target tokens) */
 	uint8_t tc;
@@ -177,14 +181,20 @@ enum ses_tgt_wait {
 	SES_TW_ERR,   /* MSG_ERROR telling the initiator it failed */
 };
 
-/* Target: a large READ answered in the return direction. */
+/* Target: the range one READ request packet asked for (a large READ
+ * answers each packet, PROTOCOL.md 4.2 message_offset), answered in the
+ * return direction; contiguous packets of one READ share a record. */
 struct ses_ret {
 	bool used;
+	bool ar_last;        /* AR on the last packet: no more of this READ
+			      * queued behind it (UET_PDS_SUBMIT_AR) */
 	uint8_t gen;
 	uint16_t msg_id;
 	uint32_t pdc;
 	uint32_t job;
-	const uint8_t *addr;
+	const uint8_t *addr; /* region address of message offset @c off */
+	uint32_t off;        /* message offset of the first byte */
+	uint32_t total;      /* request_length of the READ */
 	uint32_t len;
 	uint32_t chunk;
 	uint32_t nfrags;
@@ -241,6 +251,8 @@ struct uet_ses {
 
 /* ses.c */
 void ses_cq_push(struct uet_ses *s, const struct uet_ses_cqe *c);
+int ses_pds_submit(struct uet_ses *s, const struct uet_pds_submit *ps,
+		   uint64_t now);
 int ses_peer_next_id(struct uet_ses *s, const struct uet_pds_fa *fa,
 		     uint32_t job, uint8_t tc, uint8_t mode, uint16_t *id);
 struct ses_msg *ses_msg_get(struct uet_ses *s, uint64_t cookie);
@@ -260,6 +272,7 @@ struct ses_rx_info {
 	uint32_t flags;   /* extra UET_SES_CQ_* */
 	int32_t status;
 	uint32_t rc;
+	uint64_t moff;    /* offset of the message in its receive buffer */
 };
 
 /* ses_init.c */
@@ -358,6 +371,16 @@ enum uet_ses_rc ses_tgt_amo_args(const struct uet_ses_req *h,
 int ses_tgt_data_resp(struct uet_ses *s, const struct uet_pds_event *ev,
 		      const struct uet_ses_req *h, uint8_t list,
 		      const void *data, uint16_t n, uint64_t now);
+
+/* READ data one request packet asks for and one return-direction packet
+ * carries (RESPONSE_DATA, 14-bit payload_length). */
+static inline uint32_t
+ses_read_chunk(const struct uet_ses *s)
+{
+	uint32_t c = s->cfg.mtu - UET_SES_RESPONSE_DATA_LEN;
+
+	return c > UET_SES_LEN14_MAX ? UET_SES_LEN14_MAX : c;
+}
 
 /* Target token of a record: generation(8) | index + 1 (24 bits, != 0). */
 static inline uint32_t

@@ -131,7 +131,10 @@ ses_rdv_ret_done(struct uet_ses *s, const struct ses_ret *t)
 
 	if (m->state == SES_MSG_FREE || m->gen != t->rdv_msg_gen || !m->rdv)
 		return;
-	ses_rdv_served(s, m, t->aborted ? -EIO : 0);
+	/* A multi-packet read-back is served by several records. */
+	m->rdv_ret += t->len;
+	if (t->aborted || m->rdv_ret >= t->total)
+		ses_rdv_served(s, m, t->aborted ? -EIO : 0);
 }
 
 /* ---- initiator: MSG_ERROR from the target (read-back failed) ---- */
@@ -412,6 +415,7 @@ ses_tgt_rdv(struct uet_ses *s, const struct uet_pds_event *ev,
 				      UET_SES_LIST_OVERFLOW, now);
 	}
 	t->ctx = r.context;
+	t->moff = r.offset;
 	t->cq_flags = (r.flags & UET_SES_MATCH_F_RELEASED) ?
 		      UET_SES_CQ_MULTI_RECV_DONE : 0;
 	memcpy((uint8_t *)r.buf + r.offset, pl, r.len < plen ? r.len : plen);

@@ -10,6 +10,22 @@
 
 #include "ses_private.h"
 
+/*
+ * Only what needs it is a guaranteed-delivery response (UEC 1.0
+ * 3.5.20.2): errors, deliveries from the unexpected list, results (read
+ * or fetched data), a modified length (truncation). Plain success is the
+ * default response: nothing stored at the PDS, no response on the wire,
+ * CACK passing the EOM PSN tells the initiator.
+ */
+static bool
+ses_resp_is_default(const struct uet_ses_resp *r, uint16_t dlen)
+{
+	return r->fmt == UET_SES_RESP_FMT_RESPONSE && dlen == 0 &&
+	       r->opcode == UET_SES_RSP_DEFAULT_RESPONSE &&
+	       r->return_code == UET_RC_OK &&
+	       r->list == UET_SES_LIST_EXPECTED;
+}
+
 int
 ses_respond(struct uet_ses *s, uint8_t mode, uint32_t pdc, uint32_t psn,
 	    const struct uet_ses_resp *r, const void *data, uint16_t dlen,
@@ -23,6 +39,14 @@ ses_respond(struct uet_ses *s, uint8_t mode, uint32_t pdc, uint32_t psn,
 	 * pkt_id; the response rides in the RUDI_RESP (3). */
 	if (mode == UET_PDS_MODE_UUD)
 		return 0;
+	if (mode != UET_PDS_MODE_RUDI && ses_resp_is_default(r, dlen)) {
+		if (uet_pds_respond_default(s->cfg.pds, pdc, psn, now) != 0) {
+			s->st.resp_fail++;
+			return -ENOENT;
+		}
+		s->st.resp_default++;
+		return 0;
+	}
 	n = uet_ses_resp_encode(r, buf, sizeof(buf));
 	if (n < 0 || (size_t)n + dlen > sizeof(buf)) {
 		s->st.resp_fail++;
@@ -67,10 +91,12 @@ ses_respond_rc(struct uet_ses *s, const struct uet_pds_event *ev,
 {
 	struct uet_ses_resp r;
 
-	/* RUD/ROD: the EOM packet has the response slot. RUDI answers
-	 * every packet; an error is reported on whichever arrives. */
+	/* One response per message, on its EOM packet. An error is
+	 * reported on whichever packet meets it (a stored response of that
+	 * packet, docs/SES.md "Responses"): a later packet may meet one the
+	 * EOM did not (e.g. the region deregistered in between). */
 	if (!(h->flags & UET_SES_F_EOM) &&
-	    (ev->mode != UET_PDS_MODE_RUDI || rc == UET_RC_OK)) {
+	    (rc == UET_RC_OK || ev->mode == UET_PDS_MODE_UUD)) {
 		s->st.rx_rc[rc & 63] += rc != UET_RC_OK;
 		return 0;
 	}
@@ -105,19 +131,25 @@ ses_resp_small_data(struct ses_msg *m, const struct uet_ses_resp *r,
 		memcpy(dst, data, n);
 }
 
-/* The EOM fragment's DONE carries the SES response (PROTOCOL.md 3). */
+/*
+ * The SES response of a fragment's DONE (PROTOCOL.md 3), or of a late
+ * UET_PDS_EV_RESP. The EOM fragment's DONE without response bytes is the
+ * default response folded into CACK (UEC 1.0 3.5.20.2): delivered, OK. A
+ * response to an earlier fragment (@p eom false) matters when it reports
+ * an error; the EOM's answer does not overwrite an error reported early.
+ */
 static void
 ses_resp_parse(struct uet_ses *s, struct ses_msg *m,
-	       const struct uet_pds_event *ev)
+	       const struct uet_pds_event *ev, bool eom)
 {
 	struct uet_ses_resp r;
 	int fmt = uet_ses_resp_fmt_from_next_hdr(ev->next_hdr), n;
 
-	/* RUDI: an error reported by an earlier packet stands. */
 	if (m->rc != UET_RC_NULL && m->rc != UET_RC_OK)
 		return;
 	if (ev->resp_len == 0 || fmt < 0) {
-		m->rc = UET_RC_OK; /* bare ACK: delivered */
+		if (eom)
+			m->rc = UET_RC_OK; /* default response: delivered */
 		return;
 	}
 	n = uet_ses_resp_decode(ev->resp, ev->resp_len,
@@ -127,6 +159,10 @@ ses_resp_parse(struct uet_ses *s, struct ses_msg *m,
 		m->rc = UET_RC_UNCOR;
 		return;
 	}
+	if (!eom && r.return_code == UET_RC_OK)
+		return;
+	if (!eom)
+		s->st.resp_early++;
 	m->resp_seen = true;
 	m->rc = r.return_code;
 	m->list = r.list;
@@ -149,9 +185,12 @@ ses_init_done(struct uet_ses *s, const struct uet_pds_event *ev)
 		if (m->status == 0)
 			m->status = ev->status;
 	} else if (ses_ck_frag(ev->cookie) == m->nfrags - 1 ||
-		   (m->mode == UET_PDS_MODE_RUDI && ev->resp_len != 0)) {
-		ses_resp_parse(s, m, ev);
+		   ev->resp_len != 0) {
+		ses_resp_parse(s, m, ev,
+			       ses_ck_frag(ev->cookie) == m->nfrags - 1);
 	}
+	if (ev->type == UET_PDS_EV_RESP)
+		return; /* the fragment had its DONE */
 	m->frags_done++;
 	ses_msg_check_done(s, m);
 }

@@ -148,26 +148,91 @@ ses_ret_put(struct uet_ses *s, struct ses_ret *t)
 	s->ret_free[s->n_ret_free++] = (uint32_t)(t - s->rets);
 }
 
-static int
-ses_ret_start(struct uet_ses *s, const struct uet_pds_event *ev,
-	      const struct uet_ses_req *h, const void *addr,
-	      const struct ses_msg *owner)
+/*
+ * The range one READ request packet asks for (docs/WIRE-DECISIONS.md
+ * "Multi-packet READ requests"): a single-packet READ asks for the whole
+ * message; in a multi-packet one every packet names its own offset and
+ * length: message_offset and payload_length (the packet carries no
+ * payload), on the SOM packet in the header-data slot laid out as on a
+ * continuation packet: rsvd(18) payload_length(14) message_offset(32).
+ */
+static bool
+ses_tgt_read_range(const struct uet_ses_req *h, uint32_t *off, uint32_t *len)
 {
-	uint32_t chunk = s->cfg.mtu - UET_SES_RESPONSE_DATA_LEN, idx;
+	uint64_t o, l;
+
+	if ((h->flags & (UET_SES_F_SOM | UET_SES_F_EOM)) ==
+	    (UET_SES_F_SOM | UET_SES_F_EOM)) {
+		*off = 0;
+		*len = h->request_length;
+		return true;
+	}
+	if (h->flags & UET_SES_F_SOM) {
+		if (h->header_data >> 46 != 0 ||
+		    (h->header_data & UINT32_MAX) != 0)
+			return false;
+		o = 0;
+		l = h->header_data >> 32;
+	} else {
+		o = h->message_offset;
+		l = h->payload_length;
+	}
+	if (l == 0 || o > h->request_length || l > h->request_length - o)
+		return false;
+	*off = (uint32_t)o;
+	*len = (uint32_t)l;
+	return true;
+}
+
+/* The next packet of the READ queued last continues its range: extend
+ * that record (one record, one AR tail, for in-order arrivals). A gap
+ * makes the earlier record give the AR to the later one. */
+static bool
+ses_ret_extend(struct uet_ses *s, const struct uet_pds_event *ev,
+	       const struct uet_ses_req *h, uint32_t off, uint32_t len)
+{
 	struct ses_ret *t;
 
-	if (ev->pdc == UINT32_MAX || s->n_ret_free == 0)
+	if (s->rq.tail == SES_NIL)
+		return false;
+	t = &s->rets[s->rq.tail];
+	if (t->pdc != ev->pdc || t->msg_id != h->message_id ||
+	    t->job != h->job_id || t->next_frag >= t->nfrags)
+		return false;
+	if (t->off + t->len != off) {
+		t->ar_last = false;
+		return false;
+	}
+	t->len += len;
+	t->nfrags = (t->len + t->chunk - 1) / t->chunk;
+	return true;
+}
+
+static int
+ses_ret_start(struct uet_ses *s, const struct uet_pds_event *ev,
+	      const struct uet_ses_req *h, const uint8_t *addr,
+	      const struct ses_msg *owner, uint32_t off, uint32_t len)
+{
+	uint32_t chunk = ses_read_chunk(s), idx;
+	struct ses_ret *t;
+
+	if (ev->pdc == UINT32_MAX)
 		return -EAGAIN;
-	if (chunk > UET_SES_LEN14_MAX)
-		chunk = UET_SES_LEN14_MAX;
+	if (ses_ret_extend(s, ev, h, off, len))
+		return 0;
+	if (s->n_ret_free == 0)
+		return -EAGAIN;
 	idx = s->ret_free[--s->n_ret_free];
 	t = &s->rets[idx];
 	t->used = true;
+	t->ar_last = true;
 	t->msg_id = h->message_id;
 	t->pdc = ev->pdc;
 	t->job = h->job_id;
-	t->addr = addr;
-	t->len = h->request_length;
+	t->addr = addr + off;
+	t->off = off;
+	t->total = h->request_length;
+	t->len = len;
 	t->chunk = chunk;
 	t->nfrags = (t->len + chunk - 1) / chunk;
 	t->next_frag = 0;
@@ -191,15 +256,20 @@ ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
 	struct uet_ses_resolved r;
 	enum uet_ses_rc rc = ses_tgt_resolve(s, ev, h, &r);
 	struct ses_msg *owner = NULL;
+	uint32_t off, len;
 
 	if (rc != UET_RC_OK)
 		return rc;
+	if (!ses_tgt_read_range(h, &off, &len)) {
+		s->st.rx_bad++;
+		return UET_RC_UNSUPPORTED_SIZE;
+	}
 	/* A read-back of one of our rendezvous sends (4.8). */
 	owner = ses_rdv_owner(s, h->match_bits);
 	if (owner != NULL &&
 	    r.ri != ses_rdv_ri(s, owner->wr.job, ses_wr_pid(s, &owner->wr)))
 		owner = NULL;
-	if (h->request_length <= SES_SMALL_DATA_MAX) {
+	if (len == h->request_length && len <= SES_SMALL_DATA_MAX) {
 		/* Small data rides in the ACK (3, RESPONSE_DATA_SMALL); the
 		 * PDS keeps a copy for replays, so the buffer is free now. */
 		*answered = true;
@@ -214,7 +284,7 @@ ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
 	/* Return-direction data needs a PDC: RUDI READs fit the RUDI_RESP. */
 	if (ev->pdc == UET_PDS_PDC_NONE)
 		return UET_RC_UNSUPPORTED_SIZE;
-	if (ses_ret_start(s, ev, h, r.addr, owner) != 0) {
+	if (ses_ret_start(s, ev, h, r.addr, owner, off, len) != 0) {
 		s->st.tgt_exhaust++;
 		/* No return-direction slot: the initiator retries later. */
 		if (ses_refuse(s, ev, UET_NACK_NO_RESOURCE,
@@ -224,7 +294,7 @@ ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
 		}
 		return UET_RC_DROPPED;
 	}
-	if (owner == NULL)
+	if (owner == NULL && (h->flags & UET_SES_F_EOM))
 		ses_tgt_remote_event(s, h, UET_SES_WR_READ);
 	return UET_RC_OK;
 }
@@ -253,8 +323,8 @@ ses_build_ret(struct uet_ses *s, uint64_t cookie, uint8_t *buf, size_t cap)
 	r.read_request_message_id = t->msg_id;
 	r.payload_length = (uint16_t)(t->len - off < t->chunk ?
 				      t->len - off : t->chunk);
-	r.modified_length = t->len;
-	r.message_offset = off;
+	r.modified_length = t->total;
+	r.message_offset = t->off + off;
 	n = uet_ses_resp_encode(&r, buf, cap);
 	if (n < 0 || (size_t)n + r.payload_length > cap)
 		return -ENOSPC;
@@ -309,10 +379,11 @@ ses_ret_submit(struct uet_ses *s, struct ses_ret *t, uint64_t now)
 	ps.len = (uint16_t)(UET_SES_RESPONSE_DATA_LEN + plen);
 	ps.cookie = ses_cookie(SES_CK_RET, (uint32_t)(t - s->rets), t->gen, i);
 	/* The READ's initiator acknowledges the tail at once: it has no SES
-	 * response to send, and nothing else may make it run (inline) */
-	if (i + 1 == t->nfrags)
+	 * response to send, and nothing else may make it run (inline). The
+	 * tail of every record no later packet of the READ follows. */
+	if (i + 1 == t->nfrags && t->ar_last)
 		ps.flags |= UET_PDS_SUBMIT_AR;
-	ret = uet_pds_submit(s->cfg.pds, &ps, now);
+	ret = ses_pds_submit(s, &ps, now);
 	if (ret == 0) {
 		t->next_frag++;
 		s->st.ret_tx++;
@@ -362,7 +433,7 @@ ses_tgt_amo_args(const struct uet_ses_req *h, const uint8_t *pl,
 	*operand = NULL;
 	*compare = NULL;
 	if (cas) {
-		if (plen != 0 || h->request_length > 16)
+		if (plen != 0 || h->request_length > UET_AMO_CAS_MAX)
 			return UET_RC_AMO_UNSUPPORTED_SIZE;
 		*operand = h->atomic.swap;
 		*compare = h->atomic.compare;

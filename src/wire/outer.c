@@ -337,12 +337,29 @@ ip_proto_check(uint8_t proto, uint8_t native_proto, struct uet_outer *o)
 	return -UET_WIRE_E_NOT_UET;
 }
 
+/*
+ * An IP total length beyond the bytes present: a trimmed frame whose
+ * switch left the IP length as it was (trim DSCP), else TRUNCATED.
+ */
+static int
+ip_short_check(const struct uet_outer_opts *opts, struct uet_outer *o,
+	       size_t len)
+{
+	if (o->ip_total_len <= len)
+		return 0;
+	if (!uet_outer_is_trimmed(opts, o, len, o->ip_total_len))
+		return -UET_WIRE_E_TRUNCATED;
+	o->trimmed = true;
+	return 0;
+}
+
 static int
 ipv4_decode(const uint8_t *p, size_t len, uint8_t native_proto,
-	    struct uet_outer *o)
+	    const struct uet_outer_opts *opts, struct uet_outer *o)
 {
 	size_t hlen = (size_t)(p[0] & 0x0F) * 4;
 	uint16_t frag;
+	int rc;
 
 	if (hlen < UET_IPV4_HLEN)
 		return -UET_WIRE_E_BAD_IP;
@@ -350,19 +367,20 @@ ipv4_decode(const uint8_t *p, size_t len, uint8_t native_proto,
 		return -UET_WIRE_E_TRUNCATED;
 	if (csum_fold(csum_add(0, p, hlen)) != 0xFFFF)
 		return -UET_WIRE_E_BAD_CHECKSUM;
+	o->dscp = p[1] >> 2;
+	o->ecn = p[1] & 3;
 	o->ip_total_len = be16_load(p + 2);
 	if (o->ip_total_len < hlen)
 		return -UET_WIRE_E_BAD_LENGTH;
-	if (o->ip_total_len > len)
-		return -UET_WIRE_E_TRUNCATED;
+	rc = ip_short_check(opts, o, len);
+	if (rc < 0)
+		return rc;
 	frag = be16_load(p + 6);
 	if (frag & IPV4_F_RESERVED)
 		return -UET_WIRE_E_RESERVED;
 	if (frag & (IPV4_F_MF | IPV4_FRAG_MASK))
 		return -UET_WIRE_E_UNSUPPORTED;
 	o->ip_hlen = (uint8_t)hlen;
-	o->dscp = p[1] >> 2;
-	o->ecn = p[1] & 3;
 	o->ipv4_id = be16_load(p + 4);
 	o->ipv4_df = (frag & IPV4_F_DF) != 0;
 	o->ttl = p[8];
@@ -374,20 +392,22 @@ ipv4_decode(const uint8_t *p, size_t len, uint8_t native_proto,
 
 static int
 ipv6_decode(const uint8_t *p, size_t len, uint8_t native_proto,
-	    struct uet_outer *o)
+	    const struct uet_outer_opts *opts, struct uet_outer *o)
 {
 	uint32_t w0;
 	uint8_t nh;
+	int rc;
 
 	if (len < UET_IPV6_HLEN)
 		return -UET_WIRE_E_TRUNCATED;
 	w0 = be32_load(p);
-	o->ip_total_len = be16_load(p + 4) + (uint32_t)UET_IPV6_HLEN;
-	if (o->ip_total_len > len)
-		return -UET_WIRE_E_TRUNCATED;
-	o->ip_hlen = UET_IPV6_HLEN;
 	o->dscp = (uint8_t)((w0 >> 22) & 0x3F);
 	o->ecn = (uint8_t)((w0 >> 20) & 3);
+	o->ip_total_len = be16_load(p + 4) + (uint32_t)UET_IPV6_HLEN;
+	rc = ip_short_check(opts, o, len);
+	if (rc < 0)
+		return rc;
+	o->ip_hlen = UET_IPV6_HLEN;
 	o->ipv6_flow = w0 & IPV6_FLOW_MAX;
 	o->ttl = p[7];
 	memcpy(o->src_addr, p + 8, 16);
@@ -401,9 +421,9 @@ ipv6_decode(const uint8_t *p, size_t len, uint8_t native_proto,
 	return ip_proto_check(nh, native_proto, o);
 }
 
-int
-uet_outer_ip_decode(const uint8_t *buf, size_t len, uint8_t native_proto,
-		    struct uet_outer *o)
+static int
+outer_ip_decode(const uint8_t *buf, size_t len, uint8_t native_proto,
+		const struct uet_outer_opts *opts, struct uet_outer *o)
 {
 	int rc;
 
@@ -417,17 +437,55 @@ uet_outer_ip_decode(const uint8_t *buf, size_t len, uint8_t native_proto,
 			UET_ETHERTYPE_IPV4 : UET_ETHERTYPE_IPV6))
 		return -UET_WIRE_E_BAD_IP;
 	if (o->ip_version == 4)
-		rc = ipv4_decode(buf, len, native_proto, o);
+		rc = ipv4_decode(buf, len, native_proto, opts, o);
 	else if (o->ip_version == 6)
-		rc = ipv6_decode(buf, len, native_proto, o);
+		rc = ipv6_decode(buf, len, native_proto, opts, o);
 	else
 		rc = -UET_WIRE_E_BAD_IP;
 	return rc < 0 ? rc : o->ip_hlen;
 }
 
-static int
-udp_decode(const uint8_t *p, size_t len, struct uet_outer *o)
+int
+uet_outer_ip_decode(const uint8_t *buf, size_t len, uint8_t native_proto,
+		    struct uet_outer *o)
 {
+	return outer_ip_decode(buf, len, native_proto, NULL, o);
+}
+
+/* IP payload bytes present (a trimmed frame has fewer than announced). */
+static size_t
+outer_ip_avail(const struct uet_outer *o, size_t len)
+{
+	size_t end = o->ip_total_len < len ? o->ip_total_len : len;
+
+	return end - o->ip_hlen;
+}
+
+/* UDP length against the @p len IP payload bytes present: equal, or
+ * longer in a trimmed frame (which may also be trimmed at the IP
+ * layer already). */
+static int
+udp_len_check(const struct uet_outer_opts *opts, struct uet_outer *o,
+	      size_t len)
+{
+	if (o->udp_len < UET_UDP_HLEN)
+		return -UET_WIRE_E_BAD_LENGTH;
+	if (o->udp_len > len) {
+		if (!o->trimmed && !uet_outer_is_trimmed(opts, o, len,
+							 o->udp_len))
+			return -UET_WIRE_E_TRUNCATED;
+		o->trimmed = true;
+		return 0;
+	}
+	return o->udp_len == len && !o->trimmed ? 0 : -UET_WIRE_E_BAD_LENGTH;
+}
+
+static int
+udp_decode(const uint8_t *p, size_t len, const struct uet_outer_opts *opts,
+	   struct uet_outer *o)
+{
+	int rc;
+
 	if (len < UET_UDP_HLEN)
 		return -UET_WIRE_E_TRUNCATED;
 	o->udp_sport = be16_load(p);
@@ -437,30 +495,62 @@ udp_decode(const uint8_t *p, size_t len, struct uet_outer *o)
 	/* Port first: other UDP traffic is "not UET", not "malformed". */
 	if (o->udp_dport != UET_UDP_PORT)
 		return -UET_WIRE_E_NOT_UET;
-	if (o->udp_len < UET_UDP_HLEN || o->udp_len != len)
-		return -UET_WIRE_E_BAD_LENGTH;
-	if (o->udp_csum != 0 &&
+	rc = udp_len_check(opts, o, len);
+	if (rc < 0)
+		return rc;
+	/* A trimmed frame's checksum covers bytes that are gone. */
+	if (o->udp_csum != 0 && !o->trimmed &&
+	    (opts == NULL || !opts->no_udp_csum) &&
 	    csum_fold(csum_add(csum_pseudo(o, o->udp_len), p,
 			       o->udp_len)) != 0xFFFF)
 		return -UET_WIRE_E_BAD_CHECKSUM;
-	o->inner_len = (uint16_t)(o->udp_len - UET_UDP_HLEN);
+	o->inner_len = (uint16_t)((o->trimmed ? len : o->udp_len) -
+				  UET_UDP_HLEN);
 	return UET_UDP_HLEN;
 }
 
-int
-uet_outer_l4_decode(const uint8_t *buf, size_t len, struct uet_outer *o)
+static int
+outer_l4_decode(const uint8_t *buf, size_t len,
+		const struct uet_outer_opts *opts, struct uet_outer *o)
 {
 	struct uet_entropy_hdr eh;
 	int rc;
 
 	if (!o->native)
-		return udp_decode(buf, len, o);
+		return udp_decode(buf, len, opts, o);
 	rc = uet_entropy_hdr_decode(buf, len, &eh);
 	if (rc < 0)
 		return rc;
 	o->entropy = eh.entropy;
 	o->inner_len = (uint16_t)(len - UET_ENTROPY_HDR_LEN);
 	return rc;
+}
+
+int
+uet_outer_l4_decode(const uint8_t *buf, size_t len, struct uet_outer *o)
+{
+	return outer_l4_decode(buf, len, NULL, o);
+}
+
+int
+uet_outer_l4_decode_ex(const uint8_t *buf, size_t len,
+		       const struct uet_outer_opts *opts, struct uet_outer *o)
+{
+	return outer_l4_decode(buf, len, opts, o);
+}
+
+int
+uet_outer_ip_decode_ex(const uint8_t *buf, size_t len,
+		       const struct uet_outer_opts *opts, struct uet_outer *o)
+{
+	return outer_ip_decode(buf, len, opts != NULL ? opts->native_proto : 0,
+			       opts, o);
+}
+
+size_t
+uet_outer_ip_avail(const struct uet_outer *o, size_t len)
+{
+	return outer_ip_avail(o, len);
 }
 
 int
@@ -486,13 +576,13 @@ uet_outer_decode_ex(const uint8_t *buf, size_t len,
 			return rc;
 		off = (size_t)rc;
 	}
-	rc = uet_outer_ip_decode(buf + off, len - off, proto, o);
+	rc = outer_ip_decode(buf + off, len - off, proto, opts, o);
 	if (rc < 0)
 		return rc;
 	o->ethertype = o->ip_version == 4 ? UET_ETHERTYPE_IPV4 :
 					    UET_ETHERTYPE_IPV6;
-	rc = uet_outer_l4_decode(buf + off + o->ip_hlen,
-				 (size_t)o->ip_total_len - o->ip_hlen, o);
+	rc = outer_l4_decode(buf + off + o->ip_hlen,
+			     outer_ip_avail(o, len - off), opts, o);
 	if (rc < 0)
 		return rc;
 	o->hdr_len = (uint16_t)(off + o->ip_hlen + (size_t)rc);
@@ -571,4 +661,41 @@ uet_outer_frame_ev_set(struct uet_outer *o, uint8_t *frame, size_t len,
 	be16_store(l4 + 6, c == 0 ? 0xFFFF : c);
 	o->udp_csum = be16_load(l4 + 6);
 	return 0;
+}
+
+/*
+ * A trimming switch (UEC 1.0 packet trimming): the packet is cut after
+ * @p keep bytes of UET data, the DSCP re-marked, the IP length fixed at
+ * most. The UDP header is not touched, so its length and checksum keep
+ * describing the original (which is what tells the receiver).
+ */
+int
+uet_outer_frame_trim(struct uet_outer *o, uint8_t *frame, size_t len,
+		     size_t keep, uint8_t dscp, bool fix_ip_len)
+{
+	size_t l3 = outer_l3_off(o), hlen = outer_ip_hlen(o);
+	size_t new_len = (size_t)o->hdr_len + keep;
+	uint8_t *ip = frame + l3;
+	int rc;
+
+	if (o->native)
+		return -UET_WIRE_E_UNSUPPORTED;
+	if (dscp > 63 || keep >= o->inner_len)
+		return -UET_WIRE_E_BAD_FIELD;
+	if (len < new_len || o->hdr_len < l3 + hlen)
+		return -UET_WIRE_E_TRUNCATED;
+	if (fix_ip_len) {
+		if (o->ip_version == 4)
+			be16_store(ip + 2, (uint16_t)(new_len - l3));
+		else
+			be16_store(ip + 4, (uint16_t)(new_len - l3 - hlen));
+		o->ip_total_len = (uint32_t)(new_len - l3);
+	}
+	o->dscp = dscp;
+	rc = frame_tos_store(o, frame, len); /* IPv4: checksum recomputed */
+	if (rc < 0)
+		return rc;
+	o->inner_len = (uint16_t)keep;
+	o->trimmed = true;
+	return (int)new_len;
 }

@@ -44,6 +44,15 @@ pkt_ses_kind(const struct uet_pds_hdr *h)
 	return UET_PKT_SES_NONE;
 }
 
+/* Packets a switch may trim: the data classes (requests, RUDI and UUD
+ * requests); control packets travel in a class that is never trimmed. */
+static bool
+pkt_trimmable(unsigned int type)
+{
+	return uet_pds_type_is_req(type) || type == UET_PDS_TYPE_RUDI_REQ ||
+	       type == UET_PDS_TYPE_UUD_REQ;
+}
+
 static int
 pkt_fail(struct uet_pkt *p, enum uet_pkt_layer layer, int rc, size_t off,
 	 size_t avail)
@@ -64,7 +73,6 @@ pkt_parse_outer(const uint8_t *frame, size_t len,
 		const struct uet_outer_opts *opts, struct uet_pkt *p)
 {
 	struct uet_outer *o = &p->outer;
-	uint8_t proto = opts != NULL ? opts->native_proto : 0;
 	size_t off = 0, avail;
 	int rc;
 
@@ -76,14 +84,14 @@ pkt_parse_outer(const uint8_t *frame, size_t len,
 			return pkt_fail(p, UET_PKT_LAYER_ETH, rc, 0, len);
 		off = (size_t)rc;
 	}
-	rc = uet_outer_ip_decode(frame + off, len - off, proto, o);
+	rc = uet_outer_ip_decode_ex(frame + off, len - off, opts, o);
 	if (rc < 0)
 		return pkt_fail(p, UET_PKT_LAYER_IP, rc, off, len - off);
 	o->ethertype = o->ip_version == 4 ? UET_ETHERTYPE_IPV4 :
 					    UET_ETHERTYPE_IPV6;
+	avail = uet_outer_ip_avail(o, len - off);
 	off += o->ip_hlen;
-	avail = o->ip_total_len - o->ip_hlen;
-	rc = uet_outer_l4_decode(frame + off, avail, o);
+	rc = uet_outer_l4_decode_ex(frame + off, avail, opts, o);
 	if (rc < 0)
 		return pkt_fail(p, o->native ? UET_PKT_LAYER_ENTROPY :
 				UET_PKT_LAYER_UDP, rc, off, avail);
@@ -215,6 +223,20 @@ uet_pkt_parse_ex(const uint8_t *frame, size_t len,
 		goto no_ses;
 	}
 	p->ses_off = (uint16_t)(p->pds_off + rc);
+	if (p->outer.trimmed) {
+		/* What is left of a trimmed frame is its PDS header; only
+		 * requests are trimmable (data DSCP, PROTOCOL.md 1). */
+		if (!pkt_trimmable(p->pds.type)) {
+			rc = pkt_fail(p, UET_PKT_LAYER_PDS,
+				      -UET_WIRE_E_BAD_COMBINATION, p->pds_off,
+				      p->outer.inner_len);
+			goto no_ses;
+		}
+		memset(&p->req, 0, sizeof(p->req));
+		memset(&p->resp, 0, sizeof(p->resp));
+		p->payload_off = p->ses_off;
+		return 0;
+	}
 	rc = pkt_parse_ses(frame, end, p);
 	if (rc < 0)
 		return rc;

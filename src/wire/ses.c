@@ -216,7 +216,8 @@ ses_req_check(const struct uet_ses_req *h, enum uet_ses_fmt fmt)
 	if (h->opcode == UET_SES_OP_DATAGRAM_SEND &&
 	    (!single || h->message_id != 0))
 		return -UET_WIRE_E_BAD_COMBINATION;
-	/* RTR reuses the header_data slot for the restart offset. */
+	/* RTR: a single packet whose header-data slot carries the deferred
+	 * send's match bits, not header data (WIRE-DECISIONS.md). */
 	if (h->opcode == UET_SES_OP_DEFERRABLE_RTR && (!single || hd))
 		return -UET_WIRE_E_BAD_COMBINATION;
 	return 0;

@@ -16,6 +16,46 @@ import tempfile
 COUNT = 2000
 
 
+def trimmed_capture(perf, dump, tmp, check):
+    """Frames the sender's fault injection trimmed as a switch does (UDP
+    length of the original) are shown as trimmed RUD requests with only
+    a PDS header; --trim-dscp 5 alone makes them short frames instead."""
+    conf = os.path.join(tmp, "trim.conf")
+    with open(conf, "w") as f:
+        f.write("[eal]\nargs = -l 0 --no-huge -m 1024 --no-pci "
+                "--log-level=4\n[fault]\nenabled = true\n"
+                "tx_data_trim_ppm = 100000\n")
+    cap = os.path.join(tmp, "t.pcapng")
+    p = subprocess.run([perf, "--config", conf, "--mode", "msgrate",
+                        "--loss", "0", "--count", "500", "--capture", cap,
+                        "--json"], capture_output=True, text=True,
+                       timeout=120)
+    check(p.returncode == 0, "trim run: uet-perf exit 0: " + p.stderr[-400:])
+    if p.returncode != 0:
+        return
+    trims = json.loads(p.stdout)["results"]["msgrate"]["wire"]["faults"][
+        "trim"]
+    d = subprocess.run([dump, "--json", cap], capture_output=True,
+                       text=True, timeout=60)
+    shown = 0
+    for line in d.stdout.splitlines():
+        pkt = json.loads(line)
+        if pkt.get("outer", {}).get("trimmed"):
+            shown += 1
+            check(pkt.get("pds", {}).get("type") == "RUD_REQ" and
+                  "ses" not in pkt, "a trimmed frame: RUD_REQ, no SES")
+    print(f"# trimmed: {trims} by fault injection, {shown} in the capture")
+    check(trims > 0 and shown == trims, "every trimmed frame shown trimmed")
+    check(" 0 malformed" in d.stderr, "trimmed frames are not malformed")
+    d = subprocess.run([dump, "--trim-dscp", "5", cap], capture_output=True,
+                       text=True, timeout=60)
+    check(f" {trims} malformed" in d.stderr,
+          "with other trim DSCPs they are short frames: " + d.stderr)
+    d = subprocess.run([dump, "--trim-dscp", "64", cap], capture_output=True,
+                       text=True, timeout=60)
+    check(d.returncode == 2, "--trim-dscp 64 refused")
+
+
 def main():
     perf, dump = sys.argv[1], sys.argv[2]
     fails = 0
@@ -58,6 +98,7 @@ def main():
               m["faults_dropped"], "requests on the wire")
         check(0 < retx <= m["retransmissions"], "retransmissions flagged")
         check(types["ACK"] + types["ACK_CC"] == m["acks"], "ACKs")
+        trimmed_capture(perf, dump, tmp, check)
     print("PASS" if fails == 0 else f"FAIL: {fails}")
     return 1 if fails else 0
 

@@ -109,6 +109,35 @@ fuzz_outer(const uint8_t *d, size_t n, bool raw)
 		fail("outer struct");
 }
 
+/* Trimmed-frame parsing (every DSCP a trim DSCP, checksum left to the
+ * caller): a trimmed frame stays inside the input, carries a request's
+ * PDS header and nothing after it. */
+static void
+fuzz_trimmed(const uint8_t *d, size_t n, bool raw)
+{
+	struct uet_outer_opts opts = {
+		.raw_ip = raw, .no_udp_csum = true, .trim_dscps = ~0ull,
+	};
+	struct uet_pkt p;
+	int rc;
+
+	rc = uet_pkt_parse_ex(d, n, &opts, &p);
+	if (rc < 0) {
+		if (p.err != -rc || p.err_layer == UET_PKT_LAYER_NONE)
+			fail("trimmed: error bookkeeping");
+		return;
+	}
+	if (!p.outer.trimmed)
+		return;
+	if ((size_t)p.pds_off + p.outer.inner_len > n ||
+	    p.payload_len != 0 || p.ses != UET_PKT_SES_NONE)
+		fail("trimmed: bytes beyond the input or after the PDS header");
+	if (!uet_pds_type_is_req(p.pds.type) &&
+	    p.pds.type != UET_PDS_TYPE_RUDI_REQ &&
+	    p.pds.type != UET_PDS_TYPE_UUD_REQ)
+		fail("trimmed: not a request");
+}
+
 static void
 fuzz_pkt(const uint8_t *d, size_t n, bool raw)
 {
@@ -140,6 +169,8 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		return 0;
 	fuzz_pkt(d, n, false);
 	fuzz_pkt(d, n, true);
+	fuzz_trimmed(d, n, false);
+	fuzz_trimmed(d, n, true);
 	fuzz_outer(d, n, false);
 	fuzz_outer(d, n, true);
 	fuzz_pds(d, n);

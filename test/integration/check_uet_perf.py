@@ -64,7 +64,7 @@ def main():
     slow = os.path.join(tmpd.name, "slow.conf")
     with open(slow, "w") as f:
         f.write("[eal]\nargs = -l 0 --no-huge -m 1024 --no-pci "
-                "--log-level=4\n[timers]\nrto_init = 10ms\n"
+                "--log-level=4\n[timers]\nrto_init = 10ms\nrto_max = 1s\n"
                 "rto_max_retries = 12\n")
 
     # incast: 3 sender engines -> 1 receiver over ring ports + switch

@@ -45,6 +45,7 @@ mbuf_pool_size = 8191
 # slow builds (ASan) under load answer late: do not give up on a PDC
 [timers]
 rto_init = 10ms
+rto_max = 1s
 rto_max_retries = 12
 """)
 

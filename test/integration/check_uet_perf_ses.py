@@ -36,7 +36,7 @@ def slow_config(tmp):
     path = os.path.join(tmp, "slow.conf")
     with open(path, "w") as f:
         f.write("[eal]\nargs = -l 0 --no-huge -m 1024 --no-pci "
-                "--log-level=4\n[timers]\nrto_init = 10ms\n"
+                "--log-level=4\n[timers]\nrto_init = 10ms\nrto_max = 1s\n"
                 "rto_max_retries = 12\n")
     return path
 

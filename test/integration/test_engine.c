@@ -24,10 +24,12 @@
 #include <rte_eal.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
+#include <rte_ip.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 #include <rte_telemetry.h>
+#include <rte_udp.h>
 
 #include <uet/uet_chan.h>
 #include <uet/uet_engine.h>
@@ -47,12 +49,24 @@ struct th {
 	unsigned int acks_sent;
 	unsigned int rx_req;
 	unsigned int rx_ack;
-	unsigned int rx_other;  /* trimmed / SES error */
+	unsigned int rx_other;  /* SES error */
+	unsigned int rx_trimmed; /* received as trimmed */
+	unsigned int frame_kind; /* enum th_frame_kind of A's requests */
 	struct uet_chan *chan;  /* NOP channel served by this context */
 	unsigned int chan_done;
 };
 
 static struct th hook_state[2];
+
+/* What A's test requests look like on the wire. */
+enum th_frame_kind {
+	TH_FRAME_OK,        /* complete, UDP checksum filled */
+	TH_FRAME_NO_CSUM,   /* UDP checksum 0 (IPv4) */
+	TH_FRAME_BAD_CSUM,  /* one payload byte changed after the checksum */
+	TH_FRAME_TRIMMED,   /* trimmed by a switch (UDP length kept) */
+	TH_FRAME_TRIMMED_LH, /* ... at the last hop, IP length not fixed */
+	TH_FRAME_SHORT,     /* cut like a trim but with the data DSCP */
+};
 
 static int
 th_init(struct uet_engine_lcore *lc, void *arg, void **priv)
@@ -73,7 +87,9 @@ th_rx(void *priv, struct uet_engine_lcore *lc, struct uet_engine_rx *rx,
 	for (uint16_t i = 0; i < n; i++) {
 		const struct uet_pkt *p = &rx[i].pkt;
 
-		if (p->err_layer != UET_PKT_LAYER_NONE)
+		if (p->outer.trimmed)
+			t->rx_trimmed++;
+		else if (p->err_layer != UET_PKT_LAYER_NONE)
 			t->rx_other++;
 		else if (uet_pds_type_is_req(p->pds.type)) {
 			t->rx_req++;
@@ -108,6 +124,40 @@ th_advance(void *priv, struct uet_engine_lcore *lc, uint64_t now)
 		if (uet_chan_cq_push(t->chan, &c) == 0)
 			t->chan_done++;
 	}
+}
+
+/*
+ * The UDP checksum (the wire codec leaves it 0 over IPv4, so a hook that
+ * builds its own frames fills it, here with DPDK's), then the frame
+ * shaped as @p kind. Returns the frame length.
+ */
+static int
+th_frame_finish(const struct uet_outer *spec, uint8_t *f, int len,
+		unsigned int kind)
+{
+	size_t l3 = UET_ETH_HLEN, l4 = l3 + (spec->ip_version == 4 ?
+					     UET_IPV4_HLEN : UET_IPV6_HLEN);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(f + l4);
+	struct uet_outer o;
+
+	if (spec->ip_version == 4 && kind != TH_FRAME_NO_CSUM) {
+		udp->dgram_cksum = 0;
+		udp->dgram_cksum = rte_ipv4_udptcp_cksum(
+			(const struct rte_ipv4_hdr *)(f + l3), udp);
+	}
+	if (kind == TH_FRAME_BAD_CSUM)
+		f[len - 1] ^= 0x20;
+	if (kind != TH_FRAME_TRIMMED && kind != TH_FRAME_TRIMMED_LH &&
+	    kind != TH_FRAME_SHORT)
+		return len;
+	if (uet_outer_decode(f, (size_t)len, &o) < 0)
+		return -1;
+	/* PDS header kept (12 B); DSCP trimmed (16), trimmed last hop (18)
+	 * or data (0) */
+	return uet_outer_frame_trim(&o, f, (size_t)len, UET_PDS_REQ_LEN,
+				    kind == TH_FRAME_TRIMMED ? 16 :
+				    kind == TH_FRAME_TRIMMED_LH ? 18 : 0,
+				    kind != TH_FRAME_TRIMMED_LH);
 }
 
 static int
@@ -147,6 +197,9 @@ th_frame(struct uet_engine_lcore *lc, struct th *t, bool req,
 	len = uet_pkt_build(&p, payload, req ? sizeof(payload) : 0,
 			    rte_pktmbuf_mtod(m, uint8_t *),
 			    rte_pktmbuf_tailroom(m));
+	if (len > 0)
+		len = th_frame_finish(&p.outer, rte_pktmbuf_mtod(m, uint8_t *),
+				      len, req ? t->frame_kind : TH_FRAME_OK);
 	if (len <= 0 || rte_pktmbuf_append(m, (uint16_t)len) == NULL)
 		goto free_m;
 	*out = m;
@@ -327,6 +380,60 @@ test_resolution(struct uet_engine *a, struct uet_engine *b, unsigned int ipver)
 	}
 }
 
+/* @p n requests of @p kind from A to B (IPv4, neighbours resolved). */
+static void
+send_kind(struct uet_engine *a, struct uet_engine *b, unsigned int kind,
+	  unsigned int n, struct uet_engine_lcore_stats *sb)
+{
+	struct th *ta = &hook_state[0], *tb = &hook_state[1];
+	struct uet_engine_lcore_stats before;
+
+	stats_of(b, &before);
+	th_reset(ta, 4, ip4_b);
+	th_reset(tb, 4, ip4_a);
+	ta->frame_kind = kind;
+	ta->to_send = n;
+	poll_pair(a, b, ta);
+	stats_of(b, sb);
+	for (size_t i = 0; i < sizeof(*sb) / sizeof(uint64_t); i++)
+		((uint64_t *)sb)[i] -= ((const uint64_t *)&before)[i];
+}
+
+/*
+ * The receive-side classes (port.udp_checksum on, the default): a frame
+ * without UDP checksum or with a wrong one is dropped and counted before
+ * the hook; a switch-trimmed frame (shorter than its UDP length, DSCP
+ * trimmed, or trimmed_lasthop with the IP length left as it was)
+ * reaches the hook as trimmed; the same cut with the data DSCP is a
+ * short frame, dropped as malformed (TRUNCATED).
+ */
+static void
+test_rx_classes(struct uet_engine *a, struct uet_engine *b)
+{
+	struct th *tb = &hook_state[1];
+	struct uet_engine_lcore_stats sb;
+	const unsigned int n = 50;
+
+	send_kind(a, b, TH_FRAME_NO_CSUM, n, &sb);
+	CHECK(sb.rx_csum_none == n && tb->rx_req == 0 && sb.rx_uet == 0);
+	send_kind(a, b, TH_FRAME_BAD_CSUM, n, &sb);
+	CHECK(sb.rx_csum_bad == n && tb->rx_req == 0 && sb.rx_uet == 0);
+	send_kind(a, b, TH_FRAME_TRIMMED, n, &sb);
+	CHECK(sb.rx_trimmed == n && tb->rx_trimmed == n);
+	CHECK(sb.rx_malformed == 0 && sb.rx_csum_bad == 0);
+	send_kind(a, b, TH_FRAME_TRIMMED_LH, n, &sb);
+	CHECK(sb.rx_trimmed == n && tb->rx_trimmed == n);
+	CHECK(sb.rx_malformed == 0 && sb.rx_csum_bad == 0);
+	send_kind(a, b, TH_FRAME_SHORT, n, &sb);
+	CHECK(sb.rx_malformed == n && sb.rx_trimmed == 0 && tb->rx_req == 0);
+	CHECK(sb.rx_err_code[UET_WIRE_E_TRUNCATED] == n);
+	CHECK(sb.rx_err_layer[UET_PKT_LAYER_UDP] == n);
+	send_kind(a, b, TH_FRAME_OK, n, &sb);
+	CHECK(tb->rx_req == n && sb.rx_csum_bad == 0 && sb.rx_csum_none == 0);
+	printf("rx classes: %u each of no checksum, bad checksum, trimmed, "
+	       "trimmed at the last hop, short, good: checked\n", n);
+}
+
 static void
 fault_cfg(struct uet_config *c, unsigned int dir, unsigned int cls)
 {
@@ -387,9 +494,10 @@ run_faults(struct uet_engine_fault_stats *out_a)
 	printf("B: rx_uet %lu ses_err %lu malformed %lu; A: rx acks %u\n",
 	       (unsigned long)sb.rx_uet, (unsigned long)sb.rx_uet_ses_err,
 	       (unsigned long)sb.rx_malformed, ta->rx_ack);
-	/* trimmed requests reach the hook with a SES error */
-	CHECK(tb->rx_other > 0);
-	CHECK(sb.rx_uet_ses_err > 0);
+	/* trimmed requests (UDP length of the original) reach the hook as
+	 * trimmed; corrupted ones are dropped on their UDP checksum */
+	CHECK(tb->rx_trimmed > 0 && tb->rx_trimmed == sb.rx_trimmed);
+	CHECK(sb.rx_csum_bad > 0);
 	/* everything held was released after the traffic stopped */
 	CHECK(sa.fault[UET_CONFIG_FAULT_TX].released ==
 	      sa.fault[UET_CONFIG_FAULT_TX].applied[UET_CONFIG_FAULT_REORDER] +
@@ -526,6 +634,7 @@ test_ring(void)
 		CHECK(uet_engine_nb_ports(a) == 1);
 		test_resolution(a, b, 4);
 		test_resolution(a, b, 6);
+		test_rx_classes(a, b);
 		CHECK(uet_engine_stats_get(a, &st) == 0);
 		uet_engine_stats_print(&st, stdout);
 	}

@@ -5,7 +5,9 @@
  * thread, the PDS hook (pmd/proto.c) with the uet-perf raw-PDS ULP
  * (apps/uet-perf/rawulp.c: sequence numbers, byte-exact payload check,
  * per-packet delivery counts) under injected faults on A's data (drop,
- * dup, reorder, trim, ECN) and B's control packets (drop):
+ * dup, reorder, trim, ECN, corruption) and B's control packets (drop,
+ * corruption), over IPv4 and IPv6 (the UDP checksum computed by the
+ * hook's TX path and verified by the engine's RX path):
  *
  *   RUD, ROD   every message delivered exactly once, byte-exact;
  *              ROD in order; every submission completed without error
@@ -35,6 +37,8 @@ static const uint8_t ip_a[4] = { 10, 0, 0, 1 };
 static const uint8_t ip_b[4] = { 10, 0, 0, 2 };
 static const uint8_t mac_a[6] = { 0x02, 0, 0, 0, 0, 0x0a };
 static const uint8_t mac_b[6] = { 0x02, 0, 0, 0, 0, 0x0b };
+static const uint8_t ip6_a[16] = { 0xfd, 0, [15] = 1 };
+static const uint8_t ip6_b[16] = { 0xfd, 0, [15] = 2 };
 static unsigned int run_no;
 
 struct scenario {
@@ -44,7 +48,19 @@ struct scenario {
 	uint64_t count;
 	uint32_t window;
 	bool dup;
+	bool ipv6;
 };
+
+/* Port and static neighbour on IPv6 only: FA @p ip, peer @p pip. */
+static void
+cfg_ipv6(struct uet_config *c, const uint8_t *ip, const uint8_t *pip)
+{
+	c->port[0].has_ipv4 = false;
+	c->port[0].has_ipv6 = true;
+	memcpy(&c->port[0].ipv6, ip, 16);
+	c->neighbor[0].ip.family = AF_INET6;
+	memcpy(&c->neighbor[0].ip.v6, pip, 16);
+}
 
 static struct uet_engine *
 engine_make(const char *tag, const struct uet_config *c,
@@ -81,6 +97,10 @@ run(const struct scenario *s)
 	run_no++;
 	itest_cfg_ring(&ca, "net_ring_tpA", ip_a, mac_a, ip_b, mac_b);
 	itest_cfg_ring(&cb, "net_ring_tpB", ip_b, mac_b, ip_a, mac_a);
+	if (s->ipv6) {
+		cfg_ipv6(&ca, ip6_a, ip6_b);
+		cfg_ipv6(&cb, ip6_b, ip6_a);
+	}
 	ca.fault.enabled = true;
 	ca.fault.seed = 7 + run_no;
 	ca.fault.reorder_depth = 3;
@@ -90,20 +110,23 @@ run(const struct scenario *s)
 	ppm[UET_CONFIG_FAULT_REORDER] = 30000;
 	ppm[UET_CONFIG_FAULT_TRIM] = 20000;
 	ppm[UET_CONFIG_FAULT_ECN] = 30000;
+	ppm[UET_CONFIG_FAULT_CORRUPT] = 10000;
 	if (s->mode != UET_PDS_MODE_UUD) {
 		cb.fault.enabled = true;
 		cb.fault.seed = 99 + run_no;
-		cb.fault.ppm[UET_CONFIG_FAULT_TX][UET_CONFIG_FAULT_CONTROL]
-			    [UET_CONFIG_FAULT_DROP] = 20000;
+		ppm = cb.fault.ppm[UET_CONFIG_FAULT_TX]
+				  [UET_CONFIG_FAULT_CONTROL];
+		ppm[UET_CONFIG_FAULT_DROP] = 20000;
+		ppm[UET_CONFIG_FAULT_CORRUPT] = 10000;
 	}
 	memset(&pa, 0, sizeof(pa));
-	memcpy(pa.peer.addr, ip_b, 4);
+	memcpy(pa.peer.addr, s->ipv6 ? ip6_b : ip_b, s->ipv6 ? 16 : 4);
 	pa.mode = s->mode;
 	pa.size = s->size;
 	pa.count = s->count;
 	pa.window = s->window;
 	pb = pa;
-	memcpy(pb.peer.addr, ip_a, 4);
+	memcpy(pb.peer.addr, s->ipv6 ? ip6_a : ip_a, s->ipv6 ? 16 : 4);
 	pb.count = 0;
 	pb.expect = s->count;
 	pb.expect_size = s->size;
@@ -149,9 +172,14 @@ run(const struct scenario *s)
 	CHECK(fin);
 	CHECK(tx.msgs_sent == s->count);
 	CHECK(rx.rx_bad == 0);
-	/* the faults happened */
+	/* the faults happened; corrupted frames died on their checksum
+	 * (or IPv4 header checksum) before the PDS */
 	CHECK(st.total.fault[1].applied[UET_CONFIG_FAULT_DROP] > 0);
 	CHECK(st.total.fault[1].applied[UET_CONFIG_FAULT_TRIM] > 0);
+	CHECK(st.total.fault[1].applied[UET_CONFIG_FAULT_CORRUPT] > 0);
+	CHECK(uet_engine_stats_get(b, &st) == 0);
+	CHECK(st.total.rx_csum_bad > 0 && st.total.rx_csum_none == 0);
+	CHECK(st.total.rx_trimmed > 0);
 	switch (s->mode) {
 	case UET_PDS_MODE_RUD:
 	case UET_PDS_MODE_ROD:
@@ -191,6 +219,8 @@ main(void)
 		 * retransmission storms and exhausted retries. */
 		{ "rudi", UET_PDS_MODE_RUDI, 64, 2000, 32, true },
 		{ "uud", UET_PDS_MODE_UUD, 64, 2000, 256, false },
+		{ "rud-ipv6", UET_PDS_MODE_RUD, 3000, 500, 256, true, true },
+		{ "rod-ipv6", UET_PDS_MODE_ROD, 64, 500, 16, true, true },
 	};
 	int rc;
 

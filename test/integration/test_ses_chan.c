@@ -883,7 +883,7 @@ ret_used(struct side *s)
 }
 
 /* Deregistering a region while a READ response from it is in flight:
- * the answer waits until the response is acknowledged. */
+ * the answer waits until the responses queued are acknowledged. */
 static void
 test_dereg_during_read(void)
 {
@@ -916,9 +916,16 @@ test_dereg_during_read(void)
 	CHECK(ret_used(&B) == 0);
 	CHECK(uet_ses_ulp_stats_get(B.e, 0, &st, NULL) == 0);
 	CHECK(st.dereg_waits > 0);
+	/* A READ longer than one packet of data is a multi-packet request:
+	 * packets still on their way when the key goes (lost, resent) fail
+	 * with BAD_MKEY, like WRITE packets; the READ completes either way. */
 	if (cq_wait(&A, &e)) {
-		CHECK(e.context == 50 && e.status == 0);
-		CHECK(memcmp(lbuf, region, 40000) == 0);
+		CHECK(e.context == 50);
+		CHECK(e.status == 0 || e.prov_errno == UET_RC_BAD_MKEY);
+		if (e.status == 0)
+			CHECK(memcmp(lbuf, region, 40000) == 0);
+		printf("# READ during deregistration: status %d prov %u\n",
+		       e.status, e.prov_errno);
 	} else {
 		failures++;
 	}
@@ -1011,6 +1018,31 @@ test_pds_telemetry(bool lossy)
 	if (lossy)
 		CHECK(retx > 0);
 	close(fd);
+}
+
+/* ses_submit__through_engine_path: every packet the SES handed over
+ * (fragments and return-direction read data) went through the engine's
+ * submission path (uet_ulp_submit: MTU check, EV policy, counters), not
+ * straight to the PDS. */
+static void
+test_submit_path(struct side *s)
+{
+	struct uet_ulp_ctx *u = uet_ulp_ctx_get(s->e, 0);
+	const struct uet_ses *ses = NULL;
+	const struct uet_ses_stats *ss;
+	struct uet_ses_ulp_stats st;
+
+	CHECK(u != NULL);
+	CHECK(uet_ses_ulp_stats_get(s->e, 0, &st, &ses) == 0);
+	if (u == NULL || ses == NULL)
+		return;
+	ss = uet_ses_stats_get(ses);
+	printf("# side %s: engine submit_ok %lu, SES fragments %lu + "
+	       "read data %lu\n", s == &A ? "A" : "B",
+	       (unsigned long)uet_ulp_ctx_stats(u)->submit_ok,
+	       (unsigned long)ss->frag_tx, (unsigned long)ss->ret_tx);
+	CHECK(ss->frag_tx > 0);
+	CHECK(uet_ulp_ctx_stats(u)->submit_ok == ss->frag_tx + ss->ret_tx);
 }
 
 static void
@@ -1106,6 +1138,8 @@ run(bool lossy)
 	CHECK(st.sqe_held > 0);
 	CHECK(st.cq_wait > 0);
 	CHECK(st.orphan_cqe == 0);
+	test_submit_path(&A);
+	test_submit_path(&B);
 	{
 		struct rte_tel_data *d = rte_tel_data_alloc();
 

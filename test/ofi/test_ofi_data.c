@@ -136,12 +136,24 @@ fill(uint8_t *p, size_t n, unsigned int seed)
 		p[i] = (uint8_t)(i * 7 + seed * 13 + (i >> 8));
 }
 
+static int ep_open_info(struct node *n, uint8_t *auth_key,
+			const struct fi_info *from);
+static struct fi_info *data_hints(void);
+
 static int
 ep_open(struct node *n, uint8_t *auth_key)
 {
+	return ep_open_info(n, auth_key, info);
+}
+
+/* An endpoint of @p from (fi_getinfo result) in n->dom, with its own AV
+ * and CQ unless the node has them; 0, or the failing call's rc. */
+static int
+ep_open_info(struct node *n, uint8_t *auth_key, const struct fi_info *from)
+{
 	struct fi_cq_attr cqa = { .format = FI_CQ_FORMAT_TAGGED, .size = 256 };
 	struct fi_av_attr ava = { .type = FI_AV_TABLE };
-	struct fi_info *fi = fi_dupinfo(info);
+	struct fi_info *fi = fi_dupinfo(from);
 	size_t len = sizeof(n->addr);
 	int rc;
 
@@ -157,7 +169,9 @@ ep_open(struct node *n, uint8_t *auth_key)
 		return -1;
 	rc = fi_endpoint(n->dom, fi, &n->ep, NULL);
 	fi_freeinfo(fi);
-	if (rc != 0 || fi_ep_bind(n->ep, &n->av->fid, 0) != 0 ||
+	if (rc != 0)
+		return rc;
+	if (fi_ep_bind(n->ep, &n->av->fid, 0) != 0 ||
 	    fi_ep_bind(n->ep, &n->cq->fid, FI_TRANSMIT | FI_RECV) != 0 ||
 	    fi_enable(n->ep) != 0 ||
 	    fi_getname(&n->ep->fid, &n->addr, &len) != 0)
@@ -812,6 +826,384 @@ out:
 	free(mem);
 }
 
+/* fi_getinfo("10.0.0.1", @p service, FI_SOURCE) on the ring port */
+static struct fi_info *
+info_bound(unsigned int service)
+{
+	struct fi_info *hints = data_hints(), *fi = NULL;
+	char svc[16];
+
+	(void)snprintf(svc, sizeof(svc), "%u", service);
+	if (hints == NULL ||
+	    fi_getinfo(FI_VERSION(1, 17), "10.0.0.1", svc, FI_SOURCE, hints,
+		       &fi) != 0)
+		fi = NULL;
+	fi_freeinfo(hints);
+	return fi;
+}
+
+/*
+ * Binding to a service (fi_getinfo(node, service, FI_SOURCE) then
+ * fi_endpoint): the endpoint is PIDonFEP service & 0xFFF, so a peer that
+ * knows only node:service (fi_av_insertsvc) reaches it. Two endpoints of
+ * one domain, each on its own service; the same service twice is
+ * -FI_EADDRINUSE until the first endpoint closes.
+ */
+static void
+test_service_bind(void)
+{
+	unsigned int s1 = ((ntohs(n0.addr.pid_on_fep) + 1000) & 0xFFF) | 1;
+	unsigned int s2 = s1 + 2, k;
+	struct node b1 = { .dom = n1.dom }, b2 = { .dom = n1.dom };
+	struct node dup = { .dom = n1.dom };
+	struct fi_info *i1 = info_bound(s1), *i2 = info_bound(s2);
+	struct fi_cq_tagged_entry e;
+	fi_addr_t to[2] = { 0, 0 }, back = 0, src;
+	struct node *b[2] = { &b1, &b2 };
+	char svc[16];
+	char c0, c1;
+
+	CHECK(i1 != NULL && i2 != NULL);
+	if (i1 == NULL || i2 == NULL)
+		goto out;
+	CHECK_RC(ep_open_info(&b1, NULL, i1), 0);
+	CHECK_RC(ep_open_info(&b2, NULL, i2), 0);
+	if (b1.ep == NULL || b2.ep == NULL)
+		goto out;
+	CHECK(ntohs(b1.addr.pid_on_fep) == s1);
+	CHECK(ntohs(b2.addr.pid_on_fep) == s2);
+	/* the service is taken */
+	CHECK_RC(ep_open_info(&dup, NULL, i1), -FI_EADDRINUSE);
+	ep_node_close(&dup);
+	for (k = 0; k < 2; k++) {
+		(void)snprintf(svc, sizeof(svc), "%u", k ? s2 : s1);
+		CHECK_RC(fi_av_insertsvc(n0.av, "10.0.0.1", svc, &to[k], 0,
+					 NULL), 1);
+		fill(sbuf, 900 + k, 70 + k);
+		memset(rbuf, 0, 1000);
+		CHECK_RC(fi_recv(b[k]->ep, rbuf, 1000, NULL, FI_ADDR_UNSPEC,
+				 &c1), 0);
+		CHECK_RC(fi_send(n0.ep, sbuf, 900 + k, NULL, to[k], &c0), 0);
+		expect_ok(n0.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+		memset(&e, 0, sizeof(e));
+		expect_ok(b[k]->cq, &c1, FI_RECV | FI_MSG, &e, NULL);
+		CHECK(e.len == 900 + k && memcmp(rbuf, sbuf, 900 + k) == 0);
+	}
+	/* and back, the source resolved through n0's AV entry */
+	CHECK(fi_av_insert(b2.av, &n0.addr, 1, &back, 0, NULL) == 1);
+	CHECK_RC(fi_recv(n0.ep, rbuf, 1000, NULL, FI_ADDR_UNSPEC, &c1), 0);
+	fill(sbuf, 64, 72);
+	CHECK_RC(fi_send(b2.ep, sbuf, 64, NULL, back, &c0), 0);
+	expect_ok(b2.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+	src = FI_ADDR_NOTAVAIL;
+	expect_ok(n0.cq, &c1, FI_RECV | FI_MSG, NULL, &src);
+	CHECK(src == to[1] && memcmp(rbuf, sbuf, 64) == 0);
+	/* closed, the service can be bound again, and the peer's old
+	 * address reaches the new endpoint (its MSG table is re-created) */
+	ep_node_close(&b1);
+	b1 = (struct node){ .dom = n1.dom };
+	CHECK_RC(ep_open_info(&b1, NULL, i1), 0);
+	CHECK(b1.ep != NULL && ntohs(b1.addr.pid_on_fep) == s1);
+	if (b1.ep == NULL)
+		goto out;
+	fill(sbuf, 500, 73);
+	CHECK_RC(fi_recv(b1.ep, rbuf, 1000, NULL, FI_ADDR_UNSPEC, &c1), 0);
+	CHECK_RC(fi_send(n0.ep, sbuf, 500, NULL, to[0], &c0), 0);
+	expect_ok(n0.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+	memset(&e, 0, sizeof(e));
+	expect_ok(b1.cq, &c1, FI_RECV | FI_MSG, &e, NULL);
+	CHECK(e.len == 500 && memcmp(rbuf, sbuf, 500) == 0);
+out:
+	ep_node_close(&b1);
+	ep_node_close(&b2);
+	fi_freeinfo(i1);
+	fi_freeinfo(i2);
+}
+
+/*
+ * A send nobody acknowledges (an FA that is not on the ring: its frames
+ * are dropped) completes with FI_ETIMEDOUT, and fi_cq_strerror says it
+ * timed out (not "UET NULL (0x00)": there is no UET return code).
+ */
+static void
+test_timeout(void)
+{
+	struct uet_ofi_addr gone = n1.addr;
+	struct fi_cq_err_entry err;
+	const char *txt;
+	fi_addr_t to = FI_ADDR_NOTAVAIL;
+	char c0;
+	int i;
+
+	gone.fa[3] = 99;
+	CHECK_RC(fi_av_insert(n0.av, &gone, 1, &to, 0, NULL), 1);
+	CHECK_RC(fi_send(n0.ep, sbuf, 64, NULL, to, &c0), 0);
+	/* the PDS retransmits for a while: poll longer than cq_wait */
+	memset(&err, 0, sizeof(err));
+	for (i = 0; i < 100; i++) {
+		struct fi_cq_tagged_entry e;
+		fi_addr_t s;
+		int rc = cq_wait(n0.cq, &e, &s, &err);
+
+		if (rc == 0)
+			break;
+		CHECK(rc == -1); /* nothing else completes */
+	}
+	CHECK(err.op_context == &c0 && err.err == FI_ETIMEDOUT);
+	txt = fi_cq_strerror(n0.cq, err.prov_errno, err.err_data, NULL, 0);
+	CHECK(txt != NULL && strstr(txt, "timed out") != NULL);
+	if (txt != NULL && strstr(txt, "timed out") == NULL)
+		fprintf(stderr, "strerror: %s\n", txt);
+	CHECK_RC(fi_av_remove(n0.av, &to, 1, 0), 0);
+}
+
+/*
+ * FI_MULTI_RECV: one buffer takes three messages (1000 B, 2000 B over two
+ * packets, 1000 B); each completion points at the message's place in the
+ * buffer (fi_multi_recv: "returned completion buffer out of range"), the
+ * last one, leaving less than FI_OPT_MIN_MULTI_RECV, carries
+ * FI_MULTI_RECV.
+ */
+static void
+test_multi_recv(void)
+{
+	static const size_t len[3] = { 1000, 2000, 1000 };
+	static const size_t at[3] = { 0, 1000, 3000 };
+	struct node m = { .dom = n1.dom };
+	struct fi_info *fi = fi_dupinfo(info);
+	size_t min = 64, olen = sizeof(min);
+	struct iovec iov = { .iov_base = rbuf, .iov_len = 4050 };
+	struct fi_msg msg = { .msg_iov = &iov, .iov_count = 1,
+			      .addr = FI_ADDR_UNSPEC };
+	struct fi_cq_tagged_entry e;
+	fi_addr_t to = FI_ADDR_NOTAVAIL;
+	char c0, c1;
+
+	CHECK(fi != NULL);
+	if (fi == NULL)
+		return;
+	fi->caps |= FI_MULTI_RECV;
+	fi->rx_attr->caps |= FI_MULTI_RECV;
+	CHECK_RC(ep_open_info(&m, NULL, fi), 0);
+	fi_freeinfo(fi);
+	if (m.ep == NULL)
+		goto out;
+	CHECK_RC(fi_getopt(&m.ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV,
+			   &min, &olen), 0);
+	CHECK(min == 64);
+	CHECK_RC(fi_av_insert(n0.av, &m.addr, 1, &to, 0, NULL), 1);
+	memset(rbuf, 0, 4096);
+	msg.context = &c1;
+	CHECK_RC(fi_recvmsg(m.ep, &msg, FI_MULTI_RECV), 0);
+	for (int k = 0; k < 3; k++) {
+		fill(sbuf, len[k], 80 + k);
+		CHECK_RC(fi_send(n0.ep, sbuf, len[k], NULL, to, &c0), 0);
+		expect_ok(n0.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+		memset(&e, 0, sizeof(e));
+		expect_ok(m.cq, &c1, FI_RECV | FI_MSG, &e, NULL);
+		CHECK(e.len == len[k] && e.buf == rbuf + at[k] && e.tag == 0);
+		CHECK(!!(e.flags & FI_MULTI_RECV) == (k == 2));
+		CHECK(memcmp(rbuf + at[k], sbuf, len[k]) == 0);
+		if (e.buf != rbuf + at[k])
+			fprintf(stderr, "multi-recv %d at +%td, want +%zu\n",
+				k, (uint8_t *)e.buf - rbuf, at[k]);
+	}
+	CHECK_RC(fi_av_remove(n0.av, &to, 1, 0), 0);
+out:
+	ep_node_close(&m);
+}
+
+/*
+ * Every op x datatype that fi_atomicvalid / fi_fetch_atomicvalid /
+ * fi_compare_atomicvalid report valid completes without error at the
+ * target, with the largest count they report (operands zero: defined for
+ * every op, no FP traps); an FI_ATOMIC_WRITE also lands its values.
+ * fabtests' fi_rdm_atomic found reported-valid pairs the target refused.
+ */
+static void
+test_atomic_valid_all(struct fid_mr *mr)
+{
+	uint64_t base = (uint64_t)(uintptr_t)rbuf + 60000, key = fi_mr_key(mr);
+	uint8_t *op_buf = sbuf, *cmp = sbuf + 8192, *res = lbuf;
+	struct fi_cq_err_entry err;
+	int ran = 0;
+
+	for (int dt = FI_INT8; dt < FI_DATATYPE_LAST; dt++) {
+		for (int op = FI_MIN; op < FI_ATOMIC_OP_LAST; op++) {
+			for (int kind = 0; kind < 3; kind++) {
+				struct fi_cq_tagged_entry e;
+				size_t cnt = 0;
+				fi_addr_t s;
+				int valid, rc;
+				ssize_t prc;
+				char c0;
+
+				valid = kind == 0 ?
+					fi_atomicvalid(n0.ep, dt, op, &cnt) :
+					kind == 1 ?
+					fi_fetch_atomicvalid(n0.ep, dt, op,
+							     &cnt) :
+					fi_compare_atomicvalid(n0.ep, dt, op,
+							       &cnt);
+				if (valid != 0)
+					continue;
+				/* at most one packet of operands */
+				CHECK(cnt >= 1 && cnt <= 1500);
+				memset(sbuf, 0, 16384);
+				memset(rbuf + 60000, 0, 8192);
+				if (op == FI_ATOMIC_WRITE)
+					memset(op_buf, 0x5a, 8192);
+				prc = kind == 0 ?
+				      fi_atomic(n0.ep, op_buf, cnt, NULL,
+						n0.peer, base, key, dt, op,
+						&c0) :
+				      kind == 1 ?
+				      fi_fetch_atomic(n0.ep, op_buf, cnt, NULL,
+						      res, NULL, n0.peer, base,
+						      key, dt, op, &c0) :
+				      fi_compare_atomic(n0.ep, op_buf, cnt,
+							NULL, cmp, NULL, res,
+							NULL, n0.peer, base,
+							key, dt, op, &c0);
+				CHECK_RC(prc, 0);
+				if (prc != 0)
+					continue;
+				rc = cq_wait(n0.cq, &e, &s, &err);
+				CHECK(rc == 1);
+				if (rc != 1)
+					fprintf(stderr, "atomic dt %d op %d "
+						"(kind %d, count %zu): err %d "
+						"prov_errno %d\n", dt, op,
+						kind, cnt, err.err,
+						err.prov_errno);
+				if (rc == 1 && op == FI_ATOMIC_WRITE)
+					CHECK(rbuf[60000] == 0x5a);
+				ran++;
+			}
+		}
+	}
+	CHECK(ran > 100);
+}
+
+/*
+ * A scalable endpoint with named receive contexts (FI_NAMED_RX_CTX, what
+ * fabtests fi_scalable_ep asks for): a sender whose AV has rx_ctx_bits
+ * reaches receive context i with fi_rx_addr(peer, i, bits), and only
+ * that context gets the message.
+ */
+static void
+test_sep_named(void)
+{
+	struct fi_av_attr ava = { .type = FI_AV_TABLE, .rx_ctx_bits = 2 };
+	struct fi_cq_attr cqa = { .format = FI_CQ_FORMAT_TAGGED, .size = 64 };
+	struct fi_info *fi = fi_dupinfo(info);
+	struct fid_ep *sep = NULL, *tx = NULL, *rx[2] = { NULL, NULL };
+	struct fid_cq *rcq[2] = { NULL, NULL }, *tcq = NULL;
+	struct fid_av *sav = NULL, *av = NULL;
+	struct fid_ep *snd = NULL;
+	struct uet_ofi_addr sa;
+	size_t len = sizeof(sa);
+	fi_addr_t peer = FI_ADDR_NOTAVAIL;
+	struct fi_cq_tagged_entry e;
+	char c0, c1[2];
+	int k;
+
+	CHECK(fi != NULL);
+	if (fi == NULL)
+		return;
+	fi->caps |= FI_NAMED_RX_CTX;
+	fi->ep_attr->tx_ctx_cnt = 1;
+	fi->ep_attr->rx_ctx_cnt = 2;
+	CHECK_RC(fi_av_open(n1.dom, &ava, &sav, NULL), 0);
+	CHECK_RC(fi_scalable_ep(n1.dom, fi, &sep, NULL), 0);
+	if (sep == NULL || sav == NULL)
+		goto out;
+	CHECK_RC(fi_scalable_ep_bind(sep, &sav->fid, 0), 0);
+	for (k = 0; k < 2; k++) {
+		CHECK_RC(fi_cq_open(n1.dom, &cqa, &rcq[k], NULL), 0);
+		CHECK_RC(fi_rx_context(sep, k, NULL, &rx[k], NULL), 0);
+		if (rx[k] == NULL || rcq[k] == NULL)
+			goto out;
+		CHECK_RC(fi_ep_bind(rx[k], &rcq[k]->fid, FI_RECV), 0);
+	}
+	CHECK_RC(fi_cq_open(n1.dom, &cqa, &tcq, NULL), 0);
+	CHECK_RC(fi_tx_context(sep, 0, NULL, &tx, NULL), 0);
+	if (tx == NULL || tcq == NULL)
+		goto out;
+	CHECK_RC(fi_ep_bind(tx, &tcq->fid, FI_TRANSMIT), 0);
+	CHECK_RC(fi_enable(sep), 0);
+	CHECK_RC(fi_enable(tx), 0);
+	for (k = 0; k < 2; k++)
+		CHECK_RC(fi_enable(rx[k]), 0);
+	CHECK_RC(fi_getname(&sep->fid, &sa, &len), 0);
+	/* the sender: an endpoint of n0's domain with an rx_ctx_bits AV */
+	CHECK_RC(fi_av_open(n0.dom, &ava, &av, NULL), 0);
+	CHECK_RC(fi_endpoint(n0.dom, info, &snd, NULL), 0);
+	if (av == NULL || snd == NULL)
+		goto out;
+	CHECK_RC(fi_ep_bind(snd, &av->fid, 0), 0);
+	CHECK_RC(fi_ep_bind(snd, &n0.cq->fid, FI_TRANSMIT | FI_RECV), 0);
+	CHECK_RC(fi_enable(snd), 0);
+	CHECK_RC(fi_av_insert(av, &sa, 1, &peer, 0, NULL), 1);
+	for (k = 0; k < 2; k++)
+		CHECK_RC(fi_recv(rx[k], rbuf + 1000 * k, 1000, NULL,
+				 FI_ADDR_UNSPEC, &c1[k]), 0);
+	/* context 1 first, then 0: each gets exactly its own */
+	for (k = 1; k >= 0; k--) {
+		fill(sbuf, 100 + k, 90 + k);
+		CHECK_RC(fi_send(snd, sbuf, 100 + k, NULL,
+				 fi_rx_addr(peer, k, 2), &c0), 0);
+		expect_ok(n0.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+		memset(&e, 0, sizeof(e));
+		expect_ok(rcq[k], &c1[k], FI_RECV | FI_MSG, &e, NULL);
+		CHECK(e.len == 100u + k &&
+		      memcmp(rbuf + 1000 * k, sbuf, 100 + k) == 0);
+		CHECK(cq_quiet(rcq[1 - k], 200));
+	}
+out:
+	if (snd != NULL)
+		CHECK_RC(fi_close(&snd->fid), 0);
+	if (av != NULL)
+		CHECK_RC(fi_close(&av->fid), 0);
+	if (tx != NULL)
+		CHECK_RC(fi_close(&tx->fid), 0);
+	for (k = 0; k < 2; k++)
+		if (rx[k] != NULL)
+			CHECK_RC(fi_close(&rx[k]->fid), 0);
+	if (sep != NULL)
+		CHECK_RC(fi_close(&sep->fid), 0);
+	for (k = 0; k < 2; k++)
+		if (rcq[k] != NULL)
+			CHECK_RC(fi_close(&rcq[k]->fid), 0);
+	if (tcq != NULL)
+		CHECK_RC(fi_close(&tcq->fid), 0);
+	if (sav != NULL)
+		CHECK_RC(fi_close(&sav->fid), 0);
+	fi_freeinfo(fi);
+}
+
+/* AV: a peer removed and inserted again is reachable through its new
+ * fi_addr (fabtests fi_av_xfer), and the old one is gone. */
+static void
+test_av_reinsert(void)
+{
+	fi_addr_t old = n0.peer;
+	struct fi_cq_tagged_entry e;
+	char c0, c1;
+
+	CHECK_RC(fi_av_remove(n0.av, &n0.peer, 1, 0), 0);
+	CHECK_RC(fi_send(n0.ep, sbuf, 8, NULL, old, &c0), -FI_EINVAL);
+	CHECK_RC(fi_av_insert(n0.av, &n1.addr, 1, &n0.peer, 0, NULL), 1);
+	CHECK(n0.peer != old); /* FI_AV_TABLE: a new index */
+	fill(sbuf, 300, 95);
+	CHECK_RC(fi_recv(n1.ep, rbuf, 1000, NULL, FI_ADDR_UNSPEC, &c1), 0);
+	CHECK_RC(fi_send(n0.ep, sbuf, 300, NULL, n0.peer, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &c1, FI_RECV | FI_MSG, &e, NULL);
+	CHECK(e.len == 300 && memcmp(rbuf, sbuf, 300) == 0);
+}
+
 /* Poll @p c until it reaches @p want (bounded); its value. */
 static uint64_t
 cntr_wait(struct fid_cntr *c, uint64_t want)
@@ -998,6 +1390,26 @@ rundir_remove(void)
 		(void)rmdir(rundir);
 }
 
+/* The HPC entry of the ring port, job 42 */
+static struct fi_info *
+data_hints(void)
+{
+	struct fi_info *hints = fi_allocinfo();
+
+	if (hints == NULL)
+		return NULL;
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->caps = FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC;
+	hints->domain_attr->mr_mode = FI_MR_PROV_KEY | FI_MR_ALLOCATED |
+				      FI_MR_VIRT_ADDR;
+	hints->domain_attr->name = strdup("net_ring_ofid-hpc");
+	hints->domain_attr->auth_key = malloc(3);
+	memcpy(hints->domain_attr->auth_key, job42, 3);
+	hints->domain_attr->auth_key_size = 3;
+	hints->fabric_attr->prov_name = strdup("uet");
+	return hints;
+}
+
 static int
 setup(void)
 {
@@ -1014,18 +1426,9 @@ setup(void)
 	if (atexit(rundir_remove) != 0 || rte_eal_init(10, argv) < 0)
 		return -1;
 	(void)snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
-	hints = fi_allocinfo();
+	hints = data_hints();
 	if (ring_port() < 0 || hints == NULL)
 		return -1;
-	hints->ep_attr->type = FI_EP_RDM;
-	hints->caps = FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC;
-	hints->domain_attr->mr_mode = FI_MR_PROV_KEY | FI_MR_ALLOCATED |
-				      FI_MR_VIRT_ADDR;
-	hints->domain_attr->name = strdup("net_ring_ofid-hpc");
-	hints->domain_attr->auth_key = malloc(3);
-	memcpy(hints->domain_attr->auth_key, job42, 3);
-	hints->domain_attr->auth_key_size = 3;
-	hints->fabric_attr->prov_name = strdup("uet");
 	if (fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &info) != 0) {
 		fi_freeinfo(hints);
 		return -1;
@@ -1174,10 +1577,16 @@ main(int argc, char **argv)
 	test_rdv();
 	test_peek();
 	test_ai_full();
+	test_service_bind();
+	test_timeout();
+	test_multi_recv();
+	test_sep_named();
+	test_av_reinsert();
 	CHECK_RC(fi_mr_reg(n1.dom, rbuf, BIG, FI_REMOTE_WRITE | FI_REMOTE_READ,
 			   0, 0, 0, &mr, NULL), 0);
 	if (mr != NULL) {
 		test_rma(mr);
+		test_atomic_valid_all(mr);
 		test_iov(mr);
 		test_remote_cntr(mr);
 		test_dereg(mr);

@@ -18,5 +18,13 @@ for p in SERVICE_PATH MSG_RENDEZVOUS_SIZE TAGGED_RENDEZVOUS_SIZE \
 	echo "$params" | grep -aq "FI_UET_PROVIDER_$p\b" ||
 		{ echo "fi_info -e: missing FI_UET_PROVIDER_$p"; fail=1; }
 done
+# a rejected configuration says why without FI_LOG_LEVEL
+tmp=$(mktemp -d /tmp/uet-fiinfo.XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+printf '[port0]\nmtu = 99999\n' > "$tmp/bad.conf"
+err=$(env -u FI_LOG_LEVEL FI_UET_PROVIDER_CONFIG="$tmp/bad.conf" \
+	"$FI_INFO" -p uet 2>&1)
+echo "$err" | grep -q "configuration $tmp/bad.conf rejected: .*mtu" ||
+	{ echo "bad configuration not explained: $err"; fail=1; }
 [ $fail -eq 0 ] && echo "fi_info: ok"
 exit $fail

@@ -221,11 +221,134 @@ test_hints(void)
 	fi_freeinfo(h);
 }
 
+/* Every entry carries a src_addr: the port's FA, PIDonFEP 0 (any) when
+ * no service was asked for (fabtests' fi_getinfo_test: "source addrlen
+ * not set"); a node without FI_SOURCE still gives the local src_addr. */
+static void
+test_src_addr(void)
+{
+	struct fi_info *fi = NULL, *h = hints_new();
+
+	CHECK_RC(fi_getinfo(V, NULL, NULL, 0, h, &fi), 0);
+	for (struct fi_info *i = fi; i; i = i->next) {
+		const struct uet_ofi_addr *a = i->src_addr;
+
+		CHECK(a != NULL && i->src_addrlen == sizeof(*a));
+		if (a == NULL)
+			continue;
+		CHECK(a->fa[0] == 10 && a->fa[3] == 1);
+		CHECK(ntohs(a->pid_on_fep) == 0);
+	}
+	fi_freeinfo(fi);
+	fi = NULL;
+	CHECK_RC(fi_getinfo(V, "10.0.0.9", "12", 0, h, &fi), 0);
+	CHECK(fi != NULL && fi->src_addr != NULL && fi->dest_addr != NULL);
+	fi_freeinfo(fi);
+	fi_freeinfo(h);
+}
+
+/* FI_SOCKADDR is accepted where FI_SOCKADDR_IN is (an AF_INET address) */
+static void
+test_sockaddr(void)
+{
+	struct fi_info *fi = NULL, *h = hints_new();
+	struct sockaddr_in6 s6;
+
+	h->addr_format = FI_SOCKADDR;
+	CHECK_RC(fi_getinfo(V, "10.0.0.1", "9", FI_SOURCE, h, &fi), 0);
+	if (fi != NULL) {
+		const struct sockaddr_in *s = fi->src_addr;
+
+		CHECK(fi->addr_format == FI_SOCKADDR);
+		CHECK(fi->src_addrlen == sizeof(*s));
+		CHECK(s != NULL && s->sin_family == AF_INET &&
+		      (ntohs(s->sin_port) & 0xFFF) == 9);
+	}
+	fi_freeinfo(fi);
+	fi = NULL;
+	/* an FI_SOCKADDR hint that is not AF_INET: no entry */
+	memset(&s6, 0, sizeof(s6));
+	s6.sin6_family = AF_INET6;
+	h->src_addr = malloc(sizeof(s6));
+	memcpy(h->src_addr, &s6, sizeof(s6));
+	h->src_addrlen = sizeof(s6);
+	CHECK_RC(fi_getinfo(V, NULL, NULL, 0, h, &fi), -FI_ENODATA);
+	fi_freeinfo(h);
+}
+
+/* tx_attr/rx_attr caps hold only their direction's bits, a subset of the
+ * entry's (fi_getinfo(3)); FI_MR_BASIC hints get FI_MR_BASIC back */
+static void
+test_attr_caps(void)
+{
+	const uint64_t tx_ok = FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC |
+			       FI_SEND | FI_READ | FI_WRITE | FI_NAMED_RX_CTX;
+	const uint64_t rx_ok = FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC |
+			       FI_RECV | FI_REMOTE_READ | FI_REMOTE_WRITE |
+			       FI_SOURCE | FI_MULTI_RECV | FI_DIRECTED_RECV |
+			       FI_RMA_EVENT;
+	struct fi_info *fi = NULL, *h = hints_new();
+
+	CHECK_RC(fi_getinfo(V, NULL, NULL, 0, h, &fi), 0);
+	for (struct fi_info *i = fi; i; i = i->next) {
+		CHECK((i->tx_attr->caps & ~tx_ok) == 0);
+		CHECK((i->rx_attr->caps & ~rx_ok) == 0);
+		CHECK((i->tx_attr->caps & ~i->caps) == 0);
+		CHECK((i->rx_attr->caps & ~i->caps) == 0);
+	}
+	fi_freeinfo(fi);
+	fi = NULL;
+	/* direction bits restrict their own group: RMA write-only still
+	 * sends and receives messages (fabtests fi_rma_bw) */
+	h->caps = FI_MSG | FI_RMA | FI_WRITE | FI_REMOTE_WRITE;
+	h->domain_attr->mr_mode = FI_MR_PROV_KEY | FI_MR_ALLOCATED |
+				  FI_MR_VIRT_ADDR;
+	CHECK_RC(fi_getinfo(V, NULL, NULL, 0, h, &fi), 0);
+	for (struct fi_info *i = fi; i; i = i->next) {
+		CHECK((i->caps & (FI_SEND | FI_RECV)) == (FI_SEND | FI_RECV));
+		CHECK(!(i->caps & (FI_READ | FI_REMOTE_READ)));
+	}
+	fi_freeinfo(fi);
+	fi = NULL;
+	/* FI_NAMED_RX_CTX (fabtests fi_scalable_ep): the RDM entries */
+	h->caps = FI_MSG | FI_NAMED_RX_CTX;
+	CHECK_RC(fi_getinfo(V, NULL, NULL, 0, h, &fi), 0);
+	CHECK(count(fi) == 3);
+	for (struct fi_info *i = fi; i; i = i->next)
+		CHECK((i->caps & FI_NAMED_RX_CTX) &&
+		      (i->tx_attr->caps & FI_NAMED_RX_CTX));
+	fi_freeinfo(fi);
+	fi = NULL;
+	/* FI_RMA_EVENT (fabtests fi_rdm_rma_event): the RDM entries */
+	h->caps = FI_MSG | FI_RMA | FI_RMA_EVENT;
+	h->domain_attr->mr_mode = FI_MR_PROV_KEY | FI_MR_ALLOCATED |
+				  FI_MR_VIRT_ADDR;
+	CHECK_RC(fi_getinfo(V, NULL, NULL, 0, h, &fi), 0);
+	CHECK(count(fi) == 3);
+	for (struct fi_info *i = fi; i; i = i->next) {
+		CHECK(i->ep_attr->type == FI_EP_RDM);
+		CHECK(i->caps & FI_RMA_EVENT);
+		CHECK(i->rx_attr->caps & FI_RMA_EVENT);
+	}
+	fi_freeinfo(fi);
+	fi = NULL;
+	h->caps = FI_RMA;
+	h->domain_attr->mr_mode = FI_MR_BASIC;
+	CHECK_RC(fi_getinfo(V, NULL, NULL, 0, h, &fi), 0);
+	for (struct fi_info *i = fi; i; i = i->next)
+		CHECK(i->domain_attr->mr_mode == FI_MR_BASIC);
+	fi_freeinfo(fi);
+	fi_freeinfo(h);
+}
+
 int
 main(void)
 {
 	test_nohints();
 	test_hints();
+	test_src_addr();
+	test_sockaddr();
+	test_attr_caps();
 	printf("getinfo: %d failure(s)\n", ofi_failures);
 	return ofi_failures != 0;
 }

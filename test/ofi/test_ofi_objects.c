@@ -173,6 +173,57 @@ test_cq(struct fid_domain *dom)
 	}
 }
 
+/*
+ * An insert with one good and one bad address (fi_av(3)): FI_SYNC_ERR
+ * fills the context's int array (0, then an errno); with an EQ bound
+ * (FI_EVENT), the bad one is an error event whose data is its index,
+ * then the completion counts the good one.
+ */
+static void
+test_av_errors(struct fid_fabric *fab, struct fid_domain *dom)
+{
+	struct fi_av_attr attr = { .type = FI_AV_TABLE };
+	struct fi_eq_attr ea = { .size = 8, .wait_obj = FI_WAIT_UNSPEC };
+	struct uet_ofi_addr a[2];
+	struct fi_eq_err_entry err;
+	struct fi_eq_entry ent;
+	int sync_err[2] = { -1, 0 }, ctx;
+	fi_addr_t fa[2] = { 0, 0 };
+	struct fid_av *av;
+	struct fid_eq *eq;
+	uint32_t ev;
+
+	memset(a, 0, sizeof(a));
+	a[0].version = UET_OFI_ADDR_VERSION;
+	a[0].flags = UET_OFI_ADDR_F_IPV4;
+	a[0].profile = 3;
+	a[0].pid_on_fep = htons(5);
+	a[0].fa[0] = 10;
+	a[0].fa[3] = 5;
+	a[1] = a[0];
+	a[1].version = 9; /* bad */
+	CHECK_RC(fi_av_open(dom, &attr, &av, NULL), 0);
+	CHECK_RC(fi_av_insert(av, a, 2, NULL, FI_SYNC_ERR, sync_err), 1);
+	CHECK(sync_err[0] == 0 && sync_err[1] == FI_EINVAL);
+	CHECK_RC(fi_close(&av->fid), 0);
+
+	attr.flags = FI_EVENT;
+	CHECK_RC(fi_eq_open(fab, &ea, &eq, NULL), 0);
+	CHECK_RC(fi_av_open(dom, &attr, &av, NULL), 0);
+	CHECK_RC(fi_av_bind(av, &eq->fid, 0), 0);
+	CHECK_RC(fi_av_insert(av, a, 2, fa, 0, &ctx), 0);
+	CHECK_RC(fi_eq_read(eq, &ev, &ent, sizeof(ent), 0), -FI_EAVAIL);
+	memset(&err, 0, sizeof(err));
+	CHECK_RC(fi_eq_readerr(eq, &err, 0), (long)sizeof(err));
+	CHECK(err.fid == &av->fid && err.context == &ctx && err.data == 1 &&
+	      err.err == FI_EINVAL);
+	CHECK_RC(fi_eq_read(eq, &ev, &ent, sizeof(ent), 0), (long)sizeof(ent));
+	CHECK(ev == FI_AV_COMPLETE && ent.data == 1 && ent.context == &ctx);
+	CHECK(fa[0] != FI_ADDR_NOTAVAIL && fa[1] == FI_ADDR_NOTAVAIL);
+	CHECK_RC(fi_close(&av->fid), 0);
+	CHECK_RC(fi_close(&eq->fid), 0);
+}
+
 static void
 test_eq_cntr(struct fid_fabric *fab, struct fid_domain *dom)
 {
@@ -258,8 +309,22 @@ test_atomic_valid(struct fid_ep *ep, struct fid_domain *dom, bool base)
 	{
 		size_t cnt = 0;
 
+		/* one packet of operands (MTU 1500 less 128 header bytes),
+		 * 32 fetched bytes, one CAS element of at most 16 bytes */
 		CHECK_RC(fi_atomicvalid(ep, FI_UINT64, FI_SUM, &cnt), 0);
-		CHECK(cnt == 4096 / 8);
+		CHECK(cnt == (1500 - 128) / 8);
+		if (!base) {
+			CHECK_RC(fi_fetch_atomicvalid(ep, FI_UINT32, FI_SUM,
+						      &cnt), 0);
+			CHECK(cnt == 32 / 4);
+			CHECK_RC(fi_compare_atomicvalid(ep, FI_UINT64, FI_CSWAP,
+							&cnt), 0);
+			CHECK(cnt == 1);
+			CHECK_RC(fi_compare_atomicvalid(ep,
+							FI_LONG_DOUBLE_COMPLEX,
+							FI_CSWAP, &cnt),
+				 -FI_EOPNOTSUPP);
+		}
 		CHECK(fi_atomicvalid(ep, FI_DOUBLE, FI_BOR, &cnt) ==
 		      -FI_EOPNOTSUPP);
 	}
@@ -300,6 +365,7 @@ test_objects(const char *domain)
 	test_av(dom, FI_AV_MAP);
 	test_cq(dom);
 	test_eq_cntr(fab, dom);
+	test_av_errors(fab, dom);
 
 	CHECK_RC(fi_av_open(dom, &aa, &av, NULL), 0);
 	CHECK_RC(fi_cq_open(dom, &cqa, &cq, NULL), 0);

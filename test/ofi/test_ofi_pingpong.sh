@@ -29,6 +29,9 @@ MODE=${2:?memif or netns}
 ITERS=${3:-200}
 [ "$MODE" = sizes ] && ITERS=${3:-10}
 LIMIT=30
+case "$ITERS" in
+''|*[!0-9]*) echo "iterations must be a number: $ITERS"; exit 1 ;;
+esac
 
 TMP=$(mktemp -d /tmp/uet-pp.XXXXXX) || exit 1
 tag="uetpp$$"   # EAL file prefixes, namespace and veth names
@@ -85,10 +88,22 @@ mbuf_cache = 32
 # for tens of ms: give the PDS ~4 s of retries instead of 63 ms
 [timers]
 rto_init = 2ms
+rto_max = 4s
 rto_max_retries = 10
 [neighbor]
 $5 = $6
 EOF
+}
+
+# a count as fi_pingpong prints it: 1000 and above in k, m, b units,
+# truncated (2000 -> 2k, 2500 -> 2k)
+cnt_str() {
+	local n=$1
+	if [ "$n" -ge 1000000000 ]; then echo "$((n / 1000000000))b"
+	elif [ "$n" -ge 1000000 ]; then echo "$((n / 1000000))m"
+	elif [ "$n" -ge 1000 ]; then echo "$((n / 1000))k"
+	else echo "$n"
+	fi
 }
 
 # the result line: size, sent, every message acknowledged, then numbers
@@ -98,7 +113,7 @@ check_out() {
 		check_sizes "$f" "$who"
 		return
 	fi
-	if ! grep -Eq "^64 +$ITERS +=$ITERS +[0-9.]+[kmg]? +[0-9.]+s +[0-9.]+ +[0-9.]+ +[0-9.]+" "$f"; then
+	if ! grep -Eq "^64 +$CNT +=$CNT +[0-9.]+[kmg]? +[0-9.]+s +[0-9.]+ +[0-9.]+ +[0-9.]+" "$f"; then
 		echo "FAIL: $who did not report a complete run:"
 		grep -v 'returned -61' "$f" | tail -20
 		return 1
@@ -111,9 +126,9 @@ check_out() {
 check_sizes() {
 	local f=$1 who=$2 lines ok
 	lines=$(grep -Ec '^[0-9.]+[kmg]? +[0-9]+' "$f")
-	ok=$(grep -Ec "^[0-9.]+[kmg]? +$ITERS +=$ITERS +" "$f")
+	ok=$(grep -Ec "^[0-9.]+[kmg]? +$CNT +=$CNT +" "$f")
 	if [ "$lines" -lt 40 ] || [ "$ok" -ne "$lines" ] ||
-	    ! grep -Eq "^6m +$ITERS +=$ITERS " "$f"; then
+	    ! grep -Eq "^6m +$CNT +=$CNT " "$f"; then
 		echo "FAIL: $who: $ok of $lines sizes complete, or no 6m line:"
 		grep -v 'returned -61' "$f" | tail -20
 		return 1
@@ -122,6 +137,7 @@ check_sizes() {
 	return 0
 }
 
+CNT=$(cnt_str "$ITERS")
 export FI_PROVIDER_PATH=${FI_PROVIDER_PATH:?}
 export FI_LOG_LEVEL=${FI_LOG_LEVEL:-warn}
 unset FI_UET_PROVIDER_EAL_ARGS FI_UET_PROVIDER_CONFIG FI_PROVIDER

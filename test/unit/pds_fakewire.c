@@ -327,7 +327,12 @@ fw_event(struct fakewire *w, int side, const struct uet_pds_event *e)
 		w->last_psn[side] = e->psn;
 		w->delivered[e->cookie]++;
 		w->order[w->norder++ % FW_COOKIES] = (uint32_t)e->cookie;
-		if (w->resp_expected && e->pdc != UINT32_MAX) {
+		if (w->resp_expected && w->resp_default &&
+		    e->pdc != UINT32_MAX) {
+			if (uet_pds_respond_default(w->pds[side], e->pdc,
+						    e->psn, w->now) != 0)
+				w->bad_payload++;
+		} else if (w->resp_expected && e->pdc != UINT32_MAX) {
 			memcpy(resp, &e->cookie, 8);
 			uet_pds_respond(w->pds[side], e->pdc, e->psn,
 					UET_PDS_NEXT_RESPONSE, resp, 8, w->now);
@@ -337,6 +342,10 @@ fw_event(struct fakewire *w, int side, const struct uet_pds_event *e)
 	w->last_status[side] = e->status;
 	w->last_resp_len[side] = e->resp_len;
 	memcpy(w->last_resp[side], e->resp, e->resp_len);
+	if (e->type == UET_PDS_EV_RESP) {
+		w->late_resp[e->cookie]++;
+		return;
+	}
 	if (e->status != 0) {
 		w->done_err[e->cookie]++;
 		return;
@@ -457,6 +466,9 @@ fw_test_config(struct uet_pds_config *cfg)
 	cfg->mtu = 1024;
 	cfg->cc_param = 64 * 1024;
 	cfg->tgt_close_req_ns = 0;
+	/* failure paths are driven through 5 RTO rounds (6 expiries, 63 ms
+	 * of fake time), not the default 24 */
+	cfg->max_retries = 5;
 }
 
 struct fakewire W;

@@ -62,6 +62,7 @@ struct fakewire {
 	uint32_t tx_pkts[2];
 	uint32_t dropped[2];
 	bool resp_expected;         /* target answers every request */
+	bool resp_default;          /* ... with uet_pds_respond_default() */
 	uint64_t events[2];
 	uint32_t last_pdc[2];       /* handle of the last DELIVER event */
 	uint32_t last_psn[2];
@@ -86,6 +87,9 @@ struct fakewire {
 	uint8_t refuse_code;
 	uint32_t refusals;
 	uint16_t rudi_resp_len;
+	/* UET_PDS_EV_RESP events (late responses) per cookie; the bytes go
+	 * to last_resp like a DONE's. */
+	uint32_t late_resp[FW_COOKIES];
 	/* UET_PDS_EV_PDC_DOWN events per side, and the last one's status. */
 	uint32_t pdc_down[2];
 	int pdc_down_status[2];

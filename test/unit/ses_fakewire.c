@@ -71,6 +71,7 @@ sfw_node_tables(struct sfw_node *n, uint64_t seed, const struct sfw_opts *o)
 bool sfw_rdv_by_job;
 bool sfw_two_pids;
 bool sfw_remote_events;
+int (*sfw_submit)(void *arg, const struct uet_pds_submit *ps, uint64_t now);
 enum uet_profile sfw_pid2_profile;
 /* the profiles the current nodes were made with */
 static enum uet_profile sfw_profile_now, sfw_pid2_now;
@@ -156,6 +157,8 @@ sfw_node_init(struct sfw *w, int i, enum uet_profile profile, uint64_t seed,
 	sc.pid_on_fep = SFW_PID;
 	sc.rdv_ri = n->ri_rdv;
 	sc.remote_events = sfw_remote_events;
+	sc.submit = sfw_submit;
+	sc.submit_arg = n;
 	if (sfw_two_pids) {
 		if (sfw_node_pid2(n) != 0)
 			return -1;

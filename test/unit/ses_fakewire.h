@@ -97,6 +97,11 @@ extern bool sfw_two_pids;
  * (uet_ses_config.profile_of; SFW_PID keeps the node's profile). */
 extern enum uet_profile sfw_pid2_profile;
 
+/* When set before sfw_init*(): uet_ses_config.submit of both nodes (the
+ * argument is the struct sfw_node); NULL: straight to the PDS. */
+extern int (*sfw_submit)(void *arg, const struct uet_pds_submit *ps,
+			 uint64_t now);
+
 /* When set before sfw_init*(): uet_ses_config.remote_events. */
 extern bool sfw_remote_events;
 void sfw_fini(struct sfw *w);

@@ -106,7 +106,8 @@ defaults__validate(void **state)
 	assert_int_equal(uet_config_validate(&cfg, &err), 0);
 	assert_int_equal(uet_config_nb_ports(&cfg), 1);
 	assert_int_equal(cfg.timers.rto_init_ns, 1000000);
-	assert_int_equal(cfg.timers.rto_max_retries, 5);
+	assert_int_equal(cfg.timers.rto_max_retries, 24);
+	assert_int_equal(cfg.timers.rto_max_ns, 100000000);
 	assert_int_equal(cfg.timers.ack_coalesce_bytes, 16384);
 	assert_int_equal(cfg.timers.ack_min_add, 1024);
 	assert_int_equal(cfg.timers.close_req_idle_ns, 1000000000);
@@ -148,6 +149,7 @@ dump__round_trip(void **state)
 		"eal.args=-l 0-3 --file-prefix=a --vdev=net_memif0,role=server",
 		"port1.devargs=net_ring1", "port1.ipv6=fd00::5",
 		"port1.mac=02:00:00:00:00:09", "port1.native_ip=yes",
+		"port1.udp_checksum=no", "port0.udp_checksum=off",
 		"port0.mtu=4000", "engine.mbuf_size=9472",
 		"engine.lcores=1-3,7", "port0.rx_queues=4",
 		"cc.gamma=0.65", "cc.max_wnd=300K", "cc.alpha=123.456",
@@ -569,6 +571,19 @@ validate__cross_field(void **state)
 		       "port1", "ipv4", "same address as port0");
 	expect_invalid("port0.native_ip=1", "port0.ip_proto=17", "port0",
 		       "ip_proto", "UDP");
+	expect_invalid("port0.native_ip=1", NULL, "port0", "udp_checksum",
+		       "no UDP header");
+	/* udp_checksum=false on an IPv6-only port would change nothing */
+	uet_config_init_defaults(&cfg);
+	assert_int_equal(uet_config_override(&cfg, "port0.ipv6=fd00::1", &err),
+			 0);
+	assert_int_equal(uet_config_override(&cfg, "port0.ipv4=none", &err), 0);
+	assert_int_equal(uet_config_validate(&cfg, &err), 0);
+	assert_int_equal(uet_config_override(&cfg, "port0.udp_checksum=off",
+					     &err), 0);
+	assert_int_equal(uet_config_validate(&cfg, &err), -EINVAL);
+	assert_string_equal(err.key, "udp_checksum");
+	assert_non_null(strstr(err.reason, "IPv6 always"));
 	expect_invalid("engine.mbuf_pool_size=2000", NULL, "engine",
 		       "mbuf_pool_size", "need at least 2336");
 	expect_invalid("engine.lcores=1-2", NULL, "engine", "lcores",

@@ -417,7 +417,9 @@ pds_recovery__rod_stale_nack_ignored(void **state)
 }
 
 /* A PSN NACKed (here trimmed) at every transmission is resent
- * max_nack_retx times, then its PDC fails with -ETIMEDOUT. */
+ * max_nack_retx times; past that, its PDC fails with -ETIMEDOUT once it
+ * has also made no progress for the RTO rounds' time (pds_dead_ns), not
+ * while it still moves (congestion without a backing-off CC). */
 static void
 pds_init_nack__retransmit_limit_fails_pdc(void **state)
 {
@@ -436,6 +438,14 @@ pds_init_nack__retransmit_limit_fails_pdc(void **state)
 	}
 	assert_int_equal(W.done_err[1], 0);
 	assert_int_equal(fw_st(0)->retx_nack, cfg.max_nack_retx);
+	/* Over the limit, but the PDC is young: resent once more. */
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(retx(tx, 16), 1);
+	assert_int_equal(W.done_err[1], 0);
+	assert_int_equal(fw_st(0)->nack_retx_limit, 0);
+	/* No progress for the RTO rounds' time (the ACK that would have
+	 * moved it never came): given up. */
+	W.now += 63 * 1000 * 1000;
 	fw_inject(&W, 0, &n, false, false);
 	assert_int_equal(W.done_err[1], 1);
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
@@ -583,6 +593,136 @@ pds_ack_infer__below_bitmap_is_no_information(void **state)
 	assert_int_equal(fw_st(0)->retx_sack, 1);
 }
 
+/* An ACK from side 1 carrying an 8-byte response for PSN @p p. */
+static struct uet_pds_tx
+ack_resp(uint32_t cack, uint32_t p)
+{
+	static const uint8_t bytes[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct uet_pds_tx a = A0;
+
+	a.hdr.next_hdr = UET_PDS_NEXT_RESPONSE;
+	uet_pds_ack_req_set(&a.hdr, UET_PDS_ACK_REQ_CLEAR);
+	a.hdr.u.ack.cack_psn = cack;
+	a.hdr.u.ack.ack_psn_offset = (int16_t)(p - cack);
+	a.resp = bytes;
+	a.resp_len = sizeof(bytes);
+	return a;
+}
+
+/*
+ * default_response__completes_by_cack: a spec target answers a message
+ * that needs no guaranteed-delivery response by advancing CACK alone
+ * (UEC 1.0 3.5.20.2): requests waiting for a response complete, OK, with
+ * no response bytes, instead of failing after the retries.
+ */
+static void
+default_response__completes_by_cack(void **state)
+{
+	struct uet_pds_tx tx[4], ack;
+	int k;
+
+	(void)state;
+	assert_int_equal(fw_setup_with(13, NULL), 0);
+	for (k = 0; k < 3; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 40 + (uint64_t)k,
+					   UET_PDS_SUBMIT_RESP), 0);
+	assert_int_equal(fw_take(&W, 0, tx, 4), 3);
+	for (k = 0; k < 3; k++)
+		fw_inject(&W, 1, &tx[k], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	assert_int_equal(ack.hdr.next_hdr, UET_PDS_NEXT_NONE);
+	assert_int_equal(ack.hdr.u.ack.cack_psn, tx[2].hdr.u.req.psn);
+	fw_inject(&W, 0, &ack, false, false);
+	for (k = 0; k < 3; k++)
+		assert_int_equal(W.done_ok[40 + k], 1);
+	assert_int_equal(W.last_resp_len[0], 0);
+	assert_int_equal(fw_st(0)->done_default, 3);
+	/* Nothing was stored, so nothing is left to clear. */
+	assert_int_equal(fw_take(&W, 0, tx, 4), 0);
+}
+
+/*
+ * resp_early__not_dropped: a response may answer a packet that is not the
+ * last of its message (an error reported early). Before its ACK it
+ * completes that packet with the response; after (SACKed), it reaches
+ * the SES as UET_PDS_EV_RESP instead of being dropped.
+ */
+static void
+resp_early__not_dropped(void **state)
+{
+	struct uet_pds_tx a;
+
+	(void)state;
+	/* psn(2) SACKed: done, una stays at psn(1). */
+	a = ack_cc(psn(0), psn(1), 0x2u);
+	fw_inject(&W, 0, &a, false, false);
+	assert_int_equal(W.done_ok[2], 1);
+	/* A response for psn(2), already complete: a late response. */
+	a = ack_resp(psn(0), psn(2));
+	fw_inject(&W, 0, &a, false, false);
+	assert_int_equal(W.late_resp[2], 1);
+	assert_int_equal(W.done_ok[2], 1);
+	assert_int_equal(W.last_resp_len[0], 8);
+	assert_int_equal(fw_st(0)->resp_late, 1);
+	/* A response for psn(1), not yet acknowledged: completes it with
+	 * the response bytes. */
+	a = ack_resp(psn(0), psn(1));
+	fw_inject(&W, 0, &a, false, false);
+	assert_int_equal(W.done_ok[1], 1);
+	assert_int_equal(W.late_resp[1], 0);
+	assert_int_equal(W.last_resp_len[0], 8);
+	assert_int_equal(W.last_resp[0][7], 8);
+}
+
+static void
+tweak_no_tlp(struct uet_pds_config *cfg)
+{
+	cfg->tlp_ns = 0;
+}
+
+/*
+ * rto__waiting_requests_above_una_not_resent: requests the target has,
+ * waiting for their default response (CACK below them: a hole), are not
+ * resent by the RTO; only the hole is. Their answer comes when CACK
+ * passes them.
+ */
+static void
+rto__waiting_requests_above_una_not_resent(void **state)
+{
+	struct uet_pds_tx tx[8], ack;
+	uint16_t n, k, r = 0;
+
+	(void)state;
+	assert_int_equal(fw_setup_with(13, tweak_no_tlp), 0);
+	W.resp_expected = true;
+	W.resp_default = true;
+	for (k = 0; k < 3; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 50 + k,
+					   UET_PDS_SUBMIT_RESP), 0);
+	assert_int_equal(fw_take(&W, 0, tx, 8), 3);
+	/* The first is lost; the target has the other two. */
+	fw_inject(&W, 1, &tx[1], false, false);
+	fw_inject(&W, 1, &tx[2], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	fw_inject(&W, 0, &ack, false, false);
+	assert_int_equal(W.done_ok[51] + W.done_ok[52], 0);
+	W.now += 5 * 1000 * 1000;
+	uet_pds_advance(W.pds[0], W.now);
+	n = fw_take(&W, 0, tx, 8);
+	for (k = 0; k < n; k++)
+		if (tx[k].kind == UET_PDS_TX_RETX) {
+			assert_int_equal(tx[k].cookie, 50);
+			r++;
+		}
+	assert_int_equal(r, 1);
+	/* The hole repaired, CACK passes all three: done. */
+	fw_inject(&W, 1, &tx[0], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fw_inject(&W, 0, &ack, false, false);
+	for (k = 0; k < 3; k++)
+		assert_int_equal(W.done_ok[50 + k], 1);
+}
+
 int
 main(void)
 {
@@ -601,7 +741,13 @@ main(void)
 		T(pds_init_nack__retransmit_limit_fails_pdc),
 		T(pds_init_nack__not_received_and_inferred_loss_retransmit),
 		T(pds_init_nack__rcvd_ses_procg_is_received),
+		T(resp_early__not_dropped),
 #undef T
+		cmocka_unit_test_teardown(default_response__completes_by_cack,
+					  fw_teardown),
+		cmocka_unit_test_teardown(
+			rto__waiting_requests_above_una_not_resent,
+			fw_teardown),
 		FW_TEST(pds_recovery__rud_single_drop_repaired_by_sack,
 			setup_rec),
 		FW_TEST(pds_recovery__rud_lost_resend_sent_again, setup_rec),

@@ -84,8 +84,9 @@ pds_init_submit__exhaustion_is_eagain(void **state)
 	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 9, 0, 9),
 			 -EAGAIN);
 	assert_int_equal(fw_st(0)->exhaust_txblk, 1);
-	/* Window of 64 PSNs on one PDC. */
-	for (k = 1; k < 64; k++)
+	/* Window of 64 PSNs on one PDC: requests take 63, the last PSN is
+	 * kept for a CP (a CLEAR must be able to move a held CACK on). */
+	for (k = 1; k < 63; k++)
 		assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 100 + k, 0,
 					       0), 0);
 	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 200, 0, 0),
@@ -115,6 +116,41 @@ pds_init_timer__rto_backoff_then_fail(void **state)
 	assert_int_equal(fw_st(0)->pdc_fail, 1);
 	/* 1+2+4+8+16+32 ms of back-off elapsed. */
 	assert_true(W.now >= 63000000);
+	assert_true(fw_pools_idle(&W));
+}
+
+/* The doubling RTO stops at rto_max: 24 retries against a dead peer
+ * fail after 1+2+...+64 ms + 18 x 100 ms = 1.927 s, not 2^25 ms. */
+static void
+capped_cfg(struct uet_pds_config *cfg)
+{
+	idle_close_cfg(cfg);
+	cfg->max_retries = 24;
+	cfg->rto_max_ns = 100000000;
+}
+
+static int
+setup_capped(void **state)
+{
+	(void)state;
+	return fw_setup_with(11, capped_cfg);
+}
+
+static void
+pds_init_timer__rto_capped_then_fail(void **state)
+{
+	uint64_t t;
+
+	(void)state;
+	W.f[0].dead = true;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 5, 0), 0);
+	for (t = 0; t < 10000000000ull && W.done_err[5] == 0; t += 1000000)
+		fw_step(&W, 1000000);
+	assert_int_equal(W.done_err[5], 1);
+	assert_int_equal(W.last_status[0], -ETIMEDOUT);
+	assert_int_equal(fw_st(0)->rto_fires, 25);
+	assert_true(W.now >= 1927000000ull);
+	assert_true(W.now < 1927000000ull + 10000000);
 	assert_true(fw_pools_idle(&W));
 }
 
@@ -248,6 +284,7 @@ main(void)
 		T(pds_init_submit__start_psns_far_apart),
 		T(pds_init_submit__exhaustion_is_eagain),
 		T(pds_init_timer__rto_backoff_then_fail),
+		FW_TEST(pds_init_timer__rto_capped_then_fail, setup_capped),
 		T(pds_init_timer__tail_loss_probe_recovers),
 		T(pds_init_timer__idle_close),
 		T(pds_init_submit__psn_wrap),

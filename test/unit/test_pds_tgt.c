@@ -220,6 +220,120 @@ pds_tgt_respond__stored_until_clear_and_resent(void **state)
 	assert_int_equal(pi.resp_used, 0);
 }
 
+/*
+ * gtd_resp__cack_held_until_clear: while a guaranteed-delivery response
+ * is stored and not cleared, CACK does not pass it (UEC 1.0 3.5.20.2.2);
+ * what arrives after it is reported in the SACK bitmap; the CLEAR lets
+ * CACK go on.
+ */
+static void
+gtd_resp__cack_held_until_clear(void **state)
+{
+	struct uet_pds_tx r0, r1, rsp, ack, cp;
+	uint32_t p0;
+
+	(void)state;
+	W.resp_expected = true;
+	r0 = one_req(UET_PDS_MODE_RUD, 30, UET_PDS_SUBMIT_RESP);
+	p0 = r0.hdr.u.req.psn;
+	fw_inject(&W, 1, &r0, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
+	assert_int_equal(rsp.hdr.next_hdr, UET_PDS_NEXT_RESPONSE);
+	assert_int_equal(rsp.hdr.u.ack.cack_psn, p0 - 1);
+	assert_int_equal(uet_pds_ack_psn(&rsp.hdr.u.ack), p0);
+	/* A later request: CACK stays held, the bitmap says both are in. */
+	W.resp_expected = false;
+	r1 = one_req(UET_PDS_MODE_RUD, 31, UET_PDS_SUBMIT_AR);
+	fw_inject(&W, 1, &r1, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	assert_int_equal(ack.hdr.u.ack.cack_psn, p0 - 1);
+	assert_int_equal(uet_pds_ack_sack_base(&ack.hdr.u.ack), p0);
+	assert_true((ack.hdr.u.ack.sack_bitmap & 3u) == 3u);
+	/* The initiator gets the response and clears it. */
+	fw_inject(&W, 0, &rsp, false, false);
+	fw_inject(&W, 0, &ack, false, false);
+	assert_int_equal(W.done_ok[30], 1);
+	assert_int_equal(W.done_ok[31], 1);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
+	fw_inject(&W, 1, &cp, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	assert_int_equal(ack.hdr.u.ack.cack_psn, cp.hdr.u.cp.psn);
+}
+
+/*
+ * resp_default__nothing_stored: a success that needs no guaranteed
+ * delivery (uet_pds_respond_default) stores nothing, sends no response,
+ * and the initiator completes by CACK without a CLEAR.
+ */
+static void
+resp_default__nothing_stored(void **state)
+{
+	struct uet_pds_tx req, ack, tx[4];
+	struct uet_pds_pool_info pi;
+
+	(void)state;
+	W.resp_expected = true;
+	W.resp_default = true;
+	req = one_req(UET_PDS_MODE_RUD, 32, UET_PDS_SUBMIT_RESP);
+	fw_inject(&W, 1, &req, false, false);
+	assert_int_equal(W.delivered[32], 1);
+	assert_int_equal(W.bad_payload, 0);
+	uet_pds_pool_info_get(W.pds[1], &pi);
+	assert_int_equal(pi.resp_used, 0);
+	assert_int_equal(fw_st(1)->resp_default, 1);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	assert_int_equal(ack.hdr.next_hdr, UET_PDS_NEXT_NONE);
+	assert_int_equal(ack.hdr.u.ack.cack_psn, req.hdr.u.req.psn);
+	fw_inject(&W, 0, &ack, false, false);
+	assert_int_equal(W.done_ok[32], 1);
+	assert_int_equal(fw_st(0)->done_default, 1);
+	assert_int_equal(fw_take(&W, 0, tx, 4), 0); /* no CLEAR */
+	/* Twice, or for no pending request: -ENOENT. */
+	assert_int_equal(uet_pds_respond_default(W.pds[1], W.last_pdc[1],
+						 W.last_psn[1], W.now),
+			 -ENOENT);
+	assert_int_equal(uet_pds_respond_default(W.pds[1], UET_PDS_PDC_NONE,
+						 1, W.now), -EINVAL);
+}
+
+/*
+ * resp_early__target_answers_non_eom: an error met by a packet before the
+ * last of its message is answered on that packet (UEC 1.0 3.5.20.2):
+ * uet_pds_respond() for the request just delivered stores a response
+ * although none was reserved, holds CACK below it, and the initiator
+ * completes that packet with the response.
+ */
+static void
+resp_early__target_answers_non_eom(void **state)
+{
+	static const uint8_t err[8] = { 0xEE, 1, 2, 3, 4, 5, 6, 7 };
+	struct uet_pds_tx req, rsp;
+	struct uet_pds_pool_info pi;
+
+	(void)state;
+	req = one_req(UET_PDS_MODE_RUD, 33, 0);
+	fw_inject(&W, 1, &req, false, false);
+	assert_int_equal(W.delivered[33], 1);
+	assert_int_equal(uet_pds_respond(W.pds[1], W.last_pdc[1],
+					 W.last_psn[1], UET_PDS_NEXT_RESPONSE,
+					 err, sizeof(err), W.now), 0);
+	uet_pds_pool_info_get(W.pds[1], &pi);
+	assert_int_equal(pi.resp_used, 1);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
+	assert_int_equal(rsp.hdr.next_hdr, UET_PDS_NEXT_RESPONSE);
+	assert_int_equal(rsp.hdr.u.ack.cack_psn, req.hdr.u.req.psn - 1);
+	fw_inject(&W, 0, &rsp, false, false);
+	assert_int_equal(W.done_ok[33], 1);
+	assert_int_equal(W.last_resp_len[0], 8);
+	assert_int_equal(W.last_resp[0][0], 0xEE);
+	/* Not the request just delivered: nothing reserved, -ENOENT. */
+	assert_int_equal(uet_pds_respond(W.pds[1], W.last_pdc[1],
+					 W.last_psn[1] + 5,
+					 UET_PDS_NEXT_RESPONSE, err, sizeof(err),
+					 W.now), -ENOENT);
+}
+
 static void
 pds_tgt_respond__pool_empty_nacks_gtd(void **state)
 {
@@ -1155,6 +1269,9 @@ main(void)
 		T(pds_tgt_rx__acks_coalesce_until_threshold),
 		T(pds_tgt_rx__rod_out_of_order_nacked_once),
 		T(pds_tgt_respond__stored_until_clear_and_resent),
+		T(gtd_resp__cack_held_until_clear),
+		T(resp_default__nothing_stored),
+		T(resp_early__target_answers_non_eom),
 		T(pds_tgt_respond__pool_empty_nacks_gtd),
 		T(pds_tgt_close__request_then_nack_closing),
 		T(pds_tgt_close__both_directions_free_everything),

@@ -288,6 +288,48 @@ send__truncated_and_flow_controlled(void **state)
 	assert_true(sfw_run_idle(&w, RUN_NS));
 }
 
+/* A multi-recv buffer: each message's completion gives where it starts
+ * in the buffer (a single-packet, a multi-packet, a single-packet one);
+ * the last one, leaving less than min_free, releases the buffer. */
+static void
+recv__multi_offsets(void **state)
+{
+	static const uint32_t len[3] = { 1000, 3 * SFW_MTU + 17, 1000 };
+	struct uet_ses_recv r;
+	struct uet_ses_wr wr;
+	uint64_t at = 0;
+
+	(void)state;
+	fill(sbuf, 8192, 5);
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = 9;
+	r.buf = rbuf;
+	r.len = 2000 + len[1] + 50;
+	r.flags = UET_SES_RECV_F_MULTI;
+	r.min_free = 64;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	for (uint32_t k = 0; k < 3; k++) {
+		const struct uet_ses_cqe *c;
+
+		sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf + 100 * k, len[k]);
+		wr.context = k + 1;
+		submit(&wr);
+		assert_true(sfw_run_cq(&w, 0, k + 1, RUN_NS));
+		assert_true(sfw_run_cq(&w, 1, k + 1, RUN_NS));
+		c = &w.n[1].cq[k];
+		assert_int_equal(c->context, 9);
+		assert_int_equal(c->status, 0);
+		assert_int_equal(c->len, len[k]);
+		assert_int_equal(c->offset, at);
+		assert_int_equal(!!(c->flags & UET_SES_CQ_MULTI_RECV_DONE),
+				 k == 2);
+		assert_memory_equal(rbuf + at, sbuf + 100 * k, len[k]);
+		at += len[k];
+	}
+	assert_true(sfw_run_idle(&w, RUN_NS));
+}
+
 static void
 dgram__uud(void **state)
 {
@@ -497,6 +539,101 @@ remote__events(void **state)
 	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rdv_served, 1);
 	for (uint32_t i = 0; i < w.n[0].ncq; i++)
 		assert_false(w.n[0].cq[i].flags & UET_SES_CQ_REMOTE);
+}
+
+/*
+ * resp_gtd__only_when_needed: a plain success is the default response
+ * (nothing stored, no response, CACK tells the initiator, no CLEAR);
+ * results (a small READ's data) and errors are stored as
+ * guaranteed-delivery responses (UEC 1.0 3.5.20.2).
+ */
+static void
+resp_gtd__only_when_needed(void **state)
+{
+	uint64_t key = sfw_mr(&w, 1, mem, 1 << 16, UET_SES_MR_REMOTE_WRITE |
+			      UET_SES_MR_REMOTE_READ, false);
+	const struct uet_pds_stats *pt = uet_pds_stats_get(w.n[1].pds);
+	const struct uet_pds_stats *pi = uet_pds_stats_get(w.n[0].pds);
+	static uint8_t back[64];
+	struct uet_ses_wr wr;
+	uint32_t i, n = 40;
+
+	(void)state;
+	fill(sbuf, 3000, 9);
+	for (i = 0; i < n; i++) {
+		/* multi-packet WRITEs and single-packet ones */
+		sfw_wr(&w, 0, &wr, UET_SES_WR_WRITE, sbuf, i % 2 ? 3000 : 64);
+		wr.rkey = key;
+		wr.roffset = 100;
+		wr.context = i + 1;
+		submit(&wr);
+	}
+	assert_true(sfw_run_cq(&w, 0, n, RUN_NS));
+	for (i = 0; i < n; i++)
+		assert_int_equal(cqe(0, i + 1)->status, 0);
+	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_memory_equal(mem + 100, sbuf, 3000);
+	assert_int_equal(pt->resp_default, n);
+	assert_int_equal(pi->done_default, n);
+	assert_int_equal(pt->resp_resent, 0);
+	assert_int_equal(pi->tx_ctl[UET_PDS_CTL_CLEAR], 0);
+	/* A small READ's data is a result: stored, then cleared. */
+	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, back, 64);
+	wr.rkey = key;
+	wr.roffset = 100;
+	wr.context = n + 1;
+	submit(&wr);
+	assert_true(sfw_run_cq(&w, 0, n + 1, RUN_NS));
+	assert_int_equal(cqe(0, n + 1)->status, 0);
+	assert_memory_equal(back, sbuf, 64);
+	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_int_equal(pt->resp_default, n);
+	assert_int_equal(pi->tx_ctl[UET_PDS_CTL_CLEAR], 1);
+	/* An error is stored too and reaches the initiator. */
+	sfw_wr(&w, 0, &wr, UET_SES_WR_WRITE, sbuf, 64);
+	wr.rkey = key;
+	wr.roffset = 1 << 16;
+	wr.context = n + 2;
+	submit(&wr);
+	assert_true(sfw_run_cq(&w, 0, n + 2, RUN_NS));
+	assert_int_equal(cqe(0, n + 2)->prov_errno, UET_RC_BAD_ADDR);
+	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_int_equal(pt->resp_default, n);
+	assert_int_equal(pi->tx_ctl[UET_PDS_CTL_CLEAR], 2);
+}
+
+/*
+ * read_multi__exactly_once_e2e: over a lossy, duplicating, reordering
+ * wire, a READ of many packets of data is sent as one request packet per
+ * packet of data, and the target sends each packet of data once (the
+ * PDS retransmits what is lost): return packets queued = data packets.
+ */
+static void
+read_multi__exactly_once_e2e(void **state)
+{
+	uint64_t key = sfw_mr(&w, 1, mem, 1 << 16, UET_SES_MR_REMOTE_READ,
+			      false);
+	uint32_t chunk = SFW_MTU - UET_SES_RESPONSE_DATA_LEN, len = 60000;
+	const struct uet_ses_stats *st1 = uet_ses_stats_get(w.n[1].ses);
+	const struct uet_ses_stats *st0 = uet_ses_stats_get(w.n[0].ses);
+	uint64_t ret0 = st1->ret_tx, frag0 = st0->frag_tx;
+	struct uet_ses_wr wr;
+
+	(void)state;
+	lossy();
+	fill(mem, len, 21);
+	memset(rbuf, 0, len);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, rbuf, len);
+	wr.rkey = key;
+	wr.roffset = 0;
+	wr.context = 1;
+	submit(&wr);
+	assert_true(sfw_run_cq(&w, 0, 1, 4 * RUN_NS));
+	assert_int_equal(cqe(0, 1)->status, 0);
+	assert_memory_equal(rbuf, mem, len);
+	assert_int_equal(st0->frag_tx - frag0, (len + chunk - 1) / chunk);
+	assert_int_equal(st1->ret_tx - ret0, (len + chunk - 1) / chunk);
+	assert_true(retransmits(0) + retransmits(1) > 0);
 }
 
 /* ---- atomics ---- */
@@ -1270,11 +1407,17 @@ main(void)
 			tagged__unexpected_then_wildcard, setup, teardown),
 		cmocka_unit_test_setup_teardown(send__truncated_and_flow_controlled,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(recv__multi_offsets, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(dgram__uud, setup, teardown),
 		cmocka_unit_test_setup_teardown(write_read__lossy, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(
 			read__return_data_matched_per_pdc, setup, teardown),
+		cmocka_unit_test_setup_teardown(resp_gtd__only_when_needed,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(read_multi__exactly_once_e2e,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(atomics__exactly_once, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(rdv__sizes_expected_unexpected,

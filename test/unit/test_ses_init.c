@@ -302,6 +302,142 @@ submit__bad_requests(void **state)
 	assert_null(uet_ses_create(NULL));
 }
 
+/*
+ * read_multi__one_packet_per_mtu: a READ longer than one return packet is
+ * a multi-packet request: each packet asks for at most one packet of
+ * data (mtu - RESPONSE_DATA header) at its own offset, no payload; the
+ * SOM names its length in the header-data slot.
+ */
+static void
+read_multi__one_packet_per_mtu(void **state)
+{
+	uint32_t chunk = SFW_MTU - UET_SES_RESPONSE_DATA_LEN, k, i;
+	struct uet_ses_req h[8];
+	struct uet_ses_wr wr;
+	uint32_t pl[8];
+	uint8_t fmt = 0;
+
+	(void)state;
+	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, data, 2 * chunk + 100);
+	wr.rkey = 5;
+	wr.roffset = 64;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	k = take_frags(h, pl, 8, &fmt);
+	assert_int_equal(fmt, UET_SES_FMT_STD);
+	assert_int_equal(k, 3);
+	for (i = 0; i < k; i++) {
+		assert_int_equal(h[i].opcode, UET_SES_OP_READ);
+		assert_int_equal(pl[i], 0);
+		assert_int_equal(!!(h[i].flags & UET_SES_F_SOM), i == 0);
+		assert_int_equal(!!(h[i].flags & UET_SES_F_EOM), i == 2);
+		assert_int_equal(h[i].request_length, 2 * chunk + 100);
+		assert_int_equal(h[i].buffer_offset, 64);
+		assert_int_equal(h[i].message_id, h[0].message_id);
+	}
+	assert_false(h[0].flags & UET_SES_F_HD);
+	assert_true(h[0].header_data == (uint64_t)chunk << 32);
+	assert_int_equal(h[1].message_offset, chunk);
+	assert_int_equal(h[1].payload_length, chunk);
+	assert_int_equal(h[2].message_offset, 2 * chunk);
+	assert_int_equal(h[2].payload_length, 100);
+	/* One return packet's worth: a single packet asking for it all. */
+	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, data, chunk);
+	wr.rkey = 5;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	assert_int_equal(take_frags(h, pl, 8, &fmt), 1);
+	assert_int_equal(h[0].flags & (UET_SES_F_SOM | UET_SES_F_EOM),
+			 UET_SES_F_SOM | UET_SES_F_EOM);
+	assert_true(h[0].header_data == 0);
+}
+
+/* A PDS event for cookie @p ck, with an encoded RESPONSE @p rc when
+ * @p rc is not UET_RC_NULL. */
+static void
+ses_ev(uint8_t type, uint64_t ck, enum uet_ses_rc rc)
+{
+	struct uet_pds_event ev;
+	struct uet_ses_resp r;
+	int n;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = type;
+	ev.mode = UET_PDS_MODE_RUD;
+	ev.cookie = ck;
+	if (rc != UET_RC_NULL) {
+		memset(&r, 0, sizeof(r));
+		r.fmt = UET_SES_RESP_FMT_RESPONSE;
+		r.opcode = UET_SES_RSP_RESPONSE;
+		r.version = UET_SES_VERSION;
+		r.return_code = rc;
+		n = uet_ses_resp_encode(&r, ev.resp, sizeof(ev.resp));
+		assert_true(n > 0);
+		ev.resp_len = (uint16_t)n;
+		ev.next_hdr = UET_PDS_NEXT_RESPONSE;
+	}
+	assert_int_equal(uet_ses_event(w.n[0].ses, &ev, NULL, 0, w.now), 0);
+}
+
+/* Submit a 3-fragment SEND; its cookies in @p ck. */
+static void
+three_frags(uint64_t ctx, uint64_t *ck)
+{
+	struct uet_pds_tx tx[8];
+	struct uet_ses_wr wr;
+	uint16_t n, i, k = 0;
+
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, data, 2500);
+	wr.context = ctx;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	uet_ses_progress(w.n[0].ses, w.now);
+	n = uet_pds_tx_burst(w.n[0].pds, w.now, tx, 8);
+	for (i = 0; i < n; i++)
+		if (tx[i].kind != UET_PDS_TX_CTL && k < 3)
+			ck[k++] = tx[i].cookie;
+	assert_int_equal(k, 3);
+}
+
+/*
+ * resp_early__error_fails_message: a target may report an error on a
+ * packet before the last of the message (in its DONE, or after it as
+ * UET_PDS_EV_RESP); the EOM then completes by CACK (no response bytes,
+ * the default response). The message fails with that error, not OK.
+ */
+static void
+resp_early__error_fails_message(void **state)
+{
+	struct uet_ses_cqe c[4];
+	uint64_t ck[3];
+
+	(void)state;
+	three_frags(70, ck);
+	ses_ev(UET_PDS_EV_DONE, ck[0], UET_RC_BAD_ADDR);
+	ses_ev(UET_PDS_EV_DONE, ck[1], UET_RC_NULL);
+	ses_ev(UET_PDS_EV_DONE, ck[2], UET_RC_NULL);
+	assert_int_equal(uet_ses_cq_poll(w.n[0].ses, c, 4), 1);
+	assert_int_equal(c[0].context, 70);
+	assert_int_equal(c[0].status, -EFAULT);
+	assert_int_equal(c[0].prov_errno, UET_RC_BAD_ADDR);
+	/* Late: the packet's DONE came first, its response after. */
+	three_frags(71, ck);
+	ses_ev(UET_PDS_EV_DONE, ck[0], UET_RC_NULL);
+	ses_ev(UET_PDS_EV_RESP, ck[0], UET_RC_PERM_VIOLATION);
+	ses_ev(UET_PDS_EV_DONE, ck[1], UET_RC_NULL);
+	assert_int_equal(uet_ses_cq_poll(w.n[0].ses, c, 4), 0);
+	ses_ev(UET_PDS_EV_DONE, ck[2], UET_RC_NULL);
+	assert_int_equal(uet_ses_cq_poll(w.n[0].ses, c, 4), 1);
+	assert_int_equal(c[0].context, 71);
+	assert_int_equal(c[0].prov_errno, UET_RC_PERM_VIOLATION);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->resp_early, 2);
+	/* Default response alone: OK. */
+	three_frags(72, ck);
+	ses_ev(UET_PDS_EV_DONE, ck[0], UET_RC_NULL);
+	ses_ev(UET_PDS_EV_DONE, ck[1], UET_RC_NULL);
+	ses_ev(UET_PDS_EV_DONE, ck[2], UET_RC_NULL);
+	assert_int_equal(uet_ses_cq_poll(w.n[0].ses, c, 4), 1);
+	assert_int_equal(c[0].context, 72);
+	assert_int_equal(c[0].status, 0);
+}
+
 int
 main(void)
 {
@@ -317,6 +453,10 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(submit__bad_requests, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(resp_early__error_fails_message,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(read_multi__one_packet_per_mtu,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

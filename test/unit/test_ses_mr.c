@@ -588,6 +588,33 @@ resolve__msg_table_generation(void **state)
 	}
 }
 
+/* generation_zero: the re-created MSG table answers generation 0 again */
+static void
+ri_add__generation_zero(void **state)
+{
+	struct uet_ses_resolve_req r = good_req();
+	struct uet_ses_ri_attr ra = { .relative = true, .job_id = JOB,
+		.pid_on_fep = PID, .resource_index = RI_IDX + 1,
+		.type = UET_SES_RI_MSG, .generation_zero = true };
+	struct uet_ses_resolved out;
+	uint8_t g;
+	int ri;
+
+	(void)state;
+	r.resource_index = RI_IDX + 1;
+	r.opcode = UET_SES_OP_SEND;
+	r.ri_generation = 0;
+	assert_int_equal(uet_ses_ri_del(fx.t, fx.ri_msg), 0);
+	ri = uet_ses_ri_add(fx.t, &ra);
+	assert_int_equal(ri, fx.ri_msg); /* the same slot, reused */
+	assert_int_equal(uet_ses_ri_generation(fx.t, ri, &g), 0);
+	assert_int_equal(g, 0);
+	assert_int_equal(uet_ses_resolve(fx.t, &r, &out), UET_RC_OK);
+	assert_int_equal(out.ri, ri);
+	r.ri_generation = 1;
+	EXPECT_RC(r, UET_RC_BAD_GENERATION);
+}
+
 static void
 resolve__bad_addr_and_too_long(void **state)
 {
@@ -782,6 +809,7 @@ main(void)
 		T(resolve__op_violation),
 		T(resolve__unsupported_op),
 		T(resolve__msg_table_generation),
+		T(ri_add__generation_zero),
 		T(resolve__bad_addr_and_too_long),
 		T(resolve__never_outside_region),
 		T(resolve__optimized_key),

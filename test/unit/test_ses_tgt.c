@@ -322,6 +322,123 @@ read__sizes_and_dropped(void **state)
 	arena_same();
 }
 
+/* Submissions of the target (uet_ses_config.submit), accepted. */
+static struct uet_pds_submit subs[64];
+static uint32_t nsubs;
+
+static int
+capture_submit(void *arg, const struct uet_pds_submit *ps, uint64_t now)
+{
+	(void)arg;
+	(void)now;
+	if (nsubs < 64)
+		subs[nsubs++] = *ps;
+	return 0;
+}
+
+static int
+setup_capture(void **state)
+{
+	(void)state;
+	sfw_submit = capture_submit;
+	nsubs = 0;
+	return setup_profile(UET_PROFILE_HPC);
+}
+
+static int
+teardown_capture(void **state)
+{
+	sfw_submit = NULL;
+	return teardown(state);
+}
+
+/* The return-direction packets submitted since @p from: each a
+ * RESPONSE_DATA of the READ with the region's bytes at its offset; bit i
+ * of @p seen counts byte-range chunks of 100 bytes served (exactly once). */
+static uint32_t
+ret_bytes_since(uint32_t from, uint32_t *served, uint32_t total)
+{
+	static uint8_t buf[SFW_MTU + 64];
+	struct uet_ses_resp r;
+	uint32_t i, k, sum = 0;
+	int n, hl;
+
+	uet_ses_progress(tgt(), w.now);
+	for (i = from; i < nsubs; i++) {
+		assert_int_equal(subs[i].next_hdr, UET_PDS_NEXT_RESPONSE_DATA);
+		assert_true(subs[i].flags & UET_PDS_SUBMIT_PDC);
+		n = uet_ses_build(tgt(), subs[i].cookie, 0, buf, sizeof(buf));
+		assert_int_equal(n, subs[i].len);
+		hl = uet_ses_resp_decode(buf, (size_t)n, UET_SES_RESP_FMT_DATA,
+					 &r);
+		assert_true(hl > 0);
+		assert_int_equal(r.payload_length, n - hl);
+		assert_true(r.message_offset + r.payload_length <= total);
+		assert_memory_equal(buf + hl, region + r.message_offset,
+				    r.payload_length);
+		for (k = 0; k < r.payload_length; k++)
+			served[r.message_offset + k]++;
+		sum += r.payload_length;
+	}
+	return sum;
+}
+
+/*
+ * read_multi__served_once_per_packet: a spec-style multi-packet READ,
+ * each packet asking for at most one packet of data at its own offset
+ * (SOM: in the header-data slot), arriving out of order: the target
+ * serves each packet's own range, so every byte goes back exactly once.
+ * A packet asking past request_length is refused, nothing sent.
+ */
+static void
+read_multi__served_once_per_packet(void **state)
+{
+	uint64_t key = reg(UET_SES_MR_REMOTE_READ);
+	uint32_t chunk = SFW_MTU - UET_SES_RESPONSE_DATA_LEN, total = 3000;
+	static uint32_t served[4096];
+	struct uet_ses_req h[3];
+	uint32_t i, sum = 0, from;
+	const int order[3] = { 2, 0, 1 };
+
+	(void)state;
+	for (i = 0; i < REGION_LEN; i++)
+		region[i] = (uint8_t)(i * 13 + 1);
+	for (i = 0; i < 3; i++) {
+		req(&h[i], UET_SES_OP_READ, total);
+		h[i].match_bits = key;
+		h[i].message_id = 9;
+		h[i].flags = UET_SES_F_REL | (i == 0 ? UET_SES_F_SOM : 0) |
+			     (i == 2 ? UET_SES_F_EOM : 0);
+		if (i == 0) {
+			h[i].header_data = (uint64_t)chunk << 32;
+		} else {
+			h[i].message_offset = i * chunk;
+			h[i].payload_length =
+				(uint16_t)(i == 2 ? total - 2 * chunk : chunk);
+		}
+	}
+	memset(served, 0, sizeof(served));
+	for (i = 0; i < 3; i++) {
+		from = nsubs;
+		/* only the EOM packet answers; the others count no code */
+		assert_int_equal(deliver(&h[order[i]], NULL, 0),
+				 order[i] == 2 ? UET_RC_OK : 0xFF);
+		sum += ret_bytes_since(from, served, total);
+	}
+	assert_int_equal(sum, total);
+	for (i = 0; i < total; i++)
+		assert_int_equal(served[i], 1);
+	/* Past request_length: UNSUPPORTED_SIZE, nothing served. */
+	h[1].payload_length = (uint16_t)chunk;
+	h[1].message_offset = total - 10;
+	from = nsubs;
+	assert_int_equal(deliver(&h[1], NULL, 0), UET_RC_UNSUPPORTED_SIZE);
+	assert_int_equal(ret_bytes_since(from, served, total), 0);
+	/* A SOM whose slot names another offset: refused too. */
+	h[0].header_data = (uint64_t)chunk << 32 | 5;
+	assert_int_equal(deliver(&h[0], NULL, 0), UET_RC_UNSUPPORTED_SIZE);
+}
+
 /* ---- the send family ---- */
 
 static void
@@ -615,6 +732,9 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(read__sizes_and_dropped,
 						setup_hpc, teardown),
+		cmocka_unit_test_setup_teardown(
+			read_multi__served_once_per_packet, setup_capture,
+			teardown_capture),
 		cmocka_unit_test_setup_teardown(send__codes, setup_hpc,
 						teardown),
 		cmocka_unit_test_setup_teardown(tamo__codes, setup_hpc,

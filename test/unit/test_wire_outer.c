@@ -523,9 +523,10 @@ outer_decode__inconsistent_lengths(void **state)
 	/* IP total 80 > the 54 captured bytes after Ethernet */
 	assert_int_equal(decode_v4_edit(17, 80, true),
 			 -UET_WIRE_E_TRUNCATED);
-	/* IP total 36: UDP length 20 > IP payload 16 */
+	/* IP total 36: UDP length 20 > IP payload 16, no trim DSCP: a
+	 * short frame */
 	assert_int_equal(decode_v4_edit(17, 36, true),
-			 -UET_WIRE_E_BAD_LENGTH);
+			 -UET_WIRE_E_TRUNCATED);
 	/* UDP length 16 < IP payload 20 */
 	assert_int_equal(decode_v4_edit(39, 16, false),
 			 -UET_WIRE_E_BAD_LENGTH);
@@ -535,6 +536,44 @@ outer_decode__inconsistent_lengths(void **state)
 	/* IP total 27: 7 bytes of IP payload cannot hold UDP */
 	assert_int_equal(decode_v4_edit(17, 27, true),
 			 -UET_WIRE_E_TRUNCATED);
+}
+
+/* uet_outer_frame_trim(): what it refuses, and what it leaves alone. */
+static void
+outer_frame_trim__errors_and_udp_kept(void **state)
+{
+	uint8_t frame[FRAME_MAX], udp[UET_UDP_HLEN];
+	struct uet_outer o, d;
+	int hl;
+
+	(void)state;
+	uet_outer_init(&o, 4);
+	o.inner_len = 100;
+	hl = uet_outer_encode(&o, frame, sizeof(frame));
+	assert_int_equal(uet_outer_decode(frame, (size_t)hl + 100, &d), hl);
+	memcpy(udp, frame + hl - UET_UDP_HLEN, sizeof(udp));
+	assert_int_equal(uet_outer_frame_trim(&d, frame, (size_t)hl + 100, 100,
+					      16, true),
+			 -UET_WIRE_E_BAD_FIELD);
+	assert_int_equal(uet_outer_frame_trim(&d, frame, (size_t)hl + 100, 12,
+					      64, true),
+			 -UET_WIRE_E_BAD_FIELD);
+	assert_int_equal(uet_outer_frame_trim(&d, frame, (size_t)hl + 100, 12,
+					      16, true), hl + 12);
+	/* UDP header as it was; IP header valid with the new length */
+	assert_memory_equal(frame + hl - UET_UDP_HLEN, udp, sizeof(udp));
+	assert_int_equal(uet_outer_ip_decode(frame + UET_ETH_HLEN,
+					     (size_t)hl + 12 - UET_ETH_HLEN,
+					     0, &d), UET_IPV4_HLEN);
+	assert_int_equal(d.ip_total_len, hl + 12 - UET_ETH_HLEN);
+	assert_int_equal(d.dscp, 16);
+	o.native = true;
+	o.ip_proto = UET_NATIVE_IP_PROTO_DEFAULT;
+	hl = uet_outer_encode(&o, frame, sizeof(frame));
+	assert_int_equal(uet_outer_decode(frame, (size_t)hl + 100, &d), hl);
+	assert_int_equal(uet_outer_frame_trim(&d, frame, (size_t)hl + 100, 12,
+					      16, true),
+			 -UET_WIRE_E_UNSUPPORTED);
 }
 
 static void
@@ -774,6 +813,7 @@ main(void)
 		cmocka_unit_test(outer_decode__ipv4_options_skipped),
 		cmocka_unit_test(outer_decode__fragment),
 		cmocka_unit_test(outer_decode__inconsistent_lengths),
+		cmocka_unit_test(outer_frame_trim__errors_and_udp_kept),
 		cmocka_unit_test(outer_decode__native),
 		cmocka_unit_test(outer_encode__errors),
 		cmocka_unit_test(outer_frame__rewrite_v4),

@@ -118,9 +118,10 @@ packet_fixtures__cover_every_header(void **state)
 	assert_int_equal(exts, 0xFu);      /* none, atomic, CAS, rdv */
 }
 
-/* A trimmed packet fails in SES with its outer and PDS headers usable. */
+/* A packet cut by its sender (every length rewritten) fails in SES with
+ * its outer and PDS headers usable. */
 static void
-packet_parse__trimmed_keeps_pds(void **state)
+packet_parse__cut_keeps_pds(void **state)
 {
 	uint8_t frame[WFX_FRAME_MAX];
 	struct uet_pkt spec, p;
@@ -131,7 +132,7 @@ packet_parse__trimmed_keeps_pds(void **state)
 	wfx_rud_syn_send(&spec, &(size_t){ 0 });
 	len = uet_pkt_build(&spec, zeros, 64, frame, sizeof(frame));
 	assert_true(len > 0);
-	len = (int)wfx_trim(frame, (size_t)len, 24);
+	len = (int)wfx_cut_inner(frame, (size_t)len, 24);
 	assert_int_equal(uet_pkt_parse(frame, (size_t)len, &p),
 			 -UET_WIRE_E_TRUNCATED);
 	assert_int_equal(p.err_layer, UET_PKT_LAYER_SES);
@@ -142,6 +143,128 @@ packet_parse__trimmed_keeps_pds(void **state)
 	uet_pkt_err_format(&p, msg, sizeof(msg));
 	assert_string_equal(msg, "buffer shorter than the header "
 			    "(ses at offset 54, 12 bytes available)");
+}
+
+static const struct uet_outer_opts trim_opts = {
+	.trim_dscps = UET_OUTER_DSCP_BIT(WFX_DSCP_TRIMMED) |
+		      UET_OUTER_DSCP_BIT(WFX_DSCP_TRIMMED_LH),
+};
+
+/* A RUD request of @p plen payload bytes over IPv4 or IPv6 (the IPv6
+ * one with a real UDP checksum, which trimming leaves stale). */
+static int
+trim_source(uint8_t *frame, unsigned int ipver, size_t plen,
+	    struct uet_pkt *spec)
+{
+	wfx_rud_syn_send(spec, &(size_t){ 0 });
+	if (ipver == 6) {
+		struct uet_outer o = spec->outer;
+
+		uet_outer_init(&spec->outer, 6);
+		memcpy(spec->outer.src_mac, o.src_mac, 6);
+		memcpy(spec->outer.dst_mac, o.dst_mac, 6);
+		spec->outer.src_addr[15] = 1;
+		spec->outer.dst_addr[15] = 2;
+		spec->outer.udp_sport = o.udp_sport;
+	}
+	return uet_pkt_build(spec, zeros, plen, frame, WFX_FRAME_MAX);
+}
+
+/*
+ * A switch-trimmed frame (UDP length and checksum of the original, IP
+ * length fixed or not, DSCP trimmed) parses as trimmed with its PDS
+ * header, for both IP versions; the same bytes without a trim DSCP
+ * configured are a short frame (TRUNCATED at UDP or IP).
+ */
+static void
+packet_parse__switch_trimmed(void **state)
+{
+	uint8_t frame[WFX_FRAME_MAX];
+	struct uet_pkt spec, p;
+
+	(void)state;
+	for (unsigned int ipver = 4; ipver <= 6; ipver += 2) {
+		for (int fix_ip = 0; fix_ip < 2; fix_ip++) {
+			int full = trim_source(frame, ipver, 200, &spec);
+			size_t hl = uet_outer_hdr_len(&spec.outer);
+			int len;
+
+			assert_true(full > 0);
+			len = (int)wfx_switch_trim(frame, (size_t)full, 12,
+						   fix_ip != 0);
+			assert_int_equal((size_t)len, hl + 12);
+			assert_int_equal(uet_pkt_parse_ex(frame, (size_t)len,
+							  &trim_opts, &p), 0);
+			assert_true(p.outer.trimmed);
+			assert_int_equal(p.outer.dscp, WFX_DSCP_TRIMMED);
+			assert_int_equal(p.outer.udp_len,
+					 full - (int)hl + UET_UDP_HLEN);
+			assert_int_equal(p.outer.inner_len, 12);
+			assert_int_equal(p.pds.type, UET_PDS_TYPE_RUD_REQ);
+			assert_int_equal(p.pds.u.req.psn, spec.pds.u.req.psn);
+			assert_int_equal(p.ses, UET_PKT_SES_NONE);
+			assert_int_equal(p.payload_len, 0);
+			assert_int_equal(uet_pkt_parse(frame, (size_t)len, &p),
+					 -UET_WIRE_E_TRUNCATED);
+			assert_int_equal(p.err_layer, fix_ip ?
+					 UET_PKT_LAYER_UDP : UET_PKT_LAYER_IP);
+		}
+	}
+}
+
+/* Short for another reason: the data DSCP (not trimmed), or less than
+ * a PDS header left, or a control packet (never trimmable). */
+static void
+packet_parse__short_not_trimmed(void **state)
+{
+	uint8_t frame[WFX_FRAME_MAX];
+	struct uet_outer o;
+	struct uet_pkt spec, p;
+	int full, len;
+
+	(void)state;
+	full = trim_source(frame, 4, 200, &spec);
+	assert_int_equal(uet_outer_decode(frame, (size_t)full, &o),
+			 (int)uet_outer_hdr_len(&spec.outer));
+	len = uet_outer_frame_trim(&o, frame, (size_t)full, 12, 0, true);
+	assert_true(len > 0);
+	assert_int_equal(uet_pkt_parse_ex(frame, (size_t)len, &trim_opts, &p),
+			 -UET_WIRE_E_TRUNCATED);
+	assert_int_equal(p.err_layer, UET_PKT_LAYER_UDP);
+	assert_false(p.outer.trimmed);
+
+	full = trim_source(frame, 4, 200, &spec);
+	len = (int)wfx_switch_trim(frame, (size_t)full, 8, true);
+	assert_int_equal(uet_pkt_parse_ex(frame, (size_t)len, &trim_opts, &p),
+			 -UET_WIRE_E_TRUNCATED);
+	assert_int_equal(p.err_layer, UET_PKT_LAYER_PDS);
+
+	wfx_ack_response(&spec, &(size_t){ 0 });
+	full = uet_pkt_build(&spec, zeros, 0, frame, sizeof(frame));
+	assert_true(full > 0);
+	len = (int)wfx_switch_trim(frame, (size_t)full, 12, true);
+	assert_int_equal(uet_pkt_parse_ex(frame, (size_t)len, &trim_opts, &p),
+			 -UET_WIRE_E_BAD_COMBINATION);
+	assert_int_equal(p.err_layer, UET_PKT_LAYER_PDS);
+}
+
+/* no_udp_csum leaves the checksum to the caller; by default a wrong
+ * one is refused. */
+static void
+packet_parse__udp_csum_left_to_caller(void **state)
+{
+	uint8_t frame[WFX_FRAME_MAX];
+	struct uet_outer_opts opts = { .no_udp_csum = true };
+	struct uet_pkt spec, p;
+	int len;
+
+	(void)state;
+	len = trim_source(frame, 6, 100, &spec);
+	frame[len - 1] ^= 0x40;
+	assert_int_equal(uet_pkt_parse(frame, (size_t)len, &p),
+			 -UET_WIRE_E_BAD_CHECKSUM);
+	assert_int_equal(p.err_layer, UET_PKT_LAYER_UDP);
+	assert_int_equal(uet_pkt_parse_ex(frame, (size_t)len, &opts, &p), 0);
 }
 
 static void
@@ -303,7 +426,10 @@ main(void)
 		cmocka_unit_test(packet_parse__every_fixture),
 		cmocka_unit_test(packet_parse__stale_struct_cleared),
 		cmocka_unit_test(packet_fixtures__cover_every_header),
-		cmocka_unit_test(packet_parse__trimmed_keeps_pds),
+		cmocka_unit_test(packet_parse__cut_keeps_pds),
+		cmocka_unit_test(packet_parse__switch_trimmed),
+		cmocka_unit_test(packet_parse__short_not_trimmed),
+		cmocka_unit_test(packet_parse__udp_csum_left_to_caller),
 		cmocka_unit_test(packet_parse__every_prefix_rejected),
 		cmocka_unit_test(packet_parse__link_padding),
 		cmocka_unit_test(packet_err_format__texts),

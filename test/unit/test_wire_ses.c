@@ -259,16 +259,36 @@ req_ext_needed__by_opcode(void **state)
 static void
 req_tokens__accessors(void **state)
 {
-	struct uet_ses_req h = { 0 };
+	struct uet_ses_req h = { .opcode = UET_SES_OP_DEFERRABLE_SEND };
+
+	(void)state;
+	/* Deferrable send: the tokens live in buffer_offset (4.2). */
+	uet_ses_req_set_tokens(&h, 0xAABBCCDDu, 0x11223344u);
+	assert_true(h.buffer_offset == 0xAABBCCDD11223344ULL);
+	assert_true(h.match_bits == 0);
+	assert_int_equal(uet_ses_req_token_initiator(&h), 0xAABBCCDDu);
+	assert_int_equal(uet_ses_req_token_target(&h), 0x11223344u);
+}
+
+/* rtr_layout__ready_to_restart_fields: a DEFERRABLE_RTR keeps every field
+ * in its own slot: restart offset in buffer_offset, the restart tokens in
+ * the key/match slot, the deferred send's match bits in header data. */
+static void
+rtr_layout__ready_to_restart_fields(void **state)
+{
+	struct uet_ses_req h = { .opcode = UET_SES_OP_DEFERRABLE_RTR };
 
 	(void)state;
 	uet_ses_req_set_tokens(&h, 0xAABBCCDDu, 0x11223344u);
-	assert_true(h.buffer_offset == 0xAABBCCDD11223344ULL);
+	uet_ses_req_set_restart_offset(&h, 0x123456789ULL);
+	uet_ses_req_set_rtr_match_bits(&h, 0x63);
+	assert_true(h.match_bits == 0xAABBCCDD11223344ULL);
+	assert_true(h.buffer_offset == 0x123456789ULL);
+	assert_true(h.header_data == 0x63);
 	assert_int_equal(uet_ses_req_token_initiator(&h), 0xAABBCCDDu);
 	assert_int_equal(uet_ses_req_token_target(&h), 0x11223344u);
-	uet_ses_req_set_restart_offset(&h, 0x123456789ULL);
-	assert_true(h.header_data == 0x123456789ULL);
 	assert_true(uet_ses_req_restart_offset(&h) == 0x123456789ULL);
+	assert_true(uet_ses_req_rtr_match_bits(&h) == 0x63);
 }
 
 /* ------------------------------------------------------------------ */
@@ -360,14 +380,17 @@ static const uint8_t g_defer[44] = {
 	0x00, 0x10, 0x00, 0x00, /* request_length 1 MiB */
 };
 
-/* DEFERRABLE_RTR: tokens, restart offset in the header_data slot. */
+/* DEFERRABLE_RTR, the ready-to-restart layout field by field. */
 static const uint8_t g_rtr[44] = {
 	0x0C, 0x03,             /* DEFERRABLE_RTR; SOM|EOM */
 	0x00, 0x07, 0x00, 0x00, 0x00, 0x05, 0x00, 0x03, 0x00, 0x04,
-	0xAA, 0xAA, 0x00, 0x01, 0xBB, 0xBB, 0x00, 0x02, /* tokens */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, /* buffer_offset:
+							 * restart 65536 */
 	0x00, 0x00, 0x00, 0x09, /* initiator */
-	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x63, /* match_bits */
-	0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, /* restart 65536 */
+	0xAA, 0xAA, 0x00, 0x01, /* initiator restart token */
+	0xBB, 0xBB, 0x00, 0x02, /* target restart token */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x63, /* header data:
+							 * match bits */
 	0x00, 0x10, 0x00, 0x00, /* request_length */
 };
 
@@ -471,8 +494,8 @@ static const struct req_case g_req_cases[] = {
 	  { .opcode = UET_SES_OP_DEFERRABLE_RTR,
 	    .flags = UET_SES_F_SOM | UET_SES_F_EOM,
 	    .message_id = 7, .job_id = 5, .pid_on_fep = 3,
-	    .resource_index = 4, .buffer_offset = TOK, .initiator = 9,
-	    .match_bits = 99, .header_data = 0x10000,
+	    .resource_index = 4, .buffer_offset = 0x10000, .initiator = 9,
+	    .match_bits = TOK, .header_data = 99,
 	    .request_length = 0x100000 },
 	  g_rtr, sizeof(g_rtr) },
 	{ "atomic", UET_SES_FMT_STD,
@@ -584,6 +607,10 @@ req_golden__tokens_and_restart(void **state)
 	assert_int_equal(uet_ses_req_token_initiator(&h), 0xAAAA0001u);
 	assert_int_equal(uet_ses_req_token_target(&h), 0xBBBB0002u);
 	assert_true(uet_ses_req_restart_offset(&h) == 0x10000);
+	assert_true(uet_ses_req_rtr_match_bits(&h) == 99);
+	assert_int_equal(h.initiator, 9);
+	assert_int_equal(h.message_id, 7);
+	assert_int_equal(h.request_length, 0x100000);
 }
 
 static void
@@ -1662,6 +1689,7 @@ main(void)
 		T(fmt_allows__table),
 		T(req_ext_needed__by_opcode),
 		T(req_tokens__accessors),
+		T(rtr_layout__ready_to_restart_fields),
 		T(req_golden__std_som),
 		T(req_golden__std_cont),
 		T(req_golden__medium_hd),

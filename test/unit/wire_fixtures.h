@@ -515,10 +515,11 @@ wfx_ipv4_reseal(uint8_t *ip)
 	ip[11] = (uint8_t)~sum;
 }
 
-/* What a trimming switch does: keep @p keep bytes after the outer
- * headers and rewrite the lengths (PROTOCOL.md 6.4). */
+/* A frame whose every length says it ends @p keep bytes after the outer
+ * headers: a sender that cut its own packet (malformed). A trimming
+ * switch leaves the UDP length alone instead (wfx_switch_trim). */
 static inline size_t
-wfx_trim(uint8_t *f, size_t len, size_t keep)
+wfx_cut_inner(uint8_t *f, size_t len, size_t keep)
 {
 	struct uet_outer o;
 	int hl = uet_outer_decode(f, len, &o);
@@ -529,6 +530,25 @@ wfx_trim(uint8_t *f, size_t len, size_t keep)
 	if (uet_outer_encode(&o, f, len) != hl)
 		return len;
 	return (size_t)hl + keep;
+}
+
+/* DSCPs of the trimmed classes (config/uet.conf defaults). */
+#define WFX_DSCP_TRIMMED 16
+#define WFX_DSCP_TRIMMED_LH 18
+
+/* What a trimming switch does (UEC 1.0 packet trimming): keep @p keep
+ * bytes after the outer headers, DSCP trimmed, the IP length fixed if
+ * @p fix_ip, the UDP length and checksum untouched. */
+static inline size_t
+wfx_switch_trim(uint8_t *f, size_t len, size_t keep, bool fix_ip)
+{
+	struct uet_outer o;
+	int rc;
+
+	if (uet_outer_decode(f, len, &o) < 0)
+		return len;
+	rc = uet_outer_frame_trim(&o, f, len, keep, WFX_DSCP_TRIMMED, fix_ip);
+	return rc < 0 ? len : (size_t)rc;
 }
 
 static inline void
@@ -575,21 +595,21 @@ wfx_cut_udp(uint8_t *f, size_t len)
 }
 
 static inline size_t
-wfx_trim_pds(uint8_t *f, size_t len)
+wfx_cut_pds(uint8_t *f, size_t len)
 {
-	return wfx_trim(f, len, 6);
+	return wfx_cut_inner(f, len, 6);
 }
 
 static inline size_t
-wfx_trim_ses(uint8_t *f, size_t len)
+wfx_cut_ses(uint8_t *f, size_t len)
 {
-	return wfx_trim(f, len, 12 + 8);
+	return wfx_cut_inner(f, len, 12 + 8);
 }
 
 static inline size_t
-wfx_trim_payload(uint8_t *f, size_t len)
+wfx_cut_payload(uint8_t *f, size_t len)
 {
-	return wfx_trim(f, len, 12 + UET_SES_STD_LEN + 16);
+	return wfx_cut_inner(f, len, 12 + UET_SES_STD_LEN + 16);
 }
 
 static inline size_t
@@ -729,9 +749,9 @@ static const struct wfx wfx_table[] = {
 	WFX_BAD("trunc_capture", wfx_rud_syn_send, wfx_cut_capture, IP,
 		TRUNCATED),
 	WFX_BAD("trunc_udp", wfx_rud_syn_send, wfx_cut_udp, UDP, TRUNCATED),
-	WFX_BAD("trunc_pds", wfx_rud_syn_send, wfx_trim_pds, PDS, TRUNCATED),
-	WFX_BAD("trunc_ses", wfx_rud_syn_send, wfx_trim_ses, SES, TRUNCATED),
-	WFX_BAD("trunc_payload", wfx_rod_send_cont, wfx_trim_payload, PAYLOAD,
+	WFX_BAD("trunc_pds", wfx_rud_syn_send, wfx_cut_pds, PDS, TRUNCATED),
+	WFX_BAD("trunc_ses", wfx_rud_syn_send, wfx_cut_ses, SES, TRUNCATED),
+	WFX_BAD("trunc_payload", wfx_rod_send_cont, wfx_cut_payload, PAYLOAD,
 		TRUNCATED),
 	WFX_BAD("bad_ip_checksum", wfx_rud_syn_send, wfx_bad_ip_csum, IP,
 		BAD_CHECKSUM),

@@ -1,0 +1,829 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Engines on the fabric model in virtual time (pmd/fabric_eth.c), one EAL
+ * process (--no-huge), every engine inline on this thread: 8 emulated
+ * hosts on a leaf/spine (4 leaves of 2 hosts, 2 spines, 100 Gb/s, 1 us
+ * links; 16 on the fat tree), each an unchanged engine + PDS hook + the uet-perf raw-PDS ULP
+ * (apps/uet-perf/rawulp.c: numbered messages, byte-exact payload check,
+ * per-packet delivery counts). Neighbours are resolved by ARP, answered by
+ * the adapter. The virtual clock jumps whenever every engine and the
+ * fabric are idle.
+ *
+ *   permutation  host h sends to host h + 2 (the next leaf): every
+ *                message delivered exactly once and byte-exact
+ *   incast       hosts 1..7 send to host 0 with trimming and ECN on:
+ *                queues build at host 0's leaf, frames are trimmed (the
+ *                engine drops them as malformed today, so the PDS
+ *                recovers them as losses) and marked; still every
+ *                message exactly once and byte-exact
+ *   fat tree     the same permutation on a K = 4 fat tree (16 hosts),
+ *                host h to host h + 4 (another pod), ECN and trimming on
+ *   determinism  each scenario runs twice: identical counters
+ *
+ * "real" (not run by meson): the permutation on the engines' TSC clock.
+ * "bench" (not run by meson): idle iterations per second, TSC vs virtual
+ * clock.
+ *
+ * Bounded by iterations and virtual time; no wall-clock assertion (the
+ * wall time is printed, for the emulator's speed).
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_arp.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_udp.h>
+
+#include <uet/uet_engine.h>
+#include <uet/uet_fabric.h>
+#include <uet/uet_fabric_eth.h>
+#include <uet/uet_ulp.h>
+
+#include "itest.h"
+#include "perf.h"
+
+#define HOSTS 8      /* leaf/spine scenarios */
+#define HOSTS_MAX 16 /* the K = 4 fat tree */
+#define MAX_NS (2ull * 1000 * 1000 * 1000) /* virtual time bound */
+
+struct scenario {
+	const char *name;
+	bool incast;       /* else permutation */
+	bool trim_ecn;     /* fabric trimming and ECN marking */
+	uint32_t size;     /* message bytes */
+	uint64_t count;    /* messages per sender */
+	uint32_t window;   /* packets in flight per sender */
+	bool real;         /* the engines' TSC clock, no jumps */
+	bool fat_tree;     /* K = 4 fat tree (16 hosts), else leaf/spine */
+	unsigned int shift; /* permutation: host h sends to h + shift */
+};
+
+/* What two runs of a scenario must agree on. */
+struct signature {
+	uint64_t end_ns, jumps, iterations;
+	struct uet_fabric_stats fab;
+	struct uet_fabric_eth_stats fe;
+	uint64_t eng_tx[HOSTS_MAX], eng_rx[HOSTS_MAX], retx[HOSTS_MAX];
+	uint64_t rx_malformed;
+	uint64_t neigh_hold_drop;
+};
+
+struct run_state {
+	struct rulp *r[HOSTS_MAX];
+	bool sender[HOSTS_MAX];
+	uint64_t expect[HOSTS_MAX];
+};
+
+static unsigned int run_no;
+static unsigned int nh = HOSTS; /* hosts of the scenario running */
+/* engine_make(): host 0 (clock_bench) or every host (real) on the TSC */
+static bool bench_real_clock;
+static bool all_real_clock;
+
+static bool
+all_done(void *arg)
+{
+	const struct run_state *s = arg;
+
+	for (unsigned int h = 0; h < nh; h++) {
+		if (s->sender[h] && !rulp_send_finished(s->r[h]))
+			return false;
+		if (rulp_live(s->r[h])->rx_msgs < s->expect[h])
+			return false;
+	}
+	return true;
+}
+
+static bool
+never(void *arg)
+{
+	(void)arg;
+	return false;
+}
+
+static void
+fabric_cfg(struct uet_fabric_config *fc, bool trim_ecn)
+{
+	uet_fabric_config_default(fc);
+	fc->topo = UET_FABRIC_TOPO_LEAF_SPINE;
+	fc->hosts = HOSTS;
+	fc->hosts_per_leaf = 2;
+	fc->spines = 2;
+	fc->k = 4;
+	fc->link_rate_bps = 100000000000ull;
+	fc->link_delay_ns = 1000;
+	fc->mtu = 1518;
+	fc->frame_pool = 4096;
+	fc->trimming = trim_ecn;
+	fc->ecn = trim_ecn;
+	fc->seed = 11;
+}
+
+static void
+rulp_setup(const struct scenario *sc, const struct uet_fabric_eth *fe,
+	   unsigned int h, struct rulp_params *p, struct run_state *s)
+{
+	unsigned int dst = sc->incast ? 0 : (h + sc->shift) % nh;
+	uint8_t a[16];
+
+	memset(p, 0, sizeof(*p));
+	p->mode = UET_PDS_MODE_RUD;
+	p->size = sc->size;
+	p->window = sc->window;
+	p->expect_size = sc->size;
+	if (!sc->incast || h != 0) {
+		(void)uet_fabric_host_addr_get(
+			uet_fabric_eth_fabric((struct uet_fabric_eth *)fe), dst,
+			false, a);
+		memset(&p->peer, 0, sizeof(p->peer));
+		memcpy(p->peer.addr, a, 4);
+		p->count = sc->count;
+		s->sender[h] = true;
+	}
+	if (sc->incast) {
+		/* host 0 receives 7 flows, sender i numbers from i * count */
+		p->seq_base = h == 0 ? 0 : (h - 1) * sc->count;
+		if (h == 0) {
+			p->expect = (nh - 1) * sc->count;
+			p->flows = nh - 1;
+			p->flow_span = sc->count;
+		}
+	} else {
+		p->expect = sc->count;
+	}
+	s->expect[h] = p->expect;
+}
+
+static struct uet_engine *
+engine_make(const struct uet_fabric_eth *fe, unsigned int h,
+	    struct uet_proto_params *pp, struct uet_pds_config *pds)
+{
+	struct uet_engine_params ep = {
+		.hook = &uet_proto_hook_ops, .hook_arg = pp,
+	};
+	static const uint8_t zero[6];
+	struct uet_config c;
+	struct uet_engine *e;
+	char name[16];
+
+	itest_cfg_ring(&c, "unused", zero, zero, zero, zero);
+	c.nb_neighbors = 0; /* resolved by ARP (the adapter answers) */
+	c.engine.mbuf_pool_size = 2047;
+	c.engine.mbuf_cache = 32;
+	if (uet_fabric_eth_port_config(fe, h, &c, 0) != 0)
+		return NULL;
+	uet_proto_pds_config(&c, pds);
+	pds->seed = 1000 + h; /* reproducible Start_PSNs */
+	pp->pds = pds;
+	snprintf(name, sizeof(name), "fx%uh%u", run_no, h);
+	ep.cfg = &c;
+	ep.name = name;
+	/* clock_bench: host 0 keeps the default (TSC) clock */
+	ep.clock = (bench_real_clock && h == 0) || all_real_clock ? NULL :
+						uet_fabric_eth_clock(fe);
+	e = uet_engine_create(&ep);
+	if (e == NULL)
+		fprintf(stderr, "engine %s: %s\n", name,
+			rte_strerror(rte_errno));
+	return e;
+}
+
+static double
+wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void
+check_delivery(const struct scenario *sc, struct run_state *s)
+{
+	for (unsigned int h = 0; h < nh; h++) {
+		struct rulp_result res;
+
+		rulp_result(s->r[h], &res);
+		if (s->sender[h]) {
+			CHECK(res.msgs_sent == sc->count);
+			CHECK(res.pkts_done_err == 0);
+		}
+		CHECK(res.rx_msgs == s->expect[h]);
+		CHECK(res.rx_lost == 0);
+		CHECK(res.rx_dup == 0);
+		CHECK(res.rx_bad == 0);
+	}
+}
+
+static void
+signature_take(struct signature *g, struct uet_fabric_eth *fe,
+	       struct uet_engine *const *eng)
+{
+	static struct uet_engine_stats st;
+
+	uet_fabric_stats_get(uet_fabric_eth_fabric(fe), &g->fab);
+	uet_fabric_eth_stats_get(fe, &g->fe);
+	g->rx_malformed = 0;
+	g->neigh_hold_drop = 0;
+	for (unsigned int h = 0; h < nh; h++) {
+		const struct uet_ulp_stats *u =
+			uet_ulp_ctx_stats(uet_ulp_ctx_get(eng[h], 0));
+
+		(void)uet_engine_stats_get(eng[h], &st);
+		g->eng_tx[h] = st.total.tx_pkts;
+		g->eng_rx[h] = st.total.rx_pkts;
+		g->rx_malformed += st.total.rx_malformed;
+		g->neigh_hold_drop += st.total.neigh_hold_drop;
+		g->retx[h] = u->tx_retx;
+	}
+}
+
+static int
+run(const struct scenario *sc, struct signature *g)
+{
+	struct uet_fabric_eth_params fp = { 0 };
+	struct uet_fabric_config fc;
+	struct uet_fabric_eth *fe;
+	struct uet_engine *eng[HOSTS_MAX] = { 0 };
+	struct uet_proto_params pp[HOSTS_MAX];
+	struct uet_pds_config pds[HOSTS_MAX];
+	struct run_state s;
+	struct uet_fabric_eth_run r = { 0 };
+	struct uet_fabric_eth_run_stats rs, tail;
+	uint64_t retx = 0;
+	char name[9];
+	double t0, wall;
+	uint64_t t_start;
+	int rc = -1, err = 0;
+
+	run_no++;
+	memset(&s, 0, sizeof(s));
+	memset(g, 0, sizeof(*g));
+	fabric_cfg(&fc, sc->trim_ecn);
+	if (sc->fat_tree)
+		fc.topo = UET_FABRIC_TOPO_FAT_TREE;
+	nh = sc->fat_tree ? HOSTS_MAX : HOSTS;
+	snprintf(name, sizeof(name), "fx%u", run_no);
+	fp.fabric = &fc;
+	fp.name = name;
+	fe = uet_fabric_eth_create(&fp, &err);
+	CHECK(fe != NULL);
+	if (fe == NULL) {
+		fprintf(stderr, "fabric adapter: %s\n", strerror(-err));
+		return -1;
+	}
+	for (unsigned int h = 0; h < nh; h++) {
+		struct rulp_params p;
+
+		rulp_setup(sc, fe, h, &p, &s);
+		s.r[h] = rulp_create(&p);
+		CHECK(s.r[h] != NULL);
+		if (s.r[h] == NULL)
+			goto out;
+		pp[h] = (struct uet_proto_params){ .ulp = &rulp_ops,
+						   .ulp_arg = s.r[h] };
+		eng[h] = engine_make(fe, h, &pp[h], &pds[h]);
+		CHECK(eng[h] != NULL);
+		if (eng[h] == NULL)
+			goto out;
+	}
+	r.eng = eng;
+	r.nb_eng = nh;
+	r.virtual_time = !sc->real;
+	r.done = all_done;
+	r.arg = &s;
+	/* real clock: 60 s of TSC time at most */
+	r.until_ns = sc->real ? uet_engine_now(eng[0]) + 60000000000ull :
+				MAX_NS;
+	r.max_iterations = sc->real ? 2000000 : 50000000;
+	t0 = wall_now();
+	t_start = sc->real ? uet_engine_now(eng[0]) : uet_fabric_eth_now(fe);
+	rc = uet_fabric_eth_run(fe, &r, &rs);
+	if (rc != 0)
+		printf("%s: run ended with %s\n", sc->name, strerror(-rc));
+	CHECK(rc == 0);
+	/* Then 2 ms more: late duplicates would show. */
+	r.done = never;
+	r.until_ns = rs.end_ns + 2000000;
+	CHECK(uet_fabric_eth_run(fe, &r, &tail) == -ETIMEDOUT);
+	wall = wall_now() - t0;
+	if (!sc->real) {
+		/* the engines read the adapter's clock */
+		CHECK(uet_engine_now(eng[0]) == uet_fabric_eth_now(fe));
+		CHECK(uet_fabric_eth_now(fe) == rs.end_ns + 2000000);
+	} else {
+		CHECK(rs.jumps == 0 && tail.jumps == 0);
+	}
+	check_delivery(sc, &s);
+	signature_take(g, fe, eng);
+	g->end_ns = rs.end_ns;
+	g->jumps = rs.jumps + tail.jumps;
+	g->iterations = rs.iterations + tail.iterations;
+	for (unsigned int h = 0; h < nh; h++)
+		retx += g->retx[h];
+	printf("%-12s done at %.1f us %s (%" PRIu64 " iterations, %"
+	       PRIu64 " jumps); fabric: %" PRIu64 " frames injected, %"
+	       PRIu64 " delivered, %" PRIu64 " marks, %" PRIu64 " trims, %"
+	       PRIu64 " drops; engines: %" PRIu64 " retransmissions, %"
+	       PRIu64 " malformed (trimmed) frames dropped, %" PRIu64
+	       " dropped awaiting ARP; ARP answered %" PRIu64
+	       "; RX ring full %" PRIu64 ", held %" PRIu64
+	       "; %.3f s wall, %.0f frames per wall second\n",
+	       sc->name, (double)(rs.end_ns - t_start) / 1000.0,
+	       sc->real ? "real" : "virtual", g->iterations, g->jumps,
+	       g->fab.injected, g->fab.delivered, g->fab.marks, g->fab.trims,
+	       g->fab.drops, retx, g->rx_malformed, g->neigh_hold_drop,
+	       g->fe.arp_answered, g->fe.rx_full, g->fe.inject_held, wall,
+	       (double)g->fab.delivered / wall);
+	CHECK(g->fe.arp_answered >= (sc->incast ? nh : 2 * nh) - 1);
+	CHECK(g->fe.rx_full == 0 && g->fe.rx_nombuf == 0);
+	if (sc->trim_ecn)
+		CHECK(g->fab.marks > 0);
+	if (sc->trim_ecn && sc->incast) {
+		CHECK(g->fab.trims > 0);
+		CHECK(retx > g->fab.trims);
+	}
+	rc = 0;
+out:
+	uet_fabric_eth_drain(fe);
+	for (unsigned int h = 0; h < nh; h++)
+		uet_engine_free(eng[h]);
+	uet_fabric_eth_free(fe);
+	for (unsigned int h = 0; h < nh; h++)
+		rulp_free(s.r[h]);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* the adapter alone: ARP, backpressure, parameters                     */
+/* ------------------------------------------------------------------ */
+
+static uint16_t
+port_open(const char *name, struct rte_mempool *mp)
+{
+	struct rte_eth_conf conf = { 0 };
+	uint16_t pid;
+
+	if (rte_eth_dev_get_port_by_name(name, &pid) != 0 ||
+	    rte_eth_dev_configure(pid, 1, 1, &conf) != 0 ||
+	    rte_eth_rx_queue_setup(pid, 0, 256, SOCKET_ID_ANY, NULL,
+				   mp) != 0 ||
+	    rte_eth_tx_queue_setup(pid, 0, 256, SOCKET_ID_ANY, NULL) != 0 ||
+	    rte_eth_dev_start(pid) != 0)
+		return UINT16_MAX;
+	return pid;
+}
+
+static struct rte_mbuf *
+arp_request(struct rte_mempool *mp, const uint8_t smac[6],
+	    const uint8_t sip[4], const uint8_t tip[4])
+{
+	/* 14 + 28 bytes, 2-byte aligned like both headers */
+	uint16_t f[(sizeof(struct rte_ether_hdr) +
+		    sizeof(struct rte_arp_hdr)) / 2];
+	struct rte_ether_hdr *eh = (struct rte_ether_hdr *)f;
+	struct rte_arp_hdr *ah = (struct rte_arp_hdr *)(eh + 1);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	char *d;
+
+	if (m == NULL)
+		return NULL;
+	memset(eh, 0xff, sizeof(eh->dst_addr));
+	memcpy(eh->src_addr.addr_bytes, smac, 6);
+	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_ARP);
+	ah->arp_hardware = RTE_BE16(RTE_ARP_HRD_ETHER);
+	ah->arp_protocol = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	ah->arp_hlen = 6;
+	ah->arp_plen = 4;
+	ah->arp_opcode = RTE_BE16(RTE_ARP_OP_REQUEST);
+	memcpy(ah->arp_data.arp_sha.addr_bytes, smac, 6);
+	memcpy(&ah->arp_data.arp_sip, sip, 4);
+	memset(&ah->arp_data.arp_tha, 0, 6);
+	memcpy(&ah->arp_data.arp_tip, tip, 4);
+	d = rte_pktmbuf_append(m, sizeof(f));
+	if (d == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	memcpy(d, f, sizeof(f));
+	return m;
+}
+
+/* An IPv4/UDP frame of @p len bytes to @p dip, numbered @p seq. */
+static struct rte_mbuf *
+ip_frame(struct rte_mempool *mp, const uint8_t sip[4], const uint8_t dip[4],
+	 uint16_t len, uint32_t seq)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	struct rte_ether_hdr *eh;
+	struct rte_ipv4_hdr *ip;
+	struct rte_udp_hdr *udp;
+	uint8_t *d;
+
+	if (m == NULL)
+		return NULL;
+	d = (uint8_t *)rte_pktmbuf_append(m, len);
+	if (d == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	memset(d, 0, len);
+	eh = (struct rte_ether_hdr *)d;
+	ip = (struct rte_ipv4_hdr *)(eh + 1);
+	udp = (struct rte_udp_hdr *)(ip + 1);
+	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(len - sizeof(*eh)));
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	memcpy(&ip->src_addr, sip, 4);
+	memcpy(&ip->dst_addr, dip, 4);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	udp->src_port = RTE_BE16(4000);
+	udp->dst_port = RTE_BE16(4793);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(len - sizeof(*eh) -
+						     sizeof(*ip)));
+	memcpy(udp + 1, &seq, 4);
+	return m;
+}
+
+static void
+adapter_params(void)
+{
+	struct uet_fabric_eth_params fp = { 0 };
+	struct uet_fabric_config fc;
+	int err = 0;
+
+	fabric_cfg(&fc, false);
+	fp.fabric = &fc;
+	fp.name = "bad-name";
+	CHECK(uet_fabric_eth_create(&fp, &err) == NULL && err == -EINVAL);
+	fp.name = "ninechars";
+	CHECK(uet_fabric_eth_create(&fp, &err) == NULL && err == -EINVAL);
+	fp.name = "fp";
+	fp.ring_size = 1000;
+	CHECK(uet_fabric_eth_create(&fp, &err) == NULL && err == -EINVAL);
+	fp.ring_size = 0;
+	fc.hosts_per_leaf = 0;
+	CHECK(uet_fabric_eth_create(&fp, &err) == NULL && err == -EINVAL);
+}
+
+static void
+adapter_checks(void)
+{
+	struct uet_fabric_eth_params fp = { 0 };
+	struct uet_fabric_eth_stats st;
+	struct uet_fabric_config fc;
+	struct uet_fabric_eth *fe;
+	struct rte_mempool *mp;
+	struct rte_mbuf *m[64];
+	struct uet_config c;
+	uint8_t ip0[16], ip1[16], mac0[6], mac1[6];
+	static const uint8_t nowhere[4] = { 192, 168, 1, 1 };
+	uint16_t p0, p1, n;
+	uint32_t got = 0;
+	bool in_order = true;
+	int err = 0;
+
+	adapter_params();
+	fabric_cfg(&fc, false);
+	fc.hosts = 2;
+	fc.hosts_per_leaf = 1;
+	fc.spines = 1;
+	fc.host_queue_bytes = 2 * 1518; /* two frames: backpressure */
+	fp.fabric = &fc;
+	fp.name = "fa";
+	fe = uet_fabric_eth_create(&fp, &err);
+	mp = rte_pktmbuf_pool_create("fa_test", 255, 0, 0,
+				     2048 + RTE_PKTMBUF_HEADROOM,
+				     SOCKET_ID_ANY);
+	CHECK(fe != NULL && mp != NULL);
+	if (fe == NULL || mp == NULL)
+		goto out;
+	/* port configuration: devargs, address, MAC; an MTU too big */
+	uet_config_init_defaults(&c);
+	CHECK(uet_fabric_eth_port_config(fe, 1, &c, 0) == 0);
+	CHECK(strcmp(c.port[0].devargs, "net_ring_fah1") == 0);
+	CHECK(c.port[0].has_mac && c.port[0].mac[0] == 0x02 &&
+	      c.port[0].mac[5] == 2);
+	c.port[0].mtu = 1501;
+	CHECK(uet_fabric_eth_port_config(fe, 1, &c, 0) == -EINVAL);
+	CHECK(uet_fabric_eth_port_config(fe, 2, &c, 0) == -EINVAL);
+	p0 = port_open("net_ring_fah0", mp);
+	p1 = port_open("net_ring_fah1", mp);
+	CHECK(p0 != UINT16_MAX && p1 != UINT16_MAX);
+	if (p0 == UINT16_MAX || p1 == UINT16_MAX)
+		goto out;
+	(void)uet_fabric_host_addr_get(uet_fabric_eth_fabric(fe), 0, false,
+				       ip0);
+	(void)uet_fabric_host_addr_get(uet_fabric_eth_fabric(fe), 1, false,
+				       ip1);
+	(void)uet_fabric_eth_host_mac(fe, 0, mac0);
+	(void)uet_fabric_eth_host_mac(fe, 1, mac1);
+	/* ARP: host 0 asks for host 1 (answered) and for an address no
+	 * host has (ignored) */
+	m[0] = arp_request(mp, mac0, ip0, ip1);
+	m[1] = arp_request(mp, mac0, ip0, nowhere);
+	CHECK(rte_eth_tx_burst(p0, 0, m, 2) == 2);
+	/* two frames taken, one answer put into host 0's RX ring */
+	CHECK(uet_fabric_eth_service(fe, 0) == 3);
+	n = rte_eth_rx_burst(p0, 0, m, 64);
+	CHECK(n == 1);
+	if (n == 1) {
+		const struct rte_ether_hdr *eh =
+			rte_pktmbuf_mtod(m[0], const struct rte_ether_hdr *);
+		const struct rte_arp_hdr *ah =
+			(const struct rte_arp_hdr *)(eh + 1);
+
+		CHECK(ah->arp_opcode == RTE_BE16(RTE_ARP_OP_REPLY));
+		CHECK(memcmp(ah->arp_data.arp_sha.addr_bytes, mac1, 6) == 0);
+		CHECK(memcmp(&ah->arp_data.arp_sip, ip1, 4) == 0);
+		CHECK(memcmp(&ah->arp_data.arp_tip, ip0, 4) == 0);
+		CHECK(memcmp(eh->dst_addr.addr_bytes, mac0, 6) == 0);
+		rte_pktmbuf_free(m[0]);
+	}
+	/* 40 full frames to host 1 through a two-frame host queue: the
+	 * adapter holds what the fabric refuses, loses nothing, keeps the
+	 * order */
+	for (uint32_t i = 0; i < 40; i++) {
+		struct rte_mbuf *f = ip_frame(mp, ip0, ip1, 1514, i);
+
+		CHECK(f != NULL && rte_eth_tx_burst(p0, 0, &f, 1) == 1);
+	}
+	for (unsigned int round = 0; round < 1000 && got < 40; round++) {
+		uint64_t t = uet_fabric_eth_next_event(fe);
+
+		(void)uet_fabric_eth_service(
+			fe, t == UINT64_MAX ? uet_fabric_now(
+				uet_fabric_eth_fabric(fe)) : t);
+		n = rte_eth_rx_burst(p1, 0, m, 64);
+		for (uint16_t i = 0; i < n; i++) {
+			uint32_t seq;
+
+			memcpy(&seq, rte_pktmbuf_mtod_offset(
+				m[i], const uint8_t *, 42), 4);
+			in_order &= seq == got;
+			got++;
+			rte_pktmbuf_free(m[i]);
+		}
+	}
+	uet_fabric_eth_stats_get(fe, &st);
+	CHECK(got == 40);
+	CHECK(in_order);
+	CHECK(st.inject_held > 0);
+	CHECK(st.injected == 40 && st.tx_bad == 0);
+	CHECK(st.arp_answered == 1 && st.arp_ignored == 1);
+	printf("adapter: ARP answered, 40 frames through a 2-frame host "
+	       "queue (%" PRIu64 " refusals held), in order\n",
+	       st.inject_held);
+out:
+	uet_fabric_eth_free(fe);
+	rte_mempool_free(mp);
+}
+
+/* The application's poll counts as work: no jump while it reports some. */
+static unsigned int app_calls;
+
+static unsigned int
+app_poll(void *arg)
+{
+	(void)arg;
+	return ++app_calls <= 5 ? 1 : 0;
+}
+
+static void
+driver_app_poll(void)
+{
+	struct uet_fabric_eth_params fp = { 0 };
+	struct uet_fabric_eth_run r = { 0 };
+	struct uet_fabric_eth_run_stats rs;
+	struct uet_fabric_config fc;
+	struct uet_fabric_eth *fe;
+	int err = 0;
+
+	fabric_cfg(&fc, false);
+	fp.fabric = &fc;
+	fp.name = "fd";
+	fp.start_ns = 1000;
+	fe = uet_fabric_eth_create(&fp, &err);
+	CHECK(fe != NULL);
+	if (fe == NULL)
+		return;
+	r.virtual_time = true;
+	r.done = never;
+	r.poll = app_poll;
+	CHECK(uet_fabric_eth_run(fe, &r, &rs) == -EDEADLK);
+	CHECK(rs.iterations == 6 && rs.jumps == 0);
+	CHECK(rs.end_ns == 1000 && uet_fabric_eth_now(fe) == 1000);
+	r.done = NULL;
+	CHECK(uet_fabric_eth_run(fe, &r, &rs) == -EINVAL);
+	uet_fabric_eth_free(fe);
+}
+
+/*
+ * A destination no host has: the adapter leaves the ARP requests
+ * unanswered. The PDC fails after its retransmissions (RTO rounds capped
+ * at rto_max: 1.93 s with the default timers); the engine probes every
+ * 100 ms while traffic waits (20 probes), at least 10 times, and then
+ * gives the neighbour up. The
+ * virtual clock has to see those probes as engine timers
+ * (uet_engine_next_deadline()), else the run would stop at the PDC's
+ * failure with one probe sent; afterwards nothing is armed and the
+ * driver reports -EDEADLK.
+ */
+static bool
+sent(void *arg)
+{
+	return rulp_send_finished(arg);
+}
+
+static void
+unreachable(void)
+{
+	static const uint8_t nowhere[4] = { 10, 0, 0, 99 };
+	struct uet_fabric_eth_params fp = { 0 };
+	struct uet_fabric_eth_run r = { 0 };
+	struct uet_fabric_eth_run_stats rs;
+	struct uet_fabric_eth_stats fst;
+	static struct uet_engine_stats st;
+	struct uet_fabric_config fc;
+	struct uet_fabric_eth *fe;
+	struct uet_engine *e = NULL;
+	struct uet_proto_params pp;
+	struct uet_pds_config pds;
+	struct rulp_result res;
+	struct rulp *ru = NULL;
+	struct rulp_params p;
+	uint64_t failed_at;
+	int err = 0;
+
+	run_no++;
+	fabric_cfg(&fc, false);
+	fp.fabric = &fc;
+	fp.name = "fu";
+	fe = uet_fabric_eth_create(&fp, &err);
+	CHECK(fe != NULL);
+	if (fe == NULL)
+		return;
+	memset(&p, 0, sizeof(p));
+	memcpy(p.peer.addr, nowhere, 4);
+	p.mode = UET_PDS_MODE_RUD;
+	p.size = 64;
+	p.count = 1;
+	p.window = 1;
+	ru = rulp_create(&p);
+	pp = (struct uet_proto_params){ .ulp = &rulp_ops, .ulp_arg = ru };
+	e = ru != NULL ? engine_make(fe, 0, &pp, &pds) : NULL;
+	CHECK(e != NULL);
+	if (e == NULL)
+		goto out;
+	r.eng = &e;
+	r.nb_eng = 1;
+	r.virtual_time = true;
+	r.done = sent;
+	r.arg = ru;
+	r.until_ns = 10 * MAX_NS;
+	r.max_iterations = 1000000;
+	CHECK(uet_fabric_eth_run(fe, &r, &rs) == 0);
+	failed_at = rs.end_ns;
+	r.done = never;
+	CHECK(uet_fabric_eth_run(fe, &r, &rs) == -EDEADLK);
+	rulp_result(ru, &res);
+	(void)uet_engine_stats_get(e, &st);
+	uet_fabric_eth_stats_get(fe, &fst);
+	printf("unreachable: PDC failed at %.1f ms virtual, last of %" PRIu64
+	       " ARP probes unanswered, idle from %.1f ms\n",
+	       (double)failed_at / 1e6, st.total.arp_req_tx,
+	       (double)rs.end_ns / 1e6);
+	CHECK(res.pkts_done_err == 1);
+	CHECK(st.total.arp_req_tx == 20);
+	CHECK(fst.arp_ignored == 20 && fst.injected == 0);
+	CHECK(failed_at > 1900000000ull && failed_at < 2000000000ull &&
+	      rs.end_ns > failed_at);
+out:
+	uet_fabric_eth_drain(fe);
+	uet_engine_free(e);
+	uet_fabric_eth_free(fe);
+	rulp_free(ru);
+}
+
+/*
+ * Not run by meson ("bench" argument): idle loop iterations per wall
+ * second of an engine on the real clock (TSC, the default) and of one on
+ * the injected virtual clock, to see what the clock indirection costs.
+ */
+static void
+clock_bench(void)
+{
+	struct uet_fabric_eth_params fp = { 0 };
+	struct uet_fabric_config fc;
+	struct uet_fabric_eth *fe;
+	struct uet_engine *e[2] = { 0 };
+	struct uet_proto_params pp[2];
+	struct uet_pds_config pds[2];
+	struct rulp *r[2] = { 0 };
+	struct rulp_params p;
+	const unsigned long iters = 5000000;
+	int err;
+
+	fabric_cfg(&fc, false);
+	fc.hosts = 2;
+	fc.hosts_per_leaf = 1;
+	fc.spines = 1;
+	fp.fabric = &fc;
+	fp.name = "fb";
+	fe = uet_fabric_eth_create(&fp, &err);
+	if (fe == NULL)
+		return;
+	memset(&p, 0, sizeof(p));
+	p.size = 64;
+	for (unsigned int h = 0; h < 2; h++) {
+		r[h] = rulp_create(&p);
+		pp[h] = (struct uet_proto_params){ .ulp = &rulp_ops,
+						   .ulp_arg = r[h] };
+		e[h] = engine_make(fe, h, &pp[h], &pds[h]);
+	}
+	for (unsigned int round = 0; round < 3 && e[0] && e[1]; round++) {
+		double t[2];
+
+		for (unsigned int h = 0; h < 2; h++) {
+			double t0 = wall_now();
+
+			for (unsigned long i = 0; i < iters; i++)
+				(void)uet_engine_poll(e[h], 1);
+			t[h] = wall_now() - t0;
+		}
+		printf("idle iterations per second: TSC clock %.1f M, "
+		       "virtual clock %.1f M\n", iters / t[0] / 1e6,
+		       iters / t[1] / 1e6);
+	}
+	uet_fabric_eth_drain(fe);
+	for (unsigned int h = 0; h < 2; h++) {
+		uet_engine_free(e[h]);
+		rulp_free(r[h]);
+	}
+	uet_fabric_eth_free(fe);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct scenario sc[] = {
+		{ "permutation", false, false, 4000, 300, 64, .shift = 2 },
+		{ "incast", true, true, 2000, 150, 64 },
+		{ "fat-tree", false, true, 4000, 200, 64, .fat_tree = true,
+		  .shift = 4 },
+	};
+	static const struct scenario real = {
+		"perm-real", false, false, 4000, 300, 64, true, .shift = 2,
+	};
+	struct signature g;
+	int rc;
+
+	rc = uet_engine_eal_init("test_fabric_eth",
+				 "-l 0 --no-huge -m 512 --no-pci "
+				 "--log-level=4", NULL);
+	if (rc < 0) {
+		fprintf(stderr, "EAL: %s\n", strerror(-rc));
+		return 1;
+	}
+	if (argc > 1 && strcmp(argv[1], "bench") == 0) {
+		bench_real_clock = true;
+		clock_bench();
+		(void)rte_eal_cleanup();
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "real") == 0) {
+		/* The real clock: the same loop without jumps. Not run by
+		 * meson: how it goes depends on the machine's speed (an
+		 * instrumented build is slow enough for RTOs to fire). */
+		all_real_clock = true;
+		(void)run(&real, &g);
+		(void)rte_eal_cleanup();
+		printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS",
+		       failures);
+		return failures ? 1 : 0;
+	}
+	adapter_checks();
+	driver_app_poll();
+	unreachable();
+	for (unsigned int i = 0; i < RTE_DIM(sc); i++) {
+		struct signature a, b;
+
+		if (run(&sc[i], &a) < 0 || run(&sc[i], &b) < 0)
+			continue;
+		/* same seeds, same inputs: the same run, counter for counter */
+		CHECK(memcmp(&a, &b, sizeof(a)) == 0);
+	}
+	(void)rte_eal_cleanup();
+	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * uet_pds_next_deadline() (src/pds/pds_deadline.c): what a virtual clock
+ * jumps to when nothing else happens. Driven through RUDI slot nodes and
+ * a real RTO over the fake wire.
+ */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pds_fakewire.h"
+#include "pds_private.h"
+
+static void
+pds_next_deadline__idle_is_max(void **state)
+{
+	(void)state;
+	assert_true(uet_pds_next_deadline(W.pds[0]) == UINT64_MAX);
+}
+
+static void
+pds_next_deadline__armed_node_exact(void **state)
+{
+	struct uet_pds *p = W.pds[0];
+	uint32_t a = pds_rudi_node(p, 0), b = pds_rudi_node(p, 1);
+	uint64_t tick = p->cfg.timer_tick_ns;
+	uint64_t d = 10 * tick + tick / 3;
+
+	(void)state;
+	p->rudi[0].busy = 0;
+	p->rudi[1].busy = 0;
+	pds_timer_arm(p, b, 20 * tick);
+	pds_timer_arm(p, a, d);
+	/* the earlier of the two, to the nanosecond */
+	assert_true(uet_pds_next_deadline(p) == d);
+	uet_pds_advance(p, d);
+	assert_int_equal(p->tnode[a].slot, PDS_NIL);
+	assert_true(uet_pds_next_deadline(p) == 20 * tick);
+}
+
+static void
+pds_next_deadline__visited_tick_defers_to_next_tick(void **state)
+{
+	struct uet_pds *p = W.pds[0];
+	uint32_t a = pds_rudi_node(p, 0);
+	uint64_t tick = p->cfg.timer_tick_ns;
+	uint64_t d = 10 * tick + tick / 2;
+
+	(void)state;
+	p->rudi[0].busy = 0;
+	pds_timer_arm(p, a, d);
+	/* Another event earlier in the same tick makes the wheel visit that
+	 * tick before the deadline: the node moves to the next tick, and
+	 * the answer follows it (when the wheel will fire, not before). */
+	uet_pds_advance(p, 10 * tick + 1);
+	assert_int_not_equal(p->tnode[a].slot, PDS_NIL);
+	assert_true(uet_pds_next_deadline(p) == 11 * tick);
+	uet_pds_advance(p, 11 * tick - 1);
+	assert_int_not_equal(p->tnode[a].slot, PDS_NIL);
+	uet_pds_advance(p, 11 * tick);
+	assert_int_equal(p->tnode[a].slot, PDS_NIL);
+	assert_true(uet_pds_next_deadline(p) == UINT64_MAX);
+}
+
+static void
+pds_next_deadline__parked_node_reached_by_jumps(void **state)
+{
+	struct uet_pds *p = W.pds[0];
+	uint32_t node = pds_rudi_node(p, 0);
+	uint64_t far = 3 * p->cfg.timer_slots * p->cfg.timer_tick_ns + 77;
+	uint64_t t, last = 0;
+	unsigned int jumps = 0;
+
+	(void)state;
+	p->rudi[0].busy = 0;
+	pds_timer_arm(p, node, far);
+	/* Beyond the horizon: each jump re-files it, never past it, and the
+	 * clock always moves forward. */
+	while ((t = uet_pds_next_deadline(p)) != UINT64_MAX && jumps < 16) {
+		assert_true(t > last);
+		assert_true(t <= far);
+		uet_pds_advance(p, t);
+		last = t;
+		jumps++;
+	}
+	assert_true(t == UINT64_MAX);
+	assert_true(last == far);
+	assert_int_equal(p->tnode[node].slot, PDS_NIL);
+	assert_true(jumps <= 4);
+}
+
+static void
+pds_next_deadline__rto_fires_at_a_jump(void **state)
+{
+	struct uet_pds *p = W.pds[0];
+	struct uet_pds_tx tx[8];
+	uint64_t t, last;
+	unsigned int jumps = 0;
+	uint16_t n = 0;
+
+	(void)state;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_true(fw_take(&W, 0, tx, 8) >= 1); /* sent, then lost */
+	last = W.now;
+	/* Jump from deadline to deadline (a tail-loss probe may come
+	 * first): the clock only moves forward, and the RTO retransmits. */
+	while (fw_st(0)->retx_rto == 0 && jumps < 8) {
+		t = uet_pds_next_deadline(p);
+		assert_true(t != UINT64_MAX);
+		assert_true(t > last);
+		uet_pds_advance(p, t);
+		n = uet_pds_tx_burst(p, t, tx, 8);
+		last = t;
+		jumps++;
+	}
+	assert_true(fw_st(0)->retx_rto == 1);
+	assert_true(n >= 1);
+	assert_true(tx[0].kind == UET_PDS_TX_RETX);
+	assert_true(last - W.now >= p->cfg.rto_init_ns);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		FW_TEST(pds_next_deadline__idle_is_max, fw_setup),
+		FW_TEST(pds_next_deadline__armed_node_exact, fw_setup),
+		FW_TEST(pds_next_deadline__visited_tick_defers_to_next_tick,
+			fw_setup),
+		FW_TEST(pds_next_deadline__parked_node_reached_by_jumps,
+			fw_setup),
+		FW_TEST(pds_next_deadline__rto_fires_at_a_jump, fw_setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
