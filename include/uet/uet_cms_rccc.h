@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef UET_CMS_RCCC_H
+#define UET_CMS_RCCC_H
+
+/**
+ * @file
+ * RCCC, the receiver-credit congestion control of UEC 1.0 (section
+ * 3.6.14, from EQDS): a source sends only with credit; it starts with a
+ * speculative max_wnd and asks for more (credit_target in RUD/ROD_CC_REQ
+ * headers or a CREDIT_REQ CP); the destination's pull pacer grants credit
+ * round-robin across its active sources at about its line rate (ACK_CC
+ * cc_type 1 or a CREDIT CP).
+ *
+ * Sans-I/O: time (ns) is an argument; the pacer's per-source slots are a
+ * caller-owned array. Credit is counted in bytes here and carried in
+ * 256-byte units on the wire (uet_rccc_units()).
+ *
+ * With NSCC as well, a packet goes when both allow it
+ * (uet_cms_cc_may_send()); NSCC then ignores last-hop trims
+ * (uet_nscc_params.rccc) since the receiver paces its own link.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uet/uet_cms_nscc.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct uet_pds_credit_state;
+
+/** Bytes per credit unit on the wire. */
+#define UET_RCCC_UNIT 256
+/** Largest credit or credit_target on the wire (24 bits of units). */
+#define UET_RCCC_UNITS_MAX 0xFFFFFFu
+/** Default pacing: 990 / 1000 of the line rate. */
+#define UET_RCCC_RATE_MILLI 990
+
+/** Wire units for @p bytes: rounded up, saturated at 24 bits. */
+static inline uint32_t
+uet_rccc_units(uint64_t bytes)
+{
+	uint64_t u = (bytes + UET_RCCC_UNIT - 1) / UET_RCCC_UNIT;
+
+	return u > UET_RCCC_UNITS_MAX ? UET_RCCC_UNITS_MAX : (uint32_t)u;
+}
+
+/** Bytes of @p units wire units (24 bits used). */
+static inline uint32_t
+uet_rccc_bytes(uint32_t units)
+{
+	return (units & UET_RCCC_UNITS_MAX) * UET_RCCC_UNIT;
+}
+
+/* ---- Source ---- */
+
+/** Credit held by one source (one congestion context). */
+struct uet_rccc_src {
+	uint32_t credit; /**< bytes the source may still send */
+};
+
+/** Start with speculative credit of @p max_wnd bytes. */
+void uet_rccc_src_init(struct uet_rccc_src *s, uint32_t max_wnd);
+
+/**
+ * Credit to ask for: min(@p backlog + @p rtx_backlog, @p cwnd + @p mtu,
+ * @p max_wnd) - credit, or 0 when the credit held covers it. Without
+ * NSCC pass cwnd = max_wnd.
+ */
+uint32_t uet_rccc_src_credit_target(const struct uet_rccc_src *s,
+				    uint64_t backlog, uint64_t rtx_backlog,
+				    uint32_t cwnd, uint32_t mtu,
+				    uint32_t max_wnd);
+
+/** A packet of @p bytes may go: credit >= bytes. */
+bool uet_rccc_src_may_send(const struct uet_rccc_src *s, uint32_t bytes);
+
+/** A packet of @p bytes (retransmissions too) consumed credit. */
+void uet_rccc_src_on_send(struct uet_rccc_src *s, uint32_t bytes);
+
+/** The destination granted @p bytes (saturates at 2^31). */
+void uet_rccc_src_on_credit(struct uet_rccc_src *s, uint32_t bytes);
+
+/**
+ * Combined gate: a packet of @p bytes goes when NSCC's window and RCCC's
+ * credit both allow it. Either side may be NULL (not running).
+ */
+bool uet_cms_cc_may_send(const struct uet_nscc *n,
+			 const struct uet_nscc_params *p,
+			 const struct uet_rccc_src *s, uint32_t bytes);
+
+/* ---- Destination: the pull pacer ---- */
+
+/** Pacer parameters. */
+struct uet_rccc_pacer_config {
+	uint32_t link_mbps;  /**< the destination's link, Mb/s */
+	uint32_t rate_milli; /**< share of it to grant (990), 1..1000 */
+	uint32_t quantum;    /**< bytes per grant, multiple of 256 */
+	uint32_t spec_max;   /**< speculative credit per idle source
+			      *   (1 BDP); 0: none */
+};
+
+/** One source as the pacer sees it (12 bytes). */
+struct uet_rccc_slot {
+	uint32_t want;   /**< credit asked for and not yet granted */
+	uint32_t spec;   /**< speculative credit granted while idle */
+	uint8_t known;   /**< the slot belongs to a source */
+	uint8_t pad[3];
+};
+
+/** The pull pacer of one destination. */
+struct uet_rccc_pacer {
+	struct uet_rccc_pacer_config cfg;
+	struct uet_rccc_slot *slot; /**< caller's array */
+	uint32_t nslots;
+	uint32_t cursor;   /**< next slot the round-robin looks at */
+	uint32_t next_frac_ps; /**< sub-ns part of next_ns, 0..999 ps */
+	uint32_t pad;
+	uint64_t next_ns;  /**< earliest next grant (+ next_frac_ps) */
+	uint64_t granted;  /**< bytes granted in total */
+};
+
+/**
+ * Defaults for a link of @p link_mbps, an MTU of @p mtu bytes and a BDP
+ * of @p bdp bytes: 0.99 of the line, a quantum of the MTU rounded up to
+ * 256 B, speculative credit up to the BDP.
+ * @return
+ *   0, or -EINVAL.
+ */
+int uet_rccc_pacer_config_default(struct uet_rccc_pacer_config *c,
+				  uint32_t link_mbps, uint32_t mtu,
+				  uint32_t bdp);
+
+/**
+ * Set up @p pc over @p nslots caller-owned @p slots (cleared here).
+ * @return
+ *   0, or -EINVAL with @p why (if not NULL) naming the bad field.
+ */
+int uet_rccc_pacer_init(struct uet_rccc_pacer *pc,
+			const struct uet_rccc_pacer_config *c,
+			struct uet_rccc_slot *slots, uint32_t nslots,
+			const char **why);
+
+/**
+ * Source @p idx asks for @p credit_target bytes more (its latest target
+ * replaces the previous one; 0 makes it idle).
+ * @return
+ *   0, or -ERANGE for a slot out of range.
+ */
+int uet_rccc_pacer_request(struct uet_rccc_pacer *pc, uint32_t idx,
+			   uint32_t credit_target);
+
+/**
+ * Source @p idx is gone (its PDC closed): no more grants.
+ * @return
+ *   0, or -ERANGE.
+ */
+int uet_rccc_pacer_release(struct uet_rccc_pacer *pc, uint32_t idx);
+
+/**
+ * One grant due at @p now: the next active source in round-robin order
+ * gets min(want, quantum) rounded up to 256 B; with no active source an
+ * idle known source below spec_max gets a quantum of speculative credit.
+ * Grants are spaced at quantum / (rate x line rate); after a late call at
+ * most one grant of backlog is caught up. Call until it returns 0.
+ * @return
+ *   1 with @p idx and @p bytes set, or 0 (not yet time, or nobody to
+ *   grant).
+ */
+int uet_rccc_pacer_poll(struct uet_rccc_pacer *pc, uint64_t now,
+			uint32_t *idx, uint32_t *bytes);
+
+/** Earliest time (ns, rounded up) the next grant may be due. */
+uint64_t uet_rccc_pacer_next(const struct uet_rccc_pacer *pc);
+
+/** Fill an ACK_CC cc_type 1 state: @p bytes of credit, @p ooo_count. */
+void uet_rccc_fill(struct uet_pds_credit_state *st, uint32_t bytes,
+		   uint16_t ooo_count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UET_CMS_RCCC_H */

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RCCC, receiver-credit congestion control (UEC 1.0 section 3.6.14,
+ * derived from EQDS): the source's credit and credit_target, the
+ * destination's pull pacer, and the gate combining it with NSCC.
+ * Sans-I/O: time is an argument, the pacer's slots are caller-owned.
+ */
+
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <uet/uet_cms_rccc.h>
+#include <uet/uet_wire.h>
+
+_Static_assert(sizeof(struct uet_rccc_slot) == 12, "pacer slot is 12 bytes");
+_Static_assert(sizeof(struct uet_rccc_src) == 4, "source credit is 4 bytes");
+
+#define RCCC_CREDIT_MAX (1u << 31)
+#define RCCC_LINK_MAX_MBPS 3200000u
+#define RCCC_SLOTS_MAX 65536u
+
+void
+uet_rccc_src_init(struct uet_rccc_src *s, uint32_t max_wnd)
+{
+	/* Speculative: the first max_wnd goes before any grant. */
+	s->credit = max_wnd < RCCC_CREDIT_MAX ? max_wnd : RCCC_CREDIT_MAX;
+}
+
+uint32_t
+uet_rccc_src_credit_target(const struct uet_rccc_src *s, uint64_t backlog,
+			   uint64_t rtx_backlog, uint32_t cwnd, uint32_t mtu,
+			   uint32_t max_wnd)
+{
+	uint64_t want = backlog + rtx_backlog;
+	uint64_t w = (uint64_t)cwnd + mtu;
+
+	if (want > w)
+		want = w;
+	if (want > max_wnd)
+		want = max_wnd;
+	return want > s->credit ? (uint32_t)(want - s->credit) : 0;
+}
+
+bool
+uet_rccc_src_may_send(const struct uet_rccc_src *s, uint32_t bytes)
+{
+	return s->credit >= bytes;
+}
+
+void
+uet_rccc_src_on_send(struct uet_rccc_src *s, uint32_t bytes)
+{
+	s->credit = s->credit > bytes ? s->credit - bytes : 0;
+}
+
+void
+uet_rccc_src_on_credit(struct uet_rccc_src *s, uint32_t bytes)
+{
+	uint64_t c = (uint64_t)s->credit + bytes;
+
+	s->credit = c > RCCC_CREDIT_MAX ? RCCC_CREDIT_MAX : (uint32_t)c;
+}
+
+bool
+uet_cms_cc_may_send(const struct uet_nscc *n, const struct uet_nscc_params *p,
+		    const struct uet_rccc_src *s, uint32_t bytes)
+{
+	if (n != NULL && !uet_nscc_may_send(n, p))
+		return false;
+	return s == NULL || uet_rccc_src_may_send(s, bytes);
+}
+
+int
+uet_rccc_pacer_config_default(struct uet_rccc_pacer_config *c,
+			      uint32_t link_mbps, uint32_t mtu, uint32_t bdp)
+{
+	if (c == NULL || link_mbps == 0 || link_mbps > RCCC_LINK_MAX_MBPS ||
+	    mtu == 0 || mtu > UET_RCCC_UNITS_MAX)
+		return -EINVAL;
+	memset(c, 0, sizeof(*c));
+	c->link_mbps = link_mbps;
+	c->rate_milli = UET_RCCC_RATE_MILLI;
+	c->quantum = uet_rccc_units(mtu) * UET_RCCC_UNIT;
+	c->spec_max = bdp;
+	return 0;
+}
+
+static const char *
+rccc_config_why(const struct uet_rccc_pacer_config *c)
+{
+	if (c->link_mbps == 0 || c->link_mbps > RCCC_LINK_MAX_MBPS)
+		return "link_mbps (1..3200000)";
+	if (c->rate_milli == 0 || c->rate_milli > 1000)
+		return "rate_milli (1..1000)";
+	if (c->quantum == 0 || c->quantum % UET_RCCC_UNIT != 0 ||
+	    c->quantum > (1u << 24))
+		return "quantum (256..16 MiB, a multiple of 256)";
+	if (c->spec_max >= RCCC_CREDIT_MAX)
+		return "spec_max (0..2^31)";
+	return NULL;
+}
+
+int
+uet_rccc_pacer_init(struct uet_rccc_pacer *pc,
+		    const struct uet_rccc_pacer_config *c,
+		    struct uet_rccc_slot *slots, uint32_t nslots,
+		    const char **why)
+{
+	const char *w = NULL;
+
+	if (pc == NULL || c == NULL)
+		w = "pacer";
+	else if (slots == NULL || nslots == 0 || nslots > RCCC_SLOTS_MAX)
+		w = "slots (1..65536)";
+	else
+		w = rccc_config_why(c);
+	if (why != NULL)
+		*why = w;
+	if (w != NULL)
+		return -EINVAL;
+	memset(pc, 0, sizeof(*pc));
+	pc->cfg = *c;
+	pc->slot = slots;
+	pc->nslots = nslots;
+	memset(slots, 0, sizeof(*slots) * nslots);
+	return 0;
+}
+
+int
+uet_rccc_pacer_request(struct uet_rccc_pacer *pc, uint32_t idx,
+		       uint32_t credit_target)
+{
+	struct uet_rccc_slot *s;
+
+	if (idx >= pc->nslots)
+		return -ERANGE;
+	s = &pc->slot[idx];
+	s->known = 1;
+	s->want = credit_target;
+	/* The target accounts for the credit the source holds, speculative
+	 * grants included: a new idle period starts from nothing. */
+	if (credit_target > 0)
+		s->spec = 0;
+	return 0;
+}
+
+int
+uet_rccc_pacer_release(struct uet_rccc_pacer *pc, uint32_t idx)
+{
+	if (idx >= pc->nslots)
+		return -ERANGE;
+	memset(&pc->slot[idx], 0, sizeof(pc->slot[idx]));
+	return 0;
+}
+
+/* Picoseconds to serialise @p bytes at rate_milli of the line. */
+static uint64_t
+rccc_ps(const struct uet_rccc_pacer_config *c, uint32_t bytes)
+{
+	return (uint64_t)bytes * 8000000000ull /
+	       ((uint64_t)c->link_mbps * c->rate_milli);
+}
+
+/* Round-robin from the cursor: the first slot @p want accepts. */
+static bool
+rccc_pick(const struct uet_rccc_pacer *pc, bool spec, uint32_t *idx)
+{
+	const struct uet_rccc_slot *s;
+	uint32_t i, k;
+
+	for (k = 0; k < pc->nslots; k++) {
+		i = (pc->cursor + k) % pc->nslots;
+		s = &pc->slot[i];
+		if (spec ? (s->known && s->want == 0 &&
+			    s->spec < pc->cfg.spec_max) : s->want > 0) {
+			*idx = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Due at @p now: now >= next_ns + next_frac_ps / 1000. */
+static bool
+rccc_due(const struct uet_rccc_pacer *pc, uint64_t now)
+{
+	return now > pc->next_ns ||
+	       (now == pc->next_ns && pc->next_frac_ps == 0);
+}
+
+/* Pace from the schedule, not from the call: a late call catches up at
+ * most one quantum, an idle pacer does not bank grants. Times stay in
+ * ns with a picosecond remainder, so no clock value overflows. */
+static void
+rccc_advance(struct uet_rccc_pacer *pc, uint64_t now, uint32_t bytes)
+{
+	uint64_t q_ns = (rccc_ps(&pc->cfg, pc->cfg.quantum) + 999) / 1000;
+	uint64_t ps = rccc_ps(&pc->cfg, bytes) + pc->next_frac_ps;
+
+	if (now > pc->next_ns + q_ns) {
+		pc->next_ns = now - q_ns;
+		ps -= pc->next_frac_ps;
+	}
+	pc->next_ns += ps / 1000;
+	pc->next_frac_ps = (uint32_t)(ps % 1000);
+}
+
+int
+uet_rccc_pacer_poll(struct uet_rccc_pacer *pc, uint64_t now, uint32_t *idx,
+		    uint32_t *bytes)
+{
+	struct uet_rccc_slot *s;
+	uint32_t i, g;
+	bool spec = false;
+
+	if (!rccc_due(pc, now))
+		return 0;
+	if (!rccc_pick(pc, false, &i)) {
+		if (pc->cfg.spec_max == 0 || !rccc_pick(pc, true, &i))
+			return 0;
+		spec = true;
+	}
+	s = &pc->slot[i];
+	if (spec) {
+		g = pc->cfg.spec_max - s->spec;
+		g = g < pc->cfg.quantum ? g : pc->cfg.quantum;
+		g = uet_rccc_units(g) * UET_RCCC_UNIT;
+		s->spec = s->spec + g > pc->cfg.spec_max ? pc->cfg.spec_max :
+			s->spec + g;
+	} else {
+		g = s->want < pc->cfg.quantum ? s->want : pc->cfg.quantum;
+		g = uet_rccc_units(g) * UET_RCCC_UNIT;
+		s->want = s->want > g ? s->want - g : 0;
+	}
+	rccc_advance(pc, now, g);
+	pc->cursor = (i + 1) % pc->nslots;
+	pc->granted += g;
+	*idx = i;
+	*bytes = g;
+	return 1;
+}
+
+uint64_t
+uet_rccc_pacer_next(const struct uet_rccc_pacer *pc)
+{
+	return pc->next_ns + (pc->next_frac_ps != 0);
+}
+
+void
+uet_rccc_fill(struct uet_pds_credit_state *st, uint32_t bytes,
+	      uint16_t ooo_count)
+{
+	st->credit = uet_rccc_units(bytes);
+	st->ooo_count = ooo_count;
+}

@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tests of src/cms/rccc.c: the source's credit and credit_target, the
+ * destination's pull pacer (fairness, pacing, speculative credit) in
+ * virtual time, the ACK_CC cc_type 1 fields and the NSCC + RCCC gate.
+ */
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <uet/uet_cms_rccc.h>
+#include <uet/uet_wire.h>
+
+/* 100 Gb/s, 4150 B MTU (4352 B of credit per grant), BDP 175 000 B. */
+#define LINK 100000u
+#define MTU 4150u
+#define QUANTUM 4352u
+#define BDP 175000u
+/* 4352 B at 99 Gb/s: 4352 x 8e9 / 99e6 = 351 676.8 ps. */
+#define GRANT_PS 351676u
+#define NSRC 15
+
+static void
+uet_rccc_units__round_up_and_saturate(void **state)
+{
+	(void)state;
+	assert_int_equal(uet_rccc_units(0), 0);
+	assert_int_equal(uet_rccc_units(1), 1);
+	assert_int_equal(uet_rccc_units(256), 1);
+	assert_int_equal(uet_rccc_units(257), 2);
+	assert_int_equal(uet_rccc_units(4150), 17);
+	assert_int_equal(uet_rccc_units(1ull << 40), 0xFFFFFF);
+	assert_int_equal(uet_rccc_bytes(17), 4352);
+	assert_int_equal(uet_rccc_bytes(0x1000001), 256); /* 24 bits */
+}
+
+/* Speculative start of max_wnd; send only with credit. */
+static void
+uet_rccc_src__speculative_credit_and_gate(void **state)
+{
+	struct uet_rccc_src s;
+
+	(void)state;
+	uet_rccc_src_init(&s, 262500);
+	assert_int_equal(s.credit, 262500);
+	assert_true(uet_rccc_src_may_send(&s, MTU));
+	uet_rccc_src_on_send(&s, 262500 - 100);
+	assert_int_equal(s.credit, 100);
+	assert_false(uet_rccc_src_may_send(&s, MTU));
+	assert_true(uet_rccc_src_may_send(&s, 100));
+	uet_rccc_src_on_credit(&s, QUANTUM);
+	assert_int_equal(s.credit, 4452);
+	assert_true(uet_rccc_src_may_send(&s, MTU));
+	uet_rccc_src_on_send(&s, 5000);   /* a forced send floors at 0 */
+	assert_int_equal(s.credit, 0);
+	uet_rccc_src_on_credit(&s, UINT32_MAX);
+	assert_int_equal(s.credit, 1u << 31);
+}
+
+/* credit_target = min(backlog + rtx_backlog, cwnd + MTU, max_wnd) -
+ * credit. */
+static void
+uet_rccc_src_credit_target__formula(void **state)
+{
+	struct uet_rccc_src s = { .credit = 0 };
+
+	(void)state;
+	/* Backlog binds: 10 000 + 2000. */
+	assert_int_equal(uet_rccc_src_credit_target(&s, 10000, 2000, 100000,
+						    MTU, 262500), 12000);
+	s.credit = 5000;
+	assert_int_equal(uet_rccc_src_credit_target(&s, 10000, 2000, 100000,
+						    MTU, 262500), 7000);
+	/* cwnd + MTU binds: 5000 + 4150 - 5000. */
+	assert_int_equal(uet_rccc_src_credit_target(&s, 10000, 2000, 5000,
+						    MTU, 262500), 4150);
+	/* max_wnd binds. */
+	assert_int_equal(uet_rccc_src_credit_target(&s, 1u << 30, 0,
+						    1u << 30, MTU, 262500),
+			 257500);
+	/* Credit covers it: ask for nothing. */
+	s.credit = 20000;
+	assert_int_equal(uet_rccc_src_credit_target(&s, 10000, 2000, 100000,
+						    MTU, 262500), 0);
+}
+
+/* NSCC and RCCC together: a packet goes when both allow it. */
+static void
+uet_cms_cc_may_send__both_must_allow(void **state)
+{
+	struct uet_nscc_params p;
+	struct uet_rccc_src s;
+	struct uet_nscc n;
+
+	(void)state;
+	assert_int_equal(uet_nscc_params_default(&p, LINK, 14000, MTU, true),
+			 0);
+	uet_nscc_init(&n, &p);
+	uet_rccc_src_init(&s, 10000);
+	assert_true(uet_cms_cc_may_send(&n, &p, &s, MTU));
+	uet_rccc_src_on_send(&s, 8000);       /* 2000 of credit left */
+	assert_false(uet_cms_cc_may_send(&n, &p, &s, MTU));
+	assert_true(uet_cms_cc_may_send(&n, &p, NULL, MTU)); /* NSCC only */
+	uet_rccc_src_on_credit(&s, QUANTUM);
+	assert_true(uet_cms_cc_may_send(&n, &p, &s, MTU));
+	uet_nscc_on_send(&n, n.cwnd);         /* window full */
+	assert_false(uet_cms_cc_may_send(&n, &p, &s, MTU));
+	assert_true(uet_cms_cc_may_send(NULL, NULL, &s, MTU)); /* RCCC only */
+	assert_true(uet_cms_cc_may_send(NULL, NULL, NULL, MTU));
+}
+
+static void
+uet_rccc_pacer_config_default__values_and_checks(void **state)
+{
+	struct uet_rccc_pacer_config c;
+	struct uet_rccc_slot slot[2];
+	struct uet_rccc_pacer pc;
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(uet_rccc_pacer_config_default(&c, LINK, MTU, BDP), 0);
+	assert_int_equal(c.rate_milli, 990);
+	assert_int_equal(c.quantum, QUANTUM);
+	assert_int_equal(c.spec_max, BDP);
+	assert_int_equal(uet_rccc_pacer_config_default(&c, 0, MTU, BDP),
+			 -EINVAL);
+	assert_int_equal(uet_rccc_pacer_config_default(&c, LINK, 0, BDP),
+			 -EINVAL);
+	assert_int_equal(uet_rccc_pacer_init(&pc, &c, slot, 2, &why), 0);
+	assert_null(why);
+	assert_int_equal(uet_rccc_pacer_init(&pc, &c, slot, 0, &why),
+			 -EINVAL);
+	assert_string_equal(why, "slots (1..65536)");
+	c.rate_milli = 1001;
+	assert_int_equal(uet_rccc_pacer_init(&pc, &c, slot, 2, &why),
+			 -EINVAL);
+	assert_string_equal(why, "rate_milli (1..1000)");
+	uet_rccc_pacer_config_default(&c, LINK, MTU, BDP);
+	c.quantum = 4150;
+	assert_int_equal(uet_rccc_pacer_init(&pc, &c, slot, 2, &why),
+			 -EINVAL);
+	assert_string_equal(why, "quantum (256..16 MiB, a multiple of 256)");
+	uet_rccc_pacer_config_default(&c, LINK, MTU, BDP);
+	c.link_mbps = 0;
+	assert_int_equal(uet_rccc_pacer_init(&pc, &c, slot, 2, &why),
+			 -EINVAL);
+	assert_string_equal(why, "link_mbps (1..3200000)");
+	uet_rccc_pacer_config_default(&c, LINK, MTU, BDP);
+	c.spec_max = 1u << 31;
+	assert_int_equal(uet_rccc_pacer_init(&pc, &c, slot, 2, &why),
+			 -EINVAL);
+	assert_string_equal(why, "spec_max (0..2^31)");
+	assert_int_equal(uet_rccc_pacer_init(NULL, &c, slot, 2, &why),
+			 -EINVAL);
+	assert_string_equal(why, "pacer");
+}
+
+static void
+pacer_setup(struct uet_rccc_pacer *pc, struct uet_rccc_slot *slot,
+	    uint32_t n, uint32_t spec_max)
+{
+	struct uet_rccc_pacer_config c;
+
+	assert_int_equal(uet_rccc_pacer_config_default(&c, LINK, MTU,
+						       spec_max), 0);
+	assert_int_equal(uet_rccc_pacer_init(pc, &c, slot, n, NULL), 0);
+}
+
+/* Run the pacer in virtual time (jumping to its next grant) for
+ * @p grants grants, adding them to @p got. */
+static void
+pacer_run(struct uet_rccc_pacer *pc, uint64_t *now, uint32_t grants,
+	  uint64_t *got)
+{
+	uint32_t idx, bytes, done = 0, steps;
+
+	for (steps = 0; done < grants && steps < 4 * grants; steps++) {
+		if (uet_rccc_pacer_poll(pc, *now, &idx, &bytes) == 1) {
+			got[idx] += bytes;
+			done++;
+		} else {
+			*now = uet_rccc_pacer_next(pc);
+		}
+	}
+	assert_int_equal(done, grants);
+}
+
+/* 15 sources asking for 2 MB each: round-robin keeps them within one
+ * quantum of each other after every grant, and the grants leave at 0.99
+ * of the line rate. */
+static void
+uet_rccc_pacer_poll__fair_round_robin_15_sources(void **state)
+{
+	struct uet_rccc_slot slot[NSRC];
+	uint64_t got[NSRC] = { 0 }, now = 0, lo, hi;
+	struct uet_rccc_pacer pc;
+	uint32_t i, g;
+
+	(void)state;
+	pacer_setup(&pc, slot, NSRC, BDP);
+	for (i = 0; i < NSRC; i++)
+		assert_int_equal(uet_rccc_pacer_request(&pc, i, 2000000), 0);
+	for (g = 0; g < 1500; g++) {
+		pacer_run(&pc, &now, 1, got);
+		lo = hi = got[0];
+		for (i = 1; i < NSRC; i++) {
+			lo = got[i] < lo ? got[i] : lo;
+			hi = got[i] > hi ? got[i] : hi;
+		}
+		assert_true(hi - lo <= QUANTUM);
+	}
+	for (i = 0; i < NSRC; i++)
+		assert_int_equal(got[i], 100 * QUANTUM);
+	assert_int_equal(pc.granted, 1500ull * QUANTUM);
+	/* 1500 grants of 351 676 ps: 6 528 000 B in 527.514 us, that is
+	 * 99.0 Gb/s. */
+	assert_int_equal(pc.next_ns * 1000 + pc.next_frac_ps,
+			 1500ull * GRANT_PS);
+	assert_int_equal(uet_rccc_pacer_next(&pc), 527514);
+}
+
+/* A source that wants little gets only that (rounded up to 256 B); a
+ * source joining later gets an equal share from then on; a released
+ * source gets nothing more. */
+static void
+uet_rccc_pacer_poll__partial_wants_join_and_release(void **state)
+{
+	struct uet_rccc_slot slot[4];
+	uint64_t got[4] = { 0 }, now = 0;
+	struct uet_rccc_pacer pc;
+
+	(void)state;
+	pacer_setup(&pc, slot, 4, 0);
+	uet_rccc_pacer_request(&pc, 0, 1000);
+	uet_rccc_pacer_request(&pc, 1, 1000000);
+	uet_rccc_pacer_request(&pc, 2, 1000000);
+	pacer_run(&pc, &now, 21, got);
+	assert_int_equal(got[0], 1024);
+	assert_int_equal(got[1], 10 * QUANTUM);
+	assert_int_equal(got[2], 10 * QUANTUM);
+	uet_rccc_pacer_request(&pc, 3, 1000000);
+	memset(got, 0, sizeof(got));
+	pacer_run(&pc, &now, 30, got);
+	assert_int_equal(got[1], 10 * QUANTUM);
+	assert_int_equal(got[2], 10 * QUANTUM);
+	assert_int_equal(got[3], 10 * QUANTUM);
+	assert_int_equal(uet_rccc_pacer_release(&pc, 2), 0);
+	memset(got, 0, sizeof(got));
+	pacer_run(&pc, &now, 20, got);
+	assert_int_equal(got[2], 0);
+	assert_int_equal(got[1], 10 * QUANTUM);
+	assert_int_equal(got[3], 10 * QUANTUM);
+	assert_int_equal(uet_rccc_pacer_request(&pc, 4, 1), -ERANGE);
+	assert_int_equal(uet_rccc_pacer_release(&pc, 4), -ERANGE);
+}
+
+/* Grants wait for their time; after an idle spell a late call catches
+ * up a single quantum, it does not burst the idle time's worth. */
+static void
+uet_rccc_pacer_poll__paced_without_bursts(void **state)
+{
+	struct uet_rccc_slot slot[1];
+	struct uet_rccc_pacer pc;
+	uint32_t idx, bytes;
+
+	(void)state;
+	pacer_setup(&pc, slot, 1, 0);
+	assert_int_equal(uet_rccc_pacer_poll(&pc, 0, &idx, &bytes), 0);
+	uet_rccc_pacer_request(&pc, 0, 1000000);
+	assert_int_equal(uet_rccc_pacer_poll(&pc, 0, &idx, &bytes), 1);
+	assert_int_equal(idx, 0);
+	assert_int_equal(bytes, QUANTUM);
+	assert_int_equal(uet_rccc_pacer_poll(&pc, 351, &idx, &bytes), 0);
+	assert_int_equal(uet_rccc_pacer_next(&pc), 352);
+	assert_int_equal(uet_rccc_pacer_poll(&pc, 352, &idx, &bytes), 1);
+	assert_int_equal(uet_rccc_pacer_poll(&pc, 352, &idx, &bytes), 0);
+	/* 10 us later: two grants (the due one and one caught up). */
+	assert_int_equal(uet_rccc_pacer_poll(&pc, 10352, &idx, &bytes), 1);
+	assert_int_equal(uet_rccc_pacer_poll(&pc, 10352, &idx, &bytes), 1);
+	assert_int_equal(uet_rccc_pacer_poll(&pc, 10352, &idx, &bytes), 0);
+	assert_int_equal(pc.granted, 4ull * QUANTUM);
+	/* A clock past 2^64 ps (213 days in ns) paces the same way. */
+	assert_int_equal(uet_rccc_pacer_poll(&pc, 1ull << 62, &idx, &bytes),
+			 1);
+	assert_int_equal(uet_rccc_pacer_poll(&pc, 1ull << 62, &idx, &bytes),
+			 1);
+	assert_int_equal(uet_rccc_pacer_poll(&pc, 1ull << 62, &idx, &bytes),
+			 0);
+	assert_int_equal(uet_rccc_pacer_next(&pc), (1ull << 62) + 352);
+}
+
+/* With no source asking, known idle sources get speculative credit up
+ * to spec_max (10 000 B: 4352 + 4352 + 1296 rounded up to 1536), active
+ * sources always first; a new request resets the allowance. */
+static void
+uet_rccc_pacer_poll__speculative_credit_for_idle(void **state)
+{
+	struct uet_rccc_slot slot[3];
+	uint64_t got[3] = { 0 }, now = 0;
+	struct uet_rccc_pacer pc;
+	uint32_t idx, bytes;
+
+	(void)state;
+	pacer_setup(&pc, slot, 3, 10000);
+	uet_rccc_pacer_request(&pc, 0, 0);     /* known, idle */
+	pacer_run(&pc, &now, 3, got);
+	assert_int_equal(got[0], 4352 + 4352 + 1536);
+	assert_int_equal(slot[0].spec, 10000);
+	now = uet_rccc_pacer_next(&pc);
+	assert_int_equal(uet_rccc_pacer_poll(&pc, now, &idx, &bytes), 0);
+	/* Slot 2 never asked: unknown, nothing. Slot 1 asks: served first
+	 * even though slot 0 could take more after a reset. */
+	uet_rccc_pacer_request(&pc, 1, QUANTUM);
+	uet_rccc_pacer_request(&pc, 0, 5000);  /* resets spec */
+	assert_int_equal(slot[0].spec, 0);
+	memset(got, 0, sizeof(got));
+	pacer_run(&pc, &now, 3, got);
+	assert_int_equal(got[1], QUANTUM);
+	assert_int_equal(got[0], 5120);        /* 4352 + 768 */
+	assert_int_equal(got[2], 0);
+	/* Both idle again: speculative round-robin between 0 and 1. */
+	memset(got, 0, sizeof(got));
+	pacer_run(&pc, &now, 2, got);
+	assert_int_equal(got[0], QUANTUM);
+	assert_int_equal(got[1], QUANTUM);
+}
+
+/* ACK_CC cc_type 1 carries the grant in 256 B units. */
+static void
+uet_rccc_fill__credit_units(void **state)
+{
+	struct uet_pds_credit_state st;
+	struct uet_rccc_src s = { .credit = 0 };
+
+	(void)state;
+	uet_rccc_fill(&st, QUANTUM, 7);
+	assert_int_equal(st.credit, 17);
+	assert_int_equal(st.ooo_count, 7);
+	uet_rccc_src_on_credit(&s, uet_rccc_bytes(st.credit));
+	assert_int_equal(s.credit, QUANTUM);
+	uet_rccc_fill(&st, 1000, 0);
+	assert_int_equal(st.credit, 4);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(uet_rccc_units__round_up_and_saturate),
+		cmocka_unit_test(uet_rccc_src__speculative_credit_and_gate),
+		cmocka_unit_test(uet_rccc_src_credit_target__formula),
+		cmocka_unit_test(uet_cms_cc_may_send__both_must_allow),
+		cmocka_unit_test(
+			uet_rccc_pacer_config_default__values_and_checks),
+		cmocka_unit_test(
+			uet_rccc_pacer_poll__fair_round_robin_15_sources),
+		cmocka_unit_test(
+			uet_rccc_pacer_poll__partial_wants_join_and_release),
+		cmocka_unit_test(uet_rccc_pacer_poll__paced_without_bursts),
+		cmocka_unit_test(
+			uet_rccc_pacer_poll__speculative_credit_for_idle),
+		cmocka_unit_test(uet_rccc_fill__credit_units),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
