@@ -5,6 +5,8 @@
  *   gen_pcap --raw FILE.pcap  the raw-IP fixtures (DLT_RAW)
  *   gen_pcap --seeds DIR      one file per fixture, for a fuzz corpus
  *   gen_pcap --list           name, expected result, layer, error, framing
+ *   gen_pcap --first-time FILE  the first packet's time as libpcap reads
+ *                               it (pcap or pcapng): seconds.microseconds
  */
 
 #include <stdio.h>
@@ -108,6 +110,31 @@ list_fixtures(void)
 	}
 }
 
+/* Read back with libpcap, as tcpdump and capinfos do. */
+static int
+first_time(const char *path)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	pcap_t *pd = pcap_open_offline(path, errbuf);
+	int rc;
+
+	if (pd == NULL) {
+		fprintf(stderr, "gen_pcap: %s: %s\n", path, errbuf);
+		return 1;
+	}
+	rc = pcap_next_ex(pd, &h, &data);
+	if (rc == 1)
+		printf("%lld.%06ld\n", (long long)h->ts.tv_sec,
+		       (long)h->ts.tv_usec);
+	else
+		fprintf(stderr, "gen_pcap: %s: no first packet (%s)\n", path,
+			rc == PCAP_ERROR ? pcap_geterr(pd) : "empty");
+	pcap_close(pd);
+	return rc == 1 ? 0 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -121,7 +148,9 @@ main(int argc, char **argv)
 		return write_pcap(argv[2], true) == 0 ? 0 : 1;
 	if (argc == 3 && strcmp(argv[1], "--seeds") == 0)
 		return write_seeds(argv[2]) == 0 ? 0 : 1;
+	if (argc == 3 && strcmp(argv[1], "--first-time") == 0)
+		return first_time(argv[2]);
 	fprintf(stderr, "usage: gen_pcap [--raw] FILE.pcap | --seeds DIR | "
-		"--list\n");
+		"--list | --first-time FILE\n");
 	return 2;
 }
