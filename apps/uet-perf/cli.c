@@ -338,7 +338,7 @@ cmd_set(const char *key, const char *v)
 			return;
 		o->window = (uint32_t)x;
 	} else if (strcmp(key, "count") == 0) {
-		if (set_u64(key, v, 1, 100000000, &o->count) < 0)
+		if (set_u64(key, v, 1, PERF_MAX_COUNT, &o->count) < 0)
 			return;
 	} else if (strcmp(key, "duration") == 0) {
 		if (strcmp(v, "0") == 0) {

@@ -54,7 +54,8 @@ usage(FILE *f)
 "                 incast 4K)\n"
 "  --count N      messages (default: msgrate 1000000, latency 100000,\n"
 "                 bw 20000, incast 20000 per sender)\n"
-"  --duration T   stop submitting after T (e.g. 5s) per mode\n"
+"  --duration T   per mode: submit for T (e.g. 5s) from the moment the\n"
+"                 engines run; without --count, for exactly T\n"
 "  --window N     raw: packets in flight per sender (default 512, incast\n"
 "                 64); ses: operations in flight (msgrate 32, bw 16)\n"
 "  --loss PPM     drop rate on the senders' data (default: msgrate 10000,\n"
@@ -325,7 +326,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 			break;
 		case 'c':
 			test_flags |= 1;
-			if (uet_parse_u64(optarg, 1, 100000000, &o->count,
+			if (uet_parse_u64(optarg, 1, PERF_MAX_COUNT, &o->count,
 					  &err) < 0)
 				return bad_arg("--count", err.msg);
 			break;
@@ -535,7 +536,10 @@ perf_report_init(struct perf_report *r, const struct perf_mode *m,
 	r->mode = m->name;
 	r->pds = perf_pds_name(o->pds_mode);
 	r->size = o->size ? o->size : m->def_size;
-	r->count = o->count ? o->count : m->def_count;
+	/* --duration alone runs for that long (iperf -t): no count bound
+	 * but the largest one */
+	r->count = o->count ? o->count :
+		   o->duration > 0 ? PERF_MAX_COUNT : m->def_count;
 	r->window = o->window ? o->window :
 		    o->ulp == PERF_ULP_SES ? m->def_ses_window : m->def_window;
 	r->loss_ppm = (uint32_t)(o->loss_ppm >= 0 ? o->loss_ppm : def_loss);

@@ -494,6 +494,12 @@ rulp_expect_trim(struct rulp *r, uint64_t n)
 }
 
 void
+rulp_set_deadline(struct rulp *r, uint64_t deadline)
+{
+	r->p.deadline_tsc = deadline;
+}
+
+void
 rulp_stop(struct rulp *r)
 {
 	r->p.deadline_tsc = 1; /* in the past: no new message */

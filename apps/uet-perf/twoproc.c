@@ -537,7 +537,7 @@ server_arm(struct tp *t, const char *line, struct rulp_params *rp,
 		return NULL;
 	p.size = (uint32_t)x;
 	p.expect_size = p.size;
-	if (!perf_kv_u64(line, "count", &x) || x == 0 || x > 100000000)
+	if (!perf_kv_u64(line, "count", &x) || x == 0 || x > PERF_MAX_COUNT)
 		return NULL;
 	p.expect = x;
 	if (!perf_kv_u64(line, "window", &x) || x == 0 || x > 65536)
@@ -814,10 +814,10 @@ client_sample(struct tp *t, struct rulp *cr, const struct perf_report *r,
 
 /* Drive our sends until finished, the duration, or the hard limit. */
 static int
-client_drive(struct tp *t, struct rulp *cr, double limit,
+client_drive(struct tp *t, struct rulp *cr, uint64_t t0, double limit,
 	     struct perf_report *r)
 {
-	uint64_t hz = rte_get_tsc_hz(), t0 = rte_rdtsc();
+	uint64_t hz = rte_get_tsc_hz();
 	uint64_t hard = t0 + (uint64_t)(limit * (double)hz);
 	uint64_t stall = (uint64_t)t->o->ctl_timeout_ms * (hz / 1000);
 	uint64_t act, last_act = 0, last_tsc = t0;
@@ -913,6 +913,7 @@ client_run(struct tp *t, const struct perf_mode *m, struct perf_report *r)
 	struct rulp_params p;
 	struct rulp *cr;
 	char line[PERF_CTL_LINE];
+	uint64_t t0;
 	int rc;
 
 	perf_report_init(r, m, o, 0);
@@ -942,21 +943,23 @@ client_run(struct tp *t, const struct perf_mode *m, struct perf_report *r)
 		p.expect = r->count;
 		p.expect_size = r->size;
 	}
-	if (o->duration > 0)
-		p.deadline_tsc = rte_rdtsc() +
-				 (uint64_t)(o->duration * (double)rte_get_tsc_hz());
 	cr = rulp_create(&p);
 	if (cr == NULL)
 		return -ENOMEM;
 	tp_counters(t, &c0);
 	rc = rulp_ops.init(t->slot.ctx, cr, &(void *){ NULL });
+	/* the duration counts from the moment the engine may send */
+	t0 = rte_rdtsc();
+	if (o->duration > 0)
+		rulp_set_deadline(cr, t0 + (uint64_t)(o->duration *
+						 (double)rte_get_tsc_hz()));
 	if (rc == 0)
 		rc = tp_swap(t, cr);
 	if (rc < 0)
 		goto free_cr;
 	r->pkts_per_msg = rulp_pkts_per_msg(r->size,
 					    uet_ulp_max_len(t->slot.ctx));
-	rc = client_drive(t, cr, limit, r);
+	rc = client_drive(t, cr, t0, limit, r);
 	/* the rulp is ours again; the PDS keeps ACKing the server's pongs */
 	if (tp_swap(t, NULL) < 0 && rc == 0)
 		rc = -ETIMEDOUT;
