@@ -259,6 +259,41 @@ section_find(const char *name, unsigned int *port, struct uet_parse_err *pe)
 	return NULL;
 }
 
+/*
+ * A key of a part not built yet ([cc], most of [spray]): its default (a
+ * file or a dump that spells out every default) is accepted, any other
+ * value rejected, so that a setting never silently does nothing.
+ */
+static int
+set_unbuilt(const struct cfg_key *k, const struct cfg_section *sec,
+	    void *base, const char *value, const char *why,
+	    struct uet_parse_err *pe)
+{
+	union {
+		struct uet_config_cc cc;
+		struct uet_config_spray spray;
+	} def, val;
+	int rc;
+
+	if (sec->id == CFG_S_CC) {
+		cfg_cc_defaults(&def.cc);
+		cfg_cc_defaults(&val.cc);
+	} else {
+		cfg_spray_defaults(&def.spray);
+		cfg_spray_defaults(&val.spray);
+	}
+	rc = cfg_key_set(k, &val, value, pe);
+	if (rc < 0)
+		return rc;
+	if (memcmp((const char *)&val + k->off, (const char *)&def + k->off,
+		   k->width) != 0) {
+		uet_parse_err_set(pe, "%s: %s; only the default is "
+				  "accepted", value, why);
+		return -ENOTSUP;
+	}
+	return cfg_key_set(k, base, value, pe);
+}
+
 /* Apply one key of a section; the port must already be set up. */
 static int
 apply_entry(struct uet_config *cfg, const struct cfg_section *sec,
@@ -278,6 +313,9 @@ apply_entry(struct uet_config *cfg, const struct cfg_section *sec,
 	base = (char *)cfg + sec->off;
 	if (sec->id == CFG_S_PORT)
 		base = &cfg->port[port];
+	if (cfg_key_unbuilt(sec, k) != NULL)
+		return set_unbuilt(k, sec, base, value,
+				   cfg_key_unbuilt(sec, k), pe);
 	return cfg_key_set(k, base, value, pe);
 }
 
