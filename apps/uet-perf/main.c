@@ -180,6 +180,8 @@ static int
 check_roles(const struct perf_opts *o, unsigned int twoproc_flags,
 	    unsigned int test_flags)
 {
+	int rc;
+
 	if (o->role == PERF_ROLE_NONE) {
 		if (o->ctl != NULL)
 			return bad_arg("--ctl", "needs --role server|client");
@@ -191,8 +193,14 @@ check_roles(const struct perf_opts *o, unsigned int twoproc_flags,
 	if (o->config == NULL)
 		return bad_arg("--role", "needs --config FILE (the ports "
 			       "and the local FA)");
-	if (o->ctl != NULL && perf_ctl_check_spec(o->ctl,
-			o->role == PERF_ROLE_SERVER) < 0)
+	rc = o->ctl != NULL ? perf_ctl_check_spec(o->ctl,
+			o->role == PERF_ROLE_SERVER) : 0;
+	if (rc == -EHOSTUNREACH)
+		return bad_arg("--ctl", o->role == PERF_ROLE_SERVER ?
+			       "ADDR is not a numeric address of this host "
+			       "(expected [ADDR:]PORT)" :
+			       "HOST does not resolve (expected HOST[:PORT])");
+	if (rc < 0)
 		return bad_arg("--ctl", o->role == PERF_ROLE_SERVER ?
 			       "expected [ADDR:]PORT, port 0..65535" :
 			       "expected HOST[:PORT] ([IPv6]:PORT), port "

@@ -406,7 +406,8 @@ struct perf_ctl {
 	char buf[4 * PERF_CTL_LINE];
 };
 
-/* 0 when @p spec is [ADDR:]PORT (listen) or HOST[:PORT] (peer). */
+/* 0 when @p spec is [ADDR:]PORT (listen, ADDR numeric) or HOST[:PORT]
+ * (peer, HOST resolves); -EINVAL (syntax), -EHOSTUNREACH (host). */
 int perf_ctl_check_spec(const char *spec, bool listen);
 int perf_ctl_listen(const char *spec, int *lfd, uint16_t *bound);
 int perf_ctl_accept(int lfd, struct perf_ctl *c, int timeout_ms);

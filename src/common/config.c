@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cfgfile.h>
@@ -165,8 +166,9 @@ scan_file(const char *path, struct scan_target *want,
 	  struct uet_config_error *err)
 {
 	struct scan_state st = { .path = path, .section = -1, .entry = -1 };
-	char buf[LINE_MAX_CHARS + 2], ebuf[128];
-	size_t len;
+	char *buf = NULL, ebuf[128];
+	size_t cap = 0, len;
+	ssize_t n;
 	FILE *f;
 	int rc = 0;
 
@@ -177,13 +179,21 @@ scan_file(const char *path, struct scan_target *want,
 				 "cannot open: %s",
 				 strerror_r(-rc, ebuf, sizeof(ebuf)));
 	}
-	while (fgets(buf, sizeof(buf), f) != NULL) {
+	/* getline: the length read, so that a NUL byte (rte_cfgfile would
+	 * end the line there) is reported as what it is */
+	while ((n = getline(&buf, &cap, f)) > 0) {
 		st.lineno++;
-		len = strlen(buf);
-		if (len > 0 && buf[len - 1] == '\n')
+		len = (size_t)n;
+		if (buf[len - 1] == '\n')
 			buf[--len] = '\0';
-		else if (!feof(f))
-			len = sizeof(buf);
+		if (memchr(buf, '\0', len) != NULL) {
+			rc = cfg_error(err, -EINVAL, path, st.lineno, NULL,
+				       NULL, "NUL byte at column %zu (not a "
+				       "text file?)",
+				       (size_t)((char *)memchr(buf, '\0', len) -
+						buf) + 1);
+			goto close_file;
+		}
 		if (len > LINE_MAX_CHARS) {
 			rc = cfg_error(err, -EINVAL, path, st.lineno, NULL,
 				       NULL, "line longer than %d characters",
@@ -203,6 +213,7 @@ scan_file(const char *path, struct scan_target *want,
 		rc = cfg_error(err, -EIO, path, st.lineno, NULL, NULL,
 			       "read error");
 close_file:
+	free(buf);
 	fclose(f);
 	return rc;
 }

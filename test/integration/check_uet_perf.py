@@ -119,6 +119,14 @@ def main():
         p = run(perf, "--csv", os.path.join(tmp, "no", "such", "x.csv"))
         check(p.returncode == 2 and p.stderr.count("\n") == 1,
               "unwritable --csv: one line, exit 2")
+        for args in (["--mode", "msgrate"],
+                     ["--role", "server", "--config", slow]):
+            p = run(perf, *args, "--capture",
+                    os.path.join(tmp, "no", "such", "x.pcapng"))
+            check(p.returncode == 2 and p.stderr.count("\n") == 1 and
+                  p.stderr.startswith("uet-perf: --capture "),
+                  f"unwritable --capture {args}: one line, exit 2 (got "
+                  f"{p.returncode}: {p.stderr!r})")
 
     # a client without a server: one line, exit 1, bounded
     p = run(perf, "--role", "client", "--config", os.devnull, "--ctl",
@@ -147,6 +155,10 @@ def main():
         ["--role", "client", "--config", "x", "--ctl", "h:99999"],
         ["--role", "client", "--config", "x", "--ctl", "h:1", "-i"],
         ["--ctl", "h:1"],                       # needs --role
+        # the host is part of the syntax check (not a failure later)
+        ["--role", "client", "--config", "x", "--ctl",
+         "no-such-host.invalid"],
+        ["--role", "server", "--config", "x", "--ctl", "abc"],
         ["-i", "--json"],
         ["--arp"],                              # needs --role
         ["stray"],

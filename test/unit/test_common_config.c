@@ -386,6 +386,32 @@ load__binary_garbage_does_not_crash(void **state)
 	}
 }
 
+/* A NUL byte is named as such (it was "line longer than 321 characters"). */
+static void
+load__nul_byte_reported(void **state)
+{
+	static const char text[] = "[engine]\nburst = 1\0 6\n";
+	struct uet_config cfg;
+	struct uet_config_error err;
+	char path[] = "/tmp/uet-cfg-test-XXXXXX";
+	int fd, rc;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1),
+			 (ssize_t)sizeof(text) - 1);
+	assert_int_equal(close(fd), 0);
+	uet_config_init_defaults(&cfg);
+	rc = uet_config_load(&cfg, path, &err);
+	unlink(path);
+	assert_int_equal(rc, -EINVAL);
+	assert_int_equal(err.line, 2);
+	if (strstr(err.reason, "NUL byte at column 10") == NULL)
+		print_error("reason '%s'\n", err.reason);
+	assert_non_null(strstr(err.reason, "NUL byte at column 10"));
+}
+
 static void
 load__ports_replace_defaults(void **state)
 {
@@ -694,6 +720,7 @@ main(void)
 		cmocka_unit_test(load__value_errors),
 		cmocka_unit_test(load__neighbor_limit),
 		cmocka_unit_test(load__binary_garbage_does_not_crash),
+		cmocka_unit_test(load__nul_byte_reported),
 		cmocka_unit_test(load__ports_replace_defaults),
 		cmocka_unit_test(load__comments_blank_lines_and_crlf),
 		cmocka_unit_test(load__unbuilt_keys_rejected),
