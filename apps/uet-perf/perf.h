@@ -172,6 +172,7 @@ struct perf_opts {
 	int64_t loss_ppm;        /* -1: mode default */
 	uint64_t seed;
 	const char *config;      /* NULL: built-in */
+	const char *eal_args;    /* EAL arguments before "--" (NULL: none) */
 	bool json;
 	bool verbose;
 	/* two processes (twoproc.c) */

@@ -216,7 +216,6 @@ side_cfg(struct uet_config *c, const struct uet_config *base,
 	c->engine.progress = UET_CONFIG_PROGRESS_INLINE;
 	c->engine.nb_lcores = 1;
 	c->engine.lcores[0] = 0;
-	c->spray.mode = UET_CONFIG_SPRAY_SINGLE;
 	c->nb_neighbors = 0;
 }
 

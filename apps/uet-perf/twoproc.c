@@ -229,7 +229,8 @@ tp_config(struct tp *t)
 	}
 	p->rx_queues = 1;
 	p->tx_queues = 1;
-	c->spray.mode = UET_CONFIG_SPRAY_SINGLE;
+	if (o->eal_args != NULL) /* EAL options before "--" */
+		snprintf(c->eal.args, sizeof(c->eal.args), "%s", o->eal_args);
 	if (o->progress >= 0)
 		c->engine.progress = (enum uet_config_progress)o->progress;
 	if (o->capture != NULL)

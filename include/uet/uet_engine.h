@@ -367,7 +367,8 @@ struct uet_engine_lcore_stats {
 struct uet_engine_stats {
 	unsigned int nb_lcores;
 	unsigned int nb_ports;
-	bool running;
+	bool running;        /**< AUTO: the engine lcores are running */
+	bool inline_progress; /**< INLINE: the application polls */
 	struct uet_engine_lcore_stats total; /**< sum over contexts */
 	struct uet_engine_lcore_stats lcore[UET_ENGINE_LCORES_MAX];
 };
