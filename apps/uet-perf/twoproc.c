@@ -306,11 +306,20 @@ tp_idle(struct tp *t, unsigned int ms)
 	}
 }
 
-/* Next control line within @p ms while the engine keeps running. */
+/*
+ * Next control line within @p ms while the engine keeps running. With
+ * @p watch, also -ETIME when its traffic makes no progress for
+ * --ctl-timeout: a peer that stopped (SIGSTOP, a hang) is detected in
+ * that time, not after the whole run limit.
+ */
 static int
-tp_wait_line(struct tp *t, char *line, size_t n, uint64_t ms)
+tp_wait_line_watch(struct tp *t, char *line, size_t n, uint64_t ms,
+		   const struct rulp *watch)
 {
-	uint64_t end = rte_rdtsc() + rte_get_tsc_hz() / 1000 * ms;
+	uint64_t hz = rte_get_tsc_hz(), now = rte_rdtsc();
+	uint64_t end = now + hz / 1000 * ms;
+	uint64_t stall = hz / 1000 * t->o->ctl_timeout_ms, last_tsc = now;
+	uint64_t act, last_act = watch != NULL ? rulp_activity(watch) : 0;
 	unsigned int it = 0;
 
 	while (!tp_stop) {
@@ -326,10 +335,26 @@ tp_wait_line(struct tp *t, char *line, size_t n, uint64_t ms)
 		rc = perf_ctl_poll_line(&t->ctl, line, n, us);
 		if (rc != 0)
 			return rc < 0 ? rc : 0;
-		if (rte_rdtsc() > end)
+		now = rte_rdtsc();
+		if (now > end)
 			return -ETIMEDOUT;
+		if (watch == NULL)
+			continue;
+		act = rulp_activity(watch);
+		if (act != last_act) {
+			last_act = act;
+			last_tsc = now;
+		} else if (now - last_tsc > stall) {
+			return -ETIME;
+		}
 	}
 	return -EINTR;
+}
+
+static int
+tp_wait_line(struct tp *t, char *line, size_t n, uint64_t ms)
+{
+	return tp_wait_line_watch(t, line, n, ms, NULL);
 }
 
 static int
@@ -469,7 +494,8 @@ tp_strerror(int rc)
 	return rc == -ETIMEDOUT ? "timed out (--ctl-timeout)" :
 	       rc == -ECONNRESET ? "peer closed the connection" :
 	       rc == -ETIME ? "no traffic progress within --ctl-timeout "
-			      "(data path down? addresses, MACs, link)" :
+			      "(peer stopped or hung, or data path down: "
+			      "addresses, MACs, link)" :
 	       strerror(-rc);
 }
 
@@ -589,9 +615,13 @@ server_run(struct tp *t, const char *run)
 	rc = perf_ctl_send(&t->ctl, (int)t->o->ctl_timeout_ms, "READY");
 	if (rc < 0)
 		goto swap_out;
-	/* the run lasts what the client says: up to its hard limit */
-	rc = tp_wait_line(t, line, sizeof(line),
-			  limit_ms + t->o->ctl_timeout_ms);
+	/* the run lasts what the client says, up to its hard limit, as
+	 * long as its traffic keeps arriving (the client watches ours) */
+	rc = tp_wait_line_watch(t, line, sizeof(line),
+				limit_ms + t->o->ctl_timeout_ms, r);
+	if (rc == -ETIME)
+		(void)perf_ctl_send(&t->ctl, 1000, "ERR server: no traffic "
+				    "progress within --ctl-timeout");
 	if (rc == 0 && peer_err(line))
 		rc = -ECANCELED;
 	else if (rc == 0 && (!perf_verb(line, "FIN") ||
