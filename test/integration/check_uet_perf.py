@@ -105,14 +105,18 @@ def main():
         with open(csv_path) as f:
             rows = list(csv.DictReader(f))
         check(len(rows) >= 1, "csv has rows")
-        check(rows and set(rows[0]) == {"time_s", "mode", "msgs", "bytes",
-                                        "msgs_per_s", "bytes_per_s",
-                                        "retransmissions", "drops"},
-              "csv columns")
-        check(rows and int(rows[-1]["msgs"]) == 20000,
+        # the names say which columns are running totals and which are
+        # per interval
+        check(rows and set(rows[0]) == {
+            "time_s", "mode", "msgs_total", "bytes_total",
+            "msgs_per_s_interval", "bytes_per_s_interval",
+            "retransmissions_interval", "drops_interval"}, "csv columns")
+        check(rows and int(rows[-1]["msgs_total"]) == 20000,
               "csv last row has every message")
-        check(sum(int(r["drops"]) for r in rows) > 0 and
-              sum(int(r["retransmissions"]) for r in rows) > 0,
+        tot = [int(r["msgs_total"]) for r in rows]
+        check(tot == sorted(tot), "csv: msgs_total never decreases")
+        check(sum(int(r["drops_interval"]) for r in rows) > 0 and
+              sum(int(r["retransmissions_interval"]) for r in rows) > 0,
               "csv: drops and retransmissions per interval")
         t = [float(r["time_s"]) for r in rows]
         check(t == sorted(t), "csv times increase")
