@@ -400,7 +400,9 @@ struct rte_tel_data;
 /**
  * Run a /uet/ telemetry command in-process (what the telemetry socket
  * does), for tests and tools.
- * @return 0 or the callback's -errno; -ENOENT for an unknown command.
+ * @return 0 or the callback's -errno (@p d then holds the object the
+ *   socket answers: {"error": reason, "errno": N}); -ENOENT for an
+ *   unknown command.
  */
 int uet_engine_telemetry_call(const char *cmd, const char *params,
 			      struct rte_tel_data *d);
