@@ -44,6 +44,7 @@ struct dump_stats {
 	uint64_t uet;
 	uint64_t malformed;
 	uint64_t not_uet;
+	uint64_t unknown; /* ended or broken before the UET headers */
 };
 
 /* ------------------------------------------------------------------ */
@@ -652,6 +653,17 @@ pkt_is_not_uet(const struct uet_pkt *p)
 	       p->err == UET_WIRE_E_BAD_ETHERTYPE;
 }
 
+/* Whether the frame is UET is known only once the outer headers name it
+ * (the UDP destination port, checked first; the native-IP protocol): a
+ * frame that is empty, cut or broken before that is undetermined. */
+static bool
+pkt_is_unknown(const struct uet_pkt *p)
+{
+	return p->err != 0 && (p->err_layer < UET_PKT_LAYER_UDP ||
+			       (p->err_layer == UET_PKT_LAYER_UDP &&
+				p->err == UET_WIRE_E_TRUNCATED));
+}
+
 static void
 udp_str(const struct uet_outer *u, char *buf, size_t cap)
 {
@@ -816,6 +828,16 @@ dump_packet(const struct dump_opts *opt, struct dump_stats *st, int dlt,
 	if (pkt_is_not_uet(&p)) {
 		st->not_uet++;
 		print_not_uet(&o, &p, etype);
+	} else if (pkt_is_unknown(&p)) {
+		st->unknown++;
+		st->malformed++;
+		if (o.json) {
+			o_key(&o, "uet");
+			fputs("false", o.f);
+			o_s(&o, "reason", "undetermined: the frame ends or is "
+			    "malformed before the UET headers");
+		}
+		print_error(&o, &p);
 	} else {
 		st->uet++;
 		st->malformed += p.err != 0;
@@ -942,8 +964,8 @@ dump_file(const struct dump_opts *opt, struct dump_stats *st)
 			pcap_geterr(pc));
 	fprintf(stderr,
 		"uet-dump: %" PRIu64 " packets, %" PRIu64 " uet, %" PRIu64
-		" malformed, %" PRIu64 " not uet\n",
-		st->packets, st->uet, st->malformed, st->not_uet);
+		" malformed, %" PRIu64 " not uet, %" PRIu64 " undetermined\n",
+		st->packets, st->uet, st->malformed, st->not_uet, st->unknown);
 	pcap_close(pc);
 	return rc == PCAP_ERROR ? -1 : 0;
 }
