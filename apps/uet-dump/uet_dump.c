@@ -865,6 +865,7 @@ usage(FILE *f)
 		"  -p, --native-proto P  IP protocol of native-IP UET "
 		"(default %d)\n"
 		"  -h, --help            this text\n"
+		"  --version             the uet-dump and libpcap versions\n"
 		"Exit: 0 file read (even with malformed packets), 1 file not "
 		"readable, 2 bad usage.\n", UET_NATIVE_IP_PROTO_DEFAULT);
 }
@@ -877,6 +878,7 @@ parse_args(int argc, char **argv, struct dump_opts *opt)
 		{ "count", required_argument, NULL, 'c' },
 		{ "native-proto", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct uet_parse_err err;
@@ -907,6 +909,10 @@ parse_args(int argc, char **argv, struct dump_opts *opt)
 			break;
 		case 'h':
 			usage(stdout);
+			exit(EXIT_SUCCESS);
+		case 'V':
+			printf("uet-dump %s (%s)\n", UET_VERSION,
+			       pcap_lib_version());
 			exit(EXIT_SUCCESS);
 		default:
 			return -1;

@@ -127,6 +127,9 @@ check "bad --count exits 2" test $? -eq 2
 "$dump" --help >"$tmp/help" 2>&1
 check "--help exits 0" test $? -eq 0
 check "--help prints usage" grep -q "^usage: uet-dump" "$tmp/help"
+"$dump" --version >"$tmp/version" 2>&1
+check "--version exits 0" test $? -eq 0
+check "--version names the tool and libpcap" grep -q "^uet-dump [0-9].* (libpcap version" "$tmp/version"
 
 if [ $fail -ne 0 ]; then
 	echo "test_uet_dump: FAILED"

@@ -175,6 +175,21 @@ def main():
               f"(got {p.returncode}: {first!r})")
     p = run(perf, "--help")
     check(p.returncode == 0 and "--mode" in p.stdout, "--help")
+    p = run(perf, "-h")
+    check(p.returncode == 0 and "--mode" in p.stdout, "-h")
+    p = run(perf, "--version")
+    check(p.returncode == 0 and p.stdout.startswith("uet-perf ") and
+          "DPDK" in p.stdout, "--version: " + p.stdout)
+    # EAL options before "--", as DPDK applications take them
+    prefix = f"uetb-{os.getpid()}"
+    p = run(perf, "-l", "0", "--no-huge", "-m", "1024", "--no-pci",
+            "--no-shconf", f"--file-prefix={prefix}", "--log-level=4", "--",
+            "--mode", "msgrate", "--count", "500", "--json")
+    check(p.returncode == 0 and json.loads(p.stdout)["verified"] is True,
+          "EAL options before --: " + p.stderr[-300:])
+    p = run(perf, "-l", "0", "--mode", "msgrate")
+    check(p.returncode == 2 and "EAL options come first" in p.stderr,
+          "an EAL option without --: exit 2 and the hint")
 
     tmpd.cleanup()
     print("PASS" if fails == 0 else f"FAIL: {fails}")
