@@ -157,7 +157,7 @@ eng_fault_flush(struct uet_engine_lcore *lc)
 }
 
 /*
- * Trim like a switch (PROTOCOL.md 1, 3): keep the outer headers and the
+ * Trim like a congested switch does: keep the outer headers and the
  * PDS header, drop SES header and payload, mark DSCP "trimmed". The outer
  * headers are re-encoded, which recomputes IP/UDP lengths and the IPv4
  * checksum; IPv6 gets its UDP checksum recomputed.

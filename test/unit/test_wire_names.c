@@ -182,7 +182,7 @@ wire_strerror__out_of_range(void **state)
 	}
 }
 
-/* PROTOCOL.md 2.7 DECISION restated. */
+/* The project's NACK reactions restated. */
 static enum uet_nack_class
 spec_class(unsigned int code)
 {

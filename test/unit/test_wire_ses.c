@@ -272,7 +272,7 @@ req_tokens__accessors(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* Golden requests, derived by hand from PROTOCOL.md 4.1-4.3           */
+/* Golden requests, derived by hand from the UEC 1.0 SES headers       */
 /* ------------------------------------------------------------------ */
 
 struct req_case {
@@ -627,7 +627,7 @@ req_encode__every_short_cap(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* Golden responses (PROTOCOL.md 4.5)                                  */
+/* Golden responses                                                    */
 /* ------------------------------------------------------------------ */
 
 struct resp_case {

@@ -293,7 +293,7 @@ wfx_nack_ccx(struct uet_pkt *p, size_t *plen)
 	p->pds.u.nack.nccx_state[15] = 0x55;
 }
 
-/* One control packet per ctl_type (PROTOCOL.md 2.6). */
+/* One control packet per ctl_type. */
 static inline void
 wfx_cp(struct uet_pkt *p, unsigned int ctl)
 {
@@ -516,7 +516,7 @@ wfx_ipv4_reseal(uint8_t *ip)
 }
 
 /* What a trimming switch does: keep @p keep bytes after the outer
- * headers and rewrite the lengths (PROTOCOL.md 6.4). */
+ * headers and rewrite the lengths, as a trimming switch does). */
 static inline size_t
 wfx_trim(uint8_t *f, size_t len, size_t keep)
 {
