@@ -662,7 +662,9 @@ static struct cmdline_token_ops other_key_ops = {
 	.get_help = cmdline_get_help_string,
 };
 
-static cmdline_parse_ctx_t cli_ctx[];
+/* the context below (set before the prompt starts): the rest token
+ * tries every other command */
+static cmdline_parse_ctx_t *cli_cmds;
 
 static bool
 end_of_command(char c)
@@ -698,9 +700,9 @@ rest_parse(cmdline_parse_token_hdr_t *tk, const char *buf, void *res,
 {
 	size_t n;
 
-	for (unsigned int i = 0; cli_ctx[i] != NULL; i++)
-		if (cli_ctx[i]->tokens[0] != tk &&
-		    inst_matches(cli_ctx[i], buf))
+	for (unsigned int i = 0; cli_cmds[i] != NULL; i++)
+		if (cli_cmds[i]->tokens[0] != tk &&
+		    inst_matches(cli_cmds[i], buf))
 			return -1;
 	n = strcspn(buf, "\r\n"); /* cmdline wants the end of line left */
 	while (n > 0 && (buf[n - 1] == ' ' || buf[n - 1] == '\t'))
@@ -897,6 +899,7 @@ perf_cli_main(struct perf_opts *o)
 	/* the banner before the prompt (cmdline_stdin_new prints it) */
 	out("uet-perf interactive: test %s, pds %s (type help)\n",
 	    cli.m->name, perf_pds_name(cli.o.pds_mode));
+	cli_cmds = cli_ctx;
 	cli.cl = cmdline_stdin_new(cli_ctx, CLI_PROMPT);
 	if (cli.cl == NULL) {
 		fprintf(stderr, "uet-perf: cmdline: cannot start\n");
