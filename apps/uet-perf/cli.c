@@ -149,7 +149,8 @@ show_config(void)
 	    "window, ulp %s, op %s%s%s\n", cli.m->name,
 	    perf_pds_name(o->pds_mode),
 	    o->size ? o->size : cli.m->def_size,
-	    (unsigned long)(o->count ? o->count : cli.m->def_count),
+	    (unsigned long)(o->count ? o->count : o->duration > 0 ?
+			    PERF_MAX_COUNT : cli.m->def_count),
 	    o->window ? o->window : o->ulp == PERF_ULP_SES ?
 	    cli.m->def_ses_window : cli.m->def_window, o->duration,
 	    (long)(o->loss_ppm >= 0 ? o->loss_ppm : cli.m->def_loss_ppm),
