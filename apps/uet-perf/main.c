@@ -727,18 +727,31 @@ eal_up(const struct perf_opts *o)
 	return 0;
 }
 
-/* --capture: writable now, or exit 2 before any engine runs (the engine
- * opens it again, truncating, for each mode). */
+/* --capture, or else engine.capture of --config: writable now, or exit 2
+ * with one line before any engine runs (the engine opens it again,
+ * truncating, for each mode). A --config that does not load is reported
+ * where it is used. */
 static int
 check_capture(const struct perf_opts *o)
 {
+	static struct uet_config cfg;
+	struct uet_config_error cerr;
+	const char *path = o->capture, *what = "--capture";
 	FILE *f;
 
-	if (o->capture == NULL)
+	if (path == NULL && o->config != NULL) {
+		uet_config_init_defaults(&cfg);
+		if (uet_config_load(&cfg, o->config, &cerr) == 0 &&
+		    cfg.engine.capture[0] != '\0') {
+			path = cfg.engine.capture;
+			what = "engine.capture";
+		}
+	}
+	if (path == NULL)
 		return 0;
-	f = fopen(o->capture, "w");
+	f = fopen(path, "w");
 	if (f == NULL) {
-		fprintf(stderr, "uet-perf: --capture %s: %s\n", o->capture,
+		fprintf(stderr, "uet-perf: %s %s: %s\n", what, path,
 			strerror(errno));
 		return 2;
 	}

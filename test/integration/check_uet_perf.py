@@ -123,14 +123,25 @@ def main():
         p = run(perf, "--csv", os.path.join(tmp, "no", "such", "x.csv"))
         check(p.returncode == 2 and p.stderr.count("\n") == 1,
               "unwritable --csv: one line, exit 2")
+        nowhere = os.path.join(tmp, "no", "such", "x.pcapng")
         for args in (["--mode", "msgrate"],
                      ["--role", "server", "--config", slow]):
-            p = run(perf, *args, "--capture",
-                    os.path.join(tmp, "no", "such", "x.pcapng"))
+            p = run(perf, *args, "--capture", nowhere)
             check(p.returncode == 2 and p.stderr.count("\n") == 1 and
                   p.stderr.startswith("uet-perf: --capture "),
                   f"unwritable --capture {args}: one line, exit 2 (got "
                   f"{p.returncode}: {p.stderr!r})")
+        # the same file named by engine.capture in --config (it was three
+        # errno lines and exit 1, from inside the engine setup)
+        capconf = os.path.join(tmp, "cap.conf")
+        with open(capconf, "w") as f:
+            f.write(f"[engine]\ncapture = {nowhere}\n")
+        p = run(perf, "--mode", "msgrate", "--count", "10", "--config",
+                capconf)
+        check(p.returncode == 2 and p.stderr.count("\n") == 1 and
+              p.stderr.startswith("uet-perf: engine.capture "),
+              f"unwritable engine.capture: one line, exit 2 (got "
+              f"{p.returncode}: {p.stderr!r})")
 
     # a client without a server: one line, exit 1, bounded
     p = run(perf, "--role", "client", "--config", os.devnull, "--ctl",
