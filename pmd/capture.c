@@ -5,6 +5,12 @@
  * injection (the wire as the ports see it), written with DPDK's
  * rte_pcapng into one pcapng file per context; uet-dump dissects it.
  * A debugging aid: each burst costs a copy per frame and one write().
+ *
+ * Timestamps: DPDK 22.11's rte_pcapng takes its wall-clock reference
+ * lazily, at the first conversion, and converts a TSC reading taken
+ * before that reference as a negative delta wrapped to 2^64 cycles
+ * (about 230 years ahead). The engine therefore stamps each block
+ * itself from its own reference, taken when the file is opened.
  */
 
 #include <errno.h>
@@ -12,6 +18,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -19,11 +26,50 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_pcapng.h>
+#include <rte_time.h>
 
 #include "engine_private.h"
 
 /* Copies in flight are written at once: a burst's worth is plenty. */
 #define CAP_POOL_SIZE 1023
+/* Enhanced Packet Block (pcapng, draft-ietf-opsawg-pcapng section 4.3):
+ * timestamp upper and lower 32 bits, in the writer's byte order, in the
+ * units of if_tsresol (rte_pcapng declares nanoseconds). */
+#define EPB_TS_HI_OFF 12
+#define EPB_TS_LO_OFF 16
+
+/* The wall-clock reference of the capture timestamps. */
+static void
+cap_clock_ref(struct uet_engine_lcore *lc)
+{
+	struct timespec ts;
+	uint64_t t0 = rte_get_tsc_cycles();
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	lc->cap_ref_tsc = t0 / 2 + rte_get_tsc_cycles() / 2;
+	lc->cap_ref_ns = (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* @p tsc (not before the reference) as ns since the epoch; whole seconds
+ * apart so that the product cannot overflow. */
+static uint64_t
+cap_tsc_to_ns(const struct uet_engine_lcore *lc, uint64_t tsc)
+{
+	uint64_t hz = rte_get_tsc_hz();
+	uint64_t d = tsc > lc->cap_ref_tsc ? tsc - lc->cap_ref_tsc : 0;
+
+	return lc->cap_ref_ns + d / hz * NSEC_PER_SEC + d % hz * NSEC_PER_SEC / hz;
+}
+
+static void
+cap_stamp(struct rte_mbuf *c, uint64_t ns)
+{
+	uint8_t *epb = rte_pktmbuf_mtod(c, uint8_t *);
+	uint32_t hi = (uint32_t)(ns >> 32), lo = (uint32_t)ns;
+
+	memcpy(epb + EPB_TS_HI_OFF, &hi, sizeof(hi));
+	memcpy(epb + EPB_TS_LO_OFF, &lo, sizeof(lo));
+}
 
 int
 eng_capture_open(struct uet_engine_lcore *lc)
@@ -49,6 +95,7 @@ eng_capture_open(struct uet_engine_lcore *lc)
 		return -err;
 	}
 	/* fdopen writes the header and one interface block per port */
+	cap_clock_ref(lc);
 	lc->cap = rte_pcapng_fdopen(fd, NULL, NULL, "uet engine", NULL);
 	if (lc->cap == NULL) {
 		ENG_LOG(ERR, "engine.capture %s: %s", path,
@@ -90,6 +137,7 @@ eng_capture_copy(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 {
 	uint16_t port_id = lc->eng->port[port].port_id;
 	uint64_t tsc = rte_rdtsc();
+	uint64_t ns = cap_tsc_to_ns(lc, tsc);
 
 	for (uint16_t i = 0; i < n; i++) {
 		out[i] = rte_pcapng_copy(port_id, queue, m[i], lc->cap_pool,
@@ -98,6 +146,8 @@ eng_capture_copy(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 					      RTE_PCAPNG_DIRECTION_IN);
 		if (out[i] == NULL)
 			ENG_INC(lc->st.capture_fail);
+		else
+			cap_stamp(out[i], ns);
 	}
 }
 

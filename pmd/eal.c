@@ -3,7 +3,7 @@
  * EAL initialisation from the configuration, or reuse of an EAL the host
  * process (an MPI job, a libfabric application that uses DPDK itself)
  * already initialised. Every process gets its own runtime files unless
- * the arguments say otherwise (DESIGN.md 4).
+ * the arguments say otherwise (one EAL per process, nothing shared).
  */
 
 #include <errno.h>

@@ -144,6 +144,8 @@ struct uet_engine_lcore {
 	struct uet_engine *eng;
 	struct rte_pcapng *cap;  /* engine.capture, else NULL */
 	struct rte_mempool *cap_pool; /* copies for the capture */
+	uint64_t cap_ref_ns;  /* CLOCK_REALTIME at capture open, ns */
+	uint64_t cap_ref_tsc; /* TSC read at the same moment */
 	unsigned int idx;
 	unsigned int lcore_id;   /* EAL lcore (AUTO), or UINT32_MAX */
 	void *hook_priv;

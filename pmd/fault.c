@@ -157,7 +157,7 @@ eng_fault_flush(struct uet_engine_lcore *lc)
 }
 
 /*
- * Trim as a switch does (PROTOCOL.md 6.4, uet_outer_frame_trim()): keep
+ * Trim as a switch does (UEC 1.0 packet trimming; uet_outer_frame_trim()): keep
  * the outer headers and the PDS header, DSCP "trimmed", the IP length
  * fixed on every other trim and left as it was on the others (a switch
  * fixes it at most), the UDP length and checksum untouched. Native-IP

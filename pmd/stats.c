@@ -46,6 +46,8 @@ uet_engine_stats_get(const struct uet_engine *e, struct uet_engine_stats *s)
 	s->nb_lcores = e->nb_lcores;
 	s->nb_ports = e->nb_ports;
 	s->running = e->running;
+	s->inline_progress = e->cfg.engine.progress ==
+			     UET_CONFIG_PROGRESS_INLINE;
 	for (unsigned int i = 0; i < e->nb_lcores; i++) {
 		eng_lcore_stats_read(e->lc[i], &s->lcore[i]);
 		stats_add(&s->total, &s->lcore[i]);
@@ -138,8 +140,12 @@ print_one(const struct uet_engine_lcore_stats *s, FILE *f)
 void
 uet_engine_stats_print(const struct uet_engine_stats *s, FILE *f)
 {
+	/* an inline engine has no lcores to run: it progresses when the
+	 * application polls it */
 	fprintf(f, "engine: %u lcore contexts, %u ports, %s\n", s->nb_lcores,
-		s->nb_ports, s->running ? "running" : "stopped");
+		s->nb_ports, s->inline_progress ?
+		"inline progress (polled by the application)" :
+		s->running ? "lcores running" : "lcores stopped");
 	fprintf(f, "total:\n");
 	print_one(&s->total, f);
 	if (s->nb_lcores < 2)

@@ -16,6 +16,7 @@
  */
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -347,28 +348,58 @@ fill_pds(const struct uet_engine *e, const struct uet_engine_stats *s,
 	return 0;
 }
 
+/* The answer to a command that cannot be answered: an object that says
+ * why ({"error": ..., "errno": N}), never a bare null. */
+static int
+tel_error(struct rte_tel_data *d, int rc, const char *why)
+{
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "error", why);
+	rte_tel_data_add_dict_int(d, "errno", -rc);
+	return rc;
+}
+
 static int
 tel_run(const char *params, struct rte_tel_data *d, tel_fill_fn fill)
 {
 	static struct uet_engine_stats s; /* large: under tel_lock */
 	unsigned long idx = 0;
-	int rc = -ENOENT;
+	int rc;
 
 	if (params != NULL && *params != '\0') {
 		char *end;
 
 		idx = strtoul(params, &end, 10);
-		if (*end != '\0' || idx >= TEL_ENGINES)
-			return -EINVAL;
+		if (*end != '\0' || !isdigit((unsigned char)params[0]))
+			return tel_error(d, -EINVAL, "parameter: expected an "
+					 "engine index (see /uet/engines)");
+		if (idx >= TEL_ENGINES)
+			return tel_error(d, -ENOENT, "no engine with this "
+					 "index (see /uet/engines)");
 	}
 	pthread_mutex_lock(&tel_lock);
-	if (tel_engines[idx] != NULL) {
+	if (tel_engines[idx] == NULL) {
+		rc = tel_error(d, -ENOENT, "no engine with this index (see "
+			       "/uet/engines)");
+	} else {
 		rte_tel_data_start_dict(d);
 		(void)uet_engine_stats_get(tel_engines[idx], &s);
 		rc = fill(tel_engines[idx], &s, d);
+		if (rc < 0)
+			(void)tel_error(d, rc, "not available on this engine "
+					"(its hook or ULP does not provide it)");
 	}
 	pthread_mutex_unlock(&tel_lock);
 	return rc;
+}
+
+/* What the telemetry socket runs: errors are answered as an object. */
+static int
+tel_socket_cmd(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	int rc = uet_engine_telemetry_call(cmd, params, d);
+
+	return rc < 0 ? 0 : rc;
 }
 
 static int
@@ -429,7 +460,7 @@ eng_telemetry_register(struct uet_engine *e)
 	if (!tel_registered) {
 		for (unsigned int i = 0; i < RTE_DIM(tel_cmds); i++)
 			(void)rte_telemetry_register_cmd(tel_cmds[i].cmd,
-							 tel_cmds[i].fn,
+							 tel_socket_cmd,
 							 tel_cmds[i].help);
 		tel_registered = true;
 	}

@@ -46,6 +46,7 @@ struct dump_stats {
 	uint64_t uet;
 	uint64_t malformed;
 	uint64_t not_uet;
+	uint64_t unknown; /* ended or broken before the UET headers */
 };
 
 /* ------------------------------------------------------------------ */
@@ -656,6 +657,17 @@ pkt_is_not_uet(const struct uet_pkt *p)
 	       p->err == UET_WIRE_E_BAD_ETHERTYPE;
 }
 
+/* Whether the frame is UET is known only once the outer headers name it
+ * (the UDP destination port, checked first; the native-IP protocol): a
+ * frame that is empty, cut or broken before that is undetermined. */
+static bool
+pkt_is_unknown(const struct uet_pkt *p)
+{
+	return p->err != 0 && (p->err_layer < UET_PKT_LAYER_UDP ||
+			       (p->err_layer == UET_PKT_LAYER_UDP &&
+				p->err == UET_WIRE_E_TRUNCATED));
+}
+
 static void
 udp_str(const struct uet_outer *u, char *buf, size_t cap)
 {
@@ -823,6 +835,16 @@ dump_packet(const struct dump_opts *opt, struct dump_stats *st, int dlt,
 	if (pkt_is_not_uet(&p)) {
 		st->not_uet++;
 		print_not_uet(&o, &p, etype);
+	} else if (pkt_is_unknown(&p)) {
+		st->unknown++;
+		st->malformed++;
+		if (o.json) {
+			o_key(&o, "uet");
+			fputs("false", o.f);
+			o_s(&o, "reason", "undetermined: the frame ends or is "
+			    "malformed before the UET headers");
+		}
+		print_error(&o, &p);
 	} else {
 		st->uet++;
 		st->malformed += p.err != 0;
@@ -856,6 +878,7 @@ usage(FILE *f)
 		"                        default 16 and 18, the engine's "
 		"[dscp])\n"
 		"  -h, --help            this text\n"
+		"  --version             the uet-dump and libpcap versions\n"
 		"Exit: 0 file read (even with malformed packets), 1 file not "
 		"readable, 2 bad usage.\n", UET_NATIVE_IP_PROTO_DEFAULT);
 }
@@ -869,6 +892,7 @@ parse_args(int argc, char **argv, struct dump_opts *opt)
 		{ "native-proto", required_argument, NULL, 'p' },
 		{ "trim-dscp", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct uet_parse_err err;
@@ -912,6 +936,10 @@ parse_args(int argc, char **argv, struct dump_opts *opt)
 			break;
 		case 'h':
 			usage(stdout);
+			exit(EXIT_SUCCESS);
+		case 'V':
+			printf("uet-dump %s (%s)\n", UET_VERSION,
+			       pcap_lib_version());
 			exit(EXIT_SUCCESS);
 		default:
 			return -1;
@@ -969,8 +997,8 @@ dump_file(const struct dump_opts *opt, struct dump_stats *st)
 			pcap_geterr(pc));
 	fprintf(stderr,
 		"uet-dump: %" PRIu64 " packets, %" PRIu64 " uet, %" PRIu64
-		" malformed, %" PRIu64 " not uet\n",
-		st->packets, st->uet, st->malformed, st->not_uet);
+		" malformed, %" PRIu64 " not uet, %" PRIu64 " undetermined\n",
+		st->packets, st->uet, st->malformed, st->not_uet, st->unknown);
 	pcap_close(pc);
 	return rc == PCAP_ERROR ? -1 : 0;
 }

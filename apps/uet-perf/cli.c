@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,6 +32,8 @@
 #include "perf.h"
 
 #define CLI_PROMPT "uet-perf> "
+/* rdline keeps at most this much of a line (RDLINE_BUF_SIZE) */
+#define CLI_LINE_MAX 512
 
 struct cli {
 	struct perf_opts o;
@@ -146,7 +149,8 @@ show_config(void)
 	    "window, ulp %s, op %s%s%s\n", cli.m->name,
 	    perf_pds_name(o->pds_mode),
 	    o->size ? o->size : cli.m->def_size,
-	    (unsigned long)(o->count ? o->count : cli.m->def_count),
+	    (unsigned long)(o->count ? o->count : o->duration > 0 ?
+			    PERF_MAX_COUNT : cli.m->def_count),
 	    o->window ? o->window : o->ulp == PERF_ULP_SES ?
 	    cli.m->def_ses_window : cli.m->def_window, o->duration,
 	    (long)(o->loss_ppm >= 0 ? o->loss_ppm : cli.m->def_loss_ppm),
@@ -254,6 +258,41 @@ show_port(void)
 	}
 }
 
+static void
+show_port_info(void)
+{
+	if (cli.s == NULL) {
+		err("show port info: no ports in use yet (start a run)");
+		return;
+	}
+	for (unsigned int e = 0; e < perf_sess_nb_engines(cli.s); e++) {
+		uint16_t pid = uet_engine_port_id(perf_sess_engine(cli.s, e), 0);
+		struct rte_eth_dev_info di;
+		struct rte_ether_addr mac;
+		struct rte_eth_link link;
+		char name[RTE_ETH_NAME_MAX_LEN] = "?";
+		char macs[RTE_ETHER_ADDR_FMT_SIZE] = "?";
+		uint16_t mtu = 0;
+
+		if (rte_eth_dev_info_get(pid, &di) < 0) {
+			err("show port info: port %u: no information", pid);
+			continue;
+		}
+		(void)rte_eth_dev_get_name_by_port(pid, name);
+		if (rte_eth_macaddr_get(pid, &mac) == 0)
+			rte_ether_format_addr(macs, sizeof(macs), &mac);
+		(void)rte_eth_dev_get_mtu(pid, &mtu);
+		memset(&link, 0, sizeof(link));
+		(void)rte_eth_link_get_nowait(pid, &link);
+		out("port %u (%s, %s): driver %s, MAC %s, link %s %u Mbps, "
+		    "MTU %u, rx queues %u, tx queues %u, socket %d\n", pid,
+		    name, e == 0 ? "receiver" : "sender", di.driver_name,
+		    macs, link.link_status ? "up" : "down", link.link_speed,
+		    mtu, di.nb_rx_queues, di.nb_tx_queues,
+		    rte_eth_dev_socket_id(pid));
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* set                                                                 */
 /* ------------------------------------------------------------------ */
@@ -271,36 +310,49 @@ set_u64(const char *key, const char *v, uint64_t min, uint64_t max,
 	return 0;
 }
 
-static void
-cmd_set(const char *key, const char *v)
+/* set cc: only the fixed window is built (docs/CONFIG.md, [cc]). */
+static int
+parse_cc(const char *v, bool *note)
 {
-	struct perf_opts *o = &cli.o;
+	if (strcmp(v, "fixed") == 0 || strcmp(v, "none") == 0) {
+		out("cc: fixed window (the only one: no congestion control "
+		    "module is built)\n");
+		*note = true;
+		return 0;
+	}
+	if (strcmp(v, "nscc") == 0 || strcmp(v, "rccc") == 0 ||
+	    strcmp(v, "both") == 0)
+		err("set cc %s: not available, only the fixed window exists "
+		    "(the CC module is not built)", v);
+	else
+		err("set cc: unknown '%s' (only 'fixed' exists)", v);
+	return -EINVAL;
+}
+
+/* Parse "set KEY VALUE" into @p o / @p m; 0 or -EINVAL (error printed).
+ * @p note: set when the command only prints a note (set cc fixed). */
+static int
+parse_set(const char *key, const char *v, struct perf_opts *o,
+	  const struct perf_mode **m, bool *note)
+{
 	struct uet_parse_err e;
 	uint64_t x;
 
-	if (cli.running) {
-		err("set: a run is in progress (stop it first)");
-		return;
-	}
 	if (strcmp(key, "mode") == 0) {
 		if (perf_parse_pds(v, &o->pds_mode) < 0)
-			{
-			err("set mode: expected rud, rod, rudi or uud");
-			return;
-		}
+			goto bad_mode;
 	} else if (strcmp(key, "test") == 0) {
 		unsigned int i;
 
 		for (i = 0; i < PERF_NB_MODES; i++)
 			if (strcmp(v, perf_modes[i]->name) == 0)
 				break;
-		if (i == PERF_NB_MODES)
-			{
+		if (i == PERF_NB_MODES) {
 			err("set test: expected msgrate, latency, bw or "
-				   "incast");
-			return;
+			    "incast");
+			return -EINVAL;
 		}
-		cli.m = perf_modes[i];
+		*m = perf_modes[i];
 	} else if (strcmp(key, "ulp") == 0) {
 		if (strcmp(v, "raw") == 0) {
 			o->ulp = PERF_ULP_RAW;
@@ -308,90 +360,93 @@ cmd_set(const char *key, const char *v)
 			o->ulp = PERF_ULP_SES;
 		} else {
 			err("set ulp: expected raw or ses");
-			return;
+			return -EINVAL;
 		}
 	} else if (strcmp(key, "op") == 0) {
 		if (perf_parse_op(v, &o->op) < 0) {
 			err("set op: expected send, write or read");
-			return;
+			return -EINVAL;
 		}
 	} else if (strcmp(key, "tagged") == 0 || strcmp(key, "verify") == 0) {
 		bool on = strcmp(v, "on") == 0;
 
 		if (!on && strcmp(v, "off") != 0) {
 			err("set %s: expected on or off", key);
-			return;
+			return -EINVAL;
 		}
 		if (key[0] == 't')
 			o->tagged = on;
 		else
 			o->verify = on;
 	} else if (strcmp(key, "size") == 0) {
-		if (uet_parse_size(v, 16, 1u << 24, &x, &e) < 0)
-			{
+		if (uet_parse_size(v, 16, 1u << 24, &x, &e) < 0) {
 			err("set size: %s", e.msg);
-			return;
+			return -EINVAL;
 		}
 		o->size = (uint32_t)x;
 	} else if (strcmp(key, "window") == 0) {
 		if (set_u64(key, v, 1, 65536, &x) < 0)
-			return;
+			return -EINVAL;
 		o->window = (uint32_t)x;
 	} else if (strcmp(key, "count") == 0) {
-		if (set_u64(key, v, 1, 100000000, &o->count) < 0)
-			return;
+		if (set_u64(key, v, 1, PERF_MAX_COUNT, &o->count) < 0)
+			return -EINVAL;
 	} else if (strcmp(key, "duration") == 0) {
 		if (strcmp(v, "0") == 0) {
 			o->duration = 0;
 		} else if (uet_parse_duration_ns(v, 1000000,
 						 3600ull * 1000000000, &x,
 						 &e) < 0) {
-			{
 			err("set duration: %s (or 0: none)", e.msg);
-			return;
-		}
+			return -EINVAL;
 		} else {
 			o->duration = (double)x / 1e9;
 		}
 	} else if (strcmp(key, "peers") == 0) {
 		if (set_u64(key, v, 1, PERF_MAX_PEERS, &x) < 0)
-			return;
+			return -EINVAL;
 		o->peers = (uint32_t)x;
 	} else if (strcmp(key, "interval") == 0) {
 		if (set_u64(key, v, 0, 3600000, &x) < 0)
-			return;
+			return -EINVAL;
 		o->interval_ms = (uint32_t)x;
 	} else if (strcmp(key, "seed") == 0) {
 		if (set_u64(key, v, 0, UINT64_MAX, &o->seed) < 0)
-			return;
+			return -EINVAL;
 	} else if (strcmp(key, "cc") == 0) {
-		if (strcmp(v, "fixed") == 0 || strcmp(v, "none") == 0)
-			{
-			out("cc: fixed window (the only one: no "
-				   "congestion control module is built)\n");
-			return;
-		}
-		if (strcmp(v, "nscc") == 0 || strcmp(v, "rccc") == 0 ||
-		    strcmp(v, "both") == 0)
-			{
-			err("set cc %s: not available, only the fixed "
-				   "window exists (the CC module is not built)",
-				   v);
-			return;
-		}
-		{
-			err("set cc: unknown '%s' (only 'fixed' exists)", v);
-			return;
-		}
+		return parse_cc(v, note);
 	} else if (strcmp(key, "fault") == 0) {
 		err("set fault: expected set fault KIND PPM");
-		return;
+		return -EINVAL;
 	} else {
-		{
-			err("set %s: unknown setting (try help)", key);
-			return;
-		}
+		err("set %s: unknown setting (try help)", key);
+		return -EINVAL;
 	}
+	return 0;
+bad_mode:
+	err("set mode: expected rud, rod, rudi or uud");
+	return -EINVAL;
+}
+
+static void
+cmd_set(const char *key, const char *v)
+{
+	struct perf_opts o = cli.o;
+	const struct perf_mode *m = cli.m;
+	bool note = false;
+
+	/* the arguments first: a bad one is reported as such, running or
+	 * not */
+	if (parse_set(key, v, &o, &m, &note) < 0)
+		return;
+	if (cli.running) {
+		err("set %s: a run is in progress (stop it first)", key);
+		return;
+	}
+	if (note)
+		return;
+	cli.o = o;
+	cli.m = m;
 	out("%s = %s\n", key, v);
 }
 
@@ -402,25 +457,22 @@ cmd_set_fault(const char *kind, const char *rate)
 	unsigned int k;
 	uint32_t ppm;
 
-	if (cli.running)
-		{
-			err("set: a run is in progress (stop it first)");
-			return;
-		}
 	for (k = 0; k < UET_CONFIG_FAULT_KINDS; k++)
 		if (strcmp(kind, perf_fault_name(k)) == 0)
 			break;
-	if (k == UET_CONFIG_FAULT_KINDS)
-		{
-			err("set fault: kind '%s': expected drop, dup, reorder, "
-			   "delay, ecn, trim or corrupt", kind);
-			return;
-		}
-	if (uet_parse_u32(rate, 0, 1000000, &ppm, &e) < 0)
-		{
-			err("set fault %s: rate (ppm): %s", kind, e.msg);
-			return;
-		}
+	if (k == UET_CONFIG_FAULT_KINDS) {
+		err("set fault: kind '%s': expected drop, dup, reorder, "
+		    "delay, ecn, trim or corrupt", kind);
+		return;
+	}
+	if (uet_parse_u32(rate, 0, 1000000, &ppm, &e) < 0) {
+		err("set fault %s: rate (ppm): %s", kind, e.msg);
+		return;
+	}
+	if (cli.running) {
+		err("set fault: a run is in progress (stop it first)");
+		return;
+	}
 	if (k == UET_CONFIG_FAULT_DROP)
 		cli.o.loss_ppm = ppm;
 	else
@@ -441,6 +493,13 @@ struct res_show {
 	cmdline_fixed_string_t what;
 };
 
+struct res_show_port {
+	cmdline_fixed_string_t show;
+	cmdline_fixed_string_t port;
+	cmdline_fixed_string_t what;
+	cmdline_fixed_string_t all;
+};
+
 struct res_set {
 	cmdline_fixed_string_t set;
 	cmdline_fixed_string_t key;
@@ -452,6 +511,10 @@ struct res_fault {
 	cmdline_fixed_string_t fault;
 	cmdline_fixed_string_t kind;
 	cmdline_fixed_string_t rate;
+};
+
+struct res_line {
+	cmdline_multi_string_t line;
 };
 
 static void
@@ -469,11 +532,12 @@ cb_word(void *res, struct cmdline *cl, void *data)
 			perf_sess_stop(cli.s);
 		cmdline_quit(cl);
 	} else {
-		out("commands:\n"
+		out("commands (TAB completes, ? lists the choices):\n"
 		    "  start                 run the configured test\n"
 		    "  stop                  end the run (outstanding messages "
 		    "complete)\n"
 		    "  show stats|pdc|port|config\n"
+		    "  show port stats all | show port info all\n"
 		    "  set test msgrate|latency|bw|incast\n"
 		    "  set mode rud|rod|rudi|uud   PDS delivery mode\n"
 		    "  set ulp raw|ses       traffic source (ses: rud, rod)\n"
@@ -502,8 +566,28 @@ cb_show(void *res, struct cmdline *cl, void *data)
 		show_pdc();
 	else if (strcmp(r->what, "port") == 0)
 		show_port();
-	else
+	else if (strcmp(r->what, "config") == 0)
 		show_config();
+	else
+		err("show %s: expected stats, pdc, port or config", r->what);
+}
+
+static void
+cb_show_port(void *res, struct cmdline *cl, void *data)
+{
+	const struct res_show_port *r = res;
+
+	(void)cl;
+	(void)data;
+	if (strcmp(r->all, "all") != 0)
+		err("show port %s %s: expected all (every port in use)",
+		    r->what, r->all);
+	else if (strcmp(r->what, "stats") == 0)
+		show_port();
+	else if (strcmp(r->what, "info") == 0)
+		show_port_info();
+	else
+		err("show port %s: expected stats or info", r->what);
 }
 
 static void
@@ -526,6 +610,123 @@ cb_fault(void *res, struct cmdline *cl, void *data)
 	cmd_set_fault(r->kind, r->rate);
 }
 
+/* ---- token types: TAB completes a choice, the handler judges the word */
+
+/* Any word; the completion offers the '#'-separated choices of the
+ * token's string (a bad word reaches the handler, which says what is
+ * expected, instead of cmdline's bare "Bad arguments"). */
+static int
+hint_parse(cmdline_parse_token_hdr_t *tk, const char *buf, void *res,
+	   unsigned int ressize)
+{
+	static struct cmdline_token_string any = {
+		.hdr = { .ops = &cmdline_token_string_ops },
+		.string_data = { .str = NULL },
+	};
+
+	(void)tk;
+	return cmdline_parse_string(&any.hdr, buf, res, ressize);
+}
+
+static struct cmdline_token_ops hint_ops = {
+	.parse = hint_parse,
+	.complete_get_nb = cmdline_complete_get_nb_string,
+	.complete_get_elt = cmdline_complete_get_elt_string,
+	.get_help = cmdline_get_help_string,
+};
+
+#define TOKEN_HINT(st, field, choices) { \
+	.hdr = { .ops = &hint_ops, .offset = offsetof(st, field) }, \
+	.string_data = { .str = (choices) }, \
+}
+
+#define SET_KEYS "test#mode#ulp#op#tagged#verify#cc#fault#size#window#" \
+		 "count#duration#peers#interval#seed"
+
+/* Any word but a known setting (those have their own instances). */
+static int
+other_key_parse(cmdline_parse_token_hdr_t *tk, const char *buf, void *res,
+		unsigned int ressize)
+{
+	static struct cmdline_token_string known = {
+		.hdr = { .ops = &cmdline_token_string_ops },
+		.string_data = { .str = SET_KEYS },
+	};
+
+	if (cmdline_parse_string(&known.hdr, buf, NULL, 0) > 0)
+		return -1;
+	return hint_parse(tk, buf, res, ressize);
+}
+
+static struct cmdline_token_ops other_key_ops = {
+	.parse = other_key_parse,
+	.get_help = cmdline_get_help_string,
+};
+
+/* the context below (set before the prompt starts): the rest token
+ * tries every other command */
+static cmdline_parse_ctx_t *cli_cmds;
+
+static bool
+end_of_command(char c)
+{
+	return c == '\0' || c == '\n' || c == '\r' || c == '#';
+}
+
+/* Does instance @p inst take the whole of @p buf? */
+static bool
+inst_matches(cmdline_parse_inst_t *inst, const char *buf)
+{
+	for (unsigned int t = 0; inst->tokens[t] != NULL; t++) {
+		cmdline_parse_token_hdr_t *tk = inst->tokens[t];
+		int n;
+
+		buf += strspn(buf, " \t");
+		if (end_of_command(*buf))
+			return false;
+		n = tk->ops->parse(tk, buf, NULL, 0);
+		if (n <= 0)
+			return false;
+		buf += n;
+	}
+	buf += strspn(buf, " \t");
+	return end_of_command(*buf);
+}
+
+/* The rest: a line that no command takes (so that cmdline never answers
+ * "Bad arguments" or "Command not found" itself, uncounted). */
+static int
+rest_parse(cmdline_parse_token_hdr_t *tk, const char *buf, void *res,
+	   unsigned int ressize)
+{
+	size_t n;
+
+	for (unsigned int i = 0; cli_cmds[i] != NULL; i++)
+		if (cli_cmds[i]->tokens[0] != tk &&
+		    inst_matches(cli_cmds[i], buf))
+			return -1;
+	n = strcspn(buf, "\r\n"); /* cmdline wants the end of line left */
+	while (n > 0 && (buf[n - 1] == ' ' || buf[n - 1] == '\t'))
+		n--;
+	if (res != NULL && ressize > 0)
+		snprintf(res, ressize, "%.*s", (int)n, buf);
+	return (int)n;
+}
+
+static struct cmdline_token_ops rest_ops = {
+	.parse = rest_parse,
+};
+
+static void
+cb_line(void *res, struct cmdline *cl, void *data)
+{
+	const struct res_line *r = res;
+
+	(void)cl;
+	(void)data;
+	err("'%s': unknown command or bad arguments (type help)", r->line);
+}
+
 static cmdline_parse_token_string_t tok_word =
 	TOKEN_STRING_INITIALIZER(struct res_word, word,
 				 "start#stop#help#quit");
@@ -538,25 +739,67 @@ static cmdline_parse_inst_t cmd_word = {
 static cmdline_parse_token_string_t tok_show =
 	TOKEN_STRING_INITIALIZER(struct res_show, show, "show");
 static cmdline_parse_token_string_t tok_show_what =
-	TOKEN_STRING_INITIALIZER(struct res_show, what,
-				 "stats#pdc#port#config");
+	TOKEN_HINT(struct res_show, what, "stats#pdc#port#config");
 static cmdline_parse_inst_t cmd_show = {
 	.f = cb_show,
 	.help_str = "show stats|pdc|port|config",
 	.tokens = { (void *)&tok_show, (void *)&tok_show_what, NULL },
 };
 
+/* testpmd's spelling */
+static cmdline_parse_token_string_t tok_sp_show =
+	TOKEN_STRING_INITIALIZER(struct res_show_port, show, "show");
+static cmdline_parse_token_string_t tok_sp_port =
+	TOKEN_STRING_INITIALIZER(struct res_show_port, port, "port");
+static cmdline_parse_token_string_t tok_sp_what =
+	TOKEN_HINT(struct res_show_port, what, "stats#info");
+static cmdline_parse_token_string_t tok_sp_all =
+	TOKEN_HINT(struct res_show_port, all, "all");
+static cmdline_parse_inst_t cmd_show_port = {
+	.f = cb_show_port,
+	.help_str = "show port stats|info all",
+	.tokens = { (void *)&tok_sp_show, (void *)&tok_sp_port,
+		    (void *)&tok_sp_what, (void *)&tok_sp_all, NULL },
+};
+
+/* "set KEY VALUE": one instance per key (TAB completes the key, then
+ * its values), one for any other key (the handler names it unknown). */
+#define SET_KEY(name, keys, vals) \
+	static cmdline_parse_token_string_t tok_##name##_set = \
+		TOKEN_STRING_INITIALIZER(struct res_set, set, "set"); \
+	static cmdline_parse_token_string_t tok_##name##_key = \
+		TOKEN_STRING_INITIALIZER(struct res_set, key, keys); \
+	static cmdline_parse_token_string_t tok_##name##_val = \
+		TOKEN_HINT(struct res_set, val, vals); \
+	static cmdline_parse_inst_t cmd_##name = { \
+		.f = cb_set, \
+		.help_str = "set " keys " VALUE", \
+		.tokens = { (void *)&tok_##name##_set, \
+			    (void *)&tok_##name##_key, \
+			    (void *)&tok_##name##_val, NULL }, \
+	}
+SET_KEY(set_test, "test", "msgrate#latency#bw#incast");
+SET_KEY(set_mode, "mode", "rud#rod#rudi#uud");
+SET_KEY(set_ulp, "ulp", "raw#ses");
+SET_KEY(set_op, "op", "send#write#read");
+SET_KEY(set_onoff, "tagged#verify", "on#off");
+SET_KEY(set_cc, "cc", "fixed#none#nscc#rccc#both");
+SET_KEY(set_fault3, "fault", NULL);
+SET_KEY(set_num, "size#window#count#duration#peers#interval#seed", NULL);
+
 static cmdline_parse_token_string_t tok_set =
 	TOKEN_STRING_INITIALIZER(struct res_set, set, "set");
-static cmdline_parse_token_string_t tok_set_key =
-	TOKEN_STRING_INITIALIZER(struct res_set, key, NULL);
+static cmdline_parse_token_string_t tok_set_other = {
+	.hdr = { .ops = &other_key_ops,
+		 .offset = offsetof(struct res_set, key) },
+	.string_data = { .str = NULL },
+};
 static cmdline_parse_token_string_t tok_set_val =
 	TOKEN_STRING_INITIALIZER(struct res_set, val, NULL);
-static cmdline_parse_inst_t cmd_set_kv = {
+static cmdline_parse_inst_t cmd_set_other = {
 	.f = cb_set,
-	.help_str = "set test|mode|ulp|op|tagged|verify|size|window|count|"
-		    "duration|peers|interval|seed|cc VALUE",
-	.tokens = { (void *)&tok_set, (void *)&tok_set_key,
+	.help_str = "set KEY VALUE (help lists them)",
+	.tokens = { (void *)&tok_set, (void *)&tok_set_other,
 		    (void *)&tok_set_val, NULL },
 };
 
@@ -565,21 +808,42 @@ static cmdline_parse_token_string_t tok_fset =
 static cmdline_parse_token_string_t tok_fault =
 	TOKEN_STRING_INITIALIZER(struct res_fault, fault, "fault");
 static cmdline_parse_token_string_t tok_fkind =
-	TOKEN_STRING_INITIALIZER(struct res_fault, kind, NULL);
+	TOKEN_HINT(struct res_fault, kind,
+		   "drop#dup#reorder#delay#ecn#trim#corrupt");
 static cmdline_parse_token_string_t tok_frate =
 	TOKEN_STRING_INITIALIZER(struct res_fault, rate, NULL);
 static cmdline_parse_inst_t cmd_fault = {
 	.f = cb_fault,
-	.help_str = "set fault KIND PPM",
+	.help_str = "set fault drop|dup|reorder|delay|ecn|trim|corrupt PPM",
 	.tokens = { (void *)&tok_fset, (void *)&tok_fault, (void *)&tok_fkind,
 		    (void *)&tok_frate, NULL },
 };
 
+static cmdline_parse_token_string_t tok_line = {
+	.hdr = { .ops = &rest_ops, .offset = offsetof(struct res_line, line) },
+};
+static cmdline_parse_inst_t cmd_line = {
+	.f = cb_line,
+	.help_str = NULL,
+	.tokens = { (void *)&tok_line, NULL },
+};
+
+/* No two instances take the same line (cmdline refuses it as ambiguous). */
 static cmdline_parse_ctx_t cli_ctx[] = {
 	(cmdline_parse_inst_t *)&cmd_word,
 	(cmdline_parse_inst_t *)&cmd_show,
+	(cmdline_parse_inst_t *)&cmd_show_port,
+	(cmdline_parse_inst_t *)&cmd_set_test,
+	(cmdline_parse_inst_t *)&cmd_set_mode,
+	(cmdline_parse_inst_t *)&cmd_set_ulp,
+	(cmdline_parse_inst_t *)&cmd_set_op,
+	(cmdline_parse_inst_t *)&cmd_set_onoff,
+	(cmdline_parse_inst_t *)&cmd_set_cc,
+	(cmdline_parse_inst_t *)&cmd_set_fault3,
+	(cmdline_parse_inst_t *)&cmd_set_num,
+	(cmdline_parse_inst_t *)&cmd_set_other,
 	(cmdline_parse_inst_t *)&cmd_fault,
-	(cmdline_parse_inst_t *)&cmd_set_kv,
+	(cmdline_parse_inst_t *)&cmd_line,
 	NULL,
 };
 
@@ -602,6 +866,26 @@ feed(int wait_ms)
 	return st;
 }
 
+/* End of input after a last line without a newline: the line is still a
+ * command (rdline keeps it until a newline that never comes). */
+static void
+last_line(void)
+{
+	char line[CLI_LINE_MAX];
+	const char *rest = rdline_get_buffer(cmdline_get_rdline(cli.cl));
+
+	if (rest == NULL || rest[strspn(rest, " \t\r")] == '\0')
+		return;
+	snprintf(line, sizeof(line), "%s\n", rest);
+	out("\n");
+	(void)cmdline_parse(cli.cl, line);
+	if (!cli.tty && cli.running) {
+		while (perf_sess_step(cli.s))
+			;
+		run_finish();
+	}
+}
+
 int
 perf_cli_main(struct perf_opts *o)
 {
@@ -613,13 +897,15 @@ perf_cli_main(struct perf_opts *o)
 		if (o->modes == (1u << i))
 			cli.m = perf_modes[i];
 	cli.tty = isatty(STDIN_FILENO) == 1;
+	/* the banner before the prompt (cmdline_stdin_new prints it) */
+	out("uet-perf interactive: test %s, pds %s (type help)\n",
+	    cli.m->name, perf_pds_name(cli.o.pds_mode));
+	cli_cmds = cli_ctx;
 	cli.cl = cmdline_stdin_new(cli_ctx, CLI_PROMPT);
 	if (cli.cl == NULL) {
 		fprintf(stderr, "uet-perf: cmdline: cannot start\n");
 		return 1;
 	}
-	out("uet-perf interactive: test %s, pds %s (type help)\n",
-	    cli.m->name, perf_pds_name(cli.o.pds_mode));
 	for (;;) {
 		if (cli.running) {
 			if (!perf_sess_step(cli.s)) {
@@ -632,6 +918,7 @@ perf_cli_main(struct perf_opts *o)
 			break;
 		}
 	}
+	last_line();
 	if (cli.running) { /* quit or end of input during a run */
 		perf_sess_stop(cli.s);
 		while (perf_sess_step(cli.s))

@@ -82,10 +82,22 @@ perf_ctl_check_spec(const char *spec, bool listen)
 	uint64_t v;
 	struct uet_parse_err err;
 
+	struct addrinfo hints, *ai = NULL;
+
 	if (split_hostport(spec, listen, host, sizeof(host), port,
-			   sizeof(port)) < 0)
+			   sizeof(port)) < 0 ||
+	    uet_parse_u64(port, listen ? 0 : 1, 65535, &v, &err) < 0)
 		return -EINVAL;
-	return uet_parse_u64(port, listen ? 0 : 1, 65535, &v, &err);
+	/* the host too, before anything starts: a server listens on an
+	 * address of its own (numeric), a client's peer must resolve */
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICSERV |
+			 (listen ? AI_PASSIVE | AI_NUMERICHOST : 0);
+	if (getaddrinfo(host[0] ? host : NULL, port, &hints, &ai) != 0)
+		return -EHOSTUNREACH;
+	freeaddrinfo(ai);
+	return 0;
 }
 
 static int

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_version.h>
 
 #include <uet/uet_parse.h>
 
@@ -39,11 +40,14 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-"usage: uet-perf [options]                       batch: 2 engines, 1 process\n"
+"usage: uet-perf [EAL options --] [options]      batch: 2 engines, 1 process\n"
 "       uet-perf --mode incast --peers N [options] N senders, 1 receiver\n"
 "       uet-perf -i [options]                     interactive prompt\n"
 "       uet-perf --role server --config FILE [--ctl [ADDR:]PORT] ...\n"
 "       uet-perf --role client --config FILE --ctl HOST:PORT [test]\n"
+"  EAL options (-l 0-1 --vdev ... --file-prefix ...), as in every DPDK\n"
+"  application, come first and end with --; they replace the built-in\n"
+"  EAL arguments and the [eal] args of --config.\n"
 "  Without --role: engines in one process (ring ports, inline, 1 core).\n"
 "  With --role: one engine per process, ports from --config, a TCP\n"
 "  control connection (default port 47592; server --ctl 0 picks one).\n"
@@ -54,7 +58,8 @@ usage(FILE *f)
 "                 incast 4K)\n"
 "  --count N      messages (default: msgrate 1000000, latency 100000,\n"
 "                 bw 20000, incast 20000 per sender)\n"
-"  --duration T   stop submitting after T (e.g. 5s) per mode\n"
+"  --duration T   per mode: submit for T (e.g. 5s) from the moment the\n"
+"                 engines run; without --count, for exactly T\n"
 "  --window N     raw: packets in flight per sender (default 512, incast\n"
 "                 64); ses: operations in flight (msgrate 32, bw 16)\n"
 "  --loss PPM     drop rate on the senders' data (default: msgrate 10000,\n"
@@ -82,7 +87,8 @@ usage(FILE *f)
 "  --idle-sleep-us N  inline: sleep up to N us when idle (default 0)\n"
 "  --ctl-timeout T    bound of every control socket step (default 10s)\n"
 "  --arp          no static neighbour from the exchange (resolve by ARP)\n"
-"  --help         this text\n");
+"  -h, --help     this text\n"
+"  --version      the uet-perf and DPDK versions\n");
 }
 
 static int
@@ -179,6 +185,8 @@ static int
 check_roles(const struct perf_opts *o, unsigned int twoproc_flags,
 	    unsigned int test_flags)
 {
+	int rc;
+
 	if (o->role == PERF_ROLE_NONE) {
 		if (o->ctl != NULL)
 			return bad_arg("--ctl", "needs --role server|client");
@@ -190,8 +198,14 @@ check_roles(const struct perf_opts *o, unsigned int twoproc_flags,
 	if (o->config == NULL)
 		return bad_arg("--role", "needs --config FILE (the ports "
 			       "and the local FA)");
-	if (o->ctl != NULL && perf_ctl_check_spec(o->ctl,
-			o->role == PERF_ROLE_SERVER) < 0)
+	rc = o->ctl != NULL ? perf_ctl_check_spec(o->ctl,
+			o->role == PERF_ROLE_SERVER) : 0;
+	if (rc == -EHOSTUNREACH)
+		return bad_arg("--ctl", o->role == PERF_ROLE_SERVER ?
+			       "ADDR is not a numeric address of this host "
+			       "(expected [ADDR:]PORT)" :
+			       "HOST does not resolve (expected HOST[:PORT])");
+	if (rc < 0)
 		return bad_arg("--ctl", o->role == PERF_ROLE_SERVER ?
 			       "expected [ADDR:]PORT, port 0..65535" :
 			       "expected HOST[:PORT] ([IPv6]:PORT), port "
@@ -270,6 +284,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'E' },
 		{ "role", required_argument, NULL, 'R' },
 		{ "ctl", required_argument, NULL, 'C' },
 		{ "progress", required_argument, NULL, 'G' },
@@ -302,7 +317,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 	o->progress = -1;
 	o->ctl_timeout_ms = 10000;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+i", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+ih", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			test_flags |= 1;
@@ -325,7 +340,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 			break;
 		case 'c':
 			test_flags |= 1;
-			if (uet_parse_u64(optarg, 1, 100000000, &o->count,
+			if (uet_parse_u64(optarg, 1, PERF_MAX_COUNT, &o->count,
 					  &err) < 0)
 				return bad_arg("--count", err.msg);
 			break;
@@ -366,6 +381,9 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 			break;
 		case 'h':
 			usage(stdout);
+			return 1;
+		case 'E':
+			printf("uet-perf %s (%s)\n", UET_VERSION, rte_version());
 			return 1;
 		case 'R':
 			if (strcmp(optarg, "server") == 0)
@@ -458,7 +476,8 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 			break;
 		default:
 			return bad_arg(argv[optind - 1] ? argv[optind - 1] :
-				       "?", "unknown option or missing value");
+				       "?", "unknown option or missing value "
+				       "(EAL options come first, ended by --)");
 		}
 	}
 	if (optind < argc)
@@ -535,7 +554,10 @@ perf_report_init(struct perf_report *r, const struct perf_mode *m,
 	r->mode = m->name;
 	r->pds = perf_pds_name(o->pds_mode);
 	r->size = o->size ? o->size : m->def_size;
-	r->count = o->count ? o->count : m->def_count;
+	/* --duration alone runs for that long (iperf -t): no count bound
+	 * but the largest one */
+	r->count = o->count ? o->count :
+		   o->duration > 0 ? PERF_MAX_COUNT : m->def_count;
 	r->window = o->window ? o->window :
 		    o->ulp == PERF_ULP_SES ? m->def_ses_window : m->def_window;
 	r->loss_ppm = (uint32_t)(o->loss_ppm >= 0 ? o->loss_ppm : def_loss);
@@ -726,6 +748,8 @@ eal_up(const struct perf_opts *o)
 		}
 		eal = cfg.eal.args;
 	}
+	if (o->eal_args != NULL)
+		eal = o->eal_args;
 	rc = uet_engine_eal_init("uet-perf", eal, NULL);
 	if (rc < 0) {
 		fprintf(stderr, "uet-perf: EAL init: %s\n", strerror(-rc));
@@ -734,18 +758,31 @@ eal_up(const struct perf_opts *o)
 	return 0;
 }
 
-/* --capture: writable now, or exit 2 before any engine runs (the engine
- * opens it again, truncating, for each mode). */
+/* --capture, or else engine.capture of --config: writable now, or exit 2
+ * with one line before any engine runs (the engine opens it again,
+ * truncating, for each mode). A --config that does not load is reported
+ * where it is used. */
 static int
 check_capture(const struct perf_opts *o)
 {
+	static struct uet_config cfg;
+	struct uet_config_error cerr;
+	const char *path = o->capture, *what = "--capture";
 	FILE *f;
 
-	if (o->capture == NULL)
+	if (path == NULL && o->config != NULL) {
+		uet_config_init_defaults(&cfg);
+		if (uet_config_load(&cfg, o->config, &cerr) == 0 &&
+		    cfg.engine.capture[0] != '\0') {
+			path = cfg.engine.capture;
+			what = "engine.capture";
+		}
+	}
+	if (path == NULL)
 		return 0;
-	f = fopen(o->capture, "w");
+	f = fopen(path, "w");
 	if (f == NULL) {
-		fprintf(stderr, "uet-perf: --capture %s: %s\n", o->capture,
+		fprintf(stderr, "uet-perf: %s %s: %s\n", what, path,
 			strerror(errno));
 		return 2;
 	}
@@ -819,15 +856,60 @@ batch_main(const struct perf_opts *o)
 	return all_ok ? 0 : 1;
 }
 
+/*
+ * "uet-perf EAL-OPTIONS -- OPTIONS", as DPDK applications take them: the
+ * words before "--" become one EAL argument string (split on spaces by
+ * the engine, so a word cannot hold a space). @return the index of "--"
+ * (0: none), or -1 (error printed).
+ */
+static int
+split_eal(int argc, char **argv, char *eal, size_t len)
+{
+	size_t used = 0;
+	int k;
+
+	for (k = 1; k < argc && strcmp(argv[k], "--") != 0; k++)
+		;
+	if (k == argc)
+		return 0;
+	eal[0] = '\0';
+	for (int i = 1; i < k; i++) {
+		int n;
+
+		if (strpbrk(argv[i], " \t\n") != NULL) {
+			fprintf(stderr, "uet-perf: EAL option '%s': no spaces "
+				"inside one word\n", argv[i]);
+			return -1;
+		}
+		n = snprintf(eal + used, len - used, "%s%s", i > 1 ? " " : "",
+			     argv[i]);
+		if (n < 0 || (size_t)n >= len - used) {
+			fprintf(stderr, "uet-perf: EAL options longer than %zu "
+				"characters\n", len - 1);
+			return -1;
+		}
+		used += (size_t)n;
+	}
+	return k;
+}
+
 int
 main(int argc, char **argv)
 {
+	static char eal[UET_CONFIG_STR_LEN];
 	static struct perf_opts o;
-	int rc;
+	int k, rc;
 
-	rc = parse_args(argc, argv, &o);
+	k = split_eal(argc, argv, eal, sizeof(eal));
+	if (k < 0)
+		return 2;
+	/* the options after "--"; "--" itself stands in for argv[0] */
+	rc = k > 0 ? parse_args(argc - k, argv + k, &o) :
+		     parse_args(argc, argv, &o);
 	if (rc != 0)
 		return rc == 1 ? 0 : 2;
+	if (k > 1)
+		o.eal_args = eal;
 	rc = check_capture(&o);
 	if (rc == 0)
 		rc = open_csv(&o);

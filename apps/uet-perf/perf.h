@@ -82,6 +82,9 @@ uint32_t rulp_pkts_per_msg(uint32_t size, uint16_t max_len);
 void rulp_expect_trim(struct rulp *r, uint64_t n);
 /* Submit no new message (the one in progress is finished). */
 void rulp_stop(struct rulp *r);
+/* --duration: submit no new message after TSC @p deadline (set once
+ * the engines run, so that setup is not part of the duration). */
+void rulp_set_deadline(struct rulp *r, uint64_t deadline);
 /* Packets completed (ok or failed) plus packets received: progress. */
 uint64_t rulp_activity(const struct rulp *r);
 /* Messages acknowledged (pingpong: answered) so far. */
@@ -139,6 +142,8 @@ void sdrv_poll(struct sdrv *d);
 bool sdrv_finished(struct sdrv *d);
 /* Submit no new operation. */
 void sdrv_stop(struct sdrv *d);
+/* --duration: submit no new operation after TSC @p deadline. */
+void sdrv_set_deadline(struct sdrv *d, uint64_t deadline);
 /* Delivered so far (live statistics): messages / bytes in rx_*. */
 const struct rulp_result *sdrv_live(const struct sdrv *d);
 /* Driver counters. */
@@ -167,6 +172,7 @@ struct perf_opts {
 	int64_t loss_ppm;        /* -1: mode default */
 	uint64_t seed;
 	const char *config;      /* NULL: built-in */
+	const char *eal_args;    /* EAL arguments before "--" (NULL: none) */
 	bool json;
 	bool verbose;
 	/* two processes (twoproc.c) */
@@ -195,6 +201,10 @@ struct perf_opts {
 };
 
 #define PERF_MAX_PEERS 8         /* incast senders */
+/* --count bound; also the count of --duration without --count (the
+ * receiver's per-packet tables are allocated for it, touched only as
+ * packets arrive) */
+#define PERF_MAX_COUNT 100000000ull
 
 /* Per-flow result of an incast run. */
 struct perf_flow {
@@ -407,7 +417,8 @@ struct perf_ctl {
 	char buf[4 * PERF_CTL_LINE];
 };
 
-/* 0 when @p spec is [ADDR:]PORT (listen) or HOST[:PORT] (peer). */
+/* 0 when @p spec is [ADDR:]PORT (listen, ADDR numeric) or HOST[:PORT]
+ * (peer, HOST resolves); -EINVAL (syntax), -EHOSTUNREACH (host). */
 int perf_ctl_check_spec(const char *spec, bool listen);
 int perf_ctl_listen(const char *spec, int *lfd, uint16_t *bound);
 int perf_ctl_accept(int lfd, struct perf_ctl *c, int timeout_ms);

@@ -285,7 +285,7 @@ rulp_build(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
 		h.message_id = (uint16_t)seq;
 		h.match_bits = seq;
 		h.buffer_offset = off;
-		if (k != 0) { /* continuation fields (PROTOCOL.md 4.2) */
+		if (k != 0) { /* continuation fields (payload_length, message_offset) */
 			h.message_offset = off;
 			h.payload_length = (uint16_t)len;
 		}
@@ -491,6 +491,12 @@ rulp_expect_trim(struct rulp *r, uint64_t n)
 {
 	if (n < r->p.expect)
 		r->p.expect = n;
+}
+
+void
+rulp_set_deadline(struct rulp *r, uint64_t deadline)
+{
+	r->p.deadline_tsc = deadline;
 }
 
 void

@@ -461,6 +461,12 @@ sdrv_finished(struct sdrv *d)
 }
 
 void
+sdrv_set_deadline(struct sdrv *d, uint64_t deadline)
+{
+	d->p.deadline_tsc = deadline;
+}
+
+void
 sdrv_stop(struct sdrv *d)
 {
 	d->stopped = true;

@@ -216,7 +216,6 @@ side_cfg(struct uet_config *c, const struct uet_config *base,
 	c->engine.progress = UET_CONFIG_PROGRESS_INLINE;
 	c->engine.nb_lcores = 1;
 	c->engine.lcores[0] = 0;
-	c->spray.mode = UET_CONFIG_SPRAY_SINGLE;
 	c->nb_neighbors = 0;
 }
 
@@ -372,14 +371,10 @@ sess_rulps(struct perf_sess *s)
 	pa.count = r->count / s->nb_tx;
 	pa.window = r->window;
 	pa.pingpong = s->m->pingpong;
-	if (s->o.duration > 0)
-		pa.deadline_tsc = rte_rdtsc() + (uint64_t)(s->o.duration *
-					(double)rte_get_tsc_hz());
 	pb = pa;
 	memcpy(pb.peer.addr, ip_a, 4);
 	pb.count = 0;
 	pb.pingpong = false;
-	pb.deadline_tsc = 0;
 	pb.expect = r->count;
 	pb.expect_size = r->size;
 	pb.echo = s->m->pingpong;
@@ -446,11 +441,18 @@ sess_sdrv(struct perf_sess *s)
 
 	snprintf(tag, sizeof(tag), "%u", run_no);
 	p.tag = tag;
-	if (s->o.duration > 0)
-		p.deadline_tsc = rte_rdtsc() + (uint64_t)(s->o.duration *
-					(double)rte_get_tsc_hz());
 	s->sd = sdrv_create(&p);
 	return s->sd == NULL ? -ENOMEM : 0;
+}
+
+static void
+sess_deadline(struct perf_sess *s, uint64_t deadline)
+{
+	if (s->sd != NULL)
+		sdrv_set_deadline(s->sd, deadline);
+	else
+		for (unsigned int i = 1; i <= s->nb_tx; i++)
+			rulp_set_deadline(s->ru[i], deadline);
 }
 
 static struct uet_config perf_base_cfg;
@@ -501,7 +503,7 @@ perf_sess_begin(const struct perf_mode *m, const struct perf_opts *o,
 	s->r = r;
 	s->nb_tx = m->incast ? (o->peers ? o->peers : 2) : 1;
 	perf_report_init(r, m, o, m->def_loss_ppm);
-	if (m->incast) /* --count is per sender */
+	if (m->incast && o->count != 0) /* --count is per sender */
 		r->count *= s->nb_tx;
 	run_no++;
 	rc = m->incast ? incast_ports(s->nb_tx) : batch_ports();
@@ -529,6 +531,9 @@ perf_sess_begin(const struct perf_mode *m, const struct perf_opts *o,
 					    uet_ulp_max_len(ctx_of(s, 1)));
 	s->t0 = rte_rdtsc();
 	s->cpu0 = thread_cpu_s();
+	if (o->duration > 0) /* from now: engine setup is not measured */
+		sess_deadline(s, s->t0 + (uint64_t)(o->duration *
+					(double)rte_get_tsc_hz()));
 	s->hard = s->t0 + (uint64_t)((o->duration > 0 ? o->duration + 10 :
 				      SESS_MAX_SECONDS) *
 				     (double)rte_get_tsc_hz());

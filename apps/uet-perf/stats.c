@@ -17,9 +17,13 @@
 void
 perf_csv_header(FILE *f, bool ses)
 {
-	fprintf(f, "time_s,mode,msgs,bytes,msgs_per_s,bytes_per_s,"
-		"retransmissions,drops%s\n",
-		ses ? ",ses_fragments,completion_errors" : "");
+	/* _total: running totals since the test started; _interval: in the
+	 * interval that ends at time_s */
+	fprintf(f, "time_s,mode,msgs_total,bytes_total,msgs_per_s_interval,"
+		"bytes_per_s_interval,retransmissions_interval,"
+		"drops_interval%s\n",
+		ses ? ",ses_fragments_interval,completion_errors_interval" :
+		"");
 	fflush(f);
 }
 

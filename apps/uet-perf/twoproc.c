@@ -229,7 +229,8 @@ tp_config(struct tp *t)
 	}
 	p->rx_queues = 1;
 	p->tx_queues = 1;
-	c->spray.mode = UET_CONFIG_SPRAY_SINGLE;
+	if (o->eal_args != NULL) /* EAL options before "--" */
+		snprintf(c->eal.args, sizeof(c->eal.args), "%s", o->eal_args);
 	if (o->progress >= 0)
 		c->engine.progress = (enum uet_config_progress)o->progress;
 	if (o->capture != NULL)
@@ -305,11 +306,20 @@ tp_idle(struct tp *t, unsigned int ms)
 	}
 }
 
-/* Next control line within @p ms while the engine keeps running. */
+/*
+ * Next control line within @p ms while the engine keeps running. With
+ * @p watch, also -ETIME when its traffic makes no progress for
+ * --ctl-timeout: a peer that stopped (SIGSTOP, a hang) is detected in
+ * that time, not after the whole run limit.
+ */
 static int
-tp_wait_line(struct tp *t, char *line, size_t n, uint64_t ms)
+tp_wait_line_watch(struct tp *t, char *line, size_t n, uint64_t ms,
+		   const struct rulp *watch)
 {
-	uint64_t end = rte_rdtsc() + rte_get_tsc_hz() / 1000 * ms;
+	uint64_t hz = rte_get_tsc_hz(), now = rte_rdtsc();
+	uint64_t end = now + hz / 1000 * ms;
+	uint64_t stall = hz / 1000 * t->o->ctl_timeout_ms, last_tsc = now;
+	uint64_t act, last_act = watch != NULL ? rulp_activity(watch) : 0;
 	unsigned int it = 0;
 
 	while (!tp_stop) {
@@ -325,10 +335,26 @@ tp_wait_line(struct tp *t, char *line, size_t n, uint64_t ms)
 		rc = perf_ctl_poll_line(&t->ctl, line, n, us);
 		if (rc != 0)
 			return rc < 0 ? rc : 0;
-		if (rte_rdtsc() > end)
+		now = rte_rdtsc();
+		if (now > end)
 			return -ETIMEDOUT;
+		if (watch == NULL)
+			continue;
+		act = rulp_activity(watch);
+		if (act != last_act) {
+			last_act = act;
+			last_tsc = now;
+		} else if (now - last_tsc > stall) {
+			return -ETIME;
+		}
 	}
 	return -EINTR;
+}
+
+static int
+tp_wait_line(struct tp *t, char *line, size_t n, uint64_t ms)
+{
+	return tp_wait_line_watch(t, line, n, ms, NULL);
 }
 
 static int
@@ -468,7 +494,8 @@ tp_strerror(int rc)
 	return rc == -ETIMEDOUT ? "timed out (--ctl-timeout)" :
 	       rc == -ECONNRESET ? "peer closed the connection" :
 	       rc == -ETIME ? "no traffic progress within --ctl-timeout "
-			      "(data path down? addresses, MACs, link)" :
+			      "(peer stopped or hung, or data path down: "
+			      "addresses, MACs, link)" :
 	       strerror(-rc);
 }
 
@@ -537,7 +564,7 @@ server_arm(struct tp *t, const char *line, struct rulp_params *rp,
 		return NULL;
 	p.size = (uint32_t)x;
 	p.expect_size = p.size;
-	if (!perf_kv_u64(line, "count", &x) || x == 0 || x > 100000000)
+	if (!perf_kv_u64(line, "count", &x) || x == 0 || x > PERF_MAX_COUNT)
 		return NULL;
 	p.expect = x;
 	if (!perf_kv_u64(line, "window", &x) || x == 0 || x > 65536)
@@ -588,9 +615,13 @@ server_run(struct tp *t, const char *run)
 	rc = perf_ctl_send(&t->ctl, (int)t->o->ctl_timeout_ms, "READY");
 	if (rc < 0)
 		goto swap_out;
-	/* the run lasts what the client says: up to its hard limit */
-	rc = tp_wait_line(t, line, sizeof(line),
-			  limit_ms + t->o->ctl_timeout_ms);
+	/* the run lasts what the client says, up to its hard limit, as
+	 * long as its traffic keeps arriving (the client watches ours) */
+	rc = tp_wait_line_watch(t, line, sizeof(line),
+				limit_ms + t->o->ctl_timeout_ms, r);
+	if (rc == -ETIME)
+		(void)perf_ctl_send(&t->ctl, 1000, "ERR server: no traffic "
+				    "progress within --ctl-timeout");
 	if (rc == 0 && peer_err(line))
 		rc = -ECANCELED;
 	else if (rc == 0 && (!perf_verb(line, "FIN") ||
@@ -814,10 +845,10 @@ client_sample(struct tp *t, struct rulp *cr, const struct perf_report *r,
 
 /* Drive our sends until finished, the duration, or the hard limit. */
 static int
-client_drive(struct tp *t, struct rulp *cr, double limit,
+client_drive(struct tp *t, struct rulp *cr, uint64_t t0, double limit,
 	     struct perf_report *r)
 {
-	uint64_t hz = rte_get_tsc_hz(), t0 = rte_rdtsc();
+	uint64_t hz = rte_get_tsc_hz();
 	uint64_t hard = t0 + (uint64_t)(limit * (double)hz);
 	uint64_t stall = (uint64_t)t->o->ctl_timeout_ms * (hz / 1000);
 	uint64_t act, last_act = 0, last_tsc = t0;
@@ -913,6 +944,7 @@ client_run(struct tp *t, const struct perf_mode *m, struct perf_report *r)
 	struct rulp_params p;
 	struct rulp *cr;
 	char line[PERF_CTL_LINE];
+	uint64_t t0;
 	int rc;
 
 	perf_report_init(r, m, o, 0);
@@ -942,21 +974,23 @@ client_run(struct tp *t, const struct perf_mode *m, struct perf_report *r)
 		p.expect = r->count;
 		p.expect_size = r->size;
 	}
-	if (o->duration > 0)
-		p.deadline_tsc = rte_rdtsc() +
-				 (uint64_t)(o->duration * (double)rte_get_tsc_hz());
 	cr = rulp_create(&p);
 	if (cr == NULL)
 		return -ENOMEM;
 	tp_counters(t, &c0);
 	rc = rulp_ops.init(t->slot.ctx, cr, &(void *){ NULL });
+	/* the duration counts from the moment the engine may send */
+	t0 = rte_rdtsc();
+	if (o->duration > 0)
+		rulp_set_deadline(cr, t0 + (uint64_t)(o->duration *
+						 (double)rte_get_tsc_hz()));
 	if (rc == 0)
 		rc = tp_swap(t, cr);
 	if (rc < 0)
 		goto free_cr;
 	r->pkts_per_msg = rulp_pkts_per_msg(r->size,
 					    uet_ulp_max_len(t->slot.ctx));
-	rc = client_drive(t, cr, limit, r);
+	rc = client_drive(t, cr, t0, limit, r);
 	/* the rulp is ours again; the PDS keeps ACKing the server's pongs */
 	if (tp_swap(t, NULL) < 0 && rc == 0)
 		rc = -ETIMEDOUT;

@@ -48,8 +48,8 @@ enum uet_config_progress {
 /** cc.algorithm */
 enum uet_config_cc_algo {
 	UET_CONFIG_CC_NONE = 0, /**< no congestion control (fixed window) */
-	UET_CONFIG_CC_NSCC = 1, /**< sender-based NSCC (PROTOCOL.md 6.1) */
-	UET_CONFIG_CC_RCCC = 2, /**< receiver credit RCCC (6.2) */
+	UET_CONFIG_CC_NSCC = 1, /**< sender-based NSCC (UEC 1.0 3.6.13) */
+	UET_CONFIG_CC_RCCC = 2, /**< receiver credit RCCC (UEC 1.0 3.6.14) */
 	UET_CONFIG_CC_BOTH = 3, /**< NSCC and RCCC together */
 };
 
@@ -57,7 +57,7 @@ enum uet_config_cc_algo {
 enum uet_config_spray_mode {
 	UET_CONFIG_SPRAY_SINGLE = 0,    /**< one EV per PDC */
 	UET_CONFIG_SPRAY_OBLIVIOUS = 1, /**< round-robin over num_evs EVs */
-	UET_CONFIG_SPRAY_REPS = 2,      /**< recycled EVs (PROTOCOL.md 6.3) */
+	UET_CONFIG_SPRAY_REPS = 2,      /**< recycled EVs (REPS, UEC 1.0 3.6.16) */
 };
 
 /** Fault injection direction (first index of uet_config_fault.ppm). */
@@ -150,7 +150,8 @@ struct uet_config_timers {
 	uint64_t tick_ns;
 };
 
-/** [cc]; 0 in an "auto" field means "derived per PROTOCOL.md 6.1" */
+/** [cc] (not built yet: only the defaults are accepted); 0 in an "auto"
+ * field means "derived as NSCC (UEC 1.0 3.6.13) derives it" */
 struct uet_config_cc {
 	enum uet_config_cc_algo algorithm;
 	uint64_t base_rtt_ns;

@@ -409,7 +409,8 @@ struct uet_engine_lcore_stats {
 struct uet_engine_stats {
 	unsigned int nb_lcores;
 	unsigned int nb_ports;
-	bool running;
+	bool running;        /**< AUTO: the engine lcores are running */
+	bool inline_progress; /**< INLINE: the application polls */
 	struct uet_engine_lcore_stats total; /**< sum over contexts */
 	struct uet_engine_lcore_stats lcore[UET_ENGINE_LCORES_MAX];
 };
@@ -441,7 +442,9 @@ struct rte_tel_data;
 /**
  * Run a /uet/ telemetry command in-process (what the telemetry socket
  * does), for tests and tools.
- * @return 0 or the callback's -errno; -ENOENT for an unknown command.
+ * @return 0 or the callback's -errno (@p d then holds the object the
+ *   socket answers: {"error": reason, "errno": N}); -ENOENT for an
+ *   unknown command.
  */
 int uet_engine_telemetry_call(const char *cmd, const char *params,
 			      struct rte_tel_data *d);

@@ -4,7 +4,7 @@
 
 /**
  * @file
- * PSN serial arithmetic and SACK bitmap helpers (PROTOCOL.md 2.5).
+ * PSN serial arithmetic and SACK bitmap helpers (UEC 1.0 PDS ACK header).
  *
  * PSNs are 32-bit and wrap; a is before b when (int32_t)(a - b) < 0, so
  * the order is only meaningful for PSNs less than 2^31 apart.

@@ -19,7 +19,7 @@
  *    illegal combinations.
  *  - No DPDK dependency: this module is plain C11 and usable in tools.
  *
- * Field layouts and code points follow the project's PROTOCOL.md (UEC 1.0).
+ * Field layouts and code points are those of UEC 1.0 (PDS and SES headers).
  */
 
 #include <stdbool.h>
@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-/** UDP destination port of UET (PROTOCOL.md section 1). */
+/** UDP destination port of UET (UEC 1.0 encapsulation). */
 #define UET_UDP_PORT 4793
 /** Default IP protocol number of the native-IP encapsulation. */
 #define UET_NATIVE_IP_PROTO_DEFAULT 253
@@ -74,7 +74,7 @@ const char *uet_wire_strerror(int err);
 const char *uet_wire_errname(int err);
 
 /* ------------------------------------------------------------------ */
-/* PDS code sets (PROTOCOL.md section 2)                               */
+/* PDS code sets (UEC 1.0 PDS headers)                                 */
 /* ------------------------------------------------------------------ */
 
 /** PDS header type, prologue bits 15..11. */
@@ -120,7 +120,7 @@ enum uet_pds_ctl_type {
 	UET_PDS_CTL_NEGOTIATION = 9,
 };
 
-/* Flag bits inside prologue flags[6:0] (PROTOCOL.md 2.4). */
+/* Flag bits inside prologue flags[6:0] (UEC 1.0 PDS prologue). */
 #define UET_PDS_F_M     (1u << 5) /**< ACK/NACK/RUDI_RESP: request was CE-marked */
 #define UET_PDS_F_ISROD (1u << 5) /**< CP: PDC is ROD */
 #define UET_PDS_F_RETX  (1u << 4) /**< retransmission (echoed in ACKs) */
@@ -138,7 +138,7 @@ enum uet_pds_ack_req {
 	UET_PDS_ACK_REQ_CLOSE = 2,
 };
 
-/** NACK codes (PROTOCOL.md 2.7). */
+/** NACK codes (UEC 1.0 PDS NACK header). */
 enum uet_pds_nack_code {
 	UET_NACK_TRIMMED = 0x01,
 	UET_NACK_TRIMMED_LASTHOP = 0x02,
@@ -170,7 +170,7 @@ enum uet_pds_nack_code {
 	UET_NACK_EXP_FF = 0xFF,
 };
 
-/** How the initiator reacts to a NACK code (PROTOCOL.md 2.7 DECISION). */
+/** How the initiator reacts to a NACK code (this project's choice). */
 enum uet_nack_class {
 	UET_NACK_CLASS_INVALID = 0, /**< undefined code */
 	UET_NACK_CLASS_RETRANSMIT,  /**< resend the NACKed PSN (trims, OOR, OOO,
@@ -189,7 +189,7 @@ enum uet_cc_type {
 };
 
 /* ------------------------------------------------------------------ */
-/* SES code sets (PROTOCOL.md section 4)                               */
+/* SES code sets (UEC 1.0 SES headers)                                 */
 /* ------------------------------------------------------------------ */
 
 /** SES request opcodes (6 bits). */
@@ -324,7 +324,7 @@ enum uet_amo_dt {
 	UET_AMO_DT_FP16 = 0x11,
 };
 
-/** UET profiles (PROTOCOL.md section 5). */
+/** UET profiles (UEC 1.0: AI Base, AI Full, HPC). */
 enum uet_profile {
 	UET_PROFILE_AI_BASE = 1,
 	UET_PROFILE_AI_FULL = 2,

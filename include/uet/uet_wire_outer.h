@@ -4,7 +4,7 @@
 
 /**
  * @file
- * Outer encapsulation of UET packets (PROTOCOL.md section 1):
+ * Outer encapsulation of UET packets (UEC 1.0):
  * Ethernet (at most one 802.1Q tag) / IPv4 or IPv6 / UDP to port 4793, or
  * the native-IP mode where the IP payload starts with the 4-byte entropy
  * header `entropy(16) rsvd(16)` (UET_ENTROPY_HDR_LEN, codec in

@@ -7,7 +7,7 @@
  * Whole-frame parse and build: outer headers, PDS header, the SES header
  * announced by the PDS next header, and the payload.
  *
- * The SES header is selected by the PDS header alone (PROTOCOL.md 2.3):
+ * The SES header is selected by the PDS header alone (its next_hdr):
  * a CP carries none (its 4-bit field is the control type); otherwise
  * next_hdr 1..3 announces a request in that format, 4..6 a response in
  * that format, 0 nothing.

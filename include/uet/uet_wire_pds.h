@@ -5,7 +5,7 @@
 /**
  * @file
  * PDS (packet delivery sublayer) header codec and the native-IP entropy
- * header (PROTOCOL.md sections 1 and 2).
+ * header (UEC 1.0 encapsulation and PDS headers).
  *
  * One host-order struct, `struct uet_pds_hdr`, covers every PDS header
  * type: the prologue (type, next header or control type, flags) plus a
@@ -26,7 +26,7 @@
 extern "C" {
 #endif
 
-/* Header sizes in bytes, prologue included (PROTOCOL.md 2.5). */
+/* Header sizes in bytes, prologue included (UEC 1.0 PDS headers). */
 #define UET_PDS_PROLOGUE_LEN 2  /**< type / next_hdr / flags */
 #define UET_PDS_REQ_LEN      12 /**< RUD_REQ, ROD_REQ */
 #define UET_PDS_CC_REQ_LEN   16 /**< RUD_CC_REQ, ROD_CC_REQ */
@@ -39,7 +39,7 @@ extern "C" {
 #define UET_PDS_RUDI_LEN     8  /**< RUDI_REQ, RUDI_RESP */
 #define UET_PDS_UUD_LEN      4  /**< UUD_REQ */
 #define UET_PDS_HDR_MAX_LEN  UET_PDS_ACK_CCX_LEN /**< largest PDS header */
-/** Native-IP entropy header: entropy(16) rsvd(16) (PROTOCOL.md 1). */
+/** Native-IP entropy header: entropy(16) rsvd(16) (UEC 1.0). */
 #define UET_ENTROPY_HDR_LEN  4
 
 /** Largest type code point (5-bit field; 15..31 are undefined). */
@@ -130,7 +130,7 @@ struct uet_pds_cp {
 	uint16_t dpdcid;         /**< destination PDC id (SYN clear) */
 	bool use_rsv_pdc;        /**< SYN: take the PDC from the reserved pool */
 	uint16_t psn_offset;     /**< SYN: psn - Start_PSN, 12 bits */
-	uint32_t payload;        /**< per ctl_type (PROTOCOL.md 2.6) */
+	uint32_t payload;        /**< meaning per ctl_type (UEC 1.0 CP) */
 };
 
 /** RUDI_REQ and RUDI_RESP fields. */
@@ -279,7 +279,7 @@ uet_pds_ack_req_set(struct uet_pds_hdr *h, unsigned int req)
 			     ((req & UET_PDS_ACK_REQ_MASK) << UET_PDS_ACK_REQ_SHIFT));
 }
 
-/** CLEAR_PSN = psn + clear_psn_offset (PROTOCOL.md 2.5). */
+/** CLEAR_PSN = psn + clear_psn_offset (UEC 1.0 PDS request header). */
 static inline uint32_t
 uet_pds_req_clear_psn(const struct uet_pds_req *r)
 {

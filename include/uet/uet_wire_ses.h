@@ -4,7 +4,7 @@
 
 /**
  * @file
- * SES request and response headers (PROTOCOL.md section 4): sizes,
+ * SES request and response headers (UEC 1.0 SES): sizes,
  * host-order structs and their codecs.
  *
  * Request formats are named after the PDS next-header value that announces
@@ -15,7 +15,7 @@
  * the rest; an encoder rejects a struct whose non-carried fields are not
  * zero (-UET_WIRE_E_BAD_COMBINATION). Hence, for every struct `x` that an
  * encoder accepts, decoding its output yields `x` again, byte for byte.
- * Layout decisions not settled by PROTOCOL.md are listed in
+ * Layout decisions not settled by the specification are listed in
  * docs/WIRE-DECISIONS.md, section "SES".
  */
 
@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------ */
-/* Sizes (PROTOCOL.md 4.2, 4.3, 4.5)                                   */
+/* Sizes (UEC 1.0 SES requests, extensions, responses)                 */
 /* ------------------------------------------------------------------ */
 
 #define UET_SES_COMMON_LEN 12          /**< common part of every request */
@@ -55,7 +55,7 @@ extern "C" {
 #define UET_SES_LEN14_MAX 0x3FFFu  /**< 14-bit lengths */
 #define UET_SES_RC_MAX 0x3Fu       /**< width of the return-code field */
 
-/* Atomic extension semantic_control bits (PROTOCOL.md 4.3); others reserved. */
+/* Atomic extension semantic_control bits (UEC 1.0); others reserved. */
 #define UET_SES_AMO_SC_CACHEABLE 0x01u
 #define UET_SES_AMO_SC_CPU_COHERENT 0x02u
 #define UET_SES_AMO_SC_MASK 0x03u
@@ -78,7 +78,7 @@ enum uet_ses_resp_fmt {
 	UET_SES_RESP_FMT_DATA_SMALL = UET_PDS_NEXT_RESPONSE_DATA_SMALL, /**< 12 B */
 };
 
-/** Extension header following a request header (PROTOCOL.md 4.3). */
+/** Extension header following a request header (UEC 1.0 SES). */
 enum uet_ses_ext {
 	UET_SES_EXT_NONE = 0,
 	UET_SES_EXT_ATOMIC,     /**< 4 B atomic extension */
@@ -170,7 +170,7 @@ uet_ses_amo_op_is_cas(unsigned int op)
 /* Requests                                                            */
 /* ------------------------------------------------------------------ */
 
-/** Atomic extension (PROTOCOL.md 4.3). */
+/** Atomic extension (UEC 1.0 SES). */
 struct uet_ses_atomic_ext {
 	uint8_t op;               /**< enum uet_amo_op, <= UET_AMO_MSWAP */
 	uint8_t datatype;         /**< enum uet_amo_dt, <= UET_AMO_DT_FP16 */
@@ -179,7 +179,7 @@ struct uet_ses_atomic_ext {
 	uint8_t swap[16];         /**< CAS form only, else zero */
 };
 
-/** Rendezvous extension (PROTOCOL.md 4.3). */
+/** Rendezvous extension (UEC 1.0 SES). */
 struct uet_ses_rdv_ext {
 	uint32_t eager_length;        /**< bytes sent eagerly with the request */
 	uint8_t read_ri_generation;   /**< generation of the initiator's RI entry */
@@ -368,7 +368,7 @@ uet_ses_req_set_rtr_match_bits(struct uet_ses_req *h, uint64_t bits)
 /* ------------------------------------------------------------------ */
 
 /**
- * SES response header in host order (PROTOCOL.md 4.5). Fields a format
+ * SES response header in host order (UEC 1.0 SES responses). Fields a format
  * does not carry must be zero when encoding and are zero after decoding.
  */
 struct uet_ses_resp {

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cfgfile.h>
@@ -165,8 +166,9 @@ scan_file(const char *path, struct scan_target *want,
 	  struct uet_config_error *err)
 {
 	struct scan_state st = { .path = path, .section = -1, .entry = -1 };
-	char buf[LINE_MAX_CHARS + 2], ebuf[128];
-	size_t len;
+	char *buf = NULL, ebuf[128];
+	size_t cap = 0, len;
+	ssize_t n;
 	FILE *f;
 	int rc = 0;
 
@@ -177,13 +179,21 @@ scan_file(const char *path, struct scan_target *want,
 				 "cannot open: %s",
 				 strerror_r(-rc, ebuf, sizeof(ebuf)));
 	}
-	while (fgets(buf, sizeof(buf), f) != NULL) {
+	/* getline: the length read, so that a NUL byte (rte_cfgfile would
+	 * end the line there) is reported as what it is */
+	while ((n = getline(&buf, &cap, f)) > 0) {
 		st.lineno++;
-		len = strlen(buf);
-		if (len > 0 && buf[len - 1] == '\n')
+		len = (size_t)n;
+		if (buf[len - 1] == '\n')
 			buf[--len] = '\0';
-		else if (!feof(f))
-			len = sizeof(buf);
+		if (memchr(buf, '\0', len) != NULL) {
+			rc = cfg_error(err, -EINVAL, path, st.lineno, NULL,
+				       NULL, "NUL byte at column %zu (not a "
+				       "text file?)",
+				       (size_t)((char *)memchr(buf, '\0', len) -
+						buf) + 1);
+			goto close_file;
+		}
 		if (len > LINE_MAX_CHARS) {
 			rc = cfg_error(err, -EINVAL, path, st.lineno, NULL,
 				       NULL, "line longer than %d characters",
@@ -203,6 +213,7 @@ scan_file(const char *path, struct scan_target *want,
 		rc = cfg_error(err, -EIO, path, st.lineno, NULL, NULL,
 			       "read error");
 close_file:
+	free(buf);
 	fclose(f);
 	return rc;
 }
@@ -259,6 +270,41 @@ section_find(const char *name, unsigned int *port, struct uet_parse_err *pe)
 	return NULL;
 }
 
+/*
+ * A key of a part not built yet ([cc], most of [spray]): its default (a
+ * file or a dump that spells out every default) is accepted, any other
+ * value rejected, so that a setting never silently does nothing.
+ */
+static int
+set_unbuilt(const struct cfg_key *k, const struct cfg_section *sec,
+	    void *base, const char *value, const char *why,
+	    struct uet_parse_err *pe)
+{
+	union {
+		struct uet_config_cc cc;
+		struct uet_config_spray spray;
+	} def, val;
+	int rc;
+
+	if (sec->id == CFG_S_CC) {
+		cfg_cc_defaults(&def.cc);
+		cfg_cc_defaults(&val.cc);
+	} else {
+		cfg_spray_defaults(&def.spray);
+		cfg_spray_defaults(&val.spray);
+	}
+	rc = cfg_key_set(k, &val, value, pe);
+	if (rc < 0)
+		return rc;
+	if (memcmp((const char *)&val + k->off, (const char *)&def + k->off,
+		   k->width) != 0) {
+		uet_parse_err_set(pe, "%s: %s; only the default is "
+				  "accepted", value, why);
+		return -ENOTSUP;
+	}
+	return cfg_key_set(k, base, value, pe);
+}
+
 /* Apply one key of a section; the port must already be set up. */
 static int
 apply_entry(struct uet_config *cfg, const struct cfg_section *sec,
@@ -278,6 +324,9 @@ apply_entry(struct uet_config *cfg, const struct cfg_section *sec,
 	base = (char *)cfg + sec->off;
 	if (sec->id == CFG_S_PORT)
 		base = &cfg->port[port];
+	if (cfg_key_unbuilt(sec, k) != NULL)
+		return set_unbuilt(k, sec, base, value,
+				   cfg_key_unbuilt(sec, k), pe);
 	return cfg_key_set(k, base, value, pe);
 }
 

@@ -251,7 +251,8 @@ static const struct cfg_key dscp_keys[] = {
 	K_PPM(dir, cls, trim, DIR, CLS, TRIM), \
 	K_PPM(dir, cls, corrupt, DIR, CLS, CORRUPT)
 static const struct cfg_key fault_keys[] = {
-	K_BOOL(F, enabled, "inject faults (honoured by test builds only)"),
+	K_BOOL(F, enabled, "inject the faults below (every build: uet-perf "
+	       "--loss uses it)"),
 	K_UINT(F, seed, 0, UINT64_MAX, "random seed"),
 	K_DUR("delay", F, delay_ns, 0, SEC(1), 0, "latency added by a delay "
 	      "fault"),
@@ -278,10 +279,13 @@ const struct cfg_section cfg_sections[CFG_S_COUNT] = {
 	SEC_ROW("timers", CFG_S_TIMERS, timers_keys, timers,
 		"PDS timers and ACK coalescing"),
 	SEC_ROW("cc", CFG_S_CC, cc_keys, cc,
-		"congestion control; auto = derived as in PROTOCOL.md 6.1 with "
-		"a = BDP / 150000 B, b = target_qdelay / 12 us"),
+		"congestion control: not implemented yet (the PDS sends with "
+		"a fixed window); every key accepts only its default, a "
+		"different value is rejected"),
 	SEC_ROW("spray", CFG_S_SPRAY, spray_keys, spray,
-		"packet spraying (load balancing)"),
+		"packet spraying: not implemented yet; num_evs and ev_base "
+		"are used (one EV per destination), every other key accepts "
+		"only its default"),
 	SEC_ROW("dscp", CFG_S_DSCP, dscp_keys, dscp,
 		"DSCP per traffic class"),
 	[CFG_S_NEIGHBOR] = { "neighbor", CFG_S_NEIGHBOR, NULL, 0,
@@ -289,7 +293,8 @@ const struct cfg_section cfg_sections[CFG_S_COUNT] = {
 		"static ARP/ND entries, one per line: <ipv4 or ipv6> = <mac>; "
 		"at most 64" },
 	SEC_ROW("fault", CFG_S_FAULT, fault_keys, fault,
-		"fault injection for tests; rates in parts per million"),
+		"fault injection (tests, uet-perf --loss); rates in parts per "
+		"million"),
 };
 
 void
@@ -304,6 +309,52 @@ cfg_port_defaults(struct uet_config_port *p)
 	p->udp_port = 4793;
 	p->ip_proto = 253;
 	p->udp_checksum = true;
+}
+
+/* What is built: no congestion control algorithm (the PDS sends with a
+ * fixed window); the other values are those NSCC and RCCC will start
+ * from. */
+void
+cfg_cc_defaults(struct uet_config_cc *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->algorithm = UET_CONFIG_CC_NONE;
+	c->base_rtt_ns = US(12);
+	c->link_speed_mbps = 100000;
+	c->trimming = true;
+	c->gamma = 0.8;
+	c->max_md_jump = 0.5;
+	c->qa_gate = 3;
+	c->delay_ewma_gain = 0.0125;
+	c->rccc_quantum = KB(4);
+}
+
+/* What is built: one EV per destination (mode single). */
+void
+cfg_spray_defaults(struct uet_config_spray *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->mode = UET_CONFIG_SPRAY_SINGLE;
+	s->num_evs = 256;
+	s->ev_base = 49152;
+	s->rod_ev_hold_rtts = 10;
+	s->reps_cache_size = 8;
+	s->reps_freeze_timeout_ns = MS(1);
+	s->reps_freeze_duration_ns = MS(1);
+}
+
+const char *
+cfg_key_unbuilt(const struct cfg_section *sec, const struct cfg_key *k)
+{
+	if (sec->id == CFG_S_CC)
+		return "congestion control (NSCC, RCCC) is not implemented "
+		       "yet: the PDS sends with a fixed window";
+	if (sec->id == CFG_S_SPRAY && strcmp(k->name, "num_evs") != 0 &&
+	    strcmp(k->name, "ev_base") != 0)
+		return "packet spraying (oblivious, REPS) is not implemented "
+		       "yet: each destination keeps one EV of ev_base .. "
+		       "ev_base + num_evs - 1";
+	return NULL;
 }
 
 void
@@ -355,23 +406,8 @@ uet_config_init_defaults(struct uet_config *cfg)
 	cfg->timers.close_req_idle_ns = SEC(1);
 	cfg->timers.tick_ns = US(10);
 
-	cfg->cc.algorithm = UET_CONFIG_CC_NSCC;
-	cfg->cc.base_rtt_ns = US(12);
-	cfg->cc.link_speed_mbps = 100000;
-	cfg->cc.trimming = true;
-	cfg->cc.gamma = 0.8;
-	cfg->cc.max_md_jump = 0.5;
-	cfg->cc.qa_gate = 3;
-	cfg->cc.delay_ewma_gain = 0.0125;
-	cfg->cc.rccc_quantum = KB(4);
-
-	cfg->spray.mode = UET_CONFIG_SPRAY_REPS;
-	cfg->spray.num_evs = 256;
-	cfg->spray.ev_base = 49152;
-	cfg->spray.rod_ev_hold_rtts = 10;
-	cfg->spray.reps_cache_size = 8;
-	cfg->spray.reps_freeze_timeout_ns = MS(1);
-	cfg->spray.reps_freeze_duration_ns = MS(1);
+	cfg_cc_defaults(&cfg->cc);
+	cfg_spray_defaults(&cfg->spray);
 
 	cfg->dscp.data = 0;
 	cfg->dscp.control = 46;

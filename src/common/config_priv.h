@@ -76,6 +76,19 @@ struct cfg_section {
 
 extern const struct cfg_section cfg_sections[CFG_S_COUNT];
 
+/* Defaults of [cc] and [spray]: what is built. */
+void
+cfg_cc_defaults(struct uet_config_cc *c);
+void
+cfg_spray_defaults(struct uet_config_spray *s);
+
+/*
+ * Why key @k of @sec does nothing yet (a value other than its default is
+ * rejected), or NULL when the key is used.
+ */
+const char *
+cfg_key_unbuilt(const struct cfg_section *sec, const struct cfg_key *k);
+
 /* Defaults of a newly defined [portN]. */
 void
 cfg_port_defaults(struct uet_config_port *p);

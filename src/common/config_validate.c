@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_common.h>
 #include <rte_config.h>
 #include <rte_ether.h>
 
@@ -185,23 +186,41 @@ check_timers(const struct uet_config *cfg, struct uet_config_error *err)
 	return 0;
 }
 
+/*
+ * [cc] and most of [spray] are not built yet: a configuration filled in
+ * by code (not read from a file, which is checked key by key as it is
+ * read) must not carry a value that would silently do nothing.
+ */
 static int
-check_cc(const struct uet_config *cfg, struct uet_config_error *err)
+check_unbuilt(const struct uet_config *cfg, struct uet_config_error *err)
 {
-	const struct uet_config_cc *c = &cfg->cc;
-	unsigned int i, mtu = 0;
+	static const enum cfg_section_id ids[] = { CFG_S_CC, CFG_S_SPRAY };
+	union {
+		struct uet_config_cc cc;
+		struct uet_config_spray spray;
+	} def;
 
-	for (i = 0; i < UET_CONFIG_MAX_PORTS; i++) {
-		if (cfg->port[i].defined && cfg->port[i].mtu > mtu)
-			mtu = cfg->port[i].mtu;
+	for (unsigned int i = 0; i < RTE_DIM(ids); i++) {
+		const struct cfg_section *sec = &cfg_sections[ids[i]];
+		const char *have = (const char *)cfg + sec->off;
+
+		if (ids[i] == CFG_S_CC)
+			cfg_cc_defaults(&def.cc);
+		else
+			cfg_spray_defaults(&def.spray);
+		for (unsigned int k = 0; k < sec->nb_keys; k++) {
+			const struct cfg_key *key = &sec->keys[k];
+			const char *why = cfg_key_unbuilt(sec, key);
+
+			if (why != NULL &&
+			    memcmp(have + key->off, (const char *)&def +
+				   key->off, key->width) != 0)
+				return cfg_error(err, -ENOTSUP, NULL, 0,
+						 sec->name, key->name, "%s; "
+						 "only the default is "
+						 "accepted", why);
+		}
 	}
-	if (c->max_wnd != 0 && c->max_wnd < mtu)
-		return fail(err, "cc", "max_wnd", "window %" PRIu64 " is "
-			    "smaller than the largest port mtu %u", c->max_wnd,
-			    mtu);
-	if (c->max_wnd != 0 && c->rccc_spec_credit > c->max_wnd)
-		return fail(err, "cc", "rccc_spec_credit", "must not exceed "
-			    "max_wnd");
 	return 0;
 }
 
@@ -210,17 +229,10 @@ check_spray(const struct uet_config *cfg, struct uet_config_error *err)
 {
 	const struct uet_config_spray *s = &cfg->spray;
 
-	if (s->mode == UET_CONFIG_SPRAY_OBLIVIOUS && s->num_evs < 256)
-		return fail(err, "spray", "num_evs", "oblivious spraying needs "
-			    "at least 256 EVs (have %u)", s->num_evs);
 	if ((uint32_t)s->ev_base + s->num_evs > 65536)
 		return fail(err, "spray", "num_evs", "ev_base %u + num_evs %u "
 			    "exceeds the 16-bit UDP port space", s->ev_base,
 			    s->num_evs);
-	if (s->mode == UET_CONFIG_SPRAY_REPS &&
-	    s->reps_cache_size > s->num_evs)
-		return fail(err, "spray", "reps_cache_size", "larger than "
-			    "num_evs");
 	return 0;
 }
 
@@ -278,7 +290,7 @@ uet_config_validate(const struct uet_config *cfg,
 	if (rc == 0)
 		rc = check_timers(cfg, err);
 	if (rc == 0)
-		rc = check_cc(cfg, err);
+		rc = check_unbuilt(cfg, err);
 	if (rc == 0)
 		rc = check_spray(cfg, err);
 	if (rc == 0)

@@ -187,7 +187,7 @@ uet_pds_nack_code_name(unsigned int code)
 	return NAME_OF(pds_nack_code_names, code);
 }
 
-/* PROTOCOL.md 2.7 DECISION. */
+/* This project's choice (the specification lists the codes only). */
 enum uet_nack_class
 uet_pds_nack_class(unsigned int code)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Outer encapsulation (PROTOCOL.md section 1): Ethernet [+802.1Q] /
+ * Outer encapsulation (UEC 1.0): Ethernet [+802.1Q] /
  * IPv4 | IPv6 / UDP:4793 | native-IP entropy header.
  */
 

@@ -3,8 +3,8 @@
  * Whole-frame parse and build. The parser runs the layer decoders in wire
  * order and stops at the first failure, recording the layer so that tools
  * can say where a frame went wrong and the engine can still use the
- * layers before it (a trimmed packet keeps its PDS header, PROTOCOL.md
- * 6.4).
+ * layers before it (a trimmed packet keeps its PDS header: a congested
+ * switch cuts the rest).
  */
 
 #include <stdio.h>
@@ -31,7 +31,7 @@ uet_pkt_layer_name(unsigned int layer)
 	return layer_names[layer];
 }
 
-/* PROTOCOL.md 2.3: the PDS header alone says which SES header follows. */
+/* The PDS header alone (next_hdr) says which SES header follows. */
 static enum uet_pkt_ses
 pkt_ses_kind(const struct uet_pds_hdr *h)
 {
@@ -135,7 +135,7 @@ pkt_parse_ses(const uint8_t *frame, size_t end, struct uet_pkt *p)
 
 /*
  * Bytes of payload the SES header announces, or -1 when it has no such
- * field: standard continuation packets (PROTOCOL.md 4.2) and the data
+ * field: standard continuation packets (SOM=0) and the data
  * responses (4.5) say it; a packet without SES header and a plain
  * RESPONSE carry none.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * PDS header codec (PROTOCOL.md 2.1-2.5) and the native-IP entropy header
- * (PROTOCOL.md 1).
+ * PDS header codec (UEC 1.0 PDS headers) and the native-IP entropy header
+ * (UEC 1.0 encapsulation).
  *
  * Encode and decode share one set of legality checks on the host-order
  * struct (pds_check_prologue, pds_check_body), so anything encode accepts
@@ -16,7 +16,7 @@
 
 #include "wire_be.h"
 
-/* Byte offsets inside each header, prologue included (PROTOCOL.md 2.5). */
+/* Byte offsets inside each header, prologue included. */
 #define REQ_CLEAR_OFF   2
 #define REQ_PSN         4
 #define REQ_SPDCID      8
@@ -66,7 +66,7 @@ _Static_assert(UET_PDS_HDR_MAX_LEN >= UET_PDS_NACK_CCX_LEN, "max size");
 #define SYN_USE_RSV  0x8000u
 #define SYN_RSVD     0x7000u
 
-/* Defined flags per type (PROTOCOL.md 2.4); bits 6 and 0 never are. */
+/* Defined flags per type (UEC 1.0 PDS prologue); bits 6 and 0 never are. */
 #define FLAGS_REQ       (UET_PDS_F_RETX | UET_PDS_F_AR | UET_PDS_F_SYN)
 #define FLAGS_ACK       (UET_PDS_F_M | UET_PDS_F_RETX | UET_PDS_F_P | \
 			 (UET_PDS_ACK_REQ_MASK << UET_PDS_ACK_REQ_SHIFT))
@@ -110,7 +110,7 @@ pds_check_type(unsigned int type)
 	return 0;
 }
 
-/* PROTOCOL.md 2.3: requests carry 1-3, RUD/ROD requests in the return
+/* Next header: requests carry 1-3, RUD/ROD requests in the return
  * direction of a PDC also 5-6; ACKs and RUDI responses 0 or 4-6; NACKs
  * nothing. */
 static bool
@@ -576,7 +576,7 @@ uet_pds_hdr_decode(const uint8_t *buf, size_t len, struct uet_pds_hdr *h)
 }
 
 /* ---------------------------------------------------------------- */
-/* Entropy header (PROTOCOL.md 1, native-IP mode)                    */
+/* Entropy header (native-IP mode)                                    */
 /* ---------------------------------------------------------------- */
 
 int

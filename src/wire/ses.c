@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * SES request/response header codecs (PROTOCOL.md section 4). Decisions
+ * SES request/response header codecs (UEC 1.0 SES headers). Decisions
  * the spec text leaves open are listed in docs/WIRE-DECISIONS.md ("SES").
  */
 
@@ -10,7 +10,7 @@
 
 #include "wire_be.h"
 
-/* Byte offsets inside the common 12 bytes (PROTOCOL.md 4.1). */
+/* Byte offsets inside the common 12 bytes of every request. */
 #define SES_OFF_OPCODE 0
 #define SES_OFF_FLAGS 1
 #define SES_OFF_MSG_ID 2      /* STD: message_id; SMALL/MEDIUM: request_length */
@@ -19,7 +19,7 @@
 #define SES_OFF_PID 8
 #define SES_OFF_RI 10
 
-/* Standard request (PROTOCOL.md 4.2). */
+/* Standard request (44 bytes). */
 #define SES_STD_OFF_BUF_OFFSET 12
 #define SES_STD_OFF_INITIATOR 20
 #define SES_STD_OFF_MATCH 24
@@ -28,7 +28,7 @@
 #define SES_STD_OFF_MSG_OFFSET 36  /* SOM=0 */
 #define SES_STD_OFF_REQ_LEN 40
 
-/* Medium and small requests (PROTOCOL.md 4.2). */
+/* Medium (32 bytes) and small (20 bytes) requests. */
 #define SES_MED_OFF_HD_OR_BUF 12
 #define SES_MED_OFF_INITIATOR 20
 #define SES_MED_OFF_MATCH 24
@@ -41,7 +41,7 @@
 #define SES_RSVD4_MASK 0xF0u     /* rsvd(4) above a 12-bit field */
 #define SES_LIST_SHIFT 6
 
-/* Atomic extension (PROTOCOL.md 4.3). */
+/* Atomic extension (4 bytes; 36 with the compare-and-swap operands). */
 #define SES_AMO_OFF_OP 0
 #define SES_AMO_OFF_DT 1
 #define SES_AMO_OFF_SC 2
@@ -49,14 +49,14 @@
 #define SES_AMO_OFF_COMPARE 4
 #define SES_AMO_OFF_SWAP 20
 
-/* Rendezvous extension (PROTOCOL.md 4.3). */
+/* Rendezvous extension (24 bytes). */
 #define SES_RDV_OFF_EAGER 0
 #define SES_RDV_OFF_RI_GEN 4
 #define SES_RDV_OFF_PID_RI 5 /* read_pid_on_fep(12) read_resource_index(12) */
 #define SES_RDV_OFF_OFFSET 8
 #define SES_RDV_OFF_KEY 16
 
-/* Responses (PROTOCOL.md 4.5). */
+/* Responses: RESPONSE, RESPONSE_DATA, RESPONSE_DATA_SMALL. */
 #define SES_RSP_OFF_MSG_ID 2
 #define SES_RSP_OFF_RI_GEN 4   /* RESPONSE; rsvd(8) in the two data forms */
 #define SES_RSP_OFF_JOB_ID 5
@@ -607,7 +607,7 @@ uet_ses_req_decode(const uint8_t *buf, size_t len, enum uet_ses_fmt fmt,
 }
 
 /* ------------------------------------------------------------------ */
-/* Responses (PROTOCOL.md 4.5)                                         */
+/* Responses                                                           */
 /* ------------------------------------------------------------------ */
 
 /* Rules shared by encoder and decoder. */

@@ -4,7 +4,9 @@
 wire (both directions) with rte_pcapng; uet-dump decodes every frame, and
 the capture holds exactly what uet-perf reports: every message's PSN, the
 retransmissions flagged RETX, the requests that fault injection did not
-drop, and the receiver's ACKs. Counts only, no timings."""
+drop, and the receiver's ACKs; and libpcap reads the first frame's
+timestamp as wall-clock time of the run (a tolerance of minutes: a check
+of the clock reference, not a timing)."""
 
 import collections
 import json
@@ -12,8 +14,11 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 COUNT = 2000
+# seconds: the first frame is stamped within the run (plus clock slack)
+CLOCK_SLACK = 600
 
 
 def trimmed_capture(perf, dump, tmp, check):
@@ -57,7 +62,7 @@ def trimmed_capture(perf, dump, tmp, check):
 
 
 def main():
-    perf, dump = sys.argv[1], sys.argv[2]
+    perf, dump, gen = sys.argv[1], sys.argv[2], sys.argv[3]
     fails = 0
 
     def check(cond, what):
@@ -68,6 +73,7 @@ def main():
 
     with tempfile.TemporaryDirectory(prefix="uetcap-") as tmp:
         cap = os.path.join(tmp, "a.pcapng")
+        t0 = time.time()
         p = subprocess.run([perf, "--mode", "msgrate", "--count",
                             str(COUNT), "--seed", "5", "--capture", cap,
                             "--json"], capture_output=True, text=True,
@@ -75,7 +81,16 @@ def main():
         check(p.returncode == 0, "uet-perf exit 0: " + p.stderr[-400:])
         if p.returncode != 0:
             return 1
+        t1 = time.time()
         m = json.loads(p.stdout)["results"]["msgrate"]
+        ft = subprocess.run([gen, "--first-time", cap], capture_output=True,
+                            text=True, timeout=60)
+        check(ft.returncode == 0, "libpcap reads it: " + ft.stderr)
+        first = float(ft.stdout or "0")
+        print(f"# first frame at {first:.6f}, run {t0:.3f} .. {t1:.3f}")
+        check(t0 - CLOCK_SLACK <= first <= t1 + CLOCK_SLACK,
+              f"first frame's time {time.ctime(first)} is the run's "
+              f"({time.ctime(t0)})")
         d = subprocess.run([dump, "--json", cap], capture_output=True,
                            text=True, timeout=60)
         check(d.returncode == 0, "uet-dump exit 0: " + d.stderr[-400:])

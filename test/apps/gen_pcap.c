@@ -5,6 +5,11 @@
  *   gen_pcap --raw FILE.pcap  the raw-IP fixtures (DLT_RAW)
  *   gen_pcap --seeds DIR      one file per fixture, for a fuzz corpus
  *   gen_pcap --list           name, expected result, layer, error, framing
+ *   gen_pcap --cut FILE.pcap  frames that end before their UET headers:
+ *                             0 bytes, 10, 30, 40 of a UET frame, and one
+ *                             whose capture (caplen) stops at 40
+ *   gen_pcap --first-time FILE  the first packet's time as libpcap reads
+ *                               it (pcap or pcapng): seconds.microseconds
  */
 
 #include <stdio.h>
@@ -17,6 +22,7 @@
 #include "wire_fixtures.h"
 
 #define TS_BASE_SEC 1700000000
+#define DIM(a) (sizeof(a) / sizeof((a)[0]))
 
 static int
 write_pcap(const char *path, bool raw)
@@ -57,6 +63,44 @@ write_pcap(const char *path, bool raw)
 	pcap_dump_close(dump);
 	pcap_close(pd);
 	return i == WFX_COUNT ? 0 : -1;
+}
+
+/* Frames cut before uet-dump can tell whether they are UET. */
+static int
+write_cut(const char *path)
+{
+	static const unsigned int cut[] = { 0, 10, 30, 40, 40 };
+	pcap_t *pd = pcap_open_dead(DLT_EN10MB, 65535);
+	uint8_t frame[WFX_FRAME_MAX];
+	struct pcap_pkthdr h;
+	struct uet_pkt spec;
+	pcap_dumper_t *dump;
+	int len = -1;
+
+	if (pd == NULL)
+		return -1;
+	for (size_t i = 0; i < WFX_COUNT && len < 0; i++)
+		if (!wfx_table[i].raw_ip && !wfx_table[i].not_uet &&
+		    wfx_table[i].err == 0)
+			len = wfx_frame(&wfx_table[i], &spec, frame,
+					sizeof(frame));
+	dump = len < 0 ? NULL : pcap_dump_open(pd, path);
+	if (dump == NULL) {
+		fprintf(stderr, "gen_pcap: %s: %s\n", path, pcap_geterr(pd));
+		pcap_close(pd);
+		return -1;
+	}
+	for (size_t i = 0; i < DIM(cut); i++) {
+		memset(&h, 0, sizeof(h));
+		h.ts.tv_sec = TS_BASE_SEC;
+		h.caplen = cut[i];
+		/* the last one: snap length, the wire frame was whole */
+		h.len = i + 1 == DIM(cut) ? (bpf_u_int32)len : cut[i];
+		pcap_dump((u_char *)dump, &h, frame);
+	}
+	pcap_dump_close(dump);
+	pcap_close(pd);
+	return 0;
 }
 
 static int
@@ -108,6 +152,31 @@ list_fixtures(void)
 	}
 }
 
+/* Read back with libpcap, as tcpdump and capinfos do. */
+static int
+first_time(const char *path)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	pcap_t *pd = pcap_open_offline(path, errbuf);
+	int rc;
+
+	if (pd == NULL) {
+		fprintf(stderr, "gen_pcap: %s: %s\n", path, errbuf);
+		return 1;
+	}
+	rc = pcap_next_ex(pd, &h, &data);
+	if (rc == 1)
+		printf("%lld.%06ld\n", (long long)h->ts.tv_sec,
+		       (long)h->ts.tv_usec);
+	else
+		fprintf(stderr, "gen_pcap: %s: no first packet (%s)\n", path,
+			rc == PCAP_ERROR ? pcap_geterr(pd) : "empty");
+	pcap_close(pd);
+	return rc == 1 ? 0 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -121,7 +190,11 @@ main(int argc, char **argv)
 		return write_pcap(argv[2], true) == 0 ? 0 : 1;
 	if (argc == 3 && strcmp(argv[1], "--seeds") == 0)
 		return write_seeds(argv[2]) == 0 ? 0 : 1;
+	if (argc == 3 && strcmp(argv[1], "--first-time") == 0)
+		return first_time(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "--cut") == 0)
+		return write_cut(argv[2]) == 0 ? 0 : 1;
 	fprintf(stderr, "usage: gen_pcap [--raw] FILE.pcap | --seeds DIR | "
-		"--list\n");
+		"--list | --first-time FILE | --cut FILE\n");
 	return 2;
 }

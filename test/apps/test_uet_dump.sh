@@ -74,9 +74,12 @@ done <"$tmp/list.eth"
 eth=$(grep -c . "$tmp/list.eth")
 malformed=$(grep -c " malformed " "$tmp/list.eth")
 notuet=$(grep -c " not_uet " "$tmp/list.eth")
+# malformed before the UDP port (or cut inside the UDP header): whether it
+# is UET cannot be told
+undet=$(grep -cE " malformed (eth|ip) | malformed udp truncated " "$tmp/list.eth")
 check "one text line per packet ($eth)" test "$(grep -c . "$tmp/text")" -eq "$eth"
 check "summary line on stderr" \
-	grep -q "^uet-dump: $eth packets, $((eth - notuet)) uet, $malformed malformed, $notuet not uet$" "$tmp/text.err"
+	grep -q "^uet-dump: $eth packets, $((eth - notuet - undet)) uet, $malformed malformed, $notuet not uet, $undet undetermined$" "$tmp/text.err"
 check "raw IP packet parsed" grep -q "| ACK next=NONE" "$tmp/raw"
 
 # JSON: every line parses, errors carry "error", non-UET carry uet=false.
@@ -86,10 +89,25 @@ lines = open(sys.argv[1]).read().splitlines()
 objs = [json.loads(l) for l in lines]
 assert len(objs) == int(sys.argv[2]), len(objs)
 assert sum("error" in o for o in objs) == int(sys.argv[3])
-assert sum(o["uet"] is False for o in objs) == int(sys.argv[4])
+assert sum(o["uet"] is False for o in objs) == int(sys.argv[4]) + int(sys.argv[5])
 assert all(o["error"] and o["error_layer"] for o in objs if "error" in o)
 assert any(o.get("pds", {}).get("type") == "ACK_CCX" for o in objs)
-' "$tmp/json" "$eth" "$malformed" "$notuet"
+' "$tmp/json" "$eth" "$malformed" "$notuet" "$undet"
+
+# Empty and cut frames are not labelled UET: 0 bytes, 10, 30, 40 bytes and
+# a capture cut at 40 bytes of a UET frame (it was "uet": true).
+"$gen" --cut "$tmp/cut.pcap" || { echo "FAIL gen_pcap --cut"; exit 1; }
+"$dump" --json "$tmp/cut.pcap" >"$tmp/cut.json" 2>"$tmp/cut.err"
+check "cut frames: exit 0" test $? -eq 0
+check "cut frames: uet false, undetermined, with the error" python3 -c '
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1]).read().splitlines()]
+assert [o["caplen"] for o in objs] == [0, 10, 30, 40, 40], objs
+for o in objs:
+    assert o["uet"] is False and "undetermined" in o["reason"], o
+    assert o["error_code"] == "truncated" and o["error_layer"] in ("eth", "ip"), o
+' "$tmp/cut.json"
+check "cut frames: summary" grep -q "^uet-dump: 5 packets, 0 uet, 5 malformed, 0 not uet, 5 undetermined$" "$tmp/cut.err"
 
 # --count, usage errors and unreadable files.
 check "--count 3 prints 3 lines" test "$("$dump" --count 3 "$tmp/all.pcap" 2>/dev/null | wc -l)" -eq 3
@@ -109,6 +127,9 @@ check "bad --count exits 2" test $? -eq 2
 "$dump" --help >"$tmp/help" 2>&1
 check "--help exits 0" test $? -eq 0
 check "--help prints usage" grep -q "^usage: uet-dump" "$tmp/help"
+"$dump" --version >"$tmp/version" 2>&1
+check "--version exits 0" test $? -eq 0
+check "--version names the tool and libpcap" grep -q "^uet-dump [0-9].* (libpcap version" "$tmp/version"
 
 if [ $fail -ne 0 ]; then
 	echo "test_uet_dump: FAILED"

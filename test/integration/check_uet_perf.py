@@ -58,6 +58,18 @@ def main():
         check(p.returncode == 0, f"{pds}: exit 0")
         check(json.loads(p.stdout)["verified"] is True, f"{pds}: verified")
 
+    # --duration without --count submits for the whole duration, counted
+    # from the moment the engines run (setup was once inside it: 1 s of
+    # traffic measured 0.7 s); it cannot end earlier than stated.
+    p = run(perf, "--mode", "msgrate", "--duration", "1s", "--json")
+    check(p.returncode == 0, "duration: exit 0, stderr: " + p.stderr[-300:])
+    d = json.loads(p.stdout)["results"]["msgrate"]
+    check(d["seconds"] >= 1.0, f"--duration 1s ran {d['seconds']} s")
+    check(d["verified"] is True and d["count"] > 0 and
+          d["receiver"]["rx_msgs"] == d["count"],
+          "duration: every message sent was delivered once")
+    print(f"duration 1s: {d['seconds']:.6f} s, {d['count']} messages")
+
     # Slow builds (ASan) poll slowly: a longer RTO and more retries keep
     # the PDS from giving up on late ACKs (the checks are not timings).
     tmpd = tempfile.TemporaryDirectory(prefix="uetp-")
@@ -93,20 +105,43 @@ def main():
         with open(csv_path) as f:
             rows = list(csv.DictReader(f))
         check(len(rows) >= 1, "csv has rows")
-        check(rows and set(rows[0]) == {"time_s", "mode", "msgs", "bytes",
-                                        "msgs_per_s", "bytes_per_s",
-                                        "retransmissions", "drops"},
-              "csv columns")
-        check(rows and int(rows[-1]["msgs"]) == 20000,
+        # the names say which columns are running totals and which are
+        # per interval
+        check(rows and set(rows[0]) == {
+            "time_s", "mode", "msgs_total", "bytes_total",
+            "msgs_per_s_interval", "bytes_per_s_interval",
+            "retransmissions_interval", "drops_interval"}, "csv columns")
+        check(rows and int(rows[-1]["msgs_total"]) == 20000,
               "csv last row has every message")
-        check(sum(int(r["drops"]) for r in rows) > 0 and
-              sum(int(r["retransmissions"]) for r in rows) > 0,
+        tot = [int(r["msgs_total"]) for r in rows]
+        check(tot == sorted(tot), "csv: msgs_total never decreases")
+        check(sum(int(r["drops_interval"]) for r in rows) > 0 and
+              sum(int(r["retransmissions_interval"]) for r in rows) > 0,
               "csv: drops and retransmissions per interval")
         t = [float(r["time_s"]) for r in rows]
         check(t == sorted(t), "csv times increase")
         p = run(perf, "--csv", os.path.join(tmp, "no", "such", "x.csv"))
         check(p.returncode == 2 and p.stderr.count("\n") == 1,
               "unwritable --csv: one line, exit 2")
+        nowhere = os.path.join(tmp, "no", "such", "x.pcapng")
+        for args in (["--mode", "msgrate"],
+                     ["--role", "server", "--config", slow]):
+            p = run(perf, *args, "--capture", nowhere)
+            check(p.returncode == 2 and p.stderr.count("\n") == 1 and
+                  p.stderr.startswith("uet-perf: --capture "),
+                  f"unwritable --capture {args}: one line, exit 2 (got "
+                  f"{p.returncode}: {p.stderr!r})")
+        # the same file named by engine.capture in --config (it was three
+        # errno lines and exit 1, from inside the engine setup)
+        capconf = os.path.join(tmp, "cap.conf")
+        with open(capconf, "w") as f:
+            f.write(f"[engine]\ncapture = {nowhere}\n")
+        p = run(perf, "--mode", "msgrate", "--count", "10", "--config",
+                capconf)
+        check(p.returncode == 2 and p.stderr.count("\n") == 1 and
+              p.stderr.startswith("uet-perf: engine.capture "),
+              f"unwritable engine.capture: one line, exit 2 (got "
+              f"{p.returncode}: {p.stderr!r})")
 
     # a client without a server: one line, exit 1, bounded
     p = run(perf, "--role", "client", "--config", os.devnull, "--ctl",
@@ -135,6 +170,10 @@ def main():
         ["--role", "client", "--config", "x", "--ctl", "h:99999"],
         ["--role", "client", "--config", "x", "--ctl", "h:1", "-i"],
         ["--ctl", "h:1"],                       # needs --role
+        # the host is part of the syntax check (not a failure later)
+        ["--role", "client", "--config", "x", "--ctl",
+         "no-such-host.invalid"],
+        ["--role", "server", "--config", "x", "--ctl", "abc"],
         ["-i", "--json"],
         ["--arp"],                              # needs --role
         ["stray"],
@@ -147,6 +186,21 @@ def main():
               f"(got {p.returncode}: {first!r})")
     p = run(perf, "--help")
     check(p.returncode == 0 and "--mode" in p.stdout, "--help")
+    p = run(perf, "-h")
+    check(p.returncode == 0 and "--mode" in p.stdout, "-h")
+    p = run(perf, "--version")
+    check(p.returncode == 0 and p.stdout.startswith("uet-perf ") and
+          "DPDK" in p.stdout, "--version: " + p.stdout)
+    # EAL options before "--", as DPDK applications take them
+    prefix = f"uetb-{os.getpid()}"
+    p = run(perf, "-l", "0", "--no-huge", "-m", "1024", "--no-pci",
+            "--no-shconf", f"--file-prefix={prefix}", "--log-level=4", "--",
+            "--mode", "msgrate", "--count", "500", "--json")
+    check(p.returncode == 0 and json.loads(p.stdout)["verified"] is True,
+          "EAL options before --: " + p.stderr[-300:])
+    p = run(perf, "-l", "0", "--mode", "msgrate")
+    check(p.returncode == 2 and "EAL options come first" in p.stderr,
+          "an EAL option without --: exit 2 and the hint")
 
     tmpd.cleanup()
     print("PASS" if fails == 0 else f"FAIL: {fails}")

@@ -16,6 +16,7 @@ printed, never asserted. Exit 77 (skip) for netns when not root or without
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -23,7 +24,7 @@ import time
 
 COUNT = 2000
 BW_COUNT = 200
-DEADLINE = 25.0  # whole test, seconds
+DEADLINE = 40.0  # whole test, seconds
 
 
 def conf(path, core, prefix, vdev, devname, fa, mac):
@@ -184,6 +185,43 @@ class Run:
                    f"{other.returncode}: {err.strip()!r})")
 
 
+    def peer_freezes(self, prefix, srv_conf, cli_conf, ctl_host):
+        """SIGSTOP the client mid-run: its socket stays open, so only the
+        data path tells; the server ends with one line, exit 1, within
+        its --ctl-timeout (not the run limit of duration + 10 s)."""
+        srv = self.spawn([*prefix[0], PERF, "--role", "server",
+                          "--config", srv_conf, "--ctl", f"{ctl_host}:0",
+                          "--ctl-timeout", "2s"])
+        port = self.server_port(srv)
+        if port is None:
+            self.check(False, "client freezes: server started")
+            return
+        cli = self.spawn([*prefix[1], PERF, "--role", "client",
+                          "--config", cli_conf,
+                          "--ctl", f"{ctl_host}:{port}", "--ctl-timeout", "2s",
+                          "--mode", "msgrate", "--duration", "60s",
+                          "--interval", "50"])
+        cli.stdout.readline()  # client banner
+        line = cli.stdout.readline()  # first live statistics line
+        self.check("msgs/s" in line, "client freezes: traffic was running "
+                   f"({line.strip()!r})")
+        os.kill(cli.pid, signal.SIGSTOP)
+        try:
+            _, err = srv.communicate(timeout=min(15.0, self.left()))
+        except subprocess.TimeoutExpired:
+            self.check(False, "client freezes: the server ends in bounded "
+                       "time (no wait for the 70 s run limit)")
+            err = ""
+        finally:
+            cli.kill()  # SIGKILL ends a stopped process too
+            cli.wait()
+        lines = [x for x in err.splitlines() if x.startswith("uet-perf:")]
+        self.check(srv.returncode == 1 and len(lines) == 1 and
+                   "no traffic progress" in lines[0],
+                   f"client freezes: server exit 1, one line naming the "
+                   f"stall (got {srv.returncode}: {err.strip()!r})")
+
+
 def memif(r, tmp):
     sock = os.path.join(tmp, "memif.sock")
     tag = f"uetp-{os.getpid()}"
@@ -195,6 +233,10 @@ def memif(r, tmp):
          "10.0.0.2", "02:00:00:00:00:02")
     r.pair(([], []), os.path.join(tmp, "srv.conf"),
            os.path.join(tmp, "cli.conf"), "127.0.0.1")
+    # a frozen client: the server gives up on its own (it is the survivor
+    # that closes net_memif here, so the teardown fault below is avoided)
+    r.peer_freezes(([], []), os.path.join(tmp, "srv.conf"),
+                   os.path.join(tmp, "cli.conf"), "127.0.0.1")
     # no peer-death case here: DPDK 22.11's net_memif unmaps the shared
     # rings from its interrupt thread when the peer's socket closes, while
     # the data path may be inside rte_eth_rx_burst on them; the survivor
@@ -257,6 +299,7 @@ def netns(r, tmp):
             r.pair(prefix, *confs, ctl, extra)
         for victim in ("server", "client"):
             r.peer_dies(prefix, *confs, ctl, victim)
+        r.peer_freezes(prefix, *confs, ctl)
     except subprocess.SubprocessError as e:
         r.check(False, f"namespace setup: {e}")
     finally:

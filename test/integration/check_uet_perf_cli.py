@@ -5,14 +5,18 @@
   1. a script on stdin (not a terminal: each start runs to its end before
      the next command): settings, rejected values, a msgrate run, show
      stats / pdc / port, an incast run, quit;
-  2. a pseudo-terminal (python pty): a long run started, live statistics
-     lines seen, `stop` typed, the stopped summary and quit.
+  2. a pseudo-terminal (python pty), EAL options before "--": TAB
+     completion of values, a long run started, live statistics lines,
+     bad arguments during the run, `stop`, the stopped summary and quit.
 
-Checks outputs (behaviour), never timings. Every read is bounded."""
+Checks outputs (behaviour), never timings. Every read is bounded; the EAL
+runtime directory of the pty run (own --file-prefix) is removed."""
 
 import os
 import pty
 import select
+import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -30,11 +34,15 @@ set size abc
 set window 0
 set fault smoke 10
 frobnicate
+set size
+show bogus
 show stats
 start
 show stats
 show pdc
 show port
+show port stats all
+show port info all
 set test incast
 set peers 3
 set mode rud
@@ -58,7 +66,9 @@ def script_run(perf, check):
                  "error: set size: 'abc'",
                  "error: set window:",
                  "error: set fault: kind 'smoke'",
-                 "Command not found",
+                 "error: 'frobnicate': unknown command or bad arguments",
+                 "error: 'set size': unknown command or bad arguments",
+                 "error: show bogus: expected stats, pdc, port or config",
                  "error: show stats: no run yet",
                  "msgrate started: pds rod, size 128, count 3000",
                  "msgrate: 3000 x 128 B over rod",
@@ -69,13 +79,24 @@ def script_run(perf, check):
                  "initiator OPEN rod peer 10.0.0.2",
                  "target OPEN rod peer 10.0.0.1",
                  "(net_ring_perfA, sender)",
+                 "(net_ring_perfA, sender): driver net_ring, MAC",
                  "incast: 3 senders -> 1 receiver, 1200 x 128 B over rud",
                  "flow 2: sent 400, delivered 400 msgs",
                  "Jain fairness index",
                  "incast: done, verified",
                  "test incast, pds rud, size 128, count 400",
-                 "bye (6 rejected commands)"):
+                 "bye (9 rejected commands)"):
         check(want in out, f"script output has {want!r}")
+    check("Bad arguments" not in out and "Command not found" not in out,
+          "script: every rejected line is answered by uet-perf (counted)")
+    check(out.find("uet-perf interactive") < out.find("uet-perf> "),
+          "script: the banner comes before the first prompt")
+    # a last line without a newline is still a command
+    p = subprocess.run([perf, "-i"], input="set size 96\nshow config",
+                       capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0 and "size 96" in p.stdout.split("show config")[-1],
+          "script: a last line without newline runs: "
+          + p.stdout[-300:])
     check(out.count("msgs/s") >= 2, "script: live statistics lines")
     check(out.count("uet-perf> ") >= 20, "script: prompt after each command")
 
@@ -110,19 +131,45 @@ class Pty:
         return True
 
     def close(self):
-        try:
-            os.kill(self.pid, 9)
-        except ProcessLookupError:
-            pass
-        _, st = os.waitpid(self.pid, 0)
+        """Wait (bounded) for the exit after quit; SIGKILL otherwise."""
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            pid, st = os.waitpid(self.pid, os.WNOHANG)
+            if pid != 0:
+                break
+            time.sleep(0.05)
+        else:
+            os.kill(self.pid, signal.SIGKILL)
+            _, st = os.waitpid(self.pid, 0)
         os.close(self.fd)
         return st
 
 
+def eal_rundirs(prefix):
+    """Where the EAL keeps the runtime files of --file-prefix=prefix."""
+    bases = ["/var/run/dpdk", "/tmp/dpdk"]
+    if os.environ.get("XDG_RUNTIME_DIR"):
+        bases.append(os.path.join(os.environ["XDG_RUNTIME_DIR"], "dpdk"))
+    return [os.path.join(b, prefix) for b in bases]
+
+
 def pty_run(perf, check):
-    t = Pty([perf, "-i", "--interval", "100"])
+    prefix = f"uetcli-{os.getpid()}"
+    # EAL options first, as in testpmd; an own prefix to clean up
+    t = Pty([perf, "-l", "0", "--no-huge", "-m", "1024", "--no-pci",
+             "--no-shconf", f"--file-prefix={prefix}", "--log-level=4",
+             "--", "-i", "--interval", "100"])
     try:
         check(t.expect("uet-perf> ", 10), "pty: prompt")
+        # TAB completes the key and the value (not only the first word)
+        os.write(t.fd, b"set mo\t")
+        check(t.expect("set mode ", 10), "pty: TAB completes 'mode'")
+        mark = len(t.buf)
+        os.write(t.fd, b"ro\t")  # rdline echoes the completed rest
+        check(t.expect("rod ", 10) and "rod " in t.buf[mark:],
+              "pty: TAB completes 'rod'")
+        t.send("")
+        check(t.expect("mode = rod", 10), "pty: completed command runs")
         t.send("set count 100000000")
         t.send("set duration 20s")
         t.send("start")
@@ -132,6 +179,15 @@ def pty_run(perf, check):
         check("[" in t.buf[mark:], "pty: live line has a timestamp")
         t.send("show stats")  # while running: counters of every engine
         check(t.expect("--- sender engine 0", 10), "pty: show stats live")
+        check(t.expect("inline progress", 10) and
+              "stopped" not in t.buf[mark:],
+              "pty: running inline engines are not called stopped")
+        t.send("set size abc")  # the bad value is named, run or not
+        check(t.expect("error: set size: 'abc'", 10),
+              "pty: bad argument reported during a run")
+        t.send("set size 64")
+        check(t.expect("a run is in progress", 10),
+              "pty: good argument refused during a run")
         t.send("stop")
         check(t.expect("stopping", 10), "pty: stop acknowledged")
         check(t.expect("msgrate: done, verified", 20),
@@ -142,8 +198,12 @@ def pty_run(perf, check):
         check(t.expect("bye", 10), "pty: quit")
     finally:
         st = t.close()
-    check(os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0 or
-          os.WIFSIGNALED(st), "pty: process ended")
+        for d in eal_rundirs(prefix):
+            shutil.rmtree(d, ignore_errors=True)
+    check(os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0,
+          "pty: process exited 0 after quit")
+    check(not any(os.path.exists(d) for d in eal_rundirs(prefix)),
+          "pty: no EAL runtime directory left")
 
 
 def main():

@@ -158,11 +158,11 @@ def group_loss(perf, conf):
         check("ses frags" in p.stdout, "csv: live line with SES counters")
         with open(path) as f:
             rows = list(csv.DictReader(f))
-        check(rows and "completion_errors" in rows[0] and
-              "ses_fragments" in rows[0], "csv: SES columns")
-        check(rows and int(rows[-1]["msgs"]) == 2000,
+        check(rows and "completion_errors_interval" in rows[0] and
+              "ses_fragments_interval" in rows[0], "csv: SES columns")
+        check(rows and int(rows[-1]["msgs_total"]) == 2000,
               "csv: last row has every message")
-        check(sum(int(x["completion_errors"]) for x in rows) == 0,
+        check(sum(int(x["completion_errors_interval"]) for x in rows) == 0,
               "csv: no completion error")
 
 

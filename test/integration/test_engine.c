@@ -656,6 +656,14 @@ test_telemetry(void)
 		"/uet/engines", "/uet/stats,0", "/uet/ports,0",
 		"/uet/lcores,0", "/uet/fault,0", "/uet/neigh,0",
 	};
+	static const struct {
+		const char *cmd;
+		long long err;
+	} bad[] = {
+		{ "/uet/ses,0", ENOENT }, { "/uet/pds", ENOENT },
+		{ "/uet/stats,7", ENOENT }, { "/uet/stats,99", ENOENT },
+		{ "/uet/stats,x", EINVAL }, { "/uet/stats,-1", EINVAL },
+	};
 	struct uet_config c;
 	struct uet_engine *e;
 	struct rte_tel_data *d;
@@ -697,6 +705,15 @@ test_telemetry(void)
 	}
 	CHECK(itest_tel_query(fd, "/uet/stats,0", buf, sizeof(buf)) == 0);
 	CHECK(strstr(buf, "\"rx_pkts\"") != NULL);
+	/* what cannot be answered is an error object, not null: another
+	 * ULP than the SES, an engine that does not exist, a bad index */
+	for (unsigned int i = 0; i < RTE_DIM(bad); i++) {
+		CHECK(itest_tel_query(fd, bad[i].cmd, buf, sizeof(buf)) == 0);
+		printf("%s -> %s\n", bad[i].cmd, buf);
+		CHECK(strstr(buf, "null") == NULL);
+		CHECK(strstr(buf, "\"error\":\"") != NULL);
+		CHECK(itest_tel_value(buf, "errno") == bad[i].err);
+	}
 	CHECK(itest_tel_query(fd, "/", buf, sizeof(buf)) == 0);
 	CHECK(strstr(buf, "/uet/fault") != NULL);
 out:

@@ -182,7 +182,7 @@ wire_strerror__out_of_range(void **state)
 	}
 }
 
-/* PROTOCOL.md 2.7 DECISION restated, with PKT_NOT_RCVD and
+/* The project's NACK reactions restated, with PKT_NOT_RCVD and
  * RCVR_INFER_LOSS resent (docs/WIRE-DECISIONS.md "NACK reactions"). */
 static enum uet_nack_class
 spec_class(unsigned int code)

@@ -2,7 +2,7 @@
 /*
  * Unit tests of the PDS header codec (src/wire/pds.c).
  *
- * Golden byte strings are derived by hand from PROTOCOL.md 2.1-2.5; the
+ * Golden byte strings are derived by hand from the UEC 1.0 PDS headers; the
  * prologue is byte0 = type << 3 | next_hdr >> 1,
  * byte1 = (next_hdr & 1) << 7 | flags.
  */
@@ -23,7 +23,7 @@
 #define BUF_LEN (UET_PDS_HDR_MAX_LEN + 8)
 
 /* ------------------------------------------------------------------ */
-/* Independent restatement of PROTOCOL.md 2.3 / 2.4 for the tests      */
+/* Independent restatement of next-header and flag rules for the tests */
 /* ------------------------------------------------------------------ */
 
 static unsigned int
@@ -188,7 +188,7 @@ hdr_same(const struct uet_pds_hdr *a, const struct uet_pds_hdr *b)
 }
 
 /* ------------------------------------------------------------------ */
-/* Golden packets (PROTOCOL.md 2.5)                                    */
+/* Golden packets                                                      */
 /* ------------------------------------------------------------------ */
 
 /* RUD_REQ, next REQUEST_STD, AR, clear -5, psn 0x12345678, 0x0102->0x0304 */

@@ -292,7 +292,7 @@ rtr_layout__ready_to_restart_fields(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* Golden requests, derived by hand from PROTOCOL.md 4.1-4.3           */
+/* Golden requests, derived by hand from the UEC 1.0 SES headers       */
 /* ------------------------------------------------------------------ */
 
 struct req_case {
@@ -654,7 +654,7 @@ req_encode__every_short_cap(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* Golden responses (PROTOCOL.md 4.5)                                  */
+/* Golden responses                                                    */
 /* ------------------------------------------------------------------ */
 
 struct resp_case {

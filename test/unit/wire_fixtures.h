@@ -293,7 +293,7 @@ wfx_nack_ccx(struct uet_pkt *p, size_t *plen)
 	p->pds.u.nack.nccx_state[15] = 0x55;
 }
 
-/* One control packet per ctl_type (PROTOCOL.md 2.6). */
+/* One control packet per ctl_type. */
 static inline void
 wfx_cp(struct uet_pkt *p, unsigned int ctl)
 {
