@@ -175,6 +175,17 @@ struct uet_engine_lcore {
 	struct uet_engine_lcore_stats st;
 } __rte_cache_aligned;
 
+/* Port gate (gate.c): the EAL interrupt thread parked while the data
+ * path uses net_memif ports. */
+struct eng_gate {
+	_Atomic bool enabled;        /* a memif port: bursts check the gate */
+	_Atomic bool parked;         /* interrupt thread in the gate callback */
+	_Atomic bool hold;           /* do not release (start, linger, close) */
+	_Atomic bool stop;           /* callback returns for good */
+	_Atomic bool armed;          /* an alarm set or its callback running */
+	_Atomic unsigned int active; /* data path threads in port bursts */
+};
+
 struct uet_engine {
 	char name[16];
 	struct uet_config cfg;
@@ -190,6 +201,7 @@ struct uet_engine {
 	uint64_t tsc_hz;
 	uint64_t ns_mult;        /* ns = tsc * ns_mult >> 32 */
 	int tel_slot;            /* telemetry registry slot, -1 if none */
+	struct eng_gate gate;
 };
 
 /* time.c-like helpers (engine.c) */
@@ -199,6 +211,36 @@ uint64_t eng_now_ns(const struct uet_engine *e);
 int eng_ports_setup(struct uet_engine *e);
 void eng_ports_close(struct uet_engine *e);
 int eng_port_socket(const struct uet_engine *e, unsigned int port);
+
+/* gate.c */
+bool eng_gate_wanted(const struct uet_config *cfg);
+int eng_gate_open(struct uet_engine *e);
+void eng_gate_run(struct uet_engine *e);
+int eng_gate_hold(struct uet_engine *e);
+void eng_gate_close(struct uet_engine *e);
+
+/* Whether this thread may burst on the ports now (then eng_gate_exit()
+ * after the bursts); false while the interrupt thread is released. */
+static inline bool
+eng_gate_enter(struct uet_engine *e)
+{
+	struct eng_gate *g = &e->gate;
+
+	if (!atomic_load_explicit(&g->enabled, memory_order_relaxed))
+		return true;
+	atomic_fetch_add(&g->active, 1);
+	if (atomic_load(&g->parked))
+		return true;
+	atomic_fetch_sub(&g->active, 1);
+	return false;
+}
+
+static inline void
+eng_gate_exit(struct uet_engine *e)
+{
+	if (atomic_load_explicit(&e->gate.enabled, memory_order_relaxed))
+		atomic_fetch_sub(&e->gate.active, 1);
+}
 
 /* loop.c */
 int eng_lcore_main(void *arg);
