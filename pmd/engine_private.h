@@ -175,15 +175,17 @@ struct uet_engine_lcore {
 	struct uet_engine_lcore_stats st;
 } __rte_cache_aligned;
 
-/* Port gate (gate.c): the EAL interrupt thread parked while the data
- * path uses net_memif ports. */
+struct rte_intr_handle;
+
+/* Port gate (gate.c): the EAL interrupt thread parked while memif ports
+ * are probed and started, and while they are used last and closed. */
 struct eng_gate {
-	_Atomic bool enabled;        /* a memif port: bursts check the gate */
-	_Atomic bool parked;         /* interrupt thread in the gate callback */
-	_Atomic bool hold;           /* do not release (start, linger, close) */
-	_Atomic bool stop;           /* callback returns for good */
-	_Atomic bool armed;          /* an alarm set or its callback running */
-	_Atomic unsigned int active; /* data path threads in port bursts */
+	bool enabled;                /* a memif port: the gate exists */
+	bool registered;             /* callback registered with the EAL */
+	_Atomic bool hold;           /* the interrupt thread must stay */
+	_Atomic bool parked;         /* it is in the gate callback */
+	int efd;                     /* eventfd: the interrupt source */
+	struct rte_intr_handle *ih;  /* its EAL interrupt handle */
 };
 
 struct uet_engine {
@@ -218,29 +220,6 @@ int eng_gate_open(struct uet_engine *e);
 void eng_gate_run(struct uet_engine *e);
 int eng_gate_hold(struct uet_engine *e);
 void eng_gate_close(struct uet_engine *e);
-
-/* Whether this thread may burst on the ports now (then eng_gate_exit()
- * after the bursts); false while the interrupt thread is released. */
-static inline bool
-eng_gate_enter(struct uet_engine *e)
-{
-	struct eng_gate *g = &e->gate;
-
-	if (!atomic_load_explicit(&g->enabled, memory_order_relaxed))
-		return true;
-	atomic_fetch_add(&g->active, 1);
-	if (atomic_load(&g->parked))
-		return true;
-	atomic_fetch_sub(&g->active, 1);
-	return false;
-}
-
-static inline void
-eng_gate_exit(struct uet_engine *e)
-{
-	if (atomic_load_explicit(&e->gate.enabled, memory_order_relaxed))
-		atomic_fetch_sub(&e->gate.active, 1);
-}
 
 /* loop.c */
 int eng_lcore_main(void *arg);

@@ -1,49 +1,43 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Port gate: keeps the EAL interrupt thread and the data path off a
- * net_memif port at the same time.
+ * Port gate: keeps net_memif's control channel off the ports while they
+ * are probed and started, and while they are used for the last time and
+ * closed.
  *
  * DPDK 22.11's net_memif runs its control channel on the EAL interrupt
  * thread: a client's connection request, and a peer's disconnect, which
  * unmaps the shared rings and frees the regions with no lock against the
  * thread inside rte_eth_rx_burst()/rte_eth_tx_burst() or closing the port
- * (a SIGSEGV in the burst, or the same region freed twice). A server
- * probed but not yet started answers a connecting client "ID not found",
- * and a 22.11 client never tries again.
+ * (a SIGSEGV, or the same region freed twice). A server probed but not
+ * yet started answers a connecting client "ID not found", and a 22.11
+ * client never tries again.
  *
- * The gate is an EAL alarm whose callback parks the interrupt thread:
- * while it is parked no memif control callback can run, and the data path
- * may use the ports. Every gate period the callback lets go: it waits for
- * the data path to leave its port bursts (which then skip the ports),
- * re-arms itself a little later and returns, so that the interrupt thread
- * serves whatever memif events are pending (the peer's handshake, its
- * disconnect) with no burst in progress. The gate is held closed (no
- * release) from before the ports are probed until they are started, and
- * from uet_engine_ports_hold() (a fabric lingering before close) until the
- * ports are closed: a peer that disconnects then is served only after our
- * port is gone. After a peer's disconnect the memif PMD reports the link
- * down and its bursts return 0 without touching the rings.
+ * The gate is an interrupt source of its own (an eventfd registered with
+ * the EAL) whose callback parks the interrupt thread until it is told to
+ * go: while it is parked no memif control callback can run. The engine
+ * parks it from before the ports are probed until they are started (a
+ * client that connects meanwhile is served once the server is started),
+ * and from uet_engine_ports_hold() (a fabric about to linger and close)
+ * until the ports are closed (a peer that disconnects meanwhile is served
+ * once our port is gone). While the engine runs the thread is free: the
+ * memif PMD's bursts check the link themselves, and parking the thread
+ * periodically during the run (tried: the data path skipping its bursts
+ * while it was let go) made operations time out on a loaded machine.
  */
 
 #include <errno.h>
 #include <string.h>
 #include <time.h>
 
-#include <rte_alarm.h>
-#include <rte_cycles.h>
-#include <rte_ethdev.h>
-#include <rte_pause.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <rte_errno.h>
+#include <rte_interrupts.h>
 
 #include "engine_private.h"
 
-/* Interrupt thread released this often while every port is up, and
- * while some port is still connecting (memif's handshake needs a few
- * control messages, each served in a release). */
-#define GATE_PERIOD_UP_NS (20ull * 1000 * 1000)
-#define GATE_PERIOD_DOWN_NS (1ull * 1000 * 1000)
-/* A release lasts this long: the interrupt thread serves what is ready. */
-#define GATE_RELEASE_US 100
-/* Bounds of the waits (a parked interrupt thread, a data path burst). */
+/* Bound of the waits for the interrupt thread, and the nap between looks. */
 #define GATE_WAIT_NS (2ull * 1000 * 1000 * 1000)
 #define GATE_NAP_NS (50ull * 1000)
 
@@ -73,79 +67,29 @@ eng_gate_wanted(const struct uet_config *cfg)
 	return false;
 }
 
-static bool
-gate_links_up(const struct uet_engine *e)
-{
-	for (unsigned int i = 0; i < e->nb_ports; i++) {
-		struct rte_eth_link l;
-
-		if (!e->port[i].started ||
-		    rte_eth_link_get_nowait(e->port[i].port_id, &l) != 0 ||
-		    l.link_status != RTE_ETH_LINK_UP)
-			return false;
-	}
-	return true;
-}
-
-static void gate_cb(void *arg);
-
-/* Let the interrupt thread go once: no data path burst may be in
- * progress when this returns. */
-static void
-gate_release(struct eng_gate *g)
-{
-	uint64_t t0 = gate_now_ns();
-
-	atomic_store(&g->parked, false);
-	while (atomic_load(&g->active) != 0) {
-		if (gate_now_ns() - t0 > GATE_WAIT_NS) {
-			/* a burst does not take seconds: a data path thread
-			 * that entered and never left is a bug */
-			ENG_LOG(ERR, "gate: data path still in a port burst");
-			t0 = gate_now_ns();
-		}
-		rte_pause();
-	}
-}
-
+/* Runs on the interrupt thread: stay until told to go. */
 static void
 gate_cb(void *arg)
 {
-	struct uet_engine *e = arg;
-	struct eng_gate *g = &e->gate;
-	uint64_t start = gate_now_ns(), period;
+	struct eng_gate *g = arg;
+	uint64_t v;
 
+	/* level-triggered: drain the eventfd or be called again at once */
+	(void)!read(g->efd, &v, sizeof(v));
 	atomic_store(&g->parked, true);
-	while (!atomic_load(&g->stop)) {
-		if (!atomic_load(&g->hold)) {
-			period = gate_links_up(e) ? GATE_PERIOD_UP_NS :
-						    GATE_PERIOD_DOWN_NS;
-			if (gate_now_ns() - start >= period)
-				break;
-		}
+	while (atomic_load(&g->hold))
 		gate_nap();
-	}
-	gate_release(g);
-	if (!atomic_load(&g->stop) &&
-	    rte_eal_alarm_set(GATE_RELEASE_US, gate_cb, e) == 0)
-		return;
-	/* stopped (or the alarm could not be set: the ports go on
-	 * ungated rather than unusable) */
-	if (!atomic_load(&g->stop))
-		ENG_LOG(ERR, "gate: cannot re-arm: ports no longer gated");
-	atomic_store(&g->enabled, false);
-	atomic_store(&g->armed, false);
+	atomic_store(&g->parked, false);
 }
 
-/* Wait (bounded) until the interrupt thread is parked. */
+/* Wait (bounded) until the callback is where @p parked says. */
 static int
-gate_wait_parked(struct eng_gate *g)
+gate_wait(struct eng_gate *g, bool parked)
 {
 	uint64_t t0 = gate_now_ns();
 
-	while (!atomic_load(&g->parked)) {
-		if (!atomic_load(&g->armed) ||
-		    gate_now_ns() - t0 > GATE_WAIT_NS)
+	while (atomic_load(&g->parked) != parked) {
+		if (gate_now_ns() - t0 > GATE_WAIT_NS)
 			return -ETIMEDOUT;
 		gate_nap();
 	}
@@ -158,42 +102,61 @@ eng_gate_open(struct uet_engine *e)
 	struct eng_gate *g = &e->gate;
 	int rc;
 
-	atomic_store(&g->hold, true);
-	atomic_store(&g->stop, false);
+	atomic_store(&g->hold, false);
 	atomic_store(&g->parked, false);
-	atomic_store(&g->active, 0);
-	atomic_store(&g->armed, true);
-	rc = rte_eal_alarm_set(1, gate_cb, e);
-	if (rc < 0) {
-		atomic_store(&g->armed, false);
-		ENG_LOG(ERR, "gate: alarm: %s", rte_strerror(-rc));
-		return rc;
+	g->registered = false;
+	g->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	g->ih = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+	if (g->efd < 0 || g->ih == NULL ||
+	    rte_intr_fd_set(g->ih, g->efd) != 0 ||
+	    rte_intr_type_set(g->ih, RTE_INTR_HANDLE_EXT) != 0) {
+		rc = -ENOMEM;
+		goto fail;
 	}
-	rc = gate_wait_parked(g);
+	rc = rte_intr_callback_register(g->ih, gate_cb, g);
+	if (rc < 0)
+		goto fail;
+	g->registered = true;
+	g->enabled = true;
+	rc = eng_gate_hold(e);
 	if (rc < 0) {
 		ENG_LOG(ERR, "gate: the EAL interrupt thread did not answer");
 		eng_gate_close(e);
-		return rc;
 	}
-	atomic_store(&g->enabled, true);
-	return 0;
+	return rc;
+
+fail:
+	ENG_LOG(ERR, "gate: interrupt source: %s", rte_strerror(-rc));
+	g->enabled = true;
+	eng_gate_close(e);
+	return rc;
 }
 
 int
 eng_gate_hold(struct uet_engine *e)
 {
 	struct eng_gate *g = &e->gate;
+	uint64_t one = 1;
 
-	if (!atomic_load(&g->enabled))
+	if (!g->enabled || !g->registered)
 		return 0;
-	atomic_store(&g->hold, true);
-	return gate_wait_parked(g);
+	if (atomic_exchange(&g->hold, true))
+		return gate_wait(g, true); /* already held */
+	if (write(g->efd, &one, sizeof(one)) != sizeof(one))
+		return -errno;
+	return gate_wait(g, true);
 }
 
 void
 eng_gate_run(struct uet_engine *e)
 {
-	atomic_store(&e->gate.hold, false);
+	struct eng_gate *g = &e->gate;
+
+	if (!g->enabled)
+		return;
+	atomic_store(&g->hold, false);
+	if (gate_wait(g, false) < 0)
+		ENG_LOG(ERR, "gate: the interrupt thread did not leave");
 }
 
 void
@@ -202,19 +165,25 @@ eng_gate_close(struct uet_engine *e)
 	struct eng_gate *g = &e->gate;
 	uint64_t t0 = gate_now_ns();
 
-	atomic_store(&g->stop, true);
-	/* a running callback returns at its next look at the flag without
-	 * re-arming (rte_eal_alarm_cancel() waits for it); an alarm set but
-	 * not fired yet is cancelled */
-	while (atomic_load(&g->armed)) {
-		if (rte_eal_alarm_cancel(gate_cb, e) > 0)
-			break;
-		if (gate_now_ns() - t0 > GATE_WAIT_NS) {
-			ENG_LOG(ERR, "gate: callback did not return");
-			break;
+	if (!g->enabled)
+		return;
+	eng_gate_run(e);
+	if (g->ih != NULL && g->registered) {
+		/* -EAGAIN while the callback is still on its way out */
+		while (rte_intr_callback_unregister(g->ih, gate_cb, g) ==
+		       -EAGAIN) {
+			if (gate_now_ns() - t0 > GATE_WAIT_NS) {
+				ENG_LOG(ERR, "gate: callback still running");
+				return; /* leak rather than free in use */
+			}
+			gate_nap();
 		}
-		gate_nap();
+		g->registered = false;
 	}
-	atomic_store(&g->armed, false);
-	atomic_store(&g->enabled, false);
+	rte_intr_instance_free(g->ih);
+	g->ih = NULL;
+	if (g->efd >= 0)
+		close(g->efd);
+	g->efd = -1;
+	g->enabled = false;
 }

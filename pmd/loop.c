@@ -299,19 +299,11 @@ eng_lcore_iterate(struct uet_engine_lcore *lc)
 	lc->now = now;
 	lc->iter_rx = 0;
 	lc->iter_tx = 0;
-	/* no burst while the gate lets the interrupt thread serve memif's
-	 * control channel (gate.c): frames wait in the staging arrays */
-	if (eng_gate_enter(lc->eng)) {
-		rx_poll(lc, now);
-		eng_gate_exit(lc->eng);
-	}
+	rx_poll(lc, now);
 	e->hook.advance(lc->hook_priv, lc, now);
 	work = e->hook.tx_ready(lc->hook_priv, lc, now);
 	eng_neigh_advance(lc, now);
-	if (eng_gate_enter(lc->eng)) {
-		tx_flush(lc, now);
-		eng_gate_exit(lc->eng);
-	}
+	tx_flush(lc, now);
 	work += lc->iter_rx + lc->iter_tx;
 	ENG_INC(lc->st.iterations);
 	if (work != 0)

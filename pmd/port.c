@@ -276,7 +276,7 @@ void
 eng_ports_close(struct uet_engine *e)
 {
 	/* memif: nothing of the peer's disconnect may run meanwhile */
-	if (e->gate.enabled && eng_gate_hold(e) < 0)
+	if (eng_gate_hold(e) < 0)
 		ENG_LOG(ERR, "ports closed with the interrupt thread free");
 	for (unsigned int i = 0; i < e->nb_ports; i++) {
 		struct eng_port *p = &e->port[i];
@@ -299,6 +299,5 @@ eng_ports_close(struct uet_engine *e)
 		rte_mempool_free(e->pools[s]);
 		e->pools[s] = NULL;
 	}
-	if (e->gate.enabled || e->gate.armed)
-		eng_gate_close(e);
+	eng_gate_close(e);
 }
