@@ -176,9 +176,17 @@ uet_engine_create(const struct uet_engine_params *p)
 	rc = hook_copy(e, p->hook);
 	if (rc < 0)
 		goto free_engine;
+	/* memif: the interrupt thread is parked from before the probe until
+	 * the ports are started (gate.c) */
+	if (eng_gate_wanted(&e->cfg)) {
+		rc = eng_gate_open(e);
+		if (rc < 0)
+			goto free_engine;
+	}
 	rc = eng_ports_setup(e);
 	if (rc < 0)
 		goto close_ports;
+	eng_gate_run(e);
 	rc = lcores_setup(e, p->hook_arg);
 	if (rc < 0)
 		goto free_lcores;
@@ -306,6 +314,14 @@ uet_engine_lcore_get(struct uet_engine *e, unsigned int idx)
 	if (e == NULL || idx >= e->nb_lcores)
 		return NULL;
 	return e->lc[idx];
+}
+
+int
+uet_engine_ports_hold(struct uet_engine *e)
+{
+	if (e == NULL)
+		return -EINVAL;
+	return eng_gate_hold(e);
 }
 
 bool

@@ -184,6 +184,19 @@ struct uet_engine_lcore {
 	struct uet_engine_lcore_stats st;
 } __rte_cache_aligned;
 
+struct rte_intr_handle;
+
+/* Port gate (gate.c): the EAL interrupt thread parked while memif ports
+ * are probed and started, and while they are used last and closed. */
+struct eng_gate {
+	bool enabled;                /* a memif port: the gate exists */
+	bool registered;             /* callback registered with the EAL */
+	_Atomic bool hold;           /* the interrupt thread must stay */
+	_Atomic bool parked;         /* it is in the gate callback */
+	int efd;                     /* eventfd: the interrupt source */
+	struct rte_intr_handle *ih;  /* its EAL interrupt handle */
+};
+
 struct uet_engine {
 	char name[16];
 	struct uet_config cfg;
@@ -201,6 +214,7 @@ struct uet_engine {
 	uet_engine_clock_fn clock; /* NULL: TSC (clock.c) */
 	void *clock_arg;
 	int tel_slot;            /* telemetry registry slot, -1 if none */
+	struct eng_gate gate;
 };
 
 /*
@@ -221,6 +235,13 @@ eng_now_ns(const struct uet_engine *e)
 int eng_ports_setup(struct uet_engine *e);
 void eng_ports_close(struct uet_engine *e);
 int eng_port_socket(const struct uet_engine *e, unsigned int port);
+
+/* gate.c */
+bool eng_gate_wanted(const struct uet_config *cfg);
+int eng_gate_open(struct uet_engine *e);
+void eng_gate_run(struct uet_engine *e);
+int eng_gate_hold(struct uet_engine *e);
+void eng_gate_close(struct uet_engine *e);
 
 /* loop.c */
 int eng_lcore_main(void *arg);

@@ -16,6 +16,7 @@
 #include <sched.h>
 
 #include <rte_bus.h>
+#include <rte_cycles.h>
 #include <rte_dev.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
@@ -237,6 +238,34 @@ port_addresses(struct eng_port *p, const struct uet_config_port *c,
 	return rte_eth_macaddr_get(p->port_id, &p->mac);
 }
 
+/*
+ * A memif client whose server has not created its socket yet fails to
+ * start (the processes of a job start in any order): try again every
+ * PORT_START_RETRY_MS for PORT_START_WAIT_MS. Other devices fail at once.
+ */
+#define PORT_START_RETRY_MS 10
+#define PORT_START_WAIT_MS 10000
+
+static int
+port_start(struct eng_port *p)
+{
+	struct rte_eth_dev_info info;
+	unsigned int waited = 0;
+	int rc = rte_eth_dev_start(p->port_id);
+
+	if (rc == 0 || rte_eth_dev_info_get(p->port_id, &info) != 0 ||
+	    strcmp(info.driver_name, "net_memif") != 0)
+		return rc;
+	ENG_LOG(INFO, "%s: memif peer not there yet, waiting up to %u ms",
+		p->name, PORT_START_WAIT_MS);
+	while (rc < 0 && waited < PORT_START_WAIT_MS) {
+		rte_delay_us_sleep(PORT_START_RETRY_MS * 1000);
+		waited += PORT_START_RETRY_MS;
+		rc = rte_eth_dev_start(p->port_id);
+	}
+	return rc;
+}
+
 int
 eng_ports_setup(struct uet_engine *e)
 {
@@ -262,7 +291,7 @@ eng_ports_setup(struct uet_engine *e)
 		rc = port_addresses(p, c, &e->cfg.dscp);
 		if (rc < 0)
 			return rc;
-		rc = rte_eth_dev_start(p->port_id);
+		rc = port_start(p);
 		if (rc < 0) {
 			ENG_LOG(ERR, "port %u (%s): start: %s", i, p->name,
 				rte_strerror(-rc));
@@ -276,6 +305,9 @@ eng_ports_setup(struct uet_engine *e)
 void
 eng_ports_close(struct uet_engine *e)
 {
+	/* memif: nothing of the peer's disconnect may run meanwhile */
+	if (eng_gate_hold(e) < 0)
+		ENG_LOG(ERR, "ports closed with the interrupt thread free");
 	for (unsigned int i = 0; i < e->nb_ports; i++) {
 		struct eng_port *p = &e->port[i];
 
@@ -297,4 +329,5 @@ eng_ports_close(struct uet_engine *e)
 		rte_mempool_free(e->pools[s]);
 		e->pools[s] = NULL;
 	}
+	eng_gate_close(e);
 }

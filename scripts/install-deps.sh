@@ -21,6 +21,8 @@ packages=(
 	libnuma-dev
 	libcmocka-dev
 	libpcap-dev
+	openmpi-bin
+	libopenmpi-dev
 )
 
 missing=()

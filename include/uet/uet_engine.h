@@ -190,6 +190,16 @@ int uet_engine_stop(struct uet_engine *e);
 void uet_engine_free(struct uet_engine *e);
 
 /**
+ * The engine is about to be freed: from now on a net_memif peer's
+ * disconnect is not served (the EAL interrupt thread stays parked by the
+ * engine's port gate) until the ports are closed, so the data path can
+ * run on (lingering for the last ACKs) and the ports close without the
+ * memif PMD unmapping the rings underneath. No-op without memif ports.
+ * @return 0, or -ETIMEDOUT (the interrupt thread did not park in 2 s).
+ */
+int uet_engine_ports_hold(struct uet_engine *e);
+
+/**
  * INLINE progress: run up to @p max_iterations loop iterations of every
  * context on the calling thread, returning early after an iteration in
  * which no context did any work.

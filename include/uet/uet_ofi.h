@@ -31,6 +31,14 @@ extern "C" {
 /** Version of struct uet_ofi_addr. */
 #define UET_OFI_ADDR_VERSION 1
 
+/**
+ * ep_attr->mem_tag_format of the tagged (RDM) entries: every one of the 64
+ * tag bits is the application's, each its own field (libfabric's generic
+ * format, what its software providers report), so an MPI layer may lay
+ * out its communicator, rank and tag fields as it likes.
+ */
+#define UET_OFI_MEM_TAG_FORMAT UINT64_C(0xAAAAAAAAAAAAAAAA)
+
 /* struct uet_ofi_addr.flags */
 #define UET_OFI_ADDR_F_IPV4 0x01u /**< fa holds an IPv4 address (bytes 0..3) */
 #define UET_OFI_ADDR_F_IPV6 0x02u /**< fa holds an IPv6 address */

@@ -380,6 +380,10 @@ fabric_close(struct fid *fid)
 
 	if (atomic_load(&fab->ref) > 0)
 		return -FI_EBUSY;
+	/* net_memif: the peer's disconnect waits until our port is closed */
+	if (uet_engine_ports_hold(fab->engine) < 0)
+		FI_WARN(&uet_prov, FI_LOG_FABRIC,
+			"port gate not held: closing anyway\n");
 	fabric_linger(fab);
 	uet_engine_free(fab->engine);
 	pthread_mutex_destroy(&fab->ctl_lock);

@@ -103,7 +103,7 @@ uet_ofi_config_get(struct uet_config *cfg)
 		uet_config_init_defaults(cfg);
 		return 0;
 	}
-	rc = uet_config_load(cfg, p->config_path, &err);
+	rc = uet_ofi_config_load(cfg, p->config_path, &err);
 	if (rc == 0)
 		rc = uet_config_validate(cfg, &err);
 	if (rc < 0) {
@@ -329,7 +329,12 @@ entry_make(const struct uet_config *cfg, unsigned int port,
 	fi->ep_attr->max_order_raw_size = fi->ep_attr->max_msg_size;
 	fi->ep_attr->max_order_war_size = fi->ep_attr->max_msg_size;
 	fi->ep_attr->max_order_waw_size = fi->ep_attr->max_msg_size;
-	fi->ep_attr->mem_tag_format = 0;
+	/* tags travel in the 64-bit match_bits field of the SES standard
+	 * request header and match on all 64 bits: every bit is the
+	 * application's (MPI layers carve their communicator, rank and tag
+	 * fields out of it; zero makes them refuse the entry) */
+	fi->ep_attr->mem_tag_format = (caps & FI_TAGGED) ?
+				      UET_OFI_MEM_TAG_FORMAT : 0;
 	fi->ep_attr->tx_ctx_cnt = 1;
 	fi->ep_attr->rx_ctx_cnt = 1;
 

@@ -110,9 +110,21 @@ struct uet_ofi_params {
 	bool poll_yield;          /* AUTO: empty fi_cq_read yields the CPU */
 	size_t iov_bounce_size;   /* bytes of a multi-entry iov bounce */
 	char config_path[256];    /* "" -> built-in defaults */
+	/* RDM profiles fi_getinfo lists: bit (1 << enum uet_profile); 0
+	 * when PROFILES was malformed (then nothing is listed) */
+	unsigned int rdm_profiles;
+	bool has_local_rank;      /* LOCAL_RANK set */
+	unsigned int local_rank;
 };
 
 void uet_ofi_params_init(void);
+
+/* uet_local.c: per-process tokens (%r, %p, %{a,b}) of the configuration
+ * file expanded, then uet_config_load() */
+int uet_ofi_config_load(struct uet_config *cfg, const char *path,
+			struct uet_config_error *err);
+/* The local rank (LOCAL_RANK, else the launcher's); -ENOENT if none. */
+int uet_ofi_local_rank(long *rank);
 const struct uet_ofi_params *uet_ofi_params(void);
 
 /* ------------------------------------------------------------------ */

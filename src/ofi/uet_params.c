@@ -68,6 +68,14 @@ static const struct uet_param_def defs[] = {
 	{ "provider_progress", FI_PARAM_STRING,
 	  "auto: engine lcores make progress; inline: fi_cq_read / "
 	  "fi_cntr_read run the engine loop (default: auto)" },
+	{ "provider_profiles", FI_PARAM_STRING,
+	  "Profiles whose RDM entries fi_getinfo lists, comma separated: "
+	  "hpc, ai_full, ai_base (default: all three). Ranks of one MPI job "
+	  "must use one profile: list only that one" },
+	{ "provider_local_rank", FI_PARAM_INT,
+	  "Local rank of this process on its host, for the %r and %{a,b,...} "
+	  "tokens of the configuration file (default: the launcher's "
+	  "OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID or SLURM_LOCALID)" },
 	{ "provider_config", FI_PARAM_STRING,
 	  "Engine configuration file (INI, docs/CONFIG.md) (default: built-in "
 	  "defaults, those of config/uet.conf)" },
@@ -174,6 +182,42 @@ param_bool(const char *name, bool *out)
 	return false;
 }
 
+/* "hpc,ai_full" -> profile bits; 0 (and a warning) when malformed. */
+static unsigned int
+parse_profiles(const char *s)
+{
+	static const struct {
+		const char *name;
+		enum uet_profile p;
+	} names[] = {
+		{ "hpc", UET_PROFILE_HPC },
+		{ "ai_full", UET_PROFILE_AI_FULL },
+		{ "ai_base", UET_PROFILE_AI_BASE },
+	};
+	unsigned int bits = 0;
+	const char *p = s;
+
+	for (;;) {
+		size_t n = strcspn(p, ","), i;
+
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (n == strlen(names[i].name) &&
+			    strncmp(p, names[i].name, n) == 0)
+				break;
+		if (i == sizeof(names) / sizeof(names[0])) {
+			FI_WARN(&uet_prov, FI_LOG_CORE,
+				"PROFILES: '%s' is not a comma list of hpc, "
+				"ai_full, ai_base: no RDM entry is listed\n",
+				s);
+			return 0;
+		}
+		bits |= 1u << names[i].p;
+		if (p[n] == '\0')
+			return bits;
+		p += n + 1;
+	}
+}
+
 static void
 copy_str(char *dst, size_t n, const char *s)
 {
@@ -240,4 +284,12 @@ uet_ofi_params_init(void)
 	}
 	copy_str(params.config_path, sizeof(params.config_path),
 		 param_str("provider_config"));
+	if (param_u64("provider_local_rank", true, 65535, &v)) {
+		params.has_local_rank = true;
+		params.local_rank = (unsigned int)v;
+	}
+	s = param_str("provider_profiles");
+	params.rdm_profiles = s != NULL ? parse_profiles(s) :
+			      1u << UET_PROFILE_HPC | 1u << UET_PROFILE_AI_FULL |
+			      1u << UET_PROFILE_AI_BASE;
 }

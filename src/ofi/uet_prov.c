@@ -4,7 +4,9 @@
  * no EAL, no engine, no allocation that outlives the call. The EAL and the
  * engine start at fi_fabric() (uet_fabric.c).
  */
+#include <assert.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include <rte_log.h>
@@ -30,6 +32,67 @@ uet_ofi_report(enum fi_log_subsys subsys, const char *func, int line,
 		rte_log(RTE_LOG_ERR, uet_ofi_logtype, "uet.ofi: %s\n", msg);
 }
 
+/*
+ * libfabric lists every utility provider that can layer over a core
+ * provider's entries: ofi_rxd over our DGRAM entry gives "uet;ofi_rxd",
+ * and libfabric orders it ahead of a provider it does not know, so an
+ * application asking for RDM from "uet" (Open MPI's provider_include,
+ * fi_pingpong -p uet) would get rxd's software reliability instead of
+ * UET's own RUD/ROD. libfabric's core keeps one flag per provider that
+ * turns this off (it sets it itself for sockets, shm, efa, psm3, ucx and
+ * cxi): a utility provider then layers over the provider only when the
+ * application names the pair ("uet;ofi_rxd"). The flag lives in the
+ * provider's fi_context, after the provider type (an enum) and the
+ * logging flag (a bool); libfabric 1.17 up to 2.x read it at byte 5.
+ */
+#define UET_PROV_CTX_NO_LAYERING 5
+
+static_assert(sizeof(struct fi_context) > UET_PROV_CTX_NO_LAYERING,
+	      "fi_provider.context too small for libfabric's flags");
+
+static void
+uet_prov_no_layering(struct fi_provider *p)
+{
+	((unsigned char *)&p->context)[UET_PROV_CTX_NO_LAYERING] = 1;
+}
+
+/*
+ * fi_getinfo without the RDM entries of the profiles PROFILES leaves out.
+ * Open MPI (4.1) treats entries of one provider with the same attributes
+ * as NICs and spreads its ranks over them: with an HPC and an AI Full
+ * entry per port, half the ranks would take each profile, and the two
+ * profiles do not interoperate (a rendezvous send has no AI Full
+ * target). Listing one profile gives every rank the same.
+ */
+static int
+uet_prov_getinfo(uint32_t version, const char *node, const char *service,
+		 uint64_t flags, const struct fi_info *hints,
+		 struct fi_info **info)
+{
+	unsigned int keep = uet_ofi_params()->rdm_profiles;
+	struct fi_info *head = NULL, **tail = &head, *fi, *next;
+	int rc;
+
+	rc = uet_ofi_getinfo(version, node, service, flags, hints, info);
+	if (rc != 0)
+		return rc;
+	for (fi = *info; fi != NULL; fi = next) {
+		enum uet_profile p =
+			uet_ofi_profile_of_name(fi->domain_attr->name);
+
+		next = fi->next;
+		fi->next = NULL;
+		if (fi->ep_attr->type == FI_EP_RDM && !(keep & (1u << p))) {
+			fi_freeinfo(fi);
+			continue;
+		}
+		*tail = fi;
+		tail = &fi->next;
+	}
+	*info = head;
+	return head != NULL ? 0 : -FI_ENODATA;
+}
+
 static void
 uet_prov_cleanup(void)
 {
@@ -41,7 +104,7 @@ struct fi_provider uet_prov = {
 	.version = UET_OFI_PROV_VERSION,
 	.fi_version = UET_OFI_API_VERSION,
 	.name = UET_OFI_NAME,
-	.getinfo = uet_ofi_getinfo,
+	.getinfo = uet_prov_getinfo,
 	.fabric = uet_ofi_fabric_open,
 	.cleanup = uet_prov_cleanup,
 };
@@ -52,5 +115,6 @@ struct fi_provider *fi_prov_ini(void);
 FI_EXT_INI
 {
 	uet_ofi_params_init();
+	uet_prov_no_layering(&uet_prov);
 	return &uet_prov;
 }

@@ -278,6 +278,32 @@ test_tagged(void)
 	memset(&e, 0, sizeof(e));
 	expect_ok(n1.cq, &c1, FI_RECV | FI_REMOTE_CQ_DATA, &e, NULL);
 	CHECK(e.data == 0xbeef && e.len == 40);
+	/* all 64 match bits travel and match: tags that differ only in
+	 * bit 63 or bit 32 go to their own receive; ignore masks the high
+	 * half (how MPI layers wildcard the source and tag fields) */
+	CHECK_RC(fi_trecv(n1.ep, lbuf, 64, NULL, FI_ADDR_UNSPEC,
+			  UINT64_C(0x8000000000000055), 0, &c1), 0);
+	CHECK_RC(fi_trecv(n1.ep, lbuf + 64, 64, NULL, FI_ADDR_UNSPEC,
+			  UINT64_C(0x0000000100000055), 0, &c0), 0);
+	CHECK_RC(fi_tinject(n0.ep, sbuf, 8, n0.peer,
+			    UINT64_C(0x0000000100000055)), 0);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &c0, FI_RECV | FI_TAGGED, &e, NULL);
+	CHECK(e.tag == UINT64_C(0x0000000100000055) && e.len == 8);
+	CHECK_RC(fi_tinject(n0.ep, sbuf + 8, 9, n0.peer,
+			    UINT64_C(0x8000000000000055)), 0);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &c1, FI_RECV | FI_TAGGED, &e, NULL);
+	CHECK(e.tag == UINT64_C(0x8000000000000055) && e.len == 9);
+	CHECK(memcmp(lbuf, sbuf + 8, 9) == 0);
+	CHECK_RC(fi_trecv(n1.ep, lbuf, 64, NULL, FI_ADDR_UNSPEC,
+			  UINT64_C(0x0000000000000056),
+			  UINT64_C(0xFFFFFFFF00000000), &c1), 0);
+	CHECK_RC(fi_tinject(n0.ep, sbuf, 10, n0.peer,
+			    UINT64_C(0xDEADBEEF00000056)), 0);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &c1, FI_RECV | FI_TAGGED, &e, NULL);
+	CHECK(e.tag == UINT64_C(0xDEADBEEF00000056) && e.len == 10);
 	/* the 0x66 receive: cancelled */
 	CHECK_RC(fi_cancel(&n1.ep->fid, &c2), 0);
 	expect_err(n1.cq, &c2, FI_ECANCELED, -1, NULL);

@@ -58,8 +58,13 @@ test_nohints(void)
 		CHECK(i->domain_attr->resource_mgmt == FI_RM_ENABLED);
 		if (i->ep_attr->type == FI_EP_DGRAM) {
 			dgram = true;
+			CHECK(i->ep_attr->mem_tag_format == 0);
 			continue;
 		}
+		/* every tag bit is the application's (MPI reads its layout
+		 * from this and refuses 0) */
+		CHECK(i->caps & FI_TAGGED);
+		CHECK(i->ep_attr->mem_tag_format == UET_OFI_MEM_TAG_FORMAT);
 		if (strstr(i->domain_attr->name, "-hpc")) {
 			hpc = true;
 			CHECK(i->caps & FI_READ);

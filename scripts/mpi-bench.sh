@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# MPI latency and bandwidth, two ranks on this host, Open MPI's pml cm +
+# mtl ofi over three libfabric providers in one run:
+#   uet          this provider's own RDM entry (HPC profile), the ranks
+#                joined by net_memif, inline progress, one configuration
+#                file for both (per-rank tokens, docs/PROVIDER.md)
+#   udp;ofi_rxd  libfabric's udp provider under its rxd utility
+#   tcp;ofi_rxm  libfabric's tcp provider under its rxm utility (loopback)
+# with mpi_pingpong -b: per size, latency = half the round trip of a
+# checked ping-pong, bandwidth = windows of 16 non-blocking sends, each
+# window acknowledged. A benchmark, not a test: it prints numbers and
+# asserts only that every run completed.
+#
+# usage: scripts/mpi-bench.sh <build dir> [iterations]
+set -u
+
+BUILD=$(cd "${1:?build dir}" && pwd)
+ITERS=${2:-100}
+PROG=$BUILD/test/ofi/mpi_pingpong
+TMP=$(mktemp -d /tmp/uet-mpibench.XXXXXX) || exit 1
+tag="uetmpib$$"
+trap 'rm -rf "$TMP"; rm -rf /var/run/dpdk/${tag}r0 /var/run/dpdk/${tag}r1' EXIT
+
+if ! [ -x "$PROG" ] || ! command -v mpirun > /dev/null; then
+	echo "needs Open MPI and $PROG (build with -Dtests=enabled)" >&2
+	exit 1
+fi
+cat > "$TMP/job.conf" <<EOF
+[eal]
+args = -l %{0,1} --no-huge -m 256 --no-pci --file-prefix=${tag}r%r --log-level=lib.eal:error
+[port0]
+devargs = net_memif0,role=%{server,client},id=0,socket=$TMP/memif.sock
+ipv4 = 10.0.5.%{1,2}
+mac = 02:00:00:00:05:%{01,02}
+[engine]
+lcores = %{0,1}
+progress = inline
+mbuf_pool_size = 4095
+mbuf_cache = 32
+[timers]
+rto_init = 2ms
+rto_max_retries = 10
+[neighbor]
+10.0.5.%{2,1} = 02:00:00:00:05:%{02,01}
+EOF
+
+root=()
+[ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)
+export FI_PROVIDER_PATH=$BUILD/src/ofi FI_LOG_LEVEL=warn
+export FI_UET_PROVIDER_CONFIG=$TMP/job.conf FI_UET_PROVIDER_PROFILES=hpc
+unset FI_PROVIDER FI_UET_PROVIDER_EAL_ARGS
+
+echo "# mpi_pingpong -b -i $ITERS, Open MPI $(mpirun --version | head -1 | awk '{print $NF}'), $(date -u)"
+for prov in uet "udp;ofi_rxd" "tcp;ofi_rxm"; do
+	out=$TMP/out
+	timeout 300 mpirun "${root[@]}" --oversubscribe --bind-to none -np 2 \
+		--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "$prov" \
+		-x FI_PROVIDER_PATH -x FI_LOG_LEVEL -x FI_UET_PROVIDER_CONFIG \
+		-x FI_UET_PROVIDER_PROFILES \
+		"$PROG" -b -i "$ITERS" > "$out" 2>&1
+	if [ $? -ne 0 ] || ! grep -q '^mpi_pingpong: OK$' "$out"; then
+		echo "$prov: FAILED"
+		tail -20 "$out"
+		continue
+	fi
+	echo "## $prov"
+	grep -E '^ +(bytes|[0-9]+) ' "$out"
+done
