@@ -84,19 +84,20 @@ pds_ack_slot(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		pds_done(p, c->mode, sl->cookie, 0, psn);
 }
 
-/* A response for a cookie that already had its DONE (UET_PDS_EV_RESP). */
+/* A DONE (or, for a cookie that already had its DONE, RESP) event
+ * carrying the response bytes of the ACK. */
 static void
-pds_ack_resp_late(struct uet_pds *p, struct pds_pdc *c,
-		  const struct uet_pds_hdr *h, const struct uet_pds_rx_meta *m,
-		  const struct pds_slot *sl, uint32_t psn)
+pds_ack_resp_event(struct uet_pds *p, struct pds_pdc *c,
+		   const struct uet_pds_hdr *h,
+		   const struct uet_pds_rx_meta *m, const struct pds_slot *sl,
+		   uint32_t psn, uint8_t type)
 {
 	struct pds_event *e = pds_event_push(p);
 	uint16_t len = m->ses_len;
 
-	p->st.resp_late++;
 	if (e == NULL)
 		return;
-	e->type = UET_PDS_EV_RESP;
+	e->type = type;
 	e->mode = c->mode;
 	e->next_hdr = h->next_hdr;
 	e->cookie = sl->cookie;
@@ -121,8 +122,6 @@ pds_ack_resp(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 	     const struct uet_pds_rx_meta *m, uint32_t psn, uint32_t *acked)
 {
 	struct pds_slot *sl = pds_slot(p, c, psn);
-	struct pds_event *e;
-	uint16_t len = m->ses_len;
 
 	if (sl->state == SLOT_QUEUED || (sl->flags & SLOT_F_CP))
 		return;
@@ -131,8 +130,10 @@ pds_ack_resp(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 		c->u.i.resp_psn = uet_psn_max(c->u.i.resp_psn, psn);
 	}
 	if (sl->state == SLOT_DONE) {
-		if (!(sl->flags & SLOT_F_RESP))
-			pds_ack_resp_late(p, c, h, m, sl, psn);
+		if (!(sl->flags & SLOT_F_RESP)) {
+			p->st.resp_late++;
+			pds_ack_resp_event(p, c, h, m, sl, psn, UET_PDS_EV_RESP);
+		}
 		return;
 	}
 	sl->flags |= SLOT_F_RESP; /* an early response: wait no further */
@@ -141,19 +142,7 @@ pds_ack_resp(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 		return;
 	sl->state = SLOT_DONE;
 	p->st.done_ok++;
-	e = pds_event_push(p);
-	if (e == NULL)
-		return;
-	e->type = UET_PDS_EV_DONE;
-	e->mode = c->mode;
-	e->next_hdr = h->next_hdr;
-	e->cookie = sl->cookie;
-	e->psn = psn;
-	if (len > UET_PDS_RESP_MAX)
-		len = UET_PDS_RESP_MAX;
-	e->resp_len = len;
-	if (len && m->ses)
-		memcpy(pds_event_resp(p, e), m->ses, len);
+	pds_ack_resp_event(p, c, h, m, sl, psn, UET_PDS_EV_DONE);
 }
 
 /*
