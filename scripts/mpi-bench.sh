@@ -39,9 +39,6 @@ lcores = %{0,1}
 progress = inline
 mbuf_pool_size = 4095
 mbuf_cache = 32
-[timers]
-rto_init = 2ms
-rto_max_retries = 10
 [neighbor]
 10.0.5.%{2,1} = 02:00:00:00:05:%{02,01}
 EOF

@@ -55,11 +55,6 @@ lcores = %{0,1}
 progress = inline
 mbuf_pool_size = 4095
 mbuf_cache = 32
-# two busy-polling ranks on a shared 2-core machine can be descheduled
-# for tens of ms: give the PDS ~4 s of retries instead of 63 ms
-[timers]
-rto_init = 2ms
-rto_max_retries = 10
 [neighbor]
 10.0.5.%{2,1} = 02:00:00:00:05:%{02,01}
 EOF

@@ -96,7 +96,7 @@ progress = inline
 mbuf_pool_size = 4095
 mbuf_cache = 32
 # two busy-polling processes on a shared 2-core machine can be descheduled
-# for tens of ms: give the PDS ~4 s of retries instead of 63 ms
+# for tens of ms: give the PDS ~4 s of retries (default: 1.93 s)
 [timers]
 rto_init = 2ms
 rto_max = 4s
