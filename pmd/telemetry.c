@@ -302,7 +302,7 @@ static const struct {
 	PDS_CTR(rx_stale), PDS_CTR(rod_goback), PDS_CTR(rod_renack),
 	PDS_CTR(rod_nack_stale), PDS_CTR(clear_req_tx), PDS_CTR(clear_idle),
 	PDS_CTR(syn_conflict), PDS_CTR(syn_replace),
-	PDS_CTR(syn_stale), PDS_CTR(close_req_giveup), PDS_CTR(new_start),
+	PDS_CTR(syn_stale), PDS_CTR(close_req_giveup), PDS_CTR(close_nack), PDS_CTR(new_start),
 	PDS_CTR(rtt_samples), PDS_CTR(nack_retx_limit), PDS_CTR(resp_default),
 	PDS_CTR(done_default), PDS_CTR(resp_late),
 };

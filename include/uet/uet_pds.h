@@ -500,6 +500,9 @@ struct uet_pds_stats {
 				    *   a late duplicate, dropped */
 	uint64_t close_req_giveup; /**< target PDCs freed after their
 				    *   CLOSE_REQs went unanswered */
+	uint64_t close_nack;       /**< closing initiator PDCs freed on a
+				    *   PDC-fatal NACK (the target had
+				    *   already closed them) */
 	uint64_t new_start;        /**< Start_PSN re-picked on NEW_START_PSN */
 	uint64_t rod_renack;       /**< ROD_OOO NACKs repeated for one PSN */
 	uint64_t clear_req_tx;     /**< CLEAR_REQ CPs at the high-water mark */

@@ -645,6 +645,16 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 		pds_nack_backoff(p, c, n, now);
 		break;
 	case UET_NACK_CLASS_FATAL:
+		if (c->role == PDS_ROLE_INIT && c->state == PDC_CLOSING) {
+			/* Only control packets are in flight on a closing
+			 * PDC (its CLOSE left when idle): the target no longer
+			 * knows it, i.e. the close happened and its ACK was
+			 * lost or is late. No operation is affected: free it
+			 * without a PDC-down event. */
+			p->st.close_nack++;
+			pds_pdc_free(p, c);
+			return 0;
+		}
 		pds_init_fail(p, c, -ECONNRESET);
 		return 0;
 	case UET_NACK_CLASS_CLOSING:

@@ -582,6 +582,13 @@ pds_init_tlp(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	struct pds_slot *sl = pds_slot(p, c, c->u.i.snd - 1);
 
 	c->flags |= PDC_F_TLP;
+	/* A closing PDC has nothing in flight but its CLOSE, which asks for
+	 * an ACK itself (AR): a probe behind it would only meet INV_DPDCID
+	 * once the target has freed the PDC. The RTO resends the CLOSE. */
+	if (c->state == PDC_CLOSING) {
+		pds_pdc_timer_update(p, c, now);
+		return;
+	}
 	if (pds_init_probe(p, c, now)) {
 		p->st.tlp_fires++;
 	} else if (c->role == PDS_ROLE_INIT) {

@@ -275,6 +275,51 @@ pds_init_ar__window_room_and_trigger(void **state)
 	assert_int_equal(ar_run(65536, 16384, 10), 0);
 }
 
+/*
+ * pds_init_close__target_gone_is_closed: the target frees its PDC on the
+ * CLOSE and its ACK is lost. No tail-loss probe follows the CLOSE (it
+ * asks for an ACK itself), and the resent CLOSE's INV_DPDCID NACK ends
+ * the close: the PDC is freed without a PDC-down event (a failed close
+ * used to reset the peer's operations with -ECONNRESET).
+ */
+static void
+pds_init_close__target_gone_is_closed(void **state)
+{
+	struct uet_pds_tx tx[8], cl, ack, nack;
+	uint16_t n, k;
+
+	(void)state;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 8, 0), 0);
+	while (W.done_ok[8] == 0 && W.now < 10000000)
+		fw_step(&W, 10000);
+	assert_int_equal(W.done_ok[8], 1);
+	/* Idle for close_idle: the CLOSE CP leaves. */
+	W.now += 3000000;
+	uet_pds_advance(W.pds[0], W.now);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cl));
+	assert_int_equal(cl.hdr.next_hdr, UET_PDS_CTL_CLOSE);
+	fw_inject(&W, 1, &cl, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack)); /* lost */
+	/* Past the tail-loss probe delay: no ACK_REQ behind the CLOSE. */
+	W.now += 600000;
+	uet_pds_advance(W.pds[0], W.now);
+	assert_int_equal(fw_st(0)->tx_ctl[UET_PDS_CTL_ACK_REQ], 0);
+	/* The RTO resends the CLOSE; the target no longer knows the PDC. */
+	W.now += 2000000;
+	uet_pds_advance(W.pds[0], W.now);
+	n = fw_take(&W, 0, tx, 8);
+	for (k = 0; k < n; k++)
+		if (tx[k].hdr.type == UET_PDS_TYPE_CP)
+			fw_inject(&W, 1, &tx[k], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_INV_DPDCID);
+	fw_inject(&W, 0, &nack, false, false);
+	assert_int_equal(W.pdc_down[0], 0);
+	assert_int_equal(fw_st(0)->pdc_fail, 0);
+	assert_int_equal(fw_st(0)->close_nack, 1);
+	assert_true(fw_pools_idle(&W));
+}
+
 int
 main(void)
 {
@@ -287,6 +332,7 @@ main(void)
 		FW_TEST(pds_init_timer__rto_capped_then_fail, setup_capped),
 		T(pds_init_timer__tail_loss_probe_recovers),
 		T(pds_init_timer__idle_close),
+		T(pds_init_close__target_gone_is_closed),
 		T(pds_init_submit__psn_wrap),
 		T(pds_init_close__on_request),
 		T(pds_init_ar__window_room_and_trigger),
