@@ -108,7 +108,7 @@ rx_csum_ok(struct uet_engine_lcore *lc, const struct eng_port *p,
  * wire decoder's, uet_outer_opts.trim_dscps): not UET or malformed ->
  * dropped and counted; checksum wrong or missing -> dropped and counted
  * before the PDS sees it, so the sender's retransmission repairs it;
- * trimmed -> counted and handed on (the PDS NACKs it, PROTOCOL.md 6.4);
+ * trimmed -> counted and handed on (the PDS NACKs it, UEC 1.0 packet trimming);
  * SES part malformed -> handed on (the PDS acknowledges or NACKs, the
  * SES refuses it). Returns true when the frame goes to the hook.
  */

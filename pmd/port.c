@@ -6,7 +6,8 @@
  * the application, e.g. rte_eth_from_rings(), or by an EAL --vdev), or
  * probed with rte_dev_probe() (vdev string or PCI address). RSS hashes on
  * L3 addresses only, so that spraying over UDP source ports never moves a
- * PDC to another queue (DESIGN.md 3). Pools are per NUMA socket.
+ * PDC to another queue: one PDC stays on one engine lcore. Pools are per NUMA
+ * socket.
  */
 
 #include <errno.h>
@@ -221,7 +222,7 @@ port_addresses(struct eng_port *p, const struct uet_config_port *c,
 	p->opts.raw_ip = false;
 	p->opts.native_proto = c->native_ip ? c->ip_proto : 0;
 	/* the engine checks UDP checksums itself (loop.c), and knows the
-	 * DSCPs a trimming switch marks (PROTOCOL.md 6.4) */
+	 * DSCPs a trimming switch marks (UEC 1.0 packet trimming) */
 	p->opts.no_udp_csum = true;
 	p->opts.trim_dscps = UET_OUTER_DSCP_BIT(dscp->trimmed) |
 			     UET_OUTER_DSCP_BIT(dscp->trimmed_lasthop);

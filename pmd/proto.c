@@ -41,8 +41,8 @@ uet_proto_pds_config(const struct uet_config *cfg, struct uet_pds_config *c)
 	uint32_t ids = UET_PDS_PDC_MAX >> owner_bits;
 
 	uet_pds_config_default(c);
-	/* PROTOCOL.md 3: Start_PSNs are random. A fixed seed would give
-	 * every process the same PSN sequence (a stale packet of an old
+	/* UEC 1.0 PDC establishment: Start_PSNs are random. A fixed seed would
+	 * give every process the same PSN sequence (a stale packet of an old
 	 * incarnation would fit the new PDC); callers that want
 	 * reproducible runs (uet-perf --seed) set their own. */
 	c->seed = rte_rdtsc() ^ ((uint64_t)getpid() << 32) ^
@@ -61,7 +61,7 @@ uet_proto_pds_config(const struct uet_config *cfg, struct uet_pds_config *c)
 	c->ctl_queue = 2048;
 	c->dgram_queue = 2048;
 	c->rudi_slots = 2048;
-	/* [timers] (PROTOCOL.md 3 defaults in config/uet.conf) */
+	/* [timers] (UEC 1.0 PDS defaults, in config/uet.conf) */
 	c->rto_init_ns = t->rto_init_ns;
 	c->rto_max_ns = t->rto_max_ns;
 	c->max_retries = t->rto_max_retries;
@@ -322,7 +322,8 @@ proto_rx_one(struct uet_ulp_ctx *ctx, uint16_t i)
 	m.len = m.ses_len;
 	m.ev = uet_outer_ev_get(o);
 	m.ce = o->ecn == UET_ECN_CE;
-	/* PROTOCOL.md 1: a trimming switch re-marks the DSCP */
+	/* UEC 1.0 encapsulation and DSCP classes: a trimming switch re-marks
+	 * the DSCP */
 	m.trimmed = o->dscp == ctx->dscp_trimmed;
 	m.trimmed_lasthop = o->dscp == ctx->dscp_trimmed_lh;
 	if (ctx->raw && ctx->ulp->resp_expected_raw != NULL)

@@ -46,7 +46,7 @@ proto_ev_pick(const struct uet_ulp_ctx *ctx, const uint8_t fa[16])
 }
 
 /* A trimmed or timed-out RUD request moves to the next EV of the set;
- * ROD keeps one path per PDC (PROTOCOL.md 3). */
+ * ROD keeps one path per PDC (UEC 1.0 ROD ordering). */
 static uint16_t
 ev_change(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t)
 {
@@ -147,7 +147,7 @@ frame_build(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t,
 		     d->tpl.len + hl + body > cap ||
 		     hl + body > UINT16_MAX - UET_IPV6_HLEN - UET_UDP_HLEN))
 		return -EINVAL;
-	/* PROTOCOL.md 1: DSCP per class, data ECT(0) */
+	/* UEC 1.0 DSCP classes: DSCP per class, data ECT(0) */
 	if (ctl) {
 		dscp = ctx->dscp_ctl;
 		ecn = UET_ECN_NOT_ECT;

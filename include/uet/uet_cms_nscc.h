@@ -73,7 +73,7 @@ struct uet_nscc_params {
 
 /**
  * Fill @p p with the UEC defaults for a link of @p link_mbps, a base RTT
- * of @p base_rtt_ns and a nominal MTU of @p mtu (CMS.md table of the UEC
+ * of @p base_rtt_ns and a nominal MTU of @p mtu (the table of the UEC
  * 1.0 section 3.6.13 defaults): BDP = rate x base RTT,
  * a = BDP / 150000 B, b = target_qdelay / 12 us, target_qdelay 0.75 (with
  * @p trimming) or 1.0 base RTT, max_wnd 1.5 BDP, gamma 0.8, max_md_jump

@@ -4,7 +4,7 @@
 
 /**
  * @file
- * Packet Delivery Sublayer (PROTOCOL.md sections 2 and 3), sans-I/O.
+ * Packet Delivery Sublayer (UEC 1.0 PDS), sans-I/O.
  *
  * One `struct uet_pds` per engine lcore (shared-nothing, not thread safe).
  * The library does no I/O and reads no clock: the caller passes decoded
@@ -49,7 +49,7 @@ extern "C" {
  * many bytes in each entry of the event ring (uet_pds_event.resp).
  */
 #define UET_PDS_RESP_MAX 268
-/** Small-data bytes after a RESPONSE_DATA_SMALL header (PROTOCOL.md 4.5). */
+/** Small-data bytes after a RESPONSE_DATA_SMALL header (SES responses). */
 #define UET_PDS_RESP_DATA_MAX 256
 /** The pdc handle of DELIVER events of PDC-less modes (RUDI, UUD). */
 #define UET_PDS_PDC_NONE UINT32_MAX
@@ -68,7 +68,7 @@ struct uet_pds_fa {
 struct uet_pds;
 
 /**
- * Congestion-control gate (PROTOCOL.md 6.1/6.2). One instance of private
+ * Congestion-control gate (UEC 1.0 NSCC, RCCC). One instance of private
  * state (at most UET_PDS_CC_PRIV_MAX bytes) per PDC, shared by its sending
  * and receiving sides. The hooks up to @c cwnd are mandatory; the credit
  * hooks after it are optional (NULL: no credit requests, credit ignored).
@@ -95,7 +95,7 @@ struct uet_pds_cc_ops {
 	/** Current congestion window in bytes (used for the AR rule). */
 	uint32_t (*cwnd)(const void *priv);
 	/**
-	 * Sender, credit-based CC (PROTOCOL.md 6.2): credit to ask for with
+	 * Sender, credit-based CC (UEC 1.0 RCCC): credit to ask for with
 	 * @p backlog bytes queued or in flight, in bytes; 0 asks for none.
 	 * Non-zero sends the request as RUD_CC_REQ / ROD_CC_REQ with
 	 * credit_target (256 B units) and @p *ccc_id, and lets the PDS send
@@ -173,10 +173,11 @@ struct uet_pds_config {
 	const struct uet_pds_cc_ops *cc; /**< NULL: uet_pds_cc_fixed */
 	uint32_t cc_param;        /**< passed to cc->init (window bytes) */
 	/** Tail-loss probe of an established PDC is a PROBE CP whose
-	 * P-flag ACK reports CACK/SACK (PROTOCOL.md 2.6); false: ACK_REQ. */
+	 * P-flag ACK reports CACK/SACK (UEC 1.0 PDS control packets); false:
+	 * ACK_REQ. */
 	bool tlp_probe;
 	/** Stored responses in the pool at which the target sends CLEAR_REQ
-	 * (PROTOCOL.md 3); 0: 3/4 of resp_entries; UINT32_MAX: never. */
+	 * (UEC 1.0 CLEAR_REQ); 0: 3/4 of resp_entries; UINT32_MAX: never. */
 	uint32_t resp_high_water;
 	/** A SYN with a new Start_PSN replaces a target PDC only after it
 	 * was quiet this long; before, NACK NEW_START_PSN (WIRE-DECISIONS). */
@@ -193,7 +194,7 @@ struct uet_pds_config {
 	bool pdc_events;
 };
 
-/** Fill @p cfg with the defaults (PROTOCOL.md 3 values). */
+/** Fill @p cfg with the defaults (UEC 1.0 PDS default values). */
 void uet_pds_config_default(struct uet_pds_config *cfg);
 
 /**
@@ -216,7 +217,7 @@ void uet_pds_free(struct uet_pds *p);
  * Send in the return direction of an existing target PDC, named by
  * uet_pds_submit.pdc (the handle of a DELIVER event): read response data
  * as requests with next_hdr RESPONSE_DATA or RESPONSE_DATA_SMALL, in the
- * PDC's own return PSN space (PROTOCOL.md 3 "Read responses"). The
+ * PDC's own return PSN space (UEC 1.0 PDS return-direction read responses). The
  * initiator end delivers them once (UET_PDS_EV_DELIVER with that
  * next_hdr) and acknowledges them. dst, job, tc and mode are ignored.
  */
@@ -429,7 +430,7 @@ int uet_pds_respond_default(struct uet_pds *p, uint32_t pdc, uint32_t psn,
  * Refuse the request just delivered (uet_pds_rx() returned 1 and no other
  * call was made since, see there): the PDS does not record its PSN, sends
  * NACK @p code (RUDI: with NT) and forgets a reserved response. The
- * initiator backs off (resource class, PROTOCOL.md 2.7) and retransmits;
+ * initiator backs off (resource class, UEC 1.0 PDS NACK codes) and retransmits;
  * after uet_pds_config.max_backoffs refusals in a row its cookies fail
  * with -ECONNREFUSED. @p pdc and @p psn are those of the DELIVER event
  * (RUDI: UET_PDS_PDC_NONE and the pkt_id).
@@ -552,7 +553,7 @@ enum uet_pds_pdc_state {
 /**
  * Read-only view of one PDC (for `show pdc`). A PDC has a transmit PSN
  * space (forward requests at the initiator, return-direction requests at
- * the target) and a receive PSN space (PROTOCOL.md 3).
+ * the target) and a receive PSN space (UEC 1.0 PDS).
  */
 struct uet_pds_pdc_info {
 	struct uet_pds_fa peer; /**< the other end's FA */

@@ -4,7 +4,7 @@
 
 /**
  * @file
- * Semantic sublayer protocol core (PROTOCOL.md section 4), sans-I/O.
+ * Semantic sublayer protocol core (UEC 1.0 SES), sans-I/O.
  *
  * One `struct uet_ses` per FEP and engine lcore, on top of one
  * `struct uet_pds` (the same lcore owns both; not thread safe). The SES
@@ -86,7 +86,7 @@ struct uet_ses_dest {
 	uint16_t pid_on_fep;     /**< 12 bits */
 	uint16_t resource_index; /**< MSG RI (sends) or RMA RI (RMA, atomics) */
 	uint8_t ri_generation;   /**< MSG table or memory entry generation */
-	bool relative;           /**< REL flag (PROTOCOL.md 4.6) */
+	bool relative;           /**< REL flag (UEC 1.0 SES resolution) */
 };
 
 /**
@@ -270,7 +270,7 @@ int uet_ses_submit(struct uet_ses *s, const struct uet_ses_wr *wr,
 
 /**
  * Hand queued fragments to the PDS, oldest message first, until the PDS
- * answers -EAGAIN. Messages are never interleaved (PROTOCOL.md 3).
+ * answers -EAGAIN. Messages are never interleaved (UEC 1.0 PDS).
  * @return
  *   Fragments submitted.
  */
@@ -292,8 +292,8 @@ int uet_ses_build(struct uet_ses *s, uint64_t cookie, uint32_t psn,
 /**
  * Whether a request the PDS is about to accept needs a guaranteed-delivery
  * response (uet_pds_rx_meta.resp_expected): the EOM packet of every
- * RUD/ROD request (PROTOCOL.md 3, 4.5). Return-direction data and
- * malformed headers: false.
+ * RUD/ROD request (UEC 1.0 PDS guaranteed delivery, SES responses).
+ * Return-direction data and malformed headers: false.
  */
 bool uet_ses_rx_resp_expected(uint8_t pds_type, uint8_t next_hdr,
 			      const uint8_t *ses, uint16_t len);
@@ -313,10 +313,10 @@ int uet_ses_event(struct uet_ses *s, const struct uet_pds_event *ev,
 		  const uint8_t *ses, uint16_t len, uint64_t now);
 
 /**
- * Post a receive buffer (matching engine, PROTOCOL.md 4.8): an unexpected
- * message that matches is copied in and completed at once, its rendezvous
- * rest read from the initiator, or its deferred send restarted with a
- * DEFERRABLE_RTR. UET_SES_RECV_F_PEEK / _CLAIM / _DISCARD select the
+ * Post a receive buffer (matching engine, UEC 1.0 SES send variants): an
+ * unexpected message that matches is copied in and completed at once, its
+ * rendezvous rest read from the initiator, or its deferred send restarted with
+ * a DEFERRABLE_RTR. UET_SES_RECV_F_PEEK / _CLAIM / _DISCARD select the
  * FI_PEEK / FI_CLAIM / FI_DISCARD modes (each completes at once).
  * @return
  *   0, -EINVAL (bad op or flag combination), -EAGAIN (posted pool full,
@@ -341,7 +341,7 @@ int uet_ses_recv_cancel_pid(struct uet_ses *s, uint16_t pid_on_fep,
 
 /**
  * Cancel a send with @p context that is parked waiting for a
- * DEFERRABLE_RTR (PROTOCOL.md 4.8); its completion (-ECANCELED) is
+ * DEFERRABLE_RTR (UEC 1.0 SES send variants); its completion (-ECANCELED) is
  * queued, and a later RTR for it is answered CANCELLED. Sends in any
  * other state cannot be cancelled.
  * @return
@@ -431,11 +431,11 @@ void uet_ses_pool_info_get(const struct uet_ses *s,
 			   struct uet_ses_pool_info *pi);
 
 /**
- * Request format the initiator uses (PROTOCOL.md 4.2, 4.3): MEDIUM for a
- * single-packet request of at most 16383 bytes that needs a key, tag or
- * initiator but not both header data and a buffer offset; SMALL for
- * NO_OP; STD otherwise (multi-packet, rendezvous, deferrable, WRITE with
- * immediate data).
+ * Request format the initiator uses (UEC 1.0 SES standard request header, SES
+ * extension headers): MEDIUM for a single-packet request of at most 16383 bytes
+ * that needs a key, tag or initiator but not both header data and a buffer
+ * offset; SMALL for NO_OP; STD otherwise (multi-packet, rendezvous, deferrable,
+ * WRITE with immediate data).
  * @param opcode
  *   enum uet_ses_opcode.
  * @param single

@@ -4,7 +4,8 @@
 
 /**
  * @file
- * Target-side atomic memory operation engine (PROTOCOL.md 4.3, 4.4, 4.5).
+ * Target-side atomic memory operation engine (UEC 1.0 SES extension headers,
+ * SES opcodes and atomic datatypes, SES responses).
  *
  * Sans-I/O: the caller (the SES) has already resolved the target buffer
  * (see uet_ses_mr.h) and hands over host pointers. The full semantics,

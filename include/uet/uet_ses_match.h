@@ -4,8 +4,8 @@
 
 /**
  * @file
- * SES receive-side matching engine (PROTOCOL.md 4.2, 4.5, 4.8; DESIGN.md 4),
- * sans-I/O.
+ * SES receive-side matching engine (UEC 1.0 SES standard request header, SES
+ * responses, SES send variants; the provider receive calls), sans-I/O.
  *
  * One `struct uet_ses_match` per receive context (endpoint or rx context),
  * owned by one lcore (not thread safe). It keeps:
@@ -83,7 +83,7 @@ uet_ses_match_create(const struct uet_ses_match_config *cfg);
 /** Free a context; NULL is a no-op. Everything it holds is dropped. */
 void uet_ses_match_free(struct uet_ses_match *m);
 
-/** How the message's data travels (PROTOCOL.md 4.8). */
+/** How the message's data travels (UEC 1.0 SES send variants). */
 enum uet_ses_match_kind {
 	UET_SES_MATCH_KIND_EAGER = 0,      /**< all data in the packets */
 	UET_SES_MATCH_KIND_RENDEZVOUS = 1, /**< rest read from the initiator */
@@ -100,7 +100,7 @@ struct uet_ses_match_msg {
 	uint64_t peer;        /**< opaque peer handle for the response */
 	uint64_t tag;         /**< match_bits (tagged only) */
 	uint64_t header_data; /**< valid with UET_SES_MATCH_MSG_HDATA */
-	uint32_t initiator;   /**< wire initiator field (PROTOCOL.md 4.2) */
+	uint32_t initiator;   /**< initiator field of the SES standard header */
 	uint32_t total_len;   /**< request_length: whole message */
 	/**
 	 * Bytes an unexpected record must be able to hold: the whole message

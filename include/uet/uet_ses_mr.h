@@ -4,10 +4,11 @@
 
 /**
  * @file
- * Target-side resolution (PROTOCOL.md 4.6, 4.7, section 5): memory keys,
- * memory-region entries, resource-index (RI) tables, job authorization
- * and profile enforcement. Sans-I/O and allocation-free after
- * uet_ses_mr_table_create(). Single owner: no internal locking.
+ * Target-side resolution (UEC 1.0 SES target-side resolution, SES memory key
+ * format, profiles): memory keys, memory-region entries, resource-index (RI)
+ * tables, job authorization and profile enforcement. Sans-I/O and
+ * allocation-free after uet_ses_mr_table_create(). Single owner: no internal
+ * locking.
  *
  * The objects of one table:
  *  - pids: the PIDonFEP values hosted on this FEP;
@@ -31,7 +32,8 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------ */
-/* Memory keys (PROTOCOL.md 4.7): I(1) O(1) rsvd(6) vendor(8) rkey(48)  */
+/* Memory keys (UEC 1.0 SES memory key format): I(1) O(1) rsvd(6) vendor(8)
+ * rkey(48)  */
 /* ------------------------------------------------------------------ */
 
 #define UET_MKEY_I (UINT64_C(1) << 63)               /**< idempotent-safe */
@@ -281,9 +283,9 @@ struct uet_ses_resolved {
 };
 
 /**
- * Resolve a request to a host address (PROTOCOL.md 4.6), checking in
- * this order: opcode, pid, job authorization, RI table, RI enabled, RI
- * type, RUDI, then for RMA the key, generation, entry enabled, access,
+ * Resolve a request to a host address (UEC 1.0 SES target-side resolution),
+ * checking in this order: opcode, pid, job authorization, RI table, RI enabled,
+ * RI type, RUDI, then for RMA the key, generation, entry enabled, access,
  * bounds; for MSG the RI generation.
  * @return
  *   UET_RC_OK (then @p out is filled) or exactly one of:
@@ -299,7 +301,7 @@ enum uet_ses_rc uet_ses_resolve(const struct uet_ses_mr_table *t,
 				struct uet_ses_resolved *out);
 
 /* ------------------------------------------------------------------ */
-/* Profiles (PROTOCOL.md section 5)                                    */
+/* Profiles (UEC 1.0 profiles)                                    */
 /* ------------------------------------------------------------------ */
 
 /** TAGGED_SEND (or its variants) uses wildcard matching. */

@@ -292,11 +292,11 @@ int uet_ses_req_decode(const uint8_t *buf, size_t len, enum uet_ses_fmt fmt,
 /*
  * Restart tokens (docs/WIRE-DECISIONS.md "Deferrable send and ready to
  * restart"). A deferrable send (DEFERRABLE_SEND/TSEND) carries them in
- * buffer_offset (4.2): initiator token in bits 63..32, target token in
- * bits 31..0. A DEFERRABLE_RTR follows the ready-to-restart layout:
- * buffer_offset is the restart offset, the key/match slot holds the
- * initiator restart token (bits 63..32) and the target restart token
- * (bits 31..0), the header-data slot the deferred send's match bits.
+ * buffer_offset (UEC 1.0 SES standard request header): initiator token in bits
+ * 63..32, target token in bits 31..0. A DEFERRABLE_RTR follows the
+ * ready-to-restart layout: buffer_offset is the restart offset, the key/match
+ * slot holds the initiator restart token (bits 63..32) and the target restart
+ * token (bits 31..0), the header-data slot the deferred send's match bits.
  * The accessors pick the slot by h->opcode, so set it first.
  */
 static inline uint64_t *

@@ -65,7 +65,8 @@ uet_nscc_params_default(struct uet_nscc_params *p, uint32_t link_mbps,
 	p->max_wnd = (uint32_t)(bdp * 3 / 2);
 	p->gamma_milli = NSCC_GAMMA_MILLI;
 	p->max_md_jump_milli = NSCC_MD_JUMP_MILLI;
-	/* a = BDP / 150000 B; b = target / 12 us (CMS.md defaults). */
+	/* a = BDP / 150000 B; b = target / 12 us (UEC 1.0 section 3.6.13
+	 * defaults). */
 	p->fi_bytes = (uint32_t)(5 * (uint64_t)mtu * bdp /
 				 UET_NSCC_SCALE_A_BDP);
 	p->fi_scale_q16 = (uint32_t)((bdp << 16) / (4 * UET_NSCC_SCALE_A_BDP));

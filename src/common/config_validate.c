@@ -241,7 +241,8 @@ check_dscp(const struct uet_config *cfg, struct uet_config_error *err)
 {
 	const struct uet_config_dscp *d = &cfg->dscp;
 
-	/* The receiver recognises trimmed packets by DSCP alone (6.4). */
+	/* The receiver recognises trimmed packets by DSCP alone (UEC 1.0 packet
+	 * trimming). */
 	if (d->trimmed == d->data || d->trimmed == d->control ||
 	    d->trimmed == d->trimmable_retx)
 		return fail(err, "dscp", "trimmed", "must differ from data, "

@@ -843,7 +843,7 @@ ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
 	if (ep->caps & ~uet_ofi_profile_caps(d->profile, ep->type) &
 	    ~(uint64_t)(FI_LOCAL_COMM | FI_REMOTE_COMM | FI_SOURCE_ERR |
 			FI_RMA_EVENT))
-		return -FI_ENOSYS; /* not in this profile (PROTOCOL.md 5) */
+		return -FI_ENOSYS; /* not in this profile (UEC 1.0 profiles) */
 	ep->tx_size = info->tx_attr && info->tx_attr->size ?
 		      info->tx_attr->size : UET_OFI_TX_SIZE_DEF;
 	ep->rx_size = info->rx_attr && info->rx_attr->size ?

@@ -4,7 +4,7 @@
  * the order HPC, AI Full, AI Base, then one FI_EP_DGRAM entry per port.
  * The domain name is "<port device>-<profile>" with the suffixes "-hpc",
  * "-ai_full", "-ai_base"; the fabric name is "uet". Profiles differ in caps
- * (PROTOCOL.md section 5): AI Base has no FI_READ/FI_REMOTE_READ and no
+ * (UEC 1.0 profiles): AI Base has no FI_READ/FI_REMOTE_READ and no
  * fetching atomics and a max_msg_size of one packet; AI Full and HPC send
  * up to 4 GiB - 1. docs/PROVIDER.md lists every attribute.
  */

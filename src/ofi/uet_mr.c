@@ -3,10 +3,10 @@
  * Memory regions. Every region is registered in the memory table of its
  * domain's engine context through the SES ULP's control ring
  * (uet_ofi_fabric_ctl); the key is the one that table made (FI_MR_PROV_KEY,
- * UET key format, PROTOCOL.md 4.7): I bit set for HPC domains (regions may
- * be targets of RUDI operations), O = 0, vendor 0x55, rkey = random(24) |
- * generation(8) | slot(16). fi_close() deregisters before it returns.
- * FI_MR_VIRT_ADDR: remote addresses are virtual addresses. With
+ * UET key format, UEC 1.0 SES memory key format): I bit set for HPC domains
+ * (regions may be targets of RUDI operations), O = 0, vendor 0x55, rkey =
+ * random(24) | generation(8) | slot(16). fi_close() deregisters before it
+ * returns. FI_MR_VIRT_ADDR: remote addresses are virtual addresses. With
  * FI_MR_ENDPOINT a region must be bound to an endpoint and enabled before
  * use. The descriptor (fi_mr_desc) is the region itself.
  */

@@ -2,8 +2,8 @@
 /*
  * Runtime parameters. Each is defined with fi_param_define() (so that
  * `fi_info -e` lists it as FI_UET_PROVIDER_<NAME>) and read once at
- * fi_prov_ini() with fi_param_get_*(). DESIGN.md spells them
- * UET_PROVIDER_<NAME>; that spelling is accepted as an alias when the
+ * fi_prov_ini() with fi_param_get_*(). The shorter spelling
+ * UET_PROVIDER_<NAME> (docs/PROVIDER.md) is accepted as an alias when the
  * FI_ one is not set. The values are constant afterwards: no mutable
  * global tunables.
  */
@@ -81,7 +81,7 @@ static const struct uet_param_def defs[] = {
 	  "defaults, those of config/uet.conf)" },
 };
 
-/* The DESIGN.md spelling UET_<NAME> of a parameter. */
+/* The alias spelling UET_PROVIDER_<NAME> of a parameter. */
 static const char *
 param_alias(const char *name)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Tagged messages: TSEND / TRECV descriptors. The AI Base profile matches
- * tags exactly (PROTOCOL.md 5): a receive with ignore bits set is refused
+ * tags exactly (UEC 1.0 profiles): a receive with ignore bits set is refused
  * there with -FI_EINVAL.
  */
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * PDC manager (PROTOCOL.md 3 "PDC lookup"): general and reserved PDC-id
+ * PDC manager (UEC 1.0 PDS PDC lookup): general and reserved PDC-id
  * pools per role, the initiator table {job, destination FA, TC, mode}, the
  * target table {source FA, spdcid}, and the pooled per-PSN blocks that are
  * attached to a PDC only while it has traffic in flight.

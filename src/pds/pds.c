@@ -25,12 +25,13 @@ uet_pds_config_default(struct uet_pds_config *cfg)
 	cfg->ctl_queue = 1024;
 	cfg->event_queue = 4096;
 	cfg->mtu = 4096;
-	/* PROTOCOL.md 3: ACK credit max(1 KiB, len), ACK at >= 16 KiB. */
+	/* UEC 1.0 PDS ACK generation: ACK credit max(1 KiB, len), ACK at >= 16
+	 * KiB. */
 	cfg->ack_min_bytes = 1024;
 	cfg->ack_threshold = 16384;
 	cfg->ack_delay_ns = 50000;
-	/* PROTOCOL.md 3: RTO_INIT 1 ms. The back-off is capped and the
-	 * retries many enough that 20 % loss in both directions does not
+	/* UEC 1.0 PDS retransmission: RTO_INIT 1 ms. The back-off is capped and
+	 * the retries many enough that 20 % loss in both directions does not
 	 * declare a live peer dead (config/uet.conf [timers]). */
 	cfg->rto_init_ns = 1000000;
 	cfg->rto_max_ns = 100000000;
@@ -446,7 +447,7 @@ uet_pds_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 /* Receiver-to-sender CPs consume no PSN (DECISION, pds_ack.c), nor do
  * PROBE and CREDIT_REQ (DECISION: soft state, a lost one is replaced by the
  * next, pds_tgt.c); the rest consume one of the sender's PSNs
- * (PROTOCOL.md 2.6). */
+ * (UEC 1.0 PDS control packets). */
 static bool
 pds_cp_unsequenced(uint8_t ctl)
 {
@@ -455,8 +456,8 @@ pds_cp_unsequenced(uint8_t ctl)
 }
 
 /* Requests in the return direction of a PDC carry RESPONSE_DATA next
- * headers (PROTOCOL.md 2.3) and address an initiator PDC; all other
- * requests and CPs address a target PDC (the return direction sends no
+ * headers (UEC 1.0 PDS next-header values) and address an initiator PDC; all
+ * other requests and CPs address a target PDC (the return direction sends no
  * CPs: its tail-loss probe is a retransmission, pds_init.c). */
 static int
 pds_rx_seq(struct uet_pds *p, const struct uet_pds_hdr *h,
@@ -634,7 +635,7 @@ uet_pds_refuse(struct uet_pds *p, uint32_t pdc, uint32_t psn, uint8_t code)
 {
 	struct pds_pdc *c;
 
-	/* PROTOCOL.md 2.7 DECISION: resource NACKs back off and retry. */
+	/* UEC 1.0 NACK codes, DECISION: resource NACKs back off and retry. */
 	if (uet_pds_nack_class(code) != UET_NACK_CLASS_RESOURCE)
 		return -EINVAL;
 	if (pdc == UET_PDS_PDC_NONE)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Initiator processing of ACK, ACK_CC, NACK and target-to-initiator control
- * packets (PROTOCOL.md 2.5, 2.7, 3): CACK and SACK completion, SES
- * responses carried in ACKs, SACK-inferred loss, NACK handling by class.
+ * packets (UEC 1.0 PDS header formats, PDS NACK codes, PDS ACK processing):
+ * CACK and SACK completion, SES responses carried in ACKs, SACK-inferred loss,
+ * NACK handling by class.
  */
 
 #include "pds_private.h"
@@ -110,7 +111,7 @@ pds_ack_resp_event(struct uet_pds *p, struct pds_pdc *c,
 }
 
 /*
- * PROTOCOL.md 3 guaranteed delivery: the response completes the cookie;
+ * UEC 1.0 PDS guaranteed delivery: the response completes the cookie;
  * REQ=CLEAR asks us to advance CLEAR_PSN past it. A response may also
  * answer a packet that was not the last of its message (e.g. a target
  * reporting an error on the first packet): that packet completes with it
@@ -167,7 +168,7 @@ pds_ack_cack_slot(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 }
 
 /*
- * RUD SACK-inferred loss (PROTOCOL.md 3 retransmission). Only the SACK
+ * RUD SACK-inferred loss (UEC 1.0 PDS retransmission). Only the SACK
  * bitmap says anything about the PSNs above CACK: a PSN below its base or
  * past its end, and a plain ACK's (no bitmap), is "no information" (the
  * receiver reports the newest 64 PSNs of a longer run, and ACKs coalesce),
@@ -305,7 +306,7 @@ pds_ack_rtt(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, uint64_t now)
 	if (!pds_in_flight(c, psn))
 		return 0;
 	sl = pds_slot(p, c, psn);
-	/* RTT only from packets sent once (PROTOCOL.md 6.1). */
+	/* RTT only from packets sent once (UEC 1.0 NSCC). */
 	if (sl->state != SLOT_SENT || (sl->flags & SLOT_F_RETXD) ||
 	    now < sl->sent_ns)
 		return 0;
@@ -322,7 +323,8 @@ pds_ack_check(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_ack *a)
 		return false;
 	}
 	if (c->state == PDC_SYN) {
-		/* PROTOCOL.md 3: the first ACK's spdcid becomes dpdcid. */
+		/* UEC 1.0 PDC establishment: the first ACK's spdcid becomes
+		 * dpdcid. */
 		c->rid = a->spdcid;
 		c->state = PDC_OPEN;
 	} else if (a->spdcid != c->rid) {
@@ -403,7 +405,7 @@ pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	return 0;
 }
 
-/* ---- NACKs (PROTOCOL.md 2.7 DECISION: class decides the reaction) ---- */
+/* ---- NACKs (UEC 1.0 codes; DECISION: class decides the reaction) ---- */
 
 static void
 pds_nack_mark(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
@@ -500,7 +502,7 @@ pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
 	}
 	pds_nack_mark(p, c, n->psn);
 	if (n->code == UET_NACK_TRIMMED || n->code == UET_NACK_TRIMMED_LASTHOP) {
-		/* PROTOCOL.md 6.4: retransmit, likely on another EV. */
+		/* UEC 1.0 packet trimming: retransmit, likely on another EV. */
 		c->flags |= PDC_F_CHG_EV;
 		p->cc->on_trim(c->cc, len, n->code == UET_NACK_TRIMMED_LASTHOP,
 			       now);
@@ -669,7 +671,7 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 }
 
 /* CLEAR_REQ: the target's response store crossed its high-water mark
- * (PROTOCOL.md 3 guaranteed delivery). Its payload is the PSN to clear:
+ * (UEC 1.0 PDS guaranteed delivery). Its payload is the PSN to clear:
  * one never sent is from another incarnation, ignored. Answer with a
  * CLEAR CP at once, behind what is queued; its CLEAR_PSN (every PSN
  * complete, so at least what was asked when we have it) is filled when

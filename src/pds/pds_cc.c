@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Fixed-window congestion gate: the reference implementation of
- * struct uet_pds_cc_ops until NSCC and RCCC (PROTOCOL.md 6.1, 6.2) plug in.
+ * struct uet_pds_cc_ops until NSCC and RCCC (UEC 1.0 NSCC, RCCC) plug in.
  * send while inflight + bytes <= cwnd; signals are ignored.
  */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * PDC-less modes (PROTOCOL.md 3):
+ * PDC-less modes (UEC 1.0 PDS RUDI and UUD modes):
  *  - RUDI: at-least-once for idempotent operations. Every request is
  *    answered by RUDI_RESP; the initiator retransmits on RTO (and at once
  *    on a trim NACK with NT=1) until the response or max retries. The
@@ -13,7 +13,7 @@
  *
  * The RUDI_RESP of a delivered request waits for the SES until the next
  * PDS call (pds_commit): it may carry an SES response (RESPONSE or
- * RESPONSE_DATA_SMALL, PROTOCOL.md 2.3 next_hdr 4/6) from
+ * RESPONSE_DATA_SMALL, UEC 1.0 PDS next-header values 4 and 6) from
  * uet_pds_respond(), or be replaced by a resource NACK (uet_pds_refuse).
  * The response bytes live in a response-pool entry until the descriptor
  * was handed out, then until the next uet_pds_tx_burst().
@@ -220,7 +220,7 @@ pds_rudi_resp(struct uet_pds *p, const struct uet_pds_hdr *h,
 	return 0;
 }
 
-/* Resource NACK (PROTOCOL.md 2.7 DECISION): retransmit after an
+/* Resource NACK (UEC 1.0 PDS NACK codes DECISION): retransmit after an
  * exponential back-off; fail with -ECONNREFUSED past max_backoffs. */
 static void
 pds_rudi_backoff(struct uet_pds *p, uint32_t idx, uint32_t pkt_id,

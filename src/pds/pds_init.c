@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Initiator side of RUD and ROD PDCs (PROTOCOL.md 3): 0-RTT establishment,
- * PSN assignment, the transmit pump (retransmissions before new data, CC
- * gate, AR rule), timers (RTO with exponential back-off, tail-loss probe,
- * resource back-off, idle close) and failure. ACK/NACK processing lives in
- * pds_ack.c.
+ * Initiator side of RUD and ROD PDCs (UEC 1.0 PDS RUD and ROD modes): 0-RTT
+ * establishment, PSN assignment, the transmit pump (retransmissions before new
+ * data, CC gate, AR rule), timers (RTO with exponential back-off, tail-loss
+ * probe, resource back-off, idle close) and failure. ACK/NACK processing lives
+ * in pds_ack.c.
  *
  * A transmit slot exists per PSN in [una, nxt): QUEUED until first sent,
  * SENT while in flight (counted in inflight), RETX when marked for
@@ -15,7 +15,8 @@
 
 #include "pds_private.h"
 
-/* PROTOCOL.md 3: random Start_PSN at least 2^16 away from the previous. */
+/* UEC 1.0 PDC establishment: random Start_PSN at least 2^16 away from the
+ * previous. */
 static uint32_t
 pds_start_psn(struct uet_pds *p)
 {
@@ -112,7 +113,7 @@ pds_init_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 	bool fresh = false;
 	int rc;
 
-	/* Forward requests carry REQUEST_* (PROTOCOL.md 2.3). */
+	/* Forward requests carry REQUEST_* (UEC 1.0 PDS next-header values). */
 	if (s->next_hdr < UET_PDS_NEXT_REQUEST_SMALL ||
 	    s->next_hdr > UET_PDS_NEXT_REQUEST_STD)
 		return -EINVAL;
@@ -135,18 +136,19 @@ pds_init_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 		}
 		return rc;
 	}
-	/* ROD keeps one path (PROTOCOL.md 6.3): the EV changes only idle. */
+	/* ROD keeps one path (UEC 1.0 load balancing): the EV changes only
+	 * idle. */
 	if (c->mode == UET_PDS_MODE_RUD || c->u.i.una == c->u.i.snd)
 		c->ev = s->ev;
 	c->last_ns = now;
 	return 0;
 }
 
-/* Return direction of a target PDC (PROTOCOL.md 2.3, 3 "Read responses"):
- * RESPONSE_DATA requests in the target's own PSN space, no SYN (the PDC
- * exists at both ends), no guaranteed-delivery response. A CLOSED PDC
- * still takes data: the ACK of CLOSE waits until it drains (pds_tgt.c),
- * so the initiator is still there to receive it. */
+/* Return direction of a target PDC (UEC 1.0 PDS next-header values, PDS
+ * return-direction read responses): RESPONSE_DATA requests in the target's own
+ * PSN space, no SYN (the PDC exists at both ends), no guaranteed-delivery
+ * response. A CLOSED PDC still takes data: the ACK of CLOSE waits until it
+ * drains (pds_tgt.c), so the initiator is still there to receive it. */
 int
 pds_init_submit_ret(struct uet_pds *p, const struct uet_pds_submit *s,
 		    uint64_t now)
@@ -166,7 +168,7 @@ pds_init_submit_ret(struct uet_pds *p, const struct uet_pds_submit *s,
 	return rc;
 }
 
-/* PROTOCOL.md 3 "Sender AR": cwnd - inflight < MTU or cwnd < trigger. */
+/* UEC 1.0 PDS sender AR rule: cwnd - inflight < MTU or cwnd < trigger. */
 static bool
 pds_init_ar(struct uet_pds *p, const struct pds_pdc *c)
 {
@@ -177,7 +179,7 @@ pds_init_ar(struct uet_pds *p, const struct pds_pdc *c)
 	return cwnd < c->u.i.inflight || cwnd - c->u.i.inflight < p->cfg.mtu;
 }
 
-/* Fill the dpdcid field or its SYN variant (PROTOCOL.md 2.5). */
+/* Fill the dpdcid field or its SYN variant (UEC 1.0 PDS header formats). */
 static void
 pds_init_ids(const struct pds_pdc *c, uint32_t psn, uint8_t *flags,
 	     uint16_t *dpdcid, bool *rsv, uint16_t *off)
@@ -204,7 +206,8 @@ pds_init_hdr_cp(struct pds_pdc *c, const struct pds_slot *sl, uint32_t psn,
 		h->flags |= UET_PDS_F_ISROD;
 	cp->psn = psn;
 	cp->spdcid = c->lid;
-	/* A CLEAR carries CLEAR_PSN as of when it leaves (PROTOCOL.md 3). */
+	/* A CLEAR carries CLEAR_PSN as of when it leaves (UEC 1.0 PDS
+	 * behaviour). */
 	cp->payload = sl->kind == UET_PDS_CTL_CLEAR ? c->u.i.una - 1 :
 						      (uint32_t)sl->cookie;
 	if (sl->kind == UET_PDS_CTL_CLEAR)
@@ -213,8 +216,9 @@ pds_init_hdr_cp(struct pds_pdc *c, const struct pds_slot *sl, uint32_t psn,
 		     &cp->psn_offset);
 }
 
-/* PROTOCOL.md 2.2/2.5, 6.2: a credit request turns the request into
- * RUD_CC_REQ / ROD_CC_REQ carrying ccc_id and credit_target. */
+/* UEC 1.0 PDS packet types, PDS header formats, RCCC: a credit request turns
+ * the request into RUD_CC_REQ / ROD_CC_REQ carrying ccc_id and
+ * credit_target. */
 static void
 pds_init_hdr_type(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_hdr *h)
 {
@@ -243,7 +247,7 @@ pds_init_hdr_req(struct uet_pds *p, struct pds_pdc *c,
 	h->next_hdr = sl->kind;
 	if ((sl->flags & SLOT_F_AR) || pds_init_ar(p, c))
 		h->flags |= UET_PDS_F_AR;
-	/* CLEAR_PSN rides on every request (PROTOCOL.md 3). */
+	/* CLEAR_PSN rides on every request (UEC 1.0 CLEAR_PSN). */
 	if (clr < INT16_MIN)
 		clr = INT16_MIN;
 	if (clr > 0)
@@ -329,7 +333,7 @@ pds_init_tx_retx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 }
 
 /*
- * An idle CLEAR CP is due (PROTOCOL.md 3 guaranteed delivery): the target
+ * An idle CLEAR CP is due (UEC 1.0 PDS guaranteed delivery): the target
  * asked to clear up to resp_psn, no queued request will carry CLEAR_PSN,
  * and either una has passed resp_psn, or una waits on a request whose
  * default response the target can only report by advancing CACK, which
@@ -370,7 +374,7 @@ pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		pds_init_emit(p, c, c->u.i.snd, false, now, &tx[k++]);
 		c->u.i.snd++;
 	}
-	/* Nothing to carry CLEAR_PSN: send a CLEAR CP (PROTOCOL.md 3). */
+	/* Nothing to carry CLEAR_PSN: send a CLEAR CP (UEC 1.0 PDS). */
 	if (k < n && pds_init_clear_due(p, c) &&
 	    pds_init_queue_cp(p, c, UET_PDS_CTL_CLEAR, c->u.i.una - 1) == 0) {
 		if (uet_psn_ge(c->u.i.una - 1, c->u.i.resp_psn))
@@ -418,7 +422,7 @@ pds_init_abort(struct uet_pds *p, struct pds_pdc *c, int status)
 	}
 }
 
-/* Fail every pending cookie and close the PDC (PROTOCOL.md 2.7 fatal,
+/* Fail every pending cookie and close the PDC (UEC 1.0 PDS NACK codes fatal,
  * 3 retries exhausted). */
 void
 pds_init_fail(struct uet_pds *p, struct pds_pdc *c, int status)
@@ -480,7 +484,7 @@ pds_init_close(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 		pds_pdc_free(p, c);
 		return 0;
 	}
-	/* PROTOCOL.md 3 "Close": CLOSE CP with AR; freed on its ACK. */
+	/* UEC 1.0 PDS PDC close: CLOSE CP with AR; freed on its ACK. */
 	if (pds_init_queue_cp(p, c, UET_PDS_CTL_CLOSE, 0) < 0) {
 		pds_pdc_timer_update(p, c, now);
 		return 0;
@@ -510,7 +514,7 @@ pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c)
 	if (i->una != i->nxt)
 		return 0; /* queued, waiting for the gate */
 	if (c->role != PDS_ROLE_INIT)
-		return 0; /* closing is the initiator's (PROTOCOL.md 3) */
+		return 0; /* closing is the initiator's (UEC 1.0 PDS) */
 	if ((c->flags & PDC_F_CLOSE_REQ) && c->state != PDC_CLOSING)
 		return c->last_ns ? c->last_ns : 1;
 	if (p->cfg.idle_close_ns && c->state == PDC_OPEN)
@@ -523,7 +527,7 @@ pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c)
  * RFC 5682): after a stall of this end or lost ACKs the window is not
  * lost, and resending all of it would only be duplicates; the next ACK
  * decides (pds_ack_frto). Later RTOs without progress, or a head that
- * is not simply in flight, go back from una (PROTOCOL.md 3).
+ * is not simply in flight, go back from una (UEC 1.0 PDS retransmission).
  */
 static void
 pds_init_rto_mark(struct uet_pds *p, struct pds_pdc *c)
@@ -553,11 +557,11 @@ static void
 pds_init_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	p->st.rto_fires++;
-	/* PROTOCOL.md 3: RTO = RTO_INIT x 2^retry (capped at rto_max),
-	 * then fail and close. */
+	/* UEC 1.0 PDS retransmission: RTO = RTO_INIT x 2^retry (capped at
+	 * rto_max), then fail and close. */
 	if (++c->u.i.retries > p->cfg.max_retries) {
 		/* Return direction: the initiator waits for this data and
-		 * sends nothing; tell it (fatal, PROTOCOL.md 2.7 DECISION)
+		 * sends nothing; tell it (fatal NACK class, DECISION)
 		 * so it fails its end too. Best effort: if lost, its next
 		 * packet meets INV_DPDCID. */
 		if (c->role == PDS_ROLE_TGT)
@@ -574,7 +578,7 @@ pds_init_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	pds_pdc_timer_update(p, c, now);
 }
 
-/* PROTOCOL.md 3: tail-loss probe (PROBE or ACK_REQ CP, pds_init_ctl.c)
+/* UEC 1.0 PDS tail-loss probe (PROBE or ACK_REQ CP, pds_init_ctl.c)
  * before the RTO. */
 static void
 pds_init_tlp(struct uet_pds *p, struct pds_pdc *c, uint64_t now)

@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Initiator control traffic beside the request stream (PROTOCOL.md 2.6, 3,
- * 6.2): the tail-loss PROBE and the precise retransmission its reply
- * allows, the re-establishment ordered by NACK NEW_START_PSN, resource
- * back-off, and credit requests of a credit-based CC.
+ * Initiator control traffic beside the request stream (UEC 1.0 PDS control
+ * packets, tail-loss probe, NACK codes, RCCC): the tail-loss PROBE and the
+ * precise retransmission its reply allows, the re-establishment ordered by NACK
+ * NEW_START_PSN, resource back-off, and credit requests of a credit-based CC.
  */
 
 #include "pds_private.h"
 
 /*
- * PROTOCOL.md 3 tail-loss probe. On an established PDC the probe is a
- * PROBE CP (2.6): it consumes no PSN (DECISION, pds.c), asks for the SACK
- * from una (payload) and is answered at once by a P-flag ACK_CC with the
- * receiver's CACK and SACK. A SYN-state PDC has no dpdcid to name and
- * keeps the sequenced ACK_REQ CP, which may itself open the PDC; the
+ * UEC 1.0 PDS tail-loss probe. On an established PDC the probe is a
+ * PROBE CP (UEC 1.0 PDS control packets): it consumes no PSN (DECISION, pds.c),
+ * asks for the SACK from una (payload) and is answered at once by a P-flag
+ * ACK_CC with the receiver's CACK and SACK. A SYN-state PDC has no dpdcid to
+ * name and keeps the sequenced ACK_REQ CP, which may itself open the PDC; the
  * return direction sends no CPs (pds.c). false: no PROBE was sent.
  */
 bool
@@ -75,7 +75,7 @@ pds_init_probe_reply(struct uet_pds *p, struct pds_pdc *c,
 	}
 }
 
-/* Resource back-off (PROTOCOL.md 2.7 DECISION): exponential from
+/* Resource back-off (UEC 1.0 PDS NACK codes DECISION): exponential from
  * backoff_init_ns, capped; false once max_backoffs is exceeded and the PDC
  * failed (it is freed). */
 bool
@@ -128,11 +128,11 @@ pds_init_renumber(struct uet_pds *p, struct pds_pdc *c, uint32_t delta)
 }
 
 /*
- * NACK NEW_START_PSN (PROTOCOL.md 2.7, 3): the target holds another live
- * PDC under our id and would not take our SYN (pds_tgt.c DECISION). None
- * of our packets was accepted, so move to the Start_PSN the NACK's payload
- * names, renumber everything as unsent, and retry with SYN after a
- * resource back-off (bounded by max_backoffs, then the PDC fails). A
+ * NACK NEW_START_PSN (UEC 1.0 PDS NACK codes, PDC establishment): the target
+ * holds another live PDC under our id and would not take our SYN (pds_tgt.c
+ * DECISION). None of our packets was accepted, so move to the Start_PSN the
+ * NACK's payload names, renumber everything as unsent, and retry with SYN after
+ * a resource back-off (bounded by max_backoffs, then the PDC fails). A
  * payload less than 2^16 from our Start_PSN, or not a multiple of the
  * transmit window away from it (slots keep their index), is not usable:
  * then we pick one ourselves, at least 2^16 away.
@@ -158,7 +158,7 @@ pds_init_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
 		pds_pdc_timer_update(p, c, now);
 }
 
-/* Credit to request (PROTOCOL.md 6.2) with everything queued or in flight
+/* Credit to request (UEC 1.0 RCCC) with everything queued or in flight
  * as backlog; unsent packets are counted at the MTU. 0: none. */
 uint32_t
 pds_init_credit_target(struct uet_pds *p, struct pds_pdc *c, uint8_t *ccc_id)
@@ -176,8 +176,8 @@ pds_init_credit_target(struct uet_pds *p, struct pds_pdc *c, uint8_t *ccc_id)
 }
 
 /* The CC gate blocks queued data: ask for credit with a CREDIT_REQ CP
- * (PROTOCOL.md 2.6, 6.2), once until credit comes. Initiator PDCs only:
- * the return direction sends no CPs (pds.c). */
+ * (UEC 1.0 PDS control packets, RCCC), once until credit comes. Initiator PDCs
+ * only: the return direction sends no CPs (pds.c). */
 void
 pds_init_credit_req(struct uet_pds *p, struct pds_pdc *c)
 {

@@ -27,7 +27,7 @@ enum pds_role {
 
 enum pds_pdc_state {
 	PDC_FREE = 0,
-	PDC_SYN,        /* initiator: no ACK yet, requests carry SYN (3) */
+	PDC_SYN,        /* initiator: no ACK yet, requests carry SYN */
 	PDC_OPEN,
 	PDC_CLOSING,    /* initiator: CLOSE CP sent; target: close asked */
 	PDC_CLOSED,     /* target: CLOSE received, free after its ACK */
@@ -49,7 +49,8 @@ enum pds_pdc_state {
 #define PDC_F_FRTO      0x1000u /* sender: RTO resent the head only, the
 				 * next ACK decides (pds_init_rto) */
 
-/* Target pending-ACK flags (echoed in the next ACK, PROTOCOL.md 3). */
+/* Target pending-ACK flags (echoed in the next ACK, UEC 1.0 PDS ACK
+ * generation). */
 #define ACKF_NEED  0x01u /* an ACK must go out */
 #define ACKF_M     0x02u /* a CE-marked request since the last ACK */
 #define ACKF_RETX  0x04u /* a retransmitted request since the last ACK */
@@ -59,9 +60,9 @@ enum pds_pdc_state {
 #define ACKF_CREDIT 0x40u /* credit to grant in the next ACK_CC */
 
 /*
- * A PDC is bidirectional (PROTOCOL.md 3 "Read responses"): each end has a
- * transmit PSN space (struct pds_init: forward requests at the initiator,
- * return-direction requests at the target) and a receive PSN space
+ * A PDC is bidirectional (UEC 1.0 PDS return-direction read responses): each
+ * end has a transmit PSN space (struct pds_init: forward requests at the
+ * initiator, return-direction requests at the target) and a receive PSN space
  * (struct pds_tgt). DECISION: the return direction starts at the forward
  * Start_PSN, which both ends know, so it needs no SYN of its own.
  */
@@ -106,7 +107,8 @@ struct pds_tgt {
 	uint16_t probe_opaque; /* echoed in the PROBE reply */
 };
 
-/* Per-PDC state; idle size is asserted (DESIGN.md 7: <= 256 bytes). */
+/* Per-PDC state; idle size is asserted (scale target: idle PDC state <= 256
+ * bytes). */
 struct pds_pdc {
 	struct uet_pds_fa peer;
 	uint32_t job;
@@ -163,8 +165,8 @@ struct pds_slot {
 	uint8_t pad[2];
 };
 
-/* Stored guaranteed-delivery response (PROTOCOL.md 3), or a RUDI_RESP's
- * response until the descriptor left. Bytes: pds_resp_data(). */
+/* Stored guaranteed-delivery response (UEC 1.0 PDS guaranteed delivery), or a
+ * RUDI_RESP's response until the descriptor left. Bytes: pds_resp_data(). */
 struct pds_resp {
 	uint32_t next;
 	uint32_t psn;
@@ -195,7 +197,7 @@ struct pds_rudi_pend {
 	struct uet_pds_fa dst;
 };
 
-/* Outstanding RUDI request (no PDC, PROTOCOL.md 3). */
+/* Outstanding RUDI request (no PDC, UEC 1.0 RUDI mode). */
 struct pds_rudi {
 	struct uet_pds_fa dst;
 	uint64_t cookie;
@@ -383,8 +385,8 @@ pds_rtt_guard(const struct pds_pdc *c)
 
 /*
  * RTO after @p retries rounds without progress: RTO_INIT x 2^retries
- * (PROTOCOL.md 3), capped at rto_max so that enough rounds to carry heavy
- * loss fit in a bounded time before the peer is declared dead.
+ * (UEC 1.0 PDS retransmission), capped at rto_max so that enough rounds to
+ * carry heavy loss fit in a bounded time before the peer is declared dead.
  */
 static inline uint64_t
 pds_rto_ns(const struct uet_pds *p, uint32_t retries)
@@ -438,7 +440,8 @@ pds_idx(const struct uet_pds *p, const struct pds_pdc *c)
 	return (uint32_t)(c - p->pdc);
 }
 
-/* Bytes to 24-bit 256-byte units, rounded up (PROTOCOL.md 2.5 DECISION). */
+/* Bytes to 24-bit 256-byte units, rounded up (UEC 1.0 PDS header formats
+ * DECISION). */
 static inline uint32_t
 pds_to_units256(uint32_t bytes)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Target side of RUD and ROD PDCs (PROTOCOL.md 3): PDC creation on the
- * first SYN, the receive window anchored at CACK, duplicate detection,
+ * Target side of RUD and ROD PDCs (UEC 1.0 PDS RUD and ROD modes): PDC creation
+ * on the first SYN, the receive window anchored at CACK, duplicate detection,
  * exactly-once delivery, NACK generation, stored guaranteed-delivery
  * responses, CLEAR and CLOSE. ACK coalescing and generation and the target
  * timers live in pds_tgt_ack.c.
@@ -231,7 +231,7 @@ pds_tgt_release(struct uet_pds *p, struct pds_pdc *c)
 	pds_tomb_add(p, c);
 }
 
-/* ---- lookup and creation (PROTOCOL.md 3 establishment) ---- */
+/* ---- lookup and creation (UEC 1.0 PDS PDC establishment) ---- */
 
 static struct pds_pdc *
 pds_tgt_create(struct uet_pds *p, const struct uet_pds_rx_meta *m,
@@ -249,7 +249,7 @@ pds_tgt_create(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	c->state = PDC_OPEN;
 	c->start_psn = ri->psn - ri->psn_offset;
 	pds_pdc_psn_init(p, c);
-	/* First packet of a PDC is ACKed at once (PROTOCOL.md 3). */
+	/* First packet of a PDC is ACKed at once (PDC establishment). */
 	c->u.t.ackf = ACKF_NEED;
 	pds_tkey_add(p, c);
 	p->st.pdc_open_tgt++;
@@ -258,7 +258,7 @@ pds_tgt_create(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 
 /*
  * A SYN names {source FA, spdcid} of a live PDC @p c but another Start_PSN
- * (PROTOCOL.md 3 establishment). It is either a new incarnation (the
+ * (UEC 1.0 PDS PDC establishment). It is either a new incarnation (the
  * initiator dropped its PDC without a CLOSE, e.g. after failing it, and
  * reused the id) or a late duplicate of a SYN of an older incarnation.
  * DECISION (docs/WIRE-DECISIONS.md "PDS behaviour"): a late duplicate can
@@ -311,9 +311,9 @@ pds_tgt_syn_stale(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 
 /*
  * NACK NEW_START_PSN carries, in its payload, the Start_PSN the initiator
- * is to use instead (PROTOCOL.md 2.7). DECISION: the SYN's Start_PSN moved
- * by a random multiple of 2^16 (so at least 2^16 from the one refused, and
- * the initiator's transmit slots keep their index), never within 2^16 of
+ * is to use instead (UEC 1.0 PDS NACK codes). DECISION: the SYN's Start_PSN
+ * moved by a random multiple of 2^16 (so at least 2^16 from the one refused,
+ * and the initiator's transmit slots keep their index), never within 2^16 of
  * the live PDC's CACK, so its next SYN passes the window test of
  * pds_tgt_syn_replaces().
  */
@@ -375,7 +375,7 @@ pds_tgt_lookup(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	return c;
 }
 
-/* ---- receive window (PROTOCOL.md 3: anchored at CACK) ---- */
+/* ---- receive window (UEC 1.0 PDS: anchored at CACK) ---- */
 
 static void
 pds_bit_flip(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
@@ -426,7 +426,7 @@ pds_tgt_dup(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 	uint8_t flags = h->flags;
 	uint32_t r;
 
-	/* Duplicates are re-ACKed, never NACKed (PROTOCOL.md 3). */
+	/* Duplicates are re-ACKed, never NACKed (UEC 1.0 PDS duplicates). */
 	p->st.dup_rx++;
 	if (m->ce)
 		c->u.t.ackf |= ACKF_M;
@@ -436,7 +436,7 @@ pds_tgt_dup(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 	if (ri->cp)
 		return;
 	/* A retransmission carries the sender's CLEAR_PSN as of its resend
-	 * (PROTOCOL.md 3); clearing up to an older one is a no-op. */
+	 * (UEC 1.0 CLEAR_PSN); clearing up to an older one is a no-op. */
 	pds_resp_clear(p, c, uet_pds_req_clear_psn(&h->u.req));
 	r = pds_resp_find(p, c, ri->psn);
 	if (r != PDS_NIL && p->resp[r].ready) {
@@ -447,11 +447,11 @@ pds_tgt_dup(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 
 /*
  * ROD drops out-of-order packets and NACKs ROD_OOO for the expected PSN
- * (PROTOCOL.md 3 go-back-N), once per expected PSN. If the resent head is
+ * (UEC 1.0 PDS go-back-N), once per expected PSN. If the resent head is
  * lost as well, the sender's go-back-N retransmissions keep arriving past
  * the hole with RETX set; rod_renack of them mean the head's resend left
- * before them on the same path (ROD is single-path, 6.3) and was lost:
- * NACK again instead of leaving the recovery to the RTO. First-flight
+ * before them on the same path (ROD is single-path, UEC 1.0 load balancing) and
+ * was lost: NACK again instead of leaving the recovery to the RTO. First-flight
  * stragglers (RETX clear) do not count, so a resend still on its way is
  * not NACKed twice.
  */
@@ -506,7 +506,7 @@ pds_tgt_ctl(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h)
 		pds_resp_clear(p, c, h->u.cp.payload);
 		break;
 	case UET_PDS_CTL_CLOSE:
-		/* PROTOCOL.md 3 close: ACK, then free (after the ACK). */
+		/* UEC 1.0 PDS PDC close: ACK, then free (after the ACK). */
 		c->state = PDC_CLOSED;
 		break;
 	default:
@@ -535,7 +535,8 @@ pds_tgt_deliver(struct uet_pds *p, struct pds_pdc *c,
 	return 1;
 }
 
-/* Reserve a stored-response entry before accepting (PROTOCOL.md 3). */
+/* Reserve a stored-response entry before accepting (UEC 1.0 PDS guaranteed
+ * delivery). */
 static bool
 pds_tgt_resp_reserve(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 {
@@ -549,7 +550,7 @@ pds_tgt_resp_reserve(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 	p->resp[r].psn = psn;
 	pds_resp_link(p, c, r);
 	c->nresp++;
-	/* PROTOCOL.md 3 guaranteed delivery: past the high-water mark ask
+	/* UEC 1.0 PDS guaranteed delivery: past the high-water mark ask
 	 * the initiator (once per crossing) to advance CLEAR_PSN now. */
 	if (p->resp_pool.cap - p->resp_pool.nfree >= p->resp_hw &&
 	    !(c->flags & PDC_F_CLEARQ)) {
@@ -593,7 +594,7 @@ pds_tgt_commit(struct uet_pds *p, uint64_t now)
 }
 
 /* uet_pds_refuse(): forget the pending delivery as if never received and
- * NACK it with a resource code; the sender backs off (PROTOCOL.md 2.7). */
+ * NACK it with a resource code; the sender backs off (UEC 1.0 NACK codes). */
 int
 pds_tgt_refuse(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	       uint8_t code)
@@ -657,7 +658,7 @@ pds_tgt_accept(struct uet_pds *p, struct pds_pdc *c,
 		pds_tgt_note(p, c, ri->psn, h->flags, m, now);
 		return pds_tgt_ctl(p, c, h);
 	}
-	/* PROTOCOL.md 6.2: RUD/ROD_CC_REQ carry the sender's credit_target
+	/* UEC 1.0 RCCC: RUD/ROD_CC_REQ carry the sender's credit_target
 	 * (256 B units); the grant rides in the ACK_CC. */
 	if (uet_pds_type_is_cc_req(h->type) && h->u.req.credit_target)
 		pds_tgt_credit_request(p, c,
@@ -681,8 +682,8 @@ pds_rx_common(struct uet_pds *p, struct pds_pdc *c,
 	int rc = 0;
 
 	if (m->trimmed || m->trimmed_lasthop) {
-		/* PROTOCOL.md 6.4: NACK with the PSN and M = CE; a trimmed
-		 * packet is not received. */
+		/* UEC 1.0 packet trimming: NACK with the PSN and M = CE; a
+		 * trimmed packet is not received. */
 		pds_tgt_nack(p, m, ri, c ? c->lid : 0,
 			     m->trimmed_lasthop ? UET_NACK_TRIMMED_LASTHOP :
 						  UET_NACK_TRIMMED, ri->psn);
@@ -724,8 +725,8 @@ pds_tgt_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 
 /*
  * PROBE and CREDIT_REQ consume no PSN (DECISION, pds.c): they are answered,
- * not delivered or recorded. PROBE (PROTOCOL.md 2.6, payload = the SACK
- * base the sender wants) is answered by an ACK_CC with the P flag echoing
+ * not delivered or recorded. PROBE (UEC 1.0 PDS control packets, payload = the
+ * SACK base the sender wants) is answered by an ACK_CC with the P flag echoing
  * probe_opaque and reporting the current CACK and SACK, so the sender can
  * resend exactly what is missing.
  */
@@ -775,8 +776,8 @@ pds_ret_match(struct uet_pds *p, struct pds_pdc *c,
 	return true;
 }
 
-/* Return-direction requests and CPs at the initiator (PROTOCOL.md 3
- * "Read responses"): same receive window, delivery and ACKs as the
+/* Return-direction requests and CPs at the initiator (UEC 1.0 PDS
+ * read responses): same receive window, delivery and ACKs as the
  * forward direction. */
 int
 pds_ret_rx(struct uet_pds *p, const struct uet_pds_hdr *h,

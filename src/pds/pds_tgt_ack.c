@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ACK generation of the receive side of a PDC (PROTOCOL.md 3 "ACK
- * generation"): coalescing, ACK / ACK_CC with SACK, CLOSE_REQ, and the
+ * ACK generation of the receive side of a PDC (UEC 1.0 PDS ACK
+ * generation): coalescing, ACK / ACK_CC with SACK, CLOSE_REQ, and the
  * receive-side timers (delayed ACK, close request when idle).
  */
 
@@ -44,7 +44,7 @@ pds_tgt_ack_now(struct uet_pds *p, struct pds_pdc *c)
 	return true;
 }
 
-/* PROTOCOL.md 3 ACK generation: credit max(1 KiB, len); ACK at the
+/* UEC 1.0 PDS ACK generation: credit max(1 KiB, len); ACK at the
  * threshold, on AR, RETX, CE, or the first packet of the PDC. */
 void
 pds_tgt_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
@@ -73,8 +73,8 @@ pds_tgt_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
 
 /* ---- ACK generation ---- */
 
-/* SACK base: a PROBE names the base it wants reported (PROTOCOL.md 2.6);
- * otherwise cover the newest arrivals when they run past 64 PSNs. */
+/* SACK base: a PROBE names the base it wants reported (UEC 1.0 PDS control
+ * packets); otherwise cover the newest arrivals when they run past 64 PSNs. */
 static uint32_t
 pds_tgt_sack_base(struct uet_pds *p, const struct pds_pdc *c, uint32_t cack,
 		  bool probe)
@@ -140,8 +140,8 @@ pds_tgt_resp_sack(struct uet_pds *p, const struct pds_pdc *c,
 	a->cc.nscc.ooo_count = c->u.t.ooo;
 }
 
-/* ack_cc_state (PROTOCOL.md 2.5): a pending credit grant makes it
- * cc_type CREDIT (6.2), otherwise NSCC. */
+/* ack_cc_state (UEC 1.0 PDS header formats): a pending credit grant makes it
+ * cc_type CREDIT (UEC 1.0 RCCC), otherwise NSCC. */
 static void
 pds_tgt_cc_state(struct pds_tgt *t, struct uet_pds_ack *a)
 {
@@ -183,8 +183,8 @@ pds_tgt_ack_fill(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 	if (c->role == PDS_ROLE_TGT && c->state == PDC_CLOSING)
 		uet_pds_ack_req_set(&tx->hdr, UET_PDS_ACK_REQ_CLOSE);
 	if (probe) {
-		/* PROTOCOL.md 2.4/2.5: P flag, probe_opaque echoed in place
-		 * of ack_psn_offset. */
+		/* UEC 1.0 PDS flags, PDS header formats: P flag, probe_opaque
+		 * echoed in place of ack_psn_offset. */
 		tx->hdr.flags |= UET_PDS_F_P;
 		a->probe_opaque = t->probe_opaque;
 	} else if (off >= INT16_MIN && off <= INT16_MAX) {
@@ -223,9 +223,10 @@ pds_tgt_cp_fill(struct pds_pdc *c, struct uet_pds_tx *tx, uint8_t ctl,
 }
 
 /*
- * CLEAR_REQ carries the PSN to clear (PROTOCOL.md 2.6, 3): that of the
- * newest stored response already sent, which the initiator can have; CACK
- * when none was sent yet (rare path: once per high-water crossing).
+ * CLEAR_REQ carries the PSN to clear (UEC 1.0 PDS control packets, PDS
+ * behaviour): that of the newest stored response already sent, which the
+ * initiator can have; CACK when none was sent yet (rare path: once per
+ * high-water crossing).
  */
 static uint32_t
 pds_tgt_clear_req_psn(const struct uet_pds *p, const struct pds_pdc *c)
@@ -263,7 +264,7 @@ pds_tgt_req_tx(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 }
 
 /*
- * PROTOCOL.md 6.2: the peer asked for credit. The CC grants what it can;
+ * UEC 1.0 RCCC: the peer asked for credit. The CC grants what it can;
  * a grant answers a CREDIT_REQ CP with a CREDIT CP (payload in 256 B
  * units), and a CC request with credit in the ACK_CC it triggers.
  */
@@ -318,7 +319,7 @@ pds_tgt_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 /* ---- timers: delayed ACK, close request when idle ---- */
 
 /*
- * Close request (PROTOCOL.md 3 "Close"): an idle target PDC (nothing
+ * Close request (UEC 1.0 PDS PDC close): an idle target PDC (nothing
  * received for tgt_close_req_ns, no return data outstanding) asks the
  * initiator to close it. A live initiator answers with a CLOSE once it is
  * idle itself; until then every packet it sends postpones the next step.
@@ -397,8 +398,8 @@ pds_tgt_close_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	if (c->state != PDC_OPEN)
 		return;
-	/* PROTOCOL.md 3: the target asks with CLOSE_REQ (and REQ=CLOSE in
-	 * its ACKs); new requests get NACK CLOSING. */
+	/* UEC 1.0 PDC close: the target asks with CLOSE_REQ (and REQ=CLOSE
+	 * in its ACKs); new requests get NACK CLOSING. */
 	c->state = PDC_CLOSING;
 	c->last_ns = now;
 	c->u.t.ackf |= ACKF_CLOSE_REQ;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * One coarse timer wheel per instance (DESIGN.md 3: no per-packet timers).
- * Each PDC and each RUDI slot owns one node holding its earliest deadline;
- * the handler re-derives what is due (RTO, tail-loss probe, back-off,
+ * One coarse timer wheel per instance (no per-packet timers: per-PDC timestamps
+ * instead). Each PDC and each RUDI slot owns one node holding its earliest
+ * deadline; the handler re-derives what is due (RTO, tail-loss probe, back-off,
  * delayed ACK, idle close) from per-PDC timestamps and re-arms. Deadlines
  * past the wheel's horizon park in the farthest slot and are re-filed when
  * visited.

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Target-side atomic engine (PROTOCOL.md 4.3 atomic extension, 4.4 atomic
- * op and datatype codes, 4.5 AMO_* return codes). Decisions are written
- * up in docs/SES.md, "Atomics".
+ * Target-side atomic engine (UEC 1.0 SES atomic extension header, SES atomic
+ * op and datatype codes, SES response AMO_* return codes). Decisions are
+ * written up in docs/SES.md, "Atomics".
  *
  * Structure: one per-element "kernel" per datatype, generated from three
  * macros (integer, real, complex) plus one for BF16/FP16. A kernel looks
@@ -283,7 +283,7 @@ struct amo_type {
 	amo_kernel_fn kernel;
 };
 
-/* Indexed by enum uet_amo_dt (PROTOCOL.md 4.4). */
+/* Indexed by enum uet_amo_dt (UEC 1.0 SES opcodes and atomic datatypes). */
 static const struct amo_type amo_types[] = {
 	[UET_AMO_DT_INT8] = { 1, AMO_CLASS_INT, amo_k_i8 },
 	[UET_AMO_DT_UINT8] = { 1, AMO_CLASS_INT, amo_k_u8 },
@@ -381,9 +381,9 @@ amo_elem_plain(const struct amo_type *ty, enum uet_amo_op op, uint8_t *tgt,
 }
 
 /*
- * cpu-coherent (semantic_control bit 1, PROTOCOL.md 4.3): the element is
- * updated by one compare-and-swap of its whole width, retried while a
- * concurrent CPU writer changes it. The loop is bounded by contention,
+ * cpu-coherent (semantic_control bit 1, UEC 1.0 SES extension headers): the
+ * element is updated by one compare-and-swap of its whole width, retried while
+ * a concurrent CPU writer changes it. The loop is bounded by contention,
  * not by packet contents. A failed CSWAP or a READ still returns a value
  * that was atomically observed.
  */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Conversions between double and the 16-bit floating-point atomic
- * datatypes BF16 and FP16 (PROTOCOL.md 4.4, datatypes 0x10 and 0x11).
+ * datatypes BF16 and FP16 (UEC 1.0 SES opcodes and atomic datatypes, datatypes
+ * 0x10 and 0x11).
  *
  * Both are "small binary formats" with 1 sign bit, `ebits` exponent bits
  * and `mbits` stored mantissa bits: FP16 is (5, 10), BF16 is (8, 7). One

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Matching engine: context lifetime, the posted-receive lists, the arrival
- * path (PROTOCOL.md 4.5 list EXPECTED) and cancel. Posts live in
+ * path (UEC 1.0 SES response list EXPECTED) and cancel. Posts live in
  * match_post.c, unexpected records in match_unexp.c.
  */
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Matching engine, post path (DESIGN.md 4: fi_recv/fi_trecv, FI_PEEK,
- * FI_CLAIM, FI_DISCARD, FI_MULTI_RECV). A post searches the unexpected
+ * Matching engine, post path (the provider receive calls fi_recv/fi_trecv,
+ * FI_PEEK, FI_CLAIM, FI_DISCARD, FI_MULTI_RECV). A post searches the unexpected
  * messages first so a receive always takes the earliest-arrived message
  * it accepts; only when none matches is it queued.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unexpected messages (PROTOCOL.md 4.5 list OVERFLOW, 4.8): bounded
- * records of arrived message headers and their eager bytes, held in a
+ * Unexpected messages (UEC 1.0 SES response list OVERFLOW, SES send variants):
+ * bounded records of arrived message headers and their eager bytes, held in a
  * pool of fixed-size chunks. A message the pool cannot hold is refused
  * with a verdict (the SES answers NO_MATCH or flow-controls the sender),
  * never dropped silently.

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Memory keys (PROTOCOL.md 4.7) and the objects of the target resolution
- * table (4.6): pids, job authorizations, RI tables and memory entries.
- * Everything is allocated in uet_ses_mr_table_create().
+ * Memory keys (UEC 1.0 SES memory key format) and the objects of the target
+ * resolution table (UEC 1.0 SES target-side resolution): pids, job
+ * authorizations, RI tables and memory entries. Everything is allocated in
+ * uet_ses_mr_table_create().
  */
 
 #include <errno.h>

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Memory entries of RMA RI tables and their keys (PROTOCOL.md 4.6, 4.7).
+ * Memory entries of RMA RI tables and their keys (UEC 1.0 SES target-side
+ * resolution, SES memory key format).
  *
  * Provider keys (O=0) put the entry's slot number in their low 16 bits,
  * so a lookup is one array access plus a comparison of the whole key:

@@ -23,7 +23,8 @@ mr_key_auth(uint32_t job, uint16_t pid)
 	       pid;
 }
 
-/* Absolute RI tables ignore the job: it only authorises (PROTOCOL.md 4.6). */
+/* Absolute RI tables ignore the job: it only authorises (UEC 1.0 SES
+ * target-side resolution). */
 uint64_t
 mr_key_ri(bool relative, uint32_t job, uint16_t pid, uint16_t ri)
 {

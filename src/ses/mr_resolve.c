@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Target-side resolution of a request (PROTOCOL.md 4.6): FEP -> process
- * {JobID, PIDonFEP} -> RI table -> memory entry -> host address. Every
- * failing step produces exactly one UET return code (4.5); the order and
- * the choice of code are tabulated in docs/SES.md.
+ * Target-side resolution of a request (UEC 1.0 SES target-side resolution): FEP
+ * -> process {JobID, PIDonFEP} -> RI table -> memory entry -> host address.
+ * Every failing step produces exactly one UET return code (UEC 1.0 SES
+ * responses); the order and the choice of code are tabulated in docs/SES.md.
  */
 
 #include "mr_priv.h"
@@ -75,7 +75,8 @@ mr_resolve_ri(const struct uet_ses_mr_table *t,
 
 /*
  * RUDI may replay a packet, so only idempotent operations on regions
- * marked idempotent-safe (key I bit, PROTOCOL.md 4.7) are allowed.
+ * marked idempotent-safe (key I bit, UEC 1.0 SES memory key format) are
+ * allowed.
  */
 static bool
 mr_rudi_ok(const struct uet_ses_resolve_req *in)

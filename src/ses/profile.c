@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Profile enforcement: the table of PROTOCOL.md section 5, one row per
+ * Profile enforcement: the table of UEC 1.0 profiles, one row per
  * request opcode. UNSUPPORTED_OP: the opcode is not in the profile;
  * OP_VIOLATION: the opcode is, but not used this way (wildcard tagged
  * receive, RUDI delivery); TOO_LONG: the message is longer than the
@@ -14,7 +14,7 @@
 #define P_HPC (1u << UET_PROFILE_HPC)
 #define P_ALL (P_BASE | P_FULL | P_HPC)
 
-/* Profiles carrying each opcode (section 5 rows). */
+/* Profiles carrying each opcode (UEC 1.0 profiles, one row each). */
 static const uint8_t prof_opcode[UET_SES_OP_MSG_ERROR + 1] = {
 	[UET_SES_OP_NO_OP] = P_ALL,
 	[UET_SES_OP_WRITE] = P_ALL,

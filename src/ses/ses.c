@@ -52,7 +52,7 @@ ses_config_ok(const struct uet_ses_config *c)
 	    c->profile > UET_PROFILE_HPC)
 		return false;
 	/* One STD header + CAS extension + at least one payload byte, and
-	 * a 14-bit payload_length (PROTOCOL.md 4.2). */
+	 * a 14-bit payload_length (UEC 1.0 SES standard request header). */
 	if (c->mtu < UET_SES_REQ_MAX_LEN + 64 ||
 	    c->mtu > UET_SES_LEN14_MAX + UET_SES_STD_LEN || c->mtu > UINT16_MAX)
 		return false;
@@ -193,7 +193,7 @@ ses_msg_alloc(struct uet_ses *s)
 void
 ses_msg_put(struct uet_ses *s, struct ses_msg *m)
 {
-	ses_rdv_release(s, m); /* revoke the read-back key (4.8) */
+	ses_rdv_release(s, m); /* revoke the rendezvous read-back key */
 	ses_read_unhash(s, m);
 	m->state = SES_MSG_FREE;
 	m->gen++; /* late DONEs and builds of this cookie are stale */
@@ -215,7 +215,7 @@ ses_msg_get(struct uet_ses *s, uint64_t cookie)
 	return m;
 }
 
-/* ---- message ids: 16 bits per {FA, job, tc, mode} (PROTOCOL.md 3) ---- */
+/* ---- message ids: 16 bits per {FA, job, tc, mode} (UEC 1.0 PDC key) ---- */
 
 static uint32_t
 ses_peer_hash(const struct uet_pds_fa *fa, uint32_t job, uint8_t tc,
@@ -381,8 +381,8 @@ uet_ses_rx_resp_expected(uint8_t pds_type, uint8_t next_hdr,
 	    next_hdr > UET_PDS_NEXT_REQUEST_STD || ses == NULL ||
 	    len < UET_SES_COMMON_LEN)
 		return false;
-	/* PROTOCOL.md 4.1: EOM is bit 0x02 of byte 1; one response per
-	 * message, on its last packet. */
+	/* UEC 1.0 SES request header: EOM is bit 0x02 of byte 1; one response
+	 * per message, on its last packet. */
 	return (ses[1] & UET_SES_F_EOM) != 0;
 }
 

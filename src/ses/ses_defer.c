@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Deferrable sends (PROTOCOL.md 4.2 tokens, 4.8; AI Full profile).
+ * Deferrable sends (UEC 1.0 SES standard request header tokens, SES send
+ * variants; AI Full profile).
  *
  * Initiator: DEFERRABLE_SEND/TSEND carry token_i = gen(8) | slot + 1 (24)
  * and token_t = 0 in buffer_offset. A response NO_MATCH on list OVERFLOW

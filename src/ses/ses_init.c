@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * SES initiator: work requests -> messages -> fragments (PROTOCOL.md 4.1 -
- * 4.4), fragment hand-over to the PDS and per-cookie rebuild ("build").
+ * SES initiator: work requests -> messages -> fragments (UEC 1.0 SES request
+ * header through opcodes), fragment hand-over to the PDS and per-cookie rebuild
+ * ("build").
  */
 
 #include <errno.h>
@@ -20,7 +21,8 @@ ses_op_is_atomic(unsigned int opcode)
 	       opcode == UET_SES_OP_TSEND_FETCH_ATOMIC;
 }
 
-/* Opcodes whose match_bits are a tag (4.2, 4.4). */
+/* Opcodes whose match_bits are a tag (UEC 1.0 SES standard request header, SES
+ * opcodes). */
 bool
 ses_op_is_tagged(unsigned int opcode)
 {
@@ -65,7 +67,8 @@ uet_ses_fmt_choose(unsigned int opcode, bool single, bool hd, uint64_t len)
 {
 	if (opcode == UET_SES_OP_NO_OP && !hd)
 		return UET_SES_FMT_SMALL;
-	/* MEDIUM is single-packet with a 14-bit length (4.2). */
+	/* MEDIUM is single-packet with a 14-bit length (UEC 1.0 SES standard
+	 * request header). */
 	if (!single || len > UET_SES_LEN14_MAX ||
 	    !uet_ses_fmt_allows(UET_SES_FMT_MEDIUM, opcode))
 		return UET_SES_FMT_STD;
@@ -78,7 +81,8 @@ uet_ses_fmt_choose(unsigned int opcode, bool single, bool hd, uint64_t len)
 	return UET_SES_FMT_MEDIUM;
 }
 
-/* Work request -> opcode (DESIGN.md 4 operation mapping). */
+/* Work request -> opcode (fi_send -> SEND, fi_tsend -> TAGGED_SEND, fi_write ->
+ * WRITE, ...; docs/PROVIDER.md). */
 static int
 ses_wr_opcode(const struct uet_ses *s, const struct uet_ses_wr *wr,
 	      uint8_t *op)
@@ -104,7 +108,7 @@ ses_wr_opcode(const struct uet_ses *s, const struct uet_ses_wr *wr,
 	*op = map[wr->op];
 	if (wr->op != UET_SES_WR_SEND && !tagged)
 		return 0;
-	/* Rendezvous exists in HPC only (PROTOCOL.md 5): the threshold
+	/* Rendezvous exists in HPC only (UEC 1.0 profiles): the threshold
 	 * applies there; a forced one elsewhere fails the profile check. */
 	if ((wr->flags & UET_SES_WR_F_RENDEZVOUS) ||
 	    (ses_profile(s, ses_wr_pid(s, wr)) == UET_PROFILE_HPC &&
@@ -117,7 +121,8 @@ ses_wr_opcode(const struct uet_ses *s, const struct uet_ses_wr *wr,
 	return 0;
 }
 
-/* Delivery mode per operation and profile (DESIGN.md 4, PROTOCOL.md 5). */
+/* Delivery mode per operation and profile (RUD, ROD where ordering is asked,
+ * RUDI for idempotent HPC operations; UEC 1.0 profiles). */
 static uint8_t
 ses_wr_mode(const struct uet_ses *s, const struct uet_ses_wr *wr,
 	    uint8_t opcode)
@@ -125,8 +130,9 @@ ses_wr_mode(const struct uet_ses *s, const struct uet_ses_wr *wr,
 	if (opcode == UET_SES_OP_DATAGRAM_SEND)
 		return UET_PDS_MODE_UUD;
 	/* RUDI may replay: only idempotent operations on an idempotent-safe
-	 * key (4.7): WRITE without header data (a replay would complete the
-	 * target twice) and READ whose data fits the RUDI_RESP. */
+	 * key (UEC 1.0 SES memory key format): WRITE without header data (a
+	 * replay would complete the target twice) and READ whose data fits the
+	 * RUDI_RESP. */
 	if ((wr->flags & UET_SES_WR_F_IDEMPOTENT) && s->cfg.rudi &&
 	    ses_profile(s, ses_wr_pid(s, wr)) == UET_PROFILE_HPC &&
 	    (wr->rkey & UET_MKEY_I) &&
@@ -138,8 +144,8 @@ ses_wr_mode(const struct uet_ses *s, const struct uet_ses_wr *wr,
 	return UET_PDS_MODE_RUD;
 }
 
-/* Atomic operands (4.3): CAS forms are one element of <= 16 bytes whose
- * compare and swap values travel in the extension. */
+/* Atomic operands (UEC 1.0 SES extension headers): CAS forms are one element of
+ * <= 16 bytes whose compare and swap values travel in the extension. */
 static int
 ses_wr_atomic_ok(const struct uet_ses_wr *wr, uint8_t opcode)
 {
@@ -197,7 +203,7 @@ ses_ext_len(const struct ses_msg *m)
 		UET_SES_ATOMIC_CAS_EXT_LEN : UET_SES_ATOMIC_EXT_LEN;
 }
 
-/* Header format and fragmentation (PROTOCOL.md 4.2). */
+/* Header format and fragmentation (UEC 1.0 SES standard request header). */
 static int
 ses_msg_layout(const struct uet_ses *s, struct ses_msg *m)
 {
@@ -221,7 +227,8 @@ ses_msg_layout(const struct uet_ses *s, struct ses_msg *m)
 	}
 	if (m->plen <= m->chunk0)
 		return 0;
-	/* Single-packet opcodes (4.2 MEDIUM/SMALL, 4.8 datagrams). */
+	/* Single-packet opcodes (UEC 1.0 SES standard request header
+	 * MEDIUM/SMALL, SES send variants datagrams). */
 	if (ext != 0 || m->opcode == UET_SES_OP_DATAGRAM_SEND ||
 	    m->opcode == UET_SES_OP_NO_OP)
 		return -EMSGSIZE;
@@ -309,8 +316,9 @@ ses_msg_setup(struct uet_ses *s, struct ses_msg *m, const struct uet_ses_wr *wr,
 		if (ret != 0)
 			return ret;
 	}
-	/* Deferrable: our token names the slot and generation (4.2); an
-	 * RTR carries the tokens of the send it restarts. */
+	/* Deferrable: our token names the slot and generation (UEC 1.0 SES
+	 * standard request header); an RTR carries the tokens of the send it
+	 * restarts. */
 	if (m->kind != SES_MK_RTR)
 		m->tok_i = (uint32_t)m->gen << 24 | (uint32_t)(m - s->msgs + 1);
 	ret = ses_msg_layout(s, m);
@@ -422,14 +430,15 @@ ses_req_atomic(const struct ses_msg *m, struct uet_ses_req *h)
 	h->ext = UET_SES_EXT_ATOMIC;
 	if (!uet_ses_amo_op_is_cas(m->wr.atomic_op))
 		return;
-	/* CAS form (4.3): compare and swap values, host order, left
-	 * aligned in their 16-byte slots. */
+	/* CAS form (UEC 1.0 SES extension headers): compare and swap values,
+	 * host order, left aligned in their 16-byte slots. */
 	h->ext = UET_SES_EXT_ATOMIC_CAS;
 	memcpy(h->atomic.compare, m->wr.compare, esz);
 	memcpy(h->atomic.swap, m->wr.buf, esz);
 }
 
-/* Addressing and matching fields (4.2): key or tag, offset, HD. */
+/* Addressing and matching fields (UEC 1.0 SES standard request header): key or
+ * tag, offset, HD. */
 static void
 ses_req_target(const struct uet_ses *s, const struct ses_msg *m, uint32_t i,
 	       struct uet_ses_req *h)
@@ -562,7 +571,7 @@ ses_frag_submit(struct uet_ses *s, struct ses_msg *m, uint64_t now)
 	ps.tc = m->wr.tc;
 	ps.mode = m->mode;
 	ps.next_hdr = (uint8_t)uet_ses_fmt_to_next_hdr(m->fmt);
-	/* One response per message, on its last packet (4.5). */
+	/* One response per message, on its last packet (SES responses). */
 	if (i == m->nfrags - 1 && (m->mode == UET_PDS_MODE_RUD ||
 				   m->mode == UET_PDS_MODE_ROD))
 		ps.flags = UET_PDS_SUBMIT_RESP;
@@ -667,7 +676,8 @@ ses_msg_check_done(struct uet_ses *s, struct ses_msg *m)
 
 	if (m->state != SES_MSG_ACTIVE || m->frags_done < want)
 		return;
-	/* A large READ also waits for its return-direction data (3). */
+	/* A large READ also waits for its return-direction data (UEC 1.0 PDS
+	 * read responses). */
 	if (m->large_read && m->status == 0 &&
 	    (m->rc == UET_RC_OK || m->rc == UET_RC_NULL) &&
 	    m->ret_bytes < m->wr.len)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * SES target, send family (PROTOCOL.md 4.8): matching, reassembly of
+ * SES target, send family (UEC 1.0 SES send variants): matching, reassembly of
  * multi-packet messages by message_offset (RUD delivers packets of a
  * message in any order), unexpected messages, receive posts and receive
  * completions.
@@ -11,7 +11,7 @@
 
 #include "ses_private.h"
 
-/* ---- multi-packet records, keyed {PDC, message_id} (PROTOCOL.md 3:
+/* ---- multi-packet records, keyed {PDC, message_id} (UEC 1.0 PDS:
  * all packets of a message use one PDC) ---- */
 
 static uint32_t
@@ -156,7 +156,8 @@ ses_rx_info_tgt(struct ses_rx_info *i, const struct ses_tgt *t)
 	i->moff = t->moff;
 }
 
-/* ---- responses of the send family (4.5: list EXPECTED / OVERFLOW) ---- */
+/* ---- responses of the send family (UEC 1.0 SES responses: list EXPECTED /
+ * OVERFLOW) ---- */
 
 void
 ses_tgt_respond_rec(struct uet_ses *s, struct ses_tgt *t, uint64_t now)
@@ -211,7 +212,8 @@ ses_copy_capped(uint8_t *dst, uint64_t cap, uint64_t off, const uint8_t *src,
 	memcpy(dst + off, src, n);
 }
 
-/* A whole message in one packet (4.2 MEDIUM/SMALL, or STD SOM+EOM). */
+/* A whole message in one packet (UEC 1.0 SES standard request header
+ * MEDIUM/SMALL, or STD SOM+EOM). */
 static int
 ses_send_single(struct uet_ses *s, const struct uet_pds_event *ev,
 		const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen,
@@ -240,7 +242,8 @@ ses_send_single(struct uet_ses *s, const struct uet_pds_event *ev,
 	} else if (ses_refuse(s, ev, UET_NACK_NO_SES_MSG_AVAIL,
 			      &s->st.refused_unexp)) {
 		/* Beyond the unexpected bound: the initiator backs off and
-		 * retries until a receive is posted (4.8 flow control). */
+		 * retries until a receive is posted (UEC 1.0 SES send variants
+		 * flow control). */
 		return 0;
 	} else {
 		/* Not refusable (UUD, or too late): NO_MATCH, never OOM. */
@@ -282,7 +285,8 @@ ses_send_open(struct uet_ses *s, const struct uet_pds_event *ev,
 	ses_msg_from_req(h, &a.msg);
 	a.msg.peer = (uint64_t)(t - s->tgts) + 1;
 	/* The matching engine takes message-offset-0 bytes only. A
-	 * deferrable message is held as a header only (4.8 "defer"). */
+	 * deferrable message is held as a header only (UEC 1.0 SES send
+	 * variants "defer"). */
 	if (defer) {
 		a.msg.kind = UET_SES_MATCH_KIND_DEFERRABLE;
 		a.msg.hold_len = 0;
@@ -471,11 +475,11 @@ ses_post_unexp(struct uet_ses *s, struct uet_ses_match *m,
 	t->cap = r->len;
 	t->cq_flags = ses_multi_flags(r);
 	if (r->msg.kind == UET_SES_MATCH_KIND_RENDEZVOUS) {
-		ses_rdv_start(s, t, dst, r->len); /* read the rest (4.8) */
+		ses_rdv_start(s, t, dst, r->len); /* read the rest */
 		return;
 	}
 	if (r->msg.kind == UET_SES_MATCH_KIND_DEFERRABLE) {
-		ses_defer_post(s, t); /* DEFERRABLE_RTR (4.8) */
+		ses_defer_post(s, t); /* deferrable send: DEFERRABLE_RTR */
 		return;
 	}
 	/* Multi-packet: the rest (if any) goes straight to the buffer. */

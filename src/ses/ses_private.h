@@ -15,7 +15,8 @@
 #define SES_NIL UINT32_MAX
 
 /*
- * Cookies (opaque to the PDS, PROTOCOL.md 3 "rebuild cookie X as PSN Y"):
+ * Cookies (opaque to the PDS, which asks the SES to rebuild a cookie for a
+ * retransmission under a new PSN):
  *   kind(2) | slot(22) | generation(8) | fragment(32)
  * A fragment number, not a fragment record: the bytes of fragment i are
  * recomputed from the work request, so no per-fragment state exists.
@@ -55,7 +56,8 @@ ses_ck_frag(uint64_t c)
 	return (uint32_t)c;
 }
 
-/* Largest data in a RESPONSE_DATA_SMALL stored by the PDS (4.5, 3). */
+/* Largest data in a RESPONSE_DATA_SMALL stored by the PDS (UEC 1.0 SES
+ * responses, PDS guaranteed delivery). */
 #define SES_SMALL_DATA_MAX (UET_PDS_RESP_MAX - UET_SES_RESPONSE_DATA_SMALL_LEN)
 /* Fetching atomics return their old values in the ACK: at most this. */
 #define SES_FETCH_MAX UET_AMO_FETCH_MAX
@@ -69,9 +71,9 @@ enum ses_msg_state {
 /* What a message is for (internal ones complete no work request). */
 enum ses_msg_kind {
 	SES_MK_WR = 0,   /* a work request of the application */
-	SES_MK_RDV_READ, /* target: READ of a rendezvous remainder (4.8) */
-	SES_MK_RTR,      /* target: DEFERRABLE_RTR of a deferred send (4.8) */
-	SES_MK_MSG_ERROR, /* target: a rendezvous read-back failed (4.4) */
+	SES_MK_RDV_READ, /* target: READ of a rendezvous remainder */
+	SES_MK_RTR,      /* target: DEFERRABLE_RTR of a deferred send */
+	SES_MK_MSG_ERROR, /* target: a rendezvous read-back failed */
 };
 
 /* An initiator message: one work request. */
@@ -101,7 +103,7 @@ struct ses_msg {
 	uint64_t mod_len;    /* modified_length of the response */
 	uint32_t next;       /* submission FIFO */
 	uint32_t rnext;      /* read hash chain */
-	uint32_t pdc;        /* large READ: handle of its PDC (3: message
+	uint32_t pdc;        /* large READ: handle of its PDC (message
 			      * ids are per PDC, so is its return data) */
 	uint8_t kind;        /* enum ses_msg_kind */
 	uint8_t list;        /* list of the response (EXPECTED/OVERFLOW) */
@@ -130,7 +132,7 @@ enum ses_tgt_state {
 	SES_TGT_STORED,   /* held by the matching engine (unexpected) */
 	SES_TGT_DROP,     /* refused: data discarded, rc answered */
 	SES_TGT_RDV,      /* rendezvous: unexpected, or reading the rest */
-	SES_TGT_DEFER,    /* deferrable: unexpected, data discarded (4.8) */
+	SES_TGT_DEFER,    /* deferrable: unexpected, data discarded */
 	SES_TGT_RTR,      /* deferrable: receive bound, RTR sent */
 };
 
@@ -182,8 +184,9 @@ enum ses_tgt_wait {
 };
 
 /* Target: the range one READ request packet asked for (a large READ
- * answers each packet, PROTOCOL.md 4.2 message_offset), answered in the
- * return direction; contiguous packets of one READ share a record. */
+ * answers each packet, UEC 1.0 SES standard request header message_offset),
+ * answered in the return direction; contiguous packets of one READ share a
+ * record. */
 struct ses_ret {
 	bool used;
 	bool ar_last;        /* AR on the last packet: no more of this READ
@@ -206,7 +209,7 @@ struct ses_ret {
 	bool aborted;        /* PDC gone: not every fragment was sent */
 };
 
-/* Message-id space of one {FA, job, tc, mode} (PROTOCOL.md 3 PDC key). */
+/* Message-id space of one {FA, job, tc, mode} (UEC 1.0 PDS PDC key). */
 struct ses_peer {
 	bool used;
 	uint8_t tc;
@@ -327,7 +330,7 @@ void ses_msg_from_req(const struct uet_ses_req *h,
 		      struct uet_ses_match_msg *msg);
 void ses_tgt_respond_rec(struct uet_ses *s, struct ses_tgt *t, uint64_t now);
 
-/* ses_rdv.c (rendezvous, PROTOCOL.md 4.3, 4.8) */
+/* ses_rdv.c (rendezvous, UEC 1.0 SES extension headers, SES send variants) */
 /* RI handle of the rendezvous table of @p job and @p pid (-1: none) */
 int ses_rdv_ri(const struct uet_ses *s, uint32_t job, uint16_t pid);
 int ses_rdv_setup(struct uet_ses *s, struct ses_msg *m);
@@ -349,7 +352,8 @@ int ses_rdv_error_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 		     const struct uet_ses_req *h, uint64_t now);
 void ses_pdc_down(struct uet_ses *s, const struct uet_pds_event *ev);
 
-/* ses_defer.c (deferrable sends, PROTOCOL.md 4.2, 4.8) */
+/* ses_defer.c (deferrable sends, UEC 1.0 SES standard request header, SES send
+ * variants) */
 bool ses_defer_parked(struct uet_ses *s, struct ses_msg *m);
 int ses_defer_rtr_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 		     const struct uet_ses_req *h, uint64_t now);
@@ -361,7 +365,8 @@ void ses_defer_post(struct uet_ses *s, struct ses_tgt *t);
 void ses_defer_rtr_done(struct uet_ses *s, struct ses_msg *m, int status);
 void ses_defer_answer(struct uet_ses *s, struct ses_tgt *t, uint64_t now);
 
-/* ses_tamo.c (tagged atomics, PROTOCOL.md 4.3, 4.4) */
+/* ses_tamo.c (tagged atomics, UEC 1.0 SES extension headers, SES opcodes and
+ * atomic datatypes) */
 int ses_tgt_tamo(struct uet_ses *s, const struct uet_pds_event *ev,
 		 const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen,
 		 uint64_t now);

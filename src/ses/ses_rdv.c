@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Rendezvous sends (PROTOCOL.md 4.3 extension, 4.8; HPC profile).
+ * Rendezvous sends (UEC 1.0 SES rendezvous extension header, SES send variants;
+ * HPC profile).
  *
  * Initiator: the SOM packet carries the eager part and the rendezvous
  * extension; the whole source buffer is registered for remote read in
@@ -140,10 +141,10 @@ ses_rdv_ret_done(struct uet_ses *s, const struct ses_ret *t)
 /* ---- initiator: MSG_ERROR from the target (read-back failed) ---- */
 
 /*
- * MSG_ERROR (PROTOCOL.md 4.4; layout in docs/WIRE-DECISIONS.md): the
- * target could not read the rest of our rendezvous send. It names the
- * send by message id and key; the header-data slot holds the return code.
- * The send completes with -EIO and that code; the key is revoked.
+ * MSG_ERROR (UEC 1.0 SES opcodes and atomic datatypes; layout in
+ * docs/WIRE-DECISIONS.md): the target could not read the rest of our rendezvous
+ * send. It names the send by message id and key; the header-data slot holds the
+ * return code. The send completes with -EIO and that code; the key is revoked.
  */
 int
 ses_rdv_error_rx(struct uet_ses *s, const struct uet_pds_event *ev,

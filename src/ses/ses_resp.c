@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * SES responses (PROTOCOL.md 4.5): the target's answers, carried by the
- * PDS as guaranteed-delivery responses in ACKs (PROTOCOL.md 3), and the
- * initiator's handling of them and of return-direction read data.
+ * SES responses (UEC 1.0 SES responses): the target's answers, carried by the
+ * PDS as guaranteed-delivery responses in ACKs (UEC 1.0 PDS guaranteed
+ * delivery), and the initiator's handling of them and of return-direction read
+ * data.
  */
 
 #include <errno.h>
@@ -36,7 +37,7 @@ ses_respond(struct uet_ses *s, uint8_t mode, uint32_t pdc, uint32_t psn,
 
 	s->st.rx_rc[r->return_code & 63]++;
 	/* UUD: no response. RUDI: @p pdc is UET_PDS_PDC_NONE, @p psn the
-	 * pkt_id; the response rides in the RUDI_RESP (3). */
+	 * pkt_id; the response rides in the RUDI_RESP (UEC 1.0 RUDI mode). */
 	if (mode == UET_PDS_MODE_UUD)
 		return 0;
 	if (mode != UET_PDS_MODE_RUDI && ses_resp_is_default(r, dlen)) {
@@ -64,10 +65,10 @@ ses_respond(struct uet_ses *s, uint8_t mode, uint32_t pdc, uint32_t psn,
 }
 
 /*
- * Flow control (PROTOCOL.md 2.7, 4.8): refuse the request just delivered
- * with a resource NACK instead of answering it; the initiator backs off
- * and retransmits. Impossible for UUD (no NACK) and once the PDS recorded
- * the delivery (the engine made another PDS call in between): then the
+ * Flow control (UEC 1.0 PDS NACK codes, SES send variants): refuse the request
+ * just delivered with a resource NACK instead of answering it; the initiator
+ * backs off and retransmits. Impossible for UUD (no NACK) and once the PDS
+ * recorded the delivery (the engine made another PDS call in between): then the
  * caller answers with a return code. Counts into @p ctr when refused.
  */
 bool
@@ -81,9 +82,9 @@ ses_refuse(struct uet_ses *s, const struct uet_pds_event *ev, uint8_t code,
 	return true;
 }
 
-/* RESPONSE for request @p h (4.5): DEFAULT_RESPONSE when OK and nothing
- * was modified, RESPONSE otherwise. Only the EOM packet of a RUD/ROD
- * request has a response slot at the PDS. */
+/* RESPONSE for request @p h (UEC 1.0 SES responses): DEFAULT_RESPONSE when OK
+ * and nothing was modified, RESPONSE otherwise. Only the EOM packet of a
+ * RUD/ROD request has a response slot at the PDS. */
 int
 ses_respond_rc(struct uet_ses *s, const struct uet_pds_event *ev,
 	       const struct uet_ses_req *h, enum uet_ses_rc rc, uint8_t list,
@@ -132,9 +133,9 @@ ses_resp_small_data(struct ses_msg *m, const struct uet_ses_resp *r,
 }
 
 /*
- * The SES response of a fragment's DONE (PROTOCOL.md 3), or of a late
- * UET_PDS_EV_RESP. The EOM fragment's DONE without response bytes is the
- * default response folded into CACK (UEC 1.0 3.5.20.2): delivered, OK. A
+ * The SES response of a fragment's DONE (UEC 1.0 PDS guaranteed delivery), or
+ * of a late UET_PDS_EV_RESP. The EOM fragment's DONE without response bytes is
+ * the default response folded into CACK (UEC 1.0 3.5.20.2): delivered, OK. A
  * response to an earlier fragment (@p eom false) matters when it reports
  * an error; the EOM's answer does not overwrite an error reported early.
  */
@@ -196,8 +197,8 @@ ses_init_done(struct uet_ses *s, const struct uet_pds_event *ev)
 }
 
 /* ---- large READs in flight, keyed {PDC, message id}: message ids are
- * per PDC (3), so two READs to one peer on different PDCs (mode, traffic
- * class) may share an id; the return-direction data arrives on the
+ * per PDC (UEC 1.0 PDS), so two READs to one peer on different PDCs (mode,
+ * traffic class) may share an id; the return-direction data arrives on the
  * READ's own PDC and finds its message in O(1) ---- */
 
 static uint32_t
@@ -255,7 +256,8 @@ ses_read_find(struct uet_ses *s, uint32_t pdc, uint32_t job, uint16_t msg_id)
 	return NULL;
 }
 
-/* Return-direction RESPONSE_DATA of a large READ (PROTOCOL.md 3, 4.5). */
+/* Return-direction RESPONSE_DATA of a large READ (UEC 1.0 PDS read responses,
+ * SES responses). */
 int
 ses_init_ret_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 		const uint8_t *ses, uint16_t len)

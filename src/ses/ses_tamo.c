@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Tagged atomics: TSEND_ATOMIC and TSEND_FETCH_ATOMIC (PROTOCOL.md 4.3,
- * 4.4; HPC profile). The request is matched like a tagged send, but only
- * against posted receives (the fetch result is due in the response, so
- * there is no unexpected path: no receive -> NO_MATCH). The atomic runs
- * on the matched buffer at buffer_offset; the receive completes with the
+ * Tagged atomics: TSEND_ATOMIC and TSEND_FETCH_ATOMIC (UEC 1.0 SES extension
+ * headers, SES opcodes; HPC profile). The request is matched like a tagged
+ * send, but only against posted receives (the fetch result is due in the
+ * response, so there is no unexpected path: no receive -> NO_MATCH). The atomic
+ * runs on the matched buffer at buffer_offset; the receive completes with the
  * request length. Exactly once: RUD/ROD deliver a request once and the
  * PDS replays the stored response (with the fetch result) to duplicates.
  */

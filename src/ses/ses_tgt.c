@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * SES target: decode a delivered request (PROTOCOL.md 4.1-4.3), resolve it
- * (4.6), execute WRITE / READ / atomics, answer with the exact return code
- * (4.5), and send large READ data in the return direction (3).
+ * SES target: decode a delivered request (UEC 1.0 SES request header, SES
+ * extension headers), resolve it (UEC 1.0 SES target-side resolution), execute
+ * WRITE / READ / atomics, answer with the exact return code (UEC 1.0 SES
+ * responses), and send large READ data in the return direction (UEC 1.0 PDS
+ * read responses).
  */
 
 #include <errno.h>
@@ -32,7 +34,8 @@ ses_is_send(unsigned int opcode)
 }
 
 /* Resolution of the whole message's range, so that every packet of a
- * message gets the same return code (4.6 checks, first failure wins). */
+ * message gets the same return code (UEC 1.0 SES target-side resolution checks,
+ * first failure wins). */
 static enum uet_ses_rc
 ses_tgt_resolve(const struct uet_ses *s, const struct uet_pds_event *ev,
 		const struct uet_ses_req *h, struct uet_ses_resolved *out)
@@ -55,8 +58,9 @@ ses_tgt_resolve(const struct uet_ses *s, const struct uet_pds_event *ev,
 	return uet_ses_resolve(s->cfg.mr, &q, out);
 }
 
-/* Payload consistency of one packet (4.2): continuation packets say
- * their own length and offset; nothing may run past request_length. */
+/* Payload consistency of one packet (UEC 1.0 SES standard request header):
+ * continuation packets say their own length and offset; nothing may run past
+ * request_length. */
 static bool
 ses_tgt_pkt_ok(const struct uet_ses_req *h, uint32_t plen, uint32_t *moff)
 {
@@ -104,7 +108,8 @@ ses_tgt_write(struct uet_ses *s, const struct uet_pds_event *ev,
 	if (plen)
 		memcpy((uint8_t *)r.addr + moff, pl, plen);
 	if ((h->flags & UET_SES_F_HD) && (h->flags & UET_SES_F_SOM)) {
-		/* Remote CQ data of a write (DESIGN.md 4). */
+		/* Remote CQ data of a write (fi_writedata, FI_REMOTE_CQ_DATA at
+		 * the target). */
 		memset(&c, 0, sizeof(c));
 		c.flags = UET_SES_CQ_RECV | UET_SES_CQ_IMM | UET_SES_CQ_SRC;
 		c.len = h->request_length;
@@ -138,7 +143,7 @@ ses_tgt_data_resp(struct uet_ses *s, const struct uet_pds_event *ev,
 	return ses_respond(s, ev->mode, ev->pdc, ev->psn, &r, data, n, now);
 }
 
-/* ---- return-direction read data (PROTOCOL.md 3 "Read responses") ---- */
+/* ---- return-direction read data (UEC 1.0 PDS read responses) ---- */
 
 static void
 ses_ret_put(struct uet_ses *s, struct ses_ret *t)
@@ -264,14 +269,16 @@ ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
 		s->st.rx_bad++;
 		return UET_RC_UNSUPPORTED_SIZE;
 	}
-	/* A read-back of one of our rendezvous sends (4.8). */
+	/* A read-back of one of our rendezvous sends (UEC 1.0 SES send
+	 * variants). */
 	owner = ses_rdv_owner(s, h->match_bits);
 	if (owner != NULL &&
 	    r.ri != ses_rdv_ri(s, owner->wr.job, ses_wr_pid(s, &owner->wr)))
 		owner = NULL;
 	if (len == h->request_length && len <= SES_SMALL_DATA_MAX) {
-		/* Small data rides in the ACK (3, RESPONSE_DATA_SMALL); the
-		 * PDS keeps a copy for replays, so the buffer is free now. */
+		/* Small data rides in the ACK (PDS guaranteed delivery,
+		 * RESPONSE_DATA_SMALL); the PDS keeps a copy for replays, so
+		 * the buffer is free now. */
 		*answered = true;
 		ses_tgt_data_resp(s, ev, h, UET_SES_LIST_EXPECTED, r.addr,
 				  (uint16_t)h->request_length, now);
@@ -421,8 +428,9 @@ ses_ret_progress(struct uet_ses *s, uint64_t now)
 	return n;
 }
 
-/* ---- atomics (4.3; executed exactly once: RUD/ROD deliver once and the
- * PDS replays the stored response to a retransmission, PROTOCOL.md 3) ---- */
+/* ---- atomics (UEC 1.0 SES extension headers; executed exactly once: RUD/ROD
+ * deliver once and the PDS replays the stored response to a retransmission:
+ * guaranteed delivery) ---- */
 
 enum uet_ses_rc
 ses_tgt_amo_args(const struct uet_ses_req *h, const uint8_t *pl,

@@ -136,8 +136,8 @@ pkt_parse_ses(const uint8_t *frame, size_t end, struct uet_pkt *p)
 /*
  * Bytes of payload the SES header announces, or -1 when it has no such
  * field: standard continuation packets (SOM=0) and the data
- * responses (4.5) say it; a packet without SES header and a plain
- * RESPONSE carry none.
+ * responses (UEC 1.0 SES responses) say it; a packet without SES header and a
+ * plain RESPONSE carry none.
  */
 static long
 pkt_payload_declared(const struct uet_pkt *p)
@@ -225,7 +225,8 @@ uet_pkt_parse_ex(const uint8_t *frame, size_t len,
 	p->ses_off = (uint16_t)(p->pds_off + rc);
 	if (p->outer.trimmed) {
 		/* What is left of a trimmed frame is its PDS header; only
-		 * requests are trimmable (data DSCP, PROTOCOL.md 1). */
+		 * requests are trimmable (data DSCP, UEC 1.0 encapsulation and
+		 * DSCP classes). */
 		if (!pkt_trimmable(p->pds.type)) {
 			rc = pkt_fail(p, UET_PKT_LAYER_PDS,
 				      -UET_WIRE_E_BAD_COMBINATION, p->pds_off,

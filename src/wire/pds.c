@@ -173,7 +173,8 @@ pds_check_req(const struct uet_pds_hdr *h)
 {
 	const struct uet_pds_req *r = &h->u.req;
 
-	/* CLEAR_PSN never runs ahead of the packet's PSN (2.5). */
+	/* CLEAR_PSN never runs ahead of the packet's PSN (UEC 1.0 PDS header
+	 * formats). */
 	if (r->clear_psn_offset > 0)
 		return -UET_WIRE_E_BAD_FIELD;
 	if ((h->flags & UET_PDS_F_SYN) &&
@@ -223,7 +224,7 @@ static bool
 pds_nack_code_ok(unsigned int code)
 {
 	/* uet_pds_nack_class() knows the defined codes; 0x03 is retired and
-	 * classed INVALID (2.7). */
+	 * classed INVALID (UEC 1.0 PDS NACK codes). */
 	return uet_pds_nack_class(code) != UET_NACK_CLASS_INVALID;
 }
 
@@ -399,7 +400,7 @@ uet_pds_hdr_encode(const struct uet_pds_hdr *h, uint8_t *buf, size_t cap)
 	len = uet_pds_hdr_len(h->type);
 	if (cap < len)
 		return -UET_WIRE_E_NOSPACE;
-	/* 2.1: type[15:11] next_hdr[10:7] flags[6:0]. */
+	/* UEC 1.0 PDS prologue: type[15:11] next_hdr[10:7] flags[6:0]. */
 	be16_store(buf, (uint16_t)(h->type << 11 | h->next_hdr << 7 |
 				   h->flags));
 	pds_put_body(h, buf);

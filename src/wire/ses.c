@@ -204,15 +204,18 @@ ses_req_check(const struct uet_ses_req *h, enum uet_ses_fmt fmt)
 		return -UET_WIRE_E_BAD_OPCODE;
 	if (h->version != UET_SES_VERSION)
 		return -UET_WIRE_E_BAD_VERSION;
-	/* 4.2: medium and small are single-packet. */
+	/* UEC 1.0 SES standard request header: medium and small are
+	 * single-packet. */
 	if (fmt != UET_SES_FMT_STD && !single)
 		return -UET_WIRE_E_BAD_COMBINATION;
 	if (!uet_ses_fmt_allows(fmt, h->opcode))
 		return -UET_WIRE_E_BAD_COMBINATION;
-	/* 4.2: header_data exists only on a SOM packet; small has no slot. */
+	/* UEC 1.0 SES standard request header: header_data exists only on a SOM
+	 * packet; small has no slot. */
 	if (hd && (!som || fmt == UET_SES_FMT_SMALL))
 		return -UET_WIRE_E_BAD_COMBINATION;
-	/* 4.8: a datagram is a single packet with message id 0. */
+	/* UEC 1.0 SES send variants: a datagram is a single packet with message
+	 * id 0. */
 	if (h->opcode == UET_SES_OP_DATAGRAM_SEND &&
 	    (!single || h->message_id != 0))
 		return -UET_WIRE_E_BAD_COMBINATION;
@@ -453,8 +456,9 @@ uet_ses_req_encode(const struct uet_ses_req *h, enum uet_ses_fmt fmt,
 static int
 ses_get_common(const uint8_t *p, enum uet_ses_fmt fmt, struct uet_ses_req *h)
 {
-	/* 4.1: rsvd(2) above opcode, rsvd(4) above pid_on_fep and RI,
-	 * rsvd(2) above the 14-bit request_length of small/medium. */
+	/* UEC 1.0 SES request header: rsvd(2) above opcode, rsvd(4) above
+	 * pid_on_fep and RI, rsvd(2) above the 14-bit request_length of
+	 * small/medium. */
 	if ((p[SES_OFF_OPCODE] & SES_RSVD2_MASK) ||
 	    (p[SES_OFF_PID] & SES_RSVD4_MASK) ||
 	    (p[SES_OFF_RI] & SES_RSVD4_MASK))
@@ -487,7 +491,8 @@ ses_get_std(const uint8_t *p, struct uet_ses_req *h)
 	if (h->flags & UET_SES_F_SOM) {
 		h->header_data = be64_load(p + SES_STD_OFF_HDR_DATA);
 	} else {
-		/* 4.2 continuation: rsvd(18) payload_length(14). */
+		/* UEC 1.0 SES standard request header continuation: rsvd(18)
+		 * payload_length(14). */
 		word = be32_load(p + SES_STD_OFF_PAYLOAD_LEN);
 		if (word > UET_SES_LEN14_MAX)
 			return -UET_WIRE_E_RESERVED;
@@ -710,8 +715,8 @@ uet_ses_resp_encode(const struct uet_ses_resp *h, uint8_t *buf, size_t cap)
 	return (int)hlen;
 }
 
-/* 4.5: the data forms have rsvd(8) instead of ri_generation and rsvd(2)
- * above the 14-bit payload_length. */
+/* UEC 1.0 SES responses: the data forms have rsvd(8) instead of ri_generation
+ * and rsvd(2) above the 14-bit payload_length. */
 static int
 ses_resp_reserved(const uint8_t *p, enum uet_ses_resp_fmt fmt)
 {

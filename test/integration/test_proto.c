@@ -213,10 +213,10 @@ main(void)
 		{ "rud-multi", UET_PDS_MODE_RUD, 5000, 300, 256, true },
 		{ "rod", UET_PDS_MODE_ROD, 64, 1000, 16, true },
 		{ "rod-multi", UET_PDS_MODE_ROD, 3000, 200, 16, true },
-		/* RUDI has a fixed RTO (PROTOCOL.md) and no congestion
-		 * control yet: a window that queues more than an RTO's worth
-		 * of requests on a slow (sanitizer) build turns into
-		 * retransmission storms and exhausted retries. */
+		/* RUDI has a fixed RTO (UEC 1.0 PDS RUDI mode) and no
+		 * congestion control yet: a window that queues more than an
+		 * RTO's worth of requests on a slow (sanitizer) build turns
+		 * into retransmission storms and exhausted retries. */
 		{ "rudi", UET_PDS_MODE_RUDI, 64, 2000, 32, true },
 		{ "uud", UET_PDS_MODE_UUD, 64, 2000, 256, false },
 		{ "rud-ipv6", UET_PDS_MODE_RUD, 3000, 500, 256, true, true },

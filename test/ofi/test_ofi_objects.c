@@ -431,7 +431,7 @@ test_objects(const char *domain)
 	CHECK_RC(fi_mr_reg(dom, buf, 64, FI_REMOTE_READ, 0, 99, 0, &mr2,
 			   NULL), 0);
 	CHECK(fi_mr_key(mr) != fi_mr_key(mr2) && fi_mr_key(mr) != 99);
-	/* PROTOCOL.md 4.7: I(1) O(1) rsvd(6) vendor(8) rkey(48) */
+	/* UEC 1.0 memory key: I(1) O(1) rsvd(6) vendor(8) rkey(48) */
 	key = fi_mr_key(mr);
 	CHECK(((key >> 56) & 0x3F) == 0);            /* reserved */
 	CHECK(((key >> 48) & 0xFF) == 0x55);         /* vendor */

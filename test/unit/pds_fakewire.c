@@ -154,7 +154,7 @@ fw_send(struct fakewire *w, int from, const struct uet_pds_tx *t)
 		w->dropped[from]++;
 		return;
 	}
-	/* Only data is trimmable (PROTOCOL.md 1 DSCP classes). */
+	/* Only data is trimmable (UEC 1.0 encapsulation and DSCP classes). */
 	if (t->kind != UET_PDS_TX_CTL && fw_chance(w, f->trim)) {
 		pk.len = (uint16_t)n;
 		pk.trimmed = true;

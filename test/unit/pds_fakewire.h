@@ -69,8 +69,8 @@ struct fakewire {
 	uint8_t last_resp[2][UET_PDS_RESP_MAX]; /* last DONE response */
 	uint16_t last_resp_len[2];
 	int last_status[2];
-	/* Return direction (PROTOCOL.md 3 "Read responses"): side 1 answers
-	 * every forward delivery with data on the same PDC. */
+	/* Return direction (UEC 1.0 PDS return-direction read responses): side
+	 * 1 answers every forward delivery with data on the same PDC. */
 	bool ret_data;
 	uint32_t ret_pdc[FW_COOKIES];    /* pending submissions, FIFO */
 	uint32_t ret_cookie[FW_COOKIES];

@@ -490,7 +490,7 @@ pds_init_nack__rcvd_ses_procg_is_received(void **state)
 	assert_int_equal(fw_st(0)->pdc_fail, 0);
 }
 
-/* ---- SACK "no information" (PROTOCOL.md 2.5) ---- */
+/* ---- SACK "no information" (UEC 1.0 SACK semantics) ---- */
 
 #define BURST_N 200
 #define BURST_LOST 10

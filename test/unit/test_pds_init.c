@@ -106,7 +106,7 @@ pds_init_timer__rto_backoff_then_fail(void **state)
 		fw_step(&W, 10000);
 	assert_int_equal(W.done_err[5], 1);
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
-	/* 5 retries, then the 6th expiry fails (PROTOCOL.md 3). */
+	/* 5 retries, then the 6th expiry fails (UEC 1.0 PDS retransmission). */
 	assert_int_equal(fw_st(0)->rto_fires, 6);
 	/* F-RTO: the first RTO resends the head only, the next four the
 	 * data and the TLP's ACK_REQ CP. */
@@ -229,8 +229,8 @@ pds_init_close__on_request(void **state)
 }
 
 /* Send @p n requests on a fresh pair and check every descriptor's AR flag
- * against PROTOCOL.md 3 "Sender AR": cwnd - inflight < MTU or cwnd < the
- * ACK trigger. Returns how many carried AR. */
+ * against UEC 1.0 PDS sender ACK-request rule: cwnd - inflight < MTU or cwnd <
+ * the ACK trigger. Returns how many carried AR. */
 static unsigned int
 ar_run(uint32_t cwnd, uint32_t trigger, unsigned int n)
 {

@@ -34,9 +34,10 @@ establish(struct uet_pds_tx *r, int n)
 	assert_int_equal(W.done_ok[0], 1);
 }
 
-/* PROTOCOL.md 2.6/3: the tail-loss probe of an established PDC is a PROBE
- * CP; its P-flag ACK_CC echoes probe_opaque with CACK and SACK, and exactly
- * the packets it shows missing are resent, before any RTO. */
+/* UEC 1.0 PDS control packets, tail-loss probe: the tail-loss probe of an
+ * established PDC is a PROBE CP; its P-flag ACK_CC echoes probe_opaque with
+ * CACK and SACK, and exactly the packets it shows missing are resent, before
+ * any RTO. */
 static void
 pds_init_probe__reply_resends_exactly_the_missing(void **state)
 {
@@ -106,7 +107,7 @@ nack_for(const struct uet_pds_tx *req, uint8_t code)
 	return n;
 }
 
-/* PROTOCOL.md 2.7 DECISION: resource NACKs back off exponentially and
+/* UEC 1.0 PDS NACK codes DECISION: resource NACKs back off exponentially and
  * retry; after max_backoffs without progress the PDC fails. */
 static void
 pds_init_backoff__resource_nacks_until_failure(void **state)
@@ -260,7 +261,7 @@ pds_init_new_start__repicks_and_retries(void **state)
 	assert_int_equal(W.delivered[1] + W.delivered[2], 2);
 }
 
-/* NACK NEW_START_PSN carries the new Start_PSN (PROTOCOL.md 2.7): the
+/* NACK NEW_START_PSN carries the new Start_PSN (UEC 1.0 PDS NACK codes): the
  * initiator moves to it; a payload too close to its own Start_PSN is not
  * usable and it picks one itself. */
 static void
@@ -332,7 +333,7 @@ pds_init_new_start__reopen_over_stale_target_pdc(void **state)
 }
 
 /*
- * A test credit CC (PROTOCOL.md 6.2 plumbing only): the sender may send
+ * A test credit CC (UEC 1.0 RCCC plumbing only): the sender may send
  * only with credit, charged a whole MTU per packet, and asks for its whole
  * backlog; the receiver grants every request in full.
  */

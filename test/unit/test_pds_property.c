@@ -8,7 +8,8 @@
  *  - UUD never delivers a message twice;
  *  - RUDI delivers every completed message at least once;
  *  - a 100% dead path completes every cookie in error;
- *  - with return-direction data (PROTOCOL.md 3 "Read responses": the
+ *  - with return-direction data (UEC 1.0 PDS return-direction read responses:
+ * the
  *    target answers every delivery with a RESPONSE_DATA request on the
  *    same PDC), RUD and ROD are exactly-once both ways, ROD in order per
  *    PDC both ways;
@@ -199,7 +200,7 @@ prop_sanity(struct fakewire *w, const struct prop *pr)
 		assert_int_equal(retx, 0);
 }
 
-/* Tail-loss PROBEs answered over all runs so far (PROTOCOL.md 2.6). */
+/* Tail-loss PROBEs answered over all runs so far (PDS control packets). */
 static uint64_t probes_answered;
 
 static void

@@ -459,8 +459,8 @@ ret_submit(uint64_t cookie, uint8_t next_hdr, uint8_t flags)
 	return uet_pds_submit(W.pds[1], &s, W.now);
 }
 
-/* PROTOCOL.md 3 "Read responses": the target sends data in the return
- * direction of the PDC, in its own PSN space; the initiator delivers it
+/* UEC 1.0 PDS return-direction read responses: the target sends data in the
+ * return direction of the PDC, in its own PSN space; the initiator delivers it
  * once and ACKs it; the ACK completes the target's cookie. */
 static void
 pds_ret__target_submits_initiator_delivers_once(void **state)
@@ -620,7 +620,7 @@ one_rx_block(struct uet_pds_config *cfg)
 	cfg->rx_blocks = 1;
 }
 
-/* PROTOCOL.md 2.7: no receive block for out-of-order state: NO_BITMAP,
+/* UEC 1.0 PDS NACK codes: no receive block for out-of-order state: NO_BITMAP,
  * a resource NACK the initiator backs off on. */
 static void
 pds_tgt_rx__no_rx_block_nacks_no_bitmap(void **state)
@@ -650,8 +650,9 @@ pds_tgt_rx__no_rx_block_nacks_no_bitmap(void **state)
 	assert_int_equal(fw_st(0)->retx_backoff, 1);
 }
 
-/* PROTOCOL.md 3: all packets of a PDC use one mode; another mode on it is
- * PDC_MODE_MISMATCH, fatal at the initiator (2.7 DECISION). */
+/* UEC 1.0 PDS: all packets of a PDC use one mode; another mode on it
+ * is PDC_MODE_MISMATCH, fatal at the initiator (UEC 1.0 PDS NACK codes
+ * DECISION). */
 static void
 pds_tgt_rx__other_mode_nacks_mode_mismatch(void **state)
 {
@@ -773,7 +774,7 @@ drop_close_req(struct fakewire *w, int from, const struct uet_pds_tx *t)
 	return true;
 }
 
-/* PROTOCOL.md 3 close: a lost CLOSE_REQ is repeated (after rto_init,
+/* UEC 1.0 PDS PDC close: a lost CLOSE_REQ is repeated (after rto_init,
  * doubling) until the initiator answers with its CLOSE. */
 static void
 pds_tgt_close__close_req_repeated_until_answered(void **state)
@@ -816,7 +817,7 @@ setup_tgt_close_req(void **state)
 }
 
 /*
- * PROTOCOL.md 3 close, with the default configuration: an idle target PDC
+ * UEC 1.0 PDS PDC close, with the default configuration: an idle target PDC
  * asks its initiator to close (answered: both ends freed); a target PDC
  * no initiator knows (as opened by a late duplicate SYN the target no
  * longer recognises) repeats CLOSE_REQ max_retries times, then is freed
@@ -860,7 +861,7 @@ pds_tgt_close__idle_pdc_reclaimed_by_default(void **state)
 	assert_int_equal(W.delivered[81], 1);
 }
 
-/* NACK NEW_START_PSN carries the Start_PSN to use (PROTOCOL.md 2.7): a
+/* NACK NEW_START_PSN carries the Start_PSN to use (UEC 1.0 PDS NACK codes): a
  * multiple of 2^16 from the refused one, 2^16 or more from the live PDC's
  * receive window, so the initiator's next SYN can replace it. */
 static void
@@ -903,7 +904,7 @@ relay_all(int from)
 		fw_inject(&W, 1 - from, &tx[i], false, false);
 }
 
-/* PROTOCOL.md 3 guaranteed delivery: at the response store's high-water
+/* UEC 1.0 PDS guaranteed delivery: at the response store's high-water
  * mark the target sends CLEAR_REQ carrying the PSN to clear; the initiator
  * answers with a CLEAR carrying its CLEAR_PSN; the target frees the
  * responses it covers. */

@@ -145,8 +145,8 @@ both_down(struct fakewire *w, void *arg)
 	return w->pdc_down[0] && w->pdc_down[1];
 }
 
-/* Return direction (PROTOCOL.md 3 "Read responses"): the target's data
- * never arrives; its RTO budget runs out, it fails the return cookie and
+/* Return direction (UEC 1.0 PDS return-direction read responses): the target's
+ * data never arrives; its RTO budget runs out, it fails the return cookie and
  * tells the initiator with a fatal NACK, whose PDC fails too (it sends
  * nothing of its own that could discover it). */
 static void

@@ -704,7 +704,7 @@ resolve__optimized_key(void **state)
 }
 
 /* ---------------------------------------------------------------- */
-/* Profiles (PROTOCOL.md section 5)                                  */
+/* Profiles (UEC 1.0 profiles)                                  */
 /* ---------------------------------------------------------------- */
 
 static void

@@ -179,7 +179,7 @@ reg(uint32_t access)
 	return key;
 }
 
-/* ---- resolution codes (PROTOCOL.md 4.6), WRITE ---- */
+/* ---- resolution codes (UEC 1.0 SES target-side resolution), WRITE ---- */
 
 static void
 write__every_resolution_code(void **state)
@@ -627,7 +627,7 @@ rdv__target(void **state)
 	assert_int_equal(uet_ses_stats_get(tgt())->rdv_reads, 2);
 }
 
-/* ---- profiles at the target (PROTOCOL.md 5) ---- */
+/* ---- profiles at the target (UEC 1.0 profiles) ---- */
 
 static void
 profile__base(void **state)

@@ -262,7 +262,8 @@ req_tokens__accessors(void **state)
 	struct uet_ses_req h = { .opcode = UET_SES_OP_DEFERRABLE_SEND };
 
 	(void)state;
-	/* Deferrable send: the tokens live in buffer_offset (4.2). */
+	/* Deferrable send: the tokens live in buffer_offset (UEC 1.0 SES
+	 * standard request header). */
 	uet_ses_req_set_tokens(&h, 0xAABBCCDDu, 0x11223344u);
 	assert_true(h.buffer_offset == 0xAABBCCDD11223344ULL);
 	assert_true(h.match_bits == 0);
