@@ -183,7 +183,7 @@ bool uet_nscc_want_ar(const struct uet_nscc *n,
 /** A packet of @p bytes (nominal, retransmissions too) left. */
 void uet_nscc_on_send(struct uet_nscc *n, uint32_t bytes);
 
-/** An ACK; see the steps in docs/CMS.md. */
+/** An ACK; see the steps in docs/CONGESTION.md. */
 enum uet_nscc_action uet_nscc_on_ack(struct uet_nscc *n,
 				     const struct uet_nscc_params *p,
 				     const struct uet_nscc_ack *a,

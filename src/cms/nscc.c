@@ -15,7 +15,7 @@
 #include <uet/uet_cms_nscc.h>
 #include <uet/uet_wire.h>
 
-/* Bounded per-context state (docs/CMS.md). */
+/* Bounded per-context state (docs/CONGESTION.md). */
 _Static_assert(sizeof(struct uet_nscc) == 88, "NSCC context is 88 bytes");
 _Static_assert(sizeof(struct uet_nscc_rcv) == 16,
 	       "NSCC destination state is 16 bytes");
