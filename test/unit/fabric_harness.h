@@ -100,6 +100,21 @@ fh_config(struct uet_fabric_config *c, struct fh *h)
  * entropy value @p ev with @p dscp, PSN @p psn and @p payload bytes.
  * Returns the frame length.
  */
+/* A fabric recording into @p h from scratch (needs cmocka's asserts). */
+static inline struct uet_fabric *
+fh_make(struct fh *h, const struct uet_fabric_config *c)
+{
+	struct uet_fabric *fab;
+	int err = 0;
+
+	memset(h, 0, sizeof(*h));
+	h->cap_dscp = -1;
+	fab = uet_fabric_create(c, &err);
+	assert_non_null(fab);
+	h->fab = fab;
+	return fab;
+}
+
 static inline int
 fh_frame(const struct uet_fabric *fab, uint8_t *buf, uint32_t src,
 	 uint32_t dst, uint16_t ev, uint8_t dscp, uint32_t psn,

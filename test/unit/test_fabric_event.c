@@ -18,20 +18,6 @@
 
 static struct fh H;
 
-static struct uet_fabric *
-make(const struct uet_fabric_config *c)
-{
-	struct uet_fabric *fab;
-	int err = 0;
-
-	memset(&H, 0, sizeof(H));
-	H.cap_dscp = -1;
-	fab = uet_fabric_create(c, &err);
-	assert_non_null(fab);
-	H.fab = fab;
-	return fab;
-}
-
 static void
 send1(struct uet_fabric *fab, uint32_t src, uint32_t dst, uint16_t ev,
       uint32_t psn, uint32_t payload, uint64_t now)
@@ -56,7 +42,7 @@ uet_fabric_advance__serialisation_and_delay(void **state)
 
 	(void)state;
 	fh_config(&c, &H);
-	fab = make(&c);
+	fab = fh_make(&H, &c);
 	send1(fab, 0, 1, 1, 0, 902, 0);
 	assert_int_equal(uet_fabric_next_event_time(fab), 0);
 	fh_run(fab, UINT64_MAX);
@@ -86,7 +72,7 @@ uet_fabric_advance__ties_in_schedule_order(void **state)
 
 	(void)state;
 	fh_config(&c, &H);
-	fab = make(&c);
+	fab = fh_make(&H, &c);
 	send1(fab, 1, 0, 1, 11, 100, 0);
 	send1(fab, 2, 0, 1, 22, 100, 0);
 	fh_run(fab, UINT64_MAX);
@@ -146,7 +132,7 @@ run_failure(bool failover)
 	c.sample = fail_sample;
 	c.sample_arg = &T;
 	c.sample_ns = 1000;
-	fab = make(&c);
+	fab = fh_make(&H, &c);
 	memset(&T, 0, sizeof(T));
 	T.fab = fab;
 	T.port = fh_port(fab, UET_FABRIC_TIER_LEAF, 0, UET_FABRIC_TIER_SPINE,
@@ -216,7 +202,7 @@ uet_fabric_link_schedule__failover_without_live_port(void **state)
 	c.hosts = 8;
 	c.spines = 2;
 	c.failover = true;
-	fab = make(&c);
+	fab = fh_make(&H, &c);
 	for (s = 0; s < 2; s++) {
 		link = uet_fabric_link_find(fab, UET_FABRIC_TIER_LEAF, 0,
 					    UET_FABRIC_TIER_SPINE, s);
@@ -247,7 +233,7 @@ uet_fabric_link_schedule__rate_change(void **state)
 
 	(void)state;
 	fh_config(&c, &H);
-	fab = make(&c);
+	fab = fh_make(&H, &c);
 	link = uet_fabric_link_find(fab, UET_FABRIC_TIER_HOST, 0,
 				    UET_FABRIC_TIER_LEAF, 0);
 	assert_int_equal(uet_fabric_link_schedule(fab, (uint32_t)link, 5000,
@@ -299,7 +285,7 @@ uet_fabric_advance__sample_hook_periods(void **state)
 	fh_config(&c, &H);
 	c.sample = count_sample;
 	c.sample_ns = 1000;
-	fab = make(&c);
+	fab = fh_make(&H, &c);
 	nsamples = 0;
 	assert_int_equal(uet_fabric_next_event_time(fab), UINT64_MAX);
 	uet_fabric_advance(fab, 10500);
@@ -334,7 +320,7 @@ random_run(uint64_t seed, struct run_result *out)
 	c.k = 4;
 	c.loss_ppm = 10000;
 	c.seed = seed;
-	fab = make(&c);
+	fab = fh_make(&H, &c);
 	uet_rand_seed(&r, 42);
 	for (i = 0; i < 3000; i++) {
 		t += uet_rand_below(&r, 100);

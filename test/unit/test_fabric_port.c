@@ -37,20 +37,6 @@ cfg_small(struct uet_fabric_config *c)
 	c->base_rtt_ns = 8000; /* BDP 100 000 B */
 }
 
-static struct uet_fabric *
-make(const struct uet_fabric_config *c)
-{
-	struct uet_fabric *fab;
-	int err = 0;
-
-	memset(&H, 0, sizeof(H));
-	H.cap_dscp = -1;
-	fab = uet_fabric_create(c, &err);
-	assert_non_null(fab);
-	H.fab = fab;
-	return fab;
-}
-
 /* Slow the link between @p host and its leaf to 1 Gb/s. */
 static void
 slow_host_link(struct uet_fabric *fab, uint32_t host, uint32_t leaf)
@@ -114,7 +100,7 @@ fab_ecn_maybe_mark__probability_between_thresholds(void **state)
 
 	(void)state;
 	cfg_small(&c);
-	fab = make(&c);
+	fab = fh_make(&H, &c);
 	slow_host_link(fab, 1, 0);
 	port = fh_port(fab, UET_FABRIC_TIER_LEAF, 0, UET_FABRIC_TIER_HOST, 1);
 	for (r = 0; r < ROUNDS; r++) {
@@ -196,7 +182,7 @@ fab_frame_trim__bytes_on_last_hop(void **state)
 
 	(void)state;
 	cfg_small(&c);
-	fab = make(&c);
+	fab = fh_make(&H, &c);
 	H.cap_dscp = c.dscp.trimmed_lasthop;
 	slow_host_link(fab, 1, 0);
 	burst(fab, 0, 1, 130, 0, 0);
@@ -253,7 +239,7 @@ fab_frame_trim__not_last_hop_dscp(void **state)
 
 	(void)state;
 	cfg_small(&c);
-	fab = make(&c);
+	fab = fh_make(&H, &c);
 	l = uet_fabric_link_find(fab, UET_FABRIC_TIER_LEAF, 0,
 				 UET_FABRIC_TIER_SPINE, 0);
 	assert_int_equal(uet_fabric_link_set(fab, (uint32_t)l, 1000000000,
@@ -285,7 +271,7 @@ fab_data_admit__retx_dscp_trims_later(void **state)
 
 	(void)state;
 	cfg_small(&c);
-	fab = make(&c);
+	fab = fh_make(&H, &c);
 	slow_host_link(fab, 1, 0);
 	port = fh_port(fab, UET_FABRIC_TIER_LEAF, 0, UET_FABRIC_TIER_HOST, 1);
 	burst(fab, 0, 1, 140, c.dscp.trimmable_retx, 0);
@@ -313,7 +299,7 @@ fab_frame_trim__ipv6(void **state)
 
 	(void)state;
 	cfg_small(&c);
-	fab = make(&c);
+	fab = fh_make(&H, &c);
 	H.cap_short = 200;
 	slow_host_link(fab, 1, 0);
 	for (i = 0; i < 130; i++) {
@@ -358,7 +344,7 @@ fab_frame_parse__raw_ip(void **state)
 	(void)state;
 	cfg_small(&c);
 	c.raw_ip = true;
-	fab = make(&c);
+	fab = fh_make(&H, &c);
 	H.cap_short = 100;
 	slow_host_link(fab, 1, 0);
 	for (i = 0; i < 130; i++) {
@@ -388,7 +374,7 @@ fab_port_start__control_queue_strict_priority(void **state)
 
 	(void)state;
 	cfg_small(&c);
-	fab = make(&c);
+	fab = fh_make(&H, &c);
 	slow_host_link(fab, 1, 0);
 	burst(fab, 0, 1, 10, 0, 0);
 	fh_run(fab, 3000); /* all ten queued at the leaf, one in service */
@@ -423,7 +409,7 @@ fab_port_enqueue__control_queue_tail_drop(void **state)
 	(void)state;
 	cfg_small(&c);
 	c.control_drop_milli = 10;
-	fab = make(&c);
+	fab = fh_make(&H, &c);
 	slow_host_link(fab, 1, 0);
 	for (i = 0; i < 10; i++) {
 		len = fh_frame(fab, f, 0, 1, 3, c.dscp.control, i, 102);
@@ -456,7 +442,7 @@ fab_data_admit__tail_drop_without_trimming(void **state)
 	cfg_small(&c);
 	c.trimming = false;
 	c.drop_milli = 2000;
-	fab = make(&c);
+	fab = fh_make(&H, &c);
 	slow_host_link(fab, 1, 0);
 	burst(fab, 0, 1, 300, 0, 0);
 	fh_run(fab, UINT64_MAX);
@@ -496,7 +482,7 @@ fab_data_admit__non_uet_dropped_not_trimmed(void **state)
 
 	(void)state;
 	cfg_small(&c);
-	fab = make(&c);
+	fab = fh_make(&H, &c);
 	slow_host_link(fab, 1, 0);
 	for (i = 0; i < 130; i++) {
 		assert_int_equal(fh_frame(fab, f, 0, 1, 9, 0, i, PAYLOAD),
@@ -527,7 +513,7 @@ fab_port_tx_done__random_loss(void **state)
 	(void)state;
 	cfg_small(&c);
 	c.loss_ppm = 100000;
-	fab = make(&c);
+	fab = fh_make(&H, &c);
 	for (i = 0; i < 2000; i++) {
 		assert_int_equal(fh_frame(fab, f, 0, 4, (uint16_t)i, 0, i, 100),
 				 198);
@@ -558,7 +544,7 @@ uet_fabric_inject__backpressure_and_pool(void **state)
 	c.host_queue_bytes = 2500;
 	c.mtu = 2000;
 	c.frame_pool = 3;
-	fab = make(&c);
+	fab = fh_make(&H, &c);
 	assert_int_equal(fh_frame(fab, f, 0, 1, 1, 0, 0, PAYLOAD), FRAME);
 	assert_int_equal(uet_fabric_inject(fab, 0, f, FRAME, 0), 0);
 	assert_int_equal(uet_fabric_inject(fab, 0, f, FRAME, 0), 0);
@@ -593,7 +579,7 @@ uet_fabric_inject__bad_and_unroutable_frames(void **state)
 
 	(void)state;
 	cfg_small(&c);
-	fab = make(&c);
+	fab = fh_make(&H, &c);
 	assert_int_equal(fh_frame(fab, f, 0, 1, 1, 0, 0, 100), 198);
 	f[12] = 0x08; /* ARP */
 	f[13] = 0x06;
