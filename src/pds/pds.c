@@ -172,7 +172,7 @@ uet_pds_create(const struct uet_pds_config *cfg)
 		cfg->owner_id << (16 - cfg->owner_bits) : 0);
 	p->tx_shift = (uint32_t)__builtin_ctz(cfg->tx_window);
 	p->rx_words = cfg->rx_window / 64;
-	p->rng = cfg->seed ? cfg->seed : 1;
+	p->rng.s = cfg->seed ? cfg->seed : 1;
 	p->resp_hw = cfg->resp_high_water ? cfg->resp_high_water :
 		     cfg->resp_entries - cfg->resp_entries / 4;
 	p->resp_max = cfg->resp_max ? cfg->resp_max : UET_PDS_RESP_MAX;
@@ -209,17 +209,11 @@ uet_pds_free(struct uet_pds *p)
 	free(p);
 }
 
-/* xorshift64*: deterministic from the configured seed (no clock reads). */
+/* Deterministic from the configured seed (no clock reads). */
 uint64_t
 pds_rand(struct uet_pds *p)
 {
-	uint64_t x = p->rng;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	p->rng = x;
-	return x * 0x2545F4914F6CDD1Dull;
+	return uet_rand_next(&p->rng);
 }
 
 uint32_t

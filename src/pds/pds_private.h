@@ -16,6 +16,7 @@
 
 #include <uet/uet_pds.h>
 #include <uet/uet_psn.h>
+#include <uet/uet_rand.h>
 #include <uet/uet_wire.h>
 
 #define PDS_NIL UINT32_MAX
@@ -302,7 +303,7 @@ struct uet_pds {
 	uint16_t id_owner;       /* owner prefix of our PDC ids */
 	uint32_t tx_shift;       /* log2(tx_window) */
 	uint32_t rx_words;       /* uint64_t per receive block */
-	uint64_t rng;
+	struct uet_rand rng;     /* seeded with cfg.seed as is (not expanded) */
 	uint32_t rudi_seq;
 	uint32_t last_start;     /* last Start_PSN chosen */
 	uint32_t resp_hw;        /* CLEAR_REQ high-water mark, entries */
