@@ -10,13 +10,7 @@
 static uint64_t
 fw_rand(struct fakewire *w)
 {
-	uint64_t x = w->rng;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	w->rng = x;
-	return x * 0x2545F4914F6CDD1Dull;
+	return uet_rand_next(&w->rng);
 }
 
 static bool
@@ -48,7 +42,7 @@ fw_init(struct fakewire *w, const struct uet_pds_config *cfg, uint64_t seed)
 	int s;
 
 	memset(w, 0, sizeof(*w));
-	w->rng = seed * 2654435761u + 7;
+	w->rng.s = seed * 2654435761u + 7;
 	w->delay_ns = 2000;
 	w->jitter_ns = 20000;
 	for (s = 0; s < 2; s++) {

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include <uet/uet_pds.h>
+#include <uet/uet_rand.h>
 
 #define FW_PAYLOAD_MAX (UET_PDS_RESP_MAX + 16) /* RUDI/ACK responses */
 #define FW_PKT_MAX (UET_PDS_HDR_MAX_LEN + FW_PAYLOAD_MAX)
@@ -47,7 +48,7 @@ struct fakewire {
 	struct uet_pds_fa fa[2];
 	struct fw_faults f[2];
 	uint64_t now;
-	uint64_t rng;
+	struct uet_rand rng;
 	uint64_t delay_ns;          /* one-way base delay */
 	uint64_t jitter_ns;         /* reorder: extra delay up to this */
 	struct fw_pkt *q[2];

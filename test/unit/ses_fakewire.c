@@ -11,13 +11,7 @@
 static uint64_t
 sfw_rand(struct sfw *w)
 {
-	uint64_t x = w->rng;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	w->rng = x;
-	return x * 0x2545F4914F6CDD1Dull;
+	return uet_rand_next(&w->rng);
 }
 
 static bool
@@ -211,7 +205,7 @@ sfw_init_opts(struct sfw *w, enum uet_profile profile, uint64_t seed,
 	int i;
 
 	memset(w, 0, sizeof(*w));
-	w->rng = seed * 2654435761u + 7;
+	w->rng.s = seed * 2654435761u + 7;
 	w->delay_ns = 2000;
 	w->jitter_ns = 20000;
 	w->now = 1000000;

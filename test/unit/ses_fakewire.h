@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include <uet/uet_ses.h>
+#include <uet/uet_rand.h>
 
 #define SFW_MTU 1024
 #define SFW_PKT_MAX (UET_PDS_HDR_MAX_LEN + SFW_MTU)
@@ -59,7 +60,7 @@ struct sfw {
 	struct sfw_pkt *q[2];
 	uint32_t nq[2];
 	uint64_t now;
-	uint64_t rng;
+	struct uet_rand rng;
 	uint64_t delay_ns;
 	uint64_t jitter_ns;
 	uint32_t build_err;
