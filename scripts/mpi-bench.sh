@@ -27,21 +27,8 @@ if ! [ -x "$PROG" ] || ! command -v mpirun > /dev/null; then
 	echo "needs Open MPI and $PROG (build with -Dtests=enabled)" >&2
 	exit 1
 fi
-cat > "$TMP/job.conf" <<EOF
-[eal]
-args = -l %{0,1} --no-huge -m 256 --no-pci --file-prefix=${tag}r%r --log-level=lib.eal:error
-[port0]
-devargs = net_memif0,role=%{server,client},id=0,socket=$TMP/memif.sock
-ipv4 = 10.0.5.%{1,2}
-mac = 02:00:00:00:05:%{01,02}
-[engine]
-lcores = %{0,1}
-progress = inline
-mbuf_pool_size = 4095
-mbuf_cache = 32
-[neighbor]
-10.0.5.%{2,1} = 02:00:00:00:05:%{02,01}
-EOF
+. "$(dirname "$0")/../test/ofi/mpi-job-conf.sh"
+mpi_job_conf "$TMP/job.conf" "$TMP" "$tag"
 
 root=()
 [ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)

@@ -39,25 +39,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# One file for both ranks: rank 0 is the memif server on lcore 0 with FA
-# 10.0.5.1, rank 1 the client on lcore 1 with 10.0.5.2; each process has
-# its own EAL runtime (file prefix with this script's PID and the rank).
-cat > "$TMP/job.conf" <<EOF
-[eal]
-args = -l %{0,1} --no-huge -m 256 --no-pci --file-prefix=${tag}r%r --log-level=lib.eal:error
-[port0]
-devargs = net_memif0,role=%{server,client},id=0,socket=$TMP/memif.sock
-mtu = 1500
-ipv4 = 10.0.5.%{1,2}
-mac = 02:00:00:00:05:%{01,02}
-[engine]
-lcores = %{0,1}
-progress = inline
-mbuf_pool_size = 4095
-mbuf_cache = 32
-[neighbor]
-10.0.5.%{2,1} = 02:00:00:00:05:%{02,01}
-EOF
+. "$(dirname "$0")/mpi-job-conf.sh"
+mpi_job_conf "$TMP/job.conf" "$TMP" "$tag"
 
 # the ranks on this host inherit mpirun's environment (-x forwards it to
 # every rank of a multi-host job, but only to the first application
