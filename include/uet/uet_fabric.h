@@ -27,7 +27,7 @@
  * so a different entropy value (EV) can take a different path; each switch
  * hashes with its own seed.
  *
- * Per output port (UEC 1.0 section 3.6.16 and the recommended switch
+ * Per output port (UEC 1.0 congestion management: the recommended switch
  * behaviour for trimming): a data queue and a strict-priority control
  * queue, chosen by DSCP (control, trimmed and trimmed-last-hop go to the
  * control queue); probabilistic ECN marking on the data queue between

@@ -2,8 +2,8 @@
 /*
  * Fabric lifecycle and queries: configuration defaults and checks,
  * creation of every fixed array, the plane BDP and the thresholds
- * derived from it (UEC 1.0 section 3.6.16: Plane_BDP = min link rate x
- * base RTT), link settings and counters.
+ * derived from it (UEC 1.0 recommended switch marking: Plane_BDP = min
+ * link rate x base RTT), link settings and counters.
  */
 
 #include <errno.h>

@@ -4,7 +4,7 @@
  * injects it (IP header, destination, the 5-tuple for ECMP, where a trim
  * would cut), then rewritten in place by the ports (ECN CE mark, DSCP,
  * trim). Only the IP header is rewritten; the UDP header is left alone,
- * as a real switch leaves it (UEC 1.0 section 3.6.16, trimming).
+ * as a real switch leaves it (UEC 1.0 packet trimming).
  */
 
 #include <errno.h>

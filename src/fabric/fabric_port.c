@@ -2,8 +2,8 @@
 /*
  * Output ports: a strict-priority control queue over a data queue,
  * serialisation at the link rate, and the switch behaviour recommended
- * for UET fabrics (UEC 1.0 section 3.6.16; the thresholds are fractions
- * of the plane BDP): probabilistic ECN marking of the data queue between
+ * for UET fabrics (UEC 1.0 congestion management, recommended switch
+ * marking; the thresholds are fractions of the plane BDP): probabilistic ECN marking of the data queue between
  * ecn_min and ecn_max, trimming above the trim threshold (higher for the
  * trimmable-retransmit DSCP) or tail drop when trimming is off.
  *
