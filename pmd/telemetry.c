@@ -305,6 +305,8 @@ static const struct {
 	PDS_CTR(syn_stale), PDS_CTR(close_req_giveup), PDS_CTR(close_nack), PDS_CTR(new_start),
 	PDS_CTR(rtt_samples), PDS_CTR(nack_retx_limit), PDS_CTR(resp_default),
 	PDS_CTR(done_default), PDS_CTR(resp_late),
+	PDS_CTR(lb_recycled), PDS_CTR(lb_explored), PDS_CTR(lb_freezes),
+	PDS_CTR(lb_ev_foreign),
 };
 
 /* The PDS of each context (PDS hook engines only): its counters, the

@@ -56,7 +56,7 @@ enum uet_config_cc_algo {
 /** spray.mode */
 enum uet_config_spray_mode {
 	UET_CONFIG_SPRAY_SINGLE = 0,    /**< one EV per PDC */
-	UET_CONFIG_SPRAY_OBLIVIOUS = 1, /**< round-robin over num_evs EVs */
+	UET_CONFIG_SPRAY_OBLIVIOUS = 1, /**< each of num_evs EVs once a round */
 	UET_CONFIG_SPRAY_REPS = 2,      /**< recycled EVs (REPS, UEC 1.0 3.6.16) */
 };
 
@@ -175,15 +175,14 @@ struct uet_config_cc {
 	uint64_t rccc_spec_credit;  /**< bytes, auto */
 };
 
-/** [spray] */
+/** [spray] (load balancing, UEC 1.0 section 3.6.16) */
 struct uet_config_spray {
 	enum uet_config_spray_mode mode;
-	uint32_t num_evs;
-	uint16_t ev_base;
-	uint32_t rod_ev_hold_rtts;
-	uint32_t reps_cache_size;
-	uint64_t reps_freeze_timeout_ns;
-	uint64_t reps_freeze_duration_ns;
+	uint32_t num_evs;             /**< EVs, >= 256 for oblivious/reps */
+	uint16_t ev_base;             /**< first EV */
+	uint32_t single_hold_rtts;    /**< single path: RTTs between moves */
+	uint32_t reps_cache_size;     /**< REPS ring, 1..8 */
+	uint64_t reps_freeze_duration_ns; /**< REPS freezing after a loss */
 };
 
 /** [dscp] */

@@ -207,20 +207,21 @@ static const struct cfg_key cc_keys[] = {
 
 #define S struct uet_config_spray
 static const struct cfg_key spray_keys[] = {
-	K_ENUM(S, mode, spray_names, "entropy (UDP source port) selection; "
-	       "ROD always uses a single path"),
-	K_UINT(S, num_evs, 1, 65536, "EVs sprayed over (oblivious needs "
+	K_ENUM(S, mode, spray_names, "entropy (UDP source port) of each "
+	       "packet: one per PDC (single), each EV once per round "
+	       "(oblivious), recycled from unmarked ACKs (reps); ROD PDCs "
+	       "always use a single path"),
+	K_UINT(S, num_evs, 1, 65535, "EVs used (oblivious and reps need "
 	       ">= 256)"),
 	K_UINT(S, ev_base, 1, 65535, "first EV; EVs are ev_base .. ev_base + "
 	       "num_evs - 1"),
-	K_UINT(S, rod_ev_hold_rtts, 10, 1000000, "ROD keeps its EV at least "
-	       "this many RTTs"),
-	K_UINT(S, reps_cache_size, 1, 64, "REPS ring of recycled EVs"),
-	K_DUR("reps_freeze_timeout", S, reps_freeze_timeout_ns, US(1),
-	      SEC(10), 0, "REPS enters freezing mode after this long without "
-	      "feedback"),
+	K_UINT(S, single_hold_rtts, 10, 1000000, "single path: a busy PDC "
+	       "moves to another EV after a loss at most once per this many "
+	       "RTTs ([cc] base_rtt); an idle one at once"),
+	K_UINT(S, reps_cache_size, 1, 8, "REPS ring of recycled EVs"),
 	K_DUR("reps_freeze_duration", S, reps_freeze_duration_ns, US(1),
-	      SEC(10), 0, "REPS stays in freezing mode this long"),
+	      SEC(10), 0, "after a loss (timeout or SACK), REPS reuses only "
+	      "cached EVs and explores none for this long"),
 };
 #undef S
 
@@ -283,9 +284,8 @@ const struct cfg_section cfg_sections[CFG_S_COUNT] = {
 		"a fixed window); every key accepts only its default, a "
 		"different value is rejected"),
 	SEC_ROW("spray", CFG_S_SPRAY, spray_keys, spray,
-		"packet spraying: not implemented yet; num_evs and ev_base "
-		"are used (one EV per destination), every other key accepts "
-		"only its default"),
+		"load balancing: the EV (UDP source port) of every packet "
+		"(UEC 1.0 3.6.16)"),
 	SEC_ROW("dscp", CFG_S_DSCP, dscp_keys, dscp,
 		"DSCP per traffic class"),
 	[CFG_S_NEIGHBOR] = { "neighbor", CFG_S_NEIGHBOR, NULL, 0,
@@ -329,7 +329,6 @@ cfg_cc_defaults(struct uet_config_cc *c)
 	c->rccc_quantum = KB(4);
 }
 
-/* What is built: one EV per destination (mode single). */
 void
 cfg_spray_defaults(struct uet_config_spray *s)
 {
@@ -337,23 +336,18 @@ cfg_spray_defaults(struct uet_config_spray *s)
 	s->mode = UET_CONFIG_SPRAY_SINGLE;
 	s->num_evs = 256;
 	s->ev_base = 49152;
-	s->rod_ev_hold_rtts = 10;
+	s->single_hold_rtts = 10;
 	s->reps_cache_size = 8;
-	s->reps_freeze_timeout_ns = MS(1);
 	s->reps_freeze_duration_ns = MS(1);
 }
 
 const char *
 cfg_key_unbuilt(const struct cfg_section *sec, const struct cfg_key *k)
 {
+	(void)k; /* no key of a built section is unbuilt today */
 	if (sec->id == CFG_S_CC)
 		return "congestion control (NSCC, RCCC) is not implemented "
 		       "yet: the PDS sends with a fixed window";
-	if (sec->id == CFG_S_SPRAY && strcmp(k->name, "num_evs") != 0 &&
-	    strcmp(k->name, "ev_base") != 0)
-		return "packet spraying (oblivious, REPS) is not implemented "
-		       "yet: each destination keeps one EV of ev_base .. "
-		       "ev_base + num_evs - 1";
 	return NULL;
 }
 

@@ -233,6 +233,12 @@ check_spray(const struct uet_config *cfg, struct uet_config_error *err)
 		return fail(err, "spray", "num_evs", "ev_base %u + num_evs %u "
 			    "exceeds the 16-bit UDP port space", s->ev_base,
 			    s->num_evs);
+	/* UEC 1.0 section 3.6.16: spraying over at least 256 EVs. */
+	if (s->mode != UET_CONFIG_SPRAY_SINGLE && s->num_evs < 256)
+		return fail(err, "spray", "num_evs", "%u EVs: mode %s needs "
+			    "at least 256", s->num_evs,
+			    s->mode == UET_CONFIG_SPRAY_REPS ? "reps" :
+							       "oblivious");
 	return 0;
 }
 

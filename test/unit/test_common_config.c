@@ -467,8 +467,8 @@ load__comments_blank_lines_and_crlf(void **state)
 	assert_int_equal(cfg.engine.burst, 32);
 }
 
-/* [cc] and most of [spray] are not built: any value but the default is
- * refused, naming the key, from a file, an override or a struct. */
+/* [cc] is not built: any value but the default is refused, naming the
+ * key, from a file, an override or a struct. */
 static void
 load__unbuilt_keys_rejected(void **state)
 {
@@ -483,11 +483,7 @@ load__unbuilt_keys_rejected(void **state)
 		     "cc", "gamma", "only the default is accepted");
 	expect_error("[cc]\nmax_wnd = 300K\n", -ENOTSUP, 2, "cc", "max_wnd",
 		     "fixed window");
-	expect_error("[spray]\nmode = reps\n", -ENOTSUP, 2, "spray", "mode",
-		     "spraying (oblivious, REPS) is not implemented yet");
-	expect_error("[spray]\nreps_cache_size = 4\n", -ENOTSUP, 2, "spray",
-		     "reps_cache_size", "not implemented yet");
-	/* the defaults, spelled out, and the EV keys that are used */
+	/* the defaults, spelled out, and [spray] keys (built) */
 	uet_config_init_defaults(&cfg);
 	assert_int_equal(load_text("[cc]\nalgorithm = none\ngamma = 0.8\n"
 				   "max_wnd = auto\n[spray]\nmode = single\n"
@@ -500,10 +496,67 @@ load__unbuilt_keys_rejected(void **state)
 			 -ENOTSUP);
 	assert_string_equal(err.key, "algorithm");
 	assert_int_equal(cfg.cc.algorithm, UET_CONFIG_CC_NONE);
-	cfg.spray.mode = UET_CONFIG_SPRAY_OBLIVIOUS;
+	cfg.cc.gamma = 0.5;
 	assert_int_equal(uet_config_validate(&cfg, &err), -ENOTSUP);
-	assert_string_equal(err.section, "spray");
-	assert_string_equal(err.key, "mode");
+	assert_string_equal(err.section, "cc");
+	assert_string_equal(err.key, "gamma");
+}
+
+static void expect_invalid(const char *a, const char *b, const char *section,
+			   const char *key, const char *part);
+
+/* [spray] maps onto the load balancer: every key is accepted in its
+ * range, and each bad value is refused naming the key. */
+static void
+load__spray_keys(void **state)
+{
+	struct uet_config cfg;
+	struct uet_config_error err;
+	char path[64];
+
+	(void)state;
+	uet_config_init_defaults(&cfg);
+	assert_int_equal(load_text("[spray]\nmode = reps\nnum_evs = 1024\n"
+				   "ev_base = 1024\nsingle_hold_rtts = 20\n"
+				   "reps_cache_size = 4\n"
+				   "reps_freeze_duration = 200us\n",
+				   &cfg, &err, path), 0);
+	assert_int_equal(cfg.spray.mode, UET_CONFIG_SPRAY_REPS);
+	assert_int_equal(cfg.spray.num_evs, 1024);
+	assert_int_equal(cfg.spray.ev_base, 1024);
+	assert_int_equal(cfg.spray.single_hold_rtts, 20);
+	assert_int_equal(cfg.spray.reps_cache_size, 4);
+	assert_int_equal(cfg.spray.reps_freeze_duration_ns, 200000);
+	assert_int_equal(uet_config_validate(&cfg, &err), 0);
+	assert_int_equal(uet_config_override(&cfg, "spray.mode=oblivious",
+					     &err), 0);
+	assert_int_equal(cfg.spray.mode, UET_CONFIG_SPRAY_OBLIVIOUS);
+	/* REPS keeps at most 8 EVs (UEC 1.0 3.6.16). */
+	expect_error("[spray]\nreps_cache_size = 9\n", -ERANGE, 2, "spray",
+		     "reps_cache_size", "out of range [1, 8]");
+	expect_error("[spray]\nreps_cache_size = 0\n", -ERANGE, 2, "spray",
+		     "reps_cache_size", "out of range [1, 8]");
+	expect_error("[spray]\nsingle_hold_rtts = 9\n", -ERANGE, 2, "spray",
+		     "single_hold_rtts", "out of range [10, 1000000]");
+	expect_error("[spray]\nnum_evs = 65536\n", -ERANGE, 2, "spray",
+		     "num_evs", "out of range [1, 65535]");
+	expect_error("[spray]\nreps_freeze_duration = 0\n", -ERANGE, 2,
+		     "spray", "reps_freeze_duration", "out of range");
+	/* The keys that no longer exist: the freeze follows a loss, the
+	 * hold applies to every single-path PDC. */
+	expect_error("[spray]\nreps_freeze_timeout = 1ms\n", -EINVAL, 2,
+		     "spray", "reps_freeze_timeout", "unknown key");
+	expect_error("[spray]\nrod_ev_hold_rtts = 10\n", -EINVAL, 2,
+		     "spray", "rod_ev_hold_rtts", "unknown key");
+	/* Spraying needs 256 EVs at least; single path does not. */
+	expect_invalid("spray.mode=oblivious", "spray.num_evs=255", "spray",
+		       "num_evs", "mode oblivious needs at least 256");
+	expect_invalid("spray.mode=reps", "spray.num_evs=16", "spray",
+		       "num_evs", "mode reps needs at least 256");
+	uet_config_init_defaults(&cfg);
+	assert_int_equal(uet_config_override(&cfg, "spray.num_evs=1", &err),
+			 0);
+	assert_int_equal(uet_config_validate(&cfg, &err), 0);
 }
 
 static void
@@ -742,6 +795,7 @@ main(void)
 		cmocka_unit_test(load__ports_replace_defaults),
 		cmocka_unit_test(load__comments_blank_lines_and_crlf),
 		cmocka_unit_test(load__unbuilt_keys_rejected),
+		cmocka_unit_test(load__spray_keys),
 		cmocka_unit_test(override__applies_and_validates),
 		cmocka_unit_test(override__syntax),
 		cmocka_unit_test(validate__cross_field),
