@@ -146,7 +146,7 @@ show_config(void)
 
 	out("test %s, pds %s, size %u, count %lu, window %u, duration %.3f s,"
 	    " loss %ld ppm%s, peers %u, interval %u ms, seed %lu, cc fixed "
-	    "window, ulp %s, op %s%s%s\n", cli.m->name,
+	    "window, spray %s, ulp %s, op %s%s%s\n", cli.m->name,
 	    perf_pds_name(o->pds_mode),
 	    o->size ? o->size : cli.m->def_size,
 	    (unsigned long)(o->count ? o->count : o->duration > 0 ?
@@ -156,6 +156,7 @@ show_config(void)
 	    (long)(o->loss_ppm >= 0 ? o->loss_ppm : cli.m->def_loss_ppm),
 	    o->loss_ppm >= 0 ? "" : " (test default)",
 	    o->peers ? o->peers : 2, o->interval_ms, (unsigned long)o->seed,
+	    o->spray < 0 ? "(config)" : perf_spray_name(o->spray),
 	    o->ulp == PERF_ULP_SES ? "ses" : "raw", perf_op_name(o->op),
 	    o->tagged ? ", tagged" : "", o->verify ? ", verify" : "");
 	for (unsigned int k = 0; k < UET_CONFIG_FAULT_KINDS; k++)
@@ -415,6 +416,11 @@ parse_set(const char *key, const char *v, struct perf_opts *o,
 			return -EINVAL;
 	} else if (strcmp(key, "cc") == 0) {
 		return parse_cc(v, note);
+	} else if (strcmp(key, "spray") == 0) {
+		if (perf_parse_spray(v, &o->spray) < 0) {
+			err("set spray: expected single, oblivious or reps");
+			return -EINVAL;
+		}
 	} else if (strcmp(key, "fault") == 0) {
 		err("set fault: expected set fault KIND PPM");
 		return -EINVAL;
@@ -549,6 +555,7 @@ cb_word(void *res, struct cmdline *cl, void *data)
 		    "  set seed N\n"
 		    "  set fault drop|dup|reorder|delay|ecn|trim|corrupt PPM\n"
 		    "  set cc NAME           only 'fixed' exists\n"
+		    "  set spray single|oblivious|reps  load balancing\n"
 		    "  help | quit\n");
 	}
 }
@@ -640,7 +647,7 @@ static struct cmdline_token_ops hint_ops = {
 	.string_data = { .str = (choices) }, \
 }
 
-#define SET_KEYS "test#mode#ulp#op#tagged#verify#cc#fault#size#window#" \
+#define SET_KEYS "test#mode#ulp#op#tagged#verify#cc#spray#fault#size#window#" \
 		 "count#duration#peers#interval#seed"
 
 /* Any word but a known setting (those have their own instances). */
@@ -784,6 +791,7 @@ SET_KEY(set_ulp, "ulp", "raw#ses");
 SET_KEY(set_op, "op", "send#write#read");
 SET_KEY(set_onoff, "tagged#verify", "on#off");
 SET_KEY(set_cc, "cc", "fixed#none#nscc#rccc#both");
+SET_KEY(set_spray, "spray", "single#oblivious#reps");
 SET_KEY(set_fault3, "fault", NULL);
 SET_KEY(set_num, "size#window#count#duration#peers#interval#seed", NULL);
 
@@ -839,6 +847,7 @@ static cmdline_parse_ctx_t cli_ctx[] = {
 	(cmdline_parse_inst_t *)&cmd_set_op,
 	(cmdline_parse_inst_t *)&cmd_set_onoff,
 	(cmdline_parse_inst_t *)&cmd_set_cc,
+	(cmdline_parse_inst_t *)&cmd_set_spray,
 	(cmdline_parse_inst_t *)&cmd_set_fault3,
 	(cmdline_parse_inst_t *)&cmd_set_num,
 	(cmdline_parse_inst_t *)&cmd_set_other,

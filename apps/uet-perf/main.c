@@ -65,6 +65,8 @@ usage(FILE *f)
 "  --loss PPM     drop rate on the senders' data (default: msgrate 10000,\n"
 "                 else 0)\n"
 "  --seed N       PDS and fault injection seed (default 1)\n"
+"  --spray M      load balancing: single | oblivious | reps (default:\n"
+"                 [spray] mode of --config, single)\n"
 "  --ulp U        raw (default: raw-PDS test ULP) | ses (the SES ULP\n"
 "                 through front-end channels; in-process runs)\n"
 "  --op OP        ses, bw: write (default, RMA WRITE into a registered\n"
@@ -141,6 +143,42 @@ perf_parse_pds(const char *s, uint8_t *out)
 			return 0;
 		}
 	return -EINVAL;
+}
+
+static const char *const spray_names[] = { "single", "oblivious", "reps" };
+
+int
+perf_parse_spray(const char *s, int *out)
+{
+	for (unsigned int i = 0; i < RTE_DIM(spray_names); i++)
+		if (strcmp(s, spray_names[i]) == 0) {
+			*out = (int)i; /* enum uet_config_spray_mode order */
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *
+perf_spray_name(int m)
+{
+	return m >= 0 && (unsigned int)m < RTE_DIM(spray_names) ?
+	       spray_names[m] : "?";
+}
+
+int
+perf_spray_apply(const struct perf_opts *o, struct uet_config *c)
+{
+	struct uet_config_error err;
+
+	if (o->spray < 0)
+		return 0;
+	c->spray.mode = (enum uet_config_spray_mode)o->spray;
+	if (uet_config_validate(c, &err) < 0) {
+		fprintf(stderr, "uet-perf: --spray %s: %s\n",
+			perf_spray_name(o->spray), err.msg);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 const char *
@@ -300,6 +338,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "op", required_argument, NULL, 'O' },
 		{ "tagged", no_argument, NULL, 'g' },
 		{ "verify", no_argument, NULL, 'y' },
+		{ "spray", required_argument, NULL, 'Y' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int test_flags = 0; /* client-only flags given */
@@ -315,6 +354,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 	o->loss_ppm = -1;
 	o->seed = 1;
 	o->progress = -1;
+	o->spray = -1;
 	o->ctl_timeout_ms = 10000;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+ih", lopts, NULL)) != -1) {
@@ -372,6 +412,11 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 			break;
 		case 'f':
 			o->config = optarg;
+			break;
+		case 'Y':
+			if (perf_parse_spray(optarg, &o->spray) < 0)
+				return bad_arg("--spray", "expected single, "
+					       "oblivious or reps");
 			break;
 		case 'j':
 			o->json = true;
@@ -645,6 +690,11 @@ perf_json_report(FILE *f, const struct perf_report *r)
 		(unsigned long)r->rec.nack, (unsigned long)r->rec.rto,
 		(unsigned long)r->rec.rto_fires, (unsigned long)r->rec.tlp_fires,
 		(unsigned long)r->rec.rod_goback, (unsigned long)r->rec.rod_stale);
+	fprintf(f, "\"load_balancing\":{\"lb_recycled\":%lu,"
+		"\"lb_explored\":%lu,\"lb_freezes\":%lu},",
+		(unsigned long)r->rec.lb_recycled,
+		(unsigned long)r->rec.lb_explored,
+		(unsigned long)r->rec.lb_freezes);
 	if (r->lat_n)
 		fprintf(f, "\"latency_ns\":{\"n\":%lu,\"min\":%.0f,\"p50\":%.0f,"
 			"\"p99\":%.0f,\"p999\":%.0f,\"max\":%.0f,\"avg\":%.1f},",

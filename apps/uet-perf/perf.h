@@ -198,6 +198,9 @@ struct perf_opts {
 	bool tagged;             /* SES sends tagged */
 	bool verify;             /* SES: check every payload byte */
 	bool csv_ses;            /* the --csv header has the SES columns */
+	/* load balancing: -1 the [spray] mode of --config, else enum
+	 * uet_config_spray_mode (--spray, set spray) */
+	int spray;
 };
 
 #define PERF_MAX_PEERS 8         /* incast senders */
@@ -259,6 +262,11 @@ struct perf_report {
 		uint64_t tlp_fires;
 		uint64_t rod_goback; /* go-back-N restarts */
 		uint64_t rod_stale;  /* NACKs ignored: resend on its way */
+		/* load balancing (REPS): packets on a cached / a new EV,
+		 * freezes after a loss */
+		uint64_t lb_recycled;
+		uint64_t lb_explored;
+		uint64_t lb_freezes;
 	} rec;
 	bool complete;           /* everything sent and completed */
 	bool verified;           /* delivery guarantees of the PDS mode held */
@@ -386,6 +394,12 @@ extern const struct perf_mode *const perf_modes[];
 const char *perf_pds_name(uint8_t m);
 const char *perf_fault_name(unsigned int kind);
 int perf_parse_pds(const char *s, uint8_t *out);
+/* --spray / set spray: single, oblivious, reps */
+int perf_parse_spray(const char *s, int *out);
+const char *perf_spray_name(int m);
+/* @p o's spray mode on @p c, checked with the rest of @p c: 0, or
+ * -EINVAL with the reason printed (e.g. too few EVs to spray). */
+int perf_spray_apply(const struct perf_opts *o, struct uet_config *c);
 /* NULL when @p m can run over @p o->ulp with @p o, else why not. */
 const char *perf_ses_unsupported(const struct perf_mode *m,
 				 const struct perf_opts *o);

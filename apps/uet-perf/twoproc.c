@@ -233,6 +233,8 @@ tp_config(struct tp *t)
 		snprintf(c->eal.args, sizeof(c->eal.args), "%s", o->eal_args);
 	if (o->progress >= 0)
 		c->engine.progress = (enum uet_config_progress)o->progress;
+	if (perf_spray_apply(o, c) < 0)
+		return -EINVAL;
 	if (o->capture != NULL)
 		snprintf(c->engine.capture, sizeof(c->engine.capture), "%s",
 			 o->capture);
