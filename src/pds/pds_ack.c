@@ -70,6 +70,8 @@ pds_ack_slot(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		return;
 	pds_slot_leave(c, sl);
 	*acked += sl->len;
+	if (p->lb_feed)
+		pds_lb_ack(p, c, sl->ev, false, p->lb_now);
 	/* Accepted: the refusals, if any, were not "in a row". */
 	c->u.i.backoffs = 0;
 	if (!(sl->flags & SLOT_F_RETXD))
@@ -366,9 +368,7 @@ pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 
 	if (c == NULL || !pds_ack_check(p, c, a))
 		return -EBADMSG;
-	/* The ACK echoes the EV of the packet it answers, and its M flag
-	 * (UEC 1.0 section 3.6.16). */
-	pds_lb_ack(p, c, m->ev, (h->flags & UET_PDS_F_M) != 0, now);
+	pds_lb_ack_begin(p, c, m->ev, (h->flags & UET_PDS_F_M) != 0, now);
 	p->ack_orig = false;
 	ack_psn = probe ? a->cack_psn : uet_pds_ack_psn(a);
 	rtt = pds_ack_rtt(p, c, ack_psn, now);
@@ -404,6 +404,7 @@ pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	    a->cc.credit.credit != 0)
 		pds_init_credit(p, c, pds_from_units256(a->cc.credit.credit),
 				now);
+	p->lb_feed = false;
 	pds_ack_req(p, c, h, ack_psn, now);
 	if (c->state != PDC_FREE)
 		pds_ack_settle(p, c, now);

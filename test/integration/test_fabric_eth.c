@@ -18,6 +18,15 @@
  *                message exactly once and byte-exact
  *   fat tree     the same permutation on a K = 4 fat tree (16 hosts),
  *                host h to host h + 4 (another pod), ECN and trimming on
+ *   one flow     host 0 to host 2 alone: single path puts every frame on
+ *                one of leaf 0's two spine uplinks, oblivious spraying
+ *                about half on each (the EV the PDS chose reaches the
+ *                wire as the UDP source port: nothing rewrites it)
+ *   spray+fail   the permutation sprayed (REPS, oblivious), and the
+ *                incast with REPS, trimming and ECN on, the cable between
+ *                leaf 0 and spine 0 failing for good 50 us into the run
+ *                (no local failover): frames lost on it, trims (incast),
+ *                REPS freezes; every message exactly once, byte-exact
  *   determinism  each scenario runs twice: identical counters
  *
  * "real" (not run by meson): the permutation on the engines' TSC clock.
@@ -64,6 +73,9 @@ struct scenario {
 	bool real;         /* the engines' TSC clock, no jumps */
 	bool fat_tree;     /* K = 4 fat tree (16 hosts), else leaf/spine */
 	unsigned int shift; /* permutation: host h sends to h + shift */
+	enum uet_config_spray_mode spray; /* [spray] mode of every engine */
+	bool one_flow;     /* only host 0 sends (to host shift) */
+	uint64_t fail_ns;  /* leaf 0 - spine 0 fails then (0: never) */
 };
 
 /* What two runs of a scenario must agree on. */
@@ -74,6 +86,9 @@ struct signature {
 	uint64_t eng_tx[HOSTS_MAX], eng_rx[HOSTS_MAX], retx[HOSTS_MAX];
 	uint64_t rx_malformed;
 	uint64_t neigh_hold_drop;
+	uint64_t up_frames[2];  /* leaf 0 -> spine 0 / 1 */
+	uint64_t drops_link;    /* lost to the failed cable */
+	uint64_t lb_freezes, lb_recycled, lb_explored;
 };
 
 struct run_state {
@@ -87,6 +102,8 @@ static unsigned int nh = HOSTS; /* hosts of the scenario running */
 /* engine_make(): host 0 (clock_bench) or every host (real) on the TSC */
 static bool bench_real_clock;
 static bool all_real_clock;
+/* engine_make(): [spray] mode of the scenario running */
+static enum uet_config_spray_mode spray_mode;
 
 static bool
 all_done(void *arg)
@@ -125,6 +142,7 @@ fabric_cfg(struct uet_fabric_config *fc, bool trim_ecn)
 	fc->trimming = trim_ecn;
 	fc->ecn = trim_ecn;
 	fc->seed = 11;
+	fc->failover = false; /* a failed link loses what ECMP sends it */
 }
 
 static void
@@ -139,6 +157,12 @@ rulp_setup(const struct scenario *sc, const struct uet_fabric_eth *fe,
 	p->size = sc->size;
 	p->window = sc->window;
 	p->expect_size = sc->size;
+	if (sc->one_flow) {
+		p->expect = h == sc->shift ? sc->count : 0;
+		s->expect[h] = p->expect;
+		if (h != 0)
+			return;
+	}
 	if (!sc->incast || h != 0) {
 		(void)uet_fabric_host_addr_get(
 			uet_fabric_eth_fabric((struct uet_fabric_eth *)fe), dst,
@@ -156,7 +180,7 @@ rulp_setup(const struct scenario *sc, const struct uet_fabric_eth *fe,
 			p->flows = nh - 1;
 			p->flow_span = sc->count;
 		}
-	} else {
+	} else if (!sc->one_flow) {
 		p->expect = sc->count;
 	}
 	s->expect[h] = p->expect;
@@ -180,6 +204,7 @@ engine_make(const struct uet_fabric_eth *fe, unsigned int h,
 	c.engine.mbuf_cache = 32;
 	if (uet_fabric_eth_port_config(fe, h, &c, 0) != 0)
 		return NULL;
+	c.spray.mode = spray_mode;
 	uet_proto_pds_config(&c, pds);
 	pds->seed = 1000 + h; /* reproducible Start_PSNs */
 	pp->pds = pds;
@@ -223,12 +248,49 @@ check_delivery(const struct scenario *sc, struct run_state *s)
 	}
 }
 
+/* Port of the cable leaf 0 - spine @p spine leaving the leaf. */
+static int
+uplink_port(const struct uet_fabric *fab, uint32_t spine, uint32_t *port)
+{
+	struct uet_fabric_link_info li;
+	int link = uet_fabric_link_find(fab, UET_FABRIC_TIER_LEAF, 0,
+					UET_FABRIC_TIER_SPINE, spine);
+
+	if (link < 0 || uet_fabric_link_info(fab, (uint32_t)link, &li) < 0)
+		return -1;
+	*port = li.tier[0] == UET_FABRIC_TIER_LEAF ? li.port[0] : li.port[1];
+	return link;
+}
+
+static void
+uplinks_take(struct signature *g, const struct uet_fabric *fab)
+{
+	struct uet_fabric_port_stats ps;
+	uint32_t port;
+
+	for (uint32_t sp = 0; sp < 2; sp++) {
+		int link = uplink_port(fab, sp, &port);
+		struct uet_fabric_link_info li;
+
+		if (link < 0 || uet_fabric_port_stats(fab, port, &ps) < 0)
+			continue;
+		g->up_frames[sp] = ps.tx_frames;
+		g->drops_link += ps.drops_link;
+		/* and the other direction of the cable */
+		(void)uet_fabric_link_info(fab, (uint32_t)link, &li);
+		if (uet_fabric_port_stats(fab, li.port[0] == port ?
+					  li.port[1] : li.port[0], &ps) == 0)
+			g->drops_link += ps.drops_link;
+	}
+}
+
 static void
 signature_take(struct signature *g, struct uet_fabric_eth *fe,
 	       struct uet_engine *const *eng)
 {
 	static struct uet_engine_stats st;
 
+	uplinks_take(g, uet_fabric_eth_fabric(fe));
 	uet_fabric_stats_get(uet_fabric_eth_fabric(fe), &g->fab);
 	uet_fabric_eth_stats_get(fe, &g->fe);
 	g->rx_malformed = 0;
@@ -236,6 +298,9 @@ signature_take(struct signature *g, struct uet_fabric_eth *fe,
 	for (unsigned int h = 0; h < nh; h++) {
 		const struct uet_ulp_stats *u =
 			uet_ulp_ctx_stats(uet_ulp_ctx_get(eng[h], 0));
+		const struct uet_pds_stats *p =
+			uet_pds_stats_get(uet_ulp_ctx_pds(
+				uet_ulp_ctx_get(eng[h], 0)));
 
 		(void)uet_engine_stats_get(eng[h], &st);
 		g->eng_tx[h] = st.total.tx_pkts;
@@ -243,6 +308,9 @@ signature_take(struct signature *g, struct uet_fabric_eth *fe,
 		g->rx_malformed += st.total.rx_malformed;
 		g->neigh_hold_drop += st.total.neigh_hold_drop;
 		g->retx[h] = u->tx_retx;
+		g->lb_freezes += p->lb_freezes;
+		g->lb_recycled += p->lb_recycled;
+		g->lb_explored += p->lb_explored;
 	}
 }
 
@@ -267,6 +335,7 @@ run(const struct scenario *sc, struct signature *g)
 	run_no++;
 	memset(&s, 0, sizeof(s));
 	memset(g, 0, sizeof(*g));
+	spray_mode = sc->spray;
 	fabric_cfg(&fc, sc->trim_ecn);
 	if (sc->fat_tree)
 		fc.topo = UET_FABRIC_TOPO_FAT_TREE;
@@ -294,6 +363,16 @@ run(const struct scenario *sc, struct signature *g)
 		CHECK(eng[h] != NULL);
 		if (eng[h] == NULL)
 			goto out;
+	}
+	if (sc->fail_ns != 0) {
+		uint32_t port;
+		int link = uplink_port(uet_fabric_eth_fabric(fe), 0, &port);
+
+		CHECK(link >= 0);
+		CHECK(link >= 0 && uet_fabric_link_schedule(
+			uet_fabric_eth_fabric(fe), (uint32_t)link,
+			uet_fabric_eth_now(fe) + sc->fail_ns,
+			UET_FABRIC_LINK_FAIL, 0) == 0);
 	}
 	r.eng = eng;
 	r.nb_eng = nh;
@@ -343,9 +422,35 @@ run(const struct scenario *sc, struct signature *g)
 	       g->fab.drops, retx, g->rx_malformed, g->neigh_hold_drop,
 	       g->fe.arp_answered, g->fe.rx_full, g->fe.inject_held, wall,
 	       (double)g->fab.delivered / wall);
-	CHECK(g->fe.arp_answered >= (sc->incast ? nh : 2 * nh) - 1);
+	if (sc->spray != UET_CONFIG_SPRAY_SINGLE || sc->fail_ns)
+		printf("%-12s leaf 0 uplinks: %" PRIu64 " / %" PRIu64
+		       " frames, %" PRIu64 " lost on the failed cable; "
+		       "REPS %" PRIu64 " recycled, %" PRIu64 " explored, %"
+		       PRIu64 " freezes\n", sc->name, g->up_frames[0],
+		       g->up_frames[1], g->drops_link, g->lb_recycled,
+		       g->lb_explored, g->lb_freezes);
+	if (sc->one_flow) {
+		/* three packets per message, one flow, ARP answered aside */
+		uint64_t all = g->up_frames[0] + g->up_frames[1];
+
+		CHECK(all >= 3 * sc->count);
+		if (sc->spray == UET_CONFIG_SPRAY_SINGLE)
+			CHECK(g->up_frames[0] == 0 || g->up_frames[1] == 0);
+		else
+			CHECK(g->up_frames[0] * 10 >= all * 4 &&
+			      g->up_frames[1] * 10 >= all * 4);
+	} else {
+		CHECK(g->fe.arp_answered >= (sc->incast ? nh : 2 * nh) - 1);
+	}
+	if (sc->fail_ns)
+		CHECK(g->drops_link > 0);
+	if (sc->spray == UET_CONFIG_SPRAY_REPS)
+		CHECK(g->lb_recycled > 0 && g->lb_explored > 0);
+	if (sc->spray == UET_CONFIG_SPRAY_REPS && sc->fail_ns)
+		CHECK(g->lb_freezes > 0);
 	CHECK(g->fe.rx_full == 0 && g->fe.rx_nombuf == 0);
-	if (sc->trim_ecn)
+	/* (oblivious spraying around a dead link may queue nowhere) */
+	if (sc->trim_ecn && !sc->fail_ns)
 		CHECK(g->fab.marks > 0);
 	if (sc->trim_ecn && sc->incast) {
 		CHECK(g->fab.trims > 0);
@@ -781,6 +886,16 @@ main(int argc, char **argv)
 		{ "incast", true, true, 2000, 150, 64 },
 		{ "fat-tree", false, true, 4000, 200, 64, .fat_tree = true,
 		  .shift = 4 },
+		{ "one-single", false, false, 4000, 300, 64, .shift = 2,
+		  .one_flow = true },
+		{ "one-oblivious", false, false, 4000, 300, 64, .shift = 2,
+		  .one_flow = true, .spray = UET_CONFIG_SPRAY_OBLIVIOUS },
+		{ "reps-fail", false, true, 4000, 300, 64, .shift = 2,
+		  .spray = UET_CONFIG_SPRAY_REPS, .fail_ns = 50000 },
+		{ "obliv-fail", false, true, 4000, 300, 64, .shift = 2,
+		  .spray = UET_CONFIG_SPRAY_OBLIVIOUS, .fail_ns = 50000 },
+		{ "incast-reps-fail", true, true, 2000, 150, 64,
+		  .spray = UET_CONFIG_SPRAY_REPS, .fail_ns = 50000 },
 	};
 	static const struct scenario real = {
 		"perm-real", false, false, 4000, 300, 64, true, .shift = 2,

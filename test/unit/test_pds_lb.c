@@ -325,6 +325,42 @@ pds_lb_loss__reps_freezes_on_rto(void **state)
 				       W.now));
 }
 
+/* An unmarked ACK covering several packets recycles the EV of each (the
+ * sender knows them); a marked one only blocks the EV it echoes. */
+static void
+pds_lb_ack__coalesced_recycles_each_acked_ev(void **state)
+{
+	struct uet_pds_tx a0, a;
+	uint16_t n, e[6], i;
+	uint32_t psn0;
+
+	(void)state;
+	n = send_n(UET_PDS_MODE_RUD, 0, 6);
+	assert_int_equal(n, 6);
+	for (i = 0; i < 6; i++)
+		e[i] = T[i].ev;
+	psn0 = T[0].hdr.u.req.psn;
+	fw_inject(&W, 1, &T[0], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &a0));
+	fw_inject(&W, 0, &a0, false, false);
+	assert_int_equal(uet_cms_lb_cached(lb0()), 1);
+	/* one ACK for 1..3, echoing packet 3's EV: three more cached */
+	a = ack_at(&a0, psn0 + 3, e[3]);
+	fw_inject(&W, 0, &a, false, false);
+	assert_int_equal(uet_cms_lb_cached(lb0()), 4);
+	/* marked, for 4..5: nothing recycled */
+	a = ack_at(&a0, psn0 + 5, e[5]);
+	a.hdr.flags |= UET_PDS_F_M;
+	fw_inject(&W, 0, &a, false, false);
+	assert_int_equal(uet_cms_lb_cached(lb0()), 4);
+	/* the next four packets reuse e0..e3 in order (FIFO) */
+	n = send_n(UET_PDS_MODE_RUD, 6, 4);
+	assert_int_equal(n, 4);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(T[i].ev, e[i]);
+	assert_int_equal(fw_st(0)->lb_recycled, 4);
+}
+
 /* SACK-inferred loss reports the lost packet's EV to the CMS. */
 static void
 pds_lb_loss__reps_freezes_on_sack_loss(void **state)
@@ -353,7 +389,7 @@ pds_lb_loss__reps_freezes_on_sack_loss(void **state)
 	assert_int_equal(fw_st(0)->lb_freezes, 1);
 }
 
-/* An EV outside the configured range teaches nothing and is counted. */
+/* An echoed EV outside the configured range is counted. */
 static void
 pds_lb_ack__foreign_ev_counted(void **state)
 {
@@ -368,7 +404,8 @@ pds_lb_ack__foreign_ev_counted(void **state)
 	ack.ev = 1000;
 	fw_inject(&W, 0, &ack, false, false);
 	assert_int_equal(fw_st(0)->lb_ev_foreign, 1);
-	assert_int_equal(uet_cms_lb_cached(lb0()), 0);
+	/* the packet's own EV is known to work: recycled all the same */
+	assert_int_equal(uet_cms_lb_cached(lb0()), 1);
 	assert_int_equal(W.done_ok[0], 1);
 }
 
@@ -402,6 +439,8 @@ main(void)
 		FW_TEST(pds_lb_dgram__single_keeps_one_ev, fw_setup),
 		FW_TEST(pds_lb_ack__reps_recycles_echoed_ev, setup_reps),
 		FW_TEST(pds_lb_ack__reps_marked_not_reused, setup_reps),
+		FW_TEST(pds_lb_ack__coalesced_recycles_each_acked_ev,
+			setup_reps),
 		FW_TEST(pds_lb_loss__reps_freezes_on_rto, setup_reps),
 		FW_TEST(pds_lb_loss__reps_freezes_on_sack_loss, setup_reps),
 		FW_TEST(pds_lb_ack__foreign_ev_counted, setup_reps),
