@@ -291,10 +291,6 @@ struct uet_pds {
 	/* pds_init_ack(): the ACK being processed completed a packet that
 	 * was never retransmitted (F-RTO evidence). */
 	bool ack_orig;
-	/* pds_init_ack(): an unmarked ACK; every packet it newly
-	 * acknowledges reports its EV to the load balancer (pds_lb.c). */
-	bool lb_feed;
-	uint64_t lb_now;
 	struct uet_pds_config cfg;
 	const struct uet_pds_cc_ops *cc;
 	uint32_t cap;            /* PDCs per role (general + reserved) */
@@ -533,8 +529,6 @@ void pds_lb_pdc_init(struct uet_pds *p, struct pds_pdc *c);
 uint16_t pds_lb_next(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 void pds_lb_ack(struct uet_pds *p, struct pds_pdc *c, uint16_t ev, bool m,
 		uint64_t now);
-void pds_lb_ack_begin(struct uet_pds *p, struct pds_pdc *c, uint16_t ev,
-		      bool m, uint64_t now);
 void pds_lb_nack(struct uet_pds *p, struct pds_pdc *c, uint16_t ev,
 		 uint8_t code, bool m, uint64_t now);
 void pds_lb_loss(struct uet_pds *p, struct pds_pdc *c, uint16_t ev,

@@ -22,11 +22,16 @@
  *                one of leaf 0's two spine uplinks, oblivious spraying
  *                about half on each (the EV the PDS chose reaches the
  *                wire as the UDP source port: nothing rewrites it)
- *   spray+fail   the permutation sprayed (REPS, oblivious), and the
- *                incast with REPS, trimming and ECN on, the cable between
- *                leaf 0 and spine 0 failing for good 50 us into the run
- *                (no local failover): frames lost on it, trims (incast),
- *                REPS freezes; every message exactly once, byte-exact
+ *   spray+fail   the permutation sprayed (REPS with 128 packets in
+ *                flight per flow, oblivious with 64), trimming and ECN
+ *                on, the cable between leaf 0 and spine 0 failing for
+ *                good 50 us into the run (no local failover): frames
+ *                lost on it, trims (REPS), REPS freezes; every message
+ *                exactly once and byte-exact
+ *
+ * "lb" (not run by meson): the load-balancing measurement of
+ * docs/CONGESTION.md (16 hosts, 4 spines, 4 KiB MTU); LB_DEBUG=1 in the
+ * environment adds each flow's completion time.
  *   determinism  each scenario runs twice: identical counters
  *
  * "real" (not run by meson): the permutation on the engines' TSC clock.
@@ -40,6 +45,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -104,6 +110,10 @@ static bool bench_real_clock;
 static bool all_real_clock;
 /* engine_make(): [spray] mode of the scenario running */
 static enum uet_config_spray_mode spray_mode;
+/* engine_make() for the "lb" measurement: IP MTU 4 KiB, static
+ * neighbours (host h talks to h - shift and h + shift) */
+static bool lb_big;
+static unsigned int lb_shift;
 
 static bool
 all_done(void *arg)
@@ -186,6 +196,28 @@ rulp_setup(const struct scenario *sc, const struct uet_fabric_eth *fe,
 	s->expect[h] = p->expect;
 }
 
+/* Static neighbours of host @p h in the "lb" measurement (no ARP wait:
+ * the first packets are not held or dropped). */
+static void
+lb_neighbours(const struct uet_fabric_eth *fe, unsigned int h,
+	      struct uet_config *c)
+{
+	unsigned int peer[2] = { (h + lb_shift) % nh,
+				 (h + nh - lb_shift) % nh };
+	uint8_t a[16];
+
+	for (unsigned int i = 0; i < 2; i++) {
+		struct uet_config_neighbor *n = &c->neighbor[c->nb_neighbors++];
+
+		(void)uet_fabric_host_addr_get(
+			uet_fabric_eth_fabric((struct uet_fabric_eth *)fe),
+			peer[i], false, a);
+		n->ip.family = AF_INET;
+		memcpy(&n->ip.v4, a, 4);
+		(void)uet_fabric_eth_host_mac(fe, peer[i], n->mac);
+	}
+}
+
 static struct uet_engine *
 engine_make(const struct uet_fabric_eth *fe, unsigned int h,
 	    struct uet_proto_params *pp, struct uet_pds_config *pds)
@@ -202,6 +234,12 @@ engine_make(const struct uet_fabric_eth *fe, unsigned int h,
 	c.nb_neighbors = 0; /* resolved by ARP (the adapter answers) */
 	c.engine.mbuf_pool_size = 2047;
 	c.engine.mbuf_cache = 32;
+	if (lb_big) {
+		c.port[0].mtu = 4096;
+		c.engine.mbuf_size = 4096 + 256 + RTE_PKTMBUF_HEADROOM;
+		c.engine.mbuf_pool_size = 1023;
+		lb_neighbours(fe, h, &c);
+	}
 	if (uet_fabric_eth_port_config(fe, h, &c, 0) != 0)
 		return NULL;
 	c.spray.mode = spray_mode;
@@ -444,6 +482,9 @@ run(const struct scenario *sc, struct signature *g)
 	}
 	if (sc->fail_ns)
 		CHECK(g->drops_link > 0);
+	/* 128 packets in flight per flow: queues build, frames are trimmed */
+	if (sc->fail_ns && sc->spray == UET_CONFIG_SPRAY_REPS)
+		CHECK(g->fab.trims > 0);
 	if (sc->spray == UET_CONFIG_SPRAY_REPS)
 		CHECK(g->lb_recycled > 0 && g->lb_explored > 0);
 	if (sc->spray == UET_CONFIG_SPRAY_REPS && sc->fail_ns)
@@ -820,6 +861,224 @@ out:
 	rulp_free(ru);
 }
 
+/* ------------------------------------------------------------------ */
+/* "lb" (not run by meson): load balancing through the real PDS         */
+/* ------------------------------------------------------------------ */
+
+#define LB_HOSTS 16
+#define LB_SIZE 4000     /* one packet per message at IP MTU 4096 */
+#define LB_MSGS 512      /* per flow: 2.048 MB */
+#define LB_WINDOW 32     /* packets in flight per flow */
+#define LB_SLICE_NS 1000 /* failure runs: look at the dead cable this often */
+
+struct lb_state {
+	struct run_state rs;
+	struct uet_fabric_eth *fe;
+	uint64_t done_ns[LB_HOSTS]; /* receiver h has every message */
+};
+
+static bool
+lb_done(void *arg)
+{
+	struct lb_state *l = arg;
+	bool all = true;
+
+	for (unsigned int h = 0; h < nh; h++) {
+		if (l->done_ns[h] == 0 &&
+		    rulp_live(l->rs.r[h])->rx_msgs >= l->rs.expect[h])
+			l->done_ns[h] = uet_fabric_eth_now(l->fe);
+		all &= l->done_ns[h] != 0 && rulp_send_finished(l->rs.r[h]);
+	}
+	return all;
+}
+
+/* Frames lost on both directions of leaf 0 - spine 0 so far. */
+static uint64_t
+lb_dead_drops(const struct uet_fabric *fab)
+{
+	struct uet_fabric_link_info li;
+	struct uet_fabric_port_stats ps;
+	uint64_t n = 0;
+	uint32_t port;
+	int link = uplink_port(fab, 0, &port);
+
+	if (link < 0 || uet_fabric_link_info(fab, (uint32_t)link, &li) < 0)
+		return 0;
+	for (unsigned int e = 0; e < 2; e++)
+		if (uet_fabric_port_stats(fab, li.port[e], &ps) == 0)
+			n += ps.drops_link;
+	return n;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Permutation on 16 hosts (4 leaves of 4, 4 spines, 100 Gb/s, 1 us
+ * links, 4 KiB IP MTU): host h sends 512 messages of 4000 B to host
+ * h + 4 (the next leaf), 32 packets in flight, trimming and ECN on.
+ * Per flow: goodput over the time until its receiver had every message,
+ * as a fraction of 100 Gb/s. With @p fail_ns, leaf 0 - spine 0 fails for
+ * good then; the run goes in 1 us slices to see when the last frame was
+ * lost on it.
+ */
+static void
+lb_one(enum uet_config_spray_mode mode, uint64_t fail_ns)
+{
+	static const char *const names[] = { "single", "oblivious", "reps" };
+	const struct scenario sc = {
+		"lb", false, true, LB_SIZE, LB_MSGS, LB_WINDOW, .shift = 4,
+		.spray = mode, .fail_ns = fail_ns,
+	};
+	struct uet_fabric_eth_params fp = { 0 };
+	struct uet_fabric_config fc;
+	struct uet_engine *eng[LB_HOSTS] = { 0 };
+	struct uet_proto_params pp[LB_HOSTS];
+	struct uet_pds_config pds[LB_HOSTS];
+	struct uet_fabric_eth_run r = { 0 };
+	struct uet_fabric_eth_run_stats rs;
+	static struct lb_state l;
+	struct signature g;
+	uint64_t t[LB_HOSTS], dead = 0, last_loss = 0, retx = 0, dup = 0;
+	uint64_t lb_sack = 0;
+	double frac[LB_HOSTS], wall;
+	char name[9];
+	int rc, err = 0;
+
+	run_no++;
+	memset(&l, 0, sizeof(l));
+	memset(&g, 0, sizeof(g));
+	spray_mode = mode;
+	lb_big = true;
+	lb_shift = sc.shift;
+	nh = LB_HOSTS;
+	fabric_cfg(&fc, true);
+	fc.hosts = LB_HOSTS;
+	fc.hosts_per_leaf = 4;
+	fc.spines = 4;
+	fc.mtu = 4096 + 18;
+	fc.frame_pool = 16384;
+	snprintf(name, sizeof(name), "fl%u", run_no);
+	fp.fabric = &fc;
+	fp.name = name;
+	l.fe = uet_fabric_eth_create(&fp, &err);
+	CHECK(l.fe != NULL);
+	if (l.fe == NULL)
+		return;
+	for (unsigned int h = 0; h < nh; h++) {
+		struct rulp_params p;
+
+		rulp_setup(&sc, l.fe, h, &p, &l.rs);
+		l.rs.r[h] = rulp_create(&p);
+		pp[h] = (struct uet_proto_params){ .ulp = &rulp_ops,
+						   .ulp_arg = l.rs.r[h] };
+		eng[h] = l.rs.r[h] ? engine_make(l.fe, h, &pp[h], &pds[h]) :
+				     NULL;
+		CHECK(eng[h] != NULL);
+		if (eng[h] == NULL)
+			goto out;
+	}
+	if (fail_ns) {
+		uint32_t port;
+		int link = uplink_port(uet_fabric_eth_fabric(l.fe), 0, &port);
+
+		CHECK(link >= 0 && uet_fabric_link_schedule(
+			uet_fabric_eth_fabric(l.fe), (uint32_t)link,
+			uet_fabric_eth_now(l.fe) + fail_ns,
+			UET_FABRIC_LINK_FAIL, 0) == 0);
+	}
+	r.eng = eng;
+	r.nb_eng = nh;
+	r.virtual_time = true;
+	r.done = lb_done;
+	r.arg = &l;
+	r.max_iterations = 50000000;
+	wall = wall_now();
+	do {
+		r.until_ns = fail_ns ? uet_fabric_eth_now(l.fe) + LB_SLICE_NS :
+				       MAX_NS;
+		rc = uet_fabric_eth_run(l.fe, &r, &rs);
+		if (fail_ns) {
+			uint64_t d = lb_dead_drops(uet_fabric_eth_fabric(l.fe));
+
+			if (d > dead) {
+				dead = d;
+				last_loss = uet_fabric_eth_now(l.fe);
+			}
+		}
+	} while (rc == -ETIMEDOUT && uet_fabric_eth_now(l.fe) < MAX_NS);
+	wall = wall_now() - wall;
+	CHECK(rc == 0);
+	check_delivery(&sc, &l.rs);
+	signature_take(&g, l.fe, eng);
+	for (unsigned int h = 0; h < nh; h++) {
+		struct rulp_result res;
+
+		rulp_result(l.rs.r[h], &res);
+		lb_sack += uet_pds_stats_get(uet_ulp_ctx_pds(
+			uet_ulp_ctx_get(eng[h], 0)))->retx_sack;
+		dup += res.rx_dup;
+		retx += g.retx[h];
+		t[h] = l.done_ns[h];
+		/* bits delivered / (time x 100 Gb/s) */
+		frac[h] = (double)LB_MSGS * LB_SIZE * 8 /
+			  ((double)l.done_ns[h] * 100.0);
+	}
+	if (getenv("LB_DEBUG"))
+		for (unsigned int h = 0; h < nh; h++)
+			printf("  flow %u -> %u done %.1f us, sender retx %" PRIu64 "\n",
+			       (h + nh - 4) % nh, h, l.done_ns[h] / 1e3,
+			       g.retx[(h + nh - 4) % nh]);
+	qsort(t, nh, sizeof(t[0]), cmp_u64);
+	{
+		double fmin = frac[0], fsum = 0;
+
+		for (unsigned int h = 0; h < nh; h++) {
+			fmin = frac[h] < fmin ? frac[h] : fmin;
+			fsum += frac[h];
+		}
+		printf("| %s | %s | %.1f | %.1f | %.1f | %.3f | %.3f | %"
+		       PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64,
+		       names[mode], fail_ns ? "leaf0-spine0 at 50 us" : "-",
+		       t[0] / 1e3, t[nh / 2] / 1e3, t[nh - 1] / 1e3, fmin,
+		       fsum / nh, retx, g.fab.trims, g.fab.marks, dup);
+		if (fail_ns)
+			printf(" | %" PRIu64 " | %.1f", dead,
+			       last_loss ? (last_loss - fail_ns) / 1e3 : 0.0);
+		printf(" | freezes %" PRIu64 " recycled %" PRIu64
+		       " explored %" PRIu64 " sack %" PRIu64 " (%.2f s wall)\n",
+		       g.lb_freezes, g.lb_recycled, g.lb_explored,
+		       lb_sack, wall);
+	}
+	CHECK(dup == 0);
+out:
+	uet_fabric_eth_drain(l.fe);
+	for (unsigned int h = 0; h < nh; h++)
+		uet_engine_free(eng[h]);
+	uet_fabric_eth_free(l.fe);
+	for (unsigned int h = 0; h < nh; h++)
+		rulp_free(l.rs.r[h]);
+	lb_big = false;
+}
+
+static void
+lb_measure(void)
+{
+	printf("| mode | failure | first flow done (us) | median | last | "
+	       "min fraction of 100 Gb/s | mean | retransmissions | trims "
+	       "| marks | duplicates | frames lost on the dead cable | last "
+	       "loss there (us after the failure) |\n");
+	for (unsigned int m = 0; m < 3; m++)
+		lb_one((enum uet_config_spray_mode)m, 0);
+	for (unsigned int m = 0; m < 3; m++)
+		lb_one((enum uet_config_spray_mode)m, 50000);
+}
+
 /*
  * Not run by meson ("bench" argument): idle loop iterations per wall
  * second of an engine on the real clock (TSC, the default) and of one on
@@ -890,12 +1149,10 @@ main(int argc, char **argv)
 		  .one_flow = true },
 		{ "one-oblivious", false, false, 4000, 300, 64, .shift = 2,
 		  .one_flow = true, .spray = UET_CONFIG_SPRAY_OBLIVIOUS },
-		{ "reps-fail", false, true, 4000, 300, 64, .shift = 2,
+		{ "reps-fail", false, true, 4000, 300, 128, .shift = 2,
 		  .spray = UET_CONFIG_SPRAY_REPS, .fail_ns = 50000 },
 		{ "obliv-fail", false, true, 4000, 300, 64, .shift = 2,
 		  .spray = UET_CONFIG_SPRAY_OBLIVIOUS, .fail_ns = 50000 },
-		{ "incast-reps-fail", true, true, 2000, 150, 64,
-		  .spray = UET_CONFIG_SPRAY_REPS, .fail_ns = 50000 },
 	};
 	static const struct scenario real = {
 		"perm-real", false, false, 4000, 300, 64, true, .shift = 2,
@@ -915,6 +1172,13 @@ main(int argc, char **argv)
 		clock_bench();
 		(void)rte_eal_cleanup();
 		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "lb") == 0) {
+		lb_measure();
+		(void)rte_eal_cleanup();
+		printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS",
+		       failures);
+		return failures ? 1 : 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "real") == 0) {
 		/* The real clock: the same loop without jumps. Not run by
