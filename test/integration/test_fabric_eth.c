@@ -28,12 +28,11 @@
  *                good 50 us into the run (no local failover): frames
  *                lost on it, trims (REPS), REPS freezes; every message
  *                exactly once and byte-exact
+ *   determinism  each scenario runs twice: identical counters
  *
  * "lb" (not run by meson): the load-balancing measurement of
  * docs/CONGESTION.md (16 hosts, 4 spines, 4 KiB MTU); LB_DEBUG=1 in the
  * environment adds each flow's completion time.
- *   determinism  each scenario runs twice: identical counters
- *
  * "real" (not run by meson): the permutation on the engines' TSC clock.
  * "bench" (not run by meson): idle iterations per second, TSC vs virtual
  * clock.
