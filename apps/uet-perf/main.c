@@ -77,7 +77,8 @@ usage(FILE *f)
 "  --capture FILE pcapng of every frame of the (first) sender's engine,\n"
 "                 or of this process's engine with --role; for uet-dump\n"
 "  --config FILE  engine configuration ([eal], [timers], [fault], ...)\n"
-"  --json         print one JSON object with every number\n"
+"  --json [FILE]  print one JSON object with every number (FILE: with\n"
+"                 --fabric, written there, the summary still printed)\n"
 "  --verbose      print engine, hook and PDS counters after each mode\n"
 "  -i, --interactive  prompt (start, stop, show, set ...; type help)\n"
 "  --role R       server | client (two processes; needs --config)\n"
@@ -87,6 +88,17 @@ usage(FILE *f)
 "  --idle-sleep-us N  inline: sleep up to N us when idle (default 0)\n"
 "  --ctl-timeout T    bound of every control socket step (default 10s)\n"
 "  --arp          no static neighbour from the exchange (resolve by ARP)\n"
+"  --fabric [K=V,...]  run --pattern over the emulated fabric: one engine\n"
+"                 per emulated host in this process; K=V are [fabric] keys\n"
+"                 of docs/CONFIG.md (hosts=16,spines=4,fail=leaf0-spine1@50us)\n"
+"  --pattern P    fabric: permutation (default) | shift | incast | all-to-all\n"
+"  --flow-size B  fabric: bytes per flow, whole --size messages (default 2M;\n"
+"                 --size defaults to 64K there)\n"
+"  --start S      fabric: zero (default: every flow at 0) | staggered:T\n"
+"                 (flow i starts at i x T)\n"
+"  --clock C      fabric: virtual (default, deterministic) | real (TSC)\n"
+"  --sample T     fabric: --csv row every T of emulated time (default 10us)\n"
+"  --time-limit T fabric: stop after T of emulated time (default 1s)\n"
 "  -h, --help     this text\n"
 "  --version      the uet-perf and DPDK versions\n");
 }
@@ -267,6 +279,89 @@ check_combos(struct perf_opts *o, unsigned int twoproc_flags,
 	return check_roles(o, twoproc_flags, test_flags);
 }
 
+/* --start zero | staggered:T */
+static int
+parse_start(const char *s, uint64_t *stagger)
+{
+	struct uet_parse_err err;
+
+	if (strcmp(s, "zero") == 0) {
+		*stagger = 0;
+		return 0;
+	}
+	if (strncmp(s, "staggered:", 10) != 0)
+		return bad_arg("--start", "expected zero or staggered:T "
+			       "(e.g. staggered:5us)");
+	if (uet_parse_duration_ns(s + 10, 1, 1000000000ull, stagger,
+				  &err) < 0)
+		return bad_arg("--start", err.msg);
+	return 0;
+}
+
+/* The --fabric options; -1: @p c is not one of them. */
+static int
+parse_fabric_opt(int c, int argc, char **argv, struct perf_opts *o)
+{
+	struct perf_fabric_opts *f = &o->fab;
+	struct uet_parse_err err;
+
+	switch (c) {
+	case 'F':
+		f->on = true;
+		/* an optional word: the [fabric] pairs */
+		if (optind < argc && argv[optind][0] != '-')
+			f->spec = argv[optind++];
+		return 0;
+	case 'W':
+		f->pattern = perf_pattern_find(optarg);
+		return f->pattern != NULL ? 0 : bad_arg("--pattern",
+			"expected permutation, shift, incast or all-to-all");
+	case 'Z':
+		return uet_parse_size(optarg, 16, 1ull << 34, &f->flow_size,
+				      &err) < 0 ? bad_arg("--flow-size",
+							  err.msg) : 0;
+	case 'Y':
+		return parse_start(optarg, &f->stagger_ns);
+	case 'K':
+		if (strcmp(optarg, "real") != 0 &&
+		    strcmp(optarg, "virtual") != 0)
+			return bad_arg("--clock", "expected real or virtual");
+		f->real_clock = strcmp(optarg, "real") == 0;
+		return 0;
+	case 'Q':
+		return uet_parse_duration_ns(optarg, 100, 1000000000ull,
+					     &f->sample_ns, &err) < 0 ?
+		       bad_arg("--sample", err.msg) : 0;
+	case 'L':
+		return uet_parse_duration_ns(optarg, 1000, 3600000000000ull,
+					     &f->limit_ns, &err) < 0 ?
+		       bad_arg("--time-limit", err.msg) : 0;
+	default:
+		return -1;
+	}
+}
+
+/* Fabric-only flags without --fabric, flags --fabric does not take. */
+static int
+check_fabric(struct perf_opts *o, bool mode_given, bool fabric_flags)
+{
+	if (!o->fab.on) {
+		if (fabric_flags)
+			return bad_arg("--pattern/--flow-size/--start/--clock/"
+				       "--sample/--time-limit", "need --fabric");
+		if (o->json_path != NULL)
+			return bad_arg("--json FILE", "needs --fabric (the "
+				       "other runs print JSON to stdout)");
+		return 0;
+	}
+	if (mode_given)
+		return bad_arg("--mode", "with --fabric the traffic is "
+			       "--pattern");
+	if (o->interactive)
+		return bad_arg("--fabric", "at the prompt: set fabric ...");
+	return 0;
+}
+
 /* @return 0, 1 (--help: exit 0), 2 (usage error) */
 static int
 parse_args(int argc, char **argv, struct perf_opts *o)
@@ -300,14 +395,22 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "op", required_argument, NULL, 'O' },
 		{ "tagged", no_argument, NULL, 'g' },
 		{ "verify", no_argument, NULL, 'y' },
+		{ "fabric", no_argument, NULL, 'F' },
+		{ "pattern", required_argument, NULL, 'W' },
+		{ "flow-size", required_argument, NULL, 'Z' },
+		{ "start", required_argument, NULL, 'Y' },
+		{ "clock", required_argument, NULL, 'K' },
+		{ "sample", required_argument, NULL, 'Q' },
+		{ "time-limit", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int test_flags = 0; /* client-only flags given */
 	unsigned int twoproc_flags = 0; /* two-process flags given */
 	unsigned int ses_flags = 0; /* 1: --op, 2: --tagged */
+	bool mode_given = false, fabric_flags = false;
 	struct uet_parse_err err;
 	uint64_t v;
-	int c;
+	int c, rc;
 
 	memset(o, 0, sizeof(*o));
 	o->modes = PERF_MODES_ALL;
@@ -318,8 +421,16 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 	o->ctl_timeout_ms = 10000;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+ih", lopts, NULL)) != -1) {
+		rc = parse_fabric_opt(c, argc, argv, o);
+		if (rc >= 0) {
+			if (rc != 0)
+				return rc;
+			fabric_flags |= c != 'F';
+			continue;
+		}
 		switch (c) {
 		case 'm':
+			mode_given = true;
 			test_flags |= 1;
 			if (parse_mode(optarg, &o->modes) < 0)
 				return bad_arg("--mode", "expected msgrate, "
@@ -375,6 +486,9 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 			break;
 		case 'j':
 			o->json = true;
+			/* an optional word: the file */
+			if (optind < argc && argv[optind][0] != '-')
+				o->json_path = argv[optind++];
 			break;
 		case 'v':
 			o->verbose = true;
@@ -482,6 +596,9 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 	}
 	if (optind < argc)
 		return bad_arg(argv[optind], "unexpected argument");
+	rc = check_fabric(o, mode_given, fabric_flags);
+	if (rc != 0 || o->fab.on)
+		return rc; /* the rest: perf_fabric_check() */
 	return check_combos(o, twoproc_flags, test_flags, ses_flags);
 }
 
@@ -802,7 +919,8 @@ open_csv(struct perf_opts *o)
 		return 2;
 	}
 	o->csv_ses = o->ulp == PERF_ULP_SES;
-	perf_csv_header(o->csv_file, o->csv_ses);
+	if (!o->fab.on) /* the fabric's columns are its own (fabric_report.c) */
+		perf_csv_header(o->csv_file, o->csv_ses);
 	return 0;
 }
 
@@ -910,14 +1028,16 @@ main(int argc, char **argv)
 		return rc == 1 ? 0 : 2;
 	if (k > 1)
 		o.eal_args = eal;
-	rc = check_capture(&o);
+	rc = o.fab.on ? perf_fabric_check(&o) : check_capture(&o);
 	if (rc == 0)
 		rc = open_csv(&o);
 	if (rc == 0 && o.role != PERF_ROLE_NONE)
 		rc = perf_twoproc_main(&o);
 	else if (rc == 0)
 		rc = eal_up(&o);
-	if (rc == 0 && o.role == PERF_ROLE_NONE)
+	if (rc == 0 && o.fab.on)
+		rc = perf_fabric_main(&o);
+	else if (rc == 0 && o.role == PERF_ROLE_NONE)
 		rc = o.interactive ? perf_cli_main(&o) : batch_main(&o);
 	if (o.csv_file != NULL && fclose(o.csv_file) != 0 && rc == 0) {
 		fprintf(stderr, "uet-perf: --csv %s: %s\n", o.csv,
