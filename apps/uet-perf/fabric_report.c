@@ -227,11 +227,39 @@ pf_totals(const struct pf_run *p, struct pf_totals *t)
 	}
 }
 
+/* Links between two hosts: 2 under one leaf, 4 through a spine, 6
+ * through a fat tree's core. */
+static uint32_t
+pf_hops(const struct pf_run *p, uint32_t a, uint32_t b)
+{
+	const struct uet_config_fabric *c = &p->cfg->fabric;
+	uint32_t leaf = c->topology == UET_CONFIG_FABRIC_FAT_TREE ?
+			c->k / 2 : c->hosts_per_leaf;
+	uint32_t pod = c->k * c->k / 4;
+
+	if (a / leaf == b / leaf)
+		return 2;
+	if (c->topology != UET_CONFIG_FABRIC_FAT_TREE || a / pod == b / pod)
+		return 4;
+	return 6;
+}
+
+/* Unloaded time from the first bit sent to the last received, beyond
+ * the serialisation of the flow's bytes on one link: every other hop
+ * stores and forwards the last frame, every link delays it. */
+static double
+pf_path_us(const struct pf_run *p, uint32_t hops)
+{
+	uint64_t frame = p->wire_per_msg / p->ppm;
+
+	return (hops - 1) * pf_ser_us(frame, p->fc.link_rate_bps) +
+	       (double)(hops * p->cfg->fabric.link_delay_ns) / 1000.0;
+}
+
 static void
 pf_flow_stats(const struct pf_run *p, struct pf_result *res)
 {
 	uint64_t rate = p->fc.link_rate_bps;
-	double half_rtt = (double)res->th.base_rtt_ns / 2000.0;
 	uint64_t wire = p->count * p->wire_per_msg;
 	double sum = 0, sum2 = 0, *fct;
 	uint32_t n = 0;
@@ -252,7 +280,9 @@ pf_flow_stats(const struct pf_run *p, struct pf_result *res)
 		r->lost = fl.lost;
 		r->start_ns = f->spec.start_ns;
 		r->complete = fl.msgs == p->count;
-		r->ideal_us = pf_ser_us(wire, rate) + half_rtt;
+		r->ideal_us = pf_ser_us(wire, rate) +
+			      pf_path_us(p, pf_hops(p, f->spec.src,
+						    f->spec.dst));
 		res->complete = res->complete && r->complete;
 		if (!r->complete)
 			continue;
@@ -282,25 +312,39 @@ pf_flow_stats(const struct pf_run *p, struct pf_result *res)
 	free(fct);
 }
 
-/* The busiest host link bounds the last completion from below. */
+/*
+ * The busiest host link bounds the last completion from below: every
+ * byte through it, after the shortest unloaded path of its flows (flows
+ * all starting at 0; with staggered starts the per-flow bound above may
+ * be the larger).
+ */
 static void
 pf_ideal_last(const struct pf_run *p, struct pf_result *res)
 {
 	uint64_t *load = calloc(2 * (size_t)p->hosts, sizeof(*load));
-	uint64_t wire = p->count * p->wire_per_msg, worst = 0;
+	uint32_t *hops = calloc(2 * (size_t)p->hosts, sizeof(*hops));
+	uint64_t wire = p->count * p->wire_per_msg;
 
-	if (load == NULL)
-		return;
-	for (uint32_t i = 0; i < p->nflows; i++) {
-		load[2 * p->flow[i].spec.src] += wire;
-		load[2 * p->flow[i].spec.dst + 1] += wire;
+	for (uint32_t i = 0; load != NULL && hops != NULL &&
+	     i < p->nflows; i++) {
+		const struct perf_flow_spec *f = &p->flow[i].spec;
+		uint32_t n = pf_hops(p, f->src, f->dst);
+		uint32_t end[2] = { 2 * f->src, 2 * f->dst + 1 };
+
+		for (unsigned int e = 0; e < 2; e++) {
+			load[end[e]] += wire;
+			if (hops[end[e]] == 0 || n < hops[end[e]])
+				hops[end[e]] = n;
+		}
 	}
-	for (uint32_t h = 0; h < 2 * p->hosts; h++)
-		worst = RTE_MAX(worst, load[h]);
-	res->ideal_last_us = RTE_MAX(res->ideal_last_us,
-		pf_ser_us(worst, p->fc.link_rate_bps) +
-		(double)res->th.base_rtt_ns / 2000.0);
+	for (uint32_t h = 0; load != NULL && hops != NULL &&
+	     h < 2 * p->hosts; h++)
+		if (load[h] > 0)
+			res->ideal_last_us = RTE_MAX(res->ideal_last_us,
+				pf_ser_us(load[h], p->fc.link_rate_bps) +
+				pf_path_us(p, hops[h]));
 	free(load);
+	free(hops);
 }
 
 static void
@@ -503,7 +547,7 @@ pf_json(const struct pf_run *p, const struct pf_result *res)
 	return json_pack(
 		"{s:s, s:{s:s, s:i, s:f, s:I, s:i, s:I, s:I, s:b, s:b, s:s},"
 		" s:{s:s, s:i, s:I, s:i, s:I, s:i, s:s, s:I},"
-		" s:{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f},"
+		" s:{s:f, s:f, s:f, s:f, s:f, s:f, s:f}, s:f,"
 		" s:o, s:o, s:{s:s?, s:I, s:f, s:f},"
 		" s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
 		" s:{s:I, s:I, s:I, s:I, s:b},"

@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""uet-perf --fabric: tiny runs over the emulated fabric in virtual time.
+
+  incast   4 hosts (2 leaves of 2, 2 spines), 3 flows into host 0 with
+           trimming on: every flow complete exactly once, every trim
+           received and NACKed; a second run gives the same JSON (virtual
+           time is deterministic) but for the wall-clock fields
+  plot     the --csv of that run through scripts/plot-fabric.sh: a PNG
+           and an SVG, each non-empty and of the right kind
+  failure  a spine link fails during a permutation (schedule line of
+           --fabric): frames are lost on it, still every flow exactly once
+  errors   bad --fabric keys, values and links, flags --fabric does not
+           take, fabric flags without --fabric: exit 2 with the reason
+
+Checks behaviour and counted results, never wall-clock times. Files go to
+a private temporary directory, removed at the end."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+FAILS = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        FAILS.append(what)
+
+
+def run(perf, args, timeout=120):
+    return subprocess.run([perf] + args, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+SMALL = "hosts=4,hosts_per_leaf=2,spines=2"
+# every number of a run but the wall-clock ones
+WALL = ("wall_s", "cpu_s", "frames_per_wall_s")
+
+
+def strip_wall(d):
+    e = dict(d["emulator"])
+    for k in WALL:
+        e.pop(k, None)
+    d = dict(d)
+    d["emulator"] = e
+    return d
+
+
+def incast(perf, tmp):
+    js = [os.path.join(tmp, "a.json"), os.path.join(tmp, "b.json")]
+    csv = os.path.join(tmp, "incast.csv")
+    base = ["--fabric", SMALL, "--pattern", "incast", "--flow-size",
+            "256K", "--size", "16K", "--sample", "2us"]
+    p = run(perf, base + ["--json", js[0], "--csv", csv])
+    check(p.returncode == 0, f"incast: exit 0 ({p.returncode}) "
+          f"{p.stderr.strip()[:300]}")
+    check("every flow complete, exactly once" in p.stdout,
+          "incast: summary says exactly once")
+    q = run(perf, base + ["--json", js[1]])
+    check(q.returncode == 0, "incast: second run exit 0")
+    try:
+        a = json.load(open(js[0]))
+        b = json.load(open(js[1]))
+    except (OSError, ValueError) as e:
+        check(False, f"incast: JSON files load ({e})")
+        return csv
+    check(a["verified"] is True, "incast: verified")
+    check(a["traffic"]["flows"] == 3 and len(a["flow"]) == 3,
+          "incast: 3 flows")
+    check(all(f["complete"] and f["dst"] == 0 and
+              f["bytes"] == 256 * 1024 for f in a["flow"]),
+          "incast: every flow delivered 256 KiB to host 0")
+    d = a["delivery"]
+    check(d["exactly_once"] and d["duplicates"] == 0 and
+          d["lost_packets"] == 0 and d["messages"] == 3 * 16,
+          "incast: 48 messages exactly once")
+    k = a["packets"]
+    check(k["trims"] > 0, f"incast: the fabric trimmed ({k['trims']})")
+    check(k["trimmed_received"] == k["trims"],
+          "incast: every trim reached its receiver")
+    check(k["trim_nacks_sent"] == k["trims"] and
+          k["trim_nacks_received"] == k["trims"],
+          "incast: every trim NACKed, every NACK received")
+    check(k["retransmitted"] >= k["trims"],
+          "incast: each trimmed packet retransmitted")
+    c = a["completion_us"]
+    check(0 < c["first"] <= c["p50"] <= c["max"] == c["last"] and
+          c["last"] >= c["ideal_last"] > 0,
+          "incast: completion times ordered, last above the ideal")
+    check(0 < a["jain"] <= 1.0, "incast: Jain index in (0, 1]")
+    bn = a["bottleneck"]
+    check(bn["port"] == "leaf0>host0",
+          f"incast: the bottleneck is leaf0>host0 ({bn['port']})")
+    check(a["emulator"]["frames"] > 0 and
+          a["emulator"]["frames_per_wall_s"] > 0,
+          "incast: emulator speed reported")
+    check(strip_wall(a) == strip_wall(b),
+          "incast: a second run gives the same numbers (virtual time)")
+    return csv
+
+
+def plot(tmp, csv, srcdir):
+    script = os.path.join(srcdir, "scripts", "plot-fabric.sh")
+    try:
+        head = open(csv).readline()
+    except OSError:
+        head = ""
+    check(head.startswith("time_us,rate_gbps_1_0,rate_gbps_2_0,"
+                          "rate_gbps_3_0,queue_max_bytes,q_leaf0_host0"),
+          "csv: header has flow rates and switch queues")
+    rows = sum(1 for _ in open(csv)) - 1 if head else 0
+    check(rows >= 10, f"csv: rows every 2 us ({rows})")
+    if shutil.which("gnuplot") is None:
+        check(False, "plot: gnuplot installed (scripts/install-deps.sh)")
+        return
+    for fmt, magic in (("png", b"\x89PNG\r\n\x1a\n"), ("svg", b"<svg")):
+        out = os.path.join(tmp, "incast")
+        p = subprocess.run(["bash", script, "--format", fmt, csv, out],
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0, f"plot {fmt}: exit 0 ({p.returncode}) "
+              f"{p.stderr.strip()[:200]}")
+        for kind in ("queues", "rates"):
+            f = f"{out}-{kind}.{fmt}"
+            data = open(f, "rb").read() if os.path.exists(f) else b""
+            ok = data.startswith(magic) if fmt == "png" else \
+                magic in data[:400]
+            check(len(data) > 1000 and ok,
+                  f"plot {fmt}: {kind} image is a non-empty {fmt}")
+    p = subprocess.run(["bash", script, os.path.join(tmp, "a.json"),
+                        os.path.join(tmp, "x")], capture_output=True,
+                       text=True, timeout=60)
+    check(p.returncode == 1 and "not a uet-perf" in p.stderr,
+          "plot: a file that is not the CSV is refused")
+
+
+def failure(perf, tmp):
+    js = os.path.join(tmp, "fail.json")
+    p = run(perf, ["--fabric", "hosts=8,hosts_per_leaf=2,spines=2,"
+                   "trimming=off,fail=leaf0-spine1@10us",
+                   "--pattern", "shift", "--flow-size", "512K",
+                   "--json", js])
+    check(p.returncode == 0, f"failure: exit 0 ({p.returncode}) "
+          f"{p.stderr.strip()[:300]}")
+    try:
+        a = json.load(open(js))
+    except (OSError, ValueError):
+        check(False, "failure: JSON loads")
+        return
+    lost = sum(x["drops_link"] for x in a["ports"])
+    check(lost > 0, f"failure: frames lost on the failed link ({lost})")
+    check(a["verified"] and a["delivery"]["exactly_once"],
+          "failure: every flow complete exactly once")
+    check(a["packets"]["retransmitted"] > 0,
+          "failure: losses recovered by retransmission")
+
+
+def errors(perf):
+    cases = [
+        (["--fabric", "hosts=1"], "hosts"),
+        (["--fabric", "bogus=1"], "unknown key"),
+        (["--fabric", "hosts"], "KEY=VALUE"),
+        (["--fabric", "fail=leaf0-spine9@5us"], "spine9 does not exist"),
+        (["--fabric", "k=8"], "fat_tree only"),
+        (["--fabric", "--pattern", "ring"], "--pattern"),
+        (["--fabric", "--clock", "sundial"], "--clock"),
+        (["--fabric", "--start", "later"], "staggered"),
+        (["--fabric", "--flow-size", "1K", "--size", "4K"],
+         "--flow-size"),
+        (["--fabric", "--mode", "bw"], "--pattern"),
+        (["--fabric", "--ulp", "ses"], "SES driver"),
+        (["--fabric", "--loss", "10"], "loss_ppm"),
+        (["--fabric", "--pds", "uud"], "--pds"),
+        (["--pattern", "incast"], "need --fabric"),
+        (["--json", "out.json"], "needs --fabric"),
+    ]
+    for args, why in cases:
+        p = run(perf, args, timeout=30)
+        check(p.returncode == 2 and why in p.stderr,
+              f"error {' '.join(args)}: exit 2 naming '{why}' "
+              f"({p.returncode}: {p.stderr.strip()[:120]})")
+
+
+def main():
+    perf = sys.argv[1]
+    srcdir = os.path.normpath(os.path.join(os.path.dirname(
+        os.path.abspath(__file__)), "..", ".."))
+    tmp = tempfile.mkdtemp(prefix=f"uet-perf-fabric-{os.getpid()}-")
+    try:
+        csv = incast(perf, tmp)
+        plot(tmp, csv, srcdir)
+        failure(perf, tmp)
+        errors(perf)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{'FAIL' if FAILS else 'PASS'}: {len(FAILS)} failure(s)")
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
