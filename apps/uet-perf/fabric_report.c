@@ -148,6 +148,7 @@ struct pf_fres {                 /* one flow */
 
 struct pf_totals {
 	uint64_t tx_new, tx_retx, retx_nack, retx_rto, retx_sack, rto_fires;
+	uint64_t retx_again, retx_probe, retx_backoff;
 	uint64_t nack_trim_tx, nack_trim_rx, rx_trimmed, dup_rx;
 	uint64_t rx_dup, rx_bad, rx_lost, rx_order_err, done_err, rx_msgs;
 	uint64_t neigh_hold_drop, rx_malformed;
@@ -167,6 +168,7 @@ struct pf_result {
 	struct pf_totals t;
 	double fct_p50, fct_p99, fct_max, first_done_us, last_done_us;
 	double ideal_last_us, jain, line_gbps, util_max, util_mean;
+	double gbps_min, gbps_mean, gbps_max;
 	uint64_t span_ns;            /* t0 to the last flow done */
 	struct uet_fabric_stats fab;
 	struct uet_fabric_eth_stats fe;
@@ -207,6 +209,9 @@ pf_totals(const struct pf_run *p, struct pf_totals *t)
 		t->retx_nack += s->retx_nack;
 		t->retx_rto += s->retx_rto;
 		t->retx_sack += s->retx_sack;
+		t->retx_again += s->retx_again;
+		t->retx_probe += s->retx_probe;
+		t->retx_backoff += s->retx_backoff;
 		t->rto_fires += s->rto_fires;
 		t->dup_rx += s->dup_rx;
 		t->nack_trim_tx += s->nack_tx[UET_NACK_TRIMMED] +
@@ -298,6 +303,8 @@ pf_flow_stats(const struct pf_run *p, struct pf_result *res)
 			(double)r->start_ns / 1000.0 + r->ideal_us);
 		sum += r->gbps;
 		sum2 += r->gbps * r->gbps;
+		res->gbps_min = n == 0 ? r->gbps : RTE_MIN(res->gbps_min, r->gbps);
+		res->gbps_max = RTE_MAX(res->gbps_max, r->gbps);
 		fct[n++] = r->fct_us;
 	}
 	if (n > 0) {
@@ -306,6 +313,7 @@ pf_flow_stats(const struct pf_run *p, struct pf_result *res)
 		res->fct_p99 = fct[RTE_MIN(n - 1, (n * 99 + 99) / 100 - 1)];
 		res->fct_max = fct[n - 1];
 		res->jain = sum2 > 0 ? sum * sum / ((double)n * sum2) : 0;
+		res->gbps_mean = sum / n;
 	} else {
 		res->first_done_us = 0;
 	}
@@ -420,7 +428,7 @@ pf_print(const struct pf_run *p, const struct pf_result *res, FILE *f)
 				     sizeof(*top));
 	double emu_s = (double)(p->tail_end_ns - p->t0) / 1e9;
 
-	fprintf(f, "fabric: %u hosts (%s), %.0f Gb/s, %" PRIu64 " ns links, "
+	fprintf(f, "fabric: %u hosts (%s), %g Gb/s, %" PRIu64 " ns links, "
 		"MTU %u, BDP %" PRIu64 " B (base RTT %.2f us), trimming %s, "
 		"ECN %s, %s clock\n", p->hosts,
 		c->topology == UET_CONFIG_FABRIC_FAT_TREE ? "fat tree" :
@@ -439,16 +447,20 @@ pf_print(const struct pf_run *p, const struct pf_result *res, FILE *f)
 		res->last_done_us, res->ideal_last_us,
 		res->ideal_last_us > 0 ? res->last_done_us /
 		res->ideal_last_us : 0);
-	fprintf(f, "  throughput: Jain %.4f over %u flows\n", res->jain,
-		p->nflows);
+	fprintf(f, "  throughput per flow (Gb/s, fraction of line rate): min "
+		"%.4g (%.2f), mean %.4g (%.2f), max %.4g (%.2f); Jain %.4f\n",
+		res->gbps_min, res->gbps_min / res->line_gbps, res->gbps_mean,
+		res->gbps_mean / res->line_gbps, res->gbps_max,
+		res->gbps_max / res->line_gbps, res->jain);
 	fprintf(f, "  packets: %" PRIu64 " new, %" PRIu64 " retransmitted "
-		"(NACK %" PRIu64 ", RTO %" PRIu64 ", SACK %" PRIu64 "); "
-		"trims %" PRIu64 " (received %" PRIu64 ", trim NACKs sent %"
-		PRIu64 " / received %" PRIu64 "); ECN marks %" PRIu64
-		"; drops %" PRIu64 "\n", t->tx_new, t->tx_retx, t->retx_nack,
-		t->retx_rto, t->retx_sack, res->fab.trims, t->rx_trimmed,
-		t->nack_trim_tx, t->nack_trim_rx, res->fab.marks,
-		res->fab.drops);
+		"(marked lost by NACK %" PRIu64 ", RTO %" PRIu64 ", SACK %"
+		PRIu64 ", lost again %" PRIu64 ", probe %" PRIu64 "); trims %"
+		PRIu64 " (received %" PRIu64 ", trim NACKs sent %" PRIu64
+		" / received %" PRIu64 "); ECN marks %" PRIu64 "; drops %"
+		PRIu64 "\n", t->tx_new, t->tx_retx, t->retx_nack, t->retx_rto,
+		t->retx_sack, t->retx_again, t->retx_probe, res->fab.trims,
+		t->rx_trimmed, t->nack_trim_tx, t->nack_trim_rx,
+		res->fab.marks, res->fab.drops);
 	if (top != NULL && res->nports > 0) {
 		memcpy(top, res->port, res->nports * sizeof(*top));
 		qsort(top, res->nports, sizeof(*top), pf_cmp_port);
@@ -548,8 +560,10 @@ pf_json(const struct pf_run *p, const struct pf_result *res)
 		"{s:s, s:{s:s, s:i, s:f, s:I, s:i, s:I, s:I, s:b, s:b, s:s},"
 		" s:{s:s, s:i, s:I, s:i, s:I, s:i, s:s, s:I},"
 		" s:{s:f, s:f, s:f, s:f, s:f, s:f, s:f}, s:f,"
+		" s:{s:f, s:f, s:f},"
 		" s:o, s:o, s:{s:s?, s:I, s:f, s:f},"
-		" s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
+		" s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
+		" s:I, s:I},"
 		" s:{s:I, s:I, s:I, s:I, s:b},"
 		" s:{s:I, s:I, s:f, s:f, s:f, s:f, s:I, s:I},"
 		" s:b}",
@@ -576,6 +590,8 @@ pf_json(const struct pf_run *p, const struct pf_result *res)
 		"ratio", res->ideal_last_us > 0 ? res->last_done_us /
 			res->ideal_last_us : 0.0,
 		"jain", res->jain,
+		"flow_gbps", "min", res->gbps_min, "mean", res->gbps_mean,
+		"max", res->gbps_max,
 		"flow", pf_json_flows(p, res),
 		"ports", pf_json_ports(res),
 		"bottleneck", "port", b != NULL ? b->name : NULL,
@@ -587,6 +603,8 @@ pf_json(const struct pf_run *p, const struct pf_result *res)
 		"retx_nack", (json_int_t)t->retx_nack,
 		"retx_rto", (json_int_t)t->retx_rto,
 		"retx_sack", (json_int_t)t->retx_sack,
+		"retx_again", (json_int_t)t->retx_again,
+		"retx_probe", (json_int_t)t->retx_probe,
 		"trims", (json_int_t)res->fab.trims,
 		"trimmed_received", (json_int_t)t->rx_trimmed,
 		"trim_nacks_sent", (json_int_t)t->nack_trim_tx,
