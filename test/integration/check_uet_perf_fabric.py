@@ -10,6 +10,8 @@
            and an SVG, each non-empty and of the right kind
   failure  a spine link fails during a permutation (schedule line of
            --fabric): frames are lost on it, still every flow exactly once
+  prompt   set fabric / pattern / flow-size at the uet-perf -i prompt,
+           a run started there, bad values rejected
   errors   bad --fabric keys, values and links, flags --fabric does not
            take, fabric flags without --fabric: exit 2 with the reason
 
@@ -159,6 +161,36 @@ def failure(perf, tmp):
           "failure: losses recovered by retransmission")
 
 
+PROMPT = f"""set fabric {SMALL}
+set pattern incast
+set flow-size 128K
+set size 16K
+set fabric bogus=1
+set pattern ring
+set flow-size lots
+start
+set fabric off
+quit
+"""
+
+
+def prompt(perf):
+    p = subprocess.run([perf, "-i"], input=PROMPT, capture_output=True,
+                       text=True, timeout=60)
+    out = p.stdout
+    check(p.returncode == 0, f"prompt: exit 0 ({p.returncode})")
+    check("fabric incast started" in out and
+          "3 flows of 131072 B" in out and
+          "every flow complete, exactly once" in out and
+          "fabric: done, verified" in out,
+          "prompt: the incast ran over the fabric, verified")
+    check("bogus: unknown key" in p.stderr + out and
+          "set pattern: expected" in out and "set flow-size:" in out,
+          "prompt: bad fabric, pattern and flow-size refused")
+    check("bye (3 rejected commands)" in out,
+          "prompt: 3 rejected commands counted")
+
+
 def errors(perf):
     cases = [
         (["--fabric", "hosts=1"], "hosts"),
@@ -194,6 +226,7 @@ def main():
         csv = incast(perf, tmp)
         plot(tmp, csv, srcdir)
         failure(perf, tmp)
+        prompt(perf)
         errors(perf)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
