@@ -34,7 +34,7 @@
 #define PF_DEF_LIMIT_NS 1000000000ull
 #define PF_TAIL_NS 200000ull      /* quiet time after the last flow */
 #define PF_MAX_ITERATIONS 4000000000ull
-#define PF_MBUFS 4095u            /* per engine */
+#define PF_MBUFS 2047u            /* per engine */
 #define PF_WARM_ROUNDS 4u
 
 int (*perf_fabric_cwnd)(struct uet_engine *e, const struct uet_pds_fa *dst,
@@ -101,6 +101,13 @@ pf_refused(const struct perf_opts *o)
 	return NULL;
 }
 
+static uint32_t
+pf_hosts(const struct uet_config_fabric *f)
+{
+	return f->topology == UET_CONFIG_FABRIC_FAT_TREE ?
+	       f->k * f->k * f->k / 4 : f->hosts;
+}
+
 int
 perf_fabric_check(struct perf_opts *o)
 {
@@ -123,6 +130,12 @@ perf_fabric_check(struct perf_opts *o)
 		return 2;
 	if (uet_config_validate(&pf_cfg, &err) < 0) {
 		fprintf(stderr, "uet-perf: --fabric: %s\n", err.msg);
+		return 2;
+	}
+	if (pf_hosts(&pf_cfg.fabric) > RTE_MAX_ETHPORTS) {
+		fprintf(stderr, "uet-perf: --fabric: %u hosts: at most %u, one "
+			"ethdev each (DPDK's RTE_MAX_ETHPORTS)\n",
+			pf_hosts(&pf_cfg.fabric), RTE_MAX_ETHPORTS);
 		return 2;
 	}
 	if (f->pattern == NULL)
@@ -311,6 +324,9 @@ pf_engine(struct pf_run *p, uint32_t h)
 	c.port[0].mtu = (uint16_t)p->cfg->fabric.mtu;
 	c.port[0].rx_queues = 1;
 	c.port[0].tx_queues = 1;
+	/* ring ethdevs: descriptors cost nothing but the mbufs they pin */
+	c.port[0].rx_desc = 512;
+	c.port[0].tx_desc = 512;
 	if (uet_fabric_eth_port_config(p->fe, h, &c, 0) < 0)
 		return -EINVAL;
 	c.engine.progress = UET_CONFIG_PROGRESS_INLINE;
@@ -319,7 +335,7 @@ pf_engine(struct pf_run *p, uint32_t h)
 	c.engine.mbuf_size = RTE_MAX(c.engine.mbuf_size,
 		RTE_PKTMBUF_HEADROOM + c.port[0].mtu + 64u);
 	c.engine.mbuf_pool_size = PF_MBUFS;
-	c.engine.mbuf_cache = 64;
+	c.engine.mbuf_cache = 32;
 	pf_neighbours(p, h, &c);
 	if (uet_config_validate(&c, &err) < 0) {
 		fprintf(stderr, "uet-perf: host %u: %s\n", h, err.msg);
