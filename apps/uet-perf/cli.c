@@ -186,6 +186,13 @@ show_config(void)
 		if (o->fault_ppm[k])
 			out("fault %s %u ppm on the senders' data\n",
 			    perf_fault_name(k), o->fault_ppm[k]);
+	if (o->fab.on)
+		out("fabric on (%s), pattern %s, flow size %llu: start runs "
+		    "it instead of the test\n", o->fab.spec != NULL ?
+		    o->fab.spec : "[fabric] defaults",
+		    o->fab.pattern != NULL ? o->fab.pattern->name :
+		    "permutation", (unsigned long long)(o->fab.flow_size ?
+		    o->fab.flow_size : 2ull << 20));
 }
 
 static void

@@ -65,7 +65,7 @@ pf_csv_header(struct pf_run *p)
 		for (uint32_t i = 0; i < p->nflows; i++)
 			fprintf(p->csv, ",cwnd_%u_%u", p->flow[i].spec.src,
 				p->flow[i].spec.dst);
-	fprintf(p->csv, ",queue_max_bytes");
+	fprintf(p->csv, ",queue_max_bytes,link_drops");
 	for (uint32_t l = 0; l < uet_fabric_links(p->fab); l++) {
 		if (uet_fabric_link_info(p->fab, l, &li) < 0)
 			continue;
@@ -99,6 +99,7 @@ pf_csv_row(struct pf_run *p, uint64_t t)
 	struct uet_fabric_link_info li;
 	struct uet_fabric_port_stats ps;
 	uint64_t dt = t > p->prev_row ? t - p->prev_row : 0, qmax = 0;
+	uint64_t link_drops = 0;
 
 	fprintf(p->csv, "%.3f", (double)(t - p->t0) / 1000.0);
 	for (uint32_t i = 0; i < p->nflows; i++) {
@@ -117,9 +118,11 @@ pf_csv_row(struct pf_run *p, uint64_t t)
 		for (unsigned int d = 0; d < 2; d++)
 			if (uet_fabric_link_info(p->fab, l, &li) == 0 &&
 			    pf_switch_port(&li, d) &&
-			    uet_fabric_port_stats(p->fab, li.port[d], &ps) == 0)
+			    uet_fabric_port_stats(p->fab, li.port[d], &ps) == 0) {
 				qmax = RTE_MAX(qmax, ps.data_bytes);
-	fprintf(p->csv, ",%" PRIu64, qmax);
+				link_drops += ps.drops_link;
+			}
+	fprintf(p->csv, ",%" PRIu64 ",%" PRIu64, qmax, link_drops);
 	for (uint32_t l = 0; l < uet_fabric_links(p->fab); l++) {
 		if (uet_fabric_link_info(p->fab, l, &li) < 0)
 			continue;

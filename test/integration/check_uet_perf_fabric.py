@@ -113,7 +113,8 @@ def plot(tmp, csv, srcdir):
     except OSError:
         head = ""
     check(head.startswith("time_us,rate_gbps_1_0,rate_gbps_2_0,"
-                          "rate_gbps_3_0,queue_max_bytes,q_leaf0_host0"),
+                          "rate_gbps_3_0,queue_max_bytes,link_drops,"
+                          "q_leaf0_host0"),
           "csv: header has flow rates and switch queues")
     rows = sum(1 for _ in open(csv)) - 1 if head else 0
     check(rows >= 10, f"csv: rows every 2 us ({rows})")
@@ -142,10 +143,11 @@ def plot(tmp, csv, srcdir):
 
 def failure(perf, tmp):
     js = os.path.join(tmp, "fail.json")
+    csv = os.path.join(tmp, "fail.csv")
     p = run(perf, ["--fabric", "hosts=8,hosts_per_leaf=2,spines=2,"
                    "trimming=off,fail=leaf0-spine1@10us",
                    "--pattern", "shift", "--flow-size", "512K",
-                   "--json", js])
+                   "--json", js, "--csv", csv, "--sample", "1us"])
     check(p.returncode == 0, f"failure: exit 0 ({p.returncode}) "
           f"{p.stderr.strip()[:300]}")
     try:
@@ -155,6 +157,12 @@ def failure(perf, tmp):
         return
     lost = sum(x["drops_link"] for x in a["ports"])
     check(lost > 0, f"failure: frames lost on the failed link ({lost})")
+    rows = [r.split(",") for r in open(csv).read().split("\n")[1:] if r]
+    col = open(csv).readline().split(",").index("link_drops")
+    before = [int(r[col]) for r in rows if float(r[0]) < 10.0]
+    check(before and max(before) == 0 and int(rows[-1][col]) == lost,
+          "failure: csv link_drops 0 before the failure, the total at "
+          "the end")
     check(a["verified"] and a["delivery"]["exactly_once"],
           "failure: every flow complete exactly once")
     check(a["packets"]["retransmitted"] > 0,
