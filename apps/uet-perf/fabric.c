@@ -448,6 +448,7 @@ pf_teardown(struct pf_run *p)
 		if (p->dests != NULL)
 			free(p->dests[h]);
 	}
+	free(p->port_end);
 	free(p->flow);
 	free(p->r);
 	free(p->dests);
@@ -541,6 +542,16 @@ pf_warm_up(struct pf_run *p)
 	}
 }
 
+static void
+pf_ports_snapshot(struct pf_run *p)
+{
+	uint32_t n = 2 * uet_fabric_links(p->fab);
+
+	p->port_end = calloc(n ? n : 1, sizeof(*p->port_end));
+	for (uint32_t i = 0; p->port_end != NULL && i < n; i++)
+		(void)uet_fabric_port_stats(p->fab, i, &p->port_end[i]);
+}
+
 static int
 pf_drive(struct pf_run *p)
 {
@@ -573,11 +584,18 @@ pf_drive(struct pf_run *p)
 	c0 = pf_clock_s(CLOCK_THREAD_CPUTIME_ID);
 	p->run_rc = uet_fabric_eth_run(p->fe, &r, &p->rs);
 	p->end_ns = p->virt ? p->rs.end_ns : uet_engine_now(p->eng[0]);
-	/* a quiet tail: late duplicates or retransmissions would show */
-	r.done = pf_never;
-	r.until_ns = p->end_ns + PF_TAIL_NS;
-	(void)uet_fabric_eth_run(p->fe, &r, &tail);
-	p->tail_end_ns = p->virt ? tail.end_ns : uet_engine_now(p->eng[0]);
+	pf_ports_snapshot(p);
+	p->tail_end_ns = p->end_ns;
+	if (p->run_rc == 0) {
+		/* a quiet tail: late duplicates or retransmissions would
+		 * show (none after a run that did not finish: its numbers
+		 * are those of the moment it stopped) */
+		r.done = pf_never;
+		r.until_ns = p->end_ns + PF_TAIL_NS;
+		(void)uet_fabric_eth_run(p->fe, &r, &tail);
+		p->tail_end_ns = p->virt ? tail.end_ns :
+					   uet_engine_now(p->eng[0]);
+	}
 	p->wall_s = pf_clock_s(CLOCK_MONOTONIC) - w0;
 	p->cpu_s = pf_clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
 	if (p->csv != NULL)

@@ -56,6 +56,9 @@ struct pf_run {
 	int run_rc;
 	uint64_t end_ns;                /* last flow done, engine time */
 	uint64_t tail_end_ns;           /* after the quiet tail */
+	/* every port's counters when the run ended (before the tail, so
+	 * that utilisation and queues are those of the run) */
+	struct uet_fabric_port_stats *port_end;
 	double wall_s;
 	double cpu_s;
 	struct uet_fabric_eth_run_stats rs;

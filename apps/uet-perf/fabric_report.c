@@ -172,7 +172,7 @@ struct pf_result {
 	double fct_p50, fct_p99, fct_max, first_done_us, last_done_us;
 	double ideal_last_us, jain, line_gbps, util_max, util_mean;
 	double gbps_min, gbps_mean, gbps_max;
-	uint64_t span_ns;            /* t0 to the last flow done */
+	uint64_t span_ns;            /* the run: t0 to the last flow done */
 	struct uet_fabric_stats fab;
 	struct uet_fabric_eth_stats fe;
 	struct uet_fabric_thresholds th;
@@ -371,10 +371,9 @@ pf_port_stats(const struct pf_run *p, struct pf_result *res)
 		for (unsigned int d = 0; d < 2; d++) {
 			struct pf_pres *x = &res->port[res->nports];
 
-			if (!pf_switch_port(&li, d) ||
-			    uet_fabric_port_stats(p->fab, li.port[d],
-						  &x->st) < 0)
+			if (!pf_switch_port(&li, d) || p->port_end == NULL)
 				continue;
+			x->st = p->port_end[li.port[d]];
 			pf_port_name(&li, d, '>', x->name, sizeof(x->name));
 			x->util = span > 0 ? (double)x->st.busy_ns / span : 0;
 			if (x->st.tx_frames > 0) {
@@ -399,7 +398,7 @@ pf_compute(const struct pf_run *p, struct pf_result *res)
 	pf_totals(p, &res->t);
 	pf_flow_stats(p, res);
 	pf_ideal_last(p, res);
-	res->span_ns = (uint64_t)(res->last_done_us * 1000.0);
+	res->span_ns = p->end_ns - p->t0;
 	pf_port_stats(p, res);
 	res->line_gbps = (double)p->fc.link_rate_bps / 1e9;
 	res->verified = res->complete && p->run_rc == 0 &&
