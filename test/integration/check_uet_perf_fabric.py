@@ -160,9 +160,11 @@ def failure(perf, tmp):
     rows = [r.split(",") for r in open(csv).read().split("\n")[1:] if r]
     col = open(csv).readline().split(",").index("link_drops")
     before = [int(r[col]) for r in rows if float(r[0]) < 10.0]
-    check(before and max(before) == 0 and int(rows[-1][col]) == lost,
-          "failure: csv link_drops 0 before the failure, the total at "
-          "the end")
+    # the JSON counts until the last flow is done, the last CSV row
+    # until the end of the quiet tail (ACKs may still die there)
+    check(before and max(before) == 0 and int(rows[-1][col]) >= lost,
+          "failure: csv link_drops 0 before the failure, at least the "
+          "run's total at the end")
     check(a["verified"] and a["delivery"]["exactly_once"],
           "failure: every flow complete exactly once")
     check(a["packets"]["retransmitted"] > 0,
