@@ -118,7 +118,8 @@ pf_csv_row(struct pf_run *p, uint64_t t)
 		for (unsigned int d = 0; d < 2; d++)
 			if (uet_fabric_link_info(p->fab, l, &li) == 0 &&
 			    pf_switch_port(&li, d) &&
-			    uet_fabric_port_stats(p->fab, li.port[d], &ps) == 0) {
+			    uet_fabric_port_stats(p->fab, li.port[d],
+						  &ps) == 0) {
 				qmax = RTE_MAX(qmax, ps.data_bytes);
 				link_drops += ps.drops_link;
 			}
@@ -306,7 +307,8 @@ pf_flow_stats(const struct pf_run *p, struct pf_result *res)
 			(double)r->start_ns / 1000.0 + r->ideal_us);
 		sum += r->gbps;
 		sum2 += r->gbps * r->gbps;
-		res->gbps_min = n == 0 ? r->gbps : RTE_MIN(res->gbps_min, r->gbps);
+		res->gbps_min = n == 0 ? r->gbps :
+				 RTE_MIN(res->gbps_min, r->gbps);
 		res->gbps_max = RTE_MAX(res->gbps_max, r->gbps);
 		fct[n++] = r->fct_us;
 	}
@@ -381,7 +383,8 @@ pf_port_stats(const struct pf_run *p, struct pf_result *res)
 				busy++;
 			}
 			res->util_max = RTE_MAX(res->util_max, x->util);
-			if (x->st.data_max > res->port[res->bottleneck].st.data_max)
+			if (x->st.data_max >
+			    res->port[res->bottleneck].st.data_max)
 				res->bottleneck = res->nports;
 			res->nports++;
 		}
@@ -466,7 +469,8 @@ pf_print(const struct pf_run *p, const struct pf_result *res, FILE *f)
 	if (top != NULL && res->nports > 0) {
 		memcpy(top, res->port, res->nports * sizeof(*top));
 		qsort(top, res->nports, sizeof(*top), pf_cmp_port);
-		fprintf(f, "  queues (data bytes max / p99 / p50, utilisation):");
+		fprintf(f, "  queues (data bytes max / p99 / p50, "
+			"utilisation):");
 		for (uint32_t i = 0; i < RTE_MIN(res->nports, 3u); i++)
 			fprintf(f, "%s %s %" PRIu64 " / %" PRIu64 " / %" PRIu64
 				" %.0f%%", i ? ";" : "", top[i].name,
@@ -533,7 +537,8 @@ pf_json_ports(const struct pf_result *res)
 		json_array_append_new(a, json_pack(
 			"{s:s, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, "
 			"s:I}",
-			"port", x->name, "tx_frames", (json_int_t)x->st.tx_frames,
+			"port", x->name,
+			"tx_frames", (json_int_t)x->st.tx_frames,
 			"tx_bytes", (json_int_t)x->st.tx_bytes,
 			"utilisation", x->util,
 			"queue_max", (json_int_t)x->st.data_max,
@@ -570,7 +575,8 @@ pf_json(const struct pf_run *p, const struct pf_result *res)
 		" s:{s:I, s:I, s:f, s:f, s:f, s:f, s:I, s:I},"
 		" s:b}",
 		"tool", "uet-perf",
-		"fabric", "topology", c->topology == UET_CONFIG_FABRIC_FAT_TREE ?
+		"fabric", "topology",
+			c->topology == UET_CONFIG_FABRIC_FAT_TREE ?
 			"fat_tree" : "leaf_spine",
 		"hosts", (int)p->hosts, "link_gbps", res->line_gbps,
 		"link_delay_ns", (json_int_t)c->link_delay_ns,
