@@ -63,6 +63,9 @@ struct rulp {
 	uint16_t *msg_pkts;      /* per expected message: packets seen */
 	uint64_t next_g;         /* ROD: next packet expected */
 	struct rulp_flow *flow;  /* incast: per sender (p.flows) */
+	/* ROD with flows: next packet expected per sender (each sender's
+	 * PDC is ordered, not the interleaving of several) */
+	uint64_t *flow_next_g;
 	struct rulp_dstate *ds;  /* per p.dests entry */
 	uint32_t rr;             /* next destination to serve */
 	struct rulp_result res;
@@ -221,7 +224,8 @@ rulp_create(const struct rulp_params *p)
 			return NULL;
 		}
 		r->flow = calloc(p->flows, sizeof(*r->flow));
-		if (r->flow == NULL) {
+		r->flow_next_g = calloc(p->flows, sizeof(*r->flow_next_g));
+		if (r->flow == NULL || r->flow_next_g == NULL) {
 			rulp_free(r);
 			return NULL;
 		}
@@ -237,6 +241,7 @@ rulp_free(struct rulp *r)
 	free(r->seen);
 	free(r->msg_pkts);
 	free(r->flow);
+	free(r->flow_next_g);
 	free(r->ds);
 	free(r->res.lat_ns);
 	free(r);
@@ -257,6 +262,8 @@ rulp_init(struct uet_ulp_ctx *ctx, void *arg, void **priv)
 	split(r->p.expect_size, r->e_ppm, &r->e_base, &r->e_rem);
 	if (r->ppm > 65535 || r->e_ppm > 65535)
 		return -EINVAL;
+	for (uint32_t f = 0; r->flow_next_g != NULL && f < r->p.flows; f++)
+		r->flow_next_g[f] = f * r->p.flow_span * r->e_ppm;
 	if (r->p.expect > 0) {
 		r->seen = calloc(r->p.expect * r->e_ppm, 1);
 		r->msg_pkts = calloc(r->p.expect, sizeof(uint16_t));
@@ -538,9 +545,13 @@ rulp_deliver(void *priv, struct uet_ulp_ctx *ctx, const struct uet_pkt *pkt,
 	}
 	g = seq * r->e_ppm + k;
 	if (peer->mode == UET_PDS_MODE_ROD) {
-		if (g != r->next_g)
+		uint64_t *next = r->flow_next_g == NULL ? &r->next_g :
+			&r->flow_next_g[RTE_MIN(seq / r->p.flow_span,
+						r->p.flows - 1)];
+
+		if (g != *next)
 			r->res.rx_order_err++;
-		r->next_g = g + 1;
+		*next = g + 1;
 	}
 	if (r->seen[g] != 0) {
 		r->res.rx_dup++;

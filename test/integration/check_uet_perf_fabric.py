@@ -106,6 +106,20 @@ def incast(perf, tmp):
     return csv
 
 
+def incast_rod(perf):
+    # ROD: in order per flow (the receiver's check is per sender)
+    p = run(perf, ["--fabric", SMALL, "--pattern", "incast", "--pds",
+                   "rod", "--flow-size", "128K", "--size", "16K", "--json"])
+    check(p.returncode == 0, f"incast rod: exit 0 ({p.returncode})")
+    try:
+        a = json.loads(p.stdout)
+    except ValueError:
+        check(False, "incast rod: JSON on stdout")
+        return
+    check(a["verified"] and a["traffic"]["pds"] == "rod" and
+          a["delivery"]["messages"] == 24, "incast rod: verified")
+
+
 def plot(tmp, csv, srcdir):
     script = os.path.join(srcdir, "scripts", "plot-fabric.sh")
     try:
@@ -234,6 +248,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix=f"uet-perf-fabric-{os.getpid()}-")
     try:
         csv = incast(perf, tmp)
+        incast_rod(perf)
         plot(tmp, csv, srcdir)
         failure(perf, tmp)
         prompt(perf)
