@@ -400,6 +400,13 @@ pf_setup(struct pf_run *p)
 	p->csv = p->o->csv_file;
 	p->sample_ns = p->o->fab.sample_ns;
 	uet_fabric_eth_config_from(&p->cfg->fabric, &p->fc);
+	/* the switches classify by the DSCPs the engines send */
+	p->fc.dscp = (struct uet_fabric_dscp){
+		.data = p->cfg->dscp.data, .control = p->cfg->dscp.control,
+		.trimmed = p->cfg->dscp.trimmed,
+		.trimmed_lasthop = p->cfg->dscp.trimmed_lasthop,
+		.trimmable_retx = p->cfg->dscp.trimmable_retx,
+	};
 	if (p->csv != NULL && p->virt) {
 		p->fc.sample = pf_sample_hook;
 		p->fc.sample_arg = p;
