@@ -684,126 +684,6 @@ perf_report_init(struct perf_report *r, const struct perf_mode *m,
 /* output                                                              */
 /* ------------------------------------------------------------------ */
 
-static void
-json_side(FILE *f, const char *name, const struct rulp_result *s)
-{
-	fprintf(f, "\"%s\":{\"msgs_sent\":%lu,\"done_ok\":%lu,\"done_err\":%lu,"
-		"\"rx_pkts\":%lu,\"rx_msgs\":%lu,\"rx_bytes\":%lu,\"rx_dup\":%lu,"
-		"\"rx_bad\":%lu,\"rx_order_err\":%lu,\"rx_lost\":%lu,"
-		"\"pongs\":%lu}", name, (unsigned long)s->msgs_sent,
-		(unsigned long)s->pkts_done_ok, (unsigned long)s->pkts_done_err,
-		(unsigned long)s->rx_pkts, (unsigned long)s->rx_msgs,
-		(unsigned long)s->rx_bytes, (unsigned long)s->rx_dup,
-		(unsigned long)s->rx_bad, (unsigned long)s->rx_order_err,
-		(unsigned long)s->rx_lost, (unsigned long)s->pongs);
-}
-
-static void
-json_ses_side(FILE *f, const char *name, const struct perf_ses_side *x)
-{
-	fprintf(f, "\"%s\":{\"wr_submitted\":%lu,\"wr_eagain\":%lu,"
-		"\"msg_ok\":%lu,\"msg_err\":%lu,\"frag_tx\":%lu,"
-		"\"frag_rebuilt\":%lu,\"rx_bad\":%lu,\"cq_overflow\":%lu,"
-		"\"unexp_drop\":%lu,\"ret_tx\":%lu,\"ret_rx\":%lu,"
-		"\"rdv_tx\":%lu,\"sqe\":%lu,\"sqe_held\":%lu,"
-		"\"sqe_rejected\":%lu,\"rqe\":%lu,\"rqe_rejected\":%lu,"
-		"\"cqe\":%lu,\"cq_wait\":%lu}", name,
-		(unsigned long)x->wr_submitted, (unsigned long)x->wr_eagain,
-		(unsigned long)x->msg_ok, (unsigned long)x->msg_err,
-		(unsigned long)x->frag_tx, (unsigned long)x->frag_rebuilt,
-		(unsigned long)x->rx_bad, (unsigned long)x->cq_overflow,
-		(unsigned long)x->unexp_drop, (unsigned long)x->ret_tx,
-		(unsigned long)x->ret_rx, (unsigned long)x->rdv_tx,
-		(unsigned long)x->sqe, (unsigned long)x->sqe_held,
-		(unsigned long)x->sqe_rejected, (unsigned long)x->rqe,
-		(unsigned long)x->rqe_rejected, (unsigned long)x->cqe,
-		(unsigned long)x->cq_wait);
-}
-
-/* "op", "tagged" and "ses": completion errors and both SES's counters. */
-static void
-json_ses(FILE *f, const struct perf_ses *x)
-{
-	fprintf(f, "\"op\":\"%s\",\"tagged\":%s,\"ses\":{"
-		"\"completion_errors\":%lu,\"unknown_completions\":%lu,"
-		"\"post_failures\":%lu,", perf_op_name(x->op),
-		x->tagged ? "true" : "false", (unsigned long)x->drv.cqe_err,
-		(unsigned long)x->drv.cqe_bad, (unsigned long)x->drv.post_fail);
-	json_ses_side(f, "initiator", &x->ini);
-	fputc(',', f);
-	json_ses_side(f, "target", &x->tgt);
-	fputs("},", f);
-}
-
-void
-perf_json_report(FILE *f, const struct perf_report *r)
-{
-	fprintf(f, "\"%s\":{\"pds\":\"%s\",\"size\":%u,\"count\":%lu,"
-		"\"window\":%u,\"loss_ppm\":%u,\"pkts_per_msg\":%u,"
-		"\"seconds\":%.6f,\"msgs_per_s\":%.1f,\"gbytes_per_s\":%.6f,"
-		"\"ns_per_msg_a\":%.1f,\"ns_per_msg_b\":%.1f,"
-		"\"loop_share\":%.3f,\"cpu_seconds\":%.6f,"
-		"\"msgs_per_cpu_s\":%.1f,"
-		"\"retransmissions\":%lu,\"duplicates_suppressed\":%lu,"
-		"\"faults_dropped\":%lu,\"tx_frames\":%lu,\"acks\":%lu,"
-		"\"complete\":%s,\"verified\":%s,", r->mode, r->pds, r->size,
-		(unsigned long)r->count, r->window, r->loss_ppm, r->pkts_per_msg,
-		r->seconds, r->msgs_per_s, r->gbytes_per_s, r->ns_per_msg_a,
-		r->ns_per_msg_b, r->loop_share, r->cpu_seconds,
-		r->msgs_per_cpu_s,
-		(unsigned long)r->retx, (unsigned long)r->dup_suppressed,
-		(unsigned long)r->faults_dropped, (unsigned long)r->tx_frames,
-		(unsigned long)r->acks, r->complete ? "true" : "false",
-		r->verified ? "true" : "false");
-	fprintf(f, "\"recovery\":{\"retx_sack\":%lu,\"retx_again\":%lu,"
-		"\"retx_nack\":%lu,\"retx_rto\":%lu,\"rto_fires\":%lu,"
-		"\"tlp_fires\":%lu,\"rod_goback\":%lu,\"rod_nack_stale\":%lu},",
-		(unsigned long)r->rec.sack, (unsigned long)r->rec.again,
-		(unsigned long)r->rec.nack, (unsigned long)r->rec.rto,
-		(unsigned long)r->rec.rto_fires, (unsigned long)r->rec.tlp_fires,
-		(unsigned long)r->rec.rod_goback, (unsigned long)r->rec.rod_stale);
-	if (r->lat_n)
-		fprintf(f, "\"latency_ns\":{\"n\":%lu,\"min\":%.0f,\"p50\":%.0f,"
-			"\"p99\":%.0f,\"p999\":%.0f,\"max\":%.0f,\"avg\":%.1f},",
-			(unsigned long)r->lat_n, r->lat_min, r->lat_p50,
-			r->lat_p99, r->lat_p999, r->lat_max, r->lat_avg);
-	if (r->nb_flows) {
-		fprintf(f, "\"peers\":%u,\"jain_index\":%.6f,\"flows\":[",
-			r->nb_flows, r->jain);
-		for (unsigned int i = 0; i < r->nb_flows; i++)
-			fprintf(f, "%s{\"sender\":%u,\"msgs_sent\":%lu,"
-				"\"msgs\":%lu,\"bytes\":%lu,\"lost_pkts\":%lu,"
-				"\"seconds\":%.6f,\"gbytes_per_s\":%.6f}",
-				i ? "," : "", i,
-				(unsigned long)r->flow[i].msgs_sent,
-				(unsigned long)r->flow[i].msgs,
-				(unsigned long)r->flow[i].bytes,
-				(unsigned long)r->flow[i].lost,
-				r->flow[i].seconds, r->flow[i].gbytes_per_s);
-		fputs("],", f);
-	}
-	fputs("\"wire\":{\"faults\":{", f);
-	for (unsigned int k = 0; k < UET_CONFIG_FAULT_KINDS; k++)
-		fprintf(f, "%s\"%s\":%lu", k ? "," : "", perf_fault_name(k),
-			(unsigned long)r->wire.fault[k]);
-	fprintf(f, "},\"rx_csum_bad\":%lu,\"rx_csum_none\":%lu,"
-		"\"rx_trimmed\":%lu,\"rx_malformed\":%lu},",
-		(unsigned long)r->wire.csum_bad,
-		(unsigned long)r->wire.csum_none,
-		(unsigned long)r->wire.trimmed,
-		(unsigned long)r->wire.malformed);
-	fprintf(f, "\"stopped\":%s,", r->stopped ? "true" : "false");
-	fprintf(f, "\"ulp\":\"%s\",\"payload_checked\":%s,",
-		r->ses.on ? "ses" : "raw",
-		!r->ses.on || r->ses.payload_checked ? "true" : "false");
-	if (r->ses.on)
-		json_ses(f, &r->ses);
-	json_side(f, "sender", &r->tx);
-	fputc(',', f);
-	json_side(f, "receiver", &r->rx);
-	fputc('}', f);
-}
-
 /* Faults and what RX made of them, when any fault was injected. */
 void
 perf_wire_print(const struct perf_report *r, FILE *f)
@@ -924,11 +804,31 @@ open_csv(struct perf_opts *o)
 	return 0;
 }
 
+/* One JSON line: the run's setting and every test's report. */
+static int
+batch_json(const struct perf_opts *o, const struct perf_report *rep,
+	   unsigned int engines, bool all_ok)
+{
+	json_t *res = json_object();
+
+	for (unsigned int i = 0; res != NULL && i < PERF_NB_MODES; i++)
+		if (o->modes & (1u << i))
+			json_object_set_new(res, rep[i].mode,
+					    perf_json_report(&rep[i]));
+	return perf_json_print(json_pack(
+		"{s:s, s:s, s:I, s:b, s:i, s:i, s:s, s:o, s:b}",
+		"tool", "uet-perf", "pds", perf_pds_name(o->pds_mode),
+		"seed", (json_int_t)o->seed, "inline", true,
+		"engines", (int)engines, "threads", 1,
+		"ulp", o->ulp == PERF_ULP_SES ? "ses" : "raw",
+		"results", res, "verified", all_ok));
+}
+
 static int
 batch_main(const struct perf_opts *o)
 {
 	static struct perf_report rep[PERF_NB_MODES];
-	bool all_ok = true, first = true;
+	bool all_ok = true;
 	unsigned int engines = o->modes == (1u << 3) ?
 			       (o->peers ? o->peers : 2) + 1 : 2;
 	int rc;
@@ -954,23 +854,8 @@ batch_main(const struct perf_opts *o)
 			fflush(stdout);
 		}
 	}
-	if (o->json) {
-		printf("{\"tool\":\"uet-perf\",\"pds\":\"%s\",\"seed\":%lu,"
-		       "\"inline\":true,\"engines\":%u,\"threads\":1,"
-		       "\"ulp\":\"%s\",", perf_pds_name(o->pds_mode),
-		       (unsigned long)o->seed, engines,
-		       o->ulp == PERF_ULP_SES ? "ses" : "raw");
-		printf("\"results\":{");
-		for (unsigned int i = 0; i < PERF_NB_MODES; i++) {
-			if (!(o->modes & (1u << i)))
-				continue;
-			if (!first)
-				putchar(',');
-			first = false;
-			perf_json_report(stdout, &rep[i]);
-		}
-		printf("},\"verified\":%s}\n", all_ok ? "true" : "false");
-	}
+	if (o->json && batch_json(o, rep, engines, all_ok) < 0)
+		return 1;
 	return all_ok ? 0 : 1;
 }
 

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include <uet/uet_parse.h>
 
 #include <uet/uet_config.h>
@@ -468,7 +470,11 @@ const char *perf_ses_unsupported(const struct perf_mode *m,
 				 const struct perf_opts *o);
 void perf_latency_stats(struct perf_report *r);
 bool perf_verify(const struct perf_report *r, uint8_t pds);
-void perf_json_report(FILE *f, const struct perf_report *r);
+/* json.c: the report of one test as a JSON object (NULL: no memory). */
+json_t *perf_json_report(const struct perf_report *r);
+/* json.c: @p doc on one line of stdout, then released; 0 or -errno
+ * (printed; a NULL @p doc is -ENOMEM). */
+int perf_json_print(json_t *doc);
 /* --ulp ses: one line of SES counters (nothing for raw runs). */
 void perf_ses_print(const struct perf_report *r, FILE *f);
 void perf_wire_print(const struct perf_report *r, FILE *f);
