@@ -8,9 +8,9 @@
  * are idle, so a run is a function of its inputs and seeds; --clock real
  * runs the same loop on the TSC. The report is fabric_report.c's.
  *
- * The SES driver (sesdrv.c) is not offered here: sdrv_poll() does not
- * report its work, and the virtual clock would jump over what it set in
- * motion (docs/CONGESTION.md, "Next").
+ * What carries the flows is a transport (struct pf_transport): the raw
+ * ULP (fabric_raw.c, the default) or the SES ULP through channels
+ * (fabric_ses.c, --ulp ses).
  */
 
 #include <errno.h>
@@ -85,9 +85,11 @@ pf_refused(const struct perf_opts *o)
 {
 	if (o->role != PERF_ROLE_NONE)
 		return "--role: the fabric runs every host in this process";
-	if (o->ulp == PERF_ULP_SES)
-		return "--ulp ses: the SES driver cannot report its work to "
-		       "the virtual clock yet; --fabric runs the raw ULP";
+	if (o->ulp == PERF_ULP_SES && o->op != PERF_OP_SEND)
+		return "--ulp ses: flows are sends (--op send)";
+	if (o->tagged)
+		return "--tagged: --ulp ses flows are always tagged sends (match "
+		       "bits of their own)";
 	if (o->loss_ppm >= 0)
 		return "--loss: set fabric loss_ppm instead";
 	if (o->duration > 0 || o->count != 0)
@@ -176,8 +178,6 @@ pf_alloc(struct pf_run *p)
 	bool ok = true;
 
 	p->flow = pf_calloc(PERF_FABRIC_MAX_FLOWS, sizeof(*p->flow), &ok);
-	p->r = pf_calloc(n, sizeof(*p->r), &ok);
-	p->dests = pf_calloc(n, sizeof(*p->dests), &ok);
 	p->nd = pf_calloc(n, sizeof(*p->nd), &ok);
 	p->nrx = pf_calloc(n, sizeof(*p->nrx), &ok);
 	p->eng = pf_calloc(n, sizeof(*p->eng), &ok);
@@ -223,47 +223,6 @@ pf_flows(struct pf_run *p)
 		f->rx_index = p->nrx[f->spec.dst]++;
 	}
 	free(spec);
-	return 0;
-}
-
-/* One raw ULP per host: its flows out (a destination each) and in. */
-static int
-pf_ulps(struct pf_run *p)
-{
-	uint8_t a[16];
-
-	for (uint32_t h = 0; h < p->hosts; h++) {
-		p->dests[h] = calloc(p->nd[h] ? p->nd[h] : 1,
-				     sizeof(*p->dests[h]));
-		if (p->dests[h] == NULL)
-			return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < p->nflows; i++) {
-		const struct pf_flow *f = &p->flow[i];
-		struct rulp_dest *d = &p->dests[f->spec.src][f->tx_index];
-
-		(void)uet_fabric_host_addr_get(p->fab, f->spec.dst, false, a);
-		memset(&d->peer, 0, sizeof(d->peer));
-		memcpy(d->peer.addr, a, 4);
-		d->seq_base = f->rx_index * p->count;
-		d->count = p->count;
-		d->start_ns = UINT64_MAX; /* set when the run starts */
-	}
-	for (uint32_t h = 0; h < p->hosts; h++) {
-		struct rulp_params rp = {
-			.mode = p->o->pds_mode, .size = p->size,
-			.window = p->window, .expect = p->nrx[h] * p->count,
-			.expect_size = p->size, .flows = p->nrx[h],
-			.flow_span = p->count, .dests = p->dests[h],
-			.nb_dests = p->nd[h],
-		};
-
-		p->r[h] = rulp_create(&rp);
-		if (p->r[h] == NULL)
-			return -ENOMEM;
-		p->pp[h] = (struct uet_proto_params){ .ulp = &rulp_ops,
-						      .ulp_arg = p->r[h] };
-	}
 	return 0;
 }
 
@@ -368,17 +327,23 @@ pf_wire_per_msg(const struct pf_run *p)
 	return p->size + (uint64_t)p->ppm * per_pkt;
 }
 
-/* --window, or one BDP of full frames per flow (the fixed window). */
+/*
+ * --window, or one BDP per flow (the fixed window): raw, packets of full
+ * frames; ses, operations of --size bytes, one more so that a new one is
+ * posted while the last ones complete.
+ */
 static uint32_t
 pf_window(const struct pf_run *p)
 {
 	struct uet_fabric_thresholds th;
-	uint64_t frame = p->fc.mtu + p->fc.frame_overhead;
+	uint64_t unit = p->tp == &pf_transport_ses ? p->size :
+			p->fc.mtu + p->fc.frame_overhead;
 
 	if (p->o->window)
 		return p->o->window;
 	uet_fabric_thresholds_get(p->fab, &th);
-	return (uint32_t)RTE_MAX((th.bdp + frame - 1) / frame, 1ull);
+	return (uint32_t)RTE_MAX((th.bdp + unit - 1) / unit +
+				 (p->tp == &pf_transport_ses), 1ull);
 }
 
 static void
@@ -430,7 +395,7 @@ pf_setup(struct pf_run *p)
 	if (rc < 0)
 		return rc;
 	p->window = pf_window(p);
-	rc = pf_ulps(p);
+	rc = p->tp->hosts(p);
 	for (uint32_t h = 0; rc == 0 && h < p->hosts; h++)
 		rc = pf_engine(p, h);
 	if (rc < 0)
@@ -445,20 +410,15 @@ pf_setup(struct pf_run *p)
 static void
 pf_teardown(struct pf_run *p)
 {
+	if (p->tp->detach != NULL)
+		p->tp->detach(p);
 	uet_fabric_eth_drain(p->fe);
 	for (uint32_t h = 0; p->eng != NULL && h < p->hosts; h++)
 		uet_engine_free(p->eng[h]);
 	uet_fabric_eth_free(p->fe);
-	for (uint32_t h = 0; h < p->hosts; h++) {
-		if (p->r != NULL)
-			rulp_free(p->r[h]);
-		if (p->dests != NULL)
-			free(p->dests[h]);
-	}
+	p->tp->release(p);
 	free(p->port_end);
 	free(p->flow);
-	free(p->r);
-	free(p->dests);
 	free(p->nd);
 	free(p->nrx);
 	free(p->eng);
@@ -475,13 +435,7 @@ pf_done(void *arg)
 {
 	const struct pf_run *p = arg;
 
-	for (uint32_t h = 0; h < p->hosts; h++) {
-		if (!rulp_send_finished(p->r[h]))
-			return false;
-		if (rulp_live(p->r[h])->rx_msgs < p->nrx[h] * p->count)
-			return false;
-	}
-	return true;
+	return p->tp->done(p);
 }
 
 static bool
@@ -491,21 +445,24 @@ pf_never(void *arg)
 	return false;
 }
 
-/* Real clock: CSV rows from the loop (the fabric's clock is the TSC). */
+/*
+ * The application's share of a round: the transport's (its work counts
+ * for the virtual clock) and, on the real clock, the CSV rows (the
+ * fabric's clock is then the TSC).
+ */
 static unsigned int
 pf_poll(void *arg)
 {
 	struct pf_run *p = arg;
-	uint64_t now;
+	uint64_t now = p->virt ? uet_fabric_eth_now(p->fe) :
+				 uet_engine_now(p->eng[0]);
+	unsigned int work = p->tp->poll != NULL ? p->tp->poll(p, now) : 0;
 
-	if (p->csv == NULL || p->virt)
-		return 0;
-	now = uet_engine_now(p->eng[0]);
-	if (now >= p->next_row) {
+	if (p->csv != NULL && !p->virt && now >= p->next_row) {
 		pf_csv_row(p, now);
 		p->next_row = now + p->sample_ns;
 	}
-	return 0;
+	return work;
 }
 
 /* Virtual clock: do not jump over a flow's start. */
@@ -575,9 +532,12 @@ pf_drive(struct pf_run *p)
 	pf_warm_up(p);
 	p->t0 = p->virt ? uet_fabric_eth_now(p->fe) :
 			  uet_engine_now(p->eng[0]);
-	for (uint32_t i = 0; i < p->nflows; i++)
-		p->dests[p->flow[i].spec.src][p->flow[i].tx_index].start_ns =
-			p->t0 + p->flow[i].spec.start_ns;
+	rc = p->tp->start(p);
+	if (rc < 0) {
+		fprintf(stderr, "uet-perf: --fabric: %s flows: %s\n",
+			p->tp->name, strerror(-rc));
+		return rc;
+	}
 	rc = uet_fabric_eth_schedule(p->fe, &p->cfg->fabric, p->t0, &line);
 	if (rc < 0) {
 		fprintf(stderr, "uet-perf: [fabric] schedule line %u: %s\n",
@@ -618,6 +578,7 @@ perf_fabric_main(const struct perf_opts *o)
 
 	memset(&p, 0, sizeof(p));
 	p.o = o;
+	p.tp = o->ulp == PERF_ULP_SES ? &pf_transport_ses : &pf_transport_raw;
 	rc = pf_setup(&p);
 	if (rc == 0 && p.csv != NULL)
 		pf_csv_header(&p);

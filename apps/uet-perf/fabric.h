@@ -14,6 +14,7 @@
 
 #include <uet/uet_fabric.h>
 #include <uet/uet_fabric_eth.h>
+#include <uet/uet_ses_ulp.h>
 
 #include "perf.h"
 
@@ -24,7 +25,50 @@ struct pf_flow {
 	uint64_t prev_bytes;     /* CSV: delivered at the previous row */
 };
 
+/* What the report needs of a flow, whichever transport carried it. */
+struct pf_flow_out {
+	uint64_t bytes;          /* delivered, first copies */
+	uint64_t msgs;           /* complete messages */
+	uint64_t lost;           /* packets (raw) or messages (ses) missing */
+	uint64_t done_ns;        /* engine time of the last message */
+	bool complete;
+};
+
+/* Delivery totals over every flow. */
+struct pf_delivery {
+	uint64_t rx_msgs, rx_dup, rx_bad, rx_lost, rx_order_err, done_err;
+};
+
+struct pf_run;
+
+/*
+ * What carries the flows (--ulp): the raw-PDS ULP, one per host with a
+ * destination per flow (fabric_raw.c), or the SES ULP driven through
+ * channels, one driver per flow, each side its own process
+ * (fabric_ses.c). Called in this order: hosts (the ULP of each host,
+ * before the engines), start (after them), poll and done during the run,
+ * flow_bytes for the time series, flow_out and delivery for the report,
+ * detach (before the engines are freed), release.
+ */
+struct pf_transport {
+	const char *name;
+	int (*hosts)(struct pf_run *p);
+	int (*start)(struct pf_run *p);
+	unsigned int (*poll)(struct pf_run *p, uint64_t now);
+	bool (*done)(const struct pf_run *p);
+	uint64_t (*flow_bytes)(const struct pf_run *p, uint32_t flow);
+	void (*flow_out)(struct pf_run *p, uint32_t flow,
+			 struct pf_flow_out *out);
+	void (*delivery)(struct pf_run *p, struct pf_delivery *d);
+	void (*detach)(struct pf_run *p);
+	void (*release)(struct pf_run *p);
+};
+
+extern const struct pf_transport pf_transport_raw;
+extern const struct pf_transport pf_transport_ses;
+
 struct pf_run {
+	const struct pf_transport *tp;
 	const struct perf_opts *o;
 	const struct uet_config *cfg;   /* engines' base, [fabric] */
 	struct uet_fabric_config fc;
@@ -33,8 +77,13 @@ struct pf_run {
 	uint32_t hosts;
 	uint32_t nflows;
 	struct pf_flow *flow;
+	/* raw transport */
 	struct rulp **r;                /* per host */
 	struct rulp_dest **dests;       /* per host: its flows out */
+	/* ses transport */
+	struct sdrv **sd;               /* per flow */
+	struct uet_ses_ulp_params *sp;  /* per host */
+	uint64_t *done_ns;              /* per flow: last message, or 0 */
 	uint32_t *nd;                   /* per host: flows out */
 	uint32_t *nrx;                  /* per host: flows in */
 	struct uet_engine **eng;
@@ -42,7 +91,8 @@ struct pf_run {
 	struct uet_pds_config *pds;
 	uint32_t size;                  /* message bytes */
 	uint64_t count;                 /* messages per flow */
-	uint32_t window;                /* packets in flight per flow */
+	uint32_t window;                /* packets (ses: operations) in
+					 * flight per flow */
 	uint32_t ppm;                   /* packets per message */
 	uint64_t wire_per_msg;          /* bytes on a link per message */
 	uint64_t t0;                    /* start of the run, engine time */

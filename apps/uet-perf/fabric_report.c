@@ -41,12 +41,6 @@ pf_switch_port(const struct uet_fabric_link_info *li, unsigned int dir)
 	return li->tier[dir] != UET_FABRIC_TIER_HOST;
 }
 
-static const struct rulp_flow *
-pf_flow_rx(const struct pf_run *p, const struct pf_flow *f)
-{
-	return rulp_flow_live(p->r[f->spec.dst], f->rx_index);
-}
-
 /* ------------------------------------------------------------------ */
 /* CSV time series                                                     */
 /* ------------------------------------------------------------------ */
@@ -104,8 +98,7 @@ pf_csv_row(struct pf_run *p, uint64_t t)
 	fprintf(p->csv, "%.3f", (double)(t - p->t0) / 1000.0);
 	for (uint32_t i = 0; i < p->nflows; i++) {
 		struct pf_flow *f = &p->flow[i];
-		const struct rulp_flow *rx = pf_flow_rx(p, f);
-		uint64_t b = rx != NULL ? rx->bytes : 0;
+		uint64_t b = p->tp->flow_bytes(p, i);
 
 		/* bits per ns = Gb/s */
 		fprintf(p->csv, ",%.3f", dt ? (double)(b - f->prev_bytes) *
@@ -154,7 +147,7 @@ struct pf_totals {
 	uint64_t tx_new, tx_retx, retx_nack, retx_rto, retx_sack, rto_fires;
 	uint64_t retx_again, retx_probe, retx_backoff;
 	uint64_t nack_trim_tx, nack_trim_rx, rx_trimmed, dup_rx;
-	uint64_t rx_dup, rx_bad, rx_lost, rx_order_err, done_err, rx_msgs;
+	struct pf_delivery d;
 	uint64_t neigh_hold_drop, rx_malformed;
 };
 
@@ -195,7 +188,7 @@ pf_cmp_double(const void *a, const void *b)
 }
 
 static void
-pf_totals(const struct pf_run *p, struct pf_totals *t)
+pf_totals(struct pf_run *p, struct pf_totals *t)
 {
 	static struct uet_engine_stats es;
 
@@ -205,7 +198,6 @@ pf_totals(const struct pf_run *p, struct pf_totals *t)
 		const struct uet_ulp_stats *u = uet_ulp_ctx_stats(ctx);
 		const struct uet_pds_stats *s =
 			uet_pds_stats_get(uet_ulp_ctx_pds(ctx));
-		struct rulp_result rr;
 
 		t->tx_new += u->tx_new;
 		t->tx_retx += u->tx_retx;
@@ -222,18 +214,12 @@ pf_totals(const struct pf_run *p, struct pf_totals *t)
 				   s->nack_tx[UET_NACK_TRIMMED_LASTHOP];
 		t->nack_trim_rx += s->nack_rx[UET_NACK_TRIMMED] +
 				   s->nack_rx[UET_NACK_TRIMMED_LASTHOP];
-		rulp_result(p->r[h], &rr);
-		t->rx_dup += rr.rx_dup;
-		t->rx_bad += rr.rx_bad;
-		t->rx_lost += rr.rx_lost;
-		t->rx_order_err += rr.rx_order_err;
-		t->done_err += rr.pkts_done_err;
-		t->rx_msgs += rr.rx_msgs;
 		if (uet_engine_stats_get(p->eng[h], &es) == 0) {
 			t->neigh_hold_drop += es.total.neigh_hold_drop;
 			t->rx_malformed += es.total.rx_malformed;
 		}
 	}
+	p->tp->delivery(p, &t->d);
 }
 
 /* Links between two hosts: 2 under one leaf, 4 through a spine, 6
@@ -266,7 +252,7 @@ pf_path_us(const struct pf_run *p, uint32_t hops)
 }
 
 static void
-pf_flow_stats(const struct pf_run *p, struct pf_result *res)
+pf_flow_stats(struct pf_run *p, struct pf_result *res)
 {
 	uint64_t rate = p->fc.link_rate_bps;
 	uint64_t wire = p->count * p->wire_per_msg;
@@ -279,23 +265,22 @@ pf_flow_stats(const struct pf_run *p, struct pf_result *res)
 	for (uint32_t i = 0; i < p->nflows; i++) {
 		const struct pf_flow *f = &p->flow[i];
 		struct pf_fres *r = &res->f[i];
-		struct rulp_flow fl;
+		struct pf_flow_out fl;
 
 		memset(&fl, 0, sizeof(fl));
-		(void)rulp_flow_get(p->r[f->spec.dst], f->rx_index, p->count,
-				    &fl);
+		p->tp->flow_out(p, i, &fl);
 		r->bytes = fl.bytes;
 		r->msgs = fl.msgs;
 		r->lost = fl.lost;
 		r->start_ns = f->spec.start_ns;
-		r->complete = fl.msgs == p->count;
+		r->complete = fl.complete;
 		r->ideal_us = pf_ser_us(wire, rate) +
 			      pf_path_us(p, pf_hops(p, f->spec.src,
 						    f->spec.dst));
 		res->complete = res->complete && r->complete;
 		if (!r->complete)
 			continue;
-		r->done_ns = fl.last_ns - p->t0;
+		r->done_ns = fl.done_ns - p->t0;
 		r->fct_us = (double)(r->done_ns - r->start_ns) / 1000.0;
 		r->ratio = r->fct_us / r->ideal_us;
 		r->gbps = (double)r->bytes * 8.0 / (r->fct_us * 1000.0);
@@ -393,7 +378,7 @@ pf_port_stats(const struct pf_run *p, struct pf_result *res)
 }
 
 static void
-pf_compute(const struct pf_run *p, struct pf_result *res)
+pf_compute(struct pf_run *p, struct pf_result *res)
 {
 	uet_fabric_thresholds_get(p->fab, &res->th);
 	uet_fabric_stats_get(p->fab, &res->fab);
@@ -405,9 +390,9 @@ pf_compute(const struct pf_run *p, struct pf_result *res)
 	pf_port_stats(p, res);
 	res->line_gbps = (double)p->fc.link_rate_bps / 1e9;
 	res->verified = res->complete && p->run_rc == 0 &&
-			res->t.rx_dup == 0 && res->t.rx_bad == 0 &&
-			res->t.rx_lost == 0 && res->t.done_err == 0 &&
-			res->t.rx_order_err == 0;
+			res->t.d.rx_dup == 0 && res->t.d.rx_bad == 0 &&
+			res->t.d.rx_lost == 0 && res->t.d.done_err == 0 &&
+			res->t.d.rx_order_err == 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -422,6 +407,13 @@ pf_cmp_port(const void *a, const void *b)
 	if (x->st.data_max != y->st.data_max)
 		return x->st.data_max < y->st.data_max ? 1 : -1;
 	return x->util < y->util ? 1 : x->util > y->util ? -1 : 0;
+}
+
+/* raw: packets of a flow in flight; ses: its operations */
+static const char *
+pf_window_unit(const struct pf_run *p)
+{
+	return p->tp == &pf_transport_ses ? "operations" : "packets";
 }
 
 static void
@@ -442,10 +434,11 @@ pf_print(const struct pf_run *p, const struct pf_result *res, FILE *f)
 		c->trimming ? "on" : "off", c->ecn ? "on" : "off",
 		p->virt ? "virtual" : "real");
 	fprintf(f, "traffic: %s, %u flows of %" PRIu64 " B (%" PRIu64
-		" messages of %u B, %u packets each), window %u packets per "
-		"flow (fixed), PDS %s\n", p->o->fab.pattern->name, p->nflows,
-		p->count * p->size, p->count, p->size, p->ppm, p->window,
-		perf_pds_name(p->o->pds_mode));
+		" messages of %u B, %u packets each), window %u %s per "
+		"flow (fixed), PDS %s, ULP %s\n", p->o->fab.pattern->name,
+		p->nflows, p->count * p->size, p->count, p->size, p->ppm,
+		p->window, pf_window_unit(p), perf_pds_name(p->o->pds_mode),
+		p->tp->name);
 	fprintf(f, "  completion (us): first %.1f, p50 %.1f, p99 %.1f, max "
 		"%.1f, last %.1f; ideal last %.1f (x%.2f)\n",
 		res->first_done_us, res->fct_p50, res->fct_p99, res->fct_max,
@@ -483,7 +476,8 @@ pf_print(const struct pf_run *p, const struct pf_result *res, FILE *f)
 	free(top);
 	fprintf(f, "  delivery: %" PRIu64 " messages, duplicates %" PRIu64
 		", lost %" PRIu64 ", bad %" PRIu64 ", failed %" PRIu64 ": %s\n",
-		t->rx_msgs, t->rx_dup, t->rx_lost, t->rx_bad, t->done_err,
+		t->d.rx_msgs, t->d.rx_dup, t->d.rx_lost, t->d.rx_bad,
+		t->d.done_err,
 		res->verified ? "every flow complete, exactly once" :
 		"NOT VERIFIED");
 	fprintf(f, "  emulator: %" PRIu64 " frames, %" PRIu64 " events in "
@@ -565,7 +559,7 @@ pf_json(const struct pf_run *p, const struct pf_result *res)
 
 	return json_pack(
 		"{s:s, s:{s:s, s:i, s:f, s:I, s:i, s:I, s:I, s:b, s:b, s:s},"
-		" s:{s:s, s:i, s:I, s:i, s:I, s:i, s:s, s:I},"
+		" s:{s:s, s:i, s:I, s:i, s:I, s:i, s:s, s:s, s:s, s:I},"
 		" s:{s:f, s:f, s:f, s:f, s:f, s:f, s:f}, s:f,"
 		" s:{s:f, s:f, s:f},"
 		" s:o, s:o, s:{s:s?, s:I, s:f, s:f},"
@@ -589,8 +583,8 @@ pf_json(const struct pf_run *p, const struct pf_result *res)
 		"flow_bytes", (json_int_t)(p->count * p->size),
 		"message_bytes", (int)p->size,
 		"messages_per_flow", (json_int_t)p->count,
-		"window_packets", (int)p->window,
-		"pds", perf_pds_name(p->o->pds_mode),
+		"window", (int)p->window, "window_unit", pf_window_unit(p),
+		"pds", perf_pds_name(p->o->pds_mode), "ulp", p->tp->name,
 		"seed", (json_int_t)p->o->seed,
 		"completion_us", "first", res->first_done_us,
 		"p50", res->fct_p50, "p99", res->fct_p99, "max", res->fct_max,
@@ -619,11 +613,11 @@ pf_json(const struct pf_run *p, const struct pf_result *res)
 		"trim_nacks_received", (json_int_t)t->nack_trim_rx,
 		"ecn_marks", (json_int_t)res->fab.marks,
 		"fabric_drops", (json_int_t)res->fab.drops,
-		"delivery", "messages", (json_int_t)t->rx_msgs,
-		"duplicates", (json_int_t)t->rx_dup,
-		"lost_packets", (json_int_t)t->rx_lost,
-		"bad", (json_int_t)t->rx_bad, "exactly_once",
-		t->rx_dup == 0 && t->rx_lost == 0 && t->rx_bad == 0,
+		"delivery", "messages", (json_int_t)t->d.rx_msgs,
+		"duplicates", (json_int_t)t->d.rx_dup,
+		"lost_packets", (json_int_t)t->d.rx_lost,
+		"bad", (json_int_t)t->d.rx_bad, "exactly_once",
+		t->d.rx_dup == 0 && t->d.rx_lost == 0 && t->d.rx_bad == 0,
 		"emulator", "frames", (json_int_t)res->fab.delivered,
 		"events", (json_int_t)res->fab.events,
 		"wall_s", p->wall_s, "cpu_s", p->cpu_s,

@@ -341,9 +341,11 @@ parse_fabric_opt(int c, int argc, char **argv, struct perf_opts *o)
 	}
 }
 
-/* Fabric-only flags without --fabric, flags --fabric does not take. */
+/* Fabric-only flags without --fabric, flags --fabric does not take;
+ * @p ses_flags: 1 --op, 2 --tagged given. */
 static int
-check_fabric(struct perf_opts *o, bool mode_given, bool fabric_flags)
+check_fabric(struct perf_opts *o, bool mode_given, bool fabric_flags,
+	     unsigned int ses_flags)
 {
 	if (!o->fab.on) {
 		if (fabric_flags)
@@ -359,6 +361,10 @@ check_fabric(struct perf_opts *o, bool mode_given, bool fabric_flags)
 			       "--pattern");
 	if (o->interactive)
 		return bad_arg("--fabric", "at the prompt: set fabric ...");
+	if ((ses_flags || o->verify) && o->ulp != PERF_ULP_SES)
+		return bad_arg("--op/--tagged/--verify", "need --ulp ses");
+	if (o->ulp == PERF_ULP_SES && !(ses_flags & 1))
+		o->op = PERF_OP_SEND; /* a flow is sends */
 	return 0;
 }
 
@@ -596,7 +602,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 	}
 	if (optind < argc)
 		return bad_arg(argv[optind], "unexpected argument");
-	rc = check_fabric(o, mode_given, fabric_flags);
+	rc = check_fabric(o, mode_given, fabric_flags, ses_flags);
 	if (rc != 0 || o->fab.on)
 		return rc; /* the rest: perf_fabric_check() */
 	return check_combos(o, twoproc_flags, test_flags, ses_flags);

@@ -142,6 +142,16 @@ struct sdrv_params {
 	uint64_t count;          /* operations */
 	uint32_t window;         /* operations in flight */
 	uint64_t deadline_tsc;   /* stop submitting after this (0: none) */
+	/* --fabric: the sides' fabric addresses (all zero: 10.0.0.1 and
+	 * 10.0.0.2) and processes (0: the engine context's own; else a
+	 * PIDonFEP of its own, bound with EP_ADD, so that several drivers
+	 * can share an engine) */
+	uint8_t fa_a[4], fa_b[4];
+	uint16_t pid_a, pid_b;
+	uint32_t ini_a, ini_b;   /* their initiator ids (0: the PID) */
+	/* tagged sends' match bits (0: the default): drivers whose
+	 * receivers share a process receive only their own sends */
+	uint64_t match_bits;
 };
 
 /* Driver-level counters (besides the per-side results). */
@@ -159,8 +169,9 @@ struct sdrv *sdrv_create(const struct sdrv_params *p);
 void sdrv_detach(struct sdrv *d);
 /* Free channels and buffers (after the engines); NULL: no-op. */
 void sdrv_free(struct sdrv *d);
-/* Application side of one loop turn: CQs, reposts, submissions. */
-void sdrv_poll(struct sdrv *d);
+/* Application side of one loop turn: CQs, reposts, submissions.
+ * @return completions read plus operations posted (0: nothing moved). */
+unsigned int sdrv_poll(struct sdrv *d);
 /* Every operation submitted and completed, every message received. */
 bool sdrv_finished(struct sdrv *d);
 /* Submit no new operation. */

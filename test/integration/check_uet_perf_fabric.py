@@ -2,6 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """uet-perf --fabric: tiny runs over the emulated fabric in virtual time.
 
+  ses      the same incast and an all-to-all over the SES ULP through
+           channels (a driver per flow): exactly once, every trim
+           NACKed, deterministic
   incast   4 hosts (2 leaves of 2, 2 spines), 3 flows into host 0 with
            trimming on: every flow complete exactly once, every trim
            received and NACKed; a second run gives the same JSON (virtual
@@ -120,6 +123,40 @@ def incast_rod(perf):
           a["delivery"]["messages"] == 24, "incast rod: verified")
 
 
+def ses(perf, tmp):
+    # the SES ULP through channels, a driver per flow (tagged sends)
+    js = [os.path.join(tmp, "s1.json"), os.path.join(tmp, "s2.json")]
+    args = ["--fabric", SMALL, "--pattern", "incast", "--flow-size", "256K",
+            "--size", "16K", "--ulp", "ses", "--verify", "--json"]
+    p = run(perf, args + [js[0]])
+    check(p.returncode == 0, f"ses incast: exit 0 ({p.returncode}) "
+          f"{p.stderr.strip()[:300]}")
+    q = run(perf, args + [js[1]])
+    try:
+        a = json.load(open(js[0]))
+        b = json.load(open(js[1]))
+    except (OSError, ValueError):
+        check(False, "ses incast: JSON files load")
+        return
+    k = a["packets"]
+    check(a["verified"] and a["traffic"]["ulp"] == "ses" and
+          a["traffic"]["window_unit"] == "operations" and
+          a["delivery"]["messages"] == 48 and a["delivery"]["exactly_once"],
+          "ses incast: 48 messages exactly once")
+    check(k["trims"] > 0 and k["trim_nacks_sent"] == k["trims"] and
+          k["trimmed_received"] == k["trims"],
+          "ses incast: trimmed and every trim NACKed")
+    check(q.returncode == 0 and strip_wall(a) == strip_wall(b),
+          "ses incast: a second run gives the same numbers")
+    # all-to-all: every host sends and receives several flows
+    p = run(perf, ["--fabric", SMALL, "--pattern", "all-to-all",
+                   "--flow-size", "64K", "--size", "16K", "--ulp", "ses",
+                   "--json"])
+    check(p.returncode == 0 and json.loads(p.stdout)["verified"] and
+          json.loads(p.stdout)["delivery"]["messages"] == 12 * 4,
+          "ses all-to-all: 12 flows verified")
+
+
 def plot(tmp, csv, srcdir):
     script = os.path.join(srcdir, "scripts", "plot-fabric.sh")
     try:
@@ -228,7 +265,9 @@ def errors(perf):
         (["--fabric", "--flow-size", "1K", "--size", "4K"],
          "--flow-size"),
         (["--fabric", "--mode", "bw"], "--pattern"),
-        (["--fabric", "--ulp", "ses"], "SES driver"),
+        (["--fabric", "--ulp", "ses", "--op", "write"], "flows are sends"),
+        (["--fabric", "--ulp", "ses", "--tagged"], "always tagged"),
+        (["--fabric", "--verify"], "need --ulp ses"),
         (["--fabric", "--loss", "10"], "loss_ppm"),
         (["--fabric", "--pds", "uud"], "--pds"),
         (["--pattern", "incast"], "need --fabric"),
@@ -249,6 +288,7 @@ def main():
     try:
         csv = incast(perf, tmp)
         incast_rod(perf)
+        ses(perf, tmp)
         plot(tmp, csv, srcdir)
         failure(perf, tmp)
         prompt(perf)
