@@ -2,8 +2,7 @@
 /*
  * uet-perf --fabric: a traffic pattern (pattern.c) over the emulated
  * fabric (src/fabric, pmd/fabric_eth.c), one unchanged engine per
- * emulated host in this process, every engine inline on this thread, the
- * raw-PDS test ULP (rawulp.c) on each, with one destination per flow.
+ * emulated host in this process, every engine inline on this thread.
  * The virtual clock (default) jumps whenever every engine and the fabric
  * are idle, so a run is a function of its inputs and seeds; --clock real
  * runs the same loop on the TSC. The report is fabric_report.c's.
