@@ -62,6 +62,14 @@ static const struct uet_parse_name spray_names[] = {
 	{ NULL, 0 },
 };
 
+static const struct uet_parse_name fabric_topo_names[] = {
+	{ "leaf_spine", UET_CONFIG_FABRIC_LEAF_SPINE },
+	{ "fat_tree", UET_CONFIG_FABRIC_FAT_TREE },
+	{ NULL, 0 },
+};
+
+_Static_assert(sizeof(enum uet_config_fabric_topo) == sizeof(int),
+	       "enum keys are stored as int");
 _Static_assert(sizeof(enum uet_config_progress) == sizeof(int),
 	       "enum keys are stored as int");
 _Static_assert(sizeof(enum uet_config_cc_algo) == sizeof(int),
@@ -266,6 +274,49 @@ static const struct cfg_key fault_keys[] = {
 };
 #undef F
 
+/* fail, restore and rate lines are not table rows: config_fabric.c */
+#define B struct uet_config_fabric
+static const struct cfg_key fabric_keys[] = {
+	K_ENUM(B, topology, fabric_topo_names, "shape of the emulated "
+	       "network"),
+	K_UINT(B, hosts, 2, 1024, "emulated hosts (fat_tree: must be "
+	       "k^3/4)"),
+	K_UINT(B, hosts_per_leaf, 1, 63, "leaf_spine only: hosts on each "
+	       "leaf"),
+	K_UINT(B, spines, 1, 63, "leaf_spine only: spines, each linked to "
+	       "every leaf"),
+	K_UINT(B, k, 2, 16, "fat_tree only: even K (K pods, K^3/4 hosts)"),
+	K_UINT(B, link_rate_mbps, 1, 1600000, "rate of every link, Mbit/s"),
+	K_DUR("link_delay", B, link_delay_ns, 0, SEC(1), 0, "propagation "
+	      "delay of every link"),
+	K_DUR("base_rtt", B, base_rtt_ns, 1, SEC(1), CFG_F_AUTO, "base RTT "
+	      "of the plane BDP (rate x base_rtt); auto = unloaded round "
+	      "trip of the longest path"),
+	K_UINT(B, mtu, 68, 9216, "IP MTU of the hosts; the fabric carries "
+	       "frames of mtu + 18 bytes"),
+	K_UINT(B, frame_pool, 64, 1u << 24, "frames the fabric holds at "
+	       "once (queues and links)"),
+	K_SIZE(B, host_queue, KB(1), GB(1), 0, "a host's NIC queue, bytes "
+	       "(backpressure beyond it)"),
+	K_BOOL(B, trimming, "switches trim data packets above trim (else "
+	       "tail drop above queue)"),
+	K_BOOL(B, ecn, "switches mark ECN between ecn_min and ecn_max"),
+	K_DBL(B, ecn_min, 0, 10, 0, "ECN marking starts, BDP"),
+	K_DBL(B, ecn_max, 0.001, 10, 0, "ECN marking probability reaches 1, "
+	      "BDP"),
+	K_DBL(B, trim, 0.001, 10, 0, "trim threshold of the data queue, BDP"),
+	K_DBL(B, trim_retx, 0.001, 10, 0, "trim threshold for the "
+	      "trimmable-retransmit DSCP, BDP"),
+	K_DBL(B, queue, 2, 5, 0, "tail drop (data and control queues) "
+	      "above this, BDP"),
+	K_UINT(B, loss_ppm, 0, 1000000, "random loss per link traversal, "
+	       "parts per million"),
+	K_BOOL(B, failover, "switches leave failed links out of ECMP (else "
+	       "frames hashed onto them are lost)"),
+	K_UINT(B, seed, 0, UINT64_MAX, "ECMP hash and random loss seed"),
+};
+#undef B
+
 #define SEC_ROW(n, id, k, field, h) \
 	[id] = { n, id, k, RTE_DIM(k), offsetof(struct uet_config, field), h }
 
@@ -295,6 +346,11 @@ const struct cfg_section cfg_sections[CFG_S_COUNT] = {
 	SEC_ROW("fault", CFG_S_FAULT, fault_keys, fault,
 		"fault injection (tests, uet-perf --loss); rates in parts per "
 		"million"),
+	SEC_ROW("fabric", CFG_S_FABRIC, fabric_keys, fabric,
+		"the emulated fabric of uet-perf --fabric (an engine on real "
+		"ports does not read it); besides the keys, any number (at "
+		"most 16) of schedule lines: fail = LINK at T, restore = LINK "
+		"at T, rate = LINK MBPS at T, LINK as leaf0-spine1"),
 };
 
 void
@@ -402,6 +458,7 @@ uet_config_init_defaults(struct uet_config *cfg)
 
 	cfg_cc_defaults(&cfg->cc);
 	cfg_spray_defaults(&cfg->spray);
+	cfg_fabric_defaults(&cfg->fabric);
 
 	cfg->dscp.data = 0;
 	cfg->dscp.control = 46;

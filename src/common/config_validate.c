@@ -304,5 +304,7 @@ uet_config_validate(const struct uet_config *cfg,
 		rc = check_dscp(cfg, err);
 	if (rc == 0)
 		rc = check_fault(cfg, err);
+	if (rc == 0)
+		rc = cfg_fabric_validate(&cfg->fabric, err);
 	return rc;
 }

@@ -157,6 +157,10 @@ dump__round_trip(void **state)
 		"neighbor.10.0.0.2=02:00:00:00:00:02",
 		"neighbor.fd00::2=02:00:00:00:00:03",
 		"fault.tx_data_trim_ppm=1000", "fault.seed=0xffffffffffffffff",
+		"fabric.hosts=8", "fabric.ecn_min=0.25",
+		"fabric.fail=leaf0-spine1 at 50us",
+		"fabric.restore=spine1-leaf0@200us",
+		"fabric.rate=leaf1-spine0 25000 at 1ms",
 	};
 	struct uet_config cfg, back;
 	struct uet_config_error err;
@@ -186,6 +190,103 @@ dump__round_trip(void **state)
 	assert_non_null(strstr(dump_a, "num_evs = 512\n"));
 	assert_non_null(strstr(dump_a, "fd00::2 = 02:00:00:00:00:03\n"));
 	assert_non_null(strstr(dump_a, "[port1]\n"));
+	assert_non_null(strstr(dump_a, "fail = leaf0-spine1 at 50000ns\n"));
+	assert_non_null(strstr(dump_a, "restore = spine1-leaf0 at 200000ns\n"));
+	assert_non_null(strstr(dump_a, "rate = leaf1-spine0 25000 at "
+				       "1000000ns\n"));
+}
+
+/* [fabric]: schedule lines repeat, links must exist, keys of the other
+ * topology are refused, thresholds ordered. */
+static void
+fabric__schedule_and_shape(void **state)
+{
+	static const char good[] =
+		"[fabric]\nhosts = 8\nhosts_per_leaf = 2\nspines = 2\n"
+		"fail = leaf0-spine1 at 50us\nfail = leaf1-spine0 at 60us\n"
+		"restore = leaf0-spine1 at 200us\n"
+		"rate = host3-leaf1 10000 at 1us\n";
+	static const struct {
+		const char *text;
+		const char *key; /* named in the error */
+		const char *why; /* part of the reason */
+	} bad[] = {
+		{ "[fabric]\nfail = leaf0-spine9 at 5us\n", "fail",
+		  "spine9 does not exist" },
+		{ "[fabric]\nfail = host0-leaf1 at 5us\n", "fail",
+		  "no cable" },
+		{ "[fabric]\nfail = leaf0-leaf1 at 5us\n", "fail",
+		  "no cable" },
+		{ "[fabric]\ntopology = fat_tree\nk = 4\n"
+		  "fail = spine0-core2 at 5us\n", "fail", "no cable" },
+		{ "[fabric]\ntopology = fat_tree\nk = 6\n", "hosts",
+		  "54 hosts" },
+		{ "[fabric]\ntopology = fat_tree\nspines = 2\n", "spines",
+		  "leaf_spine only" },
+		{ "[fabric]\nk = 8\n", "k", "fat_tree only" },
+		{ "[fabric]\necn_min = 0.9\n", "ecn_min", "below ecn_max" },
+		{ "[fabric]\ntrim_retx = 0.5\n", "trim_retx", "below trim" },
+		{ "[fabric]\nhost_queue = 2K\n", "host_queue", "one frame" },
+	};
+	static const char *const syntax[] = {
+		"fabric.fail=leaf0-spine1", "fabric.fail=leaf0 at 5us",
+		"fabric.fail=leaf00-spine1 at 5us",
+		"fabric.fail=leaf0-spine1 at 5 parsecs",
+		"fabric.rate=leaf0-spine1 at 5us",
+		"fabric.rate=leaf0-spine1 0 at 5us",
+		"fabric.restore=leaf0-spine1 at 5us extra",
+		"fabric.queue=1.5", "fabric.topology=torus",
+	};
+	struct uet_config cfg;
+	struct uet_config_error err;
+	char path[64];
+	int rc;
+
+	(void)state;
+	rc = load_text(good, &cfg, &err, path);
+	if (rc < 0)
+		print_error("%s\n", err.msg);
+	assert_int_equal(rc, 0);
+	assert_int_equal(uet_config_validate(&cfg, &err), 0);
+	assert_int_equal(cfg.fabric.nb_events, 4);
+	assert_int_equal(cfg.fabric.event[1].action, UET_CONFIG_FABRIC_FAIL);
+	assert_int_equal(cfg.fabric.event[1].tier[0], UET_CONFIG_FABRIC_LEAF);
+	assert_int_equal(cfg.fabric.event[1].index[0], 1);
+	assert_int_equal(cfg.fabric.event[1].at_ns, 60000);
+	assert_int_equal(cfg.fabric.event[2].action,
+			 UET_CONFIG_FABRIC_RESTORE);
+	assert_int_equal(cfg.fabric.event[3].rate_mbps, 10000);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		rc = load_text(bad[i].text, &cfg, &err, path);
+		if (rc == 0)
+			rc = uet_config_validate(&cfg, &err);
+		if (rc == 0 || strcmp(err.key, bad[i].key) != 0 ||
+		    strstr(err.reason, bad[i].why) == NULL)
+			print_error("case %zu: rc %d: %s\n", i, rc, err.msg);
+		assert_int_equal(rc, -EINVAL);
+		assert_string_equal(err.key, bad[i].key);
+		assert_non_null(strstr(err.reason, bad[i].why));
+	}
+	for (size_t i = 0; i < sizeof(syntax) / sizeof(syntax[0]); i++) {
+		struct uet_config before;
+
+		uet_config_init_defaults(&cfg);
+		before = cfg;
+		rc = uet_config_override(&cfg, syntax[i], &err);
+		if (rc == 0)
+			print_error("accepted: %s\n", syntax[i]);
+		assert_true(rc == -EINVAL || rc == -ERANGE);
+		assert_memory_equal(&cfg, &before, sizeof(cfg));
+	}
+	/* at most 16 lines */
+	uet_config_init_defaults(&cfg);
+	for (int i = 0; i < UET_CONFIG_FABRIC_EVENTS_MAX; i++)
+		assert_int_equal(uet_config_override(&cfg, "fabric.fail="
+						     "leaf0-spine0 at 1us",
+						     &err), 0);
+	assert_int_equal(uet_config_override(&cfg, "fabric.fail=leaf0-spine0 "
+					     "at 1us", &err), -ERANGE);
+	assert_non_null(strstr(err.reason, "at most 16"));
 }
 
 static void
@@ -785,6 +886,7 @@ main(void)
 		cmocka_unit_test(default_file__equals_defaults),
 		cmocka_unit_test(dump__round_trip),
 		cmocka_unit_test(dump__truncates_like_snprintf),
+		cmocka_unit_test(fabric__schedule_and_shape),
 		cmocka_unit_test(load__missing_file),
 		cmocka_unit_test(load__syntax_errors),
 		cmocka_unit_test(load__section_and_key_errors),
