@@ -9,6 +9,11 @@
  *                          fault action (fixed seed, reproducible), AUTO
  *                          progress on a worker lcore, channels
  *   test_engine telemetry  /uet/ commands over the telemetry socket
+ *   test_engine sleep      an AUTO lcore that sleeps when idle: woken by
+ *                          a post (eventfd), a timer, frames on a port
+ *                          without RX interrupts (back-off); posts and
+ *                          uet_engine_progress() that run its loop on
+ *                          the application thread meanwhile (counters)
  *
  * Bounded by iteration counts; no timing assertions.
  */
@@ -53,7 +58,10 @@ struct th {
 	unsigned int rx_trimmed; /* received as trimmed */
 	unsigned int frame_kind; /* enum th_frame_kind of A's requests */
 	struct uet_chan *chan;  /* NOP channel served by this context */
+	struct uet_chan *chan2; /* a second one (sleep test) */
 	unsigned int chan_done;
+	uint64_t deadline;      /* armed timer (engine clock), 0: none */
+	unsigned int fired;     /* timers fired */
 };
 
 static struct th hook_state[2];
@@ -101,18 +109,17 @@ th_rx(void *priv, struct uet_engine_lcore *lc, struct uet_engine_rx *rx,
 	}
 }
 
+/* NOPs complete at once; a NOP whose tag is not 0 arms a timer that
+ * fires tag ns later (sleep test). */
 static void
-th_advance(void *priv, struct uet_engine_lcore *lc, uint64_t now)
+th_serve(struct th *t, struct uet_chan *ch, uint64_t now)
 {
-	struct th *t = priv;
 	struct uet_chan_sqe sqe[8];
 	unsigned int n;
 
-	(void)lc;
-	(void)now;
-	if (t->chan == NULL)
+	if (ch == NULL)
 		return;
-	n = uet_chan_sq_take(t->chan, sqe, RTE_DIM(sqe));
+	n = uet_chan_sq_take(ch, sqe, RTE_DIM(sqe));
 	for (unsigned int i = 0; i < n; i++) {
 		struct uet_chan_cqe c = {
 			.context = sqe[i].context,
@@ -121,9 +128,34 @@ th_advance(void *priv, struct uet_engine_lcore *lc, uint64_t now)
 			.status = sqe[i].op == UET_CHAN_OP_NOP ? 0 : -ENOSYS,
 		};
 
-		if (uet_chan_cq_push(t->chan, &c) == 0)
+		if (sqe[i].op == UET_CHAN_OP_NOP && sqe[i].tag != 0)
+			t->deadline = now + sqe[i].tag;
+		if (uet_chan_cq_push(ch, &c) == 0)
 			t->chan_done++;
 	}
+}
+
+static void
+th_advance(void *priv, struct uet_engine_lcore *lc, uint64_t now)
+{
+	struct th *t = priv;
+
+	(void)lc;
+	if (t->deadline != 0 && now >= t->deadline) {
+		t->deadline = 0;
+		__atomic_store_n(&t->fired, t->fired + 1, __ATOMIC_RELEASE);
+	}
+	th_serve(t, t->chan, now);
+	th_serve(t, t->chan2, now);
+}
+
+static uint64_t
+th_deadline(void *priv, struct uet_engine_lcore *lc)
+{
+	const struct th *t = priv;
+
+	(void)lc;
+	return t->deadline != 0 ? t->deadline : UINT64_MAX;
 }
 
 /*
@@ -247,6 +279,7 @@ static const struct uet_engine_hook_ops th_ops = {
 	.rx_burst = th_rx,
 	.advance = th_advance,
 	.tx_ready = th_tx,
+	.next_deadline = th_deadline,
 };
 
 /* ------------------------------------------------------------------ */
@@ -617,6 +650,258 @@ out:
 	uet_chan_free(ch);
 }
 
+/* ------------------------------------------------------------------ */
+/* sleep test: an AUTO lcore that sleeps when idle                     */
+/* ------------------------------------------------------------------ */
+
+/* Bounds of the waits below (counts of 100 us naps, not assertions). */
+#define SLEEP_WAIT_STEPS 100000
+
+static struct uet_engine_lcore_stats
+sleep_stats(struct uet_engine *e)
+{
+	struct uet_engine_lcore_stats s;
+
+	stats_of(e, &s);
+	return s;
+}
+
+/* Wait until @p e's lcore went to sleep once more than @p before. */
+static bool
+wait_sleeps(struct uet_engine *e, uint64_t before)
+{
+	for (unsigned int i = 0; i < SLEEP_WAIT_STEPS; i++) {
+		if (sleep_stats(e).idle_sleeps > before)
+			return true;
+		usleep(100);
+	}
+	return false;
+}
+
+/* Wait for the CQE of a NOP with @p context on @p ch, without ever
+ * running the engine on this thread. */
+static bool
+wait_cqe(struct uet_chan *ch, uint64_t context)
+{
+	for (unsigned int i = 0; i < SLEEP_WAIT_STEPS; i++) {
+		struct uet_chan_cqe c;
+
+		if (uet_chan_cq_poll(ch, &c, 1) == 1)
+			return c.context == context && c.status == 0;
+		usleep(100);
+	}
+	return false;
+}
+
+/*
+ * A post to a plain channel of a sleeping context writes the eventfd:
+ * the lcore wakes (wake_post) and completes the NOP. A race with a
+ * back-off wake-up (the lcore awake at the moment of the post, so no
+ * eventfd is needed) is possible, hence a few tries.
+ */
+static void
+sleep_post_wakes(struct uet_engine *a, struct uet_chan *ch)
+{
+	bool woke = false;
+
+	for (uint64_t k = 1; k <= 10 && !woke; k++) {
+		struct uet_engine_lcore_stats s0 = sleep_stats(a), s1;
+		struct uet_chan_sqe q = { .op = UET_CHAN_OP_NOP,
+					  .context = k };
+
+		CHECK(wait_sleeps(a, s0.idle_sleeps));
+		s0 = sleep_stats(a);
+		CHECK(uet_chan_sq_post(ch, &q) == 0);
+		CHECK(wait_cqe(ch, k));
+		s1 = sleep_stats(a);
+		woke = s1.wake_post > s0.wake_post &&
+		       s1.app_iterations == s0.app_iterations;
+	}
+	CHECK(woke);
+}
+
+/*
+ * A post to a UET_CHAN_POSTER_PROGRESS channel of a sleeping context
+ * runs its loop on the posting thread: the CQE is there when the post
+ * returns, counted in app_iterations.
+ */
+static void
+sleep_post_progresses(struct uet_engine *a, struct uet_chan *ch)
+{
+	bool ran = false;
+
+	for (uint64_t k = 100; k < 110 && !ran; k++) {
+		struct uet_engine_lcore_stats s0 = sleep_stats(a), s1;
+		struct uet_chan_sqe q = { .op = UET_CHAN_OP_NOP,
+					  .context = k };
+		struct uet_chan_cqe c;
+
+		CHECK(wait_sleeps(a, s0.idle_sleeps));
+		s0 = sleep_stats(a);
+		CHECK(uet_chan_sq_post(ch, &q) == 0);
+		s1 = sleep_stats(a);
+		if (s1.app_iterations > s0.app_iterations) {
+			ran = true;
+			CHECK(uet_chan_cq_poll(ch, &c, 1) == 1);
+			CHECK(c.context == k && c.status == 0);
+		} else {
+			CHECK(wait_cqe(ch, k));
+		}
+	}
+	CHECK(ran);
+}
+
+/* A timer armed from the loop wakes the sleeping lcore at its deadline. */
+static void
+sleep_timer_wakes(struct uet_engine *a, struct th *ta, struct uet_chan *ch)
+{
+	struct uet_engine_lcore_stats s0 = sleep_stats(a), s1;
+	/* the NOP arms a timer 3 ms later (th_serve) */
+	struct uet_chan_sqe q = { .op = UET_CHAN_OP_NOP, .context = 200,
+				  .tag = 3000000 };
+	unsigned int fired = __atomic_load_n(&ta->fired, __ATOMIC_ACQUIRE);
+
+	CHECK(uet_chan_sq_post(ch, &q) == 0);
+	CHECK(wait_cqe(ch, 200));
+	for (unsigned int i = 0; i < SLEEP_WAIT_STEPS; i++) {
+		if (__atomic_load_n(&ta->fired, __ATOMIC_ACQUIRE) != fired)
+			break;
+		usleep(100);
+	}
+	s1 = sleep_stats(a);
+	CHECK(__atomic_load_n(&ta->fired, __ATOMIC_ACQUIRE) == fired + 1);
+	CHECK(s1.wake_timer > s0.wake_timer);
+	printf("sleep: timer: wake_timer %lu -> %lu, wake_poll %lu -> %lu\n",
+	       (unsigned long)s0.wake_timer, (unsigned long)s1.wake_timer,
+	       (unsigned long)s0.wake_poll, (unsigned long)s1.wake_poll);
+}
+
+/*
+ * Frames for a sleeping context on a port without RX interrupts (ring):
+ * the back-off wake-up finds them (wake_poll), A answers every request.
+ */
+static void
+sleep_packets_polled(struct uet_engine *a, struct uet_engine *b,
+		     struct th *ta, struct th *tb)
+{
+	struct uet_engine_lcore_stats s0 = sleep_stats(a), s1;
+	const unsigned int n = 5;
+	unsigned int acks = tb->rx_ack;
+
+	CHECK(wait_sleeps(a, s0.idle_sleeps));
+	s0 = sleep_stats(a);
+	__atomic_store_n(&tb->to_send, n, __ATOMIC_RELEASE);
+	for (unsigned int i = 0; i < SLEEP_WAIT_STEPS &&
+	     tb->rx_ack < acks + n; i++) {
+		if (uet_engine_poll(b, 4) == 0)
+			usleep(100);
+	}
+	s1 = sleep_stats(a);
+	CHECK(tb->rx_ack == acks + n);
+	CHECK(__atomic_load_n(&ta->rx_req, __ATOMIC_ACQUIRE) >= n);
+	CHECK(s1.wake_poll > s0.wake_poll);
+	CHECK(s1.rx_class[UET_ENGINE_CLASS_REQ] ==
+	      s0.rx_class[UET_ENGINE_CLASS_REQ] + n);
+}
+
+/*
+ * uet_engine_progress() from this thread while the lcore sleeps: the
+ * requests B sends are answered by iterations run here.
+ */
+static void
+sleep_app_progress(struct uet_engine *a, struct uet_engine *b,
+		   struct th *tb)
+{
+	struct uet_engine_lcore_stats s0, s1;
+	const unsigned int n = 5;
+	unsigned int acks = tb->rx_ack;
+
+	CHECK(wait_sleeps(a, sleep_stats(a).idle_sleeps));
+	s0 = sleep_stats(a);
+	__atomic_store_n(&tb->to_send, n, __ATOMIC_RELEASE);
+	for (unsigned int i = 0; i < 200000 && tb->rx_ack < acks + n; i++) {
+		(void)uet_engine_poll(b, 1);
+		(void)uet_engine_progress(a, 4);
+	}
+	s1 = sleep_stats(a);
+	CHECK(tb->rx_ack == acks + n);
+	CHECK(s1.app_iterations > s0.app_iterations);
+	printf("sleep: app progress: %lu iterations on this thread\n",
+	       (unsigned long)(s1.app_iterations - s0.app_iterations));
+}
+
+/* A runs on worker lcore 1 (AUTO, sleeping when idle), B inline here. */
+static void
+test_sleep(void)
+{
+	struct th *ta = &hook_state[0], *tb = &hook_state[1];
+	struct uet_config ca, cb;
+	struct uet_engine *a = NULL, *b = NULL;
+	struct uet_chan *ch, *chp;
+	struct uet_engine_lcore_stats s;
+
+	if (rte_lcore_count() < 2 || !rte_lcore_is_enabled(1)) {
+		printf("sleep: skipped (no worker lcore 1)\n");
+		return;
+	}
+	cfg_make(&ca, "net_ring_ringA", ip4_a, ip6_a, mac_a, false);
+	cfg_make(&cb, "net_ring_ringB", ip4_b, ip6_b, mac_b, true);
+	ca.engine.idle_spin_ns = 0;
+	ca.engine.idle_sleep_ns = 100000;
+	ca.engine.idle_sleep_max_ns = 1000000000;
+	ca.nb_neighbors = cb.nb_neighbors = 1;
+	ca.neighbor[0].ip.family = cb.neighbor[0].ip.family = AF_INET;
+	memcpy(&ca.neighbor[0].ip.v4, ip4_b, 4);
+	memcpy(ca.neighbor[0].mac, mac_b, 6);
+	memcpy(&cb.neighbor[0].ip.v4, ip4_a, 4);
+	memcpy(cb.neighbor[0].mac, mac_a, 6);
+	th_reset(ta, 4, ip4_b);
+	th_reset(tb, 4, ip4_a);
+	ch = uet_chan_create("slch", 64, 64, 64, SOCKET_ID_ANY, 0);
+	chp = uet_chan_create("slchp", 64, 64, 64, SOCKET_ID_ANY,
+			      UET_CHAN_POSTER_PROGRESS);
+	CHECK(uet_chan_create("slbad", 64, 64, 64, SOCKET_ID_ANY, 0x80) ==
+	      NULL && rte_errno == EINVAL);
+	ta->chan = ch;
+	ta->chan2 = chp;
+	a = engine_make("sa", &ca, ta);
+	b = engine_make("sb", &cb, tb);
+	CHECK(a != NULL && b != NULL && ch != NULL && chp != NULL);
+	if (a == NULL || b == NULL || ch == NULL || chp == NULL)
+		goto out;
+	CHECK(uet_engine_chan_attach(a, 0, ch) == 0);
+	CHECK(uet_engine_chan_attach(a, 0, chp) == 0);
+	CHECK(ch->waker != NULL && chp->waker != NULL);
+	CHECK(uet_engine_start(a) == 0);
+	/* first, while the back-off is short */
+	sleep_packets_polled(a, b, ta, tb);
+	sleep_post_wakes(a, ch);
+	sleep_post_progresses(a, chp);
+	sleep_timer_wakes(a, ta, ch);
+	sleep_app_progress(a, b, tb);
+	CHECK(uet_engine_stop(a) == 0);
+	/* a stopped engine is not progressed by posters */
+	s = sleep_stats(a);
+	CHECK(uet_engine_progress(a, 4) == 0);
+	CHECK(sleep_stats(a).app_iterations == s.app_iterations);
+	printf("sleep: sleeps %lu, wake post %lu rx %lu timer %lu poll %lu, "
+	       "app iterations %lu, iterations %lu\n",
+	       (unsigned long)s.idle_sleeps, (unsigned long)s.wake_post,
+	       (unsigned long)s.wake_rx, (unsigned long)s.wake_timer,
+	       (unsigned long)s.wake_poll, (unsigned long)s.app_iterations,
+	       (unsigned long)s.iterations);
+	CHECK(s.wake_rx == 0); /* ring ports have no RX interrupts */
+	CHECK(uet_engine_chan_detach(a, ch) == 0);
+	CHECK(ch->waker == NULL);
+	CHECK(uet_engine_chan_detach(a, chp) == 0);
+out:
+	uet_engine_free(b);
+	uet_engine_free(a);
+	uet_chan_free(chp);
+	uet_chan_free(ch);
+	ta->chan = ta->chan2 = NULL;
+}
+
 static void
 test_ring(void)
 {
@@ -746,6 +1031,8 @@ main(int argc, char **argv)
 		test_ring();
 	else if (strcmp(what, "telemetry") == 0)
 		test_telemetry();
+	else if (strcmp(what, "sleep") == 0)
+		test_sleep();
 	else
 		failures++;
 	rte_eal_cleanup();
