@@ -22,8 +22,10 @@
  * as it is awake, the application thread with a trylock for a few
  * iterations. While an application thread progressed the context within
  * the last idle_sleep_max, the lcore leaves the work to it: it does not
- * arm RX interrupts and sleeps until that time has passed, unless a timer
- * falls due or a post wakes it.
+ * arm RX interrupts and sleeps until that time has passed; a timer that
+ * falls due or a post that wakes it gets one pass of the loop, after
+ * which it sleeps again instead of staying awake beside the polling
+ * thread (on few cores the two would compete for one CPU).
  *
  * No lost wake-up: the lcore sets `sleeping` (sequentially consistent)
  * before its last look at the rings and queues; a poster enqueues, fences
@@ -481,6 +483,7 @@ eng_lcore_sleep(struct uet_engine_lcore *lc)
 {
 	struct uet_engine *e = lc->eng;
 	struct eng_wake *w = &lc->wake;
+	const uint64_t max = e->cfg.engine.idle_sleep_max_ns;
 	uint64_t backoff = e->cfg.engine.idle_sleep_ns;
 	bool nap = false;
 
@@ -496,7 +499,8 @@ eng_lcore_sleep(struct uet_engine_lcore *lc)
 			rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 			/* the last look, after the flag: posts and frames
 			 * that came before it are found here */
-			if (eng_lcore_iterate(lc) != 0)
+			if (eng_lcore_iterate(lc) != 0 && !app_active(w, lc->now,
+								    max))
 				break;
 		}
 		now = eng_now_ns(e);
@@ -523,7 +527,9 @@ eng_lcore_sleep(struct uet_engine_lcore *lc)
 		if (nap)
 			continue;
 		__atomic_store_n(&w->w.sleeping, 0, __ATOMIC_SEQ_CST);
-		if (eng_lcore_iterate(lc) != 0)
+		/* while an application thread polls, the lcore does what
+		 * woke it and sleeps again rather than compete with it */
+		if (eng_lcore_iterate(lc) != 0 && !app_active(w, lc->now, max))
 			break;
 	}
 	__atomic_store_n(&w->w.sleeping, 0, __ATOMIC_SEQ_CST);
