@@ -466,9 +466,9 @@ wake_count(struct uet_engine_lcore *lc, enum wake_cause cause, uint64_t now,
 		ENG_INC(lc->st.wake_timer);
 		return true;
 	}
+	ENG_INC(lc->st.wake_poll);
 	if (app_active(w, now, max))
 		return false;
-	ENG_INC(lc->st.wake_poll);
 	*backoff = RTE_MIN(*backoff * 2, max);
 	return true;
 }

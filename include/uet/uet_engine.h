@@ -396,8 +396,12 @@ struct uet_engine_lcore_stats {
 				       or uet_engine_wake() (eventfd) */
 	uint64_t wake_rx;         /**< ... woken by an RX queue interrupt */
 	uint64_t wake_timer;      /**< ... woken at a timer deadline */
-	uint64_t wake_poll;       /**< ... at the end of a back-off sleep
-				       (ports without RX interrupts) */
+	uint64_t wake_poll;       /**< ... at the end of a timed sleep:
+				       back-off (ports without RX
+				       interrupts), or the grace of a polling
+				       application thread. While blocked,
+				       idle_sleeps exceeds the sum of the
+				       wake_* counters by one */
 	uint64_t app_iterations;  /**< loop iterations an application thread
 				       ran while the lcore slept */
 	uint64_t rx_pkts;         /**< frames from rte_eth_rx_burst */

@@ -672,12 +672,16 @@ sleep_stats(struct uet_engine *e)
 	return s;
 }
 
-/* Wait until @p e's lcore went to sleep once more than @p before. */
+/* Wait until @p e's lcore sleeps (blocked: one sleep more than the
+ * wake-ups counted). */
 static bool
-wait_sleeps(struct uet_engine *e, uint64_t before)
+wait_asleep(struct uet_engine *e)
 {
 	for (unsigned int i = 0; i < SLEEP_WAIT_STEPS; i++) {
-		if (sleep_stats(e).idle_sleeps > before)
+		struct uet_engine_lcore_stats s = sleep_stats(e);
+
+		if (s.idle_sleeps > s.wake_post + s.wake_rx + s.wake_timer +
+				    s.wake_poll)
 			return true;
 		usleep(100);
 	}
@@ -715,7 +719,7 @@ sleep_post_wakes(struct uet_engine *a, struct uet_chan *ch)
 		struct uet_chan_sqe q = { .op = UET_CHAN_OP_NOP,
 					  .context = k };
 
-		CHECK(wait_sleeps(a, s0.idle_sleeps));
+		CHECK(wait_asleep(a));
 		s0 = sleep_stats(a);
 		CHECK(uet_chan_sq_post(ch, &q) == 0);
 		CHECK(wait_cqe(ch, k));
@@ -742,7 +746,7 @@ sleep_post_progresses(struct uet_engine *a, struct uet_chan *ch)
 					  .context = k };
 		struct uet_chan_cqe c;
 
-		CHECK(wait_sleeps(a, s0.idle_sleeps));
+		CHECK(wait_asleep(a));
 		s0 = sleep_stats(a);
 		CHECK(uet_chan_sq_post(ch, &q) == 0);
 		s1 = sleep_stats(a);
@@ -794,7 +798,7 @@ sleep_packets_polled(struct uet_engine *a, struct uet_engine *b,
 	const unsigned int n = 5;
 	unsigned int acks = tb->rx_ack;
 
-	CHECK(wait_sleeps(a, s0.idle_sleeps));
+	CHECK(wait_asleep(a));
 	s0 = sleep_stats(a);
 	__atomic_store_n(&tb->to_send, n, __ATOMIC_RELEASE);
 	for (unsigned int i = 0; i < SLEEP_WAIT_STEPS &&
@@ -822,7 +826,7 @@ sleep_app_progress(struct uet_engine *a, struct uet_engine *b,
 	const unsigned int n = 5;
 	unsigned int acks = tb->rx_ack;
 
-	CHECK(wait_sleeps(a, sleep_stats(a).idle_sleeps));
+	CHECK(wait_asleep(a));
 	s0 = sleep_stats(a);
 	__atomic_store_n(&tb->to_send, n, __ATOMIC_RELEASE);
 	for (unsigned int i = 0; i < 200000 && tb->rx_ack < acks + n; i++) {
@@ -1005,7 +1009,7 @@ test_sleep_tap(void)
 	for (unsigned int k = 0; k < 10 && !woke; k++) {
 		struct uet_engine_lcore_stats s0 = sleep_stats(a), s1;
 
-		CHECK(wait_sleeps(a, s0.idle_sleeps));
+		CHECK(wait_asleep(a));
 		s0 = sleep_stats(a);
 		CHECK(tap_send_arp(ifname, ip4_a) == 0);
 		for (unsigned int i = 0; i < SLEEP_WAIT_STEPS; i++) {
