@@ -370,13 +370,16 @@ rx_intr_arm(struct uet_engine_lcore *lc, bool on)
 	}
 }
 
-static void
+/* Read an eventfd/timerfd down to zero; true when it had fired. */
+static bool
 fd_drain(int fd)
 {
 	uint64_t v;
+	bool fired = false;
 
 	while (read(fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
-		;
+		fired = true;
+	return fired;
 }
 
 /* Block for at most @p ns (UINT64_MAX: until a wake-up) on @p ep. */
@@ -400,17 +403,17 @@ wake_block(struct uet_engine_lcore *lc, int ep, uint64_t ns)
 		void *tag = ev[i].epdata.data;
 
 		if (tag == WAKE_TAG_TFD) {
-			fd_drain(w->tfd);
+			(void)fd_drain(w->tfd);
 			if (cause == WAKE_NONE)
 				cause = WAKE_TIME;
-		} else if (tag == WAKE_TAG_EFD) {
-			if (cause != WAKE_RX)
-				cause = WAKE_POST;
-		} else {
+		} else if (tag != WAKE_TAG_EFD) {
 			cause = WAKE_RX;
 		}
 	}
-	fd_drain(w->efd);
+	/* a kick that came after epoll returned counts too: its post may
+	 * be unseen by the loop that held the lock meanwhile */
+	if (fd_drain(w->efd) && cause != WAKE_RX)
+		cause = WAKE_POST;
 	return cause == WAKE_NONE ? WAKE_TIME : cause;
 }
 
