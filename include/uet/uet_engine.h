@@ -24,7 +24,11 @@
  * Threading: uet_engine_create/start/stop/free and uet_engine_chan_attach
  * from one control thread. Hook callbacks and the uet_engine_lcore_*,
  * uet_engine_tx*, uet_engine_mbuf_alloc functions only from the thread
- * running that context. Stats functions from any thread.
+ * running that context: its AUTO lcore, or, while that lcore sleeps, the
+ * application thread that holds the context's progress lock
+ * (uet_engine_progress(), posts); a hook must not assume the EAL lcore
+ * id. Stats functions, uet_engine_progress() and uet_engine_wake() from
+ * any thread.
  */
 
 #include <stdbool.h>
