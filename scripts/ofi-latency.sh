@@ -17,8 +17,9 @@
 # (the server's is on CPU 1). BEFORE=<other build dir> adds a row
 # "uet-auto-before": the same AUTO run with that build's provider (e.g.
 # an older commit). IDLE_CPU=1 also prints the CPU time of an idle AUTO
-# engine over 10 s (test/ofi/ofi_idle_cpu, one ring port) for the build
-# (and BEFORE). PP=<fi_pingpong> picks the binary (default Debian's).
+# engine over 10 s (test/ofi/ofi_idle_cpu, one ring port, and as root one
+# net_tap port, which has RX interrupts) for the build (and BEFORE).
+# PP=<fi_pingpong> picks the binary (default Debian's).
 #
 # usage: scripts/ofi-latency.sh <build dir> [iterations] [repetitions]
 set -u
@@ -117,13 +118,14 @@ run() {
 	fi
 }
 
-# idle_cpu <label> <build dir>: CPU of an idle AUTO engine over 10 s
+# idle_cpu <label> <build dir> [config]: CPU of an idle AUTO engine over
+# 10 s (default: test/ofi/uet-auto.conf, one ring port)
 idle_cpu() {
 	printf '%-16s ' "$1"
 	env FI_PROVIDER_PATH="$2/src/ofi" FI_LOG_LEVEL=warn \
-		FI_UET_PROVIDER_CONFIG="$SRC/test/ofi/uet-auto.conf" \
+		FI_UET_PROVIDER_CONFIG="${3:-$SRC/test/ofi/uet-auto.conf}" \
 		FI_UET_PROVIDER_EAL_ARGS="-l 0-1 --no-huge --no-shconf -m 256 --no-pci --log-level=lib.eal:error" \
-		"$BUILD/test/ofi/ofi_idle_cpu" 10 2>&1 | grep -v TELEMETRY
+		"$BUILD/test/ofi/ofi_idle_cpu" 10 2>&1 | grep '^idle'
 }
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -147,4 +149,12 @@ if [ "${IDLE_CPU:-0}" = 1 ]; then
 	echo "# CPU time of an idle AUTO engine (ofi_idle_cpu, test/ofi/uet-auto.conf)"
 	idle_cpu "idle-auto" "$BUILD"
 	[ -n "$BEFORE" ] && idle_cpu "idle-auto-before" "$BEFORE"
+	# a port with RX interrupts (net_tap: root)
+	if [ "$(id -u)" = 0 ] && [ -w /dev/net/tun ]; then
+		sed "s|^devargs = .*|devargs = net_tap9,iface=uetlat$$|" \
+			"$SRC/test/ofi/uet-auto.conf" > "$TMP/tap.conf"
+		idle_cpu "idle-auto-tap" "$BUILD" "$TMP/tap.conf"
+		[ -n "$BEFORE" ] &&
+			idle_cpu "idle-tap-before" "$BEFORE" "$TMP/tap.conf"
+	fi
 fi
