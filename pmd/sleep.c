@@ -370,16 +370,14 @@ rx_intr_arm(struct uet_engine_lcore *lc, bool on)
 	}
 }
 
-/* Read an eventfd/timerfd down to zero; true when it had fired. */
+/* Reset an eventfd or timerfd (one read returns and clears its whole
+ * count); true when it had fired. */
 static bool
 fd_drain(int fd)
 {
 	uint64_t v;
-	bool fired = false;
 
-	while (read(fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
-		fired = true;
-	return fired;
+	return read(fd, &v, sizeof(v)) == (ssize_t)sizeof(v);
 }
 
 /* Block for at most @p ns (UINT64_MAX: until a wake-up) on @p ep. */
@@ -390,6 +388,7 @@ wake_block(struct uet_engine_lcore *lc, int ep, uint64_t ns)
 	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
 	struct rte_epoll_event ev[8];
 	enum wake_cause cause = WAKE_NONE;
+	bool efd = false;
 	int n;
 
 	if (ns != UINT64_MAX) {
@@ -406,13 +405,18 @@ wake_block(struct uet_engine_lcore *lc, int ep, uint64_t ns)
 			(void)fd_drain(w->tfd);
 			if (cause == WAKE_NONE)
 				cause = WAKE_TIME;
-		} else if (tag != WAKE_TAG_EFD) {
+		} else if (tag == WAKE_TAG_EFD) {
+			efd = true;
+		} else {
 			cause = WAKE_RX;
 		}
 	}
 	/* a kick that came after epoll returned counts too: its post may
-	 * be unseen by the loop that held the lock meanwhile */
-	if (fd_drain(w->efd) && cause != WAKE_RX)
+	 * be unseen by the loop that held the lock meanwhile (kickers set
+	 * `kicked` before they write; without either there is nothing to
+	 * read) */
+	if ((efd || __atomic_load_n(&w->kicked, __ATOMIC_ACQUIRE) != 0) &&
+	    fd_drain(w->efd) && cause != WAKE_RX)
 		cause = WAKE_POST;
 	return cause == WAKE_NONE ? WAKE_TIME : cause;
 }
