@@ -882,6 +882,12 @@ test_sleep(void)
 	CHECK(uet_engine_chan_attach(a, 0, ch) == 0);
 	CHECK(uet_engine_chan_attach(a, 0, chp) == 0);
 	CHECK(ch->waker != NULL && chp->waker != NULL);
+	/* INLINE: progress is a poll, nothing sleeps, wake is a no-op */
+	CHECK(uet_engine_progress(b, 1) == 0);
+	uet_engine_wake(b, 0);
+	CHECK(sleep_stats(b).iterations == 1 &&
+	      sleep_stats(b).idle_sleeps == 0);
+	CHECK(uet_engine_progress(NULL, 1) == -EINVAL);
 	CHECK(uet_engine_start(a) == 0);
 	/* first, while the back-off is short */
 	sleep_packets_polled(a, b, ta, tb);
