@@ -1125,6 +1125,10 @@ test_telemetry(void)
 	}
 	CHECK(itest_tel_query(fd, "/uet/stats,0", buf, sizeof(buf)) == 0);
 	CHECK(strstr(buf, "\"rx_pkts\"") != NULL);
+	CHECK(strstr(buf, "\"wake_post\"") != NULL);
+	CHECK(itest_tel_query(fd, "/uet/lcores,0", buf, sizeof(buf)) == 0);
+	CHECK(strstr(buf, "\"app_iterations\"") != NULL);
+	CHECK(strstr(buf, "\"rx_intr_queues\":0") != NULL);
 	/* what cannot be answered is an error object, not null: another
 	 * ULP than the SES, an engine that does not exist, a bad index */
 	for (unsigned int i = 0; i < RTE_DIM(bad); i++) {
