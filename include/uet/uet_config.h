@@ -130,9 +130,15 @@ struct uet_config_engine {
 	uint32_t retx_pool_size;
 	/** AUTO progress: spin this long without work before backing off */
 	uint64_t idle_spin_ns;
-	/** AUTO progress: then sleep this long per idle iteration (0: never
-	 * sleep, busy-poll with rte_pause) */
+	/** AUTO progress: first sleep of an idle lcore, doubled per idle
+	 * wake-up (0: never sleep, busy-poll with rte_pause) */
 	uint64_t idle_sleep_ns;
+	/** AUTO progress: longest sleep without a wake-up; also how long an
+	 * application thread that progressed a context keeps it */
+	uint64_t idle_sleep_max_ns;
+	/** AUTO progress: wake sleeping lcores with RX queue interrupts where
+	 * a port has them */
+	bool rx_intr;
 	/** pcapng file of every frame on the wire ("": no capture); context
 	 * N > 0 writes PATH.N */
 	char capture[256];

@@ -135,7 +135,16 @@ static const struct cfg_key engine_keys[] = {
 	K_DUR("idle_spin", E, idle_spin_ns, 0, MS(100), 0, "auto progress: "
 	      "busy-poll this long without work before idle_sleep"),
 	K_DUR("idle_sleep", E, idle_sleep_ns, 0, MS(1), 0, "auto progress: "
-	      "then sleep this long per idle iteration; 0 = always busy-poll"),
+	      "first sleep of an idle lcore (doubled per idle wake-up up to "
+	      "idle_sleep_max); 0 = never sleep, always busy-poll"),
+	K_DUR("idle_sleep_max", E, idle_sleep_max_ns, US(1), SEC(1), 0,
+	      "auto progress: longest sleep of an idle lcore without a "
+	      "wake-up (a port without RX interrupts is polled that often), "
+	      "and how long it leaves progress to an application thread that "
+	      "polls; at least idle_sleep"),
+	K_BOOL(E, rx_intr, "auto progress: a sleeping lcore is woken by the "
+	       "RX queue interrupts of ports that have them (net_tap, NICs); "
+	       "false: never ask ports for RX interrupts"),
 	{ .name = "capture", .type = CFG_T_STR, FIELD(E, capture),
 	  .help = "pcapng file of every frame received and sent (uet-dump "
 		  "reads it); empty = no capture; context N > 0 writes "
@@ -438,6 +447,8 @@ uet_config_init_defaults(struct uet_config *cfg)
 	cfg->engine.mbuf_cache = 256;
 	cfg->engine.idle_spin_ns = US(20);
 	cfg->engine.idle_sleep_ns = US(10);
+	cfg->engine.idle_sleep_max_ns = MS(1);
+	cfg->engine.rx_intr = true;
 	cfg->engine.mbuf_size = 2048 + RTE_PKTMBUF_HEADROOM;
 	cfg->engine.burst = 32;
 	cfg->engine.pdc_pool_general = 4096;

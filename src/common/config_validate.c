@@ -156,6 +156,11 @@ check_engine(const struct uet_config *cfg, struct uet_config_error *err)
 		return fail(err, "engine", "pdc_pool_reserved", "general + "
 			    "reserved PDC ids exceed the 16-bit id space "
 			    "(65535)");
+	/* the back-off doubles idle_sleep up to idle_sleep_max */
+	if (e->idle_sleep_ns > e->idle_sleep_max_ns)
+		return fail(err, "engine", "idle_sleep_max", "%" PRIu64 " ns "
+			    "is shorter than idle_sleep (%" PRIu64 " ns)",
+			    e->idle_sleep_max_ns, e->idle_sleep_ns);
 	return 0;
 }
 

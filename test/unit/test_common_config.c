@@ -428,6 +428,12 @@ load__value_errors(void **state)
 		     "lcores", "[0, 127]");
 	expect_error("[engine]\nprogress = polling\n", -EINVAL, 2, "engine",
 		     "progress", "auto, inline");
+	expect_error("[engine]\nidle_sleep_max = 0\n", -ERANGE, 2, "engine",
+		     "idle_sleep_max", "out of range");
+	expect_error("[engine]\nidle_sleep_max = 2s\n", -ERANGE, 2, "engine",
+		     "idle_sleep_max", "out of range");
+	expect_error("[engine]\nrx_intr = sometimes\n", -EINVAL, 2, "engine",
+		     "rx_intr", "true/false");
 	expect_error("[dscp]\ncontrol = 64\n", -ERANGE, 2, "dscp", "control",
 		     "[0, 63]");
 	expect_error("[fault]\nrx_data_drop_ppm = 1000001\n", -ERANGE, 2,
@@ -808,6 +814,8 @@ validate__cross_field(void **state)
 		       "2 lcores but the ports have 1 RX queues");
 	expect_invalid("engine.pdc_pool_general=65535", NULL, "engine",
 		       "pdc_pool_reserved", "16-bit");
+	expect_invalid("engine.idle_sleep=500us", "engine.idle_sleep_max=100us",
+		       "engine", "idle_sleep_max", "shorter than idle_sleep");
 	expect_invalid("timers.tick=2ms", NULL, "timers", "tick", "rto_init");
 	expect_invalid("timers.tlp_timeout=1ms", NULL, "timers", "tlp_timeout",
 		       "[tick, rto_init)");
