@@ -346,26 +346,30 @@ struct tcc {
 static uint32_t tcc_requests, tcc_granted, tcc_received;
 
 static void
-tcc_init(void *priv, uint32_t mtu, uint32_t param)
+tcc_init(void *inst, void *priv, const struct uet_pds_cc_pdc *pdc,
+	 uint64_t now)
 {
-	(void)mtu;
-	(void)param;
+	(void)inst;
+	(void)pdc;
+	(void)now;
 	((struct tcc *)priv)->credit = 0;
 }
 
 static bool
-tcc_may_send(const void *priv, uint32_t bytes, uint32_t inflight)
+tcc_may_send(void *inst, const void *priv, uint32_t bytes, uint32_t inflight)
 {
+	(void)inst;
 	(void)inflight;
 	(void)bytes;
 	return ((const struct tcc *)priv)->credit >= TCC_CHARGE;
 }
 
 static void
-tcc_on_send(void *priv, uint32_t bytes, bool retx, uint64_t now)
+tcc_on_send(void *inst, void *priv, uint32_t bytes, bool retx, uint64_t now)
 {
 	struct tcc *t = priv;
 
+	(void)inst;
 	(void)retx;
 	(void)now;
 	(void)bytes;
@@ -373,25 +377,31 @@ tcc_on_send(void *priv, uint32_t bytes, bool retx, uint64_t now)
 }
 
 static uint32_t
-tcc_credit_target(void *priv, uint32_t backlog, uint8_t *ccc_id)
+tcc_credit_target(void *inst, void *priv, uint32_t backlog,
+		  uint32_t rtx_backlog, uint8_t *ccc_id)
 {
 	const struct tcc *t = priv;
 
+	(void)inst;
+	backlog += rtx_backlog;
 	*ccc_id = 7;
 	return backlog > t->credit ? backlog - t->credit : 0;
 }
 
 static void
-tcc_on_credit(void *priv, uint32_t credit, uint64_t now)
+tcc_on_credit(void *inst, void *priv, uint32_t credit, uint64_t now)
 {
+	(void)inst;
 	(void)now;
 	((struct tcc *)priv)->credit += credit;
 	tcc_received += credit;
 }
 
 static uint32_t
-tcc_on_credit_request(void *priv, uint32_t credit_target, uint64_t now)
+tcc_on_credit_request(void *inst, void *priv, uint32_t credit_target,
+		      uint64_t now)
 {
+	(void)inst;
 	(void)priv;
 	(void)now;
 	tcc_requests++;
