@@ -64,6 +64,8 @@ struct scenario {
 	bool real;         /* the engines' TSC clock, no jumps */
 	bool fat_tree;     /* K = 4 fat tree (16 hosts), else leaf/spine */
 	unsigned int shift; /* permutation: host h sends to h + shift */
+	unsigned int senders; /* incast: hosts 1..senders (0: all others) */
+	int cc;            /* enum uet_config_cc_algo of every engine */
 };
 
 /* What two runs of a scenario must agree on. */
@@ -74,6 +76,9 @@ struct signature {
 	uint64_t eng_tx[HOSTS_MAX], eng_rx[HOSTS_MAX], retx[HOSTS_MAX];
 	uint64_t rx_malformed;
 	uint64_t neigh_hold_drop;
+	/* incast: the leaf port to host 0 (the bottleneck) */
+	struct uet_fabric_port_stats bottleneck;
+	struct uet_pds_cc_stats cc[HOSTS_MAX];
 };
 
 struct run_state {
@@ -84,6 +89,8 @@ struct run_state {
 
 static unsigned int run_no;
 static unsigned int nh = HOSTS; /* hosts of the scenario running */
+static const struct scenario no_cc; /* outside run(): fixed window */
+static const struct scenario *cur = &no_cc; /* the scenario running */
 /* engine_make(): host 0 (clock_bench) or every host (real) on the TSC */
 static bool bench_real_clock;
 static bool all_real_clock;
@@ -132,6 +139,7 @@ rulp_setup(const struct scenario *sc, const struct uet_fabric_eth *fe,
 	   unsigned int h, struct rulp_params *p, struct run_state *s)
 {
 	unsigned int dst = sc->incast ? 0 : (h + sc->shift) % nh;
+	unsigned int senders = sc->senders ? sc->senders : nh - 1;
 	uint8_t a[16];
 
 	memset(p, 0, sizeof(*p));
@@ -139,7 +147,7 @@ rulp_setup(const struct scenario *sc, const struct uet_fabric_eth *fe,
 	p->size = sc->size;
 	p->window = sc->window;
 	p->expect_size = sc->size;
-	if (!sc->incast || h != 0) {
+	if (!sc->incast || (h != 0 && h <= senders)) {
 		(void)uet_fabric_host_addr_get(
 			uet_fabric_eth_fabric((struct uet_fabric_eth *)fe), dst,
 			false, a);
@@ -152,8 +160,8 @@ rulp_setup(const struct scenario *sc, const struct uet_fabric_eth *fe,
 		/* host 0 receives 7 flows, sender i numbers from i * count */
 		p->seq_base = h == 0 ? 0 : (h - 1) * sc->count;
 		if (h == 0) {
-			p->expect = (nh - 1) * sc->count;
-			p->flows = nh - 1;
+			p->expect = senders * sc->count;
+			p->flows = senders;
 			p->flow_span = sc->count;
 		}
 	} else {
@@ -161,6 +169,8 @@ rulp_setup(const struct scenario *sc, const struct uet_fabric_eth *fe,
 	}
 	s->expect[h] = p->expect;
 }
+
+static struct uet_fabric_thresholds th_cur; /* of the fabric running */
 
 static struct uet_engine *
 engine_make(const struct uet_fabric_eth *fe, unsigned int h,
@@ -180,6 +190,11 @@ engine_make(const struct uet_fabric_eth *fe, unsigned int h,
 	c.engine.mbuf_cache = 32;
 	if (uet_fabric_eth_port_config(fe, h, &c, 0) != 0)
 		return NULL;
+	/* [cc]: the fabric's base RTT and link rate (every link alike) */
+	c.cc.algorithm = (enum uet_config_cc_algo)cur->cc;
+	c.cc.link_speed_mbps = 100000;
+	c.cc.base_rtt_ns = th_cur.base_rtt_ns;
+	c.cc.trimming = cur->trim_ecn;
 	uet_proto_pds_config(&c, pds);
 	pds->seed = 1000 + h; /* reproducible Start_PSNs */
 	pp->pds = pds;
@@ -243,7 +258,73 @@ signature_take(struct signature *g, struct uet_fabric_eth *fe,
 		g->rx_malformed += st.total.rx_malformed;
 		g->neigh_hold_drop += st.total.neigh_hold_drop;
 		g->retx[h] = u->tx_retx;
+		uet_pds_cc_stats_get(uet_ulp_ctx_pds(uet_ulp_ctx_get(eng[h],
+								     0)),
+				     &g->cc[h]);
 	}
+	if (cur->incast) {
+		const struct uet_fabric *fab = uet_fabric_eth_fabric(fe);
+		int link = uet_fabric_link_find(fab, UET_FABRIC_TIER_LEAF, 0,
+						UET_FABRIC_TIER_HOST, 0);
+		struct uet_fabric_link_info li;
+
+		CHECK(link >= 0 &&
+		      uet_fabric_link_info(fab, (uint32_t)link, &li) == 0);
+		CHECK(uet_fabric_port_stats(fab, li.tier[0] ==
+					    UET_FABRIC_TIER_LEAF ?
+					    li.port[0] : li.port[1],
+					    &g->bottleneck) == 0);
+	}
+}
+
+/* The incast's bottleneck and what the congestion control did. */
+static void
+cc_report(const struct scenario *sc, const struct signature *g,
+	  const struct uet_fabric_eth_run_stats *rs, uint64_t t_start)
+{
+	const struct uet_fabric_port_stats *b = &g->bottleneck;
+	uint64_t act[11] = { 0 }, grants = 0, probes = 0;
+
+	for (unsigned int h = 0; h < nh; h++) {
+		for (unsigned int i = 0; i < 11; i++)
+			act[i] += g->cc[h].act[i];
+		grants += g->cc[h].grants;
+		probes += g->cc[h].probe_acks;
+	}
+	uint64_t pkts = (uint64_t)(sc->senders ? sc->senders : nh - 1) *
+			sc->count * ((sc->size + 1399) / 1400);
+
+	printf("%-12s BDP %" PRIu64 " B (base RTT %" PRIu64 " ns), ECN %"
+	       PRIu64 "..%" PRIu64 " B, trim above %" PRIu64 " B\n", sc->name,
+	       th_cur.bdp, th_cur.base_rtt_ns, th_cur.ecn_min, th_cur.ecn_max,
+	       th_cur.trim);
+	printf("%-12s bottleneck: max %" PRIu64 " B, p50 %" PRIu64
+	       " B, p99 %" PRIu64 " B, %" PRIu64 " marks, %" PRIu64
+	       " trims, busy %.1f%%; NSCC: %" PRIu64 " MD, %" PRIu64
+	       " QA, %" PRIu64 " fair, %" PRIu64 " prop, %" PRIu64
+	       " fast, %" PRIu64 " decrease; %" PRIu64 " probes; RCCC: %"
+	       PRIu64 " grants\n", sc->name, b->data_max, b->data_p50,
+	       b->data_p99, b->marks, b->trims,
+	       100.0 * (double)b->busy_ns / (double)(rs->end_ns - t_start),
+	       act[UET_NSCC_MD], act[UET_NSCC_QUICK_ADAPT],
+	       act[UET_NSCC_FAIR], act[UET_NSCC_PROPORTIONAL],
+	       act[UET_NSCC_FAST], act[UET_NSCC_DECREASE], probes, grants);
+	if (sc->cc == UET_CONFIG_CC_NONE)
+		return;
+	/* Counted, deterministic: with congestion control the incast is no
+	 * trim storm (the fixed window trims about 3 times per packet) ... */
+	CHECK(b->trims * 10 < pkts);
+	/* ... and the CC ran: NSCC saw feedback and sampled the base RTT,
+	 * RCCC's pacer granted credit. */
+	if (sc->cc != UET_CONFIG_CC_RCCC) {
+		CHECK(probes > 0);
+		CHECK(act[UET_NSCC_PROPORTIONAL] + act[UET_NSCC_FAST] > 0);
+	}
+	if (sc->cc != UET_CONFIG_CC_NSCC)
+		CHECK(grants > 0);
+	/* NSCC keeps the queue below the trim threshold most of the time */
+	if (sc->cc != UET_CONFIG_CC_RCCC)
+		CHECK(b->data_p99 < th_cur.trim);
 }
 
 static int
@@ -265,6 +346,7 @@ run(const struct scenario *sc, struct signature *g)
 	int rc = -1, err = 0;
 
 	run_no++;
+	cur = sc;
 	memset(&s, 0, sizeof(s));
 	memset(g, 0, sizeof(*g));
 	fabric_cfg(&fc, sc->trim_ecn);
@@ -280,6 +362,7 @@ run(const struct scenario *sc, struct signature *g)
 		fprintf(stderr, "fabric adapter: %s\n", strerror(-err));
 		return -1;
 	}
+	uet_fabric_thresholds_get(uet_fabric_eth_fabric(fe), &th_cur);
 	for (unsigned int h = 0; h < nh; h++) {
 		struct rulp_params p;
 
@@ -347,7 +430,9 @@ run(const struct scenario *sc, struct signature *g)
 	CHECK(g->fe.rx_full == 0 && g->fe.rx_nombuf == 0);
 	if (sc->trim_ecn)
 		CHECK(g->fab.marks > 0);
-	if (sc->trim_ecn && sc->incast) {
+	if (sc->incast)
+		cc_report(sc, g, &rs, t_start);
+	if (sc->trim_ecn && sc->incast && sc->cc == UET_CONFIG_CC_NONE) {
 		CHECK(g->fab.trims > 0);
 		CHECK(retx > g->fab.trims);
 	}
@@ -779,6 +864,15 @@ main(int argc, char **argv)
 	static const struct scenario sc[] = {
 		{ "permutation", false, false, 4000, 300, 64, .shift = 2 },
 		{ "incast", true, true, 2000, 150, 64 },
+		/* 4:1 with each congestion control */
+		{ "incast4-fixed", true, true, 4000, 300, 64, .senders = 4,
+		  .cc = UET_CONFIG_CC_NONE },
+		{ "incast4-nscc", true, true, 4000, 300, 64, .senders = 4,
+		  .cc = UET_CONFIG_CC_NSCC },
+		{ "incast4-rccc", true, true, 4000, 300, 64, .senders = 4,
+		  .cc = UET_CONFIG_CC_RCCC },
+		{ "incast4-both", true, true, 4000, 300, 64, .senders = 4,
+		  .cc = UET_CONFIG_CC_BOTH },
 		{ "fat-tree", false, true, 4000, 200, 64, .fat_tree = true,
 		  .shift = 4 },
 	};
