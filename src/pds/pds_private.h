@@ -208,6 +208,7 @@ struct pds_pend {
 	uint16_t len;
 	uint32_t handle;
 	uint32_t psn;
+	uint64_t rx_ns;    /* arrival (ACK_CC service time) */
 };
 
 /* The RUDI_RESP of the request just delivered, until committed. */

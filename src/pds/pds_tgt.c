@@ -607,6 +607,8 @@ pds_tgt_commit(struct uet_pds *p, uint64_t now)
 	m.ce = pd->ce;
 	pds_tgt_cc_rx(p, c, pd->psn, pd->len, now);
 	pds_tgt_note(p, c, pd->psn, pd->flags, &m, now);
+	/* The service time runs from the arrival, not from the commit. */
+	c->u.t.rx_ns = (uint32_t)pd->rx_ns;
 	pds_pdc_timer_update(p, c, now);
 }
 
@@ -638,7 +640,8 @@ pds_tgt_refuse(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
  * the PSN is recorded, hence ACKable, only at the next PDS call. */
 static void
 pds_tgt_pend(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
-	     const struct uet_pds_rx_meta *m, bool resp, bool blk)
+	     const struct uet_pds_rx_meta *m, bool resp, bool blk,
+	     uint64_t now)
 {
 	struct pds_pend *pd = &p->pend;
 
@@ -650,6 +653,7 @@ pds_tgt_pend(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 	pd->len = m->len;
 	pd->handle = pds_handle(p, pds_idx(p, c));
 	pd->psn = h->u.req.psn;
+	pd->rx_ns = now;
 }
 
 static int
@@ -691,7 +695,7 @@ pds_tgt_accept(struct uet_pds *p, struct pds_pdc *c,
 		pds_tgt_note(p, c, ri->psn, h->flags, m, now);
 		return 0;
 	}
-	pds_tgt_pend(p, c, h, m, resp, blk);
+	pds_tgt_pend(p, c, h, m, resp, blk, now);
 	return 1;
 }
 
