@@ -65,6 +65,8 @@ usage(FILE *f)
 "  --loss PPM     drop rate on the senders' data (default: msgrate 10000,\n"
 "                 else 0)\n"
 "  --seed N       PDS and fault injection seed (default 1)\n"
+"  --cc CC        congestion control: fixed | nscc | rccc | nscc+rccc\n"
+"                 (default: [cc] algorithm of --config, i.e. fixed)\n"
 "  --ulp U        raw (default: raw-PDS test ULP) | ses (the SES ULP\n"
 "                 through front-end channels; in-process runs)\n"
 "  --op OP        ses, bw: write (default, RMA WRITE into a registered\n"
@@ -141,6 +143,46 @@ perf_parse_pds(const char *s, uint8_t *out)
 			return 0;
 		}
 	return -EINVAL;
+}
+
+static const char *const cc_names[] = { "fixed", "nscc", "rccc",
+					"nscc+rccc" }; /* uet_config_cc_algo */
+
+int
+perf_parse_cc(const char *s, int *out)
+{
+	for (unsigned int i = 0; i < RTE_DIM(cc_names); i++)
+		if (strcmp(s, cc_names[i]) == 0) {
+			*out = (int)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *
+perf_cc_name(int cc)
+{
+	return cc >= 0 && (unsigned int)cc < RTE_DIM(cc_names) ?
+	       cc_names[cc] : "?";
+}
+
+int
+perf_cc_apply(const struct perf_opts *o, struct uet_config *cfg)
+{
+	struct uet_pds_cc_cms_config cc;
+	const char *why = NULL;
+
+	if (o->cc >= 0)
+		cfg->cc.algorithm = (enum uet_config_cc_algo)o->cc;
+	if (cfg->cc.algorithm == UET_CONFIG_CC_NONE)
+		return 0;
+	if (uet_proto_cc_config(cfg, &cc, &why) < 0) {
+		fprintf(stderr, "uet-perf: [cc] %s: bad value of %s\n",
+			perf_cc_name((int)cfg->cc.algorithm),
+			why ? why : "?");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 const char *
@@ -288,6 +330,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "role", required_argument, NULL, 'R' },
 		{ "ctl", required_argument, NULL, 'C' },
 		{ "progress", required_argument, NULL, 'G' },
+		{ "cc", required_argument, NULL, 'K' },
 		{ "idle-sleep-us", required_argument, NULL, 'I' },
 		{ "ctl-timeout", required_argument, NULL, 'T' },
 		{ "arp", no_argument, NULL, 'A' },
@@ -315,6 +358,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 	o->loss_ppm = -1;
 	o->seed = 1;
 	o->progress = -1;
+	o->cc = -1;
 	o->ctl_timeout_ms = 10000;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+ih", lopts, NULL)) != -1) {
@@ -396,6 +440,11 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 			break;
 		case 'C':
 			o->ctl = optarg;
+			break;
+		case 'K':
+			if (perf_parse_cc(optarg, &o->cc) < 0)
+				return bad_arg("--cc", "expected fixed, nscc, "
+					       "rccc or nscc+rccc");
 			break;
 		case 'G':
 			if (strcmp(optarg, "auto") == 0)

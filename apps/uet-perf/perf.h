@@ -198,6 +198,8 @@ struct perf_opts {
 	bool tagged;             /* SES sends tagged */
 	bool verify;             /* SES: check every payload byte */
 	bool csv_ses;            /* the --csv header has the SES columns */
+	int cc;                  /* -1: [cc] of --config, else
+				  * enum uet_config_cc_algo (--cc) */
 };
 
 #define PERF_MAX_PEERS 8         /* incast senders */
@@ -386,6 +388,12 @@ extern const struct perf_mode *const perf_modes[];
 const char *perf_pds_name(uint8_t m);
 const char *perf_fault_name(unsigned int kind);
 int perf_parse_pds(const char *s, uint8_t *out);
+/* --cc / set cc: fixed | nscc | rccc | nscc+rccc; 0 or -EINVAL. */
+int perf_parse_cc(const char *s, int *out);
+const char *perf_cc_name(int cc);
+/* Apply --cc to @p cfg and check the [cc] it gives; 0 or -EINVAL
+ * (printed). */
+int perf_cc_apply(const struct perf_opts *o, struct uet_config *cfg);
 /* NULL when @p m can run over @p o->ulp with @p o, else why not. */
 const char *perf_ses_unsupported(const struct perf_mode *m,
 				 const struct perf_opts *o);

@@ -324,6 +324,8 @@ sess_engines(struct perf_sess *s, const struct uet_config *base)
 	}
 	if (target_faults(s))
 		faults_apply(s, &cfg, s->o.seed + PERF_MAX_PEERS);
+	if (perf_cc_apply(&s->o, &cfg) < 0)
+		return -EINVAL;
 	pds_seeded(s, 0, &cfg, s->o.seed + PERF_MAX_PEERS);
 	s->e[0] = engine_make("R", 0, &cfg, &s->pp[0]);
 	if (s->e[0] == NULL)
@@ -343,6 +345,8 @@ sess_engines(struct perf_sess *s, const struct uet_config *base)
 		side_cfg(&cfg, base, dev, ip, mac);
 		add_neigh(&cfg, ip_b, mac_b);
 		faults_apply(s, &cfg, s->o.seed + i);
+		if (perf_cc_apply(&s->o, &cfg) < 0)
+			return -EINVAL;
 		pds_seeded(s, 1 + i, &cfg, s->o.seed + i);
 		/* --capture: the wire as the first sender sees it (both
 		 * directions) */

@@ -236,6 +236,8 @@ tp_config(struct tp *t)
 	if (o->capture != NULL)
 		snprintf(c->engine.capture, sizeof(c->engine.capture), "%s",
 			 o->capture);
+	if (perf_cc_apply(o, c) < 0)
+		return -EINVAL;
 	if (c->engine.nb_lcores == 0)
 		c->engine.progress = UET_CONFIG_PROGRESS_INLINE;
 	/* one context: the proxy ULP is one traffic source */

@@ -19,10 +19,13 @@
  *  - Per PDC, in its 32 bytes of CC state: the context index, the last
  *    rcvd_bytes seen (sender), the RCCC credit held (sender), its pull
  *    pacer slot and the NSCC destination counters (receiver).
- *  - RCCC's pull pacer (one per PDS, i.e. per engine lcore): a 12-byte
- *    slot per PDC (at most 65536), granting round-robin at
- *    pacer.rate_milli of pacer.link_mbps from uet_pds_advance(); its next
- *    grant is part of uet_pds_next_deadline().
+ *  - RCCC's pull pacer (one per PDS, i.e. per engine lcore): 20 bytes per
+ *    source slot (max_sources, 256 by default; a PDC takes one at its
+ *    first credit request, keeps it until it goes; with none free its
+ *    requests are ignored and it sends with its speculative credit
+ *    only), granting round-robin at pacer.rate_milli of pacer.link_mbps
+ *    from uet_pds_advance(); its next grant is part of
+ *    uet_pds_next_deadline().
  */
 
 #include <stdbool.h>
@@ -46,6 +49,10 @@ struct uet_pds_cc_cms_config {
 	struct uet_nscc_params nscc_params;
 	struct uet_rccc_pacer_config pacer; /**< receiver pacer (rccc) */
 	uint32_t max_contexts; /**< NSCC contexts; 0: one per PDC */
+	/** Sources the receiver's pacer serves at once (a slot taken at a
+	 * PDC's first credit request, given back when it goes); 0: 256.
+	 * The round-robin scans them per grant. */
+	uint32_t max_sources;
 	/** RCCC credit of a new PDC before any grant (speculative, bytes);
 	 * 0: nscc_params.max_wnd */
 	uint32_t spec_credit;
@@ -111,6 +118,8 @@ struct uet_pds_cc_stats {
 	uint64_t grants;        /**< pacer grants sent */
 	uint64_t grant_bytes;   /**< ... bytes */
 	uint64_t overload;      /**< refusals reported as rcv_cwnd_pend */
+	uint64_t src_full;      /**< credit requests of sources without a
+				 *   pacer slot (all taken): ignored */
 };
 
 /** Counters of @p p (zeroes with another CC). */

@@ -14,10 +14,22 @@
 #include "pds_private.h"
 
 #define CC_NIL UINT32_MAX
-/* pds_cc_pdc.idx: this PDC has seen ACK_CC NSCC state from its peer, so
+/* cc_pdc.ctx: this PDC has seen ACK_CC NSCC state from its peer, so
  * rcvd_bytes (cumulative) and not the PDS's own count releases inflight. */
-#define CC_IDX_STATE 0x80000000u
-#define CC_IDX_MASK  0x7FFFFFFFu
+#define CC_CTX_STATE 0x80000000u
+#define CC_CTX_MASK  0x7FFFFFFFu
+#define CC_CTX_NONE  CC_CTX_MASK /* without NSCC */
+#define CC_CTX(d)    ((d)->ctx & CC_CTX_MASK)
+/* cc_pdc.at: PDC index in the low 17 bits (2 x 65536 PDCs at most), the
+ * receiver's pacer slot above (15 bits, CC_SLOT_NONE: none). */
+#define CC_PDC_BITS  17
+#define CC_PDC_MASK  ((1u << CC_PDC_BITS) - 1)
+#define CC_SLOT_NONE 0x7FFFu
+#define CC_SLOT_MAX  CC_SLOT_NONE
+#define CC_SLOT(d)   ((d)->at >> CC_PDC_BITS)
+/* Pacer slots when uet_pds_cc_cms_config.max_sources is 0: the pacer's
+ * round-robin scans them per grant, so they are few, not one per PDC. */
+#define CC_SOURCES_DEFAULT 256
 #define CC_PEND_DEFAULT 64
 
 struct cc_ctx {
@@ -35,16 +47,19 @@ struct cc_inst {
 	uint32_t free;           /* free list head */
 	struct uet_rccc_pacer pacer;
 	struct uet_rccc_slot *slot;
+	uint32_t *slot_pdc;      /* pacer slot -> PDC index */
+	uint32_t *slot_free;     /* free pacer slots (stack) */
+	uint32_t nslots, nfree;
 	bool pacer_idle;         /* nobody to grant: no deadline */
 	struct uet_pds_cc_stats st;
 };
 
 /* The 32 bytes of CC state in each PDC. */
 struct cc_pdc {
-	uint32_t ctx;                 /* context, CC_NIL without NSCC */
+	uint32_t ctx;                 /* context (CC_CTX_MASK) | STATE */
 	struct uet_nscc_rcvd rcvd;    /* sender: last rcvd_bytes */
 	struct uet_rccc_src src;      /* sender: credit */
-	uint32_t idx;                 /* PDC index (pacer slot) | STATE */
+	uint32_t at;                  /* PDC index | pacer slot << 17 */
 	struct uet_nscc_rcv rcv;      /* receiver: ACK_CC counters */
 };
 
@@ -72,9 +87,14 @@ uet_pds_cc_cms_config_default(struct uet_pds_cc_cms_config *c, bool nscc,
 	bdp = (uint64_t)link_mbps * base_rtt_ns / 8000;
 	if (bdp > UINT32_MAX / 2)
 		return -EINVAL;
-	return uet_rccc_pacer_config_default(&c->pacer, link_mbps,
-					     mtu + UET_PDS_CC_NOMINAL_OVH,
-					     (uint32_t)bdp);
+	rc = uet_rccc_pacer_config_default(&c->pacer, link_mbps,
+					   mtu + UET_PDS_CC_NOMINAL_OVH,
+					   (uint32_t)bdp);
+	/* An engine polls its pacer once per loop iteration, a few us apart
+	 * under load: 16 quanta of catch-up (about 2 us at 100 Gb/s with a
+	 * 1.5 KB MTU) keep the rate the pacer's, not the loop's. */
+	c->pacer.burst = 16 * c->pacer.quantum;
+	return rc;
 }
 
 int
@@ -112,6 +132,8 @@ cc_destroy(void *inst)
 	if (ci == NULL)
 		return;
 	free(ci->slot);
+	free(ci->slot_pdc);
+	free(ci->slot_free);
 	free(ci->ctx);
 	free(ci);
 }
@@ -134,10 +156,25 @@ cc_create(const struct uet_pds_config *cfg, uint32_t npdc)
 	ci->nctx = a->max_contexts && a->max_contexts < npdc ?
 		   a->max_contexts : npdc;
 	ci->ctx = calloc((size_t)ci->nctx + 1, sizeof(*ci->ctx));
-	nslots = npdc < 65536 ? npdc : 65536;
+	nslots = a->max_sources ? a->max_sources : CC_SOURCES_DEFAULT;
+	if (nslots > npdc)
+		nslots = npdc;
+	if (nslots > CC_SLOT_MAX || npdc > CC_PDC_MASK + 1) {
+		errno = EINVAL;
+		free(ci->ctx);
+		free(ci);
+		return NULL;
+	}
 	ci->slot = calloc(nslots, sizeof(*ci->slot));
-	if (ci->ctx == NULL || ci->slot == NULL)
+	ci->slot_pdc = calloc(nslots, sizeof(*ci->slot_pdc));
+	ci->slot_free = calloc(nslots, sizeof(*ci->slot_free));
+	if (ci->ctx == NULL || ci->slot == NULL || ci->slot_pdc == NULL ||
+	    ci->slot_free == NULL)
 		goto err;
+	ci->nslots = nslots;
+	for (i = 0; i < nslots; i++)
+		ci->slot_free[i] = nslots - 1 - i;
+	ci->nfree = nslots;
 	for (i = 0; i < ci->nctx; i++)
 		ci->ctx[i].next = i + 1 < ci->nctx ? i + 1 : CC_NIL;
 	ci->free = 0;
@@ -203,7 +240,7 @@ cc_ctx_put(struct cc_inst *ci, uint32_t i)
 static struct uet_nscc *
 cc_n(struct cc_inst *ci, const struct cc_pdc *d)
 {
-	return d->ctx == CC_NIL ? NULL : &ci->ctx[d->ctx].n;
+	return CC_CTX(d) == CC_CTX_NONE ? NULL : &ci->ctx[CC_CTX(d)].n;
 }
 
 /* Bytes leave NSCC's inflight without being a congestion signal. */
@@ -224,8 +261,8 @@ cc_init(void *inst, void *priv, const struct uet_pds_cc_pdc *pdc,
 
 	(void)now;
 	memset(d, 0, sizeof(*d));
-	d->ctx = ci->cfg.nscc ? cc_ctx_get(ci, pdc) : CC_NIL;
-	d->idx = pdc->idx & CC_IDX_MASK;
+	d->ctx = ci->cfg.nscc ? cc_ctx_get(ci, pdc) : CC_CTX_NONE;
+	d->at = pdc->idx | CC_SLOT_NONE << CC_PDC_BITS;
 	if (ci->cfg.rccc)
 		uet_rccc_src_init(&d->src, ci->cfg.spec_credit ?
 				  ci->cfg.spec_credit :
@@ -239,13 +276,16 @@ cc_fini(void *inst, void *priv, uint32_t inflight)
 	struct cc_inst *ci = inst;
 	struct cc_pdc *d = priv;
 
-	if (d->ctx != CC_NIL) {
-		cc_release(&ci->ctx[d->ctx].n, inflight);
-		cc_ctx_put(ci, d->ctx);
-		d->ctx = CC_NIL;
+	if (CC_CTX(d) != CC_CTX_NONE) {
+		cc_release(&ci->ctx[CC_CTX(d)].n, inflight);
+		cc_ctx_put(ci, CC_CTX(d));
+		d->ctx = CC_CTX_NONE;
 	}
-	if (ci->cfg.rccc)
-		uet_rccc_pacer_release(&ci->pacer, d->idx & CC_IDX_MASK);
+	if (CC_SLOT(d) != CC_SLOT_NONE) {
+		uet_rccc_pacer_release(&ci->pacer, CC_SLOT(d));
+		ci->slot_free[ci->nfree++] = CC_SLOT(d);
+		d->at |= CC_SLOT_NONE << CC_PDC_BITS;
+	}
 }
 
 static bool
@@ -300,11 +340,11 @@ cc_on_ack(void *inst, void *priv, const struct uet_pds_cc_ack *a,
 	 * is caught up by the next. A peer that never sends it (another
 	 * CC) leaves the PDS's own count. */
 	if (a->has_state) {
-		d->idx |= CC_IDX_STATE;
+		d->ctx |= CC_CTX_STATE;
 		na.bytes = uet_nscc_rcvd_delta(&d->rcvd, a->rcvd_bytes);
 		na.rcv_cwnd_pend = a->rcv_cwnd_pend;
 		na.restore = a->rc;
-	} else if (!(d->idx & CC_IDX_STATE)) {
+	} else if (!(d->ctx & CC_CTX_STATE)) {
 		na.bytes = a->bytes;
 	}
 	cc_act(ci, uet_nscc_on_ack(n, &ci->cfg.nscc_params, &na, now));
@@ -354,8 +394,8 @@ cc_cwnd(void *inst, const void *priv)
 	struct cc_inst *ci = inst;
 	const struct cc_pdc *d = priv;
 
-	if (d->ctx != CC_NIL)
-		return ci->ctx[d->ctx].n.cwnd;
+	if (CC_CTX(d) != CC_CTX_NONE)
+		return ci->ctx[CC_CTX(d)].n.cwnd;
 	return ci->cfg.nscc_params.max_wnd;
 }
 
@@ -409,12 +449,23 @@ cc_on_credit_request(void *inst, void *priv, uint32_t target, uint64_t now)
 {
 	struct cc_inst *ci = inst;
 	struct cc_pdc *d = priv;
+	uint32_t slot;
 
 	(void)now;
-	if (!ci->cfg.rccc ||
-	    uet_rccc_pacer_request(&ci->pacer, d->idx & CC_IDX_MASK,
-				   target) < 0)
+	if (!ci->cfg.rccc)
 		return 0;
+	if (CC_SLOT(d) == CC_SLOT_NONE) {
+		/* A source's first request takes a pacer slot; none free:
+		 * it keeps its speculative credit only (counted). */
+		if (ci->nfree == 0) {
+			ci->st.src_full++;
+			return 0;
+		}
+		slot = ci->slot_free[--ci->nfree];
+		ci->slot_pdc[slot] = d->at & CC_PDC_MASK;
+		d->at = (d->at & CC_PDC_MASK) | slot << CC_PDC_BITS;
+	}
+	(void)uet_rccc_pacer_request(&ci->pacer, CC_SLOT(d), target);
 	ci->st.credit_req++;
 	ci->pacer_idle = false;
 	return 0;
@@ -428,6 +479,7 @@ cc_poll_grant(void *inst, uint64_t now, uint32_t *idx, uint32_t *bytes)
 	if (!ci->cfg.rccc || ci->pacer_idle)
 		return 0;
 	if (uet_rccc_pacer_poll(&ci->pacer, now, idx, bytes) == 1) {
+		*idx = ci->slot_pdc[*idx];
 		ci->st.grants++;
 		ci->st.grant_bytes += *bytes;
 		return 1;
@@ -554,10 +606,10 @@ uet_pds_cc_info_get(const struct uet_pds *p, uint32_t handle,
 		return 0;
 	d = (const struct cc_pdc *)c->cc;
 	info->credit = ci->cfg.rccc ? d->src.credit : 0;
-	info->ctx = d->ctx;
-	if (d->ctx == CC_NIL)
+	info->ctx = CC_CTX(d) == CC_CTX_NONE ? UINT32_MAX : CC_CTX(d);
+	if (CC_CTX(d) == CC_CTX_NONE)
 		return 0;
-	x = &ci->ctx[d->ctx];
+	x = &ci->ctx[CC_CTX(d)];
 	info->inflight = x->n.inflight;
 	info->base_rtt_ns = x->n.base_rtt_ns;
 	info->avg_delay_ns = (uint32_t)(x->n.avg_delay_q8 >> 8);

@@ -27,8 +27,9 @@ set size 128
 set count 3000
 set window 16
 set fault drop 5000
-set cc nscc
 set cc fixed
+set cc cubic
+set cc nscc
 set bogus 1
 set size abc
 set window 0
@@ -60,8 +61,9 @@ def script_run(perf, check):
     check(p.returncode == 0, f"script: exit 0 ({p.returncode}) "
           + p.stderr[-400:])
     for want in ("mode = rod", "size = 128", "fault drop = 5000 ppm",
-                 "error: set cc nscc: not available, only the fixed window",
-                 "cc: fixed window",
+                 "cc = fixed", "cc = nscc",
+                 "error: set cc: unknown 'cubic'",
+                 "cc cwnd ", " base_rtt ",
                  "error: set bogus: unknown setting",
                  "error: set size: 'abc'",
                  "error: set window:",

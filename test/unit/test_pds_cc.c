@@ -403,8 +403,9 @@ pds_cc_grants__pacer_deadline_and_credit_ack(void **state)
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
 	assert_int_equal(ack.hdr.u.ack.cc_type, UET_CC_TYPE_CREDIT);
 	uet_pds_cc_stats_get(W.pds[1], &st);
-	/* the pacer was idle: it catches up at most one quantum */
-	assert_true(st.grants == 1 || st.grants == 2);
+	/* the pacer was idle: it catches up at most its burst */
+	assert_true(st.grants >= 1 &&
+		    st.grants <= 1 + cms.pacer.burst / cms.pacer.quantum);
 	assert_int_equal(st.grant_bytes, st.grants * cms.pacer.quantum);
 	assert_int_equal(uet_rccc_bytes(ack.hdr.u.ack.cc.credit.credit),
 			 st.grant_bytes);
@@ -413,8 +414,10 @@ pds_cc_grants__pacer_deadline_and_credit_ack(void **state)
 	assert_int_equal(fw_st(0)->credit_rx, 1);
 	/* then one quantum per quantum / (0.99 x 100 Gb/s): 103.4 ns for
 	 * 1280 B, on whole-ns deadlines */
-	t0 = W.now;
 	ps = (uint64_t)cms.pacer.quantum * 8000000000ull / (100000ull * 990);
+	(void)advance_to_deadline(1); /* the end of the catch-up */
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	t0 = W.now;
 	(void)advance_to_deadline(1);
 	assert_true((W.now - t0) * 1000 + 1000 > ps &&
 		    (W.now - t0) * 1000 < ps + 1000);
