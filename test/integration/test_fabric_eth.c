@@ -40,6 +40,7 @@
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_telemetry.h>
 #include <rte_udp.h>
 
 #include <uet/uet_engine.h>
@@ -261,6 +262,17 @@ signature_take(struct signature *g, struct uet_fabric_eth *fe,
 		uet_pds_cc_stats_get(uet_ulp_ctx_pds(uet_ulp_ctx_get(eng[h],
 								     0)),
 				     &g->cc[h]);
+	}
+	if (cur->cc != UET_CONFIG_CC_NONE) {
+		/* /uet/cc answers for an engine of the PDS hook (slot 0:
+		 * host 0, the first created) */
+		struct rte_tel_data *d = rte_tel_data_alloc();
+
+		CHECK(d != NULL);
+		if (d != NULL) {
+			CHECK(uet_engine_telemetry_call("/uet/cc", "0", d) == 0);
+			rte_tel_data_free(d);
+		}
 	}
 	if (cur->incast) {
 		const struct uet_fabric *fab = uet_fabric_eth_fabric(fe);
