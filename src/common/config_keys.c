@@ -193,7 +193,8 @@ static const struct cfg_key cc_keys[] = {
 	K_UINT(C, qa_gate, 0, 16, "NSCC quick adapt when achieved < max_wnd "
 	       ">> qa_gate"),
 	K_DUR("qa_threshold", C, qa_threshold_ns, 1, SEC(1), CFG_F_AUTO,
-	      "NSCC quick adapt delay threshold; auto = 4 target_qdelay"),
+	      "NSCC quick adapt delay threshold; auto = 4 target_qdelay "
+	      "without trimming, off with it (trims trigger quick adapt)"),
 	K_SIZE(C, adjust_bytes, 1, GB(1), CFG_F_AUTO, "NSCC apply increases "
 	       "every this many bytes; auto = 8 MTU"),
 	K_DUR("adjust_period", C, adjust_period_ns, 1, SEC(1), CFG_F_AUTO,

@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -52,7 +53,7 @@
 #include "perf.h"
 
 #define HOSTS 8      /* leaf/spine scenarios */
-#define HOSTS_MAX 16 /* the K = 4 fat tree */
+#define HOSTS_MAX 32 /* measure: 32 hosts (RTE_MAX_ETHPORTS) */
 #define MAX_NS (2ull * 1000 * 1000 * 1000) /* virtual time bound */
 
 struct scenario {
@@ -63,10 +64,17 @@ struct scenario {
 	uint64_t count;    /* messages per sender */
 	uint32_t window;   /* packets in flight per sender */
 	bool real;         /* the engines' TSC clock, no jumps */
-	bool fat_tree;     /* K = 4 fat tree (16 hosts), else leaf/spine */
+	bool fat_tree;     /* fat tree (K = 4: 16 hosts), else leaf/spine */
 	unsigned int shift; /* permutation: host h sends to h + shift */
 	unsigned int senders; /* incast: hosts 1..senders (0: all others) */
 	int cc;            /* enum uet_config_cc_algo of every engine */
+	/* "measure" (not run by meson) */
+	unsigned int k;    /* fat tree K (0: 4) */
+	unsigned int hosts; /* leaf/spine hosts (0: 8; 32: 8 leaves of 4,
+			     * 4 spines) */
+	uint32_t mtu;      /* engines' IP MTU (0: 1500) */
+	uint32_t loss_ppm; /* random loss per link traversal */
+	bool measure;      /* flow completion times, no CC assertions */
 };
 
 /* What two runs of a scenario must agree on. */
@@ -86,6 +94,10 @@ struct run_state {
 	struct rulp *r[HOSTS_MAX];
 	bool sender[HOSTS_MAX];
 	uint64_t expect[HOSTS_MAX];
+	/* measure: when each sender's flow was complete at its receiver */
+	struct uet_fabric_eth *fe;
+	const struct scenario *sc;
+	uint64_t flow_done_ns[HOSTS_MAX];
 };
 
 static unsigned int run_no;
@@ -96,11 +108,36 @@ static const struct scenario *cur = &no_cc; /* the scenario running */
 static bool bench_real_clock;
 static bool all_real_clock;
 
+/* Record the virtual time at which each flow was complete: all its
+ * messages at its receiver (checked every round of the driver). */
+static void
+flows_note(struct run_state *s)
+{
+	const struct scenario *sc = s->sc;
+	struct rulp_flow fl;
+
+	for (unsigned int h = 0; h < nh; h++) {
+		if (!s->sender[h] || s->flow_done_ns[h] != 0)
+			continue;
+		if (sc->incast) {
+			if (rulp_flow_get(s->r[0], h - 1, sc->count, &fl) != 0 ||
+			    fl.msgs < sc->count)
+				continue;
+		} else if (rulp_live(s->r[(h + sc->shift) % nh])->rx_msgs <
+			   sc->count) {
+			continue;
+		}
+		s->flow_done_ns[h] = uet_fabric_eth_now(s->fe);
+	}
+}
+
 static bool
 all_done(void *arg)
 {
-	const struct run_state *s = arg;
+	struct run_state *s = arg;
 
+	if (s->sc != NULL && s->sc->measure)
+		flows_note(s);
 	for (unsigned int h = 0; h < nh; h++) {
 		if (s->sender[h] && !rulp_send_finished(s->r[h]))
 			return false;
@@ -130,6 +167,17 @@ fabric_cfg(struct uet_fabric_config *fc, bool trim_ecn)
 	fc->link_delay_ns = 1000;
 	fc->mtu = 1518;
 	fc->frame_pool = 4096;
+	fc->loss_ppm = cur->loss_ppm;
+	if (cur->hosts) {
+		fc->hosts = cur->hosts;
+		fc->hosts_per_leaf = 4;
+		fc->spines = 4;
+	}
+	if (cur->mtu) {
+		/* the engines' IP MTU with Ethernet and VLAN headers */
+		fc->mtu = cur->mtu + 18 + 4;
+		fc->frame_pool = 32768;
+	}
 	fc->trimming = trim_ecn;
 	fc->ecn = trim_ecn;
 	fc->seed = 11;
@@ -173,6 +221,35 @@ rulp_setup(const struct scenario *sc, const struct uet_fabric_eth *fe,
 
 static struct uet_fabric_thresholds th_cur; /* of the fabric running */
 
+/* measure: the peers as static neighbours, so that no flow starts with
+ * frames dropped awaiting ARP (at most 64 entries: the 64:1 receiver's) */
+static void
+static_neighbours(const struct uet_fabric_eth *fe, unsigned int h,
+		  struct uet_config *c)
+{
+	static struct uet_config peer;
+	unsigned int senders = cur->senders ? cur->senders : nh - 1;
+
+	for (unsigned int j = 0; j < nh && c->nb_neighbors < 64; j++) {
+		bool want = cur->incast ? (h == 0 ? j >= 1 && j <= senders :
+						    j == 0) :
+				(j == (h + cur->shift) % nh ||
+				 h == (j + cur->shift) % nh);
+		struct uet_config_neighbor *n;
+
+		if (!want || j == h)
+			continue;
+		uet_config_init_defaults(&peer);
+		if (uet_fabric_eth_port_config(fe, j, &peer, 0) != 0)
+			continue;
+		n = &c->neighbor[c->nb_neighbors++];
+		memset(n, 0, sizeof(*n));
+		n->ip.family = AF_INET;
+		memcpy(&n->ip.v4, &peer.port[0].ipv4, 4);
+		memcpy(n->mac, peer.port[0].mac, 6);
+	}
+}
+
 static struct uet_engine *
 engine_make(const struct uet_fabric_eth *fe, unsigned int h,
 	    struct uet_proto_params *pp, struct uet_pds_config *pds)
@@ -187,10 +264,16 @@ engine_make(const struct uet_fabric_eth *fe, unsigned int h,
 
 	itest_cfg_ring(&c, "unused", zero, zero, zero, zero);
 	c.nb_neighbors = 0; /* resolved by ARP (the adapter answers) */
-	c.engine.mbuf_pool_size = 2047;
+	c.engine.mbuf_pool_size = nh > 16 ? 1023 : 2047;
 	c.engine.mbuf_cache = 32;
+	if (cur->mtu) {
+		c.port[0].mtu = (uint16_t)cur->mtu;
+		c.engine.mbuf_size = cur->mtu + 256;
+	}
 	if (uet_fabric_eth_port_config(fe, h, &c, 0) != 0)
 		return NULL;
+	if (cur->measure)
+		static_neighbours(fe, h, &c);
 	/* [cc]: the fabric's base RTT and link rate (every link alike) */
 	c.cc.algorithm = (enum uet_config_cc_algo)cur->cc;
 	c.cc.link_speed_mbps = 100000;
@@ -321,7 +404,7 @@ cc_report(const struct scenario *sc, const struct signature *g,
 	       act[UET_NSCC_MD], act[UET_NSCC_QUICK_ADAPT],
 	       act[UET_NSCC_FAIR], act[UET_NSCC_PROPORTIONAL],
 	       act[UET_NSCC_FAST], act[UET_NSCC_DECREASE], probes, grants);
-	if (sc->cc == UET_CONFIG_CC_NONE)
+	if (sc->cc == UET_CONFIG_CC_NONE || sc->measure)
 		return;
 	/* Counted, deterministic: with congestion control the incast is no
 	 * trim storm (the fixed window trims about 3 times per packet) ... */
@@ -337,6 +420,50 @@ cc_report(const struct scenario *sc, const struct signature *g,
 	/* NSCC keeps the queue below the trim threshold most of the time */
 	if (sc->cc != UET_CONFIG_CC_RCCC)
 		CHECK(b->data_p99 < th_cur.trim);
+}
+
+/*
+ * Flow completion times against the ideal: every flow's bytes through
+ * its receiver's link at line rate, frames counted with their headers
+ * (Ethernet, IPv4, UDP, RUD_REQ, SES) and the 24 bytes of preamble, FCS
+ * and gap, plus one base RTT; an incast's flows share one link, a
+ * permutation's do not.
+ */
+static void
+measure_report(const struct scenario *sc, const struct signature *g,
+	       const struct run_state *s, uint64_t t_start, uint64_t retx)
+{
+	uint64_t first = UINT64_MAX, last = 0, flows = 0, pkts, ideal;
+	uint32_t ppm, per_pkt_hdr = 14 + 20 + 8 + UET_PDS_REQ_LEN + 24;
+
+	for (unsigned int h = 0; h < nh; h++) {
+		if (!s->sender[h])
+			continue;
+		flows++;
+		CHECK(s->flow_done_ns[h] != 0);
+		first = RTE_MIN(first, s->flow_done_ns[h] - t_start);
+		last = RTE_MAX(last, s->flow_done_ns[h] - t_start);
+	}
+	ppm = rulp_pkts_per_msg(sc->size, (uint16_t)(sc->mtu - 20 - 8 -
+						      UET_PDS_CC_REQ_LEN));
+	pkts = (sc->incast ? flows : 1) * sc->count * ppm;
+	ideal = ((sc->incast ? flows : 1) * sc->count * sc->size +
+		 pkts * (per_pkt_hdr + UET_SES_STD_LEN)) * 8 / 100 + th_cur.base_rtt_ns;
+	printf("MEASURE %s cc=%s flows=%" PRIu64 " last=%.1fus ideal=%.1fus "
+	       "ratio=%.3f first/last=%.2f retx=%.1f%% (%" PRIu64 " of %"
+	       PRIu64 ") queue_p99=%" PRIu64 "B (%.2f BDP) max=%" PRIu64
+	       "B trims=%" PRIu64 " marks=%" PRIu64 "\n", sc->name,
+	       sc->cc == 0 ? "fixed" : sc->cc == 1 ? "nscc" : sc->cc == 2 ?
+	       "rccc" : "nscc+rccc", flows, last / 1000.0, ideal / 1000.0,
+	       (double)last / (double)ideal,
+	       (double)first / (double)last,
+	       100.0 * (double)retx / (double)(flows * sc->count * ppm),
+	       retx, flows * sc->count * ppm,
+	       sc->incast ? g->bottleneck.data_p99 : 0,
+	       sc->incast ? (double)g->bottleneck.data_p99 /
+			    (double)th_cur.bdp : 0.0,
+	       sc->incast ? g->bottleneck.data_max : 0, g->fab.trims,
+	       g->fab.marks);
 }
 
 static int
@@ -362,9 +489,13 @@ run(const struct scenario *sc, struct signature *g)
 	memset(&s, 0, sizeof(s));
 	memset(g, 0, sizeof(*g));
 	fabric_cfg(&fc, sc->trim_ecn);
-	if (sc->fat_tree)
+	if (sc->fat_tree) {
 		fc.topo = UET_FABRIC_TOPO_FAT_TREE;
-	nh = sc->fat_tree ? HOSTS_MAX : HOSTS;
+		fc.k = sc->k ? sc->k : 4;
+	}
+	nh = sc->fat_tree ? fc.k * fc.k * fc.k / 4 :
+	     sc->hosts ? sc->hosts : HOSTS;
+	s.sc = sc;
 	snprintf(name, sizeof(name), "fx%u", run_no);
 	fp.fabric = &fc;
 	fp.name = name;
@@ -374,6 +505,7 @@ run(const struct scenario *sc, struct signature *g)
 		fprintf(stderr, "fabric adapter: %s\n", strerror(-err));
 		return -1;
 	}
+	s.fe = fe;
 	uet_fabric_thresholds_get(uet_fabric_eth_fabric(fe), &th_cur);
 	for (unsigned int h = 0; h < nh; h++) {
 		struct rulp_params p;
@@ -438,12 +570,16 @@ run(const struct scenario *sc, struct signature *g)
 	       g->fab.drops, retx, g->rx_malformed, g->neigh_hold_drop,
 	       g->fe.arp_answered, g->fe.rx_full, g->fe.inject_held, wall,
 	       (double)g->fab.delivered / wall);
-	CHECK(g->fe.arp_answered >= (sc->incast ? nh : 2 * nh) - 1);
+	/* measure runs start with static neighbours */
+	if (!sc->measure)
+		CHECK(g->fe.arp_answered >= (sc->incast ? nh : 2 * nh) - 1);
 	CHECK(g->fe.rx_full == 0 && g->fe.rx_nombuf == 0);
 	if (sc->trim_ecn)
 		CHECK(g->fab.marks > 0);
 	if (sc->incast)
 		cc_report(sc, g, &rs, t_start);
+	if (sc->measure)
+		measure_report(sc, g, &s, t_start, retx);
 	if (sc->trim_ecn && sc->incast && sc->cc == UET_CONFIG_CC_NONE) {
 		CHECK(g->fab.trims > 0);
 		CHECK(retx > g->fab.trims);
@@ -870,6 +1006,54 @@ clock_bench(void)
 	uet_fabric_eth_free(fe);
 }
 
+/*
+ * "measure" (not run by meson): the reference scenario of UEC's
+ * congestion-control model on a K = 4 fat tree (16 hosts, 100 Gb/s, 1 us
+ * links, 4 KiB MTU, trim above 1 BDP, ECN 0.2..0.8 BDP): 15 senders x
+ * 2 MiB to host 0 for each CC, the same at 1 % random loss per link, a
+ * 16-flow permutation, and a 31:1 incast on a 32-host leaf/spine
+ * (64:1 would need more ethdevs than DPDK's 32). @p only: run
+ * the scenarios whose name starts with it.
+ */
+static int
+measure(const char *only)
+{
+	static const int ccs[] = { UET_CONFIG_CC_NONE, UET_CONFIG_CC_NSCC,
+				   UET_CONFIG_CC_RCCC, UET_CONFIG_CC_BOTH };
+	static const struct scenario base[] = {
+		{ "ref15", true, true, 65536, 32, 512, .fat_tree = true,
+		  .senders = 15, .mtu = 4096, .measure = true },
+		/* 1 % per path: 1667 ppm on each of the (up to) 6 links */
+		{ "ref15-loss1", true, true, 65536, 32, 512, .fat_tree = true,
+		  .senders = 15, .mtu = 4096, .loss_ppm = 1667,
+		  .measure = true },
+		{ "perm16", false, true, 65536, 32, 512, .fat_tree = true,
+		  .shift = 4, .mtu = 4096, .measure = true },
+		/* 64:1 needs 65 ring ethdevs in one process, and Debian's
+		 * DPDK 22.11 has RTE_MAX_ETHPORTS 32: 31:1 on 32 hosts */
+		{ "incast31", true, true, 65536, 32, 512, .hosts = 32,
+		  .senders = 31, .mtu = 4096, .measure = true },
+	};
+	struct signature *g = calloc(1, sizeof(*g));
+
+	if (g == NULL)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < RTE_DIM(base); i++) {
+		if (only != NULL &&
+		    strncmp(base[i].name, only, strlen(only)) != 0)
+			continue;
+		for (unsigned int c = 0; c < RTE_DIM(ccs); c++) {
+			struct scenario sc = base[i];
+
+			sc.cc = ccs[c];
+			(void)run(&sc, g);
+			fflush(stdout);
+		}
+	}
+	free(g);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -894,7 +1078,11 @@ main(int argc, char **argv)
 	struct signature g;
 	int rc;
 
+	/* measure: up to 65 engines with 4 KiB frames */
 	rc = uet_engine_eal_init("test_fabric_eth",
+				 argc > 1 && strcmp(argv[1], "measure") == 0 ?
+				 "-l 0 --no-huge -m 3072 --no-pci "
+				 "--log-level=4" :
 				 "-l 0 --no-huge -m 512 --no-pci "
 				 "--log-level=4", NULL);
 	if (rc < 0) {
@@ -906,6 +1094,13 @@ main(int argc, char **argv)
 		clock_bench();
 		(void)rte_eal_cleanup();
 		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "measure") == 0) {
+		rc = measure(argc > 2 ? argv[2] : NULL);
+		(void)rte_eal_cleanup();
+		printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS",
+		       failures);
+		return rc < 0 || failures ? 1 : 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "real") == 0) {
 		/* The real clock: the same loop without jumps. Not run by
