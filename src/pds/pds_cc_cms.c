@@ -44,6 +44,7 @@ struct cc_inst {
 	struct uet_pds_cc_cms_config cfg;
 	struct cc_ctx *ctx;      /* [nctx + 1]; the last one is the overflow */
 	uint32_t nctx;
+	uint32_t hi;             /* contexts ever taken: [0, hi) is searched */
 	uint32_t free;           /* free list head */
 	struct uet_rccc_pacer pacer;
 	struct uet_rccc_slot *slot;
@@ -193,15 +194,16 @@ err:
 }
 
 /* The context of {peer, tc}: found, or taken from the free list, or the
- * overflow context when the table is full. Linear in the contexts in
- * use, at PDC creation only. */
+ * overflow context when the table is full. Linear in the contexts taken
+ * so far (the free list hands out the lowest indices first), at PDC
+ * creation only. */
 static uint32_t
 cc_ctx_get(struct cc_inst *ci, const struct uet_pds_cc_pdc *pdc)
 {
 	struct cc_ctx *x;
 	uint32_t i;
 
-	for (i = 0; i < ci->nctx; i++) {
+	for (i = 0; i < ci->hi; i++) {
 		x = &ci->ctx[i];
 		if (x->refs && x->tc == pdc->tc &&
 		    memcmp(&x->peer, &pdc->peer, sizeof(x->peer)) == 0) {
@@ -217,6 +219,8 @@ cc_ctx_get(struct cc_inst *ci, const struct uet_pds_cc_pdc *pdc)
 	i = ci->free;
 	x = &ci->ctx[i];
 	ci->free = x->next;
+	if (i >= ci->hi)
+		ci->hi = i + 1;
 	uet_nscc_init(&x->n, &ci->cfg.nscc_params);
 	x->peer = pdc->peer;
 	x->tc = pdc->tc;

@@ -436,6 +436,7 @@ pds_cc_cms__context_shared_per_peer(void **state)
 	struct uet_pds_cc_stats st;
 	uint32_t ha, hb;
 	struct uet_pds_fa fa = W.fa[1];
+	int k;
 
 	(void)state;
 	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 0, 0, 1), 0);
@@ -455,6 +456,69 @@ pds_cc_cms__context_shared_per_peer(void **state)
 	uet_pds_cc_stats_get(W.pds[0], &st);
 	assert_int_equal(st.ctx_used, 1);
 	assert_int_equal(st.ctx_overflow, 0);
+	/* everything is lost until both PDCs fail: the context goes with
+	 * the last of them */
+	for (k = 0; k < 10000 && fw_st(0)->pdc_fail < 2; k++) {
+		uint64_t d = uet_pds_next_deadline(W.pds[0]);
+
+		if (d == UINT64_MAX)
+			break;
+		W.now = d > W.now ? d : W.now + 1;
+		uet_pds_advance(W.pds[0], W.now);
+		(void)fw_take(&W, 0, t, 4);
+	}
+	assert_int_equal(fw_st(0)->pdc_fail, 2);
+	uet_pds_cc_stats_get(W.pds[0], &st);
+	assert_int_equal(st.ctx_used, 0);
+}
+
+static int
+setup_nscc_one_ctx(void **state)
+{
+	(void)state;
+	assert_int_equal(uet_pds_cc_cms_config_default(&cms, true, false,
+						       100000, 10000, 1024,
+						       true), 0);
+	cms.max_contexts = 1;
+	return fw_setup_with(6, cms_cc);
+}
+
+/* A full context table puts new {peer, tc} keys on the overflow
+ * context (counted). */
+static void
+pds_cc_cms__context_table_full_overflows(void **state)
+{
+	struct uet_pds_submit s;
+	struct uet_pds_cc_stats st;
+	struct uet_pds_cc_info a, b;
+	struct uet_pds_tx t[4];
+	uint32_t ha, hb;
+
+	(void)state;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 0, 0), 0);
+	memset(&s, 0, sizeof(s));
+	s.dst = W.fa[1];
+	s.job = 42;
+	s.tc = 2; /* another traffic class: another context */
+	s.mode = UET_PDS_MODE_RUD;
+	s.next_hdr = UET_PDS_NEXT_REQUEST_SMALL;
+	s.len = 100;
+	s.cookie = 1;
+	assert_int_equal(uet_pds_submit(W.pds[0], &s, W.now), 0);
+	assert_int_equal(fw_take(&W, 0, t, 4), 2);
+	uet_pds_cc_stats_get(W.pds[0], &st);
+	assert_int_equal(st.ctx_max, 1);
+	assert_int_equal(st.ctx_used, 1);
+	assert_int_equal(st.ctx_overflow, 1);
+	assert_int_equal(uet_pds_pdc_find(W.pds[0], &W.fa[1], 42, 1,
+					  UET_PDS_MODE_RUD, &ha), 0);
+	assert_int_equal(uet_pds_pdc_find(W.pds[0], &W.fa[1], 42, 2,
+					  UET_PDS_MODE_RUD, &hb), 0);
+	assert_int_equal(uet_pds_cc_info_get(W.pds[0], ha, &a), 0);
+	assert_int_equal(uet_pds_cc_info_get(W.pds[0], hb, &b), 0);
+	assert_int_equal(a.ctx, 0);
+	assert_int_equal(b.ctx, 1); /* the overflow context */
+	assert_int_equal(b.inflight, 100 + OVH);
 }
 
 /* Bad configurations are refused by name, and a PDS with one fails to
@@ -505,6 +569,8 @@ main(void)
 		FW_TEST(pds_cc_grants__pacer_deadline_and_credit_ack,
 			setup_rccc),
 		FW_TEST(pds_cc_cms__context_shared_per_peer, setup_nscc),
+		FW_TEST(pds_cc_cms__context_table_full_overflows,
+			setup_nscc_one_ctx),
 		cmocka_unit_test(uet_pds_cc_cms_config_check__rejects),
 	};
 
