@@ -322,6 +322,10 @@ struct perf_sample {
 	uint64_t drops;          /* frames dropped (faults, full queues) */
 	uint64_t cqe_err;        /* --ulp ses: completions in error */
 	uint64_t ses_frags;      /* --ulp ses: fragments handed to the PDS */
+	/* the first sender's first PDC: congestion window (nominal bytes
+	 * with NSCC, the fixed window otherwise) and smoothed RTT (0: none) */
+	uint32_t cwnd;
+	uint32_t srtt_ns;
 };
 
 struct perf_sampler {
@@ -334,6 +338,10 @@ struct perf_sampler {
 	bool ses;                /* SES fields on live lines */
 	bool csv_ses;            /* the CSV header has the SES columns */
 };
+
+/* cwnd and srtt_ns of @p out: the first initiator PDC of engine @p e's
+ * first context (0 without one). */
+void perf_sample_cc(struct uet_engine *e, struct perf_sample *out);
 
 /* Write the CSV header line (@p ses: with the SES columns). */
 void perf_csv_header(FILE *f, bool ses);

@@ -568,6 +568,7 @@ sess_sample(struct perf_sess *s, struct perf_sample *out)
 	out->msgs = rx->rx_msgs;
 	out->bytes = rx->rx_bytes;
 	out->drops = s->sw_drops;
+	perf_sample_cc(s->nb_tx ? s->e[1] : NULL, out);
 	for (unsigned int i = 0; i <= s->nb_tx; i++) {
 		out->retx += uet_ulp_ctx_stats(ctx_of(s, i))->tx_retx;
 		(void)uet_engine_stats_get(s->e[i], &st);

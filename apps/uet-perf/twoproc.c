@@ -843,6 +843,7 @@ client_sample(struct tp *t, struct rulp *cr, const struct perf_report *r,
 	out->bytes = out->msgs * r->size;
 	out->retx = c.retx;
 	out->drops = c.faults + perf_port_drops(t->e);
+	perf_sample_cc(t->e, out);
 }
 
 /* Drive our sends until finished, the duration, or the hard limit. */
