@@ -459,8 +459,6 @@ cc_on_credit_request(void *inst, void *priv, uint32_t target, uint64_t now)
 	if (!ci->cfg.rccc)
 		return 0;
 	if (CC_SLOT(d) == CC_SLOT_NONE) {
-		if (target == 0)
-			return 0; /* nothing wanted, nothing to track */
 		/* A source's first request takes a pacer slot; none free:
 		 * it keeps its speculative credit only (counted). */
 		if (ci->nfree == 0) {

@@ -238,18 +238,11 @@ pds_init_hdr_type(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_hdr *h)
 	bool rod = c->mode == UET_PDS_MODE_ROD;
 	uint32_t target = pds_init_credit_target(p, c, &r->ccc_id);
 
-	/* A target that fell to 0 is sent once, so that the receiver's
-	 * pacer stops granting what was asked before (UEC 1.0 RCCC: the
-	 * latest credit_target replaces the previous one). */
-	if (target == 0 && !(c->flags & PDC_F_CREDIT)) {
+	if (target == 0) {
 		h->type = rod ? UET_PDS_TYPE_ROD_REQ : UET_PDS_TYPE_RUD_REQ;
 		r->ccc_id = 0;
 		return;
 	}
-	if (target == 0)
-		c->flags &= (uint16_t)~PDC_F_CREDIT;
-	else
-		c->flags |= PDC_F_CREDIT;
 	h->type = rod ? UET_PDS_TYPE_ROD_CC_REQ : UET_PDS_TYPE_RUD_CC_REQ;
 	r->credit_target = pds_to_units256(target);
 	p->st.credit_req_tx++;
@@ -342,8 +335,12 @@ pds_init_tx_retx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		sl = pds_slot(p, c, psn);
 		if (sl->state != SLOT_RETX)
 			continue;
-		if (!pds_init_gate(p, c, sl->len))
+		if (!pds_init_gate(p, c, sl->len)) {
+			/* a credit-based CC may have nothing left to grant:
+			 * the retransmissions are backlog too */
+			pds_init_credit_req(p, c);
 			break;
+		}
 		c->u.i.n_retx--;
 		pds_init_emit(p, c, psn, true, now, &tx[k++]);
 	}

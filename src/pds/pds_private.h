@@ -48,8 +48,6 @@ enum pds_pdc_state {
 #define PDC_F_PROBE     0x200u /* init: PROBE CP sent, reply awaited */
 #define PDC_F_CLEARQ    0x400u /* tgt: CLEAR_REQ sent, no CLEAR since */
 #define PDC_F_CREQ      0x800u /* sender: CREDIT_REQ sent, no credit since */
-#define PDC_F_CREDIT    0x4000u /* sender: the last credit_target sent was
-				 * not 0 (the next 0 is sent too) */
 #define PDC_F_CCPROBE   0x2000u /* init: the outstanding PROBE samples the
 				 * base RTT for the CC (no loss repair) */
 #define PDC_F_FRTO      0x1000u /* sender: RTO resent the head only, the

@@ -685,7 +685,7 @@ pds_tgt_accept(struct uet_pds *p, struct pds_pdc *c,
 	}
 	/* UEC 1.0 RCCC: RUD/ROD_CC_REQ carry the sender's credit_target
 	 * (256 B units); the grant rides in the ACK_CC. */
-	if (uet_pds_type_is_cc_req(h->type))
+	if (uet_pds_type_is_cc_req(h->type) && h->u.req.credit_target)
 		pds_tgt_credit_request(p, c,
 				       pds_from_units256(h->u.req.credit_target),
 				       false, now);
