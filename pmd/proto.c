@@ -73,10 +73,13 @@ uet_proto_pds_config(const struct uet_config *cfg, struct uet_pds_config *c)
 	c->timer_tick_ns = t->tick_ns;
 	c->mtu = cfg->port[0].mtu;
 	/*
-	 * No congestion control yet (src/cms is planned): a fixed window of
-	 * a full PSN window of MTU packets, so the PSN window is the limit.
+	 * cc.algorithm fixed: a window of a full PSN window of MTU packets,
+	 * so the PSN window is the limit. NSCC / RCCC: uet_pds_cc_cms, its
+	 * cc_arg built per context from [cc] (proto_lcore_init).
 	 */
-	c->cc = NULL;
+	c->cc = cfg->cc.algorithm == UET_CONFIG_CC_NONE ? NULL :
+		&uet_pds_cc_cms;
+	c->cc_arg = NULL;
 	c->cc_param = c->tx_window * (uint32_t)cfg->port[0].mtu;
 	uet_proto_lb_config(cfg, &c->lb);
 }
@@ -98,6 +101,84 @@ uet_proto_lb_config(const struct uet_config *cfg,
 	lb->single_hold_rtts = s->single_hold_rtts;
 	lb->reps_ring = s->reps_cache_size;
 	lb->freeze_ns = s->reps_freeze_duration_ns;
+}
+
+/* A [cc] fraction in thousandths or 1/65536, rounded. */
+static uint32_t
+cc_fixed(double v, double scale)
+{
+	double r = v * scale + 0.5;
+
+	return r >= (double)UINT32_MAX ? UINT32_MAX : (uint32_t)r;
+}
+
+static uint32_t
+cc_u32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* The NSCC keys of [cc] that are set (0 is auto where a key has auto). */
+static void
+cc_nscc_keys(const struct uet_config_cc *k, struct uet_nscc_params *np)
+{
+	if (k->target_qdelay_ns) {
+		np->target_qdelay_ns = cc_u32(k->target_qdelay_ns);
+		/* UEC 1.0 NSCC: qa_threshold follows the target (4x) unless
+		 * trimming turns it off. */
+		if (!k->trimming)
+			np->qa_threshold_ns = cc_u32(4 * k->target_qdelay_ns);
+	}
+	if (k->max_wnd)
+		np->max_wnd = cc_u32(k->max_wnd);
+	np->gamma_milli = cc_fixed(k->gamma, 1000);
+	np->max_md_jump_milli = cc_fixed(k->max_md_jump, 1000);
+	if (k->fair_increase)
+		np->fi_bytes = cc_u32(k->fair_increase);
+	if (k->fast_increase_scale != 0)
+		np->fi_scale_q16 = cc_fixed(k->fast_increase_scale, 65536);
+	if (k->eta)
+		np->eta_bytes = cc_u32(k->eta);
+	if (k->alpha != 0) /* bytes per us of delay -> per ns, /65536 */
+		np->alpha_q16 = cc_fixed(k->alpha, 65536.0 / 1000);
+	np->qa_gate = k->qa_gate;
+	if (k->qa_threshold_ns)
+		np->qa_threshold_ns = cc_u32(k->qa_threshold_ns);
+	if (k->adjust_bytes)
+		np->adjust_bytes = cc_u32(k->adjust_bytes);
+	if (k->adjust_period_ns)
+		np->adjust_period_ns = cc_u32(k->adjust_period_ns);
+}
+
+int
+uet_proto_cc_config(const struct uet_config *cfg,
+		    struct uet_pds_cc_cms_config *out, const char **why)
+{
+	const struct uet_config_cc *k = &cfg->cc;
+	enum uet_config_cc_algo a = k->algorithm;
+	int rc;
+
+	if (why != NULL)
+		*why = NULL;
+	if (a == UET_CONFIG_CC_NONE)
+		return -ENOENT;
+	rc = uet_pds_cc_cms_config_default(out,
+			a == UET_CONFIG_CC_NSCC || a == UET_CONFIG_CC_BOTH,
+			a == UET_CONFIG_CC_RCCC || a == UET_CONFIG_CC_BOTH,
+			k->link_speed_mbps, cc_u32(k->base_rtt_ns),
+			cfg->port[0].mtu, k->trimming);
+	if (rc < 0) {
+		if (why != NULL)
+			*why = "link_speed_mbps x base_rtt (out of range)";
+		return rc;
+	}
+	cc_nscc_keys(k, &out->nscc_params);
+	if (k->rccc_rate_mbps)
+		out->pacer.link_mbps = k->rccc_rate_mbps;
+	if (k->rccc_quantum)
+		out->pacer.quantum = cc_u32(k->rccc_quantum);
+	out->spec_credit = cc_u32(k->rccc_spec_credit);
+	return uet_pds_cc_cms_config_check(out, why);
 }
 
 /* ------------------------------------------------------------------ */
@@ -126,6 +207,7 @@ proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 	const struct uet_proto_params *pp = arg;
 	const struct uet_engine *e = lc->eng;
 	const struct uet_config *cfg = &e->cfg;
+	struct uet_pds_cc_cms_config ccc;
 	struct uet_pds_config pc;
 	struct uet_ulp_ctx *ctx;
 	int rc;
@@ -143,6 +225,13 @@ proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 		pc = *pp->pds;
 	else
 		uet_proto_pds_config(cfg, &pc);
+	/* [cc] NSCC/RCCC: the PDS copies it at creation. */
+	if (pc.cc == &uet_pds_cc_cms && pc.cc_arg == NULL) {
+		rc = uet_proto_cc_config(cfg, &ccc, NULL);
+		if (rc < 0)
+			goto free_ctx;
+		pc.cc_arg = &ccc;
+	}
 	/* A raw-event ULP (the SES) fails what it still expects from a
 	 * peer when its PDC goes down: it needs UET_PDS_EV_PDC_DOWN. */
 	if (UET_ULP_HAS_EVENT(pp->ulp))

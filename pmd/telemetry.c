@@ -362,6 +362,51 @@ fill_pds(const struct uet_engine *e, const struct uet_engine_stats *s,
 	return 0;
 }
 
+/* Congestion control per context (uet_pds_cc_stats; zeroes under the
+ * fixed window, whose name says so). */
+static int
+fill_cc(const struct uet_engine *e, const struct uet_engine_stats *s,
+	struct rte_tel_data *d)
+{
+	static const char *const act[] = {
+		"none", "ignored", "quick_adapt", "fair", "proportional",
+		"fast", "md", "md_held", "penalty", "restored", "decrease",
+	};
+	struct uet_engine *me = (struct uet_engine *)(uintptr_t)e;
+	char k[32];
+	static const char *const algo[] = { "fixed", "nscc", "rccc",
+					    "nscc+rccc" };
+	unsigned int a0 = (unsigned int)e->cfg.cc.algorithm;
+
+	rte_tel_data_add_dict_string(d, "algorithm",
+				     a0 < RTE_DIM(algo) ? algo[a0] : "?");
+	(void)s;
+	for (unsigned int i = 0; i < e->nb_lcores; i++) {
+		struct uet_ulp_ctx *ctx = uet_ulp_ctx_get(me, i);
+		const struct uet_pds *pds;
+		struct uet_pds_cc_stats st;
+
+		if (ctx == NULL || (pds = uet_ulp_ctx_pds(ctx)) == NULL)
+			return -ENOENT;
+		uet_pds_cc_stats_get(pds, &st);
+		add_ctx_u64(d, i, "ctx_used", st.ctx_used);
+		add_ctx_u64(d, i, "ctx_max", st.ctx_max);
+		add_ctx_u64(d, i, "ctx_overflow", st.ctx_overflow);
+		for (unsigned int a = 1; a < RTE_DIM(act); a++) {
+			snprintf(k, sizeof(k), "nscc_%s", act[a]);
+			add_ctx_u64(d, i, k, st.act[a]);
+		}
+		add_ctx_u64(d, i, "probes", st.probes);
+		add_ctx_u64(d, i, "probe_acks", st.probe_acks);
+		add_ctx_u64(d, i, "credit_req", st.credit_req);
+		add_ctx_u64(d, i, "grants", st.grants);
+		add_ctx_u64(d, i, "grant_bytes", st.grant_bytes);
+		add_ctx_u64(d, i, "src_full", st.src_full);
+		add_ctx_u64(d, i, "overload", st.overload);
+	}
+	return 0;
+}
+
 /* The answer to a command that cannot be answered: an object that says
  * why ({"error": ..., "errno": N}), never a bare null. */
 static int
@@ -445,6 +490,7 @@ TEL_CMD(cmd_fault, fill_fault)
 TEL_CMD(cmd_neigh, fill_neigh)
 TEL_CMD(cmd_ses, fill_ses)
 TEL_CMD(cmd_pds, fill_pds)
+TEL_CMD(cmd_cc, fill_cc)
 
 static const struct {
 	const char *cmd;
@@ -461,6 +507,9 @@ static const struct {
 	{ "/uet/neigh", cmd_neigh, "ARP/ND counters. Parameter: engine index" },
 	{ "/uet/pds", cmd_pds,
 	  "PDS counters per context. Parameter: engine index" },
+	{ "/uet/cc", cmd_cc,
+	  "Congestion control (NSCC, RCCC) per context. Parameter: engine "
+	  "index" },
 	{ "/uet/ses", cmd_ses,
 	  "SES ULP counters per context. Parameter: engine index" },
 };

@@ -169,8 +169,8 @@ show_config(void)
 	const struct perf_opts *o = &cli.o;
 
 	out("test %s, pds %s, size %u, count %lu, window %u, duration %.3f s,"
-	    " loss %ld ppm%s, peers %u, interval %u ms, seed %lu, cc fixed "
-	    "window, spray %s, ulp %s, op %s%s%s\n", cli.m->name,
+	    " loss %ld ppm%s, peers %u, interval %u ms, seed %lu, cc %s, "
+	    "spray %s, ulp %s, op %s%s%s\n", cli.m->name,
 	    perf_pds_name(o->pds_mode),
 	    o->size ? o->size : cli.m->def_size,
 	    (unsigned long)(o->count ? o->count : o->duration > 0 ?
@@ -180,6 +180,7 @@ show_config(void)
 	    (long)(o->loss_ppm >= 0 ? o->loss_ppm : cli.m->def_loss_ppm),
 	    o->loss_ppm >= 0 ? "" : " (test default)",
 	    o->peers ? o->peers : 2, o->interval_ms, (unsigned long)o->seed,
+	    o->cc >= 0 ? perf_cc_name(o->cc) : "of the configuration",
 	    o->spray < 0 ? "(config)" : perf_spray_name(o->spray),
 	    o->ulp == PERF_ULP_SES ? "ses" : "raw", perf_op_name(o->op),
 	    o->tagged ? ", tagged" : "", o->verify ? ", verify" : "");
@@ -227,12 +228,20 @@ pdc_state(uint8_t s)
 	return s < RTE_DIM(n) ? n[s] : "?";
 }
 
+struct show_pdc_arg {
+	const struct uet_pds *pds;
+	unsigned int nb;
+};
+
 static int
 show_one_pdc(const struct uet_pds_pdc_info *i, void *arg)
 {
-	unsigned int *nb = arg;
+	struct show_pdc_arg *a = arg;
+	struct uet_pds_cc_info cc;
 
-	(*nb)++;
+	a->nb++;
+	if (uet_pds_cc_info_get(a->pds, i->handle, &cc) != 0)
+		memset(&cc, 0, sizeof(cc));
 	out("  pdc %u %s %s %s peer %u.%u.%u.%u lid %u rid %u tx una %u nxt "
 	    "%u inflight %u B retx %u cwnd %u rx cack %u ooo %u\n", i->handle,
 	    i->role ? "target" : "initiator", pdc_state(i->state),
@@ -240,6 +249,12 @@ show_one_pdc(const struct uet_pds_pdc_info *i, void *arg)
 	    i->peer.addr[2], i->peer.addr[3], i->lid, i->rid, i->tx_una,
 	    i->tx_nxt, i->tx_inflight, i->tx_retransmits, i->cwnd, i->rx_cack,
 	    i->rx_ooo);
+	/* NSCC context (shared per peer and TC) and RCCC credit */
+	out("    cc cwnd %u B inflight %d B credit %u B base_rtt %u ns "
+	    "avg delay %u ns max_wnd %u B context %d (%u PDCs)\n", cc.cwnd,
+	    cc.inflight, cc.credit, cc.base_rtt_ns, cc.avg_delay_ns,
+	    cc.max_wnd, cc.ctx == UINT32_MAX ? -1 : (int)cc.ctx,
+	    cc.ctx_refs);
 	return 0;
 }
 
@@ -253,13 +268,12 @@ show_pdc(void)
 	for (unsigned int e = 0; e < perf_sess_nb_engines(cli.s); e++) {
 		struct uet_ulp_ctx *c =
 			uet_ulp_ctx_get(perf_sess_engine(cli.s, e), 0);
-		unsigned int nb = 0;
+		struct show_pdc_arg a = { .pds = uet_ulp_ctx_pds(c) };
 
 		out("%s engine%s:\n", e == 0 ? "receiver" : "sender",
 		    e == 0 ? "" : "s");
-		(void)uet_pds_pdc_foreach(uet_ulp_ctx_pds(c), show_one_pdc,
-					  &nb);
-		if (nb == 0)
+		(void)uet_pds_pdc_foreach(a.pds, show_one_pdc, &a);
+		if (a.nb == 0)
 			out("  no PDC\n");
 	}
 }
@@ -342,22 +356,13 @@ set_u64(const char *key, const char *v, uint64_t min, uint64_t max,
 	return 0;
 }
 
-/* set cc: only the fixed window is built (docs/CONFIG.md, [cc]). */
+/* set cc: the congestion control of the next run (docs/CONFIG.md, [cc]). */
 static int
-parse_cc(const char *v, bool *note)
+parse_cc(const char *v, struct perf_opts *o)
 {
-	if (strcmp(v, "fixed") == 0 || strcmp(v, "none") == 0) {
-		out("cc: fixed window (the only one: no congestion control "
-		    "module is built)\n");
-		*note = true;
+	if (perf_parse_cc(v, &o->cc) == 0)
 		return 0;
-	}
-	if (strcmp(v, "nscc") == 0 || strcmp(v, "rccc") == 0 ||
-	    strcmp(v, "both") == 0)
-		err("set cc %s: not available, only the fixed window exists "
-		    "(the CC module is not built)", v);
-	else
-		err("set cc: unknown '%s' (only 'fixed' exists)", v);
+	err("set cc: unknown '%s' (fixed, nscc, rccc or nscc+rccc)", v);
 	return -EINVAL;
 }
 
@@ -395,11 +400,10 @@ set_fabric(const char *v, struct perf_opts *o)
 	return 0;
 }
 
-/* Parse "set KEY VALUE" into @p o / @p m; 0 or -EINVAL (error printed).
- * @p note: set when the command only prints a note (set cc fixed). */
+/* Parse "set KEY VALUE" into @p o / @p m; 0 or -EINVAL (error printed). */
 static int
 parse_set(const char *key, const char *v, struct perf_opts *o,
-	  const struct perf_mode **m, bool *note)
+	  const struct perf_mode **m)
 {
 	struct uet_parse_err e;
 	uint64_t x;
@@ -480,7 +484,7 @@ parse_set(const char *key, const char *v, struct perf_opts *o,
 		if (set_u64(key, v, 0, UINT64_MAX, &o->seed) < 0)
 			return -EINVAL;
 	} else if (strcmp(key, "cc") == 0) {
-		return parse_cc(v, note);
+		return parse_cc(v, o);
 	} else if (strcmp(key, "spray") == 0) {
 		if (perf_parse_spray(v, &o->spray) < 0) {
 			err("set spray: expected single, oblivious or reps");
@@ -519,18 +523,15 @@ cmd_set(const char *key, const char *v)
 {
 	struct perf_opts o = cli.o;
 	const struct perf_mode *m = cli.m;
-	bool note = false;
 
 	/* the arguments first: a bad one is reported as such, running or
 	 * not */
-	if (parse_set(key, v, &o, &m, &note) < 0)
+	if (parse_set(key, v, &o, &m) < 0)
 		return;
 	if (cli.running) {
 		err("set %s: a run is in progress (stop it first)", key);
 		return;
 	}
-	if (note)
-		return;
 	cli.o = o;
 	cli.m = m;
 	out("%s = %s\n", key, v);
@@ -634,7 +635,7 @@ cb_word(void *res, struct cmdline *cl, void *data)
 		    "  set interval MS       live statistics period (0: off)\n"
 		    "  set seed N\n"
 		    "  set fault drop|dup|reorder|delay|ecn|trim|corrupt PPM\n"
-		    "  set cc NAME           only 'fixed' exists\n"
+		    "  set cc NAME           fixed | nscc | rccc | nscc+rccc\n"
 		    "  set spray single|oblivious|reps  load balancing\n"
 		    "  set fabric on|off|K=V,...   start runs the pattern over "
 		    "the emulated\n"

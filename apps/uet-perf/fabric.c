@@ -129,7 +129,7 @@ perf_fabric_check(struct perf_opts *o)
 	}
 	if (f->spec != NULL && spec_apply(&pf_cfg, f->spec) < 0)
 		return 2;
-	if (perf_spray_apply(o, &pf_cfg) < 0)
+	if (perf_spray_apply(o, &pf_cfg) < 0 || perf_cc_apply(o, &pf_cfg) < 0)
 		return 2;
 	if (uet_config_validate(&pf_cfg, &err) < 0) {
 		fprintf(stderr, "uet-perf: --fabric: %s\n", err.msg);

@@ -67,6 +67,8 @@ usage(FILE *f)
 "  --seed N       PDS and fault injection seed (default 1)\n"
 "  --spray M      load balancing: single | oblivious | reps (default:\n"
 "                 [spray] mode of --config, single)\n"
+"  --cc CC        congestion control: fixed | nscc | rccc | nscc+rccc\n"
+"                 (default: [cc] algorithm of --config, i.e. fixed)\n"
 "  --ulp U        raw (default: raw-PDS test ULP) | ses (the SES ULP\n"
 "                 through front-end channels; in-process runs)\n"
 "  --op OP        ses, bw: write (default, RMA WRITE into a registered\n"
@@ -157,24 +159,37 @@ perf_parse_pds(const char *s, uint8_t *out)
 	return -EINVAL;
 }
 
-static const char *const spray_names[] = { "single", "oblivious", "reps" };
-
-int
-perf_parse_spray(const char *s, int *out)
+/* Index of @p s in @p names (its enum value) and its name back. */
+static int
+name_index(const char *const *names, unsigned int n, const char *s, int *out)
 {
-	for (unsigned int i = 0; i < RTE_DIM(spray_names); i++)
-		if (strcmp(s, spray_names[i]) == 0) {
-			*out = (int)i; /* enum uet_config_spray_mode order */
+	for (unsigned int i = 0; i < n; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*out = (int)i;
 			return 0;
 		}
 	return -EINVAL;
 }
 
+static const char *
+name_of(const char *const *names, unsigned int n, int i)
+{
+	return i >= 0 && (unsigned int)i < n ? names[i] : "?";
+}
+
+/* enum uet_config_spray_mode order */
+static const char *const spray_names[] = { "single", "oblivious", "reps" };
+
+int
+perf_parse_spray(const char *s, int *out)
+{
+	return name_index(spray_names, RTE_DIM(spray_names), s, out);
+}
+
 const char *
 perf_spray_name(int m)
 {
-	return m >= 0 && (unsigned int)m < RTE_DIM(spray_names) ?
-	       spray_names[m] : "?";
+	return name_of(spray_names, RTE_DIM(spray_names), m);
 }
 
 int
@@ -188,6 +203,41 @@ perf_spray_apply(const struct perf_opts *o, struct uet_config *c)
 	if (uet_config_validate(c, &err) < 0) {
 		fprintf(stderr, "uet-perf: --spray %s: %s\n",
 			perf_spray_name(o->spray), err.msg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* enum uet_config_cc_algo order */
+static const char *const cc_names[] = { "fixed", "nscc", "rccc",
+					"nscc+rccc" };
+
+int
+perf_parse_cc(const char *s, int *out)
+{
+	return name_index(cc_names, RTE_DIM(cc_names), s, out);
+}
+
+const char *
+perf_cc_name(int cc)
+{
+	return name_of(cc_names, RTE_DIM(cc_names), cc);
+}
+
+int
+perf_cc_apply(const struct perf_opts *o, struct uet_config *cfg)
+{
+	struct uet_pds_cc_cms_config cc;
+	const char *why = NULL;
+
+	if (o->cc >= 0)
+		cfg->cc.algorithm = (enum uet_config_cc_algo)o->cc;
+	if (cfg->cc.algorithm == UET_CONFIG_CC_NONE)
+		return 0;
+	if (uet_proto_cc_config(cfg, &cc, &why) < 0) {
+		fprintf(stderr, "uet-perf: [cc] %s: bad value of %s\n",
+			perf_cc_name((int)cfg->cc.algorithm),
+			why ? why : "?");
 		return -EINVAL;
 	}
 	return 0;
@@ -427,6 +477,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "role", required_argument, NULL, 'R' },
 		{ "ctl", required_argument, NULL, 'C' },
 		{ "progress", required_argument, NULL, 'G' },
+		{ "cc", required_argument, NULL, 'J' },
 		{ "idle-sleep-us", required_argument, NULL, 'I' },
 		{ "ctl-timeout", required_argument, NULL, 'T' },
 		{ "arp", no_argument, NULL, 'A' },
@@ -464,6 +515,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 	o->seed = 1;
 	o->progress = -1;
 	o->spray = -1;
+	o->cc = -1;
 	o->ctl_timeout_ms = 10000;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+ih", lopts, NULL)) != -1) {
@@ -561,6 +613,11 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 			break;
 		case 'C':
 			o->ctl = optarg;
+			break;
+		case 'J':
+			if (perf_parse_cc(optarg, &o->cc) < 0)
+				return bad_arg("--cc", "expected fixed, nscc, "
+					       "rccc or nscc+rccc");
 			break;
 		case 'G':
 			if (strcmp(optarg, "auto") == 0)

@@ -291,6 +291,8 @@ struct perf_opts {
 	int spray;
 	const char *json_path;   /* --json FILE (NULL: stdout) */
 	struct perf_fabric_opts fab;
+	int cc;                  /* -1: [cc] of --config, else
+				  * enum uet_config_cc_algo (--cc) */
 };
 
 #define PERF_MAX_PEERS 8         /* incast senders */
@@ -418,6 +420,10 @@ struct perf_sample {
 	uint64_t drops;          /* frames dropped (faults, full queues) */
 	uint64_t cqe_err;        /* --ulp ses: completions in error */
 	uint64_t ses_frags;      /* --ulp ses: fragments handed to the PDS */
+	/* the first sender's first PDC: congestion window (nominal bytes
+	 * with NSCC, the fixed window otherwise) and smoothed RTT (0: none) */
+	uint32_t cwnd;
+	uint32_t srtt_ns;
 };
 
 struct perf_sampler {
@@ -430,6 +436,10 @@ struct perf_sampler {
 	bool ses;                /* SES fields on live lines */
 	bool csv_ses;            /* the CSV header has the SES columns */
 };
+
+/* cwnd and srtt_ns of @p out: the first initiator PDC of engine @p e's
+ * first context (0 without one). */
+void perf_sample_cc(struct uet_engine *e, struct perf_sample *out);
 
 /* Write the CSV header line (@p ses: with the SES columns). */
 void perf_csv_header(FILE *f, bool ses);
@@ -490,6 +500,12 @@ const char *perf_spray_name(int m);
 /* @p o's spray mode on @p c, checked with the rest of @p c: 0, or
  * -EINVAL with the reason printed (e.g. too few EVs to spray). */
 int perf_spray_apply(const struct perf_opts *o, struct uet_config *c);
+/* --cc / set cc: fixed | nscc | rccc | nscc+rccc; 0 or -EINVAL. */
+int perf_parse_cc(const char *s, int *out);
+const char *perf_cc_name(int cc);
+/* Apply --cc to @p cfg and check the [cc] it gives; 0 or -EINVAL
+ * (printed). */
+int perf_cc_apply(const struct perf_opts *o, struct uet_config *cfg);
 /* NULL when @p m can run over @p o->ulp with @p o, else why not. */
 const char *perf_ses_unsupported(const struct perf_mode *m,
 				 const struct perf_opts *o);

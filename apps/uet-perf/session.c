@@ -330,6 +330,8 @@ sess_engines(struct perf_sess *s, const struct uet_config *cbase)
 	}
 	if (target_faults(s))
 		faults_apply(s, &cfg, s->o.seed + PERF_MAX_PEERS);
+	if (perf_cc_apply(&s->o, &cfg) < 0)
+		return -EINVAL;
 	pds_seeded(s, 0, &cfg, s->o.seed + PERF_MAX_PEERS);
 	s->e[0] = engine_make("R", 0, &cfg, &s->pp[0]);
 	if (s->e[0] == NULL)
@@ -349,6 +351,8 @@ sess_engines(struct perf_sess *s, const struct uet_config *cbase)
 		side_cfg(&cfg, base, dev, ip, mac);
 		add_neigh(&cfg, ip_b, mac_b);
 		faults_apply(s, &cfg, s->o.seed + i);
+		if (perf_cc_apply(&s->o, &cfg) < 0)
+			return -EINVAL;
 		pds_seeded(s, 1 + i, &cfg, s->o.seed + i);
 		/* --capture: the wire as the first sender sees it (both
 		 * directions) */
@@ -570,6 +574,7 @@ sess_sample(struct perf_sess *s, struct perf_sample *out)
 	out->msgs = rx->rx_msgs;
 	out->bytes = rx->rx_bytes;
 	out->drops = s->sw_drops;
+	perf_sample_cc(s->nb_tx ? s->e[1] : NULL, out);
 	for (unsigned int i = 0; i <= s->nb_tx; i++) {
 		out->retx += uet_ulp_ctx_stats(ctx_of(s, i))->tx_retx;
 		(void)uet_engine_stats_get(s->e[i], &st);

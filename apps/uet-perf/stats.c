@@ -21,7 +21,7 @@ perf_csv_header(FILE *f, bool ses)
 	 * interval that ends at time_s */
 	fprintf(f, "time_s,mode,msgs_total,bytes_total,msgs_per_s_interval,"
 		"bytes_per_s_interval,retransmissions_interval,"
-		"drops_interval%s\n",
+		"drops_interval%s,cwnd_bytes,srtt_ns\n",
 		ses ? ",ses_fragments_interval,completion_errors_interval" :
 		"");
 	fflush(f);
@@ -75,19 +75,48 @@ perf_sampler_tick(struct perf_sampler *s, uint64_t now,
 	}
 	if (s->csv != NULL) {
 		fprintf(s->csv, "%.6f,%s,%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,"
-			"%" PRIu64 ",%" PRIu64 "%s", t, s->mode, cur->msgs,
+			"%" PRIu64 ",%" PRIu64, t, s->mode, cur->msgs,
 			cur->bytes, mps, bps, cur->retx - s->last.retx,
-			cur->drops - s->last.drops, s->csv_ses ? "" : "\n");
+			cur->drops - s->last.drops);
 		if (s->csv_ses) /* SES columns (0 for raw runs) */
-			fprintf(s->csv, ",%" PRIu64 ",%" PRIu64 "\n",
+			fprintf(s->csv, ",%" PRIu64 ",%" PRIu64,
 				cur->ses_frags - s->last.ses_frags,
 				cur->cqe_err - s->last.cqe_err);
+		/* the first sender's window and RTT (not per interval) */
+		fprintf(s->csv, ",%u,%u\n", cur->cwnd, cur->srtt_ns);
 		fflush(s->csv);
 	}
 	s->last = *cur;
 	s->last_tsc = now;
 	while (s->next <= now)
 		s->next += s->period;
+}
+
+static int
+first_initiator(const struct uet_pds_pdc_info *i, void *arg)
+{
+	if (i->role != 0)
+		return 0;
+	*(struct uet_pds_pdc_info *)arg = *i;
+	return 1;
+}
+
+void
+perf_sample_cc(struct uet_engine *e, struct perf_sample *out)
+{
+	struct uet_ulp_ctx *ctx = e != NULL ? uet_ulp_ctx_get(e, 0) : NULL;
+	const struct uet_pds *pds;
+	struct uet_pds_pdc_info pi;
+	struct uet_pds_cc_info ci;
+
+	out->cwnd = 0;
+	out->srtt_ns = 0;
+	if (ctx == NULL || (pds = uet_ulp_ctx_pds(ctx)) == NULL ||
+	    uet_pds_pdc_foreach(pds, first_initiator, &pi) != 1)
+		return;
+	out->srtt_ns = pi.srtt_ns;
+	out->cwnd = uet_pds_cc_info_get(pds, pi.handle, &ci) == 0 ? ci.cwnd :
+		    pi.cwnd;
 }
 
 uint64_t

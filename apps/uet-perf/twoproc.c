@@ -238,6 +238,8 @@ tp_config(struct tp *t)
 	if (o->capture != NULL)
 		snprintf(c->engine.capture, sizeof(c->engine.capture), "%s",
 			 o->capture);
+	if (perf_cc_apply(o, c) < 0)
+		return -EINVAL;
 	if (c->engine.nb_lcores == 0)
 		c->engine.progress = UET_CONFIG_PROGRESS_INLINE;
 	/* one context: the proxy ULP is one traffic source */
@@ -846,6 +848,7 @@ client_sample(struct tp *t, struct rulp *cr, const struct perf_report *r,
 	out->bytes = out->msgs * r->size;
 	out->retx = c.retx;
 	out->drops = c.faults + perf_port_drops(t->e);
+	perf_sample_cc(t->e, out);
 }
 
 /* Drive our sends until finished, the duration, or the hard limit. */

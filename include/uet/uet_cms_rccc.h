@@ -100,6 +100,10 @@ struct uet_rccc_pacer_config {
 	uint32_t quantum;    /**< bytes per grant, multiple of 256 */
 	uint32_t spec_max;   /**< speculative credit per idle source
 			      *   (1 BDP); 0: none */
+	/** Grants a late poll may catch up, bytes (0: one quantum). A
+	 * real-time loop that polls every few microseconds needs several
+	 * quanta, or the poll period and not the rate sets the pace. */
+	uint32_t burst;
 };
 
 /** One source as the pacer sees it (12 bytes). */
@@ -164,7 +168,7 @@ int uet_rccc_pacer_release(struct uet_rccc_pacer *pc, uint32_t idx);
  * gets min(want, quantum) rounded up to 256 B; with no active source an
  * idle known source below spec_max gets a quantum of speculative credit.
  * Grants are spaced at quantum / (rate x line rate); after a late call at
- * most one grant of backlog is caught up. Call until it returns 0.
+ * most burst bytes (one quantum by default) of backlog are caught up. Call until it returns 0.
  * @return
  *   1 with @p idx and @p bytes set, or 0 (not yet time, or nobody to
  *   grant).

@@ -157,8 +157,8 @@ struct uet_config_timers {
 	uint64_t tick_ns;
 };
 
-/** [cc] (not built yet: only the defaults are accepted); 0 in an "auto"
- * field means "derived as NSCC (UEC 1.0 3.6.13) derives it" */
+/** [cc] (docs/CONFIG.md); 0 in an "auto" field means "derived as NSCC
+ * (UEC 1.0 3.6.13) or RCCC (3.6.14) derive it" */
 struct uet_config_cc {
 	enum uet_config_cc_algo algorithm;
 	uint64_t base_rtt_ns;
@@ -176,9 +176,8 @@ struct uet_config_cc {
 	uint64_t qa_threshold_ns;   /**< auto */
 	uint64_t adjust_bytes;      /**< auto */
 	uint64_t adjust_period_ns;  /**< auto */
-	double delay_ewma_gain;
 	uint32_t rccc_rate_mbps;    /**< auto */
-	uint64_t rccc_quantum;      /**< bytes */
+	uint64_t rccc_quantum;      /**< bytes, multiple of 256, auto */
 	uint64_t rccc_spec_credit;  /**< bytes, auto */
 };
 

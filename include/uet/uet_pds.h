@@ -67,54 +67,138 @@ struct uet_pds_fa {
 };
 
 struct uet_pds;
+struct uet_pds_config;
 
 /**
- * Congestion-control gate (UEC 1.0 NSCC, RCCC). One instance of private
- * state (at most UET_PDS_CC_PRIV_MAX bytes) per PDC, shared by its sending
- * and receiving sides. The hooks up to @c cwnd are mandatory; the credit
- * hooks after it are optional (NULL: no credit requests, credit ignored).
+ * Nominal size of a request as both ends of a PDC count it for congestion
+ * control (UEC 1.0 NSCC: UDP length + 40): SES length plus this. DECISION:
+ * the UDP length is that of a RUD/ROD_REQ header (8 + 12 bytes), also for
+ * the 4 bytes longer CC_REQ variants, so that sender and receiver agree
+ * without the receiver remembering each packet's header type.
+ */
+#define UET_PDS_CC_NOMINAL_OVH (8 + 12 + 40)
+
+/** What a new PDC tells uet_pds_cc_ops.init. */
+struct uet_pds_cc_pdc {
+	struct uet_pds_fa peer; /**< the other end */
+	uint32_t idx;   /**< PDC index, < 2 x (max_pdcs + max_rsv_pdcs),
+			 *   stable while the PDC lives (per-PDC tables) */
+	uint32_t mtu;   /**< uet_pds_config.mtu (SES bytes) */
+	uint32_t param; /**< uet_pds_config.cc_param */
+	uint8_t tc;     /**< traffic class */
+	uint8_t role;   /**< 0 initiator, 1 target */
+};
+
+/** What one ACK tells the sender's congestion control. */
+struct uet_pds_cc_ack {
+	uint32_t bytes;      /**< nominal bytes the PDS saw newly acknowledged
+			      *   (CACK / SACK / ACK_PSN) */
+	/** RTT of the ACK_PSN packet minus the receiver's service time
+	 * (uet_nscc_rtt_sample()); 0: no valid sample (the packet was
+	 * retransmitted, or a PROBE reply) */
+	uint64_t rtt_ns;
+	bool ecn;            /**< M flag */
+	bool has_state;      /**< ACK_CC cc_type NSCC: the fields below */
+	bool rc;             /**< restore (penalty over) */
+	uint8_t rcv_cwnd_pend; /**< receiver penalty, 0..127 */
+	uint16_t ooo_count;  /**< receiver's out-of-order count */
+	uint32_t rcvd_bytes; /**< cumulative, 256 B units, 24 bits */
+	uint16_t service_time; /**< 128 ns units */
+};
+
+/**
+ * Congestion control (UEC 1.0 NSCC, RCCC) as the PDS sees it. One
+ * instance per PDS (create/destroy, optional: NULL gives a NULL instance)
+ * and UET_PDS_CC_PRIV_MAX bytes of private state per PDC, shared by its
+ * sending and receiving sides. Byte counts are nominal
+ * (UET_PDS_CC_NOMINAL_OVH) except in may_send() and cwnd(), which work in
+ * the SES bytes of the PDS's own inflight. The hooks up to @c cwnd are
+ * mandatory; every later one is optional (NULL: not used).
  */
 struct uet_pds_cc_ops {
 	const char *name;
+	/** The per-PDS instance, for @p npdc PDC indices; called by
+	 * uet_pds_create(), NULL fails it with ENOMEM. */
+	void *(*create)(const struct uet_pds_config *cfg, uint32_t npdc);
+	/** Free the instance (uet_pds_free()). */
+	void (*destroy)(void *inst);
 	/** Initialise @p priv for a new PDC. */
-	void (*init)(void *priv, uint32_t mtu, uint32_t param);
-	/** May @p bytes more be sent with @p inflight bytes outstanding? */
-	bool (*may_send)(const void *priv, uint32_t bytes, uint32_t inflight);
-	/** A packet of @p bytes left (@p retx: a retransmission). */
-	void (*on_send)(void *priv, uint32_t bytes, bool retx, uint64_t now);
-	/** @p bytes were acknowledged; @p rtt_ns 0 when no valid sample. */
-	void (*on_ack)(void *priv, uint32_t bytes, uint64_t rtt_ns, bool ecn,
+	void (*init)(void *inst, void *priv, const struct uet_pds_cc_pdc *pdc,
+		     uint64_t now);
+	/** May a packet of @p bytes (SES) go with @p inflight SES bytes
+	 * outstanding? */
+	bool (*may_send)(void *inst, const void *priv, uint32_t bytes,
+			 uint32_t inflight);
+	/** A packet of @p bytes (nominal) left (@p retx: a retransmission). */
+	void (*on_send)(void *inst, void *priv, uint32_t bytes, bool retx,
+			uint64_t now);
+	/** An ACK of this PDC arrived. */
+	void (*on_ack)(void *inst, void *priv, const struct uet_pds_cc_ack *a,
 		       uint64_t now);
-	/** A NACK of class retransmit or resource for @p bytes. */
-	void (*on_nack)(void *priv, uint32_t bytes, uint8_t code,
+	/** A NACK of class retransmit or resource for @p bytes (nominal):
+	 * the packet was not received. */
+	void (*on_nack)(void *inst, void *priv, uint32_t bytes, uint8_t code,
 			uint64_t now);
-	/** A trim NACK for a packet of @p bytes. */
-	void (*on_trim)(void *priv, uint32_t bytes, bool lasthop,
+	/** A trim NACK for a packet of @p bytes (nominal). */
+	void (*on_trim)(void *inst, void *priv, uint32_t bytes, bool lasthop,
 			uint64_t now);
-	/** The retransmission timer fired. */
-	void (*on_rto)(void *priv, uint64_t now);
-	/** Current congestion window in bytes (used for the AR rule). */
-	uint32_t (*cwnd)(const void *priv);
+	/** Packets of @p bytes (nominal) are presumed lost: the
+	 * retransmission timer fired or SACK inferred the loss. */
+	void (*on_loss)(void *inst, void *priv, uint32_t bytes, uint64_t now);
+	/** Current congestion window in SES bytes (AR rule, show pdc). */
+	uint32_t (*cwnd)(void *inst, const void *priv);
+	/** The PDC is freed with @p inflight nominal bytes never
+	 * acknowledged nor reported lost (optional). */
+	void (*fini)(void *inst, void *priv, uint32_t inflight);
+	/** AR on the next request? (optional; NULL: cwnd - inflight < MTU or
+	 * cwnd below the ACK threshold, UEC 1.0 PDS ACK generation). */
+	bool (*want_ar)(void *inst, const void *priv, uint32_t inflight);
 	/**
 	 * Sender, credit-based CC (UEC 1.0 RCCC): credit to ask for with
-	 * @p backlog bytes queued or in flight, in bytes; 0 asks for none.
+	 * @p backlog bytes queued or in flight and @p rtx_backlog bytes
+	 * marked for retransmission, in bytes; 0 asks for none.
 	 * Non-zero sends the request as RUD_CC_REQ / ROD_CC_REQ with
 	 * credit_target (256 B units) and @p *ccc_id, and lets the PDS send
 	 * a CREDIT_REQ CP when may_send() blocks with data queued.
 	 */
-	uint32_t (*credit_target)(void *priv, uint32_t backlog,
-				  uint8_t *ccc_id);
+	uint32_t (*credit_target)(void *inst, void *priv, uint32_t backlog,
+				  uint32_t rtx_backlog, uint8_t *ccc_id);
 	/** Sender: the receiver granted @p credit bytes (ACK_CC cc_type
 	 * CREDIT or a CREDIT CP). */
-	void (*on_credit)(void *priv, uint32_t credit, uint64_t now);
+	void (*on_credit)(void *inst, void *priv, uint32_t credit,
+			  uint64_t now);
 	/**
 	 * Receiver: the peer asks for @p credit_target bytes (CC request or
-	 * CREDIT_REQ CP). @return bytes granted now (0: none); the PDS sends
-	 * them in an ACK_CC with cc_type CREDIT, or in a CREDIT CP when the
-	 * request came in a CREDIT_REQ.
+	 * CREDIT_REQ CP). @return bytes granted now (0: none, or later from
+	 * poll_grant()); the PDS sends them in an ACK_CC with cc_type
+	 * CREDIT, or in a CREDIT CP when the request came in a CREDIT_REQ.
 	 */
-	uint32_t (*on_credit_request)(void *priv, uint32_t credit_target,
-				      uint64_t now);
+	uint32_t (*on_credit_request)(void *inst, void *priv,
+				      uint32_t credit_target, uint64_t now);
+	/** Receiver: one grant due at @p now for the PDC of index @p *idx
+	 * (polled by uet_pds_advance() until 0; the PDS sends it in the
+	 * next ACK_CC cc_type CREDIT). @return 1 or 0. */
+	int (*poll_grant)(void *inst, uint64_t now, uint32_t *idx,
+			  uint32_t *bytes);
+	/** Earliest time poll_grant() may have work (UINT64_MAX: none);
+	 * part of uet_pds_next_deadline(). */
+	uint64_t (*next_deadline)(const void *inst);
+	/** Sender: send a PROBE for a base-RTT sample now? (asked after
+	 * each ACK; true once per request). */
+	bool (*probe_due)(void *inst, void *priv);
+	/** Sender: the P-flag ACK of that PROBE, @p rtt_ns after it left. */
+	void (*on_probe_ack)(void *inst, void *priv, uint64_t rtt_ns);
+	/** Receiver: a new request of @p bytes (nominal) was accepted
+	 * (never for duplicates or trimmed packets). */
+	void (*rx_data)(void *inst, void *priv, uint32_t bytes, bool ooo,
+			uint64_t now);
+	/** Receiver: its SES refused a request or its event ring was full
+	 * (@p busy), or it accepted one again. */
+	void (*rx_overload)(void *inst, void *priv, bool busy);
+	/** Receiver: fill the ACK_CC cc_type NSCC state; non-NULL makes
+	 * every ACK an ACK_CC. @p service_ns: since the ACK_PSN arrived. */
+	void (*ack_state)(void *inst, void *priv, uint64_t service_ns,
+			  struct uet_pds_nscc_state *st);
 };
 
 /** Fixed-window gate: cwnd = param bytes (default 64 KiB). */
@@ -173,6 +257,10 @@ struct uet_pds_config {
 	uint64_t seed;            /**< PRNG seed (Start_PSN, RUDI pkt ids) */
 	const struct uet_pds_cc_ops *cc; /**< NULL: uet_pds_cc_fixed */
 	uint32_t cc_param;        /**< passed to cc->init (window bytes) */
+	/** The CC's own configuration, read by cc->create() (e.g. a
+	 * struct uet_pds_cc_cms_config for uet_pds_cc_cms); the pointee
+	 * must outlive uet_pds_create() only. */
+	const void *cc_arg;
 	/** Tail-loss probe of an established PDC is a PROBE CP whose
 	 * P-flag ACK reports CACK/SACK (UEC 1.0 PDS control packets); false:
 	 * ACK_REQ. */

@@ -39,6 +39,7 @@
 
 #include <uet/uet_engine.h>
 #include <uet/uet_pds.h>
+#include <uet/uet_pds_cc.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -165,6 +166,18 @@ void uet_proto_pds_config(const struct uet_config *cfg,
  */
 void uet_proto_lb_config(const struct uet_config *cfg,
 			 struct uet_cms_lb_config *out);
+
+/**
+ * The NSCC/RCCC configuration of [cc] (cc.algorithm nscc, rccc or
+ * nscc+rccc; fixed gives -ENOENT): uet_pds_cc_cms_config_default() of
+ * link_speed_mbps, base_rtt, port0.mtu and trimming, then every key that
+ * is not auto. uet_proto_pds_config() selects uet_pds_cc_cms for these
+ * algorithms and each engine context builds its cc_arg with this.
+ * @return
+ *   0, -ENOENT, or -EINVAL with @p why (if not NULL) naming the field.
+ */
+int uet_proto_cc_config(const struct uet_config *cfg,
+			struct uet_pds_cc_cms_config *out, const char **why);
 
 /** Context @p idx of an engine created with uet_proto_hook_ops, or NULL. */
 struct uet_ulp_ctx *uet_ulp_ctx_get(struct uet_engine *e, unsigned int idx);

@@ -98,6 +98,8 @@ rccc_config_why(const struct uet_rccc_pacer_config *c)
 		return "quantum (256..16 MiB, a multiple of 256)";
 	if (c->spec_max >= RCCC_CREDIT_MAX)
 		return "spec_max (0..2^31)";
+	if (c->burst >= RCCC_CREDIT_MAX)
+		return "burst (0..2^31)";
 	return NULL;
 }
 
@@ -190,12 +192,15 @@ rccc_due(const struct uet_rccc_pacer *pc, uint64_t now)
 }
 
 /* Pace from the schedule, not from the call: a late call catches up at
- * most one quantum, an idle pacer does not bank grants. Times stay in
- * ns with a picosecond remainder, so no clock value overflows. */
+ * most cfg.burst (one quantum by default), an idle pacer banks no more.
+ * Times stay in ns with a picosecond remainder, so no clock value
+ * overflows. */
 static void
 rccc_advance(struct uet_rccc_pacer *pc, uint64_t now, uint32_t bytes)
 {
-	uint64_t q_ns = (rccc_ps(&pc->cfg, pc->cfg.quantum) + 999) / 1000;
+	uint32_t b = pc->cfg.burst > pc->cfg.quantum ? pc->cfg.burst :
+		     pc->cfg.quantum;
+	uint64_t q_ns = (rccc_ps(&pc->cfg, b) + 999) / 1000;
 	uint64_t ps = rccc_ps(&pc->cfg, bytes) + pc->next_frac_ps;
 
 	if (now > pc->next_ns + q_ns) {

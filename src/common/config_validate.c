@@ -229,6 +229,20 @@ check_unbuilt(const struct uet_config *cfg, struct uet_config_error *err)
 	return 0;
 }
 
+/* [cc] keys checked here; the derived NSCC parameters are checked when
+ * the engine builds them (uet_proto_cc_config()). */
+static int
+check_cc(const struct uet_config *cfg, struct uet_config_error *err)
+{
+	const struct uet_config_cc *c = &cfg->cc;
+
+	if (c->rccc_quantum % 256 != 0)
+		return cfg_error(err, -EINVAL, NULL, 0, "cc", "rccc_quantum",
+				 "must be a multiple of 256 (credit is "
+				 "carried in 256-byte units)");
+	return 0;
+}
+
 static int
 check_spray(const struct uet_config *cfg, struct uet_config_error *err)
 {
@@ -303,6 +317,8 @@ uet_config_validate(const struct uet_config *cfg,
 		rc = check_timers(cfg, err);
 	if (rc == 0)
 		rc = check_unbuilt(cfg, err);
+	if (rc == 0)
+		rc = check_cc(cfg, err);
 	if (rc == 0)
 		rc = check_spray(cfg, err);
 	if (rc == 0)

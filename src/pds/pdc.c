@@ -156,6 +156,8 @@ pds_pdc_free(struct uet_pds *p, struct pds_pdc *c)
 	bool rsv = (c->flags & PDC_F_RSV) != 0;
 
 	pds_timer_cancel(p, pds_idx(p, c));
+	if (p->cc->fini != NULL)
+		p->cc->fini(p->cc_inst, c->cc, pds_cc_inflight(p, c));
 	/* Every submitted cookie completes, even when the PDC goes away. */
 	pds_init_abort(p, c, -ECONNABORTED);
 	pds_tx_blk_detach(p, c);

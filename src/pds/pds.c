@@ -158,6 +158,7 @@ struct uet_pds *
 uet_pds_create(const struct uet_pds_config *cfg)
 {
 	struct uet_pds *p;
+	int err = ENOMEM;
 
 	if (cfg == NULL || !pds_config_ok(cfg)) {
 		errno = EINVAL;
@@ -191,16 +192,23 @@ uet_pds_create(const struct uet_pds_config *cfg)
 		goto err_arrays;
 	if (pds_timer_init(p, 0) < 0)
 		goto err_mgr;
+	if (p->cc->create != NULL &&
+	    (p->cc_inst = p->cc->create(cfg, 2 * p->cap)) == NULL) {
+		err = errno == EINVAL ? EINVAL : ENOMEM;
+		goto err_timer;
+	}
 	p->active.head = p->active.tail = PDS_NIL;
 	p->acks.head = p->acks.tail = PDS_NIL;
 	return p;
+err_timer:
+	pds_timer_fini(p);
 err_mgr:
 	pds_pdc_mgr_fini(p);
 err_arrays:
 	pds_free_arrays(p);
 	free(p);
 err_nomem:
-	errno = ENOMEM;
+	errno = err;
 	return NULL;
 }
 
@@ -209,6 +217,8 @@ uet_pds_free(struct uet_pds *p)
 {
 	if (p == NULL)
 		return;
+	if (p->cc->destroy != NULL)
+		p->cc->destroy(p->cc_inst);
 	pds_timer_fini(p);
 	pds_pdc_mgr_fini(p);
 	pds_free_arrays(p);
@@ -474,6 +484,7 @@ int
 uet_pds_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 	   const struct uet_pds_rx_meta *m, uint64_t now)
 {
+	p->cc_now = now;
 	pds_commit(p, now);
 	/* Worst case one packet completes a whole window (fatal NACK). */
 	if (pds_event_room(p) < p->cfg.tx_window + 2) {
@@ -575,6 +586,7 @@ uet_pds_tx_burst(struct uet_pds *p, uint64_t now, struct uet_pds_tx *tx,
 {
 	uint16_t k, prev;
 
+	p->cc_now = now;
 	pds_commit(p, now);
 	/* RUDI responses handed out last time were valid until now. */
 	pds_rudi_defer_free(p);
@@ -722,7 +734,7 @@ pds_pdc_info_fill(const struct uet_pds *p, uint32_t idx,
 	info->tx_inflight = c->u.i.inflight;
 	info->tx_retransmits = c->u.i.nretx;
 	info->srtt_ns = c->u.i.srtt_ns;
-	info->cwnd = p->cc->cwnd(c->cc);
+	info->cwnd = p->cc->cwnd(p->cc_inst, c->cc);
 	info->rx_cack = c->u.t.cack;
 	info->rx_ooo = c->u.t.nbits;
 	info->retries = c->u.i.retries;

@@ -69,7 +69,7 @@ pds_ack_slot(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	if (sl->state != SLOT_SENT && sl->state != SLOT_RETX)
 		return;
 	pds_slot_leave(c, sl);
-	*acked += sl->len;
+	*acked += pds_nominal(sl);
 	/* Accepted: the refusals, if any, were not "in a row". */
 	c->u.i.backoffs = 0;
 	if (!(sl->flags & SLOT_F_RETXD))
@@ -222,7 +222,7 @@ pds_ack_infer(struct uet_pds *p, struct pds_pdc *c, uint32_t hi,
 				continue;
 			p->st.retx_again++;
 		}
-		c->u.i.inflight -= sl->len;
+		PDS_SLOT_UNSEND(p, c, sl);
 		sl->state = SLOT_RETX;
 		c->u.i.n_retx++;
 		/* A loss on the path it took (UEC 1.0 section 3.6.16). */
@@ -366,6 +366,37 @@ pds_ack_req(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 	}
 }
 
+/*
+ * Feed the CC (UEC 1.0 NSCC): the nominal bytes the PDS saw acknowledged,
+ * the ECN echo, the ACK_CC cc_type NSCC state when present, and an RTT
+ * sample of the ACK_PSN packet only when it was sent once (@p rtt 0
+ * otherwise), less the receiver's service time.
+ */
+static void
+pds_ack_cc(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
+	   uint32_t acked, uint64_t rtt, uint64_t now)
+{
+	const struct uet_pds_ack *a = &h->u.ack;
+	struct uet_pds_cc_ack ca = {
+		.bytes = acked,
+		.ecn = (h->flags & UET_PDS_F_M) != 0,
+	};
+
+	if (h->type == UET_PDS_TYPE_ACK_CC && a->cc_type == UET_CC_TYPE_NSCC) {
+		ca.has_state = true;
+		ca.rcvd_bytes = a->cc.nscc.rcvd_bytes;
+		ca.rcv_cwnd_pend = a->cc.nscc.rcv_cwnd_pend;
+		ca.rc = a->cc.nscc.rc;
+		ca.ooo_count = a->cc.nscc.ooo_count;
+		ca.service_time = a->cc.nscc.service_time;
+	}
+	if (rtt != 0 && rtt <= now)
+		ca.rtt_ns = uet_nscc_rtt_sample(now - rtt, 1,
+						(h->flags & UET_PDS_F_RETX) != 0,
+						ca.service_time, now);
+	p->cc->on_ack(p->cc_inst, c->cc, &ca, now);
+}
+
 int
 pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	     const struct uet_pds_rx_meta *m, uint64_t now)
@@ -401,7 +432,7 @@ pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	if (h->type != UET_PDS_TYPE_ACK)
 		pds_ack_sack(p, c, a, &acked, &hi);
 	if (probe)
-		pds_init_probe_reply(p, c, h);
+		pds_init_probe_reply(p, c, h, now);
 	if (!probe && h->next_hdr == UET_PDS_NEXT_NONE &&
 	    pds_in_flight(c, ack_psn)) {
 		pds_ack_slot(p, c, ack_psn, &acked);
@@ -412,7 +443,8 @@ pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	/* A plain ACK has no bitmap: no evidence of loss. */
 	if (h->type != UET_PDS_TYPE_ACK)
 		pds_ack_infer(p, c, hi, uet_pds_ack_sack_base(a), now);
-	p->cc->on_ack(c->cc, acked, rtt, (h->flags & UET_PDS_F_M) != 0, now);
+	pds_ack_cc(p, c, h, acked, probe ? 0 : rtt, now);
+	pds_cc_flush_loss(p, c, now);
 	if (h->type == UET_PDS_TYPE_ACK_CC && a->cc_type == UET_CC_TYPE_CREDIT &&
 	    a->cc.credit.credit != 0)
 		pds_init_credit(p, c, pds_from_units256(a->cc.credit.credit),
@@ -420,6 +452,8 @@ pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	pds_ack_req(p, c, h, ack_psn, now);
 	if (c->state != PDC_FREE)
 		pds_ack_settle(p, c, now);
+	if (c->state != PDC_FREE)
+		pds_init_cc_probe(p, c, now);
 	return 0;
 }
 
@@ -432,7 +466,7 @@ pds_nack_mark(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 
 	if (sl->state != SLOT_SENT)
 		return;
-	c->u.i.inflight -= sl->len;
+	PDS_SLOT_UNSEND(p, c, sl);
 	sl->state = SLOT_RETX;
 	c->u.i.n_retx++;
 	p->st.retx_nack++;
@@ -492,8 +526,7 @@ static void
 pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
 	      const struct uet_pds_nack *n, uint64_t now)
 {
-	uint32_t acked = 0, psn;
-	uint16_t len = pds_slot(p, c, n->psn)->len;
+	uint32_t acked = 0, psn, lost;
 
 	if (pds_nack_limit(p, c, n->psn, now))
 		return;
@@ -504,28 +537,35 @@ pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
 		for (psn = c->u.i.una; psn != n->psn; psn++)
 			pds_ack_slot(p, c, psn, &acked);
 		if (acked)
-			p->cc->on_ack(c->cc, acked, 0, false, now);
+			pds_cc_acked(p, c, acked, now);
 		if (pds_rod_nack_stale(p, c, n->psn, now)) {
 			/* Resend the hole alone: one duplicate at worst, and
 			 * if its resend was lost the target NACKs what
 			 * follows with fresh evidence. */
 			p->st.rod_nack_stale++;
 			pds_nack_mark(p, c, n->psn);
+			pds_cc_nacked(p, c, n->code, now);
 			return;
 		}
 		p->st.rod_goback++;
 		p->st.retx_nack += pds_init_mark_from(p, c, n->psn, false);
-		p->cc->on_nack(c->cc, len, n->code, now);
+		/* The packets past the hole were dropped, not congested:
+		 * released like the hole itself. */
+		pds_cc_nacked(p, c, n->code, now);
 		return;
 	}
 	pds_nack_mark(p, c, n->psn);
 	if (n->code == UET_NACK_TRIMMED || n->code == UET_NACK_TRIMMED_LASTHOP) {
 		/* UEC 1.0 packet trimming: retransmit; the load balancer
-		 * heard of it (pds_init_nack) and picks the resend's EV. */
-		p->cc->on_trim(c->cc, len, n->code == UET_NACK_TRIMMED_LASTHOP,
-			       now);
+		 * heard of it (pds_init_nack) and picks the resend's EV. A
+		 * repeated NACK of a packet already marked says nothing new
+		 * to the CC. */
+		lost = pds_cc_take(p);
+		if (lost)
+			p->cc->on_trim(p->cc_inst, c->cc, lost,
+				       n->code == UET_NACK_TRIMMED_LASTHOP, now);
 	} else {
-		p->cc->on_nack(c->cc, len, n->code, now);
+		pds_cc_nacked(p, c, n->code, now);
 	}
 }
 
@@ -543,7 +583,7 @@ pds_nack_backoff(struct uet_pds *p, struct pds_pdc *c,
 		return;
 	pds_nack_mark(p, c, n->psn);
 	p->st.retx_backoff++;
-	p->cc->on_nack(c->cc, pds_slot(p, c, n->psn)->len, n->code, now);
+	pds_cc_nacked(p, c, n->code, now);
 }
 
 /* NACK CLOSING: the target did not accept this PSN and is closing; move
@@ -563,8 +603,11 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		c->flags &= (uint16_t)~PDC_F_KEYED;
 	}
 	c->flags |= PDC_F_CLOSE_REQ;
+	if (sl->state == SLOT_SENT)
+		p->cc_lost += pds_nominal(sl);
 	pds_slot_leave(c, sl);
 	sl->state = SLOT_DONE;
+	pds_cc_nacked(p, c, UET_NACK_CLOSING, now);
 	if (sl->flags & SLOT_F_CP)
 		return;
 	if (c->role != PDS_ROLE_INIT) {
@@ -599,7 +642,7 @@ pds_nack_received(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 
 	pds_ack_slot(p, c, psn, &acked);
 	if (acked)
-		p->cc->on_ack(c->cc, acked, 0, false, now);
+		pds_cc_acked(p, c, acked, now);
 }
 
 /* NEW_START_PSN answers a SYN only (pds_tgt.c DECISION): for a PDC past

@@ -32,8 +32,8 @@ slot_deadline(const struct uet_pds *p, uint32_t node, uint64_t tick)
 	return t;
 }
 
-uint64_t
-uet_pds_next_deadline(const struct uet_pds *p)
+static uint64_t
+wheel_deadline(const struct uet_pds *p)
 {
 	uint32_t mask = p->cfg.timer_slots - 1;
 
@@ -45,4 +45,18 @@ uet_pds_next_deadline(const struct uet_pds *p)
 			return slot_deadline(p, node, t);
 	}
 	return UINT64_MAX;
+}
+
+/* The CC's pull pacer (UEC 1.0 RCCC) grants from uet_pds_advance() too. */
+uint64_t
+uet_pds_next_deadline(const struct uet_pds *p)
+{
+	uint64_t t = wheel_deadline(p), g;
+
+	if (p->cc->next_deadline != NULL) {
+		g = p->cc->next_deadline(p->cc_inst);
+		if (g < t)
+			t = g;
+	}
+	return t;
 }

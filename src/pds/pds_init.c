@@ -35,15 +35,24 @@ pds_start_psn(struct uet_pds *p)
 /* Both PSN spaces of a new PDC start at Start_PSN (pds_private.h
  * DECISION), and the sender side gets its CC and load-balancing state. */
 void
-pds_pdc_psn_init(struct uet_pds *p, struct pds_pdc *c)
+pds_pdc_psn_init(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
+	struct uet_pds_cc_pdc cp = {
+		.peer = c->peer,
+		.idx = pds_idx(p, c),
+		.mtu = p->cfg.mtu,
+		.param = p->cfg.cc_param,
+		.tc = c->tc,
+		.role = c->role,
+	};
+
 	c->u.i.una = c->u.i.nxt = c->u.i.snd = c->start_psn;
 	c->u.i.resp_psn = c->start_psn - 1;
 	c->u.i.clear_sent = c->start_psn - 1;
 	c->u.t.cack = c->start_psn - 1;
 	c->u.t.hi = c->u.t.cack;
 	c->u.t.rod_nacked = c->u.t.cack;
-	p->cc->init(c->cc, p->cfg.mtu, p->cfg.cc_param);
+	p->cc->init(p->cc_inst, c->cc, &cp, now);
 	pds_lb_pdc_init(p, c);
 }
 
@@ -62,7 +71,7 @@ pds_init_open(struct uet_pds *p, const struct uet_pds_submit *s, uint64_t now)
 	c->mode = s->mode;
 	c->state = PDC_SYN;
 	c->start_psn = pds_start_psn(p);
-	pds_pdc_psn_init(p, c);
+	pds_pdc_psn_init(p, c, now);
 	pds_ikey_add(p, c);
 	c->flags |= PDC_F_KEYED;
 	p->st.pdc_open_init++;
@@ -168,8 +177,11 @@ pds_init_submit_ret(struct uet_pds *p, const struct uet_pds_submit *s,
 static bool
 pds_init_ar(struct uet_pds *p, const struct pds_pdc *c)
 {
-	uint32_t cwnd = p->cc->cwnd(c->cc);
+	uint32_t cwnd;
 
+	if (p->cc->want_ar != NULL)
+		return p->cc->want_ar(p->cc_inst, c->cc, c->u.i.inflight);
+	cwnd = p->cc->cwnd(p->cc_inst, c->cc);
 	if (cwnd < p->cfg.ack_threshold)
 		return true;
 	return cwnd < c->u.i.inflight || cwnd - c->u.i.inflight < p->cfg.mtu;
@@ -295,7 +307,8 @@ pds_init_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx,
 	sl->state = SLOT_SENT;
 	sl->sent_ns = now;
 	c->u.i.inflight += sl->len;
-	p->cc->on_send(c->cc, sl->len, retx, now);
+	if (!(sl->flags & SLOT_F_CP))
+		p->cc->on_send(p->cc_inst, c->cc, pds_nominal(sl), retx, now);
 }
 
 static bool
@@ -303,7 +316,7 @@ pds_init_gate(struct uet_pds *p, const struct pds_pdc *c, uint16_t len)
 {
 	/* Never deadlock: with nothing in flight one packet may go. */
 	return c->u.i.inflight == 0 ||
-	       p->cc->may_send(c->cc, len, c->u.i.inflight);
+	       p->cc->may_send(p->cc_inst, c->cc, len, c->u.i.inflight);
 }
 
 static uint16_t
@@ -319,8 +332,12 @@ pds_init_tx_retx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		sl = pds_slot(p, c, psn);
 		if (sl->state != SLOT_RETX)
 			continue;
-		if (!pds_init_gate(p, c, sl->len))
+		if (!pds_init_gate(p, c, sl->len)) {
+			/* a credit-based CC may have nothing left to grant:
+			 * the retransmissions are backlog too */
+			pds_init_credit_req(p, c, now);
 			break;
+		}
 		c->u.i.n_retx--;
 		pds_init_emit(p, c, psn, true, now, &tx[k++]);
 	}
@@ -448,7 +465,7 @@ pds_init_mark_from(struct uet_pds *p, struct pds_pdc *c, uint32_t from,
 	for (psn = from; psn != c->u.i.snd; psn++) {
 		sl = pds_slot(p, c, psn);
 		if (sl->state == SLOT_SENT) {
-			c->u.i.inflight -= sl->len;
+			PDS_SLOT_UNSEND(p, c, sl);
 		} else if (!(wait_too && sl->state == SLOT_WAIT &&
 			     psn == c->u.i.una)) {
 			continue;
@@ -538,7 +555,7 @@ pds_init_rto_mark(struct uet_pds *p, struct pds_pdc *c)
 		/* Already queued again (SACK evidence came late): as is. */
 		if (sl->state == SLOT_RETX)
 			return;
-		c->u.i.inflight -= sl->len;
+		PDS_SLOT_UNSEND(p, c, sl);
 		sl->state = SLOT_RETX;
 		c->u.i.n_retx++;
 		p->st.retx_rto++;
@@ -571,7 +588,7 @@ pds_init_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	pds_lb_loss(p, c, pds_slot(p, c, c->u.i.una)->ev, now);
 	pds_init_rto_mark(p, c);
 	c->u.i.rto_base = now;
-	p->cc->on_rto(c->cc, now);
+	pds_cc_flush_loss(p, c, now);
 	pds_init_kick(p, c);
 	pds_pdc_timer_update(p, c, now);
 }
@@ -599,10 +616,11 @@ pds_init_tlp(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	} else if (sl->state == SLOT_SENT) {
 		/* The return direction sends no CPs (pds.c): resend the tail
 		 * instead; its RETX flag makes the receiver ACK at once. */
-		c->u.i.inflight -= sl->len;
+		PDS_SLOT_UNSEND(p, c, sl);
 		sl->state = SLOT_RETX;
 		c->u.i.n_retx++;
 		p->st.tlp_fires++;
+		pds_cc_flush_loss(p, c, now);
 		pds_init_kick(p, c);
 	}
 	pds_pdc_timer_update(p, c, now);

@@ -8,23 +8,13 @@
 
 #include "pds_private.h"
 
-/*
- * UEC 1.0 PDS tail-loss probe. On an established PDC the probe is a
- * PROBE CP (UEC 1.0 PDS control packets): it consumes no PSN (DECISION, pds.c),
- * asks for the SACK from una (payload) and is answered at once by a P-flag
- * ACK_CC with the receiver's CACK and SACK. A SYN-state PDC has no dpdcid to
- * name and keeps the sequenced ACK_REQ CP, which may itself open the PDC; the
- * return direction sends no CPs (pds.c). false: no PROBE was sent.
- */
-bool
-pds_init_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+/* The PROBE CP itself; its P-flag reply echoes probe_opaque. */
+static void
+pds_init_probe_fill(struct uet_pds *p, struct pds_pdc *c,
+		    struct uet_pds_tx *t, uint64_t now)
 {
 	struct pds_init *i = &c->u.i;
-	struct uet_pds_tx *t;
 
-	if (!p->cfg.tlp_probe || c->role != PDS_ROLE_INIT ||
-	    c->state != PDC_OPEN || (t = pds_ctl_push(p)) == NULL)
-		return false;
 	t->hdr.type = UET_PDS_TYPE_CP;
 	t->hdr.next_hdr = UET_PDS_CTL_PROBE;
 	t->hdr.flags = UET_PDS_F_AR;
@@ -37,10 +27,53 @@ pds_init_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	t->hdr.u.cp.payload = i->una;
 	t->dst = c->peer;
 	t->ev = pds_lb_next(p, c, now);
-	c->flags |= PDC_F_PROBE;
 	i->probe_psn = i->snd;
 	i->probe_ns = now;
+}
+
+/*
+ * UEC 1.0 PDS tail-loss probe. On an established PDC the probe is a
+ * PROBE CP (UEC 1.0 PDS control packets): it consumes no PSN (DECISION, pds.c),
+ * asks for the SACK from una (payload) and is answered at once by a P-flag
+ * ACK_CC with the receiver's CACK and SACK. A SYN-state PDC has no dpdcid to
+ * name and keeps the sequenced ACK_REQ CP, which may itself open the PDC; the
+ * return direction sends no CPs (pds.c). false: no PROBE was sent.
+ */
+bool
+pds_init_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	struct uet_pds_tx *t;
+
+	if (!p->cfg.tlp_probe || c->role != PDS_ROLE_INIT ||
+	    c->state != PDC_OPEN || (t = pds_ctl_push(p)) == NULL)
+		return false;
+	pds_init_probe_fill(p, c, t, now);
+	/* A tail-loss probe supersedes a CC probe still out: its reply
+	 * (same probe_id counter) is no clean RTT sample any more. */
+	c->flags = (uint16_t)((c->flags | PDC_F_PROBE) & ~PDC_F_CCPROBE);
 	return true;
+}
+
+/*
+ * UEC 1.0 NSCC: after the first feedback the CC asks once for a PROBE in
+ * the control class to sample the base RTT. Same PROBE CP as the
+ * tail-loss probe, but its reply repairs nothing: data sent before it may
+ * still be queued behind it. Only on an established initiator PDC
+ * without a PROBE out (the return direction sends no CPs).
+ */
+void
+pds_init_cc_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	struct uet_pds_tx *t;
+
+	if (p->cc->probe_due == NULL || c->role != PDS_ROLE_INIT ||
+	    c->state != PDC_OPEN ||
+	    (c->flags & (PDC_F_PROBE | PDC_F_CCPROBE)) ||
+	    !p->cc->probe_due(p->cc_inst, c->cc) ||
+	    (t = pds_ctl_push(p)) == NULL)
+		return;
+	pds_init_probe_fill(p, c, t, now);
+	c->flags |= PDC_F_CCPROBE;
 }
 
 /*
@@ -51,13 +84,20 @@ pds_init_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
  */
 void
 pds_init_probe_reply(struct uet_pds *p, struct pds_pdc *c,
-		     const struct uet_pds_hdr *h)
+		     const struct uet_pds_hdr *h, uint64_t now)
 {
 	const struct uet_pds_ack *a = &h->u.ack;
 	struct pds_init *i = &c->u.i;
 	uint32_t lim = i->probe_psn, psn;
 	struct pds_slot *sl;
 
+	if ((c->flags & PDC_F_CCPROBE) && a->probe_opaque == i->probe_id) {
+		c->flags &= (uint16_t)~PDC_F_CCPROBE;
+		if (p->cc->on_probe_ack != NULL && now > i->probe_ns)
+			p->cc->on_probe_ack(p->cc_inst, c->cc,
+					    now - i->probe_ns);
+		return;
+	}
 	if (!(c->flags & PDC_F_PROBE) || a->probe_opaque != i->probe_id)
 		return;
 	c->flags &= (uint16_t)~PDC_F_PROBE;
@@ -68,7 +108,7 @@ pds_init_probe_reply(struct uet_pds *p, struct pds_pdc *c,
 		sl = pds_slot(p, c, psn);
 		if (sl->state != SLOT_SENT || sl->sent_ns > i->probe_ns)
 			continue;
-		i->inflight -= sl->len;
+		PDS_SLOT_UNSEND(p, c, sl);
 		sl->state = SLOT_RETX;
 		i->n_retx++;
 		p->st.retx_probe++;
@@ -158,21 +198,27 @@ pds_init_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
 		pds_pdc_timer_update(p, c, now);
 }
 
-/* Credit to request (UEC 1.0 RCCC) with everything queued or in flight
- * as backlog; unsent packets are counted at the MTU. 0: none. */
+/* Credit to request (UEC 1.0 RCCC): the backlog is what was never sent,
+ * the retransmit backlog what is marked for retransmission, both counted
+ * as full packets in nominal bytes (the PDS does not sum queued lengths
+ * on the send path). 0: none. */
 uint32_t
 pds_init_credit_target(struct uet_pds *p, struct pds_pdc *c, uint8_t *ccc_id)
 {
 	const struct pds_init *i = &c->u.i;
-	uint64_t backlog = i->inflight + (uint64_t)(i->nxt - i->snd) *
-					 p->cfg.mtu;
+	uint64_t pkt = (uint64_t)p->cfg.mtu + UET_PDS_CC_NOMINAL_OVH;
+	uint64_t backlog = (uint64_t)(i->nxt - i->snd) * pkt;
+	uint64_t rtx = (uint64_t)i->n_retx * pkt;
 
 	*ccc_id = 0;
 	if (p->cc->credit_target == NULL)
 		return 0;
 	if (backlog > UINT32_MAX)
 		backlog = UINT32_MAX;
-	return p->cc->credit_target(c->cc, (uint32_t)backlog, ccc_id);
+	if (rtx > UINT32_MAX)
+		rtx = UINT32_MAX;
+	return p->cc->credit_target(p->cc_inst, c->cc, (uint32_t)backlog,
+				    (uint32_t)rtx, ccc_id);
 }
 
 /* The CC gate blocks queued data: ask for credit with a CREDIT_REQ CP
@@ -213,6 +259,6 @@ pds_init_credit(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes,
 	p->st.credit_rx++;
 	c->flags &= (uint16_t)~PDC_F_CREQ;
 	if (p->cc->on_credit != NULL)
-		p->cc->on_credit(c->cc, bytes, now);
+		p->cc->on_credit(p->cc_inst, c->cc, bytes, now);
 	pds_init_kick(p, c);
 }

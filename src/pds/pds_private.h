@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <uet/uet_cms_nscc.h>
 #include <uet/uet_pds.h>
 #include <uet/uet_psn.h>
 #include <uet/uet_rand.h>
@@ -46,6 +47,8 @@ enum pds_pdc_state {
 #define PDC_F_PROBE     0x200u /* init: PROBE CP sent, reply awaited */
 #define PDC_F_CLEARQ    0x400u /* tgt: CLEAR_REQ sent, no CLEAR since */
 #define PDC_F_CREQ      0x800u /* sender: CREDIT_REQ sent, no credit since */
+#define PDC_F_CCPROBE   0x2000u /* init: the outstanding PROBE samples the
+				 * base RTT for the CC (no loss repair) */
 #define PDC_F_FRTO      0x1000u /* sender: RTO resent the head only, the
 				 * next ACK decides (pds_init_rto) */
 
@@ -105,6 +108,8 @@ struct pds_tgt {
 	uint32_t probe_base; /* SACK base the PROBE asked for */
 	uint32_t credit;     /* bytes to grant in the next ACK_CC */
 	uint16_t probe_opaque; /* echoed in the PROBE reply */
+	uint32_t rx_ns;      /* low 32 bits of the ACK_PSN packet's arrival
+			      * (ACK_CC service_time; spans 4.29 s) */
 };
 
 /* Per-PDC state; idle size is asserted (scale target: idle PDC state <= 256
@@ -164,6 +169,22 @@ struct pds_slot {
 	uint16_t ev;       /* EV of its last transmission (loss feedback) */
 };
 
+/* Nominal bytes of a request of SES length @p len (UET_PDS_CC_NOMINAL_OVH),
+ * what the CC hooks count; 0 for a CP (no SES bytes, not counted by the
+ * receiver either). */
+static inline uint32_t
+pds_nominal(const struct pds_slot *sl)
+{
+	return (sl->flags & SLOT_F_CP) ? 0 : sl->len + UET_PDS_CC_NOMINAL_OVH;
+}
+
+/* A SENT slot leaves the window unacknowledged (marked for
+ * retransmission): its bytes leave the PDS's and the CC's inflight. */
+#define PDS_SLOT_UNSEND(p, c, sl) do {				\
+		(c)->u.i.inflight -= (sl)->len;			\
+		(p)->cc_lost += pds_nominal(sl);		\
+	} while (0)
+
 /* Stored guaranteed-delivery response (UEC 1.0 PDS guaranteed delivery), or a
  * RUDI_RESP's response until the descriptor left. Bytes: pds_resp_data(). */
 struct pds_resp {
@@ -185,6 +206,7 @@ struct pds_pend {
 	uint16_t len;
 	uint32_t handle;
 	uint32_t psn;
+	uint64_t rx_ns;    /* arrival (ACK_CC service time) */
 };
 
 /* The RUDI_RESP of the request just delivered, until committed. */
@@ -293,6 +315,11 @@ struct uet_pds {
 	bool ack_orig;
 	struct uet_pds_config cfg;
 	const struct uet_pds_cc_ops *cc;
+	void *cc_inst;           /* cc->create(), NULL without one */
+	uint64_t cc_now;         /* now of the latest rx/advance/tx_burst
+				  * (service times of ACKs built inside) */
+	uint32_t cc_lost;        /* nominal bytes marked lost, not yet told
+				  * to the CC (pds_cc_flush_loss) */
 	uint32_t cap;            /* PDCs per role (general + reserved) */
 	uint32_t id_mask;        /* low bits of a PDC id */
 	uint32_t id_tgt_base;    /* low bits of the first target PDC id */
@@ -554,7 +581,24 @@ int pds_init_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 		    uint64_t now);
 int pds_init_submit_ret(struct uet_pds *p, const struct uet_pds_submit *s,
 			uint64_t now);
-void pds_pdc_psn_init(struct uet_pds *p, struct pds_pdc *c);
+void pds_pdc_psn_init(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+/* ---- pds_cc.c: calls into the CC ---- */
+/* Tell the CC about the bytes marked lost since the last flush. */
+void pds_cc_flush_loss(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+/* Send the grants of the CC's pull pacer due at @p now (UEC 1.0 RCCC). */
+void pds_cc_grants(struct uet_pds *p, uint64_t now);
+/* Nominal bytes in flight on @p c. */
+uint32_t pds_cc_inflight(struct uet_pds *p, struct pds_pdc *c);
+/* The bytes marked lost since the last flush, cleared. */
+uint32_t pds_cc_take(struct uet_pds *p);
+/* Bytes acknowledged outside an ACK (NACK evidence): no RTT, no state. */
+void pds_cc_acked(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes,
+		  uint64_t now);
+/* A NACK (@p code) released the bytes marked since the last flush. */
+void pds_cc_nacked(struct uet_pds *p, struct pds_pdc *c, uint8_t code,
+		   uint64_t now);
+/* The CC asks for a base-RTT PROBE (UEC 1.0 NSCC): send it if it may. */
+void pds_init_cc_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 void pds_init_abort(struct uet_pds *p, struct pds_pdc *c, int status);
 uint16_t pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		     struct uet_pds_tx *tx, uint16_t n);
@@ -573,7 +617,7 @@ void pds_init_fail(struct uet_pds *p, struct pds_pdc *c, int status);
 /* ---- pds_init_ctl.c: probes, re-establishment, back-off, credit ---- */
 bool pds_init_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 void pds_init_probe_reply(struct uet_pds *p, struct pds_pdc *c,
-			  const struct uet_pds_hdr *h);
+			  const struct uet_pds_hdr *h, uint64_t now);
 bool pds_init_backoff(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 void pds_init_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
 			uint64_t now);
@@ -621,10 +665,12 @@ int pds_ret_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 /* ---- pds_tgt_ack.c: ACK generation, receive-side timers ---- */
 void pds_tgt_want_ack(struct uet_pds *p, struct pds_pdc *c);
 void pds_tgt_ack_kick(struct uet_pds *p, struct pds_pdc *c);
-void pds_tgt_resp_sack(struct uet_pds *p, const struct pds_pdc *c,
+void pds_tgt_resp_sack(struct uet_pds *p, struct pds_pdc *c,
 		       struct uet_pds_tx *tx);
 void pds_tgt_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
 			const struct uet_pds_rx_meta *m, uint64_t now);
+void pds_tgt_credit_grant(struct uet_pds *p, struct pds_pdc *c,
+			  uint32_t bytes);
 void pds_tgt_credit_request(struct uet_pds *p, struct pds_pdc *c,
 			    uint32_t target, bool cp, uint64_t now);
 bool pds_tgt_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,

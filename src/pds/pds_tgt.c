@@ -248,7 +248,7 @@ pds_tgt_create(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	c->mode = ri->mode;
 	c->state = PDC_OPEN;
 	c->start_psn = ri->psn - ri->psn_offset;
-	pds_pdc_psn_init(p, c);
+	pds_pdc_psn_init(p, c, now);
 	/* First packet of a PDC is ACKed at once (PDC establishment). */
 	c->u.t.ackf = ACKF_NEED;
 	pds_tkey_add(p, c);
@@ -561,6 +561,21 @@ pds_tgt_resp_reserve(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 	return true;
 }
 
+/* A new request accepted (UEC 1.0 NSCC destination side): its nominal
+ * bytes count in rcvd_bytes; the receiver keeps up again. Before it is
+ * recorded, so that the CC sees whether it came out of order. */
+static void
+pds_tgt_cc_rx(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+	      uint16_t len, uint64_t now)
+{
+	if (p->cc->rx_data != NULL)
+		p->cc->rx_data(p->cc_inst, c->cc,
+			       len + UET_PDS_CC_NOMINAL_OVH,
+			       psn != c->u.t.cack + 1, now);
+	if (p->cc->rx_overload != NULL)
+		p->cc->rx_overload(p->cc_inst, c->cc, false);
+}
+
 /* Record @p psn as received and let the ACK policy see it. */
 static void
 pds_tgt_note(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
@@ -572,6 +587,7 @@ pds_tgt_note(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		return;
 	}
 	c->u.t.ack_psn = psn;
+	c->u.t.rx_ns = (uint32_t)now;
 	pds_tgt_ack_policy(p, c, flags, m, now);
 }
 
@@ -589,7 +605,10 @@ pds_tgt_commit(struct uet_pds *p, uint64_t now)
 	memset(&m, 0, sizeof(m));
 	m.len = pd->len;
 	m.ce = pd->ce;
+	pds_tgt_cc_rx(p, c, pd->psn, pd->len, now);
 	pds_tgt_note(p, c, pd->psn, pd->flags, &m, now);
+	/* The service time runs from the arrival, not from the commit. */
+	c->u.t.rx_ns = (uint32_t)pd->rx_ns;
 	pds_pdc_timer_update(p, c, now);
 }
 
@@ -607,6 +626,10 @@ pds_tgt_refuse(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	if (pd->blk && c->u.t.nbits == 0)
 		pds_rx_blk_detach(p, c);
 	p->st.refused++;
+	/* UEC 1.0 NSCC: a refusing receiver asks its senders to slow down
+	 * (rcv_cwnd_pend) until it accepts again. */
+	if (p->cc->rx_overload != NULL)
+		p->cc->rx_overload(p->cc_inst, c->cc, true);
 	pds_nack_tx(p, &c->peer, c->u.t.ev, code, psn, c->lid, c->rid,
 		    pd->ce ? UET_PDS_F_M : 0);
 	pds_pdc_timer_update(p, c, 0); /* deadlines come from PDC state */
@@ -617,7 +640,8 @@ pds_tgt_refuse(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
  * the PSN is recorded, hence ACKable, only at the next PDS call. */
 static void
 pds_tgt_pend(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
-	     const struct uet_pds_rx_meta *m, bool resp, bool blk)
+	     const struct uet_pds_rx_meta *m, bool resp, bool blk,
+	     uint64_t now)
 {
 	struct pds_pend *pd = &p->pend;
 
@@ -629,6 +653,7 @@ pds_tgt_pend(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 	pd->len = m->len;
 	pd->handle = pds_handle(p, pds_idx(p, c));
 	pd->psn = h->u.req.psn;
+	pd->rx_ns = now;
 }
 
 static int
@@ -666,10 +691,11 @@ pds_tgt_accept(struct uet_pds *p, struct pds_pdc *c,
 				       false, now);
 	pds_resp_clear(p, c, uet_pds_req_clear_psn(&h->u.req));
 	if (pds_tgt_deliver(p, c, h, m) == 0) {
+		pds_tgt_cc_rx(p, c, ri->psn, m->len, now);
 		pds_tgt_note(p, c, ri->psn, h->flags, m, now);
 		return 0;
 	}
-	pds_tgt_pend(p, c, h, m, resp, blk);
+	pds_tgt_pend(p, c, h, m, resp, blk, now);
 	return 1;
 }
 

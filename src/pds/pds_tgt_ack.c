@@ -23,6 +23,8 @@ pds_tgt_ack_kick(struct uet_pds *p, struct pds_pdc *c)
 
 static void pds_tgt_ack_fill(struct uet_pds *p, struct pds_pdc *c,
 			     struct uet_pds_tx *tx);
+static void pds_tgt_cc_nscc(struct uet_pds *p, struct pds_pdc *c,
+			    struct uet_pds_ack *a);
 
 /*
  * An ACK for the threshold is built at once, with the CACK and SACK of
@@ -127,24 +129,40 @@ pds_tgt_sack(struct uet_pds *p, const struct pds_pdc *c, struct uet_pds_ack *a,
  * coalesced ones (a plain ACK says nothing past CACK).
  */
 void
-pds_tgt_resp_sack(struct uet_pds *p, const struct pds_pdc *c,
+pds_tgt_resp_sack(struct uet_pds *p, struct pds_pdc *c,
 		  struct uet_pds_tx *tx)
 {
 	struct uet_pds_ack *a = &tx->hdr.u.ack;
 
-	if (c->u.t.nbits == 0 && !p->cfg.ack_cc_always)
+	if (c->u.t.nbits == 0 && !p->cfg.ack_cc_always &&
+	    p->cc->ack_state == NULL)
 		return;
 	tx->hdr.type = UET_PDS_TYPE_ACK_CC;
 	pds_tgt_sack(p, c, a, a->cack_psn, false);
 	a->cc_type = UET_CC_TYPE_NSCC;
 	a->cc.nscc.ooo_count = c->u.t.ooo;
+	pds_tgt_cc_nscc(p, c, a);
+}
+
+/* The CC's receiver state (UEC 1.0 NSCC: rcvd_bytes, service_time,
+ * penalty, rc) when it keeps one; service_time runs from the arrival of
+ * the ACK_PSN packet to now. */
+static void
+pds_tgt_cc_nscc(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_ack *a)
+{
+	uint32_t svc = (uint32_t)p->cc_now - c->u.t.rx_ns;
+
+	if (p->cc->ack_state != NULL)
+		p->cc->ack_state(p->cc_inst, c->cc, svc, &a->cc.nscc);
 }
 
 /* ack_cc_state (UEC 1.0 PDS header formats): a pending credit grant makes it
  * cc_type CREDIT (UEC 1.0 RCCC), otherwise NSCC. */
 static void
-pds_tgt_cc_state(struct pds_tgt *t, struct uet_pds_ack *a)
+pds_tgt_cc_state(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_ack *a)
 {
+	struct pds_tgt *t = &c->u.t;
+
 	if (t->ackf & ACKF_CREDIT) {
 		a->cc_type = UET_CC_TYPE_CREDIT;
 		a->cc.credit.credit = pds_to_units256(t->credit);
@@ -157,6 +175,7 @@ pds_tgt_cc_state(struct pds_tgt *t, struct uet_pds_ack *a)
 	if (a->cc.nscc.rcvd_bytes > UET_PDS_U24_MAX)
 		a->cc.nscc.rcvd_bytes = UET_PDS_U24_MAX;
 	a->cc.nscc.ooo_count = t->ooo;
+	pds_tgt_cc_nscc(p, c, a);
 }
 
 static void
@@ -174,7 +193,8 @@ pds_tgt_ack_fill(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 	tx->ev = t->ev;
 	/* A held CACK needs the bitmap to report what lies past it. */
 	tx->hdr.type = (t->nbits || probe || (t->ackf & ACKF_CREDIT) ||
-			cack != t->cack || p->cfg.ack_cc_always) ?
+			cack != t->cack || p->cfg.ack_cc_always ||
+			p->cc->ack_state != NULL) ?
 		UET_PDS_TYPE_ACK_CC : UET_PDS_TYPE_ACK;
 	if (t->ackf & ACKF_M)
 		tx->hdr.flags |= UET_PDS_F_M;
@@ -195,7 +215,7 @@ pds_tgt_ack_fill(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 	a->dpdcid = c->rid;
 	if (tx->hdr.type == UET_PDS_TYPE_ACK_CC) {
 		pds_tgt_sack(p, c, a, cack, probe);
-		pds_tgt_cc_state(t, a);
+		pds_tgt_cc_state(p, c, a);
 	}
 	t->ackf &= (uint8_t)~(ACKF_NEED | ACKF_M | ACKF_RETX | ACKF_PROBE |
 			      ACKF_CREDIT);
@@ -276,7 +296,7 @@ pds_tgt_credit_request(struct uet_pds *p, struct pds_pdc *c, uint32_t target,
 	struct uet_pds_tx *t;
 
 	if (p->cc->on_credit_request != NULL)
-		grant = p->cc->on_credit_request(c->cc, target, now);
+		grant = p->cc->on_credit_request(p->cc_inst, c->cc, target, now);
 	if (grant == 0)
 		return;
 	if (cp && (t = pds_ctl_push(p)) != NULL) {
@@ -285,6 +305,16 @@ pds_tgt_credit_request(struct uet_pds *p, struct pds_pdc *c, uint32_t target,
 		return;
 	}
 	c->u.t.credit += grant;
+	c->u.t.ackf |= ACKF_CREDIT;
+	pds_tgt_want_ack(p, c);
+}
+
+/* A grant of the CC's pull pacer (UEC 1.0 RCCC) for @p c: in the next
+ * ACK_CC, cc_type CREDIT. */
+void
+pds_tgt_credit_grant(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes)
+{
+	c->u.t.credit += bytes;
 	c->u.t.ackf |= ACKF_CREDIT;
 	pds_tgt_want_ack(p, c);
 }

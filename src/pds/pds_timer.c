@@ -130,7 +130,9 @@ uet_pds_advance(struct uet_pds *p, uint64_t now)
 	uint64_t now_tick = now / p->cfg.timer_tick_ns;
 	uint64_t t;
 
+	p->cc_now = now;
 	pds_commit(p, now);
+	pds_cc_grants(p, now);
 	if (now_tick <= p->wheel_now)
 		return;
 	t = p->wheel_now + 1;

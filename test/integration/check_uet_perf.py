@@ -122,7 +122,11 @@ def main():
         check(rows and set(rows[0]) == {
             "time_s", "mode", "msgs_total", "bytes_total",
             "msgs_per_s_interval", "bytes_per_s_interval",
-            "retransmissions_interval", "drops_interval"}, "csv columns")
+            "retransmissions_interval", "drops_interval", "cwnd_bytes",
+            "srtt_ns"}, "csv columns")
+        check(rows and any(int(r["cwnd_bytes"]) > 0 for r in rows) and
+              any(int(r["srtt_ns"]) > 0 for r in rows),
+              "csv: the first sender's window and RTT")
         check(rows and int(rows[-1]["msgs_total"]) == 20000,
               "csv last row has every message")
         tot = [int(r["msgs_total"]) for r in rows]

@@ -27,8 +27,9 @@ set size 128
 set count 3000
 set window 16
 set fault drop 5000
-set cc nscc
 set cc fixed
+set cc cubic
+set cc nscc
 set spray bogus
 set spray reps
 set bogus 1
@@ -62,8 +63,9 @@ def script_run(perf, check):
     check(p.returncode == 0, f"script: exit 0 ({p.returncode}) "
           + p.stderr[-400:])
     for want in ("mode = rod", "size = 128", "fault drop = 5000 ppm",
-                 "error: set cc nscc: not available, only the fixed window",
-                 "cc: fixed window",
+                 "cc = fixed", "cc = nscc",
+                 "error: set cc: unknown 'cubic'",
+                 "cc cwnd ", " base_rtt ",
                  "error: set spray: expected single, oblivious or reps",
                  "spray = reps",
                  "error: set bogus: unknown setting",
@@ -89,7 +91,7 @@ def script_run(perf, check):
                  "Jain fairness index",
                  "incast: done, verified",
                  "test incast, pds rud, size 128, count 400",
-                 "cc fixed window, spray reps,",
+                 "cc nscc, spray reps,",
                  "bye (10 rejected commands)"):
         check(want in out, f"script output has {want!r}")
     check("Bad arguments" not in out and "Command not found" not in out,

@@ -1081,6 +1081,7 @@ test_telemetry(void)
 		long long err;
 	} bad[] = {
 		{ "/uet/ses,0", ENOENT }, { "/uet/pds", ENOENT },
+		{ "/uet/cc,0", ENOENT },
 		{ "/uet/stats,7", ENOENT }, { "/uet/stats,99", ENOENT },
 		{ "/uet/stats,x", EINVAL }, { "/uet/stats,-1", EINVAL },
 	};
@@ -1106,6 +1107,7 @@ test_telemetry(void)
 	/* not an engine with the PDS hook or the SES ULP */
 	CHECK(uet_engine_telemetry_call("/uet/pds", "0", d) == -ENOENT);
 	CHECK(uet_engine_telemetry_call("/uet/ses", "0", d) == -ENOENT);
+	CHECK(uet_engine_telemetry_call("/uet/cc", "0", d) == -ENOENT);
 	rte_tel_data_free(d);
 	/* the socket dpdk-telemetry.py uses */
 	fd = itest_tel_open(buf, sizeof(buf));

@@ -58,6 +58,7 @@
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_telemetry.h>
 #include <rte_udp.h>
 
 #include <uet/uet_engine.h>
@@ -69,7 +70,7 @@
 #include "perf.h"
 
 #define HOSTS 8      /* leaf/spine scenarios */
-#define HOSTS_MAX 16 /* the K = 4 fat tree */
+#define HOSTS_MAX 32 /* measure: 32 hosts (RTE_MAX_ETHPORTS) */
 #define MAX_NS (2ull * 1000 * 1000 * 1000) /* virtual time bound */
 
 struct scenario {
@@ -80,11 +81,20 @@ struct scenario {
 	uint64_t count;    /* messages per sender */
 	uint32_t window;   /* packets in flight per sender */
 	bool real;         /* the engines' TSC clock, no jumps */
-	bool fat_tree;     /* K = 4 fat tree (16 hosts), else leaf/spine */
+	bool fat_tree;     /* fat tree (K = 4: 16 hosts), else leaf/spine */
 	unsigned int shift; /* permutation: host h sends to h + shift */
 	enum uet_config_spray_mode spray; /* [spray] mode of every engine */
 	bool one_flow;     /* only host 0 sends (to host shift) */
 	uint64_t fail_ns;  /* leaf 0 - spine 0 fails then (0: never) */
+	unsigned int senders; /* incast: hosts 1..senders (0: all others) */
+	int cc;            /* enum uet_config_cc_algo of every engine */
+	/* "measure" (not run by meson) */
+	unsigned int k;    /* fat tree K (0: 4) */
+	unsigned int hosts; /* leaf/spine hosts (0: 8; 32: 8 leaves of 4,
+			     * 4 spines) */
+	uint32_t mtu;      /* engines' IP MTU (0: 1500) */
+	uint32_t loss_ppm; /* random loss per link traversal */
+	bool measure;      /* flow completion times, no CC assertions */
 };
 
 /* What two runs of a scenario must agree on. */
@@ -98,16 +108,25 @@ struct signature {
 	uint64_t up_frames[2];  /* leaf 0 -> spine 0 / 1 */
 	uint64_t drops_link;    /* lost to the failed cable */
 	uint64_t lb_freezes, lb_recycled, lb_explored;
+	/* incast: the leaf port to host 0 (the bottleneck) */
+	struct uet_fabric_port_stats bottleneck;
+	struct uet_pds_cc_stats cc[HOSTS_MAX];
 };
 
 struct run_state {
 	struct rulp *r[HOSTS_MAX];
 	bool sender[HOSTS_MAX];
 	uint64_t expect[HOSTS_MAX];
+	/* measure: when each sender's flow was complete at its receiver */
+	struct uet_fabric_eth *fe;
+	const struct scenario *sc;
+	uint64_t flow_done_ns[HOSTS_MAX];
 };
 
 static unsigned int run_no;
 static unsigned int nh = HOSTS; /* hosts of the scenario running */
+static const struct scenario no_cc; /* outside run(): fixed window */
+static const struct scenario *cur = &no_cc; /* the scenario running */
 /* engine_make(): host 0 (clock_bench) or every host (real) on the TSC */
 static bool bench_real_clock;
 static bool all_real_clock;
@@ -118,11 +137,36 @@ static enum uet_config_spray_mode spray_mode;
 static bool lb_big;
 static unsigned int lb_shift;
 
+/* Record the virtual time at which each flow was complete: all its
+ * messages at its receiver (checked every round of the driver). */
+static void
+flows_note(struct run_state *s)
+{
+	const struct scenario *sc = s->sc;
+	struct rulp_flow fl;
+
+	for (unsigned int h = 0; h < nh; h++) {
+		if (!s->sender[h] || s->flow_done_ns[h] != 0)
+			continue;
+		if (sc->incast) {
+			if (rulp_flow_get(s->r[0], h - 1, sc->count, &fl) != 0 ||
+			    fl.msgs < sc->count)
+				continue;
+		} else if (rulp_live(s->r[(h + sc->shift) % nh])->rx_msgs <
+			   sc->count) {
+			continue;
+		}
+		s->flow_done_ns[h] = uet_fabric_eth_now(s->fe);
+	}
+}
+
 static bool
 all_done(void *arg)
 {
-	const struct run_state *s = arg;
+	struct run_state *s = arg;
 
+	if (s->sc != NULL && s->sc->measure)
+		flows_note(s);
 	for (unsigned int h = 0; h < nh; h++) {
 		if (s->sender[h] && !rulp_send_finished(s->r[h]))
 			return false;
@@ -152,6 +196,17 @@ fabric_cfg(struct uet_fabric_config *fc, bool trim_ecn)
 	fc->link_delay_ns = 1000;
 	fc->mtu = 1518;
 	fc->frame_pool = 4096;
+	fc->loss_ppm = cur->loss_ppm;
+	if (cur->hosts) {
+		fc->hosts = cur->hosts;
+		fc->hosts_per_leaf = 4;
+		fc->spines = 4;
+	}
+	if (cur->mtu) {
+		/* the engines' IP MTU with Ethernet and VLAN headers */
+		fc->mtu = cur->mtu + 18 + 4;
+		fc->frame_pool = 32768;
+	}
 	fc->trimming = trim_ecn;
 	fc->ecn = trim_ecn;
 	fc->seed = 11;
@@ -163,6 +218,7 @@ rulp_setup(const struct scenario *sc, const struct uet_fabric_eth *fe,
 	   unsigned int h, struct rulp_params *p, struct run_state *s)
 {
 	unsigned int dst = sc->incast ? 0 : (h + sc->shift) % nh;
+	unsigned int senders = sc->senders ? sc->senders : nh - 1;
 	uint8_t a[16];
 
 	memset(p, 0, sizeof(*p));
@@ -176,7 +232,7 @@ rulp_setup(const struct scenario *sc, const struct uet_fabric_eth *fe,
 		if (h != 0)
 			return;
 	}
-	if (!sc->incast || h != 0) {
+	if (!sc->incast || (h != 0 && h <= senders)) {
 		(void)uet_fabric_host_addr_get(
 			uet_fabric_eth_fabric((struct uet_fabric_eth *)fe), dst,
 			false, a);
@@ -189,8 +245,8 @@ rulp_setup(const struct scenario *sc, const struct uet_fabric_eth *fe,
 		/* host 0 receives 7 flows, sender i numbers from i * count */
 		p->seq_base = h == 0 ? 0 : (h - 1) * sc->count;
 		if (h == 0) {
-			p->expect = (nh - 1) * sc->count;
-			p->flows = nh - 1;
+			p->expect = senders * sc->count;
+			p->flows = senders;
 			p->flow_span = sc->count;
 		}
 	} else if (!sc->one_flow) {
@@ -221,6 +277,37 @@ lb_neighbours(const struct uet_fabric_eth *fe, unsigned int h,
 	}
 }
 
+static struct uet_fabric_thresholds th_cur; /* of the fabric running */
+
+/* measure: the peers as static neighbours, so that no flow starts with
+ * frames dropped awaiting ARP (at most 64 entries: the 64:1 receiver's) */
+static void
+static_neighbours(const struct uet_fabric_eth *fe, unsigned int h,
+		  struct uet_config *c)
+{
+	static struct uet_config peer;
+	unsigned int senders = cur->senders ? cur->senders : nh - 1;
+
+	for (unsigned int j = 0; j < nh && c->nb_neighbors < 64; j++) {
+		bool want = cur->incast ? (h == 0 ? j >= 1 && j <= senders :
+						    j == 0) :
+				(j == (h + cur->shift) % nh ||
+				 h == (j + cur->shift) % nh);
+		struct uet_config_neighbor *n;
+
+		if (!want || j == h)
+			continue;
+		uet_config_init_defaults(&peer);
+		if (uet_fabric_eth_port_config(fe, j, &peer, 0) != 0)
+			continue;
+		n = &c->neighbor[c->nb_neighbors++];
+		memset(n, 0, sizeof(*n));
+		n->ip.family = AF_INET;
+		memcpy(&n->ip.v4, &peer.port[0].ipv4, 4);
+		memcpy(n->mac, peer.port[0].mac, 6);
+	}
+}
+
 static struct uet_engine *
 engine_make(const struct uet_fabric_eth *fe, unsigned int h,
 	    struct uet_proto_params *pp, struct uet_pds_config *pds)
@@ -235,7 +322,7 @@ engine_make(const struct uet_fabric_eth *fe, unsigned int h,
 
 	itest_cfg_ring(&c, "unused", zero, zero, zero, zero);
 	c.nb_neighbors = 0; /* resolved by ARP (the adapter answers) */
-	c.engine.mbuf_pool_size = 2047;
+	c.engine.mbuf_pool_size = nh > 16 ? 1023 : 2047;
 	c.engine.mbuf_cache = 32;
 	if (lb_big) {
 		c.port[0].mtu = 4096;
@@ -243,9 +330,21 @@ engine_make(const struct uet_fabric_eth *fe, unsigned int h,
 		c.engine.mbuf_pool_size = 1023;
 		lb_neighbours(fe, h, &c);
 	}
+	if (cur->mtu) {
+		c.port[0].mtu = (uint16_t)cur->mtu;
+		c.engine.mbuf_size = cur->mtu + 256;
+	}
 	if (uet_fabric_eth_port_config(fe, h, &c, 0) != 0)
 		return NULL;
 	c.spray.mode = spray_mode;
+	if (cur->measure)
+		static_neighbours(fe, h, &c);
+	/* [cc]: the fabric's base RTT and link rate (every link alike) */
+	c.cc.algorithm = (enum uet_config_cc_algo)cur->cc;
+	c.cc.link_speed_mbps = 100000;
+	if (th_cur.base_rtt_ns != 0) /* 0: no fabric measured yet */
+		c.cc.base_rtt_ns = th_cur.base_rtt_ns;
+	c.cc.trimming = cur->trim_ecn;
 	uet_proto_pds_config(&c, pds);
 	pds->seed = 1000 + h; /* reproducible Start_PSNs */
 	pp->pds = pds;
@@ -352,7 +451,128 @@ signature_take(struct signature *g, struct uet_fabric_eth *fe,
 		g->lb_freezes += p->lb_freezes;
 		g->lb_recycled += p->lb_recycled;
 		g->lb_explored += p->lb_explored;
+		uet_pds_cc_stats_get(uet_ulp_ctx_pds(uet_ulp_ctx_get(eng[h],
+								     0)),
+				     &g->cc[h]);
 	}
+	if (cur->cc != UET_CONFIG_CC_NONE) {
+		/* /uet/cc answers for an engine of the PDS hook (slot 0:
+		 * host 0, the first created) */
+		struct rte_tel_data *d = rte_tel_data_alloc();
+
+		CHECK(d != NULL);
+		if (d != NULL) {
+			CHECK(uet_engine_telemetry_call("/uet/cc", "0", d) == 0);
+			rte_tel_data_free(d);
+		}
+	}
+	if (cur->incast) {
+		const struct uet_fabric *fab = uet_fabric_eth_fabric(fe);
+		int link = uet_fabric_link_find(fab, UET_FABRIC_TIER_LEAF, 0,
+						UET_FABRIC_TIER_HOST, 0);
+		struct uet_fabric_link_info li;
+
+		CHECK(link >= 0 &&
+		      uet_fabric_link_info(fab, (uint32_t)link, &li) == 0);
+		CHECK(uet_fabric_port_stats(fab, li.tier[0] ==
+					    UET_FABRIC_TIER_LEAF ?
+					    li.port[0] : li.port[1],
+					    &g->bottleneck) == 0);
+	}
+}
+
+/* The incast's bottleneck and what the congestion control did. */
+static void
+cc_report(const struct scenario *sc, const struct signature *g,
+	  const struct uet_fabric_eth_run_stats *rs, uint64_t t_start)
+{
+	const struct uet_fabric_port_stats *b = &g->bottleneck;
+	uint64_t act[11] = { 0 }, grants = 0, probes = 0;
+
+	for (unsigned int h = 0; h < nh; h++) {
+		for (unsigned int i = 0; i < 11; i++)
+			act[i] += g->cc[h].act[i];
+		grants += g->cc[h].grants;
+		probes += g->cc[h].probe_acks;
+	}
+	uint64_t pkts = (uint64_t)(sc->senders ? sc->senders : nh - 1) *
+			sc->count * ((sc->size + 1399) / 1400);
+
+	printf("%-12s BDP %" PRIu64 " B (base RTT %" PRIu64 " ns), ECN %"
+	       PRIu64 "..%" PRIu64 " B, trim above %" PRIu64 " B\n", sc->name,
+	       th_cur.bdp, th_cur.base_rtt_ns, th_cur.ecn_min, th_cur.ecn_max,
+	       th_cur.trim);
+	printf("%-12s bottleneck: max %" PRIu64 " B, p50 %" PRIu64
+	       " B, p99 %" PRIu64 " B, %" PRIu64 " marks, %" PRIu64
+	       " trims, busy %.1f%%; NSCC: %" PRIu64 " MD, %" PRIu64
+	       " QA, %" PRIu64 " fair, %" PRIu64 " prop, %" PRIu64
+	       " fast, %" PRIu64 " decrease; %" PRIu64 " probes; RCCC: %"
+	       PRIu64 " grants\n", sc->name, b->data_max, b->data_p50,
+	       b->data_p99, b->marks, b->trims,
+	       100.0 * (double)b->busy_ns / (double)(rs->end_ns - t_start),
+	       act[UET_NSCC_MD], act[UET_NSCC_QUICK_ADAPT],
+	       act[UET_NSCC_FAIR], act[UET_NSCC_PROPORTIONAL],
+	       act[UET_NSCC_FAST], act[UET_NSCC_DECREASE], probes, grants);
+	if (sc->cc == UET_CONFIG_CC_NONE || sc->measure)
+		return;
+	/* Counted, deterministic: with congestion control the incast is no
+	 * trim storm (the fixed window trims about 3 times per packet) ... */
+	CHECK(b->trims * 10 < pkts);
+	/* ... and the CC ran: NSCC saw feedback and sampled the base RTT,
+	 * RCCC's pacer granted credit. */
+	if (sc->cc != UET_CONFIG_CC_RCCC) {
+		CHECK(probes > 0);
+		CHECK(act[UET_NSCC_PROPORTIONAL] + act[UET_NSCC_FAST] > 0);
+	}
+	if (sc->cc != UET_CONFIG_CC_NSCC)
+		CHECK(grants > 0);
+	/* NSCC keeps the queue below the trim threshold most of the time */
+	if (sc->cc != UET_CONFIG_CC_RCCC)
+		CHECK(b->data_p99 < th_cur.trim);
+}
+
+/*
+ * Flow completion times against the ideal: every flow's bytes through
+ * its receiver's link at line rate, frames counted with their headers
+ * (Ethernet, IPv4, UDP, RUD_REQ, SES) and the 24 bytes of preamble, FCS
+ * and gap, plus one base RTT; an incast's flows share one link, a
+ * permutation's do not.
+ */
+static void
+measure_report(const struct scenario *sc, const struct signature *g,
+	       const struct run_state *s, uint64_t t_start, uint64_t retx)
+{
+	uint64_t first = UINT64_MAX, last = 0, flows = 0, pkts, ideal;
+	uint32_t ppm, per_pkt_hdr = 14 + 20 + 8 + UET_PDS_REQ_LEN + 24;
+
+	for (unsigned int h = 0; h < nh; h++) {
+		if (!s->sender[h])
+			continue;
+		flows++;
+		CHECK(s->flow_done_ns[h] != 0);
+		first = RTE_MIN(first, s->flow_done_ns[h] - t_start);
+		last = RTE_MAX(last, s->flow_done_ns[h] - t_start);
+	}
+	ppm = rulp_pkts_per_msg(sc->size, (uint16_t)(sc->mtu - 20 - 8 -
+						      UET_PDS_CC_REQ_LEN));
+	pkts = (sc->incast ? flows : 1) * sc->count * ppm;
+	ideal = ((sc->incast ? flows : 1) * sc->count * sc->size +
+		 pkts * (per_pkt_hdr + UET_SES_STD_LEN)) * 8 / 100 + th_cur.base_rtt_ns;
+	printf("MEASURE %s cc=%s flows=%" PRIu64 " last=%.1fus ideal=%.1fus "
+	       "ratio=%.3f first/last=%.2f retx=%.1f%% (%" PRIu64 " of %"
+	       PRIu64 ") queue_p99=%" PRIu64 "B (%.2f BDP) max=%" PRIu64
+	       "B trims=%" PRIu64 " marks=%" PRIu64 "\n", sc->name,
+	       sc->cc == 0 ? "fixed" : sc->cc == 1 ? "nscc" : sc->cc == 2 ?
+	       "rccc" : "nscc+rccc", flows, last / 1000.0, ideal / 1000.0,
+	       (double)last / (double)ideal,
+	       (double)first / (double)last,
+	       100.0 * (double)retx / (double)(flows * sc->count * ppm),
+	       retx, flows * sc->count * ppm,
+	       sc->incast ? g->bottleneck.data_p99 : 0,
+	       sc->incast ? (double)g->bottleneck.data_p99 /
+			    (double)th_cur.bdp : 0.0,
+	       sc->incast ? g->bottleneck.data_max : 0, g->fab.trims,
+	       g->fab.marks);
 }
 
 static int
@@ -374,13 +594,18 @@ run(const struct scenario *sc, struct signature *g)
 	int rc = -1, err = 0;
 
 	run_no++;
+	cur = sc;
 	memset(&s, 0, sizeof(s));
 	memset(g, 0, sizeof(*g));
 	spray_mode = sc->spray;
 	fabric_cfg(&fc, sc->trim_ecn);
-	if (sc->fat_tree)
+	if (sc->fat_tree) {
 		fc.topo = UET_FABRIC_TOPO_FAT_TREE;
-	nh = sc->fat_tree ? HOSTS_MAX : HOSTS;
+		fc.k = sc->k ? sc->k : 4;
+	}
+	nh = sc->fat_tree ? fc.k * fc.k * fc.k / 4 :
+	     sc->hosts ? sc->hosts : HOSTS;
+	s.sc = sc;
 	snprintf(name, sizeof(name), "fx%u", run_no);
 	fp.fabric = &fc;
 	fp.name = name;
@@ -390,6 +615,8 @@ run(const struct scenario *sc, struct signature *g)
 		fprintf(stderr, "fabric adapter: %s\n", strerror(-err));
 		return -1;
 	}
+	s.fe = fe;
+	uet_fabric_thresholds_get(uet_fabric_eth_fabric(fe), &th_cur);
 	for (unsigned int h = 0; h < nh; h++) {
 		struct rulp_params p;
 
@@ -480,7 +707,8 @@ run(const struct scenario *sc, struct signature *g)
 		else
 			CHECK(g->up_frames[0] * 10 >= all * 4 &&
 			      g->up_frames[1] * 10 >= all * 4);
-	} else {
+	} else if (!sc->measure) {
+		/* measure runs start with static neighbours */
 		CHECK(g->fe.arp_answered >= (sc->incast ? nh : 2 * nh) - 1);
 	}
 	if (sc->fail_ns)
@@ -496,7 +724,11 @@ run(const struct scenario *sc, struct signature *g)
 	/* (oblivious spraying around a dead link may queue nowhere) */
 	if (sc->trim_ecn && !sc->fail_ns)
 		CHECK(g->fab.marks > 0);
-	if (sc->trim_ecn && sc->incast) {
+	if (sc->incast)
+		cc_report(sc, g, &rs, t_start);
+	if (sc->measure)
+		measure_report(sc, g, &s, t_start, retx);
+	if (sc->trim_ecn && sc->incast && sc->cc == UET_CONFIG_CC_NONE) {
 		CHECK(g->fab.trims > 0);
 		CHECK(retx > g->fab.trims);
 	}
@@ -1064,6 +1296,8 @@ lb_one(enum uet_config_spray_mode mode, uint64_t fail_ns)
 	CHECK(l.fe != NULL);
 	if (l.fe == NULL)
 		return;
+	cur = &no_cc; /* the fixed window, at the fabric's base RTT */
+	uet_fabric_thresholds_get(uet_fabric_eth_fabric(l.fe), &th_cur);
 	for (unsigned int h = 0; h < nh; h++) {
 		struct rulp_params p;
 
@@ -1231,12 +1465,69 @@ clock_bench(void)
 	uet_fabric_eth_free(fe);
 }
 
+/*
+ * "measure" (not run by meson): the reference scenario of UEC's
+ * congestion-control model on a K = 4 fat tree (16 hosts, 100 Gb/s, 1 us
+ * links, 4 KiB MTU, trim above 1 BDP, ECN 0.2..0.8 BDP): 15 senders x
+ * 2 MiB to host 0 for each CC, the same at 1 % random loss per link, a
+ * 16-flow permutation, and a 31:1 incast on a 32-host leaf/spine
+ * (64:1 would need more ethdevs than DPDK's 32). @p only: run
+ * the scenarios whose name starts with it.
+ */
+static int
+measure(const char *only)
+{
+	static const int ccs[] = { UET_CONFIG_CC_NONE, UET_CONFIG_CC_NSCC,
+				   UET_CONFIG_CC_RCCC, UET_CONFIG_CC_BOTH };
+	static const struct scenario base[] = {
+		{ "ref15", true, true, 65536, 32, 512, .fat_tree = true,
+		  .senders = 15, .mtu = 4096, .measure = true },
+		/* 1 % per path: 1667 ppm on each of the (up to) 6 links */
+		{ "ref15-loss1", true, true, 65536, 32, 512, .fat_tree = true,
+		  .senders = 15, .mtu = 4096, .loss_ppm = 1667,
+		  .measure = true },
+		{ "perm16", false, true, 65536, 32, 512, .fat_tree = true,
+		  .shift = 4, .mtu = 4096, .measure = true },
+		/* 64:1 needs 65 ring ethdevs in one process, and Debian's
+		 * DPDK 22.11 has RTE_MAX_ETHPORTS 32: 31:1 on 32 hosts */
+		{ "incast31", true, true, 65536, 32, 512, .hosts = 32,
+		  .senders = 31, .mtu = 4096, .measure = true },
+	};
+	struct signature *g = calloc(1, sizeof(*g));
+
+	if (g == NULL)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < RTE_DIM(base); i++) {
+		if (only != NULL &&
+		    strncmp(base[i].name, only, strlen(only)) != 0)
+			continue;
+		for (unsigned int c = 0; c < RTE_DIM(ccs); c++) {
+			struct scenario sc = base[i];
+
+			sc.cc = ccs[c];
+			(void)run(&sc, g);
+			fflush(stdout);
+		}
+	}
+	free(g);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct scenario sc[] = {
 		{ "permutation", false, false, 4000, 300, 64, .shift = 2 },
 		{ "incast", true, true, 2000, 150, 64 },
+		/* 4:1 with each congestion control */
+		{ "incast4-fixed", true, true, 4000, 300, 64, .senders = 4,
+		  .cc = UET_CONFIG_CC_NONE },
+		{ "incast4-nscc", true, true, 4000, 300, 64, .senders = 4,
+		  .cc = UET_CONFIG_CC_NSCC },
+		{ "incast4-rccc", true, true, 4000, 300, 64, .senders = 4,
+		  .cc = UET_CONFIG_CC_RCCC },
+		{ "incast4-both", true, true, 4000, 300, 64, .senders = 4,
+		  .cc = UET_CONFIG_CC_BOTH },
 		{ "fat-tree", false, true, 4000, 200, 64, .fat_tree = true,
 		  .shift = 4 },
 		{ "one-single", false, false, 4000, 300, 64, .shift = 2,
@@ -1254,7 +1545,11 @@ main(int argc, char **argv)
 	struct signature g;
 	int rc;
 
+	/* measure: up to 65 engines with 4 KiB frames */
 	rc = uet_engine_eal_init("test_fabric_eth",
+				 argc > 1 && strcmp(argv[1], "measure") == 0 ?
+				 "-l 0 --no-huge -m 3072 --no-pci "
+				 "--log-level=4" :
 				 "-l 0 --no-huge -m 512 --no-pci "
 				 "--log-level=4", NULL);
 	if (rc < 0) {
@@ -1273,6 +1568,13 @@ main(int argc, char **argv)
 		printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS",
 		       failures);
 		return failures ? 1 : 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "measure") == 0) {
+		rc = measure(argc > 2 ? argv[2] : NULL);
+		(void)rte_eal_cleanup();
+		printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS",
+		       failures);
+		return rc < 0 || failures ? 1 : 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "real") == 0) {
 		/* The real clock: the same loop without jumps. Not run by

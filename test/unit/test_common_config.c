@@ -409,7 +409,7 @@ load__value_errors(void **state)
 	expect_error("[port0]\nmac = 00:00:00:00:00:00\n", -EINVAL, 2,
 		     "port0", "mac", "not a unicast");
 	expect_error("[cc]\nalgorithm = cubic\n", -EINVAL, 2, "cc",
-		     "algorithm", "one of: none, nscc, rccc, both");
+		     "algorithm", "one of: fixed, nscc, rccc, nscc+rccc");
 	expect_error("[cc]\ngamma = 1.5\n", -ERANGE, 2, "cc", "gamma",
 		     "out of range [0.001, 1]");
 	expect_error("[cc]\nmax_wnd = 0\n", -ERANGE, 2, "cc", "max_wnd",
@@ -574,39 +574,39 @@ load__comments_blank_lines_and_crlf(void **state)
 	assert_int_equal(cfg.engine.burst, 32);
 }
 
-/* [cc] is not built: any value but the default is refused, naming the
- * key, from a file, an override or a struct. */
+/* [cc] is built (NSCC, RCCC): its keys are taken; delay_ewma_gain had
+ * nothing behind it (the gain is NSCC's constant 1/80) and is gone, and
+ * credit is carried in 256-byte units. */
 static void
-load__unbuilt_keys_rejected(void **state)
+load__cc_keys(void **state)
 {
 	struct uet_config cfg;
 	struct uet_config_error err;
 	char path[64];
 
 	(void)state;
-	expect_error("[cc]\nalgorithm = nscc\n", -ENOTSUP, 2, "cc",
-		     "algorithm", "not implemented yet");
-	expect_error("[cc]\nalgorithm = none\ngamma = 0.5\n", -ENOTSUP, 3,
-		     "cc", "gamma", "only the default is accepted");
-	expect_error("[cc]\nmax_wnd = 300K\n", -ENOTSUP, 2, "cc", "max_wnd",
-		     "fixed window");
-	/* the defaults, spelled out, and [spray] keys (built) */
 	uet_config_init_defaults(&cfg);
-	assert_int_equal(load_text("[cc]\nalgorithm = none\ngamma = 0.8\n"
-				   "max_wnd = auto\n[spray]\nmode = single\n"
-				   "num_evs = 16\nev_base = 50000\n",
-				   &cfg, &err, path), 0);
-	assert_int_equal(cfg.spray.num_evs, 16);
-	assert_int_equal(cfg.spray.ev_base, 50000);
-	assert_int_equal(uet_config_validate(&cfg, &err), 0);
-	assert_int_equal(uet_config_override(&cfg, "cc.algorithm=both", &err),
-			 -ENOTSUP);
-	assert_string_equal(err.key, "algorithm");
 	assert_int_equal(cfg.cc.algorithm, UET_CONFIG_CC_NONE);
-	cfg.cc.gamma = 0.5;
-	assert_int_equal(uet_config_validate(&cfg, &err), -ENOTSUP);
-	assert_string_equal(err.section, "cc");
-	assert_string_equal(err.key, "gamma");
+	assert_int_equal(load_text("[cc]\nalgorithm = nscc+rccc\ngamma = 0.5\n"
+				   "max_wnd = 300K\nrccc_quantum = 4352\n",
+				   &cfg, &err, path), 0);
+	assert_int_equal(cfg.cc.algorithm, UET_CONFIG_CC_BOTH);
+	assert_true(cfg.cc.gamma == 0.5);
+	assert_int_equal(cfg.cc.max_wnd, 300 * 1024);
+	assert_int_equal(cfg.cc.rccc_quantum, 4352);
+	assert_int_equal(uet_config_override(&cfg, "cc.algorithm=fixed", &err),
+			 0);
+	assert_int_equal(cfg.cc.algorithm, UET_CONFIG_CC_NONE);
+	/* earlier spellings still load */
+	assert_int_equal(uet_config_override(&cfg, "cc.algorithm=both", &err),
+			 0);
+	assert_int_equal(cfg.cc.algorithm, UET_CONFIG_CC_BOTH);
+	expect_error("[cc]\ndelay_ewma_gain = 0.0125\n", -EINVAL, 2, "cc",
+		     "delay_ewma_gain", "unknown key");
+	cfg.cc.rccc_quantum = 300;
+	assert_int_equal(uet_config_validate(&cfg, &err), -EINVAL);
+	assert_string_equal(err.key, "rccc_quantum");
+	assert_non_null(strstr(err.reason, "multiple of 256"));
 }
 
 static void expect_invalid(const char *a, const char *b, const char *section,
@@ -904,7 +904,7 @@ main(void)
 		cmocka_unit_test(load__nul_byte_reported),
 		cmocka_unit_test(load__ports_replace_defaults),
 		cmocka_unit_test(load__comments_blank_lines_and_crlf),
-		cmocka_unit_test(load__unbuilt_keys_rejected),
+		cmocka_unit_test(load__cc_keys),
 		cmocka_unit_test(load__spray_keys),
 		cmocka_unit_test(override__applies_and_validates),
 		cmocka_unit_test(override__syntax),

@@ -346,26 +346,30 @@ struct tcc {
 static uint32_t tcc_requests, tcc_granted, tcc_received;
 
 static void
-tcc_init(void *priv, uint32_t mtu, uint32_t param)
+tcc_init(void *inst, void *priv, const struct uet_pds_cc_pdc *pdc,
+	 uint64_t now)
 {
-	(void)mtu;
-	(void)param;
+	(void)inst;
+	(void)pdc;
+	(void)now;
 	((struct tcc *)priv)->credit = 0;
 }
 
 static bool
-tcc_may_send(const void *priv, uint32_t bytes, uint32_t inflight)
+tcc_may_send(void *inst, const void *priv, uint32_t bytes, uint32_t inflight)
 {
+	(void)inst;
 	(void)inflight;
 	(void)bytes;
 	return ((const struct tcc *)priv)->credit >= TCC_CHARGE;
 }
 
 static void
-tcc_on_send(void *priv, uint32_t bytes, bool retx, uint64_t now)
+tcc_on_send(void *inst, void *priv, uint32_t bytes, bool retx, uint64_t now)
 {
 	struct tcc *t = priv;
 
+	(void)inst;
 	(void)retx;
 	(void)now;
 	(void)bytes;
@@ -373,25 +377,31 @@ tcc_on_send(void *priv, uint32_t bytes, bool retx, uint64_t now)
 }
 
 static uint32_t
-tcc_credit_target(void *priv, uint32_t backlog, uint8_t *ccc_id)
+tcc_credit_target(void *inst, void *priv, uint32_t backlog,
+		  uint32_t rtx_backlog, uint8_t *ccc_id)
 {
 	const struct tcc *t = priv;
 
+	(void)inst;
+	backlog += rtx_backlog;
 	*ccc_id = 7;
 	return backlog > t->credit ? backlog - t->credit : 0;
 }
 
 static void
-tcc_on_credit(void *priv, uint32_t credit, uint64_t now)
+tcc_on_credit(void *inst, void *priv, uint32_t credit, uint64_t now)
 {
+	(void)inst;
 	(void)now;
 	((struct tcc *)priv)->credit += credit;
 	tcc_received += credit;
 }
 
 static uint32_t
-tcc_on_credit_request(void *priv, uint32_t credit_target, uint64_t now)
+tcc_on_credit_request(void *inst, void *priv, uint32_t credit_target,
+		      uint64_t now)
 {
+	(void)inst;
 	(void)priv;
 	(void)now;
 	tcc_requests++;
@@ -481,6 +491,36 @@ pds_init_credit__credit_req_cp_answered_by_credit_cp(void **state)
 	assert_int_equal(t[0].cookie, 11);
 }
 
+/* A retransmission the CC gate blocks asks for credit like new data
+ * does: a trimmed packet with the credit used up gets a CREDIT_REQ CP
+ * (it used to wait for the RTO or for a grant it never asked for). */
+static void
+pds_init_credit__blocked_retransmission_asks(void **state)
+{
+	struct uet_pds_tx t[8], nack, cp;
+
+	(void)state;
+	pds_init_credit__cc_req_then_ack_cc_credit(state);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 10, 0), 0);
+	assert_int_equal(fw_take(&W, 0, t, 8), 1); /* the last credit */
+	assert_int_equal(t[0].cookie, 10);
+	fw_inject(&W, 1, &t[0], true, false); /* trimmed */
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_TRIMMED);
+	fw_inject(&W, 0, &nack, false, false);
+	/* the resend is blocked (no credit, others in flight): it asks */
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT_REQ);
+	assert_true(cp.hdr.u.cp.payload > 0);
+	fw_inject(&W, 1, &cp, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT);
+	fw_inject(&W, 0, &cp, false, false);
+	assert_int_equal(fw_take(&W, 0, t, 8), 1);
+	assert_int_equal(t[0].cookie, 10);
+	assert_true(t[0].hdr.flags & UET_PDS_F_RETX);
+}
+
 static bool
 all_done(struct fakewire *w, void *arg)
 {
@@ -536,6 +576,8 @@ main(void)
 		FW_TEST(pds_init_credit__cc_req_then_ack_cc_credit,
 			setup_credit),
 		FW_TEST(pds_init_credit__credit_req_cp_answered_by_credit_cp,
+			setup_credit),
+		FW_TEST(pds_init_credit__blocked_retransmission_asks,
 			setup_credit),
 		FW_TEST(pds_init_credit__lossy_wire_completes, setup_credit),
 	};

@@ -1,0 +1,578 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The PDS's calls into its congestion control (src/pds/pds_cc.c, the
+ * hooks of struct uet_pds_cc_ops) and the NSCC/RCCC adapter
+ * (src/pds/pds_cc_cms.c), over the fake wire:
+ *  - a recording CC on the sender sees nominal bytes (SES length +
+ *    UET_PDS_CC_NOMINAL_OVH) in on_send, on_trim, on_loss and fini, and
+ *    an RTT sample only for packets sent once;
+ *  - the receiver of uet_pds_cc_cms answers every request with an ACK_CC
+ *    whose NSCC state it produced: rcvd_bytes, service_time, ooo_count,
+ *    and rcv_cwnd_pend after its SES refused a request;
+ *  - the RCCC pull pacer's grant is due at uet_pds_next_deadline() and
+ *    leaves in an ACK_CC of cc_type CREDIT; nothing is due without a
+ *    request;
+ *  - NSCC contexts are shared per {peer, traffic class} and freed with
+ *    their last PDC.
+ */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <uet/uet_pds_cc.h>
+
+#include "pds_fakewire.h"
+#include "pds_private.h"
+
+#define OVH UET_PDS_CC_NOMINAL_OVH
+
+/* ---- a recording CC: the fixed window plus a log of the hooks ---- */
+
+static struct {
+	uint32_t sends, send_bytes, last_send;
+	uint32_t acks, ack_bytes;
+	uint64_t last_rtt;
+	bool last_has_state;
+	uint32_t trims, trim_bytes;
+	uint32_t losses, loss_bytes;
+	uint32_t finis, fini_bytes;
+} rec;
+
+static void
+rec_on_send(void *inst, void *priv, uint32_t bytes, bool retx, uint64_t now)
+{
+	(void)inst;
+	(void)priv;
+	(void)retx;
+	(void)now;
+	rec.sends++;
+	rec.send_bytes += bytes;
+	rec.last_send = bytes;
+}
+
+static void
+rec_on_ack(void *inst, void *priv, const struct uet_pds_cc_ack *a,
+	   uint64_t now)
+{
+	(void)inst;
+	(void)priv;
+	(void)now;
+	rec.acks++;
+	rec.ack_bytes += a->bytes;
+	rec.last_rtt = a->rtt_ns;
+	rec.last_has_state = a->has_state;
+}
+
+static void
+rec_on_trim(void *inst, void *priv, uint32_t bytes, bool lasthop,
+	    uint64_t now)
+{
+	(void)inst;
+	(void)priv;
+	(void)lasthop;
+	(void)now;
+	rec.trims++;
+	rec.trim_bytes += bytes;
+}
+
+static void
+rec_on_loss(void *inst, void *priv, uint32_t bytes, uint64_t now)
+{
+	(void)inst;
+	(void)priv;
+	(void)now;
+	rec.losses++;
+	rec.loss_bytes += bytes;
+}
+
+static void
+rec_fini(void *inst, void *priv, uint32_t inflight)
+{
+	(void)inst;
+	(void)priv;
+	rec.finis++;
+	rec.fini_bytes += inflight;
+}
+
+static struct uet_pds_cc_ops rec_ops;
+
+static void
+rec_cc(struct uet_pds_config *cfg)
+{
+	rec_ops = uet_pds_cc_fixed;
+	rec_ops.name = "test-record";
+	rec_ops.on_send = rec_on_send;
+	rec_ops.on_ack = rec_on_ack;
+	rec_ops.on_trim = rec_on_trim;
+	rec_ops.on_loss = rec_on_loss;
+	rec_ops.fini = rec_fini;
+	cfg->cc = &rec_ops;
+}
+
+static int
+setup_rec(void **state)
+{
+	(void)state;
+	memset(&rec, 0, sizeof(rec));
+	return fw_setup_with(3, rec_cc);
+}
+
+/* ---- uet_pds_cc_cms on both sides ---- */
+
+static struct uet_pds_cc_cms_config cms;
+
+static void
+cms_cc(struct uet_pds_config *cfg)
+{
+	cfg->cc = &uet_pds_cc_cms;
+	cfg->cc_arg = &cms;
+}
+
+static int
+setup_nscc(void **state)
+{
+	(void)state;
+	assert_int_equal(uet_pds_cc_cms_config_default(&cms, true, false,
+						       100000, 10000, 1024,
+						       true), 0);
+	return fw_setup_with(4, cms_cc);
+}
+
+static int
+setup_rccc(void **state)
+{
+	(void)state;
+	assert_int_equal(uet_pds_cc_cms_config_default(&cms, false, true,
+						       100000, 10000, 1024,
+						       true), 0);
+	/* speculative credit for 3 packets: a backlog of 40 asks for more */
+	cms.spec_credit = 3 * (1024 + OVH);
+	return fw_setup_with(5, cms_cc);
+}
+
+static uint16_t
+len_of(uint64_t cookie)
+{
+	uint8_t buf[FW_PAYLOAD_MAX];
+
+	return fw_payload(cookie, buf);
+}
+
+/* Nominal bytes of a request: SES length + UDP, RUD_REQ header and 40. */
+static void
+pds_init_emit__on_send_gets_nominal_bytes(void **state)
+{
+	struct uet_pds_tx t[4];
+
+	(void)state;
+	assert_int_equal(OVH, 8 + UET_PDS_REQ_LEN + 40);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 0, 0), 0);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_int_equal(fw_take(&W, 0, t, 4), 2);
+	assert_int_equal(t[0].len, len_of(0));
+	assert_int_equal(rec.sends, 2);
+	assert_int_equal(rec.send_bytes, len_of(0) + len_of(1) + 2 * OVH);
+}
+
+/* UEC 1.0 NSCC: an RTT sample only from a packet sent once; a
+ * retransmission's ACK carries none. Trims report the nominal bytes. */
+static void
+pds_ack_cc__rtt_only_for_single_transmissions(void **state)
+{
+	struct uet_pds_tx t, ack, nack;
+
+	(void)state;
+	W.now = 1000;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 0, 0), 0);
+	assert_int_equal(fw_take(&W, 0, &t, 1), 1);
+	W.now = 1500;
+	fw_inject(&W, 1, &t, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	W.now = 4000;
+	fw_inject(&W, 0, &ack, false, false);
+	assert_int_equal(rec.acks, 1);
+	assert_int_equal(rec.last_rtt, 3000); /* plain ACK: no service time */
+	assert_false(rec.last_has_state);
+	assert_int_equal(rec.ack_bytes, len_of(0) + OVH);
+
+	/* Trimmed once, resent, then acknowledged: no sample. */
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	W.now = 5000;
+	assert_int_equal(fw_take(&W, 0, &t, 1), 1);
+	fw_inject(&W, 1, &t, true, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_TRIMMED);
+	fw_inject(&W, 0, &nack, false, false);
+	assert_int_equal(rec.trims, 1);
+	assert_int_equal(rec.trim_bytes, len_of(1) + OVH);
+	W.now = 6000;
+	assert_int_equal(fw_take(&W, 0, &t, 1), 1);
+	assert_true(t.hdr.flags & UET_PDS_F_RETX);
+	assert_int_equal(rec.sends, 3);
+	assert_int_equal(rec.last_send, len_of(1) + OVH);
+	fw_inject(&W, 1, &t, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	W.now = 9000;
+	fw_inject(&W, 0, &ack, false, false);
+	assert_int_equal(rec.acks, 2);
+	assert_int_equal(rec.last_rtt, 0);
+}
+
+/* A retransmission timeout reports the bytes it presumes lost. */
+static void
+pds_init_rto__on_loss_gets_lost_bytes(void **state)
+{
+	struct uet_pds_tx t[2];
+	uint64_t d;
+
+	(void)state;
+	W.now = 1000;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 3, 0), 0);
+	assert_int_equal(fw_take(&W, 0, t, 2), 2); /* both lost */
+	d = uet_pds_next_deadline(W.pds[0]);
+	while (fw_st(0)->rto_fires == 0 && d != UINT64_MAX) {
+		W.now = d;
+		uet_pds_advance(W.pds[0], W.now);
+		d = uet_pds_next_deadline(W.pds[0]);
+	}
+	assert_int_equal(fw_st(0)->rto_fires, 1);
+	assert_int_equal(rec.losses, 1);
+	/* the first RTO presumes the head lost (the rest waits for the
+	 * next ACK, F-RTO) */
+	assert_int_equal(rec.loss_bytes, len_of(2) + OVH);
+}
+
+static int
+first_cb(const struct uet_pds_pdc_info *info, void *arg)
+{
+	*(uint32_t *)arg = info->handle;
+	return 1;
+}
+
+/* Handle of the first PDC of side @p side. */
+static uint32_t
+first_pdc(int side)
+{
+	uint32_t h = UINT32_MAX;
+
+	(void)uet_pds_pdc_foreach(W.pds[side], first_cb, &h);
+	return h;
+}
+
+/* uet_pds_cc_cms at the receiver: every ACK is an ACK_CC with the NSCC
+ * state of UEC 1.0 3.6.13, rcvd_bytes counting nominal bytes (rounded up
+ * to 256), service_time from the ACK_PSN packet's arrival in 128 ns units,
+ * ooo_count of out-of-order arrivals. */
+static void
+pds_tgt_ack__ack_cc_state_from_the_receiver(void **state)
+{
+	struct uet_pds_tx t[3], ack;
+	uint32_t nominal = 0;
+	int k;
+
+	(void)state;
+	W.now = 1000;
+	for (k = 0; k < 3; k++) {
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k,
+					   0), 0);
+		nominal += len_of((uint64_t)k) + OVH;
+	}
+	assert_int_equal(fw_take(&W, 0, t, 3), 3);
+	W.now = 2000;
+	/* 0, then 2 (out of order), then 1 */
+	fw_inject(&W, 1, &t[0], false, false);
+	fw_inject(&W, 1, &t[2], false, false);
+	fw_inject(&W, 1, &t[1], false, false);
+	W.now = 2000 + 10 * UET_NSCC_SERVICE_UNIT_NS + 50;
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	assert_int_equal(ack.hdr.u.ack.cc_type, UET_CC_TYPE_NSCC);
+	assert_int_equal(ack.hdr.u.ack.cc.nscc.rcvd_bytes,
+			 (nominal + 255) / 256);
+	assert_int_equal(ack.hdr.u.ack.cc.nscc.service_time, 10);
+	assert_int_equal(ack.hdr.u.ack.cc.nscc.ooo_count, 1);
+	assert_int_equal(ack.hdr.u.ack.cc.nscc.rcv_cwnd_pend, 0);
+	assert_false(ack.hdr.u.ack.cc.nscc.rc);
+	/* The sender's NSCC takes rcvd_bytes: its inflight is back to the
+	 * rounding (< 256 B). */
+	fw_inject(&W, 0, &ack, false, false);
+	{
+		struct uet_pds_cc_info ci;
+
+		assert_int_equal(uet_pds_cc_info_get(W.pds[0], first_pdc(0),
+						     &ci), 0);
+		assert_true(ci.inflight <= 0 && ci.inflight > -256);
+		/* the sample (1050 ns) lowered base_rtt, and max_wnd with it */
+		assert_true(ci.base_rtt_ns < 10000);
+		assert_int_equal(ci.max_wnd, ci.cwnd);
+	}
+}
+
+/* A refusal of the receiver's SES is reported as rcv_cwnd_pend in its
+ * ACK_CCs until it accepts a request again, which the next ACK_CC
+ * announces with rc (UEC 1.0 NSCC receiver penalty). */
+static void
+pds_tgt_refuse__reported_as_rcv_cwnd_pend(void **state)
+{
+	struct uet_pds_tx t[2], nack, ack;
+	struct uet_pds_cc_stats st;
+
+	(void)state;
+	W.now = 1000;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 0, 0), 0);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_int_equal(fw_take(&W, 0, t, 2), 2);
+	fw_inject(&W, 1, &t[0], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	assert_int_equal(ack.hdr.u.ack.cc.nscc.rcv_cwnd_pend, 0);
+	/* the SES refuses the second */
+	W.refuse_left = 1;
+	W.refuse_code = UET_NACK_NO_RESOURCE;
+	fw_inject(&W, 1, &t[1], false, false);
+	assert_int_equal(W.refusals, 1);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	uet_pds_cc_stats_get(W.pds[1], &st);
+	assert_int_equal(st.overload, 1);
+	/* a duplicate of the first is re-ACKed: the penalty shows */
+	fw_inject(&W, 1, &t[0], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	assert_int_equal(ack.hdr.u.ack.cc.nscc.rcv_cwnd_pend, 64);
+	assert_false(ack.hdr.u.ack.cc.nscc.rc);
+	/* the resent second is accepted: penalty lifted, rc owed once */
+	t[1].hdr.flags |= UET_PDS_F_RETX;
+	fw_inject(&W, 1, &t[1], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	assert_int_equal(ack.hdr.u.ack.cc.nscc.rcv_cwnd_pend, 0);
+	assert_true(ack.hdr.u.ack.cc.nscc.rc);
+	fw_inject(&W, 1, &t[0], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	assert_false(ack.hdr.u.ack.cc.nscc.rc);
+}
+
+static uint64_t
+advance_to_deadline(int side)
+{
+	uint64_t d = uet_pds_next_deadline(W.pds[side]);
+
+	if (d != UINT64_MAX && d > W.now)
+		W.now = d;
+	uet_pds_advance(W.pds[side], W.now);
+	return d;
+}
+
+/* UEC 1.0 RCCC: a credit request wakes the receiver's pull pacer; its
+ * grant is due at uet_pds_next_deadline() and leaves in an ACK_CC of
+ * cc_type CREDIT, one quantum at a time; with no request there is no
+ * pacer deadline. */
+static void
+pds_cc_grants__pacer_deadline_and_credit_ack(void **state)
+{
+	struct uet_pds_tx t[64], ack;
+	struct uet_pds_cc_stats st;
+	uint64_t t0, ps;
+	uint32_t credit;
+	uint16_t n;
+	int k;
+
+	(void)state;
+	W.now = 1000;
+	assert_int_equal(uet_pds_next_deadline(W.pds[1]), UINT64_MAX);
+	for (k = 0; k < 40; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k,
+					   0), 0);
+	n = fw_take(&W, 0, t, 64);
+	/* packets go while the speculative credit covers their nominal
+	 * bytes */
+	for (k = 0, credit = cms.spec_credit;
+	     credit >= (uint32_t)len_of((uint64_t)k) + OVH; k++)
+		credit -= len_of((uint64_t)k) + OVH;
+	assert_int_equal(n, k);
+	/* a backlog: requests carry credit_target */
+	assert_int_equal(t[0].hdr.type, UET_PDS_TYPE_RUD_CC_REQ);
+	assert_true(t[0].hdr.u.req.credit_target > 0);
+	fw_inject(&W, 1, &t[0], false, false);
+	/* the first ACK (PDC established) goes at once, without credit */
+	(void)fw_take(&W, 1, t, 64);
+	assert_true(uet_pds_next_deadline(W.pds[1]) != UINT64_MAX);
+	(void)advance_to_deadline(1);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	assert_int_equal(ack.hdr.u.ack.cc_type, UET_CC_TYPE_CREDIT);
+	uet_pds_cc_stats_get(W.pds[1], &st);
+	/* the pacer was idle: it catches up at most its burst */
+	assert_true(st.grants >= 1 &&
+		    st.grants <= 1 + cms.pacer.burst / cms.pacer.quantum);
+	assert_int_equal(st.grant_bytes, st.grants * cms.pacer.quantum);
+	assert_int_equal(uet_rccc_bytes(ack.hdr.u.ack.cc.credit.credit),
+			 st.grant_bytes);
+	assert_true(st.credit_req >= 1);
+	fw_inject(&W, 0, &ack, false, false);
+	assert_int_equal(fw_st(0)->credit_rx, 1);
+	/* then one quantum per quantum / (0.99 x 100 Gb/s): 103.4 ns for
+	 * 1280 B, on whole-ns deadlines */
+	ps = (uint64_t)cms.pacer.quantum * 8000000000ull / (100000ull * 990);
+	(void)advance_to_deadline(1); /* the end of the catch-up */
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	t0 = W.now;
+	(void)advance_to_deadline(1);
+	assert_true((W.now - t0) * 1000 + 1000 > ps &&
+		    (W.now - t0) * 1000 < ps + 1000);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	assert_int_equal(uet_rccc_bytes(ack.hdr.u.ack.cc.credit.credit),
+			 cms.pacer.quantum);
+}
+
+/* NSCC contexts: one per {peer, traffic class}, shared and refcounted
+ * by the PDCs; another job to the same peer shares it. */
+static void
+pds_cc_cms__context_shared_per_peer(void **state)
+{
+	struct uet_pds_tx t[4];
+	struct uet_pds_cc_info a, b;
+	struct uet_pds_cc_stats st;
+	uint32_t ha, hb;
+	struct uet_pds_fa fa = W.fa[1];
+	int k;
+
+	(void)state;
+	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 0, 0, 1), 0);
+	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 1, 0, 2), 0);
+	assert_int_equal(fw_take(&W, 0, t, 4), 2);
+	assert_int_equal(uet_pds_pdc_find(W.pds[0], &fa, 1, 1,
+					  UET_PDS_MODE_RUD, &ha), 0);
+	assert_int_equal(uet_pds_pdc_find(W.pds[0], &fa, 2, 1,
+					  UET_PDS_MODE_RUD, &hb), 0);
+	assert_int_equal(uet_pds_cc_info_get(W.pds[0], ha, &a), 0);
+	assert_int_equal(uet_pds_cc_info_get(W.pds[0], hb, &b), 0);
+	assert_int_equal(a.ctx, b.ctx);
+	assert_int_equal(a.ctx_refs, 2);
+	/* both packets are in the shared window */
+	assert_int_equal(a.inflight, len_of(0) + len_of(1) + 2 * OVH);
+	assert_int_equal(a.cwnd, cms.nscc_params.max_wnd);
+	uet_pds_cc_stats_get(W.pds[0], &st);
+	assert_int_equal(st.ctx_used, 1);
+	assert_int_equal(st.ctx_overflow, 0);
+	/* everything is lost until both PDCs fail: the context goes with
+	 * the last of them */
+	for (k = 0; k < 10000 && fw_st(0)->pdc_fail < 2; k++) {
+		uint64_t d = uet_pds_next_deadline(W.pds[0]);
+
+		if (d == UINT64_MAX)
+			break;
+		W.now = d > W.now ? d : W.now + 1;
+		uet_pds_advance(W.pds[0], W.now);
+		(void)fw_take(&W, 0, t, 4);
+	}
+	assert_int_equal(fw_st(0)->pdc_fail, 2);
+	uet_pds_cc_stats_get(W.pds[0], &st);
+	assert_int_equal(st.ctx_used, 0);
+}
+
+static int
+setup_nscc_one_ctx(void **state)
+{
+	(void)state;
+	assert_int_equal(uet_pds_cc_cms_config_default(&cms, true, false,
+						       100000, 10000, 1024,
+						       true), 0);
+	cms.max_contexts = 1;
+	return fw_setup_with(6, cms_cc);
+}
+
+/* A full context table puts new {peer, tc} keys on the overflow
+ * context (counted). */
+static void
+pds_cc_cms__context_table_full_overflows(void **state)
+{
+	struct uet_pds_submit s;
+	struct uet_pds_cc_stats st;
+	struct uet_pds_cc_info a, b;
+	struct uet_pds_tx t[4];
+	uint32_t ha, hb;
+
+	(void)state;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 0, 0), 0);
+	memset(&s, 0, sizeof(s));
+	s.dst = W.fa[1];
+	s.job = 42;
+	s.tc = 2; /* another traffic class: another context */
+	s.mode = UET_PDS_MODE_RUD;
+	s.next_hdr = UET_PDS_NEXT_REQUEST_SMALL;
+	s.len = 100;
+	s.cookie = 1;
+	assert_int_equal(uet_pds_submit(W.pds[0], &s, W.now), 0);
+	assert_int_equal(fw_take(&W, 0, t, 4), 2);
+	uet_pds_cc_stats_get(W.pds[0], &st);
+	assert_int_equal(st.ctx_max, 1);
+	assert_int_equal(st.ctx_used, 1);
+	assert_int_equal(st.ctx_overflow, 1);
+	assert_int_equal(uet_pds_pdc_find(W.pds[0], &W.fa[1], 42, 1,
+					  UET_PDS_MODE_RUD, &ha), 0);
+	assert_int_equal(uet_pds_pdc_find(W.pds[0], &W.fa[1], 42, 2,
+					  UET_PDS_MODE_RUD, &hb), 0);
+	assert_int_equal(uet_pds_cc_info_get(W.pds[0], ha, &a), 0);
+	assert_int_equal(uet_pds_cc_info_get(W.pds[0], hb, &b), 0);
+	assert_int_equal(a.ctx, 0);
+	assert_int_equal(b.ctx, 1); /* the overflow context */
+	assert_int_equal(b.inflight, 100 + OVH);
+}
+
+/* Bad configurations are refused by name, and a PDS with one fails to
+ * be created with EINVAL. */
+static void
+uet_pds_cc_cms_config_check__rejects(void **state)
+{
+	struct uet_pds_cc_cms_config c;
+	struct uet_pds_config pc;
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(uet_pds_cc_cms_config_default(&c, true, true, 100000,
+						       10000, 1024, true), 0);
+	assert_int_equal(uet_pds_cc_cms_config_check(&c, &why), 0);
+	assert_null(why);
+	c.pacer.quantum = 1000;
+	assert_int_equal(uet_pds_cc_cms_config_check(&c, &why), -EINVAL);
+	assert_non_null(strstr(why, "quantum"));
+	c.pacer.quantum = 1024;
+	c.nscc_params.rccc = false;
+	assert_int_equal(uet_pds_cc_cms_config_check(&c, &why), -EINVAL);
+	assert_non_null(strstr(why, "rccc"));
+	c.nscc = c.rccc = false;
+	assert_int_equal(uet_pds_cc_cms_config_check(&c, &why), -EINVAL);
+	assert_int_equal(uet_pds_cc_cms_config_default(&c, true, false, 0,
+						       10000, 1024, true),
+			 -EINVAL);
+	fw_test_config(&pc);
+	pc.cc = &uet_pds_cc_cms;
+	pc.cc_arg = NULL;
+	errno = 0;
+	assert_null(uet_pds_create(&pc));
+	assert_int_equal(errno, EINVAL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		FW_TEST(pds_init_emit__on_send_gets_nominal_bytes, setup_rec),
+		FW_TEST(pds_ack_cc__rtt_only_for_single_transmissions,
+			setup_rec),
+		FW_TEST(pds_init_rto__on_loss_gets_lost_bytes, setup_rec),
+		FW_TEST(pds_tgt_ack__ack_cc_state_from_the_receiver,
+			setup_nscc),
+		FW_TEST(pds_tgt_refuse__reported_as_rcv_cwnd_pend, setup_nscc),
+		FW_TEST(pds_cc_grants__pacer_deadline_and_credit_ack,
+			setup_rccc),
+		FW_TEST(pds_cc_cms__context_shared_per_peer, setup_nscc),
+		FW_TEST(pds_cc_cms__context_table_full_overflows,
+			setup_nscc_one_ctx),
+		cmocka_unit_test(uet_pds_cc_cms_config_check__rejects),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
