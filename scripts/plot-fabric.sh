@@ -9,7 +9,9 @@
 # writes OUTPREFIX-queues.FORMAT (the deepest switch queue over time and
 # the queues that reached the highest occupancy, up to 6) and
 # OUTPREFIX-rates.FORMAT (the delivery rate of each flow over time, the
-# first 16 flows). Default format: png. Exit 0 when both files are written.
+# first 16 flows) and OUTPREFIX-cwnd.FORMAT (the congestion window of each
+# flow's PDC, the first 16 flows). Default format: png. Exit 0 when the
+# three files are written.
 set -euo pipefail
 
 usage() {
@@ -69,6 +71,8 @@ queues=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) name[i] = $i; next }
 	END { for (i in name) if (name[i] ~ /^q_/ && max[i] > 0)
 		print max[i], i }' "$csv" | sort -k1,1nr -k2,2n | head -n 6 |
 	cut -d' ' -f2 | tr '\n' ' ')
+cwnds=$(head -n 1 "$csv" | tr ',' '\n' | grep -n '^cwnd_' | head -n 16 |
+	cut -d: -f1 | tr '\n' ' ')
 qmax=$(head -n 1 "$csv" | tr ',' '\n' | grep -n '^queue_max_bytes$' |
 	cut -d: -f1)
 
@@ -81,6 +85,11 @@ for c in $rates; do
 	rplot+="${rplot:+, }'$csv' using 1:$c with lines title columnheader($c)"
 done
 [ -n "$rplot" ] || rplot="0 title 'no flows'"
+wplot=""
+for c in $cwnds; do
+	wplot+="${wplot:+, }'$csv' using 1:(\$$c/1000) with lines title columnheader($c)"
+done
+[ -n "$wplot" ] || wplot="0 title 'no flows'"
 
 gnuplot <<EOF
 set datafile separator ','
@@ -96,8 +105,12 @@ set output '$out-rates.$fmt'
 set title "$title: delivery rate per flow"
 set ylabel 'Gb/s'
 plot $rplot
+set output '$out-cwnd.$fmt'
+set title "$title: congestion window per flow"
+set ylabel 'cwnd (KB)'
+plot $wplot
 EOF
-for f in "$out-queues.$fmt" "$out-rates.$fmt"; do
+for f in "$out-queues.$fmt" "$out-rates.$fmt" "$out-cwnd.$fmt"; do
 	[ -s "$f" ] || { echo "$0: $f not written" >&2; exit 1; }
 done
-echo "$out-queues.$fmt $out-rates.$fmt"
+echo "$out-queues.$fmt $out-rates.$fmt $out-cwnd.$fmt"

@@ -36,9 +36,6 @@
 #define PF_MBUFS 2047u            /* per engine */
 #define PF_WARM_ROUNDS 4u
 
-int (*perf_fabric_cwnd)(struct uet_engine *e, const struct uet_pds_fa *dst,
-			uint64_t *bytes);
-
 /* --config plus the --fabric pairs, validated by perf_fabric_check() */
 static struct uet_config pf_cfg;
 static unsigned int pf_run_no;

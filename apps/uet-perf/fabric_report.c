@@ -55,10 +55,9 @@ pf_csv_header(struct pf_run *p)
 	for (uint32_t i = 0; i < p->nflows; i++)
 		fprintf(p->csv, ",rate_gbps_%u_%u", p->flow[i].spec.src,
 			p->flow[i].spec.dst);
-	if (perf_fabric_cwnd != NULL)
-		for (uint32_t i = 0; i < p->nflows; i++)
-			fprintf(p->csv, ",cwnd_%u_%u", p->flow[i].spec.src,
-				p->flow[i].spec.dst);
+	for (uint32_t i = 0; i < p->nflows; i++)
+		fprintf(p->csv, ",cwnd_%u_%u", p->flow[i].spec.src,
+			p->flow[i].spec.dst);
 	fprintf(p->csv, ",queue_max_bytes,link_drops");
 	for (uint32_t l = 0; l < uet_fabric_links(p->fab); l++) {
 		if (uet_fabric_link_info(p->fab, l, &li) < 0)
@@ -81,7 +80,7 @@ pf_csv_cwnd(struct pf_run *p)
 		const struct rulp_dest *d = &p->dests[f->spec.src][f->tx_index];
 		uint64_t w = 0;
 
-		if (perf_fabric_cwnd(p->eng[f->spec.src], &d->peer, &w) < 0)
+		if (perf_engine_cwnd(p->eng[f->spec.src], &d->peer, &w) < 0)
 			w = 0;
 		fprintf(p->csv, ",%" PRIu64, w);
 	}
@@ -105,8 +104,7 @@ pf_csv_row(struct pf_run *p, uint64_t t)
 			8.0 / (double)dt : 0.0);
 		f->prev_bytes = b;
 	}
-	if (perf_fabric_cwnd != NULL)
-		pf_csv_cwnd(p);
+	pf_csv_cwnd(p);
 	for (uint32_t l = 0; l < uet_fabric_links(p->fab); l++)
 		for (unsigned int d = 0; d < 2; d++)
 			if (uet_fabric_link_info(p->fab, l, &li) == 0 &&

@@ -239,16 +239,11 @@ struct perf_fabric_opts {
 	uint64_t limit_ns;       /* emulated time bound (0: 1 s) */
 };
 
-/*
- * Optional per-flow congestion window for the --csv time series: NULL
- * today (the PDS's fixed window has no per-PDC state worth plotting);
- * once congestion control reports a per-PDC window, pointing this at a
- * function that returns the window of the PDC from @p e to @p dst (bytes,
- * 0 with -ENOENT when there is none) adds a cwnd_<src>_<dst> column per
- * flow.
- */
-extern int (*perf_fabric_cwnd)(struct uet_engine *e,
-			       const struct uet_pds_fa *dst, uint64_t *bytes);
+/* The congestion window (bytes) of @p e's first initiator PDC to @p dst
+ * (context 0): 0, or -ENOENT when there is none (the --fabric --csv
+ * cwnd_<src>_<dst> columns). */
+int perf_engine_cwnd(struct uet_engine *e, const struct uet_pds_fa *dst,
+		     uint64_t *bytes);
 
 struct perf_opts {
 	unsigned int modes;      /* bit per mode */

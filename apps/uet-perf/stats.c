@@ -119,6 +119,39 @@ perf_sample_cc(struct uet_engine *e, struct perf_sample *out)
 		    pi.cwnd;
 }
 
+struct cwnd_find {
+	const struct uet_pds_fa *dst;
+	struct uet_pds_pdc_info pi;
+};
+
+static int
+initiator_to(const struct uet_pds_pdc_info *i, void *arg)
+{
+	struct cwnd_find *f = arg;
+
+	if (i->role != 0 || memcmp(&i->peer, f->dst, sizeof(*f->dst)) != 0)
+		return 0;
+	f->pi = *i;
+	return 1;
+}
+
+int
+perf_engine_cwnd(struct uet_engine *e, const struct uet_pds_fa *dst,
+		 uint64_t *bytes)
+{
+	struct uet_ulp_ctx *ctx = e != NULL ? uet_ulp_ctx_get(e, 0) : NULL;
+	struct cwnd_find f = { .dst = dst };
+	const struct uet_pds *pds;
+	struct uet_pds_cc_info ci;
+
+	if (ctx == NULL || (pds = uet_ulp_ctx_pds(ctx)) == NULL ||
+	    uet_pds_pdc_foreach(pds, initiator_to, &f) != 1)
+		return -ENOENT;
+	*bytes = uet_pds_cc_info_get(pds, f.pi.handle, &ci) == 0 ? ci.cwnd :
+		 f.pi.cwnd;
+	return 0;
+}
+
 uint64_t
 perf_port_drops(struct uet_engine *e)
 {

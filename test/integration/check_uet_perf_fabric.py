@@ -164,9 +164,9 @@ def plot(tmp, csv, srcdir):
     except OSError:
         head = ""
     check(head.startswith("time_us,rate_gbps_1_0,rate_gbps_2_0,"
-                          "rate_gbps_3_0,queue_max_bytes,link_drops,"
-                          "q_leaf0_host0"),
-          "csv: header has flow rates and switch queues")
+                          "rate_gbps_3_0,cwnd_1_0,cwnd_2_0,cwnd_3_0,"
+                          "queue_max_bytes,link_drops,q_leaf0_host0"),
+          "csv: header has flow rates, windows and switch queues")
     rows = sum(1 for _ in open(csv)) - 1 if head else 0
     check(rows >= 10, f"csv: rows every 2 us ({rows})")
     if shutil.which("gnuplot") is None:
@@ -178,7 +178,7 @@ def plot(tmp, csv, srcdir):
                            capture_output=True, text=True, timeout=60)
         check(p.returncode == 0, f"plot {fmt}: exit 0 ({p.returncode}) "
               f"{p.stderr.strip()[:200]}")
-        for kind in ("queues", "rates"):
+        for kind in ("queues", "rates", "cwnd"):
             f = f"{out}-{kind}.{fmt}"
             data = open(f, "rb").read() if os.path.exists(f) else b""
             ok = data.startswith(magic) if fmt == "png" else \
