@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The SES on the engine (include/uet/uet_ses_ulp.h): one struct uet_ses
+ * The SES on the engine (include/pmd/uet/uet_ses_ulp.h): one struct uet_ses
  * per engine context over the context's PDS, driven as uet_ses.h
  * prescribes, and the consumer of the context's front-end channels:
  *   SQE -> uet_ses_submit()       RQE -> uet_ses_recv_post() / cancel
