@@ -1093,7 +1093,8 @@ peer_add(struct sul_ctx *c, struct uet_ses_ulp_ctl *q)
 	c->peer_free = p->next;
 	p->v = q->peer;
 	p->used = true;
-	c->st.peers++;
+	/* single writer, read with relaxed loads (like SUL_INC) */
+	__atomic_store_n(&c->st.peers, c->st.peers + 1, __ATOMIC_RELAXED);
 	q->handle = ((uint64_t)p->gen << 32) | (slot + 1);
 	return 0;
 }
@@ -1111,7 +1112,7 @@ peer_del(struct sul_ctx *c, uint64_t handle)
 	p->gen++;
 	p->next = c->peer_free;
 	c->peer_free = slot;
-	c->st.peers--;
+	__atomic_store_n(&c->st.peers, c->st.peers - 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
