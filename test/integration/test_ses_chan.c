@@ -1219,6 +1219,18 @@ run(bool lossy)
 	}
 	memset(&A, 0, sizeof(A));
 	memset(&B, 0, sizeof(B));
+	/* a peer table beyond 2^20 slots is refused at creation */
+	{
+		struct uet_ses_ulp_params px = pa;
+		struct uet_proto_params ppx = { .ulp = &uet_ses_ulp_ops,
+						.ulp_arg = &px };
+		struct uet_engine *x;
+
+		px.max_peers = (1u << 20) + 1;
+		x = engine_make("X", &ca, &ppx);
+		CHECK(x == NULL && rte_errno == EINVAL);
+		uet_engine_free(x);
+	}
 	if (side_make(&A, "A", &ca, &ppa, ip_a, 16) < 0 ||
 	    side_make(&B, "B", &cb, &ppb, ip_b, 16) < 0) {
 		fprintf(stderr, "setup failed\n");
