@@ -15,6 +15,9 @@
 
 #include "engine_private.h"
 
+#define UET_CHAN_FLAGS (UET_CHAN_MP_SUBMIT | UET_CHAN_MC_COMPLETE | \
+			UET_CHAN_POSTER_PROGRESS)
+
 static struct rte_ring *
 chan_ring(const char *name, const char *sfx, unsigned int esize,
 	  unsigned int size, int socket, unsigned int flags)
@@ -32,7 +35,7 @@ uet_chan_create(const char *name, unsigned int sq_size, unsigned int rq_size,
 	struct uet_chan *c;
 	unsigned int sq_flags = RING_F_SC_DEQ, cq_flags = RING_F_SP_ENQ;
 
-	if (name == NULL || strlen(name) > 20 ||
+	if (name == NULL || strlen(name) > 20 || (flags & ~UET_CHAN_FLAGS) ||
 	    !rte_is_power_of_2(sq_size) || !rte_is_power_of_2(rq_size) ||
 	    !rte_is_power_of_2(cq_size) || sq_size < 2 || rq_size < 2 ||
 	    cq_size < 2) {
@@ -50,6 +53,7 @@ uet_chan_create(const char *name, unsigned int sq_size, unsigned int rq_size,
 		return NULL;
 	}
 	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->flags = flags;
 	c->sq = chan_ring(name, "_sq", sizeof(struct uet_chan_sqe), sq_size,
 			  socket, sq_flags);
 	if (c->sq == NULL)
@@ -103,8 +107,13 @@ uet_engine_chan_attach(struct uet_engine *e, unsigned int lcore_idx,
 	if (n >= UET_ENGINE_CHANS_MAX)
 		return -ENOSPC;
 	lc->chans[n] = c;
+	/* posts wake the context when its lcore sleeps */
+	__atomic_store_n(&c->waker, lc->wake.enabled ? &lc->wake.w : NULL,
+			 __ATOMIC_RELEASE);
 	/* the slot is written before the count that publishes it */
 	atomic_store_explicit(&lc->nb_chans, n + 1, memory_order_release);
+	/* entries posted before the attach */
+	uet_engine_wake(e, lcore_idx);
 	return 0;
 }
 
@@ -123,6 +132,7 @@ uet_engine_chan_detach(struct uet_engine *e, struct uet_chan *c)
 		for (unsigned int j = 0; j < n; j++) {
 			if (lc->chans[j] != c)
 				continue;
+			__atomic_store_n(&c->waker, NULL, __ATOMIC_RELEASE);
 			lc->chans[j] = lc->chans[n - 1];
 			lc->chans[n - 1] = NULL;
 			atomic_store_explicit(&lc->nb_chans, n - 1,

@@ -64,6 +64,21 @@ fault_deadline(const struct uet_engine_lcore *lc)
 	return t;
 }
 
+/* One context's timers; also what a sleeping AUTO lcore waits for
+ * (sleep.c). Only by the thread that runs the context. */
+uint64_t
+eng_lcore_deadline(const struct uet_engine_lcore *lc)
+{
+	const struct uet_engine *e = lc->eng;
+	uint64_t t = UINT64_MAX;
+
+	if (e->hook.next_deadline != NULL)
+		t = e->hook.next_deadline(lc->hook_priv,
+					  (struct uet_engine_lcore *)lc);
+	t = RTE_MIN(t, neigh_deadline(lc));
+	return RTE_MIN(t, fault_deadline(lc));
+}
+
 uint64_t
 uet_engine_next_deadline(const struct uet_engine *e)
 {
@@ -71,14 +86,7 @@ uet_engine_next_deadline(const struct uet_engine *e)
 
 	if (e == NULL)
 		return t;
-	for (unsigned int i = 0; i < e->nb_lcores; i++) {
-		struct uet_engine_lcore *lc = e->lc[i];
-
-		if (e->hook.next_deadline != NULL)
-			t = RTE_MIN(t, e->hook.next_deadline(lc->hook_priv,
-							     lc));
-		t = RTE_MIN(t, neigh_deadline(lc));
-		t = RTE_MIN(t, fault_deadline(lc));
-	}
+	for (unsigned int i = 0; i < e->nb_lcores; i++)
+		t = RTE_MIN(t, eng_lcore_deadline(e->lc[i]));
 	return t;
 }

@@ -82,6 +82,11 @@ lcore_create(struct uet_engine *e, unsigned int idx, unsigned int nb_ctx)
 		rte_free(lc);
 		return NULL;
 	}
+	if (eng_wake_init(lc) < 0) {
+		eng_neigh_fini(lc);
+		rte_free(lc);
+		return NULL;
+	}
 	return lc;
 }
 
@@ -98,6 +103,7 @@ lcores_free(struct uet_engine *e)
 		eng_lcore_drain(lc);
 		eng_capture_close(lc);
 		eng_neigh_fini(lc);
+		eng_wake_fini(lc);
 		rte_free(lc);
 		e->lc[i] = NULL;
 	}
@@ -249,6 +255,9 @@ uet_engine_stop(struct uet_engine *e)
 	if (e == NULL || !e->running)
 		return 0;
 	atomic_store_explicit(&e->stop, true, memory_order_release);
+	/* sleeping lcores see the flag when woken */
+	for (unsigned int i = 0; i < e->nb_lcores; i++)
+		eng_wake_kick(e->lc[i], true);
 	for (unsigned int i = 0; i < e->nb_lcores; i++)
 		(void)rte_eal_wait_lcore(e->lc[i]->lcore_id);
 	e->running = false;

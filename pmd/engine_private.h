@@ -15,10 +15,12 @@
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
 #include <rte_cycles.h>
+#include <rte_epoll.h>
 #include <rte_ether.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
+#include <rte_spinlock.h>
 
 #include <uet/uet_chan.h>
 #include <uet/uet_config.h>
@@ -75,7 +77,30 @@ struct eng_port {
 struct eng_rxq {
 	uint16_t port;  /* engine port index */
 	uint16_t queue;
+	bool intr;      /* its RX interrupt fd is in the context's epoll set */
+	bool intr_ctl;  /* the driver arms it (rx_intr_enable/disable) */
 };
+
+/*
+ * Sleep and wake-up of an AUTO context (sleep.c). The progress lock is
+ * held by the lcore while it is awake and by an application thread while
+ * it runs the context's loop (only while the lcore sleeps). Posters read
+ * `w.sleeping`; the lcore sets it before its last look at the rings.
+ */
+struct eng_wake {
+	struct uet_chan_waker w;  /* sleeping flag, read by posters */
+	uint32_t kicked;          /* the eventfd was written this sleep */
+	rte_spinlock_t lock;      /* progress lock */
+	bool enabled;             /* AUTO with idle_sleep: the lcore sleeps */
+	uint16_t nb_intr;         /* RX queues with an interrupt fd */
+	uint64_t until_ns;        /* engine clock at which the sleep ends */
+	uint64_t app_ns;          /* last loop run by an application thread */
+	int efd;                  /* eventfd: posts, control, stop */
+	int tfd;                  /* timerfd: timer deadline, back-off */
+	int ep_all;               /* epoll: efd, tfd, RX interrupts */
+	int ep_nap;               /* epoll: efd, tfd */
+	struct rte_epoll_event ev[4]; /* efd, tfd in ep_all; efd, tfd in ep_nap */
+} __rte_cache_aligned;
 
 struct eng_txbuf {
 	uint16_t n;
@@ -182,6 +207,8 @@ struct uet_engine_lcore {
 	bool fault_on;
 	struct eng_fault_dir fault[UET_CONFIG_FAULT_DIRS];
 	struct uet_engine_lcore_stats st;
+	/* AUTO: sleep, wake-ups, progress lock */
+	struct eng_wake wake;
 } __rte_cache_aligned;
 
 struct rte_intr_handle;
@@ -249,6 +276,19 @@ unsigned int eng_lcore_iterate(struct uet_engine_lcore *lc);
 void eng_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 		struct rte_mbuf *m, uint64_t now);
 void eng_lcore_drain(struct uet_engine_lcore *lc);
+
+/* sleep.c (AUTO contexts that sleep when idle) */
+int eng_wake_init(struct uet_engine_lcore *lc);
+void eng_wake_fini(struct uet_engine_lcore *lc);
+void eng_wake_lock(struct uet_engine_lcore *lc);
+void eng_wake_unlock_awake(struct uet_engine_lcore *lc);
+void eng_lcore_sleep(struct uet_engine_lcore *lc);
+void eng_wake_kick(struct uet_engine_lcore *lc, bool force);
+int eng_app_progress(struct uet_engine_lcore *lc, unsigned int max_iterations,
+		     bool posted);
+uint64_t eng_lcore_deadline(const struct uet_engine_lcore *lc);
+/* does the port configuration ask for RX queue interrupts */
+bool eng_rx_intr_wanted(const struct uet_engine *e);
 
 /* capture.c (engine.capture) */
 int eng_capture_open(struct uet_engine_lcore *lc);

@@ -532,6 +532,8 @@ fe_engines_next(const struct uet_fabric_eth_run *r)
 
 	for (unsigned int i = 0; i < r->nb_eng; i++)
 		t = RTE_MIN(t, uet_engine_next_deadline(r->eng[i]));
+	if (r->next != NULL)
+		t = RTE_MIN(t, r->next(r->arg));
 	return t;
 }
 
@@ -623,4 +625,81 @@ uet_fabric_eth_run(struct uet_fabric_eth *fe,
 out:
 	st->end_ns = fe->now;
 	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* the [fabric] section                                                */
+/* ------------------------------------------------------------------ */
+
+static uint32_t
+fe_milli(double bdp)
+{
+	return (uint32_t)(bdp * 1000.0 + 0.5);
+}
+
+void
+uet_fabric_eth_config_from(const struct uet_config_fabric *in,
+			   struct uet_fabric_config *out)
+{
+	uet_fabric_config_default(out);
+	out->topo = in->topology == UET_CONFIG_FABRIC_FAT_TREE ?
+		    UET_FABRIC_TOPO_FAT_TREE : UET_FABRIC_TOPO_LEAF_SPINE;
+	out->hosts = in->hosts;
+	out->hosts_per_leaf = in->hosts_per_leaf;
+	out->spines = in->spines;
+	out->k = in->k;
+	out->link_rate_bps = (uint64_t)in->link_rate_mbps * 1000000u;
+	out->link_delay_ns = in->link_delay_ns;
+	out->base_rtt_ns = in->base_rtt_ns;
+	out->mtu = in->mtu + UET_FABRIC_ETH_L2_BYTES;
+	out->frame_pool = in->frame_pool;
+	out->host_queue_bytes = (uint32_t)RTE_MIN(in->host_queue,
+						  (uint64_t)UINT32_MAX);
+	out->trimming = in->trimming;
+	out->ecn = in->ecn;
+	out->ecn_min_milli = fe_milli(in->ecn_min);
+	out->ecn_max_milli = fe_milli(in->ecn_max);
+	out->trim_milli = fe_milli(in->trim);
+	out->trim_retx_milli = fe_milli(in->trim_retx);
+	out->drop_milli = fe_milli(in->queue);
+	out->control_drop_milli = out->drop_milli;
+	out->loss_ppm = in->loss_ppm;
+	out->failover = in->failover;
+	out->seed = in->seed;
+	out->schedule_max = RTE_MAX(out->schedule_max,
+				    (uint32_t)UET_CONFIG_FABRIC_EVENTS_MAX);
+}
+
+int
+uet_fabric_eth_schedule(struct uet_fabric_eth *fe,
+			const struct uet_config_fabric *in, uint64_t t0,
+			unsigned int *line)
+{
+	/* enum uet_config_fabric_tier and enum uet_fabric_tier agree */
+	RTE_BUILD_BUG_ON(UET_CONFIG_FABRIC_CORE != (int)UET_FABRIC_TIER_CORE);
+	for (unsigned int i = 0; i < in->nb_events; i++) {
+		const struct uet_config_fabric_event *e = &in->event[i];
+		static const enum uet_fabric_link_action act[] = {
+			[UET_CONFIG_FABRIC_FAIL] = UET_FABRIC_LINK_FAIL,
+			[UET_CONFIG_FABRIC_RESTORE] = UET_FABRIC_LINK_RESTORE,
+			[UET_CONFIG_FABRIC_RATE] = UET_FABRIC_LINK_RATE,
+		};
+		int link = uet_fabric_link_find(fe->fab,
+			(enum uet_fabric_tier)e->tier[0], e->index[0],
+			(enum uet_fabric_tier)e->tier[1], e->index[1]);
+		int rc = link;
+
+		if (link >= 0 && e->action < RTE_DIM(act))
+			rc = uet_fabric_link_schedule(fe->fab, (uint32_t)link,
+				t0 + e->at_ns, act[e->action],
+				(uint64_t)e->rate_mbps * 1000000u);
+		else if (link >= 0)
+			rc = -EINVAL;
+		if (rc < 0) {
+			if (line != NULL)
+				*line = i;
+			return rc;
+		}
+	}
+	return 0;
 }

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <time.h>
 
 #include <rte_branch_prediction.h>
 #include <rte_ethdev.h>
@@ -382,31 +381,20 @@ eng_lcore_iterate(struct uet_engine_lcore *lc)
 }
 
 /*
- * Idle backoff of an AUTO lcore: busy-poll while there is work and for
- * engine.idle_spin after the last work, then sleep engine.idle_sleep per
- * idle iteration. On a machine with fewer cores than busy threads (two
- * engine processes, applications polling their CQs) a lcore that never
- * gives its core away holds it for a whole scheduler slice (ms) while the
- * thread that has work waits; the sleep bounds that to idle_sleep. The
- * timer slack of the lcore thread is set to 1 us so that the sleep is
- * what was configured, not the default 50 us slack.
+ * Idle behaviour of an AUTO lcore: busy-poll while there is work and
+ * for engine.idle_spin after the last work, then sleep until a wake-up
+ * (sleep.c). On a machine with fewer cores than busy threads (two engine
+ * processes, applications polling their CQs) a lcore that never gives
+ * its core away holds it for a whole scheduler slice (ms) while the
+ * thread that has work waits. The timer slack of the lcore thread is set
+ * to 1 us so that short sleeps are what was configured, not the default
+ * 50 us slack. The lcore holds its context's progress lock while it is
+ * awake; application threads take it only while it sleeps.
  */
 static void
 idle_backoff_init(void)
 {
 	(void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
-}
-
-static void
-idle_sleep(struct uet_engine_lcore *lc, uint64_t ns)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)(ns / 1000000000ULL),
-		.tv_nsec = (long)(ns % 1000000000ULL),
-	};
-
-	ENG_INC(lc->st.idle_sleeps);
-	(void)nanosleep(&ts, NULL);
 }
 
 int
@@ -415,21 +403,25 @@ eng_lcore_main(void *arg)
 	struct uet_engine_lcore *lc = arg;
 	struct uet_engine *e = lc->eng;
 	const uint64_t spin = e->cfg.engine.idle_spin_ns;
-	const uint64_t sleep_ns = e->cfg.engine.idle_sleep_ns;
-	uint64_t last_work = eng_now_ns(e);
+	uint64_t last_work;
 
-	if (sleep_ns != 0)
+	if (lc->wake.enabled)
 		idle_backoff_init();
+	eng_wake_lock(lc);
+	last_work = eng_now_ns(e);
 	while (!atomic_load_explicit(&e->stop, memory_order_acquire)) {
 		if (eng_lcore_iterate(lc) != 0) {
 			last_work = lc->now;
 			continue;
 		}
-		if (sleep_ns != 0 && lc->now - last_work >= spin)
-			idle_sleep(lc, sleep_ns);
-		else
+		if (!lc->wake.enabled || lc->now - last_work < spin) {
 			rte_pause();
+			continue;
+		}
+		eng_lcore_sleep(lc);
+		last_work = eng_now_ns(e);
 	}
+	eng_wake_unlock_awake(lc);
 	return 0;
 }
 

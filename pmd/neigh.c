@@ -569,10 +569,12 @@ uet_engine_neigh_add(struct uet_engine *e, unsigned int ip_version,
 		return -EINVAL;
 	memcpy(u.mac, mac, 6);
 	memcpy(u.addr, addr, ip_version == 4 ? 4 : 16);
-	for (unsigned int i = 0; i < e->nb_lcores; i++)
+	for (unsigned int i = 0; i < e->nb_lcores; i++) {
 		if (rte_ring_mp_enqueue_elem(e->lc[i]->neigh_upd, &u,
 					     sizeof(u)) != 0)
 			return -ENOSPC;
+		uet_engine_wake(e, i);
+	}
 	return 0;
 }
 

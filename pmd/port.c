@@ -176,7 +176,18 @@ port_configure(struct uet_engine *e, struct eng_port *p,
 	port_csum_offloads(p, c, &info, &conf);
 	p->nb_rxq = c->rx_queues;
 	p->nb_txq = c->rx_queues;
+	/* RX interrupts wake sleeping AUTO lcores (sleep.c); drivers
+	 * without them ignore the request, one that refuses it is
+	 * configured again without */
+	conf.intr_conf.rxq = eng_rx_intr_wanted(e) ? 1 : 0;
 	rc = rte_eth_dev_configure(p->port_id, p->nb_rxq, p->nb_txq, &conf);
+	if (rc < 0 && conf.intr_conf.rxq) {
+		ENG_LOG(INFO, "%s: no RX interrupts (%s): polled when idle",
+			p->name, rte_strerror(-rc));
+		conf.intr_conf.rxq = 0;
+		rc = rte_eth_dev_configure(p->port_id, p->nb_rxq, p->nb_txq,
+					   &conf);
+	}
 	if (rc < 0)
 		return rc;
 	rc = rte_eth_dev_set_mtu(p->port_id, c->mtu);

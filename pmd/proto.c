@@ -78,6 +78,26 @@ uet_proto_pds_config(const struct uet_config *cfg, struct uet_pds_config *c)
 	 */
 	c->cc = NULL;
 	c->cc_param = c->tx_window * (uint32_t)cfg->port[0].mtu;
+	uet_proto_lb_config(cfg, &c->lb);
+}
+
+void
+uet_proto_lb_config(const struct uet_config *cfg,
+		    struct uet_cms_lb_config *lb)
+{
+	const struct uet_config_spray *s = &cfg->spray;
+
+	uet_cms_lb_config_default(lb);
+	lb->mode = s->mode == UET_CONFIG_SPRAY_OBLIVIOUS ? UET_CMS_LB_OBLIVIOUS :
+		   s->mode == UET_CONFIG_SPRAY_REPS ? UET_CMS_LB_REPS :
+						      UET_CMS_LB_SINGLE;
+	lb->ev_base = s->ev_base;
+	lb->ev_count = s->num_evs;
+	/* The RTT of the one-RTT REPS block and the single-path hold. */
+	lb->base_rtt_ns = cfg->cc.base_rtt_ns;
+	lb->single_hold_rtts = s->single_hold_rtts;
+	lb->reps_ring = s->reps_cache_size;
+	lb->freeze_ns = s->reps_freeze_duration_ns;
 }
 
 /* ------------------------------------------------------------------ */
@@ -145,11 +165,6 @@ proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 			break;
 		}
 	ctx->max_len = max_len_of(e, ctx->port);
-	ctx->ev_base = cfg->spray.ev_base;
-	ctx->ev_count = (uint16_t)RTE_MIN(cfg->spray.num_evs,
-					  (uint32_t)PROTO_EV_SET);
-	if (ctx->ev_count == 0)
-		ctx->ev_count = 1;
 	ctx->dscp_data = cfg->dscp.data;
 	ctx->dscp_retx = cfg->dscp.trimmable_retx;
 	ctx->dscp_ctl = cfg->dscp.control;
@@ -471,7 +486,6 @@ uet_ulp_submit(struct uet_ulp_ctx *ctx, const struct uet_ulp_req *r)
 	s.mode = r->mode;
 	s.next_hdr = r->next_hdr;
 	s.flags = r->flags;
-	s.ev = proto_ev_pick(ctx, r->dst.addr);
 	s.len = r->len;
 	s.pdc = r->pdc;
 	s.cookie = r->cookie;

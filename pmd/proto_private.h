@@ -20,8 +20,6 @@
 #define PROTO_BURST 32
 /* Outer header templates cached per context (direct mapped). */
 #define PROTO_DST_CACHE 16
-/* EVs a RUD destination rotates over on change_ev hints. */
-#define PROTO_EV_SET 8
 
 /* Single-writer counter update, read with relaxed loads. */
 #define PROTO_ADD(ctr, n) \
@@ -33,7 +31,6 @@ struct proto_dst {
 	uint8_t fa[16];
 	struct uet_outer_tpl tpl; /* header bytes, patched per frame */
 	struct uet_outer o;       /* the fields (IPv6 UDP checksum) */
-	uint16_t ev;              /* proto_ev_pick() of fa */
 };
 
 struct uet_ulp_ctx {
@@ -45,9 +42,6 @@ struct uet_ulp_ctx {
 	uint64_t now;
 	uint16_t port;          /* engine port used for TX */
 	uint16_t max_len;       /* SES bytes per request packet */
-	uint16_t ev_base;
-	uint16_t ev_count;      /* RUD EV set size (<= PROTO_EV_SET) */
-	uint32_t ev_rot;
 	struct proto_dst *dst_last; /* last template used (NULL: none) */
 	uint8_t dscp_data;
 	uint8_t dscp_retx;
@@ -77,6 +71,5 @@ const uint8_t *proto_ses_bytes(const struct uet_engine_rx *r, uint16_t *len);
 uint16_t proto_tx_ready(void *priv, struct uet_engine_lcore *lc,
 			uint64_t now);
 bool proto_fa_is_v4(const uint8_t fa[16]);
-uint16_t proto_ev_pick(const struct uet_ulp_ctx *ctx, const uint8_t fa[16]);
 
 #endif /* UET_PROTO_PRIVATE_H */

@@ -32,36 +32,6 @@ fa_hash(const uint8_t fa[16])
 	return rte_jhash(fa, 16, 0x55e7);
 }
 
-/* One EV per destination (spraying over paths comes with src/cms). */
-uint16_t
-proto_ev_pick(const struct uet_ulp_ctx *ctx, const uint8_t fa[16])
-{
-	const struct proto_dst *d = ctx->dst_last;
-
-	if (likely(ctx->ev_count == 1))
-		return ctx->ev_base;
-	if (likely(d != NULL && memcmp(d->fa, fa, 16) == 0))
-		return d->ev;
-	return (uint16_t)(ctx->ev_base + fa_hash(fa) % ctx->ev_count);
-}
-
-/* A trimmed or timed-out RUD request moves to the next EV of the set;
- * ROD keeps one path per PDC (UEC 1.0 ROD ordering). */
-static uint16_t
-ev_change(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t)
-{
-	uint16_t off;
-
-	if (t->hdr.type == UET_PDS_TYPE_ROD_REQ ||
-	    t->hdr.type == UET_PDS_TYPE_ROD_CC_REQ || ctx->ev_count < 2)
-		return t->ev;
-	off = (uint16_t)(t->ev - ctx->ev_base);
-	off = (uint16_t)((off + 1 + ctx->ev_rot++ % (ctx->ev_count - 1)) %
-			 ctx->ev_count);
-	PROTO_INC(ctx->st.tx_ev_change);
-	return (uint16_t)(ctx->ev_base + off);
-}
-
 /* The outer header template of @p fa: the last one used, else the
  * direct-mapped cache, else built (engine addresses, neighbour-free). */
 static const struct proto_dst *
@@ -85,7 +55,6 @@ dst_template(struct uet_ulp_ctx *ctx, const uint8_t fa[16])
 	    uet_outer_tpl_init(&d->tpl, &d->o) < 0)
 		return NULL;
 	memcpy(d->fa, fa, 16);
-	d->ev = (uint16_t)(ctx->ev_base + fa_hash(fa) % ctx->ev_count);
 	d->valid = true;
 	ctx->dst_last = d;
 	return d;
@@ -139,7 +108,6 @@ frame_build(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t,
 	bool ctl = t->kind == UET_PDS_TX_CTL;
 	uint16_t body = ctl ? t->resp_len : t->len;
 	uint8_t dscp, ecn;
-	uint16_t ev;
 	size_t ol;
 	int pl, bl;
 
@@ -151,15 +119,16 @@ frame_build(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t,
 	if (ctl) {
 		dscp = ctx->dscp_ctl;
 		ecn = UET_ECN_NOT_ECT;
-		ev = t->ev;
 	} else {
 		dscp = t->kind == UET_PDS_TX_RETX ? ctx->dscp_retx :
 						    ctx->dscp_data;
 		ecn = UET_ECN_ECT0;
-		ev = t->change_ev ? ev_change(ctx, t) : t->ev;
 	}
+	/* The EV as the PDS gave it: the CMS chose it (requests) or it
+	 * echoes the answered packet's (ACKs, NACKs); nothing here
+	 * rewrites it (UEC 1.0 section 3.6.16). */
 	ol = uet_outer_tpl_write(&d->tpl, buf, (uint16_t)(hl + body), dscp,
-				 ecn, ev);
+				 ecn, t->ev);
 	pl = uet_pds_hdr_encode(&t->hdr, buf + ol, cap - ol);
 	if (unlikely(pl < 0 || (size_t)pl != hl))
 		return -EINVAL;

@@ -1257,6 +1257,8 @@ uet_ses_ulp_ctl(struct uet_engine *e, unsigned int ctx_idx,
 		rte_free(m);
 		return -EAGAIN;
 	}
+	/* an AUTO lcore asleep (docs/ENGINE.md "Progress modes") */
+	uet_engine_wake(e, ctx_idx);
 	end = rte_get_timer_cycles() + 5 * rte_get_timer_hz();
 	while (atomic_load(&m->state) == SUL_CTL_PENDING &&
 	       rte_get_timer_cycles() < end) {

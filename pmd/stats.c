@@ -70,6 +70,11 @@ print_one(const struct uet_engine_lcore_stats *s, FILE *f)
 	PR(f, s, iterations);
 	PR(f, s, busy_iterations);
 	PR(f, s, idle_sleeps);
+	PR(f, s, wake_post);
+	PR(f, s, wake_rx);
+	PR(f, s, wake_timer);
+	PR(f, s, wake_poll);
+	PR(f, s, app_iterations);
 	PR(f, s, rx_pkts);
 	PR(f, s, rx_bytes);
 	PR(f, s, rx_uet);

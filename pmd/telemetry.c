@@ -65,6 +65,11 @@ fill_stats(const struct uet_engine *e, const struct uet_engine_stats *s,
 	add_u64(d, "iterations", t->iterations);
 	add_u64(d, "busy_iterations", t->busy_iterations);
 	add_u64(d, "idle_sleeps", t->idle_sleeps);
+	add_u64(d, "wake_post", t->wake_post);
+	add_u64(d, "wake_rx", t->wake_rx);
+	add_u64(d, "wake_timer", t->wake_timer);
+	add_u64(d, "wake_poll", t->wake_poll);
+	add_u64(d, "app_iterations", t->app_iterations);
 	add_u64(d, "rx_pkts", t->rx_pkts);
 	add_u64(d, "rx_bytes", t->rx_bytes);
 	add_u64(d, "rx_uet", t->rx_uet);
@@ -161,6 +166,13 @@ fill_lcores(const struct uet_engine *e, const struct uet_engine_stats *s,
 		add_u64(c, "iterations", l->iterations);
 		add_u64(c, "busy_iterations", l->busy_iterations);
 		add_u64(c, "idle_sleeps", l->idle_sleeps);
+		add_u64(c, "wake_post", l->wake_post);
+		add_u64(c, "wake_rx", l->wake_rx);
+		add_u64(c, "wake_timer", l->wake_timer);
+		add_u64(c, "wake_poll", l->wake_poll);
+		add_u64(c, "app_iterations", l->app_iterations);
+		rte_tel_data_add_dict_int(c, "rx_intr_queues",
+					  e->lc[i]->wake.nb_intr);
 		add_u64(c, "rx_pkts", l->rx_pkts);
 		add_u64(c, "rx_uet", l->rx_uet);
 		add_u64(c, "rx_malformed", l->rx_malformed);
@@ -307,6 +319,8 @@ static const struct {
 	PDS_CTR(syn_stale), PDS_CTR(close_req_giveup), PDS_CTR(close_nack), PDS_CTR(new_start),
 	PDS_CTR(rtt_samples), PDS_CTR(nack_retx_limit), PDS_CTR(resp_default),
 	PDS_CTR(done_default), PDS_CTR(resp_late),
+	PDS_CTR(lb_recycled), PDS_CTR(lb_explored), PDS_CTR(lb_freezes),
+	PDS_CTR(lb_ev_foreign),
 };
 
 /* The PDS of each context (PDS hook engines only): its counters, the

@@ -21,6 +21,8 @@ packages=(
 	libnuma-dev
 	libcmocka-dev
 	libpcap-dev
+	libjansson-dev
+	gnuplot-nox
 	openmpi-bin
 	libopenmpi-dev
 )

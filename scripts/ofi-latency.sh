@@ -11,9 +11,15 @@
 #                   four threads share the two CPUs (not pinned by taskset)
 # in one run, server pinned to CPU 0 and client to CPU 1 (except uet-auto),
 # R repetitions. A benchmark, not a test: it reports numbers and asserts
-# nothing. IDLE_SLEEP / IDLE_SPIN (environment, e.g. 0 or 10us) set the
-# uet-auto engine's engine.idle_sleep / engine.idle_spin; AUTO_SPLIT=1
-# puts the client's engine lcore on CPU 0 (the server's is on CPU 1).
+# nothing. IDLE_SLEEP / IDLE_SPIN / IDLE_SLEEP_MAX (environment, e.g. 0 or
+# 10us) set the uet-auto engine's engine.idle_sleep / idle_spin /
+# idle_sleep_max; AUTO_SPLIT=1 puts the client's engine lcore on CPU 0
+# (the server's is on CPU 1). BEFORE=<other build dir> adds a row
+# "uet-auto-before": the same AUTO run with that build's provider (e.g.
+# an older commit). IDLE_CPU=1 also prints the CPU time of an idle AUTO
+# engine over 10 s (test/ofi/ofi_idle_cpu, one ring port, and as root one
+# net_tap port, which has RX interrupts) for the build (and BEFORE).
+# PP=<fi_pingpong> picks the binary (default Debian's).
 #
 # usage: scripts/ofi-latency.sh <build dir> [iterations] [repetitions]
 set -u
@@ -21,7 +27,8 @@ set -u
 BUILD=${1:?build dir}
 ITERS=${2:-10000}
 REPS=${3:-3}
-PP=/usr/bin/fi_pingpong
+PP=${PP:-/usr/bin/fi_pingpong}
+BEFORE=${BEFORE:-}
 TMP=$(mktemp -d /tmp/uet-lat.XXXXXX) || exit 1
 # EAL runtime directories of our --file-prefix values (DPDK leaves them)
 runtime_clean() {
@@ -51,6 +58,10 @@ memif_conf() { # file role lcore fa peer_fa mac peer_mac [progress]
 		fi
 		extra="idle_sleep = ${IDLE_SLEEP:-10us}
 idle_spin = ${IDLE_SPIN:-20us}"
+		# (a build from before idle_sleep_max rejects the key)
+		[ -n "${IDLE_SLEEP_MAX:-}" ] &&
+			extra="$extra
+idle_sleep_max = $IDLE_SLEEP_MAX"
 	fi
 	cat > "$1" <<EOF
 [eal]
@@ -100,21 +111,50 @@ run() {
 		> "$TMP/c.out" 2>&1
 	wait
 	lat=$(awk '$1 == 64 { print $7 }' "$TMP/c.out")
-	printf '%-12s %s usec/xfer\n' "$label" "${lat:-FAILED}"
+	printf '%-16s %s usec/xfer\n' "$label" "${lat:-FAILED}"
 	# (an "[ ] &&" list here made the script exit 1 after a good last run)
 	if [ -z "$lat" ]; then
 		grep -v 'returned -61' "$TMP/c.out" | tail -5
 	fi
 }
 
+# idle_cpu <label> <build dir> [config]: CPU of an idle AUTO engine over
+# 10 s (default: test/ofi/uet-auto.conf, one ring port)
+idle_cpu() {
+	printf '%-16s ' "$1"
+	env FI_PROVIDER_PATH="$2/src/ofi" FI_LOG_LEVEL=warn \
+		FI_UET_PROVIDER_CONFIG="${3:-$SRC/test/ofi/uet-auto.conf}" \
+		FI_UET_PROVIDER_EAL_ARGS="-l 0-1 --no-huge --no-shconf -m 256 --no-pci --log-level=lib.eal:error" \
+		"$BUILD/test/ofi/ofi_idle_cpu" 10 2>&1 | grep '^idle'
+}
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
 export FI_PROVIDER_PATH="$BUILD/src/ofi" FI_LOG_LEVEL=warn
 echo "# fi_pingpong -e rdm -S 64 -I $ITERS, $REPS repetitions, $(date -u)"
-echo "# uet-auto: idle_sleep ${IDLE_SLEEP:-10us}, idle_spin ${IDLE_SPIN:-20us}, split ${AUTO_SPLIT:-0}"
+echo "# uet-auto: idle_sleep ${IDLE_SLEEP:-10us}, idle_spin ${IDLE_SPIN:-20us}, idle_sleep_max ${IDLE_SLEEP_MAX:-default}, split ${AUTO_SPLIT:-0}${BEFORE:+, before: $BEFORE}"
 for r in $(seq "$REPS"); do
 	rm -f "$TMP/memif.sock"
 	FI_UET_PROVIDER_PROGRESS=inline run uet -p uet -d net_memif0-hpc
 	rm -f "$TMP/memif.sock"
 	SUFFIX=a CPU0=0,1 CPU1=0,1 run uet-auto -p uet -d net_memif0-hpc
+	if [ -n "$BEFORE" ]; then
+		rm -f "$TMP/memif.sock"
+		FI_PROVIDER_PATH="$BEFORE/src/ofi" SUFFIX=a CPU0=0,1 CPU1=0,1 \
+			run uet-auto-before -p uet -d net_memif0-hpc
+	fi
 	run tcp -p tcp
 	run 'udp;ofi_rxd' -p 'udp;ofi_rxd'
 done
+if [ "${IDLE_CPU:-0}" = 1 ]; then
+	echo "# CPU time of an idle AUTO engine (ofi_idle_cpu, test/ofi/uet-auto.conf)"
+	idle_cpu "idle-auto" "$BUILD"
+	[ -n "$BEFORE" ] && idle_cpu "idle-auto-before" "$BEFORE"
+	# a port with RX interrupts (net_tap: root)
+	if [ "$(id -u)" = 0 ] && [ -w /dev/net/tun ]; then
+		sed "s|^devargs = .*|devargs = net_tap9,iface=uetlat$$|" \
+			"$SRC/test/ofi/uet-auto.conf" > "$TMP/tap.conf"
+		idle_cpu "idle-auto-tap" "$BUILD" "$TMP/tap.conf"
+		[ -n "$BEFORE" ] &&
+			idle_cpu "idle-tap-before" "$BEFORE" "$TMP/tap.conf"
+	fi
+fi

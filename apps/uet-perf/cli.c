@@ -89,12 +89,36 @@ run_finish(void)
 	    "done, NOT verified");
 }
 
+/* A --fabric run, synchronous (fabric.c); JSON and CSV are batch-only. */
+static void
+fabric_start(void)
+{
+	struct perf_opts o = cli.o;
+	int rc;
+
+	o.json = false;
+	o.json_path = NULL;
+	o.csv_file = NULL;
+	if (perf_fabric_check(&o) != 0) {
+		err("start: fabric settings refused (above)");
+		return;
+	}
+	out("fabric %s started\n", o.fab.pattern->name);
+	rc = perf_fabric_main(&o);
+	out("fabric: %s\n", rc == 0 ? "done, verified" :
+	    "done, NOT verified");
+}
+
 static void
 cmd_start(void)
 {
 	if (cli.running) {
 		err("start: a %s run is in progress (stop it first)",
 		    cli.m->name);
+		return;
+	}
+	if (cli.o.fab.on) {
+		fabric_start();
 		return;
 	}
 	if (cli.o.ulp == PERF_ULP_SES &&
@@ -146,7 +170,7 @@ show_config(void)
 
 	out("test %s, pds %s, size %u, count %lu, window %u, duration %.3f s,"
 	    " loss %ld ppm%s, peers %u, interval %u ms, seed %lu, cc fixed "
-	    "window, ulp %s, op %s%s%s\n", cli.m->name,
+	    "window, spray %s, ulp %s, op %s%s%s\n", cli.m->name,
 	    perf_pds_name(o->pds_mode),
 	    o->size ? o->size : cli.m->def_size,
 	    (unsigned long)(o->count ? o->count : o->duration > 0 ?
@@ -156,12 +180,20 @@ show_config(void)
 	    (long)(o->loss_ppm >= 0 ? o->loss_ppm : cli.m->def_loss_ppm),
 	    o->loss_ppm >= 0 ? "" : " (test default)",
 	    o->peers ? o->peers : 2, o->interval_ms, (unsigned long)o->seed,
+	    o->spray < 0 ? "(config)" : perf_spray_name(o->spray),
 	    o->ulp == PERF_ULP_SES ? "ses" : "raw", perf_op_name(o->op),
 	    o->tagged ? ", tagged" : "", o->verify ? ", verify" : "");
 	for (unsigned int k = 0; k < UET_CONFIG_FAULT_KINDS; k++)
 		if (o->fault_ppm[k])
 			out("fault %s %u ppm on the senders' data\n",
 			    perf_fault_name(k), o->fault_ppm[k]);
+	if (o->fab.on)
+		out("fabric on (%s), pattern %s, flow size %llu: start runs "
+		    "it instead of the test\n", o->fab.spec != NULL ?
+		    o->fab.spec : "[fabric] defaults",
+		    o->fab.pattern != NULL ? o->fab.pattern->name :
+		    "permutation", (unsigned long long)(o->fab.flow_size ?
+		    o->fab.flow_size : 2ull << 20));
 }
 
 static void
@@ -329,6 +361,40 @@ parse_cc(const char *v, bool *note)
 	return -EINVAL;
 }
 
+/* set fabric on|off|K=V,...: the pairs checked now, kept for start. */
+static int
+set_fabric(const char *v, struct perf_opts *o)
+{
+	static char spec[2][STR_TOKEN_SIZE];
+	static unsigned int cur;
+	struct perf_opts t = *o;
+
+	if (strcmp(v, "off") == 0) {
+		o->fab.on = false;
+		return 0;
+	}
+	t.fab.on = true;
+	t.fab.spec = strcmp(v, "on") == 0 ? NULL : v;
+	t.count = 0;
+	t.duration = 0;
+	t.loss_ppm = -1;
+	t.peers = 0;
+	if (perf_fabric_check(&t) != 0) {
+		err("set fabric: refused (above)");
+		return -EINVAL;
+	}
+	o->fab.on = true;
+	o->fab.spec = NULL;
+	if (t.fab.spec != NULL) {
+		/* two buffers: the previous spec stays valid until cli.o is
+		 * replaced */
+		cur ^= 1;
+		snprintf(spec[cur], sizeof(spec[cur]), "%s", v);
+		o->fab.spec = spec[cur];
+	}
+	return 0;
+}
+
 /* Parse "set KEY VALUE" into @p o / @p m; 0 or -EINVAL (error printed).
  * @p note: set when the command only prints a note (set cc fixed). */
 static int
@@ -415,6 +481,26 @@ parse_set(const char *key, const char *v, struct perf_opts *o,
 			return -EINVAL;
 	} else if (strcmp(key, "cc") == 0) {
 		return parse_cc(v, note);
+	} else if (strcmp(key, "spray") == 0) {
+		if (perf_parse_spray(v, &o->spray) < 0) {
+			err("set spray: expected single, oblivious or reps");
+			return -EINVAL;
+		}
+	} else if (strcmp(key, "fabric") == 0) {
+		return set_fabric(v, o);
+	} else if (strcmp(key, "pattern") == 0) {
+		o->fab.pattern = perf_pattern_find(v);
+		if (o->fab.pattern == NULL) {
+			err("set pattern: expected permutation, shift, incast "
+			    "or all-to-all");
+			return -EINVAL;
+		}
+	} else if (strcmp(key, "flow-size") == 0) {
+		if (uet_parse_size(v, 16, 1ull << 34, &o->fab.flow_size,
+				   &e) < 0) {
+			err("set flow-size: %s", e.msg);
+			return -EINVAL;
+		}
 	} else if (strcmp(key, "fault") == 0) {
 		err("set fault: expected set fault KIND PPM");
 		return -EINVAL;
@@ -549,6 +635,13 @@ cb_word(void *res, struct cmdline *cl, void *data)
 		    "  set seed N\n"
 		    "  set fault drop|dup|reorder|delay|ecn|trim|corrupt PPM\n"
 		    "  set cc NAME           only 'fixed' exists\n"
+		    "  set spray single|oblivious|reps  load balancing\n"
+		    "  set fabric on|off|K=V,...   start runs the pattern over "
+		    "the emulated\n"
+		    "                        fabric ([fabric] keys; X@T for "
+		    "schedule times)\n"
+		    "  set pattern permutation|shift|incast|all-to-all\n"
+		    "  set flow-size BYTES   bytes per flow of a fabric run\n"
 		    "  help | quit\n");
 	}
 }
@@ -640,8 +733,9 @@ static struct cmdline_token_ops hint_ops = {
 	.string_data = { .str = (choices) }, \
 }
 
-#define SET_KEYS "test#mode#ulp#op#tagged#verify#cc#fault#size#window#" \
-		 "count#duration#peers#interval#seed"
+#define SET_KEYS "test#mode#ulp#op#tagged#verify#cc#spray#fault#size#" \
+		 "window#count#duration#peers#interval#seed#fabric#pattern#" \
+		 "flow-size"
 
 /* Any word but a known setting (those have their own instances). */
 static int
@@ -784,8 +878,12 @@ SET_KEY(set_ulp, "ulp", "raw#ses");
 SET_KEY(set_op, "op", "send#write#read");
 SET_KEY(set_onoff, "tagged#verify", "on#off");
 SET_KEY(set_cc, "cc", "fixed#none#nscc#rccc#both");
+SET_KEY(set_spray, "spray", "single#oblivious#reps");
 SET_KEY(set_fault3, "fault", NULL);
 SET_KEY(set_num, "size#window#count#duration#peers#interval#seed", NULL);
+SET_KEY(set_fab, "fabric", "on#off");
+SET_KEY(set_pattern, "pattern", "permutation#shift#incast#all-to-all");
+SET_KEY(set_flow, "flow-size", NULL);
 
 static cmdline_parse_token_string_t tok_set =
 	TOKEN_STRING_INITIALIZER(struct res_set, set, "set");
@@ -839,8 +937,12 @@ static cmdline_parse_ctx_t cli_ctx[] = {
 	(cmdline_parse_inst_t *)&cmd_set_op,
 	(cmdline_parse_inst_t *)&cmd_set_onoff,
 	(cmdline_parse_inst_t *)&cmd_set_cc,
+	(cmdline_parse_inst_t *)&cmd_set_spray,
 	(cmdline_parse_inst_t *)&cmd_set_fault3,
 	(cmdline_parse_inst_t *)&cmd_set_num,
+	(cmdline_parse_inst_t *)&cmd_set_fab,
+	(cmdline_parse_inst_t *)&cmd_set_pattern,
+	(cmdline_parse_inst_t *)&cmd_set_flow,
 	(cmdline_parse_inst_t *)&cmd_set_other,
 	(cmdline_parse_inst_t *)&cmd_fault,
 	(cmdline_parse_inst_t *)&cmd_line,

@@ -65,6 +65,8 @@ usage(FILE *f)
 "  --loss PPM     drop rate on the senders' data (default: msgrate 10000,\n"
 "                 else 0)\n"
 "  --seed N       PDS and fault injection seed (default 1)\n"
+"  --spray M      load balancing: single | oblivious | reps (default:\n"
+"                 [spray] mode of --config, single)\n"
 "  --ulp U        raw (default: raw-PDS test ULP) | ses (the SES ULP\n"
 "                 through front-end channels; in-process runs)\n"
 "  --op OP        ses, bw: write (default, RMA WRITE into a registered\n"
@@ -77,7 +79,8 @@ usage(FILE *f)
 "  --capture FILE pcapng of every frame of the (first) sender's engine,\n"
 "                 or of this process's engine with --role; for uet-dump\n"
 "  --config FILE  engine configuration ([eal], [timers], [fault], ...)\n"
-"  --json         print one JSON object with every number\n"
+"  --json [FILE]  print one JSON object with every number (FILE: with\n"
+"                 --fabric, written there, the summary still printed)\n"
 "  --verbose      print engine, hook and PDS counters after each mode\n"
 "  -i, --interactive  prompt (start, stop, show, set ...; type help)\n"
 "  --role R       server | client (two processes; needs --config)\n"
@@ -87,6 +90,17 @@ usage(FILE *f)
 "  --idle-sleep-us N  inline: sleep up to N us when idle (default 0)\n"
 "  --ctl-timeout T    bound of every control socket step (default 10s)\n"
 "  --arp          no static neighbour from the exchange (resolve by ARP)\n"
+"  --fabric [K=V,...]  run --pattern over the emulated fabric: one engine\n"
+"                 per emulated host in this process; K=V are [fabric] keys\n"
+"                 of docs/CONFIG.md (hosts=16,spines=4,fail=leaf0-spine1@50us)\n"
+"  --pattern P    fabric: permutation (default) | shift | incast | all-to-all\n"
+"  --flow-size B  fabric: bytes per flow, whole --size messages (default 2M;\n"
+"                 --size defaults to 64K there)\n"
+"  --start S      fabric: zero (default: every flow at 0) | staggered:T\n"
+"                 (flow i starts at i x T)\n"
+"  --clock C      fabric: virtual (default, deterministic) | real (TSC)\n"
+"  --sample T     fabric: --csv row every T of emulated time (default 10us)\n"
+"  --time-limit T fabric: stop after T of emulated time (default 1s)\n"
 "  -h, --help     this text\n"
 "  --version      the uet-perf and DPDK versions\n");
 }
@@ -141,6 +155,42 @@ perf_parse_pds(const char *s, uint8_t *out)
 			return 0;
 		}
 	return -EINVAL;
+}
+
+static const char *const spray_names[] = { "single", "oblivious", "reps" };
+
+int
+perf_parse_spray(const char *s, int *out)
+{
+	for (unsigned int i = 0; i < RTE_DIM(spray_names); i++)
+		if (strcmp(s, spray_names[i]) == 0) {
+			*out = (int)i; /* enum uet_config_spray_mode order */
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *
+perf_spray_name(int m)
+{
+	return m >= 0 && (unsigned int)m < RTE_DIM(spray_names) ?
+	       spray_names[m] : "?";
+}
+
+int
+perf_spray_apply(const struct perf_opts *o, struct uet_config *c)
+{
+	struct uet_config_error err;
+
+	if (o->spray < 0)
+		return 0;
+	c->spray.mode = (enum uet_config_spray_mode)o->spray;
+	if (uet_config_validate(c, &err) < 0) {
+		fprintf(stderr, "uet-perf: --spray %s: %s\n",
+			perf_spray_name(o->spray), err.msg);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 const char *
@@ -267,6 +317,95 @@ check_combos(struct perf_opts *o, unsigned int twoproc_flags,
 	return check_roles(o, twoproc_flags, test_flags);
 }
 
+/* --start zero | staggered:T */
+static int
+parse_start(const char *s, uint64_t *stagger)
+{
+	struct uet_parse_err err;
+
+	if (strcmp(s, "zero") == 0) {
+		*stagger = 0;
+		return 0;
+	}
+	if (strncmp(s, "staggered:", 10) != 0)
+		return bad_arg("--start", "expected zero or staggered:T "
+			       "(e.g. staggered:5us)");
+	if (uet_parse_duration_ns(s + 10, 1, 1000000000ull, stagger,
+				  &err) < 0)
+		return bad_arg("--start", err.msg);
+	return 0;
+}
+
+/* The --fabric options; -1: @p c is not one of them. */
+static int
+parse_fabric_opt(int c, int argc, char **argv, struct perf_opts *o)
+{
+	struct perf_fabric_opts *f = &o->fab;
+	struct uet_parse_err err;
+
+	switch (c) {
+	case 'F':
+		f->on = true;
+		/* an optional word: the [fabric] pairs */
+		if (optind < argc && argv[optind][0] != '-')
+			f->spec = argv[optind++];
+		return 0;
+	case 'W':
+		f->pattern = perf_pattern_find(optarg);
+		return f->pattern != NULL ? 0 : bad_arg("--pattern",
+			"expected permutation, shift, incast or all-to-all");
+	case 'Z':
+		return uet_parse_size(optarg, 16, 1ull << 34, &f->flow_size,
+				      &err) < 0 ? bad_arg("--flow-size",
+							  err.msg) : 0;
+	case 'Y':
+		return parse_start(optarg, &f->stagger_ns);
+	case 'K':
+		if (strcmp(optarg, "real") != 0 &&
+		    strcmp(optarg, "virtual") != 0)
+			return bad_arg("--clock", "expected real or virtual");
+		f->real_clock = strcmp(optarg, "real") == 0;
+		return 0;
+	case 'Q':
+		return uet_parse_duration_ns(optarg, 100, 1000000000ull,
+					     &f->sample_ns, &err) < 0 ?
+		       bad_arg("--sample", err.msg) : 0;
+	case 'L':
+		return uet_parse_duration_ns(optarg, 1000, 3600000000000ull,
+					     &f->limit_ns, &err) < 0 ?
+		       bad_arg("--time-limit", err.msg) : 0;
+	default:
+		return -1;
+	}
+}
+
+/* Fabric-only flags without --fabric, flags --fabric does not take;
+ * @p ses_flags: 1 --op, 2 --tagged given. */
+static int
+check_fabric(struct perf_opts *o, bool mode_given, bool fabric_flags,
+	     unsigned int ses_flags)
+{
+	if (!o->fab.on) {
+		if (fabric_flags)
+			return bad_arg("--pattern/--flow-size/--start/--clock/"
+				       "--sample/--time-limit", "need --fabric");
+		if (o->json_path != NULL)
+			return bad_arg("--json FILE", "needs --fabric (the "
+				       "other runs print JSON to stdout)");
+		return 0;
+	}
+	if (mode_given)
+		return bad_arg("--mode", "with --fabric the traffic is "
+			       "--pattern");
+	if (o->interactive)
+		return bad_arg("--fabric", "at the prompt: set fabric ...");
+	if ((ses_flags || o->verify) && o->ulp != PERF_ULP_SES)
+		return bad_arg("--op/--tagged/--verify", "need --ulp ses");
+	if (o->ulp == PERF_ULP_SES && !(ses_flags & 1))
+		o->op = PERF_OP_SEND; /* a flow is sends */
+	return 0;
+}
+
 /* @return 0, 1 (--help: exit 0), 2 (usage error) */
 static int
 parse_args(int argc, char **argv, struct perf_opts *o)
@@ -300,14 +439,23 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "op", required_argument, NULL, 'O' },
 		{ "tagged", no_argument, NULL, 'g' },
 		{ "verify", no_argument, NULL, 'y' },
+		{ "spray", required_argument, NULL, 'B' },
+		{ "fabric", no_argument, NULL, 'F' },
+		{ "pattern", required_argument, NULL, 'W' },
+		{ "flow-size", required_argument, NULL, 'Z' },
+		{ "start", required_argument, NULL, 'Y' },
+		{ "clock", required_argument, NULL, 'K' },
+		{ "sample", required_argument, NULL, 'Q' },
+		{ "time-limit", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int test_flags = 0; /* client-only flags given */
 	unsigned int twoproc_flags = 0; /* two-process flags given */
 	unsigned int ses_flags = 0; /* 1: --op, 2: --tagged */
+	bool mode_given = false, fabric_flags = false;
 	struct uet_parse_err err;
 	uint64_t v;
-	int c;
+	int c, rc;
 
 	memset(o, 0, sizeof(*o));
 	o->modes = PERF_MODES_ALL;
@@ -315,11 +463,20 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 	o->loss_ppm = -1;
 	o->seed = 1;
 	o->progress = -1;
+	o->spray = -1;
 	o->ctl_timeout_ms = 10000;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+ih", lopts, NULL)) != -1) {
+		rc = parse_fabric_opt(c, argc, argv, o);
+		if (rc >= 0) {
+			if (rc != 0)
+				return rc;
+			fabric_flags |= c != 'F';
+			continue;
+		}
 		switch (c) {
 		case 'm':
+			mode_given = true;
 			test_flags |= 1;
 			if (parse_mode(optarg, &o->modes) < 0)
 				return bad_arg("--mode", "expected msgrate, "
@@ -373,8 +530,16 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 		case 'f':
 			o->config = optarg;
 			break;
+		case 'B':
+			if (perf_parse_spray(optarg, &o->spray) < 0)
+				return bad_arg("--spray", "expected single, "
+					       "oblivious or reps");
+			break;
 		case 'j':
 			o->json = true;
+			/* an optional word: the file */
+			if (optind < argc && argv[optind][0] != '-')
+				o->json_path = argv[optind++];
 			break;
 		case 'v':
 			o->verbose = true;
@@ -482,6 +647,9 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 	}
 	if (optind < argc)
 		return bad_arg(argv[optind], "unexpected argument");
+	rc = check_fabric(o, mode_given, fabric_flags, ses_flags);
+	if (rc != 0 || o->fab.on)
+		return rc; /* the rest: perf_fabric_check() */
 	return check_combos(o, twoproc_flags, test_flags, ses_flags);
 }
 
@@ -566,126 +734,6 @@ perf_report_init(struct perf_report *r, const struct perf_mode *m,
 /* ------------------------------------------------------------------ */
 /* output                                                              */
 /* ------------------------------------------------------------------ */
-
-static void
-json_side(FILE *f, const char *name, const struct rulp_result *s)
-{
-	fprintf(f, "\"%s\":{\"msgs_sent\":%lu,\"done_ok\":%lu,\"done_err\":%lu,"
-		"\"rx_pkts\":%lu,\"rx_msgs\":%lu,\"rx_bytes\":%lu,\"rx_dup\":%lu,"
-		"\"rx_bad\":%lu,\"rx_order_err\":%lu,\"rx_lost\":%lu,"
-		"\"pongs\":%lu}", name, (unsigned long)s->msgs_sent,
-		(unsigned long)s->pkts_done_ok, (unsigned long)s->pkts_done_err,
-		(unsigned long)s->rx_pkts, (unsigned long)s->rx_msgs,
-		(unsigned long)s->rx_bytes, (unsigned long)s->rx_dup,
-		(unsigned long)s->rx_bad, (unsigned long)s->rx_order_err,
-		(unsigned long)s->rx_lost, (unsigned long)s->pongs);
-}
-
-static void
-json_ses_side(FILE *f, const char *name, const struct perf_ses_side *x)
-{
-	fprintf(f, "\"%s\":{\"wr_submitted\":%lu,\"wr_eagain\":%lu,"
-		"\"msg_ok\":%lu,\"msg_err\":%lu,\"frag_tx\":%lu,"
-		"\"frag_rebuilt\":%lu,\"rx_bad\":%lu,\"cq_overflow\":%lu,"
-		"\"unexp_drop\":%lu,\"ret_tx\":%lu,\"ret_rx\":%lu,"
-		"\"rdv_tx\":%lu,\"sqe\":%lu,\"sqe_held\":%lu,"
-		"\"sqe_rejected\":%lu,\"rqe\":%lu,\"rqe_rejected\":%lu,"
-		"\"cqe\":%lu,\"cq_wait\":%lu}", name,
-		(unsigned long)x->wr_submitted, (unsigned long)x->wr_eagain,
-		(unsigned long)x->msg_ok, (unsigned long)x->msg_err,
-		(unsigned long)x->frag_tx, (unsigned long)x->frag_rebuilt,
-		(unsigned long)x->rx_bad, (unsigned long)x->cq_overflow,
-		(unsigned long)x->unexp_drop, (unsigned long)x->ret_tx,
-		(unsigned long)x->ret_rx, (unsigned long)x->rdv_tx,
-		(unsigned long)x->sqe, (unsigned long)x->sqe_held,
-		(unsigned long)x->sqe_rejected, (unsigned long)x->rqe,
-		(unsigned long)x->rqe_rejected, (unsigned long)x->cqe,
-		(unsigned long)x->cq_wait);
-}
-
-/* "op", "tagged" and "ses": completion errors and both SES's counters. */
-static void
-json_ses(FILE *f, const struct perf_ses *x)
-{
-	fprintf(f, "\"op\":\"%s\",\"tagged\":%s,\"ses\":{"
-		"\"completion_errors\":%lu,\"unknown_completions\":%lu,"
-		"\"post_failures\":%lu,", perf_op_name(x->op),
-		x->tagged ? "true" : "false", (unsigned long)x->drv.cqe_err,
-		(unsigned long)x->drv.cqe_bad, (unsigned long)x->drv.post_fail);
-	json_ses_side(f, "initiator", &x->ini);
-	fputc(',', f);
-	json_ses_side(f, "target", &x->tgt);
-	fputs("},", f);
-}
-
-void
-perf_json_report(FILE *f, const struct perf_report *r)
-{
-	fprintf(f, "\"%s\":{\"pds\":\"%s\",\"size\":%u,\"count\":%lu,"
-		"\"window\":%u,\"loss_ppm\":%u,\"pkts_per_msg\":%u,"
-		"\"seconds\":%.6f,\"msgs_per_s\":%.1f,\"gbytes_per_s\":%.6f,"
-		"\"ns_per_msg_a\":%.1f,\"ns_per_msg_b\":%.1f,"
-		"\"loop_share\":%.3f,\"cpu_seconds\":%.6f,"
-		"\"msgs_per_cpu_s\":%.1f,"
-		"\"retransmissions\":%lu,\"duplicates_suppressed\":%lu,"
-		"\"faults_dropped\":%lu,\"tx_frames\":%lu,\"acks\":%lu,"
-		"\"complete\":%s,\"verified\":%s,", r->mode, r->pds, r->size,
-		(unsigned long)r->count, r->window, r->loss_ppm, r->pkts_per_msg,
-		r->seconds, r->msgs_per_s, r->gbytes_per_s, r->ns_per_msg_a,
-		r->ns_per_msg_b, r->loop_share, r->cpu_seconds,
-		r->msgs_per_cpu_s,
-		(unsigned long)r->retx, (unsigned long)r->dup_suppressed,
-		(unsigned long)r->faults_dropped, (unsigned long)r->tx_frames,
-		(unsigned long)r->acks, r->complete ? "true" : "false",
-		r->verified ? "true" : "false");
-	fprintf(f, "\"recovery\":{\"retx_sack\":%lu,\"retx_again\":%lu,"
-		"\"retx_nack\":%lu,\"retx_rto\":%lu,\"rto_fires\":%lu,"
-		"\"tlp_fires\":%lu,\"rod_goback\":%lu,\"rod_nack_stale\":%lu},",
-		(unsigned long)r->rec.sack, (unsigned long)r->rec.again,
-		(unsigned long)r->rec.nack, (unsigned long)r->rec.rto,
-		(unsigned long)r->rec.rto_fires, (unsigned long)r->rec.tlp_fires,
-		(unsigned long)r->rec.rod_goback, (unsigned long)r->rec.rod_stale);
-	if (r->lat_n)
-		fprintf(f, "\"latency_ns\":{\"n\":%lu,\"min\":%.0f,\"p50\":%.0f,"
-			"\"p99\":%.0f,\"p999\":%.0f,\"max\":%.0f,\"avg\":%.1f},",
-			(unsigned long)r->lat_n, r->lat_min, r->lat_p50,
-			r->lat_p99, r->lat_p999, r->lat_max, r->lat_avg);
-	if (r->nb_flows) {
-		fprintf(f, "\"peers\":%u,\"jain_index\":%.6f,\"flows\":[",
-			r->nb_flows, r->jain);
-		for (unsigned int i = 0; i < r->nb_flows; i++)
-			fprintf(f, "%s{\"sender\":%u,\"msgs_sent\":%lu,"
-				"\"msgs\":%lu,\"bytes\":%lu,\"lost_pkts\":%lu,"
-				"\"seconds\":%.6f,\"gbytes_per_s\":%.6f}",
-				i ? "," : "", i,
-				(unsigned long)r->flow[i].msgs_sent,
-				(unsigned long)r->flow[i].msgs,
-				(unsigned long)r->flow[i].bytes,
-				(unsigned long)r->flow[i].lost,
-				r->flow[i].seconds, r->flow[i].gbytes_per_s);
-		fputs("],", f);
-	}
-	fputs("\"wire\":{\"faults\":{", f);
-	for (unsigned int k = 0; k < UET_CONFIG_FAULT_KINDS; k++)
-		fprintf(f, "%s\"%s\":%lu", k ? "," : "", perf_fault_name(k),
-			(unsigned long)r->wire.fault[k]);
-	fprintf(f, "},\"rx_csum_bad\":%lu,\"rx_csum_none\":%lu,"
-		"\"rx_trimmed\":%lu,\"rx_malformed\":%lu},",
-		(unsigned long)r->wire.csum_bad,
-		(unsigned long)r->wire.csum_none,
-		(unsigned long)r->wire.trimmed,
-		(unsigned long)r->wire.malformed);
-	fprintf(f, "\"stopped\":%s,", r->stopped ? "true" : "false");
-	fprintf(f, "\"ulp\":\"%s\",\"payload_checked\":%s,",
-		r->ses.on ? "ses" : "raw",
-		!r->ses.on || r->ses.payload_checked ? "true" : "false");
-	if (r->ses.on)
-		json_ses(f, &r->ses);
-	json_side(f, "sender", &r->tx);
-	fputc(',', f);
-	json_side(f, "receiver", &r->rx);
-	fputc('}', f);
-}
 
 /* Faults and what RX made of them, when any fault was injected. */
 void
@@ -802,15 +850,36 @@ open_csv(struct perf_opts *o)
 		return 2;
 	}
 	o->csv_ses = o->ulp == PERF_ULP_SES;
-	perf_csv_header(o->csv_file, o->csv_ses);
+	if (!o->fab.on) /* the fabric's columns are its own (fabric_report.c) */
+		perf_csv_header(o->csv_file, o->csv_ses);
 	return 0;
+}
+
+/* One JSON line: the run's setting and every test's report. */
+static int
+batch_json(const struct perf_opts *o, const struct perf_report *rep,
+	   unsigned int engines, bool all_ok)
+{
+	json_t *res = json_object();
+
+	for (unsigned int i = 0; res != NULL && i < PERF_NB_MODES; i++)
+		if (o->modes & (1u << i))
+			json_object_set_new(res, rep[i].mode,
+					    perf_json_report(&rep[i]));
+	return perf_json_print(json_pack(
+		"{s:s, s:s, s:I, s:b, s:i, s:i, s:s, s:o, s:b}",
+		"tool", "uet-perf", "pds", perf_pds_name(o->pds_mode),
+		"seed", (json_int_t)o->seed, "inline", true,
+		"engines", (int)engines, "threads", 1,
+		"ulp", o->ulp == PERF_ULP_SES ? "ses" : "raw",
+		"results", res, "verified", all_ok));
 }
 
 static int
 batch_main(const struct perf_opts *o)
 {
 	static struct perf_report rep[PERF_NB_MODES];
-	bool all_ok = true, first = true;
+	bool all_ok = true;
 	unsigned int engines = o->modes == (1u << 3) ?
 			       (o->peers ? o->peers : 2) + 1 : 2;
 	int rc;
@@ -836,23 +905,8 @@ batch_main(const struct perf_opts *o)
 			fflush(stdout);
 		}
 	}
-	if (o->json) {
-		printf("{\"tool\":\"uet-perf\",\"pds\":\"%s\",\"seed\":%lu,"
-		       "\"inline\":true,\"engines\":%u,\"threads\":1,"
-		       "\"ulp\":\"%s\",", perf_pds_name(o->pds_mode),
-		       (unsigned long)o->seed, engines,
-		       o->ulp == PERF_ULP_SES ? "ses" : "raw");
-		printf("\"results\":{");
-		for (unsigned int i = 0; i < PERF_NB_MODES; i++) {
-			if (!(o->modes & (1u << i)))
-				continue;
-			if (!first)
-				putchar(',');
-			first = false;
-			perf_json_report(stdout, &rep[i]);
-		}
-		printf("},\"verified\":%s}\n", all_ok ? "true" : "false");
-	}
+	if (o->json && batch_json(o, rep, engines, all_ok) < 0)
+		return 1;
 	return all_ok ? 0 : 1;
 }
 
@@ -910,14 +964,16 @@ main(int argc, char **argv)
 		return rc == 1 ? 0 : 2;
 	if (k > 1)
 		o.eal_args = eal;
-	rc = check_capture(&o);
+	rc = o.fab.on ? perf_fabric_check(&o) : check_capture(&o);
 	if (rc == 0)
 		rc = open_csv(&o);
 	if (rc == 0 && o.role != PERF_ROLE_NONE)
 		rc = perf_twoproc_main(&o);
 	else if (rc == 0)
 		rc = eal_up(&o);
-	if (rc == 0 && o.role == PERF_ROLE_NONE)
+	if (rc == 0 && o.fab.on)
+		rc = perf_fabric_main(&o);
+	else if (rc == 0 && o.role == PERF_ROLE_NONE)
 		rc = o.interactive ? perf_cli_main(&o) : batch_main(&o);
 	if (o.csv_file != NULL && fclose(o.csv_file) != 0 && rc == 0) {
 		fprintf(stderr, "uet-perf: --csv %s: %s\n", o.csv,

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include <uet/uet_parse.h>
 
 #include <uet/uet_config.h>
@@ -23,6 +25,19 @@
 /* ------------------------------------------------------------------ */
 /* raw PDS test ULP (rawulp.c)                                         */
 /* ------------------------------------------------------------------ */
+
+/*
+ * One destination of a multi-flow sender (uet-perf --fabric): its own
+ * window and start time. The array stays the caller's (start times may be
+ * set after rulp_create(), before the engines run).
+ */
+struct rulp_dest {
+	struct uet_pds_fa peer;
+	uint64_t seq_base;       /* first sequence number (receiver's numbering) */
+	uint64_t count;          /* messages */
+	uint64_t start_ns;       /* engine time before which none is sent */
+	uint64_t done_ns;        /* out: engine time the last one was ACKed */
+};
 
 /* What one side sends and checks. */
 struct rulp_params {
@@ -39,6 +54,10 @@ struct rulp_params {
 	uint64_t seq_base;       /* first sequence number sent (incast) */
 	uint32_t flows;          /* receiver: count per sender (0: no) */
 	uint64_t flow_span;      /* sequence numbers per sender */
+	/* several destinations (peer, count, seq_base unused); window is
+	 * then per destination */
+	struct rulp_dest *dests;
+	uint32_t nb_dests;
 };
 
 /* What one sender's flow delivered (incast receiver). */
@@ -46,6 +65,8 @@ struct rulp_flow {
 	uint64_t msgs;           /* complete messages */
 	uint64_t bytes;          /* message bytes, first copy */
 	uint64_t last_tsc;       /* last message completed */
+	uint64_t first_ns;       /* engine time: first packet delivered */
+	uint64_t last_ns;        /* engine time: last message completed */
 	uint64_t lost;           /* packets sent but never delivered */
 };
 
@@ -91,6 +112,8 @@ uint64_t rulp_activity(const struct rulp *r);
 uint64_t rulp_msgs_done(const struct rulp *r);
 /* Counters as they are (no loss scan): live statistics. */
 const struct rulp_result *rulp_live(const struct rulp *r);
+/* Flow @p f as it is (no loss scan: time series); NULL if none. */
+const struct rulp_flow *rulp_flow_live(const struct rulp *r, uint32_t f);
 /* Flow @p f of which @p sent messages were sent; 0 or -EINVAL. */
 int rulp_flow_get(const struct rulp *r, uint32_t f, uint64_t sent,
 		  struct rulp_flow *out);
@@ -119,6 +142,16 @@ struct sdrv_params {
 	uint64_t count;          /* operations */
 	uint32_t window;         /* operations in flight */
 	uint64_t deadline_tsc;   /* stop submitting after this (0: none) */
+	/* --fabric: the sides' fabric addresses (all zero: 10.0.0.1 and
+	 * 10.0.0.2) and processes (0: the engine context's own; else a
+	 * PIDonFEP of its own, bound with EP_ADD, so that several drivers
+	 * can share an engine) */
+	uint8_t fa_a[4], fa_b[4];
+	uint16_t pid_a, pid_b;
+	uint32_t ini_a, ini_b;   /* their initiator ids (0: the PID) */
+	/* tagged sends' match bits (0: the default): drivers whose
+	 * receivers share a process receive only their own sends */
+	uint64_t match_bits;
 };
 
 /* Driver-level counters (besides the per-side results). */
@@ -136,8 +169,9 @@ struct sdrv *sdrv_create(const struct sdrv_params *p);
 void sdrv_detach(struct sdrv *d);
 /* Free channels and buffers (after the engines); NULL: no-op. */
 void sdrv_free(struct sdrv *d);
-/* Application side of one loop turn: CQs, reposts, submissions. */
-void sdrv_poll(struct sdrv *d);
+/* Application side of one loop turn: CQs, reposts, submissions.
+ * @return completions read plus operations posted (0: nothing moved). */
+unsigned int sdrv_poll(struct sdrv *d);
 /* Every operation submitted and completed, every message received. */
 bool sdrv_finished(struct sdrv *d);
 /* Submit no new operation. */
@@ -161,6 +195,60 @@ int perf_parse_op(const char *s, uint8_t *out);
 /* ------------------------------------------------------------------ */
 /* runs and modes                                                      */
 /* ------------------------------------------------------------------ */
+
+/* ------------------------------------------------------------------ */
+/* the emulated fabric (fabric.c, pattern.c, fabric_report.c)          */
+/* ------------------------------------------------------------------ */
+
+/* One flow: @p src sends @p bytes to @p dst, from @p start_ns into the run. */
+struct perf_flow_spec {
+	uint32_t src;
+	uint32_t dst;
+	uint64_t start_ns;
+};
+
+/*
+ * A traffic pattern (--pattern): fills up to @p max flows for @p hosts
+ * hosts (@p group: hosts per leaf, or per pod of a fat tree; @p seed for
+ * random ones). @return the number of flows, or -errno.
+ */
+struct perf_pattern {
+	const char *name;
+	const char *help;
+	int (*flows)(uint32_t hosts, uint32_t group, uint64_t seed,
+		     struct perf_flow_spec *out, uint32_t max);
+};
+
+extern const struct perf_pattern *const perf_patterns[];
+#define PERF_NB_PATTERNS 4u
+/* Hosts of a --fabric run (the fabric's limit). */
+#define PERF_FABRIC_MAX_HOSTS 1024u
+/* Flows of every pattern fit this (all-to-all of 64 hosts). */
+#define PERF_FABRIC_MAX_FLOWS 4032u
+const struct perf_pattern *perf_pattern_find(const char *name);
+
+/* --fabric options. */
+struct perf_fabric_opts {
+	bool on;
+	const char *spec;        /* --fabric k=v,... (NULL: none) */
+	const struct perf_pattern *pattern;
+	uint64_t flow_size;      /* bytes per flow (0: 2 MiB) */
+	uint64_t stagger_ns;     /* flow i starts at i x stagger */
+	bool real_clock;         /* --clock real */
+	uint64_t sample_ns;      /* --csv period of emulated time (0: 10 us) */
+	uint64_t limit_ns;       /* emulated time bound (0: 1 s) */
+};
+
+/*
+ * Optional per-flow congestion window for the --csv time series: NULL
+ * today (the PDS's fixed window has no per-PDC state worth plotting);
+ * once congestion control reports a per-PDC window, pointing this at a
+ * function that returns the window of the PDC from @p e to @p dst (bytes,
+ * 0 with -ENOENT when there is none) adds a cwnd_<src>_<dst> column per
+ * flow.
+ */
+extern int (*perf_fabric_cwnd)(struct uet_engine *e,
+			       const struct uet_pds_fa *dst, uint64_t *bytes);
 
 struct perf_opts {
 	unsigned int modes;      /* bit per mode */
@@ -198,6 +286,11 @@ struct perf_opts {
 	bool tagged;             /* SES sends tagged */
 	bool verify;             /* SES: check every payload byte */
 	bool csv_ses;            /* the --csv header has the SES columns */
+	/* load balancing: -1 the [spray] mode of --config, else enum
+	 * uet_config_spray_mode (--spray, set spray) */
+	int spray;
+	const char *json_path;   /* --json FILE (NULL: stdout) */
+	struct perf_fabric_opts fab;
 };
 
 #define PERF_MAX_PEERS 8         /* incast senders */
@@ -259,6 +352,11 @@ struct perf_report {
 		uint64_t tlp_fires;
 		uint64_t rod_goback; /* go-back-N restarts */
 		uint64_t rod_stale;  /* NACKs ignored: resend on its way */
+		/* load balancing (REPS): packets on a cached / a new EV,
+		 * freezes after a loss */
+		uint64_t lb_recycled;
+		uint64_t lb_explored;
+		uint64_t lb_freezes;
 	} rec;
 	bool complete;           /* everything sent and completed */
 	bool verified;           /* delivery guarantees of the PDS mode held */
@@ -386,12 +484,22 @@ extern const struct perf_mode *const perf_modes[];
 const char *perf_pds_name(uint8_t m);
 const char *perf_fault_name(unsigned int kind);
 int perf_parse_pds(const char *s, uint8_t *out);
+/* --spray / set spray: single, oblivious, reps */
+int perf_parse_spray(const char *s, int *out);
+const char *perf_spray_name(int m);
+/* @p o's spray mode on @p c, checked with the rest of @p c: 0, or
+ * -EINVAL with the reason printed (e.g. too few EVs to spray). */
+int perf_spray_apply(const struct perf_opts *o, struct uet_config *c);
 /* NULL when @p m can run over @p o->ulp with @p o, else why not. */
 const char *perf_ses_unsupported(const struct perf_mode *m,
 				 const struct perf_opts *o);
 void perf_latency_stats(struct perf_report *r);
 bool perf_verify(const struct perf_report *r, uint8_t pds);
-void perf_json_report(FILE *f, const struct perf_report *r);
+/* json.c: the report of one test as a JSON object (NULL: no memory). */
+json_t *perf_json_report(const struct perf_report *r);
+/* json.c: @p doc on one line of stdout, then released; 0 or -errno
+ * (printed; a NULL @p doc is -ENOMEM). */
+int perf_json_print(json_t *doc);
 /* --ulp ses: one line of SES counters (nothing for raw runs). */
 void perf_ses_print(const struct perf_report *r, FILE *f);
 void perf_wire_print(const struct perf_report *r, FILE *f);
@@ -439,6 +547,12 @@ bool perf_verb(const char *line, const char *verb);
 
 /* stats.c: frames the port of @p e lost (imissed + oerrors + nombuf). */
 uint64_t perf_port_drops(struct uet_engine *e);
+
+/* fabric.c: check the --fabric options and configuration (EAL not
+ * needed): 0, or 2 with the error printed. */
+int perf_fabric_check(struct perf_opts *o);
+/* fabric.c: one run over the emulated fabric; exit code 0, 1 or 2. */
+int perf_fabric_main(const struct perf_opts *o);
 
 /* twoproc.c: run the role of @p o; exit code 0, 1 or 2. */
 int perf_twoproc_main(const struct perf_opts *o);

@@ -27,6 +27,17 @@
 
 #define RULP_JOB 0x42
 #define RULP_PONGQ 64
+/* cookie = destination << RULP_DEST_SHIFT | (seq * ppm + k) */
+#define RULP_DEST_SHIFT 40
+#define RULP_POS_MASK ((UINT64_C(1) << RULP_DEST_SHIFT) - 1)
+
+/* Sender state per destination (p.dests). */
+struct rulp_dstate {
+	uint64_t next_seq;       /* messages fully submitted */
+	uint32_t next_k;         /* next packet of the message in progress */
+	uint64_t inflight;       /* packets submitted, not completed */
+	uint64_t acked;          /* packets completed */
+};
 
 struct rulp {
 	struct rulp_params p;
@@ -52,6 +63,11 @@ struct rulp {
 	uint16_t *msg_pkts;      /* per expected message: packets seen */
 	uint64_t next_g;         /* ROD: next packet expected */
 	struct rulp_flow *flow;  /* incast: per sender (p.flows) */
+	/* ROD with flows: next packet expected per sender (each sender's
+	 * PDC is ordered, not the interleaving of several) */
+	uint64_t *flow_next_g;
+	struct rulp_dstate *ds;  /* per p.dests entry */
+	uint32_t rr;             /* next destination to serve */
 	struct rulp_result res;
 };
 
@@ -193,13 +209,23 @@ rulp_create(const struct rulp_params *p)
 		}
 	}
 	r->pong_budget = p->echo ? p->expect : 0;
+	if (p->nb_dests > 0) {
+		r->ds = calloc(p->nb_dests, sizeof(*r->ds));
+		r->p.count = 0; /* the destinations' counts rule */
+		if (r->ds == NULL || p->dests == NULL || p->pingpong ||
+		    p->echo || p->nb_dests > (1u << 20)) {
+			rulp_free(r);
+			return NULL;
+		}
+	}
 	if (p->flows > 0) {
 		if (p->flow_span == 0) {
 			rulp_free(r);
 			return NULL;
 		}
 		r->flow = calloc(p->flows, sizeof(*r->flow));
-		if (r->flow == NULL) {
+		r->flow_next_g = calloc(p->flows, sizeof(*r->flow_next_g));
+		if (r->flow == NULL || r->flow_next_g == NULL) {
 			rulp_free(r);
 			return NULL;
 		}
@@ -215,6 +241,8 @@ rulp_free(struct rulp *r)
 	free(r->seen);
 	free(r->msg_pkts);
 	free(r->flow);
+	free(r->flow_next_g);
+	free(r->ds);
 	free(r->res.lat_ns);
 	free(r);
 }
@@ -234,6 +262,8 @@ rulp_init(struct uet_ulp_ctx *ctx, void *arg, void **priv)
 	split(r->p.expect_size, r->e_ppm, &r->e_base, &r->e_rem);
 	if (r->ppm > 65535 || r->e_ppm > 65535)
 		return -EINVAL;
+	for (uint32_t f = 0; r->flow_next_g != NULL && f < r->p.flows; f++)
+		r->flow_next_g[f] = f * r->p.flow_span * r->e_ppm;
 	if (r->p.expect > 0) {
 		r->seen = calloc(r->p.expect * r->e_ppm, 1);
 		r->msg_pkts = calloc(r->p.expect, sizeof(uint16_t));
@@ -260,8 +290,8 @@ rulp_build(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
 	   uint8_t *buf, size_t cap)
 {
 	struct rulp *r = priv;
-	uint64_t seq = cookie / r->ppm;
-	uint32_t k = (uint32_t)(cookie % r->ppm);
+	uint64_t seq = (cookie & RULP_POS_MASK) / r->ppm;
+	uint32_t k = (uint32_t)((cookie & RULP_POS_MASK) % r->ppm);
 	uint32_t len = pkt_len(r->base, r->rem, k);
 	uint32_t off = pkt_off(r->base, r->rem, k);
 	/* copied, not memset(): gcc makes a slow `rep stos` of that */
@@ -334,13 +364,68 @@ submit_msg(struct rulp *r, struct uet_ulp_ctx *ctx, uint64_t seq,
 	return true;
 }
 
+/* Destination @p d: packets of its messages up to its window. */
+static unsigned int
+dest_submit(struct rulp *r, struct uet_ulp_ctx *ctx, uint32_t d)
+{
+	const struct rulp_dest *dst = &r->p.dests[d];
+	struct rulp_dstate *x = &r->ds[d];
+	unsigned int work = 0;
+	struct uet_ulp_req q;
+
+	while (x->next_seq < dst->count && x->inflight < r->p.window) {
+		uint64_t seq = dst->seq_base + x->next_seq;
+
+		q.dst = dst->peer;
+		q.job = RULP_JOB;
+		q.tc = 0;
+		q.mode = r->p.mode;
+		q.next_hdr = r->ppm == 1 ? UET_PDS_NEXT_REQUEST_SMALL :
+					   UET_PDS_NEXT_REQUEST_STD;
+		q.flags = 0;
+		q.len = (uint16_t)(ses_len(r->ppm) +
+				   pkt_len(r->base, r->rem, x->next_k));
+		q.pdc = 0;
+		q.cookie = (uint64_t)d << RULP_DEST_SHIFT |
+			   (seq * r->ppm + x->next_k);
+		if (uet_ulp_submit(ctx, &q) != 0)
+			break;
+		x->inflight++;
+		r->pkts_sub++;
+		work++;
+		if (++x->next_k == r->ppm) {
+			x->next_k = 0;
+			x->next_seq++;
+			r->msgs_sent++;
+		}
+	}
+	return work;
+}
+
+/* Multi-destination sending: round robin over the started ones. */
+static unsigned int
+dests_poll(struct rulp *r, struct uet_ulp_ctx *ctx, uint64_t now)
+{
+	unsigned int work = 0;
+
+	for (uint32_t i = 0; i < r->p.nb_dests; i++) {
+		uint32_t d = (r->rr + i) % r->p.nb_dests;
+
+		if (now >= r->p.dests[d].start_ns)
+			work += dest_submit(r, ctx, d);
+	}
+	r->rr = (r->rr + 1) % r->p.nb_dests;
+	return work;
+}
+
 static unsigned int
 rulp_poll(void *priv, struct uet_ulp_ctx *ctx, uint64_t now)
 {
 	struct rulp *r = priv;
 	unsigned int work = 0;
 
-	(void)now;
+	if (r->p.nb_dests > 0)
+		return dests_poll(r, ctx, now);
 	/* echo: pongs owed, in arrival order */
 	while (r->pong_head != r->pong_tail) {
 		if (!submit_msg(r, ctx, r->pongq[r->pong_head % RULP_PONGQ],
@@ -373,8 +458,6 @@ rulp_done(void *priv, struct uet_ulp_ctx *ctx, uint64_t cookie, int status,
 {
 	struct rulp *r = priv;
 
-	(void)ctx;
-	(void)cookie;
 	(void)resp;
 	(void)resp_len;
 	(void)resp_next_hdr;
@@ -382,11 +465,22 @@ rulp_done(void *priv, struct uet_ulp_ctx *ctx, uint64_t cookie, int status,
 		r->pkts_ok++;
 	else
 		r->pkts_err++;
+	if (r->p.nb_dests > 0 && (cookie >> RULP_DEST_SHIFT) < r->p.nb_dests) {
+		uint32_t d = (uint32_t)(cookie >> RULP_DEST_SHIFT);
+		struct rulp_dstate *x = &r->ds[d];
+
+		x->inflight--;
+		if (++x->acked == r->p.dests[d].count * r->ppm)
+			r->p.dests[d].done_ns = uet_ulp_now(ctx);
+	}
 }
 
 bool
 rulp_send_finished(const struct rulp *r)
 {
+	for (uint32_t d = 0; d < r->p.nb_dests; d++)
+		if (r->ds[d].next_seq < r->p.dests[d].count)
+			return false;
 	return r->next_seq >= r->p.count && r->next_k == 0 &&
 	       r->pong_head == r->pong_tail &&
 	       r->pkts_ok + r->pkts_err == r->pkts_sub &&
@@ -441,7 +535,6 @@ rulp_deliver(void *priv, struct uet_ulp_ctx *ctx, const struct uet_pkt *pkt,
 	uint64_t seq, g;
 	uint32_t k;
 
-	(void)ctx;
 	r->res.rx_pkts++;
 	if (payload == NULL || !decode_pos(r, pkt, &seq, &k) ||
 	    seq >= r->p.expect ||
@@ -452,9 +545,13 @@ rulp_deliver(void *priv, struct uet_ulp_ctx *ctx, const struct uet_pkt *pkt,
 	}
 	g = seq * r->e_ppm + k;
 	if (peer->mode == UET_PDS_MODE_ROD) {
-		if (g != r->next_g)
+		uint64_t *next = r->flow_next_g == NULL ? &r->next_g :
+			&r->flow_next_g[RTE_MIN(seq / r->p.flow_span,
+						r->p.flows - 1)];
+
+		if (g != *next)
 			r->res.rx_order_err++;
-		r->next_g = g + 1;
+		*next = g + 1;
 	}
 	if (r->seen[g] != 0) {
 		r->res.rx_dup++;
@@ -464,9 +561,14 @@ rulp_deliver(void *priv, struct uet_ulp_ctx *ctx, const struct uet_pkt *pkt,
 	}
 	r->seen[g] = 1;
 	r->res.rx_bytes += len;
-	if (r->flow != NULL)
-		r->flow[RTE_MIN(seq / r->p.flow_span, r->p.flows - 1)].bytes +=
-			len;
+	if (r->flow != NULL) {
+		struct rulp_flow *f =
+			&r->flow[RTE_MIN(seq / r->p.flow_span, r->p.flows - 1)];
+
+		if (f->bytes == 0)
+			f->first_ns = uet_ulp_now(ctx);
+		f->bytes += len;
+	}
 	if (++r->msg_pkts[seq] != r->e_ppm)
 		return;
 	r->res.rx_msgs++;
@@ -476,6 +578,7 @@ rulp_deliver(void *priv, struct uet_ulp_ctx *ctx, const struct uet_pkt *pkt,
 
 		f->msgs++;
 		f->last_tsc = rte_rdtsc();
+		f->last_ns = uet_ulp_now(ctx);
 	}
 	if (r->p.pingpong)
 		pong_rx(r, seq);
@@ -521,6 +624,12 @@ const struct rulp_result *
 rulp_live(const struct rulp *r)
 {
 	return &r->res;
+}
+
+const struct rulp_flow *
+rulp_flow_live(const struct rulp *r, uint32_t f)
+{
+	return r->flow != NULL && f < r->p.flows ? &r->flow[f] : NULL;
 }
 
 int

@@ -53,11 +53,15 @@ struct sd_side {
 	struct uet_chan *ch;
 	struct uet_ses_ulp_peer self; /* this side, by value */
 	uint64_t peer; /* handle naming this side on the other's engine */
+	uint16_t pid;             /* 0: the context's own process */
+	uint32_t initiator;       /* with pid */
 	bool attached;
+	bool ep_added;            /* EP_ADD done: EP_DEL after detach */
 };
 
 struct sdrv {
 	struct sdrv_params p;
+	uint64_t tag;            /* match bits of tagged sends */
 	struct sd_side a, b;
 	uint32_t nslots;         /* A's operation slots */
 	uint8_t *abuf;           /* nslots * size */
@@ -149,7 +153,7 @@ sqe_base(const struct sdrv *d, struct uet_chan_sqe *q, uint64_t ctx,
 	q->mode = d->p.rod ? UET_CHAN_MODE_ROD : UET_CHAN_MODE_RUD;
 	if (d->p.op == PERF_OP_SEND || d->p.pingpong) {
 		q->op = d->p.tagged ? UET_CHAN_OP_TSEND : UET_CHAN_OP_SEND;
-		q->tag = SD_TAG;
+		q->tag = d->tag;
 	}
 }
 
@@ -163,7 +167,7 @@ post_recv(struct sdrv *d, struct sd_side *s, uint64_t ctx, void *buf)
 	r.context = ctx;
 	r.addr = (uint64_t)(uintptr_t)buf;
 	r.len = d->p.size;
-	r.tag = SD_TAG;
+	r.tag = d->tag;
 	/* the RQ holds every buffer at once: a refusal is a bug, counted */
 	if (uet_chan_rq_post(s->ch, &r) != 0)
 		d->cnt.post_fail++;
@@ -231,16 +235,22 @@ submit_one(struct sdrv *d)
 	return true;
 }
 
-static void
+/* @return operations posted */
+static unsigned int
 submit(struct sdrv *d)
 {
+	unsigned int n = 0;
+
 	if (d->p.deadline_tsc != 0 && !d->stopped &&
 	    rte_rdtsc() > d->p.deadline_tsc)
 		d->stopped = true;
 	while (!d->stopped && d->next_seq < d->p.count &&
-	       d->inflight < d->p.window && !d->waiting_pong)
+	       d->inflight < d->p.window && !d->waiting_pong) {
 		if (!submit_one(d))
 			break;
+		n++;
+	}
+	return n;
 }
 
 /* ------------------------------------------------------------------ */
@@ -314,7 +324,7 @@ recv_ok(struct sdrv *d, const struct uet_chan_cqe *e, const uint8_t *buf,
 		return false;
 	}
 	if (d->p.tagged && (!(e->flags & UET_CHAN_CQ_TAGGED) ||
-			    e->tag != SD_TAG)) {
+			    e->tag != d->tag)) {
 		res->rx_bad++;
 		return false;
 	}
@@ -426,19 +436,20 @@ b_cqe(struct sdrv *d, const struct uet_chan_cqe *e)
 	}
 }
 
-void
+unsigned int
 sdrv_poll(struct sdrv *d)
 {
 	struct uet_chan_cqe e[SD_BURST];
-	unsigned int n;
+	unsigned int n, work;
 
 	n = uet_chan_cq_poll(d->a.ch, e, SD_BURST);
 	for (unsigned int i = 0; i < n; i++)
 		a_cqe(d, &e[i]);
+	work = n;
 	n = uet_chan_cq_poll(d->b.ch, e, SD_BURST);
 	for (unsigned int i = 0; i < n; i++)
 		b_cqe(d, &e[i]);
-	submit(d);
+	return work + n + submit(d);
 }
 
 bool
@@ -533,6 +544,27 @@ pow2_above(uint64_t n)
 	return v;
 }
 
+/* A process of its own for the side's channel (before it is attached):
+ * the job for that process, then the binding. */
+static int
+side_own_process(struct sd_side *s)
+{
+	struct uet_ses_ulp_ctl j = {
+		.op = UET_SES_ULP_JOB_ADD, .job = SD_JOB, .has_pid = true,
+		.pid = s->pid,
+	};
+	struct uet_ses_ulp_ctl b = {
+		.op = UET_SES_ULP_EP_ADD, .chan = s->ch, .pid = s->pid,
+		.initiator = s->initiator, .profile = UET_PROFILE_HPC,
+	};
+	int rc = ctl(s->e, &j);
+
+	if (rc == 0)
+		rc = ctl(s->e, &b);
+	s->ep_added = rc == 0;
+	return rc;
+}
+
 static int
 side_open(struct sd_side *s, struct uet_engine *e, const char *tag,
 	  const uint8_t fa[4], uint32_t nrq, uint32_t nsq)
@@ -554,13 +586,21 @@ side_open(struct sd_side *s, struct uet_engine *e, const char *tag,
 			rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
-	rc = uet_engine_chan_attach(e, 0, s->ch);
-	if (rc == 0)
-		s->attached = true;
-	if (rc == 0)
-		rc = uet_ses_ulp_identity(e, 0, &pid, &initiator);
-	if (rc == 0)
-		rc = ctl(e, &r);
+	if (s->pid != 0) {
+		rc = side_own_process(s);
+		pid = s->pid;
+		initiator = s->initiator;
+		if (rc == 0)
+			rc = uet_engine_chan_attach(e, 0, s->ch);
+		s->attached = rc == 0;
+	} else {
+		rc = uet_engine_chan_attach(e, 0, s->ch);
+		s->attached = rc == 0;
+		if (rc == 0)
+			rc = uet_ses_ulp_identity(e, 0, &pid, &initiator);
+		if (rc == 0)
+			rc = ctl(e, &r);
+	}
 	if (rc != 0) {
 		fprintf(stderr, "uet-perf: SES on %s: %s\n", name,
 			strerror(-rc));
@@ -588,6 +628,18 @@ peer_open(struct sd_side *s, const struct sd_side *from)
 	}
 	s->peer = r.handle;
 	return 0;
+}
+
+/* Remove side @p s from the peers of side @p from's engine. */
+static void
+peer_close(struct sd_side *s, const struct sd_side *from)
+{
+	struct uet_ses_ulp_ctl r = { .op = UET_SES_ULP_PEER_DEL,
+				     .handle = s->peer };
+
+	if (s->peer != 0 && from->e != NULL)
+		(void)ctl(from->e, &r);
+	s->peer = 0;
 }
 
 static int
@@ -655,8 +707,11 @@ bufs_alloc(struct sdrv *d)
 struct sdrv *
 sdrv_create(const struct sdrv_params *p)
 {
-	static const uint8_t fa_a[4] = { 10, 0, 0, 1 };
-	static const uint8_t fa_b[4] = { 10, 0, 0, 2 };
+	static const uint8_t def_a[4] = { 10, 0, 0, 1 };
+	static const uint8_t def_b[4] = { 10, 0, 0, 2 };
+	static const uint8_t none[4];
+	const uint8_t *fa_a = memcmp(p->fa_a, none, 4) ? p->fa_a : def_a;
+	const uint8_t *fa_b = memcmp(p->fa_b, none, 4) ? p->fa_b : def_b;
 	struct sdrv *d = calloc(1, sizeof(*d));
 	bool sends = p->pingpong || p->op == PERF_OP_SEND;
 	char tag[20];
@@ -671,6 +726,11 @@ sdrv_create(const struct sdrv_params *p)
 		goto fail;
 	}
 	d->tx.lat_ns = d->lat;
+	d->tag = p->match_bits != 0 ? p->match_bits : SD_TAG;
+	d->a.pid = p->pid_a;
+	d->b.pid = p->pid_b;
+	d->a.initiator = p->ini_a != 0 ? p->ini_a : p->pid_a;
+	d->b.initiator = p->ini_b != 0 ? p->ini_b : p->pid_b;
 	snprintf(tag, sizeof(tag), "A%s", p->tag);
 	if (side_open(&d->a, p->ea, tag, fa_a,
 		      p->pingpong ? SD_PONG_BUFS : 1, d->nslots) < 0)
@@ -679,7 +739,6 @@ sdrv_create(const struct sdrv_params *p)
 	if (side_open(&d->b, p->eb, tag, fa_b, sends ? d->nrecv : 1,
 		      p->pingpong ? d->nrecv : 1) < 0)
 		goto fail;
-	/* the engines free their peer tables with the session */
 	if (peer_open(&d->b, &d->a) < 0 || peer_open(&d->a, &d->b) < 0)
 		goto fail;
 	if (!sends && region_open(d) < 0)
@@ -698,6 +757,17 @@ fail:
 	return NULL;
 }
 
+/* EP_DEL of a side's own process (its channel detached). */
+static void
+side_unbind(struct sd_side *s)
+{
+	struct uet_ses_ulp_ctl q = { .op = UET_SES_ULP_EP_DEL, .chan = s->ch };
+
+	if (s->ep_added)
+		(void)ctl(s->e, &q);
+	s->ep_added = false;
+}
+
 void
 sdrv_detach(struct sdrv *d)
 {
@@ -709,6 +779,10 @@ sdrv_detach(struct sdrv *d)
 		(void)uet_engine_chan_detach(d->b.e, d->b.ch);
 	d->a.attached = false;
 	d->b.attached = false;
+	side_unbind(&d->a);
+	side_unbind(&d->b);
+	peer_close(&d->a, &d->b);
+	peer_close(&d->b, &d->a);
 }
 
 void

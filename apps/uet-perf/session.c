@@ -308,10 +308,16 @@ pds_seeded(struct perf_sess *s, unsigned int i, const struct uet_config *cfg,
 }
 
 static int
-sess_engines(struct perf_sess *s, const struct uet_config *base)
+sess_engines(struct perf_sess *s, const struct uet_config *cbase)
 {
-	static struct uet_config cfg; /* large: not on the stack */
+	/* large: not on the stack */
+	static struct uet_config cfg, base_spray;
+	const struct uet_config *base = &base_spray;
 	uint8_t ip[4], mac[6];
+
+	base_spray = *cbase;
+	if (perf_spray_apply(&s->o, &base_spray) < 0)
+		return -EINVAL;
 
 	/* receiver */
 	side_cfg(&cfg, base, s->m->incast ? "net_ring_perfR" :
@@ -697,6 +703,9 @@ recovery_add(struct perf_recovery *rec, const struct uet_pds_stats *p)
 	rec->tlp_fires += p->tlp_fires;
 	rec->rod_goback += p->rod_goback;
 	rec->rod_stale += p->rod_nack_stale;
+	rec->lb_recycled += p->lb_recycled;
+	rec->lb_explored += p->lb_explored;
+	rec->lb_freezes += p->lb_freezes;
 }
 
 static void
@@ -928,6 +937,10 @@ perf_sess_counters_print(struct perf_sess *s, FILE *f)
 			p->retx_rto, p->rto_fires, p->rto_spurious,
 			p->tlp_fires, p->rod_goback, p->rod_nack_stale,
 			p->rtt_samples, p->dup_rx, p->ooo_rx, p->rx_bad);
+		fprintf(f, "lb: recycled %" PRIu64 " explored %" PRIu64
+			" freezes %" PRIu64 " foreign_ev %" PRIu64 "\n",
+			p->lb_recycled, p->lb_explored, p->lb_freezes,
+			p->lb_ev_foreign);
 		if (s->sd != NULL) {
 			struct perf_ses_side x;
 

@@ -233,6 +233,8 @@ tp_config(struct tp *t)
 		snprintf(c->eal.args, sizeof(c->eal.args), "%s", o->eal_args);
 	if (o->progress >= 0)
 		c->engine.progress = (enum uet_config_progress)o->progress;
+	if (perf_spray_apply(o, c) < 0)
+		return -EINVAL;
 	if (o->capture != NULL)
 		snprintf(c->engine.capture, sizeof(c->engine.capture), "%s",
 			 o->capture);
@@ -673,22 +675,25 @@ free_r:
 static void
 server_json(const struct tp *t, bool verified)
 {
-	printf("{\"tool\":\"uet-perf\",\"role\":\"server\",\"runs\":[");
-	for (unsigned int i = 0; i < t->nb_runs; i++) {
+	json_t *runs = json_array();
+
+	for (unsigned int i = 0; runs != NULL && i < t->nb_runs; i++) {
 		const struct tp_run *r = &t->run[i];
 
-		printf("%s{\"mode\":\"%s\",\"pds\":\"%s\",\"rx_msgs\":%lu,"
-		       "\"rx_bytes\":%lu,\"rx_lost\":%lu,\"rx_dup\":%lu,"
-		       "\"rx_bad\":%lu,\"msgs_sent\":%lu,\"acks\":%lu}",
-		       i ? "," : "", r->mode, perf_pds_name(r->pds),
-		       (unsigned long)r->res.rx_msgs,
-		       (unsigned long)r->res.rx_bytes,
-		       (unsigned long)r->res.rx_lost,
-		       (unsigned long)r->res.rx_dup,
-		       (unsigned long)r->res.rx_bad,
-		       (unsigned long)r->res.msgs_sent, (unsigned long)r->acks);
+		json_array_append_new(runs, json_pack(
+			"{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			"mode", r->mode, "pds", perf_pds_name(r->pds),
+			"rx_msgs", (json_int_t)r->res.rx_msgs,
+			"rx_bytes", (json_int_t)r->res.rx_bytes,
+			"rx_lost", (json_int_t)r->res.rx_lost,
+			"rx_dup", (json_int_t)r->res.rx_dup,
+			"rx_bad", (json_int_t)r->res.rx_bad,
+			"msgs_sent", (json_int_t)r->res.msgs_sent,
+			"acks", (json_int_t)r->acks));
 	}
-	printf("],\"verified\":%s}\n", verified ? "true" : "false");
+	(void)perf_json_print(json_pack("{s:s, s:s, s:o, s:b}",
+					"tool", "uet-perf", "role", "server",
+					"runs", runs, "verified", verified));
 }
 
 /*
@@ -1024,29 +1029,28 @@ static void
 client_json(struct tp *t, struct perf_report *rep, bool all_ok)
 {
 	const struct perf_opts *o = t->o;
-	char fa[INET_ADDRSTRLEN], pfa[INET_ADDRSTRLEN];
-	bool first = true;
+	char fa[INET_ADDRSTRLEN], pfa[INET_ADDRSTRLEN], mac[18];
+	json_t *res = json_object();
 
 	inet_ntop(AF_INET, t->fa, fa, sizeof(fa));
 	inet_ntop(AF_INET, t->peer_fa, pfa, sizeof(pfa));
-	printf("{\"tool\":\"uet-perf\",\"role\":\"client\",\"pds\":\"%s\","
-	       "\"seed\":%lu,\"inline\":%s,\"idle_sleep_us\":%u,\"engines\":2,"
-	       "\"processes\":2,\"local_fa\":\"%s\",\"peer_fa\":\"%s\","
-	       "\"peer_mac\":\"%02x:%02x:%02x:%02x:%02x:%02x\","
-	       "\"static_neighbor\":%s,\"results\":{",
-	       perf_pds_name(o->pds_mode), (unsigned long)o->seed,
-	       t->inline_mode ? "true" : "false", o->idle_sleep_us, fa, pfa,
-	       t->peer_mac[0], t->peer_mac[1], t->peer_mac[2], t->peer_mac[3],
-	       t->peer_mac[4], t->peer_mac[5], o->arp ? "false" : "true");
-	for (unsigned int i = 0; i < PERF_NB_MODES; i++) {
-		if (!(o->modes & (1u << i)))
-			continue;
-		if (!first)
-			putchar(',');
-		first = false;
-		perf_json_report(stdout, &rep[i]);
-	}
-	printf("},\"verified\":%s}\n", all_ok ? "true" : "false");
+	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
+		 t->peer_mac[0], t->peer_mac[1], t->peer_mac[2],
+		 t->peer_mac[3], t->peer_mac[4], t->peer_mac[5]);
+	for (unsigned int i = 0; res != NULL && i < PERF_NB_MODES; i++)
+		if (o->modes & (1u << i))
+			json_object_set_new(res, rep[i].mode,
+					    perf_json_report(&rep[i]));
+	(void)perf_json_print(json_pack(
+		"{s:s, s:s, s:s, s:I, s:b, s:i, s:i, s:i, s:s, s:s, s:s, s:b,"
+		" s:o, s:b}",
+		"tool", "uet-perf", "role", "client",
+		"pds", perf_pds_name(o->pds_mode),
+		"seed", (json_int_t)o->seed, "inline", t->inline_mode,
+		"idle_sleep_us", (int)o->idle_sleep_us, "engines", 2,
+		"processes", 2, "local_fa", fa, "peer_fa", pfa,
+		"peer_mac", mac, "static_neighbor", !o->arp,
+		"results", res, "verified", all_ok));
 }
 
 static int

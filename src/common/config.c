@@ -265,7 +265,7 @@ section_find(const char *name, unsigned int *port, struct uet_parse_err *pe)
 	else
 		uet_parse_err_set(pe, "unknown section (expected eal, "
 				  "port0..port%d, engine, timers, cc, spray, "
-				  "dscp, neighbor, fault)",
+				  "dscp, neighbor, fault, fabric)",
 				  UET_CONFIG_MAX_PORTS - 1);
 	return NULL;
 }
@@ -316,6 +316,8 @@ apply_entry(struct uet_config *cfg, const struct cfg_section *sec,
 
 	if (sec->id == CFG_S_NEIGHBOR)
 		return cfg_neighbor_set(cfg, key, value, replace, pe);
+	if (sec->id == CFG_S_FABRIC && cfg_fabric_is_event_key(key))
+		return cfg_fabric_event_add(&cfg->fabric, key, value, pe);
 	k = cfg_key_find(sec, key);
 	if (k == NULL) {
 		uet_parse_err_set(pe, "unknown key (see docs/CONFIG.md)");
@@ -380,7 +382,9 @@ load_section(struct load_ctx *c, int idx, struct uet_config_error *err)
 		const char *key = c->entries[j].name;
 		int k;
 
-		for (k = 0; k < j; k++) {
+		/* schedule lines of [fabric] repeat by design */
+		for (k = 0; k < j && !(sec->id == CFG_S_FABRIC &&
+				       cfg_fabric_is_event_key(key)); k++) {
 			if (strcmp(c->entries[k].name, key) == 0)
 				return cfg_error(err, -EINVAL, c->path,
 						 line_of(c->path, idx, j),

@@ -294,6 +294,18 @@ dump_neighbors(struct out *o, const struct uet_config *cfg)
 	}
 }
 
+/* [fabric] schedule lines, after the keys */
+static void
+dump_fabric_events(struct out *o, const struct uet_config_fabric *f)
+{
+	char key[16], val[96];
+
+	for (unsigned int i = 0; i < f->nb_events; i++)
+		if (cfg_fabric_event_format(&f->event[i], key, sizeof(key), val,
+					    sizeof(val)) == 0)
+			out_printf(o, "%s = %s\n", key, val);
+}
+
 static void
 dump_section(struct out *o, const struct uet_config *cfg,
 	     const struct cfg_section *sec, unsigned int flags)
@@ -323,6 +335,8 @@ dump_section(struct out *o, const struct uet_config *cfg,
 		dump_neighbors(o, cfg);
 	else
 		dump_keys(o, sec, base, flags);
+	if (sec->id == CFG_S_FABRIC)
+		dump_fabric_events(o, &cfg->fabric);
 }
 
 int

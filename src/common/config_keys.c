@@ -62,6 +62,14 @@ static const struct uet_parse_name spray_names[] = {
 	{ NULL, 0 },
 };
 
+static const struct uet_parse_name fabric_topo_names[] = {
+	{ "leaf_spine", UET_CONFIG_FABRIC_LEAF_SPINE },
+	{ "fat_tree", UET_CONFIG_FABRIC_FAT_TREE },
+	{ NULL, 0 },
+};
+
+_Static_assert(sizeof(enum uet_config_fabric_topo) == sizeof(int),
+	       "enum keys are stored as int");
 _Static_assert(sizeof(enum uet_config_progress) == sizeof(int),
 	       "enum keys are stored as int");
 _Static_assert(sizeof(enum uet_config_cc_algo) == sizeof(int),
@@ -127,7 +135,16 @@ static const struct cfg_key engine_keys[] = {
 	K_DUR("idle_spin", E, idle_spin_ns, 0, MS(100), 0, "auto progress: "
 	      "busy-poll this long without work before idle_sleep"),
 	K_DUR("idle_sleep", E, idle_sleep_ns, 0, MS(1), 0, "auto progress: "
-	      "then sleep this long per idle iteration; 0 = always busy-poll"),
+	      "first sleep of an idle lcore (doubled per idle wake-up up to "
+	      "idle_sleep_max); 0 = never sleep, always busy-poll"),
+	K_DUR("idle_sleep_max", E, idle_sleep_max_ns, US(1), SEC(1), 0,
+	      "auto progress: longest sleep of an idle lcore without a "
+	      "wake-up (a port without RX interrupts is polled that often), "
+	      "and how long it leaves progress to an application thread that "
+	      "polls; at least idle_sleep"),
+	K_BOOL(E, rx_intr, "auto progress: a sleeping lcore is woken by the "
+	       "RX queue interrupts of ports that have them (net_tap, NICs); "
+	       "false: never ask ports for RX interrupts"),
 	{ .name = "capture", .type = CFG_T_STR, FIELD(E, capture),
 	  .help = "pcapng file of every frame received and sent (uet-dump "
 		  "reads it); empty = no capture; context N > 0 writes "
@@ -207,20 +224,21 @@ static const struct cfg_key cc_keys[] = {
 
 #define S struct uet_config_spray
 static const struct cfg_key spray_keys[] = {
-	K_ENUM(S, mode, spray_names, "entropy (UDP source port) selection; "
-	       "ROD always uses a single path"),
-	K_UINT(S, num_evs, 1, 65536, "EVs sprayed over (oblivious needs "
+	K_ENUM(S, mode, spray_names, "entropy (UDP source port) of each "
+	       "packet: one per PDC (single), each EV once per round "
+	       "(oblivious), recycled from unmarked ACKs (reps); ROD PDCs "
+	       "always use a single path"),
+	K_UINT(S, num_evs, 1, 65535, "EVs used (oblivious and reps need "
 	       ">= 256)"),
 	K_UINT(S, ev_base, 1, 65535, "first EV; EVs are ev_base .. ev_base + "
 	       "num_evs - 1"),
-	K_UINT(S, rod_ev_hold_rtts, 10, 1000000, "ROD keeps its EV at least "
-	       "this many RTTs"),
-	K_UINT(S, reps_cache_size, 1, 64, "REPS ring of recycled EVs"),
-	K_DUR("reps_freeze_timeout", S, reps_freeze_timeout_ns, US(1),
-	      SEC(10), 0, "REPS enters freezing mode after this long without "
-	      "feedback"),
+	K_UINT(S, single_hold_rtts, 10, 1000000, "single path: a busy PDC "
+	       "moves to another EV after a loss at most once per this many "
+	       "RTTs ([cc] base_rtt); an idle one at once"),
+	K_UINT(S, reps_cache_size, 1, 8, "REPS ring of recycled EVs"),
 	K_DUR("reps_freeze_duration", S, reps_freeze_duration_ns, US(1),
-	      SEC(10), 0, "REPS stays in freezing mode this long"),
+	      SEC(10), 0, "after a loss (timeout or SACK), REPS reuses only "
+	      "cached EVs and explores none for this long"),
 };
 #undef S
 
@@ -265,6 +283,49 @@ static const struct cfg_key fault_keys[] = {
 };
 #undef F
 
+/* fail, restore and rate lines are not table rows: config_fabric.c */
+#define B struct uet_config_fabric
+static const struct cfg_key fabric_keys[] = {
+	K_ENUM(B, topology, fabric_topo_names, "shape of the emulated "
+	       "network"),
+	K_UINT(B, hosts, 2, 1024, "emulated hosts (fat_tree: must be "
+	       "k^3/4)"),
+	K_UINT(B, hosts_per_leaf, 1, 63, "leaf_spine only: hosts on each "
+	       "leaf"),
+	K_UINT(B, spines, 1, 63, "leaf_spine only: spines, each linked to "
+	       "every leaf"),
+	K_UINT(B, k, 2, 16, "fat_tree only: even K (K pods, K^3/4 hosts)"),
+	K_UINT(B, link_rate_mbps, 1, 1600000, "rate of every link, Mbit/s"),
+	K_DUR("link_delay", B, link_delay_ns, 0, SEC(1), 0, "propagation "
+	      "delay of every link"),
+	K_DUR("base_rtt", B, base_rtt_ns, 1, SEC(1), CFG_F_AUTO, "base RTT "
+	      "of the plane BDP (rate x base_rtt); auto = unloaded round "
+	      "trip of the longest path"),
+	K_UINT(B, mtu, 68, 9216, "IP MTU of the hosts; the fabric carries "
+	       "frames of mtu + 18 bytes"),
+	K_UINT(B, frame_pool, 64, 1u << 24, "frames the fabric holds at "
+	       "once (queues and links)"),
+	K_SIZE(B, host_queue, KB(1), GB(1), 0, "a host's NIC queue, bytes "
+	       "(backpressure beyond it)"),
+	K_BOOL(B, trimming, "switches trim data packets above trim (else "
+	       "tail drop above queue)"),
+	K_BOOL(B, ecn, "switches mark ECN between ecn_min and ecn_max"),
+	K_DBL(B, ecn_min, 0, 10, 0, "ECN marking starts, BDP"),
+	K_DBL(B, ecn_max, 0.001, 10, 0, "ECN marking probability reaches 1, "
+	      "BDP"),
+	K_DBL(B, trim, 0.001, 10, 0, "trim threshold of the data queue, BDP"),
+	K_DBL(B, trim_retx, 0.001, 10, 0, "trim threshold for the "
+	      "trimmable-retransmit DSCP, BDP"),
+	K_DBL(B, queue, 2, 5, 0, "tail drop (data and control queues) "
+	      "above this, BDP"),
+	K_UINT(B, loss_ppm, 0, 1000000, "random loss per link traversal, "
+	       "parts per million"),
+	K_BOOL(B, failover, "switches leave failed links out of ECMP (else "
+	       "frames hashed onto them are lost)"),
+	K_UINT(B, seed, 0, UINT64_MAX, "ECMP hash and random loss seed"),
+};
+#undef B
+
 #define SEC_ROW(n, id, k, field, h) \
 	[id] = { n, id, k, RTE_DIM(k), offsetof(struct uet_config, field), h }
 
@@ -283,9 +344,8 @@ const struct cfg_section cfg_sections[CFG_S_COUNT] = {
 		"a fixed window); every key accepts only its default, a "
 		"different value is rejected"),
 	SEC_ROW("spray", CFG_S_SPRAY, spray_keys, spray,
-		"packet spraying: not implemented yet; num_evs and ev_base "
-		"are used (one EV per destination), every other key accepts "
-		"only its default"),
+		"load balancing: the EV (UDP source port) of every packet "
+		"(UEC 1.0 3.6.16)"),
 	SEC_ROW("dscp", CFG_S_DSCP, dscp_keys, dscp,
 		"DSCP per traffic class"),
 	[CFG_S_NEIGHBOR] = { "neighbor", CFG_S_NEIGHBOR, NULL, 0,
@@ -295,6 +355,11 @@ const struct cfg_section cfg_sections[CFG_S_COUNT] = {
 	SEC_ROW("fault", CFG_S_FAULT, fault_keys, fault,
 		"fault injection (tests, uet-perf --loss); rates in parts per "
 		"million"),
+	SEC_ROW("fabric", CFG_S_FABRIC, fabric_keys, fabric,
+		"the emulated fabric of uet-perf --fabric (an engine on real "
+		"ports does not read it); besides the keys, any number (at "
+		"most 16) of schedule lines: fail = LINK at T, restore = LINK "
+		"at T, rate = LINK MBPS at T, LINK as leaf0-spine1"),
 };
 
 void
@@ -329,7 +394,6 @@ cfg_cc_defaults(struct uet_config_cc *c)
 	c->rccc_quantum = KB(4);
 }
 
-/* What is built: one EV per destination (mode single). */
 void
 cfg_spray_defaults(struct uet_config_spray *s)
 {
@@ -337,23 +401,18 @@ cfg_spray_defaults(struct uet_config_spray *s)
 	s->mode = UET_CONFIG_SPRAY_SINGLE;
 	s->num_evs = 256;
 	s->ev_base = 49152;
-	s->rod_ev_hold_rtts = 10;
+	s->single_hold_rtts = 10;
 	s->reps_cache_size = 8;
-	s->reps_freeze_timeout_ns = MS(1);
 	s->reps_freeze_duration_ns = MS(1);
 }
 
 const char *
 cfg_key_unbuilt(const struct cfg_section *sec, const struct cfg_key *k)
 {
+	(void)k; /* no key of a built section is unbuilt today */
 	if (sec->id == CFG_S_CC)
 		return "congestion control (NSCC, RCCC) is not implemented "
 		       "yet: the PDS sends with a fixed window";
-	if (sec->id == CFG_S_SPRAY && strcmp(k->name, "num_evs") != 0 &&
-	    strcmp(k->name, "ev_base") != 0)
-		return "packet spraying (oblivious, REPS) is not implemented "
-		       "yet: each destination keeps one EV of ev_base .. "
-		       "ev_base + num_evs - 1";
 	return NULL;
 }
 
@@ -388,6 +447,8 @@ uet_config_init_defaults(struct uet_config *cfg)
 	cfg->engine.mbuf_cache = 256;
 	cfg->engine.idle_spin_ns = US(20);
 	cfg->engine.idle_sleep_ns = US(10);
+	cfg->engine.idle_sleep_max_ns = MS(1);
+	cfg->engine.rx_intr = true;
 	cfg->engine.mbuf_size = 2048 + RTE_PKTMBUF_HEADROOM;
 	cfg->engine.burst = 32;
 	cfg->engine.pdc_pool_general = 4096;
@@ -408,6 +469,7 @@ uet_config_init_defaults(struct uet_config *cfg)
 
 	cfg_cc_defaults(&cfg->cc);
 	cfg_spray_defaults(&cfg->spray);
+	cfg_fabric_defaults(&cfg->fabric);
 
 	cfg->dscp.data = 0;
 	cfg->dscp.control = 46;

@@ -62,6 +62,7 @@ enum cfg_section_id {
 	CFG_S_DSCP,
 	CFG_S_NEIGHBOR,
 	CFG_S_FAULT,
+	CFG_S_FABRIC,
 	CFG_S_COUNT,
 };
 
@@ -88,6 +89,30 @@ cfg_spray_defaults(struct uet_config_spray *s);
  */
 const char *
 cfg_key_unbuilt(const struct cfg_section *sec, const struct cfg_key *k);
+
+/* Defaults of [fabric] (config_fabric.c). */
+void
+cfg_fabric_defaults(struct uet_config_fabric *f);
+
+/* A [fabric] schedule line key: fail, restore or rate. */
+bool
+cfg_fabric_is_event_key(const char *key);
+
+/* Append the schedule line "key = value" to [fabric]; writes only on
+ * success. */
+int
+cfg_fabric_event_add(struct uet_config_fabric *f, const char *key,
+		     const char *value, struct uet_parse_err *pe);
+
+/* "fail = leaf0-spine1 at 50us" lines of the dump. */
+int
+cfg_fabric_event_format(const struct uet_config_fabric_event *e,
+			char *key, size_t key_len, char *buf, size_t len);
+
+/* Cross-field checks of [fabric]: -EINVAL with @err filled. */
+int
+cfg_fabric_validate(const struct uet_config_fabric *f,
+		    struct uet_config_error *err);
 
 /* Defaults of a newly defined [portN]. */
 void

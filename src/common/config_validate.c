@@ -156,6 +156,11 @@ check_engine(const struct uet_config *cfg, struct uet_config_error *err)
 		return fail(err, "engine", "pdc_pool_reserved", "general + "
 			    "reserved PDC ids exceed the 16-bit id space "
 			    "(65535)");
+	/* the back-off doubles idle_sleep up to idle_sleep_max */
+	if (e->idle_sleep_ns > e->idle_sleep_max_ns)
+		return fail(err, "engine", "idle_sleep_max", "%" PRIu64 " ns "
+			    "is shorter than idle_sleep (%" PRIu64 " ns)",
+			    e->idle_sleep_max_ns, e->idle_sleep_ns);
 	return 0;
 }
 
@@ -233,6 +238,12 @@ check_spray(const struct uet_config *cfg, struct uet_config_error *err)
 		return fail(err, "spray", "num_evs", "ev_base %u + num_evs %u "
 			    "exceeds the 16-bit UDP port space", s->ev_base,
 			    s->num_evs);
+	/* UEC 1.0 section 3.6.16: spraying over at least 256 EVs. */
+	if (s->mode != UET_CONFIG_SPRAY_SINGLE && s->num_evs < 256)
+		return fail(err, "spray", "num_evs", "%u EVs: mode %s needs "
+			    "at least 256", s->num_evs,
+			    s->mode == UET_CONFIG_SPRAY_REPS ? "reps" :
+							       "oblivious");
 	return 0;
 }
 
@@ -298,5 +309,7 @@ uet_config_validate(const struct uet_config *cfg,
 		rc = check_dscp(cfg, err);
 	if (rc == 0)
 		rc = check_fault(cfg, err);
+	if (rc == 0)
+		rc = cfg_fabric_validate(&cfg->fabric, err);
 	return rc;
 }

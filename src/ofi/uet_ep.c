@@ -432,8 +432,11 @@ ep_enable(struct uet_ofi_ep *ep)
 	rq = ep->tx_only ? 1 : ep->rx_size;
 	snprintf(name, sizeof(name), "uf%x.%x.%x", fab->id & 0xFFF,
 		 ep->dom->id & 0xFFF, atomic_fetch_add(&fab->chan_seq, 1));
+	/* AUTO: a post while the engine lcore sleeps runs the engine on the
+	 * posting thread (docs/PROVIDER.md "Progress") */
 	ep->chan = uet_chan_create(name, pow2_above(sq), pow2_above(rq),
-				   pow2_above(sq + rq), SOCKET_ID_ANY, 0);
+				   pow2_above(sq + rq), SOCKET_ID_ANY,
+				   UET_CHAN_POSTER_PROGRESS);
 	if (ep->chan == NULL) {
 		FI_WARN(&uet_prov, FI_LOG_EP_CTRL, "channel %s: %s\n", name,
 			rte_strerror(rte_errno));

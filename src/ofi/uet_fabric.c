@@ -73,8 +73,14 @@ static pthread_mutex_t eal_lock = PTHREAD_MUTEX_INITIALIZER;
 void
 uet_ofi_fabric_progress(struct uet_ofi_fabric *fab)
 {
-	if (!fab->inline_progress || fab->engine == NULL)
+	if (fab->engine == NULL)
 		return;
+	/* AUTO: run the contexts whose lcore sleeps, on this thread; those
+	 * whose lcore is awake are left to it */
+	if (!fab->inline_progress) {
+		(void)uet_engine_progress(fab->engine, 4);
+		return;
+	}
 	/* one thread runs the engine loop at a time; others skip */
 	if (pthread_mutex_trylock(&fab->progress_lock) != 0)
 		return;

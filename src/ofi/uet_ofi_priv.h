@@ -251,7 +251,8 @@ struct uet_ofi_fabric {
 
 int uet_ofi_fabric_open(struct fi_fabric_attr *attr,
 			struct fid_fabric **fabric, void *context);
-/* Inline progress: run the engine once; no-op in AUTO mode. */
+/* Progress from an application thread: INLINE runs the engine; AUTO runs
+ * the contexts whose lcore sleeps (uet_engine_progress()). */
 void uet_ofi_fabric_progress(struct uet_ofi_fabric *fab);
 int uet_ofi_fabric_chan_attach(struct uet_ofi_fabric *fab,
 			       unsigned int ctx, struct uet_chan *c);

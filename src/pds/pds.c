@@ -55,6 +55,9 @@ uet_pds_config_default(struct uet_pds_config *cfg)
 	cfg->resp_high_water = 0;
 	cfg->syn_holdoff_ns = 1000000;
 	cfg->rod_renack = 4;
+	/* One EV per PDC unless configured otherwise (config [spray]). */
+	uet_cms_lb_config_default(&cfg->lb);
+	cfg->lb.mode = UET_CMS_LB_SINGLE;
 }
 
 static bool
@@ -93,7 +96,7 @@ pds_config_ok(const struct uet_pds_config *c)
 	    c->max_nack_retx == 0 || c->max_nack_retx > 255 ||
 	    c->ack_threshold == 0)
 		return false;
-	return true;
+	return uet_cms_lb_config_check(&c->lb, NULL) == 0;
 }
 
 static int
@@ -102,6 +105,7 @@ pds_alloc_arrays(struct uet_pds *p)
 	const struct uet_pds_config *c = &p->cfg;
 
 	p->pdc = calloc(2 * (size_t)p->cap, sizeof(*p->pdc));
+	p->lb = calloc(2 * (size_t)p->cap, sizeof(*p->lb));
 	p->tx_blk = calloc((size_t)c->tx_blocks * c->tx_window,
 			   sizeof(*p->tx_blk));
 	p->rx_blk = calloc((size_t)c->rx_blocks * p->rx_words,
@@ -115,7 +119,7 @@ pds_alloc_arrays(struct uet_pds *p)
 	p->ctl = calloc(c->ctl_queue, sizeof(*p->ctl));
 	p->ev = calloc(c->event_queue, sizeof(*p->ev));
 	p->ev_resp = calloc(c->event_queue, UET_PDS_RESP_MAX);
-	if (!p->pdc || !p->tx_blk || !p->rx_blk || !p->resp ||
+	if (!p->pdc || !p->lb || !p->tx_blk || !p->rx_blk || !p->resp ||
 	    !p->resp_data || !p->rudi || !p->dgram || !p->ctl || !p->ev ||
 	    !p->ev_resp)
 		return -ENOMEM;
@@ -138,6 +142,7 @@ pds_free_arrays(struct uet_pds *p)
 	pds_pool_fini(&p->resp_pool);
 	pds_pool_fini(&p->rudi_pool);
 	free(p->pdc);
+	free(p->lb);
 	free(p->tx_blk);
 	free(p->rx_blk);
 	free(p->resp);
@@ -181,6 +186,7 @@ uet_pds_create(const struct uet_pds_config *cfg)
 	p->last_start = (uint32_t)pds_rand(p);
 	if (pds_alloc_arrays(p) < 0)
 		goto err_arrays;
+	pds_lb_create(p);
 	if (pds_pdc_mgr_init(p) < 0)
 		goto err_arrays;
 	if (pds_timer_init(p, 0) < 0)

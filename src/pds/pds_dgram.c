@@ -70,7 +70,6 @@ pds_rudi_submit(struct uet_pds *p, const struct uet_pds_submit *s)
 	r = &p->rudi[idx];
 	r->dst = s->dst;
 	r->cookie = s->cookie;
-	r->ev = s->ev;
 	r->len = s->len;
 	r->next_hdr = s->next_hdr;
 	r->retries = 0;
@@ -101,7 +100,6 @@ pds_dgram_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 	d.dst = s->dst;
 	d.cookie = s->cookie;
 	d.rudi = PDS_NIL;
-	d.ev = s->ev;
 	d.len = s->len;
 	d.next_hdr = s->next_hdr;
 	return pds_dgram_push(p, &d) ? 0 : -EAGAIN;
@@ -121,12 +119,11 @@ pds_rudi_emit(struct uet_pds *p, uint32_t idx, uint64_t now,
 	t->hdr.next_hdr = r->next_hdr;
 	t->hdr.u.rudi.pkt_id = r->pkt_id;
 	t->kind = r->retries ? UET_PDS_TX_RETX : UET_PDS_TX_NEW;
-	if (r->retries) {
+	if (r->retries)
 		t->hdr.flags = UET_PDS_F_RETX;
-		t->change_ev = true;
-	}
 	t->dst = r->dst;
-	t->ev = r->ev;
+	/* Each transmission, first or again, asks (pds_lb.c DECISION). */
+	t->ev = pds_lb_dgram(p, &r->dst, now);
 	t->len = r->len;
 	t->cookie = r->cookie;
 	r->sent_ns = now;
@@ -136,7 +133,7 @@ pds_rudi_emit(struct uet_pds *p, uint32_t idx, uint64_t now,
 }
 
 static void
-pds_uud_emit(struct uet_pds *p, const struct pds_dgram *d,
+pds_uud_emit(struct uet_pds *p, const struct pds_dgram *d, uint64_t now,
 	     struct uet_pds_tx *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -144,7 +141,7 @@ pds_uud_emit(struct uet_pds *p, const struct pds_dgram *d,
 	t->hdr.next_hdr = d->next_hdr;
 	t->kind = UET_PDS_TX_NEW;
 	t->dst = d->dst;
-	t->ev = d->ev;
+	t->ev = pds_lb_dgram(p, &d->dst, now);
 	t->len = d->len;
 	t->cookie = d->cookie;
 	pds_done(p, UET_PDS_MODE_UUD, d->cookie, 0, 0);
@@ -163,7 +160,7 @@ pds_dgram_tx(struct uet_pds *p, uint64_t now, struct uet_pds_tx *tx,
 			/* UUD completes now: needs an event slot. */
 			if (pds_event_room(p) < p->cfg.tx_window + 2)
 				break;
-			pds_uud_emit(p, d, &tx[k++]);
+			pds_uud_emit(p, d, now, &tx[k++]);
 		} else if (pds_rudi_emit(p, d->rudi, now, &tx[k])) {
 			k++;
 		}

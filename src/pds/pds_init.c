@@ -33,7 +33,7 @@ pds_start_psn(struct uet_pds *p)
 }
 
 /* Both PSN spaces of a new PDC start at Start_PSN (pds_private.h
- * DECISION), and the sender side gets its CC state. */
+ * DECISION), and the sender side gets its CC and load-balancing state. */
 void
 pds_pdc_psn_init(struct uet_pds *p, struct pds_pdc *c)
 {
@@ -44,6 +44,7 @@ pds_pdc_psn_init(struct uet_pds *p, struct pds_pdc *c)
 	c->u.t.hi = c->u.t.cack;
 	c->u.t.rod_nacked = c->u.t.cack;
 	p->cc->init(c->cc, p->cfg.mtu, p->cfg.cc_param);
+	pds_lb_pdc_init(p, c);
 }
 
 static struct pds_pdc *
@@ -60,7 +61,6 @@ pds_init_open(struct uet_pds *p, const struct uet_pds_submit *s, uint64_t now)
 	c->tc = s->tc;
 	c->mode = s->mode;
 	c->state = PDC_SYN;
-	c->ev = s->ev;
 	c->start_psn = pds_start_psn(p);
 	pds_pdc_psn_init(p, c);
 	pds_ikey_add(p, c);
@@ -136,10 +136,6 @@ pds_init_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 		}
 		return rc;
 	}
-	/* ROD keeps one path (UEC 1.0 load balancing): the EV changes only
-	 * idle. */
-	if (c->mode == UET_PDS_MODE_RUD || c->u.i.una == c->u.i.snd)
-		c->ev = s->ev;
 	c->last_ns = now;
 	return 0;
 }
@@ -280,13 +276,14 @@ pds_init_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx,
 	else
 		pds_init_hdr_req(p, c, sl, psn, &t->hdr);
 	t->dst = c->peer;
-	t->ev = c->ev;
+	/* Every transmission asks the CMS, so a resend may take another
+	 * path (UEC 1.0 section 3.6.16; ROD PDCs keep a single path). */
+	t->ev = pds_lb_next(p, c, now);
+	sl->ev = t->ev;
 	t->len = sl->len;
 	t->kind = sl->flags & SLOT_F_CP ? UET_PDS_TX_CTL :
 		  retx ? UET_PDS_TX_RETX : UET_PDS_TX_NEW;
 	t->cookie = sl->flags & SLOT_F_CP ? 0 : sl->cookie;
-	if (retx && (c->flags & PDC_F_CHG_EV))
-		t->change_ev = true;
 	if (retx) {
 		sl->flags |= SLOT_F_RETXD;
 		c->u.i.nretx++;
@@ -327,8 +324,6 @@ pds_init_tx_retx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		c->u.i.n_retx--;
 		pds_init_emit(p, c, psn, true, now, &tx[k++]);
 	}
-	if (c->u.i.n_retx == 0)
-		c->flags &= (uint16_t)~PDC_F_CHG_EV;
 	return k;
 }
 
@@ -368,7 +363,7 @@ pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	while (k < n && c->u.i.snd != c->u.i.nxt) {
 		sl = pds_slot(p, c, c->u.i.snd);
 		if (!pds_init_gate(p, c, sl->len)) {
-			pds_init_credit_req(p, c);
+			pds_init_credit_req(p, c, now);
 			break;
 		}
 		pds_init_emit(p, c, c->u.i.snd, false, now, &tx[k++]);
@@ -565,13 +560,16 @@ pds_init_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 		 * so it fails its end too. Best effort: if lost, its next
 		 * packet meets INV_DPDCID. */
 		if (c->role == PDS_ROLE_TGT)
-			pds_nack_tx(p, &c->peer, c->ev, UET_NACK_CLOSING_IN_ERR,
+			pds_nack_tx(p, &c->peer, pds_lb_next(p, c, now),
+				    UET_NACK_CLOSING_IN_ERR,
 				    c->u.i.una, c->lid, c->rid, 0);
 		pds_init_fail(p, c, -ETIMEDOUT);
 		return;
 	}
+	/* A timeout is a loss on the path of the packet it is about (UEC
+	 * 1.0 section 3.6.16: REPS freezes, single path moves when idle). */
+	pds_lb_loss(p, c, pds_slot(p, c, c->u.i.una)->ev, now);
 	pds_init_rto_mark(p, c);
-	c->flags |= PDC_F_CHG_EV;
 	c->u.i.rto_base = now;
 	p->cc->on_rto(c->cc, now);
 	pds_init_kick(p, c);

@@ -36,7 +36,7 @@ pds_init_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	t->hdr.u.cp.dpdcid = c->rid;
 	t->hdr.u.cp.payload = i->una;
 	t->dst = c->peer;
-	t->ev = c->ev;
+	t->ev = pds_lb_next(p, c, now);
 	c->flags |= PDC_F_PROBE;
 	i->probe_psn = i->snd;
 	i->probe_ns = now;
@@ -151,7 +151,7 @@ pds_init_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
 		delta = want - c->start_psn;
 
 	pds_init_renumber(p, c, delta);
-	c->flags &= (uint16_t)~(PDC_F_TLP | PDC_F_PROBE | PDC_F_CHG_EV);
+	c->flags &= (uint16_t)~(PDC_F_TLP | PDC_F_PROBE);
 	p->last_start = c->start_psn;
 	p->st.new_start++;
 	if (pds_init_backoff(p, c, now))
@@ -179,7 +179,7 @@ pds_init_credit_target(struct uet_pds *p, struct pds_pdc *c, uint8_t *ccc_id)
  * (UEC 1.0 PDS control packets, RCCC), once until credit comes. Initiator PDCs
  * only: the return direction sends no CPs (pds.c). */
 void
-pds_init_credit_req(struct uet_pds *p, struct pds_pdc *c)
+pds_init_credit_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	struct uet_pds_tx *t;
 	uint32_t target;
@@ -200,7 +200,7 @@ pds_init_credit_req(struct uet_pds *p, struct pds_pdc *c)
 	t->hdr.u.cp.dpdcid = c->rid;
 	t->hdr.u.cp.payload = pds_to_units256(target);
 	t->dst = c->peer;
-	t->ev = c->ev;
+	t->ev = pds_lb_next(p, c, now);
 	c->flags |= PDC_F_CREQ;
 	p->st.credit_req_tx++;
 }

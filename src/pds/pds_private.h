@@ -41,7 +41,6 @@ enum pds_pdc_state {
 #define PDC_F_CLOSE_REQ 0x08u /* init: target asked to close; tgt: asking */
 #define PDC_F_TLP       0x10u /* init: tail-loss probe sent for this tail */
 #define PDC_F_BACKOFF   0x20u /* init: resource back-off in progress */
-#define PDC_F_CHG_EV    0x40u /* init: next retransmission on another EV */
 #define PDC_F_KEYED     0x80u /* init: in the {job, FA, TC, mode} table */
 #define PDC_F_ALISTED   0x100u /* on the ACK list (both roles) */
 #define PDC_F_PROBE     0x200u /* init: PROBE CP sent, reply awaited */
@@ -101,7 +100,7 @@ struct pds_tgt {
 	uint8_t rod_ooo_retx; /* ROD: retransmissions past the hole since
 			       * the last NACK */
 	uint8_t close_reqs;  /* target: CLOSE_REQs sent, none answered */
-	uint16_t ev;         /* EV to echo in ACKs */
+	uint16_t ev;         /* EV to echo in ACKs and the target's CPs */
 	uint64_t ack_ns;     /* first coalesced arrival (delayed ACK) */
 	uint32_t probe_base; /* SACK base the PROBE asked for */
 	uint32_t credit;     /* bytes to grant in the next ACK_CC */
@@ -119,7 +118,6 @@ struct pds_pdc {
 	uint8_t state;
 	uint16_t lid;        /* our PDC id on the wire */
 	uint16_t rid;        /* the peer's PDC id */
-	uint16_t ev;         /* init: EV to use; target: EV to echo */
 	uint16_t gen;        /* handle generation */
 	uint16_t flags;      /* PDC_F_* */
 	uint16_t nresp;      /* target: stored responses on c->resp */
@@ -163,7 +161,7 @@ struct pds_slot {
 	uint8_t flags;
 	uint8_t kind;      /* request next_hdr, or ctl_type */
 	uint8_t nacks;     /* NACK-driven retransmissions of this PSN */
-	uint8_t pad[2];
+	uint16_t ev;       /* EV of its last transmission (loss feedback) */
 };
 
 /* Stored guaranteed-delivery response (UEC 1.0 PDS guaranteed delivery), or a
@@ -205,7 +203,6 @@ struct pds_rudi {
 	uint64_t sent_ns;
 	uint32_t pkt_id;
 	uint32_t next;     /* free list */
-	uint16_t ev;
 	uint16_t len;
 	uint8_t next_hdr;
 	uint8_t retries;
@@ -220,7 +217,6 @@ struct pds_dgram {
 	struct uet_pds_fa dst;
 	uint64_t cookie;
 	uint32_t rudi;     /* PDS_NIL for UUD */
-	uint16_t ev;
 	uint16_t len;
 	uint8_t next_hdr;
 	uint8_t retx;
@@ -311,6 +307,12 @@ struct uet_pds {
 	uint32_t test_start_psn;
 
 	struct pds_pdc *pdc;     /* [2 * cap] */
+	/* Load-balancing state of each PDC's transmit side, by PDC index
+	 * (beside the PDC array: struct pds_pdc has no room left). */
+	struct uet_cms_lb *lb;   /* [2 * cap] */
+	struct uet_cms_lb dg_lb; /* datagrams (pds_lb.c) */
+	struct uet_cms_lb_config dg_lbc;
+	uint32_t dg_salt;
 	struct pds_pool pdc_pool[2][2]; /* [role][general, reserved] */
 	struct pds_htab ikey;    /* initiator {job, FA, TC, mode} */
 	uint32_t ikey_last;      /* last ikey hit (index), PDS_NIL: none */
@@ -515,6 +517,25 @@ pds_rx_bit_test(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
 	       ((pds_rx_bits(p, c)[b / 64] >> (b % 64)) & 1u);
 }
 
+/* ---- pds_lb.c: entropy values from the CMS ---- */
+static inline struct uet_cms_lb *
+pds_lb(struct uet_pds *p, const struct pds_pdc *c)
+{
+	return &p->lb[pds_idx(p, c)];
+}
+
+void pds_lb_create(struct uet_pds *p);
+void pds_lb_pdc_init(struct uet_pds *p, struct pds_pdc *c);
+uint16_t pds_lb_next(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+void pds_lb_ack(struct uet_pds *p, struct pds_pdc *c, uint16_t ev, bool m,
+		uint64_t now);
+void pds_lb_nack(struct uet_pds *p, struct pds_pdc *c, uint16_t ev,
+		 uint8_t code, bool m, uint64_t now);
+void pds_lb_loss(struct uet_pds *p, struct pds_pdc *c, uint16_t ev,
+		 uint64_t now);
+uint16_t pds_lb_dgram(struct uet_pds *p, const struct uet_pds_fa *dst,
+		      uint64_t now);
+
 /* ---- pds_timer.c ---- */
 int pds_timer_init(struct uet_pds *p, uint64_t now);
 void pds_timer_fini(struct uet_pds *p);
@@ -558,7 +579,8 @@ void pds_init_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
 			uint64_t now);
 uint32_t pds_init_credit_target(struct uet_pds *p, struct pds_pdc *c,
 				uint8_t *ccc_id);
-void pds_init_credit_req(struct uet_pds *p, struct pds_pdc *c);
+void pds_init_credit_req(struct uet_pds *p, struct pds_pdc *c,
+			 uint64_t now);
 void pds_init_credit(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes,
 		     uint64_t now);
 void pds_init_kick(struct uet_pds *p, struct pds_pdc *c);

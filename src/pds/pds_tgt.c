@@ -165,7 +165,7 @@ pds_resp_send(struct uet_pds *p, struct pds_pdc *c, uint32_t r)
 	t->hdr.u.ack.spdcid = c->lid;
 	t->hdr.u.ack.dpdcid = c->rid;
 	t->dst = c->peer;
-	t->ev = c->ev;
+	t->ev = c->u.t.ev;
 	t->resp = pds_resp_data(p, r);
 	t->resp_len = e->len;
 	pds_tgt_resp_sack(p, c, t);
@@ -696,9 +696,8 @@ pds_rx_common(struct uet_pds *p, struct pds_pdc *c,
 			     ri->psn);
 		return 0;
 	}
-	/* The initiator keeps its own EV for sending (ROD: one path). */
-	if (c->role == PDS_ROLE_TGT)
-		c->ev = m->ev;
+	/* Echoed by the ACK it triggers (UEC 1.0 section 3.6.16); the
+	 * transmit side asks the CMS for its own EVs. */
 	c->u.t.ev = m->ev;
 	c->last_ns = now;
 	if (pds_tgt_is_dup(p, c, ri->psn))

@@ -212,7 +212,7 @@ pds_tgt_cp_fill(struct pds_pdc *c, struct uet_pds_tx *tx, uint8_t ctl,
 	memset(tx, 0, sizeof(*tx));
 	tx->kind = UET_PDS_TX_CTL;
 	tx->dst = c->peer;
-	tx->ev = c->ev;
+	tx->ev = c->u.t.ev;
 	tx->hdr.type = UET_PDS_TYPE_CP;
 	tx->hdr.next_hdr = ctl;
 	if (c->mode == UET_PDS_MODE_ROD)

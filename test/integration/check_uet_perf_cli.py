@@ -29,6 +29,8 @@ set window 16
 set fault drop 5000
 set cc nscc
 set cc fixed
+set spray bogus
+set spray reps
 set bogus 1
 set size abc
 set window 0
@@ -62,6 +64,8 @@ def script_run(perf, check):
     for want in ("mode = rod", "size = 128", "fault drop = 5000 ppm",
                  "error: set cc nscc: not available, only the fixed window",
                  "cc: fixed window",
+                 "error: set spray: expected single, oblivious or reps",
+                 "spray = reps",
                  "error: set bogus: unknown setting",
                  "error: set size: 'abc'",
                  "error: set window:",
@@ -85,7 +89,8 @@ def script_run(perf, check):
                  "Jain fairness index",
                  "incast: done, verified",
                  "test incast, pds rud, size 128, count 400",
-                 "bye (9 rejected commands)"):
+                 "cc fixed window, spray reps,",
+                 "bye (10 rejected commands)"):
         check(want in out, f"script output has {want!r}")
     check("Bad arguments" not in out and "Command not found" not in out,
           "script: every rejected line is answered by uet-perf (counted)")

@@ -18,8 +18,25 @@
  *                message exactly once and byte-exact
  *   fat tree     the same permutation on a K = 4 fat tree (16 hosts),
  *                host h to host h + 4 (another pod), ECN and trimming on
+ *   one flow     host 0 to host 2 alone: single path puts every frame on
+ *                one of leaf 0's two spine uplinks, oblivious spraying
+ *                about half on each (the EV the PDS chose reaches the
+ *                wire as the UDP source port: nothing rewrites it)
+ *   spray+fail   the permutation sprayed (REPS with 128 packets in
+ *                flight per flow, oblivious with 64), trimming and ECN
+ *                on, the cable between leaf 0 and spine 0 failing for
+ *                good 50 us into the run (no local failover): frames
+ *                lost on it, trims (REPS), REPS freezes; every message
+ *                exactly once and byte-exact
  *   determinism  each scenario runs twice: identical counters
+ *   [fabric]     the configuration section mapped onto the model and
+ *                its schedule lines applied (uet_fabric_eth_config_from,
+ *                uet_fabric_eth_schedule); the application's next
+ *                deadline bounds a clock jump
  *
+ * "lb" (not run by meson): the load-balancing measurement of
+ * docs/CONGESTION.md (16 hosts, 4 spines, 4 KiB MTU); LB_DEBUG=1 in the
+ * environment adds each flow's completion time.
  * "real" (not run by meson): the permutation on the engines' TSC clock.
  * "bench" (not run by meson): idle iterations per second, TSC vs virtual
  * clock.
@@ -31,6 +48,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -64,6 +82,9 @@ struct scenario {
 	bool real;         /* the engines' TSC clock, no jumps */
 	bool fat_tree;     /* K = 4 fat tree (16 hosts), else leaf/spine */
 	unsigned int shift; /* permutation: host h sends to h + shift */
+	enum uet_config_spray_mode spray; /* [spray] mode of every engine */
+	bool one_flow;     /* only host 0 sends (to host shift) */
+	uint64_t fail_ns;  /* leaf 0 - spine 0 fails then (0: never) */
 };
 
 /* What two runs of a scenario must agree on. */
@@ -74,6 +95,9 @@ struct signature {
 	uint64_t eng_tx[HOSTS_MAX], eng_rx[HOSTS_MAX], retx[HOSTS_MAX];
 	uint64_t rx_malformed;
 	uint64_t neigh_hold_drop;
+	uint64_t up_frames[2];  /* leaf 0 -> spine 0 / 1 */
+	uint64_t drops_link;    /* lost to the failed cable */
+	uint64_t lb_freezes, lb_recycled, lb_explored;
 };
 
 struct run_state {
@@ -87,6 +111,12 @@ static unsigned int nh = HOSTS; /* hosts of the scenario running */
 /* engine_make(): host 0 (clock_bench) or every host (real) on the TSC */
 static bool bench_real_clock;
 static bool all_real_clock;
+/* engine_make(): [spray] mode of the scenario running */
+static enum uet_config_spray_mode spray_mode;
+/* engine_make() for the "lb" measurement: IP MTU 4 KiB, static
+ * neighbours (host h talks to h - shift and h + shift) */
+static bool lb_big;
+static unsigned int lb_shift;
 
 static bool
 all_done(void *arg)
@@ -125,6 +155,7 @@ fabric_cfg(struct uet_fabric_config *fc, bool trim_ecn)
 	fc->trimming = trim_ecn;
 	fc->ecn = trim_ecn;
 	fc->seed = 11;
+	fc->failover = false; /* a failed link loses what ECMP sends it */
 }
 
 static void
@@ -139,6 +170,12 @@ rulp_setup(const struct scenario *sc, const struct uet_fabric_eth *fe,
 	p->size = sc->size;
 	p->window = sc->window;
 	p->expect_size = sc->size;
+	if (sc->one_flow) {
+		p->expect = h == sc->shift ? sc->count : 0;
+		s->expect[h] = p->expect;
+		if (h != 0)
+			return;
+	}
 	if (!sc->incast || h != 0) {
 		(void)uet_fabric_host_addr_get(
 			uet_fabric_eth_fabric((struct uet_fabric_eth *)fe), dst,
@@ -156,10 +193,32 @@ rulp_setup(const struct scenario *sc, const struct uet_fabric_eth *fe,
 			p->flows = nh - 1;
 			p->flow_span = sc->count;
 		}
-	} else {
+	} else if (!sc->one_flow) {
 		p->expect = sc->count;
 	}
 	s->expect[h] = p->expect;
+}
+
+/* Static neighbours of host @p h in the "lb" measurement (no ARP wait:
+ * the first packets are not held or dropped). */
+static void
+lb_neighbours(const struct uet_fabric_eth *fe, unsigned int h,
+	      struct uet_config *c)
+{
+	unsigned int peer[2] = { (h + lb_shift) % nh,
+				 (h + nh - lb_shift) % nh };
+	uint8_t a[16];
+
+	for (unsigned int i = 0; i < 2; i++) {
+		struct uet_config_neighbor *n = &c->neighbor[c->nb_neighbors++];
+
+		(void)uet_fabric_host_addr_get(
+			uet_fabric_eth_fabric((struct uet_fabric_eth *)fe),
+			peer[i], false, a);
+		n->ip.family = AF_INET;
+		memcpy(&n->ip.v4, a, 4);
+		(void)uet_fabric_eth_host_mac(fe, peer[i], n->mac);
+	}
 }
 
 static struct uet_engine *
@@ -178,8 +237,15 @@ engine_make(const struct uet_fabric_eth *fe, unsigned int h,
 	c.nb_neighbors = 0; /* resolved by ARP (the adapter answers) */
 	c.engine.mbuf_pool_size = 2047;
 	c.engine.mbuf_cache = 32;
+	if (lb_big) {
+		c.port[0].mtu = 4096;
+		c.engine.mbuf_size = 4096 + 256 + RTE_PKTMBUF_HEADROOM;
+		c.engine.mbuf_pool_size = 1023;
+		lb_neighbours(fe, h, &c);
+	}
 	if (uet_fabric_eth_port_config(fe, h, &c, 0) != 0)
 		return NULL;
+	c.spray.mode = spray_mode;
 	uet_proto_pds_config(&c, pds);
 	pds->seed = 1000 + h; /* reproducible Start_PSNs */
 	pp->pds = pds;
@@ -223,12 +289,49 @@ check_delivery(const struct scenario *sc, struct run_state *s)
 	}
 }
 
+/* Port of the cable leaf 0 - spine @p spine leaving the leaf. */
+static int
+uplink_port(const struct uet_fabric *fab, uint32_t spine, uint32_t *port)
+{
+	struct uet_fabric_link_info li;
+	int link = uet_fabric_link_find(fab, UET_FABRIC_TIER_LEAF, 0,
+					UET_FABRIC_TIER_SPINE, spine);
+
+	if (link < 0 || uet_fabric_link_info(fab, (uint32_t)link, &li) < 0)
+		return -1;
+	*port = li.tier[0] == UET_FABRIC_TIER_LEAF ? li.port[0] : li.port[1];
+	return link;
+}
+
+static void
+uplinks_take(struct signature *g, const struct uet_fabric *fab)
+{
+	struct uet_fabric_port_stats ps;
+	uint32_t port;
+
+	for (uint32_t sp = 0; sp < 2; sp++) {
+		int link = uplink_port(fab, sp, &port);
+		struct uet_fabric_link_info li;
+
+		if (link < 0 || uet_fabric_port_stats(fab, port, &ps) < 0)
+			continue;
+		g->up_frames[sp] = ps.tx_frames;
+		g->drops_link += ps.drops_link;
+		/* and the other direction of the cable */
+		(void)uet_fabric_link_info(fab, (uint32_t)link, &li);
+		if (uet_fabric_port_stats(fab, li.port[0] == port ?
+					  li.port[1] : li.port[0], &ps) == 0)
+			g->drops_link += ps.drops_link;
+	}
+}
+
 static void
 signature_take(struct signature *g, struct uet_fabric_eth *fe,
 	       struct uet_engine *const *eng)
 {
 	static struct uet_engine_stats st;
 
+	uplinks_take(g, uet_fabric_eth_fabric(fe));
 	uet_fabric_stats_get(uet_fabric_eth_fabric(fe), &g->fab);
 	uet_fabric_eth_stats_get(fe, &g->fe);
 	g->rx_malformed = 0;
@@ -236,6 +339,9 @@ signature_take(struct signature *g, struct uet_fabric_eth *fe,
 	for (unsigned int h = 0; h < nh; h++) {
 		const struct uet_ulp_stats *u =
 			uet_ulp_ctx_stats(uet_ulp_ctx_get(eng[h], 0));
+		const struct uet_pds_stats *p =
+			uet_pds_stats_get(uet_ulp_ctx_pds(
+				uet_ulp_ctx_get(eng[h], 0)));
 
 		(void)uet_engine_stats_get(eng[h], &st);
 		g->eng_tx[h] = st.total.tx_pkts;
@@ -243,6 +349,9 @@ signature_take(struct signature *g, struct uet_fabric_eth *fe,
 		g->rx_malformed += st.total.rx_malformed;
 		g->neigh_hold_drop += st.total.neigh_hold_drop;
 		g->retx[h] = u->tx_retx;
+		g->lb_freezes += p->lb_freezes;
+		g->lb_recycled += p->lb_recycled;
+		g->lb_explored += p->lb_explored;
 	}
 }
 
@@ -267,6 +376,7 @@ run(const struct scenario *sc, struct signature *g)
 	run_no++;
 	memset(&s, 0, sizeof(s));
 	memset(g, 0, sizeof(*g));
+	spray_mode = sc->spray;
 	fabric_cfg(&fc, sc->trim_ecn);
 	if (sc->fat_tree)
 		fc.topo = UET_FABRIC_TOPO_FAT_TREE;
@@ -294,6 +404,16 @@ run(const struct scenario *sc, struct signature *g)
 		CHECK(eng[h] != NULL);
 		if (eng[h] == NULL)
 			goto out;
+	}
+	if (sc->fail_ns != 0) {
+		uint32_t port;
+		int link = uplink_port(uet_fabric_eth_fabric(fe), 0, &port);
+
+		CHECK(link >= 0);
+		CHECK(link >= 0 && uet_fabric_link_schedule(
+			uet_fabric_eth_fabric(fe), (uint32_t)link,
+			uet_fabric_eth_now(fe) + sc->fail_ns,
+			UET_FABRIC_LINK_FAIL, 0) == 0);
 	}
 	r.eng = eng;
 	r.nb_eng = nh;
@@ -343,9 +463,38 @@ run(const struct scenario *sc, struct signature *g)
 	       g->fab.drops, retx, g->rx_malformed, g->neigh_hold_drop,
 	       g->fe.arp_answered, g->fe.rx_full, g->fe.inject_held, wall,
 	       (double)g->fab.delivered / wall);
-	CHECK(g->fe.arp_answered >= (sc->incast ? nh : 2 * nh) - 1);
+	if (sc->spray != UET_CONFIG_SPRAY_SINGLE || sc->fail_ns)
+		printf("%-12s leaf 0 uplinks: %" PRIu64 " / %" PRIu64
+		       " frames, %" PRIu64 " lost on the failed cable; "
+		       "REPS %" PRIu64 " recycled, %" PRIu64 " explored, %"
+		       PRIu64 " freezes\n", sc->name, g->up_frames[0],
+		       g->up_frames[1], g->drops_link, g->lb_recycled,
+		       g->lb_explored, g->lb_freezes);
+	if (sc->one_flow) {
+		/* three packets per message, one flow, ARP answered aside */
+		uint64_t all = g->up_frames[0] + g->up_frames[1];
+
+		CHECK(all >= 3 * sc->count);
+		if (sc->spray == UET_CONFIG_SPRAY_SINGLE)
+			CHECK(g->up_frames[0] == 0 || g->up_frames[1] == 0);
+		else
+			CHECK(g->up_frames[0] * 10 >= all * 4 &&
+			      g->up_frames[1] * 10 >= all * 4);
+	} else {
+		CHECK(g->fe.arp_answered >= (sc->incast ? nh : 2 * nh) - 1);
+	}
+	if (sc->fail_ns)
+		CHECK(g->drops_link > 0);
+	/* 128 packets in flight per flow: queues build, frames are trimmed */
+	if (sc->fail_ns && sc->spray == UET_CONFIG_SPRAY_REPS)
+		CHECK(g->fab.trims > 0);
+	if (sc->spray == UET_CONFIG_SPRAY_REPS)
+		CHECK(g->lb_recycled > 0 && g->lb_explored > 0);
+	if (sc->spray == UET_CONFIG_SPRAY_REPS && sc->fail_ns)
+		CHECK(g->lb_freezes > 0);
 	CHECK(g->fe.rx_full == 0 && g->fe.rx_nombuf == 0);
-	if (sc->trim_ecn)
+	/* (oblivious spraying around a dead link may queue nowhere) */
+	if (sc->trim_ecn && !sc->fail_ns)
 		CHECK(g->fab.marks > 0);
 	if (sc->trim_ecn && sc->incast) {
 		CHECK(g->fab.trims > 0);
@@ -589,14 +738,98 @@ out:
 	rte_mempool_free(mp);
 }
 
+/*
+ * The [fabric] section onto the model: shape, rate, MTU + 18, thresholds
+ * in thousandths of the BDP; its schedule lines at t0 + their time (the
+ * link goes down and comes back), and a line naming a link the fabric
+ * does not have refused with its index.
+ */
+static void
+config_section(void)
+{
+	struct uet_fabric_eth_params fp = { 0 };
+	struct uet_fabric_link_info li;
+	struct uet_config_error cerr;
+	struct uet_fabric_config fc;
+	struct uet_fabric_eth *fe;
+	struct uet_config c;
+	unsigned int line = 99;
+	int link, err = 0;
+
+	uet_config_init_defaults(&c);
+	CHECK(uet_config_override(&c, "fabric.hosts=8", &cerr) == 0);
+	CHECK(uet_config_override(&c, "fabric.hosts_per_leaf=2", &cerr) == 0);
+	CHECK(uet_config_override(&c, "fabric.spines=2", &cerr) == 0);
+	CHECK(uet_config_override(&c, "fabric.link_rate_mbps=25000",
+				  &cerr) == 0);
+	CHECK(uet_config_override(&c, "fabric.ecn_min=0.25", &cerr) == 0);
+	CHECK(uet_config_override(&c, "fabric.queue=2.5", &cerr) == 0);
+	CHECK(uet_config_override(&c, "fabric.mtu=1500", &cerr) == 0);
+	CHECK(uet_config_override(&c, "fabric.fail=spine1-leaf2@10us",
+				  &cerr) == 0);
+	CHECK(uet_config_override(&c, "fabric.restore=leaf2-spine1@20us",
+				  &cerr) == 0);
+	CHECK(uet_config_validate(&c, &cerr) == 0);
+	uet_fabric_eth_config_from(&c.fabric, &fc);
+	CHECK(fc.topo == UET_FABRIC_TOPO_LEAF_SPINE && fc.hosts == 8 &&
+	      fc.hosts_per_leaf == 2 && fc.spines == 2);
+	CHECK(fc.link_rate_bps == 25000000000ull && fc.link_delay_ns == 1000);
+	CHECK(fc.mtu == 1518 && fc.ecn_min_milli == 250 &&
+	      fc.ecn_max_milli == 800 && fc.trim_milli == 1000 &&
+	      fc.trim_retx_milli == 1500 && fc.drop_milli == 2500 &&
+	      fc.control_drop_milli == 2500 && fc.trimming && fc.ecn);
+	fp.fabric = &fc;
+	fp.name = "fc";
+	fe = uet_fabric_eth_create(&fp, &err);
+	CHECK(fe != NULL);
+	if (fe == NULL)
+		return;
+	uet_fabric_eth_set_now(fe, 5000);
+	(void)uet_fabric_eth_service(fe, 5000);
+	CHECK(uet_fabric_eth_schedule(fe, &c.fabric, 5000, &line) == 0);
+	link = uet_fabric_link_find(uet_fabric_eth_fabric(fe),
+				    UET_FABRIC_TIER_LEAF, 2,
+				    UET_FABRIC_TIER_SPINE, 1);
+	CHECK(link >= 0);
+	(void)uet_fabric_eth_service(fe, 14999);
+	CHECK(uet_fabric_link_info(uet_fabric_eth_fabric(fe), (uint32_t)link,
+				   &li) == 0 && li.up);
+	(void)uet_fabric_eth_service(fe, 15000);
+	CHECK(uet_fabric_link_info(uet_fabric_eth_fabric(fe), (uint32_t)link,
+				   &li) == 0 && !li.up);
+	(void)uet_fabric_eth_service(fe, 25000);
+	CHECK(uet_fabric_link_info(uet_fabric_eth_fabric(fe), (uint32_t)link,
+				   &li) == 0 && li.up);
+	/* not validated against this shape: a leaf the fabric lacks */
+	c.fabric.event[1].index[0] = 7;
+	CHECK(uet_fabric_eth_schedule(fe, &c.fabric, 30000, &line) ==
+	      -ENOENT && line == 1);
+	uet_fabric_eth_free(fe);
+}
+
 /* The application's poll counts as work: no jump while it reports some. */
 static unsigned int app_calls;
+static const struct uet_fabric_eth *fe_of_test;
 
 static unsigned int
 app_poll(void *arg)
 {
 	(void)arg;
 	return ++app_calls <= 5 ? 1 : 0;
+}
+
+static uint64_t app_deadlines[] = { 2500, 4000 };
+
+static uint64_t
+app_next(void *arg)
+{
+	const struct uet_fabric_eth *fe = fe_of_test;
+
+	(void)arg;
+	for (unsigned int i = 0; i < RTE_DIM(app_deadlines); i++)
+		if (app_deadlines[i] > uet_fabric_eth_now(fe))
+			return app_deadlines[i];
+	return UINT64_MAX;
 }
 
 static void
@@ -617,12 +850,19 @@ driver_app_poll(void)
 	CHECK(fe != NULL);
 	if (fe == NULL)
 		return;
+	fe_of_test = fe;
 	r.virtual_time = true;
 	r.done = never;
 	r.poll = app_poll;
 	CHECK(uet_fabric_eth_run(fe, &r, &rs) == -EDEADLK);
 	CHECK(rs.iterations == 6 && rs.jumps == 0);
 	CHECK(rs.end_ns == 1000 && uet_fabric_eth_now(fe) == 1000);
+	/* the application's next deadline stops a jump as a timer does:
+	 * 2500 then 4000, then nothing armed */
+	app_calls = 100;
+	r.next = app_next;
+	CHECK(uet_fabric_eth_run(fe, &r, &rs) == -EDEADLK);
+	CHECK(rs.jumps == 2 && rs.end_ns == 4000);
 	r.done = NULL;
 	CHECK(uet_fabric_eth_run(fe, &r, &rs) == -EINVAL);
 	uet_fabric_eth_free(fe);
@@ -715,6 +955,224 @@ out:
 	rulp_free(ru);
 }
 
+/* ------------------------------------------------------------------ */
+/* "lb" (not run by meson): load balancing through the real PDS         */
+/* ------------------------------------------------------------------ */
+
+#define LB_HOSTS 16
+#define LB_SIZE 4000     /* one packet per message at IP MTU 4096 */
+#define LB_MSGS 512      /* per flow: 2.048 MB */
+#define LB_WINDOW 32     /* packets in flight per flow */
+#define LB_SLICE_NS 1000 /* failure runs: look at the dead cable this often */
+
+struct lb_state {
+	struct run_state rs;
+	struct uet_fabric_eth *fe;
+	uint64_t done_ns[LB_HOSTS]; /* receiver h has every message */
+};
+
+static bool
+lb_done(void *arg)
+{
+	struct lb_state *l = arg;
+	bool all = true;
+
+	for (unsigned int h = 0; h < nh; h++) {
+		if (l->done_ns[h] == 0 &&
+		    rulp_live(l->rs.r[h])->rx_msgs >= l->rs.expect[h])
+			l->done_ns[h] = uet_fabric_eth_now(l->fe);
+		all &= l->done_ns[h] != 0 && rulp_send_finished(l->rs.r[h]);
+	}
+	return all;
+}
+
+/* Frames lost on both directions of leaf 0 - spine 0 so far. */
+static uint64_t
+lb_dead_drops(const struct uet_fabric *fab)
+{
+	struct uet_fabric_link_info li;
+	struct uet_fabric_port_stats ps;
+	uint64_t n = 0;
+	uint32_t port;
+	int link = uplink_port(fab, 0, &port);
+
+	if (link < 0 || uet_fabric_link_info(fab, (uint32_t)link, &li) < 0)
+		return 0;
+	for (unsigned int e = 0; e < 2; e++)
+		if (uet_fabric_port_stats(fab, li.port[e], &ps) == 0)
+			n += ps.drops_link;
+	return n;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Permutation on 16 hosts (4 leaves of 4, 4 spines, 100 Gb/s, 1 us
+ * links, 4 KiB IP MTU): host h sends 512 messages of 4000 B to host
+ * h + 4 (the next leaf), 32 packets in flight, trimming and ECN on.
+ * Per flow: goodput over the time until its receiver had every message,
+ * as a fraction of 100 Gb/s. With @p fail_ns, leaf 0 - spine 0 fails for
+ * good then; the run goes in 1 us slices to see when the last frame was
+ * lost on it.
+ */
+static void
+lb_one(enum uet_config_spray_mode mode, uint64_t fail_ns)
+{
+	static const char *const names[] = { "single", "oblivious", "reps" };
+	const struct scenario sc = {
+		"lb", false, true, LB_SIZE, LB_MSGS, LB_WINDOW, .shift = 4,
+		.spray = mode, .fail_ns = fail_ns,
+	};
+	struct uet_fabric_eth_params fp = { 0 };
+	struct uet_fabric_config fc;
+	struct uet_engine *eng[LB_HOSTS] = { 0 };
+	struct uet_proto_params pp[LB_HOSTS];
+	struct uet_pds_config pds[LB_HOSTS];
+	struct uet_fabric_eth_run r = { 0 };
+	struct uet_fabric_eth_run_stats rs;
+	static struct lb_state l;
+	struct signature g;
+	uint64_t t[LB_HOSTS], dead = 0, last_loss = 0, retx = 0, dup = 0;
+	uint64_t lb_sack = 0;
+	double frac[LB_HOSTS], wall;
+	char name[9];
+	int rc, err = 0;
+
+	run_no++;
+	memset(&l, 0, sizeof(l));
+	memset(&g, 0, sizeof(g));
+	spray_mode = mode;
+	lb_big = true;
+	lb_shift = sc.shift;
+	nh = LB_HOSTS;
+	fabric_cfg(&fc, true);
+	fc.hosts = LB_HOSTS;
+	fc.hosts_per_leaf = 4;
+	fc.spines = 4;
+	fc.mtu = 4096 + 18;
+	fc.frame_pool = 16384;
+	snprintf(name, sizeof(name), "fl%u", run_no);
+	fp.fabric = &fc;
+	fp.name = name;
+	l.fe = uet_fabric_eth_create(&fp, &err);
+	CHECK(l.fe != NULL);
+	if (l.fe == NULL)
+		return;
+	for (unsigned int h = 0; h < nh; h++) {
+		struct rulp_params p;
+
+		rulp_setup(&sc, l.fe, h, &p, &l.rs);
+		l.rs.r[h] = rulp_create(&p);
+		pp[h] = (struct uet_proto_params){ .ulp = &rulp_ops,
+						   .ulp_arg = l.rs.r[h] };
+		eng[h] = l.rs.r[h] ? engine_make(l.fe, h, &pp[h], &pds[h]) :
+				     NULL;
+		CHECK(eng[h] != NULL);
+		if (eng[h] == NULL)
+			goto out;
+	}
+	if (fail_ns) {
+		uint32_t port;
+		int link = uplink_port(uet_fabric_eth_fabric(l.fe), 0, &port);
+
+		CHECK(link >= 0 && uet_fabric_link_schedule(
+			uet_fabric_eth_fabric(l.fe), (uint32_t)link,
+			uet_fabric_eth_now(l.fe) + fail_ns,
+			UET_FABRIC_LINK_FAIL, 0) == 0);
+	}
+	r.eng = eng;
+	r.nb_eng = nh;
+	r.virtual_time = true;
+	r.done = lb_done;
+	r.arg = &l;
+	r.max_iterations = 50000000;
+	wall = wall_now();
+	do {
+		r.until_ns = fail_ns ? uet_fabric_eth_now(l.fe) + LB_SLICE_NS :
+				       MAX_NS;
+		rc = uet_fabric_eth_run(l.fe, &r, &rs);
+		if (fail_ns) {
+			uint64_t d = lb_dead_drops(uet_fabric_eth_fabric(l.fe));
+
+			if (d > dead) {
+				dead = d;
+				last_loss = uet_fabric_eth_now(l.fe);
+			}
+		}
+	} while (rc == -ETIMEDOUT && uet_fabric_eth_now(l.fe) < MAX_NS);
+	wall = wall_now() - wall;
+	CHECK(rc == 0);
+	check_delivery(&sc, &l.rs);
+	signature_take(&g, l.fe, eng);
+	for (unsigned int h = 0; h < nh; h++) {
+		struct rulp_result res;
+
+		rulp_result(l.rs.r[h], &res);
+		lb_sack += uet_pds_stats_get(uet_ulp_ctx_pds(
+			uet_ulp_ctx_get(eng[h], 0)))->retx_sack;
+		dup += res.rx_dup;
+		retx += g.retx[h];
+		t[h] = l.done_ns[h];
+		/* bits delivered / (time x 100 Gb/s) */
+		frac[h] = (double)LB_MSGS * LB_SIZE * 8 /
+			  ((double)l.done_ns[h] * 100.0);
+	}
+	if (getenv("LB_DEBUG"))
+		for (unsigned int h = 0; h < nh; h++)
+			printf("  flow %u -> %u done %.1f us, sender retx %" PRIu64 "\n",
+			       (h + nh - 4) % nh, h, l.done_ns[h] / 1e3,
+			       g.retx[(h + nh - 4) % nh]);
+	qsort(t, nh, sizeof(t[0]), cmp_u64);
+	{
+		double fmin = frac[0], fsum = 0;
+
+		for (unsigned int h = 0; h < nh; h++) {
+			fmin = frac[h] < fmin ? frac[h] : fmin;
+			fsum += frac[h];
+		}
+		printf("| %s | %s | %.1f | %.1f | %.1f | %.3f | %.3f | %"
+		       PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64,
+		       names[mode], fail_ns ? "leaf0-spine0 at 50 us" : "-",
+		       t[0] / 1e3, t[nh / 2] / 1e3, t[nh - 1] / 1e3, fmin,
+		       fsum / nh, retx, g.fab.trims, g.fab.marks, dup);
+		if (fail_ns)
+			printf(" | %" PRIu64 " | %.1f", dead,
+			       last_loss ? (last_loss - fail_ns) / 1e3 : 0.0);
+		printf(" | freezes %" PRIu64 " recycled %" PRIu64
+		       " explored %" PRIu64 " sack %" PRIu64 " (%.2f s wall)\n",
+		       g.lb_freezes, g.lb_recycled, g.lb_explored,
+		       lb_sack, wall);
+	}
+	CHECK(dup == 0);
+out:
+	uet_fabric_eth_drain(l.fe);
+	for (unsigned int h = 0; h < nh; h++)
+		uet_engine_free(eng[h]);
+	uet_fabric_eth_free(l.fe);
+	for (unsigned int h = 0; h < nh; h++)
+		rulp_free(l.rs.r[h]);
+	lb_big = false;
+}
+
+static void
+lb_measure(void)
+{
+	printf("| mode | failure | first flow done (us) | median | last | "
+	       "min fraction of 100 Gb/s | mean | retransmissions | trims "
+	       "| marks | duplicates | frames lost on the dead cable | last "
+	       "loss there (us after the failure) |\n");
+	for (unsigned int m = 0; m < 3; m++)
+		lb_one((enum uet_config_spray_mode)m, 0);
+	for (unsigned int m = 0; m < 3; m++)
+		lb_one((enum uet_config_spray_mode)m, 50000);
+}
+
 /*
  * Not run by meson ("bench" argument): idle loop iterations per wall
  * second of an engine on the real clock (TSC, the default) and of one on
@@ -781,6 +1239,14 @@ main(int argc, char **argv)
 		{ "incast", true, true, 2000, 150, 64 },
 		{ "fat-tree", false, true, 4000, 200, 64, .fat_tree = true,
 		  .shift = 4 },
+		{ "one-single", false, false, 4000, 300, 64, .shift = 2,
+		  .one_flow = true },
+		{ "one-oblivious", false, false, 4000, 300, 64, .shift = 2,
+		  .one_flow = true, .spray = UET_CONFIG_SPRAY_OBLIVIOUS },
+		{ "reps-fail", false, true, 4000, 300, 128, .shift = 2,
+		  .spray = UET_CONFIG_SPRAY_REPS, .fail_ns = 50000 },
+		{ "obliv-fail", false, true, 4000, 300, 64, .shift = 2,
+		  .spray = UET_CONFIG_SPRAY_OBLIVIOUS, .fail_ns = 50000 },
 	};
 	static const struct scenario real = {
 		"perm-real", false, false, 4000, 300, 64, true, .shift = 2,
@@ -801,6 +1267,13 @@ main(int argc, char **argv)
 		(void)rte_eal_cleanup();
 		return 0;
 	}
+	if (argc > 1 && strcmp(argv[1], "lb") == 0) {
+		lb_measure();
+		(void)rte_eal_cleanup();
+		printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS",
+		       failures);
+		return failures ? 1 : 0;
+	}
 	if (argc > 1 && strcmp(argv[1], "real") == 0) {
 		/* The real clock: the same loop without jumps. Not run by
 		 * meson: how it goes depends on the machine's speed (an
@@ -813,6 +1286,7 @@ main(int argc, char **argv)
 		return failures ? 1 : 0;
 	}
 	adapter_checks();
+	config_section();
 	driver_app_poll();
 	unreachable();
 	for (unsigned int i = 0; i < RTE_DIM(sc); i++) {

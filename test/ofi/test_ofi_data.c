@@ -1485,9 +1485,10 @@ node_close(struct node *n)
 
 /*
  * AUTO progress (uet-auto.conf: one engine lcore runs the loop on its own
- * thread): one endpoint sends to itself over a loopback ring port, and
- * registers, writes, reads and deregisters a region of its own, so the
- * control ring is answered by a running lcore.
+ * thread, or the application thread while it sleeps): one endpoint sends
+ * to itself over a loopback ring port, and registers, writes, reads and
+ * deregisters a region of its own, so the control ring is answered by a
+ * running (or woken) lcore.
  */
 static int
 main_auto(void)

@@ -5,6 +5,9 @@
 # uet provider:
 #   memif   two engines joined by net_memif (server / client roles, the
 #           socket in a temporary directory), the provider's RDM entry
+#   auto    the same with AUTO progress: each process has an engine lcore
+#           (EAL -l 0-1, engine.lcores = 1) that sleeps when idle while
+#           the application thread progresses it (docs/ENGINE.md)
 #   rxd     the same memif pair, '-p "uet;ofi_rxd" -e rdm': libfabric's
 #           ofi_rxd utility over the provider's DGRAM entry (layered only
 #           when the pair is named)
@@ -27,7 +30,7 @@
 # at run time. Checks that both sides complete and print their result
 # line (64 bytes, every message acknowledged). Bounded by timeouts.
 #
-# usage: test_ofi_pingpong.sh <fi_pingpong> memif|rxd|sizes|dgram|netns|peerkill
+# usage: test_ofi_pingpong.sh <fi_pingpong> memif|auto|rxd|sizes|dgram|netns|peerkill
 #        [iterations]
 set -u
 
@@ -78,10 +81,16 @@ free_port() {
 }
 
 # conf <file> <devargs> <lcore> <fa> <peer fa> <peer mac> <prefix> <mac>
+# (PROG=auto: EAL lcores 0-1, the engine on lcore 1)
 conf() {
+	local eal_l=$3 elc=$3
+	if [ "$PROG" = auto ]; then
+		eal_l=0-1
+		elc=1
+	fi
 	cat > "$1" <<EOF
 [eal]
-args = -l $3 --no-huge -m 256 --no-pci --file-prefix=$7 --log-level=lib.eal:error
+args = -l $eal_l --no-huge -m 256 --no-pci --file-prefix=$7 --log-level=lib.eal:error
 [port0]
 devargs = $2
 rx_queues = 1
@@ -91,8 +100,8 @@ ipv4 = $4
 ipv6 = none
 mac = $8
 [engine]
-lcores = $3
-progress = inline
+lcores = $elc
+progress = $PROG
 mbuf_pool_size = 4095
 mbuf_cache = 32
 # two busy-polling processes on a shared 2-core machine can be descheduled
@@ -152,14 +161,16 @@ CNT=$(cnt_str "$ITERS")
 export FI_PROVIDER_PATH=${FI_PROVIDER_PATH:?}
 export FI_LOG_LEVEL=${FI_LOG_LEVEL:-warn}
 unset FI_UET_PROVIDER_EAL_ARGS FI_UET_PROVIDER_CONFIG FI_PROVIDER
-export FI_UET_PROVIDER_PROGRESS=inline
+PROG=inline
+[ "$MODE" = auto ] && PROG=auto
+export FI_UET_PROVIDER_PROGRESS=$PROG
 DOMAIN=""
 SRV_RUN=()
 CLI_RUN=()
 OOB_ADDR=127.0.0.1
 
 case "$MODE" in
-memif|rxd|sizes|dgram|peerkill)
+memif|auto|rxd|sizes|dgram|peerkill)
 	sock="$TMP/memif.sock"
 	conf "$TMP/server.conf" "net_memif0,role=server,id=0,socket=$sock" 0 \
 		10.0.1.1 10.0.1.2 02:00:00:00:01:02 "${tag}s" 02:00:00:00:01:01

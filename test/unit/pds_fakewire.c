@@ -88,7 +88,6 @@ fw_submit_job(struct fakewire *w, uint8_t mode, uint64_t cookie,
 	s.mode = mode;
 	s.next_hdr = UET_PDS_NEXT_REQUEST_SMALL;
 	s.flags = flags;
-	s.ev = (uint16_t)(49152 + (fw_rand(w) & 1023));
 	s.len = fw_payload(cookie, buf);
 	s.cookie = cookie;
 	return uet_pds_submit(w->pds[0], &s, w->now);

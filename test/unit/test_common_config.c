@@ -157,6 +157,10 @@ dump__round_trip(void **state)
 		"neighbor.10.0.0.2=02:00:00:00:00:02",
 		"neighbor.fd00::2=02:00:00:00:00:03",
 		"fault.tx_data_trim_ppm=1000", "fault.seed=0xffffffffffffffff",
+		"fabric.hosts=8", "fabric.ecn_min=0.25",
+		"fabric.fail=leaf0-spine1 at 50us",
+		"fabric.restore=spine1-leaf0@200us",
+		"fabric.rate=leaf1-spine0 25000 at 1ms",
 	};
 	struct uet_config cfg, back;
 	struct uet_config_error err;
@@ -186,6 +190,103 @@ dump__round_trip(void **state)
 	assert_non_null(strstr(dump_a, "num_evs = 512\n"));
 	assert_non_null(strstr(dump_a, "fd00::2 = 02:00:00:00:00:03\n"));
 	assert_non_null(strstr(dump_a, "[port1]\n"));
+	assert_non_null(strstr(dump_a, "fail = leaf0-spine1 at 50000ns\n"));
+	assert_non_null(strstr(dump_a, "restore = spine1-leaf0 at 200000ns\n"));
+	assert_non_null(strstr(dump_a, "rate = leaf1-spine0 25000 at "
+				       "1000000ns\n"));
+}
+
+/* [fabric]: schedule lines repeat, links must exist, keys of the other
+ * topology are refused, thresholds ordered. */
+static void
+fabric__schedule_and_shape(void **state)
+{
+	static const char good[] =
+		"[fabric]\nhosts = 8\nhosts_per_leaf = 2\nspines = 2\n"
+		"fail = leaf0-spine1 at 50us\nfail = leaf1-spine0 at 60us\n"
+		"restore = leaf0-spine1 at 200us\n"
+		"rate = host3-leaf1 10000 at 1us\n";
+	static const struct {
+		const char *text;
+		const char *key; /* named in the error */
+		const char *why; /* part of the reason */
+	} bad[] = {
+		{ "[fabric]\nfail = leaf0-spine9 at 5us\n", "fail",
+		  "spine9 does not exist" },
+		{ "[fabric]\nfail = host0-leaf1 at 5us\n", "fail",
+		  "no cable" },
+		{ "[fabric]\nfail = leaf0-leaf1 at 5us\n", "fail",
+		  "no cable" },
+		{ "[fabric]\ntopology = fat_tree\nk = 4\n"
+		  "fail = spine0-core2 at 5us\n", "fail", "no cable" },
+		{ "[fabric]\ntopology = fat_tree\nk = 6\n", "hosts",
+		  "54 hosts" },
+		{ "[fabric]\ntopology = fat_tree\nspines = 2\n", "spines",
+		  "leaf_spine only" },
+		{ "[fabric]\nk = 8\n", "k", "fat_tree only" },
+		{ "[fabric]\necn_min = 0.9\n", "ecn_min", "below ecn_max" },
+		{ "[fabric]\ntrim_retx = 0.5\n", "trim_retx", "below trim" },
+		{ "[fabric]\nhost_queue = 2K\n", "host_queue", "one frame" },
+	};
+	static const char *const syntax[] = {
+		"fabric.fail=leaf0-spine1", "fabric.fail=leaf0 at 5us",
+		"fabric.fail=leaf00-spine1 at 5us",
+		"fabric.fail=leaf0-spine1 at 5 parsecs",
+		"fabric.rate=leaf0-spine1 at 5us",
+		"fabric.rate=leaf0-spine1 0 at 5us",
+		"fabric.restore=leaf0-spine1 at 5us extra",
+		"fabric.queue=1.5", "fabric.topology=torus",
+	};
+	struct uet_config cfg;
+	struct uet_config_error err;
+	char path[64];
+	int rc;
+
+	(void)state;
+	rc = load_text(good, &cfg, &err, path);
+	if (rc < 0)
+		print_error("%s\n", err.msg);
+	assert_int_equal(rc, 0);
+	assert_int_equal(uet_config_validate(&cfg, &err), 0);
+	assert_int_equal(cfg.fabric.nb_events, 4);
+	assert_int_equal(cfg.fabric.event[1].action, UET_CONFIG_FABRIC_FAIL);
+	assert_int_equal(cfg.fabric.event[1].tier[0], UET_CONFIG_FABRIC_LEAF);
+	assert_int_equal(cfg.fabric.event[1].index[0], 1);
+	assert_int_equal(cfg.fabric.event[1].at_ns, 60000);
+	assert_int_equal(cfg.fabric.event[2].action,
+			 UET_CONFIG_FABRIC_RESTORE);
+	assert_int_equal(cfg.fabric.event[3].rate_mbps, 10000);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		rc = load_text(bad[i].text, &cfg, &err, path);
+		if (rc == 0)
+			rc = uet_config_validate(&cfg, &err);
+		if (rc == 0 || strcmp(err.key, bad[i].key) != 0 ||
+		    strstr(err.reason, bad[i].why) == NULL)
+			print_error("case %zu: rc %d: %s\n", i, rc, err.msg);
+		assert_int_equal(rc, -EINVAL);
+		assert_string_equal(err.key, bad[i].key);
+		assert_non_null(strstr(err.reason, bad[i].why));
+	}
+	for (size_t i = 0; i < sizeof(syntax) / sizeof(syntax[0]); i++) {
+		struct uet_config before;
+
+		uet_config_init_defaults(&cfg);
+		before = cfg;
+		rc = uet_config_override(&cfg, syntax[i], &err);
+		if (rc == 0)
+			print_error("accepted: %s\n", syntax[i]);
+		assert_true(rc == -EINVAL || rc == -ERANGE);
+		assert_memory_equal(&cfg, &before, sizeof(cfg));
+	}
+	/* at most 16 lines */
+	uet_config_init_defaults(&cfg);
+	for (int i = 0; i < UET_CONFIG_FABRIC_EVENTS_MAX; i++)
+		assert_int_equal(uet_config_override(&cfg, "fabric.fail="
+						     "leaf0-spine0 at 1us",
+						     &err), 0);
+	assert_int_equal(uet_config_override(&cfg, "fabric.fail=leaf0-spine0 "
+					     "at 1us", &err), -ERANGE);
+	assert_non_null(strstr(err.reason, "at most 16"));
 }
 
 static void
@@ -327,6 +428,12 @@ load__value_errors(void **state)
 		     "lcores", "[0, 127]");
 	expect_error("[engine]\nprogress = polling\n", -EINVAL, 2, "engine",
 		     "progress", "auto, inline");
+	expect_error("[engine]\nidle_sleep_max = 0\n", -ERANGE, 2, "engine",
+		     "idle_sleep_max", "out of range");
+	expect_error("[engine]\nidle_sleep_max = 2s\n", -ERANGE, 2, "engine",
+		     "idle_sleep_max", "out of range");
+	expect_error("[engine]\nrx_intr = sometimes\n", -EINVAL, 2, "engine",
+		     "rx_intr", "true/false");
 	expect_error("[dscp]\ncontrol = 64\n", -ERANGE, 2, "dscp", "control",
 		     "[0, 63]");
 	expect_error("[fault]\nrx_data_drop_ppm = 1000001\n", -ERANGE, 2,
@@ -467,8 +574,8 @@ load__comments_blank_lines_and_crlf(void **state)
 	assert_int_equal(cfg.engine.burst, 32);
 }
 
-/* [cc] and most of [spray] are not built: any value but the default is
- * refused, naming the key, from a file, an override or a struct. */
+/* [cc] is not built: any value but the default is refused, naming the
+ * key, from a file, an override or a struct. */
 static void
 load__unbuilt_keys_rejected(void **state)
 {
@@ -483,11 +590,7 @@ load__unbuilt_keys_rejected(void **state)
 		     "cc", "gamma", "only the default is accepted");
 	expect_error("[cc]\nmax_wnd = 300K\n", -ENOTSUP, 2, "cc", "max_wnd",
 		     "fixed window");
-	expect_error("[spray]\nmode = reps\n", -ENOTSUP, 2, "spray", "mode",
-		     "spraying (oblivious, REPS) is not implemented yet");
-	expect_error("[spray]\nreps_cache_size = 4\n", -ENOTSUP, 2, "spray",
-		     "reps_cache_size", "not implemented yet");
-	/* the defaults, spelled out, and the EV keys that are used */
+	/* the defaults, spelled out, and [spray] keys (built) */
 	uet_config_init_defaults(&cfg);
 	assert_int_equal(load_text("[cc]\nalgorithm = none\ngamma = 0.8\n"
 				   "max_wnd = auto\n[spray]\nmode = single\n"
@@ -500,10 +603,67 @@ load__unbuilt_keys_rejected(void **state)
 			 -ENOTSUP);
 	assert_string_equal(err.key, "algorithm");
 	assert_int_equal(cfg.cc.algorithm, UET_CONFIG_CC_NONE);
-	cfg.spray.mode = UET_CONFIG_SPRAY_OBLIVIOUS;
+	cfg.cc.gamma = 0.5;
 	assert_int_equal(uet_config_validate(&cfg, &err), -ENOTSUP);
-	assert_string_equal(err.section, "spray");
-	assert_string_equal(err.key, "mode");
+	assert_string_equal(err.section, "cc");
+	assert_string_equal(err.key, "gamma");
+}
+
+static void expect_invalid(const char *a, const char *b, const char *section,
+			   const char *key, const char *part);
+
+/* [spray] maps onto the load balancer: every key is accepted in its
+ * range, and each bad value is refused naming the key. */
+static void
+load__spray_keys(void **state)
+{
+	struct uet_config cfg;
+	struct uet_config_error err;
+	char path[64];
+
+	(void)state;
+	uet_config_init_defaults(&cfg);
+	assert_int_equal(load_text("[spray]\nmode = reps\nnum_evs = 1024\n"
+				   "ev_base = 1024\nsingle_hold_rtts = 20\n"
+				   "reps_cache_size = 4\n"
+				   "reps_freeze_duration = 200us\n",
+				   &cfg, &err, path), 0);
+	assert_int_equal(cfg.spray.mode, UET_CONFIG_SPRAY_REPS);
+	assert_int_equal(cfg.spray.num_evs, 1024);
+	assert_int_equal(cfg.spray.ev_base, 1024);
+	assert_int_equal(cfg.spray.single_hold_rtts, 20);
+	assert_int_equal(cfg.spray.reps_cache_size, 4);
+	assert_int_equal(cfg.spray.reps_freeze_duration_ns, 200000);
+	assert_int_equal(uet_config_validate(&cfg, &err), 0);
+	assert_int_equal(uet_config_override(&cfg, "spray.mode=oblivious",
+					     &err), 0);
+	assert_int_equal(cfg.spray.mode, UET_CONFIG_SPRAY_OBLIVIOUS);
+	/* REPS keeps at most 8 EVs (UEC 1.0 3.6.16). */
+	expect_error("[spray]\nreps_cache_size = 9\n", -ERANGE, 2, "spray",
+		     "reps_cache_size", "out of range [1, 8]");
+	expect_error("[spray]\nreps_cache_size = 0\n", -ERANGE, 2, "spray",
+		     "reps_cache_size", "out of range [1, 8]");
+	expect_error("[spray]\nsingle_hold_rtts = 9\n", -ERANGE, 2, "spray",
+		     "single_hold_rtts", "out of range [10, 1000000]");
+	expect_error("[spray]\nnum_evs = 65536\n", -ERANGE, 2, "spray",
+		     "num_evs", "out of range [1, 65535]");
+	expect_error("[spray]\nreps_freeze_duration = 0\n", -ERANGE, 2,
+		     "spray", "reps_freeze_duration", "out of range");
+	/* The keys that no longer exist: the freeze follows a loss, the
+	 * hold applies to every single-path PDC. */
+	expect_error("[spray]\nreps_freeze_timeout = 1ms\n", -EINVAL, 2,
+		     "spray", "reps_freeze_timeout", "unknown key");
+	expect_error("[spray]\nrod_ev_hold_rtts = 10\n", -EINVAL, 2,
+		     "spray", "rod_ev_hold_rtts", "unknown key");
+	/* Spraying needs 256 EVs at least; single path does not. */
+	expect_invalid("spray.mode=oblivious", "spray.num_evs=255", "spray",
+		       "num_evs", "mode oblivious needs at least 256");
+	expect_invalid("spray.mode=reps", "spray.num_evs=16", "spray",
+		       "num_evs", "mode reps needs at least 256");
+	uet_config_init_defaults(&cfg);
+	assert_int_equal(uet_config_override(&cfg, "spray.num_evs=1", &err),
+			 0);
+	assert_int_equal(uet_config_validate(&cfg, &err), 0);
 }
 
 static void
@@ -654,6 +814,8 @@ validate__cross_field(void **state)
 		       "2 lcores but the ports have 1 RX queues");
 	expect_invalid("engine.pdc_pool_general=65535", NULL, "engine",
 		       "pdc_pool_reserved", "16-bit");
+	expect_invalid("engine.idle_sleep=500us", "engine.idle_sleep_max=100us",
+		       "engine", "idle_sleep_max", "shorter than idle_sleep");
 	expect_invalid("timers.tick=2ms", NULL, "timers", "tick", "rto_init");
 	expect_invalid("timers.tlp_timeout=1ms", NULL, "timers", "tlp_timeout",
 		       "[tick, rto_init)");
@@ -732,6 +894,7 @@ main(void)
 		cmocka_unit_test(default_file__equals_defaults),
 		cmocka_unit_test(dump__round_trip),
 		cmocka_unit_test(dump__truncates_like_snprintf),
+		cmocka_unit_test(fabric__schedule_and_shape),
 		cmocka_unit_test(load__missing_file),
 		cmocka_unit_test(load__syntax_errors),
 		cmocka_unit_test(load__section_and_key_errors),
@@ -742,6 +905,7 @@ main(void)
 		cmocka_unit_test(load__ports_replace_defaults),
 		cmocka_unit_test(load__comments_blank_lines_and_crlf),
 		cmocka_unit_test(load__unbuilt_keys_rejected),
+		cmocka_unit_test(load__spray_keys),
 		cmocka_unit_test(override__applies_and_validates),
 		cmocka_unit_test(override__syntax),
 		cmocka_unit_test(validate__cross_field),

@@ -135,17 +135,23 @@ pds_init_ack__sack_edges(void **state)
 	assert_int_equal(W.done_ok[14], 0);
 }
 
+/* Single path (the default): a trim asks for another EV, but a PDC with
+ * packets in flight keeps its path for single_hold_rtts (test_pds_lb.c
+ * covers the spraying modes). */
 static void
-pds_init_nack__trimmed_retransmits_on_new_ev(void **state)
+pds_init_nack__trimmed_retransmits_on_held_path(void **state)
 {
 	struct uet_pds_tx n = nack(UET_NACK_TRIMMED, psn(3)), tx[16];
 
 	(void)state;
+	n.ev = R[3].ev; /* the NACK echoes the trimmed packet's EV */
 	fw_inject(&W, 0, &n, false, false);
 	assert_int_equal(retx(tx, 16), 1);
 	assert_int_equal(tx[0].hdr.u.req.psn, psn(3));
-	assert_true(tx[0].change_ev);
+	assert_int_equal(tx[0].ev, R[3].ev);
+	assert_int_equal(R[3].ev, R[0].ev);
 	assert_int_equal(fw_st(0)->nack_rx[UET_NACK_TRIMMED], 1);
+	assert_int_equal(fw_st(0)->lb_ev_foreign, 0);
 }
 
 static void
@@ -731,7 +737,7 @@ main(void)
 		T(pds_init_ack__cack_completes_prefix),
 		T(pds_init_ack__sack_completes_and_infers_loss),
 		T(pds_init_ack__sack_edges),
-		T(pds_init_nack__trimmed_retransmits_on_new_ev),
+		T(pds_init_nack__trimmed_retransmits_on_held_path),
 		T(pds_init_nack__oor_and_lasthop_retransmit),
 		T(pds_init_nack__resource_backs_off),
 		T(pds_init_nack__fatal_fails_pending),

@@ -38,6 +38,7 @@ extern "C" {
 #define UET_CONFIG_MAX_NEIGHBORS 64  /**< entries in [neighbor] */
 #define UET_CONFIG_MAX_LCORES 128    /**< ids in engine.lcores */
 #define UET_CONFIG_STR_LEN 256       /**< eal.args, portN.devargs (with NUL) */
+#define UET_CONFIG_FABRIC_EVENTS_MAX 16 /**< fail/restore/rate lines in [fabric] */
 
 /** engine.progress */
 enum uet_config_progress {
@@ -56,7 +57,7 @@ enum uet_config_cc_algo {
 /** spray.mode */
 enum uet_config_spray_mode {
 	UET_CONFIG_SPRAY_SINGLE = 0,    /**< one EV per PDC */
-	UET_CONFIG_SPRAY_OBLIVIOUS = 1, /**< round-robin over num_evs EVs */
+	UET_CONFIG_SPRAY_OBLIVIOUS = 1, /**< each of num_evs EVs once a round */
 	UET_CONFIG_SPRAY_REPS = 2,      /**< recycled EVs (REPS, UEC 1.0 3.6.16) */
 };
 
@@ -129,9 +130,15 @@ struct uet_config_engine {
 	uint32_t retx_pool_size;
 	/** AUTO progress: spin this long without work before backing off */
 	uint64_t idle_spin_ns;
-	/** AUTO progress: then sleep this long per idle iteration (0: never
-	 * sleep, busy-poll with rte_pause) */
+	/** AUTO progress: first sleep of an idle lcore, doubled per idle
+	 * wake-up (0: never sleep, busy-poll with rte_pause) */
 	uint64_t idle_sleep_ns;
+	/** AUTO progress: longest sleep without a wake-up; also how long an
+	 * application thread that progressed a context keeps it */
+	uint64_t idle_sleep_max_ns;
+	/** AUTO progress: wake sleeping lcores with RX queue interrupts where
+	 * a port has them */
+	bool rx_intr;
 	/** pcapng file of every frame on the wire ("": no capture); context
 	 * N > 0 writes PATH.N */
 	char capture[256];
@@ -175,15 +182,14 @@ struct uet_config_cc {
 	uint64_t rccc_spec_credit;  /**< bytes, auto */
 };
 
-/** [spray] */
+/** [spray] (load balancing, UEC 1.0 section 3.6.16) */
 struct uet_config_spray {
 	enum uet_config_spray_mode mode;
-	uint32_t num_evs;
-	uint16_t ev_base;
-	uint32_t rod_ev_hold_rtts;
-	uint32_t reps_cache_size;
-	uint64_t reps_freeze_timeout_ns;
-	uint64_t reps_freeze_duration_ns;
+	uint32_t num_evs;             /**< EVs, >= 256 for oblivious/reps */
+	uint16_t ev_base;             /**< first EV */
+	uint32_t single_hold_rtts;    /**< single path: RTTs between moves */
+	uint32_t reps_cache_size;     /**< REPS ring, 1..8 */
+	uint64_t reps_freeze_duration_ns; /**< REPS freezing after a loss */
 };
 
 /** [dscp] */
@@ -211,6 +217,67 @@ struct uet_config_fault {
 		    [UET_CONFIG_FAULT_KINDS];
 };
 
+/** fabric.topology */
+enum uet_config_fabric_topo {
+	UET_CONFIG_FABRIC_LEAF_SPINE = 0, /**< hosts / leaves / spines */
+	UET_CONFIG_FABRIC_FAT_TREE = 1,   /**< K-ary three-tier fat tree */
+};
+
+/** Tiers of a [fabric] link name (host3, leaf0, spine1, core2). */
+enum uet_config_fabric_tier {
+	UET_CONFIG_FABRIC_HOST = 0,
+	UET_CONFIG_FABRIC_LEAF = 1,
+	UET_CONFIG_FABRIC_SPINE = 2,
+	UET_CONFIG_FABRIC_CORE = 3,
+};
+
+/** What a [fabric] schedule line does to its link. */
+enum uet_config_fabric_action {
+	UET_CONFIG_FABRIC_FAIL = 0,    /**< fail = LINK at T */
+	UET_CONFIG_FABRIC_RESTORE = 1, /**< restore = LINK at T */
+	UET_CONFIG_FABRIC_RATE = 2,    /**< rate = LINK MBPS at T */
+};
+
+/** One scheduled link event of [fabric]. */
+struct uet_config_fabric_event {
+	uint8_t action;     /**< enum uet_config_fabric_action */
+	uint8_t tier[2];    /**< enum uet_config_fabric_tier of each end */
+	uint32_t index[2];  /**< index of each end in its tier */
+	uint64_t at_ns;     /**< time from the start of the run */
+	uint32_t rate_mbps; /**< RATE: the new link rate */
+};
+
+/**
+ * [fabric]: the emulated network (src/fabric) that programs hosting
+ * engines on it read (uet-perf --fabric); an engine on real ports does not
+ * use it. Thresholds are multiples of the plane BDP.
+ */
+struct uet_config_fabric {
+	enum uet_config_fabric_topo topology;
+	uint32_t hosts;           /**< leaf/spine host count; fat tree: k^3/4 */
+	uint32_t hosts_per_leaf;  /**< leaf/spine only */
+	uint32_t spines;          /**< leaf/spine only */
+	uint32_t k;               /**< fat tree only */
+	uint32_t link_rate_mbps;
+	uint64_t link_delay_ns;
+	uint64_t base_rtt_ns;     /**< 0: derived (unloaded longest path) */
+	uint32_t mtu;             /**< hosts' IP MTU; frames up to mtu + 18 */
+	uint32_t frame_pool;      /**< frames inside the fabric at most */
+	uint64_t host_queue;      /**< bytes of a host's NIC queue */
+	bool trimming;
+	bool ecn;
+	double ecn_min;           /**< BDP */
+	double ecn_max;
+	double trim;
+	double trim_retx;
+	double queue;             /**< tail drop above this many BDP */
+	uint32_t loss_ppm;        /**< random loss per link traversal */
+	bool failover;            /**< switches skip failed links in ECMP */
+	uint64_t seed;
+	struct uet_config_fabric_event event[UET_CONFIG_FABRIC_EVENTS_MAX];
+	uint16_t nb_events;
+};
+
 /** The whole engine configuration. Plain data: copy with assignment. */
 struct uet_config {
 	struct uet_config_eal eal;
@@ -223,6 +290,7 @@ struct uet_config {
 	struct uet_config_neighbor neighbor[UET_CONFIG_MAX_NEIGHBORS];
 	uint16_t nb_neighbors;
 	struct uet_config_fault fault;
+	struct uet_config_fabric fabric;
 };
 
 /** Where and why loading, overriding or validating failed. */
@@ -274,7 +342,8 @@ uet_config_override(struct uet_config *cfg, const char *assignment,
 /**
  * Cross-field checks: port numbering and addresses, MTU versus mbuf data
  * room, pool sizes versus descriptors and caches, lcores versus queues,
- * timer ordering, DSCP distinctness, spraying EV range.
+ * timer ordering, DSCP distinctness, spraying EV range, the [fabric]
+ * shape, thresholds and schedule lines (links that exist in the shape).
  * @return 0, -EINVAL (the error names the offending key).
  */
 int

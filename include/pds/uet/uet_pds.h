@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <uet/uet_cms.h>
 #include <uet/uet_wire.h>
 
 #ifdef __cplusplus
@@ -192,6 +193,16 @@ struct uet_pds_config {
 	/** Queue an UET_PDS_EV_PDC_DOWN event when a PDC fails (retries or
 	 * back-offs exhausted, fatal NACK); false (default): none. */
 	bool pdc_events;
+	/**
+	 * Load balancing (UEC 1.0 section 3.6.16, src/cms): the EV of every
+	 * packet the transmit side of a PDC sends (requests, first and
+	 * again, and its CPs) comes from uet_cms_lb_next_ev() on the PDC's
+	 * own state; ACKs, NACKs and losses feed it. ACKs and NACKs echo
+	 * the EV of the packet they answer. Datagrams (UUD, RUDI) have no
+	 * PDC: see uet_pds_submit. Checked by uet_cms_lb_config_check().
+	 * Default: single path over EVs 49152..49407.
+	 */
+	struct uet_cms_lb_config lb;
 };
 
 /** Fill @p cfg with the defaults (UEC 1.0 PDS default values). */
@@ -238,7 +249,6 @@ struct uet_pds_submit {
 	uint8_t mode;          /**< enum uet_pds_mode */
 	uint8_t next_hdr;      /**< enum uet_pds_next_hdr of the SES header */
 	uint8_t flags;         /**< UET_PDS_SUBMIT_* */
-	uint16_t ev;           /**< entropy value to use */
 	uint16_t len;          /**< SES header + payload bytes */
 	uint32_t pdc;          /**< UET_PDS_SUBMIT_PDC: target PDC handle */
 	uint64_t cookie;       /**< opaque, returned in descriptors and events */
@@ -308,10 +318,13 @@ struct uet_pds_tx {
 	uint64_t cookie;        /**< NEW/RETX: the submit cookie */
 	const uint8_t *resp;    /**< ACK with SES response: its bytes */
 	uint16_t resp_len;      /**< ... valid until the next PDS call */
-	uint16_t ev;            /**< entropy value (echoed for ACKs) */
+	/** Entropy value, to be sent as is (UDP source port or native-IP
+	 *  entropy header): chosen by the load balancer for requests and
+	 *  the initiator's CPs, echoed from the answered packet for ACKs
+	 *  and NACKs. */
+	uint16_t ev;
 	uint16_t len;           /**< NEW/RETX: SES length */
 	uint8_t kind;           /**< enum uet_pds_tx_kind */
-	bool change_ev;         /**< trimmed/timed out: pick another EV */
 };
 
 /**
@@ -523,6 +536,11 @@ struct uet_pds_stats {
 				    *   retransmission max_nack_retx times */
 	uint64_t rto_spurious;     /**< RTOs undone: the next ACK covered
 				    *   packets never retransmitted (F-RTO) */
+	uint64_t lb_recycled;      /**< REPS: packets sent on a cached EV */
+	uint64_t lb_explored;      /**< REPS: packets sent on a new random EV */
+	uint64_t lb_freezes;       /**< REPS: freezing entered on a loss */
+	uint64_t lb_ev_foreign;    /**< ACK/NACK echoing an EV outside the
+				    *   configured range (no feedback) */
 };
 
 /** Counters of an instance. */

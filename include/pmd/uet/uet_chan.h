@@ -30,6 +30,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <rte_atomic.h>
+#include <rte_branch_prediction.h>
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
@@ -166,18 +168,43 @@ _Static_assert(sizeof(struct uet_chan_sqe) == 128, "sqe layout");
 _Static_assert(sizeof(struct uet_chan_rqe) == 64, "rqe layout");
 _Static_assert(sizeof(struct uet_chan_cqe) == 64, "cqe layout");
 
-/** A channel: three rings. Fields are read-only after creation. */
+/**
+ * Wake-up flag of the engine context a channel is attached to, read by
+ * the posting threads (AUTO progress whose lcores sleep when idle,
+ * docs/ENGINE.md "Progress modes").
+ */
+struct uet_chan_waker {
+	/** non-zero while the context's lcore sleeps (or is about to): a
+	 * post must then wake it, or run its iteration itself */
+	uint32_t sleeping;
+};
+
+/**
+ * A channel: three rings. Fields are read-only after creation, except
+ * `waker`, which uet_engine_chan_attach()/detach() set.
+ */
 struct uet_chan {
 	struct rte_ring *sq; /**< struct uet_chan_sqe */
 	struct rte_ring *rq; /**< struct uet_chan_rqe */
 	struct rte_ring *cq; /**< struct uet_chan_cqe */
 	uint64_t user;       /**< owner cookie (endpoint), free for the caller */
 	char name[32];       /**< as given to uet_chan_create() */
+	unsigned int flags;  /**< UET_CHAN_* creation flags */
+	/** the serving context's wake-up flag; NULL when its lcore never
+	 * sleeps (INLINE progress, busy-polling AUTO) or not attached */
+	struct uet_chan_waker *waker;
 };
 
 /** Channel creation flags. */
 #define UET_CHAN_MP_SUBMIT 0x1u /**< several application threads post */
 #define UET_CHAN_MC_COMPLETE 0x2u /**< several application threads poll */
+/**
+ * A post to the channel of a sleeping context runs that context's loop
+ * on the posting thread (when no other thread does), instead of waking
+ * the lcore: no thread hand-off on the path of a message. Without it a
+ * post wakes the lcore (an eventfd write).
+ */
+#define UET_CHAN_POSTER_PROGRESS 0x4u
 
 /**
  * Create a channel. Needs an initialised EAL.
@@ -188,8 +215,9 @@ struct uet_chan {
  * @param socket
  *   NUMA socket of the rings, or SOCKET_ID_ANY.
  * @param flags
- *   UET_CHAN_MP_SUBMIT, UET_CHAN_MC_COMPLETE. The engine side is always
- *   single consumer (SQ/RQ) and single producer (CQ).
+ *   UET_CHAN_MP_SUBMIT, UET_CHAN_MC_COMPLETE, UET_CHAN_POSTER_PROGRESS.
+ *   The engine side is always single consumer (SQ/RQ) and single
+ *   producer (CQ).
  * @return
  *   The channel, or NULL with rte_errno: EINVAL (size not a power of two,
  *   name too long), EEXIST (name in use), ENOMEM.
@@ -202,27 +230,59 @@ struct uet_chan *uet_chan_create(const char *name, unsigned int sq_size,
 void uet_chan_free(struct uet_chan *c);
 
 /**
- * Post one submission.
+ * Slow path of a post to a channel whose context sleeps: run its loop
+ * on this thread (UET_CHAN_POSTER_PROGRESS, when no other thread holds
+ * it) or wake its lcore. Engine library (pmd/chan.c).
+ */
+void uet_chan_wake(struct uet_chan *c);
+
+/**
+ * After an entry was posted: when the serving lcore sleeps, wake it (or
+ * progress, UET_CHAN_POSTER_PROGRESS). A fence and a load of a flag when
+ * the lcore is awake. The lcore sets the flag before it looks at the
+ * rings a last time, so one of the two sees the other (no lost wake-up).
+ */
+static inline void
+uet_chan_notify(struct uet_chan *c)
+{
+	struct uet_chan_waker *w = __atomic_load_n(&c->waker,
+						   __ATOMIC_ACQUIRE);
+
+	if (w == NULL)
+		return;
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (unlikely(__atomic_load_n(&w->sleeping, __ATOMIC_RELAXED) != 0))
+		uet_chan_wake(c);
+}
+
+/**
+ * Post one submission (and wake a sleeping lcore, uet_chan_notify()).
  * @return 0, or -EAGAIN (SQ full: drain the CQ and retry).
  */
 static inline int
 uet_chan_sq_post(struct uet_chan *c, const struct uet_chan_sqe *e)
 {
 	/* the elem API takes a non-const table; it only reads it */
-	return rte_ring_enqueue_elem(c->sq, (void *)(uintptr_t)e,
-				     sizeof(*e)) == 0 ? 0 : -EAGAIN;
+	if (rte_ring_enqueue_elem(c->sq, (void *)(uintptr_t)e,
+				  sizeof(*e)) != 0)
+		return -EAGAIN;
+	uet_chan_notify(c);
+	return 0;
 }
 
 /**
- * Post one receive buffer.
+ * Post one receive buffer (and wake a sleeping lcore).
  * @return 0, or -EAGAIN (RQ full).
  */
 static inline int
 uet_chan_rq_post(struct uet_chan *c, const struct uet_chan_rqe *e)
 {
 	/* the elem API takes a non-const table; it only reads it */
-	return rte_ring_enqueue_elem(c->rq, (void *)(uintptr_t)e,
-				     sizeof(*e)) == 0 ? 0 : -EAGAIN;
+	if (rte_ring_enqueue_elem(c->rq, (void *)(uintptr_t)e,
+				  sizeof(*e)) != 0)
+		return -EAGAIN;
+	uet_chan_notify(c);
+	return 0;
 }
 
 /**

@@ -16,13 +16,19 @@
  * a hook: an ops table given at creation, with per-lcore private state.
  *
  * Progress: AUTO launches one pinned EAL lcore per context
- * (rte_eal_remote_launch); INLINE runs nothing by itself and the caller
- * drives every context with uet_engine_poll().
+ * (rte_eal_remote_launch), which sleeps when idle (woken by posts, timers
+ * and RX interrupts) and meanwhile lets application threads progress the
+ * context (uet_engine_progress()); INLINE runs nothing by itself and the
+ * caller drives every context with uet_engine_poll().
  *
  * Threading: uet_engine_create/start/stop/free and uet_engine_chan_attach
  * from one control thread. Hook callbacks and the uet_engine_lcore_*,
  * uet_engine_tx*, uet_engine_mbuf_alloc functions only from the thread
- * running that context. Stats functions from any thread.
+ * running that context: its AUTO lcore, or, while that lcore sleeps, the
+ * application thread that holds the context's progress lock
+ * (uet_engine_progress(), posts); a hook must not assume the EAL lcore
+ * id. Stats functions, uet_engine_progress() and uet_engine_wake() from
+ * any thread.
  */
 
 #include <stdbool.h>
@@ -208,6 +214,27 @@ int uet_engine_ports_hold(struct uet_engine *e);
  */
 int uet_engine_poll(struct uet_engine *e, unsigned int max_iterations);
 
+/**
+ * AUTO progress, from an application thread (fi_cq_read and the like):
+ * run up to @p max_iterations loop iterations, on the calling thread, of
+ * every context whose lcore sleeps and that no other thread is running;
+ * contexts whose lcore is awake are left to it. So an application that
+ * polls while the engine is idle needs no thread hand-off, and the lcore
+ * leaves the context to it while it keeps polling (up to
+ * engine.idle_sleep_max after its last call). INLINE: uet_engine_poll().
+ * Any thread, any time (a few atomic loads when nothing sleeps).
+ * @return
+ *   Frames received plus transmitted, or -EBUSY (INLINE only: running).
+ */
+int uet_engine_progress(struct uet_engine *e, unsigned int max_iterations);
+
+/**
+ * Work was queued for context @p lcore_idx other than through a channel
+ * post (a control request): wake its lcore if it sleeps. No-op otherwise,
+ * and for INLINE engines.
+ */
+void uet_engine_wake(struct uet_engine *e, unsigned int lcore_idx);
+
 /** The engine clock now (ns): the TSC, or the injected clock. */
 uint64_t uet_engine_now(const struct uet_engine *e);
 
@@ -368,7 +395,19 @@ struct uet_engine_fault_stats {
 struct uet_engine_lcore_stats {
 	uint64_t iterations;      /**< loop iterations */
 	uint64_t busy_iterations; /**< iterations that did work */
-	uint64_t idle_sleeps;     /**< AUTO: idle backoff sleeps */
+	uint64_t idle_sleeps;     /**< AUTO: times the lcore went to sleep */
+	uint64_t wake_post;       /**< ... woken by a post, a control request
+				       or uet_engine_wake() (eventfd) */
+	uint64_t wake_rx;         /**< ... woken by an RX queue interrupt */
+	uint64_t wake_timer;      /**< ... woken at a timer deadline */
+	uint64_t wake_poll;       /**< ... at the end of a timed sleep:
+				       back-off (ports without RX
+				       interrupts), or the grace of a polling
+				       application thread. While blocked,
+				       idle_sleeps exceeds the sum of the
+				       wake_* counters by one */
+	uint64_t app_iterations;  /**< loop iterations an application thread
+				       ran while the lcore slept */
 	uint64_t rx_pkts;         /**< frames from rte_eth_rx_burst */
 	uint64_t rx_bytes;
 	uint64_t rx_uet;          /**< UET frames given to the hook */

@@ -99,6 +99,32 @@ void uet_fabric_eth_drain(struct uet_fabric_eth *fe);
  */
 void uet_fabric_eth_free(struct uet_fabric_eth *fe);
 
+/** Ethernet header and a VLAN tag: hosts' frames are IP MTU + 18 bytes. */
+#define UET_FABRIC_ETH_L2_BYTES 18u
+
+/**
+ * Fill @p out from the [fabric] section @p in (docs/CONFIG.md): shape,
+ * links, thresholds (BDP multiples to thousandths), loss, seed; frames of
+ * up to in->mtu + UET_FABRIC_ETH_L2_BYTES bytes. What the section does not
+ * set keeps uet_fabric_config_default(); deliver and sample stay unset.
+ * The schedule lines are applied by uet_fabric_eth_schedule().
+ */
+void uet_fabric_eth_config_from(const struct uet_config_fabric *in,
+				struct uet_fabric_config *out);
+
+/**
+ * Schedule the fail / restore / rate lines of @p in on the adapter's
+ * fabric, each at @p t0 + its time (t0: the start of the run on the
+ * fabric's clock).
+ * @return
+ *   0, or -ENOENT (a line names a link the fabric does not have),
+ *   -EINVAL or -ENOSPC from uet_fabric_link_schedule(); @p line (may be
+ *   NULL) is then the index of the line.
+ */
+int uet_fabric_eth_schedule(struct uet_fabric_eth *fe,
+			    const struct uet_config_fabric *in, uint64_t t0,
+			    unsigned int *line);
+
 /** The fabric model (topology, schedules, counters). */
 struct uet_fabric *uet_fabric_eth_fabric(struct uet_fabric_eth *fe);
 
@@ -184,6 +210,12 @@ struct uet_fabric_eth_run {
 	 * over what it set in motion.
 	 */
 	unsigned int (*poll)(void *arg);
+	/**
+	 * Optional, virtual time: the application's next deadline (ns,
+	 * UINT64_MAX: none), e.g. a flow that starts later; the clock does
+	 * not jump past it, as for an engine timer.
+	 */
+	uint64_t (*next)(void *arg);
 	/** Stop at this engine time, ns (0: no limit). */
 	uint64_t until_ns;
 	/** Stop after this many iterations (0: no limit). */

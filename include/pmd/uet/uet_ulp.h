@@ -151,11 +151,20 @@ extern const struct uet_engine_hook_ops uet_proto_hook_ops;
 /**
  * PDS parameters from an engine configuration: [timers] (rto_init,
  * rto_max_retries, ack_coalesce_bytes, ack_min_add, tlp_timeout,
- * close_idle, tick), [engine] max_pdcs/pdc pools, port0.mtu, and windows
- * and queues sized for bursts of UET_ENGINE_BURST_MAX.
+ * close_idle, tick), [engine] max_pdcs/pdc pools, port0.mtu, [spray]
+ * (uet_proto_lb_config()), and windows and queues sized for bursts of
+ * UET_ENGINE_BURST_MAX.
  */
 void uet_proto_pds_config(const struct uet_config *cfg,
 			  struct uet_pds_config *out);
+
+/**
+ * Load-balancing parameters from an engine configuration: [spray] mode,
+ * ev_base, num_evs, single_hold_rtts, reps_cache_size, reps_freeze and
+ * [cc] base_rtt.
+ */
+void uet_proto_lb_config(const struct uet_config *cfg,
+			 struct uet_cms_lb_config *out);
 
 /** Context @p idx of an engine created with uet_proto_hook_ops, or NULL. */
 struct uet_ulp_ctx *uet_ulp_ctx_get(struct uet_engine *e, unsigned int idx);
@@ -187,9 +196,8 @@ struct uet_ulp_req {
 };
 
 /**
- * Queue one request packet. The EV is chosen here: one per destination
- * (ROD keeps it for the PDC's life; RUD moves to another EV of a small
- * set when the PDS hints change_ev after a trim or timeout).
+ * Queue one request packet. Its EV, and that of every retransmission,
+ * is chosen by the PDS's load balancer (`[spray]`, docs/CONFIG.md).
  * @return
  *   0, -EINVAL (len does not fit the MTU, bad mode or next header),
  *   -EAGAIN (PDS backpressure: retry after progress), -ENOENT.
@@ -223,7 +231,6 @@ struct uet_ulp_stats {
 	uint64_t tx_new;         /**< request frames, first transmission */
 	uint64_t tx_retx;        /**< request frames, retransmission */
 	uint64_t tx_ctl;         /**< ACK/NACK/CP/RUDI_RESP frames */
-	uint64_t tx_ev_change;   /**< EV moved on a change_ev hint */
 	uint64_t tx_build_err;   /**< encode or ulp.build() failed: not sent */
 	uint64_t tx_nombuf;      /**< no mbuf: not sent */
 	uint64_t tx_queue_err;   /**< uet_engine_tx_ip() refused: not sent */

@@ -1,0 +1,557 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * AUTO progress that sleeps when idle (docs/ENGINE.md "Progress modes").
+ *
+ * An AUTO lcore that found no work for engine.idle_spin blocks in
+ * rte_epoll_wait() on its own epoll set:
+ *   - an eventfd, written by a thread that posts to one of its channels
+ *     (uet_chan_notify()), queues a control request (uet_engine_wake())
+ *     or stops the engine;
+ *   - a timerfd armed at the context's next timer deadline (PDS timer
+ *     wheel, neighbour probes, held fault frames), or, when some RX queue
+ *     has no interrupt, at the end of a back-off sleep (engine.idle_sleep
+ *     doubled per idle wake-up, at most engine.idle_sleep_max): such a
+ *     queue is polled that often;
+ *   - the RX queue interrupts of ports that have them (engine.rx_intr:
+ *     net_tap, NICs; not net_ring, net_memif or net_af_packet in DPDK
+ *     22.11), armed only for the sleep as DPDK's l3fwd-power does.
+ *
+ * While the lcore sleeps, an application thread may run the context's
+ * loop itself (uet_engine_progress(), posts to UET_CHAN_POSTER_PROGRESS
+ * channels): both take the context's progress lock, the lcore for as long
+ * as it is awake, the application thread with a trylock for a few
+ * iterations. While an application thread progressed the context within
+ * the last idle_sleep_max, the lcore leaves the work to it: it does not
+ * arm RX interrupts and sleeps until that time has passed; a timer that
+ * falls due or a post that wakes it gets one pass of the loop, after
+ * which it sleeps again instead of staying awake beside the polling
+ * thread (on few cores the two would compete for one CPU).
+ *
+ * No lost wake-up: the lcore sets `sleeping` (sequentially consistent)
+ * before its last look at the rings and queues; a poster enqueues, fences
+ * and reads `sleeping`. One of the two sees the other. A poster that
+ * finds the lock held writes the eventfd (the holder may have looked
+ * before the post).
+ */
+
+#include <errno.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_ethdev.h>
+#include <rte_interrupts.h>
+#include <rte_log.h>
+#include <rte_pause.h>
+
+#include "engine_private.h"
+
+/* epoll user data of the two fds of the context (RX queues: 1 + index) */
+#define WAKE_TAG_EFD ((void *)(uintptr_t)0xefd0)
+#define WAKE_TAG_TFD ((void *)(uintptr_t)0x7fd0)
+/* spins on a busy progress lock before the lcore yields its CPU */
+#define WAKE_LOCK_SPINS 1024
+/* iterations a poster runs for a sleeping context */
+#define WAKE_POST_ITERATIONS 4
+
+enum wake_cause {
+	WAKE_NONE = 0,
+	WAKE_POST,
+	WAKE_RX,
+	WAKE_TIME,
+};
+
+bool
+eng_rx_intr_wanted(const struct uet_engine *e)
+{
+	const struct uet_config_engine *c = &e->cfg.engine;
+
+	return c->progress == UET_CONFIG_PROGRESS_AUTO &&
+	       c->idle_sleep_ns != 0 && c->rx_intr;
+}
+
+/* ------------------------------------------------------------------ */
+/* setup                                                               */
+/* ------------------------------------------------------------------ */
+
+static int
+ep_add(int ep, int fd, struct rte_epoll_event *ev, void *tag)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->epdata.event = EPOLLIN | EPOLLET;
+	ev->epdata.data = tag;
+	return rte_epoll_ctl(ep, EPOLL_CTL_ADD, fd, ev) == 0 ? 0 : -errno;
+}
+
+/*
+ * Put the RX interrupt of every queue of the context that has one in
+ * the epoll set. A driver without RX interrupts makes ethdev log an
+ * error per call: the probe runs with the ethdev log quietened.
+ */
+static void
+rx_intr_setup(struct uet_engine_lcore *lc)
+{
+	struct eng_wake *w = &lc->wake;
+	int lt = rte_log_register("lib.ethdev");
+	int lvl = lt >= 0 ? rte_log_get_level((uint32_t)lt) : -1;
+
+	if (lvl >= 0)
+		(void)rte_log_set_level((uint32_t)lt, RTE_LOG_CRIT);
+	for (uint16_t i = 0; i < lc->nb_rxq; i++) {
+		struct eng_rxq *q = &lc->rxq[i];
+		uint16_t pid = lc->eng->port[q->port].port_id;
+		int rc;
+
+		if (rte_eth_dev_rx_intr_ctl_q_get_fd(pid, q->queue) < 0)
+			continue;
+		rc = rte_eth_dev_rx_intr_ctl_q(pid, q->queue, w->ep_all,
+					       RTE_INTR_EVENT_ADD,
+					       (void *)(uintptr_t)(1 + i));
+		if (rc < 0)
+			continue;
+		q->intr = true;
+		w->nb_intr++;
+		rc = rte_eth_dev_rx_intr_disable(pid, q->queue);
+		q->intr_ctl = rc == 0;
+	}
+	if (lvl >= 0)
+		(void)rte_log_set_level((uint32_t)lt, (uint32_t)lvl);
+}
+
+int
+eng_wake_init(struct uet_engine_lcore *lc)
+{
+	struct eng_wake *w = &lc->wake;
+	int rc;
+
+	w->efd = w->tfd = w->ep_all = w->ep_nap = -1;
+	rte_spinlock_init(&w->lock);
+	w->until_ns = UINT64_MAX;
+	w->enabled = !lc->eng->inline_mode &&
+		     lc->eng->cfg.engine.idle_sleep_ns != 0;
+	if (!w->enabled)
+		return 0;
+	w->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	w->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	w->ep_all = epoll_create1(EPOLL_CLOEXEC);
+	w->ep_nap = epoll_create1(EPOLL_CLOEXEC);
+	if (w->efd < 0 || w->tfd < 0 || w->ep_all < 0 || w->ep_nap < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	rc = ep_add(w->ep_all, w->efd, &w->ev[0], WAKE_TAG_EFD);
+	if (rc == 0)
+		rc = ep_add(w->ep_all, w->tfd, &w->ev[1], WAKE_TAG_TFD);
+	if (rc == 0)
+		rc = ep_add(w->ep_nap, w->efd, &w->ev[2], WAKE_TAG_EFD);
+	if (rc == 0)
+		rc = ep_add(w->ep_nap, w->tfd, &w->ev[3], WAKE_TAG_TFD);
+	if (rc < 0)
+		goto fail;
+	if (eng_rx_intr_wanted(lc->eng))
+		rx_intr_setup(lc);
+	ENG_LOG(DEBUG, "context %u sleeps when idle; %u of %u RX queues "
+		"have interrupts", lc->idx, w->nb_intr, lc->nb_rxq);
+	return 0;
+fail:
+	ENG_LOG(ERR, "context %u: wake-up fds: %s", lc->idx, strerror(-rc));
+	eng_wake_fini(lc);
+	return rc;
+}
+
+static void
+fd_close(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void
+eng_wake_fini(struct uet_engine_lcore *lc)
+{
+	struct eng_wake *w = &lc->wake;
+
+	for (uint16_t i = 0; i < lc->nb_rxq; i++) {
+		struct eng_rxq *q = &lc->rxq[i];
+
+		if (!q->intr)
+			continue;
+		(void)rte_eth_dev_rx_intr_ctl_q(lc->eng->port[q->port].port_id,
+						q->queue, w->ep_all,
+						RTE_INTR_EVENT_DEL, NULL);
+		q->intr = false;
+	}
+	w->nb_intr = 0;
+	fd_close(&w->ep_nap);
+	fd_close(&w->ep_all);
+	fd_close(&w->tfd);
+	fd_close(&w->efd);
+	w->enabled = false;
+}
+
+/* ------------------------------------------------------------------ */
+/* the progress lock                                                   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The lcore takes the lock back after a wake-up. An application thread
+ * holds it for a few iterations; on a machine with fewer CPUs than busy
+ * threads it may be descheduled meanwhile, so the lcore stops spinning
+ * after a while and sleeps idle_sleep between tries.
+ */
+void
+eng_wake_lock(struct uet_engine_lcore *lc)
+{
+	struct eng_wake *w = &lc->wake;
+	unsigned int spins = 0;
+
+	while (!rte_spinlock_trylock(&w->lock)) {
+		if (++spins < WAKE_LOCK_SPINS) {
+			rte_pause();
+		} else {
+			uint64_t ns = lc->eng->cfg.engine.idle_sleep_ns;
+			struct timespec ts = {
+				.tv_sec = (time_t)(ns / 1000000000ULL),
+				.tv_nsec = (long)(ns % 1000000000ULL) + 1000,
+			};
+
+			(void)nanosleep(&ts, NULL);
+		}
+	}
+}
+
+/* The lcore leaves (stop): application threads no longer progress it. */
+void
+eng_wake_unlock_awake(struct uet_engine_lcore *lc)
+{
+	__atomic_store_n(&lc->wake.w.sleeping, 0, __ATOMIC_SEQ_CST);
+	rte_spinlock_unlock(&lc->wake.lock);
+}
+
+void
+eng_wake_kick(struct uet_engine_lcore *lc, bool force)
+{
+	struct eng_wake *w = &lc->wake;
+	uint64_t one = 1;
+
+	if (w->efd < 0)
+		return;
+	/* one write per sleep is enough: the lcore drains the counter */
+	if (!force && __atomic_exchange_n(&w->kicked, 1, __ATOMIC_ACQ_REL))
+		return;
+	if (write(w->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		ENG_LOG(ERR, "context %u: eventfd write: %s", lc->idx,
+			strerror(errno));
+}
+
+/* ------------------------------------------------------------------ */
+/* application-driven progress                                         */
+/* ------------------------------------------------------------------ */
+
+static bool
+wake_sleeping(const struct eng_wake *w)
+{
+	return __atomic_load_n(&w->w.sleeping, __ATOMIC_RELAXED) != 0;
+}
+
+/*
+ * Run up to @p max_iterations of a sleeping context on the calling
+ * thread. @p posted: the caller queued work for it; if another thread
+ * holds the lock (it may have looked at the rings before the post),
+ * wake the lcore. A loop that armed a timer earlier than the end of the
+ * lcore's sleep wakes it too, so that the timer fires without the
+ * application.
+ */
+int
+eng_app_progress(struct uet_engine_lcore *lc, unsigned int max_iterations,
+		 bool posted)
+{
+	struct eng_wake *w = &lc->wake;
+	unsigned int work = 0;
+
+	if (!wake_sleeping(w))
+		return 0;
+	if (!rte_spinlock_trylock(&w->lock)) {
+		if (posted)
+			eng_wake_kick(lc, false);
+		return 0;
+	}
+	/* the lcore stopped meanwhile (it clears the flag under the lock) */
+	if (!wake_sleeping(w)) {
+		rte_spinlock_unlock(&w->lock);
+		return 0;
+	}
+	for (unsigned int i = 0; i < max_iterations; i++) {
+		unsigned int n = eng_lcore_iterate(lc);
+
+		ENG_INC(lc->st.app_iterations);
+		work += n;
+		if (n == 0)
+			break;
+	}
+	__atomic_store_n(&w->app_ns, lc->now, __ATOMIC_RELAXED);
+	if (work != 0 && eng_lcore_deadline(lc) <
+	    __atomic_load_n(&w->until_ns, __ATOMIC_RELAXED))
+		eng_wake_kick(lc, false);
+	rte_spinlock_unlock(&w->lock);
+	return (int)RTE_MIN(work, (unsigned int)INT32_MAX);
+}
+
+int
+uet_engine_progress(struct uet_engine *e, unsigned int max_iterations)
+{
+	int work = 0;
+
+	if (e == NULL)
+		return -EINVAL;
+	if (e->inline_mode)
+		return uet_engine_poll(e, max_iterations);
+	for (unsigned int i = 0; i < e->nb_lcores; i++)
+		if (e->lc[i]->wake.enabled)
+			work += eng_app_progress(e->lc[i], max_iterations,
+						 false);
+	return work;
+}
+
+void
+uet_engine_wake(struct uet_engine *e, unsigned int lcore_idx)
+{
+	struct uet_engine_lcore *lc;
+
+	if (e == NULL || lcore_idx >= e->nb_lcores)
+		return;
+	lc = e->lc[lcore_idx];
+	if (!lc->wake.enabled)
+		return;
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (wake_sleeping(&lc->wake))
+		eng_wake_kick(lc, false);
+}
+
+void
+uet_chan_wake(struct uet_chan *c)
+{
+	struct uet_chan_waker *cw = __atomic_load_n(&c->waker,
+						    __ATOMIC_ACQUIRE);
+	struct eng_wake *w;
+	struct uet_engine_lcore *lc;
+
+	if (cw == NULL)
+		return;
+	w = container_of(cw, struct eng_wake, w);
+	lc = container_of(w, struct uet_engine_lcore, wake);
+	if (c->flags & UET_CHAN_POSTER_PROGRESS)
+		(void)eng_app_progress(lc, WAKE_POST_ITERATIONS, true);
+	else
+		eng_wake_kick(lc, false);
+}
+
+/* ------------------------------------------------------------------ */
+/* the lcore's sleep                                                   */
+/* ------------------------------------------------------------------ */
+
+static void
+rx_intr_arm(struct uet_engine_lcore *lc, bool on)
+{
+	for (uint16_t i = 0; i < lc->nb_rxq; i++) {
+		const struct eng_rxq *q = &lc->rxq[i];
+		uint16_t pid = lc->eng->port[q->port].port_id;
+
+		if (!q->intr_ctl)
+			continue;
+		if (on)
+			(void)rte_eth_dev_rx_intr_enable(pid, q->queue);
+		else
+			(void)rte_eth_dev_rx_intr_disable(pid, q->queue);
+	}
+}
+
+/* Reset an eventfd or timerfd (one read returns and clears its whole
+ * count); true when it had fired. */
+static bool
+fd_drain(int fd)
+{
+	uint64_t v;
+
+	return read(fd, &v, sizeof(v)) == (ssize_t)sizeof(v);
+}
+
+/* Block for at most @p ns (UINT64_MAX: until a wake-up) on @p ep. */
+static enum wake_cause
+wake_block(struct uet_engine_lcore *lc, int ep, uint64_t ns)
+{
+	struct eng_wake *w = &lc->wake;
+	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+	struct rte_epoll_event ev[8];
+	enum wake_cause cause = WAKE_NONE;
+	bool efd = false;
+	int n;
+
+	if (ns != UINT64_MAX) {
+		its.it_value.tv_sec = (time_t)(ns / 1000000000ULL);
+		its.it_value.tv_nsec = (long)(ns % 1000000000ULL);
+	}
+	/* zero disarms: a wait without a deadline */
+	(void)timerfd_settime(w->tfd, 0, &its, NULL);
+	n = rte_epoll_wait(ep, ev, RTE_DIM(ev), -1);
+	for (int i = 0; i < n; i++) {
+		void *tag = ev[i].epdata.data;
+
+		if (tag == WAKE_TAG_TFD) {
+			(void)fd_drain(w->tfd);
+			if (cause == WAKE_NONE)
+				cause = WAKE_TIME;
+		} else if (tag == WAKE_TAG_EFD) {
+			efd = true;
+		} else {
+			cause = WAKE_RX;
+		}
+	}
+	/* a kick that came after epoll returned counts too: its post may
+	 * be unseen by the loop that held the lock meanwhile (kickers set
+	 * `kicked` before they write; without either there is nothing to
+	 * read) */
+	if ((efd || __atomic_load_n(&w->kicked, __ATOMIC_ACQUIRE) != 0) &&
+	    fd_drain(w->efd) && cause != WAKE_RX)
+		cause = WAKE_POST;
+	return cause == WAKE_NONE ? WAKE_TIME : cause;
+}
+
+static bool
+app_active(const struct eng_wake *w, uint64_t now, uint64_t grace)
+{
+	uint64_t t = __atomic_load_n(&w->app_ns, __ATOMIC_RELAXED);
+
+	return t != 0 && now - t < grace;
+}
+
+/* Frames a TX queue refused (full, link down) wait for a retry: no
+ * interrupt announces room, so the back-off retries them. */
+static bool
+tx_pending(const struct uet_engine_lcore *lc)
+{
+	if (lc->nb_rel != 0)
+		return true;
+	for (unsigned int p = 0; p < lc->eng->nb_ports; p++)
+		if (lc->tx[p].n != 0)
+			return true;
+	return false;
+}
+
+/*
+ * How long to sleep, from the lock holder's view. Returns the end of the
+ * sleep (engine clock) and whether RX interrupts are waited for.
+ */
+static uint64_t
+wake_until(struct uet_engine_lcore *lc, uint64_t now, uint64_t backoff,
+	   bool *rx)
+{
+	struct eng_wake *w = &lc->wake;
+	uint64_t max = lc->eng->cfg.engine.idle_sleep_max_ns;
+	uint64_t dl = eng_lcore_deadline(lc);
+
+	*rx = false;
+	if (app_active(w, now, max))
+		return RTE_MIN(dl, __atomic_load_n(&w->app_ns,
+						   __ATOMIC_RELAXED) + max);
+	*rx = w->nb_intr != 0;
+	if (w->nb_intr == lc->nb_rxq && !tx_pending(lc))
+		return dl;
+	return RTE_MIN(dl, now + backoff);
+}
+
+/* Count the cause of a wake-up; returns false for a nap to continue. */
+static bool
+wake_count(struct uet_engine_lcore *lc, enum wake_cause cause, uint64_t now,
+	   uint64_t *backoff)
+{
+	struct eng_wake *w = &lc->wake;
+	uint64_t max = lc->eng->cfg.engine.idle_sleep_max_ns;
+
+	switch (cause) {
+	case WAKE_POST:
+		ENG_INC(lc->st.wake_post);
+		return true;
+	case WAKE_RX:
+		ENG_INC(lc->st.wake_rx);
+		return true;
+	default:
+		break;
+	}
+	if (eng_lcore_deadline(lc) <= now) {
+		ENG_INC(lc->st.wake_timer);
+		return true;
+	}
+	ENG_INC(lc->st.wake_poll);
+	if (app_active(w, now, max))
+		return false;
+	*backoff = RTE_MIN(*backoff * 2, max);
+	return true;
+}
+
+/*
+ * The lcore found no work for idle_spin: sleep until a wake-up finds
+ * work (or the engine stops). Called and returns with the progress lock
+ * held and `sleeping` clear.
+ */
+void
+eng_lcore_sleep(struct uet_engine_lcore *lc)
+{
+	struct uet_engine *e = lc->eng;
+	struct eng_wake *w = &lc->wake;
+	const uint64_t max = e->cfg.engine.idle_sleep_max_ns;
+	uint64_t backoff = e->cfg.engine.idle_sleep_ns;
+	bool nap = false;
+
+	for (;;) {
+		enum wake_cause cause = WAKE_TIME;
+		uint64_t now, until;
+		bool rx;
+		bool slept = false;
+
+		if (!nap) {
+			__atomic_store_n(&w->kicked, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&w->w.sleeping, 1, __ATOMIC_SEQ_CST);
+			rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+			/* the last look, after the flag: posts and frames
+			 * that came before it are found here */
+			if (eng_lcore_iterate(lc) != 0 && !app_active(w, lc->now,
+								    max))
+				break;
+		}
+		now = eng_now_ns(e);
+		until = wake_until(lc, now, backoff, &rx);
+		__atomic_store_n(&w->until_ns, until, __ATOMIC_RELAXED);
+		if (until > now) {
+			if (rx)
+				rx_intr_arm(lc, true);
+			ENG_INC(lc->st.idle_sleeps);
+			rte_spinlock_unlock(&w->lock);
+			cause = wake_block(lc, rx ? w->ep_all : w->ep_nap,
+					   until == UINT64_MAX ? UINT64_MAX :
+					   until - now);
+			eng_wake_lock(lc);
+			if (rx)
+				rx_intr_arm(lc, false);
+			slept = true;
+		}
+		if (atomic_load_explicit(&e->stop, memory_order_acquire))
+			break;
+		/* a deadline already reached (within a timer tick): no
+		 * sleep, run the loop until the timer fires */
+		nap = slept && !wake_count(lc, cause, eng_now_ns(e), &backoff);
+		if (nap)
+			continue;
+		__atomic_store_n(&w->w.sleeping, 0, __ATOMIC_SEQ_CST);
+		/* while an application thread polls, the lcore does what
+		 * woke it and sleeps again rather than compete with it */
+		if (eng_lcore_iterate(lc) != 0 && !app_active(w, lc->now, max))
+			break;
+	}
+	__atomic_store_n(&w->w.sleeping, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&w->until_ns, UINT64_MAX, __ATOMIC_RELAXED);
+}
