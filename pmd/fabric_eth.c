@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Engines on the fabric model (include/uet/uet_fabric_eth.h): one
+ * Engines on the fabric model (include/pmd/uet/uet_fabric_eth.h): one
  * ring-backed ethdev per emulated host, a service step that moves frames
  * between the host rings and the sans-I/O fabric (src/fabric/), and a
  * driver with a virtual clock.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The PDS protocol hook (include/uet/uet_ulp.h): one sans-I/O PDS per
+ * The PDS protocol hook (include/pmd/uet/uet_ulp.h): one sans-I/O PDS per
  * engine context between the engine loop and an upper-layer protocol.
  * This file: lifecycle, configuration mapping, RX into the PDS, events
  * out to the ULP, submissions. Frame building and TX: proto_tx.c.

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The SES on the engine (include/uet/uet_ses_ulp.h): one struct uet_ses
+ * The SES on the engine (include/pmd/uet/uet_ses_ulp.h): one struct uet_ses
  * per engine context over the context's PDS, driven as uet_ses.h
  * prescribes, and the consumer of the context's front-end channels:
  *   SQE -> uet_ses_submit()       RQE -> uet_ses_recv_post() / cancel
  *   uet_ses_cq_poll() -> CQE (context unchanged, through an op record)
- *   control ring -> MR table / job authorisation (owner lcore only)
+ *   control ring -> MR table / job authorisation / peer table (owner
+ *   lcore only)
  * Every array is allocated at init; the data path allocates nothing.
+ * Descriptors name destinations by handles into the peer table, never by
+ * pointers into the front end's memory.
  */
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -23,7 +25,6 @@
 #include <rte_ring.h>
 
 #include <uet/uet_chan.h>
-#include <uet/uet_ofi.h>
 #include <uet/uet_ses_ulp.h>
 
 #include "proto_private.h"
@@ -36,6 +37,8 @@
 #define SUL_NONE UINT32_MAX
 #define SUL_EPS_MAX 8 /* processes (PIDonFEP) per context, its own included */
 #define SUL_DRAIN_CTX UINT64_MAX /* SES context of the glue's own discards */
+#define SUL_PEERS_DEFAULT 65536u
+#define SUL_PEERS_MAX (1u << 20)
 
 #define SUL_INC(ctr) PROTO_INC(ctr)
 
@@ -103,6 +106,18 @@ struct sul_pend {
 	struct uet_chan_cqe cqe;
 };
 
+/*
+ * A registered destination (PEER_ADD). Its handle is
+ * (generation << 32) | (slot + 1): 0 is never a handle, and a handle kept
+ * after PEER_DEL misses once the slot is reused (new generation).
+ */
+struct sul_peer {
+	struct uet_ses_ulp_peer v;
+	uint32_t gen;
+	uint32_t next;          /* free list (SUL_NONE: end) */
+	bool used;
+};
+
 /* Control message: the caller's request plus a hand-over state. */
 enum { SUL_CTL_PENDING = 0, SUL_CTL_DONE = 1, SUL_CTL_ABANDONED = 2 };
 
@@ -123,6 +138,9 @@ struct sul_ctx {
 	uint32_t initiator;
 	uint32_t max_jobs;
 	struct sul_job *jobs;
+	struct sul_peer *peers;
+	uint32_t max_peers;
+	uint32_t peer_free;     /* free list head */
 	struct sul_op *ops;
 	uint32_t nb_ops;
 	uint32_t free_head;
@@ -358,10 +376,19 @@ completions(struct sul_ctx *c)
 /* descriptors                                                         */
 /* ------------------------------------------------------------------ */
 
-static const struct uet_ofi_addr *
-addr_of(uint64_t handle)
+/* The peer a descriptor names (bounds and generation checked), or NULL. */
+static const struct uet_ses_ulp_peer *
+peer_of(const struct sul_ctx *c, uint64_t handle)
 {
-	return (const struct uet_ofi_addr *)(uintptr_t)handle;
+	uint32_t slot = (uint32_t)handle - 1; /* 0 wraps: out of range */
+	const struct sul_peer *p;
+
+	if (unlikely(slot >= c->max_peers))
+		return NULL;
+	p = &c->peers[slot];
+	if (unlikely(!p->used || p->gen != (uint32_t)(handle >> 32)))
+		return NULL;
+	return &p->v;
 }
 
 /* Local buffer of a descriptor: flat, or an IOV of at most one entry. */
@@ -400,13 +427,13 @@ op_is_rma(uint8_t op)
 
 static int
 sqe_to_wr(const struct sul_chan *sc, const struct uet_chan_sqe *q,
-	  uint32_t slot, struct uet_ses_wr *wr)
+	  const struct uet_ses_ulp_peer *a, uint32_t slot,
+	  struct uet_ses_wr *wr)
 {
-	const struct uet_ofi_addr *a = addr_of(q->dest);
 	uint16_t ri;
 	int rc;
 
-	if (q->op >= UET_CHAN_OP__COUNT || a == NULL)
+	if (q->op >= UET_CHAN_OP__COUNT)
 		return -EINVAL;
 	memset(wr, 0, sizeof(*wr));
 	rc = desc_buf(q->flags, q->addr, q->len, &wr->buf, &wr->len);
@@ -431,8 +458,8 @@ sqe_to_wr(const struct sul_chan *sc, const struct uet_chan_sqe *q,
 		wr->flags |= UET_SES_WR_F_IDEMPOTENT;
 	wr->context = (uint64_t)slot + 1;
 	memcpy(wr->dest.fa.addr, a->fa, sizeof(wr->dest.fa.addr));
-	wr->dest.pid_on_fep = ntohs(a->pid_on_fep) & 0xFFF;
-	ri = ntohs(a->start_ri);
+	wr->dest.pid_on_fep = a->pid_on_fep & 0xFFF;
+	ri = a->start_ri;
 	wr->dest.relative = true;
 	if (op_is_rma(q->op)) {
 		wr->dest.resource_index = (ri + UET_SES_ULP_RI_RMA) & 0xFFF;
@@ -460,6 +487,7 @@ static int
 sqe_submit(struct sul_ctx *c, const struct sul_chan *sc,
 	   const struct uet_chan_sqe *q, uint32_t slot, uint64_t now)
 {
+	const struct uet_ses_ulp_peer *peer;
 	enum uet_ses_rc urc = UET_RC_OK;
 	struct uet_ses_wr wr;
 	int rc;
@@ -469,7 +497,14 @@ sqe_submit(struct sul_ctx *c, const struct sul_chan *sc,
 		complete_local(c, slot, 0, 0);
 		return 0;
 	}
-	rc = sqe_to_wr(sc, q, slot, &wr);
+	peer = peer_of(c, q->dest);
+	if (unlikely(peer == NULL)) {
+		SUL_INC(c->st.peer_bad);
+		SUL_INC(c->st.sqe_rejected);
+		complete_local(c, slot, -EINVAL, 0);
+		return 0;
+	}
+	rc = sqe_to_wr(sc, q, peer, slot, &wr);
 	if (rc == 0)
 		rc = uet_ses_submit(c->ses, &wr, &urc);
 	if (rc == -EAGAIN) {
@@ -577,10 +612,14 @@ rqe_post(struct sul_ctx *c, const struct sul_chan *sc,
 	r.flags |= q->flags & (UET_CHAN_F_PEEK | UET_CHAN_F_CLAIM |
 			       UET_CHAN_F_DISCARD);
 	if (q->flags & UET_CHAN_F_SRC_FILTER) {
-		if (q->src == 0)
+		const struct uet_ses_ulp_peer *peer = peer_of(c, q->src);
+
+		if (peer == NULL) {
+			SUL_INC(c->st.peer_bad);
 			rc = -EINVAL;
-		else
-			r.src = ntohl(addr_of(q->src)->initiator_id);
+		} else {
+			r.src = peer->initiator;
+		}
 		r.flags |= UET_SES_RECV_F_SRC;
 	}
 	if (rc == 0)
@@ -1036,6 +1075,47 @@ ep_del(struct sul_ctx *c, struct uet_chan *chan, uint64_t now)
 	return uet_ses_mr_pid_del(c->mr, ep->pid);
 }
 
+/* ------------------------------------------------------------------ */
+/* peers (PEER_ADD / PEER_DEL)                                         */
+/* ------------------------------------------------------------------ */
+
+static int
+peer_add(struct sul_ctx *c, struct uet_ses_ulp_ctl *q)
+{
+	struct sul_peer *p;
+	uint32_t slot = c->peer_free;
+
+	if (q->peer.pid_on_fep > 0xFFF || q->peer.start_ri > 0xFFF)
+		return -EINVAL;
+	if (slot == SUL_NONE)
+		return -ENOSPC;
+	p = &c->peers[slot];
+	c->peer_free = p->next;
+	p->v = q->peer;
+	p->used = true;
+	/* single writer, read with relaxed loads (like SUL_INC) */
+	__atomic_store_n(&c->st.peers, c->st.peers + 1, __ATOMIC_RELAXED);
+	q->handle = ((uint64_t)p->gen << 32) | (slot + 1);
+	return 0;
+}
+
+static int
+peer_del(struct sul_ctx *c, uint64_t handle)
+{
+	uint32_t slot = (uint32_t)handle - 1;
+	struct sul_peer *p;
+
+	if (peer_of(c, handle) == NULL)
+		return -ENOENT;
+	p = &c->peers[slot];
+	p->used = false;
+	p->gen++;
+	p->next = c->peer_free;
+	c->peer_free = slot;
+	__atomic_store_n(&c->st.peers, c->st.peers - 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
 static int
 mr_reg(struct sul_ctx *c, struct uet_ses_ulp_ctl *q)
 {
@@ -1101,6 +1181,12 @@ ctl_one(struct sul_ctx *c, struct sul_ctl_msg *m, uint64_t now)
 		break;
 	case UET_SES_ULP_EP_DEL:
 		q->rc = ep_del(c, q->chan, now);
+		break;
+	case UET_SES_ULP_PEER_ADD:
+		q->rc = peer_add(c, q);
+		break;
+	case UET_SES_ULP_PEER_DEL:
+		q->rc = peer_del(c, q->handle);
 		break;
 	default:
 		q->rc = -EINVAL;
@@ -1307,6 +1393,7 @@ sul_free(struct sul_ctx *c)
 	uet_ses_mr_table_free(c->mr);
 	rte_ring_free(c->ctl);
 	rte_free(c->jobs);
+	rte_free(c->peers);
 	rte_free(c->ops);
 	rte_free(c->pend);
 	rte_free(c);
@@ -1364,7 +1451,7 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	struct sul_ctx *c;
 	int rc;
 
-	if (p == NULL)
+	if (p == NULL || p->max_peers > SUL_PEERS_MAX)
 		return -EINVAL;
 	c = rte_zmalloc("sul_ctx", sizeof(*c), RTE_CACHE_LINE_SIZE);
 	if (c == NULL)
@@ -1377,6 +1464,7 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 		       p->initiator_of(p->initiator_arg, idx, c->pid) :
 		       (uint32_t)p->pid_base + idx;
 	c->max_jobs = p->max_jobs ? p->max_jobs : 16;
+	c->max_peers = p->max_peers ? p->max_peers : SUL_PEERS_DEFAULT;
 	msgs = p->max_msgs ? p->max_msgs : 1024;
 	posted = p->max_posted ? p->max_posted : 1024;
 	rc = sul_tables(c, p, idx);
@@ -1413,20 +1501,25 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	c->nb_ops = msgs + posted;
 	c->ops = rte_zmalloc("sul_ops", c->nb_ops * sizeof(*c->ops), 0);
 	c->jobs = rte_zmalloc("sul_jobs", c->max_jobs * sizeof(*c->jobs), 0);
+	c->peers = rte_zmalloc("sul_peers",
+			       (size_t)c->max_peers * sizeof(*c->peers), 0);
 	c->pend_mask = pow2_at_least(c->nb_ops) - 1;
 	c->pend = rte_zmalloc("sul_pend", (c->pend_mask + 1) *
 			      sizeof(*c->pend), 0);
 	snprintf(name, sizeof(name), "sulctl%u", atomic_fetch_add(&sul_seq, 1));
 	c->ctl = rte_ring_create(name, SUL_CTL_RING, SOCKET_ID_ANY,
 				 RING_F_SC_DEQ);
-	if (c->ops == NULL || c->jobs == NULL || c->pend == NULL ||
-	    c->ctl == NULL) {
+	if (c->ops == NULL || c->jobs == NULL || c->peers == NULL ||
+	    c->pend == NULL || c->ctl == NULL) {
 		rc = -ENOMEM;
 		goto fail;
 	}
 	c->free_head = SUL_NONE;
 	for (uint32_t i = c->nb_ops; i-- > 0;)
 		op_put(c, i);
+	for (uint32_t i = 0; i < c->max_peers; i++)
+		c->peers[i].next = i + 1 < c->max_peers ? i + 1 : SUL_NONE;
+	c->peer_free = 0;
 	*priv = c;
 	return 0;
 fail:

@@ -276,6 +276,8 @@ fill_ses(const struct uet_engine *e, const struct uet_engine_stats *s,
 		add_ctx_u64(d, i, "ctl", st.ctl);
 		add_ctx_u64(d, i, "dereg_waits", st.dereg_waits);
 		add_ctx_u64(d, i, "orphan_cqe", st.orphan_cqe);
+		add_ctx_u64(d, i, "peer_bad", st.peer_bad);
+		add_ctx_u64(d, i, "peers", st.peers);
 		add_ctx_u64(d, i, "wr_submitted", ss->wr_submitted);
 		add_ctx_u64(d, i, "wr_rejected", ss->wr_rejected);
 		add_ctx_u64(d, i, "wr_eagain", ss->wr_eagain);

@@ -20,7 +20,6 @@
  * the last WRITE that completed into it, for damage done later).
  */
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +29,6 @@
 #include <rte_errno.h>
 
 #include <uet/uet_chan.h>
-#include <uet/uet_ofi.h>
 #include <uet/uet_ses_mr.h>
 #include <uet/uet_ses_ulp.h>
 
@@ -53,7 +51,8 @@ enum sd_kind { SD_K_TX = 1, SD_K_RECV = 2, SD_K_ECHO = 3, SD_K_PONG = 4 };
 struct sd_side {
 	struct uet_engine *e;
 	struct uet_chan *ch;
-	struct uet_ofi_addr addr; /* how the peer names this side */
+	struct uet_ses_ulp_peer self; /* this side, by value */
+	uint64_t peer; /* handle naming this side on the other's engine */
 	uint16_t pid;             /* 0: the context's own process */
 	uint32_t initiator;       /* with pid */
 	bool attached;
@@ -149,7 +148,7 @@ sqe_base(const struct sdrv *d, struct uet_chan_sqe *q, uint64_t ctx,
 	q->context = ctx;
 	q->addr = (uint64_t)(uintptr_t)buf;
 	q->len = d->p.size;
-	q->dest = (uint64_t)(uintptr_t)&to->addr;
+	q->dest = to->peer;
 	q->job = SD_JOB;
 	q->mode = d->p.rod ? UET_CHAN_MODE_ROD : UET_CHAN_MODE_RUD;
 	if (d->p.op == PERF_OP_SEND || d->p.pingpong) {
@@ -607,16 +606,40 @@ side_open(struct sd_side *s, struct uet_engine *e, const char *tag,
 			strerror(-rc));
 		return rc;
 	}
-	memset(&s->addr, 0, sizeof(s->addr));
-	s->addr.version = UET_OFI_ADDR_VERSION;
-	s->addr.flags = UET_OFI_ADDR_F_IPV4;
-	s->addr.profile = UET_PROFILE_HPC;
-	s->addr.pid_on_fep = htons(pid);
-	s->addr.start_ri = htons(0);
-	s->addr.num_ri = htons(4);
-	s->addr.initiator_id = htonl(initiator);
-	memcpy(s->addr.fa, fa, 4);
+	memset(&s->self, 0, sizeof(s->self));
+	s->self.pid_on_fep = pid;
+	s->self.start_ri = 0;
+	s->self.initiator = initiator;
+	memcpy(s->self.fa, fa, 4);
 	return 0;
+}
+
+/* Register side @p s as a destination with the engine of side @p from. */
+static int
+peer_open(struct sd_side *s, const struct sd_side *from)
+{
+	struct uet_ses_ulp_ctl r = { .op = UET_SES_ULP_PEER_ADD,
+				     .peer = s->self };
+	int rc = ctl(from->e, &r);
+
+	if (rc != 0) {
+		fprintf(stderr, "uet-perf: SES peer: %s\n", strerror(-rc));
+		return rc;
+	}
+	s->peer = r.handle;
+	return 0;
+}
+
+/* Remove side @p s from the peers of side @p from's engine. */
+static void
+peer_close(struct sd_side *s, const struct sd_side *from)
+{
+	struct uet_ses_ulp_ctl r = { .op = UET_SES_ULP_PEER_DEL,
+				     .handle = s->peer };
+
+	if (s->peer != 0 && from->e != NULL)
+		(void)ctl(from->e, &r);
+	s->peer = 0;
 }
 
 static int
@@ -716,6 +739,8 @@ sdrv_create(const struct sdrv_params *p)
 	if (side_open(&d->b, p->eb, tag, fa_b, sends ? d->nrecv : 1,
 		      p->pingpong ? d->nrecv : 1) < 0)
 		goto fail;
+	if (peer_open(&d->b, &d->a) < 0 || peer_open(&d->a, &d->b) < 0)
+		goto fail;
 	if (!sends && region_open(d) < 0)
 		goto fail;
 	if (sends)
@@ -756,6 +781,8 @@ sdrv_detach(struct sdrv *d)
 	d->b.attached = false;
 	side_unbind(&d->a);
 	side_unbind(&d->b);
+	peer_close(&d->a, &d->b);
+	peer_close(&d->b, &d->a);
 }
 
 void

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The UET endpoint address (include/uet/uet_ofi.h) and its FI_SOCKADDR_IN
+ * The UET endpoint address (include/ofi/uet/uet_ofi.h) and its FI_SOCKADDR_IN
  * form: IPv4 FA + UDP-style port, where port = UET_OFI_PORT_BASE | PIDonFEP
  * and any port maps back to PIDonFEP = port & 0xFFF. FI_SOCKADDR is the
  * same sockaddr_in (the FA is an IPv4 address there).

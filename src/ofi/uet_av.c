@@ -2,10 +2,13 @@
 /*
  * Address vector, FI_AV_TABLE (fi_addr = index, append only) and FI_AV_MAP
  * (fi_addr = address of the entry, slots reused). Entries live in chunks
- * of UET_OFI_AV_CHUNK that never move, so an entry's address is the
- * address handle given to the engine (struct uet_chan_sqe.dest) and stays
- * valid until the AV is closed. No fixed size limit. A hash of initiator
- * ids maps the source of a received message back to its fi_addr.
+ * of UET_OFI_AV_CHUNK that never move. Each address is registered with the
+ * engine context of the domain (PEER_ADD, by value) and the entry keeps
+ * the handle it got: that handle, not a pointer, is what SQEs carry
+ * (struct uet_chan_sqe.dest). fi_av_remove() and fi_av_close() remove the
+ * peers again. No fixed size limit here (the engine's peer table has
+ * one). A hash of initiator ids maps the source of a received message
+ * back to its fi_addr.
  */
 #include <arpa/inet.h>
 #include <stdlib.h>
@@ -14,6 +17,8 @@
 #include "uet_ofi_priv.h"
 
 #define NO_FREE UINT32_MAX
+/* peer handles of one address: its own, then receive contexts 1.. */
+#define PEERS_PER_ADDR UET_OFI_CTX_MAX
 
 static struct uet_ofi_av_entry *
 entry_at(const struct uet_ofi_av *av, size_t idx)
@@ -83,38 +88,88 @@ fi_addr_of(const struct uet_ofi_av *av, size_t idx)
 	return (fi_addr_t)idx;
 }
 
-/* The address of entry @p e for receive context @p rx (0: the entry's) */
-static const struct uet_ofi_addr *
-entry_addr(const struct uet_ofi_av_entry *e, unsigned int rx)
+/* The peer handle of entry @p e for receive context @p rx (0: the
+ * entry's), 0 if none */
+static uint64_t
+entry_peer(const struct uet_ofi_av_entry *e, unsigned int rx)
 {
 	if (e == NULL || !e->used)
-		return NULL;
+		return 0;
 	if (rx == 0)
-		return &e->addr;
-	return rx < UET_OFI_CTX_MAX && e->rx != NULL ? &e->rx[rx] : NULL;
+		return e->peer;
+	return rx < UET_OFI_CTX_MAX && e->rx_peer != NULL ? e->rx_peer[rx] : 0;
 }
 
-const struct uet_ofi_addr *
-uet_ofi_av_handle(struct uet_ofi_av *av, fi_addr_t a)
+uint64_t
+uet_ofi_av_peer(struct uet_ofi_av *av, fi_addr_t a)
 {
 	const struct uet_ofi_av_entry *e = NULL;
 	unsigned int rx = rx_index_of(av, a);
 	size_t idx;
+	uint64_t h;
 
 	/* MAP fi_addrs are entry pointers: no lookup on the data path */
 	if (av->type == FI_AV_MAP) {
 		a = rx_strip(av, a);
 		if (a == FI_ADDR_NOTAVAIL || a == FI_ADDR_UNSPEC || a == 0)
-			return NULL;
+			return 0;
 		e = (const struct uet_ofi_av_entry *)(uintptr_t)a;
-		return entry_addr(e, rx);
+		return entry_peer(e, rx);
 	}
 	pthread_rwlock_rdlock(&av->lock);
 	idx = index_of(av, a);
 	if (idx != SIZE_MAX)
 		e = entry_at(av, idx);
+	h = entry_peer(e, rx);
 	pthread_rwlock_unlock(&av->lock);
-	return entry_addr(e, rx);
+	return h;
+}
+
+/* ---- the engine's peer table ---- */
+
+/* Forget peer handles (0: none); errors are only logged. */
+static void
+peers_del(struct uet_ofi_av *av, const uint64_t *h, unsigned int n)
+{
+	struct uet_ses_ulp_ctl q = { .op = UET_SES_ULP_PEER_DEL };
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (h[i] == 0)
+			continue;
+		q.handle = h[i];
+		if (uet_ofi_fabric_ctl(av->dom->fab, av->dom->ctx, &q) != 0)
+			FI_WARN(&uet_prov, FI_LOG_AV,
+				"engine peer %#llx: remove failed\n",
+				(unsigned long long)h[i]);
+	}
+}
+
+/*
+ * Register address @p a with the engine (and, with rx_ctx_bits, its
+ * receive contexts 1.., PIDonFEP + i): h[0] its handle, h[i] receive
+ * context i's. Called without the AV lock (the engine may need this
+ * thread's progress to answer).
+ */
+static int
+peers_add(struct uet_ofi_av *av, const struct uet_ofi_addr *a, uint64_t *h)
+{
+	unsigned int n = av->rx_ctx_bits != 0 ? PEERS_PER_ADDR : 1;
+	struct uet_ses_ulp_ctl q = { .op = UET_SES_ULP_PEER_ADD };
+	int rc = 0;
+
+	memset(h, 0, PEERS_PER_ADDR * sizeof(*h));
+	memcpy(q.peer.fa, a->fa, sizeof(q.peer.fa));
+	q.peer.start_ri = ntohs(a->start_ri) & UET_OFI_PID_MASK;
+	q.peer.initiator = ntohl(a->initiator_id);
+	for (unsigned int i = 0; i < n && rc == 0; i++) {
+		q.peer.pid_on_fep = (uint16_t)((uet_ofi_addr_pid(a) + i) &
+					       UET_OFI_PID_MASK);
+		rc = uet_ofi_fabric_ctl(av->dom->fab, av->dom->ctx, &q);
+		h[i] = rc == 0 ? q.handle : 0;
+	}
+	if (rc != 0)
+		peers_del(av, h, n);
+	return rc;
 }
 
 /* ---- reverse map: initiator id -> index ---- */
@@ -223,7 +278,7 @@ slot_alloc(struct uet_ofi_av *av, size_t *idx)
 
 static int
 insert_one(struct uet_ofi_av *av, const struct uet_ofi_addr *a,
-	   fi_addr_t *out)
+	   const uint64_t *h, fi_addr_t *out)
 {
 	struct uet_ofi_av_entry *e;
 	size_t idx;
@@ -240,17 +295,14 @@ insert_one(struct uet_ofi_av *av, const struct uet_ofi_addr *a,
 	e = entry_at(av, idx);
 	if (av->rx_ctx_bits != 0) {
 		/* a scalable peer's receive context i is PIDonFEP + i */
-		if (e->rx == NULL)
-			e->rx = calloc(UET_OFI_CTX_MAX, sizeof(*e->rx));
-		if (e->rx == NULL)
+		if (e->rx_peer == NULL)
+			e->rx_peer = calloc(PEERS_PER_ADDR,
+					    sizeof(*e->rx_peer));
+		if (e->rx_peer == NULL)
 			return -FI_ENOMEM; /* the slot stays unused */
-		for (unsigned int i = 0; i < UET_OFI_CTX_MAX; i++) {
-			e->rx[i] = *a;
-			e->rx[i].pid_on_fep =
-				htons((uint16_t)((uet_ofi_addr_pid(a) + i) &
-						 UET_OFI_PID_MASK));
-		}
+		memcpy(e->rx_peer, h, PEERS_PER_ADDR * sizeof(*h));
 	}
+	e->peer = h[0];
 	e->addr = *a;
 	e->used = true;
 	av->used++;
@@ -300,9 +352,9 @@ av_insert(struct fid_av *fid, const void *addr, size_t count,
 		return -FI_EBADFLAGS;
 	if (sync_err != NULL && (av->eq != NULL || count == 0))
 		return -FI_EINVAL;
-	pthread_rwlock_wrlock(&av->lock);
 	for (size_t i = 0; i < count; i++) {
 		const uint8_t *p = (const uint8_t *)addr + i * len;
+		uint64_t h[PEERS_PER_ADDR];
 		struct uet_ofi_addr a;
 		fi_addr_t fa = FI_ADDR_NOTAVAIL;
 		int rc;
@@ -313,8 +365,17 @@ av_insert(struct fid_av *fid, const void *addr, size_t count,
 						 UET_OFI_ADDR_C_RMA |
 						 UET_OFI_ADDR_C_ATOMIC,
 					 &a);
+		/* the engine first, without the lock (PEER_ADD may need
+		 * this thread's progress) */
 		if (rc == 0)
-			rc = insert_one(av, &a, &fa);
+			rc = peers_add(av, &a, h);
+		if (rc == 0) {
+			pthread_rwlock_wrlock(&av->lock);
+			rc = insert_one(av, &a, h, &fa);
+			pthread_rwlock_unlock(&av->lock);
+			if (rc != 0)
+				peers_del(av, h, PEERS_PER_ADDR);
+		}
 		if (rc == 0)
 			ok++;
 		else if (av->eq != NULL)
@@ -324,7 +385,6 @@ av_insert(struct fid_av *fid, const void *addr, size_t count,
 		if (fi_addr != NULL)
 			fi_addr[i] = fa;
 	}
-	pthread_rwlock_unlock(&av->lock);
 	if (av->eq != NULL) {
 		av_report(av, ok, context);
 		return 0;
@@ -379,25 +439,35 @@ av_remove(struct fid_av *fid, fi_addr_t *fi_addr, size_t count,
 		return -FI_EBADFLAGS;
 	if (fi_addr == NULL && count > 0)
 		return -FI_EINVAL;
-	pthread_rwlock_wrlock(&av->lock);
 	for (size_t i = 0; i < count; i++) {
-		size_t idx = index_of(av, fi_addr[i]);
-		struct uet_ofi_av_entry *e =
-			idx == SIZE_MAX ? NULL : entry_at(av, idx);
+		uint64_t h[PEERS_PER_ADDR] = { 0 };
+		struct uet_ofi_av_entry *e;
+		size_t idx;
 
+		pthread_rwlock_wrlock(&av->lock);
+		idx = index_of(av, fi_addr[i]);
+		e = idx == SIZE_MAX ? NULL : entry_at(av, idx);
 		if (e == NULL || !e->used) {
+			pthread_rwlock_unlock(&av->lock);
 			rc = -FI_EINVAL;
 			continue;
 		}
-		/* the address stays readable: in-flight descriptors may
-		 * still point at it */
+		h[0] = e->peer;
+		if (e->rx_peer != NULL)
+			memcpy(&h[1], &e->rx_peer[1],
+			       (PEERS_PER_ADDR - 1) * sizeof(h[0]));
 		e->used = false;
 		av->used--;
 		if (av->type == FI_AV_MAP) {
 			e->next_free = av->free_head;
 			av->free_head = (uint32_t)idx;
 		}
+		pthread_rwlock_unlock(&av->lock);
+		/* operations the engine has not taken yet that name this
+		 * address complete with an error (an unknown peer) */
+		peers_del(av, h, PEERS_PER_ADDR);
 	}
+	pthread_rwlock_wrlock(&av->lock);
 	rev_rebuild(av);
 	pthread_rwlock_unlock(&av->lock);
 	return rc;
@@ -487,8 +557,17 @@ av_close(struct fid *fid)
 	if (av->eq != NULL)
 		atomic_fetch_sub(&av->eq->ref, 1);
 	for (size_t i = 0; i < av->nb_chunks; i++) {
-		for (size_t k = 0; k < UET_OFI_AV_CHUNK; k++)
-			free(av->chunks[i][k].rx);
+		for (size_t k = 0; k < UET_OFI_AV_CHUNK; k++) {
+			struct uet_ofi_av_entry *e = &av->chunks[i][k];
+
+			if (e->used) {
+				peers_del(av, &e->peer, 1);
+				if (e->rx_peer != NULL)
+					peers_del(av, &e->rx_peer[1],
+						  PEERS_PER_ADDR - 1);
+			}
+			free(e->rx_peer);
+		}
 		free(av->chunks[i]);
 	}
 	free(av->chunks);

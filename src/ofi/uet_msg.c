@@ -23,12 +23,10 @@ uint64_t
 uet_ofi_ep_dest(struct uet_ofi_ep *ep, fi_addr_t fi_addr)
 {
 	struct uet_ofi_av *av = ep_av(ep);
-	const struct uet_ofi_addr *a;
 
 	if (av == NULL)
 		return 0;
-	a = uet_ofi_av_handle(av, fi_addr);
-	return (uint64_t)(uintptr_t)a;
+	return uet_ofi_av_peer(av, fi_addr);
 }
 
 static uint8_t *

@@ -433,12 +433,14 @@ int uet_ofi_eq_post(struct uet_ofi_eq *eq, uint32_t event, const void *buf,
 #define UET_OFI_AV_CHUNK 1024
 
 struct uet_ofi_av_entry {
-	struct uet_ofi_addr addr; /* first: address handles point here */
+	struct uet_ofi_addr addr;
 	bool used;
 	uint32_t next_free;
-	/* rx_ctx_bits: the address of receive context i (PIDonFEP + i),
-	 * UET_OFI_CTX_MAX of them; NULL otherwise */
-	struct uet_ofi_addr *rx;
+	/* the engine's peer handle of addr (what SQEs carry as dest) */
+	uint64_t peer;
+	/* rx_ctx_bits: the peer handle of receive context i (PIDonFEP + i),
+	 * UET_OFI_CTX_MAX of them (0: peer); NULL otherwise */
+	uint64_t *rx_peer;
 };
 
 struct uet_ofi_av {
@@ -463,9 +465,8 @@ struct uet_ofi_av {
 
 int uet_ofi_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		    struct fid_av **av, void *context);
-/* The address handle of fi_addr, or NULL (removed, out of range). */
-const struct uet_ofi_addr *uet_ofi_av_handle(struct uet_ofi_av *av,
-					     fi_addr_t fi_addr);
+/* The engine's peer handle of fi_addr, or 0 (removed, out of range). */
+uint64_t uet_ofi_av_peer(struct uet_ofi_av *av, fi_addr_t fi_addr);
 fi_addr_t uet_ofi_av_reverse(struct uet_ofi_av *av, uint32_t initiator);
 
 /* ------------------------------------------------------------------ */

@@ -4,7 +4,7 @@
  * struct uet_pds_cc_ops. The algorithms are the sans-I/O ones of
  * src/cms; this file keeps their state: congestion contexts shared by
  * the PDCs to one {peer, traffic class}, per-PDC counters, and the pull
- * pacer of the receiver. Layout and bounds: include/uet/uet_pds_cc.h.
+ * pacer of the receiver. Layout and bounds: include/pds/uet/uet_pds_cc.h.
  */
 
 #include <stdlib.h>

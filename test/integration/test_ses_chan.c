@@ -9,14 +9,14 @@
  *   send / recv (multi-packet, unexpected, header data), tagged,
  *   truncation, cancel, RMA write / read (virtual addresses), atomics
  *   (sum, fetch, compare-and-swap), bad key, wrong job, deregistered key,
- *   SQ backpressure (small SES pool) and CQ backpressure (small CQ ring)
+ *   SQ backpressure (small SES pool) and CQ backpressure (small CQ ring),
+ *   the peer table (bad and removed handles, a full table)
  *
  * every CQE and every byte checked; then the traffic part again with
  * injected loss / duplication / reordering (pmd/fault.c) on both sides.
  * Bounded by loop iterations; no timing assertions.
  */
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +30,6 @@
 
 #include <uet/uet_chan.h>
 #include <uet/uet_engine.h>
-#include <uet/uet_ofi.h>
 #include <uet/uet_ses_mr.h>
 #include <uet/uet_ses_ulp.h>
 #include <uet/uet_ulp.h>
@@ -42,6 +41,7 @@
 #define PID_B 20
 #define POLL_MAX 200000u
 #define BIG 65536
+#define A_PEERS 8 /* A's peer table */
 
 static const uint8_t ip_a[4] = { 10, 0, 0, 1 };
 static const uint8_t ip_b[4] = { 10, 0, 0, 2 };
@@ -52,7 +52,8 @@ static unsigned int run_no;
 struct side {
 	struct uet_engine *e;
 	struct uet_chan *ch;
-	struct uet_ofi_addr addr; /* how the peer names this side */
+	struct uet_ses_ulp_peer self; /* this side, by value */
+	uint64_t peer; /* handle naming this side on the other's engine */
 	uint32_t initiator;
 };
 
@@ -76,18 +77,39 @@ faults(struct uet_config *c, uint64_t seed)
 }
 
 static void
-addr_make(struct uet_ofi_addr *a, const uint8_t *ip, uint16_t pid,
+peer_make(struct uet_ses_ulp_peer *a, const uint8_t *ip, uint16_t pid,
 	  uint32_t initiator)
 {
 	memset(a, 0, sizeof(*a));
-	a->version = UET_OFI_ADDR_VERSION;
-	a->flags = UET_OFI_ADDR_F_IPV4;
-	a->profile = 3;
-	a->pid_on_fep = htons(pid);
-	a->start_ri = htons(0);
-	a->num_ri = htons(4);
-	a->initiator_id = htonl(initiator);
+	a->pid_on_fep = pid;
+	a->start_ri = 0;
+	a->initiator = initiator;
 	memcpy(a->fa, ip, 4);
+}
+
+static int ctl(struct side *s, struct uet_ses_ulp_ctl *r);
+
+/* Register a destination with the engine of side @p on: the handle its
+ * descriptors name it by (0, counted as a failure, if refused). */
+static uint64_t
+peer_add(struct side *on, const uint8_t *ip, uint16_t pid,
+	 uint32_t initiator)
+{
+	struct uet_ses_ulp_ctl r = { .op = UET_SES_ULP_PEER_ADD };
+
+	peer_make(&r.peer, ip, pid, initiator);
+	CHECK(ctl(on, &r) == 0);
+	CHECK(r.handle != 0);
+	return r.rc == 0 ? r.handle : 0;
+}
+
+static int
+peer_del(struct side *on, uint64_t handle)
+{
+	struct uet_ses_ulp_ctl r = { .op = UET_SES_ULP_PEER_DEL,
+				     .handle = handle };
+
+	return ctl(on, &r);
 }
 
 static void
@@ -137,7 +159,7 @@ sqe_init(struct uet_chan_sqe *q, uint8_t op, uint64_t ctx, const void *buf,
 	q->context = ctx;
 	q->addr = (uint64_t)(uintptr_t)buf;
 	q->len = len;
-	q->dest = (uint64_t)(uintptr_t)&B.addr;
+	q->dest = B.peer;
 	q->job = JOB;
 	q->tc = 1;
 }
@@ -417,8 +439,6 @@ test_rdv_peek(void)
 	expect_rx(164, -ENOENT, 0);
 }
 
-static int ctl(struct side *s, struct uet_ses_ulp_ctl *r);
-
 /* Wait for one CQE on channel @p ch (bounded). */
 static bool
 chan_wait(struct uet_chan *ch, struct uet_chan_cqe *e)
@@ -444,7 +464,7 @@ chan_wait(struct uet_chan *ch, struct uet_chan_cqe *e)
 static void
 test_ep_add(uint64_t key)
 {
-	struct uet_ofi_addr a2, a3;
+	uint64_t a2, a3;
 	struct uet_ses_ulp_ctl r;
 	struct uet_chan_sqe q;
 	struct uet_chan_cqe e;
@@ -471,8 +491,8 @@ test_ep_add(uint64_t key)
 	r.pid = PID_B + 5;
 	CHECK(ctl(&B, &r) == 0);
 	CHECK(uet_engine_chan_attach(B.e, 0, ch) == 0);
-	addr_make(&a2, ip_b, PID_B + 5, 0xB2B2);
-	addr_make(&a3, ip_b, PID_B + 6, 0xB3B3);
+	a2 = peer_add(&A, ip_b, PID_B + 5, 0xB2B2);
+	a3 = peer_add(&A, ip_b, PID_B + 6, 0xB3B3);
 	/* a send to PID_B + 5 */
 	{
 		struct uet_chan_rqe rq;
@@ -488,7 +508,7 @@ test_ep_add(uint64_t key)
 	memset(lbuf, 0, 4096);
 	pump();
 	sqe_init(&q, UET_CHAN_OP_SEND, 70, sbuf, 3000);
-	q.dest = (uint64_t)(uintptr_t)&a2;
+	q.dest = a2;
 	post_sq(&A, &q);
 	expect_tx_ok(70);
 	if (chan_wait(ch, &e)) {
@@ -501,7 +521,7 @@ test_ep_add(uint64_t key)
 	CHECK(cq_quiet(&B));
 	/* a WRITE through PID_B + 5: B's region, a REMOTE event */
 	sqe_init(&q, UET_CHAN_OP_WRITE, 71, sbuf, 1000);
-	q.dest = (uint64_t)(uintptr_t)&a2;
+	q.dest = a2;
 	q.rkey = key;
 	q.roffset = (uint64_t)(uintptr_t)(rbuf + 50000);
 	post_sq(&A, &q);
@@ -516,9 +536,11 @@ test_ep_add(uint64_t key)
 	}
 	/* PID_B + 6 is no process of B */
 	sqe_init(&q, UET_CHAN_OP_SEND, 72, sbuf, 100);
-	q.dest = (uint64_t)(uintptr_t)&a3;
+	q.dest = a3;
 	post_sq(&A, &q);
 	expect_tx_err(72, UET_RC_BAD_PID);
+	CHECK(peer_del(&A, a2) == 0);
+	CHECK(peer_del(&A, a3) == 0);
 	/* detach, then the job and the process go */
 	CHECK(uet_engine_chan_detach(B.e, ch) == 0);
 	pump();
@@ -579,10 +601,13 @@ test_multi_and_directed(void)
 	r.context = 131;
 	r.addr = (uint64_t)(uintptr_t)(lbuf + 4096);
 	r.len = 512;
-	r.src = (uint64_t)(uintptr_t)&B.addr; /* not the sender */
+	/* not the sender: B itself, as a peer of B's engine */
+	r.src = peer_add(&B, ip_b, B.self.pid_on_fep, B.initiator);
 	CHECK(uet_chan_rq_post(B.ch, &r) == 0);
+	pump(); /* the engine took the post: its filter is a value now */
+	CHECK(peer_del(&B, r.src) == 0);
 	r.context = 132;
-	r.src = (uint64_t)(uintptr_t)&A.addr;
+	r.src = A.peer;
 	CHECK(uet_chan_rq_post(B.ch, &r) == 0);
 	pump();
 	fill(sbuf, 100, 30);
@@ -742,6 +767,132 @@ test_rma(uint64_t key)
 	CHECK(v == 99);
 }
 
+/* A submission refused by the glue itself: -EINVAL, no UET code. */
+static void
+expect_tx_einval(uint64_t ctx)
+{
+	struct uet_chan_cqe e;
+
+	if (!cq_wait(&A, &e)) {
+		failures++;
+		return;
+	}
+	CHECK(e.context == ctx && e.status == -EINVAL);
+	CHECK(e.prov_errno == 0); /* no UET return code: a local error */
+}
+
+static uint64_t
+peer_bad(struct side *s)
+{
+	struct uet_ses_ulp_stats st;
+
+	CHECK(uet_ses_ulp_stats_get(s->e, 0, &st, NULL) == 0);
+	return st.peer_bad;
+}
+
+/*
+ * The peer table (A's holds at most A_PEERS): handles that name no peer
+ * (0, out of range, a slot never used, a removed peer, a removed peer's
+ * slot reused under a new generation) complete with -EINVAL and count in
+ * peer_bad, on the SQ and as a receive's source filter; bad values and a
+ * full table are refused; nothing reaches the wire for them.
+ */
+static void
+test_peers(void)
+{
+	uint64_t h[A_PEERS], bad0 = peer_bad(&A), bad0_b = peer_bad(&B);
+	uint64_t h2, stale, wire0 = uet_ulp_ctx_stats(
+				uet_ulp_ctx_get(A.e, 0))->submit_ok;
+	struct uet_ses_ulp_ctl r = { .op = UET_SES_ULP_PEER_ADD };
+	struct uet_ses_ulp_stats st;
+	struct uet_chan_sqe q;
+	struct uet_chan_cqe e;
+	struct uet_chan_rqe rq;
+	unsigned int n = 0;
+
+	/* values out of their 12-bit fields */
+	peer_make(&r.peer, ip_b, 0x1000, 1);
+	CHECK(ctl(&A, &r) == -EINVAL);
+	peer_make(&r.peer, ip_b, PID_B, 1);
+	r.peer.start_ri = 0x1000;
+	CHECK(ctl(&A, &r) == -EINVAL);
+	/* handles that never named a peer */
+	{
+		const uint64_t bad[] = {
+			0,                               /* never a handle */
+			A_PEERS + 1,                     /* past the table */
+			UINT64_C(0xFFFFFFFF),            /* slot 2^32 - 2 */
+			((uint64_t)7 << 32) | 1,         /* B's slot, wrong gen */
+			A_PEERS,                         /* last slot, unused */
+		};
+
+		for (unsigned int i = 0; i < RTE_DIM(bad); i++) {
+			sqe_init(&q, UET_CHAN_OP_SEND, 300 + i, sbuf, 8);
+			q.dest = bad[i];
+			post_sq(&A, &q);
+			expect_tx_einval(300 + i);
+		}
+		CHECK(peer_bad(&A) == bad0 + RTE_DIM(bad));
+	}
+	/* a removed peer: refused, and PEER_DEL again is -ENOENT */
+	h2 = peer_add(&A, ip_b, PID_B, B.initiator);
+	fill(sbuf, 64, 40);
+	post_recv(&B, UET_CHAN_RQ_RECV, 310, rbuf, 64, 0);
+	sqe_init(&q, UET_CHAN_OP_SEND, 311, sbuf, 64);
+	q.dest = h2;
+	post_sq(&A, &q);
+	expect_tx_ok(311);
+	if (cq_wait(&B, &e))
+		CHECK(e.context == 310 && e.status == 0 && e.len == 64);
+	else
+		failures++;
+	CHECK(peer_del(&A, h2) == 0);
+	CHECK(peer_del(&A, h2) == -ENOENT);
+	q.context = 312;
+	post_sq(&A, &q);
+	expect_tx_einval(312);
+	/* its slot again, a new generation: the old handle stays refused */
+	stale = h2;
+	h2 = peer_add(&A, ip_b, PID_B, B.initiator);
+	CHECK(h2 != stale && (uint32_t)h2 == (uint32_t)stale);
+	q.context = 313;
+	post_sq(&A, &q);
+	expect_tx_einval(313);
+	CHECK(peer_del(&A, h2) == 0);
+	CHECK(peer_bad(&A) == bad0 + 7);
+	/* a source filter naming no peer of B */
+	memset(&rq, 0, sizeof(rq));
+	rq.op = UET_CHAN_RQ_RECV;
+	rq.flags = UET_CHAN_F_SRC_FILTER;
+	rq.context = 314;
+	rq.addr = (uint64_t)(uintptr_t)rbuf;
+	rq.len = 64;
+	rq.src = stale;
+	CHECK(uet_chan_rq_post(B.ch, &rq) == 0);
+	if (cq_wait(&B, &e))
+		CHECK(e.context == 314 && e.status == -EINVAL);
+	else
+		failures++;
+	CHECK(peer_bad(&B) == bad0_b + 1);
+	/* nothing of the refused SQEs reached the SES: one SEND only */
+	CHECK(uet_ulp_ctx_stats(uet_ulp_ctx_get(A.e, 0))->submit_ok ==
+	      wire0 + 1);
+	/* a full table: -ENOSPC, then every slot back */
+	CHECK(uet_ses_ulp_stats_get(A.e, 0, &st, NULL) == 0);
+	CHECK(st.peers == 1); /* B */
+	peer_make(&r.peer, ip_b, PID_B, B.initiator);
+	while (n < A_PEERS && ctl(&A, &r) == 0)
+		h[n++] = r.handle;
+	CHECK(n == A_PEERS - 1);
+	CHECK(r.rc == -ENOSPC);
+	CHECK(uet_ses_ulp_stats_get(A.e, 0, &st, NULL) == 0);
+	CHECK(st.peers == A_PEERS);
+	while (n > 0)
+		CHECK(peer_del(&A, h[--n]) == 0);
+	CHECK(uet_ses_ulp_stats_get(A.e, 0, &st, NULL) == 0);
+	CHECK(st.peers == 1);
+}
+
 static void
 test_errors(uint64_t key)
 {
@@ -768,10 +919,6 @@ test_errors(uint64_t key)
 	sqe_init(&q, 99, 24, sbuf, 8);
 	post_sq(&A, &q);
 	expect_tx_err(24, UET_RC_UNSUPPORTED_OP);
-	sqe_init(&q, UET_CHAN_OP_SEND, 25, sbuf, 8);
-	q.dest = 0;
-	post_sq(&A, &q);
-	expect_tx_err(25, UET_RC_UNSUPPORTED_OP);
 	{
 		struct uet_chan_rqe r;
 		struct uet_chan_cqe e;
@@ -982,7 +1129,7 @@ side_make(struct side *s, const char *tag, const struct uet_config *c,
 		return -1;
 	if (uet_ses_ulp_identity(s->e, 0, &pid, &s->initiator) != 0)
 		return -1;
-	addr_make(&s->addr, ip, pid, s->initiator);
+	peer_make(&s->self, ip, pid, s->initiator);
 	return ctl(s, &r) == 0 ? 0 : -1;
 }
 
@@ -1050,7 +1197,8 @@ run(bool lossy)
 {
 	struct uet_config ca, cb;
 	struct uet_ses_ulp_params pa = { .pid_base = PID_A, .max_msgs = 16,
-					 .max_posted = 600, .seed = 1 };
+					 .max_posted = 600, .seed = 1,
+					 .max_peers = A_PEERS };
 	struct uet_ses_ulp_params pb = { .pid_base = PID_B, .max_msgs = 64,
 					 .max_posted = 600, .seed = 2 };
 	struct uet_proto_params ppa = { .ulp = &uet_ses_ulp_ops,
@@ -1071,12 +1219,27 @@ run(bool lossy)
 	}
 	memset(&A, 0, sizeof(A));
 	memset(&B, 0, sizeof(B));
+	/* a peer table beyond 2^20 slots is refused at creation */
+	{
+		struct uet_ses_ulp_params px = pa;
+		struct uet_proto_params ppx = { .ulp = &uet_ses_ulp_ops,
+						.ulp_arg = &px };
+		struct uet_engine *x;
+
+		px.max_peers = (1u << 20) + 1;
+		x = engine_make("X", &ca, &ppx);
+		CHECK(x == NULL && rte_errno == EINVAL);
+		uet_engine_free(x);
+	}
 	if (side_make(&A, "A", &ca, &ppa, ip_a, 16) < 0 ||
 	    side_make(&B, "B", &cb, &ppb, ip_b, 16) < 0) {
 		fprintf(stderr, "setup failed\n");
 		failures++;
 		goto out;
 	}
+	/* each side's descriptors name the other by a peer handle */
+	B.peer = peer_add(&A, ip_b, B.self.pid_on_fep, B.initiator);
+	A.peer = peer_add(&B, ip_a, A.self.pid_on_fep, A.initiator);
 	/* control path: B's region; bad requests refused */
 	memset(&r, 0, sizeof(r));
 	r.op = UET_SES_ULP_MR_REG;
@@ -1125,6 +1288,7 @@ run(bool lossy)
 	test_rma(key);
 	test_ep_add(key);
 	test_errors(key);
+	test_peers();
 	test_backpressure(400);
 	test_dereg_during_read();
 	test_dereg(key);

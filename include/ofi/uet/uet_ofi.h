@@ -10,10 +10,9 @@
  * address format, and the provider extension opened with fi_open_ops().
  * docs/PROVIDER.md describes the provider.
  *
- * Address handles in channel descriptors (struct uet_chan_sqe.dest,
- * struct uet_chan_rqe.src) are host pointers to a struct uet_ofi_addr held
- * by the provider's address vector; they stay valid until the AV is
- * closed, even after fi_av_remove().
+ * The engine never reads these structures: the address vector registers
+ * each address with the engine by value and channel descriptors carry the
+ * handle it got (uet_ses_ulp.h, UET_SES_ULP_PEER_ADD).
  */
 
 #include <stdint.h>

@@ -147,7 +147,7 @@ struct uet_engine_hook_ops {
 /**
  * The engine clock: nanoseconds, monotonic. NULL (the default) reads
  * the TSC; a driver may give its own, for example a virtual clock that
- * it advances itself (include/uet/uet_fabric_eth.h).
+ * it advances itself (include/pmd/uet/uet_fabric_eth.h).
  */
 typedef uint64_t (*uet_engine_clock_fn)(void *arg);
 

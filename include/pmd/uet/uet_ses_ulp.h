@@ -13,9 +13,17 @@
  * process and shares its receive context (posted / unexpected lists).
  * EP_ADD binds a channel to another process (PIDonFEP, initiator id) with
  * a receive context of its own: the SES target finds the receive context
- * by the request's PIDonFEP. Channel handles (sqe.dest, rqe.src) are struct uet_ofi_addr
- * pointers (uet_ofi.h); MSG requests go to RI start_ri, RMA and atomics to
- * start_ri + 1 of the destination, relative addressing with the SQE's job.
+ * by the request's PIDonFEP.
+ *
+ * Destinations are values the engine owns: the front end registers a peer
+ * (fabric address, PIDonFEP, first RI, initiator id) with PEER_ADD and gets
+ * a handle, an index into the context's peer table with a generation;
+ * sqe.dest and rqe.src (UET_CHAN_F_SRC_FILTER) carry that handle, never a
+ * pointer. An SQE or RQE whose handle names no registered peer (out of
+ * range, never added, or removed since) completes at once with -EINVAL and
+ * counts in uet_ses_ulp_stats.peer_bad. MSG requests go to RI start_ri,
+ * RMA and atomics to start_ri + 1 of the peer, relative addressing with
+ * the SQE's job.
  *
  * Per loop iteration (ulp poll): control requests, then completions to the
  * channel CQs (held while a CQ is full), receive posts, then submissions
@@ -56,6 +64,7 @@ struct uet_ses_ulp_params {
 	uint32_t max_posted;   /**< posted receives (0: 1024) */
 	uint32_t max_mrs;      /**< memory entries (0: 1024) */
 	uint32_t max_jobs;     /**< authorised jobs (0: 16) */
+	uint32_t max_peers;    /**< registered peers (0: 65536, at most 2^20) */
 	uint32_t unexp_bytes;  /**< unexpected-data pool (0: 4 MiB) */
 	/** eager bytes of a rendezvous send (UET_CHAN_F_RENDEZVOUS; capped
 	 * by the SES to its first packet) */
@@ -84,6 +93,22 @@ enum uet_ses_ulp_ctl_op {
 	/** unbind @c chan (after detaching it); the last channel of a
 	 * PIDonFEP drops the unexpected messages of its receive context */
 	UET_SES_ULP_EP_DEL = 7,
+	/** register destination @c peer: @c handle (out) is what SQEs
+	 * (dest) and source-filtered RQEs (src) name it by */
+	UET_SES_ULP_PEER_ADD = 8,
+	/** forget the peer of @c handle; SQEs and RQEs that still name it
+	 * complete with -EINVAL (its slot returns with a new generation) */
+	UET_SES_ULP_PEER_DEL = 9,
+};
+
+/** A destination, by value (UEC 1.0 relative addressing: the fabric
+ * address and PIDonFEP of the target process, its first resource index,
+ * and the initiator id its requests carry). */
+struct uet_ses_ulp_peer {
+	uint8_t fa[16];        /**< fabric address; IPv4 in bytes 0..3 */
+	uint16_t pid_on_fep;   /**< 12 bits */
+	uint16_t start_ri;     /**< 12 bits: MSG RI; RMA at start_ri + 1 */
+	uint32_t initiator;    /**< its SES initiator id (source filters) */
 };
 
 /** One control request (filled by the caller, answered by the lcore). */
@@ -109,6 +134,9 @@ struct uet_ses_ulp_ctl {
 	 * what the process sends and what is sent to it */
 	enum uet_profile profile;
 	struct uet_chan *chan; /**< EP_ADD, EP_DEL */
+	struct uet_ses_ulp_peer peer; /**< PEER_ADD */
+	/** PEER_ADD: out (never 0); PEER_DEL: in */
+	uint64_t handle;
 	int rc;               /**< out: 0 or -errno */
 };
 
@@ -145,6 +173,9 @@ struct uet_ses_ulp_stats {
 	uint64_t ctl;          /**< control requests served */
 	uint64_t dereg_waits;  /**< MR_DEREG answers held for READ responses */
 	uint64_t orphan_cqe;   /**< SES completions with no op record */
+	/** SQEs / RQEs naming no registered peer (completed -EINVAL) */
+	uint64_t peer_bad;
+	uint32_t peers;        /**< peers registered now */
 };
 
 /** Glue counters, SES and match context of context @p ctx_idx. */

@@ -18,6 +18,11 @@
  * caller retries after draining its CQ; nothing blocks and nothing is
  * allocated after uet_chan_create(). Layouts are fixed and checked with
  * static asserts; docs/CHANNELS.md describes every field.
+ *
+ * Destinations and sources travel as values or as handles into a table
+ * the engine owns, never as pointers the engine would dereference; local
+ * buffers (addr, an IOV array, compare, result) are still virtual
+ * addresses of the application's process.
  */
 
 #include <errno.h>
@@ -101,7 +106,7 @@ struct uet_chan_sqe {
 	uint64_t context;    /**< returned unchanged in the CQE */
 	uint64_t addr;       /**< local buffer, or uet_chan_iov array (IOV) */
 	uint64_t len;        /**< bytes, or iov count (IOV) */
-	uint64_t dest;       /**< destination address handle (AV entry) */
+	uint64_t dest;       /**< peer handle (uet_ses_ulp.h PEER_ADD) */
 	uint64_t tag;        /**< TSEND: match bits */
 	uint64_t rkey;       /**< WRITE/READ/atomics: remote memory key */
 	uint64_t roffset;    /**< WRITE/READ/atomics: offset in that region */
@@ -126,7 +131,7 @@ struct uet_chan_rqe {
 	uint64_t len;     /**< bytes, or iov count */
 	uint64_t tag;     /**< TRECV: tag */
 	uint64_t ignore;  /**< TRECV: bits of tag ignored when matching */
-	uint64_t src;     /**< source address handle (SRC_FILTER) */
+	uint64_t src;     /**< SRC_FILTER: peer handle of the source */
 	uint64_t local_desc; /**< local MR descriptor (0: none) */
 };
 
@@ -152,7 +157,7 @@ struct uet_chan_cqe {
 	/** tag of a tagged receive; of an untagged one, the offset in the
 	 * posted buffer where the message starts (multi-recv) */
 	uint64_t tag;
-	uint64_t src;     /**< source address handle or raw initiator id */
+	uint64_t src;     /**< initiator id of the source (a value) */
 	uint32_t prov_errno; /**< UET NACK/return code when status != 0 */
 	uint8_t op;       /**< enum uet_chan_op or uet_chan_rq_op */
 	uint8_t rsvd0[3]; /**< zero */
