@@ -424,22 +424,32 @@ pds_tgt_dup(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 	    const struct pds_rxinfo *ri, const struct uet_pds_rx_meta *m)
 {
 	uint8_t flags = h->flags;
-	uint32_t r;
+	uint32_t r = PDS_NIL;
 
-	/* Duplicates are re-ACKed, never NACKed (UEC 1.0 PDS duplicates). */
 	p->st.dup_rx++;
+	if (!ri->cp) {
+		/* A retransmission carries the sender's CLEAR_PSN as of its
+		 * resend (UEC 1.0 CLEAR_PSN); clearing up to an older one is
+		 * a no-op. */
+		pds_resp_clear(p, c, uet_pds_req_clear_psn(&h->u.req));
+		r = pds_resp_find(p, c, ri->psn);
+	}
+	/* UEC 1.0 NACK codes: a duplicate of a request whose SES processing
+	 * has not finished (its response entry is reserved, not answered)
+	 * gets RCVD_SES_PROCG, not an ACK: the answer is still to come. */
+	if (r != PDS_NIL && !p->resp[r].ready) {
+		pds_tgt_nack(p, m, ri, c->lid, UET_NACK_RCVD_SES_PROCG,
+			     ri->psn);
+		return;
+	}
+	/* Other duplicates are re-ACKed, never NACKed (UEC 1.0 PDS
+	 * duplicates). */
 	if (m->ce)
 		c->u.t.ackf |= ACKF_M;
 	if (flags & UET_PDS_F_RETX)
 		c->u.t.ackf |= ACKF_RETX;
 	pds_tgt_want_ack(p, c);
-	if (ri->cp)
-		return;
-	/* A retransmission carries the sender's CLEAR_PSN as of its resend
-	 * (UEC 1.0 CLEAR_PSN); clearing up to an older one is a no-op. */
-	pds_resp_clear(p, c, uet_pds_req_clear_psn(&h->u.req));
-	r = pds_resp_find(p, c, ri->psn);
-	if (r != PDS_NIL && p->resp[r].ready) {
+	if (r != PDS_NIL) {
 		pds_resp_send(p, c, r);
 		p->st.resp_resent++;
 	}

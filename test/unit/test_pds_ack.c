@@ -472,22 +472,29 @@ pds_init_nack__not_received_and_inferred_loss_retransmit(void **state)
 	assert_int_equal(fw_st(0)->retx_nack, 2);
 }
 
-/* NACK RCVD_SES_PROCG: received, the SES is still processing it: never
- * resent for that; a packet not waiting for a response completes. */
+/* NACK RCVD_SES_PROCG: the target has the packet and its SES is still
+ * at work (UEC 1.0 NACK codes: retransmit, the ACK may come first).
+ * Nothing is resent at once and nothing completes on the NACK; the ACK
+ * that follows completes the packet. */
 static void
-pds_init_nack__rcvd_ses_procg_is_received(void **state)
+pds_init_nack__rcvd_ses_procg_waits_for_the_ack(void **state)
 {
 	struct uet_pds_tx n = nack(UET_NACK_RCVD_SES_PROCG, psn(4)), tx[16];
+	struct uet_pds_tx a = ack_cc(psn(0), psn(1), 1u << 3);
 
 	(void)state;
 	fw_inject(&W, 0, &n, false, false);
-	assert_int_equal(W.done_ok[4], 1);
+	assert_int_equal(W.done_ok[4], 0);
 	assert_int_equal(retx(tx, 16), 0);
 	assert_int_equal(fw_st(0)->retx_nack, 0);
 	/* Once more (a duplicate): nothing changes. */
 	fw_inject(&W, 0, &n, false, false);
-	assert_int_equal(W.done_ok[4], 1);
+	assert_int_equal(W.done_ok[4], 0);
+	assert_int_equal(retx(tx, 16), 0);
 	assert_int_equal(fw_st(0)->pdc_fail, 0);
+	/* The ACK comes: PSN 4 is SACKed and completes. */
+	fw_inject(&W, 0, &a, false, false);
+	assert_int_equal(W.done_ok[4], 1);
 }
 
 /* ---- SACK "no information" (UEC 1.0 SACK semantics) ---- */
@@ -740,7 +747,7 @@ main(void)
 		T(pds_init_ack__rod_ooo_goes_back_n),
 		T(pds_init_nack__retransmit_limit_fails_pdc),
 		T(pds_init_nack__not_received_and_inferred_loss_retransmit),
-		T(pds_init_nack__rcvd_ses_procg_is_received),
+		T(pds_init_nack__rcvd_ses_procg_waits_for_the_ack),
 		T(resp_early__not_dropped),
 #undef T
 		cmocka_unit_test_teardown(default_response__completes_by_cack,

@@ -221,6 +221,45 @@ pds_tgt_respond__stored_until_clear_and_resent(void **state)
 }
 
 /*
+ * rcvd_ses_procg__duplicate_while_ses_busy: a duplicate of a request the
+ * SES has not answered yet gets NACK RCVD_SES_PROCG with its PSN, not an
+ * ACK (UEC 1.0 NACK codes); once answered, a duplicate gets the stored
+ * response again.
+ */
+static void
+rcvd_ses_procg__duplicate_while_ses_busy(void **state)
+{
+	struct uet_pds_tx req, t;
+	uint8_t resp[8] = { 40 };
+
+	(void)state;
+	W.resp_expected = true;
+	W.resp_hold = true;
+	req = one_req(UET_PDS_MODE_RUD, 40, UET_PDS_SUBMIT_RESP);
+	fw_inject(&W, 1, &req, false, false);
+	assert_int_equal(W.delivered[40], 1);
+	fw_take(&W, 1, &t, 1); /* the first-packet ACK */
+	req.hdr.flags |= UET_PDS_F_RETX;
+	fw_inject(&W, 1, &req, false, false);
+	assert_int_equal(W.delivered[40], 1);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &t));
+	assert_int_equal(t.hdr.u.nack.code, UET_NACK_RCVD_SES_PROCG);
+	assert_int_equal(t.hdr.u.nack.psn, req.hdr.u.req.psn);
+	assert_int_equal(t.hdr.u.nack.dpdcid, req.hdr.u.req.spdcid);
+	assert_int_equal(fw_take(&W, 1, &t, 1), 0); /* and no ACK */
+	assert_int_equal(fw_st(1)->nack_tx[UET_NACK_RCVD_SES_PROCG], 1);
+	/* Answered: the next duplicate gets the response, no NACK. */
+	assert_int_equal(uet_pds_respond(W.pds[1], W.last_pdc[1], W.last_psn[1],
+					 UET_PDS_NEXT_RESPONSE, resp, 8,
+					 W.now), 0);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	fw_inject(&W, 1, &req, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	assert_int_equal(t.hdr.next_hdr, UET_PDS_NEXT_RESPONSE);
+	assert_int_equal(fw_st(1)->nack_tx[UET_NACK_RCVD_SES_PROCG], 1);
+}
+
+/*
  * gtd_resp__cack_held_until_clear: while a guaranteed-delivery response
  * is stored and not cleared, CACK does not pass it (UEC 1.0 3.5.20.2.2);
  * what arrives after it is reported in the SACK bitmap; the CLEAR lets
@@ -1271,6 +1310,7 @@ main(void)
 		T(pds_tgt_rx__rod_out_of_order_nacked_once),
 		T(pds_tgt_respond__stored_until_clear_and_resent),
 		T(gtd_resp__cack_held_until_clear),
+		T(rcvd_ses_procg__duplicate_while_ses_busy),
 		T(resp_default__nothing_stored),
 		T(resp_early__target_answers_non_eom),
 		T(pds_tgt_respond__pool_empty_nacks_gtd),
