@@ -578,8 +578,8 @@ pds_init_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	pds_pdc_timer_update(p, c, now);
 }
 
-/* UEC 1.0 PDS tail-loss probe (PROBE or ACK_REQ CP, pds_init_ctl.c)
- * before the RTO. */
+/* UEC 1.0 PDS tail-loss probe (PROBE or ACK_REQ CP, pds_init_ctl.c, or a
+ * resend of the tail) before the RTO. */
 static void
 pds_init_tlp(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
@@ -593,14 +593,13 @@ pds_init_tlp(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 		pds_pdc_timer_update(p, c, now);
 		return;
 	}
-	if (pds_init_probe(p, c, now)) {
+	if (pds_init_probe(p, c, now) || pds_init_ack_req(p, c)) {
 		p->st.tlp_fires++;
-	} else if (c->role == PDS_ROLE_INIT) {
-		if (pds_init_queue_cp(p, c, UET_PDS_CTL_ACK_REQ, 0) == 0)
-			p->st.tlp_fires++;
 	} else if (sl->state == SLOT_SENT) {
-		/* The return direction sends no CPs (pds.c): resend the tail
-		 * instead; its RETX flag makes the receiver ACK at once. */
+		/* A SYN-state PDC has no dpdcid for a CP to name, and the
+		 * return direction sends no CPs (pds.c): resend the tail
+		 * instead; its RETX flag makes the receiver ACK at once, and
+		 * a SYN request may open the PDC itself. */
 		c->u.i.inflight -= sl->len;
 		sl->state = SLOT_RETX;
 		c->u.i.n_retx++;

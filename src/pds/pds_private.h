@@ -551,6 +551,7 @@ void pds_init_fail(struct uet_pds *p, struct pds_pdc *c, int status);
 
 /* ---- pds_init_ctl.c: probes, re-establishment, back-off, credit ---- */
 bool pds_init_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+bool pds_init_ack_req(struct uet_pds *p, struct pds_pdc *c);
 void pds_init_probe_reply(struct uet_pds *p, struct pds_pdc *c,
 			  const struct uet_pds_hdr *h);
 bool pds_init_backoff(struct uet_pds *p, struct pds_pdc *c, uint64_t now);

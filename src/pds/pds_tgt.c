@@ -385,10 +385,14 @@ pds_bit_flip(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 	pds_rx_bits(p, c)[b / 64] ^= UINT64_C(1) << (b % 64);
 }
 
+/* Received already: at or below CACK, or its bit set (a PSN past the
+ * window has no bit of its own: it shares one with a PSN in the window). */
 static bool
 pds_tgt_is_dup(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
 {
-	return uet_psn_le(psn, c->u.t.cack) || pds_rx_bit_test(p, c, psn);
+	return uet_psn_le(psn, c->u.t.cack) ||
+	       (psn - (c->u.t.cack + 1) < p->cfg.rx_window &&
+		pds_rx_bit_test(p, c, psn));
 }
 
 /* Record psn as received; false when no receive block is available. */
@@ -734,11 +738,57 @@ pds_tgt_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 }
 
 /*
- * PROBE and CREDIT_REQ consume no PSN (DECISION, pds.c): they are answered,
- * not delivered or recorded. PROBE (UEC 1.0 PDS control packets, payload = the
- * SACK base the sender wants) is answered by an ACK_CC with the P flag echoing
- * probe_opaque and reporting the current CACK and SACK, so the sender can
- * resend exactly what is missing.
+ * ACK_REQ (UEC 1.0 PDS control packets, NACK codes) asks for the ACK of
+ * the PSN it names. Received (at or below CACK, or its bit set): ACK it
+ * now, ACK_PSN naming it, or resend its stored response, which rides in
+ * an ACK. Not received: NACK PKT_NOT_RCVD with that PSN, and the sender
+ * resends it. Read data this target sends back travels as requests of the
+ * return direction or in a stored response, never only in an ACK it
+ * could not rebuild, so it has no use for ACK_WITH_DATA.
+ */
+static void
+pds_tgt_ack_req(struct uet_pds *p, struct pds_pdc *c,
+		const struct pds_rxinfo *ri, const struct uet_pds_rx_meta *m)
+{
+	uint32_t r;
+
+	if (!pds_tgt_is_dup(p, c, ri->psn)) {
+		pds_tgt_nack(p, m, ri, c->lid, UET_NACK_PKT_NOT_RCVD, ri->psn);
+		return;
+	}
+	r = c->role == PDS_ROLE_TGT ? pds_resp_find(p, c, ri->psn) : PDS_NIL;
+	if (r != PDS_NIL && p->resp[r].ready) {
+		pds_resp_send(p, c, r);
+		p->st.resp_resent++;
+		return;
+	}
+	if (uet_psn_diff(ri->psn, pds_tgt_cack_report(p, c)) >= INT16_MIN)
+		c->u.t.ack_psn = ri->psn;
+	pds_tgt_want_ack(p, c);
+}
+
+/*
+ * An ACK_REQ with SYN comes from a peer whose PDC is not established:
+ * it names the PDC by {source FA, spdcid} and Start_PSN. It opens nothing:
+ * with no such PDC nothing was received.
+ */
+static struct pds_pdc *
+pds_tgt_syn_ack_req(struct uet_pds *p, const struct uet_pds_rx_meta *m,
+		    const struct pds_rxinfo *ri)
+{
+	struct pds_pdc *c = pds_tkey_find(p, &m->src, ri->spdcid);
+
+	if (c != NULL && c->start_psn == ri->psn - ri->psn_offset)
+		return c;
+	pds_tgt_nack(p, m, ri, 0, UET_NACK_PKT_NOT_RCVD, ri->psn);
+	return NULL;
+}
+
+/*
+ * Unreliable CPs of the sender (pds.c): answered, never delivered or
+ * recorded. PROBE (payload = the SACK base the sender wants) is answered
+ * by an ACK_CC with the P flag echoing probe_opaque and reporting the
+ * current CACK and SACK, so the sender can resend exactly what is missing.
  */
 int
 pds_tgt_cp_unseq(struct uet_pds *p, const struct uet_pds_hdr *h,
@@ -748,23 +798,31 @@ pds_tgt_cp_unseq(struct uet_pds *p, const struct uet_pds_hdr *h,
 	struct pds_pdc *c;
 
 	pds_rxinfo(h, &ri);
-	if (ri.syn || m->trimmed || m->trimmed_lasthop) {
+	if (m->trimmed || m->trimmed_lasthop ||
+	    (ri.syn && h->next_hdr != UET_PDS_CTL_ACK_REQ)) {
 		p->st.rx_bad++;
 		return -EBADMSG;
 	}
-	c = pds_tgt_lookup(p, m, &ri, now);
+	c = ri.syn ? pds_tgt_syn_ack_req(p, m, &ri) :
+		     pds_tgt_lookup(p, m, &ri, now);
 	if (c == NULL)
 		return 0;
 	c->u.t.ev = m->ev;
-	if (h->next_hdr == UET_PDS_CTL_CREDIT_REQ) {
+	switch (h->next_hdr) {
+	case UET_PDS_CTL_CREDIT_REQ:
 		pds_tgt_credit_request(p, c, pds_from_units256(h->u.cp.payload),
 				       true, now);
-		return 0;
+		break;
+	case UET_PDS_CTL_ACK_REQ:
+		pds_tgt_ack_req(p, c, &ri, m);
+		break;
+	default:
+		c->u.t.probe_opaque = h->u.cp.probe_opaque;
+		c->u.t.probe_base = h->u.cp.payload;
+		c->u.t.ackf |= ACKF_PROBE;
+		pds_tgt_want_ack(p, c);
+		break;
 	}
-	c->u.t.probe_opaque = h->u.cp.probe_opaque;
-	c->u.t.probe_base = h->u.cp.payload;
-	c->u.t.ackf |= ACKF_PROBE;
-	pds_tgt_want_ack(p, c);
 	return 0;
 }
 

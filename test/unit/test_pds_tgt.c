@@ -259,6 +259,89 @@ rcvd_ses_procg__duplicate_while_ses_busy(void **state)
 	assert_int_equal(fw_st(1)->nack_tx[UET_NACK_RCVD_SES_PROCG], 1);
 }
 
+/* An ACK_REQ CP from side 0 naming @p psn on the PDC @p req opened. */
+static struct uet_pds_tx
+ack_req_for(const struct uet_pds_tx *req, const struct uet_pds_tx *ack,
+	    uint32_t psn)
+{
+	struct uet_pds_tx cp;
+
+	memset(&cp, 0, sizeof(cp));
+	cp.kind = UET_PDS_TX_CTL;
+	cp.ev = req->ev;
+	cp.hdr.type = UET_PDS_TYPE_CP;
+	cp.hdr.next_hdr = UET_PDS_CTL_ACK_REQ;
+	cp.hdr.flags = UET_PDS_F_AR;
+	cp.hdr.u.cp.psn = psn;
+	cp.hdr.u.cp.spdcid = req->hdr.u.req.spdcid;
+	cp.hdr.u.cp.dpdcid = ack->hdr.u.ack.spdcid;
+	return cp;
+}
+
+/*
+ * ack_req__received_psn_acked_missing_psn_nacked: ACK_REQ (UEC 1.0 PDS
+ * control packets) consumes no PSN at the receiver: a PSN it has is ACKed
+ * at once (ACK_PSN naming it), one it lacks gets NACK PKT_NOT_RCVD with
+ * that PSN; neither is recorded, so the request at the ACK_REQ's PSN is
+ * still delivered when it comes.
+ */
+static void
+ack_req__received_psn_acked_missing_psn_nacked(void **state)
+{
+	struct uet_pds_tx r0 = one_req(UET_PDS_MODE_RUD, 50, 0), r1, ack, cp, t;
+	uint32_t p0 = r0.hdr.u.req.psn;
+
+	(void)state;
+	r1 = one_req(UET_PDS_MODE_RUD, 51, 0);
+	fw_inject(&W, 1, &r0, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	cp = ack_req_for(&r0, &ack, p0);
+	fw_inject(&W, 1, &cp, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	assert_int_equal(t.hdr.u.ack.cack_psn, p0);
+	assert_int_equal(uet_pds_ack_psn(&t.hdr.u.ack), p0);
+	cp = ack_req_for(&r0, &ack, p0 + 1);
+	fw_inject(&W, 1, &cp, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &t));
+	assert_int_equal(t.hdr.u.nack.code, UET_NACK_PKT_NOT_RCVD);
+	assert_int_equal(t.hdr.u.nack.psn, p0 + 1);
+	assert_int_equal(t.hdr.u.nack.dpdcid, r0.hdr.u.req.spdcid);
+	assert_int_equal(fw_st(1)->dup_rx, 0);
+	r1.hdr.flags &= (uint8_t)~UET_PDS_F_SYN;
+	r1.hdr.u.req.dpdcid = ack.hdr.u.ack.spdcid;
+	r1.hdr.u.req.psn_offset = 0;
+	fw_inject(&W, 1, &r1, false, false);
+	assert_int_equal(W.delivered[51], 1);
+}
+
+/* ack_req__syn_opens_no_pdc: an ACK_REQ with SYN naming no PDC of ours
+ * opens none; nothing was received, so PKT_NOT_RCVD. */
+static void
+ack_req__syn_opens_no_pdc(void **state)
+{
+	struct uet_pds_tx r0 = one_req(UET_PDS_MODE_RUD, 52, 0), cp, t;
+
+	(void)state;
+	memset(&cp, 0, sizeof(cp));
+	cp.kind = UET_PDS_TX_CTL;
+	cp.hdr.type = UET_PDS_TYPE_CP;
+	cp.hdr.next_hdr = UET_PDS_CTL_ACK_REQ;
+	cp.hdr.flags = UET_PDS_F_AR | UET_PDS_F_SYN;
+	cp.hdr.u.cp.psn = r0.hdr.u.req.psn;
+	cp.hdr.u.cp.psn_offset = r0.hdr.u.req.psn_offset;
+	cp.hdr.u.cp.spdcid = r0.hdr.u.req.spdcid;
+	fw_inject(&W, 1, &cp, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &t));
+	assert_int_equal(t.hdr.u.nack.code, UET_NACK_PKT_NOT_RCVD);
+	assert_int_equal(fw_st(1)->pdc_open_tgt, 0);
+	/* Once the request opened the PDC, the same ACK_REQ is ACKed. */
+	fw_inject(&W, 1, &r0, false, false);
+	fw_take(&W, 1, &t, 1);
+	fw_inject(&W, 1, &cp, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	assert_int_equal(uet_pds_ack_psn(&t.hdr.u.ack), r0.hdr.u.req.psn);
+}
+
 /*
  * gtd_resp__cack_held_until_clear: while a guaranteed-delivery response
  * is stored and not cleared, CACK does not pass it (UEC 1.0 3.5.20.2.2);
@@ -1311,6 +1394,8 @@ main(void)
 		T(pds_tgt_respond__stored_until_clear_and_resent),
 		T(gtd_resp__cack_held_until_clear),
 		T(rcvd_ses_procg__duplicate_while_ses_busy),
+		T(ack_req__received_psn_acked_missing_psn_nacked),
+		T(ack_req__syn_opens_no_pdc),
 		T(resp_default__nothing_stored),
 		T(resp_early__target_answers_non_eom),
 		T(pds_tgt_respond__pool_empty_nacks_gtd),
