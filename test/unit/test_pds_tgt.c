@@ -83,6 +83,33 @@ pds_tgt_rx__beyond_window_nacks_oor(void **state)
 	assert_int_equal(nack.hdr.u.nack.psn, req.hdr.u.req.psn);
 }
 
+/* A PSN one receive window past a PSN received out of order shares its
+ * bit: it is out of the window (NACK PSN_OOR_WINDOW), not a duplicate. */
+static void
+pds_tgt_rx__beyond_window_alias_not_duplicate(void **state)
+{
+	struct uet_pds_tx r0 = one_req(UET_PDS_MODE_RUD, 8, 0), r1, nack;
+
+	(void)state;
+	r1 = one_req(UET_PDS_MODE_RUD, 9, 0);
+	fw_inject(&W, 1, &r0, false, false);
+	fw_inject(&W, 1, &r0, false, false); /* nothing else pending */
+	r1.hdr.u.req.psn += 1;               /* out of order: a bit is set */
+	r1.hdr.u.req.psn_offset += 1;
+	fw_inject(&W, 1, &r1, false, false);
+	assert_int_equal(W.delivered[9], 1);
+	while (fw_take(&W, 1, &nack, 1) == 1)
+		;
+	r1.hdr.u.req.psn += 64;              /* rx_window: same bit */
+	r1.hdr.u.req.psn_offset += 64;
+	fw_inject(&W, 1, &r1, false, false);
+	assert_int_equal(W.delivered[9], 1);
+	assert_int_equal(fw_st(1)->dup_rx, 1);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_PSN_OOR_WINDOW);
+	assert_int_equal(nack.hdr.u.nack.psn, r1.hdr.u.req.psn);
+}
+
 static void
 pds_tgt_rx__unknown_dpdcid_nacks_inv_dpdcid(void **state)
 {
@@ -1385,6 +1412,7 @@ main(void)
 		T(pds_tgt_rx__duplicate_is_reacked_not_nacked),
 		T(pds_tgt_rx__ce_mark_echoed_in_ack),
 		T(pds_tgt_rx__beyond_window_nacks_oor),
+		T(pds_tgt_rx__beyond_window_alias_not_duplicate),
 		T(pds_tgt_rx__unknown_dpdcid_nacks_inv_dpdcid),
 		T(pds_ret__target_submits_initiator_delivers_once),
 		T(uet_pds_pdc_info__both_directions),
