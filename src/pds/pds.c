@@ -458,7 +458,7 @@ static bool
 pds_cp_to_receiver(uint8_t ctl)
 {
 	return ctl == UET_PDS_CTL_PROBE || ctl == UET_PDS_CTL_CREDIT_REQ ||
-	       ctl == UET_PDS_CTL_ACK_REQ;
+	       ctl == UET_PDS_CTL_ACK_REQ || ctl == UET_PDS_CTL_CLEAR;
 }
 
 /* Requests in the return direction of a PDC carry RESPONSE_DATA next

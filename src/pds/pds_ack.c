@@ -655,12 +655,12 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	return 0;
 }
 
-/* CLEAR_REQ: the target's response store crossed its high-water mark
- * (UEC 1.0 PDS guaranteed delivery). Its payload is the PSN to clear:
- * one never sent is from another incarnation, ignored. Answer with a
- * CLEAR CP at once, behind what is queued; its CLEAR_PSN (every PSN
- * complete, so at least what was asked when we have it) is filled when
- * it leaves. */
+/* CLEAR_REQ: the target's response store crossed its high-water mark,
+ * or it still holds answered responses after a quiet spell (UEC 1.0 PDS
+ * guaranteed delivery). Its payload is the PSN to clear: one never sent
+ * is from another incarnation, ignored. Answer with a CLEAR CP at once;
+ * its CLEAR_PSN is every PSN complete, so at least what was asked when we
+ * have it. No room for it: the idle CLEAR sends it. */
 static void
 pds_init_clear_req(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 {
@@ -669,16 +669,15 @@ pds_init_clear_req(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 		p->st.rx_stale++;
 		return;
 	}
-	if (c->state == PDC_CLOSING)
-		return;
-	if (pds_init_queue_cp(p, c, UET_PDS_CTL_CLEAR, 0) == 0)
+	if (c->state == PDC_CLOSING || pds_init_clear_tx(p, c))
 		return;
 	c->flags |= PDC_F_CLEAR;
 	c->u.i.resp_psn = uet_psn_max(c->u.i.resp_psn, c->u.i.una - 1);
 	pds_init_kick(p, c);
 }
 
-/* Target-to-initiator CPs (DECISION: they consume no PSN, psn 0). */
+/* Target-to-initiator CPs: unreliable (UEC 1.0 PDS control packets,
+ * pds.c), they consume no PSN; ours carry psn 0. */
 int
 pds_init_cp(struct uet_pds *p, const struct uet_pds_hdr *h,
 	    const struct uet_pds_rx_meta *m, uint64_t now)

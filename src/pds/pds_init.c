@@ -78,12 +78,11 @@ pds_init_queue(struct uet_pds *p, struct pds_pdc *c, uint64_t cookie,
 
 	if (!pds_tx_blk_attach(p, c))
 		return -EAGAIN;
-	/* Requests leave the last slot to CPs: with una held by a request
-	 * whose default response waits for CACK, and CACK held below a
-	 * response not yet cleared (UEC 1.0 3.5.20.2.2), only a CLEAR can
-	 * move the window on. */
-	if (c->u.i.nxt - c->u.i.una >=
-	    p->cfg.tx_window - ((flags & SLOT_F_CP) ? 0 : 1))
+	/* With una held by a request whose default response waits for
+	 * CACK, and CACK held below a response not yet cleared (UEC 1.0
+	 * 3.5.20.2.2), only a CLEAR moves the window on: it takes no slot
+	 * (pds_init_clear_tx). */
+	if (c->u.i.nxt - c->u.i.una >= p->cfg.tx_window)
 		return -EAGAIN;
 	sl = pds_slot(p, c, c->u.i.nxt);
 	sl->cookie = cookie;
@@ -193,6 +192,8 @@ pds_init_ids(const struct pds_pdc *c, uint32_t psn, uint8_t *flags,
 	}
 }
 
+/* A reliable CP (UEC 1.0 PDS control packets: NOOP, CLOSE, NEGOTIATION;
+ * this PDS sends CLOSE): a PSN of its own, AR, resent like a request. */
 static void
 pds_init_hdr_cp(struct pds_pdc *c, const struct pds_slot *sl, uint32_t psn,
 		struct uet_pds_hdr *h)
@@ -206,12 +207,7 @@ pds_init_hdr_cp(struct pds_pdc *c, const struct pds_slot *sl, uint32_t psn,
 		h->flags |= UET_PDS_F_ISROD;
 	cp->psn = psn;
 	cp->spdcid = c->lid;
-	/* A CLEAR carries CLEAR_PSN as of when it leaves (UEC 1.0 PDS
-	 * behaviour). */
-	cp->payload = sl->kind == UET_PDS_CTL_CLEAR ? c->u.i.una - 1 :
-						      (uint32_t)sl->cookie;
-	if (sl->kind == UET_PDS_CTL_CLEAR)
-		c->u.i.clear_sent = uet_psn_max(c->u.i.clear_sent, cp->payload);
+	cp->payload = (uint32_t)sl->cookie;
 	pds_init_ids(c, psn, &h->flags, &cp->dpdcid, &cp->use_rsv_pdc,
 		     &cp->psn_offset);
 }
@@ -375,13 +371,10 @@ pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		c->u.i.snd++;
 	}
 	/* Nothing to carry CLEAR_PSN: send a CLEAR CP (UEC 1.0 PDS). */
-	if (k < n && pds_init_clear_due(p, c) &&
-	    pds_init_queue_cp(p, c, UET_PDS_CTL_CLEAR, c->u.i.una - 1) == 0) {
+	if (pds_init_clear_due(p, c) && pds_init_clear_tx(p, c)) {
 		if (uet_psn_ge(c->u.i.una - 1, c->u.i.resp_psn))
 			c->flags &= (uint16_t)~PDC_F_CLEAR;
 		p->st.clear_idle++;
-		pds_init_emit(p, c, c->u.i.snd, false, now, &tx[k++]);
-		c->u.i.snd++;
 	}
 	if (k > 0) {
 		c->last_ns = now;

@@ -74,6 +74,38 @@ pds_init_ack_req(struct uet_pds *p, struct pds_pdc *c)
 }
 
 /*
+ * CLEAR CP (UEC 1.0 PDS control packets, guaranteed delivery): an
+ * unreliable CP, it consumes no PSN (psn field: the next PSN unsent) and
+ * is not resent as such. Its payload is CLEAR_PSN as of now: every PSN
+ * below una is complete. A lost one is made good by the next request's
+ * clear_psn_offset, by the target's CLEAR_REQ (repeated while it still
+ * holds answered responses, pds_tgt_ack.c) or by the close. No AR: the
+ * target ACKs when the CLEAR lets its CACK move. false: not established,
+ * or no room.
+ */
+bool
+pds_init_clear_tx(struct uet_pds *p, struct pds_pdc *c)
+{
+	struct uet_pds_tx *t;
+
+	if (c->role != PDS_ROLE_INIT || c->state != PDC_OPEN ||
+	    (t = pds_ctl_push(p)) == NULL)
+		return false;
+	t->hdr.type = UET_PDS_TYPE_CP;
+	t->hdr.next_hdr = UET_PDS_CTL_CLEAR;
+	if (c->mode == UET_PDS_MODE_ROD)
+		t->hdr.flags = UET_PDS_F_ISROD;
+	t->hdr.u.cp.psn = c->u.i.snd;
+	t->hdr.u.cp.spdcid = c->lid;
+	t->hdr.u.cp.dpdcid = c->rid;
+	t->hdr.u.cp.payload = c->u.i.una - 1;
+	t->dst = c->peer;
+	t->ev = c->ev;
+	c->u.i.clear_sent = uet_psn_max(c->u.i.clear_sent, c->u.i.una - 1);
+	return true;
+}
+
+/*
  * The reply to our outstanding PROBE (its probe_opaque), after its CACK and
  * SACK were applied: every packet sent before the PROBE and still not
  * acknowledged is lost, as far as the reply covers it (a clear SACK bit is

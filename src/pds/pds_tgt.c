@@ -85,6 +85,7 @@ pds_resp_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn)
 		c->nresp--;
 		/* Progress: a later crossing may ask again. */
 		c->flags &= (uint16_t)~PDC_F_CLEARQ;
+		c->u.t.clear_reqs = 0;
 	}
 }
 
@@ -514,11 +515,9 @@ pds_tgt_reject(struct uet_pds *p, struct pds_pdc *c,
 static int
 pds_tgt_ctl(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h)
 {
-	/* Return-direction CPs (tail-loss probes) only want the ACK. */
+	/* Reliable CPs (pds.c): NOOP and NEGOTIATION (none negotiated)
+	 * only want the ACK; so does any CP of the return direction. */
 	switch (c->role == PDS_ROLE_TGT ? h->next_hdr : UET_PDS_CTL_NOOP) {
-	case UET_PDS_CTL_CLEAR:
-		pds_resp_clear(p, c, h->u.cp.payload);
-		break;
 	case UET_PDS_CTL_CLOSE:
 		/* UEC 1.0 PDS PDC close: ACK, then free (after the ACK). */
 		c->state = PDC_CLOSED;
@@ -767,6 +766,21 @@ pds_tgt_ack_req(struct uet_pds *p, struct pds_pdc *c,
 	pds_tgt_want_ack(p, c);
 }
 
+/* CLEAR (UEC 1.0 PDS guaranteed delivery): free the stored responses up
+ * to its CLEAR_PSN. When that lets the reported CACK move, ACK: a request
+ * completing by default response waits for it. */
+static void
+pds_tgt_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn)
+{
+	uint32_t cack = pds_tgt_cack_report(p, c);
+
+	if (c->role != PDS_ROLE_TGT)
+		return;
+	pds_resp_clear(p, c, clear_psn);
+	if (pds_tgt_cack_report(p, c) != cack)
+		pds_tgt_want_ack(p, c);
+}
+
 /*
  * An ACK_REQ with SYN comes from a peer whose PDC is not established:
  * it names the PDC by {source FA, spdcid} and Start_PSN. It opens nothing:
@@ -815,6 +829,9 @@ pds_tgt_cp_unseq(struct uet_pds *p, const struct uet_pds_hdr *h,
 		break;
 	case UET_PDS_CTL_ACK_REQ:
 		pds_tgt_ack_req(p, c, &ri, m);
+		break;
+	case UET_PDS_CTL_CLEAR:
+		pds_tgt_clear(p, c, h->u.cp.payload);
 		break;
 	default:
 		c->u.t.probe_opaque = h->u.cp.probe_opaque;

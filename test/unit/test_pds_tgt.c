@@ -405,9 +405,94 @@ gtd_resp__cack_held_until_clear(void **state)
 	assert_int_equal(W.done_ok[31], 1);
 	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
+	assert_int_equal(cp.hdr.u.cp.payload, r1.hdr.u.req.psn);
 	fw_inject(&W, 1, &cp, false, false);
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
-	assert_int_equal(ack.hdr.u.ack.cack_psn, cp.hdr.u.cp.psn);
+	assert_int_equal(ack.hdr.u.ack.cack_psn, r1.hdr.u.req.psn);
+}
+
+/*
+ * cp__clear_consumes_no_psn: CLEAR is an unreliable CP (UEC 1.0 PDS
+ * control packets): its psn field is the next PSN unsent, which the next
+ * request still takes, and the target records nothing for it: that
+ * request is delivered, not taken for a duplicate. No AR.
+ */
+static void
+cp__clear_consumes_no_psn(void **state)
+{
+	struct uet_pds_tx r0, r1, rsp, cp;
+	struct uet_pds_pool_info pi;
+
+	(void)state;
+	W.resp_expected = true;
+	r0 = one_req(UET_PDS_MODE_RUD, 32, UET_PDS_SUBMIT_RESP);
+	fw_inject(&W, 1, &r0, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
+	fw_inject(&W, 0, &rsp, false, false);
+	assert_int_equal(W.done_ok[32], 1);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
+	assert_int_equal(cp.hdr.u.cp.psn, r0.hdr.u.req.psn + 1);
+	assert_int_equal(cp.hdr.u.cp.payload, r0.hdr.u.req.psn);
+	assert_false(cp.hdr.flags & UET_PDS_F_AR);
+	fw_inject(&W, 1, &cp, false, false);
+	uet_pds_pool_info_get(W.pds[1], &pi);
+	assert_int_equal(pi.resp_used, 0);
+	r1 = one_req(UET_PDS_MODE_RUD, 33, UET_PDS_SUBMIT_RESP);
+	assert_int_equal(r1.hdr.u.req.psn, cp.hdr.u.cp.psn);
+	fw_inject(&W, 1, &r1, false, false);
+	assert_int_equal(W.delivered[33], 1);
+	assert_int_equal(fw_st(1)->dup_rx, 0);
+}
+
+/*
+ * clear__lost_clear_repaired_by_clear_req: the CLEAR is not resent as
+ * such; a target still holding an answered response after a quiet spell
+ * (rto_init_ns, then twice as long, ...) asks with CLEAR_REQ, which the
+ * initiator answers with a CLEAR. At most max_retries such requests
+ * without progress.
+ */
+static void
+clear__lost_clear_repaired_by_clear_req(void **state)
+{
+	struct uet_pds_tx r0, rsp, cp, req;
+	struct uet_pds_pool_info pi;
+	struct uet_pds_config cfg;
+	uint32_t k;
+
+	(void)state;
+	fw_test_config(&cfg);
+	W.resp_expected = true;
+	r0 = one_req(UET_PDS_MODE_RUD, 34, UET_PDS_SUBMIT_RESP);
+	fw_inject(&W, 1, &r0, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
+	fw_inject(&W, 0, &rsp, false, false);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp)); /* lost */
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
+	W.now += cfg.rto_init_ns / 2;
+	uet_pds_advance(W.pds[1], W.now);
+	assert_false(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &req));
+	W.now += cfg.rto_init_ns / 2 + cfg.timer_tick_ns;
+	uet_pds_advance(W.pds[1], W.now);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &req));
+	assert_int_equal(req.hdr.next_hdr, UET_PDS_CTL_CLEAR_REQ);
+	assert_int_equal(req.hdr.u.cp.payload, r0.hdr.u.req.psn);
+	/* Lost as well: asked again after twice as long, and so on, at
+	 * most max_retries times in all. */
+	for (k = 1; k < 3 * cfg.max_retries; k++) {
+		W.now += cfg.rto_init_ns << (k < 20 ? k : 20);
+		uet_pds_advance(W.pds[1], W.now);
+		if (fw_take_type(&W, 1, UET_PDS_TYPE_CP, &req))
+			assert_int_equal(req.hdr.next_hdr,
+					 UET_PDS_CTL_CLEAR_REQ);
+	}
+	assert_int_equal(fw_st(1)->clear_req_tx, cfg.max_retries);
+	fw_inject(&W, 0, &req, false, false);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
+	fw_inject(&W, 1, &cp, false, false);
+	uet_pds_pool_info_get(W.pds[1], &pi);
+	assert_int_equal(pi.resp_used, 0);
 }
 
 /*
@@ -1422,6 +1507,8 @@ main(void)
 		T(pds_tgt_respond__stored_until_clear_and_resent),
 		T(gtd_resp__cack_held_until_clear),
 		T(rcvd_ses_procg__duplicate_while_ses_busy),
+		T(cp__clear_consumes_no_psn),
+		T(clear__lost_clear_repaired_by_clear_req),
 		T(ack_req__received_psn_acked_missing_psn_nacked),
 		T(ack_req__syn_opens_no_pdc),
 		T(resp_default__nothing_stored),
