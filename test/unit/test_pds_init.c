@@ -277,6 +277,44 @@ pds_init_ar__window_room_and_trigger(void **state)
 }
 
 /*
+ * cp__close_consumes_a_psn: CLOSE is a reliable CP (UEC 1.0 PDS control
+ * packets): it takes the next PSN, asks for its ACK (AR), is resent with
+ * RETX and that same PSN when the ACK does not come, and the target
+ * records it (the ACK's CACK is the CLOSE's PSN).
+ */
+static void
+cp__close_consumes_a_psn(void **state)
+{
+	struct uet_pds_tx req, ack, cl, again;
+
+	(void)state;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 9, 0), 0);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &req));
+	fw_inject(&W, 1, &req, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fw_inject(&W, 0, &ack, false, false);
+	assert_int_equal(W.done_ok[9], 1);
+	W.now += 3000000;       /* idle for close_idle */
+	uet_pds_advance(W.pds[0], W.now);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cl)); /* lost */
+	assert_int_equal(cl.hdr.next_hdr, UET_PDS_CTL_CLOSE);
+	assert_int_equal(cl.hdr.u.cp.psn, req.hdr.u.req.psn + 1);
+	assert_true(cl.hdr.flags & UET_PDS_F_AR);
+	assert_false(cl.hdr.flags & UET_PDS_F_RETX);
+	W.now += 2000000;       /* past the RTO */
+	uet_pds_advance(W.pds[0], W.now);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &again));
+	assert_int_equal(again.hdr.next_hdr, UET_PDS_CTL_CLOSE);
+	assert_int_equal(again.hdr.u.cp.psn, cl.hdr.u.cp.psn);
+	assert_true(again.hdr.flags & UET_PDS_F_RETX);
+	fw_inject(&W, 1, &again, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	assert_int_equal(ack.hdr.u.ack.cack_psn, cl.hdr.u.cp.psn);
+	fw_inject(&W, 0, &ack, false, false);
+	assert_true(fw_pools_idle(&W));
+}
+
+/*
  * pds_init_close__target_gone_is_closed: the target frees its PDC on the
  * CLOSE and its ACK is lost. No tail-loss probe follows the CLOSE (it
  * asks for an ACK itself), and the resent CLOSE's INV_DPDCID NACK ends
@@ -334,6 +372,7 @@ main(void)
 		T(pds_init_timer__tail_loss_probe_recovers),
 		T(pds_init_timer__idle_close),
 		T(pds_init_close__target_gone_is_closed),
+		T(cp__close_consumes_a_psn),
 		T(pds_init_submit__psn_wrap),
 		T(pds_init_close__on_request),
 		T(pds_init_ar__window_room_and_trigger),

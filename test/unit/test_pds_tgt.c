@@ -370,6 +370,77 @@ ack_req__syn_opens_no_pdc(void **state)
 }
 
 /*
+ * cp__unreliable_cps_record_no_psn: PROBE, ACK_REQ, CLEAR and CREDIT_REQ
+ * consume no PSN (UEC 1.0 PDS control packets): a peer may put its next
+ * PSN in their psn field, and the request that then takes that PSN is
+ * still delivered, not taken for a duplicate.
+ */
+static void
+cp__unreliable_cps_record_no_psn(void **state)
+{
+	static const uint8_t ctl[] = {
+		UET_PDS_CTL_PROBE, UET_PDS_CTL_ACK_REQ, UET_PDS_CTL_CLEAR,
+		UET_PDS_CTL_CREDIT_REQ,
+	};
+	struct uet_pds_tx r0 = one_req(UET_PDS_MODE_RUD, 53, 0), r1, ack, cp, t;
+	unsigned int k;
+
+	(void)state;
+	r1 = one_req(UET_PDS_MODE_RUD, 54, 0);
+	fw_inject(&W, 1, &r0, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	for (k = 0; k < sizeof(ctl); k++) {
+		cp = ack_req_for(&r0, &ack, r1.hdr.u.req.psn);
+		cp.hdr.next_hdr = ctl[k];
+		cp.hdr.u.cp.payload = ctl[k] == UET_PDS_CTL_PROBE ?
+				      r1.hdr.u.req.psn : r0.hdr.u.req.psn;
+		fw_inject(&W, 1, &cp, false, false);
+		while (fw_take(&W, 1, &t, 1) == 1)
+			;
+	}
+	assert_int_equal(fw_st(1)->rx_bad, 0);
+	r1.hdr.flags &= (uint8_t)~UET_PDS_F_SYN;
+	r1.hdr.u.req.dpdcid = ack.hdr.u.ack.spdcid;
+	r1.hdr.u.req.psn_offset = 0;
+	fw_inject(&W, 1, &r1, false, false);
+	assert_int_equal(W.delivered[54], 1);
+	assert_int_equal(fw_st(1)->dup_rx, 0);
+}
+
+/*
+ * cp__noop_consumes_a_psn: NOOP is a reliable CP (UEC 1.0 PDS control
+ * packets): a peer's NOOP with SYN opens the PDC, its PSN is recorded and
+ * ACKed (CACK = its PSN); the same NOOP again is a duplicate, re-ACKed.
+ */
+static void
+cp__noop_consumes_a_psn(void **state)
+{
+	struct uet_pds_tx r0 = one_req(UET_PDS_MODE_RUD, 55, 0), cp, t;
+
+	(void)state;
+	memset(&cp, 0, sizeof(cp));
+	cp.kind = UET_PDS_TX_CTL;
+	cp.ev = r0.ev;
+	cp.hdr.type = UET_PDS_TYPE_CP;
+	cp.hdr.next_hdr = UET_PDS_CTL_NOOP;
+	cp.hdr.flags = UET_PDS_F_AR | UET_PDS_F_SYN;
+	cp.hdr.u.cp.psn = r0.hdr.u.req.psn;
+	cp.hdr.u.cp.psn_offset = r0.hdr.u.req.psn_offset;
+	cp.hdr.u.cp.spdcid = r0.hdr.u.req.spdcid;
+	fw_inject(&W, 1, &cp, false, false);
+	assert_int_equal(fw_st(1)->pdc_open_tgt, 1);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	assert_int_equal(t.hdr.u.ack.cack_psn, cp.hdr.u.cp.psn);
+	assert_int_equal(W.delivered[55], 0);
+	fw_inject(&W, 1, &cp, false, false);
+	assert_int_equal(fw_st(1)->dup_rx, 1);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	/* The request that shares the NOOP's PSN is that duplicate too. */
+	fw_inject(&W, 1, &r0, false, false);
+	assert_int_equal(W.delivered[55], 0);
+}
+
+/*
  * gtd_resp__cack_held_until_clear: while a guaranteed-delivery response
  * is stored and not cleared, CACK does not pass it (UEC 1.0 3.5.20.2.2);
  * what arrives after it is reported in the SACK bitmap; the CLEAR lets
@@ -1511,6 +1582,8 @@ main(void)
 		T(clear__lost_clear_repaired_by_clear_req),
 		T(ack_req__received_psn_acked_missing_psn_nacked),
 		T(ack_req__syn_opens_no_pdc),
+		T(cp__unreliable_cps_record_no_psn),
+		T(cp__noop_consumes_a_psn),
 		T(resp_default__nothing_stored),
 		T(resp_early__target_answers_non_eom),
 		T(pds_tgt_respond__pool_empty_nacks_gtd),
