@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Initiator control traffic (src/pds/pds_init_ctl.c): tail-loss PROBE and
- * its P-flag reply, NEW_START_PSN re-establishment, resource back-off to
- * failure, and the credit-CC plumbing with a test credit CC.
+ * its P-flag reply, the ACK_REQ probe, NEW_START_PSN re-establishment,
+ * resource back-off to failure, and the credit-CC plumbing with a test
+ * credit CC.
  */
 
 #include <errno.h>
