@@ -80,8 +80,8 @@ pds_init_ack_req(struct uet_pds *p, struct pds_pdc *c)
  * below una is complete. A lost one is made good by the next request's
  * clear_psn_offset, by the target's CLEAR_REQ (repeated while it still
  * holds answered responses, pds_tgt_ack.c) or by the close. No AR: the
- * target ACKs when the CLEAR lets its CACK move. false: not established,
- * or no room.
+ * target ACKs when the CLEAR lets its CACK move past CLEAR_PSN (pds_tgt.c).
+ * false: not established, or no room.
  */
 bool
 pds_init_clear_tx(struct uet_pds *p, struct pds_pdc *c)

@@ -767,17 +767,20 @@ pds_tgt_ack_req(struct uet_pds *p, struct pds_pdc *c,
 }
 
 /* CLEAR (UEC 1.0 PDS guaranteed delivery): free the stored responses up
- * to its CLEAR_PSN. When that lets the reported CACK move, ACK: a request
- * completing by default response waits for it. */
+ * to its CLEAR_PSN. When that lets the reported CACK move past CLEAR_PSN,
+ * ACK: the request after it may complete by default response, and waits
+ * for that CACK. Up to CLEAR_PSN the initiator has everything complete,
+ * so a CACK that stops there would tell it nothing. */
 static void
 pds_tgt_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn)
 {
-	uint32_t cack = pds_tgt_cack_report(p, c);
+	uint32_t cack = pds_tgt_cack_report(p, c), now_cack;
 
 	if (c->role != PDS_ROLE_TGT)
 		return;
 	pds_resp_clear(p, c, clear_psn);
-	if (pds_tgt_cack_report(p, c) != cack)
+	now_cack = pds_tgt_cack_report(p, c);
+	if (now_cack != cack && uet_psn_gt(now_cack, clear_psn))
 		pds_tgt_want_ack(p, c);
 }
 

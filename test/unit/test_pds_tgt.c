@@ -478,8 +478,62 @@ gtd_resp__cack_held_until_clear(void **state)
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
 	assert_int_equal(cp.hdr.u.cp.payload, r1.hdr.u.req.psn);
 	fw_inject(&W, 1, &cp, false, false);
+	/* Both are complete at the initiator: no ACK for it to learn that. */
+	assert_int_equal(fw_take(&W, 1, &ack, 1), 0);
+	/* CACK is no longer held: the next request's ACK reports it. */
+	r1 = one_req(UET_PDS_MODE_RUD, 35, UET_PDS_SUBMIT_AR);
+	fw_inject(&W, 1, &r1, false, false);
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	assert_int_equal(ack.hdr.u.ack.cack_psn, r1.hdr.u.req.psn);
+}
+
+/*
+ * clear__ack_when_cack_passes_clear_psn: a stored response at r0 holds
+ * CACK below it, so r1's default response (CACK passing r1) cannot reach
+ * the initiator. Its CLEAR names r0 (una - 1, r1 waits); the target frees
+ * r0's response, its CACK jumps past r0 to r1, and it ACKs: r1 completes.
+ */
+static void
+clear__ack_when_cack_passes_clear_psn(void **state)
+{
+	struct uet_pds_tx r[2], out[8], cp, ack;
+	uint8_t resp[8] = { 36 };
+	uint32_t pdc;
+	uint16_t n, k;
+
+	(void)state;
+	W.resp_expected = true;
+	W.resp_hold = true;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 36,
+				   UET_PDS_SUBMIT_RESP), 0);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 37,
+				   UET_PDS_SUBMIT_RESP), 0);
+	assert_int_equal(fw_take(&W, 0, r, 2), 2);
+	fw_inject(&W, 1, &r[0], false, false);
+	pdc = W.last_pdc[1];
+	fw_inject(&W, 1, &r[1], false, false);
+	assert_int_equal(uet_pds_respond(W.pds[1], pdc, r[0].hdr.u.req.psn,
+					 UET_PDS_NEXT_RESPONSE, resp, 8,
+					 W.now), 0);
+	assert_int_equal(uet_pds_respond_default(W.pds[1], pdc,
+						 r[1].hdr.u.req.psn, W.now),
+			 0);
+	n = fw_take(&W, 1, out, 8);
+	for (k = 0; k < n; k++) {
+		assert_true(uet_psn_lt(out[k].hdr.u.ack.cack_psn,
+				       r[0].hdr.u.req.psn));
+		fw_inject(&W, 0, &out[k], false, false);
+	}
+	assert_int_equal(W.done_ok[36], 1);
+	assert_int_equal(W.done_ok[37], 0);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
+	assert_int_equal(cp.hdr.u.cp.payload, r[0].hdr.u.req.psn);
+	fw_inject(&W, 1, &cp, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	assert_int_equal(ack.hdr.u.ack.cack_psn, r[1].hdr.u.req.psn);
+	fw_inject(&W, 0, &ack, false, false);
+	assert_int_equal(W.done_ok[37], 1);
 }
 
 /*
@@ -1579,6 +1633,7 @@ main(void)
 		T(gtd_resp__cack_held_until_clear),
 		T(rcvd_ses_procg__duplicate_while_ses_busy),
 		T(cp__clear_consumes_no_psn),
+		T(clear__ack_when_cack_passes_clear_psn),
 		T(clear__lost_clear_repaired_by_clear_req),
 		T(ack_req__received_psn_acked_missing_psn_nacked),
 		T(ack_req__syn_opens_no_pdc),
