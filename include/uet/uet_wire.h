@@ -182,8 +182,8 @@ enum uet_nack_class {
 				     *   UNEXP_EVENT) */
 	UET_NACK_CLASS_CLOSING,     /**< target is closing: reopen on a new PDC */
 	UET_NACK_CLASS_INFO,        /**< no class reaction (RCVD_SES_PROCG:
-				     *   the RTO resends unless the ACK comes
-				     *   first; NEW_START_PSN has its own) */
+				     *   received, wait; NEW_START_PSN has its
+				     *   own) */
 };
 
 /** ACK_CC congestion-control state type. */

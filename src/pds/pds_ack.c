@@ -568,6 +568,25 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		pds_done(p, c->mode, sl->cookie, -ECONNABORTED, psn);
 }
 
+/*
+ * RCVD_SES_PROCG (UEC 1.0 NACK codes: retransmit, the ACK may come
+ * first): the target has the packet and its SES is still at work on it.
+ * That is what an ACK of it says: a packet that completes on its
+ * response waits for it (SLOT_WAIT; the RTO resends it if the response
+ * never comes, pds_init_mark_from), any other completes. Nothing is
+ * resent now.
+ */
+static void
+pds_nack_received(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+		  uint64_t now)
+{
+	uint32_t acked = 0;
+
+	pds_ack_slot(p, c, psn, &acked);
+	if (acked)
+		p->cc->on_ack(c->cc, acked, 0, false, now);
+}
+
 /* NEW_START_PSN answers a SYN only (pds_tgt.c DECISION): for a PDC past
  * SYN it is a stale answer to an old SYN of ours. */
 static int
@@ -620,10 +639,8 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	}
 	if (n->code == UET_NACK_NEW_START_PSN)
 		return pds_nack_new_start(p, c, n, now);
-	/* RCVD_SES_PROCG (UEC 1.0 NACK codes: retransmit, the ACK may
-	 * come first): the target has the packet and its SES is still at
-	 * work on it. Nothing is resent now; the packet stays in flight,
-	 * so the ACK that follows completes it, or the RTO resends it. */
+	if (n->code == UET_NACK_RCVD_SES_PROCG)
+		pds_nack_received(p, c, n->psn, now);
 	switch (uet_pds_nack_class(n->code)) {
 	case UET_NACK_CLASS_RETRANSMIT:
 		pds_nack_retx(p, c, n, now);
@@ -648,7 +665,7 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 		pds_nack_closing(p, c, n->psn, now);
 		break;
 	default:
-		break;
+		break; /* RCVD_SES_PROCG may have moved una */
 	}
 	if (c->state != PDC_FREE)
 		pds_ack_settle(p, c, now);
