@@ -169,7 +169,7 @@ static const struct cfg_key timers_keys[] = {
 	K_SIZE(T, ack_min_add, 1, MB(1), 0, "bytes counted per packet at "
 	       "least (max(ack_min_add, length))"),
 	K_DUR("tlp_timeout", T, tlp_timeout_ns, 0, SEC(60), 0,
-	      "tail-loss probe (ACK_REQ) after this idle time; 0 = off"),
+	      "tail-loss probe (PROBE CP) after this idle time; 0 = off"),
 	K_DUR("close_idle", T, close_idle_ns, 0, SEC(3600), 0,
 	      "close a PDC idle this long; 0 = never"),
 	K_DUR("close_req_idle", T, close_req_idle_ns, 0, SEC(3600), 0,

@@ -454,15 +454,27 @@ uet_pds_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 	return -EINVAL;
 }
 
-/* Receiver-to-sender CPs consume no PSN (DECISION, pds_ack.c), nor do
- * PROBE and CREDIT_REQ (DECISION: soft state, a lost one is replaced by the
- * next, pds_tgt.c); the rest consume one of the sender's PSNs
- * (UEC 1.0 PDS control packets). */
+/*
+ * UEC 1.0 PDS control packets: NOOP, CLOSE and NEGOTIATION are reliable
+ * (they consume a PSN of the sender's space, are ACKed and resent like
+ * requests); the others are unreliable: they consume no PSN, are not
+ * resent as such, and their psn field is not recorded (ACK_REQ names
+ * the PSN it asks about in it). Those the sender sends go to its peer's
+ * receive side (pds_tgt_cp_unseq), those the receiver sends to the
+ * sender (pds_init_cp).
+ */
 static bool
-pds_cp_unsequenced(uint8_t ctl)
+pds_cp_to_sender(uint8_t ctl)
 {
 	return ctl == UET_PDS_CTL_CLOSE_REQ || ctl == UET_PDS_CTL_CLEAR_REQ ||
 	       ctl == UET_PDS_CTL_CREDIT;
+}
+
+static bool
+pds_cp_to_receiver(uint8_t ctl)
+{
+	return ctl == UET_PDS_CTL_PROBE || ctl == UET_PDS_CTL_CREDIT_REQ ||
+	       ctl == UET_PDS_CTL_ACK_REQ || ctl == UET_PDS_CTL_CLEAR;
 }
 
 /* Requests in the return direction of a PDC carry RESPONSE_DATA next
@@ -503,10 +515,9 @@ uet_pds_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 	}
 	if (h->type == UET_PDS_TYPE_CP) {
 		p->st.rx_ctl[h->next_hdr & 15]++;
-		if (h->next_hdr == UET_PDS_CTL_PROBE ||
-		    h->next_hdr == UET_PDS_CTL_CREDIT_REQ)
+		if (pds_cp_to_receiver(h->next_hdr))
 			return pds_tgt_cp_unseq(p, h, m, now);
-		if (pds_cp_unsequenced(h->next_hdr))
+		if (pds_cp_to_sender(h->next_hdr))
 			return pds_init_cp(p, h, m, now);
 		return pds_rx_seq(p, h, m, now);
 	}

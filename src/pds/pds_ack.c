@@ -629,10 +629,12 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 }
 
 /*
- * RCVD_SES_PROCG: the target has the packet and its SES is still working
- * on it. It is received: no retransmission; a packet that completes on
- * its response waits for it (the RTO still resends it if the response
- * never comes, pds_init_mark_from), any other completes.
+ * RCVD_SES_PROCG (UEC 1.0 NACK codes: retransmit, the ACK may come
+ * first): the target has the packet and its SES is still at work on it.
+ * That is what an ACK of it says: a packet that completes on its
+ * response waits for it (SLOT_WAIT; the RTO resends it if the response
+ * never comes, pds_init_mark_from), any other completes. Nothing is
+ * resent now.
  */
 static void
 pds_nack_received(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
@@ -734,30 +736,30 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	return 0;
 }
 
-/* CLEAR_REQ: the target's response store crossed its high-water mark
- * (UEC 1.0 PDS guaranteed delivery). Its payload is the PSN to clear:
- * one never sent is from another incarnation, ignored. Answer with a
- * CLEAR CP at once, behind what is queued; its CLEAR_PSN (every PSN
- * complete, so at least what was asked when we have it) is filled when
- * it leaves. */
+/* CLEAR_REQ: the target's response store crossed its high-water mark,
+ * or it still holds answered responses after a quiet spell (UEC 1.0 PDS
+ * guaranteed delivery). Its payload is the PSN to clear: one never sent
+ * is from another incarnation, ignored. Answer with a CLEAR CP at once;
+ * its CLEAR_PSN is every PSN complete, so at least what was asked when we
+ * have it. No room for it: the idle CLEAR sends it. */
 static void
-pds_init_clear_req(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
+pds_init_clear_req(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+		   uint64_t now)
 {
 	if (uet_psn_ge(psn, c->u.i.snd) ||
 	    uet_psn_lt(psn, c->start_psn - 1)) {
 		p->st.rx_stale++;
 		return;
 	}
-	if (c->state == PDC_CLOSING)
-		return;
-	if (pds_init_queue_cp(p, c, UET_PDS_CTL_CLEAR, 0) == 0)
+	if (c->state == PDC_CLOSING || pds_init_clear_tx(p, c, now))
 		return;
 	c->flags |= PDC_F_CLEAR;
 	c->u.i.resp_psn = uet_psn_max(c->u.i.resp_psn, c->u.i.una - 1);
 	pds_init_kick(p, c);
 }
 
-/* Target-to-initiator CPs (DECISION: they consume no PSN, psn 0). */
+/* Target-to-initiator CPs: unreliable (UEC 1.0 PDS control packets,
+ * pds.c), they consume no PSN; ours carry psn 0. */
 int
 pds_init_cp(struct uet_pds *p, const struct uet_pds_hdr *h,
 	    const struct uet_pds_rx_meta *m, uint64_t now)
@@ -778,6 +780,6 @@ pds_init_cp(struct uet_pds *p, const struct uet_pds_hdr *h,
 	if (h->next_hdr == UET_PDS_CTL_CLOSE_REQ)
 		pds_init_close(p, c, now);
 	else
-		pds_init_clear_req(p, c, h->u.cp.payload);
+		pds_init_clear_req(p, c, h->u.cp.payload, now);
 	return 0;
 }

@@ -87,12 +87,11 @@ pds_init_queue(struct uet_pds *p, struct pds_pdc *c, uint64_t cookie,
 
 	if (!pds_tx_blk_attach(p, c))
 		return -EAGAIN;
-	/* Requests leave the last slot to CPs: with una held by a request
-	 * whose default response waits for CACK, and CACK held below a
-	 * response not yet cleared (UEC 1.0 3.5.20.2.2), only a CLEAR can
-	 * move the window on. */
-	if (c->u.i.nxt - c->u.i.una >=
-	    p->cfg.tx_window - ((flags & SLOT_F_CP) ? 0 : 1))
+	/* With una held by a request whose default response waits for
+	 * CACK, and CACK held below a response not yet cleared (UEC 1.0
+	 * 3.5.20.2.2), only a CLEAR moves the window on: it takes no slot
+	 * (pds_init_clear_tx). */
+	if (c->u.i.nxt - c->u.i.una >= p->cfg.tx_window)
 		return -EAGAIN;
 	sl = pds_slot(p, c, c->u.i.nxt);
 	sl->cookie = cookie;
@@ -201,6 +200,8 @@ pds_init_ids(const struct pds_pdc *c, uint32_t psn, uint8_t *flags,
 	}
 }
 
+/* A reliable CP (UEC 1.0 PDS control packets: NOOP, CLOSE, NEGOTIATION;
+ * this PDS sends CLOSE): a PSN of its own, AR, resent like a request. */
 static void
 pds_init_hdr_cp(struct pds_pdc *c, const struct pds_slot *sl, uint32_t psn,
 		struct uet_pds_hdr *h)
@@ -214,12 +215,7 @@ pds_init_hdr_cp(struct pds_pdc *c, const struct pds_slot *sl, uint32_t psn,
 		h->flags |= UET_PDS_F_ISROD;
 	cp->psn = psn;
 	cp->spdcid = c->lid;
-	/* A CLEAR carries CLEAR_PSN as of when it leaves (UEC 1.0 PDS
-	 * behaviour). */
-	cp->payload = sl->kind == UET_PDS_CTL_CLEAR ? c->u.i.una - 1 :
-						      (uint32_t)sl->cookie;
-	if (sl->kind == UET_PDS_CTL_CLEAR)
-		c->u.i.clear_sent = uet_psn_max(c->u.i.clear_sent, cp->payload);
+	cp->payload = (uint32_t)sl->cookie;
 	pds_init_ids(c, psn, &h->flags, &cp->dpdcid, &cp->use_rsv_pdc,
 		     &cp->psn_offset);
 }
@@ -387,13 +383,10 @@ pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		c->u.i.snd++;
 	}
 	/* Nothing to carry CLEAR_PSN: send a CLEAR CP (UEC 1.0 PDS). */
-	if (k < n && pds_init_clear_due(p, c) &&
-	    pds_init_queue_cp(p, c, UET_PDS_CTL_CLEAR, c->u.i.una - 1) == 0) {
+	if (pds_init_clear_due(p, c) && pds_init_clear_tx(p, c, now)) {
 		if (uet_psn_ge(c->u.i.una - 1, c->u.i.resp_psn))
 			c->flags &= (uint16_t)~PDC_F_CLEAR;
 		p->st.clear_idle++;
-		pds_init_emit(p, c, c->u.i.snd, false, now, &tx[k++]);
-		c->u.i.snd++;
 	}
 	if (k > 0) {
 		c->last_ns = now;
@@ -593,8 +586,8 @@ pds_init_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	pds_pdc_timer_update(p, c, now);
 }
 
-/* UEC 1.0 PDS tail-loss probe (PROBE or ACK_REQ CP, pds_init_ctl.c)
- * before the RTO. */
+/* UEC 1.0 PDS tail-loss probe (PROBE or ACK_REQ CP, pds_init_ctl.c, or a
+ * resend of the tail) before the RTO. */
 static void
 pds_init_tlp(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
@@ -608,14 +601,13 @@ pds_init_tlp(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 		pds_pdc_timer_update(p, c, now);
 		return;
 	}
-	if (pds_init_probe(p, c, now)) {
+	if (pds_init_probe(p, c, now) || pds_init_ack_req(p, c, now)) {
 		p->st.tlp_fires++;
-	} else if (c->role == PDS_ROLE_INIT) {
-		if (pds_init_queue_cp(p, c, UET_PDS_CTL_ACK_REQ, 0) == 0)
-			p->st.tlp_fires++;
 	} else if (sl->state == SLOT_SENT) {
-		/* The return direction sends no CPs (pds.c): resend the tail
-		 * instead; its RETX flag makes the receiver ACK at once. */
+		/* A SYN-state PDC has no dpdcid for a CP to name, and the
+		 * return direction sends no CPs (pds.c): resend the tail
+		 * instead; its RETX flag makes the receiver ACK at once, and
+		 * a SYN request may open the PDC itself. */
 		PDS_SLOT_UNSEND(p, c, sl);
 		sl->state = SLOT_RETX;
 		c->u.i.n_retx++;

@@ -33,11 +33,12 @@ pds_init_probe_fill(struct uet_pds *p, struct pds_pdc *c,
 
 /*
  * UEC 1.0 PDS tail-loss probe. On an established PDC the probe is a
- * PROBE CP (UEC 1.0 PDS control packets): it consumes no PSN (DECISION, pds.c),
+ * PROBE CP (UEC 1.0 PDS control packets): it consumes no PSN (pds.c),
  * asks for the SACK from una (payload) and is answered at once by a P-flag
- * ACK_CC with the receiver's CACK and SACK. A SYN-state PDC has no dpdcid to
- * name and keeps the sequenced ACK_REQ CP, which may itself open the PDC; the
- * return direction sends no CPs (pds.c). false: no PROBE was sent.
+ * ACK_CC with the receiver's CACK and SACK. With PROBE disabled it is an
+ * ACK_REQ CP (pds_init_ack_req). A SYN-state PDC has no dpdcid to name and
+ * the return direction sends no CPs (pds.c): both resend their newest
+ * packet instead (pds_init.c). false: no PROBE was sent.
  */
 bool
 pds_init_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
@@ -74,6 +75,67 @@ pds_init_cc_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 		return;
 	pds_init_probe_fill(p, c, t, now);
 	c->flags |= PDC_F_CCPROBE;
+}
+
+/*
+ * ACK_REQ CP (UEC 1.0 PDS control packets): asks for the ACK of one PSN,
+ * named in its psn field; it consumes none. The receiver ACKs that PSN if
+ * it has it and NACKs PKT_NOT_RCVD otherwise, which resends it
+ * (pds_ack.c). We ask for the newest PSN sent (the tail a loss would
+ * leave unreported); payload: the message id, which the PDS does not
+ * know, so 0. false: not an established initiator PDC, or no room.
+ */
+bool
+pds_init_ack_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	struct uet_pds_tx *t;
+
+	if (c->role != PDS_ROLE_INIT || c->state != PDC_OPEN ||
+	    c->u.i.una == c->u.i.snd || (t = pds_ctl_push(p)) == NULL)
+		return false;
+	t->hdr.type = UET_PDS_TYPE_CP;
+	t->hdr.next_hdr = UET_PDS_CTL_ACK_REQ;
+	t->hdr.flags = UET_PDS_F_AR;
+	if (c->mode == UET_PDS_MODE_ROD)
+		t->hdr.flags |= UET_PDS_F_ISROD;
+	t->hdr.u.cp.psn = c->u.i.snd - 1;
+	t->hdr.u.cp.spdcid = c->lid;
+	t->hdr.u.cp.dpdcid = c->rid;
+	t->dst = c->peer;
+	t->ev = pds_lb_next(p, c, now);
+	return true;
+}
+
+/*
+ * CLEAR CP (UEC 1.0 PDS control packets, guaranteed delivery): an
+ * unreliable CP, it consumes no PSN (psn field: the next PSN unsent) and
+ * is not resent as such. Its payload is CLEAR_PSN as of now: every PSN
+ * below una is complete. A lost one is made good by the next request's
+ * clear_psn_offset, by the target's CLEAR_REQ (repeated while it still
+ * holds answered responses, pds_tgt_ack.c) or by the close. No AR: the
+ * target ACKs when the CLEAR lets its CACK move past CLEAR_PSN (pds_tgt.c).
+ * false: not established, or no room.
+ */
+bool
+pds_init_clear_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	struct uet_pds_tx *t;
+
+	if (c->role != PDS_ROLE_INIT || c->state != PDC_OPEN ||
+	    (t = pds_ctl_push(p)) == NULL)
+		return false;
+	t->hdr.type = UET_PDS_TYPE_CP;
+	t->hdr.next_hdr = UET_PDS_CTL_CLEAR;
+	if (c->mode == UET_PDS_MODE_ROD)
+		t->hdr.flags = UET_PDS_F_ISROD;
+	t->hdr.u.cp.psn = c->u.i.snd;
+	t->hdr.u.cp.spdcid = c->lid;
+	t->hdr.u.cp.dpdcid = c->rid;
+	t->hdr.u.cp.payload = c->u.i.una - 1;
+	t->dst = c->peer;
+	t->ev = pds_lb_next(p, c, now);
+	c->u.i.clear_sent = uet_psn_max(c->u.i.clear_sent, c->u.i.una - 1);
+	return true;
 }
 
 /*

@@ -103,6 +103,7 @@ struct pds_tgt {
 	uint8_t rod_ooo_retx; /* ROD: retransmissions past the hole since
 			       * the last NACK */
 	uint8_t close_reqs;  /* target: CLOSE_REQs sent, none answered */
+	uint8_t clear_reqs;  /* target: quiet CLEAR_REQs sent, none answered */
 	uint16_t ev;         /* EV to echo in ACKs and the target's CPs */
 	uint64_t ack_ns;     /* first coalesced arrival (delayed ACK) */
 	uint32_t probe_base; /* SACK base the PROBE asked for */
@@ -616,6 +617,9 @@ void pds_init_fail(struct uet_pds *p, struct pds_pdc *c, int status);
 
 /* ---- pds_init_ctl.c: probes, re-establishment, back-off, credit ---- */
 bool pds_init_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+bool pds_init_ack_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+bool pds_init_clear_tx(struct uet_pds *p, struct pds_pdc *c,
+		       uint64_t now);
 void pds_init_probe_reply(struct uet_pds *p, struct pds_pdc *c,
 			  const struct uet_pds_hdr *h, uint64_t now);
 bool pds_init_backoff(struct uet_pds *p, struct pds_pdc *c, uint64_t now);

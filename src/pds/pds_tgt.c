@@ -85,6 +85,7 @@ pds_resp_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn)
 		c->nresp--;
 		/* Progress: a later crossing may ask again. */
 		c->flags &= (uint16_t)~PDC_F_CLEARQ;
+		c->u.t.clear_reqs = 0;
 	}
 }
 
@@ -385,10 +386,14 @@ pds_bit_flip(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 	pds_rx_bits(p, c)[b / 64] ^= UINT64_C(1) << (b % 64);
 }
 
+/* Received already: at or below CACK, or its bit set (a PSN past the
+ * window has no bit of its own: it shares one with a PSN in the window). */
 static bool
 pds_tgt_is_dup(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
 {
-	return uet_psn_le(psn, c->u.t.cack) || pds_rx_bit_test(p, c, psn);
+	return uet_psn_le(psn, c->u.t.cack) ||
+	       (psn - (c->u.t.cack + 1) < p->cfg.rx_window &&
+		pds_rx_bit_test(p, c, psn));
 }
 
 /* Record psn as received; false when no receive block is available. */
@@ -424,22 +429,32 @@ pds_tgt_dup(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 	    const struct pds_rxinfo *ri, const struct uet_pds_rx_meta *m)
 {
 	uint8_t flags = h->flags;
-	uint32_t r;
+	uint32_t r = PDS_NIL;
 
-	/* Duplicates are re-ACKed, never NACKed (UEC 1.0 PDS duplicates). */
 	p->st.dup_rx++;
+	if (!ri->cp) {
+		/* A retransmission carries the sender's CLEAR_PSN as of its
+		 * resend (UEC 1.0 CLEAR_PSN); clearing up to an older one is
+		 * a no-op. */
+		pds_resp_clear(p, c, uet_pds_req_clear_psn(&h->u.req));
+		r = pds_resp_find(p, c, ri->psn);
+	}
+	/* UEC 1.0 NACK codes: a duplicate of a request whose SES processing
+	 * has not finished (its response entry is reserved, not answered)
+	 * gets RCVD_SES_PROCG, not an ACK: the answer is still to come. */
+	if (r != PDS_NIL && !p->resp[r].ready) {
+		pds_tgt_nack(p, m, ri, c->lid, UET_NACK_RCVD_SES_PROCG,
+			     ri->psn);
+		return;
+	}
+	/* Other duplicates are re-ACKed, never NACKed (UEC 1.0 PDS
+	 * duplicates). */
 	if (m->ce)
 		c->u.t.ackf |= ACKF_M;
 	if (flags & UET_PDS_F_RETX)
 		c->u.t.ackf |= ACKF_RETX;
 	pds_tgt_want_ack(p, c);
-	if (ri->cp)
-		return;
-	/* A retransmission carries the sender's CLEAR_PSN as of its resend
-	 * (UEC 1.0 CLEAR_PSN); clearing up to an older one is a no-op. */
-	pds_resp_clear(p, c, uet_pds_req_clear_psn(&h->u.req));
-	r = pds_resp_find(p, c, ri->psn);
-	if (r != PDS_NIL && p->resp[r].ready) {
+	if (r != PDS_NIL) {
 		pds_resp_send(p, c, r);
 		p->st.resp_resent++;
 	}
@@ -500,11 +515,9 @@ pds_tgt_reject(struct uet_pds *p, struct pds_pdc *c,
 static int
 pds_tgt_ctl(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h)
 {
-	/* Return-direction CPs (tail-loss probes) only want the ACK. */
+	/* Reliable CPs (pds.c): NOOP and NEGOTIATION (none negotiated)
+	 * only want the ACK; so does any CP of the return direction. */
 	switch (c->role == PDS_ROLE_TGT ? h->next_hdr : UET_PDS_CTL_NOOP) {
-	case UET_PDS_CTL_CLEAR:
-		pds_resp_clear(p, c, h->u.cp.payload);
-		break;
 	case UET_PDS_CTL_CLOSE:
 		/* UEC 1.0 PDS PDC close: ACK, then free (after the ACK). */
 		c->state = PDC_CLOSED;
@@ -749,11 +762,75 @@ pds_tgt_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 }
 
 /*
- * PROBE and CREDIT_REQ consume no PSN (DECISION, pds.c): they are answered,
- * not delivered or recorded. PROBE (UEC 1.0 PDS control packets, payload = the
- * SACK base the sender wants) is answered by an ACK_CC with the P flag echoing
- * probe_opaque and reporting the current CACK and SACK, so the sender can
- * resend exactly what is missing.
+ * ACK_REQ (UEC 1.0 PDS control packets, NACK codes) asks for the ACK of
+ * the PSN it names. Received (at or below CACK, or its bit set): ACK it
+ * now, ACK_PSN naming it, or resend its stored response, which rides in
+ * an ACK. Not received: NACK PKT_NOT_RCVD with that PSN, and the sender
+ * resends it. Read data this target sends back travels as requests of the
+ * return direction or in a stored response, never only in an ACK it
+ * could not rebuild, so it has no use for ACK_WITH_DATA.
+ */
+static void
+pds_tgt_ack_req(struct uet_pds *p, struct pds_pdc *c,
+		const struct pds_rxinfo *ri, const struct uet_pds_rx_meta *m)
+{
+	uint32_t r;
+
+	if (!pds_tgt_is_dup(p, c, ri->psn)) {
+		pds_tgt_nack(p, m, ri, c->lid, UET_NACK_PKT_NOT_RCVD, ri->psn);
+		return;
+	}
+	r = c->role == PDS_ROLE_TGT ? pds_resp_find(p, c, ri->psn) : PDS_NIL;
+	if (r != PDS_NIL && p->resp[r].ready) {
+		pds_resp_send(p, c, r);
+		p->st.resp_resent++;
+		return;
+	}
+	if (uet_psn_diff(ri->psn, pds_tgt_cack_report(p, c)) >= INT16_MIN)
+		c->u.t.ack_psn = ri->psn;
+	pds_tgt_want_ack(p, c);
+}
+
+/* CLEAR (UEC 1.0 PDS guaranteed delivery): free the stored responses up
+ * to its CLEAR_PSN. When that lets the reported CACK move past CLEAR_PSN,
+ * ACK: the request after it may complete by default response, and waits
+ * for that CACK. Up to CLEAR_PSN the initiator has everything complete,
+ * so a CACK that stops there would tell it nothing. */
+static void
+pds_tgt_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn)
+{
+	uint32_t cack = pds_tgt_cack_report(p, c), now_cack;
+
+	if (c->role != PDS_ROLE_TGT)
+		return;
+	pds_resp_clear(p, c, clear_psn);
+	now_cack = pds_tgt_cack_report(p, c);
+	if (now_cack != cack && uet_psn_gt(now_cack, clear_psn))
+		pds_tgt_want_ack(p, c);
+}
+
+/*
+ * An ACK_REQ with SYN comes from a peer whose PDC is not established:
+ * it names the PDC by {source FA, spdcid} and Start_PSN. It opens nothing:
+ * with no such PDC nothing was received.
+ */
+static struct pds_pdc *
+pds_tgt_syn_ack_req(struct uet_pds *p, const struct uet_pds_rx_meta *m,
+		    const struct pds_rxinfo *ri)
+{
+	struct pds_pdc *c = pds_tkey_find(p, &m->src, ri->spdcid);
+
+	if (c != NULL && c->start_psn == ri->psn - ri->psn_offset)
+		return c;
+	pds_tgt_nack(p, m, ri, 0, UET_NACK_PKT_NOT_RCVD, ri->psn);
+	return NULL;
+}
+
+/*
+ * Unreliable CPs of the sender (pds.c): answered, never delivered or
+ * recorded. PROBE (payload = the SACK base the sender wants) is answered
+ * by an ACK_CC with the P flag echoing probe_opaque and reporting the
+ * current CACK and SACK, so the sender can resend exactly what is missing.
  */
 int
 pds_tgt_cp_unseq(struct uet_pds *p, const struct uet_pds_hdr *h,
@@ -763,23 +840,34 @@ pds_tgt_cp_unseq(struct uet_pds *p, const struct uet_pds_hdr *h,
 	struct pds_pdc *c;
 
 	pds_rxinfo(h, &ri);
-	if (ri.syn || m->trimmed || m->trimmed_lasthop) {
+	if (m->trimmed || m->trimmed_lasthop ||
+	    (ri.syn && h->next_hdr != UET_PDS_CTL_ACK_REQ)) {
 		p->st.rx_bad++;
 		return -EBADMSG;
 	}
-	c = pds_tgt_lookup(p, m, &ri, now);
+	c = ri.syn ? pds_tgt_syn_ack_req(p, m, &ri) :
+		     pds_tgt_lookup(p, m, &ri, now);
 	if (c == NULL)
 		return 0;
 	c->u.t.ev = m->ev;
-	if (h->next_hdr == UET_PDS_CTL_CREDIT_REQ) {
+	switch (h->next_hdr) {
+	case UET_PDS_CTL_CREDIT_REQ:
 		pds_tgt_credit_request(p, c, pds_from_units256(h->u.cp.payload),
 				       true, now);
-		return 0;
+		break;
+	case UET_PDS_CTL_ACK_REQ:
+		pds_tgt_ack_req(p, c, &ri, m);
+		break;
+	case UET_PDS_CTL_CLEAR:
+		pds_tgt_clear(p, c, h->u.cp.payload);
+		break;
+	default:
+		c->u.t.probe_opaque = h->u.cp.probe_opaque;
+		c->u.t.probe_base = h->u.cp.payload;
+		c->u.t.ackf |= ACKF_PROBE;
+		pds_tgt_want_ack(p, c);
+		break;
 	}
-	c->u.t.probe_opaque = h->u.cp.probe_opaque;
-	c->u.t.probe_base = h->u.cp.payload;
-	c->u.t.ackf |= ACKF_PROBE;
-	pds_tgt_want_ack(p, c);
 	return 0;
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ACK generation of the receive side of a PDC (UEC 1.0 PDS ACK
- * generation): coalescing, ACK / ACK_CC with SACK, CLOSE_REQ, and the
- * receive-side timers (delayed ACK, close request when idle).
+ * generation): coalescing, ACK / ACK_CC with SACK, CLOSE_REQ and
+ * CLEAR_REQ, and the receive-side timers (delayed ACK, clear and close
+ * requests when quiet).
  */
 
 #include "pds_private.h"
@@ -224,7 +225,7 @@ pds_tgt_ack_fill(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 	t->ooo = 0;
 }
 
-/* Receiver-to-sender CPs: they consume no PSN (DECISION, pds_ack.c). */
+/* Receiver-to-sender CPs: unreliable, they consume no PSN (pds.c). */
 static void
 pds_tgt_cp_fill(struct pds_pdc *c, struct uet_pds_tx *tx, uint8_t ctl,
 		uint32_t payload)
@@ -346,7 +347,7 @@ pds_tgt_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	return true;
 }
 
-/* ---- timers: delayed ACK, close request when idle ---- */
+/* ---- timers: delayed ACK, clear and close requests when quiet ---- */
 
 /*
  * Close request (UEC 1.0 PDS PDC close): an idle target PDC (nothing
@@ -373,12 +374,36 @@ pds_tgt_close_deadline(struct uet_pds *p, const struct pds_pdc *c)
 	return c->last_ns + pds_rto_ns(p, k - 1);
 }
 
+/*
+ * Answered responses still stored after a quiet spell (UEC 1.0 PDS
+ * guaranteed delivery): CLEAR is an unreliable CP (pds_init_ctl.c), so a
+ * target PDC whose oldest stored response has been sent and that received
+ * nothing for rto_init_ns asks with CLEAR_REQ, again after twice as long,
+ * at most max_retries times until a CLEAR frees something (pds_tgt.c).
+ * 0: none due.
+ */
+static uint64_t
+pds_tgt_clear_deadline(struct uet_pds *p, const struct pds_pdc *c)
+{
+	if (c->role != PDS_ROLE_TGT || c->state != PDC_OPEN ||
+	    c->resp == PDS_NIL || !p->resp[c->resp].ready ||
+	    c->u.t.clear_reqs >= p->cfg.max_retries)
+		return 0;
+	return c->last_ns + pds_rto_ns(p, c->u.t.clear_reqs);
+}
+
 uint64_t
 pds_tgt_deadline(struct uet_pds *p, const struct pds_pdc *c)
 {
+	uint64_t close, clear;
+
 	if (c->u.t.ack_credit && p->cfg.ack_delay_ns)
 		return c->u.t.ack_ns + p->cfg.ack_delay_ns;
-	return pds_tgt_close_deadline(p, c);
+	close = pds_tgt_close_deadline(p, c);
+	clear = pds_tgt_clear_deadline(p, c);
+	if (close == 0 || (clear != 0 && clear < close))
+		return clear;
+	return close;
 }
 
 static void
@@ -414,6 +439,10 @@ pds_tgt_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	if (d != 0 && now >= d) {
 		if (c->u.t.ack_credit) {
 			pds_tgt_want_ack(p, c);
+		} else if (d == pds_tgt_clear_deadline(p, c)) {
+			c->u.t.clear_reqs++;
+			c->u.t.ackf |= ACKF_CLEAR_REQ;
+			pds_list_push(p, &p->acks, pds_idx(p, c));
 		} else {
 			pds_tgt_close_step(p, c, now);
 			if (c->state == PDC_FREE)

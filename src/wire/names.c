@@ -197,15 +197,23 @@ uet_pds_nack_class(unsigned int code)
 	case UET_NACK_CLOSING_IN_ERR:
 	case UET_NACK_INVALID_SYN:
 	case UET_NACK_PDC_MODE_MISMATCH:
+	/* UEC 1.0 NACK codes: the target lost a guaranteed-delivery
+	 * response it still owes (GTD_DEL_RESP_UNAVAIL), or met an event it
+	 * cannot handle (UNEXP_EVENT): the PDC cannot recover. */
+	case UET_NACK_GTD_DEL_RESP_UNAVAIL:
+	case UET_NACK_UNEXP_EVENT:
 		return UET_NACK_CLASS_FATAL;
 	case UET_NACK_TRIMMED:
 	case UET_NACK_TRIMMED_LASTHOP:
 	case UET_NACK_PSN_OOR_WINDOW:
 	case UET_NACK_ROD_OOO:
-	/* The receiver says it does not have the PSN (PKT_NOT_RCVD) or
-	 * inferred its loss (RCVR_INFER_LOSS): resend it. */
+	/* The receiver says it does not have the PSN an ACK_REQ named
+	 * (PKT_NOT_RCVD), inferred its loss (RCVR_INFER_LOSS), or cannot
+	 * rebuild the ACK that carried its read data (ACK_WITH_DATA):
+	 * resend it. */
 	case UET_NACK_PKT_NOT_RCVD:
 	case UET_NACK_RCVR_INFER_LOSS:
+	case UET_NACK_ACK_WITH_DATA:
 		return UET_NACK_CLASS_RETRANSMIT;
 	case UET_NACK_CLOSING:
 		return UET_NACK_CLASS_CLOSING;

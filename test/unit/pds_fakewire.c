@@ -320,6 +320,8 @@ fw_event(struct fakewire *w, int side, const struct uet_pds_event *e)
 		w->last_psn[side] = e->psn;
 		w->delivered[e->cookie]++;
 		w->order[w->norder++ % FW_COOKIES] = (uint32_t)e->cookie;
+		if (w->resp_hold)
+			return;
 		if (w->resp_expected && w->resp_default &&
 		    e->pdc != UINT32_MAX) {
 			if (uet_pds_respond_default(w->pds[side], e->pdc,

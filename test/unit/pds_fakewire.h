@@ -64,6 +64,7 @@ struct fakewire {
 	uint32_t dropped[2];
 	bool resp_expected;         /* target answers every request */
 	bool resp_default;          /* ... with uet_pds_respond_default() */
+	bool resp_hold;             /* ... no: the test answers (SES busy) */
 	uint64_t events[2];
 	uint32_t last_pdc[2];       /* handle of the last DELIVER event */
 	uint32_t last_psn[2];

@@ -478,8 +478,51 @@ pds_init_nack__not_received_and_inferred_loss_retransmit(void **state)
 	assert_int_equal(fw_st(0)->retx_nack, 2);
 }
 
-/* NACK RCVD_SES_PROCG: received, the SES is still processing it: never
- * resent for that; a packet not waiting for a response completes. */
+/* NACK ACK_WITH_DATA (UEC 1.0 NACK codes: resend the original packet,
+ * the target cannot rebuild the ACK that carried its read data). */
+static void
+pds_init_nack__ack_with_data_retransmits(void **state)
+{
+	struct uet_pds_tx n = nack(UET_NACK_ACK_WITH_DATA, psn(5)), tx[16];
+
+	(void)state;
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(retx(tx, 16), 1);
+	assert_int_equal(tx[0].hdr.u.req.psn, psn(5));
+	assert_int_equal(fw_st(0)->pdc_fail, 0);
+}
+
+/* NACK GTD_DEL_RESP_UNAVAIL and UNEXP_EVENT (UEC 1.0 NACK codes:
+ * PDC-fatal): the PDC fails, its operations with -ECONNRESET. */
+static void
+pds_init_nack__gtd_resp_unavail_fails_pdc(void **state)
+{
+	struct uet_pds_tx n = nack(UET_NACK_GTD_DEL_RESP_UNAVAIL, psn(6));
+
+	(void)state;
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(fw_st(0)->pdc_fail, 1);
+	assert_int_equal(W.done_err[6], 1);
+	assert_int_equal(W.last_status[0], -ECONNRESET);
+}
+
+static void
+pds_init_nack__unexp_event_fails_pdc(void **state)
+{
+	struct uet_pds_tx n = nack(UET_NACK_UNEXP_EVENT, psn(7));
+
+	(void)state;
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(fw_st(0)->pdc_fail, 1);
+	assert_int_equal(W.done_err[7], 1);
+	assert_int_equal(W.last_status[0], -ECONNRESET);
+}
+
+/* NACK RCVD_SES_PROCG: the target has the packet and its SES is still
+ * at work (UEC 1.0 NACK codes: retransmit, the ACK may come first): it
+ * is received, so nothing is resent now; a packet not waiting for a
+ * response completes, one that waits for its response keeps waiting (the
+ * RTO resends it if the response never comes). */
 static void
 pds_init_nack__rcvd_ses_procg_is_received(void **state)
 {
@@ -493,6 +536,7 @@ pds_init_nack__rcvd_ses_procg_is_received(void **state)
 	/* Once more (a duplicate): nothing changes. */
 	fw_inject(&W, 0, &n, false, false);
 	assert_int_equal(W.done_ok[4], 1);
+	assert_int_equal(retx(tx, 16), 0);
 	assert_int_equal(fw_st(0)->pdc_fail, 0);
 }
 
@@ -747,6 +791,9 @@ main(void)
 		T(pds_init_nack__retransmit_limit_fails_pdc),
 		T(pds_init_nack__not_received_and_inferred_loss_retransmit),
 		T(pds_init_nack__rcvd_ses_procg_is_received),
+		T(pds_init_nack__ack_with_data_retransmits),
+		T(pds_init_nack__gtd_resp_unavail_fails_pdc),
+		T(pds_init_nack__unexp_event_fails_pdc),
 		T(resp_early__not_dropped),
 #undef T
 		cmocka_unit_test_teardown(default_response__completes_by_cack,

@@ -84,9 +84,9 @@ pds_init_submit__exhaustion_is_eagain(void **state)
 	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 9, 0, 9),
 			 -EAGAIN);
 	assert_int_equal(fw_st(0)->exhaust_txblk, 1);
-	/* Window of 64 PSNs on one PDC: requests take 63, the last PSN is
-	 * kept for a CP (a CLEAR must be able to move a held CACK on). */
-	for (k = 1; k < 63; k++)
+	/* Window of 64 PSNs on one PDC: requests may take all 64 (the CLEAR
+	 * that moves a held CACK on takes none). */
+	for (k = 1; k < 64; k++)
 		assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 100 + k, 0,
 					       0), 0);
 	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 200, 0, 0),
@@ -108,9 +108,9 @@ pds_init_timer__rto_backoff_then_fail(void **state)
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
 	/* 5 retries, then the 6th expiry fails (UEC 1.0 PDS retransmission). */
 	assert_int_equal(fw_st(0)->rto_fires, 6);
-	/* F-RTO: the first RTO resends the head only, the next four the
-	 * data and the TLP's ACK_REQ CP. */
-	assert_int_equal(fw_st(0)->retx_rto, 1 + 4 * 2);
+	/* Each RTO resends the one request (the tail-loss probe of a
+	 * SYN-state PDC resends it too, counted as a probe). */
+	assert_int_equal(fw_st(0)->retx_rto, 5);
 	assert_int_equal(fw_st(0)->rto_spurious, 0);
 	assert_int_equal(fw_st(0)->tlp_fires, 1);
 	assert_int_equal(fw_st(0)->pdc_fail, 1);
@@ -158,8 +158,8 @@ static void
 pds_init_timer__tail_loss_probe_recovers(void **state)
 {
 	(void)state;
-	/* Lose the data packet only: the ACK_REQ CP's ACK (SACK) or RTO
-	 * retransmits it. */
+	/* Lose the data packet only: in SYN state (no dpdcid for a CP to
+	 * name) the tail-loss probe resends it, before any RTO. */
 	W.f[0].drop = 1000000;
 	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 6, 0), 0);
 	fw_step(&W, 1000);
@@ -168,7 +168,8 @@ pds_init_timer__tail_loss_probe_recovers(void **state)
 		fw_step(&W, 10000);
 	assert_int_equal(W.done_ok[6], 1);
 	assert_int_equal(fw_st(0)->tlp_fires, 1);
-	assert_int_equal(fw_st(0)->tx_ctl[UET_PDS_CTL_ACK_REQ], 1);
+	assert_int_equal(fw_st(0)->rto_fires, 0);
+	assert_int_equal(fw_st(0)->tx_type[UET_PDS_TYPE_CP], 0);
 	assert_int_equal(W.delivered[6], 1);
 }
 
@@ -276,6 +277,44 @@ pds_init_ar__window_room_and_trigger(void **state)
 }
 
 /*
+ * cp__close_consumes_a_psn: CLOSE is a reliable CP (UEC 1.0 PDS control
+ * packets): it takes the next PSN, asks for its ACK (AR), is resent with
+ * RETX and that same PSN when the ACK does not come, and the target
+ * records it (the ACK's CACK is the CLOSE's PSN).
+ */
+static void
+cp__close_consumes_a_psn(void **state)
+{
+	struct uet_pds_tx req, ack, cl, again;
+
+	(void)state;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 9, 0), 0);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &req));
+	fw_inject(&W, 1, &req, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fw_inject(&W, 0, &ack, false, false);
+	assert_int_equal(W.done_ok[9], 1);
+	W.now += 3000000;       /* idle for close_idle */
+	uet_pds_advance(W.pds[0], W.now);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cl)); /* lost */
+	assert_int_equal(cl.hdr.next_hdr, UET_PDS_CTL_CLOSE);
+	assert_int_equal(cl.hdr.u.cp.psn, req.hdr.u.req.psn + 1);
+	assert_true(cl.hdr.flags & UET_PDS_F_AR);
+	assert_false(cl.hdr.flags & UET_PDS_F_RETX);
+	W.now += 2000000;       /* past the RTO */
+	uet_pds_advance(W.pds[0], W.now);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &again));
+	assert_int_equal(again.hdr.next_hdr, UET_PDS_CTL_CLOSE);
+	assert_int_equal(again.hdr.u.cp.psn, cl.hdr.u.cp.psn);
+	assert_true(again.hdr.flags & UET_PDS_F_RETX);
+	fw_inject(&W, 1, &again, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	assert_int_equal(ack.hdr.u.ack.cack_psn, cl.hdr.u.cp.psn);
+	fw_inject(&W, 0, &ack, false, false);
+	assert_true(fw_pools_idle(&W));
+}
+
+/*
  * pds_init_close__target_gone_is_closed: the target frees its PDC on the
  * CLOSE and its ACK is lost. No tail-loss probe follows the CLOSE (it
  * asks for an ACK itself), and the resent CLOSE's INV_DPDCID NACK ends
@@ -333,6 +372,7 @@ main(void)
 		T(pds_init_timer__tail_loss_probe_recovers),
 		T(pds_init_timer__idle_close),
 		T(pds_init_close__target_gone_is_closed),
+		T(cp__close_consumes_a_psn),
 		T(pds_init_submit__psn_wrap),
 		T(pds_init_close__on_request),
 		T(pds_init_ar__window_room_and_trigger),

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Initiator control traffic (src/pds/pds_init_ctl.c): tail-loss PROBE and
- * its P-flag reply, NEW_START_PSN re-establishment, resource back-off to
- * failure, and the credit-CC plumbing with a test credit CC.
+ * its P-flag reply, the ACK_REQ probe, NEW_START_PSN re-establishment,
+ * resource back-off to failure, and the credit-CC plumbing with a test
+ * credit CC.
  */
 
 #include <errno.h>
@@ -75,6 +76,57 @@ pds_init_probe__reply_resends_exactly_the_missing(void **state)
 	/* A second reply with the same opaque orders nothing more. */
 	fw_inject(&W, 0, &reply, false, false);
 	assert_int_equal(fw_st(0)->retx_probe, 5);
+}
+
+static void
+no_probe(struct uet_pds_config *cfg)
+{
+	cfg->tlp_probe = false;
+}
+
+static int
+setup_no_probe(void **state)
+{
+	(void)state;
+	return fw_setup_with(5, no_probe);
+}
+
+/*
+ * cp__ack_req_consumes_no_psn: ACK_REQ is an unreliable CP (UEC 1.0 PDS
+ * control packets): the tail-loss probe (PROBE disabled) names the newest
+ * PSN sent in its psn field and takes no PSN; the next request gets the
+ * next PSN. The target, which does not have that PSN, answers NACK
+ * PKT_NOT_RCVD; the initiator resends exactly that PSN.
+ */
+static void
+cp__ack_req_consumes_no_psn(void **state)
+{
+	struct uet_pds_tx r[3], cp, n, tx[8];
+
+	(void)state;
+	establish(r, 3);          /* r[1], r[2] are lost */
+	W.now += 600000;          /* past tlp_ns, before rto_init_ns */
+	uet_pds_advance(W.pds[0], W.now);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_ACK_REQ);
+	assert_int_equal(cp.hdr.u.cp.psn, r[2].hdr.u.req.psn);
+	assert_int_equal(cp.hdr.u.cp.payload, 0);
+	assert_false(cp.hdr.flags & UET_PDS_F_SYN);
+	assert_int_equal(fw_st(0)->tlp_fires, 1);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 3, 0), 0);
+	assert_int_equal(fw_take(&W, 0, tx, 8), 1);
+	assert_int_equal(tx[0].hdr.u.req.psn, r[2].hdr.u.req.psn + 1);
+	fw_inject(&W, 1, &cp, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
+	assert_int_equal(n.hdr.u.nack.code, UET_NACK_PKT_NOT_RCVD);
+	assert_int_equal(n.hdr.u.nack.psn, r[2].hdr.u.req.psn);
+	assert_int_equal(fw_st(1)->delivered, 1);
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(fw_take(&W, 0, tx, 8), 1);
+	assert_int_equal(tx[0].kind, UET_PDS_TX_RETX);
+	assert_int_equal(tx[0].hdr.u.req.psn, r[2].hdr.u.req.psn);
+	fw_inject(&W, 1, &tx[0], false, false);
+	assert_int_equal(W.delivered[2], 1);
 }
 
 static void
@@ -561,6 +613,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		FW_TEST(cp__ack_req_consumes_no_psn, setup_no_probe),
 		FW_TEST(pds_init_probe__reply_resends_exactly_the_missing,
 			fw_setup),
 		FW_TEST(pds_init_backoff__resource_nacks_until_failure,

@@ -83,6 +83,33 @@ pds_tgt_rx__beyond_window_nacks_oor(void **state)
 	assert_int_equal(nack.hdr.u.nack.psn, req.hdr.u.req.psn);
 }
 
+/* A PSN one receive window past a PSN received out of order shares its
+ * bit: it is out of the window (NACK PSN_OOR_WINDOW), not a duplicate. */
+static void
+pds_tgt_rx__beyond_window_alias_not_duplicate(void **state)
+{
+	struct uet_pds_tx r0 = one_req(UET_PDS_MODE_RUD, 8, 0), r1, nack;
+
+	(void)state;
+	r1 = one_req(UET_PDS_MODE_RUD, 9, 0);
+	fw_inject(&W, 1, &r0, false, false);
+	fw_inject(&W, 1, &r0, false, false); /* nothing else pending */
+	r1.hdr.u.req.psn += 1;               /* out of order: a bit is set */
+	r1.hdr.u.req.psn_offset += 1;
+	fw_inject(&W, 1, &r1, false, false);
+	assert_int_equal(W.delivered[9], 1);
+	while (fw_take(&W, 1, &nack, 1) == 1)
+		;
+	r1.hdr.u.req.psn += 64;              /* rx_window: same bit */
+	r1.hdr.u.req.psn_offset += 64;
+	fw_inject(&W, 1, &r1, false, false);
+	assert_int_equal(W.delivered[9], 1);
+	assert_int_equal(fw_st(1)->dup_rx, 1);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_PSN_OOR_WINDOW);
+	assert_int_equal(nack.hdr.u.nack.psn, r1.hdr.u.req.psn);
+}
+
 static void
 pds_tgt_rx__unknown_dpdcid_nacks_inv_dpdcid(void **state)
 {
@@ -221,6 +248,199 @@ pds_tgt_respond__stored_until_clear_and_resent(void **state)
 }
 
 /*
+ * rcvd_ses_procg__duplicate_while_ses_busy: a duplicate of a request the
+ * SES has not answered yet gets NACK RCVD_SES_PROCG with its PSN, not an
+ * ACK (UEC 1.0 NACK codes); once answered, a duplicate gets the stored
+ * response again.
+ */
+static void
+rcvd_ses_procg__duplicate_while_ses_busy(void **state)
+{
+	struct uet_pds_tx req, t;
+	uint8_t resp[8] = { 40 };
+
+	(void)state;
+	W.resp_expected = true;
+	W.resp_hold = true;
+	req = one_req(UET_PDS_MODE_RUD, 40, UET_PDS_SUBMIT_RESP);
+	fw_inject(&W, 1, &req, false, false);
+	assert_int_equal(W.delivered[40], 1);
+	fw_take(&W, 1, &t, 1); /* the first-packet ACK */
+	req.hdr.flags |= UET_PDS_F_RETX;
+	fw_inject(&W, 1, &req, false, false);
+	assert_int_equal(W.delivered[40], 1);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &t));
+	assert_int_equal(t.hdr.u.nack.code, UET_NACK_RCVD_SES_PROCG);
+	assert_int_equal(t.hdr.u.nack.psn, req.hdr.u.req.psn);
+	assert_int_equal(t.hdr.u.nack.dpdcid, req.hdr.u.req.spdcid);
+	assert_int_equal(fw_take(&W, 1, &t, 1), 0); /* and no ACK */
+	assert_int_equal(fw_st(1)->nack_tx[UET_NACK_RCVD_SES_PROCG], 1);
+	/* Answered: the next duplicate gets the response, no NACK. */
+	assert_int_equal(uet_pds_respond(W.pds[1], W.last_pdc[1], W.last_psn[1],
+					 UET_PDS_NEXT_RESPONSE, resp, 8,
+					 W.now), 0);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	fw_inject(&W, 1, &req, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	assert_int_equal(t.hdr.next_hdr, UET_PDS_NEXT_RESPONSE);
+	assert_int_equal(fw_st(1)->nack_tx[UET_NACK_RCVD_SES_PROCG], 1);
+}
+
+/* An ACK_REQ CP from side 0 naming @p psn on the PDC @p req opened. */
+static struct uet_pds_tx
+ack_req_for(const struct uet_pds_tx *req, const struct uet_pds_tx *ack,
+	    uint32_t psn)
+{
+	struct uet_pds_tx cp;
+
+	memset(&cp, 0, sizeof(cp));
+	cp.kind = UET_PDS_TX_CTL;
+	cp.ev = req->ev;
+	cp.hdr.type = UET_PDS_TYPE_CP;
+	cp.hdr.next_hdr = UET_PDS_CTL_ACK_REQ;
+	cp.hdr.flags = UET_PDS_F_AR;
+	cp.hdr.u.cp.psn = psn;
+	cp.hdr.u.cp.spdcid = req->hdr.u.req.spdcid;
+	cp.hdr.u.cp.dpdcid = ack->hdr.u.ack.spdcid;
+	return cp;
+}
+
+/*
+ * ack_req__received_psn_acked_missing_psn_nacked: ACK_REQ (UEC 1.0 PDS
+ * control packets) consumes no PSN at the receiver: a PSN it has is ACKed
+ * at once (ACK_PSN naming it), one it lacks gets NACK PKT_NOT_RCVD with
+ * that PSN; neither is recorded, so the request at the ACK_REQ's PSN is
+ * still delivered when it comes.
+ */
+static void
+ack_req__received_psn_acked_missing_psn_nacked(void **state)
+{
+	struct uet_pds_tx r0 = one_req(UET_PDS_MODE_RUD, 50, 0), r1, ack, cp, t;
+	uint32_t p0 = r0.hdr.u.req.psn;
+
+	(void)state;
+	r1 = one_req(UET_PDS_MODE_RUD, 51, 0);
+	fw_inject(&W, 1, &r0, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	cp = ack_req_for(&r0, &ack, p0);
+	fw_inject(&W, 1, &cp, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	assert_int_equal(t.hdr.u.ack.cack_psn, p0);
+	assert_int_equal(uet_pds_ack_psn(&t.hdr.u.ack), p0);
+	cp = ack_req_for(&r0, &ack, p0 + 1);
+	fw_inject(&W, 1, &cp, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &t));
+	assert_int_equal(t.hdr.u.nack.code, UET_NACK_PKT_NOT_RCVD);
+	assert_int_equal(t.hdr.u.nack.psn, p0 + 1);
+	assert_int_equal(t.hdr.u.nack.dpdcid, r0.hdr.u.req.spdcid);
+	assert_int_equal(fw_st(1)->dup_rx, 0);
+	r1.hdr.flags &= (uint8_t)~UET_PDS_F_SYN;
+	r1.hdr.u.req.dpdcid = ack.hdr.u.ack.spdcid;
+	r1.hdr.u.req.psn_offset = 0;
+	fw_inject(&W, 1, &r1, false, false);
+	assert_int_equal(W.delivered[51], 1);
+}
+
+/* ack_req__syn_opens_no_pdc: an ACK_REQ with SYN naming no PDC of ours
+ * opens none; nothing was received, so PKT_NOT_RCVD. */
+static void
+ack_req__syn_opens_no_pdc(void **state)
+{
+	struct uet_pds_tx r0 = one_req(UET_PDS_MODE_RUD, 52, 0), cp, t;
+
+	(void)state;
+	memset(&cp, 0, sizeof(cp));
+	cp.kind = UET_PDS_TX_CTL;
+	cp.hdr.type = UET_PDS_TYPE_CP;
+	cp.hdr.next_hdr = UET_PDS_CTL_ACK_REQ;
+	cp.hdr.flags = UET_PDS_F_AR | UET_PDS_F_SYN;
+	cp.hdr.u.cp.psn = r0.hdr.u.req.psn;
+	cp.hdr.u.cp.psn_offset = r0.hdr.u.req.psn_offset;
+	cp.hdr.u.cp.spdcid = r0.hdr.u.req.spdcid;
+	fw_inject(&W, 1, &cp, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &t));
+	assert_int_equal(t.hdr.u.nack.code, UET_NACK_PKT_NOT_RCVD);
+	assert_int_equal(fw_st(1)->pdc_open_tgt, 0);
+	/* Once the request opened the PDC, the same ACK_REQ is ACKed. */
+	fw_inject(&W, 1, &r0, false, false);
+	fw_take(&W, 1, &t, 1);
+	fw_inject(&W, 1, &cp, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	assert_int_equal(uet_pds_ack_psn(&t.hdr.u.ack), r0.hdr.u.req.psn);
+}
+
+/*
+ * cp__unreliable_cps_record_no_psn: PROBE, ACK_REQ, CLEAR and CREDIT_REQ
+ * consume no PSN (UEC 1.0 PDS control packets): a peer may put its next
+ * PSN in their psn field, and the request that then takes that PSN is
+ * still delivered, not taken for a duplicate.
+ */
+static void
+cp__unreliable_cps_record_no_psn(void **state)
+{
+	static const uint8_t ctl[] = {
+		UET_PDS_CTL_PROBE, UET_PDS_CTL_ACK_REQ, UET_PDS_CTL_CLEAR,
+		UET_PDS_CTL_CREDIT_REQ,
+	};
+	struct uet_pds_tx r0 = one_req(UET_PDS_MODE_RUD, 53, 0), r1, ack, cp, t;
+	unsigned int k;
+
+	(void)state;
+	r1 = one_req(UET_PDS_MODE_RUD, 54, 0);
+	fw_inject(&W, 1, &r0, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	for (k = 0; k < sizeof(ctl); k++) {
+		cp = ack_req_for(&r0, &ack, r1.hdr.u.req.psn);
+		cp.hdr.next_hdr = ctl[k];
+		cp.hdr.u.cp.payload = ctl[k] == UET_PDS_CTL_PROBE ?
+				      r1.hdr.u.req.psn : r0.hdr.u.req.psn;
+		fw_inject(&W, 1, &cp, false, false);
+		while (fw_take(&W, 1, &t, 1) == 1)
+			;
+	}
+	assert_int_equal(fw_st(1)->rx_bad, 0);
+	r1.hdr.flags &= (uint8_t)~UET_PDS_F_SYN;
+	r1.hdr.u.req.dpdcid = ack.hdr.u.ack.spdcid;
+	r1.hdr.u.req.psn_offset = 0;
+	fw_inject(&W, 1, &r1, false, false);
+	assert_int_equal(W.delivered[54], 1);
+	assert_int_equal(fw_st(1)->dup_rx, 0);
+}
+
+/*
+ * cp__noop_consumes_a_psn: NOOP is a reliable CP (UEC 1.0 PDS control
+ * packets): a peer's NOOP with SYN opens the PDC, its PSN is recorded and
+ * ACKed (CACK = its PSN); the same NOOP again is a duplicate, re-ACKed.
+ */
+static void
+cp__noop_consumes_a_psn(void **state)
+{
+	struct uet_pds_tx r0 = one_req(UET_PDS_MODE_RUD, 55, 0), cp, t;
+
+	(void)state;
+	memset(&cp, 0, sizeof(cp));
+	cp.kind = UET_PDS_TX_CTL;
+	cp.ev = r0.ev;
+	cp.hdr.type = UET_PDS_TYPE_CP;
+	cp.hdr.next_hdr = UET_PDS_CTL_NOOP;
+	cp.hdr.flags = UET_PDS_F_AR | UET_PDS_F_SYN;
+	cp.hdr.u.cp.psn = r0.hdr.u.req.psn;
+	cp.hdr.u.cp.psn_offset = r0.hdr.u.req.psn_offset;
+	cp.hdr.u.cp.spdcid = r0.hdr.u.req.spdcid;
+	fw_inject(&W, 1, &cp, false, false);
+	assert_int_equal(fw_st(1)->pdc_open_tgt, 1);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	assert_int_equal(t.hdr.u.ack.cack_psn, cp.hdr.u.cp.psn);
+	assert_int_equal(W.delivered[55], 0);
+	fw_inject(&W, 1, &cp, false, false);
+	assert_int_equal(fw_st(1)->dup_rx, 1);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	/* The request that shares the NOOP's PSN is that duplicate too. */
+	fw_inject(&W, 1, &r0, false, false);
+	assert_int_equal(W.delivered[55], 0);
+}
+
+/*
  * gtd_resp__cack_held_until_clear: while a guaranteed-delivery response
  * is stored and not cleared, CACK does not pass it (UEC 1.0 3.5.20.2.2);
  * what arrives after it is reported in the SACK bitmap; the CLEAR lets
@@ -256,9 +476,148 @@ gtd_resp__cack_held_until_clear(void **state)
 	assert_int_equal(W.done_ok[31], 1);
 	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
+	assert_int_equal(cp.hdr.u.cp.payload, r1.hdr.u.req.psn);
+	fw_inject(&W, 1, &cp, false, false);
+	/* Both are complete at the initiator: no ACK for it to learn that. */
+	assert_int_equal(fw_take(&W, 1, &ack, 1), 0);
+	/* CACK is no longer held: the next request's ACK reports it. */
+	r1 = one_req(UET_PDS_MODE_RUD, 35, UET_PDS_SUBMIT_AR);
+	fw_inject(&W, 1, &r1, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	assert_int_equal(ack.hdr.u.ack.cack_psn, r1.hdr.u.req.psn);
+}
+
+/*
+ * clear__ack_when_cack_passes_clear_psn: a stored response at r0 holds
+ * CACK below it, so r1's default response (CACK passing r1) cannot reach
+ * the initiator. Its CLEAR names r0 (una - 1, r1 waits); the target frees
+ * r0's response, its CACK jumps past r0 to r1, and it ACKs: r1 completes.
+ */
+static void
+clear__ack_when_cack_passes_clear_psn(void **state)
+{
+	struct uet_pds_tx r[2], out[8], cp, ack;
+	uint8_t resp[8] = { 36 };
+	uint32_t pdc;
+	uint16_t n, k;
+
+	(void)state;
+	W.resp_expected = true;
+	W.resp_hold = true;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 36,
+				   UET_PDS_SUBMIT_RESP), 0);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 37,
+				   UET_PDS_SUBMIT_RESP), 0);
+	assert_int_equal(fw_take(&W, 0, r, 2), 2);
+	fw_inject(&W, 1, &r[0], false, false);
+	pdc = W.last_pdc[1];
+	fw_inject(&W, 1, &r[1], false, false);
+	assert_int_equal(uet_pds_respond(W.pds[1], pdc, r[0].hdr.u.req.psn,
+					 UET_PDS_NEXT_RESPONSE, resp, 8,
+					 W.now), 0);
+	assert_int_equal(uet_pds_respond_default(W.pds[1], pdc,
+						 r[1].hdr.u.req.psn, W.now),
+			 0);
+	n = fw_take(&W, 1, out, 8);
+	for (k = 0; k < n; k++) {
+		assert_true(uet_psn_lt(out[k].hdr.u.ack.cack_psn,
+				       r[0].hdr.u.req.psn));
+		fw_inject(&W, 0, &out[k], false, false);
+	}
+	assert_int_equal(W.done_ok[36], 1);
+	assert_int_equal(W.done_ok[37], 0);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
+	assert_int_equal(cp.hdr.u.cp.payload, r[0].hdr.u.req.psn);
 	fw_inject(&W, 1, &cp, false, false);
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
-	assert_int_equal(ack.hdr.u.ack.cack_psn, cp.hdr.u.cp.psn);
+	assert_int_equal(ack.hdr.u.ack.cack_psn, r[1].hdr.u.req.psn);
+	fw_inject(&W, 0, &ack, false, false);
+	assert_int_equal(W.done_ok[37], 1);
+}
+
+/*
+ * cp__clear_consumes_no_psn: CLEAR is an unreliable CP (UEC 1.0 PDS
+ * control packets): its psn field is the next PSN unsent, which the next
+ * request still takes, and the target records nothing for it: that
+ * request is delivered, not taken for a duplicate. No AR.
+ */
+static void
+cp__clear_consumes_no_psn(void **state)
+{
+	struct uet_pds_tx r0, r1, rsp, cp;
+	struct uet_pds_pool_info pi;
+
+	(void)state;
+	W.resp_expected = true;
+	r0 = one_req(UET_PDS_MODE_RUD, 32, UET_PDS_SUBMIT_RESP);
+	fw_inject(&W, 1, &r0, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
+	fw_inject(&W, 0, &rsp, false, false);
+	assert_int_equal(W.done_ok[32], 1);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
+	assert_int_equal(cp.hdr.u.cp.psn, r0.hdr.u.req.psn + 1);
+	assert_int_equal(cp.hdr.u.cp.payload, r0.hdr.u.req.psn);
+	assert_false(cp.hdr.flags & UET_PDS_F_AR);
+	fw_inject(&W, 1, &cp, false, false);
+	uet_pds_pool_info_get(W.pds[1], &pi);
+	assert_int_equal(pi.resp_used, 0);
+	r1 = one_req(UET_PDS_MODE_RUD, 33, UET_PDS_SUBMIT_RESP);
+	assert_int_equal(r1.hdr.u.req.psn, cp.hdr.u.cp.psn);
+	fw_inject(&W, 1, &r1, false, false);
+	assert_int_equal(W.delivered[33], 1);
+	assert_int_equal(fw_st(1)->dup_rx, 0);
+}
+
+/*
+ * clear__lost_clear_repaired_by_clear_req: the CLEAR is not resent as
+ * such; a target still holding an answered response after a quiet spell
+ * (rto_init_ns, then twice as long, ...) asks with CLEAR_REQ, which the
+ * initiator answers with a CLEAR. At most max_retries such requests
+ * without progress.
+ */
+static void
+clear__lost_clear_repaired_by_clear_req(void **state)
+{
+	struct uet_pds_tx r0, rsp, cp, req;
+	struct uet_pds_pool_info pi;
+	struct uet_pds_config cfg;
+	uint32_t k;
+
+	(void)state;
+	fw_test_config(&cfg);
+	W.resp_expected = true;
+	r0 = one_req(UET_PDS_MODE_RUD, 34, UET_PDS_SUBMIT_RESP);
+	fw_inject(&W, 1, &r0, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
+	fw_inject(&W, 0, &rsp, false, false);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp)); /* lost */
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
+	W.now += cfg.rto_init_ns / 2;
+	uet_pds_advance(W.pds[1], W.now);
+	assert_false(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &req));
+	W.now += cfg.rto_init_ns / 2 + cfg.timer_tick_ns;
+	uet_pds_advance(W.pds[1], W.now);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &req));
+	assert_int_equal(req.hdr.next_hdr, UET_PDS_CTL_CLEAR_REQ);
+	assert_int_equal(req.hdr.u.cp.payload, r0.hdr.u.req.psn);
+	/* Lost as well: asked again after twice as long, and so on, at
+	 * most max_retries times in all. */
+	for (k = 1; k < 3 * cfg.max_retries; k++) {
+		W.now += cfg.rto_init_ns << (k < 20 ? k : 20);
+		uet_pds_advance(W.pds[1], W.now);
+		if (fw_take_type(&W, 1, UET_PDS_TYPE_CP, &req))
+			assert_int_equal(req.hdr.next_hdr,
+					 UET_PDS_CTL_CLEAR_REQ);
+	}
+	assert_int_equal(fw_st(1)->clear_req_tx, cfg.max_retries);
+	fw_inject(&W, 0, &req, false, false);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
+	fw_inject(&W, 1, &cp, false, false);
+	uet_pds_pool_info_get(W.pds[1], &pi);
+	assert_int_equal(pi.resp_used, 0);
 }
 
 /*
@@ -1263,6 +1622,7 @@ main(void)
 		T(pds_tgt_rx__duplicate_is_reacked_not_nacked),
 		T(pds_tgt_rx__ce_mark_echoed_in_ack),
 		T(pds_tgt_rx__beyond_window_nacks_oor),
+		T(pds_tgt_rx__beyond_window_alias_not_duplicate),
 		T(pds_tgt_rx__unknown_dpdcid_nacks_inv_dpdcid),
 		T(pds_ret__target_submits_initiator_delivers_once),
 		T(uet_pds_pdc_info__both_directions),
@@ -1271,6 +1631,14 @@ main(void)
 		T(pds_tgt_rx__rod_out_of_order_nacked_once),
 		T(pds_tgt_respond__stored_until_clear_and_resent),
 		T(gtd_resp__cack_held_until_clear),
+		T(rcvd_ses_procg__duplicate_while_ses_busy),
+		T(cp__clear_consumes_no_psn),
+		T(clear__ack_when_cack_passes_clear_psn),
+		T(clear__lost_clear_repaired_by_clear_req),
+		T(ack_req__received_psn_acked_missing_psn_nacked),
+		T(ack_req__syn_opens_no_pdc),
+		T(cp__unreliable_cps_record_no_psn),
+		T(cp__noop_consumes_a_psn),
 		T(resp_default__nothing_stored),
 		T(resp_early__target_answers_non_eom),
 		T(pds_tgt_respond__pool_empty_nacks_gtd),

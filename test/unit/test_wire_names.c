@@ -182,22 +182,26 @@ wire_strerror__out_of_range(void **state)
 	}
 }
 
-/* The project's NACK reactions restated, with PKT_NOT_RCVD and
- * RCVR_INFER_LOSS resent (docs/WIRE-DECISIONS.md "NACK reactions"). */
+/* The project's NACK reactions restated: UEC 1.0's PDC-fatal codes
+ * (GTD_DEL_RESP_UNAVAIL and UNEXP_EVENT among them) fail the PDC, its
+ * retransmit codes (PKT_NOT_RCVD, ACK_WITH_DATA and RCVR_INFER_LOSS among
+ * them) resend (docs/WIRE-DECISIONS.md "NACK codes"). */
 static enum uet_nack_class
 spec_class(unsigned int code)
 {
 	switch (code) {
-	case 0x0E: case 0x0F: case 0x11: case 0x15: case 0x16:
+	case 0x0E: case 0x0F: case 0x11: case 0x13: case 0x15: case 0x16:
+	case 0x19:
 		return UET_NACK_CLASS_FATAL;
 	case 0x04: case 0x05: case 0x06: case 0x07: case 0x08: case 0x09:
 	case 0x0A:
 		return UET_NACK_CLASS_RESOURCE;
-	case 0x01: case 0x02: case 0x0B: case 0x0D: case 0x12: case 0x1A:
+	case 0x01: case 0x02: case 0x0B: case 0x0D: case 0x12: case 0x14:
+	case 0x1A:
 		return UET_NACK_CLASS_RETRANSMIT;
 	case 0x10:
 		return UET_NACK_CLASS_CLOSING;
-	case 0x13: case 0x14: case 0x17: case 0x18: case 0x19:
+	case 0x17: case 0x18:
 	case 0xFD: case 0xFE: case 0xFF:
 		return UET_NACK_CLASS_INFO;
 	default:

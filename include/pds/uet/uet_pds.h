@@ -607,7 +607,7 @@ struct uet_pds_stats {
 				    *   already closed them) */
 	uint64_t new_start;        /**< Start_PSN re-picked on NEW_START_PSN */
 	uint64_t rod_renack;       /**< ROD_OOO NACKs repeated for one PSN */
-	uint64_t clear_req_tx;     /**< CLEAR_REQ CPs at the high-water mark */
+	uint64_t clear_req_tx;     /**< CLEAR_REQ CPs (high-water mark, quiet) */
 	uint64_t credit_req_tx;    /**< credit requests (CC_REQ or CP) */
 	uint64_t credit_rx;        /**< credit grants received */
 	uint64_t refused;          /**< deliveries refused by the SES */

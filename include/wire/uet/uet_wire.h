@@ -174,12 +174,16 @@ enum uet_pds_nack_code {
 enum uet_nack_class {
 	UET_NACK_CLASS_INVALID = 0, /**< undefined code */
 	UET_NACK_CLASS_RETRANSMIT,  /**< resend the NACKed PSN (trims, OOR, OOO,
-				     *   PKT_NOT_RCVD, RCVR_INFER_LOSS) */
+				     *   PKT_NOT_RCVD, ACK_WITH_DATA,
+				     *   RCVR_INFER_LOSS) */
 	UET_NACK_CLASS_RESOURCE,    /**< back off, then retry */
-	UET_NACK_CLASS_FATAL,       /**< close the PDC, fail pending operations */
+	UET_NACK_CLASS_FATAL,       /**< close the PDC, fail pending operations
+				     *   (also GTD_DEL_RESP_UNAVAIL,
+				     *   UNEXP_EVENT) */
 	UET_NACK_CLASS_CLOSING,     /**< target is closing: reopen on a new PDC */
-	UET_NACK_CLASS_INFO,        /**< no class reaction (RCVD_SES_PROCG has
-				     *   its own: received, wait) */
+	UET_NACK_CLASS_INFO,        /**< no class reaction (RCVD_SES_PROCG:
+				     *   received, wait; NEW_START_PSN has its
+				     *   own) */
 };
 
 /** ACK_CC congestion-control state type. */
