@@ -205,6 +205,8 @@ struct uet_engine_lcore {
 	struct eng_neigh neigh[UET_ENGINE_NEIGH_SIZE];
 	/* fault injection */
 	bool fault_on;
+	uint64_t fault_from;  /* engine clock: faults apply from ... */
+	uint64_t fault_until; /* ... until (UINT64_MAX: no end) */
 	struct eng_fault_dir fault[UET_CONFIG_FAULT_DIRS];
 	struct uet_engine_lcore_stats st;
 	/* AUTO: sleep, wake-ups, progress lock */

@@ -80,6 +80,11 @@ eng_fault_init(struct uet_engine_lcore *lc)
 			for (unsigned int k = 0; k < UET_CONFIG_FAULT_KINDS; k++)
 				any |= f->ppm[d][c][k] != 0;
 	lc->fault_on = f->enabled && any;
+	/* [fault] from/until: relative to the engine's creation */
+	lc->fault_from = eng_now_ns(lc->eng) + f->from_ns;
+	lc->fault_until = f->until_ns != 0 ?
+			  lc->fault_from - f->from_ns + f->until_ns :
+			  UINT64_MAX;
 	for (unsigned int d = 0; d < UET_CONFIG_FAULT_DIRS; d++) {
 		struct eng_fault_dir *fd = &lc->fault[d];
 
@@ -264,6 +269,10 @@ eng_fault_apply(struct uet_engine_lcore *lc, unsigned int dir, uint16_t port,
 	int hdr_len;
 
 	fd->pkts++;
+	if (now < lc->fault_from || now >= lc->fault_until) {
+		sink(lc, port, queue, m, now); /* outside from .. until */
+		goto release;
+	}
 	/* p->opts: trimmed frames (a released hold, a peer's) are UET */
 	hdr_len = rte_pktmbuf_is_contiguous(m) ?
 		uet_outer_decode_ex(rte_pktmbuf_mtod(m, const uint8_t *),

@@ -282,6 +282,11 @@ static const struct cfg_key fault_keys[] = {
 	      "fault"),
 	K_UINT(F, reorder_depth, 1, 1024, "packets a reorder fault lets "
 	       "overtake the held one"),
+	K_DUR("from", F, from_ns, 0, SEC(3600), 0, "faults apply from this "
+	      "time after the engine's creation (0: from the start)"),
+	K_DUR("until", F, until_ns, 0, SEC(3600), 0, "faults stop this "
+	      "time after the engine's creation (0: never); frames outside "
+	      "from .. until pass untouched"),
 	K_PPM_ALL(rx, data, RX, DATA),
 	K_PPM_ALL(rx, control, RX, CONTROL),
 	K_PPM_ALL(tx, data, TX, DATA),

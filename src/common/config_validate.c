@@ -298,6 +298,10 @@ check_fault(const struct uet_config *cfg, struct uet_config_error *err)
 					    "0");
 		}
 	}
+	if (f->until_ns != 0 && f->until_ns <= f->from_ns)
+		return fail(err, "fault", "until", "%" PRIu64 " ns is not "
+			    "after from (%" PRIu64 " ns)", f->until_ns,
+			    f->from_ns);
 	return 0;
 }
 

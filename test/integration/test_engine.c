@@ -560,6 +560,71 @@ test_faults(void)
 	CHECK(memcmp(r1.applied, r2.applied, sizeof(r1.applied)) == 0);
 }
 
+static uint64_t fw_now; /* test_fault_window's engine clock */
+
+static uint64_t
+fw_clock(void *arg)
+{
+	(void)arg;
+	return fw_now;
+}
+
+/* [fault] from/until: frames before from and from until on pass
+ * untouched; inside, every data frame is marked (ECN at 10^6 ppm). The
+ * sender runs on an injected clock, so the window is exact. */
+static void
+test_fault_window(void)
+{
+	static const struct uet_engine_clock clk = { .now = fw_clock };
+	struct th *ta = &hook_state[0], *tb = &hook_state[1];
+	struct uet_engine_params pa = { .hook = &th_ops, .hook_arg = ta,
+					.name = "fwa", .clock = &clk };
+	static const uint64_t at[3] = { 500000, 1500000, 2500000 };
+	static const uint64_t want[3] = { 0, 100, 100 };
+	struct uet_engine_lcore_stats sa;
+	struct uet_engine *a = NULL, *b;
+	struct uet_config ca, cb;
+
+	cfg_make(&ca, "net_ring_ringA", ip4_a, ip6_a, mac_a, true);
+	cfg_make(&cb, "net_ring_ringB", ip4_b, ip6_b, mac_b, true);
+	ca.fault.enabled = true;
+	ca.fault.ppm[UET_CONFIG_FAULT_TX][UET_CONFIG_FAULT_DATA]
+		    [UET_CONFIG_FAULT_ECN] = 1000000;
+	ca.fault.from_ns = 1000000;  /* 1 ms */
+	ca.fault.until_ns = 2000000; /* 2 ms */
+	ca.nb_neighbors = 1;
+	ca.neighbor[0].ip.family = AF_INET;
+	memcpy(&ca.neighbor[0].ip.v4, ip4_b, 4);
+	memcpy(ca.neighbor[0].mac, mac_b, 6);
+	cb.nb_neighbors = 1;
+	cb.neighbor[0].ip.family = AF_INET;
+	memcpy(&cb.neighbor[0].ip.v4, ip4_a, 4);
+	memcpy(cb.neighbor[0].mac, mac_a, 6);
+	th_reset(ta, 4, ip4_b);
+	th_reset(tb, 4, ip4_a);
+	fw_now = 0;
+	pa.cfg = &ca;
+	a = uet_engine_create(&pa);
+	b = engine_make("fwb", &cb, tb);
+	CHECK(a != NULL && b != NULL);
+	if (a == NULL || b == NULL)
+		goto out;
+	for (unsigned int i = 0; i < RTE_DIM(at); i++) {
+		fw_now = at[i];
+		ta->to_send = 100;
+		poll_pair(a, b, ta);
+		stats_of(a, &sa);
+		CHECK(sa.fault[UET_CONFIG_FAULT_TX]
+			      .applied[UET_CONFIG_FAULT_ECN] == want[i]);
+	}
+	CHECK(tb->rx_req == 300); /* marked or not, every frame arrived */
+	printf("fault window 1 ms .. 2 ms: 100 frames before, 100 inside "
+	       "(all marked), 100 after: checked\n");
+out:
+	uet_engine_free(b);
+	uet_engine_free(a);
+}
+
 static void
 test_chan_backpressure(void)
 {
@@ -1061,6 +1126,7 @@ test_ring(void)
 	uet_engine_free(b);
 	uet_engine_free(a);
 	test_faults();
+	test_fault_window();
 	test_chan_backpressure();
 	test_auto();
 }

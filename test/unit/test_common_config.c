@@ -612,6 +612,29 @@ load__cc_keys(void **state)
 static void expect_invalid(const char *a, const char *b, const char *section,
 			   const char *key, const char *part);
 
+/* [fault] from/until: a window of the engine's time; until after from. */
+static void
+load__fault_window(void **state)
+{
+	struct uet_config cfg;
+	struct uet_config_error err;
+	char path[64];
+
+	(void)state;
+	uet_config_init_defaults(&cfg);
+	assert_int_equal(load_text("[fault]\nfrom = 1s\nuntil = 2s\n", &cfg,
+				   &err, path), 0);
+	assert_int_equal(cfg.fault.from_ns, 1000000000);
+	assert_int_equal(cfg.fault.until_ns, 2000000000);
+	assert_int_equal(uet_config_validate(&cfg, &err), 0);
+	cfg.fault.until_ns = cfg.fault.from_ns;
+	assert_int_equal(uet_config_validate(&cfg, &err), -EINVAL);
+	assert_string_equal(err.key, "until");
+	assert_non_null(strstr(err.reason, "not after from"));
+	expect_error("[fault]\nuntil = 2h\n", -EINVAL, 2, "fault", "until",
+		     "");
+}
+
 /* [spray] maps onto the load balancer: every key is accepted in its
  * range, and each bad value is refused naming the key. */
 static void
@@ -906,6 +929,7 @@ main(void)
 		cmocka_unit_test(load__comments_blank_lines_and_crlf),
 		cmocka_unit_test(load__cc_keys),
 		cmocka_unit_test(load__spray_keys),
+		cmocka_unit_test(load__fault_window),
 		cmocka_unit_test(override__applies_and_validates),
 		cmocka_unit_test(override__syntax),
 		cmocka_unit_test(validate__cross_field),

@@ -212,6 +212,11 @@ struct uet_config_fault {
 	uint64_t seed;
 	uint64_t delay_ns;       /**< added latency of a "delay" fault */
 	uint32_t reorder_depth;  /**< packets a "reorder" fault holds back */
+	/** faults apply from this time after the engine's creation ... */
+	uint64_t from_ns;
+	/** ... until this time after it (0: no end); outside, frames pass
+	 * untouched */
+	uint64_t until_ns;
 	uint32_t ppm[UET_CONFIG_FAULT_DIRS][UET_CONFIG_FAULT_CLASSES]
 		    [UET_CONFIG_FAULT_KINDS];
 };
