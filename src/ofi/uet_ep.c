@@ -103,7 +103,15 @@ deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 	cntr = ep->cntr[r->cntr];
 	final = !(r->rx && r->cq_reserved == 2) ||
 		(c->flags & UET_CHAN_CQ_MULTI_RECV_DONE) || c->status != 0;
-	entry = c->status != 0 || r->want_cq;
+	/* an error completes in error even without FI_COMPLETION
+	 * (selective completion), except a fi_inject*: libfabric gives
+	 * those no completion, and an error entry would have no context
+	 * (MPI layers dereference it); the counter still sees the error */
+	entry = (c->status != 0 && !r->no_entry) || r->want_cq;
+	if (c->status != 0 && r->no_entry)
+		FI_WARN(&uet_prov, FI_LOG_EP_DATA, "an injected operation "
+			"failed (%s): no completion for fi_inject*\n",
+			strerror(c->status < 0 ? -c->status : c->status));
 	/* FI_PEEK | FI_CLAIM found a message: the request stays for the
 	 * FI_CLAIM that takes it (PROVIDER.md "Receive flags") */
 	if (r->peek_claim && c->status == 0) {

@@ -208,6 +208,7 @@ uet_ofi_post_sqe(struct uet_ofi_ep *ep, struct uet_chan_sqe *sqe,
 	r->cq_reserved = cq != NULL;
 	r->want_cq = cq != NULL && !(flags & UET_OFI_NO_CQ) &&
 		     (!ep->tx_selective || (flags & FI_COMPLETION));
+	r->no_entry = (flags & UET_OFI_NO_CQ) != 0;
 	sqe->flags |= sqe_flags(flags);
 	r->bounce = NULL;
 	rc = uet_ofi_req_buffers(ep, r, iov, desc, count,
@@ -318,6 +319,7 @@ uet_ofi_post_rqe(struct uet_ofi_ep *ep, struct uet_chan_rqe *rqe,
 	r->cq_reserved = (flags & FI_MULTI_RECV) ? 2 : (cq != NULL);
 	r->want_cq = cq != NULL &&
 		     (!ep->rx_selective || (flags & FI_COMPLETION));
+	r->no_entry = 0;
 	r->peek_claim = (flags & (FI_PEEK | FI_CLAIM | FI_DISCARD)) ==
 			(FI_PEEK | FI_CLAIM);
 	if (!r->claimed)

@@ -511,6 +511,9 @@ struct uet_ofi_req {
 	uint32_t next_free;
 	uint8_t rx;                /* 1: receive side */
 	uint8_t want_cq;           /* a successful completion makes a CQ entry */
+	/* fi_inject* (UET_OFI_NO_CQ): no CQ entry at all, not even an error
+	 * one, which would carry no context for the application */
+	uint8_t no_entry;
 	uint8_t cntr;              /* enum uet_ofi_cntr_kind */
 	uint8_t cq_reserved;
 	uint8_t peek_claim;        /* FI_PEEK | FI_CLAIM receive */
