@@ -145,6 +145,10 @@ struct uet_ses_ulp_stats {
 	uint64_t ctl;          /**< control requests served */
 	uint64_t dereg_waits;  /**< MR_DEREG answers held for READ responses */
 	uint64_t orphan_cqe;   /**< SES completions with no op record */
+	/** JOB_DEL / EP_DEL of a closed endpoint held until the SES no longer
+	 * touches the memory of its operations (uet_ses_withdraw()) */
+	uint64_t withdraw_waits;
+	uint64_t withdraw_forced; /**< ... detached after the wait's bound */
 };
 
 /** Glue counters, SES and match context of context @p ctx_idx. */
