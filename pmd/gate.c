@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include <rte_common.h>
+#include <rte_pause.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_interrupts.h>
@@ -52,11 +53,21 @@
 #define GATE_WAIT_NS (2ull * 1000 * 1000 * 1000)
 #define GATE_NAP_NS (50ull * 1000)
 /* While the engine runs and the links are up: how often the thread steps
- * out (how late a peer's death is served at most, besides scheduling) */
-#define GATE_OUT_NS (20ull * 1000 * 1000)
+ * out (how late a peer's death is served at most, besides scheduling).
+ * Each step out pauses the bursts until the thread is back in, which on
+ * a machine with fewer CPUs than busy threads can take a scheduler slice:
+ * rarely (20 ms doubled small-message MPI latency with 2 ranks on 2 CPUs) */
+#define GATE_OUT_NS (200ull * 1000 * 1000)
+/* Spins on the lcores' flags before napping: they leave within a burst */
+#define GATE_DRAIN_SPINS 100000u
 /* How long it waits for the lcores to leave their bursts (a descheduled
  * lcore): then it stays in and tries again later */
 #define GATE_DRAIN_NS (100ull * 1000 * 1000)
+/* Its nap while parked with the engine running and the links up: it
+ * only looks at the clock then, and a thread waking every GATE_NAP_NS
+ * for the whole run takes CPU time from busy-polling lcores on a small
+ * machine (MPI latency doubled with 2 ranks on 2 CPUs) */
+#define GATE_IDLE_NAP_NS (1000ull * 1000)
 
 static uint64_t
 gate_now_ns(void)
@@ -68,11 +79,17 @@ gate_now_ns(void)
 }
 
 static void
-gate_nap(void)
+gate_nap_ns(uint64_t ns)
 {
-	struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)GATE_NAP_NS };
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)ns };
 
 	(void)nanosleep(&ts, NULL);
+}
+
+static void
+gate_nap(void)
+{
+	gate_nap_ns(GATE_NAP_NS);
 }
 
 bool
@@ -108,10 +125,17 @@ gate_drain(struct uet_engine *e)
 	struct eng_gate *g = &e->gate;
 	uint64_t t0 = gate_now_ns();
 
+	unsigned int spins = 0;
+
 	atomic_store_explicit(&g->out, true, memory_order_seq_cst);
 	for (unsigned int i = 0; i < e->nb_lcores; i++) {
 		while (atomic_load_explicit(&e->lc[i]->in_ports,
 					    memory_order_seq_cst)) {
+			if (spins < GATE_DRAIN_SPINS) {
+				spins++;
+				rte_pause();
+				continue;
+			}
 			if (gate_now_ns() - t0 > GATE_DRAIN_NS) {
 				atomic_store(&g->out, false);
 				return false;
@@ -163,12 +187,13 @@ gate_cb(void *arg)
 	atomic_store(&g->parked, true);
 	since = gate_now_ns();
 	while (atomic_load(&g->hold)) {
-		if (atomic_load(&g->running) &&
-		    (gate_now_ns() - since >= GATE_OUT_NS ||
-		     gate_link_down(e)) &&
+		bool running = atomic_load(&g->running);
+		bool down = running && gate_link_down(e);
+
+		if (running && (down || gate_now_ns() - since >= GATE_OUT_NS) &&
 		    gate_step_out(e))
 			return;
-		gate_nap();
+		gate_nap_ns(running && !down ? GATE_IDLE_NAP_NS : GATE_NAP_NS);
 	}
 	atomic_store(&g->parked, false);
 }
