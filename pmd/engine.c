@@ -192,10 +192,10 @@ uet_engine_create(const struct uet_engine_params *p)
 	rc = eng_ports_setup(e);
 	if (rc < 0)
 		goto close_ports;
-	eng_gate_run(e);
 	rc = lcores_setup(e, p->hook_arg);
 	if (rc < 0)
 		goto free_lcores;
+	eng_gate_run(e); /* once the lcores exist (gate.c) */
 	for (unsigned int i = 0; i < e->cfg.nb_neighbors; i++) {
 		const struct uet_config_neighbor *n = &e->cfg.neighbor[i];
 		uint8_t addr[16] = { 0 };
@@ -271,6 +271,9 @@ uet_engine_free(struct uet_engine *e)
 		return;
 	uet_engine_stop(e);
 	eng_telemetry_unregister(e);
+	/* the port gate's interrupt thread looks at the lcores (gate.c) */
+	if (eng_gate_hold(e) < 0)
+		ENG_LOG(ERR, "port gate not held: closing anyway");
 	lcores_free(e);
 	eng_ports_close(e);
 	rte_free(e);

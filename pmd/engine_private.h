@@ -193,6 +193,9 @@ struct uet_engine_lcore {
 		struct rte_mbuf *m;
 		uint16_t port;
 	} rel[ENG_TX_STAGE + ENG_FAULT_HOLD * 2];
+	/* inside its port bursts (gate.c: the EAL interrupt thread leaves
+	 * the port gate only while no lcore is) */
+	_Atomic bool in_ports;
 	/* channels */
 	_Atomic unsigned int nb_chans;
 	struct uet_chan *chans[UET_ENGINE_CHANS_MAX];
@@ -224,6 +227,12 @@ struct eng_gate {
 	_Atomic bool parked;         /* it is in the gate callback */
 	int efd;                     /* eventfd: the interrupt source */
 	struct rte_intr_handle *ih;  /* its EAL interrupt handle */
+	/* while the engine runs (eng_gate_run): the thread leaves the
+	 * callback now and then, for as long as @c out keeps the lcores off
+	 * the ports */
+	_Atomic bool running;
+	_Atomic bool out;            /* the thread is out: no port bursts */
+	uint64_t nb_out;             /* times it went out while running */
 };
 
 struct uet_engine {
@@ -269,6 +278,34 @@ int eng_port_socket(const struct uet_engine *e, unsigned int port);
 bool eng_gate_wanted(const struct uet_config *cfg);
 int eng_gate_open(struct uet_engine *e);
 void eng_gate_run(struct uet_engine *e);
+
+/*
+ * An lcore's port bursts: entered only while the EAL interrupt thread is
+ * parked in the gate (it may run net_memif's control channel, which
+ * unmaps a dead peer's rings, only while no lcore is inside). Dekker
+ * style: each side publishes its flag, then reads the other's.
+ */
+static inline bool
+eng_gate_ports_enter(struct uet_engine_lcore *lc)
+{
+	const struct eng_gate *g = &lc->eng->gate;
+
+	if (likely(!g->enabled))
+		return true;
+	atomic_store_explicit(&lc->in_ports, true, memory_order_seq_cst);
+	if (likely(!atomic_load_explicit(&g->out, memory_order_seq_cst)))
+		return true;
+	atomic_store_explicit(&lc->in_ports, false, memory_order_release);
+	return false;
+}
+
+static inline void
+eng_gate_ports_leave(struct uet_engine_lcore *lc, bool entered)
+{
+	if (entered && lc->eng->gate.enabled)
+		atomic_store_explicit(&lc->in_ports, false,
+				      memory_order_release);
+}
 int eng_gate_hold(struct uet_engine *e);
 void eng_gate_close(struct uet_engine *e);
 

@@ -363,16 +363,22 @@ eng_lcore_iterate(struct uet_engine_lcore *lc)
 {
 	const struct uet_engine *e = lc->eng;
 	uint64_t now = eng_now_ns(e);
+	/* not while the port gate lets the interrupt thread out (gate.c):
+	 * TX stays staged */
+	bool ports = eng_gate_ports_enter(lc);
 	unsigned int work;
 
 	lc->now = now;
 	lc->iter_rx = 0;
 	lc->iter_tx = 0;
-	rx_poll(lc, now);
+	if (ports)
+		rx_poll(lc, now);
 	e->hook.advance(lc->hook_priv, lc, now);
 	work = e->hook.tx_ready(lc->hook_priv, lc, now);
 	eng_neigh_advance(lc, now);
-	tx_flush(lc, now);
+	if (ports)
+		tx_flush(lc, now);
+	eng_gate_ports_leave(lc, ports);
 	work += lc->iter_rx + lc->iter_tx;
 	ENG_INC(lc->st.iterations);
 	if (work != 0)

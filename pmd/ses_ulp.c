@@ -39,6 +39,11 @@
 #define SUL_DRAIN_CTX UINT64_MAX /* SES context of the glue's own discards */
 #define SUL_PEERS_DEFAULT 65536u
 #define SUL_PEERS_MAX (1u << 20)
+/* How long JOB_DEL / EP_DEL of a closed endpoint wait for the SES to let
+ * go of its operations' memory before detaching them (below the 5 s a
+ * caller of uet_ses_ulp_ctl() waits; the PDS's default retransmission
+ * budget, about 2 s, ends every fragment before) */
+#define SUL_WITHDRAW_NS (3000ull * 1000 * 1000)
 
 #define SUL_INC(ctr) PROTO_INC(ctr)
 
@@ -53,6 +58,7 @@ struct sul_op {
 	uint8_t multi;         /* multi-recv: stays until RELEASED */
 	uint8_t peek_claim;    /* PEEK | CLAIM post */
 	uint8_t claimed;       /* its message is reserved: kept for CLAIM */
+	uint8_t orphan;        /* its channel went away: withdrawn in the SES */
 };
 
 /*
@@ -157,6 +163,11 @@ struct sul_ctx {
 	 * (rebuilt from the region on retransmission) */
 	unsigned int nb_dereg_wait;
 	struct sul_ctl_msg *dereg_wait[SUL_CTL_RING];
+	/* requests held (in order) behind a JOB_DEL / EP_DEL that waits for
+	 * the SES to let go of a closed channel's memory, since held_at */
+	unsigned int nb_held;
+	uint64_t held_at;
+	struct sul_ctl_msg *held[SUL_CTL_BURST];
 	struct sul_chan chans[UET_ENGINE_CHANS_MAX];
 	struct uet_ses_cqe scq[SUL_CQ_BURST];
 	struct uet_ses_ulp_stats st;
@@ -186,6 +197,7 @@ static void
 op_put(struct sul_ctx *c, uint32_t i)
 {
 	c->ops[i].chan = NULL;
+	c->ops[i].orphan = 0;
 	c->ops[i].next = c->free_head;
 	c->free_head = i;
 	c->nb_free++;
@@ -535,6 +547,7 @@ op_fill(struct sul_op *o, struct uet_chan *chan, uint64_t ctx, uint8_t op,
 			(flags & UET_CHAN_F_CLAIM) &&
 			!(flags & UET_CHAN_F_DISCARD);
 	o->claimed = 0;
+	o->orphan = 0;
 }
 
 static unsigned int
@@ -722,8 +735,20 @@ claim_drop(struct sul_ctx *c, uint16_t pid, uint32_t slot, uint64_t now)
 		op_put(c, slot);
 }
 
-/* A channel went away (detached while stopped): forget its records and
- * withdraw its receives so that no buffer of it is written again. */
+/* uet_ses_withdraw() selector: the operations of channels gone. */
+static bool
+sul_orphan(void *arg, uint64_t ctx)
+{
+	const struct sul_ctx *c = arg;
+
+	return ctx != 0 && ctx <= c->nb_ops && c->ops[ctx - 1].orphan;
+}
+
+/* A channel went away (detached while stopped): forget its records,
+ * withdraw its receives and its operations in the SES (what waits only
+ * for the peer ends now; what is on the wire ends before JOB_DEL / EP_DEL
+ * are answered, see ctl_poll), so that no buffer of it is touched once
+ * the endpoint is closed. */
 static void
 chan_gone(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 {
@@ -733,6 +758,7 @@ chan_gone(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 		if (o->chan != sc->chan)
 			continue;
 		o->chan = NULL;
+		o->orphan = 1;
 		if (o->claimed)
 			claim_drop(c, sc->pid, i, now);
 		else if (o->rx)
@@ -746,6 +772,7 @@ chan_gone(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 	for (uint32_t i = c->pend_head; i != c->pend_tail; i++)
 		if (c->pend[i & c->pend_mask].chan == sc->chan)
 			c->pend[i & c->pend_mask].chan = NULL;
+	(void)uet_ses_withdraw(c->ses, sul_orphan, c, false);
 }
 
 /* The process a channel sends and receives as (EP_ADD, else slot 0). */
@@ -1204,6 +1231,37 @@ ctl_one(struct sul_ctx *c, struct sul_ctl_msg *m, uint64_t now)
 	ctl_answer(m);
 }
 
+/* Whether @p m is the JOB_DEL / EP_DEL of a closed endpoint that must
+ * wait: the SES may still touch memory of withdrawn operations. */
+static bool
+ctl_must_wait(struct sul_ctx *c, const struct sul_ctl_msg *m, uint64_t now)
+{
+	if (m->req.op != UET_SES_ULP_JOB_DEL && m->req.op != UET_SES_ULP_EP_DEL)
+		return false;
+	if (uet_ses_withdraw(c->ses, sul_orphan, c, false) == 0)
+		return false;
+	SUL_INC(c->st.withdraw_waits);
+	c->held_at = now;
+	return true;
+}
+
+/* Serve the held requests once the SES let go (or, after
+ * SUL_WITHDRAW_NS, detach what is left); false while they still wait. */
+static bool
+ctl_held_poll(struct sul_ctx *c, uint64_t now)
+{
+	bool force = now - c->held_at > SUL_WITHDRAW_NS;
+
+	if (uet_ses_withdraw(c->ses, sul_orphan, c, force) != 0)
+		return false;
+	if (force)
+		SUL_INC(c->st.withdraw_forced);
+	for (unsigned int i = 0; i < c->nb_held; i++)
+		ctl_one(c, c->held[i], now);
+	c->nb_held = 0;
+	return true;
+}
+
 static unsigned int
 ctl_poll(struct sul_ctx *c, uint64_t now)
 {
@@ -1215,9 +1273,15 @@ ctl_poll(struct sul_ctx *c, uint64_t now)
 			ctl_answer(c->dereg_wait[i]);
 		c->nb_dereg_wait = 0;
 	}
+	if (c->nb_held != 0 && !ctl_held_poll(c, now))
+		return 0;
 	n = rte_ring_sc_dequeue_burst(c->ctl, m, SUL_CTL_BURST, NULL);
-	for (unsigned int i = 0; i < n; i++)
-		ctl_one(c, m[i], now);
+	for (unsigned int i = 0; i < n; i++) {
+		if (c->nb_held == 0 && !ctl_must_wait(c, m[i], now))
+			ctl_one(c, m[i], now);
+		else
+			c->held[c->nb_held++] = m[i];
+	}
 	return n;
 }
 
@@ -1539,6 +1603,10 @@ sul_fini(struct uet_ulp_ctx *uctx, void *priv)
 	for (unsigned int i = 0; i < c->nb_dereg_wait; i++)
 		ctl_answer(c->dereg_wait[i]);
 	c->nb_dereg_wait = 0;
+	/* the SES goes away with everything it could still touch */
+	for (unsigned int i = 0; i < c->nb_held; i++)
+		ctl_one(c, c->held[i], 0);
+	c->nb_held = 0;
 	/* answer requests nobody will process any more */
 	while (rte_ring_sc_dequeue(c->ctl, &m) == 0) {
 		struct sul_ctl_msg *cm = m;

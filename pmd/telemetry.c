@@ -275,6 +275,8 @@ fill_ses(const struct uet_engine *e, const struct uet_engine_stats *s,
 		add_ctx_u64(d, i, "cq_wait", st.cq_wait);
 		add_ctx_u64(d, i, "ctl", st.ctl);
 		add_ctx_u64(d, i, "dereg_waits", st.dereg_waits);
+		add_ctx_u64(d, i, "withdraw_waits", st.withdraw_waits);
+		add_ctx_u64(d, i, "withdraw_forced", st.withdraw_forced);
 		add_ctx_u64(d, i, "orphan_cqe", st.orphan_cqe);
 		add_ctx_u64(d, i, "peer_bad", st.peer_bad);
 		add_ctx_u64(d, i, "peers", st.peers);

@@ -916,6 +916,7 @@ ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
 	ep->ep_fid.cm = &ep_cm_ops;
 	ep->ep_fid.collective = (struct fi_ops_collective *)&uet_ofi_coll_enosys;
 	if (ep->type == FI_EP_DGRAM) {
+		atomic_store(&d->fab->dgram, true);
 		ep->ep_fid.msg = (struct fi_ops_msg *)&uet_ofi_msg_ops;
 		ep->ep_fid.tagged = (struct fi_ops_tagged *)&uet_ofi_tagged_enosys;
 		ep->ep_fid.rma = (struct fi_ops_rma *)&uet_ofi_rma_enosys;

@@ -358,14 +358,26 @@ fabric_quiet(struct uet_ofi_fabric *fab)
  */
 #define FABRIC_LINGER_MIN_MS 2
 #define FABRIC_LINGER_MAX_MS 200
+/*
+ * With DGRAM endpoints, at least this long: a datagram is complete once
+ * it is on the wire (UUD: no ACK says the peer has it), and over
+ * net_memif our port going away takes with it what the peer has not
+ * read from the ring yet (fi_dgram_pingpong lost its last datagram in
+ * about 1 run of 3 while the peer, loaded, had not polled it yet). The
+ * port stays up this long for the peer to read it; a peer descheduled
+ * longer still loses it, as UUD allows.
+ */
+#define FABRIC_LINGER_DGRAM_MS 100
 
 static void
 fabric_linger(struct uet_ofi_fabric *fab)
 {
 	uint64_t start = uet_ofi_now_ms(), now = start;
+	uint64_t min = atomic_load(&fab->dgram) ? FABRIC_LINGER_DGRAM_MS :
+						  FABRIC_LINGER_MIN_MS;
 
 	while (now - start < FABRIC_LINGER_MAX_MS) {
-		if (now - start >= FABRIC_LINGER_MIN_MS && fabric_quiet(fab))
+		if (now - start >= min && fabric_quiet(fab))
 			break;
 		if (fab->inline_progress) {
 			pthread_mutex_lock(&fab->progress_lock);

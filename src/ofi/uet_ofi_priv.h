@@ -240,6 +240,8 @@ struct uet_ofi_fabric {
 	pthread_mutex_t ctl_lock;    /* engine control (attach, stop) */
 	pthread_mutex_t progress_lock; /* inline uet_engine_poll */
 	atomic_uint chan_seq;
+	/* a DGRAM endpoint was opened: the close lingers longer (fabric.c) */
+	atomic_bool dgram;
 	struct uet_proto_params proto; /* hook argument: PDS + SES ULP */
 	struct uet_ses_ulp_params sul;
 	/* the endpoint (or scalable endpoint) that has each context's own

@@ -531,7 +531,8 @@ uet_ses_build(struct uet_ses *s, uint64_t cookie, uint32_t psn, uint8_t *buf,
 	if (ses_ck_kind(cookie) == SES_CK_RET)
 		return ses_build_ret(s, cookie, buf, cap);
 	m = ses_msg_get(s, cookie);
-	if (m == NULL)
+	/* detached: its buffer belongs to nobody any more (uet_ses_withdraw) */
+	if (m == NULL || m->detached)
 		return -ENOENT;
 	i = ses_ck_frag(cookie);
 	ses_req_fill(s, m, i, &h);
@@ -610,7 +611,10 @@ uet_ses_progress(struct uet_ses *s, uint64_t now)
 	ses_rdv_wait_progress(s);
 	while ((idx = s->sq.head) != SES_NIL) {
 		m = &s->msgs[idx];
-		while (m->next_frag < m->nfrags) {
+		/* withdrawn before its first fragment, or detached: no more */
+		if ((m->withdrawn && m->next_frag == 0) || m->detached)
+			ret = -ECANCELED;
+		while (ret != -ECANCELED && m->next_frag < m->nfrags) {
 			ret = ses_frag_submit(s, m, now);
 			if (ret == -EAGAIN)
 				return n;
@@ -625,6 +629,7 @@ uet_ses_progress(struct uet_ses *s, uint64_t now)
 			ses_msg_abort(s, m, ret);
 		else
 			m->state = SES_MSG_ACTIVE;
+		ret = 0;
 	}
 	return n;
 }
@@ -675,6 +680,10 @@ ses_msg_check_done(struct uet_ses *s, struct ses_msg *m)
 	uint32_t want = m->aborted ? m->next_frag : m->nfrags;
 
 	if (m->state != SES_MSG_ACTIVE || m->frags_done < want)
+		return;
+	/* A read-back in the return direction still reads wr.buf: the
+	 * send's outcome is that of the PDC carrying it (ses_rdv_ret_done) */
+	if (m->rdv_rets != 0)
 		return;
 	/* A large READ also waits for its return-direction data (UEC 1.0 PDS
 	 * read responses). */

@@ -111,6 +111,11 @@ struct ses_msg {
 	bool rdv;            /* rendezvous send: waits for the read-back */
 	bool rdv_served;     /* ... which has been served */
 	uint32_t rdv_ret;    /* ... bytes of it served in the return direction */
+	uint16_t rdv_rets;   /* ... return-direction records reading wr.buf */
+	uint32_t rdv_pdc;    /* ... PDC its read-back came on (the peer's) */
+	bool withdrawn;      /* its process went away (uet_ses_withdraw()) */
+	bool detached;       /* ... and its memory is gone: nothing of it is
+			      * built, sent or written any more */
 	uint32_t rchunk;     /* READ: data asked per request packet (0: one
 			      * packet asks for the whole message) */
 	bool deferred;       /* deferrable send parked until DEFERRABLE_RTR */
@@ -207,6 +212,7 @@ struct ses_ret {
 	uint32_t rdv_msg;    /* rendezvous read-back: our send's slot + 1 */
 	uint8_t rdv_msg_gen;
 	bool aborted;        /* PDC gone: not every fragment was sent */
+	bool detached;       /* its source memory is gone: nothing is built */
 };
 
 /* Message-id space of one {FA, job, tc, mode} (UEC 1.0 PDS PDC key). */
@@ -314,6 +320,7 @@ int ses_build_ret(struct uet_ses *s, uint64_t cookie, uint8_t *buf,
 		  size_t cap);
 void ses_ret_done(struct uet_ses *s, uint64_t cookie, int status);
 uint32_t ses_ret_progress(struct uet_ses *s, uint64_t now);
+void ses_ret_detach(struct uet_ses *s, const struct ses_msg *m);
 
 /* ses_msg.c (target side of the send family) */
 int ses_tgt_send(struct uet_ses *s, const struct uet_pds_event *ev,

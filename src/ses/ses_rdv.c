@@ -115,8 +115,10 @@ ses_rdv_owner(struct uet_ses *s, uint64_t key)
 void
 ses_rdv_served(struct uet_ses *s, struct ses_msg *m, int status)
 {
-	if (m->rdv_served)
+	if (m->rdv_served) {
+		ses_msg_check_done(s, m); /* a last read-back record ended */
 		return;
+	}
 	m->rdv_served = true;
 	if (status != 0 && m->status == 0)
 		m->status = status;
@@ -132,6 +134,8 @@ ses_rdv_ret_done(struct uet_ses *s, const struct ses_ret *t)
 
 	if (m->state == SES_MSG_FREE || m->gen != t->rdv_msg_gen || !m->rdv)
 		return;
+	if (m->rdv_rets != 0)
+		m->rdv_rets--;
 	/* A multi-packet read-back is served by several records. */
 	m->rdv_ret += t->len;
 	if (t->aborted || m->rdv_ret >= t->total)

@@ -124,6 +124,8 @@ ses_resp_small_data(struct ses_msg *m, const struct uet_ses_resp *r,
 	uint32_t n = r->payload_length;
 	void *dst = m->opcode == UET_SES_OP_READ ? m->wr.buf : m->wr.result;
 
+	if (m->detached)
+		return; /* nobody's memory any more (uet_ses_withdraw) */
 	if (n > avail || n > m->wr.len || (n != 0 && dst == NULL)) {
 		m->rc = UET_RC_UNCOR;
 		return;
@@ -322,11 +324,21 @@ ses_msg_on_down_pdc(const struct uet_ses *s, const struct ses_msg *m,
 	struct ses_key_probe k = { .m = m, .live = false };
 
 	if (m->state != SES_MSG_ACTIVE || m->frags_done < m->nfrags ||
-	    m->status != 0 || m->mode != ev->mode ||
+	    m->status != 0 ||
 	    memcmp(&m->wr.dest.fa, &ev->peer, sizeof(ev->peer)) != 0)
 		return false;
 	if (!(m->large_read && m->ret_bytes < m->wr.len) &&
 	    !(m->rdv && !m->rdv_served))
+		return false;
+	/* A rendezvous read-back under way runs on the peer's PDC (it is the
+	 * READ's initiator): its return-direction records decide the send
+	 * (ses_rdv_ret_done); between its packets, only that PDC's end does.
+	 * Our own PDC to the peer only carried the eager part. */
+	if (m->rdv && m->rdv_rets != 0)
+		return false;
+	if (m->rdv && m->rdv_ret != 0)
+		return ev->pdc == m->rdv_pdc;
+	if (m->mode != ev->mode)
 		return false;
 	uet_pds_pdc_foreach(s->cfg.pds, ses_key_probe_cb, &k);
 	return !k.live;

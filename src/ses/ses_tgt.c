@@ -202,7 +202,7 @@ ses_ret_extend(struct uet_ses *s, const struct uet_pds_event *ev,
 		return false;
 	t = &s->rets[s->rq.tail];
 	if (t->pdc != ev->pdc || t->msg_id != h->message_id ||
-	    t->job != h->job_id || t->next_frag >= t->nfrags)
+	    t->job != h->job_id || t->next_frag >= t->nfrags || t->detached)
 		return false;
 	if (t->off + t->len != off) {
 		t->ar_last = false;
@@ -216,7 +216,7 @@ ses_ret_extend(struct uet_ses *s, const struct uet_pds_event *ev,
 static int
 ses_ret_start(struct uet_ses *s, const struct uet_pds_event *ev,
 	      const struct uet_ses_req *h, const uint8_t *addr,
-	      const struct ses_msg *owner, uint32_t off, uint32_t len)
+	      struct ses_msg *owner, uint32_t off, uint32_t len)
 {
 	uint32_t chunk = ses_read_chunk(s), idx;
 	struct ses_ret *t;
@@ -244,8 +244,14 @@ ses_ret_start(struct uet_ses *s, const struct uet_pds_event *ev,
 	t->done = 0;
 	t->next = SES_NIL;
 	t->aborted = false;
+	t->detached = false;
 	t->rdv_msg = owner ? (uint32_t)(owner - s->msgs) + 1 : 0;
 	t->rdv_msg_gen = owner ? owner->gen : 0;
+	if (owner != NULL) {
+		/* the send lives (and keeps its buffer) while this reads it */
+		owner->rdv_rets++;
+		owner->rdv_pdc = ev->pdc;
+	}
 	if (s->rq.tail == SES_NIL)
 		s->rq.head = idx;
 	else
@@ -317,7 +323,8 @@ ses_build_ret(struct uet_ses *s, uint64_t cookie, uint8_t *buf, size_t cap)
 	if (slot >= s->cfg.max_msgs)
 		return -ENOENT;
 	t = &s->rets[slot];
-	if (!t->used || t->gen != ses_ck_gen(cookie) || i >= t->nfrags)
+	if (!t->used || t->gen != ses_ck_gen(cookie) || i >= t->nfrags ||
+	    t->detached)
 		return -ENOENT;
 	off = i * t->chunk;
 	memset(&r, 0, sizeof(r));
@@ -338,6 +345,26 @@ ses_build_ret(struct uet_ses *s, uint64_t cookie, uint8_t *buf, size_t cap)
 	memcpy(buf + n, t->addr + off, r.payload_length);
 	s->st.frag_built++;
 	return n + r.payload_length;
+}
+
+/*
+ * The read-backs of @p m lose its buffer (uet_ses_withdraw(), forced):
+ * no packet of them is built any more. Their PSNs still go out (and are
+ * lost): the READ's initiator learns of the failure from its PDC, which
+ * fails once the retransmissions run out, where a record cut short here
+ * would leave it waiting for data forever.
+ */
+void
+ses_ret_detach(struct uet_ses *s, const struct ses_msg *m)
+{
+	uint32_t idx = (uint32_t)(m - s->msgs) + 1;
+
+	for (uint32_t i = 0; i < s->cfg.max_msgs; i++) {
+		struct ses_ret *t = &s->rets[i];
+
+		if (t->used && t->rdv_msg == idx && t->rdv_msg_gen == m->gen)
+			t->detached = true;
+	}
 }
 
 static void

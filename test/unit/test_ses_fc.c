@@ -463,6 +463,115 @@ rdv__pdc_down_fails_waiting_send(void **state)
 	assert_int_equal(uet_ses_ri_del(w.n[0].mr, w.n[0].ri_rdv), 0);
 }
 
+/* Node 0 loses the return-direction data it sends while set. */
+static bool hold_ret_data;
+
+static int
+count_initiator(const struct uet_pds_pdc_info *i, void *arg)
+{
+	*(uint32_t *)arg += i->role == 0;
+	return 0;
+}
+
+/* Initiator PDCs of node @p node (closing ones included). */
+static uint32_t
+initiator_pdcs(int node)
+{
+	uint32_t n = 0;
+
+	uet_pds_pdc_foreach(w.n[node].pds, count_initiator, &n);
+	return n;
+}
+
+static bool
+drop_ret_data0(struct sfw *fw, int from, const struct uet_pds_tx *t)
+{
+	(void)fw;
+	return hold_ret_data && from == 0 && t->kind != UET_PDS_TX_CTL &&
+	       t->hdr.next_hdr == UET_PDS_NEXT_RESPONSE_DATA;
+}
+
+/*
+ * A rendezvous send whose read-back runs on the peer's PDC (the peer is
+ * the READ's initiator) when the sender's own PDC to the peer goes down:
+ * the send's outcome is that of the read-back, not of the PDC that only
+ * carried its eager part. Before: the send failed at once (its buffer
+ * free for the application) while the read-back went on reading it, so
+ * the receiver got what the application wrote there afterwards.
+ */
+static void
+rdv__pdc_down_follows_readback_pdc(void **state)
+{
+	const uint32_t len = 60000;
+	uint8_t *orig = malloc(len);
+	struct uet_ses_pool_info pi;
+	struct uet_pds_event ev;
+	struct uet_ses_recv r;
+	struct uet_ses_wr wr;
+	struct sfw_opts o;
+	uint32_t h, k;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	o.rdv_threshold = 100;
+	assert_int_equal(start(&o), 0);
+	assert_non_null(orig);
+	fill(sbuf, len, 70);
+	memcpy(orig, sbuf, len);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, len);
+	wr.context = 1;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	for (k = 0; k < 100000 && sst(1)->rx_rc[UET_RC_OK] == 0; k++)
+		sfw_step(&w, 1000);
+	/* the read-back starts; node 0's data of it is held back */
+	hold_ret_data = true;
+	w.drop_fn = drop_ret_data0;
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = 100;
+	r.buf = rbuf;
+	r.len = len;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	for (k = 0; k < 100000; k++) {
+		uet_ses_pool_info_get(w.n[0].ses, &pi);
+		if (pi.ret_used != 0)
+			break;
+		sfw_step(&w, 1000);
+	}
+	assert_true(pi.ret_used != 0);
+	/* node 0's own PDC to node 1 (the eager part's) goes away ... */
+	assert_int_equal(uet_pds_pdc_find(w.n[0].pds, &w.n[1].fa, SFW_JOB,
+					  wr.tc, UET_PDS_MODE_RUD, &h), 0);
+	assert_int_equal(uet_pds_pdc_close(w.n[0].pds, h, w.now), 0);
+	for (k = 0; k < 100000 && initiator_pdcs(0) != 0; k++)
+		sfw_step(&w, 1000);
+	assert_int_equal(initiator_pdcs(0), 0);
+	uet_ses_pool_info_get(w.n[0].ses, &pi);
+	assert_true(pi.ret_used != 0); /* the read-back still runs */
+	/* ... failed (as a fatal NACK would report it) */
+	memset(&ev, 0, sizeof(ev));
+	ev.type = UET_PDS_EV_PDC_DOWN;
+	ev.mode = UET_PDS_MODE_RUD;
+	ev.status = -ECONNRESET;
+	ev.pdc = h;
+	ev.peer = w.n[1].fa;
+	assert_int_equal(uet_ses_event(w.n[0].ses, &ev, NULL, 0, w.now), 0);
+	assert_int_equal(sst(0)->pdc_down_fail, 0);
+	assert_int_equal(w.n[0].ncq, 0);
+	/* the read-back goes on and decides the send */
+	hold_ret_data = false;
+	assert_true(sfw_run_cq(&w, 0, 1, 4 * RUN_NS));
+	assert_int_equal(cqe(0, 1)->status, 0);
+	memset(sbuf, 0xEE, len); /* the application's buffer again */
+	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_int_equal(cqe(1, 100)->status, 0);
+	assert_int_equal(cqe(1, 100)->len, len);
+	assert_memory_equal(rbuf, orig, len);
+	assert_true(sfw_run_idle(&w, RUN_NS));
+	ses_pools_empty(0);
+	free(orig);
+}
+
 /* The target has no message free when a receive takes a rendezvous
  * message: the read-back waits (rdv_wait) and goes once one frees up. */
 static void
@@ -646,6 +755,8 @@ main(void)
 		cmocka_unit_test_teardown(rdv__pdc_down_fails_waiting_send,
 					  teardown),
 		cmocka_unit_test_teardown(rdv__readback_waits_for_message,
+					  teardown),
+		cmocka_unit_test_teardown(rdv__pdc_down_follows_readback_pdc,
 					  teardown),
 	};
 	const char *s = getenv("UET_TEST_SEED");

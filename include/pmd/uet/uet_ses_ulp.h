@@ -176,6 +176,10 @@ struct uet_ses_ulp_stats {
 	/** SQEs / RQEs naming no registered peer (completed -EINVAL) */
 	uint64_t peer_bad;
 	uint32_t peers;        /**< peers registered now */
+	/** JOB_DEL / EP_DEL of a closed endpoint held until the SES no longer
+	 * touches the memory of its operations (uet_ses_withdraw()) */
+	uint64_t withdraw_waits;
+	uint64_t withdraw_forced; /**< ... detached after the wait's bound */
 };
 
 /** Glue counters, SES and match context of context @p ctx_idx. */

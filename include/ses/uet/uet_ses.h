@@ -350,6 +350,29 @@ int uet_ses_recv_cancel_pid(struct uet_ses *s, uint16_t pid_on_fep,
 int uet_ses_send_cancel(struct uet_ses *s, uint64_t context);
 
 /**
+ * Withdraw the operations of a process that goes away (an endpoint
+ * closing with work requests and receives in flight): those whose
+ * context @p mine selects (work requests by uet_ses_wr.context,
+ * receives bound to a message by uet_ses_recv.context; a posted receive
+ * not matched yet is cancelled with uet_ses_recv_cancel()). What waits
+ * only for the peer completes at once with -ECANCELED (a rendezvous send
+ * not being read: its key is revoked; a parked deferrable send; a large
+ * READ waiting for data, which is dropped when it comes); what was not
+ * handed to the PDS yet is never sent; a receive bound to a message gets
+ * no more data. Fragments on the wire, and the read-back of a rendezvous
+ * send under way, are let finish: call again until it returns 0. With
+ * @p force they are detached instead (never built again: the PDS then
+ * fails their PDC unless acknowledged meanwhile; response data is not
+ * copied). Completions still come for every context (drop them).
+ * @return
+ *   Messages that may still read or write memory of those operations;
+ *   0: none will ever again.
+ */
+uint32_t uet_ses_withdraw(struct uet_ses *s,
+			  bool (*mine)(void *arg, uint64_t context),
+			  void *arg, bool force);
+
+/**
  * Drain up to @p n completions.
  * @return
  *   Number written.
@@ -413,6 +436,8 @@ struct uet_ses_stats {
 	uint64_t msg_error_tx;   /**< MSG_ERROR sent: a read-back failed */
 	uint64_t msg_error_rx;   /**< MSG_ERROR failing one of our sends */
 	uint64_t msg_error_stale; /**< MSG_ERROR naming no waiting send */
+	uint64_t withdrawn;      /**< messages of withdrawn operations */
+	uint64_t withdraw_forced; /**< ... detached while on the wire */
 };
 
 /** Counters of an instance. */

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * uet_ses_withdraw() (ses_withdraw.c) over the fake wire (ses_fakewire.c):
+ * the operations of a process that goes away. What waits only for the
+ * peer ends at once, what is on the wire is let finish (busy until then),
+ * forced it is detached, and a receive bound to a message gets no more
+ * bytes. Buffers are freed or poisoned as an application would once
+ * uet_ses_withdraw() returned 0: the ASan flavour reports any later
+ * access, the checks below any wrong byte. The seed is printed;
+ * UET_TEST_SEED= replays.
+ */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <uet/uet_ses.h>
+
+#include "ses_fakewire.h"
+
+#define RUN_NS (2000ull * 1000 * 1000) /* 2 s of fake time */
+#define STEPS 100000
+#define LEN 60000
+
+static uint64_t seed = 0x3d7a11ull;
+static struct sfw w;
+static uint8_t *sbuf, *rbuf;
+/* node 0 sends nothing of these while set; node 1 no READ data */
+static bool hold_ret, hold_req, hold_ret1;
+
+static bool
+drop0(struct sfw *fw, int from, const struct uet_pds_tx *t)
+{
+	bool ret = t->hdr.next_hdr == UET_PDS_NEXT_RESPONSE_DATA;
+
+	(void)fw;
+	if (t->kind == UET_PDS_TX_CTL)
+		return false;
+	if (from == 1)
+		return ret && hold_ret1;
+	return ret ? hold_ret : hold_req;
+}
+
+/* Contexts below 100 are the withdrawn process's (selector). */
+static bool
+mine_below_100(void *arg, uint64_t ctx)
+{
+	(void)arg;
+	return ctx != 0 && ctx < 100;
+}
+
+static void
+fill(uint8_t *b, size_t n, uint64_t salt)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i] = (uint8_t)(i * 31 + salt * 7 + (i >> 9));
+}
+
+static int
+start(void)
+{
+	struct sfw_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.rdv_threshold = 10000;
+	hold_ret = hold_req = hold_ret1 = false;
+	if (sfw_init_opts(&w, UET_PROFILE_HPC, seed, &o) != 0)
+		return -1;
+	w.drop_fn = drop0;
+	sbuf = malloc(LEN);
+	rbuf = malloc(LEN);
+	if (sbuf == NULL || rbuf == NULL)
+		return -1;
+	fill(sbuf, LEN, 1);
+	memset(rbuf, 0, LEN);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	sfw_fini(&w);
+	free(sbuf); /* NULL when a test freed it */
+	free(rbuf);
+	sbuf = rbuf = NULL;
+	return 0;
+}
+
+static const struct uet_ses_cqe *
+cqe(int node, uint64_t ctx)
+{
+	int i = sfw_cq_find(&w, node, ctx);
+
+	if (i < 0)
+		print_error("node %d: no completion %llu\n", node,
+			    (unsigned long long)ctx);
+	assert_true(i >= 0);
+	return &w.n[node].cq[i];
+}
+
+static const struct uet_ses_stats *
+sst(int node)
+{
+	return uet_ses_stats_get(w.n[node].ses);
+}
+
+static void
+send0(uint64_t ctx, void *buf, uint32_t len)
+{
+	struct uet_ses_wr wr;
+
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, buf, len);
+	wr.context = ctx;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+}
+
+static void
+recv1(uint64_t ctx, void *buf, uint32_t len)
+{
+	struct uet_ses_recv r;
+
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = ctx;
+	r.buf = buf;
+	r.len = len;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+}
+
+static uint32_t
+ret_used(int node)
+{
+	struct uet_ses_pool_info pi;
+
+	uet_ses_pool_info_get(w.n[node].ses, &pi);
+	return pi.ret_used;
+}
+
+/* Step until node 1 answered @p n requests OK. */
+static void
+answered(uint64_t n)
+{
+	for (uint32_t k = 0; k < STEPS && sst(1)->rx_rc[UET_RC_OK] < n; k++)
+		sfw_step(&w, 1000);
+	assert_true(sst(1)->rx_rc[UET_RC_OK] >= n);
+}
+
+/* A rendezvous send nobody reads and a large READ whose data does not
+ * come: both end at once with -ECANCELED; the send's key is revoked (the
+ * RI table is empty), so the peer's late read-back fails. */
+static void
+uet_ses_withdraw__waiting_ends_at_once(void **state)
+{
+	uint8_t *mem = calloc(1, LEN), *back = malloc(LEN);
+	struct uet_ses_wr wr;
+	uint64_t key;
+
+	(void)state;
+	assert_int_equal(start(), 0);
+	assert_non_null(mem);
+	assert_non_null(back);
+	send0(1, sbuf, LEN);
+	answered(1);
+	key = sfw_mr(&w, 1, mem, LEN, UET_SES_MR_REMOTE_READ, false);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, back, LEN);
+	wr.rkey = key;
+	wr.context = 2;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	/* node 1's READ data is lost for now: the READ waits for it */
+	hold_ret1 = true;
+	for (uint32_t k = 0; k < 200; k++)
+		sfw_step(&w, 1000);
+	assert_int_equal(w.n[0].ncq, 0);
+	assert_int_equal(uet_ses_withdraw(w.n[0].ses, mine_below_100, NULL,
+					  false), 0);
+	assert_int_equal(sst(0)->withdrawn, 2);
+	memset(sbuf, 0xEE, LEN);
+	memset(back, 0xEE, LEN);
+	hold_ret1 = false;
+	assert_true(sfw_run_cq(&w, 0, 2, RUN_NS));
+	assert_int_equal(cqe(0, 1)->status, -ECANCELED);
+	assert_int_equal(cqe(0, 2)->status, -ECANCELED);
+	/* the peer reads too late: refused, nothing of sbuf arrives */
+	recv1(100, rbuf, LEN);
+	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_true(cqe(1, 100)->status != 0);
+	for (uint32_t i = 10000; i < LEN; i++)
+		assert_int_not_equal(rbuf[i], 0xEE);
+	assert_true(sfw_run_idle(&w, RUN_NS));
+	for (uint32_t i = 0; i < LEN; i++)
+		assert_int_equal(back[i], 0xEE); /* late data dropped */
+	assert_int_equal(uet_ses_ri_del(w.n[0].mr, w.n[0].ri_rdv), 0);
+	free(mem);
+	free(back);
+}
+
+/* Start a rendezvous send of sbuf and the peer's receive into rbuf, and
+ * hold node 0's read-back data: the read-back is under way. */
+static void
+readback_under_way(void)
+{
+	send0(1, sbuf, LEN);
+	answered(1);
+	hold_ret = true;
+	recv1(100, rbuf, LEN);
+	for (uint32_t k = 0; k < STEPS && ret_used(0) == 0; k++)
+		sfw_step(&w, 1000);
+	assert_true(ret_used(0) != 0);
+}
+
+/* A read-back under way is let finish: busy until it is served, then
+ * the receive holds the sender's bytes. */
+static void
+uet_ses_withdraw__readback_let_finish(void **state)
+{
+	uint8_t *orig = malloc(LEN);
+	uint32_t k;
+
+	(void)state;
+	assert_int_equal(start(), 0);
+	assert_non_null(orig);
+	memcpy(orig, sbuf, LEN);
+	readback_under_way();
+	assert_int_equal(uet_ses_withdraw(w.n[0].ses, mine_below_100, NULL,
+					  false), 1);
+	hold_ret = false;
+	for (k = 0; k < STEPS && uet_ses_withdraw(w.n[0].ses, mine_below_100,
+						  NULL, false) != 0; k++)
+		sfw_step(&w, 1000);
+	assert_int_equal(uet_ses_withdraw(w.n[0].ses, mine_below_100, NULL,
+					  false), 0);
+	free(sbuf); /* the application's buffer goes */
+	sbuf = NULL;
+	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_int_equal(cqe(1, 100)->status, 0);
+	assert_memory_equal(rbuf, orig, LEN);
+	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_int_equal(sst(0)->withdraw_forced, 0);
+	free(orig);
+}
+
+/* Forced: the read-back under way is detached; the buffer is freed at
+ * once and never read again (ASan), the peer's receive fails. */
+static void
+uet_ses_withdraw__force_detaches_readback(void **state)
+{
+	(void)state;
+	assert_int_equal(start(), 0);
+	readback_under_way();
+	assert_int_equal(uet_ses_withdraw(w.n[0].ses, mine_below_100, NULL,
+					  true), 0);
+	assert_int_equal(sst(0)->withdraw_forced, 1);
+	free(sbuf);
+	sbuf = NULL;
+	hold_ret = false;
+	assert_true(sfw_run_cq(&w, 1, 1, 4 * RUN_NS));
+	/* its packets were never built again: the PDC failed */
+	assert_true(w.build_err > 0);
+	assert_true(cqe(1, 100)->status != 0);
+	assert_true(sfw_run_cq(&w, 0, 1, 4 * RUN_NS));
+	assert_true(cqe(0, 1)->status != 0);
+}
+
+/* An eager multi-packet send on the wire is let finish (the PDS may ask
+ * for any packet again); a send not handed over yet is never sent. */
+static void
+uet_ses_withdraw__eager_in_flight_finishes(void **state)
+{
+	const uint32_t len = 8000;
+	uint8_t *orig = malloc(len);
+	uint32_t k;
+
+	(void)state;
+	assert_int_equal(start(), 0);
+	assert_non_null(orig);
+	memcpy(orig, sbuf, len);
+	recv1(100, rbuf, LEN);
+	recv1(101, rbuf + len, LEN - len);
+	hold_req = true; /* lost on the wire: retransmitted later */
+	send0(1, sbuf, len);
+	sfw_step(&w, 1000);
+	send0(2, sbuf + len, len); /* behind it, not handed over yet */
+	assert_int_equal(uet_ses_withdraw(w.n[0].ses, mine_below_100, NULL,
+					  false), 1);
+	hold_req = false;
+	for (k = 0; k < STEPS && uet_ses_withdraw(w.n[0].ses, mine_below_100,
+						  NULL, false) != 0; k++)
+		sfw_step(&w, 1000);
+	assert_int_equal(uet_ses_withdraw(w.n[0].ses, mine_below_100, NULL,
+					  false), 0);
+	free(sbuf);
+	sbuf = NULL;
+	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_int_equal(cqe(1, 100)->status, 0);
+	assert_memory_equal(rbuf, orig, len);
+	assert_true(sfw_run_cq(&w, 0, 2, RUN_NS));
+	assert_int_equal(cqe(0, 2)->status, -ECANCELED);
+	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_int_equal(sfw_cq_find(&w, 1, 101), -1); /* never sent */
+	free(orig);
+}
+
+/* A receive bound to a multi-packet message is withdrawn: the rest of
+ * the message lands nowhere, the record still completes. */
+static void
+uet_ses_withdraw__bound_receive_gets_nothing(void **state)
+{
+	const uint32_t len = 9000;
+	uint32_t k;
+
+	(void)state;
+	assert_int_equal(start(), 0);
+	recv1(50, rbuf, LEN);
+	send0(200, sbuf, len);
+	/* the first packets land, then node 0's requests are lost */
+	for (k = 0; k < STEPS && sst(0)->frag_tx < 3; k++)
+		sfw_step(&w, 1);
+	hold_req = true;
+	for (k = 0; k < 1000; k++)
+		sfw_step(&w, 1000);
+	assert_int_equal(uet_ses_withdraw(w.n[1].ses, mine_below_100, NULL,
+					  false), 0);
+	memset(rbuf, 0x55, LEN); /* the application's buffer again */
+	hold_req = false;
+	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_int_equal(cqe(1, 50)->context, 50);
+	for (k = 0; k < LEN; k++)
+		assert_int_equal(rbuf[k], 0x55);
+	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(sfw_run_idle(&w, RUN_NS));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(
+			uet_ses_withdraw__waiting_ends_at_once, teardown),
+		cmocka_unit_test_teardown(
+			uet_ses_withdraw__readback_let_finish, teardown),
+		cmocka_unit_test_teardown(
+			uet_ses_withdraw__force_detaches_readback, teardown),
+		cmocka_unit_test_teardown(
+			uet_ses_withdraw__eager_in_flight_finishes, teardown),
+		cmocka_unit_test_teardown(
+			uet_ses_withdraw__bound_receive_gets_nothing, teardown),
+	};
+	const char *s = getenv("UET_TEST_SEED");
+
+	if (s != NULL)
+		seed = strtoull(s, NULL, 0);
+	printf("# seed 0x%llx\n", (unsigned long long)seed);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
