@@ -484,6 +484,20 @@ fault_cfg(struct uet_config *c, unsigned int dir, unsigned int cls)
 		c->fault.ppm[dir][cls][k] = 60000;
 }
 
+/* A and B know each other's IPv4 neighbour (no ARP). */
+static void
+static_pair(struct uet_config *ca, struct uet_config *cb)
+{
+	ca->nb_neighbors = 1;
+	ca->neighbor[0].ip.family = AF_INET;
+	memcpy(&ca->neighbor[0].ip.v4, ip4_b, 4);
+	memcpy(ca->neighbor[0].mac, mac_b, 6);
+	cb->nb_neighbors = 1;
+	cb->neighbor[0].ip.family = AF_INET;
+	memcpy(&cb->neighbor[0].ip.v4, ip4_a, 4);
+	memcpy(cb->neighbor[0].mac, mac_a, 6);
+}
+
 /* A: TX faults on requests; B: RX faults on requests (not on ARP/ND). */
 static void
 run_faults(struct uet_engine_fault_stats *out_a)
@@ -498,14 +512,7 @@ run_faults(struct uet_engine_fault_stats *out_a)
 	cfg_make(&cb, "net_ring_ringB", ip4_b, ip6_b, mac_b, true);
 	fault_cfg(&ca, UET_CONFIG_FAULT_TX, UET_CONFIG_FAULT_DATA);
 	fault_cfg(&cb, UET_CONFIG_FAULT_RX, UET_CONFIG_FAULT_DATA);
-	ca.nb_neighbors = 1;
-	ca.neighbor[0].ip.family = AF_INET;
-	memcpy(&ca.neighbor[0].ip.v4, ip4_b, 4);
-	memcpy(ca.neighbor[0].mac, mac_b, 6);
-	cb.nb_neighbors = 1;
-	cb.neighbor[0].ip.family = AF_INET;
-	memcpy(&cb.neighbor[0].ip.v4, ip4_a, 4);
-	memcpy(cb.neighbor[0].mac, mac_a, 6);
+	static_pair(&ca, &cb);
 	th_reset(ta, 4, ip4_b);
 	th_reset(tb, 4, ip4_a);
 	a = engine_make("fa", &ca, ta);
@@ -592,14 +599,7 @@ test_fault_window(void)
 		    [UET_CONFIG_FAULT_ECN] = 1000000;
 	ca.fault.from_ns = 1000000;  /* 1 ms */
 	ca.fault.until_ns = 2000000; /* 2 ms */
-	ca.nb_neighbors = 1;
-	ca.neighbor[0].ip.family = AF_INET;
-	memcpy(&ca.neighbor[0].ip.v4, ip4_b, 4);
-	memcpy(ca.neighbor[0].mac, mac_b, 6);
-	cb.nb_neighbors = 1;
-	cb.neighbor[0].ip.family = AF_INET;
-	memcpy(&cb.neighbor[0].ip.v4, ip4_a, 4);
-	memcpy(cb.neighbor[0].mac, mac_a, 6);
+	static_pair(&ca, &cb);
 	th_reset(ta, 4, ip4_b);
 	th_reset(tb, 4, ip4_a);
 	fw_now = 0;
@@ -664,14 +664,7 @@ test_auto(void)
 	cfg_make(&ca, "net_ring_ringA", ip4_a, ip6_a, mac_a, false);
 	cfg_make(&cb, "net_ring_ringB", ip4_b, ip6_b, mac_b, true);
 	/* static entry for A: no frames lost while resolving */
-	ca.nb_neighbors = 1;
-	ca.neighbor[0].ip.family = AF_INET;
-	memcpy(&ca.neighbor[0].ip.v4, ip4_b, 4);
-	memcpy(ca.neighbor[0].mac, mac_b, 6);
-	cb.nb_neighbors = 1;
-	cb.neighbor[0].ip.family = AF_INET;
-	memcpy(&cb.neighbor[0].ip.v4, ip4_a, 4);
-	memcpy(cb.neighbor[0].mac, mac_a, 6);
+	static_pair(&ca, &cb);
 	th_reset(ta, 4, ip4_b);
 	th_reset(tb, 4, ip4_a);
 	ch = uet_chan_create("autoch", 64, 64, 64, SOCKET_ID_ANY, 0);
