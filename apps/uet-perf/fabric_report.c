@@ -58,6 +58,9 @@ pf_csv_header(struct pf_run *p)
 	for (uint32_t i = 0; i < p->nflows; i++)
 		fprintf(p->csv, ",cwnd_%u_%u", p->flow[i].spec.src,
 			p->flow[i].spec.dst);
+	for (uint32_t i = 0; i < p->nflows; i++)
+		fprintf(p->csv, ",srtt_us_%u_%u", p->flow[i].spec.src,
+			p->flow[i].spec.dst);
 	fprintf(p->csv, ",queue_max_bytes,link_drops");
 	for (uint32_t l = 0; l < uet_fabric_links(p->fab); l++) {
 		if (uet_fabric_link_info(p->fab, l, &li) < 0)
@@ -72,17 +75,26 @@ pf_csv_header(struct pf_run *p)
 	fputc('\n', p->csv);
 }
 
+/* Every flow's window (bytes), then every flow's smoothed RTT (us);
+ * 0 while its PDC is not open. */
 static void
 pf_csv_cwnd(struct pf_run *p)
 {
-	for (uint32_t i = 0; i < p->nflows; i++) {
-		const struct pf_flow *f = &p->flow[i];
-		const struct rulp_dest *d = &p->dests[f->spec.src][f->tx_index];
-		uint64_t w = 0;
+	for (unsigned int col = 0; col < 2; col++) {
+		for (uint32_t i = 0; i < p->nflows; i++) {
+			const struct pf_flow *f = &p->flow[i];
+			const struct rulp_dest *d =
+				&p->dests[f->spec.src][f->tx_index];
+			uint64_t w = 0, rtt = 0;
 
-		if (perf_engine_cwnd(p->eng[f->spec.src], &d->peer, &w) < 0)
-			w = 0;
-		fprintf(p->csv, ",%" PRIu64, w);
+			if (perf_engine_cwnd(p->eng[f->spec.src], &d->peer,
+					     &w, &rtt) < 0)
+				w = rtt = 0;
+			if (col == 0)
+				fprintf(p->csv, ",%" PRIu64, w);
+			else
+				fprintf(p->csv, ",%.3f", (double)rtt / 1000.0);
+		}
 	}
 }
 

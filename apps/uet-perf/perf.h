@@ -239,11 +239,11 @@ struct perf_fabric_opts {
 	uint64_t limit_ns;       /* emulated time bound (0: 1 s) */
 };
 
-/* The congestion window (bytes) of @p e's first initiator PDC to @p dst
- * (context 0): 0, or -ENOENT when there is none (the --fabric --csv
- * cwnd_<src>_<dst> columns). */
+/* The congestion window (bytes) and smoothed RTT (ns, 0: no sample yet)
+ * of @p e's first initiator PDC to @p dst (context 0): 0, or -ENOENT
+ * when there is none (the --fabric --csv cwnd_ and srtt_us_ columns). */
 int perf_engine_cwnd(struct uet_engine *e, const struct uet_pds_fa *dst,
-		     uint64_t *bytes);
+		     uint64_t *bytes, uint64_t *srtt_ns);
 
 struct perf_opts {
 	unsigned int modes;      /* bit per mode */

@@ -137,7 +137,7 @@ initiator_to(const struct uet_pds_pdc_info *i, void *arg)
 
 int
 perf_engine_cwnd(struct uet_engine *e, const struct uet_pds_fa *dst,
-		 uint64_t *bytes)
+		 uint64_t *bytes, uint64_t *srtt_ns)
 {
 	struct uet_ulp_ctx *ctx = e != NULL ? uet_ulp_ctx_get(e, 0) : NULL;
 	struct cwnd_find f = { .dst = dst };
@@ -149,6 +149,7 @@ perf_engine_cwnd(struct uet_engine *e, const struct uet_pds_fa *dst,
 		return -ENOENT;
 	*bytes = uet_pds_cc_info_get(pds, f.pi.handle, &ci) == 0 ? ci.cwnd :
 		 f.pi.cwnd;
+	*srtt_ns = f.pi.srtt_ns;
 	return 0;
 }
 

@@ -165,8 +165,9 @@ def plot(tmp, csv, srcdir):
         head = ""
     check(head.startswith("time_us,rate_gbps_1_0,rate_gbps_2_0,"
                           "rate_gbps_3_0,cwnd_1_0,cwnd_2_0,cwnd_3_0,"
+                          "srtt_us_1_0,srtt_us_2_0,srtt_us_3_0,"
                           "queue_max_bytes,link_drops,q_leaf0_host0"),
-          "csv: header has flow rates, windows and switch queues")
+          "csv: header has flow rates, windows, RTTs and switch queues")
     rows = sum(1 for _ in open(csv)) - 1 if head else 0
     check(rows >= 10, f"csv: rows every 2 us ({rows})")
     if shutil.which("gnuplot") is None:
