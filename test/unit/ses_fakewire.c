@@ -492,3 +492,15 @@ sfw_cq_find(const struct sfw *w, int node, uint64_t ctx)
 			return (int)i;
 	return -1;
 }
+
+const struct uet_ses_cqe *
+sfw_cqe(const struct sfw *w, int node, uint64_t ctx)
+{
+	int i = sfw_cq_find(w, node, ctx);
+
+	if (i >= 0)
+		return &w->n[node].cq[i];
+	fprintf(stderr, "node %d: no completion %llu\n", node,
+		(unsigned long long)ctx);
+	return NULL;
+}

@@ -126,4 +126,8 @@ bool sfw_run_idle(struct sfw *w, uint64_t max_ns);
 /* Index of the completion with @p ctx on @p node, or -1. */
 int sfw_cq_find(const struct sfw *w, int node, uint64_t ctx);
 
+/* The completion with @p ctx on @p node, or NULL (said on stderr). */
+const struct uet_ses_cqe *sfw_cqe(const struct sfw *w, int node,
+				  uint64_t ctx);
+
 #endif /* SES_FAKEWIRE_H */

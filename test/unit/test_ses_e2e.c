@@ -82,18 +82,14 @@ teardown(void **state)
 static const struct uet_ses_cqe *
 cqe(int node, uint64_t ctx)
 {
-	int i = sfw_cq_find(&w, node, ctx);
+	const struct uet_ses_cqe *c;
 
-	if (i < 0) {
-		/* Completions of synchronous calls (cancel, peek): drain. */
+	/* Completions of synchronous calls (cancel, peek): drain first. */
+	if (sfw_cq_find(&w, node, ctx) < 0)
 		sfw_step(&w, 1000);
-		i = sfw_cq_find(&w, node, ctx);
-	}
-	if (i < 0)
-		print_error("node %d: no completion %llu\n", node,
-			    (unsigned long long)ctx);
-	assert_true(i >= 0);
-	return &w.n[node].cq[i];
+	c = sfw_cqe(&w, node, ctx);
+	assert_non_null(c);
+	return c;
 }
 
 static uint64_t

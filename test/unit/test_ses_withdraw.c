@@ -96,13 +96,10 @@ teardown(void **state)
 static const struct uet_ses_cqe *
 cqe(int node, uint64_t ctx)
 {
-	int i = sfw_cq_find(&w, node, ctx);
+	const struct uet_ses_cqe *c = sfw_cqe(&w, node, ctx);
 
-	if (i < 0)
-		print_error("node %d: no completion %llu\n", node,
-			    (unsigned long long)ctx);
-	assert_true(i >= 0);
-	return &w.n[node].cq[i];
+	assert_non_null(c);
+	return c;
 }
 
 static const struct uet_ses_stats *
