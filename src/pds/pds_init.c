@@ -293,7 +293,10 @@ pds_init_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx,
 		  retx ? UET_PDS_TX_RETX : UET_PDS_TX_NEW;
 	t->cookie = sl->flags & SLOT_F_CP ? 0 : sl->cookie;
 	if (retx) {
-		sl->flags |= SLOT_F_RETXD;
+		/* Counted now that it leaves, by the reason it was marked. */
+		pds_retx_sent(p, pds_slot_why(sl));
+		sl->flags = (uint8_t)((sl->flags & ~SLOT_WHY_MASK) |
+				      SLOT_F_RETXD);
 		c->u.i.nretx++;
 	}
 	if (c->u.i.inflight == 0) {
@@ -440,7 +443,8 @@ pds_init_fail(struct uet_pds *p, struct pds_pdc *c, int status)
 	pds_pdc_free(p, c);
 }
 
-/* Mark every in-flight slot for retransmission (RTO, go-back-N).
+/* Mark every in-flight slot sent before @p before for retransmission
+ * because of @p why (RTO, go-back-N).
  * @p wait_too: also the request at una if it waits for its response
  * (WAIT): the target holds CACK below it (UEC 1.0 3.5.20.2.2), so its
  * stored response was lost or is still due; a duplicate makes the target
@@ -450,21 +454,19 @@ pds_init_fail(struct uet_pds *p, struct pds_pdc *c, int status)
  * Returns how many were marked. */
 uint32_t
 pds_init_mark_from(struct uet_pds *p, struct pds_pdc *c, uint32_t from,
-		   bool wait_too)
+		   bool wait_too, enum pds_why why, uint64_t before)
 {
 	struct pds_slot *sl;
 	uint32_t psn, k = 0;
 
 	for (psn = from; psn != c->u.i.snd; psn++) {
 		sl = pds_slot(p, c, psn);
-		if (sl->state == SLOT_SENT) {
-			PDS_SLOT_UNSEND(p, c, sl);
-		} else if (!(wait_too && sl->state == SLOT_WAIT &&
-			     psn == c->u.i.una)) {
+		if (sl->sent_ns >= before)
 			continue;
-		}
-		sl->state = SLOT_RETX;
-		c->u.i.n_retx++;
+		if (sl->state != SLOT_SENT &&
+		    !(wait_too && sl->state == SLOT_WAIT && psn == c->u.i.una))
+			continue;
+		pds_slot_mark(p, c, sl, why);
 		k++;
 	}
 	return k;
@@ -548,14 +550,11 @@ pds_init_rto_mark(struct uet_pds *p, struct pds_pdc *c)
 		/* Already queued again (SACK evidence came late): as is. */
 		if (sl->state == SLOT_RETX)
 			return;
-		PDS_SLOT_UNSEND(p, c, sl);
-		sl->state = SLOT_RETX;
-		c->u.i.n_retx++;
-		p->st.retx_rto++;
+		pds_slot_mark(p, c, sl, PDS_WHY_RTO);
 		return;
 	}
 	c->flags &= (uint16_t)~PDC_F_FRTO;
-	p->st.retx_rto += pds_init_mark_from(p, c, c->u.i.una, true);
+	pds_init_mark_from(p, c, c->u.i.una, true, PDS_WHY_RTO, UINT64_MAX);
 }
 
 static void
@@ -608,9 +607,7 @@ pds_init_tlp(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 		 * return direction sends no CPs (pds.c): resend the tail
 		 * instead; its RETX flag makes the receiver ACK at once, and
 		 * a SYN request may open the PDC itself. */
-		PDS_SLOT_UNSEND(p, c, sl);
-		sl->state = SLOT_RETX;
-		c->u.i.n_retx++;
+		pds_slot_mark(p, c, sl, PDS_WHY_TLP);
 		p->st.tlp_fires++;
 		pds_cc_flush_loss(p, c, now);
 		pds_init_kick(p, c);
