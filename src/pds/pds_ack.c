@@ -233,11 +233,13 @@ pds_ack_infer(struct uet_pds *p, struct pds_pdc *c, uint32_t hi,
 }
 
 /*
- * The first ACK after an RTO that resent the head only (pds_init_rto):
- * if it completes a packet never retransmitted, the packets were not
- * lost but late (the ACKs were, or this end did not run for a while):
- * the timeout was spurious, and SACK / NACK evidence repairs what is
- * really missing. Otherwise go back from una as the RTO would have.
+ * The first ACK after an RTO, which resent the oldest packets only
+ * (pds_init_rto_mark): if it completes a packet never retransmitted,
+ * the packets were not lost but late (the ACKs were, or this end did not
+ * run for a while): the timeout was spurious, and SACK / NACK evidence
+ * repairs what is really missing. Otherwise every packet sent before the
+ * RTO (rto_base; what left since runs on its own time) and still not
+ * acknowledged is lost: go back from una.
  */
 static void
 pds_ack_frto(struct uet_pds *p, struct pds_pdc *c)
@@ -247,7 +249,8 @@ pds_ack_frto(struct uet_pds *p, struct pds_pdc *c)
 		p->st.rto_spurious++;
 		return;
 	}
-	pds_init_mark_from(p, c, c->u.i.una, true, PDS_WHY_RTO, UINT64_MAX);
+	pds_init_mark_from(p, c, c->u.i.una, true, PDS_WHY_RTO,
+			   c->u.i.rto_base);
 	pds_init_kick(p, c);
 }
 

@@ -530,31 +530,49 @@ pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c)
 }
 
 /*
- * What an RTO resends. First only the head, if in flight (F-RTO, after
- * RFC 5682): after a stall of this end or lost ACKs the window is not
- * lost, and resending all of it would only be duplicates; the next ACK
- * decides (pds_ack_frto). Later RTOs without progress, or a head that
- * is not simply in flight, go back from una (UEC 1.0 PDS retransmission).
+ * What an RTO resends. UEC 1.0 PDS retransmission: a packet is resent
+ * when its own retransmission timer expires, with RETX set, and the
+ * timeout doubles with each retry (RTO_INIT x 2^retry). This PDS keeps
+ * one timer per PDC, that of its oldest outstanding packet (una). When
+ * it expires, the packets sent after una may have expired too - after a
+ * stall of this end, all of them at once - but a window whose ACKs were
+ * only late (this end did not run, or they were lost) is not lost:
+ * resending it would send the window twice, all of it duplicates.
+ * DECISION: the oldest go first, and few: the k-th RTO in a row without
+ * progress resends the 2^(k-1) oldest outstanding packets (1, 2, 4...;
+ * those already marked count), so the RTO path sends at most one packet
+ * per 2 RTO_INIT on average however large the window, and the first
+ * expiry after a stall resends the packet at una only (whatever it
+ * waits for: its ACK, or as a WAIT slot its guaranteed-delivery response,
+ * which a duplicate makes the target send again). The next ACK decides
+ * (pds_ack_frto, after F-RTO, RFC 5682): if it acknowledges a packet
+ * never retransmitted the rest was late, and SACK, NACK and the next
+ * RTO repair what is really missing; otherwise every packet sent before
+ * the RTO is lost and is resent.
  */
 static void
 pds_init_rto_mark(struct uet_pds *p, struct pds_pdc *c)
 {
-	struct pds_slot *sl = pds_slot(p, c, c->u.i.una);
+	struct pds_init *i = &c->u.i;
+	uint32_t n = 1u << (i->retries <= 16 ? i->retries - 1 : 15);
+	struct pds_slot *sl;
+	uint32_t psn;
 
-	/* Not for guaranteed delivery: a lost response is only recovered
-	 * by resending its request (WAIT slots, pds_init_mark_from). */
-	if (c->u.i.retries == 1 && c->u.i.una + 1 != c->u.i.snd &&
-	    !(sl->flags & SLOT_F_RESP) &&
-	    (sl->state == SLOT_SENT || sl->state == SLOT_RETX)) {
-		c->flags |= PDC_F_FRTO;
-		/* Already queued again (SACK evidence came late): as is. */
-		if (sl->state == SLOT_RETX)
-			return;
-		pds_slot_mark(p, c, sl, PDS_WHY_RTO);
-		return;
+	for (psn = i->una; psn != i->snd && n > 0; psn++) {
+		sl = pds_slot(p, c, psn);
+		if (sl->state == SLOT_SENT ||
+		    (sl->state == SLOT_WAIT && psn == i->una))
+			pds_slot_mark(p, c, sl, PDS_WHY_RTO);
+		else if (sl->state != SLOT_RETX)
+			continue;
+		/* Already marked (e.g. SACK evidence behind the CC gate):
+		 * it goes as it is, counted by that reason. */
+		n--;
 	}
-	c->flags &= (uint16_t)~PDC_F_FRTO;
-	pds_init_mark_from(p, c, c->u.i.una, true, PDS_WHY_RTO, UINT64_MAX);
+	if (psn != i->snd)
+		c->flags |= PDC_F_FRTO;
+	else
+		c->flags &= (uint16_t)~PDC_F_FRTO;
 }
 
 static void

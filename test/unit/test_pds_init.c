@@ -360,9 +360,12 @@ pds_init_close__target_gone_is_closed(void **state)
 }
 
 /*
- * UEC 1.0 PDS retransmission after a stall of this end (pds_init_rto_mark): the target has the whole window and its ACKs are waiting
+ * UEC 1.0 PDS retransmission after a stall of this end (pds_init_rto_mark
+ * DECISION): the target has the whole window and its ACKs are waiting
  * when the clock jumps 100 ms. Every packet's timer has expired, yet the
- * RTO resends the oldest packet only, and the late ACKs, acknowledging packets never resent, end it: one
+ * RTO resends the oldest packet only - also when it waits for a
+ * guaranteed-delivery response, the case that resent the whole window -
+ * and the late ACKs, acknowledging packets never resent, end it: one
  * retransmission counted, one sent, no more.
  */
 static void
@@ -406,6 +409,13 @@ pds_init_rto__stall_resends_oldest_only(void **state)
 {
 	(void)state;
 	stall_window_received(0);
+}
+
+static void
+pds_init_rto__stall_resends_oldest_only_awaiting_response(void **state)
+{
+	(void)state;
+	stall_window_received(UET_PDS_SUBMIT_RESP);
 }
 
 /* The ACKs arrive after the RTO marked the oldest packet and before the
@@ -465,6 +475,32 @@ pds_init_rto__window_lost_goes_back_on_ack(void **state)
 	assert_int_equal(fw_st(0)->rto_fires, 1);
 }
 
+/* Without an answer, the k-th RTO in a row resends the 2^(k-1) oldest
+ * packets (exponential back-off of the timer and the burst alike). */
+static void
+pds_init_rto__rounds_double_the_resends(void **state)
+{
+	static const uint16_t want[5] = { 1, 2, 4, 8, 16 };
+	struct uet_pds_tx tx[64];
+	uint32_t c, r;
+
+	(void)state;
+	for (c = 0; c < 64; c++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
+	assert_int_equal(fw_take(&W, 0, tx, 64), 64); /* all lost */
+	for (r = 0; r < 5; r++) {
+		W.now += (W.pds[0]->cfg.rto_init_ns << r) +
+			 2 * W.pds[0]->cfg.timer_tick_ns;
+		uet_pds_advance(W.pds[0], W.now);
+		assert_int_equal(fw_st(0)->rto_fires, r + 1);
+		assert_int_equal(fw_take(&W, 0, tx, 64), want[r]);
+		assert_int_equal(tx[0].cookie, 0);
+		assert_int_equal(tx[want[r] - 1].cookie, want[r] - 1);
+	}
+	assert_int_equal(fw_st(0)->retx_rto, 1 + 2 + 4 + 8 + 16);
+	assert_int_equal(fw_retx_sent(0), 1 + 2 + 4 + 8 + 16);
+}
+
 int
 main(void)
 {
@@ -483,9 +519,12 @@ main(void)
 		T(pds_init_close__on_request),
 		T(pds_init_ar__window_room_and_trigger),
 		FW_TEST(pds_init_rto__stall_resends_oldest_only, fw_setup),
+		FW_TEST(pds_init_rto__stall_resends_oldest_only_awaiting_response,
+			fw_setup),
 		FW_TEST(pds_init_rto__acked_between_mark_and_drain_not_counted,
 			fw_setup),
 		FW_TEST(pds_init_rto__window_lost_goes_back_on_ack, fw_setup),
+		FW_TEST(pds_init_rto__rounds_double_the_resends, fw_setup),
 #undef T
 	};
 
