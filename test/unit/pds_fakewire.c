@@ -138,6 +138,10 @@ fw_send(struct fakewire *w, int from, const struct uet_pds_tx *t)
 	int n = fw_encode(t, &pk);
 
 	w->tx_pkts[from]++;
+	/* requests, and reliable CPs (CLOSE) sent again */
+	if (t->kind == UET_PDS_TX_RETX ||
+	    (t->hdr.type == UET_PDS_TYPE_CP && (t->hdr.flags & UET_PDS_F_RETX)))
+		w->tx_retx[from]++;
 	if (n < 0) {
 		w->bad_payload++;
 		return;
@@ -503,8 +507,12 @@ fw_st(int side)
 uint64_t
 fw_retx_sent(int side)
 {
-	const struct uet_pds_stats *s = fw_st(side);
+	return fw_retx_of(fw_st(side));
+}
 
+uint64_t
+fw_retx_of(const struct uet_pds_stats *s)
+{
 	return s->retx_sack + s->retx_nack + s->retx_trim + s->retx_rto +
 	       s->retx_backoff + s->retx_probe + s->retx_again + s->retx_tlp;
 }

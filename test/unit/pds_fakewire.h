@@ -61,6 +61,7 @@ struct fakewire {
 	uint32_t norder;
 	uint32_t bad_payload;
 	uint32_t tx_pkts[2];
+	uint32_t tx_retx[2];        /* UET_PDS_TX_RETX descriptors sent */
 	uint32_t dropped[2];
 	bool resp_expected;         /* target answers every request */
 	bool resp_default;          /* ... with uet_pds_respond_default() */
@@ -151,6 +152,8 @@ int fw_setup(void **state);
 int fw_teardown(void **state);
 /* Counters of side @p side of W. */
 const struct uet_pds_stats *fw_st(int side);
+/* Retransmissions counted in @p s, every reason. */
+uint64_t fw_retx_of(const struct uet_pds_stats *s);
 /* Retransmissions side @p side of W counted, every reason. */
 uint64_t fw_retx_sent(int side);
 /*

@@ -562,11 +562,12 @@ struct uet_pds_stats {
 	uint64_t rx_ctl[16];       /**< CPs in, by ctl_type */
 	uint64_t nack_tx[32];      /**< NACKs sent, by code (0xFD-FF in [31]) */
 	uint64_t nack_rx[32];      /**< NACKs received, by code */
-	/* Retransmissions (retx_*) are counted by reason when their
-	 * descriptor leaves uet_pds_tx_burst(); a packet marked for resend
-	 * and acknowledged before it left counts in resend_cancelled. Their
-	 * sum (plus retx_probe, retx_again, retx_trim, retx_tlp) is the
-	 * number of UET_PDS_TX_RETX descriptors handed out. */
+	/* Retransmissions (retx_*, further below too) are counted by
+	 * reason when their descriptor leaves uet_pds_tx_burst(); a packet
+	 * marked for resend and acknowledged before it left counts in
+	 * resend_cancelled only. All retx_* together are the
+	 * UET_PDS_TX_RETX descriptors handed out plus the reliable control
+	 * packets (CLOSE) sent again (UET_PDS_TX_CTL with the RETX flag). */
 	uint64_t retx_sack;        /**< retransmits: SACK-inferred loss */
 	uint64_t retx_nack;        /**< retransmits: retransmit-class NACK
 				    *   other than a trim (PSN_OOR_WINDOW,
