@@ -178,7 +178,11 @@ enum pds_why {
 	PDS_WHY_PROBE,   /* PROBE reply: sent before the PROBE, not ACKed */
 	PDS_WHY_BACKOFF, /* resource NACK, resent when the back-off ends */
 	PDS_WHY_TLP,     /* tail-loss probe resending the newest packet */
+	PDS_WHY_COUNT
 };
+
+_Static_assert(PDS_WHY_COUNT - 1 <= (SLOT_WHY_MASK >> SLOT_WHY_SHIFT),
+	       "every reason fits in the high nibble of a slot's flags");
 
 /* One PSN of a transmit block: enough to rebuild the packet. */
 struct pds_slot {
