@@ -530,31 +530,34 @@ pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c)
 }
 
 /*
- * What an RTO resends. UEC 1.0 PDS retransmission: a packet is resent
- * when its own retransmission timer expires, with RETX set, and the
- * timeout doubles with each retry (RTO_INIT x 2^retry). This PDS keeps
- * one timer per PDC, that of its oldest outstanding packet (una). When
- * it expires, the packets sent after una may have expired too - after a
- * stall of this end, all of them at once - but a window whose ACKs were
- * only late (this end did not run, or they were lost) is not lost:
- * resending it would send the window twice, all of it duplicates.
- * DECISION: the oldest go first, and few: the k-th RTO in a row without
- * progress resends the 2^(k-1) oldest outstanding packets (1, 2, 4...;
- * those already marked count), so the RTO path sends at most one packet
- * per 2 RTO_INIT on average however large the window, and the first
+ * What an RTO resends. UEC 1.0 PDS retransmission (RUD loss sequences,
+ * 3.5.20.3.2): a packet is resent when its timeout expires, with RETX
+ * set, up to Max_RTO_Retx_Cnt times, and the timeout doubles with each
+ * retry (RTO_INIT x 2^retry). This PDS keeps one timer per PDC, that of
+ * its oldest outstanding packet (una). When it expires, the packets sent
+ * after una may have expired too - after a stall of this end, all of
+ * them at once - but a window whose ACKs were only late (this end did
+ * not run, or they were lost) is not lost: resending it would send the
+ * window twice, all of it duplicates.
+ * DECISION: the oldest go first, and few: an expiry resends as many of
+ * the oldest outstanding packets as the timeout that just expired holds
+ * RTO_INIT (1, 2, 4, ... up to rto_max / RTO_INIT; those already marked
+ * count), so the RTO path sends at most one packet per RTO_INIT on
+ * average however large the window, and the first
  * expiry after a stall resends the packet at una only (whatever it
  * waits for: its ACK, or as a WAIT slot its guaranteed-delivery response,
  * which a duplicate makes the target send again). The next ACK decides
  * (pds_ack_frto, after F-RTO, RFC 5682): if it acknowledges a packet
  * never retransmitted the rest was late, and SACK, NACK and the next
  * RTO repair what is really missing; otherwise every packet sent before
- * the RTO is lost and is resent.
+ * the RTO is lost and is resent (WIRE-DECISIONS "RTO: the oldest packets
+ * first, doubling").
  */
 static void
 pds_init_rto_mark(struct uet_pds *p, struct pds_pdc *c)
 {
 	struct pds_init *i = &c->u.i;
-	uint32_t n = 1u << (i->retries <= 16 ? i->retries - 1 : 15);
+	uint64_t n = pds_rto_ns(p, i->retries - 1) / p->cfg.rto_init_ns;
 	struct pds_slot *sl;
 	uint32_t psn;
 

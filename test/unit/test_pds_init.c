@@ -501,6 +501,43 @@ pds_init_rto__rounds_double_the_resends(void **state)
 	assert_int_equal(fw_retx_sent(0), 1 + 2 + 4 + 8 + 16);
 }
 
+/* With the timeout capped (rto_max 4 ms = 4 RTO_INIT), so is the burst:
+ * 1, 2, 4, 4, 4 - never more than one packet per RTO_INIT on average. */
+static void
+rto_max_4ms(struct uet_pds_config *cfg)
+{
+	cfg->rto_max_ns = 4000000;
+}
+
+static int
+setup_rto_max_4ms(void **state)
+{
+	(void)state;
+	return fw_setup_with(1, rto_max_4ms);
+}
+
+static void
+pds_init_rto__resends_capped_with_the_timeout(void **state)
+{
+	static const uint16_t want[5] = { 1, 2, 4, 4, 4 };
+	struct uet_pds_tx tx[64];
+	uint32_t c, r, sum = 0;
+
+	(void)state;
+	for (c = 0; c < 64; c++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
+	assert_int_equal(fw_take(&W, 0, tx, 64), 64); /* all lost */
+	for (r = 0; r < 5; r++) {
+		W.now += 4000000 + 2 * W.pds[0]->cfg.timer_tick_ns;
+		uet_pds_advance(W.pds[0], W.now);
+		assert_int_equal(fw_st(0)->rto_fires, r + 1);
+		assert_int_equal(fw_take(&W, 0, tx, 64), want[r]);
+		assert_int_equal(tx[0].cookie, 0);
+		sum += want[r];
+	}
+	assert_int_equal(fw_st(0)->retx_rto, sum);
+}
+
 int
 main(void)
 {
@@ -525,6 +562,8 @@ main(void)
 			fw_setup),
 		FW_TEST(pds_init_rto__window_lost_goes_back_on_ack, fw_setup),
 		FW_TEST(pds_init_rto__rounds_double_the_resends, fw_setup),
+		FW_TEST(pds_init_rto__resends_capped_with_the_timeout,
+			setup_rto_max_4ms),
 #undef T
 	};
 
