@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -487,6 +488,19 @@ listen_make(struct uet_svc_server *s)
 	return 0;
 }
 
+static int
+efds_make(struct uet_svc_server *s)
+{
+	s->efd_own = !s->wake;
+	for (unsigned int i = 0; i < s->nb_ctx; i++) {
+		s->efd[i] = s->wake ? uet_engine_wake_fd(s->p.engine, i) :
+			    eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (s->efd[i] < 0)
+			return s->wake ? s->efd[i] : -errno;
+	}
+	return 0;
+}
+
 static void
 layout(struct uet_svc_server *s)
 {
@@ -514,6 +528,8 @@ uet_svc_server_create(const struct uet_svc_server_params *p, int *err)
 	s->p = *p;
 	snprintf(s->path, sizeof(s->path), "%s", p->socket_path);
 	s->lfd = s->epfd = s->page_fd = s->page_ro = -1;
+	for (unsigned int i = 0; i < UET_SVC_CTX_MAX; i++)
+		s->efd[i] = -1;
 	s->nb_ctx = uet_engine_nb_lcores(p->engine);
 	s->wake = uet_engine_wake_fd(p->engine, 0) >= 0;
 	s->nb_client_pids = s->nb_ctx * UET_SVC_PIDS_PER_CTX;
@@ -524,6 +540,9 @@ uet_svc_server_create(const struct uet_svc_server_params *p, int *err)
 		goto fail;
 	rc = (unsigned int)p->pid_base + s->nb_ctx + s->nb_client_pids > 0x1000 ?
 	     -EINVAL : 0;
+	if (rc < 0)
+		goto fail;
+	rc = efds_make(s);
 	if (rc < 0)
 		goto fail;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -587,6 +606,9 @@ uet_svc_server_free(struct uet_svc_server *s)
 		SVC_LOG(WARNING, "engine running: service page left mapped");
 	if (s->page_ro >= 0)
 		close(s->page_ro);
+	for (unsigned int i = 0; s->efd_own && i < s->nb_ctx; i++)
+		if (s->efd[i] >= 0)
+			close(s->efd[i]);
 	if (s->page_fd >= 0)
 		close(s->page_fd);
 	free(s->clients);

@@ -85,6 +85,11 @@ struct uet_svc_server {
 	bool wake;    /* contexts sleep: UET_SVC_CAP_WAKE */
 	int page_fd;  /* service page memfd */
 	int page_ro;  /* read-only reopen of it, what clients get */
+	/* per context: the engine's wake-up eventfd, or (contexts that
+	 * never sleep) one of ours that nobody reads, so that HELLO always
+	 * passes nb_ctx of them */
+	int efd[UET_SVC_CTX_MAX];
+	bool efd_own;
 	struct uet_svc_page *page;
 	/* region layout (same for every client) */
 	size_t rings_off, slot_size, window_off, region_size;

@@ -184,8 +184,8 @@ op_hello(struct uet_svc_server *s, struct svc_client *c,
 	*rep_len = sizeof(*r);
 	fds[(*nb_fds)++] = c->memfd;
 	fds[(*nb_fds)++] = s->page_ro;
-	for (unsigned int i = 0; s->wake && i < s->nb_ctx; i++)
-		fds[(*nb_fds)++] = uet_engine_wake_fd(s->p.engine, i);
+	for (unsigned int i = 0; i < s->nb_ctx; i++)
+		fds[(*nb_fds)++] = s->efd[i];
 	return 0;
 }
 

@@ -43,7 +43,7 @@ nap_ms(unsigned int ms)
 
 int
 rc_service_start(struct rc_service *s, const char *engine_bin,
-		 const char *tag, const char *extra)
+		 const char *tag, const char *engine, const char *service)
 {
 	FILE *f;
 	int me = (int)getpid();
@@ -68,13 +68,15 @@ rc_service_start(struct rc_service *s, const char *engine_bin,
 		"mac = 02:00:00:00:00:01\n"
 		"[engine]\n"
 		"lcores = 1\n"
+		"%s"
 		"[neighbor]\n"
 		"10.0.0.1 = 02:00:00:00:00:01\n"
 		"[service]\n"
 		"socket = %s\n"
 		"jobs = 1-10,77\n"
 		"%s",
-		s->prefix, s->sock, extra != NULL ? extra : "");
+		s->prefix, engine != NULL ? engine : "", s->sock,
+		service != NULL ? service : "");
 	fclose(f);
 	s->pid = fork();
 	if (s->pid < 0)

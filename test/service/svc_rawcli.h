@@ -57,9 +57,11 @@ struct rc_service {
 
 /* Write a configuration (loopback net_ring0 port, FA 10.0.0.1, its own
  * MAC as neighbour) and start uet-engine on it; wait for its socket.
- * @p extra: more INI lines for [service] (may be NULL). */
+ * @p engine, @p service: more INI lines for [engine] and [service] (may
+ * be NULL). */
 int rc_service_start(struct rc_service *s, const char *engine_bin,
-		     const char *tag, const char *extra);
+		     const char *tag, const char *engine,
+		     const char *service);
 /* SIGTERM, wait; @return its exit status (or -1 / 128 + signal). */
 int rc_service_stop(struct rc_service *s);
 /* Read counter @p key of telemetry command @p cmd ("/uet/service").

@@ -163,7 +163,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: %s UET_ENGINE [CYCLES]\n", argv[0]);
 		return 2;
 	}
-	rc = rc_service_start(&svc, argv[1], "kill", NULL);
+	rc = rc_service_start(&svc, argv[1], "kill", NULL, NULL);
 	if (rc < 0) {
 		fprintf(stderr, "service start: %s\n", strerror(-rc));
 		if (svc.pid > 0)

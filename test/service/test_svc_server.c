@@ -125,8 +125,9 @@ test_hello(struct cli *a)
 	      r->jobs[0].last == 10 && r->jobs[1].first == 77);
 	CHECK(!(r->caps & UET_SVC_CAP_RMA));
 	CHECK(r->is_v6 == 0 && r->fa[0] == 10 && r->fa[3] == 1);
-	/* eventfds only when the contexts sleep */
-	CHECK(a->c.nb_efd == ((r->caps & UET_SVC_CAP_WAKE) ? r->nb_ctx : 0));
+	/* one eventfd per context */
+	CHECK(a->c.nb_efd == r->nb_ctx);
+	CHECK(r->caps & UET_SVC_CAP_WAKE);
 	CHECK(h->magic == UET_SVC_REGION_MAGIC && h->size == r->region_size);
 	CHECK(h->chan[a->ch.slot].state == UET_SVC_CHAN_OPEN);
 	CHECK(h->chan[a->ch.slot].pid == a->pid.pid);
@@ -144,6 +145,25 @@ test_hello(struct cli *a)
 	       (unsigned long)r->region_size, (unsigned long)r->window_len,
 	       (unsigned long)r->window_off, r->nb_ctx, r->caps,
 	       a->c.nb_efd);
+}
+
+/* The engine keeps its context's flag in the service page: idle, its
+ * lcore sleeps and the client sees it there; a post then writes the
+ * context's eventfd and the NOP completes. */
+static void test_nop(struct cli *a, uint64_t ctx);
+
+static void
+test_sleep_flag(struct cli *a)
+{
+	const struct uet_chan_waker *w = &a->c.page->ctx[a->ch.ctx].w;
+	unsigned int i;
+
+	/* idle_spin is 20 us: bounded wait of 5 s */
+	for (i = 0; i < 5000 &&
+	     __atomic_load_n(&w->sleeping, __ATOMIC_ACQUIRE) == 0; i++)
+		usleep(1000);
+	CHECK(__atomic_load_n(&w->sleeping, __ATOMIC_ACQUIRE) != 0);
+	test_nop(a, 150);
 }
 
 static void
@@ -349,6 +369,32 @@ test_isolation(struct cli *a, struct cli *c, uint64_t a_peer)
 	       denied);
 }
 
+/* A service whose lcores never sleep: no UET_SVC_CAP_WAKE, still one
+ * eventfd per context (nobody needs to write them), NOPs go through. */
+static void
+test_no_sleep(const char *bin)
+{
+	struct rc_service keep = svc;
+	struct cli a;
+	int rc;
+
+	rc = rc_service_start(&svc, bin, "nosleep", "idle_sleep = 0ns\n",
+			      NULL);
+	CHECK(rc == 0);
+	if (rc == 0 && cli_make(&a) == 0) {
+		CHECK(!(a.c.hello.caps & UET_SVC_CAP_WAKE));
+		CHECK(a.c.nb_efd == a.c.hello.nb_ctx);
+		CHECK(a.ch.ch.waker == NULL);
+		test_nop(&a, 900);
+		CHECK(rc_bye(&a.c) == 0);
+		rc_close(&a.c);
+	} else {
+		failures++;
+	}
+	CHECK(rc_service_stop(&svc) == 0);
+	svc = keep;
+}
+
 static const char *const counts[] = {
 	"clients", "chans", "peers", "mrs", "jobs", "pids",
 };
@@ -368,7 +414,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: %s UET_ENGINE\n", argv[0]);
 		return 2;
 	}
-	rc = rc_service_start(&svc, argv[1], "srv", "max_clients = 6\n");
+	rc = rc_service_start(&svc, argv[1], "srv", NULL, "max_clients = 6\n");
 	if (rc < 0) {
 		fprintf(stderr, "service start: %s\n", strerror(-rc));
 		if (svc.pid > 0)
@@ -386,6 +432,7 @@ main(int argc, char **argv)
 	CHECK(tel("pids") == start[5] + 3);
 	test_hello(&a);
 	test_nop(&a, 100);
+	test_sleep_flag(&a);
 	test_send(&a, &b, &peer_b);
 	test_bad_messages(&a);
 	test_isolation(&a, &c, peer_b);
@@ -444,6 +491,8 @@ main(int argc, char **argv)
 	}
 stop:
 	rc = rc_service_stop(&svc);
+	if (rc == 0)
+		test_no_sleep(argv[1]);
 	printf("# SIGTERM: exit status %d\n", rc);
 	CHECK(rc == 0);
 	CHECK(stat(svc.sock, &st) != 0 && errno == ENOENT);

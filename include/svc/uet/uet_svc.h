@@ -24,9 +24,9 @@
  * carries, by SCM_RIGHTS, in this order: the memfd of the client's shared
  * region (mapped read-write, MAP_SHARED, region_size bytes), the memfd of
  * the service page (opened read-only: map it PROT_READ, page_size bytes)
- * and, when caps has UET_SVC_CAP_WAKE, nb_ctx eventfds, one per engine
- * context (written by the client to wake a sleeping context, see struct
- * uet_svc_page). A zero-length message cannot be told from the end of
+ * and nb_ctx eventfds, one per engine context (written by the client to
+ * wake a sleeping context, see struct uet_svc_page; without
+ * UET_SVC_CAP_WAKE the contexts never sleep and they need no writing). A zero-length message cannot be told from the end of
  * the connection: the service takes it as one.
  *
  * No pointer crosses the socket or the rings: channel rings are named by
