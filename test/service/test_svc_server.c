@@ -395,6 +395,51 @@ test_no_sleep(const char *bin)
 	svc = keep;
 }
 
+/*
+ * A client that writes garbage: random SQEs and RQEs, then random ring
+ * header cursors. Every entry the engine takes is checked and refused
+ * (or, for a receive inside the window, posted); it never reads or
+ * writes outside the ring or the window. The service lives on.
+ */
+static void
+test_ring_garbage(void)
+{
+	struct cli g;
+	struct uet_chan_cqe e;
+	unsigned int seed = 777, cqes = 0;
+
+	if (cli_make(&g) < 0) {
+		failures++;
+		return;
+	}
+	for (unsigned int i = 0; i < 300; i++) {
+		struct uet_chan_sqe q;
+		struct uet_chan_rqe r;
+
+		for (size_t j = 0; j < sizeof(q); j++)
+			((uint8_t *)&q)[j] = (uint8_t)rand_r(&seed);
+		for (size_t j = 0; j < sizeof(r); j++)
+			((uint8_t *)&r)[j] = (uint8_t)rand_r(&seed);
+		(void)uet_chan_sq_post(&g.ch.ch, &q);
+		(void)uet_chan_rq_post(&g.ch.ch, &r);
+		while (uet_chan_cq_poll(&g.ch.ch, &e, 1) == 1)
+			cqes++;
+		usleep(100);
+	}
+	/* cursors out of any sense: the engine takes at most a ring */
+	g.ch.ch.sq->prod.tail = (uint32_t)rand_r(&seed);
+	g.ch.ch.sq->prod.head = g.ch.ch.sq->prod.tail;
+	g.ch.ch.rq->prod.tail = (uint32_t)rand_r(&seed);
+	g.ch.ch.cq->cons.tail = (uint32_t)rand_r(&seed);
+	g.ch.ch.sq->mask = 0xFFFFFFFFu;
+	usleep(100000);
+	printf("# garbage: 300 random SQEs and RQEs, %u CQEs back, ring "
+	       "cursors scribbled\n", cqes);
+	CHECK(cqes > 0);
+	CHECK(rc_bye(&g.c) == 0);
+	rc_close(&g.c);
+}
+
 static const char *const counts[] = {
 	"clients", "chans", "peers", "mrs", "jobs", "pids",
 };
@@ -436,6 +481,7 @@ main(int argc, char **argv)
 	test_send(&a, &b, &peer_b);
 	test_bad_messages(&a);
 	test_isolation(&a, &c, peer_b);
+	test_ring_garbage();
 	/* a channel closed and opened again */
 	CHECK(rc_chan_close(&c.c, &c.ch) == 0);
 	CHECK(rc_chan_close(&c.c, &c.ch) == -ENOENT);
