@@ -8,7 +8,9 @@
  * releases everything; at the end every /uet/service count is back to
  * its start, the service's open fds are as many as before (asserted) and
  * its resident set is printed (after a warm-up and at the end). Then a
- * client that stays alive still gets a NOP through.
+ * client that stays alive still gets a NOP through, and a SIGTERM of the
+ * service with that client attached ends in exit status 0 and the end of
+ * the client's connection.
  *
  * usage: test_svc_kill UET_ENGINE_BINARY [CYCLES]
  */
@@ -221,11 +223,17 @@ main(int argc, char **argv)
 		CHECK(rc_chan_open(&c, p.pid, 8, &ch) == 0);
 		CHECK(uet_chan_sq_post(&ch.ch, &q) == 0);
 		CHECK(rc_cq_wait(&ch, &e) && e.context == 9 && e.status == 0);
-		CHECK(rc_bye(&c) == 0);
+		/* SIGTERM with this client attached: released, exit 0, the
+		 * client reads the end of its connection */
+		rc = rc_service_stop(&svc);
+		CHECK(rc == 0);
+		{
+			char b;
+
+			CHECK(rc_recv_raw(&c, &b, 1, NULL, NULL) == 0);
+		}
 		rc_close(&c);
 	}
-	rc = rc_service_stop(&svc);
-	CHECK(rc == 0);
 	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
 	return failures ? 1 : 0;
 }
