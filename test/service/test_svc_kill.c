@@ -56,15 +56,22 @@ victim(int ready, unsigned int cycle)
 	uint64_t peer;
 	bool told = false;
 
-	if (rc_connect(&c, svc.sock) < 0 || rc_hello(&c) < 0 ||
-	    rc_pid_get(&c, 0, UET_SVC_CTX_ANY, &p1) < 0 ||
-	    rc_pid_get(&c, 0, UET_SVC_CTX_ANY, &p2) < 0 ||
-	    rc_job(&c, true, JOB, p1.pid) < 0 ||
-	    rc_job(&c, true, JOB, p2.pid) < 0 ||
-	    rc_chan_open(&c, p1.pid, 64, &tx) < 0 ||
-	    rc_chan_open(&c, p2.pid, 64, &rx) < 0 ||
-	    rc_peer_add(&c, tx.ctx, p2.pid, p2.initiator, &peer) < 0)
+	int rc, step = 0;
+
+	if ((rc = rc_connect(&c, svc.sock)) < 0 ||
+	    (++step, rc = rc_hello(&c)) < 0 ||
+	    (++step, rc = rc_pid_get(&c, 0, UET_SVC_CTX_ANY, &p1)) < 0 ||
+	    (++step, rc = rc_pid_get(&c, 0, UET_SVC_CTX_ANY, &p2)) < 0 ||
+	    (++step, rc = rc_job(&c, true, JOB, p1.pid)) < 0 ||
+	    (++step, rc = rc_job(&c, true, JOB, p2.pid)) < 0 ||
+	    (++step, rc = rc_chan_open(&c, p1.pid, 64, &tx)) < 0 ||
+	    (++step, rc = rc_chan_open(&c, p2.pid, 64, &rx)) < 0 ||
+	    (++step, rc = rc_peer_add(&c, tx.ctx, p2.pid, p2.initiator,
+				      &peer)) < 0) {
+		fprintf(stderr, "cycle %u: client setup step %d: %s\n", cycle,
+			step, strerror(-rc));
 		_exit(3);
+	}
 	/* receives for some of the messages, the rest wait unexpected */
 	memset(&r, 0, sizeof(r));
 	r.op = UET_CHAN_RQ_RECV;
@@ -144,8 +151,8 @@ cycle_one(unsigned int i, const uint64_t *clients0)
 	(void)kill(pid, SIGKILL);
 	(void)waitpid(pid, &st, 0);
 	/* the service sees the hang-up and cleans up: bounded wait */
-	for (unsigned int k = 0; k < 3000 && tel("clients") != *clients0; k++)
-		usleep(10000);
+	for (unsigned int k = 0; k < 1500 && tel("clients") != *clients0; k++)
+		usleep(20000);
 	return tel("clients") == *clients0 ? 0 : -ETIMEDOUT;
 }
 
