@@ -41,6 +41,25 @@ tel(const char *key)
 	return v;
 }
 
+/*
+ * The engine reuses the process slot of a killed client's PIDonFEP once
+ * no target record of the context is open (docs/SERVICE.md "Client death
+ * and cleanup"): until then CHAN_OPEN may answer -ENOSPC. Retried for at
+ * most 30 s.
+ */
+static int
+chan_open_retry(struct rc_client *c, uint16_t pid, struct rc_chan *ch)
+{
+	int rc = -ENOSPC;
+
+	for (unsigned int i = 0; i < 3000 && rc == -ENOSPC; i++) {
+		rc = rc_chan_open(c, pid, 64, ch);
+		if (rc == -ENOSPC)
+			usleep(10000);
+	}
+	return rc;
+}
+
 /* The victim: runs until killed (bounded: it exits by itself after
  * 60 s of posting, should nobody kill it). Writes one byte to @p ready
  * once traffic flows. */
@@ -64,8 +83,8 @@ victim(int ready, unsigned int cycle)
 	    (++step, rc = rc_pid_get(&c, 0, UET_SVC_CTX_ANY, &p2)) < 0 ||
 	    (++step, rc = rc_job(&c, true, JOB, p1.pid)) < 0 ||
 	    (++step, rc = rc_job(&c, true, JOB, p2.pid)) < 0 ||
-	    (++step, rc = rc_chan_open(&c, p1.pid, 64, &tx)) < 0 ||
-	    (++step, rc = rc_chan_open(&c, p2.pid, 64, &rx)) < 0 ||
+	    (++step, rc = chan_open_retry(&c, p1.pid, &tx)) < 0 ||
+	    (++step, rc = chan_open_retry(&c, p2.pid, &rx)) < 0 ||
 	    (++step, rc = rc_peer_add(&c, tx.ctx, p2.pid, p2.initiator,
 				      &peer)) < 0) {
 		fprintf(stderr, "cycle %u: client setup step %d: %s\n", cycle,
