@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -103,6 +104,9 @@ rc_service_start(struct rc_service *s, const char *engine_bin,
 	if (s->pid < 0)
 		return -errno;
 	if (s->pid == 0) {
+		/* a test that dies takes its service with it (SIGTERM: the
+		 * service still removes its socket and runtime files) */
+		(void)prctl(PR_SET_PDEATHSIG, SIGTERM);
 		execl(engine_bin, engine_bin, "-c", s->conf, (char *)NULL);
 		_exit(127);
 	}
@@ -171,7 +175,9 @@ tel_once(const struct rc_service *s, const char *cmd, const char *key,
 	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0)
 		goto out;
 	n = read(fd, buf, sizeof(buf) - 1); /* the greeting */
-	if (n <= 0 || write(fd, cmd, strlen(cmd)) < 0)
+	/* a connection the telemetry server refused is closed at once: no
+	 * SIGPIPE for writing to it */
+	if (n <= 0 || send(fd, cmd, strlen(cmd), MSG_NOSIGNAL) < 0)
 		goto out;
 	n = read(fd, buf, sizeof(buf) - 1);
 	if (n <= 0)

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -155,6 +156,8 @@ cycle_one(unsigned int i, const uint64_t *clients0)
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
+		/* it goes with the test, should the test die first */
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(pfd[0]);
 		victim(pfd[1], i);
 	}

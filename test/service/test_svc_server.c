@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -555,6 +556,7 @@ second_engine(const char *bin, const char *sock, const char *prefix)
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
+		(void)prctl(PR_SET_PDEATHSIG, SIGTERM);
 		execl(bin, bin, "-c", svc.conf, "--socket", sock, "--", "-l",
 		      "0-1", "--no-huge", "-m", "256", "--no-pci",
 		      "--log-level=5", arg, (char *)NULL);
