@@ -29,6 +29,8 @@
  *           contexts (frames steered by PIDonFEP and PDC owner)
  *   ctx2auto  the same with two AUTO lcores that sleep: a frame for the
  *           other context wakes it
+ *   ctx3    INLINE, three contexts, B on context 1: every context's PDC
+ *           ids carry its owner id in the same number of bits
  * Bounded by loop iterations (AUTO: iterations of 20 us naps); no timing
  * assertions.
  */
@@ -68,7 +70,15 @@ static const uint8_t mac[6] = { 0x02, 0, 0, 0, 0x09, 0x01 };
 static const uint8_t nomac[6] = { 0x02, 0, 0, 0, 0x09, 0x99 };
 static const uint8_t noip[4] = { 10, 9, 0, 99 };
 
-enum mode { M_IPV4, M_IPV6, M_NATIVE, M_LOSSY, M_AUTO, M_CTX2, M_CTX2AUTO };
+enum mode {
+	M_IPV4, M_IPV6, M_NATIVE, M_LOSSY, M_AUTO, M_CTX2, M_CTX2AUTO, M_CTX3,
+};
+
+static bool
+multi_ctx(enum mode m)
+{
+	return m == M_CTX2 || m == M_CTX2AUTO || m == M_CTX3;
+}
 
 struct proc {
 	unsigned int ctx; /* engine context serving it */
@@ -80,7 +90,8 @@ struct proc {
 
 static struct uet_engine *eng;
 static struct proc A, B;
-static struct rte_ring *wire_out[2]; /* the port's TX rings: stay empty */
+#define NB_RINGS 3
+static struct rte_ring *wire_out[NB_RINGS]; /* TX rings: stay empty */
 static bool auto_mode;
 static bool app_progress;          /* AUTO: the test thread progresses */
 static uint8_t *sbuf, *rbuf, *lbuf;
@@ -408,7 +419,7 @@ procs_make(enum mode m)
 	if (A.ch == NULL || uet_engine_chan_attach(eng, 0, A.ch) != 0)
 		return -1;
 	if (uet_ses_ulp_identity(eng, 0, &A.pid, &A.initiator) != 0 ||
-	    ctl(&r) != 0 || proc_b_make(m == M_CTX2 || m == M_CTX2AUTO) != 0)
+	    ctl(&r) != 0 || proc_b_make(multi_ctx(m)) != 0)
 		return -1;
 	/* both address each other at the engine's own FA, each in the
 	 * peer table of the other's context */
@@ -450,11 +461,12 @@ cfg_make(struct uet_config *c, enum mode m)
 		c->engine.progress = UET_CONFIG_PROGRESS_AUTO;
 		c->engine.lcores[0] = 1;
 	}
-	if (m == M_CTX2 || m == M_CTX2AUTO) {
-		c->port[0].rx_queues = 2;
-		c->port[0].tx_queues = 2;
-		c->engine.nb_lcores = 2;
+	if (multi_ctx(m)) {
+		c->engine.nb_lcores = m == M_CTX3 ? 3 : 2;
+		c->port[0].rx_queues = c->engine.nb_lcores;
+		c->port[0].tx_queues = c->engine.nb_lcores;
 		c->engine.lcores[1] = 2;
+		c->engine.lcores[2] = 3;
 	}
 }
 
@@ -490,8 +502,8 @@ check_counters(enum mode m)
 	CHECK(port_sum(t->hairpin_drop) == 0);
 	/* nothing on the wire, nothing asked of it */
 	CHECK(t->tx_pkts == 0 && t->rx_pkts == 0);
-	CHECK(rte_ring_count(wire_out[0]) == 0);
-	CHECK(rte_ring_count(wire_out[1]) == 0);
+	for (unsigned int q = 0; q < NB_RINGS; q++)
+		CHECK(rte_ring_count(wire_out[q]) == 0);
 	CHECK(rte_eth_stats_get(uet_engine_port_id(eng, 0), &es) == 0);
 	CHECK(es.opackets == 0);
 	CHECK(t->arp_req_tx == 0 && t->nd_ns_tx == 0);
@@ -522,7 +534,7 @@ check_counters(enum mode m)
 		CHECK(t->app_iterations > 0);
 	}
 	/* two contexts: each received frames the other sent */
-	if (m == M_CTX2 || m == M_CTX2AUTO) {
+	if (multi_ctx(m)) {
 		printf("# ctx0: hairpin_tx %lu rx %lu; ctx1: hairpin_tx %lu "
 		       "rx %lu\n", (unsigned long)s.lcore[0].hairpin_tx[0],
 		       (unsigned long)s.lcore[0].hairpin_rx[0],
@@ -533,6 +545,10 @@ check_counters(enum mode m)
 		CHECK(s.lcore[0].hairpin_tx[0] > 0);
 		CHECK(s.lcore[1].hairpin_tx[0] > 0);
 	}
+	/* ctx3: the third context serves nobody and got nothing */
+	if (m == M_CTX3)
+		CHECK(s.lcore[2].hairpin_rx[0] == 0 &&
+		      s.lcore[2].hairpin_tx[0] == 0);
 }
 
 /* The same counters through the telemetry callbacks (/uet/ports,
@@ -663,6 +679,7 @@ main(int argc, char **argv)
 {
 	static const char *const names[] = {
 		"ipv4", "ipv6", "native", "lossy", "auto", "ctx2", "ctx2auto",
+		"ctx3",
 	};
 	/* AUTO lcores 1 and 2 share the two CPUs with the test thread */
 	static const char *const eal[] = {
@@ -670,7 +687,7 @@ main(int argc, char **argv)
 		"-l 0,1 --no-huge -m 512 --no-pci --log-level=4",
 		"--lcores=0@0,1@0,2@1 --no-huge -m 512 --no-pci --log-level=4",
 	};
-	struct rte_ring *in[2];
+	struct rte_ring *in[NB_RINGS];
 	char name[RTE_RING_NAMESIZE];
 	int m = -1, rc;
 
@@ -679,7 +696,7 @@ main(int argc, char **argv)
 			m = (int)i;
 	if (m < 0) {
 		fprintf(stderr, "usage: %s ipv4|ipv6|native|lossy|auto|ctx2|"
-			"ctx2auto\n", argv[0]);
+			"ctx2auto|ctx3\n", argv[0]);
 		return 2;
 	}
 	rc = uet_engine_eal_init("test_hairpin",
@@ -689,9 +706,9 @@ main(int argc, char **argv)
 		fprintf(stderr, "EAL: %s\n", strerror(-rc));
 		return 1;
 	}
-	/* two queues (ctx2 uses both); the port's TX rings are read by
-	 * nobody: what reaches them left the engine */
-	for (unsigned int q = 0; q < 2; q++) {
+	/* a queue per context (ctx2, ctx3); the port's TX rings are read
+	 * by nobody: what reaches them left the engine */
+	for (unsigned int q = 0; q < NB_RINGS; q++) {
 		snprintf(name, sizeof(name), "hp_in%u", q);
 		in[q] = rte_ring_create(name, 1024, SOCKET_ID_ANY,
 					RING_F_SP_ENQ | RING_F_SC_DEQ);
@@ -703,7 +720,8 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (rte_eth_from_rings("hp", in, 2, wire_out, 2, SOCKET_ID_ANY) < 0) {
+	if (rte_eth_from_rings("hp", in, NB_RINGS, wire_out, NB_RINGS,
+			       SOCKET_ID_ANY) < 0) {
 		fprintf(stderr, "ring port failed\n");
 		return 1;
 	}
