@@ -601,6 +601,67 @@ wait_asleep(void)
 	failures++;
 }
 
+/*
+ * ctx2, the documented limit: A (context 0) already talks to B (context
+ * 1) in this job, class and mode, so its one PDC to the engine's address
+ * has its target side in context 1. A send to D, a process of context 0,
+ * rides that PDC and fails there with BAD_PID, delivered to nobody.
+ */
+static void
+test_mixed_limit(const uint8_t fa[16])
+{
+	struct uet_ses_ulp_ctl r;
+	struct uet_chan_sqe q;
+	struct uet_chan_cqe e;
+	struct proc d = { .ctx = 0, .pid = PID_B + 1, .initiator = 0xD0D0 };
+	uint64_t h;
+
+	d.ch = uet_chan_create("hpD", 64, 64, 64, SOCKET_ID_ANY, 0);
+	CHECK(d.ch != NULL);
+	if (d.ch == NULL)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_EP_ADD;
+	r.chan = d.ch;
+	r.pid = d.pid;
+	r.initiator = d.initiator;
+	CHECK(ctl(&r) == 0);
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_JOB_ADD;
+	r.job = JOB;
+	r.has_pid = true;
+	r.pid = d.pid;
+	CHECK(ctl(&r) == 0);
+	CHECK(uet_engine_chan_attach(eng, 0, d.ch) == 0);
+	post_recv(&d, UET_CHAN_RQ_RECV, 90, lbuf, 4096, 0);
+	h = peer_add(0, fa, &d);
+	fill(sbuf, 100, 9);
+	sqe_init(&q, &B, UET_CHAN_OP_SEND, 91, sbuf, 100);
+	q.dest = h;
+	CHECK(uet_chan_sq_post(A.ch, &q) == 0);
+	if (cq_wait(&A, &e)) {
+		CHECK(e.context == 91 && e.status != 0);
+		CHECK(e.prov_errno == UET_RC_BAD_PID);
+	} else {
+		failures++;
+	}
+	for (unsigned int i = 0; i < 100; i++)
+		pump();
+	CHECK(uet_chan_cq_poll(d.ch, &e, 1) == 0);
+	CHECK(uet_engine_chan_detach(eng, d.ch) == 0);
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_JOB_DEL;
+	r.job = JOB;
+	r.has_pid = true;
+	r.pid = d.pid;
+	CHECK(ctl(&r) == 0);
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_EP_DEL;
+	r.chan = d.ch;
+	CHECK(ctl(&r) == 0);
+	uet_chan_free(d.ch);
+}
+
 static void
 traffic(uint64_t key)
 {
@@ -660,6 +721,11 @@ run(enum mode m)
 		app_progress = true;
 		traffic(r.key);
 		app_progress = false;
+	}
+	if (m == M_CTX2) {
+		uint8_t fa[16];
+
+		test_mixed_limit(own_fa(m, fa));
 	}
 	check_counters(m);
 	check_telemetry();
