@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The engine loop of one context:
- *   now -> RX bursts -> [fault RX] -> decode -> hook rx_burst
+ *   now -> RX bursts, hairpin queues -> [fault RX] -> decode -> hook rx_burst
  *   -> hook advance -> hook tx_ready -> neighbour timers -> [fault TX]
  *   -> TX bursts.
  * One timestamp per iteration; no allocation except mbufs; counters only.
@@ -191,9 +191,9 @@ rx_frames(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 	}
 }
 
-/* Frames this context sent to the engine's own addresses (hairpin.c),
- * received on the port they were addressed to. Not behind the port gate:
- * no driver is involved. */
+/* Frames sent to the engine's own addresses and steered to this context
+ * (hairpin.c), received on the port they were addressed to. Not behind
+ * the port gate: no driver is involved. */
 static void
 rx_hairpin(struct uet_engine_lcore *lc, uint64_t now)
 {

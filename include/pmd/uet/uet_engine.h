@@ -11,6 +11,9 @@
  *   (ARP/ND answered here; non-UET and malformed frames counted, dropped)
  *   -> hook rx_burst -> hook advance(now) -> hook tx_ready(now)
  *   -> fault injection (optional) -> neighbour resolution -> TX burst
+ *   (a frame to one of the engine's own addresses skips the last three
+ *   steps: local delivery puts it on the RX path of the context that
+ *   receives it)
  *
  * with one coarse timestamp per iteration. The protocol work (PDS/SES) is
  * a hook: an ops table given at creation, with per-lcore private state.
