@@ -211,13 +211,15 @@ hairpin_steer(struct uet_engine_lcore *lc, unsigned int to,
  * raised before the fence; the sleeper sets its flag before its last
  * look at the counter (sleep.c), so one of the two sees the other. */
 static void
-hairpin_wake(struct uet_engine_lcore *t)
+hairpin_wake(struct uet_engine_lcore *lc, struct uet_engine_lcore *t)
 {
 	if (!t->wake.enabled)
 		return;
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&t->wake.w.sleeping, __ATOMIC_RELAXED) != 0)
+	if (__atomic_load_n(&t->wake.w.sleeping, __ATOMIC_RELAXED) != 0) {
 		eng_wake_kick(t, false);
+		ENG_INC(lc->st.hairpin_wake);
+	}
 }
 
 int
@@ -251,7 +253,7 @@ eng_hairpin_tx(struct uet_engine_lcore *lc, unsigned int from,
 	ENG_INC(lc->st.hairpin_tx[to]);
 	lc->iter_tx++;
 	if (t != lc)
-		hairpin_wake(t);
+		hairpin_wake(lc, t);
 	return 0;
 }
 

@@ -119,6 +119,7 @@ print_one(const struct uet_engine_lcore_stats *s, FILE *f)
 	PR(f, s, neigh_full);
 	PR(f, s, neigh_updates);
 	PR(f, s, mbuf_alloc_fail);
+	PR(f, s, hairpin_wake);
 	for (unsigned int p = 0; p < UET_CONFIG_MAX_PORTS; p++) {
 		if (s->hairpin_tx[p] != 0)
 			fprintf(f, "  hairpin_tx.port%u     %" PRIu64 "\n", p,

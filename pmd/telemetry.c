@@ -67,6 +67,8 @@ add_hairpin(struct rte_tel_data *d, const struct uet_engine_lcore_stats *s,
 	add_u64(d, "hairpin_tx", sum_ports(s->hairpin_tx, port));
 	add_u64(d, "hairpin_rx", sum_ports(s->hairpin_rx, port));
 	add_u64(d, "hairpin_drop", sum_ports(s->hairpin_drop, port));
+	if (port == UET_CONFIG_MAX_PORTS) /* per context, not per port */
+		add_u64(d, "hairpin_wake", s->hairpin_wake);
 }
 
 static int

@@ -536,15 +536,23 @@ check_counters(enum mode m)
 	/* two contexts: each received frames the other sent */
 	if (multi_ctx(m)) {
 		printf("# ctx0: hairpin_tx %lu rx %lu; ctx1: hairpin_tx %lu "
-		       "rx %lu\n", (unsigned long)s.lcore[0].hairpin_tx[0],
+		       "rx %lu; wake-ups %lu\n",
+		       (unsigned long)s.lcore[0].hairpin_tx[0],
 		       (unsigned long)s.lcore[0].hairpin_rx[0],
 		       (unsigned long)s.lcore[1].hairpin_tx[0],
-		       (unsigned long)s.lcore[1].hairpin_rx[0]);
+		       (unsigned long)s.lcore[1].hairpin_rx[0],
+		       (unsigned long)t->hairpin_wake);
 		CHECK(s.lcore[0].hairpin_rx[0] > 0);
 		CHECK(s.lcore[1].hairpin_rx[0] > 0);
 		CHECK(s.lcore[0].hairpin_tx[0] > 0);
 		CHECK(s.lcore[1].hairpin_tx[0] > 0);
 	}
+	/* AUTO, two contexts: frames for the other, sleeping, context
+	 * woke it (INLINE: nothing sleeps) */
+	if (m == M_CTX2AUTO)
+		CHECK(t->hairpin_wake > 0);
+	else
+		CHECK(t->hairpin_wake == 0);
 	/* ctx3: the third context serves nobody and got nothing */
 	if (m == M_CTX3)
 		CHECK(s.lcore[2].hairpin_rx[0] == 0 &&

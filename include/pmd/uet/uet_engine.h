@@ -481,6 +481,9 @@ struct uet_engine_lcore_stats {
 	/** ... dropped, the context's hairpin queue full (a loss for the
 	 * PDS, which retransmits) */
 	uint64_t hairpin_drop[UET_CONFIG_MAX_PORTS];
+	/** ... queued for another context whose lcore slept: woken (its
+	 * eventfd written, or found written this sleep) */
+	uint64_t hairpin_wake;
 	struct uet_engine_fault_stats fault[UET_CONFIG_FAULT_DIRS];
 };
 
