@@ -708,6 +708,12 @@ run(enum mode m)
 		failures++;
 		goto out;
 	}
+	/* the steering table refuses what names no PIDonFEP or context */
+	CHECK(uet_engine_pid_context_set(NULL, 1, 0) == -EINVAL);
+	CHECK(uet_engine_pid_context_set(eng, 0x1000, 0) == -EINVAL);
+	CHECK(uet_engine_pid_context_set(eng, 1, UET_ENGINE_LCORES_MAX) ==
+	      -EINVAL);
+	CHECK(uet_engine_pid_context_set(eng, 1, UINT32_MAX) == 0);
 	if (procs_make(m) != 0) {
 		fprintf(stderr, "setup failed\n");
 		failures++;
