@@ -25,6 +25,7 @@
 #include <rte_ring.h>
 
 #include <uet/uet_chan.h>
+#include <uet/uet_cma.h>
 #include <uet/uet_ses_ulp.h>
 
 #include "proto_private.h"
@@ -1151,10 +1152,20 @@ mr_reg(struct sul_ctx *c, struct uet_ses_ulp_ctl *q)
 	struct uet_ses_mr_attr a = {
 		.base = q->base, .length = q->len, .access = q->access,
 		.idempotent = q->idempotent, .virt_addr = true,
+		.owner = q->owner,
 	};
+	uint8_t probe;
 
 	if (j == NULL)
 		return -ENOENT;
+	if (q->owner < 0)
+		return -EINVAL;
+	/* another process's memory: reachable now, or refused now */
+	if (q->owner != 0 && q->len != 0) {
+		rc = uet_cma_read(q->owner, &probe, q->base, 1);
+		if (rc != 0)
+			return rc;
+	}
 	a.ri = j->ri_rma;
 	rc = uet_ses_mr_reg(c->mr, &a, &q->key);
 	/* disabled from the start (FI_MR_ENDPOINT until fi_mr_enable) */
@@ -1557,6 +1568,7 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	sc.profile_arg = c;
 	sc.submit = sul_submit;
 	sc.submit_arg = c;
+	sc.mem_ops = &uet_cma_mem_ops; /* MR_REG of another owner */
 	c->ses = uet_ses_create(&sc);
 	if (c->ses == NULL) {
 		rc = -errno;

@@ -118,6 +118,12 @@ struct uet_ses_ulp_ctl {
 	uintptr_t base;       /**< MR_REG */
 	uint64_t len;         /**< MR_REG */
 	uint32_t access;      /**< MR_REG: UET_SES_MR_* */
+	/** MR_REG: the process whose address space base/len name; 0: this
+	 * one. Another owner's memory is read and written by cross-memory
+	 * attach (uet_cma.h); registration reads its first byte, so an
+	 * owner that cannot be reached is refused then (-ESRCH, -EPERM,
+	 * -EFAULT) */
+	pid_t owner;
 	bool idempotent;      /**< MR_REG: I bit */
 	/** MR_REG: register it disabled; MR_ENABLE: disable instead */
 	bool disabled;
