@@ -619,6 +619,23 @@ bw(uint8_t op, uint64_t key, uintptr_t raddr, uint32_t size,
 	return (double)size * count / (now_s() - t0) / 1e6;
 }
 
+/* Microseconds per fetching atomic, one at a time. */
+static double
+amo_rate(uint64_t key, uintptr_t raddr, unsigned int count)
+{
+	struct uet_chan_cqe e;
+	double t0 = now_s();
+	bool posted;
+
+	for (unsigned int i = 0; i < count; i++) {
+		(void)amo(UET_CHAN_OP_FETCH_ATOMIC, UET_AMO_SUM, 100 + i, 1, 0,
+			  key, raddr, &e, &posted);
+		if (!posted || e.status != 0)
+			return 0;
+	}
+	return (now_s() - t0) / count * 1e6;
+}
+
 /* Per-call cost of the raw accessor against memcpy, in ns. */
 static void
 raw_costs(uint8_t *own)
@@ -674,6 +691,19 @@ bench(uint64_t key, uint32_t size, unsigned int count)
 		       "%8.1f MB/s\n", size, count,
 		       bw(UET_CHAN_OP_READ, okey, (uintptr_t)own, size, count),
 		       bw(UET_CHAN_OP_READ, key, kid.base, size, count));
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		double b0 = bw(UET_CHAN_OP_READ, okey, (uintptr_t)own, 8,
+			       count);
+		double b1 = bw(UET_CHAN_OP_READ, key, kid.base, 8, count);
+
+		printf("READ  8 B x %u: owner 0 %6.2f us/op, owner child "
+		       "%6.2f us/op\n", count, b0 > 0 ? 8 / b0 : 0,
+		       b1 > 0 ? 8 / b1 : 0);
+		b0 = amo_rate(okey, (uintptr_t)own, count);
+		b1 = amo_rate(key, kid.base, count);
+		printf("FETCH_ATOMIC SUM u64 x %u: owner 0 %6.2f us/op, "
+		       "owner child %6.2f us/op\n", count, b0, b1);
 	}
 	(void)mr_dereg(okey);
 	free(own);
