@@ -278,6 +278,7 @@ ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
 	enum uet_ses_rc rc = ses_tgt_resolve(s, ev, h, &r);
 	struct ses_msg *owner = NULL;
 	uint8_t data[SES_SMALL_DATA_MAX];
+	const void *src;
 	uint32_t off, len;
 	int ret;
 
@@ -297,11 +298,16 @@ ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
 		/* Small data rides in the ACK (PDS guaranteed delivery,
 		 * RESPONSE_DATA_SMALL); the PDS keeps a copy for replays, so
 		 * the buffer is free now. */
-		ret = ses_mem_read(s, r.entry->owner, data, r.addr, len);
-		if (ret != 0)
-			return ses_mem_rc(s, ret);
+		src = r.addr;
+		if (r.entry->owner != 0) {
+			ret = ses_mem_read_slow(s, r.entry->owner, data, r.addr,
+						len);
+			if (ret != 0)
+				return ses_mem_rc(s, ret);
+			src = data;
+		}
 		*answered = true;
-		ses_tgt_data_resp(s, ev, h, UET_SES_LIST_EXPECTED, data,
+		ses_tgt_data_resp(s, ev, h, UET_SES_LIST_EXPECTED, src,
 				  (uint16_t)h->request_length, now);
 		if (owner != NULL)
 			ses_rdv_served(s, owner, 0);

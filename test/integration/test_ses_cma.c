@@ -734,17 +734,32 @@ can_attach(void)
 	return false;
 }
 
+/* A whole decimal number in [1, max], else 0. */
+static unsigned long
+arg_num(const char *s, unsigned long max)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v > max)
+		return 0;
+	return v;
+}
+
 int
 main(int argc, char **argv)
 {
 	bool do_bench = argc > 1 && strcmp(argv[1], "bench") == 0;
-	uint32_t size = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 0) : 65536;
-	unsigned int count = argc > 3 ? (unsigned int)strtoul(argv[3], NULL, 0)
+	uint32_t size = argc > 2 ? (uint32_t)arg_num(argv[2], CHILD_LEN) :
+				   65536;
+	unsigned int count = argc > 3 ? (unsigned int)arg_num(argv[3], 1000000)
 				      : 2000;
 	uint64_t key;
 	int rc;
 
-	if (size == 0 || size > CHILD_LEN || count == 0 || count > 1000000) {
+	if ((argc > 1 && !do_bench) || argc > 4 || size == 0 || count == 0) {
 		fprintf(stderr, "usage: %s [bench [SIZE [COUNT]]]\n", argv[0]);
 		return 2;
 	}
