@@ -256,6 +256,9 @@ cq_wait(struct side *s, struct uet_chan_cqe *e)
 	return false;
 }
 
+/* Where rma() goes when not 0 (else B's own process). */
+static uint64_t rma_dest;
+
 /* Post one RMA SQE from A to B and wait for its completion. */
 static bool
 rma(uint8_t op, uint64_t ctx, const void *buf, uint64_t len, uint64_t key,
@@ -269,7 +272,7 @@ rma(uint8_t op, uint64_t ctx, const void *buf, uint64_t len, uint64_t key,
 	q.context = ctx;
 	q.addr = (uint64_t)(uintptr_t)buf;
 	q.len = len;
-	q.dest = B.peer;
+	q.dest = rma_dest != 0 ? rma_dest : B.peer;
 	q.job = JOB;
 	q.tc = 1;
 	q.rkey = key;
@@ -549,6 +552,94 @@ test_readonly(uint64_t key)
 	CHECK(memcmp(got, want, 65536) == 0);
 }
 
+static int
+ctl_pid(uint8_t op, uint16_t pid, bool own)
+{
+	struct uet_ses_ulp_ctl r = { .op = op, .job = JOB, .has_pid = true,
+				     .pid = pid, .own_rma = own };
+
+	return ctl(&B, &r);
+}
+
+/*
+ * A second process on B (EP_ADD) with an RMA table of its own (JOB_ADD
+ * own_rma, as the service gives its clients): the child's buffer
+ * registered for it (MR_REG has_pid) is reached through its PIDonFEP,
+ * and the same key through B's own process resolves nothing.
+ */
+static void
+test_own_rma(void)
+{
+	const uint16_t pid2 = PID_B + 7;
+	struct uet_ses_ulp_ctl r;
+	struct uet_chan_cqe e;
+	struct uet_chan *ch;
+	uint64_t key, dest;
+	bool posted;
+
+	ch = uet_chan_create("cmaE", 64, 64, 64, SOCKET_ID_ANY, 0);
+	CHECK(ch != NULL);
+	if (ch == NULL)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_EP_ADD;
+	r.chan = ch;
+	r.pid = pid2;
+	r.initiator = 0xE2;
+	CHECK(ctl(&B, &r) == 0);
+	CHECK(ctl_pid(UET_SES_ULP_JOB_ADD, pid2, true) == 0);
+	/* its tables are its own: a JOB_ADD wanting an alias disagrees */
+	CHECK(ctl_pid(UET_SES_ULP_JOB_ADD, pid2, false) == -EEXIST);
+	CHECK(ctl_pid(UET_SES_ULP_JOB_ADD, pid2, true) == 0);
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_MR_REG;
+	r.job = JOB;
+	r.has_pid = true;
+	r.pid = pid2;
+	r.base = kid.base;
+	r.len = 65536;
+	r.owner = kid.pid;
+	r.access = UET_SES_MR_REMOTE_WRITE;
+	CHECK(ctl(&B, &r) == 0);
+	key = r.key;
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_PEER_ADD;
+	memcpy(r.peer.fa, ip_b, 4);
+	r.peer.pid_on_fep = pid2;
+	r.peer.initiator = 0xE2;
+	CHECK(ctl(&A, &r) == 0);
+	dest = r.handle;
+	pattern(lbuf, 2000, 0, 21);
+	rma_dest = dest;
+	posted = rma(UET_CHAN_OP_WRITE, 40, lbuf, 2000, key, kid.base + 300,
+		     &e);
+	rma_dest = 0;
+	expect_ok(posted, &e);
+	CHECK(child_dump(300, 2000, got));
+	CHECK(memcmp(got, lbuf, 2000) == 0);
+	/* the key through B's own PIDonFEP: another table */
+	pattern(lbuf, 2000, 0, 22);
+	posted = rma(UET_CHAN_OP_WRITE, 41, lbuf, 2000, key, kid.base + 300,
+		     &e);
+	expect_err(posted, &e, UET_RC_BAD_MKEY, -EINVAL);
+	CHECK(child_dump(300, 2000, want));
+	CHECK(memcmp(got, want, 2000) == 0);
+	/* the table goes once empty */
+	CHECK(ctl_pid(UET_SES_ULP_JOB_DEL, pid2, true) == 0);
+	CHECK(ctl_pid(UET_SES_ULP_JOB_DEL, pid2, true) == -EBUSY);
+	CHECK(mr_dereg(key) == 0);
+	CHECK(ctl_pid(UET_SES_ULP_JOB_DEL, pid2, true) == 0);
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_PEER_DEL;
+	r.handle = dest;
+	CHECK(ctl(&A, &r) == 0);
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_EP_DEL;
+	r.chan = ch;
+	CHECK(ctl(&B, &r) == 0);
+	uet_chan_free(ch);
+}
+
 /* The owner exits: every access fails AT_INVALID; B serves its own
  * memory as before. */
 static void
@@ -807,6 +898,7 @@ main(int argc, char **argv)
 	test_write_read(key);
 	test_atomics(key);
 	test_readonly(key);
+	test_own_rma();
 	test_owner_gone(key);
 out:
 	teardown();
