@@ -343,7 +343,7 @@ region_slot_set(struct svc_client *c, unsigned int slot,
 static bool
 ring_size_ok(uint32_t n)
 {
-	return n >= 2 && n <= UET_SVC_RING_MAX && (n & (n - 1)) == 0;
+	return n >= 2 && n <= UET_SVC_RING_MAX && rte_is_power_of_2(n);
 }
 
 static int

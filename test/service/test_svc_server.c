@@ -5,9 +5,10 @@
  * the protocol (svc_rawcli.c), not the provider:
  *
  *   attach: HELLO's fds and region, PIDonFEPs, jobs, channels;
- *   data path: a NOP through the shared rings, and a SEND from one
+ *   data path: a NOP through the shared rings, a SEND from one
  *     client's window to another's (the service's loopback ring port
- *     brings the frame back to its own FA), data checked;
+ *     brings the frame back to its own FA), and four clients sending to
+ *     each other, data checked; random SQEs/RQEs and ring cursors;
  *   bad messages: random bytes, wrong lengths, unknown ops, reserved
  *     fields, a passed fd, a request before HELLO: each answered with an
  *     error and counted (telemetry /uet/service bad), the service lives;
@@ -42,7 +43,7 @@
 #include "svc_rawcli.h"
 
 #define JOB 1u
-#define MAX_CLIENTS 6
+#define MAX_CLIENTS 7
 
 static struct rc_service svc;
 
@@ -558,6 +559,102 @@ test_ring_garbage(void)
 	rc_close(&g.c);
 }
 
+/*
+ * Four clients, each sending one message to each of the others (12
+ * messages, 1000 + 100 * sender bytes, a pattern naming sender and
+ * receiver) through the service: every receive completes with the
+ * sender's initiator id and the right bytes.
+ */
+#define A2A 4
+
+static uint8_t
+a2a_byte(unsigned int from, unsigned int to, unsigned int i)
+{
+	return (uint8_t)(from * 31 + to * 7 + i);
+}
+
+static void
+test_all_to_all(void)
+{
+	struct cli k[A2A];
+	unsigned int made = 0, got = 0;
+
+	for (; made < A2A; made++)
+		if (cli_make(&k[made]) < 0)
+			break;
+	CHECK(made == A2A);
+	for (unsigned int r = 0; r < made; r++) {
+		struct uet_chan_rqe q;
+
+		memset(&q, 0, sizeof(q));
+		q.op = UET_CHAN_RQ_RECV;
+		q.len = 4096;
+		for (unsigned int j = 0; j + 1 < made; j++) {
+			q.context = 1000 + j;
+			q.addr = (uint64_t)j * 4096;
+			CHECK(uet_chan_rq_post(&k[r].ch.ch, &q) == 0);
+		}
+	}
+	for (unsigned int f = 0; f < made; f++) {
+		for (unsigned int t = 0; t < made; t++) {
+			uint64_t peer = 0;
+			struct uet_chan_sqe q;
+			unsigned int len = 1000 + 100 * f;
+			uint8_t *src = k[f].c.win + (1u << 20) + t * 4096;
+
+			if (t == f)
+				continue;
+			CHECK(rc_peer_add(&k[f].c, k[f].ch.ctx, k[t].pid.pid,
+					  k[t].pid.initiator, &peer) == 0);
+			for (unsigned int i = 0; i < len; i++)
+				src[i] = a2a_byte(f, t, i);
+			sqe_make(&q, UET_CHAN_OP_SEND, 2000 + t, (1u << 20) +
+				 t * 4096, len, peer);
+			CHECK(uet_chan_sq_post(&k[f].ch.ch, &q) == 0);
+		}
+	}
+	/* each channel: its sends' and its receives' completions */
+	for (unsigned int r = 0; r < made; r++) {
+		for (unsigned int j = 0; j < 2 * (made - 1); j++) {
+			struct uet_chan_cqe e;
+			unsigned int f;
+			const uint8_t *buf;
+
+			if (!rc_cq_wait(&k[r].ch, &e)) {
+				failures++;
+				continue;
+			}
+			if (e.flags & UET_CHAN_CQ_SEND) {
+				CHECK(e.status == 0 && e.context >= 2000);
+				continue;
+			}
+			CHECK(e.status == 0 && e.context >= 1000 &&
+			      e.context < 1000 + made - 1);
+			for (f = 0; f < made; f++)
+				if (k[f].pid.initiator == e.src)
+					break;
+			CHECK(f < made && f != r);
+			if (f >= made || e.status != 0)
+				continue;
+			CHECK(e.len == 1000 + 100 * f);
+			buf = k[r].c.win + (e.context - 1000) * 4096;
+			for (unsigned int i = 0; i < e.len; i++)
+				if (buf[i] != a2a_byte(f, r, i)) {
+					failures++;
+					break;
+				}
+			got++;
+		}
+	}
+	printf("# all to all: %u clients, %u messages received and "
+	       "checked\n", made, got);
+	CHECK(got == made * (made - 1));
+	for (unsigned int i = 0; i < made; i++) {
+		CHECK(rc_bye(&k[i].c) == 0);
+		rc_close(&k[i].c);
+	}
+}
+
 static const char *const counts[] = {
 	"clients", "chans", "peers", "mrs", "jobs", "pids",
 };
@@ -577,7 +674,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: %s UET_ENGINE\n", argv[0]);
 		return 2;
 	}
-	rc = rc_service_start(&svc, argv[1], "srv", NULL, "max_clients = 6\n");
+	rc = rc_service_start(&svc, argv[1], "srv", NULL, "max_clients = 7\n");
 	if (rc < 0) {
 		fprintf(stderr, "service start: %s\n", strerror(-rc));
 		if (svc.pid > 0)
@@ -601,6 +698,7 @@ main(int argc, char **argv)
 	test_isolation(&a, &c, peer_b);
 	test_rma(&a, &b, &c);
 	test_ring_garbage();
+	test_all_to_all();
 	/* a channel closed and opened again */
 	CHECK(rc_chan_close(&c.c, &c.ch) == 0);
 	CHECK(rc_chan_close(&c.c, &c.ch) == -ENOENT);
@@ -616,19 +714,19 @@ main(int argc, char **argv)
 		CHECK(rc_request(&c.c, UET_SVC_OP_PID_PUT, &q, sizeof(q), NULL,
 				 0, NULL, NULL) == -EPERM);
 	}
-	/* max_clients = 6: three more attach, the seventh is refused */
+	/* max_clients = 7: four more attach, the eighth is refused */
 	{
 		uint64_t ref0 = tel("refused");
 		char byte;
 
-		for (unsigned int i = 0; i < 4; i++)
+		for (unsigned int i = 0; i < 5; i++)
 			CHECK(rc_connect(&extra[i], svc.sock) == 0);
-		for (unsigned int i = 0; i < 3; i++)
-			CHECK(rc_hello(&extra[i]) == 0);
-		/* the service closes the seventh at once: EOF */
-		CHECK(rc_recv_raw(&extra[3], &byte, 1, NULL, NULL) == 0);
-		CHECK(tel("refused") == ref0 + 1);
 		for (unsigned int i = 0; i < 4; i++)
+			CHECK(rc_hello(&extra[i]) == 0);
+		/* the service closes the eighth at once: EOF */
+		CHECK(rc_recv_raw(&extra[4], &byte, 1, NULL, NULL) == 0);
+		CHECK(tel("refused") == ref0 + 1);
+		for (unsigned int i = 0; i < 5; i++)
 			rc_close(&extra[i]);
 	}
 	/* B leaves without BYE, holding a channel, a PIDonFEP and a job:
