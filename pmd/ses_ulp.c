@@ -25,6 +25,7 @@
 #include <rte_ring.h>
 
 #include <uet/uet_chan.h>
+#include <uet/uet_cma.h>
 #include <uet/uet_ses_ulp.h>
 
 #include "proto_private.h"
@@ -990,17 +991,21 @@ static int job_del(struct sul_ctx *c, uint32_t job, uint16_t pid);
 
 /* Authorise @p job for process @p pid (refcounted) with its RI tables. */
 static int
-job_add(struct sul_ctx *c, uint32_t job, uint16_t pid)
+job_add(struct sul_ctx *c, uint32_t job, uint16_t pid, bool own)
 {
 	struct sul_job *j = job_find(c, job, pid), *base = NULL;
 	int rc;
 
+	own = own && pid != c->pid;
 	if (j != NULL) {
+		/* another process's table is an alias unless its own */
+		if (pid != c->pid && j->alias == own)
+			return -EEXIST;
 		j->ref++;
 		return 0;
 	}
-	if (pid != c->pid) {
-		rc = job_add(c, job, c->pid);
+	if (pid != c->pid && !own) {
+		rc = job_add(c, job, c->pid, false);
 		if (rc < 0)
 			return rc;
 		base = job_find(c, job, c->pid);
@@ -1246,15 +1251,25 @@ peer_del(struct sul_ctx *c, uint64_t handle)
 static int
 mr_reg(struct sul_ctx *c, struct uet_ses_ulp_ctl *q)
 {
-	struct sul_job *j = job_find(c, q->job, c->pid);
+	struct sul_job *j = job_find(c, q->job, q->has_pid ? q->pid : c->pid);
 	int rc;
 	struct uet_ses_mr_attr a = {
 		.base = q->base, .length = q->len, .access = q->access,
 		.idempotent = q->idempotent, .virt_addr = true,
+		.owner = q->owner,
 	};
+	uint8_t probe;
 
 	if (j == NULL)
 		return -ENOENT;
+	if (q->owner < 0)
+		return -EINVAL;
+	/* another process's memory: reachable now, or refused now */
+	if (q->owner != 0 && q->len != 0) {
+		rc = uet_cma_read(q->owner, &probe, q->base, 1);
+		if (rc != 0)
+			return rc;
+	}
 	a.ri = j->ri_rma;
 	rc = uet_ses_mr_reg(c->mr, &a, &q->key);
 	/* disabled from the start (FI_MR_ENDPOINT until fi_mr_enable) */
@@ -1289,7 +1304,8 @@ ctl_one(struct sul_ctx *c, struct sul_ctl_msg *m, uint64_t now)
 
 	switch (q->op) {
 	case UET_SES_ULP_JOB_ADD:
-		q->rc = job_add(c, q->job, q->has_pid ? q->pid : c->pid);
+		q->rc = job_add(c, q->job, q->has_pid ? q->pid : c->pid,
+				q->own_rma);
 		break;
 	case UET_SES_ULP_JOB_DEL:
 		q->rc = job_del(c, q->job, q->has_pid ? q->pid : c->pid);
@@ -1657,6 +1673,7 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	sc.profile_arg = c;
 	sc.submit = sul_submit;
 	sc.submit_arg = c;
+	sc.mem_ops = &uet_cma_mem_ops; /* MR_REG of another owner */
 	c->ses = uet_ses_create(&sc);
 	if (c->ses == NULL) {
 		rc = -errno;

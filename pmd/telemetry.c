@@ -319,6 +319,10 @@ fill_ses(const struct uet_engine *e, const struct uet_engine_stats *s,
 		add_ctx_u64(d, i, "cq_overflow", ss->cq_overflow);
 		add_ctx_u64(d, i, "resp_default", ss->resp_default);
 		add_ctx_u64(d, i, "resp_early", ss->resp_early);
+		add_ctx_u64(d, i, "mem_rd", ss->mem_rd);
+		add_ctx_u64(d, i, "mem_wr", ss->mem_wr);
+		add_ctx_u64(d, i, "mem_err", ss->mem_err);
+		add_ctx_u64(d, i, "mem_coherent", ss->mem_coherent);
 		add_ctx_u64(d, i, "msgs_used", pi.msgs_used);
 		add_ctx_u64(d, i, "tgt_used", pi.tgt_used);
 		add_ctx_u64(d, i, "ret_used", pi.ret_used);

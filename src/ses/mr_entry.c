@@ -128,6 +128,7 @@ uet_ses_mr_reg(struct uet_ses_mr_table *t, const struct uet_ses_mr_attr *attr,
 	s->e.access = attr->access;
 	s->e.idempotent = attr->idempotent;
 	s->e.virt_addr = attr->virt_addr;
+	s->e.owner = attr->owner;
 	s->e.enabled = true;
 	s->e.job_id = r->attr.job_id;
 	s->e.pid_on_fep = r->attr.pid_on_fep;

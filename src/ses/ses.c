@@ -314,6 +314,7 @@ uet_ses_rc_errno(enum uet_ses_rc rc)
 	case UET_RC_PERM_VIOLATION:
 	case UET_RC_OP_VIOLATION:
 	case UET_RC_BAD_JOB_ID:
+	case UET_RC_AT_PERM:
 		return -EACCES;
 	case UET_RC_BAD_MKEY:
 	case UET_RC_BAD_GENERATION:
@@ -324,6 +325,9 @@ uet_ses_rc_errno(enum uet_ses_rc rc)
 		return -EINVAL;
 	case UET_RC_BAD_ADDR:
 	case UET_RC_AMO_UNALIGNED:
+	case UET_RC_AT_NO_TRANS:
+	case UET_RC_AT_INVALID:
+	case UET_RC_AT_OUT_OF_RANGE:
 		return -EFAULT;
 	case UET_RC_CANCELLED:
 		return -ECANCELED;

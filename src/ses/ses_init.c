@@ -688,7 +688,7 @@ ses_msg_check_done(struct uet_ses *s, struct ses_msg *m)
 	/* A large READ also waits for its return-direction data (UEC 1.0 PDS
 	 * read responses). */
 	if (m->large_read && m->status == 0 &&
-	    (m->rc == UET_RC_OK || m->rc == UET_RC_NULL) &&
+	    (m->rc == UET_RC_OK || m->rc == UET_RC_NULL || m->ret_err) &&
 	    m->ret_bytes < m->wr.len)
 		return;
 	/* Rendezvous: the send completes when the target's read of the rest

@@ -9,8 +9,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <uet/uet_ses.h>
+#include <uet/uet_ses_amo.h>
 
 #define SES_NIL UINT32_MAX
 
@@ -118,6 +120,7 @@ struct ses_msg {
 			      * built, sent or written any more */
 	uint32_t rchunk;     /* READ: data asked per request packet (0: one
 			      * packet asks for the whole message) */
+	bool ret_err;        /* large READ: return data carried an error */
 	bool deferred;       /* deferrable send parked until DEFERRABLE_RTR */
 	bool rtr_pending;    /* RTR in before the defer answer */
 	uint32_t rx;         /* RDV_READ / RTR: target record index + 1 */
@@ -201,6 +204,7 @@ struct ses_ret {
 	uint32_t pdc;
 	uint32_t job;
 	const uint8_t *addr; /* region address of message offset @c off */
+	pid_t owner;         /* process @c addr lives in (0: this one) */
 	uint32_t off;        /* message offset of the first byte */
 	uint32_t total;      /* request_length of the READ */
 	uint32_t len;
@@ -383,6 +387,49 @@ enum uet_ses_rc ses_tgt_amo_args(const struct uet_ses_req *h,
 int ses_tgt_data_resp(struct uet_ses *s, const struct uet_pds_event *ev,
 		      const struct uet_ses_req *h, uint8_t list,
 		      const void *data, uint16_t n, uint64_t now);
+
+/* ses_mem.c: target memory of a memory entry (uet_ses_mr_entry.owner) */
+struct ses_amo_args {
+	enum uet_amo_op op;
+	enum uet_amo_dt dt;
+	void *target;         /* in the owner's address space */
+	const void *operand;
+	const void *compare;
+	void *fetch;          /* old values, or NULL */
+	size_t len;
+	unsigned int flags;   /* semantic_control */
+};
+enum uet_ses_rc ses_mem_rc(struct uet_ses *s, int err);
+int ses_mem_read_slow(struct uet_ses *s, pid_t owner, void *dst,
+		      const void *src, size_t n);
+int ses_mem_write_slow(struct uet_ses *s, pid_t owner, void *dst,
+		       const void *src, size_t n);
+enum uet_ses_rc ses_mem_amo(struct uet_ses *s, pid_t owner,
+			    const struct ses_amo_args *a);
+
+/* Read @p n bytes of an entry of @p owner at @p src: 0 or -errno. */
+static inline int
+ses_mem_read(struct uet_ses *s, pid_t owner, void *dst, const void *src,
+	     size_t n)
+{
+	if (__builtin_expect(owner == 0, 1)) {
+		memcpy(dst, src, n);
+		return 0;
+	}
+	return ses_mem_read_slow(s, owner, dst, src, n);
+}
+
+/* Write @p n bytes to an entry of @p owner at @p dst: 0 or -errno. */
+static inline int
+ses_mem_write(struct uet_ses *s, pid_t owner, void *dst, const void *src,
+	      size_t n)
+{
+	if (__builtin_expect(owner == 0, 1)) {
+		memcpy(dst, src, n);
+		return 0;
+	}
+	return ses_mem_write_slow(s, owner, dst, src, n);
+}
 
 /* READ data one request packet asks for and one return-direction packet
  * carries (RESPONSE_DATA, 14-bit payload_length). */

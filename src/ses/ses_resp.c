@@ -279,8 +279,19 @@ ses_init_ret_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 		s->st.rx_bad++;
 		return -EBADMSG;
 	}
-	memcpy((uint8_t *)m->wr.buf + r.message_offset, ses + n,
-	       r.payload_length);
+	if (r.return_code != UET_RC_OK && r.return_code != UET_RC_NULL) {
+		/* The target could not read its memory for this part (an
+		 * entry of another process, docs/SES.md "Memory of another
+		 * process"): the READ fails with the first such code once
+		 * all its data is in; the bytes are not placed. */
+		s->st.ret_rx_err++;
+		if (m->rc == UET_RC_NULL || m->rc == UET_RC_OK)
+			m->rc = r.return_code;
+		m->ret_err = true;
+	} else {
+		memcpy((uint8_t *)m->wr.buf + r.message_offset, ses + n,
+		       r.payload_length);
+	}
 	m->ret_bytes += r.payload_length;
 	s->st.ret_rx++;
 	ses_msg_check_done(s, m);

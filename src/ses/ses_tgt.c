@@ -96,6 +96,7 @@ ses_tgt_write(struct uet_ses *s, const struct uet_pds_event *ev,
 	enum uet_ses_rc rc = ses_tgt_resolve(s, ev, h, &r);
 	uint32_t moff;
 	struct uet_ses_cqe c;
+	int ret;
 
 	if (rc != UET_RC_OK)
 		return rc;
@@ -105,8 +106,12 @@ ses_tgt_write(struct uet_ses *s, const struct uet_pds_event *ev,
 	}
 	/* Stateless per packet: bounds were checked for the whole message,
 	 * so base + offset + moff + plen stays inside the region. */
-	if (plen)
-		memcpy((uint8_t *)r.addr + moff, pl, plen);
+	if (plen) {
+		ret = ses_mem_write(s, r.entry->owner, (uint8_t *)r.addr + moff,
+				    pl, plen);
+		if (ret != 0)
+			return ses_mem_rc(s, ret);
+	}
 	if ((h->flags & UET_SES_F_HD) && (h->flags & UET_SES_F_SOM)) {
 		/* Remote CQ data of a write (fi_writedata, FI_REMOTE_CQ_DATA at
 		 * the target). */
@@ -194,7 +199,8 @@ ses_tgt_read_range(const struct uet_ses_req *h, uint32_t *off, uint32_t *len)
  * makes the earlier record give the AR to the later one. */
 static bool
 ses_ret_extend(struct uet_ses *s, const struct uet_pds_event *ev,
-	       const struct uet_ses_req *h, uint32_t off, uint32_t len)
+	       const struct uet_ses_req *h, pid_t owner, uint32_t off,
+	       uint32_t len)
 {
 	struct ses_ret *t;
 
@@ -202,7 +208,8 @@ ses_ret_extend(struct uet_ses *s, const struct uet_pds_event *ev,
 		return false;
 	t = &s->rets[s->rq.tail];
 	if (t->pdc != ev->pdc || t->msg_id != h->message_id ||
-	    t->job != h->job_id || t->next_frag >= t->nfrags || t->detached)
+	    t->job != h->job_id || t->next_frag >= t->nfrags ||
+	    t->detached || t->owner != owner)
 		return false;
 	if (t->off + t->len != off) {
 		t->ar_last = false;
@@ -215,15 +222,17 @@ ses_ret_extend(struct uet_ses *s, const struct uet_pds_event *ev,
 
 static int
 ses_ret_start(struct uet_ses *s, const struct uet_pds_event *ev,
-	      const struct uet_ses_req *h, const uint8_t *addr,
+	      const struct uet_ses_req *h, const struct uet_ses_resolved *res,
 	      struct ses_msg *owner, uint32_t off, uint32_t len)
 {
+	const uint8_t *addr = res->addr;
+	pid_t mem_owner = res->entry->owner;
 	uint32_t chunk = ses_read_chunk(s), idx;
 	struct ses_ret *t;
 
 	if (ev->pdc == UINT32_MAX)
 		return -EAGAIN;
-	if (ses_ret_extend(s, ev, h, off, len))
+	if (ses_ret_extend(s, ev, h, mem_owner, off, len))
 		return 0;
 	if (s->n_ret_free == 0)
 		return -EAGAIN;
@@ -235,6 +244,7 @@ ses_ret_start(struct uet_ses *s, const struct uet_pds_event *ev,
 	t->pdc = ev->pdc;
 	t->job = h->job_id;
 	t->addr = addr + off;
+	t->owner = mem_owner;
 	t->off = off;
 	t->total = h->request_length;
 	t->len = len;
@@ -267,7 +277,10 @@ ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
 	struct uet_ses_resolved r;
 	enum uet_ses_rc rc = ses_tgt_resolve(s, ev, h, &r);
 	struct ses_msg *owner = NULL;
+	uint8_t data[SES_SMALL_DATA_MAX];
+	const void *src;
 	uint32_t off, len;
+	int ret;
 
 	if (rc != UET_RC_OK)
 		return rc;
@@ -285,8 +298,16 @@ ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
 		/* Small data rides in the ACK (PDS guaranteed delivery,
 		 * RESPONSE_DATA_SMALL); the PDS keeps a copy for replays, so
 		 * the buffer is free now. */
+		src = r.addr;
+		if (r.entry->owner != 0) {
+			ret = ses_mem_read_slow(s, r.entry->owner, data, r.addr,
+						len);
+			if (ret != 0)
+				return ses_mem_rc(s, ret);
+			src = data;
+		}
 		*answered = true;
-		ses_tgt_data_resp(s, ev, h, UET_SES_LIST_EXPECTED, r.addr,
+		ses_tgt_data_resp(s, ev, h, UET_SES_LIST_EXPECTED, src,
 				  (uint16_t)h->request_length, now);
 		if (owner != NULL)
 			ses_rdv_served(s, owner, 0);
@@ -297,7 +318,7 @@ ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
 	/* Return-direction data needs a PDC: RUDI READs fit the RUDI_RESP. */
 	if (ev->pdc == UET_PDS_PDC_NONE)
 		return UET_RC_UNSUPPORTED_SIZE;
-	if (ses_ret_start(s, ev, h, r.addr, owner, off, len) != 0) {
+	if (ses_ret_start(s, ev, h, &r, owner, off, len) != 0) {
 		s->st.tgt_exhaust++;
 		/* No return-direction slot: the initiator retries later. */
 		if (ses_refuse(s, ev, UET_NACK_NO_RESOURCE,
@@ -318,7 +339,7 @@ ses_build_ret(struct uet_ses *s, uint64_t cookie, uint8_t *buf, size_t cap)
 	uint32_t slot = ses_ck_slot(cookie), i = ses_ck_frag(cookie), off;
 	struct uet_ses_resp r;
 	struct ses_ret *t;
-	int n;
+	int n, ret;
 
 	if (slot >= s->cfg.max_msgs)
 		return -ENOENT;
@@ -342,7 +363,19 @@ ses_build_ret(struct uet_ses *s, uint64_t cookie, uint8_t *buf, size_t cap)
 	n = uet_ses_resp_encode(&r, buf, cap);
 	if (n < 0 || (size_t)n + r.payload_length > cap)
 		return -ENOSPC;
-	memcpy(buf + n, t->addr + off, r.payload_length);
+	/* Read at every build, retransmissions included: the region is
+	 * live memory (MR_DEREG waits for these packets). A failed read
+	 * still sends the packet the PDS sized, zeroed, with the return
+	 * code telling the initiator (the length is the PDS's, a code
+	 * cannot change it). */
+	ret = ses_mem_read(s, t->owner, buf + n, t->addr + off,
+			   r.payload_length);
+	if (ret != 0) {
+		r.return_code = ses_mem_rc(s, ret);
+		memset(buf + n, 0, r.payload_length);
+		if (uet_ses_resp_encode(&r, buf, cap) != n)
+			return -ENOSPC;
+	}
 	s->st.frag_built++;
 	return n + r.payload_length;
 }
@@ -489,21 +522,24 @@ ses_tgt_atomic(struct uet_ses *s, const struct uet_pds_event *ev,
 {
 	bool fetch = h->opcode == UET_SES_OP_FETCHING_ATOMIC;
 	uint8_t old[SES_FETCH_MAX];
-	const void *operand, *compare;
+	struct ses_amo_args a;
 	struct uet_ses_resolved r;
 	enum uet_ses_rc rc = ses_tgt_resolve(s, ev, h, &r);
 
 	if (rc != UET_RC_OK)
 		return rc;
-	rc = ses_tgt_amo_args(h, pl, plen, &operand, &compare);
+	rc = ses_tgt_amo_args(h, pl, plen, &a.operand, &a.compare);
 	if (rc != UET_RC_OK)
 		return rc;
 	if (fetch && h->request_length > SES_FETCH_MAX)
 		return UET_RC_AMO_UNSUPPORTED_SIZE;
-	rc = uet_amo_exec((enum uet_amo_op)h->atomic.op,
-			  (enum uet_amo_dt)h->atomic.datatype, r.addr, operand,
-			  compare, fetch ? old : NULL, h->request_length,
-			  h->atomic.semantic_control);
+	a.op = (enum uet_amo_op)h->atomic.op;
+	a.dt = (enum uet_amo_dt)h->atomic.datatype;
+	a.target = r.addr;
+	a.fetch = fetch ? old : NULL;
+	a.len = h->request_length;
+	a.flags = h->atomic.semantic_control;
+	rc = ses_mem_amo(s, r.entry->owner, &a);
 	if (rc == UET_RC_OK)
 		ses_tgt_remote_event(s, h, fetch ? UET_SES_WR_FETCH_ATOMIC :
 						   UET_SES_WR_ATOMIC);

@@ -169,7 +169,8 @@ op_hello(struct uet_svc_server *s, struct svc_client *c,
 	r->max_chans = s->p.max_chans;
 	r->max_pids = s->p.max_pids;
 	r->nb_ctx = s->nb_ctx;
-	r->caps = s->wake ? UET_SVC_CAP_WAKE : 0;
+	/* remote access to client memory: cross-memory attach (MR_REG) */
+	r->caps = UET_SVC_CAP_RMA | (s->wake ? UET_SVC_CAP_WAKE : 0);
 	r->mtu = s->p.mtu;
 	r->ring_max = UET_SVC_RING_MAX;
 	r->inject_max = 0;
@@ -491,6 +492,8 @@ job_ctl(struct uet_svc_server *s, uint8_t op, uint32_t job,
 	r.job = job;
 	r.has_pid = true;
 	r.pid = p->pid;
+	/* a client's memory regions resolve through its own PIDonFEP only */
+	r.own_rma = true;
 	return svc_ctl(s, p->ctx, &r);
 }
 
@@ -625,6 +628,43 @@ op_peer_del(struct uet_svc_server *s, struct svc_client *c,
 #define SVC_MR_REMOTE (UET_SES_MR_REMOTE_READ | UET_SES_MR_REMOTE_WRITE | \
 		       UET_SES_MR_REMOTE_ATOMIC)
 
+/*
+ * Remote access: the engine reaches the client's memory by cross-memory
+ * attach (owner = the client's SO_PEERCRED PID), in the RMA table of the
+ * client's own {job, PIDonFEP} (JOB_ADD with own_rma): its key resolves
+ * for no other process. An address the client has not mapped, or a
+ * client the service may not attach to, is refused here (-EFAULT,
+ * -EPERM).
+ */
+static int
+mr_reg_remote(struct uet_svc_server *s, const struct svc_client *c,
+	      const struct svc_pid *p, const struct uet_svc_mr_reg_req *q,
+	      uint64_t *key)
+{
+	struct uet_ses_ulp_ctl x;
+	int rc;
+
+	/* a client in another PID namespace has no PID here (0): its
+	 * memory is unreachable, and owner 0 would be the service's own */
+	if (c->pid <= 0)
+		return -EPERM;
+	memset(&x, 0, sizeof(x));
+	x.op = UET_SES_ULP_MR_REG;
+	x.job = q->job;
+	x.has_pid = true;
+	x.pid = p->pid;
+	x.base = (uintptr_t)q->addr;
+	x.len = q->len;
+	x.access = q->access;
+	x.idempotent = q->idempotent != 0;
+	x.disabled = q->disabled != 0;
+	x.owner = c->pid;
+	rc = svc_ctl(s, p->ctx, &x);
+	if (rc == 0)
+		*key = x.key;
+	return rc;
+}
+
 static int
 op_mr_reg(struct uet_svc_server *s, struct svc_client *c,
 	  const struct uet_svc_mr_reg_req *q, struct uet_svc_mr_reg_rep *r,
@@ -640,19 +680,22 @@ op_mr_reg(struct uet_svc_server *s, struct svc_client *c,
 	p = own_pid(c, q->pid);
 	if (p == NULL || !job_granted(s, q->job))
 		return -EPERM;
-	/* the engine cannot reach client memory yet (no cross-memory
-	 * attach): remote access is refused, UET_SVC_CAP_RMA is not set */
-	if (q->access & SVC_MR_REMOTE)
-		return -EOPNOTSUPP;
 	rc = grow((void **)&c->mrs, &c->cap_mrs, c->nb_mrs, sizeof(*c->mrs),
 		  UET_SVC_CLIENT_MRS_MAX);
 	if (rc < 0)
 		return rc;
-	/* a local-only key means nothing to the engine: a number of the
-	 * client's own, so that MR_DEREG/MR_ENABLE find it */
-	c->mrs[c->nb_mrs].key = ++c->next_local_key;
+	if (q->access & SVC_MR_REMOTE) {
+		rc = mr_reg_remote(s, c, p, q, &c->mrs[c->nb_mrs].key);
+		if (rc < 0)
+			return rc;
+		c->mrs[c->nb_mrs].local = false;
+	} else {
+		/* a local-only key means nothing to the engine: a number
+		 * of the client's own, so that MR_DEREG/MR_ENABLE find it */
+		c->mrs[c->nb_mrs].key = ++c->next_local_key;
+		c->mrs[c->nb_mrs].local = true;
+	}
 	c->mrs[c->nb_mrs].ctx = p->ctx;
-	c->mrs[c->nb_mrs].local = true;
 	r->key = c->mrs[c->nb_mrs].key;
 	c->nb_mrs++;
 	s->st.mrs++;
@@ -732,6 +775,9 @@ svc_client_release(struct uet_svc_server *s, struct svc_client *c)
 	/* the engine stops reading the rings, then the SES lets go of the
 	 * window (JOB_DEL / EP_DEL wait for it), then the region goes */
 	chans_detach(s, open, n);
+	/* regions before jobs: a job's RMA table goes only once empty */
+	while (c->nb_mrs > 0)
+		(void)mr_dereg_at(s, c, c->nb_mrs - 1);
 	while (c->nb_jobs > 0) {
 		struct svc_job *j = &c->jobs[c->nb_jobs - 1];
 		const struct svc_pid *p = own_pid(c, j->pid);
@@ -747,8 +793,6 @@ svc_client_release(struct uet_svc_server *s, struct svc_client *c)
 		chan_unbind(s, c, open[i]);
 	while (c->nb_peers > 0)
 		(void)peer_del_at(s, c, c->nb_peers - 1);
-	while (c->nb_mrs > 0)
-		(void)mr_dereg_at(s, c, c->nb_mrs - 1);
 	while (c->nb_pids > 0)
 		pid_drop(s, c, &c->pids[c->nb_pids - 1]);
 	if (c->region != NULL)

@@ -13,8 +13,13 @@
  *     fields, a passed fd, a request before HELLO: each answered with an
  *     error and counted (telemetry /uet/service bad), the service lives;
  *   isolation: another client's PIDonFEP, an ungranted job, another's
- *     peer handle and memory key, remote-access MR_REG, an SQE with an
- *     ungranted job (-EPERM) and one outside the window (-EFAULT);
+ *     peer handle and memory key, remote-access MR_REG of an address the
+ *     client has not mapped, an SQE with an ungranted job (-EPERM) and
+ *     one outside the window (-EFAULT);
+ *   remote access to a client's own memory (cross-memory attach): WRITE,
+ *     READ, fetching atomic from another client's window, data checked
+ *     in place; the key through a third client's PIDonFEP: BAD_MKEY,
+ *     nothing touched;
  *   limits: max_clients; a client gone without BYE is cleaned up; a
  *     second service on the socket (or on a file that is no socket)
  *     refuses and leaves it alone;
@@ -36,6 +41,7 @@
 
 #include <rte_common.h>
 
+#include <uet/uet_ses_amo.h>
 #include <uet/uet_ses_mr.h>
 
 #include "svc_rawcli.h"
@@ -129,7 +135,7 @@ test_hello(struct cli *a)
 	CHECK(r->nb_ctx == 1 && r->max_chans == 16 && r->max_pids == 8);
 	CHECK(r->nb_jobs == 2 && r->jobs[0].first == 1 &&
 	      r->jobs[0].last == 10 && r->jobs[1].first == 77);
-	CHECK(!(r->caps & UET_SVC_CAP_RMA));
+	CHECK(r->caps & UET_SVC_CAP_RMA);
 	CHECK(r->is_v6 == 0 && r->fa[0] == 10 && r->fa[3] == 1);
 	/* one eventfd per context */
 	CHECK(a->c.nb_efd == r->nb_ctx);
@@ -338,8 +344,7 @@ test_isolation(struct cli *a, struct cli *c, uint64_t a_peer)
 	CHECK(rc_job(&c->c, false, 77, c->pid.pid) == -ENOENT);
 	/* another's peer handle */
 	CHECK(rc_peer_del(&c->c, c->ch.ctx, a_peer) == -ENOENT);
-	/* another's memory key; remote access refused (no cross-memory
-	 * attach in the engine yet) */
+	/* another's memory key */
 	CHECK(rc_request(&a->c, UET_SVC_OP_MR_REG, &mq, sizeof(mq), &mr,
 			 sizeof(mr), NULL, NULL) == 0);
 	memset(&kq, 0, sizeof(kq));
@@ -357,9 +362,11 @@ test_isolation(struct cli *a, struct cli *c, uint64_t a_peer)
 			 sizeof(mr), NULL, NULL) == -EPERM);
 	denied++;
 	mq.job = JOB;
+	/* remote access to an address the client has not mapped (below
+	 * mmap_min_addr): refused when registering */
 	mq.access |= UET_SES_MR_REMOTE_WRITE;
 	CHECK(rc_request(&a->c, UET_SVC_OP_MR_REG, &mq, sizeof(mq), &mr,
-			 sizeof(mr), NULL, NULL) == -EOPNOTSUPP);
+			 sizeof(mr), NULL, NULL) == -EFAULT);
 	CHECK(tel("mrs") == 0);
 	/* the data path: an ungranted job, an address outside the window */
 	sqe_make(&q, UET_CHAN_OP_SEND, 700, 0, 100, a_peer);
@@ -373,6 +380,116 @@ test_isolation(struct cli *a, struct cli *c, uint64_t a_peer)
 	CHECK(tel_ses("ctx0_job_bad") == job0 + 1);
 	printf("# isolation: %u requests denied, 1 SQE -EPERM, 1 -EFAULT\n",
 	       denied);
+}
+
+/* An SQE and its whole CQE (status -ETIMEDOUT: none). */
+static struct uet_chan_cqe
+sqe_cqe(struct cli *k, const struct uet_chan_sqe *q)
+{
+	struct uet_chan_cqe e;
+
+	memset(&e, 0, sizeof(e));
+	e.status = -ETIMEDOUT;
+	if (uet_chan_sq_post(&k->ch.ch, q) != 0 || !rc_cq_wait(&k->ch, &e))
+		return e;
+	CHECK(e.context == q->context);
+	return e;
+}
+
+static _Alignas(64) uint8_t rma_buf[16384];
+
+/*
+ * Remote access to a client's own memory: A registers a buffer of this
+ * process (the service reaches it by cross-memory attach, owner = A's
+ * SO_PEERCRED PID); B WRITEs into it, READs it back and runs a fetching
+ * atomic on it from its window through A's PIDonFEP, every byte checked
+ * here in place. The same key through C's PIDonFEP names C's own RMA
+ * table: BAD_MKEY, nothing touched.
+ */
+static void
+test_rma(struct cli *a, struct cli *b, struct cli *c)
+{
+	struct uet_svc_mr_reg_req mq = {
+		.addr = (uintptr_t)rma_buf, .len = sizeof(rma_buf),
+		.access = UET_SES_MR_REMOTE_READ | UET_SES_MR_REMOTE_WRITE |
+			  UET_SES_MR_REMOTE_ATOMIC,
+		.job = JOB, .pid = a->pid.pid,
+	};
+	const unsigned int len = 6000;
+	uint64_t peer_a = 0, peer_c = 0, mrs0 = tel("mrs"), v;
+	struct uet_svc_mr_reg_rep mr;
+	struct uet_svc_mr_key_req kq;
+	struct uet_chan_sqe q;
+	struct uet_chan_cqe e;
+	int rc;
+
+	/* Yama ptrace_scope 1: name the service as our tracer (an error
+	 * without Yama is of no consequence) */
+	(void)prctl(PR_SET_PTRACER, (unsigned long)svc.pid, 0, 0, 0);
+	rc = rc_request(&a->c, UET_SVC_OP_MR_REG, &mq, sizeof(mq), &mr,
+			sizeof(mr), NULL, NULL);
+	if (rc == -EPERM) {
+		printf("# rma: SKIPPED, the service may not attach to this "
+		       "process (ptrace rules, seccomp)\n");
+		return;
+	}
+	CHECK(rc == 0);
+	if (rc != 0)
+		return;
+	CHECK(tel("mrs") == mrs0 + 1);
+	CHECK(rc_peer_add(&b->c, b->ch.ctx, a->pid.pid, a->pid.initiator,
+			  &peer_a) == 0);
+	CHECK(rc_peer_add(&b->c, b->ch.ctx, c->pid.pid, c->pid.initiator,
+			  &peer_c) == 0);
+	for (unsigned int i = 0; i < len; i++)
+		b->c.win[i] = (uint8_t)(i * 11 + 5);
+	memset(rma_buf, 0, sizeof(rma_buf));
+	sqe_make(&q, UET_CHAN_OP_WRITE, 900, 0, len, peer_a);
+	q.rkey = mr.key;
+	q.roffset = (uintptr_t)rma_buf + 100;
+	CHECK(sqe_round_trip(b, &q) == 0);
+	CHECK(memcmp(rma_buf + 100, b->c.win, len) == 0);
+	CHECK(rma_buf[99] == 0 && rma_buf[100 + len] == 0);
+	memset(b->c.win + 65536, 0, len);
+	sqe_make(&q, UET_CHAN_OP_READ, 901, 65536, len, peer_a);
+	q.rkey = mr.key;
+	q.roffset = (uintptr_t)rma_buf + 100;
+	CHECK(sqe_round_trip(b, &q) == 0);
+	CHECK(memcmp(b->c.win + 65536, rma_buf + 100, len) == 0);
+	v = 5;
+	memcpy(rma_buf + 8192, &v, 8);
+	v = 7;
+	memcpy(b->c.win + 131072, &v, 8);
+	sqe_make(&q, UET_CHAN_OP_FETCH_ATOMIC, 902, 131072, 8, peer_a);
+	q.atomic_op = UET_AMO_SUM;
+	q.atomic_dt = UET_AMO_DT_UINT64;
+	q.rkey = mr.key;
+	q.roffset = (uintptr_t)rma_buf + 8192;
+	q.result = 131080;
+	CHECK(sqe_round_trip(b, &q) == 0);
+	memcpy(&v, b->c.win + 131080, 8);
+	CHECK(v == 5);
+	memcpy(&v, rma_buf + 8192, 8);
+	CHECK(v == 12);
+	/* A's key used with C's PIDonFEP */
+	memset(rma_buf, 0x11, 64);
+	sqe_make(&q, UET_CHAN_OP_WRITE, 903, 0, 64, peer_c);
+	q.rkey = mr.key;
+	q.roffset = (uintptr_t)rma_buf;
+	e = sqe_cqe(b, &q);
+	CHECK(e.status == -EINVAL && e.prov_errno == UET_RC_BAD_MKEY);
+	for (unsigned int i = 0; i < 64; i++)
+		CHECK(rma_buf[i] == 0x11);
+	memset(&kq, 0, sizeof(kq));
+	kq.key = mr.key;
+	kq.pid = a->pid.pid;
+	CHECK(rc_request(&a->c, UET_SVC_OP_MR_DEREG, &kq, sizeof(kq), NULL, 0,
+			 NULL, NULL) == 0);
+	CHECK(tel("mrs") == mrs0);
+	CHECK(rc_peer_del(&b->c, b->ch.ctx, peer_a) == 0);
+	CHECK(rc_peer_del(&b->c, b->ch.ctx, peer_c) == 0);
+	printf("# rma: write, read, fetching atomic on a client's memory; "
+	       "its key through another PIDonFEP: BAD_MKEY\n");
 }
 
 /* A service whose lcores never sleep: no UET_SVC_CAP_WAKE, still one
@@ -645,6 +762,7 @@ main(int argc, char **argv)
 	test_send(&a, &b, &peer_b);
 	test_bad_messages(&a);
 	test_isolation(&a, &c, peer_b);
+	test_rma(&a, &b, &c);
 	test_ring_garbage();
 	test_all_to_all();
 	test_socket_taken(argv[1]);

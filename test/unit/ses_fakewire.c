@@ -65,6 +65,8 @@ sfw_node_tables(struct sfw_node *n, uint64_t seed, const struct sfw_opts *o)
 bool sfw_rdv_by_job;
 bool sfw_two_pids;
 bool sfw_remote_events;
+const struct uet_ses_mem_ops *sfw_mem_ops;
+void *sfw_mem_arg;
 int (*sfw_submit)(void *arg, const struct uet_pds_submit *ps, uint64_t now);
 enum uet_profile sfw_pid2_profile;
 /* the profiles the current nodes were made with */
@@ -151,6 +153,8 @@ sfw_node_init(struct sfw *w, int i, enum uet_profile profile, uint64_t seed,
 	sc.pid_on_fep = SFW_PID;
 	sc.rdv_ri = n->ri_rdv;
 	sc.remote_events = sfw_remote_events;
+	sc.mem_ops = sfw_mem_ops;
+	sc.mem_arg = sfw_mem_arg;
 	sc.submit = sfw_submit;
 	sc.submit_arg = n;
 	if (sfw_two_pids) {

@@ -105,6 +105,11 @@ extern int (*sfw_submit)(void *arg, const struct uet_pds_submit *ps,
 
 /* When set before sfw_init*(): uet_ses_config.remote_events. */
 extern bool sfw_remote_events;
+
+/* When set before sfw_init*(): uet_ses_config.mem_ops / mem_arg of both
+ * nodes (memory entries of another process). */
+extern const struct uet_ses_mem_ops *sfw_mem_ops;
+extern void *sfw_mem_arg;
 void sfw_fini(struct sfw *w);
 
 /* A work request from node @p from to the other node, job/pid/RI set. */

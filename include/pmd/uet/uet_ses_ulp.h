@@ -118,13 +118,26 @@ struct uet_ses_ulp_ctl {
 	uintptr_t base;       /**< MR_REG */
 	uint64_t len;         /**< MR_REG */
 	uint32_t access;      /**< MR_REG: UET_SES_MR_* */
+	/** MR_REG: the process whose address space base/len name; 0: this
+	 * one. Another owner's memory is read and written by cross-memory
+	 * attach (uet_cma.h); registration reads its first byte, so an
+	 * owner that cannot be reached is refused then (-ESRCH, -EPERM,
+	 * -EFAULT) */
+	pid_t owner;
 	bool idempotent;      /**< MR_REG: I bit */
 	/** MR_REG: register it disabled; MR_ENABLE: disable instead */
 	bool disabled;
 	uint64_t key;         /**< MR_REG: out; MR_DEREG, MR_ENABLE: in */
 	/** JOB_ADD/JOB_DEL: the job's process is @c pid (else the
-	 * context's own) */
+	 * context's own); MR_REG: register in the RMA table of {job,
+	 * @c pid} */
 	bool has_pid;
+	/** JOB_ADD of another process than the context's: give it an RMA
+	 * table of its own instead of a name of the context's, so that its
+	 * memory regions are reachable through its PIDonFEP only and its
+	 * keys resolve for no other process (service clients); a JOB_ADD
+	 * disagreeing with the existing tables of {job, pid} is -EEXIST */
+	bool own_rma;
 	uint16_t pid;         /**< JOB_*, EP_ADD: PIDonFEP */
 	uint32_t initiator;   /**< EP_ADD */
 	/** EP_ADD: the channel gets a CQE (context 0, UET_CHAN_CQ_REMOTE)

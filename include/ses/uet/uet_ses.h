@@ -175,6 +175,30 @@ struct uet_ses_recv {
  * len 0); a rendezvous or deferred sender is still released. */
 #define UET_SES_RECV_F_DISCARD 0x0400u
 
+/**
+ * Memory of another process (uet_ses_mr_attr.owner != 0): how the SES
+ * reads and writes it. A service engine serving many client processes
+ * implements it with process_vm_readv() / process_vm_writev() (the
+ * engine's uet_cma_mem_ops); tests with a fake. Entries of owner 0 never
+ * go through it (plain memcpy, no indirect call).
+ *
+ * Both copy all @p n bytes or fail: 0, or -EFAULT (part of the range is
+ * not mapped in the owner, or not writable there), -ESRCH (the owner is
+ * gone), -EPERM / -EACCES (not allowed to reach it), another -errno. A
+ * write that fails may have written a prefix: the SES never reports such
+ * an operation as done (docs/SES.md "Memory of another process").
+ * Called on the owner lcore of the SES, from uet_ses_event() and
+ * uet_ses_build().
+ */
+struct uet_ses_mem_ops {
+	/** copy [@p src, @p src + @p n) of @p owner's memory to @p dst */
+	int (*read)(void *arg, pid_t owner, void *dst, uintptr_t src,
+		    size_t n);
+	/** copy @p n bytes at @p src to [@p dst, @p dst + @p n) of @p owner */
+	int (*write)(void *arg, pid_t owner, uintptr_t dst, const void *src,
+		     size_t n);
+};
+
 /** Creation parameters; uet_ses_config_default() fills every field. */
 struct uet_ses_config {
 	enum uet_profile profile; /**< enforced at submit and at the target */
@@ -237,6 +261,10 @@ struct uet_ses_config {
 	 * instead of @c profile for all. */
 	enum uet_profile (*profile_of)(void *arg, uint16_t pid_on_fep);
 	void *profile_arg;           /**< argument of profile_of */
+	/** Memory entries of another process (owner != 0) are reached
+	 * through these; NULL: such entries answer HOST_UNSUCCESS_CMPL. */
+	const struct uet_ses_mem_ops *mem_ops;
+	void *mem_arg;               /**< argument of mem_ops */
 };
 
 /** Fill @p cfg with defaults (HPC, MTU 4096, 1024 messages, ...). */
@@ -386,7 +414,9 @@ uint16_t uet_ses_cq_poll(struct uet_ses *s, struct uet_ses_cqe *c,
  * -EMSGSIZE; UNSUPPORTED_OP, AMO op/dt -EOPNOTSUPP; PERM_VIOLATION,
  * OP_VIOLATION, BAD_JOB_ID -EACCES; BAD_MKEY, BAD_GENERATION, DISABLED*,
  * BAD_INDEX, BAD_PID -EINVAL (FI_EINVAL/FI_EKEYREJECTED class);
- * BAD_ADDR, AMO_UNALIGNED -EFAULT; CANCELLED -ECANCELED; others -EIO.
+ * BAD_ADDR, AMO_UNALIGNED, AT_NO_TRANS, AT_INVALID, AT_OUT_OF_RANGE
+ * -EFAULT; AT_PERM -EACCES; CANCELLED -ECANCELED; others (among them
+ * HOST_UNSUCCESS_CMPL) -EIO.
  */
 int uet_ses_rc_errno(enum uet_ses_rc rc);
 
@@ -438,6 +468,15 @@ struct uet_ses_stats {
 	uint64_t msg_error_stale; /**< MSG_ERROR naming no waiting send */
 	uint64_t withdrawn;      /**< messages of withdrawn operations */
 	uint64_t withdraw_forced; /**< ... detached while on the wire */
+	/* Memory entries of another process (uet_ses_mem_ops). */
+	uint64_t mem_rd;         /**< reads through the accessor */
+	uint64_t mem_wr;         /**< writes through the accessor */
+	uint64_t mem_err;        /**< accesses that failed (the request is
+				  *   answered AT_NO_TRANS, AT_PERM, AT_INVALID
+				  *   or HOST_UNSUCCESS_CMPL) */
+	uint64_t mem_coherent;   /**< cpu-coherent atomics refused on it */
+	uint64_t ret_rx_err;     /**< initiator: return-direction READ data
+				  *   carrying an error code */
 };
 
 /** Counters of an instance. */

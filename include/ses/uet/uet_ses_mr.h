@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <uet/uet_wire.h>
 
@@ -210,6 +211,10 @@ struct uet_ses_mr_entry {
 	uint16_t pid_on_fep;
 	uint16_t resource_index;
 	int ri;                  /**< RI table handle */
+	/** process whose address space @c base lives in: 0 this process
+	 * (plain loads and stores), else reached through the SES's memory
+	 * accessor (uet_ses_config.mem_ops, cross-memory attach) */
+	pid_t owner;
 };
 
 /** Registration request. */
@@ -227,6 +232,13 @@ struct uet_ses_mr_attr {
 	 * @p base (an address below it is BAD_ADDR).
 	 */
 	bool virt_addr;
+	/**
+	 * 0: the region is memory of this process. Otherwise the process
+	 * (Linux PID) whose address space @p base and @p length name: the
+	 * SES reads and writes it only through uet_ses_config.mem_ops
+	 * (docs/SES.md "Memory of another process"). Not validated here.
+	 */
+	pid_t owner;
 };
 
 /**
