@@ -90,6 +90,8 @@ struct eng_rxq {
 struct eng_wake {
 	struct uet_chan_waker w;  /* sleeping flag, read by posters */
 	uint32_t kicked;          /* the eventfd was written this sleep */
+	uint32_t pending;         /* a thread found the lock held: its holder
+				   * runs one more pass after it lets go */
 	rte_spinlock_t lock;      /* progress lock */
 	bool enabled;             /* AUTO with idle_sleep: the lcore sleeps */
 	uint16_t nb_intr;         /* RX queues with an interrupt fd */
