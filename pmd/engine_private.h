@@ -325,6 +325,7 @@ void eng_wake_lock(struct uet_engine_lcore *lc);
 void eng_wake_unlock_awake(struct uet_engine_lcore *lc);
 void eng_lcore_sleep(struct uet_engine_lcore *lc);
 void eng_wake_kick(struct uet_engine_lcore *lc, bool force);
+bool eng_app_polls(const struct uet_engine_lcore *lc, uint64_t now);
 int eng_app_progress(struct uet_engine_lcore *lc, unsigned int max_iterations,
 		     bool posted);
 uint64_t eng_lcore_deadline(const struct uet_engine_lcore *lc);

@@ -271,6 +271,22 @@ wake_sleeping(const struct eng_wake *w)
 	return __atomic_load_n(&w->w.sleeping, __ATOMIC_RELAXED) != 0;
 }
 
+/* An application thread ran or polled the context within @p grace. */
+static bool
+app_active(const struct eng_wake *w, uint64_t now, uint64_t grace)
+{
+	uint64_t t = __atomic_load_n(&w->app_ns, __ATOMIC_RELAXED);
+
+	return t != 0 && (int64_t)(now - t) < (int64_t)grace;
+}
+
+bool
+eng_app_polls(const struct uet_engine_lcore *lc, uint64_t now)
+{
+	return app_active(&lc->wake, now,
+			  lc->eng->cfg.engine.idle_sleep_max_ns);
+}
+
 /*
  * Ask the holder of the progress lock for one more pass (it reads
  * `pending` after it lets go, wake_release()), then try the lock again:
@@ -336,6 +352,24 @@ app_pass(struct uet_engine_lcore *lc, unsigned int max_iterations)
 }
 
 /*
+ * An application thread polls a context whose lcore is awake: it wants
+ * the completions now, and will run the loop itself once the lcore
+ * sleeps. The lcore sees it (eng_app_polls()) and sleeps at its next
+ * iteration without work instead of spinning idle_spin beside it. The
+ * stamp is refreshed at most once per microsecond: the lcore reads this
+ * cache line only when it has nothing to do.
+ */
+static void
+app_polls(struct uet_engine_lcore *lc)
+{
+	struct eng_wake *w = &lc->wake;
+	uint64_t now = eng_now_ns(lc->eng);
+
+	if (now - __atomic_load_n(&w->app_ns, __ATOMIC_RELAXED) > 1000)
+		__atomic_store_n(&w->app_ns, now, __ATOMIC_RELAXED);
+}
+
+/*
  * Run up to @p max_iterations of a sleeping context on the calling
  * thread. @p posted: the caller queued work for it; if another thread
  * holds the lock (it may have looked at the rings before the post), ask
@@ -350,8 +384,10 @@ eng_app_progress(struct uet_engine_lcore *lc, unsigned int max_iterations,
 	struct eng_wake *w = &lc->wake;
 	unsigned int work = 0;
 
-	if (!wake_sleeping(w))
+	if (!wake_sleeping(w)) {
+		app_polls(lc);
 		return 0;
+	}
 	if (!rte_spinlock_trylock(&w->lock) &&
 	    (!posted || !wake_ask_holder(w)))
 		return 0;
@@ -499,13 +535,6 @@ wake_block(struct uet_engine_lcore *lc, int ep, uint64_t ns)
 	return cause == WAKE_NONE ? WAKE_TIME : cause;
 }
 
-static bool
-app_active(const struct eng_wake *w, uint64_t now, uint64_t grace)
-{
-	uint64_t t = __atomic_load_n(&w->app_ns, __ATOMIC_RELAXED);
-
-	return t != 0 && now - t < grace;
-}
 
 /* Frames a TX queue refused (full, link down) wait for a retry: no
  * interrupt announces room, so the back-off retries them. */
