@@ -95,6 +95,8 @@ struct eng_wake {
 	 * (uet_engine_wakers_place(): the uet-engine service page) */
 	struct uet_chan_waker *wp;
 	uint32_t kicked;          /* the eventfd was written this sleep */
+	uint32_t pending;         /* a thread found the lock held: its holder
+				   * runs one more pass after it lets go */
 	rte_spinlock_t lock;      /* progress lock */
 	bool enabled;             /* AUTO with idle_sleep: the lcore sleeps */
 	uint16_t nb_intr;         /* RX queues with an interrupt fd */
@@ -351,6 +353,7 @@ void eng_wake_lock(struct uet_engine_lcore *lc);
 void eng_wake_unlock_awake(struct uet_engine_lcore *lc);
 void eng_lcore_sleep(struct uet_engine_lcore *lc);
 void eng_wake_kick(struct uet_engine_lcore *lc, bool force);
+bool eng_app_polls(const struct uet_engine_lcore *lc, uint64_t now);
 int eng_app_progress(struct uet_engine_lcore *lc, unsigned int max_iterations,
 		     bool posted);
 uint64_t eng_lcore_deadline(const struct uet_engine_lcore *lc);

@@ -420,7 +420,12 @@ eng_lcore_iterate(struct uet_engine_lcore *lc)
  * thread that has work waits. The timer slack of the lcore thread is set
  * to 1 us so that short sleeps are what was configured, not the default
  * 50 us slack. The lcore holds its context's progress lock while it is
- * awake; application threads take it only while it sleeps.
+ * awake; application threads take it only while it sleeps. An
+ * application thread that polls the context while the lcore is awake
+ * makes it sleep at its next iteration without work (no idle_spin): on a
+ * machine with fewer CPUs than busy threads, a lcore kept awake by a
+ * ping-pong's steady trickle of frames would otherwise compete with the
+ * polling thread for good.
  */
 static void
 idle_backoff_init(void)
@@ -434,9 +439,10 @@ eng_lcore_main(void *arg)
 	struct uet_engine_lcore *lc = arg;
 	struct uet_engine *e = lc->eng;
 	const uint64_t spin = e->cfg.engine.idle_spin_ns;
+	const bool sleeps = lc->wake.enabled;
 	uint64_t last_work;
 
-	if (lc->wake.enabled)
+	if (sleeps)
 		idle_backoff_init();
 	eng_wake_lock(lc);
 	last_work = eng_now_ns(e);
@@ -445,7 +451,10 @@ eng_lcore_main(void *arg)
 			last_work = lc->now;
 			continue;
 		}
-		if (!lc->wake.enabled || lc->now - last_work < spin) {
+		/* an application thread that polls takes the loop over as
+		 * soon as the lcore sleeps: no idle_spin beside it */
+		if (!sleeps || (lc->now - last_work < spin &&
+				!eng_app_polls(lc, lc->now))) {
 			rte_pause();
 			continue;
 		}

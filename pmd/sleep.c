@@ -21,17 +21,23 @@
  * channels): both take the context's progress lock, the lcore for as long
  * as it is awake, the application thread with a trylock for a few
  * iterations. While an application thread progressed the context within
- * the last idle_sleep_max, the lcore leaves the work to it: it does not
- * arm RX interrupts and sleeps until that time has passed; a timer that
- * falls due or a post that wakes it gets one pass of the loop, after
- * which it sleeps again instead of staying awake beside the polling
- * thread (on few cores the two would compete for one CPU).
+ * the last idle_sleep_max (the grace), the context is that thread's: the
+ * lcore arms no RX interrupt and no timer deadline, and sleeps until the
+ * grace has passed since the thread's last pass (the thread runs the
+ * timers in its own iterations); a post or a due timer that wakes it
+ * gets one pass, after which it sleeps again instead of staying awake
+ * beside the polling thread (on few cores the two would compete for one
+ * CPU). A lcore woken while an application thread holds the lock does
+ * not wait for it: it asks the holder for one more pass and naps.
  *
  * No lost wake-up: the lcore sets `sleeping` (sequentially consistent)
  * before its last look at the rings and queues; a poster enqueues, fences
  * and reads `sleeping`. One of the two sees the other. A poster that
- * finds the lock held writes the eventfd (the holder may have looked
- * before the post).
+ * finds the lock held raises `pending` and tries the lock again; the
+ * holder lets go of the lock, fences and reads `pending`, and runs one
+ * more pass when it is raised (the holder may have looked before the
+ * post). The lcore does the same before it blocks, so a post to a
+ * progress channel needs no eventfd write.
  */
 
 #include <errno.h>
@@ -55,8 +61,15 @@
 #define WAKE_TAG_TFD ((void *)(uintptr_t)0x7fd0)
 /* spins on a busy progress lock before the lcore yields its CPU */
 #define WAKE_LOCK_SPINS 1024
+/* spins of a woken lcore on a lock an application thread holds before
+ * it leaves the pass to that thread (which may be descheduled on the
+ * lcore's own CPU: spinning longer would only delay it) */
+#define WAKE_RELOCK_SPINS 64
 /* iterations a poster runs for a sleeping context */
 #define WAKE_POST_ITERATIONS 4
+/* passes an application thread runs for others' requests (`pending`)
+ * before it leaves the next one to the lcore (eventfd) */
+#define WAKE_APP_ROUNDS 4
 
 enum wake_cause {
 	WAKE_NONE = 0,
@@ -260,33 +273,70 @@ wake_sleeping(const struct eng_wake *w)
 	return __atomic_load_n(&w->wp->sleeping, __ATOMIC_RELAXED) != 0;
 }
 
+/* An application thread ran or polled the context within @p grace. */
+static bool
+app_active(const struct eng_wake *w, uint64_t now, uint64_t grace)
+{
+	uint64_t t = __atomic_load_n(&w->app_ns, __ATOMIC_RELAXED);
+
+	return t != 0 && (int64_t)(now - t) < (int64_t)grace;
+}
+
+bool
+eng_app_polls(const struct uet_engine_lcore *lc, uint64_t now)
+{
+	return app_active(&lc->wake, now,
+			  lc->eng->cfg.engine.idle_sleep_max_ns);
+}
+
 /*
- * Run up to @p max_iterations of a sleeping context on the calling
- * thread. @p posted: the caller queued work for it; if another thread
- * holds the lock (it may have looked at the rings before the post),
- * wake the lcore. A loop that armed a timer earlier than the end of the
- * lcore's sleep wakes it too, so that the timer fires without the
- * application.
+ * Ask the holder of the progress lock for one more pass (it reads
+ * `pending` after it lets go, wake_release()), then try the lock again:
+ * true when this thread got it after all. Dekker with wake_release(): one
+ * of the two sees the other.
  */
-int
-eng_app_progress(struct uet_engine_lcore *lc, unsigned int max_iterations,
-		 bool posted)
+static bool
+wake_ask_holder(struct eng_wake *w)
+{
+	__atomic_store_n(&w->pending, 1, __ATOMIC_SEQ_CST);
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return rte_spinlock_trylock(&w->lock) != 0;
+}
+
+/* Let go of the progress lock; true when another thread asked for a pass
+ * meanwhile (wake_ask_holder()). */
+static bool
+wake_release(struct eng_wake *w)
+{
+	rte_spinlock_unlock(&w->lock);
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return __atomic_load_n(&w->pending, __ATOMIC_RELAXED) != 0;
+}
+
+/* The lock holder is about to look at the rings and queues: the requests
+ * made so far are served by this pass. True when there was one. */
+static bool
+wake_take_pending(struct eng_wake *w)
+{
+	return __atomic_exchange_n(&w->pending, 0, __ATOMIC_SEQ_CST) != 0;
+}
+
+/*
+ * Up to @p max_iterations on the calling thread, holding the lock: the
+ * lcore's next wake-up is left alone unless this pass armed a timer
+ * earlier than it and the lcore sleeps longer than the grace (a lcore
+ * that sleeps until the grace is over runs the timers then, if no thread
+ * ran them meanwhile).
+ */
+static unsigned int
+app_pass(struct uet_engine_lcore *lc, unsigned int max_iterations)
 {
 	struct eng_wake *w = &lc->wake;
+	const uint64_t max = lc->eng->cfg.engine.idle_sleep_max_ns;
 	unsigned int work = 0;
+	uint64_t until;
 
-	if (!wake_sleeping(w))
-		return 0;
-	if (!rte_spinlock_trylock(&w->lock)) {
-		if (posted)
-			eng_wake_kick(lc, false);
-		return 0;
-	}
-	/* the lcore stopped meanwhile (it clears the flag under the lock) */
-	if (!wake_sleeping(w)) {
-		rte_spinlock_unlock(&w->lock);
-		return 0;
-	}
+	(void)wake_take_pending(w);
 	for (unsigned int i = 0; i < max_iterations; i++) {
 		unsigned int n = eng_lcore_iterate(lc);
 
@@ -296,10 +346,71 @@ eng_app_progress(struct uet_engine_lcore *lc, unsigned int max_iterations,
 			break;
 	}
 	__atomic_store_n(&w->app_ns, lc->now, __ATOMIC_RELAXED);
-	if (work != 0 && eng_lcore_deadline(lc) <
-	    __atomic_load_n(&w->until_ns, __ATOMIC_RELAXED))
+	until = __atomic_load_n(&w->until_ns, __ATOMIC_RELAXED);
+	if (work != 0 && until > lc->now + max &&
+	    eng_lcore_deadline(lc) < until)
 		eng_wake_kick(lc, false);
-	rte_spinlock_unlock(&w->lock);
+	return work;
+}
+
+/*
+ * An application thread polls a context whose lcore is awake: it wants
+ * the completions now, and will run the loop itself once the lcore
+ * sleeps. The lcore sees it (eng_app_polls()) and sleeps at its next
+ * iteration without work instead of spinning idle_spin beside it. The
+ * stamp is refreshed at most once per microsecond: the lcore reads this
+ * cache line only when it has nothing to do.
+ */
+static void
+app_polls(struct uet_engine_lcore *lc)
+{
+	struct eng_wake *w = &lc->wake;
+	uint64_t now = eng_now_ns(lc->eng);
+
+	if (now - __atomic_load_n(&w->app_ns, __ATOMIC_RELAXED) > 1000)
+		__atomic_store_n(&w->app_ns, now, __ATOMIC_RELAXED);
+}
+
+/*
+ * Run up to @p max_iterations of a sleeping context on the calling
+ * thread. @p posted: the caller queued work for it; if another thread
+ * holds the lock (it may have looked at the rings before the post), ask
+ * it for one more pass. Requests that come while this thread runs the
+ * loop get passes of their own (at most WAKE_APP_ROUNDS, then the lcore
+ * is woken for the next).
+ */
+int
+eng_app_progress(struct uet_engine_lcore *lc, unsigned int max_iterations,
+		 bool posted)
+{
+	struct eng_wake *w = &lc->wake;
+	unsigned int work = 0;
+
+	if (!wake_sleeping(w)) {
+		app_polls(lc);
+		return 0;
+	}
+	if (!rte_spinlock_trylock(&w->lock) &&
+	    (!posted || !wake_ask_holder(w)))
+		return 0;
+	for (unsigned int round = 0;; round++) {
+		/* the lcore stopped meanwhile (it clears the flag under the
+		 * lock) */
+		if (!wake_sleeping(w)) {
+			rte_spinlock_unlock(&w->lock);
+			break;
+		}
+		work += app_pass(lc, max_iterations);
+		if (!wake_release(w))
+			break;
+		if (round + 1 == WAKE_APP_ROUNDS) {
+			eng_wake_kick(lc, false);
+			break;
+		}
+		/* another holder now sees `pending` when it lets go */
+		if (!rte_spinlock_trylock(&w->lock))
+			break;
+	}
 	return (int)RTE_MIN(work, (unsigned int)INT32_MAX);
 }
 
@@ -444,6 +555,9 @@ wake_block(struct uet_engine_lcore *lc, int ep, uint64_t ns)
 	}
 	/* zero disarms: a wait without a deadline */
 	(void)timerfd_settime(w->tfd, 0, &its, NULL);
+	/* a kick of an earlier sleep of this round was read: the next one
+	 * must write again (a kicker that set the flag writes anyway) */
+	__atomic_store_n(&w->kicked, 0, __ATOMIC_SEQ_CST);
 	n = rte_epoll_wait(ep, ev, RTE_DIM(ev), -1);
 	for (int i = 0; i < n; i++) {
 		void *tag = ev[i].epdata.data;
@@ -468,13 +582,6 @@ wake_block(struct uet_engine_lcore *lc, int ep, uint64_t ns)
 	return cause == WAKE_NONE ? WAKE_TIME : cause;
 }
 
-static bool
-app_active(const struct eng_wake *w, uint64_t now, uint64_t grace)
-{
-	uint64_t t = __atomic_load_n(&w->app_ns, __ATOMIC_RELAXED);
-
-	return t != 0 && now - t < grace;
-}
 
 /* Frames a TX queue refused (full, link down) wait for a retry: no
  * interrupt announces room, so the back-off retries them. */
@@ -502,13 +609,87 @@ wake_until(struct uet_engine_lcore *lc, uint64_t now, uint64_t backoff,
 	uint64_t dl = eng_lcore_deadline(lc);
 
 	*rx = false;
+	/* the polling thread runs the timers meanwhile */
 	if (app_active(w, now, max))
-		return RTE_MIN(dl, __atomic_load_n(&w->app_ns,
-						   __ATOMIC_RELAXED) + max);
+		return __atomic_load_n(&w->app_ns, __ATOMIC_RELAXED) + max;
 	*rx = w->nb_intr != 0;
 	if (w->nb_intr == lc->nb_rxq && !tx_pending(lc))
 		return dl;
 	return RTE_MIN(dl, now + backoff);
+}
+
+/*
+ * Take the progress lock back after a wake-up. An application thread that
+ * holds it runs the loop, and may be descheduled on this very CPU: after a
+ * few spins, ask it for one more pass (which serves whatever woke the
+ * lcore) instead of waiting. @p asked: a pass was asked of the lcore.
+ */
+static bool
+wake_relock(struct uet_engine_lcore *lc, bool *asked)
+{
+	struct eng_wake *w = &lc->wake;
+
+	for (unsigned int i = 0; !rte_spinlock_trylock(&w->lock); i++) {
+		if (i == WAKE_RELOCK_SPINS) {
+			if (!wake_ask_holder(w))
+				return false;
+			break;
+		}
+		rte_pause();
+	}
+	*asked = wake_take_pending(w);
+	return true;
+}
+
+/* A wake-up that found an application thread running the loop. */
+static void
+wake_count_busy(struct uet_engine_lcore *lc, enum wake_cause cause)
+{
+	switch (cause) {
+	case WAKE_POST:
+		ENG_INC(lc->st.wake_post);
+		break;
+	case WAKE_RX:
+		ENG_INC(lc->st.wake_rx);
+		break;
+	default:
+		ENG_INC(lc->st.wake_poll);
+		break;
+	}
+}
+
+/*
+ * Let go of the lock, block on @p ep for at most @p ns, take the lock
+ * back. A pass asked of the lcore before it blocks, or found when it
+ * takes the lock back, is a post. While an application thread holds the
+ * lock, the lcore naps beside it for the grace (counted as a sleep of its
+ * own), without touching the context.
+ */
+static enum wake_cause
+wake_sleep(struct uet_engine_lcore *lc, int ep, uint64_t ns)
+{
+	struct eng_wake *w = &lc->wake;
+	enum wake_cause cause;
+	bool asked = false;
+
+	if (wake_release(w) && wake_relock(lc, &asked))
+		return WAKE_POST;
+	for (;;) {
+		cause = wake_block(lc, ep, ns);
+		if (wake_relock(lc, &asked))
+			return asked && cause == WAKE_TIME ? WAKE_POST : cause;
+		if (atomic_load_explicit(&lc->eng->stop,
+					 memory_order_acquire)) {
+			eng_wake_lock(lc);
+			return cause;
+		}
+		wake_count_busy(lc, cause);
+		ENG_INC(lc->st.idle_sleeps);
+		ep = w->ep_nap;
+		ns = lc->eng->cfg.engine.idle_sleep_max_ns;
+		__atomic_store_n(&w->until_ns, eng_now_ns(lc->eng) + ns,
+				 __ATOMIC_RELAXED);
+	}
 }
 
 /* Count the cause of a wake-up; returns false for a nap to continue. */
@@ -577,11 +758,9 @@ eng_lcore_sleep(struct uet_engine_lcore *lc)
 			if (rx)
 				rx_intr_arm(lc, true);
 			ENG_INC(lc->st.idle_sleeps);
-			rte_spinlock_unlock(&w->lock);
-			cause = wake_block(lc, rx ? w->ep_all : w->ep_nap,
+			cause = wake_sleep(lc, rx ? w->ep_all : w->ep_nap,
 					   until == UINT64_MAX ? UINT64_MAX :
 					   until - now);
-			eng_wake_lock(lc);
 			if (rx)
 				rx_intr_arm(lc, false);
 			slept = true;

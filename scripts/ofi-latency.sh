@@ -19,7 +19,8 @@
 # an older commit). IDLE_CPU=1 also prints the CPU time of an idle AUTO
 # engine over 10 s (test/ofi/ofi_idle_cpu, one ring port, and as root one
 # net_tap port, which has RX interrupts) for the build (and BEFORE).
-# PP=<fi_pingpong> picks the binary (default Debian's).
+# PP=<fi_pingpong> picks the binary (default Debian's). The load average
+# is printed before and after, and the median of each row at the end.
 #
 # usage: scripts/ofi-latency.sh <build dir> [iterations] [repetitions]
 set -u
@@ -112,6 +113,7 @@ run() {
 	wait
 	lat=$(awk '$1 == 64 { print $7 }' "$TMP/c.out")
 	printf '%-16s %s usec/xfer\n' "$label" "${lat:-FAILED}"
+	[ -n "$lat" ] && printf '%s\t%s\n' "$label" "$lat" >> "$TMP/results"
 	# (an "[ ] &&" list here made the script exit 1 after a good last run)
 	if [ -z "$lat" ]; then
 		grep -v 'returned -61' "$TMP/c.out" | tail -5
@@ -130,7 +132,9 @@ idle_cpu() {
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 export FI_PROVIDER_PATH="$BUILD/src/ofi" FI_LOG_LEVEL=warn
+load() { cut -d' ' -f1-3 /proc/loadavg; }
 echo "# fi_pingpong -e rdm -S 64 -I $ITERS, $REPS repetitions, $(date -u)"
+echo "# load average at start: $(load)"
 echo "# uet-auto: idle_sleep ${IDLE_SLEEP:-10us}, idle_spin ${IDLE_SPIN:-20us}, idle_sleep_max ${IDLE_SLEEP_MAX:-default}, split ${AUTO_SPLIT:-0}${BEFORE:+, before: $BEFORE}"
 for r in $(seq "$REPS"); do
 	rm -f "$TMP/memif.sock"
@@ -145,6 +149,22 @@ for r in $(seq "$REPS"); do
 	run tcp -p tcp
 	run 'udp;ofi_rxd' -p 'udp;ofi_rxd'
 done
+echo "# load average at end: $(load)"
+# the median of each row over the repetitions (failed runs left out)
+if [ -s "$TMP/results" ]; then
+	echo "# medians (runs)"
+	awk -F'\t' '{ v[$1] = v[$1] " " $2; if (!($1 in seen)) { seen[$1] = 1; o[++n] = $1 } }
+	END {
+		for (i = 1; i <= n; i++) {
+			k = split(substr(v[o[i]], 2), a, " ")
+			for (x = 1; x <= k; x++)
+				for (y = x + 1; y <= k; y++)
+					if (a[y] + 0 < a[x] + 0) { t = a[x]; a[x] = a[y]; a[y] = t }
+			m = k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+			printf "median %-16s %.2f usec/xfer (%d)\n", o[i], m, k
+		}
+	}' "$TMP/results"
+fi
 if [ "${IDLE_CPU:-0}" = 1 ]; then
 	echo "# CPU time of an idle AUTO engine (ofi_idle_cpu, test/ofi/uet-auto.conf)"
 	idle_cpu "idle-auto" "$BUILD"

@@ -898,6 +898,138 @@ sleep_app_progress(struct uet_engine *a, struct uet_engine *b,
 	       (unsigned long)(s1.app_iterations - s0.app_iterations));
 }
 
+/*
+ * A polling application thread owns the context: a ping-pong (B, inline
+ * on this thread, sends a request, A answers with an ACK) in which each
+ * round also posts a NOP to A's progress channel that arms a timer 100 us
+ * later; this thread's uet_engine_progress() calls answer the requests
+ * and fire the timers while A's lcore stays asleep. The lcore may wake
+ * once per grace (idle_sleep_max) that the run lasts, and once more for a
+ * sleep that began before, but not per message or per timer: an eventfd
+ * write or a timerfd wake-up per message is what made AUTO progress
+ * several times slower than INLINE on two CPUs.
+ */
+static void
+sleep_app_owns(struct uet_engine *a, struct uet_engine *b, struct th *ta,
+	       struct th *tb, struct uet_chan *chp, uint64_t grace_ns)
+{
+	const unsigned int n = 20;
+	struct uet_engine_lcore_stats s0, s1;
+	unsigned int fired = __atomic_load_n(&ta->fired, __ATOMIC_ACQUIRE);
+	unsigned int acks = tb->rx_ack, done = 0;
+	uint64_t t0, wakes, allowed;
+
+	CHECK(wait_asleep(a));
+	s0 = sleep_stats(a);
+	t0 = uet_engine_now(a);
+	for (unsigned int k = 0; k < n; k++) {
+		struct uet_chan_sqe q = { .op = UET_CHAN_OP_NOP,
+					  .context = 300 + k, .tag = 100000 };
+		bool cqe = false;
+
+		CHECK(uet_chan_sq_post(chp, &q) == 0);
+		__atomic_store_n(&tb->to_send, 1, __ATOMIC_RELEASE);
+		/* bounded by calls, not by time */
+		for (unsigned int i = 0; i < 20000000; i++) {
+			struct uet_chan_cqe c;
+
+			if (!cqe && uet_chan_cq_poll(chp, &c, 1) == 1) {
+				CHECK(c.context == 300 + k && c.status == 0);
+				cqe = true;
+			}
+			if (cqe && tb->rx_ack == acks + k + 1 &&
+			    __atomic_load_n(&ta->fired, __ATOMIC_ACQUIRE) ==
+			    fired + k + 1)
+				break;
+			(void)uet_engine_poll(b, 1);
+			(void)uet_engine_progress(a, 4);
+		}
+		done += cqe;
+	}
+	s1 = sleep_stats(a);
+	wakes = (s1.wake_post - s0.wake_post) + (s1.wake_rx - s0.wake_rx) +
+		(s1.wake_timer - s0.wake_timer) +
+		(s1.wake_poll - s0.wake_poll);
+	allowed = 2 + (uet_engine_now(a) - t0) / grace_ns;
+	printf("sleep: app owns: %u NOPs, %u ACKs, %u timers, lcore wake-ups "
+	       "%lu (allowed %lu), app iterations %lu\n", done,
+	       tb->rx_ack - acks,
+	       __atomic_load_n(&ta->fired, __ATOMIC_ACQUIRE) - fired,
+	       (unsigned long)wakes, (unsigned long)allowed,
+	       (unsigned long)(s1.app_iterations - s0.app_iterations));
+	CHECK(done == n);
+	CHECK(tb->rx_ack == acks + n);
+	CHECK(__atomic_load_n(&ta->fired, __ATOMIC_ACQUIRE) == fired + n);
+	CHECK(wakes <= allowed);
+	CHECK(s1.app_iterations > s0.app_iterations);
+}
+
+/*
+ * The AUTO guarantee: a timer armed by an application thread's pass
+ * fires although that thread never calls again. The lcore, which left
+ * the context to the thread, takes it back once the grace has passed.
+ */
+static void
+sleep_app_leaves(struct uet_engine *a, struct th *ta, struct uet_chan *chp)
+{
+	struct uet_engine_lcore_stats s0, s1;
+	struct uet_chan_sqe q = { .op = UET_CHAN_OP_NOP, .context = 400,
+				  .tag = 200000 };
+	unsigned int fired = __atomic_load_n(&ta->fired, __ATOMIC_ACQUIRE);
+	bool ran = false;
+
+	/* the post runs the pass (and arms the timer) on this thread */
+	for (unsigned int k = 0; k < 10 && !ran; k++) {
+		CHECK(wait_asleep(a));
+		s0 = sleep_stats(a);
+		q.context = 400 + k;
+		CHECK(uet_chan_sq_post(chp, &q) == 0);
+		ran = sleep_stats(a).app_iterations > s0.app_iterations;
+		CHECK(wait_cqe(chp, 400 + k));
+		for (unsigned int i = 0; i < SLEEP_WAIT_STEPS; i++) {
+			if (__atomic_load_n(&ta->fired, __ATOMIC_ACQUIRE) !=
+			    fired)
+				break;
+			usleep(100);
+		}
+		CHECK(__atomic_load_n(&ta->fired, __ATOMIC_ACQUIRE) ==
+		      fired + 1);
+		fired = __atomic_load_n(&ta->fired, __ATOMIC_ACQUIRE);
+	}
+	s1 = sleep_stats(a);
+	CHECK(ran);
+	/* fired by the lcore: this thread ran nothing since the post */
+	CHECK(s1.wake_timer + s1.wake_poll > s0.wake_timer + s0.wake_poll);
+}
+
+/*
+ * An idle lcore does not spin: over three sleeps with nothing to do, each
+ * of its loop iterations belongs to a wake-up (the one that ends a sleep
+ * and the last look before the next).
+ */
+static void
+sleep_idle_iterations(struct uet_engine *a)
+{
+	struct uet_engine_lcore_stats s0, s1;
+	uint64_t sleeps, iters;
+
+	CHECK(wait_asleep(a));
+	s0 = sleep_stats(a);
+	/* three sleeps of the back-off (or of the grace) */
+	for (unsigned int i = 0; i < SLEEP_WAIT_STEPS &&
+	     sleep_stats(a).idle_sleeps < s0.idle_sleeps + 3; i++)
+		usleep(100);
+	CHECK(wait_asleep(a));
+	s1 = sleep_stats(a);
+	sleeps = s1.idle_sleeps - s0.idle_sleeps;
+	CHECK(sleeps >= 3);
+	iters = s1.iterations - s0.iterations;
+	printf("sleep: idle: %lu sleeps, %lu iterations\n",
+	       (unsigned long)sleeps, (unsigned long)iters);
+	CHECK(iters <= 2 * sleeps);
+	CHECK(s1.app_iterations == s0.app_iterations);
+}
+
 /* A runs on worker lcore 1 (AUTO, sleeping when idle), B inline here. */
 static void
 test_sleep(void)
@@ -953,6 +1085,9 @@ test_sleep(void)
 	sleep_post_progresses(a, chp);
 	sleep_timer_wakes(a, ta, ch);
 	sleep_app_progress(a, b, tb);
+	sleep_app_owns(a, b, ta, tb, chp, ca.engine.idle_sleep_max_ns);
+	sleep_app_leaves(a, ta, chp);
+	sleep_idle_iterations(a);
 	CHECK(uet_engine_stop(a) == 0);
 	/* a stopped engine is not progressed by posters */
 	s = sleep_stats(a);
@@ -974,6 +1109,58 @@ out:
 	uet_chan_free(chp);
 	uet_chan_free(ch);
 	ta->chan = ta->chan2 = NULL;
+}
+
+/*
+ * A lcore kept awake (idle_spin 100 ms, the longest allowed) hands its
+ * context over to an application thread that polls: it sleeps at its next
+ * iteration without work instead of spinning out idle_spin beside the
+ * thread, which then runs the loop. Counted, not timed: the lcore's own
+ * iterations while the thread polls (iterations - app_iterations) are a
+ * handful, where a lcore that spins out idle_spin runs hundreds of
+ * thousands.
+ */
+static void
+test_sleep_handover(void)
+{
+	struct th *ta = &hook_state[0];
+	struct uet_engine_lcore_stats s0, s1;
+	struct uet_config c;
+	struct uet_engine *a;
+	uint64_t own;
+
+	if (rte_lcore_count() < 2 || !rte_lcore_is_enabled(1)) {
+		printf("sleep: handover skipped (no worker lcore 1)\n");
+		return;
+	}
+	cfg_make(&c, "net_ring_ringH", ip4_a, ip6_a, mac_a, false);
+	c.engine.idle_spin_ns = 100000000;
+	c.engine.idle_sleep_ns = 100000;
+	c.engine.idle_sleep_max_ns = 1000000000;
+	th_reset(ta, 4, ip4_b);
+	a = engine_make("sh", &c, ta);
+	CHECK(a != NULL);
+	if (a == NULL)
+		return;
+	CHECK(uet_engine_start(a) == 0);
+	/* the lcore spins since its start: this call finds it awake */
+	(void)uet_engine_progress(a, 4);
+	s0 = sleep_stats(a);
+	for (unsigned int i = 0; i < 1000; i++) {
+		(void)uet_engine_progress(a, 4);
+		usleep(100);
+	}
+	s1 = sleep_stats(a);
+	own = (s1.iterations - s1.app_iterations) -
+	      (s0.iterations - s0.app_iterations);
+	printf("sleep: handover: lcore iterations %lu, app iterations %lu, "
+	       "sleeps %lu\n", (unsigned long)own,
+	       (unsigned long)(s1.app_iterations - s0.app_iterations),
+	       (unsigned long)(s1.idle_sleeps - s0.idle_sleeps));
+	CHECK(own <= 100);
+	CHECK(s1.app_iterations > s0.app_iterations);
+	CHECK(uet_engine_stop(a) == 0);
+	uet_engine_free(a);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1231,8 +1418,10 @@ main(int argc, char **argv)
 		test_ring();
 	else if (strcmp(what, "telemetry") == 0)
 		test_telemetry();
-	else if (strcmp(what, "sleep") == 0)
+	else if (strcmp(what, "sleep") == 0) {
 		test_sleep();
+		test_sleep_handover();
+	}
 	else if (strcmp(what, "sleep_tap") == 0)
 		skip = test_sleep_tap() == 77;
 	else

@@ -221,10 +221,11 @@ int uet_engine_poll(struct uet_engine *e, unsigned int max_iterations);
  * AUTO progress, from an application thread (fi_cq_read and the like):
  * run up to @p max_iterations loop iterations, on the calling thread, of
  * every context whose lcore sleeps and that no other thread is running;
- * contexts whose lcore is awake are left to it. So an application that
- * polls while the engine is idle needs no thread hand-off, and the lcore
- * leaves the context to it while it keeps polling (up to
- * engine.idle_sleep_max after its last call). INLINE: uet_engine_poll().
+ * contexts whose lcore is awake are left to it, which sleeps at its next
+ * iteration without work since this thread polls. So an application that
+ * polls needs no thread hand-off, and the lcore leaves the context to it,
+ * timers included, while it keeps polling (up to engine.idle_sleep_max
+ * after its last call). INLINE: uet_engine_poll().
  * Any thread, any time (a few atomic loads when nothing sleeps).
  * @return
  *   Frames received plus transmitted, or -EBUSY (INLINE only: running).
