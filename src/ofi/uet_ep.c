@@ -24,16 +24,6 @@
 
 #define CQ_BURST 32
 
-static uint32_t
-pow2_above(size_t n)
-{
-	uint32_t p = 2;
-
-	while (p <= n && p < (1u << 30))
-		p <<= 1;
-	return p;
-}
-
 /* ---- progress: CQEs -> CQ entries and counters ---- */
 
 static uint64_t
@@ -405,26 +395,10 @@ ep_job_del(struct uet_ofi_ep *ep)
 	ep->job_added = false;
 }
 
-/* EP_DEL of the endpoint's channel (detached, or never attached). */
-static void
-ep_engine_unbind(struct uet_ofi_ep *ep)
-{
-	struct uet_ses_ulp_ctl q = {
-		.op = UET_SES_ULP_EP_DEL, .chan = ep->chan,
-	};
-
-	if (!ep->ep_added)
-		return;
-	(void)uet_ofi_fabric_ctl(ep->dom->fab, ep->dom->ctx, &q);
-	ep->ep_added = false;
-}
-
 static int
 ep_enable(struct uet_ofi_ep *ep)
 {
 	struct uet_ofi_fabric *fab = ep->dom->fab;
-	char name[24];
-	size_t sq, rq;
 	int rc;
 
 	if (ep->enabled)
@@ -436,22 +410,6 @@ ep_enable(struct uet_ofi_ep *ep)
 	rc = reqs_create(ep);
 	if (rc < 0)
 		return rc;
-	sq = ep->rx_only ? 1 : ep->tx_size;
-	rq = ep->tx_only ? 1 : ep->rx_size;
-	snprintf(name, sizeof(name), "uf%x.%x.%x", fab->id & 0xFFF,
-		 ep->dom->id & 0xFFF, atomic_fetch_add(&fab->chan_seq, 1));
-	/* AUTO: a post while the engine lcore sleeps runs the engine on the
-	 * posting thread (docs/PROVIDER.md "Progress") */
-	ep->chan = uet_chan_create(name, pow2_above(sq), pow2_above(rq),
-				   pow2_above(sq + rq), SOCKET_ID_ANY,
-				   UET_CHAN_POSTER_PROGRESS);
-	if (ep->chan == NULL) {
-		FI_WARN(&uet_prov, FI_LOG_EP_CTRL, "channel %s: %s\n", name,
-			rte_strerror(rte_errno));
-		rc = rte_errno == ENOMEM ? -FI_ENOMEM : -FI_EOTHER;
-		goto free_reqs;
-	}
-	ep->chan->user = (uint64_t)(uintptr_t)ep;
 	/* the endpoint's job for its process: authorisation and the MSG,
 	 * RMA and rendezvous tables (a tx context needs the latter too) */
 	{
@@ -462,39 +420,18 @@ ep_enable(struct uet_ofi_ep *ep)
 
 		rc = uet_ofi_fabric_ctl(fab, ep->dom->ctx, &q);
 		if (rc < 0)
-			goto free_chan;
+			goto free_reqs;
 		ep->job_added = true;
 	}
 	/* the channel sends and receives as the endpoint's process */
-	{
-		struct uet_ses_ulp_ctl q = {
-			.op = UET_SES_ULP_EP_ADD, .chan = ep->chan,
-			.pid = ep->pid, .initiator = ep->initiator,
-			/* FI_REMOTE_READ/WRITE counters count them */
-			.remote_events =
-				ep->cntr[UET_OFI_CNTR_REM_READ] != NULL ||
-				ep->cntr[UET_OFI_CNTR_REM_WRITE] != NULL,
-			.profile = ep->dom->profile,
-		};
-
-		rc = uet_ofi_fabric_ctl(fab, ep->dom->ctx, &q);
-		if (rc < 0)
-			goto job_del;
-		ep->ep_added = true;
-	}
-	rc = uet_ofi_fabric_chan_attach(fab, ep->dom->ctx, ep->chan);
+	rc = uet_ofi_fabric_chan_open(fab, ep);
 	if (rc < 0)
-		goto ep_del;
+		goto job_del;
 	ep->enabled = true;
 	return 0;
 
-ep_del:
-	ep_engine_unbind(ep);
 job_del:
 	ep_job_del(ep);
-free_chan:
-	uet_chan_free(ep->chan);
-	ep->chan = NULL;
 free_reqs:
 	reqs_free(ep);
 	return rc;
@@ -578,10 +515,10 @@ ep_close(struct fid *fid)
 	/* detach (its receives are withdrawn), then the job and the
 	 * process go; the channel last */
 	if (ep->chan != NULL)
-		uet_ofi_fabric_chan_detach(ep->dom->fab, ep->chan);
+		uet_ofi_fabric_chan_detach(ep->dom->fab, ep);
 	ep_job_del(ep);
-	ep_engine_unbind(ep);
-	uet_chan_free(ep->chan);
+	if (ep->chan != NULL)
+		uet_ofi_fabric_chan_free(ep->dom->fab, ep);
 	if (ep->pid_held && ep->nb_pids > 0)
 		uet_ofi_fabric_pid_block_put(ep->dom->fab, ep->pid,
 					     ep->nb_pids);

@@ -229,9 +229,53 @@ int uet_ofi_config_get(struct uet_config *cfg);
 /* Fabric (uet_fabric.c)                                               */
 /* ------------------------------------------------------------------ */
 
+struct uet_ofi_fabric;
+struct uet_ofi_ep;
+struct uet_ofi_svc;
+
+/*
+ * Where the engine runs (docs/PROVIDER.md "Deployments"), chosen once at
+ * fi_fabric(): in this process (uet_fabric.c: EAL, engine, channels in
+ * hugepage memory) or in a uet-engine service the provider attaches to
+ * (uet_service.c: UNIX socket, channels and a data window in memory the
+ * service shares). The uet_ofi_fabric_* functions below dispatch through
+ * it; the rest of the provider does not know which one it talks to.
+ */
+struct uet_ofi_backend {
+	const char *name;
+	int (*start)(struct uet_ofi_fabric *fab);
+	void (*stop)(struct uet_ofi_fabric *fab);
+	unsigned int (*ctx_pick)(struct uet_ofi_fabric *fab);
+	int (*identity)(struct uet_ofi_fabric *fab, unsigned int ctx,
+			uint16_t *pid, uint32_t *initiator);
+	int (*pid_get)(struct uet_ofi_fabric *fab, unsigned int ctx,
+		       const void *owner, uint16_t want, uint16_t *pid,
+		       uint32_t *initiator);
+	void (*pid_put)(struct uet_ofi_fabric *fab, unsigned int ctx,
+			const void *owner, uint16_t pid);
+	int (*pid_block)(struct uet_ofi_fabric *fab, uint16_t want,
+			 unsigned int n, uint16_t *pid, uint32_t *initiator);
+	void (*pid_block_put)(struct uet_ofi_fabric *fab, uint16_t pid,
+			      unsigned int n);
+	int (*ctl)(struct uet_ofi_fabric *fab, unsigned int ctx,
+		   struct uet_ses_ulp_ctl *req);
+	/* the endpoint's channel, bound to its process (EP_ADD) and
+	 * attached to its engine context */
+	int (*chan_open)(struct uet_ofi_fabric *fab, struct uet_ofi_ep *ep,
+			 struct uet_chan **chan);
+	/* stop serving it (its receives are withdrawn) */
+	void (*chan_detach)(struct uet_ofi_fabric *fab, struct uet_ofi_ep *ep);
+	/* unbind (EP_DEL) and free it */
+	void (*chan_free)(struct uet_ofi_fabric *fab, struct uet_ofi_ep *ep);
+};
+
+extern const struct uet_ofi_backend uet_ofi_backend_local;
+
 struct uet_ofi_fabric {
 	struct fid_fabric fab_fid;
 	atomic_int ref;
+	const struct uet_ofi_backend *be;
+	struct uet_ofi_svc *svc;     /* service backend state; NULL local */
 	struct uet_config cfg;
 	struct uet_engine *engine;
 	bool inline_progress;
@@ -256,8 +300,6 @@ int uet_ofi_fabric_open(struct fi_fabric_attr *attr,
 /* Progress from an application thread: INLINE runs the engine; AUTO runs
  * the contexts whose lcore sleeps (uet_engine_progress()). */
 void uet_ofi_fabric_progress(struct uet_ofi_fabric *fab);
-int uet_ofi_fabric_chan_attach(struct uet_ofi_fabric *fab,
-			       unsigned int ctx, struct uet_chan *c);
 /* Engine context for a new domain (round robin). */
 unsigned int uet_ofi_fabric_ctx_pick(struct uet_ofi_fabric *fab);
 /* A PIDonFEP and initiator id for endpoint @p owner on context @p ctx.
@@ -282,8 +324,16 @@ void uet_ofi_fabric_pid_block_put(struct uet_ofi_fabric *fab, uint16_t pid,
  * returns its rc (0 or -errno) or -FI_EOTHER when unanswered. */
 int uet_ofi_fabric_ctl(struct uet_ofi_fabric *fab, unsigned int ctx,
 		       struct uet_ses_ulp_ctl *req);
+/* PIDonFEP and initiator id of engine context @p ctx (a domain's
+ * default identity). */
+int uet_ofi_fabric_identity(struct uet_ofi_fabric *fab, unsigned int ctx,
+			    uint16_t *pid, uint32_t *initiator);
+int uet_ofi_fabric_chan_open(struct uet_ofi_fabric *fab,
+			     struct uet_ofi_ep *ep);
 void uet_ofi_fabric_chan_detach(struct uet_ofi_fabric *fab,
-				struct uet_chan *c);
+				struct uet_ofi_ep *ep);
+void uet_ofi_fabric_chan_free(struct uet_ofi_fabric *fab,
+			      struct uet_ofi_ep *ep);
 
 /* ------------------------------------------------------------------ */
 /* Domain (uet_domain.c)                                               */
@@ -557,7 +607,6 @@ struct uet_ofi_ep {
 	uint32_t job;
 	bool job_added;              /* JOB_ADD done on the engine */
 	bool pid_held;               /* pid from uet_ofi_fabric_pid_get */
-	bool ep_added;               /* EP_ADD done for its channel */
 	uint16_t pid;                /* PIDonFEP (a SEP's contexts: the SEP's) */
 	uint16_t want_pid;           /* from src_addr; 0: any */
 	uint32_t initiator;          /* SES initiator id */
