@@ -88,7 +88,10 @@ struct eng_rxq {
  * `w.sleeping`; the lcore sets it before its last look at the rings.
  */
 struct eng_wake {
-	struct uet_chan_waker w;  /* sleeping flag, read by posters */
+	struct uet_chan_waker w;  /* sleeping flag, unless placed elsewhere */
+	/* the flag posters read: &w, or caller memory
+	 * (uet_engine_wakers_place(): the uet-engine service page) */
+	struct uet_chan_waker *wp;
 	uint32_t kicked;          /* the eventfd was written this sleep */
 	rte_spinlock_t lock;      /* progress lock */
 	bool enabled;             /* AUTO with idle_sleep: the lcore sleeps */

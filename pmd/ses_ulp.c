@@ -403,17 +403,38 @@ peer_of(const struct sul_ctx *c, uint64_t handle)
 	return &p->v;
 }
 
+/*
+ * An address of a descriptor as the engine uses it. On a windowed channel
+ * (a client of the uet-engine service) it is an offset into the client's
+ * data window: [off, off + len) must lie inside it (-EFAULT; written so
+ * that no sum can wrap), and the engine's own mapping of the window is
+ * what it touches. Otherwise it is a virtual address of this process.
+ */
+static int
+win_addr(const struct uet_chan *ch, uint64_t off, uint64_t len, void **out)
+{
+	if (ch->win_len == 0) {
+		*out = (void *)(uintptr_t)off;
+		return 0;
+	}
+	if (unlikely(off > ch->win_len || len > ch->win_len - off))
+		return -EFAULT;
+	*out = ch->win_base + off;
+	return 0;
+}
+
 /* Local buffer of a descriptor: flat, or an IOV of at most one entry. */
 static int
-desc_buf(uint32_t flags, uint64_t addr, uint64_t len, void **buf,
-	 uint64_t *blen)
+desc_buf(const struct uet_chan *ch, uint32_t flags, uint64_t addr,
+	 uint64_t len, void **buf, uint64_t *blen)
 {
-	const struct uet_chan_iov *iov;
+	struct uet_chan_iov iov;
+	void *arr;
+	int rc;
 
 	if (!(flags & UET_CHAN_F_IOV)) {
-		*buf = (void *)(uintptr_t)addr;
 		*blen = len;
-		return 0;
+		return win_addr(ch, addr, len, buf);
 	}
 	if (len == 0) {
 		*buf = NULL;
@@ -423,10 +444,27 @@ desc_buf(uint32_t flags, uint64_t addr, uint64_t len, void **buf,
 	/* the SES takes one contiguous buffer (no bounce copies here) */
 	if (len > 1)
 		return -EOPNOTSUPP;
-	iov = (const struct uet_chan_iov *)(uintptr_t)addr;
-	*buf = (void *)(uintptr_t)iov[0].addr;
-	*blen = iov[0].len;
-	return 0;
+	rc = win_addr(ch, addr, sizeof(iov), &arr);
+	if (rc < 0)
+		return rc;
+	/* one read of an entry a client may still be writing */
+	memcpy(&iov, arr, sizeof(iov));
+	*blen = iov.len;
+	return win_addr(ch, iov.addr, iov.len, buf);
+}
+
+/* The SQE's job is one its channel may use (a service client's grant). */
+static bool
+job_granted(const struct uet_chan *ch, uint32_t job)
+{
+	const struct uet_chan_jobs *js = ch->jobs;
+
+	if (js == NULL)
+		return true;
+	for (uint32_t i = 0; i < js->nb && i < UET_CHAN_JOB_RANGES_MAX; i++)
+		if (job >= js->r[i].first && job <= js->r[i].last)
+			return true;
+	return false;
 }
 
 static bool
@@ -435,6 +473,38 @@ op_is_rma(uint8_t op)
 	return op == UET_CHAN_OP_WRITE || op == UET_CHAN_OP_READ ||
 	       op == UET_CHAN_OP_ATOMIC || op == UET_CHAN_OP_FETCH_ATOMIC ||
 	       op == UET_CHAN_OP_CSWAP;
+}
+
+/*
+ * compare and result of an atomic, each as long as the operand buffer
+ * (wr->len). On a windowed channel only the operands the op uses are
+ * translated (an offset of 0 is a valid one there), the others stay NULL.
+ */
+static int
+sqe_operands(const struct uet_chan *ch, const struct uet_chan_sqe *q,
+	     struct uet_ses_wr *wr)
+{
+	void *p;
+	int rc;
+
+	if (ch->win_len == 0) {
+		wr->compare = (const void *)(uintptr_t)q->compare;
+		wr->result = (void *)(uintptr_t)q->result;
+		return 0;
+	}
+	if (q->op == UET_CHAN_OP_CSWAP) {
+		rc = win_addr(ch, q->compare, wr->len, &p);
+		if (rc < 0)
+			return rc;
+		wr->compare = p;
+	}
+	if (q->op == UET_CHAN_OP_CSWAP || q->op == UET_CHAN_OP_FETCH_ATOMIC) {
+		rc = win_addr(ch, q->result, wr->len, &p);
+		if (rc < 0)
+			return rc;
+		wr->result = p;
+	}
+	return 0;
 }
 
 static int
@@ -448,7 +518,10 @@ sqe_to_wr(const struct sul_chan *sc, const struct uet_chan_sqe *q,
 	if (q->op >= UET_CHAN_OP__COUNT)
 		return -EINVAL;
 	memset(wr, 0, sizeof(*wr));
-	rc = desc_buf(q->flags, q->addr, q->len, &wr->buf, &wr->len);
+	rc = desc_buf(sc->chan, q->flags, q->addr, q->len, &wr->buf, &wr->len);
+	if (rc < 0)
+		return rc;
+	rc = sqe_operands(sc->chan, q, wr);
 	if (rc < 0)
 		return rc;
 	wr->op = q->op;
@@ -484,8 +557,6 @@ sqe_to_wr(const struct sul_chan *sc, const struct uet_chan_sqe *q,
 	wr->rkey = q->rkey;
 	wr->roffset = q->roffset;
 	wr->imm_data = q->imm_data;
-	wr->compare = (const void *)(uintptr_t)q->compare;
-	wr->result = (void *)(uintptr_t)q->result;
 	wr->job = q->job;
 	/* the channel's process sends */
 	wr->flags |= UET_SES_WR_F_SRC;
@@ -516,7 +587,19 @@ sqe_submit(struct sul_ctx *c, const struct sul_chan *sc,
 		complete_local(c, slot, -EINVAL, 0);
 		return 0;
 	}
+	if (unlikely(!job_granted(sc->chan, q->job))) {
+		SUL_INC(c->st.job_bad);
+		SUL_INC(c->st.sqe_rejected);
+		complete_local(c, slot, -EPERM, 0);
+		return 0;
+	}
 	rc = sqe_to_wr(sc, q, peer, slot, &wr);
+	if (unlikely(rc == -EFAULT)) {
+		SUL_INC(c->st.win_bad);
+		SUL_INC(c->st.sqe_rejected);
+		complete_local(c, slot, rc, 0);
+		return 0;
+	}
 	if (rc == 0)
 		rc = uet_ses_submit(c->ses, &wr, &urc);
 	if (rc == -EAGAIN) {
@@ -612,7 +695,9 @@ rqe_post(struct sul_ctx *c, const struct sul_chan *sc,
 	r.op = q->op;
 	r.pid_on_fep = sc->pid;
 	r.context = (uint64_t)slot + 1;
-	rc = desc_buf(q->flags, q->addr, q->len, &r.buf, &r.len);
+	rc = desc_buf(sc->chan, q->flags, q->addr, q->len, &r.buf, &r.len);
+	if (unlikely(rc == -EFAULT))
+		SUL_INC(c->st.win_bad);
 	if (q->op == UET_CHAN_RQ_TRECV) {
 		r.tag = q->tag;
 		r.ignore = q->ignore;

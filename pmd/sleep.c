@@ -35,6 +35,7 @@
  */
 
 #include <errno.h>
+#include <stdalign.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -128,6 +129,7 @@ eng_wake_init(struct uet_engine_lcore *lc)
 	int rc;
 
 	w->efd = w->tfd = w->ep_all = w->ep_nap = -1;
+	w->wp = &w->w;
 	rte_spinlock_init(&w->lock);
 	w->until_ns = UINT64_MAX;
 	w->enabled = !lc->eng->inline_mode &&
@@ -228,7 +230,7 @@ eng_wake_lock(struct uet_engine_lcore *lc)
 void
 eng_wake_unlock_awake(struct uet_engine_lcore *lc)
 {
-	__atomic_store_n(&lc->wake.w.sleeping, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&lc->wake.wp->sleeping, 0, __ATOMIC_SEQ_CST);
 	rte_spinlock_unlock(&lc->wake.lock);
 }
 
@@ -255,7 +257,7 @@ eng_wake_kick(struct uet_engine_lcore *lc, bool force)
 static bool
 wake_sleeping(const struct eng_wake *w)
 {
-	return __atomic_load_n(&w->w.sleeping, __ATOMIC_RELAXED) != 0;
+	return __atomic_load_n(&w->wp->sleeping, __ATOMIC_RELAXED) != 0;
 }
 
 /*
@@ -332,18 +334,62 @@ uet_engine_wake(struct uet_engine *e, unsigned int lcore_idx)
 		eng_wake_kick(lc, false);
 }
 
+int
+uet_engine_wakers_place(struct uet_engine *e, void *base, size_t stride)
+{
+	if (e == NULL || base == NULL ||
+	    stride < sizeof(struct uet_chan_waker) ||
+	    stride % alignof(struct uet_chan_waker) != 0)
+		return -EINVAL;
+	if (e->running)
+		return -EBUSY;
+	for (unsigned int i = 0; i < e->nb_lcores; i++)
+		if (uet_engine_lcore_nb_chans(e->lc[i]) != 0)
+			return -EBUSY;
+	for (unsigned int i = 0; i < e->nb_lcores; i++) {
+		struct eng_wake *w = &e->lc[i]->wake;
+		struct uet_chan_waker *to = (struct uet_chan_waker *)
+			((uint8_t *)base + (size_t)i * stride);
+
+		__atomic_store_n(&to->sleeping,
+				 __atomic_load_n(&w->wp->sleeping,
+						 __ATOMIC_RELAXED),
+				 __ATOMIC_SEQ_CST);
+		w->wp = to;
+	}
+	return 0;
+}
+
+int
+uet_engine_wake_fd(const struct uet_engine *e, unsigned int lcore_idx)
+{
+	const struct eng_wake *w;
+
+	if (e == NULL || lcore_idx >= e->nb_lcores)
+		return -EINVAL;
+	w = &e->lc[lcore_idx]->wake;
+	return w->enabled && w->efd >= 0 ? w->efd : -ENOENT;
+}
+
 void
 uet_chan_wake(struct uet_chan *c)
 {
 	struct uet_chan_waker *cw = __atomic_load_n(&c->waker,
 						    __ATOMIC_ACQUIRE);
-	struct eng_wake *w;
-	struct uet_engine_lcore *lc;
+	struct uet_engine_lcore *lc = c->lcore;
 
 	if (cw == NULL)
 		return;
-	w = container_of(cw, struct eng_wake, w);
-	lc = container_of(w, struct uet_engine_lcore, wake);
+	/* a client of the uet-engine service: the context is in the
+	 * service's process, its eventfd is the way in */
+	if (c->wake_fd >= 0) {
+		uint64_t one = 1;
+
+		(void)!write(c->wake_fd, &one, sizeof(one));
+		return;
+	}
+	if (lc == NULL)
+		return;
 	if (c->flags & UET_CHAN_POSTER_PROGRESS)
 		(void)eng_app_progress(lc, WAKE_POST_ITERATIONS, true);
 	else
@@ -515,7 +561,7 @@ eng_lcore_sleep(struct uet_engine_lcore *lc)
 
 		if (!nap) {
 			__atomic_store_n(&w->kicked, 0, __ATOMIC_RELAXED);
-			__atomic_store_n(&w->w.sleeping, 1, __ATOMIC_SEQ_CST);
+			__atomic_store_n(&w->wp->sleeping, 1, __ATOMIC_SEQ_CST);
 			rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 			/* the last look, after the flag: posts and frames
 			 * that came before it are found here */
@@ -546,12 +592,12 @@ eng_lcore_sleep(struct uet_engine_lcore *lc)
 		nap = slept && !wake_count(lc, cause, eng_now_ns(e), &backoff);
 		if (nap)
 			continue;
-		__atomic_store_n(&w->w.sleeping, 0, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&w->wp->sleeping, 0, __ATOMIC_SEQ_CST);
 		/* while an application thread polls, the lcore does what
 		 * woke it and sleeps again rather than compete with it */
 		if (eng_lcore_iterate(lc) != 0 && !app_active(w, lc->now, max))
 			break;
 	}
-	__atomic_store_n(&w->w.sleeping, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&w->wp->sleeping, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&w->until_ns, UINT64_MAX, __ATOMIC_RELAXED);
 }

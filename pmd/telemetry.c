@@ -279,6 +279,8 @@ fill_ses(const struct uet_engine *e, const struct uet_engine_stats *s,
 		add_ctx_u64(d, i, "withdraw_forced", st.withdraw_forced);
 		add_ctx_u64(d, i, "orphan_cqe", st.orphan_cqe);
 		add_ctx_u64(d, i, "peer_bad", st.peer_bad);
+		add_ctx_u64(d, i, "win_bad", st.win_bad);
+		add_ctx_u64(d, i, "job_bad", st.job_bad);
 		add_ctx_u64(d, i, "peers", st.peers);
 		add_ctx_u64(d, i, "wr_submitted", ss->wr_submitted);
 		add_ctx_u64(d, i, "wr_rejected", ss->wr_rejected);

@@ -10,7 +10,8 @@
  *   truncation, cancel, RMA write / read (virtual addresses), atomics
  *   (sum, fetch, compare-and-swap), bad key, wrong job, deregistered key,
  *   SQ backpressure (small SES pool) and CQ backpressure (small CQ ring),
- *   the peer table (bad and removed handles, a full table)
+ *   the peer table (bad and removed handles, a full table), a windowed
+ *   channel in caller memory (offsets, -EFAULT, -EPERM)
  *
  * every CQE and every byte checked; then the traffic part again with
  * injected loss / duplication / reordering (pmd/fault.c) on both sides.
@@ -556,6 +557,126 @@ test_ep_add(uint64_t key)
 	CHECK(ctl(&B, &r) == 0);
 	CHECK(ctl(&B, &r) == -ENOENT);
 	uet_chan_free(ch);
+}
+
+static void
+ulp_stats(struct side *s, struct uet_ses_ulp_stats *st)
+{
+	CHECK(uet_ses_ulp_stats_get(s->e, 0, st, NULL) == 0);
+}
+
+/* One SQE on the windowed channel @p cli, its CQE (bounded). */
+static bool
+win_post_wait(struct uet_chan *cli, const struct uet_chan_sqe *q,
+	      struct uet_chan_cqe *e)
+{
+	CHECK(uet_chan_sq_post(cli, q) == 0);
+	return chan_wait(cli, e);
+}
+
+/*
+ * A windowed channel (the uet-engine service's, in caller memory, engine
+ * side UET_CHAN_SHARED) on A: addresses are offsets into its data
+ * window, checked against it (-EFAULT, win_bad: past the end, wrapping
+ * sums, an IOV entry outside, an atomic result outside, a receive
+ * outside), and only its job set may be used (-EPERM, job_bad). A send
+ * from the window reaches B intact.
+ */
+static void
+test_window(void)
+{
+	enum { WIN = 65536, SQ = 16, RQ = 16, CQ = 32 };
+	static struct uet_chan_jobs jobs = { .nb = 1,
+					     .r = { { JOB, JOB } } };
+	struct uet_chan eng, cli;
+	struct uet_ses_ulp_stats st0, st1;
+	struct uet_chan_iov iov;
+	struct uet_chan_sqe q;
+	struct uet_chan_rqe r;
+	struct uet_chan_cqe e;
+	size_t off[3], len = uet_chan_mem_size(SQ, RQ, CQ, off);
+	uint8_t *win = aligned_alloc(64, WIN);
+	void *mem = aligned_alloc(64, len);
+
+	CHECK(len != 0 && win != NULL && mem != NULL);
+	if (len == 0 || win == NULL || mem == NULL)
+		goto out;
+	CHECK(uet_chan_init_mem(&eng, "scW", mem, len, SQ, RQ, CQ,
+				UET_CHAN_SHARED) == 0);
+	CHECK(uet_chan_map_mem(&cli, "scW", (uint8_t *)mem + off[0],
+			       (uint8_t *)mem + off[1],
+			       (uint8_t *)mem + off[2], SQ, RQ, CQ, 0) == 0);
+	eng.win_base = win;
+	eng.win_len = WIN;
+	eng.jobs = &jobs;
+	CHECK(uet_engine_chan_attach(A.e, 0, &eng) == 0);
+	ulp_stats(&A, &st0);
+	/* a send of window bytes 1000..3999 */
+	fill(win + 1000, 3000, 61);
+	memset(lbuf, 0, 4096);
+	post_recv(&B, UET_CHAN_RQ_RECV, 180, lbuf, 4096, 0);
+	pump();
+	sqe_init(&q, UET_CHAN_OP_SEND, 80, NULL, 3000);
+	q.addr = 1000;
+	if (win_post_wait(&cli, &q, &e))
+		CHECK(e.context == 80 && e.status == 0);
+	if (cq_wait(&B, &e)) {
+		CHECK(e.context == 180 && e.status == 0 && e.len == 3000);
+		CHECK(memcmp(lbuf, win + 1000, 3000) == 0);
+	} else {
+		failures++;
+	}
+	/* one byte past the end; a sum that wraps */
+	q.context = 81;
+	q.addr = WIN - 99;
+	q.len = 100;
+	if (win_post_wait(&cli, &q, &e))
+		CHECK(e.context == 81 && e.status == -EFAULT);
+	q.context = 82;
+	q.addr = UINT64_MAX - 5;
+	q.len = 10;
+	if (win_post_wait(&cli, &q, &e))
+		CHECK(e.context == 82 && e.status == -EFAULT);
+	/* an IOV whose array is in the window but whose entry is not */
+	iov.addr = WIN - 10;
+	iov.len = 11;
+	memcpy(win, &iov, sizeof(iov));
+	q.context = 83;
+	q.flags |= UET_CHAN_F_IOV;
+	q.addr = 0;
+	q.len = 1;
+	if (win_post_wait(&cli, &q, &e))
+		CHECK(e.context == 83 && e.status == -EFAULT);
+	/* a fetching atomic whose result lies outside */
+	sqe_init(&q, UET_CHAN_OP_FETCH_ATOMIC, 84, NULL, 8);
+	q.addr = 0;
+	q.result = WIN;
+	q.rkey = 1;
+	if (win_post_wait(&cli, &q, &e))
+		CHECK(e.context == 84 && e.status == -EFAULT);
+	/* a job outside the channel's set */
+	sqe_init(&q, UET_CHAN_OP_SEND, 85, NULL, 10);
+	q.addr = 0;
+	q.job = JOB + 1;
+	if (win_post_wait(&cli, &q, &e))
+		CHECK(e.context == 85 && e.status == -EPERM);
+	/* a receive outside */
+	memset(&r, 0, sizeof(r));
+	r.op = UET_CHAN_RQ_RECV;
+	r.context = 86;
+	r.addr = WIN;
+	r.len = 1;
+	CHECK(uet_chan_rq_post(&cli, &r) == 0);
+	if (chan_wait(&cli, &e))
+		CHECK(e.context == 86 && e.status == -EFAULT);
+	ulp_stats(&A, &st1);
+	CHECK(st1.win_bad == st0.win_bad + 5);
+	CHECK(st1.job_bad == st0.job_bad + 1);
+	CHECK(uet_engine_chan_detach(A.e, &eng) == 0);
+	CHECK(cq_quiet(&A));
+out:
+	free(mem);
+	free(win);
 }
 
 /* A multi-receive buffer takes several messages, then is released; a
@@ -1287,6 +1408,7 @@ run(bool lossy)
 	test_rdv_peek();
 	test_rma(key);
 	test_ep_add(key);
+	test_window();
 	test_errors(key);
 	test_peers();
 	test_backpressure(400);

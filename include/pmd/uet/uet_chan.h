@@ -21,8 +21,9 @@
  *
  * Destinations and sources travel as values or as handles into a table
  * the engine owns, never as pointers the engine would dereference; local
- * buffers (addr, an IOV array, compare, result) are still virtual
- * addresses of the application's process.
+ * buffers (addr, an IOV array, compare, result) are virtual addresses of
+ * the application's process, or, on a windowed channel (a client of the
+ * uet-engine service, docs/SERVICE.md), offsets into its data window.
  */
 
 #include <errno.h>
@@ -38,6 +39,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+struct uet_engine_lcore;
 
 /** Submission opcodes (struct uet_chan_sqe.op). */
 enum uet_chan_op {
@@ -179,9 +182,27 @@ struct uet_chan_waker {
 	uint32_t sleeping;
 };
 
+/** Largest number of JobID ranges of a channel's job set. */
+#define UET_CHAN_JOB_RANGES_MAX 16u
+
+/**
+ * The jobs a channel's SQEs may name (a service client's grant): an SQE
+ * whose job is in no range completes with -EPERM. Owned by the caller,
+ * read by the engine while the channel is attached.
+ */
+struct uet_chan_jobs {
+	uint32_t nb; /**< valid ranges */
+	uint32_t rsvd;
+	struct {
+		uint32_t first; /**< inclusive */
+		uint32_t last;  /**< inclusive */
+	} r[UET_CHAN_JOB_RANGES_MAX];
+};
+
 /**
  * A channel: three rings. Fields are read-only after creation, except
- * `waker`, which uet_engine_chan_attach()/detach() set.
+ * `waker` and `lcore`, which uet_engine_chan_attach()/detach() set, and
+ * the engine-side cursors of a shared channel.
  */
 struct uet_chan {
 	struct rte_ring *sq; /**< struct uet_chan_sqe */
@@ -193,6 +214,30 @@ struct uet_chan {
 	/** the serving context's wake-up flag; NULL when its lcore never
 	 * sleeps (INLINE progress, busy-polling AUTO) or not attached */
 	struct uet_chan_waker *waker;
+	/** the serving context (in-process channels: uet_chan_wake() runs
+	 * or kicks it); NULL when not attached in this process */
+	struct uet_engine_lcore *lcore;
+	/** -1, or an eventfd that uet_chan_wake() writes instead (a client
+	 * of the uet-engine service: the context runs in another process) */
+	int wake_fd;
+	/**
+	 * Data window (uet-engine service, engine side): when win_len is not
+	 * 0, every address of an SQE/RQE (addr, F_IOV arrays and entries,
+	 * compare, result) is an offset into [win_base, win_base + win_len),
+	 * checked and translated by the engine (-EFAULT when outside), and
+	 * local_desc is ignored. 0: addresses are virtual addresses.
+	 */
+	uint8_t *win_base;
+	uint64_t win_len;
+	/** NULL: any job; else the only jobs SQEs may use (-EPERM) */
+	const struct uet_chan_jobs *jobs;
+	/** UET_CHAN_SHARED, engine side: private ring cursors (see there) */
+	uint32_t sq_cons;
+	uint32_t rq_cons;
+	uint32_t cq_prod;
+	uint32_t sq_mask; /**< ring size - 1, as made */
+	uint32_t rq_mask;
+	uint32_t cq_mask;
 };
 
 /** Channel creation flags. */
@@ -205,6 +250,15 @@ struct uet_chan {
  * post wakes the lcore (an eventfd write).
  */
 #define UET_CHAN_POSTER_PROGRESS 0x4u
+/**
+ * The rings live in memory another process can write (a uet-engine
+ * service client's region): the engine side never trusts the ring
+ * headers there. It keeps its own consumer (SQ, RQ) and producer (CQ)
+ * cursors and uses the sizes the channel was made with, so a peer that
+ * scribbles on a ring header gets garbage entries (each one is checked)
+ * but never an access outside the ring. uet_chan_init_mem() only.
+ */
+#define UET_CHAN_SHARED 0x8u
 
 /**
  * Create a channel. Needs an initialised EAL.
@@ -230,9 +284,64 @@ struct uet_chan *uet_chan_create(const char *name, unsigned int sq_size,
 void uet_chan_free(struct uet_chan *c);
 
 /**
- * Slow path of a post to a channel whose context sleeps: run its loop
- * on this thread (UET_CHAN_POSTER_PROGRESS, when no other thread holds
- * it) or wake its lcore. Engine library (pmd/chan.c).
+ * Memory for the three rings of a channel laid out back to back (SQ, RQ,
+ * CQ, each cache-line aligned), for uet_chan_init_mem().
+ * @param off
+ *   NULL, or out: offsets of the SQ, RQ and CQ ring from the start.
+ * @return
+ *   Bytes, or 0 when a size is not a power of two in 2 .. 2^24.
+ */
+size_t uet_chan_mem_size(unsigned int sq_size, unsigned int rq_size,
+			 unsigned int cq_size, size_t off[3]);
+
+/**
+ * Make a channel whose rings are initialised in caller memory @p mem
+ * (rte_ring_init(): position independent, no EAL, no rte_malloc), as
+ * uet_chan_mem_size() lays them out. The uet-engine service does this in
+ * a client's shared region, then another process uses the same rings
+ * through uet_chan_map_mem().
+ * @param c
+ *   Filled (wake_fd -1, no window, no job set); the caller owns it.
+ * @param mem, mem_len
+ *   Cache-line aligned, at least uet_chan_mem_size() bytes.
+ * @param flags
+ *   UET_CHAN_MP_SUBMIT, UET_CHAN_MC_COMPLETE, UET_CHAN_SHARED.
+ * @return 0, or -EINVAL (sizes, flags, name, alignment, mem_len).
+ */
+int uet_chan_init_mem(struct uet_chan *c, const char *name, void *mem,
+		      size_t mem_len, unsigned int sq_size,
+		      unsigned int rq_size, unsigned int cq_size,
+		      unsigned int flags);
+
+/**
+ * Fill @p c over rings another process initialised with
+ * uet_chan_init_mem() (the client of the uet-engine service: sq, rq, cq
+ * are its mapping of the region plus the offsets the service gave).
+ * Checks each ring's header against the expected size (a mismatch is
+ * -EINVAL). No EAL needed. wake_fd and waker are the caller's to set.
+ * @param flags
+ *   UET_CHAN_MP_SUBMIT, UET_CHAN_MC_COMPLETE (as the rings were made).
+ * @return 0 or -EINVAL.
+ */
+int uet_chan_map_mem(struct uet_chan *c, const char *name, void *sq,
+		     void *rq, void *cq, unsigned int sq_size,
+		     unsigned int rq_size, unsigned int cq_size,
+		     unsigned int flags);
+
+/* UET_CHAN_SHARED, engine side (pmd/chan.c). */
+unsigned int uet_chan_sq_take_shared(struct uet_chan *c,
+				     struct uet_chan_sqe *e, unsigned int n);
+unsigned int uet_chan_rq_take_shared(struct uet_chan *c,
+				     struct uet_chan_rqe *e, unsigned int n);
+int uet_chan_cq_push_shared(struct uet_chan *c,
+			    const struct uet_chan_cqe *e);
+unsigned int uet_chan_cq_free_count_shared(const struct uet_chan *c);
+
+/**
+ * Slow path of a post to a channel whose context sleeps: with a wake_fd,
+ * write it (the context runs in the uet-engine service); else run its
+ * loop on this thread (UET_CHAN_POSTER_PROGRESS, when no other thread
+ * holds it) or wake its lcore. Engine library (pmd/sleep.c).
  */
 void uet_chan_wake(struct uet_chan *c);
 
@@ -299,6 +408,8 @@ uet_chan_cq_poll(struct uet_chan *c, struct uet_chan_cqe *e, unsigned int n)
 static inline unsigned int
 uet_chan_sq_take(struct uet_chan *c, struct uet_chan_sqe *e, unsigned int n)
 {
+	if (unlikely(c->flags & UET_CHAN_SHARED))
+		return uet_chan_sq_take_shared(c, e, n);
 	return rte_ring_dequeue_burst_elem(c->sq, e, sizeof(*e), n, NULL);
 }
 
@@ -306,6 +417,8 @@ uet_chan_sq_take(struct uet_chan *c, struct uet_chan_sqe *e, unsigned int n)
 static inline unsigned int
 uet_chan_rq_take(struct uet_chan *c, struct uet_chan_rqe *e, unsigned int n)
 {
+	if (unlikely(c->flags & UET_CHAN_SHARED))
+		return uet_chan_rq_take_shared(c, e, n);
 	return rte_ring_dequeue_burst_elem(c->rq, e, sizeof(*e), n, NULL);
 }
 
@@ -316,6 +429,8 @@ uet_chan_rq_take(struct uet_chan *c, struct uet_chan_rqe *e, unsigned int n)
 static inline int
 uet_chan_cq_push(struct uet_chan *c, const struct uet_chan_cqe *e)
 {
+	if (unlikely(c->flags & UET_CHAN_SHARED))
+		return uet_chan_cq_push_shared(c, e);
 	/* the elem API takes a non-const table; it only reads it */
 	return rte_ring_enqueue_elem(c->cq, (void *)(uintptr_t)e,
 				     sizeof(*e)) == 0 ? 0 : -EAGAIN;
@@ -325,6 +440,8 @@ uet_chan_cq_push(struct uet_chan *c, const struct uet_chan_cqe *e)
 static inline unsigned int
 uet_chan_cq_free_count(const struct uet_chan *c)
 {
+	if (unlikely(c->flags & UET_CHAN_SHARED))
+		return uet_chan_cq_free_count_shared(c);
 	return rte_ring_free_count(c->cq);
 }
 

@@ -235,6 +235,25 @@ int uet_engine_progress(struct uet_engine *e, unsigned int max_iterations);
  */
 void uet_engine_wake(struct uet_engine *e, unsigned int lcore_idx);
 
+/**
+ * Keep the wake-up flags (struct uet_chan_waker) of the contexts in
+ * caller memory: context i's at @p base + i * @p stride. The uet-engine
+ * service places them in a page its clients map read-only, so a client
+ * reads whether a context sleeps without a syscall. Before uet_engine_
+ * start() and before any channel is attached; @p base must outlive the
+ * engine.
+ * @return 0, -EINVAL, -EBUSY (running, or channels attached).
+ */
+int uet_engine_wakers_place(struct uet_engine *e, void *base, size_t stride);
+
+/**
+ * The eventfd that wakes context @p lcore_idx when its lcore sleeps (a
+ * write of a non-zero count; the lcore drains it). Owned by the engine.
+ * @return The fd, -EINVAL, or -ENOENT (the context never sleeps: INLINE,
+ *   or engine.idle_sleep 0).
+ */
+int uet_engine_wake_fd(const struct uet_engine *e, unsigned int lcore_idx);
+
 /** The engine clock now (ns): the TSC, or the injected clock. */
 uint64_t uet_engine_now(const struct uet_engine *e);
 

@@ -180,6 +180,10 @@ struct uet_ses_ulp_stats {
 	 * touches the memory of its operations (uet_ses_withdraw()) */
 	uint64_t withdraw_waits;
 	uint64_t withdraw_forced; /**< ... detached after the wait's bound */
+	/** windowed channels: an address outside the data window (-EFAULT) */
+	uint64_t win_bad;
+	/** an SQE whose job is not in its channel's job set (-EPERM) */
+	uint64_t job_bad;
 };
 
 /** Glue counters, SES and match context of context @p ctx_idx. */
