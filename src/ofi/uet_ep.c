@@ -80,15 +80,23 @@ deliver_remote(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 static bool
 deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 {
-	struct uet_ofi_req *r = (struct uet_ofi_req *)(uintptr_t)c->context;
+	struct uet_ofi_req *r;
 	struct uet_ofi_cq *cq;
 	struct uet_ofi_cntr *cntr;
 	bool final;
 	bool entry;
 	struct uet_ofi_cq_entry e;
 
-	if (r == NULL)
+	if (c->context == 0)
 		return deliver_remote(ep, c);
+	r = uet_ofi_req_of(ep, c->context);
+	if (unlikely(r == NULL || !r->busy)) {
+		/* the engine returns contexts it was given: never here */
+		FI_WARN(&uet_prov, FI_LOG_EP_DATA,
+			"completion of unknown request %#llx dropped\n",
+			(unsigned long long)c->context);
+		return true;
+	}
 	cq = r->rx ? ep->rx_cq : ep->tx_cq;
 	cntr = ep->cntr[r->cntr];
 	final = !(r->rx && r->cq_reserved == 2) ||
@@ -133,6 +141,8 @@ deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 		e.src = uet_ofi_av_reverse(ep->av, (uint32_t)c->src);
 	/* received bytes reach the application's entries before its CQ
 	 * entry is visible */
+	if (unlikely(r->win_len != 0))
+		uet_ofi_service_complete(ep, r, c, final && !r->claimed);
 	if (final && !r->claimed)
 		uet_ofi_req_bounce_done(ep, r, c->status == 0 ||
 					(c->flags & UET_CHAN_CQ_TRUNC) ?
@@ -192,6 +202,9 @@ uet_ofi_ep_progress(struct uet_ofi_ep *ep)
 		if (n < CQ_BURST)
 			break;
 	}
+	/* attached to a service that went away: what it held fails */
+	if (unlikely(ep->svc != NULL) && uet_ofi_service_lost(ep))
+		uet_ofi_service_fail(ep, deliver);
 	uet_ofi_unlock(&ep->lock);
 }
 
@@ -308,6 +321,11 @@ ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 static void
 reqs_free(struct uet_ofi_ep *ep)
 {
+	/* the channel is closed: the service no longer uses the chunks of
+	 * what was still in flight */
+	for (uint32_t i = 0; ep->svc != NULL && ep->reqs != NULL &&
+			     i < ep->nb_reqs; i++)
+		uet_ofi_service_release(ep, &ep->reqs[i]);
 	free(ep->reqs);
 	ep->reqs = NULL;
 	free(ep->bounce_mem);
@@ -357,6 +375,7 @@ uet_ofi_req_get(struct uet_ofi_ep *ep, bool rx)
 		return NULL;
 	r = &ep->reqs[*head - 1];
 	*head = r->next_free;
+	r->busy = 1;
 	if (rx)
 		ep->rx_inflight++;
 	else
@@ -370,6 +389,9 @@ uet_ofi_req_put(struct uet_ofi_ep *ep, struct uet_ofi_req *r)
 	uint32_t idx = (uint32_t)(r - ep->reqs) + 1;
 
 	uet_ofi_req_bounce_done(ep, r, 0);
+	if (unlikely(r->win_len != 0))
+		uet_ofi_service_release(ep, r);
+	r->busy = 0;
 	if (r->rx) {
 		r->next_free = ep->rx_free;
 		ep->rx_free = idx;
@@ -583,7 +605,7 @@ ep_cancel(fid_t fid, void *context)
 			continue;
 		memset(&rqe, 0, sizeof(rqe));
 		rqe.op = UET_CHAN_RQ_CANCEL;
-		rqe.context = (uint64_t)(uintptr_t)r;
+		rqe.context = uet_ofi_req_ctx(ep, r);
 		rc = uet_chan_rq_post(ep->chan, &rqe) == 0 ? 0 : -FI_EAGAIN;
 		break;
 	}
@@ -787,11 +809,17 @@ ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
 	if (ep->type != FI_EP_RDM && ep->type != FI_EP_DGRAM)
 		return -FI_EINVAL;
 	ep->caps = info->caps ? info->caps :
-				uet_ofi_profile_caps(d->profile, ep->type);
+				uet_ofi_profile_caps(d->profile, ep->type) &
+				~d->fab->svc_lim.caps_off;
 	if (ep->caps & ~uet_ofi_profile_caps(d->profile, ep->type) &
 	    ~(uint64_t)(FI_LOCAL_COMM | FI_REMOTE_COMM | FI_SOURCE_ERR |
 			FI_RMA_EVENT))
 		return -FI_ENOSYS; /* not in this profile (UEC 1.0 profiles) */
+	/* what the service (when attached to one) does not offer */
+	if (ep->caps & d->fab->svc_lim.caps_off &
+	    ~(uint64_t)(FI_RMA_EVENT | FI_READ | FI_WRITE | FI_REMOTE_READ |
+			FI_REMOTE_WRITE))
+		return -FI_ENOSYS;
 	ep->tx_size = info->tx_attr && info->tx_attr->size ?
 		      info->tx_attr->size : UET_OFI_TX_SIZE_DEF;
 	ep->rx_size = info->rx_attr && info->rx_attr->size ?

@@ -73,8 +73,12 @@ static pthread_mutex_t eal_lock = PTHREAD_MUTEX_INITIALIZER;
 void
 uet_ofi_fabric_progress(struct uet_ofi_fabric *fab)
 {
-	if (fab->engine == NULL)
+	if (fab->engine == NULL) {
+		/* attached to a service: its lcores progress */
+		if (fab->svc != NULL)
+			uet_ofi_service_progress(fab);
 		return;
+	}
 	/* AUTO: run the contexts whose lcore sleeps, on this thread; those
 	 * whose lcore is awake are left to it */
 	if (!fab->inline_progress) {
@@ -723,7 +727,9 @@ uet_ofi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 	pthread_mutex_init(&fab->ctl_lock, NULL);
 	pthread_mutex_init(&fab->progress_lock, NULL);
 	fab->id = atomic_fetch_add(&fabric_seq, 1);
-	fab->be = &uet_ofi_backend_local;
+	/* the service when one is configured, else an engine of our own */
+	fab->be = uet_ofi_service_configured() ? &uet_ofi_backend_service :
+						 &uet_ofi_backend_local;
 	rc = fab->be->start(fab);
 	if (rc < 0) {
 		pthread_mutex_destroy(&fab->ctl_lock);

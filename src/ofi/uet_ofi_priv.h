@@ -270,12 +270,35 @@ struct uet_ofi_backend {
 };
 
 extern const struct uet_ofi_backend uet_ofi_backend_local;
+extern const struct uet_ofi_backend uet_ofi_backend_service;
+
+/* What a service offers less than an in-process engine (fi_getinfo and
+ * endpoint caps): capabilities it cannot serve, the largest message the
+ * data window holds. */
+struct uet_ofi_svc_limits {
+	uint64_t caps_off;
+	uint64_t max_msg;
+};
+
+/* prov_errno of operations that the service's death ended (-FI_EIO);
+ * fi_cq_strerror: "service lost" */
+#define UET_OFI_PROV_SERVICE_LOST 0x10000
+
+/* uet_service.c: a service is configured (FI_UET_PROVIDER_SERVICE_PATH):
+ * fi_fabric attaches to it instead of starting an engine */
+bool uet_ofi_service_configured(void);
+/* HELLO of the service: its port as a configuration, and its limits */
+int uet_ofi_service_probe(struct uet_config *cfg,
+			  struct uet_ofi_svc_limits *lim);
+/* progress call on a service-backed fabric: liveness only */
+void uet_ofi_service_progress(struct uet_ofi_fabric *fab);
 
 struct uet_ofi_fabric {
 	struct fid_fabric fab_fid;
 	atomic_int ref;
 	const struct uet_ofi_backend *be;
 	struct uet_ofi_svc *svc;     /* service backend state; NULL local */
+	struct uet_ofi_svc_limits svc_lim; /* service backend */
 	struct uet_config cfg;
 	struct uet_engine *engine;
 	bool inline_progress;
@@ -572,7 +595,13 @@ struct uet_ofi_req {
 	uint8_t claimed;           /* its message waits for the FI_CLAIM */
 	uint8_t scatter;           /* bounce: copy out to iov at completion */
 	uint8_t nb_iov;            /* bounce: entries in iov */
+	uint8_t busy;              /* taken from the pool (in flight) */
 	uint8_t *bounce;           /* multi-entry iov: gathered / landed here */
+	/* service backend: the operation's chunk of the data window
+	 * (win_len 0: none) and where fetched values go */
+	uint64_t win_off, win_len;
+	uint64_t result_off;
+	void *result;
 	struct uet_chan_iov iov[UET_OFI_IOV_MAX];
 	uint8_t inject[UET_OFI_INJECT_MAX];
 };
@@ -593,6 +622,10 @@ struct uet_ofi_ep {
 	struct uet_ofi_eq *eq;
 	bool enabled;
 	struct uet_chan *chan;
+	/* service backend: buffers through its data window (NULL: the
+	 * in-process engine reads them where they are) */
+	struct uet_ofi_svc *svc;
+	bool svc_failed;             /* in-flight requests failed: lost */
 	struct uet_ofi_lock lock;
 	struct uet_ofi_req *reqs;
 	uint32_t nb_reqs;
@@ -655,6 +688,40 @@ ssize_t uet_ofi_post_rqe(struct uet_ofi_ep *ep, struct uet_chan_rqe *rqe,
 			 uint64_t flags, void *context, uint64_t cq_flags);
 /* Destination handle of fi_addr for this ep (0 when invalid). */
 uint64_t uet_ofi_ep_dest(struct uet_ofi_ep *ep, fi_addr_t fi_addr);
+
+/* SQE/RQE context of a request (its slot index + 1; 0 is a CQE with no
+ * request) and back; NULL for a context that names no slot. */
+static inline uint64_t
+uet_ofi_req_ctx(const struct uet_ofi_ep *ep, const struct uet_ofi_req *r)
+{
+	return (uint64_t)(r - ep->reqs) + 1;
+}
+
+static inline struct uet_ofi_req *
+uet_ofi_req_of(struct uet_ofi_ep *ep, uint64_t ctx)
+{
+	return ctx - 1 < ep->nb_reqs ? &ep->reqs[ctx - 1] : NULL;
+}
+
+/* Service backend data path (uet_service.c): buffers of an SQE / RQE
+ * into a window chunk (copied in unless inbound; -FI_EAGAIN window full,
+ * -FI_EMSGSIZE, -FI_EIO service lost), copies out at a completion
+ * (@p final: the chunk goes back), the chunk back without copying. */
+int uet_ofi_service_sqe(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
+			struct uet_chan_sqe *sqe, const struct iovec *iov,
+			size_t count, uint64_t flags);
+int uet_ofi_service_rqe(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
+			struct uet_chan_rqe *rqe, const struct iovec *iov,
+			size_t count, uint64_t flags);
+void uet_ofi_service_complete(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
+			      const struct uet_chan_cqe *c, bool final);
+void uet_ofi_service_release(struct uet_ofi_ep *ep, struct uet_ofi_req *r);
+bool uet_ofi_service_lost(const struct uet_ofi_ep *ep);
+/* The service is gone: every request in flight completes with -FI_EIO
+ * through @p deliver (once per endpoint). */
+void uet_ofi_service_fail(struct uet_ofi_ep *ep,
+			  bool (*deliver)(struct uet_ofi_ep *,
+					  const struct uet_chan_cqe *));
 
 extern const struct fi_ops_msg uet_ofi_msg_ops;
 extern const struct fi_ops_tagged uet_ofi_tagged_ops;

@@ -31,9 +31,9 @@ struct uet_param_def {
 
 static const struct uet_param_def defs[] = {
 	{ "provider_service_path", FI_PARAM_STRING,
-	  "Path of the UET service (engine) socket or directory; informational "
-	  "until a shared engine service exists (default: none, in-process "
-	  "engine)" },
+	  "Socket of a uet-engine service: fi_fabric attaches to it instead "
+	  "of starting an EAL and an engine in this process (default: none, "
+	  "in-process engine)" },
 	{ "provider_msg_rendezvous_size", FI_PARAM_SIZE_T,
 	  "fi_send messages at least this long use RENDEZVOUS_SEND (HPC "
 	  "profile) (default: 65536)" },
