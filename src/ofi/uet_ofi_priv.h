@@ -600,7 +600,7 @@ struct uet_ofi_req {
 	/* service backend: the operation's chunk of the data window
 	 * (win_len 0: none) and where fetched values go */
 	uint64_t win_off, win_len;
-	uint64_t result_off;
+	uint64_t result_off, result_len;
 	void *result;
 	struct uet_chan_iov iov[UET_OFI_IOV_MAX];
 	uint8_t inject[UET_OFI_INJECT_MAX];

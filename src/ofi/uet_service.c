@@ -612,6 +612,7 @@ uet_ofi_service_sqe(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
 	if (fetch) {
 		r->result = (void *)(uintptr_t)sqe->result;
 		r->result_off = align_up(total) * (1 + cmp);
+		r->result_len = total;
 		sqe->result = off + r->result_off;
 	}
 	r->win_off = off;
@@ -715,7 +716,7 @@ uet_ofi_service_complete(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
 		scatter_out(s, r, r->cq_reserved == 2 ? c->tag : 0, c->len);
 	if (r->result != NULL && c->status == 0)
 		memcpy(r->result, win_ptr(s, r->win_off + r->result_off),
-		       r->win_len - r->result_off);
+		       r->result_len);
 	if (final)
 		uet_ofi_service_release(ep, r);
 }
