@@ -265,7 +265,7 @@ section_find(const char *name, unsigned int *port, struct uet_parse_err *pe)
 	else
 		uet_parse_err_set(pe, "unknown section (expected eal, "
 				  "port0..port%d, engine, timers, cc, spray, "
-				  "dscp, neighbor, fault, fabric)",
+				  "dscp, neighbor, fault, fabric, service)",
 				  UET_CONFIG_MAX_PORTS - 1);
 	return NULL;
 }

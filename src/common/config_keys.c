@@ -337,6 +337,25 @@ static const struct cfg_key fabric_keys[] = {
 };
 #undef B
 
+#define V struct uet_config_service
+static const struct cfg_key service_keys[] = {
+	{ .name = "socket", .type = CFG_T_STR, FIELD(V, socket),
+	  .help = "UNIX socket clients attach to (uet-engine --socket "
+		  "overrides it)" },
+	K_SIZE(V, window_size, KB(64), GB(1), 0, "data window of each client "
+	       "(payload staging shared with the engine), a multiple of 4K; "
+	       "also the largest message of a client"),
+	K_UINT(V, max_clients, 1, 1024, "clients attached at once (more are "
+	       "refused)"),
+	K_UINT(V, max_chans, 1, 64, "channels (endpoints) per client"),
+	K_UINT(V, max_pids, 1, 224, "PIDonFEPs per client (each engine "
+	       "context hosts 7 for clients)"),
+	{ .name = "jobs", .type = CFG_T_STR, FIELD(V, jobs),
+	  .help = "JobIDs every client may use: JobIDs and ranges, "
+		  "comma-separated (1-100,200), at most 16" },
+};
+#undef V
+
 #define SEC_ROW(n, id, k, field, h) \
 	[id] = { n, id, k, RTE_DIM(k), offsetof(struct uet_config, field), h }
 
@@ -370,6 +389,9 @@ const struct cfg_section cfg_sections[CFG_S_COUNT] = {
 		"ports does not read it); besides the keys, any number (at "
 		"most 16) of schedule lines: fail = LINK at T, restore = LINK "
 		"at T, rate = LINK MBPS at T, LINK as leaf0-spine1"),
+	SEC_ROW("service", CFG_S_SERVICE, service_keys, service,
+		"the uet-engine service (apps/uet-engine, docs/SERVICE.md); "
+		"other programs do not read it"),
 };
 
 void
@@ -488,6 +510,14 @@ uet_config_init_defaults(struct uet_config *cfg)
 	cfg->fault.seed = 1;
 	cfg->fault.delay_ns = US(10);
 	cfg->fault.reorder_depth = 4;
+
+	snprintf(cfg->service.socket, sizeof(cfg->service.socket), "%s",
+		 "/tmp/uet-engine.sock");
+	cfg->service.window_size = MB(16);
+	cfg->service.max_clients = 64;
+	cfg->service.max_chans = 16;
+	cfg->service.max_pids = 8;
+	snprintf(cfg->service.jobs, sizeof(cfg->service.jobs), "%s", "1");
 }
 
 const struct cfg_key *

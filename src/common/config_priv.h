@@ -63,6 +63,7 @@ enum cfg_section_id {
 	CFG_S_NEIGHBOR,
 	CFG_S_FAULT,
 	CFG_S_FABRIC,
+	CFG_S_SERVICE,
 	CFG_S_COUNT,
 };
 

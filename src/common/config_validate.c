@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -305,6 +306,92 @@ check_fault(const struct uet_config *cfg, struct uet_config_error *err)
 	return 0;
 }
 
+static int
+job_id(const char **p, uint32_t *v)
+{
+	char *end;
+	unsigned long x;
+
+	if (**p < '0' || **p > '9')
+		return -EINVAL;
+	errno = 0;
+	x = strtoul(*p, &end, 10);
+	if (errno != 0 || x > 0xFFFFFFul)
+		return -EINVAL;
+	*v = (uint32_t)x;
+	*p = end;
+	return 0;
+}
+
+int
+uet_config_jobs_parse(const char *s, uint32_t *first, uint32_t *last,
+		      unsigned int max, unsigned int *n, char *why,
+		      size_t why_len)
+{
+	const char *p = s;
+	const char *bad = NULL;
+
+	*n = 0;
+	if (s == NULL || *s == '\0')
+		bad = "empty (give at least one JobID)";
+	while (bad == NULL) {
+		uint32_t a, b;
+
+		if (job_id(&p, &a) < 0) {
+			bad = "JobIDs are decimal numbers 0..16777215";
+			break;
+		}
+		b = a;
+		if (*p == '-') {
+			p++;
+			if (job_id(&p, &b) < 0) {
+				bad = "JobIDs are decimal numbers 0..16777215";
+				break;
+			}
+			if (b < a) {
+				bad = "a range's first JobID is above its last";
+				break;
+			}
+		}
+		if (*n == max) {
+			bad = "too many JobIDs and ranges";
+			break;
+		}
+		first[*n] = a;
+		last[*n] = b;
+		(*n)++;
+		if (*p == '\0')
+			return 0;
+		if (*p != ',') {
+			bad = "expected ',' or '-' between JobIDs";
+			break;
+		}
+		p++;
+	}
+	if (why != NULL)
+		snprintf(why, why_len, "%s", bad);
+	return -EINVAL;
+}
+
+static int
+check_service(const struct uet_config *cfg, struct uet_config_error *err)
+{
+	const struct uet_config_service *v = &cfg->service;
+	uint32_t a[UET_CONFIG_JOB_RANGES_MAX], b[UET_CONFIG_JOB_RANGES_MAX];
+	char why[128];
+	unsigned int n;
+
+	if (v->socket[0] == '\0')
+		return fail(err, "service", "socket", "empty");
+	if (v->window_size % 4096 != 0)
+		return fail(err, "service", "window_size", "%" PRIu64 " is "
+			    "not a multiple of 4K", v->window_size);
+	if (uet_config_jobs_parse(v->jobs, a, b, UET_CONFIG_JOB_RANGES_MAX,
+				  &n, why, sizeof(why)) < 0)
+		return fail(err, "service", "jobs", "%s: %s", v->jobs, why);
+	return 0;
+}
+
 int
 uet_config_validate(const struct uet_config *cfg,
 		    struct uet_config_error *err)
@@ -331,5 +418,7 @@ uet_config_validate(const struct uet_config *cfg,
 		rc = check_fault(cfg, err);
 	if (rc == 0)
 		rc = cfg_fabric_validate(&cfg->fabric, err);
+	if (rc == 0)
+		rc = check_service(cfg, err);
 	return rc;
 }

@@ -909,6 +909,74 @@ examples__load_and_validate(void **state)
 	}
 }
 
+static void
+uet_config_jobs_parse__ranges(void **state)
+{
+	uint32_t a[4], b[4];
+	unsigned int n;
+
+	(void)state;
+	assert_int_equal(uet_config_jobs_parse("1-100,200,16777215", a, b, 4,
+					       &n, NULL, 0), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(a[0], 1);
+	assert_int_equal(b[0], 100);
+	assert_int_equal(a[1], 200);
+	assert_int_equal(b[1], 200);
+	assert_int_equal(a[2], 16777215);
+	assert_int_equal(uet_config_jobs_parse("0", a, b, 4, &n, NULL, 0), 0);
+	assert_int_equal(n, 1);
+}
+
+static void
+uet_config_jobs_parse__bad(void **state)
+{
+	static const char *const bad[] = {
+		"", "x", "1-", "-1", "5-3", "1,,2", "1,", "16777216",
+		"1 2", "1-2-3", "0x10", "1,2,3,4,5",
+	};
+	uint32_t a[4], b[4];
+	unsigned int n;
+	char why[128];
+
+	(void)state;
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why[0] = '\0';
+		assert_int_equal(uet_config_jobs_parse(bad[i], a, b, 4, &n,
+						       why, sizeof(why)),
+				 -EINVAL);
+		assert_true(why[0] != '\0');
+	}
+}
+
+/* [service]: cross-field checks (ranges are the key table's) */
+static void
+validate__service(void **state)
+{
+	static const char *const bad[] = {
+		"service.window_size=65537",
+		"service.socket=",
+		"service.jobs=3-1",
+	};
+	struct uet_config cfg;
+	struct uet_config_error err;
+
+	(void)state;
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uet_config_init_defaults(&cfg);
+		if (uet_config_override(&cfg, bad[i], &err) < 0)
+			continue; /* refused by the key itself: fine too */
+		assert_int_equal(uet_config_validate(&cfg, &err), -EINVAL);
+		assert_string_equal(err.section, "service");
+	}
+	uet_config_init_defaults(&cfg);
+	assert_int_equal(uet_config_override(&cfg, "service.max_chans=65",
+					     &err), -ERANGE);
+	assert_int_equal(uet_config_override(&cfg, "service.jobs=7,9-12",
+					     &err), 0);
+	assert_int_equal(uet_config_validate(&cfg, &err), 0);
+}
+
 int
 main(void)
 {
@@ -934,6 +1002,9 @@ main(void)
 		cmocka_unit_test(override__syntax),
 		cmocka_unit_test(validate__cross_field),
 		cmocka_unit_test(examples__load_and_validate),
+		cmocka_unit_test(uet_config_jobs_parse__ranges),
+		cmocka_unit_test(uet_config_jobs_parse__bad),
+		cmocka_unit_test(validate__service),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

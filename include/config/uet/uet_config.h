@@ -282,6 +282,23 @@ struct uet_config_fabric {
 	uint16_t nb_events;
 };
 
+/** Largest number of JobID ranges of [service] jobs. */
+#define UET_CONFIG_JOB_RANGES_MAX 16
+
+/**
+ * [service]: the uet-engine service (apps/uet-engine, docs/SERVICE.md);
+ * other programs do not read it.
+ */
+struct uet_config_service {
+	char socket[108];        /**< UNIX socket path */
+	uint64_t window_size;    /**< data window per client, bytes */
+	uint32_t max_clients;    /**< clients attached at once */
+	uint32_t max_chans;      /**< channels per client */
+	uint32_t max_pids;       /**< PIDonFEPs per client */
+	/** JobIDs clients may use: "1-100,200" (uet_config_jobs_parse()) */
+	char jobs[128];
+};
+
 /** The whole engine configuration. Plain data: copy with assignment. */
 struct uet_config {
 	struct uet_config_eal eal;
@@ -295,6 +312,7 @@ struct uet_config {
 	uint16_t nb_neighbors;
 	struct uet_config_fault fault;
 	struct uet_config_fabric fabric;
+	struct uet_config_service service;
 };
 
 /** Where and why loading, overriding or validating failed. */
@@ -308,6 +326,20 @@ struct uet_config_error {
 	/** "file:line: [section] key: reason", absent parts omitted */
 	char msg[640];
 };
+
+/**
+ * Parse a JobID grant: comma-separated JobIDs and inclusive ranges,
+ * "1-100,200" (JobIDs are 24 bits: 0 .. 16777215; each range first <=
+ * last; at most @p max entries).
+ * @param first, last  Out: the ranges (@p max entries each).
+ * @param n            Out: how many.
+ * @param why          Out on error (may be NULL): the reason.
+ * @return 0 or -EINVAL.
+ */
+int
+uet_config_jobs_parse(const char *s, uint32_t *first, uint32_t *last,
+		      unsigned int max, unsigned int *n, char *why,
+		      size_t why_len);
 
 /** Flags for uet_config_dump(). */
 #define UET_CONFIG_DUMP_COMMENTS 0x1 /**< add a comment line per key */
