@@ -297,8 +297,7 @@ uet_ofi_prov_strerror(int prov_errno, char *out, size_t n)
 			 (unsigned int)prov_errno);
 	else if (prov_errno == UET_OFI_PROV_SERVICE_LOST)
 		snprintf(out, n, "service lost: the uet-engine service this "
-			 "process was attached to went away (%s)",
-			 uet_ofi_params()->service_path);
+			 "process was attached to went away");
 	else if (prov_errno == -FI_ETIMEDOUT)
 		snprintf(out, n, "timed out: the peer acknowledged nothing "
 			 "within the PDS retransmissions (timers.rto_init, "

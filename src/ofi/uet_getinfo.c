@@ -103,7 +103,7 @@ uet_ofi_config_get(struct uet_config *cfg)
 		uet_config_init_defaults(cfg);
 		return 0;
 	}
-	rc = uet_ofi_config_load(cfg, p->config_path, &err);
+	rc = uet_ofi_config_load(cfg, p->config_path, &err, NULL);
 	if (rc == 0)
 		rc = uet_config_validate(cfg, &err);
 	if (rc < 0) {

@@ -122,7 +122,7 @@ void uet_ofi_params_init(void);
 /* uet_local.c: per-process tokens (%r, %p, %{a,b}) of the configuration
  * file expanded, then uet_config_load() */
 int uet_ofi_config_load(struct uet_config *cfg, const char *path,
-			struct uet_config_error *err);
+			struct uet_config_error *err, bool *service_set);
 /* The local rank (LOCAL_RANK, else the launcher's); -ENOENT if none. */
 int uet_ofi_local_rank(long *rank);
 const struct uet_ofi_params *uet_ofi_params(void);
@@ -284,7 +284,8 @@ struct uet_ofi_svc_limits {
  * fi_cq_strerror: "service lost" */
 #define UET_OFI_PROV_SERVICE_LOST 0x10000
 
-/* uet_service.c: a service is configured (FI_UET_PROVIDER_SERVICE_PATH):
+/* uet_service.c: a service is configured (FI_UET_PROVIDER_SERVICE_PATH,
+ * else a [service] socket written in the provider's configuration file):
  * fi_fabric attaches to it instead of starting an engine */
 bool uet_ofi_service_configured(void);
 /* HELLO of the service: its port as a configuration, and its limits */

@@ -55,10 +55,48 @@ struct svc_chan {
 	uint32_t slot;
 };
 
+/*
+ * The service's socket: FI_UET_PROVIDER_SERVICE_PATH, else the [service]
+ * socket of the provider's configuration file when the file writes it
+ * (its default is the service's, not a request to attach). Resolved
+ * once: parameters and the file do not change while the process runs.
+ */
+static pthread_once_t path_once = PTHREAD_ONCE_INIT;
+static char svc_path[sizeof(((struct uet_ofi_params *)0)->service_path)];
+
+static void
+path_resolve(void)
+{
+	const struct uet_ofi_params *p = uet_ofi_params();
+	struct uet_config_error err;
+	struct uet_config *cfg;
+	bool set = false;
+
+	if (p->service_path[0] != '\0') {
+		snprintf(svc_path, sizeof(svc_path), "%s", p->service_path);
+		return;
+	}
+	if (p->config_path[0] == '\0')
+		return;
+	cfg = malloc(sizeof(*cfg));
+	if (cfg == NULL)
+		return;
+	if (uet_ofi_config_load(cfg, p->config_path, &err, &set) == 0 && set)
+		snprintf(svc_path, sizeof(svc_path), "%s", cfg->service.socket);
+	free(cfg);
+}
+
+static const char *
+service_path(void)
+{
+	pthread_once(&path_once, path_resolve);
+	return svc_path;
+}
+
 bool
 uet_ofi_service_configured(void)
 {
-	return uet_ofi_params()->service_path[0] != '\0';
+	return service_path()[0] != '\0';
 }
 
 static int
@@ -133,10 +171,10 @@ uet_ofi_service_probe(struct uet_config *cfg, struct uet_ofi_svc_limits *lim)
 	struct uet_svc_client *cl;
 	int rc;
 
-	rc = uet_svc_client_attach(uet_ofi_params()->service_path, 0, &cl);
+	rc = uet_svc_client_attach(service_path(), 0, &cl);
 	if (rc < 0) {
 		UET_OFI_REPORT(FI_LOG_CORE, "service %s: %s",
-			       uet_ofi_params()->service_path, strerror(-rc));
+			       service_path(), strerror(-rc));
 		return svc_errno(rc);
 	}
 	svc_config(uet_svc_client_hello(cl), cfg);
@@ -150,7 +188,7 @@ uet_ofi_service_probe(struct uet_config *cfg, struct uet_ofi_svc_limits *lim)
 static int
 svc_start(struct uet_ofi_fabric *fab)
 {
-	const char *path = uet_ofi_params()->service_path;
+	const char *path = service_path();
 	struct uet_ofi_svc *s = calloc(1, sizeof(*s));
 	int rc;
 
@@ -221,7 +259,7 @@ uet_ofi_service_progress(struct uet_ofi_fabric *fab)
 		s->lost_logged = true;
 		FI_WARN(&uet_prov, FI_LOG_FABRIC,
 			"service %s lost: operations in flight complete "
-			"with -FI_EIO\n", uet_ofi_params()->service_path);
+			"with -FI_EIO\n", service_path());
 	}
 }
 
