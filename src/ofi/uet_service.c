@@ -444,7 +444,14 @@ svc_ctl(struct uet_ofi_fabric *fab, unsigned int ctx,
 		/* EP_ADD / EP_DEL: CHAN_OPEN / CHAN_CLOSE do it */
 		return -FI_ENOSYS;
 	}
+	/* what a dead service held went with it: releasing succeeds */
+	if (rc == -ENOTCONN && (req->op == UET_SES_ULP_JOB_DEL ||
+				req->op == UET_SES_ULP_PEER_DEL ||
+				req->op == UET_SES_ULP_MR_DEREG))
+		rc = 0;
 	req->rc = rc;
+	if (rc == -ENOTCONN && svc_lost(s))
+		return -FI_EIO; /* said once, by the progress call or here */
 	if (rc == -ENOTCONN || rc == -EPROTO || rc == -ETIMEDOUT) {
 		FI_WARN(&uet_prov, FI_LOG_DOMAIN,
 			"service request %u: %s\n", req->op, strerror(-rc));

@@ -14,6 +14,10 @@
  *     ones with the exact tag (sender << 32 | sequence). Every byte is
  *     checked. Then <dir>/done.<index>, and it waits for every client's
  *     before closing (the last messages are acknowledged).
+ *     With a sixth argument "cross", only clients of the other parity
+ *     are peers (index i talks to j when i + j is odd): clients 0, 2 on
+ *     one service and 1, 3 on another, when the service cannot yet
+ *     deliver frames to its own fabric address.
  *   svc_clients wait <dir>
  *     Posts a receive that nothing will match and blocks in fi_cq_sread
  *     with no timeout; writes <dir>/waiting first. The test kills the
@@ -222,19 +226,34 @@ struct op {
 	bool tagged, rx;
 };
 
+static bool cross;
+
+static bool
+is_peer(int me, int j)
+{
+	return j != me && (!cross || (me + j) % 2 == 1);
+}
+
 static int
 exchange(const char *dir, int me, int count, uint32_t msgs)
 {
 	fi_addr_t peer[MAX_CLIENTS];
-	size_t nops = (size_t)(count - 1) * msgs * 4;
-	struct op *ops = calloc(nops, sizeof(*ops));
+	int npeers = 0;
+	size_t nops;
+	struct op *ops;
 	size_t posted = 0, done = 0, tx_bytes = 0, rx_bytes = 0;
 	uint32_t got[MAX_CLIENTS] = { 0 }, tgot[MAX_CLIENTS] = { 0 };
 	char name[256];
 	size_t nlen = sizeof(name);
 	int rc;
 
-	if (ops == NULL || count < 2 || count > MAX_CLIENTS || me >= count)
+	if (count < 2 || count > MAX_CLIENTS || me >= count)
+		return 1;
+	for (int j = 0; j < count; j++)
+		npeers += is_peer(me, j);
+	nops = (size_t)npeers * msgs * 4;
+	ops = calloc(nops, sizeof(*ops));
+	if (ops == NULL)
 		return 1;
 	CHECK_RC(fi_getname(&ep->fid, name, &nlen), 0);
 	if (publish(dir, "addr", me, name, nlen) != 0)
@@ -252,7 +271,7 @@ exchange(const char *dir, int me, int count, uint32_t msgs)
 	/* receives first: untagged ones take any message (BIG each),
 	 * tagged ones name sender and sequence */
 	for (int j = 0; j < count; j++) {
-		if (j == me)
+		if (!is_peer(me, j))
 			continue;
 		for (uint32_t k = 0; k < msgs; k++) {
 			struct op *u = &ops[posted++], *t = &ops[posted++];
@@ -279,7 +298,7 @@ exchange(const char *dir, int me, int count, uint32_t msgs)
 		}
 	}
 	for (int j = 0; j < count; j++) {
-		if (j == me)
+		if (!is_peer(me, j))
 			continue;
 		for (uint32_t k = 0; k < msgs; k++) {
 			struct op *u = &ops[posted++], *t = &ops[posted++];
@@ -347,7 +366,7 @@ exchange(const char *dir, int me, int count, uint32_t msgs)
 			CHECK(to == me);
 			CHECK(e.len == sizes[seq % 4]);
 			CHECK(check(o->buf, e.len, from, me, seq));
-			if (from >= 0 && from < count && from != me)
+			if (from >= 0 && from < count && is_peer(me, from))
 				got[from]++;
 			else
 				CHECK(!"untagged message from nobody");
@@ -360,11 +379,13 @@ exchange(const char *dir, int me, int count, uint32_t msgs)
 		for (int j = 0; j < count; j++) {
 			ut += got[j];
 			tt += tgot[j];
-			if (j != me)
+			if (is_peer(me, j)) {
 				CHECK(tgot[j] == msgs);
+				CHECK(got[j] == msgs);
+			}
 		}
-		CHECK(ut == msgs * (uint32_t)(count - 1));
-		CHECK(tt == msgs * (uint32_t)(count - 1));
+		CHECK(ut == msgs * (uint32_t)npeers);
+		CHECK(tt == msgs * (uint32_t)npeers);
 		printf("client %d: %u untagged, %u tagged received, %zu bytes "
 		       "sent, %zu received, checked\n", me, ut, tt, tx_bytes,
 		       rx_bytes);
@@ -434,7 +455,9 @@ main(int argc, char **argv)
 		rc = setup(FI_MSG | FI_TAGGED);
 		if (rc == 0)
 			caps();
-	} else if (strcmp(mode, "exchange") == 0 && argc == 6) {
+	} else if (strcmp(mode, "exchange") == 0 &&
+		   (argc == 6 || (argc == 7 && strcmp(argv[6], "cross") == 0))) {
+		cross = argc == 7;
 		rc = setup(FI_MSG | FI_TAGGED);
 		if (rc == 0)
 			rc = exchange(argv[2], atoi(argv[3]), atoi(argv[4]),
@@ -445,7 +468,7 @@ main(int argc, char **argv)
 			rc = wait_lost(argv[2]);
 	} else {
 		fprintf(stderr, "usage: svc_clients exchange <dir> <index> "
-			"<count> <messages> | wait <dir> | caps\n");
+			"<count> <messages> [cross] | wait <dir> | caps\n");
 		return 2;
 	}
 	teardown();
