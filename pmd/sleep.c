@@ -337,9 +337,9 @@ uet_engine_wake(struct uet_engine *e, unsigned int lcore_idx)
 int
 uet_engine_wakers_place(struct uet_engine *e, void *base, size_t stride)
 {
-	if (e == NULL || base == NULL ||
-	    stride < sizeof(struct uet_chan_waker) ||
-	    stride % alignof(struct uet_chan_waker) != 0)
+	if (e == NULL || (base != NULL &&
+			  (stride < sizeof(struct uet_chan_waker) ||
+			   stride % alignof(struct uet_chan_waker) != 0)))
 		return -EINVAL;
 	if (e->running)
 		return -EBUSY;
@@ -348,8 +348,9 @@ uet_engine_wakers_place(struct uet_engine *e, void *base, size_t stride)
 			return -EBUSY;
 	for (unsigned int i = 0; i < e->nb_lcores; i++) {
 		struct eng_wake *w = &e->lc[i]->wake;
-		struct uet_chan_waker *to = (struct uet_chan_waker *)
-			((uint8_t *)base + (size_t)i * stride);
+		struct uet_chan_waker *to = base == NULL ? &w->w :
+			(struct uet_chan_waker *)((uint8_t *)base +
+						  (size_t)i * stride);
 
 		__atomic_store_n(&to->sleeping,
 				 __atomic_load_n(&w->wp->sleeping,

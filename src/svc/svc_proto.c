@@ -102,6 +102,9 @@ uet_svc_hdr_check(const struct uet_svc_hdr *h, size_t msg_len, bool reply)
 		return -EINVAL;
 	op &= ~UET_SVC_OP_REPLY;
 	want = uet_svc_body_len(op, reply);
+	/* an error reply echoes the op of the request, known or not */
+	if (reply && h->rc < 0 && want < 0)
+		return h->len == 0 ? 0 : -EINVAL;
 	if (want < 0)
 		return -ENOSYS;
 	if (!reply && h->rc != 0)

@@ -116,6 +116,11 @@ uet_svc_hdr_check__magic_version_unknown(void **state)
 	assert_int_equal(uet_svc_hdr_check(&h, sizeof(h), false), -ENOSYS);
 	uet_svc_hdr_init(&h, 0, 0, 1, 0);
 	assert_int_equal(uet_svc_hdr_check(&h, sizeof(h), false), -ENOSYS);
+	/* the error reply to it echoes the op */
+	uet_svc_hdr_init(&h, 0x1234 | UET_SVC_OP_REPLY, 0, 1, -EINVAL);
+	assert_int_equal(uet_svc_hdr_check(&h, sizeof(h), true), 0);
+	uet_svc_hdr_init(&h, 0x1234 | UET_SVC_OP_REPLY, 0, 1, 0);
+	assert_int_equal(uet_svc_hdr_check(&h, sizeof(h), true), -ENOSYS);
 }
 
 int

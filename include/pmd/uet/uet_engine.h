@@ -241,7 +241,8 @@ void uet_engine_wake(struct uet_engine *e, unsigned int lcore_idx);
  * service places them in a page its clients map read-only, so a client
  * reads whether a context sleeps without a syscall. Before uet_engine_
  * start() and before any channel is attached; @p base must outlive the
- * engine.
+ * engine, or until they are placed back with @p base NULL (the engine's
+ * own memory again).
  * @return 0, -EINVAL, -EBUSY (running, or channels attached).
  */
 int uet_engine_wakers_place(struct uet_engine *e, void *base, size_t stride);

@@ -23,9 +23,11 @@
  * HELLO must come first (anything else before it: -EPROTO). Its reply
  * carries, by SCM_RIGHTS, in this order: the memfd of the client's shared
  * region (mapped read-write, MAP_SHARED, region_size bytes), the memfd of
- * the service page (mapped read-only, page_size bytes) and nb_ctx
- * eventfds, one per engine context (written by the client to wake a
- * sleeping context, see struct uet_svc_page).
+ * the service page (opened read-only: map it PROT_READ, page_size bytes)
+ * and nb_ctx eventfds, one per engine context (written by the client to
+ * wake a sleeping context, see struct uet_svc_page; without
+ * UET_SVC_CAP_WAKE the contexts never sleep and they need no writing). A zero-length message cannot be told from the end of
+ * the connection: the service takes it as one.
  *
  * No pointer crosses the socket or the rings: channel rings are named by
  * offsets into the region, buffers in SQEs/RQEs by offsets into the
@@ -363,7 +365,8 @@ const char *uet_svc_op_name(unsigned int op);
 
 /**
  * Check a received header: magic, version, rsvd, len against the op's
- * body (@p reply: a reply, whose body is absent when rc < 0).
+ * body (@p reply: a reply, whose body is absent when rc < 0; an error
+ * reply may echo an op this side does not know).
  * @return 0, -EINVAL (malformed), -EPROTO (wrong magic or version),
  *   -ENOSYS (well-formed header of an unknown op).
  */

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef UET_SVC_SERVER_H
+#define UET_SVC_SERVER_H
+
+/**
+ * @file
+ * The server side of the uet-engine service (docs/SERVICE.md): a UNIX
+ * SOCK_SEQPACKET listening socket, one epoll loop on the calling thread
+ * for the listener and every client, and per client its shared region,
+ * channels, PIDonFEPs, jobs, peers and memory keys, all released when the
+ * client leaves or dies. The engine's lcores run the data path; this
+ * thread only serves control requests (uet_svc.h).
+ *
+ * Order: create the engine (AUTO, the SES ULP hook, not started), then
+ * uet_svc_server_create() (places the contexts' wakers in the service
+ * page), then uet_engine_start(), then uet_svc_server_run() until done,
+ * uet_svc_server_shutdown(), uet_engine_stop(), uet_svc_server_free(),
+ * uet_engine_free().
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uet/uet_chan.h>
+#include <uet/uet_engine.h>
+#include <uet/uet_svc.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct uet_svc_server;
+
+/** PIDonFEPs a context hosts for clients (the SES ULP's 8 process slots
+ * less the context's own). */
+#define UET_SVC_PIDS_PER_CTX 7u
+/** Peer handles one client may hold. */
+#define UET_SVC_CLIENT_PEERS_MAX 65536u
+/** Memory keys one client may hold. */
+#define UET_SVC_CLIENT_MRS_MAX 4096u
+/** {job, PIDonFEP} authorisations one client may hold. */
+#define UET_SVC_CLIENT_JOBS_MAX 256u
+
+/** Creation parameters. */
+struct uet_svc_server_params {
+	/** AUTO engine running uet_proto_hook_ops with uet_ses_ulp_ops,
+	 * created and not started */
+	struct uet_engine *engine;
+	const char *socket_path; /**< UNIX socket path (< 108 bytes) */
+	uint16_t pid_base;       /**< the SES ULP's pid_base */
+	uint16_t start_ri;       /**< the SES ULP's start_ri */
+	uint8_t fa[16];          /**< port 0 FA; IPv4 in bytes 0..3 */
+	bool is_v6;
+	uint32_t mtu;            /**< port 0 MTU */
+	uint64_t window_size;    /**< data window per client, page multiple */
+	uint32_t max_clients;    /**< 1 .. 1024 */
+	uint32_t max_chans;      /**< per client, 1 .. UET_SVC_CHANS_MAX */
+	uint32_t max_pids;       /**< per client, >= 1 */
+	/** JobIDs every client may use (at least one range) */
+	struct uet_chan_jobs jobs;
+};
+
+/**
+ * Create the service: the service page (memfd, wakers of the engine's
+ * contexts placed in it), the listening socket at @p p->socket_path (an
+ * existing socket file that nobody serves is replaced; one in use gives
+ * -EADDRINUSE), the epoll set, telemetry /uet/service.
+ * @param err
+ *   Out: 0 or -errno (-EINVAL parameters, -EADDRINUSE, -ENOMEM, ...).
+ * @return The server, or NULL.
+ */
+struct uet_svc_server *uet_svc_server_create(
+	const struct uet_svc_server_params *p, int *err);
+
+/**
+ * Serve: wait up to @p timeout_ms (-1: forever) for socket events and
+ * handle them (accepts, requests, hang-ups).
+ * @return Events handled (>= 0), or -errno of epoll_wait (-EINTR when a
+ *   signal arrived).
+ */
+int uet_svc_server_run(struct uet_svc_server *s, int timeout_ms);
+
+/** The epoll fd (readable when uet_svc_server_run() has work). */
+int uet_svc_server_fd(const struct uet_svc_server *s);
+
+/**
+ * Stop: close and unlink the listening socket (no new clients), then
+ * release every client as if it had died. Idempotent. The engine must
+ * still be running (control requests are served by its lcores).
+ */
+void uet_svc_server_shutdown(struct uet_svc_server *s);
+
+/** Shutdown if not done, then free everything. NULL: no-op. */
+void uet_svc_server_free(struct uet_svc_server *s);
+
+/** Counters (telemetry /uet/service). */
+struct uet_svc_server_stats {
+	/* now */
+	uint32_t clients; /**< attached */
+	uint32_t chans;   /**< open channels */
+	uint32_t peers;   /**< peer handles held */
+	uint32_t mrs;     /**< memory keys held */
+	uint32_t jobs;    /**< {job, PIDonFEP} authorisations held */
+	uint32_t pids;    /**< PIDonFEPs held */
+	/* totals */
+	uint64_t attaches;  /**< connections accepted (HELLO or not) */
+	uint64_t detaches;  /**< connections gone (BYE, EOF, death) */
+	/** clients gone without BYE whose resources the service released */
+	uint64_t cleanups;
+	uint64_t refused;   /**< connections refused: max_clients */
+	uint64_t requests;  /**< messages received */
+	/** requests answered with an error (any -errno), of which: */
+	uint64_t errors;
+	uint64_t bad;       /**< malformed: -EINVAL / -EPROTO */
+	uint64_t denied;    /**< isolation: -EPERM */
+};
+
+/** Copy the counters. @return 0 or -EINVAL. */
+int uet_svc_server_stats_get(const struct uet_svc_server *s,
+			     struct uet_svc_server_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UET_SVC_SERVER_H */

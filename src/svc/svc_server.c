@@ -1,0 +1,617 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The uet-engine service, server side (include/svc/uet/uet_svc_server.h):
+ * the listening socket, the epoll loop, messages in and out (with their
+ * file descriptors), client life and death, telemetry /uet/service. The
+ * requests themselves are in svc_srv_ops.c.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_log.h>
+#include <rte_telemetry.h>
+
+#include "svc_server_priv.h"
+
+RTE_LOG_REGISTER_SUFFIX(uet_svc_logtype, svc, INFO);
+
+/* fds of one reply: region, service page, one eventfd per context */
+#define SVC_FDS_MAX (2 + UET_SVC_CTX_MAX)
+#define SVC_EVENTS 16
+
+/* ------------------------------------------------------------------ */
+/* telemetry                                                           */
+/* ------------------------------------------------------------------ */
+
+/* One service per process is what telemetry shows (the last created). */
+static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct uet_svc_server *tel_srv;
+static bool tel_registered;
+
+static void
+tel_u64(struct rte_tel_data *d, const char *k, uint64_t v)
+{
+	(void)rte_tel_data_add_dict_u64(d, k, v);
+}
+
+static int
+tel_service(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct uet_svc_server_stats st;
+	int rc = -ENOENT;
+
+	(void)cmd;
+	(void)params;
+	pthread_mutex_lock(&tel_lock);
+	if (tel_srv != NULL)
+		rc = uet_svc_server_stats_get(tel_srv, &st);
+	pthread_mutex_unlock(&tel_lock);
+	if (rc < 0)
+		return rc;
+	rte_tel_data_start_dict(d);
+	tel_u64(d, "clients", st.clients);
+	tel_u64(d, "chans", st.chans);
+	tel_u64(d, "peers", st.peers);
+	tel_u64(d, "mrs", st.mrs);
+	tel_u64(d, "jobs", st.jobs);
+	tel_u64(d, "pids", st.pids);
+	tel_u64(d, "attaches", st.attaches);
+	tel_u64(d, "detaches", st.detaches);
+	tel_u64(d, "cleanups", st.cleanups);
+	tel_u64(d, "refused", st.refused);
+	tel_u64(d, "requests", st.requests);
+	tel_u64(d, "errors", st.errors);
+	tel_u64(d, "bad", st.bad);
+	tel_u64(d, "denied", st.denied);
+	return 0;
+}
+
+static void
+tel_attach(struct uet_svc_server *s)
+{
+	pthread_mutex_lock(&tel_lock);
+	if (!tel_registered) {
+		(void)rte_telemetry_register_cmd("/uet/service", tel_service,
+			"uet-engine service counters. No parameters");
+		tel_registered = true;
+	}
+	tel_srv = s;
+	pthread_mutex_unlock(&tel_lock);
+}
+
+static void
+tel_detach(struct uet_svc_server *s)
+{
+	pthread_mutex_lock(&tel_lock);
+	if (tel_srv == s)
+		tel_srv = NULL;
+	pthread_mutex_unlock(&tel_lock);
+}
+
+int
+uet_svc_server_stats_get(const struct uet_svc_server *s,
+			 struct uet_svc_server_stats *st)
+{
+	if (s == NULL || st == NULL)
+		return -EINVAL;
+	/* racy reads of single-writer counters, as the engine's */
+	memcpy(st, (const void *)&s->st, sizeof(*st));
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* clients                                                             */
+/* ------------------------------------------------------------------ */
+
+static struct svc_client *
+client_new(const struct uet_svc_server *s, int fd)
+{
+	struct svc_client *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return NULL;
+	c->fd = fd;
+	c->memfd = -1;
+	c->chans = calloc(s->p.max_chans, sizeof(*c->chans));
+	c->pids = calloc(s->p.max_pids, sizeof(*c->pids));
+	c->jobs = calloc(UET_SVC_CLIENT_JOBS_MAX, sizeof(*c->jobs));
+	if (c->chans == NULL || c->pids == NULL || c->jobs == NULL) {
+		free(c->chans);
+		free(c->pids);
+		free(c->jobs);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* The client went away (BYE, EOF, hang-up, error): release it all. */
+static void
+client_drop(struct uet_svc_server *s, unsigned int slot, bool clean)
+{
+	struct svc_client *c = s->clients[slot];
+	bool held = c->hello;
+
+	svc_client_release(s, c);
+	(void)epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	SVC_LOG(INFO, "client pid %d uid %u: %s", (int)c->pid,
+		(unsigned int)c->uid, clean ? "detached" : "gone, cleaned up");
+	s->st.detaches++;
+	if (!clean && held)
+		s->st.cleanups++;
+	s->st.clients--;
+	free(c->chans);
+	free(c->pids);
+	free(c->jobs);
+	free(c->peers);
+	free(c->mrs);
+	free(c);
+	s->clients[slot] = NULL;
+}
+
+static void
+accept_one(struct uet_svc_server *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+	struct svc_client *c;
+	unsigned int slot;
+	int fd;
+
+	fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	s->st.attaches++;
+	for (slot = 0; slot < s->p.max_clients; slot++)
+		if (s->clients[slot] == NULL)
+			break;
+	if (slot == s->p.max_clients || s->down) {
+		s->st.refused++;
+		SVC_LOG(WARNING, "connection refused: %u clients attached",
+			s->st.clients);
+		close(fd);
+		return;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0) {
+		SVC_LOG(ERR, "SO_PEERCRED: %s", strerror(errno));
+		close(fd);
+		return;
+	}
+	c = client_new(s, fd);
+	if (c == NULL) {
+		close(fd);
+		return;
+	}
+	c->pid = cred.pid;
+	c->uid = cred.uid;
+	c->gid = cred.gid;
+	ev.data.ptr = c;
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		close(fd);
+		free(c->chans);
+		free(c->pids);
+		free(c->jobs);
+		free(c);
+		return;
+	}
+	s->clients[slot] = c;
+	s->st.clients++;
+	SVC_LOG(INFO, "client pid %d uid %u gid %u attached", (int)c->pid,
+		(unsigned int)c->uid, (unsigned int)c->gid);
+}
+
+/* ------------------------------------------------------------------ */
+/* messages                                                            */
+/* ------------------------------------------------------------------ */
+
+static int
+reply_send(struct svc_client *c, const struct uet_svc_hdr *h,
+	   const void *body, const int *fds, unsigned int nb_fds)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * SVC_FDS_MAX)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov[2] = {
+		{ .iov_base = (void *)(uintptr_t)h, .iov_len = sizeof(*h) },
+		{ .iov_base = (void *)(uintptr_t)body, .iov_len = h->len },
+	};
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = h->len ? 2 : 1 };
+
+	if (nb_fds > 0) {
+		struct cmsghdr *cm;
+
+		memset(&u, 0, sizeof(u));
+		m.msg_control = u.buf;
+		m.msg_controllen = CMSG_SPACE(sizeof(int) * nb_fds);
+		cm = CMSG_FIRSTHDR(&m);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * nb_fds);
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * nb_fds);
+	}
+	/* a client that does not read its replies is dropped, never waited
+	 * for: the control thread serves every client */
+	if (sendmsg(c->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Close descriptors a client passed us: requests carry none. */
+static bool
+fds_drop(struct msghdr *m)
+{
+	bool any = false;
+
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(m); cm != NULL;
+	     cm = CMSG_NXTHDR(m, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_RIGHTS) {
+			size_t n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			int fd;
+
+			for (size_t i = 0; i < n; i++) {
+				memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int),
+				       sizeof(fd));
+				close(fd);
+			}
+		}
+		any = true;
+	}
+	return any;
+}
+
+static void
+count_rc(struct uet_svc_server *s, int rc)
+{
+	if (rc == 0)
+		return;
+	s->st.errors++;
+	if (rc == -EINVAL || rc == -EPROTO)
+		s->st.bad++;
+	else if (rc == -EPERM)
+		s->st.denied++;
+}
+
+/* One message of client @p slot. @return false when it must go. */
+static bool
+request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
+{
+	struct svc_client *c = s->clients[slot];
+	uint64_t in[UET_SVC_MSG_MAX / 8 + 1], out[UET_SVC_MSG_MAX / 8];
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * 8)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = in, .iov_len = sizeof(in) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf) };
+	const struct uet_svc_hdr *h = (const struct uet_svc_hdr *)in;
+	struct uet_svc_hdr rh;
+	int fds[SVC_FDS_MAX];
+	unsigned int nb_fds = 0, op = 0;
+	uint32_t rep_len = 0, seq = 0;
+	ssize_t n;
+	int rc;
+
+	n = recvmsg(c->fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n == 0)
+		return false;
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR;
+	s->st.requests++;
+	if ((size_t)n >= sizeof(*h)) {
+		seq = h->seq;
+		op = h->op & ~UET_SVC_OP_REPLY;
+	}
+	if (fds_drop(&m) || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	    (size_t)n > UET_SVC_MSG_MAX)
+		rc = -EINVAL;
+	else
+		rc = uet_svc_hdr_check(h, (size_t)n, false);
+	if (rc == -ENOSYS)
+		rc = -EINVAL;
+	if (rc == 0)
+		rc = svc_op(s, c, op, h + 1, out, &rep_len, fds, &nb_fds);
+	count_rc(s, rc);
+	if (rc < 0) {
+		rep_len = 0;
+		nb_fds = 0;
+	}
+	uet_svc_hdr_init(&rh, (op & 0x7FFFu) | UET_SVC_OP_REPLY, rep_len, seq,
+			 rc);
+	if (reply_send(c, &rh, out, fds, nb_fds) < 0)
+		return false;
+	*bye = rc == 0 && op == UET_SVC_OP_BYE;
+	return !*bye;
+}
+
+static void
+client_event(struct uet_svc_server *s, struct svc_client *c, uint32_t ev)
+{
+	unsigned int slot;
+	bool bye = false, keep = true;
+
+	for (slot = 0; slot < s->p.max_clients; slot++)
+		if (s->clients[slot] == c)
+			break;
+	if (slot == s->p.max_clients)
+		return;
+	/* requests are synchronous: one per readable event is enough, and
+	 * a hang-up after the last one is seen on the next wait */
+	if (ev & EPOLLIN)
+		keep = request_one(s, slot, &bye);
+	else if (ev & (EPOLLHUP | EPOLLERR))
+		keep = false;
+	if (!keep)
+		client_drop(s, slot, bye);
+}
+
+int
+uet_svc_server_run(struct uet_svc_server *s, int timeout_ms)
+{
+	struct epoll_event ev[SVC_EVENTS];
+	int n;
+
+	if (s == NULL)
+		return -EINVAL;
+	n = epoll_wait(s->epfd, ev, SVC_EVENTS, timeout_ms);
+	if (n < 0)
+		return -errno;
+	for (int i = 0; i < n; i++) {
+		if (ev[i].data.ptr == NULL) {
+			if (s->lfd >= 0)
+				accept_one(s);
+			continue;
+		}
+		client_event(s, ev[i].data.ptr, ev[i].events);
+	}
+	return n;
+}
+
+int
+uet_svc_server_fd(const struct uet_svc_server *s)
+{
+	return s == NULL ? -EINVAL : s->epfd;
+}
+
+/* ------------------------------------------------------------------ */
+/* creation                                                            */
+/* ------------------------------------------------------------------ */
+
+static int
+params_check(const struct uet_svc_server_params *p)
+{
+	if (p->engine == NULL || p->socket_path == NULL ||
+	    strlen(p->socket_path) == 0 ||
+	    strlen(p->socket_path) >= sizeof(((struct sockaddr_un *)0)->sun_path) ||
+	    p->window_size == 0 || p->window_size % UET_SVC_PAGE != 0 ||
+	    p->max_clients == 0 || p->max_clients > 1024 ||
+	    p->max_chans == 0 || p->max_chans > UET_SVC_CHANS_MAX ||
+	    p->max_pids == 0 || p->jobs.nb == 0 ||
+	    p->jobs.nb > UET_CHAN_JOB_RANGES_MAX)
+		return -EINVAL;
+	if (uet_engine_nb_lcores(p->engine) > UET_SVC_CTX_MAX)
+		return -EINVAL;
+	for (unsigned int i = 0; i < p->jobs.nb; i++)
+		if (p->jobs.r[i].first > p->jobs.r[i].last ||
+		    p->jobs.r[i].last > 0xFFFFFFu)
+			return -EINVAL;
+	return 0;
+}
+
+/* The service page: a memfd the service maps read-write, the contexts'
+ * wakers in it; clients get a read-only reopen (they can map it
+ * PROT_READ only). */
+static int
+page_make(struct uet_svc_server *s)
+{
+	char path[64];
+	int rc;
+
+	s->page_fd = memfd_create("uet-svc-page", MFD_CLOEXEC |
+				  MFD_ALLOW_SEALING);
+	if (s->page_fd < 0)
+		return -errno;
+	if (ftruncate(s->page_fd, UET_SVC_PAGE) != 0 ||
+	    fcntl(s->page_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+					   F_SEAL_SEAL) != 0)
+		return -errno;
+	s->page = mmap(NULL, UET_SVC_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       s->page_fd, 0);
+	if (s->page == MAP_FAILED) {
+		s->page = NULL;
+		return -errno;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", s->page_fd);
+	s->page_ro = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->page_ro < 0)
+		return -errno;
+	s->page->magic = UET_SVC_PAGE_MAGIC;
+	s->page->version = UET_SVC_VERSION;
+	s->page->nb_ctx = s->nb_ctx;
+	rc = uet_engine_wakers_place(s->p.engine, &s->page->ctx[0].w,
+				     sizeof(s->page->ctx[0]));
+	return rc;
+}
+
+/* A socket file left by a service that died is replaced; one that
+ * answers is somebody's: -EADDRINUSE. */
+static int
+listen_make(struct uet_svc_server *s)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+	int fd, probe;
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", s->path);
+	probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (probe < 0)
+		return -errno;
+	if (connect(probe, (struct sockaddr *)&a, sizeof(a)) == 0) {
+		close(probe);
+		return -EADDRINUSE;
+	}
+	close(probe);
+	if (unlink(s->path) != 0 && errno != ENOENT)
+		return -errno;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    listen(fd, 64) != 0 ||
+	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		int err = -errno;
+
+		close(fd);
+		(void)unlink(s->path);
+		return err;
+	}
+	s->lfd = fd;
+	return 0;
+}
+
+static int
+efds_make(struct uet_svc_server *s)
+{
+	s->efd_own = !s->wake;
+	for (unsigned int i = 0; i < s->nb_ctx; i++) {
+		s->efd[i] = s->wake ? uet_engine_wake_fd(s->p.engine, i) :
+			    eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (s->efd[i] < 0)
+			return s->wake ? s->efd[i] : -errno;
+	}
+	return 0;
+}
+
+static void
+layout(struct uet_svc_server *s)
+{
+	size_t ring = uet_chan_mem_size(UET_SVC_RING_MAX, UET_SVC_RING_MAX,
+					UET_SVC_RING_MAX, NULL);
+
+	s->rings_off = UET_SVC_PAGE;
+	s->slot_size = RTE_ALIGN_CEIL(ring, (size_t)UET_SVC_PAGE);
+	s->window_off = s->rings_off + s->slot_size * s->p.max_chans;
+	s->region_size = s->window_off + s->p.window_size;
+}
+
+struct uet_svc_server *
+uet_svc_server_create(const struct uet_svc_server_params *p, int *err)
+{
+	struct uet_svc_server *s;
+	int rc = p == NULL ? -EINVAL : params_check(p);
+
+	if (rc < 0)
+		goto out;
+	rc = -ENOMEM;
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		goto out;
+	s->p = *p;
+	snprintf(s->path, sizeof(s->path), "%s", p->socket_path);
+	s->lfd = s->epfd = s->page_fd = s->page_ro = -1;
+	for (unsigned int i = 0; i < UET_SVC_CTX_MAX; i++)
+		s->efd[i] = -1;
+	s->nb_ctx = uet_engine_nb_lcores(p->engine);
+	s->wake = uet_engine_wake_fd(p->engine, 0) >= 0;
+	s->nb_client_pids = s->nb_ctx * UET_SVC_PIDS_PER_CTX;
+	layout(s);
+	s->clients = calloc(p->max_clients, sizeof(*s->clients));
+	s->pid_owner = calloc(s->nb_client_pids, sizeof(*s->pid_owner));
+	if (s->clients == NULL || s->pid_owner == NULL)
+		goto fail;
+	rc = (unsigned int)p->pid_base + s->nb_ctx + s->nb_client_pids > 0x1000 ?
+	     -EINVAL : 0;
+	if (rc < 0)
+		goto fail;
+	rc = efds_make(s);
+	if (rc < 0)
+		goto fail;
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	rc = s->epfd < 0 ? -errno : page_make(s);
+	if (rc < 0)
+		goto fail;
+	rc = listen_make(s);
+	if (rc < 0)
+		goto fail;
+	tel_attach(s);
+	SVC_LOG(INFO, "listening on %s: %u contexts, window %zu bytes, "
+		"%u clients x %u channels", s->path, s->nb_ctx,
+		(size_t)p->window_size, p->max_clients, p->max_chans);
+	if (err != NULL)
+		*err = 0;
+	return s;
+
+fail:
+	s->down = true;
+	uet_svc_server_free(s);
+out:
+	if (err != NULL)
+		*err = rc;
+	return NULL;
+}
+
+void
+uet_svc_server_shutdown(struct uet_svc_server *s)
+{
+	if (s == NULL)
+		return;
+	if (s->lfd >= 0) {
+		(void)epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->lfd, NULL);
+		close(s->lfd);
+		s->lfd = -1;
+		(void)unlink(s->path);
+	}
+	s->down = true;
+	for (unsigned int i = 0; s->clients != NULL && i < s->p.max_clients;
+	     i++)
+		if (s->clients[i] != NULL)
+			client_drop(s, i, false);
+}
+
+void
+uet_svc_server_free(struct uet_svc_server *s)
+{
+	if (s == NULL)
+		return;
+	tel_detach(s);
+	uet_svc_server_shutdown(s);
+	if (s->epfd >= 0)
+		close(s->epfd);
+	/* the engine's wakers go back to its own memory before the page
+	 * goes; with the engine still running they cannot: the page stays
+	 * mapped (4 KiB) rather than pulled from under its lcores */
+	if (s->page != NULL &&
+	    uet_engine_wakers_place(s->p.engine, NULL, 0) == 0)
+		(void)munmap(s->page, UET_SVC_PAGE);
+	else if (s->page != NULL)
+		SVC_LOG(WARNING, "engine running: service page left mapped");
+	if (s->page_ro >= 0)
+		close(s->page_ro);
+	for (unsigned int i = 0; s->efd_own && i < s->nb_ctx; i++)
+		if (s->efd[i] >= 0)
+			close(s->efd[i]);
+	if (s->page_fd >= 0)
+		close(s->page_fd);
+	free(s->clients);
+	free(s->pid_owner);
+	free(s);
+}

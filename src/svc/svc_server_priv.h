@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef SVC_SERVER_PRIV_H
+#define SVC_SERVER_PRIV_H
+
+/*
+ * Server internals shared by svc_server.c (socket, epoll, lifecycle,
+ * telemetry) and svc_srv_ops.c (one handler per op).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <rte_log.h>
+
+#include <uet/uet_chan.h>
+#include <uet/uet_engine.h>
+#include <uet/uet_svc.h>
+#include <uet/uet_svc_server.h>
+
+extern int uet_svc_logtype;
+#define SVC_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, uet_svc_logtype, "uet.svc: " fmt "\n", \
+		##__VA_ARGS__)
+
+struct svc_pid {
+	uint16_t pid;
+	uint16_t ctx;
+	uint32_t initiator;
+};
+
+struct svc_job {
+	uint32_t job;
+	uint16_t pid;
+	uint32_t ref;
+};
+
+struct svc_peer {
+	uint64_t handle;
+	uint16_t ctx;
+};
+
+struct svc_mr {
+	uint64_t key;
+	uint16_t ctx;
+	bool local; /* local access only: nothing in the engine */
+};
+
+struct svc_chan {
+	bool open;
+	uint16_t ctx;
+	uint16_t pid;
+	struct uet_chan ch; /* the engine's view (UET_CHAN_SHARED) */
+};
+
+struct svc_client {
+	int fd;
+	pid_t pid;  /* SO_PEERCRED */
+	uid_t uid;
+	gid_t gid;
+	bool hello;
+	int memfd;
+	uint8_t *region;
+	size_t region_size;
+	struct svc_chan *chans;      /* max_chans */
+	struct svc_pid *pids;        /* max_pids */
+	unsigned int nb_pids;
+	struct svc_job *jobs;
+	unsigned int nb_jobs;
+	struct svc_peer *peers;
+	unsigned int nb_peers, cap_peers;
+	struct svc_mr *mrs;
+	unsigned int nb_mrs, cap_mrs;
+	uint64_t next_local_key;
+};
+
+struct uet_svc_server {
+	struct uet_svc_server_params p;
+	char path[108];
+	int lfd;      /* listening socket, -1 after shutdown */
+	int epfd;
+	bool down;
+	unsigned int nb_ctx;
+	bool wake;    /* contexts sleep: UET_SVC_CAP_WAKE */
+	int page_fd;  /* service page memfd */
+	int page_ro;  /* read-only reopen of it, what clients get */
+	/* per context: the engine's wake-up eventfd, or (contexts that
+	 * never sleep) one of ours that nobody reads, so that HELLO always
+	 * passes nb_ctx of them */
+	int efd[UET_SVC_CTX_MAX];
+	bool efd_own;
+	struct uet_svc_page *page;
+	/* region layout (same for every client) */
+	size_t rings_off, slot_size, window_off, region_size;
+	struct svc_client **clients; /* max_clients slots */
+	/* owner (client slot + 1, 0: free) of each client PIDonFEP */
+	uint16_t *pid_owner;
+	unsigned int nb_client_pids; /* nb_ctx * UET_SVC_PIDS_PER_CTX */
+	struct uet_svc_server_stats st;
+};
+
+/* svc_srv_ops.c */
+/* Handle one request of @p c (header checked, body of the op's size);
+ * fills @p rep (up to UET_SVC_MSG_MAX - header) and *rep_len, may add
+ * fds to @p fds (*nb_fds). @return 0 or -errno (the reply's rc). */
+int svc_op(struct uet_svc_server *s, struct svc_client *c, unsigned int op,
+	   const void *body, void *rep, uint32_t *rep_len, int *fds,
+	   unsigned int *nb_fds);
+/* Release everything @p c holds in the engine and the region. */
+void svc_client_release(struct uet_svc_server *s, struct svc_client *c);
+/* Engine context hosting client PIDonFEP @p pid, or -1 if not one. */
+int svc_pid_ctx(const struct uet_svc_server *s, uint16_t pid);
+/* Run a control request on @p ctx. @return req->rc or the call's -errno. */
+int svc_ctl(struct uet_svc_server *s, unsigned int ctx, void *req);
+
+#endif /* SVC_SERVER_PRIV_H */

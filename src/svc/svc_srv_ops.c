@@ -1,0 +1,804 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The uet-engine service's requests, one handler per op
+ * (include/svc/uet/uet_svc.h). Each checks every field of its body first
+ * (reserved fields zero, values in range: -EINVAL), then that the client
+ * names only what is its own (PIDonFEPs the service gave it, jobs of its
+ * grant: -EPERM; handles and keys it holds: -ENOENT, the service does not
+ * tell another client's from a missing one), then acts through the SES
+ * ULP control path of the engine context concerned.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+
+#include <uet/uet_ses_mr.h>
+#include <uet/uet_ses_ulp.h>
+
+#include "svc_server_priv.h"
+
+int
+svc_ctl(struct uet_svc_server *s, unsigned int ctx, void *req)
+{
+	struct uet_ses_ulp_ctl *q = req;
+	int rc = uet_ses_ulp_ctl(s->p.engine, ctx, q, NULL, NULL);
+
+	return rc < 0 ? rc : q->rc;
+}
+
+/* ---- PIDonFEPs ---- */
+
+/* Client PIDonFEPs follow the contexts' own: pid_base + nb_ctx + k, the
+ * k-th in the block of context k / UET_SVC_PIDS_PER_CTX. */
+int
+svc_pid_ctx(const struct uet_svc_server *s, uint16_t pid)
+{
+	unsigned int first = (unsigned int)s->p.pid_base + s->nb_ctx;
+
+	if (pid < first || pid - first >= s->nb_client_pids)
+		return -1;
+	return (int)((pid - first) / UET_SVC_PIDS_PER_CTX);
+}
+
+static struct svc_pid *
+own_pid(struct svc_client *c, uint16_t pid)
+{
+	for (unsigned int i = 0; i < c->nb_pids; i++)
+		if (c->pids[i].pid == pid)
+			return &c->pids[i];
+	return NULL;
+}
+
+static bool
+owns_ctx(const struct svc_client *c, unsigned int ctx)
+{
+	for (unsigned int i = 0; i < c->nb_pids; i++)
+		if (c->pids[i].ctx == ctx)
+			return true;
+	return false;
+}
+
+/* Initiator id of a client PIDonFEP: low 20 bits of the FA, then the
+ * PIDonFEP (the provider's rule for its own endpoints). */
+static uint32_t
+pid_initiator(const struct uet_svc_server *s, uint16_t pid)
+{
+	const uint8_t *fa = s->p.fa;
+	uint32_t low = s->p.is_v6 ?
+		((uint32_t)fa[13] << 16) | ((uint32_t)fa[14] << 8) | fa[15] :
+		((uint32_t)fa[1] << 16) | ((uint32_t)fa[2] << 8) | fa[3];
+
+	return ((low & 0xFFFFFu) << 12) | (pid & 0xFFFu);
+}
+
+static unsigned int
+client_slot(const struct uet_svc_server *s, const struct svc_client *c)
+{
+	for (unsigned int i = 0; i < s->p.max_clients; i++)
+		if (s->clients[i] == c)
+			return i;
+	return UINT32_MAX;
+}
+
+static bool
+job_granted(const struct uet_svc_server *s, uint32_t job)
+{
+	const struct uet_chan_jobs *js = &s->p.jobs;
+
+	for (uint32_t i = 0; i < js->nb; i++)
+		if (job >= js->r[i].first && job <= js->r[i].last)
+			return true;
+	return false;
+}
+
+/* ---- HELLO ---- */
+
+static int
+region_make(struct uet_svc_server *s, struct svc_client *c)
+{
+	char name[32];
+	struct uet_svc_region *h;
+	int fd;
+
+	snprintf(name, sizeof(name), "uet-svc-%d", (int)c->pid);
+	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)s->region_size) != 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+				   F_SEAL_SEAL) != 0)
+		goto fail;
+	c->region = mmap(NULL, s->region_size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, fd, 0);
+	if (c->region == MAP_FAILED) {
+		c->region = NULL;
+		goto fail;
+	}
+	c->memfd = fd;
+	c->region_size = s->region_size;
+	h = (struct uet_svc_region *)c->region;
+	h->magic = UET_SVC_REGION_MAGIC;
+	h->version = UET_SVC_VERSION;
+	h->size = s->region_size;
+	h->window_off = s->window_off;
+	h->window_len = s->p.window_size;
+	h->rings_off = s->rings_off;
+	h->ring_slot_size = s->slot_size;
+	h->max_chans = s->p.max_chans;
+	return 0;
+
+fail:
+	{
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+}
+
+static int
+op_hello(struct uet_svc_server *s, struct svc_client *c,
+	 const struct uet_svc_hello_req *q, struct uet_svc_hello_rep *r,
+	 uint32_t *rep_len, int *fds, unsigned int *nb_fds)
+{
+	int rc;
+
+	if (q->version != UET_SVC_VERSION)
+		return -EPROTO;
+	if (q->flags != 0 || q->rsvd != 0)
+		return -EINVAL;
+	if (c->hello)
+		return -EALREADY;
+	rc = region_make(s, c);
+	if (rc < 0)
+		return rc;
+	c->hello = true;
+	memset(r, 0, sizeof(*r));
+	r->region_size = s->region_size;
+	r->window_off = s->window_off;
+	r->window_len = s->p.window_size;
+	r->page_size = UET_SVC_PAGE;
+	r->max_msg = s->p.window_size;
+	r->max_chans = s->p.max_chans;
+	r->max_pids = s->p.max_pids;
+	r->nb_ctx = s->nb_ctx;
+	r->caps = s->wake ? UET_SVC_CAP_WAKE : 0;
+	r->mtu = s->p.mtu;
+	r->ring_max = UET_SVC_RING_MAX;
+	r->inject_max = 0;
+	memcpy(r->fa, s->p.fa, sizeof(r->fa));
+	r->is_v6 = s->p.is_v6;
+	r->start_ri = s->p.start_ri;
+	r->nb_jobs = s->p.jobs.nb;
+	for (unsigned int i = 0; i < s->p.jobs.nb; i++) {
+		r->jobs[i].first = s->p.jobs.r[i].first;
+		r->jobs[i].last = s->p.jobs.r[i].last;
+	}
+	*rep_len = sizeof(*r);
+	fds[(*nb_fds)++] = c->memfd;
+	fds[(*nb_fds)++] = s->page_ro;
+	for (unsigned int i = 0; i < s->nb_ctx; i++)
+		fds[(*nb_fds)++] = s->efd[i];
+	return 0;
+}
+
+/* ---- PID_GET / PID_PUT ---- */
+
+static int
+pid_take(struct uet_svc_server *s, struct svc_client *c, uint16_t pid)
+{
+	unsigned int k = pid - ((unsigned int)s->p.pid_base + s->nb_ctx);
+	struct svc_pid *p = &c->pids[c->nb_pids];
+
+	s->pid_owner[k] = (uint16_t)(client_slot(s, c) + 1);
+	p->pid = pid;
+	p->ctx = (uint16_t)svc_pid_ctx(s, pid);
+	p->initiator = pid_initiator(s, pid);
+	c->nb_pids++;
+	s->st.pids++;
+	return 0;
+}
+
+/* A free client PIDonFEP: on @p ctx, or on the context with the fewest
+ * taken (UET_SVC_CTX_ANY). 0 when none. */
+static uint16_t
+pid_pick(const struct uet_svc_server *s, unsigned int ctx)
+{
+	unsigned int first = (unsigned int)s->p.pid_base + s->nb_ctx;
+	unsigned int best = UINT32_MAX, best_free = 0;
+
+	for (unsigned int x = 0; x < s->nb_ctx; x++) {
+		unsigned int nfree = 0;
+
+		if (ctx != UET_SVC_CTX_ANY && x != ctx)
+			continue;
+		for (unsigned int j = 0; j < UET_SVC_PIDS_PER_CTX; j++)
+			nfree += s->pid_owner[x * UET_SVC_PIDS_PER_CTX + j] == 0;
+		if (nfree > best_free) {
+			best = x;
+			best_free = nfree;
+		}
+	}
+	if (best == UINT32_MAX)
+		return 0;
+	for (unsigned int j = 0; j < UET_SVC_PIDS_PER_CTX; j++) {
+		unsigned int k = best * UET_SVC_PIDS_PER_CTX + j;
+
+		if (s->pid_owner[k] == 0)
+			return (uint16_t)(first + k);
+	}
+	return 0;
+}
+
+static int
+op_pid_get(struct uet_svc_server *s, struct svc_client *c,
+	   const struct uet_svc_pid_get_req *q, struct uet_svc_pid_get_rep *r,
+	   uint32_t *rep_len)
+{
+	uint16_t pid;
+
+	if (q->rsvd != 0 ||
+	    (q->ctx != UET_SVC_CTX_ANY && q->ctx >= s->nb_ctx))
+		return -EINVAL;
+	if (c->nb_pids >= s->p.max_pids)
+		return -ENOSPC;
+	if (q->want != 0) {
+		int x = svc_pid_ctx(s, q->want);
+
+		if (x < 0 || (q->ctx != UET_SVC_CTX_ANY && x != q->ctx))
+			return -EINVAL;
+		if (s->pid_owner[q->want - s->p.pid_base - s->nb_ctx] != 0)
+			return -EADDRINUSE;
+		pid = q->want;
+	} else {
+		pid = pid_pick(s, q->ctx);
+		if (pid == 0)
+			return -ENOSPC;
+	}
+	pid_take(s, c, pid);
+	r->pid = pid;
+	r->ctx = (uint16_t)svc_pid_ctx(s, pid);
+	r->initiator = pid_initiator(s, pid);
+	*rep_len = sizeof(*r);
+	return 0;
+}
+
+static void
+pid_drop(struct uet_svc_server *s, struct svc_client *c, struct svc_pid *p)
+{
+	s->pid_owner[p->pid - s->p.pid_base - s->nb_ctx] = 0;
+	*p = c->pids[--c->nb_pids];
+	s->st.pids--;
+}
+
+static int
+op_pid_put(struct uet_svc_server *s, struct svc_client *c,
+	   const struct uet_svc_pid_put_req *q)
+{
+	struct svc_pid *p;
+
+	if (q->rsvd0 != 0 || q->rsvd1 != 0)
+		return -EINVAL;
+	p = own_pid(c, q->pid);
+	if (p == NULL)
+		return -EPERM;
+	for (unsigned int i = 0; i < s->p.max_chans; i++)
+		if (c->chans[i].open && c->chans[i].pid == q->pid)
+			return -EBUSY;
+	for (unsigned int i = 0; i < c->nb_jobs; i++)
+		if (c->jobs[i].pid == q->pid)
+			return -EBUSY;
+	pid_drop(s, c, p);
+	return 0;
+}
+
+/* ---- channels ---- */
+
+/* Detaching needs the lcores stopped: a short pause of the engine. */
+static void
+chans_detach(struct uet_svc_server *s, struct svc_chan **v, unsigned int n)
+{
+	bool running = uet_engine_running(s->p.engine);
+
+	if (n == 0)
+		return;
+	if (running)
+		(void)uet_engine_stop(s->p.engine);
+	for (unsigned int i = 0; i < n; i++)
+		(void)uet_engine_chan_detach(s->p.engine, &v[i]->ch);
+	if (running && uet_engine_start(s->p.engine) < 0)
+		SVC_LOG(ERR, "engine restart after a detach failed");
+}
+
+static void
+region_slot_set(struct svc_client *c, unsigned int slot,
+		const struct svc_chan *sc, const size_t off[3], size_t base)
+{
+	struct uet_svc_region *h = (struct uet_svc_region *)c->region;
+	struct uet_svc_region_chan *rc = &h->chan[slot];
+
+	memset(rc, 0, sizeof(*rc));
+	if (sc == NULL)
+		return;
+	rc->state = UET_SVC_CHAN_OPEN;
+	rc->ctx = sc->ctx;
+	rc->pid = sc->pid;
+	rc->sq_size = sc->ch.sq_mask + 1;
+	rc->rq_size = sc->ch.rq_mask + 1;
+	rc->cq_size = sc->ch.cq_mask + 1;
+	rc->flags = sc->ch.flags & ~UET_CHAN_SHARED;
+	rc->sq_off = base + off[0];
+	rc->rq_off = base + off[1];
+	rc->cq_off = base + off[2];
+}
+
+static bool
+ring_size_ok(uint32_t n)
+{
+	return n >= 2 && n <= UET_SVC_RING_MAX && rte_is_power_of_2(n);
+}
+
+static int
+chan_bind(struct uet_svc_server *s, struct svc_client *c,
+	  struct svc_chan *sc, const struct uet_svc_chan_open_req *q,
+	  const struct svc_pid *p)
+{
+	struct uet_ses_ulp_ctl r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_EP_ADD;
+	r.chan = &sc->ch;
+	r.pid = p->pid;
+	r.initiator = p->initiator;
+	r.remote_events = q->remote_events != 0;
+	r.profile = (enum uet_profile)q->profile;
+	rc = svc_ctl(s, p->ctx, &r);
+	if (rc < 0)
+		return rc;
+	rc = uet_engine_chan_attach(s->p.engine, p->ctx, &sc->ch);
+	if (rc < 0) {
+		memset(&r, 0, sizeof(r));
+		r.op = UET_SES_ULP_EP_DEL;
+		r.chan = &sc->ch;
+		(void)svc_ctl(s, p->ctx, &r);
+		return rc;
+	}
+	(void)c;
+	return 0;
+}
+
+static int
+op_chan_open(struct uet_svc_server *s, struct svc_client *c,
+	     const struct uet_svc_chan_open_req *q,
+	     struct uet_svc_chan_open_rep *r, uint32_t *rep_len)
+{
+	const unsigned int ok = UET_CHAN_MP_SUBMIT | UET_CHAN_MC_COMPLETE;
+	const struct svc_pid *p;
+	struct svc_chan *sc = NULL;
+	unsigned int slot;
+	size_t off[3], base;
+	char name[24];
+	int rc;
+
+	if (q->rsvd != 0 || q->remote_events > 1 ||
+	    q->profile > UET_PROFILE_HPC || (q->flags & ~ok) ||
+	    !ring_size_ok(q->sq_size) || !ring_size_ok(q->rq_size) ||
+	    !ring_size_ok(q->cq_size))
+		return -EINVAL;
+	p = own_pid(c, q->pid);
+	if (p == NULL)
+		return -EPERM;
+	for (slot = 0; slot < s->p.max_chans; slot++)
+		if (!c->chans[slot].open)
+			break;
+	if (slot == s->p.max_chans)
+		return -ENOSPC;
+	sc = &c->chans[slot];
+	base = s->rings_off + slot * s->slot_size;
+	if (uet_chan_mem_size(q->sq_size, q->rq_size, q->cq_size, off) == 0)
+		return -EINVAL;
+	snprintf(name, sizeof(name), "s%d.%u", (int)(c->pid % 100000), slot);
+	rc = uet_chan_init_mem(&sc->ch, name, c->region + base, s->slot_size,
+			       q->sq_size, q->rq_size, q->cq_size,
+			       q->flags | UET_CHAN_SHARED);
+	if (rc < 0)
+		return rc;
+	sc->ch.win_base = c->region + s->window_off;
+	sc->ch.win_len = s->p.window_size;
+	sc->ch.jobs = &s->p.jobs;
+	sc->ctx = p->ctx;
+	sc->pid = p->pid;
+	rc = chan_bind(s, c, sc, q, p);
+	if (rc < 0)
+		return rc;
+	sc->open = true;
+	s->st.chans++;
+	region_slot_set(c, slot, sc, off, base);
+	r->slot = slot;
+	r->ctx = sc->ctx;
+	r->rsvd = 0;
+	r->sq_off = base + off[0];
+	r->rq_off = base + off[1];
+	r->cq_off = base + off[2];
+	*rep_len = sizeof(*r);
+	return 0;
+}
+
+/* After the detach: EP_DEL answers once the SES let go of the channel's
+ * buffers (the withdraw path of a closed endpoint). */
+static void
+chan_unbind(struct uet_svc_server *s, struct svc_client *c,
+	    struct svc_chan *sc)
+{
+	struct uet_ses_ulp_ctl r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_EP_DEL;
+	r.chan = &sc->ch;
+	rc = svc_ctl(s, sc->ctx, &r);
+	if (rc < 0)
+		SVC_LOG(WARNING, "client %d: EP_DEL of %s: %d", (int)c->pid,
+			sc->ch.name, rc);
+	sc->open = false;
+	s->st.chans--;
+	region_slot_set(c, (unsigned int)(sc - c->chans), NULL, NULL, 0);
+}
+
+static int
+op_chan_close(struct uet_svc_server *s, struct svc_client *c,
+	      const struct uet_svc_chan_close_req *q)
+{
+	struct svc_chan *sc;
+
+	if (q->rsvd != 0)
+		return -EINVAL;
+	if (q->slot >= s->p.max_chans || !c->chans[q->slot].open)
+		return -ENOENT;
+	sc = &c->chans[q->slot];
+	chans_detach(s, &sc, 1);
+	chan_unbind(s, c, sc);
+	return 0;
+}
+
+/* ---- jobs ---- */
+
+static struct svc_job *
+job_find(struct svc_client *c, uint32_t job, uint16_t pid)
+{
+	for (unsigned int i = 0; i < c->nb_jobs; i++)
+		if (c->jobs[i].job == job && c->jobs[i].pid == pid)
+			return &c->jobs[i];
+	return NULL;
+}
+
+static int
+job_ctl(struct uet_svc_server *s, uint8_t op, uint32_t job,
+	const struct svc_pid *p)
+{
+	struct uet_ses_ulp_ctl r;
+
+	memset(&r, 0, sizeof(r));
+	r.op = op;
+	r.job = job;
+	r.has_pid = true;
+	r.pid = p->pid;
+	return svc_ctl(s, p->ctx, &r);
+}
+
+static int
+op_job(struct uet_svc_server *s, struct svc_client *c,
+	const struct uet_svc_job_req *q, bool add)
+{
+	const struct svc_pid *p;
+	struct svc_job *j;
+	int rc;
+
+	if (q->rsvd != 0 || q->job > 0xFFFFFFu)
+		return -EINVAL;
+	p = own_pid(c, q->pid);
+	if (p == NULL || !job_granted(s, q->job))
+		return -EPERM;
+	j = job_find(c, q->job, q->pid);
+	if (!add) {
+		if (j == NULL)
+			return -ENOENT;
+		rc = job_ctl(s, UET_SES_ULP_JOB_DEL, q->job, p);
+		if (rc < 0)
+			return rc;
+		if (--j->ref == 0) {
+			*j = c->jobs[--c->nb_jobs];
+			s->st.jobs--;
+		}
+		return 0;
+	}
+	if (j == NULL && c->nb_jobs >= UET_SVC_CLIENT_JOBS_MAX)
+		return -ENOSPC;
+	rc = job_ctl(s, UET_SES_ULP_JOB_ADD, q->job, p);
+	if (rc < 0)
+		return rc;
+	if (j != NULL) {
+		j->ref++;
+		return 0;
+	}
+	j = &c->jobs[c->nb_jobs++];
+	j->job = q->job;
+	j->pid = q->pid;
+	j->ref = 1;
+	s->st.jobs++;
+	return 0;
+}
+
+/* ---- peers ---- */
+
+/* Grow a bookkeeping array of @p esz-byte entries up to @p max. */
+static int
+grow(void **arr, unsigned int *cap, unsigned int n, size_t esz,
+     unsigned int max)
+{
+	unsigned int ncap;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	if (n >= max)
+		return -ENOSPC;
+	ncap = *cap ? RTE_MIN(*cap * 2, max) : 16;
+	p = realloc(*arr, (size_t)ncap * esz);
+	if (p == NULL)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+static int
+op_peer_add(struct uet_svc_server *s, struct svc_client *c,
+	    const struct uet_svc_peer_add_req *q,
+	    struct uet_svc_peer_add_rep *r, uint32_t *rep_len)
+{
+	struct uet_ses_ulp_ctl x;
+	int rc;
+
+	if (q->rsvd0 != 0 || q->rsvd1 != 0 || q->ctx >= s->nb_ctx ||
+	    q->peer.pid_on_fep > 0xFFF || q->peer.start_ri > 0xFFF)
+		return -EINVAL;
+	if (!owns_ctx(c, q->ctx))
+		return -EPERM;
+	rc = grow((void **)&c->peers, &c->cap_peers, c->nb_peers,
+		  sizeof(*c->peers), UET_SVC_CLIENT_PEERS_MAX);
+	if (rc < 0)
+		return rc;
+	memset(&x, 0, sizeof(x));
+	x.op = UET_SES_ULP_PEER_ADD;
+	x.peer = q->peer;
+	rc = svc_ctl(s, q->ctx, &x);
+	if (rc < 0)
+		return rc;
+	c->peers[c->nb_peers].handle = x.handle;
+	c->peers[c->nb_peers].ctx = q->ctx;
+	c->nb_peers++;
+	s->st.peers++;
+	r->handle = x.handle;
+	*rep_len = sizeof(*r);
+	return 0;
+}
+
+static int
+peer_del_at(struct uet_svc_server *s, struct svc_client *c, unsigned int i)
+{
+	struct uet_ses_ulp_ctl x;
+	int rc;
+
+	memset(&x, 0, sizeof(x));
+	x.op = UET_SES_ULP_PEER_DEL;
+	x.handle = c->peers[i].handle;
+	rc = svc_ctl(s, c->peers[i].ctx, &x);
+	c->peers[i] = c->peers[--c->nb_peers];
+	s->st.peers--;
+	return rc;
+}
+
+static int
+op_peer_del(struct uet_svc_server *s, struct svc_client *c,
+	    const struct uet_svc_peer_del_req *q)
+{
+	if (q->rsvd0 != 0 || q->rsvd1 != 0 || q->ctx >= s->nb_ctx)
+		return -EINVAL;
+	for (unsigned int i = 0; i < c->nb_peers; i++)
+		if (c->peers[i].handle == q->handle &&
+		    c->peers[i].ctx == q->ctx)
+			return peer_del_at(s, c, i);
+	return -ENOENT;
+}
+
+/* ---- memory ---- */
+
+#define SVC_MR_REMOTE (UET_SES_MR_REMOTE_READ | UET_SES_MR_REMOTE_WRITE | \
+		       UET_SES_MR_REMOTE_ATOMIC)
+
+static int
+op_mr_reg(struct uet_svc_server *s, struct svc_client *c,
+	  const struct uet_svc_mr_reg_req *q, struct uet_svc_mr_reg_rep *r,
+	  uint32_t *rep_len)
+{
+	const struct svc_pid *p;
+	int rc;
+
+	if (q->rsvd != 0 || q->len == 0 || q->idempotent > 1 ||
+	    q->disabled > 1 || (q->access & ~UET_SES_MR_ACCESS_MASK) ||
+	    q->job > 0xFFFFFFu || q->addr + q->len < q->addr)
+		return -EINVAL;
+	p = own_pid(c, q->pid);
+	if (p == NULL || !job_granted(s, q->job))
+		return -EPERM;
+	/* the engine cannot reach client memory yet (no cross-memory
+	 * attach): remote access is refused, UET_SVC_CAP_RMA is not set */
+	if (q->access & SVC_MR_REMOTE)
+		return -EOPNOTSUPP;
+	rc = grow((void **)&c->mrs, &c->cap_mrs, c->nb_mrs, sizeof(*c->mrs),
+		  UET_SVC_CLIENT_MRS_MAX);
+	if (rc < 0)
+		return rc;
+	/* a local-only key means nothing to the engine: a number of the
+	 * client's own, so that MR_DEREG/MR_ENABLE find it */
+	c->mrs[c->nb_mrs].key = ++c->next_local_key;
+	c->mrs[c->nb_mrs].ctx = p->ctx;
+	c->mrs[c->nb_mrs].local = true;
+	r->key = c->mrs[c->nb_mrs].key;
+	c->nb_mrs++;
+	s->st.mrs++;
+	*rep_len = sizeof(*r);
+	return 0;
+}
+
+static int
+mr_find(const struct uet_svc_server *s, const struct svc_client *c,
+	const struct uet_svc_mr_key_req *q)
+{
+	int ctx = svc_pid_ctx(s, q->pid);
+
+	if (ctx < 0)
+		return -ENOENT;
+	for (unsigned int i = 0; i < c->nb_mrs; i++)
+		if (c->mrs[i].key == q->key && c->mrs[i].ctx == ctx)
+			return (int)i;
+	return -ENOENT;
+}
+
+static int
+mr_dereg_at(struct uet_svc_server *s, struct svc_client *c, unsigned int i)
+{
+	int rc = 0;
+
+	if (!c->mrs[i].local) {
+		struct uet_ses_ulp_ctl x;
+
+		memset(&x, 0, sizeof(x));
+		x.op = UET_SES_ULP_MR_DEREG;
+		x.key = c->mrs[i].key;
+		rc = svc_ctl(s, c->mrs[i].ctx, &x);
+	}
+	c->mrs[i] = c->mrs[--c->nb_mrs];
+	s->st.mrs--;
+	return rc;
+}
+
+static int
+op_mr_key(struct uet_svc_server *s, struct svc_client *c,
+	  const struct uet_svc_mr_key_req *q, bool dereg)
+{
+	int i;
+
+	if (q->rsvd0 != 0 || q->rsvd1 != 0 || q->disabled > 1 ||
+	    (dereg && q->disabled != 0))
+		return -EINVAL;
+	i = mr_find(s, c, q);
+	if (i < 0)
+		return i;
+	if (dereg)
+		return mr_dereg_at(s, c, (unsigned int)i);
+	if (!c->mrs[i].local) {
+		struct uet_ses_ulp_ctl x;
+
+		memset(&x, 0, sizeof(x));
+		x.op = UET_SES_ULP_MR_ENABLE;
+		x.key = q->key;
+		x.disabled = q->disabled != 0;
+		return svc_ctl(s, c->mrs[i].ctx, &x);
+	}
+	return 0;
+}
+
+/* ---- release ---- */
+
+void
+svc_client_release(struct uet_svc_server *s, struct svc_client *c)
+{
+	struct svc_chan *open[UET_SVC_CHANS_MAX];
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; c->chans != NULL && i < s->p.max_chans; i++)
+		if (c->chans[i].open)
+			open[n++] = &c->chans[i];
+	/* the engine stops reading the rings, then the SES lets go of the
+	 * window (JOB_DEL / EP_DEL wait for it), then the region goes */
+	chans_detach(s, open, n);
+	while (c->nb_jobs > 0) {
+		struct svc_job *j = &c->jobs[c->nb_jobs - 1];
+		const struct svc_pid *p = own_pid(c, j->pid);
+
+		while (p != NULL && j->ref > 0) {
+			(void)job_ctl(s, UET_SES_ULP_JOB_DEL, j->job, p);
+			j->ref--;
+		}
+		c->nb_jobs--;
+		s->st.jobs--;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		chan_unbind(s, c, open[i]);
+	while (c->nb_peers > 0)
+		(void)peer_del_at(s, c, c->nb_peers - 1);
+	while (c->nb_mrs > 0)
+		(void)mr_dereg_at(s, c, c->nb_mrs - 1);
+	while (c->nb_pids > 0)
+		pid_drop(s, c, &c->pids[c->nb_pids - 1]);
+	if (c->region != NULL)
+		(void)munmap(c->region, c->region_size);
+	c->region = NULL;
+	if (c->memfd >= 0)
+		close(c->memfd);
+	c->memfd = -1;
+	c->hello = false;
+}
+
+/* ---- dispatch ---- */
+
+int
+svc_op(struct uet_svc_server *s, struct svc_client *c, unsigned int op,
+       const void *body, void *rep, uint32_t *rep_len, int *fds,
+       unsigned int *nb_fds)
+{
+	*rep_len = 0;
+	*nb_fds = 0;
+	if (op == UET_SVC_OP_HELLO)
+		return op_hello(s, c, body, rep, rep_len, fds, nb_fds);
+	if (!c->hello)
+		return -EPROTO;
+	switch (op) {
+	case UET_SVC_OP_PID_GET:
+		return op_pid_get(s, c, body, rep, rep_len);
+	case UET_SVC_OP_PID_PUT:
+		return op_pid_put(s, c, body);
+	case UET_SVC_OP_CHAN_OPEN:
+		return op_chan_open(s, c, body, rep, rep_len);
+	case UET_SVC_OP_CHAN_CLOSE:
+		return op_chan_close(s, c, body);
+	case UET_SVC_OP_JOB_ADD:
+		return op_job(s, c, body, true);
+	case UET_SVC_OP_JOB_DEL:
+		return op_job(s, c, body, false);
+	case UET_SVC_OP_PEER_ADD:
+		return op_peer_add(s, c, body, rep, rep_len);
+	case UET_SVC_OP_PEER_DEL:
+		return op_peer_del(s, c, body);
+	case UET_SVC_OP_MR_REG:
+		return op_mr_reg(s, c, body, rep, rep_len);
+	case UET_SVC_OP_MR_DEREG:
+		return op_mr_key(s, c, body, true);
+	case UET_SVC_OP_MR_ENABLE:
+		return op_mr_key(s, c, body, false);
+	case UET_SVC_OP_BYE:
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}

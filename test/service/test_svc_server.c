@@ -1,0 +1,647 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The uet-engine service, server side (src/svc/svc_server.c,
+ * svc_srv_ops.c, apps/uet-engine), driven by a raw client written against
+ * the protocol (svc_rawcli.c), not the provider:
+ *
+ *   attach: HELLO's fds and region, PIDonFEPs, jobs, channels;
+ *   data path: a NOP through the shared rings, a SEND from one
+ *     client's window to another's (the service's loopback ring port
+ *     brings the frame back to its own FA), and four clients sending to
+ *     each other, data checked; random SQEs/RQEs and ring cursors;
+ *   bad messages: random bytes, wrong lengths, unknown ops, reserved
+ *     fields, a passed fd, a request before HELLO: each answered with an
+ *     error and counted (telemetry /uet/service bad), the service lives;
+ *   isolation: another client's PIDonFEP, an ungranted job, another's
+ *     peer handle and memory key, remote-access MR_REG, an SQE with an
+ *     ungranted job (-EPERM) and one outside the window (-EFAULT);
+ *   limits: max_clients; a client gone without BYE is cleaned up;
+ *   every /uet/service count back to its start; SIGTERM: exit 0, socket
+ *   unlinked, nothing left of its EAL prefix in /var/run/dpdk.
+ *
+ * usage: test_svc_server UET_ENGINE_BINARY
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+
+#include <uet/uet_ses_mr.h>
+
+#include "svc_rawcli.h"
+
+#define JOB 1u
+#define MAX_CLIENTS 7
+
+static struct rc_service svc;
+
+static uint64_t
+tel(const char *key)
+{
+	uint64_t v = UINT64_MAX;
+
+	CHECK(rc_tel(&svc, "/uet/service", key, &v) == 0);
+	return v;
+}
+
+static uint64_t
+tel_ses(const char *key)
+{
+	uint64_t v = UINT64_MAX;
+
+	CHECK(rc_tel(&svc, "/uet/ses,0", key, &v) == 0);
+	return v;
+}
+
+/* An attached client with one PIDonFEP, job JOB and one channel. */
+struct cli {
+	struct rc_client c;
+	struct uet_svc_pid_get_rep pid;
+	struct rc_chan ch;
+};
+
+static int
+cli_make(struct cli *k)
+{
+	int rc = rc_connect(&k->c, svc.sock);
+
+	if (rc == 0)
+		rc = rc_hello(&k->c);
+	if (rc == 0)
+		rc = rc_pid_get(&k->c, 0, UET_SVC_CTX_ANY, &k->pid);
+	if (rc == 0)
+		rc = rc_job(&k->c, true, JOB, k->pid.pid);
+	if (rc == 0)
+		rc = rc_chan_open(&k->c, k->pid.pid, 64, &k->ch);
+	if (rc < 0)
+		fprintf(stderr, "client setup: %s\n", strerror(-rc));
+	return rc;
+}
+
+static void
+sqe_make(struct uet_chan_sqe *q, uint8_t op, uint64_t ctx, uint64_t off,
+	 uint64_t len, uint64_t dest)
+{
+	memset(q, 0, sizeof(*q));
+	q->op = op;
+	q->flags = UET_CHAN_F_COMPLETION;
+	q->context = ctx;
+	q->addr = off;
+	q->len = len;
+	q->dest = dest;
+	q->job = JOB;
+	q->tc = 1;
+}
+
+/* One SQE and its CQE: @return the CQE status (-ETIMEDOUT: none). */
+static int
+sqe_round_trip(struct cli *k, const struct uet_chan_sqe *q)
+{
+	struct uet_chan_cqe e;
+
+	if (uet_chan_sq_post(&k->ch.ch, q) != 0)
+		return -EAGAIN;
+	if (!rc_cq_wait(&k->ch, &e))
+		return -ETIMEDOUT;
+	CHECK(e.context == q->context);
+	return e.status;
+}
+
+static void
+test_hello(struct cli *a)
+{
+	const struct uet_svc_region *h =
+		(const struct uet_svc_region *)a->c.region;
+	const struct uet_svc_hello_rep *r = &a->c.hello;
+
+	CHECK(r->window_len == 16u << 20);
+	CHECK(r->window_off + r->window_len == r->region_size);
+	CHECK(r->nb_ctx == 1 && r->max_chans == 16 && r->max_pids == 8);
+	CHECK(r->nb_jobs == 2 && r->jobs[0].first == 1 &&
+	      r->jobs[0].last == 10 && r->jobs[1].first == 77);
+	CHECK(!(r->caps & UET_SVC_CAP_RMA));
+	CHECK(r->is_v6 == 0 && r->fa[0] == 10 && r->fa[3] == 1);
+	/* one eventfd per context */
+	CHECK(a->c.nb_efd == r->nb_ctx);
+	CHECK(r->caps & UET_SVC_CAP_WAKE);
+	CHECK(h->magic == UET_SVC_REGION_MAGIC && h->size == r->region_size);
+	CHECK(h->chan[a->ch.slot].state == UET_SVC_CHAN_OPEN);
+	CHECK(h->chan[a->ch.slot].pid == a->pid.pid);
+	CHECK(a->c.page->magic == UET_SVC_PAGE_MAGIC);
+	CHECK(a->c.page->nb_ctx == r->nb_ctx);
+	/* a second HELLO is refused */
+	{
+		struct uet_svc_hello_req q = { .version = UET_SVC_VERSION };
+
+		CHECK(rc_request(&a->c, UET_SVC_OP_HELLO, &q, sizeof(q), NULL,
+				 0, NULL, NULL) == -EALREADY);
+	}
+	printf("# hello: region %lu bytes, window %lu at %lu, %u context(s), "
+	       "caps 0x%x, %u eventfd(s)\n",
+	       (unsigned long)r->region_size, (unsigned long)r->window_len,
+	       (unsigned long)r->window_off, r->nb_ctx, r->caps,
+	       a->c.nb_efd);
+}
+
+/* The engine keeps its context's flag in the service page: idle, its
+ * lcore sleeps and the client sees it there; a post then writes the
+ * context's eventfd and the NOP completes. */
+static void test_nop(struct cli *a, uint64_t ctx);
+
+static void
+test_sleep_flag(struct cli *a)
+{
+	const struct uet_chan_waker *w = &a->c.page->ctx[a->ch.ctx].w;
+	unsigned int i;
+
+	/* idle_spin is 20 us: bounded wait of 5 s */
+	for (i = 0; i < 5000 &&
+	     __atomic_load_n(&w->sleeping, __ATOMIC_ACQUIRE) == 0; i++)
+		usleep(1000);
+	CHECK(__atomic_load_n(&w->sleeping, __ATOMIC_ACQUIRE) != 0);
+	test_nop(a, 150);
+}
+
+static void
+test_nop(struct cli *a, uint64_t ctx)
+{
+	struct uet_chan_sqe q;
+
+	sqe_make(&q, UET_CHAN_OP_NOP, ctx, 0, 0, 0);
+	CHECK(sqe_round_trip(a, &q) == 0);
+}
+
+/* A's window bytes 4096.. to B's receive at window offset 0. */
+static void
+test_send(struct cli *a, struct cli *b, uint64_t *peer_b)
+{
+	struct uet_chan_rqe r;
+	struct uet_chan_sqe q;
+	struct uet_chan_cqe e;
+	const unsigned int len = 3000;
+
+	CHECK(rc_peer_add(&a->c, a->ch.ctx, b->pid.pid, b->pid.initiator,
+			  peer_b) == 0);
+	for (unsigned int i = 0; i < len; i++)
+		a->c.win[4096 + i] = (uint8_t)(i * 7 + 3);
+	memset(b->c.win, 0, 8192);
+	memset(&r, 0, sizeof(r));
+	r.op = UET_CHAN_RQ_RECV;
+	r.context = 500;
+	r.addr = 0;
+	r.len = 8192;
+	CHECK(uet_chan_rq_post(&b->ch.ch, &r) == 0);
+	sqe_make(&q, UET_CHAN_OP_SEND, 501, 4096, len, *peer_b);
+	CHECK(sqe_round_trip(a, &q) == 0);
+	if (rc_cq_wait(&b->ch, &e)) {
+		CHECK(e.context == 500 && e.status == 0 && e.len == len);
+		CHECK(e.src == a->pid.initiator);
+		CHECK(memcmp(b->c.win, a->c.win + 4096, len) == 0);
+	} else {
+		fprintf(stderr, "no receive completion\n");
+		failures++;
+	}
+}
+
+/* Send @p len raw bytes, read the reply: @return its rc (or -errno). */
+static int
+raw_reply(struct rc_client *c, const void *msg, size_t len, int fd)
+{
+	uint64_t in[UET_SVC_MSG_MAX / 8];
+	const struct uet_svc_hdr *h = (const struct uet_svc_hdr *)in;
+	int n;
+
+	if (rc_send_raw(c, msg, len, fd) < 0)
+		return -EIO;
+	n = rc_recv_raw(c, in, sizeof(in), NULL, NULL);
+	if (n < (int)sizeof(*h))
+		return n < 0 ? n : -EIO;
+	CHECK(uet_svc_hdr_check(h, (size_t)n, true) == 0);
+	CHECK(h->len == 0);
+	return h->rc;
+}
+
+static void
+test_bad_messages(struct cli *a)
+{
+	uint64_t bad0 = tel("bad"), err0 = tel("errors"), req0 = tel("requests");
+	uint64_t m[(UET_SVC_MSG_MAX + 128) / 8];
+	struct uet_svc_hdr *h = (struct uet_svc_hdr *)m;
+	struct uet_svc_pid_get_req *pg = (struct uet_svc_pid_get_req *)(h + 1);
+	unsigned int sent = 0, seed = 12345;
+	struct rc_client fresh;
+	int rc;
+
+	/* random bytes, 1 .. MSG_MAX + 100 of them (0 would read as EOF) */
+	for (unsigned int i = 0; i < 200; i++) {
+		size_t len = 1 + (size_t)(rand_r(&seed) %
+					  (UET_SVC_MSG_MAX + 100));
+
+		for (size_t j = 0; j < len; j++)
+			((uint8_t *)m)[j] = (uint8_t)rand_r(&seed);
+		rc = raw_reply(&a->c, m, len, -1);
+		CHECK(rc == -EINVAL || rc == -EPROTO);
+		sent++;
+	}
+	/* well-formed headers with something wrong */
+	memset(m, 0, sizeof(m));
+	uet_svc_hdr_init(h, UET_SVC_OP_PID_GET, 4, 1, 0); /* short body */
+	CHECK(raw_reply(&a->c, m, sizeof(*h) + 4, -1) == -EINVAL);
+	uet_svc_hdr_init(h, 99, 0, 2, 0); /* unknown op */
+	CHECK(raw_reply(&a->c, m, sizeof(*h), -1) == -EINVAL);
+	uet_svc_hdr_init(h, UET_SVC_OP_PID_GET, 8, 3, 0);
+	h->rsvd = 1; /* reserved header field */
+	CHECK(raw_reply(&a->c, m, sizeof(*h) + 8, -1) == -EINVAL);
+	uet_svc_hdr_init(h, UET_SVC_OP_PID_GET, 8, 4, 0);
+	pg->rsvd = 1; /* reserved body field */
+	CHECK(raw_reply(&a->c, m, sizeof(*h) + 8, -1) == -EINVAL);
+	pg->rsvd = 0;
+	h->version = 2; /* another protocol version */
+	CHECK(raw_reply(&a->c, m, sizeof(*h) + 8, -1) == -EPROTO);
+	/* a request carrying a file descriptor */
+	uet_svc_hdr_init(h, UET_SVC_OP_PID_GET, 8, 5, 0);
+	CHECK(raw_reply(&a->c, m, sizeof(*h) + 8, a->c.memfd) == -EINVAL);
+	/* a ring size that is not a power of two */
+	{
+		struct uet_svc_chan_open_req q = {
+			.pid = a->pid.pid, .sq_size = 3, .rq_size = 4,
+			.cq_size = 4,
+		};
+
+		CHECK(rc_request(&a->c, UET_SVC_OP_CHAN_OPEN, &q, sizeof(q),
+				 NULL, 0, NULL, NULL) == -EINVAL);
+	}
+	sent += 7;
+	/* a request before HELLO */
+	CHECK(rc_connect(&fresh, svc.sock) == 0);
+	{
+		struct uet_svc_pid_get_rep r;
+
+		CHECK(rc_pid_get(&fresh, 0, UET_SVC_CTX_ANY, &r) == -EPROTO);
+	}
+	rc_close(&fresh);
+	sent++;
+	CHECK(tel("bad") == bad0 + sent);
+	CHECK(tel("errors") == err0 + sent);
+	CHECK(tel("requests") == req0 + sent);
+	printf("# bad messages: %u answered with an error, counted\n", sent);
+	/* still serving */
+	test_nop(a, 600);
+}
+
+static void
+test_isolation(struct cli *a, struct cli *c, uint64_t a_peer)
+{
+	uint64_t den0 = tel("denied");
+	uint64_t win0 = tel_ses("ctx0_win_bad"), job0 = tel_ses("ctx0_job_bad");
+	struct uet_svc_mr_reg_req mq = {
+		.addr = 0x10000, .len = 4096,
+		.access = UET_SES_MR_LOCAL_READ | UET_SES_MR_LOCAL_WRITE,
+		.job = JOB, .pid = a->pid.pid,
+	};
+	struct uet_svc_mr_reg_rep mr;
+	struct uet_svc_mr_key_req kq;
+	struct uet_svc_pid_get_rep pr;
+	struct uet_chan_sqe q;
+	unsigned int denied = 0;
+
+	/* another's PIDonFEP: jobs, channels, taking it */
+	CHECK(rc_job(&c->c, true, JOB, a->pid.pid) == -EPERM);
+	denied++;
+	{
+		struct uet_svc_chan_open_req oq = {
+			.pid = a->pid.pid, .sq_size = 4, .rq_size = 4,
+			.cq_size = 4,
+		};
+
+		CHECK(rc_request(&c->c, UET_SVC_OP_CHAN_OPEN, &oq, sizeof(oq),
+				 NULL, 0, NULL, NULL) == -EPERM);
+		denied++;
+	}
+	CHECK(rc_pid_get(&c->c, a->pid.pid, UET_SVC_CTX_ANY, &pr) ==
+	      -EADDRINUSE);
+	/* a job outside the grant (1-10,77), for its own PIDonFEP */
+	CHECK(rc_job(&c->c, true, 999, c->pid.pid) == -EPERM);
+	denied++;
+	CHECK(rc_job(&c->c, true, 77, c->pid.pid) == 0);
+	CHECK(rc_job(&c->c, false, 77, c->pid.pid) == 0);
+	CHECK(rc_job(&c->c, false, 77, c->pid.pid) == -ENOENT);
+	/* another's peer handle */
+	CHECK(rc_peer_del(&c->c, c->ch.ctx, a_peer) == -ENOENT);
+	/* another's memory key; remote access refused (no cross-memory
+	 * attach in the engine yet) */
+	CHECK(rc_request(&a->c, UET_SVC_OP_MR_REG, &mq, sizeof(mq), &mr,
+			 sizeof(mr), NULL, NULL) == 0);
+	memset(&kq, 0, sizeof(kq));
+	kq.key = mr.key;
+	kq.pid = a->pid.pid;
+	CHECK(rc_request(&c->c, UET_SVC_OP_MR_DEREG, &kq, sizeof(kq), NULL, 0,
+			 NULL, NULL) == -ENOENT);
+	CHECK(rc_request(&c->c, UET_SVC_OP_MR_ENABLE, &kq, sizeof(kq), NULL,
+			 0, NULL, NULL) == -ENOENT);
+	CHECK(tel("mrs") == 1);
+	CHECK(rc_request(&a->c, UET_SVC_OP_MR_DEREG, &kq, sizeof(kq), NULL, 0,
+			 NULL, NULL) == 0);
+	mq.job = 999;
+	CHECK(rc_request(&a->c, UET_SVC_OP_MR_REG, &mq, sizeof(mq), &mr,
+			 sizeof(mr), NULL, NULL) == -EPERM);
+	denied++;
+	mq.job = JOB;
+	mq.access |= UET_SES_MR_REMOTE_WRITE;
+	CHECK(rc_request(&a->c, UET_SVC_OP_MR_REG, &mq, sizeof(mq), &mr,
+			 sizeof(mr), NULL, NULL) == -EOPNOTSUPP);
+	CHECK(tel("mrs") == 0);
+	/* the data path: an ungranted job, an address outside the window */
+	sqe_make(&q, UET_CHAN_OP_SEND, 700, 0, 100, a_peer);
+	q.job = 999;
+	CHECK(sqe_round_trip(c, &q) == -EPERM);
+	sqe_make(&q, UET_CHAN_OP_SEND, 701, c->c.hello.window_len - 50, 100,
+		 a_peer);
+	CHECK(sqe_round_trip(c, &q) == -EFAULT);
+	CHECK(tel("denied") == den0 + denied);
+	CHECK(tel_ses("ctx0_win_bad") == win0 + 1);
+	CHECK(tel_ses("ctx0_job_bad") == job0 + 1);
+	printf("# isolation: %u requests denied, 1 SQE -EPERM, 1 -EFAULT\n",
+	       denied);
+}
+
+/* A service whose lcores never sleep: no UET_SVC_CAP_WAKE, still one
+ * eventfd per context (nobody needs to write them), NOPs go through. */
+static void
+test_no_sleep(const char *bin)
+{
+	struct rc_service keep = svc;
+	struct cli a;
+	int rc;
+
+	rc = rc_service_start(&svc, bin, "nosleep", "idle_sleep = 0ns\n",
+			      NULL);
+	CHECK(rc == 0);
+	if (rc == 0 && cli_make(&a) == 0) {
+		CHECK(!(a.c.hello.caps & UET_SVC_CAP_WAKE));
+		CHECK(a.c.nb_efd == a.c.hello.nb_ctx);
+		CHECK(a.ch.ch.waker == NULL);
+		test_nop(&a, 900);
+		CHECK(rc_bye(&a.c) == 0);
+		rc_close(&a.c);
+	} else {
+		failures++;
+	}
+	CHECK(rc_service_stop(&svc) == 0);
+	svc = keep;
+}
+
+/*
+ * A client that writes garbage: random SQEs and RQEs, then random ring
+ * header cursors. Every entry the engine takes is checked and refused
+ * (or, for a receive inside the window, posted); it never reads or
+ * writes outside the ring or the window. The service lives on.
+ */
+static void
+test_ring_garbage(void)
+{
+	struct cli g;
+	struct uet_chan_cqe e;
+	unsigned int seed = 777, cqes = 0;
+
+	if (cli_make(&g) < 0) {
+		failures++;
+		return;
+	}
+	for (unsigned int i = 0; i < 300; i++) {
+		struct uet_chan_sqe q;
+		struct uet_chan_rqe r;
+
+		for (size_t j = 0; j < sizeof(q); j++)
+			((uint8_t *)&q)[j] = (uint8_t)rand_r(&seed);
+		for (size_t j = 0; j < sizeof(r); j++)
+			((uint8_t *)&r)[j] = (uint8_t)rand_r(&seed);
+		(void)uet_chan_sq_post(&g.ch.ch, &q);
+		(void)uet_chan_rq_post(&g.ch.ch, &r);
+		while (uet_chan_cq_poll(&g.ch.ch, &e, 1) == 1)
+			cqes++;
+		usleep(100);
+	}
+	/* cursors out of any sense: the engine takes at most a ring */
+	g.ch.ch.sq->prod.tail = (uint32_t)rand_r(&seed);
+	g.ch.ch.sq->prod.head = g.ch.ch.sq->prod.tail;
+	g.ch.ch.rq->prod.tail = (uint32_t)rand_r(&seed);
+	g.ch.ch.cq->cons.tail = (uint32_t)rand_r(&seed);
+	g.ch.ch.sq->mask = 0xFFFFFFFFu;
+	usleep(100000);
+	printf("# garbage: 300 random SQEs and RQEs, %u CQEs back, ring "
+	       "cursors scribbled\n", cqes);
+	CHECK(cqes > 0);
+	CHECK(rc_bye(&g.c) == 0);
+	rc_close(&g.c);
+}
+
+/*
+ * Four clients, each sending one message to each of the others (12
+ * messages, 1000 + 100 * sender bytes, a pattern naming sender and
+ * receiver) through the service: every receive completes with the
+ * sender's initiator id and the right bytes.
+ */
+#define A2A 4
+
+static uint8_t
+a2a_byte(unsigned int from, unsigned int to, unsigned int i)
+{
+	return (uint8_t)(from * 31 + to * 7 + i);
+}
+
+static void
+test_all_to_all(void)
+{
+	struct cli k[A2A];
+	unsigned int made = 0, got = 0;
+
+	for (; made < A2A; made++)
+		if (cli_make(&k[made]) < 0)
+			break;
+	CHECK(made == A2A);
+	for (unsigned int r = 0; r < made; r++) {
+		struct uet_chan_rqe q;
+
+		memset(&q, 0, sizeof(q));
+		q.op = UET_CHAN_RQ_RECV;
+		q.len = 4096;
+		for (unsigned int j = 0; j + 1 < made; j++) {
+			q.context = 1000 + j;
+			q.addr = (uint64_t)j * 4096;
+			CHECK(uet_chan_rq_post(&k[r].ch.ch, &q) == 0);
+		}
+	}
+	for (unsigned int f = 0; f < made; f++) {
+		for (unsigned int t = 0; t < made; t++) {
+			uint64_t peer = 0;
+			struct uet_chan_sqe q;
+			unsigned int len = 1000 + 100 * f;
+			uint8_t *src = k[f].c.win + (1u << 20) + t * 4096;
+
+			if (t == f)
+				continue;
+			CHECK(rc_peer_add(&k[f].c, k[f].ch.ctx, k[t].pid.pid,
+					  k[t].pid.initiator, &peer) == 0);
+			for (unsigned int i = 0; i < len; i++)
+				src[i] = a2a_byte(f, t, i);
+			sqe_make(&q, UET_CHAN_OP_SEND, 2000 + t, (1u << 20) +
+				 t * 4096, len, peer);
+			CHECK(uet_chan_sq_post(&k[f].ch.ch, &q) == 0);
+		}
+	}
+	/* each channel: its sends' and its receives' completions */
+	for (unsigned int r = 0; r < made; r++) {
+		for (unsigned int j = 0; j < 2 * (made - 1); j++) {
+			struct uet_chan_cqe e;
+			unsigned int f;
+			const uint8_t *buf;
+
+			if (!rc_cq_wait(&k[r].ch, &e)) {
+				failures++;
+				continue;
+			}
+			if (e.flags & UET_CHAN_CQ_SEND) {
+				CHECK(e.status == 0 && e.context >= 2000);
+				continue;
+			}
+			CHECK(e.status == 0 && e.context >= 1000 &&
+			      e.context < 1000 + made - 1);
+			for (f = 0; f < made; f++)
+				if (k[f].pid.initiator == e.src)
+					break;
+			CHECK(f < made && f != r);
+			if (f >= made || e.status != 0)
+				continue;
+			CHECK(e.len == 1000 + 100 * f);
+			buf = k[r].c.win + (e.context - 1000) * 4096;
+			for (unsigned int i = 0; i < e.len; i++)
+				if (buf[i] != a2a_byte(f, r, i)) {
+					failures++;
+					break;
+				}
+			got++;
+		}
+	}
+	printf("# all to all: %u clients, %u messages received and "
+	       "checked\n", made, got);
+	CHECK(got == made * (made - 1));
+	for (unsigned int i = 0; i < made; i++) {
+		CHECK(rc_bye(&k[i].c) == 0);
+		rc_close(&k[i].c);
+	}
+}
+
+static const char *const counts[] = {
+	"clients", "chans", "peers", "mrs", "jobs", "pids",
+};
+
+int
+main(int argc, char **argv)
+{
+	uint64_t start[RTE_DIM(counts)];
+	struct cli a, b, c;
+	struct rc_client extra[MAX_CLIENTS];
+	uint64_t peer_b = 0;
+	char path[160];
+	struct stat st;
+	int rc;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s UET_ENGINE\n", argv[0]);
+		return 2;
+	}
+	rc = rc_service_start(&svc, argv[1], "srv", NULL, "max_clients = 7\n");
+	if (rc < 0) {
+		fprintf(stderr, "service start: %s\n", strerror(-rc));
+		if (svc.pid > 0)
+			(void)rc_service_stop(&svc);
+		return 1;
+	}
+	for (unsigned int i = 0; i < RTE_DIM(counts); i++)
+		start[i] = tel(counts[i]);
+	if (cli_make(&a) < 0 || cli_make(&b) < 0 || cli_make(&c) < 0) {
+		failures++;
+		goto stop;
+	}
+	CHECK(tel("clients") == start[0] + 3);
+	CHECK(tel("chans") == start[1] + 3);
+	CHECK(tel("pids") == start[5] + 3);
+	test_hello(&a);
+	test_nop(&a, 100);
+	test_sleep_flag(&a);
+	test_send(&a, &b, &peer_b);
+	test_bad_messages(&a);
+	test_isolation(&a, &c, peer_b);
+	test_ring_garbage();
+	test_all_to_all();
+	/* a channel closed and opened again */
+	CHECK(rc_chan_close(&c.c, &c.ch) == 0);
+	CHECK(rc_chan_close(&c.c, &c.ch) == -ENOENT);
+	CHECK(rc_chan_open(&c.c, c.pid.pid, 16, &c.ch) == 0);
+	test_nop(&c, 800);
+	/* PID_PUT of a PIDonFEP in use, then of another's */
+	{
+		struct uet_svc_pid_put_req q = { .pid = c.pid.pid };
+
+		CHECK(rc_request(&c.c, UET_SVC_OP_PID_PUT, &q, sizeof(q), NULL,
+				 0, NULL, NULL) == -EBUSY);
+		q.pid = a.pid.pid;
+		CHECK(rc_request(&c.c, UET_SVC_OP_PID_PUT, &q, sizeof(q), NULL,
+				 0, NULL, NULL) == -EPERM);
+	}
+	/* max_clients = 7: four more attach, the eighth is refused */
+	{
+		uint64_t ref0 = tel("refused");
+		char byte;
+
+		for (unsigned int i = 0; i < 5; i++)
+			CHECK(rc_connect(&extra[i], svc.sock) == 0);
+		for (unsigned int i = 0; i < 4; i++)
+			CHECK(rc_hello(&extra[i]) == 0);
+		/* the service closes the eighth at once: EOF */
+		CHECK(rc_recv_raw(&extra[4], &byte, 1, NULL, NULL) == 0);
+		CHECK(tel("refused") == ref0 + 1);
+		for (unsigned int i = 0; i < 5; i++)
+			rc_close(&extra[i]);
+	}
+	/* B leaves without BYE, holding a channel, a PIDonFEP and a job:
+	 * cleaned up; A and C say BYE */
+	{
+		uint64_t cl0 = tel("cleanups");
+
+		rc_close(&b.c);
+		CHECK(rc_bye(&a.c) == 0);
+		CHECK(rc_bye(&c.c) == 0);
+		rc_close(&a.c);
+		rc_close(&c.c);
+		/* the service handles the hang-ups in order; bounded wait */
+		for (unsigned int i = 0; i < 500 && tel("clients") != start[0];
+		     i++)
+			usleep(10000);
+		CHECK(tel("cleanups") >= cl0 + 1);
+	}
+	for (unsigned int i = 0; i < RTE_DIM(counts); i++) {
+		uint64_t v = tel(counts[i]);
+
+		printf("# %s: %lu (start %lu)\n", counts[i], (unsigned long)v,
+		       (unsigned long)start[i]);
+		CHECK(v == start[i]);
+	}
+stop:
+	rc = rc_service_stop(&svc);
+	if (rc == 0)
+		test_no_sleep(argv[1]);
+	printf("# SIGTERM: exit status %d\n", rc);
+	CHECK(rc == 0);
+	CHECK(stat(svc.sock, &st) != 0 && errno == ENOENT);
+	snprintf(path, sizeof(path), "/var/run/dpdk/%s", svc.prefix);
+	CHECK(stat(path, &st) != 0 && errno == ENOENT);
+	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
+	return failures ? 1 : 0;
+}
