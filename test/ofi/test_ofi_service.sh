@@ -13,6 +13,10 @@
 #               (svc_clients exchange)
 #   exchange4   two clients on each: each sends to and receives from the
 #               two clients of the other service
+#   exchange4_one  four clients of ONE service, L, whose net_ring port
+#               loops frames back: each sends to and receives from the
+#               three others (through the service's own FA)
+#   pingpong_one   fi_pingpong between two clients of L
 #   pingpong    fi_pingpong (every default size) between a client of A
 #               and one of B
 #   kill_sread  a client of A blocked in fi_cq_sread (no timeout) on a
@@ -29,6 +33,8 @@
 #               file whose [service] socket is %{A,B}.sock (the local-rank
 #               token, docs/PROVIDER.md); mpi_pingpong (8 B .. 1 MiB,
 #               data checked, an MPI_Allreduce), 3 runs
+#   mpi_one     the same, both ranks attached to L (one service, one
+#               port)
 # Every process is bounded by a timeout; services, sockets, memif socket,
 # EAL runtime directories and files are the test's own (names with its
 # PID) and removed at exit.
@@ -62,7 +68,7 @@ cleanup() {
 	done
 	wait 2>/dev/null
 	rm -rf "$TMP"
-	runtime_clean "${tag}A" "${tag}B"
+	runtime_clean "${tag}A" "${tag}B" "${tag}L"
 }
 trap cleanup EXIT
 
@@ -125,8 +131,19 @@ start() {
 
 conf A server 10.77.0.1 10.77.0.2 02:00:00:77:00:01 02:00:00:77:00:02
 conf B client 10.77.0.2 10.77.0.1 02:00:00:77:00:02 02:00:00:77:00:01
-start A
-start B
+# L: one service whose net_ring port loops every frame back, so that its
+# clients reach each other through its own FA
+conf L - 10.77.1.1 10.77.1.1 02:00:00:77:01:01 02:00:00:77:01:01
+sed -i 's/^devargs = .*/devargs = net_ring0/' "$TMP/L.conf"
+case "$MODE" in
+*_one)
+	start L
+	;;
+*)
+	start A
+	start B
+	;;
+esac
 
 export FI_PROVIDER=uet
 export FI_LOG_LEVEL=${FI_LOG_LEVEL:-warn}
@@ -149,14 +166,20 @@ caps)
 		fail "max_msg_size $max not within the window"
 	cat "$TMP/caps.log"
 	;;
-exchange2|exchange4)
+exchange2|exchange4|exchange4_one)
 	n=${MODE#exchange}
+	n=${n%_one}
 	mkdir "$TMP/x"
 	cpids=()
 	for i in $(seq 0 $((n - 1))); do
-		s=A
-		[ $((i % 2)) = 1 ] && s=B
-		client $s c$i "$CLIENTS" exchange "$TMP/x" "$i" "$n" 8 cross &
+		if [ "$MODE" = exchange4_one ]; then
+			client L c$i "$CLIENTS" exchange "$TMP/x" "$i" "$n" 8 &
+		else
+			s=A
+			[ $((i % 2)) = 1 ] && s=B
+			client $s c$i "$CLIENTS" exchange "$TMP/x" "$i" "$n" 8 \
+				cross &
+		fi
 		cpids+=($!)
 	done
 	rc=0
@@ -168,13 +191,16 @@ exchange2|exchange4)
 	[ "$(grep -c ', checked$' "$TMP"/c*.log | awk -F: '{s += $2} END {print s}')" = "$n" ] ||
 		fail "not every client checked its data"
 	;;
-pingpong)
+pingpong|pingpong_one)
 	[ "$PINGPONG" = - ] && { echo "no fi_pingpong"; exit 77; }
+	sa=A
+	sb=B
+	[ "$MODE" = pingpong_one ] && { sa=L; sb=L; }
 	port=$(free_port)
-	client A ppA "$PINGPONG" -p uet -e rdm -d svc-hpc -B "$port" -I 100 &
+	client $sa ppA "$PINGPONG" -p uet -e rdm -d svc-hpc -B "$port" -I 100 &
 	sp=$!
 	sleep 1
-	client B ppB "$PINGPONG" -p uet -e rdm -d svc-hpc -P "$port" -I 100 127.0.0.1 ||
+	client $sb ppB "$PINGPONG" -p uet -e rdm -d svc-hpc -P "$port" -I 100 127.0.0.1 ||
 		fail "fi_pingpong client"
 	wait $sp || fail "fi_pingpong server"
 	cat "$TMP/ppB.log"
@@ -213,7 +239,7 @@ kill_pingpong)
 	[ $rc = 0 ] && fail "A's client reported success"
 	grep -q 'service lost' "$TMP/ppA.log" || fail "no 'service lost' error"
 	;;
-mpi)
+mpi|mpi_one)
 	MPIRUN=${5:-}
 	PROG=${6:-}
 	if [ -z "$MPIRUN" ] || ! [ -x "$MPIRUN" ] || [ -z "$PROG" ]; then
@@ -221,7 +247,12 @@ mpi)
 		exit 77
 	fi
 	# one file for both ranks: the service by local rank
-	printf '[service]\nsocket = %s/%%{A,B}.sock\n' "$TMP" > "$TMP/job.conf"
+	if [ "$MODE" = mpi_one ]; then
+		printf '[service]\nsocket = %s/L.sock\n' "$TMP" > "$TMP/job.conf"
+	else
+		printf '[service]\nsocket = %s/%%{A,B}.sock\n' "$TMP" \
+			> "$TMP/job.conf"
+	fi
 	unset FI_PROVIDER
 	export FI_UET_PROVIDER_CONFIG="$TMP/job.conf" \
 		FI_UET_PROVIDER_PROFILES=hpc
@@ -243,7 +274,7 @@ mpi)
 			fail "MPI run $run: exit $st"
 		echo "# run $run: $(grep -E '^ +(8|1048576) ' "$TMP/mpi$run.log" | tr -s ' ' | tr '\n' ';')"
 	done
-	grep -c 'attached' "$TMP/engineA.log" "$TMP/engineB.log"
+	grep -c 'attached' "$TMP"/engine?.log
 	;;
 *)
 	echo "unknown mode $MODE"
