@@ -18,6 +18,13 @@
  *     are peers (index i talks to j when i + j is odd): clients 0, 2 on
  *     one service and 1, 3 on another, when the service cannot yet
  *     deliver frames to its own fabric address.
+ *   svc_clients kinds <dir> <index>
+ *     Two clients (index 0 receives, 1 sends): a tagged message sent
+ *     from two entries (fi_tsendmsg, gathered into the window) lands in
+ *     a receive of three entries (scattered out of it); three untagged
+ *     messages and an fi_inject land in one FI_MULTI_RECV buffer, each
+ *     CQ entry pointing at its message inside the buffer. Every byte is
+ *     checked.
  *   svc_clients wait <dir>
  *     Posts a receive that nothing will match and blocks in fi_cq_sread
  *     with no timeout; writes <dir>/waiting first. The test kills the
@@ -403,6 +410,137 @@ exchange(const char *dir, int me, int count, uint32_t msgs)
 	return 0;
 }
 
+static int
+peer_of(const char *dir, int me, fi_addr_t *peer)
+{
+	char name[256], a[256];
+	size_t nlen = sizeof(name);
+	long n;
+
+	CHECK_RC(fi_getname(&ep->fid, name, &nlen), 0);
+	if (publish(dir, "addr", me, name, nlen) != 0)
+		return -1;
+	n = await(dir, "addr", 1 - me, a, sizeof(a));
+	if (n <= 0)
+		return -1;
+	return fi_av_insert(av, a, 1, peer, 0, NULL) == 1 ? 0 : -1;
+}
+
+#define KINDS_TAG 0x55
+#define KINDS_MSG 1000
+#define KINDS_INJ 40
+
+static void
+kinds_send(fi_addr_t peer)
+{
+	static uint8_t a[1000], b[2100], m[3][KINDS_MSG], inj[KINDS_INJ];
+	struct iovec iov[2] = { { a, sizeof(a) }, { b, sizeof(b) } };
+	struct fi_msg_tagged t = {
+		.msg_iov = iov, .iov_count = 2, .addr = peer,
+		.tag = KINDS_TAG, .context = a,
+	};
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+
+	for (size_t i = 0; i < sizeof(a); i++)
+		a[i] = pattern(1, 0, 99, i);
+	for (size_t i = 0; i < sizeof(b); i++)
+		b[i] = pattern(1, 0, 99, sizeof(a) + i);
+	CHECK_RC(fi_tsendmsg(ep, &t, FI_COMPLETION), 0);
+	for (uint32_t k = 0; k < 3; k++) {
+		fill(m[k], KINDS_MSG, 1, 0, k);
+		CHECK_RC(fi_send(ep, m[k], KINDS_MSG, NULL, peer, m[k]), 0);
+	}
+	fill(inj, KINDS_INJ, 1, 0, 3);
+	CHECK_RC(fi_inject(ep, inj, KINDS_INJ, peer), 0);
+	/* the buffers are the window's copies now: scribbling on ours
+	 * must not change what arrives */
+	memset(a, 0xEE, sizeof(a));
+	memset(m, 0xEE, sizeof(m));
+	for (int i = 0; i < 4; i++)
+		CHECK(cq_next(&e, &err) == 1);
+}
+
+static void
+kinds_recv(void)
+{
+	static uint8_t r0[100], r1[1000], r2[2000], mr[8192];
+	struct iovec iov[3] = { { r0, sizeof(r0) }, { r1, sizeof(r1) },
+				{ r2, sizeof(r2) } };
+	struct fi_msg_tagged t = {
+		.msg_iov = iov, .iov_count = 3, .addr = FI_ADDR_UNSPEC,
+		.tag = KINDS_TAG, .context = r0,
+	};
+	struct iovec miov = { mr, sizeof(mr) };
+	struct fi_msg m = {
+		.msg_iov = &miov, .iov_count = 1, .addr = FI_ADDR_UNSPEC,
+		.context = mr,
+	};
+	bool seen[4] = { false };
+	int got = 0;
+
+	CHECK_RC(fi_trecvmsg(ep, &t, FI_COMPLETION), 0);
+	CHECK_RC(fi_recvmsg(ep, &m, FI_MULTI_RECV | FI_COMPLETION), 0);
+	for (int i = 0; i < 5 && got < 5; i++) {
+		struct fi_cq_tagged_entry e;
+		struct fi_cq_err_entry err;
+		const uint8_t *p;
+		int from = -1;
+		uint32_t seq = 0;
+
+		if (cq_next(&e, &err) != 1) {
+			CHECK(!"kinds: a completion");
+			return;
+		}
+		got++;
+		if (e.op_context == r0) {
+			uint8_t all[3100];
+
+			CHECK(e.len == 3100 && e.tag == KINDS_TAG);
+			memcpy(all, r0, 100);
+			memcpy(all + 100, r1, 1000);
+			memcpy(all + 1100, r2, 2000);
+			CHECK(check(all, 3100, 1, 0, 99) &&
+			      all[0] == pattern(1, 0, 99, 0));
+			continue;
+		}
+		CHECK(e.op_context == mr && (e.flags & FI_RECV));
+		p = e.buf;
+		CHECK(p >= mr && p + e.len <= mr + sizeof(mr));
+		memcpy(&from, p, 4);
+		memcpy(&seq, p + 4, 4);
+		CHECK(from == 1 && seq < 4);
+		CHECK(e.len == (seq == 3 ? KINDS_INJ : KINDS_MSG));
+		CHECK(check(p, e.len, 1, 0, seq));
+		if (seq < 4)
+			seen[seq] = true;
+	}
+	CHECK(got == 5);
+	CHECK(seen[0] && seen[1] && seen[2] && seen[3]);
+	printf("kinds: 2-entry tagged send into a 3-entry receive, 4 "
+	       "messages into one multi-receive buffer: checked\n");
+}
+
+static int
+kinds(const char *dir, int me)
+{
+	fi_addr_t peer;
+
+	if (peer_of(dir, me, &peer) != 0)
+		return 1;
+	if (me == 1)
+		kinds_send(peer);
+	else
+		kinds_recv();
+	CHECK(publish(dir, "done", me, "1", 1) == 0);
+	for (int j = 0; j < 2; j++) {
+		char c;
+
+		CHECK(await(dir, "done", j, &c, 1) == 1);
+	}
+	return 0;
+}
+
 /* Blocked in fi_cq_sread when the service dies. */
 static int
 wait_lost(const char *dir)
@@ -462,13 +600,18 @@ main(int argc, char **argv)
 		if (rc == 0)
 			rc = exchange(argv[2], atoi(argv[3]), atoi(argv[4]),
 				      (uint32_t)atoi(argv[5]));
+	} else if (strcmp(mode, "kinds") == 0 && argc == 4) {
+		rc = setup(FI_MSG | FI_TAGGED | FI_MULTI_RECV);
+		if (rc == 0)
+			rc = kinds(argv[2], atoi(argv[3]) != 0);
 	} else if (strcmp(mode, "wait") == 0 && argc == 3) {
 		rc = setup(FI_MSG | FI_TAGGED);
 		if (rc == 0)
 			rc = wait_lost(argv[2]);
 	} else {
 		fprintf(stderr, "usage: svc_clients exchange <dir> <index> "
-			"<count> <messages> [cross] | wait <dir> | caps\n");
+			"<count> <messages> [cross] | kinds <dir> <0|1> | wait <dir> | "
+			"caps\n");
 		return 2;
 	}
 	teardown();

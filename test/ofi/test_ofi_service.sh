@@ -11,6 +11,10 @@
 #   exchange2   one client on each service: untagged and tagged messages
 #               of 16 B .. 70000 B both ways, every byte checked
 #               (svc_clients exchange)
+#   kinds       one client on each: a 2-entry tagged send into a 3-entry
+#               receive, 3 sends and an inject into one FI_MULTI_RECV
+#               buffer (svc_clients kinds): gather, scatter and
+#               multi-receive copies through the window, checked
 #   exchange4   two clients on each: each sends to and receives from the
 #               two clients of the other service
 #   exchange4_one  four clients of ONE service, L, whose net_ring port
@@ -190,6 +194,15 @@ exchange2|exchange4|exchange4_one)
 	cat "$TMP"/c*.log
 	[ "$(grep -c ', checked$' "$TMP"/c*.log | awk -F: '{s += $2} END {print s}')" = "$n" ] ||
 		fail "not every client checked its data"
+	;;
+kinds)
+	mkdir "$TMP/k"
+	client A k0 "$CLIENTS" kinds "$TMP/k" 0 &
+	kp=$!
+	client B k1 "$CLIENTS" kinds "$TMP/k" 1 || fail "kinds: sender"
+	wait $kp || fail "kinds: receiver"
+	cat "$TMP/k0.log"
+	grep -q 'checked$' "$TMP/k0.log" || fail "kinds: not checked"
 	;;
 pingpong|pingpong_one)
 	[ "$PINGPONG" = - ] && { echo "no fi_pingpong"; exit 77; }
