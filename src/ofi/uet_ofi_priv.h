@@ -97,6 +97,7 @@ uet_ofi_errno(int rc)
 
 struct uet_ofi_params {
 	char service_path[256];
+	unsigned int service_timeout_ms; /* bound of one service request */
 	size_t msg_rdzv_size;
 	size_t tagged_rdzv_size;
 	size_t max_eager_size;

@@ -171,7 +171,8 @@ uet_ofi_service_probe(struct uet_config *cfg, struct uet_ofi_svc_limits *lim)
 	struct uet_svc_client *cl;
 	int rc;
 
-	rc = uet_svc_client_attach(service_path(), 0, &cl);
+	rc = uet_svc_client_attach(service_path(),
+				   uet_ofi_params()->service_timeout_ms, &cl);
 	if (rc < 0) {
 		UET_OFI_REPORT(FI_LOG_CORE, "service %s: %s",
 			       service_path(), strerror(-rc));
@@ -195,7 +196,8 @@ svc_start(struct uet_ofi_fabric *fab)
 	if (s == NULL)
 		return -FI_ENOMEM;
 	pthread_mutex_init(&s->win_lock, NULL);
-	rc = uet_svc_client_attach(path, 0, &s->cl);
+	rc = uet_svc_client_attach(path, uet_ofi_params()->service_timeout_ms,
+				   &s->cl);
 	if (rc < 0) {
 		UET_OFI_REPORT(FI_LOG_FABRIC, "service %s: attach failed: %s",
 			       path, strerror(-rc));

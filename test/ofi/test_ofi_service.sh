@@ -52,6 +52,11 @@ CLIENTS=${2:?svc_clients}
 PINGPONG=${3:?fi_pingpong or -}
 MODE=${4:?mode}
 
+# sanitizer builds preload the runtime for Debian's fi_pingpong only: the
+# programs built here (uet-engine, svc_clients) carry their own
+PRELOAD=${LD_PRELOAD:-}
+unset LD_PRELOAD
+
 TMP=$(mktemp -d /tmp/uet-svc.XXXXXX) || exit 1
 tag="uetsvc$$"
 PIDS=()
@@ -151,11 +156,18 @@ esac
 
 export FI_PROVIDER=uet
 export FI_LOG_LEVEL=${FI_LOG_LEVEL:-warn}
+# a service slowed down by a sanitizer on a loaded machine (and one that
+# holds its control thread up to 3 s for a departing client's operations)
+# may answer later than the default 5 s; still bounded
+export FI_UET_PROVIDER_SERVICE_TIMEOUT=30000
 
 # client <A|B> <log> <command...>: one client process of a service
 client() {
 	local s=$1 log=$2
 	shift 2
+	if [ "$1" = "$PINGPONG" ] && [ -n "$PRELOAD" ]; then
+		set -- env LD_PRELOAD="$PRELOAD" "$@"
+	fi
 	FI_UET_PROVIDER_SERVICE_PATH="$TMP/$s.sock" timeout 60 "$@" \
 		> "$TMP/$log.log" 2>&1
 }
@@ -239,7 +251,8 @@ kill_pingpong)
 	client A ppA "$PINGPONG" -p uet -e rdm -d svc-hpc -B "$port" -S 64 -I 100000000 &
 	sp=$!
 	sleep 1
-	FI_UET_PROVIDER_SERVICE_PATH="$TMP/B.sock" timeout 60 "$PINGPONG" -p uet -e rdm \
+	FI_UET_PROVIDER_SERVICE_PATH="$TMP/B.sock" LD_PRELOAD="$PRELOAD" \
+		timeout 60 "$PINGPONG" -p uet -e rdm \
 		-d svc-hpc -P "$port" -S 64 -I 100000000 127.0.0.1 > "$TMP/ppB.log" 2>&1 &
 	PIDS+=($!)
 	sleep 2 # mid-run
@@ -272,7 +285,7 @@ mpi|mpi_one)
 	root=()
 	[ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)
 	pass_env=()
-	for v in LD_PRELOAD ASAN_OPTIONS UBSAN_OPTIONS; do
+	for v in ASAN_OPTIONS UBSAN_OPTIONS; do
 		[ -n "${!v:-}" ] && pass_env+=(-x "$v")
 	done
 	for run in 1 2 3; do
@@ -281,6 +294,7 @@ mpi|mpi_one)
 			--mca mtl_ofi_provider_include uet \
 			-x FI_PROVIDER_PATH -x FI_LOG_LEVEL \
 			-x FI_UET_PROVIDER_CONFIG -x FI_UET_PROVIDER_PROFILES \
+			-x FI_UET_PROVIDER_SERVICE_TIMEOUT \
 			"${pass_env[@]}" -np 2 "$PROG" > "$TMP/mpi$run.log" 2>&1
 		st=$?
 		grep -q '^mpi_pingpong: OK$' "$TMP/mpi$run.log" && [ $st = 0 ] ||
