@@ -66,7 +66,8 @@ fake_send(int fd, unsigned int op, uint32_t seq, int32_t rc,
 
 	uet_svc_hdr_init((struct uet_svc_hdr *)(void *)buf,
 			 op | UET_SVC_OP_REPLY, (uint32_t)len, seq, rc);
-	memcpy(buf + sizeof(struct uet_svc_hdr), body, len);
+	if (len != 0)
+		memcpy(buf + sizeof(struct uet_svc_hdr), body, len);
 	if (nfds > 0) {
 		struct cmsghdr *cm;
 
