@@ -78,16 +78,20 @@ lcore_create(struct uet_engine *e, unsigned int idx, unsigned int nb_ctx)
 		}
 	}
 	eng_fault_init(lc);
-	if (eng_neigh_init(lc) < 0) {
-		rte_free(lc);
-		return NULL;
-	}
-	if (eng_wake_init(lc) < 0) {
-		eng_neigh_fini(lc);
-		rte_free(lc);
-		return NULL;
-	}
+	if (eng_hairpin_init(lc) < 0)
+		goto free_lc;
+	if (eng_neigh_init(lc) < 0)
+		goto free_hairpin;
+	if (eng_wake_init(lc) < 0)
+		goto free_neigh;
 	return lc;
+free_neigh:
+	eng_neigh_fini(lc);
+free_hairpin:
+	eng_hairpin_fini(lc);
+free_lc:
+	rte_free(lc);
+	return NULL;
 }
 
 static void
@@ -104,6 +108,7 @@ lcores_free(struct uet_engine *e)
 		eng_capture_close(lc);
 		eng_neigh_fini(lc);
 		eng_wake_fini(lc);
+		eng_hairpin_fini(lc);
 		rte_free(lc);
 		e->lc[i] = NULL;
 	}

@@ -47,6 +47,8 @@ extern int uet_engine_logtype;
 #define ENG_NEIGH_SWEEP 8
 /* Neighbour updates queued to one context. */
 #define ENG_NEIGH_UPD_RING 256
+/* Frames a context's hairpin queue on one port holds (hairpin.c). */
+#define ENG_HAIRPIN_RING 1024
 
 struct eng_port {
 	uint16_t port_id;      /* ethdev id */
@@ -202,6 +204,11 @@ struct uet_engine_lcore {
 	/* channels */
 	_Atomic unsigned int nb_chans;
 	struct uet_chan *chans[UET_ENGINE_CHANS_MAX];
+	/* local delivery (hairpin.c): frames to the engine's own addresses,
+	 * one queue per port; frames in them, for the sleep and deadline */
+	struct rte_ring *hairpin[UET_CONFIG_MAX_PORTS];
+	uint32_t hairpin_queued;  /* any producer context adds */
+	uint8_t hairpin_reply;    /* 1 + context that last opened to us */
 	/* neighbours */
 	struct rte_ring *neigh_upd;
 	uint32_t neigh_sweep;
@@ -255,6 +262,9 @@ struct uet_engine {
 	uet_engine_clock_fn clock; /* NULL: TSC (clock.c) */
 	void *clock_arg;
 	int tel_slot;            /* telemetry registry slot, -1 if none */
+	/* local delivery: 1 + the context serving each PIDonFEP, 0 unknown
+	 * (uet_engine_pid_context_set(), any thread; relaxed bytes) */
+	uint8_t pid_ctx[4096];
 	struct eng_gate gate;
 };
 
@@ -270,6 +280,21 @@ eng_now_ns(const struct uet_engine *e)
 		return (uint64_t)(((unsigned __int128)rte_rdtsc() *
 				   e->ns_mult) >> 32);
 	return e->clock(e->clock_arg);
+}
+
+/*
+ * Bits at the top of a PDC id that name the context owning the PDC (the
+ * PDS hook's uet_pds_config.owner_bits): enough for @p nb_contexts.
+ * Local delivery (hairpin.c) steers frames by them.
+ */
+static inline uint32_t
+eng_owner_bits(uint32_t nb_contexts)
+{
+	uint32_t b = 0;
+
+	while ((1u << b) < nb_contexts)
+		b++;
+	return b;
 }
 
 /* port.c */
@@ -340,6 +365,28 @@ void eng_capture_copy(struct uet_engine_lcore *lc, uint16_t port,
 		      bool tx, struct rte_mbuf **out);
 void eng_capture_write(struct uet_engine_lcore *lc, struct rte_mbuf **c,
 		       uint16_t n_write, uint16_t n);
+
+/* hairpin.c (frames to the engine's own addresses) */
+int eng_hairpin_init(struct uet_engine_lcore *lc);
+void eng_hairpin_fini(struct uet_engine_lcore *lc);
+void eng_hairpin_drain(struct uet_engine_lcore *lc);
+/* engine port whose address is @p dst (IPv@p ipver), else -1 */
+int eng_hairpin_port(const struct uet_engine *e, unsigned int ipver,
+		     const uint8_t *dst);
+/* queue @p m (sent on port @p from, IP header at @p l3off) for the RX
+ * path of port @p to; 0 (a full queue drops and counts it) */
+int eng_hairpin_tx(struct uet_engine_lcore *lc, unsigned int from,
+		   unsigned int to, struct rte_mbuf *m, unsigned int l3off,
+		   unsigned int ipver);
+uint16_t eng_hairpin_rx(struct uet_engine_lcore *lc, uint16_t port,
+			struct rte_mbuf **pkts);
+uint16_t eng_hairpin_space(const struct uet_engine_lcore *lc,
+			   unsigned int port);
+static inline bool
+eng_hairpin_pending(const struct uet_engine_lcore *lc)
+{
+	return __atomic_load_n(&lc->hairpin_queued, __ATOMIC_RELAXED) != 0;
+}
 
 /* neigh.c */
 int eng_neigh_init(struct uet_engine_lcore *lc);

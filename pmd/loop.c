@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The engine loop of one context:
- *   now -> RX bursts -> [fault RX] -> decode -> hook rx_burst
+ *   now -> RX bursts, hairpin queues -> [fault RX] -> decode -> hook rx_burst
  *   -> hook advance -> hook tx_ready -> neighbour timers -> [fault TX]
  *   -> TX bursts.
  * One timestamp per iteration; no allocation except mbufs; counters only.
@@ -164,15 +164,60 @@ eng_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 		hook_rx_flush(lc);
 }
 
+/* A burst from RX queue @p queue of @p port (or from the context's
+ * hairpin queue of the port): capture, fault injection, decode. */
 static void
-rx_poll(struct uet_engine_lcore *lc, uint64_t now)
+rx_frames(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
+	  struct rte_mbuf **pkts, uint16_t n, uint64_t now)
+{
+	if (unlikely(lc->cap != NULL)) {
+		struct rte_mbuf *c[UET_ENGINE_BURST_MAX];
+
+		eng_capture_copy(lc, port, queue, pkts, n, false, c);
+		eng_capture_write(lc, c, n, n);
+	}
+	lc->iter_rx += n;
+	for (uint16_t j = 0; j < n && j < ENG_RX_PREFETCH; j++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[j], void *));
+	for (uint16_t j = 0; j < n; j++) {
+		if (j + ENG_RX_PREFETCH < n)
+			rte_prefetch0(rte_pktmbuf_mtod(
+				pkts[j + ENG_RX_PREFETCH], void *));
+		if (lc->fault_on)
+			eng_fault_apply(lc, UET_CONFIG_FAULT_RX, port, queue,
+					pkts[j], now, eng_rx_one);
+		else
+			eng_rx_one(lc, port, queue, pkts[j], now);
+	}
+}
+
+/* Frames sent to the engine's own addresses and steered to this context
+ * (hairpin.c), received on the port they were addressed to. Not behind
+ * the port gate: no driver is involved. */
+static void
+rx_hairpin(struct uet_engine_lcore *lc, uint64_t now)
+{
+	struct rte_mbuf *pkts[UET_ENGINE_BURST_MAX];
+
+	if (likely(!eng_hairpin_pending(lc)))
+		return;
+	for (uint16_t p = 0; p < lc->eng->nb_ports; p++) {
+		uint16_t n = eng_hairpin_rx(lc, p, pkts);
+
+		if (n != 0)
+			rx_frames(lc, p, lc->tx[p].queue, pkts, n, now);
+	}
+}
+
+static void
+rx_poll(struct uet_engine_lcore *lc, uint64_t now, bool ports)
 {
 	struct rte_mbuf *pkts[UET_ENGINE_BURST_MAX];
 
 	if (lc->fault_on)
 		eng_fault_release(lc, UET_CONFIG_FAULT_RX, now, false,
 				  eng_rx_one);
-	for (uint16_t i = 0; i < lc->nb_rxq; i++) {
+	for (uint16_t i = 0; ports && i < lc->nb_rxq; i++) {
 		const struct eng_rxq *q = &lc->rxq[i];
 		uint16_t n = rte_eth_rx_burst(lc->eng->port[q->port].port_id,
 					      q->queue, pkts, lc->burst);
@@ -180,32 +225,13 @@ rx_poll(struct uet_engine_lcore *lc, uint64_t now)
 
 		if (n == 0)
 			continue;
-		if (unlikely(lc->cap != NULL)) {
-			struct rte_mbuf *c[UET_ENGINE_BURST_MAX];
-
-			eng_capture_copy(lc, q->port, q->queue, pkts, n, false,
-					 c);
-			eng_capture_write(lc, c, n, n);
-		}
 		for (uint16_t j = 0; j < n; j++)
 			bytes += rte_pktmbuf_pkt_len(pkts[j]);
 		ENG_ADD(lc->st.rx_pkts, n);
 		ENG_ADD(lc->st.rx_bytes, bytes);
-		lc->iter_rx += n;
-		for (uint16_t j = 0; j < n && j < ENG_RX_PREFETCH; j++)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[j], void *));
-		for (uint16_t j = 0; j < n; j++) {
-			if (j + ENG_RX_PREFETCH < n)
-				rte_prefetch0(rte_pktmbuf_mtod(
-					pkts[j + ENG_RX_PREFETCH], void *));
-			if (lc->fault_on)
-				eng_fault_apply(lc, UET_CONFIG_FAULT_RX,
-						q->port, q->queue, pkts[j], now,
-						eng_rx_one);
-			else
-				eng_rx_one(lc, q->port, q->queue, pkts[j], now);
-		}
+		rx_frames(lc, q->port, q->queue, pkts, n, now);
 	}
+	rx_hairpin(lc, now);
 	hook_rx_flush(lc);
 }
 
@@ -371,8 +397,7 @@ eng_lcore_iterate(struct uet_engine_lcore *lc)
 	lc->now = now;
 	lc->iter_rx = 0;
 	lc->iter_tx = 0;
-	if (ports)
-		rx_poll(lc, now);
+	rx_poll(lc, now, ports);
 	e->hook.advance(lc->hook_priv, lc, now);
 	work = e->hook.tx_ready(lc->hook_priv, lc, now);
 	eng_neigh_advance(lc, now);
@@ -445,6 +470,7 @@ eng_lcore_drain(struct uet_engine_lcore *lc)
 		rte_pktmbuf_free(lc->rel[i].m);
 	lc->nb_rel = 0;
 	eng_fault_flush(lc);
+	eng_hairpin_drain(lc);
 }
 
 /* ------------------------------------------------------------------ */
@@ -497,9 +523,14 @@ uet_engine_mbuf_alloc(struct uet_engine_lcore *lc, unsigned int port)
 uint16_t
 uet_engine_tx_space(const struct uet_engine_lcore *lc, unsigned int port)
 {
+	uint16_t n;
+
 	if (port >= lc->eng->nb_ports || !lc->tx[port].has_queue)
 		return 0;
-	return (uint16_t)(ENG_TX_STAGE - lc->tx[port].n);
+	n = (uint16_t)(ENG_TX_STAGE - lc->tx[port].n);
+	/* frames to our own address use the hairpin queue instead: a
+	 * builder that cannot tell them apart gets the smaller room */
+	return RTE_MIN(n, eng_hairpin_space(lc, port));
 }
 
 int

@@ -440,6 +440,7 @@ uet_engine_tx_ip(struct uet_engine_lcore *lc, unsigned int port,
 	unsigned int ipver, off = UET_ETH_HLEN;
 	struct eng_neigh *n;
 	uint16_t et;
+	int hp;
 
 	if (!uet_engine_lcore_has_port(lc, port)) {
 		ENG_INC(lc->st.tx_no_queue);
@@ -455,6 +456,12 @@ uet_engine_tx_ip(struct uet_engine_lcore *lc, unsigned int port,
 		rte_pktmbuf_free(m);
 		return -EINVAL;
 	}
+	/* one of our own addresses: delivered locally, no neighbour */
+	hp = eng_hairpin_port(lc->eng, ipver,
+			      d + off + (ipver == 4 ? 16 : 24));
+	if (unlikely(hp >= 0))
+		return eng_hairpin_tx(lc, port, (unsigned int)hp, m, off,
+				      ipver);
 	/* a run of frames to one neighbour: skip the hash (the entry may
 	 * have changed since: state and address are checked) */
 	n = lc->neigh_last;

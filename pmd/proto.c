@@ -22,21 +22,11 @@
 /* configuration                                                       */
 /* ------------------------------------------------------------------ */
 
-static uint32_t
-bits_for(uint32_t n)
-{
-	uint32_t b = 0;
-
-	while ((1u << b) < n)
-		b++;
-	return b;
-}
-
 void
 uet_proto_pds_config(const struct uet_config *cfg, struct uet_pds_config *c)
 {
 	const struct uet_config_timers *t = &cfg->timers;
-	uint32_t owner_bits = bits_for(cfg->engine.nb_lcores ?
+	uint32_t owner_bits = eng_owner_bits(cfg->engine.nb_lcores ?
 				       cfg->engine.nb_lcores : 1);
 	uint32_t ids = UET_PDS_PDC_MAX >> owner_bits;
 
@@ -236,7 +226,11 @@ proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 	 * peer when its PDC goes down: it needs UET_PDS_EV_PDC_DOWN. */
 	if (UET_ULP_HAS_EVENT(pp->ulp))
 		pc.pdc_events = true;
-	pc.owner_bits = bits_for(e->nb_lcores);
+	/* the engine's final number of contexts (e->nb_lcores still grows
+	 * while the contexts are made): every context must encode its
+	 * owner id with the same width, which local delivery decodes */
+	pc.owner_bits = eng_owner_bits(cfg->engine.nb_lcores ?
+				       cfg->engine.nb_lcores : 1);
 	pc.owner_id = lc->idx;
 	pc.seed ^= (uint64_t)lc->idx * 0x9E3779B97F4A7C15ull;
 	ctx->pds = uet_pds_create(&pc);

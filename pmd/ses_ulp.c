@@ -1095,6 +1095,19 @@ ep_slot_free(struct sul_ctx *c)
 	return -1;
 }
 
+/* Local delivery steers frames that open a PDC to a process to the
+ * context serving it (docs/ENGINE.md "Frames to the engine's own
+ * addresses"). */
+static void
+sul_pid_local(struct sul_ctx *c, uint16_t pid, bool on)
+{
+	struct uet_engine_lcore *lc = uet_ulp_ctx_lcore(c->uctx);
+
+	(void)uet_engine_pid_context_set(uet_engine_lcore_engine(lc), pid,
+					 on ? uet_engine_lcore_index(lc) :
+					      UINT32_MAX);
+}
+
 static int
 ep_add(struct sul_ctx *c, const struct uet_ses_ulp_ctl *q)
 {
@@ -1124,6 +1137,7 @@ ep_add(struct sul_ctx *c, const struct uet_ses_ulp_ctl *q)
 			c->eps[i].profile = q->profile != 0 ? q->profile :
 					    UET_PROFILE_HPC;
 			c->eps[i].dirty = false;
+			sul_pid_local(c, q->pid, true);
 		}
 		c->eps[i].ref++;
 	}
@@ -1184,6 +1198,7 @@ ep_del(struct sul_ctx *c, struct uet_chan *chan, uint64_t now)
 	ep_drain(c, ep->pid, now); /* while its receive context resolves */
 	ep->ref = 0;
 	ep->dirty = true;
+	sul_pid_local(c, ep->pid, false);
 	return uet_ses_mr_pid_del(c->mr, ep->pid);
 }
 
@@ -1669,6 +1684,7 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	for (uint32_t i = 0; i < c->max_peers; i++)
 		c->peers[i].next = i + 1 < c->max_peers ? i + 1 : SUL_NONE;
 	c->peer_free = 0;
+	sul_pid_local(c, c->pid, true);
 	*priv = c;
 	return 0;
 fail:

@@ -119,6 +119,18 @@ print_one(const struct uet_engine_lcore_stats *s, FILE *f)
 	PR(f, s, neigh_full);
 	PR(f, s, neigh_updates);
 	PR(f, s, mbuf_alloc_fail);
+	PR(f, s, hairpin_wake);
+	for (unsigned int p = 0; p < UET_CONFIG_MAX_PORTS; p++) {
+		if (s->hairpin_tx[p] != 0)
+			fprintf(f, "  hairpin_tx.port%u     %" PRIu64 "\n", p,
+				s->hairpin_tx[p]);
+		if (s->hairpin_rx[p] != 0)
+			fprintf(f, "  hairpin_rx.port%u     %" PRIu64 "\n", p,
+				s->hairpin_rx[p]);
+		if (s->hairpin_drop[p] != 0)
+			fprintf(f, "  hairpin_drop.port%u   %" PRIu64 "\n", p,
+				s->hairpin_drop[p]);
+	}
 	for (unsigned int d = 0; d < UET_CONFIG_FAULT_DIRS; d++) {
 		const struct uet_engine_fault_stats *fs = &s->fault[d];
 		const char *dir = d == UET_CONFIG_FAULT_RX ? "rx" : "tx";

@@ -48,6 +48,29 @@ add_u64(struct rte_tel_data *d, const char *name, uint64_t v)
 	(void)rte_tel_data_add_dict_u64(d, name, v);
 }
 
+static uint64_t
+sum_ports(const uint64_t *v, unsigned int port)
+{
+	uint64_t n = 0;
+
+	for (unsigned int p = 0; p < UET_CONFIG_MAX_PORTS; p++)
+		if (port == UET_CONFIG_MAX_PORTS || p == port)
+			n += v[p];
+	return n;
+}
+
+/* Local delivery counters of one port (UET_CONFIG_MAX_PORTS: all). */
+static void
+add_hairpin(struct rte_tel_data *d, const struct uet_engine_lcore_stats *s,
+	    unsigned int port)
+{
+	add_u64(d, "hairpin_tx", sum_ports(s->hairpin_tx, port));
+	add_u64(d, "hairpin_rx", sum_ports(s->hairpin_rx, port));
+	add_u64(d, "hairpin_drop", sum_ports(s->hairpin_drop, port));
+	if (port == UET_CONFIG_MAX_PORTS) /* per context, not per port */
+		add_u64(d, "hairpin_wake", s->hairpin_wake);
+}
+
 static int
 fill_stats(const struct uet_engine *e, const struct uet_engine_stats *s,
 	   struct rte_tel_data *d)
@@ -102,6 +125,7 @@ fill_stats(const struct uet_engine *e, const struct uet_engine_stats *s,
 	add_u64(d, "tx_staging_full", t->tx_staging_full);
 	add_u64(d, "tx_no_queue", t->tx_no_queue);
 	add_u64(d, "mbuf_alloc_fail", t->mbuf_alloc_fail);
+	add_hairpin(d, t, UET_CONFIG_MAX_PORTS);
 	return 0;
 }
 
@@ -109,7 +133,6 @@ static int
 fill_ports(const struct uet_engine *e, const struct uet_engine_stats *s,
 	   struct rte_tel_data *d)
 {
-	(void)s;
 	for (unsigned int i = 0; i < e->nb_ports; i++) {
 		const struct eng_port *p = &e->port[i];
 		struct rte_tel_data *c = rte_tel_data_alloc();
@@ -139,6 +162,7 @@ fill_ports(const struct uet_engine *e, const struct uet_engine_stats *s,
 			add_u64(c, "oerrors", es.oerrors);
 			add_u64(c, "rx_nombuf", es.rx_nombuf);
 		}
+		add_hairpin(c, &s->total, i);
 		snprintf(key, sizeof(key), "port%u", i);
 		rte_tel_data_add_dict_container(d, key, c, 0);
 	}
@@ -181,6 +205,7 @@ fill_lcores(const struct uet_engine *e, const struct uet_engine_stats *s,
 		add_u64(c, "tx_pkts", l->tx_pkts);
 		add_u64(c, "tx_full", l->tx_full);
 		add_u64(c, "tx_held", l->tx_held);
+		add_hairpin(c, l, UET_CONFIG_MAX_PORTS);
 		snprintf(key, sizeof(key), "ctx%u", i);
 		rte_tel_data_add_dict_container(d, key, c, 0);
 	}
@@ -309,6 +334,7 @@ static const struct {
 } pds_ctrs[] = {
 	PDS_CTR(retx_sack), PDS_CTR(retx_nack), PDS_CTR(retx_rto),
 	PDS_CTR(retx_backoff), PDS_CTR(retx_probe), PDS_CTR(retx_again),
+	PDS_CTR(retx_trim), PDS_CTR(retx_tlp), PDS_CTR(resend_cancelled),
 	PDS_CTR(rto_fires), PDS_CTR(rto_spurious), PDS_CTR(tlp_fires),
 	PDS_CTR(dup_rx), PDS_CTR(ooo_rx), PDS_CTR(acks_coalesced),
 	PDS_CTR(resp_resent), PDS_CTR(pdc_open_init), PDS_CTR(pdc_open_tgt),

@@ -155,7 +155,8 @@ struct pf_fres {                 /* one flow */
 
 struct pf_totals {
 	uint64_t tx_new, tx_retx, retx_nack, retx_rto, retx_sack, rto_fires;
-	uint64_t retx_again, retx_probe, retx_backoff;
+	uint64_t retx_again, retx_probe, retx_backoff, retx_trim, retx_tlp;
+	uint64_t resend_cancelled;
 	uint64_t nack_trim_tx, nack_trim_rx, rx_trimmed, dup_rx;
 	struct pf_delivery d;
 	uint64_t neigh_hold_drop, rx_malformed;
@@ -218,6 +219,9 @@ pf_totals(struct pf_run *p, struct pf_totals *t)
 		t->retx_again += s->retx_again;
 		t->retx_probe += s->retx_probe;
 		t->retx_backoff += s->retx_backoff;
+		t->retx_trim += s->retx_trim;
+		t->retx_tlp += s->retx_tlp;
+		t->resend_cancelled += s->resend_cancelled;
 		t->rto_fires += s->rto_fires;
 		t->dup_rx += s->dup_rx;
 		t->nack_trim_tx += s->nack_tx[UET_NACK_TRIMMED] +
@@ -461,14 +465,18 @@ pf_print(const struct pf_run *p, const struct pf_result *res, FILE *f)
 		res->gbps_mean / res->line_gbps, res->gbps_max,
 		res->gbps_max / res->line_gbps, res->jain);
 	fprintf(f, "  packets: %" PRIu64 " new, %" PRIu64 " retransmitted "
-		"(marked lost by NACK %" PRIu64 ", RTO %" PRIu64 ", SACK %"
-		PRIu64 ", lost again %" PRIu64 ", probe %" PRIu64 "); trims %"
-		PRIu64 " (received %" PRIu64 ", trim NACKs sent %" PRIu64
-		" / received %" PRIu64 "); ECN marks %" PRIu64 "; drops %"
-		PRIu64 "\n", t->tx_new, t->tx_retx, t->retx_nack, t->retx_rto,
-		t->retx_sack, t->retx_again, t->retx_probe, res->fab.trims,
-		t->rx_trimmed, t->nack_trim_tx, t->nack_trim_rx,
-		res->fab.marks, res->fab.drops);
+		"(sent after a trim NACK %" PRIu64 ", other NACK %" PRIu64
+		", RTO %" PRIu64 ", SACK %" PRIu64 ", lost again %" PRIu64
+		", probe %" PRIu64 ", TLP %" PRIu64 ", back-off %" PRIu64
+		"; %" PRIu64 " marked but acknowledged before they left); "
+		"trims %" PRIu64 " (received %" PRIu64 ", trim NACKs sent %"
+		PRIu64 " / received %" PRIu64 "); ECN marks %" PRIu64
+		"; drops %" PRIu64 "\n", t->tx_new, t->tx_retx, t->retx_trim,
+		t->retx_nack, t->retx_rto, t->retx_sack, t->retx_again,
+		t->retx_probe, t->retx_tlp, t->retx_backoff,
+		t->resend_cancelled, res->fab.trims, t->rx_trimmed,
+		t->nack_trim_tx, t->nack_trim_rx, res->fab.marks,
+		res->fab.drops);
 	if (top != NULL && res->nports > 0) {
 		memcpy(top, res->port, res->nports * sizeof(*top));
 		qsort(top, res->nports, sizeof(*top), pf_cmp_port);
@@ -574,7 +582,7 @@ pf_json(const struct pf_run *p, const struct pf_result *res)
 		" s:{s:f, s:f, s:f},"
 		" s:o, s:o, s:{s:s?, s:I, s:f, s:f},"
 		" s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
-		" s:I, s:I},"
+		" s:I, s:I, s:I, s:I, s:I, s:I},"
 		" s:{s:I, s:I, s:I, s:I, s:b},"
 		" s:{s:I, s:I, s:f, s:f, s:f, s:f, s:I, s:I},"
 		" s:b}",
@@ -617,6 +625,10 @@ pf_json(const struct pf_run *p, const struct pf_result *res)
 		"retx_sack", (json_int_t)t->retx_sack,
 		"retx_again", (json_int_t)t->retx_again,
 		"retx_probe", (json_int_t)t->retx_probe,
+		"retx_trim", (json_int_t)t->retx_trim,
+		"retx_tlp", (json_int_t)t->retx_tlp,
+		"retx_backoff", (json_int_t)t->retx_backoff,
+		"resend_cancelled", (json_int_t)t->resend_cancelled,
 		"trims", (json_int_t)res->fab.trims,
 		"trimmed_received", (json_int_t)t->rx_trimmed,
 		"trim_nacks_sent", (json_int_t)t->nack_trim_tx,

@@ -102,10 +102,16 @@ json_wire(const struct perf_report *r)
 static json_t *
 json_recovery(const struct perf_report *r)
 {
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
+			 " s:I, s:I, s:I}",
 			 "retx_sack", J(r->rec.sack),
 			 "retx_again", J(r->rec.again),
-			 "retx_nack", J(r->rec.nack), "retx_rto", J(r->rec.rto),
+			 "retx_nack", J(r->rec.nack),
+			 "retx_trim", J(r->rec.trim), "retx_rto", J(r->rec.rto),
+			 "retx_probe", J(r->rec.probe),
+			 "retx_tlp", J(r->rec.tlp),
+			 "retx_backoff", J(r->rec.backoff),
+			 "resend_cancelled", J(r->rec.cancelled),
 			 "rto_fires", J(r->rec.rto_fires),
 			 "tlp_fires", J(r->rec.tlp_fires),
 			 "rod_goback", J(r->rec.rod_goback),

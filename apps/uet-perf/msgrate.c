@@ -25,12 +25,16 @@ msgrate_print(const struct perf_report *r, FILE *f)
 		"frames dropped by fault injection %lu, ACK frames %lu\n",
 		(unsigned long)r->retx, (unsigned long)r->dup_suppressed,
 		(unsigned long)r->faults_dropped, (unsigned long)r->acks);
-	fprintf(f, "  recovery (sender PDS): retx sack %lu, again %lu, "
-		"nack %lu, rto %lu (%lu RTOs), %lu TLPs, %lu go-back-N, "
-		"%lu stale NACKs\n", (unsigned long)r->rec.sack,
-		(unsigned long)r->rec.again, (unsigned long)r->rec.nack,
+	fprintf(f, "  recovery (sender PDS, retransmissions sent): sack %lu, "
+		"again %lu, nack %lu, trim %lu, rto %lu (%lu RTOs), probe %lu, "
+		"tlp %lu (%lu TLPs), back-off %lu; %lu marked but acknowledged "
+		"before they left; %lu go-back-N, %lu stale NACKs\n",
+		(unsigned long)r->rec.sack, (unsigned long)r->rec.again,
+		(unsigned long)r->rec.nack, (unsigned long)r->rec.trim,
 		(unsigned long)r->rec.rto, (unsigned long)r->rec.rto_fires,
+		(unsigned long)r->rec.probe, (unsigned long)r->rec.tlp,
 		(unsigned long)r->rec.tlp_fires,
+		(unsigned long)r->rec.backoff, (unsigned long)r->rec.cancelled,
 		(unsigned long)r->rec.rod_goback,
 		(unsigned long)r->rec.rod_stale);
 	if (r->ns_per_msg_a > 0 && r->ns_per_msg_b > 0)

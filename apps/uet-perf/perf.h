@@ -341,10 +341,17 @@ struct perf_report {
 	} wire;
 	/* Loss recovery of the senders' PDSs (uet_pds_stats). */
 	struct perf_recovery {
+		/* retransmissions sent, by reason (uet_pds_stats) */
 		uint64_t sack;       /* first retransmits on SACK evidence */
 		uint64_t again;      /* retransmits of lost retransmissions */
-		uint64_t nack;       /* retransmits on NACKs (ROD go-back) */
-		uint64_t rto;        /* retransmits marked by RTOs */
+		uint64_t nack;       /* retransmits on NACKs other than trims
+				      * (ROD go-back) */
+		uint64_t trim;       /* retransmits on trim NACKs */
+		uint64_t rto;        /* retransmits after RTOs */
+		uint64_t probe;      /* retransmits on PROBE replies */
+		uint64_t tlp;        /* tail-loss probes resending a packet */
+		uint64_t backoff;    /* retransmits after resource back-off */
+		uint64_t cancelled;  /* marked, acknowledged before sent */
 		uint64_t rto_fires;
 		uint64_t tlp_fires;
 		uint64_t rod_goback; /* go-back-N restarts */

@@ -703,7 +703,12 @@ recovery_add(struct perf_recovery *rec, const struct uet_pds_stats *p)
 	rec->sack += p->retx_sack;
 	rec->again += p->retx_again;
 	rec->nack += p->retx_nack;
+	rec->trim += p->retx_trim;
 	rec->rto += p->retx_rto;
+	rec->probe += p->retx_probe;
+	rec->tlp += p->retx_tlp;
+	rec->backoff += p->retx_backoff;
+	rec->cancelled += p->resend_cancelled;
 	rec->rto_fires += p->rto_fires;
 	rec->tlp_fires += p->tlp_fires;
 	rec->rod_goback += p->rod_goback;
@@ -934,14 +939,19 @@ perf_sess_counters_print(struct perf_sess *s, FILE *f)
 			u->done_err, u->submit_ok, u->submit_eagain,
 			u->tx_new, u->tx_retx, u->tx_ctl, u->tx_nombuf);
 		fprintf(f, "pds: retx sack %" PRIu64 " again %" PRIu64
-			" nack %" PRIu64 " rto %" PRIu64 " (rto_fires %" PRIu64
-			", spurious %" PRIu64 ") tlp %" PRIu64 " rod_goback %"
-			PRIu64 " rod_nack_stale %" PRIu64 " rtt_samples %" PRIu64
-			" dup_rx %" PRIu64 " ooo_rx %" PRIu64 " rx_bad %" PRIu64
-			"\n", p->retx_sack, p->retx_again, p->retx_nack,
+			" nack %" PRIu64 " trim %" PRIu64 " rto %" PRIu64
+			" (rto_fires %" PRIu64 ", spurious %" PRIu64 ") probe %"
+			PRIu64 " tlp %" PRIu64 " (tlp_fires %" PRIu64
+			") backoff %" PRIu64 " cancelled %" PRIu64
+			" rod_goback %" PRIu64 " rod_nack_stale %" PRIu64
+			" rtt_samples %" PRIu64 " dup_rx %" PRIu64 " ooo_rx %"
+			PRIu64 " rx_bad %" PRIu64 "\n", p->retx_sack,
+			p->retx_again, p->retx_nack, p->retx_trim,
 			p->retx_rto, p->rto_fires, p->rto_spurious,
-			p->tlp_fires, p->rod_goback, p->rod_nack_stale,
-			p->rtt_samples, p->dup_rx, p->ooo_rx, p->rx_bad);
+			p->retx_probe, p->retx_tlp, p->tlp_fires,
+			p->retx_backoff, p->resend_cancelled, p->rod_goback,
+			p->rod_nack_stale, p->rtt_samples, p->dup_rx,
+			p->ooo_rx, p->rx_bad);
 		fprintf(f, "lb: recycled %" PRIu64 " explored %" PRIu64
 			" freezes %" PRIu64 " foreign_ev %" PRIu64 "\n",
 			p->lb_recycled, p->lb_explored, p->lb_freezes,

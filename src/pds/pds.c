@@ -528,6 +528,40 @@ uet_pds_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 	return -EBADMSG;
 }
 
+void
+pds_retx_sent(struct uet_pds *p, enum pds_why why)
+{
+	struct uet_pds_stats *st = &p->st;
+
+	switch (why) {
+	case PDS_WHY_NACK:
+		st->retx_nack++;
+		break;
+	case PDS_WHY_TRIM:
+		st->retx_trim++;
+		break;
+	case PDS_WHY_SACK:
+		st->retx_sack++;
+		break;
+	case PDS_WHY_AGAIN:
+		st->retx_again++;
+		break;
+	case PDS_WHY_PROBE:
+		st->retx_probe++;
+		break;
+	case PDS_WHY_BACKOFF:
+		st->retx_backoff++;
+		break;
+	case PDS_WHY_TLP:
+		st->retx_tlp++;
+		break;
+	default:
+		/* PDS_WHY_RTO; every mark names its reason (pds_slot_mark) */
+		st->retx_rto++;
+		break;
+	}
+}
+
 static void
 pds_tx_count(struct uet_pds *p, const struct uet_pds_tx *t, uint16_t n)
 {

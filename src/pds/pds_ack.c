@@ -68,6 +68,9 @@ pds_ack_slot(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 
 	if (sl->state != SLOT_SENT && sl->state != SLOT_RETX)
 		return;
+	/* Marked for resend, and it arrived after all: nothing goes. */
+	if (sl->state == SLOT_RETX)
+		p->st.resend_cancelled++;
 	pds_slot_leave(c, sl);
 	*acked += pds_nominal(sl);
 	/* Accepted: the refusals, if any, were not "in a row". */
@@ -200,6 +203,7 @@ pds_ack_infer(struct uet_pds *p, struct pds_pdc *c, uint32_t hi,
 	uint32_t psn = c->u.i.una, end = sack_base + UET_PSN_SACK_BITS;
 	bool spray = pds_lb(p, c)->mode != UET_CMS_LB_SINGLE;
 	struct pds_slot *sl;
+	enum pds_why why;
 
 	if (c->mode != UET_PDS_MODE_RUD)
 		return;
@@ -215,27 +219,27 @@ pds_ack_infer(struct uet_pds *p, struct pds_pdc *c, uint32_t hi,
 			    (spray &&
 			     sl->sent_ns + c->u.i.srtt_ns >= c->u.i.rack_ns))
 				continue;
-			p->st.retx_sack++;
+			why = PDS_WHY_SACK;
 		} else {
 			if (c->u.i.srtt_ns == 0 ||
 			    sl->sent_ns + reo >= c->u.i.rack_ns)
 				continue;
-			p->st.retx_again++;
+			why = PDS_WHY_AGAIN;
 		}
-		PDS_SLOT_UNSEND(p, c, sl);
-		sl->state = SLOT_RETX;
-		c->u.i.n_retx++;
+		pds_slot_mark(p, c, sl, why);
 		/* A loss on the path it took (UEC 1.0 section 3.6.16). */
 		pds_lb_loss(p, c, sl->ev, now);
 	}
 }
 
 /*
- * The first ACK after an RTO that resent the head only (pds_init_rto):
- * if it completes a packet never retransmitted, the packets were not
- * lost but late (the ACKs were, or this end did not run for a while):
- * the timeout was spurious, and SACK / NACK evidence repairs what is
- * really missing. Otherwise go back from una as the RTO would have.
+ * The first ACK after an RTO, which resent the oldest packets only
+ * (pds_init_rto_mark): if it completes a packet never retransmitted,
+ * the packets were not lost but late (the ACKs were, or this end did not
+ * run for a while): the timeout was spurious, and SACK / NACK evidence
+ * repairs what is really missing. Otherwise every packet sent before the
+ * RTO (rto_base; what left since runs on its own time) and still not
+ * acknowledged is lost: go back from una.
  */
 static void
 pds_ack_frto(struct uet_pds *p, struct pds_pdc *c)
@@ -245,7 +249,8 @@ pds_ack_frto(struct uet_pds *p, struct pds_pdc *c)
 		p->st.rto_spurious++;
 		return;
 	}
-	p->st.retx_rto += pds_init_mark_from(p, c, c->u.i.una, true);
+	pds_init_mark_from(p, c, c->u.i.una, true, PDS_WHY_RTO,
+			   c->u.i.rto_base);
 	pds_init_kick(p, c);
 }
 
@@ -460,16 +465,14 @@ pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 /* ---- NACKs (UEC 1.0 codes; DECISION: class decides the reaction) ---- */
 
 static void
-pds_nack_mark(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
+pds_nack_mark(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+	      enum pds_why why)
 {
 	struct pds_slot *sl = pds_slot(p, c, psn);
 
 	if (sl->state != SLOT_SENT)
 		return;
-	PDS_SLOT_UNSEND(p, c, sl);
-	sl->state = SLOT_RETX;
-	c->u.i.n_retx++;
-	p->st.retx_nack++;
+	pds_slot_mark(p, c, sl, why);
 }
 
 /*
@@ -527,6 +530,7 @@ pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
 	      const struct uet_pds_nack *n, uint64_t now)
 {
 	uint32_t acked = 0, psn, lost;
+	bool trim;
 
 	if (pds_nack_limit(p, c, n->psn, now))
 		return;
@@ -543,19 +547,22 @@ pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
 			 * if its resend was lost the target NACKs what
 			 * follows with fresh evidence. */
 			p->st.rod_nack_stale++;
-			pds_nack_mark(p, c, n->psn);
+			pds_nack_mark(p, c, n->psn, PDS_WHY_NACK);
 			pds_cc_nacked(p, c, n->code, now);
 			return;
 		}
 		p->st.rod_goback++;
-		p->st.retx_nack += pds_init_mark_from(p, c, n->psn, false);
+		pds_init_mark_from(p, c, n->psn, false, PDS_WHY_NACK,
+				   UINT64_MAX);
 		/* The packets past the hole were dropped, not congested:
 		 * released like the hole itself. */
 		pds_cc_nacked(p, c, n->code, now);
 		return;
 	}
-	pds_nack_mark(p, c, n->psn);
-	if (n->code == UET_NACK_TRIMMED || n->code == UET_NACK_TRIMMED_LASTHOP) {
+	trim = n->code == UET_NACK_TRIMMED ||
+	       n->code == UET_NACK_TRIMMED_LASTHOP;
+	pds_nack_mark(p, c, n->psn, trim ? PDS_WHY_TRIM : PDS_WHY_NACK);
+	if (trim) {
 		/* UEC 1.0 packet trimming: retransmit; the load balancer
 		 * heard of it (pds_init_nack) and picks the resend's EV. A
 		 * repeated NACK of a packet already marked says nothing new
@@ -581,8 +588,7 @@ pds_nack_backoff(struct uet_pds *p, struct pds_pdc *c,
 
 	if (!joined && !pds_init_backoff(p, c, now))
 		return;
-	pds_nack_mark(p, c, n->psn);
-	p->st.retx_backoff++;
+	pds_nack_mark(p, c, n->psn, PDS_WHY_BACKOFF);
 	pds_cc_nacked(p, c, n->code, now);
 }
 

@@ -75,6 +75,7 @@ pds_rudi_submit(struct uet_pds *p, const struct uet_pds_submit *s)
 	r->retries = 0;
 	r->backoffs = 0;
 	r->backoff = 0;
+	r->why = PDS_WHY_NONE;
 	r->busy = 1;
 	r->pkt_id = ((p->rudi_seq++ & RUDI_SLOT_MASK) << 16) | idx;
 	if (!pds_rudi_queue(p, idx)) {
@@ -112,8 +113,18 @@ pds_rudi_emit(struct uet_pds *p, uint32_t idx, uint64_t now,
 	struct pds_rudi *r = &p->rudi[idx];
 
 	r->queued = 0;
-	if (!r->busy)
+	if (!r->busy) {
+		/* Answered while its resend waited: nothing goes. */
+		if (r->why != PDS_WHY_NONE)
+			p->st.resend_cancelled++;
+		r->why = PDS_WHY_NONE;
 		return false;
+	}
+	if (r->retries) {
+		/* Counted now that it leaves, by why it was queued. */
+		pds_retx_sent(p, (enum pds_why)r->why);
+		r->why = PDS_WHY_NONE;
+	}
 	memset(t, 0, sizeof(*t));
 	t->hdr.type = UET_PDS_TYPE_RUDI_REQ;
 	t->hdr.next_hdr = r->next_hdr;
@@ -239,7 +250,7 @@ pds_rudi_backoff(struct uet_pds *p, uint32_t idx, uint32_t pkt_id,
 	if (d > p->cfg.backoff_max_ns)
 		d = p->cfg.backoff_max_ns;
 	r->backoff = 1;
-	p->st.retx_backoff++;
+	r->why = PDS_WHY_BACKOFF;
 	pds_timer_cancel(p, pds_rudi_node(p, idx));
 	pds_timer_arm(p, pds_rudi_node(p, idx), now + d);
 }
@@ -259,7 +270,9 @@ pds_rudi_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	idx = (uint32_t)(r - p->rudi);
 	switch (uet_pds_nack_class(n->code)) {
 	case UET_NACK_CLASS_RETRANSMIT:
-		p->st.retx_nack++;
+		r->why = n->code == UET_NACK_TRIMMED ||
+			 n->code == UET_NACK_TRIMMED_LASTHOP ? PDS_WHY_TRIM :
+							       PDS_WHY_NACK;
 		r->retries = r->retries ? r->retries : 1;
 		pds_timer_cancel(p, pds_rudi_node(p, idx));
 		if (!pds_rudi_queue(p, idx))
@@ -472,7 +485,7 @@ pds_rudi_timer(struct uet_pds *p, uint32_t idx, uint64_t now)
 		pds_rudi_release(p, idx);
 		return;
 	}
-	p->st.retx_rto++;
+	r->why = PDS_WHY_RTO;
 	if (!pds_rudi_queue(p, idx))
 		pds_timer_arm(p, pds_rudi_node(p, idx),
 			      now + p->cfg.timer_tick_ns);

@@ -293,7 +293,10 @@ pds_init_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx,
 		  retx ? UET_PDS_TX_RETX : UET_PDS_TX_NEW;
 	t->cookie = sl->flags & SLOT_F_CP ? 0 : sl->cookie;
 	if (retx) {
-		sl->flags |= SLOT_F_RETXD;
+		/* Counted now that it leaves, by the reason it was marked. */
+		pds_retx_sent(p, pds_slot_why(sl));
+		sl->flags = (uint8_t)((sl->flags & ~SLOT_WHY_MASK) |
+				      SLOT_F_RETXD);
 		c->u.i.nretx++;
 	}
 	if (c->u.i.inflight == 0) {
@@ -440,7 +443,8 @@ pds_init_fail(struct uet_pds *p, struct pds_pdc *c, int status)
 	pds_pdc_free(p, c);
 }
 
-/* Mark every in-flight slot for retransmission (RTO, go-back-N).
+/* Mark every in-flight slot sent before @p before for retransmission
+ * because of @p why (RTO, go-back-N).
  * @p wait_too: also the request at una if it waits for its response
  * (WAIT): the target holds CACK below it (UEC 1.0 3.5.20.2.2), so its
  * stored response was lost or is still due; a duplicate makes the target
@@ -450,21 +454,19 @@ pds_init_fail(struct uet_pds *p, struct pds_pdc *c, int status)
  * Returns how many were marked. */
 uint32_t
 pds_init_mark_from(struct uet_pds *p, struct pds_pdc *c, uint32_t from,
-		   bool wait_too)
+		   bool wait_too, enum pds_why why, uint64_t before)
 {
 	struct pds_slot *sl;
 	uint32_t psn, k = 0;
 
 	for (psn = from; psn != c->u.i.snd; psn++) {
 		sl = pds_slot(p, c, psn);
-		if (sl->state == SLOT_SENT) {
-			PDS_SLOT_UNSEND(p, c, sl);
-		} else if (!(wait_too && sl->state == SLOT_WAIT &&
-			     psn == c->u.i.una)) {
+		if (sl->sent_ns >= before)
 			continue;
-		}
-		sl->state = SLOT_RETX;
-		c->u.i.n_retx++;
+		if (sl->state != SLOT_SENT &&
+		    !(wait_too && sl->state == SLOT_WAIT && psn == c->u.i.una))
+			continue;
+		pds_slot_mark(p, c, sl, why);
 		k++;
 	}
 	return k;
@@ -528,34 +530,52 @@ pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c)
 }
 
 /*
- * What an RTO resends. First only the head, if in flight (F-RTO, after
- * RFC 5682): after a stall of this end or lost ACKs the window is not
- * lost, and resending all of it would only be duplicates; the next ACK
- * decides (pds_ack_frto). Later RTOs without progress, or a head that
- * is not simply in flight, go back from una (UEC 1.0 PDS retransmission).
+ * What an RTO resends. UEC 1.0 PDS retransmission (RUD loss sequences,
+ * 3.5.20.3.2): a packet is resent when its timeout expires, with RETX
+ * set, up to Max_RTO_Retx_Cnt times, and the timeout doubles with each
+ * retry (RTO_INIT x 2^retry). This PDS keeps one timer per PDC, that of
+ * its oldest outstanding packet (una). When it expires, the packets sent
+ * after una may have expired too - after a stall of this end, all of
+ * them at once - but a window whose ACKs were only late (this end did
+ * not run, or they were lost) is not lost: resending it would send the
+ * window twice, all of it duplicates.
+ * DECISION: the oldest go first, and few: an expiry resends as many of
+ * the oldest outstanding packets as the timeout that just expired holds
+ * RTO_INIT (1, 2, 4, ... up to rto_max / RTO_INIT; those already marked
+ * count), so the RTO path sends at most one packet per RTO_INIT on
+ * average however large the window, and the first
+ * expiry after a stall resends the packet at una only (whatever it
+ * waits for: its ACK, or as a WAIT slot its guaranteed-delivery response,
+ * which a duplicate makes the target send again). The next ACK decides
+ * (pds_ack_frto, after F-RTO, RFC 5682): if it acknowledges a packet
+ * never retransmitted the rest was late, and SACK, NACK and the next
+ * RTO repair what is really missing; otherwise every packet sent before
+ * the RTO is lost and is resent (WIRE-DECISIONS "RTO: the oldest packets
+ * first, doubling").
  */
 static void
 pds_init_rto_mark(struct uet_pds *p, struct pds_pdc *c)
 {
-	struct pds_slot *sl = pds_slot(p, c, c->u.i.una);
+	struct pds_init *i = &c->u.i;
+	uint64_t n = pds_rto_ns(p, i->retries - 1) / p->cfg.rto_init_ns;
+	struct pds_slot *sl;
+	uint32_t psn;
 
-	/* Not for guaranteed delivery: a lost response is only recovered
-	 * by resending its request (WAIT slots, pds_init_mark_from). */
-	if (c->u.i.retries == 1 && c->u.i.una + 1 != c->u.i.snd &&
-	    !(sl->flags & SLOT_F_RESP) &&
-	    (sl->state == SLOT_SENT || sl->state == SLOT_RETX)) {
-		c->flags |= PDC_F_FRTO;
-		/* Already queued again (SACK evidence came late): as is. */
-		if (sl->state == SLOT_RETX)
-			return;
-		PDS_SLOT_UNSEND(p, c, sl);
-		sl->state = SLOT_RETX;
-		c->u.i.n_retx++;
-		p->st.retx_rto++;
-		return;
+	for (psn = i->una; psn != i->snd && n > 0; psn++) {
+		sl = pds_slot(p, c, psn);
+		if (sl->state == SLOT_SENT ||
+		    (sl->state == SLOT_WAIT && psn == i->una))
+			pds_slot_mark(p, c, sl, PDS_WHY_RTO);
+		else if (sl->state != SLOT_RETX)
+			continue;
+		/* Already marked (e.g. SACK evidence behind the CC gate):
+		 * it goes as it is, counted by that reason. */
+		n--;
 	}
-	c->flags &= (uint16_t)~PDC_F_FRTO;
-	p->st.retx_rto += pds_init_mark_from(p, c, c->u.i.una, true);
+	if (psn != i->snd)
+		c->flags |= PDC_F_FRTO;
+	else
+		c->flags &= (uint16_t)~PDC_F_FRTO;
 }
 
 static void
@@ -608,9 +628,7 @@ pds_init_tlp(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 		 * return direction sends no CPs (pds.c): resend the tail
 		 * instead; its RETX flag makes the receiver ACK at once, and
 		 * a SYN request may open the PDC itself. */
-		PDS_SLOT_UNSEND(p, c, sl);
-		sl->state = SLOT_RETX;
-		c->u.i.n_retx++;
+		pds_slot_mark(p, c, sl, PDS_WHY_TLP);
 		p->st.tlp_fires++;
 		pds_cc_flush_loss(p, c, now);
 		pds_init_kick(p, c);

@@ -170,10 +170,7 @@ pds_init_probe_reply(struct uet_pds *p, struct pds_pdc *c,
 		sl = pds_slot(p, c, psn);
 		if (sl->state != SLOT_SENT || sl->sent_ns > i->probe_ns)
 			continue;
-		PDS_SLOT_UNSEND(p, c, sl);
-		sl->state = SLOT_RETX;
-		i->n_retx++;
-		p->st.retx_probe++;
+		pds_slot_mark(p, c, sl, PDS_WHY_PROBE);
 	}
 }
 

@@ -157,6 +157,32 @@ enum pds_slot_state {
 #define SLOT_F_CP     0x02u /* a control packet (kind = ctl_type) */
 #define SLOT_F_AR     0x04u /* AR on every transmission */
 #define SLOT_F_RETXD  0x08u /* retransmitted at least once (no RTT) */
+/* High nibble of the flags: why a SLOT_RETX slot is to be resent (enum
+ * pds_why), counted when the resend is drained (pds_retx_sent). */
+#define SLOT_WHY_SHIFT 4
+#define SLOT_WHY_MASK  0xf0u
+
+/*
+ * Why a packet is sent again. A retransmission is counted by its reason
+ * when its descriptor leaves uet_pds_tx_burst(), not when it is marked:
+ * an ACK may complete a marked packet first, and then nothing is sent
+ * (uet_pds_stats.resend_cancelled).
+ */
+enum pds_why {
+	PDS_WHY_NONE = 0,
+	PDS_WHY_RTO,     /* retransmission timeout */
+	PDS_WHY_NACK,    /* retransmit-class NACK other than a trim */
+	PDS_WHY_TRIM,    /* TRIMMED / TRIMMED_LASTHOP NACK */
+	PDS_WHY_SACK,    /* SACK-inferred loss of a first transmission */
+	PDS_WHY_AGAIN,   /* a retransmission presumed lost too */
+	PDS_WHY_PROBE,   /* PROBE reply: sent before the PROBE, not ACKed */
+	PDS_WHY_BACKOFF, /* resource NACK, resent when the back-off ends */
+	PDS_WHY_TLP,     /* tail-loss probe resending the newest packet */
+	PDS_WHY_COUNT
+};
+
+_Static_assert(PDS_WHY_COUNT - 1 <= (SLOT_WHY_MASK >> SLOT_WHY_SHIFT),
+	       "every reason fits in the high nibble of a slot's flags");
 
 /* One PSN of a transmit block: enough to rebuild the packet. */
 struct pds_slot {
@@ -185,6 +211,7 @@ pds_nominal(const struct pds_slot *sl)
 		(c)->u.i.inflight -= (sl)->len;			\
 		(p)->cc_lost += pds_nominal(sl);		\
 	} while (0)
+
 
 /* Stored guaranteed-delivery response (UEC 1.0 PDS guaranteed delivery), or a
  * RUDI_RESP's response until the descriptor left. Bytes: pds_resp_data(). */
@@ -233,6 +260,7 @@ struct pds_rudi {
 	uint8_t queued;
 	uint8_t backoffs;  /* resource NACKs (refusals) so far */
 	uint8_t backoff;   /* the timer ends a back-off, not an RTO */
+	uint8_t why;       /* enum pds_why of the resend queued, if any */
 };
 
 /* Queued datagram transmission: UUD inline, RUDI by slot. */
@@ -381,6 +409,26 @@ struct uet_pds {
 	struct uet_pds_stats st;
 };
 
+/* Mark @p sl (SENT, or a WAIT slot whose request must go again) for
+ * retransmission because of @p why; nothing is counted until it is sent. */
+static inline void
+pds_slot_mark(struct uet_pds *p, struct pds_pdc *c, struct pds_slot *sl,
+	      enum pds_why why)
+{
+	if (sl->state == SLOT_SENT)
+		PDS_SLOT_UNSEND(p, c, sl);
+	sl->state = SLOT_RETX;
+	sl->flags = (uint8_t)((sl->flags & ~SLOT_WHY_MASK) |
+			      ((unsigned int)why << SLOT_WHY_SHIFT));
+	c->u.i.n_retx++;
+}
+
+static inline enum pds_why
+pds_slot_why(const struct pds_slot *sl)
+{
+	return (enum pds_why)((sl->flags & SLOT_WHY_MASK) >> SLOT_WHY_SHIFT);
+}
+
 /* ---- pds.c: rings, events, handles ---- */
 static inline uint32_t
 pds_ring_count(const struct pds_ring *r)
@@ -403,6 +451,8 @@ void pds_done(struct uet_pds *p, uint8_t mode, uint64_t cookie, int status,
 	      uint32_t psn);
 void pds_pdc_down(struct uet_pds *p, struct pds_pdc *c, int status);
 void pds_commit(struct uet_pds *p, uint64_t now);
+/* A retransmission of reason @p why leaves: count it. */
+void pds_retx_sent(struct uet_pds *p, enum pds_why why);
 
 /* 1.25 SRTT: a resend younger than this cannot have been answered yet;
  * 0 without an RTT sample. */
@@ -636,7 +686,8 @@ int pds_init_close(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 int pds_init_queue_cp(struct uet_pds *p, struct pds_pdc *c, uint8_t ctl,
 		      uint32_t payload);
 uint32_t pds_init_mark_from(struct uet_pds *p, struct pds_pdc *c,
-			    uint32_t from, bool wait_too);
+			    uint32_t from, bool wait_too, enum pds_why why,
+			    uint64_t before);
 
 /* Fields common to requests and CPs (pds_tgt.c). */
 struct pds_rxinfo {

@@ -452,12 +452,13 @@ page_make(struct uet_svc_server *s)
 }
 
 /* A socket file left by a service that died is replaced; one that
- * answers is somebody's: -EADDRINUSE. */
+ * answers is somebody's: -EADDRINUSE; any other file: -EEXIST. */
 static int
 listen_make(struct uet_svc_server *s)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+	struct stat st;
 	int fd, probe;
 
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s", s->path);
@@ -469,6 +470,9 @@ listen_make(struct uet_svc_server *s)
 		return -EADDRINUSE;
 	}
 	close(probe);
+	/* only a socket is replaced, never another kind of file */
+	if (lstat(s->path, &st) == 0 && !S_ISSOCK(st.st_mode))
+		return -EEXIST;
 	if (unlink(s->path) != 0 && errno != ENOENT)
 		return -errno;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC,

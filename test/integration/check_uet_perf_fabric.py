@@ -93,6 +93,12 @@ def incast(perf, tmp):
           "incast: every trim NACKed, every NACK received")
     check(k["retransmitted"] >= k["trims"],
           "incast: each trimmed packet retransmitted")
+    by_reason = sum(k[r] for r in ("retx_trim", "retx_nack", "retx_rto",
+                                   "retx_sack", "retx_again", "retx_probe",
+                                   "retx_tlp", "retx_backoff"))
+    check(by_reason == k["retransmitted"],
+          f"incast: retransmissions by reason ({by_reason}) are the "
+          f"frames retransmitted ({k['retransmitted']})")
     c = a["completion_us"]
     check(0 < c["first"] <= c["p50"] <= c["max"] == c["last"] and
           c["last"] >= c["ideal_last"] > 0,

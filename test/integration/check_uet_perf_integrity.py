@@ -182,7 +182,7 @@ def group_trim(perf, tmp):
         check(r["retransmissions"] >= w["rx_trimmed"],
               f"{what}: every trimmed frame resent")
         if r["ulp"] == "raw":
-            check(r["recovery"]["retx_nack"] > 0,
+            check(r["recovery"]["retx_trim"] > 0,
                   f"{what}: trim NACKs acted on")
 
 

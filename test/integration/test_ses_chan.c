@@ -609,6 +609,17 @@ test_window(void)
 	eng.win_base = win;
 	eng.win_len = WIN;
 	eng.jobs = &jobs;
+	/* an INLINE engine never sleeps: no wake-up fd; its wakers move
+	 * only with no channel attached */
+	CHECK(uet_engine_wake_fd(A.e, 0) == -ENOENT);
+	CHECK(uet_engine_wake_fd(A.e, 99) == -EINVAL);
+	{
+		static uint64_t spot[8];
+
+		CHECK(uet_engine_wakers_place(A.e, spot, 2) == -EINVAL);
+		CHECK(uet_engine_wakers_place(A.e, spot, sizeof(spot[0])) ==
+		      -EBUSY); /* A.ch is attached */
+	}
 	CHECK(uet_engine_chan_attach(A.e, 0, &eng) == 0);
 	ulp_stats(&A, &st0);
 	/* a send of window bytes 1000..3999 */

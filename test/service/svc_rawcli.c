@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -24,7 +25,9 @@
 
 #include "svc_rawcli.h"
 
-#define RC_REPLY_MS 5000 /* as UET_SVC_TIMEOUT_MS */
+/* longer than a provider's UET_SVC_TIMEOUT_MS: the sanitizer build on a
+ * loaded machine answers slowly, and a test has its own bound */
+#define RC_REPLY_MS 30000
 #define RC_CQ_POLLS 50000u
 
 int failures;
@@ -40,6 +43,25 @@ nap_ms(unsigned int ms)
 /* ------------------------------------------------------------------ */
 /* the service process                                                 */
 /* ------------------------------------------------------------------ */
+
+static int tel_once(const struct rc_service *s, const char *cmd,
+		    const char *key, uint64_t *v);
+
+/* The probe connection of rc_service_start() is gone (its hang-up
+ * handled): counts and fds read now are the idle service's. At most
+ * 10 s. */
+static int
+service_idle(const struct rc_service *s)
+{
+	uint64_t n = UINT64_MAX;
+
+	for (unsigned int i = 0; i < 1000; i++) {
+		if (tel_once(s, "/uet/service", "clients", &n) == 0 && n == 0)
+			return 0;
+		nap_ms(10);
+	}
+	return -ETIMEDOUT;
+}
 
 int
 rc_service_start(struct rc_service *s, const char *engine_bin,
@@ -82,6 +104,9 @@ rc_service_start(struct rc_service *s, const char *engine_bin,
 	if (s->pid < 0)
 		return -errno;
 	if (s->pid == 0) {
+		/* a test that dies takes its service with it (SIGTERM: the
+		 * service still removes its socket and runtime files) */
+		(void)prctl(PR_SET_PDEATHSIG, SIGTERM);
 		execl(engine_bin, engine_bin, "-c", s->conf, (char *)NULL);
 		_exit(127);
 	}
@@ -93,7 +118,7 @@ rc_service_start(struct rc_service *s, const char *engine_bin,
 
 		if (rc_connect(&c, s->sock) == 0) {
 			rc_close(&c);
-			return 0;
+			return service_idle(s);
 		}
 		if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
 			s->pid = -1;
@@ -132,9 +157,9 @@ rc_service_stop(struct rc_service *s)
 
 /* DPDK telemetry (v2 socket of the EAL's runtime directory): one JSON
  * object per command; a number is found after its "key": */
-int
-rc_tel(const struct rc_service *s, const char *cmd, const char *key,
-       uint64_t *v)
+static int
+tel_once(const struct rc_service *s, const char *cmd, const char *key,
+	 uint64_t *v)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	char buf[16384], pat[80];
@@ -150,7 +175,9 @@ rc_tel(const struct rc_service *s, const char *cmd, const char *key,
 	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0)
 		goto out;
 	n = read(fd, buf, sizeof(buf) - 1); /* the greeting */
-	if (n <= 0 || write(fd, cmd, strlen(cmd)) < 0)
+	/* a connection the telemetry server refused is closed at once: no
+	 * SIGPIPE for writing to it */
+	if (n <= 0 || send(fd, cmd, strlen(cmd), MSG_NOSIGNAL) < 0)
 		goto out;
 	n = read(fd, buf, sizeof(buf) - 1);
 	if (n <= 0)
@@ -166,6 +193,24 @@ rc_tel(const struct rc_service *s, const char *cmd, const char *key,
 	rc = 0;
 out:
 	close(fd);
+	return rc;
+}
+
+/* DPDK's telemetry serves a few connections at once, each on a thread
+ * that goes away a little after the client: a refused or cut read is
+ * tried again (at most 200 times, 10 ms apart). */
+int
+rc_tel(const struct rc_service *s, const char *cmd, const char *key,
+       uint64_t *v)
+{
+	int rc = -EIO;
+
+	for (unsigned int i = 0; i < 200; i++) {
+		rc = tel_once(s, cmd, key, v);
+		if (rc == 0)
+			return 0;
+		nap_ms(10);
+	}
 	return rc;
 }
 

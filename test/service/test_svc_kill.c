@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,6 +42,25 @@ tel(const char *key)
 	return v;
 }
 
+/*
+ * The engine reuses the process slot of a killed client's PIDonFEP once
+ * no target record of the context is open (docs/SERVICE.md "Client death
+ * and cleanup"): until then CHAN_OPEN may answer -ENOSPC. Retried for at
+ * most 30 s.
+ */
+static int
+chan_open_retry(struct rc_client *c, uint16_t pid, struct rc_chan *ch)
+{
+	int rc = -ENOSPC;
+
+	for (unsigned int i = 0; i < 3000 && rc == -ENOSPC; i++) {
+		rc = rc_chan_open(c, pid, 64, ch);
+		if (rc == -ENOSPC)
+			usleep(10000);
+	}
+	return rc;
+}
+
 /* The victim: runs until killed (bounded: it exits by itself after
  * 60 s of posting, should nobody kill it). Writes one byte to @p ready
  * once traffic flows. */
@@ -56,15 +76,22 @@ victim(int ready, unsigned int cycle)
 	uint64_t peer;
 	bool told = false;
 
-	if (rc_connect(&c, svc.sock) < 0 || rc_hello(&c) < 0 ||
-	    rc_pid_get(&c, 0, UET_SVC_CTX_ANY, &p1) < 0 ||
-	    rc_pid_get(&c, 0, UET_SVC_CTX_ANY, &p2) < 0 ||
-	    rc_job(&c, true, JOB, p1.pid) < 0 ||
-	    rc_job(&c, true, JOB, p2.pid) < 0 ||
-	    rc_chan_open(&c, p1.pid, 64, &tx) < 0 ||
-	    rc_chan_open(&c, p2.pid, 64, &rx) < 0 ||
-	    rc_peer_add(&c, tx.ctx, p2.pid, p2.initiator, &peer) < 0)
+	int rc, step = 0;
+
+	if ((rc = rc_connect(&c, svc.sock)) < 0 ||
+	    (++step, rc = rc_hello(&c)) < 0 ||
+	    (++step, rc = rc_pid_get(&c, 0, UET_SVC_CTX_ANY, &p1)) < 0 ||
+	    (++step, rc = rc_pid_get(&c, 0, UET_SVC_CTX_ANY, &p2)) < 0 ||
+	    (++step, rc = rc_job(&c, true, JOB, p1.pid)) < 0 ||
+	    (++step, rc = rc_job(&c, true, JOB, p2.pid)) < 0 ||
+	    (++step, rc = chan_open_retry(&c, p1.pid, &tx)) < 0 ||
+	    (++step, rc = chan_open_retry(&c, p2.pid, &rx)) < 0 ||
+	    (++step, rc = rc_peer_add(&c, tx.ctx, p2.pid, p2.initiator,
+				      &peer)) < 0) {
+		fprintf(stderr, "cycle %u: client setup step %d: %s\n", cycle,
+			step, strerror(-rc));
 		_exit(3);
+	}
 	/* receives for some of the messages, the rest wait unexpected */
 	memset(&r, 0, sizeof(r));
 	r.op = UET_CHAN_RQ_RECV;
@@ -129,6 +156,8 @@ cycle_one(unsigned int i, const uint64_t *clients0)
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
+		/* it goes with the test, should the test die first */
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(pfd[0]);
 		victim(pfd[1], i);
 	}
@@ -144,8 +173,8 @@ cycle_one(unsigned int i, const uint64_t *clients0)
 	(void)kill(pid, SIGKILL);
 	(void)waitpid(pid, &st, 0);
 	/* the service sees the hang-up and cleans up: bounded wait */
-	for (unsigned int k = 0; k < 3000 && tel("clients") != *clients0; k++)
-		usleep(10000);
+	for (unsigned int k = 0; k < 1500 && tel("clients") != *clients0; k++)
+		usleep(20000);
 	return tel("clients") == *clients0 ? 0 : -ETIMEDOUT;
 }
 

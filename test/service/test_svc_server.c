@@ -15,7 +15,9 @@
  *   isolation: another client's PIDonFEP, an ungranted job, another's
  *     peer handle and memory key, remote-access MR_REG, an SQE with an
  *     ungranted job (-EPERM) and one outside the window (-EFAULT);
- *   limits: max_clients; a client gone without BYE is cleaned up;
+ *   limits: max_clients; a client gone without BYE is cleaned up; a
+ *     second service on the socket (or on a file that is no socket)
+ *     refuses and leaves it alone;
  *   every /uet/service count back to its start; SIGTERM: exit 0, socket
  *   unlinked, nothing left of its EAL prefix in /var/run/dpdk.
  *
@@ -26,7 +28,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <rte_common.h>
@@ -537,6 +542,68 @@ test_all_to_all(void)
 	}
 }
 
+/* Run uet-engine on @p sock with the service's configuration and its
+ * own EAL prefix: @return its exit status (bounded wait), or -1. */
+static int
+second_engine(const char *bin, const char *sock, const char *prefix)
+{
+	char arg[96];
+	pid_t pid;
+	int st;
+
+	snprintf(arg, sizeof(arg), "--file-prefix=%s", prefix);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		(void)prctl(PR_SET_PDEATHSIG, SIGTERM);
+		execl(bin, bin, "-c", svc.conf, "--socket", sock, "--", "-l",
+		      "0-1", "--no-huge", "-m", "256", "--no-pci",
+		      "--log-level=5", arg, (char *)NULL);
+		_exit(127);
+	}
+	for (unsigned int i = 0; i < 6000; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+		usleep(10000);
+	}
+	(void)kill(pid, SIGKILL);
+	(void)waitpid(pid, &st, 0);
+	return -1;
+}
+
+/* A second service on a socket in use, or on a path that is not a
+ * socket: it refuses (exit 1) and leaves both alone. */
+static void
+test_socket_taken(const char *bin)
+{
+	char prefix[64], path[128], buf[8] = "";
+	struct stat st;
+	FILE *f;
+
+	snprintf(prefix, sizeof(prefix), "svctdup%d", (int)getpid());
+	CHECK(second_engine(bin, svc.sock, prefix) == 1);
+	CHECK(stat(svc.sock, &st) == 0 && S_ISSOCK(st.st_mode));
+	snprintf(path, sizeof(path), "/tmp/uet-svct-file-%d", (int)getpid());
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f != NULL) {
+		fputs("keep", f);
+		fclose(f);
+		CHECK(second_engine(bin, path, prefix) == 1);
+		f = fopen(path, "r");
+		CHECK(f != NULL && fgets(buf, sizeof(buf), f) != NULL &&
+		      strcmp(buf, "keep") == 0);
+		if (f != NULL)
+			fclose(f);
+		(void)unlink(path);
+	}
+	snprintf(path, sizeof(path), "/var/run/dpdk/%s", prefix);
+	CHECK(stat(path, &st) != 0 && errno == ENOENT);
+	/* the first one still serves */
+	CHECK(tel("clients") != UINT64_MAX);
+}
+
 static const char *const counts[] = {
 	"clients", "chans", "peers", "mrs", "jobs", "pids",
 };
@@ -580,6 +647,7 @@ main(int argc, char **argv)
 	test_isolation(&a, &c, peer_b);
 	test_ring_garbage();
 	test_all_to_all();
+	test_socket_taken(argv[1]);
 	/* a channel closed and opened again */
 	CHECK(rc_chan_close(&c.c, &c.ch) == 0);
 	CHECK(rc_chan_close(&c.c, &c.ch) == -ENOENT);

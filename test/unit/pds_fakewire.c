@@ -138,6 +138,10 @@ fw_send(struct fakewire *w, int from, const struct uet_pds_tx *t)
 	int n = fw_encode(t, &pk);
 
 	w->tx_pkts[from]++;
+	/* requests, and reliable CPs (CLOSE) sent again */
+	if (t->kind == UET_PDS_TX_RETX ||
+	    (t->hdr.type == UET_PDS_TYPE_CP && (t->hdr.flags & UET_PDS_F_RETX)))
+		w->tx_retx[from]++;
 	if (n < 0) {
 		w->bad_payload++;
 		return;
@@ -498,6 +502,43 @@ const struct uet_pds_stats *
 fw_st(int side)
 {
 	return uet_pds_stats_get(W.pds[side]);
+}
+
+uint64_t
+fw_retx_sent(int side)
+{
+	return fw_retx_of(fw_st(side));
+}
+
+uint64_t
+fw_retx_of(const struct uet_pds_stats *s)
+{
+	return s->retx_sack + s->retx_nack + s->retx_trim + s->retx_rto +
+	       s->retx_backoff + s->retx_probe + s->retx_again + s->retx_tlp;
+}
+
+uint16_t
+fw_window_acks_held(struct fakewire *w, uint32_t first, uint16_t n,
+		    uint8_t flags, struct uet_pds_tx *acks, uint16_t max)
+{
+	struct uet_pds_tx tx[64];
+	uint16_t k, i;
+
+	if (n > 64)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (fw_submit(w, UET_PDS_MODE_RUD, first + i, flags) != 0)
+			return 0;
+	k = fw_take(w, 0, tx, n);
+	if (k != n)
+		return 0;
+	for (i = 0; i < k; i++)
+		fw_inject(w, 1, &tx[i], false, false);
+	/* the coalesced tail's delayed ACK too (ack_delay_ns is 50 us) */
+	w->now += 1000000;
+	uet_pds_advance(w->pds[1], w->now);
+	fw_drain(w, 1);
+	return fw_take(w, 1, acks, max);
 }
 
 bool

@@ -61,6 +61,7 @@ struct fakewire {
 	uint32_t norder;
 	uint32_t bad_payload;
 	uint32_t tx_pkts[2];
+	uint32_t tx_retx[2];        /* UET_PDS_TX_RETX descriptors sent */
 	uint32_t dropped[2];
 	bool resp_expected;         /* target answers every request */
 	bool resp_default;          /* ... with uet_pds_respond_default() */
@@ -151,6 +152,20 @@ int fw_setup(void **state);
 int fw_teardown(void **state);
 /* Counters of side @p side of W. */
 const struct uet_pds_stats *fw_st(int side);
+/* Retransmissions counted in @p s, every reason. */
+uint64_t fw_retx_of(const struct uet_pds_stats *s);
+/* Retransmissions side @p side of W counted, every reason. */
+uint64_t fw_retx_sent(int side);
+/*
+ * Submit cookies @p first .. @p first + @p n - 1 (RUD, submit @p flags,
+ * n <= 64) from side 0, hand them all to side 1 and let it answer; its
+ * ACKs are held back in @p acks (at most @p max): a window the target has
+ * whole whose ACKs have not reached the sender yet. Returns the ACKs
+ * held, 0 if the window did not go out whole.
+ */
+uint16_t fw_window_acks_held(struct fakewire *w, uint32_t first, uint16_t n,
+			     uint8_t flags, struct uet_pds_tx *acks,
+			     uint16_t max);
 /* A cmocka test of W with the given setup and fw_teardown. */
 #define FW_TEST(f, setup) cmocka_unit_test_setup_teardown(f, setup, fw_teardown)
 

@@ -106,9 +106,11 @@ pds_init_ack__sack_completes_and_infers_loss(void **state)
 	assert_int_equal(W.done_ok[3], 1);
 	assert_int_equal(W.done_ok[7], 1);
 	assert_int_equal(W.done_ok[1], 0);
-	/* 1 and 2 are >= 3 PSNs below the highest SACKed: retransmitted. */
-	assert_int_equal(fw_st(0)->retx_sack, 2);
+	/* 1 and 2 are >= 3 PSNs below the highest SACKed: retransmitted,
+	 * and counted as they leave. */
+	assert_int_equal(fw_st(0)->retx_sack, 0);
 	assert_int_equal(retx(tx, 16), 2);
+	assert_int_equal(fw_st(0)->retx_sack, 2);
 	assert_int_equal(tx[0].hdr.u.req.psn, psn(1));
 	assert_int_equal(tx[1].hdr.u.req.psn, psn(2));
 	assert_true(tx[0].hdr.flags & UET_PDS_F_RETX);
@@ -120,14 +122,16 @@ pds_init_ack__sack_completes_and_infers_loss(void **state)
 static void
 pds_init_ack__sack_edges(void **state)
 {
-	struct uet_pds_tx a;
+	struct uet_pds_tx a, tx[16];
 
 	(void)state;
 	/* Bit 63 and bits below una / beyond snd are ignored safely. */
 	a = ack_cc(psn(0), psn(15) - 63, UINT64_C(1) << 63 | 1u);
 	fw_inject(&W, 0, &a, false, false);
 	assert_int_equal(W.done_ok[15], 1);
-	assert_int_equal(fw_st(0)->retx_sack, 11); /* psn 1..11: 3+ below 15 */
+	/* psn 1..11: 3+ below 15 */
+	assert_int_equal(retx(tx, 16), 11);
+	assert_int_equal(fw_st(0)->retx_sack, 11);
 	/* A CACK beyond anything sent is rejected. */
 	a = ack_cc(psn(40), psn(41), 1);
 	fw_inject(&W, 0, &a, false, false);
@@ -165,7 +169,8 @@ pds_init_nack__oor_and_lasthop_retransmit(void **state)
 	n = nack(UET_NACK_TRIMMED_LASTHOP, psn(10));
 	fw_inject(&W, 0, &n, false, false);
 	assert_int_equal(retx(tx, 16), 2);
-	assert_int_equal(fw_st(0)->retx_nack, 2);
+	assert_int_equal(fw_st(0)->retx_nack, 1);
+	assert_int_equal(fw_st(0)->retx_trim, 1);
 }
 
 static void
@@ -443,7 +448,8 @@ pds_init_nack__retransmit_limit_fails_pdc(void **state)
 		assert_int_equal(tx[0].hdr.u.req.psn, psn(1));
 	}
 	assert_int_equal(W.done_err[1], 0);
-	assert_int_equal(fw_st(0)->retx_nack, cfg.max_nack_retx);
+	assert_int_equal(fw_st(0)->retx_trim, cfg.max_nack_retx);
+	assert_int_equal(fw_st(0)->retx_nack, 0);
 	/* Over the limit, but the PDC is young: resent once more. */
 	fw_inject(&W, 0, &n, false, false);
 	assert_int_equal(retx(tx, 16), 1);
@@ -607,11 +613,14 @@ pds_ack_infer__burst_one_loss_one_retransmission(void **state)
 	assert_int_equal(k, (BURST_N - 1) / 16);
 	for (i = 0; i < k; i++)
 		fw_inject(&W, 0, &tx[i], false, false);
-	assert_int_equal(fw_st(0)->retx_sack, 1);
+	/* marked; counted when it leaves */
+	assert_int_equal(fw_st(0)->retx_sack, 0);
 	assert_true(fw_run(&W, 1000, 100000000ull, burst_done, NULL));
+	assert_int_equal(fw_st(0)->retx_sack, 1);
 	retx = fw_st(0)->retx_sack + fw_st(0)->retx_nack +
 	       fw_st(0)->retx_rto + fw_st(0)->retx_probe +
-	       fw_st(0)->retx_again;
+	       fw_st(0)->retx_again + fw_st(0)->retx_trim +
+	       fw_st(0)->retx_tlp + fw_st(0)->retx_backoff;
 	assert_int_equal(retx, 1);
 	for (c = 0; c < BURST_N; c++)
 		assert_int_equal(W.delivered[c], 1);
@@ -622,7 +631,7 @@ pds_ack_infer__burst_one_loss_one_retransmission(void **state)
 static void
 pds_ack_infer__below_bitmap_is_no_information(void **state)
 {
-	struct uet_pds_tx a;
+	struct uet_pds_tx a, tx[16];
 
 	(void)state;
 	/* CACK 0, bitmap from 12: 12..15 received; 1..11 not reported. */
@@ -640,6 +649,8 @@ pds_ack_infer__below_bitmap_is_no_information(void **state)
 	/* The bitmap from 1 shows 1 missing with 2..15 received. */
 	a = ack_cc(psn(0), psn(1), 0x7FFEu);
 	fw_inject(&W, 0, &a, false, false);
+	assert_int_equal(retx(tx, 16), 1);
+	assert_int_equal(tx[0].hdr.u.req.psn, psn(1));
 	assert_int_equal(fw_st(0)->retx_sack, 1);
 }
 
@@ -773,6 +784,31 @@ rto__waiting_requests_above_una_not_resent(void **state)
 		assert_int_equal(W.done_ok[50 + k], 1);
 }
 
+/* A retransmission is counted when it leaves: of three packets SACK marks
+ * lost, two are acknowledged before the transmit burst (they were late,
+ * not lost); only the third is sent and counted, the two are
+ * resend_cancelled. */
+static void
+pds_ack_slot__marked_then_acked_not_sent_nor_counted(void **state)
+{
+	struct uet_pds_tx a, tx[16];
+
+	(void)state;
+	/* 1, 2, 3 missing, 4..15 received: all three presumed lost. */
+	a = ack_cc(psn(0), psn(1), 0x7FF8u);
+	fw_inject(&W, 0, &a, false, false);
+	assert_int_equal(fw_st(0)->retx_sack, 0);
+	/* 1 and 2 arrive after all. */
+	a = ack_cc(psn(2), psn(3), 0x1FFEu);
+	fw_inject(&W, 0, &a, false, false);
+	assert_int_equal(W.done_ok[1] + W.done_ok[2], 2);
+	assert_int_equal(fw_st(0)->resend_cancelled, 2);
+	assert_int_equal(retx(tx, 16), 1);
+	assert_int_equal(tx[0].hdr.u.req.psn, psn(3));
+	assert_int_equal(fw_st(0)->retx_sack, 1);
+	assert_int_equal(fw_retx_sent(0), 1);
+}
+
 int
 main(void)
 {
@@ -809,6 +845,8 @@ main(void)
 		FW_TEST(pds_ack_infer__burst_one_loss_one_retransmission,
 			setup_burst),
 		FW_TEST(pds_ack_infer__below_bitmap_is_no_information, setup),
+		FW_TEST(pds_ack_slot__marked_then_acked_not_sent_nor_counted,
+			setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

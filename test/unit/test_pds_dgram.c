@@ -178,11 +178,12 @@ pds_rudi__refused_backs_off_then_answered(void **state)
 	assert_true(n.hdr.flags & UET_PDS_F_NT);
 	assert_int_equal(n.hdr.u.nack.code, UET_NACK_NO_SES_MSG_AVAIL);
 	fw_inject(&W, 0, &n, false, false);
-	assert_int_equal(fw_st(0)->retx_backoff, 1);
+	assert_int_equal(fw_st(0)->retx_backoff, 0);
 	assert_false(fw_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &again));
 	W.now += 2 * W.pds[0]->cfg.backoff_init_ns;
 	uet_pds_advance(W.pds[0], W.now);
 	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &again));
+	assert_int_equal(fw_st(0)->retx_backoff, 1);
 	assert_true(again.hdr.flags & UET_PDS_F_RETX);
 	/* The back-off is no RTO. */
 	assert_int_equal(fw_st(0)->rto_fires, 0);

@@ -359,6 +359,185 @@ pds_init_close__target_gone_is_closed(void **state)
 	assert_true(fw_pools_idle(&W));
 }
 
+/*
+ * UEC 1.0 PDS retransmission after a stall of this end (pds_init_rto_mark
+ * DECISION): the target has the whole window and its ACKs are waiting
+ * when the clock jumps 100 ms. Every packet's timer has expired, yet the
+ * RTO resends the oldest packet only - also when it waits for a
+ * guaranteed-delivery response, the case that resent the whole window -
+ * and the late ACKs, acknowledging packets never resent, end it: one
+ * retransmission counted, one sent, no more.
+ */
+static void
+stall_window_received(uint8_t flags)
+{
+	struct uet_pds_tx acks[64], tx[64], head;
+	uint16_t na, i;
+	uint32_t c;
+
+	W.resp_expected = (flags & UET_PDS_SUBMIT_RESP) != 0;
+	W.resp_default = W.resp_expected;
+	na = fw_window_acks_held(&W, 0, 64, flags, acks, 64);
+	assert_true(na > 0);
+	for (c = 0; c < 64; c++)
+		assert_int_equal(W.delivered[c], 1);
+	W.now += 100000000;
+	uet_pds_advance(W.pds[0], W.now);
+	assert_int_equal(fw_st(0)->rto_fires, 1);
+	assert_int_equal(fw_take(&W, 0, tx, 64), 1);
+	head = tx[0];
+	assert_int_equal(head.kind, UET_PDS_TX_RETX);
+	assert_int_equal(head.cookie, 0);
+	assert_true(head.hdr.flags & UET_PDS_F_RETX);
+	assert_int_equal(fw_st(0)->retx_rto, 1);
+	for (i = 0; i < na; i++)
+		fw_inject(&W, 0, &acks[i], false, false);
+	for (c = 0; c < 64; c++)
+		assert_int_equal(W.done_ok[c], 1);
+	assert_int_equal(fw_st(0)->rto_spurious, 1);
+	assert_int_equal(fw_take(&W, 0, tx, 64), 0);
+	assert_int_equal(fw_retx_sent(0), 1);
+	assert_int_equal(fw_st(0)->resend_cancelled, 0);
+	/* The resend reaches the target as a duplicate, nothing else. */
+	fw_inject(&W, 1, &head, false, false);
+	assert_int_equal(fw_st(1)->dup_rx, 1);
+	assert_int_equal(W.delivered[0], 1);
+}
+
+static void
+pds_init_rto__stall_resends_oldest_only(void **state)
+{
+	(void)state;
+	stall_window_received(0);
+}
+
+static void
+pds_init_rto__stall_resends_oldest_only_awaiting_response(void **state)
+{
+	(void)state;
+	stall_window_received(UET_PDS_SUBMIT_RESP);
+}
+
+/* The ACKs arrive after the RTO marked the oldest packet and before the
+ * transmit burst: it is not sent and not counted as a retransmission
+ * (resend_cancelled); the counters equal the frames drained, none. */
+static void
+pds_init_rto__acked_between_mark_and_drain_not_counted(void **state)
+{
+	struct uet_pds_tx acks[64], tx[64];
+	uint16_t na, i;
+
+	(void)state;
+	na = fw_window_acks_held(&W, 0, 64, 0, acks, 64);
+	assert_true(na > 0);
+	W.now += 100000000;
+	uet_pds_advance(W.pds[0], W.now);
+	assert_int_equal(fw_st(0)->rto_fires, 1);
+	for (i = 0; i < na; i++)
+		fw_inject(&W, 0, &acks[i], false, false);
+	assert_int_equal(fw_st(0)->resend_cancelled, 1);
+	assert_int_equal(fw_take(&W, 0, tx, 64), 0);
+	assert_int_equal(fw_retx_sent(0), 0);
+	assert_int_equal(fw_st(0)->rto_spurious, 1);
+	assert_int_equal(fw_st(1)->dup_rx, 0);
+}
+
+/* The window really was lost: the RTO resends the oldest packet, and its
+ * ACK, which acknowledges nothing first sent, shows the rest lost: every
+ * packet sent before the RTO goes again, each counted once as it leaves. */
+static void
+pds_init_rto__window_lost_goes_back_on_ack(void **state)
+{
+	struct uet_pds_tx tx[64], ack;
+	uint16_t k, i;
+	uint32_t c;
+
+	(void)state;
+	for (c = 0; c < 64; c++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
+	assert_int_equal(fw_take(&W, 0, tx, 64), 64); /* all lost */
+	W.now += 100000000;
+	uet_pds_advance(W.pds[0], W.now);
+	assert_int_equal(fw_take(&W, 0, tx, 64), 1);
+	assert_int_equal(tx[0].cookie, 0);
+	fw_inject(&W, 1, &tx[0], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fw_inject(&W, 0, &ack, false, false);
+	assert_int_equal(fw_st(0)->rto_spurious, 0);
+	k = fw_take(&W, 0, tx, 64);
+	assert_int_equal(k, 63);
+	for (i = 0; i < k; i++) {
+		assert_int_equal(tx[i].kind, UET_PDS_TX_RETX);
+		assert_int_equal(tx[i].cookie, i + 1);
+	}
+	assert_int_equal(fw_st(0)->retx_rto, 64);
+	assert_int_equal(fw_retx_sent(0), 64);
+	assert_int_equal(fw_st(0)->rto_fires, 1);
+}
+
+/* Without an answer, the k-th RTO in a row resends the 2^(k-1) oldest
+ * packets (exponential back-off of the timer and the burst alike). */
+static void
+pds_init_rto__rounds_double_the_resends(void **state)
+{
+	static const uint16_t want[5] = { 1, 2, 4, 8, 16 };
+	struct uet_pds_tx tx[64];
+	uint32_t c, r;
+
+	(void)state;
+	for (c = 0; c < 64; c++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
+	assert_int_equal(fw_take(&W, 0, tx, 64), 64); /* all lost */
+	for (r = 0; r < 5; r++) {
+		W.now += (W.pds[0]->cfg.rto_init_ns << r) +
+			 2 * W.pds[0]->cfg.timer_tick_ns;
+		uet_pds_advance(W.pds[0], W.now);
+		assert_int_equal(fw_st(0)->rto_fires, r + 1);
+		assert_int_equal(fw_take(&W, 0, tx, 64), want[r]);
+		assert_int_equal(tx[0].cookie, 0);
+		assert_int_equal(tx[want[r] - 1].cookie, want[r] - 1);
+	}
+	assert_int_equal(fw_st(0)->retx_rto, 1 + 2 + 4 + 8 + 16);
+	assert_int_equal(fw_retx_sent(0), 1 + 2 + 4 + 8 + 16);
+}
+
+/* With the timeout capped (rto_max 4 ms = 4 RTO_INIT), so is the burst:
+ * 1, 2, 4, 4, 4 - never more than one packet per RTO_INIT on average. */
+static void
+rto_max_4ms(struct uet_pds_config *cfg)
+{
+	cfg->rto_max_ns = 4000000;
+}
+
+static int
+setup_rto_max_4ms(void **state)
+{
+	(void)state;
+	return fw_setup_with(1, rto_max_4ms);
+}
+
+static void
+pds_init_rto__resends_capped_with_the_timeout(void **state)
+{
+	static const uint16_t want[5] = { 1, 2, 4, 4, 4 };
+	struct uet_pds_tx tx[64];
+	uint32_t c, r, sum = 0;
+
+	(void)state;
+	for (c = 0; c < 64; c++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
+	assert_int_equal(fw_take(&W, 0, tx, 64), 64); /* all lost */
+	for (r = 0; r < 5; r++) {
+		W.now += 4000000 + 2 * W.pds[0]->cfg.timer_tick_ns;
+		uet_pds_advance(W.pds[0], W.now);
+		assert_int_equal(fw_st(0)->rto_fires, r + 1);
+		assert_int_equal(fw_take(&W, 0, tx, 64), want[r]);
+		assert_int_equal(tx[0].cookie, 0);
+		sum += want[r];
+	}
+	assert_int_equal(fw_st(0)->retx_rto, sum);
+}
+
 int
 main(void)
 {
@@ -376,6 +555,15 @@ main(void)
 		T(pds_init_submit__psn_wrap),
 		T(pds_init_close__on_request),
 		T(pds_init_ar__window_room_and_trigger),
+		FW_TEST(pds_init_rto__stall_resends_oldest_only, fw_setup),
+		FW_TEST(pds_init_rto__stall_resends_oldest_only_awaiting_response,
+			fw_setup),
+		FW_TEST(pds_init_rto__acked_between_mark_and_drain_not_counted,
+			fw_setup),
+		FW_TEST(pds_init_rto__window_lost_goes_back_on_ack, fw_setup),
+		FW_TEST(pds_init_rto__rounds_double_the_resends, fw_setup),
+		FW_TEST(pds_init_rto__resends_capped_with_the_timeout,
+			setup_rto_max_4ms),
 #undef T
 	};
 

@@ -399,8 +399,11 @@ pds_ack_infer__spraying_waits_an_srtt(void **state)
 	a.hdr.u.ack.ack_psn_offset = 15;
 	a.hdr.u.ack.sack_bitmap = 0xFFFDu;
 	fw_inject(&W, 0, &a, false, false);
-	assert_int_equal(fw_st(0)->retx_sack, 1);
 	assert_int_equal(fw_st(0)->lb_freezes, 1);
+	/* counted as it leaves: PSN 1 */
+	assert_int_equal(fw_take(&W, 0, T, 8), 1);
+	assert_int_equal(T[0].hdr.u.req.psn, psn0 + 1);
+	assert_int_equal(fw_st(0)->retx_sack, 1);
 }
 
 /* An EV outside the configured range teaches nothing and is counted. */

@@ -182,9 +182,12 @@ static void
 prop_sanity(struct fakewire *w, const struct prop *pr)
 {
 	const struct uet_pds_stats *st = uet_pds_stats_get(w->pds[0]);
-	uint64_t retx = st->retx_sack + st->retx_nack + st->retx_rto +
-			st->retx_backoff;
+	uint64_t retx = fw_retx_of(st);
 
+	/* Counted as they leave: the counters are the resends sent. */
+	assert_int_equal(retx, w->tx_retx[0]);
+	assert_int_equal(fw_retx_of(uet_pds_stats_get(w->pds[1])),
+			 w->tx_retx[1]);
 	if (pr->rate >= 50000 && pr->mode != UET_PDS_MODE_UUD && !pr->dead)
 		assert_true(retx > 0);
 	if (pr->rate == 0 && !pr->dead)
@@ -193,7 +196,7 @@ prop_sanity(struct fakewire *w, const struct prop *pr)
 		return;
 	/* The return direction repaired its own losses (side 1 sends). */
 	st = uet_pds_stats_get(w->pds[1]);
-	retx = st->retx_sack + st->retx_nack + st->retx_rto + st->retx_backoff;
+	retx = fw_retx_of(st);
 	if (pr->rate >= 50000)
 		assert_true(retx > 0);
 	if (pr->rate == 0)

@@ -1006,6 +1006,12 @@ pds_tgt_rx__no_rx_block_nacks_no_bitmap(void **state)
 	assert_int_equal(nack.hdr.u.nack.psn, b[1].hdr.u.req.psn);
 	assert_int_equal(fw_st(1)->exhaust_rxblk, 1);
 	fw_inject(&W, 0, &nack, false, false);
+	/* Counted when the resend leaves, after the back-off. */
+	assert_int_equal(fw_st(0)->retx_backoff, 0);
+	W.now += 2 * W.pds[0]->cfg.backoff_init_ns;
+	uet_pds_advance(W.pds[0], W.now);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &nack));
+	assert_int_equal(nack.hdr.u.req.psn, b[1].hdr.u.req.psn);
 	assert_int_equal(fw_st(0)->retx_backoff, 1);
 }
 
@@ -1539,7 +1545,7 @@ uet_pds_refuse__psn_not_recorded_then_retx_delivered(void **state)
 	assert_int_equal(t.hdr.u.nack.code, UET_NACK_NO_SES_MSG_AVAIL);
 	assert_int_equal(t.hdr.u.nack.psn, req.hdr.u.req.psn);
 	fw_inject(&W, 0, &t, false, false);
-	assert_int_equal(fw_st(0)->retx_backoff, 1);
+	assert_int_equal(fw_st(0)->retx_backoff, 0);
 	/* Nothing before the back-off ends, then the retransmission. */
 	assert_false(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &again));
 	W.now += 2 * W.pds[0]->cfg.backoff_init_ns;
@@ -1547,6 +1553,7 @@ uet_pds_refuse__psn_not_recorded_then_retx_delivered(void **state)
 	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &again));
 	assert_int_equal(again.hdr.u.req.psn, req.hdr.u.req.psn);
 	assert_true(again.hdr.flags & UET_PDS_F_RETX);
+	assert_int_equal(fw_st(0)->retx_backoff, 1);
 	fw_inject(&W, 1, &again, false, false);
 	assert_int_equal(W.delivered[30], 1);
 	assert_int_equal(fw_st(1)->dup_rx, 0);

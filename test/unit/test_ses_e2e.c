@@ -97,7 +97,9 @@ retransmits(int node)
 {
 	const struct uet_pds_stats *st = uet_pds_stats_get(w.n[node].pds);
 
-	return st->retx_sack + st->retx_nack + st->retx_rto;
+	return st->retx_sack + st->retx_nack + st->retx_trim + st->retx_rto +
+	       st->retx_again + st->retx_probe + st->retx_tlp +
+	       st->retx_backoff;
 }
 
 static void

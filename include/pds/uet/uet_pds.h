@@ -562,9 +562,18 @@ struct uet_pds_stats {
 	uint64_t rx_ctl[16];       /**< CPs in, by ctl_type */
 	uint64_t nack_tx[32];      /**< NACKs sent, by code (0xFD-FF in [31]) */
 	uint64_t nack_rx[32];      /**< NACKs received, by code */
+	/* Retransmissions (retx_*, further below too) are counted by
+	 * reason when their descriptor leaves uet_pds_tx_burst(); a packet
+	 * marked for resend and acknowledged before it left counts in
+	 * resend_cancelled only. All retx_* together are the
+	 * UET_PDS_TX_RETX descriptors handed out plus the reliable control
+	 * packets (CLOSE) sent again (UET_PDS_TX_CTL with the RETX flag). */
 	uint64_t retx_sack;        /**< retransmits: SACK-inferred loss */
-	uint64_t retx_nack;        /**< retransmits: NACK (incl. trims) */
-	uint64_t retx_rto;         /**< retransmits: RTO */
+	uint64_t retx_nack;        /**< retransmits: retransmit-class NACK
+				    *   other than a trim (PSN_OOR_WINDOW,
+				    *   ROD_OOO go-back-N, ...) */
+	uint64_t retx_rto;         /**< retransmits: RTO (the oldest packet,
+				    *   then what the next ACK shows lost) */
 	uint64_t retx_backoff;     /**< retransmits after resource back-off */
 	uint64_t rto_fires;        /**< RTO expiries */
 	uint64_t tlp_fires;        /**< tail-loss probes */
@@ -629,6 +638,13 @@ struct uet_pds_stats {
 	uint64_t lb_freezes;       /**< REPS: freezing entered on a loss */
 	uint64_t lb_ev_foreign;    /**< ACK/NACK echoing an EV outside the
 				    *   configured range (no feedback) */
+	uint64_t retx_trim;        /**< retransmits: TRIMMED or
+				    *   TRIMMED_LASTHOP NACK */
+	uint64_t retx_tlp;         /**< retransmits: tail-loss probe resending
+				    *   the newest packet (no CP possible) */
+	uint64_t resend_cancelled; /**< packets marked for retransmission but
+				    *   acknowledged (or completed) before
+				    *   they left: not sent, not counted */
 };
 
 /** Counters of an instance. */

@@ -11,6 +11,9 @@
  *   (ARP/ND answered here; non-UET and malformed frames counted, dropped)
  *   -> hook rx_burst -> hook advance(now) -> hook tx_ready(now)
  *   -> fault injection (optional) -> neighbour resolution -> TX burst
+ *   (a frame to one of the engine's own addresses skips the last three
+ *   steps: local delivery puts it on the RX path of the context that
+ *   receives it)
  *
  * with one coarse timestamp per iteration. The protocol work (PDS/SES) is
  * a hook: an ops table given at creation, with per-lcore private state.
@@ -337,7 +340,8 @@ int uet_engine_outer_prepare(const struct uet_engine_lcore *lc,
 struct rte_mbuf *uet_engine_mbuf_alloc(struct uet_engine_lcore *lc,
 				       unsigned int port);
 
-/** Frames that can still be queued on @p port this iteration. */
+/** Frames that can still be queued on @p port this iteration (room in
+ * the TX staging array and in the context's hairpin queue of the port). */
 uint16_t uet_engine_tx_space(const struct uet_engine_lcore *lc,
 			     unsigned int port);
 
@@ -355,12 +359,27 @@ int uet_engine_tx(struct uet_engine_lcore *lc, unsigned int port,
  * neighbour cache (key: the IP destination of the frame). An unresolved
  * destination sends an ARP request / ND solicitation and holds the frame
  * (at most UET_ENGINE_NEIGH_HOLD per neighbour; the oldest is dropped and
- * counted when more arrive). On every return but -EAGAIN/-ENODEV the
+ * counted when more arrive). A destination that is the address of one of
+ * the engine's ports is not sent: the frame goes to that port's RX path
+ * on this context, as if received (local delivery, counters hairpin_*;
+ * a full hairpin queue drops it). On every return but -EAGAIN/-ENODEV the
  * engine owns @p m.
  * @return 0 (queued or held), -EAGAIN, -ENODEV, -EINVAL (not IP: freed).
  */
 int uet_engine_tx_ip(struct uet_engine_lcore *lc, unsigned int port,
 		     struct rte_mbuf *m);
+
+/**
+ * Local delivery with several contexts: context @p ctx_idx serves process
+ * @p pid (PIDonFEP, 12 bits) of this engine, so a frame to the engine's
+ * own address that opens a PDC or carries a datagram to @p pid goes to
+ * that context (docs/ENGINE.md "Frames to the engine's own addresses").
+ * @p ctx_idx UINT32_MAX: no context any more. The SES ULP keeps it for
+ * its processes; any thread.
+ * @return 0, -EINVAL.
+ */
+int uet_engine_pid_context_set(struct uet_engine *e, uint16_t pid,
+			       unsigned int ctx_idx);
 
 /** Frames held per unresolved neighbour. */
 #define UET_ENGINE_NEIGH_HOLD 4
@@ -471,6 +490,20 @@ struct uet_engine_lcore_stats {
 	uint64_t neigh_full;      /**< no cache entry available: dropped */
 	uint64_t neigh_updates;   /**< entries learnt from other contexts */
 	uint64_t mbuf_alloc_fail; /**< allocations that failed */
+	/** Local delivery, per engine port (the receiving one): frames
+	 * uet_engine_tx_ip() addressed to an address of the engine's own
+	 * ports and queued for that port's RX path instead of a TX queue
+	 * (not in tx_pkts) */
+	uint64_t hairpin_tx[UET_CONFIG_MAX_PORTS];
+	/** ... taken into the RX path (not in rx_pkts; decoded and counted
+	 * as received frames from there: rx_uet, rx_class, ...) */
+	uint64_t hairpin_rx[UET_CONFIG_MAX_PORTS];
+	/** ... dropped, the context's hairpin queue full (a loss for the
+	 * PDS, which retransmits) */
+	uint64_t hairpin_drop[UET_CONFIG_MAX_PORTS];
+	/** ... queued for another context whose lcore slept: woken (its
+	 * eventfd written, or found written this sleep) */
+	uint64_t hairpin_wake;
 	struct uet_engine_fault_stats fault[UET_CONFIG_FAULT_DIRS];
 };
 

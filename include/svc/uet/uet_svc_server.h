@@ -64,7 +64,8 @@ struct uet_svc_server_params {
  * Create the service: the service page (memfd, wakers of the engine's
  * contexts placed in it), the listening socket at @p p->socket_path (an
  * existing socket file that nobody serves is replaced; one in use gives
- * -EADDRINUSE), the epoll set, telemetry /uet/service.
+ * -EADDRINUSE, a file of another kind -EEXIST), the epoll set,
+ * telemetry /uet/service.
  * @param err
  *   Out: 0 or -errno (-EINVAL parameters, -EADDRINUSE, -ENOMEM, ...).
  * @return The server, or NULL.
