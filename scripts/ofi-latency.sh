@@ -22,8 +22,8 @@
 # PP=<fi_pingpong> picks the binary (default Debian's).
 # SERVICE=1 adds "uet-svc": both fi_pingpong processes attached to one
 # uet-engine service (<build>/apps/uet-engine, AUTO, one engine lcore on
-# CPU 1, a net_ring port that loops frames back to its own FA), the
-# clients not pinned; with BEFORE set, also "uet-before": the INLINE run
+# CPU 1, a net_ring port; the clients' frames go to the service's own
+# FA), the clients not pinned; with BEFORE set, also "uet-before": the INLINE run
 # with that build's provider.
 #
 # usage: scripts/ofi-latency.sh <build dir> [iterations] [repetitions]

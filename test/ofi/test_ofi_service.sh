@@ -17,9 +17,9 @@
 #               multi-receive copies through the window, checked
 #   exchange4   two clients on each: each sends to and receives from the
 #               two clients of the other service
-#   exchange4_one  four clients of ONE service, L, whose net_ring port
-#               loops frames back: each sends to and receives from the
-#               three others (through the service's own FA)
+#   exchange4_one  four clients of ONE service, L (net_ring port): each
+#               sends to and receives from the three others (through the
+#               service's own FA)
 #   pingpong_one   fi_pingpong between two clients of L
 #   pingpong    fi_pingpong (every default size) between a client of A
 #               and one of B
@@ -140,8 +140,9 @@ start() {
 
 conf A server 10.77.0.1 10.77.0.2 02:00:00:77:00:01 02:00:00:77:00:02
 conf B client 10.77.0.2 10.77.0.1 02:00:00:77:00:02 02:00:00:77:00:01
-# L: one service whose net_ring port loops every frame back, so that its
-# clients reach each other through its own FA
+# L: one service on a net_ring port; its clients reach each other through
+# its own FA (delivered locally by the engine; the ring would also loop
+# such a frame back)
 conf L - 10.77.1.1 10.77.1.1 02:00:00:77:01:01 02:00:00:77:01:01
 sed -i 's/^devargs = .*/devargs = net_ring0/' "$TMP/L.conf"
 case "$MODE" in
