@@ -21,6 +21,11 @@
 # net_tap port, which has RX interrupts) for the build (and BEFORE).
 # PP=<fi_pingpong> picks the binary (default Debian's). The load average
 # is printed before and after, and the median of each row at the end.
+# SERVICE=1 adds "uet-svc": both fi_pingpong processes attached to one
+# uet-engine service (<build>/apps/uet-engine, AUTO, one engine lcore on
+# CPU 1, a net_ring port; the clients' frames go to the service's own
+# FA), the clients not pinned; with BEFORE set, also "uet-before": the INLINE run
+# with that build's provider.
 #
 # usage: scripts/ofi-latency.sh <build dir> [iterations] [repetitions]
 set -u
@@ -40,7 +45,8 @@ runtime_clean() {
 		done
 	done
 }
-trap 'rm -rf "$TMP"; runtime_clean "uetlat$$server" "uetlat$$client" "uetlat$$servera" "uetlat$$clienta"' EXIT
+SVC_PID=
+trap '[ -n "$SVC_PID" ] && kill "$SVC_PID" 2>/dev/null; wait; rm -rf "$TMP"; runtime_clean "uetlat$$server" "uetlat$$client" "uetlat$$servera" "uetlat$$clienta" "uetlat$$svc"' EXIT
 
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -98,19 +104,21 @@ memif_conf "$TMP/ca.conf" client 1 10.0.1.2 10.0.1.1 02:00:00:00:01:02 02:00:00:
 # run <label> <fi_pingpong provider/domain args...>
 # (SUFFIX / CPU0 / CPU1 select the AUTO configuration and the pinning)
 run() {
-	local label=$1 port lat
+	local label=$1 port lat spid
 	shift
 	port=$(free_port)
 	env FI_UET_PROVIDER_CONFIG="$TMP/s${SUFFIX:-}.conf" \
 		taskset -c "${CPU0:-0}" timeout 120 \
 		"$PP" "$@" -e rdm -I "$ITERS" -S 64 -B "$port" \
 		> "$TMP/s.out" 2>&1 &
+	spid=$!
 	sleep 0.5
 	env FI_UET_PROVIDER_CONFIG="$TMP/c${SUFFIX:-}.conf" \
 		taskset -c "${CPU1:-1}" timeout 120 \
 		"$PP" "$@" -e rdm -I "$ITERS" -S 64 -P "$port" 127.0.0.1 \
 		> "$TMP/c.out" 2>&1
-	wait
+	# the server only (SERVICE=1: the service runs in the background)
+	wait "$spid"
 	lat=$(awk '$1 == 64 { print $7 }' "$TMP/c.out")
 	printf '%-16s %s usec/xfer\n' "$label" "${lat:-FAILED}"
 	[ -n "$lat" ] && printf '%s\t%s\n' "$label" "$lat" >> "$TMP/results"
@@ -130,6 +138,41 @@ idle_cpu() {
 		"$BUILD/test/ofi/ofi_idle_cpu" 10 2>&1 | grep '^idle'
 }
 
+# the uet-engine service of the uet-svc row (SERVICE=1)
+svc_start() {
+	cat > "$TMP/svc.conf" <<EOF
+[eal]
+args = -l 0-1 --no-huge -m 256 --no-pci --file-prefix=uetlat$$svc --log-level=lib.eal:error
+[port0]
+devargs = net_ring0
+mtu = 1500
+ipv4 = 10.0.2.1
+ipv6 = none
+mac = 02:00:00:00:02:01
+[engine]
+lcores = 1
+progress = auto
+idle_sleep = ${IDLE_SLEEP:-10us}
+idle_spin = ${IDLE_SPIN:-20us}
+mbuf_pool_size = 4095
+mbuf_cache = 32
+[neighbor]
+10.0.2.1 = 02:00:00:00:02:01
+[service]
+socket = $TMP/svc.sock
+EOF
+	"$BUILD/apps/uet-engine/uet-engine" -c "$TMP/svc.conf" \
+		> "$TMP/svc.log" 2>&1 &
+	SVC_PID=$!
+	for _ in $(seq 100); do
+		[ -S "$TMP/svc.sock" ] && return 0
+		sleep 0.1
+	done
+	echo "uet-engine did not start:"
+	cat "$TMP/svc.log"
+	return 1
+}
+
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 export FI_PROVIDER_PATH="$BUILD/src/ofi" FI_LOG_LEVEL=warn
 load() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -140,6 +183,15 @@ for r in $(seq "$REPS"); do
 	rm -f "$TMP/memif.sock"
 	FI_UET_PROVIDER_PROGRESS=inline run uet -p uet -d net_memif0-hpc
 	rm -f "$TMP/memif.sock"
+	if [ -n "$BEFORE" ]; then
+		FI_PROVIDER_PATH="$BEFORE/src/ofi" FI_UET_PROVIDER_PROGRESS=inline \
+			run uet-before -p uet -d net_memif0-hpc
+		rm -f "$TMP/memif.sock"
+	fi
+	if [ "${SERVICE:-0}" = 1 ] && { [ -n "$SVC_PID" ] || svc_start; }; then
+		FI_UET_PROVIDER_SERVICE_PATH="$TMP/svc.sock" CPU0=0,1 CPU1=0,1 \
+			run uet-svc -p uet -d svc-hpc
+	fi
 	SUFFIX=a CPU0=0,1 CPU1=0,1 run uet-auto -p uet -d net_memif0-hpc
 	if [ -n "$BEFORE" ]; then
 		rm -f "$TMP/memif.sock"

@@ -295,6 +295,9 @@ uet_ofi_prov_strerror(int prov_errno, char *out, size_t n)
 		snprintf(out, n, "UET %s (0x%02x) from the target",
 			 uet_ses_rc_name((unsigned int)prov_errno),
 			 (unsigned int)prov_errno);
+	else if (prov_errno == UET_OFI_PROV_SERVICE_LOST)
+		snprintf(out, n, "service lost: the uet-engine service this "
+			 "process was attached to went away");
 	else if (prov_errno == -FI_ETIMEDOUT)
 		snprintf(out, n, "timed out: the peer acknowledged nothing "
 			 "within the PDS retransmissions (timers.rto_init, "

@@ -217,7 +217,7 @@ uet_ofi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	d->id = atomic_fetch_add(&domain_seq, 1);
 	/* the engine context that serves the domain's endpoints and MRs */
 	d->ctx = uet_ofi_fabric_ctx_pick(fab);
-	rc = uet_ses_ulp_identity(fab->engine, d->ctx, &d->pid,
+	rc = uet_ofi_fabric_identity(fab, d->ctx, &d->pid,
 				  &d->initiator);
 	if (rc != 0) {
 		FI_WARN(&uet_prov, FI_LOG_DOMAIN,

@@ -24,16 +24,6 @@
 
 #define CQ_BURST 32
 
-static uint32_t
-pow2_above(size_t n)
-{
-	uint32_t p = 2;
-
-	while (p <= n && p < (1u << 30))
-		p <<= 1;
-	return p;
-}
-
 /* ---- progress: CQEs -> CQ entries and counters ---- */
 
 static uint64_t
@@ -90,15 +80,23 @@ deliver_remote(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 static bool
 deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 {
-	struct uet_ofi_req *r = (struct uet_ofi_req *)(uintptr_t)c->context;
+	struct uet_ofi_req *r;
 	struct uet_ofi_cq *cq;
 	struct uet_ofi_cntr *cntr;
 	bool final;
 	bool entry;
 	struct uet_ofi_cq_entry e;
 
-	if (r == NULL)
+	if (c->context == 0)
 		return deliver_remote(ep, c);
+	r = uet_ofi_req_of(ep, c->context);
+	if (unlikely(r == NULL || !r->busy)) {
+		/* the engine returns contexts it was given: never here */
+		FI_WARN(&uet_prov, FI_LOG_EP_DATA,
+			"completion of unknown request %#llx dropped\n",
+			(unsigned long long)c->context);
+		return true;
+	}
 	cq = r->rx ? ep->rx_cq : ep->tx_cq;
 	cntr = ep->cntr[r->cntr];
 	final = !(r->rx && r->cq_reserved == 2) ||
@@ -143,6 +141,8 @@ deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 		e.src = uet_ofi_av_reverse(ep->av, (uint32_t)c->src);
 	/* received bytes reach the application's entries before its CQ
 	 * entry is visible */
+	if (unlikely(r->win_len != 0))
+		uet_ofi_service_complete(ep, r, c, final && !r->claimed);
 	if (final && !r->claimed)
 		uet_ofi_req_bounce_done(ep, r, c->status == 0 ||
 					(c->flags & UET_CHAN_CQ_TRUNC) ?
@@ -202,6 +202,9 @@ uet_ofi_ep_progress(struct uet_ofi_ep *ep)
 		if (n < CQ_BURST)
 			break;
 	}
+	/* attached to a service that went away: what it held fails */
+	if (unlikely(ep->svc != NULL) && uet_ofi_service_lost(ep))
+		uet_ofi_service_fail(ep, deliver);
 	uet_ofi_unlock(&ep->lock);
 }
 
@@ -318,6 +321,11 @@ ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 static void
 reqs_free(struct uet_ofi_ep *ep)
 {
+	/* the channel is closed: the service no longer uses the chunks of
+	 * what was still in flight */
+	for (uint32_t i = 0; ep->svc != NULL && ep->reqs != NULL &&
+			     i < ep->nb_reqs; i++)
+		uet_ofi_service_release(ep, &ep->reqs[i]);
 	free(ep->reqs);
 	ep->reqs = NULL;
 	free(ep->bounce_mem);
@@ -367,6 +375,7 @@ uet_ofi_req_get(struct uet_ofi_ep *ep, bool rx)
 		return NULL;
 	r = &ep->reqs[*head - 1];
 	*head = r->next_free;
+	r->busy = 1;
 	if (rx)
 		ep->rx_inflight++;
 	else
@@ -380,6 +389,9 @@ uet_ofi_req_put(struct uet_ofi_ep *ep, struct uet_ofi_req *r)
 	uint32_t idx = (uint32_t)(r - ep->reqs) + 1;
 
 	uet_ofi_req_bounce_done(ep, r, 0);
+	if (unlikely(r->win_len != 0))
+		uet_ofi_service_release(ep, r);
+	r->busy = 0;
 	if (r->rx) {
 		r->next_free = ep->rx_free;
 		ep->rx_free = idx;
@@ -405,26 +417,10 @@ ep_job_del(struct uet_ofi_ep *ep)
 	ep->job_added = false;
 }
 
-/* EP_DEL of the endpoint's channel (detached, or never attached). */
-static void
-ep_engine_unbind(struct uet_ofi_ep *ep)
-{
-	struct uet_ses_ulp_ctl q = {
-		.op = UET_SES_ULP_EP_DEL, .chan = ep->chan,
-	};
-
-	if (!ep->ep_added)
-		return;
-	(void)uet_ofi_fabric_ctl(ep->dom->fab, ep->dom->ctx, &q);
-	ep->ep_added = false;
-}
-
 static int
 ep_enable(struct uet_ofi_ep *ep)
 {
 	struct uet_ofi_fabric *fab = ep->dom->fab;
-	char name[24];
-	size_t sq, rq;
 	int rc;
 
 	if (ep->enabled)
@@ -436,22 +432,6 @@ ep_enable(struct uet_ofi_ep *ep)
 	rc = reqs_create(ep);
 	if (rc < 0)
 		return rc;
-	sq = ep->rx_only ? 1 : ep->tx_size;
-	rq = ep->tx_only ? 1 : ep->rx_size;
-	snprintf(name, sizeof(name), "uf%x.%x.%x", fab->id & 0xFFF,
-		 ep->dom->id & 0xFFF, atomic_fetch_add(&fab->chan_seq, 1));
-	/* AUTO: a post while the engine lcore sleeps runs the engine on the
-	 * posting thread (docs/PROVIDER.md "Progress") */
-	ep->chan = uet_chan_create(name, pow2_above(sq), pow2_above(rq),
-				   pow2_above(sq + rq), SOCKET_ID_ANY,
-				   UET_CHAN_POSTER_PROGRESS);
-	if (ep->chan == NULL) {
-		FI_WARN(&uet_prov, FI_LOG_EP_CTRL, "channel %s: %s\n", name,
-			rte_strerror(rte_errno));
-		rc = rte_errno == ENOMEM ? -FI_ENOMEM : -FI_EOTHER;
-		goto free_reqs;
-	}
-	ep->chan->user = (uint64_t)(uintptr_t)ep;
 	/* the endpoint's job for its process: authorisation and the MSG,
 	 * RMA and rendezvous tables (a tx context needs the latter too) */
 	{
@@ -462,39 +442,18 @@ ep_enable(struct uet_ofi_ep *ep)
 
 		rc = uet_ofi_fabric_ctl(fab, ep->dom->ctx, &q);
 		if (rc < 0)
-			goto free_chan;
+			goto free_reqs;
 		ep->job_added = true;
 	}
 	/* the channel sends and receives as the endpoint's process */
-	{
-		struct uet_ses_ulp_ctl q = {
-			.op = UET_SES_ULP_EP_ADD, .chan = ep->chan,
-			.pid = ep->pid, .initiator = ep->initiator,
-			/* FI_REMOTE_READ/WRITE counters count them */
-			.remote_events =
-				ep->cntr[UET_OFI_CNTR_REM_READ] != NULL ||
-				ep->cntr[UET_OFI_CNTR_REM_WRITE] != NULL,
-			.profile = ep->dom->profile,
-		};
-
-		rc = uet_ofi_fabric_ctl(fab, ep->dom->ctx, &q);
-		if (rc < 0)
-			goto job_del;
-		ep->ep_added = true;
-	}
-	rc = uet_ofi_fabric_chan_attach(fab, ep->dom->ctx, ep->chan);
+	rc = uet_ofi_fabric_chan_open(fab, ep);
 	if (rc < 0)
-		goto ep_del;
+		goto job_del;
 	ep->enabled = true;
 	return 0;
 
-ep_del:
-	ep_engine_unbind(ep);
 job_del:
 	ep_job_del(ep);
-free_chan:
-	uet_chan_free(ep->chan);
-	ep->chan = NULL;
 free_reqs:
 	reqs_free(ep);
 	return rc;
@@ -578,10 +537,10 @@ ep_close(struct fid *fid)
 	/* detach (its receives are withdrawn), then the job and the
 	 * process go; the channel last */
 	if (ep->chan != NULL)
-		uet_ofi_fabric_chan_detach(ep->dom->fab, ep->chan);
+		uet_ofi_fabric_chan_detach(ep->dom->fab, ep);
 	ep_job_del(ep);
-	ep_engine_unbind(ep);
-	uet_chan_free(ep->chan);
+	if (ep->chan != NULL)
+		uet_ofi_fabric_chan_free(ep->dom->fab, ep);
 	if (ep->pid_held && ep->nb_pids > 0)
 		uet_ofi_fabric_pid_block_put(ep->dom->fab, ep->pid,
 					     ep->nb_pids);
@@ -646,7 +605,7 @@ ep_cancel(fid_t fid, void *context)
 			continue;
 		memset(&rqe, 0, sizeof(rqe));
 		rqe.op = UET_CHAN_RQ_CANCEL;
-		rqe.context = (uint64_t)(uintptr_t)r;
+		rqe.context = uet_ofi_req_ctx(ep, r);
 		rc = uet_chan_rq_post(ep->chan, &rqe) == 0 ? 0 : -FI_EAGAIN;
 		break;
 	}
@@ -850,11 +809,17 @@ ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
 	if (ep->type != FI_EP_RDM && ep->type != FI_EP_DGRAM)
 		return -FI_EINVAL;
 	ep->caps = info->caps ? info->caps :
-				uet_ofi_profile_caps(d->profile, ep->type);
+				uet_ofi_profile_caps(d->profile, ep->type) &
+				~d->fab->svc_lim.caps_off;
 	if (ep->caps & ~uet_ofi_profile_caps(d->profile, ep->type) &
 	    ~(uint64_t)(FI_LOCAL_COMM | FI_REMOTE_COMM | FI_SOURCE_ERR |
 			FI_RMA_EVENT))
 		return -FI_ENOSYS; /* not in this profile (UEC 1.0 profiles) */
+	/* what the service (when attached to one) does not offer */
+	if (ep->caps & d->fab->svc_lim.caps_off &
+	    ~(uint64_t)(FI_RMA_EVENT | FI_READ | FI_WRITE | FI_REMOTE_READ |
+			FI_REMOTE_WRITE))
+		return -FI_ENOSYS;
 	ep->tx_size = info->tx_attr && info->tx_attr->size ?
 		      info->tx_attr->size : UET_OFI_TX_SIZE_DEF;
 	ep->rx_size = info->rx_attr && info->rx_attr->size ?

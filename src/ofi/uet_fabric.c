@@ -73,8 +73,12 @@ static pthread_mutex_t eal_lock = PTHREAD_MUTEX_INITIALIZER;
 void
 uet_ofi_fabric_progress(struct uet_ofi_fabric *fab)
 {
-	if (fab->engine == NULL)
+	if (fab->engine == NULL) {
+		/* attached to a service: its lcores progress */
+		if (fab->svc != NULL)
+			uet_ofi_service_progress(fab);
 		return;
+	}
 	/* AUTO: run the contexts whose lcore sleeps, on this thread; those
 	 * whose lcore is awake are left to it */
 	if (!fab->inline_progress) {
@@ -88,8 +92,8 @@ uet_ofi_fabric_progress(struct uet_ofi_fabric *fab)
 	pthread_mutex_unlock(&fab->progress_lock);
 }
 
-unsigned int
-uet_ofi_fabric_ctx_pick(struct uet_ofi_fabric *fab)
+static unsigned int
+local_ctx_pick(struct uet_ofi_fabric *fab)
 {
 	unsigned int n, idx;
 
@@ -162,10 +166,10 @@ pid_extra_take(struct uet_ofi_fabric *fab, uint16_t want, uint16_t *pid)
 	return -FI_ENOSPC;
 }
 
-int
-uet_ofi_fabric_pid_get(struct uet_ofi_fabric *fab, unsigned int ctx,
-		       const void *owner, uint16_t want, uint16_t *pid,
-		       uint32_t *initiator)
+static int
+local_pid_get(struct uet_ofi_fabric *fab, unsigned int ctx,
+	      const void *owner, uint16_t want, uint16_t *pid,
+	      uint32_t *initiator)
 {
 	int rc;
 
@@ -207,9 +211,9 @@ pid_run_free(const struct uet_ofi_fabric *fab, uint16_t first, unsigned int n)
 	return true;
 }
 
-int
-uet_ofi_fabric_pid_block(struct uet_ofi_fabric *fab, uint16_t want,
-			 unsigned int n, uint16_t *pid, uint32_t *initiator)
+static int
+local_pid_block(struct uet_ofi_fabric *fab, uint16_t want, unsigned int n,
+		uint16_t *pid, uint32_t *initiator)
 {
 	unsigned int k, max = fabric_pid_extra_max(fab);
 	uint16_t base = (uint16_t)(fab->sul.pid_base +
@@ -245,9 +249,8 @@ uet_ofi_fabric_pid_block(struct uet_ofi_fabric *fab, uint16_t want,
 	return rc;
 }
 
-void
-uet_ofi_fabric_pid_block_put(struct uet_ofi_fabric *fab, uint16_t pid,
-			     unsigned int n)
+static void
+local_pid_block_put(struct uet_ofi_fabric *fab, uint16_t pid, unsigned int n)
 {
 	pthread_mutex_lock(&fab->ctl_lock);
 	for (unsigned int k = 0; k < n; k++)
@@ -256,9 +259,9 @@ uet_ofi_fabric_pid_block_put(struct uet_ofi_fabric *fab, uint16_t pid,
 	pthread_mutex_unlock(&fab->ctl_lock);
 }
 
-void
-uet_ofi_fabric_pid_put(struct uet_ofi_fabric *fab, unsigned int ctx,
-		       const void *owner, uint16_t pid)
+static void
+local_pid_put(struct uet_ofi_fabric *fab, unsigned int ctx,
+	      const void *owner, uint16_t pid)
 {
 	if (ctx >= UET_ENGINE_LCORES_MAX)
 		return;
@@ -276,9 +279,9 @@ fabric_ctl_progress(void *arg)
 	uet_ofi_fabric_progress(arg);
 }
 
-int
-uet_ofi_fabric_ctl(struct uet_ofi_fabric *fab, unsigned int ctx,
-		   struct uet_ses_ulp_ctl *req)
+static int
+local_ctl(struct uet_ofi_fabric *fab, unsigned int ctx,
+	  struct uet_ses_ulp_ctl *req)
 {
 	int rc = uet_ses_ulp_ctl(fab->engine, ctx, req, fabric_ctl_progress,
 				 fab);
@@ -292,23 +295,97 @@ uet_ofi_fabric_ctl(struct uet_ofi_fabric *fab, unsigned int ctx,
 	return req->rc;
 }
 
-int
-uet_ofi_fabric_chan_attach(struct uet_ofi_fabric *fab, unsigned int idx,
-			   struct uet_chan *c)
+static int
+local_identity(struct uet_ofi_fabric *fab, unsigned int ctx, uint16_t *pid,
+	       uint32_t *initiator)
 {
-	int rc;
-
-	pthread_mutex_lock(&fab->ctl_lock);
-	rc = uet_engine_chan_attach(fab->engine, idx, c);
-	pthread_mutex_unlock(&fab->ctl_lock);
-	if (rc < 0)
-		FI_WARN(&uet_prov, FI_LOG_EP_CTRL,
-			"channel %s: attach failed (%d)\n", c->name, rc);
-	return rc == -ENOSPC ? -FI_ENOSPC : rc;
+	return uet_ses_ulp_identity(fab->engine, ctx, pid, initiator);
 }
 
-void
-uet_ofi_fabric_chan_detach(struct uet_ofi_fabric *fab, struct uet_chan *c)
+static uint32_t
+pow2_above(size_t n)
+{
+	uint32_t p = 2;
+
+	while (p <= n && p < (1u << 30))
+		p <<= 1;
+	return p;
+}
+
+/* EP_ADD of the endpoint's channel (before attaching it). */
+static int
+local_ep_add(struct uet_ofi_fabric *fab, struct uet_ofi_ep *ep)
+{
+	struct uet_ses_ulp_ctl q = {
+		.op = UET_SES_ULP_EP_ADD, .chan = ep->chan,
+		.pid = ep->pid, .initiator = ep->initiator,
+		/* FI_REMOTE_READ/WRITE counters count them */
+		.remote_events = ep->cntr[UET_OFI_CNTR_REM_READ] != NULL ||
+				 ep->cntr[UET_OFI_CNTR_REM_WRITE] != NULL,
+		.profile = ep->dom->profile,
+	};
+
+	return local_ctl(fab, ep->dom->ctx, &q);
+}
+
+/*
+ * The channel in hugepage memory of this process (rte_ring), bound to the
+ * endpoint's process and attached to the domain's engine context. AUTO: a
+ * post while the engine lcore sleeps runs the engine on the posting
+ * thread (docs/PROVIDER.md "Progress").
+ */
+static int
+local_chan_open(struct uet_ofi_fabric *fab, struct uet_ofi_ep *ep,
+		struct uet_chan **chan)
+{
+	size_t sq = ep->rx_only ? 1 : ep->tx_size;
+	size_t rq = ep->tx_only ? 1 : ep->rx_size;
+	struct uet_chan *c;
+	char name[24];
+	int rc;
+
+	snprintf(name, sizeof(name), "uf%x.%x.%x", fab->id & 0xFFF,
+		 ep->dom->id & 0xFFF, atomic_fetch_add(&fab->chan_seq, 1));
+	c = uet_chan_create(name, pow2_above(sq), pow2_above(rq),
+			    pow2_above(sq + rq), SOCKET_ID_ANY,
+			    UET_CHAN_POSTER_PROGRESS);
+	if (c == NULL) {
+		FI_WARN(&uet_prov, FI_LOG_EP_CTRL, "channel %s: %s\n", name,
+			rte_strerror(rte_errno));
+		return rte_errno == ENOMEM ? -FI_ENOMEM : -FI_EOTHER;
+	}
+	ep->chan = c;
+	rc = local_ep_add(fab, ep);
+	if (rc < 0)
+		goto free_chan;
+	pthread_mutex_lock(&fab->ctl_lock);
+	rc = uet_engine_chan_attach(fab->engine, ep->dom->ctx, c);
+	pthread_mutex_unlock(&fab->ctl_lock);
+	if (rc < 0) {
+		FI_WARN(&uet_prov, FI_LOG_EP_CTRL,
+			"channel %s: attach failed (%d)\n", c->name, rc);
+		rc = rc == -ENOSPC ? -FI_ENOSPC : rc;
+		goto ep_del;
+	}
+	*chan = c;
+	return 0;
+
+ep_del:
+	{
+		struct uet_ses_ulp_ctl q = {
+			.op = UET_SES_ULP_EP_DEL, .chan = c,
+		};
+
+		(void)local_ctl(fab, ep->dom->ctx, &q);
+	}
+free_chan:
+	ep->chan = NULL;
+	uet_chan_free(c);
+	return rc;
+}
+
+static void
+local_chan_detach(struct uet_ofi_fabric *fab, struct uet_ofi_ep *ep)
 {
 	bool running;
 
@@ -318,11 +395,23 @@ uet_ofi_fabric_chan_detach(struct uet_ofi_fabric *fab, struct uet_chan *c)
 	running = uet_engine_running(fab->engine);
 	if (running)
 		uet_engine_stop(fab->engine);
-	(void)uet_engine_chan_detach(fab->engine, c);
+	(void)uet_engine_chan_detach(fab->engine, ep->chan);
 	if (running && uet_engine_start(fab->engine) < 0)
 		FI_WARN(&uet_prov, FI_LOG_FABRIC, "engine restart failed\n");
 	pthread_mutex_unlock(&fab->progress_lock);
 	pthread_mutex_unlock(&fab->ctl_lock);
+}
+
+/* EP_DEL of the (detached) channel, then the rings go. */
+static void
+local_chan_free(struct uet_ofi_fabric *fab, struct uet_ofi_ep *ep)
+{
+	struct uet_ses_ulp_ctl q = {
+		.op = UET_SES_ULP_EP_DEL, .chan = ep->chan,
+	};
+
+	(void)local_ctl(fab, ep->dom->ctx, &q);
+	uet_chan_free(ep->chan);
 }
 
 /* Whether every context's SES and PDS have nothing left in flight. */
@@ -390,6 +479,18 @@ fabric_linger(struct uet_ofi_fabric *fab)
 	}
 }
 
+static void
+local_stop(struct uet_ofi_fabric *fab)
+{
+	/* net_memif: the peer's disconnect waits until our port is closed */
+	if (uet_engine_ports_hold(fab->engine) < 0)
+		FI_WARN(&uet_prov, FI_LOG_FABRIC,
+			"port gate not held: closing anyway\n");
+	fabric_linger(fab);
+	uet_engine_free(fab->engine);
+	fab->engine = NULL;
+}
+
 static int
 fabric_close(struct fid *fid)
 {
@@ -398,12 +499,7 @@ fabric_close(struct fid *fid)
 
 	if (atomic_load(&fab->ref) > 0)
 		return -FI_EBUSY;
-	/* net_memif: the peer's disconnect waits until our port is closed */
-	if (uet_engine_ports_hold(fab->engine) < 0)
-		FI_WARN(&uet_prov, FI_LOG_FABRIC,
-			"port gate not held: closing anyway\n");
-	fabric_linger(fab);
-	uet_engine_free(fab->engine);
+	fab->be->stop(fab);
 	pthread_mutex_destroy(&fab->ctl_lock);
 	pthread_mutex_destroy(&fab->progress_lock);
 	free(fab);
@@ -529,7 +625,7 @@ fabric_summary(const struct uet_ofi_fabric *fab)
 }
 
 static int
-fabric_engine_start(struct uet_ofi_fabric *fab)
+local_start(struct uet_ofi_fabric *fab)
 {
 	const struct uet_ofi_params *p = uet_ofi_params();
 	struct uet_engine_params ep;
@@ -631,7 +727,10 @@ uet_ofi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 	pthread_mutex_init(&fab->ctl_lock, NULL);
 	pthread_mutex_init(&fab->progress_lock, NULL);
 	fab->id = atomic_fetch_add(&fabric_seq, 1);
-	rc = fabric_engine_start(fab);
+	/* the service when one is configured, else an engine of our own */
+	fab->be = uet_ofi_service_configured() ? &uet_ofi_backend_service :
+						 &uet_ofi_backend_local;
+	rc = fab->be->start(fab);
 	if (rc < 0) {
 		pthread_mutex_destroy(&fab->ctl_lock);
 		pthread_mutex_destroy(&fab->progress_lock);
@@ -646,4 +745,97 @@ uet_ofi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 						  UET_OFI_API_VERSION;
 	*fabric = &fab->fab_fid;
 	return 0;
+}
+
+const struct uet_ofi_backend uet_ofi_backend_local = {
+	.name = "in-process",
+	.start = local_start,
+	.stop = local_stop,
+	.ctx_pick = local_ctx_pick,
+	.identity = local_identity,
+	.pid_get = local_pid_get,
+	.pid_put = local_pid_put,
+	.pid_block = local_pid_block,
+	.pid_block_put = local_pid_block_put,
+	.ctl = local_ctl,
+	.chan_open = local_chan_open,
+	.chan_detach = local_chan_detach,
+	.chan_free = local_chan_free,
+};
+
+/* ---- what the rest of the provider calls: the fabric's backend ---- */
+
+unsigned int
+uet_ofi_fabric_ctx_pick(struct uet_ofi_fabric *fab)
+{
+	return fab->be->ctx_pick(fab);
+}
+
+int
+uet_ofi_fabric_identity(struct uet_ofi_fabric *fab, unsigned int ctx,
+			uint16_t *pid, uint32_t *initiator)
+{
+	return fab->be->identity(fab, ctx, pid, initiator);
+}
+
+int
+uet_ofi_fabric_pid_get(struct uet_ofi_fabric *fab, unsigned int ctx,
+		       const void *owner, uint16_t want, uint16_t *pid,
+		       uint32_t *initiator)
+{
+	return fab->be->pid_get(fab, ctx, owner, want, pid, initiator);
+}
+
+void
+uet_ofi_fabric_pid_put(struct uet_ofi_fabric *fab, unsigned int ctx,
+		       const void *owner, uint16_t pid)
+{
+	fab->be->pid_put(fab, ctx, owner, pid);
+}
+
+int
+uet_ofi_fabric_pid_block(struct uet_ofi_fabric *fab, uint16_t want,
+			 unsigned int n, uint16_t *pid, uint32_t *initiator)
+{
+	return fab->be->pid_block(fab, want, n, pid, initiator);
+}
+
+void
+uet_ofi_fabric_pid_block_put(struct uet_ofi_fabric *fab, uint16_t pid,
+			     unsigned int n)
+{
+	fab->be->pid_block_put(fab, pid, n);
+}
+
+int
+uet_ofi_fabric_ctl(struct uet_ofi_fabric *fab, unsigned int ctx,
+		   struct uet_ses_ulp_ctl *req)
+{
+	return fab->be->ctl(fab, ctx, req);
+}
+
+int
+uet_ofi_fabric_chan_open(struct uet_ofi_fabric *fab, struct uet_ofi_ep *ep)
+{
+	struct uet_chan *c = NULL;
+	int rc = fab->be->chan_open(fab, ep, &c);
+
+	if (rc == 0) {
+		ep->chan = c;
+		c->user = (uint64_t)(uintptr_t)ep;
+	}
+	return rc;
+}
+
+void
+uet_ofi_fabric_chan_detach(struct uet_ofi_fabric *fab, struct uet_ofi_ep *ep)
+{
+	fab->be->chan_detach(fab, ep);
+}
+
+void
+uet_ofi_fabric_chan_free(struct uet_ofi_fabric *fab, struct uet_ofi_ep *ep)
+{
+	fab->be->chan_free(fab, ep);
+	ep->chan = NULL;
 }

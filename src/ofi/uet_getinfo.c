@@ -103,7 +103,7 @@ uet_ofi_config_get(struct uet_config *cfg)
 		uet_config_init_defaults(cfg);
 		return 0;
 	}
-	rc = uet_ofi_config_load(cfg, p->config_path, &err);
+	rc = uet_ofi_config_load(cfg, p->config_path, &err, NULL);
 	if (rc == 0)
 		rc = uet_config_validate(cfg, &err);
 	if (rc < 0) {
@@ -137,6 +137,7 @@ struct gi_req {
 	struct uet_ofi_addr src_uet, dest_uet;
 	bool src_is_uet, dest_is_uet;
 	bool inline_progress;
+	struct uet_ofi_svc_limits svc; /* zero: in-process engine */
 };
 
 /*
@@ -373,6 +374,26 @@ entry_make(const struct uet_config *cfg, unsigned int port,
 		return NULL;
 	}
 	return fi;
+}
+
+/* A service's limits (nothing for the in-process engine): capabilities
+ * it cannot serve, messages larger than its data window. */
+static void
+entry_limit(struct fi_info *fi, const struct uet_ofi_svc_limits *lim)
+{
+	struct fi_ep_attr *ea = fi->ep_attr;
+
+	fi->caps &= ~lim->caps_off;
+	fi->tx_attr->caps &= ~lim->caps_off;
+	fi->rx_attr->caps &= ~lim->caps_off;
+	if (!(fi->caps & FI_RMA))
+		fi->domain_attr->mr_mode = 0;
+	if (lim->max_msg != 0 && ea->max_msg_size > lim->max_msg) {
+		ea->max_msg_size = lim->max_msg;
+		ea->max_order_raw_size = lim->max_msg;
+		ea->max_order_war_size = lim->max_msg;
+		ea->max_order_waw_size = lim->max_msg;
+	}
 }
 
 static bool
@@ -693,7 +714,13 @@ uet_ofi_getinfo(uint32_t version, const char *node, const char *service,
 	rc = req_addrs(&r);
 	if (rc < 0)
 		return rc;
-	rc = uet_ofi_config_get(&cfg);
+	if (uet_ofi_service_configured()) {
+		/* what the service says it is and can do */
+		rc = uet_ofi_service_probe(&cfg, &r.svc);
+		r.inline_progress = false;
+	} else {
+		rc = uet_ofi_config_get(&cfg);
+	}
 	if (rc < 0)
 		return -FI_ENODATA;
 
@@ -715,6 +742,7 @@ uet_ofi_getinfo(uint32_t version, const char *node, const char *service,
 					fi_freeinfo(head);
 					return -FI_ENOMEM;
 				}
+				entry_limit(fi, &r.svc);
 				rc = entry_fit(fi, &r, &cfg.port[port], prof);
 				if (rc < 0) {
 					fi_freeinfo(fi);

@@ -28,6 +28,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <rte_cfgfile.h>
+
 #include "uet_ofi_priv.h"
 
 #define LOCAL_FILE_MAX (1u << 20)
@@ -234,9 +236,24 @@ expand_file(const char *path, struct local_buf *out,
 	return rc;
 }
 
+/* Whether the (expanded) file names @p key in @p section itself: a
+ * default does not count. */
+static bool
+file_has_key(const char *path, const char *section, const char *key)
+{
+	struct rte_cfgfile *f = rte_cfgfile_load(path, 0);
+	bool has;
+
+	if (f == NULL)
+		return false;
+	has = rte_cfgfile_has_entry(f, section, key) != 0;
+	rte_cfgfile_close(f);
+	return has;
+}
+
 int
 uet_ofi_config_load(struct uet_config *cfg, const char *path,
-		    struct uet_config_error *err)
+		    struct uet_config_error *err, bool *service_set)
 {
 	struct local_buf b = { 0 };
 	char fdpath[64];
@@ -258,6 +275,8 @@ uet_ofi_config_load(struct uet_config *cfg, const char *path,
 	}
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
 	rc = uet_config_load(cfg, fdpath, err);
+	if (rc == 0 && service_set != NULL)
+		*service_set = file_has_key(fdpath, "service", "socket");
 	close(fd);
 	if (rc < 0 && strncmp(err->msg, fdpath, strlen(fdpath)) == 0) {
 		/* the user's file, not our copy of it */

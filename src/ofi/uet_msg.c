@@ -211,15 +211,19 @@ uet_ofi_post_sqe(struct uet_ofi_ep *ep, struct uet_chan_sqe *sqe,
 	r->no_entry = (flags & UET_OFI_NO_CQ) != 0;
 	sqe->flags |= sqe_flags(flags);
 	r->bounce = NULL;
-	rc = uet_ofi_req_buffers(ep, r, iov, desc, count,
-				 (flags & FI_INJECT) != 0,
-				 sqe->op == UET_CHAN_OP_READ, &sqe->addr,
-				 &sqe->len, &sqe->local_desc, &sqe->flags);
+	if (ep->svc != NULL)
+		rc = uet_ofi_service_sqe(ep, r, sqe, iov, count, flags);
+	else
+		rc = uet_ofi_req_buffers(ep, r, iov, desc, count,
+					 (flags & FI_INJECT) != 0,
+					 sqe->op == UET_CHAN_OP_READ,
+					 &sqe->addr, &sqe->len,
+					 &sqe->local_desc, &sqe->flags);
 	if (rc < 0)
 		goto unreserve;
 	if (!(flags & FI_INJECT))
 		sqe->flags |= rdv_flag(ep, sqe->op, iov_total(iov, count));
-	sqe->context = (uint64_t)(uintptr_t)r;
+	sqe->context = uet_ofi_req_ctx(ep, r);
 	sqe->job = ep->job & UET_OFI_JOB_MASK;
 	sqe->mode = ep->tx_mode;
 	if (uet_chan_sq_post(ep->chan, sqe) < 0) {
@@ -324,8 +328,12 @@ uet_ofi_post_rqe(struct uet_ofi_ep *ep, struct uet_chan_rqe *rqe,
 			(FI_PEEK | FI_CLAIM);
 	if (!r->claimed)
 		r->bounce = NULL;
-	rc = uet_ofi_req_buffers(ep, r, iov, desc, count, false, true,
-				 &rqe->addr, &rqe->len, &rqe->local_desc, &f);
+	if (ep->svc != NULL)
+		rc = uet_ofi_service_rqe(ep, r, rqe, iov, count, flags);
+	else
+		rc = uet_ofi_req_buffers(ep, r, iov, desc, count, false, true,
+					 &rqe->addr, &rqe->len,
+					 &rqe->local_desc, &f);
 	if (rc < 0)
 		goto unreserve;
 	rqe->flags |= f;
@@ -341,7 +349,7 @@ uet_ofi_post_rqe(struct uet_ofi_ep *ep, struct uet_chan_rqe *rqe,
 		if (rqe->op == UET_CHAN_RQ_RECV)
 			rqe->ignore = ep->min_multi_recv;
 	}
-	rqe->context = (uint64_t)(uintptr_t)r;
+	rqe->context = uet_ofi_req_ctx(ep, r);
 	if (uet_chan_rq_post(ep->chan, rqe) < 0) {
 		rc = -FI_EAGAIN;
 		goto unreserve;

@@ -97,6 +97,7 @@ uet_ofi_errno(int rc)
 
 struct uet_ofi_params {
 	char service_path[256];
+	unsigned int service_timeout_ms; /* bound of one service request */
 	size_t msg_rdzv_size;
 	size_t tagged_rdzv_size;
 	size_t max_eager_size;
@@ -122,7 +123,7 @@ void uet_ofi_params_init(void);
 /* uet_local.c: per-process tokens (%r, %p, %{a,b}) of the configuration
  * file expanded, then uet_config_load() */
 int uet_ofi_config_load(struct uet_config *cfg, const char *path,
-			struct uet_config_error *err);
+			struct uet_config_error *err, bool *service_set);
 /* The local rank (LOCAL_RANK, else the launcher's); -ENOENT if none. */
 int uet_ofi_local_rank(long *rank);
 const struct uet_ofi_params *uet_ofi_params(void);
@@ -229,9 +230,77 @@ int uet_ofi_config_get(struct uet_config *cfg);
 /* Fabric (uet_fabric.c)                                               */
 /* ------------------------------------------------------------------ */
 
+struct uet_ofi_fabric;
+struct uet_ofi_ep;
+struct uet_ofi_svc;
+
+/*
+ * Where the engine runs (docs/PROVIDER.md "Deployments"), chosen once at
+ * fi_fabric(): in this process (uet_fabric.c: EAL, engine, channels in
+ * hugepage memory) or in a uet-engine service the provider attaches to
+ * (uet_service.c: UNIX socket, channels and a data window in memory the
+ * service shares). The uet_ofi_fabric_* functions below dispatch through
+ * it; the rest of the provider does not know which one it talks to.
+ */
+struct uet_ofi_backend {
+	const char *name;
+	int (*start)(struct uet_ofi_fabric *fab);
+	void (*stop)(struct uet_ofi_fabric *fab);
+	unsigned int (*ctx_pick)(struct uet_ofi_fabric *fab);
+	int (*identity)(struct uet_ofi_fabric *fab, unsigned int ctx,
+			uint16_t *pid, uint32_t *initiator);
+	int (*pid_get)(struct uet_ofi_fabric *fab, unsigned int ctx,
+		       const void *owner, uint16_t want, uint16_t *pid,
+		       uint32_t *initiator);
+	void (*pid_put)(struct uet_ofi_fabric *fab, unsigned int ctx,
+			const void *owner, uint16_t pid);
+	int (*pid_block)(struct uet_ofi_fabric *fab, uint16_t want,
+			 unsigned int n, uint16_t *pid, uint32_t *initiator);
+	void (*pid_block_put)(struct uet_ofi_fabric *fab, uint16_t pid,
+			      unsigned int n);
+	int (*ctl)(struct uet_ofi_fabric *fab, unsigned int ctx,
+		   struct uet_ses_ulp_ctl *req);
+	/* the endpoint's channel, bound to its process (EP_ADD) and
+	 * attached to its engine context */
+	int (*chan_open)(struct uet_ofi_fabric *fab, struct uet_ofi_ep *ep,
+			 struct uet_chan **chan);
+	/* stop serving it (its receives are withdrawn) */
+	void (*chan_detach)(struct uet_ofi_fabric *fab, struct uet_ofi_ep *ep);
+	/* unbind (EP_DEL) and free it */
+	void (*chan_free)(struct uet_ofi_fabric *fab, struct uet_ofi_ep *ep);
+};
+
+extern const struct uet_ofi_backend uet_ofi_backend_local;
+extern const struct uet_ofi_backend uet_ofi_backend_service;
+
+/* What a service offers less than an in-process engine (fi_getinfo and
+ * endpoint caps): capabilities it cannot serve, the largest message the
+ * data window holds. */
+struct uet_ofi_svc_limits {
+	uint64_t caps_off;
+	uint64_t max_msg;
+};
+
+/* prov_errno of operations that the service's death ended (-FI_EIO);
+ * fi_cq_strerror: "service lost" */
+#define UET_OFI_PROV_SERVICE_LOST 0x10000
+
+/* uet_service.c: a service is configured (FI_UET_PROVIDER_SERVICE_PATH,
+ * else a [service] socket written in the provider's configuration file):
+ * fi_fabric attaches to it instead of starting an engine */
+bool uet_ofi_service_configured(void);
+/* HELLO of the service: its port as a configuration, and its limits */
+int uet_ofi_service_probe(struct uet_config *cfg,
+			  struct uet_ofi_svc_limits *lim);
+/* progress call on a service-backed fabric: liveness only */
+void uet_ofi_service_progress(struct uet_ofi_fabric *fab);
+
 struct uet_ofi_fabric {
 	struct fid_fabric fab_fid;
 	atomic_int ref;
+	const struct uet_ofi_backend *be;
+	struct uet_ofi_svc *svc;     /* service backend state; NULL local */
+	struct uet_ofi_svc_limits svc_lim; /* service backend */
 	struct uet_config cfg;
 	struct uet_engine *engine;
 	bool inline_progress;
@@ -256,8 +325,6 @@ int uet_ofi_fabric_open(struct fi_fabric_attr *attr,
 /* Progress from an application thread: INLINE runs the engine; AUTO runs
  * the contexts whose lcore sleeps (uet_engine_progress()). */
 void uet_ofi_fabric_progress(struct uet_ofi_fabric *fab);
-int uet_ofi_fabric_chan_attach(struct uet_ofi_fabric *fab,
-			       unsigned int ctx, struct uet_chan *c);
 /* Engine context for a new domain (round robin). */
 unsigned int uet_ofi_fabric_ctx_pick(struct uet_ofi_fabric *fab);
 /* A PIDonFEP and initiator id for endpoint @p owner on context @p ctx.
@@ -282,8 +349,16 @@ void uet_ofi_fabric_pid_block_put(struct uet_ofi_fabric *fab, uint16_t pid,
  * returns its rc (0 or -errno) or -FI_EOTHER when unanswered. */
 int uet_ofi_fabric_ctl(struct uet_ofi_fabric *fab, unsigned int ctx,
 		       struct uet_ses_ulp_ctl *req);
+/* PIDonFEP and initiator id of engine context @p ctx (a domain's
+ * default identity). */
+int uet_ofi_fabric_identity(struct uet_ofi_fabric *fab, unsigned int ctx,
+			    uint16_t *pid, uint32_t *initiator);
+int uet_ofi_fabric_chan_open(struct uet_ofi_fabric *fab,
+			     struct uet_ofi_ep *ep);
 void uet_ofi_fabric_chan_detach(struct uet_ofi_fabric *fab,
-				struct uet_chan *c);
+				struct uet_ofi_ep *ep);
+void uet_ofi_fabric_chan_free(struct uet_ofi_fabric *fab,
+			      struct uet_ofi_ep *ep);
 
 /* ------------------------------------------------------------------ */
 /* Domain (uet_domain.c)                                               */
@@ -522,7 +597,13 @@ struct uet_ofi_req {
 	uint8_t claimed;           /* its message waits for the FI_CLAIM */
 	uint8_t scatter;           /* bounce: copy out to iov at completion */
 	uint8_t nb_iov;            /* bounce: entries in iov */
+	uint8_t busy;              /* taken from the pool (in flight) */
 	uint8_t *bounce;           /* multi-entry iov: gathered / landed here */
+	/* service backend: the operation's chunk of the data window
+	 * (win_len 0: none) and where fetched values go */
+	uint64_t win_off, win_len;
+	uint64_t result_off, result_len;
+	void *result;
 	struct uet_chan_iov iov[UET_OFI_IOV_MAX];
 	uint8_t inject[UET_OFI_INJECT_MAX];
 };
@@ -543,6 +624,10 @@ struct uet_ofi_ep {
 	struct uet_ofi_eq *eq;
 	bool enabled;
 	struct uet_chan *chan;
+	/* service backend: buffers through its data window (NULL: the
+	 * in-process engine reads them where they are) */
+	struct uet_ofi_svc *svc;
+	bool svc_failed;             /* in-flight requests failed: lost */
 	struct uet_ofi_lock lock;
 	struct uet_ofi_req *reqs;
 	uint32_t nb_reqs;
@@ -557,7 +642,6 @@ struct uet_ofi_ep {
 	uint32_t job;
 	bool job_added;              /* JOB_ADD done on the engine */
 	bool pid_held;               /* pid from uet_ofi_fabric_pid_get */
-	bool ep_added;               /* EP_ADD done for its channel */
 	uint16_t pid;                /* PIDonFEP (a SEP's contexts: the SEP's) */
 	uint16_t want_pid;           /* from src_addr; 0: any */
 	uint32_t initiator;          /* SES initiator id */
@@ -606,6 +690,40 @@ ssize_t uet_ofi_post_rqe(struct uet_ofi_ep *ep, struct uet_chan_rqe *rqe,
 			 uint64_t flags, void *context, uint64_t cq_flags);
 /* Destination handle of fi_addr for this ep (0 when invalid). */
 uint64_t uet_ofi_ep_dest(struct uet_ofi_ep *ep, fi_addr_t fi_addr);
+
+/* SQE/RQE context of a request (its slot index + 1; 0 is a CQE with no
+ * request) and back; NULL for a context that names no slot. */
+static inline uint64_t
+uet_ofi_req_ctx(const struct uet_ofi_ep *ep, const struct uet_ofi_req *r)
+{
+	return (uint64_t)(r - ep->reqs) + 1;
+}
+
+static inline struct uet_ofi_req *
+uet_ofi_req_of(struct uet_ofi_ep *ep, uint64_t ctx)
+{
+	return ctx - 1 < ep->nb_reqs ? &ep->reqs[ctx - 1] : NULL;
+}
+
+/* Service backend data path (uet_service.c): buffers of an SQE / RQE
+ * into a window chunk (copied in unless inbound; -FI_EAGAIN window full,
+ * -FI_EMSGSIZE, -FI_EIO service lost), copies out at a completion
+ * (@p final: the chunk goes back), the chunk back without copying. */
+int uet_ofi_service_sqe(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
+			struct uet_chan_sqe *sqe, const struct iovec *iov,
+			size_t count, uint64_t flags);
+int uet_ofi_service_rqe(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
+			struct uet_chan_rqe *rqe, const struct iovec *iov,
+			size_t count, uint64_t flags);
+void uet_ofi_service_complete(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
+			      const struct uet_chan_cqe *c, bool final);
+void uet_ofi_service_release(struct uet_ofi_ep *ep, struct uet_ofi_req *r);
+bool uet_ofi_service_lost(const struct uet_ofi_ep *ep);
+/* The service is gone: every request in flight completes with -FI_EIO
+ * through @p deliver (once per endpoint). */
+void uet_ofi_service_fail(struct uet_ofi_ep *ep,
+			  bool (*deliver)(struct uet_ofi_ep *,
+					  const struct uet_chan_cqe *));
 
 extern const struct fi_ops_msg uet_ofi_msg_ops;
 extern const struct fi_ops_tagged uet_ofi_tagged_ops;

@@ -31,9 +31,12 @@ struct uet_param_def {
 
 static const struct uet_param_def defs[] = {
 	{ "provider_service_path", FI_PARAM_STRING,
-	  "Path of the UET service (engine) socket or directory; informational "
-	  "until a shared engine service exists (default: none, in-process "
-	  "engine)" },
+	  "Socket of a uet-engine service: fi_fabric attaches to it instead "
+	  "of starting an EAL and an engine in this process (default: none, "
+	  "in-process engine)" },
+	{ "provider_service_timeout", FI_PARAM_INT,
+	  "Attached to a uet-engine service: the longest wait for the answer "
+	  "to one control request, in ms, 1..600000 (default: 5000)" },
 	{ "provider_msg_rendezvous_size", FI_PARAM_SIZE_T,
 	  "fi_send messages at least this long use RENDEZVOUS_SEND (HPC "
 	  "profile) (default: 65536)" },
@@ -245,8 +248,18 @@ uet_ofi_params_init(void)
 	params.poll_yield = true;
 	params.iov_bounce_size = 65536;
 
+	params.service_timeout_ms = 5000;
 	copy_str(params.service_path, sizeof(params.service_path),
 		 param_str("provider_service_path"));
+	/* 0 would be no wait at all: out of range, like a negative one */
+	if (param_u64("provider_service_timeout", true, 600000, &v)) {
+		if (v == 0)
+			FI_WARN(&uet_prov, FI_LOG_CORE,
+				"parameter provider_service_timeout: 0 out of "
+				"range (1..600000)\n");
+		else
+			params.service_timeout_ms = (unsigned int)v;
+	}
 	if (param_u64("provider_msg_rendezvous_size", false, UINT32_MAX, &v))
 		params.msg_rdzv_size = v;
 	if (param_u64("provider_tagged_rendezvous_size", false, UINT32_MAX,

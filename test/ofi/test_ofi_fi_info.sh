@@ -12,7 +12,7 @@ for want in "prov_name: uet" "name: net_ring0-hpc" "name: net_ring0-ai_full" \
 	echo "$out" | grep -aq -- "$want" || { echo "missing: $want"; fail=1; }
 done
 params=$("$FI_INFO" -e 2>&1)
-for p in SERVICE_PATH MSG_RENDEZVOUS_SIZE TAGGED_RENDEZVOUS_SIZE \
+for p in SERVICE_PATH SERVICE_TIMEOUT MSG_RENDEZVOUS_SIZE TAGGED_RENDEZVOUS_SIZE \
 	 MAX_EAGER_SIZE DEF_DATA_DC FALLBACK_JOBID_SUPPORT FALLBACK_JOBID \
 	 INITIATOR_ID EAL_ARGS PROGRESS CONFIG; do
 	echo "$params" | grep -aq "FI_UET_PROVIDER_$p\b" ||
