@@ -195,8 +195,10 @@ for i in $(seq "$RUNS"); do
 		sleep 0.05
 	done
 	side=$KILL
-	[ "$side" = random ] && side=$([ $((RANDOM % 2)) -eq 0 ] &&
-				       echo server || echo client)
+	# not in a subshell: bash reseeds $RANDOM there (-s would not hold)
+	if [ "$side" = random ]; then
+		if [ $((RANDOM % 2)) -eq 0 ]; then side=server; else side=client; fi
+	fi
 	# 100 ms .. 2.5 s into the run (both sides sync over the fabric
 	# first, a few ms)
 	ms=$((100 + RANDOM % 2400))
