@@ -183,6 +183,8 @@ uet_engine_eal_init(const char *prog, const char *args, bool *reused)
  * synchronously (it would wait for the parked callback for good).
  */
 static _Atomic bool eal_intr_parked;
+/* its source, registered for good (kept reachable: not a leak) */
+static struct rte_intr_handle *eal_park_ih;
 
 static void
 eal_intr_park(void *arg)
@@ -226,6 +228,7 @@ eal_intr_park_request(void)
 		waited_us += 100;
 	}
 	/* parked or not, the source stays: the thread may still come */
+	eal_park_ih = ih;
 	return atomic_load(&eal_intr_parked) ? 0 : -ETIMEDOUT;
 
 fail_unregister:
