@@ -4,18 +4,24 @@
  * process (an MPI job, a libfabric application that uses DPDK itself)
  * already initialised. Every process gets its own runtime files unless
  * the arguments say otherwise (one EAL per process, nothing shared).
+ * At exit, rte_eal_cleanup() with the interrupt thread parked.
  */
 
 #include <errno.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <sys/eventfd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_interrupts.h>
 #include <rte_lcore.h>
 
 #include "engine_private.h"
@@ -168,4 +174,81 @@ uet_engine_eal_init(const char *prog, const char *args, bool *reused)
 	(void)snprintf(eal_rundir, sizeof(eal_rundir), "%s",
 		       rte_eal_get_runtime_dir());
 	return 0;
+}
+
+/*
+ * The interrupt thread parked by uet_engine_eal_cleanup(), in the callback
+ * of an interrupt source of our own (an eventfd, its handle in process
+ * memory): not an alarm, whose source rte_eal_cleanup() unregisters
+ * synchronously (it would wait for the parked callback for good).
+ */
+static _Atomic bool eal_intr_parked;
+/* its source, registered for good (kept reachable: not a leak) */
+static struct rte_intr_handle *eal_park_ih;
+
+static void
+eal_intr_park(void *arg)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 10 * 1000 * 1000 };
+
+	(void)arg;
+	atomic_store(&eal_intr_parked, true);
+	/* until the process exits: returning would walk the sources whose
+	 * memory rte_eal_cleanup() unmapped */
+	for (;;)
+		(void)nanosleep(&ts, NULL);
+}
+
+/* Make the interrupt thread enter eal_intr_park(); 0 once it did. */
+static int
+eal_intr_park_request(void)
+{
+	struct timespec nap = { .tv_sec = 0, .tv_nsec = 100 * 1000 };
+	struct rte_intr_handle *ih;
+	uint64_t one = 1;
+	unsigned int waited_us = 0;
+	int efd, rc;
+
+	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	ih = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+	if (efd < 0 || ih == NULL || rte_intr_fd_set(ih, efd) != 0 ||
+	    rte_intr_type_set(ih, RTE_INTR_HANDLE_EXT) != 0) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	rc = rte_intr_callback_register(ih, eal_intr_park, NULL);
+	if (rc < 0)
+		goto fail;
+	if (write(efd, &one, sizeof(one)) != sizeof(one)) {
+		rc = -errno;
+		goto fail_unregister;
+	}
+	while (!atomic_load(&eal_intr_parked) && waited_us < 2000000u) {
+		(void)nanosleep(&nap, NULL);
+		waited_us += 100;
+	}
+	/* parked or not, the source stays: the thread may still come */
+	eal_park_ih = ih;
+	return atomic_load(&eal_intr_parked) ? 0 : -ETIMEDOUT;
+
+fail_unregister:
+	(void)rte_intr_callback_unregister(ih, eal_intr_park, NULL);
+fail:
+	rte_intr_instance_free(ih);
+	if (efd >= 0)
+		close(efd);
+	return rc;
+}
+
+int
+uet_engine_eal_cleanup(void)
+{
+	int rc;
+
+	if (!atomic_load(&eal_intr_parked)) {
+		rc = eal_intr_park_request();
+		if (rc < 0)
+			return rc;
+	}
+	return rte_eal_cleanup();
 }

@@ -37,6 +37,28 @@ devname_of(const char *devargs, char *name, size_t n)
 	name[len] = '\0';
 }
 
+/*
+ * A net_memif port probed before the engine existed (an EAL --vdev) is
+ * not the engine's to close, so the port gate (gate.c) covers neither its
+ * probe nor its close: a client may connect before the server's start
+ * (refused for good), and its close at rte_eal_cleanup() meets the
+ * interrupt thread serving the peer's disconnect (and unmaps the memory of
+ * memif's interrupt sources under that thread: a SIGSEGV at exit).
+ */
+static void
+port_warn_memif_found(const struct eng_port *p)
+{
+	struct rte_eth_dev_info info;
+
+	if (rte_eth_dev_info_get(p->port_id, &info) == 0 &&
+	    strcmp(info.driver_name, "net_memif") == 0)
+		ENG_LOG(WARNING,
+			"%s: memif port probed before the engine (EAL --vdev?): "
+			"its start and close are not guarded against the memif "
+			"control channel; give the whole memif devargs in "
+			"[port] devargs instead", p->name);
+}
+
 /* Find or probe the ethdev of @p devargs. */
 static int
 port_find(struct eng_port *p, const char *devargs)
@@ -48,6 +70,7 @@ port_find(struct eng_port *p, const char *devargs)
 	devname_of(devargs, name, sizeof(name));
 	if (rte_eth_dev_get_port_by_name(name, &id) == 0) {
 		p->port_id = id;
+		port_warn_memif_found(p);
 		return 0;
 	}
 	rc = rte_dev_probe(devargs);

@@ -1183,7 +1183,8 @@ perf_twoproc_main(const struct perf_opts *o)
 	else
 		rc = client_main(&t);
 	tp_free(&t);
+	/* not rte_eal_cleanup(): memif's leftovers on the interrupt thread */
 	if (t.eal_up)
-		(void)rte_eal_cleanup();
+		(void)uet_engine_eal_cleanup();
 	return rc;
 }

@@ -53,6 +53,10 @@ case "$ITERS" in
 esac
 
 TMP=$(mktemp -d /tmp/uet-pp.XXXXXX) || exit 1
+# Debian's libfabric loads libpsm2, whose SIGSEGV handler writes
+# <program>.<host>-<pid>,<...>.btr into the working directory and exits
+# with status 1 instead of dying of the signal: run where we look for them
+cd "$TMP" || exit 1
 tag="uetpp$$"   # EAL file prefixes, namespace and veth names
 NS_S=""
 NS_C=""
@@ -228,6 +232,18 @@ oob_exchanged() {
 		grep -q 'bytes_sent:[1-9].*bytes_received:[1-9]'
 }
 
+# A crash that a handler turned into an exit status (see the cd above).
+crashed() {
+	local f found=1
+	for f in "$TMP"/*.btr; do
+		[ -e "$f" ] || continue
+		echo "FAIL: a process crashed ($(basename "$f")):"
+		head -n 20 "$f"
+		found=0
+	done
+	return $found
+}
+
 # peerkill: start the client, once the addresses were exchanged let both
 # sides run for half a second, kill the client; the server must end
 # without a signal of its own (timeout's 124 means the bound stopped it,
@@ -254,8 +270,8 @@ peerkill() {
 	wait "$srv"
 	rc=$?
 	PIDS=()
-	if [ "$rc" -ge 128 ]; then
-		echo "FAIL: server died with signal $((rc - 128)) after its peer was killed:"
+	if [ "$rc" -ge 128 ] || crashed; then
+		echo "FAIL: server died (exit $rc) after its peer was killed:"
 		tail -60 "$TMP/server.out"
 		return 1
 	fi
@@ -325,6 +341,7 @@ PIDS=()
 rc=0
 check_out "$TMP/server.out" server || rc=1
 check_out "$TMP/client.out" client || rc=1
+crashed && rc=1
 if [ $crc -ne 0 ] || [ $src -ne 0 ]; then
 	# a complete result line with a non-zero exit means the failure came
 	# after the timed run (finalize, teardown, a sanitizer report): show

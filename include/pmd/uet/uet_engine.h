@@ -93,6 +93,21 @@ int uet_engine_eal_args_split(const char *prog, const char *args,
  */
 int uet_engine_eal_init(const char *prog, const char *args, bool *reused);
 
+/**
+ * rte_eal_cleanup() with the EAL interrupt thread parked for the rest of
+ * the process. DPDK 22.11 leaves that thread running through
+ * rte_eal_cleanup(), which unmaps DPDK memory, while net_memif leaves its
+ * listening socket registered with it after the port is closed, with the
+ * handle in that memory: an event on it, or a rebuild of the thread's wait
+ * list, then faults (uet-perf's memif server died so on a loaded machine).
+ * Call it after every engine is freed, at exit: interrupt callbacks (link
+ * events, alarms) no longer run afterwards.
+ * @return
+ *   0; -ETIMEDOUT when the thread did not answer within 2 s (the EAL is
+ *   then left as it is); or the rte_eal_cleanup() result.
+ */
+int uet_engine_eal_cleanup(void);
+
 /* ------------------------------------------------------------------ */
 /* Hook: the per-lcore protocol work                                   */
 /* ------------------------------------------------------------------ */
