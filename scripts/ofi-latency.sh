@@ -24,8 +24,9 @@
 # SERVICE=1 adds "uet-svc": both fi_pingpong processes attached to one
 # uet-engine service (<build>/apps/uet-engine, AUTO, one engine lcore on
 # CPU 1, a net_ring port; the clients' frames go to the service's own
-# FA), the clients not pinned; with BEFORE set, also "uet-before": the INLINE run
-# with that build's provider.
+# FA), both clients on CPU 0, off the service's lcore (SVC_CPU0= and
+# SVC_CPU1= give other CPU lists, e.g. 0,1 to let them share it); with
+# BEFORE set, also "uet-before": the INLINE run with that build's provider.
 #
 # usage: scripts/ofi-latency.sh <build dir> [iterations] [repetitions]
 set -u
@@ -189,7 +190,7 @@ for r in $(seq "$REPS"); do
 		rm -f "$TMP/memif.sock"
 	fi
 	if [ "${SERVICE:-0}" = 1 ] && { [ -n "$SVC_PID" ] || svc_start; }; then
-		FI_UET_PROVIDER_SERVICE_PATH="$TMP/svc.sock" CPU0=0,1 CPU1=0,1 \
+		FI_UET_PROVIDER_SERVICE_PATH="$TMP/svc.sock" CPU0=${SVC_CPU0:-0} CPU1=${SVC_CPU1:-0} \
 			run uet-svc -p uet -d svc-hpc
 	fi
 	SUFFIX=a CPU0=0,1 CPU1=0,1 run uet-auto -p uet -d net_memif0-hpc
