@@ -34,7 +34,7 @@
  *   svc_clients rma <dir> <index> <count> [iso]
  *     Registers one buffer (FI_REMOTE_READ | FI_REMOTE_WRITE), publishes
  *     {address, key} as <dir>/mr.<index> with its address, and to every
- *     other client: fi_write of a pattern into the slot the peer keeps
+ *     other client: fi_write of a 70000 B pattern into the slot the peer keeps
  *     for it, fi_read of the peer's pattern for it, fi_atomic SUM,
  *     fi_fetch_atomic SUM, fi_compare_atomic CSWAP (one that swaps, one
  *     that must not) on the slot's UINT64, and fi_writedata (remote CQ
@@ -595,7 +595,8 @@ wait_lost(const char *dir)
 
 /* ---- rma: RMA and atomics between clients of the service(s) ---- */
 
-#define SLOT_DATA 256
+/* fi_write / fi_read size: many packets, past the rendezvous threshold */
+#define SLOT_DATA BIG
 #define GUARD 256
 #define IMM_LEN 64
 
