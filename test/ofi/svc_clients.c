@@ -34,14 +34,16 @@
  *   svc_clients rma <dir> <index> <count> [iso]
  *     Registers one buffer (FI_REMOTE_READ | FI_REMOTE_WRITE), publishes
  *     {address, key} as <dir>/mr.<index> with its address, and to every
- *     other client: fi_write of a 70000 B pattern into the slot the peer keeps
- *     for it, fi_read of the peer's pattern for it, fi_atomic SUM,
- *     fi_fetch_atomic SUM, fi_compare_atomic CSWAP (one that swaps, one
- *     that must not) on the slot's UINT64, and fi_writedata (remote CQ
- *     data: the target counts one FI_REMOTE_CQ_DATA entry per peer with
- *     the writer's data). After a barrier (<dir>/done1.*) each client
- *     checks its own buffer: every slot holds what its peer wrote, every
- *     UINT64 the value the atomics leave, its guard bytes unchanged.
+ *     other client: fi_write of a 70000 B pattern into the slot the
+ *     peer keeps for it, fi_read of the peer's pattern for it, fi_atomic
+ *     SUM, fi_fetch_atomic SUM, fi_compare_atomic CSWAP (one that swaps,
+ *     one that must not) on the slot's UINT64, fi_atomic and
+ *     fi_fetch_atomic SUM of 4 UINT64 elements, and fi_writedata (remote
+ *     CQ data: the target counts one FI_REMOTE_CQ_DATA entry per peer
+ *     with the writer's data). After a barrier (<dir>/done1.*) each
+ *     client checks its own buffer: every slot holds what its peer
+ *     wrote, every UINT64 the value the atomics leave, its guard bytes
+ *     unchanged.
  *     With "iso" (count >= 3), client 0 also tries client 1's key and
  *     address against client 2, and a wrong key against client 1: each
  *     must complete in error; the targets' guards are checked unchanged.
@@ -599,6 +601,8 @@ wait_lost(const char *dir)
 #define SLOT_DATA BIG
 #define GUARD 256
 #define IMM_LEN 64
+/* elements of the vector atomics (fetching: 32 bytes of operands) */
+#define VEC 4
 
 /* What client <me> keeps for each peer j in its registered buffer. */
 struct rma_slot {
@@ -607,6 +611,7 @@ struct rma_slot {
 	uint8_t imm[IMM_LEN];   /* j fi_writedata here */
 	uint64_t atom;          /* j's atomics */
 	uint64_t pad;
+	uint64_t vec[VEC];      /* j's 4-element SUMs */
 };
 
 struct rma_buf {
@@ -626,6 +631,12 @@ static uint64_t
 atom_init(int me)
 {
 	return 1000 + (uint64_t)me;
+}
+
+static uint64_t
+vec_init(int me, int i)
+{
+	return 0x100000u * (uint64_t)(me + 1) + (uint64_t)i;
 }
 
 static uint64_t
@@ -719,7 +730,7 @@ rma_peer(int me, int j, fi_addr_t a, const struct rma_pub *p)
 	uint64_t base = p->addr + offsetof(struct rma_buf, slot) +
 			(uint64_t)me * sizeof(struct rma_slot);
 	static uint8_t out[SLOT_DATA], in[SLOT_DATA], imm[IMM_LEN];
-	uint64_t opnd, res, cmp;
+	uint64_t opnd, res, cmp, vop[VEC], vres[VEC];
 	int ctx;
 
 	for (size_t i = 0; i < SLOT_DATA; i++)
@@ -769,6 +780,20 @@ rma_peer(int me, int j, fi_addr_t a, const struct rma_pub *p)
 					    &ctx)), 0);
 	if (rma_done("fi_compare_atomic CSWAP (no swap)", me, j, &ctx))
 		CHECK(res == swapped(me));
+	/* 4 elements: + v, then fetch and + v again */
+	for (int i = 0; i < VEC; i++)
+		vop[i] = (uint64_t)(me * 100 + i + 1);
+	CHECK_RC(RMA_POST(fi_atomic(ep, vop, VEC, NULL, a, base +
+				    offsetof(struct rma_slot, vec), p->key,
+				    FI_UINT64, FI_SUM, &ctx)), 0);
+	rma_done("fi_atomic SUM x4", me, j, &ctx);
+	memset(vres, 0, sizeof(vres));
+	CHECK_RC(RMA_POST(fi_fetch_atomic(ep, vop, VEC, NULL, vres, NULL, a,
+					  base + offsetof(struct rma_slot, vec),
+					  p->key, FI_UINT64, FI_SUM, &ctx)), 0);
+	if (rma_done("fi_fetch_atomic SUM x4", me, j, &ctx))
+		for (int i = 0; i < VEC; i++)
+			CHECK(vres[i] == vec_init(j, i) + vop[i]);
 	for (size_t i = 0; i < IMM_LEN; i++)
 		imm[i] = pattern(me, j, 3, i);
 	CHECK_RC(RMA_POST(fi_writedata(ep, imm, IMM_LEN, NULL,
@@ -849,6 +874,8 @@ rma_fill(int me, int count)
 		for (size_t i = 0; i < SLOT_DATA; i++)
 			rbuf.slot[j].rd[i] = pattern(me, j, 2, i);
 		rbuf.slot[j].atom = atom_init(me);
+		for (int i = 0; i < VEC; i++)
+			rbuf.slot[j].vec[i] = vec_init(me, i);
 	}
 	for (size_t i = 0; i < GUARD; i++)
 		rbuf.guard[i] = pattern(me, me, 7, i);
@@ -871,6 +898,9 @@ rma_check_own(int me, int count)
 		for (size_t i = 0; i < IMM_LEN; i++)
 			ok &= sl->imm[i] == pattern(j, me, 3, i);
 		ok &= sl->atom == swapped(j);
+		for (int i = 0; i < VEC; i++)
+			ok &= sl->vec[i] == vec_init(me, i) +
+					    2 * (uint64_t)(j * 100 + i + 1);
 		CHECK(ok);
 		CHECK(imm_seen[j] == 1);
 		slots += ok;
