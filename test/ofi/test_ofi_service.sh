@@ -24,8 +24,8 @@
 #   pingpong_one   fi_pingpong between two clients of L
 #   rma_one     three clients of L (svc_clients rma ... iso): fi_write,
 #               fi_read, fi_atomic SUM, fi_fetch_atomic SUM (1 and 4
-#               elements),
-#               fi_compare_atomic CSWAP and fi_writedata (remote CQ data)
+#               elements), fi_compare_atomic CSWAP and fi_writedata
+#               (remote CQ data)
 #               to each other's registered buffers, each target checking
 #               its own buffer after a barrier; client 0 also uses
 #               client 1's key against client 2 and a wrong key against
