@@ -22,7 +22,7 @@
 #               sends to and receives from the three others (through the
 #               service's own FA)
 #   pingpong_one   fi_pingpong between two clients of L
-#   rma_one     three clients of L (svc_clients rma ... iso): fi_write,
+#   rma_one     four clients of L (svc_clients rma ... iso): fi_write,
 #               fi_read, fi_atomic SUM, fi_fetch_atomic SUM (1 and 4
 #               elements), fi_compare_atomic CSWAP and fi_writedata
 #               (remote CQ data)
@@ -30,8 +30,8 @@
 #               its own buffer after a barrier; client 0 also uses
 #               client 1's key against client 2 and a wrong key against
 #               client 1: every such operation fails, the guards stay
-#   rma2        the same (without the isolation part) between a client
-#               of A and one of B
+#   rma4        the same with two clients on A (0, 2) and two on B
+#               (1, 3): client 1's key comes from the other service
 #   pingpong    fi_pingpong (every default size) between a client of A
 #               and one of B
 #   kill_sread  a client of A blocked in fi_cq_sread (no timeout) on a
@@ -232,17 +232,16 @@ kinds)
 	cat "$TMP/k0.log"
 	grep -q 'checked$' "$TMP/k0.log" || fail "kinds: not checked"
 	;;
-rma_one|rma2)
+rma_one|rma4)
 	mkdir "$TMP/r"
-	n=3
+	n=4
 	iso=iso
-	[ "$MODE" = rma2 ] && { n=2; iso=; }
 	cpids=()
 	for i in $(seq 0 $((n - 1))); do
 		s=L
-		if [ "$MODE" = rma2 ]; then
+		if [ "$MODE" = rma4 ]; then
 			s=A
-			[ "$i" = 1 ] && s=B
+			[ $((i % 2)) = 1 ] && s=B
 		fi
 		# shellcheck disable=SC2086
 		client $s r$i "$CLIENTS" rma "$TMP/r" "$i" "$n" $iso &
