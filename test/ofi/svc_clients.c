@@ -47,6 +47,11 @@
  *     With "iso" (count >= 3), client 0 also tries client 1's key and
  *     address against client 2, and a wrong key against client 1: each
  *     must complete in error; the targets' guards are checked unchanged.
+ *   svc_clients rma_dead <dir> <0|1>
+ *     Client 1 registers and publishes its buffer and waits to be
+ *     killed; once <dir>/killed exists, client 0's fi_write and fi_read
+ *     on client 1's key must complete in error (nothing read), and its
+ *     fi_write to its own buffer must still succeed.
  *   svc_clients caps [rma]
  *     What fi_getinfo offers through the service (with "rma": hints
  *     FI_RMA | FI_ATOMIC, which a service with cross-memory attach
@@ -78,7 +83,8 @@
 
 #define MAX_CLIENTS 8
 #define BIG 70000
-#define WAIT_MS 60000
+/* below the test's 60 s timeout(1): a client gone wrong says why */
+#define WAIT_MS 50000
 #define HDR 16
 
 static const size_t sizes[] = { 16, 64, 4000, BIG };
@@ -979,6 +985,87 @@ rma(const char *dir, int me, int count, bool iso)
 	return 0;
 }
 
+/*
+ * rma_dead: client 1 registers and publishes its buffer, then waits to be
+ * killed (kill -9 by the test, which then writes <dir>/killed); client 0
+ * writes to and reads from the dead client's key: each must complete in
+ * error within the bound, and the service must still serve client 0
+ * (RMA on its own buffer through its own address).
+ */
+static int
+rma_dead(const char *dir, int me)
+{
+	struct rma_pub pub[2], mine;
+	struct fid_mr *mr = NULL;
+	static uint8_t out[SLOT_DATA], in[SLOT_DATA];
+	char name[256], a[256], c;
+	size_t nlen = sizeof(name);
+	fi_addr_t peer[2];
+	int ctx;
+
+	rma_fill(me, 2);
+	CHECK_RC(fi_mr_reg(dom, &rbuf, sizeof(rbuf),
+			   FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0, &mr,
+			   NULL), 0);
+	if (mr == NULL)
+		return 1;
+	mine.addr = (uint64_t)(uintptr_t)&rbuf;
+	mine.key = fi_mr_key(mr);
+	CHECK_RC(fi_getname(&ep->fid, name, &nlen), 0);
+	if (publish(dir, "mr", me, &mine, sizeof(mine)) != 0 ||
+	    publish(dir, "addr", me, name, nlen) != 0)
+		return 1;
+	if (me == 1) {
+		char pid[24];
+		int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+
+		/* the test kills us here (<dir>/pid); the bound ends a test
+		 * gone wrong */
+		if (publish(dir, "pid", -1, pid, (size_t)n) != 0)
+			return 1;
+		(void)await(dir, "never", -1, &c, 1);
+		return 1;
+	}
+	for (int j = 0; j < 2; j++) {
+		if (await(dir, "mr", j, &pub[j], sizeof(pub[j])) !=
+		    (long)sizeof(pub[j]) ||
+		    await(dir, "addr", j, a, sizeof(a)) <= 0)
+			return 1;
+		CHECK_RC(fi_av_insert(av, a, 1, &peer[j], 0, NULL), 1);
+	}
+	if (await(dir, "killed", -1, &c, 1) != 1)
+		return 1;
+	memset(out, 0x5C, sizeof(out));
+	memset(in, 0x11, sizeof(in));
+	rma_denied("fi_write to the dead client", me, &ctx,
+		   RMA_POST(fi_write(ep, out, SLOT_DATA, NULL, peer[1],
+				     pub[1].addr, pub[1].key, &ctx)));
+	rma_denied("fi_read from the dead client", me, &ctx,
+		   RMA_POST(fi_read(ep, in, SLOT_DATA, NULL, peer[1],
+				    pub[1].addr, pub[1].key, &ctx)));
+	for (size_t i = 0; i < SLOT_DATA; i++)
+		CHECK(in[i] == 0x11);
+	/* the service still serves: RMA on our own buffer */
+	for (size_t i = 0; i < SLOT_DATA; i++)
+		out[i] = pattern(0, 0, 1, i);
+	CHECK_RC(RMA_POST(fi_write(ep, out, SLOT_DATA, NULL, peer[0],
+				   pub[0].addr + offsetof(struct rma_buf,
+							  slot[1].wr),
+				   pub[0].key, &ctx)), 0);
+	if (rma_done("fi_write to itself", me, 0, &ctx)) {
+		bool ok = true;
+
+		for (size_t i = 0; i < SLOT_DATA; i++)
+			ok &= rbuf.slot[1].wr[i] == pattern(0, 0, 1, i);
+		CHECK(ok);
+		if (ok)
+			printf("client 0: fi_write to itself after the "
+			       "peer's death: checked\n");
+	}
+	CHECK_RC(fi_close(&mr->fid), 0);
+	return 0;
+}
+
 static int
 caps(void)
 {
@@ -995,6 +1082,9 @@ main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 	int rc;
+
+	/* what a killed or timed-out client said still reaches its log */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	if (strcmp(mode, "caps") == 0 &&
 	    (argc == 2 || (argc == 3 && strcmp(argv[2], "rma") == 0))) {
@@ -1021,6 +1111,12 @@ main(int argc, char **argv)
 		if (rc == 0)
 			rc = rma(argv[2], atoi(argv[3]), atoi(argv[4]),
 				 argc == 6);
+	} else if (strcmp(mode, "rma_dead") == 0 && argc == 4) {
+		rc = setup(FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC |
+			   FI_READ | FI_WRITE | FI_REMOTE_READ |
+			   FI_REMOTE_WRITE);
+		if (rc == 0)
+			rc = rma_dead(argv[2], atoi(argv[3]) != 0);
 	} else if (strcmp(mode, "wait") == 0 && argc == 3) {
 		rc = setup(FI_MSG | FI_TAGGED);
 		if (rc == 0)
@@ -1028,7 +1124,8 @@ main(int argc, char **argv)
 	} else {
 		fprintf(stderr, "usage: svc_clients exchange <dir> <index> "
 			"<count> <messages> [cross] | kinds <dir> <0|1> | wait <dir> | "
-			"rma <dir> <index> <count> [iso] | caps [rma]\n");
+			"rma <dir> <index> <count> [iso] | rma_dead <dir> <0|1> | "
+			"caps [rma]\n");
 		return 2;
 	}
 	teardown();

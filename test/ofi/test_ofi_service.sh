@@ -32,6 +32,10 @@
 #               client 1: every such operation fails, the guards stay
 #   rma4        the same with two clients on A (0, 2) and two on B
 #               (1, 3): client 1's key comes from the other service
+#   rma_dead_one  two clients of L; client 1 registers its buffer and
+#               is killed (SIGKILL); client 0's fi_write / fi_read on its
+#               key complete in error, a write to client 0's own buffer
+#               still works (svc_clients rma_dead)
 #   pingpong    fi_pingpong (every default size) between a client of A
 #               and one of B
 #   kill_sread  a client of A blocked in fi_cq_sread (no timeout) on a
@@ -259,6 +263,27 @@ rma_one|rma4)
 		[ "$(grep -c ': error \|: refused ' "$TMP/r0.log")" = 7 ] ||
 			fail "not every foreign-key operation was denied"
 	fi
+	;;
+rma_dead_one)
+	mkdir "$TMP/d"
+	client L d0 "$CLIENTS" rma_dead "$TMP/d" 0 &
+	p0=$!
+	client L d1 "$CLIENTS" rma_dead "$TMP/d" 1 &
+	p1=$!
+	for _ in $(seq 400); do
+		[ -f "$TMP/d/pid" ] && break
+		sleep 0.05
+	done
+	[ -f "$TMP/d/pid" ] || fail "client 1 did not register"
+	kill -9 "$(cat "$TMP/d/pid")"
+	wait "$p1"
+	echo 1 > "$TMP/d/killed"
+	wait "$p0" || fail "client 0: rc $?"
+	cat "$TMP/d0.log"
+	grep -q 'to itself after the peer.s death: checked' "$TMP/d0.log" ||
+		fail "client 0: not checked"
+	[ "$(grep -c ': error \|: refused ' "$TMP/d0.log")" = 2 ] ||
+		fail "an operation on the dead client's key did not fail"
 	;;
 pingpong|pingpong_one)
 	[ "$PINGPONG" = - ] && { echo "no fi_pingpong"; exit 77; }
