@@ -6,8 +6,9 @@
 # engine lcore (AUTO progress) on a net_memif port, the two ports joined
 # (A the memif server); clients attach to A or B:
 #   caps        fi_getinfo through a service: the service's domain
-#               (svc-hpc), no FI_RMA / FI_ATOMIC without cross-memory
-#               attach, max_msg_size within the 16 MiB data window
+#               (svc-hpc), max_msg_size within the 16 MiB data window;
+#               with FI_RMA | FI_ATOMIC hints (the service has
+#               cross-memory attach) an entry with both, in service mode
 #   exchange2   one client on each service: untagged and tagged messages
 #               of 16 B .. 70000 B both ways, every byte checked
 #               (svc_clients exchange)
@@ -21,6 +22,20 @@
 #               sends to and receives from the three others (through the
 #               service's own FA)
 #   pingpong_one   fi_pingpong between two clients of L
+#   rma_one     four clients of L (svc_clients rma ... iso): fi_write,
+#               fi_read, fi_atomic SUM, fi_fetch_atomic SUM (1 and 4
+#               elements), fi_compare_atomic CSWAP and fi_writedata
+#               (remote CQ data)
+#               to each other's registered buffers, each target checking
+#               its own buffer after a barrier; client 0 also uses
+#               client 1's key against client 2 and a wrong key against
+#               client 1: every such operation fails, the guards stay
+#   rma4        the same with two clients on A (0, 2) and two on B
+#               (1, 3): client 1's key comes from the other service
+#   rma_dead_one  two clients of L; client 1 registers its buffer and
+#               is killed (SIGKILL); client 0's fi_write / fi_read on its
+#               key complete in error, a write to client 0's own buffer
+#               still works (svc_clients rma_dead)
 #   pingpong    fi_pingpong (every default size) between a client of A
 #               and one of B
 #   kill_sread  a client of A blocked in fi_cq_sread (no timeout) on a
@@ -176,12 +191,16 @@ client() {
 case "$MODE" in
 caps)
 	client A caps "$CLIENTS" caps || fail "caps"
-	grep -q 'domain svc-hpc' "$TMP/caps.log" || fail "no svc-hpc domain"
-	grep -qE ' (rma|atomic)' "$TMP/caps.log" && fail "RMA offered"
-	max=$(sed -n 's/.*max_msg_size \([0-9]*\).*/\1/p' "$TMP/caps.log")
-	[ -n "$max" ] && [ "$max" -le 16777216 ] && [ "$max" -gt 0 ] ||
-		fail "max_msg_size $max not within the window"
-	cat "$TMP/caps.log"
+	client A capsrma "$CLIENTS" caps rma || fail "caps rma"
+	for f in caps capsrma; do
+		grep -q 'domain svc-hpc' "$TMP/$f.log" || fail "$f: no svc-hpc domain"
+		max=$(sed -n 's/.*max_msg_size \([0-9]*\).*/\1/p' "$TMP/$f.log")
+		[ -n "$max" ] && [ "$max" -le 16777216 ] && [ "$max" -gt 0 ] ||
+			fail "$f: max_msg_size $max not within the window"
+	done
+	grep -q '^caps: tagged rma atomic ' "$TMP/capsrma.log" ||
+		fail "no FI_RMA | FI_ATOMIC entry through the service"
+	cat "$TMP/caps.log" "$TMP/capsrma.log"
 	;;
 exchange2|exchange4|exchange4_one)
 	n=${MODE#exchange}
@@ -216,6 +235,55 @@ kinds)
 	wait $kp || fail "kinds: receiver"
 	cat "$TMP/k0.log"
 	grep -q 'checked$' "$TMP/k0.log" || fail "kinds: not checked"
+	;;
+rma_one|rma4)
+	mkdir "$TMP/r"
+	n=4
+	iso=iso
+	cpids=()
+	for i in $(seq 0 $((n - 1))); do
+		s=L
+		if [ "$MODE" = rma4 ]; then
+			s=A
+			[ $((i % 2)) = 1 ] && s=B
+		fi
+		# shellcheck disable=SC2086
+		client $s r$i "$CLIENTS" rma "$TMP/r" "$i" "$n" $iso &
+		cpids+=($!)
+	done
+	rc=0
+	for p in "${cpids[@]}"; do
+		wait "$p" || rc=1
+	done
+	cat "$TMP"/r*.log
+	[ $rc = 0 ] || fail "an RMA client failed"
+	[ "$(grep -c ', checked$' "$TMP"/r*.log | awk -F: '{s += $2} END {print s}')" = "$n" ] ||
+		fail "not every client checked its buffer"
+	if [ -n "$iso" ]; then
+		[ "$(grep -c ': error \|: refused ' "$TMP/r0.log")" = 7 ] ||
+			fail "not every foreign-key operation was denied"
+	fi
+	;;
+rma_dead_one)
+	mkdir "$TMP/d"
+	client L d0 "$CLIENTS" rma_dead "$TMP/d" 0 &
+	p0=$!
+	client L d1 "$CLIENTS" rma_dead "$TMP/d" 1 &
+	p1=$!
+	for _ in $(seq 400); do
+		[ -f "$TMP/d/pid" ] && break
+		sleep 0.05
+	done
+	[ -f "$TMP/d/pid" ] || fail "client 1 did not register"
+	kill -9 "$(cat "$TMP/d/pid")"
+	wait "$p1"
+	echo 1 > "$TMP/d/killed"
+	wait "$p0" || fail "client 0: rc $?"
+	cat "$TMP/d0.log"
+	grep -q 'to itself after the peer.s death: checked' "$TMP/d0.log" ||
+		fail "client 0: not checked"
+	[ "$(grep -c ': error \|: refused ' "$TMP/d0.log")" = 2 ] ||
+		fail "an operation on the dead client's key did not fail"
 	;;
 pingpong|pingpong_one)
 	[ "$PINGPONG" = - ] && { echo "no fi_pingpong"; exit 77; }
