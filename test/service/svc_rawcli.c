@@ -47,16 +47,19 @@ nap_ms(unsigned int ms)
 static int tel_once(const struct rc_service *s, const char *cmd,
 		    const char *key, uint64_t *v);
 
-/* The probe connection of rc_service_start() is gone (its hang-up
- * handled): counts and fds read now are the idle service's. At most
- * 10 s. */
+/* The probe connection of rc_service_start() was accepted and is gone
+ * (its hang-up handled): counts and fds read now are the idle service's.
+ * "clients" alone is 0 also before the service accepted the probe, which
+ * then raised it under the test's first reading. At most 10 s. */
 static int
 service_idle(const struct rc_service *s)
 {
-	uint64_t n = UINT64_MAX;
+	uint64_t n = UINT64_MAX, att = 0;
 
 	for (unsigned int i = 0; i < 1000; i++) {
-		if (tel_once(s, "/uet/service", "clients", &n) == 0 && n == 0)
+		if (tel_once(s, "/uet/service", "attaches", &att) == 0 &&
+		    att >= 1 &&
+		    tel_once(s, "/uet/service", "clients", &n) == 0 && n == 0)
 			return 0;
 		nap_ms(10);
 	}
