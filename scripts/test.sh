@@ -22,6 +22,11 @@ run_flavour() {
 	meson test -C "$dir" --print-errorlogs --num-processes "$jobs" || status=1
 }
 
+# UBSan reports and goes on by default: a report in any process of the
+# sanitizer run (a test, an engine it starts, a provider inside fi_pingpong)
+# must fail that test, so every process stops at its first one.
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
+
 run_flavour build/gcc -Dbuildtype=debugoptimized
 CC=clang run_flavour build/clang-asan -Dbuildtype=debug \
 	-Db_sanitize=address,undefined -Db_lundef=false -Dfuzz=enabled
