@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <rte_common.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 
@@ -157,10 +159,76 @@ engine_make(const struct uet_config *cfg, struct uet_ses_ulp_params *sul,
 	return e;
 }
 
+/* [service] socket_group: a name or a number; "" the service's own. */
+static int
+socket_gid(const char *name, uint32_t *gid)
+{
+	char buf[4096];
+	struct group g, *r = NULL;
+	char *end;
+	unsigned long v;
+
+	*gid = UET_SVC_GID_KEEP;
+	if (name[0] == '\0')
+		return 0;
+	if (name[0] >= '0' && name[0] <= '9') {
+		errno = 0;
+		v = strtoul(name, &end, 10);
+		if (errno != 0 || *end != '\0' || v >= UET_SVC_GID_KEEP)
+			goto bad;
+		*gid = (uint32_t)v;
+		return 0;
+	}
+	if (getgrnam_r(name, &g, buf, sizeof(buf), &r) != 0 || r == NULL)
+		goto bad;
+	*gid = (uint32_t)g.gr_gid;
+	return 0;
+bad:
+	fprintf(stderr, "uet-engine: [service] socket_group: '%s': no such "
+		"group\n", name);
+	return -EINVAL;
+}
+
+/* [service] job.N lines, as the server takes them. */
+static void
+server_acl(const struct uet_config_service *v, struct uet_svc_acl *acl)
+{
+	for (unsigned int i = 0; i < v->nb_acl; i++) {
+		acl[i].first = v->acl[i].first;
+		acl[i].last = v->acl[i].last;
+		acl[i].nb = v->acl[i].nb;
+		for (unsigned int k = 0; k < v->acl[i].nb; k++) {
+			acl[i].m[k].id = v->acl[i].m[k].id;
+			acl[i].m[k].gid = v->acl[i].m[k].gid;
+		}
+	}
+}
+
+static uint32_t
+ns_to_ms(uint64_t ns)
+{
+	return (uint32_t)RTE_MIN((ns + 999999) / 1000000, (uint64_t)UINT32_MAX);
+}
+
+static void
+server_limits(const struct uet_config_service *v,
+	      struct uet_svc_server_params *p)
+{
+	p->quota.clients = v->user_clients;
+	p->quota.pids = v->user_pids;
+	p->quota.jobs = v->user_jobs;
+	p->quota.mrs = v->user_mrs;
+	p->quota.peers = v->user_peers;
+	p->quota.window = v->user_window;
+	p->hello_timeout_ms = ns_to_ms(v->hello_timeout_ns);
+	p->idle_timeout_ms = ns_to_ms(v->idle_timeout_ns);
+}
+
 static int
 server_params(const struct uet_config *cfg, struct uet_engine *e,
 	      struct uet_svc_server_params *p)
 {
+	static struct uet_svc_acl acl[UET_CONFIG_SVC_ACL_MAX];
 	const struct uet_config_port *p0 = &cfg->port[0];
 	uint32_t a[UET_CONFIG_JOB_RANGES_MAX], b[UET_CONFIG_JOB_RANGES_MAX];
 	unsigned int n;
@@ -181,6 +249,14 @@ server_params(const struct uet_config *cfg, struct uet_engine *e,
 	p->max_chans = cfg->service.max_chans;
 	p->max_pids = cfg->service.max_pids;
 	/* validated with the configuration */
+	p->socket_mode = (uint32_t)uet_config_socket_mode(
+		cfg->service.socket_mode);
+	if (socket_gid(cfg->service.socket_group, &p->socket_gid) < 0)
+		return -EINVAL;
+	server_acl(&cfg->service, acl);
+	p->acl = acl;
+	p->nb_acl = cfg->service.nb_acl;
+	server_limits(&cfg->service, p);
 	if (uet_config_jobs_parse(cfg->service.jobs, a, b,
 				  UET_CONFIG_JOB_RANGES_MAX, &n, NULL, 0) < 0)
 		return -EINVAL;

@@ -318,6 +318,8 @@ apply_entry(struct uet_config *cfg, const struct cfg_section *sec,
 		return cfg_neighbor_set(cfg, key, value, replace, pe);
 	if (sec->id == CFG_S_FABRIC && cfg_fabric_is_event_key(key))
 		return cfg_fabric_event_add(&cfg->fabric, key, value, pe);
+	if (sec->id == CFG_S_SERVICE && cfg_service_is_acl_key(key))
+		return cfg_service_acl_add(&cfg->service, key, value, pe);
 	k = cfg_key_find(sec, key);
 	if (k == NULL) {
 		uet_parse_err_set(pe, "unknown key (see docs/CONFIG.md)");

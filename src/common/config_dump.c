@@ -306,6 +306,18 @@ dump_fabric_events(struct out *o, const struct uet_config_fabric *f)
 			out_printf(o, "%s = %s\n", key, val);
 }
 
+/* [service] job.N lines, after the keys */
+static void
+dump_service_acl(struct out *o, const struct uet_config_service *v)
+{
+	char key[32], val[512];
+
+	for (unsigned int i = 0; i < v->nb_acl; i++)
+		if (cfg_service_acl_format(&v->acl[i], key, sizeof(key), val,
+					   sizeof(val)) == 0)
+			out_printf(o, "%s = %s\n", key, val);
+}
+
 static void
 dump_section(struct out *o, const struct uet_config *cfg,
 	     const struct cfg_section *sec, unsigned int flags)
@@ -337,6 +349,8 @@ dump_section(struct out *o, const struct uet_config *cfg,
 		dump_keys(o, sec, base, flags);
 	if (sec->id == CFG_S_FABRIC)
 		dump_fabric_events(o, &cfg->fabric);
+	if (sec->id == CFG_S_SERVICE)
+		dump_service_acl(o, &cfg->service);
 }
 
 int

@@ -341,7 +341,15 @@ static const struct cfg_key fabric_keys[] = {
 static const struct cfg_key service_keys[] = {
 	{ .name = "socket", .type = CFG_T_STR, FIELD(V, socket),
 	  .help = "UNIX socket clients attach to (uet-engine --socket "
-		  "overrides it)" },
+		  "overrides it); its directory must belong to root or the "
+		  "service's user and be writable by nobody else (created "
+		  "0755 when absent)" },
+	{ .name = "socket_mode", .type = CFG_T_STR, FIELD(V, socket_mode),
+	  .help = "permissions of the socket file, octal 0000..0777: who "
+		  "may connect (write permission)" },
+	{ .name = "socket_group", .type = CFG_T_STR, FIELD(V, socket_group),
+	  .help = "group of the socket file, a name or a number; none = "
+		  "the service's group" },
 	K_SIZE(V, window_size, KB(64), GB(1), 0, "data window of each client "
 	       "(payload staging shared with the engine), a multiple of 4K; "
 	       "also the largest message of a client"),
@@ -351,8 +359,25 @@ static const struct cfg_key service_keys[] = {
 	K_UINT(V, max_pids, 1, 224, "PIDonFEPs per client (each engine "
 	       "context hosts 7 for clients)"),
 	{ .name = "jobs", .type = CFG_T_STR, FIELD(V, jobs),
-	  .help = "JobIDs every client may use: JobIDs and ranges, "
-		  "comma-separated (1-100,200), at most 16" },
+	  .help = "JobIDs the service grants: JobIDs and ranges, "
+		  "comma-separated (1-100,200), at most 16; who may use "
+		  "which: job.N lines, else the first user to take it" },
+	K_UINT(V, user_clients, 1, 1024, "connections of one user (uid) at "
+	       "once"),
+	K_UINT(V, user_pids, 1, 7168, "PIDonFEPs of one user, all its "
+	       "connections together"),
+	K_UINT(V, user_jobs, 1, 262144, "{JobID, PIDonFEP} authorisations "
+	       "of one user"),
+	K_UINT(V, user_mrs, 1, 4194304, "memory keys of one user"),
+	K_UINT(V, user_peers, 1, 67108864, "peer handles of one user"),
+	K_SIZE(V, user_window, KB(64), GB(1024), 0, "shared memory of one "
+	       "user's connections (each takes its data window, its rings "
+	       "and a page)"),
+	K_DUR("hello_timeout", V, hello_timeout_ns, MS(1), SEC(60), 0,
+	      "a connection that has not said HELLO by then is closed"),
+	K_DUR("idle_timeout", V, idle_timeout_ns, MS(1), SEC(86400), 0,
+	      "a connection that holds no PIDonFEP and sends nothing for "
+	      "this long is closed"),
 };
 #undef V
 
@@ -512,12 +537,25 @@ uet_config_init_defaults(struct uet_config *cfg)
 	cfg->fault.reorder_depth = 4;
 
 	snprintf(cfg->service.socket, sizeof(cfg->service.socket), "%s",
-		 "/tmp/uet-engine.sock");
+		 "/run/uet-engine/uet-engine.sock");
+	snprintf(cfg->service.socket_mode, sizeof(cfg->service.socket_mode),
+		 "%s", "0660");
 	cfg->service.window_size = MB(16);
 	cfg->service.max_clients = 64;
 	cfg->service.max_chans = 16;
 	cfg->service.max_pids = 8;
 	snprintf(cfg->service.jobs, sizeof(cfg->service.jobs), "%s", "1");
+	/* one user at most a quarter of the connections and about half of
+	 * what one engine context holds (7 client PIDonFEPs, 16 jobs, 1024
+	 * keys, 65536 peers) */
+	cfg->service.user_clients = 16;
+	cfg->service.user_pids = 4;
+	cfg->service.user_jobs = 8;
+	cfg->service.user_mrs = 512;
+	cfg->service.user_peers = 32768;
+	cfg->service.user_window = GB(1);
+	cfg->service.hello_timeout_ns = SEC(2);
+	cfg->service.idle_timeout_ns = SEC(60);
 }
 
 const struct cfg_key *

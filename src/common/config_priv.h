@@ -115,6 +115,21 @@ int
 cfg_fabric_validate(const struct uet_config_fabric *f,
 		    struct uet_config_error *err);
 
+/* A [service] job.N line key. */
+bool
+cfg_service_is_acl_key(const char *key);
+
+/* Add the job.N line "key = value" to [service] (names resolved now);
+ * writes only on success. */
+int
+cfg_service_acl_add(struct uet_config_service *v, const char *key,
+		    const char *value, struct uet_parse_err *pe);
+
+/* "job.5 = uid:1000, gid:4" lines of the dump. */
+int
+cfg_service_acl_format(const struct uet_config_svc_acl *a, char *key,
+		       size_t key_len, char *buf, size_t len);
+
 /* Defaults of a newly defined [portN]. */
 void
 cfg_port_defaults(struct uet_config_port *p);

@@ -389,7 +389,26 @@ check_service(const struct uet_config *cfg, struct uet_config_error *err)
 	if (uet_config_jobs_parse(v->jobs, a, b, UET_CONFIG_JOB_RANGES_MAX,
 				  &n, why, sizeof(why)) < 0)
 		return fail(err, "service", "jobs", "%s: %s", v->jobs, why);
+	if (uet_config_socket_mode(v->socket_mode) < 0)
+		return fail(err, "service", "socket_mode", "'%s': expected "
+			    "octal permissions 0000..0777 (e.g. 0660)",
+			    v->socket_mode);
 	return 0;
+}
+
+int
+uet_config_socket_mode(const char *s)
+{
+	unsigned int v = 0;
+
+	if (s == NULL || s[0] != '0' || strlen(s) > 4)
+		return -EINVAL;
+	for (const char *p = s + 1; *p != '\0'; p++) {
+		if (*p < '0' || *p > '7')
+			return -EINVAL;
+		v = v * 8 + (unsigned int)(*p - '0');
+	}
+	return (int)v;
 }
 
 int

@@ -98,6 +98,8 @@ uet_ofi_errno(int rc)
 struct uet_ofi_params {
 	char service_path[256];
 	unsigned int service_timeout_ms; /* bound of one service request */
+	/* a service uid trusted besides root and ours (UINT32_MAX: none) */
+	uint32_t service_uid;
 	size_t msg_rdzv_size;
 	size_t tagged_rdzv_size;
 	size_t max_eager_size;

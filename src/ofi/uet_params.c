@@ -9,6 +9,7 @@
  */
 #include <stdio.h>
 #include <errno.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -34,6 +35,10 @@ static const struct uet_param_def defs[] = {
 	  "Socket of a uet-engine service: fi_fabric attaches to it instead "
 	  "of starting an EAL and an engine in this process (default: none, "
 	  "in-process engine)" },
+	{ "provider_service_uid", FI_PARAM_STRING,
+	  "Attached to a uet-engine service: the user (name or uid) it runs "
+	  "as when not root; a socket served by any other user (but this "
+	  "process's own) is not attached to (default: none)" },
 	{ "provider_service_timeout", FI_PARAM_INT,
 	  "Attached to a uet-engine service: the longest wait for the answer "
 	  "to one control request, in ms, 1..600000 (default: 5000)" },
@@ -228,6 +233,33 @@ copy_str(char *dst, size_t n, const char *s)
 		snprintf(dst, n, "%s", s);
 }
 
+/* provider_service_uid: a user name or a uid; a bad one trusts nobody
+ * more (warned), never anybody. */
+static uint32_t
+service_uid(void)
+{
+	const char *s = param_str("provider_service_uid");
+	struct passwd pw, *r = NULL;
+	char buf[4096], *end;
+	unsigned long v;
+
+	if (s == NULL || s[0] == '\0')
+		return UINT32_MAX;
+	if (s[0] >= '0' && s[0] <= '9') {
+		errno = 0;
+		v = strtoul(s, &end, 10);
+		if (errno == 0 && *end == '\0' && v < UINT32_MAX)
+			return (uint32_t)v;
+	} else if (getpwnam_r(s, &pw, buf, sizeof(buf), &r) == 0 &&
+		   r != NULL) {
+		return (uint32_t)pw.pw_uid;
+	}
+	FI_WARN(&uet_prov, FI_LOG_CORE, "parameter provider_service_uid: "
+		"'%s' is no user: only root and this process's uid are "
+		"trusted to serve the socket\n", s);
+	return UINT32_MAX;
+}
+
 void
 uet_ofi_params_init(void)
 {
@@ -249,6 +281,7 @@ uet_ofi_params_init(void)
 	params.iov_bounce_size = 65536;
 
 	params.service_timeout_ms = 5000;
+	params.service_uid = service_uid();
 	copy_str(params.service_path, sizeof(params.service_path),
 		 param_str("provider_service_path"));
 	/* 0 would be no wait at all: out of range, like a negative one */

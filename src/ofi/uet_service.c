@@ -62,6 +62,10 @@ struct svc_chan {
  * once: parameters and the file do not change while the process runs.
  */
 static pthread_once_t path_once = PTHREAD_ONCE_INIT;
+
+/* why an attach gives -EPERM: the client's check of the server */
+#define UNTRUSTED " (the socket is served by a user other than root, this " \
+	"process's and FI_UET_PROVIDER_SERVICE_UID: not attached)"
 static char svc_path[sizeof(((struct uet_ofi_params *)0)->service_path)];
 
 static void
@@ -171,11 +175,13 @@ uet_ofi_service_probe(struct uet_config *cfg, struct uet_ofi_svc_limits *lim)
 	struct uet_svc_client *cl;
 	int rc;
 
-	rc = uet_svc_client_attach(service_path(),
-				   uet_ofi_params()->service_timeout_ms, &cl);
+	rc = uet_svc_client_attach_uid(service_path(),
+				       uet_ofi_params()->service_timeout_ms,
+				       uet_ofi_params()->service_uid, &cl);
 	if (rc < 0) {
-		UET_OFI_REPORT(FI_LOG_CORE, "service %s: %s",
-			       service_path(), strerror(-rc));
+		UET_OFI_REPORT(FI_LOG_CORE, "service %s: %s%s",
+			       service_path(), strerror(-rc),
+			       rc == -EPERM ? UNTRUSTED : "");
 		return svc_errno(rc);
 	}
 	svc_config(uet_svc_client_hello(cl), cfg);
@@ -196,11 +202,13 @@ svc_start(struct uet_ofi_fabric *fab)
 	if (s == NULL)
 		return -FI_ENOMEM;
 	pthread_mutex_init(&s->win_lock, NULL);
-	rc = uet_svc_client_attach(path, uet_ofi_params()->service_timeout_ms,
-				   &s->cl);
+	rc = uet_svc_client_attach_uid(path,
+				       uet_ofi_params()->service_timeout_ms,
+				       uet_ofi_params()->service_uid, &s->cl);
 	if (rc < 0) {
-		UET_OFI_REPORT(FI_LOG_FABRIC, "service %s: attach failed: %s",
-			       path, strerror(-rc));
+		UET_OFI_REPORT(FI_LOG_FABRIC, "service %s: attach failed: %s%s",
+			       path, strerror(-rc),
+			       rc == -EPERM ? UNTRUSTED : "");
 		goto free;
 	}
 	s->hello = uet_svc_client_hello(s->cl);

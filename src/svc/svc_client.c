@@ -122,6 +122,7 @@ client_recv(struct uet_svc_client *c, uint32_t seq, unsigned int op,
 		uint8_t b[CMSG_SPACE(CLIENT_FDS_MAX * sizeof(int))];
 	} ctl;
 	const struct uet_svc_hdr *h = (const void *)buf.b;
+	bool reset = false;
 
 	for (unsigned int stale = 0; stale <= CLIENT_STALE_MAX;) {
 		struct iovec iov = { .iov_base = buf.b, .iov_len = sizeof(buf) };
@@ -146,8 +147,17 @@ client_recv(struct uet_svc_client *c, uint32_t seq, unsigned int op,
 		if (rc == 0)
 			return -ETIMEDOUT;
 		len = recvmsg(c->fd, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+		if (len < 0 && errno == EAGAIN && reset)
+			len = 0;
 		if (len < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
+		/* a service that closed with our request unread resets us,
+		 * and the kernel reports that before what it sent last (a
+		 * refusal's reason): read once more */
+		if (len < 0 && errno == ECONNRESET && !reset) {
+			reset = true;
+			continue;
+		}
 		if (len <= 0) {
 			/* EOF or reset: the service is gone */
 			client_lose(c);
@@ -159,6 +169,13 @@ client_recv(struct uet_svc_client *c, uint32_t seq, unsigned int op,
 			fds_close(fds, n);
 			client_lose(c);
 			return -EPROTO;
+		}
+		/* sequence 0: the service ends the connection and says why
+		 * (quota, HELLO deadline, idleness) */
+		if (h->seq == 0 && h->rc < 0) {
+			fds_close(fds, n);
+			client_lose(c);
+			return h->rc;
 		}
 		if (h->seq != seq) {
 			fds_close(fds, n);
@@ -244,11 +261,27 @@ unlock:
 
 /* ---- attach ---- */
 
+/* Root, this process's uid or @p service_uid: whoever else listens on
+ * the path squatted it (a socket in a directory others can write). */
 static int
-client_connect(const char *path, int *fd)
+server_check(int fd, uint32_t service_uid)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+		return -errno;
+	if (cred.uid == 0 || cred.uid == geteuid() ||
+	    (service_uid != UET_SVC_UID_NONE && cred.uid == service_uid))
+		return 0;
+	return -EPERM;
+}
+
+static int
+client_connect(const char *path, uint32_t service_uid, int *fd)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int s;
+	int s, rc;
 
 	if (path == NULL || path[0] == '\0' ||
 	    strlen(path) >= sizeof(sa.sun_path))
@@ -262,6 +295,11 @@ client_connect(const char *path, int *fd)
 
 		close(s);
 		return -err;
+	}
+	rc = server_check(s, service_uid);
+	if (rc < 0) {
+		close(s);
+		return rc;
 	}
 	*fd = s;
 	return 0;
@@ -315,6 +353,12 @@ client_hello(struct uet_svc_client *c)
 	int rc;
 
 	rc = client_send(c, UET_SVC_OP_HELLO, &req, sizeof(req), &seq);
+	/* refused at connect: the reason may wait in the socket */
+	if (rc == -ENOTCONN) {
+		rc = client_recv(c, seq, UET_SVC_OP_HELLO, NULL, 0, fds, 0,
+				 NULL, now_ms() + c->timeout_ms);
+		return rc < 0 ? rc : -ENOTCONN;
+	}
 	if (rc < 0)
 		return rc;
 	rc = client_recv(c, seq, UET_SVC_OP_HELLO, &c->hello,
@@ -376,6 +420,14 @@ int
 uet_svc_client_attach(const char *path, unsigned int timeout_ms,
 		      struct uet_svc_client **out)
 {
+	return uet_svc_client_attach_uid(path, timeout_ms, UET_SVC_UID_NONE,
+					 out);
+}
+
+int
+uet_svc_client_attach_uid(const char *path, unsigned int timeout_ms,
+			  uint32_t service_uid, struct uet_svc_client **out)
+{
 	struct uet_svc_client *c;
 	int rc;
 
@@ -384,7 +436,7 @@ uet_svc_client_attach(const char *path, unsigned int timeout_ms,
 	c = client_new(timeout_ms);
 	if (c == NULL)
 		return -ENOMEM;
-	rc = client_connect(path, &c->fd);
+	rc = client_connect(path, service_uid, &c->fd);
 	if (rc == 0)
 		rc = client_hello(c);
 	if (rc < 0) {

@@ -17,7 +17,9 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_common.h>
@@ -76,6 +78,9 @@ tel_service(const char *cmd, const char *params, struct rte_tel_data *d)
 	tel_u64(d, "errors", st.errors);
 	tel_u64(d, "bad", st.bad);
 	tel_u64(d, "denied", st.denied);
+	tel_u64(d, "policy", st.policy);
+	tel_u64(d, "quota", st.quota);
+	tel_u64(d, "timeouts", st.timeouts);
 	return 0;
 }
 
@@ -116,6 +121,27 @@ uet_svc_server_stats_get(const struct uet_svc_server *s,
 /* clients                                                             */
 /* ------------------------------------------------------------------ */
 
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Why the service ends a connection, before it closes it: a reply of
+ * sequence 0 (no request has it) to @p op, with @p rc. Best effort: a
+ * client that does not read is closed all the same. */
+static void
+notice_send(int fd, unsigned int op, int rc)
+{
+	struct uet_svc_hdr h;
+
+	uet_svc_hdr_init(&h, op | UET_SVC_OP_REPLY, 0, 0, rc);
+	(void)send(fd, &h, sizeof(h), MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
 static struct svc_client *
 client_new(const struct uet_svc_server *s, int fd)
 {
@@ -146,6 +172,7 @@ client_drop(struct uet_svc_server *s, unsigned int slot, bool clean)
 	bool held = c->hello;
 
 	svc_client_release(s, c);
+	svc_user_detach(s, c);
 	(void)epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	SVC_LOG(INFO, "client pid %d uid %u: %s", (int)c->pid,
@@ -164,14 +191,38 @@ client_drop(struct uet_svc_server *s, unsigned int slot, bool clean)
 }
 
 static void
+client_free(struct svc_client *c)
+{
+	close(c->fd);
+	free(c->chans);
+	free(c->pids);
+	free(c->jobs);
+	free(c);
+}
+
+/* A connection the service will not serve: why, then close. */
+static void
+refuse(struct uet_svc_server *s, int fd, int rc, const char *why,
+       const struct svc_client *c)
+{
+	s->st.refused++;
+	if (rc == -EDQUOT)
+		s->st.quota++;
+	if (c != NULL)
+		SVC_LOG(WARNING, "connection of pid %d uid %u refused: %s",
+			(int)c->pid, (unsigned int)c->uid, why);
+	else
+		SVC_LOG(WARNING, "connection refused: %s", why);
+	notice_send(fd, UET_SVC_OP_HELLO, rc);
+}
+
+static void
 accept_one(struct uet_svc_server *s)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
-	struct ucred cred;
-	socklen_t cl = sizeof(cred);
 	struct svc_client *c;
 	unsigned int slot;
-	int fd;
+	int fd, rc;
 
 	fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0)
@@ -181,14 +232,7 @@ accept_one(struct uet_svc_server *s)
 		if (s->clients[slot] == NULL)
 			break;
 	if (slot == s->p.max_clients || s->down) {
-		s->st.refused++;
-		SVC_LOG(WARNING, "connection refused: %u clients attached",
-			s->st.clients);
-		close(fd);
-		return;
-	}
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0) {
-		SVC_LOG(ERR, "SO_PEERCRED: %s", strerror(errno));
+		refuse(s, fd, -EUSERS, "max_clients attached", NULL);
 		close(fd);
 		return;
 	}
@@ -197,16 +241,25 @@ accept_one(struct uet_svc_server *s)
 		close(fd);
 		return;
 	}
-	c->pid = cred.pid;
-	c->uid = cred.uid;
-	c->gid = cred.gid;
+	rc = svc_peer_creds(c);
+	if (rc < 0) {
+		SVC_LOG(ERR, "SO_PEERCRED: %s", strerror(-rc));
+		client_free(c);
+		return;
+	}
+	/* the kernel's credentials decide, from here on: the quotas of the
+	 * uid and, at JOB_ADD and MR_REG, the JobIDs it may use */
+	rc = svc_user_attach(s, c);
+	if (rc < 0) {
+		refuse(s, fd, rc, "user_clients of its uid attached", c);
+		client_free(c);
+		return;
+	}
+	c->since_ns = now_ns();
 	ev.data.ptr = c;
 	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
-		close(fd);
-		free(c->chans);
-		free(c->pids);
-		free(c->jobs);
-		free(c);
+		svc_user_detach(s, c);
+		client_free(c);
 		return;
 	}
 	s->clients[slot] = c;
@@ -286,6 +339,10 @@ count_rc(struct uet_svc_server *s, int rc)
 		s->st.bad++;
 	else if (rc == -EPERM)
 		s->st.denied++;
+	else if (rc == -EACCES)
+		s->st.policy++;
+	else if (rc == -EDQUOT)
+		s->st.quota++;
 }
 
 /* One message of client @p slot. @return false when it must go. */
@@ -316,6 +373,7 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR;
 	s->st.requests++;
+	c->since_ns = now_ns();
 	if ((size_t)n >= sizeof(*h)) {
 		seq = h->seq;
 		op = h->op & ~UET_SVC_OP_REPLY;
@@ -363,6 +421,42 @@ client_event(struct uet_svc_server *s, struct svc_client *c, uint32_t ev)
 		client_drop(s, slot, bye);
 }
 
+/* HELLO deadline and idle timeout: connections that hold nothing and
+ * say nothing do not keep a client slot (and their uid's quota). */
+static void
+deadlines(struct uet_svc_server *s)
+{
+	uint64_t now = now_ns(), hello = s->p.hello_timeout_ms * 1000000ull,
+		 idle = s->p.idle_timeout_ms * 1000000ull, ticks;
+
+	if (read(s->tfd, &ticks, sizeof(ticks)) < 0)
+		return;
+	for (unsigned int i = 0; i < s->p.max_clients; i++) {
+		struct svc_client *c = s->clients[i];
+		uint64_t age;
+
+		if (c == NULL)
+			continue;
+		age = now - c->since_ns;
+		if (!c->hello && hello != 0 && age >= hello) {
+			SVC_LOG(WARNING, "client pid %d uid %u: no HELLO "
+				"within %u ms, closed", (int)c->pid,
+				(unsigned int)c->uid, s->p.hello_timeout_ms);
+			notice_send(c->fd, UET_SVC_OP_HELLO, -ETIMEDOUT);
+		} else if (c->hello && c->nb_pids == 0 && idle != 0 &&
+			   age >= idle) {
+			SVC_LOG(WARNING, "client pid %d uid %u: idle for %u "
+				"ms holding no PIDonFEP, closed", (int)c->pid,
+				(unsigned int)c->uid, s->p.idle_timeout_ms);
+			notice_send(c->fd, UET_SVC_OP_BYE, -ETIMEDOUT);
+		} else {
+			continue;
+		}
+		s->st.timeouts++;
+		client_drop(s, i, false);
+	}
+}
+
 int
 uet_svc_server_run(struct uet_svc_server *s, int timeout_ms)
 {
@@ -378,6 +472,10 @@ uet_svc_server_run(struct uet_svc_server *s, int timeout_ms)
 		if (ev[i].data.ptr == NULL) {
 			if (s->lfd >= 0)
 				accept_one(s);
+			continue;
+		}
+		if (ev[i].data.ptr == &s->tfd) {
+			deadlines(s);
 			continue;
 		}
 		client_event(s, ev[i].data.ptr, ev[i].events);
@@ -405,8 +503,13 @@ params_check(const struct uet_svc_server_params *p)
 	    p->max_clients == 0 || p->max_clients > 1024 ||
 	    p->max_chans == 0 || p->max_chans > UET_SVC_CHANS_MAX ||
 	    p->max_pids == 0 || p->jobs.nb == 0 ||
-	    p->jobs.nb > UET_CHAN_JOB_RANGES_MAX)
+	    p->jobs.nb > UET_CHAN_JOB_RANGES_MAX || p->socket_mode > 0777 ||
+	    (p->nb_acl != 0 && p->acl == NULL))
 		return -EINVAL;
+	for (unsigned int i = 0; i < p->nb_acl; i++)
+		if (p->acl[i].first > p->acl[i].last ||
+		    p->acl[i].nb > UET_SVC_ACL_MEMBERS_MAX)
+			return -EINVAL;
 	if (uet_engine_nb_lcores(p->engine) > UET_SVC_CTX_MAX)
 		return -EINVAL;
 	for (unsigned int i = 0; i < p->jobs.nb; i++)
@@ -459,8 +562,11 @@ listen_make(struct uet_svc_server *s)
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
 	struct stat st;
-	int fd, probe;
+	int fd, probe, rc;
 
+	rc = svc_sock_dir_check(s->path);
+	if (rc < 0)
+		return rc;
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s", s->path);
 	probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (probe < 0)
@@ -479,14 +585,16 @@ listen_make(struct uet_svc_server *s)
 		    0);
 	if (fd < 0)
 		return -errno;
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
-	    listen(fd, 64) != 0 ||
-	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
-		int err = -errno;
-
+	/* mode and group before listen(): nobody connects before they hold */
+	rc = bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ? -errno :
+	     svc_sock_perms(s);
+	if (rc == 0 && (listen(fd, 64) != 0 ||
+			epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0))
+		rc = -errno;
+	if (rc < 0) {
 		close(fd);
 		(void)unlink(s->path);
-		return err;
+		return rc;
 	}
 	s->lfd = fd;
 	return 0;
@@ -502,6 +610,35 @@ efds_make(struct uet_svc_server *s)
 		if (s->efd[i] < 0)
 			return s->wake ? s->efd[i] : -errno;
 	}
+	return 0;
+}
+
+/* The deadlines' clock: a tick at half the shortest timeout (10 ms to
+ * 1 s), only when there is one. */
+static int
+timer_make(struct uet_svc_server *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &s->tfd };
+	uint32_t ms = UINT32_MAX;
+	struct itimerspec its;
+
+	if (s->p.hello_timeout_ms != 0)
+		ms = s->p.hello_timeout_ms;
+	if (s->p.idle_timeout_ms != 0)
+		ms = RTE_MIN(ms, s->p.idle_timeout_ms);
+	if (ms == UINT32_MAX)
+		return 0;
+	ms = RTE_MIN(ms / 2, 1000u);
+	ms = RTE_MAX(ms, 10u);
+	s->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (s->tfd < 0)
+		return -errno;
+	its.it_interval.tv_sec = ms / 1000;
+	its.it_interval.tv_nsec = (long)(ms % 1000) * 1000000L;
+	its.it_value = its.it_interval;
+	if (timerfd_settime(s->tfd, 0, &its, NULL) != 0 ||
+	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->tfd, &ev) != 0)
+		return -errno;
 	return 0;
 }
 
@@ -531,7 +668,8 @@ uet_svc_server_create(const struct uet_svc_server_params *p, int *err)
 		goto out;
 	s->p = *p;
 	snprintf(s->path, sizeof(s->path), "%s", p->socket_path);
-	s->lfd = s->epfd = s->page_fd = s->page_ro = -1;
+	s->lfd = s->epfd = s->page_fd = s->page_ro = s->tfd = -1;
+	s->euid = geteuid();
 	for (unsigned int i = 0; i < UET_SVC_CTX_MAX; i++)
 		s->efd[i] = -1;
 	s->nb_ctx = uet_engine_nb_lcores(p->engine);
@@ -540,8 +678,13 @@ uet_svc_server_create(const struct uet_svc_server_params *p, int *err)
 	layout(s);
 	s->clients = calloc(p->max_clients, sizeof(*s->clients));
 	s->pid_owner = calloc(s->nb_client_pids, sizeof(*s->pid_owner));
-	if (s->clients == NULL || s->pid_owner == NULL)
+	s->users = calloc(p->max_clients, sizeof(*s->users));
+	s->acl = calloc(RTE_MAX(p->nb_acl, 1u), sizeof(*s->acl));
+	if (s->clients == NULL || s->pid_owner == NULL || s->users == NULL ||
+	    s->acl == NULL)
 		goto fail;
+	if (p->nb_acl != 0)
+		memcpy(s->acl, p->acl, p->nb_acl * sizeof(*s->acl));
 	rc = (unsigned int)p->pid_base + s->nb_ctx + s->nb_client_pids > 0x1000 ?
 	     -EINVAL : 0;
 	if (rc < 0)
@@ -551,6 +694,8 @@ uet_svc_server_create(const struct uet_svc_server_params *p, int *err)
 		goto fail;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	rc = s->epfd < 0 ? -errno : page_make(s);
+	if (rc == 0)
+		rc = timer_make(s);
 	if (rc < 0)
 		goto fail;
 	rc = listen_make(s);
@@ -615,7 +760,12 @@ uet_svc_server_free(struct uet_svc_server *s)
 			close(s->efd[i]);
 	if (s->page_fd >= 0)
 		close(s->page_fd);
+	if (s->tfd >= 0)
+		close(s->tfd);
 	free(s->clients);
 	free(s->pid_owner);
+	free(s->users);
+	free(s->owners);
+	free(s->acl);
 	free(s);
 }

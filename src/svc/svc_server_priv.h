@@ -54,11 +54,35 @@ struct svc_chan {
 	struct uet_chan ch; /* the engine's view (UET_CHAN_SHARED) */
 };
 
+/* What one uid holds, over all its connections (quotas). */
+struct svc_user {
+	uid_t uid;
+	bool privileged; /* root or the service's uid: no quota */
+	uint32_t clients, pids, jobs, mrs, peers;
+	uint64_t window;
+};
+
+enum svc_res { SVC_Q_PIDS, SVC_Q_JOBS, SVC_Q_MRS, SVC_Q_PEERS, SVC_Q_WINDOW };
+
+/* A JobID no policy entry covers, owned by the uid that took it first
+ * for as long as that uid holds it (ref: its {job, PIDonFEP} entries). */
+struct svc_jobown {
+	uint32_t job;
+	uid_t uid;
+	uint32_t ref;
+};
+
+#define SVC_GROUPS_MAX 64
+
 struct svc_client {
 	int fd;
 	pid_t pid;  /* SO_PEERCRED */
 	uid_t uid;
 	gid_t gid;
+	gid_t groups[SVC_GROUPS_MAX]; /* SO_PEERGROUPS (supplementary) */
+	unsigned int nb_groups;
+	struct svc_user *user;
+	uint64_t since_ns; /* accepted, then last request (timeouts) */
 	bool hello;
 	int memfd;
 	uint8_t *region;
@@ -97,6 +121,12 @@ struct uet_svc_server {
 	/* owner (client slot + 1, 0: free) of each client PIDonFEP */
 	uint16_t *pid_owner;
 	unsigned int nb_client_pids; /* nb_ctx * UET_SVC_PIDS_PER_CTX */
+	uid_t euid;                  /* ours: may use any JobID */
+	struct uet_svc_acl *acl;     /* p.nb_acl, a copy */
+	struct svc_user *users;      /* max_clients: one per uid attached */
+	struct svc_jobown *owners;
+	unsigned int nb_owners, cap_owners;
+	int tfd;                     /* timerfd of the deadlines, or -1 */
 	struct uet_svc_server_stats st;
 };
 
@@ -113,5 +143,30 @@ void svc_client_release(struct uet_svc_server *s, struct svc_client *c);
 int svc_pid_ctx(const struct uet_svc_server *s, uint16_t pid);
 /* Run a control request on @p ctx. @return req->rc or the call's -errno. */
 int svc_ctl(struct uet_svc_server *s, unsigned int ctx, void *req);
+
+/* svc_policy.c: who may use what, and how much of it */
+/* Credentials of a new connection (SO_PEERCRED, SO_PEERGROUPS). */
+int svc_peer_creds(struct svc_client *c);
+/* Count a connection against its uid. @return 0 or -EDQUOT. */
+int svc_user_attach(struct uet_svc_server *s, struct svc_client *c);
+void svc_user_detach(struct uet_svc_server *s, struct svc_client *c);
+/* Take @p n of resource @p r for @p c's uid. @return 0 or -EDQUOT. */
+int svc_quota_take(struct uet_svc_server *s, struct svc_client *c,
+		   enum svc_res r, uint64_t n);
+void svc_quota_put(struct svc_client *c, enum svc_res r, uint64_t n);
+/* May @p c use granted JobID @p job? @return 0 or -EACCES. */
+int svc_job_allowed(const struct uet_svc_server *s,
+		    const struct svc_client *c, uint32_t job);
+/* A {job, PIDonFEP} entry of @p c begins / ends: ownership of a JobID
+ * no policy entry covers. @return 0 or -ENOMEM. */
+int svc_job_claim(struct uet_svc_server *s, const struct svc_client *c,
+		  uint32_t job);
+void svc_job_unclaim(struct uet_svc_server *s, const struct svc_client *c,
+		     uint32_t job);
+/* The socket's directory: absent (made 0755), or ours and writable by
+ * nobody else. @return 0 or -errno (-EPERM, logged). */
+int svc_sock_dir_check(const char *path);
+/* Mode and group of the bound socket file. @return 0 or -errno. */
+int svc_sock_perms(const struct uet_svc_server *s);
 
 #endif /* SVC_SERVER_PRIV_H */

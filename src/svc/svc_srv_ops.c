@@ -5,8 +5,9 @@
  * (reserved fields zero, values in range: -EINVAL), then that the client
  * names only what is its own (PIDonFEPs the service gave it, jobs of its
  * grant: -EPERM; handles and keys it holds: -ENOENT, the service does not
- * tell another client's from a missing one), then acts through the SES
- * ULP control path of the engine context concerned.
+ * tell another client's from a missing one), that its uid may use the
+ * JobID (-EACCES) and has quota left (-EDQUOT, svc_policy.c), then acts
+ * through the SES ULP control path of the engine context concerned.
  */
 
 #include <errno.h>
@@ -156,9 +157,14 @@ op_hello(struct uet_svc_server *s, struct svc_client *c,
 		return -EINVAL;
 	if (c->hello)
 		return -EALREADY;
-	rc = region_make(s, c);
+	rc = svc_quota_take(s, c, SVC_Q_WINDOW, s->region_size);
 	if (rc < 0)
 		return rc;
+	rc = region_make(s, c);
+	if (rc < 0) {
+		svc_quota_put(c, SVC_Q_WINDOW, s->region_size);
+		return rc;
+	}
 	c->hello = true;
 	memset(r, 0, sizeof(*r));
 	r->region_size = s->region_size;
@@ -244,6 +250,7 @@ op_pid_get(struct uet_svc_server *s, struct svc_client *c,
 	   uint32_t *rep_len)
 {
 	uint16_t pid;
+	int rc;
 
 	if (q->rsvd != 0 ||
 	    (q->ctx != UET_SVC_CTX_ANY && q->ctx >= s->nb_ctx))
@@ -263,6 +270,9 @@ op_pid_get(struct uet_svc_server *s, struct svc_client *c,
 		if (pid == 0)
 			return -ENOSPC;
 	}
+	rc = svc_quota_take(s, c, SVC_Q_PIDS, 1);
+	if (rc < 0)
+		return rc;
 	pid_take(s, c, pid);
 	r->pid = pid;
 	r->ctx = (uint16_t)svc_pid_ctx(s, pid);
@@ -277,6 +287,7 @@ pid_drop(struct uet_svc_server *s, struct svc_client *c, struct svc_pid *p)
 	s->pid_owner[p->pid - s->p.pid_base - s->nb_ctx] = 0;
 	*p = c->pids[--c->nb_pids];
 	s->st.pids--;
+	svc_quota_put(c, SVC_Q_PIDS, 1);
 }
 
 static int
@@ -497,6 +508,37 @@ job_ctl(struct uet_svc_server *s, uint8_t op, uint32_t job,
 	return svc_ctl(s, p->ctx, &r);
 }
 
+/* A new {job, PIDonFEP} entry of @p c: its uid's quota, and the JobID
+ * owned by that uid when no policy entry covers it. */
+static int
+job_begin(struct uet_svc_server *s, struct svc_client *c, uint32_t job)
+{
+	int rc = svc_quota_take(s, c, SVC_Q_JOBS, 1);
+
+	if (rc < 0)
+		return rc;
+	rc = svc_job_claim(s, c, job);
+	if (rc < 0)
+		svc_quota_put(c, SVC_Q_JOBS, 1);
+	return rc;
+}
+
+static void
+job_end(struct uet_svc_server *s, struct svc_client *c, uint32_t job)
+{
+	svc_job_unclaim(s, c, job);
+	svc_quota_put(c, SVC_Q_JOBS, 1);
+}
+
+static void
+job_forget(struct uet_svc_server *s, struct svc_client *c,
+	   struct svc_job *j)
+{
+	job_end(s, c, j->job);
+	*j = c->jobs[--c->nb_jobs];
+	s->st.jobs--;
+}
+
 static int
 op_job(struct uet_svc_server *s, struct svc_client *c,
 	const struct uet_svc_job_req *q, bool add)
@@ -517,20 +559,28 @@ op_job(struct uet_svc_server *s, struct svc_client *c,
 		rc = job_ctl(s, UET_SES_ULP_JOB_DEL, q->job, p);
 		if (rc < 0)
 			return rc;
-		if (--j->ref == 0) {
-			*j = c->jobs[--c->nb_jobs];
-			s->st.jobs--;
-		}
+		if (--j->ref == 0)
+			job_forget(s, c, j);
 		return 0;
 	}
-	if (j == NULL && c->nb_jobs >= UET_SVC_CLIENT_JOBS_MAX)
-		return -ENOSPC;
-	rc = job_ctl(s, UET_SES_ULP_JOB_ADD, q->job, p);
+	rc = svc_job_allowed(s, c, q->job);
 	if (rc < 0)
 		return rc;
 	if (j != NULL) {
-		j->ref++;
-		return 0;
+		rc = job_ctl(s, UET_SES_ULP_JOB_ADD, q->job, p);
+		if (rc == 0)
+			j->ref++;
+		return rc;
+	}
+	if (c->nb_jobs >= UET_SVC_CLIENT_JOBS_MAX)
+		return -ENOSPC;
+	rc = job_begin(s, c, q->job);
+	if (rc < 0)
+		return rc;
+	rc = job_ctl(s, UET_SES_ULP_JOB_ADD, q->job, p);
+	if (rc < 0) {
+		job_end(s, c, q->job);
+		return rc;
 	}
 	j = &c->jobs[c->nb_jobs++];
 	j->job = q->job;
@@ -578,14 +628,18 @@ op_peer_add(struct uet_svc_server *s, struct svc_client *c,
 		return -EPERM;
 	rc = grow((void **)&c->peers, &c->cap_peers, c->nb_peers,
 		  sizeof(*c->peers), UET_SVC_CLIENT_PEERS_MAX);
+	if (rc == 0)
+		rc = svc_quota_take(s, c, SVC_Q_PEERS, 1);
 	if (rc < 0)
 		return rc;
 	memset(&x, 0, sizeof(x));
 	x.op = UET_SES_ULP_PEER_ADD;
 	x.peer = q->peer;
 	rc = svc_ctl(s, q->ctx, &x);
-	if (rc < 0)
+	if (rc < 0) {
+		svc_quota_put(c, SVC_Q_PEERS, 1);
 		return rc;
+	}
 	c->peers[c->nb_peers].handle = x.handle;
 	c->peers[c->nb_peers].ctx = q->ctx;
 	c->nb_peers++;
@@ -607,6 +661,7 @@ peer_del_at(struct uet_svc_server *s, struct svc_client *c, unsigned int i)
 	rc = svc_ctl(s, c->peers[i].ctx, &x);
 	c->peers[i] = c->peers[--c->nb_peers];
 	s->st.peers--;
+	svc_quota_put(c, SVC_Q_PEERS, 1);
 	return rc;
 }
 
@@ -680,14 +735,20 @@ op_mr_reg(struct uet_svc_server *s, struct svc_client *c,
 	p = own_pid(c, q->pid);
 	if (p == NULL || !job_granted(s, q->job))
 		return -EPERM;
-	rc = grow((void **)&c->mrs, &c->cap_mrs, c->nb_mrs, sizeof(*c->mrs),
-		  UET_SVC_CLIENT_MRS_MAX);
+	rc = svc_job_allowed(s, c, q->job);
+	if (rc == 0)
+		rc = grow((void **)&c->mrs, &c->cap_mrs, c->nb_mrs,
+			  sizeof(*c->mrs), UET_SVC_CLIENT_MRS_MAX);
+	if (rc == 0)
+		rc = svc_quota_take(s, c, SVC_Q_MRS, 1);
 	if (rc < 0)
 		return rc;
 	if (q->access & SVC_MR_REMOTE) {
 		rc = mr_reg_remote(s, c, p, q, &c->mrs[c->nb_mrs].key);
-		if (rc < 0)
+		if (rc < 0) {
+			svc_quota_put(c, SVC_Q_MRS, 1);
 			return rc;
+		}
 		c->mrs[c->nb_mrs].local = false;
 	} else {
 		/* a local-only key means nothing to the engine: a number
@@ -732,6 +793,7 @@ mr_dereg_at(struct uet_svc_server *s, struct svc_client *c, unsigned int i)
 	}
 	c->mrs[i] = c->mrs[--c->nb_mrs];
 	s->st.mrs--;
+	svc_quota_put(c, SVC_Q_MRS, 1);
 	return rc;
 }
 
@@ -786,8 +848,7 @@ svc_client_release(struct uet_svc_server *s, struct svc_client *c)
 			(void)job_ctl(s, UET_SES_ULP_JOB_DEL, j->job, p);
 			j->ref--;
 		}
-		c->nb_jobs--;
-		s->st.jobs--;
+		job_forget(s, c, j);
 	}
 	for (unsigned int i = 0; i < n; i++)
 		chan_unbind(s, c, open[i]);
@@ -795,8 +856,10 @@ svc_client_release(struct uet_svc_server *s, struct svc_client *c)
 		(void)peer_del_at(s, c, c->nb_peers - 1);
 	while (c->nb_pids > 0)
 		pid_drop(s, c, &c->pids[c->nb_pids - 1]);
-	if (c->region != NULL)
+	if (c->region != NULL) {
 		(void)munmap(c->region, c->region_size);
+		svc_quota_put(c, SVC_Q_WINDOW, c->region_size);
+	}
 	c->region = NULL;
 	if (c->memfd >= 0)
 		close(c->memfd);

@@ -73,11 +73,12 @@ rc_service_start(struct rc_service *s, const char *engine_bin,
 	FILE *f;
 	int me = (int)getpid();
 
-	snprintf(s->sock, sizeof(s->sock), "/tmp/uet-svct-%s-%d.sock", tag,
-		 me);
+	snprintf(s->dir, sizeof(s->dir), "/tmp/uet-svct-%s-XXXXXX", tag);
+	if (mkdtemp(s->dir) == NULL || chmod(s->dir, 0755) != 0)
+		return -errno;
+	snprintf(s->sock, sizeof(s->sock), "%s/svc.sock", s->dir);
 	snprintf(s->prefix, sizeof(s->prefix), "svct%s%d", tag, me);
-	snprintf(s->conf, sizeof(s->conf), "/tmp/uet-svct-%s-%d.conf", tag,
-		 me);
+	snprintf(s->conf, sizeof(s->conf), "%s/svc.conf", s->dir);
 	f = fopen(s->conf, "w");
 	if (f == NULL)
 		return -errno;
@@ -125,6 +126,8 @@ rc_service_start(struct rc_service *s, const char *engine_bin,
 		}
 		if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
 			s->pid = -1;
+			(void)unlink(s->conf);
+			(void)rmdir(s->dir);
 			return -ECHILD;
 		}
 		nap_ms(10);
@@ -145,6 +148,7 @@ rc_service_stop(struct rc_service *s)
 		if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
 			s->pid = -1;
 			(void)unlink(s->conf);
+			(void)rmdir(s->dir);
 			if (WIFEXITED(st))
 				return WEXITSTATUS(st);
 			return 128 + WTERMSIG(st);
@@ -155,6 +159,8 @@ rc_service_stop(struct rc_service *s)
 	(void)waitpid(s->pid, &st, 0);
 	s->pid = -1;
 	(void)unlink(s->conf);
+	(void)unlink(s->sock);
+	(void)rmdir(s->dir);
 	return -1;
 }
 

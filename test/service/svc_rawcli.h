@@ -50,19 +50,23 @@ struct rc_chan {
 /* A uet-engine process of a test. */
 struct rc_service {
 	pid_t pid;
+	char dir[64];    /* root's, 0755: the socket and the configuration */
 	char sock[108];
 	char prefix[64];
 	char conf[128];
 };
 
 /* Write a configuration (loopback net_ring0 port, FA 10.0.0.1, its own
- * MAC as neighbour) and start uet-engine on it; wait for its socket.
+ * MAC as neighbour) in a new directory of ours (mode 0755, as the
+ * service wants its socket's directory) and start uet-engine on it;
+ * wait for its socket.
  * @p engine, @p service: more INI lines for [engine] and [service] (may
  * be NULL). */
 int rc_service_start(struct rc_service *s, const char *engine_bin,
 		     const char *tag, const char *engine,
 		     const char *service);
-/* SIGTERM, wait; @return its exit status (or -1 / 128 + signal). */
+/* SIGTERM, wait, remove the directory; @return its exit status (or -1 /
+ * 128 + signal). */
 int rc_service_stop(struct rc_service *s);
 /* Read counter @p key of telemetry command @p cmd ("/uet/service").
  * @return 0 or -errno. */

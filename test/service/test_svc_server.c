@@ -689,8 +689,9 @@ second_engine(const char *bin, const char *sock, const char *prefix)
 	return -1;
 }
 
-/* A second service on a socket in use, or on a path that is not a
- * socket: it refuses (exit 1) and leaves both alone. */
+/* A second service on a socket in use, on a path that is not a socket,
+ * or in a directory that is not safe: it refuses (exit 1) and leaves
+ * them alone. The first one's socket has the default mode and group. */
 static void
 test_socket_taken(const char *bin)
 {
@@ -701,7 +702,7 @@ test_socket_taken(const char *bin)
 	snprintf(prefix, sizeof(prefix), "svctdup%d", (int)getpid());
 	CHECK(second_engine(bin, svc.sock, prefix) == 1);
 	CHECK(stat(svc.sock, &st) == 0 && S_ISSOCK(st.st_mode));
-	snprintf(path, sizeof(path), "/tmp/uet-svct-file-%d", (int)getpid());
+	snprintf(path, sizeof(path), "%s/file", svc.dir);
 	f = fopen(path, "w");
 	CHECK(f != NULL);
 	if (f != NULL) {
@@ -715,6 +716,25 @@ test_socket_taken(const char *bin)
 			fclose(f);
 		(void)unlink(path);
 	}
+	/* a directory others may write (where they could have bound a
+	 * socket first, or replace ours): refused, nothing created */
+	snprintf(path, sizeof(path), "/tmp/uet-svct-dir-%d.sock",
+		 (int)getpid());
+	CHECK(second_engine(bin, path, prefix) == 1);
+	CHECK(stat(path, &st) != 0 && errno == ENOENT);
+	/* a directory of another user: the same */
+	snprintf(path, sizeof(path), "%s/other", svc.dir);
+	if (geteuid() == 0 && mkdir(path, 0755) == 0) {
+		CHECK(chown(path, 65534, 65534) == 0);
+		strcat(path, "/svc.sock");
+		CHECK(second_engine(bin, path, prefix) == 1);
+		CHECK(stat(path, &st) != 0 && errno == ENOENT);
+		*strrchr(path, '/') = '\0';
+		CHECK(rmdir(path) == 0);
+	}
+	/* the default mode and group: 0660, the service's */
+	CHECK(stat(svc.sock, &st) == 0 && (st.st_mode & 07777) == 0660 &&
+	      st.st_gid == getegid());
 	snprintf(path, sizeof(path), "/var/run/dpdk/%s", prefix);
 	CHECK(stat(path, &st) != 0 && errno == ENOENT);
 	/* the first one still serves */
@@ -784,14 +804,18 @@ main(int argc, char **argv)
 	/* max_clients = 7: four more attach, the eighth is refused */
 	{
 		uint64_t ref0 = tel("refused");
-		char byte;
+		struct uet_svc_hdr h;
 
 		for (unsigned int i = 0; i < 5; i++)
 			CHECK(rc_connect(&extra[i], svc.sock) == 0);
 		for (unsigned int i = 0; i < 4; i++)
 			CHECK(rc_hello(&extra[i]) == 0);
-		/* the service closes the eighth at once: EOF */
-		CHECK(rc_recv_raw(&extra[4], &byte, 1, NULL, NULL) == 0);
+		/* the service closes the eighth at once, saying why
+		 * (sequence 0: no request's reply), then EOF */
+		CHECK(rc_recv_raw(&extra[4], &h, sizeof(h), NULL, NULL) ==
+		      (int)sizeof(h) && h.seq == 0 && h.rc == -EUSERS &&
+		      h.op == (UET_SVC_OP_HELLO | UET_SVC_OP_REPLY));
+		CHECK(rc_recv_raw(&extra[4], &h, sizeof(h), NULL, NULL) == 0);
 		CHECK(tel("refused") == ref0 + 1);
 		for (unsigned int i = 0; i < 5; i++)
 			rc_close(&extra[i]);

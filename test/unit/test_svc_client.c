@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -37,6 +38,7 @@ enum fake_mode {
 	FAKE_STALE,     /* a reply with an old seq before each right one */
 	FAKE_DIE,       /* closes the connection at the first request */
 	FAKE_BAD_LEN,   /* PID_GET reply one byte short */
+	FAKE_REFUSE,    /* at accept: a -EDQUOT notice (sequence 0), close */
 };
 
 struct fake {
@@ -176,6 +178,13 @@ fake_main(void *arg)
 	f->cfd = accept(f->lfd, NULL, NULL);
 	if (f->cfd < 0)
 		return NULL;
+	if (f->mode == FAKE_REFUSE) {
+		/* as the service over a uid's quota: before any request */
+		(void)fake_send(f->cfd, UET_SVC_OP_HELLO, 0, -EDQUOT, NULL, 0,
+				NULL, 0);
+		close(f->cfd);
+		return NULL;
+	}
 	for (int i = 0; i < 200; i++) {
 		ssize_t n = recv(f->cfd, buf, sizeof(buf), 0);
 		const struct uet_svc_hdr *h = (const void *)buf;
@@ -470,6 +479,77 @@ svc_client_attach__no_service(void **state)
 	assert_int_equal(uet_svc_client_attach("", 100, &c), -EINVAL);
 }
 
+/* A service that refuses the connection says why before closing it (a
+ * reply of sequence 0): attach returns that, whether its HELLO was sent
+ * before the close or not. */
+static void
+svc_client_attach__refusal_notice_is_its_rc(void **state)
+{
+	struct uet_svc_client *c = NULL;
+	struct fake f;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		fake_start(&f, FAKE_REFUSE);
+		if (i == 1)
+			usleep(20000); /* the close first: HELLO hits EPIPE */
+		assert_int_equal(uet_svc_client_attach(f.path, 2000, &c),
+				 -EDQUOT);
+		assert_null(c);
+		fake_stop(&f);
+	}
+}
+
+/* A socket served by another user (squatted: bound by whoever could
+ * write the directory) gets no HELLO: -EPERM before anything is sent.
+ * Needs root (to be another user); skipped otherwise. */
+static void
+svc_client_attach__untrusted_server_is_eperm(void **state)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct uet_svc_client *c = NULL;
+	int ready[2], st = -1;
+	pid_t pid;
+	char b;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	snprintf(sa.sun_path, sizeof(sa.sun_path),
+		 "/tmp/uet-svc-squat-%d.sock", (int)getpid());
+	assert_int_equal(pipe(ready), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct timeval tv = { .tv_sec = 10 };
+		uint8_t buf[64];
+		int l, a;
+
+		/* nobody: the squatter */
+		if (setgid(65534) != 0 || setuid(65534) != 0)
+			_exit(2);
+		l = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+		if (l < 0 || bind(l, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+		    listen(l, 1) != 0 || write(ready[1], "r", 1) != 1)
+			_exit(3);
+		a = accept(l, NULL, NULL);
+		if (a < 0 || setsockopt(a, SOL_SOCKET, SO_RCVTIMEO, &tv,
+					sizeof(tv)) != 0)
+			_exit(4);
+		/* nothing but the close: 0 bytes */
+		_exit(recv(a, buf, sizeof(buf), 0) == 0 ? 0 : 5);
+	}
+	assert_int_equal(read(ready[0], &b, 1), 1);
+	assert_int_equal(uet_svc_client_attach(sa.sun_path, 2000, &c), -EPERM);
+	assert_null(c);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	close(ready[0]);
+	close(ready[1]);
+	unlink(sa.sun_path);
+}
+
 /* The service goes away: the next request and the liveness check say so
  * (-ENOTCONN), and later requests fail at once. */
 static void
@@ -521,6 +601,8 @@ main(void)
 		cmocka_unit_test(svc_client_attach__wrong_descriptors_is_eproto),
 		cmocka_unit_test(svc_client_attach__no_service),
 		cmocka_unit_test(svc_client_check__service_death_is_seen),
+		cmocka_unit_test(svc_client_attach__refusal_notice_is_its_rc),
+		cmocka_unit_test(svc_client_attach__untrusted_server_is_eperm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -289,14 +289,47 @@ struct uet_config_fabric {
  * [service]: the uet-engine service (apps/uet-engine, docs/SERVICE.md);
  * other programs do not read it.
  */
+/** Largest number of job.N lines of [service]. */
+#define UET_CONFIG_SVC_ACL_MAX 32
+/** Largest number of members of one job.N line. */
+#define UET_CONFIG_SVC_MEMBERS_MAX 16
+
+/** One member of a job.N line: a uid or a gid (names resolved at load). */
+struct uet_config_svc_member {
+	uint32_t id;
+	bool gid;  /**< a group (gid:), else a user (uid:) */
+};
+
+/** [service] job.N = uid:U, gid:G, ...: who may use JobIDs N (N-M). */
+struct uet_config_svc_acl {
+	uint32_t first, last;  /**< JobIDs, inclusive */
+	uint16_t nb;           /**< members */
+	struct uet_config_svc_member m[UET_CONFIG_SVC_MEMBERS_MAX];
+};
+
 struct uet_config_service {
 	char socket[108];        /**< UNIX socket path */
+	/** socket file mode, octal text ("0660") */
+	char socket_mode[8];
+	/** group of the socket file (name or number); "" = the service's */
+	char socket_group[64];
 	uint64_t window_size;    /**< data window per client, bytes */
 	uint32_t max_clients;    /**< clients attached at once */
 	uint32_t max_chans;      /**< channels per client */
 	uint32_t max_pids;       /**< PIDonFEPs per client */
 	/** JobIDs clients may use: "1-100,200" (uet_config_jobs_parse()) */
 	char jobs[128];
+	/* per uid, over all its connections (quotas) */
+	uint32_t user_clients;   /**< connections */
+	uint32_t user_pids;      /**< PIDonFEPs */
+	uint32_t user_jobs;      /**< {JobID, PIDonFEP} authorisations */
+	uint32_t user_mrs;       /**< memory keys */
+	uint32_t user_peers;     /**< peer handles */
+	uint64_t user_window;    /**< shared region bytes (window + rings) */
+	uint64_t hello_timeout_ns; /**< connect to HELLO */
+	uint64_t idle_timeout_ns;  /**< a connection holding no PIDonFEP */
+	struct uet_config_svc_acl acl[UET_CONFIG_SVC_ACL_MAX];
+	uint16_t nb_acl;
 };
 
 /** The whole engine configuration. Plain data: copy with assignment. */
@@ -314,6 +347,12 @@ struct uet_config {
 	struct uet_config_fabric fabric;
 	struct uet_config_service service;
 };
+
+/**
+ * Parse [service] socket_mode: "0" then up to three octal digits.
+ * @return The mode (0 .. 0777) or -EINVAL.
+ */
+int uet_config_socket_mode(const char *s);
 
 /** Where and why loading, overriding or validating failed. */
 struct uet_config_error {

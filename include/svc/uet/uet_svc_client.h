@@ -43,13 +43,28 @@ struct uet_svc_client;
  *   The client, on success.
  * @return
  *   0, or -EINVAL (path empty or too long), -ENOENT / -ECONNREFUSED (no
- *   service there), -ETIMEDOUT (no HELLO reply in time), -EPROTO (a
- *   reply that does not follow the protocol: wrong fds, sizes, layout),
- *   the service's refusal (its rc), -ENOMEM, or another connect/mmap
- *   errno.
+ *   service there), -EPERM (the socket's server runs as a uid that is
+ *   neither root nor this process's: nothing was sent to it),
+ *   -ETIMEDOUT (no HELLO reply in time), -EPROTO (a reply that does not
+ *   follow the protocol: wrong fds, sizes, layout), the service's
+ *   refusal (its rc: -EDQUOT, -EUSERS), -ENOMEM, or another
+ *   connect/mmap errno.
  */
 int uet_svc_client_attach(const char *path, unsigned int timeout_ms,
 			  struct uet_svc_client **out);
+
+/** uet_svc_client_attach_uid(): no service uid besides root and ours. */
+#define UET_SVC_UID_NONE UINT32_MAX
+
+/**
+ * uet_svc_client_attach(), also trusting a service that runs as
+ * @p service_uid (UET_SVC_UID_NONE: none). The server's credentials
+ * (SO_PEERCRED, read by the kernel when it called listen()) are checked
+ * before HELLO: a socket another user bound (squatted) gets nothing.
+ */
+int uet_svc_client_attach_uid(const char *path, unsigned int timeout_ms,
+			      uint32_t service_uid,
+			      struct uet_svc_client **out);
 
 /**
  * Say BYE (when still attached), unmap the region and the page, close

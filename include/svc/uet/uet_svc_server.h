@@ -41,6 +41,31 @@ struct uet_svc_server;
 /** {job, PIDonFEP} authorisations one client may hold. */
 #define UET_SVC_CLIENT_JOBS_MAX 256u
 
+/** Members of one JobID policy entry. */
+#define UET_SVC_ACL_MEMBERS_MAX 16u
+/** socket_gid: leave the socket's group as bind made it. */
+#define UET_SVC_GID_KEEP UINT32_MAX
+
+/** Who may use JobIDs first..last (docs/SERVICE.md "Security"). */
+struct uet_svc_acl {
+	uint32_t first, last;
+	uint32_t nb;
+	struct {
+		uint32_t id;
+		bool gid;  /**< a group, else a user */
+	} m[UET_SVC_ACL_MEMBERS_MAX];
+};
+
+/** Per-uid limits, over all the connections of a uid (0: none). */
+struct uet_svc_quota {
+	uint32_t clients;  /**< connections */
+	uint32_t pids;     /**< PIDonFEPs */
+	uint32_t jobs;     /**< {JobID, PIDonFEP} authorisations */
+	uint32_t mrs;      /**< memory keys */
+	uint32_t peers;    /**< peer handles */
+	uint64_t window;   /**< bytes of shared regions */
+};
+
 /** Creation parameters. */
 struct uet_svc_server_params {
 	/** AUTO engine running uet_proto_hook_ops with uet_ses_ulp_ops,
@@ -56,18 +81,35 @@ struct uet_svc_server_params {
 	uint32_t max_clients;    /**< 1 .. 1024 */
 	uint32_t max_chans;      /**< per client, 1 .. UET_SVC_CHANS_MAX */
 	uint32_t max_pids;       /**< per client, >= 1 */
-	/** JobIDs every client may use (at least one range) */
+	/** JobIDs the service grants (at least one range) */
 	struct uet_chan_jobs jobs;
+	/** socket file permissions (0 .. 0777) */
+	uint32_t socket_mode;
+	/** socket file group, or UET_SVC_GID_KEEP */
+	uint32_t socket_gid;
+	/** who may use which granted JobIDs; a JobID no entry covers
+	 * belongs to the first uid that authorises it, until that uid
+	 * holds it no more. uid 0 and the service's own uid may use any. */
+	const struct uet_svc_acl *acl;
+	uint32_t nb_acl;
+	struct uet_svc_quota quota;
+	uint32_t hello_timeout_ms; /**< connect to HELLO (0: none) */
+	/** a connection holding no PIDonFEP and silent this long is
+	 * closed (0: never) */
+	uint32_t idle_timeout_ms;
 };
 
 /**
  * Create the service: the service page (memfd, wakers of the engine's
  * contexts placed in it), the listening socket at @p p->socket_path (an
  * existing socket file that nobody serves is replaced; one in use gives
- * -EADDRINUSE, a file of another kind -EEXIST), the epoll set,
- * telemetry /uet/service.
+ * -EADDRINUSE, a file of another kind -EEXIST), with its mode and group,
+ * in a directory that must belong to root or this process's uid and be
+ * writable by nobody else (-EPERM; created 0755 when absent), the epoll
+ * set, telemetry /uet/service.
  * @param err
- *   Out: 0 or -errno (-EINVAL parameters, -EADDRINUSE, -ENOMEM, ...).
+ *   Out: 0 or -errno (-EINVAL parameters, -EADDRINUSE, -EPERM, -ENOMEM,
+ *   ...).
  * @return The server, or NULL.
  */
 struct uet_svc_server *uet_svc_server_create(
@@ -108,12 +150,18 @@ struct uet_svc_server_stats {
 	uint64_t detaches;  /**< connections gone (BYE, EOF, death) */
 	/** clients gone without BYE whose resources the service released */
 	uint64_t cleanups;
-	uint64_t refused;   /**< connections refused: max_clients */
+	/** connections refused: max_clients or the uid's quota */
+	uint64_t refused;
 	uint64_t requests;  /**< messages received */
 	/** requests answered with an error (any -errno), of which: */
 	uint64_t errors;
 	uint64_t bad;       /**< malformed: -EINVAL / -EPROTO */
 	uint64_t denied;    /**< isolation: -EPERM */
+	uint64_t policy;    /**< JobID of another user or not theirs: -EACCES */
+	/** over a uid's quota: -EDQUOT (connections refused included) */
+	uint64_t quota;
+	/** connections closed for no HELLO in time or idleness */
+	uint64_t timeouts;
 };
 
 /** Copy the counters. @return 0 or -EINVAL. */
