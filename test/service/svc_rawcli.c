@@ -383,11 +383,19 @@ rc_request(struct rc_client *c, unsigned int op, const void *body,
 	if (len)
 		memcpy(h + 1, body, len);
 	rc = rc_send_raw(c, out, sizeof(*h) + len, -1);
-	if (rc < 0)
+	/* a connection the service closed may hold why (a notice) */
+	if (rc < 0 && rc != -EPIPE)
 		return rc;
 	n = rc_recv_raw(c, in, sizeof(in), fds, nb_fds);
-	if (n < 0)
-		return n;
+	/* a close with our request unread resets us before the notice */
+	if (n == -ECONNRESET)
+		n = rc_recv_raw(c, in, sizeof(in), fds, nb_fds);
+	if (n < 0 || (n == 0 && rc < 0))
+		return n < 0 ? n : rc;
+	/* sequence 0: the service ends the connection, saying why */
+	if (uet_svc_hdr_check(r, (size_t)n, true) == 0 && r->seq == 0 &&
+	    r->rc < 0)
+		return r->rc;
 	if (uet_svc_hdr_check(r, (size_t)n, true) != 0 || r->seq != c->seq ||
 	    r->op != (op | UET_SVC_OP_REPLY))
 		return -EPROTO;

@@ -83,7 +83,8 @@ int rc_send_raw(struct rc_client *c, const void *buf, size_t len, int fd);
 /* Wait (bounded) for one reply; @return its length or -errno. */
 int rc_recv_raw(struct rc_client *c, void *buf, size_t cap, int *fds,
 		unsigned int *nb_fds);
-/* One request and its reply: @return the reply's rc (0 / -errno) or
+/* One request and its reply: @return the reply's rc (0 / -errno), the
+ * rc of a notice (sequence 0: the service closes the connection), or
  * -EPROTO when the reply is malformed or -ETIMEDOUT. */
 int rc_request(struct rc_client *c, unsigned int op, const void *body,
 	       uint32_t len, void *rep, uint32_t rep_len, int *fds,

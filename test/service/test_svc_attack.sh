@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The service against its own users (docs/SERVICE.md "Security"): root
+# starts a uet-engine whose socket is open to a group; users made for the
+# test attack it with a raw protocol client (svc_attack, run through
+# setpriv) while a victim of another uid sends to itself through the
+# service, every byte checked. Each attack must fail with its errno and
+# raise its counter in /uet/service; the victim must not notice.
+#   test_svc_attack.sh UET_ENGINE SVC_ATTACK
+# Root only (skipped otherwise). Users, groups, the service and its
+# files go at exit.
+set -u
+. "$(dirname "$0")/svc_lib.sh"
+svc_lib_init "$1" "$2"
+
+EPERM=-1 EACCES=-13 EADDRINUSE=-98 ETIMEDOUT=-110 EDQUOT=-122
+
+svc_group svc # may connect: the socket's group
+svc_group hpc # job.50's members
+svc_user vic svc >/dev/null
+svc_user atk svc >/dev/null
+svc_user mate svc hpc >/dev/null
+svc_user out >/dev/null # not in the socket's group
+
+# one client region: 2 channel slots and a 1 MiB window; a user may have
+# two and a half of them
+region=$("$SVC_TOOL" - region 2 1048576)
+svc_start "socket_mode = 0660" "socket_group = ${SVC_TAG}svc" \
+	"jobs = 1-100" "window_size = 1M" "max_chans = 2" \
+	"job.50 = gid:${SVC_TAG}hpc" "job.60-61 = uid:${SVC_TAG}vic" \
+	"user_clients = 4" "user_pids = 3" "user_jobs = 4" "user_mrs = 4" \
+	"user_peers = 4" "user_window = $((region * 5 / 2))" \
+	"hello_timeout = 3s" "idle_timeout = 3s"
+echo "# service pid $SVC_PID, socket $SVC_SOCK, region $region bytes"
+
+tel_is() { [ "$(svc_tel "$1")" "$2" "$3" ]; }
+cannot() { ! "$@" 2>/dev/null; }
+
+# ---- 9: the socket ----
+svc_check "socket directory made root's, 0755" \
+	[ "$(stat -c '%U %a' "$SVC_DIR/run")" = "root 755" ]
+svc_check "socket mode 0660, group from the configuration" \
+	[ "$(stat -c '%G %a' "$SVC_SOCK")" = "${SVC_TAG}svc 660" ]
+svc_check "a user outside the group cannot connect (EACCES)" \
+	svc_atk out connect $EACCES
+svc_check "a user cannot write the socket's directory" \
+	cannot svc_as atk touch "$SVC_DIR/run/squat"
+mkdir "$SVC_DIR/atk" && chown "${SVC_TAG}atk" "$SVC_DIR/atk"
+svc_as atk "$SVC_TOOL" "$SVC_DIR/atk/s.sock" squat >"$SVC_DIR/squat.out" &
+squat=$!
+SVC_BG+=($squat)
+for _ in $(seq 300); do
+	[ -S "$SVC_DIR/atk/s.sock" ] && break
+	sleep 0.1
+done
+svc_check "a client does not talk to a socket another user serves (EPERM)" \
+	svc_as vic "$SVC_TOOL" "$SVC_DIR/atk/s.sock" attach $EPERM
+svc_check "... and sent it nothing" wait $squat
+
+# ---- the victim: job 90, sending to itself until told to stop ----
+svc_atk vic victim 90 "$SVC_DIR/stop" >"$SVC_DIR/victim.out" &
+victim=$!
+SVC_BG+=($victim)
+for _ in $(seq 300); do
+	grep -q '^ready' "$SVC_DIR/victim.out" && break
+	kill -0 $victim 2>/dev/null || break
+	sleep 0.1
+done
+vpid=$(awk '/^ready/ { print $2 }' "$SVC_DIR/victim.out")
+svc_check "victim attached (PIDonFEP ${vpid:-none})" [ -n "$vpid" ]
+
+# ---- 3: JobIDs and PIDonFEPs ----
+p0=$(svc_tel policy)
+svc_check "another user's job (JOB_ADD, MR_REG: EACCES)" \
+	svc_atk atk job 90 $EACCES
+svc_check "a job.N line for another uid: EACCES" svc_atk atk job 61 $EACCES
+svc_check "a job.N line for a group it is not in: EACCES" \
+	svc_atk atk job 50 $EACCES
+svc_check "policy counts the 6 refusals" tel_is policy -eq $((p0 + 6))
+svc_check "a member of that group: allowed" svc_atk mate job 50 0
+svc_check "the uid of a job.N line: allowed" svc_atk vic job 60 0
+svc_check "root may use any job" "$SVC_TOOL" "$SVC_SOCK" job 90 0
+d0=$(svc_tel denied)
+svc_check "another client's PIDonFEP: EADDRINUSE, PID_PUT EPERM" \
+	svc_atk atk pid-steal "$vpid"
+svc_check "denied counts the PID_PUT" tel_is denied -eq $((d0 + 1))
+svc_check "a job its owner let go of is free again" svc_atk atk job 20 0
+svc_check "... for another user" svc_atk mate job 20 0
+
+# ---- 5: quotas ----
+q0=$(svc_tel quota)
+r0=$(svc_tel refused)
+svc_check "user_clients: 4 connections, the 5th EDQUOT" svc_atk atk conns 4
+svc_check "refused counts it" tel_is refused -eq $((r0 + 1))
+svc_check "user_window: the third region EDQUOT" svc_atk atk window 4
+svc_check "user_pids: 3, then EDQUOT" svc_atk atk pids 3
+svc_check "user_jobs: 4, then EDQUOT" svc_atk atk jobs 4
+svc_check "user_mrs: 4, then EDQUOT" svc_atk atk mrs 4
+svc_check "user_peers: 4, then EDQUOT" svc_atk atk peers 4
+svc_check "quota counts the 6 refusals" tel_is quota -eq $((q0 + 6))
+t0=$(svc_tel timeouts)
+svc_bg svc_atk atk hello-late >"$SVC_DIR/late.out"
+late=$!
+svc_check "idle_timeout: a connection holding nothing is closed" \
+	svc_atk atk idle
+svc_check "hello_timeout: no HELLO, closed (ETIMEDOUT)" wait $late
+svc_check "timeouts counts both" tel_is timeouts -eq $((t0 + 2))
+
+# ---- the victim kept working ----
+touch "$SVC_DIR/stop"
+svc_check "victim: every message arrived intact" wait $victim
+sed 's/^/# /' "$SVC_DIR/victim.out"
+for k in clients pids jobs mrs peers; do
+	for _ in $(seq 100); do
+		[ "$(svc_tel $k)" = 0 ] && break
+		sleep 0.1
+	done
+	svc_check "$k back to 0" tel_is $k -eq 0
+done
+svc_stop
+svc_check "SIGTERM: exit 0" [ "$SVC_STATUS" = 0 ]
+svc_check "socket removed" [ ! -e "$SVC_SOCK" ]
+if [ "$SVC_FAILS" != 0 ]; then
+	echo "# service log:"
+	sed 's/^/#   /' "$SVC_DIR/engine.log" | tail -40
+fi
+svc_done
