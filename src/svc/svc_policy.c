@@ -281,6 +281,58 @@ svc_job_unclaim(struct uet_svc_server *s, const struct svc_client *c,
 		*o = s->owners[--s->nb_owners];
 }
 
+/* ---- what a channel's SQEs may name ---- */
+
+int
+svc_chan_jobs_room(const struct uet_svc_server *s,
+		   const struct svc_client *c, uint16_t pid)
+{
+	unsigned int n = 0;
+
+	if (privileged(s, c->uid))
+		return 0;
+	for (unsigned int i = 0; i < c->nb_jobs; i++)
+		n += c->jobs[i].pid == pid;
+	return n < UET_CHAN_JOB_RANGES_MAX ? 0 : -ENOSPC;
+}
+
+/*
+ * An SQE names a JobID the lcore checks against ch.jobs (pmd/ses_ulp.c
+ * job_granted()): the service's whole grant would let a client send in
+ * any granted job, another user's included, without JOB_ADD. A client's
+ * channel gets the JobIDs its client authorised on the channel's
+ * PIDonFEP instead. The lcore reads the table without a lock: a change
+ * fills the other table and then swaps the pointer. Each change follows
+ * a control request answered by that channel's lcore (JOB_ADD, JOB_DEL),
+ * which it serves between SQEs: by then no SQE check still reads the
+ * table the change before this one left.
+ */
+int
+svc_chan_jobs(const struct uet_svc_server *s, const struct svc_client *c,
+	      struct svc_chan *sc, bool live)
+{
+	unsigned int next = live ? sc->cur ^ 1u : sc->cur, n = 0;
+	struct uet_chan_jobs *t = &sc->jobs[next];
+
+	if (privileged(s, c->uid)) {
+		sc->ch.jobs = &s->p.jobs;
+		return 0;
+	}
+	memset(t, 0, sizeof(*t));
+	for (unsigned int i = 0; i < c->nb_jobs; i++) {
+		if (c->jobs[i].pid != sc->pid)
+			continue;
+		if (n == UET_CHAN_JOB_RANGES_MAX)
+			return -ENOSPC;
+		t->r[n].first = t->r[n].last = c->jobs[i].job;
+		n++;
+	}
+	t->nb = n;
+	sc->cur = next;
+	__atomic_store_n(&sc->ch.jobs, t, __ATOMIC_RELEASE);
+	return 0;
+}
+
 /* ---- the socket ---- */
 
 int

@@ -52,6 +52,10 @@ struct svc_chan {
 	uint16_t ctx;
 	uint16_t pid;
 	struct uet_chan ch; /* the engine's view (UET_CHAN_SHARED) */
+	/* the JobIDs its SQEs may name (ch.jobs: one of the two, the other
+	 * rewritten at the next change, svc_chan_jobs()) */
+	struct uet_chan_jobs jobs[2];
+	unsigned int cur;
 };
 
 /* What one uid holds, over all its connections (quotas). */
@@ -163,6 +167,14 @@ int svc_job_claim(struct uet_svc_server *s, const struct svc_client *c,
 		  uint32_t job);
 void svc_job_unclaim(struct uet_svc_server *s, const struct svc_client *c,
 		     uint32_t job);
+/* Point @p sc at the JobIDs its client authorised on its PIDonFEP (the
+ * grant for root and the service's uid); @p live: attached, the lcore
+ * may be reading the current table. @return 0 or -ENOSPC. */
+int svc_chan_jobs(const struct uet_svc_server *s, const struct svc_client *c,
+		  struct svc_chan *sc, bool live);
+/* Room for one more JobID on PIDonFEP @p pid. @return 0 or -ENOSPC. */
+int svc_chan_jobs_room(const struct uet_svc_server *s,
+		       const struct svc_client *c, uint16_t pid);
 /* The socket's directory: absent (made 0755), or ours and writable by
  * nobody else. @return 0 or -errno (-EPERM, logged). */
 int svc_sock_dir_check(const char *path);

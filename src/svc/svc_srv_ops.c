@@ -425,9 +425,11 @@ op_chan_open(struct uet_svc_server *s, struct svc_client *c,
 		return rc;
 	sc->ch.win_base = c->region + s->window_off;
 	sc->ch.win_len = s->p.window_size;
-	sc->ch.jobs = &s->p.jobs;
 	sc->ctx = p->ctx;
 	sc->pid = p->pid;
+	rc = svc_chan_jobs(s, c, sc, false);
+	if (rc < 0)
+		return rc;
 	rc = chan_bind(s, c, sc, q, p);
 	if (rc < 0)
 		return rc;
@@ -539,6 +541,16 @@ job_forget(struct uet_svc_server *s, struct svc_client *c,
 	s->st.jobs--;
 }
 
+/* The client's channels on @p pid follow its JobIDs there (room for
+ * them was checked before the JOB_ADD). */
+static void
+chans_jobs(struct uet_svc_server *s, struct svc_client *c, uint16_t pid)
+{
+	for (unsigned int i = 0; i < s->p.max_chans; i++)
+		if (c->chans[i].open && c->chans[i].pid == pid)
+			(void)svc_chan_jobs(s, c, &c->chans[i], true);
+}
+
 static int
 op_job(struct uet_svc_server *s, struct svc_client *c,
 	const struct uet_svc_job_req *q, bool add)
@@ -559,8 +571,10 @@ op_job(struct uet_svc_server *s, struct svc_client *c,
 		rc = job_ctl(s, UET_SES_ULP_JOB_DEL, q->job, p);
 		if (rc < 0)
 			return rc;
-		if (--j->ref == 0)
+		if (--j->ref == 0) {
 			job_forget(s, c, j);
+			chans_jobs(s, c, q->pid);
+		}
 		return 0;
 	}
 	rc = svc_job_allowed(s, c, q->job);
@@ -574,7 +588,9 @@ op_job(struct uet_svc_server *s, struct svc_client *c,
 	}
 	if (c->nb_jobs >= UET_SVC_CLIENT_JOBS_MAX)
 		return -ENOSPC;
-	rc = job_begin(s, c, q->job);
+	rc = svc_chan_jobs_room(s, c, q->pid);
+	if (rc == 0)
+		rc = job_begin(s, c, q->job);
 	if (rc < 0)
 		return rc;
 	rc = job_ctl(s, UET_SES_ULP_JOB_ADD, q->job, p);
@@ -587,6 +603,7 @@ op_job(struct uet_svc_server *s, struct svc_client *c,
 	j->pid = q->pid;
 	j->ref = 1;
 	s->st.jobs++;
+	chans_jobs(s, c, q->pid);
 	return 0;
 }
 

@@ -11,6 +11,7 @@
  *                                          data checked, until STOPFILE
  *   svc_attack SOCK job JOB RC             JOB_ADD and MR_REG of JOB: RC
  *   svc_attack SOCK pid-steal PID          another's PIDonFEP: taken/not its
+ *   svc_attack SOCK send-into JOB PID      a SEND in another's JOB: -EPERM
  *   svc_attack SOCK conns N                N connections, the next -EDQUOT
  *   svc_attack SOCK window MAX             HELLOs until -EDQUOT (< MAX)
  *   svc_attack SOCK pids|jobs|mrs|peers N  N of them, the next -EDQUOT
@@ -20,7 +21,7 @@
  *   svc_attack SOCK attach ERRNO           the client library's attach
  *   svc_attack SOCK squat                  bind SOCK, serve one connection:
  *                                          exit 0 when it sent nothing
- *   svc_attack PREFIX tel KEY              a /uet/service counter
+ *   svc_attack PREFIX tel [CMD] KEY        a counter (/uet/service)
  *   svc_attack - region MAX_CHANS WINDOW   bytes of one client's region
  */
 
@@ -184,6 +185,45 @@ pid_steal(uint16_t pid)
 						  NULL), -EPERM);
 	rc_close(&c);
 	return bad;
+}
+
+/* A SEND naming a JobID the client did not authorise (another user's) to
+ * that user's PIDonFEP: the engine completes it -EPERM, sends nothing. */
+static int
+send_into(uint32_t id, uint16_t pid)
+{
+	struct uet_svc_pid_get_rep p;
+	struct uet_chan_cqe e = { .status = -ETIMEDOUT };
+	struct uet_chan_sqe q;
+	struct rc_client c;
+	struct rc_chan ch;
+	uint64_t peer = 0;
+	uint32_t init;
+	int rc = with_pid(&c, &p);
+
+	if (rc == 0)
+		rc = rc_chan_open(&c, p.pid, 64, &ch);
+	/* the victim's initiator id: the provider's rule (low 20 bits of
+	 * the FA, then the PIDonFEP) */
+	init = ((((uint32_t)c.hello.fa[1] << 16 | (uint32_t)c.hello.fa[2] << 8 |
+		  c.hello.fa[3]) & 0xFFFFFu) << 12) | pid;
+	if (rc == 0)
+		rc = rc_peer_add(&c, ch.ctx, pid, init, &peer);
+	if (rc < 0)
+		return expect("setup", rc, 0);
+	memset(&q, 0, sizeof(q));
+	q.op = UET_CHAN_OP_SEND;
+	q.flags = UET_CHAN_F_COMPLETION;
+	q.context = 7;
+	q.len = 64;
+	q.dest = peer;
+	q.job = id;
+	q.tc = 1;
+	memset(c.win, 0xEE, 64);
+	if (uet_chan_sq_post(&ch.ch, &q) != 0 || !rc_cq_wait(&ch, &e))
+		e.status = -ETIMEDOUT;
+	rc_close(&c);
+	return expect("SEND in that job", e.status, -EPERM);
 }
 
 /* ---- quotas ---- */
@@ -353,14 +393,14 @@ connect_only(int want)
 }
 
 static int
-tel(const char *prefix, const char *key)
+tel(const char *prefix, const char *cmd, const char *key)
 {
 	struct rc_service s;
 	uint64_t v;
 
 	memset(&s, 0, sizeof(s));
 	snprintf(s.prefix, sizeof(s.prefix), "%s", prefix);
-	if (rc_tel(&s, "/uet/service", key, &v) < 0)
+	if (rc_tel(&s, cmd, key, &v) < 0)
 		return 1;
 	printf("%lu\n", (unsigned long)v);
 	return 0;
@@ -401,6 +441,8 @@ run(const char *cmd, int argc, char **argv)
 		return job((uint32_t)num(a1), (int)num(a2));
 	if (strcmp(cmd, "pid-steal") == 0 && argc == 1)
 		return pid_steal((uint16_t)num(a1));
+	if (strcmp(cmd, "send-into") == 0 && argc == 2)
+		return send_into((uint32_t)num(a1), (uint16_t)num(a2));
 	if (strcmp(cmd, "conns") == 0 && argc == 1)
 		return conns((unsigned int)num(a1));
 	if (strcmp(cmd, "window") == 0 && argc == 1)
@@ -420,7 +462,9 @@ run(const char *cmd, int argc, char **argv)
 	if (strcmp(cmd, "squat") == 0 && argc == 0)
 		return squat();
 	if (strcmp(cmd, "tel") == 0 && argc == 1)
-		return tel(sock, a1);
+		return tel(sock, "/uet/service", a1);
+	if (strcmp(cmd, "tel") == 0 && argc == 2)
+		return tel(sock, a1, a2);
 	if (strcmp(cmd, "region") == 0 && argc == 2)
 		return region((unsigned int)num(a1), (unsigned long)num(a2));
 	fprintf(stderr, "svc_attack: bad command '%s' (see the file's "

@@ -84,6 +84,11 @@ d0=$(svc_tel denied)
 svc_check "another client's PIDonFEP: EADDRINUSE, PID_PUT EPERM" \
 	svc_atk atk pid-steal "$vpid"
 svc_check "denied counts the PID_PUT" tel_is denied -eq $((d0 + 1))
+b0=$("$SVC_TOOL" "$SVC_PREFIX" tel /uet/ses,0 ctx0_job_bad)
+svc_check "a SEND in another user's job, to its PIDonFEP: EPERM" \
+	svc_atk atk send-into 90 "$vpid"
+svc_check "job_bad of /uet/ses counts it" \
+	[ "$("$SVC_TOOL" "$SVC_PREFIX" tel /uet/ses,0 ctx0_job_bad)" -eq $((b0 + 1)) ]
 svc_check "a job its owner let go of is free again" svc_atk atk job 20 0
 svc_check "... for another user" svc_atk mate job 20 0
 
