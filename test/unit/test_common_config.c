@@ -977,6 +977,99 @@ validate__service(void **state)
 	assert_int_equal(uet_config_validate(&cfg, &err), 0);
 }
 
+/* [service] socket_mode: "0" and up to three octal digits, nothing
+ * else (no setuid, setgid or sticky bit on a socket). */
+static void
+validate__service_socket_mode(void **state)
+{
+	static const char *const bad[] = {
+		"service.socket_mode=660", "service.socket_mode=0999",
+		"service.socket_mode=01777", "service.socket_mode=0x1ff",
+		"service.socket_mode=", "service.socket_mode=0660 ",
+	};
+	struct uet_config cfg;
+	struct uet_config_error err;
+
+	(void)state;
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uet_config_init_defaults(&cfg);
+		if (uet_config_override(&cfg, bad[i], &err) < 0)
+			continue;
+		assert_int_equal(uet_config_validate(&cfg, &err), -EINVAL);
+		assert_string_equal(err.key, "socket_mode");
+	}
+	assert_int_equal(uet_config_socket_mode("0660"), 0660);
+	assert_int_equal(uet_config_socket_mode("0"), 0);
+	assert_int_equal(uet_config_socket_mode("0777"), 0777);
+}
+
+/* job.N lines: JobIDs or a range, uid:/gid: members by number or name
+ * (resolved at load), written back as numbers, and read back the same. */
+static void
+load__service_job_lines(void **state)
+{
+	struct uet_config cfg, back;
+	struct uet_config_error err;
+	char path[64];
+	int rc;
+
+	(void)state;
+	uet_config_init_defaults(&cfg);
+	rc = load_text("[service]\njobs = 1-100\n"
+		       "job.5 = uid:root, gid:0\n"
+		       "job.10-19 = uid:1234 , gid:root,uid:7\n", &cfg, &err,
+		       path);
+	if (rc < 0)
+		print_error("%s\n", err.msg);
+	assert_int_equal(rc, 0);
+	assert_int_equal(cfg.service.nb_acl, 2);
+	assert_int_equal(cfg.service.acl[0].first, 5);
+	assert_int_equal(cfg.service.acl[0].last, 5);
+	assert_int_equal(cfg.service.acl[0].nb, 2);
+	assert_false(cfg.service.acl[0].m[0].gid);
+	assert_int_equal(cfg.service.acl[0].m[0].id, 0);
+	assert_true(cfg.service.acl[0].m[1].gid);
+	assert_int_equal(cfg.service.acl[1].first, 10);
+	assert_int_equal(cfg.service.acl[1].last, 19);
+	assert_int_equal(cfg.service.acl[1].nb, 3);
+	assert_int_equal(cfg.service.acl[1].m[0].id, 1234);
+	assert_int_equal(cfg.service.acl[1].m[2].id, 7);
+	assert_int_equal(uet_config_validate(&cfg, &err), 0);
+	assert_true(uet_config_dump(&cfg, 0, dump_a, DUMP_LEN) > 0);
+	assert_non_null(strstr(dump_a, "job.5 = uid:0, gid:0\n"));
+	assert_non_null(strstr(dump_a, "job.10-19 = uid:1234, gid:0, "
+			       "uid:7\n"));
+	memset(&back, 0, sizeof(back));
+	assert_int_equal(load_text(dump_a, &back, &err, path), 0);
+	assert_memory_equal(&back, &cfg, sizeof(cfg));
+}
+
+static void
+load__service_job_lines_bad(void **state)
+{
+	(void)state;
+	expect_error("[service]\njob.x = uid:0\n", -EINVAL, 2, "service",
+		     "job.x", "expected job.N or job.N-M");
+	expect_error("[service]\njob.9-3 = uid:0\n", -EINVAL, 2, "service",
+		     "job.9-3", "N <= M");
+	expect_error("[service]\njob.16777216 = uid:0\n", -EINVAL, 2,
+		     "service", "job.16777216", "16777215");
+	expect_error("[service]\njob.5 = user:0\n", -EINVAL, 2, "service",
+		     "job.5", "expected uid:USER or gid:GROUP");
+	expect_error("[service]\njob.5 = uid:no-such-user-uet\n", -EINVAL,
+		     2, "service", "job.5", "no such user");
+	expect_error("[service]\njob.5 = gid:no-such-group-uet\n", -EINVAL,
+		     2, "service", "job.5", "no such group");
+	expect_error("[service]\njob.5 = ,\n", -EINVAL, 2, "service",
+		     "job.5", "no members");
+	expect_error("[service]\njob.5-9 = uid:0\njob.9 = uid:1\n",
+		     -EINVAL, 3, "service", "job.9", "already have a job line");
+	expect_error("[service]\njob.5 = uid:0,uid:1,uid:2,uid:3,uid:4,"
+		     "uid:5,uid:6,uid:7,uid:8,uid:9,uid:10,uid:11,uid:12,"
+		     "uid:13,uid:14,uid:15,uid:16\n", -E2BIG, 2, "service",
+		     "job.5", "more than 16 members");
+}
+
 int
 main(void)
 {
@@ -1005,6 +1098,9 @@ main(void)
 		cmocka_unit_test(uet_config_jobs_parse__ranges),
 		cmocka_unit_test(uet_config_jobs_parse__bad),
 		cmocka_unit_test(validate__service),
+		cmocka_unit_test(validate__service_socket_mode),
+		cmocka_unit_test(load__service_job_lines),
+		cmocka_unit_test(load__service_job_lines_bad),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
