@@ -281,6 +281,26 @@ svc_job_unclaim(struct uet_svc_server *s, const struct svc_client *c,
 		*o = s->owners[--s->nb_owners];
 }
 
+int
+svc_job_begin(struct uet_svc_server *s, struct svc_client *c, uint32_t job)
+{
+	int rc = svc_quota_take(s, c, SVC_Q_JOBS, 1);
+
+	if (rc < 0)
+		return rc;
+	rc = svc_job_claim(s, c, job);
+	if (rc < 0)
+		svc_quota_put(c, SVC_Q_JOBS, 1);
+	return rc;
+}
+
+void
+svc_job_end(struct uet_svc_server *s, struct svc_client *c, uint32_t job)
+{
+	svc_job_unclaim(s, c, job);
+	svc_quota_put(c, SVC_Q_JOBS, 1);
+}
+
 /* ---- what a channel's SQEs may name ---- */
 
 int
@@ -331,6 +351,15 @@ svc_chan_jobs(const struct uet_svc_server *s, const struct svc_client *c,
 	sc->cur = next;
 	__atomic_store_n(&sc->ch.jobs, t, __ATOMIC_RELEASE);
 	return 0;
+}
+
+void
+svc_chans_jobs(const struct uet_svc_server *s, const struct svc_client *c,
+	       uint16_t pid)
+{
+	for (unsigned int i = 0; i < s->p.max_chans; i++)
+		if (c->chans[i].open && c->chans[i].pid == pid)
+			(void)svc_chan_jobs(s, c, &c->chans[i], true);
 }
 
 /* ---- the socket ---- */

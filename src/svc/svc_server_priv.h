@@ -167,11 +167,20 @@ int svc_job_claim(struct uet_svc_server *s, const struct svc_client *c,
 		  uint32_t job);
 void svc_job_unclaim(struct uet_svc_server *s, const struct svc_client *c,
 		     uint32_t job);
+/* Both, and the uid's user_jobs quota. @return 0, -EDQUOT or -ENOMEM. */
+int svc_job_begin(struct uet_svc_server *s, struct svc_client *c,
+		  uint32_t job);
+void svc_job_end(struct uet_svc_server *s, struct svc_client *c,
+		 uint32_t job);
 /* Point @p sc at the JobIDs its client authorised on its PIDonFEP (the
  * grant for root and the service's uid); @p live: attached, the lcore
  * may be reading the current table. @return 0 or -ENOSPC. */
 int svc_chan_jobs(const struct uet_svc_server *s, const struct svc_client *c,
 		  struct svc_chan *sc, bool live);
+/* svc_chan_jobs() of @p c's open channels on PIDonFEP @p pid, after a
+ * JOB_ADD or JOB_DEL its lcore answered. */
+void svc_chans_jobs(const struct uet_svc_server *s,
+		    const struct svc_client *c, uint16_t pid);
 /* Room for one more JobID on PIDonFEP @p pid. @return 0 or -ENOSPC. */
 int svc_chan_jobs_room(const struct uet_svc_server *s,
 		       const struct svc_client *c, uint16_t pid);

@@ -510,45 +510,13 @@ job_ctl(struct uet_svc_server *s, uint8_t op, uint32_t job,
 	return svc_ctl(s, p->ctx, &r);
 }
 
-/* A new {job, PIDonFEP} entry of @p c: its uid's quota, and the JobID
- * owned by that uid when no policy entry covers it. */
-static int
-job_begin(struct uet_svc_server *s, struct svc_client *c, uint32_t job)
-{
-	int rc = svc_quota_take(s, c, SVC_Q_JOBS, 1);
-
-	if (rc < 0)
-		return rc;
-	rc = svc_job_claim(s, c, job);
-	if (rc < 0)
-		svc_quota_put(c, SVC_Q_JOBS, 1);
-	return rc;
-}
-
-static void
-job_end(struct uet_svc_server *s, struct svc_client *c, uint32_t job)
-{
-	svc_job_unclaim(s, c, job);
-	svc_quota_put(c, SVC_Q_JOBS, 1);
-}
-
 static void
 job_forget(struct uet_svc_server *s, struct svc_client *c,
 	   struct svc_job *j)
 {
-	job_end(s, c, j->job);
+	svc_job_end(s, c, j->job);
 	*j = c->jobs[--c->nb_jobs];
 	s->st.jobs--;
-}
-
-/* The client's channels on @p pid follow its JobIDs there (room for
- * them was checked before the JOB_ADD). */
-static void
-chans_jobs(struct uet_svc_server *s, struct svc_client *c, uint16_t pid)
-{
-	for (unsigned int i = 0; i < s->p.max_chans; i++)
-		if (c->chans[i].open && c->chans[i].pid == pid)
-			(void)svc_chan_jobs(s, c, &c->chans[i], true);
 }
 
 static int
@@ -573,7 +541,7 @@ op_job(struct uet_svc_server *s, struct svc_client *c,
 			return rc;
 		if (--j->ref == 0) {
 			job_forget(s, c, j);
-			chans_jobs(s, c, q->pid);
+			svc_chans_jobs(s, c, q->pid);
 		}
 		return 0;
 	}
@@ -590,12 +558,12 @@ op_job(struct uet_svc_server *s, struct svc_client *c,
 		return -ENOSPC;
 	rc = svc_chan_jobs_room(s, c, q->pid);
 	if (rc == 0)
-		rc = job_begin(s, c, q->job);
+		rc = svc_job_begin(s, c, q->job);
 	if (rc < 0)
 		return rc;
 	rc = job_ctl(s, UET_SES_ULP_JOB_ADD, q->job, p);
 	if (rc < 0) {
-		job_end(s, c, q->job);
+		svc_job_end(s, c, q->job);
 		return rc;
 	}
 	j = &c->jobs[c->nb_jobs++];
@@ -603,7 +571,7 @@ op_job(struct uet_svc_server *s, struct svc_client *c,
 	j->pid = q->pid;
 	j->ref = 1;
 	s->st.jobs++;
-	chans_jobs(s, c, q->pid);
+	svc_chans_jobs(s, c, q->pid);
 	return 0;
 }
 
