@@ -383,8 +383,8 @@ svc_sock_dir_check(const char *path)
 	if (lstat(dir, &st) != 0)
 		return -errno;
 	if (!S_ISDIR(st.st_mode)) {
-		SVC_LOG(ERR, "%s: not a directory (a symbolic link is "
-			"refused): the socket's directory must be", dir);
+		SVC_LOG(ERR, "%s: the socket's directory is not a directory "
+			"(a symbolic link is refused)", dir);
 		return -ENOTDIR;
 	}
 	if ((st.st_uid != 0 && st.st_uid != geteuid()) ||
