@@ -44,6 +44,8 @@
 #define VICTIM_LEN 3000u
 #define VICTIM_ROUNDS_MAX 1000000u
 #define WAIT_MS 30000
+/* the quota moves take JobIDs from here on (1 is the provider's) */
+#define QUOTA_JOB 11u
 
 static const char *sock;
 
@@ -276,9 +278,9 @@ take(struct rc_client *c, const char *what, unsigned int k,
 	if (strcmp(what, "pids") == 0)
 		return rc_pid_get(c, 0, UET_SVC_CTX_ANY, &q);
 	if (strcmp(what, "jobs") == 0)
-		return rc_job(c, true, 1 + k, p->pid);
+		return rc_job(c, true, QUOTA_JOB + k, p->pid);
 	if (strcmp(what, "mrs") == 0)
-		return mr_reg(c, 1, p->pid);
+		return mr_reg(c, QUOTA_JOB, p->pid);
 	return rc_peer_add(c, p->ctx, p->pid, p->initiator, &h);
 }
 
@@ -293,7 +295,7 @@ quota(const char *what, unsigned int n)
 	rc = with_pid(&c, &p);
 	/* MR_REG needs a JobID of its own */
 	if (rc == 0 && strcmp(what, "mrs") == 0)
-		rc = rc_job(&c, true, 1, p.pid);
+		rc = rc_job(&c, true, QUOTA_JOB, p.pid);
 	if (rc < 0)
 		return expect("setup", rc, 0);
 	/* the PIDonFEP of the setup is one of them */

@@ -6,9 +6,11 @@
 # setpriv) while a victim of another uid sends to itself through the
 # service, every byte checked. Each attack must fail with its errno and
 # raise its counter in /uet/service; the victim must not notice.
-#   test_svc_attack.sh UET_ENGINE SVC_ATTACK
-# Root only (skipped otherwise). Users, groups, the service and its
-# files go at exit.
+#   test_svc_attack.sh UET_ENGINE SVC_ATTACK [FI_PINGPONG PROVIDER_DIR]
+# With fi_pingpong and the provider's directory, a fi_pingpong of a
+# third user (libfabric provider attached to the service) runs through
+# the attacks as well, and must finish. Root only (skipped otherwise).
+# Users, groups, the service and its files go at exit.
 set -u
 . "$(dirname "$0")/svc_lib.sh"
 svc_lib_init "$1" "$2"
@@ -21,15 +23,16 @@ svc_user vic svc >/dev/null
 svc_user atk svc >/dev/null
 svc_user mate svc hpc >/dev/null
 svc_user out >/dev/null # not in the socket's group
+svc_user pp svc >/dev/null # fi_pingpong's
 
 # one client region: 2 channel slots and a 1 MiB window; a user may have
-# two and a half of them
+# four and a half of them
 region=$("$SVC_TOOL" - region 2 1048576)
 svc_start "socket_mode = 0660" "socket_group = ${SVC_TAG}svc" \
 	"jobs = 1-100" "window_size = 1M" "max_chans = 2" \
 	"job.50 = gid:${SVC_TAG}hpc" "job.60-61 = uid:${SVC_TAG}vic" \
-	"user_clients = 4" "user_pids = 3" "user_jobs = 4" "user_mrs = 4" \
-	"user_peers = 4" "user_window = $((region * 5 / 2))" \
+	"user_clients = 6" "user_pids = 3" "user_jobs = 4" "user_mrs = 4" \
+	"user_peers = 4" "user_window = $((region * 9 / 2))" \
 	"hello_timeout = 3s" "idle_timeout = 3s"
 echo "# service pid $SVC_PID, socket $SVC_SOCK, region $region bytes"
 
@@ -69,6 +72,28 @@ done
 vpid=$(awk '/^ready/ { print $2 }' "$SVC_DIR/victim.out")
 svc_check "victim attached (PIDonFEP ${vpid:-none})" [ -n "$vpid" ]
 
+# ---- and fi_pingpong of user pp (JobID 1, the provider's fallback) ----
+pingpong() {
+	local pre=()
+	[ -n "${UET_ATK_PRELOAD:-}" ] &&
+		pre=(LD_PRELOAD="$UET_ATK_PRELOAD" ASAN_OPTIONS=detect_leaks=0)
+	svc_as pp env "${pre[@]}" FI_PROVIDER_PATH="$PROV" \
+		FI_UET_PROVIDER_SERVICE_PATH="$SVC_SOCK" timeout 120 \
+		"$PINGPONG" -p uet -e rdm -d svc-hpc -S 4096 -I 500 "$@"
+}
+PINGPONG=${3:-}
+PROV=${4:-}
+if [ -n "$PINGPONG" ]; then
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	svc_bg pingpong -B "$port" >"$SVC_DIR/pps.out" 2>&1
+	pps=$!
+	sleep 1
+	svc_bg pingpong -P "$port" 127.0.0.1 >"$SVC_DIR/ppc.out" 2>&1
+	ppc=$!
+else
+	echo "# no provider or fi_pingpong: no fi_pingpong victim"
+fi
+
 # ---- 3: JobIDs and PIDonFEPs ----
 p0=$(svc_tel policy)
 svc_check "another user's job (JOB_ADD, MR_REG: EACCES)" \
@@ -95,9 +120,9 @@ svc_check "... for another user" svc_atk mate job 20 0
 # ---- 5: quotas ----
 q0=$(svc_tel quota)
 r0=$(svc_tel refused)
-svc_check "user_clients: 4 connections, the 5th EDQUOT" svc_atk atk conns 4
+svc_check "user_clients: 6 connections, the 7th EDQUOT" svc_atk atk conns 6
 svc_check "refused counts it" tel_is refused -eq $((r0 + 1))
-svc_check "user_window: the third region EDQUOT" svc_atk atk window 4
+svc_check "user_window: the fifth region EDQUOT" svc_atk atk window 6
 svc_check "user_pids: 3, then EDQUOT" svc_atk atk pids 3
 svc_check "user_jobs: 4, then EDQUOT" svc_atk atk jobs 4
 svc_check "user_mrs: 4, then EDQUOT" svc_atk atk mrs 4
@@ -111,10 +136,15 @@ svc_check "idle_timeout: a connection holding nothing is closed" \
 svc_check "hello_timeout: no HELLO, closed (ETIMEDOUT)" wait $late
 svc_check "timeouts counts both" tel_is timeouts -eq $((t0 + 2))
 
-# ---- the victim kept working ----
+# ---- the victims kept working ----
 touch "$SVC_DIR/stop"
 svc_check "victim: every message arrived intact" wait $victim
 sed 's/^/# /' "$SVC_DIR/victim.out"
+if [ -n "$PINGPONG" ]; then
+	svc_check "fi_pingpong of another user: server done" wait $pps
+	svc_check "fi_pingpong of another user: client done" wait $ppc
+	tail -3 "$SVC_DIR/ppc.out" | sed 's/^/# /'
+fi
 for k in clients pids jobs mrs peers; do
 	for _ in $(seq 100); do
 		[ "$(svc_tel $k)" = 0 ] && break
@@ -126,6 +156,11 @@ svc_stop
 svc_check "SIGTERM: exit 0" [ "$SVC_STATUS" = 0 ]
 svc_check "socket removed" [ ! -e "$SVC_SOCK" ]
 if [ "$SVC_FAILS" != 0 ]; then
+	for f in pps ppc; do
+		[ -f "$SVC_DIR/$f.out" ] || continue
+		echo "# $f:"
+		tail -20 "$SVC_DIR/$f.out" | sed 's/^/#   /'
+	done
 	echo "# service log:"
 	sed 's/^/#   /' "$SVC_DIR/engine.log" | tail -40
 fi

@@ -229,7 +229,7 @@ svc_chan_jobs__the_jobids_its_client_authorised(void **state)
 static void
 svc_sock_dir_check__unsafe_directories(void **state)
 {
-	char dir[] = "/tmp/uet-svcpol-XXXXXX", path[96], sub[96];
+	char dir[] = "/tmp/uet-svcpol-XXXXXX", path[128], sub[64];
 	struct stat st;
 
 	(void)state;
