@@ -373,7 +373,6 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR;
 	s->st.requests++;
-	c->since_ns = now_ns();
 	if ((size_t)n >= sizeof(*h)) {
 		seq = h->seq;
 		op = h->op & ~UET_SVC_OP_REPLY;
@@ -388,6 +387,10 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 	if (rc == 0)
 		rc = svc_op(s, c, op, h + 1, out, &rep_len, fds, &nb_fds);
 	count_rc(s, rc);
+	/* the idle clock restarts with each request once attached; before
+	 * HELLO nothing postpones the deadline (requests are -EPROTO) */
+	if (c->hello)
+		c->since_ns = now_ns();
 	if (rc < 0) {
 		rep_len = 0;
 		nb_fds = 0;

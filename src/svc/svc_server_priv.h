@@ -86,7 +86,8 @@ struct svc_client {
 	gid_t groups[SVC_GROUPS_MAX]; /* SO_PEERGROUPS (supplementary) */
 	unsigned int nb_groups;
 	struct svc_user *user;
-	uint64_t since_ns; /* accepted, then last request (timeouts) */
+	/* accepted, then the last request after HELLO (timeouts) */
+	uint64_t since_ns;
 	bool hello;
 	int memfd;
 	uint8_t *region;

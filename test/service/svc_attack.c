@@ -15,7 +15,8 @@
  *   svc_attack SOCK conns N                N connections, the next -EDQUOT
  *   svc_attack SOCK window MAX             HELLOs until -EDQUOT (< MAX)
  *   svc_attack SOCK pids|jobs|mrs|peers N  N of them, the next -EDQUOT
- *   svc_attack SOCK hello-late             no HELLO: -ETIMEDOUT, closed
+ *   svc_attack SOCK hello-late             no HELLO (other requests, every
+ *                                          200 ms): -ETIMEDOUT, closed
  *   svc_attack SOCK idle                   HELLO, nothing: -ETIMEDOUT
  *   svc_attack SOCK connect ERRNO          connect(): 0 or -ERRNO
  *   svc_attack SOCK attach ERRNO           the client library's attach
@@ -329,6 +330,24 @@ notice(struct rc_client *c, unsigned int op)
 	return bad;
 }
 
+/* Requests before HELLO (each -EPROTO) do not postpone its deadline:
+ * one every 200 ms until the service gives up on the connection. */
+static int
+chatty_until_notice(struct rc_client *c)
+{
+	struct uet_svc_pid_get_req q = { .ctx = UET_SVC_CTX_ANY };
+	struct uet_svc_pid_get_rep r;
+	int rc = -EPROTO;
+
+	for (unsigned int i = 0; i < WAIT_MS / 200 && rc == -EPROTO; i++) {
+		rc = rc_request(c, UET_SVC_OP_PID_GET, &q, sizeof(q), &r,
+				sizeof(r), NULL, NULL);
+		if (rc == -EPROTO)
+			usleep(200000);
+	}
+	return expect("notice", rc, -ETIMEDOUT);
+}
+
 static int
 silent(bool hello)
 {
@@ -337,7 +356,7 @@ silent(bool hello)
 
 	if (rc < 0)
 		return expect("setup", rc, 0);
-	bad = notice(&c, hello ? UET_SVC_OP_BYE : UET_SVC_OP_HELLO);
+	bad = hello ? notice(&c, UET_SVC_OP_BYE) : chatty_until_notice(&c);
 	rc_close(&c);
 	return bad;
 }
