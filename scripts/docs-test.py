@@ -20,6 +20,7 @@ With FILE:LINE (the line of the opening fence) only that block runs.
 Exit 0 when every block passed, 1 otherwise, 2 on bad input.
 """
 import argparse
+import fcntl
 import glob
 import os
 import re
@@ -164,6 +165,8 @@ def named(entry, text):
     number (per-rank prefixes), is a word of the block. Other processes
     of the host (other test runs) make such directories too."""
     stem = re.sub(r"\d+$", "", entry)
+    if stem == "uet":  # uet<pid>: any engine's default prefix, not the block's
+        return False
     return bool(stem) and re.search(r"(?<![\w-])" + re.escape(stem) + r"(?![\w-])",
                                     text) is not None
 
@@ -265,6 +268,15 @@ def main():
     if os.geteuid() != 0:
         print("docs-test: run as root (the examples are written for root)", file=sys.stderr)
         return 2
+    # Blocks share the clone (files they create are removed after each):
+    # one docs test at a time in it.
+    os.makedirs(os.path.join(TOP, "build"), exist_ok=True)
+    lock = open(os.path.join(TOP, "build", ".docs-test.lock"), "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        print("docs-test: another docs test runs in this clone; waiting", flush=True)
+        fcntl.flock(lock, fcntl.LOCK_EX)
     if not args.no_build and not build():
         return 1
 
