@@ -385,7 +385,14 @@ uet_fabric_eth_free(struct uet_fabric_eth *fe)
 		struct fe_host *hs = &fe->host[h];
 
 		if (hs->has_port) {
-			(void)rte_eth_dev_stop(hs->port_id);
+			struct rte_eth_link link;
+
+			/* The engine on the port stops it when it closes; a
+			 * second stop logs "already stopped" per host. A ring
+			 * port's link is up exactly while it is started. */
+			if (rte_eth_link_get_nowait(hs->port_id, &link) != 0 ||
+			    link.link_status == RTE_ETH_LINK_UP)
+				(void)rte_eth_dev_stop(hs->port_id);
 			(void)rte_eth_dev_close(hs->port_id);
 		}
 		rte_ring_free(hs->rx);

@@ -26,8 +26,8 @@
 #
 # usage: memif-peerkill.sh [-p provider_dir] [-n runs] [-k server|client|random]
 #                          [-t timeout_s] [-L busy_loops] [-s seed] [-o dir]
-#   -p  directory holding libuet-fi.so (default: build/gcc/src/ofi of this
-#       checkout)
+#   -p  directory holding libuet-fi.so (default: build/release/src/ofi of
+#       this checkout, the quick start's tree)
 #   -n  runs (default 30)
 #   -k  which side is killed (default random)
 #   -t  fi_rdm_pingpong --timeout of the survivor (default 5)
@@ -37,15 +37,15 @@
 #   -o  keep every run's outputs in this directory (default: only the
 #       outputs of runs that crashed, hung or printed a heap error, in a
 #       temporary directory that is printed)
-# Environment: FT_BIN (fabtests' bin directory, default
-# /work/fabtests-install/bin), NICE (default 5).
+# Environment: FT_BIN (fabtests' bin directory, default build/fabtests/bin,
+# where scripts/fabtests.sh installs them), NICE (default 5).
 # Output: one line per run "run <i> kill <side> after <ms> ms: <class>
 # (exit <rc>)" and a summary line; exit 0 when no survivor crashed, hung
 # or reported a heap error, 1 otherwise.
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-PROV=$top/build/gcc/src/ofi
+PROV=$top/build/release/src/ofi
 RUNS=30
 KILL=random
 TMO=5
@@ -73,10 +73,11 @@ case "$KILL" in
 server|client|random) ;;
 *) echo "-k: server, client or random, not '$KILL'"; exit 2 ;;
 esac
-FT=${FT_BIN:-/work/fabtests-install/bin}/fi_rdm_pingpong
+FT=${FT_BIN:-$top/build/fabtests/bin}/fi_rdm_pingpong
 NICE=${NICE:-5}
 if [ ! -x "$FT" ]; then
-	echo "no fabtests fi_rdm_pingpong at $FT (set FT_BIN)"
+	echo "no fabtests fi_rdm_pingpong at $FT: build them with" \
+		"'bash scripts/fabtests.sh' (or set FT_BIN to fabtests' bin directory)"
 	exit 2
 fi
 if [ ! -e "$PROV/libuet-fi.so" ]; then

@@ -180,6 +180,18 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 echo "# fi_pingpong -e rdm -S 64 -I $ITERS, $REPS repetitions, $(date -u)"
 echo "# load average at start: $(load)"
 echo "# uet-auto: idle_sleep ${IDLE_SLEEP:-10us}, idle_spin ${IDLE_SPIN:-20us}, idle_sleep_max ${IDLE_SLEEP_MAX:-default}, split ${AUTO_SPLIT:-0}${BEFORE:+, before: $BEFORE}"
+# uet-auto runs two processes of two threads each: an engine lcore that
+# never sleeps (IDLE_SLEEP=0) and an application that never yields in
+# fi_cq_read (FI_UET_PROVIDER_POLL_YIELD=0) each keep a CPU busy. More
+# busy threads than CPUs: every transfer waits for the scheduler's time
+# slice (milliseconds), which measures the scheduler, not the provider.
+busy=0
+case "${IDLE_SLEEP:-10us}" in 0 | 0us | 0ns | 0ms) busy=$((busy + 2)) ;; esac
+case "${FI_UET_PROVIDER_POLL_YIELD:-1}" in 0 | no | false | off) busy=$((busy + 2)) ;; esac
+if [ $busy -gt "$(nproc)" ]; then
+	echo "# WARNING: uet-auto has $busy busy-polling threads on $(nproc) CPUs:" \
+		"expect milliseconds per transfer (time slices), not the provider's latency"
+fi
 for r in $(seq "$REPS"); do
 	rm -f "$TMP/memif.sock"
 	FI_UET_PROVIDER_PROGRESS=inline run uet -p uet -d net_memif0-hpc

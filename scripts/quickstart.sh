@@ -6,6 +6,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 bash scripts/install-deps.sh
+# the docs test (scripts/docs-test.py) builds the same tree the same way
 bash scripts/build.sh build/release -Dbuildtype=release -Dtests=enabled -Dapps=enabled
 
 # The headline demo: uet-perf with its embedded default (no arguments, no

@@ -513,7 +513,9 @@ perf_sess_begin(const struct perf_mode *m, const struct perf_opts *o,
 	s->r = r;
 	s->nb_tx = m->incast ? (o->peers ? o->peers : 2) : 1;
 	perf_report_init(r, m, o, m->def_loss_ppm);
-	if (m->incast && o->count != 0) /* --count is per sender */
+	/* --count, and the default without --duration, is per sender: the
+	 * total is split evenly over the senders (sess_rulps) */
+	if (m->incast && (o->count != 0 || o->duration <= 0))
 		r->count *= s->nb_tx;
 	run_no++;
 	rc = m->incast ? incast_ports(s->nb_tx) : batch_ports();

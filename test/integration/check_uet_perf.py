@@ -106,6 +106,19 @@ def main():
           inc["receiver"]["rx_msgs"] == 900,
           "incast rod: verified, no order error, 900 messages")
 
+    # incast without --count: the default count (20 000) is per sender
+    # too (it used to be split over the senders: 6 666 each for 3)
+    p = run(perf, "--mode", "incast", "--peers", "3", "--size", "64",
+            "--json")
+    check(p.returncode == 0, "incast default count: exit 0, stderr: " +
+          p.stderr[-300:])
+    inc = json.loads(p.stdout)["results"]["incast"]
+    check(inc["verified"] is True and
+          all(f["msgs_sent"] == 20000 and f["msgs"] == 20000
+              for f in inc["flows"]) and
+          inc["receiver"]["rx_msgs"] == 60000,
+          "incast default count: 20 000 per sender, 60 000 received")
+
     # --csv time series and live lines (--interval)
     with tempfile.TemporaryDirectory(prefix="uetp-") as tmp:
         csv_path = os.path.join(tmp, "series.csv")

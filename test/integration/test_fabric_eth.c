@@ -110,6 +110,8 @@ struct signature {
 	uint64_t lb_freezes, lb_recycled, lb_explored;
 	/* incast: the leaf port to host 0 (the bottleneck) */
 	struct uet_fabric_port_stats bottleneck;
+	/* every pattern: the switch port whose data queue grew deepest */
+	struct uet_fabric_port_stats deepest;
 	struct uet_pds_cc_stats cc[HOSTS_MAX];
 };
 
@@ -424,6 +426,29 @@ uplinks_take(struct signature *g, const struct uet_fabric *fab)
 	}
 }
 
+/* The deepest switch output queue: what MEASURE reports for a pattern
+ * without one bottleneck (it printed 0 B there, beside thousands of trims,
+ * which only a queue above the trim threshold makes). */
+static void
+deepest_take(struct signature *g, const struct uet_fabric *fab)
+{
+	struct uet_fabric_link_info li;
+	struct uet_fabric_port_stats ps;
+
+	memset(&g->deepest, 0, sizeof(g->deepest));
+	for (uint32_t l = 0; l < uet_fabric_links(fab); l++) {
+		if (uet_fabric_link_info(fab, l, &li) < 0)
+			continue;
+		for (unsigned int d = 0; d < 2; d++) {
+			if (li.tier[d] == UET_FABRIC_TIER_HOST)
+				continue; /* a host's NIC: not a switch queue */
+			if (uet_fabric_port_stats(fab, li.port[d], &ps) == 0 &&
+			    ps.data_max > g->deepest.data_max)
+				g->deepest = ps;
+		}
+	}
+}
+
 static void
 signature_take(struct signature *g, struct uet_fabric_eth *fe,
 	       struct uet_engine *const *eng)
@@ -431,6 +456,7 @@ signature_take(struct signature *g, struct uet_fabric_eth *fe,
 	static struct uet_engine_stats st;
 
 	uplinks_take(g, uet_fabric_eth_fabric(fe));
+	deepest_take(g, uet_fabric_eth_fabric(fe));
 	uet_fabric_stats_get(uet_fabric_eth_fabric(fe), &g->fab);
 	uet_fabric_eth_stats_get(fe, &g->fe);
 	g->rx_malformed = 0;
@@ -542,6 +568,9 @@ static void
 measure_report(const struct scenario *sc, const struct signature *g,
 	       const struct run_state *s, uint64_t t_start, uint64_t retx)
 {
+	/* an incast's queue is its receiver's link, else the deepest */
+	const struct uet_fabric_port_stats *q = sc->incast ? &g->bottleneck :
+							     &g->deepest;
 	uint64_t first = UINT64_MAX, last = 0, flows = 0, pkts, ideal;
 	uint32_t ppm, per_pkt_hdr = 14 + 20 + 8 + UET_PDS_REQ_LEN + 24;
 
@@ -567,12 +596,12 @@ measure_report(const struct scenario *sc, const struct signature *g,
 	       (double)last / (double)ideal,
 	       (double)first / (double)last,
 	       100.0 * (double)retx / (double)(flows * sc->count * ppm),
-	       retx, flows * sc->count * ppm,
-	       sc->incast ? g->bottleneck.data_p99 : 0,
-	       sc->incast ? (double)g->bottleneck.data_p99 /
-			    (double)th_cur.bdp : 0.0,
-	       sc->incast ? g->bottleneck.data_max : 0, g->fab.trims,
-	       g->fab.marks);
+	       retx, flows * sc->count * ppm, q->data_p99,
+	       (double)q->data_p99 / (double)th_cur.bdp, q->data_max,
+	       g->fab.trims, g->fab.marks);
+	/* trims happen only above the trim threshold: a run with trims had
+	 * a queue that deep somewhere */
+	CHECK(g->fab.trims == 0 || q->data_max > 0);
 }
 
 static int

@@ -172,8 +172,10 @@ main(int argc, char **argv)
 	rbuf = malloc(MAX_SIZE);
 	if (sbuf == NULL || rbuf == NULL)
 		MPI_Abort(MPI_COMM_WORLD, 2);
+	/* the bandwidth column only when measured (-b) */
 	if (rank == 0)
-		printf("%10s %12s %12s\n", "bytes", "lat_us", "bw_MB/s");
+		printf("%10s %12s%s\n", "bytes", "lat_us",
+		       bench ? "      bw_MB/s" : "");
 	for (size_t size = MIN_SIZE; size <= MAX_SIZE && rc == 0; size *= 2) {
 		double lat = 0, bw = 0;
 		int local, all;
@@ -188,7 +190,10 @@ main(int argc, char **argv)
 		if (bench)
 			bw = bandwidth(rank, sbuf, rbuf, size, iters);
 		if (rank == 0) {
-			printf("%10zu %12.2f %12.1f\n", size, lat, bw);
+			printf("%10zu %12.2f", size, lat);
+			if (bench)
+				printf(" %12.1f", bw);
+			printf("\n");
 			fflush(stdout);
 		}
 	}

@@ -83,6 +83,11 @@ check_run() { # name exit-status output-file
 		tail -n 60 "$3"
 		return 1
 	fi
+	# without -b no bandwidth column (it printed 0.0 for every size)
+	if grep -q 'bw_MB/s' "$3" || grep -qE '^ +8 +[0-9.]+ +[0-9.]+$' "$3"; then
+		echo "FAIL: $1: a bandwidth column without -b"
+		return 1
+	fi
 	echo "# $1: $(grep -E '^ +(8|1048576) ' "$3" | tr -s ' ' | tr '\n' ';')"
 	return 0
 }
