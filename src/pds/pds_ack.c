@@ -333,6 +333,17 @@ pds_ack_rtt(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, uint64_t now)
 	return now - sl->sent_ns;
 }
 
+/* UEC 1.0 NSCC.OnNACK: the NACK of a packet sent once is an RTT sample
+ * for base_rtt (service time 0). */
+static void
+pds_nack_rtt(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, uint64_t now)
+{
+	uint64_t rtt;
+
+	if (p->cc->on_nack_rtt != NULL && (rtt = pds_ack_rtt(p, c, psn, now)))
+		p->cc->on_nack_rtt(p->cc_inst, c->cc, rtt, now);
+}
+
 static bool
 pds_ack_check(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_ack *a)
 {
@@ -709,6 +720,7 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	 * mark; a trim before the last hop counts against that path (UEC
 	 * 1.0 sections 3.6.12.3 and 3.6.16). */
 	pds_lb_nack(p, c, m->ev, n->code, (h->flags & UET_PDS_F_M) != 0, now);
+	pds_nack_rtt(p, c, n->psn, now);
 	if (n->code == UET_NACK_RCVD_SES_PROCG)
 		pds_nack_received(p, c, n->psn, now);
 	switch (uet_pds_nack_class(n->code)) {

@@ -61,6 +61,9 @@ struct cc_pdc {
 	struct uet_nscc_rcvd rcvd;    /* sender: last rcvd_bytes */
 	struct uet_rccc_src src;      /* sender: credit */
 	uint32_t at;                  /* PDC index | pacer slot << 17 */
+	int32_t net;                  /* sender: this PDC's share of the
+				       * context's inflight */
+	uint32_t pad;
 	struct uet_nscc_rcv rcv;      /* receiver: ACK_CC counters */
 };
 
@@ -247,13 +250,15 @@ cc_n(struct cc_inst *ci, const struct cc_pdc *d)
 	return CC_CTX(d) == CC_CTX_NONE ? NULL : &ci->ctx[CC_CTX(d)].n;
 }
 
-/* Bytes leave NSCC's inflight without being a congestion signal. */
+/* This PDC's share of the context's inflight, kept so that the PDC
+ * takes exactly its own bytes with it when it goes (cc_fini). */
 static void
-cc_release(struct uet_nscc *n, uint32_t bytes)
+cc_net(struct cc_pdc *d, int64_t delta)
 {
-	int64_t v = (int64_t)n->inflight - bytes;
+	int64_t v = (int64_t)d->net + delta;
 
-	n->inflight = v < INT32_MIN ? INT32_MIN : (int32_t)v;
+	d->net = v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX :
+		(int32_t)v;
 }
 
 static void
@@ -274,14 +279,26 @@ cc_init(void *inst, void *priv, const struct uet_pds_cc_pdc *pdc,
 	uet_nscc_rcv_init(&d->rcv);
 }
 
+/*
+ * The PDC goes: whatever it still counts in the shared context leaves
+ * (its packets in flight, and the up to 255 B per PDC by which the
+ * rounded-up rcvd_bytes over-released), so that many short PDCs leave no
+ * drift in a context that outlives them.
+ */
 static void
 cc_fini(void *inst, void *priv, uint32_t inflight)
 {
 	struct cc_inst *ci = inst;
 	struct cc_pdc *d = priv;
+	struct uet_nscc *n;
+	int64_t v;
 
+	(void)inflight; /* d->net is the CC's own, exact count */
 	if (CC_CTX(d) != CC_CTX_NONE) {
-		cc_release(&ci->ctx[CC_CTX(d)].n, inflight);
+		n = &ci->ctx[CC_CTX(d)].n;
+		v = (int64_t)n->inflight - d->net;
+		n->inflight = v < INT32_MIN ? INT32_MIN : v > INT32_MAX ?
+			INT32_MAX : (int32_t)v;
 		cc_ctx_put(ci, CC_CTX(d));
 		d->ctx = CC_CTX_NONE;
 	}
@@ -313,8 +330,10 @@ cc_on_send(void *inst, void *priv, uint32_t bytes, bool retx, uint64_t now)
 
 	(void)retx;
 	(void)now;
-	if (n != NULL)
+	if (n != NULL) {
 		uet_nscc_on_send(n, bytes);
+		cc_net(d, bytes);
+	}
 	if (ci->cfg.rccc)
 		uet_rccc_src_on_send(&d->src, bytes);
 }
@@ -351,6 +370,7 @@ cc_on_ack(void *inst, void *priv, const struct uet_pds_cc_ack *a,
 	} else if (!(d->ctx & CC_CTX_STATE)) {
 		na.bytes = a->bytes;
 	}
+	cc_net(d, -(int64_t)na.bytes);
 	cc_act(ci, uet_nscc_on_ack(n, &ci->cfg.nscc_params, &na, now));
 }
 
@@ -362,11 +382,23 @@ cc_on_nack(void *inst, void *priv, uint32_t bytes, uint8_t code,
 	struct uet_nscc *n = cc_n(ci, priv);
 
 	(void)code;
-	(void)now;
 	/* Not received, not a congestion signal of the network: a resource
 	 * NACK's receiver speaks through rcv_cwnd_pend. */
+	if (n != NULL) {
+		uet_nscc_on_nack(n, bytes, now);
+		cc_net(priv, -(int64_t)bytes);
+	}
+}
+
+static void
+cc_on_nack_rtt(void *inst, void *priv, uint64_t rtt_ns, uint64_t now)
+{
+	struct cc_inst *ci = inst;
+	struct uet_nscc *n = cc_n(ci, priv);
+
+	(void)now;
 	if (n != NULL)
-		cc_release(n, bytes);
+		uet_nscc_on_nack_rtt(n, &ci->cfg.nscc_params, rtt_ns);
 }
 
 static void
@@ -376,9 +408,11 @@ cc_on_trim(void *inst, void *priv, uint32_t bytes, bool lasthop,
 	struct cc_inst *ci = inst;
 	struct uet_nscc *n = cc_n(ci, priv);
 
-	if (n != NULL)
+	if (n != NULL) {
 		cc_act(ci, uet_nscc_on_trim(n, &ci->cfg.nscc_params, bytes,
 					    lasthop, now));
+		cc_net(priv, -(int64_t)bytes);
+	}
 }
 
 static void
@@ -387,9 +421,11 @@ cc_on_loss(void *inst, void *priv, uint32_t bytes, uint64_t now)
 	struct cc_inst *ci = inst;
 	struct uet_nscc *n = cc_n(ci, priv);
 
-	if (n != NULL)
+	if (n != NULL) {
 		cc_act(ci, uet_nscc_on_loss(n, &ci->cfg.nscc_params, bytes,
 					    now));
+		cc_net(priv, -(int64_t)bytes);
+	}
 }
 
 static uint32_t
@@ -537,9 +573,10 @@ cc_rx_data(void *inst, void *priv, uint32_t bytes, bool ooo, uint64_t now)
 
 	(void)inst;
 	(void)now;
+	(void)ooo; /* ooo_count is the PDS's (packets beyond CACK) */
 	/* The library counts UDP length + 40; bytes is that already. */
 	uet_nscc_rcv_on_data(&d->rcv, bytes - UET_NSCC_NOMINAL_EXTRA, false,
-			     false, ooo);
+			     false);
 }
 
 static void
@@ -574,6 +611,7 @@ const struct uet_pds_cc_ops uet_pds_cc_cms = {
 	.on_send = cc_on_send,
 	.on_ack = cc_on_ack,
 	.on_nack = cc_on_nack,
+	.on_nack_rtt = cc_on_nack_rtt,
 	.on_trim = cc_on_trim,
 	.on_loss = cc_on_loss,
 	.cwnd = cc_cwnd,

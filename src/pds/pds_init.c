@@ -277,6 +277,15 @@ pds_init_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx,
 	struct pds_slot *sl = pds_slot(p, c, psn);
 
 	*t = pds_tx_zero;
+	/* In flight before its header is built: NSCC.AckRequest() assumes
+	 * the packet counted (UEC 1.0 section 3.6.13.5). */
+	if (c->u.i.inflight == 0) {
+		c->u.i.rto_base = now;
+		c->u.i.progress_ns = now;
+	}
+	c->u.i.inflight += sl->len;
+	if (!(sl->flags & SLOT_F_CP))
+		p->cc->on_send(p->cc_inst, c->cc, pds_nominal(sl), retx, now);
 	if (retx)
 		t->hdr.flags = UET_PDS_F_RETX;
 	if (sl->flags & SLOT_F_CP)
@@ -299,15 +308,8 @@ pds_init_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx,
 				      SLOT_F_RETXD);
 		c->u.i.nretx++;
 	}
-	if (c->u.i.inflight == 0) {
-		c->u.i.rto_base = now;
-		c->u.i.progress_ns = now;
-	}
 	sl->state = SLOT_SENT;
 	sl->sent_ns = now;
-	c->u.i.inflight += sl->len;
-	if (!(sl->flags & SLOT_F_CP))
-		p->cc->on_send(p->cc_inst, c->cc, pds_nominal(sl), retx, now);
 }
 
 static bool

@@ -95,9 +95,9 @@ struct pds_tgt {
 	uint32_t hi;         /* highest PSN received */
 	uint32_t ack_psn;    /* PSN that triggers the next ACK */
 	uint32_t ack_credit; /* coalescing counter, bytes */
-	uint32_t rcvd_bytes; /* NSCC: bytes received since last ACK */
+	uint32_t rcvd_bytes; /* NSCC: nominal bytes of new requests, modulo
+			      * 2^32 (ACK_CC rcvd_bytes, 2^24 x 256 B) */
 	uint32_t rod_nacked; /* ROD: expected PSN already NACKed */
-	uint16_t ooo;        /* out-of-order arrivals since the last ACK */
 	uint16_t nbits;      /* set bits in the receive block */
 	uint8_t ackf;        /* ACKF_* */
 	uint8_t rod_ooo_retx; /* ROD: retransmissions past the hole since

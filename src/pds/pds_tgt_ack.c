@@ -60,7 +60,6 @@ pds_tgt_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
 	if (t->ack_credit == 0)
 		t->ack_ns = now;
 	t->ack_credit += len > p->cfg.ack_min_bytes ? len : p->cfg.ack_min_bytes;
-	t->rcvd_bytes += len;
 	if (m->ce)
 		t->ackf |= ACKF_M;
 	if (flags & UET_PDS_F_RETX)
@@ -141,13 +140,25 @@ pds_tgt_resp_sack(struct uet_pds *p, struct pds_pdc *c,
 	tx->hdr.type = UET_PDS_TYPE_ACK_CC;
 	pds_tgt_sack(p, c, a, a->cack_psn, false);
 	a->cc_type = UET_CC_TYPE_NSCC;
-	a->cc.nscc.ooo_count = c->u.t.ooo;
 	pds_tgt_cc_nscc(p, c, a);
 }
 
-/* The CC's receiver state (UEC 1.0 NSCC: rcvd_bytes, service_time,
- * penalty, rc) when it keeps one; service_time runs from the arrival of
- * the ACK_PSN packet to now. */
+/* Out-of-order count of ACK_CC (both cc_types): packets received beyond
+ * the cumulative ACK now, as htsim's receiver reports it for its
+ * sender's loss detection. */
+static uint16_t
+pds_tgt_ooo(const struct pds_tgt *t)
+{
+	return t->nbits;
+}
+
+/*
+ * ACK_CC cc_type NSCC (UEC 1.0 section 3.6.13.9): rcvd_bytes is the
+ * cumulative nominal bytes of the PDC's new untrimmed packets, in 256 B
+ * units rounded up, modulo 2^24, whatever CC this end runs; the CC adds
+ * its receiver state (service_time from the arrival of the ACK_PSN
+ * packet to now, penalty, rc) when it keeps one.
+ */
 static void
 pds_tgt_cc_nscc(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_ack *a)
 {
@@ -155,6 +166,9 @@ pds_tgt_cc_nscc(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_ack *a)
 
 	if (p->cc->ack_state != NULL)
 		p->cc->ack_state(p->cc_inst, c->cc, svc, &a->cc.nscc);
+	a->cc.nscc.rcvd_bytes = (uint32_t)(((uint64_t)c->u.t.rcvd_bytes +
+					    255) >> 8) & UET_PDS_U24_MAX;
+	a->cc.nscc.ooo_count = pds_tgt_ooo(&c->u.t);
 }
 
 /* ack_cc_state (UEC 1.0 PDS header formats): a pending credit grant makes it
@@ -167,15 +181,11 @@ pds_tgt_cc_state(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_ack *a)
 	if (t->ackf & ACKF_CREDIT) {
 		a->cc_type = UET_CC_TYPE_CREDIT;
 		a->cc.credit.credit = pds_to_units256(t->credit);
-		a->cc.credit.ooo_count = t->ooo;
+		a->cc.credit.ooo_count = pds_tgt_ooo(t);
 		t->credit = 0;
 		return;
 	}
 	a->cc_type = UET_CC_TYPE_NSCC;
-	a->cc.nscc.rcvd_bytes = (t->rcvd_bytes + 255) / 256;
-	if (a->cc.nscc.rcvd_bytes > UET_PDS_U24_MAX)
-		a->cc.nscc.rcvd_bytes = UET_PDS_U24_MAX;
-	a->cc.nscc.ooo_count = t->ooo;
 	pds_tgt_cc_nscc(p, c, a);
 }
 
@@ -221,8 +231,6 @@ pds_tgt_ack_fill(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 	t->ackf &= (uint8_t)~(ACKF_NEED | ACKF_M | ACKF_RETX | ACKF_PROBE |
 			      ACKF_CREDIT);
 	t->ack_credit = 0;
-	t->rcvd_bytes = 0;
-	t->ooo = 0;
 }
 
 /* Receiver-to-sender CPs: unreliable, they consume no PSN (pds.c). */

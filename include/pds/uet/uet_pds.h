@@ -139,6 +139,10 @@ struct uet_pds_cc_ops {
 	 * the packet was not received. */
 	void (*on_nack)(void *inst, void *priv, uint32_t bytes, uint8_t code,
 			uint64_t now);
+	/** A NACK named a packet sent once, @p rtt_ns ago (optional; UEC
+	 * 1.0 NSCC.OnNACK: a base_rtt sample); before on_trim / on_nack. */
+	void (*on_nack_rtt)(void *inst, void *priv, uint64_t rtt_ns,
+			    uint64_t now);
 	/** A trim NACK for a packet of @p bytes (nominal). */
 	void (*on_trim)(void *inst, void *priv, uint32_t bytes, bool lasthop,
 			uint64_t now);
