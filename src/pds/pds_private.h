@@ -156,9 +156,12 @@ enum pds_slot_state {
 #define SLOT_F_RESP   0x01u /* completes on the SES response */
 #define SLOT_F_CP     0x02u /* a control packet (kind = ctl_type) */
 #define SLOT_F_AR     0x04u /* AR on every transmission */
-#define SLOT_F_RETXD  0x08u /* retransmitted at least once (no RTT) */
+#define SLOT_F_RETXD  0x08u /* retransmitted at least once */
 /* High nibble of the flags: why a SLOT_RETX slot is to be resent (enum
- * pds_why), counted when the resend is drained (pds_retx_sent). */
+ * pds_why), counted when the resend is drained (pds_retx_sent). A
+ * SLOT_SENT slot has no reason, and uses the nibble for: */
+#define SLOT_F_RETX2  0x10u /* its last transmission was the second or a
+			     * later one (UEC 1.0 3.6.13.1 rtx_count > 1) */
 #define SLOT_WHY_SHIFT 4
 #define SLOT_WHY_MASK  0xf0u
 

@@ -637,6 +637,9 @@ struct uet_pds_stats {
 				    *   retransmission max_nack_retx times */
 	uint64_t rto_spurious;     /**< RTOs undone: the next ACK covered
 				    *   packets never retransmitted (F-RTO) */
+	uint64_t rto_unblock;      /**< RTOs that presumed lost every packet
+				    *   in flight for RTO_INIT: resends
+				    *   waited behind a shut CC gate */
 	uint64_t lb_recycled;      /**< REPS: packets sent on a cached EV */
 	uint64_t lb_explored;      /**< REPS: packets sent on a new random EV */
 	uint64_t lb_freezes;       /**< REPS: freezing entered on a loss */
