@@ -721,6 +721,75 @@ uet_nscc_on_loss__decrease_only(void **state)
 	assert_int_equal(n.cwnd, MTU);
 }
 
+/* UEC 1.0 NSCC.OnNACK: a trim (either kind, also a last-hop trim with
+ * RCCC on) feeds update_delay(config_base_rtt): avg_q8 += (10 000 x 256
+ * - avg_q8) / 80 = 32 000, then 63 600. */
+static void
+uet_nscc_on_trim__feeds_the_delay_average(void **state)
+{
+	struct uet_nscc_params p = params();
+	struct uet_nscc n;
+
+	(void)state;
+	start(&n, &p);
+	uet_nscc_on_trim(&n, &p, 1000, false, 1000);
+	assert_int_equal(n.avg_delay_q8, 32000);
+	p.rccc = true;
+	assert_int_equal(uet_nscc_on_trim(&n, &p, 1000, true, 2000),
+			 UET_NSCC_NONE);
+	assert_int_equal(n.avg_delay_q8, 63600);
+	assert_int_equal(n.bytes_ignored, 2000);
+	/* Only the RCCC last-hop case leaves trigger_qa alone. */
+	n.flags &= ~UET_NSCC_F_QA_TRIGGER;
+	uet_nscc_on_trim(&n, &p, 1000, true, 3000);
+	assert_false(n.flags & UET_NSCC_F_QA_TRIGGER);
+	uet_nscc_on_trim(&n, &p, 1000, false, 4000);
+	assert_true(n.flags & UET_NSCC_F_QA_TRIGGER);
+}
+
+/* UEC 1.0 NSCC.OnNACK: its RTT sample lowers base_rtt (and max_wnd), it
+ * is not a delay sample; other NACKs release their bytes only. */
+static void
+uet_nscc_on_nack_rtt__lowers_base_rtt_only(void **state)
+{
+	struct uet_nscc_params p = params();
+	struct uet_nscc n;
+
+	(void)state;
+	start(&n, &p);
+	uet_nscc_on_send(&n, 5000);
+	uet_nscc_on_nack_rtt(&n, &p, 0);
+	assert_int_equal(n.base_rtt_ns, RTT);
+	uet_nscc_on_nack_rtt(&n, &p, 12000);
+	assert_int_equal(n.base_rtt_ns, RTT);
+	uet_nscc_on_nack_rtt(&n, &p, 8000);
+	assert_int_equal(n.base_rtt_ns, 8000);
+	assert_int_equal(n.max_wnd, 120000);
+	assert_int_equal(n.avg_delay_q8, 0);
+	uet_nscc_on_nack(&n, 1000, 1000);
+	assert_int_equal(n.inflight, 4000);
+	assert_int_equal(n.cwnd, 100000);
+	assert_int_equal(n.bytes_ignored, 0);
+}
+
+/* An ACK whose service time ate the measured time has no sample (0):
+ * base_rtt, max_wnd and cwnd stay (they went to 1 ns and one MTU). */
+static void
+uet_nscc_on_ack__service_time_over_rtt_keeps_base_rtt(void **state)
+{
+	struct uet_nscc_params p = params();
+	struct uet_nscc n;
+	uint64_t rtt = uet_nscc_rtt_sample(1000, 1, false, 200, 20000);
+
+	(void)state;
+	start(&n, &p);
+	assert_int_equal(rtt, 0);
+	assert_int_equal(ack(&n, &p, 1000, rtt, false, 20000), UET_NSCC_NONE);
+	assert_int_equal(n.base_rtt_ns, RTT);
+	assert_int_equal(n.max_wnd, 150000);
+	assert_int_equal(n.cwnd, 100000);
+}
+
 /* A smaller RTT lowers base_rtt and max_wnd = 1.5 x rate x base_rtt
  * (10 B/ns x 8 us x 1.5 = 120 000), clamping cwnd. */
 static void
@@ -1090,6 +1159,10 @@ main(void)
 		cmocka_unit_test(
 			uet_nscc_on_loss__decrease_only),
 		cmocka_unit_test(uet_nscc_on_ack__base_rtt_and_max_wnd),
+		cmocka_unit_test(uet_nscc_on_trim__feeds_the_delay_average),
+		cmocka_unit_test(uet_nscc_on_nack_rtt__lowers_base_rtt_only),
+		cmocka_unit_test(
+			uet_nscc_on_ack__service_time_over_rtt_keeps_base_rtt),
 		cmocka_unit_test(uet_nscc_probe__after_first_feedback),
 		cmocka_unit_test(uet_nscc_rcvd_delta__wraps_and_ignores_old),
 		cmocka_unit_test(
