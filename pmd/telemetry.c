@@ -340,6 +340,7 @@ static const struct {
 	PDS_CTR(retx_backoff), PDS_CTR(retx_probe), PDS_CTR(retx_again),
 	PDS_CTR(retx_trim), PDS_CTR(retx_tlp), PDS_CTR(resend_cancelled),
 	PDS_CTR(rto_fires), PDS_CTR(rto_spurious), PDS_CTR(rto_unblock),
+	PDS_CTR(credit_cp_tx),
 	PDS_CTR(tlp_fires),
 	PDS_CTR(dup_rx), PDS_CTR(ooo_rx), PDS_CTR(acks_coalesced),
 	PDS_CTR(resp_resent), PDS_CTR(pdc_open_init), PDS_CTR(pdc_open_tgt),

@@ -17,7 +17,10 @@
 /* cc_pdc.ctx: this PDC has seen ACK_CC NSCC state from its peer, so
  * rcvd_bytes (cumulative) and not the PDS's own count releases inflight. */
 #define CC_CTX_STATE 0x80000000u
-#define CC_CTX_MASK  0x7FFFFFFFu
+/* cc_pdc.ctx: the PDC has a backlog (an active RCCC source of this
+ * sender, among which credit targets are divided). */
+#define CC_CTX_ACTIVE 0x40000000u
+#define CC_CTX_MASK  0x3FFFFFFFu
 #define CC_CTX_NONE  CC_CTX_MASK /* without NSCC */
 #define CC_CTX(d)    ((d)->ctx & CC_CTX_MASK)
 /* cc_pdc.at: PDC index in the low 17 bits (2 x 65536 PDCs at most), the
@@ -51,6 +54,7 @@ struct cc_inst {
 	uint32_t *slot_pdc;      /* pacer slot -> PDC index */
 	uint32_t *slot_free;     /* free pacer slots (stack) */
 	uint32_t nslots, nfree;
+	uint32_t active;         /* PDCs with a backlog (CC_CTX_ACTIVE) */
 	bool pacer_idle;         /* nobody to grant: no deadline */
 	struct uet_pds_cc_stats st;
 };
@@ -63,7 +67,6 @@ struct cc_pdc {
 	uint32_t at;                  /* PDC index | pacer slot << 17 */
 	int32_t net;                  /* sender: this PDC's share of the
 				       * context's inflight */
-	uint32_t pad;
 	struct uet_nscc_rcv rcv;      /* receiver: ACK_CC counters */
 };
 
@@ -294,6 +297,10 @@ cc_fini(void *inst, void *priv, uint32_t inflight)
 	int64_t v;
 
 	(void)inflight; /* d->net is the CC's own, exact count */
+	if (d->ctx & CC_CTX_ACTIVE) {
+		d->ctx &= ~CC_CTX_ACTIVE;
+		ci->active--;
+	}
 	if (CC_CTX(d) != CC_CTX_NONE) {
 		n = &ci->ctx[CC_CTX(d)].n;
 		v = (int64_t)n->inflight - d->net;
@@ -357,6 +364,8 @@ cc_on_ack(void *inst, void *priv, const struct uet_pds_cc_ack *a,
 		.ecn = a->ecn,
 	};
 
+	if (ci->cfg.rccc)
+		uet_rccc_src_stop_speculating(&d->src);
 	if (n == NULL)
 		return;
 	/* rcvd_bytes is cumulative: an ACK without it (cc_type CREDIT)
@@ -382,6 +391,8 @@ cc_on_nack(void *inst, void *priv, uint32_t bytes, uint8_t code,
 	struct uet_nscc *n = cc_n(ci, priv);
 
 	(void)code;
+	if (ci->cfg.rccc)
+		uet_rccc_src_stop_speculating(&((struct cc_pdc *)priv)->src);
 	/* Not received, not a congestion signal of the network: a resource
 	 * NACK's receiver speaks through rcv_cwnd_pend. */
 	if (n != NULL) {
@@ -408,6 +419,8 @@ cc_on_trim(void *inst, void *priv, uint32_t bytes, bool lasthop,
 	struct cc_inst *ci = inst;
 	struct uet_nscc *n = cc_n(ci, priv);
 
+	if (ci->cfg.rccc)
+		uet_rccc_src_stop_speculating(&((struct cc_pdc *)priv)->src);
 	if (n != NULL) {
 		cc_act(ci, uet_nscc_on_trim(n, &ci->cfg.nscc_params, bytes,
 					    lasthop, now));
@@ -421,6 +434,8 @@ cc_on_loss(void *inst, void *priv, uint32_t bytes, uint64_t now)
 	struct cc_inst *ci = inst;
 	struct uet_nscc *n = cc_n(ci, priv);
 
+	if (ci->cfg.rccc)
+		uet_rccc_src_stop_speculating(&((struct cc_pdc *)priv)->src);
 	if (n != NULL) {
 		cc_act(ci, uet_nscc_on_loss(n, &ci->cfg.nscc_params, bytes,
 					    now));
@@ -466,9 +481,19 @@ cc_credit_target(void *inst, void *priv, uint32_t backlog,
 	*ccc_id = 0;
 	if (!ci->cfg.rccc)
 		return 0;
+	/* htsim divides a source's target among the sender's active
+	 * sources (its NIC's), so that together they ask for one share. */
+	if ((backlog + (uint64_t)rtx_backlog > 0) !=
+	    !!(d->ctx & CC_CTX_ACTIVE)) {
+		d->ctx ^= CC_CTX_ACTIVE;
+		if (d->ctx & CC_CTX_ACTIVE)
+			ci->active++;
+		else
+			ci->active--;
+	}
 	return uet_rccc_src_credit_target(&d->src, backlog, rtx_backlog,
 					  n != NULL ? n->cwnd : np->max_wnd,
-					  np->mtu, np->max_wnd);
+					  np->mtu, np->max_wnd, ci->active);
 }
 
 static void
@@ -479,7 +504,8 @@ cc_on_credit(void *inst, void *priv, uint32_t credit, uint64_t now)
 
 	(void)now;
 	if (ci->cfg.rccc)
-		uet_rccc_src_on_credit(&d->src, credit);
+		uet_rccc_src_on_credit(&d->src, credit,
+				       ci->cfg.nscc_params.max_wnd);
 }
 
 /* UEC 1.0 RCCC: requests only update the pacer; grants come from

@@ -61,6 +61,8 @@ enum pds_pdc_state {
 #define ACKF_CLOSE_REQ 0x10u /* send a CLOSE_REQ CP */
 #define ACKF_CLEAR_REQ 0x20u /* send a CLEAR_REQ CP */
 #define ACKF_CREDIT 0x40u /* credit to grant in the next ACK_CC */
+#define ACKF_CREDIT_CP 0x80u /* the source's last credit request was a
+			      * CREDIT_REQ CP: grant in CREDIT CPs */
 
 /*
  * A PDC is bidirectional (UEC 1.0 PDS return-direction read responses): each
@@ -107,7 +109,7 @@ struct pds_tgt {
 	uint16_t ev;         /* EV to echo in ACKs and the target's CPs */
 	uint64_t ack_ns;     /* first coalesced arrival (delayed ACK) */
 	uint32_t probe_base; /* SACK base the PROBE asked for */
-	uint32_t credit;     /* bytes to grant in the next ACK_CC */
+	uint32_t credit;     /* RCCC: credit granted so far, bytes mod 2^32 */
 	uint16_t probe_opaque; /* echoed in the PROBE reply */
 	uint32_t rx_ns;      /* low 32 bits of the ACK_PSN packet's arrival
 			      * (ACK_CC service_time; spans 4.29 s) */

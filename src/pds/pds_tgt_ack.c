@@ -26,6 +26,7 @@ static void pds_tgt_ack_fill(struct uet_pds *p, struct pds_pdc *c,
 			     struct uet_pds_tx *tx);
 static void pds_tgt_cc_nscc(struct uet_pds *p, struct pds_pdc *c,
 			    struct uet_pds_ack *a);
+static uint32_t pds_tgt_credit_units(const struct pds_tgt *t);
 
 /*
  * An ACK for the threshold is built at once, with the CACK and SACK of
@@ -180,9 +181,8 @@ pds_tgt_cc_state(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_ack *a)
 
 	if (t->ackf & ACKF_CREDIT) {
 		a->cc_type = UET_CC_TYPE_CREDIT;
-		a->cc.credit.credit = pds_to_units256(t->credit);
+		a->cc.credit.credit = pds_tgt_credit_units(t);
 		a->cc.credit.ooo_count = pds_tgt_ooo(t);
-		t->credit = 0;
 		return;
 	}
 	a->cc_type = UET_CC_TYPE_NSCC;
@@ -292,6 +292,34 @@ pds_tgt_req_tx(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 	return true;
 }
 
+/* Credit field of ACK_CC cc_type CREDIT and CREDIT CPs: the cumulative
+ * credit granted to the PDC, 256 B units modulo 2^24 (htsim's pull
+ * number), so that the next grant makes up for a lost one. */
+static uint32_t
+pds_tgt_credit_units(const struct pds_tgt *t)
+{
+	return (t->credit >> 8) & UET_PDS_U24_MAX;
+}
+
+/* Grant @p bytes (whole 256 B units): in a CREDIT CP when the source
+ * asked by CP, else in the next ACK_CC, cc_type CREDIT. */
+static void
+pds_tgt_credit_add(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes)
+{
+	struct uet_pds_tx *t;
+
+	c->u.t.credit += pds_to_units256(bytes) * 256u; /* modulo 2^32 */
+	if ((c->u.t.ackf & ACKF_CREDIT_CP) && c->state != PDC_CLOSED &&
+	    (t = pds_ctl_push(p)) != NULL) {
+		pds_tgt_cp_fill(c, t, UET_PDS_CTL_CREDIT,
+				pds_tgt_credit_units(&c->u.t));
+		p->st.credit_cp_tx++;
+		return;
+	}
+	c->u.t.ackf |= ACKF_CREDIT;
+	pds_tgt_want_ack(p, c);
+}
+
 /*
  * UEC 1.0 RCCC: the peer asked for credit. The CC grants what it can;
  * a grant answers a CREDIT_REQ CP with a CREDIT CP (payload in 256 B
@@ -302,30 +330,25 @@ pds_tgt_credit_request(struct uet_pds *p, struct pds_pdc *c, uint32_t target,
 		       bool cp, uint64_t now)
 {
 	uint32_t grant = 0;
-	struct uet_pds_tx *t;
 
+	/* A source asking by CP has no data in flight to carry grants
+	 * back in ACKs: the pacer's grants go in CREDIT CPs until it asks
+	 * in a request again. */
+	if (cp)
+		c->u.t.ackf |= ACKF_CREDIT_CP;
+	else
+		c->u.t.ackf &= (uint8_t)~ACKF_CREDIT_CP;
 	if (p->cc->on_credit_request != NULL)
 		grant = p->cc->on_credit_request(p->cc_inst, c->cc, target, now);
-	if (grant == 0)
-		return;
-	if (cp && (t = pds_ctl_push(p)) != NULL) {
-		pds_tgt_cp_fill(c, t, UET_PDS_CTL_CREDIT,
-				pds_to_units256(grant));
-		return;
-	}
-	c->u.t.credit += grant;
-	c->u.t.ackf |= ACKF_CREDIT;
-	pds_tgt_want_ack(p, c);
+	if (grant != 0)
+		pds_tgt_credit_add(p, c, grant);
 }
 
-/* A grant of the CC's pull pacer (UEC 1.0 RCCC) for @p c: in the next
- * ACK_CC, cc_type CREDIT. */
+/* A grant of the CC's pull pacer (UEC 1.0 RCCC) for @p c. */
 void
 pds_tgt_credit_grant(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes)
 {
-	c->u.t.credit += bytes;
-	c->u.t.ackf |= ACKF_CREDIT;
-	pds_tgt_want_ack(p, c);
+	pds_tgt_credit_add(p, c, bytes);
 }
 
 bool

@@ -513,7 +513,7 @@ advance_to_deadline(int side)
 
 /* UEC 1.0 RCCC: a credit request wakes the receiver's pull pacer; its
  * grant is due at uet_pds_next_deadline() and leaves in an ACK_CC of
- * cc_type CREDIT, one quantum at a time; with no request there is no
+ * cc_type CREDIT (the cumulative credit granted), one quantum at a time; with no request there is no
  * pacer deadline. */
 static void
 pds_cc_grants__pacer_deadline_and_credit_ack(void **state)
@@ -568,8 +568,65 @@ pds_cc_grants__pacer_deadline_and_credit_ack(void **state)
 	assert_true((W.now - t0) * 1000 + 1000 > ps &&
 		    (W.now - t0) * 1000 < ps + 1000);
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	/* the credit field is the cumulative grant (htsim's pull number):
+	 * one quantum more than the last */
+	uet_pds_cc_stats_get(W.pds[1], &st);
 	assert_int_equal(uet_rccc_bytes(ack.hdr.u.ack.cc.credit.credit),
-			 cms.pacer.quantum);
+			 st.grant_bytes);
+	assert_int_equal(st.grant_bytes - (st.grants - 1) *
+			 cms.pacer.quantum, cms.pacer.quantum);
+}
+
+/* UEC 1.0 RCCC: a source out of credit with data queued asks with a
+ * CREDIT_REQ CP; the receiver's pacer answers in CREDIT CPs (it has no
+ * data to acknowledge). The CREDIT CP was never sent: grants waited for
+ * an ACK_CC. */
+static void
+pds_tgt_credit_grant__credit_cp_answers_credit_req(void **state)
+{
+	struct uet_pds_tx t[64], cp;
+	uint16_t n, k, i;
+	bool req = false;
+
+	(void)state;
+	W.now = 1000;
+	for (k = 0; k < 40; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k,
+					   0), 0);
+	n = fw_take(&W, 0, t, 64);
+	assert_true(n > 0 && n < 40);
+	/* The speculative packets arrive; their ACKs end speculation. */
+	for (k = 0; k < n; k++)
+		fw_inject(&W, 1, &t[k], false, false);
+	W.now += 2000;
+	n = fw_take(&W, 1, t, 64);
+	for (k = 0; k < n; k++)
+		if (t[k].hdr.type != UET_PDS_TYPE_CP)
+			fw_inject(&W, 0, &t[k], false, false);
+	/* Out of credit, data queued: a CREDIT_REQ CP. */
+	for (i = 0; i < 8 && !req; i++) {
+		W.now += 1000;
+		uet_pds_advance(W.pds[0], W.now);
+		n = fw_take(&W, 0, t, 64);
+		for (k = 0; k < n; k++) {
+			if (t[k].hdr.type == UET_PDS_TYPE_CP &&
+			    t[k].hdr.next_hdr == UET_PDS_CTL_CREDIT_REQ) {
+				req = true;
+				fw_inject(&W, 1, &t[k], false, false);
+			}
+		}
+	}
+	assert_true(req);
+	(void)advance_to_deadline(1);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT);
+	assert_true(cp.hdr.u.cp.payload > 0);
+	assert_true(fw_st(1)->credit_cp_tx >= 1);
+	k = (uint16_t)fw_st(0)->credit_rx;
+	fw_inject(&W, 0, &cp, false, false);
+	assert_int_equal(fw_st(0)->credit_rx, k + 1u);
+	/* With credit the source sends again. */
+	assert_true(fw_take(&W, 0, t, 64) > 0);
 }
 
 /* NSCC contexts: one per {peer, traffic class}, shared and refcounted
@@ -766,6 +823,8 @@ main(void)
 			setup_nscc),
 		FW_TEST(pds_tgt_refuse__reported_as_rcv_cwnd_pend, setup_nscc),
 		FW_TEST(pds_cc_grants__pacer_deadline_and_credit_ack,
+			setup_rccc),
+		FW_TEST(pds_tgt_credit_grant__credit_cp_answers_credit_req,
 			setup_rccc),
 		FW_TEST(pds_cc_cms__context_shared_per_peer, setup_nscc),
 		FW_TEST(pds_cc_cms__context_table_full_overflows,

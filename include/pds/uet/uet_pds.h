@@ -167,8 +167,9 @@ struct uet_pds_cc_ops {
 	 */
 	uint32_t (*credit_target)(void *inst, void *priv, uint32_t backlog,
 				  uint32_t rtx_backlog, uint8_t *ccc_id);
-	/** Sender: the receiver granted @p credit bytes (ACK_CC cc_type
-	 * CREDIT or a CREDIT CP). */
+	/** Sender: the receiver has granted @p credit bytes in all
+	 * (cumulative modulo 2^32, from ACK_CC cc_type CREDIT or a CREDIT
+	 * CP). */
 	void (*on_credit)(void *inst, void *priv, uint32_t credit,
 			  uint64_t now);
 	/**
@@ -623,6 +624,8 @@ struct uet_pds_stats {
 	uint64_t clear_req_tx;     /**< CLEAR_REQ CPs (high-water mark, quiet) */
 	uint64_t credit_req_tx;    /**< credit requests (CC_REQ or CP) */
 	uint64_t credit_rx;        /**< credit grants received */
+	uint64_t credit_cp_tx;     /**< grants sent in a CREDIT CP (the
+				    *   source asked with CREDIT_REQ) */
 	uint64_t refused;          /**< deliveries refused by the SES */
 	uint64_t rudi_resp_data;   /**< RUDI_RESPs sent with an SES response */
 	uint64_t clear_idle;       /**< CLEAR CPs sent when idle */
