@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Trace tests: one long, deterministic sequence of sends, ACKs, trims,
- * NACKs, inferred losses and receiver penalties through src/cms (NSCC,
- * RCCC's source credit) and through a second rendering of the same rules
+ * NACKs, inferred losses and receiver penalties through src/cms (NSCC;
+ * RCCC's source credit and pull pacer) and through a second rendering of
+ * the same rules
  * written here from the specification's pseudocode, line by line (UEC 1.0
  * section 3.6.13.5-3.6.13.6 NSCC; RCCC's source as htsim's uec.cpp
  * computePullTarget()/handlePull(), the specification leaving it open).
@@ -409,6 +410,141 @@ uet_nscc__trace_matches_the_pseudocode_with_rccc(void **state)
 	nscc_trace(true, 0xC0FFEEull);
 }
 
+/* ---- RCCC: the source's credit and the pacer's grants, against htsim's
+ * UecSrc::computePullTarget() / handlePull() / stopSpeculating() and
+ * UecSink::handlePullTarget() / pull(), written here from them ---- */
+
+struct rref {
+	int64_t credit, pull;        /* source */
+	bool speculating;
+	int64_t highest_pt, latest;  /* sink */
+};
+
+static int64_t
+rref_target(const struct rref *r, int64_t backlog, int64_t rtx, int64_t cwnd,
+	    int64_t mtu, int64_t maxwnd, int64_t active)
+{
+	int64_t pt = backlog + rtx;
+
+	if (pt > cwnd + mtu)
+		pt = cwnd + mtu;
+	if (pt > maxwnd)
+		pt = maxwnd;
+	pt -= r->credit;
+	if (r->speculating && pt < mtu && backlog > 0)
+		pt = mtu;
+	if (active > 1)
+		pt /= active;
+	pt += r->pull;
+	return (pt + 255) / 256 * 256; /* quantize_ceil */
+}
+
+static void
+rref_stop_speculating(struct rref *r)
+{
+	if (r->speculating) {
+		r->speculating = false;
+		if (r->credit > 0)
+			r->credit = 0;
+	}
+}
+
+static void
+rref_handle_pull(struct rref *r, int64_t pullno, int64_t maxwnd)
+{
+	rref_stop_speculating(r);
+	if (pullno > r->pull) {
+		r->credit += pullno - r->pull;
+		if (r->credit > maxwnd)
+			r->credit = maxwnd;
+		r->pull = pullno;
+	}
+}
+
+/* The sink's next grant of at most @p quantum, or 0. */
+static int64_t
+rref_sink_pull(struct rref *r, int64_t quantum)
+{
+	int64_t prev = r->latest;
+
+	r->latest += quantum;
+	if (r->latest > r->highest_pt)
+		r->latest = r->highest_pt > prev ? r->highest_pt : prev;
+	return r->latest - prev;
+}
+
+static void
+uet_rccc__trace_matches_htsim_pull_rules(void **state)
+{
+	const uint32_t mtu = 4352, maxwnd = 262500, quantum = 4352;
+	struct uet_rccc_pacer_config pcfg;
+	struct uet_rccc_slot slot;
+	struct uet_rccc_pacer pc;
+	struct uet_rccc_src src;
+	struct rref r = { .credit = maxwnd, .speculating = true };
+	uint64_t s = 0xABCDEFull, now = 0, x;
+	uint32_t idx, bytes, t, granted = 0, k, grants = 0, sends = 0;
+	int64_t rt, backlog = 2000000;
+	int i;
+
+	(void)state;
+	assert_int_equal(uet_rccc_pacer_config_default(&pcfg, 100000, mtu,
+						       0), 0);
+	pcfg.quantum = quantum;
+	assert_int_equal(uet_rccc_pacer_init(&pc, &pcfg, &slot, 1, NULL), 0);
+	uet_rccc_src_init(&src, maxwnd);
+	for (i = 0; i < 20000; i++) {
+		x = rnd(&s);
+		now += 50 + x % 400;
+		/* Every event the source states its target (a request, or a
+		 * CREDIT_REQ CP when it cannot send). */
+		k = (uint32_t)(1 + (x >> 24) % 4);
+		t = uet_rccc_src_credit_target(&src, (uint64_t)backlog, 0,
+					       maxwnd, mtu, maxwnd, k);
+		rt = rref_target(&r, backlog, 0, maxwnd, mtu, maxwnd, k);
+		if (rt > r.pull) {
+			assert_int_equal(t, (uint32_t)rt);
+			uet_rccc_pacer_request(&pc, 0, t);
+			if (rt > r.highest_pt)
+				r.highest_pt = rt;
+		} else {
+			assert_int_equal(t, 0);
+		}
+		switch ((x >> 16) % 4) {
+		case 0: /* send what credit allows; the packet asks */
+			if (!uet_rccc_src_may_send(&src, mtu))
+				break;
+			uet_rccc_src_on_send(&src, mtu);
+			r.credit -= mtu;
+			sends++;
+			backlog = backlog > mtu ? backlog - mtu : 2000000;
+			break;
+		case 1: /* an ACK */
+			uet_rccc_src_stop_speculating(&src);
+			rref_stop_speculating(&r);
+			break;
+		default: /* the pacer's next grant, carried (or lost) */
+			if (uet_rccc_pacer_poll(&pc, now, &idx, &bytes) != 1)
+				break;
+			assert_int_equal(bytes, rref_sink_pull(&r, quantum));
+			granted += bytes;
+			grants++;
+			if ((x >> 32) % 10 == 0)
+				break; /* lost: the next total makes it up */
+			uet_rccc_src_on_credit(&src, granted, maxwnd);
+			rref_handle_pull(&r, granted, maxwnd);
+			break;
+		}
+		if ((int64_t)src.credit != r.credit ||
+		    (src.pulled & ~1u) != (uint32_t)r.pull)
+			fail_msg("step %d: credit %u/%lld pulled %u/%lld", i,
+				 src.credit, (long long)r.credit, src.pulled,
+				 (long long)r.pull);
+	}
+	assert_true(sends > 300);
+	assert_true(grants > 300);
+}
+
 int
 main(void)
 {
@@ -416,6 +552,7 @@ main(void)
 		cmocka_unit_test(uet_nscc__trace_matches_the_pseudocode),
 		cmocka_unit_test(
 			uet_nscc__trace_matches_the_pseudocode_with_rccc),
+		cmocka_unit_test(uet_rccc__trace_matches_htsim_pull_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
