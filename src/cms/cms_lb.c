@@ -19,18 +19,13 @@
 /* UEC: REPS state under 25 bytes per PDC. */
 _Static_assert(sizeof(struct uet_cms_reps) < 25, "REPS state too large");
 
-/* REPS timers count ticks in 8 bits; a tick is long enough that the
- * one-RTT block (at most 8 + 1 ticks) and the freeze (at most 120 + 1)
- * stay below the 128 that a wrapping 8-bit difference can tell apart. */
+/* The REPS freeze counts ticks in 8 bits; a tick is long enough that the
+ * freeze (at most 120 + 1 ticks) stays below the 128 that a wrapping
+ * 8-bit difference can tell apart. */
 #define REPS_TICKS_PER_RTT 8
 #define REPS_POS_FROZEN 0x80u
-#define REPS_MARK_BLOCKED 0x80u
-#define REPS_MARK_AVG 0x7Fu
-/* "About half the paths marked": the marked-reply average (of 127). */
-#define REPS_MARK_HALF 64
-/* Exploration retries to step over the blocked EV (one suffices unless
- * the generator repeats; bounded anyway). */
-#define REPS_EXPLORE_TRIES 4
+/* Fresh EVs explored after a freeze ends (htsim explore_counter). */
+#define REPS_EXPLORE_AFTER_THAW 16
 
 void
 uet_cms_lb_config_default(struct uet_cms_lb_config *c)
@@ -42,7 +37,7 @@ uet_cms_lb_config_default(struct uet_cms_lb_config *c)
 	c->base_rtt_ns = 10000;
 	c->single_hold_rtts = 10;
 	c->reps_ring = UET_CMS_REPS_RING;
-	c->freeze_ns = 1000000;
+	c->freeze_ns = 10000000; /* htsim's exit_freeze_after */
 }
 
 int
@@ -196,7 +191,7 @@ reps_pos_set(struct uet_cms_reps *r, unsigned int head, unsigned int count)
 			   count << 3);
 }
 
-/* Offsets are below 32768, so this marks a slot whose EV was purged. */
+/* Offsets are below 65535: "no EV" (an empty ring). */
 #define REPS_EMPTY 0xFFFFu
 
 static void
@@ -232,95 +227,67 @@ reps_pop(struct uet_cms_reps *r, const struct uet_cms_lb_config *c, bool keep)
 	return off;
 }
 
+/* A freeze ends freeze_ns after it began: the ring is emptied and the
+ * next EVs explore fresh paths (htsim UecMpReps::processEv()). */
 static void
-reps_purge(struct uet_cms_reps *r, uint16_t off)
+reps_thaw(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
+	  uint64_t now)
 {
-	unsigned int i, h = reps_head(r), n = reps_count(r);
-
-	for (i = 0; i < n; i++)
-		if (r->ev[(h + i) & 7u] == off)
-			r->ev[(h + i) & 7u] = REPS_EMPTY;
-}
-
-static void
-reps_timers(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
-	    uint64_t now)
-{
-	uint8_t t = reps_tick(c, now);
-
 	if ((r->pos & REPS_POS_FROZEN) &&
-	    (uint8_t)(t - r->freeze_at) >= reps_ticks(c, c->freeze_ns))
-		r->pos &= (uint8_t)~REPS_POS_FROZEN;
-	if ((r->marked & REPS_MARK_BLOCKED) &&
-	    (uint8_t)(t - r->block_at) >= reps_ticks(c, c->base_rtt_ns))
-		r->marked &= (uint8_t)~REPS_MARK_BLOCKED;
+	    (uint8_t)(reps_tick(c, now) - r->freeze_at) >=
+	    reps_ticks(c, c->freeze_ns)) {
+		r->pos = 0; /* not frozen, ring empty */
+		r->exploring = REPS_EXPLORE_AFTER_THAW;
+	}
 }
 
 static uint16_t
 reps_explore(struct uet_cms_reps *r, const struct uet_cms_lb_config *c)
 {
-	uint16_t off = 0;
-	unsigned int i;
-
-	for (i = 0; i < REPS_EXPLORE_TRIES; i++) {
-		off = lb_scale(lb_xs16(&r->explore), c->ev_count);
-		if (!(r->marked & REPS_MARK_BLOCKED) || off != r->blocked)
-			break;
-	}
-	return off;
+	return lb_scale(lb_xs16(&r->explore), c->ev_count);
 }
 
+/* htsim UecMpReps::nextEntropy(): fresh EVs while exploring; frozen,
+ * the cached EVs in turn (kept); otherwise the oldest cached EV
+ * (consumed); a random EV when the ring is empty. */
 static uint16_t
 reps_next(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
 	  uint64_t now)
 {
 	uint16_t off;
 
-	reps_timers(r, c, now);
+	reps_thaw(r, c, now);
+	if (r->exploring > 0) {
+		r->exploring--;
+		return reps_explore(r, c);
+	}
 	off = reps_pop(r, c, (r->pos & REPS_POS_FROZEN) != 0);
 	return off != REPS_EMPTY ? off : reps_explore(r, c);
 }
 
-/* Average of marked replies with gain 1/8, on a 0..127 scale. */
-static bool
-reps_mark_avg(struct uet_cms_reps *r, bool marked)
-{
-	unsigned int avg = r->marked & REPS_MARK_AVG;
-
-	avg = (avg * 7 + (marked ? REPS_MARK_AVG : 0) + 4) / 8;
-	r->marked = (uint8_t)((r->marked & REPS_MARK_BLOCKED) | avg);
-	return avg >= REPS_MARK_HALF;
-}
-
-/* A reply for @p off: recycle it if its path looks good, else keep it
- * out of use for one RTT (unless every path looks congested). */
+/* A reply for @p off: an unmarked one recycles the EV, frozen or not; a
+ * marked (or path-trimmed) one does not (htsim: only PATH_GOOD adds). */
 static void
 reps_feedback(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
 	      uint16_t off, bool congested, uint64_t now)
 {
-	reps_timers(r, c, now);
-	if (reps_mark_avg(r, congested) || !congested) {
+	reps_thaw(r, c, now);
+	if (!congested)
 		reps_push(r, c, off);
-		return;
-	}
-	reps_purge(r, off);
-	r->blocked = off;
-	r->marked |= REPS_MARK_BLOCKED;
-	r->block_at = reps_tick(c, now);
 }
 
+/* A loss (timeout or SACK) freezes, unless frozen already or exploring
+ * after a freeze (htsim): re-freezing would keep a failed link's PDCs
+ * frozen for good and restart the timer on every loss. */
 static void
 reps_loss(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
-	  uint16_t off, uint64_t now)
+	  uint64_t now)
 {
-	uint8_t t = reps_tick(c, now);
-
-	reps_purge(r, off);
-	r->blocked = off;
-	r->marked |= REPS_MARK_BLOCKED;
-	r->block_at = t;
+	reps_thaw(r, c, now);
+	if ((r->pos & REPS_POS_FROZEN) || r->exploring > 0)
+		return;
 	r->pos |= REPS_POS_FROZEN;
-	r->freeze_at = t;
+	r->freeze_at = reps_tick(c, now);
 }
 
 /* ---- single path ------------------------------------------------- */
@@ -443,7 +410,7 @@ uet_cms_lb_on_loss(struct uet_cms_lb *lb, const struct uet_cms_lb_config *c,
 	if (lb_offset(c, ev, &off) < 0)
 		return -ERANGE;
 	if (lb->mode == UET_CMS_LB_REPS)
-		reps_loss(&lb->u.reps, c, off, now);
+		reps_loss(&lb->u.reps, c, now);
 	else if (lb->mode == UET_CMS_LB_SINGLE)
 		lb->u.single.pending = true;
 	return 0;
@@ -472,6 +439,6 @@ uet_cms_lb_frozen(const struct uet_cms_lb *lb,
 	if (lb->mode != UET_CMS_LB_REPS)
 		return false;
 	r = lb->u.reps;
-	reps_timers(&r, c, now);
+	reps_thaw(&r, c, now);
 	return (r.pos & REPS_POS_FROZEN) != 0;
 }

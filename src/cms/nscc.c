@@ -17,8 +17,8 @@
 
 /* Bounded per-context state (docs/CONGESTION.md). */
 _Static_assert(sizeof(struct uet_nscc) == 88, "NSCC context is 88 bytes");
-_Static_assert(sizeof(struct uet_nscc_rcv) == 16,
-	       "NSCC destination state is 16 bytes");
+_Static_assert(sizeof(struct uet_nscc_rcv) == 8,
+	       "NSCC destination state is 8 bytes");
 
 /* Windows stay at most 2^30 so that signed inflight never overflows. */
 #define NSCC_WND_LIMIT (1u << 30)
@@ -157,8 +157,11 @@ uet_nscc_rtt_sample(uint64_t tx_time, uint32_t tx_count, bool ack_retx,
 	 * for its one retransmission, says which copy it measures. */
 	if (!((tx_count == 1 && !ack_retx) || (tx_count == 2 && ack_retx)))
 		return 0;
+	/* A service time at least the measured time says nothing about the
+	 * network (clocks of two ends, or a stale ACK_PSN): no sample, or it
+	 * would pin base_rtt and max_wnd near zero for good. */
 	if (now <= sent)
-		return 1; /* service time ate it all: a tiny, valid sample */
+		return 0;
 	return now - sent;
 }
 
@@ -220,27 +223,33 @@ nscc_set_base_rtt(struct uet_nscc *n, const struct uet_nscc_params *p,
 		n->cwnd = n->max_wnd;
 }
 
-/* base_rtt tracking and the delay EWMA (gain 1/80); returns the delay. */
-static uint32_t
-nscc_delay(struct uet_nscc *n, const struct uet_nscc_params *p, uint64_t rtt)
+/* update_base_rtt (UEC 1.0 section 3.6.13.6): only a smaller sample. */
+static void
+nscc_update_base_rtt(struct uet_nscc *n, const struct uet_nscc_params *p,
+		     uint64_t rtt)
 {
 	uint32_t r = rtt > NSCC_RTT_MAX_NS ? NSCC_RTT_MAX_NS : (uint32_t)rtt;
-	uint32_t delay;
-	int64_t diff;
 
 	if (r < n->base_rtt_ns)
 		nscc_set_base_rtt(n, p, r);
-	delay = r - n->base_rtt_ns;
-	diff = ((int64_t)delay << 8) - (int64_t)n->avg_delay_q8;
-	n->avg_delay_q8 = (uint64_t)((int64_t)n->avg_delay_q8 +
-				     diff / UET_NSCC_EWMA_DIV);
-	return delay;
 }
 
-/* Receiver penalty (UEC 3.6.13 destination flow control). */
-static enum uet_nscc_action
+/* update_delay: the average of the queueing delay (gain 1/80; the
+ * specification leaves the average to the implementation). */
+static void
+nscc_update_delay(struct uet_nscc *n, uint32_t delay)
+{
+	int64_t diff = ((int64_t)delay << 8) - (int64_t)n->avg_delay_q8;
+
+	n->avg_delay_q8 = (uint64_t)((int64_t)n->avg_delay_q8 +
+				     diff / UET_NSCC_EWMA_DIV);
+}
+
+/* apply_cwnd_penalty (UEC 1.0 section 3.6.13.6, destination flow
+ * control); returns rcv_limit_mode, i.e. Rcv_Cwnd_Pend > 0. */
+static bool
 nscc_penalty(struct uet_nscc *n, const struct uet_nscc_params *p,
-	     const struct uet_nscc_ack *a)
+	     const struct uet_nscc_ack *a, enum uet_nscc_action *act)
 {
 	uint32_t cap, dec;
 
@@ -248,99 +257,88 @@ nscc_penalty(struct uet_nscc *n, const struct uet_nscc_params *p,
 		if (n->saved_cwnd == 0)
 			n->saved_cwnd = n->cwnd;
 		n->flags |= UET_NSCC_F_RCV_LIMIT;
+		dec = (uint32_t)(((uint64_t)a->rcv_cwnd_pend * a->bytes) >> 7);
 		cap = n->inflight > 0 ? (uint32_t)n->inflight : 0;
 		if (n->cwnd > cap)
 			n->cwnd = cap;
-		dec = (uint32_t)(((uint64_t)a->rcv_cwnd_pend * a->bytes) >> 7);
-		n->cwnd = n->cwnd > dec ? n->cwnd - dec : 0;
-		if (n->cwnd < p->mtu)
-			n->cwnd = p->mtu;
-		return UET_NSCC_PENALTY;
+		n->cwnd = n->cwnd > (uint64_t)dec + p->mtu ? n->cwnd - dec :
+			p->mtu;
+		*act = UET_NSCC_PENALTY;
+		return true;
 	}
-	if (a->restore && (n->flags & UET_NSCC_F_RCV_LIMIT)) {
-		n->cwnd = n->saved_cwnd < n->max_wnd ? n->saved_cwnd :
-			n->max_wnd;
+	if (a->restore && n->saved_cwnd > 0) {
+		n->cwnd = n->saved_cwnd;
 		n->saved_cwnd = 0;
 		n->flags &= ~UET_NSCC_F_RCV_LIMIT;
-		return UET_NSCC_RESTORED;
+		*act = UET_NSCC_RESTORED;
 	}
-	return UET_NSCC_NONE;
-}
-
-static void
-nscc_fast_reset(struct uet_nscc *n)
-{
-	n->fi_count = 0;
-	n->flags &= ~UET_NSCC_F_FAST;
+	return false;
 }
 
 /*
- * Quick adapt, evaluated once per (base_rtt + target_qdelay): after a
- * loss, a trim or a delay above qa_threshold in the interval, with fewer
- * than max_wnd >> qa_gate bytes achieved, cwnd drops to what was achieved
- * and the feedback of the bytes then in flight is ignored. Returns true
- * when the caller must stop (feedback ignored, or quick adapt fired).
+ * quick_adapt (UEC 1.0 section 3.6.13.6). While the bytes in flight at
+ * the last quick adapt are acknowledged, ECN-marked feedback (@p marked)
+ * is ignored; otherwise once per base_rtt + target_qdelay, after a trim
+ * (trigger_qa), a loss or a delay of this sample above qa_threshold, with
+ * fewer than max_wnd >> qa_gate bytes achieved in the interval, cwnd
+ * drops to what was achieved. Ignoring or adapting resets the pending
+ * increase. Returns true when the caller must stop.
  */
 static bool
 nscc_quick_adapt(struct uet_nscc *n, const struct uet_nscc_params *p,
-		 bool loss, uint32_t delay, uint64_t now,
+		 bool loss, bool marked, uint32_t delay, uint64_t now,
 		 enum uet_nscc_action *act)
 {
-	bool fire;
+	bool done = false;
 
-	if (n->bytes_to_ignore > 0) {
-		if (n->bytes_ignored < n->bytes_to_ignore) {
-			*act = UET_NSCC_IGNORED;
-			return true;
+	if (n->bytes_ignored < n->bytes_to_ignore && marked) {
+		done = true;
+		*act = UET_NSCC_IGNORED;
+	} else if (now >= n->qa_end) {
+		if (n->qa_end != 0 &&
+		    ((n->flags & UET_NSCC_F_QA_TRIGGER) || loss ||
+		     (p->qa_threshold_ns > 0 && delay > p->qa_threshold_ns)) &&
+		    n->achieved_bytes < (n->max_wnd >> p->qa_gate)) {
+			n->cwnd = n->achieved_bytes > p->mtu ?
+				n->achieved_bytes : p->mtu;
+			n->bytes_to_ignore = n->inflight > 0 ?
+				(uint32_t)n->inflight : 0;
+			n->bytes_ignored = 0;
+			n->flags &= ~UET_NSCC_F_QA_TRIGGER;
+			done = true;
+			*act = UET_NSCC_QUICK_ADAPT;
 		}
-		n->bytes_to_ignore = 0;
-	}
-	if (loss || (p->qa_threshold_ns > 0 && delay > p->qa_threshold_ns))
-		n->flags |= UET_NSCC_F_QA_TRIGGER;
-	if (n->qa_end == 0) { /* the first feedback opens an interval */
 		n->achieved_bytes = 0;
 		n->qa_end = now + n->base_rtt_ns + p->target_qdelay_ns;
-		return false;
 	}
-	if (now < n->qa_end)
-		return false;
-	fire = (n->flags & UET_NSCC_F_QA_TRIGGER) &&
-	       n->achieved_bytes < (n->max_wnd >> p->qa_gate);
-	if (fire) {
-		n->cwnd = n->achieved_bytes > p->mtu ? n->achieved_bytes :
-			p->mtu;
-		n->bytes_to_ignore = n->inflight > 0 ? (uint32_t)n->inflight :
-			0;
-		n->bytes_ignored = 0;
+	if (done) {
 		n->inc_bytes = 0;
-		nscc_fast_reset(n);
-		*act = UET_NSCC_QUICK_ADAPT;
+		n->received_bytes = 0;
 	}
-	n->flags &= ~UET_NSCC_F_QA_TRIGGER;
-	n->achieved_bytes = 0;
-	n->qa_end = now + n->base_rtt_ns + p->target_qdelay_ns;
-	return fire;
+	return done;
 }
 
-/* Fast increase: after a window's worth of bytes acked with (almost) no
- * delay, grow by fi_scale per acked byte until a delay shows up. */
+/* fast_increase: after a window's worth of bytes acknowledged with (almost)
+ * no delay, grow by fi_scale per acknowledged byte until a delay shows. */
 static bool
 nscc_fast(struct uet_nscc *n, const struct uet_nscc_params *p, uint32_t b,
 	  uint32_t delay)
 {
 	uint64_t w;
 
-	if (delay >= p->fi_thresh_ns) {
-		nscc_fast_reset(n);
-		return false;
+	if (delay < p->fi_thresh_ns) {
+		n->fi_count = nscc_add_sat(n->fi_count, b);
+		if (n->fi_count > n->cwnd || (n->flags & UET_NSCC_F_FAST)) {
+			w = n->cwnd + (((uint64_t)b * p->fi_scale_q16) >> 16);
+			n->cwnd = w > n->max_wnd ? n->max_wnd : (uint32_t)w;
+			n->flags |= UET_NSCC_F_FAST;
+			return true;
+		}
+	} else {
+		n->fi_count = 0;
 	}
-	n->fi_count = nscc_add_sat(n->fi_count, b);
-	if (n->fi_count <= n->cwnd && !(n->flags & UET_NSCC_F_FAST))
-		return false;
-	n->flags |= UET_NSCC_F_FAST;
-	w = n->cwnd + (((uint64_t)b * p->fi_scale_q16) >> 16);
-	n->cwnd = w > n->max_wnd ? n->max_wnd : (uint32_t)w;
-	return true;
+	n->flags &= ~UET_NSCC_F_FAST;
+	return false;
 }
 
 /* inc_bytes saturates rather than wraps (huge ACKs, extreme gains). */
@@ -364,8 +362,8 @@ nscc_proportional(const struct uet_nscc_params *p, uint32_t b, uint32_t room)
 	return hi * b + lo;
 }
 
-/* Multiplicative decrease, at most once per base_rtt:
- * cwnd *= max(1 - gamma (avg - target) / avg, max_md_jump). */
+/* multiplicative_decrease: stops fast increase; then, at most once per
+ * base_rtt, cwnd *= max(1 - gamma (avg - target) / avg, max_md_jump). */
 static enum uet_nscc_action
 nscc_md(struct uet_nscc *n, const struct uet_nscc_params *p, uint64_t now)
 {
@@ -373,11 +371,13 @@ nscc_md(struct uet_nscc *n, const struct uet_nscc_params *p, uint64_t now)
 	uint64_t avg = n->avg_delay_q8;
 	uint64_t factor, w;
 
-	if ((n->flags & UET_NSCC_F_MD_DONE) &&
-	    now - n->last_md < n->base_rtt_ns)
-		return UET_NSCC_MD_HELD;
+	n->flags &= ~UET_NSCC_F_FAST;
+	n->fi_count = 0;
 	if (avg <= target)
 		return UET_NSCC_NONE;
+	if ((n->flags & UET_NSCC_F_MD_DONE) &&
+	    now - n->last_md <= n->base_rtt_ns)
+		return UET_NSCC_MD_HELD;
 	factor = 1000 - p->gamma_milli * (avg - target) / avg;
 	if (factor < p->max_md_jump_milli)
 		factor = p->max_md_jump_milli;
@@ -388,37 +388,36 @@ nscc_md(struct uet_nscc *n, const struct uet_nscc_params *p, uint64_t now)
 	return UET_NSCC_MD;
 }
 
-/* The response matrix of UEC 3.6.13 (ECN x delay against target). */
+/* The four cells of UEC 1.0 section 3.6.13 (ECN x delay against
+ * target_qdelay); the increases wait while the destination limits. */
 static enum uet_nscc_action
 nscc_matrix(struct uet_nscc *n, const struct uet_nscc_params *p, bool ecn,
-	    uint32_t delay, uint32_t b, uint64_t now)
+	    uint32_t delay, uint32_t b, bool rcv_limit, uint64_t now)
 {
-	if (!ecn && delay < p->target_qdelay_ns) {
-		if (nscc_fast(n, p, b, delay))
-			return UET_NSCC_FAST;
-		nscc_inc(n, nscc_proportional(p, b,
-					      p->target_qdelay_ns - delay));
-		return UET_NSCC_PROPORTIONAL;
-	}
-	nscc_fast_reset(n);
-	if (!ecn) {
+	if (ecn)
+		return delay >= p->target_qdelay_ns ? nscc_md(n, p, now) :
+			UET_NSCC_NONE;
+	if (rcv_limit)
+		return UET_NSCC_NONE;
+	if (delay >= p->target_qdelay_ns) {
 		nscc_inc(n, (uint64_t)p->fi_bytes * b);
 		return UET_NSCC_FAIR;
 	}
-	if (delay < p->target_qdelay_ns)
-		return UET_NSCC_NONE;
-	return nscc_md(n, p, now);
+	if (nscc_fast(n, p, b, delay))
+		return UET_NSCC_FAST;
+	nscc_inc(n, nscc_proportional(p, b, p->target_qdelay_ns - delay));
+	return UET_NSCC_PROPORTIONAL;
 }
 
-/* Apply inc_bytes every adjust_bytes or adjust_period; eta once per
- * period. */
+/* fulfill_adjustment, due after adjust_period or more than adjust_bytes
+ * received: apply inc_bytes / cwnd, and eta once per period. */
 static void
 nscc_adjust(struct uet_nscc *n, const struct uet_nscc_params *p, uint64_t now)
 {
 	bool period = now - n->last_adjust >= p->adjust_period_ns;
 	uint64_t w = n->cwnd;
 
-	if (!period && n->received_bytes < p->adjust_bytes)
+	if (!period && n->received_bytes <= p->adjust_bytes)
 		return;
 	w += n->inc_bytes / (n->cwnd > 0 ? n->cwnd : 1);
 	if (period) {
@@ -430,33 +429,37 @@ nscc_adjust(struct uet_nscc *n, const struct uet_nscc_params *p, uint64_t now)
 	n->received_bytes = 0;
 }
 
+/* NSCC.OnACK of UEC 1.0 section 3.6.13.5, step by step. */
 enum uet_nscc_action
 uet_nscc_on_ack(struct uet_nscc *n, const struct uet_nscc_params *p,
 		const struct uet_nscc_ack *a, uint64_t now)
 {
-	enum uet_nscc_action act;
+	enum uet_nscc_action act = UET_NSCC_NONE, m;
 	uint32_t b = a->bytes, delay;
+	bool rcv_limit;
 
 	nscc_feedback(n, now);
 	nscc_inflight_sub(n, b);
 	n->bytes_ignored = nscc_add_sat(n->bytes_ignored, b);
 	n->received_bytes = nscc_add_sat(n->received_bytes, b);
 	n->achieved_bytes = nscc_add_sat(n->achieved_bytes, b);
-	act = nscc_penalty(n, p, a);
+	rcv_limit = nscc_penalty(n, p, a, &act);
 	if (a->rtt_ns == 0)
 		return act;
-	delay = nscc_delay(n, p, a->rtt_ns);
-	/* Receiver-limited (this ACK included when it restores): the
-	 * destination sets the pace, not the matrix. */
-	if (act != UET_NSCC_NONE || (n->flags & UET_NSCC_F_RCV_LIMIT))
+	nscc_update_base_rtt(n, p, a->rtt_ns);
+	delay = a->rtt_ns > NSCC_RTT_MAX_NS ? NSCC_RTT_MAX_NS - n->base_rtt_ns :
+		(uint32_t)a->rtt_ns - n->base_rtt_ns;
+	nscc_update_delay(n, delay);
+	if (nscc_quick_adapt(n, p, false, a->ecn, delay, now, &act))
 		return act;
-	if (nscc_quick_adapt(n, p, false, delay, now, &act))
-		return act;
-	act = nscc_matrix(n, p, a->ecn, delay, b, now);
+	m = nscc_matrix(n, p, a->ecn, delay, b, rcv_limit, now);
 	nscc_adjust(n, p, now);
-	return act;
+	/* Report the penalty or the restore over the matrix's cell. */
+	return act != UET_NSCC_NONE ? act : m;
 }
 
+/* The trim half of NSCC.OnNACK (UEC 1.0 section 3.6.13.5); the RTT half
+ * is uet_nscc_on_nack_rtt(). */
 enum uet_nscc_action
 uet_nscc_on_trim(struct uet_nscc *n, const struct uet_nscc_params *p,
 		 uint32_t bytes, bool lasthop, uint64_t now)
@@ -465,28 +468,47 @@ uet_nscc_on_trim(struct uet_nscc *n, const struct uet_nscc_params *p,
 
 	nscc_feedback(n, now);
 	nscc_inflight_sub(n, bytes);
+	/* A trimmed packet met a queue at the trim threshold: about
+	 * config_base_rtt of queueing. */
+	nscc_update_delay(n, p->base_rtt_ns);
 	n->bytes_ignored = nscc_add_sat(n->bytes_ignored, bytes);
 	/* With RCCC the last hop is the receiver's to pace (UEC 3.6.14). */
 	if (lasthop && p->rccc)
 		return UET_NSCC_NONE;
-	nscc_fast_reset(n);
-	/* A trim counts as a loss whose delay is config_base_rtt. */
-	if (nscc_quick_adapt(n, p, true, p->base_rtt_ns, now, &act))
+	n->flags |= UET_NSCC_F_QA_TRIGGER;
+	/* is_loss ignores the delay (0); a trim counts as ECN-marked. */
+	if (nscc_quick_adapt(n, p, true, true, 0, now, &act))
 		return act;
-	n->cwnd = n->cwnd > bytes + p->mtu ? n->cwnd - bytes : p->mtu;
+	n->cwnd = n->cwnd > (uint64_t)bytes + p->mtu ? n->cwnd - bytes :
+		p->mtu;
 	return UET_NSCC_DECREASE;
 }
 
+void
+uet_nscc_on_nack(struct uet_nscc *n, uint32_t bytes, uint64_t now)
+{
+	nscc_feedback(n, now);
+	nscc_inflight_sub(n, bytes);
+}
+
+void
+uet_nscc_on_nack_rtt(struct uet_nscc *n, const struct uet_nscc_params *p,
+		     uint64_t rtt_ns)
+{
+	if (rtt_ns != 0)
+		nscc_update_base_rtt(n, p, rtt_ns);
+}
+
+/* NSCC.OnInferredLoss: a packet's worth off cwnd, nothing else. */
 enum uet_nscc_action
 uet_nscc_on_loss(struct uet_nscc *n, const struct uet_nscc_params *p,
 		 uint32_t bytes, uint64_t now)
 {
 	nscc_feedback(n, now);
-	nscc_inflight_sub(n, bytes);
+	n->cwnd = n->cwnd > (uint64_t)bytes + p->mtu ? n->cwnd - bytes :
+		p->mtu;
 	n->bytes_ignored = nscc_add_sat(n->bytes_ignored, bytes);
-	nscc_fast_reset(n);
-	n->flags |= UET_NSCC_F_QA_TRIGGER; /* judged at the interval's end */
-	n->cwnd = n->cwnd > bytes + p->mtu ? n->cwnd - bytes : p->mtu;
+	nscc_inflight_sub(n, bytes);
 	return UET_NSCC_DECREASE;
 }
 
@@ -507,15 +529,11 @@ void
 uet_nscc_on_probe_ack(struct uet_nscc *n, const struct uet_nscc_params *p,
 		      uint64_t rtt_ns)
 {
-	uint32_t r;
-
 	if (rtt_ns == 0)
 		return;
-	r = rtt_ns > NSCC_RTT_MAX_NS ? NSCC_RTT_MAX_NS : (uint32_t)rtt_ns;
-	/* The control class jumps the data queues: its first sample is a
-	 * clean base RTT, even above a configured guess. */
-	if (!(n->flags & UET_NSCC_F_PROBE_RTT) || r < n->base_rtt_ns)
-		nscc_set_base_rtt(n, p, r);
+	/* update_base_rtt (UEC 1.0 section 3.6.13.7): the PROBE's sample
+	 * may only lower base_rtt, like any other. */
+	nscc_update_base_rtt(n, p, rtt_ns);
 	n->flags |= UET_NSCC_F_PROBE_RTT;
 }
 
@@ -541,15 +559,13 @@ uet_nscc_rcv_init(struct uet_nscc_rcv *r)
 
 void
 uet_nscc_rcv_on_data(struct uet_nscc_rcv *r, uint32_t udp_len, bool trimmed,
-		     bool duplicate, bool out_of_order)
+		     bool duplicate)
 {
 	/* A trimmed packet is NACKed and a duplicate was counted already:
 	 * only new payload cancels the sender's inflight. */
 	if (trimmed || duplicate)
 		return;
 	r->rcvd_bytes += uet_nscc_nominal(udp_len);
-	if (out_of_order)
-		r->ooo_count++;
 }
 
 int
@@ -576,8 +592,7 @@ uet_nscc_rcv_fill(struct uet_nscc_rcv *r, uint64_t service_ns,
 	st->rcv_cwnd_pend = r->pend;
 	/* Rounded up, so the sender never keeps bytes that arrived; the
 	 * 24-bit counter wraps and the sender takes differences. */
-	st->rcvd_bytes = (uint32_t)((r->rcvd_bytes + 255) >> 8) &
+	st->rcvd_bytes = (uint32_t)(((uint64_t)r->rcvd_bytes + 255) >> 8) &
 		NSCC_U24_MASK;
-	st->ooo_count = r->ooo_count;
 	r->restore = 0;
 }

@@ -13,10 +13,19 @@
 #include <uet/uet_cms_rccc.h>
 #include <uet/uet_wire.h>
 
-_Static_assert(sizeof(struct uet_rccc_slot) == 12, "pacer slot is 12 bytes");
-_Static_assert(sizeof(struct uet_rccc_src) == 4, "source credit is 4 bytes");
+_Static_assert(sizeof(struct uet_rccc_slot) == 16, "pacer slot is 16 bytes");
+_Static_assert(sizeof(struct uet_rccc_src) == 8, "source credit is 8 bytes");
 
 #define RCCC_CREDIT_MAX (1u << 31)
+#define RCCC_SPEC 1u /* uet_rccc_src.pulled bit 0 */
+#define RCCC_UNIT_MASK (~(uint32_t)(UET_RCCC_UNIT - 1))
+
+/* a - b > 0 modulo 2^32 (half the space ahead). */
+static bool
+rccc_after(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
+}
 #define RCCC_LINK_MAX_MBPS 3200000u
 #define RCCC_SLOTS_MAX 65536u
 
@@ -25,21 +34,43 @@ uet_rccc_src_init(struct uet_rccc_src *s, uint32_t max_wnd)
 {
 	/* Speculative: the first max_wnd goes before any grant. */
 	s->credit = max_wnd < RCCC_CREDIT_MAX ? max_wnd : RCCC_CREDIT_MAX;
+	s->pulled = RCCC_SPEC;
 }
 
 uint32_t
 uet_rccc_src_credit_target(const struct uet_rccc_src *s, uint64_t backlog,
 			   uint64_t rtx_backlog, uint32_t cwnd, uint32_t mtu,
-			   uint32_t max_wnd)
+			   uint32_t max_wnd, uint32_t active)
 {
 	uint64_t want = backlog + rtx_backlog;
 	uint64_t w = (uint64_t)cwnd + mtu;
+	uint32_t t;
 
 	if (want > w)
 		want = w;
 	if (want > max_wnd)
 		want = max_wnd;
-	return want > s->credit ? (uint32_t)(want - s->credit) : 0;
+	want = want > s->credit ? want - s->credit : 0;
+	/* A short transfer gets going without waiting out its speculation
+	 * (htsim: "saves our bacon for short transfers"). */
+	if (uet_rccc_src_speculating(s) && want < mtu && backlog > 0)
+		want = mtu;
+	if (active > 1)
+		want /= active;
+	if (want == 0)
+		return 0;
+	t = (s->pulled & RCCC_UNIT_MASK) +
+	    uet_rccc_units(want) * UET_RCCC_UNIT;
+	return t;
+}
+
+void
+uet_rccc_src_stop_speculating(struct uet_rccc_src *s)
+{
+	if (s->pulled & RCCC_SPEC) {
+		s->pulled &= ~RCCC_SPEC;
+		s->credit = 0;
+	}
 }
 
 bool
@@ -55,11 +86,20 @@ uet_rccc_src_on_send(struct uet_rccc_src *s, uint32_t bytes)
 }
 
 void
-uet_rccc_src_on_credit(struct uet_rccc_src *s, uint32_t bytes)
+uet_rccc_src_on_credit(struct uet_rccc_src *s, uint32_t pulled,
+		       uint32_t max_wnd)
 {
-	uint64_t c = (uint64_t)s->credit + bytes;
+	uint32_t d;
+	uint64_t c;
 
-	s->credit = c > RCCC_CREDIT_MAX ? RCCC_CREDIT_MAX : (uint32_t)c;
+	uet_rccc_src_stop_speculating(s);
+	pulled &= RCCC_UNIT_MASK;
+	if (!rccc_after(pulled, s->pulled))
+		return; /* nothing new: a late or repeated grant */
+	d = pulled - s->pulled;
+	s->pulled = pulled;
+	c = (uint64_t)s->credit + d;
+	s->credit = c > max_wnd ? max_wnd : (uint32_t)c;
 }
 
 bool
@@ -139,11 +179,14 @@ uet_rccc_pacer_request(struct uet_rccc_pacer *pc, uint32_t idx,
 		return -ERANGE;
 	s = &pc->slot[idx];
 	s->known = 1;
-	s->want = credit_target;
-	/* The target accounts for the credit the source holds, speculative
-	 * grants included: a new idle period starts from nothing. */
-	if (credit_target > 0)
-		s->spec = 0;
+	/* Cumulative: only a target beyond the highest seen says more. The
+	 * target accounts for the credit the source holds, speculative
+	 * grants included: a new busy period starts from nothing. */
+	if (credit_target != 0 && rccc_after(credit_target, s->target)) {
+		s->target = credit_target;
+		if (rccc_after(s->target, s->granted))
+			s->spec = 0;
+	}
 	return 0;
 }
 
@@ -174,8 +217,9 @@ rccc_pick(const struct uet_rccc_pacer *pc, bool spec, uint32_t *idx)
 	for (k = 0; k < pc->nslots; k++) {
 		i = (pc->cursor + k) % pc->nslots;
 		s = &pc->slot[i];
-		if (spec ? (s->known && s->want == 0 &&
-			    s->spec < pc->cfg.spec_max) : s->want > 0) {
+		if (spec ? (s->known && !rccc_after(s->target, s->granted) &&
+			    s->spec < pc->cfg.spec_max) :
+		    rccc_after(s->target, s->granted)) {
 			*idx = i;
 			return true;
 		}
@@ -234,10 +278,13 @@ uet_rccc_pacer_poll(struct uet_rccc_pacer *pc, uint64_t now, uint32_t *idx,
 		s->spec = s->spec + g > pc->cfg.spec_max ? pc->cfg.spec_max :
 			s->spec + g;
 	} else {
-		g = s->want < pc->cfg.quantum ? s->want : pc->cfg.quantum;
+		g = s->target - s->granted;
+		g = g < pc->cfg.quantum ? g : pc->cfg.quantum;
 		g = uet_rccc_units(g) * UET_RCCC_UNIT;
-		s->want = s->want > g ? s->want - g : 0;
 	}
+	/* Speculative grants too: the source counts every grant in its
+	 * pulled total, on which its next target builds. */
+	s->granted += g;
 	rccc_advance(pc, now, g);
 	pc->cursor = (i + 1) % pc->nslots;
 	pc->granted += g;

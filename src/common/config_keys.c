@@ -244,7 +244,8 @@ static const struct cfg_key spray_keys[] = {
 	K_UINT(S, reps_cache_size, 1, 8, "REPS ring of recycled EVs"),
 	K_DUR("reps_freeze_duration", S, reps_freeze_duration_ns, US(1),
 	      SEC(10), 0, "after a loss (timeout or SACK), REPS reuses only "
-	      "cached EVs and explores none for this long"),
+	      "cached EVs and explores none for this long (htsim's 10 ms); "
+	      "then it empties its ring and explores 16 fresh EVs"),
 };
 #undef S
 
@@ -457,7 +458,7 @@ cfg_spray_defaults(struct uet_config_spray *s)
 	s->ev_base = 49152;
 	s->single_hold_rtts = 10;
 	s->reps_cache_size = 8;
-	s->reps_freeze_duration_ns = MS(1);
+	s->reps_freeze_duration_ns = MS(10); /* htsim's */
 }
 
 const char *

@@ -318,19 +318,42 @@ pds_ack_sack(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_ack *a,
 	}
 }
 
+/*
+ * Time since @p psn was last sent when its ACK (or NACK) says which copy
+ * it measures (UEC 1.0 section 3.6.13.1 calculate_rtt()): a packet sent
+ * once, answered without RETX echoed, or retransmitted once and answered
+ * with RETX. 0: no sample. Without the second case a PDC whose window
+ * fell to one MTU with retransmissions queued never got another sample,
+ * so NSCC never grew it again (the stall under random loss).
+ */
 static uint64_t
-pds_ack_rtt(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, uint64_t now)
+pds_ack_rtt(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+	    bool retx_echo, uint64_t now)
 {
 	struct pds_slot *sl;
+	bool once;
 
 	if (!pds_in_flight(c, psn))
 		return 0;
 	sl = pds_slot(p, c, psn);
-	/* RTT only from packets sent once (UEC 1.0 NSCC). */
-	if (sl->state != SLOT_SENT || (sl->flags & SLOT_F_RETXD) ||
-	    now < sl->sent_ns)
+	if (sl->state != SLOT_SENT || now < sl->sent_ns)
+		return 0;
+	once = (sl->flags & SLOT_F_RETXD) && !(sl->flags & SLOT_F_RETX2);
+	if ((sl->flags & SLOT_F_RETXD) ? !(once && retx_echo) : retx_echo)
 		return 0;
 	return now - sl->sent_ns;
+}
+
+/* UEC 1.0 NSCC.OnNACK: the NACK of a packet sent once is an RTT sample
+ * for base_rtt (service time 0). */
+static void
+pds_nack_rtt(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, uint64_t now)
+{
+	uint64_t rtt;
+
+	if (p->cc->on_nack_rtt != NULL &&
+	    (rtt = pds_ack_rtt(p, c, psn, false, now)) != 0)
+		p->cc->on_nack_rtt(p->cc_inst, c->cc, rtt, now);
 }
 
 static bool
@@ -395,8 +418,12 @@ pds_ack_cc(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 		ca.ooo_count = a->cc.nscc.ooo_count;
 		ca.service_time = a->cc.nscc.service_time;
 	}
+	/* pds_ack_rtt() checked the copy: sent once, or resent once and
+	 * RETX echoed. */
 	if (rtt != 0 && rtt <= now)
-		ca.rtt_ns = uet_nscc_rtt_sample(now - rtt, 1,
+		ca.rtt_ns = uet_nscc_rtt_sample(now - rtt,
+						(h->flags & UET_PDS_F_RETX) ?
+						2 : 1,
 						(h->flags & UET_PDS_F_RETX) != 0,
 						ca.service_time, now);
 	p->cc->on_ack(p->cc_inst, c->cc, &ca, now);
@@ -420,7 +447,8 @@ pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	pds_lb_ack(p, c, m->ev, (h->flags & UET_PDS_F_M) != 0, now);
 	p->ack_orig = false;
 	ack_psn = probe ? a->cack_psn : uet_pds_ack_psn(a);
-	rtt = pds_ack_rtt(p, c, ack_psn, now);
+	rtt = pds_ack_rtt(p, c, ack_psn, (h->flags & UET_PDS_F_RETX) != 0,
+			  now);
 	if (rtt)
 		pds_ack_rtt_sample(p, c, rtt);
 	hi = a->cack_psn;
@@ -709,6 +737,7 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	 * mark; a trim before the last hop counts against that path (UEC
 	 * 1.0 sections 3.6.12.3 and 3.6.16). */
 	pds_lb_nack(p, c, m->ev, n->code, (h->flags & UET_PDS_F_M) != 0, now);
+	pds_nack_rtt(p, c, n->psn, now);
 	if (n->code == UET_NACK_RCVD_SES_PROCG)
 		pds_nack_received(p, c, n->psn, now);
 	switch (uet_pds_nack_class(n->code)) {

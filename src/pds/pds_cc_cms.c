@@ -17,7 +17,10 @@
 /* cc_pdc.ctx: this PDC has seen ACK_CC NSCC state from its peer, so
  * rcvd_bytes (cumulative) and not the PDS's own count releases inflight. */
 #define CC_CTX_STATE 0x80000000u
-#define CC_CTX_MASK  0x7FFFFFFFu
+/* cc_pdc.ctx: the PDC has a backlog (an active RCCC source of this
+ * sender, among which credit targets are divided). */
+#define CC_CTX_ACTIVE 0x40000000u
+#define CC_CTX_MASK  0x3FFFFFFFu
 #define CC_CTX_NONE  CC_CTX_MASK /* without NSCC */
 #define CC_CTX(d)    ((d)->ctx & CC_CTX_MASK)
 /* cc_pdc.at: PDC index in the low 17 bits (2 x 65536 PDCs at most), the
@@ -51,6 +54,7 @@ struct cc_inst {
 	uint32_t *slot_pdc;      /* pacer slot -> PDC index */
 	uint32_t *slot_free;     /* free pacer slots (stack) */
 	uint32_t nslots, nfree;
+	uint32_t active;         /* PDCs with a backlog (CC_CTX_ACTIVE) */
 	bool pacer_idle;         /* nobody to grant: no deadline */
 	struct uet_pds_cc_stats st;
 };
@@ -61,6 +65,8 @@ struct cc_pdc {
 	struct uet_nscc_rcvd rcvd;    /* sender: last rcvd_bytes */
 	struct uet_rccc_src src;      /* sender: credit */
 	uint32_t at;                  /* PDC index | pacer slot << 17 */
+	int32_t net;                  /* sender: this PDC's share of the
+				       * context's inflight */
 	struct uet_nscc_rcv rcv;      /* receiver: ACK_CC counters */
 };
 
@@ -247,13 +253,15 @@ cc_n(struct cc_inst *ci, const struct cc_pdc *d)
 	return CC_CTX(d) == CC_CTX_NONE ? NULL : &ci->ctx[CC_CTX(d)].n;
 }
 
-/* Bytes leave NSCC's inflight without being a congestion signal. */
+/* This PDC's share of the context's inflight, kept so that the PDC
+ * takes exactly its own bytes with it when it goes (cc_fini). */
 static void
-cc_release(struct uet_nscc *n, uint32_t bytes)
+cc_net(struct cc_pdc *d, int64_t delta)
 {
-	int64_t v = (int64_t)n->inflight - bytes;
+	int64_t v = (int64_t)d->net + delta;
 
-	n->inflight = v < INT32_MIN ? INT32_MIN : (int32_t)v;
+	d->net = v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX :
+		(int32_t)v;
 }
 
 static void
@@ -274,14 +282,30 @@ cc_init(void *inst, void *priv, const struct uet_pds_cc_pdc *pdc,
 	uet_nscc_rcv_init(&d->rcv);
 }
 
+/*
+ * The PDC goes: whatever it still counts in the shared context leaves
+ * (its packets in flight, and the up to 255 B per PDC by which the
+ * rounded-up rcvd_bytes over-released), so that many short PDCs leave no
+ * drift in a context that outlives them.
+ */
 static void
 cc_fini(void *inst, void *priv, uint32_t inflight)
 {
 	struct cc_inst *ci = inst;
 	struct cc_pdc *d = priv;
+	struct uet_nscc *n;
+	int64_t v;
 
+	(void)inflight; /* d->net is the CC's own, exact count */
+	if (d->ctx & CC_CTX_ACTIVE) {
+		d->ctx &= ~CC_CTX_ACTIVE;
+		ci->active--;
+	}
 	if (CC_CTX(d) != CC_CTX_NONE) {
-		cc_release(&ci->ctx[CC_CTX(d)].n, inflight);
+		n = &ci->ctx[CC_CTX(d)].n;
+		v = (int64_t)n->inflight - d->net;
+		n->inflight = v < INT32_MIN ? INT32_MIN : v > INT32_MAX ?
+			INT32_MAX : (int32_t)v;
 		cc_ctx_put(ci, CC_CTX(d));
 		d->ctx = CC_CTX_NONE;
 	}
@@ -313,8 +337,10 @@ cc_on_send(void *inst, void *priv, uint32_t bytes, bool retx, uint64_t now)
 
 	(void)retx;
 	(void)now;
-	if (n != NULL)
+	if (n != NULL) {
 		uet_nscc_on_send(n, bytes);
+		cc_net(d, bytes);
+	}
 	if (ci->cfg.rccc)
 		uet_rccc_src_on_send(&d->src, bytes);
 }
@@ -338,6 +364,8 @@ cc_on_ack(void *inst, void *priv, const struct uet_pds_cc_ack *a,
 		.ecn = a->ecn,
 	};
 
+	if (ci->cfg.rccc)
+		uet_rccc_src_stop_speculating(&d->src);
 	if (n == NULL)
 		return;
 	/* rcvd_bytes is cumulative: an ACK without it (cc_type CREDIT)
@@ -351,6 +379,7 @@ cc_on_ack(void *inst, void *priv, const struct uet_pds_cc_ack *a,
 	} else if (!(d->ctx & CC_CTX_STATE)) {
 		na.bytes = a->bytes;
 	}
+	cc_net(d, -(int64_t)na.bytes);
 	cc_act(ci, uet_nscc_on_ack(n, &ci->cfg.nscc_params, &na, now));
 }
 
@@ -362,11 +391,25 @@ cc_on_nack(void *inst, void *priv, uint32_t bytes, uint8_t code,
 	struct uet_nscc *n = cc_n(ci, priv);
 
 	(void)code;
-	(void)now;
+	if (ci->cfg.rccc)
+		uet_rccc_src_stop_speculating(&((struct cc_pdc *)priv)->src);
 	/* Not received, not a congestion signal of the network: a resource
 	 * NACK's receiver speaks through rcv_cwnd_pend. */
+	if (n != NULL) {
+		uet_nscc_on_nack(n, bytes, now);
+		cc_net(priv, -(int64_t)bytes);
+	}
+}
+
+static void
+cc_on_nack_rtt(void *inst, void *priv, uint64_t rtt_ns, uint64_t now)
+{
+	struct cc_inst *ci = inst;
+	struct uet_nscc *n = cc_n(ci, priv);
+
+	(void)now;
 	if (n != NULL)
-		cc_release(n, bytes);
+		uet_nscc_on_nack_rtt(n, &ci->cfg.nscc_params, rtt_ns);
 }
 
 static void
@@ -376,9 +419,13 @@ cc_on_trim(void *inst, void *priv, uint32_t bytes, bool lasthop,
 	struct cc_inst *ci = inst;
 	struct uet_nscc *n = cc_n(ci, priv);
 
-	if (n != NULL)
+	if (ci->cfg.rccc)
+		uet_rccc_src_stop_speculating(&((struct cc_pdc *)priv)->src);
+	if (n != NULL) {
 		cc_act(ci, uet_nscc_on_trim(n, &ci->cfg.nscc_params, bytes,
 					    lasthop, now));
+		cc_net(priv, -(int64_t)bytes);
+	}
 }
 
 static void
@@ -387,9 +434,13 @@ cc_on_loss(void *inst, void *priv, uint32_t bytes, uint64_t now)
 	struct cc_inst *ci = inst;
 	struct uet_nscc *n = cc_n(ci, priv);
 
-	if (n != NULL)
+	if (ci->cfg.rccc)
+		uet_rccc_src_stop_speculating(&((struct cc_pdc *)priv)->src);
+	if (n != NULL) {
 		cc_act(ci, uet_nscc_on_loss(n, &ci->cfg.nscc_params, bytes,
 					    now));
+		cc_net(priv, -(int64_t)bytes);
+	}
 }
 
 static uint32_t
@@ -430,9 +481,19 @@ cc_credit_target(void *inst, void *priv, uint32_t backlog,
 	*ccc_id = 0;
 	if (!ci->cfg.rccc)
 		return 0;
+	/* htsim divides a source's target among the sender's active
+	 * sources (its NIC's), so that together they ask for one share. */
+	if ((backlog + (uint64_t)rtx_backlog > 0) !=
+	    !!(d->ctx & CC_CTX_ACTIVE)) {
+		d->ctx ^= CC_CTX_ACTIVE;
+		if (d->ctx & CC_CTX_ACTIVE)
+			ci->active++;
+		else
+			ci->active--;
+	}
 	return uet_rccc_src_credit_target(&d->src, backlog, rtx_backlog,
 					  n != NULL ? n->cwnd : np->max_wnd,
-					  np->mtu, np->max_wnd);
+					  np->mtu, np->max_wnd, ci->active);
 }
 
 static void
@@ -443,7 +504,8 @@ cc_on_credit(void *inst, void *priv, uint32_t credit, uint64_t now)
 
 	(void)now;
 	if (ci->cfg.rccc)
-		uet_rccc_src_on_credit(&d->src, credit);
+		uet_rccc_src_on_credit(&d->src, credit,
+				       ci->cfg.nscc_params.max_wnd);
 }
 
 /* UEC 1.0 RCCC: requests only update the pacer; grants come from
@@ -537,9 +599,10 @@ cc_rx_data(void *inst, void *priv, uint32_t bytes, bool ooo, uint64_t now)
 
 	(void)inst;
 	(void)now;
+	(void)ooo; /* ooo_count is the PDS's (packets beyond CACK) */
 	/* The library counts UDP length + 40; bytes is that already. */
 	uet_nscc_rcv_on_data(&d->rcv, bytes - UET_NSCC_NOMINAL_EXTRA, false,
-			     false, ooo);
+			     false);
 }
 
 static void
@@ -574,6 +637,7 @@ const struct uet_pds_cc_ops uet_pds_cc_cms = {
 	.on_send = cc_on_send,
 	.on_ack = cc_on_ack,
 	.on_nack = cc_on_nack,
+	.on_nack_rtt = cc_on_nack_rtt,
 	.on_trim = cc_on_trim,
 	.on_loss = cc_on_loss,
 	.cwnd = cc_cwnd,

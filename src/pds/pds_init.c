@@ -277,6 +277,15 @@ pds_init_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx,
 	struct pds_slot *sl = pds_slot(p, c, psn);
 
 	*t = pds_tx_zero;
+	/* In flight before its header is built: NSCC.AckRequest() assumes
+	 * the packet counted (UEC 1.0 section 3.6.13.5). */
+	if (c->u.i.inflight == 0) {
+		c->u.i.rto_base = now;
+		c->u.i.progress_ns = now;
+	}
+	c->u.i.inflight += sl->len;
+	if (!(sl->flags & SLOT_F_CP))
+		p->cc->on_send(p->cc_inst, c->cc, pds_nominal(sl), retx, now);
 	if (retx)
 		t->hdr.flags = UET_PDS_F_RETX;
 	if (sl->flags & SLOT_F_CP)
@@ -296,18 +305,13 @@ pds_init_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx,
 		/* Counted now that it leaves, by the reason it was marked. */
 		pds_retx_sent(p, pds_slot_why(sl));
 		sl->flags = (uint8_t)((sl->flags & ~SLOT_WHY_MASK) |
-				      SLOT_F_RETXD);
+				      SLOT_F_RETXD |
+				      ((sl->flags & SLOT_F_RETXD) ?
+				       SLOT_F_RETX2 : 0));
 		c->u.i.nretx++;
-	}
-	if (c->u.i.inflight == 0) {
-		c->u.i.rto_base = now;
-		c->u.i.progress_ns = now;
 	}
 	sl->state = SLOT_SENT;
 	sl->sent_ns = now;
-	c->u.i.inflight += sl->len;
-	if (!(sl->flags & SLOT_F_CP))
-		p->cc->on_send(p->cc_inst, c->cc, pds_nominal(sl), retx, now);
 }
 
 static bool
@@ -578,6 +582,33 @@ pds_init_rto_mark(struct uet_pds *p, struct pds_pdc *c)
 		c->flags &= (uint16_t)~PDC_F_FRTO;
 }
 
+/*
+ * Packets marked for retransmission wait behind the CC gate, held shut
+ * by packets in flight whose ACKs never come (NSCC's window down to one
+ * MTU under loss): marking only the oldest would change nothing, the
+ * RTO would double until the PDC fails. Every packet in flight for a
+ * whole RTO_INIT is then presumed lost as well (UEC 1.0 NSCC
+ * OnInferredLoss on a timeout), which opens the window to the resends.
+ */
+static void
+pds_init_rto_unblock(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	struct pds_init *i = &c->u.i;
+	struct pds_slot *sl;
+	uint32_t psn;
+
+	if (i->n_retx == 0 || i->inflight == 0 ||
+	    p->cc->may_send(p->cc_inst, c->cc, p->cfg.mtu, i->inflight))
+		return;
+	p->st.rto_unblock++;
+	for (psn = i->una; psn != i->snd; psn++) {
+		sl = pds_slot(p, c, psn);
+		if (sl->state == SLOT_SENT &&
+		    now - sl->sent_ns >= p->cfg.rto_init_ns)
+			pds_slot_mark(p, c, sl, PDS_WHY_RTO);
+	}
+}
+
 static void
 pds_init_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
@@ -600,6 +631,7 @@ pds_init_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	 * 1.0 section 3.6.16: REPS freezes, single path moves when idle). */
 	pds_lb_loss(p, c, pds_slot(p, c, c->u.i.una)->ev, now);
 	pds_init_rto_mark(p, c);
+	pds_init_rto_unblock(p, c, now);
 	c->u.i.rto_base = now;
 	pds_cc_flush_loss(p, c, now);
 	pds_init_kick(p, c);

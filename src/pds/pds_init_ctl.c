@@ -209,7 +209,7 @@ pds_init_renumber(struct uet_pds *p, struct pds_pdc *c, uint32_t delta)
 	for (psn = i->una; c->tblk != PDS_NIL && psn != i->nxt; psn++) {
 		sl = pds_slot(p, c, psn);
 		sl->state = SLOT_QUEUED;
-		sl->flags &= (uint8_t)~SLOT_F_RETXD;
+		sl->flags &= (uint8_t)~(SLOT_F_RETXD | SLOT_WHY_MASK);
 	}
 	i->inflight = 0;
 	i->n_retx = 0;

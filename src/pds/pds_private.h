@@ -61,6 +61,8 @@ enum pds_pdc_state {
 #define ACKF_CLOSE_REQ 0x10u /* send a CLOSE_REQ CP */
 #define ACKF_CLEAR_REQ 0x20u /* send a CLEAR_REQ CP */
 #define ACKF_CREDIT 0x40u /* credit to grant in the next ACK_CC */
+#define ACKF_CREDIT_CP 0x80u /* the source's last credit request was a
+			      * CREDIT_REQ CP: grant in CREDIT CPs */
 
 /*
  * A PDC is bidirectional (UEC 1.0 PDS return-direction read responses): each
@@ -95,9 +97,9 @@ struct pds_tgt {
 	uint32_t hi;         /* highest PSN received */
 	uint32_t ack_psn;    /* PSN that triggers the next ACK */
 	uint32_t ack_credit; /* coalescing counter, bytes */
-	uint32_t rcvd_bytes; /* NSCC: bytes received since last ACK */
+	uint32_t rcvd_bytes; /* NSCC: nominal bytes of new requests, modulo
+			      * 2^32 (ACK_CC rcvd_bytes, 2^24 x 256 B) */
 	uint32_t rod_nacked; /* ROD: expected PSN already NACKed */
-	uint16_t ooo;        /* out-of-order arrivals since the last ACK */
 	uint16_t nbits;      /* set bits in the receive block */
 	uint8_t ackf;        /* ACKF_* */
 	uint8_t rod_ooo_retx; /* ROD: retransmissions past the hole since
@@ -107,7 +109,7 @@ struct pds_tgt {
 	uint16_t ev;         /* EV to echo in ACKs and the target's CPs */
 	uint64_t ack_ns;     /* first coalesced arrival (delayed ACK) */
 	uint32_t probe_base; /* SACK base the PROBE asked for */
-	uint32_t credit;     /* bytes to grant in the next ACK_CC */
+	uint32_t credit;     /* RCCC: credit granted so far, bytes mod 2^32 */
 	uint16_t probe_opaque; /* echoed in the PROBE reply */
 	uint32_t rx_ns;      /* low 32 bits of the ACK_PSN packet's arrival
 			      * (ACK_CC service_time; spans 4.29 s) */
@@ -156,9 +158,12 @@ enum pds_slot_state {
 #define SLOT_F_RESP   0x01u /* completes on the SES response */
 #define SLOT_F_CP     0x02u /* a control packet (kind = ctl_type) */
 #define SLOT_F_AR     0x04u /* AR on every transmission */
-#define SLOT_F_RETXD  0x08u /* retransmitted at least once (no RTT) */
+#define SLOT_F_RETXD  0x08u /* retransmitted at least once */
 /* High nibble of the flags: why a SLOT_RETX slot is to be resent (enum
- * pds_why), counted when the resend is drained (pds_retx_sent). */
+ * pds_why), counted when the resend is drained (pds_retx_sent). A
+ * SLOT_SENT slot has no reason, and uses the nibble for: */
+#define SLOT_F_RETX2  0x10u /* its last transmission was the second or a
+			     * later one (UEC 1.0 3.6.13.1 rtx_count > 1) */
 #define SLOT_WHY_SHIFT 4
 #define SLOT_WHY_MASK  0xf0u
 

@@ -407,7 +407,6 @@ pds_tgt_record(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 			return false;
 		pds_bit_flip(p, c, psn);
 		t->nbits++;
-		t->ooo++;
 		p->st.ooo_rx++;
 	} else {
 		t->cack++;
@@ -581,6 +580,7 @@ static void
 pds_tgt_cc_rx(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	      uint16_t len, uint64_t now)
 {
+	c->u.t.rcvd_bytes += len + UET_PDS_CC_NOMINAL_OVH;
 	if (p->cc->rx_data != NULL)
 		p->cc->rx_data(p->cc_inst, c->cc,
 			       len + UET_PDS_CC_NOMINAL_OVH,

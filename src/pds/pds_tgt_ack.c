@@ -26,6 +26,7 @@ static void pds_tgt_ack_fill(struct uet_pds *p, struct pds_pdc *c,
 			     struct uet_pds_tx *tx);
 static void pds_tgt_cc_nscc(struct uet_pds *p, struct pds_pdc *c,
 			    struct uet_pds_ack *a);
+static uint32_t pds_tgt_credit_units(const struct pds_tgt *t);
 
 /*
  * An ACK for the threshold is built at once, with the CACK and SACK of
@@ -60,7 +61,6 @@ pds_tgt_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
 	if (t->ack_credit == 0)
 		t->ack_ns = now;
 	t->ack_credit += len > p->cfg.ack_min_bytes ? len : p->cfg.ack_min_bytes;
-	t->rcvd_bytes += len;
 	if (m->ce)
 		t->ackf |= ACKF_M;
 	if (flags & UET_PDS_F_RETX)
@@ -141,13 +141,25 @@ pds_tgt_resp_sack(struct uet_pds *p, struct pds_pdc *c,
 	tx->hdr.type = UET_PDS_TYPE_ACK_CC;
 	pds_tgt_sack(p, c, a, a->cack_psn, false);
 	a->cc_type = UET_CC_TYPE_NSCC;
-	a->cc.nscc.ooo_count = c->u.t.ooo;
 	pds_tgt_cc_nscc(p, c, a);
 }
 
-/* The CC's receiver state (UEC 1.0 NSCC: rcvd_bytes, service_time,
- * penalty, rc) when it keeps one; service_time runs from the arrival of
- * the ACK_PSN packet to now. */
+/* Out-of-order count of ACK_CC (both cc_types): packets received beyond
+ * the cumulative ACK now, as htsim's receiver reports it for its
+ * sender's loss detection. */
+static uint16_t
+pds_tgt_ooo(const struct pds_tgt *t)
+{
+	return t->nbits;
+}
+
+/*
+ * ACK_CC cc_type NSCC (UEC 1.0 section 3.6.13.9): rcvd_bytes is the
+ * cumulative nominal bytes of the PDC's new untrimmed packets, in 256 B
+ * units rounded up, modulo 2^24, whatever CC this end runs; the CC adds
+ * its receiver state (service_time from the arrival of the ACK_PSN
+ * packet to now, penalty, rc) when it keeps one.
+ */
 static void
 pds_tgt_cc_nscc(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_ack *a)
 {
@@ -155,6 +167,9 @@ pds_tgt_cc_nscc(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_ack *a)
 
 	if (p->cc->ack_state != NULL)
 		p->cc->ack_state(p->cc_inst, c->cc, svc, &a->cc.nscc);
+	a->cc.nscc.rcvd_bytes = (uint32_t)(((uint64_t)c->u.t.rcvd_bytes +
+					    255) >> 8) & UET_PDS_U24_MAX;
+	a->cc.nscc.ooo_count = pds_tgt_ooo(&c->u.t);
 }
 
 /* ack_cc_state (UEC 1.0 PDS header formats): a pending credit grant makes it
@@ -166,16 +181,11 @@ pds_tgt_cc_state(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_ack *a)
 
 	if (t->ackf & ACKF_CREDIT) {
 		a->cc_type = UET_CC_TYPE_CREDIT;
-		a->cc.credit.credit = pds_to_units256(t->credit);
-		a->cc.credit.ooo_count = t->ooo;
-		t->credit = 0;
+		a->cc.credit.credit = pds_tgt_credit_units(t);
+		a->cc.credit.ooo_count = pds_tgt_ooo(t);
 		return;
 	}
 	a->cc_type = UET_CC_TYPE_NSCC;
-	a->cc.nscc.rcvd_bytes = (t->rcvd_bytes + 255) / 256;
-	if (a->cc.nscc.rcvd_bytes > UET_PDS_U24_MAX)
-		a->cc.nscc.rcvd_bytes = UET_PDS_U24_MAX;
-	a->cc.nscc.ooo_count = t->ooo;
 	pds_tgt_cc_nscc(p, c, a);
 }
 
@@ -221,8 +231,6 @@ pds_tgt_ack_fill(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 	t->ackf &= (uint8_t)~(ACKF_NEED | ACKF_M | ACKF_RETX | ACKF_PROBE |
 			      ACKF_CREDIT);
 	t->ack_credit = 0;
-	t->rcvd_bytes = 0;
-	t->ooo = 0;
 }
 
 /* Receiver-to-sender CPs: unreliable, they consume no PSN (pds.c). */
@@ -284,6 +292,34 @@ pds_tgt_req_tx(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 	return true;
 }
 
+/* Credit field of ACK_CC cc_type CREDIT and CREDIT CPs: the cumulative
+ * credit granted to the PDC, 256 B units modulo 2^24 (htsim's pull
+ * number), so that the next grant makes up for a lost one. */
+static uint32_t
+pds_tgt_credit_units(const struct pds_tgt *t)
+{
+	return (t->credit >> 8) & UET_PDS_U24_MAX;
+}
+
+/* Grant @p bytes (whole 256 B units): in a CREDIT CP when the source
+ * asked by CP, else in the next ACK_CC, cc_type CREDIT. */
+static void
+pds_tgt_credit_add(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes)
+{
+	struct uet_pds_tx *t;
+
+	c->u.t.credit += pds_to_units256(bytes) * 256u; /* modulo 2^32 */
+	if ((c->u.t.ackf & ACKF_CREDIT_CP) && c->state != PDC_CLOSED &&
+	    (t = pds_ctl_push(p)) != NULL) {
+		pds_tgt_cp_fill(c, t, UET_PDS_CTL_CREDIT,
+				pds_tgt_credit_units(&c->u.t));
+		p->st.credit_cp_tx++;
+		return;
+	}
+	c->u.t.ackf |= ACKF_CREDIT;
+	pds_tgt_want_ack(p, c);
+}
+
 /*
  * UEC 1.0 RCCC: the peer asked for credit. The CC grants what it can;
  * a grant answers a CREDIT_REQ CP with a CREDIT CP (payload in 256 B
@@ -294,30 +330,25 @@ pds_tgt_credit_request(struct uet_pds *p, struct pds_pdc *c, uint32_t target,
 		       bool cp, uint64_t now)
 {
 	uint32_t grant = 0;
-	struct uet_pds_tx *t;
 
+	/* A source asking by CP has no data in flight to carry grants
+	 * back in ACKs: the pacer's grants go in CREDIT CPs until it asks
+	 * in a request again. */
+	if (cp)
+		c->u.t.ackf |= ACKF_CREDIT_CP;
+	else
+		c->u.t.ackf &= (uint8_t)~ACKF_CREDIT_CP;
 	if (p->cc->on_credit_request != NULL)
 		grant = p->cc->on_credit_request(p->cc_inst, c->cc, target, now);
-	if (grant == 0)
-		return;
-	if (cp && (t = pds_ctl_push(p)) != NULL) {
-		pds_tgt_cp_fill(c, t, UET_PDS_CTL_CREDIT,
-				pds_to_units256(grant));
-		return;
-	}
-	c->u.t.credit += grant;
-	c->u.t.ackf |= ACKF_CREDIT;
-	pds_tgt_want_ack(p, c);
+	if (grant != 0)
+		pds_tgt_credit_add(p, c, grant);
 }
 
-/* A grant of the CC's pull pacer (UEC 1.0 RCCC) for @p c: in the next
- * ACK_CC, cc_type CREDIT. */
+/* A grant of the CC's pull pacer (UEC 1.0 RCCC) for @p c. */
 void
 pds_tgt_credit_grant(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes)
 {
-	c->u.t.credit += bytes;
-	c->u.t.ackf |= ACKF_CREDIT;
-	pds_tgt_want_ack(p, c);
+	pds_tgt_credit_add(p, c, bytes);
 }
 
 bool

@@ -117,6 +117,35 @@ def incast(perf, tmp):
     return csv
 
 
+def loss_nscc(perf, tmp):
+    # The 1 %-loss NSCC stall: 15:1 incast on the K=4 fat tree, 1 % loss
+    # per link. Flows stuck with a one-MTU window (no RTT sample from a
+    # retransmission) behind a CC gate that the RTO never reopened ran
+    # 31x the ideal until their PDCs timed out; virtual time, so the
+    # numbers are exact.
+    conf = os.path.join(tmp, "cc.conf")
+    with open(conf, "w") as f:
+        f.write("[cc]\nbase_rtt = 14us\n")
+    js = os.path.join(tmp, "loss.json")
+    p = run(perf, ["--fabric", "topology=fat_tree,k=4,hosts=16,"
+                   "loss_ppm=10000", "--pattern", "incast", "--cc", "nscc",
+                   "--window", "512", "--config", conf, "--json", js],
+            timeout=300)
+    check(p.returncode == 0, f"loss nscc: exit 0 ({p.returncode}) "
+          f"{p.stderr.strip()[:300]}")
+    try:
+        a = json.load(open(js))
+    except (OSError, ValueError) as e:
+        check(False, f"loss nscc: JSON loads ({e})")
+        return
+    check(a["verified"] and a["delivery"]["exactly_once"],
+          "loss nscc: every message exactly once, no PDC failed")
+    c = a["completion_us"]
+    check(c["last"] < 2.5 * c["ideal_last"],
+          f"loss nscc: last flow within 2.5x the ideal ({c['last']} us, "
+          f"ideal {c['ideal_last']} us)")
+
+
 def incast_rod(perf):
     # ROD: in order per flow (the receiver's check is per sender)
     p = run(perf, ["--fabric", SMALL, "--pattern", "incast", "--pds",
@@ -332,6 +361,7 @@ def main():
         csv = incast(perf, tmp)
         incast_rod(perf)
         staggered(perf, tmp)
+        loss_nscc(perf, tmp)
         ses(perf, tmp)
         plot(tmp, csv, srcdir)
         failure(perf, tmp)

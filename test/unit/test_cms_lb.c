@@ -192,90 +192,48 @@ uet_cms_lb_next_ev__reps_explores_when_empty(void **state)
 	assert_true(distinct > 230);
 }
 
-/* REPS: a marked reply removes the EV from the ring and keeps it out of
- * exploration for one RTT (the state's clock may round the block up to
- * two); afterwards it can be explored again. */
+/* REPS (htsim UecMpReps): a marked reply does not recycle its EV, for
+ * any number of marked EVs and however many replies are marked (no
+ * recycling of marked EVs when most paths look congested). */
 static void
-uet_cms_lb_on_ack__reps_mark_blocks_ev_one_rtt(void **state)
+uet_cms_lb_on_ack__reps_marked_evs_not_recycled(void **state)
 {
 	struct uet_cms_lb_config c = cfg(UET_CMS_LB_REPS);
 	struct uet_cms_lb lb;
-	uint16_t bad, ev;
-	uint32_t i, again = 0;
+	uint32_t i;
 
 	(void)state;
 	uet_cms_lb_init(&lb, &c, 7, false);
-	bad = uet_cms_lb_next_ev(&lb, &c, 0, false);
-	uet_cms_lb_on_ack(&lb, &c, bad, false, 0);
-	uet_cms_lb_on_ack(&lb, &c, bad, false, 0);
-	assert_int_equal(uet_cms_lb_cached(&lb), 2);
-	uet_cms_lb_on_ack(&lb, &c, bad, true, 1000);
+	for (i = 0; i < 40; i++)
+		assert_int_equal(uet_cms_lb_on_ack(&lb, &c,
+						   (uint16_t)(49152 + i),
+						   true, i), 0);
 	assert_int_equal(uet_cms_lb_cached(&lb), 0);
-	/* 2000 explorations within the RTT: never the marked EV */
-	for (i = 0; i < 2000; i++)
-		assert_int_not_equal(uet_cms_lb_next_ev(&lb, &c, 1000 + i,
-							 false), bad);
-	/* later it is fair game (2000 draws of 256: ~8 hits) */
-	for (i = 0; i < 2000; i++) {
-		ev = uet_cms_lb_next_ev(&lb, &c, 1000 + 3 * RTT + i, false);
-		again += ev == bad;
-	}
-	assert_true(again > 0);
+	uet_cms_lb_on_ack(&lb, &c, 49160, false, 50);
+	uet_cms_lb_on_ack(&lb, &c, 49161, true, 51);
+	uet_cms_lb_on_ack(&lb, &c, 49162, false, 52);
+	assert_int_equal(uet_cms_lb_cached(&lb), 2);
+	assert_int_equal(uet_cms_lb_next_ev(&lb, &c, 60, false), 49160);
+	assert_int_equal(uet_cms_lb_next_ev(&lb, &c, 60, false), 49162);
 }
 
-/* The 8-bit tick clock never makes a block or a freeze shorter than its
- * time, even when it starts at the very end of a tick (default config:
- * 1 ms freeze, ticks of 8334 ns). */
+/* The 8-bit tick clock never makes a freeze shorter than its time, even
+ * when it starts at the very end of a tick (default config: 10 ms
+ * freeze, ticks of 83 334 ns). */
 static void
 reps_ticks__never_shorter_than_asked(void **state)
 {
 	struct uet_cms_lb_config c = cfg(UET_CMS_LB_REPS);
+	uint64_t t0 = 83334 - 1; /* last ns of tick 0 */
 	struct uet_cms_lb lb;
-	uint64_t t0 = 8333; /* last nanosecond of tick 0 */
-	uint16_t bad;
-	uint32_t i;
 
 	(void)state;
+	assert_int_equal(c.freeze_ns, 10000000);
 	uet_cms_lb_init(&lb, &c, 13, false);
-	bad = uet_cms_lb_next_ev(&lb, &c, 0, false);
-	uet_cms_lb_on_ack(&lb, &c, bad, true, t0);
-	for (i = 0; i < 2000; i++)
-		assert_int_not_equal(uet_cms_lb_next_ev(&lb, &c,
-							 t0 + RTT - 1, false),
-				     bad);
-	uet_cms_lb_on_loss(&lb, &c, bad, t0);
+	uet_cms_lb_on_loss(&lb, &c, 49152, t0);
 	assert_true(uet_cms_lb_frozen(&lb, &c, t0 + c.freeze_ns - 1));
-	assert_false(uet_cms_lb_frozen(&lb, &c, t0 + c.freeze_ns + 2 * 8334));
-}
-
-/* REPS: when about half of the replies are marked, every path is
- * congested alike, and marked EVs are recycled. */
-static void
-uet_cms_lb_on_ack__reps_recycles_marked_when_half_marked(void **state)
-{
-	struct uet_cms_lb_config c = cfg(UET_CMS_LB_REPS);
-	struct uet_cms_lb lb;
-	uint32_t i;
-	uint16_t ev;
-
-	(void)state;
-	uet_cms_lb_init(&lb, &c, 8, false);
-	ev = uet_cms_lb_next_ev(&lb, &c, 0, false);
-	/* a few marks among many clean replies: marked EV not recycled */
-	for (i = 0; i < 20; i++)
-		uet_cms_lb_on_ack(&lb, &c, (uint16_t)(49152 + i), false, 0);
-	while (uet_cms_lb_cached(&lb) > 0)
-		uet_cms_lb_next_ev(&lb, &c, 0, false);
-	uet_cms_lb_on_ack(&lb, &c, ev, true, 0);
-	assert_int_equal(uet_cms_lb_cached(&lb), 0);
-	/* every reply marked for a while */
-	for (i = 0; i < 12; i++)
-		uet_cms_lb_on_ack(&lb, &c, (uint16_t)(49200 + i), true, 0);
-	while (uet_cms_lb_cached(&lb) > 0)
-		uet_cms_lb_next_ev(&lb, &c, 0, false);
-	uet_cms_lb_on_ack(&lb, &c, ev, true, 0);
-	assert_int_equal(uet_cms_lb_cached(&lb), 1);
-	assert_int_equal(uet_cms_lb_next_ev(&lb, &c, 0, false), ev);
+	assert_false(uet_cms_lb_frozen(&lb, &c,
+				       t0 + c.freeze_ns + 2 * 83334));
 }
 
 /* REPS NACKs: a trim before the last hop is a bad path; a last-hop
@@ -291,33 +249,35 @@ uet_cms_lb_on_nack__reps_trim_kinds(void **state)
 	assert_int_equal(uet_cms_lb_on_nack(&lb, &c, 49160, true, true, false,
 					    0), 0);
 	assert_int_equal(uet_cms_lb_cached(&lb), 1);
-	assert_int_equal(uet_cms_lb_on_nack(&lb, &c, 49160, true, false,
+	assert_int_equal(uet_cms_lb_on_nack(&lb, &c, 49161, true, false,
 					    false, 0), 0);
-	assert_int_equal(uet_cms_lb_cached(&lb), 0);
-	assert_int_equal(uet_cms_lb_on_nack(&lb, &c, 49161, true, true, true,
+	assert_int_equal(uet_cms_lb_cached(&lb), 1);
+	assert_int_equal(uet_cms_lb_on_nack(&lb, &c, 49162, true, true, true,
 					    0), 0);
-	assert_int_equal(uet_cms_lb_cached(&lb), 0);
+	assert_int_equal(uet_cms_lb_cached(&lb), 1);
 	assert_int_equal(uet_cms_lb_on_nack(&lb, &c, 7, true, true, true, 0),
 			 -ERANGE);
 }
 
 /* REPS: a loss freezes the ring: the cached EVs are reused in turn and
- * nothing is explored, until freeze_rtts have passed. */
+ * nothing is explored; losses while frozen neither re-freeze nor restart
+ * the timer; unmarked replies still join the ring. When the freeze ends
+ * the ring is emptied and 16 fresh EVs are explored, during which a loss
+ * does not freeze (htsim); afterwards one does. */
 static void
 uet_cms_lb_on_loss__reps_freezes_on_cached_evs(void **state)
 {
 	struct uet_cms_lb_config c = cfg(UET_CMS_LB_REPS);
 	struct uet_cms_lb lb;
 	uint16_t good[3] = { 49170, 49171, 49172 }, ev;
-	uint32_t i, k, count[3] = { 0 }, fresh = 0;
-	uint64_t t0 = 5 * RTT;
+	uint32_t i, k, count[3] = { 0 };
+	uint64_t t0 = 5 * RTT, t1;
 
 	(void)state;
 	c.freeze_ns = 4 * RTT;
 	uet_cms_lb_init(&lb, &c, 10, false);
 	for (i = 0; i < 3; i++)
 		uet_cms_lb_on_ack(&lb, &c, good[i], false, t0);
-	uet_cms_lb_on_ack(&lb, &c, 49199, false, t0);
 	assert_int_equal(uet_cms_lb_on_loss(&lb, &c, 49199, t0), 0);
 	assert_true(uet_cms_lb_frozen(&lb, &c, t0));
 	assert_int_equal(uet_cms_lb_cached(&lb), 3);
@@ -327,19 +287,31 @@ uet_cms_lb_on_loss__reps_freezes_on_cached_evs(void **state)
 			;
 		assert_true(k < 3);
 		count[k]++;
+		/* a loss every packet: the freeze is not restarted */
+		uet_cms_lb_on_loss(&lb, &c, 49199, t0 + i * 100);
 	}
 	for (k = 0; k < 3; k++)
 		assert_int_equal(count[k], 10);
 	assert_int_equal(uet_cms_lb_cached(&lb), 3);
+	uet_cms_lb_on_ack(&lb, &c, 49173, false, t0 + RTT);
+	assert_int_equal(uet_cms_lb_cached(&lb), 4);
 	assert_true(uet_cms_lb_frozen(&lb, &c, t0 + 4 * RTT - 1300));
-	/* thawed: the cache is consumed, then exploration resumes */
-	assert_false(uet_cms_lb_frozen(&lb, &c, t0 + 4 * RTT + 1300));
-	for (i = 0; i < 20; i++) {
-		ev = uet_cms_lb_next_ev(&lb, &c, t0 + 4 * RTT + 1300, false);
-		fresh += ev != good[0] && ev != good[1] && ev != good[2];
+	/* thawed: the ring is emptied, 16 fresh EVs explored */
+	t1 = t0 + 4 * RTT + 1300;
+	assert_false(uet_cms_lb_frozen(&lb, &c, t1));
+	uet_cms_lb_on_ack(&lb, &c, 49174, false, t1);
+	assert_int_equal(uet_cms_lb_cached(&lb), 1); /* only the new one */
+	for (i = 0; i < 16; i++) {
+		ev = uet_cms_lb_next_ev(&lb, &c, t1, false);
+		assert_int_not_equal(ev, 49174); /* exploring, not cached */
+		if (i == 3) { /* exploring: a loss does not freeze */
+			uet_cms_lb_on_loss(&lb, &c, ev, t1);
+			assert_false(uet_cms_lb_frozen(&lb, &c, t1));
+		}
 	}
-	assert_int_equal(uet_cms_lb_cached(&lb), 0);
-	assert_true(fresh >= 15);
+	assert_int_equal(uet_cms_lb_next_ev(&lb, &c, t1, false), 49174);
+	uet_cms_lb_on_loss(&lb, &c, 49174, t1);
+	assert_true(uet_cms_lb_frozen(&lb, &c, t1));
 }
 
 /* Single path: one EV; a loss or a path trim asks for a change, which
@@ -437,9 +409,8 @@ main(void)
 		cmocka_unit_test(uet_cms_lb_next_ev__oblivious_any_range),
 		cmocka_unit_test(uet_cms_lb_on_ack__reps_recycles_unmarked),
 		cmocka_unit_test(uet_cms_lb_next_ev__reps_explores_when_empty),
-		cmocka_unit_test(uet_cms_lb_on_ack__reps_mark_blocks_ev_one_rtt),
+		cmocka_unit_test(uet_cms_lb_on_ack__reps_marked_evs_not_recycled),
 		cmocka_unit_test(reps_ticks__never_shorter_than_asked),
-		cmocka_unit_test(uet_cms_lb_on_ack__reps_recycles_marked_when_half_marked),
 		cmocka_unit_test(uet_cms_lb_on_nack__reps_trim_kinds),
 		cmocka_unit_test(uet_cms_lb_on_loss__reps_freezes_on_cached_evs),
 		cmocka_unit_test(uet_cms_lb_next_ev__single_path_changes_rarely),

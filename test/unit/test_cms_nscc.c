@@ -181,7 +181,7 @@ uet_nscc__state_is_bounded(void **state)
 {
 	(void)state;
 	assert_int_equal(sizeof(struct uet_nscc), 88);
-	assert_int_equal(sizeof(struct uet_nscc_rcv), 16);
+	assert_int_equal(sizeof(struct uet_nscc_rcv), 8);
 	assert_int_equal(sizeof(struct uet_nscc_rcvd), 4);
 }
 
@@ -261,9 +261,12 @@ uet_nscc_rtt_sample__single_transmissions_only(void **state)
 	assert_int_equal(uet_nscc_rtt_sample(20000, 2, false, 0, 30000), 0);
 	assert_int_equal(uet_nscc_rtt_sample(20000, 3, true, 0, 30000), 0);
 	assert_int_equal(uet_nscc_rtt_sample(20000, 0, false, 0, 30000), 0);
-	/* A service time longer than the wait still gives a sample. */
+	/* A service time at least the wait is no sample (the formula of
+	 * UEC 1.0 calculate_rtt() would be <= 0). */
 	assert_int_equal(uet_nscc_rtt_sample(10000, 1, false, 200, 30000),
-			 1);
+			 0);
+	assert_int_equal(uet_nscc_rtt_sample(10000, 1, false, 157, 30096),
+			 0);
 }
 
 /* No ECN, delay 2 us < 5 us: inc_bytes += alpha b (target - delay)
@@ -352,13 +355,16 @@ uet_nscc_on_ack__matrix_md_once_per_base_rtt(void **state)
 	assert_int_equal(ack(&n, &p, 1000, RTT + 6000, true, 6000),
 			 UET_NSCC_MD_HELD);
 	assert_int_equal(n.cwnd, 60300);
-	/* One base RTT after the first MD, two
-	 * samples of 6 us since: 2 547 200 -> 2 534 560 -> 2 522 078;
-	 * factor = 1000 - 800 x 1 242 078 / 2 522 078 (= 393.99) = 607. */
+	/* Exactly one base RTT later: still held ("> base_rtt"). One ns
+	 * more, three samples of 6 us since: 2 547 200 -> 2 534 560 ->
+	 * 2 522 078 -> 2 509 753; factor = 1000 - 800 x 1 229 753 /
+	 * 2 509 753 (= 391.99) = 609. */
 	assert_int_equal(ack(&n, &p, 1000, RTT + 6000, true, 11000),
+			 UET_NSCC_MD_HELD);
+	assert_int_equal(ack(&n, &p, 1000, RTT + 6000, true, 11001),
 			 UET_NSCC_MD);
-	assert_int_equal(n.avg_delay_q8, 2522078);
-	assert_int_equal(n.cwnd, 36602); /* 60300 x 0.607 = 36602.1 */
+	assert_int_equal(n.avg_delay_q8, 2509753);
+	assert_int_equal(n.cwnd, 36722); /* 60300 x 0.609 = 36722.7 */
 }
 
 /* A huge average: the factor is held at max_md_jump (0.5). avg_q8 =
@@ -431,8 +437,17 @@ uet_nscc_on_ack__fast_increase_escalation_and_reset(void **state)
 	assert_int_equal(ack(&n, &p, 10000, RTT, false, t++),
 			 UET_NSCC_PROPORTIONAL);
 	assert_int_equal(n.fi_count, 10000);
-	/* An ECN mark resets it too. */
+	/* UEC 1.0 matrix: ECN below target changes nothing, the fair cell
+	 * only adds to inc_bytes; neither touches fast increase. */
 	assert_int_equal(ack(&n, &p, 10000, RTT, true, t++), UET_NSCC_NONE);
+	assert_int_equal(n.fi_count, 10000);
+	assert_int_equal(ack(&n, &p, 10000, RTT + TARGET, false, t++),
+			 UET_NSCC_FAIR);
+	assert_int_equal(n.fi_count, 10000);
+	/* The MD cell (ECN, delay >= target) resets it, even when the
+	 * average is below target and nothing is cut. */
+	assert_int_equal(ack(&n, &p, 10000, RTT + TARGET, true, t++),
+			 UET_NSCC_NONE);
 	assert_int_equal(n.fi_count, 0);
 	/* Clamped to max_wnd. */
 	n.cwnd = 149000;
@@ -457,8 +472,11 @@ uet_nscc_on_ack__periodic_adjust_and_eta(void **state)
 	ack(&n, &p, 1000, RTT + 2000, false, 1000);
 	assert_int_equal(n.cwnd, 100000);
 	assert_int_equal(n.inc_bytes, 3000000);
-	/* 7000 more: 8000 received -> cwnd += 24e6 / 1e5 = 240, no eta. */
-	ack(&n, &p, 7000, RTT + 2000, false, 2000);
+	/* 7000 more: 8000 received is not more than adjust_bytes. */
+	ack(&n, &p, 7000, RTT + 2000, false, 1500);
+	assert_int_equal(n.cwnd, 100000);
+	/* 1 B more: cwnd += 24 003 000 / 1e5 = 240, no eta. */
+	ack(&n, &p, 1, RTT + 2000, false, 2000);
 	assert_int_equal(n.cwnd, 100240);
 	assert_int_equal(n.inc_bytes, 0);
 	assert_int_equal(n.received_bytes, 0);
@@ -477,9 +495,13 @@ uet_nscc_on_ack__periodic_adjust_and_eta(void **state)
 	assert_int_equal(n.cwnd, 150000);
 }
 
-/* Quick adapt, once per base_rtt + target = 15 us: a delay over
- * qa_threshold (20 us) with fewer than max_wnd >> 3 = 18 750 B achieved
- * sets cwnd to the achieved bytes and ignores the bytes then in flight. */
+/* Quick adapt (UEC 1.0 quick_adapt()), judged once per base_rtt + target
+ * = 15 us on the sample that ends the interval: a delay over qa_threshold
+ * (20 us) with fewer than max_wnd >> 3 = 18 750 B achieved sets cwnd to
+ * the achieved bytes; a high delay earlier in the interval is not
+ * remembered. Then only ECN-marked feedback is ignored until the bytes in
+ * flight at that moment are acknowledged, and it resets the pending
+ * increase. */
 static void
 uet_nscc_on_ack__quick_adapt_and_bytes_to_ignore(void **state)
 {
@@ -497,30 +519,44 @@ uet_nscc_on_ack__quick_adapt_and_bytes_to_ignore(void **state)
 			 UET_NSCC_PROPORTIONAL);
 	assert_int_equal(n.qa_end, 16000);
 	assert_int_equal(n.achieved_bytes, 0);
-	/* Delay 25 us > 20 us: armed, judged at the interval's end. */
+	/* Delay 25 us > 20 us inside the interval: not latched. */
 	assert_int_equal(ack(&n, &p, 1000, RTT + 25000, false, 5000),
 			 UET_NSCC_FAIR);
-	assert_true(n.flags & UET_NSCC_F_QA_TRIGGER);
+	assert_false(n.flags & UET_NSCC_F_QA_TRIGGER);
 	assert_int_equal(ack(&n, &p, 1000, RTT, false, 16000),
-			 UET_NSCC_QUICK_ADAPT);
-	assert_int_equal(n.cwnd, 2000);          /* achieved 2 x 1000 */
-	assert_int_equal(n.bytes_to_ignore, 47000);
-	assert_int_equal(n.qa_end, 31000);
-	/* The next 47 000 B of feedback are ignored. */
-	assert_int_equal(ack(&n, &p, 1000, RTT + 9000, true, 17000),
-			 UET_NSCC_IGNORED);
-	assert_int_equal(n.cwnd, 2000);
-	assert_int_equal(ack(&n, &p, 45000, RTT + 2000, false, 17500),
-			 UET_NSCC_IGNORED);
-	/* 47 000 ignored: feedback counts again (46 000 > cwnd would be fast
-	 * at zero delay; 2 us keeps it proportional). */
-	assert_int_equal(ack(&n, &p, 1000, RTT + 2000, false, 18000),
 			 UET_NSCC_PROPORTIONAL);
-	assert_int_equal(n.bytes_to_ignore, 0);
+	assert_int_equal(n.cwnd, 100000);
+	assert_int_equal(n.qa_end, 31000);
+	/* The sample ending the next interval is high: quick adapt. */
+	assert_int_equal(ack(&n, &p, 1000, RTT + 25000, false, 31000),
+			 UET_NSCC_QUICK_ADAPT);
+	assert_int_equal(n.cwnd, 1000);          /* achieved: this ACK */
+	assert_int_equal(n.bytes_to_ignore, 46000);
+	assert_int_equal(n.bytes_ignored, 0);
+	assert_int_equal(n.inc_bytes, 0);
+	assert_int_equal(n.received_bytes, 0);
+	assert_int_equal(n.qa_end, 46000);
+	/* Marked feedback within the 46 000 B is ignored... */
+	assert_int_equal(ack(&n, &p, 1000, RTT + 9000, true, 32000),
+			 UET_NSCC_IGNORED);
+	assert_int_equal(n.cwnd, 1000);
+	/* ... unmarked feedback is not, */
+	assert_int_equal(ack(&n, &p, 1000, RTT + 2000, false, 32500),
+			 UET_NSCC_PROPORTIONAL);
+	assert_int_equal(n.inc_bytes, 3000000);
+	/* and ignoring resets the pending increase. */
+	assert_int_equal(ack(&n, &p, 43000, RTT + 2000, true, 33000),
+			 UET_NSCC_IGNORED);
+	assert_int_equal(n.bytes_ignored, 45000);
+	assert_int_equal(n.inc_bytes, 0);
+	assert_int_equal(n.received_bytes, 0);
+	/* 46 000 acknowledged: marked feedback counts again. */
+	assert_int_equal(ack(&n, &p, 1000, RTT + 2000, true, 34000),
+			 UET_NSCC_NONE);
 }
 
-/* Armed but with max_wnd >> qa_gate achieved: no quick adapt, and the
- * trigger is cleared for the next interval. */
+/* A high delay at the interval's end but max_wnd >> qa_gate achieved:
+ * no quick adapt. */
 static void
 uet_nscc_on_ack__quick_adapt_gated_by_achieved_bytes(void **state)
 {
@@ -531,16 +567,17 @@ uet_nscc_on_ack__quick_adapt_gated_by_achieved_bytes(void **state)
 	p.qa_threshold_ns = 20000;
 	start(&n, &p);
 	ack(&n, &p, 1000, RTT, false, 1000);
-	ack(&n, &p, 18750, RTT + 25000, false, 5000);
-	assert_int_equal(ack(&n, &p, 1000, RTT + 2000, false, 16000),
-			 UET_NSCC_PROPORTIONAL);
+	ack(&n, &p, 17750, RTT + 2000, false, 5000);
+	assert_int_equal(ack(&n, &p, 1000, RTT + 25000, false, 16000),
+			 UET_NSCC_FAIR);
 	assert_int_equal(n.cwnd, 100000);
-	assert_false(n.flags & UET_NSCC_F_QA_TRIGGER);
 	assert_int_equal(n.achieved_bytes, 0);
-	/* qa_threshold 0 (trimming): delay alone never arms it. */
+	assert_int_equal(n.qa_end, 31000);
+	/* qa_threshold 0 (trimming): delay alone never fires it. */
 	p.qa_threshold_ns = 0;
-	ack(&n, &p, 1000, RTT + 90000, false, 20000);
-	assert_false(n.flags & UET_NSCC_F_QA_TRIGGER);
+	assert_int_equal(ack(&n, &p, 1000, RTT + 90000, false, 31000),
+			 UET_NSCC_FAIR);
+	assert_int_equal(n.cwnd, 100000);
 }
 
 /* Receiver penalty: save cwnd once, cap at inflight, take pend x b >> 7;
@@ -562,18 +599,31 @@ uet_nscc_on_ack__receiver_penalty_save_restore(void **state)
 	assert_int_equal(uet_nscc_on_ack(&n, &p, &a, 2000), UET_NSCC_PENALTY);
 	assert_int_equal(n.saved_cwnd, 100000); /* saved once */
 	assert_int_equal(n.cwnd, 47008);     /* 48000 - 127000 >> 7 */
-	/* Penalty over (pend 0) but no rc yet: receiver-limited, a valid
-	 * sample does not move cwnd. */
+	/* While limited, a valid sample skips the increases only: the MD
+	 * cell still runs (here the average is below target: no cut). */
+	a.rtt_ns = RTT + 6000;
+	a.ecn = true;
+	n.avg_delay_q8 = 10000u << 8;
+	assert_int_equal(uet_nscc_on_ack(&n, &p, &a, 2500), UET_NSCC_PENALTY);
+	assert_int_equal(n.cwnd, 27742);     /* (47000 - 992) x 0.603 */
+	n.cwnd = 47008;
+	n.avg_delay_q8 = 0;
+	a.ecn = false;
+	/* Penalty over (pend 0), no rc yet: the matrix runs again (UEC 1.0
+	 * apply_cwnd_penalty() returns Rcv_Cwnd_Pend > 0). */
 	a.rcv_cwnd_pend = 0;
 	a.rtt_ns = RTT + 2000;
-	assert_int_equal(uet_nscc_on_ack(&n, &p, &a, 3000), UET_NSCC_NONE);
+	assert_int_equal(uet_nscc_on_ack(&n, &p, &a, 3000),
+			 UET_NSCC_PROPORTIONAL);
 	assert_int_equal(n.cwnd, 47008);
-	assert_int_equal(n.inc_bytes, 0);
-	/* rc: back to the saved window, then the matrix again. */
+	assert_int_equal(n.inc_bytes, 3000000);
+	/* rc: back to the saved window, and the restoring ACK runs the
+	 * matrix too. */
 	a.restore = true;
 	assert_int_equal(uet_nscc_on_ack(&n, &p, &a, 4000), UET_NSCC_RESTORED);
 	assert_int_equal(n.cwnd, 100000);
 	assert_int_equal(n.saved_cwnd, 0);
+	assert_int_equal(n.inc_bytes, 6000000);
 	a.restore = false;
 	assert_int_equal(uet_nscc_on_ack(&n, &p, &a, 5000),
 			 UET_NSCC_PROPORTIONAL);
@@ -645,10 +695,10 @@ uet_nscc_on_trim__fires_quick_adapt(void **state)
 	assert_int_equal(n.cwnd, 3000);
 }
 
-/* Inferred loss (SACK or RTO): cwnd -= packet, floor MTU; arms quick
- * adapt for the interval's end. */
+/* Inferred loss (SACK or RTO), UEC 1.0 NSCC.OnInferredLoss: cwnd -=
+ * packet, floor MTU; it does not arm quick adapt. */
 static void
-uet_nscc_on_loss__decrease_and_arm_quick_adapt(void **state)
+uet_nscc_on_loss__decrease_only(void **state)
 {
 	struct uet_nscc_params p = params();
 	struct uet_nscc n;
@@ -661,13 +711,83 @@ uet_nscc_on_loss__decrease_and_arm_quick_adapt(void **state)
 			 UET_NSCC_DECREASE);
 	assert_int_equal(n.cwnd, 99000);
 	assert_int_equal(n.inflight, 18000);
-	assert_true(n.flags & UET_NSCC_F_QA_TRIGGER);
+	assert_int_equal(n.bytes_ignored, 2000);
+	assert_false(n.flags & UET_NSCC_F_QA_TRIGGER);
 	assert_int_equal(ack(&n, &p, 2000, RTT + 2000, false, 16000),
-			 UET_NSCC_QUICK_ADAPT);
-	assert_int_equal(n.cwnd, 2000);
+			 UET_NSCC_PROPORTIONAL);
+	assert_int_equal(n.cwnd, 99000);
 	n.cwnd = 1999;
 	uet_nscc_on_loss(&n, &p, 1000, 17000);
 	assert_int_equal(n.cwnd, MTU);
+}
+
+/* UEC 1.0 NSCC.OnNACK: a trim (either kind, also a last-hop trim with
+ * RCCC on) feeds update_delay(config_base_rtt): avg_q8 += (10 000 x 256
+ * - avg_q8) / 80 = 32 000, then 63 600. */
+static void
+uet_nscc_on_trim__feeds_the_delay_average(void **state)
+{
+	struct uet_nscc_params p = params();
+	struct uet_nscc n;
+
+	(void)state;
+	start(&n, &p);
+	uet_nscc_on_trim(&n, &p, 1000, false, 1000);
+	assert_int_equal(n.avg_delay_q8, 32000);
+	p.rccc = true;
+	assert_int_equal(uet_nscc_on_trim(&n, &p, 1000, true, 2000),
+			 UET_NSCC_NONE);
+	assert_int_equal(n.avg_delay_q8, 63600);
+	assert_int_equal(n.bytes_ignored, 2000);
+	/* Only the RCCC last-hop case leaves trigger_qa alone. */
+	n.flags &= ~UET_NSCC_F_QA_TRIGGER;
+	uet_nscc_on_trim(&n, &p, 1000, true, 3000);
+	assert_false(n.flags & UET_NSCC_F_QA_TRIGGER);
+	uet_nscc_on_trim(&n, &p, 1000, false, 4000);
+	assert_true(n.flags & UET_NSCC_F_QA_TRIGGER);
+}
+
+/* UEC 1.0 NSCC.OnNACK: its RTT sample lowers base_rtt (and max_wnd), it
+ * is not a delay sample; other NACKs release their bytes only. */
+static void
+uet_nscc_on_nack_rtt__lowers_base_rtt_only(void **state)
+{
+	struct uet_nscc_params p = params();
+	struct uet_nscc n;
+
+	(void)state;
+	start(&n, &p);
+	uet_nscc_on_send(&n, 5000);
+	uet_nscc_on_nack_rtt(&n, &p, 0);
+	assert_int_equal(n.base_rtt_ns, RTT);
+	uet_nscc_on_nack_rtt(&n, &p, 12000);
+	assert_int_equal(n.base_rtt_ns, RTT);
+	uet_nscc_on_nack_rtt(&n, &p, 8000);
+	assert_int_equal(n.base_rtt_ns, 8000);
+	assert_int_equal(n.max_wnd, 120000);
+	assert_int_equal(n.avg_delay_q8, 0);
+	uet_nscc_on_nack(&n, 1000, 1000);
+	assert_int_equal(n.inflight, 4000);
+	assert_int_equal(n.cwnd, 100000);
+	assert_int_equal(n.bytes_ignored, 0);
+}
+
+/* An ACK whose service time ate the measured time has no sample (0):
+ * base_rtt, max_wnd and cwnd stay (they went to 1 ns and one MTU). */
+static void
+uet_nscc_on_ack__service_time_over_rtt_keeps_base_rtt(void **state)
+{
+	struct uet_nscc_params p = params();
+	struct uet_nscc n;
+	uint64_t rtt = uet_nscc_rtt_sample(1000, 1, false, 200, 20000);
+
+	(void)state;
+	start(&n, &p);
+	assert_int_equal(rtt, 0);
+	assert_int_equal(ack(&n, &p, 1000, rtt, false, 20000), UET_NSCC_NONE);
+	assert_int_equal(n.base_rtt_ns, RTT);
+	assert_int_equal(n.max_wnd, 150000);
+	assert_int_equal(n.cwnd, 100000);
 }
 
 /* A smaller RTT lowers base_rtt and max_wnd = 1.5 x rate x base_rtt
@@ -694,8 +814,8 @@ uet_nscc_on_ack__base_rtt_and_max_wnd(void **state)
 	assert_int_equal(n.avg_delay_q8, 4000 * 256 / 80);
 }
 
-/* After the first feedback a PROBE is due, once; its first sample sets
- * base_rtt even upwards, later ones only lower it. */
+/* After the first feedback a PROBE is due, once; its sample, like any
+ * other, only lowers base_rtt (UEC 1.0 update_base_rtt()). */
 static void
 uet_nscc_probe__after_first_feedback(void **state)
 {
@@ -714,10 +834,8 @@ uet_nscc_probe__after_first_feedback(void **state)
 	uet_nscc_on_probe_ack(&n, &p, 0);        /* no sample */
 	assert_int_equal(n.base_rtt_ns, RTT);
 	uet_nscc_on_probe_ack(&n, &p, 12000);
-	assert_int_equal(n.base_rtt_ns, 12000);
-	assert_int_equal(n.max_wnd, 180000);
-	uet_nscc_on_probe_ack(&n, &p, 13000);
-	assert_int_equal(n.base_rtt_ns, 12000);
+	assert_int_equal(n.base_rtt_ns, RTT);
+	assert_int_equal(n.max_wnd, 150000);
 	uet_nscc_on_probe_ack(&n, &p, 9000);
 	assert_int_equal(n.base_rtt_ns, 9000);
 	assert_int_equal(n.max_wnd, 135000);
@@ -741,7 +859,7 @@ uet_nscc_rcvd_delta__wraps_and_ignores_old(void **state)
 
 /* rcvd_bytes counts the nominal size (UDP length + 40) of new,
  * untrimmed, non-duplicate packets; the ACK_CC carries it rounded up to
- * 256 B units; ooo_count counts out-of-order arrivals. */
+ * 256 B units; ooo_count is left to the caller (the PDS). */
 static void
 uet_nscc_rcv_fill__counts_new_untrimmed_packets(void **state)
 {
@@ -754,18 +872,17 @@ uet_nscc_rcv_fill__counts_new_untrimmed_packets(void **state)
 	uet_nscc_rcv_fill(&r, 0, &st);
 	assert_int_equal(st.rcvd_bytes, 0);
 	assert_int_equal(st.service_time, 0);
-	assert_int_equal(st.ooo_count, 0);
+	assert_int_equal(st.ooo_count, 0xA5A5); /* untouched */
 	assert_int_equal(st.rcv_cwnd_pend, 0);
 	assert_false(st.rc);
-	uet_nscc_rcv_on_data(&r, 4110, false, false, false);  /* 4150 */
-	uet_nscc_rcv_on_data(&r, 4110, true, false, false);   /* trimmed */
-	uet_nscc_rcv_on_data(&r, 4110, false, true, false);   /* duplicate */
-	uet_nscc_rcv_on_data(&r, 60, false, false, true);     /* 100, OOO */
+	uet_nscc_rcv_on_data(&r, 4110, false, false);  /* 4150 */
+	uet_nscc_rcv_on_data(&r, 4110, true, false);   /* trimmed */
+	uet_nscc_rcv_on_data(&r, 4110, false, true);   /* duplicate */
+	uet_nscc_rcv_on_data(&r, 60, false, false);    /* 100 */
 	assert_int_equal(r.rcvd_bytes, 4250);
 	uet_nscc_rcv_fill(&r, 1000, &st);
 	assert_int_equal(st.rcvd_bytes, 17);      /* (4250 + 255) >> 8 */
 	assert_int_equal(st.service_time, 7);     /* 1000 ns / 128 */
-	assert_int_equal(st.ooo_count, 1);
 	/* The sender's tracker turns it back into bytes, rounded up. */
 	{
 		struct uet_nscc_rcvd t = { 0 };
@@ -775,12 +892,13 @@ uet_nscc_rcv_fill__counts_new_untrimmed_packets(void **state)
 	}
 	/* Exactly 256 B multiples do not round. */
 	uet_nscc_rcv_init(&r);
-	uet_nscc_rcv_on_data(&r, 472, false, false, false);   /* 512 */
+	uet_nscc_rcv_on_data(&r, 472, false, false);   /* 512 */
 	uet_nscc_rcv_fill(&r, 0, &st);
 	assert_int_equal(st.rcvd_bytes, 2);
 }
 
-/* The 24-bit rcvd_bytes and 16-bit fields wrap or saturate. */
+/* The 24-bit rcvd_bytes wraps with the 32-bit byte count (2^24 units of
+ * 256 B); service_time saturates. */
 static void
 uet_nscc_rcv_fill__wraps_and_saturates(void **state)
 {
@@ -789,13 +907,17 @@ uet_nscc_rcv_fill__wraps_and_saturates(void **state)
 
 	(void)state;
 	uet_nscc_rcv_init(&r);
-	r.rcvd_bytes = (1ull << 32) + 1000;   /* 2^24 units + 1000 B */
-	r.ooo_count = 0xFFFF;
-	uet_nscc_rcv_on_data(&r, 0, false, false, true);      /* 40 */
+	r.rcvd_bytes = UINT32_MAX - 39;       /* 2^24 units - 40 B */
+	uet_nscc_rcv_on_data(&r, 0, false, false);     /* 40: wraps to 0 */
+	uet_nscc_rcv_fill(&r, 0, &st);
+	assert_int_equal(st.rcvd_bytes, 0);
+	uet_nscc_rcv_on_data(&r, 1000, false, false);  /* 1040 */
 	uet_nscc_rcv_fill(&r, 128ull * 70000, &st);
 	assert_int_equal(st.rcvd_bytes, 5);       /* (1040 + 255) >> 8 */
-	assert_int_equal(st.ooo_count, 0);
 	assert_int_equal(st.service_time, 0xFFFF);
+	r.rcvd_bytes = UINT32_MAX - 10;       /* rounds up to 2^24 units */
+	uet_nscc_rcv_fill(&r, 0, &st);
+	assert_int_equal(st.rcvd_bytes, 0);
 }
 
 /* Overload sets rcv_cwnd_pend; its end owes one rc. */
@@ -849,7 +971,7 @@ uet_nscc_rcv_fill__drives_the_sender(void **state)
 	uet_nscc_rcv_init(&r);
 	for (i = 0; i < 10; i++) {
 		uet_nscc_on_send(&n, uet_nscc_nominal(960));
-		uet_nscc_rcv_on_data(&r, 960, false, false, false);
+		uet_nscc_rcv_on_data(&r, 960, false, false);
 	}
 	assert_int_equal(n.inflight, 10000);
 	uet_nscc_rcv_overload(&r, 64);
@@ -1035,8 +1157,12 @@ main(void)
 		cmocka_unit_test(uet_nscc_on_trim__decrease_and_lasthop),
 		cmocka_unit_test(uet_nscc_on_trim__fires_quick_adapt),
 		cmocka_unit_test(
-			uet_nscc_on_loss__decrease_and_arm_quick_adapt),
+			uet_nscc_on_loss__decrease_only),
 		cmocka_unit_test(uet_nscc_on_ack__base_rtt_and_max_wnd),
+		cmocka_unit_test(uet_nscc_on_trim__feeds_the_delay_average),
+		cmocka_unit_test(uet_nscc_on_nack_rtt__lowers_base_rtt_only),
+		cmocka_unit_test(
+			uet_nscc_on_ack__service_time_over_rtt_keeps_base_rtt),
 		cmocka_unit_test(uet_nscc_probe__after_first_feedback),
 		cmocka_unit_test(uet_nscc_rcvd_delta__wraps_and_ignores_old),
 		cmocka_unit_test(

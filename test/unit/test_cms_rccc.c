@@ -39,7 +39,9 @@ uet_rccc_units__round_up_and_saturate(void **state)
 	assert_int_equal(uet_rccc_bytes(0x1000001), 256); /* 24 bits */
 }
 
-/* Speculative start of max_wnd; send only with credit. */
+/* Speculative start of max_wnd; send only with credit. Grants arrive as
+ * cumulative totals (htsim's pull number): what is new counts, credit
+ * capped at max_wnd (htsim handlePull()). */
 static void
 uet_rccc_src__speculative_credit_and_gate(void **state)
 {
@@ -48,45 +50,91 @@ uet_rccc_src__speculative_credit_and_gate(void **state)
 	(void)state;
 	uet_rccc_src_init(&s, 262500);
 	assert_int_equal(s.credit, 262500);
+	assert_true(uet_rccc_src_speculating(&s));
 	assert_true(uet_rccc_src_may_send(&s, MTU));
 	uet_rccc_src_on_send(&s, 262500 - 100);
 	assert_int_equal(s.credit, 100);
 	assert_false(uet_rccc_src_may_send(&s, MTU));
 	assert_true(uet_rccc_src_may_send(&s, 100));
-	uet_rccc_src_on_credit(&s, QUANTUM);
-	assert_int_equal(s.credit, 4452);
+	/* A grant ends speculation: the 100 B left go (stopSpeculating). */
+	uet_rccc_src_on_credit(&s, QUANTUM, 262500);
+	assert_false(uet_rccc_src_speculating(&s));
+	assert_int_equal(s.credit, QUANTUM);
+	assert_int_equal(s.pulled, QUANTUM);
 	assert_true(uet_rccc_src_may_send(&s, MTU));
 	uet_rccc_src_on_send(&s, 5000);   /* a forced send floors at 0 */
 	assert_int_equal(s.credit, 0);
-	uet_rccc_src_on_credit(&s, UINT32_MAX);
-	assert_int_equal(s.credit, 1u << 31);
+	/* Totals: a grant of 1 MiB more, capped at max_wnd. */
+	uet_rccc_src_on_credit(&s, QUANTUM + (1u << 20), 262500);
+	assert_int_equal(s.credit, 262500);
+	assert_int_equal(s.pulled, QUANTUM + (1u << 20));
+	/* A late (older) or repeated total adds nothing; a lost grant is
+	 * made up by the next total. */
+	uet_rccc_src_on_send(&s, 262500);
+	uet_rccc_src_on_credit(&s, QUANTUM, 262500);
+	uet_rccc_src_on_credit(&s, QUANTUM + (1u << 20), 262500);
+	assert_int_equal(s.credit, 0);
+	uet_rccc_src_on_credit(&s, 3 * QUANTUM + (1u << 20), 262500);
+	assert_int_equal(s.credit, 2 * QUANTUM);
 }
 
-/* credit_target = min(backlog + rtx_backlog, cwnd + MTU, max_wnd) -
- * credit. */
+/* The first ACK or NACK drops the unspent speculative credit, once. */
+static void
+uet_rccc_src_stop_speculating__drops_spare_credit_once(void **state)
+{
+	struct uet_rccc_src s;
+
+	(void)state;
+	uet_rccc_src_init(&s, 262500);
+	uet_rccc_src_on_send(&s, 4 * MTU);
+	uet_rccc_src_stop_speculating(&s);
+	assert_int_equal(s.credit, 0);
+	assert_int_equal(s.pulled, 0);
+	uet_rccc_src_on_credit(&s, 2 * QUANTUM, 262500);
+	uet_rccc_src_stop_speculating(&s);
+	assert_int_equal(s.credit, 2 * QUANTUM);
+}
+
+/* Cumulative target (htsim computePullTarget()): pulled + want rounded
+ * up to 256 B, want = min(backlog + rtx_backlog, cwnd + MTU, max_wnd) -
+ * credit, at least an MTU while speculating with a backlog, divided
+ * among the active sources. */
 static void
 uet_rccc_src_credit_target__formula(void **state)
 {
-	struct uet_rccc_src s = { .credit = 0 };
+	struct uet_rccc_src s = { .credit = 0, .pulled = 0 };
 
 	(void)state;
-	/* Backlog binds: 10 000 + 2000. */
+	/* Backlog binds: 10 000 + 2000 -> 12 032 (47 units). */
 	assert_int_equal(uet_rccc_src_credit_target(&s, 10000, 2000, 100000,
-						    MTU, 262500), 12000);
+						    MTU, 262500, 1), 12032);
 	s.credit = 5000;
 	assert_int_equal(uet_rccc_src_credit_target(&s, 10000, 2000, 100000,
-						    MTU, 262500), 7000);
-	/* cwnd + MTU binds: 5000 + 4150 - 5000. */
+						    MTU, 262500, 1), 7168);
+	/* cwnd + MTU binds: 5000 + 4150 - 5000 = 4150 -> 4352. */
 	assert_int_equal(uet_rccc_src_credit_target(&s, 10000, 2000, 5000,
-						    MTU, 262500), 4150);
-	/* max_wnd binds. */
+						    MTU, 262500, 1), 4352);
+	/* max_wnd binds: 257 500 -> 257 536. */
 	assert_int_equal(uet_rccc_src_credit_target(&s, 1u << 30, 0,
-						    1u << 30, MTU, 262500),
-			 257500);
-	/* Credit covers it: ask for nothing. */
+						    1u << 30, MTU, 262500, 1),
+			 257536);
+	/* Shared by 4 active sources: 64 375 -> 64 512. */
+	assert_int_equal(uet_rccc_src_credit_target(&s, 1u << 30, 0,
+						    1u << 30, MTU, 262500, 4),
+			 64512);
+	/* Credit covers it: ask for nothing... */
 	s.credit = 20000;
 	assert_int_equal(uet_rccc_src_credit_target(&s, 10000, 2000, 100000,
-						    MTU, 262500), 0);
+						    MTU, 262500, 1), 0);
+	/* ... unless still speculating with a backlog: one MTU. */
+	s.pulled = 1;
+	assert_int_equal(uet_rccc_src_credit_target(&s, 10000, 2000, 100000,
+						    MTU, 262500, 1), 4352);
+	/* On top of what was granted so far, modulo 2^32. */
+	s.pulled = 0xFFFFFF00u;
+	s.credit = 0;
+	assert_int_equal(uet_rccc_src_credit_target(&s, 10000, 2000, 100000,
+						    MTU, 262500, 1), 12032 - 256);
 }
 
 /* NSCC and RCCC together: a packet goes when both allow it. */
@@ -106,7 +154,7 @@ uet_cms_cc_may_send__both_must_allow(void **state)
 	uet_rccc_src_on_send(&s, 8000);       /* 2000 of credit left */
 	assert_false(uet_cms_cc_may_send(&n, &p, &s, MTU));
 	assert_true(uet_cms_cc_may_send(&n, &p, NULL, MTU)); /* NSCC only */
-	uet_rccc_src_on_credit(&s, QUANTUM);
+	uet_rccc_src_on_credit(&s, QUANTUM, 10000);
 	assert_true(uet_cms_cc_may_send(&n, &p, &s, MTU));
 	uet_nscc_on_send(&n, n.cwnd);         /* window full */
 	assert_false(uet_cms_cc_may_send(&n, &p, &s, MTU));
@@ -188,6 +236,37 @@ pacer_run(struct uet_rccc_pacer *pc, uint64_t *now, uint32_t grants,
 		}
 	}
 	assert_int_equal(done, grants);
+}
+
+/* A source repeats its cumulative target in every packet until grants
+ * come: credit already granted is not granted again (a delta target
+ * replacing the pending amount granted 83 KB for a 41.5 KB backlog). A
+ * lower, stale target changes nothing; the count wraps modulo 2^32. */
+static void
+uet_rccc_pacer_request__cumulative_target_granted_once(void **state)
+{
+	struct uet_rccc_slot slot[1];
+	uint64_t got[1] = { 0 }, now = 0;
+	struct uet_rccc_pacer pc;
+	uint32_t idx, bytes;
+
+	(void)state;
+	pacer_setup(&pc, slot, 1, 0);
+	uet_rccc_pacer_request(&pc, 0, 10 * QUANTUM);
+	pacer_run(&pc, &now, 4, got);
+	uet_rccc_pacer_request(&pc, 0, 10 * QUANTUM);  /* repeated */
+	uet_rccc_pacer_request(&pc, 0, 3 * QUANTUM);   /* stale */
+	pacer_run(&pc, &now, 6, got);
+	assert_int_equal(got[0], 10 * QUANTUM);
+	now = uet_rccc_pacer_next(&pc);
+	assert_int_equal(uet_rccc_pacer_poll(&pc, now, &idx, &bytes), 0);
+	/* Across the wrap: granted 0xFFFFFF00 + 256 -> 0, then 2 quanta. */
+	slot[0].granted = slot[0].target = 0xFFFFFF00u;
+	uet_rccc_pacer_request(&pc, 0, 2 * QUANTUM - 256);
+	memset(got, 0, sizeof(got));
+	pacer_run(&pc, &now, 2, got);
+	assert_int_equal(got[0], 2 * QUANTUM);
+	assert_int_equal(slot[0].granted, 2 * QUANTUM - 256);
 }
 
 /* 15 sources asking for 2 MB each: round-robin keeps them within one
@@ -296,7 +375,8 @@ uet_rccc_pacer_poll__paced_without_bursts(void **state)
 
 /* With no source asking, known idle sources get speculative credit up
  * to spec_max (10 000 B: 4352 + 4352 + 1296 rounded up to 1536), active
- * sources always first; a new request resets the allowance. */
+ * sources always first; a new request (beyond what was granted) resets
+ * the allowance. */
 static void
 uet_rccc_pacer_poll__speculative_credit_for_idle(void **state)
 {
@@ -316,7 +396,12 @@ uet_rccc_pacer_poll__speculative_credit_for_idle(void **state)
 	/* Slot 2 never asked: unknown, nothing. Slot 1 asks: served first
 	 * even though slot 0 could take more after a reset. */
 	uet_rccc_pacer_request(&pc, 1, QUANTUM);
-	uet_rccc_pacer_request(&pc, 0, 5000);  /* resets spec */
+	/* Targets are cumulative: 5000 is below the 10 240 granted (the
+	 * speculative grants count), nothing more; 5000 beyond them asks
+	 * for more and resets the allowance. */
+	uet_rccc_pacer_request(&pc, 0, 5000);
+	assert_int_equal(slot[0].spec, 10000);
+	uet_rccc_pacer_request(&pc, 0, 10240 + 5000);
 	assert_int_equal(slot[0].spec, 0);
 	memset(got, 0, sizeof(got));
 	pacer_run(&pc, &now, 3, got);
@@ -341,7 +426,7 @@ uet_rccc_fill__credit_units(void **state)
 	uet_rccc_fill(&st, QUANTUM, 7);
 	assert_int_equal(st.credit, 17);
 	assert_int_equal(st.ooo_count, 7);
-	uet_rccc_src_on_credit(&s, uet_rccc_bytes(st.credit));
+	uet_rccc_src_on_credit(&s, uet_rccc_bytes(st.credit), 1u << 30);
 	assert_int_equal(s.credit, QUANTUM);
 	uet_rccc_fill(&st, 1000, 0);
 	assert_int_equal(st.credit, 4);
@@ -354,6 +439,10 @@ main(void)
 		cmocka_unit_test(uet_rccc_units__round_up_and_saturate),
 		cmocka_unit_test(uet_rccc_src__speculative_credit_and_gate),
 		cmocka_unit_test(uet_rccc_src_credit_target__formula),
+		cmocka_unit_test(
+			uet_rccc_src_stop_speculating__drops_spare_credit_once),
+		cmocka_unit_test(
+			uet_rccc_pacer_request__cumulative_target_granted_once),
 		cmocka_unit_test(uet_cms_cc_may_send__both_must_allow),
 		cmocka_unit_test(
 			uet_rccc_pacer_config_default__values_and_checks),

@@ -41,7 +41,18 @@ static struct {
 	uint32_t trims, trim_bytes;
 	uint32_t losses, loss_bytes;
 	uint32_t finis, fini_bytes;
+	uint32_t last_rcvd;   /* rcvd_bytes of the last ACK_CC */
+	uint16_t last_ooo;    /* its ooo_count */
+	bool gate_shut;       /* may_send refuses everything */
 } rec;
+
+static bool
+rec_may_send(void *inst, const void *priv, uint32_t bytes,
+	     uint32_t inflight)
+{
+	return !rec.gate_shut &&
+	       uet_pds_cc_fixed.may_send(inst, priv, bytes, inflight);
+}
 
 static void
 rec_on_send(void *inst, void *priv, uint32_t bytes, bool retx, uint64_t now)
@@ -66,6 +77,10 @@ rec_on_ack(void *inst, void *priv, const struct uet_pds_cc_ack *a,
 	rec.ack_bytes += a->bytes;
 	rec.last_rtt = a->rtt_ns;
 	rec.last_has_state = a->has_state;
+	if (a->has_state) {
+		rec.last_rcvd = a->rcvd_bytes;
+		rec.last_ooo = a->ooo_count;
+	}
 }
 
 static void
@@ -111,7 +126,25 @@ rec_cc(struct uet_pds_config *cfg)
 	rec_ops.on_trim = rec_on_trim;
 	rec_ops.on_loss = rec_on_loss;
 	rec_ops.fini = rec_fini;
+	rec_ops.may_send = rec_may_send;
 	cfg->cc = &rec_ops;
+}
+
+/* The recording CC, and every ACK an ACK_CC. */
+static void
+rec_cc_ack_cc(struct uet_pds_config *cfg)
+{
+	rec_cc(cfg);
+	cfg->ack_cc_always = true;
+	cfg->ack_threshold = 1; /* an ACK per request */
+}
+
+static int
+setup_rec_ack_cc(void **state)
+{
+	(void)state;
+	memset(&rec, 0, sizeof(rec));
+	return fw_setup_with(7, rec_cc_ack_cc);
 }
 
 static int
@@ -179,10 +212,13 @@ pds_init_emit__on_send_gets_nominal_bytes(void **state)
 	assert_int_equal(rec.send_bytes, len_of(0) + len_of(1) + 2 * OVH);
 }
 
-/* UEC 1.0 NSCC: an RTT sample only from a packet sent once; a
- * retransmission's ACK carries none. Trims report the nominal bytes. */
+/* UEC 1.0 section 3.6.13.1 calculate_rtt(): an RTT sample from a packet
+ * sent once (ACK without RETX) or resent once (ACK echoing RETX, timed
+ * from the resend), none after a second resend. Without the second case
+ * a window of one MTU resending a backlog never grew again (the stall
+ * under 1 % loss). Trims report the nominal bytes. */
 static void
-pds_ack_cc__rtt_only_for_single_transmissions(void **state)
+pds_ack_cc__rtt_for_sent_once_or_resent_once(void **state)
 {
 	struct uet_pds_tx t, ack, nack;
 
@@ -200,7 +236,8 @@ pds_ack_cc__rtt_only_for_single_transmissions(void **state)
 	assert_false(rec.last_has_state);
 	assert_int_equal(rec.ack_bytes, len_of(0) + OVH);
 
-	/* Trimmed once, resent, then acknowledged: no sample. */
+	/* Trimmed once, resent, then acknowledged with RETX: a sample of
+	 * the resend. */
 	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
 	W.now = 5000;
 	assert_int_equal(fw_take(&W, 0, &t, 1), 1);
@@ -217,10 +254,115 @@ pds_ack_cc__rtt_only_for_single_transmissions(void **state)
 	assert_int_equal(rec.last_send, len_of(1) + OVH);
 	fw_inject(&W, 1, &t, false, false);
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	assert_true(ack.hdr.flags & UET_PDS_F_RETX);
 	W.now = 9000;
 	fw_inject(&W, 0, &ack, false, false);
 	assert_int_equal(rec.acks, 2);
+	assert_int_equal(rec.last_rtt, 3000);
+
+	/* Trimmed twice, resent twice: which copy the ACK answers is
+	 * unknown, no sample. */
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	W.now = 10000;
+	assert_int_equal(fw_take(&W, 0, &t, 1), 1);
+	fw_inject(&W, 1, &t, true, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	fw_inject(&W, 0, &nack, false, false);
+	W.now = 11000;
+	assert_int_equal(fw_take(&W, 0, &t, 1), 1);
+	fw_inject(&W, 1, &t, true, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	fw_inject(&W, 0, &nack, false, false);
+	assert_int_equal(rec.trims, 3);
+	W.now = 12000;
+	assert_int_equal(fw_take(&W, 0, &t, 1), 1);
+	assert_true(t.hdr.flags & UET_PDS_F_RETX);
+	fw_inject(&W, 1, &t, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	W.now = 15000;
+	fw_inject(&W, 0, &ack, false, false);
+	assert_int_equal(rec.acks, 3);
 	assert_int_equal(rec.last_rtt, 0);
+}
+
+/* UEC 1.0 section 3.6.13.9: an ACK_CC's rcvd_bytes is the cumulative
+ * nominal bytes of the PDC, in 256 B units rounded up, whatever CC the
+ * target runs (here the recording one, which keeps no receiver state);
+ * it was a per-ACK delta, which an NSCC sender took as the cumulative
+ * count (66x slower against a default target). ooo_count: packets held
+ * beyond the cumulative ACK. */
+static void
+pds_tgt_ack__rcvd_bytes_cumulative_whatever_the_cc(void **state)
+{
+	struct uet_pds_tx t[3], ack;
+	uint32_t nominal = 0;
+	int k;
+
+	(void)state;
+	W.now = 1000;
+	for (k = 0; k < 3; k++) {
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k,
+					   0), 0);
+	}
+	assert_int_equal(fw_take(&W, 0, t, 3), 3);
+	for (k = 0; k < 3; k++) {
+		W.now += 1000;
+		/* 0, then 2 (a hole at 1), then 1 */
+		fw_inject(&W, 1, &t[k == 0 ? 0 : 3 - k], false, false);
+		nominal += len_of((uint64_t)(k == 0 ? 0 : 3 - k)) + OVH;
+		assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+		fw_inject(&W, 0, &ack, false, false);
+		assert_true(rec.last_has_state);
+		assert_int_equal(rec.last_rcvd, (nominal + 255) / 256);
+		assert_int_equal(rec.last_ooo, k == 1 ? 1 : 0);
+	}
+	assert_int_equal(rec.acks, 3);
+}
+
+/*
+ * The 1 %-loss stall: resends marked (here by trims) wait behind a CC
+ * gate that packets in flight hold shut, their ACKs never coming. The
+ * RTO used to mark only the oldest packets, already marked: nothing
+ * changed, the RTO doubled until the PDC failed. It now presumes lost
+ * every packet in flight for RTO_INIT, which releases the window.
+ */
+static void
+pds_init_rto__unblocks_resends_behind_a_shut_gate(void **state)
+{
+	struct uet_pds_tx t[4], nack;
+	uint64_t d;
+	int k;
+
+	(void)state;
+	W.now = 1000;
+	for (k = 0; k < 4; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD,
+					   (uint64_t)k + 10, 0), 0);
+	assert_int_equal(fw_take(&W, 0, t, 4), 4);
+	rec.gate_shut = true;
+	/* 10 and 11 trimmed (NACKed, marked); 12 and 13 lost. */
+	for (k = 0; k < 2; k++) {
+		fw_inject(&W, 1, &t[k], true, false);
+		assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+		fw_inject(&W, 0, &nack, false, false);
+	}
+	assert_int_equal(rec.trims, 2);
+	assert_int_equal(fw_take(&W, 0, t, 4), 0); /* the gate holds them */
+	d = uet_pds_next_deadline(W.pds[0]);
+	while (fw_st(0)->rto_fires == 0 && d != UINT64_MAX) {
+		W.now = d;
+		uet_pds_advance(W.pds[0], W.now);
+		d = uet_pds_next_deadline(W.pds[0]);
+	}
+	assert_int_equal(fw_st(0)->rto_fires, 1);
+	assert_int_equal(fw_st(0)->rto_unblock, 1);
+	/* 12 and 13 presumed lost (the tail-loss probe may have taken 13
+	 * already): their bytes left the CC's inflight. */
+	assert_int_equal(rec.loss_bytes, len_of(12) + len_of(13) + 2 * OVH);
+	rec.gate_shut = false;
+	assert_int_equal(fw_take(&W, 0, t, 4), 4); /* all four resent */
+	for (k = 0; k < 4; k++)
+		assert_true(t[k].hdr.flags & UET_PDS_F_RETX);
 }
 
 /* A retransmission timeout reports the bytes it presumes lost. */
@@ -271,7 +413,8 @@ first_pdc(int side)
 /* uet_pds_cc_cms at the receiver: every ACK is an ACK_CC with the NSCC
  * state of UEC 1.0 3.6.13, rcvd_bytes counting nominal bytes (rounded up
  * to 256), service_time from the ACK_PSN packet's arrival in 128 ns units,
- * ooo_count of out-of-order arrivals. */
+ * ooo_count the packets received beyond the cumulative ACK (none once 1
+ * filled the hole). */
 static void
 pds_tgt_ack__ack_cc_state_from_the_receiver(void **state)
 {
@@ -298,7 +441,7 @@ pds_tgt_ack__ack_cc_state_from_the_receiver(void **state)
 	assert_int_equal(ack.hdr.u.ack.cc.nscc.rcvd_bytes,
 			 (nominal + 255) / 256);
 	assert_int_equal(ack.hdr.u.ack.cc.nscc.service_time, 10);
-	assert_int_equal(ack.hdr.u.ack.cc.nscc.ooo_count, 1);
+	assert_int_equal(ack.hdr.u.ack.cc.nscc.ooo_count, 0);
 	assert_int_equal(ack.hdr.u.ack.cc.nscc.rcv_cwnd_pend, 0);
 	assert_false(ack.hdr.u.ack.cc.nscc.rc);
 	/* The sender's NSCC takes rcvd_bytes: its inflight is back to the
@@ -370,7 +513,7 @@ advance_to_deadline(int side)
 
 /* UEC 1.0 RCCC: a credit request wakes the receiver's pull pacer; its
  * grant is due at uet_pds_next_deadline() and leaves in an ACK_CC of
- * cc_type CREDIT, one quantum at a time; with no request there is no
+ * cc_type CREDIT (the cumulative credit granted), one quantum at a time; with no request there is no
  * pacer deadline. */
 static void
 pds_cc_grants__pacer_deadline_and_credit_ack(void **state)
@@ -425,8 +568,65 @@ pds_cc_grants__pacer_deadline_and_credit_ack(void **state)
 	assert_true((W.now - t0) * 1000 + 1000 > ps &&
 		    (W.now - t0) * 1000 < ps + 1000);
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	/* the credit field is the cumulative grant (htsim's pull number):
+	 * one quantum more than the last */
+	uet_pds_cc_stats_get(W.pds[1], &st);
 	assert_int_equal(uet_rccc_bytes(ack.hdr.u.ack.cc.credit.credit),
-			 cms.pacer.quantum);
+			 st.grant_bytes);
+	assert_int_equal(st.grant_bytes - (st.grants - 1) *
+			 cms.pacer.quantum, cms.pacer.quantum);
+}
+
+/* UEC 1.0 RCCC: a source out of credit with data queued asks with a
+ * CREDIT_REQ CP; the receiver's pacer answers in CREDIT CPs (it has no
+ * data to acknowledge). The CREDIT CP was never sent: grants waited for
+ * an ACK_CC. */
+static void
+pds_tgt_credit_grant__credit_cp_answers_credit_req(void **state)
+{
+	struct uet_pds_tx t[64], cp;
+	uint16_t n, k, i;
+	bool req = false;
+
+	(void)state;
+	W.now = 1000;
+	for (k = 0; k < 40; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k,
+					   0), 0);
+	n = fw_take(&W, 0, t, 64);
+	assert_true(n > 0 && n < 40);
+	/* The speculative packets arrive; their ACKs end speculation. */
+	for (k = 0; k < n; k++)
+		fw_inject(&W, 1, &t[k], false, false);
+	W.now += 2000;
+	n = fw_take(&W, 1, t, 64);
+	for (k = 0; k < n; k++)
+		if (t[k].hdr.type != UET_PDS_TYPE_CP)
+			fw_inject(&W, 0, &t[k], false, false);
+	/* Out of credit, data queued: a CREDIT_REQ CP. */
+	for (i = 0; i < 8 && !req; i++) {
+		W.now += 1000;
+		uet_pds_advance(W.pds[0], W.now);
+		n = fw_take(&W, 0, t, 64);
+		for (k = 0; k < n; k++) {
+			if (t[k].hdr.type == UET_PDS_TYPE_CP &&
+			    t[k].hdr.next_hdr == UET_PDS_CTL_CREDIT_REQ) {
+				req = true;
+				fw_inject(&W, 1, &t[k], false, false);
+			}
+		}
+	}
+	assert_true(req);
+	(void)advance_to_deadline(1);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT);
+	assert_true(cp.hdr.u.cp.payload > 0);
+	assert_true(fw_st(1)->credit_cp_tx >= 1);
+	k = (uint16_t)fw_st(0)->credit_rx;
+	fw_inject(&W, 0, &cp, false, false);
+	assert_int_equal(fw_st(0)->credit_rx, k + 1u);
+	/* With credit the source sends again. */
+	assert_true(fw_take(&W, 0, t, 64) > 0);
 }
 
 /* NSCC contexts: one per {peer, traffic class}, shared and refcounted
@@ -484,6 +684,55 @@ setup_nscc_one_ctx(void **state)
 						       true), 0);
 	cms.max_contexts = 1;
 	return fw_setup_with(6, cms_cc);
+}
+
+/*
+ * A shared NSCC context outlives many short PDCs: each takes exactly its
+ * own share with it at fini. Each PDC here sends 1000 nominal bytes and
+ * sees rcvd_bytes 4 (1024 B, the rounding up of UEC 1.0 3.6.13.9), so
+ * without the settlement the context's inflight fell by 24 B per PDC
+ * (-7200 B after 300) and its window let A send more than cwnd.
+ */
+static void
+pds_cc_cms__fini_settles_the_pdc_share(void **state)
+{
+	struct uet_pds_cc_cms_config c;
+	struct uet_pds_config cfg;
+	struct uet_pds_cc_ack ack = { .has_state = true, .rcvd_bytes = 4 };
+	struct uet_pds_cc_pdc pdc;
+	uint64_t a[UET_PDS_CC_PRIV_MAX / 8], b[UET_PDS_CC_PRIV_MAX / 8];
+	uint32_t sent = 0;
+	void *inst;
+	int k;
+
+	(void)state;
+	assert_int_equal(uet_pds_cc_cms_config_default(&c, true, false,
+						       100000, 10000, 1024,
+						       true), 0);
+	fw_test_config(&cfg);
+	cfg.cc = &uet_pds_cc_cms;
+	cfg.cc_arg = &c;
+	inst = uet_pds_cc_cms.create(&cfg, 4);
+	assert_non_null(inst);
+	memset(&pdc, 0, sizeof(pdc));
+	pdc.mtu = 1024;
+	uet_pds_cc_cms.init(inst, a, &pdc, 0);
+	/* A fills the context's window. */
+	while (uet_pds_cc_cms.may_send(inst, a, 1024, sent)) {
+		uet_pds_cc_cms.on_send(inst, a, 1024 + OVH, false, 0);
+		sent += 1024;
+	}
+	assert_true(sent > 0);
+	pdc.idx = 1;
+	for (k = 0; k < 300; k++) {
+		uet_pds_cc_cms.init(inst, b, &pdc, 0);
+		uet_pds_cc_cms.on_send(inst, b, 1000, false, 0);
+		uet_pds_cc_cms.on_ack(inst, b, &ack, 0);
+		uet_pds_cc_cms.fini(inst, b, 0);
+	}
+	assert_false(uet_pds_cc_cms.may_send(inst, a, 1024, sent));
+	uet_pds_cc_cms.fini(inst, a, sent);
+	uet_pds_cc_cms.destroy(inst);
 }
 
 /* A full context table puts new {peer, tc} keys on the overflow
@@ -563,18 +812,25 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		FW_TEST(pds_init_emit__on_send_gets_nominal_bytes, setup_rec),
-		FW_TEST(pds_ack_cc__rtt_only_for_single_transmissions,
+		FW_TEST(pds_ack_cc__rtt_for_sent_once_or_resent_once,
 			setup_rec),
 		FW_TEST(pds_init_rto__on_loss_gets_lost_bytes, setup_rec),
+		FW_TEST(pds_tgt_ack__rcvd_bytes_cumulative_whatever_the_cc,
+			setup_rec_ack_cc),
+		FW_TEST(pds_init_rto__unblocks_resends_behind_a_shut_gate,
+			setup_rec),
 		FW_TEST(pds_tgt_ack__ack_cc_state_from_the_receiver,
 			setup_nscc),
 		FW_TEST(pds_tgt_refuse__reported_as_rcv_cwnd_pend, setup_nscc),
 		FW_TEST(pds_cc_grants__pacer_deadline_and_credit_ack,
 			setup_rccc),
+		FW_TEST(pds_tgt_credit_grant__credit_cp_answers_credit_req,
+			setup_rccc),
 		FW_TEST(pds_cc_cms__context_shared_per_peer, setup_nscc),
 		FW_TEST(pds_cc_cms__context_table_full_overflows,
 			setup_nscc_one_ctx),
 		cmocka_unit_test(uet_pds_cc_cms_config_check__rejects),
+		cmocka_unit_test(pds_cc_cms__fini_settles_the_pdc_share),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -252,10 +252,13 @@ ar_run(uint32_t cwnd, uint32_t trigger, unsigned int n)
 	k = fw_take(&w, 0, tx, 64);
 	assert_true(k > 0);
 	for (i = 0; i < k; i++) {
-		want = cwnd < trigger || cwnd - inflight < cfg.mtu;
+		/* The packet counts in flight before AR is decided (UEC 1.0
+		 * NSCC.AckRequest() note). */
+		inflight += tx[i].len;
+		want = cwnd < trigger || cwnd < inflight ||
+		       cwnd - inflight < cfg.mtu;
 		assert_int_equal(!!(tx[i].hdr.flags & UET_PDS_F_AR), want);
 		ar += want;
-		inflight += tx[i].len;
 	}
 	fw_fini(&w);
 	return ar;

@@ -20,15 +20,15 @@
  *  - oblivious spraying: every EV of the range once per round, in a
  *    pseudo-random order of its own per PDC (salt) and per round;
  *    feedback is ignored.
- *  - REPS (recycled entropy packet spraying): EVs that came back in
- *    unmarked ACKs are kept in a ring of up to 8 and reused (each once);
- *    with the ring empty a random EV is explored. A marked or trimmed
- *    reply removes its EV from the ring and keeps it from being explored
- *    for one RTT, unless about half of the recent replies were marked
- *    (then every path is congested alike and marked EVs are recycled
- *    too). A loss (timeout) freezes the ring for freeze_ns: cached EVs
- *    are reused in turn without being consumed and nothing new is
- *    explored, which steers around a failed link.
+ *  - REPS (recycled entropy packet spraying), as htsim's UecMpReps:
+ *    EVs that came back in unmarked replies are kept in a ring of up to
+ *    8 and reused (each once); a marked or path-trimmed reply does not
+ *    recycle its EV; with the ring empty a random EV is explored. A loss
+ *    (timeout or SACK) freezes the ring for freeze_ns, unless frozen or
+ *    exploring already: cached EVs are reused in turn without being
+ *    consumed and nothing new is explored, which steers around a failed
+ *    link. When the freeze ends the ring is emptied and the next 16 EVs
+ *    are fresh random ones.
  *
  * The per-PDC state of REPS is 24 bytes (static assert in cms_lb.c).
  */
@@ -64,12 +64,13 @@ struct uet_cms_lb_config {
 	uint64_t base_rtt_ns;      /**< RTT for the timers below (>= 8) */
 	uint32_t single_hold_rtts; /**< single path: RTTs between changes (10) */
 	uint32_t reps_ring;        /**< REPS ring entries, 1..8 (8) */
-	uint64_t freeze_ns;        /**< REPS: freezing after a loss (1 ms) */
+	uint64_t freeze_ns;        /**< REPS: freezing after a loss (10 ms,
+				    *   htsim's) */
 };
 
 /**
  * Fill @p c: REPS over EVs 49152..49407 (256), 10 us RTT, ring of 8,
- * 1 ms freeze.
+ * 10 ms freeze.
  */
 void uet_cms_lb_config_default(struct uet_cms_lb_config *c);
 
@@ -85,14 +86,14 @@ int uet_cms_lb_config_check(const struct uet_cms_lb_config *c,
 struct uet_cms_reps {
 	uint16_t ev[UET_CMS_REPS_RING]; /**< cached EV offsets (FIFO) */
 	uint16_t explore;  /**< exploration generator state (non-zero) */
-	uint16_t blocked;  /**< EV offset not explored for one RTT */
+	uint16_t pad;
 	uint8_t pos;       /**< head (bits 0-2), count (3-6), frozen (7) */
-	uint8_t marked;    /**< marked-reply average /128 (0-6), blocked (7) */
+	uint8_t exploring; /**< fresh EVs still to explore after a freeze */
 	uint8_t freeze_at; /**< tick the freezing started */
-	uint8_t block_at;  /**< tick the EV was blocked */
+	uint8_t pad8;
 };
-/* Ticks: max(base_rtt / 8, freeze_ns / 120), so that 8-bit differences
- * cover both the one-RTT block and the freeze. */
+/* Ticks: max(base_rtt / 8, freeze_ns / 120), so that an 8-bit difference
+ * covers the freeze. */
 
 /** Oblivious spraying state of one PDC. */
 struct uet_cms_oblivious {

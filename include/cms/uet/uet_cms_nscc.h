@@ -116,11 +116,11 @@ struct uet_nscc {
 };
 
 #define UET_NSCC_F_FAST       0x01u /**< fast increase running */
-#define UET_NSCC_F_QA_TRIGGER 0x02u /**< loss or delay seen this interval */
+#define UET_NSCC_F_QA_TRIGGER 0x02u /**< trigger_qa: a trim since the last QA */
 #define UET_NSCC_F_RCV_LIMIT  0x04u /**< receiver penalty in force */
 #define UET_NSCC_F_PROBE_DUE  0x08u /**< a base_rtt PROBE should go out */
 #define UET_NSCC_F_PROBED     0x10u /**< the PROBE went out */
-#define UET_NSCC_F_PROBE_RTT  0x20u /**< a PROBE sample set base_rtt */
+#define UET_NSCC_F_PROBE_RTT  0x20u /**< the PROBE came back */
 #define UET_NSCC_F_MD_DONE    0x40u /**< last_md is valid */
 #define UET_NSCC_F_FEEDBACK   0x80u /**< some ACK or NACK was seen */
 
@@ -166,7 +166,8 @@ uet_nscc_nominal(uint32_t udp_len)
  * @param service_units
  *   The ACK_CC service_time, 128 ns units.
  * @return
- *   The RTT in ns (at least 1), or 0 when there is no valid sample.
+ *   The RTT in ns, or 0 when there is no valid sample (also when the
+ *   service time is at least the time measured).
  */
 uint64_t uet_nscc_rtt_sample(uint64_t tx_time, uint32_t tx_count,
 			     bool ack_retx, uint16_t service_units,
@@ -183,7 +184,13 @@ bool uet_nscc_want_ar(const struct uet_nscc *n,
 /** A packet of @p bytes (nominal, retransmissions too) left. */
 void uet_nscc_on_send(struct uet_nscc *n, uint32_t bytes);
 
-/** An ACK; see the steps in docs/CONGESTION.md. */
+/**
+ * An ACK, UEC 1.0 NSCC.OnACK: inflight and the byte counters, the
+ * receiver penalty (or restore), then with an RTT sample base_rtt, the
+ * delay average, quick adapt (ECN-marked ACKs ignored while
+ * bytes_to_ignore lasts), the ECN x delay matrix (the increases skipped
+ * while the destination limits) and fulfill_adjustment.
+ */
 enum uet_nscc_action uet_nscc_on_ack(struct uet_nscc *n,
 				     const struct uet_nscc_params *p,
 				     const struct uet_nscc_ack *a,
@@ -191,14 +198,36 @@ enum uet_nscc_action uet_nscc_on_ack(struct uet_nscc *n,
 
 /**
  * A trim NACK for a packet of @p bytes (TRIMMED, or TRIMMED_LASTHOP when
- * @p lasthop). A last-hop trim with RCCC on only releases the bytes.
+ * @p lasthop), UEC 1.0 NSCC.OnNACK: the bytes leave inflight, the delay
+ * average takes a sample of config_base_rtt; unless it is a last-hop
+ * trim with RCCC on, trigger_qa is set and quick adapt runs (as a loss,
+ * ECN-marked), else cwnd loses the packet (at least one MTU stays).
+ * Call uet_nscc_on_nack_rtt() first when the NACK gives an RTT sample.
  */
 enum uet_nscc_action uet_nscc_on_trim(struct uet_nscc *n,
 				      const struct uet_nscc_params *p,
 				      uint32_t bytes, bool lasthop,
 				      uint64_t now);
 
-/** A packet of @p bytes was lost (SACK-inferred or retransmit timeout). */
+/**
+ * A NACK of another reason for a packet of @p bytes (not received, not a
+ * congestion signal): the bytes leave inflight (UEC 1.0 NSCC.OnNACK).
+ */
+void uet_nscc_on_nack(struct uet_nscc *n, uint32_t bytes, uint64_t now);
+
+/**
+ * The RTT sample of a NACK (uet_nscc_rtt_sample() with service time 0;
+ * 0: none) lowers base_rtt like an ACK's; it is not a delay sample
+ * (UEC 1.0 NSCC.OnNACK).
+ */
+void uet_nscc_on_nack_rtt(struct uet_nscc *n, const struct uet_nscc_params *p,
+			  uint64_t rtt_ns);
+
+/**
+ * A packet of @p bytes was lost (SACK-inferred or retransmit timeout),
+ * UEC 1.0 NSCC.OnInferredLoss: cwnd = max(cwnd - bytes, MTU), the bytes
+ * leave inflight and count as ignored; no quick adapt.
+ */
 enum uet_nscc_action uet_nscc_on_loss(struct uet_nscc *n,
 				      const struct uet_nscc_params *p,
 				      uint32_t bytes, uint64_t now);
@@ -213,9 +242,9 @@ bool uet_nscc_probe_due(const struct uet_nscc *n);
 void uet_nscc_probe_sent(struct uet_nscc *n);
 
 /**
- * The PROBE's ACK came back with RTT sample @p rtt_ns. The first such
- * sample replaces base_rtt (it may raise a configured value that was
- * too small); max_wnd follows. 0 is ignored.
+ * The PROBE's ACK came back with RTT sample @p rtt_ns: like any sample it
+ * lowers base_rtt (and max_wnd) only when smaller (UEC 1.0 section
+ * 3.6.13.6 update_base_rtt). 0 is ignored.
  */
 void uet_nscc_on_probe_ack(struct uet_nscc *n,
 			   const struct uet_nscc_params *p, uint64_t rtt_ns);
@@ -233,13 +262,14 @@ uint32_t uet_nscc_rcvd_delta(struct uet_nscc_rcvd *r, uint32_t units);
 
 /* ---- Destination side ---- */
 
-/** Destination state of one PDC (16 bytes, static assert). */
+/** Destination state of one PDC (8 bytes, static assert). */
 struct uet_nscc_rcv {
-	uint64_t rcvd_bytes;   /**< nominal bytes of new untrimmed packets */
-	uint16_t ooo_count;    /**< packets that arrived out of order */
+	/** Nominal bytes of new untrimmed packets modulo 2^32: exactly the
+	 * 2^24 units of 256 B that rcvd_bytes carries. */
+	uint32_t rcvd_bytes;
 	uint8_t pend;          /**< rcv_cwnd_pend to report */
 	uint8_t restore;       /**< rc owed (penalty ended) */
-	uint32_t pad;
+	uint16_t pad;
 };
 
 /** Initialise @p r (a new PDC). */
@@ -247,11 +277,10 @@ void uet_nscc_rcv_init(struct uet_nscc_rcv *r);
 
 /**
  * A data packet of UDP length @p udp_len arrived. Only a new, untrimmed,
- * non-duplicate packet counts in rcvd_bytes; @p out_of_order counts it in
- * ooo_count too (16 bits, wrapping).
+ * non-duplicate packet counts in rcvd_bytes (UEC 1.0 section 3.6.13.9).
  */
 void uet_nscc_rcv_on_data(struct uet_nscc_rcv *r, uint32_t udp_len,
-			  bool trimmed, bool duplicate, bool out_of_order);
+			  bool trimmed, bool duplicate);
 
 /**
  * Receiver load: 0 when it keeps up, up to 127 when its SES refuses or
@@ -264,8 +293,10 @@ int uet_nscc_rcv_overload(struct uet_nscc_rcv *r, uint32_t pend);
 /**
  * Fill the cc_type 0 state of an ACK_CC: service_time from
  * @p service_ns (128 ns units, rounded down, saturated), rcvd_bytes as
- * (bytes + 255) >> 8 modulo 2^24, ooo_count, rcv_cwnd_pend and rc
- * (consumed: one ACK carries it).
+ * (bytes + 255) >> 8 modulo 2^24, rcv_cwnd_pend and rc (consumed: one
+ * ACK carries it). ooo_count is left to the caller, who knows the
+ * receive window: the packets received beyond the cumulative ACK now
+ * (as htsim counts them).
  */
 void uet_nscc_rcv_fill(struct uet_nscc_rcv *r, uint64_t service_ns,
 		       struct uet_pds_nscc_state *st);

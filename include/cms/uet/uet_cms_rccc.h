@@ -56,23 +56,47 @@ uet_rccc_bytes(uint32_t units)
 
 /* ---- Source ---- */
 
-/** Credit held by one source (one congestion context). */
+/** Credit held by one source (one PDC), 8 bytes. */
 struct uet_rccc_src {
 	uint32_t credit; /**< bytes the source may still send */
+	/** Credit granted so far, bytes modulo 2^32 (grants are whole
+	 * 256 B units, so bit 0 is free): bit 0 set while the source still
+	 * speculates (no feedback yet). */
+	uint32_t pulled;
 };
 
-/** Start with speculative credit of @p max_wnd bytes. */
+/** Start speculating with credit of @p max_wnd bytes. */
 void uet_rccc_src_init(struct uet_rccc_src *s, uint32_t max_wnd);
 
+/** The source still holds its speculative credit (no feedback yet). */
+static inline bool
+uet_rccc_src_speculating(const struct uet_rccc_src *s)
+{
+	return (s->pulled & 1u) != 0;
+}
+
 /**
- * Credit to ask for: min(@p backlog + @p rtx_backlog, @p cwnd + @p mtu,
- * @p max_wnd) - credit, or 0 when the credit held covers it. Without
- * NSCC pass cwnd = max_wnd.
+ * Cumulative credit target (htsim's computePullTarget(); UEC 1.0 leaves
+ * RCCC's source to the implementation): want = min(@p backlog +
+ * @p rtx_backlog, @p cwnd + @p mtu, @p max_wnd) - credit, at least one
+ * MTU while speculating with a backlog, divided among the @p active
+ * sources of this sender (1 or more), added to the credit granted so far
+ * and rounded up to 256 B, modulo 2^32. Without NSCC pass cwnd = max_wnd.
+ * @return
+ *   The target in bytes (a multiple of 256), or 0 when nothing is
+ *   wanted (or, once per 2^32 bytes, when the target is 0 modulo 2^32:
+ *   the next request asks).
  */
 uint32_t uet_rccc_src_credit_target(const struct uet_rccc_src *s,
 				    uint64_t backlog, uint64_t rtx_backlog,
 				    uint32_t cwnd, uint32_t mtu,
-				    uint32_t max_wnd);
+				    uint32_t max_wnd, uint32_t active);
+
+/**
+ * The first feedback (ACK, NACK or grant) ends speculation: unspent
+ * speculative credit is dropped (htsim's stopSpeculating()).
+ */
+void uet_rccc_src_stop_speculating(struct uet_rccc_src *s);
 
 /** A packet of @p bytes may go: credit >= bytes. */
 bool uet_rccc_src_may_send(const struct uet_rccc_src *s, uint32_t bytes);
@@ -80,8 +104,15 @@ bool uet_rccc_src_may_send(const struct uet_rccc_src *s, uint32_t bytes);
 /** A packet of @p bytes (retransmissions too) consumed credit. */
 void uet_rccc_src_on_send(struct uet_rccc_src *s, uint32_t bytes);
 
-/** The destination granted @p bytes (saturates at 2^31). */
-void uet_rccc_src_on_credit(struct uet_rccc_src *s, uint32_t bytes);
+/**
+ * The destination has granted @p pulled bytes in all (cumulative, modulo
+ * 2^32, whole 256 B units: htsim's pull number): what is new over the
+ * last total is added to credit, capped at @p max_wnd (htsim's
+ * handlePull()); a lost grant is made up by the next, an older one is
+ * ignored. Speculation ends first.
+ */
+void uet_rccc_src_on_credit(struct uet_rccc_src *s, uint32_t pulled,
+			    uint32_t max_wnd);
 
 /**
  * Combined gate: a packet of @p bytes goes when NSCC's window and RCCC's
@@ -106,11 +137,12 @@ struct uet_rccc_pacer_config {
 	uint32_t burst;
 };
 
-/** One source as the pacer sees it (12 bytes). */
+/** One source as the pacer sees it (16 bytes). */
 struct uet_rccc_slot {
-	uint32_t want;   /**< credit asked for and not yet granted */
-	uint32_t spec;   /**< speculative credit granted while idle */
-	uint8_t known;   /**< the slot belongs to a source */
+	uint32_t target;  /**< highest cumulative target, bytes mod 2^32 */
+	uint32_t granted; /**< granted so far, bytes mod 2^32 */
+	uint32_t spec;    /**< speculative credit granted while idle */
+	uint8_t known;    /**< the slot belongs to a source */
 	uint8_t pad[3];
 };
 
@@ -148,8 +180,11 @@ int uet_rccc_pacer_init(struct uet_rccc_pacer *pc,
 			const char **why);
 
 /**
- * Source @p idx asks for @p credit_target bytes more (its latest target
- * replaces the previous one; 0 makes it idle).
+ * Source @p idx sent cumulative target @p credit_target (bytes mod 2^32,
+ * uet_rccc_src_credit_target()): the pacer grants up to the highest
+ * target seen, less what it granted already, so credit on its way is not
+ * granted twice. A target at or below the granted credit leaves the
+ * source idle; 0 says nothing.
  * @return
  *   0, or -ERANGE for a slot out of range.
  */
@@ -165,7 +200,8 @@ int uet_rccc_pacer_release(struct uet_rccc_pacer *pc, uint32_t idx);
 
 /**
  * One grant due at @p now: the next active source in round-robin order
- * gets min(want, quantum) rounded up to 256 B; with no active source an
+ * gets min(target - granted, quantum) rounded up to 256 B; with no
+ * active source an
  * idle known source below spec_max gets a quantum of speculative credit.
  * Grants are spaced at quantum / (rate x line rate); after a late call at
  * most burst bytes (one quantum by default) of backlog are caught up. Call until it returns 0.

@@ -139,6 +139,10 @@ struct uet_pds_cc_ops {
 	 * the packet was not received. */
 	void (*on_nack)(void *inst, void *priv, uint32_t bytes, uint8_t code,
 			uint64_t now);
+	/** A NACK named a packet sent once, @p rtt_ns ago (optional; UEC
+	 * 1.0 NSCC.OnNACK: a base_rtt sample); before on_trim / on_nack. */
+	void (*on_nack_rtt)(void *inst, void *priv, uint64_t rtt_ns,
+			    uint64_t now);
 	/** A trim NACK for a packet of @p bytes (nominal). */
 	void (*on_trim)(void *inst, void *priv, uint32_t bytes, bool lasthop,
 			uint64_t now);
@@ -163,8 +167,9 @@ struct uet_pds_cc_ops {
 	 */
 	uint32_t (*credit_target)(void *inst, void *priv, uint32_t backlog,
 				  uint32_t rtx_backlog, uint8_t *ccc_id);
-	/** Sender: the receiver granted @p credit bytes (ACK_CC cc_type
-	 * CREDIT or a CREDIT CP). */
+	/** Sender: the receiver has granted @p credit bytes in all
+	 * (cumulative modulo 2^32, from ACK_CC cc_type CREDIT or a CREDIT
+	 * CP). */
 	void (*on_credit)(void *inst, void *priv, uint32_t credit,
 			  uint64_t now);
 	/**
@@ -619,6 +624,8 @@ struct uet_pds_stats {
 	uint64_t clear_req_tx;     /**< CLEAR_REQ CPs (high-water mark, quiet) */
 	uint64_t credit_req_tx;    /**< credit requests (CC_REQ or CP) */
 	uint64_t credit_rx;        /**< credit grants received */
+	uint64_t credit_cp_tx;     /**< grants sent in a CREDIT CP (the
+				    *   source asked with CREDIT_REQ) */
 	uint64_t refused;          /**< deliveries refused by the SES */
 	uint64_t rudi_resp_data;   /**< RUDI_RESPs sent with an SES response */
 	uint64_t clear_idle;       /**< CLEAR CPs sent when idle */
@@ -633,6 +640,9 @@ struct uet_pds_stats {
 				    *   retransmission max_nack_retx times */
 	uint64_t rto_spurious;     /**< RTOs undone: the next ACK covered
 				    *   packets never retransmitted (F-RTO) */
+	uint64_t rto_unblock;      /**< RTOs that presumed lost every packet
+				    *   in flight for RTO_INIT: resends
+				    *   waited behind a shut CC gate */
 	uint64_t lb_recycled;      /**< REPS: packets sent on a cached EV */
 	uint64_t lb_explored;      /**< REPS: packets sent on a new random EV */
 	uint64_t lb_freezes;       /**< REPS: freezing entered on a loss */

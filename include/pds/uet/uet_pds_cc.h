@@ -17,9 +17,10 @@
  *    share one overflow context (one window for all of them, counted in
  *    uet_pds_cc_stats.ctx_overflow).
  *  - Per PDC, in its 32 bytes of CC state: the context index, the last
- *    rcvd_bytes seen (sender), the RCCC credit held (sender), its pull
- *    pacer slot and the NSCC destination counters (receiver).
- *  - RCCC's pull pacer (one per PDS, i.e. per engine lcore): 20 bytes per
+ *    rcvd_bytes seen, the RCCC credit held and granted so far, the PDC's
+ *    share of the context's inflight (sender), its pull pacer slot and
+ *    the NSCC destination counters (receiver).
+ *  - RCCC's pull pacer (one per PDS, i.e. per engine lcore): 24 bytes per
  *    source slot (max_sources, 256 by default; a PDC takes one at its
  *    first credit request, keeps it until it goes; with none free its
  *    requests are ignored and it sends with its speculative credit
