@@ -73,8 +73,9 @@ static const struct uet_param_def defs[] = {
 	  "fi_cntr_read run the engine loop (default: auto)" },
 	{ "provider_profiles", FI_PARAM_STRING,
 	  "Profiles whose RDM entries fi_getinfo lists, comma separated: "
-	  "hpc, ai_full, ai_base (default: all three). Ranks of one MPI job "
-	  "must use one profile: list only that one" },
+	  "hpc, ai_full, ai_base (default: hpc). An entry the hints name "
+	  "(domain_attr->name) is served whatever this lists. The peers of "
+	  "an endpoint must all use its profile" },
 	{ "provider_local_rank", FI_PARAM_INT,
 	  "Local rank of this process on its host, for the %r and %{a,b,...} "
 	  "tokens of the configuration file (default: the launcher's "
@@ -303,6 +304,5 @@ uet_ofi_params_init(void)
 	}
 	s = param_str("provider_profiles");
 	params.rdm_profiles = s != NULL ? parse_profiles(s) :
-			      1u << UET_PROFILE_HPC | 1u << UET_PROFILE_AI_FULL |
-			      1u << UET_PROFILE_AI_BASE;
+			      1u << UET_PROFILE_HPC;
 }

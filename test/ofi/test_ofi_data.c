@@ -1497,6 +1497,16 @@ test_ai_full(void)
 	CHECK(f0.addr.profile == UET_PROFILE_AI_FULL);
 	CHECK(fi_av_insert(f0.av, &f1.addr, 1, &f0.peer, 0, NULL) == 1 &&
 	      fi_av_insert(f1.av, &f0.addr, 1, &f1.peer, 0, NULL) == 1);
+	/* profiles do not interoperate: an AI Full peer in an HPC domain's
+	 * AV is refused at the insert (Open MPI then fails MPI_Init) */
+	{
+		fi_addr_t x = 0;
+		int err = 0;
+
+		CHECK(fi_av_insert(n0.av, &f1.addr, 1, &x, FI_SYNC_ERR,
+				   &err) == 0);
+		CHECK(err == FI_EINVAL && x == FI_ADDR_NOTAVAIL);
+	}
 	/* unexpected, untagged: deferred until the receive */
 	fill(sbuf, 30000, 81);
 	memset(rbuf, 0, 30000);

@@ -348,9 +348,8 @@ mpi|mpi_one)
 		printf '[service]\nsocket = %s/%%{A,B}.sock\n' "$TMP" \
 			> "$TMP/job.conf"
 	fi
-	unset FI_PROVIDER
-	export FI_UET_PROVIDER_CONFIG="$TMP/job.conf" \
-		FI_UET_PROVIDER_PROFILES=hpc
+	unset FI_PROVIDER FI_UET_PROVIDER_PROFILES
+	export FI_UET_PROVIDER_CONFIG="$TMP/job.conf"
 	root=()
 	[ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)
 	pass_env=()
@@ -362,7 +361,7 @@ mpi|mpi_one)
 			--bind-to none --mca pml cm --mca mtl ofi \
 			--mca mtl_ofi_provider_include uet \
 			-x FI_PROVIDER_PATH -x FI_LOG_LEVEL \
-			-x FI_UET_PROVIDER_CONFIG -x FI_UET_PROVIDER_PROFILES \
+			-x FI_UET_PROVIDER_CONFIG \
 			-x FI_UET_PROVIDER_SERVICE_TIMEOUT \
 			"${pass_env[@]}" -np 2 "$PROG" > "$TMP/mpi$run.log" 2>&1
 		st=$?
