@@ -216,7 +216,7 @@ eq_close(struct fid *fid)
 	if (eq->efd >= 0)
 		close(eq->efd);
 	pthread_mutex_destroy(&eq->lock);
-	atomic_fetch_sub(&eq->fab->ref, 1);
+	atomic_fetch_sub(&eq->fabh->ref, 1);
 	free(eq);
 	return 0;
 }
@@ -235,8 +235,8 @@ int
 uet_ofi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 		struct fid_eq **eq_fid, void *context)
 {
-	struct uet_ofi_fabric *fab =
-		container_of(fabric, struct uet_ofi_fabric, fab_fid);
+	struct uet_ofi_fabric_hdl *fabh =
+		container_of(fabric, struct uet_ofi_fabric_hdl, fab_fid);
 	struct fi_eq_attr a = { .wait_obj = FI_WAIT_UNSPEC };
 	struct uet_ofi_eq *eq;
 	int fd = -1;
@@ -267,7 +267,7 @@ uet_ofi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 			close(fd);
 		return -FI_ENOMEM;
 	}
-	eq->fab = fab;
+	eq->fabh = fabh;
 	eq->attr = a;
 	eq->efd = fd;
 	pthread_mutex_init(&eq->lock, NULL);
@@ -275,7 +275,7 @@ uet_ofi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 	eq->eq_fid.fid.context = context;
 	eq->eq_fid.fid.ops = &eq_fi_ops;
 	eq->eq_fid.ops = &eq_ops;
-	atomic_fetch_add(&fab->ref, 1);
+	atomic_fetch_add(&fabh->ref, 1);
 	*eq_fid = &eq->eq_fid;
 	return 0;
 }

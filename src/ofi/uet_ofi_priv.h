@@ -295,9 +295,15 @@ int uet_ofi_service_probe(struct uet_config *cfg,
 /* progress call on a service-backed fabric: liveness only */
 void uet_ofi_service_progress(struct uet_ofi_fabric *fab);
 
+/*
+ * The process's engine (or its attachment to the service): one per
+ * process, shared by every fi_fabric() of the process (Open MPI's mtl and
+ * btl, a library beside the application), created by the first and
+ * stopped when the last is closed. Two engines of one process would claim
+ * the same port (EBUSY) and split the PIDonFEPs.
+ */
 struct uet_ofi_fabric {
-	struct fid_fabric fab_fid;
-	atomic_int ref;
+	unsigned int opens;          /* handles on it (fabric.c's lock) */
 	const struct uet_ofi_backend *be;
 	struct uet_ofi_svc *svc;     /* service backend state; NULL local */
 	struct uet_ofi_svc_limits svc_lim; /* service backend */
@@ -318,6 +324,14 @@ struct uet_ofi_fabric {
 	const void *ctx_owner[UET_ENGINE_LCORES_MAX];
 	/* PIDonFEPs held by endpoints that do not own a context's own */
 	uint64_t pid_busy[(UET_OFI_PID_MASK + 1) / 64];
+};
+
+/* What one fi_fabric() returns: a handle on the process's engine, with
+ * the application's context and API version. */
+struct uet_ofi_fabric_hdl {
+	struct fid_fabric fab_fid;
+	struct uet_ofi_fabric *fab;
+	atomic_int ref;              /* domains and EQs opened on it */
 };
 
 int uet_ofi_fabric_open(struct fi_fabric_attr *attr,
@@ -366,6 +380,7 @@ void uet_ofi_fabric_chan_free(struct uet_ofi_fabric *fab,
 
 struct uet_ofi_domain {
 	struct fid_domain dom_fid;
+	struct uet_ofi_fabric_hdl *fabh; /* the fi_fabric() it was opened on */
 	struct uet_ofi_fabric *fab;
 	atomic_int ref;
 	struct fi_info *info;        /* copy of what the domain was opened with */
@@ -485,7 +500,7 @@ struct uet_ofi_eq_event {
 
 struct uet_ofi_eq {
 	struct fid_eq eq_fid;
-	struct uet_ofi_fabric *fab;
+	struct uet_ofi_fabric_hdl *fabh;
 	atomic_int ref;
 	struct fi_eq_attr attr;
 	pthread_mutex_t lock;

@@ -1534,6 +1534,58 @@ out:
 	fi_freeinfo(fi);
 }
 
+/*
+ * A second fi_fabric in the process (Open MPI's btl beside its mtl): a
+ * handle on the same engine, not a second engine on the port (which
+ * failed EBUSY). Its domain's endpoint talks to n1 (first fabric), the
+ * first fabric cannot be closed under its domains while the second can,
+ * and the first keeps working after it.
+ */
+static void
+test_two_fabrics(void)
+{
+	struct fid_fabric *fab2 = NULL;
+	struct node f;
+	struct fi_cq_tagged_entry e;
+	fi_addr_t back = FI_ADDR_NOTAVAIL;
+	char c0, c1;
+
+	memset(&f, 0, sizeof(f));
+	CHECK_RC(fi_fabric(info->fabric_attr, &fab2, NULL), 0);
+	if (fab2 == NULL)
+		return;
+	CHECK(fab2 != fab);
+	CHECK_RC(fi_domain(fab2, info, &f.dom, NULL), 0);
+	if (f.dom == NULL)
+		goto out;
+	CHECK(ep_open(&f, NULL) == 0);
+	if (f.ep == NULL)
+		goto out;
+	CHECK(fi_av_insert(f.av, &n1.addr, 1, &f.peer, 0, NULL) == 1 &&
+	      fi_av_insert(n1.av, &f.addr, 1, &back, 0, NULL) == 1);
+	fill(sbuf, 20000, 91);
+	memset(rbuf, 0, 20000);
+	CHECK_RC(fi_trecv(n1.ep, rbuf, 20000, NULL, FI_ADDR_UNSPEC, 0x2F, 0,
+			  &c1), 0);
+	CHECK_RC(fi_tsend(f.ep, sbuf, 20000, NULL, f.peer, 0x2F, &c0), 0);
+	expect_ok(f.cq, &c0, FI_SEND | FI_TAGGED, NULL, NULL);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &c1, FI_RECV | FI_TAGGED, &e, NULL);
+	CHECK(e.len == 20000 && memcmp(rbuf, sbuf, 20000) == 0);
+	/* a handle with open domains stays */
+	CHECK_RC(fi_close(&fab2->fid), -FI_EBUSY);
+	CHECK_RC(fi_av_remove(n1.av, &back, 1, 0), 0);
+out:
+	node_close(&f);
+	CHECK_RC(fi_close(&fab2->fid), 0);
+	/* the engine stays for the first handle */
+	CHECK_RC(fi_tsend(n0.ep, sbuf, 64, NULL, n0.peer, 0x30, &c0), 0);
+	CHECK_RC(fi_trecv(n1.ep, rbuf, 64, NULL, FI_ADDR_UNSPEC, 0x30, 0,
+			  &c1), 0);
+	expect_ok(n0.cq, &c0, FI_SEND | FI_TAGGED, NULL, NULL);
+	expect_ok(n1.cq, &c1, FI_RECV | FI_TAGGED, NULL, NULL);
+}
+
 static int
 ring_port(void)
 {
@@ -1749,6 +1801,7 @@ main(int argc, char **argv)
 	test_rdv();
 	test_peek();
 	test_ai_full();
+	test_two_fabrics();
 	test_service_bind();
 	test_timeout();
 	test_multi_recv();
