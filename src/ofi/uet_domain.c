@@ -74,14 +74,6 @@ domain_close(struct fid *fid)
 }
 
 static int
-domain_poll_open(struct fid_domain *domain, struct fi_poll_attr *attr,
-		 struct fid_poll **pollset)
-{
-	(void)domain; (void)attr; (void)pollset;
-	return -FI_ENOSYS;
-}
-
-static int
 domain_stx(struct fid_domain *domain, struct fi_tx_attr *attr,
 	   struct fid_stx **stx, void *context)
 {
@@ -131,7 +123,7 @@ static struct fi_ops_domain domain_ops = {
 	.endpoint = uet_ofi_ep_open,
 	.scalable_ep = uet_ofi_sep_open,
 	.cntr_open = uet_ofi_cntr_open,
-	.poll_open = domain_poll_open,
+	.poll_open = uet_ofi_poll_open,
 	.stx_ctx = domain_stx,
 	.srx_ctx = domain_srx,
 	.query_atomic = uet_ofi_query_atomic,

@@ -213,6 +213,7 @@ eq_close(struct fid *fid)
 		next = ev->next;
 		free(ev);
 	}
+	uet_ofi_waitset_del(eq->ws, &eq->eq_fid.fid, eq->efd);
 	if (eq->efd >= 0)
 		close(eq->efd);
 	pthread_mutex_destroy(&eq->lock);
@@ -230,6 +231,17 @@ static struct fi_ops eq_fi_ops = {
 	.tostr = uet_ofi_fid_tostr_enosys,
 	.ops_set = uet_ofi_fid_ops_set_enosys,
 };
+
+bool
+uet_ofi_eq_ready(struct uet_ofi_eq *eq)
+{
+	size_t n;
+
+	pthread_mutex_lock(&eq->lock);
+	n = eq->count;
+	pthread_mutex_unlock(&eq->lock);
+	return n > 0;
+}
 
 int
 uet_ofi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
@@ -252,6 +264,11 @@ uet_ofi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 	case FI_WAIT_FD:
 	case FI_WAIT_YIELD:
 		a.wait_obj = FI_WAIT_FD;
+		/* fall through */
+	case FI_WAIT_SET:
+		if (a.wait_obj == FI_WAIT_SET &&
+		    uet_ofi_waitset_of(a.wait_set) == NULL)
+			return -FI_EINVAL;
 		fd = uet_ofi_efd_open();
 		if (fd < 0)
 			return -FI_EMFILE;
@@ -270,6 +287,17 @@ uet_ofi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 	eq->fabh = fabh;
 	eq->attr = a;
 	eq->efd = fd;
+	if (a.wait_obj == FI_WAIT_SET) {
+		int rc;
+
+		eq->ws = uet_ofi_waitset_of(a.wait_set);
+		rc = uet_ofi_waitset_add(eq->ws, &eq->eq_fid.fid, fd);
+		if (rc < 0) {
+			close(fd);
+			free(eq);
+			return rc;
+		}
+	}
 	pthread_mutex_init(&eq->lock, NULL);
 	eq->eq_fid.fid.fclass = FI_CLASS_EQ;
 	eq->eq_fid.fid.context = context;

@@ -545,14 +545,6 @@ fabric_pep(struct fid_fabric *fabric, struct fi_info *info,
 }
 
 static int
-fabric_wait_open(struct fid_fabric *fabric, struct fi_wait_attr *attr,
-		 struct fid_wait **waitset)
-{
-	(void)fabric; (void)attr; (void)waitset;
-	return -FI_ENOSYS; /* wait sets: use the FD of each CQ/EQ/counter */
-}
-
-static int
 fabric_trywait(struct fid_fabric *fabric, struct fid **fids, int count)
 {
 	(void)fabric;
@@ -607,7 +599,7 @@ static struct fi_ops_fabric fabric_ops = {
 	.domain = uet_ofi_domain_open,
 	.passive_ep = fabric_pep,
 	.eq_open = uet_ofi_eq_open,
-	.wait_open = fabric_wait_open,
+	.wait_open = uet_ofi_wait_open,
 	.trywait = fabric_trywait,
 	.domain2 = fabric_domain2,
 };

@@ -450,6 +450,7 @@ struct uet_ofi_cq {
 	struct uet_ofi_ep **eps;
 	size_t nb_eps, cap_eps;
 	int efd;
+	struct uet_ofi_waitset *ws;    /* FI_WAIT_SET: its wait set */
 	atomic_bool signaled;
 	uint64_t overruns;
 };
@@ -462,6 +463,8 @@ void uet_ofi_cq_unreserve(struct uet_ofi_cq *cq);
 void uet_ofi_cq_push(struct uet_ofi_cq *cq, const struct uet_ofi_cq_entry *e);
 int uet_ofi_cq_ep_add(struct uet_ofi_cq *cq, struct uet_ofi_ep *ep);
 void uet_ofi_cq_ep_del(struct uet_ofi_cq *cq, struct uet_ofi_ep *ep);
+/* After progress: whether the CQ holds entries (poll and wait sets). */
+bool uet_ofi_cq_ready(struct uet_ofi_cq *cq);
 
 /* ------------------------------------------------------------------ */
 /* Counter (uet_cntr.c)                                                */
@@ -477,6 +480,7 @@ struct uet_ofi_cntr {
 	struct uet_ofi_ep **eps;
 	size_t nb_eps, cap_eps;
 	int efd;
+	struct uet_ofi_waitset *ws;    /* FI_WAIT_SET: its wait set */
 };
 
 int uet_ofi_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
@@ -485,6 +489,25 @@ void uet_ofi_cntr_inc(struct uet_ofi_cntr *c);
 void uet_ofi_cntr_inc_err(struct uet_ofi_cntr *c);
 int uet_ofi_cntr_ep_add(struct uet_ofi_cntr *c, struct uet_ofi_ep *ep);
 void uet_ofi_cntr_ep_del(struct uet_ofi_cntr *c, struct uet_ofi_ep *ep);
+/* After progress: value + error count, which moves with either. */
+uint64_t uet_ofi_cntr_stamp(struct uet_ofi_cntr *c);
+
+/* ------------------------------------------------------------------ */
+/* Poll and wait sets (uet_poll.c)                                     */
+/* ------------------------------------------------------------------ */
+
+struct uet_ofi_waitset;
+
+int uet_ofi_poll_open(struct fid_domain *domain, struct fi_poll_attr *attr,
+		      struct fid_poll **pollset);
+int uet_ofi_wait_open(struct fid_fabric *fabric, struct fi_wait_attr *attr,
+		      struct fid_wait **waitset);
+/* The wait set behind @p w (an attr's wait_set), NULL if not ours. */
+struct uet_ofi_waitset *uet_ofi_waitset_of(struct fid_wait *w);
+/* A CQ, counter or EQ (@p fid) with eventfd @p efd joins / leaves. */
+int uet_ofi_waitset_add(struct uet_ofi_waitset *ws, struct fid *fid, int efd);
+void uet_ofi_waitset_del(struct uet_ofi_waitset *ws, struct fid *fid,
+			 int efd);
 
 /* ------------------------------------------------------------------ */
 /* Event queue (uet_eq.c)                                              */
@@ -507,11 +530,14 @@ struct uet_ofi_eq {
 	struct uet_ofi_eq_event *head, *tail;
 	size_t count;
 	int efd;
+	struct uet_ofi_waitset *ws;    /* FI_WAIT_SET: its wait set */
 	void *err_data; /* owned copy given out by the last readerr */
 };
 
 int uet_ofi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 		    struct fid_eq **eq, void *context);
+/* Whether the EQ holds events (poll and wait sets). */
+bool uet_ofi_eq_ready(struct uet_ofi_eq *eq);
 /* fi_cq_strerror / fi_eq_strerror text of @p prov_errno: a UET return
  * code (1..255, from the target) or a negative local errno. */
 void uet_ofi_prov_strerror(int prov_errno, char *out, size_t n);

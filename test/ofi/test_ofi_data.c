@@ -1586,6 +1586,95 @@ out:
 	expect_ok(n1.cq, &c1, FI_RECV | FI_TAGGED, NULL, NULL);
 }
 
+/*
+ * Poll and wait sets (fabtests fi_poll, fi_dgram_waitset): fi_poll reports
+ * a member CQ once it holds an entry (progress included) and a member
+ * counter once per change; a wait set wakes for an event of a member EQ
+ * and times out without; members keep their set open.
+ */
+static void
+test_poll_wait(void)
+{
+	struct fi_poll_attr pa = { 0 };
+	struct fi_wait_attr wa = { .wait_obj = FI_WAIT_UNSPEC };
+	struct fi_eq_attr ea = { .flags = FI_WRITE, .wait_obj = FI_WAIT_SET };
+	struct fi_cq_attr ca = { .format = FI_CQ_FORMAT_TAGGED,
+				 .wait_obj = FI_WAIT_SET };
+	struct fi_cntr_attr na = { .events = FI_CNTR_EVENTS_COMP };
+	struct fi_eq_entry ev = { .context = &ev };
+	struct fid_poll *ps = NULL;
+	struct fid_wait *ws = NULL;
+	struct fid_cntr *cntr = NULL;
+	struct fid_eq *eq = NULL;
+	struct fid_cq *cq = NULL;
+	void *ctx[4] = { 0 };
+	int marker, n = 0;
+	char c0, c1;
+
+	CHECK_RC(fi_poll_open(n1.dom, &pa, &ps), 0);
+	CHECK_RC(fi_cntr_open(n1.dom, &na, &cntr, &marker), 0);
+	if (ps == NULL || cntr == NULL)
+		goto out;
+	CHECK_RC(fi_poll_add(ps, &n1.cq->fid, 0), 0);
+	CHECK_RC(fi_poll_add(ps, &n1.cq->fid, 0), -FI_EALREADY);
+	CHECK_RC(fi_poll_add(ps, &cntr->fid, 0), 0);
+	CHECK_RC(fi_poll_add(ps, &n1.av->fid, 0), -FI_EINVAL);
+	CHECK_RC(fi_poll(ps, ctx, 4), 0);
+	/* a counter: reported once per change */
+	CHECK_RC(fi_cntr_add(cntr, 1), 0);
+	CHECK_RC(fi_poll(ps, ctx, 4), 1);
+	CHECK(ctx[0] == &marker);
+	CHECK_RC(fi_poll(ps, ctx, 4), 0);
+	CHECK_RC(fi_close(&cntr->fid), -FI_EBUSY);
+	/* a CQ: reported while it holds the entry */
+	CHECK_RC(fi_trecv(n1.ep, rbuf, 64, NULL, FI_ADDR_UNSPEC, 0x51, 0, &c1),
+		 0);
+	CHECK_RC(fi_tsend(n0.ep, sbuf, 64, NULL, n0.peer, 0x51, &c0), 0);
+	for (int i = 0; i < POLL_MAX && n == 0; i++)
+		n = fi_poll(ps, ctx, 4);
+	CHECK(n == 1 && ctx[0] == n1.cq->fid.context);
+	expect_ok(n1.cq, &c1, FI_RECV | FI_TAGGED, NULL, NULL);
+	expect_ok(n0.cq, &c0, FI_SEND | FI_TAGGED, NULL, NULL);
+	CHECK_RC(fi_close(&ps->fid), -FI_EBUSY);
+	CHECK_RC(fi_poll_del(ps, &n1.cq->fid, 0), 0);
+	CHECK_RC(fi_poll_del(ps, &n1.cq->fid, 0), -FI_ENOENT);
+	CHECK_RC(fi_poll_del(ps, &cntr->fid, 0), 0);
+
+	/* wait sets */
+	CHECK_RC(fi_wait_open(fab, &wa, &ws), 0);
+	if (ws == NULL)
+		goto out;
+	ea.wait_set = ws;
+	ca.wait_set = ws;
+	CHECK_RC(fi_eq_open(fab, &ea, &eq, NULL), 0);
+	CHECK_RC(fi_cq_open(n1.dom, &ca, &cq, NULL), 0);
+	if (eq == NULL || cq == NULL)
+		goto out;
+	CHECK_RC(fi_wait(ws, 0), -FI_ETIMEDOUT);
+	CHECK_RC(fi_wait(ws, 20), -FI_ETIMEDOUT);
+	CHECK(fi_eq_write(eq, FI_NOTIFY, &ev, sizeof(ev), 0) ==
+	      (ssize_t)sizeof(ev));
+	CHECK_RC(fi_wait(ws, 1000), 0);
+	CHECK_RC(fi_close(&ws->fid), -FI_EBUSY);
+	ca.wait_set = NULL;
+	{
+		struct fid_cq *bad = NULL;
+
+		CHECK_RC(fi_cq_open(n1.dom, &ca, &bad, NULL), -FI_EINVAL);
+	}
+out:
+	if (cq != NULL)
+		CHECK_RC(fi_close(&cq->fid), 0);
+	if (eq != NULL)
+		CHECK_RC(fi_close(&eq->fid), 0);
+	if (ws != NULL)
+		CHECK_RC(fi_close(&ws->fid), 0);
+	if (ps != NULL)
+		CHECK_RC(fi_close(&ps->fid), 0);
+	if (cntr != NULL)
+		CHECK_RC(fi_close(&cntr->fid), 0);
+}
+
 static int
 ring_port(void)
 {
@@ -1802,6 +1891,7 @@ main(int argc, char **argv)
 	test_peek();
 	test_ai_full();
 	test_two_fabrics();
+	test_poll_wait();
 	test_service_bind();
 	test_timeout();
 	test_multi_recv();
