@@ -638,6 +638,7 @@ struct uet_ofi_req {
 	uint8_t claimed;           /* its message waits for the FI_CLAIM */
 	uint8_t scatter;           /* bounce: copy out to iov at completion */
 	uint8_t nb_iov;            /* bounce: entries in iov */
+	uint8_t bounce_heap;       /* bounce: malloc'ed (above the pool's size) */
 	uint8_t busy;              /* taken from the pool (in flight) */
 	uint8_t *bounce;           /* multi-entry iov: gathered / landed here */
 	/* service backend: the operation's chunk of the data window

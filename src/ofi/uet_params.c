@@ -61,9 +61,9 @@ static const struct uet_param_def defs[] = {
 	  "EAL arguments for the provider's rte_eal_init (default: the config "
 	  "file's [eal] args; ignored when the process already has an EAL)" },
 	{ "provider_iov_bounce_size", FI_PARAM_SIZE_T,
-	  "Largest message with a multi-entry iov: such messages are gathered "
-	  "into / scattered from one of 8 bounce buffers of this size per "
-	  "endpoint (default: 65536)" },
+	  "Size of the 8 bounce buffers per endpoint that messages with a "
+	  "multi-entry iov are gathered into / scattered from; a larger "
+	  "message gets a buffer of its own (default: 65536)" },
 	{ "provider_poll_yield", FI_PARAM_BOOL,
 	  "AUTO progress: an fi_cq_read that finds nothing yields the CPU "
 	  "(sched_yield), so that an engine lcore or another polling process "

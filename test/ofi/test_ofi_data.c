@@ -765,7 +765,8 @@ iov_check(const struct iovec *iov, size_t n, const uint8_t *src, size_t len)
  * Multi-entry iovs (iov_limit 4): uneven splits on both sides for
  * send/recv (eager and rendezvous), tsend/trecv, a truncated receive,
  * WRITE from 4 local entries and READ into 3; byte-exact with guards.
- * Above IOV_BOUNCE_SIZE (65536) several entries are -FI_EMSGSIZE.
+ * Above IOV_BOUNCE_SIZE (65536) the entries go through a buffer
+ * allocated for the operation.
  */
 static void
 test_iov(struct fid_mr *mr)
@@ -776,7 +777,7 @@ test_iov(struct fid_mr *mr)
 	static const size_t wl[4] = { 3, 1000, 64, 2 };
 	uint64_t key = fi_mr_key(mr);
 	uint64_t base = (uint64_t)(uintptr_t)rbuf;
-	struct iovec siov[4], riov[4], tiov[2], big[2];
+	struct iovec siov[4], riov[4], tiov[2];
 	struct fi_cq_err_entry err;
 	struct fi_cq_tagged_entry e;
 	size_t stot, rtot, off = 0;
@@ -845,14 +846,29 @@ test_iov(struct fid_mr *mr)
 	expect_ok(n0.cq, &c0, FI_READ | FI_RMA, NULL, NULL);
 	CHECK(rtot == 4997);
 	CHECK(iov_check(riov, 3, rbuf + 20001, rtot));
-	/* more than IOV_BOUNCE_SIZE in several entries */
-	big[0].iov_base = sbuf;
-	big[0].iov_len = 40000;
-	big[1].iov_base = rbuf;
-	big[1].iov_len = 30000;
-	CHECK_RC(fi_sendv(n0.ep, big, NULL, 2, n0.peer, &c0), -FI_EMSGSIZE);
-	CHECK_RC(fi_recvv(n1.ep, big, NULL, 2, FI_ADDR_UNSPEC, &c1),
-		 -FI_EMSGSIZE);
+	/* more than IOV_BOUNCE_SIZE in several entries: a buffer of the
+	 * message's size for the operation (fi_ubertest's 3 MiB sendv) */
+	{
+		struct iovec sv[2], rv[3];
+		static const size_t bs[2] = { 40000, 90000 };
+		static const size_t br[3] = { 70000, 1, 60000 };
+		size_t mtot = iov_make(sv, bs, 2, sbuf), btot;
+
+		/* the message: the entries' concatenation, kept in rbuf */
+		fill(sv[0].iov_base, bs[0], 77);
+		fill(sv[1].iov_base, bs[1], 78);
+		memcpy(rbuf, sv[0].iov_base, bs[0]);
+		memcpy(rbuf + bs[0], sv[1].iov_base, bs[1]);
+		btot = iov_make(rv, br, 3, lbuf);
+		CHECK(btot > mtot);
+		CHECK_RC(fi_recvv(n1.ep, rv, NULL, 3, FI_ADDR_UNSPEC, &c1), 0);
+		CHECK_RC(fi_sendv(n0.ep, sv, NULL, 2, n0.peer, &c0), 0);
+		expect_ok(n0.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+		memset(&e, 0, sizeof(e));
+		expect_ok(n1.cq, &c1, FI_RECV | FI_MSG, &e, NULL);
+		CHECK(e.len == mtot);
+		CHECK(iov_check(rv, 3, rbuf, mtot));
+	}
 	CHECK(cq_quiet(n0.cq, 100) && cq_quiet(n1.cq, 100));
 }
 
