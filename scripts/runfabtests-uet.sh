@@ -39,7 +39,10 @@ while getopts "t:o:b:h" opt; do
 	*) sed -n '2,16p' "$0"; exit 2 ;;
 	esac
 done
-[ "$sets" = all ] && sets=unit,regression,functional,standard,complex
+case $sets in
+all) sets=unit,regression,functional,standard,complex ;;
+quick+all) sets=unit,regression,functional,short,standard,complex ;;
+esac
 ft_bin=$(cd "${FT_BIN:-$top/build/fabtests/bin}" 2>/dev/null && pwd) || {
 	echo "no fabtests at ${FT_BIN:-$top/build/fabtests/bin}:" \
 		"bash scripts/fabtests.sh, or FT_BIN=DIR" >&2
@@ -129,18 +132,28 @@ run() {
 unset FI_PROVIDER FI_UET_PROVIDER_PROFILES FI_UET_PROVIDER_EAL_ARGS
 FI_PROVIDER_PATH=$provdir FI_UET_PROVIDER_CONFIG=$tmp/uet.conf \
 	run uet "$out/uet.log" -s 127.0.1.1 -c 127.0.1.2 \
+	-f "$top/scripts/fabtests-uet.exclude" \
 	-u "$top/scripts/ubertest-uet.test"
 run tcp "$out/tcp.log" -s 127.0.0.1 -c 127.0.0.1
 run "udp;ofi_rxd" "$out/rxd.log" -s 127.0.0.1 -c 127.0.0.1
 
-# the table: one row per test, the result of each provider
-python3 - "$out" > "$out/table.md" <<'EOF'
+# the table: one row per test (with its runfabtests.sh set), the result
+# of each provider
+python3 - "$out" "$ft_bin/runfabtests.sh" > "$out/table.md" <<'EOF'
 import re, sys
-out = sys.argv[1]
+out, rft = sys.argv[1], open(sys.argv[2]).read()
+sets = {}
+for name, body in re.findall(r'^(\w+)_tests=\(\s*\\?\n(.*?)^\)', rft, re.M | re.S):
+    for t in re.findall(r'"([^"]+)"', body):
+        sets.setdefault(re.sub(r'(GOOD|SERVER)_ADDR', 'ADDR', t), name)
 provs = [("uet", "uet.log"), ("tcp", "tcp.log"), ("udp;ofi_rxd", "rxd.log")]
 rows, res = [], {}
 for prov, f in provs:
-    for line in open(f"{out}/{f}", errors="replace"):
+    try:
+        lines = open(f"{out}/{f}", errors="replace").readlines()
+    except OSError:
+        continue
+    for line in lines:
         m = re.match(r'^(\S.*?) -p "?[^" ]+"?(.*?):\s+(Pass.*|Fail.*|Notrun|Excluded)\s*$', line)
         m2 = re.match(r'^(fi_ubertest):\s+(Pass.*|Fail.*|Notrun|Excluded)\s*$', line)
         if m:
@@ -149,19 +162,21 @@ for prov, f in provs:
             name, result = m2.group(1), m2.group(2)
         else:
             continue
+        name = re.sub(r'127\.0\.[01]\.[12]', 'ADDR', name)
         if name not in res:
             rows.append(name)
             res[name] = {}
         res[name][prov] = result.lower()
-print("| test | " + " | ".join(p for p, _ in provs) + " |")
-print("|---|" + "---|" * len(provs))
+print("| test | set | " + " | ".join(p for p, _ in provs) + " |")
+print("|---|---|" + "---|" * len(provs))
 tot = {p: {} for p, _ in provs}
 for n in rows:
-    print(f"| {n} | " + " | ".join(res[n].get(p, "-") for p, _ in provs) + " |")
+    st = sets.get(n, "complex" if n == "fi_ubertest" else "?")
+    print(f"| {n} | {st} | " + " | ".join(res[n].get(p, "-") for p, _ in provs) + " |")
     for p, _ in provs:
         r = res[n].get(p, "-").split(" ")[0]
         tot[p][r] = tot[p].get(r, 0) + 1
-print("| total | " + " | ".join(
+print("| total | | " + " | ".join(
     ", ".join(f"{v} {k}" for k, v in sorted(tot[p].items())) for p, _ in provs) + " |")
 EOF
 echo "logs and table: $out (table.md)"
