@@ -654,6 +654,7 @@ struct uet_ofi_ep {
 	struct fid_ep ep_fid;
 	struct uet_ofi_domain *dom;
 	atomic_int ref;
+	unsigned int failures_logged; /* failed operations logged (ep.c) */
 	struct fi_info *info;
 	enum fi_ep_type type;
 	uint64_t caps;
