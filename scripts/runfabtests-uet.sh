@@ -5,6 +5,7 @@
 # run, then one table of the three side by side.
 #
 #   FT_BIN=DIR scripts/runfabtests-uet.sh [-t SETS] [-o OUT] [-b BUILD]
+#       [-P PROVIDERS]
 #
 # FT_BIN: fabtests' bin directory (default build/fabtests/bin, what
 # scripts/fabtests.sh builds); its ../share/fabtests holds the test
@@ -13,7 +14,10 @@
 # runfabtests' "all" adds multinode, 3 processes that a memif link, which
 # joins two, cannot mesh). BUILD: the build whose src/ofi holds
 # libuet-fi.so (default build/release). OUT: a directory for the logs and
-# the table (default a temporary one, printed).
+# the table (default a temporary one, printed). PROVIDERS: which of
+# uet, tcp, "udp;ofi_rxd" to run, space separated (default all three; the
+# table takes the logs OUT already has for the others: runs of different
+# providers may go in parallel, with the same OUT).
 #
 # runfabtests.sh gives the server and the client the same environment;
 # each uet process needs its own engine configuration. Every fabtests
@@ -31,11 +35,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 sets=quick
 out=""
 build=$top/build/release
-while getopts "t:o:b:h" opt; do
+provs="uet tcp udp;ofi_rxd"
+while getopts "t:o:b:P:h" opt; do
 	case $opt in
 	t) sets=$OPTARG ;;
 	o) out=$OPTARG ;;
 	b) build=$OPTARG ;;
+	P) provs=$OPTARG ;;
 	*) sed -n '2,16p' "$0"; exit 2 ;;
 	esac
 done
@@ -62,7 +68,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 tag="uetrft$$"
 cleanup() {
-	rm -rf "$tmp/wrap" "$tmp/memif.sock"
+	rm -rf "$tmp/wrap" "$tmp/cwd" "$tmp/memif.sock"
 	# EAL runtime directories of processes runfabtests killed (one that
 	# exits removes its own)
 	rm -rf /var/run/dpdk/"$tag"p* "${XDG_RUNTIME_DIR:-/nonexistent}"/dpdk/"$tag"p*
@@ -89,7 +95,8 @@ mbuf_cache = 32
 127.0.1.%{2,1} = 02:00:00:00:07:%{02,01}
 EOF
 
-mkdir -p "$tmp/wrap"
+mkdir -p "$tmp/wrap" "$tmp/cwd"
+ln -s "$ft_share/test_configs" "$tmp/cwd/test_configs"
 for p in "$ft_bin"/fi_* "$ft_bin"/sighandler_test; do
 	[ -x "$p" ] || continue
 	cat > "$tmp/wrap/${p##*/}" <<EOF
@@ -119,7 +126,9 @@ run() {
 		excl=(-f "$ft_share/test_configs/$name/$name.exclude")
 	echo "# runfabtests.sh -t $sets ${excl[*]} $* $prov" > "$log"
 	(
-		cd "$ft_share"
+		# runfabtests reads ./test_configs and leaves its output
+		# files in the current directory: a scratch one
+		cd "$tmp/cwd"
 		PATH=$tmp/wrap:$PATH setsid bash -c \
 			'UET_RFT_SID=$$ exec "$0" "$@"' "$ft_bin/runfabtests.sh" \
 			-p "$tmp/wrap" -t "$sets" "${excl[@]}" "$@" "$prov"
@@ -129,13 +138,20 @@ run() {
 
 # runfabtests' -E works over ssh only ("timeout export ..." locally): the
 # processes inherit the environment instead
+# (each provider on addresses of its own: their runs may go in parallel)
 unset FI_PROVIDER FI_UET_PROVIDER_PROFILES FI_UET_PROVIDER_EAL_ARGS
-FI_PROVIDER_PATH=$provdir FI_UET_PROVIDER_CONFIG=$tmp/uet.conf \
-	run uet "$out/uet.log" -s 127.0.1.1 -c 127.0.1.2 \
-	-f "$top/scripts/fabtests-uet.exclude" \
-	-u "$top/scripts/ubertest-uet.test"
-run tcp "$out/tcp.log" -s 127.0.0.1 -c 127.0.0.1
-run "udp;ofi_rxd" "$out/rxd.log" -s 127.0.0.1 -c 127.0.0.1
+for prov in $provs; do
+	case $prov in
+	uet)
+		FI_PROVIDER_PATH=$provdir FI_UET_PROVIDER_CONFIG=$tmp/uet.conf \
+			run uet "$out/uet.log" -s 127.0.1.1 -c 127.0.1.2 \
+			-f "$top/scripts/fabtests-uet.exclude" \
+			-u "$top/scripts/ubertest-uet.test" ;;
+	tcp) run tcp "$out/tcp.log" -s 127.0.0.1 -c 127.0.0.1 ;;
+	"udp;ofi_rxd") run "udp;ofi_rxd" "$out/rxd.log" -s 127.0.0.3 -c 127.0.0.3 ;;
+	*) echo "unknown provider $prov" >&2; exit 2 ;;
+	esac
+done
 
 # the table: one row per test (with its runfabtests.sh set), the result
 # of each provider
