@@ -5,7 +5,7 @@
 # run, then one table of the three side by side.
 #
 #   FT_BIN=DIR scripts/runfabtests-uet.sh [-t SETS] [-o OUT] [-b BUILD]
-#       [-P PROVIDERS]
+#       [-P PROVIDERS] [-T SECONDS]
 #
 # FT_BIN: fabtests' bin directory (default build/fabtests/bin, what
 # scripts/fabtests.sh builds); its ../share/fabtests holds the test
@@ -17,7 +17,9 @@
 # the table (default a temporary one, printed). PROVIDERS: which of
 # uet, tcp, "udp;ofi_rxd" to run, space separated (default all three; the
 # table takes the logs OUT already has for the others: runs of different
-# providers may go in parallel, with the same OUT).
+# providers may go in parallel, with the same OUT). SECONDS: runfabtests'
+# bound of each test (default 120; fi_ubertest runs every test of its
+# configuration under it).
 #
 # runfabtests.sh gives the server and the client the same environment;
 # each uet process needs its own engine configuration. Every fabtests
@@ -36,12 +38,14 @@ sets=quick
 out=""
 build=$top/build/release
 provs="uet tcp udp;ofi_rxd"
-while getopts "t:o:b:P:h" opt; do
+tmo=120
+while getopts "t:o:b:P:T:h" opt; do
 	case $opt in
 	t) sets=$OPTARG ;;
 	o) out=$OPTARG ;;
 	b) build=$OPTARG ;;
 	P) provs=$OPTARG ;;
+	T) tmo=$OPTARG ;;
 	*) sed -n '2,16p' "$0"; exit 2 ;;
 	esac
 done
@@ -124,14 +128,14 @@ run() {
 	name=${prov##*;} # the utility provider's, as runfabtests picks it
 	[ -f "$ft_share/test_configs/$name/$name.exclude" ] &&
 		excl=(-f "$ft_share/test_configs/$name/$name.exclude")
-	echo "# runfabtests.sh -t $sets ${excl[*]} $* $prov" > "$log"
+	echo "# runfabtests.sh -t $sets -T $tmo ${excl[*]} $* $prov" > "$log"
 	(
 		# runfabtests reads ./test_configs and leaves its output
 		# files in the current directory: a scratch one
 		cd "$tmp/cwd"
 		PATH=$tmp/wrap:$PATH setsid bash -c \
 			'UET_RFT_SID=$$ exec "$0" "$@"' "$ft_bin/runfabtests.sh" \
-			-p "$tmp/wrap" -t "$sets" "${excl[@]}" "$@" "$prov"
+			-p "$tmp/wrap" -t "$sets" -T "$tmo" "${excl[@]}" "$@" "$prov"
 	) >> "$log" 2>&1 || true
 	grep -E "^# Total" "$log" | sed "s/^/$prov: /"
 }
