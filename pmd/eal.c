@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <dirent.h>
 #include <sys/eventfd.h>
 
 #include <rte_eal.h>
@@ -120,19 +121,54 @@ uet_engine_eal_args_split(const char *prog, const char *args, bool isolate,
 }
 
 /*
- * The EAL leaves its runtime directory (/var/run/dpdk/<prefix>) behind,
- * empty once its sockets are gone; with a prefix per process that is one
- * stale directory per run. Registered before rte_eal_init(), so it runs
- * after the EAL's own exit handlers; rmdir() never removes a directory
- * that still holds anything (another process's files, a shared config).
+ * The EAL leaves its runtime directory (/var/run/dpdk/<prefix>) behind: a
+ * primary keeps its shared config, fbarray files and multi-process socket
+ * there for secondaries (memif needs that channel, so --no-shconf is not
+ * an option there), and nothing removes them at exit: with a prefix per
+ * process (an MPI job's ranks) that is one stale directory per rank and
+ * run. At exit, a primary that created the directory removes those files
+ * and the directory, unless a secondary's socket (mp_socket_<pid>_...)
+ * or any other file says someone else uses it. Registered before
+ * rte_eal_init(), so it runs after the EAL's own exit handlers.
  */
 static char eal_rundir[PATH_MAX];
+
+/* A file a primary EAL (22.11) creates in its runtime directory. */
+static bool
+eal_rundir_own(const char *name)
+{
+	return strcmp(name, "config") == 0 ||
+	       strcmp(name, "hugepage_info") == 0 ||
+	       strcmp(name, "mp_socket") == 0 ||
+	       strncmp(name, "fbarray_", 8) == 0;
+}
 
 static void
 eal_rundir_remove(void)
 {
-	if (eal_rundir[0] != '\0')
-		(void)rmdir(eal_rundir);
+	const struct dirent *e;
+	char path[PATH_MAX + 256];
+	DIR *d;
+
+	if (eal_rundir[0] == '\0')
+		return;
+	d = opendir(eal_rundir);
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.' && !eal_rundir_own(e->d_name))
+			goto out; /* someone else's: leave it all */
+	rewinddir(d);
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		(void)snprintf(path, sizeof(path), "%s/%s", eal_rundir,
+			       e->d_name);
+		(void)unlink(path);
+	}
+out:
+	closedir(d);
+	(void)rmdir(eal_rundir);
 }
 
 int
@@ -171,8 +207,9 @@ uet_engine_eal_init(const char *prog, const char *args, bool *reused)
 		}
 		return -rte_errno;
 	}
-	(void)snprintf(eal_rundir, sizeof(eal_rundir), "%s",
-		       rte_eal_get_runtime_dir());
+	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
+		(void)snprintf(eal_rundir, sizeof(eal_rundir), "%s",
+			       rte_eal_get_runtime_dir());
 	return 0;
 }
 

@@ -33,8 +33,8 @@ mpi_job_conf "$TMP/job.conf" "$TMP" "$tag"
 root=()
 [ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)
 export FI_PROVIDER_PATH=$BUILD/src/ofi FI_LOG_LEVEL=warn
-export FI_UET_PROVIDER_CONFIG=$TMP/job.conf FI_UET_PROVIDER_PROFILES=hpc
-unset FI_PROVIDER FI_UET_PROVIDER_EAL_ARGS
+export FI_UET_PROVIDER_CONFIG=$TMP/job.conf
+unset FI_PROVIDER FI_UET_PROVIDER_EAL_ARGS FI_UET_PROVIDER_PROFILES
 
 echo "# mpi_pingpong -b -i $ITERS, Open MPI $(mpirun --version | head -1 | awk '{print $NF}'), $(date -u)"
 for prov in uet "udp;ofi_rxd" "tcp;ofi_rxm"; do
@@ -42,7 +42,6 @@ for prov in uet "udp;ofi_rxd" "tcp;ofi_rxm"; do
 	timeout 300 mpirun "${root[@]}" --oversubscribe --bind-to none -np 2 \
 		--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "$prov" \
 		-x FI_PROVIDER_PATH -x FI_LOG_LEVEL -x FI_UET_PROVIDER_CONFIG \
-		-x FI_UET_PROVIDER_PROFILES \
 		"$PROG" -b -i "$ITERS" > "$out" 2>&1
 	if [ $? -ne 0 ] || ! grep -q '^mpi_pingpong: OK$' "$out"; then
 		echo "$prov: FAILED"

@@ -334,6 +334,33 @@ av_report_err(struct uet_ofi_av *av, size_t index, int rc, void *context)
 	(void)uet_ofi_eq_post(av->eq, FI_AV_COMPLETE, &ev, sizeof(ev), true);
 }
 
+/*
+ * A peer of another profile: refused here, at startup, with both named,
+ * rather than at the first operation the profiles disagree on (UEC 1.0
+ * profiles do not interoperate: an HPC rendezvous send has no AI Full
+ * target). DGRAM domains carry no profile.
+ */
+static int
+av_profile_check(const struct uet_ofi_av *av, const struct uet_ofi_addr *a)
+{
+	char buf[160];
+	size_t n = sizeof(buf);
+	const struct fi_ep_attr *ea = av->dom->info->ep_attr;
+
+	if ((ea != NULL && ea->type == FI_EP_DGRAM) ||
+	    a->profile == av->dom->profile)
+		return 0;
+	UET_OFI_REPORT(FI_LOG_AV,
+		       "%s: peer of profile %s in a domain of profile %s (%s): "
+		       "every peer must use one profile "
+		       "(FI_UET_PROVIDER_PROFILES, docs/PROVIDER.md)",
+		       uet_ofi_addr_str(a, buf, &n),
+		       uet_ofi_profile_suffix(a->profile) + 1,
+		       uet_ofi_profile_suffix(av->dom->profile) + 1,
+		       av->dom->info->domain_attr->name);
+	return -FI_EINVAL;
+}
+
 static int
 av_insert(struct fid_av *fid, const void *addr, size_t count,
 	  fi_addr_t *fi_addr, uint64_t flags, void *context)
@@ -365,6 +392,8 @@ av_insert(struct fid_av *fid, const void *addr, size_t count,
 						 UET_OFI_ADDR_C_RMA |
 						 UET_OFI_ADDR_C_ATOMIC,
 					 &a);
+		if (rc == 0)
+			rc = av_profile_check(av, &a);
 		/* the engine first, without the lock (PEER_ADD may need
 		 * this thread's progress) */
 		if (rc == 0)

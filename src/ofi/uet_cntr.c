@@ -75,6 +75,13 @@ cntr_progress(struct uet_ofi_cntr *c)
 	uet_ofi_unlock(&c->bind_lock);
 }
 
+uint64_t
+uet_ofi_cntr_stamp(struct uet_ofi_cntr *c)
+{
+	cntr_progress(c);
+	return atomic_load(&c->val) + atomic_load(&c->err);
+}
+
 static uint64_t
 cntr_read(struct fid_cntr *fid)
 {
@@ -200,6 +207,7 @@ cntr_close(struct fid *fid)
 
 	if (atomic_load(&c->ref) > 0)
 		return -FI_EBUSY;
+	uet_ofi_waitset_del(c->ws, &c->cntr_fid.fid, c->efd);
 	if (c->efd >= 0)
 		close(c->efd);
 	atomic_fetch_sub(&c->dom->ref, 1);
@@ -241,6 +249,11 @@ uet_ofi_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
 	case FI_WAIT_FD:
 	case FI_WAIT_YIELD:
 		a.wait_obj = FI_WAIT_FD;
+		/* fall through */
+	case FI_WAIT_SET:
+		if (a.wait_obj == FI_WAIT_SET &&
+		    uet_ofi_waitset_of(a.wait_set) == NULL)
+			return -FI_EINVAL;
 		fd = uet_ofi_efd_open();
 		if (fd < 0)
 			return -FI_EMFILE;
@@ -257,6 +270,17 @@ uet_ofi_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
 	c->dom = d;
 	c->attr = a;
 	c->efd = fd;
+	if (a.wait_obj == FI_WAIT_SET) {
+		int rc;
+
+		c->ws = uet_ofi_waitset_of(a.wait_set);
+		rc = uet_ofi_waitset_add(c->ws, &c->cntr_fid.fid, fd);
+		if (rc < 0) {
+			close(fd);
+			free(c);
+			return rc;
+		}
+	}
 	uet_ofi_lock_init(&c->bind_lock, !uet_ofi_lockless(d));
 	c->cntr_fid.fid.fclass = FI_CLASS_CNTR;
 	c->cntr_fid.fid.context = context;

@@ -105,6 +105,18 @@ cq_progress(struct uet_ofi_cq *cq)
 	uet_ofi_unlock(&cq->bind_lock);
 }
 
+bool
+uet_ofi_cq_ready(struct uet_ofi_cq *cq)
+{
+	size_t n;
+
+	cq_progress(cq);
+	uet_ofi_lock(&cq->lock);
+	n = cq->count;
+	uet_ofi_unlock(&cq->lock);
+	return n > 0;
+}
+
 /*
  * Nothing to read with AUTO progress: the completion comes from an
  * engine lcore. An application polling in a tight loop on a machine with
@@ -210,7 +222,7 @@ cq_readerr(struct fid_cq *cq_fid, struct fi_cq_err_entry *buf, uint64_t flags)
 {
 	struct uet_ofi_cq *cq = container_of(cq_fid, struct uet_ofi_cq, cq_fid);
 	const struct uet_ofi_cq_entry *e;
-	uint32_t api = cq->dom->fab->fab_fid.api_version;
+	uint32_t api = cq->dom->fabh->fab_fid.api_version;
 
 	(void)flags;
 	if (buf == NULL)
@@ -414,6 +426,7 @@ cq_close(struct fid *fid)
 
 	if (atomic_load(&cq->ref) > 0)
 		return -FI_EBUSY;
+	uet_ofi_waitset_del(cq->ws, &cq->cq_fid.fid, cq->efd);
 	if (cq->efd >= 0)
 		close(cq->efd);
 	atomic_fetch_sub(&cq->dom->ref, 1);
@@ -468,8 +481,12 @@ uet_ofi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 	case FI_WAIT_YIELD:
 		a.wait_obj = FI_WAIT_FD;
 		break;
+	case FI_WAIT_SET:
+		if (uet_ofi_waitset_of(a.wait_set) == NULL)
+			return -FI_EINVAL;
+		break;
 	default:
-		return -FI_ENOSYS; /* wait sets, mutex/cond, pollfd */
+		return -FI_ENOSYS; /* mutex/cond, pollfd */
 	}
 	if (a.wait_cond != FI_CQ_COND_NONE)
 		return -FI_ENOSYS;
@@ -486,7 +503,7 @@ uet_ofi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 		return -FI_ENOMEM;
 	}
 	cq->efd = -1;
-	if (a.wait_obj == FI_WAIT_FD) {
+	if (a.wait_obj != FI_WAIT_NONE) {
 		rc = uet_ofi_efd_open();
 		if (rc < 0) {
 			free(cq->ent);
@@ -494,6 +511,16 @@ uet_ofi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 			return -FI_EMFILE;
 		}
 		cq->efd = rc;
+	}
+	if (a.wait_obj == FI_WAIT_SET) {
+		cq->ws = uet_ofi_waitset_of(a.wait_set);
+		rc = uet_ofi_waitset_add(cq->ws, &cq->cq_fid.fid, cq->efd);
+		if (rc < 0) {
+			close(cq->efd);
+			free(cq->ent);
+			free(cq);
+			return rc;
+		}
 	}
 	cq->dom = d;
 	cq->attr = a;

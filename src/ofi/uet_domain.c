@@ -67,18 +67,10 @@ domain_close(struct fid *fid)
 
 	if (atomic_load(&d->ref) > 0)
 		return -FI_EBUSY;
-	atomic_fetch_sub(&d->fab->ref, 1);
+	atomic_fetch_sub(&d->fabh->ref, 1);
 	fi_freeinfo(d->info);
 	free(d);
 	return 0;
-}
-
-static int
-domain_poll_open(struct fid_domain *domain, struct fi_poll_attr *attr,
-		 struct fid_poll **pollset)
-{
-	(void)domain; (void)attr; (void)pollset;
-	return -FI_ENOSYS;
 }
 
 static int
@@ -131,7 +123,7 @@ static struct fi_ops_domain domain_ops = {
 	.endpoint = uet_ofi_ep_open,
 	.scalable_ep = uet_ofi_sep_open,
 	.cntr_open = uet_ofi_cntr_open,
-	.poll_open = domain_poll_open,
+	.poll_open = uet_ofi_poll_open,
 	.stx_ctx = domain_stx,
 	.srx_ctx = domain_srx,
 	.query_atomic = uet_ofi_query_atomic,
@@ -161,8 +153,9 @@ int
 uet_ofi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		    struct fid_domain **dom, void *context)
 {
-	struct uet_ofi_fabric *fab =
-		container_of(fabric, struct uet_ofi_fabric, fab_fid);
+	struct uet_ofi_fabric_hdl *fabh =
+		container_of(fabric, struct uet_ofi_fabric_hdl, fab_fid);
+	struct uet_ofi_fabric *fab = fabh->fab;
 	const struct fi_domain_attr *da = info ? info->domain_attr : NULL;
 	const struct uet_config_port *cp;
 	struct uet_ofi_domain *d;
@@ -184,6 +177,7 @@ uet_ofi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		free(d);
 		return -FI_ENOMEM;
 	}
+	d->fabh = fabh;
 	d->fab = fab;
 	d->profile = uet_ofi_profile_of_name(da->name);
 	if (d->profile == 0)
@@ -232,7 +226,7 @@ uet_ofi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	d->dom_fid.fid.ops = &domain_fi_ops;
 	d->dom_fid.ops = &domain_ops;
 	d->dom_fid.mr = (struct fi_ops_mr *)&uet_ofi_mr_ops;
-	atomic_fetch_add(&fab->ref, 1);
+	atomic_fetch_add(&fabh->ref, 1);
 	*dom = &d->dom_fid;
 	return 0;
 

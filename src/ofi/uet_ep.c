@@ -45,6 +45,36 @@ cqe_flags(const struct uet_ofi_req *r, const struct uet_chan_cqe *c)
  * or remote CQ data of a WRITE that targeted this endpoint
  * (FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA entry).
  */
+/* Failed operations logged per endpoint at WARN, the rest counted only. */
+#define EP_FAILURES_LOGGED 8
+
+/*
+ * A failed operation, at FI_LOG_LEVEL=warn: middleware often reports only
+ * its own code (Open MPI: MPI_ERR_INTERN), so the provider says what
+ * failed and why. Cancelled and truncated receives are the application's
+ * business and not logged.
+ */
+static void
+ep_log_failure(struct uet_ofi_ep *ep, const struct uet_ofi_cq_entry *e)
+{
+	char why[192];
+	const char *op = (e->flags & FI_ATOMIC) ? "atomic" :
+			 (e->flags & FI_READ) ? "RMA read" :
+			 (e->flags & FI_WRITE) ? "RMA write" :
+			 (e->flags & FI_RECV) ? "receive" : "send";
+
+	if (e->err == FI_ECANCELED || e->err == FI_ETRUNC ||
+	    ep->failures_logged >= EP_FAILURES_LOGGED)
+		return;
+	ep->failures_logged++;
+	uet_ofi_prov_strerror(e->prov_errno, why, sizeof(why));
+	FI_WARN(&uet_prov, FI_LOG_EP_DATA, "%s failed: %s (%s)%s\n",
+		op, fi_strerror(e->err), why,
+		ep->failures_logged == EP_FAILURES_LOGGED ?
+			"; further failures of this endpoint are not logged" :
+			"");
+}
+
 static bool
 deliver_remote(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 {
@@ -158,6 +188,7 @@ deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 			e.err = FI_ETRUNC;
 			e.olen = (size_t)c->olen;
 		}
+		ep_log_failure(ep, &e);
 	}
 	if (cq != NULL) {
 		if (entry)

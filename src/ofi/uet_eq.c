@@ -213,10 +213,11 @@ eq_close(struct fid *fid)
 		next = ev->next;
 		free(ev);
 	}
+	uet_ofi_waitset_del(eq->ws, &eq->eq_fid.fid, eq->efd);
 	if (eq->efd >= 0)
 		close(eq->efd);
 	pthread_mutex_destroy(&eq->lock);
-	atomic_fetch_sub(&eq->fab->ref, 1);
+	atomic_fetch_sub(&eq->fabh->ref, 1);
 	free(eq);
 	return 0;
 }
@@ -231,12 +232,23 @@ static struct fi_ops eq_fi_ops = {
 	.ops_set = uet_ofi_fid_ops_set_enosys,
 };
 
+bool
+uet_ofi_eq_ready(struct uet_ofi_eq *eq)
+{
+	size_t n;
+
+	pthread_mutex_lock(&eq->lock);
+	n = eq->count;
+	pthread_mutex_unlock(&eq->lock);
+	return n > 0;
+}
+
 int
 uet_ofi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 		struct fid_eq **eq_fid, void *context)
 {
-	struct uet_ofi_fabric *fab =
-		container_of(fabric, struct uet_ofi_fabric, fab_fid);
+	struct uet_ofi_fabric_hdl *fabh =
+		container_of(fabric, struct uet_ofi_fabric_hdl, fab_fid);
 	struct fi_eq_attr a = { .wait_obj = FI_WAIT_UNSPEC };
 	struct uet_ofi_eq *eq;
 	int fd = -1;
@@ -252,6 +264,11 @@ uet_ofi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 	case FI_WAIT_FD:
 	case FI_WAIT_YIELD:
 		a.wait_obj = FI_WAIT_FD;
+		/* fall through */
+	case FI_WAIT_SET:
+		if (a.wait_obj == FI_WAIT_SET &&
+		    uet_ofi_waitset_of(a.wait_set) == NULL)
+			return -FI_EINVAL;
 		fd = uet_ofi_efd_open();
 		if (fd < 0)
 			return -FI_EMFILE;
@@ -267,15 +284,26 @@ uet_ofi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 			close(fd);
 		return -FI_ENOMEM;
 	}
-	eq->fab = fab;
+	eq->fabh = fabh;
 	eq->attr = a;
 	eq->efd = fd;
+	if (a.wait_obj == FI_WAIT_SET) {
+		int rc;
+
+		eq->ws = uet_ofi_waitset_of(a.wait_set);
+		rc = uet_ofi_waitset_add(eq->ws, &eq->eq_fid.fid, fd);
+		if (rc < 0) {
+			close(fd);
+			free(eq);
+			return rc;
+		}
+	}
 	pthread_mutex_init(&eq->lock, NULL);
 	eq->eq_fid.fid.fclass = FI_CLASS_EQ;
 	eq->eq_fid.fid.context = context;
 	eq->eq_fid.fid.ops = &eq_fi_ops;
 	eq->eq_fid.ops = &eq_ops;
-	atomic_fetch_add(&fab->ref, 1);
+	atomic_fetch_add(&fabh->ref, 1);
 	*eq_fid = &eq->eq_fid;
 	return 0;
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Fabric: owns the engine. fi_fabric() initialises the EAL (or reuses the
+ * Fabric: the process's engine, one for every fi_fabric() of the process
+ * (each gets a handle on it; the first creates it, the last close stops
+ * it). Creating it initialises the EAL (or reuses the
  * process's), loads the engine configuration, creates the engine with the
  * PDS hook and the SES ULP (pmd/ses_ulp.c: one SES per engine context,
  * which consumes the endpoints' channels) and starts it (AUTO progress
@@ -491,18 +493,36 @@ local_stop(struct uet_ofi_fabric *fab)
 	fab->engine = NULL;
 }
 
-static int
-fabric_close(struct fid *fid)
-{
-	struct uet_ofi_fabric *fab =
-		container_of(fid, struct uet_ofi_fabric, fab_fid.fid);
+/* The process's engine, shared by every fi_fabric() (uet_ofi_priv.h). */
+static struct uet_ofi_fabric *proc_fab;
+static pthread_mutex_t proc_fab_lock = PTHREAD_MUTEX_INITIALIZER;
 
-	if (atomic_load(&fab->ref) > 0)
-		return -FI_EBUSY;
-	fab->be->stop(fab);
+static void
+fabric_free(struct uet_ofi_fabric *fab)
+{
 	pthread_mutex_destroy(&fab->ctl_lock);
 	pthread_mutex_destroy(&fab->progress_lock);
 	free(fab);
+}
+
+/* A handle goes; the engine with the last one. */
+static int
+fabric_close(struct fid *fid)
+{
+	struct uet_ofi_fabric_hdl *h =
+		container_of(fid, struct uet_ofi_fabric_hdl, fab_fid.fid);
+	struct uet_ofi_fabric *fab = h->fab;
+
+	if (atomic_load(&h->ref) > 0)
+		return -FI_EBUSY;
+	pthread_mutex_lock(&proc_fab_lock);
+	if (--fab->opens == 0) {
+		proc_fab = NULL;
+		fab->be->stop(fab);
+		fabric_free(fab);
+	}
+	pthread_mutex_unlock(&proc_fab_lock);
+	free(h);
 	return 0;
 }
 
@@ -522,14 +542,6 @@ fabric_pep(struct fid_fabric *fabric, struct fi_info *info,
 {
 	(void)fabric; (void)info; (void)pep; (void)context;
 	return -FI_ENOSYS; /* connectionless provider: no passive endpoints */
-}
-
-static int
-fabric_wait_open(struct fid_fabric *fabric, struct fi_wait_attr *attr,
-		 struct fid_wait **waitset)
-{
-	(void)fabric; (void)attr; (void)waitset;
-	return -FI_ENOSYS; /* wait sets: use the FD of each CQ/EQ/counter */
 }
 
 static int
@@ -587,7 +599,7 @@ static struct fi_ops_fabric fabric_ops = {
 	.domain = uet_ofi_domain_open,
 	.passive_ep = fabric_pep,
 	.eq_open = uet_ofi_eq_open,
-	.wait_open = fabric_wait_open,
+	.wait_open = uet_ofi_wait_open,
 	.trywait = fabric_trywait,
 	.domain2 = fabric_domain2,
 };
@@ -711,39 +723,65 @@ local_start(struct uet_ofi_fabric *fab)
 	return 0;
 }
 
+/* The engine of the process: created on first use (locked by the
+ * caller). */
+static int
+fabric_get(struct uet_ofi_fabric **out)
+{
+	struct uet_ofi_fabric *fab = proc_fab;
+	int rc;
+
+	if (fab == NULL) {
+		fab = calloc(1, sizeof(*fab));
+		if (fab == NULL)
+			return -FI_ENOMEM;
+		pthread_mutex_init(&fab->ctl_lock, NULL);
+		pthread_mutex_init(&fab->progress_lock, NULL);
+		fab->id = atomic_fetch_add(&fabric_seq, 1);
+		/* the service when one is configured, else an engine of our
+		 * own */
+		fab->be = uet_ofi_service_configured() ?
+				  &uet_ofi_backend_service :
+				  &uet_ofi_backend_local;
+		rc = fab->be->start(fab);
+		if (rc < 0) {
+			fabric_free(fab);
+			return rc;
+		}
+		proc_fab = fab;
+	}
+	fab->opens++;
+	*out = fab;
+	return 0;
+}
+
 int
 uet_ofi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 		    void *context)
 {
-	struct uet_ofi_fabric *fab;
+	struct uet_ofi_fabric_hdl *h;
 	int rc;
 
 	if (attr != NULL && attr->name != NULL &&
 	    strcmp(attr->name, UET_OFI_FABRIC_NAME) != 0)
 		return -FI_ENODATA;
-	fab = calloc(1, sizeof(*fab));
-	if (fab == NULL)
+	h = calloc(1, sizeof(*h));
+	if (h == NULL)
 		return -FI_ENOMEM;
-	pthread_mutex_init(&fab->ctl_lock, NULL);
-	pthread_mutex_init(&fab->progress_lock, NULL);
-	fab->id = atomic_fetch_add(&fabric_seq, 1);
-	/* the service when one is configured, else an engine of our own */
-	fab->be = uet_ofi_service_configured() ? &uet_ofi_backend_service :
-						 &uet_ofi_backend_local;
-	rc = fab->be->start(fab);
+	pthread_mutex_lock(&proc_fab_lock);
+	rc = fabric_get(&h->fab);
+	pthread_mutex_unlock(&proc_fab_lock);
 	if (rc < 0) {
-		pthread_mutex_destroy(&fab->ctl_lock);
-		pthread_mutex_destroy(&fab->progress_lock);
-		free(fab);
+		free(h);
 		return rc;
 	}
-	fab->fab_fid.fid.fclass = FI_CLASS_FABRIC;
-	fab->fab_fid.fid.context = context;
-	fab->fab_fid.fid.ops = &fabric_fi_ops;
-	fab->fab_fid.ops = &fabric_ops;
-	fab->fab_fid.api_version = attr != NULL ? attr->api_version :
-						  UET_OFI_API_VERSION;
-	*fabric = &fab->fab_fid;
+	h->fab_fid.fid.fclass = FI_CLASS_FABRIC;
+	h->fab_fid.fid.context = context;
+	h->fab_fid.fid.ops = &fabric_fi_ops;
+	h->fab_fid.ops = &fabric_ops;
+	h->fab_fid.api_version = attr != NULL ? attr->api_version :
+						UET_OFI_API_VERSION;
+	*fabric = &h->fab_fid;
 	return 0;
 }
 

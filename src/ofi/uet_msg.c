@@ -9,6 +9,7 @@
  * completion to recycle its slot (it drops the ones the application did
  * not ask for).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "uet_ofi_priv.h"
@@ -59,9 +60,13 @@ uet_ofi_req_bounce_done(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
 			       r->bounce + off, n);
 		off += n;
 	}
-	ep->bounce_free |= 1u << ((size_t)(r->bounce - ep->bounce_mem) /
-				  ep->bounce_size);
+	if (r->bounce_heap)
+		free(r->bounce);
+	else
+		ep->bounce_free |= 1u << ((size_t)(r->bounce - ep->bounce_mem) /
+					  ep->bounce_size);
 	r->bounce = NULL;
+	r->bounce_heap = 0;
 }
 
 int
@@ -102,13 +107,19 @@ uet_ofi_req_buffers(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
 	/*
 	 * Several entries: the engine takes one contiguous buffer, so the
 	 * message goes through a bounce buffer of the endpoint, gathered
-	 * here (outbound) or scattered by the completion (inbound).
+	 * here (outbound) or scattered by the completion (inbound); one
+	 * larger than the pool's buffers is allocated for the operation.
 	 */
-	if (total > ep->bounce_size)
-		return -FI_EMSGSIZE;
-	r->bounce = bounce_get(ep);
-	if (r->bounce == NULL)
-		return -FI_EAGAIN;
+	if (total > ep->bounce_size) {
+		r->bounce = malloc(total);
+		if (r->bounce == NULL)
+			return -FI_ENOMEM;
+		r->bounce_heap = 1;
+	} else {
+		r->bounce = bounce_get(ep);
+		if (r->bounce == NULL)
+			return -FI_EAGAIN;
+	}
 	r->scatter = inbound;
 	r->nb_iov = (uint8_t)count;
 	for (i = 0, off = 0; i < count; i++) {
@@ -211,6 +222,7 @@ uet_ofi_post_sqe(struct uet_ofi_ep *ep, struct uet_chan_sqe *sqe,
 	r->no_entry = (flags & UET_OFI_NO_CQ) != 0;
 	sqe->flags |= sqe_flags(flags);
 	r->bounce = NULL;
+	r->bounce_heap = 0;
 	if (ep->svc != NULL)
 		rc = uet_ofi_service_sqe(ep, r, sqe, iov, count, flags);
 	else
@@ -326,8 +338,10 @@ uet_ofi_post_rqe(struct uet_ofi_ep *ep, struct uet_chan_rqe *rqe,
 	r->no_entry = 0;
 	r->peek_claim = (flags & (FI_PEEK | FI_CLAIM | FI_DISCARD)) ==
 			(FI_PEEK | FI_CLAIM);
-	if (!r->claimed)
+	if (!r->claimed) {
 		r->bounce = NULL;
+		r->bounce_heap = 0;
+	}
 	if (ep->svc != NULL)
 		rc = uet_ofi_service_rqe(ep, r, rqe, iov, count, flags);
 	else

@@ -297,9 +297,15 @@ int uet_ofi_service_probe(struct uet_config *cfg,
 /* progress call on a service-backed fabric: liveness only */
 void uet_ofi_service_progress(struct uet_ofi_fabric *fab);
 
+/*
+ * The process's engine (or its attachment to the service): one per
+ * process, shared by every fi_fabric() of the process (Open MPI's mtl and
+ * btl, a library beside the application), created by the first and
+ * stopped when the last is closed. Two engines of one process would claim
+ * the same port (EBUSY) and split the PIDonFEPs.
+ */
 struct uet_ofi_fabric {
-	struct fid_fabric fab_fid;
-	atomic_int ref;
+	unsigned int opens;          /* handles on it (fabric.c's lock) */
 	const struct uet_ofi_backend *be;
 	struct uet_ofi_svc *svc;     /* service backend state; NULL local */
 	struct uet_ofi_svc_limits svc_lim; /* service backend */
@@ -320,6 +326,14 @@ struct uet_ofi_fabric {
 	const void *ctx_owner[UET_ENGINE_LCORES_MAX];
 	/* PIDonFEPs held by endpoints that do not own a context's own */
 	uint64_t pid_busy[(UET_OFI_PID_MASK + 1) / 64];
+};
+
+/* What one fi_fabric() returns: a handle on the process's engine, with
+ * the application's context and API version. */
+struct uet_ofi_fabric_hdl {
+	struct fid_fabric fab_fid;
+	struct uet_ofi_fabric *fab;
+	atomic_int ref;              /* domains and EQs opened on it */
 };
 
 int uet_ofi_fabric_open(struct fi_fabric_attr *attr,
@@ -368,6 +382,7 @@ void uet_ofi_fabric_chan_free(struct uet_ofi_fabric *fab,
 
 struct uet_ofi_domain {
 	struct fid_domain dom_fid;
+	struct uet_ofi_fabric_hdl *fabh; /* the fi_fabric() it was opened on */
 	struct uet_ofi_fabric *fab;
 	atomic_int ref;
 	struct fi_info *info;        /* copy of what the domain was opened with */
@@ -437,6 +452,7 @@ struct uet_ofi_cq {
 	struct uet_ofi_ep **eps;
 	size_t nb_eps, cap_eps;
 	int efd;
+	struct uet_ofi_waitset *ws;    /* FI_WAIT_SET: its wait set */
 	atomic_bool signaled;
 	uint64_t overruns;
 };
@@ -449,6 +465,8 @@ void uet_ofi_cq_unreserve(struct uet_ofi_cq *cq);
 void uet_ofi_cq_push(struct uet_ofi_cq *cq, const struct uet_ofi_cq_entry *e);
 int uet_ofi_cq_ep_add(struct uet_ofi_cq *cq, struct uet_ofi_ep *ep);
 void uet_ofi_cq_ep_del(struct uet_ofi_cq *cq, struct uet_ofi_ep *ep);
+/* After progress: whether the CQ holds entries (poll and wait sets). */
+bool uet_ofi_cq_ready(struct uet_ofi_cq *cq);
 
 /* ------------------------------------------------------------------ */
 /* Counter (uet_cntr.c)                                                */
@@ -464,6 +482,7 @@ struct uet_ofi_cntr {
 	struct uet_ofi_ep **eps;
 	size_t nb_eps, cap_eps;
 	int efd;
+	struct uet_ofi_waitset *ws;    /* FI_WAIT_SET: its wait set */
 };
 
 int uet_ofi_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
@@ -472,6 +491,25 @@ void uet_ofi_cntr_inc(struct uet_ofi_cntr *c);
 void uet_ofi_cntr_inc_err(struct uet_ofi_cntr *c);
 int uet_ofi_cntr_ep_add(struct uet_ofi_cntr *c, struct uet_ofi_ep *ep);
 void uet_ofi_cntr_ep_del(struct uet_ofi_cntr *c, struct uet_ofi_ep *ep);
+/* After progress: value + error count, which moves with either. */
+uint64_t uet_ofi_cntr_stamp(struct uet_ofi_cntr *c);
+
+/* ------------------------------------------------------------------ */
+/* Poll and wait sets (uet_poll.c)                                     */
+/* ------------------------------------------------------------------ */
+
+struct uet_ofi_waitset;
+
+int uet_ofi_poll_open(struct fid_domain *domain, struct fi_poll_attr *attr,
+		      struct fid_poll **pollset);
+int uet_ofi_wait_open(struct fid_fabric *fabric, struct fi_wait_attr *attr,
+		      struct fid_wait **waitset);
+/* The wait set behind @p w (an attr's wait_set), NULL if not ours. */
+struct uet_ofi_waitset *uet_ofi_waitset_of(struct fid_wait *w);
+/* A CQ, counter or EQ (@p fid) with eventfd @p efd joins / leaves. */
+int uet_ofi_waitset_add(struct uet_ofi_waitset *ws, struct fid *fid, int efd);
+void uet_ofi_waitset_del(struct uet_ofi_waitset *ws, struct fid *fid,
+			 int efd);
 
 /* ------------------------------------------------------------------ */
 /* Event queue (uet_eq.c)                                              */
@@ -487,18 +525,21 @@ struct uet_ofi_eq_event {
 
 struct uet_ofi_eq {
 	struct fid_eq eq_fid;
-	struct uet_ofi_fabric *fab;
+	struct uet_ofi_fabric_hdl *fabh;
 	atomic_int ref;
 	struct fi_eq_attr attr;
 	pthread_mutex_t lock;
 	struct uet_ofi_eq_event *head, *tail;
 	size_t count;
 	int efd;
+	struct uet_ofi_waitset *ws;    /* FI_WAIT_SET: its wait set */
 	void *err_data; /* owned copy given out by the last readerr */
 };
 
 int uet_ofi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 		    struct fid_eq **eq, void *context);
+/* Whether the EQ holds events (poll and wait sets). */
+bool uet_ofi_eq_ready(struct uet_ofi_eq *eq);
 /* fi_cq_strerror / fi_eq_strerror text of @p prov_errno: a UET return
  * code (1..255, from the target) or a negative local errno. */
 void uet_ofi_prov_strerror(int prov_errno, char *out, size_t n);
@@ -599,6 +640,7 @@ struct uet_ofi_req {
 	uint8_t claimed;           /* its message waits for the FI_CLAIM */
 	uint8_t scatter;           /* bounce: copy out to iov at completion */
 	uint8_t nb_iov;            /* bounce: entries in iov */
+	uint8_t bounce_heap;       /* bounce: malloc'ed (above the pool's size) */
 	uint8_t busy;              /* taken from the pool (in flight) */
 	uint8_t *bounce;           /* multi-entry iov: gathered / landed here */
 	/* service backend: the operation's chunk of the data window
@@ -614,6 +656,7 @@ struct uet_ofi_ep {
 	struct fid_ep ep_fid;
 	struct uet_ofi_domain *dom;
 	atomic_int ref;
+	unsigned int failures_logged; /* failed operations logged (ep.c) */
 	struct fi_info *info;
 	enum fi_ep_type type;
 	uint64_t caps;

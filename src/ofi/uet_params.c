@@ -66,9 +66,9 @@ static const struct uet_param_def defs[] = {
 	  "EAL arguments for the provider's rte_eal_init (default: the config "
 	  "file's [eal] args; ignored when the process already has an EAL)" },
 	{ "provider_iov_bounce_size", FI_PARAM_SIZE_T,
-	  "Largest message with a multi-entry iov: such messages are gathered "
-	  "into / scattered from one of 8 bounce buffers of this size per "
-	  "endpoint (default: 65536)" },
+	  "Size of the 8 bounce buffers per endpoint that messages with a "
+	  "multi-entry iov are gathered into / scattered from; a larger "
+	  "message gets a buffer of its own (default: 65536)" },
 	{ "provider_poll_yield", FI_PARAM_BOOL,
 	  "AUTO progress: an fi_cq_read that finds nothing yields the CPU "
 	  "(sched_yield), so that an engine lcore or another polling process "
@@ -78,8 +78,9 @@ static const struct uet_param_def defs[] = {
 	  "fi_cntr_read run the engine loop (default: auto)" },
 	{ "provider_profiles", FI_PARAM_STRING,
 	  "Profiles whose RDM entries fi_getinfo lists, comma separated: "
-	  "hpc, ai_full, ai_base (default: all three). Ranks of one MPI job "
-	  "must use one profile: list only that one" },
+	  "hpc, ai_full, ai_base (default: hpc). An entry the hints name "
+	  "(domain_attr->name) is served whatever this lists. The peers of "
+	  "an endpoint must all use its profile" },
 	{ "provider_local_rank", FI_PARAM_INT,
 	  "Local rank of this process on its host, for the %r and %{a,b,...} "
 	  "tokens of the configuration file (default: the launcher's "
@@ -336,6 +337,5 @@ uet_ofi_params_init(void)
 	}
 	s = param_str("provider_profiles");
 	params.rdm_profiles = s != NULL ? parse_profiles(s) :
-			      1u << UET_PROFILE_HPC | 1u << UET_PROFILE_AI_FULL |
-			      1u << UET_PROFILE_AI_BASE;
+			      1u << UET_PROFILE_HPC;
 }

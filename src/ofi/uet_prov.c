@@ -57,12 +57,15 @@ uet_prov_no_layering(struct fi_provider *p)
 }
 
 /*
- * fi_getinfo without the RDM entries of the profiles PROFILES leaves out.
- * Open MPI (4.1) treats entries of one provider with the same attributes
- * as NICs and spreads its ranks over them: with an HPC and an AI Full
- * entry per port, half the ranks would take each profile, and the two
- * profiles do not interoperate (a rendezvous send has no AI Full
- * target). Listing one profile gives every rank the same.
+ * fi_getinfo without the RDM entries of the profiles PROFILES leaves out,
+ * unless the hints name the domain (e.g. "net_ring0-ai_full"): a named
+ * entry is always served. Open MPI (4.1, opal_mca_common_ofi_select_provider)
+ * treats the entries of one provider whose attributes look the same as
+ * NICs and gives local rank r the entry r % n: with an HPC and an AI Full
+ * entry per port, rank 0 took HPC and rank 1 AI Full, and the job died at
+ * its first rendezvous (the profiles do not interoperate, UEC 1.0
+ * profiles). So only HPC is listed by default; a job that lists several
+ * and still mixes them fails at fi_av_insert (uet_av.c), by name.
  */
 static int
 uet_prov_getinfo(uint32_t version, const char *node, const char *service,
@@ -76,6 +79,9 @@ uet_prov_getinfo(uint32_t version, const char *node, const char *service,
 	rc = uet_ofi_getinfo(version, node, service, flags, hints, info);
 	if (rc != 0)
 		return rc;
+	if (hints != NULL && hints->domain_attr != NULL &&
+	    hints->domain_attr->name != NULL)
+		return 0;
 	for (fi = *info; fi != NULL; fi = next) {
 		enum uet_profile p =
 			uet_ofi_profile_of_name(fi->domain_attr->name);

@@ -6,13 +6,16 @@
  *              gives the provider's own RDM entries and no "uet;ofi_rxd";
  *              "uet;ofi_rxd" named explicitly is still there; Open MPI's
  *              mtl ofi hints find a uet entry with the top tag bit free
- *   profiles   FI_UET_PROVIDER_PROFILES=hpc: only -hpc RDM entries (and
- *              the DGRAM ones)
+ *   defaults   no FI_UET_PROVIDER_PROFILES: only -hpc RDM entries (and
+ *              the DGRAM ones), so that Open MPI, which spreads its ranks
+ *              over entries that look alike, gives every rank one profile;
+ *              an -ai_full entry named in the hints is still served
+ *   profiles   FI_UET_PROVIDER_PROFILES=hpc,ai_base: those two, not AI Full
  *   badprofiles FI_UET_PROVIDER_PROFILES=hpc,x: no RDM entry at all
  *   local      one configuration file with per-process tokens (%r, %p,
  *              %{a,b}): the entries follow the local rank; bad tokens fail
  *
- * usage: test_ofi_entries layering|profiles|badprofiles|local
+ * usage: test_ofi_entries layering|defaults|profiles|badprofiles|local
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -120,24 +123,56 @@ test_layering(void)
 	fi_freeinfo(h);
 }
 
-static void
-test_profiles(bool bad)
+static bool
+has_suffix(const char *s, const char *suf)
 {
-	struct fi_info *h = rdm_hints("uet"), *fi = NULL;
-	int n = 0;
+	size_t n = strlen(s), k = strlen(suf);
 
-	if (bad) {
+	return n > k && strcmp(s + n - k, suf) == 0;
+}
+
+/*
+ * The RDM entries are those of the profiles in @p want ("-hpc,-ai_base"),
+ * each of them at least once and no other; an entry the hints name is
+ * served whatever PROFILES lists.
+ */
+static void
+test_profiles(const char *want)
+{
+	static const char *const sufs[] = { "-hpc", "-ai_full", "-ai_base" };
+	struct fi_info *h = rdm_hints("uet"), *fi = NULL;
+	int seen[3] = { 0 };
+	char name[64] = "";
+
+	if (want == NULL) {
 		CHECK_RC(fi_getinfo(V, NULL, NULL, 0, h, &fi), -FI_ENODATA);
 		fi_freeinfo(h);
 		return;
 	}
 	CHECK_RC(fi_getinfo(V, NULL, NULL, 0, h, &fi), 0);
-	for (struct fi_info *i = fi; i != NULL; i = i->next, n++) {
+	for (struct fi_info *i = fi; i != NULL; i = i->next) {
 		const char *d = i->domain_attr->name;
+		size_t k;
 
-		CHECK(strlen(d) > 4 && strcmp(d + strlen(d) - 4, "-hpc") == 0);
+		for (k = 0; k < 3 && !has_suffix(d, sufs[k]); k++)
+			;
+		CHECK(k < 3);
+		if (k < 3)
+			seen[k]++;
+		if (name[0] == '\0' && k == 0)
+			snprintf(name, sizeof(name), "%.*s-ai_full",
+				 (int)(strlen(d) - 4), d);
 	}
-	CHECK(n > 0);
+	for (size_t k = 0; k < 3; k++)
+		CHECK((seen[k] > 0) == (strstr(want, sufs[k]) != NULL));
+	fi_freeinfo(fi);
+	fi = NULL;
+	/* named: served */
+	CHECK(name[0] != '\0');
+	h->domain_attr->name = strdup(name);
+	CHECK_RC(fi_getinfo(V, NULL, NULL, 0, h, &fi), 0);
+	CHECK(fi != NULL && fi->next == NULL &&
+	      strcmp(fi->domain_attr->name, name) == 0);
 	fi_freeinfo(fi);
 	fi_freeinfo(h);
 	/* the DGRAM entries stay */
@@ -238,10 +273,12 @@ main(int argc, char **argv)
 
 	if (strcmp(mode, "layering") == 0) {
 		test_layering();
+	} else if (strcmp(mode, "defaults") == 0) {
+		test_profiles("-hpc");
 	} else if (strcmp(mode, "profiles") == 0) {
-		test_profiles(false);
+		test_profiles("-hpc,-ai_base");
 	} else if (strcmp(mode, "badprofiles") == 0) {
-		test_profiles(true);
+		test_profiles(NULL);
 	} else if (strcmp(mode, "local") == 0) {
 		/* the provider reads FI_UET_PROVIDER_CONFIG when libfabric
 		 * loads it, at the first fi_getinfo(): set it before */
@@ -255,8 +292,8 @@ main(int argc, char **argv)
 		test_local();
 		unlink(path);
 	} else {
-		fprintf(stderr, "usage: %s layering|profiles|badprofiles|"
-				"local\n", argv[0]);
+		fprintf(stderr, "usage: %s layering|defaults|profiles|"
+				"badprofiles|local\n", argv[0]);
 		return 2;
 	}
 	printf("entries %s: %d failure(s)\n", mode, ofi_failures);

@@ -4,7 +4,15 @@
 set -u
 FI_INFO=${1:-fi_info}
 fail=0
-out=$("$FI_INFO" -p uet -v 2>&1) || { echo "fi_info -p uet failed"; fail=1; }
+# by default one RDM profile, HPC (Open MPI spreads ranks over entries
+# that look alike); the others when FI_UET_PROVIDER_PROFILES lists them
+out=$(env -u FI_UET_PROVIDER_PROFILES "$FI_INFO" -p uet 2>&1)
+echo "$out" | grep -aq "domain: net_ring0-hpc" ||
+	{ echo "default: no HPC entry"; fail=1; }
+[ "$(echo "$out" | grep -ac -- "-ai_")" -eq 1 ] ||
+	{ echo "default: AI RDM entries listed (only the DGRAM one's name has -ai_)"; fail=1; }
+out=$(FI_UET_PROVIDER_PROFILES=hpc,ai_full,ai_base "$FI_INFO" -p uet -v 2>&1) ||
+	{ echo "fi_info -p uet failed"; fail=1; }
 for want in "prov_name: uet" "name: net_ring0-hpc" "name: net_ring0-ai_full" \
 	    "name: net_ring0-ai_base" "type: FI_EP_RDM" "type: FI_EP_DGRAM" \
 	    "addr_format: Provider specific" "resource_mgmt: FI_RM_ENABLED" \

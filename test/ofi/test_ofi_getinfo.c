@@ -349,6 +349,11 @@ test_attr_caps(void)
 int
 main(void)
 {
+	/* every profile's RDM entry listed (the default lists only HPC,
+	 * test_ofi_entries checks that): this test checks each one's
+	 * attributes; the provider reads its parameters at the first
+	 * fi_getinfo */
+	setenv("FI_UET_PROVIDER_PROFILES", "hpc,ai_full,ai_base", 1);
 	test_nohints();
 	test_hints();
 	test_src_addr();

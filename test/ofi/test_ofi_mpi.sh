@@ -10,16 +10,23 @@
 # data checked, then checks an MPI_Allreduce. The job runs RUNS times
 # (default 5), each bounded in time, so that start and exit races show:
 # every run must end with status 0 and "mpi_pingpong: OK"; a crash, a
-# hang, an error in any run fails the test. A last run starts the memif
-# server rank a second after the client rank.
+# hang, an error in any run fails the test. A run starts the memif
+# server rank a second after the client rank. No provider variable is set
+# but the configuration path (the defaults a user has); a last run lists
+# two profiles and must fail at startup, naming the mismatch.
 #
-# usage: test_ofi_mpi.sh <mpirun> <mpi_pingpong> [runs]
+# With <mpi_onesided>, one more job runs MPI one-sided (osc rdma over btl
+# ofi: put, get, accumulate, fetch-and-op, data checked) and two-sided
+# (mtl ofi) together: two fi_fabric() in each rank, on one engine.
+#
+# usage: test_ofi_mpi.sh <mpirun> <mpi_pingpong> [runs] [mpi_onesided]
 # Exit 77 (skip) only when Open MPI is not installed.
 set -u
 
 MPIRUN=${1:-}
 PROG=${2:-}
 RUNS=${3:-5}
+ONESIDED=${4:-}
 LIMIT=60
 
 if [ -z "$MPIRUN" ] || ! [ -x "$MPIRUN" ] || [ -z "$PROG" ] ||
@@ -29,8 +36,10 @@ if [ -z "$MPIRUN" ] || ! [ -x "$MPIRUN" ] || [ -z "$PROG" ] ||
 fi
 export FI_PROVIDER_PATH=${FI_PROVIDER_PATH:?}
 # no provider filter: the ranks must find uet's own RDM entry by
-# themselves; no EAL arguments or configuration but the job's file
-unset FI_PROVIDER FI_UET_PROVIDER_EAL_ARGS FI_UET_PROVIDER_CONFIG
+# themselves; no EAL arguments, profiles or configuration but the job's
+# file: the defaults a user has
+unset FI_PROVIDER FI_UET_PROVIDER_EAL_ARGS FI_UET_PROVIDER_CONFIG \
+	FI_UET_PROVIDER_PROFILES
 tag="uetmpi$$"
 
 TMP=$(mktemp -d /tmp/uet-mpi.XXXXXX) || exit 1
@@ -45,8 +54,7 @@ mpi_job_conf "$TMP/job.conf" "$TMP" "$tag"
 # the ranks on this host inherit mpirun's environment (-x forwards it to
 # every rank of a multi-host job, but only to the first application
 # context of an MPMD command line)
-export FI_LOG_LEVEL=warn FI_UET_PROVIDER_CONFIG="$TMP/job.conf" \
-	FI_UET_PROVIDER_PROFILES=hpc
+export FI_LOG_LEVEL=warn FI_UET_PROVIDER_CONFIG="$TMP/job.conf"
 root=()
 [ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)
 # sanitizer builds: the runtime the provider needs, in every rank
@@ -55,32 +63,44 @@ for v in LD_PRELOAD ASAN_OPTIONS UBSAN_OPTIONS; do
 	[ -n "${!v:-}" ] && pass_env+=(-x "$v")
 done
 
-# EAL runtime directories of our ranks (DPDK leaves them behind)
+# EAL runtime directories of our ranks: a rank that exits removes its own
+# (DPDK alone leaves it behind); prints and removes what is left
 runtime_clean() {
 	local base r
 	for base in /var/run/dpdk "${XDG_RUNTIME_DIR:-/nonexistent}/dpdk"; do
 		for r in 0 1; do
-			[ -d "$base/${tag}r$r" ] && rm -rf -- "${base:?}/${tag}r$r"
+			[ -d "$base/${tag}r$r" ] || continue
+			echo "$base/${tag}r$r"
+			rm -rf -- "${base:?}/${tag}r$r"
 		done
 	done
 }
 
-# one run: mpirun with the given application context(s)
+# one run: mpirun with the given application context(s), and the MCA
+# parameters in extra_mca
+extra_mca=()
 mpi_run() { # output-file app-context...
 	local out=$1
 	shift
 	timeout --kill-after=5 "$LIMIT" "$MPIRUN" "${root[@]}" --oversubscribe \
 		--bind-to none \
 		--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include uet \
+		"${extra_mca[@]}" \
 		-x FI_PROVIDER_PATH -x FI_LOG_LEVEL -x FI_UET_PROVIDER_CONFIG \
-		-x FI_UET_PROVIDER_PROFILES "${pass_env[@]}" \
+		"${pass_env[@]}" \
 		"$@" > "$out" 2>&1
 }
 
-check_run() { # name exit-status output-file
-	if [ "$2" -ne 0 ] || ! grep -q '^mpi_pingpong: OK$' "$3"; then
+check_run() { # name exit-status output-file [program]
+	local left
+	left=$(runtime_clean)
+	if [ "$2" -ne 0 ] || ! grep -q "^${4:-mpi_pingpong}: OK\$" "$3"; then
 		echo "FAIL: $1: exit $2"
 		tail -n 60 "$3"
+		return 1
+	fi
+	if [ -n "$left" ]; then
+		echo "FAIL: $1: EAL runtime directories left:" $left
 		return 1
 	fi
 	# without -b no bandwidth column (it printed 0.0 for every size)
@@ -96,7 +116,6 @@ rc=0
 for run in $(seq "$RUNS"); do
 	mpi_run "$TMP/run$run.out" -np 2 "$PROG"
 	st=$?
-	runtime_clean
 	check_run "run $run of $RUNS" $st "$TMP/run$run.out" || rc=1
 done
 # the memif server (rank 0) starts a second late: the client's port finds
@@ -104,7 +123,32 @@ done
 mpi_run "$TMP/late.out" -np 1 /bin/sh -c 'sleep 1; exec "$0" "$@"' "$PROG" \
 	: -np 1 "$PROG"
 st=$?
-runtime_clean
 check_run "server rank late" $st "$TMP/late.out" || rc=1
-[ $rc -eq 0 ] && echo "PASS: $RUNS MPI runs over uet, and one with the server late"
+# one-sided (osc rdma, btl ofi) and two-sided (mtl ofi) in one job
+if [ -n "$ONESIDED" ]; then
+	extra_mca=(--mca osc rdma --mca btl self,ofi
+		--mca btl_ofi_provider_include uet)
+	mpi_run "$TMP/onesided.out" -np 2 "$ONESIDED"
+	st=$?
+	extra_mca=()
+	check_run "one-sided" $st "$TMP/onesided.out" mpi_onesided || rc=1
+fi
+# two profiles listed: Open MPI spreads its ranks over entries that look
+# alike (rank 1 takes AI Full), and the job must stop at startup with
+# the mismatch named, not at its first rendezvous
+(
+	export FI_UET_PROVIDER_PROFILES=hpc,ai_full
+	mpi_run "$TMP/mixed.out" -np 2 "$PROG"
+)
+st=$?
+runtime_clean > /dev/null
+if [ $st -eq 0 ] || grep -q '^mpi_pingpong: OK$' "$TMP/mixed.out" ||
+	! grep -q 'peer of profile .* in a domain of profile' "$TMP/mixed.out"; then
+	echo "FAIL: ranks on two profiles: exit $st, mismatch not named"
+	tail -n 40 "$TMP/mixed.out"
+	rc=1
+else
+	echo "# mixed profiles: $(grep -m1 -o 'peer of profile .*' "$TMP/mixed.out")"
+fi
+[ $rc -eq 0 ] && echo "PASS: $RUNS MPI runs over uet with the defaults, one with the server late, one on two profiles refused"
 exit $rc

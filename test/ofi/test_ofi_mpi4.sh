@@ -99,8 +99,8 @@ rto_max_retries = 10
 10.0.6.4 = 02:00:00:00:06:04
 EOF
 
-export FI_LOG_LEVEL=warn FI_UET_PROVIDER_CONFIG="$TMP/job.conf" \
-	FI_UET_PROVIDER_PROFILES=hpc
+unset FI_UET_PROVIDER_PROFILES
+export FI_LOG_LEVEL=warn FI_UET_PROVIDER_CONFIG="$TMP/job.conf"
 pass_env=()
 for v in LD_PRELOAD ASAN_OPTIONS UBSAN_OPTIONS; do
 	[ -n "${!v:-}" ] && pass_env+=(-x "$v")
@@ -113,7 +113,7 @@ for run in $(seq "$RUNS"); do
 		--allow-run-as-root --oversubscribe --bind-to none \
 		--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include uet \
 		-x FI_PROVIDER_PATH -x FI_LOG_LEVEL -x FI_UET_PROVIDER_CONFIG \
-		-x FI_UET_PROVIDER_PROFILES "${pass_env[@]}" \
+		"${pass_env[@]}" \
 		-np "$NP" "$PROG" > "$out" 2>&1
 	st=$?
 	runtime_clean

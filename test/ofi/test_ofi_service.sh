@@ -59,7 +59,8 @@
 # PID) and removed at exit.
 #
 # usage: test_ofi_service.sh <uet-engine> <svc_clients> <fi_pingpong|-> <mode>
-#        [<mpirun> <mpi_pingpong>]   (mode mpi; without them: skipped, 77)
+#        [<mpirun> <mpi_pingpong> <runs> [<mpi_onesided>]]   (mode mpi;
+#        without them: skipped, 77; with mpi_onesided, a one-sided job too)
 set -u
 
 ENGINE=${1:?uet-engine}
@@ -348,9 +349,8 @@ mpi|mpi_one)
 		printf '[service]\nsocket = %s/%%{A,B}.sock\n' "$TMP" \
 			> "$TMP/job.conf"
 	fi
-	unset FI_PROVIDER
-	export FI_UET_PROVIDER_CONFIG="$TMP/job.conf" \
-		FI_UET_PROVIDER_PROFILES=hpc
+	unset FI_PROVIDER FI_UET_PROVIDER_PROFILES
+	export FI_UET_PROVIDER_CONFIG="$TMP/job.conf"
 	root=()
 	[ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)
 	pass_env=()
@@ -362,7 +362,7 @@ mpi|mpi_one)
 			--bind-to none --mca pml cm --mca mtl ofi \
 			--mca mtl_ofi_provider_include uet \
 			-x FI_PROVIDER_PATH -x FI_LOG_LEVEL \
-			-x FI_UET_PROVIDER_CONFIG -x FI_UET_PROVIDER_PROFILES \
+			-x FI_UET_PROVIDER_CONFIG \
 			-x FI_UET_PROVIDER_SERVICE_TIMEOUT \
 			"${pass_env[@]}" -np 2 "$PROG" > "$TMP/mpi$run.log" 2>&1
 		st=$?
@@ -370,6 +370,23 @@ mpi|mpi_one)
 			fail "MPI run $run: exit $st"
 		echo "# run $run: $(grep -E '^ +(8|1048576) ' "$TMP/mpi$run.log" | tr -s ' ' | tr '\n' ';')"
 	done
+	# one-sided (osc rdma over btl ofi) beside the mtl: two fabrics per
+	# rank on one attachment
+	ONESIDED=${8:-}
+	if [ -n "$ONESIDED" ]; then
+		timeout --kill-after=5 90 "$MPIRUN" "${root[@]}" --oversubscribe \
+			--bind-to none --mca pml cm --mca mtl ofi \
+			--mca mtl_ofi_provider_include uet --mca osc rdma \
+			--mca btl self,ofi --mca btl_ofi_provider_include uet \
+			-x FI_PROVIDER_PATH -x FI_LOG_LEVEL \
+			-x FI_UET_PROVIDER_CONFIG \
+			-x FI_UET_PROVIDER_SERVICE_TIMEOUT \
+			"${pass_env[@]}" -np 2 "$ONESIDED" > "$TMP/osc.log" 2>&1
+		st=$?
+		grep -q '^mpi_onesided: OK$' "$TMP/osc.log" && [ $st = 0 ] ||
+			{ tail -30 "$TMP/osc.log"; fail "MPI one-sided: exit $st"; }
+		echo "# one-sided: OK"
+	fi
 	grep -c 'attached' "$TMP"/engine?.log
 	;;
 *)

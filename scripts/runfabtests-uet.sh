@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# libfabric's own fabtests driver, runfabtests.sh (fabtests 1.17), against
+# the uet provider as server/client pairs of processes joined by
+# net_memif, and against tcp and "udp;ofi_rxd" over loopback in the same
+# run, then one table of the three side by side.
+#
+#   FT_BIN=DIR scripts/runfabtests-uet.sh [-t SETS] [-o OUT] [-b BUILD]
+#       [-P PROVIDERS] [-T SECONDS]
+#
+# FT_BIN: fabtests' bin directory (default build/fabtests/bin, what
+# scripts/fabtests.sh builds); its ../share/fabtests holds the test
+# configurations and exclude lists. SETS: runfabtests.sh's -t (default
+# quick; "all" here means unit,regression,functional,standard,complex:
+# runfabtests' "all" adds multinode, 3 processes that a memif link, which
+# joins two, cannot mesh). BUILD: the build whose src/ofi holds
+# libuet-fi.so (default build/release). OUT: a directory for the logs and
+# the table (default a temporary one, printed). PROVIDERS: which of
+# uet, tcp, "udp;ofi_rxd" to run, space separated (default all three; the
+# table takes the logs OUT already has for the others: runs of different
+# providers may go in parallel, with the same OUT). SECONDS: runfabtests'
+# bound of each test (default 120; fi_ubertest runs every test of its
+# configuration under it).
+#
+# runfabtests.sh gives the server and the client the same environment;
+# each uet process needs its own engine configuration. Every fabtests
+# program is run through a wrapper that sets FI_UET_PROVIDER_LOCAL_RANK
+# (the %{a,b} tokens of the one configuration file, docs/PROVIDER.md):
+# 1 for a client (its arguments name the client's address 127.0.1.2, or
+# a -u configuration: fi_ubertest's client), else 0. Rank 0 is the memif
+# server with FA 127.0.1.1, rank 1 the client with 127.0.1.2.
+#
+# runfabtests.sh ends its runs with "ps | grep ^fi_ | xargs kill -9": in
+# the wrapper directory a "ps" lists only the processes of this run's
+# session, so that other fabtests on the host are left alone.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+sets=quick
+out=""
+build=$top/build/release
+provs="uet tcp udp;ofi_rxd"
+tmo=120
+while getopts "t:o:b:P:T:h" opt; do
+	case $opt in
+	t) sets=$OPTARG ;;
+	o) out=$OPTARG ;;
+	b) build=$OPTARG ;;
+	P) provs=$OPTARG ;;
+	T) tmo=$OPTARG ;;
+	*) sed -n '2,16p' "$0"; exit 2 ;;
+	esac
+done
+case $sets in
+all) sets=unit,regression,functional,standard,complex ;;
+quick+all) sets=unit,regression,functional,short,standard,complex ;;
+esac
+ft_bin=$(cd "${FT_BIN:-$top/build/fabtests/bin}" 2>/dev/null && pwd) || {
+	echo "no fabtests at ${FT_BIN:-$top/build/fabtests/bin}:" \
+		"bash scripts/fabtests.sh, or FT_BIN=DIR" >&2
+	exit 1
+}
+ft_share=$(cd "$ft_bin/../share/fabtests" && pwd)
+[ -x "$ft_bin/runfabtests.sh" ] || { echo "no $ft_bin/runfabtests.sh" >&2; exit 1; }
+[ -f "$build/src/ofi/libuet-fi.so" ] || {
+	echo "no $build/src/ofi/libuet-fi.so (-b BUILD)" >&2
+	exit 1
+}
+provdir=$(cd "$build/src/ofi" && pwd)
+
+tmp=$(mktemp -d /tmp/uet-rft.XXXXXX)
+[ -n "$out" ] || out=$tmp/out
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+tag="uetrft$$"
+cleanup() {
+	rm -rf "$tmp/wrap" "$tmp/cwd" "$tmp/memif.sock"
+	# EAL runtime directories of processes runfabtests killed (one that
+	# exits removes its own)
+	rm -rf /var/run/dpdk/"$tag"p* "${XDG_RUNTIME_DIR:-/nonexistent}"/dpdk/"$tag"p*
+	[ "$out" = "$tmp/out" ] || rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# one engine configuration for both sides (%{server,client} by local rank)
+cat > "$tmp/uet.conf" <<EOF
+[eal]
+args = -l %{0,1} --no-huge -m 256 --no-pci --file-prefix=${tag}p%p --log-level=lib.eal:error
+[port0]
+devargs = net_memif0,role=%{server,client},id=0,socket=$tmp/memif.sock,socket-abstract=no
+mtu = 1500
+ipv4 = 127.0.1.%{1,2}
+ipv6 = none
+mac = 02:00:00:00:07:%{01,02}
+[engine]
+lcores = %{0,1}
+progress = inline
+mbuf_pool_size = 4095
+mbuf_cache = 32
+[neighbor]
+127.0.1.%{2,1} = 02:00:00:00:07:%{02,01}
+EOF
+
+mkdir -p "$tmp/wrap" "$tmp/cwd"
+ln -s "$ft_share/test_configs" "$tmp/cwd/test_configs"
+for p in "$ft_bin"/fi_* "$ft_bin"/sighandler_test; do
+	[ -x "$p" ] || continue
+	cat > "$tmp/wrap/${p##*/}" <<EOF
+#!/bin/sh
+rank=0 prev=
+for a in "\$@"; do
+	[ "\$a" = 127.0.1.2 ] || [ "\$prev" = -u ] && rank=1
+	prev=\$a
+done
+FI_UET_PROVIDER_LOCAL_RANK=\$rank exec "$p" "\$@"
+EOF
+	chmod +x "$tmp/wrap/${p##*/}"
+done
+cat > "$tmp/wrap/ps" <<'EOF'
+#!/bin/sh
+# runfabtests' cleanup: only the fi_ processes of this run's session
+exec /bin/ps -e -o comm=,pid=,sid= | awk -v s="$UET_RFT_SID" '$3 == s { print $1, $2 }'
+EOF
+chmod +x "$tmp/wrap/ps"
+
+# run PROVIDER LOG [runfabtests options...]: in a session of its own
+run() {
+	local prov=$1 log=$2 name excl=()
+	shift 2
+	name=${prov##*;} # the utility provider's, as runfabtests picks it
+	[ -f "$ft_share/test_configs/$name/$name.exclude" ] &&
+		excl=(-f "$ft_share/test_configs/$name/$name.exclude")
+	echo "# runfabtests.sh -t $sets -T $tmo ${excl[*]} $* $prov" > "$log"
+	(
+		# runfabtests reads ./test_configs and leaves its output
+		# files in the current directory: a scratch one
+		cd "$tmp/cwd"
+		PATH=$tmp/wrap:$PATH setsid bash -c \
+			'UET_RFT_SID=$$ exec "$0" "$@"' "$ft_bin/runfabtests.sh" \
+			-p "$tmp/wrap" -t "$sets" -T "$tmo" "${excl[@]}" "$@" "$prov"
+	) >> "$log" 2>&1 || true
+	grep -E "^# Total" "$log" | sed "s/^/$prov: /"
+}
+
+# runfabtests' -E works over ssh only ("timeout export ..." locally): the
+# processes inherit the environment instead
+# (each provider on addresses of its own: their runs may go in parallel)
+unset FI_PROVIDER FI_UET_PROVIDER_PROFILES FI_UET_PROVIDER_EAL_ARGS
+for prov in $provs; do
+	case $prov in
+	uet)
+		FI_PROVIDER_PATH=$provdir FI_UET_PROVIDER_CONFIG=$tmp/uet.conf \
+			run uet "$out/uet.log" -s 127.0.1.1 -c 127.0.1.2 \
+			-f "$top/scripts/fabtests-uet.exclude" \
+			-u "$top/scripts/ubertest-uet.test" ;;
+	tcp) run tcp "$out/tcp.log" -s 127.0.0.1 -c 127.0.0.1 ;;
+	"udp;ofi_rxd") run "udp;ofi_rxd" "$out/rxd.log" -s 127.0.0.3 -c 127.0.0.3 ;;
+	*) echo "unknown provider $prov" >&2; exit 2 ;;
+	esac
+done
+
+# the table: one row per test (with its runfabtests.sh set), the result
+# of each provider
+python3 - "$out" "$ft_bin/runfabtests.sh" > "$out/table.md" <<'EOF'
+import re, sys
+out, rft = sys.argv[1], open(sys.argv[2]).read()
+sets = {}
+for name, body in re.findall(r'^(\w+)_tests=\(\s*\\?\n(.*?)^\)', rft, re.M | re.S):
+    for t in re.findall(r'"([^"]+)"', body):
+        sets.setdefault(re.sub(r'(GOOD|SERVER)_ADDR', 'ADDR', t), name)
+provs = [("uet", "uet.log"), ("tcp", "tcp.log"), ("udp;ofi_rxd", "rxd.log")]
+rows, res = [], {}
+for prov, f in provs:
+    try:
+        lines = open(f"{out}/{f}", errors="replace").readlines()
+    except OSError:
+        continue
+    for line in lines:
+        m = re.match(r'^(\S.*?) -p "?[^" ]+"?(.*?):\s+(Pass.*|Fail.*|Notrun|Excluded)\s*$', line)
+        m2 = re.match(r'^(fi_ubertest):\s+(Pass.*|Fail.*|Notrun|Excluded)\s*$', line)
+        if m:
+            name, result = (m.group(1) + m.group(2)).strip(), m.group(3)
+        elif m2:
+            name, result = m2.group(1), m2.group(2)
+        else:
+            continue
+        name = re.sub(r'127\.0\.[01]\.[12]', 'ADDR', name)
+        if name not in res:
+            rows.append(name)
+            res[name] = {}
+        res[name][prov] = result.lower()
+print("| test | set | " + " | ".join(p for p, _ in provs) + " |")
+print("|---|---|" + "---|" * len(provs))
+tot = {p: {} for p, _ in provs}
+for n in rows:
+    st = sets.get(n, "complex" if n == "fi_ubertest" else "?")
+    print(f"| {n} | {st} | " + " | ".join(res[n].get(p, "-") for p, _ in provs) + " |")
+    for p, _ in provs:
+        r = res[n].get(p, "-").split(" ")[0]
+        tot[p][r] = tot[p].get(r, 0) + 1
+print("| total | | " + " | ".join(
+    ", ".join(f"{v} {k}" for k, v in sorted(tot[p].items())) for p, _ in provs) + " |")
+EOF
+echo "logs and table: $out (table.md)"
+cat "$out/table.md"
