@@ -1266,7 +1266,7 @@ mr_reg(struct sul_ctx *c, struct uet_ses_ulp_ctl *q)
 		return -EINVAL;
 	/* another process's memory: reachable now, or refused now */
 	if (q->owner != 0 && q->len != 0) {
-		rc = uet_cma_read(q->owner, &probe, q->base, 1);
+		rc = uet_cma_fd_read(q->owner, &probe, q->base, 1);
 		if (rc != 0)
 			return rc;
 	}
@@ -1673,7 +1673,8 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	sc.profile_arg = c;
 	sc.submit = sul_submit;
 	sc.submit_arg = c;
-	sc.mem_ops = &uet_cma_mem_ops; /* MR_REG of another owner */
+	/* MR_REG of another owner: by its /proc/PID/mem descriptor */
+	sc.mem_ops = &uet_cma_fd_mem_ops;
 	c->ses = uet_ses_create(&sc);
 	if (c->ses == NULL) {
 		rc = -errno;

@@ -125,6 +125,8 @@ client_new(const struct uet_svc_server *s, int fd)
 		return NULL;
 	c->fd = fd;
 	c->memfd = -1;
+	c->as_fd = -1;
+	c->rx_fd = -1;
 	c->chans = calloc(s->p.max_chans, sizeof(*c->chans));
 	c->pids = calloc(s->p.max_pids, sizeof(*c->pids));
 	c->jobs = calloc(UET_SVC_CLIENT_JOBS_MAX, sizeof(*c->jobs));
@@ -252,28 +254,48 @@ reply_send(struct svc_client *c, const struct uet_svc_hdr *h,
 	return 0;
 }
 
-/* Close descriptors a client passed us: requests carry none. */
+/* Descriptors a client passed us: the first is kept for the request
+ * (HELLO's /proc/self/mem: c->rx_fd, c->nb_rx_fd counts them all), the
+ * others are closed. @return false when the control data was not
+ * SCM_RIGHTS only. */
 static bool
-fds_drop(struct msghdr *m)
+fds_take(struct svc_client *c, struct msghdr *m)
 {
-	bool any = false;
+	bool ok = true;
 
+	c->rx_fd = -1;
+	c->nb_rx_fd = 0;
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(m); cm != NULL;
 	     cm = CMSG_NXTHDR(m, cm)) {
-		if (cm->cmsg_level == SOL_SOCKET &&
-		    cm->cmsg_type == SCM_RIGHTS) {
-			size_t n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			int fd;
+		size_t n;
+		int fd;
 
-			for (size_t i = 0; i < n; i++) {
-				memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int),
-				       sizeof(fd));
-				close(fd);
-			}
+		if (cm->cmsg_level != SOL_SOCKET ||
+		    cm->cmsg_type != SCM_RIGHTS) {
+			ok = false;
+			continue;
 		}
-		any = true;
+		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int),
+			       sizeof(fd));
+			if (c->nb_rx_fd++ == 0)
+				c->rx_fd = fd;
+			else
+				close(fd);
+		}
 	}
-	return any;
+	return ok;
+}
+
+/* What the request's handler did not take. */
+static void
+fds_drop(struct svc_client *c)
+{
+	if (c->rx_fd >= 0)
+		close(c->rx_fd);
+	c->rx_fd = -1;
+	c->nb_rx_fd = 0;
 }
 
 static void
@@ -320,7 +342,8 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 		seq = h->seq;
 		op = h->op & ~UET_SVC_OP_REPLY;
 	}
-	if (fds_drop(&m) || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	/* only a HELLO may carry a descriptor (svc_op checks) */
+	if (!fds_take(c, &m) || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
 	    (size_t)n > UET_SVC_MSG_MAX)
 		rc = -EINVAL;
 	else
@@ -329,6 +352,7 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 		rc = -EINVAL;
 	if (rc == 0)
 		rc = svc_op(s, c, op, h + 1, out, &rep_len, fds, &nb_fds);
+	fds_drop(c);
 	count_rc(s, rc);
 	if (rc < 0) {
 		rep_len = 0;
@@ -418,7 +442,9 @@ params_check(const struct uet_svc_server_params *p)
 
 /* The service page: a memfd the service maps read-write, the contexts'
  * wakers in it; clients get a read-only reopen (they can map it
- * PROT_READ only). */
+ * PROT_READ only). Sealed against future writes once the service holds
+ * its mapping: a client reopening its descriptor read-write through
+ * /proc/self/fd/N can then neither write() it nor map it writable. */
 static int
 page_make(struct uet_svc_server *s)
 {
@@ -430,8 +456,7 @@ page_make(struct uet_svc_server *s)
 	if (s->page_fd < 0)
 		return -errno;
 	if (ftruncate(s->page_fd, UET_SVC_PAGE) != 0 ||
-	    fcntl(s->page_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
-					   F_SEAL_SEAL) != 0)
+	    fcntl(s->page_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) != 0)
 		return -errno;
 	s->page = mmap(NULL, UET_SVC_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
 		       s->page_fd, 0);
@@ -439,6 +464,9 @@ page_make(struct uet_svc_server *s)
 		s->page = NULL;
 		return -errno;
 	}
+	if (fcntl(s->page_fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE |
+					   F_SEAL_SEAL) != 0)
+		return -errno;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", s->page_fd);
 	s->page_ro = open(path, O_RDONLY | O_CLOEXEC);
 	if (s->page_ro < 0)

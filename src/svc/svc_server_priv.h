@@ -61,6 +61,15 @@ struct svc_client {
 	gid_t gid;
 	bool hello;
 	int memfd;
+	/* the client's /proc/self/mem (HELLO UET_SVC_HELLO_F_MEM), the
+	 * owner handle of its remote-access keys; -1: none. Kept open while
+	 * a key may live (a descriptor number reused for another client's
+	 * would reach the other's memory). */
+	int as_fd;
+	bool as_wr;   /* opened read-write */
+	/* descriptors the request being served carried (HELLO only) */
+	int rx_fd;
+	unsigned int nb_rx_fd;
 	uint8_t *region;
 	size_t region_size;
 	struct svc_chan *chans;      /* max_chans */

@@ -85,8 +85,16 @@ int rc_request(struct rc_client *c, unsigned int op, const void *body,
 	       uint32_t len, void *rep, uint32_t rep_len, int *fds,
 	       unsigned int *nb_fds);
 
-/* HELLO, then map the region and the service page. */
+/* One request carrying descriptor @p fd (-1: none). */
+int rc_request_fd(struct rc_client *c, unsigned int op, const void *body,
+		  uint32_t len, int fd, void *rep, uint32_t rep_len, int *fds,
+		  unsigned int *nb_fds);
+
+/* HELLO with our /proc/self/mem (UET_SVC_HELLO_F_MEM), then map the
+ * region and the service page. */
 int rc_hello(struct rc_client *c);
+/* HELLO with @p flags and descriptor @p mem (-1: none). */
+int rc_hello_mem(struct rc_client *c, uint32_t flags, int mem);
 int rc_pid_get(struct rc_client *c, uint16_t want, uint16_t ctx,
 	       struct uet_svc_pid_get_rep *r);
 int rc_job(struct rc_client *c, bool add, uint32_t job, uint16_t pid);

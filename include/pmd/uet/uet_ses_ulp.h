@@ -118,11 +118,13 @@ struct uet_ses_ulp_ctl {
 	uintptr_t base;       /**< MR_REG */
 	uint64_t len;         /**< MR_REG */
 	uint32_t access;      /**< MR_REG: UET_SES_MR_* */
-	/** MR_REG: the process whose address space base/len name; 0: this
-	 * one. Another owner's memory is read and written by cross-memory
-	 * attach (uet_cma.h); registration reads its first byte, so an
-	 * owner that cannot be reached is refused then (-ESRCH, -EPERM,
-	 * -EFAULT) */
+	/** MR_REG: the address space base/len name; 0: this process's.
+	 * Another process's is a descriptor (in this process) of its
+	 * /proc/PID/mem, read and written with uet_cma_fd_mem_ops
+	 * (uet_cma.h), never a PID; the caller keeps it open until the
+	 * key's MR_DEREG is answered. Registration reads the first byte,
+	 * so an owner that cannot be reached is refused then (-ESRCH,
+	 * -EBADF, -EFAULT) */
 	pid_t owner;
 	bool idempotent;      /**< MR_REG: I bit */
 	/** MR_REG: register it disabled; MR_ENABLE: disable instead */

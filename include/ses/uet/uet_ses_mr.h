@@ -211,9 +211,9 @@ struct uet_ses_mr_entry {
 	uint16_t pid_on_fep;
 	uint16_t resource_index;
 	int ri;                  /**< RI table handle */
-	/** process whose address space @c base lives in: 0 this process
-	 * (plain loads and stores), else reached through the SES's memory
-	 * accessor (uet_ses_config.mem_ops, cross-memory attach) */
+	/** address space @c base lives in: 0 this process (plain loads
+	 * and stores), else the handle the SES's memory accessor
+	 * (uet_ses_config.mem_ops) reaches it by */
 	pid_t owner;
 };
 
@@ -233,10 +233,11 @@ struct uet_ses_mr_attr {
 	 */
 	bool virt_addr;
 	/**
-	 * 0: the region is memory of this process. Otherwise the process
-	 * (Linux PID) whose address space @p base and @p length name: the
-	 * SES reads and writes it only through uet_ses_config.mem_ops
-	 * (docs/SES.md "Memory of another process"). Not validated here.
+	 * 0: the region is memory of this process. Otherwise the handle
+	 * (for the engine's accessor: a /proc/PID/mem descriptor) of the
+	 * address space @p base and @p length name: the SES reads and
+	 * writes it only through uet_ses_config.mem_ops (docs/SES.md
+	 * "Memory of another process"). Not validated here.
 	 */
 	pid_t owner;
 };
