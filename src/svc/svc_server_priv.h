@@ -67,6 +67,7 @@ struct svc_client {
 	 * would reach the other's memory). */
 	int as_fd;
 	bool as_wr;   /* opened read-write */
+	bool as_pinned; /* an MR_REG's outcome unknown: never closed */
 	/* descriptors the request being served carried (HELLO only) */
 	int rx_fd;
 	unsigned int nb_rx_fd;

@@ -26,12 +26,18 @@
 
 #include "svc_server_priv.h"
 
+/* A request the lcore has not started in 5 s is cancelled (-ETIMEDOUT:
+ * not applied); one it started is answered late. -EINPROGRESS: started
+ * and still unanswered after the long bound, applied or not. */
 int
 svc_ctl(struct uet_svc_server *s, unsigned int ctx, void *req)
 {
 	struct uet_ses_ulp_ctl *q = req;
 	int rc = uet_ses_ulp_ctl(s->p.engine, ctx, q, NULL, NULL);
 
+	if (rc == -EINPROGRESS)
+		SVC_LOG(ERR, "context %u: control request %u unanswered, "
+			"its outcome unknown", ctx, (unsigned int)q->op);
 	return rc < 0 ? rc : q->rc;
 }
 
@@ -396,6 +402,8 @@ chan_bind(struct uet_svc_server *s, struct svc_client *c,
 
 	memset(&r, 0, sizeof(r));
 	r.op = UET_SES_ULP_EP_ADD;
+	/* its descriptors name its client's peers only */
+	r.owner_id = client_slot(s, c) + 1;
 	r.chan = &sc->ch;
 	r.pid = p->pid;
 	r.initiator = p->initiator;
@@ -412,7 +420,6 @@ chan_bind(struct uet_svc_server *s, struct svc_client *c,
 		(void)svc_ctl(s, p->ctx, &r);
 		return rc;
 	}
-	(void)c;
 	return 0;
 }
 
@@ -622,6 +629,7 @@ op_peer_add(struct uet_svc_server *s, struct svc_client *c,
 		return rc;
 	memset(&x, 0, sizeof(x));
 	x.op = UET_SES_ULP_PEER_ADD;
+	x.owner_id = client_slot(s, c) + 1;
 	x.peer = q->peer;
 	rc = svc_ctl(s, q->ctx, &x);
 	if (rc < 0)
@@ -643,6 +651,7 @@ peer_del_at(struct uet_svc_server *s, struct svc_client *c, unsigned int i)
 
 	memset(&x, 0, sizeof(x));
 	x.op = UET_SES_ULP_PEER_DEL;
+	x.owner_id = client_slot(s, c) + 1;
 	x.handle = c->peers[i].handle;
 	rc = svc_ctl(s, c->peers[i].ctx, &x);
 	c->peers[i] = c->peers[--c->nb_peers];
@@ -678,7 +687,7 @@ op_peer_del(struct uet_svc_server *s, struct svc_client *c,
  * the client has not mapped: -EFAULT; the address space gone: -ESRCH.
  */
 static int
-mr_reg_remote(struct uet_svc_server *s, const struct svc_client *c,
+mr_reg_remote(struct uet_svc_server *s, struct svc_client *c,
 	      const struct svc_pid *p, const struct uet_svc_mr_reg_req *q,
 	      uint64_t *key)
 {
@@ -702,6 +711,9 @@ mr_reg_remote(struct uet_svc_server *s, const struct svc_client *c,
 	rc = svc_ctl(s, p->ctx, &x);
 	if (rc == 0)
 		*key = x.key;
+	/* maybe registered, key unknown: the descriptor it names stays */
+	if (rc == -EINPROGRESS)
+		c->as_pinned = true;
 	return rc;
 }
 
@@ -848,7 +860,7 @@ svc_client_release(struct uet_svc_server *s, struct svc_client *c)
 	/* a key the engine did not let go of may still name the client's
 	 * address space: its descriptor stays open (reaching a dead address
 	 * space) rather than be reused for another client's */
-	if (c->nb_mrs != 0) {
+	if (c->nb_mrs != 0 || c->as_pinned) {
 		SVC_LOG(ERR, "client pid %d: %u key(s) not released, its "
 			"memory descriptor kept", (int)c->pid, c->nb_mrs);
 		s->st.mrs -= c->nb_mrs;

@@ -402,10 +402,8 @@ peer_add(struct side *on, const struct side *to, const uint8_t *ip)
 static int
 setup(void)
 {
-	static struct uet_ses_ulp_params pa = { .pid_base = PID_A,
-						.seed = 1 };
-	static struct uet_ses_ulp_params pb = { .pid_base = PID_B,
-						.seed = 2 };
+	static struct uet_ses_ulp_params pa = { .pid_base = PID_A };
+	static struct uet_ses_ulp_params pb = { .pid_base = PID_B };
 	static struct uet_proto_params ppa = { .ulp = &uet_ses_ulp_ops,
 					       .ulp_arg = &pa };
 	static struct uet_proto_params ppb = { .ulp = &uet_ses_ulp_ops,

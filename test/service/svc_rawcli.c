@@ -475,9 +475,16 @@ int
 rc_chan_open(struct rc_client *c, uint16_t pid, unsigned int size,
 	     struct rc_chan *ch)
 {
+	return rc_chan_open_sizes(c, pid, size, size, size * 2, ch);
+}
+
+int
+rc_chan_open_sizes(struct rc_client *c, uint16_t pid, unsigned int sq,
+		   unsigned int rq, unsigned int cq, struct rc_chan *ch)
+{
 	struct uet_svc_chan_open_req q = {
-		.pid = pid, .sq_size = size, .rq_size = size,
-		.cq_size = size * 2, .profile = UET_PROFILE_HPC,
+		.pid = pid, .sq_size = sq, .rq_size = rq,
+		.cq_size = cq, .profile = UET_PROFILE_HPC,
 	};
 	struct uet_svc_chan_open_rep r;
 	int rc;

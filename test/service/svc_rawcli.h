@@ -100,6 +100,9 @@ int rc_pid_get(struct rc_client *c, uint16_t want, uint16_t ctx,
 int rc_job(struct rc_client *c, bool add, uint32_t job, uint16_t pid);
 int rc_chan_open(struct rc_client *c, uint16_t pid, unsigned int size,
 		 struct rc_chan *ch);
+/* Rings of @p sq, @p rq and @p cq entries. */
+int rc_chan_open_sizes(struct rc_client *c, uint16_t pid, unsigned int sq,
+		       unsigned int rq, unsigned int cq, struct rc_chan *ch);
 int rc_chan_close(struct rc_client *c, struct rc_chan *ch);
 int rc_peer_add(struct rc_client *c, uint16_t ctx, uint16_t pid,
 		uint32_t initiator, uint64_t *handle);

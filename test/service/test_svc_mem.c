@@ -17,6 +17,12 @@
  *       /proc/<uet-engine>/mem, and HELLO takes nothing but a procfs
  *       mem file (a pipe, /dev/zero, a file, two descriptors: -EINVAL,
  *       counted);
+ *   keys: a right key used outside its buffer answers BAD_MKEY as a
+ *     wrong key does; a burst of wrong keys pauses the guesser's
+ *     channel (key_throttled) while the victim is served;
+ *   peer handles: another client's handle in an SQE is -EINVAL;
+ *   fairness: a client that never polls its 2-entry CQ stalls only
+ *     itself, another client's sends to the victim complete;
  *   the service page cannot be reopened writable.
  *
  * The setuid program is a copy of sleep(1) made by the test in a
@@ -43,6 +49,7 @@
 #include <rte_common.h>
 
 #include <uet/uet_ses_mr.h>
+#include <uet/uet_ses_ulp.h>
 
 #include "svc_rawcli.h"
 
@@ -543,6 +550,206 @@ test_hello_fd(void)
 	       "refused; /proc/<engine>/mem closed to users\n");
 }
 
+/* ---- keys: no oracle, guessing throttled ---- */
+
+static _Alignas(64) uint8_t vbuf[8192];
+
+/*
+ * The victim registers a buffer for remote read and write; a guesser
+ * (another client, its own PIDonFEP and channel) READs it with wrong
+ * keys, and with the right key at an address outside the buffer: the
+ * same BAD_MKEY (-EINVAL) for both. 3 x UET_SES_ULP_KEY_BAD_BURST
+ * wrong keys pause its channel (key_throttled); every operation still
+ * completes, the victim's NOP goes through meanwhile, its buffer is
+ * untouched. The right key at the right address works.
+ */
+static void
+test_keys(struct cli *v)
+{
+	const unsigned int n = 3 * UET_SES_ULP_KEY_BAD_BURST;
+	uint64_t kb0 = tel_ses("ctx0_key_bad");
+	uint64_t kt0 = tel_ses("ctx0_key_throttled");
+	uint64_t key = 0, peer = 0, kv;
+	struct uet_chan_sqe q;
+	struct uet_chan_cqe e;
+	unsigned int bad = 0;
+	struct cli g;
+
+	memset(vbuf, 0x77, sizeof(vbuf));
+	CHECK(mr_reg(&v->c, v->pid.pid, (uintptr_t)vbuf, sizeof(vbuf),
+		     UET_SES_MR_REMOTE_READ | UET_SES_MR_REMOTE_WRITE,
+		     &key) == 0);
+	if (cli_make(&g) < 0) {
+		failures++;
+		return;
+	}
+	CHECK(rc_peer_add(&g.c, g.ch.ctx, v->pid.pid, v->pid.initiator,
+			  &peer) == 0);
+	/* a right key used outside its buffer answers as a wrong key */
+	e = rma_read(&g, peer, key, (uintptr_t)vbuf + sizeof(vbuf), 64, 600);
+	CHECK(e.status == -EINVAL && e.prov_errno == UET_RC_BAD_MKEY);
+	e = rma_read(&g, peer, key ^ (1ull << 30), (uintptr_t)vbuf, 64, 601);
+	CHECK(e.status == -EINVAL && e.prov_errno == UET_RC_BAD_MKEY);
+	/* guessing: a burst of wrong keys, posted a few at a time */
+	for (unsigned int i = 0; i < n; i += 8) {
+		unsigned int posted = 0;
+
+		for (unsigned int k = 0; k < 8 && i + k < n; k++) {
+			memset(&q, 0, sizeof(q));
+			q.op = UET_CHAN_OP_READ;
+			q.flags = UET_CHAN_F_COMPLETION;
+			q.context = 1000 + i + k;
+			q.len = 64;
+			q.dest = peer;
+			q.job = JOB;
+			q.tc = 1;
+			kv = key ^ ((uint64_t)(i + k + 1) << 24);
+			q.rkey = kv;
+			q.roffset = (uintptr_t)vbuf;
+			posted += uet_chan_sq_post(&g.ch.ch, &q) == 0;
+		}
+		for (unsigned int k = 0; k < posted; k++) {
+			memset(&e, 0, sizeof(e));
+			if (rc_cq_wait(&g.ch, &e) &&
+			    e.prov_errno == UET_RC_BAD_MKEY)
+				bad++;
+		}
+		/* the victim is served whatever the guesser does */
+		if (i == n / 2) {
+			memset(&q, 0, sizeof(q));
+			q.op = UET_CHAN_OP_NOP;
+			q.flags = UET_CHAN_F_COMPLETION;
+			q.context = 2000;
+			CHECK(uet_chan_sq_post(&v->ch.ch, &q) == 0);
+			CHECK(rc_cq_wait(&v->ch, &e) && e.context == 2000 &&
+			      e.status == 0);
+		}
+	}
+	CHECK(bad == n);
+	CHECK(tel_ses("ctx0_key_bad") >= kb0 + n + 2);
+	CHECK(tel_ses("ctx0_key_throttled") >= kt0 + 1);
+	for (unsigned int i = 0; i < sizeof(vbuf); i++)
+		CHECK(vbuf[i] == 0x77);
+	/* the right key at the right address */
+	e = rma_read(&g, peer, key, (uintptr_t)vbuf + 64, 64, 602);
+	CHECK(e.status == 0 && g.c.win[0] == 0x77 && g.c.win[63] == 0x77);
+	printf("# keys: %u wrong keys and a right key out of range all "
+	       "BAD_MKEY; key_throttled +%lu\n", bad,
+	       (unsigned long)(tel_ses("ctx0_key_throttled") - kt0));
+	/* peer handles are per client: another client on the context
+	 * naming the guesser's handle gets -EINVAL (peer_bad) */
+	{
+		uint64_t pb0 = tel_ses("ctx0_peer_bad");
+		struct cli x;
+
+		if (cli_make(&x) == 0) {
+			memset(&q, 0, sizeof(q));
+			q.op = UET_CHAN_OP_SEND;
+			q.flags = UET_CHAN_F_COMPLETION;
+			q.context = 603;
+			q.len = 64;
+			q.dest = peer;
+			q.job = JOB;
+			q.tc = 1;
+			memset(&e, 0, sizeof(e));
+			CHECK(uet_chan_sq_post(&x.ch.ch, &q) == 0 &&
+			      rc_cq_wait(&x.ch, &e) && e.context == 603 &&
+			      e.status == -EINVAL);
+			CHECK(tel_ses("ctx0_peer_bad") == pb0 + 1);
+			CHECK(rc_bye(&x.c) == 0);
+			rc_close(&x.c);
+		} else {
+			failures++;
+		}
+	}
+	CHECK(rc_bye(&g.c) == 0);
+	rc_close(&g.c);
+}
+
+/* ---- fairness: a full CQ stalls its own channel only ---- */
+
+/*
+ * A client with a 2-entry CQ it does not poll posts NOPs until the engine
+ * stops taking them (its own back-pressure); meanwhile another client
+ * sends 20 messages to the victim, each received with its data and each
+ * send completed. Then the stuck client drains its CQ: every NOP, in
+ * order.
+ */
+static void
+test_cq_full(struct cli *v)
+{
+	struct timespec nap = { 0, 200000 };
+	uint64_t wait0 = tel_ses("ctx0_cq_wait"), peer = 0;
+	unsigned int posted = 0, idle = 0, got = 0, sent = 0;
+	struct uet_chan_sqe q;
+	struct uet_chan_rqe r;
+	struct uet_chan_cqe e;
+	struct cli st, w;
+	bool order = true;
+
+	if (cli_attach(&st) != 0 ||
+	    rc_chan_open_sizes(&st.c, st.pid.pid, 16, 2, 2, &st.ch) != 0 ||
+	    cli_make(&w) != 0) {
+		failures++;
+		return;
+	}
+	/* bounded: at most 600 posts, stop after 50 refused in a row */
+	while (posted < 600 && idle < 50) {
+		memset(&q, 0, sizeof(q));
+		q.op = UET_CHAN_OP_NOP;
+		q.flags = UET_CHAN_F_COMPLETION;
+		q.context = posted + 1;
+		if (uet_chan_sq_post(&st.ch.ch, &q) == 0) {
+			posted++;
+			idle = 0;
+		} else {
+			idle++;
+			(void)nanosleep(&nap, NULL);
+		}
+	}
+	CHECK(posted < 600); /* it was stopped */
+	CHECK(rc_peer_add(&w.c, w.ch.ctx, v->pid.pid, v->pid.initiator,
+			  &peer) == 0);
+	for (unsigned int i = 0; i < 20; i++) {
+		memset(v->c.win, 0, 1024);
+		memset(w.c.win, (int)(i + 1), 1000);
+		memset(&r, 0, sizeof(r));
+		r.op = UET_CHAN_RQ_RECV;
+		r.context = 3000 + i;
+		r.len = 1024;
+		CHECK(uet_chan_rq_post(&v->ch.ch, &r) == 0);
+		memset(&q, 0, sizeof(q));
+		q.op = UET_CHAN_OP_SEND;
+		q.flags = UET_CHAN_F_COMPLETION;
+		q.context = 4000 + i;
+		q.len = 1000;
+		q.dest = peer;
+		q.job = JOB;
+		q.tc = 1;
+		CHECK(uet_chan_sq_post(&w.ch.ch, &q) == 0);
+		if (rc_cq_wait(&w.ch, &e) && e.context == 4000 + i &&
+		    e.status == 0 && rc_cq_wait(&v->ch, &e) &&
+		    e.context == 3000 + i && e.status == 0 && e.len == 1000 &&
+		    v->c.win[0] == i + 1 && v->c.win[999] == i + 1)
+			sent++;
+	}
+	CHECK(sent == 20);
+	CHECK(tel_ses("ctx0_cq_wait") > wait0);
+	/* the stuck client's completions, all of them, in order */
+	while (got < posted && rc_cq_wait(&st.ch, &e)) {
+		order &= e.context == got + 1 && e.status == 0;
+		got++;
+	}
+	CHECK(got == posted && order);
+	printf("# cq full: %u NOPs held for a client not polling its 2-entry "
+	       "CQ; 20 sends of others completed meanwhile; %u NOPs then "
+	       "drained in order\n", posted, got);
+	CHECK(rc_bye(&w.c) == 0);
+	rc_close(&w.c);
+	CHECK(rc_bye(&st.c) == 0);
+	rc_close(&st.c);
+}
+
 /* ---- the service page ---- */
 
 static void
@@ -598,6 +805,8 @@ main(int argc, char **argv)
 	test_hello_fd();
 	test_exec_setuid(&v);
 	test_pid_reuse();
+	test_keys(&v);
+	test_cq_full(&v);
 	CHECK(rc_bye(&v.c) == 0);
 	rc_close(&v.c);
 stop:
