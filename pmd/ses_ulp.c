@@ -1602,6 +1602,47 @@ uet_ses_ulp_ctl(struct uet_engine *e, unsigned int ctx_idx,
 }
 
 int
+uet_ses_ulp_ctl_post(struct uet_engine *e, unsigned int ctx_idx,
+		     const struct uet_ses_ulp_ctl *req,
+		     struct uet_ses_ulp_ctl_pending **op)
+{
+	struct sul_ctl_msg *m;
+	struct sul_ctx *c;
+
+	if (e == NULL || req == NULL || op == NULL)
+		return -EINVAL;
+	c = sul_of(e, ctx_idx);
+	if (c == NULL)
+		return -ENOENT;
+	m = rte_zmalloc("sul_ctl", sizeof(*m), 0);
+	if (m == NULL)
+		return -ENOMEM;
+	m->req = *req;
+	atomic_init(&m->state, SUL_CTL_PENDING);
+	if (rte_ring_mp_enqueue(c->ctl, m) != 0) {
+		rte_free(m);
+		return -EAGAIN;
+	}
+	uet_engine_wake(e, ctx_idx);
+	*op = (struct uet_ses_ulp_ctl_pending *)m;
+	return 0;
+}
+
+int
+uet_ses_ulp_ctl_poll(struct uet_ses_ulp_ctl_pending *op, struct uet_ses_ulp_ctl *req)
+{
+	struct sul_ctl_msg *m = (struct sul_ctl_msg *)op;
+
+	if (m == NULL || req == NULL)
+		return -EINVAL;
+	if (atomic_load(&m->state) != SUL_CTL_DONE)
+		return -EAGAIN;
+	*req = m->req;
+	rte_free(m);
+	return 0;
+}
+
+int
 uet_ses_ulp_identity(struct uet_engine *e, unsigned int ctx_idx,
 		     uint16_t *pid, uint32_t *initiator)
 {

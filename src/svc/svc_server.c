@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -68,6 +69,7 @@ tel_service(const char *cmd, const char *params, struct rte_tel_data *d)
 	tel_u64(d, "mrs", st.mrs);
 	tel_u64(d, "jobs", st.jobs);
 	tel_u64(d, "pids", st.pids);
+	tel_u64(d, "releasing", st.releasing);
 	tel_u64(d, "attaches", st.attaches);
 	tel_u64(d, "detaches", st.detaches);
 	tel_u64(d, "cleanups", st.cleanups);
@@ -140,29 +142,81 @@ client_new(const struct uet_svc_server *s, int fd)
 	return c;
 }
 
-/* The client went away (BYE, EOF, hang-up, error): release it all. */
 static void
-client_drop(struct uet_svc_server *s, unsigned int slot, bool clean)
+client_free(struct svc_client *c)
 {
-	struct svc_client *c = s->clients[slot];
-	bool held = c->hello;
-
-	svc_client_release(s, c);
-	(void)epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
-	SVC_LOG(INFO, "client pid %d uid %u: %s", (int)c->pid,
-		(unsigned int)c->uid, clean ? "detached" : "gone, cleaned up");
-	s->st.detaches++;
-	if (!clean && held)
-		s->st.cleanups++;
-	s->st.clients--;
 	free(c->chans);
 	free(c->pids);
 	free(c->jobs);
 	free(c->peers);
 	free(c->mrs);
 	free(c);
+}
+
+/* Poll the release timer every millisecond while a release runs. */
+static void
+zombie_timer(struct uet_svc_server *s, bool on)
+{
+	struct itimerspec t = { { 0, 0 }, { 0, 0 } };
+
+	if (on) {
+		t.it_interval.tv_nsec = 1000000;
+		t.it_value.tv_nsec = 1000000;
+	}
+	(void)timerfd_settime(s->tfd, 0, &t, NULL);
+}
+
+static void
+zombies_poll(struct uet_svc_server *s)
+{
+	for (unsigned int i = 0; i < s->nb_zombies;) {
+		struct svc_client *c = s->zombies[i];
+
+		if (!svc_release_poll(s, c)) {
+			i++;
+			continue;
+		}
+		client_free(c);
+		s->zombies[i] = s->zombies[--s->nb_zombies];
+	}
+	if (s->nb_zombies == 0)
+		zombie_timer(s, false);
+}
+
+/* The client went away (BYE, EOF, hang-up, error): release it all. A
+ * client that said BYE is released at once, before the next request is
+ * served (what it held is free for the next client); one that died may have
+ * operations still on the wire, so its release runs in the background
+ * and delays nobody else's requests. */
+static void
+client_drop(struct uet_svc_server *s, unsigned int slot, bool clean)
+{
+	struct svc_client *c = s->clients[slot];
+	bool held = c->hello, bg;
+
+	(void)epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	c->fd = -1;
 	s->clients[slot] = NULL;
+	SVC_LOG(INFO, "client pid %d uid %u: %s", (int)c->pid,
+		(unsigned int)c->uid, clean ? "detached" : "gone, cleaned up");
+	/* counted releasing before it stops counting as a client: a
+	 * reader never sees it in neither */
+	bg = held && !clean && !s->down && s->tfd >= 0 &&
+	     s->nb_zombies < s->p.max_clients && svc_release_start(s, c) == 0;
+	if (!bg)
+		svc_client_release(s, c);
+	s->st.detaches++;
+	if (!clean && held)
+		s->st.cleanups++;
+	s->st.clients--;
+	if (!bg) {
+		client_free(c);
+		return;
+	}
+	s->zombies[s->nb_zombies++] = c;
+	zombie_timer(s, true);
+	zombies_poll(s);
 }
 
 static void
@@ -202,6 +256,10 @@ accept_one(struct uet_svc_server *s)
 	c->pid = cred.pid;
 	c->uid = cred.uid;
 	c->gid = cred.gid;
+	/* never 0 (the engine's own), unique for 2^32 - 1 clients */
+	if (++s->owner_seq == 0)
+		++s->owner_seq;
+	c->owner_id = s->owner_seq;
 	ev.data.ptr = c;
 	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
 		close(fd);
@@ -404,6 +462,13 @@ uet_svc_server_run(struct uet_svc_server *s, int timeout_ms)
 				accept_one(s);
 			continue;
 		}
+		if (ev[i].data.ptr == &s->tfd) {
+			uint64_t ticks;
+
+			(void)!read(s->tfd, &ticks, sizeof(ticks));
+			zombies_poll(s);
+			continue;
+		}
 		client_event(s, ev[i].data.ptr, ev[i].events);
 	}
 	return n;
@@ -477,6 +542,18 @@ page_make(struct uet_svc_server *s)
 	rc = uet_engine_wakers_place(s->p.engine, &s->page->ctx[0].w,
 				     sizeof(s->page->ctx[0]));
 	return rc;
+}
+
+/* The release timer (zombies_poll), in the epoll set, disarmed. */
+static int
+timer_make(struct uet_svc_server *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &s->tfd };
+
+	s->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (s->tfd < 0 || epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->tfd, &ev) != 0)
+		return -errno;
+	return 0;
 }
 
 /* A socket file left by a service that died is replaced; one that
@@ -559,7 +636,7 @@ uet_svc_server_create(const struct uet_svc_server_params *p, int *err)
 		goto out;
 	s->p = *p;
 	snprintf(s->path, sizeof(s->path), "%s", p->socket_path);
-	s->lfd = s->epfd = s->page_fd = s->page_ro = -1;
+	s->lfd = s->epfd = s->page_fd = s->page_ro = s->tfd = -1;
 	for (unsigned int i = 0; i < UET_SVC_CTX_MAX; i++)
 		s->efd[i] = -1;
 	s->nb_ctx = uet_engine_nb_lcores(p->engine);
@@ -567,8 +644,9 @@ uet_svc_server_create(const struct uet_svc_server_params *p, int *err)
 	s->nb_client_pids = s->nb_ctx * UET_SVC_PIDS_PER_CTX;
 	layout(s);
 	s->clients = calloc(p->max_clients, sizeof(*s->clients));
+	s->zombies = calloc(p->max_clients, sizeof(*s->zombies));
 	s->pid_owner = calloc(s->nb_client_pids, sizeof(*s->pid_owner));
-	if (s->clients == NULL || s->pid_owner == NULL)
+	if (s->clients == NULL || s->zombies == NULL || s->pid_owner == NULL)
 		goto fail;
 	rc = (unsigned int)p->pid_base + s->nb_ctx + s->nb_client_pids > 0x1000 ?
 	     -EINVAL : 0;
@@ -579,6 +657,9 @@ uet_svc_server_create(const struct uet_svc_server_params *p, int *err)
 		goto fail;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	rc = s->epfd < 0 ? -errno : page_make(s);
+	if (rc < 0)
+		goto fail;
+	rc = timer_make(s);
 	if (rc < 0)
 		goto fail;
 	rc = listen_make(s);
@@ -617,6 +698,16 @@ uet_svc_server_shutdown(struct uet_svc_server *s)
 	     i++)
 		if (s->clients[i] != NULL)
 			client_drop(s, i, false);
+	/* releases under way finish before the engine may stop: their
+	 * requests are answered within the SES's bounds (bounded here) */
+	for (unsigned int ms = 0; s->nb_zombies != 0 && ms < 70000; ms++) {
+		zombies_poll(s);
+		if (s->nb_zombies != 0)
+			usleep(1000);
+	}
+	if (s->nb_zombies != 0)
+		SVC_LOG(ERR, "%u client release(s) unfinished at shutdown",
+			s->nb_zombies);
 }
 
 void
@@ -643,7 +734,10 @@ uet_svc_server_free(struct uet_svc_server *s)
 			close(s->efd[i]);
 	if (s->page_fd >= 0)
 		close(s->page_fd);
+	if (s->tfd >= 0)
+		close(s->tfd);
 	free(s->clients);
+	free(s->zombies);
 	free(s->pid_owner);
 	free(s);
 }

@@ -317,8 +317,8 @@ op_pid_get(struct uet_svc_server *s, struct svc_client *c,
 	return 0;
 }
 
-static void
-pid_drop(struct uet_svc_server *s, struct svc_client *c, struct svc_pid *p)
+void
+svc_pid_drop(struct uet_svc_server *s, struct svc_client *c, struct svc_pid *p)
 {
 	s->pid_owner[p->pid - s->p.pid_base - s->nb_ctx] = 0;
 	*p = c->pids[--c->nb_pids];
@@ -342,15 +342,16 @@ op_pid_put(struct uet_svc_server *s, struct svc_client *c,
 	for (unsigned int i = 0; i < c->nb_jobs; i++)
 		if (c->jobs[i].pid == q->pid)
 			return -EBUSY;
-	pid_drop(s, c, p);
+	svc_pid_drop(s, c, p);
 	return 0;
 }
 
 /* ---- channels ---- */
 
 /* Detaching needs the lcores stopped: a short pause of the engine. */
-static void
-chans_detach(struct uet_svc_server *s, struct svc_chan **v, unsigned int n)
+void
+svc_chans_detach(struct uet_svc_server *s, struct svc_chan **v,
+		 unsigned int n)
 {
 	bool running = uet_engine_running(s->p.engine);
 
@@ -403,7 +404,7 @@ chan_bind(struct uet_svc_server *s, struct svc_client *c,
 	memset(&r, 0, sizeof(r));
 	r.op = UET_SES_ULP_EP_ADD;
 	/* its descriptors name its client's peers only */
-	r.owner_id = client_slot(s, c) + 1;
+	r.owner_id = c->owner_id;
 	r.chan = &sc->ch;
 	r.pid = p->pid;
 	r.initiator = p->initiator;
@@ -512,7 +513,7 @@ op_chan_close(struct uet_svc_server *s, struct svc_client *c,
 	if (q->slot >= s->p.max_chans || !c->chans[q->slot].open)
 		return -ENOENT;
 	sc = &c->chans[q->slot];
-	chans_detach(s, &sc, 1);
+	svc_chans_detach(s, &sc, 1);
 	chan_unbind(s, c, sc);
 	return 0;
 }
@@ -629,7 +630,7 @@ op_peer_add(struct uet_svc_server *s, struct svc_client *c,
 		return rc;
 	memset(&x, 0, sizeof(x));
 	x.op = UET_SES_ULP_PEER_ADD;
-	x.owner_id = client_slot(s, c) + 1;
+	x.owner_id = c->owner_id;
 	x.peer = q->peer;
 	rc = svc_ctl(s, q->ctx, &x);
 	if (rc < 0)
@@ -651,7 +652,7 @@ peer_del_at(struct uet_svc_server *s, struct svc_client *c, unsigned int i)
 
 	memset(&x, 0, sizeof(x));
 	x.op = UET_SES_ULP_PEER_DEL;
-	x.owner_id = client_slot(s, c) + 1;
+	x.owner_id = c->owner_id;
 	x.handle = c->peers[i].handle;
 	rc = svc_ctl(s, c->peers[i].ctx, &x);
 	c->peers[i] = c->peers[--c->nb_peers];
@@ -830,7 +831,7 @@ svc_client_release(struct uet_svc_server *s, struct svc_client *c)
 			open[n++] = &c->chans[i];
 	/* the engine stops reading the rings, then the SES lets go of the
 	 * window (JOB_DEL / EP_DEL wait for it), then the region goes */
-	chans_detach(s, open, n);
+	svc_chans_detach(s, open, n);
 	/* regions before jobs: a job's RMA table goes only once empty */
 	for (unsigned int i = c->nb_mrs; i-- > 0;)
 		(void)mr_dereg_at(s, c, i);
@@ -850,7 +851,7 @@ svc_client_release(struct uet_svc_server *s, struct svc_client *c)
 	while (c->nb_peers > 0)
 		(void)peer_del_at(s, c, c->nb_peers - 1);
 	while (c->nb_pids > 0)
-		pid_drop(s, c, &c->pids[c->nb_pids - 1]);
+		svc_pid_drop(s, c, &c->pids[c->nb_pids - 1]);
 	if (c->region != NULL)
 		(void)munmap(c->region, c->region_size);
 	c->region = NULL;

@@ -23,6 +23,8 @@
  *   peer handles: another client's handle in an SQE is -EINVAL;
  *   fairness: a client that never polls its 2-entry CQ stalls only
  *     itself, another client's sends to the victim complete;
+ *   a client killed with sends in flight: its release runs in
+ *     the background, the victim's requests are answered meanwhile;
  *   the service page cannot be reopened writable.
  *
  * The setuid program is a copy of sleep(1) made by the test in a
@@ -44,6 +46,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_common.h>
@@ -750,6 +753,101 @@ test_cq_full(struct cli *v)
 	rc_close(&st.c);
 }
 
+/* ---- a client dying with operations in flight ---- */
+
+/*
+ * A client sends four 64 KiB messages to an address nobody answers
+ * (retransmitted until the PDS gives up) and is killed: its release
+ * waits for the SES to let go of them (seconds). Meanwhile
+ * the victim's requests are answered at once: the release runs in the
+ * background (releasing 1 after the victim's answer), then everything
+ * it held comes back.
+ */
+static void
+test_death_in_flight(struct cli *v)
+{
+	struct timespec t0, t1, t2;
+	int ready[2];
+	double req_ms, rel_ms;
+	uint64_t rel_seen = 0;
+	struct uet_svc_pid_get_rep pr;
+	struct uet_svc_pid_put_req pq;
+	pid_t k;
+	char b;
+
+	CHECK(pipe(ready) == 0);
+	k = fork();
+	if (k == 0) {
+		struct uet_chan_sqe q;
+		uint64_t self = 0;
+		struct cli a;
+
+		struct uet_svc_peer_add_req pa = { .ctx = 0 };
+		struct uet_svc_peer_add_rep pr2;
+
+		if (cli_make(&a) != 0)
+			_exit(91);
+		/* an address nobody answers: every packet is retransmitted
+		 * until the PDS gives up (seconds) */
+		pa.ctx = a.ch.ctx;
+		memcpy(pa.peer.fa, a.c.hello.fa, sizeof(pa.peer.fa));
+		pa.peer.fa[3] = 77;
+		pa.peer.pid_on_fep = a.pid.pid;
+		pa.peer.start_ri = a.c.hello.start_ri;
+		pa.peer.initiator = a.pid.initiator;
+		if (rc_request(&a.c, UET_SVC_OP_PEER_ADD, &pa, sizeof(pa), &pr2,
+			       sizeof(pr2), NULL, NULL) != 0)
+			_exit(91);
+		self = pr2.handle;
+		for (unsigned int i = 0; i < 4; i++) {
+			memset(&q, 0, sizeof(q));
+			q.op = UET_CHAN_OP_SEND;
+			q.flags = UET_CHAN_F_COMPLETION;
+			q.context = 10 + i;
+			q.addr = (uint64_t)i * 65536;
+			q.len = 65536;
+			q.dest = self;
+			q.job = JOB;
+			q.tc = 1;
+			if (uet_chan_sq_post(&a.ch.ch, &q) != 0)
+				_exit(92);
+		}
+		usleep(50000); /* on the wire */
+		wr_full(ready[1], "r", 1);
+		alarm(30);
+		pause();
+		_exit(0);
+	}
+	CHECK(rd_full(ready[0], &b, 1));
+	reap(k);
+	/* the service sees the hang-up within microseconds; its release
+	 * lasts as long as the PDS retransmits (seconds) */
+	usleep(20000);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(&pq, 0, sizeof(pq));
+	CHECK(rc_pid_get(&v->c, 0, UET_SVC_CTX_ANY, &pr) == 0);
+	pq.pid = pr.pid;
+	CHECK(rc_request(&v->c, UET_SVC_OP_PID_PUT, &pq, sizeof(pq), NULL, 0,
+			 NULL, NULL) == 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* answered while the dead client's release still runs */
+	rel_seen = tel("releasing");
+	CHECK(rel_seen == 1);
+	for (unsigned int i = 0; i < 1000 && tel("releasing") != 0; i++)
+		usleep(10000);
+	clock_gettime(CLOCK_MONOTONIC, &t2);
+	CHECK(tel("releasing") == 0);
+	req_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+		 (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	rel_ms = (double)(t2.tv_sec - t0.tv_sec) * 1e3 +
+		 (double)(t2.tv_nsec - t0.tv_nsec) / 1e6;
+	printf("# death in flight: the victim's PID_GET + PID_PUT answered in "
+	       "%.1f ms while the release ran (%.0f ms more)\n", req_ms,
+	       rel_ms - req_ms);
+	close(ready[0]);
+	close(ready[1]);
+}
+
 /* ---- the service page ---- */
 
 static void
@@ -807,6 +905,7 @@ main(int argc, char **argv)
 	test_pid_reuse();
 	test_keys(&v);
 	test_cq_full(&v);
+	test_death_in_flight(&v);
 	CHECK(rc_bye(&v.c) == 0);
 	rc_close(&v.c);
 stop:

@@ -181,6 +181,27 @@ int uet_ses_ulp_ctl(struct uet_engine *e, unsigned int ctx_idx,
 		    struct uet_ses_ulp_ctl *req, void (*progress)(void *),
 		    void *arg);
 
+/** A control request posted without waiting (uet_ses_ulp_ctl_post). */
+struct uet_ses_ulp_ctl_pending;
+
+/**
+ * Post one control request to context @p ctx_idx without waiting: the
+ * lcore runs it in order with the others (AUTO engines; an INLINE one
+ * runs it when polled). Never cancelled: it runs, and its answer waits
+ * for uet_ses_ulp_ctl_poll().
+ * @return 0 (*op set), -EINVAL, -ENOENT, -ENOMEM, -EAGAIN (ring full).
+ */
+int uet_ses_ulp_ctl_post(struct uet_engine *e, unsigned int ctx_idx,
+			 const struct uet_ses_ulp_ctl *req,
+			 struct uet_ses_ulp_ctl_pending **op);
+
+/**
+ * Whether the request of @p op was answered: 0 (@p req filled with the
+ * answer, see req->rc; @p op freed) or -EAGAIN (not yet).
+ */
+int uet_ses_ulp_ctl_poll(struct uet_ses_ulp_ctl_pending *op,
+			 struct uet_ses_ulp_ctl *req);
+
 /** PIDonFEP and initiator id of context @p ctx_idx. @return 0/-ENOENT. */
 int uet_ses_ulp_identity(struct uet_engine *e, unsigned int ctx_idx,
 			 uint16_t *pid, uint32_t *initiator);
