@@ -55,6 +55,9 @@ uet_chan_create(const char *name, unsigned int sq_size, unsigned int rq_size,
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->flags = flags;
 	c->wake_fd = -1;
+	c->sq_mask = sq_size - 1;
+	c->rq_mask = rq_size - 1;
+	c->cq_mask = cq_size - 1;
 	c->sq = chan_ring(name, "_sq", sizeof(struct uet_chan_sqe), sq_size,
 			  socket, sq_flags);
 	if (c->sq == NULL)

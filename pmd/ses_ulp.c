@@ -35,6 +35,11 @@
 #define SUL_CTL_BURST 8
 #define SUL_CQ_BURST 32
 #define SUL_CHAN_BUDGET 32 /* descriptors per channel per iteration */
+/* CQEs of one channel waiting for room in its CQ beyond which no more of
+ * its descriptors are taken (its own back-pressure) ... */
+#define SUL_CHAN_PEND_MAX 64
+/* ... and beyond which unsolicited completions for it are dropped */
+#define SUL_CHAN_PEND_UNSOL_MAX 256
 #define SUL_NONE UINT32_MAX
 #define SUL_EPS_MAX 8 /* processes (PIDonFEP) per context, its own included */
 #define SUL_DRAIN_CTX UINT64_MAX /* SES context of the glue's own discards */
@@ -80,6 +85,7 @@ struct sul_ep {
 struct sul_bind {
 	struct uet_chan *chan;
 	uint32_t ep;
+	uint32_t owner;        /* EP_ADD owner_id: whose peers it names */
 	bool remote;           /* wants UET_CHAN_CQ_REMOTE events */
 };
 
@@ -87,11 +93,17 @@ struct sul_bind {
 struct sul_chan {
 	struct uet_chan *chan;
 	uint32_t ep;           /* process slot */
+	uint32_t owner;        /* whose peers its descriptors may name */
 	bool remote;           /* wants UET_CHAN_CQ_REMOTE events */
 	uint16_t pid;          /* its PIDonFEP and initiator id */
 	uint32_t initiator;
 	uint32_t sq_slot;      /* SUL_NONE or op slot of the held SQE */
 	uint32_t rq_slot;
+	/* wrong-key throttling: BAD_MKEY completions since kb_start; its
+	 * SQ is not read before kb_until */
+	uint64_t kb_start;
+	uint64_t kb_until;
+	uint32_t kb_count;
 	struct uet_chan_sqe sqe;
 	struct uet_chan_rqe rqe;
 };
@@ -120,13 +132,31 @@ struct sul_pend {
  */
 struct sul_peer {
 	struct uet_ses_ulp_peer v;
+	uint32_t owner;         /* PEER_ADD owner_id */
 	uint32_t gen;
 	uint32_t next;          /* free list (SUL_NONE: end) */
 	bool used;
 };
 
-/* Control message: the caller's request plus a hand-over state. */
-enum { SUL_CTL_PENDING = 0, SUL_CTL_DONE = 1, SUL_CTL_ABANDONED = 2 };
+/*
+ * Control message: the caller's request plus a hand-over state. A request
+ * is either cancelled before the lcore starts it (PENDING -> CANCELLED by
+ * the caller: never applied) or applied and answered (PENDING -> RUNNING
+ * -> DONE by the lcore), never both: a caller that times out on a RUNNING
+ * request waits for its answer. ABANDONED: the caller gave up on a
+ * RUNNING one after the long bound (the outcome is unknown to it).
+ */
+enum {
+	SUL_CTL_PENDING = 0,
+	SUL_CTL_RUNNING,
+	SUL_CTL_DONE,
+	SUL_CTL_CANCELLED,
+	SUL_CTL_ABANDONED,
+};
+/* How long a caller waits for a request the lcore has started (an
+ * MR_DEREG waits for READ responses, a JOB_DEL / EP_DEL for withdrawn
+ * operations: bounded by the PDS's retransmissions) */
+#define SUL_CTL_RUNNING_MAX_S 60
 
 struct sul_ctl_msg {
 	struct uet_ses_ulp_ctl req;
@@ -228,27 +258,64 @@ pend_add(struct sul_ctx *c, struct uet_chan *chan,
 
 	p->chan = chan;
 	p->cqe = *e;
+	if (chan != NULL)
+		chan->cq_pending++;
 }
 
-/* Push waiting CQEs in order; stop at the first full CQ. */
+static bool
+chan_in(struct uet_chan *const *v, unsigned int n, const struct uet_chan *ch)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (v[i] == ch)
+			return true;
+	return false;
+}
+
+/*
+ * Push waiting CQEs, in order per channel: a channel whose CQ is full
+ * keeps its CQEs (and every later one of its own) for the next pass,
+ * the others go past it. A client that never polls its CQ stalls only
+ * itself (the queue is compacted around what stays).
+ */
 static unsigned int
 pend_flush(struct sul_ctx *c)
 {
-	unsigned int n = 0;
+	struct uet_chan *full[UET_ENGINE_CHANS_MAX];
+	unsigned int n = 0, nfull = 0;
+	uint32_t w = c->pend_head;
 
-	while (pend_count(c) != 0) {
-		struct sul_pend *p = &c->pend[c->pend_head & c->pend_mask];
+	for (uint32_t r = c->pend_head; r != c->pend_tail; r++) {
+		struct sul_pend *p = &c->pend[r & c->pend_mask];
 
-		if (p->chan != NULL && uet_chan_cq_push(p->chan, &p->cqe) != 0) {
-			SUL_INC(c->st.cq_wait);
-			break;
-		}
-		if (p->chan != NULL)
+		if (p->chan == NULL)
+			continue; /* its channel went away */
+		if (!chan_in(full, nfull, p->chan) &&
+		    uet_chan_cq_push(p->chan, &p->cqe) == 0) {
+			p->chan->cq_pending--;
 			SUL_INC(c->st.cqe);
-		c->pend_head++;
-		n++;
+			n++;
+			continue;
+		}
+		if (!chan_in(full, nfull, p->chan)) {
+			SUL_INC(c->st.cq_wait);
+			if (nfull < RTE_DIM(full))
+				full[nfull++] = p->chan;
+		}
+		if (w != r)
+			c->pend[w & c->pend_mask] = *p;
+		w++;
 	}
+	n = c->pend_tail - w; /* pushed or dropped */
+	c->pend_tail = w;
 	return n;
+}
+
+/* Whether @p ch takes no descriptor now: its CQ is full and enough of
+ * its completions wait (its own back-pressure, nobody else's). */
+static bool
+chan_backlogged(const struct uet_chan *ch)
+{
+	return ch->cq_pending >= SUL_CHAN_PEND_MAX;
 }
 
 /* A completion made by the glue itself (NOP, refused descriptor). */
@@ -293,15 +360,45 @@ cqe_from_ses(struct uet_chan_cqe *e, const struct uet_ses_cqe *s)
 }
 
 /* The channel that takes unsolicited completions (remote CQ data of a
- * WRITE) for process @p pid: its first channel that accepts receives. */
+ * WRITE) for process @p pid: its first channel that accepts receives
+ * (by the ring size the engine made, never the ring header, which a
+ * client of the service can write). */
 static struct uet_chan *
 rx_chan(const struct sul_ctx *c, uint16_t pid)
 {
 	for (unsigned int i = 0; i < c->nb_chans; i++)
-		if (c->chans[i].pid == pid &&
-		    rte_ring_get_capacity(c->chans[i].chan->rq) > 1)
+		if (c->chans[i].pid == pid && c->chans[i].chan->rq_mask > 1)
 			return c->chans[i].chan;
 	return NULL;
+}
+
+/*
+ * A wrong key costs its channel: past UET_SES_ULP_KEY_BAD_BURST BAD_MKEY
+ * completions within a window, the channel's SQ is not read for a pause,
+ * so that a client guessing keys (of another client of the service, or
+ * of a remote process) makes a few hundred guesses a second, not
+ * millions; every other channel goes on.
+ */
+static void
+key_bad(struct sul_ctx *c, const struct uet_chan *ch, uint64_t now)
+{
+	struct sul_chan *sc = NULL;
+
+	SUL_INC(c->st.key_bad);
+	for (unsigned int i = 0; i < c->nb_chans && sc == NULL; i++)
+		if (c->chans[i].chan == ch)
+			sc = &c->chans[i];
+	if (sc == NULL)
+		return;
+	if (now - sc->kb_start > UET_SES_ULP_KEY_BAD_WINDOW_NS) {
+		sc->kb_start = now;
+		sc->kb_count = 0;
+	}
+	if (++sc->kb_count > UET_SES_ULP_KEY_BAD_BURST &&
+	    now >= sc->kb_until) {
+		sc->kb_until = now + UET_SES_ULP_KEY_BAD_PAUSE_NS;
+		SUL_INC(c->st.key_throttled);
+	}
 }
 
 /* The channel that counts remote accesses to process @p pid (EP_ADD
@@ -316,7 +413,7 @@ remote_chan(const struct sul_ctx *c, uint16_t pid)
 }
 
 static void
-complete_ses(struct sul_ctx *c, const struct uet_ses_cqe *s)
+complete_ses(struct sul_ctx *c, const struct uet_ses_cqe *s, uint64_t now)
 {
 	struct uet_chan_cqe e;
 	struct sul_op *o;
@@ -333,6 +430,12 @@ complete_ses(struct sul_ctx *c, const struct uet_ses_cqe *s)
 			/* remote events are only wanted by counters */
 			if (!(s->flags & UET_SES_CQ_REMOTE))
 				SUL_INC(c->st.orphan_cqe);
+			return;
+		}
+		if (ch->cq_pending >= SUL_CHAN_PEND_UNSOL_MAX) {
+			/* never polled: its unsolicited completions are lost,
+			 * not everybody's */
+			SUL_INC(c->st.cq_overrun);
 			return;
 		}
 		cqe_from_ses(&e, s);
@@ -354,6 +457,9 @@ complete_ses(struct sul_ctx *c, const struct uet_ses_cqe *s)
 		o->claimed = 1;
 		last = false;
 	}
+	if (o->chan != NULL && s->status != 0 && !o->rx &&
+	    s->prov_errno == UET_RC_BAD_MKEY)
+		key_bad(c, o->chan, now);
 	if (o->chan != NULL && (s->status != 0 || o->want || o->rx)) {
 		cqe_from_ses(&e, s);
 		e.context = o->ctx;
@@ -365,7 +471,7 @@ complete_ses(struct sul_ctx *c, const struct uet_ses_cqe *s)
 }
 
 static unsigned int
-completions(struct sul_ctx *c)
+completions(struct sul_ctx *c, uint64_t now)
 {
 	unsigned int work = pend_flush(c);
 	uint32_t room;
@@ -377,7 +483,7 @@ completions(struct sul_ctx *c)
 			break;
 		n = uet_ses_cq_poll(c->ses, c->scq, (uint16_t)room);
 		for (uint16_t i = 0; i < n; i++)
-			complete_ses(c, &c->scq[i]);
+			complete_ses(c, &c->scq[i], now);
 		work += n;
 		if (n < room)
 			break;
@@ -389,9 +495,11 @@ completions(struct sul_ctx *c)
 /* descriptors                                                         */
 /* ------------------------------------------------------------------ */
 
-/* The peer a descriptor names (bounds and generation checked), or NULL. */
+/* The peer a descriptor of a channel of @p owner names (bounds,
+ * generation and owner checked: a client of the service names its own
+ * peers only, not those of another client on the context), or NULL. */
 static const struct uet_ses_ulp_peer *
-peer_of(const struct sul_ctx *c, uint64_t handle)
+peer_of(const struct sul_ctx *c, uint64_t handle, uint32_t owner)
 {
 	uint32_t slot = (uint32_t)handle - 1; /* 0 wraps: out of range */
 	const struct sul_peer *p;
@@ -399,7 +507,8 @@ peer_of(const struct sul_ctx *c, uint64_t handle)
 	if (unlikely(slot >= c->max_peers))
 		return NULL;
 	p = &c->peers[slot];
-	if (unlikely(!p->used || p->gen != (uint32_t)(handle >> 32)))
+	if (unlikely(!p->used || p->gen != (uint32_t)(handle >> 32) ||
+		     p->owner != owner))
 		return NULL;
 	return &p->v;
 }
@@ -581,7 +690,7 @@ sqe_submit(struct sul_ctx *c, const struct sul_chan *sc,
 		complete_local(c, slot, 0, 0);
 		return 0;
 	}
-	peer = peer_of(c, q->dest);
+	peer = peer_of(c, q->dest, sc->owner);
 	if (unlikely(peer == NULL)) {
 		SUL_INC(c->st.peer_bad);
 		SUL_INC(c->st.sqe_rejected);
@@ -639,7 +748,8 @@ chan_sq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 {
 	unsigned int n = 0;
 
-	if (pend_room(c) == 0)
+	if (pend_room(c) == 0 || now < sc->kb_until ||
+	    chan_backlogged(sc->chan))
 		return 0;
 	if (sc->sq_slot != SUL_NONE) {
 		if (sqe_submit(c, sc, &sc->sqe, sc->sq_slot, now) == -EAGAIN)
@@ -711,7 +821,8 @@ rqe_post(struct sul_ctx *c, const struct sul_chan *sc,
 	r.flags |= q->flags & (UET_CHAN_F_PEEK | UET_CHAN_F_CLAIM |
 			       UET_CHAN_F_DISCARD);
 	if (q->flags & UET_CHAN_F_SRC_FILTER) {
-		const struct uet_ses_ulp_peer *peer = peer_of(c, q->src);
+		const struct uet_ses_ulp_peer *peer = peer_of(c, q->src,
+							      sc->owner);
 
 		if (peer == NULL) {
 			SUL_INC(c->st.peer_bad);
@@ -763,7 +874,7 @@ chan_rq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 {
 	unsigned int n = 0;
 
-	if (pend_room(c) == 0)
+	if (pend_room(c) == 0 || chan_backlogged(sc->chan))
 		return 0;
 	if (sc->rq_slot != SUL_NONE) {
 		if (rqe_post(c, sc, &sc->rqe, sc->rq_slot, now) == -EAGAIN)
@@ -869,10 +980,12 @@ chan_identity(const struct sul_ctx *c, struct sul_chan *sc)
 	unsigned int i;
 
 	sc->ep = 0;
+	sc->owner = 0;
 	sc->remote = false;
 	for (i = 0; i < c->nb_binds; i++) {
 		if (c->binds[i].chan == sc->chan) {
 			sc->ep = c->binds[i].ep;
+			sc->owner = c->binds[i].owner;
 			sc->remote = c->binds[i].remote;
 		}
 	}
@@ -897,6 +1010,7 @@ chans_sync(struct sul_ctx *c, struct uet_engine_lcore *lc, uint64_t now)
 		struct uet_chan *ch = uet_engine_lcore_chan(lc, i);
 		unsigned int j;
 
+		memset(&tmp[i], 0, sizeof(tmp[i]));
 		tmp[i].chan = ch;
 		tmp[i].sq_slot = SUL_NONE;
 		tmp[i].rq_slot = SUL_NONE;
@@ -968,6 +1082,8 @@ job_tables(struct sul_ctx *c, struct sul_job *j, const struct sul_job *base)
 	j->ri_msg = uet_ses_ri_add(c->mr, &ra);
 	ra.generation_zero = false;
 	ra.type = UET_SES_RI_RMA;
+	/* another process's keys (a client of the service): no oracle */
+	ra.opaque_errors = j->pid != c->pid;
 	ra.resource_index = (c->start_ri + UET_SES_ULP_RI_RDV) & 0xFFF;
 	j->ri_rdv = uet_ses_ri_add(c->mr, &ra);
 	j->alias = base != NULL;
@@ -1057,6 +1173,7 @@ job_del(struct sul_ctx *c, uint32_t job, uint16_t pid)
 				.relative = true, .job_id = job,
 				.pid_on_fep = pid, .resource_index = rma,
 				.type = UET_SES_RI_RMA,
+				.opaque_errors = pid != c->pid,
 			};
 
 			j->ri_rma = uet_ses_ri_add(c->mr, &ra);
@@ -1149,6 +1266,7 @@ ep_add(struct sul_ctx *c, const struct uet_ses_ulp_ctl *q)
 	c->binds[c->nb_binds].chan = q->chan;
 	c->binds[c->nb_binds].ep = (uint32_t)i;
 	c->binds[c->nb_binds].remote = q->remote_events;
+	c->binds[c->nb_binds].owner = q->owner_id;
 	c->nb_binds++;
 	return 0;
 }
@@ -1179,7 +1297,7 @@ ep_drain(struct sul_ctx *c, uint16_t pid, uint64_t now)
 			r.pid_on_fep = pid;
 			(void)uet_ses_recv_post(c->ses, &r, now);
 		}
-		(void)completions(c); /* their completions are dropped */
+		(void)completions(c, now); /* their completions are dropped */
 		uet_ses_match_pool_info(m, &pi);
 	}
 }
@@ -1224,6 +1342,7 @@ peer_add(struct sul_ctx *c, struct uet_ses_ulp_ctl *q)
 	p = &c->peers[slot];
 	c->peer_free = p->next;
 	p->v = q->peer;
+	p->owner = q->owner_id;
 	p->used = true;
 	/* single writer, read with relaxed loads (like SUL_INC) */
 	__atomic_store_n(&c->st.peers, c->st.peers + 1, __ATOMIC_RELAXED);
@@ -1232,12 +1351,12 @@ peer_add(struct sul_ctx *c, struct uet_ses_ulp_ctl *q)
 }
 
 static int
-peer_del(struct sul_ctx *c, uint64_t handle)
+peer_del(struct sul_ctx *c, uint64_t handle, uint32_t owner)
 {
 	uint32_t slot = (uint32_t)handle - 1;
 	struct sul_peer *p;
 
-	if (peer_of(c, handle) == NULL)
+	if (peer_of(c, handle, owner) == NULL)
 		return -ENOENT;
 	p = &c->peers[slot];
 	p->used = false;
@@ -1266,7 +1385,7 @@ mr_reg(struct sul_ctx *c, struct uet_ses_ulp_ctl *q)
 		return -EINVAL;
 	/* another process's memory: reachable now, or refused now */
 	if (q->owner != 0 && q->len != 0) {
-		rc = uet_cma_read(q->owner, &probe, q->base, 1);
+		rc = uet_cma_fd_read(q->owner, &probe, q->base, 1);
 		if (rc != 0)
 			return rc;
 	}
@@ -1281,10 +1400,10 @@ mr_reg(struct sul_ctx *c, struct uet_ses_ulp_ctl *q)
 static void
 ctl_answer(struct sul_ctl_msg *m)
 {
-	unsigned int expect = SUL_CTL_PENDING;
+	unsigned int expect = SUL_CTL_RUNNING;
 
 	if (!atomic_compare_exchange_strong(&m->state, &expect, SUL_CTL_DONE))
-		rte_free(m); /* the caller gave up waiting */
+		rte_free(m); /* the caller gave up waiting (ABANDONED) */
 }
 
 /* Whether return-direction READ data may still be built from memory. */
@@ -1301,7 +1420,15 @@ static void
 ctl_one(struct sul_ctx *c, struct sul_ctl_msg *m, uint64_t now)
 {
 	struct uet_ses_ulp_ctl *q = &m->req;
+	unsigned int expect = SUL_CTL_PENDING;
 
+	/* the caller timed out before we got to it: not applied */
+	if (!atomic_compare_exchange_strong(&m->state, &expect,
+					    SUL_CTL_RUNNING)) {
+		SUL_INC(c->st.ctl_cancelled);
+		rte_free(m);
+		return;
+	}
 	switch (q->op) {
 	case UET_SES_ULP_JOB_ADD:
 		q->rc = job_add(c, q->job, q->has_pid ? q->pid : c->pid,
@@ -1329,7 +1456,7 @@ ctl_one(struct sul_ctx *c, struct sul_ctl_msg *m, uint64_t now)
 		q->rc = peer_add(c, q);
 		break;
 	case UET_SES_ULP_PEER_DEL:
-		q->rc = peer_del(c, q->handle);
+		q->rc = peer_del(c, q->handle, q->owner_id);
 		break;
 	default:
 		q->rc = -EINVAL;
@@ -1451,8 +1578,65 @@ uet_ses_ulp_ctl(struct uet_engine *e, unsigned int ctx_idx,
 	}
 	expect = SUL_CTL_PENDING;
 	if (atomic_compare_exchange_strong(&m->state, &expect,
+					   SUL_CTL_CANCELLED))
+		return -ETIMEDOUT; /* never applied; the lcore frees it */
+	/* started: its answer comes (late), it is not abandoned lightly */
+	end = rte_get_timer_cycles() + SUL_CTL_RUNNING_MAX_S *
+	      rte_get_timer_hz();
+	while (atomic_load(&m->state) == SUL_CTL_RUNNING &&
+	       rte_get_timer_cycles() < end) {
+		if (uet_engine_running(e))
+			rte_delay_us_sleep(100);
+		else if (progress != NULL)
+			progress(arg);
+		else
+			(void)uet_engine_poll(e, 1);
+	}
+	expect = SUL_CTL_RUNNING;
+	if (atomic_compare_exchange_strong(&m->state, &expect,
 					   SUL_CTL_ABANDONED))
-		return -ETIMEDOUT; /* the lcore frees it if it ever runs */
+		return -EINPROGRESS; /* applied or not: unknown */
+	*req = m->req;
+	rte_free(m);
+	return 0;
+}
+
+int
+uet_ses_ulp_ctl_post(struct uet_engine *e, unsigned int ctx_idx,
+		     const struct uet_ses_ulp_ctl *req,
+		     struct uet_ses_ulp_ctl_pending **op)
+{
+	struct sul_ctl_msg *m;
+	struct sul_ctx *c;
+
+	if (e == NULL || req == NULL || op == NULL)
+		return -EINVAL;
+	c = sul_of(e, ctx_idx);
+	if (c == NULL)
+		return -ENOENT;
+	m = rte_zmalloc("sul_ctl", sizeof(*m), 0);
+	if (m == NULL)
+		return -ENOMEM;
+	m->req = *req;
+	atomic_init(&m->state, SUL_CTL_PENDING);
+	if (rte_ring_mp_enqueue(c->ctl, m) != 0) {
+		rte_free(m);
+		return -EAGAIN;
+	}
+	uet_engine_wake(e, ctx_idx);
+	*op = (struct uet_ses_ulp_ctl_pending *)m;
+	return 0;
+}
+
+int
+uet_ses_ulp_ctl_poll(struct uet_ses_ulp_ctl_pending *op, struct uet_ses_ulp_ctl *req)
+{
+	struct sul_ctl_msg *m = (struct sul_ctl_msg *)op;
+
+	if (m == NULL || req == NULL)
+		return -EINVAL;
+	if (atomic_load(&m->state) != SUL_CTL_DONE)
+		return -EAGAIN;
 	*req = m->req;
 	rte_free(m);
 	return 0;
@@ -1580,15 +1764,13 @@ sul_free(struct sul_ctx *c)
 }
 
 static int
-sul_tables(struct sul_ctx *c, const struct uet_ses_ulp_params *p,
-	   unsigned int idx)
+sul_tables(struct sul_ctx *c, const struct uet_ses_ulp_params *p)
 {
 	struct uet_ses_mr_table_attr ta = {
 		.max_entries = p->max_mrs ? p->max_mrs : 1024,
 		.max_ri = 3 * c->max_jobs,
 		.max_pids = SUL_EPS_MAX,
 		.max_auth = c->max_jobs,
-		.seed = p->seed ^ ((uint64_t)idx << 40) ^ rte_rdtsc(),
 		.vendor = 0x55,
 	};
 	struct uet_ses_match_config mc;
@@ -1647,7 +1829,7 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	c->max_peers = p->max_peers ? p->max_peers : SUL_PEERS_DEFAULT;
 	msgs = p->max_msgs ? p->max_msgs : 1024;
 	posted = p->max_posted ? p->max_posted : 1024;
-	rc = sul_tables(c, p, idx);
+	rc = sul_tables(c, p);
 	if (rc < 0)
 		goto fail;
 	uet_ses_config_default(&sc);
@@ -1673,7 +1855,8 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	sc.profile_arg = c;
 	sc.submit = sul_submit;
 	sc.submit_arg = c;
-	sc.mem_ops = &uet_cma_mem_ops; /* MR_REG of another owner */
+	/* MR_REG of another owner: by its /proc/PID/mem descriptor */
+	sc.mem_ops = &uet_cma_fd_mem_ops;
 	c->ses = uet_ses_create(&sc);
 	if (c->ses == NULL) {
 		rc = -errno;
@@ -1684,7 +1867,9 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	c->jobs = rte_zmalloc("sul_jobs", c->max_jobs * sizeof(*c->jobs), 0);
 	c->peers = rte_zmalloc("sul_peers",
 			       (size_t)c->max_peers * sizeof(*c->peers), 0);
-	c->pend_mask = pow2_at_least(c->nb_ops) - 1;
+	/* every op record's completion, plus the unsolicited ones a few
+	 * channels may hold (SUL_CHAN_PEND_UNSOL_MAX each) */
+	c->pend_mask = pow2_at_least(2 * c->nb_ops) - 1;
 	c->pend = rte_zmalloc("sul_pend", (c->pend_mask + 1) *
 			      sizeof(*c->pend), 0);
 	snprintf(name, sizeof(name), "sulctl%u", atomic_fetch_add(&sul_seq, 1));
@@ -1775,7 +1960,7 @@ sul_poll(void *priv, struct uet_ulp_ctx *uctx, uint64_t now)
 	 * before the EP_DEL that follows its detach frees its process */
 	chans_sync(c, uet_ulp_ctx_lcore(uctx), now);
 	work = ctl_poll(c, now);
-	work += completions(c);
+	work += completions(c, now);
 	for (unsigned int i = 0; i < c->nb_chans; i++) {
 		work += chan_rq(c, &c->chans[i], now);
 		work += chan_sq(c, &c->chans[i], now);

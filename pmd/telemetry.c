@@ -298,10 +298,14 @@ fill_ses(const struct uet_engine *e, const struct uet_engine_stats *s,
 		add_ctx_u64(d, i, "cancel", st.cancel);
 		add_ctx_u64(d, i, "cqe", st.cqe);
 		add_ctx_u64(d, i, "cq_wait", st.cq_wait);
+		add_ctx_u64(d, i, "cq_overrun", st.cq_overrun);
 		add_ctx_u64(d, i, "ctl", st.ctl);
 		add_ctx_u64(d, i, "dereg_waits", st.dereg_waits);
 		add_ctx_u64(d, i, "withdraw_waits", st.withdraw_waits);
 		add_ctx_u64(d, i, "withdraw_forced", st.withdraw_forced);
+		add_ctx_u64(d, i, "key_bad", st.key_bad);
+		add_ctx_u64(d, i, "key_throttled", st.key_throttled);
+		add_ctx_u64(d, i, "ctl_cancelled", st.ctl_cancelled);
 		add_ctx_u64(d, i, "orphan_cqe", st.orphan_cqe);
 		add_ctx_u64(d, i, "peer_bad", st.peer_bad);
 		add_ctx_u64(d, i, "win_bad", st.win_bad);

@@ -143,7 +143,6 @@ engine_make(const struct uet_config *cfg, struct uet_ses_ulp_params *sul,
 	memset(sul, 0, sizeof(*sul));
 	sul->pid_base = ENGINE_PID_BASE;
 	sul->start_ri = 0;
-	sul->seed = (uint64_t)getpid() << 20 ^ 0x5e7u;
 	memset(proto, 0, sizeof(*proto));
 	proto->ulp = &uet_ses_ulp_ops;
 	proto->ulp_arg = sul;

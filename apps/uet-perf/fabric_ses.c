@@ -48,7 +48,6 @@ ses_hosts(struct pf_run *p)
 			.max_msgs = RTE_MAX(ops, 1024u),
 			.max_posted = RTE_MAX(ops, 1024u),
 			.max_jobs = 8,
-			.seed = p->o->seed * 1000003u + h,
 		};
 		p->pp[h] = (struct uet_proto_params){
 			.ulp = &uet_ses_ulp_ops, .ulp_arg = &p->sp[h],

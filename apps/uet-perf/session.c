@@ -423,7 +423,6 @@ sess_ses_params(struct perf_sess *s)
 			.pid_base = (uint16_t)(i == 0 ? 20 : 10),
 			.max_msgs = RTE_MAX(ops, 1024u),
 			.max_posted = RTE_MAX(ops, 1024u),
-			.seed = s->o.seed + i,
 		};
 		s->pp[i] = (struct uet_proto_params){
 			.ulp = &uet_ses_ulp_ops, .ulp_arg = &s->sp[i],

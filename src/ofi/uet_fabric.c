@@ -693,7 +693,6 @@ local_start(struct uet_ofi_fabric *fab)
 	fab->sul.start_ri = 0;
 	fab->sul.initiator_of = fabric_initiator_of;
 	fab->sul.initiator_arg = fab;
-	fab->sul.seed = (uint64_t)getpid() << 20 ^ fab->id;
 	/* MAX_EAGER_SIZE; the SES caps it to a rendezvous's first packet */
 	fab->sul.rdv_eager = (uint32_t)RTE_MIN(p->max_eager_size,
 					       (size_t)UINT32_MAX);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "mr_priv.h"
 
@@ -45,14 +46,27 @@ uet_ses_mkey_decode(uint64_t key, struct uet_ses_mkey *k)
 	return uet_ses_mkey_valid(key) ? 0 : -EINVAL;
 }
 
-/* xorshift64*: cheap, seeded, good enough to make keys hard to guess. */
-uint32_t
-mr_rand24(struct uet_ses_mr_table *t)
+/*
+ * A key is a capability (whoever holds it reaches the memory): its random
+ * bits come from the kernel's CSPRNG, never from a generator whose state
+ * a few keys give away. Read in batches (one system call per 51 keys).
+ */
+int
+mr_rand40(struct uet_ses_mr_table *t, uint64_t *r)
 {
-	t->prng ^= t->prng >> 12;
-	t->prng ^= t->prng << 25;
-	t->prng ^= t->prng >> 27;
-	return (uint32_t)((t->prng * UINT64_C(0x2545F4914F6CDD1D)) >> 40);
+	uint64_t v = 0;
+
+	if (t->rnd_pos + 5 > sizeof(t->rnd)) {
+		ssize_t n = getrandom(t->rnd, sizeof(t->rnd), GRND_NONBLOCK);
+
+		if (n != (ssize_t)sizeof(t->rnd))
+			return n < 0 ? -errno : -EAGAIN;
+		t->rnd_pos = 0;
+	}
+	for (unsigned int i = 0; i < 5; i++)
+		v = v << 8 | t->rnd[t->rnd_pos++];
+	*r = v;
+	return 0;
 }
 
 static int
@@ -95,7 +109,7 @@ uet_ses_mr_table_create(const struct uet_ses_mr_table_attr *attr)
 	t->max_pids = attr->max_pids;
 	t->max_auth = attr->max_auth;
 	t->vendor = attr->vendor;
-	t->prng = attr->seed ? attr->seed : UINT64_C(0x9E3779B97F4A7C15);
+	t->rnd_pos = sizeof(t->rnd); /* read at the first key */
 	t->ri = calloc(attr->max_ri, sizeof(*t->ri));
 	t->slot = calloc(attr->max_entries, sizeof(*t->slot));
 	if (t->ri == NULL || t->slot == NULL ||

@@ -3,12 +3,12 @@
  * Memory entries of RMA RI tables and their keys (UEC 1.0 SES target-side
  * resolution, SES memory key format).
  *
- * Provider keys (O=0) put the entry's slot number in their low 16 bits,
- * so a lookup is one array access plus a comparison of the whole key:
- * a key is only accepted if it is bit for bit the one handed out, which
- * also covers the I bit, the vendor byte and the 24 random bits (a key
- * cannot be derived from a neighbour's). Optimized keys (O=1) name a
- * 12-bit index inside their RI table, found through the index hash.
+ * Provider keys (O=0) are 40 random bits (getrandom) around the 8-bit
+ * generation, found through the index hash (MR_TAG_MKEY), then compared
+ * whole: a key is only accepted if it is bit for bit the one handed out,
+ * which also covers the I bit and the vendor byte. Nothing in a key says
+ * where its entry is or what a neighbour's is. Optimized keys (O=1) name
+ * a 12-bit index inside their RI table, found through the same hash.
  */
 
 #include <errno.h>
@@ -27,8 +27,8 @@ mr_slot_of_key(const struct uet_ses_mr_table *t, uint64_t key)
 		return NULL;
 	if (key & UET_MKEY_O)
 		return NULL; /* optimized keys need their RI table */
-	v = (int64_t)(key & MR_RKEY_SLOT_MASK);
-	if ((uint64_t)v >= t->max_entries)
+	v = mr_hash_get(&t->idx, mr_key_mkey(key));
+	if (v < 0)
 		return NULL;
 	s = &t->slot[v];
 	return s->in_use && s->e.key == key ? s : NULL;
@@ -77,24 +77,37 @@ mr_reg_check(const struct uet_ses_mr_table *t, const struct uet_ses_mr_attr *a)
 	return 0;
 }
 
-static uint64_t
+/* The key of a new entry in @p slot, entered in the index. A random key
+ * equal to a live one (odds 2^-40 per live key) is drawn again. */
+static int
 mr_make_key(struct uet_ses_mr_table *t, const struct uet_ses_mr_attr *a,
-	    uint32_t slot, uint8_t gen)
+	    uint32_t slot, uint8_t gen, uint64_t *key)
 {
 	struct uet_ses_mkey k = {
 		.idempotent = a->idempotent,
 		.optimized = a->optimized,
 		.vendor = t->vendor,
 	};
-	uint64_t key = 0;
+	uint64_t r;
+	int rc = -EEXIST;
 
-	if (a->optimized)
+	if (a->optimized) {
 		k.rkey = a->opt_index;
-	else
-		k.rkey = (uint64_t)mr_rand24(t) << MR_RKEY_RAND_SHIFT |
-			 (uint64_t)gen << MR_RKEY_GEN_SHIFT | slot;
-	(void)uet_ses_mkey_encode(&k, &key); /* fits by construction */
-	return key;
+		(void)uet_ses_mkey_encode(&k, key); /* fits by construction */
+		return mr_hash_put(&t->idx, mr_key_opt((uint32_t)a->ri,
+				   a->opt_index), slot);
+	}
+	for (unsigned int i = 0; i < 4 && rc == -EEXIST; i++) {
+		rc = mr_rand40(t, &r);
+		if (rc != 0)
+			return rc;
+		k.rkey = (r >> 16) << MR_RKEY_RAND_HI_SHIFT |
+			 (uint64_t)gen << MR_RKEY_GEN_SHIFT |
+			 (r & MR_RKEY_RAND_LO_MASK);
+		(void)uet_ses_mkey_encode(&k, key);
+		rc = mr_hash_put(&t->idx, mr_key_mkey(*key), slot);
+	}
+	return rc;
 }
 
 int
@@ -112,17 +125,13 @@ uet_ses_mr_reg(struct uet_ses_mr_table *t, const struct uet_ses_mr_attr *attr,
 	if (t->slot_pool.n_free == 0)
 		return -ENOSPC;
 	n = t->slot_pool.free[t->slot_pool.n_free - 1];
-	if (attr->optimized) {
-		rc = mr_hash_put(&t->idx, mr_key_opt((uint32_t)attr->ri,
-				 attr->opt_index), n);
-		if (rc != 0)
-			return rc;
-	}
+	s = &t->slot[n];
+	rc = mr_make_key(t, attr, n, s->e.generation, &s->e.key);
+	if (rc != 0)
+		return rc;
 	t->slot_pool.n_free--;
 	r = &t->ri[attr->ri];
-	s = &t->slot[n];
 	s->in_use = true;
-	s->e.key = mr_make_key(t, attr, n, s->e.generation);
 	s->e.base = attr->base;
 	s->e.length = attr->length;
 	s->e.access = attr->access;
@@ -176,6 +185,8 @@ uet_ses_mr_dereg(struct uet_ses_mr_table *t, uint64_t key)
 	if (key & UET_MKEY_O)
 		mr_hash_del(&t->idx, mr_key_opt((uint32_t)s->e.ri,
 			    (uint16_t)(key & UET_MKEY_OPT_INDEX_MASK)));
+	else
+		mr_hash_del(&t->idx, mr_key_mkey(key));
 	t->ri[s->e.ri].n_entries--;
 	s->in_use = false;
 	/* A new generation: requests still carrying the old one fail. */
@@ -202,4 +213,10 @@ uet_ses_mr_lookup(const struct uet_ses_mr_table *t, uint64_t key)
 	int64_t i = mr_slot_index(t, key);
 
 	return i >= 0 ? &t->slot[i].e : NULL;
+}
+
+int64_t
+uet_ses_mr_index(const struct uet_ses_mr_table *t, uint64_t key)
+{
+	return mr_slot_index(t, key);
 }

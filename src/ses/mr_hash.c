@@ -42,6 +42,13 @@ mr_key_opt(uint32_t ri_slot, uint16_t index)
 	       index;
 }
 
+uint64_t
+mr_key_mkey(uint64_t key)
+{
+	return (uint64_t)MR_TAG_MKEY << MR_TAG_SHIFT |
+	       (key & UET_MKEY_RKEY_MASK);
+}
+
 static uint32_t
 mr_hash_mix(uint64_t k)
 {

@@ -17,6 +17,7 @@ enum mr_tag {
 	MR_TAG_RI_REL = 3, /* job, pid, RI        -> RI slot */
 	MR_TAG_RI_ABS = 4, /* pid, RI             -> RI slot */
 	MR_TAG_OPT = 5,    /* RI slot, opt index  -> entry slot */
+	MR_TAG_MKEY = 6,   /* provider rkey       -> entry slot */
 };
 #define MR_HASH_EMPTY 0
 #define MR_HASH_TOMB UINT64_MAX
@@ -56,7 +57,9 @@ struct uet_ses_mr_table {
 	uint32_t max_ri, max_entries, max_pids, max_auth;
 	uint32_t n_pids, n_auth;
 	uint32_t n_alias;
-	uint64_t prng;
+	/* random bytes of getrandom(), taken 5 per key */
+	uint8_t rnd[255];
+	uint32_t rnd_pos;
 	uint8_t vendor;
 };
 
@@ -64,6 +67,7 @@ uint64_t mr_key_pid(uint16_t pid);
 uint64_t mr_key_auth(uint32_t job, uint16_t pid);
 uint64_t mr_key_ri(bool relative, uint32_t job, uint16_t pid, uint16_t ri);
 uint64_t mr_key_opt(uint32_t ri_slot, uint16_t index);
+uint64_t mr_key_mkey(uint64_t key);
 
 int mr_hash_init(struct mr_hash *h, uint32_t min_items);
 void mr_hash_fini(struct mr_hash *h);
@@ -74,13 +78,16 @@ int mr_hash_put(struct mr_hash *h, uint64_t key, uint32_t val);
 /* 0 or -ENOENT. */
 int mr_hash_del(struct mr_hash *h, uint64_t key);
 
-/* Provider rkey: random(24) | generation(8) | slot(16). */
-#define MR_RKEY_SLOT_MASK 0xFFFFu
+/* Provider rkey: random(24) | generation(8) | random(16); the entry is
+ * found through the index (MR_TAG_MKEY). The generation sits where the
+ * initiator takes the request's ri_generation from. */
 #define MR_RKEY_GEN_SHIFT 16
-#define MR_RKEY_RAND_SHIFT 24
+#define MR_RKEY_RAND_LO_MASK 0xFFFFu
+#define MR_RKEY_RAND_HI_SHIFT 24
 
-/* Next 24 random bits of the table's key PRNG. */
-uint32_t mr_rand24(struct uet_ses_mr_table *t);
+/* 40 bits from getrandom(2) into *r. @return 0 or -errno (no entropy
+ * yet: -EAGAIN). */
+int mr_rand40(struct uet_ses_mr_table *t, uint64_t *r);
 /* Slot of a provider (O=0) key, or NULL (reserved bits, unknown, stale). */
 const struct mr_slot *mr_slot_of_key(const struct uet_ses_mr_table *t,
 				     uint64_t key);

@@ -103,7 +103,7 @@ mr_bounds(const struct uet_ses_mr_entry *e, uint64_t off, uint64_t len)
 }
 
 static enum uet_ses_rc
-mr_resolve_rma(const struct uet_ses_mr_table *t, int ri,
+mr_resolve_key(const struct uet_ses_mr_table *t, int ri,
 	       const struct uet_ses_resolve_req *in,
 	       struct uet_ses_resolved *out)
 {
@@ -134,6 +134,20 @@ mr_resolve_rma(const struct uet_ses_mr_table *t, int ri,
 	out->entry = &s->e;
 	out->ri = ri;
 	return UET_RC_OK;
+}
+
+/* No oracle (uet_ses_ri_attr.opaque_errors): a right key used wrongly
+ * answers what a wrong key does. */
+static enum uet_ses_rc
+mr_resolve_rma(const struct uet_ses_mr_table *t, int ri,
+	       const struct uet_ses_resolve_req *in,
+	       struct uet_ses_resolved *out)
+{
+	enum uet_ses_rc rc = mr_resolve_key(t, ri, in, out);
+
+	if (rc != UET_RC_OK && t->ri[ri].attr.opaque_errors)
+		return UET_RC_BAD_MKEY;
+	return rc;
 }
 
 enum uet_ses_rc

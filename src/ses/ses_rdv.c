@@ -45,6 +45,7 @@ ses_rdv_setup(struct uet_ses *s, struct ses_msg *m)
 	const struct uet_ses_mr_entry *e;
 	struct uet_ses_mr_attr a;
 	uint64_t key;
+	int64_t slot;
 	int ret, ri;
 
 	ri = ses_rdv_ri(s, m->wr.job, ses_wr_pid(s, &m->wr));
@@ -58,12 +59,13 @@ ses_rdv_setup(struct uet_ses *s, struct ses_msg *m)
 	a.length = m->wr.len;
 	a.access = UET_SES_MR_REMOTE_READ;
 	ret = uet_ses_mr_reg(s->cfg.mr, &a, &key);
-	if (ret == -ENOSPC)
+	if (ret == -ENOSPC || ret == -EAGAIN)
 		return -EAGAIN;
 	if (ret != 0)
 		return -EINVAL;
 	e = uet_ses_mr_lookup(s->cfg.mr, key);
-	if (e == NULL || (key & UET_MKEY_O)) {
+	slot = uet_ses_mr_index(s->cfg.mr, key);
+	if (e == NULL || slot < 0 || (key & UET_MKEY_O)) {
 		uet_ses_mr_dereg(s->cfg.mr, key);
 		return -EINVAL;
 	}
@@ -71,7 +73,7 @@ ses_rdv_setup(struct uet_ses *s, struct ses_msg *m)
 	m->rdv_key = key;
 	m->rdv_gen = e->generation;
 	m->plen = ses_rdv_eager(s, m->wr.len);
-	s->rdv_owner[key & 0xFFFFu] = (uint32_t)(m - s->msgs) + 1;
+	s->rdv_owner[slot] = (uint32_t)(m - s->msgs) + 1;
 	s->st.rdv_tx++;
 	return 0;
 }
@@ -79,9 +81,13 @@ ses_rdv_setup(struct uet_ses *s, struct ses_msg *m)
 void
 ses_rdv_release(struct uet_ses *s, struct ses_msg *m)
 {
+	int64_t slot;
+
 	if (m->rdv_key == 0)
 		return;
-	s->rdv_owner[m->rdv_key & 0xFFFFu] = 0;
+	slot = uet_ses_mr_index(s->cfg.mr, m->rdv_key);
+	if (slot >= 0)
+		s->rdv_owner[slot] = 0;
 	uet_ses_mr_dereg(s->cfg.mr, m->rdv_key);
 	m->rdv_key = 0;
 }
@@ -102,11 +108,17 @@ ses_rdv_ext_fill(const struct uet_ses *s, const struct ses_msg *m,
 struct ses_msg *
 ses_rdv_owner(struct uet_ses *s, uint64_t key)
 {
+	int64_t slot;
 	uint32_t i;
 
-	if (s->rdv_owner == NULL)
+	/* ours are provider keys (one hash lookup); an optimized key
+	 * would make the lookup try every RI table */
+	if (s->rdv_owner == NULL || (key & UET_MKEY_O))
 		return NULL;
-	i = s->rdv_owner[key & 0xFFFFu];
+	slot = uet_ses_mr_index(s->cfg.mr, key);
+	if (slot < 0)
+		return NULL;
+	i = s->rdv_owner[slot];
 	if (i == 0 || s->msgs[i - 1].rdv_key != key)
 		return NULL;
 	return &s->msgs[i - 1];

@@ -202,12 +202,18 @@ client_recv(struct uet_svc_client *c, uint32_t seq, unsigned int op,
 
 static int
 client_send(struct uet_svc_client *c, unsigned int op, const void *body,
-	    size_t body_len, uint32_t *seq)
+	    size_t body_len, int fd, uint32_t *seq)
 {
 	union {
 		uint64_t align;
 		uint8_t b[UET_SVC_MSG_MAX];
 	} buf;
+	union {
+		char b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { .iov_base = buf.b };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t n;
 
 	if (sizeof(struct uet_svc_hdr) + body_len > sizeof(buf))
@@ -217,9 +223,21 @@ client_send(struct uet_svc_client *c, unsigned int op, const void *body,
 			 (uint32_t)body_len, *seq, 0);
 	if (body_len != 0)
 		memcpy(buf.b + sizeof(struct uet_svc_hdr), body, body_len);
+	iov.iov_len = sizeof(struct uet_svc_hdr) + body_len;
+	if (fd >= 0) {
+		struct cmsghdr *cm;
+
+		memset(&ctl, 0, sizeof(ctl));
+		m.msg_control = ctl.b;
+		m.msg_controllen = sizeof(ctl.b);
+		cm = CMSG_FIRSTHDR(&m);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	}
 	do {
-		n = send(c->fd, buf.b, sizeof(struct uet_svc_hdr) + body_len,
-			 MSG_NOSIGNAL);
+		n = sendmsg(c->fd, &m, MSG_NOSIGNAL);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0) {
 		if (errno == EPIPE || errno == ECONNRESET ||
@@ -250,7 +268,7 @@ uet_svc_client_request(struct uet_svc_client *c, unsigned int op,
 		rc = -ENOTCONN;
 		goto unlock;
 	}
-	rc = client_send(c, op, req, (size_t)req_len, &seq);
+	rc = client_send(c, op, req, (size_t)req_len, -1, &seq);
 	if (rc == 0)
 		rc = client_recv(c, seq, op, rep, (size_t)rep_len, fds, 0,
 				 NULL, now_ms() + c->timeout_ms);
@@ -350,9 +368,18 @@ client_hello(struct uet_svc_client *c)
 	int fds[CLIENT_FDS_MAX];
 	unsigned int nfds = 0;
 	uint32_t seq;
-	int rc;
+	int rc, mem;
 
-	rc = client_send(c, UET_SVC_OP_HELLO, &req, sizeof(req), &seq);
+	/* The service reaches the memory of our remote-access registrations
+	 * through this descriptor of our own address space, opened with our
+	 * rights (UET_SVC_HELLO_F_MEM); without it (no /proc) those
+	 * registrations are refused, nothing else changes. */
+	mem = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	if (mem >= 0)
+		req.flags = UET_SVC_HELLO_F_MEM;
+	rc = client_send(c, UET_SVC_OP_HELLO, &req, sizeof(req), mem, &seq);
+	if (mem >= 0)
+		close(mem);
 	/* refused at connect: the reason may wait in the socket */
 	if (rc == -ENOTCONN) {
 		rc = client_recv(c, seq, UET_SVC_OP_HELLO, NULL, 0, fds, 0,
@@ -457,7 +484,7 @@ uet_svc_client_detach(struct uet_svc_client *c)
 	/* closing the socket says the same; BYE makes it explicit in the
 	 * service's log, and needs no answer */
 	if (!uet_svc_client_lost(c))
-		(void)client_send(c, UET_SVC_OP_BYE, NULL, 0, &seq);
+		(void)client_send(c, UET_SVC_OP_BYE, NULL, 0, -1, &seq);
 	client_free(c);
 }
 

@@ -63,7 +63,7 @@ svc_user_attach(struct uet_svc_server *s, struct svc_client *c)
 {
 	struct svc_user *free_u = NULL;
 
-	for (unsigned int i = 0; i < s->p.max_clients; i++) {
+	for (unsigned int i = 0; i < 2 * s->p.max_clients; i++) {
 		struct svc_user *u = &s->users[i];
 
 		if (u->clients != 0 && u->uid == c->uid) {
@@ -77,8 +77,8 @@ svc_user_attach(struct uet_svc_server *s, struct svc_client *c)
 		if (u->clients == 0 && free_u == NULL)
 			free_u = u;
 	}
-	/* one entry per uid attached, max_clients of them: never full
-	 * while a client slot is free */
+	/* one entry per uid attached or being released, 2 * max_clients of
+	 * them: never full while a client slot is free */
 	if (free_u == NULL)
 		return -EUSERS;
 	memset(free_u, 0, sizeof(*free_u));

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -70,6 +71,7 @@ tel_service(const char *cmd, const char *params, struct rte_tel_data *d)
 	tel_u64(d, "mrs", st.mrs);
 	tel_u64(d, "jobs", st.jobs);
 	tel_u64(d, "pids", st.pids);
+	tel_u64(d, "releasing", st.releasing);
 	tel_u64(d, "attaches", st.attaches);
 	tel_u64(d, "detaches", st.detaches);
 	tel_u64(d, "cleanups", st.cleanups);
@@ -151,6 +153,8 @@ client_new(const struct uet_svc_server *s, int fd)
 		return NULL;
 	c->fd = fd;
 	c->memfd = -1;
+	c->as_fd = -1;
+	c->rx_fd = -1;
 	c->chans = calloc(s->p.max_chans, sizeof(*c->chans));
 	c->pids = calloc(s->p.max_pids, sizeof(*c->pids));
 	c->jobs = calloc(UET_SVC_CLIENT_JOBS_MAX, sizeof(*c->jobs));
@@ -164,40 +168,86 @@ client_new(const struct uet_svc_server *s, int fd)
 	return c;
 }
 
-/* The client went away (BYE, EOF, hang-up, error): release it all. */
+/* The last of a client: its uid's count (quotas held until its release
+ * ended), its connection if still open, its tables. */
 static void
-client_drop(struct uet_svc_server *s, unsigned int slot, bool clean)
+client_free(struct uet_svc_server *s, struct svc_client *c)
 {
-	struct svc_client *c = s->clients[slot];
-	bool held = c->hello;
-
-	svc_client_release(s, c);
 	svc_user_detach(s, c);
-	(void)epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
-	SVC_LOG(INFO, "client pid %d uid %u: %s", (int)c->pid,
-		(unsigned int)c->uid, clean ? "detached" : "gone, cleaned up");
-	s->st.detaches++;
-	if (!clean && held)
-		s->st.cleanups++;
-	s->st.clients--;
+	if (c->fd >= 0)
+		close(c->fd);
 	free(c->chans);
 	free(c->pids);
 	free(c->jobs);
 	free(c->peers);
 	free(c->mrs);
 	free(c);
-	s->clients[slot] = NULL;
+}
+
+/* Poll the release timer every millisecond while a release runs. */
+static void
+zombie_timer(struct uet_svc_server *s, bool on)
+{
+	struct itimerspec t = { { 0, 0 }, { 0, 0 } };
+
+	if (on) {
+		t.it_interval.tv_nsec = 1000000;
+		t.it_value.tv_nsec = 1000000;
+	}
+	(void)timerfd_settime(s->rtfd, 0, &t, NULL);
 }
 
 static void
-client_free(struct svc_client *c)
+zombies_poll(struct uet_svc_server *s)
 {
+	for (unsigned int i = 0; i < s->nb_zombies;) {
+		struct svc_client *c = s->zombies[i];
+
+		if (!svc_release_poll(s, c)) {
+			i++;
+			continue;
+		}
+		client_free(s, c);
+		s->zombies[i] = s->zombies[--s->nb_zombies];
+	}
+	if (s->nb_zombies == 0)
+		zombie_timer(s, false);
+}
+
+/* The client went away (BYE, EOF, hang-up, error): release it all. A
+ * client that said BYE is released at once, before the next request is
+ * served (what it held is free for the next client); one that died may have
+ * operations still on the wire, so its release runs in the background
+ * and delays nobody else's requests. */
+static void
+client_drop(struct uet_svc_server *s, unsigned int slot, bool clean)
+{
+	struct svc_client *c = s->clients[slot];
+	bool held = c->hello, bg;
+
+	(void)epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
-	free(c->chans);
-	free(c->pids);
-	free(c->jobs);
-	free(c);
+	c->fd = -1;
+	s->clients[slot] = NULL;
+	SVC_LOG(INFO, "client pid %d uid %u: %s", (int)c->pid,
+		(unsigned int)c->uid, clean ? "detached" : "gone, cleaned up");
+	/* counted releasing before it stops counting as a client: a
+	 * reader never sees it in neither */
+	bg = held && !clean && !s->down && s->rtfd >= 0 &&
+	     s->nb_zombies < s->p.max_clients && svc_release_start(s, c) == 0;
+	if (!bg)
+		svc_client_release(s, c);
+	s->st.detaches++;
+	if (!clean && held)
+		s->st.cleanups++;
+	s->st.clients--;
+	if (!bg) {
+		client_free(s, c);
+		return;
+	}
+	s->zombies[s->nb_zombies++] = c;
+	zombie_timer(s, true);
+	zombies_poll(s);
 }
 
 /* A connection the service will not serve: why, then close. */
@@ -244,7 +294,7 @@ accept_one(struct uet_svc_server *s)
 	rc = svc_peer_creds(c);
 	if (rc < 0) {
 		SVC_LOG(ERR, "SO_PEERCRED: %s", strerror(-rc));
-		client_free(c);
+		client_free(s, c);
 		return;
 	}
 	/* the kernel's credentials decide, from here on: the quotas of the
@@ -252,14 +302,17 @@ accept_one(struct uet_svc_server *s)
 	rc = svc_user_attach(s, c);
 	if (rc < 0) {
 		refuse(s, fd, rc, "user_clients of its uid attached", c);
-		client_free(c);
+		client_free(s, c);
 		return;
 	}
 	c->since_ns = now_ns();
+	/* never 0 (the engine's own), unique for 2^32 - 1 clients */
+	if (++s->owner_seq == 0)
+		++s->owner_seq;
+	c->owner_id = s->owner_seq;
 	ev.data.ptr = c;
 	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
-		svc_user_detach(s, c);
-		client_free(c);
+		client_free(s, c);
 		return;
 	}
 	s->clients[slot] = c;
@@ -305,28 +358,48 @@ reply_send(struct svc_client *c, const struct uet_svc_hdr *h,
 	return 0;
 }
 
-/* Close descriptors a client passed us: requests carry none. */
+/* Descriptors a client passed us: the first is kept for the request
+ * (HELLO's /proc/self/mem: c->rx_fd, c->nb_rx_fd counts them all), the
+ * others are closed. @return false when the control data was not
+ * SCM_RIGHTS only. */
 static bool
-fds_drop(struct msghdr *m)
+fds_take(struct svc_client *c, struct msghdr *m)
 {
-	bool any = false;
+	bool ok = true;
 
+	c->rx_fd = -1;
+	c->nb_rx_fd = 0;
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(m); cm != NULL;
 	     cm = CMSG_NXTHDR(m, cm)) {
-		if (cm->cmsg_level == SOL_SOCKET &&
-		    cm->cmsg_type == SCM_RIGHTS) {
-			size_t n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			int fd;
+		size_t n;
+		int fd;
 
-			for (size_t i = 0; i < n; i++) {
-				memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int),
-				       sizeof(fd));
-				close(fd);
-			}
+		if (cm->cmsg_level != SOL_SOCKET ||
+		    cm->cmsg_type != SCM_RIGHTS) {
+			ok = false;
+			continue;
 		}
-		any = true;
+		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int),
+			       sizeof(fd));
+			if (c->nb_rx_fd++ == 0)
+				c->rx_fd = fd;
+			else
+				close(fd);
+		}
 	}
-	return any;
+	return ok;
+}
+
+/* What the request's handler did not take. */
+static void
+fds_drop(struct svc_client *c)
+{
+	if (c->rx_fd >= 0)
+		close(c->rx_fd);
+	c->rx_fd = -1;
+	c->nb_rx_fd = 0;
 }
 
 static void
@@ -377,7 +450,8 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 		seq = h->seq;
 		op = h->op & ~UET_SVC_OP_REPLY;
 	}
-	if (fds_drop(&m) || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	/* only a HELLO may carry a descriptor (svc_op checks) */
+	if (!fds_take(c, &m) || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
 	    (size_t)n > UET_SVC_MSG_MAX)
 		rc = -EINVAL;
 	else
@@ -386,6 +460,7 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 		rc = -EINVAL;
 	if (rc == 0)
 		rc = svc_op(s, c, op, h + 1, out, &rep_len, fds, &nb_fds);
+	fds_drop(c);
 	count_rc(s, rc);
 	/* the idle clock restarts with each request once attached; before
 	 * HELLO nothing postpones the deadline (requests are -EPROTO) */
@@ -481,6 +556,13 @@ uet_svc_server_run(struct uet_svc_server *s, int timeout_ms)
 			deadlines(s);
 			continue;
 		}
+		if (ev[i].data.ptr == &s->rtfd) {
+			uint64_t ticks;
+
+			(void)!read(s->rtfd, &ticks, sizeof(ticks));
+			zombies_poll(s);
+			continue;
+		}
 		client_event(s, ev[i].data.ptr, ev[i].events);
 	}
 	return n;
@@ -524,7 +606,9 @@ params_check(const struct uet_svc_server_params *p)
 
 /* The service page: a memfd the service maps read-write, the contexts'
  * wakers in it; clients get a read-only reopen (they can map it
- * PROT_READ only). */
+ * PROT_READ only). Sealed against future writes once the service holds
+ * its mapping: a client reopening its descriptor read-write through
+ * /proc/self/fd/N can then neither write() it nor map it writable. */
 static int
 page_make(struct uet_svc_server *s)
 {
@@ -536,8 +620,7 @@ page_make(struct uet_svc_server *s)
 	if (s->page_fd < 0)
 		return -errno;
 	if (ftruncate(s->page_fd, UET_SVC_PAGE) != 0 ||
-	    fcntl(s->page_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
-					   F_SEAL_SEAL) != 0)
+	    fcntl(s->page_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) != 0)
 		return -errno;
 	s->page = mmap(NULL, UET_SVC_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
 		       s->page_fd, 0);
@@ -545,6 +628,9 @@ page_make(struct uet_svc_server *s)
 		s->page = NULL;
 		return -errno;
 	}
+	if (fcntl(s->page_fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE |
+					   F_SEAL_SEAL) != 0)
+		return -errno;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", s->page_fd);
 	s->page_ro = open(path, O_RDONLY | O_CLOEXEC);
 	if (s->page_ro < 0)
@@ -555,6 +641,18 @@ page_make(struct uet_svc_server *s)
 	rc = uet_engine_wakers_place(s->p.engine, &s->page->ctx[0].w,
 				     sizeof(s->page->ctx[0]));
 	return rc;
+}
+
+/* The release timer (zombies_poll), in the epoll set, disarmed. */
+static int
+release_timer_make(struct uet_svc_server *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &s->rtfd };
+
+	s->rtfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (s->rtfd < 0 || epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->rtfd, &ev) != 0)
+		return -errno;
+	return 0;
 }
 
 /* A socket file left by a service that died is replaced; one that
@@ -671,7 +769,7 @@ uet_svc_server_create(const struct uet_svc_server_params *p, int *err)
 		goto out;
 	s->p = *p;
 	snprintf(s->path, sizeof(s->path), "%s", p->socket_path);
-	s->lfd = s->epfd = s->page_fd = s->page_ro = s->tfd = -1;
+	s->lfd = s->epfd = s->page_fd = s->page_ro = s->tfd = s->rtfd = -1;
 	s->euid = geteuid();
 	for (unsigned int i = 0; i < UET_SVC_CTX_MAX; i++)
 		s->efd[i] = -1;
@@ -680,11 +778,13 @@ uet_svc_server_create(const struct uet_svc_server_params *p, int *err)
 	s->nb_client_pids = s->nb_ctx * UET_SVC_PIDS_PER_CTX;
 	layout(s);
 	s->clients = calloc(p->max_clients, sizeof(*s->clients));
+	s->zombies = calloc(p->max_clients, sizeof(*s->zombies));
 	s->pid_owner = calloc(s->nb_client_pids, sizeof(*s->pid_owner));
-	s->users = calloc(p->max_clients, sizeof(*s->users));
+	/* one entry per uid of a client attached or still being released */
+	s->users = calloc(2 * (size_t)p->max_clients, sizeof(*s->users));
 	s->acl = calloc(RTE_MAX(p->nb_acl, 1u), sizeof(*s->acl));
-	if (s->clients == NULL || s->pid_owner == NULL || s->users == NULL ||
-	    s->acl == NULL)
+	if (s->clients == NULL || s->zombies == NULL || s->pid_owner == NULL ||
+	    s->users == NULL || s->acl == NULL)
 		goto fail;
 	if (p->nb_acl != 0)
 		memcpy(s->acl, p->acl, p->nb_acl * sizeof(*s->acl));
@@ -699,6 +799,9 @@ uet_svc_server_create(const struct uet_svc_server_params *p, int *err)
 	rc = s->epfd < 0 ? -errno : page_make(s);
 	if (rc == 0)
 		rc = timer_make(s);
+	if (rc < 0)
+		goto fail;
+	rc = release_timer_make(s);
 	if (rc < 0)
 		goto fail;
 	rc = listen_make(s);
@@ -737,6 +840,16 @@ uet_svc_server_shutdown(struct uet_svc_server *s)
 	     i++)
 		if (s->clients[i] != NULL)
 			client_drop(s, i, false);
+	/* releases under way finish before the engine may stop: their
+	 * requests are answered within the SES's bounds (bounded here) */
+	for (unsigned int ms = 0; s->nb_zombies != 0 && ms < 70000; ms++) {
+		zombies_poll(s);
+		if (s->nb_zombies != 0)
+			usleep(1000);
+	}
+	if (s->nb_zombies != 0)
+		SVC_LOG(ERR, "%u client release(s) unfinished at shutdown",
+			s->nb_zombies);
 }
 
 void
@@ -765,7 +878,10 @@ uet_svc_server_free(struct uet_svc_server *s)
 		close(s->page_fd);
 	if (s->tfd >= 0)
 		close(s->tfd);
+	if (s->rtfd >= 0)
+		close(s->rtfd);
 	free(s->clients);
+	free(s->zombies);
 	free(s->pid_owner);
 	free(s->users);
 	free(s->owners);

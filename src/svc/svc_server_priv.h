@@ -90,6 +90,22 @@ struct svc_client {
 	uint64_t since_ns;
 	bool hello;
 	int memfd;
+	/* the client's /proc/self/mem (HELLO UET_SVC_HELLO_F_MEM), the
+	 * owner handle of its remote-access keys; -1: none. Kept open while
+	 * a key may live (a descriptor number reused for another client's
+	 * would reach the other's memory). */
+	int as_fd;
+	bool as_wr;   /* opened read-write */
+	bool as_pinned; /* an MR_REG's outcome unknown: never closed */
+	uint32_t owner_id; /* its peers and channels in the engine */
+	/* release in progress (svc_release.c): control requests left */
+	struct svc_step *steps;
+	unsigned int nb_steps, next_step;
+	struct uet_ses_ulp_ctl_pending *inflight;
+	bool release_failed; /* an MR_DEREG not answered 0 */
+	/* descriptors the request being served carried (HELLO only) */
+	int rx_fd;
+	unsigned int nb_rx_fd;
 	uint8_t *region;
 	size_t region_size;
 	struct svc_chan *chans;      /* max_chans */
@@ -132,6 +148,12 @@ struct uet_svc_server {
 	struct svc_jobown *owners;
 	unsigned int nb_owners, cap_owners;
 	int tfd;                     /* timerfd of the deadlines, or -1 */
+	uint32_t owner_seq;          /* last client owner id given */
+	/* departed clients being released (max_clients at most), and the
+	 * timer that polls them */
+	struct svc_client **zombies;
+	unsigned int nb_zombies;
+	int rtfd;
 	struct uet_svc_server_stats st;
 };
 
@@ -148,6 +170,20 @@ void svc_client_release(struct uet_svc_server *s, struct svc_client *c);
 int svc_pid_ctx(const struct uet_svc_server *s, uint16_t pid);
 /* Run a control request on @p ctx. @return req->rc or the call's -errno. */
 int svc_ctl(struct uet_svc_server *s, unsigned int ctx, void *req);
+/* Detach channels from the engine (a short pause of its lcores). */
+void svc_chans_detach(struct uet_svc_server *s, struct svc_chan **v,
+		      unsigned int n);
+/* Give PIDonFEP @p p of @p c back. */
+void svc_pid_drop(struct uet_svc_server *s, struct svc_client *c,
+		  struct svc_pid *p);
+
+/* svc_release.c */
+struct svc_step;
+/* Start releasing @p c without waiting (channels detached now).
+ * @return 0 or -ENOMEM (release it synchronously then). */
+int svc_release_start(struct uet_svc_server *s, struct svc_client *c);
+/* Advance it: true once everything is given back. */
+bool svc_release_poll(struct uet_svc_server *s, struct svc_client *c);
 
 /* svc_policy.c: who may use what, and how much of it */
 /* Credentials of a new connection (SO_PEERCRED, SO_PEERGROUPS). */

@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <rte_common.h>
@@ -25,12 +27,18 @@
 
 #include "svc_server_priv.h"
 
+/* A request the lcore has not started in 5 s is cancelled (-ETIMEDOUT:
+ * not applied); one it started is answered late. -EINPROGRESS: started
+ * and still unanswered after the long bound, applied or not. */
 int
 svc_ctl(struct uet_svc_server *s, unsigned int ctx, void *req)
 {
 	struct uet_ses_ulp_ctl *q = req;
 	int rc = uet_ses_ulp_ctl(s->p.engine, ctx, q, NULL, NULL);
 
+	if (rc == -EINPROGRESS)
+		SVC_LOG(ERR, "context %u: control request %u unanswered, "
+			"its outcome unknown", ctx, (unsigned int)q->op);
 	return rc < 0 ? rc : q->rc;
 }
 
@@ -144,6 +152,38 @@ fail:
 	}
 }
 
+/*
+ * The descriptor of HELLO's UET_SVC_HELLO_F_MEM: a procfs "mem" file,
+ * nothing else (a FIFO, a FUSE file or a socket would let a client block
+ * or confuse the engine's accesses). Whose address space it names needs
+ * no check: the client opened it with its own rights, so it reaches only
+ * memory the client could read and write itself.
+ */
+static int
+as_take(struct svc_client *c)
+{
+	char link[64], path[64];
+	struct statfs fs;
+	ssize_t n;
+	int fl;
+
+	if (c->nb_rx_fd != 1)
+		return -EINVAL;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", c->rx_fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	fl = fcntl(c->rx_fd, F_GETFL);
+	if (n < 4 || fl < 0 || fstatfs(c->rx_fd, &fs) != 0 ||
+	    fs.f_type != PROC_SUPER_MAGIC)
+		return -EINVAL;
+	path[n] = '\0';
+	if (strcmp(path + n - 4, "/mem") != 0 || (fl & O_ACCMODE) == O_WRONLY)
+		return -EINVAL;
+	c->as_fd = c->rx_fd;
+	c->as_wr = (fl & O_ACCMODE) == O_RDWR;
+	c->rx_fd = -1;
+	return 0;
+}
+
 static int
 op_hello(struct uet_svc_server *s, struct svc_client *c,
 	 const struct uet_svc_hello_req *q, struct uet_svc_hello_rep *r,
@@ -153,16 +193,24 @@ op_hello(struct uet_svc_server *s, struct svc_client *c,
 
 	if (q->version != UET_SVC_VERSION)
 		return -EPROTO;
-	if (q->flags != 0 || q->rsvd != 0)
+	if ((q->flags & ~UET_SVC_HELLO_F_MEM) || q->rsvd != 0 ||
+	    c->nb_rx_fd != ((q->flags & UET_SVC_HELLO_F_MEM) ? 1u : 0u))
 		return -EINVAL;
 	if (c->hello)
 		return -EALREADY;
 	rc = svc_quota_take(s, c, SVC_Q_WINDOW, s->region_size);
 	if (rc < 0)
 		return rc;
+	if ((q->flags & UET_SVC_HELLO_F_MEM) && as_take(c) < 0) {
+		svc_quota_put(c, SVC_Q_WINDOW, s->region_size);
+		return -EINVAL;
+	}
 	rc = region_make(s, c);
 	if (rc < 0) {
 		svc_quota_put(c, SVC_Q_WINDOW, s->region_size);
+		if (c->as_fd >= 0)
+			close(c->as_fd);
+		c->as_fd = -1;
 		return rc;
 	}
 	c->hello = true;
@@ -175,7 +223,7 @@ op_hello(struct uet_svc_server *s, struct svc_client *c,
 	r->max_chans = s->p.max_chans;
 	r->max_pids = s->p.max_pids;
 	r->nb_ctx = s->nb_ctx;
-	/* remote access to client memory: cross-memory attach (MR_REG) */
+	/* remote access to client memory: through its /proc/self/mem */
 	r->caps = UET_SVC_CAP_RMA | (s->wake ? UET_SVC_CAP_WAKE : 0);
 	r->mtu = s->p.mtu;
 	r->ring_max = UET_SVC_RING_MAX;
@@ -281,8 +329,8 @@ op_pid_get(struct uet_svc_server *s, struct svc_client *c,
 	return 0;
 }
 
-static void
-pid_drop(struct uet_svc_server *s, struct svc_client *c, struct svc_pid *p)
+void
+svc_pid_drop(struct uet_svc_server *s, struct svc_client *c, struct svc_pid *p)
 {
 	s->pid_owner[p->pid - s->p.pid_base - s->nb_ctx] = 0;
 	*p = c->pids[--c->nb_pids];
@@ -307,15 +355,16 @@ op_pid_put(struct uet_svc_server *s, struct svc_client *c,
 	for (unsigned int i = 0; i < c->nb_jobs; i++)
 		if (c->jobs[i].pid == q->pid)
 			return -EBUSY;
-	pid_drop(s, c, p);
+	svc_pid_drop(s, c, p);
 	return 0;
 }
 
 /* ---- channels ---- */
 
 /* Detaching needs the lcores stopped: a short pause of the engine. */
-static void
-chans_detach(struct uet_svc_server *s, struct svc_chan **v, unsigned int n)
+void
+svc_chans_detach(struct uet_svc_server *s, struct svc_chan **v,
+		 unsigned int n)
 {
 	bool running = uet_engine_running(s->p.engine);
 
@@ -367,6 +416,8 @@ chan_bind(struct uet_svc_server *s, struct svc_client *c,
 
 	memset(&r, 0, sizeof(r));
 	r.op = UET_SES_ULP_EP_ADD;
+	/* its descriptors name its client's peers only */
+	r.owner_id = c->owner_id;
 	r.chan = &sc->ch;
 	r.pid = p->pid;
 	r.initiator = p->initiator;
@@ -383,7 +434,6 @@ chan_bind(struct uet_svc_server *s, struct svc_client *c,
 		(void)svc_ctl(s, p->ctx, &r);
 		return rc;
 	}
-	(void)c;
 	return 0;
 }
 
@@ -478,7 +528,7 @@ op_chan_close(struct uet_svc_server *s, struct svc_client *c,
 	if (q->slot >= s->p.max_chans || !c->chans[q->slot].open)
 		return -ENOENT;
 	sc = &c->chans[q->slot];
-	chans_detach(s, &sc, 1);
+	svc_chans_detach(s, &sc, 1);
 	chan_unbind(s, c, sc);
 	return 0;
 }
@@ -619,6 +669,7 @@ op_peer_add(struct uet_svc_server *s, struct svc_client *c,
 		return rc;
 	memset(&x, 0, sizeof(x));
 	x.op = UET_SES_ULP_PEER_ADD;
+	x.owner_id = c->owner_id;
 	x.peer = q->peer;
 	rc = svc_ctl(s, q->ctx, &x);
 	if (rc < 0) {
@@ -642,6 +693,7 @@ peer_del_at(struct uet_svc_server *s, struct svc_client *c, unsigned int i)
 
 	memset(&x, 0, sizeof(x));
 	x.op = UET_SES_ULP_PEER_DEL;
+	x.owner_id = c->owner_id;
 	x.handle = c->peers[i].handle;
 	rc = svc_ctl(s, c->peers[i].ctx, &x);
 	c->peers[i] = c->peers[--c->nb_peers];
@@ -669,24 +721,24 @@ op_peer_del(struct uet_svc_server *s, struct svc_client *c,
 		       UET_SES_MR_REMOTE_ATOMIC)
 
 /*
- * Remote access: the engine reaches the client's memory by cross-memory
- * attach (owner = the client's SO_PEERCRED PID), in the RMA table of the
- * client's own {job, PIDonFEP} (JOB_ADD with own_rma): its key resolves
- * for no other process. An address the client has not mapped, or a
- * client the service may not attach to, is refused here (-EFAULT,
- * -EPERM).
+ * Remote access: the engine reaches the client's memory through the
+ * /proc/self/mem descriptor of its HELLO (owner = that descriptor, never
+ * a PID: once the client exits or execs, the descriptor reaches nothing),
+ * in the RMA table of the client's own {job, PIDonFEP} (JOB_ADD with
+ * own_rma): its key resolves for no other process. No descriptor, or a
+ * read-only one for remote write or atomic access: -EPERM; an address
+ * the client has not mapped: -EFAULT; the address space gone: -ESRCH.
  */
 static int
-mr_reg_remote(struct uet_svc_server *s, const struct svc_client *c,
+mr_reg_remote(struct uet_svc_server *s, struct svc_client *c,
 	      const struct svc_pid *p, const struct uet_svc_mr_reg_req *q,
 	      uint64_t *key)
 {
 	struct uet_ses_ulp_ctl x;
 	int rc;
 
-	/* a client in another PID namespace has no PID here (0): its
-	 * memory is unreachable, and owner 0 would be the service's own */
-	if (c->pid <= 0)
+	if (c->as_fd <= 0 || (!c->as_wr && (q->access &
+	    (UET_SES_MR_REMOTE_WRITE | UET_SES_MR_REMOTE_ATOMIC))))
 		return -EPERM;
 	memset(&x, 0, sizeof(x));
 	x.op = UET_SES_ULP_MR_REG;
@@ -698,10 +750,13 @@ mr_reg_remote(struct uet_svc_server *s, const struct svc_client *c,
 	x.access = q->access;
 	x.idempotent = q->idempotent != 0;
 	x.disabled = q->disabled != 0;
-	x.owner = c->pid;
+	x.owner = c->as_fd;
 	rc = svc_ctl(s, p->ctx, &x);
 	if (rc == 0)
 		*key = x.key;
+	/* maybe registered, key unknown: the descriptor it names stays */
+	if (rc == -EINPROGRESS)
+		c->as_pinned = true;
 	return rc;
 }
 
@@ -776,10 +831,14 @@ mr_dereg_at(struct uet_svc_server *s, struct svc_client *c, unsigned int i)
 		x.key = c->mrs[i].key;
 		rc = svc_ctl(s, c->mrs[i].ctx, &x);
 	}
+	/* not answered: the key may live on, keep it to try again (and
+	 * the client's /proc/self/mem open while it does) */
+	if (rc < 0 && rc != -ENOENT)
+		return rc;
 	c->mrs[i] = c->mrs[--c->nb_mrs];
 	s->st.mrs--;
 	svc_quota_put(c, SVC_Q_MRS, 1);
-	return rc;
+	return 0;
 }
 
 static int
@@ -821,10 +880,10 @@ svc_client_release(struct uet_svc_server *s, struct svc_client *c)
 			open[n++] = &c->chans[i];
 	/* the engine stops reading the rings, then the SES lets go of the
 	 * window (JOB_DEL / EP_DEL wait for it), then the region goes */
-	chans_detach(s, open, n);
+	svc_chans_detach(s, open, n);
 	/* regions before jobs: a job's RMA table goes only once empty */
-	while (c->nb_mrs > 0)
-		(void)mr_dereg_at(s, c, c->nb_mrs - 1);
+	for (unsigned int i = c->nb_mrs; i-- > 0;)
+		(void)mr_dereg_at(s, c, i);
 	while (c->nb_jobs > 0) {
 		struct svc_job *j = &c->jobs[c->nb_jobs - 1];
 		const struct svc_pid *p = own_pid(c, j->pid);
@@ -840,7 +899,7 @@ svc_client_release(struct uet_svc_server *s, struct svc_client *c)
 	while (c->nb_peers > 0)
 		(void)peer_del_at(s, c, c->nb_peers - 1);
 	while (c->nb_pids > 0)
-		pid_drop(s, c, &c->pids[c->nb_pids - 1]);
+		svc_pid_drop(s, c, &c->pids[c->nb_pids - 1]);
 	if (c->region != NULL) {
 		(void)munmap(c->region, c->region_size);
 		svc_quota_put(c, SVC_Q_WINDOW, c->region_size);
@@ -849,6 +908,18 @@ svc_client_release(struct uet_svc_server *s, struct svc_client *c)
 	if (c->memfd >= 0)
 		close(c->memfd);
 	c->memfd = -1;
+	/* a key the engine did not let go of may still name the client's
+	 * address space: its descriptor stays open (reaching a dead address
+	 * space) rather than be reused for another client's */
+	if (c->nb_mrs != 0 || c->as_pinned) {
+		SVC_LOG(ERR, "client pid %d: %u key(s) not released, its "
+			"memory descriptor kept", (int)c->pid, c->nb_mrs);
+		s->st.mrs -= c->nb_mrs;
+		c->nb_mrs = 0;
+	} else if (c->as_fd >= 0) {
+		close(c->as_fd);
+	}
+	c->as_fd = -1;
 	c->hello = false;
 }
 
@@ -863,6 +934,8 @@ svc_op(struct uet_svc_server *s, struct svc_client *c, unsigned int op,
 	*nb_fds = 0;
 	if (op == UET_SVC_OP_HELLO)
 		return op_hello(s, c, body, rep, rep_len, fds, nb_fds);
+	if (c->nb_rx_fd != 0)
+		return -EINVAL; /* no other request carries descriptors */
 	if (!c->hello)
 		return -EPROTO;
 	switch (op) {

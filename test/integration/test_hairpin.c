@@ -686,7 +686,7 @@ static void
 run(enum mode m)
 {
 	struct uet_ses_ulp_params sp = { .pid_base = PID_BASE, .max_msgs = 64,
-					 .max_posted = 1100, .seed = 3 };
+					 .max_posted = 1100 };
 	struct uet_proto_params pp = { .ulp = &uet_ses_ulp_ops,
 				       .ulp_arg = &sp };
 	struct uet_engine_params ep = { .hook = &uet_proto_hook_ops,

@@ -930,6 +930,37 @@ peer_bad(struct side *s)
  * full table are refused; nothing reaches the wire for them.
  */
 static void
+no_progress(void *arg)
+{
+	(void)arg;
+	usleep(1000);
+}
+
+/*
+ * uet_ses_ulp_ctl__timeout_cancels: a request the lcore has not started
+ * when its caller gives up (5 s: the engine is INLINE and the caller's
+ * progress function does not poll it) is dropped by the lcore, never
+ * applied: -ETIMEDOUT, ctl_cancelled + 1, no peer added.
+ */
+static void
+test_ctl_cancel(void)
+{
+	struct uet_ses_ulp_ctl r = { .op = UET_SES_ULP_PEER_ADD };
+	struct uet_ses_ulp_stats st0, st1;
+
+	peer_make(&r.peer, ip_b, PID_B, B.initiator);
+	CHECK(uet_ses_ulp_stats_get(A.e, 0, &st0, NULL) == 0);
+	CHECK(uet_ses_ulp_ctl(A.e, 0, &r, no_progress, NULL) == -ETIMEDOUT);
+	pump();
+	CHECK(uet_ses_ulp_stats_get(A.e, 0, &st1, NULL) == 0);
+	CHECK(st1.ctl_cancelled == st0.ctl_cancelled + 1);
+	CHECK(st1.ctl == st0.ctl);
+	CHECK(st1.peers == st0.peers);
+	printf("# ctl: a request timed out before it started: cancelled, "
+	       "not applied\n");
+}
+
+static void
 test_peers(void)
 {
 	uint64_t h[A_PEERS], bad0 = peer_bad(&A), bad0_b = peer_bad(&B);
@@ -1329,10 +1360,10 @@ run(bool lossy)
 {
 	struct uet_config ca, cb;
 	struct uet_ses_ulp_params pa = { .pid_base = PID_A, .max_msgs = 16,
-					 .max_posted = 600, .seed = 1,
+					 .max_posted = 600,
 					 .max_peers = A_PEERS };
 	struct uet_ses_ulp_params pb = { .pid_base = PID_B, .max_msgs = 64,
-					 .max_posted = 600, .seed = 2 };
+					 .max_posted = 600 };
 	struct uet_proto_params ppa = { .ulp = &uet_ses_ulp_ops,
 					.ulp_arg = &pa };
 	struct uet_proto_params ppb = { .ulp = &uet_ses_ulp_ops,
@@ -1422,6 +1453,8 @@ run(bool lossy)
 	test_window();
 	test_errors(key);
 	test_peers();
+	if (!lossy)
+		test_ctl_cancel();
 	test_backpressure(400);
 	test_dereg_during_read();
 	test_dereg(key);

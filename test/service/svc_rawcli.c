@@ -374,6 +374,14 @@ rc_request(struct rc_client *c, unsigned int op, const void *body,
 	   uint32_t len, void *rep, uint32_t rep_len, int *fds,
 	   unsigned int *nb_fds)
 {
+	return rc_request_fd(c, op, body, len, -1, rep, rep_len, fds, nb_fds);
+}
+
+int
+rc_request_fd(struct rc_client *c, unsigned int op, const void *body,
+	      uint32_t len, int fd, void *rep, uint32_t rep_len, int *fds,
+	      unsigned int *nb_fds)
+{
 	uint64_t out[UET_SVC_MSG_MAX / 8], in[UET_SVC_MSG_MAX / 8];
 	struct uet_svc_hdr *h = (struct uet_svc_hdr *)out;
 	const struct uet_svc_hdr *r = (const struct uet_svc_hdr *)in;
@@ -382,7 +390,7 @@ rc_request(struct rc_client *c, unsigned int op, const void *body,
 	uet_svc_hdr_init(h, op, len, ++c->seq, 0);
 	if (len)
 		memcpy(h + 1, body, len);
-	rc = rc_send_raw(c, out, sizeof(*h) + len, -1);
+	rc = rc_send_raw(c, out, sizeof(*h) + len, fd);
 	/* a connection the service closed may hold why (a notice) */
 	if (rc < 0 && rc != -EPIPE)
 		return rc;
@@ -411,13 +419,27 @@ rc_request(struct rc_client *c, unsigned int op, const void *body,
 int
 rc_hello(struct rc_client *c)
 {
-	struct uet_svc_hello_req q = { .version = UET_SVC_VERSION };
+	int mem = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	int rc;
+
+	if (mem < 0)
+		return -errno;
+	rc = rc_hello_mem(c, UET_SVC_HELLO_F_MEM, mem);
+	close(mem);
+	return rc;
+}
+
+int
+rc_hello_mem(struct rc_client *c, uint32_t flags, int mem)
+{
+	struct uet_svc_hello_req q = { .version = UET_SVC_VERSION,
+				       .flags = flags };
 	int fds[2 + UET_SVC_CTX_MAX];
 	unsigned int n = 0;
 	int rc;
 
-	rc = rc_request(c, UET_SVC_OP_HELLO, &q, sizeof(q), &c->hello,
-			sizeof(c->hello), fds, &n);
+	rc = rc_request_fd(c, UET_SVC_OP_HELLO, &q, sizeof(q), mem, &c->hello,
+			   sizeof(c->hello), fds, &n);
 	if (rc < 0)
 		return rc;
 	if (n < 2) {
@@ -467,9 +489,16 @@ int
 rc_chan_open(struct rc_client *c, uint16_t pid, unsigned int size,
 	     struct rc_chan *ch)
 {
+	return rc_chan_open_sizes(c, pid, size, size, size * 2, ch);
+}
+
+int
+rc_chan_open_sizes(struct rc_client *c, uint16_t pid, unsigned int sq,
+		   unsigned int rq, unsigned int cq, struct rc_chan *ch)
+{
 	struct uet_svc_chan_open_req q = {
-		.pid = pid, .sq_size = size, .rq_size = size,
-		.cq_size = size * 2, .profile = UET_PROFILE_HPC,
+		.pid = pid, .sq_size = sq, .rq_size = rq,
+		.cq_size = cq, .profile = UET_PROFILE_HPC,
 	};
 	struct uet_svc_chan_open_rep r;
 	int rc;

@@ -90,13 +90,24 @@ int rc_request(struct rc_client *c, unsigned int op, const void *body,
 	       uint32_t len, void *rep, uint32_t rep_len, int *fds,
 	       unsigned int *nb_fds);
 
-/* HELLO, then map the region and the service page. */
+/* One request carrying descriptor @p fd (-1: none). */
+int rc_request_fd(struct rc_client *c, unsigned int op, const void *body,
+		  uint32_t len, int fd, void *rep, uint32_t rep_len, int *fds,
+		  unsigned int *nb_fds);
+
+/* HELLO with our /proc/self/mem (UET_SVC_HELLO_F_MEM), then map the
+ * region and the service page. */
 int rc_hello(struct rc_client *c);
+/* HELLO with @p flags and descriptor @p mem (-1: none). */
+int rc_hello_mem(struct rc_client *c, uint32_t flags, int mem);
 int rc_pid_get(struct rc_client *c, uint16_t want, uint16_t ctx,
 	       struct uet_svc_pid_get_rep *r);
 int rc_job(struct rc_client *c, bool add, uint32_t job, uint16_t pid);
 int rc_chan_open(struct rc_client *c, uint16_t pid, unsigned int size,
 		 struct rc_chan *ch);
+/* Rings of @p sq, @p rq and @p cq entries. */
+int rc_chan_open_sizes(struct rc_client *c, uint16_t pid, unsigned int sq,
+		       unsigned int rq, unsigned int cq, struct rc_chan *ch);
 int rc_chan_close(struct rc_client *c, struct rc_chan *ch);
 int rc_peer_add(struct rc_client *c, uint16_t ctx, uint16_t pid,
 		uint32_t initiator, uint64_t *handle);

@@ -14,8 +14,9 @@
  *     error and counted (telemetry /uet/service bad), the service lives;
  *   isolation: another client's PIDonFEP, an ungranted job, another's
  *     peer handle and memory key, remote-access MR_REG of an address the
- *     client has not mapped, an SQE with an ungranted job (-EPERM) and
- *     one outside the window (-EFAULT);
+ *     client has not mapped, an SQE naming another client's peer handle
+ *     (-EINVAL), one with an ungranted job (-EPERM) and one outside the
+ *     window (-EFAULT);
  *   remote access to a client's own memory (cross-memory attach): WRITE,
  *     READ, fetching atomic from another client's window, data checked
  *     in place; the key through a third client's PIDonFEP: BAD_MKEY,
@@ -310,6 +311,7 @@ test_isolation(struct cli *a, struct cli *c, uint64_t a_peer)
 {
 	uint64_t den0 = tel("denied");
 	uint64_t win0 = tel_ses("ctx0_win_bad"), job0 = tel_ses("ctx0_job_bad");
+	uint64_t pb0, c_peer = 0;
 	struct uet_svc_mr_reg_req mq = {
 		.addr = 0x10000, .len = 4096,
 		.access = UET_SES_MR_LOCAL_READ | UET_SES_MR_LOCAL_WRITE,
@@ -368,18 +370,26 @@ test_isolation(struct cli *a, struct cli *c, uint64_t a_peer)
 	CHECK(rc_request(&a->c, UET_SVC_OP_MR_REG, &mq, sizeof(mq), &mr,
 			 sizeof(mr), NULL, NULL) == -EFAULT);
 	CHECK(tel("mrs") == 0);
-	/* the data path: an ungranted job, an address outside the window */
-	sqe_make(&q, UET_CHAN_OP_SEND, 700, 0, 100, a_peer);
+	/* the data path: another client's peer handle, an ungranted job,
+	 * an address outside the window */
+	pb0 = tel_ses("ctx0_peer_bad");
+	sqe_make(&q, UET_CHAN_OP_SEND, 699, 0, 100, a_peer);
+	CHECK(sqe_round_trip(c, &q) == -EINVAL);
+	CHECK(tel_ses("ctx0_peer_bad") == pb0 + 1);
+	CHECK(rc_peer_add(&c->c, c->ch.ctx, a->pid.pid, a->pid.initiator,
+			  &c_peer) == 0);
+	sqe_make(&q, UET_CHAN_OP_SEND, 700, 0, 100, c_peer);
 	q.job = 999;
 	CHECK(sqe_round_trip(c, &q) == -EPERM);
 	sqe_make(&q, UET_CHAN_OP_SEND, 701, c->c.hello.window_len - 50, 100,
-		 a_peer);
+		 c_peer);
 	CHECK(sqe_round_trip(c, &q) == -EFAULT);
+	CHECK(rc_peer_del(&c->c, c->ch.ctx, c_peer) == 0);
 	CHECK(tel("denied") == den0 + denied);
 	CHECK(tel_ses("ctx0_win_bad") == win0 + 1);
 	CHECK(tel_ses("ctx0_job_bad") == job0 + 1);
-	printf("# isolation: %u requests denied, 1 SQE -EPERM, 1 -EFAULT\n",
-	       denied);
+	printf("# isolation: %u requests denied, 1 SQE naming another "
+	       "client's peer -EINVAL, 1 -EPERM, 1 -EFAULT\n", denied);
 }
 
 /* An SQE and its whole CQE (status -ETIMEDOUT: none). */
@@ -830,9 +840,10 @@ main(int argc, char **argv)
 		CHECK(rc_bye(&c.c) == 0);
 		rc_close(&a.c);
 		rc_close(&c.c);
-		/* the service handles the hang-ups in order; bounded wait */
-		for (unsigned int i = 0; i < 500 && tel("clients") != start[0];
-		     i++)
+		/* the service handles the hang-ups in order, and releases a
+		 * dead client in the background; bounded wait */
+		for (unsigned int i = 0; i < 500 && (tel("clients") != start[0] ||
+		     tel("releasing") != 0); i++)
 			usleep(10000);
 		CHECK(tel("cleanups") >= cl0 + 1);
 	}

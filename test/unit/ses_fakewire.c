@@ -27,11 +27,11 @@ sfw_or(uint32_t v, uint32_t dflt)
 }
 
 static int
-sfw_node_tables(struct sfw_node *n, uint64_t seed, const struct sfw_opts *o)
+sfw_node_tables(struct sfw_node *n, const struct sfw_opts *o)
 {
 	struct uet_ses_mr_table_attr ta = {
 		.max_entries = 64, .max_ri = 8, .max_pids = 4, .max_auth = 8,
-		.seed = seed, .vendor = 0,
+		.vendor = 0,
 	};
 	struct uet_ses_ri_attr ra = {
 		.relative = true, .job_id = SFW_JOB, .pid_on_fep = SFW_PID,
@@ -141,7 +141,7 @@ sfw_node_init(struct sfw *w, int i, enum uet_profile profile, uint64_t seed,
 	pc.pdc_events = true; /* the SES acts on PDC_DOWN (docs/SES.md) */
 	n->pds = uet_pds_create(&pc);
 	if (n->pds == NULL ||
-	    sfw_node_tables(n, seed + (uint64_t)i, o) != 0)
+	    sfw_node_tables(n, o) != 0)
 		return -1;
 	uet_ses_config_default(&sc);
 	sc.profile = profile;

@@ -41,7 +41,7 @@ setup(void **state)
 {
 	struct uet_ses_mr_table_attr ta = {
 		.max_entries = 64, .max_ri = 8, .max_pids = 4, .max_auth = 8,
-		.seed = seed, .vendor = VENDOR,
+		.vendor = VENDOR,
 	};
 	struct uet_ses_ri_attr ra = {
 		.relative = true, .job_id = JOB, .pid_on_fep = PID,
@@ -155,6 +155,7 @@ mkey__provider_keys_unique_and_generation(void **state)
 	};
 	uint64_t keys[62], old;
 	struct uet_ses_mkey d;
+	int64_t slot;
 	uint8_t gen;
 
 	(void)state;
@@ -170,14 +171,91 @@ mkey__provider_keys_unique_and_generation(void **state)
 	/* dereg bumps the slot generation; the old key is dead */
 	old = keys[0];
 	gen = uet_ses_mr_lookup(fx.t, old)->generation;
+	slot = uet_ses_mr_index(fx.t, old);
+	assert_true(slot >= 0);
 	assert_int_equal(uet_ses_mr_dereg(fx.t, old), 0);
 	assert_null(uet_ses_mr_lookup(fx.t, old));
+	assert_int_equal(uet_ses_mr_index(fx.t, old), -1);
 	assert_int_equal(uet_ses_mr_dereg(fx.t, old), -ENOENT);
 	assert_int_equal(uet_ses_mr_reg(fx.t, &ma, &keys[0]), 0);
 	assert_true(keys[0] != old);
-	assert_int_equal(keys[0] & 0xFFFF, old & 0xFFFF); /* same slot */
+	assert_int_equal(uet_ses_mr_index(fx.t, keys[0]), slot); /* reused */
 	assert_int_equal(uet_ses_mr_lookup(fx.t, keys[0])->generation,
 			 (uint8_t)(gen + 1));
+}
+
+/* 40 random bits (getrandom): over 62 keys every one of them varies;
+ * the generation byte is the slot's, the same for every fresh slot. */
+static void
+mkey__random_bits_cover_rkey(void **state)
+{
+	struct uet_ses_mr_attr ma = {
+		.ri = fx.ri, .base = (uintptr_t)fx.mem, .length = 8,
+		.access = UET_SES_MR_REMOTE_READ,
+	};
+	const uint64_t rnd = UET_MKEY_RKEY_MASK & ~(UINT64_C(0xFF) << 16);
+	uint64_t keys[62], diff = 0;
+
+	(void)state;
+	for (int i = 0; i < 62; i++) {
+		assert_int_equal(uet_ses_mr_reg(fx.t, &ma, &keys[i]), 0);
+		diff |= keys[i] ^ keys[0];
+	}
+	assert_int_equal(diff & rnd, rnd);
+	assert_int_equal(diff & ~rnd, 0);
+}
+
+/* A table with opaque_errors: whatever fails once the key matched
+ * answers BAD_MKEY, as a wrong key does; a right request resolves. */
+static void
+resolve__opaque_errors_no_oracle(void **state)
+{
+	struct uet_ses_ri_attr ra = {
+		.relative = true, .job_id = JOB, .pid_on_fep = PID,
+		.resource_index = RI_IDX + 2, .type = UET_SES_RI_RMA,
+		.opaque_errors = true,
+	};
+	struct uet_ses_mr_attr ma = {
+		.base = (uintptr_t)fx.mem, .length = REGION_LEN,
+		.access = UET_SES_MR_REMOTE_READ,
+	};
+	struct uet_ses_resolve_req r;
+	uint64_t key;
+
+	(void)state;
+	ma.ri = uet_ses_ri_add(fx.t, &ra);
+	assert_true(ma.ri >= 0);
+	assert_int_equal(uet_ses_mr_reg(fx.t, &ma, &key), 0);
+	memset(&r, 0, sizeof(r));
+	r.relative = true;
+	r.job_id = JOB;
+	r.pid_on_fep = PID;
+	r.resource_index = RI_IDX + 2;
+	r.mkey = key;
+	r.ri_generation = uet_ses_mr_lookup(fx.t, key)->generation;
+	r.opcode = UET_SES_OP_READ;
+	r.offset = 16;
+	r.length = 8;
+	EXPECT_RC(r, UET_RC_OK);
+	r.mkey = key ^ (UINT64_C(1) << 40);
+	EXPECT_RC(r, UET_RC_BAD_MKEY);
+	r.mkey = key;
+	r.offset = REGION_LEN; /* BAD_ADDR elsewhere */
+	EXPECT_RC(r, UET_RC_BAD_MKEY);
+	r.offset = REGION_LEN - 1; /* TOO_LONG elsewhere */
+	EXPECT_RC(r, UET_RC_BAD_MKEY);
+	r.offset = 16;
+	r.opcode = UET_SES_OP_WRITE; /* PERM_VIOLATION elsewhere */
+	EXPECT_RC(r, UET_RC_BAD_MKEY);
+	r.opcode = UET_SES_OP_READ;
+	r.ri_generation++; /* BAD_GENERATION elsewhere */
+	EXPECT_RC(r, UET_RC_BAD_MKEY);
+	r.ri_generation--;
+	assert_int_equal(uet_ses_mr_enable(fx.t, key, false), 0);
+	EXPECT_RC(r, UET_RC_BAD_MKEY); /* DISABLED_GEN elsewhere */
+	assert_int_equal(uet_ses_mr_enable(fx.t, key, true), 0);
+	EXPECT_RC(r, UET_RC_OK);
+	assert_int_equal(uet_ses_mr_dereg(fx.t, key), 0);
 }
 
 static void
@@ -792,6 +870,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(mkey__round_trip),
 		T(mkey__provider_keys_unique_and_generation),
+		T(mkey__random_bits_cover_rkey),
+		T(resolve__opaque_errors_no_oracle),
 		cmocka_unit_test(table__create_args_and_capacity),
 		T(reg__rejects_bad_attrs),
 		T(resolve__ok_relative),

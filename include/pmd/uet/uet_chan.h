@@ -235,9 +235,11 @@ struct uet_chan {
 	uint32_t sq_cons;
 	uint32_t rq_cons;
 	uint32_t cq_prod;
-	uint32_t sq_mask; /**< ring size - 1, as made */
+	uint32_t sq_mask; /**< ring size - 1, as made (every channel) */
 	uint32_t rq_mask;
 	uint32_t cq_mask;
+	/** engine side: its CQEs waiting for room in its CQ */
+	uint32_t cq_pending;
 };
 
 /** Channel creation flags. */

@@ -43,6 +43,28 @@ int uet_cma_read(pid_t owner, void *dst, uintptr_t src, size_t n);
  */
 int uet_cma_write(pid_t owner, uintptr_t dst, const void *src, size_t n);
 
+/**
+ * The accessor by descriptor (uet_ses_config.mem_ops): the owner handle
+ * of an entry is a descriptor, in this process, of the owner's
+ * /proc/PID/mem, opened by the owner itself (its own rights) and passed
+ * over a UNIX socket. It keeps naming the address space it was opened
+ * on: after the owner exits or execs, every access fails -ESRCH, and a
+ * PID reused by another process is never reached. The service engine's
+ * accessor (docs/SERVICE.md "Security"). Errors as above, plus -EBADF
+ * (not a descriptor, or a write through one opened read-only).
+ * Writes go through the kernel's ptrace-style access: a page the owner
+ * mapped private read-only is written as a debugger would (copy on
+ * write in the owner).
+ */
+extern const struct uet_ses_mem_ops uet_cma_fd_mem_ops;
+
+/** Read @p n bytes at @p src of the address space of @p mem_fd. */
+int uet_cma_fd_read(int mem_fd, void *dst, uintptr_t src, size_t n);
+
+/** Write @p n bytes from @p src at @p dst of the address space of
+ * @p mem_fd. */
+int uet_cma_fd_write(int mem_fd, uintptr_t dst, const void *src, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -69,7 +69,6 @@ struct uet_ses_ulp_params {
 	/** eager bytes of a rendezvous send (UET_CHAN_F_RENDEZVOUS; capped
 	 * by the SES to its first packet) */
 	uint32_t rdv_eager;
-	uint64_t seed;         /**< memory-key PRNG seed */
 };
 
 /** The SES ULP: uet_proto_params.ulp. */
@@ -118,11 +117,13 @@ struct uet_ses_ulp_ctl {
 	uintptr_t base;       /**< MR_REG */
 	uint64_t len;         /**< MR_REG */
 	uint32_t access;      /**< MR_REG: UET_SES_MR_* */
-	/** MR_REG: the process whose address space base/len name; 0: this
-	 * one. Another owner's memory is read and written by cross-memory
-	 * attach (uet_cma.h); registration reads its first byte, so an
-	 * owner that cannot be reached is refused then (-ESRCH, -EPERM,
-	 * -EFAULT) */
+	/** MR_REG: the address space base/len name; 0: this process's.
+	 * Another process's is a descriptor (in this process) of its
+	 * /proc/PID/mem, read and written with uet_cma_fd_mem_ops
+	 * (uet_cma.h), never a PID; the caller keeps it open until the
+	 * key's MR_DEREG is answered. Registration reads the first byte,
+	 * so an owner that cannot be reached is refused then (-ESRCH,
+	 * -EBADF, -EFAULT) */
 	pid_t owner;
 	bool idempotent;      /**< MR_REG: I bit */
 	/** MR_REG: register it disabled; MR_ENABLE: disable instead */
@@ -147,6 +148,10 @@ struct uet_ses_ulp_ctl {
 	 * what the process sends and what is sent to it */
 	enum uet_profile profile;
 	struct uet_chan *chan; /**< EP_ADD, EP_DEL */
+	/** PEER_ADD, EP_ADD: who registers (the service: one per client;
+	 * 0 for everyone in-process). A channel's descriptors name only
+	 * peers of its owner (others: -EINVAL, peer_bad) */
+	uint32_t owner_id;
 	struct uet_ses_ulp_peer peer; /**< PEER_ADD */
 	/** PEER_ADD: out (never 0); PEER_DEL: in */
 	uint64_t handle;
@@ -155,19 +160,47 @@ struct uet_ses_ulp_ctl {
 
 /**
  * Run one control request on context @p ctx_idx of @p e and wait for the
- * answer (at most 5 s). With the engine not running (INLINE), @p progress
- * (or uet_engine_poll() when NULL) drives the loop meanwhile.
+ * answer. With the engine not running (INLINE), @p progress (or
+ * uet_engine_poll() when NULL) drives the loop meanwhile. A request the
+ * lcore has not started within 5 s is cancelled: it is never applied
+ * (-ETIMEDOUT, counted ctl_cancelled when the lcore drops it). One it has
+ * started is answered, late if need be (an MR_DEREG waiting for READ
+ * responses, a JOB_DEL / EP_DEL for withdrawn operations), for at most
+ * 60 s more; past that the outcome is unknown (-EINPROGRESS).
  * After MR_DEREG returns 0 the lcore no longer resolves the key and no
  * READ response that could be rebuilt from the region is in flight (the
  * answer waits until every return-direction READ of the context was
  * acknowledged): the engine does not access the region any more.
  * @return
  *   0 (then see req->rc), -EINVAL, -ENOENT (no SES on that context),
- *   -ENOMEM, -ETIMEDOUT (the lcore did not answer).
+ *   -ENOMEM, -EAGAIN (request ring full), -ETIMEDOUT (not started:
+ *   cancelled, not applied), -EINPROGRESS (started, not answered: it
+ *   may or may not have been applied).
  */
 int uet_ses_ulp_ctl(struct uet_engine *e, unsigned int ctx_idx,
 		    struct uet_ses_ulp_ctl *req, void (*progress)(void *),
 		    void *arg);
+
+/** A control request posted without waiting (uet_ses_ulp_ctl_post). */
+struct uet_ses_ulp_ctl_pending;
+
+/**
+ * Post one control request to context @p ctx_idx without waiting: the
+ * lcore runs it in order with the others (AUTO engines; an INLINE one
+ * runs it when polled). Never cancelled: it runs, and its answer waits
+ * for uet_ses_ulp_ctl_poll().
+ * @return 0 (*op set), -EINVAL, -ENOENT, -ENOMEM, -EAGAIN (ring full).
+ */
+int uet_ses_ulp_ctl_post(struct uet_engine *e, unsigned int ctx_idx,
+			 const struct uet_ses_ulp_ctl *req,
+			 struct uet_ses_ulp_ctl_pending **op);
+
+/**
+ * Whether the request of @p op was answered: 0 (@p req filled with the
+ * answer, see req->rc; @p op freed) or -EAGAIN (not yet).
+ */
+int uet_ses_ulp_ctl_poll(struct uet_ses_ulp_ctl_pending *op,
+			 struct uet_ses_ulp_ctl *req);
 
 /** PIDonFEP and initiator id of context @p ctx_idx. @return 0/-ENOENT. */
 int uet_ses_ulp_identity(struct uet_engine *e, unsigned int ctx_idx,
@@ -183,6 +216,9 @@ struct uet_ses_ulp_stats {
 	uint64_t cancel;       /**< cancels served */
 	uint64_t cqe;          /**< CQEs pushed */
 	uint64_t cq_wait;      /**< pushes deferred: CQ full */
+	/** unsolicited completions dropped: their channel's CQ full and
+	 * 256 of its completions waiting already */
+	uint64_t cq_overrun;
 	uint64_t ctl;          /**< control requests served */
 	uint64_t dereg_waits;  /**< MR_DEREG answers held for READ responses */
 	uint64_t orphan_cqe;   /**< SES completions with no op record */
@@ -197,7 +233,23 @@ struct uet_ses_ulp_stats {
 	uint64_t win_bad;
 	/** an SQE whose job is not in its channel's job set (-EPERM) */
 	uint64_t job_bad;
+	/** operations completed BAD_MKEY (a wrong key, or a right one used
+	 * wrongly on a table without an oracle) */
+	uint64_t key_bad;
+	/** channels paused for guessing keys: more than
+	 * UET_SES_ULP_KEY_BAD_BURST BAD_MKEY completions within
+	 * UET_SES_ULP_KEY_BAD_WINDOW_NS; their SQ is not read for
+	 * UET_SES_ULP_KEY_BAD_PAUSE_NS */
+	uint64_t key_throttled;
+	/** control requests whose caller timed out before the lcore
+	 * started them: dropped, never applied */
+	uint64_t ctl_cancelled;
 };
+
+/** Wrong-key throttling of a channel (uet_ses_ulp_stats.key_throttled). */
+#define UET_SES_ULP_KEY_BAD_BURST 32u
+#define UET_SES_ULP_KEY_BAD_WINDOW_NS (100ull * 1000 * 1000)
+#define UET_SES_ULP_KEY_BAD_PAUSE_NS (100ull * 1000 * 1000)
 
 /** Glue counters, SES and match context of context @p ctx_idx. */
 int uet_ses_ulp_stats_get(struct uet_engine *e, unsigned int ctx_idx,

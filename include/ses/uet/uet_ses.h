@@ -177,9 +177,11 @@ struct uet_ses_recv {
 
 /**
  * Memory of another process (uet_ses_mr_attr.owner != 0): how the SES
- * reads and writes it. A service engine serving many client processes
- * implements it with process_vm_readv() / process_vm_writev() (the
- * engine's uet_cma_mem_ops); tests with a fake. Entries of owner 0 never
+ * reads and writes it; the owner value is the accessor's handle of that
+ * address space. A service engine serving many client processes
+ * implements it with pread() / pwrite() on a descriptor of each client's
+ * /proc/PID/mem (the engine's uet_cma_fd_mem_ops, handle = descriptor);
+ * tests with a fake. Entries of owner 0 never
  * go through it (plain memcpy, no indirect call).
  *
  * Both copy all @p n bytes or fail: 0, or -EFAULT (part of the range is

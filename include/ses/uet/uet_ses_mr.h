@@ -88,7 +88,7 @@ bool uet_ses_mkey_valid(uint64_t key);
 #define UET_SES_MR_REMOTE_ATOMIC 0x40u
 #define UET_SES_MR_ACCESS_MASK   0x77u
 
-/** Most memory entries a table holds (16-bit slot in provider keys). */
+/** Most memory entries a table holds. */
 #define UET_SES_MR_MAX_ENTRIES 65536u
 
 /** Sizes and identity of a table. */
@@ -97,7 +97,6 @@ struct uet_ses_mr_table_attr {
 	uint32_t max_ri;      /**< RI tables, >= 1 */
 	uint32_t max_pids;    /**< pids on this FEP, >= 1 */
 	uint32_t max_auth;    /**< {job, pid} authorizations, >= 1 */
-	uint64_t seed;        /**< PRNG seed of the provider keys */
 	uint8_t vendor;       /**< vendor byte put in (and required of) keys */
 };
 
@@ -154,6 +153,15 @@ struct uet_ses_ri_attr {
 	 * the same {job, PIDonFEP, RI} is reachable again.
 	 */
 	bool generation_zero;
+	/**
+	 * RMA: every failure once a request named a live key of this table
+	 * (BAD_GENERATION, DISABLED, PERM_VIOLATION, BAD_ADDR, TOO_LONG, ...)
+	 * is answered BAD_MKEY, as a wrong key is: a peer guessing keys
+	 * learns nothing until it has a right key and a right address. For
+	 * tables whose initiators are not trusted with the details (the
+	 * service's clients).
+	 */
+	bool opaque_errors;
 };
 
 /**
@@ -211,9 +219,9 @@ struct uet_ses_mr_entry {
 	uint16_t pid_on_fep;
 	uint16_t resource_index;
 	int ri;                  /**< RI table handle */
-	/** process whose address space @c base lives in: 0 this process
-	 * (plain loads and stores), else reached through the SES's memory
-	 * accessor (uet_ses_config.mem_ops, cross-memory attach) */
+	/** address space @c base lives in: 0 this process (plain loads
+	 * and stores), else the handle the SES's memory accessor
+	 * (uet_ses_config.mem_ops) reaches it by */
 	pid_t owner;
 };
 
@@ -233,24 +241,28 @@ struct uet_ses_mr_attr {
 	 */
 	bool virt_addr;
 	/**
-	 * 0: the region is memory of this process. Otherwise the process
-	 * (Linux PID) whose address space @p base and @p length name: the
-	 * SES reads and writes it only through uet_ses_config.mem_ops
-	 * (docs/SES.md "Memory of another process"). Not validated here.
+	 * 0: the region is memory of this process. Otherwise the handle
+	 * (for the engine's accessor: a /proc/PID/mem descriptor) of the
+	 * address space @p base and @p length name: the SES reads and
+	 * writes it only through uet_ses_config.mem_ops (docs/SES.md
+	 * "Memory of another process"). Not validated here.
 	 */
 	pid_t owner;
 };
 
 /**
  * Register a region, enabled. Provider keys (O=0) carry
- * rkey = random(24) | generation(8) | slot(16): lookups are O(1) and a
- * key survives neither deregistration nor reuse of its slot.
+ * rkey = random(24) | generation(8) | random(16): 40 bits from
+ * getrandom(2), every bit of the 48-bit rkey but the generation the
+ * initiator copies into the request's ri_generation; unique in the
+ * table, found through a hash (O(1)), and a key survives neither
+ * deregistration nor reuse of its slot.
  * @param key
  *   Output: the memory key.
  * @return
  *   0, -EINVAL (bad RI handle, RI not RMA, bad access bits, region
  *   wraps, opt_index too wide), -EEXIST (optimized index in use),
- *   -ENOSPC (table full).
+ *   -ENOSPC (table full), -EAGAIN (the kernel's random pool not ready).
  */
 int uet_ses_mr_reg(struct uet_ses_mr_table *t,
 		   const struct uet_ses_mr_attr *attr, uint64_t *key);
@@ -260,6 +272,10 @@ int uet_ses_mr_reg(struct uet_ses_mr_table *t,
  * the old generation resolves any more. @return 0 or -ENOENT.
  */
 int uet_ses_mr_dereg(struct uet_ses_mr_table *t, uint64_t key);
+
+/** Slot of a live key's entry, in [0, max_entries), or -1: an index
+ * for per-entry side tables of the caller. */
+int64_t uet_ses_mr_index(const struct uet_ses_mr_table *t, uint64_t key);
 
 /** Enable or disable an entry (generation unchanged). @return 0/-ENOENT. */
 int uet_ses_mr_enable(struct uet_ses_mr_table *t, uint64_t key,

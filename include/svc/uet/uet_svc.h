@@ -103,9 +103,17 @@ enum uet_svc_op {
 /** HELLO request. */
 struct uet_svc_hello_req {
 	uint32_t version; /**< UET_SVC_VERSION */
-	uint32_t flags;   /**< none defined: zero */
+	uint32_t flags;   /**< UET_SVC_HELLO_F_*, other bits zero */
 	uint64_t rsvd;    /**< zero */
 };
+
+/** The HELLO carries one descriptor (SCM_RIGHTS): the client's own
+ * /proc/self/mem, opened by the client (read-write for remote write and
+ * atomic access). It is how the engine reaches the memory of the
+ * client's remote-access registrations: it names the client's address
+ * space, not its PID, so it reaches nothing once the client exits or
+ * execs. Without it, MR_REG with a remote access bit is -EPERM. */
+#define UET_SVC_HELLO_F_MEM 0x1u
 
 /** Capability bits (uet_svc_hello_rep.caps). */
 /** MR_REG with remote access (the engine reaches client memory by

@@ -145,6 +145,9 @@ struct uet_svc_server_stats {
 	uint32_t mrs;     /**< memory keys held */
 	uint32_t jobs;    /**< {job, PIDonFEP} authorisations held */
 	uint32_t pids;    /**< PIDonFEPs held */
+	/** departed clients whose release runs (their PIDonFEPs, keys,
+	 * jobs, peers and channels counted above until it ends) */
+	uint32_t releasing;
 	/* totals */
 	uint64_t attaches;  /**< connections accepted (HELLO or not) */
 	uint64_t detaches;  /**< connections gone (BYE, EOF, death) */
