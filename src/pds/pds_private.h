@@ -282,17 +282,22 @@ struct pds_tnode {
 };
 
 /*
- * A target PDC that was freed (closed, given up or replaced): who opened it
- * and at which Start_PSN. A SYN of that {FA, spdcid} with that Start_PSN is
- * a late duplicate of the closed incarnation (pds_tgt.c DECISION). One
- * entry per hash bucket, newest wins: bounded by the PDC pool size.
+ * A record of one incarnation {FA, spdcid, Start_PSN} of a target PDC:
+ * freed (closed, given up or replaced), or refused with NEW_START_PSN
+ * (pds_tgt.c DECISIONs). Its SYNs are late duplicates, or refused again.
+ * PDS_TOMB_WAYS records per hash bucket, so the incarnations of one
+ * reused id do not overwrite each other; the oldest record is evicted.
  */
 struct pds_tomb {
 	struct uet_pds_fa peer;
 	uint32_t start_psn;
+	uint32_t seq;        /* insertion order (eviction) */
 	uint16_t rid;
 	bool used;
+	bool refused;        /* refused with NEW_START_PSN, never opened */
 };
+
+#define PDS_TOMB_WAYS 4
 
 /* Index free list. */
 struct pds_pool {
@@ -373,8 +378,10 @@ struct uet_pds {
 	struct pds_htab ikey;    /* initiator {job, FA, TC, mode} */
 	uint32_t ikey_last;      /* last ikey hit (index), PDS_NIL: none */
 	struct pds_htab tkey;    /* target {FA, spdcid} */
-	struct pds_tomb *tomb;   /* target PDCs freed, by {FA, spdcid} */
-	uint32_t tomb_mask;
+	struct pds_tomb *tomb;   /* incarnations freed or refused, by
+				  * {FA, spdcid}: PDS_TOMB_WAYS a bucket */
+	uint32_t tomb_mask;      /* buckets - 1 */
+	uint32_t tomb_seq;
 
 	struct pds_slot *tx_blk; /* [tx_blocks * tx_window] */
 	struct pds_pool tx_pool;
@@ -564,9 +571,11 @@ struct pds_pdc *pds_tkey_find(struct uet_pds *p, const struct uet_pds_fa *fa,
 			      uint16_t spdcid);
 void pds_tkey_add(struct uet_pds *p, struct pds_pdc *c);
 void pds_tkey_del(struct uet_pds *p, struct pds_pdc *c);
-void pds_tomb_add(struct uet_pds *p, const struct pds_pdc *c);
-bool pds_tomb_match(const struct uet_pds *p, const struct uet_pds_fa *fa,
-		    uint16_t spdcid, uint32_t start_psn);
+void pds_tomb_add(struct uet_pds *p, const struct uet_pds_fa *fa,
+		  uint16_t spdcid, uint32_t start_psn, bool refused);
+const struct pds_tomb *pds_tomb_find(const struct uet_pds *p,
+				     const struct uet_pds_fa *fa,
+				     uint16_t spdcid, uint32_t start_psn);
 bool pds_tx_blk_attach(struct uet_pds *p, struct pds_pdc *c);
 void pds_tx_blk_detach(struct uet_pds *p, struct pds_pdc *c);
 bool pds_rx_blk_attach(struct uet_pds *p, struct pds_pdc *c);
@@ -719,6 +728,8 @@ int pds_ret_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 
 /* ---- pds_tgt_ack.c: ACK generation, receive-side timers ---- */
 void pds_tgt_want_ack(struct uet_pds *p, struct pds_pdc *c);
+void pds_tgt_ev_set(struct uet_pds *p, struct pds_pdc *c,
+		    const struct uet_pds_rx_meta *m);
 void pds_tgt_ack_kick(struct uet_pds *p, struct pds_pdc *c);
 void pds_tgt_resp_sack(struct uet_pds *p, struct pds_pdc *c,
 		       struct uet_pds_tx *tx);
