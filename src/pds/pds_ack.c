@@ -415,6 +415,10 @@ pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 
 	if (c == NULL || !pds_ack_check(p, c, a))
 		return -EBADMSG;
+	/* MP_Range (UEC 1.0 PDS ACK_CC mpr: log2 of PSNs the receiver
+	 * tracks); 0 and absurd values say nothing (pds_init_range). */
+	if (h->type == UET_PDS_TYPE_ACK_CC && a->mpr != 0 && a->mpr < 32)
+		c->u.i.mpr = a->mpr;
 	/* The ACK echoes the EV of the packet that triggered it, and its M
 	 * flag (UEC 1.0 section 3.6.16; pds_lb.c DECISION). */
 	pds_lb_ack(p, c, m->ev, (h->flags & UET_PDS_F_M) != 0, now);

@@ -382,7 +382,8 @@ pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	if (c->state == PDC_FREE || (c->flags & PDC_F_BACKOFF))
 		return 0;
 	k = pds_init_tx_retx(p, c, now, tx, n);
-	while (k < n && c->u.i.snd != c->u.i.nxt) {
+	while (k < n && c->u.i.snd != c->u.i.nxt &&
+	       c->u.i.snd - c->u.i.una < pds_init_range(p, c)) {
 		sl = pds_slot(p, c, c->u.i.snd);
 		if (!pds_init_gate(p, c, sl->len)) {
 			pds_init_credit_req(p, c, now);
@@ -391,6 +392,11 @@ pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		pds_init_emit(p, c, c->u.i.snd, false, now, &tx[k++]);
 		c->u.i.snd++;
 	}
+	/* Stopped at the peer's range: off the active list (has_work)
+	 * until the ACK that moves una kicks the PDC. */
+	if (c->u.i.snd != c->u.i.nxt &&
+	    c->u.i.snd - c->u.i.una >= pds_init_range(p, c))
+		p->st.mpr_limited++;
 	/* Nothing to carry CLEAR_PSN: send a CLEAR CP (UEC 1.0 PDS). */
 	if (pds_init_clear_due(p, c) && pds_init_clear_tx(p, c, now)) {
 		if (uet_psn_ge(c->u.i.una - 1, c->u.i.resp_psn))
@@ -410,7 +416,9 @@ pds_init_has_work(struct uet_pds *p, const struct pds_pdc *c, uint64_t now)
 	(void)now;
 	if (c->state == PDC_FREE || (c->flags & PDC_F_BACKOFF))
 		return false;
-	return c->u.i.n_retx > 0 || c->u.i.snd != c->u.i.nxt ||
+	return c->u.i.n_retx > 0 ||
+	       (c->u.i.snd != c->u.i.nxt &&
+		c->u.i.snd - c->u.i.una < pds_init_range(p, c)) ||
 	       pds_init_clear_due(p, c);
 }
 

@@ -86,6 +86,8 @@ struct pds_init {
 	uint64_t probe_ns;   /* when the outstanding PROBE left */
 	uint32_t probe_psn;  /* snd when the PROBE left */
 	uint16_t probe_id;   /* probe_opaque of the outstanding PROBE */
+	uint8_t mpr;         /* log2 of the peer's MP_Range (ACK_CC), 0:
+			      * not told yet (pds_init_range) */
 	uint32_t srtt_ns;    /* smoothed RTT, 0: no sample yet */
 	uint64_t rack_ns;    /* latest send time of an acknowledged packet */
 };
@@ -637,6 +639,23 @@ pds_rudi_node(const struct uet_pds *p, uint32_t rudi)
 }
 
 /* ---- pds_init.c: initiator ---- */
+
+/*
+ * PSNs past una this end may have sent (UEC 1.0 MP_Range): the receiver
+ * NACKs a PSN beyond its range (PSN_OOR_WINDOW) instead of taking it, so
+ * never send past the range its ACK_CCs advertise. DECISION: until one
+ * told it, assume the peer's receive window is our own (both ends of a
+ * fabric normally share one configuration); an ACK_CC corrects it.
+ */
+static inline uint32_t
+pds_init_range(const struct uet_pds *p, const struct pds_pdc *c)
+{
+	uint32_t r = c->u.i.mpr != 0 ? UINT32_C(1) << c->u.i.mpr :
+				       p->cfg.rx_window;
+
+	return r < p->cfg.tx_window ? r : p->cfg.tx_window;
+}
+
 int pds_init_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 		    uint64_t now);
 int pds_init_submit_ret(struct uet_pds *p, const struct uet_pds_submit *s,
