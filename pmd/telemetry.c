@@ -313,6 +313,7 @@ fill_ses(const struct uet_engine *e, const struct uet_engine_stats *s,
 		add_ctx_u64(d, i, "msg_ok", ss->msg_ok);
 		add_ctx_u64(d, i, "msg_err", ss->msg_err);
 		add_ctx_u64(d, i, "rx_bad", ss->rx_bad);
+		add_ctx_u64(d, i, "ret_refused", ss->ret_refused);
 		add_ctx_u64(d, i, "tgt_exhaust", ss->tgt_exhaust);
 		add_ctx_u64(d, i, "unexp_drop", ss->unexp_drop);
 		add_ctx_u64(d, i, "dgram_drop", ss->dgram_drop);
