@@ -301,14 +301,15 @@ pds_init_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx,
 	}
 	/* The RTO runs from the oldest transmission in flight. The progress
 	 * clock (pds_nack_limit, the NACK retransmit limit of UEC 1.0
-	 * 3.5.20.3.1) restarts only when the PDC leaves idle: the first
-	 * transmission of the oldest incomplete PSN. A resend of a NACKed
-	 * packet alone in flight is no progress, or a packet trimmed at
-	 * every attempt would never reach the limit. */
-	if (c->u.i.inflight == 0)
+	 * 3.5.20.3.1) restarts only when the PDC leaves idle: a first
+	 * transmission with nothing in flight nor marked for resending. A
+	 * resend of a NACKed packet alone in flight is no progress, or a
+	 * packet trimmed at every attempt would never reach the limit. */
+	if (c->u.i.inflight == 0) {
 		c->u.i.rto_base = now;
-	if (!retx && psn == c->u.i.una)
-		c->u.i.progress_ns = now;
+		if (!retx && c->u.i.n_retx == 0)
+			c->u.i.progress_ns = now;
+	}
 	sl->state = SLOT_SENT;
 	sl->sent_ns = now;
 	c->u.i.inflight += sl->len;
