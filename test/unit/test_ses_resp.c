@@ -157,6 +157,83 @@ ses_init_ret_rx__read_moved_close_req_lost_completes(void **state)
 }
 
 static int
+setup_rdv(void **state)
+{
+	(void)state;
+	if (sfw_init_rdv(&w, UET_PROFILE_HPC, 0x5e5f1ull, 100) != 0)
+		return -1;
+	mem = calloc(1, 65536);
+	rbuf = calloc(1, 65536);
+	if (mem == NULL || rbuf == NULL)
+		return -1;
+	fill(mem, 65536, 8);
+	return 0;
+}
+
+/*
+ * The rendezvous read-back is a READ of the receiver's (node 1) to the
+ * sender (node 0), matched by the same lookup. Node 0 asks to close the
+ * PDC node 1 opened to it just as the receive is posted: the read-back's
+ * request meets the closing PDC, moves to a new PDC, and its data
+ * completes both the receive and the send with exact bytes.
+ */
+static void
+ses_init_ret_rx__rdv_readback_moved_completes(void **state)
+{
+	uint8_t *wmem = calloc(1, 4096);
+	struct uet_ses_recv r;
+	struct uet_ses_wr wr;
+	uint32_t h = UINT32_MAX, k;
+	uint64_t wkey, sent;
+
+	(void)state;
+	assert_non_null(wmem);
+	/* Node 1 -> node 0 PDC: a WRITE opens it, in the traffic class
+	 * the read-back uses. */
+	wkey = sfw_mr(&w, 0, wmem, 4096, UET_SES_MR_REMOTE_WRITE, false);
+	sfw_wr(&w, 1, &wr, UET_SES_WR_WRITE, rbuf, 64);
+	wr.tc = 0;
+	wr.rkey = wkey;
+	wr.context = 50;
+	assert_int_equal(uet_ses_submit(w.n[1].ses, &wr, NULL), 0);
+	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_int_equal(cqe(1, 50)->status, 0);
+	/* A rendezvous send waits, unexpected, for its receive. */
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, mem, LEN);
+	wr.context = 1;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	for (k = 0; k < 100000 &&
+	     uet_ses_stats_get(w.n[1].ses)->rx_rc[UET_RC_OK] == 0; k++)
+		sfw_step(&w, 1000);
+	assert_int_equal(uet_pds_pdc_foreach(w.n[0].pds, tgt_handle_cb, &h),
+			 1);
+	/* The receive is posted; once its read-back's request is on the
+	 * wire, node 0 asks to close: the two cross. */
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = 100;
+	r.buf = rbuf;
+	r.len = LEN;
+	sent = uet_pds_stats_get(w.n[1].pds)->tx_type[UET_PDS_TYPE_RUD_REQ];
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	for (k = 0; k < 1000 && sent ==
+	     uet_pds_stats_get(w.n[1].pds)->tx_type[UET_PDS_TYPE_RUD_REQ]; k++)
+		sfw_step(&w, 100);
+	assert_int_equal(uet_pds_pdc_close(w.n[0].pds, h, w.now), 0);
+	assert_true(sfw_run_cq(&w, 1, 2, RUN_NS));
+	assert_int_equal(cqe(1, 100)->status, 0);
+	assert_int_equal(cqe(1, 100)->len, LEN);
+	assert_memory_equal(rbuf, mem, LEN);
+	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_int_equal(cqe(0, 1)->status, 0);
+	assert_true(uet_pds_stats_get(w.n[1].pds)->nack_rx[UET_NACK_CLOSING]
+		    >= 1);
+	assert_int_equal(uet_ses_stats_get(w.n[1].ses)->rx_bad, 0);
+	assert_true(sfw_run_idle(&w, RUN_NS));
+	free(wmem);
+}
+
+static int
 init_pdc_cb(const struct uet_pds_pdc_info *i, void *arg)
 {
 	if (i->role != 0)
@@ -268,6 +345,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			ses_init_ret_rx__unmatched_data_refused, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_init_ret_rx__rdv_readback_moved_completes,
+			setup_rdv, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
