@@ -347,6 +347,7 @@ pds_ack_check(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_ack *a)
 		 * dpdcid. */
 		c->rid = a->spdcid;
 		c->state = PDC_OPEN;
+		pds_init_syn_open(p, c);
 	} else if (a->spdcid != c->rid) {
 		p->st.rx_stale++;
 		return false;
@@ -663,11 +664,18 @@ static int
 pds_nack_new_start(struct uet_pds *p, struct pds_pdc *c,
 		   const struct uet_pds_nack *n, uint64_t now)
 {
+	struct pds_slot *sl;
+
 	if (c->role != PDS_ROLE_INIT || c->state != PDC_SYN) {
 		p->st.rx_stale++;
 		return 0;
 	}
-	pds_init_new_start(p, c, n->payload, now);
+	sl = pds_slot(p, c, n->psn);
+	if (sl->state != SLOT_SENT && sl->state != SLOT_RETX) {
+		p->st.rx_stale++; /* answered already */
+		return 0;
+	}
+	pds_init_syn_refused(p, c, sl, n->payload, now);
 	return 0;
 }
 

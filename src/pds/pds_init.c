@@ -597,6 +597,12 @@ static void
 pds_init_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	p->st.rto_fires++;
+	/* Refused under SYN, the rest of the burst never answered: renumber
+	 * now (pds_init_syn_refused). */
+	if (c->state == PDC_SYN && pds_init_syn_refused_any(p, c)) {
+		pds_init_new_start(p, c, c->start_psn, now);
+		return;
+	}
 	/* UEC 1.0 PDS retransmission: RTO = RTO_INIT x 2^retry (capped at
 	 * rto_max), then fail and close. */
 	if (++c->u.i.retries > p->cfg.max_retries) {

@@ -153,6 +153,8 @@ enum pds_slot_state {
 	SLOT_RETX,     /* marked for retransmission */
 	SLOT_WAIT,     /* acknowledged, waiting for the SES response */
 	SLOT_DONE,     /* complete, waiting for una to pass */
+	SLOT_REFUSED,  /* SYN state: NACKed NEW_START_PSN, the rest of its
+			* burst not answered yet (pds_init_syn_refused) */
 };
 
 #define SLOT_F_RESP   0x01u /* completes on the SES response */
@@ -703,6 +705,10 @@ void pds_init_probe_reply(struct uet_pds *p, struct pds_pdc *c,
 bool pds_init_backoff(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 void pds_init_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
 			uint64_t now);
+void pds_init_syn_refused(struct uet_pds *p, struct pds_pdc *c,
+			  struct pds_slot *sl, uint32_t want, uint64_t now);
+bool pds_init_syn_refused_any(struct uet_pds *p, const struct pds_pdc *c);
+void pds_init_syn_open(struct uet_pds *p, struct pds_pdc *c);
 uint32_t pds_init_credit_target(struct uet_pds *p, struct pds_pdc *c,
 				uint8_t *ccc_id);
 void pds_init_credit_req(struct uet_pds *p, struct pds_pdc *c,

@@ -906,6 +906,7 @@ pds_ret_match(struct uet_pds *p, struct pds_pdc *c,
 		return false;
 	c->rid = ri->spdcid;
 	c->state = PDC_OPEN;
+	pds_init_syn_open(p, c);
 	return true;
 }
 

@@ -1221,8 +1221,9 @@ static void
 pds_tgt_syn_known__new_start_decided_once_per_incarnation(void **state)
 {
 	struct uet_pds_tx r0 = one_req(UET_PDS_MODE_RUD, 1, 0), a, b[5], nk;
+	struct uet_pds_tx more[8];
 	struct uet_pds_config cfg;
-	uint32_t range[2] = { 10, 15 }, k;
+	uint32_t range[2] = { 10, 15 }, k, m;
 
 	(void)state;
 	fw_inject(&W, 1, &r0, false, false);
@@ -1251,8 +1252,13 @@ pds_tgt_syn_known__new_start_decided_once_per_incarnation(void **state)
 		assert_int_equal(W.delivered[k], 0);
 	assert_int_equal(fw_st(1)->syn_refused, 4);
 	assert_int_equal(fw_st(1)->syn_replace, 0);
-	/* The first NACK reaches the initiator first; the others follow. */
+	/* The first NACK reaches the initiator first, the others follow;
+	 * it renumbers once the whole burst was answered. */
+	m = fw_take(&W, 1, more, 8);
+	assert_int_equal(m, 4);
 	fw_inject(&W, 0, &nk, false, false);
+	for (k = 0; k < m; k++)
+		fw_inject(&W, 0, &more[k], false, false);
 	assert_int_equal(fw_st(0)->new_start, 1);
 	assert_true(fw_run(&W, 1000, 100000000ull, all_of, range));
 	for (k = 10; k < 15; k++) {
