@@ -301,8 +301,8 @@ pds_tgt_syn_replaces(struct uet_pds *p, const struct pds_pdc *c,
  * - refused with NEW_START_PSN: refused again, whatever the hold-off says
  *   now. The decision is taken once per incarnation, so a burst of SYNs
  *   is accepted whole or not at all, and the initiator, which renumbers
- *   everything it sent on the NACK (pds_init_new_start), delivers
- *   nothing twice.
+ *   the burst once all of it was refused (pds_init_syn_refused),
+ *   delivers nothing twice.
  * true when the SYN was dealt with.
  */
 static void pds_tgt_nack_new_start(struct uet_pds *p,
