@@ -52,6 +52,8 @@ pds_pdc_psn_init(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	c->u.t.cack = c->start_psn - 1;
 	c->u.t.hi = c->u.t.cack;
 	c->u.t.rod_nacked = c->u.t.cack;
+	c->u.i.rod_wnd = (uint16_t)p->cfg.tx_window;
+	c->u.i.rod_acked = 0;
 	p->cc->init(p->cc_inst, c->cc, &cp, now);
 	pds_lb_pdc_init(p, c);
 }
@@ -249,7 +251,8 @@ pds_init_hdr_req(struct uet_pds *p, struct pds_pdc *c,
 
 	pds_init_hdr_type(p, c, h);
 	h->next_hdr = sl->kind;
-	if ((sl->flags & SLOT_F_AR) || pds_init_ar(p, c))
+	if ((sl->flags & SLOT_F_AR) || pds_init_ar(p, c) ||
+	    pds_rod_wnd_last(p, c, psn))
 		h->flags |= UET_PDS_F_AR;
 	/* CLEAR_PSN rides on every request (UEC 1.0 CLEAR_PSN). */
 	if (clr < INT16_MIN)
@@ -308,6 +311,67 @@ pds_init_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx,
 	c->u.i.inflight += sl->len;
 	if (!(sl->flags & SLOT_F_CP))
 		p->cc->on_send(p->cc_inst, c->cc, pds_nominal(sl), retx, now);
+}
+
+/*
+ * ROD go-back-N window (UEC 1.0 3.5.7.2: the target drops every packet
+ * past a hole and the sender resends from it): what a loss costs is what
+ * flew past the hole before the NACK came back, so a ROD PDC's packets in
+ * flight are cut in half at each go-back-N, down to rod_wnd_min, and grow
+ * by one per window acknowledged (additive increase, multiplicative
+ * decrease). What the wire carries is unchanged; only when new packets
+ * leave. Resends from the hole are within the window already.
+ */
+static bool
+pds_rod_wnd_on(const struct uet_pds *p, const struct pds_pdc *c)
+{
+	return c->mode == UET_PDS_MODE_ROD && p->cfg.rod_wnd_min != 0;
+}
+
+/* Room for PSN snd in the ROD window (always, outside ROD). */
+static bool
+pds_rod_wnd_room(const struct uet_pds *p, const struct pds_pdc *c)
+{
+	return !pds_rod_wnd_on(p, c) ||
+	       c->u.i.snd - c->u.i.una < c->u.i.rod_wnd;
+}
+
+/* @p psn fills the ROD window: AR, so that the target's ACK opens it
+ * again without waiting for the ACK coalescing delay. */
+bool
+pds_rod_wnd_last(const struct uet_pds *p, const struct pds_pdc *c,
+		 uint32_t psn)
+{
+	return pds_rod_wnd_on(p, c) &&
+	       psn - c->u.i.una + 1 >= c->u.i.rod_wnd;
+}
+
+void
+pds_rod_wnd_cut(struct uet_pds *p, struct pds_pdc *c)
+{
+	struct pds_init *i = &c->u.i;
+	uint32_t half = i->rod_wnd / 2u;
+
+	if (!pds_rod_wnd_on(p, c))
+		return;
+	i->rod_wnd = (uint16_t)(half > p->cfg.rod_wnd_min ? half :
+				p->cfg.rod_wnd_min);
+	i->rod_acked = 0;
+}
+
+void
+pds_rod_wnd_grow(struct uet_pds *p, struct pds_pdc *c, uint32_t acked)
+{
+	struct pds_init *i = &c->u.i;
+	uint32_t n = i->rod_acked + acked;
+
+	if (!pds_rod_wnd_on(p, c) || i->rod_wnd >= p->cfg.tx_window)
+		return;
+	if (n >= i->rod_wnd) {
+		n -= i->rod_wnd;
+		i->rod_wnd++;
+	}
+	i->rod_acked = (uint16_t)(n < i->rod_wnd ? n : i->rod_wnd);
 }
 
 static bool
@@ -378,6 +442,8 @@ pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	k = pds_init_tx_retx(p, c, now, tx, n);
 	while (k < n && c->u.i.snd != c->u.i.nxt) {
 		sl = pds_slot(p, c, c->u.i.snd);
+		if (!pds_rod_wnd_room(p, c))
+			break; /* the ACK of the packet with AR opens it */
 		if (!pds_init_gate(p, c, sl->len)) {
 			pds_init_credit_req(p, c, now);
 			break;
@@ -404,7 +470,8 @@ pds_init_has_work(struct uet_pds *p, const struct pds_pdc *c, uint64_t now)
 	(void)now;
 	if (c->state == PDC_FREE || (c->flags & PDC_F_BACKOFF))
 		return false;
-	return c->u.i.n_retx > 0 || c->u.i.snd != c->u.i.nxt ||
+	return c->u.i.n_retx > 0 ||
+	       (c->u.i.snd != c->u.i.nxt && pds_rod_wnd_room(p, c)) ||
 	       pds_init_clear_due(p, c);
 }
 
