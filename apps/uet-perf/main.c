@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -835,6 +836,28 @@ perf_ses_print(const struct perf_report *r, FILE *f)
 				     "sequence numbers only");
 }
 
+/* A signal that ends an in-process run: the EAL's runtime directory goes
+ * with the process (exit handlers do not run), then the default action. */
+static void
+on_fatal_signal(int sig)
+{
+	uet_engine_eal_rundir_purge();
+	(void)raise(sig); /* SA_RESETHAND: the default action now */
+}
+
+static void
+fatal_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fatal_signal;
+	sa.sa_flags = (int)SA_RESETHAND;
+	for (unsigned int i = 0; i < RTE_DIM(sigs); i++)
+		(void)sigaction(sigs[i], &sa, NULL);
+}
+
 /* EAL of the in-process modes: built-in or [eal] args of --config. */
 static int
 eal_up(const struct perf_opts *o)
@@ -855,9 +878,12 @@ eal_up(const struct perf_opts *o)
 	}
 	if (o->eal_args != NULL)
 		eal = o->eal_args;
+	fatal_signals();
 	rc = uet_engine_eal_init("uet-perf", eal, NULL);
 	if (rc < 0) {
-		fprintf(stderr, "uet-perf: EAL init: %s\n", strerror(-rc));
+		fprintf(stderr, "uet-perf: EAL init failed: %s (the EAL's "
+			"lines above say why; EAL options: %s)\n",
+			strerror(-rc), eal);
 		return 1;
 	}
 	return 0;
