@@ -319,19 +319,55 @@ check_roles(const struct perf_opts *o, unsigned int twoproc_flags,
 	return 0;
 }
 
+const char *
+perf_settings_conflict(const struct perf_opts *o, unsigned int given,
+		       const char **flag)
+{
+	bool incast = (o->modes & (1u << 3)) != 0;
+	const char *why;
+
+	*flag = "--mode";
+	if (incast && o->modes != (1u << 3))
+		return "incast runs alone (not in a list)";
+	*flag = "--peers";
+	if (o->peers && !incast && !o->interactive)
+		return "needs --mode incast";
+	*flag = "--ulp ses";
+	for (unsigned int i = 0; o->ulp == PERF_ULP_SES && i < PERF_NB_MODES;
+	     i++) {
+		why = (o->modes & (1u << i)) ?
+		      perf_ses_unsupported(perf_modes[i], o) : NULL;
+		if (why != NULL)
+			return why;
+	}
+	*flag = "--op/--tagged";
+	if (((given & PERF_SET_OP) || o->tagged) && o->ulp != PERF_ULP_SES)
+		return "need --ulp ses";
+	*flag = "--op";
+	if ((given & PERF_SET_OP) && !o->interactive &&
+	    !(o->modes & (1u << 2)))
+		return "applies to --mode bw (msgrate and latency send)";
+	*flag = "--tagged";
+	if (o->tagged && o->op != PERF_OP_SEND && !o->interactive &&
+	    o->modes == (1u << 2))
+		return "applies to sends (--op send)";
+	*flag = NULL;
+	return NULL;
+}
+
 /* Impossible combinations of otherwise valid flags. */
 static int
 check_combos(struct perf_opts *o, unsigned int twoproc_flags,
 	     unsigned int test_flags, unsigned int ses_flags)
 {
-	bool incast = (o->modes & (1u << 3)) != 0;
+	const char *why, *flag;
 
-	if (incast && o->modes != (1u << 3))
-		return bad_arg("--mode", "incast runs alone (not in a list)");
-	if (o->peers && !incast && !o->interactive)
-		return bad_arg("--peers", "needs --mode incast");
+	why = perf_settings_conflict(o, (ses_flags & 1) ? PERF_SET_OP : 0,
+				     &flag);
+	if (why != NULL)
+		return bad_arg(flag, why);
 	if (o->role != PERF_ROLE_NONE) {
-		if (incast)
+		if (o->modes & (1u << 3))
 			return bad_arg("--mode incast", "runs in one process "
 				       "(no --role)");
 		if (o->interactive)
@@ -344,25 +380,8 @@ check_combos(struct perf_opts *o, unsigned int twoproc_flags,
 	}
 	if (o->interactive && o->json)
 		return bad_arg("--json", "is for batch runs (not with -i)");
-	if (o->ulp == PERF_ULP_SES) {
-		if (o->role != PERF_ROLE_NONE)
-			return bad_arg("--ulp ses", "runs in one process (no "
-				       "--role)");
-		for (unsigned int i = 0; i < PERF_NB_MODES; i++)
-			if ((o->modes & (1u << i)) &&
-			    perf_ses_unsupported(perf_modes[i], o) != NULL)
-				return bad_arg("--ulp ses",
-					perf_ses_unsupported(perf_modes[i], o));
-	}
-	if (ses_flags && o->ulp != PERF_ULP_SES)
-		return bad_arg("--op/--tagged", "need --ulp ses");
-	if ((ses_flags & 1) && !o->interactive &&
-	    !(o->modes & (1u << 2)))
-		return bad_arg("--op", "applies to --mode bw (msgrate and "
-			       "latency send)");
-	if (o->tagged && o->op != PERF_OP_SEND && !o->interactive &&
-	    o->modes == (1u << 2))
-		return bad_arg("--tagged", "applies to sends (--op send)");
+	if (o->ulp == PERF_ULP_SES && o->role != PERF_ROLE_NONE)
+		return bad_arg("--ulp ses", "runs in one process (no --role)");
 	if (o->csv != NULL && o->interval_ms == 0)
 		o->interval_ms = 1000;
 	return check_roles(o, twoproc_flags, test_flags);
