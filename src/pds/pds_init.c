@@ -579,8 +579,11 @@ pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c)
 	if (i->una != i->snd) {
 		rto = i->rto_base + pds_rto_ns(p, i->retries);
 		d = rto;
+		/* a tail: nothing left to send, or nothing that may
+		 * leave before an ACK (a full ROD window) */
 		if (p->cfg.tlp_ns && !(c->flags & PDC_F_TLP) &&
-		    i->snd == i->nxt && i->retries == 0 &&
+		    (i->snd == i->nxt || !pds_rod_wnd_room(p, c)) &&
+		    i->retries == 0 &&
 		    i->rto_base + p->cfg.tlp_ns < rto)
 			d = i->rto_base + p->cfg.tlp_ns;
 		return d;

@@ -604,6 +604,30 @@ pds_rod_wnd__goback_halves_ar_fills_ack_grows(void **state)
 	assert_int_equal(i->rod_wnd, W.pds[0]->cfg.rod_wnd_min + 5);
 }
 
+/* A full ROD window is a tail: nothing more leaves before an ACK, so its
+ * loss is probed after tlp_ns (PROBE), not left to the RTO, although
+ * requests are still queued behind the window. */
+static void
+pds_rod_wnd__full_window_lost_gets_a_tail_probe(void **state)
+{
+	uint32_t one = 1, k;
+	struct uet_pds_tx tx[64];
+
+	(void)state;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, 0, 0), 0);
+	assert_true(fw_run(&W, 1000, 1000000ull, done_below, &one));
+	W.pds[0]->pdc[0].u.i.rod_wnd = 8;
+	for (k = 1; k <= 20; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
+	assert_int_equal(fw_take(&W, 0, tx, 64), 8);   /* all lost */
+	W.f[0].dead = true;
+	while (W.now < 2 * W.pds[0]->cfg.tlp_ns &&
+	       fw_st(0)->tlp_fires + fw_st(0)->rto_fires == 0)
+		fw_step(&W, 1000);
+	assert_int_equal(fw_st(0)->tlp_fires, 1);
+	assert_int_equal(fw_st(0)->rto_fires, 0);
+}
+
 /* rod_wnd_min 0: no ROD window, a go-back leaves the flight as it was. */
 static void
 rod_wnd_off(struct uet_pds_config *cfg)
@@ -763,6 +787,7 @@ main(void)
 			setup_rto_max_4ms),
 		T(pds_rod_wnd__goback_halves_ar_fills_ack_grows),
 		FW_TEST(pds_rod_wnd__off_keeps_flight, setup_rod_wnd_off),
+		T(pds_rod_wnd__full_window_lost_gets_a_tail_probe),
 		FW_TEST(pds_rod_wnd__one_percent_loss_costs_at_most_10_per_drop,
 			setup_rod_loss),
 		FW_TEST(pds_rod_wnd__off_one_percent_loss_resends_the_window,
