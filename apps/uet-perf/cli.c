@@ -48,7 +48,7 @@ struct cli {
 	uint64_t runs;              /* runs started (counter) */
 	uint64_t runs_failed;       /* ... not verified or not set up */
 	const char *last;           /* the last run's test, NULL: none */
-	bool last_failed;
+	const char *last_result;    /* ... "verified" or how it failed */
 };
 
 static struct cli cli;
@@ -85,11 +85,11 @@ err(const char *fmt, ...)
 /* A run ended (or could not start): counted; a failed one makes the
  * prompt exit 1 at the end, as a batch run would. */
 static void
-run_result(const char *test, bool ok)
+run_result(const char *test, bool ok, const char *failure)
 {
 	cli.runs++;
 	cli.last = test;
-	cli.last_failed = !ok;
+	cli.last_result = ok ? "verified" : failure;
 	if (!ok)
 		cli.runs_failed++;
 }
@@ -101,7 +101,7 @@ run_finish(void)
 	cli.running = false;
 	cli.have_report = true;
 	cli.m->print(&cli.rep, stdout);
-	run_result(cli.m->name, cli.rep.verified);
+	run_result(cli.m->name, cli.rep.verified, "FAILED verification");
 	out("%s: %s\n", cli.m->name, cli.rep.verified ? "done, verified" :
 	    "done, NOT verified");
 }
@@ -114,10 +114,10 @@ show_runs(void)
 		out("runs: none yet\n");
 		return;
 	}
-	out("runs: %lu, %lu failed; the last (%s) %s\n",
+	out("runs: %lu, %lu failed; the last (%s) %s%s\n",
 	    (unsigned long)cli.runs, (unsigned long)cli.runs_failed, cli.last,
-	    cli.last_failed ? "FAILED verification (exit status 1 at quit)" :
-	    "verified");
+	    cli.last_result, cli.runs_failed ? " (exit status 1 at quit)" :
+	    "");
 }
 
 /* A --fabric run, synchronous (fabric.c); JSON and CSV are batch-only. */
@@ -136,7 +136,7 @@ fabric_start(void)
 	}
 	out("fabric %s started\n", o.fab.pattern->name);
 	rc = perf_fabric_main(&o);
-	run_result("fabric", rc == 0);
+	run_result("fabric", rc == 0, "FAILED verification");
 	out("fabric: %s\n", rc == 0 ? "done, verified" :
 	    "done, NOT verified");
 }
@@ -164,7 +164,7 @@ cmd_start(void)
 	cli.have_report = false;
 	cli.s = perf_sess_begin(cli.m, &cli.o, &cli.rep);
 	if (cli.s == NULL) {
-		run_result(cli.m->name, false);
+		run_result(cli.m->name, false, "FAILED: could not be set up");
 		err("start: setup failed");
 		return;
 	}

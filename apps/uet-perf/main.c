@@ -855,8 +855,10 @@ perf_ses_print(const struct perf_report *r, FILE *f)
 				     "sequence numbers only");
 }
 
-/* A signal that ends an in-process run: the EAL's runtime directory goes
- * with the process (exit handlers do not run), then the default action. */
+/* A signal that ends the process: the EAL's runtime directory goes with
+ * it (exit handlers do not run), then the default action. With --role,
+ * SIGINT and SIGTERM stop the run instead (twoproc.c); SIGPIPE is a
+ * reader of stdout or stderr gone (uet-perf | head). */
 static void
 on_fatal_signal(int sig)
 {
@@ -867,7 +869,8 @@ on_fatal_signal(int sig)
 static void
 fatal_signals(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+				    SIGPIPE };
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
@@ -897,7 +900,6 @@ eal_up(const struct perf_opts *o)
 	}
 	if (o->eal_args != NULL)
 		eal = o->eal_args;
-	fatal_signals();
 	rc = uet_engine_eal_init("uet-perf", eal, NULL);
 	if (rc < 0) {
 		fprintf(stderr, "uet-perf: EAL init failed: %s (the EAL's "
@@ -1066,6 +1068,7 @@ main(int argc, char **argv)
 		return rc == 1 ? 0 : 2;
 	if (k > 1)
 		o.eal_args = eal;
+	fatal_signals();
 	rc = o.fab.on ? perf_fabric_check(&o) : check_capture(&o);
 	if (rc == 0)
 		rc = open_csv(&o);

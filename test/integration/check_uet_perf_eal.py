@@ -3,7 +3,8 @@
 """uet-perf never leaves an EAL runtime directory behind, whatever ends it:
 a configuration error, an EAL that fails half-way (after making its
 directory), a normal exit, SIGTERM or SIGINT during a run; a directory that
-was there before (a shared --file-prefix) keeps what it holds. The EAL is
+was there before (a shared --file-prefix) keeps what it holds; the reader
+of its output gone (SIGPIPE) too. The EAL is
 pointed at a directory of the test's own with RUNTIME_DIRECTORY (DPDK's
 systemd convention), so the test sees only its own processes and leaves
 nothing in /var/run/dpdk."""
@@ -102,6 +103,21 @@ def main():
             rc = p.wait()
         check(rc == -sig, f"{sig.name}: ended by it, got {rc}")
         check(left() == [], f"{sig.name}: left {left()}")
+
+    # the reader of its output gone (uet-perf ... | head -1): SIGPIPE
+    p = subprocess.Popen([perf, *EAL.split(), "--", "--mode", "msgrate",
+                          "--duration", "60s", "--interval", "20"], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    first = p.stdout.readline()
+    p.stdout.close()
+    try:
+        rc = p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = p.wait()
+    check(first.startswith(b"uet-perf:") and rc == -signal.SIGPIPE,
+          f"SIGPIPE: ended by it, got {rc} after {first[:40]!r}")
+    check(left() == [], f"SIGPIPE: left {left()}")
 
     for name in left():  # never leave anything, even on failure
         subprocess.run(["rm", "-rf", os.path.join(dpdk, name)], check=False)
