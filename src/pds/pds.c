@@ -83,7 +83,7 @@ pds_config_ok(const struct uet_pds_config *c)
 	    ids > (uint64_t)(UET_PDS_PDC_MAX >> c->owner_bits))
 		return false;
 	if (!pds_pow2(c->tx_window) || c->tx_window > UET_PDS_TX_WINDOW_MAX ||
-	    c->tx_window < 4 || c->rod_wnd_min > c->tx_window)
+	    c->tx_window < 4)
 		return false;
 	if (!pds_pow2(c->rx_window) || c->rx_window < UET_PSN_SACK_BITS ||
 	    c->rx_window > 32768)

@@ -350,12 +350,13 @@ void
 pds_rod_wnd_cut(struct uet_pds *p, struct pds_pdc *c)
 {
 	struct pds_init *i = &c->u.i;
-	uint32_t half = i->rod_wnd / 2u;
+	uint32_t half = i->rod_wnd / 2u, floor = p->cfg.rod_wnd_min;
 
 	if (!pds_rod_wnd_on(p, c))
 		return;
-	i->rod_wnd = (uint16_t)(half > p->cfg.rod_wnd_min ? half :
-				p->cfg.rod_wnd_min);
+	if (floor > p->cfg.tx_window)
+		floor = p->cfg.tx_window;
+	i->rod_wnd = (uint16_t)(half > floor ? half : floor);
 	i->rod_acked = 0;
 }
 

@@ -279,7 +279,8 @@ struct uet_pds_config {
 	 * flight, down to this floor; each window's worth of packets
 	 * acknowledged adds one, up to tx_window. Go-back-N resends what
 	 * flew past the hole, so this bounds the cost of a loss; 0: no
-	 * ROD window (tx_window and the CC alone). At most tx_window. */
+	 * ROD window (tx_window and the CC alone); tx_window or more: the
+	 * window never goes below tx_window. */
 	uint32_t rod_wnd_min;
 	/** Bytes per pooled response buffer (stored guaranteed-delivery
 	 * responses, RUDI_RESP responses); 0: UET_PDS_RESP_MAX. At most
