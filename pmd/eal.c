@@ -8,6 +8,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -19,6 +20,8 @@
 
 #include <dirent.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -121,17 +124,109 @@ uet_engine_eal_args_split(const char *prog, const char *args, bool isolate,
 }
 
 /*
- * The EAL leaves its runtime directory (/var/run/dpdk/<prefix>) behind: a
- * primary keeps its shared config, fbarray files and multi-process socket
- * there for secondaries (memif needs that channel, so --no-shconf is not
- * an option there), and nothing removes them at exit: with a prefix per
- * process (an MPI job's ranks) that is one stale directory per rank and
- * run. At exit, a primary that created the directory removes those files
- * and the directory, unless a secondary's socket (mp_socket_<pid>_...)
- * or any other file says someone else uses it. Registered before
- * rte_eal_init(), so it runs after the EAL's own exit handlers.
+ * The EAL's runtime directory: DPDK 22.11 (eal_create_runtime_dir())
+ * makes $RUNTIME_DIRECTORY, else /var/run for root, else $XDG_RUNTIME_DIR
+ * or /tmp, then dpdk/<--file-prefix, "rte" by default>, early in
+ * rte_eal_init(). The EAL never removes it: not when rte_eal_init() fails
+ * after making it, not at exit (an empty directory per run with a prefix
+ * per process), and its sockets stay when a signal ends the process. A
+ * directory this process made (absent before rte_eal_init()) is emptied
+ * and removed after a failed rte_eal_init(), at exit (the hook is
+ * registered before rte_eal_init(), so it runs after the EAL's own exit
+ * handlers) and by uet_engine_eal_rundir_purge() from a signal handler.
+ * One that was there before (a --file-prefix shared with other processes)
+ * is only removed when empty (rmdir), or, at exit, by a primary when it
+ * holds nothing but a primary's own files (a killed run's leftovers with
+ * the same prefix; a secondary's socket there says someone else uses it).
  */
 static char eal_rundir[PATH_MAX];
+static volatile bool eal_rundir_ours;
+static bool eal_primary; /* this process is the EAL primary */
+
+/* Value of the last @p opt ("--opt=v" or "--opt v") in argv, or NULL:
+ * the EAL's getopt keeps the last one too. */
+static const char *
+arg_value(char **argv, int argc, const char *opt)
+{
+	size_t n = strlen(opt);
+	const char *v = NULL;
+
+	for (int i = 1; i < argc; i++) {
+		if (strncmp(argv[i], opt, n) != 0)
+			continue;
+		if (argv[i][n] == '=')
+			v = argv[i] + n + 1;
+		else if (argv[i][n] == '\0' && i + 1 < argc)
+			v = argv[i + 1];
+	}
+	return v;
+}
+
+/* The runtime directory rte_eal_init(@p argv) will make (see above). */
+static int
+eal_rundir_of(char **argv, int argc, char *buf, size_t len)
+{
+	const char *dir = getenv("RUNTIME_DIRECTORY");
+	const char *prefix = arg_value(argv, argc, "--file-prefix");
+	int n;
+
+	if (dir == NULL && getuid() == 0)
+		dir = "/var/run";
+	if (dir == NULL)
+		dir = getenv("XDG_RUNTIME_DIR");
+	if (dir == NULL)
+		dir = "/tmp";
+	if (prefix == NULL || prefix[0] == '\0')
+		prefix = "rte";
+	n = snprintf(buf, len, "%s/dpdk/%s", dir, prefix);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* linux_dirent64, as getdents64(2) fills it */
+struct eal_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+/* Unlink what the directory holds; only async-signal-safe calls. */
+static void
+eal_rundir_empty(const char *path)
+{
+	char buf[2048] __attribute__((aligned(8)));
+	const struct eal_dirent64 *d;
+	long n, off;
+	int fd, rounds;
+
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* bounded: the EAL puts a handful of files there */
+	for (rounds = 0; rounds < 64; rounds++) {
+		n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		for (off = 0; off < n; off += d->d_reclen) {
+			d = (const struct eal_dirent64 *)(buf + off);
+			if (strcmp(d->d_name, ".") != 0 &&
+			    strcmp(d->d_name, "..") != 0)
+				(void)unlinkat(fd, d->d_name, 0);
+		}
+	}
+	close(fd);
+}
+
+void
+uet_engine_eal_rundir_purge(void)
+{
+	if (eal_rundir[0] == '\0')
+		return;
+	if (eal_rundir_ours)
+		eal_rundir_empty(eal_rundir);
+	(void)rmdir(eal_rundir);
+}
 
 /* A file a primary EAL (22.11) creates in its runtime directory. */
 static bool
@@ -143,32 +238,61 @@ eal_rundir_own(const char *name)
 	       strncmp(name, "fbarray_", 8) == 0;
 }
 
-static void
-eal_rundir_remove(void)
+/* Does @p path hold only files of a primary EAL (not at a signal: it
+ * uses opendir)? */
+static bool
+eal_rundir_only_own(const char *path)
 {
 	const struct dirent *e;
-	char path[PATH_MAX + 256];
-	DIR *d;
+	bool own = true;
+	DIR *d = opendir(path);
 
-	if (eal_rundir[0] == '\0')
-		return;
-	d = opendir(eal_rundir);
 	if (d == NULL)
-		return;
-	while ((e = readdir(d)) != NULL)
+		return false;
+	while (own && (e = readdir(d)) != NULL)
 		if (e->d_name[0] != '.' && !eal_rundir_own(e->d_name))
-			goto out; /* someone else's: leave it all */
-	rewinddir(d);
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		(void)snprintf(path, sizeof(path), "%s/%s", eal_rundir,
-			       e->d_name);
-		(void)unlink(path);
-	}
-out:
+			own = false;
 	closedir(d);
-	(void)rmdir(eal_rundir);
+	return own;
+}
+
+static void
+eal_rundir_at_exit(void)
+{
+	/* a primary's files only, left by an earlier run: ours as well */
+	if (eal_rundir[0] != '\0' && !eal_rundir_ours && eal_primary &&
+	    eal_rundir_only_own(eal_rundir))
+		eal_rundir_ours = true;
+	uet_engine_eal_rundir_purge();
+}
+
+/* Before rte_eal_init(): where its directory will be, and whether this
+ * process makes it. */
+static void
+eal_rundir_expect(char **argv, int argc)
+{
+	struct stat st;
+
+	eal_rundir[0] = '\0';
+	eal_rundir_ours = false;
+	if (eal_rundir_of(argv, argc, eal_rundir, sizeof(eal_rundir)) < 0) {
+		eal_rundir[0] = '\0';
+		return;
+	}
+	eal_rundir_ours = stat(eal_rundir, &st) < 0 && errno == ENOENT;
+}
+
+/* After rte_eal_init(): the directory the EAL says it uses; ours only if
+ * it is the one expected (else it may have been there before). */
+static void
+eal_rundir_settle(void)
+{
+	const char *dir = rte_eal_get_runtime_dir();
+
+	if (dir == NULL || dir[0] == '\0' || strcmp(dir, eal_rundir) == 0)
+		return;
+	eal_rundir_ours = false;
+	(void)snprintf(eal_rundir, sizeof(eal_rundir), "%s", dir);
 }
 
 int
@@ -196,20 +320,26 @@ uet_engine_eal_init(const char *prog, const char *args, bool *reused)
 					 UET_ENGINE_EAL_ARGS_MAX + 1);
 	if (argc < 0)
 		return argc;
-	if (!rundir_hook && atexit(eal_rundir_remove) == 0)
+	if (!rundir_hook && atexit(eal_rundir_at_exit) == 0)
 		rundir_hook = true;
+	eal_rundir_expect(argv, argc);
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0) {
-		if (rte_errno == EALREADY) {
+		rc = rte_errno;
+		if (rc == EALREADY) {
 			if (reused != NULL)
 				*reused = true;
+			eal_rundir[0] = '\0'; /* not ours to touch */
 			return 0;
 		}
-		return -rte_errno;
+		/* half-way: its runtime directory may be there already */
+		eal_rundir_settle();
+		uet_engine_eal_rundir_purge();
+		eal_rundir[0] = '\0';
+		return -rc;
 	}
-	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
-		(void)snprintf(eal_rundir, sizeof(eal_rundir), "%s",
-			       rte_eal_get_runtime_dir());
+	eal_rundir_settle();
+	eal_primary = rte_eal_process_type() == RTE_PROC_PRIMARY;
 	return 0;
 }
 

@@ -45,6 +45,10 @@ struct cli {
 	bool have_report;
 	bool tty;
 	uint64_t errors;            /* rejected commands (counter) */
+	uint64_t runs;              /* runs started (counter) */
+	uint64_t runs_failed;       /* ... not verified or not set up */
+	const char *last;           /* the last run's test, NULL: none */
+	const char *last_result;    /* ... "verified" or how it failed */
 };
 
 static struct cli cli;
@@ -78,6 +82,18 @@ err(const char *fmt, ...)
 /* runs                                                                */
 /* ------------------------------------------------------------------ */
 
+/* A run ended (or could not start): counted; a failed one makes the
+ * prompt exit 1 at the end, as a batch run would. */
+static void
+run_result(const char *test, bool ok, const char *failure)
+{
+	cli.runs++;
+	cli.last = test;
+	cli.last_result = ok ? "verified" : failure;
+	if (!ok)
+		cli.runs_failed++;
+}
+
 static void
 run_finish(void)
 {
@@ -85,8 +101,23 @@ run_finish(void)
 	cli.running = false;
 	cli.have_report = true;
 	cli.m->print(&cli.rep, stdout);
+	run_result(cli.m->name, cli.rep.verified, "FAILED verification");
 	out("%s: %s\n", cli.m->name, cli.rep.verified ? "done, verified" :
 	    "done, NOT verified");
+}
+
+/* show stats / show config: how the runs so far went. */
+static void
+show_runs(void)
+{
+	if (cli.last == NULL) {
+		out("runs: none yet\n");
+		return;
+	}
+	out("runs: %lu, %lu failed; the last (%s) %s%s\n",
+	    (unsigned long)cli.runs, (unsigned long)cli.runs_failed, cli.last,
+	    cli.last_result, cli.runs_failed ? " (exit status 1 at quit)" :
+	    "");
 }
 
 /* A --fabric run, synchronous (fabric.c); JSON and CSV are batch-only. */
@@ -105,6 +136,7 @@ fabric_start(void)
 	}
 	out("fabric %s started\n", o.fab.pattern->name);
 	rc = perf_fabric_main(&o);
+	run_result("fabric", rc == 0, "FAILED verification");
 	out("fabric: %s\n", rc == 0 ? "done, verified" :
 	    "done, NOT verified");
 }
@@ -132,6 +164,7 @@ cmd_start(void)
 	cli.have_report = false;
 	cli.s = perf_sess_begin(cli.m, &cli.o, &cli.rep);
 	if (cli.s == NULL) {
+		run_result(cli.m->name, false, "FAILED: could not be set up");
 		err("start: setup failed");
 		return;
 	}
@@ -195,6 +228,7 @@ show_config(void)
 		    o->fab.pattern != NULL ? o->fab.pattern->name :
 		    "permutation", (unsigned long long)(o->fab.flow_size ?
 		    o->fab.flow_size : 2ull << 20));
+	show_runs();
 }
 
 static void
@@ -217,6 +251,7 @@ show_stats(void)
 	    (unsigned long)cli.rep.tx_frames,
 	    cli.rep.complete ? "complete" : "incomplete",
 	    cli.rep.stopped ? " (stopped)" : "");
+	show_runs();
 }
 
 static const char *
@@ -366,6 +401,22 @@ parse_cc(const char *v, struct perf_opts *o)
 	return -EINVAL;
 }
 
+/* The settings @p o as a fabric run takes them (perf_fabric_check, which
+ * prints why not): the test's count, duration, loss and peers are not
+ * the fabric's. */
+static bool
+fabric_refused(const struct perf_opts *o)
+{
+	struct perf_opts t = *o;
+
+	t.fab.on = true;
+	t.count = 0;
+	t.duration = 0;
+	t.loss_ppm = -1;
+	t.peers = 0;
+	return perf_fabric_check(&t) != 0;
+}
+
 /* set fabric on|off|K=V,...: the pairs checked now, kept for start. */
 static int
 set_fabric(const char *v, struct perf_opts *o)
@@ -378,13 +429,8 @@ set_fabric(const char *v, struct perf_opts *o)
 		o->fab.on = false;
 		return 0;
 	}
-	t.fab.on = true;
 	t.fab.spec = strcmp(v, "on") == 0 ? NULL : v;
-	t.count = 0;
-	t.duration = 0;
-	t.loss_ppm = -1;
-	t.peers = 0;
-	if (perf_fabric_check(&t) != 0) {
+	if (fabric_refused(&t)) {
 		err("set fabric: refused (above)");
 		return -EINVAL;
 	}
@@ -518,6 +564,41 @@ bad_mode:
 	return -EINVAL;
 }
 
+/*
+ * The settings after `set KEY VALUE` (@p o, @p m), judged as the command
+ * line judges its flags (perf_settings_conflict, the same function), or,
+ * with the fabric on, as `set fabric` judges them: true (error printed)
+ * when the next start could not run them, so that a combination is
+ * refused when typed, not at start.
+ */
+static bool
+settings_refused(const char *key, const char *v, const struct perf_opts *o,
+		 const struct perf_mode *m)
+{
+	struct perf_opts t = *o;
+	const char *why, *flag;
+
+	if (t.fab.on) {
+		/* set fabric checked them already */
+		if (strcmp(key, "fabric") == 0 || !fabric_refused(&t))
+			return false;
+		err("set %s %s: refused by the fabric run (above)", key, v);
+		return true;
+	}
+	t.interactive = true;
+	t.modes = 0;
+	for (unsigned int i = 0; i < PERF_NB_MODES; i++)
+		if (perf_modes[i] == m)
+			t.modes = 1u << i;
+	why = perf_settings_conflict(&t, strcmp(key, "op") == 0 ?
+				     PERF_SET_OP : 0, &flag);
+	if (why == NULL)
+		return false;
+	err("set %s %s: with the other settings (show config), %s: %s", key,
+	    v, flag, why);
+	return true;
+}
+
 static void
 cmd_set(const char *key, const char *v)
 {
@@ -532,6 +613,8 @@ cmd_set(const char *key, const char *v)
 		err("set %s: a run is in progress (stop it first)", key);
 		return;
 	}
+	if (settings_refused(key, v, &o, m))
+		return;
 	cli.o = o;
 	cli.m = m;
 	out("%s = %s\n", key, v);
@@ -1030,6 +1113,8 @@ perf_cli_main(struct perf_opts *o)
 	}
 	cmdline_stdin_exit(cli.cl);
 	perf_sess_free(cli.s);
-	out("\nbye (%lu rejected commands)\n", (unsigned long)cli.errors);
-	return 0;
+	out("\nbye (%lu rejected commands, %lu of %lu runs failed)\n",
+	    (unsigned long)cli.errors, (unsigned long)cli.runs_failed,
+	    (unsigned long)cli.runs);
+	return cli.runs_failed ? 1 : 0;
 }

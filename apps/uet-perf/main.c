@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -318,19 +319,55 @@ check_roles(const struct perf_opts *o, unsigned int twoproc_flags,
 	return 0;
 }
 
+const char *
+perf_settings_conflict(const struct perf_opts *o, unsigned int given,
+		       const char **flag)
+{
+	bool incast = (o->modes & (1u << 3)) != 0;
+	const char *why;
+
+	*flag = "--mode";
+	if (incast && o->modes != (1u << 3))
+		return "incast runs alone (not in a list)";
+	*flag = "--peers";
+	if (o->peers && !incast && !o->interactive)
+		return "needs --mode incast";
+	*flag = "--ulp ses";
+	for (unsigned int i = 0; o->ulp == PERF_ULP_SES && i < PERF_NB_MODES;
+	     i++) {
+		why = (o->modes & (1u << i)) ?
+		      perf_ses_unsupported(perf_modes[i], o) : NULL;
+		if (why != NULL)
+			return why;
+	}
+	*flag = "--op/--tagged";
+	if (((given & PERF_SET_OP) || o->tagged) && o->ulp != PERF_ULP_SES)
+		return "need --ulp ses";
+	*flag = "--op";
+	if ((given & PERF_SET_OP) && !o->interactive &&
+	    !(o->modes & (1u << 2)))
+		return "applies to --mode bw (msgrate and latency send)";
+	*flag = "--tagged";
+	if (o->tagged && o->op != PERF_OP_SEND && !o->interactive &&
+	    o->modes == (1u << 2))
+		return "applies to sends (--op send)";
+	*flag = NULL;
+	return NULL;
+}
+
 /* Impossible combinations of otherwise valid flags. */
 static int
 check_combos(struct perf_opts *o, unsigned int twoproc_flags,
 	     unsigned int test_flags, unsigned int ses_flags)
 {
-	bool incast = (o->modes & (1u << 3)) != 0;
+	const char *why, *flag;
 
-	if (incast && o->modes != (1u << 3))
-		return bad_arg("--mode", "incast runs alone (not in a list)");
-	if (o->peers && !incast && !o->interactive)
-		return bad_arg("--peers", "needs --mode incast");
+	why = perf_settings_conflict(o, (ses_flags & 1) ? PERF_SET_OP : 0,
+				     &flag);
+	if (why != NULL)
+		return bad_arg(flag, why);
 	if (o->role != PERF_ROLE_NONE) {
-		if (incast)
+		if (o->modes & (1u << 3))
 			return bad_arg("--mode incast", "runs in one process "
 				       "(no --role)");
 		if (o->interactive)
@@ -343,25 +380,8 @@ check_combos(struct perf_opts *o, unsigned int twoproc_flags,
 	}
 	if (o->interactive && o->json)
 		return bad_arg("--json", "is for batch runs (not with -i)");
-	if (o->ulp == PERF_ULP_SES) {
-		if (o->role != PERF_ROLE_NONE)
-			return bad_arg("--ulp ses", "runs in one process (no "
-				       "--role)");
-		for (unsigned int i = 0; i < PERF_NB_MODES; i++)
-			if ((o->modes & (1u << i)) &&
-			    perf_ses_unsupported(perf_modes[i], o) != NULL)
-				return bad_arg("--ulp ses",
-					perf_ses_unsupported(perf_modes[i], o));
-	}
-	if (ses_flags && o->ulp != PERF_ULP_SES)
-		return bad_arg("--op/--tagged", "need --ulp ses");
-	if ((ses_flags & 1) && !o->interactive &&
-	    !(o->modes & (1u << 2)))
-		return bad_arg("--op", "applies to --mode bw (msgrate and "
-			       "latency send)");
-	if (o->tagged && o->op != PERF_OP_SEND && !o->interactive &&
-	    o->modes == (1u << 2))
-		return bad_arg("--tagged", "applies to sends (--op send)");
+	if (o->ulp == PERF_ULP_SES && o->role != PERF_ROLE_NONE)
+		return bad_arg("--ulp ses", "runs in one process (no --role)");
 	if (o->csv != NULL && o->interval_ms == 0)
 		o->interval_ms = 1000;
 	return check_roles(o, twoproc_flags, test_flags);
@@ -835,6 +855,31 @@ perf_ses_print(const struct perf_report *r, FILE *f)
 				     "sequence numbers only");
 }
 
+/* A signal that ends the process: the EAL's runtime directory goes with
+ * it (exit handlers do not run), then the default action. With --role,
+ * SIGINT and SIGTERM stop the run instead (twoproc.c); SIGPIPE is a
+ * reader of stdout or stderr gone (uet-perf | head). */
+static void
+on_fatal_signal(int sig)
+{
+	uet_engine_eal_rundir_purge();
+	(void)raise(sig); /* SA_RESETHAND: the default action now */
+}
+
+static void
+fatal_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+				    SIGPIPE };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fatal_signal;
+	sa.sa_flags = (int)SA_RESETHAND;
+	for (unsigned int i = 0; i < RTE_DIM(sigs); i++)
+		(void)sigaction(sigs[i], &sa, NULL);
+}
+
 /* EAL of the in-process modes: built-in or [eal] args of --config. */
 static int
 eal_up(const struct perf_opts *o)
@@ -857,7 +902,9 @@ eal_up(const struct perf_opts *o)
 		eal = o->eal_args;
 	rc = uet_engine_eal_init("uet-perf", eal, NULL);
 	if (rc < 0) {
-		fprintf(stderr, "uet-perf: EAL init: %s\n", strerror(-rc));
+		fprintf(stderr, "uet-perf: EAL init failed: %s (the EAL's "
+			"lines above say why; EAL options: %s)\n",
+			strerror(-rc), eal);
 		return 1;
 	}
 	return 0;
@@ -1021,6 +1068,7 @@ main(int argc, char **argv)
 		return rc == 1 ? 0 : 2;
 	if (k > 1)
 		o.eal_args = eal;
+	fatal_signals();
 	rc = o.fab.on ? perf_fabric_check(&o) : check_capture(&o);
 	if (rc == 0)
 		rc = open_csv(&o);

@@ -511,6 +511,17 @@ int perf_cc_apply(const struct perf_opts *o, struct uet_config *cfg);
 /* NULL when @p m can run over @p o->ulp with @p o, else why not. */
 const char *perf_ses_unsupported(const struct perf_mode *m,
 				 const struct perf_opts *o);
+/* --op given (or set op typed), for perf_settings_conflict() */
+#define PERF_SET_OP 1u
+/*
+ * Test settings that cannot run together (@p o->modes the tests, @p
+ * given PERF_SET_OP or 0), with one set of rules for the command line
+ * and for each `set` at the prompt (o->interactive: the settings of the
+ * next runs, some of which apply to one test only): NULL, or the reason,
+ * with *@p flag the option it names.
+ */
+const char *perf_settings_conflict(const struct perf_opts *o,
+				   unsigned int given, const char **flag);
 void perf_latency_stats(struct perf_report *r);
 bool perf_verify(const struct perf_report *r, uint8_t pds);
 /* json.c: the report of one test as a JSON object (NULL: no memory). */

@@ -314,6 +314,10 @@ apply_entry(struct uet_config *cfg, const struct cfg_section *sec,
 	const struct cfg_key *k;
 	void *base;
 
+	if ((sec->id == CFG_S_NEIGHBOR ||
+	     (sec->id == CFG_S_FABRIC && cfg_fabric_is_event_key(key))) &&
+	    value[0] == '\0')
+		return cfg_empty_value(pe);
 	if (sec->id == CFG_S_NEIGHBOR)
 		return cfg_neighbor_set(cfg, key, value, replace, pe);
 	if (sec->id == CFG_S_FABRIC && cfg_fabric_is_event_key(key))

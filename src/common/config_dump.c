@@ -272,7 +272,12 @@ dump_keys(struct out *o, const struct cfg_section *sec, const void *base,
 			out_printf(o, "# %s. Accepts: %s.\n", k->help,
 				   accepts);
 		}
-		out_printf(o, "%s = %s\n", k->name, value);
+		/* "key =" does not load (CFG_F_EMPTY): a port defined without
+		 * devargs is written as a comment, which loads as it was */
+		if (value[0] == '\0' && !(k->flags & CFG_F_EMPTY))
+			out_printf(o, "# %s = (empty: not set)\n", k->name);
+		else
+			out_printf(o, "%s = %s\n", k->name, value);
 	}
 }
 

@@ -147,7 +147,8 @@ static const struct cfg_key engine_keys[] = {
 	K_BOOL(E, rx_intr, "auto progress: a sleeping lcore is woken by the "
 	       "RX queue interrupts of ports that have them (net_tap, NICs); "
 	       "false: never ask ports for RX interrupts"),
-	{ .name = "capture", .type = CFG_T_STR, FIELD(E, capture),
+	{ .name = "capture", .type = CFG_T_STR, .flags = CFG_F_EMPTY,
+	  FIELD(E, capture),
 	  .help = "pcapng file of every frame received and sent (uet-dump "
 		  "reads it); empty = no capture; context N > 0 writes "
 		  "PATH.N" },
@@ -747,6 +748,14 @@ set_typed(const struct cfg_key *k, char *field, char *aux, const char *value,
 }
 
 int
+cfg_empty_value(struct uet_parse_err *pe)
+{
+	uet_parse_err_set(pe, "empty value (give one, or remove the line for "
+			  "the default; see docs/CONFIG.md)");
+	return -EINVAL;
+}
+
+int
 cfg_key_set(const struct cfg_key *k, void *base, const char *value,
 	    struct uet_parse_err *pe)
 {
@@ -756,6 +765,8 @@ cfg_key_set(const struct cfg_key *k, void *base, const char *value,
 	bool b = false;
 	int rc;
 
+	if (value[0] == '\0' && !(k->flags & CFG_F_EMPTY))
+		return cfg_empty_value(pe);
 	if ((k->flags & CFG_F_AUTO) && strcmp(value, "auto") == 0) {
 		memset(field, 0, k->width);
 		return 0;

@@ -36,6 +36,9 @@ enum cfg_type {
 #define CFG_F_AUTO 0x1
 /* "none" accepted: the bool at aux_off is cleared. */
 #define CFG_F_NONE 0x2
+/* An empty value is meaningful (its help says what it means); any other
+ * key refuses one, so that "key =" never passes for a setting. */
+#define CFG_F_EMPTY 0x4
 
 struct cfg_key {
 	const char *name;
@@ -136,6 +139,10 @@ cfg_port_defaults(struct uet_config_port *p);
 
 const struct cfg_key *
 cfg_key_find(const struct cfg_section *sec, const char *name);
+
+/* -EINVAL with the reason an empty value is refused (CFG_F_EMPTY). */
+int
+cfg_empty_value(struct uet_parse_err *pe);
 
 /* Parse @value into the field of @k in @base; writes only on success. */
 int

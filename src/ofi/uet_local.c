@@ -241,7 +241,9 @@ expand_file(const char *path, struct local_buf *out,
 static bool
 file_has_key(const char *path, const char *section, const char *key)
 {
-	struct rte_cfgfile *f = rte_cfgfile_load(path, 0);
+	/* empty values: as uet_config_load() reads the file (engine.capture
+	 * may be empty); without the flag rte_cfgfile prints an error */
+	struct rte_cfgfile *f = rte_cfgfile_load(path, CFG_FLAG_EMPTY_VALUES);
 	bool has;
 
 	if (f == NULL)

@@ -278,6 +278,7 @@ pds_ack_settle(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	while (i->una != i->nxt && pds_slot(p, c, i->una)->state == SLOT_DONE)
 		i->una++;
 	if (i->una != old) {
+		pds_rod_wnd_grow(p, c, i->una - old);
 		i->retries = 0;
 		i->backoffs = 0;
 		i->rto_base = now;
@@ -514,6 +515,11 @@ pds_nack_mark(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
  * re-NACKs on go-back-N retransmissions of an earlier round still on
  * the wire). Going back again would resend the window once more for
  * nothing: only the hole is resent (pds_nack_retx).
+ * Only a hole NACKed before: a packet first NACKed now that was resent
+ * inside a go-back-N (not as its hole) is the next hole, its resend
+ * lost. The target dropped what followed it, so that NACK goes back
+ * again; resending it alone would leave the rest to the RTO.
+ * (pds_nack_limit has counted this NACK in sl->nacks already.)
  */
 static bool
 pds_rod_nack_stale(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn,
@@ -525,7 +531,7 @@ pds_rod_nack_stale(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn,
 	if (sl->state == SLOT_RETX)
 		return true;
 	return sl->state == SLOT_SENT && (sl->flags & SLOT_F_RETXD) &&
-	       guard != 0 && now - sl->sent_ns < guard;
+	       sl->nacks > 1 && guard != 0 && now - sl->sent_ns < guard;
 }
 
 /*
@@ -585,6 +591,7 @@ pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
 			return;
 		}
 		p->st.rod_goback++;
+		pds_rod_wnd_cut(p, c);
 		pds_init_mark_from(p, c, n->psn, false, PDS_WHY_NACK,
 				   UINT64_MAX);
 		/* The packets past the hole were dropped, not congested:

@@ -52,6 +52,8 @@ pds_pdc_psn_init(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	c->u.t.cack = c->start_psn - 1;
 	c->u.t.hi = c->u.t.cack;
 	c->u.t.rod_nacked = c->u.t.cack;
+	c->u.i.rod_wnd = (uint16_t)p->cfg.tx_window;
+	c->u.i.rod_acked = 0;
 	p->cc->init(p->cc_inst, c->cc, &cp, now);
 	pds_lb_pdc_init(p, c);
 }
@@ -249,7 +251,8 @@ pds_init_hdr_req(struct uet_pds *p, struct pds_pdc *c,
 
 	pds_init_hdr_type(p, c, h);
 	h->next_hdr = sl->kind;
-	if ((sl->flags & SLOT_F_AR) || pds_init_ar(p, c))
+	if ((sl->flags & SLOT_F_AR) || pds_init_ar(p, c) ||
+	    pds_rod_wnd_last(p, c, psn))
 		h->flags |= UET_PDS_F_AR;
 	/* CLEAR_PSN rides on every request (UEC 1.0 CLEAR_PSN). */
 	if (clr < INT16_MIN)
@@ -321,6 +324,68 @@ pds_init_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx,
 	sl->sent_ns = now;
 }
 
+/*
+ * ROD go-back-N window (UEC 1.0 3.5.7.2: the target drops every packet
+ * past a hole and the sender resends from it): what a loss costs is what
+ * flew past the hole before the NACK came back, so a ROD PDC's packets in
+ * flight are cut in half at each go-back-N, down to rod_wnd_min, and grow
+ * by one per window acknowledged (additive increase, multiplicative
+ * decrease). What the wire carries is unchanged; only when new packets
+ * leave. Resends from the hole are within the window already.
+ */
+static bool
+pds_rod_wnd_on(const struct uet_pds *p, const struct pds_pdc *c)
+{
+	return c->mode == UET_PDS_MODE_ROD && p->cfg.rod_wnd_min != 0;
+}
+
+/* Room for PSN snd in the ROD window (always, outside ROD). */
+static bool
+pds_rod_wnd_room(const struct uet_pds *p, const struct pds_pdc *c)
+{
+	return !pds_rod_wnd_on(p, c) ||
+	       c->u.i.snd - c->u.i.una < c->u.i.rod_wnd;
+}
+
+/* @p psn fills the ROD window: AR, so that the target's ACK opens it
+ * again without waiting for the ACK coalescing delay. */
+bool
+pds_rod_wnd_last(const struct uet_pds *p, const struct pds_pdc *c,
+		 uint32_t psn)
+{
+	return pds_rod_wnd_on(p, c) &&
+	       psn - c->u.i.una + 1 >= c->u.i.rod_wnd;
+}
+
+void
+pds_rod_wnd_cut(struct uet_pds *p, struct pds_pdc *c)
+{
+	struct pds_init *i = &c->u.i;
+	uint32_t half = i->rod_wnd / 2u, floor = p->cfg.rod_wnd_min;
+
+	if (!pds_rod_wnd_on(p, c))
+		return;
+	if (floor > p->cfg.tx_window)
+		floor = p->cfg.tx_window;
+	i->rod_wnd = (uint16_t)(half > floor ? half : floor);
+	i->rod_acked = 0;
+}
+
+void
+pds_rod_wnd_grow(struct uet_pds *p, struct pds_pdc *c, uint32_t acked)
+{
+	struct pds_init *i = &c->u.i;
+	uint32_t n = i->rod_acked + acked;
+
+	if (!pds_rod_wnd_on(p, c) || i->rod_wnd >= p->cfg.tx_window)
+		return;
+	if (n >= i->rod_wnd) {
+		n -= i->rod_wnd;
+		i->rod_wnd++;
+	}
+	i->rod_acked = (uint16_t)(n < i->rod_wnd ? n : i->rod_wnd);
+}
+
 static bool
 pds_init_gate(struct uet_pds *p, const struct pds_pdc *c, uint16_t len)
 {
@@ -390,6 +455,8 @@ pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	while (k < n && c->u.i.snd != c->u.i.nxt &&
 	       c->u.i.snd - c->u.i.una < pds_init_range(p, c)) {
 		sl = pds_slot(p, c, c->u.i.snd);
+		if (!pds_rod_wnd_room(p, c))
+			break; /* the ACK of the packet with AR opens it */
 		if (!pds_init_gate(p, c, sl->len)) {
 			pds_init_credit_req(p, c, now);
 			break;
@@ -423,7 +490,8 @@ pds_init_has_work(struct uet_pds *p, const struct pds_pdc *c, uint64_t now)
 		return false;
 	return c->u.i.n_retx > 0 ||
 	       (c->u.i.snd != c->u.i.nxt &&
-		c->u.i.snd - c->u.i.una < pds_init_range(p, c)) ||
+		c->u.i.snd - c->u.i.una < pds_init_range(p, c) &&
+		pds_rod_wnd_room(p, c)) ||
 	       pds_init_clear_due(p, c);
 }
 
@@ -531,8 +599,11 @@ pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c)
 	if (i->una != i->snd) {
 		rto = i->rto_base + pds_rto_ns(p, i->retries);
 		d = rto;
+		/* a tail: nothing left to send, or nothing that may
+		 * leave before an ACK (a full ROD window) */
 		if (p->cfg.tlp_ns && !(c->flags & PDC_F_TLP) &&
-		    i->snd == i->nxt && i->retries == 0 &&
+		    (i->snd == i->nxt || !pds_rod_wnd_room(p, c)) &&
+		    i->retries == 0 &&
 		    i->rto_base + p->cfg.tlp_ns < rto)
 			d = i->rto_base + p->cfg.tlp_ns;
 		return d;

@@ -88,9 +88,11 @@ struct pds_init {
 	uint64_t probe_ns;   /* when the outstanding PROBE left */
 	uint32_t probe_psn;  /* snd when the PROBE left */
 	uint16_t probe_id;   /* probe_opaque of the outstanding PROBE */
+	uint16_t rod_wnd;    /* ROD: packets in flight at most (pds_rod_*) */
+	uint32_t srtt_ns;    /* smoothed RTT, 0: no sample yet */
+	uint16_t rod_acked;  /* ROD: packets acknowledged since rod_wnd grew */
 	uint8_t mpr;         /* log2 of the peer's MP_Range (ACK_CC), 0:
 			      * not told yet (pds_init_range) */
-	uint32_t srtt_ns;    /* smoothed RTT, 0: no sample yet */
 	uint64_t rack_ns;    /* latest send time of an acknowledged packet */
 };
 
@@ -703,6 +705,11 @@ void pds_init_fail(struct uet_pds *p, struct pds_pdc *c, int status);
 /* ---- pds_init_ctl.c: probes, re-establishment, back-off, credit ---- */
 bool pds_init_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 bool pds_init_ack_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+/* ROD go-back-N window (pds_init.c) */
+bool pds_rod_wnd_last(const struct uet_pds *p, const struct pds_pdc *c,
+		      uint32_t psn);
+void pds_rod_wnd_cut(struct uet_pds *p, struct pds_pdc *c);
+void pds_rod_wnd_grow(struct uet_pds *p, struct pds_pdc *c, uint32_t acked);
 bool pds_init_clear_tx(struct uet_pds *p, struct pds_pdc *c,
 		       uint64_t now);
 void pds_init_probe_reply(struct uet_pds *p, struct pds_pdc *c,

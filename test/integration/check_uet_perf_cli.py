@@ -19,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 SCRIPT = """help
@@ -92,7 +93,8 @@ def script_run(perf, check):
                  "incast: done, verified",
                  "test incast, pds rud, size 128, count 400",
                  "cc nscc, spray reps,",
-                 "bye (10 rejected commands)"):
+                 "runs: 2, 0 failed; the last (incast) verified",
+                 "bye (10 rejected commands, 0 of 2 runs failed)"):
         check(want in out, f"script output has {want!r}")
     check("Bad arguments" not in out and "Command not found" not in out,
           "script: every rejected line is answered by uet-perf (counted)")
@@ -205,12 +207,85 @@ def pty_run(perf, check):
         check(t.expect("bye", 10), "pty: quit")
     finally:
         st = t.close()
-        for d in eal_rundirs(prefix):
+        left = [d for d in eal_rundirs(prefix) if os.path.exists(d)]
+        for d in left:
             shutil.rmtree(d, ignore_errors=True)
     check(os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0,
           "pty: process exited 0 after quit")
-    check(not any(os.path.exists(d) for d in eal_rundirs(prefix)),
-          "pty: no EAL runtime directory left")
+    check(not left, f"pty: no EAL runtime directory left ({left})")
+
+
+def failed_run(perf, check):
+    """A run that fails verification for real: without the UDP checksum,
+    payload corrupted on the wire reaches the receiver, whose byte check
+    sees it. The prompt says so at the run, in show stats and show
+    config, and exits 1 like a batch run; a verified run after it does
+    not make the exit 0."""
+    with tempfile.TemporaryDirectory(prefix="uetp-cli-") as tmp:
+        conf = os.path.join(tmp, "nocsum.conf")
+        with open(conf, "w") as f:
+            f.write("[eal]\nargs = -l 0 --no-huge -m 1024 --no-pci "
+                    "--log-level=4\n[port0]\ndevargs = net_ring0\n"
+                    "ipv4 = 10.0.0.1\nudp_checksum = false\n")
+        script = ("set count 3000\nset fault corrupt 5000\nstart\n"
+                  "show stats\nset fault corrupt 0\nstart\nshow config\n"
+                  "quit\n")
+        p = subprocess.run([perf, "-i", "--config", conf], input=script,
+                           capture_output=True, text=True, timeout=60)
+        out = p.stdout
+        check(p.returncode == 1, f"failed run: prompt exit 1, got "
+              f"{p.returncode}")
+        for want in ("verified: NO", "msgrate: done, NOT verified",
+                     "runs: 1, 1 failed; the last (msgrate) FAILED "
+                     "verification (exit status 1 at quit)",
+                     "msgrate: done, verified",
+                     "runs: 2, 1 failed; the last (msgrate) verified",
+                     "bye (0 rejected commands, 1 of 2 runs failed)"):
+            check(want in out, f"failed run: output has {want!r}")
+        # the same fault from the file: batch exits 1 too
+        with open(conf, "a") as f:
+            f.write("[fault]\nenabled = true\ntx_data_corrupt_ppm = 5000\n")
+        p = subprocess.run([perf, "--config", conf, "--mode", "msgrate",
+                            "--count", "3000"], capture_output=True,
+                           text=True, timeout=60)
+        check(p.returncode == 1 and "verified: NO" in p.stdout,
+              f"failed run: batch exit 1, got {p.returncode}")
+
+
+def set_checked(perf, check):
+    """Every set is judged with the rest of the settings when typed, by
+    the command line's rules (one function): refused at once, not at
+    start, with the reason the command line gives."""
+    script = ("set ulp ses\nset mode uud\nset test incast\n"
+              "set window 5000\nset mode rod\nset op read\nset ulp raw\n"
+              "set tagged on\nset ulp ses\nset tagged on\nset ulp raw\n"
+              "show config\nquit\n")
+    p = subprocess.run([perf, "-i"], input=script, capture_output=True,
+                       text=True, timeout=60)
+    out = p.stdout
+    check(p.returncode == 0, f"set checks: exit 0, got {p.returncode}")
+    reason = "--pds rud or rod (SES operations are reliable)"
+    for want in ("ulp = ses",
+                 "error: set mode uud: with the other settings (show "
+                 "config), --ulp ses: " + reason,
+                 "error: set test incast: with the other settings (show "
+                 "config), --ulp ses: incast runs over the raw ULP only",
+                 "error: set window 5000: with the other settings (show "
+                 "config), --ulp ses: --window: at most 4096",
+                 "mode = rod", "op = read", "ulp = raw",
+                 "error: set tagged on: with the other settings (show "
+                 "config), --op/--tagged: need --ulp ses",
+                 "tagged = on",
+                 "error: set ulp raw: with the other settings (show "
+                 "config), --op/--tagged: need --ulp ses",
+                 "test msgrate, pds rod,", "ulp ses, op read, tagged",
+                 "bye (5 rejected commands, 0 of 0 runs failed)"):
+        check(want in out, f"set checks: output has {want!r}")
+    p = subprocess.run([perf, "--ulp", "ses", "--pds", "uud"],
+                       capture_output=True, text=True, timeout=60)
+    check(p.returncode == 2 and
+          p.stderr.startswith("uet-perf: --ulp ses: " + reason),
+          "set checks: the command line gives the same reason")
 
 
 def main():
@@ -224,6 +299,8 @@ def main():
             fails += 1
 
     script_run(perf, check)
+    failed_run(perf, check)
+    set_checked(perf, check)
     pty_run(perf, check)
     print("PASS" if fails == 0 else f"FAIL: {fails}")
     return 1 if fails else 0

@@ -320,7 +320,7 @@ def prompt(perf):
     check("bogus: unknown key" in p.stderr + out and
           "set pattern: expected" in out and "set flow-size:" in out,
           "prompt: bad fabric, pattern and flow-size refused")
-    check("bye (3 rejected commands)" in out,
+    check("bye (3 rejected commands, 0 of 1 runs failed)" in out,
           "prompt: 3 rejected commands counted")
 
 

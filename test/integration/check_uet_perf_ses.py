@@ -171,7 +171,7 @@ def group_cli(perf, conf):
               "set count 100\nset verify on\nshow config\nstart\n"
               "set op nope\nset ulp nope\nset verify maybe\n"
               "set op send\nset tagged on\nstart\n"
-              "set test incast\nstart\n"
+              "set test incast\n"
               "set test latency\nset count 100\nstart\nquit\n")
     p = run(perf, "-i", "--config", conf, stdin=script)
     out = p.stdout
@@ -188,8 +188,11 @@ def group_cli(perf, conf):
           "error: set ulp: expected" in out and
           "error: set verify: expected on or off" in out,
           "cli: bad values rejected")
-    check("error: start: incast over ses" in out, "cli: incast refused")
-    check("(4 rejected commands)" in out, "cli: rejections counted")
+    check("error: set test incast: with the other settings (show config), "
+          "--ulp ses: incast runs over the raw ULP only" in out,
+          "cli: incast refused when set")
+    check("(4 rejected commands, 0 of 3 runs failed)" in out,
+          "cli: rejections counted")
     bad = [["--ulp", "nope"],
            ["--op", "write"],                       # needs --ulp ses
            ["--tagged"],

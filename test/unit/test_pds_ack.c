@@ -427,6 +427,45 @@ pds_recovery__rod_stale_nack_ignored(void **state)
 	assert_int_equal(fw_take(&W, 0, tx, 8), 5);
 }
 
+/* ROD: the go-back-N from hole 1 resends 1..5 and the resend of 3 is
+ * lost. The NACK of 3 that the resend of 4 draws is fresh evidence
+ * (3 was never NACKed before), though 3 left within the last SRTT: the
+ * target dropped 4 and 5, so the sender goes back from 3 again, instead
+ * of resending 3 alone and leaving 4 and 5 to the RTO. */
+static void
+pds_recovery__rod_lost_resend_inside_goback_goes_back(void **state)
+{
+	struct uet_pds_tx tx[8], n, a;
+	uint16_t k;
+
+	(void)state;
+	W.drop_fn = NULL;
+	for (k = 0; k < 6; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
+	assert_int_equal(fw_take(&W, 0, tx, 8), 6);
+	fw_inject(&W, 1, &tx[0], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
+	W.now += 5000;
+	fw_inject(&W, 0, &a, false, false);   /* RTT sample: 5 us */
+	fw_inject(&W, 1, &tx[2], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(fw_st(0)->rod_goback, 1);
+	assert_int_equal(fw_take(&W, 0, tx, 8), 5);   /* 1..5 resent */
+	W.now += 1000;
+	fw_inject(&W, 1, &tx[0], false, false);      /* 1, 2 arrive */
+	fw_inject(&W, 1, &tx[1], false, false);
+	fw_inject(&W, 1, &tx[3], false, false);      /* 3 lost: 4 past it */
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
+	assert_int_equal(n.hdr.u.nack.psn, tx[2].hdr.u.req.psn);
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(fw_st(0)->rod_nack_stale, 0);
+	assert_int_equal(fw_st(0)->rod_goback, 2);
+	assert_int_equal(fw_take(&W, 0, tx, 8), 3);   /* 3..5 resent */
+	assert_int_equal(tx[0].cookie, 3);
+	assert_int_equal(tx[2].cookie, 5);
+}
+
 /* A PSN NACKed (here trimmed) at every transmission is resent
  * max_nack_retx times; past that, its PDC fails with -ETIMEDOUT once it
  * has also made no progress for the RTO rounds' time (pds_dead_ns), not
@@ -874,6 +913,8 @@ main(void)
 		FW_TEST(pds_recovery__rud_lost_resend_sent_again, setup_rec),
 		FW_TEST(pds_recovery__rod_single_drop_one_goback, setup_rec),
 		FW_TEST(pds_recovery__rod_stale_nack_ignored, setup_rec),
+		FW_TEST(pds_recovery__rod_lost_resend_inside_goback_goes_back,
+			setup_rec),
 		FW_TEST(pds_ack_infer__burst_one_loss_one_retransmission,
 			setup_burst),
 		FW_TEST(pds_ack_infer__below_bitmap_is_no_information, setup),

@@ -635,6 +635,227 @@ pds_init_range__told_by_ack_cc(void **state)
 	send_200();
 }
 
+/* ---- ROD go-back-N window (pds_rod_wnd_*) ---- */
+
+/* Cookies 0 .. *arg - 1 all completed. */
+static bool
+done_below(struct fakewire *w, void *arg)
+{
+	uint32_t n = *(const uint32_t *)arg, c;
+
+	for (c = 0; c < n; c++)
+		if (w->done_ok[c] + w->done_err[c] == 0)
+			return false;
+	return true;
+}
+
+/* A go-back-N halves the packets a ROD PDC keeps in flight (what the
+ * next loss costs), the packet that fills the window asks for an ACK
+ * (AR), and a window's worth acknowledged adds one packet. */
+static void
+pds_rod_wnd__goback_halves_ar_fills_ack_grows(void **state)
+{
+	uint32_t win = W.pds[0]->cfg.tx_window, k;
+	struct uet_pds_tx tx[64], n, a;
+	const struct pds_init *i = &W.pds[0]->pdc[0].u.i;
+
+	(void)state;
+	assert_int_equal(win, 64);
+	for (k = 0; k < win; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
+	/* a fresh PDC starts with the whole PSN window */
+	assert_int_equal(fw_take(&W, 0, tx, 64), 64);
+	for (k = 0; k < win; k++)
+		assert_int_equal((tx[k].hdr.flags & UET_PDS_F_AR) != 0,
+				 k == win - 1);
+	fw_inject(&W, 1, &tx[0], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
+	fw_inject(&W, 0, &a, false, false);
+	fw_inject(&W, 1, &tx[2], false, false);      /* 1 lost */
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(fw_st(0)->rod_goback, 1);
+	assert_int_equal(i->rod_wnd, win / 2);
+	/* the resends from the hole are within what flew already */
+	assert_int_equal(fw_take(&W, 0, tx, 64), win - 1);
+	/* nothing new leaves while 63 > 32 packets are unacknowledged */
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, win, 0), 0);
+	assert_int_equal(fw_take(&W, 0, tx + 63, 1), 0);
+	/* a second go-back halves again, down to rod_wnd_min at most */
+	W.pds[0]->pdc[0].u.i.rod_wnd = 9;
+	fw_inject(&W, 1, &tx[0], false, false);      /* 1 resent, arrives */
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
+	fw_inject(&W, 0, &a, false, false);
+	fw_inject(&W, 1, &tx[2], false, false);      /* the resend of 2 lost */
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
+	assert_int_equal(n.hdr.u.nack.psn, tx[1].hdr.u.req.psn);
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(fw_st(0)->rod_goback, 2);
+	assert_int_equal(i->rod_wnd, W.pds[0]->cfg.rod_wnd_min);
+	/* everything delivered: each window's worth acknowledged adds one
+	 * (8 + 9 + 10 + 11 + 12 of the 63, in the chunks the ACKs took) */
+	k = win + 1;
+	assert_true(fw_run(&W, 1000, 10000000ull, done_below, &k));
+	for (k = 0; k <= win; k++)
+		assert_int_equal(W.done_ok[k], 1);
+	assert_int_equal(i->rod_wnd, W.pds[0]->cfg.rod_wnd_min + 5);
+}
+
+/* A full ROD window is a tail: nothing more leaves before an ACK, so its
+ * loss is probed after tlp_ns (PROBE), not left to the RTO, although
+ * requests are still queued behind the window. */
+static void
+pds_rod_wnd__full_window_lost_gets_a_tail_probe(void **state)
+{
+	uint32_t one = 1, k;
+	struct uet_pds_tx tx[64];
+
+	(void)state;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, 0, 0), 0);
+	assert_true(fw_run(&W, 1000, 1000000ull, done_below, &one));
+	W.pds[0]->pdc[0].u.i.rod_wnd = 8;
+	for (k = 1; k <= 20; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
+	assert_int_equal(fw_take(&W, 0, tx, 64), 8);   /* all lost */
+	W.f[0].dead = true;
+	while (W.now < 2 * W.pds[0]->cfg.tlp_ns &&
+	       fw_st(0)->tlp_fires + fw_st(0)->rto_fires == 0)
+		fw_step(&W, 1000);
+	assert_int_equal(fw_st(0)->tlp_fires, 1);
+	assert_int_equal(fw_st(0)->rto_fires, 0);
+}
+
+/* rod_wnd_min 0: no ROD window, a go-back leaves the flight as it was. */
+static void
+rod_wnd_off(struct uet_pds_config *cfg)
+{
+	cfg->rod_wnd_min = 0;
+}
+
+static int
+setup_rod_wnd_off(void **state)
+{
+	(void)state;
+	return fw_setup_with(11, rod_wnd_off);
+}
+
+static void
+pds_rod_wnd__off_keeps_flight(void **state)
+{
+	struct uet_pds_tx tx[64], n, a;
+	uint32_t k;
+
+	(void)state;
+	for (k = 0; k < 8; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
+	assert_int_equal(fw_take(&W, 0, tx, 64), 8);
+	for (k = 0; k < 8; k++)
+		assert_false(tx[k].hdr.flags & UET_PDS_F_AR);
+	fw_inject(&W, 1, &tx[0], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
+	fw_inject(&W, 0, &a, false, false);
+	fw_inject(&W, 1, &tx[2], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
+	fw_inject(&W, 0, &n, false, false);
+	assert_int_equal(fw_take(&W, 0, tx, 64), 7);
+	for (k = 8; k < 64; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
+	assert_int_equal(fw_take(&W, 0, tx, 64), 56);
+}
+
+/*
+ * What a loss costs under ROD, by counts in virtual time: 4000 messages,
+ * 1 % of the initiator's frames dropped at random (retransmissions too),
+ * a PSN window of 512 (uet-perf's). Past the first ROD_LOSS_WARM messages
+ * (the first losses bring the window down from the PSN window's 512),
+ * the default ROD window holds every drop to at most 10 retransmissions;
+ * without it, a go-back-N resends most of the PSN window.
+ */
+#define ROD_LOSS_N 4000u
+#define ROD_LOSS_WARM 500u
+
+static void
+rod_loss_cfg(struct uet_pds_config *cfg)
+{
+	cfg->tx_window = 512;
+	cfg->rx_window = 512;
+	cfg->event_queue = 2048;
+	cfg->cc_param = 512 * 1024;
+}
+
+static void
+rod_loss_off_cfg(struct uet_pds_config *cfg)
+{
+	rod_loss_cfg(cfg);
+	cfg->rod_wnd_min = 0;
+}
+
+static int
+setup_rod_loss(void **state)
+{
+	(void)state;
+	return fw_setup_with(41, rod_loss_cfg);
+}
+
+static int
+setup_rod_loss_off(void **state)
+{
+	(void)state;
+	return fw_setup_with(41, rod_loss_off_cfg);
+}
+
+/* Submit ROD_LOSS_N messages as the PSN window admits them, run until
+ * all completed; retransmissions per dropped frame, x100. */
+static uint64_t
+rod_loss_run(void)
+{
+	uint32_t next = 0, warm = ROD_LOSS_WARM, drop0 = 0, k;
+	uint64_t retx, retx0 = 0;
+	bool warmed = false;
+
+	W.jitter_ns = 0;             /* single path, in order */
+	W.f[0].drop = 10000;
+	while (W.now < 2000000000ull) {
+		while (next < ROD_LOSS_N &&
+		       fw_submit(&W, UET_PDS_MODE_ROD, next, 0) == 0)
+			next++;
+		fw_step(&W, 500);
+		if (!warmed && done_below(&W, &warm)) {
+			warmed = true;
+			retx0 = fw_retx_sent(0);
+			drop0 = W.dropped[0];
+		}
+		if (next == ROD_LOSS_N && done_below(&W, &next))
+			break;
+	}
+	for (k = 0; k < ROD_LOSS_N; k++) {
+		assert_int_equal(W.done_ok[k], 1);
+		assert_int_equal(W.delivered[k], 1);
+		assert_int_equal(W.order[k], k);
+	}
+	retx = fw_retx_sent(0) - retx0;
+	print_message("ROD, 1 %% loss, past message %u: %u frames dropped, "
+		      "%lu retransmissions (%lu us virtual in all)\n", warm,
+		      W.dropped[0] - drop0, (unsigned long)retx,
+		      (unsigned long)(W.now / 1000));
+	assert_true(W.dropped[0] - drop0 >= 20);
+	return retx * 100 / (W.dropped[0] - drop0);
+}
+
+static void
+pds_rod_wnd__one_percent_loss_costs_at_most_10_per_drop(void **state)
+{
+	(void)state;
+	assert_true(rod_loss_run() <= 1000);
+}
+
+static void
+pds_rod_wnd__off_one_percent_loss_resends_the_window(void **state)
+{
+	(void)state;
+	assert_true(rod_loss_run() > 5000);
+}
+
 int
 main(void)
 {
@@ -666,6 +887,13 @@ main(void)
 		FW_TEST(pds_init_rto__rounds_double_the_resends, fw_setup),
 		FW_TEST(pds_init_rto__resends_capped_with_the_timeout,
 			setup_rto_max_4ms),
+		T(pds_rod_wnd__goback_halves_ar_fills_ack_grows),
+		FW_TEST(pds_rod_wnd__off_keeps_flight, setup_rod_wnd_off),
+		T(pds_rod_wnd__full_window_lost_gets_a_tail_probe),
+		FW_TEST(pds_rod_wnd__one_percent_loss_costs_at_most_10_per_drop,
+			setup_rod_loss),
+		FW_TEST(pds_rod_wnd__off_one_percent_loss_resends_the_window,
+			setup_rod_loss_off),
 #undef T
 	};
 

@@ -427,6 +427,8 @@ uet_config_validate(const struct uet_config *cfg,
 
 /**
  * Write the configuration in INI form (loadable by uet_config_load()).
+ * An empty string where an empty value is refused (a [portN] without
+ * devargs) is written as a comment: loading gives the key's default.
  * Behaves like snprintf: writes at most @p size bytes including the NUL.
  * @param flags  0 or UET_CONFIG_DUMP_COMMENTS.
  * @return length of the full text (excluding the NUL), or -EINVAL.

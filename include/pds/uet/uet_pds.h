@@ -279,6 +279,14 @@ struct uet_pds_config {
 	/** ROD: retransmissions arriving past the hole before the expected
 	 * PSN is NACKed again (its resend was lost too); 0: never. */
 	uint32_t rod_renack;
+	/** ROD go-back-N window, in packets: every go-back-N (a NACK
+	 * ROD_OOO that is not stale) halves the packets a ROD PDC keeps in
+	 * flight, down to this floor; each window's worth of packets
+	 * acknowledged adds one, up to tx_window. Go-back-N resends what
+	 * flew past the hole, so this bounds the cost of a loss; 0: no
+	 * ROD window (tx_window and the CC alone); tx_window or more: the
+	 * window never goes below tx_window. */
+	uint32_t rod_wnd_min;
 	/** Bytes per pooled response buffer (stored guaranteed-delivery
 	 * responses, RUDI_RESP responses); 0: UET_PDS_RESP_MAX. At most
 	 * UET_PDS_RESP_MAX. Memory: resp_entries x resp_max bytes. */

@@ -86,12 +86,25 @@ int uet_engine_eal_args_split(const char *prog, const char *args,
 /**
  * Initialise the EAL from @p args (see uet_engine_eal_args_split(), with
  * isolation), or reuse an EAL the process already initialised.
+ * The EAL's runtime directory (/var/run/dpdk/<file-prefix> for root),
+ * when this call made it, is removed with what it holds if
+ * rte_eal_init() fails, and at exit; one that existed before only if
+ * it is empty then. See uet_engine_eal_rundir_purge() for signals.
  * @param reused
  *   May be NULL; set to true when the EAL was already initialised.
  * @return
  *   0, -E2BIG (arguments), or the -rte_errno of rte_eal_init().
  */
 int uet_engine_eal_init(const char *prog, const char *args, bool *reused);
+
+/**
+ * Remove the EAL runtime directory as at exit (see uet_engine_eal_init()),
+ * from the handler of a signal that ends the process (SIGINT, SIGTERM,
+ * ...), where exit handlers do not run: async-signal-safe. DPDK is not
+ * usable afterwards. Nothing when uet_engine_eal_init() did not start the
+ * EAL.
+ */
+void uet_engine_eal_rundir_purge(void);
 
 /**
  * rte_eal_cleanup() with the EAL interrupt thread parked for the rest of
