@@ -22,6 +22,9 @@ packages=(
 	libcmocka-dev
 	libpcap-dev
 	libjansson-dev
+	libssl-dev
+	librte-crypto-ipsec-mb23
+	librte-crypto-openssl23
 	gnuplot-nox
 	openmpi-bin
 	libopenmpi-dev

@@ -657,6 +657,20 @@ pkt_is_not_uet(const struct uet_pkt *p)
 	       p->err == UET_WIRE_E_BAD_ETHERTYPE;
 }
 
+/* A TSS-protected packet: parsed up to its TSS header (see print_tss()). */
+static bool
+pkt_is_tss(const struct uet_pkt *p, const uint8_t *start)
+{
+	struct uet_tss_hdr t;
+	int n;
+
+	if (p->err_layer != UET_PKT_LAYER_PDS ||
+	    p->err != UET_WIRE_E_UNSUPPORTED)
+		return false;
+	n = uet_tss_hdr_decode(start + p->err_off, p->err_avail, &t);
+	return n >= 0 && p->err_avail >= (size_t)n + UET_TSS_ICV_LEN;
+}
+
 /* Whether the frame is UET is known only once the outer headers name it
  * (the UDP destination port, checked first; the native-IP protocol): a
  * frame that is empty, cut or broken before that is undetermined. */
@@ -723,12 +737,58 @@ print_error(struct out *o, const struct uet_pkt *p)
 	o_q(o, "reason", reason);
 }
 
+/*
+ * A TSS-protected packet (UEC 1.0 section 3.7): the frame parser stops
+ * where it finds the TSS header instead of a PDS header. Print that header
+ * and the size of the protected part (PDS header onward, encrypted) and of
+ * the ICV; without the domain's key nothing more can be shown. Returns
+ * false when the packet is not such a packet.
+ */
+static bool
+print_tss(struct out *o, const struct uet_pkt *p, const uint8_t *inner)
+{
+	struct uet_pkt bad = *p;
+	struct uet_tss_hdr t;
+	size_t avail = p->err_avail;
+	int n;
+
+	if (p->err_layer != UET_PKT_LAYER_PDS ||
+	    p->err != UET_WIRE_E_UNSUPPORTED ||
+	    !uet_tss_hdr_present(inner, avail))
+		return false;
+	print_outer(o, &p->outer);
+	n = uet_tss_hdr_decode(inner, avail, &t);
+	if (n >= 0 && avail < (size_t)n + UET_TSS_ICV_LEN)
+		n = -UET_WIRE_E_TRUNCATED;
+	if (n < 0) {
+		bad.err = -n;
+		print_error(o, &bad);
+		return true;
+	}
+	o_sec(o, "tss");
+	o_name(o, "type", uet_pds_type_name(UET_PDS_TYPE_TSS),
+	       UET_PDS_TYPE_TSS);
+	o_x(o, "sdi", t.sdi);
+	o_u(o, "an", t.an);
+	if (t.sp)
+		o_x(o, "ssi", t.ssi);
+	o_u(o, "epoch", t.epoch);
+	o_u(o, "tsc", t.tsc);
+	o_u(o, "encrypted", avail - (size_t)n - UET_TSS_ICV_LEN);
+	o_u(o, "icv", UET_TSS_ICV_LEN);
+	o_end(o);
+	return true;
+}
+
 /* Print every layer the parser completed, then the error if any. */
 static void
-print_layers(struct out *o, const struct uet_pkt *p)
+print_layers(struct out *o, const struct uet_pkt *p, const uint8_t *frame)
 {
 	unsigned int failed = p->err_layer;
 	bool ok = p->err == 0;
+
+	if (print_tss(o, p, frame + p->err_off))
+		return;
 
 	if (ok || failed >= UET_PKT_LAYER_PDS)
 		print_outer(o, &p->outer);
@@ -788,8 +848,11 @@ dlt_supported(int dlt)
 	       dlt == DLT_LINUX_SLL2;
 }
 
-/* Parse one frame into @p p; a short link header counts as truncated. */
-static void
+/*
+ * Parse one frame into @p p; a short link header counts as truncated.
+ * Returns where the parsed bytes start (after the link header).
+ */
+static const uint8_t *
 parse_frame(const struct dump_opts *opt, int dlt, const uint8_t *d,
 	    size_t caplen, struct uet_pkt *p, unsigned int *etype)
 {
@@ -802,12 +865,13 @@ parse_frame(const struct dump_opts *opt, int dlt, const uint8_t *d,
 	if (off >= 0 && (*etype == 0 || *etype == UET_ETHERTYPE_IPV4 ||
 			 *etype == UET_ETHERTYPE_IPV6)) {
 		uet_pkt_parse_ex(d + off, caplen - (size_t)off, &po, p);
-		return;
+		return d + off;
 	}
 	memset(p, 0, sizeof(*p));
 	p->err_layer = UET_PKT_LAYER_ETH;
 	p->err = off < 0 ? UET_WIRE_E_TRUNCATED : UET_WIRE_E_BAD_ETHERTYPE;
 	p->err_avail = (uint32_t)caplen;
+	return d;
 }
 
 static void
@@ -815,6 +879,7 @@ dump_packet(const struct dump_opts *opt, struct dump_stats *st, int dlt,
 	    const struct pcap_pkthdr *h, const uint8_t *d, double t)
 {
 	struct out o = { stdout, opt->json, true, true };
+	const uint8_t *start;
 	unsigned int etype;
 	struct uet_pkt p;
 
@@ -829,7 +894,7 @@ dump_packet(const struct dump_opts *opt, struct dump_stats *st, int dlt,
 	} else {
 		fprintf(o.f, "%" PRIu64 " %.6f", st->packets, t);
 	}
-	parse_frame(opt, dlt, d, h->caplen, &p, &etype);
+	start = parse_frame(opt, dlt, d, h->caplen, &p, &etype);
 	if (etype == 0 && dlt == DLT_EN10MB && h->caplen >= 14)
 		etype = (unsigned int)(d[12] << 8 | d[13]);
 	if (pkt_is_not_uet(&p)) {
@@ -847,12 +912,12 @@ dump_packet(const struct dump_opts *opt, struct dump_stats *st, int dlt,
 		print_error(&o, &p);
 	} else {
 		st->uet++;
-		st->malformed += p.err != 0;
+		st->malformed += p.err != 0 && !pkt_is_tss(&p, start);
 		if (o.json) {
 			o_key(&o, "uet");
 			fputs("true", o.f);
 		}
-		print_layers(&o, &p);
+		print_layers(&o, &p, start);
 	}
 	fputs(o.json ? "}\n" : "\n", o.f);
 }

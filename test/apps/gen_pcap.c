@@ -8,6 +8,9 @@
  *   gen_pcap --cut FILE.pcap  frames that end before their UET headers:
  *                             0 bytes, 10, 30, 40 of a UET frame, and one
  *                             whose capture (caplen) stops at 40
+ *   gen_pcap --tss FILE.pcap  TSS-protected frames: UDP/IPv4 without SSI,
+ *                             native IPv6 with SSI, one cut inside its ICV
+ *                             and one with the reserved bit set
  *   gen_pcap --first-time FILE  the first packet's time as libpcap reads
  *                               it (pcap or pcapng): seconds.microseconds
  */
@@ -63,6 +66,87 @@ write_pcap(const char *path, bool raw)
 	pcap_dump_close(dump);
 	pcap_close(pd);
 	return i == WFX_COUNT ? 0 : -1;
+}
+
+/*
+ * One TSS frame: outer headers, TSS header @p t, then @p body bytes
+ * standing for the ciphertext and the 16-byte ICV (pattern bytes: uet-dump
+ * cannot tell them from real ciphertext without the key). Returns the
+ * frame length.
+ */
+static int
+tss_frame(bool v6, const struct uet_tss_hdr *t, size_t body, uint8_t *buf,
+	  size_t cap)
+{
+	struct uet_outer o = {
+		.dst_mac = { 2, 0, 0, 0, 0, 2 }, .src_mac = { 2, 0, 0, 0, 0, 1 },
+		.ttl = 64, .udp_sport = 0xC001, .udp_dport = UET_UDP_PORT,
+		.entropy = 0xC001,
+	};
+	size_t th = uet_tss_hdr_len(t->sp), i;
+	int hl, n;
+
+	o.ip_version = v6 ? 6 : 4;
+	o.native = v6;
+	o.ip_proto = v6 ? UET_NATIVE_IP_PROTO_DEFAULT : 17;
+	o.src_addr[0] = o.dst_addr[0] = v6 ? 0x20 : 10;
+	o.src_addr[v6 ? 15 : 3] = 1;
+	o.dst_addr[v6 ? 15 : 3] = 2;
+	o.inner_len = (uint16_t)(th + body);
+	hl = uet_outer_encode(&o, buf, cap);
+	if (hl < 0 || (size_t)hl + o.inner_len > cap)
+		return -1;
+	n = uet_tss_hdr_encode(t, buf + hl, cap - (size_t)hl);
+	if (n < 0)
+		return -1;
+	for (i = 0; i < body; i++)
+		buf[(size_t)hl + th + i] = (uint8_t)(0x5A ^ i);
+	if (uet_outer_udp_csum_fill(&o, buf, (size_t)hl + o.inner_len) < 0)
+		return -1;
+	return hl + (int)o.inner_len;
+}
+
+static int
+write_tss(const char *path)
+{
+	const struct uet_tss_hdr plain = {
+		.an = 1, .sdi = 0x42, .epoch = 3, .tsc = 7,
+	};
+	const struct uet_tss_hdr ssi = {
+		.sp = true, .sdi = 0x123456, .ssi = 0x0A000001, .tsc = 1,
+	};
+	pcap_t *pd = pcap_open_dead(DLT_EN10MB, 65535);
+	uint8_t frame[512];
+	struct pcap_pkthdr h;
+	pcap_dumper_t *dump;
+	int len[4], i;
+
+	if (pd == NULL)
+		return -1;
+	dump = pcap_dump_open(pd, path);
+	if (dump == NULL) {
+		fprintf(stderr, "gen_pcap: %s: %s\n", path, pcap_geterr(pd));
+		pcap_close(pd);
+		return -1;
+	}
+	for (i = 0; i < 4; i++) {
+		/* frame 2 ends inside its ICV: not a protected packet */
+		len[i] = tss_frame(i == 1, i == 1 ? &ssi : &plain,
+				   i == 2 ? UET_TSS_ICV_LEN - 1 :
+					    100 + UET_TSS_ICV_LEN,
+				   frame, sizeof(frame));
+		if (len[i] < 0)
+			break;
+		if (i == 3) /* reserved bit 25 of the TSS header */
+			frame[42] |= 0x02;
+		memset(&h, 0, sizeof(h));
+		h.ts.tv_sec = TS_BASE_SEC;
+		h.caplen = h.len = (bpf_u_int32)len[i];
+		pcap_dump((u_char *)dump, &h, frame);
+	}
+	pcap_dump_close(dump);
+	pcap_close(pd);
+	return i == 4 ? 0 : -1;
 }
 
 /* Frames cut before uet-dump can tell whether they are UET. */
@@ -192,9 +276,11 @@ main(int argc, char **argv)
 		return write_seeds(argv[2]) == 0 ? 0 : 1;
 	if (argc == 3 && strcmp(argv[1], "--first-time") == 0)
 		return first_time(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "--tss") == 0)
+		return write_tss(argv[2]) == 0 ? 0 : 1;
 	if (argc == 3 && strcmp(argv[1], "--cut") == 0)
 		return write_cut(argv[2]) == 0 ? 0 : 1;
 	fprintf(stderr, "usage: gen_pcap [--raw] FILE.pcap | --seeds DIR | "
-		"--list | --first-time FILE | --cut FILE\n");
+		"--list | --first-time FILE | --cut FILE | --tss FILE\n");
 	return 2;
 }

@@ -109,6 +109,30 @@ for o in objs:
 ' "$tmp/cut.json"
 check "cut frames: summary" grep -q "^uet-dump: 5 packets, 0 uet, 5 malformed, 0 not uet, 5 undetermined$" "$tmp/cut.err"
 
+# TSS-protected frames: the TSS header and the protected sizes; a frame
+# cut inside its ICV or with a reserved bit set is malformed.
+"$gen" --tss "$tmp/tss.pcap" || { echo "FAIL gen_pcap --tss"; exit 1; }
+"$dump" "$tmp/tss.pcap" >"$tmp/tss" 2>"$tmp/tss.err"
+check "tss: exit 0" test $? -eq 0
+check "tss: header without SSI" \
+	sh -c 'sed -n 1p "$1" | grep -q "| TSS sdi=0x42 an=1 epoch=3 tsc=7 encrypted=100 icv=16$"' sh "$tmp/tss"
+check "tss: header with SSI, native IPv6" \
+	sh -c 'sed -n 2p "$1" | grep -q " native .*| TSS sdi=0x123456 an=0 ssi=0xa000001 epoch=0 tsc=1 encrypted=100 icv=16$"' sh "$tmp/tss"
+check "tss: cut in the ICV is truncated" \
+	sh -c 'sed -n 3p "$1" | grep -q "MALFORMED layer=pds code=truncated"' sh "$tmp/tss"
+check "tss: reserved bit" \
+	sh -c 'sed -n 4p "$1" | grep -q "MALFORMED layer=pds code=reserved"' sh "$tmp/tss"
+check "tss: summary" grep -q "^uet-dump: 4 packets, 4 uet, 2 malformed, 0 not uet, 0 undetermined$" "$tmp/tss.err"
+"$dump" --json "$tmp/tss.pcap" >"$tmp/tss.json" 2>/dev/null
+check "tss: json" python3 -c '
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1]).read().splitlines()]
+t = objs[0]["tss"]
+assert t == {"type": "TSS", "sdi": 66, "an": 1, "epoch": 3, "tsc": 7, "encrypted": 100, "icv": 16}, t
+assert objs[1]["tss"]["ssi"] == 0x0A000001, objs[1]
+assert "error" in objs[2] and "error" in objs[3]
+' "$tmp/tss.json"
+
 # --count, usage errors and unreadable files.
 check "--count 3 prints 3 lines" test "$("$dump" --count 3 "$tmp/all.pcap" 2>/dev/null | wc -l)" -eq 3
 "$dump" "$tmp/missing.pcap" >/dev/null 2>"$tmp/err"

@@ -72,6 +72,26 @@ fuzz_ses_resp(const uint8_t *d, size_t n, enum uet_ses_resp_fmt fmt)
 		fail("ses response");
 }
 
+static void
+fuzz_tss(const uint8_t *d, size_t n)
+{
+	struct uet_tss_hdr h, h2;
+	int rc;
+
+	/* cleared so that the struct comparison sees no stale padding */
+	memset(&h, 0, sizeof(h));
+	memset(&h2, 0, sizeof(h2));
+	rc = uet_tss_hdr_decode(d, n, &h);
+	if (rc < 0)
+		return;
+	if (uet_tss_hdr_encode(&h, out, sizeof(out)) != rc ||
+	    memcmp(out, d, (size_t)rc) != 0)
+		fail("tss bytes");
+	if (uet_tss_hdr_decode(out, (size_t)rc, &h2) != rc ||
+	    memcmp(&h, &h2, sizeof(h)) != 0)
+		fail("tss struct");
+}
+
 /* Fields the encoder computes rather than copies. */
 static void
 outer_normalise(struct uet_outer *o)
@@ -174,6 +194,7 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	fuzz_outer(d, n, false);
 	fuzz_outer(d, n, true);
 	fuzz_pds(d, n);
+	fuzz_tss(d, n);
 	fuzz_ses_req(d, n, UET_SES_FMT_SMALL);
 	fuzz_ses_req(d, n, UET_SES_FMT_MEDIUM);
 	fuzz_ses_req(d, n, UET_SES_FMT_STD);
@@ -183,6 +204,7 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	/* Headers that follow a frame's outer headers, seen directly. */
 	if (n > 42) {
 		fuzz_pds(d + 42, n - 42);
+		fuzz_tss(d + 42, n - 42);
 		fuzz_ses_req(d + 54, n > 54 ? n - 54 : 0, UET_SES_FMT_STD);
 	}
 	return 0;

@@ -371,6 +371,7 @@ size_t uet_amo_dt_size(unsigned int dt);
 #endif
 
 #include <uet/uet_wire_pds.h>
+#include <uet/uet_wire_tss.h>
 #include <uet/uet_wire_ses.h>
 #include <uet/uet_wire_outer.h>
 #include <uet/uet_psn.h>

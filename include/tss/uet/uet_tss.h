@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef UET_TSS_H
+#define UET_TSS_H
+
+/**
+ * @file
+ * Transport security sublayer (UEC 1.0 section 3.7), the parts that need no
+ * packet I/O: key derivation, the AES-GCM IV, the additional authenticated
+ * data and the split of a protected packet, and the per-source replay
+ * window. The per-packet AEAD runs through DPDK's cryptodev
+ * (uet_tss_cdev.h, engine side). The choices made where the sources
+ * disagree are in docs/WIRE-DECISIONS.md ("TSS header and protected
+ * packet").
+ *
+ * Functions return 0 (or a length) on success and a negated errno.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uet/uet_wire.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** AES-256 key bytes: secure-domain keys and derived keys. */
+#define UET_TSS_KEY_LEN 32
+/** AES-GCM IV bytes (96 bits). */
+#define UET_TSS_IV_LEN 12
+/** KDF output of the derived-key modes: a key, then an IV mask. */
+#define UET_TSS_KDF_OUT_LEN (UET_TSS_KEY_LEN + UET_TSS_IV_LEN)
+/** KDF context for an SSI or an IPv4 address. */
+#define UET_TSS_KDF_CTX_V4_LEN 10
+/** KDF context for an IPv6 address. */
+#define UET_TSS_KDF_CTX_V6_LEN 26
+/** KDF label of cluster mode's per-source key. */
+#define UET_TSS_LABEL_CLUSTER "U1"
+/** KDF label of client/server mode's per-client key. */
+#define UET_TSS_LABEL_SERVER "U2"
+/** Largest AAD: IPv6 addresses, entropy header, TSS header with SSI. */
+#define UET_TSS_AAD_MAX_LEN (32 + 4 + UET_TSS_HDR_MAX_LEN)
+
+/* ------------------------------------------------------------------ */
+/* Key derivation (NIST SP 800-108 counter mode, CMAC-AES-256)         */
+/* ------------------------------------------------------------------ */
+
+/**
+ * The SP 800-108 counter-mode KDF with CMAC-AES-256 as PRF and a 32-bit
+ * counter before @p fixed: out = PRF(key, [1] || fixed) || PRF(key, [2] ||
+ * fixed) ..., cut to @p out_len. OpenSSL's KBKDF does the work.
+ * @return
+ *   0, -EINVAL (out_len 0), -EIO (libcrypto failed).
+ */
+int uet_tss_kdf_fixed(const uint8_t key[UET_TSS_KEY_LEN],
+		      const uint8_t *fixed, size_t fixed_len, uint8_t *out,
+		      size_t out_len);
+
+/**
+ * The KDF with the fixed input UEC uses: label || 0x00 || context ||
+ * [out_len * 8]_32.
+ * @return
+ *   As uet_tss_kdf_fixed().
+ */
+int uet_tss_kdf(const uint8_t key[UET_TSS_KEY_LEN], const char *label,
+		const uint8_t *ctx, size_t ctx_len, uint8_t *out,
+		size_t out_len);
+
+/**
+ * Build the KDF context: epoch(16) | rekey(32) | source(32) for a 4-byte
+ * source (an SSI or IPv4 address), 0(32) | epoch(16) | rekey(32) |
+ * source(128) for an IPv6 address; big-endian, addresses as on the wire.
+ * @param out
+ *   At least UET_TSS_KDF_CTX_V6_LEN bytes.
+ * @return
+ *   The context length, or -EINVAL when @p src_len is not 4 or 16.
+ */
+int uet_tss_kdf_ctx(uint16_t epoch, uint32_t rekey, const uint8_t *src,
+		    size_t src_len, uint8_t *out);
+
+/* ------------------------------------------------------------------ */
+/* IV, AAD and the protected packet                                    */
+/* ------------------------------------------------------------------ */
+
+/**
+ * The 96-bit AES-GCM IV of a packet: @p src_id (the SSI, or the IPv4
+ * source address) || epoch(16) || tsc(48), big-endian, XORed with @p mask
+ * in the derived-key modes.
+ * @param mask
+ *   The IV mask (KDF output after the key), or NULL (direct mode).
+ */
+void uet_tss_iv(uint32_t src_id, uint16_t epoch, uint64_t tsc,
+		const uint8_t *mask, uint8_t iv[UET_TSS_IV_LEN]);
+
+/**
+ * Build the additional authenticated data of a packet: IP source and
+ * destination, a 4-byte entropy header (the native one, or the UDP source
+ * port as entropy), then the TSS header bytes.
+ * @param o
+ *   The outer headers (ip_version, addresses, native, entropy/udp_sport).
+ * @param tss
+ *   The encoded TSS header, @p tss_len bytes.
+ * @param aad
+ *   Output, @p cap bytes (UET_TSS_AAD_MAX_LEN is always enough).
+ * @return
+ *   The AAD length, -EINVAL (IP version, TSS length), -ENOSPC.
+ */
+int uet_tss_aad(const struct uet_outer *o, const uint8_t *tss,
+		size_t tss_len, uint8_t *aad, size_t cap);
+
+/** Where the parts of a protected packet are, from its TSS header. */
+struct uet_tss_split {
+	uint16_t hdr_len; /**< TSS header bytes (also the ciphertext offset) */
+	uint16_t enc_len; /**< encrypted bytes: PDS header onward */
+	uint16_t icv_off; /**< offset of the 16-byte ICV */
+};
+
+/**
+ * Split the @p inner_len bytes after the outer headers of a protected
+ * packet: TSS header, encrypted part, ICV.
+ * @return
+ *   0, or -EMSGSIZE when the bytes cannot hold the header, the smallest
+ *   PDS header and the ICV (such a packet is dropped before any crypto).
+ */
+int uet_tss_split(size_t inner_len, bool sp, struct uet_tss_split *s);
+
+/* ------------------------------------------------------------------ */
+/* Replay window                                                       */
+/* ------------------------------------------------------------------ */
+
+/** Largest replay window, in TSC values. */
+#define UET_TSS_REPLAY_MAX 4096
+
+/**
+ * A per-source sliding window over TSCs (RFC 4303 style): the highest TSC
+ * accepted and a bitmap of the @c size TSCs up to it. The receiver checks
+ * a packet before decrypting it and updates the window only once the ICV
+ * verified, so forged packets cannot move it.
+ */
+struct uet_tss_replay {
+	uint64_t top;  /**< highest TSC accepted */
+	uint32_t size; /**< window in TSCs: a multiple of 64 */
+	bool any;      /**< a TSC was accepted */
+	uint64_t bits[UET_TSS_REPLAY_MAX / 64]; /**< bit tsc % size */
+};
+
+/**
+ * Start an empty window.
+ * @return
+ *   0, or -EINVAL when @p size is 0, not a multiple of 64 or above
+ *   UET_TSS_REPLAY_MAX.
+ */
+int uet_tss_replay_init(struct uet_tss_replay *w, uint32_t size);
+
+/**
+ * Check a received TSC without changing the window.
+ * @return
+ *   0 (new), -EEXIST (already accepted: a replay), -ERANGE (older than
+ *   the window: cannot be told from a replay).
+ */
+int uet_tss_replay_check(const struct uet_tss_replay *w, uint64_t tsc);
+
+/**
+ * Record an authenticated TSC (one uet_tss_replay_check() accepted),
+ * sliding the window when it is ahead of it.
+ */
+void uet_tss_replay_update(struct uet_tss_replay *w, uint64_t tsc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UET_TSS_H */
