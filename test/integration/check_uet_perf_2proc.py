@@ -7,6 +7,9 @@ exchange UET traffic through their engines.
   check_uet_perf_2proc.py UET_PERF memif   two processes over net_memif
   check_uet_perf_2proc.py UET_PERF netns   two network namespaces joined by
                                            a veth pair, net_af_packet
+  check_uet_perf_2proc.py UET_PERF jumbo   the same at MTU 9000 (veth and
+                                           port0.mtu): 8000-byte messages
+                                           travel as one frame each
 
 The checks are behaviour only: traffic flowed through both engines, every
 payload byte was verified, loss was injected and repaired. Timings are
@@ -27,7 +30,7 @@ BW_COUNT = 200
 DEADLINE = 40.0  # whole test, seconds
 
 
-def conf(path, core, prefix, devargs, fa, mac):
+def conf(path, core, prefix, devargs, fa, mac, mtu=1500):
     """The engine probes the port itself (not an EAL --vdev): a memif
     port is then probed, started, stopped and closed with the engine's
     port gate holding memif's control channel off it (docs/ENGINE.md)."""
@@ -40,6 +43,7 @@ args = -l {core} --no-shconf --file-prefix={prefix} --no-huge -m 256 \
 devargs = {devargs}
 ipv4 = {fa}
 mac = {mac}
+mtu = {mtu}
 
 [engine]
 lcores = {core}
@@ -84,13 +88,16 @@ class Run:
         """First stdout line of the server: 'listening on port N'."""
         line = srv.stdout.readline()  # bounded: server accept times out
         if "listening on port" not in line:
+            srv.wait(timeout=5) if line == "" else None
             err = srv.stderr.read() if srv.poll() is not None else ""
             print("server did not listen:", line.strip(), err.strip())
             return None
         return int(line.split()[-1])
 
-    def pair(self, prefix, srv_conf, cli_conf, ctl_host, extra=()):
-        """Server + client session; checks of both sides."""
+    def pair(self, prefix, srv_conf, cli_conf, ctl_host, extra=(),
+             cli_extra=()):
+        """Server + client session; checks of both sides. @extra goes to
+        both, @cli_extra to the client only."""
         srv = self.spawn([*prefix[0], PERF, "--role", "server",
                           "--config", srv_conf, "--ctl", f"{ctl_host}:0",
                           "--ctl-timeout", "5s", "--json", *extra])
@@ -102,7 +109,7 @@ class Run:
                           "--config", cli_conf, "--ctl", f"{ctl_host}:{port}",
                           "--ctl-timeout", "5s", "--mode", "msgrate,latency",
                           "--count", str(COUNT), "--loss", "10000",
-                          "--window", "128", "--json", *extra])
+                          "--window", "128", "--json", *extra, *cli_extra])
         try:
             cout, cerr = cli.communicate(timeout=self.left())
             sout, serr = srv.communicate(timeout=self.left())
@@ -251,7 +258,39 @@ def sh(*argv):
     subprocess.run(argv, check=True, timeout=10, capture_output=True)
 
 
-def netns(r, tmp):
+def veth_stat(ns, dev, what):
+    """A kernel counter of @dev in namespace @ns."""
+    out = subprocess.run(["ip", "netns", "exec", ns, "cat",
+                          f"/sys/class/net/{dev}/statistics/{what}"],
+                         capture_output=True, text=True, timeout=10)
+    return int(out.stdout) if out.returncode == 0 else -1
+
+
+def netns_cases(r, prefix, confs, ctl):
+    for extra in ((), ("--arp",)):  # static neighbours, then ARP
+        r.pair(prefix, *confs, ctl, extra)
+    for victim in ("server", "client"):
+        r.peer_dies(prefix, *confs, ctl, victim)
+    r.peer_freezes(prefix, *confs, ctl)
+
+
+JUMBO_SIZE = 8000
+
+
+def jumbo_cases(r, prefix, confs, ctl, ns, veth):
+    """MTU 9000: every message of JUMBO_SIZE bytes is one frame (at MTU
+    1500 it would be six), and arrives once, byte-exact."""
+    before = veth_stat(ns[1], veth[1], "tx_packets")
+    r.pair(prefix, *confs, ctl, cli_extra=("--size", str(JUMBO_SIZE)))
+    sent = veth_stat(ns[1], veth[1], "tx_packets") - before
+    print(f"jumbo: client veth sent {sent} frames")
+    # msgrate + latency: 2 * COUNT messages from the client, plus ACKs,
+    # control and retransmissions; six frames a message would be 12 * COUNT
+    r.check(0 < sent < 4 * COUNT, f"jumbo: client sent {sent} frames for "
+            f"{2 * COUNT} messages of {JUMBO_SIZE} B (one frame each)")
+
+
+def netns(r, tmp, mtu=1500):
     if os.geteuid() != 0 or shutil.which("ip") is None:
         print("SKIP: needs root and iproute2")
         return 77
@@ -279,13 +318,14 @@ def netns(r, tmp):
             # than the FAs, so the kernel never answers UET frames
             sh("ip", "-n", ns[i], "addr", "add", f"172.31.{pid % 250}.{i + 1}"
                "/24", "dev", veth[i])
+            sh("ip", "-n", ns[i], "link", "set", veth[i], "mtu", str(mtu))
             sh("ip", "-n", ns[i], "link", "set", veth[i], "up")
             sh("ip", "-n", ns[i], "link", "set", "lo", "up")
         for i, role in enumerate(("s", "c")):
             conf(os.path.join(tmp, f"{role}.conf"), i,
                  f"uetp-{pid}-{role}",
                  f"net_af_packet0,iface={veth[i]},qpairs=1",
-                 f"10.0.0.{i + 1}", "none")
+                 f"10.0.0.{i + 1}", "none", mtu)
         # "mac = none": each engine uses its veth's MAC, learned by the
         # peer in the HELLO exchange
         for i in range(2):
@@ -298,11 +338,10 @@ def netns(r, tmp):
                   ["ip", "netns", "exec", ns[1]])
         confs = (os.path.join(tmp, "s.conf"), os.path.join(tmp, "c.conf"))
         ctl = f"172.31.{pid % 250}.1"
-        for extra in ((), ("--arp",)):  # static neighbours, then ARP
-            r.pair(prefix, *confs, ctl, extra)
-        for victim in ("server", "client"):
-            r.peer_dies(prefix, *confs, ctl, victim)
-        r.peer_freezes(prefix, *confs, ctl)
+        if mtu == 1500:
+            netns_cases(r, prefix, confs, ctl)
+        else:
+            jumbo_cases(r, prefix, confs, ctl, ns, veth)
     except subprocess.SubprocessError as e:
         r.check(False, f"namespace setup: {e}")
     finally:
@@ -332,7 +371,8 @@ def main():
     r = Run()
     tmp = tempfile.mkdtemp(prefix="uetp-")
     try:
-        rc = {"memif": memif, "netns": netns}[what](r, tmp)
+        rc = {"memif": memif, "netns": netns,
+              "jumbo": lambda r, tmp: netns(r, tmp, 9000)}[what](r, tmp)
     finally:
         r.kill_all()
         shutil.rmtree(tmp, ignore_errors=True)
