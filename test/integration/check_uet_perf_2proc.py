@@ -10,6 +10,9 @@ exchange UET traffic through their engines.
   check_uet_perf_2proc.py UET_PERF jumbo   the same at MTU 9000 (veth and
                                            port0.mtu): 8000-byte messages
                                            travel as one frame each
+  check_uet_perf_2proc.py UET_PERF afxdp   net_af_xdp on the veth pair (its
+                                           XDP program takes every frame),
+                                           control over a second veth pair
 
 The checks are behaviour only: traffic flowed through both engines, every
 payload byte was verified, loss was injected and repaired. Timings are
@@ -20,6 +23,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -290,7 +294,31 @@ def jumbo_cases(r, prefix, confs, ctl, ns, veth):
             f"{2 * COUNT} messages of {JUMBO_SIZE} B (one frame each)")
 
 
-def netns(r, tmp, mtu=1500):
+AF_XDP = 44  # linux/socket.h
+
+
+def xdp_refused():
+    """The kernel's refusal of AF_XDP sockets here, or None. (XDP on veth,
+    native, is in every kernel that has AF_XDP.)"""
+    try:
+        socket.socket(AF_XDP, socket.SOCK_RAW, 0).close()
+    except OSError as e:
+        return f"socket(AF_XDP): {e.strerror}"
+    return None
+
+
+def afxdp_cases(r, prefix, confs, ctl):
+    why = xdp_refused()
+    if why is not None:
+        print("SKIP: the kernel refused AF_XDP on veth:", why)
+        return 77
+    for extra in ((), ("--arp",)):  # static neighbours, then ARP
+        r.pair(prefix, *confs, ctl, extra)
+    r.peer_dies(prefix, *confs, ctl, "server")
+    return 0
+
+
+def netns(r, tmp, mtu=1500, pmd="af_packet"):
     if os.geteuid() != 0 or shutil.which("ip") is None:
         print("SKIP: needs root and iproute2")
         return 77
@@ -301,7 +329,11 @@ def netns(r, tmp, mtu=1500):
     pid = os.getpid()
     ns = [f"uetp-{pid}-a", f"uetp-{pid}-b"]
     veth = [f"uetp{pid}a", f"uetp{pid}b"]
+    # af_xdp: the XDP program takes every frame of the data veth, so the
+    # control connection needs its own pair
+    cveth = [f"uetc{pid}a", f"uetc{pid}b"] if pmd == "af_xdp" else veth
     made = []
+    rc = 0
     probe = subprocess.run(["ip", "netns", "add", ns[0]],
                            capture_output=True, text=True, timeout=10)
     if probe.returncode != 0:  # no CAP_SYS_ADMIN / no netns support
@@ -311,20 +343,23 @@ def netns(r, tmp, mtu=1500):
     try:
         sh("ip", "netns", "add", ns[1])
         made.append(ns[1])
-        sh("ip", "link", "add", veth[0], "netns", ns[0], "type", "veth",
-           "peer", "name", veth[1], "netns", ns[1])
+        for pair in {tuple(veth), tuple(cveth)}:
+            sh("ip", "link", "add", pair[0], "netns", ns[0], "type", "veth",
+               "peer", "name", pair[1], "netns", ns[1])
         for i in range(2):
             # control connection over the kernel stack on other addresses
             # than the FAs, so the kernel never answers UET frames
             sh("ip", "-n", ns[i], "addr", "add", f"172.31.{pid % 250}.{i + 1}"
-               "/24", "dev", veth[i])
+               "/24", "dev", cveth[i])
             sh("ip", "-n", ns[i], "link", "set", veth[i], "mtu", str(mtu))
-            sh("ip", "-n", ns[i], "link", "set", veth[i], "up")
-            sh("ip", "-n", ns[i], "link", "set", "lo", "up")
+            for dev in {veth[i], cveth[i], "lo"}:
+                sh("ip", "-n", ns[i], "link", "set", dev, "up")
         for i, role in enumerate(("s", "c")):
+            devargs = (f"net_af_xdp0,iface={veth[i]},start_queue=0,"
+                       "queue_count=1" if pmd == "af_xdp" else
+                       f"net_af_packet0,iface={veth[i]},qpairs=1")
             conf(os.path.join(tmp, f"{role}.conf"), i,
-                 f"uetp-{pid}-{role}",
-                 f"net_af_packet0,iface={veth[i]},qpairs=1",
+                 f"uetp-{pid}-{role}", devargs,
                  f"10.0.0.{i + 1}", "none", mtu)
         # "mac = none": each engine uses its veth's MAC, learned by the
         # peer in the HELLO exchange
@@ -338,7 +373,9 @@ def netns(r, tmp, mtu=1500):
                   ["ip", "netns", "exec", ns[1]])
         confs = (os.path.join(tmp, "s.conf"), os.path.join(tmp, "c.conf"))
         ctl = f"172.31.{pid % 250}.1"
-        if mtu == 1500:
+        if pmd == "af_xdp":
+            rc = afxdp_cases(r, prefix, confs, ctl)
+        elif mtu == 1500:
             netns_cases(r, prefix, confs, ctl)
         else:
             jumbo_cases(r, prefix, confs, ctl, ns, veth)
@@ -349,7 +386,7 @@ def netns(r, tmp, mtu=1500):
         for n in made:
             subprocess.run(["ip", "netns", "del", n], timeout=10,
                            capture_output=True)
-    return 0
+    return rc
 
 
 def runtime_clean(pid):
@@ -372,7 +409,9 @@ def main():
     tmp = tempfile.mkdtemp(prefix="uetp-")
     try:
         rc = {"memif": memif, "netns": netns,
-              "jumbo": lambda r, tmp: netns(r, tmp, 9000)}[what](r, tmp)
+              "jumbo": lambda r, tmp: netns(r, tmp, 9000),
+              "afxdp": lambda r, tmp: netns(r, tmp, pmd="af_xdp")}[what](
+                  r, tmp)
     finally:
         r.kill_all()
         shutil.rmtree(tmp, ignore_errors=True)

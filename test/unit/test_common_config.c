@@ -925,6 +925,7 @@ examples__load_and_validate(void **state)
 		"ring-2port.conf", "memif-server.conf", "memif-client.conf",
 		"perf-memif-server.conf", "perf-memif-client.conf",
 		"perf-afpacket-a.conf", "perf-afpacket-b.conf",
+		"perf-afxdp-a.conf", "perf-afxdp-b.conf",
 		"perf-tap-a.conf", "perf-tap-b.conf", "perf-pci-server.conf",
 	};
 	const char *dir = getenv("UET_TEST_DATA");
