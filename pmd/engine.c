@@ -175,6 +175,8 @@ uet_engine_create(const struct uet_engine_params *p)
 	}
 	snprintf(e->name, sizeof(e->name), "%s", p->name);
 	e->cfg = *p->cfg;
+	/* auto (0): from the port MTUs; every reader below sees bytes */
+	e->cfg.engine.mbuf_size = (uint16_t)uet_config_mbuf_size(&e->cfg);
 	e->tel_slot = -1;
 	e->inline_mode = e->cfg.engine.progress == UET_CONFIG_PROGRESS_INLINE;
 	e->tsc_hz = rte_get_tsc_hz();

@@ -304,6 +304,25 @@ int eng_ports_setup(struct uet_engine *e);
 void eng_ports_close(struct uet_engine *e);
 int eng_port_socket(const struct uet_engine *e, unsigned int port);
 
+/* port_kernel.c: ports backed by a kernel interface */
+struct rte_eth_dev_info;
+struct eng_afp_geo {
+	unsigned int framesz;  /* ring slot, bytes */
+	unsigned int blocksz;  /* ring block, bytes (page multiple) */
+	unsigned int framecnt; /* slots (whole blocks) */
+};
+bool eng_afp_is(const char *devargs);
+unsigned int eng_afp_framesz_min(unsigned int mtu);
+unsigned int eng_afp_mbuf_room_min(unsigned int framesz);
+void eng_afp_geometry(unsigned int mtu, struct eng_afp_geo *g);
+int eng_afp_devargs(const char *devargs, unsigned int mtu, char *out,
+		    size_t n);
+int eng_afp_check(unsigned int port, unsigned int mtu, unsigned int framesz,
+		  unsigned int blocksz, unsigned int mbuf_size, char *msg,
+		  size_t n);
+int eng_port_mtu(const struct uet_engine *e, unsigned int port,
+		 const struct rte_eth_dev_info *info);
+
 /* gate.c */
 bool eng_gate_wanted(const struct uet_config *cfg);
 int eng_gate_open(struct uet_engine *e);

@@ -61,18 +61,23 @@ port_warn_memif_found(const struct eng_port *p)
 
 /* Find or probe the ethdev of @p devargs. */
 static int
-port_find(struct eng_port *p, const char *devargs)
+port_find(struct eng_port *p, const struct uet_config_port *c)
 {
 	char name[RTE_ETH_NAME_MAX_LEN];
+	char devargs[UET_CONFIG_STR_LEN + 64];
 	uint16_t id;
 	int rc;
 
-	devname_of(devargs, name, sizeof(name));
+	devname_of(c->devargs, name, sizeof(name));
 	if (rte_eth_dev_get_port_by_name(name, &id) == 0) {
 		p->port_id = id;
 		port_warn_memif_found(p);
 		return 0;
 	}
+	/* net_af_packet: ring frames that hold the configured MTU */
+	rc = eng_afp_devargs(c->devargs, c->mtu, devargs, sizeof(devargs));
+	if (rc < 0)
+		return rc;
 	rc = rte_dev_probe(devargs);
 	if (rc < 0 && rc != -EEXIST) {
 		ENG_LOG(ERR, "probe of '%s' failed: %s", devargs,
@@ -213,8 +218,8 @@ port_configure(struct uet_engine *e, struct eng_port *p,
 	}
 	if (rc < 0)
 		return rc;
-	rc = rte_eth_dev_set_mtu(p->port_id, c->mtu);
-	if (rc < 0 && rc != -ENOTSUP)
+	rc = eng_port_mtu(e, (unsigned int)(p - e->port), &info);
+	if (rc < 0)
 		return rc;
 	p->socket = eng_port_socket(e, (unsigned int)(p - e->port));
 	p->pool = pool_get(e, p->socket);
@@ -314,7 +319,7 @@ eng_ports_setup(struct uet_engine *e)
 		struct eng_port *p = &e->port[i];
 
 		snprintf(p->name, sizeof(p->name), "%s", c->devargs);
-		rc = port_find(p, c->devargs);
+		rc = port_find(p, c);
 		if (rc < 0)
 			return rc;
 		rc = port_configure(e, p, c);

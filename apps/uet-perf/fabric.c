@@ -289,7 +289,7 @@ pf_engine(struct pf_run *p, uint32_t h)
 	c.engine.progress = UET_CONFIG_PROGRESS_INLINE;
 	c.engine.nb_lcores = 1;
 	c.engine.lcores[0] = 0;
-	c.engine.mbuf_size = RTE_MAX(c.engine.mbuf_size,
+	c.engine.mbuf_size = RTE_MAX(uet_config_mbuf_size(&c),
 		RTE_PKTMBUF_HEADROOM + c.port[0].mtu + 64u);
 	c.engine.mbuf_pool_size = PF_MBUFS;
 	c.engine.mbuf_cache = 32;

@@ -19,6 +19,7 @@
 
 #include <rte_cfgfile.h>
 #include <rte_common.h>
+#include <rte_config.h>
 
 #include "config_priv.h"
 
@@ -510,6 +511,28 @@ uet_config_override(struct uet_config *cfg, const char *assignment,
 		return cfg_error(err, rc, src, 0, section, key, "%s", pe.msg);
 	cfg->port[idx] = port;
 	return 0;
+}
+
+/* Bytes beyond the MTU an auto mbuf holds: a net_af_packet ring slot
+ * (pmd/port_kernel.c: 80 bytes in front of the IP packet, slots of
+ * jumbo rings in multiples of 128 bytes, of which the PMD copies all but
+ * 32), which also covers the Ethernet header and a VLAN tag. */
+#define MBUF_AUTO_SLACK 80u
+#define MBUF_AUTO_ALIGN 128u
+#define MBUF_AUTO_MIN 2048u
+
+unsigned int
+uet_config_mbuf_size(const struct uet_config *cfg)
+{
+	unsigned int room = MBUF_AUTO_MIN;
+
+	if (cfg->engine.mbuf_size != 0)
+		return cfg->engine.mbuf_size;
+	for (unsigned int i = 0; i < UET_CONFIG_MAX_PORTS; i++)
+		if (cfg->port[i].defined)
+			room = RTE_MAX(room, RTE_ALIGN_CEIL(cfg->port[i].mtu +
+					MBUF_AUTO_SLACK, MBUF_AUTO_ALIGN));
+	return room + RTE_PKTMBUF_HEADROOM;
 }
 
 unsigned int

@@ -126,8 +126,11 @@ static const struct cfg_key engine_keys[] = {
 	       "inline: the application thread polls"),
 	K_UINT(E, mbuf_pool_size, 1023, 16777215, "mbufs in the packet pool"),
 	K_UINT(E, mbuf_cache, 0, 512, "per-lcore mempool cache, mbufs"),
-	K_UINT(E, mbuf_size, 256, 65535, "mbuf data room in bytes, including "
-	       "the 128-byte headroom"),
+	{ .name = "mbuf_size", .type = CFG_T_UINT, FIELD(E, mbuf_size),
+	  .min = 256, .max = 65535, .flags = CFG_F_AUTO,
+	  .help = "mbuf data room in bytes, including the 128-byte "
+		  "headroom; auto: the largest port mtu + 80 rounded up to "
+		  "128, at least 2048, + 128" },
 	K_UINT(E, burst, 1, 64, "RX/TX burst size, packets"),
 	K_UINT(E, pdc_pool_general, 1, 65535, "PDC ids in the general pool"),
 	K_UINT(E, pdc_pool_reserved, 0, 65535, "PDC ids in the reserved pool"),
@@ -505,7 +508,7 @@ uet_config_init_defaults(struct uet_config *cfg)
 	cfg->engine.idle_sleep_ns = US(10);
 	cfg->engine.idle_sleep_max_ns = MS(1);
 	cfg->engine.rx_intr = true;
-	cfg->engine.mbuf_size = 2048 + RTE_PKTMBUF_HEADROOM;
+	cfg->engine.mbuf_size = 0; /* auto: from the port MTUs */
 	cfg->engine.burst = 32;
 	cfg->engine.pdc_pool_general = 4096;
 	cfg->engine.pdc_pool_reserved = 256;

@@ -72,7 +72,7 @@ check_port_csum(const struct uet_config_port *p, const char *sec,
 static int
 check_ports(const struct uet_config *cfg, struct uet_config_error *err)
 {
-	unsigned int room = cfg->engine.mbuf_size - RTE_PKTMBUF_HEADROOM;
+	unsigned int room = uet_config_mbuf_size(cfg) - RTE_PKTMBUF_HEADROOM;
 	char sec[16];
 	unsigned int i, j, n = 0;
 	int rc;
@@ -124,7 +124,7 @@ check_engine(const struct uet_config *cfg, struct uet_config_error *err)
 	uint64_t need = 0, rxq = 0;
 	unsigned int i;
 
-	if (e->mbuf_size <= RTE_PKTMBUF_HEADROOM)
+	if (e->mbuf_size != 0 && e->mbuf_size <= RTE_PKTMBUF_HEADROOM)
 		return fail(err, "engine", "mbuf_size", "must exceed the "
 			    "%u-byte headroom", RTE_PKTMBUF_HEADROOM);
 	if ((uint64_t)e->mbuf_cache * CACHE_FLUSH_MULT_NUM >

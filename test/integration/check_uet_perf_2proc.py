@@ -7,6 +7,12 @@ exchange UET traffic through their engines.
   check_uet_perf_2proc.py UET_PERF memif   two processes over net_memif
   check_uet_perf_2proc.py UET_PERF netns   two network namespaces joined by
                                            a veth pair, net_af_packet
+  check_uet_perf_2proc.py UET_PERF jumbo   the same at MTU 9000 (veth and
+                                           port0.mtu): 8000-byte messages
+                                           travel as one frame each
+  check_uet_perf_2proc.py UET_PERF afxdp   net_af_xdp on the veth pair (its
+                                           XDP program takes every frame),
+                                           control over a second veth pair
 
 The checks are behaviour only: traffic flowed through both engines, every
 payload byte was verified, loss was injected and repaired. Timings are
@@ -17,6 +23,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -27,7 +34,7 @@ BW_COUNT = 200
 DEADLINE = 40.0  # whole test, seconds
 
 
-def conf(path, core, prefix, devargs, fa, mac):
+def conf(path, core, prefix, devargs, fa, mac, mtu=1500):
     """The engine probes the port itself (not an EAL --vdev): a memif
     port is then probed, started, stopped and closed with the engine's
     port gate holding memif's control channel off it (docs/ENGINE.md)."""
@@ -40,6 +47,7 @@ args = -l {core} --no-shconf --file-prefix={prefix} --no-huge -m 256 \
 devargs = {devargs}
 ipv4 = {fa}
 mac = {mac}
+mtu = {mtu}
 
 [engine]
 lcores = {core}
@@ -84,13 +92,16 @@ class Run:
         """First stdout line of the server: 'listening on port N'."""
         line = srv.stdout.readline()  # bounded: server accept times out
         if "listening on port" not in line:
+            srv.wait(timeout=5) if line == "" else None
             err = srv.stderr.read() if srv.poll() is not None else ""
             print("server did not listen:", line.strip(), err.strip())
             return None
         return int(line.split()[-1])
 
-    def pair(self, prefix, srv_conf, cli_conf, ctl_host, extra=()):
-        """Server + client session; checks of both sides."""
+    def pair(self, prefix, srv_conf, cli_conf, ctl_host, extra=(),
+             cli_extra=()):
+        """Server + client session; checks of both sides. @extra goes to
+        both, @cli_extra to the client only."""
         srv = self.spawn([*prefix[0], PERF, "--role", "server",
                           "--config", srv_conf, "--ctl", f"{ctl_host}:0",
                           "--ctl-timeout", "5s", "--json", *extra])
@@ -102,7 +113,7 @@ class Run:
                           "--config", cli_conf, "--ctl", f"{ctl_host}:{port}",
                           "--ctl-timeout", "5s", "--mode", "msgrate,latency",
                           "--count", str(COUNT), "--loss", "10000",
-                          "--window", "128", "--json", *extra])
+                          "--window", "128", "--json", *extra, *cli_extra])
         try:
             cout, cerr = cli.communicate(timeout=self.left())
             sout, serr = srv.communicate(timeout=self.left())
@@ -251,7 +262,63 @@ def sh(*argv):
     subprocess.run(argv, check=True, timeout=10, capture_output=True)
 
 
-def netns(r, tmp):
+def veth_stat(ns, dev, what):
+    """A kernel counter of @dev in namespace @ns."""
+    out = subprocess.run(["ip", "netns", "exec", ns, "cat",
+                          f"/sys/class/net/{dev}/statistics/{what}"],
+                         capture_output=True, text=True, timeout=10)
+    return int(out.stdout) if out.returncode == 0 else -1
+
+
+def netns_cases(r, prefix, confs, ctl):
+    for extra in ((), ("--arp",)):  # static neighbours, then ARP
+        r.pair(prefix, *confs, ctl, extra)
+    for victim in ("server", "client"):
+        r.peer_dies(prefix, *confs, ctl, victim)
+    r.peer_freezes(prefix, *confs, ctl)
+
+
+JUMBO_SIZE = 8000
+
+
+def jumbo_cases(r, prefix, confs, ctl, ns, veth):
+    """MTU 9000: every message of JUMBO_SIZE bytes is one frame (at MTU
+    1500 it would be six), and arrives once, byte-exact."""
+    before = veth_stat(ns[1], veth[1], "tx_packets")
+    r.pair(prefix, *confs, ctl, cli_extra=("--size", str(JUMBO_SIZE)))
+    sent = veth_stat(ns[1], veth[1], "tx_packets") - before
+    print(f"jumbo: client veth sent {sent} frames")
+    # msgrate + latency: 2 * COUNT messages from the client, plus ACKs,
+    # control and retransmissions; six frames a message would be 12 * COUNT
+    r.check(0 < sent < 4 * COUNT, f"jumbo: client sent {sent} frames for "
+            f"{2 * COUNT} messages of {JUMBO_SIZE} B (one frame each)")
+
+
+AF_XDP = 44  # linux/socket.h
+
+
+def xdp_refused():
+    """The kernel's refusal of AF_XDP sockets here, or None. (XDP on veth,
+    native, is in every kernel that has AF_XDP.)"""
+    try:
+        socket.socket(AF_XDP, socket.SOCK_RAW, 0).close()
+    except OSError as e:
+        return f"socket(AF_XDP): {e.strerror}"
+    return None
+
+
+def afxdp_cases(r, prefix, confs, ctl):
+    why = xdp_refused()
+    if why is not None:
+        print("SKIP: the kernel refused AF_XDP on veth:", why)
+        return 77
+    for extra in ((), ("--arp",)):  # static neighbours, then ARP
+        r.pair(prefix, *confs, ctl, extra)
+    r.peer_dies(prefix, *confs, ctl, "server")
+    return 0
+
+
+def netns(r, tmp, mtu=1500, pmd="af_packet"):
     if os.geteuid() != 0 or shutil.which("ip") is None:
         print("SKIP: needs root and iproute2")
         return 77
@@ -262,7 +329,11 @@ def netns(r, tmp):
     pid = os.getpid()
     ns = [f"uetp-{pid}-a", f"uetp-{pid}-b"]
     veth = [f"uetp{pid}a", f"uetp{pid}b"]
+    # af_xdp: the XDP program takes every frame of the data veth, so the
+    # control connection needs its own pair
+    cveth = [f"uetc{pid}a", f"uetc{pid}b"] if pmd == "af_xdp" else veth
     made = []
+    rc = 0
     probe = subprocess.run(["ip", "netns", "add", ns[0]],
                            capture_output=True, text=True, timeout=10)
     if probe.returncode != 0:  # no CAP_SYS_ADMIN / no netns support
@@ -272,20 +343,24 @@ def netns(r, tmp):
     try:
         sh("ip", "netns", "add", ns[1])
         made.append(ns[1])
-        sh("ip", "link", "add", veth[0], "netns", ns[0], "type", "veth",
-           "peer", "name", veth[1], "netns", ns[1])
+        for pair in {tuple(veth), tuple(cveth)}:
+            sh("ip", "link", "add", pair[0], "netns", ns[0], "type", "veth",
+               "peer", "name", pair[1], "netns", ns[1])
         for i in range(2):
             # control connection over the kernel stack on other addresses
             # than the FAs, so the kernel never answers UET frames
             sh("ip", "-n", ns[i], "addr", "add", f"172.31.{pid % 250}.{i + 1}"
-               "/24", "dev", veth[i])
-            sh("ip", "-n", ns[i], "link", "set", veth[i], "up")
-            sh("ip", "-n", ns[i], "link", "set", "lo", "up")
+               "/24", "dev", cveth[i])
+            sh("ip", "-n", ns[i], "link", "set", veth[i], "mtu", str(mtu))
+            for dev in {veth[i], cveth[i], "lo"}:
+                sh("ip", "-n", ns[i], "link", "set", dev, "up")
         for i, role in enumerate(("s", "c")):
+            devargs = (f"net_af_xdp0,iface={veth[i]},start_queue=0,"
+                       "queue_count=1" if pmd == "af_xdp" else
+                       f"net_af_packet0,iface={veth[i]},qpairs=1")
             conf(os.path.join(tmp, f"{role}.conf"), i,
-                 f"uetp-{pid}-{role}",
-                 f"net_af_packet0,iface={veth[i]},qpairs=1",
-                 f"10.0.0.{i + 1}", "none")
+                 f"uetp-{pid}-{role}", devargs,
+                 f"10.0.0.{i + 1}", "none", mtu)
         # "mac = none": each engine uses its veth's MAC, learned by the
         # peer in the HELLO exchange
         for i in range(2):
@@ -298,11 +373,12 @@ def netns(r, tmp):
                   ["ip", "netns", "exec", ns[1]])
         confs = (os.path.join(tmp, "s.conf"), os.path.join(tmp, "c.conf"))
         ctl = f"172.31.{pid % 250}.1"
-        for extra in ((), ("--arp",)):  # static neighbours, then ARP
-            r.pair(prefix, *confs, ctl, extra)
-        for victim in ("server", "client"):
-            r.peer_dies(prefix, *confs, ctl, victim)
-        r.peer_freezes(prefix, *confs, ctl)
+        if pmd == "af_xdp":
+            rc = afxdp_cases(r, prefix, confs, ctl)
+        elif mtu == 1500:
+            netns_cases(r, prefix, confs, ctl)
+        else:
+            jumbo_cases(r, prefix, confs, ctl, ns, veth)
     except subprocess.SubprocessError as e:
         r.check(False, f"namespace setup: {e}")
     finally:
@@ -310,7 +386,7 @@ def netns(r, tmp):
         for n in made:
             subprocess.run(["ip", "netns", "del", n], timeout=10,
                            capture_output=True)
-    return 0
+    return rc
 
 
 def runtime_clean(pid):
@@ -332,7 +408,10 @@ def main():
     r = Run()
     tmp = tempfile.mkdtemp(prefix="uetp-")
     try:
-        rc = {"memif": memif, "netns": netns}[what](r, tmp)
+        rc = {"memif": memif, "netns": netns,
+              "jumbo": lambda r, tmp: netns(r, tmp, 9000),
+              "afxdp": lambda r, tmp: netns(r, tmp, pmd="af_xdp")}[what](
+                  r, tmp)
     finally:
         r.kill_all()
         shutil.rmtree(tmp, ignore_errors=True)

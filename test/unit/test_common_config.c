@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_config.h>
+
 #include <uet/uet_config.h>
 
 #define DUMP_LEN 32768
@@ -867,6 +869,42 @@ expect_invalid(const char *a, const char *b, const char *section,
 	assert_non_null(strstr(err.reason, part));
 }
 
+/* engine.mbuf_size auto (the default) follows the largest port MTU. */
+static void
+uet_config_mbuf_size__auto(void **state)
+{
+	struct uet_config cfg;
+	struct uet_config_error err;
+
+	(void)state;
+	uet_config_init_defaults(&cfg);
+	assert_int_equal(cfg.engine.mbuf_size, 0);
+	assert_int_equal(uet_config_mbuf_size(&cfg),
+			 2048 + RTE_PKTMBUF_HEADROOM);
+	assert_int_equal(uet_config_override(&cfg, "port0.mtu=9000", &err), 0);
+	assert_int_equal(uet_config_validate(&cfg, &err), 0);
+	/* 9000 + 80 rounded up to 128, + headroom */
+	assert_int_equal(uet_config_mbuf_size(&cfg),
+			 9088 + RTE_PKTMBUF_HEADROOM);
+	assert_int_equal(uet_config_override(&cfg, "port1.devargs=net_ring1",
+					     &err), 0);
+	assert_int_equal(uet_config_override(&cfg, "port1.ipv4=10.0.0.9",
+					     &err), 0);
+	assert_int_equal(uet_config_override(&cfg, "port1.mtu=9216", &err), 0);
+	assert_int_equal(uet_config_mbuf_size(&cfg),
+			 9344 + RTE_PKTMBUF_HEADROOM);
+	/* explicit sizes stand, and are checked against the MTU */
+	assert_int_equal(uet_config_override(&cfg, "engine.mbuf_size=4096",
+					     &err), 0);
+	assert_int_equal(uet_config_mbuf_size(&cfg), 4096);
+	assert_int_equal(uet_config_validate(&cfg, &err), -EINVAL);
+	assert_string_equal(err.key, "mtu");
+	assert_int_equal(uet_config_override(&cfg, "engine.mbuf_size=auto",
+					     &err), 0);
+	assert_int_equal(cfg.engine.mbuf_size, 0);
+	assert_int_equal(uet_config_validate(&cfg, &err), 0);
+}
+
 static void
 validate__cross_field(void **state)
 {
@@ -874,8 +912,8 @@ validate__cross_field(void **state)
 	struct uet_config_error err;
 
 	(void)state;
-	expect_invalid("port0.mtu=9000", NULL, "port0", "mtu",
-		       "engine.mbuf_size 2176 leaves 2048");
+	expect_invalid("port0.mtu=9000", "engine.mbuf_size=2176", "port0",
+		       "mtu", "engine.mbuf_size 2176 leaves 2048");
 	expect_invalid("port0.ipv4=none", NULL, "port0", "ipv4",
 		       "needs an ipv4 or ipv6");
 	expect_invalid("port1.mtu=9000", NULL, "port1", "devargs", "required");
@@ -954,6 +992,7 @@ examples__load_and_validate(void **state)
 		"ring-2port.conf", "memif-server.conf", "memif-client.conf",
 		"perf-memif-server.conf", "perf-memif-client.conf",
 		"perf-afpacket-a.conf", "perf-afpacket-b.conf",
+		"perf-afxdp-a.conf", "perf-afxdp-b.conf",
 		"perf-tap-a.conf", "perf-tap-b.conf", "perf-pci-server.conf",
 	};
 	const char *dir = getenv("UET_TEST_DATA");
@@ -1167,6 +1206,7 @@ main(void)
 		cmocka_unit_test(uet_config_jobs_parse__ranges),
 		cmocka_unit_test(uet_config_jobs_parse__bad),
 		cmocka_unit_test(validate__service),
+		cmocka_unit_test(uet_config_mbuf_size__auto),
 		cmocka_unit_test(validate__service_socket_mode),
 		cmocka_unit_test(load__service_job_lines),
 		cmocka_unit_test(load__service_job_lines_bad),

@@ -121,7 +121,7 @@ struct uet_config_engine {
 	enum uet_config_progress progress;
 	uint32_t mbuf_pool_size;
 	uint16_t mbuf_cache;
-	uint16_t mbuf_size;        /**< data room incl. headroom, bytes */
+	uint16_t mbuf_size;        /**< data room incl. headroom, bytes; 0 auto */
 	uint16_t burst;
 	uint32_t pdc_pool_general; /**< PDC ids, general pool */
 	uint32_t pdc_pool_reserved;
@@ -436,6 +436,16 @@ uet_config_validate(const struct uet_config *cfg,
 int
 uet_config_dump(const struct uet_config *cfg, unsigned int flags, char *buf,
 		size_t size);
+
+/**
+ * mbuf data room (headroom included) the engine uses: engine.mbuf_size,
+ * or when that is auto (0) one that holds a frame of the largest port MTU
+ * with room for kernel-interface PMDs' per-frame headers (net_af_packet
+ * copies its ring slot: MTU + 80 rounded up to 128, less 32 bytes), at
+ * least 2048 + headroom.
+ */
+unsigned int
+uet_config_mbuf_size(const struct uet_config *cfg);
 
 /** Number of defined ports (they are numbered 0..n-1 once validated). */
 unsigned int
