@@ -352,8 +352,9 @@ static const struct cfg_key service_keys[] = {
 	{ .name = "socket_mode", .type = CFG_T_STR, FIELD(V, socket_mode),
 	  .help = "permissions of the socket file, octal 0000..0777: who "
 		  "may connect (write permission)" },
-	{ .name = "socket_group", .type = CFG_T_STR, FIELD(V, socket_group),
-	  .help = "group of the socket file, a name or a number; none = "
+	{ .name = "socket_group", .type = CFG_T_STR, .flags = CFG_F_EMPTY,
+	  FIELD(V, socket_group),
+	  .help = "group of the socket file, a name or a number; empty = "
 		  "the service's group" },
 	K_SIZE(V, window_size, KB(64), GB(1), 0, "data window of each client "
 	       "(payload staging shared with the engine), a multiple of 4K; "

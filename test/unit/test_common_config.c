@@ -508,6 +508,12 @@ load__empty_values_named(void **state)
 	assert_int_equal(load_text("[engine]\ncapture =\n", &cfg, &err, path),
 			 0);
 	assert_string_equal(cfg.engine.capture, "");
+	/* the default file's empty socket_group: the service's group */
+	snprintf(cfg.service.socket_group, sizeof(cfg.service.socket_group),
+		 "x");
+	assert_int_equal(load_text("[service]\nsocket_group =\n", &cfg, &err,
+				   path), 0);
+	assert_string_equal(cfg.service.socket_group, "");
 	assert_int_equal(uet_config_override(&cfg, "eal.args=", &err), -EINVAL);
 	assert_string_equal(err.section, "eal");
 	assert_string_equal(err.key, "args");
