@@ -898,6 +898,56 @@ test_iov(struct fid_mr *mr)
 	CHECK(cq_quiet(n0.cq, 100) && cq_quiet(n1.cq, 100));
 }
 
+/*
+ * More multi-entry receives posted than the endpoint has pooled bounce
+ * buffers (8), then a multi-entry send from the same endpoint: the send
+ * takes a buffer of its own rather than failing -FI_EAGAIN until a
+ * receive completes, which its peer may only send after this send
+ * lands (fi_ubertest's DGRAM sendv ping-pong waited for good). Then the
+ * peer's messages fill the receives, in order, byte-exact.
+ */
+#define IOV_BUSY_RECVS 10
+static void
+test_iov_bounce_busy(void)
+{
+	static const size_t rl[2] = { 30, 34 };
+	static const size_t sl[2] = { 20, 44 };
+	struct iovec rv[IOV_BUSY_RECVS][2], sv[2], pv[2], qv[2];
+	struct fi_cq_tagged_entry e;
+	char rc0[IOV_BUSY_RECVS], c0, c1;
+
+	for (int i = 0; i < IOV_BUSY_RECVS; i++) {
+		iov_make(rv[i], rl, 2, lbuf + 200 * i);
+		CHECK_RC(fi_recvv(n0.ep, rv[i], NULL, 2, FI_ADDR_UNSPEC,
+				  &rc0[i]), 0);
+	}
+	/* n0 -> n1 while all n0's pooled buffers are on receives */
+	fill(sbuf, 64, 91);
+	iov_make(sv, sl, 2, sbuf + 1000);
+	memcpy(sv[0].iov_base, sbuf, 20);
+	memcpy(sv[1].iov_base, sbuf + 20, 44);
+	iov_make(pv, rl, 2, lbuf + 200 * IOV_BUSY_RECVS);
+	CHECK_RC(fi_recvv(n1.ep, pv, NULL, 2, FI_ADDR_UNSPEC, &c1), 0);
+	CHECK_RC(fi_sendv(n0.ep, sv, NULL, 2, n0.peer, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &c1, FI_RECV | FI_MSG, &e, NULL);
+	CHECK(e.len == 64 && iov_check(pv, 2, sbuf, 64));
+	/* n1 -> n0: one message per posted receive, matched in order */
+	for (int i = 0; i < IOV_BUSY_RECVS; i++) {
+		fill(sbuf + 100, 64, 100 + (unsigned int)i);
+		iov_make(qv, sl, 2, sbuf + 2000);
+		memcpy(qv[0].iov_base, sbuf + 100, 20);
+		memcpy(qv[1].iov_base, sbuf + 120, 44);
+		CHECK_RC(fi_sendv(n1.ep, qv, NULL, 2, n1.peer, &c1), 0);
+		expect_ok(n1.cq, &c1, FI_SEND | FI_MSG, NULL, NULL);
+		memset(&e, 0, sizeof(e));
+		expect_ok(n0.cq, &rc0[i], FI_RECV | FI_MSG, &e, NULL);
+		CHECK(e.len == 64 && iov_check(rv[i], 2, sbuf + 100, 64));
+	}
+	CHECK(cq_quiet(n0.cq, 100) && cq_quiet(n1.cq, 100));
+}
+
 static void
 node_close(struct node *n);
 
@@ -1946,6 +1996,7 @@ main(int argc, char **argv)
 		test_rma(mr);
 		test_atomic_valid_all(mr);
 		test_iov(mr);
+		test_iov_bounce_busy();
 		test_remote_cntr(mr);
 		test_dereg(mr);
 	}
