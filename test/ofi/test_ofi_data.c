@@ -961,6 +961,61 @@ ep_node_close(struct node *n)
 }
 
 /*
+ * Remote CQ data into a CQ whose every slot posted receives have
+ * reserved (an endpoint of n1's domain with a CQ of 4, 4 receives
+ * posted, a fifth refused -FI_EAGAIN): the write's entry still reaches
+ * the CQ (it has room of its own), rather than waiting for a receive to
+ * complete, which the peer sends only after it sees its write answered
+ * (fi_ubertest's writedata ping-pong waited for good). Then the
+ * receives complete, in order.
+ */
+#define CQ_FULL_SIZE 4
+static void
+test_writedata_cq_full(struct fid_mr *mr)
+{
+	struct fi_cq_attr cqa = { .format = FI_CQ_FORMAT_TAGGED,
+				  .size = CQ_FULL_SIZE };
+	struct fi_av_attr ava = { .type = FI_AV_TABLE };
+	uint64_t base = (uint64_t)(uintptr_t)rbuf;
+	struct node x = { .dom = n1.dom };
+	struct fi_cq_tagged_entry e;
+	char rc[CQ_FULL_SIZE + 1], c0;
+	fi_addr_t xa = FI_ADDR_NOTAVAIL;
+
+	CHECK_RC(fi_av_open(x.dom, &ava, &x.av, NULL), 0);
+	CHECK_RC(fi_cq_open(x.dom, &cqa, &x.cq, NULL), 0);
+	CHECK_RC(ep_open_info(&x, NULL, info), 0);
+	if (x.ep == NULL) {
+		ep_node_close(&x);
+		return;
+	}
+	CHECK(fi_av_insert(n0.av, &x.addr, 1, &xa, 0, NULL) == 1);
+	for (int i = 0; i < CQ_FULL_SIZE; i++)
+		CHECK_RC(fi_recv(x.ep, lbuf + 100 * i, 64, NULL,
+				 FI_ADDR_UNSPEC, &rc[i]), 0);
+	CHECK_RC(fi_recv(x.ep, lbuf + 500, 64, NULL, FI_ADDR_UNSPEC,
+			 &rc[CQ_FULL_SIZE]), -FI_EAGAIN);
+	fill(sbuf, 128, 12);
+	CHECK_RC(fi_writedata(n0.ep, sbuf, 128, NULL, 0x99, xa, base + 40000,
+			      fi_mr_key(mr), &c0), 0);
+	expect_ok(n0.cq, &c0, FI_WRITE, NULL, NULL);
+	memset(&e, 0, sizeof(e));
+	expect_ok(x.cq, NULL, FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA, &e, NULL);
+	CHECK(e.data == 0x99 && e.len == 128);
+	CHECK(memcmp(rbuf + 40000, sbuf, 128) == 0);
+	for (int i = 0; i < CQ_FULL_SIZE; i++) {
+		fill(sbuf + 200, 64, 20 + (unsigned int)i);
+		CHECK_RC(fi_send(n0.ep, sbuf + 200, 64, NULL, xa, &c0), 0);
+		expect_ok(n0.cq, &c0, FI_SEND, NULL, NULL);
+		expect_ok(x.cq, &rc[i], FI_RECV | FI_MSG, NULL, NULL);
+		CHECK(memcmp(lbuf + 100 * i, sbuf + 200, 64) == 0);
+	}
+	CHECK(cq_quiet(x.cq, 100));
+	CHECK_RC(fi_av_remove(n0.av, &xa, 1, 0), 0);
+	ep_node_close(&x);
+}
+
+/*
  * Several endpoints on one engine context (AUTO test: one context on a
  * loopback port): B and C are opened in n0's domain next to n0.ep (A),
  * each with its own PIDonFEP, initiator id and receive context. B and C exchange untagged (expected, unexpected,
@@ -1997,6 +2052,7 @@ main(int argc, char **argv)
 		test_atomic_valid_all(mr);
 		test_iov(mr);
 		test_iov_bounce_busy();
+		test_writedata_cq_full(mr);
 		test_remote_cntr(mr);
 		test_dereg(mr);
 	}
