@@ -1016,6 +1016,51 @@ test_writedata_cq_full(struct fid_mr *mr)
 }
 
 /*
+ * A non-fetching atomic from several operand entries (fi_atomicmsg with
+ * iov_count up to iov_limit, fi_ubertest's atomic_msg): gathered into
+ * one operand over the concatenated target range. A fetching one with
+ * two entries: -FI_EINVAL.
+ */
+static void
+test_atomic_iov(struct fid_mr *mr)
+{
+	uint64_t base = (uint64_t)(uintptr_t)rbuf + 48000;
+	uint64_t v[4] = { 1, 20, 300, 4000 }, res[4] = { 0 }, t[5];
+	struct fi_ioc ioc[3] = {
+		{ .addr = &v[0], .count = 1 },
+		{ .addr = &v[1], .count = 2 },
+		{ .addr = &v[3], .count = 1 },
+	};
+	struct fi_ioc rioc[2] = {
+		{ .addr = &res[0], .count = 1 },
+		{ .addr = &res[1], .count = 1 },
+	};
+	struct fi_rma_ioc r = { .addr = base, .count = 4,
+				.key = fi_mr_key(mr) };
+	struct fi_msg_atomic m = {
+		.msg_iov = ioc, .iov_count = 3, .addr = n0.peer,
+		.rma_iov = &r, .rma_iov_count = 1, .datatype = FI_UINT64,
+		.op = FI_SUM,
+	};
+	char c0;
+
+	for (int i = 0; i < 5; i++)
+		t[i] = 5;
+	memcpy(rbuf + 48000, t, sizeof(t));
+	m.context = &c0;
+	CHECK_RC(fi_atomicmsg(n0.ep, &m, FI_COMPLETION), 0);
+	expect_ok(n0.cq, &c0, FI_ATOMIC | FI_WRITE, NULL, NULL);
+	memcpy(t, rbuf + 48000, sizeof(t));
+	CHECK(t[0] == 6 && t[1] == 25 && t[2] == 305 && t[3] == 4005 &&
+	      t[4] == 5);
+	m.iov_count = 2;
+	r.count = 2;
+	CHECK_RC(fi_fetch_atomicmsg(n0.ep, &m, rioc, NULL, 2, FI_COMPLETION),
+		 -FI_EINVAL);
+	CHECK(cq_quiet(n0.cq, 100));
+}
+
+/*
  * Several endpoints on one engine context (AUTO test: one context on a
  * loopback port): B and C are opened in n0's domain next to n0.ep (A),
  * each with its own PIDonFEP, initiator id and receive context. B and C exchange untagged (expected, unexpected,
@@ -2053,6 +2098,7 @@ main(int argc, char **argv)
 		test_iov(mr);
 		test_iov_bounce_busy();
 		test_writedata_cq_full(mr);
+		test_atomic_iov(mr);
 		test_remote_cntr(mr);
 		test_dereg(mr);
 	}
