@@ -196,11 +196,16 @@ amo_post(struct uet_ofi_ep *ep, enum amo_kind k,
 	 const struct fi_ioc *result, uint64_t flags)
 {
 	struct uet_chan_sqe sqe;
-	struct iovec iov;
-	size_t count, sz;
+	struct iovec iov[UET_OFI_IOV_MAX];
+	size_t count, sz, total = 0;
 	int rc;
 
-	if (msg == NULL || msg->iov_count != 1 || msg->msg_iov == NULL ||
+	/* Several operand entries (tx iov_limit) for a non-fetching atomic:
+	 * gathered as one operand, like a multi-entry send (fi_atomic(3):
+	 * the target range is their concatenation). A fetching or compare
+	 * atomic takes one entry: its result would need scattering too. */
+	if (msg == NULL || msg->iov_count == 0 || msg->msg_iov == NULL ||
+	    msg->iov_count > (k == AMO_WRITE ? UET_OFI_IOV_MAX : 1) ||
 	    msg->rma_iov_count != 1 || msg->rma_iov == NULL)
 		return -FI_EINVAL;
 	if (!ep->enabled)
@@ -213,7 +218,15 @@ amo_post(struct uet_ofi_ep *ep, enum amo_kind k,
 	if (rc < 0)
 		return rc;
 	sz = uet_ofi_dt_size(msg->datatype);
-	if (msg->msg_iov[0].count == 0 || msg->msg_iov[0].count > count)
+	for (size_t i = 0; i < msg->iov_count; i++) {
+		if (msg->msg_iov[i].count == 0 ||
+		    (msg->msg_iov[i].addr == NULL && sz != 0))
+			return -FI_EINVAL;
+		iov[i].iov_base = msg->msg_iov[i].addr;
+		iov[i].iov_len = msg->msg_iov[i].count * sz;
+		total += msg->msg_iov[i].count;
+	}
+	if (total > count)
 		return -FI_EINVAL;
 	if ((k != AMO_WRITE && (result == NULL || result->addr == NULL)) ||
 	    (k == AMO_COMPARE && (compare == NULL || compare->addr == NULL)))
@@ -233,9 +246,8 @@ amo_post(struct uet_ofi_ep *ep, enum amo_kind k,
 		sqe.result = (uint64_t)(uintptr_t)result->addr;
 	if (compare != NULL)
 		sqe.compare = (uint64_t)(uintptr_t)compare->addr;
-	iov.iov_base = msg->msg_iov[0].addr;
-	iov.iov_len = msg->msg_iov[0].count * sz;
-	return uet_ofi_post_sqe(ep, &sqe, &iov, msg->desc, 1, flags,
+	return uet_ofi_post_sqe(ep, &sqe, iov, msg->desc, msg->iov_count,
+				flags,
 				msg->context,
 				FI_ATOMIC | (k == AMO_WRITE ? FI_WRITE : FI_READ),
 				k == AMO_WRITE ? UET_OFI_CNTR_WRITE :
@@ -257,14 +269,15 @@ at_writev(struct fid_ep *fid, const struct fi_ioc *iov, void **desc,
 	  enum fi_datatype dt, enum fi_op op, void *context)
 {
 	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
-	struct fi_rma_ioc r = { .addr = addr, .count = count ? iov[0].count : 0,
-				.key = key };
+	struct fi_rma_ioc r = { .addr = addr, .key = key };
 	struct fi_msg_atomic m = {
 		.msg_iov = iov, .desc = desc, .iov_count = count, .addr = a,
 		.rma_iov = &r, .rma_iov_count = 1, .datatype = dt, .op = op,
 		.context = context,
 	};
 
+	for (size_t i = 0; iov != NULL && i < count; i++)
+		r.count += iov[i].count;
 	return amo_post(ep, AMO_WRITE, &m, NULL, NULL,
 			ep->tx_op_flags | FI_COMPLETION);
 }

@@ -4,8 +4,14 @@
  * the endpoints bound to it (uet_ofi_ep_progress) into a fixed array of
  * `size` entries. Every operation reserves its slot when it is submitted
  * (FI_RM_ENABLED), so the array never overruns: submission returns
- * -FI_EAGAIN when the CQ has no unreserved slot. Errors stay in order with
- * successes: fi_cq_read returns -FI_EAVAIL when the next entry is an error.
+ * -FI_EAGAIN when the CQ has no unreserved slot. Entries no operation
+ * posted (remote CQ data of a peer's write, the extra completions of a
+ * multi-receive buffer) take a slot of a second `size` behind those:
+ * otherwise receives posted up to the CQ's size would hold every slot
+ * and such an entry would wait for a completion that needs it first
+ * (fi_ubertest's writedata ping-pong waited for good). Errors stay in
+ * order with successes: fi_cq_read returns -FI_EAVAIL when the next entry
+ * is an error.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -15,18 +21,30 @@
 
 #include "uet_ofi_priv.h"
 
-int
-uet_ofi_cq_reserve(struct uet_ofi_cq *cq)
+static int
+cq_reserve_below(struct uet_ofi_cq *cq, size_t limit)
 {
 	int rc = 0;
 
 	uet_ofi_lock(&cq->lock);
-	if (cq->reserved >= cq->size)
+	if (cq->reserved >= limit)
 		rc = -FI_EAGAIN;
 	else
 		cq->reserved++;
 	uet_ofi_unlock(&cq->lock);
 	return rc;
+}
+
+int
+uet_ofi_cq_reserve(struct uet_ofi_cq *cq)
+{
+	return cq_reserve_below(cq, cq->size);
+}
+
+int
+uet_ofi_cq_reserve_unsolicited(struct uet_ofi_cq *cq)
+{
+	return cq_reserve_below(cq, cq->cap);
 }
 
 void
@@ -42,13 +60,13 @@ void
 uet_ofi_cq_push(struct uet_ofi_cq *cq, const struct uet_ofi_cq_entry *e)
 {
 	uet_ofi_lock(&cq->lock);
-	if (cq->count >= cq->size) {
+	if (cq->count >= cq->cap) {
 		/* unreachable while reservations hold; counted, not fatal */
 		cq->overruns++;
 		uet_ofi_unlock(&cq->lock);
 		return;
 	}
-	cq->ent[(cq->head + cq->count) % cq->size] = *e;
+	cq->ent[(cq->head + cq->count) % cq->cap] = *e;
 	cq->count++;
 	uet_ofi_unlock(&cq->lock);
 	uet_ofi_efd_signal(cq->efd);
@@ -196,7 +214,7 @@ cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 		entry_out(cq, e, buf, n);
 		if (src_addr != NULL)
 			src_addr[n] = e->src;
-		cq->head = (cq->head + 1) % cq->size;
+		cq->head = (cq->head + 1) % cq->cap;
 		cq->count--;
 		cq->reserved--;
 		n++;
@@ -246,7 +264,7 @@ cq_readerr(struct fid_cq *cq_fid, struct fi_cq_err_entry *buf, uint64_t flags)
 		buf->err_data_size = 0;
 	else
 		buf->err_data = NULL;
-	cq->head = (cq->head + 1) % cq->size;
+	cq->head = (cq->head + 1) % cq->cap;
 	cq->count--;
 	cq->reserved--;
 	uet_ofi_unlock(&cq->lock);
@@ -497,7 +515,7 @@ uet_ofi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 	cq = calloc(1, sizeof(*cq));
 	if (cq == NULL)
 		return -FI_ENOMEM;
-	cq->ent = calloc(a.size, sizeof(*cq->ent));
+	cq->ent = calloc(2 * a.size, sizeof(*cq->ent));
 	if (cq->ent == NULL) {
 		free(cq);
 		return -FI_ENOMEM;
@@ -525,6 +543,7 @@ uet_ofi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 	cq->dom = d;
 	cq->attr = a;
 	cq->size = a.size;
+	cq->cap = 2 * a.size;
 	uet_ofi_lock_init(&cq->lock, !uet_ofi_lockless(d));
 	uet_ofi_lock_init(&cq->bind_lock, !uet_ofi_lockless(d));
 	cq->cq_fid.fid.fclass = FI_CLASS_CQ;

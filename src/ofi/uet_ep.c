@@ -93,7 +93,7 @@ deliver_remote(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 	}
 	if (ep->rx_cq == NULL || !(c->flags & UET_CHAN_CQ_IMM))
 		return true;
-	if (uet_ofi_cq_reserve(ep->rx_cq) < 0)
+	if (uet_ofi_cq_reserve_unsolicited(ep->rx_cq) < 0)
 		return false;
 	memset(&e, 0, sizeof(e));
 	e.flags = FI_REMOTE_WRITE | FI_RMA | FI_REMOTE_CQ_DATA;
@@ -150,7 +150,8 @@ deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 
 	/* a multi-receive buffer completes many times: each extra entry
 	 * needs a slot of its own */
-	if (cq != NULL && entry && !final && uet_ofi_cq_reserve(cq) < 0)
+	if (cq != NULL && entry && !final &&
+	    uet_ofi_cq_reserve_unsolicited(cq) < 0)
 		return false;
 	memset(&e, 0, sizeof(e));
 	e.op_context = r->user_ctx;

@@ -108,17 +108,19 @@ uet_ofi_req_buffers(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
 	 * Several entries: the engine takes one contiguous buffer, so the
 	 * message goes through a bounce buffer of the endpoint, gathered
 	 * here (outbound) or scattered by the completion (inbound); one
-	 * larger than the pool's buffers is allocated for the operation.
+	 * larger than the pool's buffers, or one posted while every pooled
+	 * buffer is taken, is allocated for the operation. Never -FI_EAGAIN:
+	 * posted receives hold their buffers until a message lands, so a
+	 * send waiting for one of them would wait for good (fi_ubertest's
+	 * DGRAM sendv posts more receives than the pool has buffers).
 	 */
-	if (total > ep->bounce_size) {
+	if (total <= ep->bounce_size)
+		r->bounce = bounce_get(ep);
+	if (r->bounce == NULL) {
 		r->bounce = malloc(total);
 		if (r->bounce == NULL)
 			return -FI_ENOMEM;
 		r->bounce_heap = 1;
-	} else {
-		r->bounce = bounce_get(ep);
-		if (r->bounce == NULL)
-			return -FI_EAGAIN;
 	}
 	r->scatter = inbound;
 	r->nb_iov = (uint8_t)count;

@@ -448,6 +448,7 @@ struct uet_ofi_cq {
 	struct uet_ofi_lock bind_lock; /* eps[] */
 	struct uet_ofi_cq_entry *ent;
 	size_t size, head, count;
+	size_t cap;                    /* entries: size, and size unsolicited */
 	size_t reserved;               /* queued + in flight */
 	struct uet_ofi_ep **eps;
 	size_t nb_eps, cap_eps;
@@ -460,6 +461,8 @@ struct uet_ofi_cq {
 int uet_ofi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 		    struct fid_cq **cq, void *context);
 int uet_ofi_cq_reserve(struct uet_ofi_cq *cq);
+/* A slot for an entry no operation reserved (uet_cq.c). */
+int uet_ofi_cq_reserve_unsolicited(struct uet_ofi_cq *cq);
 void uet_ofi_cq_unreserve(struct uet_ofi_cq *cq);
 /* Queue into a reserved slot. */
 void uet_ofi_cq_push(struct uet_ofi_cq *cq, const struct uet_ofi_cq_entry *e);

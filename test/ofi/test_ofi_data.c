@@ -898,6 +898,56 @@ test_iov(struct fid_mr *mr)
 	CHECK(cq_quiet(n0.cq, 100) && cq_quiet(n1.cq, 100));
 }
 
+/*
+ * More multi-entry receives posted than the endpoint has pooled bounce
+ * buffers (8), then a multi-entry send from the same endpoint: the send
+ * takes a buffer of its own rather than failing -FI_EAGAIN until a
+ * receive completes, which its peer may only send after this send
+ * lands (fi_ubertest's DGRAM sendv ping-pong waited for good). Then the
+ * peer's messages fill the receives, in order, byte-exact.
+ */
+#define IOV_BUSY_RECVS 10
+static void
+test_iov_bounce_busy(void)
+{
+	static const size_t rl[2] = { 30, 34 };
+	static const size_t sl[2] = { 20, 44 };
+	struct iovec rv[IOV_BUSY_RECVS][2], sv[2], pv[2], qv[2];
+	struct fi_cq_tagged_entry e;
+	char rc0[IOV_BUSY_RECVS], c0, c1;
+
+	for (int i = 0; i < IOV_BUSY_RECVS; i++) {
+		iov_make(rv[i], rl, 2, lbuf + 200 * i);
+		CHECK_RC(fi_recvv(n0.ep, rv[i], NULL, 2, FI_ADDR_UNSPEC,
+				  &rc0[i]), 0);
+	}
+	/* n0 -> n1 while all n0's pooled buffers are on receives */
+	fill(sbuf, 64, 91);
+	iov_make(sv, sl, 2, sbuf + 1000);
+	memcpy(sv[0].iov_base, sbuf, 20);
+	memcpy(sv[1].iov_base, sbuf + 20, 44);
+	iov_make(pv, rl, 2, lbuf + 200 * IOV_BUSY_RECVS);
+	CHECK_RC(fi_recvv(n1.ep, pv, NULL, 2, FI_ADDR_UNSPEC, &c1), 0);
+	CHECK_RC(fi_sendv(n0.ep, sv, NULL, 2, n0.peer, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &c1, FI_RECV | FI_MSG, &e, NULL);
+	CHECK(e.len == 64 && iov_check(pv, 2, sbuf, 64));
+	/* n1 -> n0: one message per posted receive, matched in order */
+	for (int i = 0; i < IOV_BUSY_RECVS; i++) {
+		fill(sbuf + 100, 64, 100 + (unsigned int)i);
+		iov_make(qv, sl, 2, sbuf + 2000);
+		memcpy(qv[0].iov_base, sbuf + 100, 20);
+		memcpy(qv[1].iov_base, sbuf + 120, 44);
+		CHECK_RC(fi_sendv(n1.ep, qv, NULL, 2, n1.peer, &c1), 0);
+		expect_ok(n1.cq, &c1, FI_SEND | FI_MSG, NULL, NULL);
+		memset(&e, 0, sizeof(e));
+		expect_ok(n0.cq, &rc0[i], FI_RECV | FI_MSG, &e, NULL);
+		CHECK(e.len == 64 && iov_check(rv[i], 2, sbuf + 100, 64));
+	}
+	CHECK(cq_quiet(n0.cq, 100) && cq_quiet(n1.cq, 100));
+}
+
 static void
 node_close(struct node *n);
 
@@ -908,6 +958,106 @@ ep_node_close(struct node *n)
 	n->dom = NULL;
 	node_close(n);
 	memset(n, 0, sizeof(*n));
+}
+
+/*
+ * Remote CQ data into a CQ whose every slot posted receives have
+ * reserved (an endpoint of n1's domain with a CQ of 4, 4 receives
+ * posted, a fifth refused -FI_EAGAIN): the write's entry still reaches
+ * the CQ (it has room of its own), rather than waiting for a receive to
+ * complete, which the peer sends only after it sees its write answered
+ * (fi_ubertest's writedata ping-pong waited for good). Then the
+ * receives complete, in order.
+ */
+#define CQ_FULL_SIZE 4
+static void
+test_writedata_cq_full(struct fid_mr *mr)
+{
+	struct fi_cq_attr cqa = { .format = FI_CQ_FORMAT_TAGGED,
+				  .size = CQ_FULL_SIZE };
+	struct fi_av_attr ava = { .type = FI_AV_TABLE };
+	uint64_t base = (uint64_t)(uintptr_t)rbuf;
+	struct node x = { .dom = n1.dom };
+	struct fi_cq_tagged_entry e;
+	char rc[CQ_FULL_SIZE + 1], c0;
+	fi_addr_t xa = FI_ADDR_NOTAVAIL;
+
+	CHECK_RC(fi_av_open(x.dom, &ava, &x.av, NULL), 0);
+	CHECK_RC(fi_cq_open(x.dom, &cqa, &x.cq, NULL), 0);
+	CHECK_RC(ep_open_info(&x, NULL, info), 0);
+	if (x.ep == NULL) {
+		ep_node_close(&x);
+		return;
+	}
+	CHECK(fi_av_insert(n0.av, &x.addr, 1, &xa, 0, NULL) == 1);
+	for (int i = 0; i < CQ_FULL_SIZE; i++)
+		CHECK_RC(fi_recv(x.ep, lbuf + 100 * i, 64, NULL,
+				 FI_ADDR_UNSPEC, &rc[i]), 0);
+	CHECK_RC(fi_recv(x.ep, lbuf + 500, 64, NULL, FI_ADDR_UNSPEC,
+			 &rc[CQ_FULL_SIZE]), -FI_EAGAIN);
+	fill(sbuf, 128, 12);
+	CHECK_RC(fi_writedata(n0.ep, sbuf, 128, NULL, 0x99, xa, base + 40000,
+			      fi_mr_key(mr), &c0), 0);
+	expect_ok(n0.cq, &c0, FI_WRITE, NULL, NULL);
+	memset(&e, 0, sizeof(e));
+	expect_ok(x.cq, NULL, FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA, &e, NULL);
+	CHECK(e.data == 0x99 && e.len == 128);
+	CHECK(memcmp(rbuf + 40000, sbuf, 128) == 0);
+	for (int i = 0; i < CQ_FULL_SIZE; i++) {
+		fill(sbuf + 200, 64, 20 + (unsigned int)i);
+		CHECK_RC(fi_send(n0.ep, sbuf + 200, 64, NULL, xa, &c0), 0);
+		expect_ok(n0.cq, &c0, FI_SEND, NULL, NULL);
+		expect_ok(x.cq, &rc[i], FI_RECV | FI_MSG, NULL, NULL);
+		CHECK(memcmp(lbuf + 100 * i, sbuf + 200, 64) == 0);
+	}
+	CHECK(cq_quiet(x.cq, 100));
+	CHECK_RC(fi_av_remove(n0.av, &xa, 1, 0), 0);
+	ep_node_close(&x);
+}
+
+/*
+ * A non-fetching atomic from several operand entries (fi_atomicmsg with
+ * iov_count up to iov_limit, fi_ubertest's atomic_msg): gathered into
+ * one operand over the concatenated target range. A fetching one with
+ * two entries: -FI_EINVAL.
+ */
+static void
+test_atomic_iov(struct fid_mr *mr)
+{
+	uint64_t base = (uint64_t)(uintptr_t)rbuf + 48000;
+	uint64_t v[4] = { 1, 20, 300, 4000 }, res[4] = { 0 }, t[5];
+	struct fi_ioc ioc[3] = {
+		{ .addr = &v[0], .count = 1 },
+		{ .addr = &v[1], .count = 2 },
+		{ .addr = &v[3], .count = 1 },
+	};
+	struct fi_ioc rioc[2] = {
+		{ .addr = &res[0], .count = 1 },
+		{ .addr = &res[1], .count = 1 },
+	};
+	struct fi_rma_ioc r = { .addr = base, .count = 4,
+				.key = fi_mr_key(mr) };
+	struct fi_msg_atomic m = {
+		.msg_iov = ioc, .iov_count = 3, .addr = n0.peer,
+		.rma_iov = &r, .rma_iov_count = 1, .datatype = FI_UINT64,
+		.op = FI_SUM,
+	};
+	char c0;
+
+	for (int i = 0; i < 5; i++)
+		t[i] = 5;
+	memcpy(rbuf + 48000, t, sizeof(t));
+	m.context = &c0;
+	CHECK_RC(fi_atomicmsg(n0.ep, &m, FI_COMPLETION), 0);
+	expect_ok(n0.cq, &c0, FI_ATOMIC | FI_WRITE, NULL, NULL);
+	memcpy(t, rbuf + 48000, sizeof(t));
+	CHECK(t[0] == 6 && t[1] == 25 && t[2] == 305 && t[3] == 4005 &&
+	      t[4] == 5);
+	m.iov_count = 2;
+	r.count = 2;
+	CHECK_RC(fi_fetch_atomicmsg(n0.ep, &m, rioc, NULL, 2, FI_COMPLETION),
+		 -FI_EINVAL);
+	CHECK(cq_quiet(n0.cq, 100));
 }
 
 /*
@@ -1946,6 +2096,9 @@ main(int argc, char **argv)
 		test_rma(mr);
 		test_atomic_valid_all(mr);
 		test_iov(mr);
+		test_iov_bounce_busy();
+		test_writedata_cq_full(mr);
+		test_atomic_iov(mr);
 		test_remote_cntr(mr);
 		test_dereg(mr);
 	}
