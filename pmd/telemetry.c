@@ -317,6 +317,7 @@ fill_ses(const struct uet_engine *e, const struct uet_engine_stats *s,
 		add_ctx_u64(d, i, "msg_ok", ss->msg_ok);
 		add_ctx_u64(d, i, "msg_err", ss->msg_err);
 		add_ctx_u64(d, i, "rx_bad", ss->rx_bad);
+		add_ctx_u64(d, i, "ret_refused", ss->ret_refused);
 		add_ctx_u64(d, i, "tgt_exhaust", ss->tgt_exhaust);
 		add_ctx_u64(d, i, "unexp_drop", ss->unexp_drop);
 		add_ctx_u64(d, i, "dgram_drop", ss->dgram_drop);
@@ -360,7 +361,8 @@ static const struct {
 	PDS_CTR(rtt_samples), PDS_CTR(nack_retx_limit), PDS_CTR(resp_default),
 	PDS_CTR(done_default), PDS_CTR(resp_late),
 	PDS_CTR(lb_recycled), PDS_CTR(lb_explored), PDS_CTR(lb_freezes),
-	PDS_CTR(lb_ev_foreign),
+	PDS_CTR(lb_ev_foreign), PDS_CTR(ack_ev_split), PDS_CTR(syn_refused),
+	PDS_CTR(tomb_evict), PDS_CTR(mpr_limited),
 };
 
 /* The PDS of each context (PDS hook engines only): its counters, the

@@ -87,11 +87,11 @@ pds_pdc_mgr_init(struct uet_pds *p)
 		return -ENOMEM;
 	p->ikey.mask = sz - 1;
 	p->tkey.mask = sz - 1;
-	/* At least one entry per target PDC. */
-	p->tomb = calloc(sz / 2, sizeof(*p->tomb));
+	/* At least two records per target PDC, four to a bucket. */
+	p->tomb = calloc(sz, sizeof(*p->tomb));
 	if (p->tomb == NULL)
 		return -ENOMEM;
-	p->tomb_mask = sz / 2 - 1;
+	p->tomb_mask = sz / PDS_TOMB_WAYS - 1;
 	p->ikey_last = PDS_NIL;
 	return 0;
 }
@@ -336,29 +336,61 @@ pds_tkey_del(struct uet_pds *p, struct pds_pdc *c)
 		     pds_idx(p, c));
 }
 
-/* Remember a target PDC being freed (struct pds_tomb). */
-void
-pds_tomb_add(struct uet_pds *p, const struct pds_pdc *c)
+static bool
+pds_tomb_is(const struct pds_tomb *t, const struct uet_pds_fa *fa,
+	    uint16_t spdcid, uint32_t start_psn)
 {
-	struct pds_tomb *t =
-		&p->tomb[pds_tkey_hash(&c->peer, c->rid) & p->tomb_mask];
-
-	t->peer = c->peer;
-	t->rid = c->rid;
-	t->start_psn = c->start_psn;
-	t->used = true;
-}
-
-/* Was {@p fa, @p spdcid} at @p start_psn a target PDC freed lately? */
-bool
-pds_tomb_match(const struct uet_pds *p, const struct uet_pds_fa *fa,
-	       uint16_t spdcid, uint32_t start_psn)
-{
-	const struct pds_tomb *t =
-		&p->tomb[pds_tkey_hash(fa, spdcid) & p->tomb_mask];
-
 	return t->used && t->rid == spdcid && t->start_psn == start_psn &&
 	       memcmp(&t->peer, fa, sizeof(*fa)) == 0;
+}
+
+static struct pds_tomb *
+pds_tomb_bucket(const struct uet_pds *p, const struct uet_pds_fa *fa,
+		uint16_t spdcid)
+{
+	return &p->tomb[(size_t)(pds_tkey_hash(fa, spdcid) & p->tomb_mask) *
+			PDS_TOMB_WAYS];
+}
+
+/* Record incarnation {@p fa, @p spdcid, @p start_psn} (struct pds_tomb):
+ * in place if known, else in a free way, else over the oldest record. */
+void
+pds_tomb_add(struct uet_pds *p, const struct uet_pds_fa *fa, uint16_t spdcid,
+	     uint32_t start_psn, bool refused)
+{
+	struct pds_tomb *b = pds_tomb_bucket(p, fa, spdcid), *t = NULL;
+	unsigned int k;
+
+	for (k = 0; k < PDS_TOMB_WAYS; k++) {
+		if (!b[k].used || pds_tomb_is(&b[k], fa, spdcid, start_psn)) {
+			t = &b[k];
+			break;
+		}
+		if (t == NULL || (int32_t)(b[k].seq - t->seq) < 0)
+			t = &b[k];
+	}
+	if (t->used && !pds_tomb_is(t, fa, spdcid, start_psn))
+		p->st.tomb_evict++;
+	t->peer = *fa;
+	t->rid = spdcid;
+	t->start_psn = start_psn;
+	t->refused = refused;
+	t->used = true;
+	t->seq = ++p->tomb_seq;
+}
+
+/* The record of incarnation {@p fa, @p spdcid, @p start_psn}, or NULL. */
+const struct pds_tomb *
+pds_tomb_find(const struct uet_pds *p, const struct uet_pds_fa *fa,
+	      uint16_t spdcid, uint32_t start_psn)
+{
+	const struct pds_tomb *b = pds_tomb_bucket(p, fa, spdcid);
+	unsigned int k;
+
+	for (k = 0; k < PDS_TOMB_WAYS; k++)
+		if (pds_tomb_is(&b[k], fa, spdcid, start_psn))
+			return &b[k];
+	return NULL;
 }
 
 /* ---- per-PSN blocks, attached only while traffic is in flight ---- */

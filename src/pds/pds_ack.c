@@ -370,6 +370,7 @@ pds_ack_check(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_ack *a)
 		 * dpdcid. */
 		c->rid = a->spdcid;
 		c->state = PDC_OPEN;
+		pds_init_syn_open(p, c);
 	} else if (a->spdcid != c->rid) {
 		p->st.rx_stale++;
 		return false;
@@ -442,6 +443,10 @@ pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 
 	if (c == NULL || !pds_ack_check(p, c, a))
 		return -EBADMSG;
+	/* MP_Range (UEC 1.0 PDS ACK_CC mpr: log2 of PSNs the receiver
+	 * tracks); 0 and absurd values say nothing (pds_init_range). */
+	if (h->type == UET_PDS_TYPE_ACK_CC && a->mpr != 0 && a->mpr < 32)
+		c->u.i.mpr = a->mpr;
 	/* The ACK echoes the EV of the packet that triggered it, and its M
 	 * flag (UEC 1.0 section 3.6.16; pds_lb.c DECISION). */
 	pds_lb_ack(p, c, m->ev, (h->flags & UET_PDS_F_M) != 0, now);
@@ -687,11 +692,18 @@ static int
 pds_nack_new_start(struct uet_pds *p, struct pds_pdc *c,
 		   const struct uet_pds_nack *n, uint64_t now)
 {
+	struct pds_slot *sl;
+
 	if (c->role != PDS_ROLE_INIT || c->state != PDC_SYN) {
 		p->st.rx_stale++;
 		return 0;
 	}
-	pds_init_new_start(p, c, n->payload, now);
+	sl = pds_slot(p, c, n->psn);
+	if (sl->state != SLOT_SENT && sl->state != SLOT_RETX) {
+		p->st.rx_stale++; /* answered already */
+		return 0;
+	}
+	pds_init_syn_refused(p, c, sl, n->payload, now);
 	return 0;
 }
 

@@ -277,12 +277,19 @@ pds_init_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx,
 	struct pds_slot *sl = pds_slot(p, c, psn);
 
 	*t = pds_tx_zero;
-	/* In flight before its header is built: NSCC.AckRequest() assumes
-	 * the packet counted (UEC 1.0 section 3.6.13.5). */
+	/* The RTO runs from the oldest transmission in flight. The progress
+	 * clock (pds_nack_limit, the NACK retransmit limit of UEC 1.0
+	 * 3.5.20.3.1) restarts only when the PDC leaves idle: a first
+	 * transmission with nothing in flight nor marked for resending. A
+	 * resend of a NACKed packet alone in flight is no progress, or a
+	 * packet trimmed at every attempt would never reach the limit. */
 	if (c->u.i.inflight == 0) {
 		c->u.i.rto_base = now;
-		c->u.i.progress_ns = now;
+		if (!retx && c->u.i.n_retx == 0)
+			c->u.i.progress_ns = now;
 	}
+	/* In flight before its header is built: NSCC.AckRequest() assumes
+	 * the packet counted (UEC 1.0 section 3.6.13.5). */
 	c->u.i.inflight += sl->len;
 	if (!(sl->flags & SLOT_F_CP))
 		p->cc->on_send(p->cc_inst, c->cc, pds_nominal(sl), retx, now);
@@ -380,7 +387,8 @@ pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	if (c->state == PDC_FREE || (c->flags & PDC_F_BACKOFF))
 		return 0;
 	k = pds_init_tx_retx(p, c, now, tx, n);
-	while (k < n && c->u.i.snd != c->u.i.nxt) {
+	while (k < n && c->u.i.snd != c->u.i.nxt &&
+	       c->u.i.snd - c->u.i.una < pds_init_range(p, c)) {
 		sl = pds_slot(p, c, c->u.i.snd);
 		if (!pds_init_gate(p, c, sl->len)) {
 			pds_init_credit_req(p, c, now);
@@ -389,6 +397,11 @@ pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		pds_init_emit(p, c, c->u.i.snd, false, now, &tx[k++]);
 		c->u.i.snd++;
 	}
+	/* Stopped at the peer's range: off the active list (has_work)
+	 * until the ACK that moves una kicks the PDC. */
+	if (c->u.i.snd != c->u.i.nxt &&
+	    c->u.i.snd - c->u.i.una >= pds_init_range(p, c))
+		p->st.mpr_limited++;
 	/* Nothing to carry CLEAR_PSN: send a CLEAR CP (UEC 1.0 PDS). */
 	if (pds_init_clear_due(p, c) && pds_init_clear_tx(p, c, now)) {
 		if (uet_psn_ge(c->u.i.una - 1, c->u.i.resp_psn))
@@ -408,7 +421,9 @@ pds_init_has_work(struct uet_pds *p, const struct pds_pdc *c, uint64_t now)
 	(void)now;
 	if (c->state == PDC_FREE || (c->flags & PDC_F_BACKOFF))
 		return false;
-	return c->u.i.n_retx > 0 || c->u.i.snd != c->u.i.nxt ||
+	return c->u.i.n_retx > 0 ||
+	       (c->u.i.snd != c->u.i.nxt &&
+		c->u.i.snd - c->u.i.una < pds_init_range(p, c)) ||
 	       pds_init_clear_due(p, c);
 }
 
@@ -613,6 +628,12 @@ static void
 pds_init_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	p->st.rto_fires++;
+	/* Refused under SYN, the rest of the burst never answered: renumber
+	 * now (pds_init_syn_refused). */
+	if (c->state == PDC_SYN && pds_init_syn_refused_any(p, c)) {
+		pds_init_new_start(p, c, c->start_psn, now);
+		return;
+	}
 	/* UEC 1.0 PDS retransmission: RTO = RTO_INIT x 2^retry (capped at
 	 * rto_max), then fail and close. */
 	if (++c->u.i.retries > p->cfg.max_retries) {

@@ -257,6 +257,62 @@ pds_init_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
 		pds_pdc_timer_update(p, c, now);
 }
 
+/*
+ * NACK NEW_START_PSN for @p sl, a packet of a PDC still in SYN state.
+ * Renumbering (pds_init_new_start) resends every packet under the new
+ * Start_PSN, which is right only if the target accepted none of them. A
+ * target deciding per incarnation (ours, pds_tgt.c) refuses a burst whole;
+ * one deciding per packet may refuse P1 and accept P2..P5. So the packet
+ * waits (SLOT_REFUSED) until every packet in flight was answered: all
+ * refused, renumber; an ACK instead (the PDC opened, pds_init_syn_open),
+ * the refused ones are resent on the open PDC and nothing twice. An RTO
+ * meanwhile (answers lost) renumbers (pds_init_rto).
+ */
+void
+pds_init_syn_refused(struct uet_pds *p, struct pds_pdc *c,
+		     struct pds_slot *sl, uint32_t want, uint64_t now)
+{
+	uint32_t psn;
+
+	if (sl->state == SLOT_SENT)
+		PDS_SLOT_UNSEND(p, c, sl);
+	else
+		c->u.i.n_retx--;
+	sl->state = SLOT_REFUSED;
+	pds_cc_nacked(p, c, UET_NACK_NEW_START_PSN, now);
+	for (psn = c->u.i.una; psn != c->u.i.snd; psn++)
+		if (pds_slot(p, c, psn)->state == SLOT_SENT)
+			return;
+	pds_init_new_start(p, c, want, now);
+}
+
+bool
+pds_init_syn_refused_any(struct uet_pds *p, const struct pds_pdc *c)
+{
+	uint32_t psn;
+
+	for (psn = c->u.i.una; c->tblk != PDS_NIL && psn != c->u.i.snd; psn++)
+		if (pds_slot(p, c, psn)->state == SLOT_REFUSED)
+			return true;
+	return false;
+}
+
+/* The PDC left SYN state (an ACK, or return data): packets refused under
+ * SYN go again, on the open PDC. */
+void
+pds_init_syn_open(struct uet_pds *p, struct pds_pdc *c)
+{
+	struct pds_slot *sl;
+	uint32_t psn;
+
+	for (psn = c->u.i.una; c->tblk != PDS_NIL && psn != c->u.i.snd; psn++) {
+		sl = pds_slot(p, c, psn);
+		if (sl->state == SLOT_REFUSED)
+			pds_slot_mark(p, c, sl, PDS_WHY_NACK);
+	}
+	pds_init_kick(p, c);
+}
+
 /* Credit to request (UEC 1.0 RCCC): the backlog is what was never sent,
  * the retransmit backlog what is marked for retransmission, both counted
  * as full packets in nominal bytes (the PDS does not sum queued lengths

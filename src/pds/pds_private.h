@@ -88,6 +88,8 @@ struct pds_init {
 	uint64_t probe_ns;   /* when the outstanding PROBE left */
 	uint32_t probe_psn;  /* snd when the PROBE left */
 	uint16_t probe_id;   /* probe_opaque of the outstanding PROBE */
+	uint8_t mpr;         /* log2 of the peer's MP_Range (ACK_CC), 0:
+			      * not told yet (pds_init_range) */
 	uint32_t srtt_ns;    /* smoothed RTT, 0: no sample yet */
 	uint64_t rack_ns;    /* latest send time of an acknowledged packet */
 };
@@ -153,6 +155,8 @@ enum pds_slot_state {
 	SLOT_RETX,     /* marked for retransmission */
 	SLOT_WAIT,     /* acknowledged, waiting for the SES response */
 	SLOT_DONE,     /* complete, waiting for una to pass */
+	SLOT_REFUSED,  /* SYN state: NACKed NEW_START_PSN, the rest of its
+			* burst not answered yet (pds_init_syn_refused) */
 };
 
 #define SLOT_F_RESP   0x01u /* completes on the SES response */
@@ -287,17 +291,22 @@ struct pds_tnode {
 };
 
 /*
- * A target PDC that was freed (closed, given up or replaced): who opened it
- * and at which Start_PSN. A SYN of that {FA, spdcid} with that Start_PSN is
- * a late duplicate of the closed incarnation (pds_tgt.c DECISION). One
- * entry per hash bucket, newest wins: bounded by the PDC pool size.
+ * A record of one incarnation {FA, spdcid, Start_PSN} of a target PDC:
+ * freed (closed, given up or replaced), or refused with NEW_START_PSN
+ * (pds_tgt.c DECISIONs). Its SYNs are late duplicates, or refused again.
+ * PDS_TOMB_WAYS records per hash bucket, so the incarnations of one
+ * reused id do not overwrite each other; the oldest record is evicted.
  */
 struct pds_tomb {
 	struct uet_pds_fa peer;
 	uint32_t start_psn;
+	uint32_t seq;        /* insertion order (eviction) */
 	uint16_t rid;
 	bool used;
+	bool refused;        /* refused with NEW_START_PSN, never opened */
 };
+
+#define PDS_TOMB_WAYS 4
 
 /* Index free list. */
 struct pds_pool {
@@ -378,8 +387,10 @@ struct uet_pds {
 	struct pds_htab ikey;    /* initiator {job, FA, TC, mode} */
 	uint32_t ikey_last;      /* last ikey hit (index), PDS_NIL: none */
 	struct pds_htab tkey;    /* target {FA, spdcid} */
-	struct pds_tomb *tomb;   /* target PDCs freed, by {FA, spdcid} */
-	uint32_t tomb_mask;
+	struct pds_tomb *tomb;   /* incarnations freed or refused, by
+				  * {FA, spdcid}: PDS_TOMB_WAYS a bucket */
+	uint32_t tomb_mask;      /* buckets - 1 */
+	uint32_t tomb_seq;
 
 	struct pds_slot *tx_blk; /* [tx_blocks * tx_window] */
 	struct pds_pool tx_pool;
@@ -569,9 +580,11 @@ struct pds_pdc *pds_tkey_find(struct uet_pds *p, const struct uet_pds_fa *fa,
 			      uint16_t spdcid);
 void pds_tkey_add(struct uet_pds *p, struct pds_pdc *c);
 void pds_tkey_del(struct uet_pds *p, struct pds_pdc *c);
-void pds_tomb_add(struct uet_pds *p, const struct pds_pdc *c);
-bool pds_tomb_match(const struct uet_pds *p, const struct uet_pds_fa *fa,
-		    uint16_t spdcid, uint32_t start_psn);
+void pds_tomb_add(struct uet_pds *p, const struct uet_pds_fa *fa,
+		  uint16_t spdcid, uint32_t start_psn, bool refused);
+const struct pds_tomb *pds_tomb_find(const struct uet_pds *p,
+				     const struct uet_pds_fa *fa,
+				     uint16_t spdcid, uint32_t start_psn);
 bool pds_tx_blk_attach(struct uet_pds *p, struct pds_pdc *c);
 void pds_tx_blk_detach(struct uet_pds *p, struct pds_pdc *c);
 bool pds_rx_blk_attach(struct uet_pds *p, struct pds_pdc *c);
@@ -633,6 +646,23 @@ pds_rudi_node(const struct uet_pds *p, uint32_t rudi)
 }
 
 /* ---- pds_init.c: initiator ---- */
+
+/*
+ * PSNs past una this end may have sent (UEC 1.0 MP_Range): the receiver
+ * NACKs a PSN beyond its range (PSN_OOR_WINDOW) instead of taking it, so
+ * never send past the range its ACK_CCs advertise. DECISION: until one
+ * told it, assume the peer's receive window is our own (both ends of a
+ * fabric normally share one configuration); an ACK_CC corrects it.
+ */
+static inline uint32_t
+pds_init_range(const struct uet_pds *p, const struct pds_pdc *c)
+{
+	uint32_t r = c->u.i.mpr != 0 ? UINT32_C(1) << c->u.i.mpr :
+				       p->cfg.rx_window;
+
+	return r < p->cfg.tx_window ? r : p->cfg.tx_window;
+}
+
 int pds_init_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 		    uint64_t now);
 int pds_init_submit_ret(struct uet_pds *p, const struct uet_pds_submit *s,
@@ -680,6 +710,10 @@ void pds_init_probe_reply(struct uet_pds *p, struct pds_pdc *c,
 bool pds_init_backoff(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 void pds_init_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
 			uint64_t now);
+void pds_init_syn_refused(struct uet_pds *p, struct pds_pdc *c,
+			  struct pds_slot *sl, uint32_t want, uint64_t now);
+bool pds_init_syn_refused_any(struct uet_pds *p, const struct pds_pdc *c);
+void pds_init_syn_open(struct uet_pds *p, struct pds_pdc *c);
 uint32_t pds_init_credit_target(struct uet_pds *p, struct pds_pdc *c,
 				uint8_t *ccc_id);
 void pds_init_credit_req(struct uet_pds *p, struct pds_pdc *c,
@@ -724,6 +758,8 @@ int pds_ret_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 
 /* ---- pds_tgt_ack.c: ACK generation, receive-side timers ---- */
 void pds_tgt_want_ack(struct uet_pds *p, struct pds_pdc *c);
+void pds_tgt_ev_set(struct uet_pds *p, struct pds_pdc *c,
+		    const struct uet_pds_rx_meta *m);
 void pds_tgt_ack_kick(struct uet_pds *p, struct pds_pdc *c);
 void pds_tgt_resp_sack(struct uet_pds *p, struct pds_pdc *c,
 		       struct uet_pds_tx *tx);

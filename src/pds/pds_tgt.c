@@ -229,7 +229,7 @@ pds_tgt_release(struct uet_pds *p, struct pds_pdc *c)
 	}
 	c->nresp = 0;
 	pds_tkey_del(p, c);
-	pds_tomb_add(p, c);
+	pds_tomb_add(p, &c->peer, c->rid, c->start_psn, false);
 }
 
 /* ---- lookup and creation (UEC 1.0 PDS PDC establishment) ---- */
@@ -288,25 +288,44 @@ pds_tgt_syn_replaces(struct uet_pds *p, const struct pds_pdc *c,
 }
 
 /*
- * A SYN naming no live PDC: a new PDC, or a late duplicate of a SYN of a
- * PDC already closed, which must be neither delivered again nor open a
- * PDC that nobody will close. DECISION (docs/WIRE-DECISIONS.md "PDS
- * behaviour"): the target remembers {source FA, spdcid, Start_PSN} of every
- * target PDC it frees (struct pds_tomb, one per hash bucket, the newest
- * wins). A SYN matching all three belongs to the freed incarnation: its
- * packets were delivered, or given up, then. An initiator picks every new
- * Start_PSN at least 2^16 away from its previous one (UEC 1.0 PDC
- * establishment), so its next PDC under a reused id never carries the
- * freed one's Start_PSN; a still later one could only by a 2^-32 chance.
- * Dropped silently: the initiator end is gone and expects nothing.
+ * A SYN of an incarnation {source FA, spdcid, Start_PSN} the target has a
+ * record of (struct pds_tomb). DECISION (docs/WIRE-DECISIONS.md "PDS
+ * behaviour"):
+ * - freed (closed, given up or replaced): a late duplicate, whose packets
+ *   were delivered, or given up, then. It must be neither delivered again
+ *   nor open a PDC nobody will close, nor replace a newer incarnation of
+ *   the id. Dropped silently: the initiator end is gone. An initiator
+ *   picks every new Start_PSN at least 2^16 away from its previous one, so
+ *   its next PDC under a reused id never carries a freed one's Start_PSN;
+ *   the records of one id's last PDS_TOMB_WAYS incarnations are kept.
+ * - refused with NEW_START_PSN: refused again, whatever the hold-off says
+ *   now. The decision is taken once per incarnation, so a burst of SYNs
+ *   is accepted whole or not at all, and the initiator, which renumbers
+ *   the burst once all of it was refused (pds_init_syn_refused),
+ *   delivers nothing twice.
+ * true when the SYN was dealt with.
  */
+static void pds_tgt_nack_new_start(struct uet_pds *p,
+				   const struct pds_pdc *c,
+				   const struct uet_pds_rx_meta *m,
+				   const struct pds_rxinfo *ri);
+
 static bool
-pds_tgt_syn_stale(struct uet_pds *p, const struct uet_pds_rx_meta *m,
-		  const struct pds_rxinfo *ri)
+pds_tgt_syn_known(struct uet_pds *p, const struct pds_pdc *c,
+		  const struct uet_pds_rx_meta *m, const struct pds_rxinfo *ri)
 {
-	if (!pds_tomb_match(p, &m->src, ri->spdcid, ri->psn - ri->psn_offset))
+	const struct pds_tomb *tb = pds_tomb_find(p, &m->src, ri->spdcid,
+						  ri->psn - ri->psn_offset);
+
+	if (tb == NULL)
 		return false;
-	p->st.syn_stale++;
+	if (!tb->refused) {
+		p->st.syn_stale++;
+		return true;
+	}
+	p->st.syn_refused++;
+	if (!m->trimmed && !m->trimmed_lasthop)
+		pds_tgt_nack_new_start(p, c, m, ri);
 	return true;
 }
 
@@ -330,7 +349,7 @@ pds_tgt_nack_new_start(struct uet_pds *p, const struct pds_pdc *c,
 	k = 1 + (uint32_t)(pds_rand(p) % 0xFFFDu);
 	do {
 		ns = start + (k++ << 16);
-		d = uet_psn_diff(ns, c->u.t.cack + 1);
+		d = c != NULL ? uet_psn_diff(ns, c->u.t.cack + 1) : INT32_MAX;
 	} while (d > -65536 && d < 65536);
 	t = pds_nack_tx(p, &m->src, m->ev, UET_NACK_NEW_START_PSN, ri->psn, 0,
 			ri->spdcid, m->ce ? UET_PDS_F_M : 0);
@@ -356,24 +375,25 @@ pds_tgt_lookup(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 		return c;
 	}
 	c = pds_tkey_find(p, &m->src, ri->spdcid);
-	if (c != NULL && c->start_psn != ri->psn - ri->psn_offset) {
+	if (c != NULL && c->start_psn == ri->psn - ri->psn_offset)
+		return c;
+	if (pds_tgt_syn_known(p, c, m, ri))
+		return NULL;
+	if (c != NULL) {
 		if (!pds_tgt_syn_replaces(p, c, ri, now)) {
+			/* Once refused, always (pds_tgt_syn_known). */
+			pds_tomb_add(p, &m->src, ri->spdcid,
+				     ri->psn - ri->psn_offset, true);
 			if (!m->trimmed && !m->trimmed_lasthop)
 				pds_tgt_nack_new_start(p, c, m, ri);
 			return NULL;
 		}
 		p->st.syn_replace++;
 		pds_pdc_free(p, c);
-		c = NULL;
 	}
-	if (c == NULL) {
-		if (m->trimmed || m->trimmed_lasthop)
-			return NULL; /* NACKed by the caller, nothing created */
-		if (pds_tgt_syn_stale(p, m, ri))
-			return NULL;
-		c = pds_tgt_create(p, m, ri, now);
-	}
-	return c;
+	if (m->trimmed || m->trimmed_lasthop)
+		return NULL; /* NACKed by the caller, nothing created */
+	return pds_tgt_create(p, m, ri, now);
 }
 
 /* ---- receive window (UEC 1.0 PDS: anchored at CACK) ---- */
@@ -737,7 +757,7 @@ pds_rx_common(struct uet_pds *p, struct pds_pdc *c,
 	}
 	/* Echoed by the ACK it triggers (UEC 1.0 section 3.6.16); the
 	 * transmit side asks the CMS for its own EVs. */
-	c->u.t.ev = m->ev;
+	pds_tgt_ev_set(p, c, m);
 	c->last_ns = now;
 	if (pds_tgt_is_dup(p, c, ri->psn))
 		pds_tgt_dup(p, c, h, ri, m);
@@ -849,7 +869,7 @@ pds_tgt_cp_unseq(struct uet_pds *p, const struct uet_pds_hdr *h,
 		     pds_tgt_lookup(p, m, &ri, now);
 	if (c == NULL)
 		return 0;
-	c->u.t.ev = m->ev;
+	pds_tgt_ev_set(p, c, m);
 	switch (h->next_hdr) {
 	case UET_PDS_CTL_CREDIT_REQ:
 		pds_tgt_credit_request(p, c, pds_from_units256(h->u.cp.payload),
@@ -886,6 +906,7 @@ pds_ret_match(struct uet_pds *p, struct pds_pdc *c,
 		return false;
 	c->rid = ri->spdcid;
 	c->state = PDC_OPEN;
+	pds_init_syn_open(p, c);
 	return true;
 }
 

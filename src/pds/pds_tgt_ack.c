@@ -48,6 +48,30 @@ pds_tgt_ack_now(struct uet_pds *p, struct pds_pdc *c)
 	return true;
 }
 
+/*
+ * The EV an ACK echoes and its M flag must be about the same packet
+ * (UEC 1.0 3.6.16: the sender charges a mark to the path of the echoed
+ * EV). An ACK pending with M is therefore sent before an arrival of
+ * another EV takes over the echo: a mark is never coalesced with a
+ * later arrival of another path. (A pending ACK without M may take the
+ * EV of a marked arrival: the mark then goes with its own EV.) No room
+ * to send it now (ctl ring full, CLOSED PDC holding its ACK): the marked
+ * EV keeps the echo, the new arrival's EV only misses one recycling.
+ */
+void
+pds_tgt_ev_set(struct uet_pds *p, struct pds_pdc *c,
+	       const struct uet_pds_rx_meta *m)
+{
+	struct pds_tgt *t = &c->u.t;
+
+	if (m->ev != t->ev && (t->ackf & ACKF_M)) {
+		p->st.ack_ev_split++;
+		if (!pds_tgt_ack_now(p, c))
+			return;
+	}
+	t->ev = m->ev;
+}
+
 /* UEC 1.0 PDS ACK generation: credit max(1 KiB, len); ACK at the
  * threshold, on AR, RETX, CE, or the first packet of the PDC. */
 void

@@ -215,11 +215,17 @@ ses_msg_get(struct uet_ses *s, uint64_t cookie)
 	return m;
 }
 
-/* ---- message ids: 16 bits per {FA, job, tc, mode} (UEC 1.0 PDC key) ---- */
+/*
+ * ---- message ids: 16 bits per {FA, job} ----
+ * UEC 1.0 3.5.20.2.5: message ids unique within a PDC, and across all PDCs
+ * so that the initiator finds the READ of return-direction data whatever
+ * PDC it came on: the PDS may move a request to a new PDC (NACK CLOSING),
+ * and every PDC to a peer for a job (traffic classes, modes) shares the
+ * space.
+ */
 
 static uint32_t
-ses_peer_hash(const struct uet_pds_fa *fa, uint32_t job, uint8_t tc,
-	      uint8_t mode)
+ses_peer_hash(const struct uet_pds_fa *fa, uint32_t job)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 	size_t i;
@@ -227,7 +233,6 @@ ses_peer_hash(const struct uet_pds_fa *fa, uint32_t job, uint8_t tc,
 	for (i = 0; i < sizeof(fa->addr); i++)
 		h = (h ^ fa->addr[i]) * 0x100000001b3ull;
 	h = (h ^ job) * 0x100000001b3ull;
-	h = (h ^ ((uint32_t)tc << 8 | mode)) * 0x100000001b3ull;
 	return (uint32_t)(h ^ (h >> 32));
 }
 
@@ -242,11 +247,10 @@ ses_pds_submit(struct uet_ses *s, const struct uet_pds_submit *ps,
 	return uet_pds_submit(s->cfg.pds, ps, now);
 }
 
-int
-ses_peer_next_id(struct uet_ses *s, const struct uet_pds_fa *fa,
-		 uint32_t job, uint8_t tc, uint8_t mode, uint16_t *id)
+static struct ses_peer *
+ses_peer_get(struct uet_ses *s, const struct uet_pds_fa *fa, uint32_t job)
 {
-	uint32_t i = ses_peer_hash(fa, job, tc, mode), n;
+	uint32_t i = ses_peer_hash(fa, job), n;
 	struct ses_peer *p;
 
 	for (n = 0; n <= s->peer_mask; n++, i++) {
@@ -255,19 +259,33 @@ ses_peer_next_id(struct uet_ses *s, const struct uet_pds_fa *fa,
 			p->used = true;
 			p->fa = *fa;
 			p->job = job;
-			p->tc = tc;
-			p->mode = mode;
 			p->next_id = 1;
-		} else if (p->job != job || p->tc != tc || p->mode != mode ||
-			   memcmp(&p->fa, fa, sizeof(*fa)) != 0) {
-			continue;
+			return p;
 		}
-		/* 16-bit serial numbers; 0 is skipped so a MEDIUM/SMALL
-		 * request (implicit id 0) never aliases a STD one. */
+		if (p->job == job && memcmp(&p->fa, fa, sizeof(*fa)) == 0)
+			return p;
+	}
+	return NULL;
+}
+
+int
+ses_peer_next_id(struct uet_ses *s, const struct uet_pds_fa *fa,
+		 uint32_t job, uint16_t *id)
+{
+	struct ses_peer *p = ses_peer_get(s, fa, job);
+	uint32_t n;
+
+	if (p == NULL)
+		return -EAGAIN;
+	/* 16-bit serial numbers; 0 is skipped so a MEDIUM/SMALL request
+	 * (implicit id 0) never aliases a STD one. An id a large READ in
+	 * flight still answers to is skipped too (after a wrap). */
+	for (n = 0; n < UINT16_MAX; n++) {
 		*id = p->next_id++;
 		if (p->next_id == 0)
 			p->next_id = 1;
-		return 0;
+		if (ses_read_find(s, fa, job, *id) == NULL)
+			return 0;
 	}
 	return -EAGAIN;
 }

@@ -167,8 +167,8 @@ ses_defer_restart(struct uet_ses *s, const struct uet_pds_event *ev,
 static void
 ses_defer_resend(struct uet_ses *s, struct ses_msg *m)
 {
-	int ret = ses_peer_next_id(s, &m->wr.dest.fa, m->wr.job, m->wr.tc,
-				   m->mode, &m->msg_id);
+	int ret = ses_peer_next_id(s, &m->wr.dest.fa, m->wr.job,
+				   &m->msg_id);
 
 	m->deferred = false;
 	m->rtr_pending = false;

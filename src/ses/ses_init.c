@@ -327,8 +327,8 @@ ses_msg_setup(struct uet_ses *s, struct ses_msg *m, const struct uet_ses_wr *wr,
 	m->large_read = m->opcode == UET_SES_OP_READ &&
 			wr->len > SES_SMALL_DATA_MAX;
 	if (m->fmt == UET_SES_FMT_STD) {
-		ret = ses_peer_next_id(s, &wr->dest.fa, wr->job, wr->tc,
-				       m->mode, &m->msg_id);
+		ret = ses_peer_next_id(s, &wr->dest.fa, wr->job,
+				       &m->msg_id);
 		if (ret != 0)
 			return ret;
 	}
@@ -580,7 +580,7 @@ ses_frag_submit(struct uet_ses *s, struct ses_msg *m, uint64_t now)
 	ps.cookie = ses_cookie(SES_CK_INIT, slot, m->gen, i);
 	ret = ses_pds_submit(s, &ps, now);
 	if (ret == 0 && i == 0 && m->large_read)
-		ses_read_hash_add(s, m, &ps);
+		ses_read_hash_add(s, m);
 	if (ret == 0) {
 		m->next_frag++;
 		s->st.frag_tx++;

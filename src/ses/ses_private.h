@@ -105,8 +105,6 @@ struct ses_msg {
 	uint64_t mod_len;    /* modified_length of the response */
 	uint32_t next;       /* submission FIFO */
 	uint32_t rnext;      /* read hash chain */
-	uint32_t pdc;        /* large READ: handle of its PDC (message
-			      * ids are per PDC, so is its return data) */
 	uint8_t kind;        /* enum ses_msg_kind */
 	uint8_t list;        /* list of the response (EXPECTED/OVERFLOW) */
 	uint8_t rdv_gen;     /* rendezvous: generation of our MR entry */
@@ -219,11 +217,10 @@ struct ses_ret {
 	bool detached;       /* its source memory is gone: nothing is built */
 };
 
-/* Message-id space of one {FA, job, tc, mode} (UEC 1.0 PDS PDC key). */
+/* Message-id space of one {FA, job}: every PDC to that peer for that job
+ * (ses.c). */
 struct ses_peer {
 	bool used;
-	uint8_t tc;
-	uint8_t mode;
 	uint16_t next_id;
 	uint32_t job;
 	struct uet_pds_fa fa;
@@ -267,7 +264,7 @@ void ses_cq_push(struct uet_ses *s, const struct uet_ses_cqe *c);
 int ses_pds_submit(struct uet_ses *s, const struct uet_pds_submit *ps,
 		   uint64_t now);
 int ses_peer_next_id(struct uet_ses *s, const struct uet_pds_fa *fa,
-		     uint32_t job, uint8_t tc, uint8_t mode, uint16_t *id);
+		     uint32_t job, uint16_t *id);
 struct ses_msg *ses_msg_get(struct uet_ses *s, uint64_t cookie);
 void ses_msg_put(struct uet_ses *s, struct ses_msg *m);
 struct ses_msg *ses_msg_alloc(struct uet_ses *s);
@@ -313,9 +310,10 @@ bool ses_refuse(struct uet_ses *s, const struct uet_pds_event *ev,
 void ses_init_done(struct uet_ses *s, const struct uet_pds_event *ev);
 int ses_init_ret_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 		    const uint8_t *ses, uint16_t len);
-void ses_read_hash_add(struct uet_ses *s, struct ses_msg *m,
-		       const struct uet_pds_submit *ps);
+void ses_read_hash_add(struct uet_ses *s, struct ses_msg *m);
 void ses_read_unhash(struct uet_ses *s, struct ses_msg *m);
+struct ses_msg *ses_read_find(struct uet_ses *s, const struct uet_pds_fa *fa,
+			      uint32_t job, uint16_t msg_id);
 
 /* ses_tgt.c */
 int ses_tgt_deliver(struct uet_ses *s, const struct uet_pds_event *ev,

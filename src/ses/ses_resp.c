@@ -198,32 +198,24 @@ ses_init_done(struct uet_ses *s, const struct uet_pds_event *ev)
 	ses_msg_check_done(s, m);
 }
 
-/* ---- large READs in flight, keyed {PDC, message id}: message ids are
- * per PDC (UEC 1.0 PDS), so two READs to one peer on different PDCs (mode,
- * traffic class) may share an id; the return-direction data arrives on the
- * READ's own PDC and finds its message in O(1) ---- */
+/* ---- large READs in flight, keyed {peer FA, job, message id}: ids are
+ * unique across the PDCs to a peer for a job (ses_peer_next_id), so the
+ * return-direction data finds its READ in O(1) whatever PDC it came on,
+ * also when the PDS moved the request to a new PDC (NACK CLOSING) ---- */
 
 static uint32_t
-ses_read_hash(const struct uet_ses *s, uint32_t pdc, uint16_t msg_id)
+ses_read_hash(const struct uet_ses *s, uint32_t job, uint16_t msg_id)
 {
-	return ((uint32_t)msg_id * 2654435761u ^ pdc * 40503u) &
+	return ((uint32_t)msg_id * 2654435761u ^ job * 40503u) &
 	       s->read_hmask;
 }
 
-/* Called once the READ's first packet went to the PDS, which now names
- * the PDC it travels on. */
+/* Called once the READ's first packet went to the PDS. */
 void
-ses_read_hash_add(struct uet_ses *s, struct ses_msg *m,
-		  const struct uet_pds_submit *ps)
+ses_read_hash_add(struct uet_ses *s, struct ses_msg *m)
 {
-	uint32_t b;
+	uint32_t b = ses_read_hash(s, m->wr.job, m->msg_id);
 
-	if (uet_pds_pdc_find(s->cfg.pds, &ps->dst, ps->job, ps->tc, ps->mode,
-			     &m->pdc) != 0) {
-		s->st.rx_bad++; /* cannot happen: the submit just used it */
-		return;
-	}
-	b = ses_read_hash(s, m->pdc, m->msg_id);
 	m->rnext = s->read_hash[b];
 	s->read_hash[b] = (uint32_t)(m - s->msgs);
 	m->rhashed = true;
@@ -236,7 +228,7 @@ ses_read_unhash(struct uet_ses *s, struct ses_msg *m)
 
 	if (!m->rhashed)
 		return;
-	link = &s->read_hash[ses_read_hash(s, m->pdc, m->msg_id)];
+	link = &s->read_hash[ses_read_hash(s, m->wr.job, m->msg_id)];
 	while (*link != SES_NIL && *link != idx)
 		link = &s->msgs[*link].rnext;
 	if (*link == idx)
@@ -244,18 +236,35 @@ ses_read_unhash(struct uet_ses *s, struct ses_msg *m)
 	m->rhashed = false;
 }
 
-static struct ses_msg *
-ses_read_find(struct uet_ses *s, uint32_t pdc, uint32_t job, uint16_t msg_id)
+struct ses_msg *
+ses_read_find(struct uet_ses *s, const struct uet_pds_fa *fa, uint32_t job,
+	      uint16_t msg_id)
 {
-	uint32_t i = s->read_hash[ses_read_hash(s, pdc, msg_id)];
+	uint32_t i = s->read_hash[ses_read_hash(s, job, msg_id)];
 	struct ses_msg *m;
 
 	for (; i != SES_NIL; i = m->rnext) {
 		m = &s->msgs[i];
-		if (m->pdc == pdc && m->msg_id == msg_id && m->wr.job == job)
+		if (m->msg_id == msg_id && m->wr.job == job &&
+		    memcmp(&m->wr.dest.fa, fa, sizeof(*fa)) == 0)
 			return m;
 	}
 	return NULL;
+}
+
+/*
+ * Return-direction data the SES cannot place (no READ of that id, offset
+ * or length outside it, malformed) is refused, not dropped: the PDS then
+ * neither records nor ACKs it (uet_pds_refuse), and its sender learns
+ * that it was not taken (resource NACK, then -ECONNREFUSED after
+ * max_backoffs) instead of completing it as delivered.
+ */
+static int
+ses_ret_reject(struct uet_ses *s, const struct uet_pds_event *ev)
+{
+	s->st.rx_bad++;
+	ses_refuse(s, ev, UET_NACK_NO_SES_MSG_AVAIL, &s->st.ret_refused);
+	return -EBADMSG;
 }
 
 /* Return-direction RESPONSE_DATA of a large READ (UEC 1.0 PDS read responses,
@@ -269,16 +278,12 @@ ses_init_ret_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 	int n = uet_ses_resp_decode(ses, len, UET_SES_RESP_FMT_DATA, &r);
 
 	if (ev->next_hdr != UET_PDS_NEXT_RESPONSE_DATA || n < 0 ||
-	    r.payload_length != len - n) {
-		s->st.rx_bad++;
-		return -EBADMSG;
-	}
-	m = ses_read_find(s, ev->pdc, r.job_id, r.read_request_message_id);
+	    r.payload_length != len - n)
+		return ses_ret_reject(s, ev);
+	m = ses_read_find(s, &ev->peer, r.job_id, r.read_request_message_id);
 	if (m == NULL || r.message_offset > m->wr.len ||
-	    r.payload_length > m->wr.len - r.message_offset) {
-		s->st.rx_bad++;
-		return -EBADMSG;
-	}
+	    r.payload_length > m->wr.len - r.message_offset)
+		return ses_ret_reject(s, ev);
 	if (r.return_code != UET_RC_OK && r.return_code != UET_RC_NULL) {
 		/* The target could not read its memory for this part (an
 		 * entry of another process, docs/SES.md "Memory of another

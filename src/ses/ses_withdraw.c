@@ -43,7 +43,7 @@ wd_detach(struct uet_ses *s, struct ses_msg *m)
 	m->detached = true;
 	ses_rdv_release(s, m); /* new read-backs: BAD_MKEY */
 	ses_ret_detach(s, m);
-	ses_read_unhash(s, m); /* READ data still coming is dropped */
+	ses_read_unhash(s, m); /* READ data still coming is refused */
 	if (m->status == 0)
 		m->status = -ECANCELED;
 }

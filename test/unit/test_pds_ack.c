@@ -465,6 +465,38 @@ pds_init_nack__retransmit_limit_fails_pdc(void **state)
 	assert_int_equal(fw_st(0)->pdc_fail, 1);
 }
 
+static bool
+pred_done0(struct fakewire *w, void *arg)
+{
+	(void)arg;
+	return w->done_ok[0] + w->done_err[0] != 0;
+}
+
+/* The NACK retransmit limit (UEC 1.0 3.5.20.3.1, Max_NACK_Retx_Cnt)
+ * fires for a packet alone in flight and trimmed at every attempt: its
+ * resends leave with nothing else in flight, which is no progress. The
+ * PDC fails with -ETIMEDOUT within the RTO rounds' time (pds_dead_ns, 63
+ * ms here), not after an unbounded number of retransmissions. */
+static void
+pds_nack_limit__alone_in_flight_fails_pdc(void **state)
+{
+	uint64_t t0;
+
+	(void)state;
+	assert_int_equal(fw_setup_with(3, NULL), 0);
+	W.f[0].trim = 1000000;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 0, 0), 0);
+	t0 = W.now;
+	assert_true(fw_run(&W, 1000, 500ull * 1000 * 1000, pred_done0, NULL));
+	assert_int_equal(W.done_err[0], 1);
+	assert_int_equal(W.done_ok[0], 0);
+	assert_int_equal(W.delivered[0], 0);
+	assert_int_equal(W.last_status[0], -ETIMEDOUT);
+	assert_int_equal(fw_st(0)->nack_retx_limit, 1);
+	assert_true(W.now - t0 <= pds_dead_ns(W.pds[0]) + 2 * 1000 * 1000);
+	assert_true(fw_st(0)->retx_trim > 32);
+}
+
 /* NACK PKT_NOT_RCVD and RCVR_INFER_LOSS: the receiver does not have the
  * PSN; it is resent (docs/WIRE-DECISIONS.md "NACK reactions"). */
 static void
@@ -847,6 +879,8 @@ main(void)
 		FW_TEST(pds_ack_infer__below_bitmap_is_no_information, setup),
 		FW_TEST(pds_ack_slot__marked_then_acked_not_sent_nor_counted,
 			setup),
+		cmocka_unit_test_teardown(
+			pds_nack_limit__alone_in_flight_fails_pdc, fw_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -541,6 +541,100 @@ pds_init_rto__resends_capped_with_the_timeout(void **state)
 	assert_int_equal(fw_st(0)->retx_rto, sum);
 }
 
+static void
+wide_tx_cfg(struct uet_pds_config *cfg)
+{
+	cfg->tx_window = 256;
+	cfg->tx_blocks = 2;
+	cfg->event_queue = 1024;
+	cfg->cc_param = 1024 * 1024;
+}
+
+static bool
+all_200(struct fakewire *w, void *arg)
+{
+	uint32_t k;
+
+	(void)arg;
+	for (k = 0; k < 200; k++)
+		if (w->done_ok[k] + w->done_err[k] == 0)
+			return false;
+	return true;
+}
+
+/* Submit cookies 0..199 from side 0, run until all completed, check
+ * every one delivered once and none NACKed out of the receiver's range. */
+static void
+send_200(void)
+{
+	static struct uet_pds_tx tx[256];
+	uint16_t n, k;
+
+	for (k = 0; k < 200; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
+	/* All at once, as a transmit burst would take them. */
+	n = fw_take(&W, 0, tx, 256);
+	assert_int_equal(n, 64);
+	for (k = 0; k < n; k++)
+		fw_inject(&W, 1, &tx[k], false, false);
+	assert_true(fw_run(&W, 1000, 100000000ull, all_200, NULL));
+	for (k = 0; k < 200; k++) {
+		assert_int_equal(W.delivered[k], 1);
+		assert_int_equal(W.done_ok[k], 1);
+	}
+	assert_int_equal(fw_st(1)->nack_tx[UET_NACK_PSN_OOR_WINDOW], 0);
+	assert_int_equal(fw_st(0)->nack_rx[UET_NACK_PSN_OOR_WINDOW], 0);
+	assert_int_equal(W.tx_retx[0], 0);
+	assert_true(fw_st(0)->mpr_limited > 0);
+}
+
+/* UEC 1.0 MP_Range (pds_init_range): transmit window 256, receive window
+ * 64 at both ends; 200 packets in one go. The sender never runs past
+ * the receiver's range: no PSN_OOR_WINDOW NACK, one transmission per
+ * packet (before: 337 transmissions, 136 NACKs). */
+static void
+pds_init_range__rx_window_smaller_than_tx_window(void **state)
+{
+	(void)state;
+	assert_int_equal(fw_setup_with(21, wide_tx_cfg), 0);
+	W.jitter_ns = 0;
+	send_200();
+	assert_int_equal(W.tx_pkts[0], 200 - 64);
+}
+
+/* The receiver's range as its ACK_CCs tell it (mpr), when it differs
+ * from the sender's own receive window: the target tracks 64 PSNs, the
+ * initiator 256. After the first ACK_CC the sender keeps within 64. */
+static void
+pds_init_range__told_by_ack_cc(void **state)
+{
+	struct uet_pds_config cfg;
+
+	(void)state;
+	assert_int_equal(fw_setup_with(22, wide_tx_cfg), 0);
+	W.jitter_ns = 0;
+	uet_pds_free(W.pds[0]);
+	fw_test_config(&cfg);
+	wide_tx_cfg(&cfg);
+	cfg.rx_window = 256;
+	cfg.seed = 77;
+	W.pds[0] = uet_pds_create(&cfg);
+	assert_non_null(W.pds[0]);
+	uet_pds_free(W.pds[1]);
+	fw_test_config(&cfg);
+	wide_tx_cfg(&cfg);
+	cfg.ack_cc_always = true;
+	cfg.seed = 78;
+	W.pds[1] = uet_pds_create(&cfg);
+	assert_non_null(W.pds[1]);
+	/* One message opens the PDC; its ACK_CC says MP_Range 64. */
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 300, 0), 0);
+	while (W.done_ok[300] == 0 && W.now < 10000000)
+		fw_step(&W, 1000);
+	assert_int_equal(W.done_ok[300], 1);
+	send_200();
+}
+
 int
 main(void)
 {
@@ -564,6 +658,11 @@ main(void)
 		FW_TEST(pds_init_rto__acked_between_mark_and_drain_not_counted,
 			fw_setup),
 		FW_TEST(pds_init_rto__window_lost_goes_back_on_ack, fw_setup),
+		cmocka_unit_test_teardown(
+			pds_init_range__rx_window_smaller_than_tx_window,
+			fw_teardown),
+		cmocka_unit_test_teardown(pds_init_range__told_by_ack_cc,
+					  fw_teardown),
 		FW_TEST(pds_init_rto__rounds_double_the_resends, fw_setup),
 		FW_TEST(pds_init_rto__resends_capped_with_the_timeout,
 			setup_rto_max_4ms),

@@ -297,9 +297,13 @@ pds_init_new_start__repicks_and_retries(void **state)
 	b = again[1];
 	n = nack_for(&a, UET_NACK_NEW_START_PSN);
 	fw_inject(&W, 0, &n, false, false);
+	/* b is still unanswered: it may have been accepted (a target
+	 * deciding per packet), so nothing is renumbered yet. */
+	assert_int_equal(fw_st(0)->new_start, 0);
+	n = nack_for(&b, UET_NACK_NEW_START_PSN);
+	fw_inject(&W, 0, &n, false, false);
 	assert_int_equal(fw_st(0)->new_start, 1);
 	/* The same NACK for the old numbering of b is stale now. */
-	n = nack_for(&b, UET_NACK_NEW_START_PSN);
 	fw_inject(&W, 0, &n, false, false);
 	assert_int_equal(fw_st(0)->new_start, 1);
 	W.now += 400000 + 20000;
@@ -331,6 +335,9 @@ pds_init_new_start__moves_to_payload_start_psn(void **state)
 	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
 	assert_int_equal(fw_take(&W, 0, again, 2), 2);
 	a = again[0];
+	n = nack_for(&again[1], UET_NACK_NEW_START_PSN);
+	n.hdr.u.nack.payload = a.hdr.u.req.psn + 0x30000;
+	fw_inject(&W, 0, &n, false, false);
 	n = nack_for(&a, UET_NACK_NEW_START_PSN);
 	n.hdr.u.nack.payload = a.hdr.u.req.psn + 0x30000;
 	fw_inject(&W, 0, &n, false, false);
@@ -343,6 +350,8 @@ pds_init_new_start__moves_to_payload_start_psn(void **state)
 	assert_int_equal(again[1].hdr.u.req.psn, a.hdr.u.req.psn + 0x30001);
 	/* Refused again, with a payload 2^15 away: not usable. */
 	a = again[0];
+	n = nack_for(&again[1], UET_NACK_NEW_START_PSN);
+	fw_inject(&W, 0, &n, false, false);
 	n = nack_for(&a, UET_NACK_NEW_START_PSN);
 	n.hdr.u.nack.payload = a.hdr.u.req.psn + 0x8000;
 	fw_inject(&W, 0, &n, false, false);
@@ -386,6 +395,105 @@ pds_init_new_start__reopen_over_stale_target_pdc(void **state)
 	assert_true(fw_st(0)->new_start >= 1);
 	assert_true(fw_st(1)->syn_conflict >= 1);
 	assert_int_equal(fw_st(1)->syn_replace, 1);
+}
+
+static bool
+done_range(struct fakewire *w, void *arg)
+{
+	const uint32_t *r = arg;
+	uint32_t k;
+
+	for (k = r[0]; k < r[1]; k++)
+		if (w->done_ok[k] + w->done_err[k] == 0)
+			return false;
+	return true;
+}
+
+/* Replace side @p s of W by a fresh instance (a restart: same FA, no
+ * PDC state), seeded with @p seed. */
+static void
+restart(int s, uint64_t seed)
+{
+	struct uet_pds_config cfg;
+
+	uet_pds_free(W.pds[s]);
+	fw_test_config(&cfg);
+	cfg.seed = seed;
+	W.pds[s] = uet_pds_create(&cfg);
+	assert_non_null(W.pds[s]);
+}
+
+/*
+ * pds_init_syn_refused: a target deciding per packet refuses P1 of a SYN
+ * burst with NEW_START_PSN and accepts P2..P5 (here: it restarts between
+ * the two, forgetting the PDC that made it refuse). The NACK of P1 comes
+ * first: the initiator waits for the rest of the burst instead of
+ * renumbering it all; the ACKs open the PDC and P1 alone goes again.
+ * Every message is delivered exactly once.
+ */
+static void
+pds_init_syn_refused__burst_partly_accepted_not_resent(void **state)
+{
+	struct uet_pds_tx b[5], nk, acks[8];
+	uint32_t one = 1, range[2] = { 10, 15 }, k, m;
+
+	(void)state;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_true(fw_run(&W, 1000, 10000000, done_k, &one));
+	restart(0, 0x1234);
+	W.now += W.pds[1]->cfg.syn_holdoff_ns / 2;
+	for (k = 0; k < 5; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 10 + k, 0), 0);
+	assert_int_equal(fw_take(&W, 0, b, 5), 5);
+	fw_inject(&W, 1, &b[0], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nk));
+	assert_int_equal(nk.hdr.u.nack.code, UET_NACK_NEW_START_PSN);
+	restart(1, 0x5678);
+	for (k = 1; k < 5; k++)
+		fw_inject(&W, 1, &b[k], false, false);
+	for (k = 11; k < 15; k++)
+		assert_int_equal(W.delivered[k], 1);
+	m = fw_take(&W, 1, acks, 8);
+	assert_true(m >= 1);
+	fw_inject(&W, 0, &nk, false, false);
+	assert_int_equal(fw_st(0)->new_start, 0);
+	for (k = 0; k < m; k++)
+		fw_inject(&W, 0, &acks[k], false, false);
+	assert_true(fw_run(&W, 1000, 100000000ull, done_range, range));
+	for (k = 10; k < 15; k++) {
+		assert_int_equal(W.delivered[k], 1);
+		assert_int_equal(W.done_ok[k], 1);
+	}
+	assert_int_equal(fw_st(0)->new_start, 0);
+	assert_int_equal(fw_retx_sent(0), 1);
+}
+
+/* pds_init_syn_refused: the other answers of the burst are lost; the RTO
+ * renumbers it (nothing of it is known to be accepted), and it gets
+ * through once the stale target PDC is quiet. */
+static void
+pds_init_syn_refused__answers_lost_rto_renumbers(void **state)
+{
+	struct uet_pds_tx b[3], nk;
+	uint32_t one = 1, range[2] = { 10, 13 }, k;
+
+	(void)state;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_true(fw_run(&W, 1000, 10000000, done_k, &one));
+	restart(0, 0x4321);
+	for (k = 0; k < 3; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 10 + k, 0), 0);
+	assert_int_equal(fw_take(&W, 0, b, 3), 3);
+	fw_inject(&W, 1, &b[0], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nk));
+	fw_inject(&W, 0, &nk, false, false);
+	assert_int_equal(fw_st(0)->new_start, 0);
+	assert_true(fw_run(&W, 1000, 100000000ull, done_range, range));
+	for (k = 10; k < 13; k++) {
+		assert_int_equal(W.delivered[k], 1);
+		assert_int_equal(W.done_ok[k], 1);
+	}
+	assert_true(fw_st(0)->new_start >= 1);
 }
 
 /*
@@ -626,6 +734,10 @@ main(void)
 		FW_TEST(pds_init_backoff__rto_not_starved, setup_refusals_rto),
 		FW_TEST(pds_init_new_start__repicks_and_retries,
 			setup_slow_rto),
+		FW_TEST(pds_init_syn_refused__burst_partly_accepted_not_resent,
+			fw_setup),
+		FW_TEST(pds_init_syn_refused__answers_lost_rto_renumbers,
+			fw_setup),
 		FW_TEST(pds_init_new_start__moves_to_payload_start_psn,
 			setup_slow_rto),
 		FW_TEST(pds_init_new_start__reopen_over_stale_target_pdc,

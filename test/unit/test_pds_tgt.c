@@ -1070,8 +1070,16 @@ pds_tgt_rx__other_start_psn_nacked_until_quiet(void **state)
 	old.hdr.u.req.psn = req.hdr.u.req.psn + 8;
 	fw_inject(&W, 1, &old, false, false);
 	assert_int_equal(fw_st(1)->syn_conflict, 2);
-	/* Far away and quiet: a new incarnation. */
+	/* The refused incarnation stays refused once the PDC is quiet:
+	 * the decision is taken once per incarnation. */
 	old.hdr.u.req.psn = req.hdr.u.req.psn + 0x40000;
+	fw_inject(&W, 1, &old, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_NEW_START_PSN);
+	assert_int_equal(fw_st(1)->syn_refused, 1);
+	assert_int_equal(fw_st(1)->syn_replace, 0);
+	/* Far away, quiet, never refused: a new incarnation. */
+	old.hdr.u.req.psn = req.hdr.u.req.psn + 0x80000;
 	fw_inject(&W, 1, &old, false, false);
 	assert_int_equal(fw_st(1)->syn_replace, 1);
 	assert_int_equal(fw_st(1)->pdc_open_tgt, 2);
@@ -1124,6 +1132,184 @@ pds_tgt_rx__stale_syn_after_close_dropped(void **state)
 	assert_int_equal(W.delivered[71], 1);
 	assert_int_equal(fw_st(1)->pdc_open_tgt, 2);
 	assert_int_equal(fw_st(1)->syn_stale, 1);
+}
+
+/* Run the wire until cookie @p k completed (or 30 ms of fake time). */
+static void
+run_done(uint64_t k)
+{
+	uint64_t end = W.now + 30000000;
+
+	while (W.done_ok[k] + W.done_err[k] == 0 && W.now < end)
+		fw_step(&W, 1000);
+	assert_int_equal(W.done_ok[k], 1);
+}
+
+/* Open a PDC with request @p syn (already taken from side 0), complete
+ * it, and close it from the target; both ends freed. */
+static void
+open_close(const struct uet_pds_tx *syn, uint64_t k)
+{
+	fw_inject(&W, 1, syn, false, false);
+	run_done(k);
+	assert_int_equal(uet_pds_pdc_close(W.pds[1], W.last_pdc[1], W.now), 0);
+	run_idle(1000, 20000000);
+	assert_true(fw_pools_idle(&W));
+}
+
+/* UEC 1.0 PDC establishment, closed-PDC records (pds_tgt_syn_known): the
+ * same initiator PDC id opened and closed twice (ids are reused), then a
+ * very late SYN of the first incarnation arrives. The second record does
+ * not overwrite the first: the SYN is dropped, not delivered again, and
+ * opens no PDC. */
+static void
+pds_tgt_syn_known__late_syn_of_reused_id_dropped(void **state)
+{
+	struct uet_pds_tx s1 = one_req(UET_PDS_MODE_RUD, 80, 0), s2, tx[4];
+	struct uet_pds_pool_info pi;
+
+	(void)state;
+	W.delay_ns = 1000;
+	open_close(&s1, 80);
+	s2 = one_req(UET_PDS_MODE_RUD, 81, 0);
+	assert_int_equal(s2.hdr.u.req.spdcid, s1.hdr.u.req.spdcid);
+	assert_true(s2.hdr.u.req.psn != s1.hdr.u.req.psn);
+	open_close(&s2, 81);
+	assert_int_equal(fw_st(1)->pdc_close_tgt, 2);
+	/* Very late duplicates of the first incarnation's SYN, and of the
+	 * second's. */
+	fw_inject(&W, 1, &s1, false, false);
+	fw_inject(&W, 1, &s2, false, false);
+	assert_int_equal(W.delivered[80], 1);
+	assert_int_equal(W.delivered[81], 1);
+	assert_int_equal(fw_st(1)->syn_stale, 2);
+	assert_int_equal(fw_st(1)->pdc_open_tgt, 2);
+	uet_pds_pool_info_get(W.pds[1], &pi);
+	assert_int_equal(pi.pdc_used[1], 0);
+	assert_int_equal(fw_take(&W, 1, tx, 4), 0);
+	/* ... also while a third incarnation of the id is live: the late
+	 * SYN neither replaces it nor is delivered. */
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 82, 0), 0);
+	run_done(82);
+	W.now += 10 * W.pds[1]->cfg.syn_holdoff_ns;
+	fw_inject(&W, 1, &s1, false, false);
+	assert_int_equal(W.delivered[80], 1);
+	assert_int_equal(fw_st(1)->syn_replace, 0);
+	assert_int_equal(fw_st(1)->syn_stale, 3);
+	uet_pds_pool_info_get(W.pds[1], &pi);
+	assert_int_equal(pi.pdc_used[1], 1);
+}
+
+static bool
+all_of(struct fakewire *w, void *arg)
+{
+	const uint32_t *r = arg;
+	uint32_t k;
+
+	for (k = r[0]; k < r[1]; k++)
+		if (w->done_ok[k] + w->done_err[k] == 0)
+			return false;
+	return true;
+}
+
+/* UEC 1.0 NEW_START_PSN (pds_tgt_syn_known): the initiator restarts with
+ * the same FA and reopens its PDC id within the target's hold-off; the
+ * hold-off ends in the middle of its burst of SYNs. The target refuses
+ * the whole incarnation (not P1 alone), the initiator renumbers the
+ * burst, and every message is delivered exactly once. */
+static void
+pds_tgt_syn_known__new_start_decided_once_per_incarnation(void **state)
+{
+	struct uet_pds_tx r0 = one_req(UET_PDS_MODE_RUD, 1, 0), a, b[5], nk;
+	struct uet_pds_tx more[8];
+	struct uet_pds_config cfg;
+	uint32_t range[2] = { 10, 15 }, k, m;
+
+	(void)state;
+	fw_inject(&W, 1, &r0, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
+	fw_inject(&W, 0, &a, false, false);
+	assert_int_equal(W.done_ok[1], 1);
+	/* Side 0 restarts (same FA, PDC state lost, new Start_PSNs). */
+	uet_pds_free(W.pds[0]);
+	fw_test_config(&cfg);
+	cfg.seed = 0xabcdefull;
+	W.pds[0] = uet_pds_create(&cfg);
+	assert_non_null(W.pds[0]);
+	W.now += W.pds[1]->cfg.syn_holdoff_ns / 2;
+	for (k = 0; k < 5; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 10 + k, 0), 0);
+	assert_int_equal(fw_take(&W, 0, b, 5), 5);
+	assert_int_equal(b[0].hdr.u.req.spdcid, r0.hdr.u.req.spdcid);
+	/* P1 inside the hold-off, P2..P5 after it. */
+	fw_inject(&W, 1, &b[0], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nk));
+	assert_int_equal(nk.hdr.u.nack.code, UET_NACK_NEW_START_PSN);
+	W.now += W.pds[1]->cfg.syn_holdoff_ns;
+	for (k = 1; k < 5; k++)
+		fw_inject(&W, 1, &b[k], false, false);
+	for (k = 10; k < 15; k++)
+		assert_int_equal(W.delivered[k], 0);
+	assert_int_equal(fw_st(1)->syn_refused, 4);
+	assert_int_equal(fw_st(1)->syn_replace, 0);
+	/* The first NACK reaches the initiator first, the others follow;
+	 * it renumbers once the whole burst was answered. */
+	m = fw_take(&W, 1, more, 8);
+	assert_int_equal(m, 4);
+	fw_inject(&W, 0, &nk, false, false);
+	for (k = 0; k < m; k++)
+		fw_inject(&W, 0, &more[k], false, false);
+	assert_int_equal(fw_st(0)->new_start, 1);
+	assert_true(fw_run(&W, 1000, 100000000ull, all_of, range));
+	for (k = 10; k < 15; k++) {
+		assert_int_equal(W.delivered[k], 1);
+		assert_int_equal(W.done_ok[k], 1);
+	}
+	assert_int_equal(fw_st(0)->new_start, 1);
+	assert_int_equal(fw_st(1)->syn_replace, 1);
+	assert_int_equal(W.bad_payload, 0);
+}
+
+/* UEC 1.0 3.6.16 (pds_tgt_ev_set): an ACK's M flag is charged to the EV
+ * it echoes. A CE-marked arrival on one path followed, before the target
+ * sends anything, by unmarked arrivals on other paths: the mark leaves
+ * in an ACK echoing the marked packet's EV, and no ACK charges it to
+ * another EV. */
+static void
+pds_tgt_ev_set__mark_echoed_with_its_own_ev(void **state)
+{
+	struct uet_pds_tx r0 = one_req(UET_PDS_MODE_RUD, 1, 0), a, r[3];
+	struct uet_pds_tx tx[16];
+	uint16_t n, k, marked = 0;
+
+	(void)state;
+	fw_inject(&W, 1, &r0, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
+	fw_inject(&W, 0, &a, false, false);
+	for (k = 0; k < 3; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 2 + k, 0), 0);
+	assert_int_equal(fw_take(&W, 0, r, 3), 3);
+	r[0].ev = 100;
+	r[1].ev = 200;
+	r[2].ev = 300;
+	fw_inject(&W, 1, &r[0], false, true);
+	fw_inject(&W, 1, &r[1], false, false);
+	fw_inject(&W, 1, &r[2], false, false);
+	W.now += W.pds[1]->cfg.ack_delay_ns;
+	uet_pds_advance(W.pds[1], W.now);
+	n = fw_take(&W, 1, tx, 16);
+	assert_true(n >= 1);
+	for (k = 0; k < n; k++) {
+		if (!(tx[k].hdr.flags & UET_PDS_F_M))
+			continue;
+		marked++;
+		assert_int_equal(tx[k].ev, 100);
+	}
+	assert_int_equal(marked, 1);
+	assert_int_equal(fw_st(1)->ack_ev_split, 1);
+	/* The last ACK covers everything and echoes the newest arrival. */
+	assert_int_equal(tx[n - 1].ev, 300);
+	assert_int_equal(tx[n - 1].hdr.u.ack.cack_psn, r[2].hdr.u.req.psn);
 }
 
 static uint32_t close_req_drops;
@@ -1670,6 +1856,9 @@ main(void)
 		FW_TEST(uet_pds_refuse__max_backoffs_fail_econnrefused,
 			setup_pdc_events),
 		T(pds_tgt_rx__stale_syn_after_close_dropped),
+		T(pds_tgt_ev_set__mark_echoed_with_its_own_ev),
+		T(pds_tgt_syn_known__late_syn_of_reused_id_dropped),
+		T(pds_tgt_syn_known__new_start_decided_once_per_incarnation),
 		T(pds_tgt_close__close_req_repeated_until_answered),
 		FW_TEST(pds_tgt_close__idle_pdc_reclaimed_by_default,
 			setup_tgt_close_req),

@@ -655,6 +655,14 @@ struct uet_pds_stats {
 	uint64_t resend_cancelled; /**< packets marked for retransmission but
 				    *   acknowledged (or completed) before
 				    *   they left: not sent, not counted */
+	uint64_t ack_ev_split;     /**< ACKs sent early so that a CE mark is
+				    *   echoed with the EV it arrived on */
+	uint64_t syn_refused;      /**< SYNs of an incarnation refused with
+				    *   NEW_START_PSN before, refused again */
+	uint64_t tomb_evict;       /**< closed-PDC records evicted before
+				    *   the hold-off passed */
+	uint64_t mpr_limited;      /**< times new data waited for una to
+				    *   move: the peer's MP_Range reached */
 };
 
 /** Counters of an instance. */

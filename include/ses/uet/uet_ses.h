@@ -207,7 +207,7 @@ struct uet_ses_config {
 	uint32_t mtu;          /**< SES bytes per packet (header + payload) */
 	uint32_t max_msgs;     /**< initiator messages in flight (<= 2^20) */
 	uint32_t max_tgt_msgs; /**< target multi-packet records (<= 2^20) */
-	uint32_t max_peers;    /**< message-id spaces {FA, job, tc, mode} */
+	uint32_t max_peers;    /**< message-id spaces {FA, job} */
 	uint32_t cq_size;      /**< completion ring, power of 2 */
 	/** SEND/TSEND longer than this use rendezvous (HPC profile only;
 	 * UINT32_MAX: never unless UET_SES_WR_F_RENDEZVOUS; needs rdv_ri). */
@@ -479,6 +479,8 @@ struct uet_ses_stats {
 	uint64_t mem_coherent;   /**< cpu-coherent atomics refused on it */
 	uint64_t ret_rx_err;     /**< initiator: return-direction READ data
 				  *   carrying an error code */
+	uint64_t ret_refused;    /**< initiator: return-direction data
+				  *   matching no READ, refused (not ACKed) */
 };
 
 /** Counters of an instance. */

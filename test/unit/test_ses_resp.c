@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Return-direction READ data at the initiator (src/ses/ses_resp.c) over the
+ * fake wire (ses_fakewire.c): found by {peer, job, message id} whatever PDC
+ * it comes on (UEC 1.0 3.5.20.2.5), also when the PDS moved the READ to a
+ * new PDC (NACK CLOSING); data matching no READ is refused, not ACKed.
+ */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <uet/uet_ses.h>
+
+#include "ses_fakewire.h"
+
+#define RUN_NS (2000ull * 1000 * 1000) /* 2 s of fake time */
+#define LEN 9000
+
+static struct sfw w;
+static uint8_t *mem, *rbuf;
+static uint64_t key;
+
+static void
+fill(uint8_t *b, size_t n, uint64_t salt)
+{
+	uint64_t x = salt * 0x9E3779B97F4A7C15ull + 1;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		b[i] = (uint8_t)x;
+	}
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	if (sfw_init(&w, UET_PROFILE_HPC, 0x5e5f0ull) != 0)
+		return -1;
+	mem = calloc(1, 65536);
+	rbuf = calloc(1, 65536);
+	if (mem == NULL || rbuf == NULL)
+		return -1;
+	fill(mem, 65536, 7);
+	key = sfw_mr(&w, 1, mem, 65536, UET_SES_MR_REMOTE_READ, false);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	sfw_fini(&w);
+	free(mem);
+	free(rbuf);
+	return 0;
+}
+
+static const struct uet_ses_cqe *
+cqe(int node, uint64_t ctx)
+{
+	const struct uet_ses_cqe *c = sfw_cqe(&w, node, ctx);
+
+	assert_non_null(c);
+	return c;
+}
+
+static void
+read_submit(uint64_t ctx, uint64_t off, uint64_t len)
+{
+	struct uet_ses_wr wr;
+
+	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, rbuf + off, len);
+	wr.rkey = key;
+	wr.roffset = off;
+	wr.context = ctx;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+}
+
+static int
+tgt_handle_cb(const struct uet_pds_pdc_info *i, void *arg)
+{
+	if (i->role != 1)
+		return 0;
+	*(uint32_t *)arg = i->handle;
+	return 1;
+}
+
+/* Node 1 loses every CLOSE_REQ CP it sends. */
+static bool
+drop_close_req(struct sfw *fw, int from, const struct uet_pds_tx *t)
+{
+	(void)fw;
+	return from == 1 && t->hdr.type == UET_PDS_TYPE_CP &&
+	       t->hdr.next_hdr == UET_PDS_CTL_CLOSE_REQ;
+}
+
+/*
+ * A PDC is open (a small READ went first). A 9000-byte READ is submitted
+ * and, before its request arrives, the target asks to close the PDC: the
+ * request meets a closing PDC, is NACKed CLOSING, and the PDS moves it to
+ * a new PDC, where the target serves it. Its return data comes on that
+ * new PDC and completes the READ with exact bytes.
+ */
+static void
+read_crossing_close(bool close_req_lost)
+{
+	struct uet_pds_pdc_info pi;
+	uint32_t h = UINT32_MAX;
+
+	read_submit(1, 0, 64);
+	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_int_equal(cqe(0, 1)->status, 0);
+	assert_int_equal(uet_pds_pdc_foreach(w.n[1].pds, tgt_handle_cb, &h),
+			 1);
+	if (close_req_lost)
+		w.drop_fn = drop_close_req;
+	read_submit(2, 100, LEN);
+	assert_int_equal(uet_pds_pdc_close(w.n[1].pds, h, w.now), 0);
+	assert_int_equal(uet_pds_pdc_info_get(w.n[1].pds, h, &pi), 0);
+	assert_int_equal(pi.state, UET_PDS_PDC_CLOSING);
+	assert_true(sfw_run_cq(&w, 0, 2, RUN_NS));
+	assert_int_equal(cqe(0, 2)->status, 0);
+	assert_int_equal(cqe(0, 2)->len, LEN);
+	assert_memory_equal(rbuf + 100, mem + 100, LEN);
+	/* It did move: NACKed CLOSING once, served on a second PDC. */
+	assert_true(uet_pds_stats_get(w.n[0].pds)->nack_rx[UET_NACK_CLOSING]
+		    >= 1);
+	assert_int_equal(uet_pds_stats_get(w.n[1].pds)->pdc_open_tgt, 2);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rx_bad, 0);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->ret_refused, 0);
+	w.drop_fn = NULL;
+	assert_true(sfw_run_idle(&w, RUN_NS));
+}
+
+static void
+ses_init_ret_rx__read_moved_by_close_req_completes(void **state)
+{
+	(void)state;
+	read_crossing_close(false);
+}
+
+static void
+ses_init_ret_rx__read_moved_close_req_lost_completes(void **state)
+{
+	(void)state;
+	read_crossing_close(true);
+}
+
+static int
+setup_rdv(void **state)
+{
+	(void)state;
+	if (sfw_init_rdv(&w, UET_PROFILE_HPC, 0x5e5f1ull, 100) != 0)
+		return -1;
+	mem = calloc(1, 65536);
+	rbuf = calloc(1, 65536);
+	if (mem == NULL || rbuf == NULL)
+		return -1;
+	fill(mem, 65536, 8);
+	return 0;
+}
+
+/*
+ * The rendezvous read-back is a READ of the receiver's (node 1) to the
+ * sender (node 0), matched by the same lookup. Node 0 asks to close the
+ * PDC node 1 opened to it just as the receive is posted: the read-back's
+ * request meets the closing PDC, moves to a new PDC, and its data
+ * completes both the receive and the send with exact bytes.
+ */
+static void
+ses_init_ret_rx__rdv_readback_moved_completes(void **state)
+{
+	uint8_t *wmem = calloc(1, 4096);
+	struct uet_ses_recv r;
+	struct uet_ses_wr wr;
+	uint32_t h = UINT32_MAX, k;
+	uint64_t wkey, sent;
+
+	(void)state;
+	assert_non_null(wmem);
+	/* Node 1 -> node 0 PDC: a WRITE opens it, in the traffic class
+	 * the read-back uses. */
+	wkey = sfw_mr(&w, 0, wmem, 4096, UET_SES_MR_REMOTE_WRITE, false);
+	sfw_wr(&w, 1, &wr, UET_SES_WR_WRITE, rbuf, 64);
+	wr.tc = 0;
+	wr.rkey = wkey;
+	wr.context = 50;
+	assert_int_equal(uet_ses_submit(w.n[1].ses, &wr, NULL), 0);
+	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_int_equal(cqe(1, 50)->status, 0);
+	/* A rendezvous send waits, unexpected, for its receive. */
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, mem, LEN);
+	wr.context = 1;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	for (k = 0; k < 100000 &&
+	     uet_ses_stats_get(w.n[1].ses)->rx_rc[UET_RC_OK] == 0; k++)
+		sfw_step(&w, 1000);
+	assert_int_equal(uet_pds_pdc_foreach(w.n[0].pds, tgt_handle_cb, &h),
+			 1);
+	/* The receive is posted; once its read-back's request is on the
+	 * wire, node 0 asks to close: the two cross. */
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = 100;
+	r.buf = rbuf;
+	r.len = LEN;
+	sent = uet_pds_stats_get(w.n[1].pds)->tx_type[UET_PDS_TYPE_RUD_REQ];
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	for (k = 0; k < 1000 && sent ==
+	     uet_pds_stats_get(w.n[1].pds)->tx_type[UET_PDS_TYPE_RUD_REQ]; k++)
+		sfw_step(&w, 100);
+	assert_int_equal(uet_pds_pdc_close(w.n[0].pds, h, w.now), 0);
+	assert_true(sfw_run_cq(&w, 1, 2, RUN_NS));
+	assert_int_equal(cqe(1, 100)->status, 0);
+	assert_int_equal(cqe(1, 100)->len, LEN);
+	assert_memory_equal(rbuf, mem, LEN);
+	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_int_equal(cqe(0, 1)->status, 0);
+	assert_true(uet_pds_stats_get(w.n[1].pds)->nack_rx[UET_NACK_CLOSING]
+		    >= 1);
+	assert_int_equal(uet_ses_stats_get(w.n[1].ses)->rx_bad, 0);
+	assert_true(sfw_run_idle(&w, RUN_NS));
+	free(wmem);
+}
+
+static int
+init_pdc_cb(const struct uet_pds_pdc_info *i, void *arg)
+{
+	if (i->role != 0)
+		return 0;
+	*(struct uet_pds_pdc_info *)arg = *i;
+	return 1;
+}
+
+/* Hand node 0 one return-direction RESPONSE_DATA packet on its open PDC,
+ * for READ @p msg_id, as its engine would (DELIVER into the SES at once). */
+static void
+ret_inject(uint16_t msg_id)
+{
+	struct uet_pds_pdc_info pi;
+	struct uet_pds_rx_meta m;
+	struct uet_pds_event ev[8];
+	struct uet_ses_resp r;
+	struct uet_pds_hdr h;
+	uint8_t buf[128];
+	uint16_t k, i;
+	int n;
+
+	assert_int_equal(uet_pds_pdc_foreach(w.n[0].pds, init_pdc_cb, &pi), 1);
+	memset(&r, 0, sizeof(r));
+	r.fmt = UET_SES_RESP_FMT_DATA;
+	r.opcode = UET_SES_RSP_RESPONSE_W_DATA;
+	r.version = UET_SES_VERSION;
+	r.return_code = UET_RC_OK;
+	r.message_id = msg_id;
+	r.job_id = SFW_JOB;
+	r.read_request_message_id = msg_id;
+	r.payload_length = 16;
+	r.modified_length = 16;
+	n = uet_ses_resp_encode(&r, buf, sizeof(buf));
+	assert_true(n > 0);
+	memset(buf + n, 0xAB, 16);
+	memset(&h, 0, sizeof(h));
+	h.type = UET_PDS_TYPE_RUD_REQ;
+	h.next_hdr = UET_PDS_NEXT_RESPONSE_DATA;
+	h.u.req.psn = pi.rx_cack + 1;
+	h.u.req.spdcid = pi.rid;
+	h.u.req.dpdcid = pi.lid;
+	memset(&m, 0, sizeof(m));
+	m.src = w.n[1].fa;
+	m.dst = w.n[0].fa;
+	m.ses = buf;
+	m.ses_len = (uint16_t)(n + 16);
+	m.len = m.ses_len;
+	m.ev = 0xC000;
+	assert_int_equal(uet_pds_rx(w.n[0].pds, &h, &m, w.now), 1);
+	k = uet_pds_events(w.n[0].pds, ev, 8);
+	for (i = 0; i < k; i++)
+		if (ev[i].type == UET_PDS_EV_DELIVER)
+			assert_int_equal(uet_ses_event(w.n[0].ses, &ev[i],
+						       m.ses, m.ses_len,
+						       w.now), -EBADMSG);
+}
+
+/* Return-direction data matching no READ of ours (here a message id
+ * never issued) is refused: the initiator's PDS neither records nor ACKs
+ * it, and NACKs it with a resource code, so its sender never takes it
+ * for delivered. */
+static void
+ses_init_ret_rx__unmatched_data_refused(void **state)
+{
+	struct uet_pds_pdc_info before, after;
+	struct uet_pds_tx tx[8];
+	uint16_t n, k, nacks = 0;
+
+	(void)state;
+	read_submit(1, 0, LEN);
+	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_int_equal(cqe(0, 1)->status, 0);
+	assert_int_equal(uet_pds_pdc_foreach(w.n[0].pds, init_pdc_cb, &before),
+			 1);
+	/* What node 0 had to send anyway goes first. */
+	for (k = 0; k < 64 && uet_pds_tx_burst(w.n[0].pds, w.now, tx, 8); k++)
+		;
+	ret_inject(0x7777);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->ret_refused, 1);
+	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->refused, 1);
+	n = uet_pds_tx_burst(w.n[0].pds, w.now, tx, 8);
+	for (k = 0; k < n; k++) {
+		assert_true(tx[k].hdr.type != UET_PDS_TYPE_ACK &&
+			    tx[k].hdr.type != UET_PDS_TYPE_ACK_CC);
+		if (tx[k].hdr.type == UET_PDS_TYPE_NACK) {
+			nacks++;
+			assert_int_equal(tx[k].hdr.u.nack.code,
+					 UET_NACK_NO_SES_MSG_AVAIL);
+		}
+	}
+	assert_int_equal(nacks, 1);
+	assert_int_equal(uet_pds_pdc_foreach(w.n[0].pds, init_pdc_cb, &after),
+			 1);
+	assert_int_equal(after.rx_cack, before.rx_cack);
+	assert_int_equal(after.rx_ooo, 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(
+			ses_init_ret_rx__read_moved_by_close_req_completes,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_init_ret_rx__read_moved_close_req_lost_completes,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_init_ret_rx__unmatched_data_refused, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_init_ret_rx__rdv_readback_moved_completes,
+			setup_rdv, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
