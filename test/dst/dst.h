@@ -36,7 +36,7 @@
 #define DST_MTU 2048            /* SES bytes per packet */
 #define DST_FRAME_MAX 2304
 #define DST_PKTS_MAX 16384      /* packets in flight in the network */
-#define DST_MEM (512u * 1024)   /* RMA memory of one node */
+#define DST_MEM (2048u * 1024)  /* RMA memory of one node */
 #define DST_JOB 42
 #define DST_PID 1
 #define DST_RI_RMA 1
@@ -109,6 +109,7 @@ struct dst_node_spec {
 	uint32_t idle_close_us, close_req_us;
 	uint32_t holdoff_us;
 	uint32_t delay_ns;        /* one-way delay of packets it sends */
+	uint32_t gbps;            /* its link: packets leave one by one */
 	uint8_t max_retries, max_nack_retx, max_backoffs;
 	bool ack_cc_always;
 	bool tlp_probe;
@@ -201,7 +202,7 @@ struct dst_node {
 	uint64_t rkey;
 	uint32_t inc;             /* incarnation, +1 per restart */
 	uint64_t stall_until;
-	uint64_t last_refused;    /* PDS refused counter before an event */
+	uint64_t link_free;       /* its link sends the next packet then */
 	uint8_t *mem;             /* RMA memory (DST_MEM) */
 	uint32_t mem_next;        /* bump allocator over mem */
 	struct dst_retx retx[DST_RETX_MAP];

@@ -232,11 +232,19 @@ trim(struct dst_pkt *pk, struct uet_outer *o, uint8_t type, uint32_t how)
 	}
 }
 
+/* The sender's link serializes its packets (a burst spreads out in
+ * time), then the path adds its delay and the faults theirs. */
 static uint64_t
-delay_of(struct dst_sim *s, int from, int to)
+delay_of(struct dst_sim *s, int from, int to, uint16_t len)
 {
+	const struct dst_node_spec *ns = &s->plan->node[from];
+	struct dst_node *n = &s->node[from];
 	const struct dst_fault_spec *f;
-	uint64_t d = s->plan->node[from].delay_ns;
+	uint64_t start = n->link_free > s->now ? n->link_free : s->now;
+	uint64_t d;
+
+	n->link_free = start + (uint64_t)len * 8 / ns->gbps;
+	d = n->link_free - s->now + ns->delay_ns;
 
 	if (fault_hits(s, DST_F_REORDER, from, to, &f))
 		d += uet_rand_below(&s->rng, f->arg * 1000 + 1);
@@ -348,15 +356,17 @@ dst_net_send(struct dst_sim *s, int from, const struct uet_pds_tx *t)
 		uet_outer_frame_ecn_set(&o, pk.frame, pk.len, UET_ECN_CE);
 		what = what[0] ? "TRIMMED CE" : "CE";
 	}
-	if (fault_hits(s, DST_F_CORRUPT, from, to, NULL)) {
+	/* A trimmed frame has no checksum the receiver can verify (only the
+	 * link's FCS would catch a flip): bits flip in whole frames only. */
+	if (what[0] == '\0' && fault_hits(s, DST_F_CORRUPT, from, to, NULL)) {
 		rc = (int)uet_rand_below(&s->rng, pk.len);
 		pk.frame[rc] ^= (uint8_t)(1u << uet_rand_below(&s->rng, 8));
 		what = "CORRUPTED";
 	}
-	at = s->now + delay_of(s, from, to);
+	at = s->now + delay_of(s, from, to, pk.len);
 	enqueue(s, &pk, at);
 	if (fault_hits(s, DST_F_DUP, from, to, NULL)) {
-		enqueue(s, &pk, s->now + delay_of(s, from, to));
+		enqueue(s, &pk, s->now + delay_of(s, from, to, pk.len));
 		what = "DUPLICATED";
 	}
 	if (at > s->now + 1000000)

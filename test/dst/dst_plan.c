@@ -83,6 +83,7 @@ gen_node(struct dst_node_spec *n, struct dst_src *s)
 	n->close_req_us = dst_range(s, 500, 5000);
 	n->holdoff_us = dst_range(s, 200, 2000);
 	n->delay_ns = dst_range(s, 1000, 10000);
+	n->gbps = 10u << dst_draw(s, 4); /* 10 .. 80 Gb/s */
 	n->max_retries = (uint8_t)dst_range(s, 4, 8);
 	n->max_nack_retx = (uint8_t)dst_range(s, 8, 32);
 	n->max_backoffs = (uint8_t)dst_range(s, 4, 16);
@@ -111,7 +112,7 @@ gen_kind(struct dst_src *s, uint8_t profile)
 static uint32_t
 gen_len(struct dst_src *s, uint8_t kind)
 {
-	bool big = dst_draw(s, 4) == 0;
+	bool big = dst_draw(s, 4) == 0, bulk = dst_draw(s, 16) == 0;
 
 	switch (kind) {
 	case DST_OP_FETCH:
@@ -124,6 +125,13 @@ gen_len(struct dst_src *s, uint8_t kind)
 			     dst_range(s, 8, 1500);
 	case DST_OP_RDV:
 		return dst_range(s, 1024, big ? 40000 : 6000);
+	case DST_OP_WRITE:
+	case DST_OP_READ:
+	case DST_OP_TSEND:
+		/* bulk: more packets than a receive window */
+		if (bulk)
+			return dst_range(s, 100000, 200000);
+		/* fall through */
 	default:
 		return big ? dst_range(s, 8, 24000) : dst_range(s, 8, 3000);
 	}
@@ -246,10 +254,12 @@ print_node(FILE *f, unsigned int i, const struct dst_node_spec *n)
 {
 	fprintf(f, "  node %u: tx_window %u rx_window %u rto %u..%u us "
 		"retries %u nack_retx %u backoffs %u idle_close %u us "
-		"close_req %u us holdoff %u us delay %u ns%s%s%s\n", i,
+		"close_req %u us holdoff %u us delay %u ns %u Gb/s%s%s%s\n",
+		i,
 		n->tx_window, n->rx_window, n->rto_init_us, n->rto_max_us,
 		n->max_retries, n->max_nack_retx, n->max_backoffs,
 		n->idle_close_us, n->close_req_us, n->holdoff_us, n->delay_ns,
+		n->gbps,
 		n->ack_cc_always ? " ack_cc" : "",
 		n->tlp_probe ? " tlp_probe" : "",
 		n->small_unexp ? " small_unexp" : "");

@@ -107,7 +107,8 @@ node_fault(struct dst_sim *s, const struct dst_fault_spec *f)
 			dst_fail(s, "setup", "n%d cannot restart", a);
 		break;
 	case DST_F_STALL:
-		s->node[a].stall_until = s->now + f->dur;
+		if (s->now + f->dur > s->node[a].stall_until)
+			s->node[a].stall_until = s->now + f->dur;
 		dst_trace(s, "n%d stalls for %llu us (clock jump)", a,
 			  (unsigned long long)(f->dur / 1000));
 		break;
@@ -258,11 +259,13 @@ loop(struct dst_sim *s)
 		}
 		if (s->failed || (s->now > s->horizon && all_idle(s)))
 			break;
-		s->now = next_time(s, nf);
-		if (s->now > s->end) {
+		nf = next_time(s, nf);
+		if (nf > s->end) {
+			s->now = s->end;
 			dst_work_check_hang(s);
 			break;
 		}
+		s->now = nf;
 	}
 }
 

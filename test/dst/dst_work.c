@@ -368,10 +368,16 @@ on_recv_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
 		return;
 	}
 	op = &s->op[m];
-	/* UUD is unreliable: the network may duplicate a datagram and no
-	 * one removes the copy (UEC 1.0 PDS delivery modes) */
-	if (op->dst_inc != s->node[i].inc || s->plan->op[m].kind == DST_OP_DGRAM)
+	if (op->dst_inc != s->node[i].inc)
 		return;
+	/* UUD is unreliable: the network may duplicate a datagram and no
+	 * one removes the copy (UEC 1.0 PDS delivery modes). The copy took
+	 * a receive another message needs: post it again. */
+	if (s->plan->op[m].kind == DST_OP_DGRAM) {
+		if (++op->delivered > 1)
+			s->op[j].recv_posted = false;
+		return;
+	}
 	if (++op->delivered > 1)
 		dst_fail(s, "dup-delivery", "op %u %s received %u times by n%d",
 			 m, dst_op_name(s->plan->op[m].kind), op->delivered, i);
@@ -426,7 +432,11 @@ dst_work_check_hang(struct dst_sim *s)
 	for (j = 0; j < s->plan->nop && !s->failed; j++) {
 		const struct dst_op *op = &s->op[j];
 
+		/* a target that restarted forgot what it owed: the
+		 * initiator is not told (a rendezvous send waits for a
+		 * read-back that never comes), so no bound applies */
 		if (op->state == DST_S_SUBMITTED &&
+		    op->dst_inc == s->node[s->plan->op[j].dst].inc &&
 		    s->now - op->t_submit > DST_HANG_NS)
 			dst_fail(s, "hang", "op %u %s n%u->n%u submitted at "
 				 "%llu us has not completed after %llu ms", j,
