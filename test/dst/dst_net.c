@@ -303,9 +303,10 @@ trace_tx(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t,
 			  t->ev, f, what);
 		break;
 	case UET_PDS_TYPE_CP:
-		dst_trace(s, "n%d>n%d CP %s spdc %u dpdc %u psn %u%s %s", from,
-			  to, uet_pds_ctl_type_name(h->next_hdr),
-			  h->u.cp.spdcid, h->u.cp.dpdcid, h->u.cp.psn, f, what);
+		dst_trace(s, "n%d>n%d CP %s spdc %u dpdc %u psn %u ev %u%s %s",
+			  from, to, uet_pds_ctl_type_name(h->next_hdr),
+			  h->u.cp.spdcid, h->u.cp.dpdcid, h->u.cp.psn, t->ev, f,
+			  what);
 		break;
 	default:
 		dst_trace(s, "n%d>n%d %s%s %s", from, to,

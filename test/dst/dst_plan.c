@@ -198,6 +198,34 @@ gen_fault(struct dst_plan *p, struct dst_fault_spec *f, struct dst_src *s,
 	}
 }
 
+/* Traffic right after a node came back or a partition healed: a restarted
+ * process talks again at once, reopening PDCs its peers may still hold. */
+static void
+gen_follow(struct dst_plan *p, const struct dst_fault_spec *f,
+	   struct dst_src *s)
+{
+	uint32_t k, n = dst_draw(s, 3);
+	uint64_t at = f->kind == DST_F_RESTART ? f->at : f->at + f->dur;
+
+	if (f->kind != DST_F_RESTART && f->kind != DST_F_PARTITION)
+		return;
+	for (k = 0; k < n && p->nop < DST_OPS_MAX; k++) {
+		struct dst_op_spec *o = &p->op[p->nop];
+
+		gen_op(p, o, s, 1);
+		o->at = at + (uint64_t)dst_draw(s, 3000) * 1000;
+		o->src = f->a;
+		o->dst = (uint8_t)((o->src + 1 + dst_draw(s, p->nnodes - 1u)) %
+				   p->nnodes);
+		if (dst_draw(s, 2)) {
+			o->kind = dst_draw(s, 2) ? DST_OP_WRITE : DST_OP_TSEND;
+			o->len = dst_range(s, 8000, 150000);
+		}
+		p->op_id[p->nop] = (uint8_t)p->nop;
+		p->nop++;
+	}
+}
+
 void
 dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed)
 {
@@ -223,6 +251,8 @@ dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed)
 		gen_fault(p, &p->fault[i], s, window_us);
 		p->fault_id[i] = (uint8_t)i;
 	}
+	for (i = 0; i < p->nfault; i++)
+		gen_follow(p, &p->fault[i], s);
 }
 
 void

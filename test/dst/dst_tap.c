@@ -169,8 +169,10 @@ dst_tap_rx(struct dst_sim *s, int to, int from, const struct uet_pkt *pkt,
 	const struct uet_pds_hdr *h = &pkt->pds;
 	struct dst_ecn *e;
 
-	if (is_request(h->type) && ce) {
-		e = ecn_find(&s->node[to], h->u.req.spdcid, from, true);
+	/* requests and CPs are acknowledged, and both can be marked */
+	if ((is_request(h->type) || h->type == UET_PDS_TYPE_CP) && ce) {
+		e = ecn_find(&s->node[to], h->type == UET_PDS_TYPE_CP ?
+			     h->u.cp.spdcid : h->u.req.spdcid, from, true);
 		if (e == NULL)
 			return;
 		e->ev[e->head] = uet_outer_ev_get(&pkt->outer);
