@@ -28,7 +28,7 @@ for m in pds ses cms; do
 	obj=$(find "$dir/src/$m" -name '*.p' -type d | head -n 1)
 	for src in src/$m/*.c; do
 		# gcov -n: summary only, no .gcov files
-		gcov -n -b -o "$obj" "$src" 2>/dev/null |
+		gcov -n -b -o "$obj/$(basename "$src").o" "$src" 2>/dev/null |
 			awk -v f="$src" '
 			/^File/ { cur = $2; gsub(/\047/, "", cur) }
 			/^Lines executed/ && index(cur, f) {

@@ -81,6 +81,8 @@ enum dst_fault_kind {
 	DST_F_CLOSE_TGT,  /* node a closes its target PDCs (CLOSE_REQ) */
 	DST_F_RESTART,    /* node a restarts with the same FA */
 	DST_F_STALL,      /* node a stops for dur, then its clock jumps */
+	DST_F_WITHDRAW,   /* node a withdraws its work requests with an odd
+			   * context (arg bit 0: force), as a closing endpoint */
 	DST_F__COUNT
 };
 
@@ -91,8 +93,9 @@ struct dst_op_spec {
 			   * before) */
 	uint8_t kind;     /* enum dst_op_kind */
 	uint8_t src, dst;
-	uint8_t tc;       /* 0..3: several PDCs per pair */
+	uint8_t tc;       /* 0..1: several PDCs per pair */
 	bool ordered;     /* ROD */
+	bool idem;        /* idempotent key: RUDI for WRITE / small READ (HPC) */
 };
 
 struct dst_fault_spec {
@@ -200,6 +203,7 @@ struct dst_node {
 	struct uet_pds_fa fa;
 	int ri_rma;
 	uint64_t rkey;
+	uint64_t rkey_idem;       /* same memory, idempotent key (RUDI) */
 	uint32_t inc;             /* incarnation, +1 per restart */
 	uint64_t stall_until;
 	uint64_t link_free;       /* its link sends the next packet then */

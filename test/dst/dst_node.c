@@ -109,6 +109,10 @@ node_tables(struct dst_sim *s, int i)
 	if (n->ri_rma < 0 || ri_msg < 0 || ri_rdv < 0 ||
 	    uet_ses_mr_reg(n->mr, &ma, &n->rkey) != 0)
 		return -EINVAL;
+	/* the same memory under an idempotent key (RUDI may replay) */
+	ma.idempotent = true;
+	if (uet_ses_mr_reg(n->mr, &ma, &n->rkey_idem) != 0)
+		return -EINVAL;
 	return ri_rdv;
 }
 
@@ -147,6 +151,7 @@ dst_node_up(struct dst_sim *s, int i)
 	sc.rdv_resource_index = DST_RI_RDV;
 	sc.rdv_threshold = UINT32_MAX;
 	sc.rdv_eager = 512;
+	sc.rudi = true; /* for work requests flagged idempotent */
 	sc.pds = n->pds;
 	sc.mr = n->mr;
 	sc.match = n->match;

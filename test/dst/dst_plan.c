@@ -56,6 +56,7 @@ static const char *const op_names[DST_OP__COUNT] = {
 static const char *const fault_names[DST_F__COUNT] = {
 	"loss", "dup", "reorder", "spike", "trim", "corrupt", "ce",
 	"partition", "path", "close-init", "close-tgt", "restart", "stall",
+	"withdraw",
 };
 
 const char *
@@ -150,6 +151,7 @@ gen_op(struct dst_plan *p, struct dst_op_spec *o, struct dst_src *s,
 	o->tc = (uint8_t)dst_draw(s, 2);
 	o->ordered = dst_draw(s, 4) == 0;
 	o->recv_us = (int32_t)dst_draw(s, 2500) - 500;
+	o->idem = dst_draw(s, 3) == 0;
 }
 
 static uint32_t
@@ -317,7 +319,7 @@ dst_plan_print(const struct dst_plan *p, void *out)
 			"recv %+dus\n", i, p->op_id[i],
 			(unsigned long long)(o->at / 1000),
 			dst_op_name(o->kind), o->len, o->src, o->dst, o->tc,
-			o->ordered ? " rod" : "", o->recv_us);
+			o->ordered ? " rod" : o->idem ? " idem" : "", o->recv_us);
 	}
 	for (i = 0; i < p->nfault; i++) {
 		const struct dst_fault_spec *x = &p->fault[i];

@@ -87,6 +87,14 @@ dst_trace_dump(const struct dst_sim *s, void *out, uint32_t last)
 
 /* ---- node faults (actions at a point in time) ---- */
 
+/* Work requests only (a receive bound to a message is the target's). */
+static bool
+odd_op(void *arg, uint64_t context)
+{
+	(void)arg;
+	return context < (1ull << 40) && (context & 1);
+}
+
 static void
 node_fault(struct dst_sim *s, const struct dst_fault_spec *f)
 {
@@ -105,6 +113,12 @@ node_fault(struct dst_sim *s, const struct dst_fault_spec *f)
 		dst_work_restart(s, a);
 		if (dst_node_up(s, a) != 0)
 			dst_fail(s, "setup", "n%d cannot restart", a);
+		break;
+	case DST_F_WITHDRAW:
+		dst_trace(s, "n%d withdraws its odd operations%s (%u left)", a,
+			  f->arg & 1 ? ", forced" : "",
+			  uet_ses_withdraw(s->node[a].ses, odd_op, NULL,
+					   f->arg & 1));
 		break;
 	case DST_F_STALL:
 		if (s->now + f->dur > s->node[a].stall_until)

@@ -150,6 +150,10 @@ op_wr(struct dst_sim *s, uint32_t j, struct uet_ses_wr *wr)
 		    (o->ordered ? UET_SES_WR_F_ORDERED : 0);
 	wr->tag = j + 1;
 	wr->rkey = s->node[o->dst].rkey;
+	if (o->idem && (o->kind == DST_OP_WRITE || o->kind == DST_OP_READ)) {
+		wr->flags |= UET_SES_WR_F_IDEMPOTENT;
+		wr->rkey = s->node[o->dst].rkey_idem;
+	}
 	wr->roffset = op->off;
 	if (o->kind == DST_OP_RDV)
 		wr->flags |= UET_SES_WR_F_RENDEZVOUS;
