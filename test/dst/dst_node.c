@@ -261,7 +261,9 @@ on_event(struct dst_sim *s, int i, const struct uet_pds_event *e)
 		dst_trace(s, "n%d DELIVER pdc %u psn %u %s%s", i, e->pdc,
 			  e->psn, uet_pds_next_hdr_name(e->next_hdr),
 			  st->refused != refused ? " (refused)" : "");
-		rx_bad_check(s, i, e, bad);
+		/* refused: the PDS NACKs it, nothing was acknowledged */
+		if (st->refused == refused)
+			rx_bad_check(s, i, e, bad);
 		if (e->mode == UET_PDS_MODE_ROD && st->refused == refused &&
 		    e->pdc != UET_PDS_PDC_NONE)
 			rod_check(s, i, e);
