@@ -48,7 +48,7 @@
 #define DST_UNTAGGED_MAX 12288  /* untagged sends land in such buffers */
 #define DST_RETX_MAP 4096       /* tracked cookies per node */
 #define DST_WIN_MAP 256         /* tracked transmit PSN spaces per node */
-#define DST_ECN_RING 32         /* remembered CE marks per receive space */
+#define DST_ECN_RING 64         /* remembered CE marks per receive space */
 
 /* Workload operations. */
 enum dst_op_kind {
@@ -191,6 +191,7 @@ struct dst_ecn {
 
 struct dst_retx {
 	uint64_t cookie;
+	uint64_t first_ns;  /* its first retransmission */
 	uint32_t count;
 	bool used;
 };

@@ -192,6 +192,7 @@ retx_slot(struct dst_node *n, uint64_t cookie, bool add)
 			r->used = true;
 			r->cookie = cookie;
 			r->count = 0;
+			r->first_ns = 0;
 			return r;
 		}
 	}
@@ -330,24 +331,50 @@ dst_node_rx(struct dst_sim *s, int to, int from, const uint8_t *frame,
 	s->rx_ses_len = 0;
 }
 
-/* Retransmissions of one cookie are bounded: NACK retransmissions by
- * max_nack_retx, RTO rounds without progress by max_retries, resource
- * back-offs by max_backoffs (UEC 1.0 PDS retransmission rules); a packet
- * sent more often than all of them together (doubled, plus slack for
- * SACK, probes and rounds restarted by progress elsewhere) loops. */
+/* How long a PDC may go without progress before it fails: max_retries + 1
+ * RTO rounds (RTO = min(rto_init << k, rto_max), uet_pds_config), plus
+ * max_backoffs resource back-offs of at most backoff_max_ns (1 ms here). */
+static uint64_t
+dead_ns(const struct dst_node_spec *ns)
+{
+	uint64_t sum = (uint64_t)ns->max_backoffs * 1000000, rto;
+	uint32_t k;
+
+	for (k = 0; k <= ns->max_retries; k++) {
+		rto = (uint64_t)ns->rto_init_us * 1000 << k;
+		if (rto > (uint64_t)ns->rto_max_us * 1000)
+			rto = (uint64_t)ns->rto_max_us * 1000;
+		sum += rto;
+	}
+	return sum;
+}
+
+/* Retransmissions of one packet are bounded (UEC 1.0 PDS: Max_NACK_Retx_Cnt,
+ * Max_RTO_Retx_Cnt): once a packet was resent more often than
+ * max_nack_retx + max_retries + max_backoffs allow, its PDC must fail
+ * within the time it may go without progress; a packet still resent after
+ * that (two RTOs of slack) loops. */
 static void
 retx_count(struct dst_sim *s, int i, const struct uet_pds_tx *t)
 {
 	const struct dst_node_spec *ns = &s->plan->node[i];
 	struct dst_retx *r = retx_slot(&s->node[i], t->cookie, true);
-	uint32_t bound = 2u * (ns->max_nack_retx + ns->max_retries +
-			       ns->max_backoffs) + 32;
+	uint32_t bound = ns->max_nack_retx + ns->max_retries +
+			 ns->max_backoffs + 8;
+	uint64_t dead = dead_ns(ns) + 2ull * ns->rto_max_us * 1000 + 1000000;
 
-	if (r == NULL || ++r->count <= bound)
+	if (r == NULL)
+		return;
+	if (r->count++ == 0)
+		r->first_ns = s->now;
+	if (r->count <= bound || s->now - r->first_ns <= dead)
 		return;
 	dst_fail(s, "retx-bound", "n%d cookie %llu (PSN %u) retransmitted "
-		 "%u times (bound %u)", i, (unsigned long long)t->cookie,
-		 t->hdr.u.req.psn, r->count, bound);
+		 "%u times in %llu us, and its PDC has not failed (bound %u "
+		 "times, %llu us)", i, (unsigned long long)t->cookie,
+		 t->hdr.u.req.psn, r->count,
+		 (unsigned long long)((s->now - r->first_ns) / 1000), bound,
+		 (unsigned long long)(dead / 1000));
 }
 
 void

@@ -178,7 +178,9 @@ gen_fault(struct dst_plan *p, struct dst_fault_spec *f, struct dst_src *s,
 {
 	f->kind = (uint8_t)dst_draw(s, DST_F__COUNT);
 	f->at = (uint64_t)dst_draw(s, window_us) * 1000;
-	f->dur = (uint64_t)dst_range(s, 100, 20000) * 1000;
+	/* now and then a long one: a link that trims or drops for good */
+	f->dur = (uint64_t)dst_range(s, 100, dst_draw(s, 8) ? 20000 : 200000) *
+		 1000;
 	f->a = (uint8_t)dst_draw(s, p->nnodes);
 	f->b = (uint8_t)dst_draw(s, p->nnodes + 1u);
 	if (f->b == p->nnodes || f->b == f->a)

@@ -18,8 +18,8 @@
 #include "dst.h"
 
 /* CE marks reported in an ACK may be this old (coalescing, delayed ACK,
- * a stalled receiver's backlog is delivered only when it wakes). */
-#define DST_ECN_AGE_NS 4000000ull
+ * a stalled receiver's backlog, a CLOSE answered once drained). */
+#define DST_ECN_AGE_NS 100000000ull
 
 static bool
 is_request(uint8_t type)

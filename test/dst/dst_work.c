@@ -21,8 +21,8 @@
 #include "dst.h"
 
 /* Longest any operation may take: failure detection is bounded by
- * max_retries RTO rounds of at most rto_max (<= 8 x 16 ms here) and
- * max_backoffs back-offs; every fault lasts at most 20 ms. */
+ * max_retries RTO rounds of at most rto_max (<= 9 x 16 ms here) and
+ * max_backoffs back-offs; every fault lasts at most 200 ms. */
 #define DST_HANG_NS 1500000000ull
 #define DST_RECV_CTX (1ull << 40)
 
