@@ -330,6 +330,8 @@ uint64_t dst_work_next(const struct dst_sim *s);
 void dst_work_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c);
 void dst_work_restart(struct dst_sim *s, int i);
 bool dst_work_done(const struct dst_sim *s);
+/* Messages of node @p i still wait for a target that restarted. */
+uint32_t dst_work_orphans(const struct dst_sim *s, int i);
 void dst_work_check_hang(struct dst_sim *s);
 void dst_work_final(struct dst_sim *s);
 void dst_work_fini(struct dst_sim *s);

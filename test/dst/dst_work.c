@@ -428,6 +428,19 @@ dst_work_done(const struct dst_sim *s)
 	return true;
 }
 
+uint32_t
+dst_work_orphans(const struct dst_sim *s, int i)
+{
+	uint32_t j, n = 0;
+
+	for (j = 0; j < s->plan->nop; j++)
+		if (s->plan->op[j].src == i &&
+		    s->op[j].state == DST_S_SUBMITTED &&
+		    s->op[j].dst_inc != s->node[s->plan->op[j].dst].inc)
+			n++;
+	return n;
+}
+
 void
 dst_work_check_hang(struct dst_sim *s)
 {
