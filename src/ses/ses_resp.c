@@ -360,6 +360,22 @@ ses_msg_on_down_pdc(const struct uet_ses *s, const struct ses_msg *m,
 	return !k.live;
 }
 
+/* A deferrable send parked for the RTR of that peer, whose own PDC key
+ * has no PDC left (UEC 1.0 SES send variants). */
+static bool
+ses_parked_on_down_pdc(const struct uet_ses *s, const struct ses_msg *m,
+		       const struct uet_pds_event *ev)
+{
+	struct ses_key_probe k = { .m = m, .live = false };
+
+	if (m->state == SES_MSG_FREE || m->kind != SES_MK_WR || !m->deferred ||
+	    m->mode != ev->mode ||
+	    memcmp(&m->wr.dest.fa, &ev->peer, sizeof(ev->peer)) != 0)
+		return false;
+	uet_pds_pdc_foreach(s->cfg.pds, ses_key_probe_cb, &k);
+	return !k.live;
+}
+
 /* Fail what the SES still expects from the peer on a PDC that is gone
  * (its cookies were failed by DONE events before): large READ data and
  * rendezvous read-backs, with the event's status. Rare path: bounded by
@@ -373,6 +389,11 @@ ses_pdc_down(struct uet_ses *s, const struct uet_pds_event *ev)
 	s->st.pdc_down++;
 	for (i = 0; i < s->cfg.max_msgs; i++) {
 		m = &s->msgs[i];
+		if (ses_parked_on_down_pdc(s, m, ev)) {
+			ses_defer_pdc_down(s, m, ev->status != 0 ? ev->status :
+					   -ECONNRESET);
+			continue;
+		}
 		if (!ses_msg_on_down_pdc(s, m, ev))
 			continue;
 		s->st.pdc_down_fail++;
