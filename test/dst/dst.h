@@ -149,6 +149,7 @@ void dst_src_bytes(struct dst_src *s, const uint8_t *data, size_t size);
 uint32_t dst_draw(struct dst_src *s, uint32_t n);
 
 /* Draw a whole plan. */
+void dst_getrandom_seed(uint64_t seed);
 void dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed);
 /* Print the plan as a reproducer (one line per op and fault). */
 void dst_plan_print(const struct dst_plan *p, void *f);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "dst.h"
 
@@ -65,15 +66,36 @@ pds_cfg(const struct dst_sim *s, int i, struct uet_pds_config *c,
 	c->cc_arg = ccc;
 }
 
+/*
+ * The MR table draws its keys from getrandom(2): the simulator supplies
+ * them from the seed instead (this definition, in the executable, wins
+ * over libc's), so a run stays a function of its seed.
+ */
+static struct uet_rand dst_key_rng;
+
+void
+dst_getrandom_seed(uint64_t seed)
+{
+	uet_rand_seed(&dst_key_rng, seed);
+}
+
+ssize_t
+getrandom(void *buf, size_t len, unsigned int flags)
+{
+	uint8_t *p = buf;
+
+	(void)flags;
+	for (size_t k = 0; k < len; k++)
+		p[k] = (uint8_t)(uet_rand_next(&dst_key_rng) >> 56);
+	return (ssize_t)len;
+}
+
 static int
 node_tables(struct dst_sim *s, int i)
 {
 	struct dst_node *n = &s->node[i];
 	struct uet_ses_mr_table_attr ta = {
 		.max_entries = 256, .max_ri = 8, .max_pids = 4, .max_auth = 8,
-		/* keys differ per incarnation, as the engine's (rdtsc) */
-		.seed = s->plan->seed * 31 + (uint64_t)i +
-			((uint64_t)s->node[i].inc << 40),
 		.vendor = 0,
 	};
 	struct uet_ses_ri_attr ra = {
@@ -87,6 +109,9 @@ node_tables(struct dst_sim *s, int i)
 	struct uet_ses_match_config mc;
 	int ri_msg, ri_rdv;
 
+	/* keys differ per incarnation, as the engine's (getrandom) */
+	dst_getrandom_seed(s->plan->seed * 31 + (uint64_t)i +
+			   ((uint64_t)s->node[i].inc << 40));
 	n->mr = uet_ses_mr_table_create(&ta);
 	uet_ses_match_config_default(&mc);
 	mc.chunks = 2048;
