@@ -175,6 +175,13 @@ ses_resp_parse(struct uet_ses *s, struct ses_msg *m,
 				    (uint32_t)(ev->resp_len - n));
 }
 
+/* Every byte of a large READ is in place (none refused by its target). */
+static bool
+ses_read_all_in(const struct ses_msg *m)
+{
+	return m->large_read && !m->ret_err && m->ret_bytes >= m->wr.len;
+}
+
 void
 ses_init_done(struct uet_ses *s, const struct uet_pds_event *ev)
 {
@@ -185,7 +192,12 @@ ses_init_done(struct uet_ses *s, const struct uet_pds_event *ev)
 		return;
 	}
 	if (ev->status != 0) {
-		if (m->status == 0)
+		/* A large READ whose data came back in full was executed by
+		 * its target: only the request's ACK was lost with the PDC
+		 * (UEC 1.0 PDS read responses). Failing it would drop data
+		 * the peer has already completed as delivered (a rendezvous
+		 * send, whose read-back this may be). */
+		if (m->status == 0 && !ses_read_all_in(m))
 			m->status = ev->status;
 	} else if (ses_ck_frag(ev->cookie) == m->nfrags - 1 ||
 		   ev->resp_len != 0) {
