@@ -358,6 +358,11 @@ ses_msg_on_down_pdc(const struct uet_ses *s, const struct ses_msg *m,
 	if (!(m->large_read && m->ret_bytes < m->wr.len) &&
 	    !(m->rdv && !m->rdv_served))
 		return false;
+	/* A closing PDC the target dropped (-EPIPE): our requests were all
+	 * delivered, so a rendezvous send may still be read back (on the
+	 * peer's PDC); only return data on this one is lost. */
+	if (ev->status == -EPIPE && !m->large_read)
+		return false;
 	/* A rendezvous read-back under way runs on the peer's PDC (it is the
 	 * READ's initiator): its return-direction records decide the send
 	 * (ses_rdv_ret_done); between its packets, only that PDC's end does.
@@ -401,7 +406,7 @@ ses_pdc_down(struct uet_ses *s, const struct uet_pds_event *ev)
 	s->st.pdc_down++;
 	for (i = 0; i < s->cfg.max_msgs; i++) {
 		m = &s->msgs[i];
-		if (ses_parked_on_down_pdc(s, m, ev)) {
+		if (ev->status != -EPIPE && ses_parked_on_down_pdc(s, m, ev)) {
 			ses_defer_pdc_down(s, m, ev->status != 0 ? ev->status :
 					   -ECONNRESET);
 			continue;
