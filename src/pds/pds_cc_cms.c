@@ -379,6 +379,12 @@ cc_on_ack(void *inst, void *priv, const struct uet_pds_cc_ack *a,
 	} else if (!(d->ctx & CC_CTX_STATE)) {
 		na.bytes = a->bytes;
 	}
+	/* Release at most what this PDC still counts in flight: the first
+	 * rcvd_bytes also covers bytes that plain ACKs before it released
+	 * (from the PDS's own count), and bytes a loss or trim already took
+	 * out; releasing them again drove the shared inflight negative. */
+	if ((int64_t)na.bytes > d->net)
+		na.bytes = d->net > 0 ? (uint32_t)d->net : 0;
 	cc_net(d, -(int64_t)na.bytes);
 	cc_act(ci, uet_nscc_on_ack(n, &ci->cfg.nscc_params, &na, now));
 }
