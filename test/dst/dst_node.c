@@ -510,10 +510,10 @@ cc_one(const struct uet_pds_pdc_info *pi, void *arg)
 	if (w->s->plan->cc == 0 ||
 	    uet_pds_cc_info_get(n->pds, pi->handle, &ci) != 0)
 		return 0;
-	/* rcvd_bytes travels in 256-byte units rounded up, so each PDC
-	 * that ever used a context may have released up to 255 bytes more
-	 * than it sent, and nothing takes them back when it goes (a known
-	 * drift, docs/DST.md): beyond that, inflight went wrong */
+	/* rcvd_bytes travels in 256-byte units rounded up; a PDC releases
+	 * at most its own share (pds_cc_cms.c), so inflight stays >= 0 in
+	 * principle: the allowance of 255 bytes per PDC that ever used the
+	 * context is slack, beyond it inflight went wrong */
 	if (ci.inflight < -256 * (int32_t)w->opened ||
 	    (w->s->plan->cc & 1 &&
 				(ci.cwnd == 0 || ci.cwnd > ci.max_wnd))) {
