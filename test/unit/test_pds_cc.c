@@ -740,7 +740,9 @@ pds_cc_cms__fini_settles_the_pdc_share(void **state)
  * flight. Here each PDC's first ACK is a plain one (released from the
  * PDS's own count), then an ACK_CC brings rcvd_bytes, which is cumulative
  * and covers the same bytes again: released twice, the context's inflight
- * fell 1024 B per live PDC below zero and A could send past its cwnd.
+ * fell 1024 B per live PDC below zero and A could send past its cwnd. The
+ * same for a packet counted by rcvd_bytes, then declared lost, NACKed or
+ * trimmed.
  */
 static void
 pds_cc_cms__ack_releases_at_most_the_pdc_share(void **state)
@@ -780,6 +782,22 @@ pds_cc_cms__ack_releases_at_most_the_pdc_share(void **state)
 		uet_pds_cc_cms.on_ack(inst, b[k], &cc, 0);
 	}
 	/* B's are all acknowledged: A's window is as full as before. */
+	assert_false(uet_pds_cc_cms.may_send(inst, a, 1024, sent));
+	/* The other order: counted by rcvd_bytes, then declared lost,
+	 * NACKed or trimmed (a late verdict on a packet already in). */
+	for (k = 0; k < 10; k++) {
+		uet_pds_cc_cms.on_send(inst, b[k], 1000, false, 0);
+		cc.rcvd_bytes += 4;
+		uet_pds_cc_cms.on_ack(inst, b[k], &cc, 0);
+		cc.rcvd_bytes -= 4;
+		if (k % 3 == 0)
+			uet_pds_cc_cms.on_loss(inst, b[k], 1000, 0);
+		else if (k % 3 == 1)
+			uet_pds_cc_cms.on_nack(inst, b[k], 1000,
+					       UET_NACK_NO_PDC_AVAIL, 0);
+		else
+			uet_pds_cc_cms.on_trim(inst, b[k], 1000, true, 0);
+	}
 	assert_false(uet_pds_cc_cms.may_send(inst, a, 1024, sent));
 	for (k = 0; k < 10; k++)
 		uet_pds_cc_cms.fini(inst, b[k], 0);
