@@ -771,9 +771,15 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 			/* Only control packets are in flight on a closing
 			 * PDC (its CLOSE left when idle): the target no longer
 			 * knows it, i.e. the close happened and its ACK was
-			 * lost or is late. No operation is affected: free it
-			 * without a PDC-down event. */
+			 * lost or is late, or the target gave up on its
+			 * return data (retries exhausted) and dropped the PDC.
+			 * No request of ours is affected, but a READ may still
+			 * wait for that return data: the PDC-down event
+			 * (-EPIPE) lets the SES fail a READ whose data will
+			 * never come (none waits after a clean close: the
+			 * target closes with its return direction done). */
 			p->st.close_nack++;
+			pds_pdc_down(p, c, -EPIPE);
 			pds_pdc_free(p, c);
 			return 0;
 		}

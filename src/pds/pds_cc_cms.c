@@ -264,6 +264,17 @@ cc_net(struct cc_pdc *d, int64_t delta)
 		(int32_t)v;
 }
 
+/* At most what this PDC still counts in flight leaves the context: a
+ * packet NACKed, trimmed or declared lost, then acknowledged (or counted
+ * by rcvd_bytes), must not leave it twice. */
+static uint32_t
+cc_share(const struct cc_pdc *d, uint32_t bytes)
+{
+	if ((int64_t)bytes <= d->net)
+		return bytes;
+	return d->net > 0 ? (uint32_t)d->net : 0;
+}
+
 static void
 cc_init(void *inst, void *priv, const struct uet_pds_cc_pdc *pdc,
 	uint64_t now)
@@ -379,6 +390,11 @@ cc_on_ack(void *inst, void *priv, const struct uet_pds_cc_ack *a,
 	} else if (!(d->ctx & CC_CTX_STATE)) {
 		na.bytes = a->bytes;
 	}
+	/* The first rcvd_bytes also covers bytes that plain ACKs before it
+	 * released (from the PDS's own count), and bytes a loss or trim
+	 * already took out: released twice, the shared inflight went
+	 * negative. */
+	na.bytes = cc_share(d, na.bytes);
 	cc_net(d, -(int64_t)na.bytes);
 	cc_act(ci, uet_nscc_on_ack(n, &ci->cfg.nscc_params, &na, now));
 }
@@ -396,6 +412,7 @@ cc_on_nack(void *inst, void *priv, uint32_t bytes, uint8_t code,
 	/* Not received, not a congestion signal of the network: a resource
 	 * NACK's receiver speaks through rcv_cwnd_pend. */
 	if (n != NULL) {
+		bytes = cc_share(priv, bytes);
 		uet_nscc_on_nack(n, bytes, now);
 		cc_net(priv, -(int64_t)bytes);
 	}
@@ -422,6 +439,7 @@ cc_on_trim(void *inst, void *priv, uint32_t bytes, bool lasthop,
 	if (ci->cfg.rccc)
 		uet_rccc_src_stop_speculating(&((struct cc_pdc *)priv)->src);
 	if (n != NULL) {
+		bytes = cc_share(priv, bytes);
 		cc_act(ci, uet_nscc_on_trim(n, &ci->cfg.nscc_params, bytes,
 					    lasthop, now));
 		cc_net(priv, -(int64_t)bytes);
@@ -437,6 +455,7 @@ cc_on_loss(void *inst, void *priv, uint32_t bytes, uint64_t now)
 	if (ci->cfg.rccc)
 		uet_rccc_src_stop_speculating(&((struct cc_pdc *)priv)->src);
 	if (n != NULL) {
+		bytes = cc_share(priv, bytes);
 		cc_act(ci, uet_nscc_on_loss(n, &ci->cfg.nscc_params, bytes,
 					    now));
 		cc_net(priv, -(int64_t)bytes);

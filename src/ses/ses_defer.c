@@ -123,6 +123,21 @@ ses_defer_by_token(struct uet_ses *s, uint32_t tok)
 	return ses_tgt_token(s, t) == tok ? t : NULL;
 }
 
+/* DEFERRABLE_RTRs sent again after their PDC failed, before the receive
+ * fails: the parked send waits for nothing else, and its initiator learns
+ * of the failure from no one (UEC 1.0 SES send variants). */
+#define SES_RTR_TRIES 3
+
+/* The RTR never got an answer: its PDC failed (retries or back-offs
+ * exhausted, PDC-fatal NACK such as a stale PDC's INV_DPDCID). */
+static bool
+ses_rtr_lost(uint8_t rc, int status)
+{
+	return rc == UET_RC_NULL &&
+	       (status == -ETIMEDOUT || status == -ECONNRESET ||
+		status == -ECONNREFUSED);
+}
+
 void
 ses_defer_rtr_done(struct uet_ses *s, struct ses_msg *m, int status)
 {
@@ -131,9 +146,16 @@ ses_defer_rtr_done(struct uet_ses *s, struct ses_msg *m, int status)
 
 	ses_msg_put(s, m);
 	/* OK: the restarted message may already be in. Refused (the send
-	 * was cancelled, or the RTR failed): the receive fails. */
+	 * was cancelled, or the RTR failed for good): the receive fails. */
 	if (t == NULL || t->state != SES_TGT_RTR || status == 0)
 		return;
+	if (ses_rtr_lost(rc, status) && t->rtr_tries < SES_RTR_TRIES) {
+		/* on a new PDC: the failed one is gone */
+		t->rtr_tries++;
+		s->st.rtr_resent++;
+		ses_defer_send_rtr(s, t);
+		return;
+	}
 	t->rc = rc != UET_RC_NULL ? rc : UET_RC_UNCOR;
 	ses_defer_fail(s, t, status);
 }
@@ -259,10 +281,38 @@ ses_defer_rtr_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 	return ses_respond_rc(s, ev, h, UET_RC_OK, UET_SES_LIST_EXPECTED, now);
 }
 
+/* Complete a parked send with @p status and UET return code @p rc; a
+ * later RTR for it is stale (answered CANCELLED). */
+static void
+ses_defer_complete(struct uet_ses *s, struct ses_msg *m, int status,
+		   uint8_t rc)
+{
+	struct uet_ses_cqe c;
+
+	memset(&c, 0, sizeof(c));
+	c.context = m->wr.context;
+	c.status = status;
+	c.flags = UET_SES_CQ_SEND;
+	c.prov_errno = rc;
+	c.op = m->wr.op;
+	ses_cq_push(s, &c);
+	s->st.msg_err++;
+	ses_msg_put(s, m); /* generation bump: a later RTR is stale */
+}
+
+/* The PDC to the target of parked send @p m failed (PDC_DOWN, and no other
+ * PDC of its key is open): the target cannot be reached to send the RTR
+ * the send waits for, so the send fails rather than waiting for good. */
+void
+ses_defer_pdc_down(struct uet_ses *s, struct ses_msg *m, int status)
+{
+	s->st.pdc_down_fail++;
+	ses_defer_complete(s, m, status, UET_RC_NULL);
+}
+
 int
 uet_ses_send_cancel(struct uet_ses *s, uint64_t context)
 {
-	struct uet_ses_cqe c;
 	struct ses_msg *m;
 	uint32_t i;
 
@@ -272,16 +322,8 @@ uet_ses_send_cancel(struct uet_ses *s, uint64_t context)
 		if (m->state == SES_MSG_FREE || m->kind != SES_MK_WR ||
 		    !m->deferred || m->wr.context != context)
 			continue;
-		memset(&c, 0, sizeof(c));
-		c.context = context;
-		c.status = -ECANCELED;
-		c.flags = UET_SES_CQ_SEND;
-		c.prov_errno = UET_RC_CANCELLED;
-		c.op = m->wr.op;
-		ses_cq_push(s, &c);
 		s->st.send_cancel++;
-		s->st.msg_err++;
-		ses_msg_put(s, m); /* generation bump: a later RTR is stale */
+		ses_defer_complete(s, m, -ECANCELED, UET_RC_CANCELLED);
 		return 0;
 	}
 	return -ENOENT;

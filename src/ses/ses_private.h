@@ -176,6 +176,7 @@ struct ses_tgt {
 	bool hashed;          /* on the {PDC, message_id} hash */
 	bool no_cqe;          /* discarded (FI_DISCARD): no receive completion */
 	uint32_t tok_i;       /* deferrable: initiator token */
+	uint8_t rtr_tries;    /* deferrable: DEFERRABLE_RTRs sent again */
 	struct uet_pds_fa fa; /* initiator (rendezvous read-back, RTR) */
 	struct uet_ses_rdv_ext rdv;
 	uint8_t wait;         /* enum ses_tgt_wait: on the wait FIFO */
@@ -364,6 +365,7 @@ void ses_pdc_down(struct uet_ses *s, const struct uet_pds_event *ev);
 /* ses_defer.c (deferrable sends, UEC 1.0 SES standard request header, SES send
  * variants) */
 bool ses_defer_parked(struct uet_ses *s, struct ses_msg *m);
+void ses_defer_pdc_down(struct uet_ses *s, struct ses_msg *m, int status);
 int ses_defer_rtr_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 		     const struct uet_ses_req *h, uint64_t now);
 void ses_defer_rtr_fill(const struct ses_msg *m, struct uet_ses_req *h);

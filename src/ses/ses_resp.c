@@ -175,6 +175,13 @@ ses_resp_parse(struct uet_ses *s, struct ses_msg *m,
 				    (uint32_t)(ev->resp_len - n));
 }
 
+/* Every byte of a large READ is in place (none refused by its target). */
+static bool
+ses_read_all_in(const struct ses_msg *m)
+{
+	return m->large_read && !m->ret_err && m->ret_bytes >= m->wr.len;
+}
+
 void
 ses_init_done(struct uet_ses *s, const struct uet_pds_event *ev)
 {
@@ -185,7 +192,12 @@ ses_init_done(struct uet_ses *s, const struct uet_pds_event *ev)
 		return;
 	}
 	if (ev->status != 0) {
-		if (m->status == 0)
+		/* A large READ whose data came back in full was executed by
+		 * its target: only the request's ACK was lost with the PDC
+		 * (UEC 1.0 PDS read responses). Failing it would drop data
+		 * the peer has already completed as delivered (a rendezvous
+		 * send, whose read-back this may be). */
+		if (m->status == 0 && !ses_read_all_in(m))
 			m->status = ev->status;
 	} else if (ses_ck_frag(ev->cookie) == m->nfrags - 1 ||
 		   ev->resp_len != 0) {
@@ -346,6 +358,11 @@ ses_msg_on_down_pdc(const struct uet_ses *s, const struct ses_msg *m,
 	if (!(m->large_read && m->ret_bytes < m->wr.len) &&
 	    !(m->rdv && !m->rdv_served))
 		return false;
+	/* A closing PDC the target dropped (-EPIPE): our requests were all
+	 * delivered, so a rendezvous send may still be read back (on the
+	 * peer's PDC); only return data on this one is lost. */
+	if (ev->status == -EPIPE && !m->large_read)
+		return false;
 	/* A rendezvous read-back under way runs on the peer's PDC (it is the
 	 * READ's initiator): its return-direction records decide the send
 	 * (ses_rdv_ret_done); between its packets, only that PDC's end does.
@@ -355,6 +372,22 @@ ses_msg_on_down_pdc(const struct uet_ses *s, const struct ses_msg *m,
 	if (m->rdv && m->rdv_ret != 0)
 		return ev->pdc == m->rdv_pdc;
 	if (m->mode != ev->mode)
+		return false;
+	uet_pds_pdc_foreach(s->cfg.pds, ses_key_probe_cb, &k);
+	return !k.live;
+}
+
+/* A deferrable send parked for the RTR of that peer, whose own PDC key
+ * has no PDC left (UEC 1.0 SES send variants). */
+static bool
+ses_parked_on_down_pdc(const struct uet_ses *s, const struct ses_msg *m,
+		       const struct uet_pds_event *ev)
+{
+	struct ses_key_probe k = { .m = m, .live = false };
+
+	if (m->state == SES_MSG_FREE || m->kind != SES_MK_WR || !m->deferred ||
+	    m->mode != ev->mode ||
+	    memcmp(&m->wr.dest.fa, &ev->peer, sizeof(ev->peer)) != 0)
 		return false;
 	uet_pds_pdc_foreach(s->cfg.pds, ses_key_probe_cb, &k);
 	return !k.live;
@@ -373,6 +406,11 @@ ses_pdc_down(struct uet_ses *s, const struct uet_pds_event *ev)
 	s->st.pdc_down++;
 	for (i = 0; i < s->cfg.max_msgs; i++) {
 		m = &s->msgs[i];
+		if (ev->status != -EPIPE && ses_parked_on_down_pdc(s, m, ev)) {
+			ses_defer_pdc_down(s, m, ev->status != 0 ? ev->status :
+					   -ECONNRESET);
+			continue;
+		}
 		if (!ses_msg_on_down_pdc(s, m, ev))
 			continue;
 		s->st.pdc_down_fail++;

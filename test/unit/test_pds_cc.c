@@ -735,6 +735,76 @@ pds_cc_cms__fini_settles_the_pdc_share(void **state)
 	uet_pds_cc_cms.destroy(inst);
 }
 
+/*
+ * A PDC releases from the shared context at most what it still counts in
+ * flight. Here each PDC's first ACK is a plain one (released from the
+ * PDS's own count), then an ACK_CC brings rcvd_bytes, which is cumulative
+ * and covers the same bytes again: released twice, the context's inflight
+ * fell 1024 B per live PDC below zero and A could send past its cwnd. The
+ * same for a packet counted by rcvd_bytes, then declared lost, NACKed or
+ * trimmed.
+ */
+static void
+pds_cc_cms__ack_releases_at_most_the_pdc_share(void **state)
+{
+	struct uet_pds_cc_cms_config c;
+	struct uet_pds_config cfg;
+	struct uet_pds_cc_ack plain = { .has_state = false, .bytes = 1000 };
+	struct uet_pds_cc_ack cc = { .has_state = true, .rcvd_bytes = 4 };
+	struct uet_pds_cc_pdc pdc;
+	uint64_t a[UET_PDS_CC_PRIV_MAX / 8], b[10][UET_PDS_CC_PRIV_MAX / 8];
+	uint32_t sent = 0;
+	void *inst;
+	int k;
+
+	(void)state;
+	assert_int_equal(uet_pds_cc_cms_config_default(&c, true, false,
+						       100000, 10000, 1024,
+						       true), 0);
+	fw_test_config(&cfg);
+	cfg.cc = &uet_pds_cc_cms;
+	cfg.cc_arg = &c;
+	inst = uet_pds_cc_cms.create(&cfg, 4);
+	assert_non_null(inst);
+	memset(&pdc, 0, sizeof(pdc));
+	pdc.mtu = 1024;
+	uet_pds_cc_cms.init(inst, a, &pdc, 0);
+	while (uet_pds_cc_cms.may_send(inst, a, 1024, sent)) {
+		uet_pds_cc_cms.on_send(inst, a, 1024 + OVH, false, 0);
+		sent += 1024;
+	}
+	assert_true(sent > 0);
+	for (k = 0; k < 10; k++) {
+		pdc.idx = 1 + (uint32_t)k;
+		uet_pds_cc_cms.init(inst, b[k], &pdc, 0);
+		uet_pds_cc_cms.on_send(inst, b[k], 1000, false, 0);
+		uet_pds_cc_cms.on_ack(inst, b[k], &plain, 0);
+		uet_pds_cc_cms.on_ack(inst, b[k], &cc, 0);
+	}
+	/* B's are all acknowledged: A's window is as full as before. */
+	assert_false(uet_pds_cc_cms.may_send(inst, a, 1024, sent));
+	/* The other order: counted by rcvd_bytes, then declared lost,
+	 * NACKed or trimmed (a late verdict on a packet already in). */
+	for (k = 0; k < 10; k++) {
+		uet_pds_cc_cms.on_send(inst, b[k], 1000, false, 0);
+		cc.rcvd_bytes += 4;
+		uet_pds_cc_cms.on_ack(inst, b[k], &cc, 0);
+		cc.rcvd_bytes -= 4;
+		if (k % 3 == 0)
+			uet_pds_cc_cms.on_loss(inst, b[k], 1000, 0);
+		else if (k % 3 == 1)
+			uet_pds_cc_cms.on_nack(inst, b[k], 1000,
+					       UET_NACK_NO_PDC_AVAIL, 0);
+		else
+			uet_pds_cc_cms.on_trim(inst, b[k], 1000, true, 0);
+	}
+	assert_false(uet_pds_cc_cms.may_send(inst, a, 1024, sent));
+	for (k = 0; k < 10; k++)
+		uet_pds_cc_cms.fini(inst, b[k], 0);
+	uet_pds_cc_cms.fini(inst, a, sent);
+	uet_pds_cc_cms.destroy(inst);
+}
+
 /* A full context table puts new {peer, tc} keys on the overflow
  * context (counted). */
 static void
@@ -831,6 +901,7 @@ main(void)
 			setup_nscc_one_ctx),
 		cmocka_unit_test(uet_pds_cc_cms_config_check__rejects),
 		cmocka_unit_test(pds_cc_cms__fini_settles_the_pdc_share),
+		cmocka_unit_test(pds_cc_cms__ack_releases_at_most_the_pdc_share),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,6 +26,20 @@ setup(void **state)
 }
 
 static void
+idle_close_events_cfg(struct uet_pds_config *cfg)
+{
+	idle_close_cfg(cfg);
+	cfg->pdc_events = true;
+}
+
+static int
+setup_events(void **state)
+{
+	(void)state;
+	return fw_setup_with(11, idle_close_events_cfg);
+}
+
+static void
 pds_init_submit__syn_kept_until_first_ack(void **state)
 {
 	struct uet_pds_tx a, b, ack, c;
@@ -321,8 +335,10 @@ cp__close_consumes_a_psn(void **state)
  * pds_init_close__target_gone_is_closed: the target frees its PDC on the
  * CLOSE and its ACK is lost. No tail-loss probe follows the CLOSE (it
  * asks for an ACK itself), and the resent CLOSE's INV_DPDCID NACK ends
- * the close: the PDC is freed without a PDC-down event (a failed close
- * used to reset the peer's operations with -ECONNRESET).
+ * the close: the PDC is freed, not failed; its PDC-down event says
+ * -EPIPE (every request delivered, only return data may be missing: a
+ * target that gave up on its return data also drops the PDC), on which
+ * the SES fails only a READ still waiting for data.
  */
 static void
 pds_init_close__target_gone_is_closed(void **state)
@@ -356,7 +372,8 @@ pds_init_close__target_gone_is_closed(void **state)
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_INV_DPDCID);
 	fw_inject(&W, 0, &nack, false, false);
-	assert_int_equal(W.pdc_down[0], 0);
+	assert_int_equal(W.pdc_down[0], 1);
+	assert_int_equal(W.pdc_down_status[0], -EPIPE);
 	assert_int_equal(fw_st(0)->pdc_fail, 0);
 	assert_int_equal(fw_st(0)->close_nack, 1);
 	assert_true(fw_pools_idle(&W));
@@ -868,7 +885,7 @@ main(void)
 		FW_TEST(pds_init_timer__rto_capped_then_fail, setup_capped),
 		T(pds_init_timer__tail_loss_probe_recovers),
 		T(pds_init_timer__idle_close),
-		T(pds_init_close__target_gone_is_closed),
+		FW_TEST(pds_init_close__target_gone_is_closed, setup_events),
 		T(cp__close_consumes_a_psn),
 		T(pds_init_submit__psn_wrap),
 		T(pds_init_close__on_request),

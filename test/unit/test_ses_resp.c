@@ -292,6 +292,36 @@ ret_inject(uint16_t msg_id)
 						       w.now), -EBADMSG);
 }
 
+/* Node 1 loses every ACK it sends: node 0's READ request is never
+ * acknowledged, its return data (a request of node 1's) goes through. */
+static bool
+drop_tgt_acks(struct sfw *fw, int from, const struct uet_pds_tx *t)
+{
+	(void)fw;
+	return from == 1 && (t->hdr.type == UET_PDS_TYPE_ACK ||
+			     t->hdr.type == UET_PDS_TYPE_ACK_CC);
+}
+
+/* A large READ whose return data came back in full completes OK even when
+ * its PDC then fails for want of the request's ACK: the target executed it
+ * and its side completed (for a rendezvous read-back, the send completed
+ * OK at its initiator), so failing here would lose delivered data. */
+static void
+ses_init_done__read_all_data_in_completes_ok(void **state)
+{
+	(void)state;
+	w.drop_fn = drop_tgt_acks;
+	read_submit(1, 0, LEN);
+	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_int_equal(cqe(0, 1)->status, 0);
+	assert_int_equal(cqe(0, 1)->len, LEN);
+	assert_memory_equal(rbuf, mem, LEN);
+	/* (without the rule: -ETIMEDOUT, the PDC failing) */
+	assert_true(uet_ses_stats_get(w.n[0].ses)->ret_rx >= 1);
+	w.drop_fn = NULL;
+	assert_true(sfw_run_idle(&w, RUN_NS));
+}
+
 /* Return-direction data matching no READ of ours (here a message id
  * never issued) is refused: the initiator's PDS neither records nor ACKs
  * it, and NACKs it with a resource code, so its sender never takes it
@@ -344,6 +374,9 @@ main(void)
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			ses_init_ret_rx__unmatched_data_refused, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_init_done__read_all_data_in_completes_ok, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			ses_init_ret_rx__rdv_readback_moved_completes,

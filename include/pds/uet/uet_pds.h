@@ -462,7 +462,9 @@ enum uet_pds_event_type {
 	 * A PDC failed and is gone (only with uet_pds_config.pdc_events):
 	 * pdc (its last handle), peer, mode, status (-ETIMEDOUT: retries
 	 * exhausted, here or at the peer; -ECONNRESET: PDC-fatal NACK;
-	 * -ECONNREFUSED: back-offs exhausted). Its submitted cookies were
+	 * -ECONNREFUSED: back-offs exhausted; -EPIPE: a closing PDC the
+	 * target no longer knows, every request of ours done, so only its
+	 * return-direction data may be missing). Its submitted cookies were
 	 * completed with DONE events before. The SES fails what it still
 	 * expects on that PDC from the peer (e.g. the return-direction data
 	 * of a large READ).

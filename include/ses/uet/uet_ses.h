@@ -455,6 +455,7 @@ struct uet_ses_stats {
 	uint64_t rtr_tx;         /**< DEFERRABLE_RTR issued (target) */
 	uint64_t rtr_rx;         /**< DEFERRABLE_RTR received and honoured */
 	uint64_t rtr_stale;      /**< RTR for an unknown/cancelled send */
+	uint64_t rtr_resent;     /**< RTR sent again: its PDC had failed */
 	uint64_t send_cancel;    /**< sends cancelled */
 	/* Flow control: deliveries refused with a resource NACK (the
 	 * initiator backs off and retries, uet_pds_refuse()). */

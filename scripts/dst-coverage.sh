@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Line and branch coverage of src/pds, src/ses and src/cms under the
+# deterministic simulator (docs/DST.md), with gcc --coverage and gcov.
+#   scripts/dst-coverage.sh [SEEDS]     (default 2000: seeds 1..SEEDS)
+# Builds build/coverage (only what uet-dst needs), runs the seeds and the
+# replay list, prints per directory: lines executed, branches taken at
+# least once. Per-file figures: build/coverage/dst-coverage.txt.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+seeds=${1:-2000}
+case $seeds in '' | *[!0-9]*) echo "dst-coverage.sh: SEEDS must be a number" >&2; exit 2 ;; esac
+dir=build/coverage
+
+if [ ! -f "$dir/build.ninja" ]; then
+	CC=gcc meson setup "$dir" -Dtests=enabled -Dapps=disabled \
+		-Dbuildtype=debug -Db_coverage=true >/dev/null
+fi
+ninja -C "$dir" test/dst/uet-dst >/dev/null
+find "$dir" -name '*.gcda' -delete
+# failures are the simulator's to report; coverage is measured either way
+"$dir/test/dst/uet-dst" --seeds "1:$seeds" | tail -n 2 || true
+"$dir/test/dst/uet-dst" --replay test/dst/seeds.txt | tail -n 1 || true
+
+out="$dir/dst-coverage.txt"
+: >"$out"
+for m in pds ses cms; do
+	obj=$(find "$dir/src/$m" -name '*.p' -type d | head -n 1)
+	for src in src/$m/*.c; do
+		# gcov -n: summary only, no .gcov files
+		gcov -n -b -o "$obj/$(basename "$src").o" "$src" 2>/dev/null |
+			awk -v f="$src" '
+			/^File/ { cur = $2; gsub(/\047/, "", cur) }
+			/^Lines executed/ && index(cur, f) {
+				split($2, a, "%"); sub(/.*:/, "", a[1]); l = a[1]; ln = $4 }
+			/^Taken at least once/ && index(cur, f) {
+				split($4, b, "%"); sub(/.*:/, "", b[1]); br = b[1]; bn = $6 }
+			END { if (ln) printf "%s %s %s %s %s\n", f, l, ln, br + 0, bn + 0 }' >>"$out"
+	done
+done
+awk '{
+	split($1, p, "/"); m = p[2]
+	lt[m] += $3; lh[m] += $2 * $3 / 100; bt[m] += $5; bh[m] += $4 * $5 / 100
+} END {
+	for (m in lt)
+		printf "src/%s: lines %.1f%% of %d, branches %.1f%% of %d\n", m,
+			100 * lh[m] / lt[m], lt[m], bt[m] ? 100 * bh[m] / bt[m] : 0, bt[m]
+}' "$out" | sort
+echo "per file: $out"

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DST_H
+#define DST_H
+
+/*
+ * Deterministic simulation test (DST) of the whole protocol stack: N nodes,
+ * each with the real sans-I/O PDS, SES, congestion control and load
+ * balancing wired as the engine wires them (pmd/proto.c, pmd/ses_ulp.c),
+ * joined by a simulated IPv6/UDP network that an adversary controls. One
+ * thread, virtual time, and one 64-bit seed that decides everything: the
+ * plan (configuration, workload, fault schedule) is drawn from it, and so
+ * is every per-packet decision. docs/DST.md describes its use.
+ *
+ * Layout: dst_plan.c draws and prints plans, dst_net.c is the network and
+ * its faults, dst_node.c the nodes and the wire-level invariants,
+ * dst_work.c the workload and the end-to-end invariants, dst_sim.c the
+ * event loop, the trace and the shrinker.
+ */
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uet/uet_pds.h>
+#include <uet/uet_pds_cc.h>
+#include <uet/uet_rand.h>
+#include <uet/uet_ses.h>
+#include <uet/uet_ses_mr.h>
+#include <uet/uet_ses_match.h>
+#include <uet/uet_wire_packet.h>
+
+#define DST_NODES_MAX 16
+#define DST_OPS_MAX 192
+#define DST_FAULTS_MAX 48
+#define DST_MTU 2048            /* SES bytes per packet */
+#define DST_FRAME_MAX 2304
+#define DST_PKTS_MAX 16384      /* packets in flight in the network */
+#define DST_MEM (2048u * 1024)  /* RMA memory of one node */
+#define DST_JOB 42
+#define DST_PID 1
+#define DST_RI_RMA 1
+#define DST_RI_MSG 2
+#define DST_RI_RDV 3
+#define DST_EV_BASE 49152
+#define DST_EV_COUNT 256
+#define DST_TRIM_DSCP 46
+#define DST_UNTAGGED_MAX 12288  /* untagged sends land in such buffers */
+#define DST_RETX_MAP 4096       /* tracked cookies per node */
+#define DST_WIN_MAP 256         /* tracked transmit PSN spaces per node */
+#define DST_ECN_RING 64         /* remembered CE marks per receive space */
+
+/* Workload operations. */
+enum dst_op_kind {
+	DST_OP_SEND = 0,  /* untagged SEND (eager) */
+	DST_OP_TSEND,     /* tagged SEND */
+	DST_OP_RDV,       /* rendezvous tagged SEND (HPC) */
+	DST_OP_DEFER,     /* deferrable tagged SEND (AI Full) */
+	DST_OP_WRITE,
+	DST_OP_READ,
+	DST_OP_FETCH,     /* FETCHING_ATOMIC SUM uint64 */
+	DST_OP_ATOMIC,    /* ATOMIC SUM uint64 */
+	DST_OP_DGRAM,     /* UUD datagram */
+	DST_OP__COUNT
+};
+
+/* Adversary actions. Network faults hold on the link a -> b (b 0xFF: every
+ * destination) from @c at for @c dur; node faults act on node a at @c at. */
+enum dst_fault_kind {
+	DST_F_LOSS = 0,   /* drop with ppm */
+	DST_F_DUP,        /* duplicate with ppm */
+	DST_F_REORDER,    /* extra delay up to arg us with ppm */
+	DST_F_SPIKE,      /* delay by arg ms with ppm (very late packets) */
+	DST_F_TRIM,       /* trim requests with ppm; arg bit 0: IP length
+			   * rewritten, bit 1: UDP length rewritten too */
+	DST_F_CORRUPT,    /* flip one bit with ppm (decoders must reject) */
+	DST_F_CE,         /* CE-mark with ppm on EVs = arg (mod 4) */
+	DST_F_PARTITION,  /* a <-> b cut (both ways) */
+	DST_F_PATH,       /* EVs = arg (mod 8) dead on a -> b */
+	DST_F_CLOSE_INIT, /* node a closes its initiator PDCs */
+	DST_F_CLOSE_TGT,  /* node a closes its target PDCs (CLOSE_REQ) */
+	DST_F_RESTART,    /* node a restarts with the same FA */
+	DST_F_STALL,      /* node a stops for dur, then its clock jumps */
+	DST_F_WITHDRAW,   /* node a withdraws its work requests with an odd
+			   * context (arg bit 0: force), as a closing endpoint */
+	DST_F__COUNT
+};
+
+struct dst_op_spec {
+	uint64_t at;      /* ns */
+	uint32_t len;
+	int32_t recv_us;  /* receive posted this long after the op (< 0:
+			   * before) */
+	uint8_t kind;     /* enum dst_op_kind */
+	uint8_t src, dst;
+	uint8_t tc;       /* 0..1: several PDCs per pair */
+	bool ordered;     /* ROD */
+	bool idem;        /* idempotent key: RUDI for WRITE / small READ (HPC) */
+};
+
+struct dst_fault_spec {
+	uint64_t at, dur; /* ns */
+	uint32_t ppm;
+	uint32_t arg;
+	uint8_t kind;     /* enum dst_fault_kind */
+	uint8_t a, b;
+};
+
+struct dst_node_spec {
+	uint16_t tx_window, rx_window;
+	uint32_t rto_init_us, rto_max_us;
+	uint32_t idle_close_us, close_req_us;
+	uint32_t holdoff_us;
+	uint32_t delay_ns;        /* one-way delay of packets it sends */
+	uint32_t gbps;            /* its link: packets leave one by one */
+	uint8_t max_retries, max_nack_retx, max_backoffs;
+	bool ack_cc_always;
+	bool tlp_probe;
+	bool small_unexp;         /* a few unexpected records only */
+};
+
+struct dst_plan {
+	uint64_t seed;
+	uint8_t nnodes;           /* 2..DST_NODES_MAX */
+	uint8_t cc;               /* 0 fixed, 1 NSCC, 2 RCCC, 3 both */
+	uint8_t lb;               /* enum uet_cms_lb_mode */
+	uint8_t profile;          /* enum uet_profile (AI Full or HPC) */
+	uint32_t nop, nfault;
+	struct dst_node_spec node[DST_NODES_MAX];
+	struct dst_op_spec op[DST_OPS_MAX];
+	struct dst_fault_spec fault[DST_FAULTS_MAX];
+	/* index of each op / fault in the drawn plan (kept by shrinking) */
+	uint8_t op_id[DST_OPS_MAX];
+	uint8_t fault_id[DST_FAULTS_MAX];
+};
+
+/* Where the plan's numbers come from: a seeded generator, or bytes
+ * (libFuzzer), read in order, zero once exhausted. */
+struct dst_src {
+	struct uet_rand rng;
+	const uint8_t *data;
+	size_t size, pos;
+	bool bytes;
+};
+
+void dst_src_seed(struct dst_src *s, uint64_t seed);
+void dst_src_bytes(struct dst_src *s, const uint8_t *data, size_t size);
+/* Value in [0, n), n >= 1. */
+uint32_t dst_draw(struct dst_src *s, uint32_t n);
+
+/* Draw a whole plan. */
+void dst_getrandom_seed(uint64_t seed);
+void dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed);
+/* Print the plan as a reproducer (one line per op and fault). */
+void dst_plan_print(const struct dst_plan *p, void *f);
+/* Keep only the ops / faults whose drawn index is set in @p ops /
+ * @p faults (NULL: keep all of that kind). */
+void dst_plan_filter(struct dst_plan *p, const bool *ops, const bool *faults);
+const char *dst_op_name(unsigned int kind);
+const char *dst_fault_name(unsigned int kind);
+
+/* ---- run state ---- */
+
+struct dst_pkt {
+	uint64_t at;
+	uint64_t seq;
+	uint16_t len;
+	uint8_t from, to;
+	uint8_t frame[DST_FRAME_MAX];
+};
+
+/* A transmit PSN space the sender must keep inside the receiver's
+ * advertised window (UEC 1.0 PDS MP_Range): what the sender has seen. */
+struct dst_win {
+	uint16_t lid;
+	uint8_t peer;
+	bool used, acked;
+	uint32_t start;
+	uint32_t cack;
+	uint8_t mpr;
+};
+
+/* CE marks that arrived at a receive space (key: sender, sender's PDC). */
+struct dst_ecn {
+	uint16_t spdcid;
+	uint8_t peer;
+	bool used;
+	uint8_t head;
+	uint16_t ev[DST_ECN_RING];
+	uint64_t t[DST_ECN_RING];
+};
+
+struct dst_retx {
+	uint64_t cookie;
+	uint64_t first_ns;  /* its first retransmission */
+	uint32_t count;
+	bool used;
+};
+
+struct dst_node {
+	struct uet_pds *pds;
+	struct uet_ses *ses;
+	struct uet_ses_mr_table *mr;
+	struct uet_ses_match *match;
+	struct uet_pds_fa fa;
+	int ri_rma;
+	uint64_t rkey;
+	uint64_t rkey_idem;       /* same memory, idempotent key (RUDI) */
+	uint32_t inc;             /* incarnation, +1 per restart */
+	uint64_t stall_until;
+	uint64_t link_free;       /* its link sends the next packet then */
+	uint8_t *mem;             /* RMA memory (DST_MEM) */
+	uint32_t mem_next;        /* bump allocator over mem */
+	struct dst_retx retx[DST_RETX_MAP];
+	struct dst_win win[DST_WIN_MAP];
+	struct dst_ecn ecn[DST_WIN_MAP];
+	/* ROD delivery order per target PDC handle (last PSN + start) */
+	uint32_t rod_pdc[64], rod_start[64], rod_last[64];
+	uint32_t nrod;
+};
+
+enum dst_op_state {
+	DST_S_IDLE = 0,
+	DST_S_PENDING,   /* submit said -EAGAIN: retried */
+	DST_S_SUBMITTED,
+	DST_S_OK,
+	DST_S_ERR,
+	DST_S_REJECTED,  /* refused at submit (not an error of the run) */
+	DST_S_ABANDONED, /* its initiator restarted */
+};
+
+struct dst_op {
+	uint8_t state;
+	bool recv_posted;
+	int status;
+	uint32_t src_inc, dst_inc; /* incarnations at submit */
+	uint32_t delivered;        /* receive completions, this dst inc */
+	uint32_t off;              /* slice of the target's memory */
+	uint64_t t_submit, t_done;
+	uint64_t init, add, fetched;
+	uint8_t *sbuf;             /* payload / read destination */
+	uint8_t *rbuf;             /* receive buffer */
+	uint32_t rlen;
+};
+
+struct dst_sim;
+typedef void (*dst_fail_fn)(struct dst_sim *s);
+
+struct dst_sim {
+	const struct dst_plan *plan;
+	struct dst_node node[DST_NODES_MAX];
+	struct dst_op op[DST_OPS_MAX];
+	struct uet_rand rng;
+	uint64_t now;
+	uint64_t horizon;          /* last op / fault + margin */
+	uint64_t end;              /* hard end of the run */
+	uint64_t seq;
+	/* network: a binary heap of packets ordered by (at, seq) */
+	struct dst_pkt **heap;
+	uint32_t nheap;
+	struct dst_pkt *pool;
+	struct dst_pkt **free;
+	uint32_t nfree;
+	uint64_t pkt_cookie;       /* the packet being received */
+	const uint8_t *rx_ses;
+	uint16_t rx_ses_len;
+	/* counters */
+	uint64_t sent, dropped, corrupt_rejected, steps;
+	/* failure */
+	bool failed;
+	char inv[32];              /* invariant that fired */
+	char why[256];
+	/* trace: the last lines, printed on failure (or all, live) */
+	char (*trace)[128];
+	uint32_t ntrace;
+	bool trace_live;
+	bool quiet;
+};
+
+/* dst_sim.c */
+int dst_sim_init(struct dst_sim *s);
+void dst_sim_fini(struct dst_sim *s);
+/* Run @p plan; 0 when every invariant held, -1 on a failure (s->inv,
+ * s->why, s->trace describe it). */
+int dst_run(struct dst_sim *s, const struct dst_plan *plan);
+void dst_trace(struct dst_sim *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void dst_fail(struct dst_sim *s, const char *inv, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void dst_trace_dump(const struct dst_sim *s, void *f, uint32_t last);
+/* Shrink @p p (failing with invariant @p inv) in place; returns runs. */
+uint32_t dst_shrink(struct dst_sim *s, struct dst_plan *p, const char *inv,
+		    uint32_t budget);
+
+/* dst_net.c */
+int dst_net_init(struct dst_sim *s);
+void dst_net_fini(struct dst_sim *s);
+void dst_net_reset(struct dst_sim *s);
+/* Send one PDS descriptor of node @p from (builds the frame, applies the
+ * faults, queues it). */
+void dst_net_send(struct dst_sim *s, int from, const struct uet_pds_tx *t);
+/* Deliver every packet due at s->now; returns packets delivered. */
+uint32_t dst_net_deliver(struct dst_sim *s);
+uint64_t dst_net_next(const struct dst_sim *s);
+int dst_node_of(const struct dst_sim *s, const struct uet_pds_fa *fa);
+bool dst_fault_on(const struct dst_sim *s, unsigned int kind, int a, int b,
+		  const struct dst_fault_spec **f);
+
+/* dst_node.c */
+int dst_node_up(struct dst_sim *s, int i);
+void dst_node_down(struct dst_sim *s, int i);
+/* Run node @p i once: timers, events, completions, submissions, TX. */
+void dst_node_poll(struct dst_sim *s, int i);
+/* Receive one parsed frame at node @p to. */
+void dst_node_rx(struct dst_sim *s, int to, int from, const uint8_t *frame,
+		 const struct uet_pkt *pkt);
+void dst_node_drain(struct dst_sim *s, int i);
+void dst_node_close_all(struct dst_sim *s, int i, int role);
+bool dst_node_idle(struct dst_sim *s, int i, char *why, size_t cap);
+void dst_node_check_cc(struct dst_sim *s, int i);
+/* Wire taps (invariants on what crosses the network). */
+void dst_tap_tx(struct dst_sim *s, int from, int to,
+		const struct uet_pds_tx *t);
+void dst_tap_rx(struct dst_sim *s, int to, int from,
+		const struct uet_pkt *pkt, bool ce);
+
+/* dst_work.c */
+void dst_work_start(struct dst_sim *s);
+void dst_work_poll(struct dst_sim *s);
+uint64_t dst_work_next(const struct dst_sim *s);
+void dst_work_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c);
+void dst_work_restart(struct dst_sim *s, int i);
+bool dst_work_done(const struct dst_sim *s);
+/* Messages of node @p i still wait for a target that restarted. */
+uint32_t dst_work_orphans(const struct dst_sim *s, int i);
+void dst_work_check_hang(struct dst_sim *s);
+void dst_work_final(struct dst_sim *s);
+void dst_work_fini(struct dst_sim *s);
+/* Deterministic payload byte @p i of op @p id. */
+uint8_t dst_pattern(uint32_t id, uint32_t i);
+
+#endif /* DST_H */

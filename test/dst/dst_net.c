@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The simulated network: Ethernet/IPv6/UDP frames built and parsed with
+ * the real wire codecs (src/wire), a heap of packets ordered by arrival
+ * time, and the adversary's network faults. IPv6 so that the UDP checksum
+ * is always there: a flipped bit is caught by the receive path as the
+ * engine's (pmd/loop.c) catches it, never handed on as good data.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dst.h"
+
+#define DST_DSCP_DATA 10
+
+int
+dst_net_init(struct dst_sim *s)
+{
+	uint32_t i;
+
+	s->pool = calloc(DST_PKTS_MAX, sizeof(*s->pool));
+	s->heap = calloc(DST_PKTS_MAX, sizeof(*s->heap));
+	s->free = calloc(DST_PKTS_MAX, sizeof(*s->free));
+	if (s->pool == NULL || s->heap == NULL || s->free == NULL)
+		return -ENOMEM;
+	for (i = 0; i < DST_PKTS_MAX; i++)
+		s->free[i] = &s->pool[i];
+	s->nfree = DST_PKTS_MAX;
+	return 0;
+}
+
+void
+dst_net_fini(struct dst_sim *s)
+{
+	free(s->pool);
+	free(s->heap);
+	free(s->free);
+}
+
+void
+dst_net_reset(struct dst_sim *s)
+{
+	while (s->nheap > 0)
+		s->free[s->nfree++] = s->heap[--s->nheap];
+}
+
+static bool
+pkt_before(const struct dst_pkt *a, const struct dst_pkt *b)
+{
+	return a->at < b->at || (a->at == b->at && a->seq < b->seq);
+}
+
+static void
+heap_push(struct dst_sim *s, struct dst_pkt *p)
+{
+	uint32_t i = s->nheap++, up;
+
+	while (i > 0) {
+		up = (i - 1) / 2;
+		if (!pkt_before(p, s->heap[up]))
+			break;
+		s->heap[i] = s->heap[up];
+		i = up;
+	}
+	s->heap[i] = p;
+}
+
+static struct dst_pkt *
+heap_pop(struct dst_sim *s)
+{
+	struct dst_pkt *top = s->heap[0], *last = s->heap[--s->nheap];
+	uint32_t i = 0, c;
+
+	while ((c = 2 * i + 1) < s->nheap) {
+		if (c + 1 < s->nheap && pkt_before(s->heap[c + 1], s->heap[c]))
+			c++;
+		if (!pkt_before(s->heap[c], last))
+			break;
+		s->heap[i] = s->heap[c];
+		i = c;
+	}
+	if (s->nheap > 0)
+		s->heap[i] = last;
+	return top;
+}
+
+uint64_t
+dst_net_next(const struct dst_sim *s)
+{
+	return s->nheap ? s->heap[0]->at : UINT64_MAX;
+}
+
+int
+dst_node_of(const struct dst_sim *s, const struct uet_pds_fa *fa)
+{
+	int i;
+
+	for (i = 0; i < s->plan->nnodes; i++)
+		if (memcmp(&s->node[i].fa, fa, sizeof(*fa)) == 0)
+			return i;
+	return -1;
+}
+
+static bool
+link_match(const struct dst_fault_spec *f, int a, int b)
+{
+	if (f->kind == DST_F_PARTITION)
+		return (f->a == a && (f->b == 0xFF || f->b == b)) ||
+		       (f->a == b && (f->b == 0xFF || f->b == a));
+	return f->a == a && (f->b == 0xFF || f->b == b);
+}
+
+bool
+dst_fault_on(const struct dst_sim *s, unsigned int kind, int a, int b,
+	     const struct dst_fault_spec **out)
+{
+	const struct dst_plan *p = s->plan;
+	uint32_t i;
+
+	for (i = 0; i < p->nfault; i++) {
+		const struct dst_fault_spec *f = &p->fault[i];
+
+		if (f->kind != kind || s->now < f->at ||
+		    s->now >= f->at + f->dur || !link_match(f, a, b))
+			continue;
+		if (out != NULL)
+			*out = f;
+		return true;
+	}
+	return false;
+}
+
+static bool
+chance(struct dst_sim *s, uint32_t ppm)
+{
+	return ppm >= 1000000 || uet_rand_below(&s->rng, 1000000) < ppm;
+}
+
+/* A fault of @p kind on a -> b fires for this packet. */
+static bool
+fault_hits(struct dst_sim *s, unsigned int kind, int a, int b,
+	   const struct dst_fault_spec **f)
+{
+	const struct dst_fault_spec *x;
+
+	if (!dst_fault_on(s, kind, a, b, &x))
+		return false;
+	if (f != NULL)
+		*f = x;
+	return chance(s, x->ppm);
+}
+
+/* Ethernet / IPv6 / UDP around the PDS header and the SES bytes. */
+static int
+build_frame(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t,
+	    struct dst_pkt *pk, struct uet_outer *o)
+{
+	size_t hl = uet_pds_hdr_len(t->hdr.type);
+	int off, n, pl = t->kind == UET_PDS_TX_CTL ? t->resp_len : t->len;
+
+	uet_outer_init(o, 6);
+	memcpy(o->src_addr, s->node[from].fa.addr, 16);
+	memcpy(o->dst_addr, s->node[to].fa.addr, 16);
+	o->src_mac[5] = (uint8_t)from;
+	o->dst_mac[5] = (uint8_t)to;
+	o->dscp = DST_DSCP_DATA;
+	o->udp_sport = t->ev;
+	o->inner_len = (uint16_t)(hl + (size_t)pl);
+	off = uet_outer_encode(o, pk->frame, sizeof(pk->frame));
+	if (off < 0)
+		return off;
+	o->hdr_len = (uint16_t)off;
+	n = uet_pds_hdr_encode(&t->hdr, pk->frame + off,
+			       sizeof(pk->frame) - (size_t)off);
+	if (n < 0)
+		return n;
+	off += n;
+	if (t->kind != UET_PDS_TX_CTL) {
+		n = uet_ses_build(s->node[from].ses, t->cookie,
+				  t->hdr.u.req.psn, pk->frame + off,
+				  sizeof(pk->frame) - (size_t)off);
+		if (n != pl)
+			return n < 0 ? n : -EBADMSG;
+	} else if (pl > 0) {
+		memcpy(pk->frame + off, t->resp, (size_t)pl);
+	}
+	pk->len = (uint16_t)(off + pl);
+	return uet_outer_udp_csum_fill(o, pk->frame, pk->len);
+}
+
+static void
+enqueue(struct dst_sim *s, const struct dst_pkt *src, uint64_t at)
+{
+	struct dst_pkt *p;
+
+	if (s->nfree == 0) {
+		s->dropped++;
+		return;
+	}
+	p = s->free[--s->nfree];
+	*p = *src;
+	p->at = at;
+	p->seq = ++s->seq;
+	heap_push(s, p);
+}
+
+/* Switch trimming (UEC 1.0 packet trimming): keep the PDS header, re-mark
+ * the DSCP; a variant also rewrites the UDP length (and zeroes the UDP
+ * checksum it can no longer vouch for). */
+static void
+trim(struct dst_pkt *pk, struct uet_outer *o, uint8_t type, uint32_t how)
+{
+	size_t keep = uet_pds_hdr_len(type);
+	int n = uet_outer_frame_trim(o, pk->frame, pk->len, keep,
+				     DST_TRIM_DSCP, (how & 1) != 0);
+	uint8_t *udp;
+	uint16_t ul;
+
+	if (n < 0)
+		return;
+	pk->len = (uint16_t)n;
+	if (how & 2) {
+		udp = pk->frame + o->hdr_len - UET_UDP_HLEN;
+		ul = (uint16_t)(UET_UDP_HLEN + keep);
+		udp[4] = (uint8_t)(ul >> 8);
+		udp[5] = (uint8_t)ul;
+		udp[6] = 0;
+		udp[7] = 0;
+	}
+}
+
+/* The sender's link serializes its packets (a burst spreads out in
+ * time), then the path adds its delay and the faults theirs. */
+static uint64_t
+delay_of(struct dst_sim *s, int from, int to, uint16_t len)
+{
+	const struct dst_node_spec *ns = &s->plan->node[from];
+	struct dst_node *n = &s->node[from];
+	const struct dst_fault_spec *f;
+	uint64_t start = n->link_free > s->now ? n->link_free : s->now;
+	uint64_t d;
+
+	n->link_free = start + (uint64_t)len * 8 / ns->gbps;
+	d = n->link_free - s->now + ns->delay_ns;
+
+	if (fault_hits(s, DST_F_REORDER, from, to, &f))
+		d += uet_rand_below(&s->rng, f->arg * 1000 + 1);
+	if (fault_hits(s, DST_F_SPIKE, from, to, &f))
+		d += (uint64_t)f->arg * 1000000;
+	return d;
+}
+
+static bool
+lost(struct dst_sim *s, int from, int to, uint16_t ev)
+{
+	const struct dst_fault_spec *f;
+
+	if (dst_fault_on(s, DST_F_PARTITION, from, to, NULL))
+		return true;
+	if (dst_fault_on(s, DST_F_PATH, from, to, &f) &&
+	    (ev & 7u) == (f->arg & 7u))
+		return true;
+	return fault_hits(s, DST_F_LOSS, from, to, NULL);
+}
+
+/* One line per packet sent: who, what, and what the network did to it. */
+static void
+trace_tx(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t,
+	 const char *what)
+{
+	const struct uet_pds_hdr *h = &t->hdr;
+	char f[32];
+
+	snprintf(f, sizeof(f), "%s%s%s%s", h->flags & UET_PDS_F_SYN ? " SYN" :
+		 "", h->flags & UET_PDS_F_RETX ? " RETX" : "",
+		 h->flags & UET_PDS_F_M ? " M" : "",
+		 h->flags & UET_PDS_F_AR ? " AR" : "");
+	switch (h->type) {
+	case UET_PDS_TYPE_RUD_REQ:
+	case UET_PDS_TYPE_ROD_REQ:
+	case UET_PDS_TYPE_RUD_CC_REQ:
+	case UET_PDS_TYPE_ROD_CC_REQ:
+		dst_trace(s, "n%d>n%d %s spdc %u dpdc %u psn %u len %u ev %u%s "
+			  "%s", from, to, uet_pds_type_name(h->type),
+			  h->u.req.spdcid, h->u.req.dpdcid, h->u.req.psn,
+			  t->len, t->ev, f, what);
+		break;
+	case UET_PDS_TYPE_ACK:
+	case UET_PDS_TYPE_ACK_CC:
+	case UET_PDS_TYPE_ACK_CCX:
+		dst_trace(s, "n%d>n%d %s spdc %u dpdc %u cack %u ack %+d ev %u"
+			  "%s %s", from, to, uet_pds_type_name(h->type),
+			  h->u.ack.spdcid, h->u.ack.dpdcid, h->u.ack.cack_psn,
+			  h->u.ack.ack_psn_offset, t->ev, f, what);
+		break;
+	case UET_PDS_TYPE_NACK:
+		dst_trace(s, "n%d>n%d NACK %s spdc %u dpdc %u psn %u ev %u%s %s",
+			  from, to, uet_pds_nack_code_name(h->u.nack.code),
+			  h->u.nack.spdcid, h->u.nack.dpdcid, h->u.nack.psn,
+			  t->ev, f, what);
+		break;
+	case UET_PDS_TYPE_CP:
+		dst_trace(s, "n%d>n%d CP %s spdc %u dpdc %u psn %u ev %u%s %s",
+			  from, to, uet_pds_ctl_type_name(h->next_hdr),
+			  h->u.cp.spdcid, h->u.cp.dpdcid, h->u.cp.psn, t->ev, f,
+			  what);
+		break;
+	default:
+		dst_trace(s, "n%d>n%d %s%s %s", from, to,
+			  uet_pds_type_name(h->type), f, what);
+		break;
+	}
+}
+
+void
+dst_net_send(struct dst_sim *s, int from, const struct uet_pds_tx *t)
+{
+	static struct dst_pkt pk;
+	const struct dst_fault_spec *f;
+	const char *what = "";
+	struct uet_outer o;
+	int to = dst_node_of(s, &t->dst), rc;
+	uint64_t at;
+
+	s->sent++;
+	if (to < 0) {
+		dst_fail(s, "tx-dest", "node %d sends to an unknown FA", from);
+		return;
+	}
+	rc = build_frame(s, from, to, t, &pk, &o);
+	if (rc < 0) {
+		/* a cookie the SES no longer knows: it dropped a message the
+		 * PDS still sends */
+		dst_trace(s, "n%d build failed rc %d type %u cookie %llu", from,
+			  rc, t->hdr.type, (unsigned long long)t->cookie);
+		s->dropped++;
+		return;
+	}
+	pk.from = (uint8_t)from;
+	pk.to = (uint8_t)to;
+	dst_tap_tx(s, from, to, t);
+	if (lost(s, from, to, t->ev)) {
+		s->dropped++;
+		trace_tx(s, from, to, t, "LOST");
+		return;
+	}
+	if (t->kind != UET_PDS_TX_CTL &&
+	    fault_hits(s, DST_F_TRIM, from, to, &f)) {
+		trim(&pk, &o, t->hdr.type, f->arg);
+		what = "TRIMMED";
+	}
+	if (fault_hits(s, DST_F_CE, from, to, &f) &&
+	    (t->ev & 3u) == (f->arg & 3u)) {
+		uet_outer_frame_ecn_set(&o, pk.frame, pk.len, UET_ECN_CE);
+		what = what[0] ? "TRIMMED CE" : "CE";
+	}
+	/* A trimmed frame has no checksum the receiver can verify (only the
+	 * link's FCS would catch a flip): bits flip in whole frames only. */
+	if (what[0] == '\0' && fault_hits(s, DST_F_CORRUPT, from, to, NULL)) {
+		rc = (int)uet_rand_below(&s->rng, pk.len);
+		pk.frame[rc] ^= (uint8_t)(1u << uet_rand_below(&s->rng, 8));
+		what = "CORRUPTED";
+	}
+	at = s->now + delay_of(s, from, to, pk.len);
+	enqueue(s, &pk, at);
+	if (fault_hits(s, DST_F_DUP, from, to, NULL)) {
+		enqueue(s, &pk, s->now + delay_of(s, from, to, pk.len));
+		what = "DUPLICATED";
+	}
+	if (at > s->now + 1000000)
+		what = "DELAYED";
+	trace_tx(s, from, to, t, what);
+}
+
+/* The receive classification of the engine (pmd/loop.c rx_classify). */
+static bool
+rx_accept(struct dst_sim *s, const struct uet_pkt *pkt, int rc)
+{
+	if ((pkt->err_layer == UET_PKT_LAYER_NONE ||
+	     pkt->err_layer >= UET_PKT_LAYER_PDS) &&
+	    !pkt->outer.trimmed && pkt->outer.udp_csum == 0)
+		return false; /* IPv6 without UDP checksum (RFC 8200) */
+	if (rc < 0 && pkt->err_layer < UET_PKT_LAYER_SES) {
+		s->corrupt_rejected++;
+		return false;
+	}
+	return true;
+}
+
+uint32_t
+dst_net_deliver(struct dst_sim *s)
+{
+	static const struct uet_outer_opts opts = {
+		.trim_dscps = UET_OUTER_DSCP_BIT(DST_TRIM_DSCP),
+	};
+	struct uet_pkt pkt;
+	struct dst_pkt *p;
+	uint32_t n = 0;
+	int rc;
+
+	while (s->nheap > 0 && s->heap[0]->at <= s->now && !s->failed) {
+		p = heap_pop(s);
+		if (s->node[p->to].stall_until > s->now) {
+			/* the node is not running: it finds the packet in its
+			 * queue when it wakes, in arrival order */
+			p->at = s->node[p->to].stall_until;
+			heap_push(s, p);
+			continue;
+		}
+		rc = uet_pkt_parse_ex(p->frame, p->len, &opts, &pkt);
+		if (rx_accept(s, &pkt, rc)) {
+			dst_node_rx(s, p->to, p->from, p->frame, &pkt);
+			n++;
+		}
+		s->free[s->nfree++] = p;
+	}
+	return n;
+}

@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * DST plans: configuration, workload and fault schedule drawn from one
+ * source (a seed or the fuzzer's bytes), so that a seed names a whole run.
+ */
+
+#include <stdio.h>
+#include <string.h>
+
+#include "dst.h"
+
+void
+dst_src_seed(struct dst_src *s, uint64_t seed)
+{
+	memset(s, 0, sizeof(*s));
+	uet_rand_seed(&s->rng, seed);
+}
+
+void
+dst_src_bytes(struct dst_src *s, const uint8_t *data, size_t size)
+{
+	memset(s, 0, sizeof(*s));
+	s->bytes = true;
+	s->data = data;
+	s->size = size;
+}
+
+uint32_t
+dst_draw(struct dst_src *s, uint32_t n)
+{
+	uint32_t v = 0;
+	int i;
+
+	if (n <= 1)
+		return 0;
+	if (!s->bytes)
+		return uet_rand_below(&s->rng, n);
+	/* as many bytes as n needs, little endian; zero past the end */
+	for (i = 0; i < 4 && (n - 1) >> (8 * i); i++)
+		if (s->pos < s->size)
+			v |= (uint32_t)s->data[s->pos++] << (8 * i);
+	return v % n;
+}
+
+static uint32_t
+dst_range(struct dst_src *s, uint32_t lo, uint32_t hi)
+{
+	return lo + dst_draw(s, hi - lo + 1);
+}
+
+static const char *const op_names[DST_OP__COUNT] = {
+	"send", "tsend", "rdv", "defer", "write", "read", "fetch", "atomic",
+	"dgram",
+};
+
+static const char *const fault_names[DST_F__COUNT] = {
+	"loss", "dup", "reorder", "spike", "trim", "corrupt", "ce",
+	"partition", "path", "close-init", "close-tgt", "restart", "stall",
+	"withdraw",
+};
+
+const char *
+dst_op_name(unsigned int kind)
+{
+	return kind < DST_OP__COUNT ? op_names[kind] : "?";
+}
+
+const char *
+dst_fault_name(unsigned int kind)
+{
+	return kind < DST_F__COUNT ? fault_names[kind] : "?";
+}
+
+static void
+gen_node(struct dst_node_spec *n, struct dst_src *s)
+{
+	static const uint16_t win[] = { 64, 128, 256 };
+
+	n->tx_window = win[dst_draw(s, 3)];
+	n->rx_window = win[dst_draw(s, 3)];
+	n->rto_init_us = dst_range(s, 50, 1000);
+	n->rto_max_us = n->rto_init_us * dst_range(s, 4, 16);
+	n->idle_close_us = dst_range(s, 200, 3000);
+	n->close_req_us = dst_range(s, 500, 5000);
+	n->holdoff_us = dst_range(s, 200, 2000);
+	n->delay_ns = dst_range(s, 1000, 10000);
+	n->gbps = 10u << dst_draw(s, 4); /* 10 .. 80 Gb/s */
+	n->max_retries = (uint8_t)dst_range(s, 4, 8);
+	n->max_nack_retx = (uint8_t)dst_range(s, 8, 32);
+	n->max_backoffs = (uint8_t)dst_range(s, 4, 16);
+	n->ack_cc_always = dst_draw(s, 2);
+	n->tlp_probe = dst_draw(s, 2);
+	n->small_unexp = dst_draw(s, 4) == 0;
+}
+
+/* Operations the profile allows (UEC 1.0 SES profiles). */
+static uint8_t
+gen_kind(struct dst_src *s, uint8_t profile)
+{
+	static const uint8_t hpc[] = {
+		DST_OP_SEND, DST_OP_TSEND, DST_OP_RDV, DST_OP_WRITE,
+		DST_OP_READ, DST_OP_FETCH, DST_OP_ATOMIC, DST_OP_DGRAM,
+	};
+	static const uint8_t full[] = {
+		DST_OP_SEND, DST_OP_TSEND, DST_OP_DEFER, DST_OP_WRITE,
+		DST_OP_READ, DST_OP_FETCH, DST_OP_ATOMIC, DST_OP_DGRAM,
+	};
+
+	return profile == UET_PROFILE_HPC ? hpc[dst_draw(s, 8)] :
+					   full[dst_draw(s, 8)];
+}
+
+static uint32_t
+gen_len(struct dst_src *s, uint8_t kind)
+{
+	bool big = dst_draw(s, 4) == 0, bulk = dst_draw(s, 16) == 0;
+
+	switch (kind) {
+	case DST_OP_FETCH:
+	case DST_OP_ATOMIC:
+		return 8;
+	case DST_OP_DGRAM:
+		return dst_range(s, 8, 1024);
+	case DST_OP_SEND:
+		return big ? dst_range(s, 8, DST_UNTAGGED_MAX) :
+			     dst_range(s, 8, 1500);
+	case DST_OP_RDV:
+		return dst_range(s, 1024, big ? 40000 : 6000);
+	case DST_OP_WRITE:
+	case DST_OP_READ:
+	case DST_OP_TSEND:
+		/* bulk: more packets than a receive window */
+		if (bulk)
+			return dst_range(s, 100000, 200000);
+		/* fall through */
+	default:
+		return big ? dst_range(s, 8, 24000) : dst_range(s, 8, 3000);
+	}
+}
+
+static void
+gen_op(struct dst_plan *p, struct dst_op_spec *o, struct dst_src *s,
+       uint32_t window_us)
+{
+	o->at = (uint64_t)dst_draw(s, window_us) * 1000;
+	o->kind = gen_kind(s, p->profile);
+	o->len = gen_len(s, o->kind);
+	o->src = (uint8_t)dst_draw(s, p->nnodes);
+	o->dst = (uint8_t)((o->src + 1 + dst_draw(s, p->nnodes - 1u)) %
+			   p->nnodes);
+	o->tc = (uint8_t)dst_draw(s, 2);
+	o->ordered = dst_draw(s, 4) == 0;
+	o->recv_us = (int32_t)dst_draw(s, 2500) - 500;
+	o->idem = dst_draw(s, 3) == 0;
+}
+
+static uint32_t
+gen_ppm(struct dst_src *s, uint8_t kind)
+{
+	switch (kind) {
+	case DST_F_LOSS:
+		return dst_range(s, 10000, 300000);
+	case DST_F_TRIM:
+		return dst_draw(s, 3) == 0 ? 1000000 :
+					     dst_range(s, 20000, 500000);
+	case DST_F_CE:
+		return dst_range(s, 100000, 1000000);
+	case DST_F_SPIKE:
+		return dst_range(s, 5000, 100000);
+	default:
+		return dst_range(s, 10000, 200000);
+	}
+}
+
+static void
+gen_fault(struct dst_plan *p, struct dst_fault_spec *f, struct dst_src *s,
+	  uint32_t window_us)
+{
+	f->kind = (uint8_t)dst_draw(s, DST_F__COUNT);
+	f->at = (uint64_t)dst_draw(s, window_us) * 1000;
+	/* now and then a long one: a link that trims or drops for good */
+	f->dur = (uint64_t)dst_range(s, 100, dst_draw(s, 8) ? 20000 : 200000) *
+		 1000;
+	f->a = (uint8_t)dst_draw(s, p->nnodes);
+	f->b = (uint8_t)dst_draw(s, p->nnodes + 1u);
+	if (f->b == p->nnodes || f->b == f->a)
+		f->b = 0xFF;
+	f->ppm = gen_ppm(s, f->kind);
+	switch (f->kind) {
+	case DST_F_REORDER:
+		f->arg = dst_range(s, 5, 200);  /* us */
+		break;
+	case DST_F_SPIKE:
+		f->arg = dst_range(s, 2, 60);   /* ms */
+		break;
+	case DST_F_TRIM:
+		f->arg = dst_draw(s, 3);
+		break;
+	default:
+		f->arg = dst_draw(s, 8);
+		break;
+	}
+}
+
+/* Traffic right after a node came back or a partition healed: a restarted
+ * process talks again at once, reopening PDCs its peers may still hold. */
+static void
+gen_follow(struct dst_plan *p, const struct dst_fault_spec *f,
+	   struct dst_src *s)
+{
+	uint32_t k, n = dst_draw(s, 3);
+	uint64_t at = f->kind == DST_F_RESTART ? f->at : f->at + f->dur;
+
+	if (f->kind != DST_F_RESTART && f->kind != DST_F_PARTITION)
+		return;
+	for (k = 0; k < n && p->nop < DST_OPS_MAX; k++) {
+		struct dst_op_spec *o = &p->op[p->nop];
+
+		gen_op(p, o, s, 1);
+		o->at = at + (uint64_t)dst_draw(s, 3000) * 1000;
+		o->src = f->a;
+		o->dst = (uint8_t)((o->src + 1 + dst_draw(s, p->nnodes - 1u)) %
+				   p->nnodes);
+		if (dst_draw(s, 2)) {
+			o->kind = dst_draw(s, 2) ? DST_OP_WRITE : DST_OP_TSEND;
+			o->len = dst_range(s, 8000, 150000);
+		}
+		p->op_id[p->nop] = (uint8_t)p->nop;
+		p->nop++;
+	}
+}
+
+void
+dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed)
+{
+	uint32_t i, window_us;
+
+	memset(p, 0, sizeof(*p));
+	p->seed = seed;
+	p->nnodes = (uint8_t)(dst_draw(s, 8) == 0 ? dst_range(s, 2, 16) :
+						   dst_range(s, 2, 4));
+	p->cc = (uint8_t)dst_draw(s, 4);
+	p->lb = (uint8_t)dst_draw(s, 3);
+	p->profile = dst_draw(s, 2) ? UET_PROFILE_HPC : UET_PROFILE_AI_FULL;
+	for (i = 0; i < p->nnodes; i++)
+		gen_node(&p->node[i], s);
+	window_us = dst_range(s, 500, 30000);
+	p->nop = dst_range(s, 2, dst_draw(s, 8) == 0 ? DST_OPS_MAX : 48);
+	for (i = 0; i < p->nop; i++) {
+		gen_op(p, &p->op[i], s, window_us);
+		p->op_id[i] = (uint8_t)i;
+	}
+	p->nfault = dst_draw(s, 4) == 0 ? 0 : dst_range(s, 1, 12);
+	for (i = 0; i < p->nfault; i++) {
+		gen_fault(p, &p->fault[i], s, window_us);
+		p->fault_id[i] = (uint8_t)i;
+	}
+	for (i = 0; i < p->nfault; i++)
+		gen_follow(p, &p->fault[i], s);
+}
+
+void
+dst_plan_filter(struct dst_plan *p, const bool *ops, const bool *faults)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; ops != NULL && i < p->nop; i++) {
+		if (!ops[p->op_id[i]])
+			continue;
+		p->op[n] = p->op[i];
+		p->op_id[n++] = p->op_id[i];
+	}
+	if (ops != NULL)
+		p->nop = n;
+	n = 0;
+	for (i = 0; faults != NULL && i < p->nfault; i++) {
+		if (!faults[p->fault_id[i]])
+			continue;
+		p->fault[n] = p->fault[i];
+		p->fault_id[n++] = p->fault_id[i];
+	}
+	if (faults != NULL)
+		p->nfault = n;
+}
+
+static void
+print_node(FILE *f, unsigned int i, const struct dst_node_spec *n)
+{
+	fprintf(f, "  node %u: tx_window %u rx_window %u rto %u..%u us "
+		"retries %u nack_retx %u backoffs %u idle_close %u us "
+		"close_req %u us holdoff %u us delay %u ns %u Gb/s%s%s%s\n",
+		i,
+		n->tx_window, n->rx_window, n->rto_init_us, n->rto_max_us,
+		n->max_retries, n->max_nack_retx, n->max_backoffs,
+		n->idle_close_us, n->close_req_us, n->holdoff_us, n->delay_ns,
+		n->gbps,
+		n->ack_cc_always ? " ack_cc" : "",
+		n->tlp_probe ? " tlp_probe" : "",
+		n->small_unexp ? " small_unexp" : "");
+}
+
+void
+dst_plan_print(const struct dst_plan *p, void *out)
+{
+	static const char *const cc[] = { "fixed", "nscc", "rccc", "both" };
+	static const char *const lb[] = { "single", "oblivious", "reps" };
+	FILE *f = out;
+	uint32_t i;
+
+	fprintf(f, "plan seed %llu: %u nodes, cc %s, lb %s, profile %s, "
+		"%u ops, %u faults\n", (unsigned long long)p->seed,
+		p->nnodes, cc[p->cc & 3], lb[p->lb % 3],
+		p->profile == UET_PROFILE_HPC ? "hpc" : "ai_full", p->nop,
+		p->nfault);
+	for (i = 0; i < p->nnodes; i++)
+		print_node(f, i, &p->node[i]);
+	for (i = 0; i < p->nop; i++) {
+		const struct dst_op_spec *o = &p->op[i];
+
+		fprintf(f, "  op %u (#%u): t=%lluus %s %u B %u->%u tc %u%s "
+			"recv %+dus\n", i, p->op_id[i],
+			(unsigned long long)(o->at / 1000),
+			dst_op_name(o->kind), o->len, o->src, o->dst, o->tc,
+			o->ordered ? " rod" : o->idem ? " idem" : "", o->recv_us);
+	}
+	for (i = 0; i < p->nfault; i++) {
+		const struct dst_fault_spec *x = &p->fault[i];
+
+		fprintf(f, "  fault %u (#%u): t=%lluus +%lluus %s node %u -> ",
+			i, p->fault_id[i],
+			(unsigned long long)(x->at / 1000),
+			(unsigned long long)(x->dur / 1000),
+			dst_fault_name(x->kind), x->a);
+		if (x->b == 0xFF)
+			fprintf(f, "any");
+		else
+			fprintf(f, "%u", x->b);
+		fprintf(f, " ppm %u arg %u\n", x->ppm, x->arg);
+	}
+}

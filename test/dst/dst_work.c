@@ -1,0 +1,507 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * DST workload and end-to-end invariants. Every operation of the plan is
+ * submitted as a work request at its time; every message gets a receive
+ * at its target. Payloads are self-describing (the first four bytes name
+ * the operation), so a receive proves which message it got. Checked:
+ *  - one completion per work request, and only for a submitted one;
+ *  - payload bytes exact (receives, READ data, fetched values);
+ *  - at most once: a message is received once per target incarnation,
+ *    an atomic executes at most once;
+ *  - reliable modes: a request completed OK took effect (message
+ *    received, WRITE data in place, atomic executed once);
+ *  - every operation completes within DST_HANG_NS of virtual time.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dst.h"
+
+/* Longest any operation may take: failure detection is bounded by
+ * max_retries RTO rounds of at most rto_max (<= 9 x 16 ms here) and
+ * max_backoffs back-offs; every fault lasts at most 200 ms. */
+#define DST_HANG_NS 1500000000ull
+#define DST_RECV_CTX (1ull << 40)
+
+uint8_t
+dst_pattern(uint32_t id, uint32_t i)
+{
+	uint32_t x;
+
+	if (i < 4)
+		return (uint8_t)((id + 1) >> (8 * i));
+	x = (id + 1) * 2654435761u ^ i * 40503u;
+	x ^= x >> 15;
+	return (uint8_t)(x * 2246822519u >> 24);
+}
+
+static void
+fill(uint8_t *b, uint32_t id, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		b[i] = dst_pattern(id, i);
+}
+
+static bool
+same(const uint8_t *b, uint32_t id, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		if (b[i] != dst_pattern(id, i))
+			return false;
+	return true;
+}
+
+static bool
+is_msg(uint8_t kind)
+{
+	return kind <= DST_OP_DEFER || kind == DST_OP_DGRAM;
+}
+
+static bool
+is_tagged(uint8_t kind)
+{
+	return kind >= DST_OP_TSEND && kind <= DST_OP_DEFER;
+}
+
+static bool
+is_rma(uint8_t kind)
+{
+	return kind >= DST_OP_WRITE && kind <= DST_OP_ATOMIC;
+}
+
+void
+dst_work_start(struct dst_sim *s)
+{
+	const struct dst_plan *p = s->plan;
+	uint32_t j;
+
+	memset(s->op, 0, sizeof(s->op));
+	for (j = 0; j < p->nop; j++) {
+		const struct dst_op_spec *o = &p->op[j];
+		struct dst_op *op = &s->op[j];
+
+		op->sbuf = malloc(o->len + 8);
+		if (is_msg(o->kind)) {
+			op->rlen = is_tagged(o->kind) ? o->len :
+							DST_UNTAGGED_MAX;
+			op->rbuf = malloc(op->rlen);
+		}
+	}
+}
+
+void
+dst_work_fini(struct dst_sim *s)
+{
+	uint32_t j;
+
+	for (j = 0; j < s->plan->nop; j++) {
+		free(s->op[j].sbuf);
+		free(s->op[j].rbuf);
+		s->op[j].sbuf = NULL;
+		s->op[j].rbuf = NULL;
+	}
+}
+
+/* A slice of the target's memory for an RMA operation; 0 when none. */
+static bool
+slice(struct dst_sim *s, int node, uint32_t len, uint32_t *off)
+{
+	struct dst_node *n = &s->node[node];
+	uint32_t a = (n->mem_next + 7u) & ~7u;
+
+	if (a + len > DST_MEM)
+		return false;
+	n->mem_next = a + len;
+	*off = a;
+	return true;
+}
+
+static void
+op_wr(struct dst_sim *s, uint32_t j, struct uet_ses_wr *wr)
+{
+	static const uint8_t wop[DST_OP__COUNT] = {
+		UET_SES_WR_SEND, UET_SES_WR_TSEND, UET_SES_WR_TSEND,
+		UET_SES_WR_TSEND, UET_SES_WR_WRITE, UET_SES_WR_READ,
+		UET_SES_WR_FETCH_ATOMIC, UET_SES_WR_ATOMIC,
+		UET_SES_WR_DGRAM_SEND,
+	};
+	const struct dst_op_spec *o = &s->plan->op[j];
+	struct dst_op *op = &s->op[j];
+
+	memset(wr, 0, sizeof(*wr));
+	wr->op = wop[o->kind];
+	wr->context = j + 1;
+	wr->buf = op->sbuf;
+	wr->len = o->len;
+	wr->job = DST_JOB;
+	wr->tc = o->tc;
+	wr->dest.fa = s->node[o->dst].fa;
+	wr->dest.pid_on_fep = DST_PID;
+	wr->dest.resource_index = is_rma(o->kind) ? DST_RI_RMA : DST_RI_MSG;
+	wr->dest.relative = true;
+	wr->flags = UET_SES_WR_F_COMPLETION |
+		    (o->ordered ? UET_SES_WR_F_ORDERED : 0);
+	wr->tag = j + 1;
+	wr->rkey = s->node[o->dst].rkey;
+	if (o->idem && (o->kind == DST_OP_WRITE || o->kind == DST_OP_READ)) {
+		wr->flags |= UET_SES_WR_F_IDEMPOTENT;
+		wr->rkey = s->node[o->dst].rkey_idem;
+	}
+	wr->roffset = op->off;
+	if (o->kind == DST_OP_RDV)
+		wr->flags |= UET_SES_WR_F_RENDEZVOUS;
+	if (o->kind == DST_OP_DEFER)
+		wr->flags |= UET_SES_WR_F_DEFERRABLE;
+	if (o->kind == DST_OP_FETCH || o->kind == DST_OP_ATOMIC) {
+		wr->atomic_op = UET_AMO_SUM;
+		wr->atomic_dt = UET_AMO_DT_UINT64;
+		wr->buf = &op->add;
+		wr->result = o->kind == DST_OP_FETCH ? &op->fetched : NULL;
+	}
+}
+
+/* First submission: lay out the data of the operation. */
+static bool
+op_prepare(struct dst_sim *s, uint32_t j)
+{
+	const struct dst_op_spec *o = &s->plan->op[j];
+	struct dst_op *op = &s->op[j];
+	uint8_t *mem = s->node[o->dst].mem;
+
+	op->src_inc = s->node[o->src].inc;
+	op->dst_inc = s->node[o->dst].inc;
+	fill(op->sbuf, j, o->len);
+	if (!is_rma(o->kind))
+		return true;
+	if (!slice(s, o->dst, o->len, &op->off))
+		return false;
+	if (o->kind == DST_OP_READ) {
+		fill(mem + op->off, j, o->len);
+		memset(op->sbuf, 0, o->len);
+	} else if (o->kind == DST_OP_FETCH || o->kind == DST_OP_ATOMIC) {
+		op->init = uet_rand_next(&s->rng) >> 8;
+		op->add = (uet_rand_next(&s->rng) >> 40) + 1;
+		memcpy(mem + op->off, &op->init, 8);
+	} else {
+		memset(mem + op->off, 0, o->len);
+	}
+	return true;
+}
+
+static void
+op_submit(struct dst_sim *s, uint32_t j)
+{
+	const struct dst_op_spec *o = &s->plan->op[j];
+	struct dst_op *op = &s->op[j];
+	struct uet_ses_wr wr;
+	enum uet_ses_rc rc = 0;
+	int r;
+
+	if (op->state == DST_S_IDLE && !op_prepare(s, j)) {
+		op->state = DST_S_REJECTED;
+		return;
+	}
+	op_wr(s, j, &wr);
+	r = uet_ses_submit(s->node[o->src].ses, &wr, &rc);
+	if (r == -EAGAIN) {
+		op->state = DST_S_PENDING;
+		return;
+	}
+	if (r != 0) {
+		op->state = DST_S_REJECTED;
+		dst_trace(s, "op %u %s rejected at submit: %d (rc %u)", j,
+			  dst_op_name(o->kind), r, rc);
+		return;
+	}
+	op->state = DST_S_SUBMITTED;
+	op->t_submit = s->now;
+	dst_trace(s, "op %u %s %u B n%u->n%u tc %u%s submitted", j,
+		  dst_op_name(o->kind), o->len, o->src, o->dst, o->tc,
+		  o->ordered ? " rod" : "");
+}
+
+static void
+recv_post(struct dst_sim *s, uint32_t j)
+{
+	const struct dst_op_spec *o = &s->plan->op[j];
+	struct dst_op *op = &s->op[j];
+	struct uet_ses_recv r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	r.op = is_tagged(o->kind) ? 2 : 1;
+	r.context = DST_RECV_CTX | (j + 1);
+	r.buf = op->rbuf;
+	r.len = op->rlen;
+	r.tag = j + 1;
+	rc = uet_ses_recv_post(s->node[o->dst].ses, &r, s->now);
+	if (rc == 0)
+		op->recv_posted = true;
+	else if (rc != -EAGAIN)
+		dst_fail(s, "recv-post", "receive of op %u refused: %d", j, rc);
+}
+
+static uint64_t
+recv_at(const struct dst_op_spec *o)
+{
+	int64_t t = (int64_t)o->at + (int64_t)o->recv_us * 1000;
+
+	return t < 0 ? 0 : (uint64_t)t;
+}
+
+static bool
+awake(const struct dst_sim *s, int node)
+{
+	return s->node[node].stall_until <= s->now;
+}
+
+void
+dst_work_poll(struct dst_sim *s)
+{
+	const struct dst_plan *p = s->plan;
+	uint32_t j;
+
+	for (j = 0; j < p->nop && !s->failed; j++) {
+		const struct dst_op_spec *o = &p->op[j];
+		struct dst_op *op = &s->op[j];
+
+		if (is_msg(o->kind) && !op->recv_posted &&
+		    recv_at(o) <= s->now && awake(s, o->dst))
+			recv_post(s, j);
+		if ((op->state == DST_S_IDLE || op->state == DST_S_PENDING) &&
+		    o->at <= s->now && awake(s, o->src))
+			op_submit(s, j);
+	}
+}
+
+uint64_t
+dst_work_next(const struct dst_sim *s)
+{
+	const struct dst_plan *p = s->plan;
+	uint64_t t = UINT64_MAX;
+	uint32_t j;
+
+	for (j = 0; j < p->nop; j++) {
+		const struct dst_op_spec *o = &p->op[j];
+		const struct dst_op *op = &s->op[j];
+
+		if (op->state == DST_S_IDLE && o->at > s->now && o->at < t)
+			t = o->at;
+		if (is_msg(o->kind) && !op->recv_posted &&
+		    recv_at(o) > s->now && recv_at(o) < t)
+			t = recv_at(o);
+	}
+	return t;
+}
+
+static void
+done_checks(struct dst_sim *s, uint32_t j)
+{
+	const struct dst_op_spec *o = &s->plan->op[j];
+	struct dst_op *op = &s->op[j];
+
+	if (op->state != DST_S_OK)
+		return;
+	if (o->kind == DST_OP_READ && !same(op->sbuf, j, o->len))
+		dst_fail(s, "payload", "op %u READ of %u B completed OK with "
+			 "wrong data", j, o->len);
+	if (o->kind == DST_OP_FETCH && op->fetched != op->init)
+		dst_fail(s, "atomic-fetch", "op %u fetched %llu, memory held "
+			 "%llu", j, (unsigned long long)op->fetched,
+			 (unsigned long long)op->init);
+}
+
+static void
+on_send_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
+{
+	uint32_t j = (uint32_t)c->context - 1;
+	struct dst_op *op;
+
+	if (c->context == 0 || j >= s->plan->nop ||
+	    s->plan->op[j].src != i) {
+		dst_fail(s, "cq-unknown", "n%d completion for context %llu",
+			 i, (unsigned long long)c->context);
+		return;
+	}
+	op = &s->op[j];
+	if (op->state != DST_S_SUBMITTED || op->src_inc != s->node[i].inc) {
+		dst_fail(s, "cq-twice", "op %u completed again (state %u, "
+			 "status %d)", j, op->state, c->status);
+		return;
+	}
+	op->state = c->status == 0 ? DST_S_OK : DST_S_ERR;
+	op->status = c->status;
+	op->t_done = s->now;
+	dst_trace(s, "op %u %s done status %d after %llu us", j,
+		  dst_op_name(s->plan->op[j].kind), c->status,
+		  (unsigned long long)((s->now - op->t_submit) / 1000));
+	done_checks(s, j);
+}
+
+static void
+on_recv_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
+{
+	uint32_t j = (uint32_t)(c->context & 0xFFFFFFFFu) - 1, m;
+	const struct dst_op *r;
+	struct dst_op *op;
+
+	if (j >= s->plan->nop || s->plan->op[j].dst != i) {
+		dst_fail(s, "cq-unknown", "n%d receive completion %llx", i,
+			 (unsigned long long)c->context);
+		return;
+	}
+	r = &s->op[j];
+	s->op[j].recv_posted = c->status != 0 ? r->recv_posted : true;
+	if (c->status != 0)
+		return;
+	memcpy(&m, r->rbuf, 4);
+	m -= 1;
+	if (c->len < 4 || m >= s->plan->nop || s->plan->op[m].dst != i ||
+	    c->len != s->plan->op[m].len || !same(r->rbuf, m, (uint32_t)c->len) ||
+	    (is_tagged(s->plan->op[j].kind) && m != j)) {
+		dst_fail(s, "payload", "n%d receive %u got %llu B that are "
+			 "not a message sent to it (op %u?)", i, j,
+			 (unsigned long long)c->len, m);
+		return;
+	}
+	op = &s->op[m];
+	if (op->dst_inc != s->node[i].inc)
+		return;
+	/* UUD is unreliable: the network may duplicate a datagram and no
+	 * one removes the copy (UEC 1.0 PDS delivery modes). The copy took
+	 * a receive another message needs: post it again. */
+	if (s->plan->op[m].kind == DST_OP_DGRAM) {
+		if (++op->delivered > 1)
+			s->op[j].recv_posted = false;
+		return;
+	}
+	if (++op->delivered > 1)
+		dst_fail(s, "dup-delivery", "op %u %s received %u times by n%d",
+			 m, dst_op_name(s->plan->op[m].kind), op->delivered, i);
+	dst_trace(s, "op %u received by n%d (receive %u)", m, i, j);
+}
+
+void
+dst_work_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
+{
+	if (c->flags & UET_SES_CQ_SEND)
+		on_send_cqe(s, i, c);
+	else if (c->flags & UET_SES_CQ_RECV)
+		on_recv_cqe(s, i, c);
+}
+
+void
+dst_work_restart(struct dst_sim *s, int i)
+{
+	uint32_t j;
+
+	for (j = 0; j < s->plan->nop; j++) {
+		const struct dst_op_spec *o = &s->plan->op[j];
+		struct dst_op *op = &s->op[j];
+
+		if (o->src == i && (op->state == DST_S_SUBMITTED ||
+				    op->state == DST_S_PENDING))
+			op->state = DST_S_ABANDONED;
+		/* its receives went with the old incarnation */
+		if (o->dst == i && is_msg(o->kind))
+			op->recv_posted = false;
+	}
+}
+
+bool
+dst_work_done(const struct dst_sim *s)
+{
+	uint32_t j;
+
+	for (j = 0; j < s->plan->nop; j++)
+		if (s->op[j].state == DST_S_IDLE ||
+		    s->op[j].state == DST_S_PENDING ||
+		    s->op[j].state == DST_S_SUBMITTED)
+			return false;
+	return true;
+}
+
+uint32_t
+dst_work_orphans(const struct dst_sim *s, int i)
+{
+	uint32_t j, n = 0;
+
+	for (j = 0; j < s->plan->nop; j++)
+		if (s->plan->op[j].src == i &&
+		    s->op[j].state == DST_S_SUBMITTED &&
+		    s->op[j].dst_inc != s->node[s->plan->op[j].dst].inc)
+			n++;
+	return n;
+}
+
+void
+dst_work_check_hang(struct dst_sim *s)
+{
+	uint32_t j;
+
+	for (j = 0; j < s->plan->nop && !s->failed; j++) {
+		const struct dst_op *op = &s->op[j];
+
+		/* a target that restarted forgot what it owed: the
+		 * initiator is not told (a rendezvous send waits for a
+		 * read-back that never comes), so no bound applies */
+		if (op->state == DST_S_SUBMITTED &&
+		    op->dst_inc == s->node[s->plan->op[j].dst].inc &&
+		    s->now - op->t_submit > DST_HANG_NS)
+			dst_fail(s, "hang", "op %u %s n%u->n%u submitted at "
+				 "%llu us has not completed after %llu ms", j,
+				 dst_op_name(s->plan->op[j].kind),
+				 s->plan->op[j].src, s->plan->op[j].dst,
+				 (unsigned long long)(op->t_submit / 1000),
+				 (unsigned long long)(DST_HANG_NS / 1000000));
+	}
+}
+
+/* A request completed OK took effect exactly once at its target. */
+static void
+final_one(struct dst_sim *s, uint32_t j)
+{
+	const struct dst_op_spec *o = &s->plan->op[j];
+	const struct dst_op *op = &s->op[j];
+	const uint8_t *mem = s->node[o->dst].mem + op->off;
+	uint64_t v;
+
+	if (op->dst_inc != s->node[o->dst].inc ||
+	    (op->state != DST_S_OK && op->state != DST_S_ERR))
+		return;
+	if (is_msg(o->kind) && o->kind != DST_OP_DGRAM &&
+	    op->state == DST_S_OK && op->delivered == 0)
+		dst_fail(s, "lost", "op %u %s completed OK, never received",
+			 j, dst_op_name(o->kind));
+	if (o->kind == DST_OP_WRITE && op->state == DST_S_OK &&
+	    !same(mem, j, o->len))
+		dst_fail(s, "lost", "op %u WRITE completed OK, data not in "
+			 "place", j);
+	if (o->kind != DST_OP_FETCH && o->kind != DST_OP_ATOMIC)
+		return;
+	memcpy(&v, mem, 8);
+	if (v == op->init + op->add || (v == op->init &&
+					 op->state == DST_S_ERR))
+		return;
+	dst_fail(s, "atomic-once", "op %u %s (%s): memory %llu, initial %llu "
+		 "+ %llu", j, dst_op_name(o->kind),
+		 op->state == DST_S_OK ? "ok" : "failed",
+		 (unsigned long long)v, (unsigned long long)op->init,
+		 (unsigned long long)op->add);
+}
+
+void
+dst_work_final(struct dst_sim *s)
+{
+	uint32_t j;
+
+	for (j = 0; j < s->plan->nop && !s->failed; j++)
+		final_one(s, j);
+}

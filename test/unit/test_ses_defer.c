@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Deferrable sends (src/ses/ses_defer.c) over the fake wire. */
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ses_fakewire.h"
+
+/* Virtual time to run: a PDC with the default 24 RTO rounds (1 ms doubling
+ * to 100 ms) fails after about 2.2 s. */
+#define RUN_NS 6000000000ull
+
+static struct sfw w;
+static uint8_t sbuf[4096], rbuf[4096];
+
+/* Everything node 1 sends is lost until its first PDC failure. */
+static bool
+drop_until_down(struct sfw *fw, int from, const struct uet_pds_tx *t)
+{
+	(void)t;
+	return from == 1 && uet_ses_stats_get(fw->n[1].ses)->pdc_down == 0;
+}
+
+/*
+ * A receive matches a parked deferrable send, and the PDC that carries its
+ * DEFERRABLE_RTR fails (found by the deterministic simulator, docs/DST.md:
+ * the RTR's PDC was a stale one to a restarted initiator). The target sends
+ * the RTR again on a new PDC: the send completes and the data lands. It
+ * used to fail the receive, and the send waited for good.
+ */
+static void
+ses_defer_rtr_done__lost_rtr_sent_again(void **state)
+{
+	const struct uet_ses_stats *st0, *st1;
+	struct uet_ses_recv r;
+	struct uet_ses_wr wr;
+	uint32_t i;
+
+	(void)state;
+	assert_int_equal(sfw_init(&w, UET_PROFILE_AI_FULL, 7), 0);
+	st0 = uet_ses_stats_get(w.n[0].ses);
+	st1 = uet_ses_stats_get(w.n[1].ses);
+	for (i = 0; i < sizeof(sbuf); i++)
+		sbuf[i] = (uint8_t)(i * 7 + 1);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf, 3000);
+	wr.flags |= UET_SES_WR_F_DEFERRABLE;
+	wr.tag = 7;
+	wr.context = 70;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	for (i = 0; i < 100000 && st0->defer_tx == 0; i++)
+		sfw_step(&w, 1000);
+	assert_int_equal(st0->defer_tx, 1);
+	/* the receive comes, its RTR's PDC fails, the RTR goes again */
+	w.drop_fn = drop_until_down;
+	memset(&r, 0, sizeof(r));
+	r.op = 2;
+	r.context = 71;
+	r.buf = rbuf;
+	r.len = sizeof(rbuf);
+	r.tag = 7;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_int_equal(st1->pdc_down, 1);
+	assert_int_equal(st1->rtr_resent, 1);
+	assert_int_equal(sfw_cqe(&w, 0, 70)->status, 0);
+	assert_int_equal(sfw_cqe(&w, 1, 71)->status, 0);
+	assert_int_equal(sfw_cqe(&w, 1, 71)->len, 3000);
+	assert_memory_equal(rbuf, sbuf, 3000);
+	sfw_fini(&w);
+}
+
+/* Everything node 0 sends is lost. */
+static bool
+drop_node0(struct sfw *fw, int from, const struct uet_pds_tx *t)
+{
+	(void)fw;
+	(void)t;
+	return from == 0;
+}
+
+/*
+ * A send parked for its DEFERRABLE_RTR, and the PDC to its target fails
+ * (another message on it found the target unreachable): the parked send
+ * fails with the PDC's status instead of waiting for good (found by the
+ * deterministic simulator, docs/DST.md: a partition longer than the
+ * target's RTR retries).
+ */
+static void
+ses_defer_pdc_down__parked_send_fails(void **state)
+{
+	const struct uet_ses_stats *st0;
+	struct uet_ses_wr wr;
+	uint32_t i;
+
+	(void)state;
+	assert_int_equal(sfw_init(&w, UET_PROFILE_AI_FULL, 9), 0);
+	st0 = uet_ses_stats_get(w.n[0].ses);
+	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf, 2000);
+	wr.flags |= UET_SES_WR_F_DEFERRABLE;
+	wr.tag = 7;
+	wr.context = 70;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	for (i = 0; i < 100000 && st0->defer_tx == 0; i++)
+		sfw_step(&w, 1000);
+	assert_int_equal(st0->defer_tx, 1);
+	/* the target becomes unreachable; a WRITE on the same PDC finds out */
+	w.drop_fn = drop_node0;
+	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 100);
+	wr.context = 72;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	assert_true(sfw_run_cq(&w, 0, 2, RUN_NS));
+	assert_int_equal(sfw_cqe(&w, 0, 72)->status, -ETIMEDOUT);
+	assert_int_equal(sfw_cqe(&w, 0, 70)->status, -ETIMEDOUT);
+	assert_int_equal(st0->pdc_down, 1);
+	sfw_fini(&w);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(ses_defer_rtr_done__lost_rtr_sent_again),
+		cmocka_unit_test(ses_defer_pdc_down__parked_send_fails),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
