@@ -3,8 +3,16 @@
  * uet-dst: run, replay and shrink deterministic simulations.
  *
  *   uet-dst --seed N [--ops LIST] [--faults LIST] [--shrink] [--trace]
- *   uet-dst --seeds FIRST:COUNT [--stop]
+ *   uet-dst --seeds FIRST:COUNT [--stop] [--open FILE]
  *   uet-dst --replay FILE
+ *   uet-dst --replay FILE --expect-fail
+ *
+ * --open names the bugs found and not yet fixed (test/dst/open.txt: lines
+ * "INVARIANT SEED [--ops LIST] [--faults LIST]"): a seed of the block that
+ * such a line names without --ops/--faults must still fail with that
+ * invariant (counted "known open"); failing otherwise, or passing, fails
+ * the block, so the list cannot go stale. --replay FILE --expect-fail
+ * runs such a file: every line must fail with its invariant.
  *
  * A failing seed prints its invariant, the plan and the end of its event
  * trace; --shrink reduces the plan to a minimal one that fails the same
@@ -23,11 +31,19 @@
 
 struct opts {
 	uint64_t seed, count;
-	const char *replay;
+	const char *replay, *open;
 	bool ops[DST_OPS_MAX], faults[DST_FAULTS_MAX];
 	bool have_ops, have_faults;
-	bool one, shrink, trace, stop, print_plan;
+	bool one, shrink, trace, stop, print_plan, expect_fail;
 };
+
+/* Known-open seeds of --open: the invariant each must still fail. */
+#define OPEN_MAX 1024
+static struct {
+	uint64_t seed;
+	char inv[32];
+} open_seeds[OPEN_MAX];
+static unsigned int nb_open;
 
 static struct dst_sim S;
 static struct dst_plan P;
@@ -38,8 +54,8 @@ usage(void)
 	fprintf(stderr,
 		"usage: uet-dst --seed N [--ops LIST] [--faults LIST] "
 		"[--shrink] [--trace] [--plan]\n"
-		"       uet-dst --seeds FIRST:COUNT [--stop]\n"
-		"       uet-dst --replay FILE\n");
+		"       uet-dst --seeds FIRST:COUNT [--stop] [--open FILE]\n"
+		"       uet-dst --replay FILE [--expect-fail]\n");
 }
 
 /* "1,4,7" -> flags; false on a bad list. */
@@ -95,6 +111,8 @@ parse(int argc, char **argv, struct opts *o)
 			o->stop = true;
 		} else if (strcmp(a, "--plan") == 0) {
 			o->print_plan = true;
+		} else if (strcmp(a, "--expect-fail") == 0) {
+			o->expect_fail = true;
 		} else if (v == NULL) {
 			fprintf(stderr, "uet-dst: %s needs a value\n", a);
 			return -1;
@@ -124,6 +142,9 @@ parse(int argc, char **argv, struct opts *o)
 			i++;
 		} else if (strcmp(a, "--replay") == 0) {
 			o->replay = v;
+			i++;
+		} else if (strcmp(a, "--open") == 0) {
+			o->open = v;
 			i++;
 		} else {
 			fprintf(stderr, "uet-dst: unknown option %s\n", a);
@@ -210,21 +231,83 @@ secs(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+static const char *
+open_inv(uint64_t seed)
+{
+	for (unsigned int i = 0; i < nb_open; i++)
+		if (open_seeds[i].seed == seed)
+			return open_seeds[i].inv;
+	return NULL;
+}
+
+/* The plain seeds of an --open file (lines with --ops or --faults are
+ * for --replay --expect-fail only). @return 0, or -1 on a bad file. */
+static int
+open_load(const char *path)
+{
+	char line[1024], inv[32], rest[16];
+	unsigned long long seed;
+	FILE *f = fopen(path, "r");
+	int n;
+
+	if (f == NULL) {
+		fprintf(stderr, "uet-dst: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *hash = strchr(line, '#');
+
+		if (hash != NULL)
+			*hash = '\0';
+		n = sscanf(line, "%31s %llu %15s", inv, &seed, rest);
+		if (n <= 0)
+			continue;
+		if (n < 2 || nb_open == OPEN_MAX) {
+			fprintf(stderr, "uet-dst: %s: bad line: %s", path,
+				line);
+			fclose(f);
+			return -1;
+		}
+		if (n == 3)
+			continue;
+		open_seeds[nb_open].seed = seed;
+		snprintf(open_seeds[nb_open].inv, sizeof(open_seeds[0].inv),
+			 "%s", inv);
+		nb_open++;
+	}
+	fclose(f);
+	return 0;
+}
+
 static int
 run_many(const struct opts *o)
 {
-	uint64_t k, pass = 0, fail = 0;
+	uint64_t k, pass = 0, fail = 0, nopen = 0;
 	double t0 = secs(), dt;
 
 	for (k = 0; k < o->count; k++) {
+		const char *known;
+		bool ok;
+
 		make_plan(&P, o->seed + k, o);
-		if (dst_run(&S, &P) == 0) {
+		ok = dst_run(&S, &P) == 0;
+		known = open_inv(o->seed + k);
+		if (ok && known == NULL) {
 			pass++;
 			continue;
 		}
+		if (!ok && known != NULL && strcmp(known, S.inv) == 0) {
+			nopen++;
+			continue;
+		}
 		fail++;
-		printf("seed %" PRIu64 " FAILED: %s: %s\n", P.seed, S.inv,
-		       S.why);
+		if (ok)
+			printf("seed %" PRIu64 " passes now: its %s bug is "
+			       "fixed? remove it from %s\n", P.seed, known,
+			       o->open);
+		else
+			printf("seed %" PRIu64 " FAILED: %s: %s\n", P.seed,
+			       S.inv, S.why);
 		fflush(stdout);
 		if (o->stop)
 			break;
@@ -232,16 +315,21 @@ run_many(const struct opts *o)
 	dt = secs() - t0;
 	printf("seeds %" PRIu64 "..%" PRIu64 ": %.1f s, %.0f seeds/hour\n",
 	       o->seed, o->seed + k - (k == o->count), dt,
-	       dt > 0 ? (double)(pass + fail) * 3600 / dt : 0.0);
+	       dt > 0 ? (double)(pass + fail + nopen) * 3600 / dt : 0.0);
+	if (nopen != 0)
+		printf("%" PRIu64 " known open (%s): they fail as listed\n",
+		       nopen, o->open);
 	printf("%" PRIu64 " passed, %" PRIu64 " failed\n", pass, fail);
 	return fail ? 1 : 0;
 }
 
-/* Each line: SEED [--ops LIST] [--faults LIST] [# comment]. */
+/* Each line: SEED [--ops LIST] [--faults LIST] [# comment]; with
+ * @p expect_fail, INVARIANT first, and the line passes when the run fails
+ * with that invariant. */
 static int
-replay_line(char *line, uint64_t *pass, uint64_t *fail)
+replay_line(char *line, bool expect_fail, uint64_t *pass, uint64_t *fail)
 {
-	char *argv[8], *tok, *hash = strchr(line, '#');
+	char *argv[8], *tok, *hash = strchr(line, '#'), *inv = NULL;
 	struct opts o;
 	int argc = 1;
 
@@ -250,14 +338,29 @@ replay_line(char *line, uint64_t *pass, uint64_t *fail)
 	argv[0] = "uet-dst";
 	argv[argc++] = "--seed";
 	for (tok = strtok(line, " \t\n"); tok != NULL && argc < 8;
-	     tok = strtok(NULL, " \t\n"))
+	     tok = strtok(NULL, " \t\n")) {
+		if (expect_fail && inv == NULL) {
+			inv = tok;
+			continue;
+		}
 		argv[argc++] = tok;
+	}
 	if (argc == 2)
-		return 0; /* blank or comment */
+		return inv == NULL ? 0 : -1; /* blank or comment */
 	if (parse(argc, argv, &o) != 0)
 		return -1;
 	make_plan(&P, o.seed, &o);
 	if (dst_run(&S, &P) == 0) {
+		if (!expect_fail) {
+			(*pass)++;
+			return 0;
+		}
+		(*fail)++;
+		printf("seed %" PRIu64 " passes now: its %s bug is fixed? "
+		       "move the line to seeds.txt\n", P.seed, inv);
+		return 0;
+	}
+	if (expect_fail && strcmp(inv, S.inv) == 0) {
 		(*pass)++;
 		return 0;
 	}
@@ -267,7 +370,7 @@ replay_line(char *line, uint64_t *pass, uint64_t *fail)
 }
 
 static int
-run_replay(const char *path)
+run_replay(const char *path, bool expect_fail)
 {
 	uint64_t pass = 0, fail = 0;
 	char line[1024];
@@ -280,7 +383,7 @@ run_replay(const char *path)
 	}
 	while (fgets(line, sizeof(line), f) != NULL) {
 		lineno++;
-		if (replay_line(line, &pass, &fail) != 0) {
+		if (replay_line(line, expect_fail, &pass, &fail) != 0) {
 			fprintf(stderr, "uet-dst: %s:%d: bad line\n", path,
 				lineno);
 			fclose(f);
@@ -306,8 +409,12 @@ main(int argc, char **argv)
 		fprintf(stderr, "uet-dst: out of memory\n");
 		return 2;
 	}
+	if (o.open != NULL && open_load(o.open) != 0) {
+		dst_sim_fini(&S);
+		return 2;
+	}
 	if (o.replay != NULL)
-		rc = run_replay(o.replay);
+		rc = run_replay(o.replay, o.expect_fail);
 	else if (o.one)
 		rc = run_one(&o);
 	else
