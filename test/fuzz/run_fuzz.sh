@@ -23,7 +23,11 @@ elif [ -n "$gen" ]; then
 fi
 seeds=$(ls "$corpus" | wc -l)
 
-"$fuzzer" -max_total_time="$secs" -seed=1 -max_len=4096 \
+# FUZZ_RUNS caps the executions too: with -seed=1 the run is then the same
+# sequence of inputs wherever it runs (a slow machine stops earlier in it)
+runs_opt=
+[ -n "${FUZZ_RUNS:-}" ] && runs_opt="-runs=$FUZZ_RUNS"
+"$fuzzer" -max_total_time="$secs" -seed=1 -max_len=4096 $runs_opt \
 	-print_final_stats=1 -artifact_prefix="./$name-" "$corpus" >"$log" 2>&1
 rc=$?
 

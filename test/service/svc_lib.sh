@@ -137,14 +137,33 @@ svc_as() {
 		--reset-env -- "$@"
 }
 
+# An attacker's move, then the service settled: a client that ends
+# without BYE is released in the background, and what it held counts
+# against its uid until that release ends (docs/SERVICE.md "Client death
+# and cleanup"), so the next move of the same uid would see its quotas
+# still taken.
 svc_atk() {
-	local u=$1
+	local u=$1 rc
 	shift
 	svc_as "$u" "$SVC_TOOL" "$SVC_SOCK" "$@"
+	rc=$?
+	svc_settled || rc=1
+	return $rc
 }
 
 svc_tel() {
 	"$SVC_TOOL" "$SVC_PREFIX" tel "$1"
+}
+
+# No departed client still being released (5 s at most).
+svc_settled() {
+	local i
+	for i in $(seq 100); do
+		[ "$(svc_tel releasing 2>/dev/null)" = 0 ] && return 0
+		sleep 0.05
+	done
+	echo "# releases still under way after 5 s"
+	return 1
 }
 
 svc_check() {
