@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <uet/uet_ses_ulp.h>
@@ -138,25 +137,12 @@ release_finish(struct uet_svc_server *s, struct svc_client *c)
 	s->st.peers -= c->nb_peers;
 	s->st.mrs -= c->nb_mrs;
 	c->nb_jobs = c->nb_peers = c->nb_mrs = 0;
-	while (c->nb_pids > 0)
-		svc_pid_drop(s, c, &c->pids[c->nb_pids - 1]);
-	if (c->region != NULL) {
-		(void)munmap(c->region, c->region_size);
-		svc_quota_put(c, SVC_Q_WINDOW, c->region_size);
-	}
-	c->region = NULL;
-	if (c->memfd >= 0)
-		close(c->memfd);
-	c->memfd = -1;
 	/* a key not released may still name the client's address space:
 	 * its descriptor stays open rather than be reused */
 	if (c->release_failed || c->as_pinned)
 		SVC_LOG(ERR, "client pid %d: a key not released, its memory "
 			"descriptor kept", (int)c->pid);
-	else if (c->as_fd >= 0)
-		close(c->as_fd);
-	c->as_fd = -1;
-	c->hello = false;
+	svc_client_unmap(s, c, c->release_failed || c->as_pinned);
 	free(c->steps);
 	c->steps = NULL;
 	s->st.releasing--;

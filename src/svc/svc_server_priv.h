@@ -173,6 +173,10 @@ int svc_ctl(struct uet_svc_server *s, unsigned int ctx, void *req);
 /* Detach channels from the engine (a short pause of its lcores). */
 void svc_chans_detach(struct uet_svc_server *s, struct svc_chan **v,
 		      unsigned int n);
+/* The last of a released client: its PIDonFEPs, region and memfd, and
+ * its memory descriptor unless @p keep_as (a key may still name it). */
+void svc_client_unmap(struct uet_svc_server *s, struct svc_client *c,
+		      bool keep_as);
 /* Give PIDonFEP @p p of @p c back. */
 void svc_pid_drop(struct uet_svc_server *s, struct svc_client *c,
 		  struct svc_pid *p);

@@ -874,6 +874,7 @@ svc_client_release(struct uet_svc_server *s, struct svc_client *c)
 {
 	struct svc_chan *open[UET_SVC_CHANS_MAX];
 	unsigned int n = 0;
+	bool keep_as;
 
 	for (unsigned int i = 0; c->chans != NULL && i < s->p.max_chans; i++)
 		if (c->chans[i].open)
@@ -898,6 +899,23 @@ svc_client_release(struct uet_svc_server *s, struct svc_client *c)
 		chan_unbind(s, c, open[i]);
 	while (c->nb_peers > 0)
 		(void)peer_del_at(s, c, c->nb_peers - 1);
+	/* a key the engine did not let go of may still name the client's
+	 * address space: its descriptor stays open (reaching a dead address
+	 * space) rather than be reused for another client's */
+	keep_as = c->nb_mrs != 0 || c->as_pinned;
+	if (keep_as) {
+		SVC_LOG(ERR, "client pid %d: %u key(s) not released, its "
+			"memory descriptor kept", (int)c->pid, c->nb_mrs);
+		s->st.mrs -= c->nb_mrs;
+		c->nb_mrs = 0;
+	}
+	svc_client_unmap(s, c, keep_as);
+}
+
+void
+svc_client_unmap(struct uet_svc_server *s, struct svc_client *c,
+		 bool keep_as)
+{
 	while (c->nb_pids > 0)
 		svc_pid_drop(s, c, &c->pids[c->nb_pids - 1]);
 	if (c->region != NULL) {
@@ -908,17 +926,8 @@ svc_client_release(struct uet_svc_server *s, struct svc_client *c)
 	if (c->memfd >= 0)
 		close(c->memfd);
 	c->memfd = -1;
-	/* a key the engine did not let go of may still name the client's
-	 * address space: its descriptor stays open (reaching a dead address
-	 * space) rather than be reused for another client's */
-	if (c->nb_mrs != 0 || c->as_pinned) {
-		SVC_LOG(ERR, "client pid %d: %u key(s) not released, its "
-			"memory descriptor kept", (int)c->pid, c->nb_mrs);
-		s->st.mrs -= c->nb_mrs;
-		c->nb_mrs = 0;
-	} else if (c->as_fd >= 0) {
+	if (!keep_as && c->as_fd >= 0)
 		close(c->as_fd);
-	}
 	c->as_fd = -1;
 	c->hello = false;
 }
