@@ -26,6 +26,8 @@ run_flavour() {
 # sanitizer run (a test, an engine it starts, a provider inside fi_pingpong)
 # must fail that test, so every process stops at its first one.
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
+# Leaks of system libraries, not ours, named one by one (scripts/lsan.supp).
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$top/scripts/lsan.supp:print_suppressions=0}"
 
 run_flavour build/gcc -Dbuildtype=debugoptimized
 CC=clang run_flavour build/clang-asan -Dbuildtype=debug \

@@ -27,7 +27,7 @@
 
 static struct uet_svc_server srv;
 static struct uet_svc_acl acl[2];
-static struct svc_user users[4];
+static struct svc_user users[8]; /* 2 * max_clients, as the server sizes it */
 static struct svc_job jobs_a[UET_CHAN_JOB_RANGES_MAX + 1];
 
 static int
