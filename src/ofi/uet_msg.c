@@ -90,8 +90,11 @@ uet_ofi_req_buffers(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
 
 		if (total > UET_OFI_INJECT_MAX)
 			return -FI_EINVAL;
+		/* an empty entry may carry a NULL base (fi_injectdata of
+		 * no payload): nothing to copy from it */
 		for (i = 0; i < count; i++) {
-			memcpy(p, iov[i].iov_base, iov[i].iov_len);
+			if (iov[i].iov_len != 0)
+				memcpy(p, iov[i].iov_base, iov[i].iov_len);
 			p += iov[i].iov_len;
 		}
 		*addr = (uint64_t)(uintptr_t)r->inject;

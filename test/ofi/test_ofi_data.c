@@ -278,6 +278,15 @@ test_tagged(void)
 	memset(&e, 0, sizeof(e));
 	expect_ok(n1.cq, &c1, FI_RECV | FI_REMOTE_CQ_DATA, &e, NULL);
 	CHECK(e.data == 0xbeef && e.len == 40);
+	/* no payload, no buffer: only the data travels (what Open MPI's
+	 * mtl sends for a barrier; a NULL base must not reach memcpy) */
+	CHECK_RC(fi_trecv(n1.ep, lbuf, 64, NULL, FI_ADDR_UNSPEC, 0x79, 0, &c1),
+		 0);
+	CHECK_RC(fi_tinjectdata(n0.ep, NULL, 0, 0xfeed, n0.peer, 0x79), 0);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &c1, FI_RECV | FI_TAGGED | FI_REMOTE_CQ_DATA, &e,
+		  NULL);
+	CHECK(e.tag == 0x79 && e.data == 0xfeed && e.len == 0);
 	/* all 64 match bits travel and match: tags that differ only in
 	 * bit 63 or bit 32 go to their own receive; ignore masks the high
 	 * half (how MPI layers wildcard the source and tag fields) */
