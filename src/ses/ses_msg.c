@@ -233,7 +233,7 @@ ses_send_single(struct uet_ses *s, const struct uet_pds_event *ev,
 	if (m == NULL || uet_ses_match_arrival(m, &a, &r) != 0) {
 		rc = UET_RC_UNCOR;
 	} else if (r.verdict == UET_SES_MATCH_EXPECTED) {
-		ses_copy_capped((uint8_t *)r.buf + r.offset, r.len, 0, pl,
+		ses_copy_capped(ses_match_dst(&r), r.len, 0, pl,
 				plen);
 		ses_rx_info_msg(&ri, &r);
 		ses_recv_cqe(s, &ri);
@@ -301,7 +301,7 @@ ses_send_open(struct uet_ses *s, const struct uet_pds_event *ev,
 	} else if (r.verdict == UET_SES_MATCH_EXPECTED) {
 		t->state = SES_TGT_EXPECTED;
 		t->ctx = r.context;
-		t->buf = (uint8_t *)r.buf + r.offset;
+		t->buf = ses_match_dst(&r);
 		t->moff = r.offset;
 		t->cap = r.len;
 		t->cq_flags = ses_multi_flags(&r);
@@ -455,7 +455,7 @@ ses_post_unexp(struct uet_ses *s, struct uet_ses_match *m,
 {
 	struct ses_rx_info ri;
 	struct ses_tgt *t;
-	uint8_t *dst = (uint8_t *)r->buf + r->offset;
+	uint8_t *dst = ses_match_dst(r);
 	uint32_t n = r->len < r->msg.hold_len ? (uint32_t)r->len :
 						 r->msg.hold_len;
 

@@ -13,6 +13,7 @@
 
 #include <uet/uet_ses.h>
 #include <uet/uet_ses_amo.h>
+#include <uet/uet_ses_match.h>
 
 #define SES_NIL UINT32_MAX
 
@@ -470,6 +471,14 @@ ses_wr_pid(const struct uet_ses *s, const struct uet_ses_wr *wr)
 {
 	return (wr->flags & UET_SES_WR_F_SRC) ? wr->src_pid :
 						s->cfg.pid_on_fep;
+}
+
+/* Where a matched receive's data goes: an empty receive may name no
+ * buffer at all (NULL), which takes no offset. */
+static inline uint8_t *
+ses_match_dst(const struct uet_ses_match_result *r)
+{
+	return r->buf == NULL ? NULL : (uint8_t *)r->buf + r->offset;
 }
 
 #endif /* SES_PRIVATE_H */

@@ -435,8 +435,9 @@ ses_tgt_rdv(struct uet_ses *s, const struct uet_pds_event *ev,
 	t->moff = r.offset;
 	t->cq_flags = (r.flags & UET_SES_MATCH_F_RELEASED) ?
 		      UET_SES_CQ_MULTI_RECV_DONE : 0;
-	memcpy((uint8_t *)r.buf + r.offset, pl, r.len < plen ? r.len : plen);
+	if (r.len != 0 && plen != 0)
+		memcpy(ses_match_dst(&r), pl, r.len < plen ? r.len : plen);
 	ses_respond_rc(s, ev, h, UET_RC_OK, list, now);
-	ses_rdv_start(s, t, (uint8_t *)r.buf + r.offset, r.len);
+	ses_rdv_start(s, t, ses_match_dst(&r), r.len);
 	return 0;
 }
