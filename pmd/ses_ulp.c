@@ -202,6 +202,8 @@ struct sul_ctx {
 	struct sul_chan chans[UET_ENGINE_CHANS_MAX];
 	struct uet_ses_cqe scq[SUL_CQ_BURST];
 	struct uet_ses_ulp_stats st;
+	const struct uet_ses_mem_ops *mem_ops; /* the SES's, for MR_REG */
+	void *mem_arg;
 };
 
 static atomic_uint sul_seq;
@@ -1385,7 +1387,8 @@ mr_reg(struct sul_ctx *c, struct uet_ses_ulp_ctl *q)
 		return -EINVAL;
 	/* another process's memory: reachable now, or refused now */
 	if (q->owner != 0 && q->len != 0) {
-		rc = uet_cma_fd_read(q->owner, &probe, q->base, 1);
+		rc = c->mem_ops->read(c->mem_arg, q->owner, &probe, q->base,
+				      1);
 		if (rc != 0)
 			return rc;
 	}
@@ -1855,8 +1858,12 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	sc.profile_arg = c;
 	sc.submit = sul_submit;
 	sc.submit_arg = c;
-	/* MR_REG of another owner: by its /proc/PID/mem descriptor */
-	sc.mem_ops = &uet_cma_fd_mem_ops;
+	/* MR_REG of another owner: by its /proc/PID/mem descriptor, or
+	 * the handle of the caller's accessor */
+	sc.mem_ops = p->mem_ops != NULL ? p->mem_ops : &uet_cma_fd_mem_ops;
+	sc.mem_arg = p->mem_ops != NULL ? p->mem_arg : NULL;
+	c->mem_ops = sc.mem_ops;
+	c->mem_arg = sc.mem_arg;
 	c->ses = uet_ses_create(&sc);
 	if (c->ses == NULL) {
 		rc = -errno;

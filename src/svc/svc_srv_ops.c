@@ -22,6 +22,7 @@
 
 #include <rte_common.h>
 
+#include <uet/uet_cma_worker.h>
 #include <uet/uet_ses_mr.h>
 #include <uet/uet_ses_ulp.h>
 
@@ -160,7 +161,7 @@ fail:
  * memory the client could read and write itself.
  */
 static int
-as_take(struct svc_client *c)
+as_take(struct uet_svc_server *s, struct svc_client *c)
 {
 	char link[64], path[64];
 	struct statfs fs;
@@ -178,10 +179,34 @@ as_take(struct svc_client *c)
 	path[n] = '\0';
 	if (strcmp(path + n - 4, "/mem") != 0 || (fl & O_ACCMODE) == O_WRONLY)
 		return -EINVAL;
-	c->as_fd = c->rx_fd;
 	c->as_wr = (fl & O_ACCMODE) == O_RDWR;
+	c->as_fd = c->rx_fd;
 	c->rx_fd = -1;
+	/* the engine's bounded accessor takes it and names it by a handle
+	 * (docs/SERVICE.md "Memory access") */
+	if (s->p.cma != NULL) {
+		c->as_fd = uet_cma_async_open(s->p.cma, c->as_fd, c->uid);
+		if (c->as_fd < 0) {
+			int rc = c->as_fd;
+
+			c->as_fd = -1;
+			return rc;
+		}
+	}
 	return 0;
+}
+
+/* The client's address space is no longer named by any key. */
+void
+svc_as_close(struct uet_svc_server *s, struct svc_client *c)
+{
+	if (c->as_fd < 0)
+		return;
+	if (s->p.cma != NULL)
+		uet_cma_async_close(s->p.cma, c->as_fd);
+	else
+		close(c->as_fd);
+	c->as_fd = -1;
 }
 
 static int
@@ -201,16 +226,15 @@ op_hello(struct uet_svc_server *s, struct svc_client *c,
 	rc = svc_quota_take(s, c, SVC_Q_WINDOW, s->region_size);
 	if (rc < 0)
 		return rc;
-	if ((q->flags & UET_SVC_HELLO_F_MEM) && as_take(c) < 0) {
+	rc = (q->flags & UET_SVC_HELLO_F_MEM) ? as_take(s, c) : 0;
+	if (rc < 0) {
 		svc_quota_put(c, SVC_Q_WINDOW, s->region_size);
-		return -EINVAL;
+		return rc;
 	}
 	rc = region_make(s, c);
 	if (rc < 0) {
 		svc_quota_put(c, SVC_Q_WINDOW, s->region_size);
-		if (c->as_fd >= 0)
-			close(c->as_fd);
-		c->as_fd = -1;
+		svc_as_close(s, c);
 		return rc;
 	}
 	c->hello = true;
@@ -926,8 +950,8 @@ svc_client_unmap(struct uet_svc_server *s, struct svc_client *c,
 	if (c->memfd >= 0)
 		close(c->memfd);
 	c->memfd = -1;
-	if (!keep_as && c->as_fd >= 0)
-		close(c->as_fd);
+	if (!keep_as)
+		svc_as_close(s, c);
 	c->as_fd = -1;
 	c->hello = false;
 }

@@ -25,6 +25,8 @@
 #include <uet/uet_engine.h>
 #include <uet/uet_svc.h>
 
+struct uet_cma_async;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -97,6 +99,12 @@ struct uet_svc_server_params {
 	/** a connection holding no PIDonFEP and silent this long is
 	 * closed (0: never) */
 	uint32_t idle_timeout_ms;
+	/** the accessor of the engine's lcores (uet_ses_ulp_params.mem_ops
+	 * = uet_cma_async_mem_ops, mem_arg = this), not owned: clients'
+	 * /proc/PID/mem descriptors are opened in it and MR_REG names their
+	 * handles. NULL: MR_REG names the descriptors themselves
+	 * (uet_cma_fd_mem_ops, accessed on the lcores, unbounded). */
+	struct uet_cma_async *cma;
 };
 
 /**
@@ -165,6 +173,10 @@ struct uet_svc_server_stats {
 	uint64_t quota;
 	/** connections closed for no HELLO in time or idleness */
 	uint64_t timeouts;
+	/* clients' memory (uet_svc_server_params.cma; 0 without) */
+	uint64_t mem_timeouts; /**< accesses not done in time: failed */
+	uint64_t mem_refused;  /**< failed at once: the uid was slow */
+	uint64_t mem_stuck;    /**< workers still in a timed-out access */
 };
 
 /** Copy the counters. @return 0 or -EINVAL. */
