@@ -6,14 +6,20 @@
  *
  * Hand-over: one request at a time per lcore (a lane), in a worker's
  * fields, published by its state word: IDLE -> POSTED by the lcore,
- * POSTED -> DONE by the worker, DONE -> IDLE by the lcore once it took
- * the answer, EXIT by the lane to end an idle worker. The worker polls
- * for a new request a short while after each one (a multi-packet READ or
- * WRITE comes packet by packet) and then sleeps on a futex over the
- * state word; the lcore wakes it only when it said it sleeps.
+ * POSTED -> RUNNING by the worker as it starts the system call, RUNNING
+ * -> DONE when it returned, DONE -> IDLE by the lcore once it took the
+ * answer, EXIT by the lane to end an idle worker. The worker polls for a
+ * new request a short while after each one (a multi-packet READ or WRITE
+ * comes packet by packet) and then sleeps on a futex over the state
+ * word; the lcore wakes it only when it said it sleeps.
  *
- * Past the deadline the lane turns POSTED into LATE (a compare-and-swap:
- * the worker's POSTED -> DONE and the lane's POSTED -> LATE cannot both
+ * The timeout runs from RUNNING: what the client's memory costs, not how
+ * long the scheduler took to run the worker (a loaded host). A worker
+ * that has not started after CMA_PICKUP_NS is taken back (POSTED -> IDLE
+ * by the lcore: -EAGAIN, nothing touched, counted refused).
+ *
+ * Past the deadline the lane turns RUNNING into LATE (a compare-and-swap:
+ * the worker's RUNNING -> DONE and the lane's RUNNING -> LATE cannot both
  * win), sets the worker aside with the uid of its request and starts
  * another one. A LATE worker is the only one that still touches its
  * bounce buffer and its handle's descriptor: the handle is
@@ -47,11 +53,16 @@
 #include <uet/uet_cma.h>
 #include <uet/uet_cma_worker.h>
 
-enum { W_IDLE, W_POSTED, W_DONE, W_EXIT, W_LATE, W_BACK, W_ABANDONED };
+enum {
+	W_IDLE, W_POSTED, W_RUNNING, W_DONE, W_EXIT, W_LATE, W_BACK,
+	W_ABANDONED
+};
 
 #define CMA_BUF_MIN (16u * 1024)
 /* how long a worker polls for the next request before it sleeps */
 #define CMA_SPIN_NS 50000ull
+/* how long an lcore waits for its worker to start a request */
+#define CMA_PICKUP_NS 100000000ull
 /* workers a lane keeps aside (one per uid whose access timed out); a
  * lane that has this many refuses every access of an uid it does not
  * hold yet, rather than start unbounded threads */
@@ -200,6 +211,12 @@ worker_main(void *arg)
 		unsigned int posted = W_POSTED;
 		int rc;
 
+		/* fails when the lcore took it back (IDLE) */
+		if (!atomic_compare_exchange_strong(&w->state, &posted,
+						    W_RUNNING))
+			continue;
+		posted = W_RUNNING;
+
 		if (w->write)
 			rc = w->ops.write(w->inner_arg, w->h->fd, w->addr,
 					  w->buf, w->n);
@@ -311,7 +328,7 @@ static bool
 lane_aside(struct uet_cma_async *a, struct cma_lane *l, uid_t uid)
 {
 	struct cma_worker *w = l->active;
-	unsigned int posted = W_POSTED;
+	unsigned int posted = W_RUNNING;
 
 	/* its references first: the worker may come back at once */
 	atomic_fetch_add(&a->refs, 1);
@@ -351,6 +368,42 @@ lane_worker(struct uet_cma_async *a, struct cma_lane *l, size_t n)
 	return 0;
 }
 
+/* Post the request, wait for its end: at most the timeout once started.
+ * @return 0 (DONE), -EAGAIN (never started) or -EFAULT (set aside). */
+static int
+lane_wait(struct uet_cma_async *a, struct cma_lane *l, struct cma_worker *w,
+	  struct cma_handle *h)
+{
+	uint64_t now = now_ns(), deadline = now + CMA_PICKUP_NS;
+	bool started = false;
+	unsigned int s;
+
+	atomic_store(&w->state, W_POSTED);
+	if (atomic_load(&w->sleeping))
+		futex_wake(&w->state);
+	while ((s = atomic_load(&w->state)) != W_DONE) {
+		now = now_ns();
+		if (s == W_RUNNING && !started) {
+			started = true;
+			deadline = now + a->timeout_ns;
+		}
+		if (now >= deadline) {
+			unsigned int posted = W_POSTED;
+
+			if (started && lane_aside(a, l, h->uid))
+				return -EFAULT;
+			if (!started && atomic_compare_exchange_strong(
+					&w->state, &posted, W_IDLE)) {
+				handle_put(h); /* the worker's */
+				atomic_fetch_add(&a->refused, 1);
+				return -EAGAIN;
+			}
+		}
+		rte_pause();
+	}
+	return 0;
+}
+
 /* Hand one access to the lane's worker; wait at most the timeout. */
 static int
 cma_access(struct uet_cma_async *a, pid_t handle, bool write, void *dst,
@@ -359,7 +412,6 @@ cma_access(struct uet_cma_async *a, pid_t handle, bool write, void *dst,
 	struct cma_handle *h;
 	struct cma_lane *l;
 	struct cma_worker *w;
-	uint64_t deadline;
 	int rc;
 
 	if (handle <= 0 || (uint32_t)handle > a->nb_handles)
@@ -387,15 +439,9 @@ cma_access(struct uet_cma_async *a, pid_t handle, bool write, void *dst,
 	w->addr = addr;
 	w->n = n;
 	atomic_fetch_add(&a->accesses, 1);
-	deadline = now_ns() + a->timeout_ns;
-	atomic_store(&w->state, W_POSTED);
-	if (atomic_load(&w->sleeping))
-		futex_wake(&w->state);
-	while (atomic_load(&w->state) != W_DONE) {
-		if (now_ns() >= deadline && lane_aside(a, l, h->uid))
-			return -EFAULT;
-		rte_pause();
-	}
+	rc = lane_wait(a, l, w, h);
+	if (rc < 0)
+		return rc;
 	rc = w->rc;
 	atomic_store(&w->state, W_IDLE);
 	if (rc == 0 && !write)

@@ -13,7 +13,7 @@
  * accessing thread for as long as that takes. Here the system call runs
  * on a worker thread of the accessing lcore, into a bounce buffer of the
  * worker's; the lcore waits at most the configured time
- * (uet_cma_async_params.timeout_us).
+ * (uet_cma_async_params.timeout_us) once the worker started it.
  *
  * An access that has not finished by then fails -EFAULT (the SES answers
  * the request AT_NO_TRANS, a memory fault, and counts mem_err); its
@@ -110,8 +110,10 @@ void uet_cma_async_stats_get(const struct uet_cma_async *a,
  * The accessor: uet_ses_config.mem_ops with mem_arg the uet_cma_async,
  * owner a handle of uet_cma_async_open(). Errors as uet_cma_fd_mem_ops
  * (uet_cma.h), and -EFAULT for an access that timed out or was refused
- * at once, -EBADF for a handle that is not open, -ENOMEM when the lcore
- * cannot get a worker (thread creation failed).
+ * at once, -EAGAIN when the worker did not even start the access within
+ * 100 ms (a host too loaded to run it; nothing touched), -EBADF for a
+ * handle that is not open, -ENOMEM when the lcore cannot get a worker
+ * (thread creation failed).
  */
 extern const struct uet_ses_mem_ops uet_cma_async_mem_ops;
 
