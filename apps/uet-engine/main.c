@@ -243,6 +243,7 @@ server_limits(const struct uet_config_service *v,
 	p->quota.window = v->user_window;
 	p->hello_timeout_ms = ns_to_ms(v->hello_timeout_ns);
 	p->idle_timeout_ms = ns_to_ms(v->idle_timeout_ns);
+	p->pid_ops = v->pid_ops;
 }
 
 static int

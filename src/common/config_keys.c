@@ -376,6 +376,10 @@ static const struct cfg_key service_keys[] = {
 	       "of one user"),
 	K_UINT(V, user_mrs, 1, 4194304, "memory keys of one user"),
 	K_UINT(V, user_peers, 1, 67108864, "peer handles of one user"),
+	K_UINT(V, pid_ops, 1, 1048576, "operations in progress (sends and "
+	       "posted receives) of one client PIDonFEP on its engine "
+	       "context; past it a receive completes with ENOSPC and sends "
+	       "wait"),
 	K_SIZE(V, user_window, KB(64), GB(1024), 0, "shared memory of one "
 	       "user's connections (each takes its data window, its rings "
 	       "and a page)"),
@@ -569,6 +573,7 @@ uet_config_init_defaults(struct uet_config *cfg)
 	cfg->service.hello_timeout_ns = SEC(2);
 	cfg->service.idle_timeout_ns = SEC(60);
 	cfg->service.mem_timeout_ns = MS(1);
+	cfg->service.pid_ops = 512;
 	cfg->service.mem_hold_off_ns = SEC(1);
 }
 

@@ -447,6 +447,11 @@ chan_bind(struct uet_svc_server *s, struct svc_client *c,
 	r.initiator = p->initiator;
 	r.remote_events = q->remote_events != 0;
 	r.profile = (enum uet_profile)q->profile;
+	/* its operations in progress take at most this many of the
+	 * context's op records: posted receives that never complete
+	 * starve nobody else (quotas spare root and the service's uid) */
+	r.ops_max = c->user != NULL && c->user->privileged ? 0 :
+		    s->p.pid_ops;
 	rc = svc_ctl(s, p->ctx, &r);
 	if (rc < 0)
 		return rc;

@@ -103,6 +103,23 @@ reap(pid_t p)
 	(void)waitpid(p, NULL, 0);
 }
 
+/*
+ * The sanitizer build's LeakSanitizer stops every thread of the engine
+ * at exit (ptrace) to scan memory: a worker inside a FUSE wait never
+ * stops, so this test's engine runs without the leak check (the other
+ * service tests keep it). No effect in other builds.
+ */
+static void
+asan_no_leak_check(void)
+{
+	const char *o = getenv("ASAN_OPTIONS");
+	char buf[1024];
+
+	snprintf(buf, sizeof(buf), "%s%sdetect_leaks=0", o != NULL ? o : "",
+		 o != NULL && o[0] != '\0' ? ":" : "");
+	(void)setenv("ASAN_OPTIONS", buf, 1);
+}
+
 /* ---- the FUSE server: one file "f" of one page ---- */
 
 static void
@@ -509,6 +526,7 @@ main(int argc, char **argv)
 		failures++;
 		goto out;
 	}
+	asan_no_leak_check();
 	rc = rc_service_start(&svc, argv[1], "slowmem", NULL, NULL);
 	if (rc < 0) {
 		fprintf(stderr, "service start: %s\n", strerror(-rc));
@@ -518,9 +536,10 @@ main(int argc, char **argv)
 	test_slow_page(&atk, &go_wr, stop_wr);
 	/* SIGTERM while the engine's worker still waits for the page */
 	t = ms_now();
-	CHECK(rc_service_stop(&svc) == 0);
-	printf("# SIGTERM with a worker in the page: exit 0 in %lu ms\n",
-	       (unsigned long)(ms_now() - t));
+	rc = rc_service_stop(&svc);
+	CHECK(rc == 0);
+	printf("# SIGTERM with a worker in the page: exit status %d in %lu "
+	       "ms\n", rc, (unsigned long)(ms_now() - t));
 	svc.pid = 0;
 out:
 	if (svc.pid > 0)

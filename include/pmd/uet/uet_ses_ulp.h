@@ -159,6 +159,11 @@ struct uet_ses_ulp_ctl {
 	 * 0 for everyone in-process). A channel's descriptors name only
 	 * peers of its owner (others: -EINVAL, peer_bad) */
 	uint32_t owner_id;
+	/** EP_ADD of a new process: the op records (SQEs and RQEs in
+	 * progress) its channels may hold together on the context (0: no
+	 * limit). Past it an RQE completes -ENOSPC (ops_quota) and SQEs
+	 * wait in their ring for one of its operations to end. */
+	uint32_t ops_max;
 	struct uet_ses_ulp_peer peer; /**< PEER_ADD */
 	/** PEER_ADD: out (never 0); PEER_DEL: in */
 	uint64_t handle;
@@ -251,6 +256,9 @@ struct uet_ses_ulp_stats {
 	/** control requests whose caller timed out before the lcore
 	 * started them: dropped, never applied */
 	uint64_t ctl_cancelled;
+	/** RQEs refused (-ENOSPC): their process held its EP_ADD ops_max
+	 * op records */
+	uint64_t ops_quota;
 };
 
 /** Wrong-key throttling of a channel (uet_ses_ulp_stats.key_throttled). */

@@ -95,6 +95,10 @@ struct uet_svc_server_params {
 	const struct uet_svc_acl *acl;
 	uint32_t nb_acl;
 	struct uet_svc_quota quota;
+	/** op records (sends and receives in progress) the channels of one
+	 * client PIDonFEP may hold on its engine context (0: no limit);
+	 * past it a receive completes -ENOSPC, sends wait */
+	uint32_t pid_ops;
 	uint32_t hello_timeout_ms; /**< connect to HELLO (0: none) */
 	/** a connection holding no PIDonFEP and silent this long is
 	 * closed (0: never) */
