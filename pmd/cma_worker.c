@@ -13,10 +13,14 @@
  * comes packet by packet) and then sleeps on a futex over the state
  * word; the lcore wakes it only when it said it sleeps.
  *
- * The timeout runs from RUNNING: what the client's memory costs, not how
- * long the scheduler took to run the worker (a loaded host). A worker
- * that has not started after CMA_PICKUP_NS is taken back (POSTED -> IDLE
- * by the lcore: -EAGAIN, nothing touched, counted refused).
+ * The timeout runs from RUNNING, and counts only while the worker waits
+ * in the kernel: what the client's memory costs, not how long the
+ * scheduler took to run the worker (a loaded host). At the deadline the
+ * lcore reads the worker's state (/proc/self/task/TID/stat): runnable
+ * ('R', preempted or computing) gets another timeout, up to CMA_CPU_NS
+ * in all; asleep (a page fault waiting for I/O, FUSE, NFS) is late. A
+ * worker that has not started after CMA_CPU_NS is taken back (POSTED ->
+ * IDLE by the lcore: -EAGAIN, nothing touched, counted refused).
  *
  * Past the deadline the lane turns RUNNING into LATE (a compare-and-swap:
  * the worker's RUNNING -> DONE and the lane's RUNNING -> LATE cannot both
@@ -34,11 +38,14 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -61,8 +68,11 @@ enum {
 #define CMA_BUF_MIN (16u * 1024)
 /* how long a worker polls for the next request before it sleeps */
 #define CMA_SPIN_NS 50000ull
-/* how long an lcore waits for its worker to start a request */
-#define CMA_PICKUP_NS 100000000ull
+/* how long an lcore spins for an answer before it yields its core */
+#define CMA_WAIT_SPIN_NS 5000ull
+/* how long an lcore waits for a worker that is not asleep in the kernel
+ * (not started yet, preempted) */
+#define CMA_CPU_NS 100000000ull
 /* workers a lane keeps aside (one per uid whose access timed out); a
  * lane that has this many refuses every access of an uid it does not
  * hold yet, rather than start unbounded threads */
@@ -81,6 +91,7 @@ struct cma_worker {
 	struct uet_ses_mem_ops ops;
 	void *inner_arg;
 	atomic_uint sleeping;  /* the worker waits on the futex */
+	atomic_int stat_fd;    /* its /proc/self/task/TID/stat, or -1 */
 	/* the request, written by the lcore before POSTED */
 	bool write;
 	struct cma_handle *h;
@@ -150,6 +161,10 @@ handle_put(struct cma_handle *h)
 static void
 worker_free(struct cma_worker *w)
 {
+	int fd = atomic_load(&w->stat_fd);
+
+	if (fd >= 0)
+		(void)close(fd);
 	free(w->buf);
 	free(w);
 }
@@ -206,6 +221,10 @@ static void *
 worker_main(void *arg)
 {
 	struct cma_worker *w = arg;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)gettid());
+	atomic_store(&w->stat_fd, open(path, O_RDONLY | O_CLOEXEC));
 
 	while (worker_next(w) == W_POSTED) {
 		unsigned int posted = W_POSTED;
@@ -249,6 +268,7 @@ worker_start(struct uet_cma_async *a)
 	if (w->buf == NULL)
 		goto fail;
 	atomic_init(&w->state, W_IDLE);
+	atomic_init(&w->stat_fd, -1);
 	w->a = a;
 	w->ops = a->inner;
 	w->inner_arg = a->inner_arg;
@@ -368,13 +388,33 @@ lane_worker(struct uet_cma_async *a, struct cma_lane *l, size_t n)
 	return 0;
 }
 
+/* Whether the worker is runnable (on a CPU or waiting for one) rather
+ * than asleep in the kernel: the state field after the command name. */
+static bool
+worker_runnable(struct cma_worker *w)
+{
+	int fd = atomic_load(&w->stat_fd);
+	char buf[256], *p;
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p != NULL && p[1] == ' ' && p[2] == 'R';
+}
+
 /* Post the request, wait for its end: at most the timeout once started.
  * @return 0 (DONE), -EAGAIN (never started) or -EFAULT (set aside). */
 static int
 lane_wait(struct uet_cma_async *a, struct cma_lane *l, struct cma_worker *w,
 	  struct cma_handle *h)
 {
-	uint64_t now = now_ns(), deadline = now + CMA_PICKUP_NS;
+	uint64_t now = now_ns(), deadline = now + CMA_CPU_NS;
+	uint64_t spin_end = now + CMA_WAIT_SPIN_NS, cpu_end = 0;
 	bool started = false;
 	unsigned int s;
 
@@ -385,7 +425,13 @@ lane_wait(struct uet_cma_async *a, struct cma_lane *l, struct cma_worker *w,
 		now = now_ns();
 		if (s == W_RUNNING && !started) {
 			started = true;
+			cpu_end = now + CMA_CPU_NS;
 			deadline = now + a->timeout_ns;
+		}
+		if (now >= deadline && started && now < cpu_end &&
+		    worker_runnable(w)) {
+			deadline = now + a->timeout_ns; /* preempted */
+			continue;
 		}
 		if (now >= deadline) {
 			unsigned int posted = W_POSTED;
@@ -399,7 +445,12 @@ lane_wait(struct uet_cma_async *a, struct cma_lane *l, struct cma_worker *w,
 				return -EAGAIN;
 			}
 		}
-		rte_pause();
+		/* past a short spin, let the worker have this core should
+		 * the scheduler have put it here (a loaded host) */
+		if (now < spin_end)
+			rte_pause();
+		else
+			sched_yield();
 	}
 	return 0;
 }

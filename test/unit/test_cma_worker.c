@@ -25,6 +25,7 @@
 #include <uet/uet_cma_worker.h>
 
 #define SLOW_ADDR ((uintptr_t)0x1000)
+#define BUSY_ADDR ((uintptr_t)0x2000) /* 5 ms of CPU, then served */
 #define POLL_MAX 5000 /* x 1 ms: how long a worker may take to come back */
 
 static int slow_pipe[2];
@@ -39,6 +40,17 @@ fake_read(void *arg, pid_t owner, void *dst, uintptr_t src, size_t n)
 
 	(void)arg;
 	(void)owner;
+	if (src == BUSY_ADDR) {
+		struct timespec t0, t;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do {
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		} while ((t.tv_sec - t0.tv_sec) * 1000000000L +
+			 (t.tv_nsec - t0.tv_nsec) < 5000000L);
+		memset(dst, 0x33, n);
+		return 0;
+	}
 	if (src == SLOW_ADDR) {
 		atomic_fetch_add(&slow_in, 1);
 		(void)!read(slow_pipe[0], &b, 1);
@@ -236,6 +248,28 @@ cma_access__slow_page_bounded(void **state)
 	unmake();
 }
 
+/* A worker that runs (or waits for a CPU) past the timeout is not late:
+ * only one asleep in the kernel is (a loaded host is not a slow page). */
+static void
+cma_access__busy_worker_not_late(void **state)
+{
+	struct uet_cma_async *a = make(1000, 1000000);
+	struct uet_cma_async_stats st;
+	uint8_t b = 0;
+	int h;
+
+	(void)state;
+	h = handle(a, 1000);
+	assert_int_equal(rd(a, h, &b, BUSY_ADDR, 1), 0);
+	assert_int_equal(b, 0x33);
+	uet_cma_async_stats_get(a, &st);
+	assert_int_equal(st.timeouts, 0);
+	assert_int_equal(st.stuck, 0);
+	uet_cma_async_close(a, h);
+	uet_cma_async_destroy(a);
+	unmake();
+}
+
 /* A handle closed while a late worker still uses it keeps its
  * descriptor open until that worker returns: the number cannot be
  * reused for another client's under a late system call. */
@@ -310,6 +344,7 @@ main(void)
 		cmocka_unit_test(uet_cma_async_create__bad_params),
 		cmocka_unit_test(cma_access__fast_read_write),
 		cmocka_unit_test(cma_access__slow_page_bounded),
+		cmocka_unit_test(cma_access__busy_worker_not_late),
 		cmocka_unit_test(uet_cma_async_close__late_worker_keeps_fd),
 		cmocka_unit_test(uet_cma_async_destroy__abandons_stuck),
 		cmocka_unit_test(uet_cma_async_open__bad),
