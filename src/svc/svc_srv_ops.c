@@ -179,8 +179,8 @@ as_take(struct uet_svc_server *s, struct svc_client *c)
 	path[n] = '\0';
 	if (strcmp(path + n - 4, "/mem") != 0 || (fl & O_ACCMODE) == O_WRONLY)
 		return -EINVAL;
-	c->as_wr = (fl & O_ACCMODE) == O_RDWR;
 	c->as_fd = c->rx_fd;
+	c->as_wr = (fl & O_ACCMODE) == O_RDWR;
 	c->rx_fd = -1;
 	/* the engine's bounded accessor takes it and names it by a handle
 	 * (docs/SERVICE.md "Memory access") */
