@@ -147,8 +147,9 @@ pds_init_clear_due(struct uet_pds *p, const struct pds_pdc *c)
  * holds answered responses, pds_tgt_ack.c), by the window probe or by
  * the close. The target ACKs when the CLEAR lets its CACK move past
  * CLEAR_PSN (pds_tgt.c), and when the CLEAR has AR: we set it when our
- * data waits for the peer's window, which the CACK this CLEAR lets move
- * opens (pds_init_window_held). false: not established, or no room.
+ * data waits for the peer's range, which the CACK this CLEAR lets move
+ * opens (pds_init_window_held); a closing PDC's CLOSE may wait there too.
+ * false: not established, or no room.
  */
 bool
 pds_init_clear_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
