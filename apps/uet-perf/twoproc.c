@@ -44,7 +44,6 @@
 #define TP_DRAIN_MS 20
 #define TP_MAX_RUNS 8            /* RUNs remembered by the server */
 #define TP_LINGER_MS 500         /* peer's port going down after BYE */
-#define TP_ACCEPT_MIN_MS 60000
 
 /* The proxy ULP: forwards to the rulp of the current run (or none). */
 struct tp_slot {
@@ -795,10 +794,13 @@ server_main(struct tp *t)
 	}
 	printf("uet-perf: listening on port %u\n", port);
 	fflush(stdout);
-	rc = perf_ctl_accept(lfd, &t->ctl,
-			     (int)RTE_MAX(t->o->ctl_timeout_ms,
-					  (uint32_t)TP_ACCEPT_MIN_MS));
+	rc = perf_ctl_accept(lfd, &t->ctl, (int)t->o->accept_ms);
 	close(lfd);
+	if (rc == -ETIMEDOUT) {
+		fprintf(stderr, "uet-perf: no client connected within %u ms "
+			"(--ctl-timeout)\n", t->o->accept_ms);
+		return 1;
+	}
 	if (rc < 0) {
 		ctl_err("accept", rc);
 		return 1;

@@ -236,6 +236,29 @@ class Run:
                    f"stall (got {srv.returncode}: {err.strip()!r})")
 
 
+def no_client(r, srv_conf):
+    """A server that no client joins gives up after its --ctl-timeout
+    (1 s here; 60 s without the flag), exit 1 with one line."""
+    srv = r.spawn([PERF, "--role", "server", "--config", srv_conf,
+                   "--ctl", "127.0.0.1:0", "--ctl-timeout", "1s"])
+    port = r.server_port(srv)
+    r.check(port is not None, "no client: server listened")
+    t0 = time.monotonic()
+    try:
+        _, err = srv.communicate(timeout=min(30.0, r.left()))
+    except subprocess.TimeoutExpired:
+        r.check(False, "no client: the server gave up within its "
+                "--ctl-timeout (not the 60 s default)")
+        return
+    waited = time.monotonic() - t0
+    lines = [x for x in err.splitlines() if x.startswith("uet-perf:")]
+    r.check(srv.returncode == 1 and len(lines) == 1 and
+            "no client connected within 1000 ms" in lines[0],
+            f"no client: server exit 1, one line naming the wait (got "
+            f"{srv.returncode}: {err.strip()!r})")
+    print(f"no client: the server gave up {waited:.1f} s after listening")
+
+
 def memif(r, tmp):
     sock = os.path.join(tmp, "memif.sock")
     tag = f"uetp-{os.getpid()}"
@@ -251,6 +274,7 @@ def memif(r, tmp):
     # that closes net_memif here, so the teardown fault below is avoided)
     r.peer_freezes(([], []), os.path.join(tmp, "srv.conf"),
                    os.path.join(tmp, "cli.conf"), "127.0.0.1")
+    no_client(r, os.path.join(tmp, "srv.conf"))
     # no peer-death case here: DPDK 22.11's net_memif unmaps the shared
     # rings from its interrupt thread when the peer's socket closes, while
     # the data path may be inside rte_eth_rx_burst on them; the survivor
