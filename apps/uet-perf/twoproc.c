@@ -44,6 +44,7 @@
 #define TP_DRAIN_MS 20
 #define TP_MAX_RUNS 8            /* RUNs remembered by the server */
 #define TP_LINGER_MS 500         /* peer's port going down after BYE */
+#define TP_CTL_CHECK_US 200      /* control socket look, busy polling */
 
 /* The proxy ULP: forwards to the rulp of the current run (or none). */
 struct tp_slot {
@@ -310,6 +311,38 @@ tp_idle(struct tp *t, unsigned int ms)
 }
 
 /*
+ * One turn of a loop that runs the engine and watches the control socket:
+ * polls the engine (inline) and says whether to look at the socket now,
+ * and for how long (@p us, the ppoll() timeout). It waits there when the
+ * engine runs on its lcore (1 ms) or when an idle inline poll should
+ * sleep (--idle-sleep-us); a busy-polling loop looks every
+ * TP_CTL_CHECK_US of TSC only, since a ppoll() on every idle iteration
+ * was tens of thousands of syscalls a second on the data path's core
+ * (strace -c of a bw run over net_af_packet), each one delaying the next
+ * rx burst.
+ */
+static bool
+tp_turn(struct tp *t, uint64_t *next, unsigned int *us)
+{
+	uint64_t now;
+
+	*us = 0;
+	if (!t->inline_mode) {
+		*us = 1000;
+		return true;
+	}
+	if (uet_engine_poll(t->e, 32) == 0 && t->o->idle_sleep_us != 0) {
+		*us = t->o->idle_sleep_us;
+		return true;
+	}
+	now = rte_rdtsc();
+	if (now < *next)
+		return false;
+	*next = now + rte_get_tsc_hz() / 1000000 * TP_CTL_CHECK_US;
+	return true;
+}
+
+/*
  * Next control line within @p ms while the engine keeps running. With
  * @p watch, also -ETIME when its traffic makes no progress for
  * --ctl-timeout: a peer that stopped (SIGSTOP, a hang) is detected in
@@ -323,17 +356,13 @@ tp_wait_line_watch(struct tp *t, char *line, size_t n, uint64_t ms,
 	uint64_t end = now + hz / 1000 * ms;
 	uint64_t stall = hz / 1000 * t->o->ctl_timeout_ms, last_tsc = now;
 	uint64_t act, last_act = watch != NULL ? rulp_activity(watch) : 0;
-	unsigned int it = 0;
+	uint64_t next = 0;
 
 	while (!tp_stop) {
-		unsigned int us = 0;
+		unsigned int us;
 		int rc;
 
-		if (!t->inline_mode)
-			us = 1000;
-		else if (uet_engine_poll(t->e, 32) == 0)
-			us = t->o->idle_sleep_us;
-		else if ((++it & 63) != 0)
+		if (!tp_turn(t, &next, &us))
 			continue;
 		rc = perf_ctl_poll_line(&t->ctl, line, n, us);
 		if (rc != 0)
@@ -865,7 +894,7 @@ client_drive(struct tp *t, struct rulp *cr, uint64_t t0, double limit,
 	struct perf_sampler smp;
 	struct perf_sample cur;
 	char line[PERF_CTL_LINE];
-	unsigned int it = 0;
+	uint64_t next = 0;
 	int rc;
 
 	r->complete = false;
@@ -875,20 +904,17 @@ client_drive(struct tp *t, struct rulp *cr, uint64_t t0, double limit,
 			  false, t->o->csv_ses);
 	client_sample(t, cr, r, &smp.last);
 	while (!tp_stop) {
-		unsigned int us = 0;
+		unsigned int us;
 		uint64_t now;
+		bool look = tp_turn(t, &next, &us);
 
-		if (!t->inline_mode)
-			us = 1000;
-		else if (uet_engine_poll(t->e, 32) == 0)
-			us = t->o->idle_sleep_us;
-		else if ((++it & 255) != 0)
-			continue;
 		if (atomic_load_explicit(&t->slot.finished,
 					 memory_order_relaxed)) {
 			r->complete = true;
 			break;
 		}
+		if (!look)
+			continue;
 		now = rte_rdtsc();
 		if (now > hard)
 			break;
