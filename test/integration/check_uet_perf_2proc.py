@@ -12,7 +12,10 @@ exchange UET traffic through their engines.
                                            travel as one frame each
   check_uet_perf_2proc.py UET_PERF afxdp   net_af_xdp on the veth pair (its
                                            XDP program takes every frame),
-                                           control over a second veth pair
+                                           control over a second veth pair;
+                                           the server's queue held by
+                                           another AF_XDP socket for a
+                                           second, then for good
 
 The checks are behaviour only: traffic flowed through both engines, every
 payload byte was verified, loss was injected and repaired. Timings are
@@ -31,7 +34,8 @@ import time
 
 COUNT = 2000
 BW_COUNT = 200
-DEADLINE = 40.0  # whole test, seconds
+DEADLINE = 40.0  # whole test, seconds (afxdp: AFXDP_DEADLINE)
+AFXDP_DEADLINE = 70.0
 
 
 def conf(path, core, prefix, devargs, fa, mac, mtu=1500):
@@ -63,10 +67,10 @@ rto_max_retries = 12
 
 
 class Run:
-    def __init__(self):
+    def __init__(self, deadline):
         self.procs = []
         self.fails = 0
-        self.t_end = time.monotonic() + DEADLINE
+        self.t_end = time.monotonic() + deadline
 
     def check(self, cond, what):
         if not cond:
@@ -183,7 +187,8 @@ class Run:
         line = cli.stdout.readline()  # client banner
         line = cli.stdout.readline()  # first live statistics line
         self.check("msgs/s" in line, f"{victim} dies: traffic was running "
-                   f"({line.strip()!r})")
+                   f"({line.strip()!r}" + ("" if line else ", client: " +
+                   cli.stderr.read()[-600:]) + ")")
         dead, other = (srv, cli) if victim == "server" else (cli, srv)
         dead.kill()
         dead.wait()
@@ -331,14 +336,71 @@ def xdp_refused():
     return None
 
 
-def afxdp_cases(r, prefix, confs, ctl):
+# Run in a namespace: bind an AF_XDP socket (copy mode, a 64 KiB UMEM) to
+# queue 0 of argv[1], print "held", keep it argv[2] seconds.
+XSK_HOLDER = r"""
+import ctypes, mmap, socket, struct, sys, time
+AF_XDP, SOL_XDP = 44, 283
+s = socket.socket(AF_XDP, socket.SOCK_RAW, 0)
+buf = mmap.mmap(-1, 16 * 4096)
+addr = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+s.setsockopt(SOL_XDP, 4, struct.pack("QQIII4x", addr, len(buf), 4096, 0, 0))
+for opt in (5, 6, 2):  # fill, completion, RX rings
+    s.setsockopt(SOL_XDP, opt, struct.pack("I", 64))
+sxdp = struct.pack("HHIII", AF_XDP, 2, socket.if_nametoindex(sys.argv[1]),
+                   0, 0)
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.bind(s.fileno(), ctypes.c_char_p(sxdp), len(sxdp)) != 0:
+    sys.exit("bind: errno %d" % ctypes.get_errno())
+print("held", flush=True)
+time.sleep(float(sys.argv[2]))
+"""
+
+
+def hold_queue(r, ns_prefix, iface, secs):
+    """Another AF_XDP socket on the veth's queue 0 for @secs, like one a
+    process closed that the kernel has not released yet."""
+    h = r.spawn([*ns_prefix, sys.executable, "-c", XSK_HOLDER, iface,
+                 str(secs)])
+    line = h.stdout.readline()
+    r.check(line.strip() == "held", f"AF_XDP queue held ({line.strip()!r}"
+            f" {h.stderr.read() if h.poll() is not None else ''})")
+    return h
+
+
+def afxdp_busy(r, prefix, srv_conf, ctl, veth):
+    """A queue that stays busy: the server gives up after its retries
+    with one line naming the cause, instead of a bare EINVAL."""
+    h = hold_queue(r, prefix[0], veth, 30)
+    srv = r.spawn([*prefix[0], PERF, "--role", "server", "--config",
+                   srv_conf, "--ctl", f"{ctl}:0", "--ctl-timeout", "3s"])
+    try:
+        out, err = srv.communicate(timeout=min(30.0, r.left()))
+    except subprocess.TimeoutExpired:
+        r.check(False, "busy queue: the server gave up in time")
+        return
+    finally:
+        h.kill()
+        h.wait()
+    r.check(srv.returncode == 1 and "listening" not in out and
+            "holds the interface queue" in err,
+            f"busy queue: server exit 1 naming the held queue (got "
+            f"{srv.returncode}: {err.strip()[-600:]!r})")
+
+
+def afxdp_cases(r, prefix, confs, ctl, veth):
     why = xdp_refused()
     if why is not None:
         print("SKIP: the kernel refused AF_XDP on veth:", why)
         return 77
-    for extra in ((), ("--arp",)):  # static neighbours, then ARP
-        r.pair(prefix, *confs, ctl, extra)
+    # the server's queue busy for its first second: it probes the port
+    # again until the queue is free, then runs as usual
+    h = hold_queue(r, prefix[0], veth[0], 1.0)
+    r.pair(prefix, *confs, ctl)
+    h.wait()
+    r.pair(prefix, *confs, ctl, ("--arp",))
     r.peer_dies(prefix, *confs, ctl, "server")
+    afxdp_busy(r, prefix, confs[0], ctl, veth[0])
     return 0
 
 
@@ -398,7 +460,7 @@ def netns(r, tmp, mtu=1500, pmd="af_packet"):
         confs = (os.path.join(tmp, "s.conf"), os.path.join(tmp, "c.conf"))
         ctl = f"172.31.{pid % 250}.1"
         if pmd == "af_xdp":
-            rc = afxdp_cases(r, prefix, confs, ctl)
+            rc = afxdp_cases(r, prefix, confs, ctl, veth)
         elif mtu == 1500:
             netns_cases(r, prefix, confs, ctl)
         else:
@@ -429,7 +491,7 @@ def main():
     global PERF
     PERF = os.path.abspath(sys.argv[1])
     what = sys.argv[2]
-    r = Run()
+    r = Run(AFXDP_DEADLINE if what == "afxdp" else DEADLINE)
     tmp = tempfile.mkdtemp(prefix="uetp-")
     try:
         rc = {"memif": memif, "netns": netns,
