@@ -241,6 +241,10 @@ port_configure(struct uet_engine *e, struct eng_port *p,
 		rc = rte_eth_rx_queue_setup(p->port_id, q, nrx,
 					    (unsigned int)p->socket, NULL,
 					    p->pool);
+		/* net_af_xdp's EINVAL: most likely its AF_XDP socket's
+		 * bind() found the queue busy (eng_afx_pause()) */
+		if (rc < 0 && p->own_pool)
+			return -EBUSY;
 		if (rc < 0)
 			return rc;
 		rc = rte_eth_tx_queue_setup(p->port_id, q, ntx,
@@ -328,8 +332,8 @@ port_remove(struct eng_port *p)
 	p->probed = false;
 }
 
-/* A net_af_xdp port we probed, whose queue was not free: see
- * eng_afx_pause() (port_kernel.c). */
+/* A net_af_xdp port we probed, whose RX queue setup failed (-EBUSY from
+ * port_configure()): see eng_afx_pause() (port_kernel.c). */
 static int
 port_configure_again(struct uet_engine *e, struct eng_port *p,
 		     const struct uet_config_port *c, int rc)
@@ -338,7 +342,7 @@ port_configure_again(struct uet_engine *e, struct eng_port *p,
 
 	if (!p->own_pool || !p->probed)
 		return rc;
-	while (rc < 0 && eng_afx_pause(p, &waited, &pause)) {
+	while (rc == -EBUSY && eng_afx_pause(p, &waited, &pause)) {
 		port_remove(p);
 		rc = port_find(p, c);
 		if (rc < 0)
