@@ -235,16 +235,17 @@ perf_row() { # pmd mtu
 setup || die "namespace setup failed"
 echo "# $(date -u '+%F %T') UTC, $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# veth pair in namespaces ${NS[*]}, server CPU $CPU_S, client CPU $CPU_C, ${SECS} s per test"
-rows=()
+# rows in a file, not through $(...): the processes each row starts must
+# be in PIDS of this shell for the trap
 for m in $MTUS; do
 	set_mtu "$m" || die "veth MTU $m refused"
-	rows+=("$(kernel_row "$m")")
+	kernel_row "$m" >> "$TMP/rows"
 	for p in $PMDS; do
-		rows+=("$(perf_row "$p" "$m")")
+		perf_row "$p" "$m" >> "$TMP/rows"
 	done
 done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%s\n' "${rows[@]}" | python3 -c '
+python3 -c '
 import sys
 rows = [l.split() for l in sys.stdin if l.strip()]
 def num(s):
@@ -272,4 +273,4 @@ for m in dict.fromkeys(r[0] for r in rows):
     if x and a and num(x[2]) and num(a[2]):
         print("# MTU %s: af_xdp RTT p50 = %.2fx af_packet" %
               (m, num(x[2]) / num(a[2])))
-sys.exit(1 if bad else 0)'
+sys.exit(1 if bad else 0)' < "$TMP/rows"
