@@ -227,8 +227,14 @@ tp_config(struct tp *t)
 			"one port ([port0]) with an ipv4 FA\n", o->config);
 		return -EINVAL;
 	}
-	p->rx_queues = 1;
-	p->tx_queues = 1;
+	/* one engine lcore, one queue pair: a setting for more would do
+	 * nothing here, so it is refused */
+	if (p->rx_queues != 1 || p->tx_queues != 1) {
+		fprintf(stderr, "uet-perf: %s: two-process mode runs one queue "
+			"pair: [port0] rx_queues %u, tx_queues %u (leave them "
+			"out)\n", o->config, p->rx_queues, p->tx_queues);
+		return -EINVAL;
+	}
 	if (o->eal_args != NULL) /* EAL options before "--" */
 		snprintf(c->eal.args, sizeof(c->eal.args), "%s", o->eal_args);
 	if (o->progress >= 0)

@@ -269,6 +269,23 @@ def no_client(r, srv_conf):
     print(f"no client: the server gave up {waited:.1f} s after listening")
 
 
+def more_queues(r, srv_conf):
+    """[port0] rx_queues 2: --role runs one queue pair, so the setting is
+    refused (exit 2 like other --config errors, one line), not ignored."""
+    path = srv_conf + ".q2"
+    with open(srv_conf) as f:
+        text = f.read().replace("[port0]\n", "[port0]\nrx_queues = 2\n")
+    with open(path, "w") as f:
+        f.write(text)
+    p = subprocess.run([PERF, "--role", "server", "--config", path, "--ctl",
+                        "127.0.0.1:0"], capture_output=True, text=True,
+                       timeout=r.left())
+    lines = [x for x in p.stderr.splitlines() if x.startswith("uet-perf:")]
+    r.check(p.returncode == 2 and len(lines) == 1 and
+            "one queue pair" in lines[0] and "listening" not in p.stdout,
+            f"rx_queues 2 refused (got {p.returncode}: {p.stderr!r})")
+
+
 def memif(r, tmp):
     sock = os.path.join(tmp, "memif.sock")
     tag = f"uetp-{os.getpid()}"
@@ -285,6 +302,7 @@ def memif(r, tmp):
     r.peer_freezes(([], []), os.path.join(tmp, "srv.conf"),
                    os.path.join(tmp, "cli.conf"), "127.0.0.1")
     no_client(r, os.path.join(tmp, "srv.conf"))
+    more_queues(r, os.path.join(tmp, "srv.conf"))
     # no peer-death case here: DPDK 22.11's net_memif unmaps the shared
     # rings from its interrupt thread when the peer's socket closes, while
     # the data path may be inside rte_eth_rx_burst on them; the survivor
