@@ -525,6 +525,12 @@ uet_ulp_ctx_priv(const struct uet_ulp_ctx *ctx)
 	return ctx->ulp_priv;
 }
 
+const struct uet_ulp_ops *
+uet_ulp_ctx_ops(const struct uet_ulp_ctx *ctx)
+{
+	return ctx->ulp;
+}
+
 struct uet_engine_lcore *
 uet_ulp_ctx_lcore(struct uet_ulp_ctx *ctx)
 {

@@ -185,6 +185,9 @@ struct uet_ulp_ctx *uet_ulp_ctx_get(struct uet_engine *e, unsigned int idx);
 /** The ULP's private state of @p ctx. */
 void *uet_ulp_ctx_priv(const struct uet_ulp_ctx *ctx);
 
+/** The ULP @p ctx runs (uet_proto_params.ulp). */
+const struct uet_ulp_ops *uet_ulp_ctx_ops(const struct uet_ulp_ctx *ctx);
+
 /** The engine context @p ctx runs on. */
 struct uet_engine_lcore *uet_ulp_ctx_lcore(struct uet_ulp_ctx *ctx);
 
