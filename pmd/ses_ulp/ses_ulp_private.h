@@ -3,7 +3,7 @@
 #define UET_SES_ULP_PRIVATE_H
 
 /*
- * Private state of the SES on the engine (include/pmd/uet/uet_ses_ulp.h).
+ * Private state of the SES on the engine (include/pmd-ses/uet/uet_ses_ulp.h).
  * One struct sul_ctx per engine context, touched only by that context's
  * thread except for the control ring. The files of pmd/ses_ulp/:
  *   ulp.c         ULP callbacks: init / fini, build, event, poll
@@ -13,6 +13,9 @@
  *   completion.c  uet_ses_cq_poll() -> channel CQEs (through op records)
  *   tables.c      job / RI tables, processes (EP_ADD), peers, MR_REG
  *   ctl.c         the control ring (uet_ses_ulp_ctl()) and its callers
+ *   cma.c         other processes' memory (uet_cma.h: MR_REG of another
+ *                 owner, the uet-engine service's clients)
+ *   telemetry.c   /uet/ses
  * Every array is allocated at init; the data path allocates nothing.
  */
 
@@ -311,5 +314,8 @@ void sul_ctl_one(struct sul_ctx *c, struct sul_ctl_msg *m, uint64_t now);
 unsigned int sul_ctl_poll(struct sul_ctx *c, uint64_t now);
 /* The SES ULP state of context @p idx of @p e, or NULL (another ULP). */
 struct sul_ctx *sul_of(struct uet_engine *e, unsigned int idx);
+
+/* telemetry.c: add /uet/ses (idempotent) */
+int sul_telemetry_add(void);
 
 #endif /* UET_SES_ULP_PRIVATE_H */

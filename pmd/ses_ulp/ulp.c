@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The SES on the engine (include/pmd/uet/uet_ses_ulp.h): one struct uet_ses
+ * The SES on the engine (include/pmd-ses/uet/uet_ses_ulp.h): one struct uet_ses
  * per engine context over the context's PDS, driven as uet_ses.h
  * prescribes. This file: the ULP callbacks (init / fini, build, event,
  * poll) and the SES's configuration; the rest of pmd/ses_ulp/ is listed
@@ -126,6 +126,7 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 
 	if (p == NULL || p->max_peers > SUL_PEERS_MAX)
 		return -EINVAL;
+	(void)sul_telemetry_add();
 	c = rte_zmalloc("sul_ctx", sizeof(*c), RTE_CACHE_LINE_SIZE);
 	if (c == NULL)
 		return -ENOMEM;

@@ -14,7 +14,7 @@
  *   channel in caller memory (offsets, -EFAULT, -EPERM)
  *
  * every CQE and every byte checked; then the traffic part again with
- * injected loss / duplication / reordering (pmd/fault.c) on both sides.
+ * injected loss / duplication / reordering (pmd/core/fault.c) on both sides.
  * Bounded by loop iterations; no timing assertions.
  */
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* net_af_packet ring geometry from the MTU (pmd/port_kernel.c). */
+/* net_af_packet ring geometry from the MTU (pmd/core/port_kernel.c). */
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The PDS protocol hook (include/pmd/uet/uet_ulp.h): one sans-I/O PDS per
+ * The PDS protocol hook (include/pmd-proto/uet/uet_ulp.h): one sans-I/O PDS per
  * engine context between the engine loop and an upper-layer protocol.
  * This file: lifecycle, configuration mapping, RX into the PDS, events
  * out to the ULP, submissions. Frame building and TX: proto_tx.c.
@@ -26,8 +26,8 @@ void
 uet_proto_pds_config(const struct uet_config *cfg, struct uet_pds_config *c)
 {
 	const struct uet_config_timers *t = &cfg->timers;
-	uint32_t owner_bits = eng_owner_bits(cfg->engine.nb_lcores ?
-				       cfg->engine.nb_lcores : 1);
+	uint32_t owner_bits = uet_engine_owner_bits(cfg->engine.nb_lcores ?
+						    cfg->engine.nb_lcores : 1);
 	uint32_t ids = UET_PDS_PDC_MAX >> owner_bits;
 
 	uet_pds_config_default(c);
@@ -176,14 +176,14 @@ uet_proto_cc_config(const struct uet_config *cfg,
 /* ------------------------------------------------------------------ */
 
 static uint16_t
-max_len_of(const struct uet_engine *e, unsigned int port)
+max_len_of(const struct uet_config *cfg,
+	   const struct uet_engine_port_info *p, unsigned int port)
 {
-	const struct eng_port *p = &e->port[port];
 	unsigned int ip = p->has_ipv4 ? UET_IPV4_HLEN : UET_IPV6_HLEN;
 	unsigned int l4 = p->native ? UET_ENTROPY_HDR_LEN : UET_UDP_HLEN;
-	unsigned int mtu = e->cfg.port[port].mtu;
+	unsigned int mtu = cfg->port[port].mtu;
 	/* the frame must also fit one mbuf (no multi-segment TX yet) */
-	unsigned int room = e->cfg.engine.mbuf_size - RTE_PKTMBUF_HEADROOM -
+	unsigned int room = cfg->engine.mbuf_size - RTE_PKTMBUF_HEADROOM -
 			    UET_ETH_HLEN;
 
 	if (room < mtu)
@@ -195,8 +195,10 @@ static int
 proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 {
 	const struct uet_proto_params *pp = arg;
-	const struct uet_engine *e = lc->eng;
-	const struct uet_config *cfg = &e->cfg;
+	const struct uet_engine *e = uet_engine_lcore_engine(lc);
+	const struct uet_config *cfg = uet_engine_config(e);
+	unsigned int idx = uet_engine_lcore_index(lc);
+	struct uet_engine_port_info pi;
 	struct uet_pds_cc_cms_config ccc;
 	struct uet_pds_config pc;
 	struct uet_ulp_ctx *ctx;
@@ -208,6 +210,8 @@ proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 	    (!UET_ULP_HAS_EVENT(pp->ulp) &&
 	     (pp->ulp->deliver == NULL || pp->ulp->done == NULL)))
 		return -EINVAL;
+	/* a full table of added commands leaves /uet/pds unanswered only */
+	(void)proto_telemetry_add();
 	ctx = rte_zmalloc("uet_ulp_ctx", sizeof(*ctx), RTE_CACHE_LINE_SIZE);
 	if (ctx == NULL)
 		return -ENOMEM;
@@ -229,10 +233,10 @@ proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 	/* the engine's final number of contexts (e->nb_lcores still grows
 	 * while the contexts are made): every context must encode its
 	 * owner id with the same width, which local delivery decodes */
-	pc.owner_bits = eng_owner_bits(cfg->engine.nb_lcores ?
-				       cfg->engine.nb_lcores : 1);
-	pc.owner_id = lc->idx;
-	pc.seed ^= (uint64_t)lc->idx * 0x9E3779B97F4A7C15ull;
+	pc.owner_bits = uet_engine_owner_bits(cfg->engine.nb_lcores ?
+					      cfg->engine.nb_lcores : 1);
+	pc.owner_id = idx;
+	pc.seed ^= (uint64_t)idx * 0x9E3779B97F4A7C15ull;
 	ctx->pds = uet_pds_create(&pc);
 	if (ctx->pds == NULL) {
 		rc = -errno;
@@ -242,20 +246,21 @@ proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 	ctx->ulp = pp->ulp;
 	ctx->raw = UET_ULP_HAS_EVENT(pp->ulp);
 	ctx->port = 0;
-	for (unsigned int p = 0; p < e->nb_ports; p++)
-		if (lc->tx[p].has_queue) {
+	for (unsigned int p = 0; p < uet_engine_nb_ports(e); p++)
+		if (uet_engine_lcore_has_port(lc, p)) {
 			ctx->port = (uint16_t)p;
 			break;
 		}
-	ctx->max_len = max_len_of(e, ctx->port);
+	(void)uet_engine_port_info_get(e, ctx->port, &pi);
+	ctx->max_len = max_len_of(cfg, &pi, ctx->port);
 	ctx->dscp_data = cfg->dscp.data;
 	ctx->dscp_retx = cfg->dscp.trimmable_retx;
 	ctx->dscp_ctl = cfg->dscp.control;
 	ctx->dscp_trimmed = cfg->dscp.trimmed;
 	ctx->dscp_trimmed_lh = cfg->dscp.trimmed_lasthop;
-	ctx->csum_v4 = e->port[ctx->port].csum_v4;
-	ctx->csum_v6 = !e->port[ctx->port].native;
-	ctx->csum_offload = e->port[ctx->port].csum_tx_offload;
+	ctx->csum_v4 = pi.csum_v4;
+	ctx->csum_v6 = !pi.native;
+	ctx->csum_offload = pi.csum_tx_offload;
 	if (ctx->ulp->init != NULL) {
 		rc = ctx->ulp->init(ctx, pp->ulp_arg, &ctx->ulp_priv);
 		if (rc < 0)
@@ -513,10 +518,7 @@ const struct uet_engine_hook_ops uet_proto_hook_ops = {
 struct uet_ulp_ctx *
 uet_ulp_ctx_get(struct uet_engine *e, unsigned int idx)
 {
-	if (e == NULL || idx >= e->nb_lcores ||
-	    e->hook.rx_burst != proto_rx_burst)
-		return NULL;
-	return e->lc[idx]->hook_priv;
+	return uet_engine_hook_priv(e, idx, &uet_proto_hook_ops);
 }
 
 void *

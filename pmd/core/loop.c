@@ -516,6 +516,20 @@ uet_engine_outer_prepare(const struct uet_engine_lcore *lc, unsigned int port,
 	return 0;
 }
 
+int
+uet_engine_mbuf_alloc_bulk(struct uet_engine_lcore *lc, unsigned int port,
+			   struct rte_mbuf **m, unsigned int n)
+{
+	if (port >= lc->eng->nb_ports)
+		return -EINVAL;
+	if (unlikely(rte_pktmbuf_alloc_bulk(lc->eng->port[port].pool, m,
+					    n) != 0)) {
+		ENG_ADD(lc->st.mbuf_alloc_fail, n);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 struct rte_mbuf *
 uet_engine_mbuf_alloc(struct uet_engine_lcore *lc, unsigned int port)
 {
