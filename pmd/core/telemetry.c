@@ -101,7 +101,6 @@ fill_stats(const struct uet_engine *e, const struct uet_engine_stats *s,
 	add_u64(d, "rx_pkts", t->rx_pkts);
 	add_u64(d, "rx_bytes", t->rx_bytes);
 	add_u64(d, "rx_uet", t->rx_uet);
-	add_u64(d, "rx_uet_ses_err", t->rx_uet_ses_err);
 	add_u64(d, "rx_req", t->rx_class[UET_ENGINE_CLASS_REQ]);
 	add_u64(d, "rx_ack", t->rx_class[UET_ENGINE_CLASS_ACK]);
 	add_u64(d, "rx_nack", t->rx_class[UET_ENGINE_CLASS_NACK]);

@@ -39,7 +39,6 @@ struct uet_ulp_ctx {
 	struct uet_pds *pds;
 	const struct uet_ulp_ops *ulp;
 	void *ulp_priv;
-	bool raw;               /* ulp->event takes every PDS event */
 	uint64_t now;
 	uint16_t port;          /* engine port used for TX */
 	uint16_t max_len;       /* SES bytes per request packet */

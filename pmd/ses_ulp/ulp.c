@@ -37,25 +37,15 @@ pow2_at_least(uint32_t n)
 }
 
 /* uet_ses_config.submit: the SES's packets take the engine's one
- * submission path (MTU check, entropy policy, submit counters). The
+ * submission path (MTU check, submit counters), its struct as is. The
  * engine's clock is the one the SES was given. */
 static int
 sul_submit(void *arg, const struct uet_pds_submit *ps, uint64_t now)
 {
 	const struct sul_ctx *c = arg;
-	struct uet_ulp_req r;
 
 	(void)now;
-	r.dst = ps->dst;
-	r.job = ps->job;
-	r.tc = ps->tc;
-	r.mode = ps->mode;
-	r.next_hdr = ps->next_hdr;
-	r.flags = ps->flags;
-	r.len = ps->len;
-	r.pdc = ps->pdc;
-	r.cookie = ps->cookie;
-	return uet_ulp_submit(c->uctx, &r);
+	return uet_ulp_submit(c->uctx, ps);
 }
 
 static void
@@ -291,5 +281,5 @@ const struct uet_ulp_ops uet_ses_ulp_ops = {
 	.build = sul_build,
 	.poll = sul_poll,
 	.event = sul_event,
-	.resp_expected_raw = sul_resp_expected,
+	.resp_expected = sul_resp_expected,
 };

@@ -537,9 +537,9 @@ run_faults(struct uet_engine_fault_stats *out_a)
 		/* the other direction/class had no rates */
 		CHECK(sa.fault[UET_CONFIG_FAULT_RX].applied[k] == 0);
 	}
-	printf("B: rx_uet %lu ses_err %lu malformed %lu; A: rx acks %u\n",
-	       (unsigned long)sb.rx_uet, (unsigned long)sb.rx_uet_ses_err,
-	       (unsigned long)sb.rx_malformed, ta->rx_ack);
+	printf("B: rx_uet %lu malformed %lu; A: rx acks %u\n",
+	       (unsigned long)sb.rx_uet, (unsigned long)sb.rx_malformed,
+	       ta->rx_ack);
 	/* trimmed requests (UDP length of the original) reach the hook as
 	 * trimmed; corrupted ones are dropped on their UDP checksum */
 	CHECK(tb->rx_trimmed > 0 && tb->rx_trimmed == sb.rx_trimmed);

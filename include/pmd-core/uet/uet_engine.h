@@ -135,9 +135,10 @@ struct uet_engine_rx {
 	uint16_t port;      /**< engine port index (not the ethdev id) */
 	uint16_t queue;     /**< RX queue */
 	/**
-	 * Parsed frame. `pkt.err_layer` is NONE, or SES/PAYLOAD when only the
-	 * SES part failed (a trimmed request fails with TRUNCATED there):
-	 * outer and PDS fields are always valid.
+	 * The frame parsed up to its PDS header (uet_pkt_parse_pds()): outer
+	 * and PDS fields are valid, `pkt.err_layer` is NONE; the bytes after
+	 * the PDS header (SES header and payload) are `pkt.payload_off`,
+	 * `pkt.payload_len`, undecoded (`pkt.req` / `pkt.resp` unset).
 	 */
 	struct uet_pkt pkt;
 };
@@ -557,7 +558,6 @@ struct uet_engine_lcore_stats {
 	uint64_t rx_pkts;         /**< frames from rte_eth_rx_burst */
 	uint64_t rx_bytes;
 	uint64_t rx_uet;          /**< UET frames given to the hook */
-	uint64_t rx_uet_ses_err;  /**< ... of which the SES part failed */
 	uint64_t rx_class[UET_ENGINE_CLASSES]; /**< UET frames per class */
 	uint64_t rx_arp;          /**< ARP frames */
 	uint64_t rx_nd;           /**< ICMPv6 NS/NA frames */
