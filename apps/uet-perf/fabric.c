@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * uet-perf --fabric: a traffic pattern (pattern.c) over the emulated
- * fabric (src/fabric, pmd/fabric_eth.c), one unchanged engine per
+ * fabric (src/fabric, pmd/fabric/fabric_eth.c), one unchanged engine per
  * emulated host in this process, every engine inline on this thread.
  * The virtual clock (default) jumps whenever every engine and the fabric
  * are idle, so a run is a function of its inputs and seeds; --clock real

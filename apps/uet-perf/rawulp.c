@@ -330,7 +330,7 @@ rulp_build(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
 static int
 submit_pkt(struct rulp *r, struct uet_ulp_ctx *ctx, uint64_t seq, uint32_t k)
 {
-	struct uet_ulp_req q;
+	struct uet_pds_submit q;
 
 	q.dst = r->p.peer;
 	q.job = RULP_JOB;
@@ -371,7 +371,7 @@ dest_submit(struct rulp *r, struct uet_ulp_ctx *ctx, uint32_t d)
 	const struct rulp_dest *dst = &r->p.dests[d];
 	struct rulp_dstate *x = &r->ds[d];
 	unsigned int work = 0;
-	struct uet_ulp_req q;
+	struct uet_pds_submit q;
 
 	while (x->next_seq < dst->count && x->inflight < r->p.window) {
 		uint64_t seq = dst->seq_base + x->next_seq;
@@ -453,14 +453,9 @@ rulp_poll(void *priv, struct uet_ulp_ctx *ctx, uint64_t now)
 }
 
 static void
-rulp_done(void *priv, struct uet_ulp_ctx *ctx, uint64_t cookie, int status,
-	  const uint8_t *resp, uint16_t resp_len, uint8_t resp_next_hdr)
+rulp_done(struct rulp *r, struct uet_ulp_ctx *ctx, uint64_t cookie,
+	  int status)
 {
-	struct rulp *r = priv;
-
-	(void)resp;
-	(void)resp_len;
-	(void)resp_next_hdr;
 	if (status == 0)
 		r->pkts_ok++;
 	else
@@ -506,37 +501,62 @@ pong_rx(struct rulp *r, uint64_t seq)
 	r->res.pongs++;
 }
 
-static bool
-decode_pos(const struct rulp *r, const struct uet_pkt *pkt, uint64_t *seq,
-	   uint32_t *k)
+/*
+ * The SES request header of a delivered packet (the engine hands the
+ * bytes after the PDS header, undecoded): its payload and length, or
+ * NULL when the header does not decode or a continuation's declared
+ * payload length is not what arrived.
+ */
+static const uint8_t *
+decode_req(const struct uet_pds_event *ev, const uint8_t *ses, uint16_t len,
+	   struct uet_ses_req *req, uint16_t *plen)
 {
-	if (pkt->ses != UET_PKT_SES_REQ)
-		return false;
+	enum uet_ses_fmt fmt = (enum uet_ses_fmt)ev->next_hdr;
+	int hl;
+
+	if (ses == NULL || uet_ses_fmt_from_next_hdr(ev->next_hdr) < 0)
+		return NULL;
+	hl = uet_ses_req_decode(ses, len, fmt, req);
+	if (hl < 0)
+		return NULL;
+	*plen = (uint16_t)(len - hl);
+	if (fmt == UET_SES_FMT_STD && !(req->flags & UET_SES_F_SOM) &&
+	    req->payload_length != *plen)
+		return NULL;
+	return ses + hl;
+}
+
+static bool
+decode_pos(const struct rulp *r, uint8_t next_hdr,
+	   const struct uet_ses_req *req, uint64_t *seq, uint32_t *k)
+{
 	if (r->e_ppm == 1) {
-		if (pkt->req_fmt != UET_SES_FMT_SMALL)
+		if (next_hdr != UET_SES_FMT_SMALL)
 			return false;
-		*seq = pkt->req.buffer_offset;
+		*seq = req->buffer_offset;
 		*k = 0;
 		return true;
 	}
-	if (pkt->req_fmt != UET_SES_FMT_STD)
+	if (next_hdr != UET_SES_FMT_STD)
 		return false;
-	*seq = pkt->req.match_bits;
-	*k = pkt_of_off(r->e_base, r->e_rem, (uint32_t)pkt->req.buffer_offset);
+	*seq = req->match_bits;
+	*k = pkt_of_off(r->e_base, r->e_rem, (uint32_t)req->buffer_offset);
 	return *k < r->e_ppm;
 }
 
 static void
-rulp_deliver(void *priv, struct uet_ulp_ctx *ctx, const struct uet_pkt *pkt,
-	     const uint8_t *payload, uint16_t len,
-	     const struct uet_ulp_peer *peer)
+rulp_deliver(struct rulp *r, struct uet_ulp_ctx *ctx,
+	     const struct uet_pds_event *ev, const uint8_t *ses, uint16_t slen)
 {
-	struct rulp *r = priv;
+	struct uet_ses_req req;
+	const uint8_t *payload;
+	uint16_t len = 0;
 	uint64_t seq, g;
 	uint32_t k;
 
 	r->res.rx_pkts++;
-	if (payload == NULL || !decode_pos(r, pkt, &seq, &k) ||
+	payload = decode_req(ev, ses, slen, &req, &len);
+	if (payload == NULL || !decode_pos(r, ev->next_hdr, &req, &seq, &k) ||
 	    seq >= r->p.expect ||
 	    len != pkt_len(r->e_base, r->e_rem, k) ||
 	    !payload_ok(payload, seq, k, len)) {
@@ -544,7 +564,7 @@ rulp_deliver(void *priv, struct uet_ulp_ctx *ctx, const struct uet_pkt *pkt,
 		return;
 	}
 	g = seq * r->e_ppm + k;
-	if (peer->mode == UET_PDS_MODE_ROD) {
+	if (ev->mode == UET_PDS_MODE_ROD) {
 		uint64_t *next = r->flow_next_g == NULL ? &r->next_g :
 			&r->flow_next_g[RTE_MIN(seq / r->p.flow_span,
 						r->p.flows - 1)];
@@ -587,6 +607,20 @@ rulp_deliver(void *priv, struct uet_ulp_ctx *ctx, const struct uet_pkt *pkt,
 		r->pongq[r->pong_tail++ % RULP_PONGQ] = seq;
 		r->pong_budget--;
 	}
+}
+
+/* The one upcall of the ULP interface: deliveries and completions (a PDC
+ * that goes down has completed its cookies with DONE already). */
+static void
+rulp_event(void *priv, struct uet_ulp_ctx *ctx,
+	   const struct uet_pds_event *ev, const uint8_t *ses, uint16_t len)
+{
+	struct rulp *r = priv;
+
+	if (ev->type == UET_PDS_EV_DELIVER)
+		rulp_deliver(r, ctx, ev, ses, len);
+	else if (ev->type == UET_PDS_EV_DONE)
+		rulp_done(r, ctx, ev->cookie, ev->status);
 }
 
 void
@@ -669,7 +703,6 @@ const struct uet_ulp_ops rulp_ops = {
 	.init = rulp_init,
 	.fini = rulp_fini,
 	.build = rulp_build,
-	.deliver = rulp_deliver,
-	.done = rulp_done,
+	.event = rulp_event,
 	.poll = rulp_poll,
 };

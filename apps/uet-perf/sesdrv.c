@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * --ulp ses: the application side of two engines that run the SES ULP
- * (pmd/ses_ulp.c), driven only through front-end channels (uet_chan.h)
+ * (pmd/ses_ulp/), driven only through front-end channels (uet_chan.h)
  * and the control path (uet_ses_ulp_ctl), the way the libfabric provider
  * drives them (test/integration/test_ses_chan.c is the model).
  *

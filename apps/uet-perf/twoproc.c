@@ -126,29 +126,17 @@ slot_build(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
 	return rulp_ops.build(s->cur, cookie, psn, is_retx, buf, cap);
 }
 
+/* Deliveries of no run are strays; completions of no run are dropped. */
 static void
-slot_deliver(void *priv, struct uet_ulp_ctx *ctx, const struct uet_pkt *pkt,
-	     const uint8_t *payload, uint16_t len,
-	     const struct uet_ulp_peer *peer)
-{
-	struct tp_slot *s = priv;
-
-	if (s->cur == NULL) {
-		atomic_fetch_add_explicit(&s->stray, 1, memory_order_relaxed);
-		return;
-	}
-	rulp_ops.deliver(s->cur, ctx, pkt, payload, len, peer);
-}
-
-static void
-slot_done(void *priv, struct uet_ulp_ctx *ctx, uint64_t cookie, int status,
-	  const uint8_t *resp, uint16_t resp_len, uint8_t resp_next_hdr)
+slot_event(void *priv, struct uet_ulp_ctx *ctx,
+	   const struct uet_pds_event *ev, const uint8_t *ses, uint16_t len)
 {
 	struct tp_slot *s = priv;
 
 	if (s->cur != NULL)
-		rulp_ops.done(s->cur, ctx, cookie, status, resp, resp_len,
-			      resp_next_hdr);
+		rulp_ops.event(s->cur, ctx, ev, ses, len);
+	else if (ev->type == UET_PDS_EV_DELIVER)
+		atomic_fetch_add_explicit(&s->stray, 1, memory_order_relaxed);
 }
 
 /* Once per iteration on the engine thread: follow the control thread. */
@@ -178,8 +166,7 @@ static const struct uet_ulp_ops slot_ops = {
 	.init = slot_init,
 	.fini = slot_fini,
 	.build = slot_build,
-	.deliver = slot_deliver,
-	.done = slot_done,
+	.event = slot_event,
 	.poll = slot_poll,
 };
 

@@ -514,7 +514,7 @@ uet_config_override(struct uet_config *cfg, const char *assignment,
 }
 
 /* Bytes beyond the MTU an auto mbuf holds: a net_af_packet ring slot
- * (pmd/port_kernel.c: 80 bytes in front of the IP packet, slots of
+ * (pmd/core/port_kernel.c: 80 bytes in front of the IP packet, slots of
  * jumbo rings in multiples of 128 bytes, of which the PMD copies all but
  * 32), which also covers the Ethernet header and a VLAN tag. */
 #define MBUF_AUTO_SLACK 80u

@@ -4,7 +4,7 @@
  * (each gets a handle on it; the first creates it, the last close stops
  * it). Creating it initialises the EAL (or reuses the
  * process's), loads the engine configuration, creates the engine with the
- * PDS hook and the SES ULP (pmd/ses_ulp.c: one SES per engine context,
+ * PDS hook and the SES ULP (pmd/ses_ulp/: one SES per engine context,
  * which consumes the endpoints' channels) and starts it (AUTO progress
  * launches its lcores; INLINE leaves progress to fi_cq_read /
  * fi_cntr_read). Jobs and memory regions reach the engine through the

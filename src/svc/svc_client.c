@@ -587,7 +587,7 @@ uet_svc_client_chan_map(struct uet_svc_client *c, const char *name,
 	chan->wake_fd = -1;
 	chan->waker = NULL;
 	if (c->hello.caps & UET_SVC_CAP_WAKE) {
-		chan->waker = (struct uet_chan_waker *)(uintptr_t)
+		chan->waker = (struct uet_engine_waker *)(uintptr_t)
 			      &c->page->ctx[rep->ctx].w;
 		chan->wake_fd = c->efd[rep->ctx];
 	}

@@ -317,8 +317,8 @@ svc_chan_jobs_room(const struct uet_svc_server *s,
 }
 
 /*
- * An SQE names a JobID the lcore checks against ch.jobs (pmd/ses_ulp.c
- * job_granted()): the service's whole grant would let a client send in
+ * An SQE names a JobID the lcore checks against ch.jobs
+ * (pmd/ses_ulp/channels.c job_granted()): the service's whole grant would let a client send in
  * any granted job, another user's included, without JOB_ADD. A client's
  * channel gets the JobIDs its client authorised on the channel's
  * PIDonFEP instead. The lcore reads the table without a lock: a change

@@ -199,44 +199,58 @@ pkt_parse_reset(struct uet_pkt *p)
 	p->err_avail = 0;
 }
 
-int
-uet_pkt_parse_ex(const uint8_t *frame, size_t len,
-		 const struct uet_outer_opts *opts, struct uet_pkt *p)
+/*
+ * Outer and PDS headers. @p end: out, the end of the UET data (link
+ * padding after it is ignored). A trimmed frame stops here, as does a
+ * failure (0 or -error as uet_pkt_parse_ex()); 1: an SES header follows.
+ */
+static int
+pkt_parse_to_pds(const uint8_t *frame, size_t len,
+		 const struct uet_outer_opts *opts, struct uet_pkt *p,
+		 size_t *end)
 {
-	size_t end;
 	int rc;
 
 	pkt_parse_reset(p);
 	rc = pkt_parse_outer(frame, len, opts, p);
 	if (rc < 0) {
 		memset(&p->pds, 0, sizeof(p->pds));
-		goto no_ses;
+		return rc;
 	}
 	p->pds_off = p->outer.hdr_len;
-	/* End of the UET data: link padding after it is ignored. */
-	end = (size_t)p->pds_off + p->outer.inner_len;
+	*end = (size_t)p->pds_off + p->outer.inner_len;
 	rc = uet_pds_hdr_decode(frame + p->pds_off, p->outer.inner_len,
 				&p->pds);
-	if (rc < 0) {
-		rc = pkt_fail(p, UET_PKT_LAYER_PDS, rc, p->pds_off,
-			      p->outer.inner_len);
-		goto no_ses;
-	}
+	if (rc < 0)
+		return pkt_fail(p, UET_PKT_LAYER_PDS, rc, p->pds_off,
+				p->outer.inner_len);
 	p->ses_off = (uint16_t)(p->pds_off + rc);
-	if (p->outer.trimmed) {
-		/* What is left of a trimmed frame is its PDS header; only
-		 * requests are trimmable (data DSCP, UEC 1.0 encapsulation and
-		 * DSCP classes). */
-		if (!pkt_trimmable(p->pds.type)) {
-			rc = pkt_fail(p, UET_PKT_LAYER_PDS,
-				      -UET_WIRE_E_BAD_COMBINATION, p->pds_off,
-				      p->outer.inner_len);
-			goto no_ses;
-		}
+	if (!p->outer.trimmed)
+		return 1;
+	/* What is left of a trimmed frame is its PDS header; only requests
+	 * are trimmable (data DSCP, UEC 1.0 encapsulation and DSCP
+	 * classes). */
+	if (!pkt_trimmable(p->pds.type))
+		return pkt_fail(p, UET_PKT_LAYER_PDS,
+				-UET_WIRE_E_BAD_COMBINATION, p->pds_off,
+				p->outer.inner_len);
+	p->payload_off = p->ses_off;
+	*end = p->ses_off;
+	return 0;
+}
+
+int
+uet_pkt_parse_ex(const uint8_t *frame, size_t len,
+		 const struct uet_outer_opts *opts, struct uet_pkt *p)
+{
+	size_t end = 0;
+	int rc;
+
+	rc = pkt_parse_to_pds(frame, len, opts, p, &end);
+	if (rc <= 0) {
 		memset(&p->req, 0, sizeof(p->req));
 		memset(&p->resp, 0, sizeof(p->resp));
-		p->payload_off = p->ses_off;
-		return 0;
+		return rc;
 	}
 	rc = pkt_parse_ses(frame, end, p);
 	if (rc < 0)
@@ -244,10 +258,21 @@ uet_pkt_parse_ex(const uint8_t *frame, size_t len,
 	p->payload_off = (uint16_t)(p->ses_off + p->ses_len);
 	p->payload_len = (uint16_t)(end - p->payload_off);
 	return pkt_check_payload(p);
-no_ses:
-	memset(&p->req, 0, sizeof(p->req));
-	memset(&p->resp, 0, sizeof(p->resp));
-	return rc;
+}
+
+int
+uet_pkt_parse_pds(const uint8_t *frame, size_t len,
+		  const struct uet_outer_opts *opts, struct uet_pkt *p)
+{
+	size_t end = 0;
+	int rc;
+
+	rc = pkt_parse_to_pds(frame, len, opts, p, &end);
+	if (rc < 0)
+		return rc;
+	p->payload_off = p->ses_off;
+	p->payload_len = (uint16_t)(end - p->ses_off);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */

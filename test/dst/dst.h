@@ -5,7 +5,7 @@
 /*
  * Deterministic simulation test (DST) of the whole protocol stack: N nodes,
  * each with the real sans-I/O PDS, SES, congestion control and load
- * balancing wired as the engine wires them (pmd/proto.c, pmd/ses_ulp.c),
+ * balancing wired as the engine wires them (pmd/proto/proto.c, pmd/ses_ulp/),
  * joined by a simulated IPv6/UDP network that an adversary controls. One
  * thread, virtual time, and one 64-bit seed that decides everything: the
  * plan (configuration, workload, fault schedule) is drawn from it, and so

@@ -4,7 +4,7 @@
  * the real wire codecs (src/wire), a heap of packets ordered by arrival
  * time, and the adversary's network faults. IPv6 so that the UDP checksum
  * is always there: a flipped bit is caught by the receive path as the
- * engine's (pmd/loop.c) catches it, never handed on as good data.
+ * engine's (pmd/core/loop.c) catches it, never handed on as good data.
  */
 
 #include <errno.h>
@@ -375,7 +375,7 @@ dst_net_send(struct dst_sim *s, int from, const struct uet_pds_tx *t)
 	trace_tx(s, from, to, t, what);
 }
 
-/* The receive classification of the engine (pmd/loop.c rx_classify). */
+/* The receive classification of the engine (pmd/core/loop.c rx_classify). */
 static bool
 rx_accept(struct dst_sim *s, const struct uet_pkt *pkt, int rc)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * DST nodes: one {PDS, SES, MR table, receive context} stack each, driven
- * as the engine drives it (pmd/proto.c: drain events after every received
+ * as the engine drives it (pmd/proto/proto.c: drain events after every received
  * packet, then advance, progress and transmit once per loop turn), and
  * the invariants checked on what crosses the wire.
  */

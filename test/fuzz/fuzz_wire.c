@@ -158,6 +158,29 @@ fuzz_trimmed(const uint8_t *d, size_t n, bool raw)
 		fail("trimmed: not a request");
 }
 
+/* The engine's parse (up to the PDS header) agrees with the full one on
+ * the layers both decode, and never points past the input. */
+static void
+fuzz_pkt_pds(const uint8_t *d, size_t n, bool raw, const struct uet_pkt *full,
+	     int full_rc)
+{
+	struct uet_outer_opts opts = { .raw_ip = raw };
+	struct uet_pkt p;
+	int rc;
+
+	rc = uet_pkt_parse_pds(d, n, &opts, &p);
+	if (full_rc >= 0 || full->err_layer >= UET_PKT_LAYER_SES) {
+		if (rc != 0 || p.pds_off != full->pds_off ||
+		    p.ses_off != full->ses_off ||
+		    memcmp(&p.pds, &full->pds, sizeof(p.pds)) != 0)
+			fail("pkt_pds differs from the full parse");
+		if ((size_t)p.payload_off + p.payload_len > n)
+			fail("pkt_pds: bytes beyond the input");
+	} else if (rc != full_rc || p.err_layer != full->err_layer) {
+		fail("pkt_pds error differs from the full parse");
+	}
+}
+
 static void
 fuzz_pkt(const uint8_t *d, size_t n, bool raw)
 {
@@ -167,6 +190,7 @@ fuzz_pkt(const uint8_t *d, size_t n, bool raw)
 	int rc, len;
 
 	rc = uet_pkt_parse_ex(d, n, &opts, &p);
+	fuzz_pkt_pds(d, n, raw, &p, rc);
 	if (rc < 0) {
 		if (p.err != -rc || p.err_layer == UET_PKT_LAYER_NONE)
 			fail("pkt error bookkeeping");

@@ -537,9 +537,9 @@ run_faults(struct uet_engine_fault_stats *out_a)
 		/* the other direction/class had no rates */
 		CHECK(sa.fault[UET_CONFIG_FAULT_RX].applied[k] == 0);
 	}
-	printf("B: rx_uet %lu ses_err %lu malformed %lu; A: rx acks %u\n",
-	       (unsigned long)sb.rx_uet, (unsigned long)sb.rx_uet_ses_err,
-	       (unsigned long)sb.rx_malformed, ta->rx_ack);
+	printf("B: rx_uet %lu malformed %lu; A: rx acks %u\n",
+	       (unsigned long)sb.rx_uet, (unsigned long)sb.rx_malformed,
+	       ta->rx_ack);
 	/* trimmed requests (UDP length of the original) reach the hook as
 	 * trimmed; corrupted ones are dropped on their UDP checksum */
 	CHECK(tb->rx_trimmed > 0 && tb->rx_trimmed == sb.rx_trimmed);
@@ -1315,6 +1315,23 @@ test_ring(void)
 /* telemetry                                                           */
 /* ------------------------------------------------------------------ */
 
+/* A command a layer above the core adds (uet_engine_telemetry_add()). */
+static int
+tel_added_fill(struct uet_engine *e, struct rte_tel_data *d)
+{
+	rte_tel_data_add_dict_u64(d, "lcores", uet_engine_nb_lcores(e));
+	return 0;
+}
+
+/* ... and one that this engine's hook does not provide. */
+static int
+tel_added_none(struct uet_engine *e, struct rte_tel_data *d)
+{
+	(void)e;
+	(void)d;
+	return -ENOENT;
+}
+
 static void
 test_telemetry(void)
 {
@@ -1326,8 +1343,6 @@ test_telemetry(void)
 		const char *cmd;
 		long long err;
 	} bad[] = {
-		{ "/uet/ses,0", ENOENT }, { "/uet/pds", ENOENT },
-		{ "/uet/cc,0", ENOENT },
 		{ "/uet/stats,7", ENOENT }, { "/uet/stats,99", ENOENT },
 		{ "/uet/stats,x", EINVAL }, { "/uet/stats,-1", EINVAL },
 	};
@@ -1350,10 +1365,22 @@ test_telemetry(void)
 	CHECK(uet_engine_telemetry_call("/uet/stats", "7", d) == -ENOENT);
 	CHECK(uet_engine_telemetry_call("/uet/stats", "x", d) == -EINVAL);
 	CHECK(uet_engine_telemetry_call("/uet/nope", NULL, d) == -ENOENT);
-	/* not an engine with the PDS hook or the SES ULP */
+	/* not an engine with the PDS hook or the SES ULP: those layers add
+	 * their commands when they make a context, none did here */
 	CHECK(uet_engine_telemetry_call("/uet/pds", "0", d) == -ENOENT);
 	CHECK(uet_engine_telemetry_call("/uet/ses", "0", d) == -ENOENT);
 	CHECK(uet_engine_telemetry_call("/uet/cc", "0", d) == -ENOENT);
+	/* added commands: idempotent, answered for the engine named */
+	CHECK(uet_engine_telemetry_add(NULL, tel_added_fill, "x") == -EINVAL);
+	CHECK(uet_engine_telemetry_add("/uet/test_added", tel_added_fill,
+				       "test: lcores") == 0);
+	CHECK(uet_engine_telemetry_add("/uet/test_added", tel_added_fill,
+				       "test: lcores") == 0);
+	CHECK(uet_engine_telemetry_add("/uet/test_none", tel_added_none,
+				       "test: not provided") == 0);
+	CHECK(uet_engine_telemetry_call("/uet/test_added", "0", d) == 0);
+	CHECK(uet_engine_telemetry_call("/uet/test_added", "7", d) == -ENOENT);
+	CHECK(uet_engine_telemetry_call("/uet/test_none", "0", d) == -ENOENT);
 	rte_tel_data_free(d);
 	/* the socket dpdk-telemetry.py uses */
 	fd = itest_tel_open(buf, sizeof(buf));
@@ -1377,8 +1404,13 @@ test_telemetry(void)
 	CHECK(itest_tel_query(fd, "/uet/lcores,0", buf, sizeof(buf)) == 0);
 	CHECK(strstr(buf, "\"app_iterations\"") != NULL);
 	CHECK(strstr(buf, "\"rx_intr_queues\":0") != NULL);
-	/* what cannot be answered is an error object, not null: another
-	 * ULP than the SES, an engine that does not exist, a bad index */
+	/* added after the engine registered: on the socket too */
+	CHECK(itest_tel_query(fd, "/uet/test_added,0", buf, sizeof(buf)) == 0);
+	CHECK(strstr(buf, "\"lcores\":") != NULL);
+	CHECK(itest_tel_query(fd, "/uet/test_none,0", buf, sizeof(buf)) == 0);
+	CHECK(itest_tel_value(buf, "errno") == ENOENT);
+	/* what cannot be answered is an error object, not null: an engine
+	 * that does not exist, a bad index */
 	for (unsigned int i = 0; i < RTE_DIM(bad); i++) {
 		CHECK(itest_tel_query(fd, bad[i].cmd, buf, sizeof(buf)) == 0);
 		printf("%s -> %s\n", bad[i].cmd, buf);
@@ -1388,6 +1420,9 @@ test_telemetry(void)
 	}
 	CHECK(itest_tel_query(fd, "/", buf, sizeof(buf)) == 0);
 	CHECK(strstr(buf, "/uet/fault") != NULL);
+	/* the core knows no command of the layers above it */
+	CHECK(strstr(buf, "/uet/pds") == NULL);
+	CHECK(strstr(buf, "/uet/ses") == NULL);
 out:
 	if (fd >= 0)
 		close(fd);

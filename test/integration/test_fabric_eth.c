@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Engines on the fabric model in virtual time (pmd/fabric_eth.c), one EAL
+ * Engines on the fabric model in virtual time (pmd/fabric/fabric_eth.c), one EAL
  * process (--no-huge), every engine inline on this thread: 8 emulated
  * hosts on a leaf/spine (4 leaves of 2 hosts, 2 spines, 100 Gb/s, 1 us
  * links; 16 on the fat tree), each an unchanged engine + PDS hook + the uet-perf raw-PDS ULP

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Local delivery (pmd/hairpin.c) in one EAL process (--no-huge): one
+ * Local delivery (pmd/core/hairpin.c) in one EAL process (--no-huge): one
  * engine on one ring port, the PDS hook with the SES ULP, two processes
  * of that engine (A: the context's own PIDonFEP; B: a second PIDonFEP
  * bound with EP_ADD) sending to each other through the engine's own

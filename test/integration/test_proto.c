@@ -2,7 +2,7 @@
 /*
  * PDS hook integration test in one EAL process (--no-huge): two engines
  * over rte_eth_from_rings() ports back to back, both inline on this
- * thread, the PDS hook (pmd/proto.c) with the uet-perf raw-PDS ULP
+ * thread, the PDS hook (pmd/proto/proto.c) with the uet-perf raw-PDS ULP
  * (apps/uet-perf/rawulp.c: sequence numbers, byte-exact payload check,
  * per-packet delivery counts) under injected faults on A's data (drop,
  * dup, reorder, trim, ECN, corruption) and B's control packets (drop,

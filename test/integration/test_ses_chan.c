@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * SES glue integration test (pmd/ses_ulp.c) in one EAL process
+ * SES glue integration test (pmd/ses_ulp/) in one EAL process
  * (--no-huge): two engines over rte_eth_from_rings() ports back to back,
  * both INLINE on this thread, the PDS hook with the SES ULP, driven only
  * through the channel API (uet_chan.h) and the control path
@@ -14,7 +14,7 @@
  *   channel in caller memory (offsets, -EFAULT, -EPERM)
  *
  * every CQE and every byte checked; then the traffic part again with
- * injected loss / duplication / reordering (pmd/fault.c) on both sides.
+ * injected loss / duplication / reordering (pmd/core/fault.c) on both sides.
  * Bounded by loop iterations; no timing assertions.
  */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Registered memory of another process (cross-memory attach, pmd/cma.c):
+ * Registered memory of another process (cross-memory attach, pmd/ses_ulp/cma.c):
  * a forked child owns a buffer and registers nothing; engine B (standing
  * for a service) registers the child's buffer with owner = a descriptor of
  * the child's /proc/PID/mem (UET_SES_ULP_MR_REG owner, uet_cma_fd_mem_ops),

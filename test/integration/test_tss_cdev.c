@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The TSS AEAD through rte_cryptodev (pmd/tss_cdev.c), one EAL process
+ * The TSS AEAD through rte_cryptodev (pmd/core/tss_cdev.c), one EAL process
  * (--no-huge --in-memory), for each crypto PMD this DPDK has:
  * crypto_aesni_gcm and crypto_aesni_mb (the ipsec_mb driver) and
  * crypto_openssl. A PMD whose library is not installed is reported and

@@ -517,7 +517,7 @@ rc_chan_open_sizes(struct rc_client *c, uint16_t pid, unsigned int sq,
 	/* posts read the context's flag in the service page and write its
 	 * eventfd only while it sleeps */
 	if ((c->hello.caps & UET_SVC_CAP_WAKE) && r.ctx < c->nb_efd) {
-		ch->ch.waker = (struct uet_chan_waker *)(uintptr_t)
+		ch->ch.waker = (struct uet_engine_waker *)(uintptr_t)
 			&c->page->ctx[r.ctx].w;
 		ch->ch.wake_fd = c->efd[r.ctx];
 	}

@@ -168,7 +168,7 @@ static void test_nop(struct cli *a, uint64_t ctx);
 static void
 test_sleep_flag(struct cli *a)
 {
-	const struct uet_chan_waker *w = &a->c.page->ctx[a->ch.ctx].w;
+	const struct uet_engine_waker *w = &a->c.page->ctx[a->ch.ctx].w;
 	unsigned int i;
 
 	/* idle_spin is 20 us: bounded wait of 5 s */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of channels in caller memory (pmd/chan.c: uet_chan_mem_size,
+ * Unit tests of channels in caller memory (pmd/chan/chan.c: uet_chan_mem_size,
  * uet_chan_init_mem, uet_chan_map_mem and the engine side of a
  * UET_CHAN_SHARED channel). No EAL: the rings are rte_ring_init() ones in
  * plain memory, as the uet-engine service makes them in a client region.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of the bounded accessor of other processes' memory
- * (pmd/cma_worker.c). No EAL: the accesses run from this thread (the
+ * (pmd/ses_ulp/cma_worker.c). No EAL: the accesses run from this thread (the
  * accessor's lane of non-EAL threads). The slow page is a fake inner
  * accessor that blocks on a pipe until the test writes to it, standing
  * for a FUSE or NFS page whose fault does not end; the fast path uses

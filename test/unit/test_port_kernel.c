@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* net_af_packet ring geometry from the MTU, net_af_xdp busy-queue pauses
- * (pmd/port_kernel.c). */
+ * (pmd/core/port_kernel.c). */
 
 #include <stdarg.h>
 #include <stddef.h>

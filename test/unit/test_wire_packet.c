@@ -89,6 +89,48 @@ packet_parse__every_fixture(void **state)
 	}
 }
 
+/*
+ * uet_pkt_parse_pds() agrees with the full parse up to the PDS header and
+ * hands on every byte after it undecoded: a fixture whose SES part is
+ * malformed parses, one whose outer or PDS part is fails the same way,
+ * and req/resp are left as they were.
+ */
+static void
+uet_pkt_parse_pds__every_fixture(void **state)
+{
+	uint8_t frame[WFX_FRAME_MAX];
+	struct uet_pkt spec, full, p;
+
+	(void)state;
+	for (size_t i = 0; i < WFX_COUNT; i++) {
+		const struct wfx *x = &wfx_table[i];
+		struct uet_outer_opts opts = { .raw_ip = x->raw_ip };
+		int len = wfx_frame(x, &spec, frame, sizeof(frame));
+		int rc;
+
+		assert_true(len > 0);
+		(void)uet_pkt_parse_ex(frame, (size_t)len, &opts, &full);
+		memset(&p.req, 0xA5, sizeof(p.req));
+		rc = uet_pkt_parse_pds(frame, (size_t)len, &opts, &p);
+		if (x->layer != UET_PKT_LAYER_NONE &&
+		    x->layer < UET_PKT_LAYER_SES) {
+			assert_int_equal(rc, -x->err);
+			assert_int_equal(p.err_layer, x->layer);
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		assert_int_equal(p.err_layer, UET_PKT_LAYER_NONE);
+		assert_int_equal(p.ses, UET_PKT_SES_NONE);
+		assert_int_equal(p.ses_len, 0);
+		assert_memory_equal(&p.pds, &full.pds, sizeof(p.pds));
+		assert_int_equal(p.ses_off, full.ses_off);
+		assert_int_equal(p.payload_off, p.ses_off);
+		assert_int_equal(p.payload_off + p.payload_len,
+				 full.pds_off + full.outer.inner_len);
+		assert_int_equal(((const uint8_t *)&p.req)[0], 0xA5);
+	}
+}
+
 /* The fixtures cover every PDS type but TSS, every control type, every
  * next header and every SES request format. */
 static void
@@ -210,6 +252,32 @@ packet_parse__switch_trimmed(void **state)
 					 UET_PKT_LAYER_UDP : UET_PKT_LAYER_IP);
 		}
 	}
+}
+
+/* A trimmed request: its PDS header, nothing after it. */
+static void
+uet_pkt_parse_pds__switch_trimmed(void **state)
+{
+	uint8_t frame[WFX_FRAME_MAX];
+	struct uet_pkt spec, p;
+	int full, len;
+
+	(void)state;
+	full = trim_source(frame, 4, 200, &spec);
+	len = (int)wfx_switch_trim(frame, (size_t)full, 12, true);
+	assert_int_equal(uet_pkt_parse_pds(frame, (size_t)len, &trim_opts, &p),
+			 0);
+	assert_true(p.outer.trimmed);
+	assert_int_equal(p.pds.u.req.psn, spec.pds.u.req.psn);
+	assert_int_equal(p.payload_off, p.ses_off);
+	assert_int_equal(p.payload_len, 0);
+	/* a trimmed control packet stays refused */
+	wfx_ack_response(&spec, &(size_t){ 0 });
+	full = uet_pkt_build(&spec, zeros, 0, frame, sizeof(frame));
+	len = (int)wfx_switch_trim(frame, (size_t)full, 12, true);
+	assert_int_equal(uet_pkt_parse_pds(frame, (size_t)len, &trim_opts, &p),
+			 -UET_WIRE_E_BAD_COMBINATION);
+	assert_int_equal(p.err_layer, UET_PKT_LAYER_PDS);
 }
 
 /* Short for another reason: the data DSCP (not trimmed), or less than
@@ -424,6 +492,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(packet_parse__every_fixture),
+		cmocka_unit_test(uet_pkt_parse_pds__every_fixture),
+		cmocka_unit_test(uet_pkt_parse_pds__switch_trimmed),
 		cmocka_unit_test(packet_parse__stale_struct_cleared),
 		cmocka_unit_test(packet_fixtures__cover_every_header),
 		cmocka_unit_test(packet_parse__cut_keeps_pds),

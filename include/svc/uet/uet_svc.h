@@ -323,7 +323,7 @@ struct uet_svc_region {
 struct uet_svc_page_ctx {
 	/** the engine's waker: a client channel of this context points its
 	 * struct uet_chan.waker here and wake_fd at the context's eventfd */
-	struct uet_chan_waker w;
+	struct uet_engine_waker w;
 	uint32_t rsvd[15];
 };
 

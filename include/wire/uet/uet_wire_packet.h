@@ -93,6 +93,21 @@ int uet_pkt_parse_ex(const uint8_t *frame, size_t len,
 		     const struct uet_outer_opts *opts, struct uet_pkt *p);
 
 /**
+ * Parse a frame up to and including its PDS header, as
+ * uet_pkt_parse_ex() does, and leave the rest to the upper layer (the
+ * engine hands it to the SES, which decodes its own header once):
+ * `p->ses` is UET_PKT_SES_NONE, `p->ses_len` 0, `p->payload_off` equals
+ * `p->ses_off` and `p->payload_len` counts every byte after the PDS
+ * header (SES header and payload; 0 for a trimmed frame). `p->req` and
+ * `p->resp` are not written.
+ * @return
+ *   0, or the negated error of the outer or PDS layer (as
+ *   uet_pkt_parse_ex()).
+ */
+int uet_pkt_parse_pds(const uint8_t *frame, size_t len,
+		      const struct uet_outer_opts *opts, struct uet_pkt *p);
+
+/**
  * Build a frame: outer headers, PDS header, the SES header the PDS header
  * announces (`p->req` in format next_hdr, or `p->resp`, whose fmt must
  * equal next_hdr) and @p payload. The IP and UDP lengths and the checksums

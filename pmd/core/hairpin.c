@@ -165,7 +165,7 @@ static struct uet_engine_lcore *
 ctx_of_pdc(struct uet_engine *e, uint16_t pdcid, struct uet_engine_lcore *dflt)
 {
 	uint32_t o = uet_pds_pdcid_owner(pdcid,
-					 eng_owner_bits(e->nb_lcores));
+					 uet_engine_owner_bits(e->nb_lcores));
 
 	return o < e->nb_lcores ? e->lc[o] : dflt;
 }

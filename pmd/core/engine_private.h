@@ -22,11 +22,9 @@
 #include <rte_ring.h>
 #include <rte_spinlock.h>
 
-#include <uet/uet_chan.h>
 #include <uet/uet_config.h>
 #include <uet/uet_engine.h>
 
-extern int uet_engine_logtype;
 #define ENG_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_ ## level, uet_engine_logtype, "uet.engine: " fmt "\n", \
 		##__VA_ARGS__)
@@ -91,10 +89,10 @@ struct eng_rxq {
  * `w.sleeping`; the lcore sets it before its last look at the rings.
  */
 struct eng_wake {
-	struct uet_chan_waker w;  /* sleeping flag, unless placed elsewhere */
+	struct uet_engine_waker w; /* sleeping flag, unless placed elsewhere */
 	/* the flag posters read: &w, or caller memory
 	 * (uet_engine_wakers_place(): the uet-engine service page) */
-	struct uet_chan_waker *wp;
+	struct uet_engine_waker *wp;
 	uint32_t kicked;          /* the eventfd was written this sleep */
 	uint32_t pending;         /* a thread found the lock held: its holder
 				   * runs one more pass after it lets go */
@@ -204,9 +202,9 @@ struct uet_engine_lcore {
 	/* inside its port bursts (gate.c: the EAL interrupt thread leaves
 	 * the port gate only while no lcore is) */
 	_Atomic bool in_ports;
-	/* channels */
-	_Atomic unsigned int nb_chans;
-	struct uet_chan *chans[UET_ENGINE_CHANS_MAX];
+	/* work queues its hook consumes (uet_engine_attach(): channels) */
+	_Atomic unsigned int nb_att;
+	void *att[UET_ENGINE_CHANS_MAX];
 	/* local delivery (hairpin.c): frames to the engine's own addresses,
 	 * one queue per port; frames in them, for the sleep and deadline */
 	struct rte_ring *hairpin[UET_CONFIG_MAX_PORTS];
@@ -283,21 +281,6 @@ eng_now_ns(const struct uet_engine *e)
 		return (uint64_t)(((unsigned __int128)rte_rdtsc() *
 				   e->ns_mult) >> 32);
 	return e->clock(e->clock_arg);
-}
-
-/*
- * Bits at the top of a PDC id that name the context owning the PDC (the
- * PDS hook's uet_pds_config.owner_bits): enough for @p nb_contexts.
- * Local delivery (hairpin.c) steers frames by them.
- */
-static inline uint32_t
-eng_owner_bits(uint32_t nb_contexts)
-{
-	uint32_t b = 0;
-
-	while ((1u << b) < nb_contexts)
-		b++;
-	return b;
 }
 
 /* port.c */

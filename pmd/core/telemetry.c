@@ -7,9 +7,9 @@
  *   /uet/lcores,<engine>      per-context counters
  *   /uet/fault,<engine>       fault injection counters per direction
  *   /uet/neigh,<engine>       neighbour resolution counters
- *   /uet/ses,<engine>         SES ULP: channel glue, SES and pool counters
- *                             per context (-ENOENT with another hook/ULP)
- * <engine> is an index (default 0) into the registration order.
+ * <engine> is an index (default 0) into the registration order. The
+ * layers above the core add their own commands (uet_engine_telemetry_add():
+ * /uet/pds and /uet/cc from the PDS hook, /uet/ses from the SES ULP).
  *
  * Callbacks run on the telemetry thread; the registry mutex keeps an
  * engine alive while a callback reads it.
@@ -26,10 +26,6 @@
 #include <rte_ethdev.h>
 #include <rte_telemetry.h>
 
-#include <uet/uet_pds.h>
-#include <uet/uet_ses_ulp.h>
-#include <uet/uet_ulp.h>
-
 #include "engine_private.h"
 
 #define TEL_ENGINES 8
@@ -37,6 +33,15 @@
 static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct uet_engine *tel_engines[TEL_ENGINES];
 static bool tel_registered;
+/* commands added by the layers above (uet_engine_telemetry_add()) */
+#define TEL_ADDED_MAX 8
+static struct {
+	const char *cmd;
+	const char *help;
+	uet_engine_tel_fn fn;
+	bool registered;      /* with rte_telemetry */
+} tel_added[TEL_ADDED_MAX];
+static unsigned int tel_nb_added;
 
 typedef int (*tel_fill_fn)(const struct uet_engine *e,
 			   const struct uet_engine_stats *s,
@@ -96,7 +101,6 @@ fill_stats(const struct uet_engine *e, const struct uet_engine_stats *s,
 	add_u64(d, "rx_pkts", t->rx_pkts);
 	add_u64(d, "rx_bytes", t->rx_bytes);
 	add_u64(d, "rx_uet", t->rx_uet);
-	add_u64(d, "rx_uet_ses_err", t->rx_uet_ses_err);
 	add_u64(d, "rx_req", t->rx_class[UET_ENGINE_CLASS_REQ]);
 	add_u64(d, "rx_ack", t->rx_class[UET_ENGINE_CLASS_ACK]);
 	add_u64(d, "rx_nack", t->rx_class[UET_ENGINE_CLASS_NACK]);
@@ -186,7 +190,7 @@ fill_lcores(const struct uet_engine *e, const struct uet_engine_stats *s,
 					  (int)e->lc[i]->lcore_id);
 		rte_tel_data_add_dict_int(c, "rx_queues", e->lc[i]->nb_rxq);
 		rte_tel_data_add_dict_int(c, "channels",
-					  (int)uet_engine_lcore_nb_chans(e->lc[i]));
+					  (int)uet_engine_lcore_nb_attached(e->lc[i]));
 		add_u64(c, "iterations", l->iterations);
 		add_u64(c, "busy_iterations", l->busy_iterations);
 		add_u64(c, "idle_sleeps", l->idle_sleeps);
@@ -262,194 +266,14 @@ fill_neigh(const struct uet_engine *e, const struct uet_engine_stats *s,
 	return 0;
 }
 
-static void
-add_ctx_u64(struct rte_tel_data *d, unsigned int ctx, const char *name,
-	    uint64_t v)
+void
+uet_engine_telemetry_ctx_u64(struct rte_tel_data *d, unsigned int ctx,
+			     const char *name, uint64_t v)
 {
 	char k[RTE_TEL_MAX_STRING_LEN];
 
 	snprintf(k, sizeof(k), "ctx%u_%s", ctx, name);
 	add_u64(d, k, v);
-}
-
-/* Racy reads of single-writer counters, as for the other commands. */
-static int
-fill_ses(const struct uet_engine *e, const struct uet_engine_stats *s,
-	 struct rte_tel_data *d)
-{
-	struct uet_engine *me = (struct uet_engine *)(uintptr_t)e;
-
-	(void)s;
-	for (unsigned int i = 0; i < e->nb_lcores; i++) {
-		const struct uet_ses_stats *ss;
-		const struct uet_ses *ses = NULL;
-		struct uet_ses_ulp_stats st;
-		struct uet_ses_pool_info pi;
-
-		if (uet_ses_ulp_stats_get(me, i, &st, &ses) != 0)
-			return -ENOENT;
-		ss = uet_ses_stats_get(ses);
-		uet_ses_pool_info_get(ses, &pi);
-		add_ctx_u64(d, i, "sqe", st.sqe);
-		add_ctx_u64(d, i, "sqe_held", st.sqe_held);
-		add_ctx_u64(d, i, "sqe_rejected", st.sqe_rejected);
-		add_ctx_u64(d, i, "rqe", st.rqe);
-		add_ctx_u64(d, i, "rqe_rejected", st.rqe_rejected);
-		add_ctx_u64(d, i, "cancel", st.cancel);
-		add_ctx_u64(d, i, "cqe", st.cqe);
-		add_ctx_u64(d, i, "cq_wait", st.cq_wait);
-		add_ctx_u64(d, i, "cq_overrun", st.cq_overrun);
-		add_ctx_u64(d, i, "ctl", st.ctl);
-		add_ctx_u64(d, i, "dereg_waits", st.dereg_waits);
-		add_ctx_u64(d, i, "withdraw_waits", st.withdraw_waits);
-		add_ctx_u64(d, i, "withdraw_forced", st.withdraw_forced);
-		add_ctx_u64(d, i, "key_bad", st.key_bad);
-		add_ctx_u64(d, i, "key_throttled", st.key_throttled);
-		add_ctx_u64(d, i, "ctl_cancelled", st.ctl_cancelled);
-		add_ctx_u64(d, i, "ops_quota", st.ops_quota);
-		add_ctx_u64(d, i, "orphan_cqe", st.orphan_cqe);
-		add_ctx_u64(d, i, "peer_bad", st.peer_bad);
-		add_ctx_u64(d, i, "win_bad", st.win_bad);
-		add_ctx_u64(d, i, "job_bad", st.job_bad);
-		add_ctx_u64(d, i, "peers", st.peers);
-		add_ctx_u64(d, i, "wr_submitted", ss->wr_submitted);
-		add_ctx_u64(d, i, "wr_rejected", ss->wr_rejected);
-		add_ctx_u64(d, i, "wr_eagain", ss->wr_eagain);
-		add_ctx_u64(d, i, "msg_ok", ss->msg_ok);
-		add_ctx_u64(d, i, "msg_err", ss->msg_err);
-		add_ctx_u64(d, i, "rx_bad", ss->rx_bad);
-		add_ctx_u64(d, i, "ret_refused", ss->ret_refused);
-		add_ctx_u64(d, i, "tgt_exhaust", ss->tgt_exhaust);
-		add_ctx_u64(d, i, "unexp_drop", ss->unexp_drop);
-		add_ctx_u64(d, i, "dgram_drop", ss->dgram_drop);
-		add_ctx_u64(d, i, "cq_overflow", ss->cq_overflow);
-		add_ctx_u64(d, i, "resp_default", ss->resp_default);
-		add_ctx_u64(d, i, "resp_early", ss->resp_early);
-		add_ctx_u64(d, i, "mem_rd", ss->mem_rd);
-		add_ctx_u64(d, i, "mem_wr", ss->mem_wr);
-		add_ctx_u64(d, i, "mem_err", ss->mem_err);
-		add_ctx_u64(d, i, "mem_coherent", ss->mem_coherent);
-		add_ctx_u64(d, i, "msgs_used", pi.msgs_used);
-		add_ctx_u64(d, i, "tgt_used", pi.tgt_used);
-		add_ctx_u64(d, i, "ret_used", pi.ret_used);
-	}
-	return 0;
-}
-
-/* The PDS counters of /uet/pds (struct uet_pds_stats, scalar ones). */
-#define PDS_CTR(f) { #f, offsetof(struct uet_pds_stats, f) }
-static const struct {
-	const char *name;
-	size_t off;
-} pds_ctrs[] = {
-	PDS_CTR(retx_sack), PDS_CTR(retx_nack), PDS_CTR(retx_rto),
-	PDS_CTR(retx_backoff), PDS_CTR(retx_probe), PDS_CTR(retx_again),
-	PDS_CTR(retx_trim), PDS_CTR(retx_tlp), PDS_CTR(resend_cancelled),
-	PDS_CTR(rto_fires), PDS_CTR(rto_spurious), PDS_CTR(rto_unblock),
-	PDS_CTR(credit_cp_tx),
-	PDS_CTR(tlp_fires),
-	PDS_CTR(dup_rx), PDS_CTR(ooo_rx), PDS_CTR(acks_coalesced),
-	PDS_CTR(resp_resent), PDS_CTR(pdc_open_init), PDS_CTR(pdc_open_tgt),
-	PDS_CTR(pdc_close_init), PDS_CTR(pdc_close_tgt), PDS_CTR(pdc_fail),
-	PDS_CTR(done_ok), PDS_CTR(done_err), PDS_CTR(delivered),
-	PDS_CTR(refused), PDS_CTR(exhaust_pdc), PDS_CTR(exhaust_txblk),
-	PDS_CTR(exhaust_rxblk), PDS_CTR(exhaust_resp), PDS_CTR(exhaust_rudi),
-	PDS_CTR(exhaust_queue), PDS_CTR(ev_full), PDS_CTR(rx_bad),
-	PDS_CTR(rx_stale), PDS_CTR(rod_goback), PDS_CTR(rod_renack),
-	PDS_CTR(rod_nack_stale), PDS_CTR(clear_req_tx), PDS_CTR(clear_idle),
-	PDS_CTR(syn_conflict), PDS_CTR(syn_replace),
-	PDS_CTR(syn_stale), PDS_CTR(close_req_giveup), PDS_CTR(close_nack), PDS_CTR(new_start),
-	PDS_CTR(rtt_samples), PDS_CTR(nack_retx_limit), PDS_CTR(resp_default),
-	PDS_CTR(done_default), PDS_CTR(resp_late),
-	PDS_CTR(lb_recycled), PDS_CTR(lb_explored), PDS_CTR(lb_freezes),
-	PDS_CTR(lb_ev_foreign), PDS_CTR(ack_ev_split), PDS_CTR(syn_refused),
-	PDS_CTR(tomb_evict), PDS_CTR(mpr_limited),
-};
-
-/* The PDS of each context (PDS hook engines only): its counters, the
- * NACKs it sent and received (by code, non-zero ones) and pool use. */
-static int
-fill_pds(const struct uet_engine *e, const struct uet_engine_stats *s,
-	 struct rte_tel_data *d)
-{
-	struct uet_engine *me = (struct uet_engine *)(uintptr_t)e;
-
-	(void)s;
-	for (unsigned int i = 0; i < e->nb_lcores; i++) {
-		struct uet_ulp_ctx *ctx = uet_ulp_ctx_get(me, i);
-		const struct uet_pds_stats *ps;
-		struct uet_pds_pool_info pi;
-		const struct uet_pds *pds;
-		char k[32];
-
-		if (ctx == NULL || (pds = uet_ulp_ctx_pds(ctx)) == NULL)
-			return -ENOENT;
-		ps = uet_pds_stats_get(pds);
-		for (size_t c = 0; c < RTE_DIM(pds_ctrs); c++)
-			add_ctx_u64(d, i, pds_ctrs[c].name,
-				    *(const uint64_t *)((const char *)ps +
-							pds_ctrs[c].off));
-		for (unsigned int c = 0; c < RTE_DIM(ps->nack_tx); c++) {
-			if (ps->nack_tx[c] != 0) {
-				snprintf(k, sizeof(k), "nack_tx_%u", c);
-				add_ctx_u64(d, i, k, ps->nack_tx[c]);
-			}
-			if (ps->nack_rx[c] != 0) {
-				snprintf(k, sizeof(k), "nack_rx_%u", c);
-				add_ctx_u64(d, i, k, ps->nack_rx[c]);
-			}
-		}
-		uet_pds_pool_info_get(pds, &pi);
-		add_ctx_u64(d, i, "pdc_used_init", pi.pdc_used[0]);
-		add_ctx_u64(d, i, "pdc_used_tgt", pi.pdc_used[1]);
-		add_ctx_u64(d, i, "resp_used", pi.resp_used);
-	}
-	return 0;
-}
-
-/* Congestion control per context (uet_pds_cc_stats; zeroes under the
- * fixed window, whose name says so). */
-static int
-fill_cc(const struct uet_engine *e, const struct uet_engine_stats *s,
-	struct rte_tel_data *d)
-{
-	static const char *const act[] = {
-		"none", "ignored", "quick_adapt", "fair", "proportional",
-		"fast", "md", "md_held", "penalty", "restored", "decrease",
-	};
-	struct uet_engine *me = (struct uet_engine *)(uintptr_t)e;
-	char k[32];
-	static const char *const algo[] = { "fixed", "nscc", "rccc",
-					    "nscc+rccc" };
-	unsigned int a0 = (unsigned int)e->cfg.cc.algorithm;
-
-	rte_tel_data_add_dict_string(d, "algorithm",
-				     a0 < RTE_DIM(algo) ? algo[a0] : "?");
-	(void)s;
-	for (unsigned int i = 0; i < e->nb_lcores; i++) {
-		struct uet_ulp_ctx *ctx = uet_ulp_ctx_get(me, i);
-		const struct uet_pds *pds;
-		struct uet_pds_cc_stats st;
-
-		if (ctx == NULL || (pds = uet_ulp_ctx_pds(ctx)) == NULL)
-			return -ENOENT;
-		uet_pds_cc_stats_get(pds, &st);
-		add_ctx_u64(d, i, "ctx_used", st.ctx_used);
-		add_ctx_u64(d, i, "ctx_max", st.ctx_max);
-		add_ctx_u64(d, i, "ctx_overflow", st.ctx_overflow);
-		for (unsigned int a = 1; a < RTE_DIM(act); a++) {
-			snprintf(k, sizeof(k), "nscc_%s", act[a]);
-			add_ctx_u64(d, i, k, st.act[a]);
-		}
-		add_ctx_u64(d, i, "probes", st.probes);
-		add_ctx_u64(d, i, "probe_acks", st.probe_acks);
-		add_ctx_u64(d, i, "credit_req", st.credit_req);
-		add_ctx_u64(d, i, "grants", st.grants);
-		add_ctx_u64(d, i, "grant_bytes", st.grant_bytes);
-		add_ctx_u64(d, i, "src_full", st.src_full);
-		add_ctx_u64(d, i, "overload", st.overload);
-	}
-	return 0;
 }
 
 /* The answer to a command that cannot be answered: an object that says
@@ -463,8 +287,11 @@ tel_error(struct rte_tel_data *d, int rc, const char *why)
 	return rc;
 }
 
+/* Run @p fill (a core command, given the engine's counters) or @p fn (an
+ * added one) for the engine @p params names, under the registry lock. */
 static int
-tel_run(const char *params, struct rte_tel_data *d, tel_fill_fn fill)
+tel_run(const char *params, struct rte_tel_data *d, tel_fill_fn fill,
+	uet_engine_tel_fn fn)
 {
 	static struct uet_engine_stats s; /* large: under tel_lock */
 	unsigned long idx = 0;
@@ -487,8 +314,12 @@ tel_run(const char *params, struct rte_tel_data *d, tel_fill_fn fill)
 			       "/uet/engines)");
 	} else {
 		rte_tel_data_start_dict(d);
-		(void)uet_engine_stats_get(tel_engines[idx], &s);
-		rc = fill(tel_engines[idx], &s, d);
+		if (fill != NULL) {
+			(void)uet_engine_stats_get(tel_engines[idx], &s);
+			rc = fill(tel_engines[idx], &s, d);
+		} else {
+			rc = fn(tel_engines[idx], d);
+		}
 		if (rc < 0)
 			(void)tel_error(d, rc, "not available on this engine "
 					"(its hook or ULP does not provide it)");
@@ -525,7 +356,7 @@ static int \
 fn(const char *cmd, const char *params, struct rte_tel_data *d) \
 { \
 	(void)cmd; \
-	return tel_run(params, d, fill); \
+	return tel_run(params, d, fill, NULL); \
 }
 
 TEL_CMD(cmd_stats, fill_stats)
@@ -533,9 +364,6 @@ TEL_CMD(cmd_ports, fill_ports)
 TEL_CMD(cmd_lcores, fill_lcores)
 TEL_CMD(cmd_fault, fill_fault)
 TEL_CMD(cmd_neigh, fill_neigh)
-TEL_CMD(cmd_ses, fill_ses)
-TEL_CMD(cmd_pds, fill_pds)
-TEL_CMD(cmd_cc, fill_cc)
 
 static const struct {
 	const char *cmd;
@@ -550,14 +378,48 @@ static const struct {
 	{ "/uet/fault", cmd_fault,
 	  "Fault injection counters. Parameter: engine index" },
 	{ "/uet/neigh", cmd_neigh, "ARP/ND counters. Parameter: engine index" },
-	{ "/uet/pds", cmd_pds,
-	  "PDS counters per context. Parameter: engine index" },
-	{ "/uet/cc", cmd_cc,
-	  "Congestion control (NSCC, RCCC) per context. Parameter: engine "
-	  "index" },
-	{ "/uet/ses", cmd_ses,
-	  "SES ULP counters per context. Parameter: engine index" },
 };
+
+/* Register the added commands with rte_telemetry once the core's are
+ * (tel_lock held). */
+static void
+tel_added_register(void)
+{
+	for (unsigned int i = 0; i < tel_nb_added; i++)
+		if (!tel_added[i].registered) {
+			(void)rte_telemetry_register_cmd(tel_added[i].cmd,
+							 tel_socket_cmd,
+							 tel_added[i].help);
+			tel_added[i].registered = true;
+		}
+}
+
+int
+uet_engine_telemetry_add(const char *cmd, uet_engine_tel_fn fn,
+			 const char *help)
+{
+	int rc = 0;
+
+	if (cmd == NULL || fn == NULL || help == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&tel_lock);
+	for (unsigned int i = 0; i < tel_nb_added; i++)
+		if (strcmp(tel_added[i].cmd, cmd) == 0)
+			goto out; /* already there */
+	if (tel_nb_added == TEL_ADDED_MAX) {
+		rc = -ENOSPC;
+		goto out;
+	}
+	tel_added[tel_nb_added].cmd = cmd;
+	tel_added[tel_nb_added].help = help;
+	tel_added[tel_nb_added].fn = fn;
+	tel_nb_added++;
+	if (tel_registered)
+		tel_added_register();
+out:
+	pthread_mutex_unlock(&tel_lock);
+	return rc;
+}
 
 int
 eng_telemetry_register(struct uet_engine *e)
@@ -572,6 +434,7 @@ eng_telemetry_register(struct uet_engine *e)
 							 tel_cmds[i].help);
 		tel_registered = true;
 	}
+	tel_added_register();
 	for (int i = 0; i < TEL_ENGINES; i++)
 		if (tel_engines[i] == NULL) {
 			tel_engines[i] = e;
@@ -597,8 +460,15 @@ int
 uet_engine_telemetry_call(const char *cmd, const char *params,
 			  struct rte_tel_data *d)
 {
+	uet_engine_tel_fn fn = NULL;
+
 	for (unsigned int i = 0; i < RTE_DIM(tel_cmds); i++)
 		if (strcmp(cmd, tel_cmds[i].cmd) == 0)
 			return tel_cmds[i].fn(cmd, params, d);
-	return -ENOENT;
+	pthread_mutex_lock(&tel_lock);
+	for (unsigned int i = 0; i < tel_nb_added && fn == NULL; i++)
+		if (strcmp(cmd, tel_added[i].cmd) == 0)
+			fn = tel_added[i].fn;
+	pthread_mutex_unlock(&tel_lock);
+	return fn != NULL ? tel_run(params, d, NULL, fn) : -ENOENT;
 }

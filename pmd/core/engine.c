@@ -367,3 +367,96 @@ uet_engine_lcore_has_port(const struct uet_engine_lcore *lc,
 {
 	return port < lc->eng->nb_ports && lc->tx[port].has_queue;
 }
+
+const struct uet_config *
+uet_engine_config(const struct uet_engine *e)
+{
+	return &e->cfg;
+}
+
+void *
+uet_engine_hook_priv(struct uet_engine *e, unsigned int idx,
+		     const struct uet_engine_hook_ops *ops)
+{
+	if (e == NULL || ops == NULL || idx >= e->nb_lcores ||
+	    e->hook.rx_burst != ops->rx_burst)
+		return NULL;
+	return e->lc[idx]->hook_priv;
+}
+
+int
+uet_engine_port_info_get(const struct uet_engine *e, unsigned int port,
+			 struct uet_engine_port_info *info)
+{
+	const struct eng_port *p;
+
+	if (e == NULL || info == NULL || port >= e->nb_ports)
+		return -EINVAL;
+	p = &e->port[port];
+	info->has_ipv4 = p->has_ipv4;
+	info->native = p->native;
+	info->csum_v4 = p->csum_v4;
+	info->csum_tx_offload = p->csum_tx_offload;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* work queues attached to a context                                   */
+/* ------------------------------------------------------------------ */
+
+int
+uet_engine_attach(struct uet_engine *e, unsigned int lcore_idx, void *q)
+{
+	struct uet_engine_lcore *lc;
+	unsigned int n;
+
+	if (e == NULL || q == NULL || lcore_idx >= e->nb_lcores)
+		return -EINVAL;
+	lc = e->lc[lcore_idx];
+	n = atomic_load_explicit(&lc->nb_att, memory_order_relaxed);
+	if (n >= UET_ENGINE_CHANS_MAX)
+		return -ENOSPC;
+	lc->att[n] = q;
+	/* the slot is written before the count that publishes it */
+	atomic_store_explicit(&lc->nb_att, n + 1, memory_order_release);
+	return 0;
+}
+
+int
+uet_engine_detach(struct uet_engine *e, const void *q)
+{
+	if (e == NULL || q == NULL)
+		return -EINVAL;
+	if (e->running)
+		return -EBUSY;
+	for (unsigned int i = 0; i < e->nb_lcores; i++) {
+		struct uet_engine_lcore *lc = e->lc[i];
+		unsigned int n = atomic_load_explicit(&lc->nb_att,
+						      memory_order_relaxed);
+
+		for (unsigned int j = 0; j < n; j++) {
+			if (lc->att[j] != q)
+				continue;
+			lc->att[j] = lc->att[n - 1];
+			lc->att[n - 1] = NULL;
+			atomic_store_explicit(&lc->nb_att, n - 1,
+					      memory_order_release);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+unsigned int
+uet_engine_lcore_nb_attached(const struct uet_engine_lcore *lc)
+{
+	return atomic_load_explicit(&lc->nb_att, memory_order_acquire);
+}
+
+void *
+uet_engine_lcore_attached(struct uet_engine_lcore *lc, unsigned int i)
+{
+	if (i >= uet_engine_lcore_nb_attached(lc))
+		return NULL;
+	return lc->att[i];
+}

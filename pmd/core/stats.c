@@ -78,7 +78,6 @@ print_one(const struct uet_engine_lcore_stats *s, FILE *f)
 	PR(f, s, rx_pkts);
 	PR(f, s, rx_bytes);
 	PR(f, s, rx_uet);
-	PR(f, s, rx_uet_ses_err);
 	for (unsigned int c = 0; c < UET_ENGINE_CLASSES; c++)
 		if (s->rx_class[c] != 0)
 			fprintf(f, "  rx_class.%-12s %" PRIu64 "\n",

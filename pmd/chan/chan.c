@@ -7,13 +7,15 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
-#include "engine_private.h"
+#include <uet/uet_chan.h>
+#include <uet/uet_engine.h>
 
 #define UET_CHAN_FLAGS (UET_CHAN_MP_SUBMIT | UET_CHAN_MC_COMPLETE | \
 			UET_CHAN_POSTER_PROGRESS)
@@ -97,26 +99,31 @@ uet_chan_free(struct uet_chan *c)
 	rte_free(c);
 }
 
+/*
+ * Attachment: the core keeps the context's list of work queues; the
+ * channel learns the context and its wake-up flag before the core
+ * publishes it (release), so a poster that sees it attached wakes it.
+ */
 int
 uet_engine_chan_attach(struct uet_engine *e, unsigned int lcore_idx,
 		       struct uet_chan *c)
 {
 	struct uet_engine_lcore *lc;
-	unsigned int n;
+	int rc;
 
-	if (e == NULL || c == NULL || lcore_idx >= e->nb_lcores)
+	if (e == NULL || c == NULL ||
+	    (lc = uet_engine_lcore_get(e, lcore_idx)) == NULL)
 		return -EINVAL;
-	lc = e->lc[lcore_idx];
-	n = atomic_load_explicit(&lc->nb_chans, memory_order_relaxed);
-	if (n >= UET_ENGINE_CHANS_MAX)
-		return -ENOSPC;
-	lc->chans[n] = c;
 	c->lcore = lc;
 	/* posts wake the context when its lcore sleeps */
-	__atomic_store_n(&c->waker, lc->wake.enabled ? lc->wake.wp : NULL,
+	__atomic_store_n(&c->waker, uet_engine_lcore_waker(lc),
 			 __ATOMIC_RELEASE);
-	/* the slot is written before the count that publishes it */
-	atomic_store_explicit(&lc->nb_chans, n + 1, memory_order_release);
+	rc = uet_engine_attach(e, lcore_idx, c);
+	if (rc < 0) {
+		__atomic_store_n(&c->waker, NULL, __ATOMIC_RELEASE);
+		c->lcore = NULL;
+		return rc;
+	}
 	/* entries posted before the attach */
 	uet_engine_wake(e, lcore_idx);
 	return 0;
@@ -125,42 +132,49 @@ uet_engine_chan_attach(struct uet_engine *e, unsigned int lcore_idx,
 int
 uet_engine_chan_detach(struct uet_engine *e, struct uet_chan *c)
 {
+	int rc;
+
 	if (e == NULL || c == NULL)
 		return -EINVAL;
-	if (e->running)
-		return -EBUSY;
-	for (unsigned int i = 0; i < e->nb_lcores; i++) {
-		struct uet_engine_lcore *lc = e->lc[i];
-		unsigned int n = atomic_load_explicit(&lc->nb_chans,
-						      memory_order_relaxed);
-
-		for (unsigned int j = 0; j < n; j++) {
-			if (lc->chans[j] != c)
-				continue;
-			__atomic_store_n(&c->waker, NULL, __ATOMIC_RELEASE);
-			c->lcore = NULL;
-			lc->chans[j] = lc->chans[n - 1];
-			lc->chans[n - 1] = NULL;
-			atomic_store_explicit(&lc->nb_chans, n - 1,
-					      memory_order_release);
-			return 0;
-		}
-	}
-	return -ENOENT;
+	rc = uet_engine_detach(e, c);
+	if (rc < 0)
+		return rc;
+	__atomic_store_n(&c->waker, NULL, __ATOMIC_RELEASE);
+	c->lcore = NULL;
+	return 0;
 }
 
 unsigned int
 uet_engine_lcore_nb_chans(const struct uet_engine_lcore *lc)
 {
-	return atomic_load_explicit(&lc->nb_chans, memory_order_acquire);
+	return uet_engine_lcore_nb_attached(lc);
 }
 
 struct uet_chan *
 uet_engine_lcore_chan(struct uet_engine_lcore *lc, unsigned int i)
 {
-	if (i >= uet_engine_lcore_nb_chans(lc))
-		return NULL;
-	return lc->chans[i];
+	return uet_engine_lcore_attached(lc, i);
+}
+
+void
+uet_chan_wake(struct uet_chan *c)
+{
+	struct uet_engine_waker *cw = __atomic_load_n(&c->waker,
+						      __ATOMIC_ACQUIRE);
+
+	if (cw == NULL)
+		return;
+	/* a client of the uet-engine service: the context is in the
+	 * service's process, its eventfd is the way in */
+	if (c->wake_fd >= 0) {
+		uint64_t one = 1;
+
+		(void)!write(c->wake_fd, &one, sizeof(one));
+		return;
+	}
+	if (c->lcore != NULL)
+		uet_engine_lcore_kick(c->lcore,
+				      (c->flags & UET_CHAN_POSTER_PROGRESS) != 0);
 }
 
 /* ------------------------------------------------------------------ */

@@ -36,11 +36,11 @@
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
+#include <uet/uet_engine.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-struct uet_engine_lcore;
 
 /** Submission opcodes (struct uet_chan_sqe.op). */
 enum uet_chan_op {
@@ -171,17 +171,6 @@ _Static_assert(sizeof(struct uet_chan_sqe) == 128, "sqe layout");
 _Static_assert(sizeof(struct uet_chan_rqe) == 64, "rqe layout");
 _Static_assert(sizeof(struct uet_chan_cqe) == 64, "cqe layout");
 
-/**
- * Wake-up flag of the engine context a channel is attached to, read by
- * the posting threads (AUTO progress whose lcores sleep when idle,
- * docs/ENGINE.md "Progress modes").
- */
-struct uet_chan_waker {
-	/** non-zero while the context's lcore sleeps (or is about to): a
-	 * post must then wake it, or run its iteration itself */
-	uint32_t sleeping;
-};
-
 /** Largest number of JobID ranges of a channel's job set. */
 #define UET_CHAN_JOB_RANGES_MAX 16u
 
@@ -213,7 +202,7 @@ struct uet_chan {
 	unsigned int flags;  /**< UET_CHAN_* creation flags */
 	/** the serving context's wake-up flag; NULL when its lcore never
 	 * sleeps (INLINE progress, busy-polling AUTO) or not attached */
-	struct uet_chan_waker *waker;
+	struct uet_engine_waker *waker;
 	/** the serving context (in-process channels: uet_chan_wake() runs
 	 * or kicks it); NULL when not attached in this process */
 	struct uet_engine_lcore *lcore;
@@ -286,6 +275,29 @@ struct uet_chan *uet_chan_create(const char *name, unsigned int sq_size,
 void uet_chan_free(struct uet_chan *c);
 
 /**
+ * Make @p c visible to engine context @p lcore_idx
+ * (uet_engine_lcore_chan()), with the context's wake-up flag. Allowed
+ * while running (published with release ordering).
+ * @return 0, -EINVAL, -ENOSPC (UET_ENGINE_CHANS_MAX per context).
+ */
+int uet_engine_chan_attach(struct uet_engine *e, unsigned int lcore_idx,
+			   struct uet_chan *c);
+
+/**
+ * Remove @p c from its context. Only while stopped (INLINE or after
+ * uet_engine_stop()).
+ * @return 0, -ENOENT, -EBUSY (running).
+ */
+int uet_engine_chan_detach(struct uet_engine *e, struct uet_chan *c);
+
+/** Number of channels attached to context @p lc (acquire load). */
+unsigned int uet_engine_lcore_nb_chans(const struct uet_engine_lcore *lc);
+
+/** Channel @p i of context @p lc, or NULL. Its thread only. */
+struct uet_chan *uet_engine_lcore_chan(struct uet_engine_lcore *lc,
+				       unsigned int i);
+
+/**
  * Memory for the three rings of a channel laid out back to back (SQ, RQ,
  * CQ, each cache-line aligned), for uet_chan_init_mem().
  * @param off
@@ -330,7 +342,7 @@ int uet_chan_map_mem(struct uet_chan *c, const char *name, void *sq,
 		     unsigned int rq_size, unsigned int cq_size,
 		     unsigned int flags);
 
-/* UET_CHAN_SHARED, engine side (pmd/chan.c). */
+/* UET_CHAN_SHARED, engine side (pmd/chan/chan.c). */
 unsigned int uet_chan_sq_take_shared(struct uet_chan *c,
 				     struct uet_chan_sqe *e, unsigned int n);
 unsigned int uet_chan_rq_take_shared(struct uet_chan *c,
@@ -343,7 +355,7 @@ unsigned int uet_chan_cq_free_count_shared(const struct uet_chan *c);
  * Slow path of a post to a channel whose context sleeps: with a wake_fd,
  * write it (the context runs in the uet-engine service); else run its
  * loop on this thread (UET_CHAN_POSTER_PROGRESS, when no other thread
- * holds it) or wake its lcore. Engine library (pmd/sleep.c).
+ * holds it) or wake its lcore. Engine library (pmd/core/sleep.c).
  */
 void uet_chan_wake(struct uet_chan *c);
 
@@ -356,7 +368,7 @@ void uet_chan_wake(struct uet_chan *c);
 static inline void
 uet_chan_notify(struct uet_chan *c)
 {
-	struct uet_chan_waker *w = __atomic_load_n(&c->waker,
+	struct uet_engine_waker *w = __atomic_load_n(&c->waker,
 						   __ATOMIC_ACQUIRE);
 
 	if (w == NULL)

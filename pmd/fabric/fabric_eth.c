@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Engines on the fabric model (include/pmd/uet/uet_fabric_eth.h): one
+ * Engines on the fabric model (include/pmd-fabric/uet/uet_fabric_eth.h): one
  * ring-backed ethdev per emulated host, a service step that moves frames
  * between the host rings and the sans-I/O fabric (src/fabric/), and a
  * driver with a virtual clock.
@@ -27,9 +27,14 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include <rte_log.h>
+
 #include <uet/uet_fabric_eth.h>
 
-#include "engine_private.h"
+/* the engine's log type: the adapter is part of the engine's setup */
+#define FE_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, uet_engine_logtype, "uet.engine: " fmt "\n", \
+		##__VA_ARGS__)
 
 #define FE_NAME_MAX 8
 #define FE_BURST 32
@@ -300,19 +305,19 @@ fe_params_check(const struct uet_fabric_eth_params *p, uint32_t *ring)
 	if (p == NULL || p->fabric == NULL)
 		return -EINVAL;
 	if (!fe_name_ok(p->name)) {
-		ENG_LOG(ERR, "fabric adapter: name must be 1..%d letters or "
+		FE_LOG(ERR, "fabric adapter: name must be 1..%d letters or "
 			"digits", FE_NAME_MAX);
 		return -EINVAL;
 	}
 	*ring = p->ring_size != 0 ? p->ring_size : FE_RING_DEFAULT;
 	if (!rte_is_power_of_2(*ring) || *ring < 64 || *ring > 16384) {
-		ENG_LOG(ERR, "fabric %s: ring_size %u is not a power of two "
+		FE_LOG(ERR, "fabric %s: ring_size %u is not a power of two "
 			"in 64..16384", p->name, *ring);
 		return -EINVAL;
 	}
 	/* an mbuf must hold a whole delivered frame */
 	if (p->fabric->mtu > UINT16_MAX - RTE_PKTMBUF_HEADROOM) {
-		ENG_LOG(ERR, "fabric %s: mtu %u does not fit an mbuf",
+		FE_LOG(ERR, "fabric %s: mtu %u does not fit an mbuf",
 			p->name, p->fabric->mtu);
 		return -EINVAL;
 	}
@@ -422,7 +427,7 @@ uet_fabric_eth_create(const struct uet_fabric_eth_params *p, int *err)
 	fc.deliver_arg = NULL; /* set below, once the adapter exists */
 	rc = uet_fabric_config_check(&fc, &why);
 	if (rc < 0) {
-		ENG_LOG(ERR, "fabric %s: bad configuration: %s", p->name, why);
+		FE_LOG(ERR, "fabric %s: bad configuration: %s", p->name, why);
 		goto fail;
 	}
 	hosts = fc.topo == UET_FABRIC_TOPO_FAT_TREE ? fc.k * fc.k * fc.k / 4 :

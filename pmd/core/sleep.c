@@ -449,18 +449,18 @@ int
 uet_engine_wakers_place(struct uet_engine *e, void *base, size_t stride)
 {
 	if (e == NULL || (base != NULL &&
-			  (stride < sizeof(struct uet_chan_waker) ||
-			   stride % alignof(struct uet_chan_waker) != 0)))
+			  (stride < sizeof(struct uet_engine_waker) ||
+			   stride % alignof(struct uet_engine_waker) != 0)))
 		return -EINVAL;
 	if (e->running)
 		return -EBUSY;
 	for (unsigned int i = 0; i < e->nb_lcores; i++)
-		if (uet_engine_lcore_nb_chans(e->lc[i]) != 0)
+		if (uet_engine_lcore_nb_attached(e->lc[i]) != 0)
 			return -EBUSY;
 	for (unsigned int i = 0; i < e->nb_lcores; i++) {
 		struct eng_wake *w = &e->lc[i]->wake;
-		struct uet_chan_waker *to = base == NULL ? &w->w :
-			(struct uet_chan_waker *)((uint8_t *)base +
+		struct uet_engine_waker *to = base == NULL ? &w->w :
+			(struct uet_engine_waker *)((uint8_t *)base +
 						  (size_t)i * stride);
 
 		__atomic_store_n(&to->sleeping,
@@ -483,26 +483,16 @@ uet_engine_wake_fd(const struct uet_engine *e, unsigned int lcore_idx)
 	return w->enabled && w->efd >= 0 ? w->efd : -ENOENT;
 }
 
-void
-uet_chan_wake(struct uet_chan *c)
+struct uet_engine_waker *
+uet_engine_lcore_waker(struct uet_engine_lcore *lc)
 {
-	struct uet_chan_waker *cw = __atomic_load_n(&c->waker,
-						    __ATOMIC_ACQUIRE);
-	struct uet_engine_lcore *lc = c->lcore;
+	return lc->wake.enabled ? lc->wake.wp : NULL;
+}
 
-	if (cw == NULL)
-		return;
-	/* a client of the uet-engine service: the context is in the
-	 * service's process, its eventfd is the way in */
-	if (c->wake_fd >= 0) {
-		uint64_t one = 1;
-
-		(void)!write(c->wake_fd, &one, sizeof(one));
-		return;
-	}
-	if (lc == NULL)
-		return;
-	if (c->flags & UET_CHAN_POSTER_PROGRESS)
+void
+uet_engine_lcore_kick(struct uet_engine_lcore *lc, bool run)
+{
+	if (run)
 		(void)eng_app_progress(lc, WAKE_POST_ITERATIONS, true);
 	else
 		eng_wake_kick(lc, false);

@@ -165,15 +165,14 @@ tx_count(struct uet_ulp_ctx *ctx, uint8_t kind)
 static uint16_t
 tx_descs(struct uet_ulp_ctx *ctx, uint16_t n)
 {
-	struct rte_mempool *pool = ctx->lc->eng->port[ctx->port].pool;
 	uint16_t queued = 0;
 
 	/* A descriptor taken from the PDS and not sent is a loss on the
 	 * wire for the PDS: it retransmits (requests) or the peer asks
 	 * again (ACKs). */
-	if (unlikely(rte_pktmbuf_alloc_bulk(pool, ctx->mb, n) != 0)) {
+	if (unlikely(uet_engine_mbuf_alloc_bulk(ctx->lc, ctx->port, ctx->mb,
+						n) != 0)) {
 		PROTO_ADD(ctx->st.tx_nombuf, n);
-		ENG_ADD(ctx->lc->st.mbuf_alloc_fail, n);
 		return 0;
 	}
 	for (uint16_t i = 0; i < n; i++) {

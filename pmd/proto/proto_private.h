@@ -11,10 +11,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_mbuf.h>
+
+#include <uet/uet_engine.h>
 #include <uet/uet_pds.h>
 #include <uet/uet_ulp.h>
-
-#include "engine_private.h"
 
 /* Descriptors / events taken from the PDS per call. */
 #define PROTO_BURST 32
@@ -38,7 +39,6 @@ struct uet_ulp_ctx {
 	struct uet_pds *pds;
 	const struct uet_ulp_ops *ulp;
 	void *ulp_priv;
-	bool raw;               /* ulp->event takes every PDS event */
 	uint64_t now;
 	uint16_t port;          /* engine port used for TX */
 	uint16_t max_len;       /* SES bytes per request packet */
@@ -66,6 +66,9 @@ struct uet_ulp_ctx {
 /* proto.c */
 unsigned int proto_events(struct uet_ulp_ctx *ctx);
 const uint8_t *proto_ses_bytes(const struct uet_engine_rx *r, uint16_t *len);
+
+/* proto_telemetry.c: add /uet/pds and /uet/cc (idempotent) */
+int proto_telemetry_add(void);
 
 /* proto_tx.c */
 uint16_t proto_tx_ready(void *priv, struct uet_engine_lcore *lc,

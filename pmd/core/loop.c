@@ -107,9 +107,10 @@ rx_csum_ok(struct uet_engine_lcore *lc, const struct eng_port *p,
  * wire decoder's, uet_outer_opts.trim_dscps): not UET or malformed ->
  * dropped and counted; checksum wrong or missing -> dropped and counted
  * before the PDS sees it, so the sender's retransmission repairs it;
- * trimmed -> counted and handed on (the PDS NACKs it, UEC 1.0 packet trimming);
- * SES part malformed -> handed on (the PDS acknowledges or NACKs, the
- * SES refuses it). Returns true when the frame goes to the hook.
+ * trimmed -> counted and handed on (the PDS NACKs it, UEC 1.0 packet trimming).
+ * The bytes after the PDS header are not looked at: the hook's ULP (the
+ * SES) decodes its own header, once, and refuses what is malformed.
+ * Returns true when the frame goes to the hook.
  */
 static bool
 rx_classify(struct uet_engine_lcore *lc, const struct eng_port *p,
@@ -123,14 +124,12 @@ rx_classify(struct uet_engine_lcore *lc, const struct eng_port *p,
 			return false;
 		}
 	}
-	if (rc < 0 && pkt->err_layer < UET_PKT_LAYER_SES) {
+	if (rc < 0) {
 		rx_drop(lc, pkt, m);
 		return false;
 	}
 	if (pkt->outer.trimmed)
 		ENG_INC(lc->st.rx_trimmed);
-	else if (rc < 0)
-		ENG_INC(lc->st.rx_uet_ses_err);
 	return true;
 }
 
@@ -151,8 +150,8 @@ eng_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 	}
 	if (unlikely(eng_neigh_candidate(m)) && eng_neigh_rx(lc, port, m) != 0)
 		return;
-	rc = uet_pkt_parse_ex(rte_pktmbuf_mtod(m, const uint8_t *),
-			      rte_pktmbuf_data_len(m), &p->opts, &r->pkt);
+	rc = uet_pkt_parse_pds(rte_pktmbuf_mtod(m, const uint8_t *),
+			       rte_pktmbuf_data_len(m), &p->opts, &r->pkt);
 	if (!rx_classify(lc, p, m, &r->pkt, rc))
 		return;
 	r->m = m;
@@ -512,6 +511,20 @@ uet_engine_outer_prepare(const struct uet_engine_lcore *lc, unsigned int port,
 	if (p->native) {
 		o->native = true;
 		o->ip_proto = p->ip_proto;
+	}
+	return 0;
+}
+
+int
+uet_engine_mbuf_alloc_bulk(struct uet_engine_lcore *lc, unsigned int port,
+			   struct rte_mbuf **m, unsigned int n)
+{
+	if (port >= lc->eng->nb_ports)
+		return -EINVAL;
+	if (unlikely(rte_pktmbuf_alloc_bulk(lc->eng->port[port].pool, m,
+					    n) != 0)) {
+		ENG_ADD(lc->st.mbuf_alloc_fail, n);
+		return -ENOMEM;
 	}
 	return 0;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The PDS protocol hook (include/pmd/uet/uet_ulp.h): one sans-I/O PDS per
+ * The PDS protocol hook (include/pmd-proto/uet/uet_ulp.h): one sans-I/O PDS per
  * engine context between the engine loop and an upper-layer protocol.
  * This file: lifecycle, configuration mapping, RX into the PDS, events
  * out to the ULP, submissions. Frame building and TX: proto_tx.c.
@@ -26,8 +26,8 @@ void
 uet_proto_pds_config(const struct uet_config *cfg, struct uet_pds_config *c)
 {
 	const struct uet_config_timers *t = &cfg->timers;
-	uint32_t owner_bits = eng_owner_bits(cfg->engine.nb_lcores ?
-				       cfg->engine.nb_lcores : 1);
+	uint32_t owner_bits = uet_engine_owner_bits(cfg->engine.nb_lcores ?
+						    cfg->engine.nb_lcores : 1);
 	uint32_t ids = UET_PDS_PDC_MAX >> owner_bits;
 
 	uet_pds_config_default(c);
@@ -176,14 +176,14 @@ uet_proto_cc_config(const struct uet_config *cfg,
 /* ------------------------------------------------------------------ */
 
 static uint16_t
-max_len_of(const struct uet_engine *e, unsigned int port)
+max_len_of(const struct uet_config *cfg,
+	   const struct uet_engine_port_info *p, unsigned int port)
 {
-	const struct eng_port *p = &e->port[port];
 	unsigned int ip = p->has_ipv4 ? UET_IPV4_HLEN : UET_IPV6_HLEN;
 	unsigned int l4 = p->native ? UET_ENTROPY_HDR_LEN : UET_UDP_HLEN;
-	unsigned int mtu = e->cfg.port[port].mtu;
+	unsigned int mtu = cfg->port[port].mtu;
 	/* the frame must also fit one mbuf (no multi-segment TX yet) */
-	unsigned int room = e->cfg.engine.mbuf_size - RTE_PKTMBUF_HEADROOM -
+	unsigned int room = cfg->engine.mbuf_size - RTE_PKTMBUF_HEADROOM -
 			    UET_ETH_HLEN;
 
 	if (room < mtu)
@@ -195,19 +195,21 @@ static int
 proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 {
 	const struct uet_proto_params *pp = arg;
-	const struct uet_engine *e = lc->eng;
-	const struct uet_config *cfg = &e->cfg;
+	const struct uet_engine *e = uet_engine_lcore_engine(lc);
+	const struct uet_config *cfg = uet_engine_config(e);
+	unsigned int idx = uet_engine_lcore_index(lc);
+	struct uet_engine_port_info pi;
 	struct uet_pds_cc_cms_config ccc;
 	struct uet_pds_config pc;
 	struct uet_ulp_ctx *ctx;
 	int rc;
 
 	if (pp == NULL || pp->ulp == NULL ||
-	    pp->ulp->size < offsetof(struct uet_ulp_ops, poll) ||
-	    pp->ulp->build == NULL ||
-	    (!UET_ULP_HAS_EVENT(pp->ulp) &&
-	     (pp->ulp->deliver == NULL || pp->ulp->done == NULL)))
+	    pp->ulp->size < sizeof(struct uet_ulp_ops) ||
+	    pp->ulp->build == NULL || pp->ulp->event == NULL)
 		return -EINVAL;
+	/* a full table of added commands leaves /uet/pds unanswered only */
+	(void)proto_telemetry_add();
 	ctx = rte_zmalloc("uet_ulp_ctx", sizeof(*ctx), RTE_CACHE_LINE_SIZE);
 	if (ctx == NULL)
 		return -ENOMEM;
@@ -222,17 +224,16 @@ proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 			goto free_ctx;
 		pc.cc_arg = &ccc;
 	}
-	/* A raw-event ULP (the SES) fails what it still expects from a
-	 * peer when its PDC goes down: it needs UET_PDS_EV_PDC_DOWN. */
-	if (UET_ULP_HAS_EVENT(pp->ulp))
-		pc.pdc_events = true;
+	/* A ULP (the SES) fails what it still expects from a peer when its
+	 * PDC goes down: it needs UET_PDS_EV_PDC_DOWN. */
+	pc.pdc_events = true;
 	/* the engine's final number of contexts (e->nb_lcores still grows
 	 * while the contexts are made): every context must encode its
 	 * owner id with the same width, which local delivery decodes */
-	pc.owner_bits = eng_owner_bits(cfg->engine.nb_lcores ?
-				       cfg->engine.nb_lcores : 1);
-	pc.owner_id = lc->idx;
-	pc.seed ^= (uint64_t)lc->idx * 0x9E3779B97F4A7C15ull;
+	pc.owner_bits = uet_engine_owner_bits(cfg->engine.nb_lcores ?
+					      cfg->engine.nb_lcores : 1);
+	pc.owner_id = idx;
+	pc.seed ^= (uint64_t)idx * 0x9E3779B97F4A7C15ull;
 	ctx->pds = uet_pds_create(&pc);
 	if (ctx->pds == NULL) {
 		rc = -errno;
@@ -240,22 +241,22 @@ proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 	}
 	ctx->lc = lc;
 	ctx->ulp = pp->ulp;
-	ctx->raw = UET_ULP_HAS_EVENT(pp->ulp);
 	ctx->port = 0;
-	for (unsigned int p = 0; p < e->nb_ports; p++)
-		if (lc->tx[p].has_queue) {
+	for (unsigned int p = 0; p < uet_engine_nb_ports(e); p++)
+		if (uet_engine_lcore_has_port(lc, p)) {
 			ctx->port = (uint16_t)p;
 			break;
 		}
-	ctx->max_len = max_len_of(e, ctx->port);
+	(void)uet_engine_port_info_get(e, ctx->port, &pi);
+	ctx->max_len = max_len_of(cfg, &pi, ctx->port);
 	ctx->dscp_data = cfg->dscp.data;
 	ctx->dscp_retx = cfg->dscp.trimmable_retx;
 	ctx->dscp_ctl = cfg->dscp.control;
 	ctx->dscp_trimmed = cfg->dscp.trimmed;
 	ctx->dscp_trimmed_lh = cfg->dscp.trimmed_lasthop;
-	ctx->csum_v4 = e->port[ctx->port].csum_v4;
-	ctx->csum_v6 = !e->port[ctx->port].native;
-	ctx->csum_offload = e->port[ctx->port].csum_tx_offload;
+	ctx->csum_v4 = pi.csum_v4;
+	ctx->csum_v6 = !pi.native;
+	ctx->csum_offload = pi.csum_tx_offload;
 	if (ctx->ulp->init != NULL) {
 		rc = ctx->ulp->init(ctx, pp->ulp_arg, &ctx->ulp_priv);
 		if (rc < 0)
@@ -288,57 +289,27 @@ proto_lcore_fini(struct uet_engine_lcore *lc, void *priv)
 /* events                                                              */
 /* ------------------------------------------------------------------ */
 
+/* One PDS event to the ULP; a DELIVER with the bytes after the PDS
+ * header of the frame it names (the SES header is the ULP's to decode). */
 static void
-proto_deliver(struct uet_ulp_ctx *ctx, const struct uet_pds_event *e)
+proto_event(struct uet_ulp_ctx *ctx, const struct uet_pds_event *e)
 {
-	const struct uet_engine_rx *r;
-	struct uet_ulp_peer peer;
-	const uint8_t *payload = NULL;
-	uint16_t len = 0;
-
-	/* pkt_cookie is the index of the frame in the burst being processed */
-	if (unlikely(ctx->rx == NULL || e->cookie >= ctx->nb_rx)) {
-		PROTO_INC(ctx->st.deliver_orphan);
-		return;
-	}
-	r = &ctx->rx[e->cookie];
-	if (r->pkt.err_layer == UET_PKT_LAYER_NONE) {
-		payload = rte_pktmbuf_mtod_offset(r->m, const uint8_t *,
-						  r->pkt.payload_off);
-		len = r->pkt.payload_len;
-	}
-	peer.fa = e->peer;
-	peer.pdc = e->pdc;
-	peer.psn = e->psn;
-	peer.mode = e->mode;
-	peer.next_hdr = e->next_hdr;
-	peer.ev = uet_outer_ev_get(&r->pkt.outer);
-	PROTO_INC(ctx->st.delivered);
-	ctx->ulp->deliver(ctx->ulp_priv, ctx, &r->pkt, payload, len, &peer);
-}
-
-/* Raw path: the bytes after the PDS header of the frame a DELIVER names. */
-static void
-proto_raw_event(struct uet_ulp_ctx *ctx, const struct uet_pds_event *e)
-{
-	const struct uet_engine_rx *r;
 	const uint8_t *ses = NULL;
 	uint16_t len = 0;
 
 	if (e->type == UET_PDS_EV_DELIVER) {
+		/* pkt_cookie: the index of the frame in the burst */
 		if (unlikely(ctx->rx == NULL || e->cookie >= ctx->nb_rx)) {
 			PROTO_INC(ctx->st.deliver_orphan);
 			return;
 		}
-		r = &ctx->rx[e->cookie];
-		ses = proto_ses_bytes(r, &len);
+		ses = proto_ses_bytes(&ctx->rx[e->cookie], &len);
 		PROTO_INC(ctx->st.delivered);
-	} else if (e->type == UET_PDS_EV_RESP) {
-		/* a response for a cookie that had its DONE */
-	} else if (e->status == 0) {
-		PROTO_INC(ctx->st.done_ok);
-	} else {
-		PROTO_INC(ctx->st.done_err);
+	} else if (e->type == UET_PDS_EV_DONE) {
+		if (e->status == 0)
+			PROTO_INC(ctx->st.done_ok);
+		else
+			PROTO_INC(ctx->st.done_err);
 	}
 	ctx->ulp->event(ctx->ulp_priv, ctx, e, ses, len);
 }
@@ -351,28 +322,8 @@ proto_events(struct uet_ulp_ctx *ctx)
 
 	do {
 		n = uet_pds_events(ctx->pds, ctx->ev, PROTO_BURST);
-		for (uint16_t i = 0; i < n; i++) {
-			const struct uet_pds_event *e = &ctx->ev[i];
-
-			if (ctx->raw) {
-				proto_raw_event(ctx, e);
-				continue;
-			}
-			if (e->type == UET_PDS_EV_DELIVER) {
-				proto_deliver(ctx, e);
-				continue;
-			}
-			/* PDC_DOWN (pdc_events): the raw ULP interface has no
-			 * PDC state; its cookies completed with DONE. */
-			if (e->type != UET_PDS_EV_DONE)
-				continue;
-			if (e->status == 0)
-				PROTO_INC(ctx->st.done_ok);
-			else
-				PROTO_INC(ctx->st.done_err);
-			ctx->ulp->done(ctx->ulp_priv, ctx, e->cookie, e->status,
-				       e->resp, e->resp_len, e->next_hdr);
-		}
+		for (uint16_t i = 0; i < n; i++)
+			proto_event(ctx, &ctx->ev[i]);
 		total += n;
 	} while (n == PROTO_BURST);
 	return total;
@@ -424,15 +375,11 @@ proto_rx_one(struct uet_ulp_ctx *ctx, uint16_t i)
 	 * the DSCP */
 	m.trimmed = o->dscp == ctx->dscp_trimmed;
 	m.trimmed_lasthop = o->dscp == ctx->dscp_trimmed_lh;
-	if (ctx->raw && ctx->ulp->resp_expected_raw != NULL)
-		m.resp_expected = ctx->ulp->resp_expected_raw(
-			ctx->ulp_priv, pkt->pds.type, pkt->pds.next_hdr, m.ses,
-			m.ses_len);
-	else
-		m.resp_expected = ctx->ulp->resp_expected != NULL &&
-			  pkt->err_layer == UET_PKT_LAYER_NONE &&
-			  pkt->ses == UET_PKT_SES_REQ &&
-			  ctx->ulp->resp_expected(ctx->ulp_priv, pkt);
+	m.resp_expected = ctx->ulp->resp_expected != NULL &&
+			  ctx->ulp->resp_expected(ctx->ulp_priv,
+						  pkt->pds.type,
+						  pkt->pds.next_hdr, m.ses,
+						  m.ses_len);
 	m.pkt_cookie = i;
 	if (unlikely(m.ce))
 		PROTO_INC(ctx->st.rx_ce);
@@ -513,16 +460,19 @@ const struct uet_engine_hook_ops uet_proto_hook_ops = {
 struct uet_ulp_ctx *
 uet_ulp_ctx_get(struct uet_engine *e, unsigned int idx)
 {
-	if (e == NULL || idx >= e->nb_lcores ||
-	    e->hook.rx_burst != proto_rx_burst)
-		return NULL;
-	return e->lc[idx]->hook_priv;
+	return uet_engine_hook_priv(e, idx, &uet_proto_hook_ops);
 }
 
 void *
 uet_ulp_ctx_priv(const struct uet_ulp_ctx *ctx)
 {
 	return ctx->ulp_priv;
+}
+
+const struct uet_ulp_ops *
+uet_ulp_ctx_ops(const struct uet_ulp_ctx *ctx)
+{
+	return ctx->ulp;
 }
 
 struct uet_engine_lcore *
@@ -556,34 +506,16 @@ uet_ulp_ctx_stats(const struct uet_ulp_ctx *ctx)
 }
 
 int
-uet_ulp_submit(struct uet_ulp_ctx *ctx, const struct uet_ulp_req *r)
+uet_ulp_submit(struct uet_ulp_ctx *ctx, const struct uet_pds_submit *s)
 {
-	struct uet_pds_submit s;
 	int rc;
 
-	if (unlikely(r->len > ctx->max_len))
+	if (unlikely(s->len > ctx->max_len))
 		return -EINVAL;
-	s.dst = r->dst;
-	s.job = r->job;
-	s.tc = r->tc;
-	s.mode = r->mode;
-	s.next_hdr = r->next_hdr;
-	s.flags = r->flags;
-	s.len = r->len;
-	s.pdc = r->pdc;
-	s.cookie = r->cookie;
-	rc = uet_pds_submit(ctx->pds, &s, ctx->now);
+	rc = uet_pds_submit(ctx->pds, s, ctx->now);
 	if (likely(rc == 0))
 		PROTO_INC(ctx->st.submit_ok);
 	else if (rc == -EAGAIN)
 		PROTO_INC(ctx->st.submit_eagain);
 	return rc;
-}
-
-int
-uet_ulp_respond(struct uet_ulp_ctx *ctx, const struct uet_ulp_peer *peer,
-		uint8_t next_hdr, const void *resp, uint16_t len)
-{
-	return uet_pds_respond(ctx->pds, peer->pdc, peer->psn, next_hdr, resp,
-			       len, ctx->now);
 }

@@ -24,7 +24,7 @@
  * context (uet_engine_progress()); INLINE runs nothing by itself and the
  * caller drives every context with uet_engine_poll().
  *
- * Threading: uet_engine_create/start/stop/free and uet_engine_chan_attach
+ * Threading: uet_engine_create/start/stop/free and uet_engine_attach
  * from one control thread. Hook callbacks and the uet_engine_lcore_*,
  * uet_engine_tx*, uet_engine_mbuf_alloc functions only from the thread
  * running that context: its AUTO lcore, or, while that lcore sleeps, the
@@ -49,15 +49,19 @@ extern "C" {
 #endif
 
 struct rte_mbuf;
-struct uet_chan;
 struct uet_engine;
 struct uet_engine_lcore;
+
+/** The engine's rte_log type ("uet.engine"), for the layers above the
+ * core too. */
+extern int uet_engine_logtype;
 
 /** Largest burst of the engine loop (engine.burst is capped to it). */
 #define UET_ENGINE_BURST_MAX 64
 /** Largest number of engine lcore contexts. */
 #define UET_ENGINE_LCORES_MAX 32
-/** Largest number of channels attached to one engine. */
+/** Largest number of work queues (channels, uet_chan.h) attached to one
+ * context (uet_engine_attach()). */
 #define UET_ENGINE_CHANS_MAX 64
 
 /* ------------------------------------------------------------------ */
@@ -131,9 +135,10 @@ struct uet_engine_rx {
 	uint16_t port;      /**< engine port index (not the ethdev id) */
 	uint16_t queue;     /**< RX queue */
 	/**
-	 * Parsed frame. `pkt.err_layer` is NONE, or SES/PAYLOAD when only the
-	 * SES part failed (a trimmed request fails with TRUNCATED there):
-	 * outer and PDS fields are always valid.
+	 * The frame parsed up to its PDS header (uet_pkt_parse_pds()): outer
+	 * and PDS fields are valid, `pkt.err_layer` is NONE; the bytes after
+	 * the PDS header (SES header and payload) are `pkt.payload_off`,
+	 * `pkt.payload_len`, undecoded (`pkt.req` / `pkt.resp` unset).
 	 */
 	struct uet_pkt pkt;
 };
@@ -178,7 +183,7 @@ struct uet_engine_hook_ops {
 /**
  * The engine clock: nanoseconds, monotonic. NULL (the default) reads
  * the TSC; a driver may give its own, for example a virtual clock that
- * it advances itself (include/pmd/uet/uet_fabric_eth.h).
+ * it advances itself (include/pmd-fabric/uet/uet_fabric_eth.h).
  */
 typedef uint64_t (*uet_engine_clock_fn)(void *arg);
 
@@ -268,14 +273,25 @@ int uet_engine_progress(struct uet_engine *e, unsigned int max_iterations);
 void uet_engine_wake(struct uet_engine *e, unsigned int lcore_idx);
 
 /**
- * Keep the wake-up flags (struct uet_chan_waker) of the contexts in
+ * Wake-up flag of an engine context, read by the threads that post work
+ * to it (AUTO progress whose lcores sleep when idle, docs/ENGINE.md
+ * "Progress modes").
+ */
+struct uet_engine_waker {
+	/** non-zero while the context's lcore sleeps (or is about to): a
+	 * post must then wake it, or run its iteration itself */
+	uint32_t sleeping;
+};
+
+/**
+ * Keep the wake-up flags (struct uet_engine_waker) of the contexts in
  * caller memory: context i's at @p base + i * @p stride. The uet-engine
  * service places them in a page its clients map read-only, so a client
  * reads whether a context sleeps without a syscall. Before uet_engine_
- * start() and before any channel is attached; @p base must outlive the
- * engine, or until they are placed back with @p base NULL (the engine's
- * own memory again).
- * @return 0, -EINVAL, -EBUSY (running, or channels attached).
+ * start() and before any work queue is attached; @p base must outlive
+ * the engine, or until they are placed back with @p base NULL (the
+ * engine's own memory again).
+ * @return 0, -EINVAL, -EBUSY (running, or work queues attached).
  */
 int uet_engine_wakers_place(struct uet_engine *e, void *base, size_t stride);
 
@@ -316,23 +332,42 @@ struct uet_engine_lcore *uet_engine_lcore_get(struct uet_engine *e,
 bool uet_engine_running(const struct uet_engine *e);
 
 /* ------------------------------------------------------------------ */
-/* Channels                                                            */
+/* Work queues attached to a context                                   */
 /* ------------------------------------------------------------------ */
 
+/*
+ * The core keeps, per context, the list of work queues that its hook
+ * consumes (front-end channels, uet_chan.h, which wraps these calls);
+ * it never looks inside one. Attaching one counts for the sleep (a
+ * poster wakes the context) and for uet_engine_wakers_place().
+ */
+
 /**
- * Make @p c visible to context @p lcore_idx (uet_engine_lcore_chan()).
+ * Make @p q visible to context @p lcore_idx (uet_engine_lcore_attached()).
  * Allowed while running (published with release ordering).
  * @return 0, -EINVAL, -ENOSPC (UET_ENGINE_CHANS_MAX per context).
  */
-int uet_engine_chan_attach(struct uet_engine *e, unsigned int lcore_idx,
-			   struct uet_chan *c);
+int uet_engine_attach(struct uet_engine *e, unsigned int lcore_idx, void *q);
 
 /**
- * Remove @p c from its context. Only while stopped (INLINE or after
+ * Remove @p q from its context. Only while stopped (INLINE or after
  * uet_engine_stop()).
  * @return 0, -ENOENT, -EBUSY (running).
  */
-int uet_engine_chan_detach(struct uet_engine *e, struct uet_chan *c);
+int uet_engine_detach(struct uet_engine *e, const void *q);
+
+/**
+ * The flag a poster to context @p lc reads (uet_engine_wakers_place()),
+ * or NULL when its lcore never sleeps (INLINE, busy-polling AUTO).
+ */
+struct uet_engine_waker *uet_engine_lcore_waker(struct uet_engine_lcore *lc);
+
+/**
+ * A poster found the context asleep: run a few of its iterations on the
+ * calling thread (@p run, when the context's progress lock is free) or
+ * kick its lcore awake. Any thread.
+ */
+void uet_engine_lcore_kick(struct uet_engine_lcore *lc, bool run);
 
 /* ------------------------------------------------------------------ */
 /* Services for hooks (owner thread of @p lc only)                     */
@@ -344,12 +379,48 @@ unsigned int uet_engine_lcore_index(const struct uet_engine_lcore *lc);
 /** Engine of the context. */
 struct uet_engine *uet_engine_lcore_engine(struct uet_engine_lcore *lc);
 
-/** Number of channels attached to the context (acquire load). */
-unsigned int uet_engine_lcore_nb_chans(const struct uet_engine_lcore *lc);
+/** Number of work queues attached to the context (acquire load). */
+unsigned int uet_engine_lcore_nb_attached(const struct uet_engine_lcore *lc);
 
-/** Channel @p i of the context, or NULL. */
-struct uet_chan *uet_engine_lcore_chan(struct uet_engine_lcore *lc,
-				       unsigned int i);
+/** Work queue @p i of the context, or NULL. */
+void *uet_engine_lcore_attached(struct uet_engine_lcore *lc, unsigned int i);
+
+/** The configuration the engine was created with. */
+const struct uet_config *uet_engine_config(const struct uet_engine *e);
+
+/**
+ * The private state of @p ops on context @p idx (what its lcore_init
+ * made), or NULL when @p e runs another hook (same rx_burst callback).
+ */
+void *uet_engine_hook_priv(struct uet_engine *e, unsigned int idx,
+			   const struct uet_engine_hook_ops *ops);
+
+/**
+ * Bits at the top of a PDC id that name the context owning the PDC (the
+ * PDS hook's uet_pds_config.owner_bits): enough for @p nb_contexts.
+ * Local delivery steers frames by them.
+ */
+static inline uint32_t
+uet_engine_owner_bits(uint32_t nb_contexts)
+{
+	uint32_t b = 0;
+
+	while ((1u << b) < nb_contexts)
+		b++;
+	return b;
+}
+
+/** What a hook needs to know of an engine port to build its frames. */
+struct uet_engine_port_info {
+	bool has_ipv4;        /**< IPv4 FA (else IPv6 only) */
+	bool native;          /**< native IP (UET over IP), else UDP */
+	bool csum_v4;         /**< UDP checksum on IPv4 (IPv6: always) */
+	bool csum_tx_offload; /**< computed by the port */
+};
+
+/** Fill @p info for engine port @p port; 0 or -EINVAL. */
+int uet_engine_port_info_get(const struct uet_engine *e, unsigned int port,
+			     struct uet_engine_port_info *info);
 
 /** True when the context owns a TX queue on @p port. */
 bool uet_engine_lcore_has_port(const struct uet_engine_lcore *lc,
@@ -364,6 +435,14 @@ bool uet_engine_lcore_has_port(const struct uet_engine_lcore *lc,
 int uet_engine_outer_prepare(const struct uet_engine_lcore *lc,
 			     unsigned int port, unsigned int ip_version,
 			     const uint8_t dst_fa[16], struct uet_outer *o);
+
+/**
+ * Allocate @p n mbufs from the pool of @p port's socket, all or none
+ * (counted in mbuf_alloc_fail).
+ * @return 0 or -ENOMEM.
+ */
+int uet_engine_mbuf_alloc_bulk(struct uet_engine_lcore *lc, unsigned int port,
+			       struct rte_mbuf **m, unsigned int n);
 
 /** Allocate an mbuf from the pool of @p port's socket, or NULL. */
 struct rte_mbuf *uet_engine_mbuf_alloc(struct uet_engine_lcore *lc,
@@ -479,7 +558,6 @@ struct uet_engine_lcore_stats {
 	uint64_t rx_pkts;         /**< frames from rte_eth_rx_burst */
 	uint64_t rx_bytes;
 	uint64_t rx_uet;          /**< UET frames given to the hook */
-	uint64_t rx_uet_ses_err;  /**< ... of which the SES part failed */
 	uint64_t rx_class[UET_ENGINE_CLASSES]; /**< UET frames per class */
 	uint64_t rx_arp;          /**< ARP frames */
 	uint64_t rx_nd;           /**< ICMPv6 NS/NA frames */
@@ -569,6 +647,26 @@ const char *uet_engine_fault_name(unsigned int kind);
  * commands take an optional engine index parameter.
  */
 struct rte_tel_data;
+
+/**
+ * A command of a layer above the core (/uet/pds, /uet/ses ...): fill
+ * @p d (a dict, started) for engine @p e, which stays alive meanwhile.
+ * @return 0 or -errno (-ENOENT: not provided by this engine's hook).
+ */
+typedef int (*uet_engine_tel_fn)(struct uet_engine *e,
+				 struct rte_tel_data *d);
+
+/**
+ * Add telemetry command @p cmd (a string literal: kept) answered by
+ * @p fn for the engine index given as parameter. Idempotent; any thread.
+ * @return 0, -EINVAL, -ENOSPC (the table of added commands is full).
+ */
+int uet_engine_telemetry_add(const char *cmd, uet_engine_tel_fn fn,
+			     const char *help);
+
+/** Add "ctx<ctx>_<name>": @p v to the dict @p d (per-context counters). */
+void uet_engine_telemetry_ctx_u64(struct rte_tel_data *d, unsigned int ctx,
+				  const char *name, uint64_t v);
 
 /**
  * Run a /uet/ telemetry command in-process (what the telemetry socket

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The SES on the engine: the control path. Requests (uet_ses_ulp_ctl())
+ * travel over a per-context ring to the owner lcore, so the data path
+ * takes no lock; a request is either cancelled before the lcore starts
+ * it or applied and answered, never both.
+ */
+
+#include <errno.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+#include <rte_pause.h>
+#include <rte_ring.h>
+
+#include "ses_ulp_private.h"
+
+void
+sul_ctl_answer(struct sul_ctl_msg *m)
+{
+	unsigned int expect = SUL_CTL_RUNNING;
+
+	if (!atomic_compare_exchange_strong(&m->state, &expect, SUL_CTL_DONE))
+		rte_free(m); /* the caller gave up waiting (ABANDONED) */
+}
+
+/* Whether return-direction READ data may still be built from memory. */
+static bool
+ret_busy(const struct sul_ctx *c)
+{
+	struct uet_ses_pool_info pi;
+
+	uet_ses_pool_info_get(c->ses, &pi);
+	return pi.ret_used != 0;
+}
+
+void
+sul_ctl_one(struct sul_ctx *c, struct sul_ctl_msg *m, uint64_t now)
+{
+	struct uet_ses_ulp_ctl *q = &m->req;
+	unsigned int expect = SUL_CTL_PENDING;
+
+	/* the caller timed out before we got to it: not applied */
+	if (!atomic_compare_exchange_strong(&m->state, &expect,
+					    SUL_CTL_RUNNING)) {
+		SUL_INC(c->st.ctl_cancelled);
+		rte_free(m);
+		return;
+	}
+	switch (q->op) {
+	case UET_SES_ULP_JOB_ADD:
+		q->rc = sul_job_add(c, q->job, q->has_pid ? q->pid : c->pid,
+				    q->own_rma);
+		break;
+	case UET_SES_ULP_JOB_DEL:
+		q->rc = sul_job_del(c, q->job, q->has_pid ? q->pid : c->pid);
+		break;
+	case UET_SES_ULP_MR_REG:
+		q->rc = sul_mr_reg(c, q);
+		break;
+	case UET_SES_ULP_MR_DEREG:
+		q->rc = uet_ses_mr_dereg(c->mr, q->key);
+		break;
+	case UET_SES_ULP_MR_ENABLE:
+		q->rc = uet_ses_mr_enable(c->mr, q->key, !q->disabled);
+		break;
+	case UET_SES_ULP_EP_ADD:
+		q->rc = sul_ep_add(c, q);
+		break;
+	case UET_SES_ULP_EP_DEL:
+		q->rc = sul_ep_del(c, q->chan, now);
+		break;
+	case UET_SES_ULP_PEER_ADD:
+		q->rc = sul_peer_add(c, q);
+		break;
+	case UET_SES_ULP_PEER_DEL:
+		q->rc = sul_peer_del(c, q->handle, q->owner_id);
+		break;
+	default:
+		q->rc = -EINVAL;
+		break;
+	}
+	SUL_INC(c->st.ctl);
+	/* the key resolves no more; READ responses in flight may still be
+	 * rebuilt from the region: answer once they are all acknowledged */
+	if (q->op == UET_SES_ULP_MR_DEREG && q->rc == 0 && ret_busy(c) &&
+	    c->nb_dereg_wait < RTE_DIM(c->dereg_wait)) {
+		SUL_INC(c->st.dereg_waits);
+		c->dereg_wait[c->nb_dereg_wait++] = m;
+		return;
+	}
+	sul_ctl_answer(m);
+}
+
+/* Whether @p m is the JOB_DEL / EP_DEL of a closed endpoint that must
+ * wait: the SES may still touch memory of withdrawn operations. */
+static bool
+ctl_must_wait(struct sul_ctx *c, const struct sul_ctl_msg *m, uint64_t now)
+{
+	if (m->req.op != UET_SES_ULP_JOB_DEL && m->req.op != UET_SES_ULP_EP_DEL)
+		return false;
+	if (uet_ses_withdraw(c->ses, sul_orphan, c, false) == 0)
+		return false;
+	SUL_INC(c->st.withdraw_waits);
+	c->held_at = now;
+	return true;
+}
+
+/* Serve the held requests once the SES let go (or, after
+ * SUL_WITHDRAW_NS, detach what is left); false while they still wait. */
+static bool
+ctl_held_poll(struct sul_ctx *c, uint64_t now)
+{
+	bool force = now - c->held_at > SUL_WITHDRAW_NS;
+
+	if (uet_ses_withdraw(c->ses, sul_orphan, c, force) != 0)
+		return false;
+	if (force)
+		SUL_INC(c->st.withdraw_forced);
+	for (unsigned int i = 0; i < c->nb_held; i++)
+		sul_ctl_one(c, c->held[i], now);
+	c->nb_held = 0;
+	return true;
+}
+
+unsigned int
+sul_ctl_poll(struct sul_ctx *c, uint64_t now)
+{
+	void *m[SUL_CTL_BURST];
+	unsigned int n;
+
+	if (c->nb_dereg_wait != 0 && !ret_busy(c)) {
+		for (unsigned int i = 0; i < c->nb_dereg_wait; i++)
+			sul_ctl_answer(c->dereg_wait[i]);
+		c->nb_dereg_wait = 0;
+	}
+	if (c->nb_held != 0 && !ctl_held_poll(c, now))
+		return 0;
+	n = rte_ring_sc_dequeue_burst(c->ctl, m, SUL_CTL_BURST, NULL);
+	for (unsigned int i = 0; i < n; i++) {
+		if (c->nb_held == 0 && !ctl_must_wait(c, m[i], now))
+			sul_ctl_one(c, m[i], now);
+		else
+			c->held[c->nb_held++] = m[i];
+	}
+	return n;
+}
+
+struct sul_ctx *
+sul_of(struct uet_engine *e, unsigned int idx)
+{
+	struct uet_ulp_ctx *u = uet_ulp_ctx_get(e, idx);
+	struct sul_ctx *c;
+
+	if (u == NULL || uet_ulp_ctx_ops(u) != &uet_ses_ulp_ops)
+		return NULL;
+	c = uet_ulp_ctx_priv(u);
+	return c != NULL && c->magic == SUL_MAGIC ? c : NULL;
+}
+
+int
+uet_ses_ulp_ctl(struct uet_engine *e, unsigned int ctx_idx,
+		struct uet_ses_ulp_ctl *req, void (*progress)(void *),
+		void *arg)
+{
+	struct sul_ctx *c;
+	struct sul_ctl_msg *m;
+	uint64_t end;
+	unsigned int expect;
+
+	if (e == NULL || req == NULL)
+		return -EINVAL;
+	c = sul_of(e, ctx_idx);
+	if (c == NULL)
+		return -ENOENT;
+	m = rte_zmalloc("sul_ctl", sizeof(*m), 0);
+	if (m == NULL)
+		return -ENOMEM;
+	m->req = *req;
+	atomic_init(&m->state, SUL_CTL_PENDING);
+	if (rte_ring_mp_enqueue(c->ctl, m) != 0) {
+		rte_free(m);
+		return -EAGAIN;
+	}
+	/* an AUTO lcore asleep (docs/ENGINE.md "Progress modes") */
+	uet_engine_wake(e, ctx_idx);
+	end = rte_get_timer_cycles() + 5 * rte_get_timer_hz();
+	while (atomic_load(&m->state) == SUL_CTL_PENDING &&
+	       rte_get_timer_cycles() < end) {
+		if (uet_engine_running(e))
+			rte_pause();
+		else if (progress != NULL)
+			progress(arg);
+		else
+			(void)uet_engine_poll(e, 1);
+	}
+	expect = SUL_CTL_PENDING;
+	if (atomic_compare_exchange_strong(&m->state, &expect,
+					   SUL_CTL_CANCELLED))
+		return -ETIMEDOUT; /* never applied; the lcore frees it */
+	/* started: its answer comes (late), it is not abandoned lightly */
+	end = rte_get_timer_cycles() + SUL_CTL_RUNNING_MAX_S *
+	      rte_get_timer_hz();
+	while (atomic_load(&m->state) == SUL_CTL_RUNNING &&
+	       rte_get_timer_cycles() < end) {
+		if (uet_engine_running(e))
+			rte_delay_us_sleep(100);
+		else if (progress != NULL)
+			progress(arg);
+		else
+			(void)uet_engine_poll(e, 1);
+	}
+	expect = SUL_CTL_RUNNING;
+	if (atomic_compare_exchange_strong(&m->state, &expect,
+					   SUL_CTL_ABANDONED))
+		return -EINPROGRESS; /* applied or not: unknown */
+	*req = m->req;
+	rte_free(m);
+	return 0;
+}
+
+int
+uet_ses_ulp_ctl_post(struct uet_engine *e, unsigned int ctx_idx,
+		     const struct uet_ses_ulp_ctl *req,
+		     struct uet_ses_ulp_ctl_pending **op)
+{
+	struct sul_ctl_msg *m;
+	struct sul_ctx *c;
+
+	if (e == NULL || req == NULL || op == NULL)
+		return -EINVAL;
+	c = sul_of(e, ctx_idx);
+	if (c == NULL)
+		return -ENOENT;
+	m = rte_zmalloc("sul_ctl", sizeof(*m), 0);
+	if (m == NULL)
+		return -ENOMEM;
+	m->req = *req;
+	atomic_init(&m->state, SUL_CTL_PENDING);
+	if (rte_ring_mp_enqueue(c->ctl, m) != 0) {
+		rte_free(m);
+		return -EAGAIN;
+	}
+	uet_engine_wake(e, ctx_idx);
+	*op = (struct uet_ses_ulp_ctl_pending *)m;
+	return 0;
+}
+
+int
+uet_ses_ulp_ctl_poll(struct uet_ses_ulp_ctl_pending *op, struct uet_ses_ulp_ctl *req)
+{
+	struct sul_ctl_msg *m = (struct sul_ctl_msg *)op;
+
+	if (m == NULL || req == NULL)
+		return -EINVAL;
+	if (atomic_load(&m->state) != SUL_CTL_DONE)
+		return -EAGAIN;
+	*req = m->req;
+	rte_free(m);
+	return 0;
+}
+
+int
+uet_ses_ulp_identity(struct uet_engine *e, unsigned int ctx_idx,
+		     uint16_t *pid, uint32_t *initiator)
+{
+	struct sul_ctx *c = sul_of(e, ctx_idx);
+
+	if (c == NULL)
+		return -ENOENT;
+	if (pid != NULL)
+		*pid = c->pid;
+	if (initiator != NULL)
+		*initiator = c->initiator;
+	return 0;
+}
+
+int
+uet_ses_ulp_stats_get(struct uet_engine *e, unsigned int ctx_idx,
+		      struct uet_ses_ulp_stats *st, const struct uet_ses **ses)
+{
+	struct sul_ctx *c = sul_of(e, ctx_idx);
+
+	if (c == NULL)
+		return -ENOENT;
+	if (st != NULL)
+		*st = c->st;
+	if (ses != NULL)
+		*ses = c->ses;
+	return 0;
+}

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef UET_SES_ULP_PRIVATE_H
+#define UET_SES_ULP_PRIVATE_H
+
+/*
+ * Private state of the SES on the engine (include/pmd-ses/uet/uet_ses_ulp.h).
+ * One struct sul_ctx per engine context, touched only by that context's
+ * thread except for the control ring. The files of pmd/ses_ulp/:
+ *   ulp.c         ULP callbacks: init / fini, build, event, poll
+ *   channels.c    channel consumption: SQE -> uet_ses_submit(),
+ *                 RQE -> uet_ses_recv_post() / cancel, the channel set
+ *   window.c      descriptor addresses: data-window translation, SQE -> WR
+ *   completion.c  uet_ses_cq_poll() -> channel CQEs (through op records)
+ *   tables.c      job / RI tables, processes (EP_ADD), peers, MR_REG
+ *   ctl.c         the control ring (uet_ses_ulp_ctl()) and its callers
+ *   cma.c         other processes' memory (uet_cma.h: MR_REG of another
+ *                 owner, the uet-engine service's clients)
+ *   telemetry.c   /uet/ses
+ * Every array is allocated at init; the data path allocates nothing.
+ */
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_branch_prediction.h>
+
+#include <uet/uet_chan.h>
+#include <uet/uet_ses.h>
+#include <uet/uet_ses_ulp.h>
+#include <uet/uet_ulp.h>
+
+#define SUL_MAGIC 0x53554c31u /* "SUL1" */
+#define SUL_CTL_RING 64
+#define SUL_CTL_BURST 8
+#define SUL_CQ_BURST 32
+#define SUL_CHAN_BUDGET 32 /* descriptors per channel per iteration */
+/* CQEs of one channel waiting for room in its CQ beyond which no more of
+ * its descriptors are taken (its own back-pressure) ... */
+#define SUL_CHAN_PEND_MAX 64
+/* ... and beyond which unsolicited completions for it are dropped */
+#define SUL_CHAN_PEND_UNSOL_MAX 256
+#define SUL_NONE UINT32_MAX
+#define SUL_EPS_MAX 8 /* processes (PIDonFEP) per context, its own included */
+#define SUL_DRAIN_CTX UINT64_MAX /* SES context of the glue's own discards */
+#define SUL_PEERS_DEFAULT 65536u
+#define SUL_PEERS_MAX (1u << 20)
+/* How long JOB_DEL / EP_DEL of a closed endpoint wait for the SES to let
+ * go of its operations' memory before detaching them (below the 5 s a
+ * caller of uet_ses_ulp_ctl() waits; the PDS's default retransmission
+ * budget, about 2 s, ends every fragment before) */
+#define SUL_WITHDRAW_NS (3000ull * 1000 * 1000)
+
+/* Single-writer counter update; readers (uet_ses_ulp_stats_get(), the
+ * telemetry thread) use relaxed loads. */
+#define SUL_ADD(ctr, n) \
+	__atomic_store_n(&(ctr), (ctr) + (uint64_t)(n), __ATOMIC_RELAXED)
+#define SUL_INC(ctr) SUL_ADD(ctr, 1)
+
+/* An outstanding SQE or RQE: the SES context is its index. */
+struct sul_op {
+	struct uet_chan *chan; /* NULL: channel gone, drop the completion */
+	uint64_t ctx;          /* the descriptor's context, returned as is */
+	uint32_t next;         /* free list */
+	uint8_t op;            /* chan op / rq op */
+	uint8_t rx;
+	uint8_t want;          /* CQE on success */
+	uint8_t multi;         /* multi-recv: stays until RELEASED */
+	uint8_t peek_claim;    /* PEEK | CLAIM post */
+	uint8_t claimed;       /* its message is reserved: kept for CLAIM */
+	uint8_t orphan;        /* its channel went away: withdrawn in the SES */
+	uint8_t held;          /* counted in eps[ep].ops */
+	uint8_t ep;            /* process slot of its channel */
+};
+
+/*
+ * A process on the FEP served by this context (an endpoint): its
+ * PIDonFEP, initiator id and receive context. Slot 0 is the context's
+ * own identity (channels without EP_ADD); slots 1.. come from EP_ADD.
+ */
+struct sul_ep {
+	uint32_t ref;          /* channels bound to it (slot 0: unused) */
+	bool dirty;            /* freed: reuse once no target record is open */
+	uint16_t pid;
+	uint32_t initiator;
+	enum uet_profile profile;
+	struct uet_ses_match *match;
+	/* op records its channels hold, and at most (EP_ADD ops_max; 0:
+	 * no limit) */
+	uint32_t ops;
+	uint32_t ops_max;
+};
+
+/* EP_ADD binding of a channel to a process slot. */
+struct sul_bind {
+	struct uet_chan *chan;
+	uint32_t ep;
+	uint32_t owner;        /* EP_ADD owner_id: whose peers it names */
+	bool remote;           /* wants UET_CHAN_CQ_REMOTE events */
+};
+
+/* Per attached channel: the SQE/RQE the SES refused with -EAGAIN. */
+struct sul_chan {
+	struct uet_chan *chan;
+	uint32_t ep;           /* process slot */
+	uint32_t owner;        /* whose peers its descriptors may name */
+	bool remote;           /* wants UET_CHAN_CQ_REMOTE events */
+	uint16_t pid;          /* its PIDonFEP and initiator id */
+	uint32_t initiator;
+	uint32_t sq_slot;      /* SUL_NONE or op slot of the held SQE */
+	uint32_t rq_slot;
+	/* wrong-key throttling: BAD_MKEY completions since kb_start; its
+	 * SQ is not read before kb_until */
+	uint64_t kb_start;
+	uint64_t kb_until;
+	uint32_t kb_count;
+	struct uet_chan_sqe sqe;
+	struct uet_chan_rqe rqe;
+};
+
+struct sul_job {
+	uint32_t job;
+	uint16_t pid;          /* process the tables belong to */
+	uint32_t ref;          /* 0: free */
+	int ri_msg;
+	int ri_rma;
+	int ri_rdv;            /* rendezvous sources (remote read) */
+	/* another process than the context's: ri_rma is the context's
+	 * table, aliased under {job, pid, start_ri + 1} */
+	bool alias;
+};
+
+struct sul_pend {
+	struct uet_chan *chan;
+	struct uet_chan_cqe cqe;
+};
+
+/*
+ * A registered destination (PEER_ADD). Its handle is
+ * (generation << 32) | (slot + 1): 0 is never a handle, and a handle kept
+ * after PEER_DEL misses once the slot is reused (new generation).
+ */
+struct sul_peer {
+	struct uet_ses_ulp_peer v;
+	uint32_t owner;         /* PEER_ADD owner_id */
+	uint32_t gen;
+	uint32_t next;          /* free list (SUL_NONE: end) */
+	bool used;
+};
+
+/*
+ * Control message: the caller's request plus a hand-over state. A request
+ * is either cancelled before the lcore starts it (PENDING -> CANCELLED by
+ * the caller: never applied) or applied and answered (PENDING -> RUNNING
+ * -> DONE by the lcore), never both: a caller that times out on a RUNNING
+ * request waits for its answer. ABANDONED: the caller gave up on a
+ * RUNNING one after the long bound (the outcome is unknown to it).
+ */
+enum {
+	SUL_CTL_PENDING = 0,
+	SUL_CTL_RUNNING,
+	SUL_CTL_DONE,
+	SUL_CTL_CANCELLED,
+	SUL_CTL_ABANDONED,
+};
+/* How long a caller waits for a request the lcore has started (an
+ * MR_DEREG waits for READ responses, a JOB_DEL / EP_DEL for withdrawn
+ * operations: bounded by the PDS's retransmissions) */
+#define SUL_CTL_RUNNING_MAX_S 60
+
+struct sul_ctl_msg {
+	struct uet_ses_ulp_ctl req;
+	atomic_uint state;
+};
+
+struct sul_ctx {
+	uint32_t magic;
+	struct uet_ulp_ctx *uctx;
+	struct uet_ses *ses;
+	struct uet_ses_mr_table *mr;
+	struct uet_ses_match *match;
+	struct rte_ring *ctl;
+	uint16_t pid;
+	uint16_t start_ri;
+	uint32_t initiator;
+	uint32_t max_jobs;
+	struct sul_job *jobs;
+	struct sul_peer *peers;
+	uint32_t max_peers;
+	uint32_t peer_free;     /* free list head */
+	struct sul_op *ops;
+	uint32_t nb_ops;
+	uint32_t free_head;
+	uint32_t nb_free;
+	struct sul_pend *pend;  /* FIFO of CQEs waiting for CQ room */
+	uint32_t pend_mask;
+	uint32_t pend_head;     /* next to push */
+	uint32_t pend_tail;     /* next free */
+	unsigned int nb_chans;
+	struct sul_ep eps[SUL_EPS_MAX];
+	struct sul_bind binds[UET_ENGINE_CHANS_MAX];
+	unsigned int nb_binds;
+	/* MR_DEREG answers held until no READ response can still be built
+	 * (rebuilt from the region on retransmission) */
+	unsigned int nb_dereg_wait;
+	struct sul_ctl_msg *dereg_wait[SUL_CTL_RING];
+	/* requests held (in order) behind a JOB_DEL / EP_DEL that waits for
+	 * the SES to let go of a closed channel's memory, since held_at */
+	unsigned int nb_held;
+	uint64_t held_at;
+	struct sul_ctl_msg *held[SUL_CTL_BURST];
+	struct sul_chan chans[UET_ENGINE_CHANS_MAX];
+	struct uet_ses_cqe scq[SUL_CQ_BURST];
+	struct uet_ses_ulp_stats st;
+	const struct uet_ses_mem_ops *mem_ops; /* the SES's, for MR_REG */
+	void *mem_arg;
+};
+
+/* op records and the queue of CQEs waiting for CQ room (hot: inline) */
+
+static inline uint32_t
+sul_op_get(struct sul_ctx *c)
+{
+	uint32_t i = c->free_head;
+
+	if (unlikely(i == SUL_NONE))
+		return SUL_NONE;
+	c->free_head = c->ops[i].next;
+	c->nb_free--;
+	return i;
+}
+
+/* Charge record @p i to process slot @p ep (sul_op_put gives it back). */
+static inline void
+sul_op_charge(struct sul_ctx *c, uint32_t i, uint32_t ep)
+{
+	c->ops[i].held = 1;
+	c->ops[i].ep = (uint8_t)ep;
+	c->eps[ep].ops++;
+}
+
+static inline void
+sul_op_put(struct sul_ctx *c, uint32_t i)
+{
+	if (c->ops[i].held)
+		c->eps[c->ops[i].ep].ops--;
+	c->ops[i].held = 0;
+	c->ops[i].chan = NULL;
+	c->ops[i].orphan = 0;
+	c->ops[i].next = c->free_head;
+	c->free_head = i;
+	c->nb_free++;
+}
+
+static inline uint32_t
+sul_pend_count(const struct sul_ctx *c)
+{
+	return c->pend_tail - c->pend_head;
+}
+
+static inline uint32_t
+sul_pend_room(const struct sul_ctx *c)
+{
+	return c->pend_mask + 1 - sul_pend_count(c);
+}
+
+/* Whether @p ch takes no descriptor now: its CQ is full and enough of
+ * its completions wait (its own back-pressure, nobody else's). */
+static inline bool
+sul_chan_backlogged(const struct uet_chan *ch)
+{
+	return ch->cq_pending >= SUL_CHAN_PEND_MAX;
+}
+
+/* The peer a descriptor of a channel of @p owner names (bounds,
+ * generation and owner checked: a client of the service names its own
+ * peers only, not those of another client on the context), or NULL. */
+static inline const struct uet_ses_ulp_peer *
+sul_peer_of(const struct sul_ctx *c, uint64_t handle, uint32_t owner)
+{
+	uint32_t slot = (uint32_t)handle - 1; /* 0 wraps: out of range */
+	const struct sul_peer *p;
+
+	if (unlikely(slot >= c->max_peers))
+		return NULL;
+	p = &c->peers[slot];
+	if (unlikely(!p->used || p->gen != (uint32_t)(handle >> 32) ||
+		     p->owner != owner))
+		return NULL;
+	return &p->v;
+}
+
+/* completion.c */
+void sul_complete_local(struct sul_ctx *c, uint32_t slot, int status,
+			uint32_t prov_errno);
+unsigned int sul_pend_flush(struct sul_ctx *c);
+unsigned int sul_completions(struct sul_ctx *c, uint64_t now);
+
+/* window.c */
+int sul_desc_buf(const struct uet_chan *ch, uint32_t flags, uint64_t addr,
+		 uint64_t len, void **buf, uint64_t *blen);
+int sul_sqe_to_wr(const struct sul_chan *sc, const struct uet_chan_sqe *q,
+		  const struct uet_ses_ulp_peer *a, uint32_t slot,
+		  struct uet_ses_wr *wr);
+
+/* channels.c */
+unsigned int sul_chan_sq(struct sul_ctx *c, struct sul_chan *sc,
+			 uint64_t now);
+unsigned int sul_chan_rq(struct sul_ctx *c, struct sul_chan *sc,
+			 uint64_t now);
+void sul_chans_sync(struct sul_ctx *c, struct uet_engine_lcore *lc,
+		    uint64_t now);
+/* uet_ses_withdraw() selector: the operations of channels gone */
+bool sul_orphan(void *arg, uint64_t ctx);
+
+/* tables.c */
+struct sul_job *sul_job_find(struct sul_ctx *c, uint32_t job, uint16_t pid);
+int sul_job_add(struct sul_ctx *c, uint32_t job, uint16_t pid, bool own);
+int sul_job_del(struct sul_ctx *c, uint32_t job, uint16_t pid);
+int sul_ep_add(struct sul_ctx *c, const struct uet_ses_ulp_ctl *q);
+int sul_ep_del(struct sul_ctx *c, struct uet_chan *chan, uint64_t now);
+void sul_pid_local(struct sul_ctx *c, uint16_t pid, bool on);
+int sul_peer_add(struct sul_ctx *c, struct uet_ses_ulp_ctl *q);
+int sul_peer_del(struct sul_ctx *c, uint64_t handle, uint32_t owner);
+int sul_mr_reg(struct sul_ctx *c, struct uet_ses_ulp_ctl *q);
+/* uet_ses_config resolvers (arg: the struct sul_ctx) */
+int sul_rdv_ri_of(void *arg, uint32_t job, uint16_t pid);
+enum uet_profile sul_profile_of(void *arg, uint16_t pid);
+struct uet_ses_match *sul_match_of(void *arg, uint16_t pid);
+
+/* ctl.c */
+void sul_ctl_answer(struct sul_ctl_msg *m);
+void sul_ctl_one(struct sul_ctx *c, struct sul_ctl_msg *m, uint64_t now);
+unsigned int sul_ctl_poll(struct sul_ctx *c, uint64_t now);
+/* The SES ULP state of context @p idx of @p e, or NULL (another ULP). */
+struct sul_ctx *sul_of(struct uet_engine *e, unsigned int idx);
+
+/* telemetry.c: add /uet/ses (idempotent) */
+int sul_telemetry_add(void);
+
+#endif /* UET_SES_ULP_PRIVATE_H */
