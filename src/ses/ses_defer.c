@@ -123,19 +123,13 @@ ses_defer_by_token(struct uet_ses *s, uint32_t tok)
 	return ses_tgt_token(s, t) == tok ? t : NULL;
 }
 
-/* DEFERRABLE_RTRs sent again after their PDC failed, before the receive
- * fails: the parked send waits for nothing else, and its initiator learns
- * of the failure from no one (UEC 1.0 SES send variants). */
-#define SES_RTR_TRIES 3
-
-/* The RTR never got an answer: its PDC failed (retries or back-offs
- * exhausted, PDC-fatal NACK such as a stale PDC's INV_DPDCID). */
-static bool
-ses_rtr_lost(uint8_t rc, int status)
+/* Does the receive that RTR @p m was sent for still wait for it? */
+bool
+ses_defer_rtr_wanted(struct uet_ses *s, const struct ses_msg *m)
 {
-	return rc == UET_RC_NULL &&
-	       (status == -ETIMEDOUT || status == -ECONNRESET ||
-		status == -ECONNREFUSED);
+	const struct ses_tgt *t = ses_defer_by_token(s, m->tok_t);
+
+	return t != NULL && t->state == SES_TGT_RTR;
 }
 
 void
@@ -144,18 +138,17 @@ ses_defer_rtr_done(struct uet_ses *s, struct ses_msg *m, int status)
 	struct ses_tgt *t = ses_defer_by_token(s, m->tok_t);
 	uint8_t rc = m->rc;
 
-	ses_msg_put(s, m);
 	/* OK: the restarted message may already be in. Refused (the send
 	 * was cancelled, or the RTR failed for good): the receive fails. */
-	if (t == NULL || t->state != SES_TGT_RTR || status == 0)
-		return;
-	if (ses_rtr_lost(rc, status) && t->rtr_tries < SES_RTR_TRIES) {
-		/* on a new PDC: the failed one is gone */
-		t->rtr_tries++;
-		s->st.rtr_resent++;
-		ses_defer_send_rtr(s, t);
+	if (t == NULL || t->state != SES_TGT_RTR || status == 0) {
+		ses_msg_put(s, m);
 		return;
 	}
+	/* Lost with its PDC: sent again (ses_ctl.c); the parked send waits
+	 * for nothing else, and no one else tells its initiator. */
+	if (ses_ctl_lost(rc, status) && ses_ctl_retry(s, m))
+		return;
+	ses_msg_put(s, m);
 	t->rc = rc != UET_RC_NULL ? rc : UET_RC_UNCOR;
 	ses_defer_fail(s, t, status);
 }

@@ -607,6 +607,8 @@ uet_ses_progress(struct uet_ses *s, uint64_t now)
 	struct ses_msg *m;
 	int ret = 0;
 
+	s->now = now;
+	ses_ctl_progress(s, now);
 	n += ses_ret_progress(s, now);
 	ses_rdv_wait_progress(s);
 	while ((idx = s->sq.head) != SES_NIL) {

@@ -307,6 +307,16 @@ int uet_ses_submit(struct uet_ses *s, const struct uet_ses_wr *wr,
 uint32_t uet_ses_progress(struct uet_ses *s, uint64_t now);
 
 /**
+ * The earliest time at which uet_ses_progress() has timed work: a
+ * DEFERRABLE_RTR or MSG_ERROR whose PDC failed goes again on a new PDC
+ * after a wait. A virtual clock that jumps when nothing else happens
+ * must stop here too (with uet_pds_next_deadline()).
+ * @return
+ *   Time in ns, or UINT64_MAX when nothing waits.
+ */
+uint64_t uet_ses_next_deadline(const struct uet_ses *s);
+
+/**
  * Build the SES bytes (header, extension, payload) of a PDS transmit
  * descriptor's cookie, for a first transmission or a retransmission.
  * @param psn
@@ -456,6 +466,8 @@ struct uet_ses_stats {
 	uint64_t rtr_rx;         /**< DEFERRABLE_RTR received and honoured */
 	uint64_t rtr_stale;      /**< RTR for an unknown/cancelled send */
 	uint64_t rtr_resent;     /**< RTR sent again: its PDC had failed */
+	uint64_t msg_error_resent; /**< MSG_ERROR sent again: its PDC had
+				    *   failed */
 	uint64_t send_cancel;    /**< sends cancelled */
 	/* Flow control: deliveries refused with a resource NACK (the
 	 * initiator backs off and retries, uet_pds_refuse()). */

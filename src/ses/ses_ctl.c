@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Control messages a target sends to the initiator of a message it holds:
+ * DEFERRABLE_RTR (a deferred send may restart, UEC 1.0 SES send variants)
+ * and MSG_ERROR (a rendezvous read-back failed). The initiator waits for
+ * them and has no other way to learn what they say: its own PDC to us
+ * may be idle or closed, so nothing it sends would fail either. When the
+ * PDC carrying one fails (retries or back-offs exhausted, a PDC-fatal
+ * NACK), the message goes again on a new PDC (the PDS opens one for the
+ * key: the failed PDC is gone), after a wait that doubles from
+ * SES_CTL_WAIT_NS, SES_CTL_TRIES times: the attempts span some 0.5 s
+ * plus the failure detection of each PDC, longer than the partitions
+ * and trimming spells a PDC alone does not outlive (docs/SES.md "PDC
+ * failures").
+ */
+
+#include <errno.h>
+
+#include "ses_private.h"
+
+#define SES_CTL_TRIES 9
+#define SES_CTL_WAIT_NS 1000000ull
+
+/* The message got no answer because its PDC failed (as opposed to an
+ * answer with an error code, which is final). */
+bool
+ses_ctl_lost(uint8_t rc, int status)
+{
+	return rc == UET_RC_NULL &&
+	       (status == -ETIMEDOUT || status == -ECONNRESET ||
+		status == -ECONNREFUSED);
+}
+
+/* Schedule control message @p m to go again; false when its attempts are
+ * used up (the caller ends it). */
+bool
+ses_ctl_retry(struct uet_ses *s, struct ses_msg *m)
+{
+	if (m->ctl_tries >= SES_CTL_TRIES)
+		return false;
+	m->retry_at = s->now + (SES_CTL_WAIT_NS << m->ctl_tries);
+	m->ctl_tries++;
+	m->state = SES_MSG_WAIT;
+	if (m->retry_at < s->retry_due)
+		s->retry_due = m->retry_at;
+	if (m->kind == SES_MK_RTR)
+		s->st.rtr_resent++;
+	else
+		s->st.msg_error_resent++;
+	return true;
+}
+
+/* The same message again, whole, from its first fragment; cookies of the
+ * failed attempt are stale (generation). */
+static void
+ses_ctl_resubmit(struct uet_ses *s, struct ses_msg *m)
+{
+	if (m->kind == SES_MK_RTR && !ses_defer_rtr_wanted(s, m)) {
+		ses_msg_put(s, m); /* the receive went meanwhile */
+		return;
+	}
+	m->gen++;
+	m->next_frag = 0;
+	m->frags_done = 0;
+	m->status = 0;
+	m->rc = UET_RC_NULL;
+	m->resp_seen = false;
+	m->aborted = false;
+	m->mod_len = 0;
+	m->state = SES_MSG_QUEUED;
+	ses_sq_push(s, m);
+}
+
+/* Send again the control messages whose wait is over. Rare path: a scan
+ * of the message pool once a wait ends. */
+void
+ses_ctl_progress(struct uet_ses *s, uint64_t now)
+{
+	uint64_t due = UINT64_MAX;
+	struct ses_msg *m;
+	uint32_t i;
+
+	if (now < s->retry_due)
+		return;
+	for (i = 0; i < s->cfg.max_msgs; i++) {
+		m = &s->msgs[i];
+		if (m->state != SES_MSG_WAIT)
+			continue;
+		if (m->retry_at <= now)
+			ses_ctl_resubmit(s, m);
+		else if (m->retry_at < due)
+			due = m->retry_at;
+	}
+	s->retry_due = due;
+}
+
+uint64_t
+uet_ses_next_deadline(const struct uet_ses *s)
+{
+	return s->retry_due;
+}
