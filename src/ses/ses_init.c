@@ -656,7 +656,11 @@ ses_msg_finish(struct uet_ses *s, struct ses_msg *m)
 		return;
 	}
 	if (m->kind == SES_MK_MSG_ERROR) {
-		ses_msg_put(s, m); /* best effort: nothing waits for it */
+		/* The initiator's send waits for it (or for a read-back that
+		 * will not come): lost with its PDC, it goes again. */
+		if (ses_ctl_lost(m->rc, m->status) && ses_ctl_retry(s, m))
+			return;
+		ses_msg_put(s, m);
 		return;
 	}
 	if (st == 0)
