@@ -20,6 +20,11 @@
 
 #define SES_CTL_TRIES 9
 #define SES_CTL_WAIT_NS 1000000ull
+/* An RTR accepted, and the restarted message not begun: asked again
+ * after 10 ms, doubling, 8 times (some 2.5 s, longer than a PDC takes to
+ * fail with the default retries). */
+#define SES_RESTART_ROUNDS 8
+#define SES_RESTART_WAIT_NS 10000000ull
 
 /* The message got no answer because its PDC failed (as opposed to an
  * answer with an error code, which is final). */
@@ -31,6 +36,16 @@ ses_ctl_lost(uint8_t rc, int status)
 		status == -ECONNREFUSED);
 }
 
+/* @p m goes again at now + @p wait (ses_ctl_progress). */
+static void
+ses_ctl_wait(struct uet_ses *s, struct ses_msg *m, uint64_t wait)
+{
+	m->retry_at = s->now + wait;
+	m->state = SES_MSG_WAIT;
+	if (m->retry_at < s->retry_due)
+		s->retry_due = m->retry_at;
+}
+
 /* Schedule control message @p m to go again; false when its attempts are
  * used up (the caller ends it). */
 bool
@@ -38,15 +53,32 @@ ses_ctl_retry(struct uet_ses *s, struct ses_msg *m)
 {
 	if (m->ctl_tries >= SES_CTL_TRIES)
 		return false;
-	m->retry_at = s->now + (SES_CTL_WAIT_NS << m->ctl_tries);
+	ses_ctl_wait(s, m, SES_CTL_WAIT_NS << m->ctl_tries);
 	m->ctl_tries++;
-	m->state = SES_MSG_WAIT;
-	if (m->retry_at < s->retry_due)
-		s->retry_due = m->retry_at;
 	if (m->kind == SES_MK_RTR)
 		s->st.rtr_resent++;
 	else
 		s->st.msg_error_resent++;
+	return true;
+}
+
+/*
+ * DEFERRABLE_RTR @p m was accepted, but the restarted message has not
+ * begun to arrive: ask again later. The initiator answers a repeat OK
+ * while its restarted send lives, CANCELLED once it is gone (failed, its
+ * PDC down), which fails the receive; nothing else would tell us that
+ * its restart failed before reaching us. False when the rounds are used
+ * up (the caller fails the receive).
+ */
+bool
+ses_ctl_recheck(struct uet_ses *s, struct ses_msg *m)
+{
+	if (m->restart_rounds >= SES_RESTART_ROUNDS)
+		return false;
+	m->ctl_tries = 0; /* it got through: a fresh budget for losses */
+	ses_ctl_wait(s, m, SES_RESTART_WAIT_NS << m->restart_rounds);
+	m->restart_rounds++;
+	s->st.rtr_recheck++;
 	return true;
 }
 

@@ -138,19 +138,21 @@ ses_defer_rtr_done(struct uet_ses *s, struct ses_msg *m, int status)
 	struct ses_tgt *t = ses_defer_by_token(s, m->tok_t);
 	uint8_t rc = m->rc;
 
-	/* OK: the restarted message may already be in. Refused (the send
-	 * was cancelled, or the RTR failed for good): the receive fails. */
-	if (t == NULL || t->state != SES_TGT_RTR || status == 0) {
+	/* The restarted message is in (or the receive went). */
+	if (t == NULL || t->state != SES_TGT_RTR) {
 		ses_msg_put(s, m);
 		return;
 	}
-	/* Lost with its PDC: sent again (ses_ctl.c); the parked send waits
-	 * for nothing else, and no one else tells its initiator. */
-	if (ses_ctl_lost(rc, status) && ses_ctl_retry(s, m))
+	/* Accepted, restart not begun yet: asked again if it does not come.
+	 * Lost with its PDC: sent again (ses_ctl.c); the parked send waits
+	 * for nothing else, and no one else tells its initiator. Refused
+	 * (the send was cancelled or is gone): the receive fails. */
+	if (status == 0 ? ses_ctl_recheck(s, m) :
+	    ses_ctl_lost(rc, status) && ses_ctl_retry(s, m))
 		return;
 	ses_msg_put(s, m);
 	t->rc = rc != UET_RC_NULL ? rc : UET_RC_UNCOR;
-	ses_defer_fail(s, t, status);
+	ses_defer_fail(s, t, status != 0 ? status : -ETIMEDOUT);
 }
 
 struct ses_tgt *
@@ -230,7 +232,6 @@ ses_defer_find(struct uet_ses *s, const struct uet_pds_event *ev,
 	m = &s->msgs[slot - 1];
 	if (m->state == SES_MSG_FREE || m->gen != (uint8_t)(tok >> 24) ||
 	    m->kind != SES_MK_WR || !ses_op_is_defer(m->opcode) ||
-	    m->tok_t != 0 ||
 	    memcmp(&m->wr.dest.fa, &ev->peer, sizeof(ev->peer)) != 0)
 		return NULL;
 	return m;
@@ -249,6 +250,17 @@ ses_defer_rtr_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 				      UET_SES_LIST_EXPECTED, now);
 	}
 	m = ses_defer_find(s, ev, uet_ses_req_token_initiator(h));
+	if (m != NULL && m->tok_t != 0) {
+		/* Restarted already: by this RTR (a repeat: the target has
+		 * not seen the restart begin yet), or by another. */
+		if (m->tok_t == uet_ses_req_token_target(h) &&
+		    h->request_length == m->wr.len) {
+			s->st.rtr_dup++;
+			return ses_respond_rc(s, ev, h, UET_RC_OK,
+					      UET_SES_LIST_EXPECTED, now);
+		}
+		m = NULL;
+	}
 	if (m != NULL && (h->message_id != m->msg_id ||
 			  h->request_length != m->wr.len ||
 			  uet_ses_req_restart_offset(h) != 0))

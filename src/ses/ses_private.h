@@ -134,6 +134,7 @@ struct ses_msg {
 	/* RTR / MSG_ERROR: attempts lost with their PDC, and when the next
 	 * one goes (SES_MSG_WAIT) */
 	uint8_t ctl_tries;
+	uint8_t restart_rounds; /* RTR accepted, restart awaited: asked again */
 	uint64_t retry_at;
 };
 
@@ -346,6 +347,7 @@ void ses_rx_info_tgt(struct ses_rx_info *i, const struct ses_tgt *t);
 void ses_msg_from_req(const struct uet_ses_req *h,
 		      struct uet_ses_match_msg *msg);
 void ses_tgt_respond_rec(struct uet_ses *s, struct ses_tgt *t, uint64_t now);
+void ses_tgt_pdc_closed(struct uet_ses *s, const struct uet_pds_event *ev);
 
 /* ses_rdv.c (rendezvous, UEC 1.0 SES extension headers, SES send variants) */
 /* RI handle of the rendezvous table of @p job and @p pid (-1: none) */
@@ -387,6 +389,7 @@ bool ses_defer_rtr_wanted(struct uet_ses *s, const struct ses_msg *m);
 /* ses_ctl.c (RTR and MSG_ERROR sent again after their PDC failed) */
 bool ses_ctl_lost(uint8_t rc, int status);
 bool ses_ctl_retry(struct uet_ses *s, struct ses_msg *m);
+bool ses_ctl_recheck(struct uet_ses *s, struct ses_msg *m);
 void ses_ctl_progress(struct uet_ses *s, uint64_t now);
 
 /* ses_tamo.c (tagged atomics, UEC 1.0 SES extension headers, SES opcodes and
