@@ -36,10 +36,13 @@ ses_ctl_lost(uint8_t rc, int status)
 		status == -ECONNREFUSED);
 }
 
-/* @p m goes again at now + @p wait (ses_ctl_progress). */
+/* @p m goes again at now + @p wait (ses_ctl_progress); events still
+ * naming the cookies of its last attempt are stale from now on
+ * (generation). */
 static void
 ses_ctl_wait(struct uet_ses *s, struct ses_msg *m, uint64_t wait)
 {
+	m->gen++;
 	m->retry_at = s->now + wait;
 	m->state = SES_MSG_WAIT;
 	if (m->retry_at < s->retry_due)
@@ -82,8 +85,7 @@ ses_ctl_recheck(struct uet_ses *s, struct ses_msg *m)
 	return true;
 }
 
-/* The same message again, whole, from its first fragment; cookies of the
- * failed attempt are stale (generation). */
+/* The same message again, whole, from its first fragment. */
 static void
 ses_ctl_resubmit(struct uet_ses *s, struct ses_msg *m)
 {
@@ -91,7 +93,6 @@ ses_ctl_resubmit(struct uet_ses *s, struct ses_msg *m)
 		ses_msg_put(s, m); /* the receive went meanwhile */
 		return;
 	}
-	m->gen++;
 	m->next_frag = 0;
 	m->frags_done = 0;
 	m->status = 0;
