@@ -165,6 +165,7 @@ pds_pdc_free(struct uet_pds *p, struct pds_pdc *c)
 	if (c->role == PDS_ROLE_INIT) {
 		p->st.pdc_close_init++;
 	} else {
+		pds_tgt_gone(p, c);
 		pds_tgt_release(p, c);
 		p->st.pdc_close_tgt++;
 	}

@@ -302,6 +302,21 @@ pds_pdc_down(struct uet_pds *p, struct pds_pdc *c, int status)
 	e->peer = c->peer;
 }
 
+/* A target PDC going away, for an SES that asked: what it reassembles
+ * from that PDC will get no more packets. */
+void
+pds_tgt_gone(struct uet_pds *p, struct pds_pdc *c)
+{
+	struct pds_event *e;
+
+	if (!p->cfg.pdc_events || (e = pds_event_push(p)) == NULL)
+		return;
+	e->type = UET_PDS_EV_PDC_CLOSED;
+	e->mode = c->mode;
+	e->pdc = pds_handle(p, pds_idx(p, c));
+	e->peer = c->peer;
+}
+
 /* The SES had its chance to refuse the last delivery (uet_pds_rx()):
  * record it, and let a pending RUDI_RESP go. */
 void

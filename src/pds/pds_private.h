@@ -472,6 +472,7 @@ struct uet_pds_tx *pds_ctl_push(struct uet_pds *p);
 void pds_done(struct uet_pds *p, uint8_t mode, uint64_t cookie, int status,
 	      uint32_t psn);
 void pds_pdc_down(struct uet_pds *p, struct pds_pdc *c, int status);
+void pds_tgt_gone(struct uet_pds *p, struct pds_pdc *c);
 void pds_commit(struct uet_pds *p, uint64_t now);
 /* A retransmission of reason @p why leaves: count it. */
 void pds_retx_sent(struct uet_pds *p, enum pds_why why);

@@ -301,3 +301,13 @@ uet_ses_match_unexp_release(struct uet_ses_match *m, uint32_t h)
 	ses_match_ux_drop(m, h);
 	return 0;
 }
+
+int
+uet_ses_match_unexp_abandon(struct uet_ses_match *m, uint32_t h)
+{
+	if (!match_ux_live(m, h) || (m->ux[h].state != MATCH_UX_LISTED &&
+				     m->ux[h].state != MATCH_UX_CLAIMED))
+		return -ENOENT;
+	ses_match_ux_drop(m, h);
+	return 0;
+}

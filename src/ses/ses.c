@@ -121,6 +121,7 @@ ses_alloc(struct uet_ses *s)
 	s->sq.head = s->sq.tail = SES_NIL;
 	s->rq.head = s->rq.tail = SES_NIL;
 	s->tw.head = s->tw.tail = SES_NIL;
+	s->retry_due = UINT64_MAX;
 	return 0;
 }
 
@@ -360,6 +361,7 @@ int
 uet_ses_event(struct uet_ses *s, const struct uet_pds_event *ev,
 	      const uint8_t *ses, uint16_t len, uint64_t now)
 {
+	s->now = now;
 	if (ev->type == UET_PDS_EV_RESP) {
 		if (ses_ck_kind(ev->cookie) == SES_CK_INIT)
 			ses_init_done(s, ev);
@@ -374,6 +376,10 @@ uet_ses_event(struct uet_ses *s, const struct uet_pds_event *ev,
 	}
 	if (ev->type == UET_PDS_EV_PDC_DOWN) {
 		ses_pdc_down(s, ev);
+		return 0;
+	}
+	if (ev->type == UET_PDS_EV_PDC_CLOSED) {
+		ses_tgt_pdc_closed(s, ev);
 		return 0;
 	}
 	if (ev->type != UET_PDS_EV_DELIVER || ses == NULL) {

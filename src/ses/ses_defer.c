@@ -123,19 +123,13 @@ ses_defer_by_token(struct uet_ses *s, uint32_t tok)
 	return ses_tgt_token(s, t) == tok ? t : NULL;
 }
 
-/* DEFERRABLE_RTRs sent again after their PDC failed, before the receive
- * fails: the parked send waits for nothing else, and its initiator learns
- * of the failure from no one (UEC 1.0 SES send variants). */
-#define SES_RTR_TRIES 3
-
-/* The RTR never got an answer: its PDC failed (retries or back-offs
- * exhausted, PDC-fatal NACK such as a stale PDC's INV_DPDCID). */
-static bool
-ses_rtr_lost(uint8_t rc, int status)
+/* Does the receive that RTR @p m was sent for still wait for it? */
+bool
+ses_defer_rtr_wanted(struct uet_ses *s, const struct ses_msg *m)
 {
-	return rc == UET_RC_NULL &&
-	       (status == -ETIMEDOUT || status == -ECONNRESET ||
-		status == -ECONNREFUSED);
+	const struct ses_tgt *t = ses_defer_by_token(s, m->tok_t);
+
+	return t != NULL && t->state == SES_TGT_RTR;
 }
 
 void
@@ -144,20 +138,21 @@ ses_defer_rtr_done(struct uet_ses *s, struct ses_msg *m, int status)
 	struct ses_tgt *t = ses_defer_by_token(s, m->tok_t);
 	uint8_t rc = m->rc;
 
-	ses_msg_put(s, m);
-	/* OK: the restarted message may already be in. Refused (the send
-	 * was cancelled, or the RTR failed for good): the receive fails. */
-	if (t == NULL || t->state != SES_TGT_RTR || status == 0)
-		return;
-	if (ses_rtr_lost(rc, status) && t->rtr_tries < SES_RTR_TRIES) {
-		/* on a new PDC: the failed one is gone */
-		t->rtr_tries++;
-		s->st.rtr_resent++;
-		ses_defer_send_rtr(s, t);
+	/* The restarted message is in (or the receive went). */
+	if (t == NULL || t->state != SES_TGT_RTR) {
+		ses_msg_put(s, m);
 		return;
 	}
+	/* Accepted, restart not begun yet: asked again if it does not come.
+	 * Lost with its PDC: sent again (ses_ctl.c); the parked send waits
+	 * for nothing else, and no one else tells its initiator. Refused
+	 * (the send was cancelled or is gone): the receive fails. */
+	if (status == 0 ? ses_ctl_recheck(s, m) :
+	    ses_ctl_lost(rc, status) && ses_ctl_retry(s, m))
+		return;
+	ses_msg_put(s, m);
 	t->rc = rc != UET_RC_NULL ? rc : UET_RC_UNCOR;
-	ses_defer_fail(s, t, status);
+	ses_defer_fail(s, t, status != 0 ? status : -ETIMEDOUT);
 }
 
 struct ses_tgt *
@@ -237,7 +232,6 @@ ses_defer_find(struct uet_ses *s, const struct uet_pds_event *ev,
 	m = &s->msgs[slot - 1];
 	if (m->state == SES_MSG_FREE || m->gen != (uint8_t)(tok >> 24) ||
 	    m->kind != SES_MK_WR || !ses_op_is_defer(m->opcode) ||
-	    m->tok_t != 0 ||
 	    memcmp(&m->wr.dest.fa, &ev->peer, sizeof(ev->peer)) != 0)
 		return NULL;
 	return m;
@@ -256,6 +250,17 @@ ses_defer_rtr_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 				      UET_SES_LIST_EXPECTED, now);
 	}
 	m = ses_defer_find(s, ev, uet_ses_req_token_initiator(h));
+	if (m != NULL && m->tok_t != 0) {
+		/* Restarted already: by this RTR (a repeat: the target has
+		 * not seen the restart begin yet), or by another. */
+		if (m->tok_t == uet_ses_req_token_target(h) &&
+		    h->request_length == m->wr.len) {
+			s->st.rtr_dup++;
+			return ses_respond_rc(s, ev, h, UET_RC_OK,
+					      UET_SES_LIST_EXPECTED, now);
+		}
+		m = NULL;
+	}
 	if (m != NULL && (h->message_id != m->msg_id ||
 			  h->request_length != m->wr.len ||
 			  uet_ses_req_restart_offset(h) != 0))

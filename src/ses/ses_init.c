@@ -607,6 +607,8 @@ uet_ses_progress(struct uet_ses *s, uint64_t now)
 	struct ses_msg *m;
 	int ret = 0;
 
+	s->now = now;
+	ses_ctl_progress(s, now);
 	n += ses_ret_progress(s, now);
 	ses_rdv_wait_progress(s);
 	while ((idx = s->sq.head) != SES_NIL) {
@@ -654,7 +656,11 @@ ses_msg_finish(struct uet_ses *s, struct ses_msg *m)
 		return;
 	}
 	if (m->kind == SES_MK_MSG_ERROR) {
-		ses_msg_put(s, m); /* best effort: nothing waits for it */
+		/* The initiator's send waits for it (or for a read-back that
+		 * will not come): lost with its PDC, it goes again. */
+		if (ses_ctl_lost(m->rc, m->status) && ses_ctl_retry(s, m))
+			return;
+		ses_msg_put(s, m);
 		return;
 	}
 	if (st == 0)

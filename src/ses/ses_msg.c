@@ -447,6 +447,55 @@ ses_tgt_send(struct uet_ses *s, const struct uet_pds_event *ev,
 	return ses_send_multi(s, ev, h, pl, plen, moff, now);
 }
 
+/* ---- a target PDC went (UET_PDS_EV_PDC_CLOSED) ---- */
+
+/* Record @p t of a message whose initiator gave up before its last
+ * packet: its bound receive fails (the buffer is the application's
+ * again), a partial unexpected message is dropped. */
+static void
+ses_tgt_abandon(struct uet_ses *s, struct ses_tgt *t)
+{
+	struct ses_rx_info ri;
+
+	s->st.tgt_abandoned++;
+	if ((t->state == SES_TGT_EXPECTED || t->state == SES_TGT_RTR) &&
+	    !t->no_cqe) {
+		ses_rx_info_tgt(&ri, t);
+		ri.len = 0;
+		ri.total = 0;
+		ri.status = -ECONNRESET;
+		ri.rc = UET_RC_NULL;
+		ses_recv_cqe(s, &ri);
+	} else if ((t->state == SES_TGT_STORED ||
+		    t->state == SES_TGT_DEFER) &&
+		   t->unexp != UET_SES_MATCH_NONE) {
+		uet_ses_match_unexp_abandon(t->match, t->unexp);
+	}
+	ses_tgt_put(s, t);
+}
+
+/*
+ * All packets of a message come on one PDC (UEC 1.0 PDS): once it is gone,
+ * a message it has not brought whole never will be (its initiator failed
+ * it, or aborted it). Records still keyed on it and not answered are
+ * dropped; answered ones (a whole unexpected message waiting for a
+ * receive) stay. Rare path: a scan of the record pool per target PDC.
+ */
+void
+ses_tgt_pdc_closed(struct uet_ses *s, const struct uet_pds_event *ev)
+{
+	struct ses_tgt *t;
+	uint32_t i;
+
+	s->st.tgt_pdc_closed++;
+	for (i = 0; i < s->cfg.max_tgt_msgs; i++) {
+		t = &s->tgts[i];
+		if (t->state != SES_TGT_FREE && t->hashed &&
+		    t->pdc == ev->pdc && !t->responded)
+			ses_tgt_abandon(s, t);
+	}
+}
+
 /* ---- receive posts ---- */
 
 static void

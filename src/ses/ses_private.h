@@ -69,6 +69,7 @@ enum ses_msg_state {
 	SES_MSG_FREE = 0,
 	SES_MSG_QUEUED,  /* fragments left to hand to the PDS */
 	SES_MSG_ACTIVE,  /* all handed over, waiting for DONEs */
+	SES_MSG_WAIT,    /* control message waiting to go again (ses_ctl.c) */
 };
 
 /* What a message is for (internal ones complete no work request). */
@@ -130,6 +131,11 @@ struct ses_msg {
 	uint16_t rtr_msg_id;
 	uint32_t rtr_total;
 	uint32_t rtr_src;
+	/* RTR / MSG_ERROR: attempts lost with their PDC, and when the next
+	 * one goes (SES_MSG_WAIT) */
+	uint8_t ctl_tries;
+	uint8_t restart_rounds; /* RTR accepted, restart awaited: asked again */
+	uint64_t retry_at;
 };
 
 /* Target record of a multi-packet send (reassembly by message_offset). */
@@ -177,7 +183,6 @@ struct ses_tgt {
 	bool hashed;          /* on the {PDC, message_id} hash */
 	bool no_cqe;          /* discarded (FI_DISCARD): no receive completion */
 	uint32_t tok_i;       /* deferrable: initiator token */
-	uint8_t rtr_tries;    /* deferrable: DEFERRABLE_RTRs sent again */
 	struct uet_pds_fa fa; /* initiator (rendezvous read-back, RTR) */
 	struct uet_ses_rdv_ext rdv;
 	uint8_t wait;         /* enum ses_tgt_wait: on the wait FIFO */
@@ -259,6 +264,8 @@ struct uet_ses {
 	uint32_t cq_head;
 	uint32_t cq_tail;
 	uint32_t *rdv_owner;     /* MR slot of a rendezvous key -> msg + 1 */
+	uint64_t now;            /* latest time given by the caller */
+	uint64_t retry_due;      /* no SES_MSG_WAIT message due before */
 };
 
 /* ses.c */
@@ -340,6 +347,7 @@ void ses_rx_info_tgt(struct ses_rx_info *i, const struct ses_tgt *t);
 void ses_msg_from_req(const struct uet_ses_req *h,
 		      struct uet_ses_match_msg *msg);
 void ses_tgt_respond_rec(struct uet_ses *s, struct ses_tgt *t, uint64_t now);
+void ses_tgt_pdc_closed(struct uet_ses *s, const struct uet_pds_event *ev);
 
 /* ses_rdv.c (rendezvous, UEC 1.0 SES extension headers, SES send variants) */
 /* RI handle of the rendezvous table of @p job and @p pid (-1: none) */
@@ -376,6 +384,13 @@ struct ses_tgt *ses_defer_restart(struct uet_ses *s,
 void ses_defer_post(struct uet_ses *s, struct ses_tgt *t);
 void ses_defer_rtr_done(struct uet_ses *s, struct ses_msg *m, int status);
 void ses_defer_answer(struct uet_ses *s, struct ses_tgt *t, uint64_t now);
+bool ses_defer_rtr_wanted(struct uet_ses *s, const struct ses_msg *m);
+
+/* ses_ctl.c (RTR and MSG_ERROR sent again after their PDC failed) */
+bool ses_ctl_lost(uint8_t rc, int status);
+bool ses_ctl_retry(struct uet_ses *s, struct ses_msg *m);
+bool ses_ctl_recheck(struct uet_ses *s, struct ses_msg *m);
+void ses_ctl_progress(struct uet_ses *s, uint64_t now);
 
 /* ses_tamo.c (tagged atomics, UEC 1.0 SES extension headers, SES opcodes and
  * atomic datatypes) */

@@ -199,6 +199,7 @@ next_time(struct dst_sim *s, uint64_t nf)
 		}
 		d = uet_pds_next_deadline(s->node[i].pds);
 		t = min64(t, d);
+		t = min64(t, uet_ses_next_deadline(s->node[i].ses));
 	}
 	return t <= s->now ? s->now + 1 : t;
 }

@@ -592,6 +592,38 @@ match_peek__peek_claim_discard(void **state)
 	uet_ses_match_free(m);
 }
 
+/* A stored message whose sender gave up before its last packet (its PDC
+ * went, docs/DST.md "leak") is dropped: no receive matches it, its record
+ * and chunks go back; a handed-over or unknown handle is refused. */
+static void
+match_unexp_abandon__stored_message_dropped(void **state)
+{
+	struct uet_ses_match *m = mk_default();
+	struct uet_ses_match_arrival a = arr(true, 5, 1, 1, 3000);
+	struct uet_ses_match_result r;
+	uint8_t data[100] = { 1 };
+
+	(void)state;
+	a.data = data;
+	a.data_len = sizeof(data);
+	assert_int_equal(uet_ses_match_arrival(m, &a, &r), 0);
+	assert_int_equal(r.verdict, UET_SES_MATCH_STORED);
+	assert_int_equal(uet_ses_match_unexp_abandon(m, r.unexp), 0);
+	assert_int_equal(uet_ses_match_unexp_abandon(m, r.unexp), -ENOENT);
+	assert_int_equal(uet_ses_match_unexp_abandon(m, 9999), -ENOENT);
+	assert_pools_full(m);
+	/* the receive for its tag finds nothing now and is queued */
+	expect_post(m, trcv(7, 4096, 5, 0, ANY), UET_SES_MATCH_POSTED, 0);
+	assert_int_equal(uet_ses_match_cancel(m, 7), 0);
+	/* handed over: only release applies */
+	assert_int_equal(uet_ses_match_arrival(m, &a, &r), 0);
+	assert_int_equal(r.verdict, UET_SES_MATCH_STORED);
+	expect_post(m, trcv(8, 4096, 5, 0, ANY), UET_SES_MATCH_UNEXPECTED, 1);
+	assert_int_equal(uet_ses_match_unexp_abandon(m, r.unexp), -ENOENT);
+	assert_pools_full(m);
+	uet_ses_match_free(m);
+}
+
 static void
 match_cancel__found_not_found(void **state)
 {
@@ -808,6 +840,7 @@ main(void)
 		cmocka_unit_test(match_arrival__bad_input),
 		cmocka_unit_test(match_peek__peek_claim_discard),
 		cmocka_unit_test(match_cancel__found_not_found),
+		cmocka_unit_test(match_unexp_abandon__stored_message_dropped),
 		cmocka_unit_test(match_order__random_vs_model),
 	};
 

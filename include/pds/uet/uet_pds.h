@@ -292,7 +292,8 @@ struct uet_pds_config {
 	 * UET_PDS_RESP_MAX. Memory: resp_entries x resp_max bytes. */
 	uint32_t resp_max;
 	/** Queue an UET_PDS_EV_PDC_DOWN event when a PDC fails (retries or
-	 * back-offs exhausted, fatal NACK); false (default): none. */
+	 * back-offs exhausted, fatal NACK), and UET_PDS_EV_PDC_CLOSED when a
+	 * target PDC goes; false (default): none. */
 	bool pdc_events;
 	/**
 	 * Load balancing (UEC 1.0 section 3.6.16, src/cms): the EV of every
@@ -477,6 +478,15 @@ enum uet_pds_event_type {
 	 * packet was acknowledged. Not a completion: the cookie had its DONE.
 	 */
 	UET_PDS_EV_RESP,
+	/**
+	 * A target PDC is gone (only with uet_pds_config.pdc_events): closed
+	 * by its initiator, given up after unanswered CLOSE_REQs (the
+	 * initiator failed or went), or replaced by a new SYN of a
+	 * restarted initiator. pdc (the handle its DELIVER events named),
+	 * peer, mode. No packet comes on it any more: the SES drops what it
+	 * still reassembles from it (a message whose initiator gave up).
+	 */
+	UET_PDS_EV_PDC_CLOSED,
 };
 
 /** One event for the SES. */

@@ -307,6 +307,16 @@ int uet_ses_submit(struct uet_ses *s, const struct uet_ses_wr *wr,
 uint32_t uet_ses_progress(struct uet_ses *s, uint64_t now);
 
 /**
+ * The earliest time at which uet_ses_progress() has timed work: a
+ * DEFERRABLE_RTR or MSG_ERROR whose PDC failed goes again on a new PDC
+ * after a wait. A virtual clock that jumps when nothing else happens
+ * must stop here too (with uet_pds_next_deadline()).
+ * @return
+ *   Time in ns, or UINT64_MAX when nothing waits.
+ */
+uint64_t uet_ses_next_deadline(const struct uet_ses *s);
+
+/**
  * Build the SES bytes (header, extension, payload) of a PDS transmit
  * descriptor's cookie, for a first transmission or a retransmission.
  * @param psn
@@ -335,6 +345,8 @@ bool uet_ses_rx_resp_expected(uint8_t pds_type, uint8_t next_hdr,
  * delivered packet; the SES may refuse it (uet_pds_refuse()) when a
  * target resource is exhausted. PDC_DOWN: large READ data and rendezvous
  * read-backs still expected from that peer fail with the event's status.
+ * PDC_CLOSED: messages still reassembled from that target PDC are dropped
+ * (a bound receive completes with -ECONNRESET).
  * @return
  *   0, or -EBADMSG (malformed SES header: counted and dropped; for a
  *   request with a pending response, answered UNSUPPORTED_OP).
@@ -456,6 +468,12 @@ struct uet_ses_stats {
 	uint64_t rtr_rx;         /**< DEFERRABLE_RTR received and honoured */
 	uint64_t rtr_stale;      /**< RTR for an unknown/cancelled send */
 	uint64_t rtr_resent;     /**< RTR sent again: its PDC had failed */
+	uint64_t rtr_recheck;    /**< RTR sent again: accepted, but the
+				  *   restarted message did not begin */
+	uint64_t rtr_dup;        /**< repeated RTR for a send restarted by
+				  *   its first one (answered OK) */
+	uint64_t msg_error_resent; /**< MSG_ERROR sent again: its PDC had
+				    *   failed */
 	uint64_t send_cancel;    /**< sends cancelled */
 	/* Flow control: deliveries refused with a resource NACK (the
 	 * initiator backs off and retries, uet_pds_refuse()). */
@@ -464,6 +482,9 @@ struct uet_ses_stats {
 	uint64_t refused_res;    /**< no return-direction slot / message */
 	uint64_t pdc_down;       /**< UET_PDS_EV_PDC_DOWN events */
 	uint64_t pdc_down_fail;  /**< messages failed by a PDC_DOWN */
+	uint64_t tgt_pdc_closed; /**< UET_PDS_EV_PDC_CLOSED events */
+	uint64_t tgt_abandoned;  /**< messages dropped unfinished with their
+				  *   target PDC (receive failed -ECONNRESET) */
 	uint64_t rdv_wait;       /**< read-backs or MSG_ERRORs delayed (no
 				  *   message free), retried by progress */
 	uint64_t msg_error_tx;   /**< MSG_ERROR sent: a read-back failed */

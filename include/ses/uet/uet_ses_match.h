@@ -275,6 +275,17 @@ uint32_t uet_ses_match_unexp_copy(const struct uet_ses_match *m, uint32_t h,
  */
 int uet_ses_match_unexp_release(struct uet_ses_match *m, uint32_t h);
 
+/**
+ * Drop a stored unexpected message that will never be complete (its
+ * sender gave up before its last packet): no receive matches it any more,
+ * its held bytes and record go back to their pools. For a message still
+ * matchable (STORED) or claimed; a claiming context's CLAIM then finds
+ * nothing.
+ * @return
+ *   0, or -ENOENT (not a stored or claimed handle).
+ */
+int uet_ses_match_unexp_abandon(struct uet_ses_match *m, uint32_t h);
+
 /** Counters; written only by the owner lcore. */
 struct uet_ses_match_stats {
 	uint64_t posted;             /**< receives queued */

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Control messages a target sends to the initiator of a message it holds:
+ * DEFERRABLE_RTR (a deferred send may restart, UEC 1.0 SES send variants)
+ * and MSG_ERROR (a rendezvous read-back failed). The initiator waits for
+ * them and has no other way to learn what they say: its own PDC to us
+ * may be idle or closed, so nothing it sends would fail either. When the
+ * PDC carrying one fails (retries or back-offs exhausted, a PDC-fatal
+ * NACK), the message goes again on a new PDC (the PDS opens one for the
+ * key: the failed PDC is gone), after a wait that doubles from
+ * SES_CTL_WAIT_NS, SES_CTL_TRIES times: the attempts span some 0.5 s
+ * plus the failure detection of each PDC, longer than the partitions
+ * and trimming spells a PDC alone does not outlive (docs/SES.md "PDC
+ * failures").
+ */
+
+#include <errno.h>
+
+#include "ses_private.h"
+
+#define SES_CTL_TRIES 9
+#define SES_CTL_WAIT_NS 1000000ull
+/* An RTR accepted, and the restarted message not begun: asked again
+ * after 10 ms, doubling, 8 times (some 2.5 s, longer than a PDC takes to
+ * fail with the default retries). */
+#define SES_RESTART_ROUNDS 8
+#define SES_RESTART_WAIT_NS 10000000ull
+
+/* The message got no answer because its PDC failed (as opposed to an
+ * answer with an error code, which is final). */
+bool
+ses_ctl_lost(uint8_t rc, int status)
+{
+	return rc == UET_RC_NULL &&
+	       (status == -ETIMEDOUT || status == -ECONNRESET ||
+		status == -ECONNREFUSED);
+}
+
+/* @p m goes again at now + @p wait (ses_ctl_progress); events still
+ * naming the cookies of its last attempt are stale from now on
+ * (generation). */
+static void
+ses_ctl_wait(struct uet_ses *s, struct ses_msg *m, uint64_t wait)
+{
+	m->gen++;
+	m->retry_at = s->now + wait;
+	m->state = SES_MSG_WAIT;
+	if (m->retry_at < s->retry_due)
+		s->retry_due = m->retry_at;
+}
+
+/* Schedule control message @p m to go again; false when its attempts are
+ * used up (the caller ends it). */
+bool
+ses_ctl_retry(struct uet_ses *s, struct ses_msg *m)
+{
+	if (m->ctl_tries >= SES_CTL_TRIES)
+		return false;
+	ses_ctl_wait(s, m, SES_CTL_WAIT_NS << m->ctl_tries);
+	m->ctl_tries++;
+	if (m->kind == SES_MK_RTR)
+		s->st.rtr_resent++;
+	else
+		s->st.msg_error_resent++;
+	return true;
+}
+
+/*
+ * DEFERRABLE_RTR @p m was accepted, but the restarted message has not
+ * begun to arrive: ask again later. The initiator answers a repeat OK
+ * while its restarted send lives, CANCELLED once it is gone (failed, its
+ * PDC down), which fails the receive; nothing else would tell us that
+ * its restart failed before reaching us. False when the rounds are used
+ * up (the caller fails the receive).
+ */
+bool
+ses_ctl_recheck(struct uet_ses *s, struct ses_msg *m)
+{
+	if (m->restart_rounds >= SES_RESTART_ROUNDS)
+		return false;
+	m->ctl_tries = 0; /* it got through: a fresh budget for losses */
+	ses_ctl_wait(s, m, SES_RESTART_WAIT_NS << m->restart_rounds);
+	m->restart_rounds++;
+	s->st.rtr_recheck++;
+	return true;
+}
+
+/* The same message again, whole, from its first fragment. */
+static void
+ses_ctl_resubmit(struct uet_ses *s, struct ses_msg *m)
+{
+	if (m->kind == SES_MK_RTR && !ses_defer_rtr_wanted(s, m)) {
+		ses_msg_put(s, m); /* the receive went meanwhile */
+		return;
+	}
+	m->next_frag = 0;
+	m->frags_done = 0;
+	m->status = 0;
+	m->rc = UET_RC_NULL;
+	m->resp_seen = false;
+	m->aborted = false;
+	m->mod_len = 0;
+	m->state = SES_MSG_QUEUED;
+	ses_sq_push(s, m);
+}
+
+/* Send again the control messages whose wait is over. Rare path: a scan
+ * of the message pool once a wait ends. */
+void
+ses_ctl_progress(struct uet_ses *s, uint64_t now)
+{
+	uint64_t due = UINT64_MAX;
+	struct ses_msg *m;
+	uint32_t i;
+
+	if (now < s->retry_due)
+		return;
+	for (i = 0; i < s->cfg.max_msgs; i++) {
+		m = &s->msgs[i];
+		if (m->state != SES_MSG_WAIT)
+			continue;
+		if (m->retry_at <= now)
+			ses_ctl_resubmit(s, m);
+		else if (m->retry_at < due)
+			due = m->retry_at;
+	}
+	s->retry_due = due;
+}
+
+uint64_t
+uet_ses_next_deadline(const struct uet_ses *s)
+{
+	return s->retry_due;
+}
