@@ -174,10 +174,12 @@ deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 	 * entry is visible */
 	if (unlikely(r->win_len != 0))
 		uet_ofi_service_complete(ep, r, c, final && !r->claimed);
-	if (final && !r->claimed)
+	if (final && !r->claimed) {
+		uet_ofi_req_amo_done(r, c->status == 0);
 		uet_ofi_req_bounce_done(ep, r, c->status == 0 ||
 					(c->flags & UET_CHAN_CQ_TRUNC) ?
 					c->len : 0);
+	}
 	if (c->status != 0) {
 		e.err = c->status < 0 ? -c->status : c->status;
 		/* a UET return code from the target, or (none: NULL or
@@ -421,6 +423,7 @@ uet_ofi_req_put(struct uet_ofi_ep *ep, struct uet_ofi_req *r)
 	uint32_t idx = (uint32_t)(r - ep->reqs) + 1;
 
 	uet_ofi_req_bounce_done(ep, r, 0);
+	r->nb_res = 0;
 	if (unlikely(r->win_len != 0))
 		uet_ofi_service_release(ep, r);
 	r->busy = 0;

@@ -645,13 +645,20 @@ struct uet_ofi_req {
 	uint8_t nb_iov;            /* bounce: entries in iov */
 	uint8_t bounce_heap;       /* bounce: malloc'ed (above the pool's size) */
 	uint8_t busy;              /* taken from the pool (in flight) */
+	/* fetching atomic: result entries in iov to scatter into, from
+	 * the request's own bytes, at the completion (0: none) */
+	uint8_t nb_res;
 	uint8_t *bounce;           /* multi-entry iov: gathered / landed here */
 	/* service backend: the operation's chunk of the data window
-	 * (win_len 0: none) and where fetched values go */
+	 * (win_len 0: none) and where fetched values go; result_len: bytes
+	 * of a fetching atomic's results (both backends) */
 	uint64_t win_off, win_len;
 	uint64_t result_off, result_len;
 	void *result;
 	struct uet_chan_iov iov[UET_OFI_IOV_MAX];
+	/* the request's own bytes: an inject's payload (a fetching
+	 * atomic's gathered operands), then a fetching atomic's results
+	 * when they go to several entries (uet_atomic.c) */
 	uint8_t inject[UET_OFI_INJECT_MAX];
 };
 
@@ -728,11 +735,34 @@ int uet_ofi_req_buffers(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
  * received data (@p len bytes). */
 void uet_ofi_req_bounce_done(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
 			     uint64_t len);
-/* Post an SQE: pool entry, CQ reservation, ring. ep must be enabled. */
+/*
+ * The compare operand and the results of a fetching or compare atomic:
+ * each an array of the operation's elements, which fi_atomic(3) lets the
+ * application split across entries as it likes (like the operands).
+ */
+struct uet_ofi_amo_io {
+	const struct fi_ioc *cmp;    /* NULL: not a compare atomic */
+	size_t nb_cmp;
+	const struct fi_ioc *res;
+	size_t nb_res;
+	size_t dt_size;              /* bytes of one element */
+	size_t bytes;                /* of the operation's elements */
+};
+/* Point @p sqe at the compare operand and results of @p io: the entry
+ * itself when one holds them all, else (results) the request's own
+ * bytes, scattered at the completion. */
+void uet_ofi_req_amo(struct uet_ofi_req *r, struct uet_chan_sqe *sqe,
+		     const struct uet_ofi_amo_io *io);
+/* A fetching atomic completed (@p ok: successfully): results to their
+ * entries. */
+void uet_ofi_req_amo_done(struct uet_ofi_req *r, bool ok);
+/* Post an SQE: pool entry, CQ reservation, ring. ep must be enabled.
+ * @p amo: a fetching or compare atomic's other buffers, else NULL. */
 ssize_t uet_ofi_post_sqe(struct uet_ofi_ep *ep, struct uet_chan_sqe *sqe,
 			 const struct iovec *iov, void **desc, size_t count,
 			 uint64_t flags, void *context, uint64_t cq_flags,
-			 enum uet_ofi_cntr_kind cntr);
+			 enum uet_ofi_cntr_kind cntr,
+			 const struct uet_ofi_amo_io *amo);
 ssize_t uet_ofi_post_rqe(struct uet_ofi_ep *ep, struct uet_chan_rqe *rqe,
 			 const struct iovec *iov, void **desc, size_t count,
 			 uint64_t flags, void *context, uint64_t cq_flags);
