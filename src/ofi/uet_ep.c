@@ -797,26 +797,6 @@ static struct fi_ops_cm ep_cm_ops;
 
 /* ---- open ---- */
 
-static uint16_t
-addr_caps(uint64_t caps, enum fi_ep_type type, enum uet_profile prof)
-{
-	uint16_t c = 0;
-
-	if (type == FI_EP_DGRAM)
-		return UET_OFI_ADDR_C_DGRAM | UET_OFI_ADDR_C_MSG;
-	if (caps & FI_MSG)
-		c |= UET_OFI_ADDR_C_MSG;
-	if (caps & FI_TAGGED)
-		c |= UET_OFI_ADDR_C_TAGGED;
-	if (caps & FI_RMA)
-		c |= UET_OFI_ADDR_C_RMA;
-	if (caps & FI_ATOMIC)
-		c |= UET_OFI_ADDR_C_ATOMIC;
-	if (prof == UET_PROFILE_HPC)
-		c |= UET_OFI_ADDR_C_RUDI;
-	return c;
-}
-
 /* @p a names the domain's port (its FA; the unspecified IPv4 address
  * stands for any). */
 static bool
@@ -875,7 +855,7 @@ ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
 	/* the engine context of the domain is the process on the FEP: its
 	 * PIDonFEP and initiator id are the endpoint's */
 	uet_ofi_addr_make(&ep->addr, fa, v6, d->pid, d->profile,
-			  addr_caps(ep->caps, ep->type, d->profile));
+			  uet_ofi_addr_caps(ep->caps, ep->type, d->profile));
 	ep->addr.initiator_id = htonl(d->initiator);
 	ep->pid = d->pid;
 	ep->initiator = d->initiator;

@@ -211,6 +211,11 @@ int uet_ofi_addr_import(const void *in, size_t len, uint32_t format,
 const char *uet_ofi_addr_str(const struct uet_ofi_addr *a, char *buf,
 			     size_t *len);
 uint16_t uet_ofi_addr_pid(const struct uet_ofi_addr *a);
+/* The capability bits (UET_OFI_ADDR_C_*) an address of an endpoint with
+ * @p caps, of @p type, in a @p prof domain advertises: fi_getinfo's
+ * src_addr and the endpoint's fi_getname agree. */
+uint16_t uet_ofi_addr_caps(uint64_t caps, enum fi_ep_type type,
+			   enum uet_profile prof);
 /* Resolve node/service (numeric or names) to an IPv4 sockaddr. */
 int uet_ofi_resolve(const char *node, const char *service, void *sin);
 
