@@ -259,7 +259,7 @@ bind_cq(struct uet_ofi_ep *ep, struct uet_ofi_cq *cq, uint64_t flags)
 	if (((flags & FI_TRANSMIT) && ep->rx_only) ||
 	    ((flags & FI_RECV) && ep->tx_only))
 		return -FI_EINVAL;
-	rc = uet_ofi_cq_ep_add(cq, ep);
+	rc = uet_ofi_waitable_ep_add(&cq->w, ep);
 	if (rc < 0)
 		return rc;
 	if (flags & FI_TRANSMIT) {
@@ -289,7 +289,7 @@ bind_cntr(struct uet_ofi_ep *ep, struct uet_ofi_cntr *c, uint64_t flags)
 	for (int k = 0; k < UET_OFI_CNTR_KINDS; k++)
 		if ((flags & bit[k]) && ep->cntr[k] != NULL)
 			return -FI_EINVAL;
-	rc = uet_ofi_cntr_ep_add(c, ep);
+	rc = uet_ofi_waitable_ep_add(&c->w, ep);
 	if (rc < 0)
 		return rc;
 	for (int k = 0; k < UET_OFI_CNTR_KINDS; k++)
@@ -341,7 +341,7 @@ ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 		if (ep->eq != NULL)
 			return -FI_EINVAL;
 		ep->eq = eq;
-		atomic_fetch_add(&eq->ref, 1);
+		atomic_fetch_add(&eq->w.ref, 1);
 		return 0;
 	}
 	case FI_CLASS_STX_CTX:
@@ -541,9 +541,9 @@ ep_unbind_all(struct uet_ofi_ep *ep)
 	int ns = 0;
 
 	if (ep->tx_cq != NULL)
-		uet_ofi_cq_ep_del(ep->tx_cq, ep);
+		uet_ofi_waitable_ep_del(&ep->tx_cq->w, ep);
 	if (ep->rx_cq != NULL && ep->rx_cq != ep->tx_cq)
-		uet_ofi_cq_ep_del(ep->rx_cq, ep);
+		uet_ofi_waitable_ep_del(&ep->rx_cq->w, ep);
 	for (int k = 0; k < UET_OFI_CNTR_KINDS; k++) {
 		bool dup = false;
 
@@ -553,13 +553,13 @@ ep_unbind_all(struct uet_ofi_ep *ep)
 			dup |= seen[j] == ep->cntr[k];
 		if (!dup) {
 			seen[ns++] = ep->cntr[k];
-			uet_ofi_cntr_ep_del(ep->cntr[k], ep);
+			uet_ofi_waitable_ep_del(&ep->cntr[k]->w, ep);
 		}
 	}
 	if (ep->av != NULL)
 		atomic_fetch_sub(&ep->av->ref, 1);
 	if (ep->eq != NULL)
-		atomic_fetch_sub(&ep->eq->ref, 1);
+		atomic_fetch_sub(&ep->eq->w.ref, 1);
 }
 
 static int

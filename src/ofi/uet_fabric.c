@@ -544,43 +544,22 @@ fabric_pep(struct fid_fabric *fabric, struct fi_info *info,
 	return -FI_ENOSYS; /* connectionless provider: no passive endpoints */
 }
 
+/* fi_trywait(3): -FI_EAGAIN while a CQ or EQ holds something (counters
+ * are not judged here: their threshold is the waiter's) */
 static int
 fabric_trywait(struct fid_fabric *fabric, struct fid **fids, int count)
 {
+	uint64_t seen = 0;
+
 	(void)fabric;
 	for (int i = 0; i < count; i++) {
-		switch (fids[i]->fclass) {
-		case FI_CLASS_CQ: {
-			struct uet_ofi_cq *cq = container_of(
-				fids[i], struct uet_ofi_cq, cq_fid.fid);
-			size_t n;
+		struct uet_ofi_waitable *w = uet_ofi_waitable_of(fids[i]);
 
-			for (size_t j = 0; j < cq->nb_eps; j++)
-				uet_ofi_ep_progress(cq->eps[j]);
-			uet_ofi_lock(&cq->lock);
-			n = cq->count;
-			uet_ofi_unlock(&cq->lock);
-			if (n > 0)
-				return -FI_EAGAIN;
-			break;
-		}
-		case FI_CLASS_EQ: {
-			struct uet_ofi_eq *eq = container_of(
-				fids[i], struct uet_ofi_eq, eq_fid.fid);
-			size_t n;
-
-			pthread_mutex_lock(&eq->lock);
-			n = eq->count;
-			pthread_mutex_unlock(&eq->lock);
-			if (n > 0)
-				return -FI_EAGAIN;
-			break;
-		}
-		case FI_CLASS_CNTR:
-			break;
-		default:
+		if (w == NULL)
 			return -FI_EINVAL;
-		}
+		if (w->ops->pending != NULL &&
+		    uet_ofi_waitable_ready(w, &seen, false))
+			return -FI_EAGAIN;
 	}
 	return 0;
 }

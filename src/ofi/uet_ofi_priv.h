@@ -139,8 +139,18 @@ struct uet_ofi_lock {
 	bool on;
 };
 
-void uet_ofi_lock_init(struct uet_ofi_lock *l, bool on);
-void uet_ofi_lock_fini(struct uet_ofi_lock *l);
+static inline void
+uet_ofi_lock_init(struct uet_ofi_lock *l, bool on)
+{
+	pthread_mutex_init(&l->m, NULL);
+	l->on = on;
+}
+
+static inline void
+uet_ofi_lock_fini(struct uet_ofi_lock *l)
+{
+	pthread_mutex_destroy(&l->m);
+}
 
 static inline void
 uet_ofi_lock(struct uet_ofi_lock *l)
@@ -415,9 +425,80 @@ int uet_ofi_job_from_key(const struct uet_ofi_domain *d, const void *key,
 bool uet_ofi_lockless(const struct uet_ofi_domain *d);
 
 /* ------------------------------------------------------------------ */
-/* Wait helper: an eventfd (FI_WAIT_FD)                                 */
+/* Waitable objects (uet_waitable.c): what CQs, counters and EQs share */
 /* ------------------------------------------------------------------ */
 
+struct uet_ofi_waitable;
+struct uet_ofi_waitset;
+
+/* What tells one kind of waitable object from another (poll sets, wait
+ * sets, fi_trywait); called after the object's progress. */
+struct uet_ofi_waitable_ops {
+	/* CQ, EQ: entries or events queued; NULL for a counter */
+	bool (*pending)(struct uet_ofi_waitable *w);
+	/* counter: value + errors, which moves with either; NULL else */
+	uint64_t (*stamp)(struct uet_ofi_waitable *w);
+};
+
+/*
+ * The part of a CQ, counter or EQ that applications wait on and bind
+ * to: its wait object (an eventfd, FI_WAIT_FD, also for FI_WAIT_SET
+ * members; none for FI_WAIT_NONE), the wait set it is in, the endpoints
+ * bound to it, which reading it progresses, and the references that keep
+ * it open (bound endpoints, MRs, AVs, poll sets).
+ */
+struct uet_ofi_waitable {
+	struct fid *fid;
+	const struct uet_ofi_waitable_ops *ops;
+	struct uet_ofi_fabric *fab;    /* progressed on reads; NULL: none */
+	atomic_int ref;
+	enum fi_wait_obj wait_obj;     /* FI_WAIT_NONE, _FD or _SET */
+	int efd;                       /* -1: FI_WAIT_NONE */
+	struct uet_ofi_waitset *ws;    /* FI_WAIT_SET: its wait set */
+	struct uet_ofi_lock bind_lock; /* eps[] */
+	struct uet_ofi_ep **eps;
+	size_t nb_eps, cap_eps;
+};
+
+/*
+ * Set up @p w for @p fid with the attributes' *@p wait_obj (UNSPEC and
+ * YIELD become FD) and @p wait_set: 0, -FI_EINVAL (not one of our wait
+ * sets), -FI_ENOSYS (another wait object), -FI_EMFILE, -FI_ENOMEM.
+ */
+int uet_ofi_waitable_init(struct uet_ofi_waitable *w, struct fid *fid,
+			  const struct uet_ofi_waitable_ops *ops,
+			  struct uet_ofi_fabric *fab, bool locked,
+			  enum fi_wait_obj *wait_obj,
+			  struct fid_wait *wait_set);
+/* Undo init; -FI_EBUSY (nothing done) while references remain. */
+int uet_ofi_waitable_fini(struct uet_ofi_waitable *w);
+/* The waitable part of a CQ, counter or EQ fid; NULL for other fids. */
+struct uet_ofi_waitable *uet_ofi_waitable_of(struct fid *fid);
+/* Bind an endpoint (once: a second bind is a no-op) / unbind it. */
+int uet_ofi_waitable_ep_add(struct uet_ofi_waitable *w,
+			    struct uet_ofi_ep *ep);
+void uet_ofi_waitable_ep_del(struct uet_ofi_waitable *w,
+			     struct uet_ofi_ep *ep);
+/* Run the engine (inline progress) and the bound endpoints. */
+void uet_ofi_waitable_progress(struct uet_ofi_waitable *w);
+/* Wake whoever sleeps on the object. */
+void uet_ofi_waitable_signal(struct uet_ofi_waitable *w);
+/* The deadline (ms, uet_ofi_now_ms()) of a @p timeout in ms, -1 none. */
+uint64_t uet_ofi_deadline(int timeout);
+/* Sleep on the object's wait object for at most @p slice_ms or until
+ * @p deadline: completions land in channel rings without a wakeup, so
+ * blocking reads poll in slices. false (no sleep) once the deadline
+ * has passed. */
+bool uet_ofi_waitable_sleep(struct uet_ofi_waitable *w, uint64_t deadline,
+			    int slice_ms);
+/* After progress: something to report (queued entries or events; a
+ * counter that moved since *@p seen, which @p consume updates). */
+bool uet_ofi_waitable_ready(struct uet_ofi_waitable *w, uint64_t *seen,
+			    bool consume);
+/* fi_control of a CQ, counter or EQ: FI_GETWAIT, FI_GETWAITOBJ. */
+int uet_ofi_waitable_control(struct fid *fid, int command, void *arg);
+
+/* eventfd wait objects */
 int uet_ofi_efd_open(void);
 void uet_ofi_efd_signal(int fd);
 void uet_ofi_efd_drain(int fd);
@@ -446,19 +527,14 @@ struct uet_ofi_cq_entry {
 
 struct uet_ofi_cq {
 	struct fid_cq cq_fid;
+	struct uet_ofi_waitable w;
 	struct uet_ofi_domain *dom;
-	atomic_int ref;
 	struct fi_cq_attr attr;
 	struct uet_ofi_lock lock;      /* entries, reservations */
-	struct uet_ofi_lock bind_lock; /* eps[] */
 	struct uet_ofi_cq_entry *ent;
 	size_t size, head, count;
 	size_t cap;                    /* entries: size, and size unsolicited */
 	size_t reserved;               /* queued + in flight */
-	struct uet_ofi_ep **eps;
-	size_t nb_eps, cap_eps;
-	int efd;
-	struct uet_ofi_waitset *ws;    /* FI_WAIT_SET: its wait set */
 	atomic_bool signaled;
 	uint64_t overruns;
 };
@@ -471,10 +547,6 @@ int uet_ofi_cq_reserve_unsolicited(struct uet_ofi_cq *cq);
 void uet_ofi_cq_unreserve(struct uet_ofi_cq *cq);
 /* Queue into a reserved slot. */
 void uet_ofi_cq_push(struct uet_ofi_cq *cq, const struct uet_ofi_cq_entry *e);
-int uet_ofi_cq_ep_add(struct uet_ofi_cq *cq, struct uet_ofi_ep *ep);
-void uet_ofi_cq_ep_del(struct uet_ofi_cq *cq, struct uet_ofi_ep *ep);
-/* After progress: whether the CQ holds entries (poll and wait sets). */
-bool uet_ofi_cq_ready(struct uet_ofi_cq *cq);
 
 /* ------------------------------------------------------------------ */
 /* Counter (uet_cntr.c)                                                */
@@ -482,31 +554,20 @@ bool uet_ofi_cq_ready(struct uet_ofi_cq *cq);
 
 struct uet_ofi_cntr {
 	struct fid_cntr cntr_fid;
+	struct uet_ofi_waitable w;
 	struct uet_ofi_domain *dom;
-	atomic_int ref;
 	struct fi_cntr_attr attr;
 	_Atomic uint64_t val, err;
-	struct uet_ofi_lock bind_lock;
-	struct uet_ofi_ep **eps;
-	size_t nb_eps, cap_eps;
-	int efd;
-	struct uet_ofi_waitset *ws;    /* FI_WAIT_SET: its wait set */
 };
 
 int uet_ofi_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
 		      struct fid_cntr **cntr, void *context);
 void uet_ofi_cntr_inc(struct uet_ofi_cntr *c);
 void uet_ofi_cntr_inc_err(struct uet_ofi_cntr *c);
-int uet_ofi_cntr_ep_add(struct uet_ofi_cntr *c, struct uet_ofi_ep *ep);
-void uet_ofi_cntr_ep_del(struct uet_ofi_cntr *c, struct uet_ofi_ep *ep);
-/* After progress: value + error count, which moves with either. */
-uint64_t uet_ofi_cntr_stamp(struct uet_ofi_cntr *c);
 
 /* ------------------------------------------------------------------ */
 /* Poll and wait sets (uet_poll.c)                                     */
 /* ------------------------------------------------------------------ */
-
-struct uet_ofi_waitset;
 
 int uet_ofi_poll_open(struct fid_domain *domain, struct fi_poll_attr *attr,
 		      struct fid_poll **pollset);
@@ -533,21 +594,17 @@ struct uet_ofi_eq_event {
 
 struct uet_ofi_eq {
 	struct fid_eq eq_fid;
+	struct uet_ofi_waitable w;     /* no endpoints, no progress */
 	struct uet_ofi_fabric_hdl *fabh;
-	atomic_int ref;
 	struct fi_eq_attr attr;
 	pthread_mutex_t lock;
 	struct uet_ofi_eq_event *head, *tail;
 	size_t count;
-	int efd;
-	struct uet_ofi_waitset *ws;    /* FI_WAIT_SET: its wait set */
 	void *err_data; /* owned copy given out by the last readerr */
 };
 
 int uet_ofi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 		    struct fid_eq **eq, void *context);
-/* Whether the EQ holds events (poll and wait sets). */
-bool uet_ofi_eq_ready(struct uet_ofi_eq *eq);
 /* fi_cq_strerror / fi_eq_strerror text of @p prov_errno: a UET return
  * code (1..255, from the target) or a negative local errno. */
 void uet_ofi_prov_strerror(int prov_errno, char *out, size_t n);
