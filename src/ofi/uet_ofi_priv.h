@@ -122,8 +122,8 @@ struct uet_ofi_params {
 
 void uet_ofi_params_init(void);
 
-/* uet_local.c: per-process tokens (%r, %p, %{a,b}) of the configuration
- * file expanded, then uet_config_load() */
+/* uet_config_tokens.c: per-process tokens (%r, %p, %{a,b}) of the
+ * configuration file expanded, then uet_config_load() */
 int uet_ofi_config_load(struct uet_config *cfg, const char *path,
 			struct uet_config_error *err, bool *service_set);
 /* The local rank (LOCAL_RANK, else the launcher's); -ENOENT if none. */
