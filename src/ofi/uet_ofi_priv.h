@@ -244,7 +244,7 @@ uint64_t uet_ofi_profile_caps(enum uet_profile p, enum fi_ep_type type);
 int uet_ofi_config_get(struct uet_config *cfg);
 
 /* ------------------------------------------------------------------ */
-/* Fabric (uet_fabric.c)                                               */
+/* Fabric (uet_fabric.c; backends: uet_local.c, uet_service.c)         */
 /* ------------------------------------------------------------------ */
 
 struct uet_ofi_fabric;
@@ -253,7 +253,7 @@ struct uet_ofi_svc;
 
 /*
  * Where the engine runs (docs/PROVIDER.md "Deployments"), chosen once at
- * fi_fabric(): in this process (uet_fabric.c: EAL, engine, channels in
+ * fi_fabric(): in this process (uet_local.c: EAL, engine, channels in
  * hugepage memory) or in a uet-engine service the provider attaches to
  * (uet_service.c: UNIX socket, channels and a data window in memory the
  * service shares). The uet_ofi_fabric_* functions below dispatch through
