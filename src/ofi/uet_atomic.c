@@ -290,7 +290,8 @@ ioc_total(const struct fi_ioc *ioc, size_t n, bool null_ok, size_t *total)
  */
 static int
 amo_entries(enum amo_kind k, const struct fi_msg_atomic *msg, size_t max,
-	    struct uet_ofi_amo_io *io, struct iovec *iov, size_t *nb_iov)
+	    struct uet_ofi_amo_io *io, struct iovec *iov, void **desc,
+	    size_t *nb_iov)
 {
 	/* FI_ATOMIC_READ has no operands: the engine reads zeros */
 	static const uint8_t zero[UET_AMO_FETCH_MAX];
@@ -316,16 +317,19 @@ amo_entries(enum amo_kind k, const struct fi_msg_atomic *msg, size_t max,
 	if (read) {
 		iov[0].iov_base = (void *)(uintptr_t)zero;
 		iov[0].iov_len = io->bytes;
+		desc[0] = NULL;
 		*nb_iov = 1;
 		return 0;
 	}
-	/* empty entries (which may have no address) left out */
+	/* empty entries (which may have no address) left out, with their
+	 * descriptors */
 	*nb_iov = 0;
 	for (size_t i = 0; i < msg->iov_count; i++) {
 		if (msg->msg_iov[i].count == 0)
 			continue;
 		iov[*nb_iov].iov_base = msg->msg_iov[i].addr;
 		iov[*nb_iov].iov_len = msg->msg_iov[i].count * io->dt_size;
+		desc[*nb_iov] = msg->desc != NULL ? msg->desc[i] : NULL;
 		(*nb_iov)++;
 	}
 	return 0;
@@ -363,6 +367,7 @@ amo_post(struct uet_ofi_ep *ep, enum amo_kind k,
 	struct uet_ofi_amo_io none = { .res = NULL };
 	struct uet_chan_sqe sqe;
 	struct iovec iov[UET_OFI_IOV_MAX];
+	void *desc[UET_OFI_IOV_MAX];
 	uint8_t gather[UET_AMO_FETCH_MAX];
 	size_t count, nb_iov;
 	int rc;
@@ -384,7 +389,7 @@ amo_post(struct uet_ofi_ep *ep, enum amo_kind k,
 	if (io == NULL)
 		io = &none;
 	io->dt_size = uet_ofi_dt_size(msg->datatype);
-	rc = amo_entries(k, msg, count, io, iov, &nb_iov);
+	rc = amo_entries(k, msg, count, io, iov, desc, &nb_iov);
 	if (rc < 0)
 		return rc;
 	if (k != AMO_WRITE && nb_iov > 1)
@@ -400,7 +405,7 @@ amo_post(struct uet_ofi_ep *ep, enum amo_kind k,
 	sqe.rkey = msg->rma_iov[0].key;
 	sqe.roffset = msg->rma_iov[0].addr;
 	sqe.imm_data = msg->data;
-	return uet_ofi_post_sqe(ep, &sqe, iov, msg->desc, nb_iov, flags,
+	return uet_ofi_post_sqe(ep, &sqe, iov, desc, nb_iov, flags,
 				msg->context,
 				FI_ATOMIC | (k == AMO_WRITE ? FI_WRITE : FI_READ),
 				k == AMO_WRITE ? UET_OFI_CNTR_WRITE :
