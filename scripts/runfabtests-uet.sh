@@ -5,7 +5,7 @@
 # run, then one table of the three side by side.
 #
 #   FT_BIN=DIR scripts/runfabtests-uet.sh [-t SETS] [-o OUT] [-b BUILD]
-#       [-P PROVIDERS] [-T SECONDS]
+#       [-P PROVIDERS] [-T SECONDS] [-U SECONDS]
 #
 # FT_BIN: fabtests' bin directory (default build/fabtests/bin, what
 # scripts/fabtests.sh builds); its ../share/fabtests holds the test
@@ -17,9 +17,12 @@
 # the table (default a temporary one, printed). PROVIDERS: which of
 # uet, tcp, "udp;ofi_rxd" to run, space separated (default all three; the
 # table takes the logs OUT already has for the others: runs of different
-# providers may go in parallel, with the same OUT). SECONDS: runfabtests'
-# bound of each test (default 120; fi_ubertest runs every test of its
-# configuration under it).
+# providers may go in parallel, with the same OUT). -T: runfabtests'
+# bound of each test (default 120). -U: the bound of the complex set,
+# fi_ubertest, which runs its whole configuration as one test (uet's has
+# 101; default 1200): when one of its tests fails, fi_ubertest's server
+# may poll for good for a client that went on, and only this bound ends
+# the pair (runfabtests kills both and reports the failure).
 #
 # runfabtests.sh gives the server and the client the same environment;
 # each uet process needs its own engine configuration. Every fabtests
@@ -39,20 +42,31 @@ out=""
 build=$top/build/release
 provs="uet tcp udp;ofi_rxd"
 tmo=120
-while getopts "t:o:b:P:T:h" opt; do
+utmo=1200
+while getopts "t:o:b:P:T:U:h" opt; do
 	case $opt in
 	t) sets=$OPTARG ;;
 	o) out=$OPTARG ;;
 	b) build=$OPTARG ;;
 	P) provs=$OPTARG ;;
 	T) tmo=$OPTARG ;;
-	*) sed -n '2,16p' "$0"; exit 2 ;;
+	U) utmo=$OPTARG ;;
+	*) sed -n '2,25p' "$0"; exit 2 ;;
 	esac
 done
 case $sets in
 all) sets=unit,regression,functional,standard,complex ;;
 quick+all) sets=unit,regression,functional,short,standard,complex ;;
 esac
+for n in "$tmo" "$utmo"; do
+	[[ $n =~ ^[1-9][0-9]*$ ]] || { echo "-T/-U: seconds, not '$n'" >&2; exit 2; }
+done
+# the complex set runs on its own, under -U
+complex=0
+other=""
+for s in ${sets//,/ }; do
+	if [ "$s" = complex ]; then complex=1; else other+=${other:+,}$s; fi
+done
 ft_bin=$(cd "${FT_BIN:-$top/build/fabtests/bin}" 2>/dev/null && pwd) || {
 	echo "no fabtests at ${FT_BIN:-$top/build/fabtests/bin}:" \
 		"bash scripts/fabtests.sh, or FT_BIN=DIR" >&2
@@ -121,22 +135,33 @@ exec /bin/ps -e -o comm=,pid=,sid= | awk -v s="$UET_RFT_SID" '$3 == s { print $1
 EOF
 chmod +x "$tmp/wrap/ps"
 
-# run PROVIDER LOG [runfabtests options...]: in a session of its own
-run() {
-	local prov=$1 log=$2 name excl=()
-	shift 2
+# runset PROVIDER LOG SETS SECONDS [runfabtests options...]: one
+# runfabtests.sh in a session of its own, appended to LOG
+runset() {
+	local prov=$1 log=$2 sets=$3 bound=$4 name excl=()
+	shift 4
 	name=${prov##*;} # the utility provider's, as runfabtests picks it
 	[ -f "$ft_share/test_configs/$name/$name.exclude" ] &&
 		excl=(-f "$ft_share/test_configs/$name/$name.exclude")
-	echo "# runfabtests.sh -t $sets -T $tmo ${excl[*]} $* $prov" > "$log"
+	echo "# runfabtests.sh -t $sets -T $bound ${excl[*]} $* $prov" >> "$log"
 	(
 		# runfabtests reads ./test_configs and leaves its output
 		# files in the current directory: a scratch one
 		cd "$tmp/cwd"
 		PATH=$tmp/wrap:$PATH setsid bash -c \
 			'UET_RFT_SID=$$ exec "$0" "$@"' "$ft_bin/runfabtests.sh" \
-			-p "$tmp/wrap" -t "$sets" -T "$tmo" "${excl[@]}" "$@" "$prov"
+			-p "$tmp/wrap" -t "$sets" -T "$bound" "${excl[@]}" "$@" "$prov"
 	) >> "$log" 2>&1 || true
+}
+
+# run PROVIDER LOG [runfabtests options...]: the sets, then the complex
+# one under its own bound
+run() {
+	local prov=$1 log=$2
+	shift 2
+	: > "$log"
+	[ -z "$other" ] || runset "$prov" "$log" "$other" "$tmo" "$@"
+	[ $complex -eq 0 ] || runset "$prov" "$log" complex "$utmo" "$@"
 	grep -E "^# Total" "$log" | sed "s/^/$prov: /"
 }
 

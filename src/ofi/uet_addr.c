@@ -240,3 +240,23 @@ uet_ofi_resolve(const char *node, const char *service, void *out)
 	memcpy(out, &sin, sizeof(sin));
 	return 0;
 }
+
+uint16_t
+uet_ofi_addr_caps(uint64_t caps, enum fi_ep_type type, enum uet_profile prof)
+{
+	uint16_t c = 0;
+
+	if (type == FI_EP_DGRAM)
+		return UET_OFI_ADDR_C_DGRAM | UET_OFI_ADDR_C_MSG;
+	if (caps & FI_MSG)
+		c |= UET_OFI_ADDR_C_MSG;
+	if (caps & FI_TAGGED)
+		c |= UET_OFI_ADDR_C_TAGGED;
+	if (caps & FI_RMA)
+		c |= UET_OFI_ADDR_C_RMA;
+	if (caps & FI_ATOMIC)
+		c |= UET_OFI_ADDR_C_ATOMIC;
+	if (prof == UET_PROFILE_HPC)
+		c |= UET_OFI_ADDR_C_RUDI;
+	return c;
+}

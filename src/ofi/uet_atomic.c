@@ -4,7 +4,12 @@
  * pairs are valid comes from the SES support table (uet_amo_supported),
  * through the libfabric -> SES code mapping below; the largest count is
  * one packet of operands (UET_AMO_MAX_LEN). Fetching and compare atomics
- * need the AI Full or HPC profile. One ioc per call.
+ * need the AI Full or HPC profile. Operands, compare operands and
+ * results may each come in up to iov_limit entries (fi_atomic(3)): the
+ * engine takes one contiguous array of each, so several operand entries
+ * are gathered (a non-fetching atomic's through the endpoint's bounce
+ * buffers, the others' into the request) and results scattered from the
+ * request at the completion.
  */
 #include <string.h>
 
@@ -189,24 +194,188 @@ ep_compwritevalid(struct fid_ep *fid, enum fi_datatype dt, enum fi_op op,
 			 AMO_COMPARE, count);
 }
 
-/* One atomic descriptor. */
-static ssize_t
-amo_post(struct uet_ofi_ep *ep, enum amo_kind k,
-	 const struct fi_msg_atomic *msg, const struct fi_ioc *compare,
-	 const struct fi_ioc *result, uint64_t flags)
+/*
+ * A fetching atomic's results in several entries land in the request's
+ * own bytes, after an operand copied there ([operand | results]): its
+ * operands and results are at most UET_AMO_FETCH_MAX bytes each
+ * (amo_valid).
+ */
+#define AMO_RES_OFF UET_AMO_FETCH_MAX
+_Static_assert(AMO_RES_OFF + UET_AMO_FETCH_MAX <= UET_OFI_INJECT_MAX,
+	       "results do not fit the request's bytes");
+
+/* The entry holding all @p bytes when the others are empty, else NULL. */
+static void *
+ioc_single(const struct fi_ioc *ioc, size_t n, size_t dt_size, size_t bytes)
 {
-	struct uet_chan_sqe sqe;
-	struct iovec iov[UET_OFI_IOV_MAX];
-	size_t count, sz, total = 0;
+	void *one = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		if (ioc[i].count == 0)
+			continue;
+		if (one != NULL || ioc[i].count * dt_size != bytes)
+			return NULL;
+		one = ioc[i].addr;
+	}
+	return one;
+}
+
+void
+uet_ofi_req_amo(struct uet_ofi_req *r, struct uet_chan_sqe *sqe,
+		const struct uet_ofi_amo_io *io)
+{
+	void *one;
+
+	/* a compare atomic has one element (amo_valid): its compare
+	 * operand is in one entry, whatever empty ones surround it */
+	if (io->cmp != NULL)
+		sqe->compare = (uint64_t)(uintptr_t)ioc_single(io->cmp,
+				io->nb_cmp, io->dt_size, io->bytes);
+	one = ioc_single(io->res, io->nb_res, io->dt_size, io->bytes);
+	if (one == NULL) {
+		/* fi_atomic(3): results are in place before the completion;
+		 * uet_ofi_req_amo_done() scatters them */
+		for (size_t i = 0; i < io->nb_res; i++) {
+			r->iov[i].addr = (uint64_t)(uintptr_t)io->res[i].addr;
+			r->iov[i].len = io->res[i].count * io->dt_size;
+		}
+		r->nb_res = (uint8_t)io->nb_res;
+		r->result_len = io->bytes;
+		one = r->inject + AMO_RES_OFF;
+	}
+	sqe->result = (uint64_t)(uintptr_t)one;
+}
+
+void
+uet_ofi_req_amo_done(struct uet_ofi_req *r, bool ok)
+{
+	const uint8_t *p = r->inject + AMO_RES_OFF;
+	uint64_t off = 0;
+
+	for (size_t i = 0; ok && i < r->nb_res && off < r->result_len; i++) {
+		uint64_t n = r->result_len - off < r->iov[i].len ?
+			     r->result_len - off : r->iov[i].len;
+
+		if (n != 0)
+			memcpy((void *)(uintptr_t)r->iov[i].addr, p + off, n);
+		off += n;
+	}
+	r->nb_res = 0;
+}
+
+/*
+ * Elements in @p n entries (@p total). -FI_EINVAL: no array, more entries
+ * than iov_limit, or an entry with elements but no address (unless
+ * @p null_ok: FI_ATOMIC_READ ignores its operands).
+ */
+static int
+ioc_total(const struct fi_ioc *ioc, size_t n, bool null_ok, size_t *total)
+{
+	*total = 0;
+	if (ioc == NULL || n == 0 || n > UET_OFI_IOV_MAX)
+		return -FI_EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (ioc[i].count != 0 && ioc[i].addr == NULL && !null_ok)
+			return -FI_EINVAL;
+		*total += ioc[i].count;
+	}
+	return 0;
+}
+
+/*
+ * Check a call's entries against each other and the largest count
+ * (fi_atomic(3): between 1 and what the valid calls report, else
+ * -FI_EMSGSIZE; compare operands and results as many as the operands,
+ * else -FI_EINVAL); fill @p io and the operand entries @p iov.
+ */
+static int
+amo_entries(enum amo_kind k, const struct fi_msg_atomic *msg, size_t max,
+	    struct uet_ofi_amo_io *io, struct iovec *iov, void **desc,
+	    size_t *nb_iov)
+{
+	/* FI_ATOMIC_READ has no operands: the engine reads zeros */
+	static const uint8_t zero[UET_AMO_FETCH_MAX];
+	bool read = k == AMO_FETCH && msg->op == FI_ATOMIC_READ;
+	size_t count, n;
 	int rc;
 
-	/* Several operand entries (tx iov_limit) for a non-fetching atomic:
-	 * gathered as one operand, like a multi-entry send (fi_atomic(3):
-	 * the target range is their concatenation). A fetching or compare
-	 * atomic takes one entry: its result would need scattering too. */
-	if (msg == NULL || msg->iov_count == 0 || msg->msg_iov == NULL ||
-	    msg->iov_count > (k == AMO_WRITE ? UET_OFI_IOV_MAX : 1) ||
-	    msg->rma_iov_count != 1 || msg->rma_iov == NULL)
+	rc = ioc_total(msg->msg_iov, msg->iov_count, read, &count);
+	if (rc < 0)
+		return rc;
+	if (count == 0)
+		return -FI_EINVAL;
+	if (count > max)
+		return -FI_EMSGSIZE;
+	io->bytes = count * io->dt_size;
+	/* results and compare operands: as many elements as operands */
+	if (k != AMO_WRITE &&
+	    (ioc_total(io->res, io->nb_res, false, &n) < 0 || n != count))
+		return -FI_EINVAL;
+	if (k == AMO_COMPARE &&
+	    (ioc_total(io->cmp, io->nb_cmp, false, &n) < 0 || n != count))
+		return -FI_EINVAL;
+	if (read) {
+		iov[0].iov_base = (void *)(uintptr_t)zero;
+		iov[0].iov_len = io->bytes;
+		desc[0] = NULL;
+		*nb_iov = 1;
+		return 0;
+	}
+	/* empty entries (which may have no address) left out, with their
+	 * descriptors */
+	*nb_iov = 0;
+	for (size_t i = 0; i < msg->iov_count; i++) {
+		if (msg->msg_iov[i].count == 0)
+			continue;
+		iov[*nb_iov].iov_base = msg->msg_iov[i].addr;
+		iov[*nb_iov].iov_len = msg->msg_iov[i].count * io->dt_size;
+		desc[*nb_iov] = msg->desc != NULL ? msg->desc[i] : NULL;
+		(*nb_iov)++;
+	}
+	return 0;
+}
+
+/*
+ * A fetching or compare atomic's operands in several entries: gathered
+ * here (at most UET_AMO_FETCH_MAX bytes), then copied into the request as
+ * an inject is (uet_ofi_req_buffers): the request's iov[] is where its
+ * results scatter from, so they cannot take a bounce buffer.
+ */
+static void
+amo_gather(struct iovec *iov, size_t *nb_iov, uint8_t *buf,
+	   uint64_t *flags)
+{
+	size_t off = 0;
+
+	for (size_t i = 0; i < *nb_iov; i++) {
+		memcpy(buf + off, iov[i].iov_base, iov[i].iov_len);
+		off += iov[i].iov_len;
+	}
+	iov[0].iov_base = buf;
+	iov[0].iov_len = off;
+	*nb_iov = 1;
+	*flags |= FI_INJECT;
+}
+
+/* One atomic descriptor; @p io: a fetching or compare atomic's results
+ * and compare operand. */
+static ssize_t
+amo_post(struct uet_ofi_ep *ep, enum amo_kind k,
+	 const struct fi_msg_atomic *msg, struct uet_ofi_amo_io *io,
+	 uint64_t flags)
+{
+	struct uet_ofi_amo_io none = { .res = NULL };
+	struct uet_chan_sqe sqe;
+	struct iovec iov[UET_OFI_IOV_MAX];
+	void *desc[UET_OFI_IOV_MAX];
+	uint8_t gather[UET_AMO_FETCH_MAX];
+	size_t count, nb_iov;
+	int rc;
+
+	/* several operand (and compare, result) entries: gathered into one
+	 * array over the target range, results scattered back (fi_atomic(3):
+	 * the target range is their concatenation) */
+	if (msg == NULL || msg->rma_iov_count != 1 || msg->rma_iov == NULL)
 		return -FI_EINVAL;
 	if (!ep->enabled)
 		return -FI_EOPBADSTATE;
@@ -217,20 +386,14 @@ amo_post(struct uet_ofi_ep *ep, enum amo_kind k,
 		       msg->op, k, &count);
 	if (rc < 0)
 		return rc;
-	sz = uet_ofi_dt_size(msg->datatype);
-	for (size_t i = 0; i < msg->iov_count; i++) {
-		if (msg->msg_iov[i].count == 0 ||
-		    (msg->msg_iov[i].addr == NULL && sz != 0))
-			return -FI_EINVAL;
-		iov[i].iov_base = msg->msg_iov[i].addr;
-		iov[i].iov_len = msg->msg_iov[i].count * sz;
-		total += msg->msg_iov[i].count;
-	}
-	if (total > count)
-		return -FI_EINVAL;
-	if ((k != AMO_WRITE && (result == NULL || result->addr == NULL)) ||
-	    (k == AMO_COMPARE && (compare == NULL || compare->addr == NULL)))
-		return -FI_EINVAL;
+	if (io == NULL)
+		io = &none;
+	io->dt_size = uet_ofi_dt_size(msg->datatype);
+	rc = amo_entries(k, msg, count, io, iov, desc, &nb_iov);
+	if (rc < 0)
+		return rc;
+	if (k != AMO_WRITE && nb_iov > 1)
+		amo_gather(iov, &nb_iov, gather, &flags);
 	memset(&sqe, 0, sizeof(sqe));
 	sqe.op = k == AMO_WRITE ? UET_CHAN_OP_ATOMIC :
 		 k == AMO_FETCH ? UET_CHAN_OP_FETCH_ATOMIC : UET_CHAN_OP_CSWAP;
@@ -242,16 +405,23 @@ amo_post(struct uet_ofi_ep *ep, enum amo_kind k,
 	sqe.rkey = msg->rma_iov[0].key;
 	sqe.roffset = msg->rma_iov[0].addr;
 	sqe.imm_data = msg->data;
-	if (result != NULL)
-		sqe.result = (uint64_t)(uintptr_t)result->addr;
-	if (compare != NULL)
-		sqe.compare = (uint64_t)(uintptr_t)compare->addr;
-	return uet_ofi_post_sqe(ep, &sqe, iov, msg->desc, msg->iov_count,
-				flags,
+	return uet_ofi_post_sqe(ep, &sqe, iov, desc, nb_iov, flags,
 				msg->context,
 				FI_ATOMIC | (k == AMO_WRITE ? FI_WRITE : FI_READ),
 				k == AMO_WRITE ? UET_OFI_CNTR_WRITE :
-						 UET_OFI_CNTR_READ);
+						 UET_OFI_CNTR_READ,
+				k == AMO_WRITE ? NULL : io);
+}
+
+/* Elements in the entries of a *v call: its target range. */
+static size_t
+ioc_count(const struct fi_ioc *iov, size_t n)
+{
+	size_t count = 0;
+
+	for (size_t i = 0; iov != NULL && i < n; i++)
+		count += iov[i].count;
+	return count;
 }
 
 static ssize_t
@@ -260,7 +430,7 @@ at_writemsg(struct fid_ep *fid, const struct fi_msg_atomic *msg,
 {
 	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
 
-	return amo_post(ep, AMO_WRITE, msg, NULL, NULL, flags);
+	return amo_post(ep, AMO_WRITE, msg, NULL, flags);
 }
 
 static ssize_t
@@ -276,9 +446,8 @@ at_writev(struct fid_ep *fid, const struct fi_ioc *iov, void **desc,
 		.context = context,
 	};
 
-	for (size_t i = 0; iov != NULL && i < count; i++)
-		r.count += iov[i].count;
-	return amo_post(ep, AMO_WRITE, &m, NULL, NULL,
+	r.count = ioc_count(iov, count);
+	return amo_post(ep, AMO_WRITE, &m, NULL,
 			ep->tx_op_flags | FI_COMPLETION);
 }
 
@@ -304,8 +473,7 @@ at_inject(struct fid_ep *fid, const void *buf, size_t count, fi_addr_t a,
 		.rma_iov_count = 1, .datatype = dt, .op = op,
 	};
 
-	return amo_post(ep, AMO_WRITE, &m, NULL, NULL,
-			FI_INJECT | UET_OFI_NO_CQ);
+	return amo_post(ep, AMO_WRITE, &m, NULL, FI_INJECT | UET_OFI_NO_CQ);
 }
 
 static ssize_t
@@ -314,11 +482,10 @@ at_readwritemsg(struct fid_ep *fid, const struct fi_msg_atomic *msg,
 		size_t result_count, uint64_t flags)
 {
 	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_ofi_amo_io io = { .res = resultv, .nb_res = result_count };
 
 	(void)result_desc;
-	if (result_count != 1)
-		return -FI_EINVAL;
-	return amo_post(ep, AMO_FETCH, msg, NULL, resultv, flags);
+	return amo_post(ep, AMO_FETCH, msg, &io, flags);
 }
 
 static ssize_t
@@ -328,7 +495,7 @@ at_readwritev(struct fid_ep *fid, const struct fi_ioc *iov, void **desc,
 	      enum fi_datatype dt, enum fi_op op, void *context)
 {
 	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
-	struct fi_rma_ioc r = { .addr = addr, .count = count ? iov[0].count : 0,
+	struct fi_rma_ioc r = { .addr = addr, .count = ioc_count(iov, count),
 				.key = key };
 	struct fi_msg_atomic m = {
 		.msg_iov = iov, .desc = desc, .iov_count = count, .addr = a,
@@ -345,10 +512,8 @@ at_readwrite(struct fid_ep *fid, const void *buf, size_t count, void *desc,
 	     void *result, void *result_desc, fi_addr_t a, uint64_t addr,
 	     uint64_t key, enum fi_datatype dt, enum fi_op op, void *context)
 {
-	/* FI_ATOMIC_READ has no operand: count still sizes the request */
-	static const uint8_t zero[UET_AMO_ELEM_MAX];
-	struct fi_ioc ioc = { .addr = (void *)(uintptr_t)(buf ? buf : zero),
-			      .count = count };
+	/* FI_ATOMIC_READ ignores buf (may be NULL): count sizes it */
+	struct fi_ioc ioc = { .addr = (void *)(uintptr_t)buf, .count = count };
 	struct fi_ioc res = { .addr = result, .count = count };
 
 	return at_readwritev(fid, &ioc, &desc, 1, &res, &result_desc, 1, a,
@@ -362,11 +527,16 @@ at_compwritemsg(struct fid_ep *fid, const struct fi_msg_atomic *msg,
 		void **result_desc, size_t result_count, uint64_t flags)
 {
 	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_ofi_amo_io io = {
+		.cmp = comparev, .nb_cmp = compare_count,
+		.res = resultv, .nb_res = result_count,
+	};
 
 	(void)compare_desc; (void)result_desc;
-	if (compare_count != 1 || result_count != 1)
+	/* a NULL comparev is no compare operand, not "not a compare" */
+	if (comparev == NULL)
 		return -FI_EINVAL;
-	return amo_post(ep, AMO_COMPARE, msg, comparev, resultv, flags);
+	return amo_post(ep, AMO_COMPARE, msg, &io, flags);
 }
 
 static ssize_t
@@ -378,7 +548,7 @@ at_compwritev(struct fid_ep *fid, const struct fi_ioc *iov, void **desc,
 	      enum fi_op op, void *context)
 {
 	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
-	struct fi_rma_ioc r = { .addr = addr, .count = count ? iov[0].count : 0,
+	struct fi_rma_ioc r = { .addr = addr, .count = ioc_count(iov, count),
 				.key = key };
 	struct fi_msg_atomic m = {
 		.msg_iov = iov, .desc = desc, .iov_count = count, .addr = a,

@@ -572,7 +572,7 @@ av_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	if (av->eq != NULL)
 		return -FI_EBUSY;
 	av->eq = container_of(bfid, struct uet_ofi_eq, eq_fid.fid);
-	atomic_fetch_add(&av->eq->ref, 1);
+	atomic_fetch_add(&av->eq->w.ref, 1);
 	return 0;
 }
 
@@ -584,7 +584,7 @@ av_close(struct fid *fid)
 	if (atomic_load(&av->ref) > 0)
 		return -FI_EBUSY;
 	if (av->eq != NULL)
-		atomic_fetch_sub(&av->eq->ref, 1);
+		atomic_fetch_sub(&av->eq->w.ref, 1);
 	for (size_t i = 0; i < av->nb_chunks; i++) {
 		for (size_t k = 0; k < UET_OFI_AV_CHUNK; k++) {
 			struct uet_ofi_av_entry *e = &av->chunks[i][k];

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "uet_ofi_priv.h"
 
@@ -69,71 +68,24 @@ uet_ofi_cq_push(struct uet_ofi_cq *cq, const struct uet_ofi_cq_entry *e)
 	cq->ent[(cq->head + cq->count) % cq->cap] = *e;
 	cq->count++;
 	uet_ofi_unlock(&cq->lock);
-	uet_ofi_efd_signal(cq->efd);
+	uet_ofi_waitable_signal(&cq->w);
 }
 
-int
-uet_ofi_cq_ep_add(struct uet_ofi_cq *cq, struct uet_ofi_ep *ep)
+static bool
+cq_pending(struct uet_ofi_waitable *w)
 {
-	int rc = 0;
-
-	uet_ofi_lock(&cq->bind_lock);
-	for (size_t i = 0; i < cq->nb_eps; i++)
-		if (cq->eps[i] == ep)
-			goto out; /* bound for both directions */
-	if (cq->nb_eps == cq->cap_eps) {
-		size_t cap = cq->cap_eps ? cq->cap_eps * 2 : 8;
-		struct uet_ofi_ep **n = realloc(cq->eps, cap * sizeof(*n));
-
-		if (n == NULL) {
-			rc = -FI_ENOMEM;
-			goto out;
-		}
-		cq->eps = n;
-		cq->cap_eps = cap;
-	}
-	cq->eps[cq->nb_eps++] = ep;
-	atomic_fetch_add(&cq->ref, 1);
-out:
-	uet_ofi_unlock(&cq->bind_lock);
-	return rc;
-}
-
-void
-uet_ofi_cq_ep_del(struct uet_ofi_cq *cq, struct uet_ofi_ep *ep)
-{
-	uet_ofi_lock(&cq->bind_lock);
-	for (size_t i = 0; i < cq->nb_eps; i++) {
-		if (cq->eps[i] == ep) {
-			cq->eps[i] = cq->eps[--cq->nb_eps];
-			atomic_fetch_sub(&cq->ref, 1);
-			break;
-		}
-	}
-	uet_ofi_unlock(&cq->bind_lock);
-}
-
-static void
-cq_progress(struct uet_ofi_cq *cq)
-{
-	uet_ofi_fabric_progress(cq->dom->fab);
-	uet_ofi_lock(&cq->bind_lock);
-	for (size_t i = 0; i < cq->nb_eps; i++)
-		uet_ofi_ep_progress(cq->eps[i]);
-	uet_ofi_unlock(&cq->bind_lock);
-}
-
-bool
-uet_ofi_cq_ready(struct uet_ofi_cq *cq)
-{
+	struct uet_ofi_cq *cq = container_of(w, struct uet_ofi_cq, w);
 	size_t n;
 
-	cq_progress(cq);
 	uet_ofi_lock(&cq->lock);
 	n = cq->count;
 	uet_ofi_unlock(&cq->lock);
 	return n > 0;
 }
+
+static const struct uet_ofi_waitable_ops cq_waitable_ops = {
+	.pending = cq_pending,
+};
 
 /*
  * Nothing to read with AUTO progress: the completion comes from an
@@ -200,7 +152,7 @@ cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 	struct uet_ofi_cq *cq = container_of(cq_fid, struct uet_ofi_cq, cq_fid);
 	size_t n = 0;
 
-	cq_progress(cq);
+	uet_ofi_waitable_progress(&cq->w);
 	if (count == 0)
 		return 0;
 	if (buf == NULL)
@@ -276,8 +228,7 @@ cq_sreadfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 	     fi_addr_t *src_addr, const void *cond, int timeout)
 {
 	struct uet_ofi_cq *cq = container_of(cq_fid, struct uet_ofi_cq, cq_fid);
-	uint64_t deadline = timeout < 0 ? UINT64_MAX :
-				uet_ofi_now_ms() + (uint64_t)timeout;
+	uint64_t deadline = uet_ofi_deadline(timeout);
 	ssize_t rc;
 
 	(void)cond;
@@ -287,17 +238,9 @@ cq_sreadfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 		rc = cq_readfrom(cq_fid, buf, count, src_addr);
 		if (rc != -FI_EAGAIN || count == 0)
 			return rc;
-		if (atomic_exchange(&cq->signaled, false))
+		if (atomic_exchange(&cq->signaled, false) ||
+		    !uet_ofi_waitable_sleep(&cq->w, deadline, 1))
 			return -FI_EAGAIN;
-		uint64_t now = uet_ofi_now_ms();
-
-		if (now >= deadline)
-			return -FI_EAGAIN;
-		/* completions land in channel rings without a wakeup: poll
-		 * them in short slices */
-		uet_ofi_efd_wait(cq->efd, (int)(deadline - now < 1 ?
-						 deadline - now : 1));
-		uet_ofi_efd_drain(cq->efd);
 	}
 }
 
@@ -314,7 +257,7 @@ cq_signal(struct fid_cq *cq_fid)
 	struct uet_ofi_cq *cq = container_of(cq_fid, struct uet_ofi_cq, cq_fid);
 
 	atomic_store(&cq->signaled, true);
-	uet_ofi_efd_signal(cq->efd);
+	uet_ofi_waitable_signal(&cq->w);
 	return 0;
 }
 
@@ -417,40 +360,15 @@ cq_ops_open(struct fid *fid, const char *name, uint64_t flags, void **ops,
 }
 
 static int
-cq_control(struct fid *fid, int command, void *arg)
-{
-	struct uet_ofi_cq *cq = container_of(fid, struct uet_ofi_cq, cq_fid.fid);
-
-	switch (command) {
-	case FI_GETWAIT:
-		if (cq->efd < 0 || arg == NULL)
-			return -FI_ENODATA;
-		*(int *)arg = cq->efd;
-		return 0;
-	case FI_GETWAITOBJ:
-		if (arg == NULL)
-			return -FI_EINVAL;
-		*(enum fi_wait_obj *)arg = cq->attr.wait_obj;
-		return 0;
-	default:
-		return -FI_ENOSYS;
-	}
-}
-
-static int
 cq_close(struct fid *fid)
 {
 	struct uet_ofi_cq *cq = container_of(fid, struct uet_ofi_cq, cq_fid.fid);
+	int rc = uet_ofi_waitable_fini(&cq->w);
 
-	if (atomic_load(&cq->ref) > 0)
-		return -FI_EBUSY;
-	uet_ofi_waitset_del(cq->ws, &cq->cq_fid.fid, cq->efd);
-	if (cq->efd >= 0)
-		close(cq->efd);
+	if (rc < 0)
+		return rc;
 	atomic_fetch_sub(&cq->dom->ref, 1);
 	uet_ofi_lock_fini(&cq->lock);
-	uet_ofi_lock_fini(&cq->bind_lock);
-	free(cq->eps);
 	free(cq->ent);
 	free(cq);
 	return 0;
@@ -460,7 +378,7 @@ static struct fi_ops cq_fi_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = cq_close,
 	.bind = uet_ofi_fid_bind_enosys,
-	.control = cq_control,
+	.control = uet_ofi_waitable_control,
 	.ops_open = cq_ops_open,
 	.tostr = uet_ofi_fid_tostr_enosys,
 	.ops_set = uet_ofi_fid_ops_set_enosys,
@@ -491,21 +409,6 @@ uet_ofi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 	default:
 		return -FI_ENOSYS;
 	}
-	switch (a.wait_obj) {
-	case FI_WAIT_NONE:
-	case FI_WAIT_FD:
-		break;
-	case FI_WAIT_UNSPEC:
-	case FI_WAIT_YIELD:
-		a.wait_obj = FI_WAIT_FD;
-		break;
-	case FI_WAIT_SET:
-		if (uet_ofi_waitset_of(a.wait_set) == NULL)
-			return -FI_EINVAL;
-		break;
-	default:
-		return -FI_ENOSYS; /* mutex/cond, pollfd */
-	}
 	if (a.wait_cond != FI_CQ_COND_NONE)
 		return -FI_ENOSYS;
 	if (a.size == 0)
@@ -520,32 +423,19 @@ uet_ofi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 		free(cq);
 		return -FI_ENOMEM;
 	}
-	cq->efd = -1;
-	if (a.wait_obj != FI_WAIT_NONE) {
-		rc = uet_ofi_efd_open();
-		if (rc < 0) {
-			free(cq->ent);
-			free(cq);
-			return -FI_EMFILE;
-		}
-		cq->efd = rc;
-	}
-	if (a.wait_obj == FI_WAIT_SET) {
-		cq->ws = uet_ofi_waitset_of(a.wait_set);
-		rc = uet_ofi_waitset_add(cq->ws, &cq->cq_fid.fid, cq->efd);
-		if (rc < 0) {
-			close(cq->efd);
-			free(cq->ent);
-			free(cq);
-			return rc;
-		}
+	rc = uet_ofi_waitable_init(&cq->w, &cq->cq_fid.fid, &cq_waitable_ops,
+				   d->fab, !uet_ofi_lockless(d), &a.wait_obj,
+				   a.wait_set);
+	if (rc < 0) {
+		free(cq->ent);
+		free(cq);
+		return rc;
 	}
 	cq->dom = d;
 	cq->attr = a;
 	cq->size = a.size;
 	cq->cap = 2 * a.size;
 	uet_ofi_lock_init(&cq->lock, !uet_ofi_lockless(d));
-	uet_ofi_lock_init(&cq->bind_lock, !uet_ofi_lockless(d));
 	cq->cq_fid.fid.fclass = FI_CLASS_CQ;
 	cq->cq_fid.fid.context = context;
 	cq->cq_fid.fid.ops = &cq_fi_ops;

@@ -174,10 +174,12 @@ deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 	 * entry is visible */
 	if (unlikely(r->win_len != 0))
 		uet_ofi_service_complete(ep, r, c, final && !r->claimed);
-	if (final && !r->claimed)
+	if (final && !r->claimed) {
+		uet_ofi_req_amo_done(r, c->status == 0);
 		uet_ofi_req_bounce_done(ep, r, c->status == 0 ||
 					(c->flags & UET_CHAN_CQ_TRUNC) ?
 					c->len : 0);
+	}
 	if (c->status != 0) {
 		e.err = c->status < 0 ? -c->status : c->status;
 		/* a UET return code from the target, or (none: NULL or
@@ -257,7 +259,7 @@ bind_cq(struct uet_ofi_ep *ep, struct uet_ofi_cq *cq, uint64_t flags)
 	if (((flags & FI_TRANSMIT) && ep->rx_only) ||
 	    ((flags & FI_RECV) && ep->tx_only))
 		return -FI_EINVAL;
-	rc = uet_ofi_cq_ep_add(cq, ep);
+	rc = uet_ofi_waitable_ep_add(&cq->w, ep);
 	if (rc < 0)
 		return rc;
 	if (flags & FI_TRANSMIT) {
@@ -287,7 +289,7 @@ bind_cntr(struct uet_ofi_ep *ep, struct uet_ofi_cntr *c, uint64_t flags)
 	for (int k = 0; k < UET_OFI_CNTR_KINDS; k++)
 		if ((flags & bit[k]) && ep->cntr[k] != NULL)
 			return -FI_EINVAL;
-	rc = uet_ofi_cntr_ep_add(c, ep);
+	rc = uet_ofi_waitable_ep_add(&c->w, ep);
 	if (rc < 0)
 		return rc;
 	for (int k = 0; k < UET_OFI_CNTR_KINDS; k++)
@@ -339,7 +341,7 @@ ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 		if (ep->eq != NULL)
 			return -FI_EINVAL;
 		ep->eq = eq;
-		atomic_fetch_add(&eq->ref, 1);
+		atomic_fetch_add(&eq->w.ref, 1);
 		return 0;
 	}
 	case FI_CLASS_STX_CTX:
@@ -421,6 +423,7 @@ uet_ofi_req_put(struct uet_ofi_ep *ep, struct uet_ofi_req *r)
 	uint32_t idx = (uint32_t)(r - ep->reqs) + 1;
 
 	uet_ofi_req_bounce_done(ep, r, 0);
+	r->nb_res = 0;
 	if (unlikely(r->win_len != 0))
 		uet_ofi_service_release(ep, r);
 	r->busy = 0;
@@ -538,9 +541,9 @@ ep_unbind_all(struct uet_ofi_ep *ep)
 	int ns = 0;
 
 	if (ep->tx_cq != NULL)
-		uet_ofi_cq_ep_del(ep->tx_cq, ep);
+		uet_ofi_waitable_ep_del(&ep->tx_cq->w, ep);
 	if (ep->rx_cq != NULL && ep->rx_cq != ep->tx_cq)
-		uet_ofi_cq_ep_del(ep->rx_cq, ep);
+		uet_ofi_waitable_ep_del(&ep->rx_cq->w, ep);
 	for (int k = 0; k < UET_OFI_CNTR_KINDS; k++) {
 		bool dup = false;
 
@@ -550,13 +553,13 @@ ep_unbind_all(struct uet_ofi_ep *ep)
 			dup |= seen[j] == ep->cntr[k];
 		if (!dup) {
 			seen[ns++] = ep->cntr[k];
-			uet_ofi_cntr_ep_del(ep->cntr[k], ep);
+			uet_ofi_waitable_ep_del(&ep->cntr[k]->w, ep);
 		}
 	}
 	if (ep->av != NULL)
 		atomic_fetch_sub(&ep->av->ref, 1);
 	if (ep->eq != NULL)
-		atomic_fetch_sub(&ep->eq->ref, 1);
+		atomic_fetch_sub(&ep->eq->w.ref, 1);
 }
 
 static int
@@ -794,26 +797,6 @@ static struct fi_ops_cm ep_cm_ops;
 
 /* ---- open ---- */
 
-static uint16_t
-addr_caps(uint64_t caps, enum fi_ep_type type, enum uet_profile prof)
-{
-	uint16_t c = 0;
-
-	if (type == FI_EP_DGRAM)
-		return UET_OFI_ADDR_C_DGRAM | UET_OFI_ADDR_C_MSG;
-	if (caps & FI_MSG)
-		c |= UET_OFI_ADDR_C_MSG;
-	if (caps & FI_TAGGED)
-		c |= UET_OFI_ADDR_C_TAGGED;
-	if (caps & FI_RMA)
-		c |= UET_OFI_ADDR_C_RMA;
-	if (caps & FI_ATOMIC)
-		c |= UET_OFI_ADDR_C_ATOMIC;
-	if (prof == UET_PROFILE_HPC)
-		c |= UET_OFI_ADDR_C_RUDI;
-	return c;
-}
-
 /* @p a names the domain's port (its FA; the unspecified IPv4 address
  * stands for any). */
 static bool
@@ -872,7 +855,7 @@ ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
 	/* the engine context of the domain is the process on the FEP: its
 	 * PIDonFEP and initiator id are the endpoint's */
 	uet_ofi_addr_make(&ep->addr, fa, v6, d->pid, d->profile,
-			  addr_caps(ep->caps, ep->type, d->profile));
+			  uet_ofi_addr_caps(ep->caps, ep->type, d->profile));
 	ep->addr.initiator_id = htonl(d->initiator);
 	ep->pid = d->pid;
 	ep->initiator = d->initiator;

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Event queue: a bounded FIFO of events (application writes with FI_WRITE,
- * asynchronous AV insert completions), FD wait object.
+ * asynchronous AV insert completions), FD wait object (uet_waitable.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "uet_ofi_priv.h"
 
@@ -39,7 +38,7 @@ uet_ofi_eq_post(struct uet_ofi_eq *eq, uint32_t event, const void *buf,
 	eq->tail = ev;
 	eq->count++;
 	pthread_mutex_unlock(&eq->lock);
-	uet_ofi_efd_signal(eq->efd);
+	uet_ofi_waitable_signal(&eq->w);
 	return 0;
 }
 
@@ -137,24 +136,18 @@ eq_sread(struct fid_eq *fid, uint32_t *event, void *buf, size_t len,
 	 int timeout, uint64_t flags)
 {
 	struct uet_ofi_eq *eq = container_of(fid, struct uet_ofi_eq, eq_fid);
-	uint64_t deadline = timeout < 0 ? UINT64_MAX :
-				uet_ofi_now_ms() + (uint64_t)timeout;
+	uint64_t deadline = uet_ofi_deadline(timeout);
 	ssize_t rc;
 
 	if (eq->attr.wait_obj == FI_WAIT_NONE)
 		return -FI_EINVAL;
 	for (;;) {
-		uint64_t now;
-
 		rc = eq_read(fid, event, buf, len, flags);
 		if (rc != -FI_EAGAIN)
 			return rc;
-		now = uet_ofi_now_ms();
-		if (now >= deadline)
+		/* events are posted with a wakeup: longer slices */
+		if (!uet_ofi_waitable_sleep(&eq->w, deadline, 100))
 			return -FI_EAGAIN;
-		uet_ofi_efd_wait(eq->efd, deadline - now > 100 ? 100 :
-					  (int)(deadline - now));
-		uet_ofi_efd_drain(eq->efd);
 	}
 }
 
@@ -181,41 +174,18 @@ static struct fi_ops_eq eq_ops = {
 };
 
 static int
-eq_control(struct fid *fid, int command, void *arg)
-{
-	struct uet_ofi_eq *eq = container_of(fid, struct uet_ofi_eq, eq_fid.fid);
-
-	switch (command) {
-	case FI_GETWAIT:
-		if (eq->efd < 0 || arg == NULL)
-			return -FI_ENODATA;
-		*(int *)arg = eq->efd;
-		return 0;
-	case FI_GETWAITOBJ:
-		if (arg == NULL)
-			return -FI_EINVAL;
-		*(enum fi_wait_obj *)arg = eq->attr.wait_obj;
-		return 0;
-	default:
-		return -FI_ENOSYS;
-	}
-}
-
-static int
 eq_close(struct fid *fid)
 {
 	struct uet_ofi_eq *eq = container_of(fid, struct uet_ofi_eq, eq_fid.fid);
 	struct uet_ofi_eq_event *ev, *next;
+	int rc = uet_ofi_waitable_fini(&eq->w);
 
-	if (atomic_load(&eq->ref) > 0)
-		return -FI_EBUSY;
+	if (rc < 0)
+		return rc;
 	for (ev = eq->head; ev != NULL; ev = next) {
 		next = ev->next;
 		free(ev);
 	}
-	uet_ofi_waitset_del(eq->ws, &eq->eq_fid.fid, eq->efd);
-	if (eq->efd >= 0)
-		close(eq->efd);
 	pthread_mutex_destroy(&eq->lock);
 	atomic_fetch_sub(&eq->fabh->ref, 1);
 	free(eq);
@@ -226,15 +196,16 @@ static struct fi_ops eq_fi_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = eq_close,
 	.bind = uet_ofi_fid_bind_enosys,
-	.control = eq_control,
+	.control = uet_ofi_waitable_control,
 	.ops_open = uet_ofi_fid_ops_open_enosys,
 	.tostr = uet_ofi_fid_tostr_enosys,
 	.ops_set = uet_ofi_fid_ops_set_enosys,
 };
 
-bool
-uet_ofi_eq_ready(struct uet_ofi_eq *eq)
+static bool
+eq_pending(struct uet_ofi_waitable *w)
 {
+	struct uet_ofi_eq *eq = container_of(w, struct uet_ofi_eq, w);
 	size_t n;
 
 	pthread_mutex_lock(&eq->lock);
@@ -242,6 +213,10 @@ uet_ofi_eq_ready(struct uet_ofi_eq *eq)
 	pthread_mutex_unlock(&eq->lock);
 	return n > 0;
 }
+
+static const struct uet_ofi_waitable_ops eq_waitable_ops = {
+	.pending = eq_pending,
+};
 
 int
 uet_ofi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
@@ -251,53 +226,27 @@ uet_ofi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 		container_of(fabric, struct uet_ofi_fabric_hdl, fab_fid);
 	struct fi_eq_attr a = { .wait_obj = FI_WAIT_UNSPEC };
 	struct uet_ofi_eq *eq;
-	int fd = -1;
+	int rc;
 
 	if (attr != NULL)
 		a = *attr;
 	if (a.flags & ~(uint64_t)FI_WRITE)
 		return -FI_EINVAL;
-	switch (a.wait_obj) {
-	case FI_WAIT_NONE:
-		break;
-	case FI_WAIT_UNSPEC:
-	case FI_WAIT_FD:
-	case FI_WAIT_YIELD:
-		a.wait_obj = FI_WAIT_FD;
-		/* fall through */
-	case FI_WAIT_SET:
-		if (a.wait_obj == FI_WAIT_SET &&
-		    uet_ofi_waitset_of(a.wait_set) == NULL)
-			return -FI_EINVAL;
-		fd = uet_ofi_efd_open();
-		if (fd < 0)
-			return -FI_EMFILE;
-		break;
-	default:
-		return -FI_ENOSYS;
-	}
 	if (a.size == 0)
 		a.size = UET_OFI_EQ_SIZE_DEF;
 	eq = calloc(1, sizeof(*eq));
-	if (eq == NULL) {
-		if (fd >= 0)
-			close(fd);
+	if (eq == NULL)
 		return -FI_ENOMEM;
+	/* events come from the application and AV inserts: no endpoints
+	 * to progress */
+	rc = uet_ofi_waitable_init(&eq->w, &eq->eq_fid.fid, &eq_waitable_ops,
+				   NULL, true, &a.wait_obj, a.wait_set);
+	if (rc < 0) {
+		free(eq);
+		return rc;
 	}
 	eq->fabh = fabh;
 	eq->attr = a;
-	eq->efd = fd;
-	if (a.wait_obj == FI_WAIT_SET) {
-		int rc;
-
-		eq->ws = uet_ofi_waitset_of(a.wait_set);
-		rc = uet_ofi_waitset_add(eq->ws, &eq->eq_fid.fid, fd);
-		if (rc < 0) {
-			close(fd);
-			free(eq);
-			return rc;
-		}
-	}
 	pthread_mutex_init(&eq->lock, NULL);
 	eq->eq_fid.fid.fclass = FI_CLASS_EQ;
 	eq->eq_fid.fid.context = context;

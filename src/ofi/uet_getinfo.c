@@ -412,26 +412,6 @@ port_has_uet_fa(const struct uet_config_port *cp, const struct uet_ofi_addr *a)
 	return cp->has_ipv4 && memcmp(&cp->ipv4, a->fa, 4) == 0;
 }
 
-static uint16_t
-addr_caps_of(uint64_t caps, enum fi_ep_type type, enum uet_profile prof)
-{
-	uint16_t c = 0;
-
-	if (type == FI_EP_DGRAM)
-		return UET_OFI_ADDR_C_DGRAM | UET_OFI_ADDR_C_MSG;
-	if (caps & FI_MSG)
-		c |= UET_OFI_ADDR_C_MSG;
-	if (caps & FI_TAGGED)
-		c |= UET_OFI_ADDR_C_TAGGED;
-	if (caps & FI_RMA)
-		c |= UET_OFI_ADDR_C_RMA;
-	if (caps & FI_ATOMIC)
-		c |= UET_OFI_ADDR_C_ATOMIC;
-	if (prof == UET_PROFILE_HPC)
-		c |= UET_OFI_ADDR_C_RUDI;
-	return c;
-}
-
 static int
 set_addr(void **dst, size_t *dstlen, uint32_t fmt, const struct uet_ofi_addr *a)
 {
@@ -461,6 +441,7 @@ entry_fit(struct fi_info *fi, const struct gi_req *r,
 	uint64_t caps = fi->caps;
 	struct uet_ofi_addr a;
 	uint8_t fa[16] = { 0 };
+	uint16_t acaps;
 	int64_t mr;
 	int rc;
 
@@ -573,6 +554,7 @@ entry_fit(struct fi_info *fi, const struct gi_req *r,
 	}
 
 	/* addresses */
+	acaps = uet_ofi_addr_caps(caps, fi->ep_attr->type, prof);
 	if (!r->have_src) {
 		/* the port's FA and PIDonFEP 0: "any process", the
 		 * endpoint takes one at fi_endpoint (docs/PROVIDER.md) */
@@ -580,8 +562,7 @@ entry_fit(struct fi_info *fi, const struct gi_req *r,
 			memcpy(fa, &cp->ipv4, 4);
 		else
 			memcpy(fa, &cp->ipv6, 16);
-		uet_ofi_addr_make(&a, fa, !cp->has_ipv4, 0, prof,
-				  addr_caps_of(caps, fi->ep_attr->type, prof));
+		uet_ofi_addr_make(&a, fa, !cp->has_ipv4, 0, prof, acaps);
 		rc = set_addr(&fi->src_addr, &fi->src_addrlen, fmt, &a);
 		if (rc < 0)
 			return rc == -FI_EADDRNOTAVAIL ? -FI_ENODATA : rc;
@@ -600,7 +581,7 @@ entry_fit(struct fi_info *fi, const struct gi_req *r,
 						  UET_OFI_PID_MASK,
 					  prof, 0);
 		}
-		a.caps = htons(addr_caps_of(caps, fi->ep_attr->type, prof));
+		a.caps = htons(acaps);
 		rc = set_addr(&fi->src_addr, &fi->src_addrlen, fmt, &a);
 		if (rc < 0)
 			return rc == -FI_EADDRNOTAVAIL ? -FI_ENODATA : rc;
@@ -613,9 +594,7 @@ entry_fit(struct fi_info *fi, const struct gi_req *r,
 			uet_ofi_addr_make(&a, fa, false,
 					  ntohs(r->dest_sin.sin_port) &
 						  UET_OFI_PID_MASK,
-					  prof, addr_caps_of(caps,
-							     fi->ep_attr->type,
-							     prof));
+					  prof, acaps);
 			a.initiator_id = htonl(uet_ofi_initiator_default(&a));
 		}
 		rc = set_addr(&fi->dest_addr, &fi->dest_addrlen, fmt, &a);

@@ -31,7 +31,7 @@ mr_close(struct fid *fid)
 	if (mr->ep != NULL)
 		atomic_fetch_sub(&mr->ep->ref, 1);
 	if (mr->cntr != NULL)
-		atomic_fetch_sub(&mr->cntr->ref, 1);
+		atomic_fetch_sub(&mr->cntr->w.ref, 1);
 	atomic_fetch_sub(&mr->dom->ref, 1);
 	free(mr);
 	return 0;
@@ -64,7 +64,7 @@ mr_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 			return -FI_EINVAL;
 		mr->cntr = container_of(bfid, struct uet_ofi_cntr,
 					cntr_fid.fid);
-		atomic_fetch_add(&mr->cntr->ref, 1);
+		atomic_fetch_add(&mr->cntr->w.ref, 1);
 		return 0;
 	default:
 		return -FI_EINVAL;

@@ -193,7 +193,7 @@ ssize_t
 uet_ofi_post_sqe(struct uet_ofi_ep *ep, struct uet_chan_sqe *sqe,
 		 const struct iovec *iov, void **desc, size_t count,
 		 uint64_t flags, void *context, uint64_t cq_flags,
-		 enum uet_ofi_cntr_kind cntr)
+		 enum uet_ofi_cntr_kind cntr, const struct uet_ofi_amo_io *amo)
 {
 	struct uet_ofi_req *r;
 	struct uet_ofi_cq *cq = ep->tx_cq;
@@ -228,6 +228,9 @@ uet_ofi_post_sqe(struct uet_ofi_ep *ep, struct uet_chan_sqe *sqe,
 	sqe->flags |= sqe_flags(flags);
 	r->bounce = NULL;
 	r->bounce_heap = 0;
+	r->nb_res = 0;
+	if (amo != NULL)
+		uet_ofi_req_amo(r, sqe, amo);
 	if (ep->svc != NULL)
 		rc = uet_ofi_service_sqe(ep, r, sqe, iov, count, flags);
 	else
@@ -464,7 +467,7 @@ msg_sendmsg(struct fid_ep *fid, const struct fi_msg *msg, uint64_t flags)
 	sqe.imm_data = msg->data;
 	return uet_ofi_post_sqe(ep, &sqe, msg->msg_iov, msg->desc,
 				msg->iov_count, flags, msg->context,
-				FI_SEND | FI_MSG, UET_OFI_CNTR_SEND);
+				FI_SEND | FI_MSG, UET_OFI_CNTR_SEND, NULL);
 }
 
 static ssize_t

@@ -122,8 +122,8 @@ struct uet_ofi_params {
 
 void uet_ofi_params_init(void);
 
-/* uet_local.c: per-process tokens (%r, %p, %{a,b}) of the configuration
- * file expanded, then uet_config_load() */
+/* uet_config_tokens.c: per-process tokens (%r, %p, %{a,b}) of the
+ * configuration file expanded, then uet_config_load() */
 int uet_ofi_config_load(struct uet_config *cfg, const char *path,
 			struct uet_config_error *err, bool *service_set);
 /* The local rank (LOCAL_RANK, else the launcher's); -ENOENT if none. */
@@ -139,8 +139,18 @@ struct uet_ofi_lock {
 	bool on;
 };
 
-void uet_ofi_lock_init(struct uet_ofi_lock *l, bool on);
-void uet_ofi_lock_fini(struct uet_ofi_lock *l);
+static inline void
+uet_ofi_lock_init(struct uet_ofi_lock *l, bool on)
+{
+	pthread_mutex_init(&l->m, NULL);
+	l->on = on;
+}
+
+static inline void
+uet_ofi_lock_fini(struct uet_ofi_lock *l)
+{
+	pthread_mutex_destroy(&l->m);
+}
 
 static inline void
 uet_ofi_lock(struct uet_ofi_lock *l)
@@ -211,6 +221,11 @@ int uet_ofi_addr_import(const void *in, size_t len, uint32_t format,
 const char *uet_ofi_addr_str(const struct uet_ofi_addr *a, char *buf,
 			     size_t *len);
 uint16_t uet_ofi_addr_pid(const struct uet_ofi_addr *a);
+/* The capability bits (UET_OFI_ADDR_C_*) an address of an endpoint with
+ * @p caps, of @p type, in a @p prof domain advertises: fi_getinfo's
+ * src_addr and the endpoint's fi_getname agree. */
+uint16_t uet_ofi_addr_caps(uint64_t caps, enum fi_ep_type type,
+			   enum uet_profile prof);
 /* Resolve node/service (numeric or names) to an IPv4 sockaddr. */
 int uet_ofi_resolve(const char *node, const char *service, void *sin);
 
@@ -229,7 +244,7 @@ uint64_t uet_ofi_profile_caps(enum uet_profile p, enum fi_ep_type type);
 int uet_ofi_config_get(struct uet_config *cfg);
 
 /* ------------------------------------------------------------------ */
-/* Fabric (uet_fabric.c)                                               */
+/* Fabric (uet_fabric.c; backends: uet_local.c, uet_service.c)         */
 /* ------------------------------------------------------------------ */
 
 struct uet_ofi_fabric;
@@ -238,7 +253,7 @@ struct uet_ofi_svc;
 
 /*
  * Where the engine runs (docs/PROVIDER.md "Deployments"), chosen once at
- * fi_fabric(): in this process (uet_fabric.c: EAL, engine, channels in
+ * fi_fabric(): in this process (uet_local.c: EAL, engine, channels in
  * hugepage memory) or in a uet-engine service the provider attaches to
  * (uet_service.c: UNIX socket, channels and a data window in memory the
  * service shares). The uet_ofi_fabric_* functions below dispatch through
@@ -410,9 +425,80 @@ int uet_ofi_job_from_key(const struct uet_ofi_domain *d, const void *key,
 bool uet_ofi_lockless(const struct uet_ofi_domain *d);
 
 /* ------------------------------------------------------------------ */
-/* Wait helper: an eventfd (FI_WAIT_FD)                                 */
+/* Waitable objects (uet_waitable.c): what CQs, counters and EQs share */
 /* ------------------------------------------------------------------ */
 
+struct uet_ofi_waitable;
+struct uet_ofi_waitset;
+
+/* What tells one kind of waitable object from another (poll sets, wait
+ * sets, fi_trywait); called after the object's progress. */
+struct uet_ofi_waitable_ops {
+	/* CQ, EQ: entries or events queued; NULL for a counter */
+	bool (*pending)(struct uet_ofi_waitable *w);
+	/* counter: value + errors, which moves with either; NULL else */
+	uint64_t (*stamp)(struct uet_ofi_waitable *w);
+};
+
+/*
+ * The part of a CQ, counter or EQ that applications wait on and bind
+ * to: its wait object (an eventfd, FI_WAIT_FD, also for FI_WAIT_SET
+ * members; none for FI_WAIT_NONE), the wait set it is in, the endpoints
+ * bound to it, which reading it progresses, and the references that keep
+ * it open (bound endpoints, MRs, AVs, poll sets).
+ */
+struct uet_ofi_waitable {
+	struct fid *fid;
+	const struct uet_ofi_waitable_ops *ops;
+	struct uet_ofi_fabric *fab;    /* progressed on reads; NULL: none */
+	atomic_int ref;
+	enum fi_wait_obj wait_obj;     /* FI_WAIT_NONE, _FD or _SET */
+	int efd;                       /* -1: FI_WAIT_NONE */
+	struct uet_ofi_waitset *ws;    /* FI_WAIT_SET: its wait set */
+	struct uet_ofi_lock bind_lock; /* eps[] */
+	struct uet_ofi_ep **eps;
+	size_t nb_eps, cap_eps;
+};
+
+/*
+ * Set up @p w for @p fid with the attributes' *@p wait_obj (UNSPEC and
+ * YIELD become FD) and @p wait_set: 0, -FI_EINVAL (not one of our wait
+ * sets), -FI_ENOSYS (another wait object), -FI_EMFILE, -FI_ENOMEM.
+ */
+int uet_ofi_waitable_init(struct uet_ofi_waitable *w, struct fid *fid,
+			  const struct uet_ofi_waitable_ops *ops,
+			  struct uet_ofi_fabric *fab, bool locked,
+			  enum fi_wait_obj *wait_obj,
+			  struct fid_wait *wait_set);
+/* Undo init; -FI_EBUSY (nothing done) while references remain. */
+int uet_ofi_waitable_fini(struct uet_ofi_waitable *w);
+/* The waitable part of a CQ, counter or EQ fid; NULL for other fids. */
+struct uet_ofi_waitable *uet_ofi_waitable_of(struct fid *fid);
+/* Bind an endpoint (once: a second bind is a no-op) / unbind it. */
+int uet_ofi_waitable_ep_add(struct uet_ofi_waitable *w,
+			    struct uet_ofi_ep *ep);
+void uet_ofi_waitable_ep_del(struct uet_ofi_waitable *w,
+			     struct uet_ofi_ep *ep);
+/* Run the engine (inline progress) and the bound endpoints. */
+void uet_ofi_waitable_progress(struct uet_ofi_waitable *w);
+/* Wake whoever sleeps on the object. */
+void uet_ofi_waitable_signal(struct uet_ofi_waitable *w);
+/* The deadline (ms, uet_ofi_now_ms()) of a @p timeout in ms, -1 none. */
+uint64_t uet_ofi_deadline(int timeout);
+/* Sleep on the object's wait object for at most @p slice_ms or until
+ * @p deadline: completions land in channel rings without a wakeup, so
+ * blocking reads poll in slices. false (no sleep) once the deadline
+ * has passed. */
+bool uet_ofi_waitable_sleep(struct uet_ofi_waitable *w, uint64_t deadline,
+			    int slice_ms);
+/* After progress: something to report (queued entries or events; a
+ * counter that moved since *@p seen, which @p consume updates). */
+bool uet_ofi_waitable_ready(struct uet_ofi_waitable *w, uint64_t *seen,
+			    bool consume);
+/* fi_control of a CQ, counter or EQ: FI_GETWAIT, FI_GETWAITOBJ. */
+int uet_ofi_waitable_control(struct fid *fid, int command, void *arg);
+
+/* eventfd wait objects */
 int uet_ofi_efd_open(void);
 void uet_ofi_efd_signal(int fd);
 void uet_ofi_efd_drain(int fd);
@@ -441,19 +527,14 @@ struct uet_ofi_cq_entry {
 
 struct uet_ofi_cq {
 	struct fid_cq cq_fid;
+	struct uet_ofi_waitable w;
 	struct uet_ofi_domain *dom;
-	atomic_int ref;
 	struct fi_cq_attr attr;
 	struct uet_ofi_lock lock;      /* entries, reservations */
-	struct uet_ofi_lock bind_lock; /* eps[] */
 	struct uet_ofi_cq_entry *ent;
 	size_t size, head, count;
 	size_t cap;                    /* entries: size, and size unsolicited */
 	size_t reserved;               /* queued + in flight */
-	struct uet_ofi_ep **eps;
-	size_t nb_eps, cap_eps;
-	int efd;
-	struct uet_ofi_waitset *ws;    /* FI_WAIT_SET: its wait set */
 	atomic_bool signaled;
 	uint64_t overruns;
 };
@@ -466,10 +547,6 @@ int uet_ofi_cq_reserve_unsolicited(struct uet_ofi_cq *cq);
 void uet_ofi_cq_unreserve(struct uet_ofi_cq *cq);
 /* Queue into a reserved slot. */
 void uet_ofi_cq_push(struct uet_ofi_cq *cq, const struct uet_ofi_cq_entry *e);
-int uet_ofi_cq_ep_add(struct uet_ofi_cq *cq, struct uet_ofi_ep *ep);
-void uet_ofi_cq_ep_del(struct uet_ofi_cq *cq, struct uet_ofi_ep *ep);
-/* After progress: whether the CQ holds entries (poll and wait sets). */
-bool uet_ofi_cq_ready(struct uet_ofi_cq *cq);
 
 /* ------------------------------------------------------------------ */
 /* Counter (uet_cntr.c)                                                */
@@ -477,31 +554,20 @@ bool uet_ofi_cq_ready(struct uet_ofi_cq *cq);
 
 struct uet_ofi_cntr {
 	struct fid_cntr cntr_fid;
+	struct uet_ofi_waitable w;
 	struct uet_ofi_domain *dom;
-	atomic_int ref;
 	struct fi_cntr_attr attr;
 	_Atomic uint64_t val, err;
-	struct uet_ofi_lock bind_lock;
-	struct uet_ofi_ep **eps;
-	size_t nb_eps, cap_eps;
-	int efd;
-	struct uet_ofi_waitset *ws;    /* FI_WAIT_SET: its wait set */
 };
 
 int uet_ofi_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
 		      struct fid_cntr **cntr, void *context);
 void uet_ofi_cntr_inc(struct uet_ofi_cntr *c);
 void uet_ofi_cntr_inc_err(struct uet_ofi_cntr *c);
-int uet_ofi_cntr_ep_add(struct uet_ofi_cntr *c, struct uet_ofi_ep *ep);
-void uet_ofi_cntr_ep_del(struct uet_ofi_cntr *c, struct uet_ofi_ep *ep);
-/* After progress: value + error count, which moves with either. */
-uint64_t uet_ofi_cntr_stamp(struct uet_ofi_cntr *c);
 
 /* ------------------------------------------------------------------ */
 /* Poll and wait sets (uet_poll.c)                                     */
 /* ------------------------------------------------------------------ */
-
-struct uet_ofi_waitset;
 
 int uet_ofi_poll_open(struct fid_domain *domain, struct fi_poll_attr *attr,
 		      struct fid_poll **pollset);
@@ -528,21 +594,17 @@ struct uet_ofi_eq_event {
 
 struct uet_ofi_eq {
 	struct fid_eq eq_fid;
+	struct uet_ofi_waitable w;     /* no endpoints, no progress */
 	struct uet_ofi_fabric_hdl *fabh;
-	atomic_int ref;
 	struct fi_eq_attr attr;
 	pthread_mutex_t lock;
 	struct uet_ofi_eq_event *head, *tail;
 	size_t count;
-	int efd;
-	struct uet_ofi_waitset *ws;    /* FI_WAIT_SET: its wait set */
 	void *err_data; /* owned copy given out by the last readerr */
 };
 
 int uet_ofi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 		    struct fid_eq **eq, void *context);
-/* Whether the EQ holds events (poll and wait sets). */
-bool uet_ofi_eq_ready(struct uet_ofi_eq *eq);
 /* fi_cq_strerror / fi_eq_strerror text of @p prov_errno: a UET return
  * code (1..255, from the target) or a negative local errno. */
 void uet_ofi_prov_strerror(int prov_errno, char *out, size_t n);
@@ -645,13 +707,20 @@ struct uet_ofi_req {
 	uint8_t nb_iov;            /* bounce: entries in iov */
 	uint8_t bounce_heap;       /* bounce: malloc'ed (above the pool's size) */
 	uint8_t busy;              /* taken from the pool (in flight) */
+	/* fetching atomic: result entries in iov to scatter into, from
+	 * the request's own bytes, at the completion (0: none) */
+	uint8_t nb_res;
 	uint8_t *bounce;           /* multi-entry iov: gathered / landed here */
 	/* service backend: the operation's chunk of the data window
-	 * (win_len 0: none) and where fetched values go */
+	 * (win_len 0: none) and where fetched values go; result_len: bytes
+	 * of a fetching atomic's results (both backends) */
 	uint64_t win_off, win_len;
 	uint64_t result_off, result_len;
 	void *result;
 	struct uet_chan_iov iov[UET_OFI_IOV_MAX];
+	/* the request's own bytes: an inject's payload (a fetching
+	 * atomic's gathered operands), then a fetching atomic's results
+	 * when they go to several entries (uet_atomic.c) */
 	uint8_t inject[UET_OFI_INJECT_MAX];
 };
 
@@ -728,11 +797,34 @@ int uet_ofi_req_buffers(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
  * received data (@p len bytes). */
 void uet_ofi_req_bounce_done(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
 			     uint64_t len);
-/* Post an SQE: pool entry, CQ reservation, ring. ep must be enabled. */
+/*
+ * The compare operand and the results of a fetching or compare atomic:
+ * each an array of the operation's elements, which fi_atomic(3) lets the
+ * application split across entries as it likes (like the operands).
+ */
+struct uet_ofi_amo_io {
+	const struct fi_ioc *cmp;    /* NULL: not a compare atomic */
+	size_t nb_cmp;
+	const struct fi_ioc *res;
+	size_t nb_res;
+	size_t dt_size;              /* bytes of one element */
+	size_t bytes;                /* of the operation's elements */
+};
+/* Point @p sqe at the compare operand and results of @p io: the entry
+ * itself when one holds them all, else (results) the request's own
+ * bytes, scattered at the completion. */
+void uet_ofi_req_amo(struct uet_ofi_req *r, struct uet_chan_sqe *sqe,
+		     const struct uet_ofi_amo_io *io);
+/* A fetching atomic completed (@p ok: successfully): results to their
+ * entries. */
+void uet_ofi_req_amo_done(struct uet_ofi_req *r, bool ok);
+/* Post an SQE: pool entry, CQ reservation, ring. ep must be enabled.
+ * @p amo: a fetching or compare atomic's other buffers, else NULL. */
 ssize_t uet_ofi_post_sqe(struct uet_ofi_ep *ep, struct uet_chan_sqe *sqe,
 			 const struct iovec *iov, void **desc, size_t count,
 			 uint64_t flags, void *context, uint64_t cq_flags,
-			 enum uet_ofi_cntr_kind cntr);
+			 enum uet_ofi_cntr_kind cntr,
+			 const struct uet_ofi_amo_io *amo);
 ssize_t uet_ofi_post_rqe(struct uet_ofi_ep *ep, struct uet_chan_rqe *rqe,
 			 const struct iovec *iov, void **desc, size_t count,
 			 uint64_t flags, void *context, uint64_t cq_flags);

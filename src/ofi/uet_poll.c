@@ -8,8 +8,9 @@
  *
  * Completions land in channel rings without waking anyone, so both run
  * the members' progress (as fi_cq_read does) and judge by the members'
- * state, never by their eventfds alone; fi_wait sleeps on the members'
- * eventfds in slices of 1 ms, as fi_cq_sread does.
+ * state (uet_ofi_waitable_ready), never by their eventfds alone; fi_wait
+ * sleeps on the members' eventfds in slices of 1 ms, as fi_cq_sread
+ * does.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -77,23 +78,6 @@ members_del(struct member_set *s, struct fid *fid)
 	return rc;
 }
 
-/* Reference the member so that it cannot close while in a set. */
-static atomic_int *
-member_ref(struct fid *fid)
-{
-	switch (fid->fclass) {
-	case FI_CLASS_CQ:
-		return &container_of(fid, struct uet_ofi_cq, cq_fid.fid)->ref;
-	case FI_CLASS_CNTR:
-		return &container_of(fid, struct uet_ofi_cntr,
-				     cntr_fid.fid)->ref;
-	case FI_CLASS_EQ:
-		return &container_of(fid, struct uet_ofi_eq, eq_fid.fid)->ref;
-	default:
-		return NULL;
-	}
-}
-
 /*
  * Whether member @p e has something to report (after progress): a CQ
  * with entries, an EQ with events, a counter whose value + errors moved
@@ -102,28 +86,8 @@ member_ref(struct fid *fid)
 static bool
 member_ready(struct set_member *e, bool consume)
 {
-	struct fid *fid = e->fid;
-
-	switch (fid->fclass) {
-	case FI_CLASS_CQ:
-		return uet_ofi_cq_ready(container_of(fid, struct uet_ofi_cq,
-						     cq_fid.fid));
-	case FI_CLASS_EQ:
-		return uet_ofi_eq_ready(container_of(fid, struct uet_ofi_eq,
-						     eq_fid.fid));
-	case FI_CLASS_CNTR: {
-		uint64_t v = uet_ofi_cntr_stamp(container_of(
-			fid, struct uet_ofi_cntr, cntr_fid.fid));
-
-		if (v == e->seen)
-			return false;
-		if (consume)
-			e->seen = v;
-		return true;
-	}
-	default:
-		return false;
-	}
+	return uet_ofi_waitable_ready(uet_ofi_waitable_of(e->fid), &e->seen,
+				      consume);
 }
 
 /* ---- poll sets ---- */
@@ -156,7 +120,6 @@ poll_add(struct fid_poll *pollset, struct fid *fid, uint64_t flags)
 {
 	struct uet_ofi_pollset *ps =
 		container_of(pollset, struct uet_ofi_pollset, poll_fid);
-	atomic_int *ref;
 	int rc;
 
 	if (fid == NULL || flags != 0)
@@ -164,10 +127,10 @@ poll_add(struct fid_poll *pollset, struct fid *fid, uint64_t flags)
 	/* fi_poll(3): CQs and counters */
 	if (fid->fclass != FI_CLASS_CQ && fid->fclass != FI_CLASS_CNTR)
 		return -FI_EINVAL;
-	ref = member_ref(fid);
 	rc = members_add(&ps->set, fid);
+	/* the member cannot close while in the set */
 	if (rc == 0)
-		atomic_fetch_add(ref, 1);
+		atomic_fetch_add(&uet_ofi_waitable_of(fid)->ref, 1);
 	return rc;
 }
 
@@ -182,7 +145,7 @@ poll_del(struct fid_poll *pollset, struct fid *fid, uint64_t flags)
 		return -FI_EINVAL;
 	rc = members_del(&ps->set, fid);
 	if (rc == 0)
-		atomic_fetch_sub(member_ref(fid), 1);
+		atomic_fetch_sub(&uet_ofi_waitable_of(fid)->ref, 1);
 	return rc;
 }
 
@@ -250,22 +213,6 @@ struct uet_ofi_waitset {
 	int epfd; /* the members' eventfds: FI_GETWAIT */
 };
 
-static int
-wait_efd(struct fid *fid)
-{
-	switch (fid->fclass) {
-	case FI_CLASS_CQ:
-		return container_of(fid, struct uet_ofi_cq, cq_fid.fid)->efd;
-	case FI_CLASS_CNTR:
-		return container_of(fid, struct uet_ofi_cntr,
-				    cntr_fid.fid)->efd;
-	case FI_CLASS_EQ:
-		return container_of(fid, struct uet_ofi_eq, eq_fid.fid)->efd;
-	default:
-		return -1;
-	}
-}
-
 /* 1 when a member has something, 0 otherwise; drains what woke us. */
 static int
 wait_check(struct uet_ofi_waitset *ws)
@@ -274,7 +221,7 @@ wait_check(struct uet_ofi_waitset *ws)
 
 	pthread_mutex_lock(&ws->set.lock);
 	for (size_t i = 0; i < ws->set.n; i++) {
-		uet_ofi_efd_drain(wait_efd(ws->set.m[i].fid));
+		uet_ofi_efd_drain(uet_ofi_waitable_of(ws->set.m[i].fid)->efd);
 		if (member_ready(&ws->set.m[i], true))
 			ready = 1;
 	}
@@ -287,8 +234,7 @@ wait_wait(struct fid_wait *waitset, int timeout)
 {
 	struct uet_ofi_waitset *ws =
 		container_of(waitset, struct uet_ofi_waitset, wait_fid);
-	uint64_t deadline = timeout < 0 ? UINT64_MAX :
-				uet_ofi_now_ms() + (uint64_t)timeout;
+	uint64_t deadline = uet_ofi_deadline(timeout);
 	struct epoll_event ev;
 
 	for (;;) {

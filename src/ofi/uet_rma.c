@@ -34,7 +34,7 @@ rma_post(struct uet_ofi_ep *ep, bool is_read, const struct fi_msg_rma *msg,
 				msg->iov_count, flags, msg->context,
 				FI_RMA | (is_read ? FI_READ : FI_WRITE),
 				is_read ? UET_OFI_CNTR_READ :
-					  UET_OFI_CNTR_WRITE);
+					  UET_OFI_CNTR_WRITE, NULL);
 }
 
 static ssize_t

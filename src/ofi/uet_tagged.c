@@ -81,7 +81,7 @@ tg_sendmsg(struct fid_ep *fid, const struct fi_msg_tagged *msg,
 		return -FI_EINVAL;
 	return uet_ofi_post_sqe(ep, &sqe, msg->msg_iov, msg->desc,
 				msg->iov_count, flags, msg->context,
-				FI_SEND | FI_TAGGED, UET_OFI_CNTR_SEND);
+				FI_SEND | FI_TAGGED, UET_OFI_CNTR_SEND, NULL);
 }
 
 static ssize_t

@@ -793,11 +793,16 @@ rma_peer(int me, int j, fi_addr_t a, const struct rma_pub *p)
 				    offsetof(struct rma_slot, vec), p->key,
 				    FI_UINT64, FI_SUM, &ctx)), 0);
 	rma_done("fi_atomic SUM x4", me, j, &ctx);
+	/* the fetch in entries split unevenly: operands 1 + 3, results
+	 * 3 + 1 (through the data window, scattered back) */
 	memset(vres, 0, sizeof(vres));
-	CHECK_RC(RMA_POST(fi_fetch_atomic(ep, vop, VEC, NULL, vres, NULL, a,
-					  base + offsetof(struct rma_slot, vec),
-					  p->key, FI_UINT64, FI_SUM, &ctx)), 0);
-	if (rma_done("fi_fetch_atomic SUM x4", me, j, &ctx))
+	struct fi_ioc vioc[2] = { { vop, 1 }, { vop + 1, VEC - 1 } };
+	struct fi_ioc rioc[2] = { { vres, VEC - 1 }, { vres + VEC - 1, 1 } };
+	CHECK_RC(RMA_POST(fi_fetch_atomicv(ep, vioc, NULL, 2, rioc, NULL, 2, a,
+					   base + offsetof(struct rma_slot, vec),
+					   p->key, FI_UINT64, FI_SUM, &ctx)),
+		 0);
+	if (rma_done("fi_fetch_atomicv SUM x4 (1+3, 3+1)", me, j, &ctx))
 		for (int i = 0; i < VEC; i++)
 			CHECK(vres[i] == vec_init(j, i) + vop[i]);
 	for (size_t i = 0; i < IMM_LEN; i++)

@@ -1027,22 +1027,17 @@ test_writedata_cq_full(struct fid_mr *mr)
 /*
  * A non-fetching atomic from several operand entries (fi_atomicmsg with
  * iov_count up to iov_limit, fi_ubertest's atomic_msg): gathered into
- * one operand over the concatenated target range. A fetching one with
- * two entries: -FI_EINVAL.
+ * one operand over the concatenated target range.
  */
 static void
 test_atomic_iov(struct fid_mr *mr)
 {
 	uint64_t base = (uint64_t)(uintptr_t)rbuf + 48000;
-	uint64_t v[4] = { 1, 20, 300, 4000 }, res[4] = { 0 }, t[5];
+	uint64_t v[4] = { 1, 20, 300, 4000 }, t[5];
 	struct fi_ioc ioc[3] = {
 		{ .addr = &v[0], .count = 1 },
 		{ .addr = &v[1], .count = 2 },
 		{ .addr = &v[3], .count = 1 },
-	};
-	struct fi_ioc rioc[2] = {
-		{ .addr = &res[0], .count = 1 },
-		{ .addr = &res[1], .count = 1 },
 	};
 	struct fi_rma_ioc r = { .addr = base, .count = 4,
 				.key = fi_mr_key(mr) };
@@ -1062,10 +1057,137 @@ test_atomic_iov(struct fid_mr *mr)
 	memcpy(t, rbuf + 48000, sizeof(t));
 	CHECK(t[0] == 6 && t[1] == 25 && t[2] == 305 && t[3] == 4005 &&
 	      t[4] == 5);
-	m.iov_count = 2;
-	r.count = 2;
+	CHECK(cq_quiet(n0.cq, 100));
+}
+
+/*
+ * fi_fetch_atomicmsg of @p dt with operands and results in two entries,
+ * split unevenly (fi_ubertest's fetch_atomicmsg): FI_ATOMIC_WRITE of 3
+ * elements (fewer when fi_fetch_atomicvalid allows fewer) as operands
+ * 1 + 2 and results 2 + 1 (one element: an empty entry beside it). The
+ * target gets the operands in order, the results its old bytes in order;
+ * the bytes after them stay.
+ */
+static void
+fetch_split(struct fid_mr *mr, enum fi_datatype dt, size_t sz)
+{
+	uint64_t base = (uint64_t)(uintptr_t)rbuf + 52000;
+	uint8_t *op = sbuf, *res = lbuf, *old = lbuf + 1024;
+	size_t max = 0, n, a;
+	char c0;
+
+	CHECK_RC(fi_fetch_atomicvalid(n0.ep, dt, FI_ATOMIC_WRITE, &max), 0);
+	n = max < 3 ? max : 3;
+	a = n > 1 ? 1 : 0;
+	struct fi_ioc ioc[2] = {
+		{ .addr = a ? op : NULL, .count = a },
+		{ .addr = op + a * sz, .count = n - a },
+	};
+	struct fi_ioc rioc[2] = {
+		{ .addr = res, .count = n - a },
+		{ .addr = a ? res + (n - a) * sz : NULL, .count = a },
+	};
+	struct fi_rma_ioc r = { .addr = base, .count = n,
+				.key = fi_mr_key(mr) };
+	struct fi_msg_atomic m = {
+		.msg_iov = ioc, .iov_count = 2, .addr = n0.peer,
+		.rma_iov = &r, .rma_iov_count = 1, .datatype = dt,
+		.op = FI_ATOMIC_WRITE, .context = &c0,
+	};
+
+	fill(rbuf + 52000, n * sz + 8, 3 + (unsigned int)sz);
+	memcpy(old, rbuf + 52000, n * sz + 8);
+	fill(op, n * sz, 40 + (unsigned int)sz);
+	memset(res, 0xee, n * sz + 8);
 	CHECK_RC(fi_fetch_atomicmsg(n0.ep, &m, rioc, NULL, 2, FI_COMPLETION),
+		 0);
+	expect_ok(n0.cq, &c0, FI_ATOMIC | FI_READ, NULL, NULL);
+	CHECK(memcmp(rbuf + 52000, op, n * sz) == 0);
+	CHECK(memcmp(rbuf + 52000 + n * sz, old + n * sz, 8) == 0);
+	CHECK(memcmp(res, old, n * sz) == 0);
+	CHECK(res[n * sz] == 0xee);
+	if (memcmp(res, old, n * sz) != 0)
+		fprintf(stderr, "fetch split: dt %d, %zu elements\n", dt, n);
+}
+
+/*
+ * Fetching and compare atomics with several operand, compare and result
+ * entries (fi_atomic(3): each one array of count elements, split as the
+ * application likes): every element size, FI_SUM over 4 uint64 split
+ * 1 + 2 + 1 / 3 + 1 (fi_fetch_atomicv), FI_ATOMIC_READ with no operand
+ * addresses, CSWAP with empty entries around its one element; more
+ * elements than fi_fetch_atomicvalid reports: -FI_EMSGSIZE; results or
+ * compare operands not as many as the operands: -FI_EINVAL.
+ */
+static void
+test_fetch_atomic_iov(struct fid_mr *mr)
+{
+	static const struct { enum fi_datatype dt; size_t sz; } dts[] = {
+		{ FI_UINT8, 1 }, { FI_UINT16, 2 }, { FI_UINT32, 4 },
+		{ FI_UINT64, 8 }, { FI_UINT128, 16 },
+		{ FI_LONG_DOUBLE_COMPLEX, 32 },
+	};
+	uint64_t base = (uint64_t)(uintptr_t)rbuf + 52000, key = fi_mr_key(mr);
+	uint64_t v[4] = { 1, 20, 300, 4000 }, res[4], t[4], cmp = 7, nine = 9;
+	struct fi_ioc ioc[3] = {
+		{ .addr = &v[0], .count = 1 }, { .addr = &v[1], .count = 2 },
+		{ .addr = &v[3], .count = 1 },
+	};
+	struct fi_ioc rioc[2] = {
+		{ .addr = &res[0], .count = 3 }, { .addr = &res[3], .count = 1 },
+	};
+	struct fi_ioc nul[2] = { { .count = 2 }, { .count = 2 } };
+	char c0;
+
+	for (size_t i = 0; i < sizeof(dts) / sizeof(dts[0]); i++)
+		fetch_split(mr, dts[i].dt, dts[i].sz);
+	for (int i = 0; i < 4; i++)
+		t[i] = 5 + (uint64_t)i;
+	memcpy(rbuf + 52000, t, sizeof(t));
+	CHECK_RC(fi_fetch_atomicv(n0.ep, ioc, NULL, 3, rioc, NULL, 2, n0.peer,
+				  base, key, FI_UINT64, FI_SUM, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_ATOMIC | FI_READ, NULL, NULL);
+	CHECK(memcmp(res, t, sizeof(t)) == 0);
+	memcpy(t, rbuf + 52000, sizeof(t));
+	CHECK(t[0] == 6 && t[1] == 26 && t[2] == 307 && t[3] == 4008);
+	/* FI_ATOMIC_READ: operands ignored, may have no address */
+	memset(res, 0, sizeof(res));
+	CHECK_RC(fi_fetch_atomicv(n0.ep, nul, NULL, 2, rioc, NULL, 2, n0.peer,
+				  base, key, FI_UINT64, FI_ATOMIC_READ, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_ATOMIC | FI_READ, NULL, NULL);
+	CHECK(memcmp(res, t, sizeof(t)) == 0);
+	/* 5 elements: more than 32 bytes of results */
+	ioc[2].count = 2;
+	CHECK_RC(fi_fetch_atomicv(n0.ep, ioc, NULL, 3, rioc, NULL, 2, n0.peer,
+				  base, key, FI_UINT64, FI_SUM, &c0),
+		 -FI_EMSGSIZE);
+	ioc[2].count = 1;
+	rioc[1].count = 0;
+	CHECK_RC(fi_fetch_atomicv(n0.ep, ioc, NULL, 3, rioc, NULL, 2, n0.peer,
+				  base, key, FI_UINT64, FI_SUM, &c0),
 		 -FI_EINVAL);
+	/* CSWAP: one element among empty entries */
+	struct fi_ioc op1[2] = { { .count = 0 }, { .addr = &nine, .count = 1 } };
+	struct fi_ioc cmp1[2] = { { .addr = &cmp, .count = 1 }, { .count = 0 } };
+	struct fi_ioc res1[3] = { { .count = 0 }, { .addr = &res[0], .count = 1 },
+				  { .count = 0 } };
+	t[0] = 7;
+	memcpy(rbuf + 52000, t, 8);
+	res[0] = 0;
+	CHECK_RC(fi_compare_atomicv(n0.ep, op1, NULL, 2, cmp1, NULL, 2, res1,
+				    NULL, 3, n0.peer, base, key, FI_UINT64,
+				    FI_CSWAP, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_ATOMIC | FI_READ, NULL, NULL);
+	memcpy(t, rbuf + 52000, 8);
+	CHECK(res[0] == 7 && t[0] == 9);
+	cmp1[1] = cmp1[0];
+	CHECK_RC(fi_compare_atomicv(n0.ep, op1, NULL, 2, cmp1, NULL, 2, res1,
+				    NULL, 3, n0.peer, base, key, FI_UINT64,
+				    FI_CSWAP, &c0), -FI_EINVAL);
+	op1[0] = op1[1];
+	CHECK_RC(fi_compare_atomicv(n0.ep, op1, NULL, 2, cmp1, NULL, 2, res1,
+				    NULL, 3, n0.peer, base, key, FI_UINT64,
+				    FI_CSWAP, &c0), -FI_EMSGSIZE);
 	CHECK(cq_quiet(n0.cq, 100));
 }
 
@@ -2108,6 +2230,7 @@ main(int argc, char **argv)
 		test_iov_bounce_busy();
 		test_writedata_cq_full(mr);
 		test_atomic_iov(mr);
+		test_fetch_atomic_iov(mr);
 		test_remote_cntr(mr);
 		test_dereg(mr);
 	}
