@@ -16,6 +16,7 @@
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_epoll.h>
+#include <rte_ethdev.h>
 #include <rte_ether.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
@@ -51,7 +52,7 @@ extern int uet_engine_logtype;
 #define ENG_HAIRPIN_RING 1024
 
 struct eng_port {
-	uint16_t port_id;      /* ethdev id */
+	uint16_t port_id;      /* ethdev id; UINT16_MAX for a ring pair */
 	bool probed;           /* we probed it: remove at free */
 	bool started;
 	int socket;
@@ -73,8 +74,34 @@ struct eng_port {
 	bool csum_v4;
 	bool csum_tx_offload;
 	bool csum_rx_offload;
+	/* no ethdev, a pair of rte_rings (devargs "rings:NAME": NAMErx
+	 * into the engine, NAMEtx out of it; port.c) */
+	struct rte_ring *ring_rx;
+	struct rte_ring *ring_tx;
 	char name[64];
 };
+
+/* A port's RX / TX burst: its ethdev queue, or its ring pair (one queue;
+ * the ring's own SP/SC flags, as the net_ring PMD uses them). */
+static inline uint16_t
+eng_port_rx_burst(const struct eng_port *p, uint16_t queue,
+		  struct rte_mbuf **m, uint16_t n)
+{
+	if (p->ring_rx != NULL)
+		return (uint16_t)rte_ring_dequeue_burst(p->ring_rx, (void **)m,
+							n, NULL);
+	return rte_eth_rx_burst(p->port_id, queue, m, n);
+}
+
+static inline uint16_t
+eng_port_tx_burst(const struct eng_port *p, uint16_t queue,
+		  struct rte_mbuf **m, uint16_t n)
+{
+	if (p->ring_tx != NULL)
+		return (uint16_t)rte_ring_enqueue_burst(p->ring_tx, (void **)m,
+							n, NULL);
+	return rte_eth_tx_burst(p->port_id, queue, m, n);
+}
 
 struct eng_rxq {
 	uint16_t port;  /* engine port index */
@@ -303,6 +330,10 @@ eng_owner_bits(uint32_t nb_contexts)
 int eng_ports_setup(struct uet_engine *e);
 void eng_ports_close(struct uet_engine *e);
 int eng_port_socket(const struct uet_engine *e, unsigned int port);
+/* An mbuf pool only the CPU reads (ring pairs, the fabric adapter). */
+struct rte_mempool *eng_mbuf_pool_cpu(const char *name, unsigned int n,
+				      unsigned int cache, uint16_t room,
+				      int socket);
 
 /* port_kernel.c: ports backed by a kernel interface */
 struct rte_eth_dev_info;
