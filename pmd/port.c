@@ -422,7 +422,8 @@ eng_ports_setup(struct uet_engine *e)
 		const struct uet_config_port *c = &e->cfg.port[i];
 		struct eng_port *p = &e->port[i];
 
-		/* truncated like snprintf (gcc sees restrict overlap in it) */
+		/* truncates as snprintf("%s") would, which gcc 12 flags
+		 * as a restrict overlap once port_rings_setup() is inlined */
 		(void)rte_strscpy(p->name, c->devargs, sizeof(p->name));
 		if (strncmp(c->devargs, PORT_RINGS, strlen(PORT_RINGS)) == 0) {
 			rc = port_rings_setup(e, p, c);

@@ -787,6 +787,37 @@ host_ring(const char *fabric, unsigned int h, const char *dir)
 	return rte_ring_lookup(n);
 }
 
+/*
+ * Engine ports of devargs "rings:NAME" refused with a clear cause: rings
+ * nobody made (ENODEV), more than one queue or no MAC (EINVAL).
+ */
+static bool
+rings_port_refused(const uint8_t mac[6], const uint8_t ip[4])
+{
+	static struct uet_config c; /* large: not on the stack */
+	struct uet_engine_params ep = {
+		.cfg = &c, .hook = &uet_proto_hook_ops, .name = "farings",
+	};
+	struct uet_proto_params pp = { 0 };
+	struct uet_pds_config pds;
+	bool ok = true;
+
+	ep.hook_arg = &pp;
+	itest_cfg_ring(&c, "rings:fanone", ip, mac, ip, mac);
+	uet_proto_pds_config(&c, &pds);
+	pp.pds = &pds;
+	ok &= uet_engine_create(&ep) == NULL && rte_errno == ENODEV;
+	snprintf(c.port[0].devargs, sizeof(c.port[0].devargs), "rings:fah0");
+	c.port[0].rx_queues = 2;
+	c.port[0].tx_queues = 2;
+	ok &= uet_engine_create(&ep) == NULL && rte_errno == EINVAL;
+	c.port[0].rx_queues = 1;
+	c.port[0].tx_queues = 1;
+	c.port[0].has_mac = false;
+	ok &= uet_engine_create(&ep) == NULL && rte_errno == EINVAL;
+	return ok;
+}
+
 static struct rte_mbuf *
 arp_request(struct rte_mempool *mp, const uint8_t smac[6],
 	    const uint8_t sip[4], const uint8_t tip[4])
@@ -985,6 +1016,7 @@ adapter_checks(void)
 		}
 	}
 	uet_fabric_eth_stats_get(fe, &st);
+	CHECK(rings_port_refused(mac0, ip0));
 	CHECK(got == 40);
 	CHECK(in_order);
 	CHECK(st.inject_held > 0);

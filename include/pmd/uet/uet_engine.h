@@ -204,9 +204,12 @@ struct uet_engine_params {
  * lcore_init. Needs an initialised EAL. Ports are started; lcores are
  * not launched (uet_engine_start()).
  *
- * A port's devargs are, in order: the name of an existing ethdev (for
- * example one made with rte_eth_from_rings()), a PCI address, or a vdev
- * string probed with rte_dev_probe().
+ * A port's devargs are, in order: "rings:NAME", no ethdev but the two
+ * rte_rings NAMErx (frames in) and NAMEtx (frames out) the application
+ * made (one queue, the port's configured MAC; the emulated fabric's
+ * hosts), the name of an existing ethdev (for example one made with
+ * rte_eth_from_rings()), a PCI address, or a vdev string probed with
+ * rte_dev_probe().
  * @return
  *   The engine, or NULL with rte_errno: EINVAL (configuration: queues
  *   fewer than contexts, lcore not enabled, bad hook), ENODEV (port
@@ -305,7 +308,8 @@ unsigned int uet_engine_nb_lcores(const struct uet_engine *e);
 /** Number of ports. */
 unsigned int uet_engine_nb_ports(const struct uet_engine *e);
 
-/** The ethdev port id of engine port @p port, or UINT16_MAX. */
+/** The ethdev port id of engine port @p port, or UINT16_MAX (no such
+ * port, or a "rings:" port). */
 uint16_t uet_engine_port_id(const struct uet_engine *e, unsigned int port);
 
 /** Context @p idx, or NULL. For tests and setup code. */
