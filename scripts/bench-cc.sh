@@ -83,9 +83,19 @@ else
 	scenarios() { scenarios_full; }
 fi
 
+for n in ${only//,/ }; do
+	if ! scenarios | cut -d'|' -f1 | grep -qx -- "$n"; then
+		echo "bench-cc.sh: --only: no scenario '$n' (--list)" >&2
+		exit 2
+	fi
+done
+
 if [ "$list" = 1 ]; then
 	scenarios | while IFS='|' read -r name spec args; do
-		echo "$name: uet-perf --fabric $spec $args --cc CC --seed S"
+		if [ -z "$only" ] || [[ ",$only," == *",$name,"* ]]; then
+			echo "$name: uet-perf --fabric $spec $args --cc CC" \
+			     "--seed S"
+		fi
 	done
 	exit 0
 fi
