@@ -57,6 +57,7 @@ struct eng_port {
 	bool started;
 	int socket;
 	struct rte_mempool *pool;
+	bool own_pool;         /* pool of this port alone (net_af_xdp) */
 	uint16_t nb_rxq;
 	uint16_t nb_txq;
 	uint16_t mtu;
@@ -353,6 +354,10 @@ int eng_afp_check(unsigned int port, unsigned int mtu, unsigned int framesz,
 		  size_t n);
 int eng_port_mtu(const struct uet_engine *e, unsigned int port,
 		 const struct rte_eth_dev_info *info);
+bool eng_afx_is(const struct rte_eth_dev_info *info);
+int eng_afx_pool(struct uet_engine *e, unsigned int port);
+bool eng_afx_pause(const struct eng_port *p, unsigned int *waited,
+		   unsigned int *pause);
 
 /* gate.c */
 bool eng_gate_wanted(const struct uet_config *cfg);

@@ -277,9 +277,16 @@ port_configure(struct uet_engine *e, struct eng_port *p,
 	if (rc < 0)
 		return rc;
 	p->socket = eng_port_socket(e, (unsigned int)(p - e->port));
-	p->pool = pool_get(e, p->socket);
-	if (p->pool == NULL)
-		return -rte_errno;
+	if (eng_afx_is(&info)) {
+		/* its UMEM is the pool's memory (port_kernel.c) */
+		rc = eng_afx_pool(e, (unsigned int)(p - e->port));
+		if (rc < 0)
+			return rc;
+	} else {
+		p->pool = pool_get(e, p->socket);
+		if (p->pool == NULL)
+			return -rte_errno;
+	}
 	for (uint16_t q = 0; q < p->nb_rxq; q++) {
 		uint16_t nrx = c->rx_desc, ntx = c->tx_desc;
 
@@ -289,6 +296,10 @@ port_configure(struct uet_engine *e, struct eng_port *p,
 		rc = rte_eth_rx_queue_setup(p->port_id, q, nrx,
 					    (unsigned int)p->socket, NULL,
 					    p->pool);
+		/* net_af_xdp's EINVAL: most likely its AF_XDP socket's
+		 * bind() found the queue busy (eng_afx_pause()) */
+		if (rc < 0 && p->own_pool)
+			return -EBUSY;
 		if (rc < 0)
 			return rc;
 		rc = rte_eth_tx_queue_setup(p->port_id, q, ntx,
@@ -410,6 +421,44 @@ port_rings_setup(struct uet_engine *e, struct eng_port *p,
 	return 0;
 }
 
+/* Close and remove a port we probed (its rte_device outlives the ethdev). */
+static void
+port_remove(struct eng_port *p)
+{
+	struct rte_eth_dev_info info;
+
+	if (!p->probed)
+		return;
+	if (rte_eth_dev_info_get(p->port_id, &info) == 0) {
+		(void)rte_eth_dev_close(p->port_id);
+		(void)rte_dev_remove(info.device);
+	}
+	p->probed = false;
+}
+
+/* A net_af_xdp port we probed, whose RX queue setup failed (-EBUSY from
+ * port_configure()): see eng_afx_pause() (port_kernel.c). */
+static int
+port_configure_again(struct uet_engine *e, struct eng_port *p,
+		     const struct uet_config_port *c, int rc)
+{
+	unsigned int waited = 0, pause = 0;
+
+	if (!p->own_pool || !p->probed)
+		return rc;
+	while (rc == -EBUSY && eng_afx_pause(p, &waited, &pause)) {
+		port_remove(p);
+		rc = port_find(p, c);
+		if (rc < 0)
+			return rc;
+		rc = port_configure(e, p, c);
+	}
+	if (rc == 0 && waited != 0)
+		ENG_LOG(INFO, "%s: AF_XDP socket created after %u ms", p->name,
+			waited);
+	return rc;
+}
+
 int
 eng_ports_setup(struct uet_engine *e)
 {
@@ -435,6 +484,7 @@ eng_ports_setup(struct uet_engine *e)
 		if (rc < 0)
 			return rc;
 		rc = port_configure(e, p, c);
+		rc = port_configure_again(e, p, c, rc);
 		if (rc < 0) {
 			ENG_LOG(ERR, "port %u (%s): configure: %s", i, p->name,
 				rte_strerror(-rc));
@@ -466,16 +516,15 @@ eng_ports_close(struct uet_engine *e)
 		if (p->started)
 			(void)rte_eth_dev_stop(p->port_id);
 		p->started = false;
-		if (p->probed) {
-			struct rte_eth_dev_info info;
+		port_remove(p);
+	}
+	for (unsigned int i = 0; i < e->nb_ports; i++) {
+		struct eng_port *p = &e->port[i];
 
-			/* the rte_device outlives the closed ethdev */
-			if (rte_eth_dev_info_get(p->port_id, &info) == 0) {
-				(void)rte_eth_dev_close(p->port_id);
-				(void)rte_dev_remove(info.device);
-			}
-			p->probed = false;
-		}
+		if (p->own_pool)
+			rte_mempool_free(p->pool);
+		p->own_pool = false;
+		p->pool = NULL;
 	}
 	for (unsigned int s = 0; s < RTE_MAX_NUMA_NODES; s++) {
 		rte_mempool_free(e->pools[s]);

@@ -20,6 +20,11 @@
  * Its dev_info reports a fixed 1518-byte maximum frame, so an MTU above
  * 1500 cannot go through rte_eth_dev_set_mtu(): the interface's own MTU
  * (set with ip link) is what the kernel enforces, and is checked here.
+ *
+ * net_af_xdp (DPDK 22.11) registers the memory of the RX queue's mbuf
+ * pool as the UMEM of its AF_XDP socket, so such a port gets a pool of
+ * its own, and a queue whose previous socket is not released yet is
+ * waited for (eng_afx_rxq_setup()).
  */
 
 #include <errno.h>
@@ -37,6 +42,8 @@
 #include <rte_dev.h>
 #include <rte_devargs.h>
 #include <rte_ethdev.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
 #include <rte_kvargs.h>
 #include <rte_mbuf.h>
 
@@ -301,4 +308,79 @@ eng_port_mtu(const struct uet_engine *e, unsigned int port,
 		return rc;
 	}
 	return 0;
+}
+
+/* net_af_xdp: how long a busy queue is waited for, first pause, longest */
+#define AFX_BUSY_WAIT_MS 5000u
+#define AFX_RETRY_FIRST_MS 20u
+#define AFX_RETRY_MAX_MS 1000u
+
+bool
+eng_afx_is(const struct rte_eth_dev_info *info)
+{
+	return strcmp(info->driver_name, "net_af_xdp") == 0;
+}
+
+int
+eng_afx_pool(struct uet_engine *e, unsigned int port)
+{
+	const struct uet_config_engine *c = &e->cfg.engine;
+	struct eng_port *p = &e->port[port];
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	if (p->own_pool)
+		rte_mempool_free(p->pool);
+	snprintf(name, sizeof(name), "uetx_%s_%u", e->name, port);
+	p->pool = rte_pktmbuf_pool_create(name, c->mbuf_pool_size,
+					  c->mbuf_cache, 0, c->mbuf_size,
+					  p->socket);
+	p->own_pool = p->pool != NULL;
+	if (p->pool == NULL) {
+		ENG_LOG(ERR, "mbuf pool %s (%u x %u B) on socket %d: %s", name,
+			c->mbuf_pool_size, c->mbuf_size, p->socket,
+			rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	return 0;
+}
+
+/*
+ * A net_af_xdp port whose configuration failed: whether to probe it again
+ * after a pause (true, having paused); false once AFX_BUSY_WAIT_MS are
+ * spent. @p waited and @p pause (ms) start at 0.
+ *
+ * The kernel releases a closed AF_XDP socket's hold on its queue late:
+ * the socket is freed after an RCU grace period (SOCK_RCU_FREE), and its
+ * buffer pool is detached from the queue by deferred work that takes the
+ * RTNL lock (xsk_destruct() -> xp_put_pool() -> xp_release_deferred(),
+ * net/xdp/). Until then a new socket's bind() on that queue fails with
+ * EBUSY, which the 22.11 PMD reports as EINVAL from the RX queue setup;
+ * with network namespaces being torn down elsewhere (they hold the RTNL
+ * lock) that lasted over a second here. Setting the queue up again on the
+ * same ethdev is not safe: the PMD keeps the failed attempt's fill-ring
+ * producer index (libxdp resets the consumer side only), so the next
+ * fill ring would start 2048 entries ahead of what the kernel reads, and
+ * it keeps that attempt's 2048 fill mbufs out of the pool. The caller
+ * closes the port, gets a fresh pool and probes it again instead.
+ */
+bool
+eng_afx_pause(const struct eng_port *p, unsigned int *waited,
+	      unsigned int *pause)
+{
+	if (*waited >= AFX_BUSY_WAIT_MS) {
+		ENG_LOG(ERR, "%s: no AF_XDP socket on its queue after %u ms: "
+			"another AF_XDP socket holds the interface queue "
+			"(another process?), or the kernel has not released one "
+			"closed before; retry later", p->name, *waited);
+		return false;
+	}
+	if (*pause == 0)
+		ENG_LOG(INFO, "%s: AF_XDP socket refused (its queue not "
+			"released yet by the kernel?): probing again for up to "
+			"%u ms", p->name, AFX_BUSY_WAIT_MS);
+	*pause = *pause == 0 ? AFX_RETRY_FIRST_MS :
+		 RTE_MIN(*pause * 2, AFX_RETRY_MAX_MS);
+	rte_delay_us_sleep(*pause * 1000);
+	*waited += *pause;
+	return true;
 }

@@ -65,6 +65,8 @@ struct sul_op {
 	uint8_t peek_claim;    /* PEEK | CLAIM post */
 	uint8_t claimed;       /* its message is reserved: kept for CLAIM */
 	uint8_t orphan;        /* its channel went away: withdrawn in the SES */
+	uint8_t held;          /* counted in eps[ep].ops */
+	uint8_t ep;            /* process slot of its channel */
 };
 
 /*
@@ -79,6 +81,10 @@ struct sul_ep {
 	uint32_t initiator;
 	enum uet_profile profile;
 	struct uet_ses_match *match;
+	/* op records its channels hold, and at most (EP_ADD ops_max; 0:
+	 * no limit) */
+	uint32_t ops;
+	uint32_t ops_max;
 };
 
 /* EP_ADD binding of a channel to a process slot. */
@@ -202,6 +208,8 @@ struct sul_ctx {
 	struct sul_chan chans[UET_ENGINE_CHANS_MAX];
 	struct uet_ses_cqe scq[SUL_CQ_BURST];
 	struct uet_ses_ulp_stats st;
+	const struct uet_ses_mem_ops *mem_ops; /* the SES's, for MR_REG */
+	void *mem_arg;
 };
 
 static atomic_uint sul_seq;
@@ -224,9 +232,30 @@ op_get(struct sul_ctx *c)
 	return i;
 }
 
+/* Charge record @p i to process slot @p ep (op_put gives it back). */
+static void
+op_charge(struct sul_ctx *c, uint32_t i, uint32_t ep)
+{
+	c->ops[i].held = 1;
+	c->ops[i].ep = (uint8_t)ep;
+	c->eps[ep].ops++;
+}
+
+/* Whether @p sc's process holds all the records it may (ops_max). */
+static bool
+ep_full(const struct sul_ctx *c, const struct sul_chan *sc)
+{
+	const struct sul_ep *ep = &c->eps[sc->ep];
+
+	return ep->ops_max != 0 && ep->ops >= ep->ops_max;
+}
+
 static void
 op_put(struct sul_ctx *c, uint32_t i)
 {
+	if (c->ops[i].held)
+		c->eps[c->ops[i].ep].ops--;
+	c->ops[i].held = 0;
 	c->ops[i].chan = NULL;
 	c->ops[i].orphan = 0;
 	c->ops[i].next = c->free_head;
@@ -757,14 +786,18 @@ chan_sq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 		sc->sq_slot = SUL_NONE;
 		n++;
 	}
-	/* each descriptor may complete at once: keep a pending slot */
-	while (n < SUL_CHAN_BUDGET && c->nb_free != 0 && pend_room(c) != 0) {
+	/* each descriptor may complete at once: keep a pending slot; a
+	 * process at its ops_max sends again once one of its operations
+	 * completed (they all end, bounded by the PDS) */
+	while (n < SUL_CHAN_BUDGET && c->nb_free != 0 && pend_room(c) != 0 &&
+	       !ep_full(c, sc)) {
 		uint32_t slot;
 
 		if (uet_chan_sq_take(sc->chan, &sc->sqe, 1) == 0)
 			break;
 		SUL_INC(c->st.sqe);
 		slot = op_get(c);
+		op_charge(c, slot, sc->ep);
 		op_fill(&c->ops[slot], sc->chan, sc->sqe.context, sc->sqe.op,
 			false, sc->sqe.flags);
 		n++;
@@ -869,6 +902,28 @@ claim_slot(struct sul_ctx *c, struct uet_chan *chan,
 	return fresh;
 }
 
+/*
+ * A receive its process has no record left for (ops_max, counting the
+ * one just taken): refused at once, -ENOSPC (a posted receive may wait
+ * for ever, so its process could not count on the others ending).
+ * A CLAIM takes the record its PEEK | CLAIM kept: never refused.
+ */
+static bool
+rqe_over(struct sul_ctx *c, const struct sul_chan *sc, uint32_t slot)
+{
+	const struct sul_ep *ep = &c->eps[sc->ep];
+	uint32_t f = sc->rqe.flags & (UET_CHAN_F_CLAIM | UET_CHAN_F_PEEK);
+
+	if (ep->ops_max == 0 || ep->ops <= ep->ops_max ||
+	    f == UET_CHAN_F_CLAIM)
+		return false;
+	op_fill(&c->ops[slot], sc->chan, sc->rqe.context, sc->rqe.op, true,
+		sc->rqe.flags);
+	SUL_INC(c->st.ops_quota);
+	complete_local(c, slot, -ENOSPC, 0);
+	return true;
+}
+
 static unsigned int
 chan_rq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 {
@@ -894,7 +949,11 @@ chan_rq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 			rqe_cancel(c, sc, sc->rqe.context);
 			continue;
 		}
-		slot = claim_slot(c, sc->chan, &sc->rqe, op_get(c));
+		slot = op_get(c);
+		op_charge(c, slot, sc->ep);
+		if (rqe_over(c, sc, slot))
+			continue;
+		slot = claim_slot(c, sc->chan, &sc->rqe, slot);
 		op_fill(&c->ops[slot], sc->chan, sc->rqe.context,
 			sc->rqe.op, true, sc->rqe.flags);
 		if (sc->rqe.op != UET_CHAN_RQ_RECV &&
@@ -1259,6 +1318,7 @@ ep_add(struct sul_ctx *c, const struct uet_ses_ulp_ctl *q)
 			c->eps[i].profile = q->profile != 0 ? q->profile :
 					    UET_PROFILE_HPC;
 			c->eps[i].dirty = false;
+			c->eps[i].ops_max = q->ops_max;
 			sul_pid_local(c, q->pid, true);
 		}
 		c->eps[i].ref++;
@@ -1385,7 +1445,8 @@ mr_reg(struct sul_ctx *c, struct uet_ses_ulp_ctl *q)
 		return -EINVAL;
 	/* another process's memory: reachable now, or refused now */
 	if (q->owner != 0 && q->len != 0) {
-		rc = uet_cma_fd_read(q->owner, &probe, q->base, 1);
+		rc = c->mem_ops->read(c->mem_arg, q->owner, &probe, q->base,
+				      1);
 		if (rc != 0)
 			return rc;
 	}
@@ -1855,8 +1916,12 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	sc.profile_arg = c;
 	sc.submit = sul_submit;
 	sc.submit_arg = c;
-	/* MR_REG of another owner: by its /proc/PID/mem descriptor */
-	sc.mem_ops = &uet_cma_fd_mem_ops;
+	/* MR_REG of another owner: by its /proc/PID/mem descriptor, or
+	 * the handle of the caller's accessor */
+	sc.mem_ops = p->mem_ops != NULL ? p->mem_ops : &uet_cma_fd_mem_ops;
+	sc.mem_arg = p->mem_ops != NULL ? p->mem_arg : NULL;
+	c->mem_ops = sc.mem_ops;
+	c->mem_arg = sc.mem_arg;
 	c->ses = uet_ses_create(&sc);
 	if (c->ses == NULL) {
 		rc = -errno;

@@ -307,6 +307,7 @@ fill_ses(const struct uet_engine *e, const struct uet_engine_stats *s,
 		add_ctx_u64(d, i, "key_bad", st.key_bad);
 		add_ctx_u64(d, i, "key_throttled", st.key_throttled);
 		add_ctx_u64(d, i, "ctl_cancelled", st.ctl_cancelled);
+		add_ctx_u64(d, i, "ops_quota", st.ops_quota);
 		add_ctx_u64(d, i, "orphan_cqe", st.orphan_cqe);
 		add_ctx_u64(d, i, "peer_bad", st.peer_bad);
 		add_ctx_u64(d, i, "win_bad", st.win_bad);

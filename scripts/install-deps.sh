@@ -26,6 +26,8 @@ packages=(
 	librte-crypto-ipsec-mb23
 	librte-crypto-openssl23
 	gnuplot-nox
+	iperf3
+	iputils-ping
 	openmpi-bin
 	libopenmpi-dev
 )

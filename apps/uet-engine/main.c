@@ -24,6 +24,7 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 
+#include <uet/uet_cma_worker.h>
 #include <uet/uet_config.h>
 #include <uet/uet_engine.h>
 #include <uet/uet_ses_ulp.h>
@@ -133,9 +134,28 @@ config_get(const struct opts *o, struct uet_config *cfg)
 	return 0;
 }
 
+/* The lcores reach clients' memory through workers, waiting a bounded
+ * time (docs/SERVICE.md "Memory access"). */
+static struct uet_cma_async *
+cma_make(const struct uet_config *cfg)
+{
+	struct uet_cma_async_params p = {
+		/* releasing clients keep theirs until their keys are gone */
+		.max_handles = 2 * cfg->service.max_clients,
+		.timeout_us = (uint32_t)(cfg->service.mem_timeout_ns / 1000),
+		.hold_off_us = (uint32_t)(cfg->service.mem_hold_off_ns / 1000),
+	};
+	struct uet_cma_async *a = uet_cma_async_create(&p);
+
+	if (a == NULL)
+		fprintf(stderr, "uet-engine: memory access: %s\n",
+			strerror(errno));
+	return a;
+}
+
 static struct uet_engine *
 engine_make(const struct uet_config *cfg, struct uet_ses_ulp_params *sul,
-	    struct uet_proto_params *proto)
+	    struct uet_proto_params *proto, struct uet_cma_async *cma)
 {
 	struct uet_engine_params ep;
 	struct uet_engine *e;
@@ -143,6 +163,8 @@ engine_make(const struct uet_config *cfg, struct uet_ses_ulp_params *sul,
 	memset(sul, 0, sizeof(*sul));
 	sul->pid_base = ENGINE_PID_BASE;
 	sul->start_ri = 0;
+	sul->mem_ops = &uet_cma_async_mem_ops;
+	sul->mem_arg = cma;
 	memset(proto, 0, sizeof(*proto));
 	proto->ulp = &uet_ses_ulp_ops;
 	proto->ulp_arg = sul;
@@ -221,6 +243,7 @@ server_limits(const struct uet_config_service *v,
 	p->quota.window = v->user_window;
 	p->hello_timeout_ms = ns_to_ms(v->hello_timeout_ns);
 	p->idle_timeout_ms = ns_to_ms(v->idle_timeout_ns);
+	p->pid_ops = v->pid_ops;
 }
 
 static int
@@ -353,6 +376,7 @@ main(int argc, char **argv)
 	struct uet_svc_server_params sp;
 	struct uet_svc_server *s = NULL;
 	struct uet_engine *e = NULL;
+	struct uet_cma_async *cma = NULL;
 	char rundir[4096] = "";
 	struct opts o;
 	int rc, sfd, status = 1;
@@ -371,9 +395,13 @@ main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
-	e = engine_make(&cfg, &sul, &proto);
+	cma = cma_make(&cfg);
+	if (cma == NULL)
+		goto out;
+	e = engine_make(&cfg, &sul, &proto, cma);
 	if (e == NULL || server_params(&cfg, e, &sp) < 0)
 		goto out;
+	sp.cma = cma;
 	s = uet_svc_server_create(&sp, &rc);
 	if (s == NULL) {
 		fprintf(stderr, "uet-engine: %s: %s\n", sp.socket_path,
@@ -401,6 +429,8 @@ out:
 		(void)uet_engine_stop(e);
 	uet_svc_server_free(s);
 	uet_engine_free(e);
+	/* after the lcores: a worker stuck in a client's page is left */
+	uet_cma_async_destroy(cma);
 	(void)rte_eal_cleanup();
 	if (rundir[0] != '\0')
 		runtime_dir_remove(rundir);

@@ -92,6 +92,7 @@ usage(FILE *f)
 "  --progress P   auto | inline (default: engine.progress of --config)\n"
 "  --idle-sleep-us N  inline: sleep up to N us when idle (default 0)\n"
 "  --ctl-timeout T    bound of every control socket step (default 10s)\n"
+"                 and of the server's wait for its client (default 60s)\n"
 "  --arp          no static neighbour from the exchange (resolve by ARP)\n"
 "  --fabric [K=V,...]  run --pattern over the emulated fabric: one engine\n"
 "                 per emulated host in this process; K=V are [fabric] keys\n"
@@ -558,6 +559,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 	o->spray = -1;
 	o->cc = -1;
 	o->ctl_timeout_ms = 10000;
+	o->accept_ms = 60000;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+ih", lopts, NULL)) != -1) {
 		rc = parse_fabric_opt(c, argc, argv, o);
@@ -682,6 +684,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 						  &err) < 0)
 				return bad_arg("--ctl-timeout", err.msg);
 			o->ctl_timeout_ms = (uint32_t)(v / 1000000);
+			o->accept_ms = o->ctl_timeout_ms;
 			twoproc_flags |= 1;
 			break;
 		case 'A':

@@ -266,6 +266,8 @@ struct perf_opts {
 	int progress;            /* -1: config, else enum uet_config_progress */
 	uint32_t idle_sleep_us;  /* inline: sleep when idle (0: busy poll) */
 	uint32_t ctl_timeout_ms; /* every control socket operation */
+	uint32_t accept_ms;      /* server: wait for the client (60 s, or
+				  * --ctl-timeout when given) */
 	bool arp;                /* no static neighbour from the exchange */
 	/* incast, statistics, interactive */
 	uint32_t peers;          /* incast senders (0: default) */

@@ -44,7 +44,7 @@
 #define TP_DRAIN_MS 20
 #define TP_MAX_RUNS 8            /* RUNs remembered by the server */
 #define TP_LINGER_MS 500         /* peer's port going down after BYE */
-#define TP_ACCEPT_MIN_MS 60000
+#define TP_CTL_CHECK_US 200      /* control socket look, busy polling */
 
 /* The proxy ULP: forwards to the rulp of the current run (or none). */
 struct tp_slot {
@@ -227,8 +227,14 @@ tp_config(struct tp *t)
 			"one port ([port0]) with an ipv4 FA\n", o->config);
 		return -EINVAL;
 	}
-	p->rx_queues = 1;
-	p->tx_queues = 1;
+	/* one engine lcore, one queue pair: a setting for more would do
+	 * nothing here, so it is refused */
+	if (p->rx_queues != 1 || p->tx_queues != 1) {
+		fprintf(stderr, "uet-perf: %s: two-process mode runs one queue "
+			"pair: [port0] rx_queues %u, tx_queues %u (leave them "
+			"out)\n", o->config, p->rx_queues, p->tx_queues);
+		return -EINVAL;
+	}
 	if (o->eal_args != NULL) /* EAL options before "--" */
 		snprintf(c->eal.args, sizeof(c->eal.args), "%s", o->eal_args);
 	if (o->progress >= 0)
@@ -311,6 +317,38 @@ tp_idle(struct tp *t, unsigned int ms)
 }
 
 /*
+ * One turn of a loop that runs the engine and watches the control socket:
+ * polls the engine (inline) and says whether to look at the socket now,
+ * and for how long (@p us, the ppoll() timeout). It waits there when the
+ * engine runs on its lcore (1 ms) or when an idle inline poll should
+ * sleep (--idle-sleep-us); a busy-polling loop looks every
+ * TP_CTL_CHECK_US of TSC only, since a ppoll() on every idle iteration
+ * was tens of thousands of syscalls a second on the data path's core
+ * (strace -c of a bw run over net_af_packet), each one delaying the next
+ * rx burst.
+ */
+static bool
+tp_turn(struct tp *t, uint64_t *next, unsigned int *us)
+{
+	uint64_t now;
+
+	*us = 0;
+	if (!t->inline_mode) {
+		*us = 1000;
+		return true;
+	}
+	if (uet_engine_poll(t->e, 32) == 0 && t->o->idle_sleep_us != 0) {
+		*us = t->o->idle_sleep_us;
+		return true;
+	}
+	now = rte_rdtsc();
+	if (now < *next)
+		return false;
+	*next = now + rte_get_tsc_hz() / 1000000 * TP_CTL_CHECK_US;
+	return true;
+}
+
+/*
  * Next control line within @p ms while the engine keeps running. With
  * @p watch, also -ETIME when its traffic makes no progress for
  * --ctl-timeout: a peer that stopped (SIGSTOP, a hang) is detected in
@@ -324,17 +362,13 @@ tp_wait_line_watch(struct tp *t, char *line, size_t n, uint64_t ms,
 	uint64_t end = now + hz / 1000 * ms;
 	uint64_t stall = hz / 1000 * t->o->ctl_timeout_ms, last_tsc = now;
 	uint64_t act, last_act = watch != NULL ? rulp_activity(watch) : 0;
-	unsigned int it = 0;
+	uint64_t next = 0;
 
 	while (!tp_stop) {
-		unsigned int us = 0;
+		unsigned int us;
 		int rc;
 
-		if (!t->inline_mode)
-			us = 1000;
-		else if (uet_engine_poll(t->e, 32) == 0)
-			us = t->o->idle_sleep_us;
-		else if ((++it & 63) != 0)
+		if (!tp_turn(t, &next, &us))
 			continue;
 		rc = perf_ctl_poll_line(&t->ctl, line, n, us);
 		if (rc != 0)
@@ -795,10 +829,13 @@ server_main(struct tp *t)
 	}
 	printf("uet-perf: listening on port %u\n", port);
 	fflush(stdout);
-	rc = perf_ctl_accept(lfd, &t->ctl,
-			     (int)RTE_MAX(t->o->ctl_timeout_ms,
-					  (uint32_t)TP_ACCEPT_MIN_MS));
+	rc = perf_ctl_accept(lfd, &t->ctl, (int)t->o->accept_ms);
 	close(lfd);
+	if (rc == -ETIMEDOUT) {
+		fprintf(stderr, "uet-perf: no client connected within %u ms "
+			"(--ctl-timeout)\n", t->o->accept_ms);
+		return 1;
+	}
 	if (rc < 0) {
 		ctl_err("accept", rc);
 		return 1;
@@ -863,7 +900,7 @@ client_drive(struct tp *t, struct rulp *cr, uint64_t t0, double limit,
 	struct perf_sampler smp;
 	struct perf_sample cur;
 	char line[PERF_CTL_LINE];
-	unsigned int it = 0;
+	uint64_t next = 0;
 	int rc;
 
 	r->complete = false;
@@ -873,20 +910,17 @@ client_drive(struct tp *t, struct rulp *cr, uint64_t t0, double limit,
 			  false, t->o->csv_ses);
 	client_sample(t, cr, r, &smp.last);
 	while (!tp_stop) {
-		unsigned int us = 0;
+		unsigned int us;
 		uint64_t now;
+		bool look = tp_turn(t, &next, &us);
 
-		if (!t->inline_mode)
-			us = 1000;
-		else if (uet_engine_poll(t->e, 32) == 0)
-			us = t->o->idle_sleep_us;
-		else if ((++it & 255) != 0)
-			continue;
 		if (atomic_load_explicit(&t->slot.finished,
 					 memory_order_relaxed)) {
 			r->complete = true;
 			break;
 		}
+		if (!look)
+			continue;
 		now = rte_rdtsc();
 		if (now > hard)
 			break;

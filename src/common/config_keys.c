@@ -376,6 +376,10 @@ static const struct cfg_key service_keys[] = {
 	       "of one user"),
 	K_UINT(V, user_mrs, 1, 4194304, "memory keys of one user"),
 	K_UINT(V, user_peers, 1, 67108864, "peer handles of one user"),
+	K_UINT(V, pid_ops, 1, 1048576, "operations in progress (sends and "
+	       "posted receives) of one client PIDonFEP on its engine "
+	       "context; past it a receive completes with ENOSPC and sends "
+	       "wait"),
 	K_SIZE(V, user_window, KB(64), GB(1024), 0, "shared memory of one "
 	       "user's connections (each takes its data window, its rings "
 	       "and a page)"),
@@ -384,6 +388,12 @@ static const struct cfg_key service_keys[] = {
 	K_DUR("idle_timeout", V, idle_timeout_ns, MS(1), SEC(86400), 0,
 	      "a connection that holds no PIDonFEP and sends nothing for "
 	      "this long is closed"),
+	K_DUR("mem_timeout", V, mem_timeout_ns, US(10), SEC(1), 0,
+	      "longest an engine lcore waits for an access to a client's "
+	      "memory; a slower one fails as a memory fault"),
+	K_DUR("mem_hold_off", V, mem_hold_off_ns, 0, SEC(60), 0,
+	      "after an access timed out, that user's accesses fail at once "
+	      "until it finished and this long after"),
 };
 #undef V
 
@@ -562,6 +572,9 @@ uet_config_init_defaults(struct uet_config *cfg)
 	cfg->service.user_window = GB(1);
 	cfg->service.hello_timeout_ns = SEC(2);
 	cfg->service.idle_timeout_ns = SEC(60);
+	cfg->service.mem_timeout_ns = MS(1);
+	cfg->service.pid_ops = 512;
+	cfg->service.mem_hold_off_ns = SEC(1);
 }
 
 const struct cfg_key *

@@ -357,11 +357,32 @@ pds_nack_rtt(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, uint64_t now)
 		p->cc->on_nack_rtt(p->cc_inst, c->cc, rtt, now);
 }
 
-static bool
-pds_ack_check(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_ack *a)
+/*
+ * The receiver's range (UEC 1.0 MP_Range, pds_init_room): the CACK_PSN
+ * every ACK carries, and the mpr of an ACK_CC (log2 of the PSNs it tracks
+ * past CACK; 0 and absurd values say nothing). Also from an ACK that
+ * finds nothing of ours outstanding: the ACK_CC after the ACK that
+ * completed everything still tells the range the next burst must keep.
+ */
+static void
+pds_ack_range(struct pds_pdc *c, const struct uet_pds_hdr *h, uint64_t now)
 {
+	const struct uet_pds_ack *a = &h->u.ack;
+
+	if (h->type == UET_PDS_TYPE_ACK_CC && a->mpr != 0 && a->mpr < 32)
+		c->u.i.mpr = a->mpr;
+	pds_init_window_cack(c, a->cack_psn, now);
+}
+
+static bool
+pds_ack_check(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
+	      uint64_t now)
+{
+	const struct uet_pds_ack *a = &h->u.ack;
+
 	/* Acknowledging a PSN never sent: bogus or from an old incarnation. */
-	if (c->tblk == PDS_NIL || uet_psn_ge(a->cack_psn, c->u.i.snd) ||
+	if ((c->tblk == PDS_NIL && c->state == PDC_SYN) ||
+	    uet_psn_ge(a->cack_psn, c->u.i.snd) ||
 	    uet_psn_lt(a->cack_psn, c->start_psn - 1)) {
 		p->st.rx_stale++;
 		return false;
@@ -373,6 +394,12 @@ pds_ack_check(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_ack *a)
 		c->state = PDC_OPEN;
 		pds_init_syn_open(p, c);
 	} else if (a->spdcid != c->rid) {
+		p->st.rx_stale++;
+		return false;
+	}
+	pds_ack_range(c, h, now);
+	/* Nothing outstanding: a late or duplicate ACK. */
+	if (c->tblk == PDS_NIL) {
 		p->st.rx_stale++;
 		return false;
 	}
@@ -442,12 +469,8 @@ pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	bool probe = (h->flags & UET_PDS_F_P) != 0;
 	uint64_t rtt;
 
-	if (c == NULL || !pds_ack_check(p, c, a))
+	if (c == NULL || !pds_ack_check(p, c, h, now))
 		return -EBADMSG;
-	/* MP_Range (UEC 1.0 PDS ACK_CC mpr: log2 of PSNs the receiver
-	 * tracks); 0 and absurd values say nothing (pds_init_range). */
-	if (h->type == UET_PDS_TYPE_ACK_CC && a->mpr != 0 && a->mpr < 32)
-		c->u.i.mpr = a->mpr;
 	/* The ACK echoes the EV of the packet that triggered it, and its M
 	 * flag (UEC 1.0 section 3.6.16; pds_lb.c DECISION). */
 	pds_lb_ack(p, c, m->ev, (h->flags & UET_PDS_F_M) != 0, now);

@@ -49,6 +49,7 @@ pds_pdc_psn_init(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	c->u.i.una = c->u.i.nxt = c->u.i.snd = c->start_psn;
 	c->u.i.resp_psn = c->start_psn - 1;
 	c->u.i.clear_sent = c->start_psn - 1;
+	c->u.i.peer_cack = c->start_psn - 1;
 	c->u.t.cack = c->start_psn - 1;
 	c->u.t.hi = c->u.t.cack;
 	c->u.t.rod_nacked = c->u.t.cack;
@@ -402,8 +403,9 @@ pds_init_tx_retx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	uint16_t k = 0;
 	struct pds_slot *sl;
 
+	/* In PSN order: what lies past the peer's range waits for it. */
 	for (psn = c->u.i.una; c->u.i.n_retx > 0 && k < n &&
-	     psn != c->u.i.snd; psn++) {
+	     psn != c->u.i.snd && pds_init_room(p, c, psn); psn++) {
 		sl = pds_slot(p, c, psn);
 		if (sl->state != SLOT_RETX)
 			continue;
@@ -419,29 +421,6 @@ pds_init_tx_retx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	return k;
 }
 
-/*
- * An idle CLEAR CP is due (UEC 1.0 PDS guaranteed delivery): the target
- * asked to clear up to resp_psn, no queued request will carry CLEAR_PSN,
- * and either una has passed resp_psn, or una waits on a request whose
- * default response the target can only report by advancing CACK, which
- * it holds below the responses we have not cleared yet (UEC 1.0
- * 3.5.20.2.2): then clear what una passed, once per advance of una (the
- * flag stays set until una passes resp_psn; pds_ack_settle kicks the PDC).
- */
-static bool
-pds_init_clear_due(struct uet_pds *p, const struct pds_pdc *c)
-{
-	const struct pds_init *i = &c->u.i;
-
-	if (!(c->flags & PDC_F_CLEAR) || c->state == PDC_CLOSING ||
-	    i->snd != i->nxt || i->n_retx != 0)
-		return false;
-	if (uet_psn_ge(i->una - 1, i->resp_psn))
-		return true;
-	return i->una != i->snd && pds_slot(p, c, i->una)->state == SLOT_WAIT &&
-	       uet_psn_gt(i->una - 1, i->clear_sent);
-}
-
 uint16_t
 pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	    struct uet_pds_tx *tx, uint16_t n)
@@ -453,7 +432,7 @@ pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		return 0;
 	k = pds_init_tx_retx(p, c, now, tx, n);
 	while (k < n && c->u.i.snd != c->u.i.nxt &&
-	       c->u.i.snd - c->u.i.una < pds_init_range(p, c)) {
+	       pds_init_room(p, c, c->u.i.snd)) {
 		sl = pds_slot(p, c, c->u.i.snd);
 		if (!pds_rod_wnd_room(p, c))
 			break; /* the ACK of the packet with AR opens it */
@@ -465,9 +444,8 @@ pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		c->u.i.snd++;
 	}
 	/* Stopped at the peer's range: off the active list (has_work)
-	 * until the ACK that moves una kicks the PDC. */
-	if (c->u.i.snd != c->u.i.nxt &&
-	    c->u.i.snd - c->u.i.una >= pds_init_range(p, c))
+	 * until the ACK that moves its CACK kicks the PDC. */
+	if (c->u.i.snd != c->u.i.nxt && !pds_init_room(p, c, c->u.i.snd))
 		p->st.mpr_limited++;
 	/* Nothing to carry CLEAR_PSN: send a CLEAR CP (UEC 1.0 PDS). */
 	if (pds_init_clear_due(p, c) && pds_init_clear_tx(p, c, now)) {
@@ -488,9 +466,8 @@ pds_init_has_work(struct uet_pds *p, const struct pds_pdc *c, uint64_t now)
 	(void)now;
 	if (c->state == PDC_FREE || (c->flags & PDC_F_BACKOFF))
 		return false;
-	return c->u.i.n_retx > 0 ||
-	       (c->u.i.snd != c->u.i.nxt &&
-		c->u.i.snd - c->u.i.una < pds_init_range(p, c) &&
+	return pds_init_retx_ready(p, c) ||
+	       (c->u.i.snd != c->u.i.nxt && pds_init_room(p, c, c->u.i.snd) &&
 		pds_rod_wnd_room(p, c)) ||
 	       pds_init_clear_due(p, c);
 }
@@ -600,16 +577,24 @@ pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c)
 		rto = i->rto_base + pds_rto_ns(p, i->retries);
 		d = rto;
 		/* a tail: nothing left to send, or nothing that may
-		 * leave before an ACK (a full ROD window) */
+		 * leave before an ACK (a full ROD window, the end of the
+		 * peer's range) */
 		if (p->cfg.tlp_ns && !(c->flags & PDC_F_TLP) &&
-		    (i->snd == i->nxt || !pds_rod_wnd_room(p, c)) &&
+		    (i->snd == i->nxt || !pds_rod_wnd_room(p, c) ||
+		     !pds_init_room(p, c, i->snd)) &&
 		    i->retries == 0 &&
 		    i->rto_base + p->cfg.tlp_ns < rto)
 			d = i->rto_base + p->cfg.tlp_ns;
 		return d;
 	}
-	if (i->una != i->nxt)
-		return 0; /* queued, waiting for the gate */
+	if (i->una != i->nxt) {
+		/* Queued with nothing in flight: the gate lets one go, but
+		 * only a CACK that moves opens the peer's range (UEC 1.0
+		 * MP_Range): probe for it (pds_init_window_probe). */
+		if (!pds_init_window_held(p, c))
+			return 0;
+		return i->rto_base + pds_rto_ns(p, i->retries);
+	}
 	if (c->role != PDS_ROLE_INIT)
 		return 0; /* closing is the initiator's (UEC 1.0 PDS) */
 	if ((c->flags & PDC_F_CLOSE_REQ) && c->state != PDC_CLOSING)
@@ -724,6 +709,10 @@ pds_init_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	pds_lb_loss(p, c, pds_slot(p, c, c->u.i.una)->ev, now);
 	pds_init_rto_mark(p, c);
 	pds_init_rto_unblock(p, c, now);
+	/* None of it may leave inside the peer's range: ask for the CACK
+	 * that moves it (pds_init_window_probe). */
+	if (pds_init_window_held(p, c))
+		pds_init_clear_tx(p, c, now);
 	c->u.i.rto_base = now;
 	pds_cc_flush_loss(p, c, now);
 	pds_init_kick(p, c);
@@ -789,6 +778,11 @@ pds_init_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 			pds_init_tlp(p, c, now);
 		else
 			pds_pdc_timer_update(p, c, now);
+		return;
+	}
+	if (i->una != i->nxt && pds_init_window_held(p, c) &&
+	    now >= i->rto_base + pds_rto_ns(p, i->retries)) {
+		pds_init_window_probe(p, c, now);
 		return;
 	}
 	if (i->una == i->nxt && c->state != PDC_CLOSING &&

@@ -2,8 +2,9 @@
 /*
  * Initiator control traffic beside the request stream (UEC 1.0 PDS control
  * packets, tail-loss probe, NACK codes, RCCC): the tail-loss PROBE and the
- * precise retransmission its reply allows, the re-establishment ordered by NACK
- * NEW_START_PSN, resource back-off, and credit requests of a credit-based CC.
+ * precise retransmission its reply allows, the CLEAR CP and the probe of the
+ * receiver's MP_Range, the re-establishment ordered by NACK NEW_START_PSN,
+ * resource back-off, and credit requests of a credit-based CC.
  */
 
 #include "pds_private.h"
@@ -107,13 +108,47 @@ pds_init_ack_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 }
 
 /*
+ * A CLEAR CP is due (UEC 1.0 PDS guaranteed delivery) when no request can
+ * carry CLEAR_PSN: none queued or marked for retransmission, or none of
+ * them inside the peer's range (pds_init_window_held). Then either
+ * - our data waits for the peer's range with nothing in flight to bring
+ *   an ACK: a CLEAR with AR, once until the peer's CACK moves (then the
+ *   window probe timer, pds_init_window_probe); or
+ * - the target asked to clear up to resp_psn, and una has passed it, or
+ *   una waits on a request whose default response the target can only
+ *   report by advancing CACK, which it holds below the responses we have
+ *   not cleared yet (UEC 1.0 3.5.20.2.2): then clear what una passed,
+ *   once per advance of una (the flag stays set until una passes
+ *   resp_psn; pds_ack_settle kicks the PDC).
+ */
+bool
+pds_init_clear_due(struct uet_pds *p, const struct pds_pdc *c)
+{
+	const struct pds_init *i = &c->u.i;
+	bool held = pds_init_window_held(p, c);
+
+	if (held && i->una == i->snd && !(c->flags & PDC_F_WPROBE))
+		return true;
+	if (!(c->flags & PDC_F_CLEAR) || c->state == PDC_CLOSING ||
+	    (!held && (i->snd != i->nxt || i->n_retx != 0)))
+		return false;
+	if (uet_psn_ge(i->una - 1, i->resp_psn))
+		return true;
+	return i->una != i->snd && pds_slot(p, c, i->una)->state == SLOT_WAIT &&
+	       uet_psn_gt(i->una - 1, i->clear_sent);
+}
+
+/*
  * CLEAR CP (UEC 1.0 PDS control packets, guaranteed delivery): an
  * unreliable CP, it consumes no PSN (psn field: the next PSN unsent) and
  * is not resent as such. Its payload is CLEAR_PSN as of now: every PSN
  * below una is complete. A lost one is made good by the next request's
  * clear_psn_offset, by the target's CLEAR_REQ (repeated while it still
- * holds answered responses, pds_tgt_ack.c) or by the close. No AR: the
- * target ACKs when the CLEAR lets its CACK move past CLEAR_PSN (pds_tgt.c).
+ * holds answered responses, pds_tgt_ack.c), by the window probe or by
+ * the close. The target ACKs when the CLEAR lets its CACK move past
+ * CLEAR_PSN (pds_tgt.c), and when the CLEAR has AR: we set it when our
+ * data waits for the peer's range, which the CACK this CLEAR lets move
+ * opens (pds_init_window_held); a closing PDC's CLOSE may wait there too.
  * false: not established, or no room.
  */
 bool
@@ -121,13 +156,18 @@ pds_init_clear_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	struct uet_pds_tx *t;
 
-	if (c->role != PDS_ROLE_INIT || c->state != PDC_OPEN ||
+	if (c->role != PDS_ROLE_INIT ||
+	    (c->state != PDC_OPEN && c->state != PDC_CLOSING) ||
 	    (t = pds_ctl_push(p)) == NULL)
 		return false;
 	t->hdr.type = UET_PDS_TYPE_CP;
 	t->hdr.next_hdr = UET_PDS_CTL_CLEAR;
 	if (c->mode == UET_PDS_MODE_ROD)
 		t->hdr.flags = UET_PDS_F_ISROD;
+	if (pds_init_window_held(p, c)) {
+		t->hdr.flags |= UET_PDS_F_AR;
+		c->flags |= PDC_F_WPROBE;
+	}
 	t->hdr.u.cp.psn = c->u.i.snd;
 	t->hdr.u.cp.spdcid = c->lid;
 	t->hdr.u.cp.dpdcid = c->rid;
@@ -136,6 +176,76 @@ pds_init_clear_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	t->ev = pds_lb_next(p, c, now);
 	c->u.i.clear_sent = uet_psn_max(c->u.i.clear_sent, c->u.i.una - 1);
 	return true;
+}
+
+/* ---- the peer's MP_Range (pds_init_room) ---- */
+
+/* A packet marked for retransmission that the peer's range lets leave. */
+bool
+pds_init_retx_ready(struct uet_pds *p, const struct pds_pdc *c)
+{
+	uint32_t psn;
+
+	if (c->u.i.n_retx == 0)
+		return false;
+	for (psn = c->u.i.una; psn != c->u.i.snd && pds_init_room(p, c, psn);
+	     psn++)
+		if (pds_slot(p, c, psn)->state == SLOT_RETX)
+			return true;
+	return false;
+}
+
+/* Data to send, new or again, and none of it inside the peer's range:
+ * only a CACK that moves lets it go. */
+bool
+pds_init_window_held(struct uet_pds *p, const struct pds_pdc *c)
+{
+	const struct pds_init *i = &c->u.i;
+
+	return (i->snd != i->nxt || i->n_retx != 0) &&
+	       !pds_init_room(p, c, i->snd) && !pds_init_retx_ready(p, c);
+}
+
+/*
+ * The CACK_PSN of an ACK of ours (any type: all carry it) moves the
+ * peer's range. With nothing in flight, a move is the progress the
+ * window probe waits for: its retries and timer start again.
+ */
+void
+pds_init_window_cack(struct pds_pdc *c, uint32_t cack, uint64_t now)
+{
+	struct pds_init *i = &c->u.i;
+
+	if (!uet_psn_gt(cack, i->peer_cack))
+		return;
+	i->peer_cack = cack;
+	c->flags &= (uint16_t)~PDC_F_WPROBE;
+	if (i->una == i->snd) {
+		i->retries = 0;
+		i->rto_base = now;
+	}
+}
+
+/*
+ * Retransmission timer of a PDC whose data waits at the peer's range
+ * with nothing in flight: no ACK will come by itself. What holds the
+ * range is a CACK the target keeps below a guaranteed-delivery response
+ * until it is cleared (UEC 1.0 3.5.20.2.2), or the ACK that reported its
+ * move was lost: a CLEAR with AR answers both (the target ACKs it with
+ * its CACK). An RTO in all but name: counted as one, doubling, and after
+ * max_retries the PDC fails as after any RTO.
+ */
+void
+pds_init_window_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	p->st.rto_fires++;
+	if (++c->u.i.retries > p->cfg.max_retries) {
+		pds_init_fail(p, c, -ETIMEDOUT);
+		return;
+	}
+	pds_init_clear_tx(p, c, now);
+	c->u.i.rto_base = now;
+	pds_pdc_timer_update(p, c, now);
 }
 
 /*
@@ -220,6 +330,7 @@ pds_init_renumber(struct uet_pds *p, struct pds_pdc *c, uint32_t delta)
 	i->snd += delta;
 	i->resp_psn += delta;
 	i->clear_sent += delta;
+	i->peer_cack += delta;
 	t->cack += delta;
 	t->hi += delta;
 	t->ack_psn += delta;

@@ -42,6 +42,8 @@ enum pds_pdc_state {
 #define PDC_F_CLOSE_REQ 0x08u /* init: target asked to close; tgt: asking */
 #define PDC_F_TLP       0x10u /* init: tail-loss probe sent for this tail */
 #define PDC_F_BACKOFF   0x20u /* init: resource back-off in progress */
+#define PDC_F_WPROBE    0x40u /* init: CLEAR with AR sent for the peer's
+			       * window, no CACK move since */
 #define PDC_F_KEYED     0x80u /* init: in the {job, FA, TC, mode} table */
 #define PDC_F_ALISTED   0x100u /* on the ACK list (both roles) */
 #define PDC_F_PROBE     0x200u /* init: PROBE CP sent, reply awaited */
@@ -94,6 +96,8 @@ struct pds_init {
 	uint8_t mpr;         /* log2 of the peer's MP_Range (ACK_CC), 0:
 			      * not told yet (pds_init_range) */
 	uint64_t rack_ns;    /* latest send time of an acknowledged packet */
+	uint32_t peer_cack;  /* highest CACK_PSN the peer reported: its
+			      * MP_Range starts after it (pds_init_room) */
 };
 
 struct pds_tgt {
@@ -650,11 +654,10 @@ pds_rudi_node(const struct uet_pds *p, uint32_t rudi)
 /* ---- pds_init.c: initiator ---- */
 
 /*
- * PSNs past una this end may have sent (UEC 1.0 MP_Range): the receiver
- * NACKs a PSN beyond its range (PSN_OOR_WINDOW) instead of taking it, so
- * never send past the range its ACK_CCs advertise. DECISION: until one
- * told it, assume the peer's receive window is our own (both ends of a
- * fabric normally share one configuration); an ACK_CC corrects it.
+ * The receiver's MP_Range (UEC 1.0 PDS ACK_CC mpr): PSNs past its CACK it
+ * tracks. DECISION: until an ACK_CC told it, assume the peer's receive
+ * window is our own (both ends of a fabric normally share one
+ * configuration); never more than our transmit window.
  */
 static inline uint32_t
 pds_init_range(const struct uet_pds *p, const struct pds_pdc *c)
@@ -663,6 +666,20 @@ pds_init_range(const struct uet_pds *p, const struct pds_pdc *c)
 				       p->cfg.rx_window;
 
 	return r < p->cfg.tx_window ? r : p->cfg.tx_window;
+}
+
+/*
+ * May @p psn leave now, first or again (UEC 1.0 MP_Range)? The receiver
+ * NACKs a PSN past its range (PSN_OOR_WINDOW) instead of taking it, and
+ * the range runs from the CACK_PSN it reports, which it holds below a
+ * guaranteed-delivery response until that is cleared (3.5.20.2.2), not
+ * from what we know it received: so only PSNs less than the range past
+ * the last CACK_PSN it reported.
+ */
+static inline bool
+pds_init_room(const struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
+{
+	return psn - (c->u.i.peer_cack + 1) < pds_init_range(p, c);
 }
 
 int pds_init_submit(struct uet_pds *p, const struct uet_pds_submit *s,
@@ -710,8 +727,15 @@ bool pds_rod_wnd_last(const struct uet_pds *p, const struct pds_pdc *c,
 		      uint32_t psn);
 void pds_rod_wnd_cut(struct uet_pds *p, struct pds_pdc *c);
 void pds_rod_wnd_grow(struct uet_pds *p, struct pds_pdc *c, uint32_t acked);
+bool pds_init_clear_due(struct uet_pds *p, const struct pds_pdc *c);
 bool pds_init_clear_tx(struct uet_pds *p, struct pds_pdc *c,
 		       uint64_t now);
+/* The peer's MP_Range (pds_init_room) */
+bool pds_init_retx_ready(struct uet_pds *p, const struct pds_pdc *c);
+bool pds_init_window_held(struct uet_pds *p, const struct pds_pdc *c);
+void pds_init_window_cack(struct pds_pdc *c, uint32_t cack, uint64_t now);
+void pds_init_window_probe(struct uet_pds *p, struct pds_pdc *c,
+			   uint64_t now);
 void pds_init_probe_reply(struct uet_pds *p, struct pds_pdc *c,
 			  const struct uet_pds_hdr *h, uint64_t now);
 bool pds_init_backoff(struct uet_pds *p, struct pds_pdc *c, uint64_t now);

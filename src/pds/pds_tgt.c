@@ -815,9 +815,12 @@ pds_tgt_ack_req(struct uet_pds *p, struct pds_pdc *c,
  * to its CLEAR_PSN. When that lets the reported CACK move past CLEAR_PSN,
  * ACK: the request after it may complete by default response, and waits
  * for that CACK. Up to CLEAR_PSN the initiator has everything complete,
- * so a CACK that stops there would tell it nothing. */
+ * so a CACK that stops there tells it nothing, unless its data waits for
+ * the range past our CACK (MP_Range): then its CLEAR has AR, and is
+ * ACKed whatever the CACK did (pds_init_window_probe). */
 static void
-pds_tgt_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn)
+pds_tgt_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn,
+	      bool ar)
 {
 	uint32_t cack = pds_tgt_cack_report(p, c), now_cack;
 
@@ -825,7 +828,7 @@ pds_tgt_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn)
 		return;
 	pds_resp_clear(p, c, clear_psn);
 	now_cack = pds_tgt_cack_report(p, c);
-	if (now_cack != cack && uet_psn_gt(now_cack, clear_psn))
+	if (ar || (now_cack != cack && uet_psn_gt(now_cack, clear_psn)))
 		pds_tgt_want_ack(p, c);
 }
 
@@ -879,7 +882,8 @@ pds_tgt_cp_unseq(struct uet_pds *p, const struct uet_pds_hdr *h,
 		pds_tgt_ack_req(p, c, &ri, m);
 		break;
 	case UET_PDS_CTL_CLEAR:
-		pds_tgt_clear(p, c, h->u.cp.payload);
+		pds_tgt_clear(p, c, h->u.cp.payload,
+			      (h->flags & UET_PDS_F_AR) != 0);
 		break;
 	default:
 		c->u.t.probe_opaque = h->u.cp.probe_opaque;

@@ -27,6 +27,8 @@
 #include <rte_log.h>
 #include <rte_telemetry.h>
 
+#include <uet/uet_cma_worker.h>
+
 #include "svc_server_priv.h"
 
 RTE_LOG_REGISTER_SUFFIX(uet_svc_logtype, svc, INFO);
@@ -83,6 +85,9 @@ tel_service(const char *cmd, const char *params, struct rte_tel_data *d)
 	tel_u64(d, "policy", st.policy);
 	tel_u64(d, "quota", st.quota);
 	tel_u64(d, "timeouts", st.timeouts);
+	tel_u64(d, "mem_timeouts", st.mem_timeouts);
+	tel_u64(d, "mem_refused", st.mem_refused);
+	tel_u64(d, "mem_stuck", st.mem_stuck);
 	return 0;
 }
 
@@ -116,6 +121,14 @@ uet_svc_server_stats_get(const struct uet_svc_server *s,
 		return -EINVAL;
 	/* racy reads of single-writer counters, as the engine's */
 	memcpy(st, (const void *)&s->st, sizeof(*st));
+	if (s->p.cma != NULL) {
+		struct uet_cma_async_stats m;
+
+		uet_cma_async_stats_get(s->p.cma, &m);
+		st->mem_timeouts = m.timeouts;
+		st->mem_refused = m.refused;
+		st->mem_stuck = m.stuck;
+	}
 	return 0;
 }
 

@@ -175,6 +175,8 @@ void svc_chans_detach(struct uet_svc_server *s, struct svc_chan **v,
 		      unsigned int n);
 /* The last of a released client: its PIDonFEPs, region and memfd, and
  * its memory descriptor unless @p keep_as (a key may still name it). */
+/* Give back the client's address-space descriptor (or handle). */
+void svc_as_close(struct uet_svc_server *s, struct svc_client *c);
 void svc_client_unmap(struct uet_svc_server *s, struct svc_client *c,
 		      bool keep_as);
 /* Give PIDonFEP @p p of @p c back. */

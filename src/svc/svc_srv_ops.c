@@ -22,6 +22,7 @@
 
 #include <rte_common.h>
 
+#include <uet/uet_cma_worker.h>
 #include <uet/uet_ses_mr.h>
 #include <uet/uet_ses_ulp.h>
 
@@ -160,7 +161,7 @@ fail:
  * memory the client could read and write itself.
  */
 static int
-as_take(struct svc_client *c)
+as_take(struct uet_svc_server *s, struct svc_client *c)
 {
 	char link[64], path[64];
 	struct statfs fs;
@@ -181,7 +182,31 @@ as_take(struct svc_client *c)
 	c->as_fd = c->rx_fd;
 	c->as_wr = (fl & O_ACCMODE) == O_RDWR;
 	c->rx_fd = -1;
+	/* the engine's bounded accessor takes it and names it by a handle
+	 * (docs/SERVICE.md "Memory access") */
+	if (s->p.cma != NULL) {
+		c->as_fd = uet_cma_async_open(s->p.cma, c->as_fd, c->uid);
+		if (c->as_fd < 0) {
+			int rc = c->as_fd;
+
+			c->as_fd = -1;
+			return rc;
+		}
+	}
 	return 0;
+}
+
+/* The client's address space is no longer named by any key. */
+void
+svc_as_close(struct uet_svc_server *s, struct svc_client *c)
+{
+	if (c->as_fd < 0)
+		return;
+	if (s->p.cma != NULL)
+		uet_cma_async_close(s->p.cma, c->as_fd);
+	else
+		close(c->as_fd);
+	c->as_fd = -1;
 }
 
 static int
@@ -201,16 +226,15 @@ op_hello(struct uet_svc_server *s, struct svc_client *c,
 	rc = svc_quota_take(s, c, SVC_Q_WINDOW, s->region_size);
 	if (rc < 0)
 		return rc;
-	if ((q->flags & UET_SVC_HELLO_F_MEM) && as_take(c) < 0) {
+	rc = (q->flags & UET_SVC_HELLO_F_MEM) ? as_take(s, c) : 0;
+	if (rc < 0) {
 		svc_quota_put(c, SVC_Q_WINDOW, s->region_size);
-		return -EINVAL;
+		return rc;
 	}
 	rc = region_make(s, c);
 	if (rc < 0) {
 		svc_quota_put(c, SVC_Q_WINDOW, s->region_size);
-		if (c->as_fd >= 0)
-			close(c->as_fd);
-		c->as_fd = -1;
+		svc_as_close(s, c);
 		return rc;
 	}
 	c->hello = true;
@@ -423,6 +447,11 @@ chan_bind(struct uet_svc_server *s, struct svc_client *c,
 	r.initiator = p->initiator;
 	r.remote_events = q->remote_events != 0;
 	r.profile = (enum uet_profile)q->profile;
+	/* its operations in progress take at most this many of the
+	 * context's op records: posted receives that never complete
+	 * starve nobody else (quotas spare root and the service's uid) */
+	r.ops_max = c->user != NULL && c->user->privileged ? 0 :
+		    s->p.pid_ops;
 	rc = svc_ctl(s, p->ctx, &r);
 	if (rc < 0)
 		return rc;
@@ -926,8 +955,8 @@ svc_client_unmap(struct uet_svc_server *s, struct svc_client *c,
 	if (c->memfd >= 0)
 		close(c->memfd);
 	c->memfd = -1;
-	if (!keep_as && c->as_fd >= 0)
-		close(c->as_fd);
+	if (!keep_as)
+		svc_as_close(s, c);
 	c->as_fd = -1;
 	c->hello = false;
 }

@@ -12,7 +12,10 @@ exchange UET traffic through their engines.
                                            travel as one frame each
   check_uet_perf_2proc.py UET_PERF afxdp   net_af_xdp on the veth pair (its
                                            XDP program takes every frame),
-                                           control over a second veth pair
+                                           control over a second veth pair;
+                                           the server's queue held by
+                                           another AF_XDP socket for a
+                                           second, then for good
 
 The checks are behaviour only: traffic flowed through both engines, every
 payload byte was verified, loss was injected and repaired. Timings are
@@ -30,8 +33,14 @@ import tempfile
 import time
 
 COUNT = 2000
+# runs that a kill or a SIGSTOP ends: --duration alone would make the
+# server track 100 M messages (300 MB of calloc(), which MALLOC_PERTURB_,
+# set by meson test, turns into a memset of seconds on a loaded machine,
+# longer than the --ctl-timeout the client waits for READY)
+LONG_COUNT = 5000000
 BW_COUNT = 200
-DEADLINE = 40.0  # whole test, seconds
+DEADLINE = 40.0  # whole test, seconds (afxdp: AFXDP_DEADLINE)
+AFXDP_DEADLINE = 70.0
 
 
 def conf(path, core, prefix, devargs, fa, mac, mtu=1500):
@@ -63,10 +72,10 @@ rto_max_retries = 12
 
 
 class Run:
-    def __init__(self):
+    def __init__(self, deadline):
         self.procs = []
         self.fails = 0
-        self.t_end = time.monotonic() + DEADLINE
+        self.t_end = time.monotonic() + deadline
 
     def check(self, cond, what):
         if not cond:
@@ -179,11 +188,12 @@ class Run:
                           "--config", cli_conf,
                           "--ctl", f"{ctl_host}:{port}", "--ctl-timeout", "3s",
                           "--mode", "msgrate", "--duration", "20s",
-                          "--interval", "50"])
+                          "--count", str(LONG_COUNT), "--interval", "50"])
         line = cli.stdout.readline()  # client banner
         line = cli.stdout.readline()  # first live statistics line
         self.check("msgs/s" in line, f"{victim} dies: traffic was running "
-                   f"({line.strip()!r})")
+                   f"({line.strip()!r}" + ("" if line else ", client: " +
+                   cli.stderr.read()[-600:]) + ")")
         dead, other = (srv, cli) if victim == "server" else (cli, srv)
         dead.kill()
         dead.wait()
@@ -214,7 +224,7 @@ class Run:
                           "--config", cli_conf,
                           "--ctl", f"{ctl_host}:{port}", "--ctl-timeout", "2s",
                           "--mode", "msgrate", "--duration", "60s",
-                          "--interval", "50"])
+                          "--count", str(LONG_COUNT), "--interval", "50"])
         cli.stdout.readline()  # client banner
         line = cli.stdout.readline()  # first live statistics line
         self.check("msgs/s" in line, "client freezes: traffic was running "
@@ -236,6 +246,46 @@ class Run:
                    f"stall (got {srv.returncode}: {err.strip()!r})")
 
 
+def no_client(r, srv_conf):
+    """A server that no client joins gives up after its --ctl-timeout
+    (1 s here; 60 s without the flag), exit 1 with one line."""
+    srv = r.spawn([PERF, "--role", "server", "--config", srv_conf,
+                   "--ctl", "127.0.0.1:0", "--ctl-timeout", "1s"])
+    port = r.server_port(srv)
+    r.check(port is not None, "no client: server listened")
+    t0 = time.monotonic()
+    try:
+        _, err = srv.communicate(timeout=min(30.0, r.left()))
+    except subprocess.TimeoutExpired:
+        r.check(False, "no client: the server gave up within its "
+                "--ctl-timeout (not the 60 s default)")
+        return
+    waited = time.monotonic() - t0
+    lines = [x for x in err.splitlines() if x.startswith("uet-perf:")]
+    r.check(srv.returncode == 1 and len(lines) == 1 and
+            "no client connected within 1000 ms" in lines[0],
+            f"no client: server exit 1, one line naming the wait (got "
+            f"{srv.returncode}: {err.strip()!r})")
+    print(f"no client: the server gave up {waited:.1f} s after listening")
+
+
+def more_queues(r, srv_conf):
+    """[port0] rx_queues 2: --role runs one queue pair, so the setting is
+    refused (exit 2 like other --config errors, one line), not ignored."""
+    path = srv_conf + ".q2"
+    with open(srv_conf) as f:
+        text = f.read().replace("[port0]\n", "[port0]\nrx_queues = 2\n")
+    with open(path, "w") as f:
+        f.write(text)
+    p = subprocess.run([PERF, "--role", "server", "--config", path, "--ctl",
+                        "127.0.0.1:0"], capture_output=True, text=True,
+                       timeout=r.left())
+    lines = [x for x in p.stderr.splitlines() if x.startswith("uet-perf:")]
+    r.check(p.returncode == 2 and len(lines) == 1 and
+            "one queue pair" in lines[0] and "listening" not in p.stdout,
+            f"rx_queues 2 refused (got {p.returncode}: {p.stderr!r})")
+
+
 def memif(r, tmp):
     sock = os.path.join(tmp, "memif.sock")
     tag = f"uetp-{os.getpid()}"
@@ -251,6 +301,8 @@ def memif(r, tmp):
     # that closes net_memif here, so the teardown fault below is avoided)
     r.peer_freezes(([], []), os.path.join(tmp, "srv.conf"),
                    os.path.join(tmp, "cli.conf"), "127.0.0.1")
+    no_client(r, os.path.join(tmp, "srv.conf"))
+    more_queues(r, os.path.join(tmp, "srv.conf"))
     # no peer-death case here: DPDK 22.11's net_memif unmaps the shared
     # rings from its interrupt thread when the peer's socket closes, while
     # the data path may be inside rte_eth_rx_burst on them; the survivor
@@ -307,14 +359,71 @@ def xdp_refused():
     return None
 
 
-def afxdp_cases(r, prefix, confs, ctl):
+# Run in a namespace: bind an AF_XDP socket (copy mode, a 64 KiB UMEM) to
+# queue 0 of argv[1], print "held", keep it argv[2] seconds.
+XSK_HOLDER = r"""
+import ctypes, mmap, socket, struct, sys, time
+AF_XDP, SOL_XDP = 44, 283
+s = socket.socket(AF_XDP, socket.SOCK_RAW, 0)
+buf = mmap.mmap(-1, 16 * 4096)
+addr = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+s.setsockopt(SOL_XDP, 4, struct.pack("QQIII4x", addr, len(buf), 4096, 0, 0))
+for opt in (5, 6, 2):  # fill, completion, RX rings
+    s.setsockopt(SOL_XDP, opt, struct.pack("I", 64))
+sxdp = struct.pack("HHIII", AF_XDP, 2, socket.if_nametoindex(sys.argv[1]),
+                   0, 0)
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.bind(s.fileno(), ctypes.c_char_p(sxdp), len(sxdp)) != 0:
+    sys.exit("bind: errno %d" % ctypes.get_errno())
+print("held", flush=True)
+time.sleep(float(sys.argv[2]))
+"""
+
+
+def hold_queue(r, ns_prefix, iface, secs):
+    """Another AF_XDP socket on the veth's queue 0 for @secs, like one a
+    process closed that the kernel has not released yet."""
+    h = r.spawn([*ns_prefix, sys.executable, "-c", XSK_HOLDER, iface,
+                 str(secs)])
+    line = h.stdout.readline()
+    r.check(line.strip() == "held", f"AF_XDP queue held ({line.strip()!r}"
+            f" {h.stderr.read() if h.poll() is not None else ''})")
+    return h
+
+
+def afxdp_busy(r, prefix, srv_conf, ctl, veth):
+    """A queue that stays busy: the server gives up after its retries
+    with one line naming the cause, instead of a bare EINVAL."""
+    h = hold_queue(r, prefix[0], veth, 30)
+    srv = r.spawn([*prefix[0], PERF, "--role", "server", "--config",
+                   srv_conf, "--ctl", f"{ctl}:0", "--ctl-timeout", "3s"])
+    try:
+        out, err = srv.communicate(timeout=min(30.0, r.left()))
+    except subprocess.TimeoutExpired:
+        r.check(False, "busy queue: the server gave up in time")
+        return
+    finally:
+        h.kill()
+        h.wait()
+    r.check(srv.returncode == 1 and "listening" not in out and
+            "holds the interface queue" in err,
+            f"busy queue: server exit 1 naming the held queue (got "
+            f"{srv.returncode}: {err.strip()[-600:]!r})")
+
+
+def afxdp_cases(r, prefix, confs, ctl, veth):
     why = xdp_refused()
     if why is not None:
         print("SKIP: the kernel refused AF_XDP on veth:", why)
         return 77
-    for extra in ((), ("--arp",)):  # static neighbours, then ARP
-        r.pair(prefix, *confs, ctl, extra)
+    # the server's queue busy for its first second: it probes the port
+    # again until the queue is free, then runs as usual
+    h = hold_queue(r, prefix[0], veth[0], 1.0)
+    r.pair(prefix, *confs, ctl)
+    h.wait()
+    r.pair(prefix, *confs, ctl, ("--arp",))
     r.peer_dies(prefix, *confs, ctl, "server")
+    afxdp_busy(r, prefix, confs[0], ctl, veth[0])
     return 0
 
 
@@ -374,7 +483,7 @@ def netns(r, tmp, mtu=1500, pmd="af_packet"):
         confs = (os.path.join(tmp, "s.conf"), os.path.join(tmp, "c.conf"))
         ctl = f"172.31.{pid % 250}.1"
         if pmd == "af_xdp":
-            rc = afxdp_cases(r, prefix, confs, ctl)
+            rc = afxdp_cases(r, prefix, confs, ctl, veth)
         elif mtu == 1500:
             netns_cases(r, prefix, confs, ctl)
         else:
@@ -405,7 +514,7 @@ def main():
     global PERF
     PERF = os.path.abspath(sys.argv[1])
     what = sys.argv[2]
-    r = Run()
+    r = Run(AFXDP_DEADLINE if what == "afxdp" else DEADLINE)
     tmp = tempfile.mkdtemp(prefix="uetp-")
     try:
         rc = {"memif": memif, "netns": netns,

@@ -19,6 +19,9 @@
 #           the memif peer connected must wait for the link, not be lost)
 #   netns   two network namespaces joined by a veth pair, net_af_packet on
 #           each end (needs root: skipped with 77 otherwise)
+#   afxdp   the same on net_af_xdp (native XDP on the veth, whose program
+#           takes every frame: the out-of-band socket uses a second veth
+#           pair); skipped with 77 where the kernel refuses AF_XDP sockets
 #   peerkill  the same memif pair, RDM, a long run of 1 MiB messages
 #           whose client is killed (SIGKILL) while both sides exchange
 #           them, PEERKILL_ROUNDS (3) times: the server, still polling
@@ -33,7 +36,7 @@
 # at run time. Checks that both sides complete and print their result
 # line (64 bytes, every message acknowledged). Bounded by timeouts.
 #
-# usage: test_ofi_pingpong.sh <fi_pingpong> memif|auto|rxd|sizes|dgram|netns|peerkill
+# usage: test_ofi_pingpong.sh <fi_pingpong> memif|auto|rxd|sizes|dgram|netns|afxdp|peerkill
 #        [iterations]
 set -u
 
@@ -187,9 +190,13 @@ memif|auto|rxd|sizes|dgram|peerkill)
 		10.0.1.2 10.0.1.1 02:00:00:00:01:01 "${tag}c" 02:00:00:00:01:02
 	DOMAIN=net_memif0-hpc
 	;;
-netns)
+netns|afxdp)
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "SKIP: network namespaces need root"
+		exit 77
+	fi
+	if [ "$MODE" = afxdp ] && ! python3 -c 'import socket; socket.socket(44, socket.SOCK_RAW, 0).close()' 2> /dev/null; then
+		echo "SKIP: the kernel refuses AF_XDP sockets (socket(AF_XDP))"
 		exit 77
 	fi
 	NS_S="${tag}s"
@@ -206,15 +213,33 @@ netns)
 		ip -n "$ns" link set lo up
 	done
 	ip -n "$NS_S" link set "$vs" up && ip -n "$NS_C" link set "$vc" up || exit 1
-	# kernel addresses only for fi_pingpong's out-of-band TCP socket
-	ip -n "$NS_S" addr add 192.168.231.1/24 dev "$vs"
-	ip -n "$NS_C" addr add 192.168.231.2/24 dev "$vc"
+	# kernel addresses only for fi_pingpong's out-of-band TCP socket; on
+	# a second veth pair under af_xdp, whose XDP program takes every
+	# frame of the data veth (the kernel stack's too)
+	os=$vs
+	oc=$vc
+	if [ "$MODE" = afxdp ]; then
+		os="${tag}os"
+		oc="${tag}oc"
+		ip link add "$os" netns "$NS_S" type veth peer name "$oc" \
+			netns "$NS_C" || exit 1
+		ip -n "$NS_S" link set "$os" up && ip -n "$NS_C" link set "$oc" up ||
+			exit 1
+	fi
+	ip -n "$NS_S" addr add 192.168.231.1/24 dev "$os"
+	ip -n "$NS_C" addr add 192.168.231.2/24 dev "$oc"
 	OOB_ADDR=192.168.231.1
-	conf "$TMP/server.conf" "net_af_packet0,iface=$vs" 0 \
+	pmd=net_af_packet0
+	qs=""
+	if [ "$MODE" = afxdp ]; then
+		pmd=net_af_xdp0
+		qs=",start_queue=0,queue_count=1"
+	fi
+	conf "$TMP/server.conf" "$pmd,iface=$vs$qs" 0 \
 		10.0.2.1 10.0.2.2 02:00:00:00:02:02 "${tag}s" none
-	conf "$TMP/client.conf" "net_af_packet0,iface=$vc" 1 \
+	conf "$TMP/client.conf" "$pmd,iface=$vc$qs" 1 \
 		10.0.2.2 10.0.2.1 02:00:00:00:02:01 "${tag}c" none
-	DOMAIN=net_af_packet0-hpc
+	DOMAIN=$pmd-hpc
 	SRV_RUN=(ip netns exec "$NS_S")
 	CLI_RUN=(ip netns exec "$NS_C")
 	;;

@@ -15,6 +15,8 @@
  *   svc_attack SOCK conns N                N connections, the next -EDQUOT
  *   svc_attack SOCK window MAX             HELLOs until -EDQUOT (< MAX)
  *   svc_attack SOCK pids|jobs|mrs|peers N  N of them, the next -EDQUOT
+ *   svc_attack SOCK ops N                  N receives nothing completes,
+ *                                          the next 4 -ENOSPC (pid_ops)
  *   svc_attack SOCK hello-late             no HELLO (other requests, every
  *                                          200 ms): -ETIMEDOUT, closed
  *   svc_attack SOCK idle                   HELLO, nothing: -ETIMEDOUT
@@ -152,6 +154,50 @@ victim(uint32_t job, const char *stop)
 	rc = rc_bye(&c);
 	rc_close(&c);
 	return k > 0 && k < VICTIM_ROUNDS_MAX && rc == 0 ? 0 : 1;
+}
+
+/* ---- op records ---- */
+
+#define OPS_OVER 4u
+
+/* A process posting receives that never complete holds at most pid_ops
+ * of its context's op records: @p n of them are kept, the next ones
+ * complete -ENOSPC at once (the victim's go on meanwhile). */
+static int
+ops(unsigned int n)
+{
+	struct uet_chan_rqe r = { .op = UET_CHAN_RQ_RECV, .len = 64 };
+	struct uet_svc_pid_get_rep p;
+	unsigned int ring = 2, refused = 0, bad = 0;
+	struct uet_chan_cqe e;
+	struct rc_client c;
+	struct rc_chan ch;
+	int rc;
+
+	while (ring < n + OPS_OVER && ring < UET_SVC_RING_MAX)
+		ring <<= 1;
+	rc = with_pid(&c, &p);
+	if (rc == 0)
+		rc = rc_chan_open_sizes(&c, p.pid, 2, ring, ring, &ch);
+	if (rc < 0)
+		return expect("ops setup", rc, 0);
+	for (unsigned int i = 0; i < n + OPS_OVER; i++) {
+		r.context = i + 1;
+		if (uet_chan_rq_post(&ch.ch, &r) != 0)
+			return expect("post", -ENOSPC, 0);
+	}
+	/* the last OPS_OVER, in order, and nothing else */
+	while (refused + bad < OPS_OVER && rc_cq_wait(&ch, &e)) {
+		if (e.status == -ENOSPC && e.context == n + refused + 1)
+			refused++;
+		else
+			bad++;
+	}
+	printf("ops: %u receives posted, %u refused -ENOSPC, %u other "
+	       "completions\n", n + OPS_OVER, refused, bad);
+	rc = rc_bye(&c);
+	rc_close(&c);
+	return refused == OPS_OVER && bad == 0 && rc == 0 ? 0 : 1;
 }
 
 /* ---- policy ---- */
@@ -472,6 +518,8 @@ run(const char *cmd, int argc, char **argv)
 	     strcmp(cmd, "mrs") == 0 || strcmp(cmd, "peers") == 0) &&
 	    argc == 1)
 		return quota(cmd, (unsigned int)num(a1));
+	if (strcmp(cmd, "ops") == 0 && argc == 1)
+		return ops((unsigned int)num(argv[0]));
 	if (strcmp(cmd, "hello-late") == 0 && argc == 0)
 		return silent(false);
 	if (strcmp(cmd, "idle") == 0 && argc == 0)

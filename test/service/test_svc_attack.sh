@@ -33,7 +33,7 @@ svc_start "socket_mode = 0660" "socket_group = ${SVC_TAG}svc" \
 	"job.50 = gid:${SVC_TAG}hpc" "job.60-61 = uid:${SVC_TAG}vic" \
 	"user_clients = 6" "user_pids = 3" "user_jobs = 4" "user_mrs = 4" \
 	"user_peers = 4" "user_window = $((region * 9 / 2))" \
-	"hello_timeout = 3s" "idle_timeout = 3s"
+	"hello_timeout = 3s" "idle_timeout = 3s" "pid_ops = 64"
 echo "# service pid $SVC_PID, socket $SVC_SOCK, region $region bytes"
 
 tel_is() { [ "$(svc_tel "$1")" "$2" "$3" ]; }
@@ -128,6 +128,10 @@ svc_check "user_jobs: 4, then EDQUOT" svc_atk atk jobs 4
 svc_check "user_mrs: 4, then EDQUOT" svc_atk atk mrs 4
 svc_check "user_peers: 4, then EDQUOT" svc_atk atk peers 4
 svc_check "quota counts the 6 refusals" tel_is quota -eq $((q0 + 6))
+o0=$("$SVC_TOOL" "$SVC_PREFIX" tel /uet/ses,0 ctx0_ops_quota)
+svc_check "pid_ops: 64 receives held, the next 4 ENOSPC" svc_atk atk ops 64
+svc_check "ops_quota of /uet/ses counts them" \
+	[ "$("$SVC_TOOL" "$SVC_PREFIX" tel /uet/ses,0 ctx0_ops_quota)" -eq $((o0 + 4)) ]
 t0=$(svc_tel timeouts)
 svc_bg svc_atk atk hello-late >"$SVC_DIR/late.out"
 late=$!

@@ -880,11 +880,68 @@ pds_ack_slot__marked_then_acked_not_sent_nor_counted(void **state)
 	assert_int_equal(fw_retx_sent(0), 1);
 }
 
+/* The target tracks 64 PSNs and says so in ACK_CCs; the initiator tracks
+ * 256, and assumes the same of its peer until told. */
+static int
+setup_range(void **state)
+{
+	struct uet_pds_config cfg;
+	int k;
+
+	(void)state;
+	if (fw_setup(state) != 0)
+		return -1;
+	for (k = 0; k < 2; k++) {
+		uet_pds_free(W.pds[k]);
+		fw_test_config(&cfg);
+		cfg.tx_window = 256;
+		cfg.tx_blocks = 2;
+		cfg.cc_param = 1024 * 1024;
+		cfg.rx_window = k == 0 ? 256 : 64;
+		cfg.ack_cc_always = k == 1;
+		cfg.seed = 40 + (uint64_t)k;
+		W.pds[k] = uet_pds_create(&cfg);
+		if (W.pds[k] == NULL)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * pds_ack_range__idle_pdc_learns_the_range: the ACK_CC telling the
+ * receiver's range (UEC 1.0 MP_Range, mpr) may come after another ACK
+ * completed everything: it acknowledges nothing new, and still tells the
+ * range the next burst must keep (64 of 100 leave, not 100).
+ */
+static void
+pds_ack_range__idle_pdc_learns_the_range(void **state)
+{
+	static struct uet_pds_tx tx[128];
+	struct uet_pds_tx req, ack_cc, ack;
+	uint16_t k;
+
+	(void)state;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 0, 0), 0);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &req));
+	fw_inject(&W, 1, &req, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack_cc));
+	assert_int_equal(ack_cc.hdr.u.ack.mpr, 6);
+	ack = ack_cc;
+	ack.hdr.type = UET_PDS_TYPE_ACK;
+	fw_inject(&W, 0, &ack, false, false);
+	assert_int_equal(W.done_ok[0], 1);
+	fw_inject(&W, 0, &ack_cc, false, false);
+	for (k = 1; k <= 100; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
+	assert_int_equal(fw_take(&W, 0, tx, 128), 64);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(f) FW_TEST(f, setup)
+		FW_TEST(pds_ack_range__idle_pdc_learns_the_range, setup_range),
 		T(pds_init_ack__cack_completes_prefix),
 		T(pds_init_ack__sack_completes_and_infers_loss),
 		T(pds_init_ack__sack_edges),

@@ -652,6 +652,120 @@ pds_init_range__told_by_ack_cc(void **state)
 	send_200();
 }
 
+static bool done_below(struct fakewire *w, void *arg);
+
+/* The target tracks 64 PSNs and says so in ACK_CCs; the initiator
+ * tracks 256, and assumes the same of its peer until told. */
+static void
+range_wire(uint64_t seed)
+{
+	struct uet_pds_config cfg;
+	int k;
+
+	assert_int_equal(fw_setup_with(seed, wide_tx_cfg), 0);
+	W.jitter_ns = 0;
+	for (k = 0; k < 2; k++) {
+		uet_pds_free(W.pds[k]);
+		fw_test_config(&cfg);
+		wide_tx_cfg(&cfg);
+		if (k == 0)
+			cfg.rx_window = 256;
+		cfg.ack_cc_always = k == 1;
+		cfg.seed = seed * 2 + (uint64_t)k;
+		W.pds[k] = uet_pds_create(&cfg);
+		assert_non_null(W.pds[k]);
+	}
+}
+
+/* The first two transmissions of cookie 0 (the first PSN) are lost;
+ * PSN_OOR_WINDOW NACKs are counted per PSN. */
+static uint32_t drops_of_0, psn_of_0, oor_twice;
+static uint8_t oor_seen[256];
+
+static bool
+drop_two_of_0(struct fakewire *w, int from, const struct uet_pds_tx *t)
+{
+	uint32_t d;
+
+	(void)w;
+	if (from == 1 && t->hdr.type == UET_PDS_TYPE_NACK &&
+	    t->hdr.u.nack.code == UET_NACK_PSN_OOR_WINDOW) {
+		d = t->hdr.u.nack.psn - psn_of_0;
+		assert_true(d < 256);
+		oor_twice += oor_seen[d]++ != 0;
+		return false;
+	}
+	if (from != 0 || t->kind == UET_PDS_TX_CTL || t->cookie != 0)
+		return false;
+	psn_of_0 = t->hdr.u.req.psn;
+	return drops_of_0++ < 2;
+}
+
+/*
+ * UEC 1.0 MP_Range: the first burst cannot know the receiver's range and
+ * runs past it (200 PSNs, the range 64): with its head lost, and its
+ * first resend too, the target NACKs what came past CACK + 64
+ * PSN_OOR_WINDOW. Those resends wait for the range as new packets do
+ * (pds_init_tx_retx), so no PSN is NACKed twice (before: resent at
+ * once, past the range again while the head was missing: 7808 NACKs).
+ */
+static void
+pds_init_tx_retx__oor_nacked_resent_inside_the_range(void **state)
+{
+	uint32_t k;
+
+	(void)state;
+	range_wire(23);
+	drops_of_0 = 0;
+	oor_twice = 0;
+	memset(oor_seen, 0, sizeof(oor_seen));
+	W.drop_fn = drop_two_of_0;
+	for (k = 0; k < 200; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
+	assert_true(fw_run(&W, 1000, 100000000ull, all_200, NULL));
+	for (k = 0; k < 200; k++) {
+		assert_int_equal(W.delivered[k], 1);
+		assert_int_equal(W.done_ok[k], 1);
+	}
+	/* Before the first ACK_CC told the range, the burst ran past it. */
+	assert_true(fw_st(1)->nack_tx[UET_NACK_PSN_OOR_WINDOW] > 0);
+	assert_int_equal(oor_twice, 0);
+}
+
+/*
+ * UEC 1.0 MP_Range runs from the CACK the target reports, which it holds
+ * below a guaranteed-delivery response until CLEAR_PSN passes it
+ * (3.5.20.2.2). The CLEAR that frees it stops CACK at CLEAR_PSN, which
+ * tells the initiator nothing it needs, so no ACK reports the move: the
+ * range still runs from the held CACK, one PSN short of una + 64.
+ */
+static void
+pds_init_room__range_runs_from_the_reported_cack(void **state)
+{
+	static struct uet_pds_tx tx[128];
+	uint32_t first = 1, last = 64;
+	uint16_t n, k;
+
+	(void)state;
+	W.resp_expected = true;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 0,
+				   UET_PDS_SUBMIT_RESP), 0);
+	assert_true(fw_run(&W, 1000, 10000000ull, done_below, &first));
+	W.resp_expected = false;
+	for (k = 1; k <= last; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
+	n = fw_take(&W, 0, tx, 128);
+	assert_int_equal(n, 63);
+	assert_int_equal(tx[n - 1].cookie, 63);
+	for (k = 0; k < n; k++)
+		fw_inject(&W, 1, &tx[k], false, false);
+	last++;
+	assert_true(fw_run(&W, 1000, 10000000ull, done_below, &last));
+	for (k = 1; k < last; k++)
+		assert_int_equal(W.delivered[k], 1);
+	assert_int_equal(fw_st(1)->nack_tx[UET_NACK_PSN_OOR_WINDOW], 0);
+}
+
 /* ---- ROD go-back-N window (pds_rod_wnd_*) ---- */
 
 /* Cookies 0 .. *arg - 1 all completed. */
@@ -901,6 +1015,10 @@ main(void)
 			fw_teardown),
 		cmocka_unit_test_teardown(pds_init_range__told_by_ack_cc,
 					  fw_teardown),
+		cmocka_unit_test_teardown(
+			pds_init_tx_retx__oor_nacked_resent_inside_the_range,
+			fw_teardown),
+		T(pds_init_room__range_runs_from_the_reported_cack),
 		FW_TEST(pds_init_rto__rounds_double_the_resends, fw_setup),
 		FW_TEST(pds_init_rto__resends_capped_with_the_timeout,
 			setup_rto_max_4ms),

@@ -721,6 +721,143 @@ pds_init_credit__lossy_wire_completes(void **state)
 	assert_true(tcc_received > 0);
 }
 
+/* ---- the receiver's MP_Range held by a stored response ---- */
+
+/* Transmit window 128, receive window (and so MP_Range) 64 at both ends. */
+static void
+wide_tx(struct uet_pds_config *cfg)
+{
+	cfg->tx_window = 128;
+	cfg->tx_blocks = 2;
+	cfg->cc_param = 1024 * 1024;
+}
+
+static int
+setup_wide_tx(void **state)
+{
+	(void)state;
+	return fw_setup_with(9, wide_tx);
+}
+
+/*
+ * UEC 1.0 3.5.20.2.2: cookie 0 gets a guaranteed-delivery response, which
+ * the target stores and holds its CACK below until CLEAR_PSN passes it;
+ * cookies 1..64 follow. The range (64) runs from that CACK, so cookie 64
+ * waits (pds_init_room) while all the rest complete: nothing in flight,
+ * and only a CLEAR can move the range. Returns cookie 0's PSN.
+ */
+static uint32_t
+held_range(void)
+{
+	static struct uet_pds_tx tx[80];
+	uint16_t n, k;
+
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 0,
+				   UET_PDS_SUBMIT_RESP), 0);
+	assert_int_equal(fw_take(&W, 0, tx, 80), 1);
+	W.resp_expected = true;
+	fw_inject(&W, 1, &tx[0], false, false);
+	W.resp_expected = false;
+	for (k = 1; k <= 64; k++)
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
+	n = fw_take(&W, 0, &tx[1], 79);
+	assert_int_equal(n, 63);
+	for (k = 1; k <= n; k++)
+		fw_inject(&W, 1, &tx[k], false, false);
+	n = fw_take(&W, 1, &tx[1], 79);
+	for (k = 1; k <= n; k++)
+		fw_inject(&W, 0, &tx[k], false, false);
+	for (k = 0; k < 64; k++)
+		assert_int_equal(W.done_ok[k], 1);
+	assert_int_equal(W.done_ok[64], 0);
+	return tx[0].hdr.u.req.psn;
+}
+
+/* The one packet side 0 sends now is a CLEAR CP with AR, clearing up to
+ * @p clear_psn. */
+static void
+take_clear_ar(uint32_t clear_psn, struct uet_pds_tx *cp)
+{
+	assert_int_equal(fw_take(&W, 0, cp, 1), 1);
+	assert_int_equal(cp->hdr.type, UET_PDS_TYPE_CP);
+	assert_int_equal(cp->hdr.next_hdr, UET_PDS_CTL_CLEAR);
+	assert_true(cp->hdr.flags & UET_PDS_F_AR);
+	assert_int_equal(cp->hdr.u.cp.payload, clear_psn);
+	assert_int_equal(fw_take(&W, 0, cp + 1, 1), 0);
+}
+
+/*
+ * With the range held and nothing in flight, no ACK comes by itself: the
+ * initiator sends a CLEAR with AR at once, and again at its RTO when that
+ * was lost (pds_init_window_probe). The target frees the response and
+ * ACKs the AR with its CACK, which opens the range: cookie 64 goes.
+ */
+static void
+pds_init_window_probe__held_range_opened_by_clear_with_ar(void **state)
+{
+	struct uet_pds_tx cp[2], ack, req;
+	uint32_t p0;
+
+	(void)state;
+	p0 = held_range();
+	take_clear_ar(p0 + 63, cp); /* lost */
+	W.now += W.pds[0]->cfg.rto_init_ns + 2 * W.pds[0]->cfg.timer_tick_ns;
+	uet_pds_advance(W.pds[0], W.now);
+	assert_int_equal(fw_st(0)->rto_fires, 1);
+	take_clear_ar(p0 + 63, cp);
+	fw_inject(&W, 1, &cp[0], false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	assert_int_equal(ack.hdr.u.ack.cack_psn, p0 + 63);
+	fw_inject(&W, 0, &ack, false, false);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &req));
+	assert_int_equal(req.cookie, 64);
+	assert_int_equal(req.hdr.u.req.psn, p0 + 64);
+	fw_inject(&W, 1, &req, false, false);
+	while (W.done_ok[64] == 0 && W.now < 100000000ull)
+		fw_step(&W, 1000);
+	assert_int_equal(W.done_ok[64], 1);
+	assert_int_equal(W.delivered[64], 1);
+}
+
+/* Everything is lost both ways; side 0's CLEAR CPs with AR are counted. */
+static uint32_t probes_lost;
+
+static bool
+drop_probes(struct fakewire *w, int from, const struct uet_pds_tx *t)
+{
+	(void)w;
+	if (from != 0)
+		return true;
+	assert_int_equal(t->hdr.type, UET_PDS_TYPE_CP);
+	assert_int_equal(t->hdr.next_hdr, UET_PDS_CTL_CLEAR);
+	assert_true(t->hdr.flags & UET_PDS_F_AR);
+	probes_lost++;
+	return true;
+}
+
+/*
+ * A target that never answers the window probe (nothing comes back, not
+ * even its CLEAR_REQs): one probe at once, one
+ * per RTO after it, doubling, and after max_retries the PDC fails as
+ * after any RTO (-ETIMEDOUT): the waiting request completes in error,
+ * not never.
+ */
+static void
+pds_init_window_probe__unanswered_fails_after_max_retries(void **state)
+{
+	(void)state;
+	held_range();
+	probes_lost = 0;
+	W.drop_fn = drop_probes;
+	while (W.done_err[64] == 0 && W.now < 1000000000ull)
+		fw_step(&W, 10000);
+	assert_int_equal(W.done_err[64], 1);
+	assert_int_equal(W.last_status[0], -ETIMEDOUT);
+	assert_int_equal(probes_lost, 1 + W.pds[0]->cfg.max_retries);
+	assert_int_equal(fw_st(0)->rto_fires, 1 + W.pds[0]->cfg.max_retries);
+	assert_int_equal(fw_st(0)->pdc_fail, 1);
+}
+
 int
 main(void)
 {
@@ -749,6 +886,10 @@ main(void)
 		FW_TEST(pds_init_credit__blocked_retransmission_asks,
 			setup_credit),
 		FW_TEST(pds_init_credit__lossy_wire_completes, setup_credit),
+		FW_TEST(pds_init_window_probe__held_range_opened_by_clear_with_ar,
+			setup_wide_tx),
+		FW_TEST(pds_init_window_probe__unanswered_fails_after_max_retries,
+			setup_wide_tx),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -537,6 +537,40 @@ clear__ack_when_cack_passes_clear_psn(void **state)
 }
 
 /*
+ * pds_tgt_clear__ar_acked_when_cack_stops_at_clear_psn: a CLEAR that lets
+ * CACK move only up to CLEAR_PSN is not ACKed (the initiator has all of
+ * that complete), unless it has AR: an initiator whose data waits for
+ * the range past our CACK (UEC 1.0 MP_Range) asks for it, and learns from
+ * the ACK that the range moved.
+ */
+static void
+pds_tgt_clear__ar_acked_when_cack_stops_at_clear_psn(void **state)
+{
+	struct uet_pds_tx r0, rsp, cp, ack;
+
+	(void)state;
+	W.resp_expected = true;
+	r0 = one_req(UET_PDS_MODE_RUD, 38, UET_PDS_SUBMIT_RESP);
+	fw_inject(&W, 1, &r0, false, false);
+	W.resp_expected = false;
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
+	assert_int_equal(rsp.hdr.u.ack.cack_psn, r0.hdr.u.req.psn - 1);
+	fw_inject(&W, 0, &rsp, false, false);
+	assert_int_equal(W.done_ok[38], 1);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
+	assert_int_equal(cp.hdr.u.cp.payload, r0.hdr.u.req.psn);
+	assert_false(cp.hdr.flags & UET_PDS_F_AR); /* nothing waits */
+	fw_inject(&W, 1, &cp, false, false);
+	assert_int_equal(fw_take(&W, 1, &ack, 1), 0);
+	/* The same CLEAR with AR: ACKed with the CACK it let move. */
+	cp.hdr.flags |= UET_PDS_F_AR;
+	fw_inject(&W, 1, &cp, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	assert_int_equal(ack.hdr.u.ack.cack_psn, r0.hdr.u.req.psn);
+}
+
+/*
  * cp__clear_consumes_no_psn: CLEAR is an unreliable CP (UEC 1.0 PDS
  * control packets): its psn field is the next PSN unsent, which the next
  * request still takes, and the target records nothing for it: that
@@ -1827,6 +1861,7 @@ main(void)
 		T(rcvd_ses_procg__duplicate_while_ses_busy),
 		T(cp__clear_consumes_no_psn),
 		T(clear__ack_when_cack_passes_clear_psn),
+		T(pds_tgt_clear__ar_acked_when_cack_stops_at_clear_psn),
 		T(clear__lost_clear_repaired_by_clear_req),
 		T(ack_req__received_psn_acked_missing_psn_nacked),
 		T(ack_req__syn_opens_no_pdc),

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* net_af_packet ring geometry from the MTU (pmd/port_kernel.c). */
+/* net_af_packet ring geometry from the MTU, net_af_xdp busy-queue pauses
+ * (pmd/port_kernel.c). */
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -109,6 +110,27 @@ eng_afp_check__names_the_key(void **state)
 	assert_non_null(strstr(msg, "not a multiple of framesz 9088"));
 }
 
+/* net_af_xdp busy queue: pauses of 20 ms doubling, then no more after
+ * 5 s (the caller then fails the port, with the logged reason). */
+static void
+eng_afx_pause__backoff_then_bound(void **state)
+{
+	struct eng_port p = { .name = "net_af_xdp0,iface=v0" };
+	unsigned int waited = 0, pause = 0;
+
+	(void)state;
+	assert_true(eng_afx_pause(&p, &waited, &pause));
+	assert_int_equal(pause, 20);
+	assert_int_equal(waited, 20);
+	assert_true(eng_afx_pause(&p, &waited, &pause));
+	assert_int_equal(pause, 40);
+	assert_int_equal(waited, 60);
+	waited = 5000;
+	assert_false(eng_afx_pause(&p, &waited, &pause));
+	assert_int_equal(waited, 5000);
+	assert_int_equal(pause, 40);
+}
+
 int
 main(void)
 {
@@ -117,6 +139,7 @@ main(void)
 		cmocka_unit_test(eng_afp_geometry__jumbo),
 		cmocka_unit_test(eng_afp_devargs__user_geometry),
 		cmocka_unit_test(eng_afp_check__names_the_key),
+		cmocka_unit_test(eng_afx_pause__backoff_then_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

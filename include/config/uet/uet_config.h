@@ -326,8 +326,13 @@ struct uet_config_service {
 	uint32_t user_mrs;       /**< memory keys */
 	uint32_t user_peers;     /**< peer handles */
 	uint64_t user_window;    /**< shared region bytes (window + rings) */
+	uint32_t pid_ops;        /**< op records of one client PIDonFEP */
 	uint64_t hello_timeout_ns; /**< connect to HELLO */
 	uint64_t idle_timeout_ns;  /**< a connection holding no PIDonFEP */
+	/** an lcore's wait for an access to a client's memory */
+	uint64_t mem_timeout_ns;
+	/** a uid's accesses fail at once this long after a slow one */
+	uint64_t mem_hold_off_ns;
 	struct uet_config_svc_acl acl[UET_CONFIG_SVC_ACL_MAX];
 	uint16_t nb_acl;
 };

@@ -671,8 +671,9 @@ struct uet_pds_stats {
 				    *   NEW_START_PSN before, refused again */
 	uint64_t tomb_evict;       /**< closed-PDC records evicted before
 				    *   the hold-off passed */
-	uint64_t mpr_limited;      /**< times new data waited for una to
-				    *   move: the peer's MP_Range reached */
+	uint64_t mpr_limited;      /**< times new data waited for the
+				    *   peer's CACK to move: its MP_Range
+				    *   reached */
 };
 
 /** Counters of an instance. */

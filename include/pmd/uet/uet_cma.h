@@ -49,8 +49,10 @@ int uet_cma_write(pid_t owner, uintptr_t dst, const void *src, size_t n);
  * /proc/PID/mem, opened by the owner itself (its own rights) and passed
  * over a UNIX socket. It keeps naming the address space it was opened
  * on: after the owner exits or execs, every access fails -ESRCH, and a
- * PID reused by another process is never reached. The service engine's
- * accessor (docs/SERVICE.md "Security"). Errors as above, plus -EBADF
+ * PID reused by another process is never reached. What the service
+ * engine's workers call (uet_cma_worker.h: the lcores never do, a page
+ * may take for ever to fault in; docs/SERVICE.md "Security"). Errors as
+ * above, plus -EBADF
  * (not a descriptor, or a write through one opened read-only).
  * Writes go through the kernel's ptrace-style access: a page the owner
  * mapped private read-only is written as a debugger would (copy on

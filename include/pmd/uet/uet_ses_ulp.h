@@ -69,6 +69,12 @@ struct uet_ses_ulp_params {
 	/** eager bytes of a rendezvous send (UET_CHAN_F_RENDEZVOUS; capped
 	 * by the SES to its first packet) */
 	uint32_t rdv_eager;
+	/** how the lcores reach memory entries of another process (MR_REG
+	 * owner != 0), and its argument; NULL: uet_cma_fd_mem_ops (owner =
+	 * a /proc/PID/mem descriptor, accessed on the lcore). A service
+	 * passes uet_cma_async_mem_ops (uet_cma_worker.h): bounded. */
+	const struct uet_ses_mem_ops *mem_ops;
+	void *mem_arg;
 };
 
 /** The SES ULP: uet_proto_params.ulp. */
@@ -118,10 +124,11 @@ struct uet_ses_ulp_ctl {
 	uint64_t len;         /**< MR_REG */
 	uint32_t access;      /**< MR_REG: UET_SES_MR_* */
 	/** MR_REG: the address space base/len name; 0: this process's.
-	 * Another process's is a descriptor (in this process) of its
-	 * /proc/PID/mem, read and written with uet_cma_fd_mem_ops
-	 * (uet_cma.h), never a PID; the caller keeps it open until the
-	 * key's MR_DEREG is answered. Registration reads the first byte,
+	 * Another process's is the handle of uet_ses_ulp_params.mem_ops:
+	 * by default a descriptor (in this process) of its /proc/PID/mem,
+	 * read and written with uet_cma_fd_mem_ops (uet_cma.h), never a
+	 * PID; the caller keeps it open until the key's MR_DEREG is
+	 * answered. Registration reads the first byte,
 	 * so an owner that cannot be reached is refused then (-ESRCH,
 	 * -EBADF, -EFAULT) */
 	pid_t owner;
@@ -152,6 +159,11 @@ struct uet_ses_ulp_ctl {
 	 * 0 for everyone in-process). A channel's descriptors name only
 	 * peers of its owner (others: -EINVAL, peer_bad) */
 	uint32_t owner_id;
+	/** EP_ADD of a new process: the op records (SQEs and RQEs in
+	 * progress) its channels may hold together on the context (0: no
+	 * limit). Past it an RQE completes -ENOSPC (ops_quota) and SQEs
+	 * wait in their ring for one of its operations to end. */
+	uint32_t ops_max;
 	struct uet_ses_ulp_peer peer; /**< PEER_ADD */
 	/** PEER_ADD: out (never 0); PEER_DEL: in */
 	uint64_t handle;
@@ -244,6 +256,9 @@ struct uet_ses_ulp_stats {
 	/** control requests whose caller timed out before the lcore
 	 * started them: dropped, never applied */
 	uint64_t ctl_cancelled;
+	/** RQEs refused (-ENOSPC): their process held its EP_ADD ops_max
+	 * op records */
+	uint64_t ops_quota;
 };
 
 /** Wrong-key throttling of a channel (uet_ses_ulp_stats.key_throttled). */

@@ -25,6 +25,8 @@
 #include <uet/uet_engine.h>
 #include <uet/uet_svc.h>
 
+struct uet_cma_async;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -93,10 +95,20 @@ struct uet_svc_server_params {
 	const struct uet_svc_acl *acl;
 	uint32_t nb_acl;
 	struct uet_svc_quota quota;
+	/** op records (sends and receives in progress) the channels of one
+	 * client PIDonFEP may hold on its engine context (0: no limit);
+	 * past it a receive completes -ENOSPC, sends wait */
+	uint32_t pid_ops;
 	uint32_t hello_timeout_ms; /**< connect to HELLO (0: none) */
 	/** a connection holding no PIDonFEP and silent this long is
 	 * closed (0: never) */
 	uint32_t idle_timeout_ms;
+	/** the accessor of the engine's lcores (uet_ses_ulp_params.mem_ops
+	 * = uet_cma_async_mem_ops, mem_arg = this), not owned: clients'
+	 * /proc/PID/mem descriptors are opened in it and MR_REG names their
+	 * handles. NULL: MR_REG names the descriptors themselves
+	 * (uet_cma_fd_mem_ops, accessed on the lcores, unbounded). */
+	struct uet_cma_async *cma;
 };
 
 /**
@@ -165,6 +177,10 @@ struct uet_svc_server_stats {
 	uint64_t quota;
 	/** connections closed for no HELLO in time or idleness */
 	uint64_t timeouts;
+	/* clients' memory (uet_svc_server_params.cma; 0 without) */
+	uint64_t mem_timeouts; /**< accesses not done in time: failed */
+	uint64_t mem_refused;  /**< failed at once: the uid was slow */
+	uint64_t mem_stuck;    /**< workers still in a timed-out access */
 };
 
 /** Copy the counters. @return 0 or -EINVAL. */
