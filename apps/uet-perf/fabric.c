@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_cfgfile.h>
 #include <rte_common.h>
 #include <rte_errno.h>
 #include <rte_mbuf.h>
@@ -33,12 +34,16 @@
 #define PF_DEF_LIMIT_NS 1000000000ull
 #define PF_TAIL_NS 200000ull      /* quiet time after the last flow */
 #define PF_MAX_ITERATIONS 4000000000ull
-#define PF_MBUFS 2047u            /* per engine */
+#define PF_MBUFS 1279u            /* per engine: TX ring + caches */
 #define PF_WARM_ROUNDS 4u
+#define PF_CC_WINDOW_BDP 4u       /* default window cap with a CC */
 
 /* --config plus the --fabric pairs, validated by perf_fabric_check() */
 static struct uet_config pf_cfg;
 static unsigned int pf_run_no;
+/* [cc] base_rtt / link_speed_mbps not given: the fabric's (pf_setup) */
+static bool pf_cc_rtt_auto;
+static bool pf_cc_rate_auto;
 
 /* ------------------------------------------------------------------ */
 /* options                                                             */
@@ -99,11 +104,32 @@ pf_refused(const struct perf_opts *o)
 	return NULL;
 }
 
-static uint32_t
-pf_hosts(const struct uet_config_fabric *f)
+/*
+ * Whether --config sets [cc] base_rtt and link_speed_mbps (a value equal
+ * to the default is still the user's). Those not set are the fabric's,
+ * in pf_setup(), so that NSCC's BDP and RCCC's pacing match the emulated
+ * links: a plain run is a fair run. The file loaded already; this only
+ * looks for the two keys.
+ */
+static void
+pf_cc_auto(const struct perf_opts *o)
 {
-	return f->topology == UET_CONFIG_FABRIC_FAT_TREE ?
-	       f->k * f->k * f->k / 4 : f->hosts;
+	static const struct rte_cfgfile_parameters params = {
+		.comment_character = '#', /* as uet_config_load() */
+	};
+	struct rte_cfgfile *f;
+
+	pf_cc_rtt_auto = true;
+	pf_cc_rate_auto = true;
+	if (o->config == NULL)
+		return;
+	f = rte_cfgfile_load_with_params(o->config, CFG_FLAG_EMPTY_VALUES,
+					 &params);
+	if (f == NULL)
+		return;
+	pf_cc_rtt_auto = !rte_cfgfile_has_entry(f, "cc", "base_rtt");
+	pf_cc_rate_auto = !rte_cfgfile_has_entry(f, "cc", "link_speed_mbps");
+	rte_cfgfile_close(f);
 }
 
 int
@@ -124,18 +150,13 @@ perf_fabric_check(struct perf_opts *o)
 		fprintf(stderr, "uet-perf: %s\n", err.msg);
 		return 2;
 	}
+	pf_cc_auto(o);
 	if (f->spec != NULL && spec_apply(&pf_cfg, f->spec) < 0)
 		return 2;
 	if (perf_spray_apply(o, &pf_cfg) < 0 || perf_cc_apply(o, &pf_cfg) < 0)
 		return 2;
 	if (uet_config_validate(&pf_cfg, &err) < 0) {
 		fprintf(stderr, "uet-perf: --fabric: %s\n", err.msg);
-		return 2;
-	}
-	if (pf_hosts(&pf_cfg.fabric) > RTE_MAX_ETHPORTS) {
-		fprintf(stderr, "uet-perf: --fabric: %u hosts: at most %u, one "
-			"ethdev each (DPDK's RTE_MAX_ETHPORTS)\n",
-			pf_hosts(&pf_cfg.fabric), RTE_MAX_ETHPORTS);
 		return 2;
 	}
 	if (f->pattern == NULL)
@@ -211,6 +232,8 @@ pf_flows(struct pf_run *p)
 		free(spec);
 		return n < 0 ? n : -EINVAL;
 	}
+	if (fo->senders != 0 && (uint32_t)n > fo->senders)
+		n = (int)fo->senders; /* incast:N: hosts 1..N */
 	p->nflows = (uint32_t)n;
 	for (uint32_t i = 0; i < p->nflows; i++) {
 		struct pf_flow *f = &p->flow[i];
@@ -281,9 +304,10 @@ pf_engine(struct pf_run *p, uint32_t h)
 	c.port[0].mtu = (uint16_t)p->cfg->fabric.mtu;
 	c.port[0].rx_queues = 1;
 	c.port[0].tx_queues = 1;
-	/* ring ethdevs: descriptors cost nothing but the mbufs they pin */
-	c.port[0].rx_desc = 512;
-	c.port[0].tx_desc = 512;
+	/* a ring pair: the engine's mbufs wait in its TX ring (the
+	 * adapter's ring_size, 1024), RX rings hold the adapter's */
+	c.port[0].rx_desc = 32;
+	c.port[0].tx_desc = 1024;
 	if (uet_fabric_eth_port_config(p->fe, h, &c, 0) < 0)
 		return -EINVAL;
 	c.engine.progress = UET_CONFIG_PROGRESS_INLINE;
@@ -326,9 +350,11 @@ pf_wire_per_msg(const struct pf_run *p)
 }
 
 /*
- * --window, or one BDP per flow (the fixed window): raw, packets of full
- * frames; ses, operations of --size bytes, one more so that a new one is
- * posted while the last ones complete.
+ * --window, or by default: without congestion control (the fixed window)
+ * one BDP per flow; with NSCC or RCCC PF_CC_WINDOW_BDP BDPs, a cap that
+ * neither NSCC's max_wnd (1.5 BDP) nor a sprayed flow reaches, so the CC
+ * decides. Raw: packets of full frames; ses: operations of --size bytes,
+ * one more so that a new one is posted while the last ones complete.
  */
 static uint32_t
 pf_window(const struct pf_run *p)
@@ -336,11 +362,13 @@ pf_window(const struct pf_run *p)
 	struct uet_fabric_thresholds th;
 	uint64_t unit = p->tp == &pf_transport_ses ? p->size :
 			p->fc.mtu + p->fc.frame_overhead;
+	uint64_t bdps = p->cfg->cc.algorithm == UET_CONFIG_CC_NONE ? 1 :
+			PF_CC_WINDOW_BDP;
 
 	if (p->o->window)
 		return p->o->window;
 	uet_fabric_thresholds_get(p->fab, &th);
-	return (uint32_t)RTE_MAX((th.bdp + unit - 1) / unit +
+	return (uint32_t)RTE_MAX((bdps * th.bdp + unit - 1) / unit +
 				 (p->tp == &pf_transport_ses), 1ull);
 }
 
@@ -349,6 +377,32 @@ pf_sample_hook(void *arg, const struct uet_fabric *fab, uint64_t now)
 {
 	(void)fab;
 	pf_csv_row(arg, now);
+}
+
+/* [cc] base_rtt and link_speed_mbps the configuration does not set:
+ * the fabric's unloaded round trip and link rate (pf_cc_auto()). */
+static int
+pf_cc_from_fabric(struct pf_run *p)
+{
+	struct uet_fabric_thresholds th;
+	struct uet_pds_cc_cms_config cc;
+	const char *why = NULL;
+
+	uet_fabric_thresholds_get(p->fab, &th);
+	if (pf_cc_rtt_auto)
+		pf_cfg.cc.base_rtt_ns = th.base_rtt_ns;
+	if (pf_cc_rate_auto)
+		pf_cfg.cc.link_speed_mbps =
+			(uint32_t)(p->fc.link_rate_bps / 1000000u);
+	if (pf_cfg.cc.algorithm != UET_CONFIG_CC_NONE &&
+	    uet_proto_cc_config(&pf_cfg, &cc, &why) < 0) {
+		fprintf(stderr, "uet-perf: [cc] from the fabric (base_rtt "
+			"%" PRIu64 " ns, %u Mb/s): bad value of %s\n",
+			pf_cfg.cc.base_rtt_ns, pf_cfg.cc.link_speed_mbps,
+			why != NULL ? why : "?");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int
@@ -385,6 +439,9 @@ pf_setup(struct pf_run *p)
 	}
 	p->fab = uet_fabric_eth_fabric(p->fe);
 	p->hosts = uet_fabric_eth_hosts(p->fe);
+	rc = pf_cc_from_fabric(p);
+	if (rc < 0)
+		return rc;
 	p->size = p->o->size ? p->o->size : PF_DEF_SIZE;
 	p->count = p->o->fab.flow_size / p->size;
 	rc = pf_alloc(p);

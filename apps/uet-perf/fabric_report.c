@@ -451,10 +451,15 @@ pf_print(const struct pf_run *p, const struct pf_result *res, FILE *f)
 		p->virt ? "virtual" : "real");
 	fprintf(f, "traffic: %s, %u flows of %" PRIu64 " B (%" PRIu64
 		" messages of %u B, %u packets each), window %u %s per "
-		"flow (fixed), PDS %s, ULP %s\n", p->o->fab.pattern->name,
+		"flow, CC %s ([cc] base_rtt %.2f us, %u Mb/s), load "
+		"balancing %s, PDS %s, ULP %s\n", p->o->fab.pattern->name,
 		p->nflows, p->count * p->size, p->count, p->size, p->ppm,
-		p->window, pf_window_unit(p), perf_pds_name(p->o->pds_mode),
-		p->tp->name);
+		p->window, pf_window_unit(p),
+		perf_cc_name((int)p->cfg->cc.algorithm),
+		(double)p->cfg->cc.base_rtt_ns / 1000.0,
+		p->cfg->cc.link_speed_mbps,
+		perf_spray_name((int)p->cfg->spray.mode),
+		perf_pds_name(p->o->pds_mode), p->tp->name);
 	/* Two origins: a flow's completion time counts from its own start,
 	 * first/last from the run's (they differ with --start staggered) */
 	fprintf(f, "  completion (us): per flow min %.1f, p50 %.1f, p99 %.1f, "
@@ -582,7 +587,8 @@ pf_json(const struct pf_run *p, const struct pf_result *res)
 
 	return json_pack(
 		"{s:s, s:{s:s, s:i, s:f, s:I, s:i, s:I, s:I, s:b, s:b, s:s},"
-		" s:{s:s, s:i, s:I, s:i, s:I, s:i, s:s, s:s, s:s, s:I},"
+		" s:{s:s, s:i, s:I, s:i, s:I, s:i, s:s, s:s, s:s, s:s, s:s,"
+		" s:I, s:I},"
 		" s:{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}, s:f,"
 		" s:{s:f, s:f, s:f},"
 		" s:o, s:o, s:{s:s?, s:I, s:f, s:f},"
@@ -608,6 +614,9 @@ pf_json(const struct pf_run *p, const struct pf_result *res)
 		"messages_per_flow", (json_int_t)p->count,
 		"window", (int)p->window, "window_unit", pf_window_unit(p),
 		"pds", perf_pds_name(p->o->pds_mode), "ulp", p->tp->name,
+		"cc", perf_cc_name((int)p->cfg->cc.algorithm),
+		"load_balancing", perf_spray_name((int)p->cfg->spray.mode),
+		"cc_base_rtt_ns", (json_int_t)p->cfg->cc.base_rtt_ns,
 		"seed", (json_int_t)p->o->seed,
 		"completion_us", "first", res->first_done_us,
 		"min", res->fct_min, "p50", res->fct_p50, "p99", res->fct_p99, "max", res->fct_max,

@@ -97,7 +97,8 @@ usage(FILE *f)
 "  --fabric [K=V,...]  run --pattern over the emulated fabric: one engine\n"
 "                 per emulated host in this process; K=V are [fabric] keys\n"
 "                 of docs/CONFIG.md (hosts=16,spines=4,fail=leaf0-spine1@50us)\n"
-"  --pattern P    fabric: permutation (default) | shift | incast | all-to-all\n"
+"  --pattern P    fabric: permutation (default) | shift | incast | all-to-all;\n"
+"                 incast:N, N senders (hosts 1..N; default every other host)\n"
 "  --flow-size B  fabric: bytes per flow, whole --size messages (default 2M;\n"
 "                 --size defaults to 64K there)\n"
 "  --start S      fabric: zero (default: every flow at 0) | staggered:T\n"
@@ -408,6 +409,28 @@ parse_start(const char *s, uint64_t *stagger)
 }
 
 /* The --fabric options; -1: @p c is not one of them. */
+
+/* --pattern NAME, or incast:N (the first N senders of the incast). */
+static int
+pattern_arg(struct perf_fabric_opts *f, const char *v)
+{
+	struct uet_parse_err err;
+	uint64_t n;
+
+	f->senders = 0;
+	if (strncmp(v, "incast:", 7) == 0) {
+		if (uet_parse_u64(v + 7, 1, PERF_FABRIC_MAX_HOSTS - 1, &n,
+				  &err) < 0)
+			return bad_arg("--pattern", "incast:N takes 1..1023 "
+				       "senders");
+		f->senders = (uint32_t)n;
+		v = "incast";
+	}
+	f->pattern = perf_pattern_find(v);
+	return f->pattern != NULL ? 0 : bad_arg("--pattern",
+		"expected permutation, shift, incast[:N] or all-to-all");
+}
+
 static int
 parse_fabric_opt(int c, int argc, char **argv, struct perf_opts *o)
 {
@@ -422,9 +445,7 @@ parse_fabric_opt(int c, int argc, char **argv, struct perf_opts *o)
 			f->spec = argv[optind++];
 		return 0;
 	case 'W':
-		f->pattern = perf_pattern_find(optarg);
-		return f->pattern != NULL ? 0 : bad_arg("--pattern",
-			"expected permutation, shift, incast or all-to-all");
+		return pattern_arg(f, optarg);
 	case 'Z':
 		return uet_parse_size(optarg, 16, 1ull << 34, &f->flow_size,
 				      &err) < 0 ? bad_arg("--flow-size",

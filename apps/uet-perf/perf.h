@@ -232,6 +232,7 @@ struct perf_fabric_opts {
 	bool on;
 	const char *spec;        /* --fabric k=v,... (NULL: none) */
 	const struct perf_pattern *pattern;
+	uint32_t senders;        /* incast:N (0: every other host) */
 	uint64_t flow_size;      /* bytes per flow (0: 2 MiB) */
 	uint64_t stagger_ns;     /* flow i starts at i x stagger */
 	bool real_clock;         /* --clock real */

@@ -16,6 +16,7 @@
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_epoll.h>
+#include <rte_ethdev.h>
 #include <rte_ether.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
@@ -49,7 +50,7 @@
 #define ENG_HAIRPIN_RING 1024
 
 struct eng_port {
-	uint16_t port_id;      /* ethdev id */
+	uint16_t port_id;      /* ethdev id; UINT16_MAX for a ring pair */
 	bool probed;           /* we probed it: remove at free */
 	bool started;
 	int socket;
@@ -72,8 +73,34 @@ struct eng_port {
 	bool csum_v4;
 	bool csum_tx_offload;
 	bool csum_rx_offload;
+	/* no ethdev, a pair of rte_rings (devargs "rings:NAME": NAMErx
+	 * into the engine, NAMEtx out of it; port.c) */
+	struct rte_ring *ring_rx;
+	struct rte_ring *ring_tx;
 	char name[64];
 };
+
+/* A port's RX / TX burst: its ethdev queue, or its ring pair (one queue;
+ * the ring's own SP/SC flags, as the net_ring PMD uses them). */
+static inline uint16_t
+eng_port_rx_burst(const struct eng_port *p, uint16_t queue,
+		  struct rte_mbuf **m, uint16_t n)
+{
+	if (p->ring_rx != NULL)
+		return (uint16_t)rte_ring_dequeue_burst(p->ring_rx, (void **)m,
+							n, NULL);
+	return rte_eth_rx_burst(p->port_id, queue, m, n);
+}
+
+static inline uint16_t
+eng_port_tx_burst(const struct eng_port *p, uint16_t queue,
+		  struct rte_mbuf **m, uint16_t n)
+{
+	if (p->ring_tx != NULL)
+		return (uint16_t)rte_ring_enqueue_burst(p->ring_tx, (void **)m,
+							n, NULL);
+	return rte_eth_tx_burst(p->port_id, queue, m, n);
+}
 
 struct eng_rxq {
 	uint16_t port;  /* engine port index */

@@ -218,8 +218,8 @@ rx_poll(struct uet_engine_lcore *lc, uint64_t now, bool ports)
 				  eng_rx_one);
 	for (uint16_t i = 0; ports && i < lc->nb_rxq; i++) {
 		const struct eng_rxq *q = &lc->rxq[i];
-		uint16_t n = rte_eth_rx_burst(lc->eng->port[q->port].port_id,
-					      q->queue, pkts, lc->burst);
+		uint16_t n = eng_port_rx_burst(&lc->eng->port[q->port],
+					       q->queue, pkts, lc->burst);
 		uint64_t bytes = 0;
 
 		if (n == 0)
@@ -286,7 +286,7 @@ tx_burst_captured(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 
 	n = RTE_MIN(n, (uint16_t)RTE_DIM(c));
 	eng_capture_copy(lc, port, queue, m, n, true, c);
-	sent = rte_eth_tx_burst(lc->eng->port[port].port_id, queue, m, n);
+	sent = eng_port_tx_burst(&lc->eng->port[port], queue, m, n);
 	eng_capture_write(lc, c, sent, n);
 	return sent;
 }
@@ -305,8 +305,7 @@ tx_burst(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 	if (unlikely(lc->cap != NULL))
 		sent = tx_burst_captured(lc, port, queue, m, n);
 	else
-		sent = rte_eth_tx_burst(lc->eng->port[port].port_id, queue,
-					m, n);
+		sent = eng_port_tx_burst(&lc->eng->port[port], queue, m, n);
 	for (uint16_t i = 0; i < sent; i++)
 		bytes += rte_pktmbuf_pkt_len(m[i]);
 	ENG_ADD(lc->st.tx_pkts, sent);

@@ -23,8 +23,12 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_pool_ops.h>
+#include <rte_string_fns.h>
 
 #include "engine_private.h"
+
+#define PORT_RINGS "rings:"
 
 static void
 devname_of(const char *devargs, char *name, size_t n)
@@ -98,7 +102,8 @@ port_find(struct eng_port *p, const struct uet_config_port *c)
 int
 eng_port_socket(const struct uet_engine *e, unsigned int port)
 {
-	int s = rte_eth_dev_socket_id(e->port[port].port_id);
+	int s = e->port[port].ring_rx != NULL ? SOCKET_ID_ANY :
+		rte_eth_dev_socket_id(e->port[port].port_id);
 
 	if (s >= 0)
 		return s;
@@ -118,6 +123,51 @@ eng_port_socket(const struct uet_engine *e, unsigned int port)
 	return 0;
 }
 
+/*
+ * An mbuf pool that no device reads: objects may cross page boundaries
+ * (RTE_MEMPOOL_F_NO_IOVA_CONTIG). rte_pktmbuf_pool_create() keeps each
+ * object within a page where it can, and with 4 KiB pages (--no-huge) a
+ * 4.5 KB mbuf then takes two pages: 45 % of such a pool is padding.
+ */
+struct rte_mempool *
+uet_engine_mbuf_pool_cpu(const char *name, unsigned int n,
+			 unsigned int cache, uint16_t room, int socket)
+{
+	struct rte_pktmbuf_pool_private priv = {
+		.mbuf_data_room_size = room,
+	};
+	struct rte_mempool *mp;
+
+	mp = rte_mempool_create_empty(name, n, sizeof(struct rte_mbuf) + room,
+				      cache, sizeof(priv), socket,
+				      RTE_MEMPOOL_F_NO_IOVA_CONTIG);
+	if (mp == NULL)
+		return NULL;
+	if (rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(),
+				       NULL) != 0)
+		goto fail;
+	rte_pktmbuf_pool_init(mp, &priv);
+	if (rte_mempool_populate_default(mp) < 0)
+		goto fail;
+	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
+	return mp;
+fail:
+	rte_mempool_free(mp);
+	rte_errno = ENOMEM;
+	return NULL;
+}
+
+/* Whether every port is a ring pair: no device reads the engine's mbufs. */
+static bool
+ports_all_rings(const struct uet_engine *e)
+{
+	for (unsigned int i = 0; i < uet_config_nb_ports(&e->cfg); i++)
+		if (strncmp(e->cfg.port[i].devargs, PORT_RINGS,
+			    strlen(PORT_RINGS)) != 0)
+			return false;
+	return true;
+}
+
 static struct rte_mempool *
 pool_get(struct uet_engine *e, int socket)
 {
@@ -129,9 +179,14 @@ pool_get(struct uet_engine *e, int socket)
 	if (e->pools[socket] != NULL)
 		return e->pools[socket];
 	snprintf(name, sizeof(name), "uetmb_%s_%d", e->name, socket);
-	e->pools[socket] = rte_pktmbuf_pool_create(name, c->mbuf_pool_size,
-						   c->mbuf_cache, 0,
-						   c->mbuf_size, socket);
+	if (ports_all_rings(e))
+		e->pools[socket] = uet_engine_mbuf_pool_cpu(name,
+				c->mbuf_pool_size, c->mbuf_cache, c->mbuf_size,
+				socket);
+	else
+		e->pools[socket] = rte_pktmbuf_pool_create(name,
+			c->mbuf_pool_size, c->mbuf_cache, 0, c->mbuf_size,
+			socket);
 	if (e->pools[socket] == NULL)
 		ENG_LOG(ERR, "mbuf pool %s (%u x %u B) on socket %d: %s", name,
 			c->mbuf_pool_size, c->mbuf_size, socket,
@@ -255,12 +310,11 @@ port_configure(struct uet_engine *e, struct eng_port *p,
 	return 0;
 }
 
-static int
-port_addresses(struct eng_port *p, const struct uet_config_port *c,
-	       const struct uet_config_dscp *dscp)
+/* Addresses and frame options of a port, but its MAC. */
+static void
+port_fields(struct eng_port *p, const struct uet_config_port *c,
+	    const struct uet_config_dscp *dscp)
 {
-	int rc;
-
 	p->has_ipv4 = c->has_ipv4;
 	memcpy(p->ipv4, &c->ipv4, 4);
 	p->has_ipv6 = c->has_ipv6;
@@ -276,6 +330,15 @@ port_addresses(struct eng_port *p, const struct uet_config_port *c,
 	p->opts.no_udp_csum = true;
 	p->opts.trim_dscps = UET_OUTER_DSCP_BIT(dscp->trimmed) |
 			     UET_OUTER_DSCP_BIT(dscp->trimmed_lasthop);
+}
+
+static int
+port_addresses(struct eng_port *p, const struct uet_config_port *c,
+	       const struct uet_config_dscp *dscp)
+{
+	int rc;
+
+	port_fields(p, c, dscp);
 	if (c->has_mac) {
 		memcpy(p->mac.addr_bytes, c->mac, 6);
 		/* accept frames for the override even if the NIC cannot */
@@ -315,6 +378,47 @@ port_start(struct eng_port *p)
 		rc = rte_eth_dev_start(p->port_id);
 	}
 	return rc;
+}
+
+/* A "rings:NAME" port: the application's rings, a pool, the addresses. */
+static int
+port_rings_setup(struct uet_engine *e, struct eng_port *p,
+		 const struct uet_config_port *c)
+{
+	const char *base = c->devargs + strlen(PORT_RINGS);
+	char n[RTE_RING_NAMESIZE];
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info none;
+
+	if (c->rx_queues != 1 || !c->has_mac) {
+		ENG_LOG(ERR, "%s: a ring pair has one queue and needs the "
+			"port's mac", p->name);
+		return -EINVAL;
+	}
+	p->port_id = UINT16_MAX;
+	snprintf(n, sizeof(n), "%srx", base);
+	p->ring_rx = rte_ring_lookup(n);
+	snprintf(n, sizeof(n), "%stx", base);
+	p->ring_tx = rte_ring_lookup(n);
+	if (p->ring_rx == NULL || p->ring_tx == NULL) {
+		ENG_LOG(ERR, "%s: no rte_rings %srx and %stx", p->name, base,
+			base);
+		p->ring_rx = NULL;
+		p->ring_tx = NULL;
+		return -ENODEV;
+	}
+	memset(&conf, 0, sizeof(conf));
+	memset(&none, 0, sizeof(none));
+	port_csum_offloads(p, c, &none, &conf);
+	p->nb_rxq = 1;
+	p->nb_txq = 1;
+	p->socket = eng_port_socket(e, (unsigned int)(p - e->port));
+	p->pool = pool_get(e, p->socket);
+	if (p->pool == NULL)
+		return -rte_errno;
+	port_fields(p, c, &e->cfg.dscp);
+	memcpy(p->mac.addr_bytes, c->mac, 6);
+	return 0;
 }
 
 /* Close and remove a port we probed (its rte_device outlives the ethdev). */
@@ -367,7 +471,15 @@ eng_ports_setup(struct uet_engine *e)
 		const struct uet_config_port *c = &e->cfg.port[i];
 		struct eng_port *p = &e->port[i];
 
-		snprintf(p->name, sizeof(p->name), "%s", c->devargs);
+		/* truncates as snprintf("%s") would, which gcc 12 flags
+		 * as a restrict overlap once port_rings_setup() is inlined */
+		(void)rte_strscpy(p->name, c->devargs, sizeof(p->name));
+		if (strncmp(c->devargs, PORT_RINGS, strlen(PORT_RINGS)) == 0) {
+			rc = port_rings_setup(e, p, c);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
 		rc = port_find(p, c);
 		if (rc < 0)
 			return rc;

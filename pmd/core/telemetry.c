@@ -158,7 +158,8 @@ fill_ports(const struct uet_engine *e, const struct uet_engine_stats *s,
 		if (p->has_ipv6 &&
 		    inet_ntop(AF_INET6, p->ipv6, buf, sizeof(buf)))
 			rte_tel_data_add_dict_string(c, "ipv6", buf);
-		if (rte_eth_stats_get(p->port_id, &es) == 0) {
+		if (p->ring_rx == NULL && /* a ring pair has no ethdev */
+		    rte_eth_stats_get(p->port_id, &es) == 0) {
 			add_u64(c, "ipackets", es.ipackets);
 			add_u64(c, "opackets", es.opackets);
 			add_u64(c, "imissed", es.imissed);

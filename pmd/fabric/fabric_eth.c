@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Engines on the fabric model (include/pmd-fabric/uet/uet_fabric_eth.h): one
- * ring-backed ethdev per emulated host, a service step that moves frames
- * between the host rings and the sans-I/O fabric (src/fabric/), and a
- * driver with a virtual clock.
+ * pair of rte_rings per emulated host, which its engine opens as a
+ * "rings:" port (no ethdev, so the hosts are not bounded by
+ * RTE_MAX_ETHPORTS), a service step that moves frames between the host
+ * rings and the sans-I/O fabric (src/fabric/), and a driver with a
+ * virtual clock.
  *
  * Frames are copied both ways (the fabric keeps its own buffers, and a
  * trimming switch rewrites them); one copy per hop end is cheap next to
@@ -20,8 +22,7 @@
 #include <rte_arp.h>
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
-#include <rte_ethdev.h>
-#include <rte_eth_ring.h>
+#include <rte_errno.h>
 #include <rte_ether.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
@@ -48,8 +49,6 @@ struct fe_host {
 	struct rte_mbuf *stage[FE_BURST];
 	uint16_t pos;
 	uint16_t n;
-	uint16_t port_id;
-	bool has_port;
 	uint8_t mac[6];
 };
 
@@ -73,12 +72,18 @@ struct uet_fabric_eth {
 static void
 fe_rx_put(struct uet_fabric_eth *fe, uint32_t host, struct rte_mbuf *m)
 {
-	if (unlikely(rte_ring_sp_enqueue(fe->host[host].rx, m) != 0)) {
+	struct rte_ring *r = fe->host[host].rx;
+	unsigned int used;
+
+	if (unlikely(rte_ring_sp_enqueue(r, m) != 0)) {
 		fe->st.rx_full++;
 		rte_pktmbuf_free(m);
 		return;
 	}
 	fe->st.rx_frames++;
+	used = rte_ring_count(r);
+	if (unlikely(used > fe->st.rx_ring_peak))
+		fe->st.rx_ring_peak = used;
 }
 
 static void
@@ -329,7 +334,6 @@ fe_host_create(struct uet_fabric_eth *fe, uint32_t h, uint32_t ring)
 {
 	struct fe_host *hs = &fe->host[h];
 	char n[RTE_RING_NAMESIZE];
-	int rc;
 
 	hs->mac[0] = 0x02;
 	hs->mac[1] = 0xfa;
@@ -345,12 +349,6 @@ fe_host_create(struct uet_fabric_eth *fe, uint32_t h, uint32_t ring)
 				 RING_F_SP_ENQ | RING_F_SC_DEQ);
 	if (hs->tx == NULL)
 		return -rte_errno;
-	snprintf(n, sizeof(n), "%sh%u", fe->name, h);
-	rc = rte_eth_from_rings(n, &hs->rx, 1, &hs->tx, 1, SOCKET_ID_ANY);
-	if (rc < 0)
-		return -rte_errno;
-	hs->port_id = (uint16_t)rc;
-	hs->has_port = true;
 	return 0;
 }
 
@@ -387,26 +385,32 @@ uet_fabric_eth_free(struct uet_fabric_eth *fe)
 		return;
 	uet_fabric_eth_drain(fe);
 	for (uint32_t h = 0; h < fe->hosts; h++) {
-		struct fe_host *hs = &fe->host[h];
-
-		if (hs->has_port) {
-			struct rte_eth_link link;
-
-			/* The engine on the port stops it when it closes; a
-			 * second stop logs "already stopped" per host. A ring
-			 * port's link is up exactly while it is started. */
-			if (rte_eth_link_get_nowait(hs->port_id, &link) != 0 ||
-			    link.link_status == RTE_ETH_LINK_UP)
-				(void)rte_eth_dev_stop(hs->port_id);
-			(void)rte_eth_dev_close(hs->port_id);
-		}
-		rte_ring_free(hs->rx);
-		rte_ring_free(hs->tx);
+		rte_ring_free(fe->host[h].rx);
+		rte_ring_free(fe->host[h].tx);
 	}
 	uet_fabric_free(fe->fab);
 	rte_mempool_free(fe->pool);
 	rte_free(fe->scratch);
 	rte_free(fe);
+}
+
+/*
+ * Delivery mbufs: a delivered frame waits in its host's RX ring only
+ * until the engine's next round, and the fabric holds at most frame_pool
+ * frames, so a service cannot deliver more than that; 64 more per host
+ * for the frames the engines have not read yet (in virtual time one frame
+ * at most was seen waiting in a ring: rx_ring_peak). Never more than the
+ * rings can hold.
+ */
+static uint32_t
+fe_mbufs_default(const struct uet_fabric_config *fc, uint32_t hosts,
+		 uint32_t ring)
+{
+	uint64_t full = (uint64_t)hosts * (ring + 64);
+	uint64_t need = (uint64_t)fc->frame_pool + (uint64_t)hosts * 64;
+
+	need = RTE_MIN(need, full);
+	return (uint32_t)RTE_MIN(need, (uint64_t)UINT32_MAX);
 }
 
 struct uet_fabric_eth *
@@ -455,12 +459,10 @@ uet_fabric_eth_create(const struct uet_fabric_eth_params *p, int *err)
 		rc = -EINVAL;
 		goto free_fe;
 	}
-	mbufs = p->mbufs != 0 ? p->mbufs : hosts * (ring + 64);
+	mbufs = p->mbufs != 0 ? p->mbufs : fe_mbufs_default(&fc, hosts, ring);
 	snprintf(n, sizeof(n), "fe_%s", fe->name);
-	fe->pool = rte_pktmbuf_pool_create(n, mbufs, 0, 0,
-					   (uint16_t)(fc.mtu +
-						      RTE_PKTMBUF_HEADROOM),
-					   SOCKET_ID_ANY);
+	fe->pool = uet_engine_mbuf_pool_cpu(n, mbufs, 0,
+			(uint16_t)(fc.mtu + RTE_PKTMBUF_HEADROOM), SOCKET_ID_ANY);
 	if (fe->pool == NULL) {
 		rc = rte_errno == EEXIST ? -EEXIST : -ENOMEM;
 		goto free_fe;
@@ -516,7 +518,9 @@ uet_fabric_eth_port_config(const struct uet_fabric_eth *fe, uint32_t host,
 	if ((uint32_t)cp->mtu + RTE_ETHER_HDR_LEN + 4 > fe->mtu)
 		return -EINVAL;
 	cp->defined = true;
-	snprintf(cp->devargs, sizeof(cp->devargs), "net_ring_%sh%u",
+	cp->rx_queues = 1;
+	cp->tx_queues = 1;
+	snprintf(cp->devargs, sizeof(cp->devargs), "rings:%sh%u",
 		 fe->name, host);
 	cp->has_ipv4 = true;
 	memcpy(&cp->ipv4, a, 4);

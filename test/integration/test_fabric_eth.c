@@ -55,9 +55,10 @@
 #include <rte_arp.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
-#include <rte_ethdev.h>
+#include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_ring.h>
 #include <rte_telemetry.h>
 #include <rte_udp.h>
 
@@ -70,7 +71,7 @@
 #include "perf.h"
 
 #define HOSTS 8      /* leaf/spine scenarios */
-#define HOSTS_MAX 32 /* measure: 32 hosts (RTE_MAX_ETHPORTS) */
+#define HOSTS_MAX 32 /* measure: 31:1 on 32 hosts */
 #define MAX_NS (2ull * 1000 * 1000 * 1000) /* virtual time bound */
 
 struct scenario {
@@ -776,20 +777,45 @@ out:
 /* the adapter alone: ARP, backpressure, parameters                     */
 /* ------------------------------------------------------------------ */
 
-static uint16_t
-port_open(const char *name, struct rte_mempool *mp)
+/* Host @p h's ring @p dir ("rx": into its engine, "tx": out of it). */
+static struct rte_ring *
+host_ring(const char *fabric, unsigned int h, const char *dir)
 {
-	struct rte_eth_conf conf = { 0 };
-	uint16_t pid;
+	char n[RTE_RING_NAMESIZE];
 
-	if (rte_eth_dev_get_port_by_name(name, &pid) != 0 ||
-	    rte_eth_dev_configure(pid, 1, 1, &conf) != 0 ||
-	    rte_eth_rx_queue_setup(pid, 0, 256, SOCKET_ID_ANY, NULL,
-				   mp) != 0 ||
-	    rte_eth_tx_queue_setup(pid, 0, 256, SOCKET_ID_ANY, NULL) != 0 ||
-	    rte_eth_dev_start(pid) != 0)
-		return UINT16_MAX;
-	return pid;
+	snprintf(n, sizeof(n), "%sh%u%s", fabric, h, dir);
+	return rte_ring_lookup(n);
+}
+
+/*
+ * Engine ports of devargs "rings:NAME" refused with a clear cause: rings
+ * nobody made (ENODEV), more than one queue or no MAC (EINVAL).
+ */
+static bool
+rings_port_refused(const uint8_t mac[6], const uint8_t ip[4])
+{
+	static struct uet_config c; /* large: not on the stack */
+	struct uet_engine_params ep = {
+		.cfg = &c, .hook = &uet_proto_hook_ops, .name = "farings",
+	};
+	struct uet_proto_params pp = { 0 };
+	struct uet_pds_config pds;
+	bool ok = true;
+
+	ep.hook_arg = &pp;
+	itest_cfg_ring(&c, "rings:fanone", ip, mac, ip, mac);
+	uet_proto_pds_config(&c, &pds);
+	pp.pds = &pds;
+	ok &= uet_engine_create(&ep) == NULL && rte_errno == ENODEV;
+	snprintf(c.port[0].devargs, sizeof(c.port[0].devargs), "rings:fah0");
+	c.port[0].rx_queues = 2;
+	c.port[0].tx_queues = 2;
+	ok &= uet_engine_create(&ep) == NULL && rte_errno == EINVAL;
+	c.port[0].rx_queues = 1;
+	c.port[0].tx_queues = 1;
+	c.port[0].has_mac = false;
+	ok &= uet_engine_create(&ep) == NULL && rte_errno == EINVAL;
+	return ok;
 }
 
 static struct rte_mbuf *
@@ -898,7 +924,8 @@ adapter_checks(void)
 	struct uet_config c;
 	uint8_t ip0[16], ip1[16], mac0[6], mac1[6];
 	static const uint8_t nowhere[4] = { 192, 168, 1, 1 };
-	uint16_t p0, p1, n;
+	struct rte_ring *tx0, *rx0, *rx1;
+	uint16_t n;
 	uint32_t got = 0;
 	bool in_order = true;
 	int err = 0;
@@ -921,16 +948,18 @@ adapter_checks(void)
 	/* port configuration: devargs, address, MAC; an MTU too big */
 	uet_config_init_defaults(&c);
 	CHECK(uet_fabric_eth_port_config(fe, 1, &c, 0) == 0);
-	CHECK(strcmp(c.port[0].devargs, "net_ring_fah1") == 0);
+	CHECK(strcmp(c.port[0].devargs, "rings:fah1") == 0);
 	CHECK(c.port[0].has_mac && c.port[0].mac[0] == 0x02 &&
 	      c.port[0].mac[5] == 2);
 	c.port[0].mtu = 1501;
 	CHECK(uet_fabric_eth_port_config(fe, 1, &c, 0) == -EINVAL);
 	CHECK(uet_fabric_eth_port_config(fe, 2, &c, 0) == -EINVAL);
-	p0 = port_open("net_ring_fah0", mp);
-	p1 = port_open("net_ring_fah1", mp);
-	CHECK(p0 != UINT16_MAX && p1 != UINT16_MAX);
-	if (p0 == UINT16_MAX || p1 == UINT16_MAX)
+	/* the hosts' rings, as their engines' "rings:" ports use them */
+	tx0 = host_ring("fa", 0, "tx");
+	rx0 = host_ring("fa", 0, "rx");
+	rx1 = host_ring("fa", 1, "rx");
+	CHECK(tx0 != NULL && rx0 != NULL && rx1 != NULL);
+	if (tx0 == NULL || rx0 == NULL || rx1 == NULL)
 		goto out;
 	(void)uet_fabric_host_addr_get(uet_fabric_eth_fabric(fe), 0, false,
 				       ip0);
@@ -942,10 +971,10 @@ adapter_checks(void)
 	 * host has (ignored) */
 	m[0] = arp_request(mp, mac0, ip0, ip1);
 	m[1] = arp_request(mp, mac0, ip0, nowhere);
-	CHECK(rte_eth_tx_burst(p0, 0, m, 2) == 2);
+	CHECK(rte_ring_enqueue_burst(tx0, (void **)m, 2, NULL) == 2);
 	/* two frames taken, one answer put into host 0's RX ring */
 	CHECK(uet_fabric_eth_service(fe, 0) == 3);
-	n = rte_eth_rx_burst(p0, 0, m, 64);
+	n = (uint16_t)rte_ring_dequeue_burst(rx0, (void **)m, 64, NULL);
 	CHECK(n == 1);
 	if (n == 1) {
 		const struct rte_ether_hdr *eh =
@@ -966,7 +995,7 @@ adapter_checks(void)
 	for (uint32_t i = 0; i < 40; i++) {
 		struct rte_mbuf *f = ip_frame(mp, ip0, ip1, 1514, i);
 
-		CHECK(f != NULL && rte_eth_tx_burst(p0, 0, &f, 1) == 1);
+		CHECK(f != NULL && rte_ring_enqueue(tx0, f) == 0);
 	}
 	for (unsigned int round = 0; round < 1000 && got < 40; round++) {
 		uint64_t t = uet_fabric_eth_next_event(fe);
@@ -974,7 +1003,8 @@ adapter_checks(void)
 		(void)uet_fabric_eth_service(
 			fe, t == UINT64_MAX ? uet_fabric_now(
 				uet_fabric_eth_fabric(fe)) : t);
-		n = rte_eth_rx_burst(p1, 0, m, 64);
+		n = (uint16_t)rte_ring_dequeue_burst(rx1, (void **)m, 64,
+						     NULL);
 		for (uint16_t i = 0; i < n; i++) {
 			uint32_t seq;
 
@@ -986,6 +1016,7 @@ adapter_checks(void)
 		}
 	}
 	uet_fabric_eth_stats_get(fe, &st);
+	CHECK(rings_port_refused(mac0, ip0));
 	CHECK(got == 40);
 	CHECK(in_order);
 	CHECK(st.inject_held > 0);

@@ -209,9 +209,12 @@ struct uet_engine_params {
  * lcore_init. Needs an initialised EAL. Ports are started; lcores are
  * not launched (uet_engine_start()).
  *
- * A port's devargs are, in order: the name of an existing ethdev (for
- * example one made with rte_eth_from_rings()), a PCI address, or a vdev
- * string probed with rte_dev_probe().
+ * A port's devargs are, in order: "rings:NAME", no ethdev but the two
+ * rte_rings NAMErx (frames in) and NAMEtx (frames out) the application
+ * made (one queue, the port's configured MAC; the emulated fabric's
+ * hosts), the name of an existing ethdev (for example one made with
+ * rte_eth_from_rings()), a PCI address, or a vdev string probed with
+ * rte_dev_probe().
  * @return
  *   The engine, or NULL with rte_errno: EINVAL (configuration: queues
  *   fewer than contexts, lcore not enabled, bad hook), ENODEV (port
@@ -321,7 +324,8 @@ unsigned int uet_engine_nb_lcores(const struct uet_engine *e);
 /** Number of ports. */
 unsigned int uet_engine_nb_ports(const struct uet_engine *e);
 
-/** The ethdev port id of engine port @p port, or UINT16_MAX. */
+/** The ethdev port id of engine port @p port, or UINT16_MAX (no such
+ * port, or a "rings:" port). */
 uint16_t uet_engine_port_id(const struct uet_engine *e, unsigned int port);
 
 /** Context @p idx, or NULL. For tests and setup code. */
@@ -647,6 +651,16 @@ const char *uet_engine_fault_name(unsigned int kind);
  * commands take an optional engine index parameter.
  */
 struct rte_tel_data;
+
+struct rte_mempool;
+/**
+ * An mbuf pool that only the CPU reads (ring-pair ports, the fabric
+ * adapter): objects may cross page boundaries, so a 4.5 KB mbuf takes
+ * 4.5 KB, not two 4 KiB pages. NULL with rte_errno set on failure.
+ */
+struct rte_mempool *uet_engine_mbuf_pool_cpu(const char *name, unsigned int n,
+					     unsigned int cache, uint16_t room,
+					     int socket);
 
 /**
  * A command of a layer above the core (/uet/pds, /uet/ses ...): fill

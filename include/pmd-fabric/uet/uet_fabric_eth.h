@@ -4,10 +4,11 @@
 
 /**
  * @file
- * Engines on the fabric model: N emulated hosts, each an ordinary
- * ring-backed ethdev (rte_eth_from_rings(), one RX and one TX rte_ring per
- * host) that an engine opens like any port, so the engine, the PDS and
- * the SES run unchanged above it. The adapter services the rings:
+ * Engines on the fabric model: N emulated hosts, each a pair of
+ * rte_rings (one RX, one TX) that an engine opens as a "rings:" port
+ * (uet_fabric_eth_port_config(); no ethdev, so the number of hosts is
+ * not bounded by RTE_MAX_ETHPORTS), so the engine, the PDS and the SES
+ * run unchanged above it. The adapter services the rings:
  *
  *   host TX ring -> copy -> uet_fabric_inject()    (ARP answered here)
  *   fabric delivery -> mbuf copy -> host RX ring
@@ -69,18 +70,20 @@ struct uet_fabric_eth_params {
 	const char *name;
 	/** Slots of each host ring, a power of two, 64..16384 (0: 1024). */
 	uint32_t ring_size;
-	/** Adapter mbufs for deliveries (0: hosts x (ring_size + 64)). */
+	/** Adapter mbufs for deliveries (0: the fabric's frame_pool + 64
+	 * per host, at most hosts x (ring_size + 64)). */
 	uint32_t mbufs;
 	/** Virtual clock start, ns. */
 	uint64_t start_ns;
 };
 
 /**
- * Create the fabric, its host rings and ethdevs ("net_ring_<name>h<N>")
- * and the delivery pool. Needs an initialised EAL.
+ * Create the fabric, its host rings ("<name>h<N>rx" into host N's engine,
+ * "<name>h<N>tx" out of it) and the delivery pool. Needs an initialised
+ * EAL.
  * @return
  *   The adapter, or NULL with *err: -EINVAL (parameters, fabric
- *   configuration), -EEXIST (name in use), -ENOMEM, or an ethdev error.
+ *   configuration), -EEXIST (name in use), -ENOMEM.
  */
 struct uet_fabric_eth *
 uet_fabric_eth_create(const struct uet_fabric_eth_params *p, int *err);
@@ -93,7 +96,7 @@ uet_fabric_eth_create(const struct uet_fabric_eth_params *p, int *err);
 void uet_fabric_eth_drain(struct uet_fabric_eth *fe);
 
 /**
- * Drain, then free the rings, ethdevs, pool and fabric. Order of a
+ * Drain, then free the rings, pool and fabric. Order of a
  * teardown: uet_fabric_eth_drain(), uet_engine_free() of every engine on
  * the adapter, uet_fabric_eth_free(). NULL: no-op.
  */
@@ -136,9 +139,9 @@ int uet_fabric_eth_host_mac(const struct uet_fabric_eth *fe, uint32_t host,
 			    uint8_t mac[6]);
 
 /**
- * Make engine port @p port of @p cfg host @p host's ethdev: defined,
- * devargs, IPv4 address and MAC (IPv6 off). The port's IP MTU must fit
- * the fabric's frame size.
+ * Make engine port @p port of @p cfg host @p host's ring pair: defined,
+ * devargs "rings:<name>h<N>", IPv4 address and MAC (IPv6 off). The
+ * port's IP MTU must fit the fabric's frame size and it has one queue.
  * @return 0, -EINVAL (host, port, or an MTU above the fabric's).
  */
 int uet_fabric_eth_port_config(const struct uet_fabric_eth *fe,
@@ -187,6 +190,8 @@ struct uet_fabric_eth_stats {
 	uint64_t rx_frames;    /**< deliveries put into host RX rings */
 	uint64_t rx_full;      /**< deliveries lost: RX ring full */
 	uint64_t rx_nombuf;    /**< deliveries lost: no mbuf */
+	uint64_t rx_ring_peak; /**< most frames seen waiting in one host's
+				    RX ring (sizes ring_size and mbufs) */
 };
 
 /** Adapter counters. */
