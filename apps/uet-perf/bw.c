@@ -20,7 +20,7 @@ bw_print(const struct perf_report *r, FILE *f)
 		(unsigned long)r->rx.rx_bad, (unsigned long)r->retx);
 	perf_ses_print(r, f);
 	perf_wire_print(r, f);
-	fprintf(f, "  verified: %s\n", r->verified ? "yes" : "NO");
+	perf_verified_print(r, f);
 }
 
 const struct perf_mode perf_mode_bw = {

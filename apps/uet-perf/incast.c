@@ -29,7 +29,7 @@ incast_print(const struct perf_report *r, FILE *f)
 		"duplicates suppressed %lu, ACK frames %lu\n", r->jain,
 		(unsigned long)r->retx, (unsigned long)r->dup_suppressed,
 		(unsigned long)r->acks);
-	fprintf(f, "  verified: %s\n", r->verified ? "yes" : "NO");
+	perf_verified_print(r, f);
 }
 
 const struct perf_mode perf_mode_incast = {

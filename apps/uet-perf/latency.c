@@ -16,9 +16,15 @@ latency_print(const struct perf_report *r, FILE *f)
 	fprintf(f, "  RTT ns: min %.0f  p50 %.0f  p99 %.0f  p99.9 %.0f  "
 		"max %.0f  avg %.0f\n", r->lat_min, r->lat_p50, r->lat_p99,
 		r->lat_p999, r->lat_max, r->lat_avg);
+	if (r->tx.pings_failed != 0 || r->tx.pkts_done_err != 0)
+		fprintf(f, "  pings failed by the PDS %lu (send completions "
+			"%lu ok / %lu failed: see [timers] rto_max_retries)\n",
+			(unsigned long)r->tx.pings_failed,
+			(unsigned long)r->tx.pkts_done_ok,
+			(unsigned long)r->tx.pkts_done_err);
 	perf_ses_print(r, f);
 	perf_wire_print(r, f);
-	fprintf(f, "  verified: %s\n", r->verified ? "yes" : "NO");
+	perf_verified_print(r, f);
 }
 
 const struct perf_mode perf_mode_latency = {

@@ -786,33 +786,44 @@ perf_latency_stats(struct perf_report *r)
 	r->lat_avg = (double)sum / (double)n;
 }
 
+const char *
+perf_verify_why(const struct perf_report *r, uint8_t pds)
+{
+	const struct rulp_result *rx = &r->rx, *tx = &r->tx;
+	bool rel = pds == UET_PDS_MODE_RUD || pds == UET_PDS_MODE_ROD;
+
+	if (rx->rx_bad != 0 || tx->rx_bad != 0)
+		return "bad payloads delivered";
+	if (!r->complete)
+		return "the run did not complete";
+	if (tx->pkts_done_err != 0 && rel)
+		/* the PDS gave up after its retries ([timers]): a peer
+		 * silent that long is presumed gone, even if it was only
+		 * descheduled and its copy arrives later */
+		return "send completions failed";
+	if (pds == UET_PDS_MODE_UUD) {
+		if (rx->rx_dup != 0)
+			return "messages duplicated";
+	} else if (rx->rx_lost != 0 || (rel && r->lat_n && tx->rx_lost)) {
+		return "messages lost";
+	}
+	if (rel && (rx->rx_dup != 0 || tx->rx_dup != 0))
+		return "messages duplicated";
+	if (rel && rx->rx_msgs != r->count)
+		return "fewer messages delivered than sent";
+	if (rel && (rx->rx_order_err != 0 || tx->rx_order_err != 0))
+		return "order errors";
+	if (r->ses.on && (r->ses.drv.cqe_err != 0 || r->ses.drv.cqe_bad != 0 ||
+			  r->ses.drv.post_fail != 0 ||
+			  r->rx.pkts_done_err != 0))
+		return "SES completions failed or unexplained";
+	return NULL;
+}
+
 bool
 perf_verify(const struct perf_report *r, uint8_t pds)
 {
-	const struct rulp_result *rx = &r->rx;
-	bool ok = rx->rx_bad == 0 && r->tx.rx_bad == 0 && r->complete;
-
-	switch (pds) {
-	case UET_PDS_MODE_RUD:
-	case UET_PDS_MODE_ROD:
-		ok = ok && rx->rx_lost == 0 && rx->rx_dup == 0 &&
-		     rx->rx_msgs == r->count && r->tx.pkts_done_err == 0 &&
-		     r->tx.rx_dup == 0 && r->tx.rx_order_err == 0 &&
-		     rx->rx_order_err == 0;
-		if (r->lat_n)
-			ok = ok && r->tx.rx_lost == 0;
-		break;
-	case UET_PDS_MODE_RUDI:
-		ok = ok && rx->rx_lost == 0;
-		break;
-	default: /* UUD: best effort, never duplicated */
-		ok = ok && rx->rx_dup == 0;
-		break;
-	}
-	if (r->ses.on) /* every completion good, none unexplained */
-		ok = ok && r->ses.drv.cqe_err == 0 && r->ses.drv.cqe_bad == 0 &&
-		     r->ses.drv.post_fail == 0 && r->rx.pkts_done_err == 0;
-	return ok;
+	return perf_verify_why(r, pds) == NULL;
 }
 
 void
@@ -837,6 +848,16 @@ perf_report_init(struct perf_report *r, const struct perf_mode *m,
 /* ------------------------------------------------------------------ */
 
 /* Faults and what RX made of them, when any fault was injected. */
+void
+perf_verified_print(const struct perf_report *r, FILE *f)
+{
+	if (r->verified)
+		fprintf(f, "  verified: yes\n");
+	else
+		fprintf(f, "  verified: NO (%s)\n",
+			r->why_not != NULL ? r->why_not : "see above");
+}
+
 void
 perf_wire_print(const struct perf_report *r, FILE *f)
 {

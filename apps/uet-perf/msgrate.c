@@ -55,7 +55,7 @@ msgrate_print(const struct perf_report *r, FILE *f)
 	}
 	perf_ses_print(r, f);
 	perf_wire_print(r, f);
-	fprintf(f, "  verified: %s\n", r->verified ? "yes" : "NO");
+	perf_verified_print(r, f);
 }
 
 const struct perf_mode perf_mode_msgrate = {

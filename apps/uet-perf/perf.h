@@ -83,6 +83,8 @@ struct rulp_result {
 	uint64_t rx_order_err;   /* ROD: out of order */
 	uint64_t rx_lost;        /* expected packets never delivered */
 	uint64_t pongs;          /* latency: round trips completed */
+	uint64_t pings_failed;   /* latency: pings the PDS failed (no pong
+				  * awaited: the run goes on) */
 	uint32_t *lat_ns;        /* latency samples (pongs entries) */
 };
 
@@ -367,6 +369,7 @@ struct perf_report {
 	} rec;
 	bool complete;           /* everything sent and completed */
 	bool verified;           /* delivery guarantees of the PDS mode held */
+	const char *why_not;     /* !verified: the first check that failed */
 	struct rulp_result tx;   /* side A (sender) */
 	struct rulp_result rx;   /* side B (receiver) */
 	/* latency, ns */
@@ -526,6 +529,9 @@ const char *perf_ses_unsupported(const struct perf_mode *m,
 const char *perf_settings_conflict(const struct perf_opts *o,
 				   unsigned int given, const char **flag);
 void perf_latency_stats(struct perf_report *r);
+/* NULL when @p r holds the guarantees of PDS mode @p pds, else the first
+ * check that failed, in words. */
+const char *perf_verify_why(const struct perf_report *r, uint8_t pds);
 bool perf_verify(const struct perf_report *r, uint8_t pds);
 /* json.c: the report of one test as a JSON object (NULL: no memory). */
 json_t *perf_json_report(const struct perf_report *r);
@@ -535,6 +541,8 @@ int perf_json_print(json_t *doc);
 /* --ulp ses: one line of SES counters (nothing for raw runs). */
 void perf_ses_print(const struct perf_report *r, FILE *f);
 void perf_wire_print(const struct perf_report *r, FILE *f);
+/* "  verified: yes", or NO and why (r->why_not). */
+void perf_verified_print(const struct perf_report *r, FILE *f);
 /* Unit of the window: "pkts" (raw) or "ops" (ses). */
 static inline const char *
 perf_window_unit(const struct perf_report *r)

@@ -54,6 +54,7 @@ struct rulp {
 	uint64_t msgs_sent;
 	uint64_t ping_tsc;       /* pingpong: submit time of the message */
 	bool ping_wait;
+	bool ping_failed;        /* a packet of the ping being submitted failed */
 	/* echo: pongs owed (seq), FIFO */
 	uint64_t pongq[RULP_PONGQ];
 	uint32_t pong_head, pong_tail;
@@ -446,10 +447,33 @@ rulp_poll(void *priv, struct uet_ulp_ctx *ctx, uint64_t now)
 		if (!submit_msg(r, ctx, r->p.seq_base + r->next_seq, &work))
 			break;
 		r->next_seq++;
-		if (r->p.pingpong)
-			r->ping_wait = true;
+		if (r->p.pingpong) /* no pong awaited for a failed ping */
+			r->ping_wait = !r->ping_failed;
+		r->ping_failed = false;
 	}
 	return work;
+}
+
+/*
+ * Packet of message @p seq failed (the PDS gave up after its retries):
+ * when it is the current ping, its round trip failed and no pong is
+ * awaited, else the run would stall until --ctl-timeout, reported as "no
+ * progress". A pong that still comes (the peer was only descheduled and
+ * got a copy) is stale then and ignored (pong_rx).
+ */
+static void
+ping_fail(struct rulp *r, uint64_t seq)
+{
+	uint64_t cur = r->p.seq_base + r->next_seq;
+
+	if (r->ping_wait && seq + 1 == cur) {
+		r->ping_wait = false;
+		r->res.pings_failed++;
+	} else if (!r->ping_wait && r->next_k > 0 && seq == cur &&
+		   !r->ping_failed) {
+		r->ping_failed = true;
+		r->res.pings_failed++;
+	}
 }
 
 static void
@@ -460,6 +484,8 @@ rulp_done(struct rulp *r, struct uet_ulp_ctx *ctx, uint64_t cookie,
 		r->pkts_ok++;
 	else
 		r->pkts_err++;
+	if (status != 0 && r->p.pingpong)
+		ping_fail(r, (cookie & RULP_POS_MASK) / r->ppm);
 	if (r->p.nb_dests > 0 && (cookie >> RULP_DEST_SHIFT) < r->p.nb_dests) {
 		uint32_t d = (uint32_t)(cookie >> RULP_DEST_SHIFT);
 		struct rulp_dstate *x = &r->ds[d];

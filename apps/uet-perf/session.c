@@ -884,7 +884,8 @@ perf_sess_end(struct perf_sess *s)
 	}
 	cost_report(s);
 	perf_latency_stats(r);
-	r->verified = perf_verify(r, s->o.pds_mode);
+	r->why_not = perf_verify_why(r, s->o.pds_mode);
+	r->verified = r->why_not == NULL;
 	r->tx.lat_ns = NULL; /* freed with the rulp */
 }
 

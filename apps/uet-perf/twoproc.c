@@ -959,8 +959,10 @@ client_report(struct tp *t, struct perf_report *r, struct rulp *cr,
 		r->gbytes_per_s = (double)r->rx.rx_bytes / r->seconds / 1e9;
 	}
 	perf_latency_stats(r);
-	r->verified = perf_verify(r, o->pds_mode) && peer.stray == 0 &&
-		      mine->stray == 0;
+	r->why_not = perf_verify_why(r, o->pds_mode);
+	if (r->why_not == NULL && (peer.stray != 0 || mine->stray != 0))
+		r->why_not = "packets delivered outside a run";
+	r->verified = r->why_not == NULL;
 	r->tx.lat_ns = NULL; /* freed with cr */
 }
 

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * uet-perf's raw-PDS test ULP (apps/uet-perf/rawulp.c) without an engine:
+ * uet_ulp_submit / uet_ulp_max_len / uet_ulp_now and rte_get_tsc_hz are
+ * wrapped (-Wl,--wrap), submissions are recorded, completions and
+ * deliveries are driven by hand in the orders a loaded host produces.
+ */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "perf.h"
+
+#define MAX_LEN 1500
+#define MAX_SUB 16
+
+static uint64_t sub_cookie[MAX_SUB];
+static unsigned int nb_sub;
+
+int __wrap_uet_ulp_submit(struct uet_ulp_ctx *ctx,
+			  const struct uet_ulp_req *q);
+uint16_t __wrap_uet_ulp_max_len(const struct uet_ulp_ctx *ctx);
+uint64_t __wrap_uet_ulp_now(const struct uet_ulp_ctx *ctx);
+uint64_t __wrap_rte_get_tsc_hz(void);
+
+int
+__wrap_uet_ulp_submit(struct uet_ulp_ctx *ctx, const struct uet_ulp_req *q)
+{
+	(void)ctx;
+	if (nb_sub == MAX_SUB)
+		return -EAGAIN;
+	sub_cookie[nb_sub++] = q->cookie;
+	return 0;
+}
+
+uint16_t
+__wrap_uet_ulp_max_len(const struct uet_ulp_ctx *ctx)
+{
+	(void)ctx;
+	return MAX_LEN;
+}
+
+uint64_t
+__wrap_uet_ulp_now(const struct uet_ulp_ctx *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+uint64_t
+__wrap_rte_get_tsc_hz(void)
+{
+	return 1000000000ull;
+}
+
+/* never dereferenced: every use of the context is wrapped */
+static struct uet_ulp_ctx *const ctx = (struct uet_ulp_ctx *)&nb_sub;
+
+/* A side of the latency test: 3 pings of @p size bytes, window @p win. */
+static struct rulp *
+pinger(uint32_t size, uint32_t win)
+{
+	struct rulp_params p = {
+		.mode = UET_PDS_MODE_RUD, .size = size, .count = 3,
+		.window = win, .expect = 3, .expect_size = size,
+		.pingpong = true,
+	};
+	struct rulp *r = rulp_create(&p);
+	void *priv = NULL;
+
+	assert_non_null(r);
+	assert_int_equal(rulp_ops.init(ctx, r, &priv), 0);
+	assert_ptr_equal(priv, r);
+	nb_sub = 0;
+	return r;
+}
+
+/* Deliver the pong of message @p seq (64 B, one packet) to @p r, built
+ * as the echoing side builds it. */
+static void
+pong(struct rulp *r, uint64_t seq)
+{
+	struct rulp_params ep = {
+		.mode = UET_PDS_MODE_RUD, .size = 64, .window = 1,
+		.expect = 3, .expect_size = 64, .echo = true,
+	};
+	struct uet_ulp_peer peer = { .mode = UET_PDS_MODE_RUD };
+	struct rulp *echo = rulp_create(&ep);
+	struct uet_pkt pkt;
+	uint8_t buf[256];
+	void *priv = NULL;
+	int n;
+
+	assert_non_null(echo);
+	assert_int_equal(rulp_ops.init(ctx, echo, &priv), 0);
+	n = rulp_ops.build(echo, seq, 0, false, buf, sizeof(buf));
+	assert_int_equal(n, UET_SES_SMALL_LEN + 64);
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.ses = UET_PKT_SES_REQ;
+	pkt.req_fmt = UET_SES_FMT_SMALL;
+	pkt.req.buffer_offset = seq;
+	rulp_ops.deliver(r, ctx, &pkt, buf + UET_SES_SMALL_LEN, 64, &peer);
+	rulp_free(echo);
+}
+
+/* The PDS gave up on the ping (its peer silent past the retries): no
+ * pong is awaited, the next ping goes; the failed ping's pong, arriving
+ * late after all, does not count as the next one's. */
+static void
+rulp_done__failed_ping_ends_wait(void **state)
+{
+	struct rulp *r = pinger(64, 8);
+	struct rulp_result res;
+
+	(void)state;
+	rulp_ops.poll(r, ctx, 0);
+	assert_int_equal(nb_sub, 1);
+	rulp_ops.done(r, ctx, sub_cookie[0], -ETIMEDOUT, NULL, 0, 0);
+	rulp_ops.poll(r, ctx, 0);
+	assert_int_equal(nb_sub, 2); /* before the fix: waited for pong 0 */
+	assert_int_equal(sub_cookie[1], 1);
+	pong(r, 0);                  /* late: ping 0's */
+	rulp_result(r, &res);
+	assert_int_equal(res.pongs, 0);
+	rulp_ops.done(r, ctx, sub_cookie[1], 0, NULL, 0, 0);
+	pong(r, 1);
+	rulp_ops.poll(r, ctx, 0);
+	assert_int_equal(nb_sub, 3);
+	rulp_ops.done(r, ctx, sub_cookie[2], 0, NULL, 0, 0);
+	assert_false(rulp_send_finished(r));
+	pong(r, 2);
+	assert_true(rulp_send_finished(r));
+	rulp_result(r, &res);
+	assert_int_equal(res.pongs, 2);
+	assert_int_equal(res.pings_failed, 1);
+	assert_int_equal(res.pkts_done_err, 1);
+	assert_int_equal(res.rx_lost, 0);
+	rulp_free(r);
+}
+
+/* A packet of a multi-packet ping fails while the rest still waits for
+ * the window: the ping is finished, not awaited, counted once. */
+static void
+rulp_done__failed_partial_ping_not_awaited(void **state)
+{
+	struct rulp *r = pinger(4000, 1);
+	struct rulp_result res;
+	uint32_t ppm = rulp_pkts_per_msg(4000, MAX_LEN);
+
+	(void)state;
+	assert_true(ppm > 2);
+	rulp_ops.poll(r, ctx, 0);
+	assert_int_equal(nb_sub, 1);
+	rulp_ops.done(r, ctx, sub_cookie[0], -ETIMEDOUT, NULL, 0, 0);
+	for (uint32_t k = 1; k < ppm; k++) {
+		rulp_ops.poll(r, ctx, 0);
+		assert_int_equal(nb_sub, k + 1);
+		rulp_ops.done(r, ctx, sub_cookie[k], k == 1 ? -ETIMEDOUT : 0,
+			      NULL, 0, 0);
+	}
+	rulp_ops.poll(r, ctx, 0); /* ping 1, no pong 0 awaited */
+	assert_int_equal(nb_sub, ppm + 1);
+	assert_int_equal(sub_cookie[ppm], ppm);
+	rulp_result(r, &res);
+	assert_int_equal(res.pings_failed, 1);
+	assert_int_equal(res.pkts_done_err, 2);
+	rulp_free(r);
+}
+
+/* A good run: every ping waits for its pong. */
+static void
+rulp_poll__ping_waits_for_pong(void **state)
+{
+	struct rulp *r = pinger(64, 8);
+	struct rulp_result res;
+
+	(void)state;
+	rulp_ops.poll(r, ctx, 0);
+	rulp_ops.done(r, ctx, sub_cookie[0], 0, NULL, 0, 0);
+	rulp_ops.poll(r, ctx, 0);
+	assert_int_equal(nb_sub, 1);
+	pong(r, 0);
+	rulp_ops.poll(r, ctx, 0);
+	assert_int_equal(nb_sub, 2);
+	rulp_result(r, &res);
+	assert_int_equal(res.pongs, 1);
+	assert_int_equal(res.pings_failed, 0);
+	rulp_free(r);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(rulp_done__failed_ping_ends_wait),
+		cmocka_unit_test(rulp_done__failed_partial_ping_not_awaited),
+		cmocka_unit_test(rulp_poll__ping_waits_for_pong),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
