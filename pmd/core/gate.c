@@ -49,8 +49,11 @@
 
 #include "engine_private.h"
 
-/* Bound of the waits for the interrupt thread, and the nap between looks. */
-#define GATE_WAIT_NS (2ull * 1000 * 1000 * 1000)
+/* Bound of the waits for the interrupt thread, and the nap between looks.
+ * Generous: on an oversubscribed host (two MPI ranks and their engines on
+ * two busy cores) the thread was seen to take over 2 s to run its first
+ * callback, and an engine that gives up here fails fi_fabric(). */
+#define GATE_WAIT_NS (10ull * 1000 * 1000 * 1000)
 #define GATE_NAP_NS (50ull * 1000)
 /* While the engine runs and the links are up: how often the thread steps
  * out (how late a peer's death is served at most, besides scheduling).
