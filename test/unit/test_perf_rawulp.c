@@ -23,13 +23,13 @@ static uint64_t sub_cookie[MAX_SUB];
 static unsigned int nb_sub;
 
 int __wrap_uet_ulp_submit(struct uet_ulp_ctx *ctx,
-			  const struct uet_ulp_req *q);
+			  const struct uet_pds_submit *q);
 uint16_t __wrap_uet_ulp_max_len(const struct uet_ulp_ctx *ctx);
 uint64_t __wrap_uet_ulp_now(const struct uet_ulp_ctx *ctx);
 uint64_t __wrap_rte_get_tsc_hz(void);
 
 int
-__wrap_uet_ulp_submit(struct uet_ulp_ctx *ctx, const struct uet_ulp_req *q)
+__wrap_uet_ulp_submit(struct uet_ulp_ctx *ctx, const struct uet_pds_submit *q)
 {
 	(void)ctx;
 	if (nb_sub == MAX_SUB)
@@ -61,6 +61,18 @@ __wrap_rte_get_tsc_hz(void)
 /* never dereferenced: every use of the context is wrapped */
 static struct uet_ulp_ctx *const ctx = (struct uet_ulp_ctx *)&nb_sub;
 
+/* The PDS completing submission @p cookie with @p status. */
+static void
+done(struct rulp *r, uint64_t cookie, int status)
+{
+	struct uet_pds_event ev = {
+		.type = UET_PDS_EV_DONE, .mode = UET_PDS_MODE_RUD,
+		.status = status, .cookie = cookie,
+	};
+
+	rulp_ops.event(r, ctx, &ev, NULL, 0);
+}
+
 /* A side of the latency test: 3 pings of @p size bytes, window @p win. */
 static struct rulp *
 pinger(uint32_t size, uint32_t win)
@@ -89,9 +101,11 @@ pong(struct rulp *r, uint64_t seq)
 		.mode = UET_PDS_MODE_RUD, .size = 64, .window = 1,
 		.expect = 3, .expect_size = 64, .echo = true,
 	};
-	struct uet_ulp_peer peer = { .mode = UET_PDS_MODE_RUD };
+	struct uet_pds_event ev = {
+		.type = UET_PDS_EV_DELIVER, .mode = UET_PDS_MODE_RUD,
+		.next_hdr = UET_SES_FMT_SMALL,
+	};
 	struct rulp *echo = rulp_create(&ep);
-	struct uet_pkt pkt;
 	uint8_t buf[256];
 	void *priv = NULL;
 	int n;
@@ -100,11 +114,7 @@ pong(struct rulp *r, uint64_t seq)
 	assert_int_equal(rulp_ops.init(ctx, echo, &priv), 0);
 	n = rulp_ops.build(echo, seq, 0, false, buf, sizeof(buf));
 	assert_int_equal(n, UET_SES_SMALL_LEN + 64);
-	memset(&pkt, 0, sizeof(pkt));
-	pkt.ses = UET_PKT_SES_REQ;
-	pkt.req_fmt = UET_SES_FMT_SMALL;
-	pkt.req.buffer_offset = seq;
-	rulp_ops.deliver(r, ctx, &pkt, buf + UET_SES_SMALL_LEN, 64, &peer);
+	rulp_ops.event(r, ctx, &ev, buf, (uint16_t)n);
 	rulp_free(echo);
 }
 
@@ -120,18 +130,18 @@ rulp_done__failed_ping_ends_wait(void **state)
 	(void)state;
 	rulp_ops.poll(r, ctx, 0);
 	assert_int_equal(nb_sub, 1);
-	rulp_ops.done(r, ctx, sub_cookie[0], -ETIMEDOUT, NULL, 0, 0);
+	done(r, sub_cookie[0], -ETIMEDOUT);
 	rulp_ops.poll(r, ctx, 0);
 	assert_int_equal(nb_sub, 2); /* before the fix: waited for pong 0 */
 	assert_int_equal(sub_cookie[1], 1);
 	pong(r, 0);                  /* late: ping 0's */
 	rulp_result(r, &res);
 	assert_int_equal(res.pongs, 0);
-	rulp_ops.done(r, ctx, sub_cookie[1], 0, NULL, 0, 0);
+	done(r, sub_cookie[1], 0);
 	pong(r, 1);
 	rulp_ops.poll(r, ctx, 0);
 	assert_int_equal(nb_sub, 3);
-	rulp_ops.done(r, ctx, sub_cookie[2], 0, NULL, 0, 0);
+	done(r, sub_cookie[2], 0);
 	assert_false(rulp_send_finished(r));
 	pong(r, 2);
 	assert_true(rulp_send_finished(r));
@@ -156,12 +166,11 @@ rulp_done__failed_partial_ping_not_awaited(void **state)
 	assert_true(ppm > 2);
 	rulp_ops.poll(r, ctx, 0);
 	assert_int_equal(nb_sub, 1);
-	rulp_ops.done(r, ctx, sub_cookie[0], -ETIMEDOUT, NULL, 0, 0);
+	done(r, sub_cookie[0], -ETIMEDOUT);
 	for (uint32_t k = 1; k < ppm; k++) {
 		rulp_ops.poll(r, ctx, 0);
 		assert_int_equal(nb_sub, k + 1);
-		rulp_ops.done(r, ctx, sub_cookie[k], k == 1 ? -ETIMEDOUT : 0,
-			      NULL, 0, 0);
+		done(r, sub_cookie[k], k == 1 ? -ETIMEDOUT : 0);
 	}
 	rulp_ops.poll(r, ctx, 0); /* ping 1, no pong 0 awaited */
 	assert_int_equal(nb_sub, ppm + 1);
@@ -181,7 +190,7 @@ rulp_poll__ping_waits_for_pong(void **state)
 
 	(void)state;
 	rulp_ops.poll(r, ctx, 0);
-	rulp_ops.done(r, ctx, sub_cookie[0], 0, NULL, 0, 0);
+	done(r, sub_cookie[0], 0);
 	rulp_ops.poll(r, ctx, 0);
 	assert_int_equal(nb_sub, 1);
 	pong(r, 0);
