@@ -3,7 +3,7 @@
  * The in-process backend (uet_ofi_backend_local, docs/PROVIDER.md
  * "Deployments"): the process's own engine. Starting it initialises the
  * EAL (or reuses the process's), loads the engine configuration, creates
- * the engine with the PDS hook and the SES ULP (pmd/ses_ulp.c: one SES
+ * the engine with the PDS hook and the SES ULP (pmd/ses_ulp/: one SES
  * per engine context, which consumes the endpoints' channels) and starts
  * it (AUTO progress launches its lcores; INLINE leaves progress to
  * fi_cq_read / fi_cntr_read). Endpoints get PIDonFEPs of the engine's
