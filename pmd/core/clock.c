@@ -5,11 +5,12 @@
  * Every loop iteration takes one timestamp (eng_now_ns(), inline in
  * engine_private.h): the TSC scaled to ns by default, or a clock injected
  * at creation (struct uet_engine_clock), for instance the virtual clock of
- * the fabric driver (fabric_eth.c), which only moves when the driver moves
- * it. A virtual clock needs to know when the engine next has something to
- * do without a packet arriving: uet_engine_next_deadline() gathers the
- * hook's timers (the PDS timer wheel) and the engine's own (neighbour
- * probes, frames held by fault injection).
+ * the fabric driver (pmd/fabric/fabric_eth.c), which only moves when the
+ * driver moves it. A virtual clock needs to know when the engine next
+ * has something to do without a packet arriving:
+ * uet_engine_next_deadline() gathers the hook's timers (the PDS timer
+ * wheel) and the engine's own (neighbour probes, frames held by fault
+ * injection).
  */
 
 #include <stdint.h>

@@ -197,7 +197,8 @@ pool_get(struct uet_engine *e, int socket)
 /*
  * UDP checksum (port.udp_checksum, IPv6 always): the port's offloads
  * where it has them, software (DPDK's rte_ipv4/6_udptcp_cksum) otherwise
- * (loop.c verifies, proto_tx.c fills). Native-IP frames carry none.
+ * (loop.c verifies, pmd/proto/proto_tx.c fills). Native-IP frames carry
+ * none.
  */
 static void
 port_csum_offloads(struct eng_port *p, const struct uet_config_port *c,
