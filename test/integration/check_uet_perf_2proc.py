@@ -176,17 +176,20 @@ class Run:
 
 
     def peer_dies(self, prefix, srv_conf, cli_conf, ctl_host, victim):
-        """Kill one side mid-run: the other exits 1 with one line, soon."""
+        """Kill one side mid-run: the other exits 1 with one line, soon.
+        The death is seen on the control socket at once; --ctl-timeout
+        only bounds the start (6 s: a loaded host took over 3 s to get
+        the first messages through)."""
         srv = self.spawn([*prefix[0], PERF, "--role", "server",
                           "--config", srv_conf, "--ctl", f"{ctl_host}:0",
-                          "--ctl-timeout", "3s"])
+                          "--ctl-timeout", "6s"])
         port = self.server_port(srv)
         if port is None:
             self.check(False, f"{victim} dies: server started")
             return
         cli = self.spawn([*prefix[1], PERF, "--role", "client",
                           "--config", cli_conf,
-                          "--ctl", f"{ctl_host}:{port}", "--ctl-timeout", "3s",
+                          "--ctl", f"{ctl_host}:{port}", "--ctl-timeout", "6s",
                           "--mode", "msgrate", "--duration", "20s",
                           "--count", str(LONG_COUNT), "--interval", "50"])
         line = cli.stdout.readline()  # client banner
