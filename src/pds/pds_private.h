@@ -319,6 +319,8 @@ struct pds_pool {
 	uint32_t *free;
 	uint32_t nfree;
 	uint32_t cap;
+	uint32_t head;     /* FIFO pools: oldest free index at free[head] */
+	bool fifo;         /* reuse the index freed longest ago (PDC ids) */
 };
 
 /* Open-addressing hash of PDC indices (linear probing). */
