@@ -4,9 +4,9 @@
  *  - RUDI: at-least-once for idempotent operations. Every request is
  *    answered by RUDI_RESP; the initiator retransmits on RTO (and at once
  *    on a trim NACK with NT=1) until the response, max retries or the NACK
- *    retransmit limit. The
- *    target keeps no state, so a retransmission whose original arrived is
- *    delivered again: duplicates are allowed by design (idempotent ops).
+ *    retransmit limit. The target keeps no state, so a retransmission
+ *    whose original arrived is delivered again: duplicates are allowed by
+ *    design (idempotent ops).
  *  - UUD: best effort, no ACK, no state; the cookie completes when the
  *    packet is handed to the caller, it is never sent twice.
  * pkt_id = sequence(16) | slot(16), so a response finds its slot in O(1)
