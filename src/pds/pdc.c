@@ -29,6 +29,8 @@ pds_pool_init(struct pds_pool *pl, uint32_t cap)
 
 	pl->cap = cap;
 	pl->nfree = cap;
+	pl->head = cap ? cap - 1 : 0;
+	pl->fifo = false;
 	pl->free = malloc((cap ? cap : 1) * sizeof(*pl->free));
 	if (pl->free == NULL)
 		return -ENOMEM;
@@ -45,18 +47,34 @@ pds_pool_fini(struct pds_pool *pl)
 	pl->free = NULL;
 }
 
+/* LIFO (the index freed last comes back first: its memory is warm), or,
+ * for a FIFO pool, the index freed longest ago. */
 uint32_t
 pds_pool_get(struct pds_pool *pl)
 {
+	uint32_t idx;
+
 	if (pl->nfree == 0)
 		return PDS_NIL;
-	return pl->free[--pl->nfree];
+	if (!pl->fifo)
+		return pl->free[--pl->nfree];
+	/* Initialised descending, like a LIFO pool: the ring runs down. */
+	idx = pl->free[pl->head];
+	pl->head = (pl->head == 0 ? pl->cap : pl->head) - 1;
+	pl->nfree--;
+	return idx;
 }
 
 void
 pds_pool_put(struct pds_pool *pl, uint32_t idx)
 {
-	pl->free[pl->nfree++] = idx;
+	if (!pl->fifo) {
+		pl->free[pl->nfree++] = idx;
+		return;
+	}
+	/* The slot nfree places behind head (downwards, mod cap). */
+	pl->free[(pl->head + pl->cap - pl->nfree) % pl->cap] = idx;
+	pl->nfree++;
 }
 
 static uint32_t
@@ -80,6 +98,13 @@ pds_pdc_mgr_init(struct uet_pds *p)
 		if (pds_pool_init(&p->pdc_pool[r][0], c->max_pdcs) ||
 		    pds_pool_init(&p->pdc_pool[r][1], c->max_rsv_pdcs))
 			return -ENOMEM;
+		/* DECISION (docs/WIRE-DECISIONS.md "A late duplicate SYN of a
+		 * closed target PDC"): a PDC id comes back only after every
+		 * other free id was used, so that a very late SYN of an old
+		 * incarnation finds its target record (struct pds_tomb) not
+		 * evicted by newer incarnations of the same id. */
+		p->pdc_pool[r][0].fifo = true;
+		p->pdc_pool[r][1].fifo = true;
 	}
 	p->ikey.ent = calloc(sz, sizeof(uint32_t));
 	p->tkey.ent = calloc(sz, sizeof(uint32_t));

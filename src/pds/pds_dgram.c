@@ -3,9 +3,10 @@
  * PDC-less modes (UEC 1.0 PDS RUDI and UUD modes):
  *  - RUDI: at-least-once for idempotent operations. Every request is
  *    answered by RUDI_RESP; the initiator retransmits on RTO (and at once
- *    on a trim NACK with NT=1) until the response or max retries. The
- *    target keeps no state, so a retransmission whose original arrived is
- *    delivered again: duplicates are allowed by design (idempotent ops).
+ *    on a trim NACK with NT=1) until the response, max retries or the NACK
+ *    retransmit limit. The target keeps no state, so a retransmission
+ *    whose original arrived is delivered again: duplicates are allowed by
+ *    design (idempotent ops).
  *  - UUD: best effort, no ACK, no state; the cookie completes when the
  *    packet is handed to the caller, it is never sent twice.
  * pkt_id = sequence(16) | slot(16), so a response finds its slot in O(1)
@@ -73,6 +74,7 @@ pds_rudi_submit(struct uet_pds *p, const struct uet_pds_submit *s)
 	r->len = s->len;
 	r->next_hdr = s->next_hdr;
 	r->retries = 0;
+	r->nacks = 0;
 	r->backoffs = 0;
 	r->backoff = 0;
 	r->why = PDS_WHY_NONE;
@@ -132,6 +134,8 @@ pds_rudi_emit(struct uet_pds *p, uint32_t idx, uint64_t now,
 	t->kind = r->retries ? UET_PDS_TX_RETX : UET_PDS_TX_NEW;
 	if (r->retries)
 		t->hdr.flags = UET_PDS_F_RETX;
+	else
+		r->first_ns = now;
 	t->dst = r->dst;
 	/* Each transmission, first or again, asks (pds_lb.c DECISION). */
 	t->ev = pds_lb_dgram(p, &r->dst, now);
@@ -255,6 +259,33 @@ pds_rudi_backoff(struct uet_pds *p, uint32_t idx, uint32_t pkt_id,
 	pds_timer_arm(p, pds_rudi_node(p, idx), now + d);
 }
 
+/*
+ * Retransmission limit of NACK-driven resends (UEC 1.0 PDS
+ * Max_NACK_Retx_Cnt), as for a PDC (pds_ack.c pds_nack_limit): each resend
+ * re-arms the RTO, so a request trimmed at every attempt would never time
+ * out. Past max_nack_retx of them, and once it has gone unanswered for as
+ * long as its RTO rounds would have waited (pds_dead_ns), the request
+ * fails with -ETIMEDOUT. A NACK arriving while the resend it asks for is
+ * still queued (a duplicate) does not count. true when it failed.
+ */
+static bool
+pds_rudi_nack_limit(struct uet_pds *p, uint32_t idx, uint64_t now)
+{
+	struct pds_rudi *r = &p->rudi[idx];
+
+	if (r->queued)
+		return false;
+	if (r->nacks < UINT8_MAX)
+		r->nacks++;
+	if (r->nacks <= p->cfg.max_nack_retx ||
+	    now - r->first_ns < pds_dead_ns(p))
+		return false;
+	p->st.nack_retx_limit++;
+	pds_done(p, UET_PDS_MODE_RUDI, r->cookie, -ETIMEDOUT, r->pkt_id);
+	pds_rudi_release(p, idx);
+	return true;
+}
+
 static int
 pds_rudi_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	      const struct uet_pds_rx_meta *m, uint64_t now)
@@ -270,6 +301,8 @@ pds_rudi_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	idx = (uint32_t)(r - p->rudi);
 	switch (uet_pds_nack_class(n->code)) {
 	case UET_NACK_CLASS_RETRANSMIT:
+		if (pds_rudi_nack_limit(p, idx, now))
+			break;
 		r->why = n->code == UET_NACK_TRIMMED ||
 			 n->code == UET_NACK_TRIMMED_LASTHOP ? PDS_WHY_TRIM :
 							       PDS_WHY_NACK;

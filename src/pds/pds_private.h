@@ -266,11 +266,13 @@ struct pds_rudi {
 	struct uet_pds_fa dst;
 	uint64_t cookie;
 	uint64_t sent_ns;
+	uint64_t first_ns; /* first transmission (NACK limit) */
 	uint32_t pkt_id;
 	uint32_t next;     /* free list */
 	uint16_t len;
 	uint8_t next_hdr;
 	uint8_t retries;
+	uint8_t nacks;     /* NACK-driven resends (pds_rudi_nack_limit) */
 	uint8_t busy;
 	uint8_t queued;
 	uint8_t backoffs;  /* resource NACKs (refusals) so far */
@@ -319,6 +321,8 @@ struct pds_pool {
 	uint32_t *free;
 	uint32_t nfree;
 	uint32_t cap;
+	uint32_t head;     /* FIFO pools: oldest free index at free[head] */
+	bool fifo;         /* reuse the index freed longest ago (PDC ids) */
 };
 
 /* Open-addressing hash of PDC indices (linear probing). */

@@ -230,6 +230,39 @@ pds_rudi__refused_always_fails_econnrefused(void **state)
 	assert_true(fw_pools_idle(&W));
 }
 
+static bool
+rudi9_done(struct fakewire *w, void *arg)
+{
+	(void)arg;
+	return w->done_ok[9] + w->done_err[9] != 0;
+}
+
+/* UEC 1.0 PDS Max_NACK_Retx_Cnt (pds_rudi_nack_limit): a request trimmed
+ * at every attempt is resent at once on each trim NACK, which re-arms its
+ * RTO, so it never timed out (uet-dst seed 4817: 4375 resends in 54 ms).
+ * It fails with -ETIMEDOUT after max_nack_retx resends, once it went
+ * unanswered as long as its RTO rounds would have waited. */
+static void
+pds_rudi_nack__trimmed_every_time_fails_etimedout(void **state)
+{
+	uint64_t t0;
+
+	(void)state;
+	W.f[0].trim = 1000000;
+	t0 = W.now;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUDI, 9, 0), 0);
+	assert_true(fw_run(&W, 1000, 10 * pds_dead_ns(W.pds[0]), rudi9_done,
+			   NULL));
+	assert_int_equal(W.done_err[9], 1);
+	assert_int_equal(W.last_status[0], -ETIMEDOUT);
+	assert_int_equal(W.delivered[9], 0);
+	assert_int_equal(fw_st(0)->nack_retx_limit, 1);
+	assert_true(fw_st(0)->retx_trim >= W.pds[0]->cfg.max_nack_retx);
+	assert_true(W.now - t0 >= pds_dead_ns(W.pds[0]));
+	assert_true(W.now - t0 < 2 * pds_dead_ns(W.pds[0]));
+	assert_true(fw_pools_idle(&W));
+}
+
 int
 main(void)
 {
@@ -245,6 +278,7 @@ main(void)
 			setup_small_resp),
 		FW_TEST(pds_rudi__refused_always_fails_econnrefused,
 			setup_few_backoffs),
+		T(pds_rudi_nack__trimmed_every_time_fails_etimedout),
 #undef T
 	};
 

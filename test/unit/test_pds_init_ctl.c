@@ -371,9 +371,25 @@ done_k(struct fakewire *w, void *arg)
 	return w->done_ok[k] + w->done_err[k] != 0;
 }
 
+/* One PDC id per pool: a freed id comes back at once (with more, the
+ * least recently freed one comes back first). */
+static void
+one_pdc_id(struct uet_pds_config *cfg)
+{
+	cfg->max_pdcs = 1;
+}
+
+static int
+setup_one_pdc_id(void **state)
+{
+	(void)state;
+	return fw_setup_with(1, one_pdc_id);
+}
+
 /* End to end: the initiator's PDC fails while the target's stays; the
- * reopened PDC (same id, new Start_PSN) is NACKed NEW_START_PSN while the
- * stale one is recent, re-picks, and gets through once it is quiet. */
+ * reopened PDC (same id, its only one, new Start_PSN) is NACKed
+ * NEW_START_PSN while the stale one is recent, re-picks, and gets through
+ * once it is quiet. */
 static void
 pds_init_new_start__reopen_over_stale_target_pdc(void **state)
 {
@@ -878,7 +894,7 @@ main(void)
 		FW_TEST(pds_init_new_start__moves_to_payload_start_psn,
 			setup_slow_rto),
 		FW_TEST(pds_init_new_start__reopen_over_stale_target_pdc,
-			fw_setup),
+			setup_one_pdc_id),
 		FW_TEST(pds_init_credit__cc_req_then_ack_cc_credit,
 			setup_credit),
 		FW_TEST(pds_init_credit__credit_req_cp_answered_by_credit_cp,

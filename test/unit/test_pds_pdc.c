@@ -63,6 +63,50 @@ pds_pdc_alloc__general_then_reserved_exhaustion(void **state)
 	uet_pds_free(p);
 }
 
+/* A freed PDC id comes back only after every other free id was used
+ * (pdc.c DECISION: a late SYN of an old incarnation still finds the
+ * target's record of it); the reserved pool alike. */
+static void
+pds_pdc_alloc__freed_id_comes_back_last(void **state)
+{
+	struct uet_pds *p = mk(0, 0, 3);
+	struct pds_pdc *c;
+	uint16_t seen[7], k;
+
+	(void)state;
+	assert_non_null(p);
+	for (k = 0; k < 7; k++) {
+		c = pds_pdc_alloc(p, PDS_ROLE_INIT, false, 0);
+		assert_non_null(c);
+		seen[k] = c->lid;
+		pds_pdc_free(p, c);
+	}
+	/* 0, 1, 2, 0, 1, 2, 0: never the id just freed. */
+	for (k = 0; k < 7; k++)
+		assert_int_equal(seen[k], seen[k % 3]);
+	assert_true(seen[0] != seen[1] && seen[1] != seen[2] &&
+		    seen[0] != seen[2]);
+	/* Two held, one cycled: the held ones are not handed out. */
+	c = pds_pdc_alloc(p, PDS_ROLE_INIT, false, 0);
+	assert_int_equal(c->lid, seen[1]);
+	assert_int_equal(pds_pdc_alloc(p, PDS_ROLE_INIT, false, 0)->lid,
+			 seen[2]);
+	pds_pdc_free(p, c);
+	c = pds_pdc_alloc(p, PDS_ROLE_INIT, false, 0);
+	assert_int_equal(c->lid, seen[0]);
+	c = pds_pdc_alloc(p, PDS_ROLE_INIT, false, 0);
+	assert_int_equal(c->lid, seen[1]);
+	assert_null(pds_pdc_alloc(p, PDS_ROLE_INIT, false, 0));
+	for (k = 0; k < 3; k++) {
+		c = pds_pdc_alloc(p, PDS_ROLE_TGT, true, 0);
+		assert_non_null(c);
+		seen[k] = c->lid;
+		pds_pdc_free(p, c);
+	}
+	assert_true(seen[0] != seen[1] && seen[1] != seen[2]);
+	uet_pds_free(p);
+}
+
 static void
 pds_ikey__add_find_delete_many(void **state)
 {
@@ -154,6 +198,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(pds_pdc_alloc__owner_bits_in_id),
 		cmocka_unit_test(pds_pdc_alloc__general_then_reserved_exhaustion),
+		cmocka_unit_test(pds_pdc_alloc__freed_id_comes_back_last),
 		cmocka_unit_test(pds_ikey__add_find_delete_many),
 		cmocka_unit_test(uet_pds_create__bad_config_and_large_scale),
 		cmocka_unit_test(pds_tx_blk__pool_round_trip),

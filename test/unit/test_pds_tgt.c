@@ -1191,8 +1191,22 @@ open_close(const struct uet_pds_tx *syn, uint64_t k)
 	assert_true(fw_pools_idle(&W));
 }
 
+/* One PDC id per pool: the freed id comes back at once. */
+static void
+one_pdc_id(struct uet_pds_config *cfg)
+{
+	cfg->max_pdcs = 1;
+}
+
+static int
+setup_one_pdc_id(void **state)
+{
+	(void)state;
+	return fw_setup_with(1, one_pdc_id);
+}
+
 /* UEC 1.0 PDC establishment, closed-PDC records (pds_tgt_syn_known): the
- * same initiator PDC id opened and closed twice (ids are reused), then a
+ * same initiator PDC id (its only one) opened and closed twice, then a
  * very late SYN of the first incarnation arrives. The second record does
  * not overwrite the first: the SYN is dropped, not delivered again, and
  * opens no PDC. */
@@ -1232,6 +1246,34 @@ pds_tgt_syn_known__late_syn_of_reused_id_dropped(void **state)
 	assert_int_equal(fw_st(1)->syn_stale, 3);
 	uet_pds_pool_info_get(W.pds[1], &pi);
 	assert_int_equal(pi.pdc_used[1], 1);
+}
+
+/* UEC 1.0 PDC establishment (pdc.c DECISION, PDC ids come back least
+ * recently freed first): one initiator key opened and closed more times
+ * than a target keeps records of one id (PDS_TOMB_WAYS), then a very late
+ * SYN of the first incarnation arrives (uet-dst seed 4387: a SYN delayed
+ * 21 ms while its PDC id was reused five times). Each incarnation had
+ * its own id, so the first one's record is still there: the SYN is
+ * dropped, not delivered a second time. */
+static void
+pds_tgt_syn_known__late_syn_after_many_reopens_dropped(void **state)
+{
+	struct uet_pds_tx s[PDS_TOMB_WAYS + 2];
+	uint64_t k;
+
+	(void)state;
+	W.delay_ns = 1000;
+	for (k = 0; k < PDS_TOMB_WAYS + 2; k++) {
+		s[k] = one_req(UET_PDS_MODE_RUD, 90 + k, 0);
+		open_close(&s[k], 90 + k);
+	}
+	assert_int_equal(fw_st(1)->pdc_close_tgt, PDS_TOMB_WAYS + 2);
+	fw_inject(&W, 1, &s[0], false, false);
+	assert_int_equal(W.delivered[90], 1);
+	assert_int_equal(fw_st(1)->syn_stale, 1);
+	assert_int_equal(fw_st(1)->pdc_open_tgt, PDS_TOMB_WAYS + 2);
+	for (k = 1; k < PDS_TOMB_WAYS + 2; k++)
+		assert_true(s[k].hdr.u.req.spdcid != s[0].hdr.u.req.spdcid);
 }
 
 static bool
@@ -1892,7 +1934,9 @@ main(void)
 			setup_pdc_events),
 		T(pds_tgt_rx__stale_syn_after_close_dropped),
 		T(pds_tgt_ev_set__mark_echoed_with_its_own_ev),
-		T(pds_tgt_syn_known__late_syn_of_reused_id_dropped),
+		FW_TEST(pds_tgt_syn_known__late_syn_of_reused_id_dropped,
+			setup_one_pdc_id),
+		T(pds_tgt_syn_known__late_syn_after_many_reopens_dropped),
 		T(pds_tgt_syn_known__new_start_decided_once_per_incarnation),
 		T(pds_tgt_close__close_req_repeated_until_answered),
 		FW_TEST(pds_tgt_close__idle_pdc_reclaimed_by_default,

@@ -240,8 +240,9 @@ struct uet_pds_config {
 	 *  UET_PDS_MAX_RETRIES) */
 	uint32_t max_retries;
 	/** NACK-driven retransmissions of one PSN (trimmed, PSN_OOR_WINDOW,
-	 * ROD_OOO, ...) before its PDC fails with -ETIMEDOUT (32, 1..255):
-	 * a packet NACKed forever does not loop forever. */
+	 * ROD_OOO, ...) before its PDC fails with -ETIMEDOUT (32, 1..255),
+	 * or of one RUDI request before it fails so: a packet NACKed
+	 * forever does not loop forever. */
 	uint32_t max_nack_retx;
 	uint64_t tlp_ns;         /**< tail-loss probe delay; 0 disables */
 	uint32_t sack_reorder;   /**< PSNs past a hole before inferring loss */
