@@ -328,6 +328,16 @@ unsigned int uet_engine_nb_ports(const struct uet_engine *e);
  * port, or a "rings:" port). */
 uint16_t uet_engine_port_id(const struct uet_engine *e, unsigned int port);
 
+struct rte_mempool;
+/**
+ * An mbuf pool that only the CPU reads (ring-pair ports, the fabric
+ * adapter): objects may cross page boundaries, so a 4.5 KB mbuf takes
+ * 4.5 KB, not two 4 KiB pages. NULL with rte_errno set on failure.
+ */
+struct rte_mempool *uet_engine_mbuf_pool_cpu(const char *name, unsigned int n,
+					     unsigned int cache, uint16_t room,
+					     int socket);
+
 /** Context @p idx, or NULL. For tests and setup code. */
 struct uet_engine_lcore *uet_engine_lcore_get(struct uet_engine *e,
 					      unsigned int idx);
@@ -651,16 +661,6 @@ const char *uet_engine_fault_name(unsigned int kind);
  * commands take an optional engine index parameter.
  */
 struct rte_tel_data;
-
-struct rte_mempool;
-/**
- * An mbuf pool that only the CPU reads (ring-pair ports, the fabric
- * adapter): objects may cross page boundaries, so a 4.5 KB mbuf takes
- * 4.5 KB, not two 4 KiB pages. NULL with rte_errno set on failure.
- */
-struct rte_mempool *uet_engine_mbuf_pool_cpu(const char *name, unsigned int n,
-					     unsigned int cache, uint16_t room,
-					     int socket);
 
 /**
  * A command of a layer above the core (/uet/pds, /uet/ses ...): fill
