@@ -159,58 +159,52 @@ sul_of(struct uet_engine *e, unsigned int idx)
 	return c != NULL && c->magic == SUL_MAGIC ? c : NULL;
 }
 
+/*
+ * Drive the engine (or let its lcore run) while @p m is in @p state, at
+ * most @p secs seconds: an idle wait spins (@p nap_us 0) or sleeps.
+ */
+static void
+ctl_wait_while(struct uet_engine *e, struct sul_ctl_msg *m,
+	       unsigned int state, unsigned int secs, unsigned int nap_us,
+	       void (*progress)(void *), void *arg)
+{
+	uint64_t end = rte_get_timer_cycles() + secs * rte_get_timer_hz();
+
+	while (atomic_load(&m->state) == state &&
+	       rte_get_timer_cycles() < end) {
+		if (uet_engine_running(e) && nap_us == 0)
+			rte_pause();
+		else if (uet_engine_running(e))
+			rte_delay_us_sleep(nap_us);
+		else if (progress != NULL)
+			progress(arg);
+		else
+			(void)uet_engine_poll(e, 1);
+	}
+}
+
 int
 uet_ses_ulp_ctl(struct uet_engine *e, unsigned int ctx_idx,
 		struct uet_ses_ulp_ctl *req, void (*progress)(void *),
 		void *arg)
 {
-	struct sul_ctx *c;
+	struct uet_ses_ulp_ctl_pending *op;
 	struct sul_ctl_msg *m;
-	uint64_t end;
 	unsigned int expect;
+	int rc;
 
-	if (e == NULL || req == NULL)
-		return -EINVAL;
-	c = sul_of(e, ctx_idx);
-	if (c == NULL)
-		return -ENOENT;
-	m = rte_zmalloc("sul_ctl", sizeof(*m), 0);
-	if (m == NULL)
-		return -ENOMEM;
-	m->req = *req;
-	atomic_init(&m->state, SUL_CTL_PENDING);
-	if (rte_ring_mp_enqueue(c->ctl, m) != 0) {
-		rte_free(m);
-		return -EAGAIN;
-	}
-	/* an AUTO lcore asleep (docs/ENGINE.md "Progress modes") */
-	uet_engine_wake(e, ctx_idx);
-	end = rte_get_timer_cycles() + 5 * rte_get_timer_hz();
-	while (atomic_load(&m->state) == SUL_CTL_PENDING &&
-	       rte_get_timer_cycles() < end) {
-		if (uet_engine_running(e))
-			rte_pause();
-		else if (progress != NULL)
-			progress(arg);
-		else
-			(void)uet_engine_poll(e, 1);
-	}
+	rc = uet_ses_ulp_ctl_post(e, ctx_idx, req, &op);
+	if (rc != 0)
+		return rc;
+	m = (struct sul_ctl_msg *)op;
+	ctl_wait_while(e, m, SUL_CTL_PENDING, 5, 0, progress, arg);
 	expect = SUL_CTL_PENDING;
 	if (atomic_compare_exchange_strong(&m->state, &expect,
 					   SUL_CTL_CANCELLED))
 		return -ETIMEDOUT; /* never applied; the lcore frees it */
 	/* started: its answer comes (late), it is not abandoned lightly */
-	end = rte_get_timer_cycles() + SUL_CTL_RUNNING_MAX_S *
-	      rte_get_timer_hz();
-	while (atomic_load(&m->state) == SUL_CTL_RUNNING &&
-	       rte_get_timer_cycles() < end) {
-		if (uet_engine_running(e))
-			rte_delay_us_sleep(100);
-		else if (progress != NULL)
-			progress(arg);
-		else
-			(void)uet_engine_poll(e, 1);
-	}
+	ctl_wait_while(e, m, SUL_CTL_RUNNING, SUL_CTL_RUNNING_MAX_S, 100,
+		       progress, arg);
 	expect = SUL_CTL_RUNNING;
 	if (atomic_compare_exchange_strong(&m->state, &expect,
 					   SUL_CTL_ABANDONED))
