@@ -30,6 +30,7 @@
 
 #include <rte_log.h>
 
+#include <uet/uet_fabric_defaults.h>
 #include <uet/uet_fabric_eth.h>
 
 /* the engine's log type: the adapter is part of the engine's setup */
@@ -667,7 +668,7 @@ uet_fabric_eth_config_from(const struct uet_config_fabric *in,
 	out->link_rate_bps = (uint64_t)in->link_rate_mbps * 1000000u;
 	out->link_delay_ns = in->link_delay_ns;
 	out->base_rtt_ns = in->base_rtt_ns;
-	out->mtu = in->mtu + UET_FABRIC_ETH_L2_BYTES;
+	out->mtu = in->mtu + UET_FABRIC_L2_BYTES;
 	out->frame_pool = in->frame_pool;
 	out->host_queue_bytes = (uint32_t)RTE_MIN(in->host_queue,
 						  (uint64_t)UINT32_MAX);

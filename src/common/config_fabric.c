@@ -14,12 +14,11 @@
 #include <rte_cfgfile.h>
 #include <rte_common.h>
 
+#include <uet/uet_fabric_defaults.h>
+
 #include "config_priv.h"
 
-#define US(x) ((uint64_t)(x) * 1000ULL)
 #define SEC(x) ((uint64_t)(x) * 1000000000ULL)
-/* Ethernet header and one VLAN tag: a host frame is mtu + 18 bytes. */
-#define FABRIC_L2_BYTES 18u
 
 static const char *const tier_names[] = {
 	[UET_CONFIG_FABRIC_HOST] = "host",
@@ -39,23 +38,23 @@ cfg_fabric_defaults(struct uet_config_fabric *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->topology = UET_CONFIG_FABRIC_LEAF_SPINE;
-	f->hosts = 16;
-	f->hosts_per_leaf = 4;
-	f->spines = 4;
-	f->k = 4;
-	f->link_rate_mbps = 100000;
-	f->link_delay_ns = US(1);
-	f->mtu = 4096;
-	f->frame_pool = 8192;
-	f->host_queue = 1u << 20;
+	f->hosts = UET_FABRIC_DEFAULT_HOSTS;
+	f->hosts_per_leaf = UET_FABRIC_DEFAULT_HOSTS_PER_LEAF;
+	f->spines = UET_FABRIC_DEFAULT_SPINES;
+	f->k = UET_FABRIC_DEFAULT_K;
+	f->link_rate_mbps = UET_FABRIC_DEFAULT_LINK_RATE_MBPS;
+	f->link_delay_ns = UET_FABRIC_DEFAULT_LINK_DELAY_NS;
+	f->mtu = UET_FABRIC_DEFAULT_IP_MTU;
+	f->frame_pool = UET_FABRIC_DEFAULT_FRAME_POOL;
+	f->host_queue = UET_FABRIC_DEFAULT_HOST_QUEUE_BYTES;
 	f->trimming = true;
 	f->ecn = true;
-	f->ecn_min = 0.2;
-	f->ecn_max = 0.8;
-	f->trim = 1.0;
-	f->trim_retx = 1.5;
-	f->queue = 3.0;
-	f->seed = 1;
+	f->ecn_min = UET_FABRIC_DEFAULT_ECN_MIN_MILLI / 1000.0;
+	f->ecn_max = UET_FABRIC_DEFAULT_ECN_MAX_MILLI / 1000.0;
+	f->trim = UET_FABRIC_DEFAULT_TRIM_MILLI / 1000.0;
+	f->trim_retx = UET_FABRIC_DEFAULT_TRIM_RETX_MILLI / 1000.0;
+	f->queue = UET_FABRIC_DEFAULT_DROP_MILLI / 1000.0;
+	f->seed = UET_FABRIC_DEFAULT_SEED;
 }
 
 bool
@@ -321,7 +320,7 @@ cfg_fabric_validate(const struct uet_config_fabric *f,
 	if (f->trim_retx < f->trim)
 		return cfg_error(err, -EINVAL, NULL, 0, "fabric", "trim_retx",
 				 "must not be below trim");
-	if (f->host_queue < f->mtu + FABRIC_L2_BYTES)
+	if (f->host_queue < f->mtu + UET_FABRIC_L2_BYTES)
 		return cfg_error(err, -EINVAL, NULL, 0, "fabric", "host_queue",
 				 "must hold one frame (mtu + 18 bytes)");
 	for (unsigned int i = 0; i < f->nb_events; i++) {

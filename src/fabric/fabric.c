@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <uet/uet_fabric_defaults.h>
+
 #include "fabric_private.h"
 
 void
@@ -17,31 +19,31 @@ uet_fabric_config_default(struct uet_fabric_config *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->topo = UET_FABRIC_TOPO_LEAF_SPINE;
-	c->hosts = 16;
-	c->hosts_per_leaf = 4;
-	c->spines = 4;
-	c->k = 4;
-	c->link_rate_bps = UINT64_C(100000000000);
-	c->link_delay_ns = 1000;
-	c->mtu = 4608;
+	c->hosts = UET_FABRIC_DEFAULT_HOSTS;
+	c->hosts_per_leaf = UET_FABRIC_DEFAULT_HOSTS_PER_LEAF;
+	c->spines = UET_FABRIC_DEFAULT_SPINES;
+	c->k = UET_FABRIC_DEFAULT_K;
+	c->link_rate_bps = UET_FABRIC_DEFAULT_LINK_RATE_MBPS * UINT64_C(1000000);
+	c->link_delay_ns = UET_FABRIC_DEFAULT_LINK_DELAY_NS;
+	c->mtu = UET_FABRIC_DEFAULT_IP_MTU + UET_FABRIC_L2_BYTES;
 	c->frame_overhead = 24;
-	c->frame_pool = 8192;
-	c->host_queue_bytes = 1 << 20;
+	c->frame_pool = UET_FABRIC_DEFAULT_FRAME_POOL;
+	c->host_queue_bytes = UET_FABRIC_DEFAULT_HOST_QUEUE_BYTES;
 	c->trimming = true;
 	c->ecn = true;
-	c->ecn_min_milli = 200;
-	c->ecn_max_milli = 800;
-	c->trim_milli = 1000;
-	c->trim_retx_milli = 1500;
-	c->drop_milli = 3000;
-	c->control_drop_milli = 3000;
+	c->ecn_min_milli = UET_FABRIC_DEFAULT_ECN_MIN_MILLI;
+	c->ecn_max_milli = UET_FABRIC_DEFAULT_ECN_MAX_MILLI;
+	c->trim_milli = UET_FABRIC_DEFAULT_TRIM_MILLI;
+	c->trim_retx_milli = UET_FABRIC_DEFAULT_TRIM_RETX_MILLI;
+	c->drop_milli = UET_FABRIC_DEFAULT_DROP_MILLI;
+	c->control_drop_milli = UET_FABRIC_DEFAULT_DROP_MILLI;
 	c->dscp.data = 0;
 	c->dscp.control = 46;
 	c->dscp.trimmed = 16;
 	c->dscp.trimmed_lasthop = 18;
 	c->dscp.trimmable_retx = 8;
 	c->schedule_max = 64;
-	c->seed = 1;
+	c->seed = UET_FABRIC_DEFAULT_SEED;
 }
 
 static const char *

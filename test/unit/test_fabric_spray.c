@@ -316,6 +316,7 @@ run(enum uet_cms_lb_mode mode, uint64_t fail_at, bool fat,
 
 	memset(&S, 0, sizeof(S));
 	uet_fabric_config_default(&c);
+	c.mtu = PAYLOAD + 98; /* frames of 4 KiB of payload and headers */
 	c.hosts = HOSTS;
 	c.hosts_per_leaf = 4;
 	c.spines = 4;

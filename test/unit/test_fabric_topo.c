@@ -130,8 +130,9 @@ uet_fabric_create__fat_tree_k4(void **state)
 	assert_true(uet_fabric_link_find(fab, UET_FABRIC_TIER_SPINE, 5,
 					 UET_FABRIC_TIER_CORE, 1) < 0);
 	uet_fabric_thresholds_get(fab, &t);
-	/* 6 hops x (2 x 1 us + 4632 B and 88 B at 100 Gb/s) */
-	assert_int_equal(t.base_rtt_ns, 6 * (2000 + 371 + 8));
+	/* 6 hops x (2 x 1 us + 4138 B and 88 B at 100 Gb/s): the default
+	 * frame is IP MTU 4096 + 18 bytes of L2, plus 24 on the wire */
+	assert_int_equal(t.base_rtt_ns, 6 * (2000 + 332 + 8));
 	assert_int_equal(t.bdp, UINT64_C(100000000000) / 8 * t.base_rtt_ns /
 				UINT64_C(1000000000));
 	assert_int_equal(t.ecn_min, t.bdp / 5);

@@ -102,13 +102,10 @@ void uet_fabric_eth_drain(struct uet_fabric_eth *fe);
  */
 void uet_fabric_eth_free(struct uet_fabric_eth *fe);
 
-/** Ethernet header and a VLAN tag: hosts' frames are IP MTU + 18 bytes. */
-#define UET_FABRIC_ETH_L2_BYTES 18u
-
 /**
  * Fill @p out from the [fabric] section @p in (docs/CONFIG.md): shape,
  * links, thresholds (BDP multiples to thousandths), loss, seed; frames of
- * up to in->mtu + UET_FABRIC_ETH_L2_BYTES bytes. What the section does not
+ * up to in->mtu + UET_FABRIC_L2_BYTES (uet_fabric_defaults.h) bytes. What the section does not
  * set keeps uet_fabric_config_default(); deliver and sample stay unset.
  * The schedule lines are applied by uet_fabric_eth_schedule().
  */
