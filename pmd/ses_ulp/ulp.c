@@ -17,6 +17,7 @@
 #include <rte_ring.h>
 
 #include <uet/uet_cma.h>
+#include <uet/uet_pow2.h>
 
 #include "ses_ulp_private.h"
 
@@ -25,16 +26,6 @@ static atomic_uint sul_seq;
 /* ------------------------------------------------------------------ */
 /* ULP callbacks                                                       */
 /* ------------------------------------------------------------------ */
-
-static uint32_t
-pow2_at_least(uint32_t n)
-{
-	uint32_t p = 1;
-
-	while (p < n)
-		p <<= 1;
-	return p;
-}
 
 /* uet_ses_config.submit: the SES's packets take the engine's one
  * submission path (MTU check, submit counters), its struct as is. The
@@ -138,7 +129,7 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	sc.profile = UET_PROFILE_HPC; /* the provider enforces its domain's */
 	sc.mtu = uet_ulp_max_len(uctx);
 	sc.max_msgs = msgs;
-	sc.cq_size = pow2_at_least(4 * (msgs + posted));
+	sc.cq_size = uet_pow2_ceil(4 * (msgs + posted));
 	sc.initiator_id = c->initiator;
 	sc.pid_on_fep = c->pid;
 	/* the front end picks rendezvous per SQE (UET_CHAN_F_RENDEZVOUS) */
@@ -175,7 +166,7 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 			       (size_t)c->max_peers * sizeof(*c->peers), 0);
 	/* every op record's completion, plus the unsolicited ones a few
 	 * channels may hold (SUL_CHAN_PEND_UNSOL_MAX each) */
-	c->pend_mask = pow2_at_least(2 * c->nb_ops) - 1;
+	c->pend_mask = uet_pow2_ceil(2 * c->nb_ops) - 1;
 	c->pend = rte_zmalloc("sul_pend", (c->pend_mask + 1) *
 			      sizeof(*c->pend), 0);
 	snprintf(name, sizeof(name), "sulctl%u", atomic_fetch_add(&sul_seq, 1));

@@ -280,16 +280,6 @@ local_identity(struct uet_ofi_fabric *fab, unsigned int ctx, uint16_t *pid,
 	return uet_ses_ulp_identity(fab->engine, ctx, pid, initiator);
 }
 
-static uint32_t
-pow2_above(size_t n)
-{
-	uint32_t p = 2;
-
-	while (p <= n && p < (1u << 30))
-		p <<= 1;
-	return p;
-}
-
 /* EP_ADD of the endpoint's channel (before attaching it). */
 static int
 local_ep_add(struct uet_ofi_fabric *fab, struct uet_ofi_ep *ep)
@@ -312,6 +302,9 @@ local_ep_add(struct uet_ofi_fabric *fab, struct uet_ofi_ep *ep)
  * post while the engine lcore sleeps runs the engine on the posting
  * thread (docs/PROVIDER.md "Progress").
  */
+/* rte_ring's largest size (RTE_RING_SZ_MASK + 1) */
+#define LOCAL_RING_MAX (1u << 30)
+
 static int
 local_chan_open(struct uet_ofi_fabric *fab, struct uet_ofi_ep *ep,
 		struct uet_chan **chan)
@@ -324,9 +317,10 @@ local_chan_open(struct uet_ofi_fabric *fab, struct uet_ofi_ep *ep,
 
 	snprintf(name, sizeof(name), "uf%x.%x.%x", fab->id & 0xFFF,
 		 ep->dom->id & 0xFFF, atomic_fetch_add(&fab->chan_seq, 1));
-	c = uet_chan_create(name, pow2_above(sq), pow2_above(rq),
-			    pow2_above(sq + rq), SOCKET_ID_ANY,
-			    UET_CHAN_POSTER_PROGRESS);
+	c = uet_chan_create(name, uet_ofi_ring_size(sq, LOCAL_RING_MAX),
+			    uet_ofi_ring_size(rq, LOCAL_RING_MAX),
+			    uet_ofi_ring_size(sq + rq, LOCAL_RING_MAX),
+			    SOCKET_ID_ANY, UET_CHAN_POSTER_PROGRESS);
 	if (c == NULL) {
 		FI_WARN(&uet_prov, FI_LOG_EP_CTRL, "channel %s: %s\n", name,
 			rte_strerror(rte_errno));

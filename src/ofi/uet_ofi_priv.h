@@ -34,6 +34,7 @@
 #include <uet/uet_ulp.h>
 #include <uet/uet_config.h>
 #include <uet/uet_ofi.h>
+#include <uet/uet_pow2.h>
 #include <uet/uet_wire.h>
 
 #define UET_OFI_NAME "uet"
@@ -89,6 +90,17 @@ static inline int
 uet_ofi_errno(int rc)
 {
 	return rc < 0 && -rc < FI_ERRNO_OFFSET ? rc : -FI_EOTHER;
+}
+
+/* Size of a channel ring for @p n entries: an rte_ring of size p holds
+ * p - 1, so the power of two above @p n, at least 2, at most @p cap (a
+ * power of two). */
+static inline uint32_t
+uet_ofi_ring_size(size_t n, uint32_t cap)
+{
+	if (n >= cap)
+		return cap;
+	return n < 2 ? 2 : uet_pow2_ceil((uint32_t)n + 1);
 }
 
 /* ------------------------------------------------------------------ */

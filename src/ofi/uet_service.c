@@ -470,16 +470,6 @@ svc_ctl(struct uet_ofi_fabric *fab, unsigned int ctx,
 	return rc;
 }
 
-static uint32_t
-ring_size(const struct uet_ofi_svc *s, size_t n)
-{
-	uint32_t p = 2;
-
-	while (p <= n && p < s->hello->ring_max)
-		p <<= 1;
-	return p;
-}
-
 static int
 svc_chan_open(struct uet_ofi_fabric *fab, struct uet_ofi_ep *ep,
 	      struct uet_chan **chan)
@@ -495,9 +485,9 @@ svc_chan_open(struct uet_ofi_fabric *fab, struct uet_ofi_ep *ep,
 		/* one poster and one poller at a time: the endpoint lock,
 		 * as in-process (no UET_CHAN_MP_SUBMIT) */
 		.flags = 0,
-		.sq_size = ring_size(s, sq),
-		.rq_size = ring_size(s, rq),
-		.cq_size = ring_size(s, sq + rq),
+		.sq_size = uet_ofi_ring_size(sq, s->hello->ring_max),
+		.rq_size = uet_ofi_ring_size(rq, s->hello->ring_max),
+		.cq_size = uet_ofi_ring_size(sq + rq, s->hello->ring_max),
 	};
 	struct uet_svc_chan_open_rep r;
 	struct svc_chan *sc;

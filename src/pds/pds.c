@@ -7,6 +7,8 @@
 
 #include <stdlib.h>
 
+#include <uet/uet_pow2.h>
+
 #include "pds_private.h"
 
 void
@@ -67,12 +69,6 @@ uet_pds_config_default(struct uet_pds_config *cfg)
 }
 
 static bool
-pds_pow2(uint32_t v)
-{
-	return v != 0 && (v & (v - 1)) == 0;
-}
-
-static bool
 pds_config_ok(const struct uet_pds_config *c)
 {
 	uint64_t ids = (uint64_t)c->max_pdcs + c->max_rsv_pdcs;
@@ -82,14 +78,14 @@ pds_config_ok(const struct uet_pds_config *c)
 	if (c->max_pdcs == 0 ||
 	    ids > (uint64_t)(UET_PDS_PDC_MAX >> c->owner_bits))
 		return false;
-	if (!pds_pow2(c->tx_window) || c->tx_window > UET_PDS_TX_WINDOW_MAX ||
+	if (!uet_is_pow2(c->tx_window) || c->tx_window > UET_PDS_TX_WINDOW_MAX ||
 	    c->tx_window < 4)
 		return false;
-	if (!pds_pow2(c->rx_window) || c->rx_window < UET_PSN_SACK_BITS ||
+	if (!uet_is_pow2(c->rx_window) || c->rx_window < UET_PSN_SACK_BITS ||
 	    c->rx_window > 32768)
 		return false;
-	if (!pds_pow2(c->dgram_queue) || !pds_pow2(c->ctl_queue) ||
-	    !pds_pow2(c->event_queue) || !pds_pow2(c->timer_slots))
+	if (!uet_is_pow2(c->dgram_queue) || !uet_is_pow2(c->ctl_queue) ||
+	    !uet_is_pow2(c->event_queue) || !uet_is_pow2(c->timer_slots))
 		return false;
 	/* A fatal close emits one event per window slot at once. */
 	if (c->event_queue < 2 * c->tx_window)

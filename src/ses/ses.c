@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <uet/uet_pow2.h>
+
 #include "ses_private.h"
 
 void
@@ -30,22 +32,6 @@ uet_ses_config_default(struct uet_ses_config *cfg)
 }
 
 static bool
-ses_pow2(uint32_t v)
-{
-	return v != 0 && (v & (v - 1)) == 0;
-}
-
-static uint32_t
-ses_roundup_pow2(uint32_t v)
-{
-	uint32_t p = 1;
-
-	while (p < v)
-		p <<= 1;
-	return p;
-}
-
-static bool
 ses_config_ok(const struct uet_ses_config *c)
 {
 	if (c->pds == NULL || c->profile < UET_PROFILE_AI_BASE ||
@@ -64,7 +50,7 @@ ses_config_ok(const struct uet_ses_config *c)
 	if ((c->rdv_ri >= 0 || c->rdv_ri_of != NULL) &&
 	    (c->mr == NULL || c->rdv_resource_index > UET_SES_RI_MAX))
 		return false;
-	return ses_pow2(c->cq_size);
+	return uet_is_pow2(c->cq_size);
 }
 
 static uint32_t *
@@ -89,13 +75,13 @@ ses_alloc(struct uet_ses *s)
 	s->msg_free = ses_stack(c->max_msgs);
 	s->tgts = calloc(c->max_tgt_msgs, sizeof(*s->tgts));
 	s->tgt_free = ses_stack(c->max_tgt_msgs);
-	s->tgt_hmask = ses_roundup_pow2(c->max_tgt_msgs) - 1;
+	s->tgt_hmask = uet_pow2_ceil(c->max_tgt_msgs) - 1;
 	s->tgt_hash = malloc(((size_t)s->tgt_hmask + 1) * sizeof(uint32_t));
-	s->read_hmask = ses_roundup_pow2(c->max_msgs) - 1;
+	s->read_hmask = uet_pow2_ceil(c->max_msgs) - 1;
 	s->read_hash = malloc(((size_t)s->read_hmask + 1) * sizeof(uint32_t));
 	s->rets = calloc(c->max_msgs, sizeof(*s->rets));
 	s->ret_free = ses_stack(c->max_msgs);
-	s->peer_mask = ses_roundup_pow2(c->max_peers * 2) - 1;
+	s->peer_mask = uet_pow2_ceil(c->max_peers * 2) - 1;
 	s->peers = calloc((size_t)s->peer_mask + 1, sizeof(*s->peers));
 	s->cq = calloc(c->cq_size, sizeof(*s->cq));
 	/* Rendezvous keys are provider keys: their low 16 bits are the MR
