@@ -25,6 +25,7 @@
 
 #include <uet/uet_config.h>
 #include <uet/uet_engine.h>
+#include <uet/uet_rand.h>
 
 #define ENG_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_ ## level, uet_engine_logtype, "uet.engine: " fmt "\n", \
@@ -185,7 +186,7 @@ struct eng_fault_queue {
 };
 
 struct eng_fault_dir {
-	uint64_t rng;
+	struct uet_rand rng;
 	uint64_t pkts;      /* frames seen by this direction */
 	struct eng_fault_queue reorder;
 	struct eng_fault_queue delay;

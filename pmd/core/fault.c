@@ -39,34 +39,12 @@ uet_engine_fault_name(unsigned int kind)
 	return kind < UET_CONFIG_FAULT_KINDS ? fault_names[kind] : "unknown";
 }
 
-static uint64_t
-splitmix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
-static uint64_t
-rng_next(uint64_t *s)
-{
-	/* xorshift64*: small, fast, good enough to pick faults */
-	uint64_t x = *s;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545f4914f6cdd1dull;
-}
-
 static bool
 roll(struct eng_fault_dir *fd, uint32_t ppm)
 {
 	if (ppm == 0)
 		return false;
-	return (rng_next(&fd->rng) >> 11) % 1000000u < ppm;
+	return (uet_rand_next(&fd->rng) >> 11) % 1000000u < ppm;
 }
 
 void
@@ -87,11 +65,11 @@ eng_fault_init(struct uet_engine_lcore *lc)
 			  UINT64_MAX;
 	for (unsigned int d = 0; d < UET_CONFIG_FAULT_DIRS; d++) {
 		struct eng_fault_dir *fd = &lc->fault[d];
+		uint64_t stream = lc->idx * 2u + d;
 
 		memset(fd, 0, sizeof(*fd));
-		fd->rng = splitmix64(f->seed ^ splitmix64(lc->idx * 2u + d));
-		if (fd->rng == 0)
-			fd->rng = 1;
+		/* one stream per lcore and direction, all from [fault] seed */
+		uet_rand_seed(&fd->rng, f->seed ^ uet_rand_splitmix(&stream));
 	}
 }
 
@@ -180,7 +158,7 @@ frame_trim(struct uet_engine_lcore *lc, struct eng_fault_dir *fd,
 		return false;
 	len = uet_outer_frame_trim(o, data, rte_pktmbuf_data_len(m), pds_len,
 				   lc->eng->cfg.dscp.trimmed,
-				   (rng_next(&fd->rng) & 1) != 0);
+				   (uet_rand_next(&fd->rng) & 1) != 0);
 	if (len < 0)
 		return false;
 	return rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_data_len(m) -
@@ -192,7 +170,7 @@ frame_corrupt(struct eng_fault_dir *fd, struct rte_mbuf *m)
 {
 	uint8_t *data = rte_pktmbuf_mtod(m, uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(m);
-	uint64_t r = rng_next(&fd->rng);
+	uint64_t r = uet_rand_next(&fd->rng);
 	uint32_t off = UET_ETH_HLEN + (uint32_t)(r % (len - UET_ETH_HLEN));
 
 	data[off] ^= (uint8_t)(1 + (r >> 32) % 255);

@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include <uet/uet_rand.h>
+
 #include "uet_win.h"
 
 #define KIB 1024u
@@ -118,13 +120,13 @@ win_alloc__random_never_overlaps(void **state)
 	uint64_t off[N], sz[N], x;
 	bool live[N] = { false };
 	uint8_t *owner = calloc(len / 256, 1);
-	unsigned int seed = 12345;
+	struct uet_rand rng = { .s = 12345 };
 
 	(void)state;
 	assert_non_null(w);
 	assert_non_null(owner);
 	for (int r = 0; r < ROUNDS; r++) {
-		int i = rand_r(&seed) % N;
+		int i = (int)uet_rand_below(&rng, N);
 
 		if (live[i]) {
 			for (uint64_t b = off[i] / 256;
@@ -136,7 +138,7 @@ win_alloc__random_never_overlaps(void **state)
 			live[i] = false;
 			continue;
 		}
-		sz[i] = 1 + (uint64_t)(rand_r(&seed) % (64 * 1024));
+		sz[i] = 1 + (uint64_t)uet_rand_below(&rng, 64 * 1024);
 		if (uet_ofi_win_alloc(w, sz[i], &off[i]) != 0)
 			continue;
 		assert_true(off[i] + sz[i] <= len);

@@ -42,6 +42,7 @@
 
 #include <rte_common.h>
 
+#include <uet/uet_rand.h>
 #include <uet/uet_ses_amo.h>
 #include <uet/uet_ses_mr.h>
 
@@ -245,17 +246,18 @@ test_bad_messages(struct cli *a)
 	uint64_t m[(UET_SVC_MSG_MAX + 128) / 8];
 	struct uet_svc_hdr *h = (struct uet_svc_hdr *)m;
 	struct uet_svc_pid_get_req *pg = (struct uet_svc_pid_get_req *)(h + 1);
-	unsigned int sent = 0, seed = 12345;
+	unsigned int sent = 0;
+	struct uet_rand rng = { .s = 12345 };
 	struct rc_client fresh;
 	int rc;
 
 	/* random bytes, 1 .. MSG_MAX + 100 of them (0 would read as EOF) */
 	for (unsigned int i = 0; i < 200; i++) {
-		size_t len = 1 + (size_t)(rand_r(&seed) %
+		size_t len = 1 + (size_t)(uet_rand_next(&rng) %
 					  (UET_SVC_MSG_MAX + 100));
 
 		for (size_t j = 0; j < len; j++)
-			((uint8_t *)m)[j] = (uint8_t)rand_r(&seed);
+			((uint8_t *)m)[j] = (uint8_t)uet_rand_next(&rng);
 		rc = raw_reply(&a->c, m, len, -1);
 		CHECK(rc == -EINVAL || rc == -EPROTO);
 		sent++;
@@ -539,7 +541,8 @@ test_ring_garbage(void)
 {
 	struct cli g;
 	struct uet_chan_cqe e;
-	unsigned int seed = 777, cqes = 0;
+	unsigned int cqes = 0;
+	struct uet_rand rng = { .s = 777 };
 
 	if (cli_make(&g) < 0) {
 		failures++;
@@ -550,9 +553,9 @@ test_ring_garbage(void)
 		struct uet_chan_rqe r;
 
 		for (size_t j = 0; j < sizeof(q); j++)
-			((uint8_t *)&q)[j] = (uint8_t)rand_r(&seed);
+			((uint8_t *)&q)[j] = (uint8_t)uet_rand_next(&rng);
 		for (size_t j = 0; j < sizeof(r); j++)
-			((uint8_t *)&r)[j] = (uint8_t)rand_r(&seed);
+			((uint8_t *)&r)[j] = (uint8_t)uet_rand_next(&rng);
 		(void)uet_chan_sq_post(&g.ch.ch, &q);
 		(void)uet_chan_rq_post(&g.ch.ch, &r);
 		while (uet_chan_cq_poll(&g.ch.ch, &e, 1) == 1)
@@ -560,10 +563,10 @@ test_ring_garbage(void)
 		usleep(100);
 	}
 	/* cursors out of any sense: the engine takes at most a ring */
-	g.ch.ch.sq->prod.tail = (uint32_t)rand_r(&seed);
+	g.ch.ch.sq->prod.tail = (uint32_t)uet_rand_next(&rng);
 	g.ch.ch.sq->prod.head = g.ch.ch.sq->prod.tail;
-	g.ch.ch.rq->prod.tail = (uint32_t)rand_r(&seed);
-	g.ch.ch.cq->cons.tail = (uint32_t)rand_r(&seed);
+	g.ch.ch.rq->prod.tail = (uint32_t)uet_rand_next(&rng);
+	g.ch.ch.cq->cons.tail = (uint32_t)uet_rand_next(&rng);
 	g.ch.ch.sq->mask = 0xFFFFFFFFu;
 	usleep(100000);
 	printf("# garbage: 300 random SQEs and RQEs, %u CQEs back, ring "

@@ -26,6 +26,7 @@
 
 #include <uet/uet_cms_nscc.h>
 #include <uet/uet_cms_rccc.h>
+#include <uet/uet_rand.h>
 
 /* ---- the reference, from the pseudocode ---- */
 
@@ -255,12 +256,9 @@ ref_on_nack(struct ref *r, int64_t size, int64_t rtt_sample, bool trim,
 /* ---- the trace ---- */
 
 static uint64_t
-rnd(uint64_t *s)
+rnd(struct uet_rand *s)
 {
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
+	return uet_rand_next(s);
 }
 
 static struct uet_nscc_params
@@ -299,7 +297,8 @@ static unsigned int unmarked_in_ignore;
 
 /* One event of the trace on both; returns a code of what it was. */
 static int
-trace_step(struct uet_nscc *n, struct ref *r, uint64_t *s, uint64_t now)
+trace_step(struct uet_nscc *n, struct ref *r, struct uet_rand *s,
+	   uint64_t now)
 {
 	const struct uet_nscc_params *p = P;
 	uint64_t x = rnd(s);
@@ -367,9 +366,11 @@ nscc_trace(bool rccc, uint64_t seed)
 	struct uet_nscc_params p = trace_params(rccc);
 	struct uet_nscc n;
 	struct ref r;
-	uint64_t s = seed, now = 1000;
+	uint64_t now = 1000;
+	struct uet_rand s;
 	int i, seen[5] = { 0 };
 
+	uet_rand_seed(&s, seed);
 	P = &p;
 	memset(acts, 0, sizeof(acts));
 	unmarked_in_ignore = 0;
@@ -482,12 +483,14 @@ uet_rccc__trace_matches_htsim_pull_rules(void **state)
 	struct uet_rccc_pacer pc;
 	struct uet_rccc_src src;
 	struct rref r = { .credit = maxwnd, .speculating = true };
-	uint64_t s = 0xABCDEFull, now = 0, x;
+	uint64_t now = 0, x;
+	struct uet_rand s;
 	uint32_t idx, bytes, t, granted = 0, k, grants = 0, sends = 0;
 	int64_t rt, backlog = 2000000;
 	int i;
 
 	(void)state;
+	uet_rand_seed(&s, 0xABCDEFull);
 	assert_int_equal(uet_rccc_pacer_config_default(&pcfg, 100000, mtu,
 						       0), 0);
 	pcfg.quantum = quantum;

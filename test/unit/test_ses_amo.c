@@ -21,6 +21,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <uet/uet_rand.h>
 #include <uet/uet_ses_amo.h>
 
 #define N_OPS (UET_AMO_MSWAP + 1)
@@ -34,12 +35,7 @@ static uint64_t rng;
 static uint64_t
 rnd(void)
 {
-	/* splitmix64 */
-	uint64_t z = (rng += 0x9E3779B97F4A7C15ULL);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	return z ^ (z >> 31);
+	return uet_rand_splitmix(&rng);
 }
 
 /* ---------------------------------------------------------------- */

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <uet/uet_rand.h>
 #include <uet/uet_ses_match.h>
 
 #define ANY UET_SES_MATCH_SRC_ANY
@@ -678,10 +679,9 @@ struct model {
 };
 
 static uint64_t
-lcg(uint64_t *s)
+draw(struct uet_rand *r)
 {
-	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
-	return *s >> 33;
+	return uet_rand_next(r) >> 33;
 }
 
 static bool
@@ -695,7 +695,7 @@ model_accepts(const struct model_rcv *r, const struct model_msg *g)
 }
 
 static void
-model_step_post(struct uet_ses_match *m, struct model *md, uint64_t *seed,
+model_step_post(struct uet_ses_match *m, struct model *md, struct uet_rand *rng,
 		uint64_t ctx)
 {
 	static const uint64_t ignores[] = { 0, 0, 0, 0, 1, 6, 7, ~0ull };
@@ -704,10 +704,10 @@ model_step_post(struct uet_ses_match *m, struct model *md, uint64_t *seed,
 	uint32_t i;
 
 	mr.ctx = ctx;
-	mr.tagged = lcg(seed) % 10 < 7;
-	mr.tag = mr.tagged ? lcg(seed) % 8 : 0;
-	mr.ignore = mr.tagged ? ignores[lcg(seed) % 8] : 0;
-	mr.src = lcg(seed) % 4 == 0 ? ANY : lcg(seed) % 3;
+	mr.tagged = draw(rng) % 10 < 7;
+	mr.tag = mr.tagged ? draw(rng) % 8 : 0;
+	mr.ignore = mr.tagged ? ignores[draw(rng) % 8] : 0;
+	mr.src = draw(rng) % 4 == 0 ? ANY : draw(rng) % 3;
 	p = mr.tagged ? trcv(ctx, 64, mr.tag, mr.ignore, mr.src)
 		      : rcv(ctx, 64, mr.src);
 	for (i = 0; i < md->nmsg; i++)
@@ -726,16 +726,16 @@ model_step_post(struct uet_ses_match *m, struct model *md, uint64_t *seed,
 }
 
 static void
-model_step_arrival(struct uet_ses_match *m, struct model *md, uint64_t *seed,
+model_step_arrival(struct uet_ses_match *m, struct model *md, struct uet_rand *rng,
 		   uint64_t id)
 {
 	struct model_msg g;
 	uint32_t i;
 
 	g.id = id;
-	g.tagged = lcg(seed) % 10 < 7;
-	g.tag = g.tagged ? lcg(seed) % 8 : 0;
-	g.src = lcg(seed) % 3;
+	g.tagged = draw(rng) % 10 < 7;
+	g.tag = g.tagged ? draw(rng) % 8 : 0;
+	g.src = draw(rng) % 3;
 	for (i = 0; i < md->nrcv; i++)
 		if (model_accepts(&md->rcv[i], &g))
 			break;
@@ -754,7 +754,7 @@ model_step_arrival(struct uet_ses_match *m, struct model *md, uint64_t *seed,
 }
 
 static void
-model_step_cancel(struct uet_ses_match *m, struct model *md, uint64_t *seed)
+model_step_cancel(struct uet_ses_match *m, struct model *md, struct uet_rand *rng)
 {
 	uint32_t i;
 
@@ -762,7 +762,7 @@ model_step_cancel(struct uet_ses_match *m, struct model *md, uint64_t *seed)
 		assert_int_equal(uet_ses_match_cancel(m, 0), -ENOENT);
 		return;
 	}
-	i = (uint32_t)(lcg(seed) % md->nrcv);
+	i = (uint32_t)(draw(rng) % md->nrcv);
 	assert_int_equal(uet_ses_match_cancel(m, md->rcv[i].ctx), 0);
 	memmove(&md->rcv[i], &md->rcv[i + 1],
 		(md->nrcv - i - 1) * sizeof(md->rcv[0]));
@@ -793,17 +793,19 @@ model_run(uint64_t seed, uint32_t buckets, uint32_t ops)
 	struct uet_ses_match *m = mk(MODEL_MAX, MODEL_MAX, 64, MODEL_MAX,
 				     buckets);
 	uint64_t ctx = 1000, id = 1;
+	struct uet_rand rng;
 
+	uet_rand_seed(&rng, seed);
 	memset(&md, 0, sizeof(md));
 	for (uint32_t n = 0; n < ops; n++) {
-		uint64_t r = lcg(&seed) % 100;
+		uint64_t r = draw(&rng) % 100;
 
 		if (r < 47)
-			model_step_post(m, &md, &seed, ctx++);
+			model_step_post(m, &md, &rng, ctx++);
 		else if (r < 97)
-			model_step_arrival(m, &md, &seed, id++);
+			model_step_arrival(m, &md, &rng, id++);
 		else
-			model_step_cancel(m, &md, &seed);
+			model_step_cancel(m, &md, &rng);
 	}
 	model_drain(m, &md);
 	assert_pools_full(m);

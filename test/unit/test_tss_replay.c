@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <uet/uet_rand.h>
 #include <uet/uet_tss.h>
 
 /* check, then update when accepted, as a receiver does after the ICV */
@@ -126,15 +127,16 @@ uet_tss_replay_check__random_against_model(void **state)
 	struct uet_tss_replay w;
 	static uint8_t seen[N + SPAN];
 	uint64_t top = 0, t;
+	struct uet_rand rng;
 	bool any = false;
 	int i, rc, want;
 
 	(void)state;
-	srand(20261201);
+	uet_rand_seed(&rng, 20261201);
 	memset(seen, 0, sizeof(seen));
 	uet_tss_replay_init(&w, SIZE);
 	for (i = 0; i < N; i++) {
-		t = (uint64_t)i + (uint64_t)(rand() % SPAN);
+		t = (uint64_t)i + uet_rand_below(&rng, SPAN);
 		t = t > (uint64_t)SPAN / 2 ? t - SPAN / 2 : t;
 		if (any && t + SIZE <= top)
 			want = -ERANGE;

@@ -9,20 +9,18 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <uet/uet_rand.h>
 #include <uet/uet_wire.h>
 
 #define FRAME_MAX 256
 
-/* Deterministic generator so a failure reproduces (xorshift32). */
-static uint32_t rng_state = 0x2545F491u;
+/* Deterministic generator so a failure reproduces. */
+static struct uet_rand rng_state = { .s = 0x2545F491u };
 
 static uint32_t
 rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 17;
-	rng_state ^= rng_state << 5;
-	return rng_state;
+	return (uint32_t)(uet_rand_next(&rng_state) >> 32);
 }
 
 static void

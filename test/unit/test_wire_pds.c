@@ -16,6 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <uet/uet_rand.h>
 #include <uet/uet_wire.h>
 
 #define ITERATIONS 10000
@@ -1226,16 +1227,12 @@ pds_hdr_encode__field_ranges(void **state)
 /* ------------------------------------------------------------------ */
 
 static uint64_t rng_seed = DEFAULT_SEED;
-static uint64_t rng_state;
+static struct uet_rand rng_state;
 
 static uint64_t
 rnd(void)
 {
-	/* xorshift64* */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * UINT64_C(0x2545F4914F6CDD1D);
+	return uet_rand_next(&rng_state);
 }
 
 static void
@@ -1385,7 +1382,7 @@ round_trip_type(unsigned int type)
 {
 	size_t len = uet_pds_hdr_len(type);
 
-	rng_state = rng_seed ^ ((uint64_t)type << 56);
+	uet_rand_seed(&rng_state, rng_seed ^ ((uint64_t)type << 56));
 	for (unsigned int i = 0; i < ITERATIONS; i++) {
 		struct uet_pds_hdr h, d;
 		uint8_t buf[BUF_LEN], again[BUF_LEN];
@@ -1436,7 +1433,7 @@ pds_hdr_decode__random_bytes_canonical(void **state)
 	unsigned int accepted = 0;
 
 	(void)state;
-	rng_state = rng_seed ^ UINT64_C(0xF00D);
+	uet_rand_seed(&rng_state, rng_seed ^ UINT64_C(0xF00D));
 	for (unsigned int i = 0; i < 13 * ITERATIONS; i++) {
 		uint8_t buf[UET_PDS_HDR_MAX_LEN], again[BUF_LEN];
 		unsigned int type = all_types[i % N_TYPES];

@@ -15,13 +15,14 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <uet/uet_rand.h>
 #include <uet/uet_wire.h>
 
 #define RANDOM_ITERS 4000
 #define DEFAULT_SEED 0x5e5c0de5eedULL
 
 static uint64_t g_seed = DEFAULT_SEED;
-static uint64_t g_rng;
+static struct uet_rand g_rng;
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */
@@ -30,10 +31,7 @@ static uint64_t g_rng;
 static uint64_t
 rnd64(void)
 {
-	g_rng ^= g_rng >> 12;
-	g_rng ^= g_rng << 25;
-	g_rng ^= g_rng >> 27;
-	return g_rng * 0x2545F4914F6CDD1DULL;
+	return uet_rand_next(&g_rng);
 }
 
 /* Uniform-enough value in [0, n). */
@@ -53,7 +51,7 @@ static int
 rng_setup(void **state)
 {
 	(void)state;
-	g_rng = g_seed ? g_seed : 1;
+	uet_rand_seed(&g_rng, g_seed);
 	return 0;
 }
 
