@@ -17,7 +17,8 @@
 #                   libfabric's tcp provider on loopback, server pinned to
 #                   CPU 0 and client to CPU 1 for both
 #   Open MPI        (MPI=1) scripts/mpi-bench.sh's bandwidth phase for uet
-#                   and tcp;ofi_rxm (64 KiB and 1 MiB only)
+#                   (its own configuration: MTU 1500) and tcp;ofi_rxm,
+#                   64 KiB and 1 MiB only
 # Sizes 64 KiB, 1 MiB and 4 MiB; R repetitions interleaved, the median
 # (and range) of each cell. A benchmark, not a test: it asserts only that
 # every run completed (a failed run prints its log and makes the exit
@@ -27,8 +28,8 @@
 #   (default build/release, 1)
 # environment: FT_BIN fabtests' bin directory (default build/fabtests/bin,
 #   scripts/fabtests.sh builds it; without one the fabtests rows are
-#   skipped with a note); MTU the uet ports' MTU (default 1500; the ring
-#   and memif ports carry up to 9000); SIZES (bytes, default
+#   skipped with a note); MTUS the uet ports' MTUs, each a row of its own
+#   (default "1500 9000": ring and memif ports carry jumbo frames); SIZES (bytes, default
 #   "65536 1048576 4194304"); MB megabytes moved per run (default 256);
 #   MPI=1 adds the Open MPI rows.
 set -u
@@ -38,19 +39,19 @@ REPS=${2:-1}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 PERF=$BUILD/apps/uet-perf/uet-perf
 FT_BIN=${FT_BIN:-$TOP/build/fabtests/bin}
-MTU=${MTU:-1500}
+MTUS=${MTUS:-1500 9000}
 SIZES=${SIZES:-65536 1048576 4194304}
 MB=${MB:-256}
 if ! [ -x "$PERF" ] || ! [ -f "$BUILD/src/ofi/libuet-fi.so" ]; then
 	echo "bench-bulk: no $PERF or $BUILD/src/ofi/libuet-fi.so (-Dapps=enabled)" >&2
 	exit 1
 fi
-case $MTU in *[!0-9]* | "") echo "bench-bulk: MTU=$MTU: a number" >&2; exit 2 ;; esac
+for mtu in $MTUS; do
+	case $mtu in *[!0-9]*) echo "bench-bulk: MTUS=$MTUS: numbers" >&2; exit 2 ;; esac
+done
 TMP=$(mktemp -d /tmp/uet-bulk.XXXXXX) || exit 1
 tag=uetbulk$$
 trap 'rm -rf "$TMP" /var/run/dpdk/${tag}s /var/run/dpdk/${tag}c /var/run/dpdk/${tag}p' EXIT
-fail=0
-
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
@@ -77,23 +78,25 @@ EOF
 }
 
 # --- uet-perf in-process ---------------------------------------------------
-cat > "$TMP/perf.conf" <<EOF
+perf_conf() { # mtu
+	cat > "$TMP/perf.conf.$1" <<EOF
 [eal]
 args = -l 0 --no-huge -m 1024 --no-pci --file-prefix=${tag}p --log-level=lib.eal:error
 [port0]
 devargs = net_ring0
 ipv4 = 10.0.0.1
-mtu = $MTU
+mtu = $1
 EOF
-perf_bw() { # op size -> "MB/s MB-per-CPU-second"
+}
+perf_bw() { # op size mtu -> "MB/s MB-per-CPU-second"
 	local count=$(( MB * 1048576 / $2 ))
 	[ $count -ge 16 ] || count=16
-	if ! "$PERF" --config "$TMP/perf.conf" --ulp ses --mode bw --op "$1" \
+	if ! "$PERF" --config "$TMP/perf.conf.$3" --ulp ses --mode bw --op "$1" \
 		--size "$2" --count $count --json > "$TMP/perf.json" \
 		2> "$TMP/perf.err"; then
 		echo "FAILED: uet-perf --ulp ses --mode bw --op $1 --size $2" >&2
 		tail -n 5 "$TMP/perf.err" >&2
-		fail=1
+		touch "$TMP/failed"
 		return
 	fi
 	python3 - "$TMP/perf.json" <<'EOF'
@@ -107,13 +110,13 @@ EOF
 }
 
 # --- fabtests: uet over memif, tcp on loopback -----------------------------
-memif_conf() { # file role lcore fa peer_fa mac peer_mac
+memif_conf() { # file role lcore fa peer_fa mac peer_mac mtu
 	cat > "$1" <<EOF
 [eal]
 args = -l $3 --no-huge -m 512 --no-pci --file-prefix=${tag}${2:0:1} --log-level=lib.eal:error
 [port0]
 devargs = net_memif0,role=$2,id=0,socket=$TMP/memif.sock,socket-abstract=no
-mtu = $MTU
+mtu = $8
 ipv4 = $4
 ipv6 = none
 mac = $6
@@ -131,12 +134,18 @@ rto_max_retries = 10
 $5 = $7
 EOF
 }
-memif_conf "$TMP/s.conf" server 0 127.0.1.1 127.0.1.2 02:00:00:00:09:01 02:00:00:00:09:02
-memif_conf "$TMP/c.conf" client 1 127.0.1.2 127.0.1.1 02:00:00:00:09:02 02:00:00:00:09:01
+for mtu in $MTUS; do
+	perf_conf "$mtu"
+	memif_conf "$TMP/s.conf.$mtu" server 0 127.0.1.1 127.0.1.2 \
+		02:00:00:00:09:01 02:00:00:00:09:02 "$mtu"
+	memif_conf "$TMP/c.conf.$mtu" client 1 127.0.1.2 127.0.1.1 \
+		02:00:00:00:09:02 02:00:00:00:09:01 "$mtu"
+done
 
 # ft PROGRAM PROVIDER SIZE [args...] -> MB/s as the client prints it
+# (uet: at MTU $mtu)
 ft() {
-	local name=$1 prog=$FT_BIN/$1 prov=$2 size=$3 iters win=16 port spid s c
+	local name=$1 prog=$FT_BIN/$1 prov=$2 size=$3 iters win=16 port lport spid s c
 	shift 3
 	iters=$(( MB * 1048576 / size ))
 	[ $iters -gt $win ] || iters=$((win + 1))
@@ -146,22 +155,29 @@ ft() {
 		s=(-p uet -d net_memif0-hpc -s 127.0.1.1)
 		c=(-p uet -d net_memif0-hpc -s 127.0.1.2 127.0.1.1)
 	else
-		s=(-p "$prov" -s 127.0.0.1)
-		c=(-p "$prov" -s 127.0.0.1 127.0.0.1)
+		# the provider's listener on a free port too
+		lport=$(free_port)
+		s=(-p "$prov" -s 127.0.0.1 -B "$lport")
+		c=(-p "$prov" -s 127.0.0.1 -P "$lport" 127.0.0.1)
 	fi
-	FI_UET_PROVIDER_CONFIG=$TMP/s.conf taskset -c 0 timeout 120 \
+	FI_UET_PROVIDER_CONFIG=$TMP/s.conf.${mtu:-} taskset -c 0 timeout 120 \
 		"$prog" "$@" -S "$size" -I "$iters" -W $win -E="$port" "${s[@]}" \
 		> "$TMP/ft.s" 2>&1 &
 	spid=$!
 	sleep 0.5
-	FI_UET_PROVIDER_CONFIG=$TMP/c.conf taskset -c 1 timeout 120 \
+	FI_UET_PROVIDER_CONFIG=$TMP/c.conf.${mtu:-} taskset -c 1 timeout 120 \
 		"$prog" "$@" -S "$size" -I "$iters" -W $win -E="$port" "${c[@]}" \
 		> "$TMP/ft.c" 2>&1
 	wait "$spid"
 	# bytes iters total time MB/sec usec/xfer Mxfers/sec
 	awk -v s="$size" '$2 == s || $1 ~ /^[0-9.]+[km]$/ && $5 ~ /^[0-9.]+$/ { v = $5 } END { if (v != "") print v }' \
 		"$TMP/ft.c" | grep . ||
-		{ echo "FAILED: $name $* $prov -S $size" >&2; tail -n 5 "$TMP/ft.c" "$TMP/ft.s" >&2; fail=1; }
+		{
+		echo "FAILED: $name $* $prov -S $size" >&2
+		tail -n 5 "$TMP/ft.c" "$TMP/ft.s" >&2
+		# (a command substitution: the status goes through a file)
+		touch "$TMP/failed"
+	}
 }
 
 export FI_PROVIDER_PATH=$BUILD/src/ofi FI_LOG_LEVEL=warn
@@ -175,28 +191,35 @@ buildtype=$(python3 -c 'import json, sys
 for o in json.load(open(sys.argv[1])):
     if o["name"] == "buildtype": print(o["value"])' \
 	"$BUILD/meson-info/intro-buildoptions.json" 2>/dev/null)
-echo "# bench-bulk: $BUILD (buildtype ${buildtype:-unknown}), MTU $MTU, $REPS repetitions, ${MB} MB per run, $(date -u)"
+echo "# bench-bulk: $BUILD (buildtype ${buildtype:-unknown}), MTU $MTUS, $REPS repetitions, ${MB} MB per run, $(date -u)"
 echo "# machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs"
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((r = 1; r <= REPS; r++)); do
 	for size in $SIZES; do
 		result "memcpy per CPU s" "$size" "$(memcpy_bw "$size")"
-		for op in write send; do
-			read -r bw cpu <<< "$(perf_bw $op "$size")"
-			result "uet-perf SES $op" "$size" "${bw:-}"
-			result "uet-perf SES $op per CPU s" "$size" "${cpu:-}"
+		for mtu in $MTUS; do
+			for op in write send; do
+				read -r bw cpu <<< "$(perf_bw $op "$size" "$mtu")"
+				result "uet-perf SES $op MTU $mtu" "$size" "${bw:-}"
+				result "uet-perf SES $op MTU $mtu per CPU s" \
+					"$size" "${cpu:-}"
+			done
 		done
 		[ $fabtests -eq 1 ] || continue
-		for prov in uet tcp; do
-			result "fi_rdm_tagged_bw $prov" "$size" \
-				"$(ft fi_rdm_tagged_bw "$prov" "$size")"
-			result "fi_rma_bw write $prov" "$size" \
-				"$(ft fi_rma_bw "$prov" "$size" -o write)"
+		for mtu in $MTUS; do
+			result "fi_rdm_tagged_bw uet MTU $mtu" "$size" \
+				"$(ft fi_rdm_tagged_bw uet "$size")"
+			result "fi_rma_bw write uet MTU $mtu" "$size" \
+				"$(ft fi_rma_bw uet "$size" -o write)"
 		done
+		result "fi_rdm_tagged_bw tcp" "$size" \
+			"$(ft fi_rdm_tagged_bw tcp "$size")"
+		result "fi_rma_bw write tcp" "$size" \
+			"$(ft fi_rma_bw tcp "$size" -o write)"
 	done
 	if [ "${MPI:-0}" = 1 ]; then
 		PROVIDERS="uet tcp;ofi_rxm" bash "$TOP/scripts/mpi-bench.sh" \
-			"$BUILD" 20 > "$TMP/mpi.out" 2>&1 || fail=1
+			"$BUILD" 20 > "$TMP/mpi.out" 2>&1 || touch "$TMP/failed"
 		awk '/^## /{ p = $2 } p != "" && $1 ~ /^[0-9]+$/ && NF >= 3 { print p "\t" $1 "\t" $3 }' \
 			"$TMP/mpi.out" | while IFS=$'\t' read -r p size bw; do
 			case $size in 65536 | 1048576 | 4194304)
@@ -206,7 +229,7 @@ for ((r = 1; r <= REPS; r++)); do
 done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-python3 - "$TMP/results" "$SIZES" <<'EOF'
+python3 - "$TMP/results" "$SIZES" "$MTUS" <<'EOF'
 import statistics, sys
 rows, order = {}, []
 for line in open(sys.argv[1]):
@@ -241,11 +264,13 @@ print("|---" * (len(sizes) + 1) + "|")
 for name in order:
     print(f"| {name} | " + " | ".join(cell(name, s) for s in sizes) + " |")
 # the ratios the targets name (docs/PERFORMANCE.md "Bulk bandwidth")
-ratios = [("fi_rdm_tagged_bw uet / tcp", "fi_rdm_tagged_bw uet", "fi_rdm_tagged_bw tcp"),
-          ("fi_rma_bw write uet / tcp", "fi_rma_bw write uet", "fi_rma_bw write tcp"),
-          ("Open MPI bw uet / tcp", "Open MPI bw uet", "Open MPI bw tcp;ofi_rxm"),
-          ("uet-perf SES write / memcpy (per CPU s)", "uet-perf SES write per CPU s", "memcpy per CPU s"),
-          ("uet-perf SES send / memcpy (per CPU s)", "uet-perf SES send per CPU s", "memcpy per CPU s")]
+ratios = [("Open MPI bw uet / tcp", "Open MPI bw uet", "Open MPI bw tcp;ofi_rxm")]
+for mtu in sys.argv[3].split():
+    m = f" MTU {mtu}"
+    ratios += [(f"fi_rdm_tagged_bw uet{m} / tcp", f"fi_rdm_tagged_bw uet{m}", "fi_rdm_tagged_bw tcp"),
+               (f"fi_rma_bw write uet{m} / tcp", f"fi_rma_bw write uet{m}", "fi_rma_bw write tcp"),
+               (f"uet-perf SES write{m} / memcpy (per CPU s)", f"uet-perf SES write{m} per CPU s", "memcpy per CPU s"),
+               (f"uet-perf SES send{m} / memcpy (per CPU s)", f"uet-perf SES send{m} per CPU s", "memcpy per CPU s")]
 for title, a, b in ratios:
     if a not in rows:
         continue
@@ -255,4 +280,4 @@ for title, a, b in ratios:
         vals.append(f"{x / y:.3g}x" if x and y else "-")
     print(f"| {title} | " + " | ".join(vals) + " |")
 EOF
-exit $fail
+[ ! -e "$TMP/failed" ]
