@@ -46,8 +46,11 @@ if ! [ -x "$PERF" ] || ! [ -f "$BUILD/src/ofi/libuet-fi.so" ]; then
 	echo "bench-bulk: no $PERF or $BUILD/src/ofi/libuet-fi.so (-Dapps=enabled)" >&2
 	exit 1
 fi
-for mtu in $MTUS; do
-	case $mtu in *[!0-9]*) echo "bench-bulk: MTUS=$MTUS: numbers" >&2; exit 2 ;; esac
+for v in $MTUS $SIZES "$MB" "$REPS"; do
+	case $v in "" | *[!0-9]* | 0)
+		echo "bench-bulk: MTUS, SIZES, MB and repetitions are positive numbers ('$v')" >&2
+		exit 2 ;;
+	esac
 done
 TMP=$(mktemp -d /tmp/uet-bulk.XXXXXX) || exit 1
 tag=uetbulk$$
