@@ -14,6 +14,7 @@
 # asserts only that every run completed.
 #
 # usage: scripts/mpi-bench.sh <build dir> [iterations]
+# PROVIDERS="uet tcp;ofi_rxm" (environment) runs only those.
 set -u
 
 BUILD=$(cd "${1:?build dir}" && pwd)
@@ -37,7 +38,7 @@ export FI_UET_PROVIDER_CONFIG=$TMP/job.conf
 unset FI_PROVIDER FI_UET_PROVIDER_EAL_ARGS FI_UET_PROVIDER_PROFILES
 
 echo "# mpi_pingpong -b -i $ITERS, Open MPI $(mpirun --version | head -1 | awk '{print $NF}'), $(date -u)"
-for prov in uet "udp;ofi_rxd" "tcp;ofi_rxm"; do
+for prov in ${PROVIDERS:-uet udp;ofi_rxd tcp;ofi_rxm}; do
 	out=$TMP/out
 	timeout 300 mpirun "${root[@]}" --oversubscribe --bind-to none -np 2 \
 		--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "$prov" \

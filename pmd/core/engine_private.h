@@ -323,6 +323,7 @@ struct eng_afp_geo {
 	unsigned int blocksz;  /* ring block, bytes (page multiple) */
 	unsigned int framecnt; /* slots (whole blocks) */
 };
+bool eng_devargs_has_key(const char *devargs, const char *key);
 bool eng_afp_is(const char *devargs);
 unsigned int eng_afp_framesz_min(unsigned int mtu);
 unsigned int eng_afp_mbuf_room_min(unsigned int framesz);
@@ -334,6 +335,14 @@ int eng_afp_check(unsigned int port, unsigned int mtu, unsigned int framesz,
 		  size_t n);
 int eng_port_mtu(const struct uet_engine *e, unsigned int port,
 		 const struct rte_eth_dev_info *info);
+
+/* port_memif.c: net_memif buffers sized from the MTU; any MTU of the
+ * [portN] mtu key's range */
+#define ENG_MEMIF_MTU_MAX 9216u
+bool eng_memif_is(const char *devargs);
+unsigned int eng_memif_bsize(unsigned int mtu);
+int eng_memif_devargs(const char *devargs, unsigned int mtu, char *out,
+		      size_t n);
 bool eng_afx_is(const struct rte_eth_dev_info *info);
 int eng_afx_pool(struct uet_engine *e, unsigned int port);
 bool eng_afx_pause(const struct eng_port *p, unsigned int *waited,

@@ -68,7 +68,7 @@ static int
 port_find(struct eng_port *p, const struct uet_config_port *c)
 {
 	char name[RTE_ETH_NAME_MAX_LEN];
-	char devargs[UET_CONFIG_STR_LEN + 64];
+	char afp[UET_CONFIG_STR_LEN + 64], devargs[UET_CONFIG_STR_LEN + 80];
 	uint16_t id;
 	int rc;
 
@@ -78,8 +78,11 @@ port_find(struct eng_port *p, const struct uet_config_port *c)
 		port_warn_memif_found(p);
 		return 0;
 	}
-	/* net_af_packet: ring frames that hold the configured MTU */
-	rc = eng_afp_devargs(c->devargs, c->mtu, devargs, sizeof(devargs));
+	/* net_af_packet: ring frames that hold the configured MTU;
+	 * net_memif: buffers that do */
+	rc = eng_afp_devargs(c->devargs, c->mtu, afp, sizeof(afp));
+	if (rc == 0)
+		rc = eng_memif_devargs(afp, c->mtu, devargs, sizeof(devargs));
 	if (rc < 0)
 		return rc;
 	rc = rte_dev_probe(devargs);

@@ -113,8 +113,8 @@ eng_afp_geometry(unsigned int mtu, struct eng_afp_geo *g)
 	g->framecnt = RTE_ALIGN_MUL_CEIL(AFP_DFLT_FRAMECNT, per_block);
 }
 
-static bool
-has_key(const char *devargs, const char *key)
+bool
+eng_devargs_has_key(const char *devargs, const char *key)
 {
 	size_t n = strlen(key);
 
@@ -132,8 +132,9 @@ eng_afp_devargs(const char *devargs, unsigned int mtu, char *out, size_t n)
 	int len;
 
 	/* the user's geometry stands (checked after the probe) */
-	if (!eng_afp_is(devargs) || has_key(devargs, "framesz") ||
-	    has_key(devargs, "blocksz") || has_key(devargs, "framecnt")) {
+	if (!eng_afp_is(devargs) || eng_devargs_has_key(devargs, "framesz") ||
+	    eng_devargs_has_key(devargs, "blocksz") ||
+	    eng_devargs_has_key(devargs, "framecnt")) {
 		len = snprintf(out, n, "%s", devargs);
 	} else {
 		eng_afp_geometry(mtu, &g);
@@ -279,7 +280,9 @@ eng_port_mtu(const struct uet_engine *e, unsigned int port,
 	const struct uet_config_port *c = &e->cfg.port[port];
 	const struct eng_port *p = &e->port[port];
 	bool afp = strcmp(info->driver_name, "net_af_packet") == 0;
-	unsigned int max_mtu = dev_max_mtu(info);
+	/* net_memif carries any frame (pmd/core/port_memif.c) */
+	unsigned int max_mtu = strcmp(info->driver_name, "net_memif") == 0 ?
+			       ENG_MEMIF_MTU_MAX : dev_max_mtu(info);
 	struct eng_afp_geo g;
 	char msg[384];
 	int rc;

@@ -14,6 +14,8 @@
 #   sizes   the same memif pair, RDM, '-S all': every size from 0 B to
 #           6 MiB, so eager sends, rendezvous sends whose read-back is
 #           longer than a SACK bitmap, and multi-MiB ones
+#   jumbo   sizes at MTU 9000 (net_memif carries jumbo frames in buffers
+#           the engine sizes from the MTU), every payload checked (-c)
 #   dgram   the same memif pair, '-e dgram': the provider's own DGRAM
 #           endpoints (UUD, nothing retransmits: the datagram sent before
 #           the memif peer connected must wait for the link, not be lost)
@@ -36,14 +38,16 @@
 # at run time. Checks that both sides complete and print their result
 # line (64 bytes, every message acknowledged). Bounded by timeouts.
 #
-# usage: test_ofi_pingpong.sh <fi_pingpong> memif|auto|rxd|sizes|dgram|netns|afxdp|peerkill
+# usage: test_ofi_pingpong.sh <fi_pingpong> memif|auto|rxd|sizes|jumbo|dgram|netns|afxdp|peerkill
 #        [iterations]
 set -u
 
 PINGPONG=${1:?fi_pingpong path}
 MODE=${2:?memif or netns}
 ITERS=${3:-200}
-[ "$MODE" = sizes ] && ITERS=${3:-10}
+MTU=1500
+[ "$MODE" = jumbo ] && MTU=9000
+{ [ "$MODE" = sizes ] || [ "$MODE" = jumbo ]; } && ITERS=${3:-10}
 LIMIT=30
 if [ "$MODE" = peerkill ]; then
 	ITERS=${3:-100000000}
@@ -107,7 +111,7 @@ args = -l $eal_l --no-huge -m 256 --no-pci --file-prefix=$7 --log-level=lib.eal:
 devargs = $2
 rx_queues = 1
 tx_queues = 1
-mtu = 1500
+mtu = $MTU
 ipv4 = $4
 ipv6 = none
 mac = $8
@@ -141,7 +145,7 @@ cnt_str() {
 # the result line: size, sent, every message acknowledged, then numbers
 check_out() {
 	local f=$1 who=$2
-	if [ "$MODE" = sizes ]; then
+	if [ "$MODE" = sizes ] || [ "$MODE" = jumbo ]; then
 		check_sizes "$f" "$who"
 		return
 	fi
@@ -182,7 +186,7 @@ CLI_RUN=()
 OOB_ADDR=127.0.0.1
 
 case "$MODE" in
-memif|auto|rxd|sizes|dgram|peerkill)
+memif|auto|rxd|sizes|jumbo|dgram|peerkill)
 	sock="$TMP/memif.sock"
 	conf "$TMP/server.conf" "net_memif0,role=server,id=0,socket=$sock" 0 \
 		10.0.1.1 10.0.1.2 02:00:00:00:01:02 "${tag}s" 02:00:00:00:01:01
@@ -320,6 +324,8 @@ if [ "$MODE" = rxd ]; then
 	args=(-p "uet;ofi_rxd" -e rdm -I "$ITERS" -S 64)
 elif [ "$MODE" = sizes ]; then
 	args=(-p uet -d "$DOMAIN" -e rdm -I "$ITERS" -S all)
+elif [ "$MODE" = jumbo ]; then
+	args=(-p uet -d "$DOMAIN" -e rdm -I "$ITERS" -S all -c)
 elif [ "$MODE" = dgram ]; then
 	# one DGRAM entry per port, on the AI Base domain
 	args=(-p uet -d net_memif0-ai_base -e dgram -I "$ITERS" -S 64)
