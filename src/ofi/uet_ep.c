@@ -176,8 +176,10 @@ deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 		uet_ofi_service_complete(ep, r, c, final && !r->claimed);
 	if (final && !r->claimed) {
 		uet_ofi_req_amo_done(r, c->status == 0);
-		uet_ofi_req_bounce_done(ep, r, c->status == 0 ||
-					(c->flags & UET_CHAN_CQ_TRUNC) ?
+		/* a peek or a discard lands nothing to scatter */
+		uet_ofi_req_bounce_done(ep, r, !(r->rx && r->no_data) &&
+					(c->status == 0 ||
+					 (c->flags & UET_CHAN_CQ_TRUNC)) ?
 					c->len : 0);
 	}
 	if (c->status != 0) {

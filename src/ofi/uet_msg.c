@@ -60,6 +60,8 @@ uet_ofi_req_bounce_done(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
 			       r->bounce + off, n);
 		off += n;
 	}
+	if (r->scatter && r->rx)
+		ep->rx_scatter_pending--;
 	if (r->bounce_heap)
 		free(r->bounce);
 	else
@@ -67,6 +69,7 @@ uet_ofi_req_bounce_done(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
 					  ep->bounce_size);
 	r->bounce = NULL;
 	r->bounce_heap = 0;
+	r->scatter = 0;
 }
 
 int
@@ -102,7 +105,9 @@ uet_ofi_req_buffers(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
 		*flags |= UET_CHAN_F_INJECT;
 		return 0;
 	}
-	if (count <= 1) {
+	if (count <= 1 && !(inbound && r->rx && ep->rx_scatter_pending > 0 &&
+			    total != 0 && r->cq_reserved != 2 &&
+			    !r->no_data)) {
 		*addr = count ? (uint64_t)(uintptr_t)iov[0].iov_base : 0;
 		*len = count ? iov[0].iov_len : 0;
 		return 0;
@@ -116,6 +121,15 @@ uet_ofi_req_buffers(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
 	 * posted receives hold their buffers until a message lands, so a
 	 * send waiting for one of them would wait for good (fi_ubertest's
 	 * DGRAM sendv posts more receives than the pool has buffers).
+	 *
+	 * A receive's data must be in the application's buffer when its
+	 * completion is read, and a later receive's over an earlier one's
+	 * when both name the same bytes. Scattered receives land at their
+	 * completion, in completion order; one entry lands in place, when
+	 * its message arrives, which may be before an earlier receive's
+	 * scatter copies the older message over it. So while a scattered
+	 * receive is outstanding, a single-entry receive is scattered too
+	 * (a multi-receive buffer excepted: its messages land side by side).
 	 */
 	if (total <= ep->bounce_size)
 		r->bounce = bounce_get(ep);
@@ -126,6 +140,8 @@ uet_ofi_req_buffers(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
 		r->bounce_heap = 1;
 	}
 	r->scatter = inbound;
+	if (inbound && r->rx)
+		ep->rx_scatter_pending++;
 	r->nb_iov = (uint8_t)count;
 	for (i = 0, off = 0; i < count; i++) {
 		r->iov[i].addr = (uint64_t)(uintptr_t)iov[i].iov_base;
@@ -346,6 +362,7 @@ uet_ofi_post_rqe(struct uet_ofi_ep *ep, struct uet_chan_rqe *rqe,
 	r->no_entry = 0;
 	r->peek_claim = (flags & (FI_PEEK | FI_CLAIM | FI_DISCARD)) ==
 			(FI_PEEK | FI_CLAIM);
+	r->no_data = (flags & (FI_PEEK | FI_DISCARD)) != 0;
 	if (!r->claimed) {
 		r->bounce = NULL;
 		r->bounce_heap = 0;

@@ -703,6 +703,7 @@ struct uet_ofi_req {
 	uint8_t cq_reserved;
 	uint8_t peek_claim;        /* FI_PEEK | FI_CLAIM receive */
 	uint8_t claimed;           /* its message waits for the FI_CLAIM */
+	uint8_t no_data;           /* FI_PEEK / FI_DISCARD: nothing lands */
 	uint8_t scatter;           /* bounce: copy out to iov at completion */
 	uint8_t nb_iov;            /* bounce: entries in iov */
 	uint8_t bounce_heap;       /* bounce: malloc'ed (above the pool's size) */
@@ -752,6 +753,9 @@ struct uet_ofi_ep {
 	uint8_t *bounce_mem;
 	size_t bounce_size;
 	uint32_t bounce_free;        /* bit i set: buffer i free */
+	/* receives whose data a bounce buffer scatters at the completion
+	 * (uet_ofi_req_buffers: later ones are scattered too, in order) */
+	uint32_t rx_scatter_pending;
 	uint32_t tx_free, rx_free;   /* free lists (index + 1; 0 empty) */
 	size_t tx_inflight, rx_inflight;
 	struct uet_ofi_addr addr;    /* local address */
