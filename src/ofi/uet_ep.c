@@ -242,6 +242,10 @@ uet_ofi_ep_progress(struct uet_ofi_ep *ep)
 	if (unlikely(ep->svc != NULL) && uet_ofi_service_lost(ep))
 		uet_ofi_service_fail(ep, deliver);
 	uet_ofi_unlock(&ep->lock);
+	/* counters may have moved: triggered operations (fi_trigger(3)) */
+	if (unlikely(atomic_load_explicit(&ep->dom->trig_n,
+					  memory_order_relaxed) != 0))
+		uet_ofi_trig_run(ep->dom);
 }
 
 /* ---- bind / enable / close ---- */
@@ -510,6 +514,8 @@ ep_control(struct fid *fid, int command, void *arg)
 			return 0;
 		}
 		return ep_enable(ep);
+	case FI_ALIAS:
+		return uet_ofi_ep_alias(ep, arg);
 	case FI_GETOPSFLAG: {
 		uint64_t *f = arg;
 
@@ -571,6 +577,7 @@ ep_close(struct fid *fid)
 
 	if (atomic_load(&ep->ref) > 0)
 		return -FI_EBUSY;
+	uet_ofi_trig_drop_ep(ep);
 	/* detach (its receives are withdrawn), then the job and the
 	 * process go; the channel last */
 	if (ep->chan != NULL)

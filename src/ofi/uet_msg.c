@@ -419,7 +419,7 @@ unlock_only:
 static ssize_t
 msg_recvmsg(struct fid_ep *fid, const struct fi_msg *msg, uint64_t flags)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_ofi_ep *ep = uet_ofi_ep_of(fid);
 	struct uet_chan_rqe rqe;
 
 	if (msg == NULL)
@@ -436,6 +436,10 @@ msg_recvmsg(struct fid_ep *fid, const struct fi_msg *msg, uint64_t flags)
 			return -FI_EINVAL;
 		rqe.flags |= UET_CHAN_F_SRC_FILTER;
 	}
+	if (unlikely(flags & FI_TRIGGER))
+		return uet_ofi_trig_defer(ep, &(struct uet_ofi_trig_call){
+			.kind = FI_OP_RECV, .msg = msg,
+			.context = msg->context }, flags);
 	return uet_ofi_post_rqe(ep, &rqe, msg->msg_iov, msg->desc,
 				msg->iov_count, flags, msg->context,
 				FI_RECV | FI_MSG);
@@ -445,13 +449,12 @@ static ssize_t
 msg_recvv(struct fid_ep *fid, const struct iovec *iov, void **desc,
 	  size_t count, fi_addr_t src, void *context)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
 	struct fi_msg m = {
 		.msg_iov = iov, .desc = desc, .iov_count = count, .addr = src,
 		.context = context,
 	};
 
-	return msg_recvmsg(fid, &m, ep->rx_op_flags | FI_COMPLETION);
+	return msg_recvmsg(fid, &m, uet_ofi_rx_flags(fid) | FI_COMPLETION);
 }
 
 static ssize_t
@@ -466,7 +469,7 @@ msg_recv(struct fid_ep *fid, void *buf, size_t len, void *desc,
 static ssize_t
 msg_sendmsg(struct fid_ep *fid, const struct fi_msg *msg, uint64_t flags)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_ofi_ep *ep = uet_ofi_ep_of(fid);
 	struct uet_chan_sqe sqe;
 
 	if (msg == NULL)
@@ -482,6 +485,10 @@ msg_sendmsg(struct fid_ep *fid, const struct fi_msg *msg, uint64_t flags)
 	if (sqe.dest == 0)
 		return -FI_EINVAL;
 	sqe.imm_data = msg->data;
+	if (unlikely(flags & FI_TRIGGER))
+		return uet_ofi_trig_defer(ep, &(struct uet_ofi_trig_call){
+			.kind = FI_OP_SEND, .msg = msg,
+			.context = msg->context }, flags);
 	return uet_ofi_post_sqe(ep, &sqe, msg->msg_iov, msg->desc,
 				msg->iov_count, flags, msg->context,
 				FI_SEND | FI_MSG, UET_OFI_CNTR_SEND, NULL);
@@ -491,13 +498,12 @@ static ssize_t
 msg_sendv(struct fid_ep *fid, const struct iovec *iov, void **desc,
 	  size_t count, fi_addr_t dest, void *context)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
 	struct fi_msg m = {
 		.msg_iov = iov, .desc = desc, .iov_count = count, .addr = dest,
 		.context = context,
 	};
 
-	return msg_sendmsg(fid, &m, ep->tx_op_flags | FI_COMPLETION);
+	return msg_sendmsg(fid, &m, uet_ofi_tx_flags(fid) | FI_COMPLETION);
 }
 
 static ssize_t
@@ -514,7 +520,6 @@ static ssize_t
 msg_senddata(struct fid_ep *fid, const void *buf, size_t len, void *desc,
 	     uint64_t data, fi_addr_t dest, void *context)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
 	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
 			     .iov_len = len };
 	struct fi_msg m = {
@@ -522,7 +527,7 @@ msg_senddata(struct fid_ep *fid, const void *buf, size_t len, void *desc,
 		.context = context, .data = data,
 	};
 
-	return msg_sendmsg(fid, &m, ep->tx_op_flags | FI_COMPLETION |
+	return msg_sendmsg(fid, &m, uet_ofi_tx_flags(fid) | FI_COMPLETION |
 					    FI_REMOTE_CQ_DATA);
 }
 
