@@ -841,6 +841,18 @@ uet_ofi_rx_flags(struct fid_ep *fid)
 	return container_of(fid, struct uet_ofi_ep, ep_fid)->rx_op_flags;
 }
 
+/* What endpoints, scalable endpoints and their contexts share
+ * (uet_ep.c): fields from @p info, the fid and its operations; the
+ * process on the FEP (PIDonFEP, initiator id) it takes; fi_getopt and
+ * fi_setopt. */
+int uet_ofi_ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
+			   const struct fi_info *info, void *context);
+int uet_ofi_ep_pid_take(struct uet_ofi_ep *ep);
+int uet_ofi_ep_getopt(fid_t fid, int level, int optname, void *optval,
+		      size_t *optlen);
+int uet_ofi_ep_setopt(fid_t fid, int level, int optname, const void *optval,
+		      size_t optlen);
+
 /* fi_ep_alias (uet_ep_alias.c): FI_ALIAS of fi_control. */
 int uet_ofi_ep_alias(struct uet_ofi_ep *ep, struct fi_alias *alias);
 
