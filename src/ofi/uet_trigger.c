@@ -325,10 +325,11 @@ uet_ofi_trig_defer(struct uet_ofi_ep *ep, const struct uet_ofi_trig_call *c,
 	return 0;
 }
 
-/* Drop what matches (@p ep or @p cntr, NULL: any); how many. */
+/* How many held operations are of @p ep or wait for @p cntr (NULL:
+ * any); with @p drop, they go (unposted). */
 static unsigned int
-trig_drop(struct uet_ofi_domain *d, const struct uet_ofi_ep *ep,
-	  const struct uet_ofi_cntr *cntr, bool count_only)
+trig_match(struct uet_ofi_domain *d, const struct uet_ofi_ep *ep,
+	   const struct uet_ofi_cntr *cntr, bool drop)
 {
 	struct uet_ofi_trig **pp, *t;
 	unsigned int n = 0;
@@ -344,7 +345,7 @@ trig_drop(struct uet_ofi_domain *d, const struct uet_ofi_ep *ep,
 			continue;
 		}
 		n++;
-		if (count_only) {
+		if (!drop) {
 			pp = &t->next;
 			continue;
 		}
@@ -359,7 +360,7 @@ trig_drop(struct uet_ofi_domain *d, const struct uet_ofi_ep *ep,
 void
 uet_ofi_trig_drop_ep(struct uet_ofi_ep *ep)
 {
-	unsigned int n = trig_drop(ep->dom, ep, NULL, false);
+	unsigned int n = trig_match(ep->dom, ep, NULL, true);
 
 	if (n != 0)
 		FI_WARN(&uet_prov, FI_LOG_EP_CTRL,
@@ -370,12 +371,12 @@ uet_ofi_trig_drop_ep(struct uet_ofi_ep *ep)
 bool
 uet_ofi_trig_uses_cntr(struct uet_ofi_cntr *cntr)
 {
-	return trig_drop(cntr->dom, NULL, cntr, true) != 0;
+	return trig_match(cntr->dom, NULL, cntr, false) != 0;
 }
 
 void
 uet_ofi_trig_domain_fini(struct uet_ofi_domain *d)
 {
-	(void)trig_drop(d, NULL, NULL, false);
+	(void)trig_match(d, NULL, NULL, true);
 	pthread_mutex_destroy(&d->trig_lock);
 }
