@@ -3,9 +3,10 @@
  * Counter: success and error counts (atomics), bumped by endpoint
  * progress; fi_cntr_read progresses the bound endpoints (and, in inline
  * mode, the engine). fi_cntr_wait polls in short slices on its wait
- * object (uet_waitable.c). fi_cntr_add and fi_cntr_set post the
+ * object (uet_waitable.c), or yielding the CPU without one. fi_cntr_add and fi_cntr_set post the
  * triggered operations whose threshold they reach (uet_trigger.c).
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,16 +105,23 @@ cntr_wait(struct fid_cntr *fid, uint64_t threshold, int timeout)
 	uint64_t deadline = uet_ofi_deadline(timeout);
 	uint64_t err0 = atomic_load(&c->err);
 
-	if (c->attr.wait_obj == FI_WAIT_NONE)
-		return -FI_EINVAL;
 	for (;;) {
 		uet_ofi_waitable_progress(&c->w);
 		if (atomic_load(&c->val) >= threshold)
 			return 0;
 		if (atomic_load(&c->err) != err0)
 			return -FI_EAVAIL;
-		if (!uet_ofi_waitable_sleep(&c->w, deadline, 1))
+		/* no wait object (FI_WAIT_NONE): fi_cntr(3) calls the wait
+		 * invalid there, yet applications (fabtests'
+		 * fi_rdm_rma_trigger) wait so: polled, yielding the CPU
+		 * between polls, as libfabric's sockets provider does */
+		if (c->attr.wait_obj == FI_WAIT_NONE) {
+			if (uet_ofi_now_ms() >= deadline)
+				return -FI_ETIMEDOUT;
+			sched_yield();
+		} else if (!uet_ofi_waitable_sleep(&c->w, deadline, 1)) {
 			return -FI_ETIMEDOUT;
+		}
 	}
 }
 

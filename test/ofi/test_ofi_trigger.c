@@ -8,7 +8,8 @@
  *   threshold (fi_cntr_add), goes at it (fi_cntr_set)
  *   counter moved by completions: a write through an alias with
  *   FI_TRANSMIT | FI_TRIGGER waits for a plain write's completion
- *   (fabtests' fi_rdm_rma_trigger); a triggered tagged receive; a
+ *   (fabtests' fi_rdm_rma_trigger, fi_cntr_wait on a counter without a
+ *   wait object included); a triggered tagged receive; a
  *   triggered fetching atomic whose threshold is already reached
  *   a triggered post that fails (too long): an error completion with the
  *   trigger's context, counted as an error
@@ -159,6 +160,10 @@ test_alias_write(void)
 	/* the endpoint cannot close before its alias */
 	CHECK_RC(fi_close(&ep->fid), -FI_EBUSY);
 	CHECK_RC(fi_write(ep, sbuf, 19, NULL, self, base, key, &c), 0);
+	/* as fi_rdm_rma_trigger waits: on a counter without a wait object
+	 * (polled) */
+	CHECK_RC(fi_cntr_wait(txc, start + 2, 10000), 0);
+	CHECK_RC(fi_cntr_wait(txc, start + 3, 20), -FI_ETIMEDOUT);
 	expect_two(&t, &c);
 	CHECK(fi_cntr_read(txc) == start + 2);
 	CHECK(memcmp(rbuf, sbuf, 38) == 0);
