@@ -207,7 +207,7 @@ for prov, f in provs:
             name, result = m2.group(1), m2.group(2)
         else:
             continue
-        name = re.sub(r'127\.0\.[01]\.[12]', 'ADDR', name)
+        name = re.sub(r'127\.0\.[01]\.[1-3]', 'ADDR', name)
         if name not in res:
             rows.append(name)
             res[name] = {}

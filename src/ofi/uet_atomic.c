@@ -168,7 +168,7 @@ static int
 ep_writevalid(struct fid_ep *fid, enum fi_datatype dt, enum fi_op op,
 	      size_t *count)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_ofi_ep *ep = uet_ofi_ep_of(fid);
 
 	return amo_valid(ep->dom->profile, ep->dom->port.mtu, dt, op,
 			 AMO_WRITE, count);
@@ -178,7 +178,7 @@ static int
 ep_readwritevalid(struct fid_ep *fid, enum fi_datatype dt, enum fi_op op,
 		  size_t *count)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_ofi_ep *ep = uet_ofi_ep_of(fid);
 
 	return amo_valid(ep->dom->profile, ep->dom->port.mtu, dt, op,
 			 AMO_FETCH, count);
@@ -188,7 +188,7 @@ static int
 ep_compwritevalid(struct fid_ep *fid, enum fi_datatype dt, enum fi_op op,
 		  size_t *count)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_ofi_ep *ep = uet_ofi_ep_of(fid);
 
 	return amo_valid(ep->dom->profile, ep->dom->port.mtu, dt, op,
 			 AMO_COMPARE, count);
@@ -386,6 +386,16 @@ amo_post(struct uet_ofi_ep *ep, enum amo_kind k,
 		       msg->op, k, &count);
 	if (rc < 0)
 		return rc;
+	if (unlikely(flags & FI_TRIGGER))
+		return uet_ofi_trig_defer(ep, &(struct uet_ofi_trig_call){
+			.kind = k == AMO_WRITE ? FI_OP_ATOMIC :
+				k == AMO_FETCH ? FI_OP_FETCH_ATOMIC :
+						 FI_OP_COMPARE_ATOMIC,
+			.msg = msg, .context = msg->context,
+			.cmp = io != NULL ? io->cmp : NULL,
+			.nb_cmp = io != NULL ? io->nb_cmp : 0,
+			.res = io != NULL ? io->res : NULL,
+			.nb_res = io != NULL ? io->nb_res : 0 }, flags);
 	if (io == NULL)
 		io = &none;
 	io->dt_size = uet_ofi_dt_size(msg->datatype);
@@ -428,7 +438,7 @@ static ssize_t
 at_writemsg(struct fid_ep *fid, const struct fi_msg_atomic *msg,
 	    uint64_t flags)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_ofi_ep *ep = uet_ofi_ep_of(fid);
 
 	return amo_post(ep, AMO_WRITE, msg, NULL, flags);
 }
@@ -438,7 +448,7 @@ at_writev(struct fid_ep *fid, const struct fi_ioc *iov, void **desc,
 	  size_t count, fi_addr_t a, uint64_t addr, uint64_t key,
 	  enum fi_datatype dt, enum fi_op op, void *context)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_ofi_ep *ep = uet_ofi_ep_of(fid);
 	struct fi_rma_ioc r = { .addr = addr, .key = key };
 	struct fi_msg_atomic m = {
 		.msg_iov = iov, .desc = desc, .iov_count = count, .addr = a,
@@ -448,7 +458,7 @@ at_writev(struct fid_ep *fid, const struct fi_ioc *iov, void **desc,
 
 	r.count = ioc_count(iov, count);
 	return amo_post(ep, AMO_WRITE, &m, NULL,
-			ep->tx_op_flags | FI_COMPLETION);
+			uet_ofi_tx_flags(fid) | FI_COMPLETION);
 }
 
 static ssize_t
@@ -465,7 +475,7 @@ static ssize_t
 at_inject(struct fid_ep *fid, const void *buf, size_t count, fi_addr_t a,
 	  uint64_t addr, uint64_t key, enum fi_datatype dt, enum fi_op op)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_ofi_ep *ep = uet_ofi_ep_of(fid);
 	struct fi_ioc ioc = { .addr = (void *)(uintptr_t)buf, .count = count };
 	struct fi_rma_ioc r = { .addr = addr, .count = count, .key = key };
 	struct fi_msg_atomic m = {
@@ -481,7 +491,7 @@ at_readwritemsg(struct fid_ep *fid, const struct fi_msg_atomic *msg,
 		struct fi_ioc *resultv, void **result_desc,
 		size_t result_count, uint64_t flags)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_ofi_ep *ep = uet_ofi_ep_of(fid);
 	struct uet_ofi_amo_io io = { .res = resultv, .nb_res = result_count };
 
 	(void)result_desc;
@@ -494,7 +504,6 @@ at_readwritev(struct fid_ep *fid, const struct fi_ioc *iov, void **desc,
 	      size_t result_count, fi_addr_t a, uint64_t addr, uint64_t key,
 	      enum fi_datatype dt, enum fi_op op, void *context)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
 	struct fi_rma_ioc r = { .addr = addr, .count = ioc_count(iov, count),
 				.key = key };
 	struct fi_msg_atomic m = {
@@ -504,7 +513,7 @@ at_readwritev(struct fid_ep *fid, const struct fi_ioc *iov, void **desc,
 	};
 
 	return at_readwritemsg(fid, &m, resultv, result_desc, result_count,
-			       ep->tx_op_flags | FI_COMPLETION);
+			       uet_ofi_tx_flags(fid) | FI_COMPLETION);
 }
 
 static ssize_t
@@ -526,7 +535,7 @@ at_compwritemsg(struct fid_ep *fid, const struct fi_msg_atomic *msg,
 		size_t compare_count, struct fi_ioc *resultv,
 		void **result_desc, size_t result_count, uint64_t flags)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_ofi_ep *ep = uet_ofi_ep_of(fid);
 	struct uet_ofi_amo_io io = {
 		.cmp = comparev, .nb_cmp = compare_count,
 		.res = resultv, .nb_res = result_count,
@@ -547,7 +556,6 @@ at_compwritev(struct fid_ep *fid, const struct fi_ioc *iov, void **desc,
 	      fi_addr_t a, uint64_t addr, uint64_t key, enum fi_datatype dt,
 	      enum fi_op op, void *context)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
 	struct fi_rma_ioc r = { .addr = addr, .count = ioc_count(iov, count),
 				.key = key };
 	struct fi_msg_atomic m = {
@@ -558,7 +566,7 @@ at_compwritev(struct fid_ep *fid, const struct fi_ioc *iov, void **desc,
 
 	return at_compwritemsg(fid, &m, comparev, compare_desc, compare_count,
 			       resultv, result_desc, result_count,
-			       ep->tx_op_flags | FI_COMPLETION);
+			       uet_ofi_tx_flags(fid) | FI_COMPLETION);
 }
 
 static ssize_t

@@ -3,8 +3,10 @@
  * Counter: success and error counts (atomics), bumped by endpoint
  * progress; fi_cntr_read progresses the bound endpoints (and, in inline
  * mode, the engine). fi_cntr_wait polls in short slices on its wait
- * object (uet_waitable.c).
+ * object (uet_waitable.c), or yielding the CPU without one. fi_cntr_add and fi_cntr_set post the
+ * triggered operations whose threshold they reach (uet_trigger.c).
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,6 +63,7 @@ cntr_add(struct fid_cntr *fid, uint64_t value)
 
 	atomic_fetch_add(&c->val, value);
 	uet_ofi_waitable_signal(&c->w);
+	uet_ofi_trig_run(c->dom);
 	return 0;
 }
 
@@ -71,6 +74,7 @@ cntr_set(struct fid_cntr *fid, uint64_t value)
 
 	atomic_store(&c->val, value);
 	uet_ofi_waitable_signal(&c->w);
+	uet_ofi_trig_run(c->dom);
 	return 0;
 }
 
@@ -101,16 +105,23 @@ cntr_wait(struct fid_cntr *fid, uint64_t threshold, int timeout)
 	uint64_t deadline = uet_ofi_deadline(timeout);
 	uint64_t err0 = atomic_load(&c->err);
 
-	if (c->attr.wait_obj == FI_WAIT_NONE)
-		return -FI_EINVAL;
 	for (;;) {
 		uet_ofi_waitable_progress(&c->w);
 		if (atomic_load(&c->val) >= threshold)
 			return 0;
 		if (atomic_load(&c->err) != err0)
 			return -FI_EAVAIL;
-		if (!uet_ofi_waitable_sleep(&c->w, deadline, 1))
+		/* no wait object (FI_WAIT_NONE): fi_cntr(3) calls the wait
+		 * invalid there, yet applications (fabtests'
+		 * fi_rdm_rma_trigger) wait so: polled, yielding the CPU
+		 * between polls, as libfabric's sockets provider does */
+		if (c->attr.wait_obj == FI_WAIT_NONE) {
+			if (uet_ofi_now_ms() >= deadline)
+				return -FI_ETIMEDOUT;
+			sched_yield();
+		} else if (!uet_ofi_waitable_sleep(&c->w, deadline, 1)) {
 			return -FI_ETIMEDOUT;
+		}
 	}
 }
 
@@ -130,8 +141,12 @@ cntr_close(struct fid *fid)
 {
 	struct uet_ofi_cntr *c =
 		container_of(fid, struct uet_ofi_cntr, cntr_fid.fid);
-	int rc = uet_ofi_waitable_fini(&c->w);
+	int rc;
 
+	/* triggered operations wait for it (their endpoints close first) */
+	if (uet_ofi_trig_uses_cntr(c))
+		return -FI_EBUSY;
+	rc = uet_ofi_waitable_fini(&c->w);
 	if (rc < 0)
 		return rc;
 	atomic_fetch_sub(&c->dom->ref, 1);
@@ -148,6 +163,15 @@ static struct fi_ops cntr_fi_ops = {
 	.tostr = uet_ofi_fid_tostr_enosys,
 	.ops_set = uet_ofi_fid_ops_set_enosys,
 };
+
+struct uet_ofi_cntr *
+uet_ofi_cntr_of(struct fid_cntr *fid)
+{
+	if (fid == NULL || fid->fid.fclass != FI_CLASS_CNTR ||
+	    fid->fid.ops != &cntr_fi_ops)
+		return NULL;
+	return container_of(fid, struct uet_ofi_cntr, cntr_fid);
+}
 
 int
 uet_ofi_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,

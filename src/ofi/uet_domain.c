@@ -68,6 +68,7 @@ domain_close(struct fid *fid)
 	if (atomic_load(&d->ref) > 0)
 		return -FI_EBUSY;
 	atomic_fetch_sub(&d->fabh->ref, 1);
+	uet_ofi_trig_domain_fini(d);
 	fi_freeinfo(d->info);
 	free(d);
 	return 0;
@@ -221,6 +222,7 @@ uet_ofi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		goto free_info;
 	}
 
+	pthread_mutex_init(&d->trig_lock, NULL);
 	d->dom_fid.fid.fclass = FI_CLASS_DOMAIN;
 	d->dom_fid.fid.context = context;
 	d->dom_fid.fid.ops = &domain_fi_ops;

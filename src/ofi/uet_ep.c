@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Endpoints: FI_EP_RDM and FI_EP_DGRAM active endpoints, and scalable
- * endpoints whose tx/rx contexts are endpoints of their own (each with a
- * channel). fi_enable() creates the endpoint's channel (SQ, RQ, CQ rings,
- * docs/CHANNELS.md) and its pool of request slots, and attaches the
- * channel to an engine context. Every SQE/RQE context is a request slot;
- * uet_ofi_ep_progress() turns CQEs back into CQ entries and counter
- * events and recycles the slots.
+ * Endpoints: FI_EP_RDM and FI_EP_DGRAM active endpoints (scalable
+ * endpoints and their contexts: uet_sep.c). fi_enable() creates the
+ * endpoint's channel (SQ, RQ, CQ rings, docs/CHANNELS.md) and its pool of
+ * request slots, and attaches the channel to an engine context. Every
+ * SQE/RQE context is a request slot; uet_ofi_ep_progress()
+ * (uet_ep_progress.c) turns CQEs back into CQ entries and counter events
+ * and recycles the slots.
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -21,226 +21,6 @@
 #include "uet_ofi_priv.h"
 
 #include <rdma/fi_collective.h>
-
-#define CQ_BURST 32
-
-/* ---- progress: CQEs -> CQ entries and counters ---- */
-
-static uint64_t
-cqe_flags(const struct uet_ofi_req *r, const struct uet_chan_cqe *c)
-{
-	uint64_t f = r->cq_flags;
-
-	if (c->flags & UET_CHAN_CQ_IMM)
-		f |= FI_REMOTE_CQ_DATA;
-	if (c->flags & UET_CHAN_CQ_MULTI_RECV_DONE)
-		f |= FI_MULTI_RECV;
-	return f;
-}
-
-/*
- * A CQE without a request (context 0): a remote access served on this
- * endpoint's memory (UET_CHAN_CQ_REMOTE: WRITE and atomics count on the
- * FI_REMOTE_WRITE counter, READ and fetching atomics on FI_REMOTE_READ),
- * or remote CQ data of a WRITE that targeted this endpoint
- * (FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA entry).
- */
-/* Failed operations logged per endpoint at WARN, the rest counted only. */
-#define EP_FAILURES_LOGGED 8
-
-/*
- * A failed operation, at FI_LOG_LEVEL=warn: middleware often reports only
- * its own code (Open MPI: MPI_ERR_INTERN), so the provider says what
- * failed and why. Cancelled and truncated receives are the application's
- * business and not logged.
- */
-static void
-ep_log_failure(struct uet_ofi_ep *ep, const struct uet_ofi_cq_entry *e)
-{
-	char why[192];
-	const char *op = (e->flags & FI_ATOMIC) ? "atomic" :
-			 (e->flags & FI_READ) ? "RMA read" :
-			 (e->flags & FI_WRITE) ? "RMA write" :
-			 (e->flags & FI_RECV) ? "receive" : "send";
-
-	if (e->err == FI_ECANCELED || e->err == FI_ETRUNC ||
-	    ep->failures_logged >= EP_FAILURES_LOGGED)
-		return;
-	ep->failures_logged++;
-	uet_ofi_prov_strerror(e->prov_errno, why, sizeof(why));
-	FI_WARN(&uet_prov, FI_LOG_EP_DATA, "%s failed: %s (%s)%s\n",
-		op, fi_strerror(e->err), why,
-		ep->failures_logged == EP_FAILURES_LOGGED ?
-			"; further failures of this endpoint are not logged" :
-			"");
-}
-
-static bool
-deliver_remote(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
-{
-	struct uet_ofi_cntr *cntr;
-	struct uet_ofi_cq_entry e;
-
-	if (c->flags & UET_CHAN_CQ_REMOTE) {
-		cntr = c->op == UET_CHAN_OP_READ ||
-		       c->op == UET_CHAN_OP_FETCH_ATOMIC ||
-		       c->op == UET_CHAN_OP_CSWAP ?
-		       ep->cntr[UET_OFI_CNTR_REM_READ] :
-		       ep->cntr[UET_OFI_CNTR_REM_WRITE];
-		if (cntr != NULL)
-			uet_ofi_cntr_inc(cntr);
-		return true;
-	}
-	if (ep->rx_cq == NULL || !(c->flags & UET_CHAN_CQ_IMM))
-		return true;
-	if (uet_ofi_cq_reserve_unsolicited(ep->rx_cq) < 0)
-		return false;
-	memset(&e, 0, sizeof(e));
-	e.flags = FI_REMOTE_WRITE | FI_RMA | FI_REMOTE_CQ_DATA;
-	e.len = (size_t)c->len;
-	e.data = c->data;
-	e.src = FI_ADDR_NOTAVAIL;
-	if ((c->flags & UET_CHAN_CQ_SRC) && ep->av != NULL)
-		e.src = uet_ofi_av_reverse(ep->av, (uint32_t)c->src);
-	uet_ofi_cq_push(ep->rx_cq, &e);
-	return true;
-}
-
-/* Deliver one CQE; false when its CQ has no slot (retry later). */
-static bool
-deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
-{
-	struct uet_ofi_req *r;
-	struct uet_ofi_cq *cq;
-	struct uet_ofi_cntr *cntr;
-	bool final;
-	bool entry;
-	struct uet_ofi_cq_entry e;
-
-	if (c->context == 0)
-		return deliver_remote(ep, c);
-	r = uet_ofi_req_of(ep, c->context);
-	if (unlikely(r == NULL || !r->busy)) {
-		/* the engine returns contexts it was given: never here */
-		FI_WARN(&uet_prov, FI_LOG_EP_DATA,
-			"completion of unknown request %#llx dropped\n",
-			(unsigned long long)c->context);
-		return true;
-	}
-	cq = r->rx ? ep->rx_cq : ep->tx_cq;
-	cntr = ep->cntr[r->cntr];
-	final = !(r->rx && r->cq_reserved == 2) ||
-		(c->flags & UET_CHAN_CQ_MULTI_RECV_DONE) || c->status != 0;
-	/* an error completes in error even without FI_COMPLETION
-	 * (selective completion), except a fi_inject*: libfabric gives
-	 * those no completion, and an error entry would have no context
-	 * (MPI layers dereference it); the counter still sees the error */
-	entry = (c->status != 0 && !r->no_entry) || r->want_cq;
-	if (c->status != 0 && r->no_entry)
-		FI_WARN(&uet_prov, FI_LOG_EP_DATA, "an injected operation "
-			"failed (%s): no completion for fi_inject*\n",
-			strerror(c->status < 0 ? -c->status : c->status));
-	/* FI_PEEK | FI_CLAIM found a message: the request stays for the
-	 * FI_CLAIM that takes it (PROVIDER.md "Receive flags") */
-	if (r->peek_claim && c->status == 0) {
-		final = true;
-		r->claimed = 1;
-		((struct fi_context *)r->user_ctx)->internal[0] = r;
-	}
-
-	/* a multi-receive buffer completes many times: each extra entry
-	 * needs a slot of its own */
-	if (cq != NULL && entry && !final &&
-	    uet_ofi_cq_reserve_unsolicited(cq) < 0)
-		return false;
-	memset(&e, 0, sizeof(e));
-	e.op_context = r->user_ctx;
-	e.flags = cqe_flags(r, c);
-	e.len = (size_t)c->len;
-	e.buf = r->rx ? (void *)((uintptr_t)r->buf) : NULL;
-	e.data = c->data;
-	e.tag = c->tag;
-	if (r->rx && !(c->flags & UET_CHAN_CQ_TAGGED)) {
-		/* untagged: the engine gives the message's offset in the
-		 * buffer there; FI_MULTI_RECV entries point at it */
-		if (r->cq_reserved == 2)
-			e.buf = (void *)((uintptr_t)r->buf + c->tag);
-		e.tag = 0;
-	}
-	e.src = FI_ADDR_NOTAVAIL;
-	if ((c->flags & UET_CHAN_CQ_SRC) && ep->av != NULL)
-		e.src = uet_ofi_av_reverse(ep->av, (uint32_t)c->src);
-	/* received bytes reach the application's entries before its CQ
-	 * entry is visible */
-	if (unlikely(r->win_len != 0))
-		uet_ofi_service_complete(ep, r, c, final && !r->claimed);
-	if (final && !r->claimed) {
-		uet_ofi_req_amo_done(r, c->status == 0);
-		uet_ofi_req_bounce_done(ep, r, c->status == 0 ||
-					(c->flags & UET_CHAN_CQ_TRUNC) ?
-					c->len : 0);
-	}
-	if (c->status != 0) {
-		e.err = c->status < 0 ? -c->status : c->status;
-		/* a UET return code from the target, or (none: NULL or
-		 * OK, e.g. a PDS timeout or reset) the local errno,
-		 * negative, so that fi_cq_strerror can tell which */
-		e.prov_errno = c->prov_errno > UET_RC_OK ?
-			       (int)c->prov_errno : -(int)e.err;
-		if (c->flags & UET_CHAN_CQ_TRUNC) {
-			e.err = FI_ETRUNC;
-			e.olen = (size_t)c->olen;
-		}
-		ep_log_failure(ep, &e);
-	}
-	if (cq != NULL) {
-		if (entry)
-			uet_ofi_cq_push(cq, &e);
-		else if (final)
-			uet_ofi_cq_unreserve(cq);
-	}
-	if (cntr != NULL) {
-		if (c->status != 0)
-			uet_ofi_cntr_inc_err(cntr);
-		else
-			uet_ofi_cntr_inc(cntr);
-	}
-	if (final && !r->claimed)
-		uet_ofi_req_put(ep, r);
-	return true;
-}
-
-void
-uet_ofi_ep_progress(struct uet_ofi_ep *ep)
-{
-	struct uet_chan_cqe c[CQ_BURST];
-	unsigned int n, i;
-
-	if (!ep->enabled || ep->chan == NULL)
-		return;
-	uet_ofi_lock(&ep->lock);
-	for (;;) {
-		/* an entry that found its CQ full is retried first */
-		n = uet_chan_cq_poll(ep->chan, c, CQ_BURST);
-		for (i = 0; i < n; i++) {
-			if (!deliver(ep, &c[i])) {
-				/* completions are never lost: a full
-				 * multi-receive CQ is a provider invariant
-				 * breach, counted and dropped */
-				struct uet_ofi_cq *cq = ep->rx_cq;
-
-				if (cq != NULL)
-					cq->overruns++;
-			}
-		}
-		if (n < CQ_BURST)
-			break;
-	}
-	/* attached to a service that went away: what it held fails */
-	if (unlikely(ep->svc != NULL) && uet_ofi_service_lost(ep))
-		uet_ofi_service_fail(ep, deliver);
-	uet_ofi_unlock(&ep->lock);
-}
 
 /* ---- bind / enable / close ---- */
 
@@ -508,6 +288,8 @@ ep_control(struct fid *fid, int command, void *arg)
 			return 0;
 		}
 		return ep_enable(ep);
+	case FI_ALIAS:
+		return uet_ofi_ep_alias(ep, arg);
 	case FI_GETOPSFLAG: {
 		uint64_t *f = arg;
 
@@ -569,6 +351,7 @@ ep_close(struct fid *fid)
 
 	if (atomic_load(&ep->ref) > 0)
 		return -FI_EBUSY;
+	uet_ofi_trig_drop_ep(ep);
 	/* detach (its receives are withdrawn), then the job and the
 	 * process go; the channel last */
 	if (ep->chan != NULL)
@@ -648,8 +431,9 @@ ep_cancel(fid_t fid, void *context)
 	return rc;
 }
 
-static int
-ep_getopt(fid_t fid, int level, int optname, void *optval, size_t *optlen)
+int
+uet_ofi_ep_getopt(fid_t fid, int level, int optname, void *optval,
+		  size_t *optlen)
 {
 	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid.fid);
 	size_t v;
@@ -676,9 +460,9 @@ ep_getopt(fid_t fid, int level, int optname, void *optval, size_t *optlen)
 	return 0;
 }
 
-static int
-ep_setopt(fid_t fid, int level, int optname, const void *optval,
-	  size_t optlen)
+int
+uet_ofi_ep_setopt(fid_t fid, int level, int optname, const void *optval,
+		  size_t optlen)
 {
 	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid.fid);
 	size_t v;
@@ -747,8 +531,8 @@ rx_ctx_enosys(struct fid_ep *sep, int index, struct fi_rx_attr *attr,
 static struct fi_ops_ep ep_ops = {
 	.size = sizeof(struct fi_ops_ep),
 	.cancel = ep_cancel,
-	.getopt = ep_getopt,
-	.setopt = ep_setopt,
+	.getopt = uet_ofi_ep_getopt,
+	.setopt = uet_ofi_ep_setopt,
 	.tx_ctx = ctx_enosys,
 	.rx_ctx = rx_ctx_enosys,
 	.rx_size_left = ep_rx_size_left,
@@ -810,8 +594,8 @@ port_has_addr(const struct uet_ofi_port_info *p, const struct uet_ofi_addr *a)
 	       (p->has_ipv4 && memcmp(p->ipv4, a->fa, 4) == 0);
 }
 
-static int
-ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
+int
+uet_ofi_ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
 	       const struct fi_info *info, void *context)
 {
 	const struct fi_ep_attr *ea = info->ep_attr;
@@ -916,8 +700,8 @@ ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
  * and initiator id, further ones an extra PIDonFEP with its own receive
  * context in the engine (EP_ADD at fi_enable) and a derived initiator id.
  */
-static int
-ep_pid_take(struct uet_ofi_ep *ep)
+int
+uet_ofi_ep_pid_take(struct uet_ofi_ep *ep)
 {
 	int rc = uet_ofi_fabric_pid_get(ep->dom->fab, ep->dom->ctx, ep,
 					ep->want_pid, &ep->pid,
@@ -945,9 +729,9 @@ uet_ofi_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep = calloc(1, sizeof(*ep));
 	if (ep == NULL)
 		return -FI_ENOMEM;
-	rc = ep_common_init(ep, d, info, context);
+	rc = uet_ofi_ep_common_init(ep, d, info, context);
 	if (rc == 0)
-		rc = ep_pid_take(ep);
+		rc = uet_ofi_ep_pid_take(ep);
 	if (rc < 0) {
 		if (ep->info != NULL) {
 			fi_freeinfo(ep->info);
@@ -958,181 +742,6 @@ uet_ofi_ep_open(struct fid_domain *domain, struct fi_info *info,
 	}
 	atomic_fetch_add(&d->ref, 1);
 	*ep_fid = &ep->ep_fid;
-	return 0;
-}
-
-/* ---- scalable endpoints ---- */
-
-static struct uet_ofi_ep *
-ctx_open(struct uet_ofi_ep *sep, int index, bool tx, void *context,
-	 size_t size, uint64_t op_flags, int *rc)
-{
-	struct uet_ofi_ep *c = calloc(1, sizeof(*c));
-
-	if (c == NULL) {
-		*rc = -FI_ENOMEM;
-		return NULL;
-	}
-	*rc = ep_common_init(c, sep->dom, sep->info, context);
-	if (*rc < 0) {
-		free(c);
-		return NULL;
-	}
-	c->sep = sep;
-	c->ctx_index = index;
-	c->tx_only = tx;
-	c->rx_only = !tx;
-	c->addr = sep->addr;
-	c->job = sep->job;
-	c->pid = sep->pid;
-	/* named receive contexts: context i is its own process, PIDonFEP
-	 * of the SEP + i, which fi_rx_addr() selects at the sender */
-	if (!tx && sep->nb_pids > 1)
-		c->pid = (uint16_t)((sep->pid + index) & UET_OFI_PID_MASK);
-	c->initiator = sep->initiator;
-	c->ep_fid.fid.fclass = tx ? FI_CLASS_TX_CTX : FI_CLASS_RX_CTX;
-	if (size)
-		*(tx ? &c->tx_size : &c->rx_size) = size;
-	if (op_flags)
-		*(tx ? &c->tx_op_flags : &c->rx_op_flags) = op_flags;
-	atomic_fetch_add(&sep->ref, 1);
-	return c;
-}
-
-static int
-sep_tx_ctx(struct fid_ep *fid, int index, struct fi_tx_attr *attr,
-	   struct fid_ep **tx_ep, void *context)
-{
-	struct uet_ofi_ep *sep = container_of(fid, struct uet_ofi_ep, ep_fid);
-	struct uet_ofi_ep *c;
-	int rc;
-
-	if (index < 0 || index >= sep->nb_tx_ctx || sep->tx_ctx[index] != NULL)
-		return -FI_EINVAL;
-	c = ctx_open(sep, index, true, context, attr ? attr->size : 0,
-		     attr ? attr->op_flags : 0, &rc);
-	if (c == NULL)
-		return rc;
-	sep->tx_ctx[index] = c;
-	*tx_ep = &c->ep_fid;
-	return 0;
-}
-
-static int
-sep_rx_ctx(struct fid_ep *fid, int index, struct fi_rx_attr *attr,
-	   struct fid_ep **rx_ep, void *context)
-{
-	struct uet_ofi_ep *sep = container_of(fid, struct uet_ofi_ep, ep_fid);
-	struct uet_ofi_ep *c;
-	int rc;
-
-	if (index < 0 || index >= sep->nb_rx_ctx || sep->rx_ctx[index] != NULL)
-		return -FI_EINVAL;
-	c = ctx_open(sep, index, false, context, attr ? attr->size : 0,
-		     attr ? attr->op_flags : 0, &rc);
-	if (c == NULL)
-		return rc;
-	sep->rx_ctx[index] = c;
-	*rx_ep = &c->ep_fid;
-	return 0;
-}
-
-static ssize_t
-sep_cancel(fid_t fid, void *context)
-{
-	(void)fid; (void)context;
-	return -FI_ENOSYS; /* cancel on the rx contexts */
-}
-
-static ssize_t
-sep_size_left(struct fid_ep *ep)
-{
-	(void)ep;
-	return -FI_ENOSYS;
-}
-
-static struct fi_ops_ep sep_ops = {
-	.size = sizeof(struct fi_ops_ep),
-	.cancel = sep_cancel,
-	.getopt = ep_getopt,
-	.setopt = ep_setopt,
-	.tx_ctx = sep_tx_ctx,
-	.rx_ctx = sep_rx_ctx,
-	.rx_size_left = sep_size_left,
-	.tx_size_left = sep_size_left,
-};
-
-int
-uet_ofi_sep_open(struct fid_domain *domain, struct fi_info *info,
-		 struct fid_ep **sep_fid, void *context)
-{
-	struct uet_ofi_domain *d =
-		container_of(domain, struct uet_ofi_domain, dom_fid);
-	struct uet_ofi_ep *sep;
-	int rc, ntx, nrx;
-
-	if (info == NULL || info->ep_attr == NULL || sep_fid == NULL)
-		return -FI_EINVAL;
-	if (info->ep_attr->type != FI_EP_RDM)
-		return -FI_ENOSYS;
-	ntx = (int)(info->ep_attr->tx_ctx_cnt ? info->ep_attr->tx_ctx_cnt : 1);
-	nrx = (int)(info->ep_attr->rx_ctx_cnt ? info->ep_attr->rx_ctx_cnt : 1);
-	if (ntx > UET_OFI_CTX_MAX || nrx > UET_OFI_CTX_MAX)
-		return -FI_EINVAL;
-	sep = calloc(1, sizeof(*sep));
-	if (sep == NULL)
-		return -FI_ENOMEM;
-	rc = ep_common_init(sep, d, info, context);
-	if (rc < 0) {
-		free(sep);
-		return rc;
-	}
-	if ((sep->caps & FI_NAMED_RX_CTX) && nrx > 1) {
-		rc = uet_ofi_fabric_pid_block(d->fab, sep->want_pid,
-					      (unsigned int)nrx, &sep->pid,
-					      &sep->initiator);
-		if (rc == 0) {
-			sep->nb_pids = (unsigned int)nrx;
-			sep->pid_held = true;
-			sep->addr.pid_on_fep = htons(sep->pid);
-			sep->addr.initiator_id = htonl(sep->initiator);
-		}
-	} else {
-		rc = ep_pid_take(sep);
-	}
-	if (rc < 0) {
-		fi_freeinfo(sep->info);
-		uet_ofi_lock_fini(&sep->lock);
-		free(sep);
-		return rc;
-	}
-	sep->is_sep = true;
-	sep->nb_tx_ctx = ntx;
-	sep->nb_rx_ctx = nrx;
-	sep->tx_ctx = calloc((size_t)ntx, sizeof(*sep->tx_ctx));
-	sep->rx_ctx = calloc((size_t)nrx, sizeof(*sep->rx_ctx));
-	if (sep->tx_ctx == NULL || sep->rx_ctx == NULL) {
-		free(sep->tx_ctx);
-		free(sep->rx_ctx);
-		if (sep->nb_pids > 0)
-			uet_ofi_fabric_pid_block_put(d->fab, sep->pid,
-						     sep->nb_pids);
-		else
-			uet_ofi_fabric_pid_put(d->fab, d->ctx, sep, sep->pid);
-		fi_freeinfo(sep->info);
-		uet_ofi_lock_fini(&sep->lock);
-		free(sep);
-		return -FI_ENOMEM;
-	}
-	sep->ep_fid.fid.fclass = FI_CLASS_SEP;
-	sep->ep_fid.ops = &sep_ops;
-	/* data transfers go through the contexts */
-	sep->ep_fid.msg = (struct fi_ops_msg *)&uet_ofi_msg_enosys;
-	sep->ep_fid.tagged = (struct fi_ops_tagged *)&uet_ofi_tagged_enosys;
-	sep->ep_fid.rma = (struct fi_ops_rma *)&uet_ofi_rma_enosys;
-	sep->ep_fid.atomic = (struct fi_ops_atomic *)&uet_ofi_atomic_enosys;
-	atomic_fetch_add(&d->ref, 1);
-	*sep_fid = &sep->ep_fid;
 	return 0;
 }
 

@@ -29,10 +29,10 @@
 			 FI_ORDER_ATOMIC_RAR | FI_ORDER_ATOMIC_RAW | \
 			 FI_ORDER_ATOMIC_WAR | FI_ORDER_ATOMIC_WAW)
 #define TX_CAPS (FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC | FI_SEND | \
-		 FI_READ | FI_WRITE | FI_NAMED_RX_CTX)
+		 FI_READ | FI_WRITE | FI_NAMED_RX_CTX | FI_TRIGGER)
 #define RX_CAPS (FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC | FI_RECV | \
 		 FI_REMOTE_READ | FI_REMOTE_WRITE | FI_SOURCE | \
-		 FI_MULTI_RECV | FI_DIRECTED_RECV | FI_RMA_EVENT)
+		 FI_MULTI_RECV | FI_DIRECTED_RECV | FI_RMA_EVENT | FI_TRIGGER)
 #define TX_OP_FLAGS (FI_COMPLETION | FI_INJECT | FI_INJECT_COMPLETE | \
 		     FI_TRANSMIT_COMPLETE | FI_DELIVERY_COMPLETE | FI_FENCE)
 #define RX_OP_FLAGS (FI_COMPLETION | FI_MULTI_RECV)
@@ -77,8 +77,10 @@ uet_ofi_profile_of_name(const char *name)
 uint64_t
 uet_ofi_profile_caps(enum uet_profile p, enum fi_ep_type type)
 {
+	/* FI_TRIGGER: operations held until a counter reaches a threshold
+	 * (uet_trigger.c) */
 	uint64_t caps = FI_MSG | FI_SEND | FI_RECV | FI_SOURCE |
-			FI_LOCAL_COMM | FI_REMOTE_COMM;
+			FI_LOCAL_COMM | FI_REMOTE_COMM | FI_TRIGGER;
 
 	if (type == FI_EP_DGRAM)
 		return caps;

@@ -60,6 +60,8 @@ uet_ofi_req_bounce_done(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
 			       r->bounce + off, n);
 		off += n;
 	}
+	if (r->scatter && r->rx)
+		ep->rx_scatter_pending--;
 	if (r->bounce_heap)
 		free(r->bounce);
 	else
@@ -67,6 +69,7 @@ uet_ofi_req_bounce_done(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
 					  ep->bounce_size);
 	r->bounce = NULL;
 	r->bounce_heap = 0;
+	r->scatter = 0;
 }
 
 int
@@ -102,7 +105,9 @@ uet_ofi_req_buffers(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
 		*flags |= UET_CHAN_F_INJECT;
 		return 0;
 	}
-	if (count <= 1) {
+	if (count <= 1 && !(inbound && r->rx && ep->rx_scatter_pending > 0 &&
+			    total != 0 && r->cq_reserved != 2 &&
+			    !r->no_data)) {
 		*addr = count ? (uint64_t)(uintptr_t)iov[0].iov_base : 0;
 		*len = count ? iov[0].iov_len : 0;
 		return 0;
@@ -116,6 +121,15 @@ uet_ofi_req_buffers(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
 	 * posted receives hold their buffers until a message lands, so a
 	 * send waiting for one of them would wait for good (fi_ubertest's
 	 * DGRAM sendv posts more receives than the pool has buffers).
+	 *
+	 * A receive's data must be in the application's buffer when its
+	 * completion is read, and a later receive's over an earlier one's
+	 * when both name the same bytes. Scattered receives land at their
+	 * completion, in completion order; one entry lands in place, when
+	 * its message arrives, which may be before an earlier receive's
+	 * scatter copies the older message over it. So while a scattered
+	 * receive is outstanding, a single-entry receive is scattered too
+	 * (a multi-receive buffer excepted: its messages land side by side).
 	 */
 	if (total <= ep->bounce_size)
 		r->bounce = bounce_get(ep);
@@ -126,6 +140,8 @@ uet_ofi_req_buffers(struct uet_ofi_ep *ep, struct uet_ofi_req *r,
 		r->bounce_heap = 1;
 	}
 	r->scatter = inbound;
+	if (inbound && r->rx)
+		ep->rx_scatter_pending++;
 	r->nb_iov = (uint8_t)count;
 	for (i = 0, off = 0; i < count; i++) {
 		r->iov[i].addr = (uint64_t)(uintptr_t)iov[i].iov_base;
@@ -346,6 +362,7 @@ uet_ofi_post_rqe(struct uet_ofi_ep *ep, struct uet_chan_rqe *rqe,
 	r->no_entry = 0;
 	r->peek_claim = (flags & (FI_PEEK | FI_CLAIM | FI_DISCARD)) ==
 			(FI_PEEK | FI_CLAIM);
+	r->no_data = (flags & (FI_PEEK | FI_DISCARD)) != 0;
 	if (!r->claimed) {
 		r->bounce = NULL;
 		r->bounce_heap = 0;
@@ -402,7 +419,7 @@ unlock_only:
 static ssize_t
 msg_recvmsg(struct fid_ep *fid, const struct fi_msg *msg, uint64_t flags)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_ofi_ep *ep = uet_ofi_ep_of(fid);
 	struct uet_chan_rqe rqe;
 
 	if (msg == NULL)
@@ -419,6 +436,10 @@ msg_recvmsg(struct fid_ep *fid, const struct fi_msg *msg, uint64_t flags)
 			return -FI_EINVAL;
 		rqe.flags |= UET_CHAN_F_SRC_FILTER;
 	}
+	if (unlikely(flags & FI_TRIGGER))
+		return uet_ofi_trig_defer(ep, &(struct uet_ofi_trig_call){
+			.kind = FI_OP_RECV, .msg = msg,
+			.context = msg->context }, flags);
 	return uet_ofi_post_rqe(ep, &rqe, msg->msg_iov, msg->desc,
 				msg->iov_count, flags, msg->context,
 				FI_RECV | FI_MSG);
@@ -428,13 +449,12 @@ static ssize_t
 msg_recvv(struct fid_ep *fid, const struct iovec *iov, void **desc,
 	  size_t count, fi_addr_t src, void *context)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
 	struct fi_msg m = {
 		.msg_iov = iov, .desc = desc, .iov_count = count, .addr = src,
 		.context = context,
 	};
 
-	return msg_recvmsg(fid, &m, ep->rx_op_flags | FI_COMPLETION);
+	return msg_recvmsg(fid, &m, uet_ofi_rx_flags(fid) | FI_COMPLETION);
 }
 
 static ssize_t
@@ -449,7 +469,7 @@ msg_recv(struct fid_ep *fid, void *buf, size_t len, void *desc,
 static ssize_t
 msg_sendmsg(struct fid_ep *fid, const struct fi_msg *msg, uint64_t flags)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_ofi_ep *ep = uet_ofi_ep_of(fid);
 	struct uet_chan_sqe sqe;
 
 	if (msg == NULL)
@@ -465,6 +485,10 @@ msg_sendmsg(struct fid_ep *fid, const struct fi_msg *msg, uint64_t flags)
 	if (sqe.dest == 0)
 		return -FI_EINVAL;
 	sqe.imm_data = msg->data;
+	if (unlikely(flags & FI_TRIGGER))
+		return uet_ofi_trig_defer(ep, &(struct uet_ofi_trig_call){
+			.kind = FI_OP_SEND, .msg = msg,
+			.context = msg->context }, flags);
 	return uet_ofi_post_sqe(ep, &sqe, msg->msg_iov, msg->desc,
 				msg->iov_count, flags, msg->context,
 				FI_SEND | FI_MSG, UET_OFI_CNTR_SEND, NULL);
@@ -474,13 +498,12 @@ static ssize_t
 msg_sendv(struct fid_ep *fid, const struct iovec *iov, void **desc,
 	  size_t count, fi_addr_t dest, void *context)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
 	struct fi_msg m = {
 		.msg_iov = iov, .desc = desc, .iov_count = count, .addr = dest,
 		.context = context,
 	};
 
-	return msg_sendmsg(fid, &m, ep->tx_op_flags | FI_COMPLETION);
+	return msg_sendmsg(fid, &m, uet_ofi_tx_flags(fid) | FI_COMPLETION);
 }
 
 static ssize_t
@@ -497,7 +520,6 @@ static ssize_t
 msg_senddata(struct fid_ep *fid, const void *buf, size_t len, void *desc,
 	     uint64_t data, fi_addr_t dest, void *context)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
 	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
 			     .iov_len = len };
 	struct fi_msg m = {
@@ -505,7 +527,7 @@ msg_senddata(struct fid_ep *fid, const void *buf, size_t len, void *desc,
 		.context = context, .data = data,
 	};
 
-	return msg_sendmsg(fid, &m, ep->tx_op_flags | FI_COMPLETION |
+	return msg_sendmsg(fid, &m, uet_ofi_tx_flags(fid) | FI_COMPLETION |
 					    FI_REMOTE_CQ_DATA);
 }
 

@@ -25,6 +25,7 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 #include <rdma/fi_tagged.h>
+#include <rdma/fi_trigger.h>
 #include <rdma/providers/fi_log.h>
 #include <rdma/providers/fi_prov.h>
 
@@ -426,6 +427,10 @@ struct uet_ofi_domain {
 	unsigned int ctx;            /* engine context of its endpoints/MRs */
 	uint16_t pid;                /* PIDonFEP of that context */
 	uint32_t initiator;          /* initiator id of that context */
+	/* triggered operations waiting for their counters (uet_trigger.c) */
+	pthread_mutex_t trig_lock;
+	struct uet_ofi_trig *trig_head;
+	atomic_uint trig_n;
 };
 
 int uet_ofi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
@@ -576,6 +581,39 @@ int uet_ofi_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
 		      struct fid_cntr **cntr, void *context);
 void uet_ofi_cntr_inc(struct uet_ofi_cntr *c);
 void uet_ofi_cntr_inc_err(struct uet_ofi_cntr *c);
+/* The provider's counter behind @p fid, NULL if it is none of ours. */
+struct uet_ofi_cntr *uet_ofi_cntr_of(struct fid_cntr *fid);
+
+/* ------------------------------------------------------------------ */
+/* Triggered operations (uet_trigger.c)                                */
+/* ------------------------------------------------------------------ */
+
+struct uet_ofi_ep;
+
+/* A data transfer call with FI_TRIGGER, as the *msg call got it. */
+struct uet_ofi_trig_call {
+	enum fi_op_type kind;
+	const void *msg;      /* fi_msg, fi_msg_tagged, _rma, _atomic */
+	void *context;        /* its context: a fi_triggered_context */
+	/* fetching and compare atomics */
+	const struct fi_ioc *cmp, *res;
+	void **cmp_desc, **res_desc;
+	size_t nb_cmp, nb_res;
+};
+
+/* Hold the call until its counter reaches the threshold: 0, or
+ * -FI_EINVAL (no threshold trigger, not our counter or another
+ * domain's, too many entries), -FI_EOPNOTSUPP (no FI_TRIGGER cap). */
+ssize_t uet_ofi_trig_defer(struct uet_ofi_ep *ep,
+			   const struct uet_ofi_trig_call *c, uint64_t flags);
+/* Post the held operations whose threshold is reached, in order; call
+ * with no endpoint lock held. */
+void uet_ofi_trig_run(struct uet_ofi_domain *d);
+/* An endpoint closes: its held operations go, unposted. */
+void uet_ofi_trig_drop_ep(struct uet_ofi_ep *ep);
+/* Whether held operations wait for @p cntr (it cannot close). */
+bool uet_ofi_trig_uses_cntr(struct uet_ofi_cntr *cntr);
+void uet_ofi_trig_domain_fini(struct uet_ofi_domain *d);
 
 /* ------------------------------------------------------------------ */
 /* Poll and wait sets (uet_poll.c)                                     */
@@ -715,6 +753,7 @@ struct uet_ofi_req {
 	uint8_t cq_reserved;
 	uint8_t peek_claim;        /* FI_PEEK | FI_CLAIM receive */
 	uint8_t claimed;           /* its message waits for the FI_CLAIM */
+	uint8_t no_data;           /* FI_PEEK / FI_DISCARD: nothing lands */
 	uint8_t scatter;           /* bounce: copy out to iov at completion */
 	uint8_t nb_iov;            /* bounce: entries in iov */
 	uint8_t bounce_heap;       /* bounce: malloc'ed (above the pool's size) */
@@ -764,6 +803,9 @@ struct uet_ofi_ep {
 	uint8_t *bounce_mem;
 	size_t bounce_size;
 	uint32_t bounce_free;        /* bit i set: buffer i free */
+	/* receives whose data a bounce buffer scatters at the completion
+	 * (uet_ofi_req_buffers: later ones are scattered too, in order) */
+	uint32_t rx_scatter_pending;
 	uint32_t tx_free, rx_free;   /* free lists (index + 1; 0 empty) */
 	size_t tx_inflight, rx_inflight;
 	struct uet_ofi_addr addr;    /* local address */
@@ -783,7 +825,48 @@ struct uet_ofi_ep {
 	int nb_tx_ctx, nb_rx_ctx;
 	unsigned int nb_pids;        /* SEP, named rx contexts: its block */
 	struct uet_ofi_ep **tx_ctx, **rx_ctx;
+	/* an alias (fi_ep_alias): its own op flags, the rest is this one's */
+	struct uet_ofi_ep *alias_of;
 };
+
+/* The endpoint behind @p fid: itself, or the one an alias
+ * (fi_ep_alias) was made of. */
+static inline struct uet_ofi_ep *
+uet_ofi_ep_of(struct fid_ep *fid)
+{
+	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+
+	return ep->alias_of != NULL ? ep->alias_of : ep;
+}
+
+/* Default operation flags of @p fid, transmit and receive (an alias has
+ * its own). */
+static inline uint64_t
+uet_ofi_tx_flags(struct fid_ep *fid)
+{
+	return container_of(fid, struct uet_ofi_ep, ep_fid)->tx_op_flags;
+}
+
+static inline uint64_t
+uet_ofi_rx_flags(struct fid_ep *fid)
+{
+	return container_of(fid, struct uet_ofi_ep, ep_fid)->rx_op_flags;
+}
+
+/* What endpoints, scalable endpoints and their contexts share
+ * (uet_ep.c): fields from @p info, the fid and its operations; the
+ * process on the FEP (PIDonFEP, initiator id) it takes; fi_getopt and
+ * fi_setopt. */
+int uet_ofi_ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
+			   const struct fi_info *info, void *context);
+int uet_ofi_ep_pid_take(struct uet_ofi_ep *ep);
+int uet_ofi_ep_getopt(fid_t fid, int level, int optname, void *optval,
+		      size_t *optlen);
+int uet_ofi_ep_setopt(fid_t fid, int level, int optname, const void *optval,
+		      size_t optlen);
+
+/* fi_ep_alias (uet_ep_alias.c): FI_ALIAS of fi_control. */
+int uet_ofi_ep_alias(struct uet_ofi_ep *ep, struct fi_alias *alias);
 
 int uet_ofi_ep_open(struct fid_domain *domain, struct fi_info *info,
 		    struct fid_ep **ep, void *context);

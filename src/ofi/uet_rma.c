@@ -30,6 +30,10 @@ rma_post(struct uet_ofi_ep *ep, bool is_read, const struct fi_msg_rma *msg,
 	sqe.rkey = msg->rma_iov[0].key;
 	sqe.roffset = msg->rma_iov[0].addr;
 	sqe.imm_data = msg->data;
+	if (unlikely(flags & FI_TRIGGER))
+		return uet_ofi_trig_defer(ep, &(struct uet_ofi_trig_call){
+			.kind = is_read ? FI_OP_READ : FI_OP_WRITE, .msg = msg,
+			.context = msg->context }, flags);
 	return uet_ofi_post_sqe(ep, &sqe, msg->msg_iov, msg->desc,
 				msg->iov_count, flags, msg->context,
 				FI_RMA | (is_read ? FI_READ : FI_WRITE),
@@ -40,7 +44,7 @@ rma_post(struct uet_ofi_ep *ep, bool is_read, const struct fi_msg_rma *msg,
 static ssize_t
 rma_readmsg(struct fid_ep *fid, const struct fi_msg_rma *msg, uint64_t flags)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_ofi_ep *ep = uet_ofi_ep_of(fid);
 
 	if (flags & FI_INJECT)
 		return -FI_EINVAL;
@@ -51,7 +55,7 @@ static ssize_t
 rma_writemsg(struct fid_ep *fid, const struct fi_msg_rma *msg,
 	     uint64_t flags)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_ofi_ep *ep = uet_ofi_ep_of(fid);
 
 	return rma_post(ep, false, msg, flags);
 }
@@ -61,7 +65,7 @@ rma_vec(struct fid_ep *fid, bool is_read, const struct iovec *iov,
 	void **desc, size_t count, fi_addr_t a, uint64_t addr, uint64_t key,
 	uint64_t data, uint64_t extra, void *context)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_ofi_ep *ep = uet_ofi_ep_of(fid);
 	struct fi_rma_iov r = { .addr = addr, .len = 0, .key = key };
 	struct fi_msg_rma m = {
 		.msg_iov = iov, .desc = desc, .iov_count = count, .addr = a,
@@ -73,7 +77,7 @@ rma_vec(struct fid_ep *fid, bool is_read, const struct iovec *iov,
 		r.len += iov[i].iov_len;
 	if (extra & FI_INJECT)
 		return rma_post(ep, is_read, &m, extra);
-	return rma_post(ep, is_read, &m, ep->tx_op_flags | FI_COMPLETION |
+	return rma_post(ep, is_read, &m, uet_ofi_tx_flags(fid) | FI_COMPLETION |
 						 extra);
 }
 

@@ -12,7 +12,7 @@ static ssize_t
 tg_recvmsg(struct fid_ep *fid, const struct fi_msg_tagged *msg,
 	   uint64_t flags)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_ofi_ep *ep = uet_ofi_ep_of(fid);
 	struct uet_chan_rqe rqe;
 
 	if (msg == NULL)
@@ -31,6 +31,10 @@ tg_recvmsg(struct fid_ep *fid, const struct fi_msg_tagged *msg,
 			return -FI_EINVAL;
 		rqe.flags |= UET_CHAN_F_SRC_FILTER;
 	}
+	if (unlikely(flags & FI_TRIGGER))
+		return uet_ofi_trig_defer(ep, &(struct uet_ofi_trig_call){
+			.kind = FI_OP_TRECV, .msg = msg,
+			.context = msg->context }, flags);
 	return uet_ofi_post_rqe(ep, &rqe, msg->msg_iov, msg->desc,
 				msg->iov_count, flags, msg->context,
 				FI_RECV | FI_TAGGED);
@@ -41,13 +45,12 @@ tg_recvv(struct fid_ep *fid, const struct iovec *iov, void **desc,
 	 size_t count, fi_addr_t src, uint64_t tag, uint64_t ignore,
 	 void *context)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
 	struct fi_msg_tagged m = {
 		.msg_iov = iov, .desc = desc, .iov_count = count, .addr = src,
 		.tag = tag, .ignore = ignore, .context = context,
 	};
 
-	return tg_recvmsg(fid, &m, ep->rx_op_flags | FI_COMPLETION);
+	return tg_recvmsg(fid, &m, uet_ofi_rx_flags(fid) | FI_COMPLETION);
 }
 
 static ssize_t
@@ -63,7 +66,7 @@ static ssize_t
 tg_sendmsg(struct fid_ep *fid, const struct fi_msg_tagged *msg,
 	   uint64_t flags)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
+	struct uet_ofi_ep *ep = uet_ofi_ep_of(fid);
 	struct uet_chan_sqe sqe;
 
 	if (msg == NULL)
@@ -79,6 +82,10 @@ tg_sendmsg(struct fid_ep *fid, const struct fi_msg_tagged *msg,
 	sqe.dest = uet_ofi_ep_dest(ep, msg->addr);
 	if (sqe.dest == 0)
 		return -FI_EINVAL;
+	if (unlikely(flags & FI_TRIGGER))
+		return uet_ofi_trig_defer(ep, &(struct uet_ofi_trig_call){
+			.kind = FI_OP_TSEND, .msg = msg,
+			.context = msg->context }, flags);
 	return uet_ofi_post_sqe(ep, &sqe, msg->msg_iov, msg->desc,
 				msg->iov_count, flags, msg->context,
 				FI_SEND | FI_TAGGED, UET_OFI_CNTR_SEND, NULL);
@@ -88,13 +95,12 @@ static ssize_t
 tg_sendv(struct fid_ep *fid, const struct iovec *iov, void **desc,
 	 size_t count, fi_addr_t dest, uint64_t tag, void *context)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
 	struct fi_msg_tagged m = {
 		.msg_iov = iov, .desc = desc, .iov_count = count, .addr = dest,
 		.tag = tag, .context = context,
 	};
 
-	return tg_sendmsg(fid, &m, ep->tx_op_flags | FI_COMPLETION);
+	return tg_sendmsg(fid, &m, uet_ofi_tx_flags(fid) | FI_COMPLETION);
 }
 
 static ssize_t
@@ -111,7 +117,6 @@ static ssize_t
 tg_senddata(struct fid_ep *fid, const void *buf, size_t len, void *desc,
 	    uint64_t data, fi_addr_t dest, uint64_t tag, void *context)
 {
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid);
 	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
 			     .iov_len = len };
 	struct fi_msg_tagged m = {
@@ -119,7 +124,7 @@ tg_senddata(struct fid_ep *fid, const void *buf, size_t len, void *desc,
 		.tag = tag, .context = context, .data = data,
 	};
 
-	return tg_sendmsg(fid, &m, ep->tx_op_flags | FI_COMPLETION |
+	return tg_sendmsg(fid, &m, uet_ofi_tx_flags(fid) | FI_COMPLETION |
 					   FI_REMOTE_CQ_DATA);
 }
 

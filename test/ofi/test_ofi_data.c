@@ -957,6 +957,74 @@ test_iov_bounce_busy(void)
 	CHECK(cq_quiet(n0.cq, 100) && cq_quiet(n1.cq, 100));
 }
 
+/*
+ * Two receives into the same bytes, completions read only after both
+ * messages landed: the bytes hold the later message, as when each
+ * receive's data lands at its completion, in order. A multi-entry
+ * receive lands in a bounce buffer that its completion scatters; a
+ * single-entry one posted after it must not land in place before that
+ * scatter (it did, and the older message was copied over the newer:
+ * fi_ubertest's DGRAM sendv, whose syncs and data share one buffer).
+ * Then the other order, and one single-entry receive alone again.
+ */
+static void
+recv_order_case(bool multi_first)
+{
+	/* the two entries are the single one's 64 bytes, split */
+	struct iovec rv[2] = {
+		{ .iov_base = lbuf + 16, .iov_len = 24 },
+		{ .iov_base = lbuf + 40, .iov_len = 40 },
+	};
+	struct iovec one = { .iov_base = lbuf + 16, .iov_len = 64 };
+	struct fi_cq_tagged_entry e;
+	char ca, cb, c0;
+
+	memset(lbuf, 0xEE, 96);
+	fill(sbuf, 64, multi_first ? 31 : 33);
+	fill(sbuf + 64, 64, multi_first ? 32 : 34);
+	if (multi_first) {
+		CHECK_RC(fi_recvv(n1.ep, rv, NULL, 2, FI_ADDR_UNSPEC, &ca), 0);
+		CHECK_RC(fi_recv(n1.ep, one.iov_base, 64, NULL, FI_ADDR_UNSPEC,
+				 &cb), 0);
+	} else {
+		CHECK_RC(fi_recv(n1.ep, one.iov_base, 64, NULL, FI_ADDR_UNSPEC,
+				 &ca), 0);
+		CHECK_RC(fi_recvv(n1.ep, rv, NULL, 2, FI_ADDR_UNSPEC, &cb), 0);
+	}
+	/* both land (n0's CQ runs the engine) before n1 reads a thing */
+	for (int i = 0; i < 2; i++) {
+		CHECK_RC(fi_send(n0.ep, sbuf + 64 * i, 64, NULL, n0.peer, &c0),
+			 0);
+		expect_ok(n0.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+	}
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &ca, FI_RECV | FI_MSG, &e, NULL);
+	CHECK(e.len == 64);
+	memset(&e, 0, sizeof(e));
+	expect_ok(n1.cq, &cb, FI_RECV | FI_MSG, &e, NULL);
+	CHECK(e.len == 64);
+	CHECK(memcmp(lbuf + 16, sbuf + 64, 64) == 0);
+	CHECK(lbuf[15] == 0xEE && lbuf[80] == 0xEE);
+}
+
+static void
+test_iov_recv_order(void)
+{
+	char c0, c1;
+
+	recv_order_case(true);
+	recv_order_case(false);
+	/* a single-entry receive with none outstanding before it */
+	fill(sbuf, 64, 35);
+	memset(lbuf, 0, 64);
+	CHECK_RC(fi_recv(n1.ep, lbuf, 64, NULL, FI_ADDR_UNSPEC, &c1), 0);
+	CHECK_RC(fi_send(n0.ep, sbuf, 64, NULL, n0.peer, &c0), 0);
+	expect_ok(n0.cq, &c0, FI_SEND | FI_MSG, NULL, NULL);
+	expect_ok(n1.cq, &c1, FI_RECV | FI_MSG, NULL, NULL);
+	CHECK(memcmp(lbuf, sbuf, 64) == 0);
+	CHECK(cq_quiet(n0.cq, 100) && cq_quiet(n1.cq, 100));
+}
+
 static void
 node_close(struct node *n);
 
@@ -2228,6 +2296,7 @@ main(int argc, char **argv)
 		test_atomic_valid_all(mr);
 		test_iov(mr);
 		test_iov_bounce_busy();
+		test_iov_recv_order();
 		test_writedata_cq_full(mr);
 		test_atomic_iov(mr);
 		test_fetch_atomic_iov(mr);

@@ -287,11 +287,12 @@ static void
 test_attr_caps(void)
 {
 	const uint64_t tx_ok = FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC |
-			       FI_SEND | FI_READ | FI_WRITE | FI_NAMED_RX_CTX;
+			       FI_SEND | FI_READ | FI_WRITE | FI_NAMED_RX_CTX |
+			       FI_TRIGGER;
 	const uint64_t rx_ok = FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC |
 			       FI_RECV | FI_REMOTE_READ | FI_REMOTE_WRITE |
 			       FI_SOURCE | FI_MULTI_RECV | FI_DIRECTED_RECV |
-			       FI_RMA_EVENT;
+			       FI_RMA_EVENT | FI_TRIGGER;
 	struct fi_info *fi = NULL, *h = hints_new();
 
 	CHECK_RC(fi_getinfo(V, NULL, NULL, 0, h, &fi), 0);
