@@ -76,7 +76,8 @@ struct eng_tss {
 };
 
 /* The domain (DOM_*) of a frame decoded up to its PDS header: from the
- * JobID of its SES header, else -1 (no JobID). */
+ * JobID of its SES header; -1: no SES header; -2: an SES header that
+ * does not decode (its JobID unknown). */
 int tss_frame_job_dom(const struct eng_tss *e, const struct uet_pkt *p,
 		      const uint8_t *frame, uint8_t *dom);
 

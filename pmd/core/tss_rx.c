@@ -133,7 +133,9 @@ eng_tss_rx_take(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 /*
  * The domain a decrypted (@p dom secure) or clear (DOM_CLEAR) frame must
  * have: its JobID's; without one, its PDC's if we know it. Learns the
- * PDC's domain from frames with a JobID. Returns false to drop.
+ * PDC's domain from frames with a JobID. Returns false to drop: also an
+ * SES header whose JobID cannot be read (with [tss] on, a clear frame
+ * must show it is of no secure job).
  */
 static bool
 rx_dom_ok(const struct eng_tss *e, struct eng_tss_lc *t,
@@ -141,9 +143,12 @@ rx_dom_ok(const struct eng_tss *e, struct eng_tss_lc *t,
 {
 	uint16_t src = 0, dst = 0;
 	bool has_dst = false, pdc = tss_pdc_ids(&p->pds, &src, &dst, &has_dst);
-	uint8_t want;
+	uint8_t want = DOM_UNKNOWN;
+	int rc = tss_frame_job_dom(e, p, f, &want);
 
-	if (tss_frame_job_dom(e, p, f, &want) == 0) {
+	if (rc == -2)
+		return false;
+	if (rc == 0) {
 		if (want != dom)
 			return false;
 		if (pdc) {

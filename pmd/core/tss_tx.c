@@ -35,7 +35,7 @@ tss_frame_job_dom(const struct eng_tss *e, const struct uet_pkt *p,
 
 		if (uet_ses_req_decode(ses, p->payload_len,
 				       (enum uet_ses_fmt)nh, &r) < 0)
-			return -1;
+			return -2;
 		job = r.job_id;
 	} else if (nh >= UET_SES_RESP_FMT_RESPONSE &&
 		   nh <= UET_SES_RESP_FMT_DATA_SMALL) {
@@ -43,7 +43,7 @@ tss_frame_job_dom(const struct eng_tss *e, const struct uet_pkt *p,
 
 		if (uet_ses_resp_decode(ses, p->payload_len,
 					(enum uet_ses_resp_fmt)nh, &r) < 0)
-			return -1;
+			return -2;
 		job = r.job_id;
 	} else {
 		return -1;

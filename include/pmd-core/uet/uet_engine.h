@@ -555,8 +555,10 @@ enum uet_engine_tss_drop {
 	UET_ENGINE_TSS_DROP_OLD,        /**< TSC below the replay window */
 	UET_ENGINE_TSS_DROP_AUTH,       /**< ICV does not verify */
 	UET_ENGINE_TSS_DROP_INNER,      /**< decrypted PDS header malformed */
-	UET_ENGINE_TSS_DROP_JOB,        /**< JobID or PDC of another domain */
-	UET_ENGINE_TSS_DROP_CLEAR,      /**< clear frame of a secure job/PDC */
+	UET_ENGINE_TSS_DROP_JOB,        /**< JobID unreadable, or JobID or PDC
+					     of another domain */
+	UET_ENGINE_TSS_DROP_CLEAR,      /**< clear frame of a secure job or
+					     PDC, or whose JobID is unreadable */
 	UET_ENGINE_TSS_DROP_TRIMMED,    /**< trimmed: cannot be authenticated */
 	UET_ENGINE_TSS_DROP_UNSUPPORTED, /**< IPv6 or SSI: not built */
 	UET_ENGINE_TSS_DROP_SOURCES,    /**< replay-window table full */
