@@ -251,8 +251,16 @@ seal_collect(struct uet_engine_lcore *lc, const struct eng_port *port,
 		uint8_t dom;
 
 		if (uet_pkt_parse_pds(f, rte_pktmbuf_data_len(m[i]),
-				      &port->opts, &p) < 0 || p.outer.trimmed)
-			continue; /* ARP/ND, not UET */
+				      &port->opts, &p) < 0) {
+			if (p.err_layer < UET_PKT_LAYER_PDS)
+				continue; /* ARP/ND, not UET */
+			/* UET whose PDS header we cannot read: it might be
+			 * a secure job's, so it does not go out in clear */
+			ENG_INC(lc->st.tss.tx_fail);
+			rte_pktmbuf_free(m[i]);
+			m[i] = NULL;
+			continue;
+		}
 		dom = tx_dom(e, t, &p, f);
 		if (dom == DOM_CLEAR) {
 			ENG_INC(lc->st.tss.tx_clear);

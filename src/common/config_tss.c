@@ -9,13 +9,9 @@
  * bytes never enter struct uet_config, a dump or a message.
  */
 
-#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <rte_cfgfile.h>
 
@@ -23,8 +19,6 @@
 
 #define DOMAIN_PREFIX "domain."
 #define SDI_MAX 0xFFFFFFu
-/* 64 hex digits, a newline, one byte more to detect a longer file */
-#define KEY_TEXT_MAX (2 * UET_CONFIG_TSS_KEY_LEN + 2)
 
 void
 cfg_tss_defaults(struct uet_config_tss *t)
@@ -162,88 +156,13 @@ uet_config_tss_domain_of(const struct uet_config_tss *t, uint32_t job)
 	return -1;
 }
 
-static int
-why_set(char *why, size_t why_len, int rc, const char *msg)
-{
-	if (why != NULL)
-		snprintf(why, why_len, "%s", msg);
-	return rc;
-}
-
-/* Owner and mode of an open key file: a key others can read is no
- * secret (as ssh refuses such a private key). */
-static int
-key_file_check(int fd, char *why, size_t why_len)
-{
-	char msg[80];
-	struct stat st;
-
-	if (fstat(fd, &st) < 0)
-		return why_set(why, why_len, -errno, strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return why_set(why, why_len, -EINVAL, "not a regular file");
-	if (st.st_uid != geteuid() && st.st_uid != 0)
-		return why_set(why, why_len, -EPERM, "owned by another user "
-			       "(expected this user or root)");
-	snprintf(msg, sizeof(msg), "mode %04o: group or others may access "
-		 "it (chmod 600)", (unsigned int)(st.st_mode & 0777));
-	if ((st.st_mode & 077) != 0)
-		return why_set(why, why_len, -EPERM, msg);
-	return 0;
-}
-
-static int
-hex_nibble(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = (char)tolower((unsigned char)c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-static int
-key_parse(const char *t, size_t n, uint8_t *key)
-{
-	if (n == 2 * UET_CONFIG_TSS_KEY_LEN + 1 && t[n - 1] == '\n')
-		n--;
-	if (n != 2 * UET_CONFIG_TSS_KEY_LEN)
-		return -EINVAL;
-	for (size_t i = 0; i < UET_CONFIG_TSS_KEY_LEN; i++) {
-		int hi = hex_nibble(t[2 * i]), lo = hex_nibble(t[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return -EINVAL;
-		key[i] = (uint8_t)(hi << 4 | lo);
-	}
-	return 0;
-}
-
 int
 uet_config_tss_key_read(const char *path,
 			uint8_t key[UET_CONFIG_TSS_KEY_LEN], char *why,
 			size_t why_len)
 {
-	char text[KEY_TEXT_MAX + 1];
-	ssize_t n;
-	int fd, rc;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return why_set(why, why_len, -errno, strerror(errno));
-	rc = key_file_check(fd, why, why_len);
-	if (rc == 0) {
-		n = read(fd, text, sizeof(text));
-		if (n < 0)
-			rc = why_set(why, why_len, -errno,
-				     strerror(errno));
-		else if (key_parse(text, (size_t)n, key) < 0)
-			rc = why_set(why, why_len, -EINVAL, "expected "
-				     "64 hexadecimal digits (openssl rand "
-				     "-hex 32)");
-	}
-	explicit_bzero(text, sizeof(text));
-	close(fd);
-	return rc;
+	return uet_parse_key_file(path, key, UET_CONFIG_TSS_KEY_LEN, why,
+				  why_len);
 }
 
 static int
