@@ -17,6 +17,7 @@
 #include <pcap/pcap.h>
 
 #include <uet/uet_parse.h>
+#include <uet/uet_tss.h>
 #include <uet/uet_wire.h>
 
 #define EXIT_USAGE 2
@@ -32,8 +33,17 @@
 #define DLT_IPV6 229
 #endif
 
+/* --tss-key SDI:FILE: a secure domain's key (direct mode) */
+#define DUMP_KEYS_MAX 16
+struct dump_key {
+	uint32_t sdi;
+	uint8_t key[UET_TSS_KEY_LEN];
+};
+
 struct dump_opts {
 	bool json;
+	struct dump_key keys[DUMP_KEYS_MAX];
+	unsigned int nb_keys;
 	uint64_t count;          /* 0: no limit */
 	uint8_t native_proto;
 	uint64_t trim_dscps;   /* DSCPs of trimmed frames (bit per DSCP) */
@@ -744,10 +754,65 @@ print_error(struct out *o, const struct uet_pkt *p)
  * the ICV; without the domain's key nothing more can be shown. Returns
  * false when the packet is not such a packet.
  */
+static void print_inner(struct out *o, const struct uet_pkt *p);
+
+static const uint8_t *
+tss_key_of(const struct dump_opts *opt, uint32_t sdi)
+{
+	for (unsigned int i = 0; i < opt->nb_keys; i++)
+		if (opt->keys[i].sdi == sdi)
+			return opt->keys[i].key;
+	return NULL;
+}
+
+/*
+ * Decrypt and verify the protected part with the domain's key (direct
+ * mode: the IV from the SSI or the IPv4 source, no IV mask), rebuild the
+ * plain frame (outer headers for the decrypted length, then the
+ * plaintext) and print its PDS and SES layers. The ICV verdict is
+ * printed either way.
+ */
+static void
+print_tss_open(struct out *o, const struct uet_pkt *p, const uint8_t *inner,
+	       const struct uet_tss_hdr *t, size_t hl, const uint8_t *key)
+{
+	static uint8_t frame[UET_OUTER_TPL_MAX + 65536];
+	size_t len = p->err_avail - hl - UET_TSS_ICV_LEN;
+	uint8_t aad[UET_TSS_AAD_MAX_LEN], iv[UET_TSS_IV_LEN];
+	struct uet_outer_opts po = { .raw_ip = p->outer.raw_ip,
+				     .native_proto = p->outer.ip_proto,
+				     .no_udp_csum = true };
+	struct uet_outer ob = p->outer;
+	struct uet_pkt q;
+	uint32_t src;
+	int al, ol;
+
+	memcpy(&src, p->outer.src_addr, 4);
+	uet_tss_iv(t->sp ? t->ssi : ntohl(src), t->epoch, t->tsc, NULL, iv);
+	al = uet_tss_aad(&p->outer, inner, hl, aad, sizeof(aad));
+	ob.inner_len = (uint16_t)len;
+	ob.udp_csum = 0;
+	ol = uet_outer_encode(&ob, frame, sizeof(frame));
+	if (al < 0 || ol < 0 || (!t->sp && p->outer.ip_version != 4) ||
+	    (size_t)ol + len > sizeof(frame) ||
+	    uet_tss_gcm_open(key, iv, aad, (size_t)al, inner + hl, len,
+			     frame + ol, inner + hl + len) < 0) {
+		o_s(o, "icv", "bad");
+		o_end(o);
+		return;
+	}
+	o_s(o, "icv", "ok");
+	o_end(o);
+	uet_pkt_parse_ex(frame, (size_t)ol + len, &po, &q);
+	print_inner(o, &q);
+}
+
 static bool
-print_tss(struct out *o, const struct uet_pkt *p, const uint8_t *inner)
+print_tss(struct out *o, const struct dump_opts *opt, const struct uet_pkt *p,
+	  const uint8_t *inner)
 {
 	struct uet_pkt bad = *p;
+	const uint8_t *key;
 	struct uet_tss_hdr t;
 	size_t avail = p->err_avail;
 	int n;
@@ -775,6 +840,11 @@ print_tss(struct out *o, const struct uet_pkt *p, const uint8_t *inner)
 	o_u(o, "epoch", t.epoch);
 	o_u(o, "tsc", t.tsc);
 	o_u(o, "encrypted", avail - (size_t)n - UET_TSS_ICV_LEN);
+	key = tss_key_of(opt, t.sdi);
+	if (key != NULL) {
+		print_tss_open(o, p, inner, &t, (size_t)n, key);
+		return true;
+	}
 	o_u(o, "icv", UET_TSS_ICV_LEN);
 	o_end(o);
 	return true;
@@ -782,16 +852,23 @@ print_tss(struct out *o, const struct uet_pkt *p, const uint8_t *inner)
 
 /* Print every layer the parser completed, then the error if any. */
 static void
-print_layers(struct out *o, const struct uet_pkt *p, const uint8_t *frame)
+print_layers(struct out *o, const struct dump_opts *opt,
+	     const struct uet_pkt *p, const uint8_t *frame)
+{
+	if (print_tss(o, opt, p, frame + p->err_off))
+		return;
+	if (p->err == 0 || p->err_layer >= UET_PKT_LAYER_PDS)
+		print_outer(o, &p->outer);
+	print_inner(o, p);
+}
+
+/* The PDS layer onward, then the error if any. */
+static void
+print_inner(struct out *o, const struct uet_pkt *p)
 {
 	unsigned int failed = p->err_layer;
 	bool ok = p->err == 0;
 
-	if (print_tss(o, p, frame + p->err_off))
-		return;
-
-	if (ok || failed >= UET_PKT_LAYER_PDS)
-		print_outer(o, &p->outer);
 	if (ok || failed >= UET_PKT_LAYER_SES)
 		print_pds(o, &p->pds);
 	if ((ok || failed >= UET_PKT_LAYER_PAYLOAD) &&
@@ -917,7 +994,7 @@ dump_packet(const struct dump_opts *opt, struct dump_stats *st, int dlt,
 			o_key(&o, "uet");
 			fputs("true", o.f);
 		}
-		print_layers(&o, &p, start);
+		print_layers(&o, opt, &p, start);
 	}
 	fputs(o.json ? "}\n" : "\n", o.f);
 }
@@ -942,10 +1019,49 @@ usage(FILE *f)
 		"(repeatable;\n"
 		"                        default 16 and 18, the engine's "
 		"[dscp])\n"
+		"  -k, --tss-key SDI:FILE  decrypt and dissect the packets "
+		"of secure\n"
+		"                        domain SDI (direct mode) with the "
+		"key in FILE\n"
+		"                        (64 hex digits, mode 0600; "
+		"repeatable)\n"
 		"  -h, --help            this text\n"
 		"  --version             the uet-dump and libpcap versions\n"
 		"Exit: 0 file read (even with malformed packets), 1 file not "
 		"readable, 2 bad usage.\n", UET_NATIVE_IP_PROTO_DEFAULT);
+}
+
+/* --tss-key SDI:FILE */
+static int
+tss_key_arg(struct dump_opts *opt, const char *arg)
+{
+	struct dump_key *k = &opt->keys[opt->nb_keys];
+	struct uet_parse_err err;
+	const char *colon = strchr(arg, ':');
+	char sdi[16], why[128];
+
+	if (opt->nb_keys == DUMP_KEYS_MAX) {
+		fprintf(stderr, "uet-dump: --tss-key: at most %d keys\n",
+			DUMP_KEYS_MAX);
+		return -1;
+	}
+	if (colon == NULL || (size_t)(colon - arg) >= sizeof(sdi)) {
+		fprintf(stderr, "uet-dump: --tss-key: expected SDI:FILE\n");
+		return -1;
+	}
+	snprintf(sdi, sizeof(sdi), "%.*s", (int)(colon - arg), arg);
+	if (uet_parse_u32(sdi, 1, UET_TSS_SDI_MAX, &k->sdi, &err) < 0) {
+		fprintf(stderr, "uet-dump: --tss-key: SDI: %s\n", err.msg);
+		return -1;
+	}
+	if (uet_parse_key_file(colon + 1, k->key, sizeof(k->key), why,
+			       sizeof(why)) < 0) {
+		fprintf(stderr, "uet-dump: --tss-key: %s: %s\n", colon + 1,
+			why);
+		return -1;
+	}
+	opt->nb_keys++;
+	return 0;
 }
 
 static int
@@ -956,6 +1072,7 @@ parse_args(int argc, char **argv, struct dump_opts *opt)
 		{ "count", required_argument, NULL, 'c' },
 		{ "native-proto", required_argument, NULL, 'p' },
 		{ "trim-dscp", required_argument, NULL, 't' },
+		{ "tss-key", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -965,7 +1082,8 @@ parse_args(int argc, char **argv, struct dump_opts *opt)
 
 	uint8_t dscp;
 
-	while ((c = getopt_long(argc, argv, "jc:p:t:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jc:p:t:k:h", lopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'j':
 			opt->json = true;
@@ -998,6 +1116,10 @@ parse_args(int argc, char **argv, struct dump_opts *opt)
 				opt->trim_dscps = 0;
 			opt->trim_set = true;
 			opt->trim_dscps |= UET_OUTER_DSCP_BIT(dscp);
+			break;
+		case 'k':
+			if (tss_key_arg(opt, optarg) < 0)
+				return -1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -1083,5 +1205,6 @@ main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	rc = dump_file(&opt, &st);
+	explicit_bzero(opt.keys, sizeof(opt.keys));
 	return rc < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

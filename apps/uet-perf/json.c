@@ -83,6 +83,20 @@ json_flows(const struct perf_report *r)
 	return a;
 }
 
+/* [tss] counters of both sides: sealed, opened, drops by reason */
+static json_t *
+json_tss(const struct perf_report *r)
+{
+	json_t *drop = json_object();
+
+	for (unsigned int i = 0; drop != NULL && i < UET_ENGINE_TSS_DROPS;
+	     i++)
+		json_object_set_new(drop, uet_engine_tss_drop_name(i),
+				    json_integer(J(r->wire.tss_drop[i])));
+	return json_pack("{s:I, s:I, s:o}", "sealed", J(r->wire.tss_sealed),
+			 "opened", J(r->wire.tss_opened), "drop", drop);
+}
+
 static json_t *
 json_wire(const struct perf_report *r)
 {
@@ -92,11 +106,12 @@ json_wire(const struct perf_report *r)
 	     k < UET_CONFIG_FAULT_KINDS; k++)
 		json_object_set_new(faults, perf_fault_name(k),
 				    json_integer(J(r->wire.fault[k])));
-	return json_pack("{s:o, s:I, s:I, s:I, s:I}", "faults", faults,
+	return json_pack("{s:o, s:I, s:I, s:I, s:I, s:o}", "faults", faults,
 			 "rx_csum_bad", J(r->wire.csum_bad),
 			 "rx_csum_none", J(r->wire.csum_none),
 			 "rx_trimmed", J(r->wire.trimmed),
-			 "rx_malformed", J(r->wire.malformed));
+			 "rx_malformed", J(r->wire.malformed),
+			 "tss", json_tss(r));
 }
 
 static json_t *

@@ -343,6 +343,10 @@ struct perf_report {
 		uint64_t csum_none;  /* UDP checksum missing: dropped */
 		uint64_t trimmed;    /* trimmed frames received */
 		uint64_t malformed;  /* malformed frames dropped */
+		/* [tss]: frames sealed, opened, dropped by reason */
+		uint64_t tss_sealed;
+		uint64_t tss_opened;
+		uint64_t tss_drop[UET_ENGINE_TSS_DROPS];
 	} wire;
 	/* Loss recovery of the senders' PDSs (uet_pds_stats). */
 	struct perf_recovery {

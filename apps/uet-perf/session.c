@@ -729,6 +729,10 @@ wire_add(struct perf_wire *w, const struct uet_engine_lcore_stats *t)
 	w->csum_none += t->rx_csum_none;
 	w->trimmed += t->rx_trimmed;
 	w->malformed += t->rx_malformed;
+	w->tss_sealed += t->tss.tx_sealed;
+	w->tss_opened += t->tss.rx_opened;
+	for (unsigned int i = 0; i < UET_ENGINE_TSS_DROPS; i++)
+		w->tss_drop[i] += t->tss.rx_drop[i];
 }
 
 static void

@@ -84,7 +84,11 @@ lcore_create(struct uet_engine *e, unsigned int idx, unsigned int nb_ctx)
 		goto free_hairpin;
 	if (eng_wake_init(lc) < 0)
 		goto free_neigh;
+	if (eng_tss_lcore_init(lc) < 0)
+		goto free_wake;
 	return lc;
+free_wake:
+	eng_wake_fini(lc);
 free_neigh:
 	eng_neigh_fini(lc);
 free_hairpin:
@@ -105,6 +109,7 @@ lcores_free(struct uet_engine *e)
 		if (e->hook.lcore_fini != NULL)
 			e->hook.lcore_fini(lc, lc->hook_priv);
 		eng_lcore_drain(lc);
+		eng_tss_lcore_fini(lc);
 		eng_capture_close(lc);
 		eng_neigh_fini(lc);
 		eng_wake_fini(lc);
@@ -196,6 +201,9 @@ uet_engine_create(const struct uet_engine_params *p)
 		if (rc < 0)
 			goto free_engine;
 	}
+	rc = eng_tss_init(e);
+	if (rc < 0)
+		goto free_engine;
 	rc = eng_ports_setup(e);
 	if (rc < 0)
 		goto close_ports;
@@ -223,6 +231,7 @@ free_lcores:
 close_ports:
 	eng_ports_close(e);
 free_engine:
+	eng_tss_fini(e);
 	rte_free(e);
 	rte_errno = -rc;
 	return NULL;
@@ -283,6 +292,7 @@ uet_engine_free(struct uet_engine *e)
 		ENG_LOG(ERR, "port gate not held: closing anyway");
 	lcores_free(e);
 	eng_ports_close(e);
+	eng_tss_fini(e);
 	rte_free(e);
 }
 

@@ -138,6 +138,7 @@ struct eng_wake {
 
 struct eng_txbuf {
 	uint16_t n;
+	uint16_t sealed; /* [tss]: the first frames, sealed (tss_tx.c) */
 	uint16_t queue; /* TX queue of this context on the port */
 	bool has_queue;
 	struct rte_mbuf *m[ENG_TX_STAGE];
@@ -198,6 +199,8 @@ typedef void (*eng_sink_fn)(struct uet_engine_lcore *lc, uint16_t port,
 			    uint16_t queue, struct rte_mbuf *m, uint64_t now);
 
 struct rte_pcapng;
+struct eng_tss;
+struct eng_tss_lc;
 
 struct uet_engine_lcore {
 	struct uet_engine *eng;
@@ -251,6 +254,10 @@ struct uet_engine_lcore {
 	uint64_t fault_until; /* ... until (UINT64_MAX: no end) */
 	struct eng_fault_dir fault[UET_CONFIG_FAULT_DIRS];
 	struct uet_engine_lcore_stats st;
+	/* [tss] enabled: crypto device, sessions, replay windows */
+	struct eng_tss_lc *tss;
+	/* the frames being received come from the hairpin queues */
+	bool rx_local;
 	/* AUTO: sleep, wake-ups, progress lock */
 	struct eng_wake wake;
 } __rte_cache_aligned;
@@ -295,6 +302,7 @@ struct uet_engine {
 	 * (uet_engine_pid_context_set(), any thread; relaxed bytes) */
 	uint8_t pid_ctx[4096];
 	struct eng_gate gate;
+	struct eng_tss *tss;     /* [tss] enabled, else NULL */
 };
 
 /*
@@ -388,6 +396,29 @@ int eng_lcore_main(void *arg);
 unsigned int eng_lcore_iterate(struct uet_engine_lcore *lc);
 void eng_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 		struct rte_mbuf *m, uint64_t now);
+/* A frame decoded into lc->rx[lc->nb_rx].pkt, to the hook. */
+void eng_rx_deliver(struct uet_engine_lcore *lc, uint16_t port,
+		    uint16_t queue, struct rte_mbuf *m);
+
+/* tss_path.c, tss_tx.c, tss_rx.c: [tss] on the RX/TX paths */
+int eng_tss_init(struct uet_engine *e);
+void eng_tss_fini(struct uet_engine *e);
+int eng_tss_lcore_init(struct uet_engine_lcore *lc);
+void eng_tss_lcore_fini(struct uet_engine_lcore *lc);
+/* Seal the staged frames of @p b from b->sealed on (one burst). */
+void eng_tss_tx_seal(struct uet_engine_lcore *lc, uint16_t port,
+		     struct eng_txbuf *b);
+/* A frame whose PDS layer did not decode: true when it was a protected
+ * frame, now queued for opening or dropped and counted. */
+bool eng_tss_rx_take(struct uet_engine_lcore *lc, uint16_t port,
+		     uint16_t queue, struct rte_mbuf *m,
+		     const struct uet_pkt *p);
+/* A clear frame: false when it belongs to a secure job or PDC (freed and
+ * counted). */
+bool eng_tss_rx_clear_ok(struct uet_engine_lcore *lc, struct rte_mbuf *m,
+			 const struct uet_pkt *p);
+/* Open the queued protected frames (one burst) and hand them on. */
+void eng_tss_rx_flush(struct uet_engine_lcore *lc);
 void eng_lcore_drain(struct uet_engine_lcore *lc);
 
 /* sleep.c (AUTO contexts that sleep when idle) */

@@ -21,6 +21,8 @@
 
 #include <rte_mbuf.h>
 
+#include <uet/uet_wire_tss.h>
+
 #include "engine_private.h"
 
 static const char *const fault_names[UET_CONFIG_FAULT_KINDS] = {
@@ -151,7 +153,12 @@ frame_trim(struct uet_engine_lcore *lc, struct eng_fault_dir *fd,
 	   struct rte_mbuf *m, struct uet_outer *o, int hdr_len)
 {
 	uint8_t *data = rte_pktmbuf_mtod(m, uint8_t *);
-	size_t pds_len = uet_pds_hdr_len(data[hdr_len] >> 3);
+	unsigned int type = data[hdr_len] >> 3;
+	/* a protected frame ([tss]): its TSS header stays, the PDS header
+	 * is ciphertext a switch cannot tell */
+	size_t pds_len = type == UET_PDS_TYPE_TSS ?
+		uet_tss_hdr_len((data[hdr_len] & 0x4) != 0) : /* S: SSI */
+		uet_pds_hdr_len(type);
 	int len;
 
 	if (pds_len == 0 || o->native || o->inner_len <= pds_len)
@@ -260,7 +267,9 @@ eng_fault_apply(struct uet_engine_lcore *lc, unsigned int dir, uint16_t port,
 		goto release;
 	}
 	type = rte_pktmbuf_mtod(m, const uint8_t *)[hdr_len] >> 3;
+	/* a protected frame hides its PDS type: data, as a switch sees it */
 	ppm = lc->eng->cfg.fault.ppm[dir][uet_pds_type_is_req(type) ||
+					  type == UET_PDS_TYPE_TSS ||
 					  type == UET_PDS_TYPE_RUDI_REQ ||
 					  type == UET_PDS_TYPE_UUD_REQ ?
 					  UET_CONFIG_FAULT_DATA :

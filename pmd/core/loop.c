@@ -107,14 +107,16 @@ rx_csum_ok(struct uet_engine_lcore *lc, const struct eng_port *p,
  * wire decoder's, uet_outer_opts.trim_dscps): not UET or malformed ->
  * dropped and counted; checksum wrong or missing -> dropped and counted
  * before the PDS sees it, so the sender's retransmission repairs it;
- * trimmed -> counted and handed on (the PDS NACKs it, UEC 1.0 packet trimming).
+ * trimmed -> counted and handed on (the PDS NACKs it, UEC 1.0 packet trimming);
+ * [tss]: a protected frame is queued for opening (tss_rx.c), a clear one
+ * of a secure job dropped.
  * The bytes after the PDS header are not looked at: the hook's ULP (the
  * SES) decodes its own header, once, and refuses what is malformed.
  * Returns true when the frame goes to the hook.
  */
 static bool
 rx_classify(struct uet_engine_lcore *lc, const struct eng_port *p,
-	    struct rte_mbuf *m, struct uet_pkt *pkt, int rc)
+	    uint16_t queue, struct rte_mbuf *m, struct uet_pkt *pkt, int rc)
 {
 	/* outer headers usable from the PDS layer on */
 	if (pkt->err_layer == UET_PKT_LAYER_NONE ||
@@ -125,9 +127,16 @@ rx_classify(struct uet_engine_lcore *lc, const struct eng_port *p,
 		}
 	}
 	if (rc < 0) {
-		rx_drop(lc, pkt, m);
+		if (!(lc->tss != NULL &&
+		      eng_tss_rx_take(lc, (uint16_t)(p - lc->eng->port),
+				      queue, m, pkt)))
+			rx_drop(lc, pkt, m);
 		return false;
 	}
+	/* a frame from this engine itself (hairpin.c) never was on a wire */
+	if (lc->tss != NULL && !lc->rx_local &&
+	    !eng_tss_rx_clear_ok(lc, m, pkt))
+		return false;
 	if (pkt->outer.trimmed)
 		ENG_INC(lc->st.rx_trimmed);
 	return true;
@@ -152,8 +161,17 @@ eng_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 		return;
 	rc = uet_pkt_parse_pds(rte_pktmbuf_mtod(m, const uint8_t *),
 			       rte_pktmbuf_data_len(m), &p->opts, &r->pkt);
-	if (!rx_classify(lc, p, m, &r->pkt, rc))
+	if (!rx_classify(lc, p, queue, m, &r->pkt, rc))
 		return;
+	eng_rx_deliver(lc, port, queue, m);
+}
+
+void
+eng_rx_deliver(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
+	       struct rte_mbuf *m)
+{
+	struct uet_engine_rx *r = &lc->rx[lc->nb_rx];
+
 	r->m = m;
 	r->port = port;
 	r->queue = queue;
@@ -203,8 +221,11 @@ rx_hairpin(struct uet_engine_lcore *lc, uint64_t now)
 	for (uint16_t p = 0; p < lc->eng->nb_ports; p++) {
 		uint16_t n = eng_hairpin_rx(lc, p, pkts);
 
-		if (n != 0)
-			rx_frames(lc, p, lc->tx[p].queue, pkts, n, now);
+		if (n == 0)
+			continue;
+		lc->rx_local = true;
+		rx_frames(lc, p, lc->tx[p].queue, pkts, n, now);
+		lc->rx_local = false;
 	}
 }
 
@@ -231,6 +252,8 @@ rx_poll(struct uet_engine_lcore *lc, uint64_t now, bool ports)
 		rx_frames(lc, q->port, q->queue, pkts, n, now);
 	}
 	rx_hairpin(lc, now);
+	if (lc->tss != NULL)
+		eng_tss_rx_flush(lc);
 	hook_rx_flush(lc);
 }
 
@@ -330,6 +353,7 @@ tx_flush_port(struct uet_engine_lcore *lc, struct eng_txbuf *b, uint16_t p)
 	if (sent != 0 && sent < b->n)
 		memmove(b->m, b->m + sent, (b->n - sent) * sizeof(b->m[0]));
 	b->n = (uint16_t)(b->n - sent);
+	b->sealed = b->n; /* what stays was sealed (or needs none) */
 }
 
 /* Fault path: what the queue refuses goes to the release list (sent
@@ -366,6 +390,9 @@ tx_flush(struct uet_engine_lcore *lc, uint64_t now)
 	for (uint16_t p = 0; p < e->nb_ports; p++) {
 		struct eng_txbuf *b = &lc->tx[p];
 
+		/* before the faults: they act on the wire */
+		if (lc->tss != NULL)
+			eng_tss_tx_seal(lc, p, b);
 		if (!lc->fault_on) {
 			tx_flush_port(lc, b, p);
 			continue;
@@ -377,6 +404,7 @@ tx_flush(struct uet_engine_lcore *lc, uint64_t now)
 			eng_fault_apply(lc, UET_CONFIG_FAULT_TX, p, b->queue,
 					b->m[i], now, tx_sink);
 		b->n = 0;
+		b->sealed = 0;
 		tx_flush_faulted(lc, p, b->queue);
 	}
 	lc->txo_port = UINT16_MAX;
@@ -472,6 +500,7 @@ eng_lcore_drain(struct uet_engine_lcore *lc)
 		for (uint16_t i = 0; i < b->n; i++)
 			rte_pktmbuf_free(b->m[i]);
 		b->n = 0;
+		b->sealed = 0;
 	}
 	for (uint16_t i = 0; i < lc->nb_rel; i++)
 		rte_pktmbuf_free(lc->rel[i].m);

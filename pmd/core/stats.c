@@ -119,6 +119,14 @@ print_one(const struct uet_engine_lcore_stats *s, FILE *f)
 	PR(f, s, neigh_updates);
 	PR(f, s, mbuf_alloc_fail);
 	PR(f, s, hairpin_wake);
+	PR(f, s, tss.tx_sealed);
+	PR(f, s, tss.tx_clear);
+	PR(f, s, tss.tx_fail);
+	PR(f, s, tss.rx_opened);
+	for (unsigned int r = 0; r < UET_ENGINE_TSS_DROPS; r++)
+		if (s->tss.rx_drop[r] != 0)
+			fprintf(f, "  tss.rx_drop.%-10s %" PRIu64 "\n",
+				uet_engine_tss_drop_name(r), s->tss.rx_drop[r]);
 	for (unsigned int p = 0; p < UET_CONFIG_MAX_PORTS; p++) {
 		if (s->hairpin_tx[p] != 0)
 			fprintf(f, "  hairpin_tx.port%u     %" PRIu64 "\n", p,

@@ -76,6 +76,23 @@ add_hairpin(struct rte_tel_data *d, const struct uet_engine_lcore_stats *s,
 		add_u64(d, "hairpin_wake", s->hairpin_wake);
 }
 
+/* [tss] counters: zero unless the engine protects jobs */
+static void
+add_tss(struct rte_tel_data *d, const struct uet_engine_tss_stats *t)
+{
+	char k[48];
+
+	add_u64(d, "tss_tx_sealed", t->tx_sealed);
+	add_u64(d, "tss_tx_clear", t->tx_clear);
+	add_u64(d, "tss_tx_fail", t->tx_fail);
+	add_u64(d, "tss_rx_opened", t->rx_opened);
+	for (unsigned int r = 0; r < UET_ENGINE_TSS_DROPS; r++) {
+		snprintf(k, sizeof(k), "tss_rx_drop_%s",
+			 uet_engine_tss_drop_name(r));
+		add_u64(d, k, t->rx_drop[r]);
+	}
+}
+
 static int
 fill_stats(const struct uet_engine *e, const struct uet_engine_stats *s,
 	   struct rte_tel_data *d)
@@ -120,6 +137,7 @@ fill_stats(const struct uet_engine *e, const struct uet_engine_stats *s,
 		snprintf(k, sizeof(k), "rx_err_%s", uet_wire_errname((int)c));
 		add_u64(d, k, t->rx_err_code[c]);
 	}
+	add_tss(d, &t->tss);
 	add_u64(d, "tx_pkts", t->tx_pkts);
 	add_u64(d, "tx_bytes", t->tx_bytes);
 	add_u64(d, "tx_full", t->tx_full);

@@ -5,8 +5,8 @@
  *
  * The IV and the AAD travel in the crypto op's private area, where the
  * device can reach them by IOVA; the ICV is written to / read from the
- * mbuf. One queue pair, synchronous: enqueue one op, poll a bounded number
- * of times for it.
+ * mbuf. One queue pair, synchronous: enqueue one op (or a burst of ops,
+ * each with its own session), poll a bounded number of times for them.
  */
 
 #include <errno.h>
@@ -22,13 +22,14 @@
 
 #include <uet/uet_tss_cdev.h>
 
-#define QP_DEPTH   64
-#define OP_POOL_N  63
+#define QP_DEPTH   256
+#define OP_POOL_N  511
 /* op private area: the IV, then the AAD */
 #define IV_OFF     (sizeof(struct rte_crypto_op) + \
 		    sizeof(struct rte_crypto_sym_op))
 #define AAD_OFF    (IV_OFF + 16)
-#define OP_PRIV    (16 + 64)
+#define IDX_OFF    (AAD_OFF + 64)
+#define OP_PRIV    (16 + 64 + 8)
 /* Software PMDs complete within the enqueue; a device gets this many
  * polls before the op counts as lost. */
 #define POLL_MAX   10000000u
@@ -311,4 +312,121 @@ uet_tss_cdev_run(struct uet_tss_cdev *d, struct uet_tss_cdev_sess *sess,
 	else
 		d->st.opened++;
 	return rc;
+}
+
+/* Fill the ops of a burst chunk; their index in the burst rides in the
+ * op's private area, so that completions may come back in any order. */
+static void
+cdev_burst_fill(struct rte_crypto_op **cop, struct uet_tss_cdev_sess **sess,
+		struct rte_mbuf **m, const struct uet_tss_cdev_op *op,
+		uint16_t base, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		cdev_op_fill(cop[i], sess[base + i], m[base + i],
+			     &op[base + i]);
+		*rte_crypto_op_ctod_offset(cop[i], uint32_t *, IDX_OFF) =
+			(uint32_t)(base + i);
+	}
+}
+
+static int
+cdev_status(struct uet_tss_cdev *d, const struct rte_crypto_op *cop,
+	    bool seal)
+{
+	if (cop->status == RTE_CRYPTO_OP_STATUS_SUCCESS) {
+		if (seal)
+			d->st.sealed++;
+		else
+			d->st.opened++;
+		return 0;
+	}
+	if (cop->status == RTE_CRYPTO_OP_STATUS_AUTH_FAILED) {
+		d->st.auth_fail++;
+		return -EBADMSG;
+	}
+	d->st.errors++;
+	return -EIO;
+}
+
+/* One chunk of at most QP_DEPTH ops: enqueue all, collect all (bounded). */
+static void
+cdev_burst_chunk(struct uet_tss_cdev *d, struct uet_tss_cdev_sess **sess,
+		 struct rte_mbuf **m, const struct uet_tss_cdev_op *op,
+		 uint16_t base, uint16_t n, int *rc)
+{
+	struct rte_crypto_op *cop[QP_DEPTH];
+	uint16_t enq = 0, deq = 0;
+	uint32_t polls = 0;
+
+	if (rte_crypto_op_bulk_alloc(d->op_pool, RTE_CRYPTO_OP_TYPE_SYMMETRIC,
+				     cop, n) != n) {
+		for (uint16_t i = 0; i < n; i++)
+			rc[base + i] = -ENOMEM;
+		d->st.errors += n;
+		return;
+	}
+	cdev_burst_fill(cop, sess, m, op, base, n);
+	while (deq < n && polls++ < POLL_MAX) {
+		struct rte_crypto_op *done[QP_DEPTH];
+		uint16_t k;
+
+		if (enq < n)
+			enq += rte_cryptodev_enqueue_burst(d->dev_id, 0,
+							   cop + enq,
+							   n - enq);
+		k = rte_cryptodev_dequeue_burst(d->dev_id, 0, done, n - deq);
+		for (uint16_t j = 0; j < k; j++) {
+			uint32_t i = *rte_crypto_op_ctod_offset(done[j],
+					uint32_t *, IDX_OFF);
+
+			rc[i] = cdev_status(d, done[j], sess[i]->seal);
+			rte_crypto_op_free(done[j]);
+		}
+		deq += k;
+	}
+	/* not completed: the device keeps those ops (not freed) */
+	for (uint16_t i = enq; i < n; i++)
+		rte_crypto_op_free(cop[i]);
+	if (deq < n) {
+		for (uint16_t i = 0; i < n; i++)
+			if (rc[base + i] == 1)
+				rc[base + i] = -EIO;
+		d->st.errors += n - deq;
+	}
+}
+
+int
+uet_tss_cdev_run_burst(struct uet_tss_cdev *d,
+		       struct uet_tss_cdev_sess **sess, struct rte_mbuf **m,
+		       const struct uet_tss_cdev_op *op, uint16_t n, int *rc)
+{
+	int ok = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		const struct uet_tss_cdev_op *o = &op[i];
+
+		rc[i] = 1; /* pending */
+		if (m[i]->nb_segs != 1 ||
+		    (uint64_t)o->enc_off + o->enc_len > o->icv_off ||
+		    (uint64_t)o->icv_off + UET_TSS_CDEV_ICV_LEN >
+		    m[i]->data_len) {
+			d->st.errors++;
+			rc[i] = -EINVAL;
+		}
+	}
+	/* invalid ops take no device slot: compact them out of the way */
+	for (uint16_t base = 0; base < n;) {
+		uint16_t c = 0;
+
+		while (base < n && rc[base] != 1)
+			base++;
+		while (base + c < n && rc[base + c] == 1 && c < QP_DEPTH)
+			c++;
+		if (c != 0)
+			cdev_burst_chunk(d, sess, m, op, base, c, rc);
+		base = (uint16_t)(base + c);
+	}
+	for (uint16_t i = 0; i < n; i++)
+		ok += rc[i] == 0;
+	return ok;
 }

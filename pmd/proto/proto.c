@@ -188,6 +188,8 @@ max_len_of(const struct uet_config *cfg,
 
 	if (room < mtu)
 		mtu = room;
+	/* [tss]: the TSS header and ICV of a secure job's frames */
+	mtu -= uet_engine_tss_overhead(cfg);
 	return (uint16_t)(mtu - ip - l4 - UET_PDS_CC_REQ_LEN);
 }
 

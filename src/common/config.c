@@ -266,7 +266,7 @@ section_find(const char *name, unsigned int *port, struct uet_parse_err *pe)
 	else
 		uet_parse_err_set(pe, "unknown section (expected eal, "
 				  "port0..port%d, engine, timers, cc, spray, "
-				  "dscp, neighbor, fault, fabric, service)",
+				  "dscp, neighbor, fault, fabric, service, tss)",
 				  UET_CONFIG_MAX_PORTS - 1);
 	return NULL;
 }
@@ -325,6 +325,8 @@ apply_entry(struct uet_config *cfg, const struct cfg_section *sec,
 		return cfg_fabric_event_add(&cfg->fabric, key, value, pe);
 	if (sec->id == CFG_S_SERVICE && cfg_service_is_acl_key(key))
 		return cfg_service_acl_add(&cfg->service, key, value, pe);
+	if (sec->id == CFG_S_TSS && cfg_tss_is_domain_key(key))
+		return cfg_tss_domain_add(&cfg->tss, key, value, pe);
 	k = cfg_key_find(sec, key);
 	if (k == NULL) {
 		uet_parse_err_set(pe, "unknown key (see docs/CONFIG.md)");

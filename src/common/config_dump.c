@@ -323,6 +323,18 @@ dump_service_acl(struct out *o, const struct uet_config_service *v)
 			out_printf(o, "%s = %s\n", key, val);
 }
 
+/* [tss] domain.SDI lines, after the keys */
+static void
+dump_tss_domains(struct out *o, const struct uet_config_tss *t)
+{
+	char key[32], val[512];
+
+	for (unsigned int i = 0; i < t->nb_domains; i++)
+		if (cfg_tss_domain_format(&t->domain[i], key, sizeof(key), val,
+					  sizeof(val)) == 0)
+			out_printf(o, "%s = %s\n", key, val);
+}
+
 static void
 dump_section(struct out *o, const struct uet_config *cfg,
 	     const struct cfg_section *sec, unsigned int flags)
@@ -356,6 +368,8 @@ dump_section(struct out *o, const struct uet_config *cfg,
 		dump_fabric_events(o, &cfg->fabric);
 	if (sec->id == CFG_S_SERVICE)
 		dump_service_acl(o, &cfg->service);
+	if (sec->id == CFG_S_TSS)
+		dump_tss_domains(o, &cfg->tss);
 }
 
 int

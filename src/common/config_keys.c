@@ -397,6 +397,36 @@ static const struct cfg_key service_keys[] = {
 };
 #undef V
 
+static const struct uet_parse_name tss_mode_names[] = {
+	{ "direct", UET_CONFIG_TSS_DIRECT },
+	{ "cluster", UET_CONFIG_TSS_CLUSTER },
+	{ "client_server", UET_CONFIG_TSS_CLIENT_SERVER },
+	{ NULL, 0 },
+};
+
+_Static_assert(sizeof(enum uet_config_tss_mode) == sizeof(int),
+	       "enum keys are stored as int");
+
+#define T struct uet_config_tss
+static const struct cfg_key tss_keys[] = {
+	K_BOOL(T, enabled, "protect the jobs of the domain.SDI lines: "
+	       "AES-GCM-256 over every packet of theirs, the others' "
+	       "refused"),
+	K_ENUM(T, mode, tss_mode_names, "direct: one key per domain "
+	       "(cluster and client_server are refused: not implemented)"),
+	{ .name = "pmd", .type = CFG_T_STR, FIELD(T, pmd),
+	  .help = "cryptodev driver of the AEAD: crypto_aesni_gcm, "
+		  "crypto_aesni_mb (ipsec_mb), crypto_openssl, ..." },
+	{ .name = "pmd_devargs", .type = CFG_T_STR, .flags = CFG_F_EMPTY,
+	  FIELD(T, devargs),
+	  .help = "arguments of the crypto vdev; empty = none" },
+	K_UINT(T, replay_window, 64, 4096, "per-source replay window, in "
+	       "TSCs, a multiple of 64"),
+	K_UINT(T, rekey_interval, 0, UINT64_MAX, "TSCs between key "
+	       "rotations; 0 = off (rotation is not implemented: only 0)"),
+};
+#undef T
+
 #define SEC_ROW(n, id, k, field, h) \
 	[id] = { n, id, k, RTE_DIM(k), offsetof(struct uet_config, field), h }
 
@@ -433,6 +463,10 @@ const struct cfg_section cfg_sections[CFG_S_COUNT] = {
 	SEC_ROW("service", CFG_S_SERVICE, service_keys, service,
 		"the uet-engine service (apps/uet-engine, docs/SERVICE.md); "
 		"other programs do not read it"),
+	SEC_ROW("tss", CFG_S_TSS, tss_keys, tss,
+		"transport security (docs/TSS.md); besides the keys, one line "
+		"per secure domain (at most 16): domain.SDI = JOBS KEYFILE, "
+		"JobIDs as 1-100,200, the key file 64 hex digits, mode 0600"),
 };
 
 void
@@ -540,6 +574,7 @@ uet_config_init_defaults(struct uet_config *cfg)
 	cfg_cc_defaults(&cfg->cc);
 	cfg_spray_defaults(&cfg->spray);
 	cfg_fabric_defaults(&cfg->fabric);
+	cfg_tss_defaults(&cfg->tss);
 
 	cfg->dscp.data = 0;
 	cfg->dscp.control = 46;

@@ -67,6 +67,7 @@ enum cfg_section_id {
 	CFG_S_FAULT,
 	CFG_S_FABRIC,
 	CFG_S_SERVICE,
+	CFG_S_TSS,
 	CFG_S_COUNT,
 };
 
@@ -132,6 +133,29 @@ cfg_service_acl_add(struct uet_config_service *v, const char *key,
 int
 cfg_service_acl_format(const struct uet_config_svc_acl *a, char *key,
 		       size_t key_len, char *buf, size_t len);
+
+/* Defaults of [tss] (config_tss.c). */
+void
+cfg_tss_defaults(struct uet_config_tss *t);
+
+/* A [tss] domain.SDI line key. */
+bool
+cfg_tss_is_domain_key(const char *key);
+
+/* Add the domain line "key = value" to [tss]; writes only on success. */
+int
+cfg_tss_domain_add(struct uet_config_tss *t, const char *key,
+		   const char *value, struct uet_parse_err *pe);
+
+/* "domain.7 = 1-100,200 /etc/uet/tss/7.key" lines of the dump. */
+int
+cfg_tss_domain_format(const struct uet_config_tss_domain *d, char *key,
+		      size_t key_len, char *buf, size_t len);
+
+/* Cross-field checks of [tss], key files included: -errno, @err filled. */
+int
+cfg_tss_validate(const struct uet_config_tss *t,
+		 struct uet_config_error *err);
 
 /* Defaults of a newly defined [portN]. */
 void

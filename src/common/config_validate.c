@@ -439,5 +439,7 @@ uet_config_validate(const struct uet_config *cfg,
 		rc = cfg_fabric_validate(&cfg->fabric, err);
 	if (rc == 0)
 		rc = check_service(cfg, err);
+	if (rc == 0)
+		rc = cfg_tss_validate(&cfg->tss, err);
 	return rc;
 }

@@ -61,6 +61,63 @@ def trimmed_capture(perf, dump, tmp, check):
     check(d.returncode == 2, "--trim-dscp 64 refused")
 
 
+def tss_capture(perf, dump, tmp, check):
+    """[tss] on: the capture holds protected frames only; uet-dump shows
+    their TSS header, and with the domain's key (--tss-key) verifies
+    every ICV and dissects the PDS and SES headers inside; with another
+    key every ICV fails; a missing or group-readable key file is refused
+    (exit 2)."""
+    key, other = os.path.join(tmp, "k7"), os.path.join(tmp, "k7x")
+    for path in (key, other):
+        with open(path, "w") as f:
+            f.write(os.urandom(32).hex() + "\n")
+        os.chmod(path, 0o600)
+    conf = os.path.join(tmp, "tss.conf")
+    with open(conf, "w") as f:
+        f.write("[eal]\nargs = -l 0 --no-huge -m 1024 --no-pci "
+                f"--log-level=4\n[tss]\nenabled = true\n"
+                f"domain.7 = 1-4095 {key}\n")
+    cap = os.path.join(tmp, "tss.pcapng")
+    p = subprocess.run([perf, "--config", conf, "--mode", "msgrate",
+                        "--loss", "0", "--count", "300", "--capture", cap,
+                        "--json"], capture_output=True, text=True,
+                       timeout=120)
+    check(p.returncode == 0, "tss run: uet-perf exit 0: " + p.stderr[-400:])
+    if p.returncode != 0:
+        return
+
+    def dump_json(*args):
+        d = subprocess.run([dump, "--json", *args, cap], capture_output=True,
+                           text=True, timeout=60)
+        check(d.returncode == 0, f"uet-dump {args}: exit 0: {d.stderr}")
+        return [json.loads(line) for line in d.stdout.splitlines()]
+
+    plain = dump_json()
+    check(len(plain) > 300 and all("tss" in k and "pds" not in k
+                                   for k in plain),
+          "without the key: TSS headers only")
+    opened = dump_json("--tss-key", f"7:{key}")
+    reqs = [k for k in opened if k.get("pds", {}).get("type") == "RUD_REQ"]
+    acks = [k for k in opened if k.get("pds", {}).get("type") == "ACK"]
+    check(all(k["tss"].get("icv") == "ok" for k in opened),
+          "with the key: every ICV verifies")
+    check(len(reqs) == 300 and all(k.get("ses", {}).get("job") == 0x42
+                                   for k in reqs),
+          f"with the key: 300 requests of job 0x42 ({len(reqs)})")
+    check(len(acks) > 0, "with the key: the ACKs")
+    wrong = dump_json("--tss-key", f"7:{other}")
+    check(all(k["tss"].get("icv") == "bad" and "pds" not in k
+              for k in wrong), "another key: every ICV fails")
+    os.chmod(other, 0o640)
+    for arg in (f"7:{other}", f"7:{tmp}/none", f"0:{key}", key):
+        d = subprocess.run([dump, "--tss-key", arg, cap],
+                           capture_output=True, text=True, timeout=60)
+        check(d.returncode == 2 and "--tss-key" in d.stderr,
+              f"--tss-key {arg}: refused ({d.returncode}: {d.stderr})")
+    print(f"# tss: {len(opened)} frames opened, {len(reqs)} requests, "
+          f"{len(acks)} ACKs")
+
+
 def main():
     perf, dump, gen = sys.argv[1], sys.argv[2], sys.argv[3]
     fails = 0
@@ -114,6 +171,7 @@ def main():
         check(0 < retx <= m["retransmissions"], "retransmissions flagged")
         check(types["ACK"] + types["ACK_CC"] == m["acks"], "ACKs")
         trimmed_capture(perf, dump, tmp, check)
+        tss_capture(perf, dump, tmp, check)
     print("PASS" if fails == 0 else f"FAIL: {fails}")
     return 1 if fails else 0
 

@@ -189,6 +189,23 @@ uet_parse_enum(const char *s, const struct uet_parse_name *table, int *out,
 const char *
 uet_parse_enum_name(const struct uet_parse_name *table, int value);
 
+/** Largest key uet_parse_key_file() reads, bytes. */
+#define UET_PARSE_KEY_MAX 64
+
+/**
+ * Read a key file: 2 * @p len hexadecimal digits, an optional newline
+ * after them, nothing else; a regular file (not a symbolic link) of the
+ * calling user or root that neither group nor others may access (mode
+ * 0600 or 0400), as ssh requires of a private key. No key byte is
+ * written to @p why. The caller wipes @p key after use.
+ * @param why  Out on error (may be NULL): the reason.
+ * @return 0, -ENOENT/-EACCES/-ELOOP/... (open), -EPERM (owner or mode),
+ *   -EINVAL (content, @p len 0 or above UET_PARSE_KEY_MAX).
+ */
+int
+uet_parse_key_file(const char *path, uint8_t *key, size_t len, char *why,
+		   size_t why_len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -337,6 +337,62 @@ struct uet_config_service {
 	uint16_t nb_acl;
 };
 
+/** tss.mode: how the AES-GCM key of a packet is found (UEC 1.0 3.7). */
+enum uet_config_tss_mode {
+	UET_CONFIG_TSS_DIRECT = 0,        /**< one key per secure domain */
+	UET_CONFIG_TSS_CLUSTER = 1,       /**< per-source key from the KDF */
+	UET_CONFIG_TSS_CLIENT_SERVER = 2, /**< per-client key from the KDF */
+};
+
+/** Largest number of domain.N lines of [tss]. */
+#define UET_CONFIG_TSS_DOMAINS_MAX 16
+/** Bytes of a path in [tss] (with NUL). */
+#define UET_CONFIG_TSS_PATH_LEN 192
+
+/** [tss] domain.SDI = JOBS KEYFILE: a secure domain. */
+struct uet_config_tss_domain {
+	uint32_t sdi;                        /**< secure domain index */
+	uint32_t first[UET_CONFIG_JOB_RANGES_MAX]; /**< its JobIDs ... */
+	uint32_t last[UET_CONFIG_JOB_RANGES_MAX];  /**< ... inclusive */
+	uint16_t nb_ranges;
+	char key_file[UET_CONFIG_TSS_PATH_LEN]; /**< 64 hex digits, mode 0600 */
+};
+
+/** [tss]: the transport security sublayer (docs/TSS.md). */
+struct uet_config_tss {
+	bool enabled;
+	enum uet_config_tss_mode mode;
+	char pmd[48];                      /**< cryptodev driver name */
+	char devargs[UET_CONFIG_STR_LEN];  /**< its vdev arguments */
+	uint32_t replay_window;            /**< TSCs, multiple of 64 */
+	uint64_t rekey_interval;           /**< TSCs between rekeys, 0 off */
+	struct uet_config_tss_domain domain[UET_CONFIG_TSS_DOMAINS_MAX];
+	uint16_t nb_domains;
+};
+
+/** Bytes of a secure domain key (AES-256). */
+#define UET_CONFIG_TSS_KEY_LEN 32
+
+/**
+ * Read a secure domain key file: 64 hexadecimal digits (an optional
+ * newline after them), a regular file of the calling user (or root) that
+ * neither group nor others may access (mode 0600 or 0400). The key is
+ * never written anywhere else; the caller wipes @p key after use.
+ * @param why  Out on error (may be NULL): the reason, without key bytes.
+ * @return 0, -ENOENT/-EACCES/... (open), -EPERM (owner or mode),
+ *   -EINVAL (content).
+ */
+int
+uet_config_tss_key_read(const char *path,
+			uint8_t key[UET_CONFIG_TSS_KEY_LEN], char *why,
+			size_t why_len);
+
+/**
+ * The domain of JobID @p job in @p t, or -1 when no domain lists it.
+ */
+int
+uet_config_tss_domain_of(const struct uet_config_tss *t, uint32_t job);
+
 /** The whole engine configuration. Plain data: copy with assignment. */
 struct uet_config {
 	struct uet_config_eal eal;
@@ -351,6 +407,7 @@ struct uet_config {
 	struct uet_config_fault fault;
 	struct uet_config_fabric fabric;
 	struct uet_config_service service;
+	struct uet_config_tss tss;
 };
 
 /**

@@ -542,6 +542,50 @@ enum uet_engine_pkt_class {
 	UET_ENGINE_CLASSES = 4,
 };
 
+/**
+ * Why the transport security sublayer dropped a received frame
+ * (docs/TSS.md): index of uet_engine_tss_stats.rx_drop. Every such frame
+ * is dropped before the PDS sees it.
+ */
+enum uet_engine_tss_drop {
+	UET_ENGINE_TSS_DROP_HEADER = 0, /**< TSS header malformed, too short */
+	UET_ENGINE_TSS_DROP_SDI,        /**< SDI of no configured domain */
+	UET_ENGINE_TSS_DROP_EPOCH,      /**< AN or epoch not in use */
+	UET_ENGINE_TSS_DROP_REPLAY,     /**< TSC already accepted */
+	UET_ENGINE_TSS_DROP_OLD,        /**< TSC below the replay window */
+	UET_ENGINE_TSS_DROP_AUTH,       /**< ICV does not verify */
+	UET_ENGINE_TSS_DROP_INNER,      /**< decrypted PDS header malformed */
+	UET_ENGINE_TSS_DROP_JOB,        /**< JobID unreadable, or JobID or PDC
+					     of another domain */
+	UET_ENGINE_TSS_DROP_CLEAR,      /**< clear frame of a secure job or
+					     PDC, or whose JobID is unreadable */
+	UET_ENGINE_TSS_DROP_TRIMMED,    /**< trimmed: cannot be authenticated */
+	UET_ENGINE_TSS_DROP_UNSUPPORTED, /**< IPv6 or SSI: not built */
+	UET_ENGINE_TSS_DROP_SOURCES,    /**< replay-window table full */
+	UET_ENGINE_TSS_DROP_CRYPTO,     /**< crypto device error */
+	UET_ENGINE_TSS_DROPS,
+};
+
+/**
+ * Bytes the TSS adds to a frame of a secure job (header and ICV) when
+ * @p cfg enables it, else 0: what a builder keeps free below the MTU.
+ */
+uint16_t uet_engine_tss_overhead(const struct uet_config *cfg);
+
+/** Name of a TSS drop reason ("auth", "replay", ...). */
+const char *uet_engine_tss_drop_name(unsigned int reason);
+
+/** Transport security counters of a context. */
+struct uet_engine_tss_stats {
+	uint64_t tx_sealed;   /**< frames protected and sent */
+	uint64_t tx_clear;    /**< UET frames sent in clear (no secure job) */
+	uint64_t tx_fail;     /**< frames of a secure job not sent: no room,
+				   crypto error, IPv6, TSC exhausted */
+	uint64_t rx_opened;   /**< protected frames authenticated, decrypted
+				   and given to the PDS */
+	uint64_t rx_drop[UET_ENGINE_TSS_DROPS]; /**< by reason */
+};
+
 /** Per-direction fault counters (index: enum uet_config_fault_kind). */
 struct uet_engine_fault_stats {
 	uint64_t applied[UET_CONFIG_FAULT_KINDS]; /**< actions taken */
@@ -626,6 +670,7 @@ struct uet_engine_lcore_stats {
 	 * eventfd written, or found written this sleep) */
 	uint64_t hairpin_wake;
 	struct uet_engine_fault_stats fault[UET_CONFIG_FAULT_DIRS];
+	struct uet_engine_tss_stats tss; /**< [tss] enabled */
 };
 
 /** Engine-wide snapshot. */

@@ -12,8 +12,8 @@
  *
  * This lives on the engine side (pmd/) because it works on mbufs and needs
  * an EAL; the key derivation, IV and AAD it is fed come from the DPDK-free
- * src/tss (uet_tss.h). One queue pair, one operation at a time: the caller
- * is the engine's lcore that owns the device.
+ * src/tss (uet_tss.h). One queue pair, one operation or one burst at a
+ * time: the caller is the engine's lcore that owns the device.
  */
 
 #include <stdbool.h>
@@ -112,6 +112,21 @@ struct uet_tss_cdev_op {
  */
 int uet_tss_cdev_run(struct uet_tss_cdev *d, struct uet_tss_cdev_sess *sess,
 		     struct rte_mbuf *m, const struct uet_tss_cdev_op *op);
+
+/**
+ * uet_tss_cdev_run() on a burst: @p n packets, each with its own session
+ * (seal or open) and op, enqueued and dequeued in bursts of up to the
+ * queue pair's depth.
+ * @param rc
+ *   Out, @p n results as uet_tss_cdev_run() returns them.
+ * @return
+ *   How many succeeded.
+ */
+int uet_tss_cdev_run_burst(struct uet_tss_cdev *d,
+			   struct uet_tss_cdev_sess **sess,
+			   struct rte_mbuf **m,
+			   const struct uet_tss_cdev_op *op, uint16_t n,
+			   int *rc);
 
 #ifdef __cplusplus
 }

@@ -126,6 +126,30 @@ struct uet_tss_split {
 int uet_tss_split(size_t inner_len, bool sp, struct uet_tss_split *s);
 
 /* ------------------------------------------------------------------ */
+/* AEAD without an EAL (tools)                                         */
+/* ------------------------------------------------------------------ */
+
+/**
+ * AES-GCM-256 encryption of @p len bytes with OpenSSL (uet-dump and
+ * tests; the engine uses rte_cryptodev). @p ct may equal @p pt.
+ * @return 0, -EINVAL, -ENOMEM, -EIO.
+ */
+int uet_tss_gcm_seal(const uint8_t key[UET_TSS_KEY_LEN],
+		     const uint8_t iv[UET_TSS_IV_LEN], const uint8_t *aad,
+		     size_t aad_len, const uint8_t *pt, size_t len,
+		     uint8_t *ct, uint8_t tag[UET_TSS_ICV_LEN]);
+
+/**
+ * AES-GCM-256 decryption and verification; @p pt may equal @p ct.
+ * @return 0, -EBADMSG (the tag does not verify: @p pt is not plaintext),
+ *   -EINVAL, -ENOMEM, -EIO.
+ */
+int uet_tss_gcm_open(const uint8_t key[UET_TSS_KEY_LEN],
+		     const uint8_t iv[UET_TSS_IV_LEN], const uint8_t *aad,
+		     size_t aad_len, const uint8_t *ct, size_t len,
+		     uint8_t *pt, const uint8_t tag[UET_TSS_ICV_LEN]);
+
+/* ------------------------------------------------------------------ */
 /* Replay window                                                       */
 /* ------------------------------------------------------------------ */
 

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The transport security sublayer on the engine's RX and TX paths (UEC 1.0
+ * section 3.7, docs/TSS.md), direct mode: one AES-GCM-256 key per secure
+ * domain, the domains and their JobIDs from [tss].
+ *
+ * TX (eng_tss_tx_seal, once per port flush): every staged UET frame of a
+ * secure job gets a TSS header after its outer headers and an ICV at its
+ * end, and is encrypted in place, the whole stage as one cryptodev burst.
+ * RX (eng_tss_rx_take, per frame; eng_tss_rx_flush, per poll): a
+ * protected frame is checked (trim, header, SDI, AN and epoch, replay
+ * window) and queued; the queue is decrypted as one burst; a frame whose
+ * ICV verifies updates the replay window, loses its TSS header and ICV and
+ * goes to the hook as a plain frame. A clear frame of a secure job or PDC
+ * is dropped (eng_tss_rx_clear_ok). Every drop is counted by reason.
+ *
+ * Which domain a frame belongs to: the JobID of its SES header when it
+ * has one (requests, ACKs carrying a response). A PDS control packet
+ * without one (ACK, NACK, CP) belongs to its PDC, whose domain this file
+ * learns from the frames with a JobID: per context, by our PDC id (set
+ * when we send or receive a request of the PDC) and by the peer's
+ * {address, PDC id} (set when we receive, for the first answer of a PDC
+ * the peer opened). Frames to the engine's own addresses (hairpin.c)
+ * never leave it and stay clear.
+ */
+
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_hash.h>
+#include <rte_jhash.h>
+#include <rte_malloc.h>
+
+#include "tss_private.h"
+
+const char *
+uet_engine_tss_drop_name(unsigned int reason)
+{
+	static const char *const names[UET_ENGINE_TSS_DROPS] = {
+		"header", "sdi", "epoch", "replay", "old", "auth", "inner",
+		"job", "clear", "trimmed", "unsupported", "sources", "crypto",
+	};
+
+	return reason < UET_ENGINE_TSS_DROPS ? names[reason] : "?";
+}
+
+uint16_t
+uet_engine_tss_overhead(const struct uet_config *cfg)
+{
+	return cfg->tss.enabled ? UET_TSS_HDR_LEN + UET_TSS_ICV_LEN : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* lifecycle                                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The first TSC of a run: the time since TSC_ORIGIN_S in units of 256 ns.
+ * A restarted engine with the same key file thus continues above every
+ * TSC it used before (no IV is used twice under the key) as long as it
+ * sent fewer than one frame per 256 ns of a domain on average, and
+ * receivers' replay windows see it move ahead. Key rotation, which would
+ * make this unnecessary, is not built (docs/TSS.md).
+ */
+static uint64_t
+tsc_seed(void)
+{
+	struct timespec ts;
+	uint64_t ns;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if ((uint64_t)ts.tv_sec < TSC_ORIGIN_S)
+		return 1;
+	ns = ((uint64_t)ts.tv_sec - TSC_ORIGIN_S) * 1000000000ull +
+	     (uint64_t)ts.tv_nsec;
+	return (ns >> 8) + 1;
+}
+
+int
+eng_tss_init(struct uet_engine *e)
+{
+	struct eng_tss *t;
+	uint64_t seed;
+
+	if (!e->cfg.tss.enabled)
+		return 0;
+	t = rte_zmalloc("uet_tss", sizeof(*t), RTE_CACHE_LINE_SIZE);
+	if (t == NULL)
+		return -ENOMEM;
+	t->cfg = e->cfg.tss;
+	seed = tsc_seed();
+	for (unsigned int i = 0; i < UET_CONFIG_TSS_DOMAINS_MAX; i++)
+		atomic_init(&t->tsc[i], seed);
+	e->tss = t;
+	return 0;
+}
+
+void
+eng_tss_fini(struct uet_engine *e)
+{
+	rte_free(e->tss);
+	e->tss = NULL;
+}
+
+/* Seal and open sessions of every domain; each key read from its file,
+ * used and wiped. */
+static int
+lc_sessions(struct eng_tss_lc *t, const struct uet_config_tss *c)
+{
+	uint8_t key[UET_CONFIG_TSS_KEY_LEN];
+	char why[128];
+	int rc = 0;
+
+	for (unsigned int i = 0; i < c->nb_domains && rc == 0; i++) {
+		rc = uet_config_tss_key_read(c->domain[i].key_file, key, why,
+					     sizeof(why));
+		if (rc < 0) {
+			ENG_LOG(ERR, "tss: domain %u: key file %s: %s",
+				c->domain[i].sdi, c->domain[i].key_file, why);
+			break;
+		}
+		rc = uet_tss_cdev_session(t->dev, key, true, AAD_V4,
+					  &t->seal[i]);
+		if (rc == 0)
+			rc = uet_tss_cdev_session(t->dev, key, false, AAD_V4,
+						  &t->open[i]);
+		explicit_bzero(key, sizeof(key));
+	}
+	return rc;
+}
+
+static int
+lc_windows(struct uet_engine_lcore *lc, struct eng_tss_lc *t,
+	   uint32_t size)
+{
+	char name[RTE_HASH_NAMESIZE];
+	struct rte_hash_parameters hp = {
+		.name = name,
+		.entries = TSS_SOURCES,
+		.key_len = sizeof(uint64_t),
+		.hash_func = rte_jhash,
+		.socket_id = SOCKET_ID_ANY,
+	};
+
+	snprintf(name, sizeof(name), "tss_%s_%u", lc->eng->name, lc->idx);
+	t->src = rte_hash_create(&hp);
+	t->win = rte_zmalloc("uet_tss_win", sizeof(*t->win) * TSS_SOURCES,
+			     RTE_CACHE_LINE_SIZE);
+	if (t->src == NULL || t->win == NULL)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < TSS_SOURCES; i++)
+		(void)uet_tss_replay_init(&t->win[i], size);
+	return 0;
+}
+
+void
+eng_tss_lcore_fini(struct uet_engine_lcore *lc)
+{
+	struct eng_tss_lc *t = lc->tss;
+
+	if (t == NULL)
+		return;
+	for (uint16_t i = 0; i < t->nb_rxq; i++)
+		rte_pktmbuf_free(t->rxq[i].m);
+	for (unsigned int i = 0; i < UET_CONFIG_TSS_DOMAINS_MAX; i++) {
+		uet_tss_cdev_session_free(t->dev, t->seal[i]);
+		uet_tss_cdev_session_free(t->dev, t->open[i]);
+	}
+	uet_tss_cdev_destroy(t->dev);
+	rte_hash_free(t->src);
+	rte_free(t->win);
+	rte_free(t);
+	lc->tss = NULL;
+}
+
+int
+eng_tss_lcore_init(struct uet_engine_lcore *lc)
+{
+	const struct eng_tss *e = lc->eng->tss;
+	struct eng_tss_lc *t;
+	int rc;
+
+	if (e == NULL)
+		return 0;
+	t = rte_zmalloc("uet_tss_lc", sizeof(*t), RTE_CACHE_LINE_SIZE);
+	if (t == NULL)
+		return -ENOMEM;
+	lc->tss = t;
+	rc = uet_tss_cdev_create(e->cfg.pmd, e->cfg.devargs, SOCKET_ID_ANY,
+				 2 * e->cfg.nb_domains, &t->dev);
+	if (rc < 0) {
+		ENG_LOG(ERR, "tss: crypto device %s: %s%s", e->cfg.pmd,
+			strerror(-rc), rc == -ENODEV ? " (driver not in this "
+			"DPDK: is its PMD library installed?)" : "");
+		goto fail;
+	}
+	rc = lc_sessions(t, &e->cfg);
+	if (rc == 0)
+		rc = lc_windows(lc, t, e->cfg.replay_window);
+	if (rc == 0)
+		return 0;
+fail:
+	eng_tss_lcore_fini(lc);
+	return rc;
+}

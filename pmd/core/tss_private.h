@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef UET_TSS_PRIVATE_H
+#define UET_TSS_PRIVATE_H
+
+/*
+ * State of the transport security sublayer on the engine paths
+ * (tss_path.c: lifecycle, tss_tx.c, tss_rx.c). See tss_path.c.
+ */
+
+#include <stdatomic.h>
+
+#include <uet/uet_tss.h>
+#include <uet/uet_tss_cdev.h>
+
+#include "engine_private.h"
+
+#define TSS_SOURCES  1024  /* replay windows per context */
+#define TSS_PEERS    4096  /* {peer address, peer PDC id} -> domain */
+#define TSS_RXQ      UET_ENGINE_BURST_MAX
+/* pdc_dom values: 0 not known, 1 clear, 2 + domain index */
+#define DOM_UNKNOWN  0
+#define DOM_CLEAR    1
+#define DOM_OF(i)    ((uint8_t)(2 + (i)))
+/* AAD of an IPv4 frame without SSI: addresses, entropy, TSS header */
+#define AAD_V4       (8 + 4 + UET_TSS_HDR_LEN)
+/* 2026-01-01T00:00:00Z: the origin of the TSC seed (see eng_tss_init) */
+#define TSC_ORIGIN_S 1767225600ull
+
+struct tss_peer {
+	uint8_t fa[16];
+	uint16_t pdcid;
+	uint8_t dom;
+};
+
+struct tss_rx_item {
+	struct rte_mbuf *m;
+	uint16_t port;
+	uint16_t queue;
+	uint16_t hdr_off;  /* outer headers: where the TSS header is */
+	uint16_t inner_len; /* TSS header to ICV end (no link padding) */
+	uint8_t ip_hlen;
+	bool native;
+	uint8_t dom;
+	uint32_t win;      /* replay window index */
+	uint64_t tsc;
+	uint8_t iv[UET_TSS_IV_LEN];
+	uint8_t aad[AAD_V4];
+};
+
+struct eng_tss_lc {
+	struct uet_tss_cdev *dev;
+	struct uet_tss_cdev_sess *seal[UET_CONFIG_TSS_DOMAINS_MAX];
+	struct uet_tss_cdev_sess *open[UET_CONFIG_TSS_DOMAINS_MAX];
+	struct rte_hash *src;   /* {domain, source} -> replay window */
+	struct uet_tss_replay *win;
+	uint16_t nb_rxq;
+	struct tss_rx_item rxq[TSS_RXQ];
+	/* scratch of one crypto burst */
+	struct uet_tss_cdev_sess *bs[ENG_TX_STAGE];
+	struct rte_mbuf *bm[ENG_TX_STAGE];
+	uint16_t bcs[ENG_TX_STAGE];   /* UDP header offset to checksum, 0 */
+	uint8_t bhl[ENG_TX_STAGE];    /* IP header length */
+	struct uet_tss_cdev_op bop[ENG_TX_STAGE];
+	int brc[ENG_TX_STAGE];
+	uint8_t biv[ENG_TX_STAGE][UET_TSS_IV_LEN];
+	uint8_t baad[ENG_TX_STAGE][AAD_V4];
+	struct tss_peer peer[TSS_PEERS];
+	uint8_t pdc_dom[65536];  /* by our PDC id */
+};
+
+struct eng_tss {
+	struct uet_config_tss cfg;
+	/* next TSC per domain, shared by the contexts (UEC 1.0 3.7: a TSC
+	 * never repeats under a key) */
+	_Atomic uint64_t tsc[UET_CONFIG_TSS_DOMAINS_MAX];
+};
+
+/* The domain (DOM_*) of a frame decoded up to its PDS header: from the
+ * JobID of its SES header; -1: no SES header; -2: an SES header that
+ * does not decode (its JobID unknown). */
+int tss_frame_job_dom(const struct eng_tss *e, const struct uet_pkt *p,
+		      const uint8_t *frame, uint8_t *dom);
+
+/* PDC ids of a PDS header: @p src (always), @p dst (false for SYN
+ * requests). Returns false for datagrams (no PDC). */
+bool tss_pdc_ids(const struct uet_pds_hdr *h, uint16_t *src, uint16_t *dst,
+		 bool *has_dst);
+
+uint8_t tss_peer_get(const struct eng_tss_lc *t, const uint8_t fa[16],
+		     uint16_t pdcid);
+void tss_peer_set(struct eng_tss_lc *t, const uint8_t fa[16],
+		  uint16_t pdcid, uint8_t dom);
+
+/* Add (delta > 0) or remove bytes after the outer headers: IP and UDP
+ * lengths and the IPv4 header checksum follow. */
+void tss_lengths_adjust(uint8_t *frame, const struct uet_outer *o, int delta);
+
+#endif /* UET_TSS_PRIVATE_H */

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * TSS on the RX path (see tss_path.c). Order of the checks, cheapest
+ * first and nothing a forger controls before the ICV moves any state:
+ * trimmed, header, SDI, AN/epoch, IP version, replay window (check only)
+ * -> queued; then, per burst: decrypt and verify, replay window check
+ * again (a duplicate within the burst) and update, strip, PDS decode,
+ * domain of the JobID or PDC -> the hook.
+ */
+
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_hash.h>
+#include <rte_mbuf.h>
+
+#include "tss_private.h"
+
+static void
+rx_drop(struct uet_engine_lcore *lc, struct rte_mbuf *m,
+	enum uet_engine_tss_drop why)
+{
+	ENG_INC(lc->st.tss.rx_drop[why]);
+	rte_pktmbuf_free(m);
+}
+
+static int
+domain_of_sdi(const struct eng_tss *e, uint32_t sdi)
+{
+	for (unsigned int i = 0; i < e->cfg.nb_domains; i++)
+		if (e->cfg.domain[i].sdi == sdi)
+			return (int)i;
+	return -1;
+}
+
+/* The replay window of {domain, source}, created on first use. */
+static int
+window_of(struct eng_tss_lc *t, unsigned int di, uint32_t src)
+{
+	uint64_t key = (uint64_t)di << 32 | src;
+	int rc = rte_hash_lookup(t->src, &key);
+
+	if (rc >= 0)
+		return rc;
+	rc = rte_hash_add_key(t->src, &key);
+	if (rc >= 0)
+		(void)uet_tss_replay_init(&t->win[rc], t->win[rc].size);
+	return rc;
+}
+
+static enum uet_engine_tss_drop
+replay_reason(int rc)
+{
+	return rc == -EEXIST ? UET_ENGINE_TSS_DROP_REPLAY :
+			       UET_ENGINE_TSS_DROP_OLD;
+}
+
+/* Checks before any crypto; fills the queue item. 0 or a drop reason
+ * + 1. */
+static int
+rx_check(const struct eng_tss *e, struct eng_tss_lc *t,
+	 const struct uet_pkt *p, const uint8_t *f, struct tss_rx_item *it)
+{
+	struct uet_tss_hdr h;
+	struct uet_tss_split sp;
+	uint32_t src;
+	int di, w, rc;
+
+	if (p->outer.trimmed)
+		return 1 + UET_ENGINE_TSS_DROP_TRIMMED;
+	if (uet_tss_hdr_decode(f + p->outer.hdr_len, p->outer.inner_len,
+			       &h) < 0 ||
+	    uet_tss_split(p->outer.inner_len, h.sp, &sp) < 0)
+		return 1 + UET_ENGINE_TSS_DROP_HEADER;
+	di = domain_of_sdi(e, h.sdi);
+	if (di < 0)
+		return 1 + UET_ENGINE_TSS_DROP_SDI;
+	/* direct mode without rotation: AN 0, epoch 0 */
+	if (h.an != 0 || h.epoch != 0)
+		return 1 + UET_ENGINE_TSS_DROP_EPOCH;
+	if (p->outer.ip_version != 4 || h.sp)
+		return 1 + UET_ENGINE_TSS_DROP_UNSUPPORTED;
+	memcpy(&src, p->outer.src_addr, 4);
+	src = rte_be_to_cpu_32(src);
+	w = window_of(t, (unsigned int)di, src);
+	if (w < 0)
+		return 1 + UET_ENGINE_TSS_DROP_SOURCES;
+	rc = uet_tss_replay_check(&t->win[w], h.tsc);
+	if (rc < 0)
+		return 1 + replay_reason(rc);
+	if (uet_tss_aad(&p->outer, f + p->outer.hdr_len, UET_TSS_HDR_LEN,
+			it->aad, AAD_V4) != AAD_V4)
+		return 1 + UET_ENGINE_TSS_DROP_HEADER;
+	uet_tss_iv(src, 0, h.tsc, NULL, it->iv);
+	it->hdr_off = p->outer.hdr_len;
+	it->inner_len = p->outer.inner_len;
+	it->ip_hlen = p->outer.ip_hlen;
+	it->native = p->outer.native;
+	it->dom = DOM_OF(di);
+	it->win = (uint32_t)w;
+	it->tsc = h.tsc;
+	return 0;
+}
+
+bool
+eng_tss_rx_take(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
+		struct rte_mbuf *m, const struct uet_pkt *p)
+{
+	struct eng_tss_lc *t = lc->tss;
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	struct tss_rx_item it;
+	int rc;
+
+	if (p->err_layer != UET_PKT_LAYER_PDS ||
+	    !uet_tss_hdr_present(f + p->outer.hdr_len, p->outer.inner_len))
+		return false;
+	rc = rx_check(lc->eng->tss, t, p, f, &it);
+	if (rc != 0) {
+		rx_drop(lc, m, (enum uet_engine_tss_drop)(rc - 1));
+		return true;
+	}
+	it.m = m;
+	it.port = port;
+	it.queue = queue;
+	/* @p p is the hook's next RX slot, which a flush fills: checked
+	 * first, flushed after */
+	if (t->nb_rxq == TSS_RXQ)
+		eng_tss_rx_flush(lc);
+	t->rxq[t->nb_rxq++] = it;
+	return true;
+}
+
+/*
+ * The domain a decrypted (@p dom secure) or clear (DOM_CLEAR) frame must
+ * have: its JobID's; without one, its PDC's if we know it. Learns the
+ * PDC's domain from frames with a JobID. Returns false to drop: also an
+ * SES header whose JobID cannot be read (with [tss] on, a clear frame
+ * must show it is of no secure job).
+ */
+static bool
+rx_dom_ok(const struct eng_tss *e, struct eng_tss_lc *t,
+	  const struct uet_pkt *p, const uint8_t *f, uint8_t dom)
+{
+	uint16_t src = 0, dst = 0;
+	bool has_dst = false, pdc = tss_pdc_ids(&p->pds, &src, &dst, &has_dst);
+	uint8_t want = DOM_UNKNOWN;
+	int rc = tss_frame_job_dom(e, p, f, &want);
+
+	if (rc == -2)
+		return false;
+	if (rc == 0) {
+		if (want != dom)
+			return false;
+		if (pdc) {
+			tss_peer_set(t, p->outer.src_addr, src, dom);
+			if (has_dst)
+				t->pdc_dom[dst] = dom;
+		}
+		return true;
+	}
+	if (!pdc || !has_dst)
+		return true;
+	want = t->pdc_dom[dst];
+	return want == DOM_UNKNOWN || want == dom;
+}
+
+bool
+eng_tss_rx_clear_ok(struct uet_engine_lcore *lc, struct rte_mbuf *m,
+		    const struct uet_pkt *p)
+{
+	if (rx_dom_ok(lc->eng->tss, lc->tss, p,
+		      rte_pktmbuf_mtod(m, const uint8_t *), DOM_CLEAR))
+		return true;
+	rx_drop(lc, m, UET_ENGINE_TSS_DROP_CLEAR);
+	return false;
+}
+
+/* Remove the TSS header and the ICV: the outer headers move up over the
+ * header, their lengths shrink; the frame is then a plain UET frame. */
+static void
+rx_strip(struct rte_mbuf *m, const struct tss_rx_item *it)
+{
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t len = (uint32_t)it->hdr_off + it->inner_len -
+		       UET_TSS_HDR_LEN - UET_TSS_ICV_LEN;
+	struct uet_outer o = {
+		.ip_version = 4, .hdr_len = it->hdr_off,
+		.ip_hlen = it->ip_hlen, .native = it->native,
+	};
+
+	memmove(f + UET_TSS_HDR_LEN, f, it->hdr_off);
+	(void)rte_pktmbuf_adj(m, UET_TSS_HDR_LEN);
+	/* the ICV and any link padding */
+	(void)rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_data_len(m) - len));
+	tss_lengths_adjust(rte_pktmbuf_mtod(m, uint8_t *), &o,
+			   -(UET_TSS_HDR_LEN + UET_TSS_ICV_LEN));
+}
+
+/* One opened frame: replay window, strip, decode, domain; then the
+ * hook's RX array. */
+static void
+rx_deliver(struct uet_engine_lcore *lc, struct tss_rx_item *it)
+{
+	const struct eng_port *port = &lc->eng->port[it->port];
+	struct eng_tss_lc *t = lc->tss;
+	struct uet_engine_rx *r = &lc->rx[lc->nb_rx];
+	int rc = uet_tss_replay_check(&t->win[it->win], it->tsc);
+
+	if (rc < 0) {
+		rx_drop(lc, it->m, replay_reason(rc));
+		return;
+	}
+	uet_tss_replay_update(&t->win[it->win], it->tsc);
+	rx_strip(it->m, it);
+	if (uet_pkt_parse_pds(rte_pktmbuf_mtod(it->m, const uint8_t *),
+			      rte_pktmbuf_data_len(it->m), &port->opts,
+			      &r->pkt) < 0) {
+		rx_drop(lc, it->m, UET_ENGINE_TSS_DROP_INNER);
+		return;
+	}
+	if (!rx_dom_ok(lc->eng->tss, t, &r->pkt,
+		       rte_pktmbuf_mtod(it->m, const uint8_t *), it->dom)) {
+		rx_drop(lc, it->m, UET_ENGINE_TSS_DROP_JOB);
+		return;
+	}
+	ENG_INC(lc->st.tss.rx_opened);
+	eng_rx_deliver(lc, it->port, it->queue, it->m);
+}
+
+void
+eng_tss_rx_flush(struct uet_engine_lcore *lc)
+{
+	struct eng_tss_lc *t = lc->tss;
+	uint16_t n = t->nb_rxq;
+
+	if (n == 0)
+		return;
+	for (uint16_t i = 0; i < n; i++) {
+		struct tss_rx_item *it = &t->rxq[i];
+		uint32_t el = (uint32_t)it->inner_len - UET_TSS_HDR_LEN -
+			      UET_TSS_ICV_LEN;
+
+		t->bm[i] = it->m;
+		t->bs[i] = t->open[it->dom - 2];
+		t->bop[i] = (struct uet_tss_cdev_op){
+			.enc_off = (uint32_t)it->hdr_off + UET_TSS_HDR_LEN,
+			.enc_len = el,
+			.icv_off = (uint32_t)it->hdr_off + UET_TSS_HDR_LEN + el,
+			.iv = it->iv,
+			.aad = it->aad,
+		};
+	}
+	(void)uet_tss_cdev_run_burst(t->dev, t->bs, t->bm, t->bop, n, t->brc);
+	t->nb_rxq = 0;
+	for (uint16_t i = 0; i < n; i++) {
+		if (t->brc[i] == -EBADMSG)
+			rx_drop(lc, t->rxq[i].m, UET_ENGINE_TSS_DROP_AUTH);
+		else if (t->brc[i] != 0)
+			rx_drop(lc, t->rxq[i].m, UET_ENGINE_TSS_DROP_CRYPTO);
+		else
+			rx_deliver(lc, &t->rxq[i]);
+	}
+}

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * [tss]: the transport security sublayer (UEC 1.0 section 3.7,
+ * docs/TSS.md). Besides the keys of the table (config_keys.c), one line
+ * per secure domain: "domain.7 = 1-100,200 /etc/uet/tss/7.key", the SDI
+ * after "domain.", then the JobIDs of the domain and the file holding its
+ * key. A key file is checked when the configuration is validated (owner,
+ * mode, 64 hex digits) and read again by the engine that uses it; its
+ * bytes never enter struct uet_config, a dump or a message.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cfgfile.h>
+
+#include "config_priv.h"
+
+#define DOMAIN_PREFIX "domain."
+#define SDI_MAX 0xFFFFFFu
+
+void
+cfg_tss_defaults(struct uet_config_tss *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->mode = UET_CONFIG_TSS_DIRECT;
+	snprintf(t->pmd, sizeof(t->pmd), "%s", "crypto_aesni_gcm");
+	t->replay_window = 1024;
+}
+
+bool
+cfg_tss_is_domain_key(const char *key)
+{
+	return strncmp(key, DOMAIN_PREFIX, strlen(DOMAIN_PREFIX)) == 0;
+}
+
+static bool
+ranges_overlap(const struct uet_config_tss_domain *a,
+	       const struct uet_config_tss_domain *b)
+{
+	for (unsigned int i = 0; i < a->nb_ranges; i++)
+		for (unsigned int j = 0; j < b->nb_ranges; j++)
+			if (a->first[i] <= b->last[j] &&
+			    b->first[j] <= a->last[i])
+				return true;
+	return false;
+}
+
+/* "JOBS PATH": split at the first blank. */
+static int
+domain_value(const char *value, struct uet_config_tss_domain *d,
+	     struct uet_parse_err *pe)
+{
+	char buf[CFG_VALUE_LEN], why[128];
+	unsigned int n;
+	char *path;
+
+	snprintf(buf, sizeof(buf), "%s", value);
+	path = strpbrk(buf, " \t");
+	if (path == NULL) {
+		uet_parse_err_set(pe, "expected JOBS KEYFILE (1-100,200 "
+				  "/etc/uet/tss/7.key)");
+		return -EINVAL;
+	}
+	*path++ = '\0';
+	while (*path == ' ' || *path == '\t')
+		path++;
+	if (uet_config_jobs_parse(buf, d->first, d->last,
+				  UET_CONFIG_JOB_RANGES_MAX, &n, why,
+				  sizeof(why)) < 0) {
+		uet_parse_err_set(pe, "JobIDs '%s': %s", buf, why);
+		return -EINVAL;
+	}
+	d->nb_ranges = (uint16_t)n;
+	if (path[0] != '/' || strpbrk(path, " \t") != NULL ||
+	    strlen(path) >= sizeof(d->key_file)) {
+		uet_parse_err_set(pe, "key file '%s': expected an absolute "
+				  "path without blanks, below %zu bytes", path,
+				  sizeof(d->key_file));
+		return -EINVAL;
+	}
+	snprintf(d->key_file, sizeof(d->key_file), "%s", path);
+	return 0;
+}
+
+int
+cfg_tss_domain_add(struct uet_config_tss *t, const char *key,
+		   const char *value, struct uet_parse_err *pe)
+{
+	struct uet_config_tss_domain d;
+	int rc;
+
+	memset(&d, 0, sizeof(d));
+	if (uet_parse_u32(key + strlen(DOMAIN_PREFIX), 1, SDI_MAX, &d.sdi,
+			  NULL) < 0) {
+		uet_parse_err_set(pe, "%s: expected domain.SDI, SDI 1..%u",
+				  key, SDI_MAX);
+		return -EINVAL;
+	}
+	rc = domain_value(value, &d, pe);
+	if (rc < 0)
+		return rc;
+	for (unsigned int i = 0; i < t->nb_domains; i++) {
+		if (t->domain[i].sdi == d.sdi) {
+			uet_parse_err_set(pe, "SDI %u already has a domain "
+					  "line", d.sdi);
+			return -EINVAL;
+		}
+		if (ranges_overlap(&t->domain[i], &d)) {
+			uet_parse_err_set(pe, "a JobID is already in domain "
+					  "%u (a job has one domain)",
+					  t->domain[i].sdi);
+			return -EINVAL;
+		}
+	}
+	if (t->nb_domains == UET_CONFIG_TSS_DOMAINS_MAX) {
+		uet_parse_err_set(pe, "more than %u domain lines",
+				  UET_CONFIG_TSS_DOMAINS_MAX);
+		return -E2BIG;
+	}
+	t->domain[t->nb_domains++] = d;
+	return 0;
+}
+
+int
+cfg_tss_domain_format(const struct uet_config_tss_domain *d, char *key,
+		      size_t key_len, char *buf, size_t len)
+{
+	size_t used = 0;
+	int n;
+
+	snprintf(key, key_len, DOMAIN_PREFIX "%u", d->sdi);
+	for (unsigned int i = 0; i < d->nb_ranges; i++) {
+		n = d->first[i] == d->last[i] ?
+			snprintf(buf + used, len - used, "%s%u", i ? "," : "",
+				 d->first[i]) :
+			snprintf(buf + used, len - used, "%s%u-%u",
+				 i ? "," : "", d->first[i], d->last[i]);
+		if (n < 0 || (size_t)n >= len - used)
+			return -ENOSPC;
+		used += (size_t)n;
+	}
+	n = snprintf(buf + used, len - used, " %s", d->key_file);
+	return n < 0 || (size_t)n >= len - used ? -ENOSPC : 0;
+}
+
+int
+uet_config_tss_domain_of(const struct uet_config_tss *t, uint32_t job)
+{
+	for (unsigned int i = 0; i < t->nb_domains; i++)
+		for (unsigned int r = 0; r < t->domain[i].nb_ranges; r++)
+			if (job >= t->domain[i].first[r] &&
+			    job <= t->domain[i].last[r])
+				return (int)i;
+	return -1;
+}
+
+int
+uet_config_tss_key_read(const char *path,
+			uint8_t key[UET_CONFIG_TSS_KEY_LEN], char *why,
+			size_t why_len)
+{
+	return uet_parse_key_file(path, key, UET_CONFIG_TSS_KEY_LEN, why,
+				  why_len);
+}
+
+static int
+tss_fail(struct uet_config_error *err, const char *key, const char *why)
+{
+	return cfg_error(err, -EINVAL, NULL, 0, "tss", key, "%s", why);
+}
+
+/* Every domain's key file readable and well formed, now rather than
+ * when the engine starts. */
+static int
+check_keys(const struct uet_config_tss *t, struct uet_config_error *err)
+{
+	uint8_t key[UET_CONFIG_TSS_KEY_LEN];
+	char k[32], why[128];
+
+	for (unsigned int i = 0; i < t->nb_domains; i++) {
+		int rc = uet_config_tss_key_read(t->domain[i].key_file, key,
+						 why, sizeof(why));
+
+		explicit_bzero(key, sizeof(key));
+		if (rc < 0) {
+			snprintf(k, sizeof(k), DOMAIN_PREFIX "%u",
+				 t->domain[i].sdi);
+			return cfg_error(err, rc, NULL, 0, "tss", k,
+					 "key file %s: %s",
+					 t->domain[i].key_file, why);
+		}
+	}
+	return 0;
+}
+
+int
+cfg_tss_validate(const struct uet_config_tss *t, struct uet_config_error *err)
+{
+	if (t->replay_window % 64 != 0)
+		return tss_fail(err, "replay_window", "not a multiple of 64");
+	if (!t->enabled)
+		return 0;
+	/* UEC 1.0 3.7 defines three modes; a mode that is not built is
+	 * refused by name rather than run as another one */
+	if (t->mode == UET_CONFIG_TSS_CLUSTER)
+		return tss_fail(err, "mode", "cluster: not implemented yet "
+				"(direct is)");
+	if (t->mode == UET_CONFIG_TSS_CLIENT_SERVER)
+		return tss_fail(err, "mode", "client_server: not implemented "
+				"yet (direct is)");
+	if (t->rekey_interval != 0)
+		return tss_fail(err, "rekey_interval", "key rotation is not "
+				"implemented yet; only 0 (off) is accepted");
+	if (t->nb_domains == 0)
+		return tss_fail(err, "enabled", "no domain.SDI line: no job "
+				"would be protected");
+	if (t->pmd[0] == '\0')
+		return tss_fail(err, "pmd", "empty");
+	return check_keys(t, err);
+}
