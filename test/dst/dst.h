@@ -78,6 +78,7 @@ enum dst_op_err {
 	DST_E_KEY,        /* a memory key the target does not know */
 	DST_E_ADDR,       /* an offset past the end of the region */
 	DST_E_ALIGN,      /* an atomic target not aligned to its element */
+	DST_E_GONE,       /* memory of another process that is gone */
 	DST_E__COUNT
 };
 
@@ -130,6 +131,8 @@ struct dst_op_spec {
 	uint8_t amo_n;    /* elements */
 	uint8_t err;      /* enum dst_op_err */
 	uint8_t rmode;    /* enum dst_rmode */
+	bool far;         /* through the key of the memory "of another
+			   * process" (uet_ses_mem_ops) */
 };
 
 struct dst_fault_spec {
@@ -246,6 +249,10 @@ struct dst_node {
 	int ri_rma;
 	uint64_t rkey;
 	uint64_t rkey_idem;       /* same memory, idempotent key (RUDI) */
+	/* generator 2: the same memory as another process's (owner 1,
+	 * reached through uet_ses_mem_ops), and a process gone (owner 2,
+	 * every access fails -ESRCH) */
+	uint64_t rkey_far, rkey_gone;
 	uint32_t inc;             /* incarnation, +1 per restart */
 	uint64_t stall_until;
 	uint64_t link_free;       /* its link sends the next packet then */

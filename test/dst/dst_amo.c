@@ -358,9 +358,11 @@ dst_model_status(const struct dst_sim *s, uint32_t j)
 	if (o->err == DST_E_ADDR)
 		return -EFAULT;  /* BAD_ADDR */
 	if (!dst_op_is_amo(o->kind))
-		return 0;
+		return o->err == DST_E_GONE ? -EFAULT : 0; /* AT_INVALID */
 	if (!dst_amo_supported(o->amo_op, o->amo_dt))
 		return -EOPNOTSUPP; /* AMO_UNSUPPORTED_OP */
+	if (o->err == DST_E_GONE)
+		return -EFAULT;
 	al = dst_amo_size(o->amo_dt);
 	al = al > 16 ? 16 : al;
 	at = (uintptr_t)(dst_op_is_tamo(o->kind) ? op->rbuf : s->node[o->dst].mem) +

@@ -54,7 +54,7 @@ static const char *const op_names[DST_OP__COUNT] = {
 };
 
 static const char *const err_names[DST_E__COUNT] = {
-	"", " bad-key", " bad-addr", " unaligned",
+	"", " bad-key", " bad-addr", " unaligned", " owner-gone",
 };
 
 static const char *const rmode_names[DST_R__COUNT] = {
@@ -217,13 +217,16 @@ gen_op2(struct dst_op_spec *o, struct dst_src *s)
 		gen_amo(o, s);
 	if (o->kind == DST_OP_NOP)
 		o->len = 0;
-	if ((o->kind == DST_OP_WRITE || o->kind == DST_OP_READ ||
-	     (is_amo2(o->kind) && o->kind < DST_OP_TAMO)) &&
-	    dst_draw(s, 8) == 0)
-		o->err = (uint8_t)(DST_E_KEY +
-				   dst_draw(s, is_amo2(o->kind) ? 3 : 2));
-	if (o->err == DST_E_ALIGN && dst_amo_size(o->amo_dt) == 1)
+	bool rma = o->kind == DST_OP_WRITE || o->kind == DST_OP_READ ||
+		   o->kind == DST_OP_FETCH || o->kind == DST_OP_ATOMIC ||
+		   (is_amo2(o->kind) && o->kind < DST_OP_TAMO);
+
+	if (rma && dst_draw(s, 8) == 0)
+		o->err = (uint8_t)(DST_E_KEY + dst_draw(s, 4));
+	if ((o->err == DST_E_ALIGN && !is_amo2(o->kind)) ||
+	    (o->err == DST_E_ALIGN && dst_amo_size(o->amo_dt) == 1))
 		o->err = DST_E_NONE;
+	o->far = rma && dst_draw(s, 4) == 0;
 	if (o->kind >= DST_OP_TSEND && o->kind <= DST_OP_DEFER &&
 	    dst_draw(s, 2))
 		o->rmode = (uint8_t)(DST_R_CLAIM + dst_draw(s, 4));

@@ -187,8 +187,12 @@ op_wr(struct dst_sim *s, uint32_t j, struct uet_ses_wr *wr)
 		dst_amo_wr(j, o, op, wr);
 	/* errors on purpose: a key the target never gave, memory past
 	 * the end of the region, an atomic off its alignment */
+	if (o->far)
+		wr->rkey = s->node[o->dst].rkey_far;
 	if (o->err == DST_E_KEY)
 		wr->rkey ^= 0x5A5A0000u;
+	else if (o->err == DST_E_GONE)
+		wr->rkey = s->node[o->dst].rkey_gone;
 	else if (o->err == DST_E_ADDR)
 		wr->roffset = DST_MEM + 1 + (j % 64) * 8;
 	else if (o->err == DST_E_ALIGN)
@@ -536,8 +540,16 @@ on_recv_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
 		return;
 	r = &s->op[j];
 	s->op[j].recv_posted = c->status != 0 ? r->recv_posted : true;
-	if (c->status != 0)
+	if (c->status != 0) {
+		dst_trace(s, "receive %u at n%d failed: %d", j, i, c->status);
+		/* the message it was bound to was given up by its sender
+		 * (an untagged receive takes the earliest that began,
+		 * maybe another op's): post it again, as an application
+		 * still waiting for its message does */
+		if (c->status == -ECONNRESET)
+			s->op[j].recv_posted = false;
 		return;
+	}
 	if (dst_op_is_tamo(s->plan->op[j].kind)) {
 		tamo_cqe(s, i, j, c);
 		return;
