@@ -3,9 +3,9 @@
 # deterministic simulator (docs/DST.md), with gcc --coverage and gcov.
 #   scripts/dst-coverage.sh [SEEDS]     (default 2000: seeds 1..SEEDS)
 # Builds build/coverage (only what uet-dst needs), runs the seeds with
-# each plan generator (uet-dst --gen) and the replay list, prints per
-# directory: lines executed, branches taken at
-# least once. Per-file figures: build/coverage/dst-coverage.txt.
+# each plan generator (uet-dst --gen) and the replay list, and prints per
+# directory: lines executed, branches taken at least once. Per-file
+# figures: build/coverage/dst-coverage.txt.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
