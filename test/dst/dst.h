@@ -113,6 +113,9 @@ enum dst_fault_kind {
 	DST_F_STALL,      /* node a stops for dur, then its clock jumps */
 	DST_F_WITHDRAW,   /* node a withdraws its work requests with an odd
 			   * context (arg bit 0: force), as a closing endpoint */
+	/* generator 2 only (a withdrawal with arg bit 2 set): */
+	DST_F_REREG,      /* node a deregisters its memory and registers it
+			   * again (new keys) while requests are in flight */
 	DST_F__COUNT
 };
 
@@ -254,6 +257,7 @@ struct dst_node {
 	 * every access fails -ESRCH) */
 	uint64_t rkey_far, rkey_gone;
 	uint32_t inc;             /* incarnation, +1 per restart */
+	uint32_t keys;            /* +1 per registration anew (DST_F_REREG) */
 	uint64_t stall_until;
 	uint64_t link_free;       /* its link sends the next packet then */
 	uint8_t *mem;             /* RMA memory (DST_MEM) */
@@ -281,6 +285,7 @@ struct dst_op {
 	bool recv_posted;
 	int status;
 	uint32_t src_inc, dst_inc; /* incarnations at submit */
+	uint32_t dst_keys;         /* the target's keys at submit */
 	uint32_t delivered;        /* receive completions, this dst inc */
 	uint32_t off;              /* slice of the target's memory */
 	uint64_t t_submit, t_done;
@@ -382,6 +387,8 @@ void dst_node_rx(struct dst_sim *s, int to, int from, const uint8_t *frame,
 		 const struct uet_pkt *pkt);
 void dst_node_drain(struct dst_sim *s, int i);
 void dst_node_close_all(struct dst_sim *s, int i, int role);
+/* Deregister node @p i's memory keys and register them again. */
+void dst_node_rereg(struct dst_sim *s, int i);
 bool dst_node_idle(struct dst_sim *s, int i, char *why, size_t cap);
 void dst_node_check_cc(struct dst_sim *s, int i);
 /* Wire taps (invariants on what crosses the network). */

@@ -389,7 +389,9 @@ dst_model_checks(struct dst_sim *s, uint32_t j)
 	const struct dst_op_spec *o = &s->plan->op[j];
 	struct dst_op *op = &s->op[j];
 
-	if (!dst_op_modelled(o) || op->dst_inc != s->node[o->dst].inc)
+	/* keys registered anew since: BAD_MKEY is right then */
+	if (!dst_op_modelled(o) || op->dst_inc != s->node[o->dst].inc ||
+	    op->dst_keys != s->node[o->dst].keys)
 		return;
 	if (op->want != 0 ? op->status == 0 || (semantic(op->status) &&
 						op->status != op->want) :

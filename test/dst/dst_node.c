@@ -139,6 +139,41 @@ node_far_keys(struct dst_sim *s, int i, struct uet_ses_mr_attr *ma)
 	return uet_ses_mr_reg(n->mr, ma, &n->rkey_gone) != 0 ? -EINVAL : 0;
 }
 
+/* An application closing its memory regions and opening them again
+ * (fi_close, fi_mr_reg) while requests are in flight: those with the
+ * old keys are answered BAD_MKEY. */
+void
+dst_node_rereg(struct dst_sim *s, int i)
+{
+	struct dst_node *n = &s->node[i];
+	uint64_t *keys[] = { &n->rkey, &n->rkey_idem, &n->rkey_far,
+			     &n->rkey_gone };
+	static const pid_t owner[] = { 0, 0, DST_OWNER_FAR, DST_OWNER_GONE };
+	struct uet_ses_mr_attr ma = {
+		.ri = n->ri_rma, .base = (uintptr_t)n->mem, .length = DST_MEM,
+		.access = UET_SES_MR_ACCESS_MASK,
+	};
+	unsigned int k;
+
+	for (k = 0; k < 4; k++)
+		if (uet_ses_mr_dereg(n->mr, *keys[k]) != 0) {
+			dst_fail(s, "setup", "n%d: key %u not deregistered",
+				 i, k);
+			return;
+		}
+	for (k = 0; k < 4; k++) {
+		ma.idempotent = k == 1;
+		ma.owner = owner[k];
+		if (uet_ses_mr_reg(n->mr, &ma, keys[k]) != 0) {
+			dst_fail(s, "setup", "n%d: key %u not registered",
+				 i, k);
+			return;
+		}
+	}
+	n->keys++;
+	dst_trace(s, "n%d registers its memory anew (keys %u)", i, n->keys);
+}
+
 static int
 node_tables(struct dst_sim *s, int i)
 {

@@ -64,7 +64,7 @@ static const char *const rmode_names[DST_R__COUNT] = {
 static const char *const fault_names[DST_F__COUNT] = {
 	"loss", "dup", "reorder", "spike", "trim", "corrupt", "ce",
 	"partition", "path", "close-init", "close-tgt", "restart", "stall",
-	"withdraw",
+	"withdraw", "rereg",
 };
 
 const char *
@@ -277,7 +277,7 @@ static void
 gen_fault(struct dst_plan *p, struct dst_fault_spec *f, struct dst_src *s,
 	  uint32_t window_us)
 {
-	f->kind = (uint8_t)dst_draw(s, DST_F__COUNT);
+	f->kind = (uint8_t)dst_draw(s, DST_F_WITHDRAW + 1);
 	f->at = (uint64_t)dst_draw(s, window_us) * 1000;
 	/* now and then a long one: a link that trims or drops for good */
 	f->dur = (uint64_t)dst_range(s, 100, dst_draw(s, 8) ? 20000 : 200000) *
@@ -301,6 +301,11 @@ gen_fault(struct dst_plan *p, struct dst_fault_spec *f, struct dst_src *s,
 		f->arg = dst_draw(s, 8);
 		break;
 	}
+	/* generator 2: half the withdrawals re-register memory instead
+	 * (a kind of its own, drawn without a draw more, so that the
+	 * generator's seeds keep their plans) */
+	if (p->gen >= 2 && f->kind == DST_F_WITHDRAW && (f->arg & 4))
+		f->kind = DST_F_REREG;
 }
 
 /* Traffic right after a node came back or a partition healed: a restarted

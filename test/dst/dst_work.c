@@ -197,6 +197,10 @@ op_wr(struct dst_sim *s, uint32_t j, struct uet_ses_wr *wr)
 		wr->roffset = DST_MEM + 1 + (j % 64) * 8;
 	else if (o->err == DST_E_ALIGN)
 		wr->roffset = op->off + 1;
+	/* provider keys carry the entry's generation in bits 16..23, which
+	 * the initiator copies into the request (as pmd/ses_ulp does) */
+	if (is_rma(o->kind))
+		wr->dest.ri_generation = (uint8_t)(wr->rkey >> 16);
 }
 
 /* First submission: lay out the data of the operation. */
@@ -209,6 +213,7 @@ op_prepare(struct dst_sim *s, uint32_t j)
 
 	op->src_inc = s->node[o->src].inc;
 	op->dst_inc = s->node[o->dst].inc;
+	op->dst_keys = s->node[o->dst].keys;
 	fill(op->sbuf, j, o->len);
 	op->want = dst_model_status(s, j);
 	if (!is_rma(o->kind))
