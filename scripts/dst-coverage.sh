@@ -2,9 +2,10 @@
 # Line and branch coverage of src/pds, src/ses and src/cms under the
 # deterministic simulator (docs/DST.md), with gcc --coverage and gcov.
 #   scripts/dst-coverage.sh [SEEDS]     (default 2000: seeds 1..SEEDS)
-# Builds build/coverage (only what uet-dst needs), runs the seeds and the
-# replay list, prints per directory: lines executed, branches taken at
-# least once. Per-file figures: build/coverage/dst-coverage.txt.
+# Builds build/coverage (only what uet-dst needs), runs the seeds with
+# each plan generator (uet-dst --gen) and the replay list, and prints per
+# directory: lines executed, branches taken at least once. Per-file
+# figures: build/coverage/dst-coverage.txt.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -19,7 +20,9 @@ fi
 ninja -C "$dir" test/dst/uet-dst >/dev/null
 find "$dir" -name '*.gcda' -delete
 # failures are the simulator's to report; coverage is measured either way
+# (both plan generators: the suite's block and every operation)
 "$dir/test/dst/uet-dst" --seeds "1:$seeds" | tail -n 2 || true
+"$dir/test/dst/uet-dst" --seeds "1:$seeds" --gen 2 | tail -n 2 || true
 "$dir/test/dst/uet-dst" --replay test/dst/seeds.txt | tail -n 1 || true
 
 out="$dir/dst-coverage.txt"

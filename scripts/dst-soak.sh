@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Run deterministic-simulation seeds until stopped, or for a count or a
 # time, and report seeds per hour and every failing seed (docs/DST.md).
-#   scripts/dst-soak.sh [--first N] [--count N] [--minutes M] [--build DIR]
+#   scripts/dst-soak.sh [--first N] [--count N] [--minutes M] [--gen G]
+#                       [--build DIR]
 # DIR: a build with tests enabled (default build/release, else build/gcc).
+# G: the plan generator (uet-dst --gen; default 1).
 # Seeds go in blocks of 1000 from --first (default: a random start, printed);
 # each failure line names the seed to replay with uet-dst --seed N --shrink.
 # Exits 1 if any seed failed. Ctrl-C stops after the current block.
@@ -12,6 +14,7 @@ cd "$top"
 first=$(( (RANDOM << 30 | RANDOM << 15 | RANDOM) + 1000000 ))
 count=0
 minutes=0
+gen=1
 build=build/release
 [ -x "$build/test/dst/uet-dst" ] || build=build/gcc
 while [ $# -gt 0 ]; do
@@ -19,11 +22,12 @@ while [ $# -gt 0 ]; do
 	--first) first=$2; shift 2 ;;
 	--count) count=$2; shift 2 ;;
 	--minutes) minutes=$2; shift 2 ;;
+	--gen) gen=$2; shift 2 ;;
 	--build) build=$2; shift 2 ;;
-	*) echo "usage: dst-soak.sh [--first N] [--count N] [--minutes M] [--build DIR]" >&2; exit 2 ;;
+	*) echo "usage: dst-soak.sh [--first N] [--count N] [--minutes M] [--gen G] [--build DIR]" >&2; exit 2 ;;
 	esac
 done
-for v in "$first" "$count" "$minutes"; do
+for v in "$first" "$count" "$minutes" "$gen"; do
 	case $v in '' | *[!0-9]*) echo "dst-soak.sh: numbers only" >&2; exit 2 ;; esac
 done
 dst=$build/test/dst/uet-dst
@@ -37,7 +41,7 @@ start=$(date +%s)
 done_n=0
 failed=0
 seed=$first
-echo "dst-soak: seeds from $first"
+echo "dst-soak: seeds from $first (generator $gen)"
 while [ $stop -eq 0 ]; do
 	n=1000
 	if [ "$count" -gt 0 ]; then
@@ -47,8 +51,8 @@ while [ $stop -eq 0 ]; do
 	if [ "$minutes" -gt 0 ] && [ $(( $(date +%s) - start )) -ge $((minutes * 60)) ]; then
 		break
 	fi
-	out=$("$dst" --seeds "$seed:$n")
-	grep FAILED <<<"$out"
+	out=$("$dst" --seeds "$seed:$n" --gen "$gen")
+	grep FAILED <<<"$out" | sed "s/\$/ (--gen $gen)/"
 	f=$(sed -n 's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' <<<"$out")
 	failed=$((failed + ${f:-0}))
 	done_n=$((done_n + n))

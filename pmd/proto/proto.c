@@ -433,15 +433,19 @@ proto_advance(void *priv, struct uet_engine_lcore *lc, uint64_t now)
 	proto_events(ctx);
 }
 
-/* The PDS timer wheel is the hook's only timer (the ULP submits from
- * poll(), driven by completions and deliveries, not by time). */
+/* The PDS timer wheel and the ULP's own timers (the SES retries a lost
+ * DEFERRABLE_RTR or MSG_ERROR from poll() after a wait): an lcore that
+ * sleeps, or a virtual clock that jumps, must stop at the earlier. */
 static uint64_t
 proto_next_deadline(void *priv, struct uet_engine_lcore *lc)
 {
-	const struct uet_ulp_ctx *ctx = priv;
+	struct uet_ulp_ctx *ctx = priv;
+	uint64_t t = uet_pds_next_deadline(ctx->pds);
 
 	(void)lc;
-	return uet_pds_next_deadline(ctx->pds);
+	if (ctx->ulp->next_deadline != NULL)
+		t = RTE_MIN(t, ctx->ulp->next_deadline(ctx->ulp_priv, ctx));
+	return t;
 }
 
 const struct uet_engine_hook_ops uet_proto_hook_ops = {

@@ -268,6 +268,17 @@ sul_poll(void *priv, struct uet_ulp_ctx *uctx, uint64_t now)
 	return work;
 }
 
+/* The SES's timed work (a lost DEFERRABLE_RTR or MSG_ERROR sent again
+ * after a wait) runs in uet_ses_progress() from sul_poll(). */
+static uint64_t
+sul_next_deadline(void *priv, struct uet_ulp_ctx *uctx)
+{
+	const struct sul_ctx *c = priv;
+
+	(void)uctx;
+	return uet_ses_next_deadline(c->ses);
+}
+
 const struct uet_ulp_ops uet_ses_ulp_ops = {
 	.size = sizeof(struct uet_ulp_ops),
 	.name = "ses",
@@ -277,4 +288,5 @@ const struct uet_ulp_ops uet_ses_ulp_ops = {
 	.poll = sul_poll,
 	.event = sul_event,
 	.resp_expected = sul_resp_expected,
+	.next_deadline = sul_next_deadline,
 };

@@ -267,7 +267,10 @@ nscc_penalty(struct uet_nscc *n, const struct uet_nscc_params *p,
 		return true;
 	}
 	if (a->restore && n->saved_cwnd > 0) {
-		n->cwnd = n->saved_cwnd;
+		/* max_wnd may have dropped since (a smaller base_rtt):
+		 * cwnd never exceeds it (UEC 1.0 section 3.6.13) */
+		n->cwnd = n->saved_cwnd < n->max_wnd ? n->saved_cwnd :
+						       n->max_wnd;
 		n->saved_cwnd = 0;
 		n->flags &= ~UET_NSCC_F_RCV_LIMIT;
 		*act = UET_NSCC_RESTORED;

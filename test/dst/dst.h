@@ -61,7 +61,37 @@ enum dst_op_kind {
 	DST_OP_FETCH,     /* FETCHING_ATOMIC SUM uint64 */
 	DST_OP_ATOMIC,    /* ATOMIC SUM uint64 */
 	DST_OP_DGRAM,     /* UUD datagram */
+	/* generator 2 (dst_plan.gen >= 2) only: */
+	DST_OP_AMO,       /* ATOMIC, any op x datatype, 1..8 elements */
+	DST_OP_FAMO,      /* FETCHING_ATOMIC, any non-CAS op, <= 32 B */
+	DST_OP_CSWAP,     /* FETCHING_ATOMIC, CSWAP family and MSWAP */
+	DST_OP_TAMO,      /* TSEND_ATOMIC on a posted receive (HPC) */
+	DST_OP_TFAMO,     /* TSEND_FETCH_ATOMIC (HPC) */
+	DST_OP_NOP,       /* NO_OP */
 	DST_OP__COUNT
+};
+
+/* An error the operation carries on purpose (generator 2): the target
+ * must refuse it with the code the model predicts, memory untouched. */
+enum dst_op_err {
+	DST_E_NONE = 0,
+	DST_E_KEY,        /* a memory key the target does not know */
+	DST_E_ADDR,       /* an offset past the end of the region */
+	DST_E_ALIGN,      /* an atomic target not aligned to its element */
+	DST_E_GONE,       /* memory of another process that is gone */
+	DST_E__COUNT
+};
+
+/* How a tagged message's receive is posted (generator 2): FI_PEEK
+ * until the message is there, then FI_CLAIM or a plain receive; or
+ * FI_DISCARD. */
+enum dst_rmode {
+	DST_R_PLAIN = 0,
+	DST_R_CLAIM,      /* PEEK|CLAIM, then CLAIM: take it */
+	DST_R_PEEK,       /* PEEK, then a plain receive */
+	DST_R_CLAIM_DROP, /* PEEK|CLAIM, then CLAIM|DISCARD */
+	DST_R_PEEK_DROP,  /* PEEK|DISCARD */
+	DST_R__COUNT
 };
 
 /* Adversary actions. Network faults hold on the link a -> b (b 0xFF: every
@@ -83,6 +113,9 @@ enum dst_fault_kind {
 	DST_F_STALL,      /* node a stops for dur, then its clock jumps */
 	DST_F_WITHDRAW,   /* node a withdraws its work requests with an odd
 			   * context (arg bit 0: force), as a closing endpoint */
+	/* generator 2 only (a withdrawal with arg bit 2 set): */
+	DST_F_REREG,      /* node a deregisters its memory and registers it
+			   * again (new keys) while requests are in flight */
 	DST_F__COUNT
 };
 
@@ -96,6 +129,13 @@ struct dst_op_spec {
 	uint8_t tc;       /* 0..1: several PDCs per pair */
 	bool ordered;     /* ROD */
 	bool idem;        /* idempotent key: RUDI for WRITE / small READ (HPC) */
+	uint8_t amo_op;   /* enum uet_amo_op (DST_OP_AMO .. DST_OP_TFAMO) */
+	uint8_t amo_dt;   /* enum uet_amo_dt */
+	uint8_t amo_n;    /* elements */
+	uint8_t err;      /* enum dst_op_err */
+	uint8_t rmode;    /* enum dst_rmode */
+	bool far;         /* through the key of the memory "of another
+			   * process" (uet_ses_mem_ops) */
 };
 
 struct dst_fault_spec {
@@ -121,6 +161,10 @@ struct dst_node_spec {
 
 struct dst_plan {
 	uint64_t seed;
+	/* generator version: 1 draws the plans the seeds of seeds.txt and
+	 * open.txt were found with; 2 adds every atomic, tagged atomics,
+	 * PEEK/CLAIM receives, NO_OP and the error operations */
+	uint8_t gen;
 	uint8_t nnodes;           /* 2..DST_NODES_MAX */
 	uint8_t cc;               /* 0 fixed, 1 NSCC, 2 RCCC, 3 both */
 	uint8_t lb;               /* enum uet_cms_lb_mode */
@@ -150,7 +194,9 @@ uint32_t dst_draw(struct dst_src *s, uint32_t n);
 
 /* Draw a whole plan. */
 void dst_getrandom_seed(uint64_t seed);
-void dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed);
+void dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed,
+		  uint8_t gen);
+#define DST_GEN_LAST 2
 /* Print the plan as a reproducer (one line per op and fault). */
 void dst_plan_print(const struct dst_plan *p, void *f);
 /* Keep only the ops / faults whose drawn index is set in @p ops /
@@ -206,7 +252,12 @@ struct dst_node {
 	int ri_rma;
 	uint64_t rkey;
 	uint64_t rkey_idem;       /* same memory, idempotent key (RUDI) */
+	/* generator 2: the same memory as another process's (owner 1,
+	 * reached through uet_ses_mem_ops), and a process gone (owner 2,
+	 * every access fails -ESRCH) */
+	uint64_t rkey_far, rkey_gone;
 	uint32_t inc;             /* incarnation, +1 per restart */
+	uint32_t keys;            /* +1 per registration anew (DST_F_REREG) */
 	uint64_t stall_until;
 	uint64_t link_free;       /* its link sends the next packet then */
 	uint8_t *mem;             /* RMA memory (DST_MEM) */
@@ -234,6 +285,7 @@ struct dst_op {
 	bool recv_posted;
 	int status;
 	uint32_t src_inc, dst_inc; /* incarnations at submit */
+	uint32_t dst_keys;         /* the target's keys at submit */
 	uint32_t delivered;        /* receive completions, this dst inc */
 	uint32_t off;              /* slice of the target's memory */
 	uint64_t t_submit, t_done;
@@ -241,6 +293,25 @@ struct dst_op {
 	uint8_t *sbuf;             /* payload / read destination */
 	uint8_t *rbuf;             /* receive buffer */
 	uint32_t rlen;
+	struct dst_amo *amo;       /* atomics of generator 2 */
+	int want;                  /* error the model predicts, 0: none */
+	uint8_t rstage;            /* PEEK/CLAIM: 0 peeking, 1 taking */
+	uint16_t npeek;
+	uint64_t rnext;            /* next PEEK */
+};
+
+/* An atomic of the model (dst_amo.c): its bytes and what it must do. */
+#define DST_AMO_MAX 256   /* 8 elements of 32 bytes */
+struct dst_amo_v {
+	int64_t re, im;
+};
+
+struct dst_amo {
+	uint8_t init[DST_AMO_MAX];   /* target before */
+	uint8_t operand[DST_AMO_MAX];
+	uint8_t compare[16];
+	uint8_t want[DST_AMO_MAX];   /* target after, when it executed */
+	uint8_t result[32];          /* fetched values */
 };
 
 struct dst_sim;
@@ -316,6 +387,8 @@ void dst_node_rx(struct dst_sim *s, int to, int from, const uint8_t *frame,
 		 const struct uet_pkt *pkt);
 void dst_node_drain(struct dst_sim *s, int i);
 void dst_node_close_all(struct dst_sim *s, int i, int role);
+/* Deregister node @p i's memory keys and register them again. */
+void dst_node_rereg(struct dst_sim *s, int i);
 bool dst_node_idle(struct dst_sim *s, int i, char *why, size_t cap);
 void dst_node_check_cc(struct dst_sim *s, int i);
 /* Wire taps (invariants on what crosses the network). */
@@ -336,6 +409,42 @@ uint32_t dst_work_orphans(const struct dst_sim *s, int i);
 void dst_work_check_hang(struct dst_sim *s);
 void dst_work_final(struct dst_sim *s);
 void dst_work_fini(struct dst_sim *s);
+static inline bool
+dst_op_is_amo(uint8_t kind)
+{
+	return kind >= DST_OP_AMO && kind <= DST_OP_TFAMO;
+}
+
+static inline bool
+dst_op_is_tamo(uint8_t kind)
+{
+	return kind == DST_OP_TAMO || kind == DST_OP_TFAMO;
+}
+
+/* Judged against the model's return code (generator 2). */
+static inline bool
+dst_op_modelled(const struct dst_op_spec *o)
+{
+	return o->err != DST_E_NONE || o->kind >= DST_OP_AMO;
+}
+
+/* dst_amo.c */
+uint32_t dst_amo_size(unsigned int dt);
+bool dst_amo_supported(unsigned int op, unsigned int dt);
+/* Draw the values of atomic @p o (target, operand, compare) and compute
+ * what it must leave in the target when it executes. */
+void dst_amo_prepare(struct uet_rand *rng, const struct dst_op_spec *o,
+		     struct dst_amo *a);
+/* The workload's side of atomics (dst_work.c calls these): values drawn
+ * at the start, the work request's operands, the return code the model
+ * predicts, the checks at completion and at the end. */
+void dst_amo_start(struct dst_sim *s, uint32_t j);
+void dst_amo_wr(uint32_t j, const struct dst_op_spec *o, struct dst_op *op,
+		struct uet_ses_wr *wr);
+int dst_model_status(const struct dst_sim *s, uint32_t j);
+void dst_model_checks(struct dst_sim *s, uint32_t j);
+void dst_amo_final(struct dst_sim *s, uint32_t j);
+
 /* Deterministic payload byte @p i of op @p id. */
 uint8_t dst_pattern(uint32_t id, uint32_t i);
 

@@ -7,6 +7,10 @@
  *   uet-dst --replay FILE
  *   uet-dst --replay FILE --expect-fail
  *
+ * --gen 2 draws plans with generator 2 (every atomic, tagged atomics,
+ * PEEK/CLAIM receives, NO_OP, errors on purpose); the default, 1, draws
+ * the plans the seeds of seeds.txt and open.txt were found with.
+ *
  * --open names the bugs found and not yet fixed (test/dst/open.txt: lines
  * "INVARIANT SEED [--ops LIST] [--faults LIST]"): a seed of the block that
  * such a line names without --ops/--faults must still fail with that
@@ -31,6 +35,7 @@
 
 struct opts {
 	uint64_t seed, count;
+	uint64_t gen;
 	const char *replay, *open;
 	bool ops[DST_OPS_MAX], faults[DST_FAULTS_MAX];
 	bool have_ops, have_faults;
@@ -41,6 +46,7 @@ struct opts {
 #define OPEN_MAX 1024
 static struct {
 	uint64_t seed;
+	unsigned int gen;
 	char inv[32];
 } open_seeds[OPEN_MAX];
 static unsigned int nb_open;
@@ -53,9 +59,11 @@ usage(void)
 {
 	fprintf(stderr,
 		"usage: uet-dst --seed N [--ops LIST] [--faults LIST] "
-		"[--shrink] [--trace] [--plan]\n"
-		"       uet-dst --seeds FIRST:COUNT [--stop] [--open FILE]\n"
-		"       uet-dst --replay FILE [--expect-fail]\n");
+		"[--shrink] [--trace] [--plan] [--gen G]\n"
+		"       uet-dst --seeds FIRST:COUNT [--stop] [--open FILE] "
+		"[--gen G]\n"
+		"       uet-dst --replay FILE [--expect-fail]\n"
+		"G: plan generator, 1 (default) or %u\n", DST_GEN_LAST);
 }
 
 /* "1,4,7" -> flags; false on a bad list. */
@@ -100,6 +108,7 @@ parse(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->count = 1;
+	o->gen = 1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -140,6 +149,11 @@ parse(int argc, char **argv, struct opts *o)
 			if (!parse_list(v, o->faults, DST_FAULTS_MAX))
 				goto bad;
 			i++;
+		} else if (strcmp(a, "--gen") == 0) {
+			if (!parse_u64(v, &o->gen) || o->gen < 1 ||
+			    o->gen > DST_GEN_LAST)
+				goto bad;
+			i++;
 		} else if (strcmp(a, "--replay") == 0) {
 			o->replay = v;
 			i++;
@@ -164,7 +178,7 @@ make_plan(struct dst_plan *p, uint64_t seed, const struct opts *o)
 	struct dst_src src;
 
 	dst_src_seed(&src, seed);
-	dst_plan_gen(p, &src, seed);
+	dst_plan_gen(p, &src, seed, (uint8_t)o->gen);
 	dst_plan_filter(p, o->have_ops ? o->ops : NULL,
 			o->have_faults ? o->faults : NULL);
 }
@@ -189,6 +203,8 @@ report(const struct dst_plan *p, uint32_t trace_lines)
 	printf("trace (last %u events):\n", trace_lines);
 	dst_trace_dump(&S, stdout, trace_lines);
 	printf("replay: uet-dst --seed %" PRIu64, p->seed);
+	if (p->gen != 1)
+		printf(" --gen %u", p->gen);
 	print_ids("--ops", p->op_id, p->nop);
 	print_ids("--faults", p->fault_id, p->nfault);
 	printf("\n");
@@ -232,22 +248,24 @@ secs(void)
 }
 
 static const char *
-open_inv(uint64_t seed)
+open_inv(uint64_t seed, unsigned int gen)
 {
 	for (unsigned int i = 0; i < nb_open; i++)
-		if (open_seeds[i].seed == seed)
+		if (open_seeds[i].seed == seed && open_seeds[i].gen == gen)
 			return open_seeds[i].inv;
 	return NULL;
 }
 
-/* The plain seeds of an --open file (lines with --ops or --faults are
- * for --replay --expect-fail only). @return 0, or -1 on a bad file. */
+/* The whole seeds of an --open file, with their generator ("--gen G"
+ * the only option); lines with --ops or --faults are for --replay
+ * --expect-fail only. @return 0, or -1 on a bad file. */
 static int
 open_load(const char *path)
 {
-	char line[1024], inv[32], rest[16];
+	char line[1024], inv[32], rest[16], more[16];
 	unsigned long long seed;
 	FILE *f = fopen(path, "r");
+	unsigned int gen;
 	int n;
 
 	if (f == NULL) {
@@ -259,7 +277,8 @@ open_load(const char *path)
 
 		if (hash != NULL)
 			*hash = '\0';
-		n = sscanf(line, "%31s %llu %15s", inv, &seed, rest);
+		n = sscanf(line, "%31s %llu %15s %u %15s", inv, &seed, rest,
+			   &gen, more);
 		if (n <= 0)
 			continue;
 		if (n < 2 || nb_open == OPEN_MAX) {
@@ -268,9 +287,12 @@ open_load(const char *path)
 			fclose(f);
 			return -1;
 		}
-		if (n == 3)
+		if (n == 2)
+			gen = 1;
+		else if (n != 4 || strcmp(rest, "--gen") != 0)
 			continue;
 		open_seeds[nb_open].seed = seed;
+		open_seeds[nb_open].gen = gen;
 		snprintf(open_seeds[nb_open].inv, sizeof(open_seeds[0].inv),
 			 "%s", inv);
 		nb_open++;
@@ -291,7 +313,7 @@ run_many(const struct opts *o)
 
 		make_plan(&P, o->seed + k, o);
 		ok = dst_run(&S, &P) == 0;
-		known = open_inv(o->seed + k);
+		known = open_inv(o->seed + k, (unsigned int)o->gen);
 		if (ok && known == NULL) {
 			pass++;
 			continue;
@@ -329,7 +351,7 @@ run_many(const struct opts *o)
 static int
 replay_line(char *line, bool expect_fail, uint64_t *pass, uint64_t *fail)
 {
-	char *argv[8], *tok, *hash = strchr(line, '#'), *inv = NULL;
+	char *argv[12], *tok, *hash = strchr(line, '#'), *inv = NULL;
 	struct opts o;
 	int argc = 1;
 
@@ -337,7 +359,7 @@ replay_line(char *line, bool expect_fail, uint64_t *pass, uint64_t *fail)
 		*hash = '\0';
 	argv[0] = "uet-dst";
 	argv[argc++] = "--seed";
-	for (tok = strtok(line, " \t\n"); tok != NULL && argc < 8;
+	for (tok = strtok(line, " \t\n"); tok != NULL && argc < 12;
 	     tok = strtok(NULL, " \t\n")) {
 		if (expect_fail && inv == NULL) {
 			inv = tok;

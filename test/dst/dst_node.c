@@ -90,6 +90,90 @@ getrandom(void *buf, size_t len, unsigned int flags)
 	return (ssize_t)len;
 }
 
+/*
+ * Memory "of another process" (uet_ses_mr_attr.owner, reached through
+ * uet_ses_config.mem_ops as the service engine reaches its clients'):
+ * owner 1 is the node's own memory by another key, owner 2 a process
+ * that is gone (-ESRCH: the request is answered AT_INVALID).
+ */
+#define DST_OWNER_FAR 1
+#define DST_OWNER_GONE 2
+
+static int
+mem_read(void *arg, pid_t owner, void *dst, uintptr_t src, size_t n)
+{
+	(void)arg;
+	if (owner != DST_OWNER_FAR)
+		return -ESRCH;
+	memcpy(dst, (const void *)src, n);
+	return 0;
+}
+
+static int
+mem_write(void *arg, pid_t owner, uintptr_t dst, const void *src, size_t n)
+{
+	(void)arg;
+	if (owner != DST_OWNER_FAR)
+		return -ESRCH;
+	memcpy((void *)dst, src, n);
+	return 0;
+}
+
+static const struct uet_ses_mem_ops dst_mem_ops = {
+	.read = mem_read, .write = mem_write,
+};
+
+/* Generator 2's keys of the same memory as another process's. */
+static int
+node_far_keys(struct dst_sim *s, int i, struct uet_ses_mr_attr *ma)
+{
+	struct dst_node *n = &s->node[i];
+
+	if (s->plan->gen < 2)
+		return 0;
+	ma->idempotent = false;
+	ma->owner = DST_OWNER_FAR;
+	if (uet_ses_mr_reg(n->mr, ma, &n->rkey_far) != 0)
+		return -EINVAL;
+	ma->owner = DST_OWNER_GONE;
+	return uet_ses_mr_reg(n->mr, ma, &n->rkey_gone) != 0 ? -EINVAL : 0;
+}
+
+/* An application closing its memory regions and opening them again
+ * (fi_close, fi_mr_reg) while requests are in flight: those with the
+ * old keys are answered BAD_MKEY. */
+void
+dst_node_rereg(struct dst_sim *s, int i)
+{
+	struct dst_node *n = &s->node[i];
+	uint64_t *keys[] = { &n->rkey, &n->rkey_idem, &n->rkey_far,
+			     &n->rkey_gone };
+	static const pid_t owner[] = { 0, 0, DST_OWNER_FAR, DST_OWNER_GONE };
+	struct uet_ses_mr_attr ma = {
+		.ri = n->ri_rma, .base = (uintptr_t)n->mem, .length = DST_MEM,
+		.access = UET_SES_MR_ACCESS_MASK,
+	};
+	unsigned int k;
+
+	for (k = 0; k < 4; k++)
+		if (uet_ses_mr_dereg(n->mr, *keys[k]) != 0) {
+			dst_fail(s, "setup", "n%d: key %u not deregistered",
+				 i, k);
+			return;
+		}
+	for (k = 0; k < 4; k++) {
+		ma.idempotent = k == 1;
+		ma.owner = owner[k];
+		if (uet_ses_mr_reg(n->mr, &ma, keys[k]) != 0) {
+			dst_fail(s, "setup", "n%d: key %u not registered",
+				 i, k);
+			return;
+		}
+	}
+	n->keys++;
+	dst_trace(s, "n%d registers its memory anew (keys %u)", i, n->keys);
+}
+
 static int
 node_tables(struct dst_sim *s, int i)
 {
@@ -136,7 +220,8 @@ node_tables(struct dst_sim *s, int i)
 		return -EINVAL;
 	/* the same memory under an idempotent key (RUDI may replay) */
 	ma.idempotent = true;
-	if (uet_ses_mr_reg(n->mr, &ma, &n->rkey_idem) != 0)
+	if (uet_ses_mr_reg(n->mr, &ma, &n->rkey_idem) != 0 ||
+	    node_far_keys(s, i, &ma) != 0)
 		return -EINVAL;
 	return ri_rdv;
 }
@@ -180,6 +265,7 @@ dst_node_up(struct dst_sim *s, int i)
 	sc.pds = n->pds;
 	sc.mr = n->mr;
 	sc.match = n->match;
+	sc.mem_ops = &dst_mem_ops;
 	n->ses = uet_ses_create(&sc);
 	return n->ses == NULL ? -ENOMEM : 0;
 }

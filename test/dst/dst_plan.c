@@ -50,13 +50,21 @@ dst_range(struct dst_src *s, uint32_t lo, uint32_t hi)
 
 static const char *const op_names[DST_OP__COUNT] = {
 	"send", "tsend", "rdv", "defer", "write", "read", "fetch", "atomic",
-	"dgram",
+	"dgram", "amo", "famo", "cswap", "tamo", "tfamo", "nop",
+};
+
+static const char *const err_names[DST_E__COUNT] = {
+	"", " bad-key", " bad-addr", " unaligned", " owner-gone",
+};
+
+static const char *const rmode_names[DST_R__COUNT] = {
+	"", " peek-claim", " peek", " peek-claim-discard", " peek-discard",
 };
 
 static const char *const fault_names[DST_F__COUNT] = {
 	"loss", "dup", "reorder", "spike", "trim", "corrupt", "ce",
 	"partition", "path", "close-init", "close-tgt", "restart", "stall",
-	"withdraw",
+	"withdraw", "rereg",
 };
 
 const char *
@@ -91,6 +99,28 @@ gen_node(struct dst_node_spec *n, struct dst_src *s)
 	n->ack_cc_always = dst_draw(s, 2);
 	n->tlp_probe = dst_draw(s, 2);
 	n->small_unexp = dst_draw(s, 4) == 0;
+}
+
+/* Generator 2: every operation; tagged atomics are HPC only, the
+ * rest of the new ones in both profiles (UEC 1.0 SES profiles). */
+static uint8_t
+gen_kind2(struct dst_src *s, uint8_t profile)
+{
+	static const uint8_t hpc[] = {
+		DST_OP_SEND, DST_OP_TSEND, DST_OP_RDV, DST_OP_WRITE,
+		DST_OP_READ, DST_OP_FETCH, DST_OP_ATOMIC, DST_OP_DGRAM,
+		DST_OP_AMO, DST_OP_FAMO, DST_OP_CSWAP, DST_OP_TAMO,
+		DST_OP_TFAMO, DST_OP_NOP, DST_OP_TSEND, DST_OP_RDV,
+	};
+	static const uint8_t full[] = {
+		DST_OP_SEND, DST_OP_TSEND, DST_OP_DEFER, DST_OP_WRITE,
+		DST_OP_READ, DST_OP_FETCH, DST_OP_ATOMIC, DST_OP_DGRAM,
+		DST_OP_AMO, DST_OP_FAMO, DST_OP_CSWAP, DST_OP_NOP,
+		DST_OP_TSEND, DST_OP_DEFER, DST_OP_AMO, DST_OP_WRITE,
+	};
+
+	return profile == UET_PROFILE_HPC ? hpc[dst_draw(s, 16)] :
+					   full[dst_draw(s, 16)];
 }
 
 /* Operations the profile allows (UEC 1.0 SES profiles). */
@@ -138,12 +168,81 @@ gen_len(struct dst_src *s, uint8_t kind)
 	}
 }
 
+static bool
+is_amo2(uint8_t kind)
+{
+	return kind >= DST_OP_AMO && kind <= DST_OP_TFAMO;
+}
+
+/* Operation, datatype and elements of an atomic of generator 2, within
+ * what the initiator accepts (uet_ses_submit(): one element of <= 16
+ * bytes for the CAS forms, <= 32 bytes fetched); about one in eight on a
+ * datatype that does not define the operation. */
+static void
+gen_amo(struct dst_op_spec *o, struct dst_src *s)
+{
+	bool fetch = o->kind == DST_OP_FAMO || o->kind == DST_OP_TFAMO;
+	uint32_t esz, max;
+
+	o->amo_dt = (uint8_t)dst_draw(s, UET_AMO_DT_FP16 + 1);
+	if (o->kind == DST_OP_CSWAP)
+		o->amo_op = (uint8_t)(UET_AMO_CSWAP +
+				      dst_draw(s, UET_AMO_MSWAP -
+						  UET_AMO_CSWAP + 1));
+	else if (o->kind == DST_OP_FAMO)
+		o->amo_op = (uint8_t)dst_draw(s, UET_AMO_WRITE + 1);
+	else
+		o->amo_op = (uint8_t)dst_draw(s, UET_AMO_MSWAP + 1);
+	for (uint32_t k = 0; k < 4 &&
+	     !dst_amo_supported(o->amo_op, o->amo_dt) && dst_draw(s, 8) != 0;
+	     k++)
+		o->amo_dt = (uint8_t)dst_draw(s, UET_AMO_DT_FP16 + 1);
+	esz = dst_amo_size(o->amo_dt);
+	if (o->amo_op >= UET_AMO_CSWAP && esz > 16) {
+		o->amo_dt = UET_AMO_DT_DOUBLE_COMPLEX;
+		esz = 16;
+	}
+	max = fetch ? 32 / esz : 8;
+	o->amo_n = o->amo_op >= UET_AMO_CSWAP ? 1 :
+		   (uint8_t)dst_range(s, 1, max);
+	o->len = o->amo_n * esz;
+}
+
+/* Generator 2's additions to an operation: atomics' operands, errors on
+ * purpose, PEEK/CLAIM receives. */
+static void
+gen_op2(struct dst_op_spec *o, struct dst_src *s)
+{
+	if (is_amo2(o->kind))
+		gen_amo(o, s);
+	if (o->kind == DST_OP_NOP)
+		o->len = 0;
+	bool rma = o->kind == DST_OP_WRITE || o->kind == DST_OP_READ ||
+		   o->kind == DST_OP_FETCH || o->kind == DST_OP_ATOMIC ||
+		   (is_amo2(o->kind) && o->kind < DST_OP_TAMO);
+
+	if (rma && dst_draw(s, 8) == 0)
+		o->err = (uint8_t)(DST_E_KEY + dst_draw(s, 4));
+	if ((o->err == DST_E_ALIGN && !is_amo2(o->kind)) ||
+	    (o->err == DST_E_ALIGN && dst_amo_size(o->amo_dt) == 1))
+		o->err = DST_E_NONE;
+	o->far = rma && dst_draw(s, 4) == 0;
+	if (o->kind >= DST_OP_TSEND && o->kind <= DST_OP_DEFER &&
+	    dst_draw(s, 2))
+		o->rmode = (uint8_t)(DST_R_CLAIM + dst_draw(s, 4));
+	/* a tagged atomic needs its receive first: mostly posted early */
+	if ((o->kind == DST_OP_TAMO || o->kind == DST_OP_TFAMO) &&
+	    dst_draw(s, 4) != 0)
+		o->recv_us = -(int32_t)dst_range(s, 1, 500);
+}
+
 static void
 gen_op(struct dst_plan *p, struct dst_op_spec *o, struct dst_src *s,
        uint32_t window_us)
 {
 	o->at = (uint64_t)dst_draw(s, window_us) * 1000;
-	o->kind = gen_kind(s, p->profile);
+	o->kind = p->gen >= 2 ? gen_kind2(s, p->profile) :
+				gen_kind(s, p->profile);
 	o->len = gen_len(s, o->kind);
 	o->src = (uint8_t)dst_draw(s, p->nnodes);
 	o->dst = (uint8_t)((o->src + 1 + dst_draw(s, p->nnodes - 1u)) %
@@ -152,6 +251,8 @@ gen_op(struct dst_plan *p, struct dst_op_spec *o, struct dst_src *s,
 	o->ordered = dst_draw(s, 4) == 0;
 	o->recv_us = (int32_t)dst_draw(s, 2500) - 500;
 	o->idem = dst_draw(s, 3) == 0;
+	if (p->gen >= 2)
+		gen_op2(o, s);
 }
 
 static uint32_t
@@ -176,7 +277,7 @@ static void
 gen_fault(struct dst_plan *p, struct dst_fault_spec *f, struct dst_src *s,
 	  uint32_t window_us)
 {
-	f->kind = (uint8_t)dst_draw(s, DST_F__COUNT);
+	f->kind = (uint8_t)dst_draw(s, DST_F_WITHDRAW + 1);
 	f->at = (uint64_t)dst_draw(s, window_us) * 1000;
 	/* now and then a long one: a link that trims or drops for good */
 	f->dur = (uint64_t)dst_range(s, 100, dst_draw(s, 8) ? 20000 : 200000) *
@@ -200,6 +301,11 @@ gen_fault(struct dst_plan *p, struct dst_fault_spec *f, struct dst_src *s,
 		f->arg = dst_draw(s, 8);
 		break;
 	}
+	/* generator 2: half the withdrawals re-register memory instead
+	 * (a kind of its own, drawn without a draw more, so that the
+	 * generator's seeds keep their plans) */
+	if (p->gen >= 2 && f->kind == DST_F_WITHDRAW && (f->arg & 4))
+		f->kind = DST_F_REREG;
 }
 
 /* Traffic right after a node came back or a partition healed: a restarted
@@ -224,6 +330,8 @@ gen_follow(struct dst_plan *p, const struct dst_fault_spec *f,
 		if (dst_draw(s, 2)) {
 			o->kind = dst_draw(s, 2) ? DST_OP_WRITE : DST_OP_TSEND;
 			o->len = dst_range(s, 8000, 150000);
+			o->err = DST_E_NONE;
+			o->rmode = DST_R_PLAIN;
 		}
 		p->op_id[p->nop] = (uint8_t)p->nop;
 		p->nop++;
@@ -231,12 +339,14 @@ gen_follow(struct dst_plan *p, const struct dst_fault_spec *f,
 }
 
 void
-dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed)
+dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed,
+	     uint8_t gen)
 {
 	uint32_t i, window_us;
 
 	memset(p, 0, sizeof(*p));
 	p->seed = seed;
+	p->gen = gen;
 	p->nnodes = (uint8_t)(dst_draw(s, 8) == 0 ? dst_range(s, 2, 16) :
 						   dst_range(s, 2, 4));
 	p->cc = (uint8_t)dst_draw(s, 4);
@@ -307,9 +417,9 @@ dst_plan_print(const struct dst_plan *p, void *out)
 	FILE *f = out;
 	uint32_t i;
 
-	fprintf(f, "plan seed %llu: %u nodes, cc %s, lb %s, profile %s, "
-		"%u ops, %u faults\n", (unsigned long long)p->seed,
-		p->nnodes, cc[p->cc & 3], lb[p->lb % 3],
+	fprintf(f, "plan seed %llu (generator %u): %u nodes, cc %s, lb %s, "
+		"profile %s, %u ops, %u faults\n",
+		(unsigned long long)p->seed, p->gen, p->nnodes, cc[p->cc & 3], lb[p->lb % 3],
 		p->profile == UET_PROFILE_HPC ? "hpc" : "ai_full", p->nop,
 		p->nfault);
 	for (i = 0; i < p->nnodes; i++)
@@ -318,10 +428,15 @@ dst_plan_print(const struct dst_plan *p, void *out)
 		const struct dst_op_spec *o = &p->op[i];
 
 		fprintf(f, "  op %u (#%u): t=%lluus %s %u B %u->%u tc %u%s "
-			"recv %+dus\n", i, p->op_id[i],
+			"recv %+dus", i, p->op_id[i],
 			(unsigned long long)(o->at / 1000),
 			dst_op_name(o->kind), o->len, o->src, o->dst, o->tc,
 			o->ordered ? " rod" : o->idem ? " idem" : "", o->recv_us);
+		if (o->kind >= DST_OP_AMO && o->kind <= DST_OP_TFAMO)
+			fprintf(f, " op %s dt %s x%u", uet_amo_op_name(o->amo_op),
+				uet_amo_dt_name(o->amo_dt), o->amo_n);
+		fprintf(f, "%s%s\n", err_names[o->err % DST_E__COUNT],
+			rmode_names[o->rmode % DST_R__COUNT]);
 	}
 	for (i = 0; i < p->nfault; i++) {
 		const struct dst_fault_spec *x = &p->fault[i];

@@ -120,6 +120,9 @@ node_fault(struct dst_sim *s, const struct dst_fault_spec *f)
 			  uet_ses_withdraw(s->node[a].ses, odd_op, NULL,
 					   f->arg & 1));
 		break;
+	case DST_F_REREG:
+		dst_node_rereg(s, a);
+		break;
 	case DST_F_STALL:
 		if (s->now + f->dur > s->node[a].stall_until)
 			s->node[a].stall_until = s->now + f->dur;
@@ -295,6 +298,7 @@ dst_run(struct dst_sim *s, const struct dst_plan *plan)
 	dst_net_reset(s);
 	for (i = 0; i < plan->nnodes; i++) {
 		s->node[i].inc = 0;
+		s->node[i].keys = 0;
 		s->node[i].mem_next = 0;
 		if (rc == 0)
 			rc = dst_node_up(s, i);

@@ -58,22 +58,27 @@ same(const uint8_t *b, uint32_t id, uint32_t len)
 	return true;
 }
 
+/* Operations that need a receive at their target. */
 static bool
 is_msg(uint8_t kind)
 {
-	return kind <= DST_OP_DEFER || kind == DST_OP_DGRAM;
+	return kind <= DST_OP_DEFER || kind == DST_OP_DGRAM ||
+	       dst_op_is_tamo(kind);
 }
 
 static bool
 is_tagged(uint8_t kind)
 {
-	return kind >= DST_OP_TSEND && kind <= DST_OP_DEFER;
+	return (kind >= DST_OP_TSEND && kind <= DST_OP_DEFER) ||
+	       dst_op_is_tamo(kind);
 }
 
+/* Operations on the target's registered memory. */
 static bool
 is_rma(uint8_t kind)
 {
-	return kind >= DST_OP_WRITE && kind <= DST_OP_ATOMIC;
+	return (kind >= DST_OP_WRITE && kind <= DST_OP_ATOMIC) ||
+	       (dst_op_is_amo(kind) && !dst_op_is_tamo(kind));
 }
 
 void
@@ -91,8 +96,10 @@ dst_work_start(struct dst_sim *s)
 		if (is_msg(o->kind)) {
 			op->rlen = is_tagged(o->kind) ? o->len :
 							DST_UNTAGGED_MAX;
-			op->rbuf = malloc(op->rlen);
+			op->rbuf = malloc(op->rlen + 48);
 		}
+		if (dst_op_is_amo(o->kind))
+			dst_amo_start(s, j);
 	}
 }
 
@@ -104,8 +111,10 @@ dst_work_fini(struct dst_sim *s)
 	for (j = 0; j < s->plan->nop; j++) {
 		free(s->op[j].sbuf);
 		free(s->op[j].rbuf);
+		free(s->op[j].amo);
 		s->op[j].sbuf = NULL;
 		s->op[j].rbuf = NULL;
+		s->op[j].amo = NULL;
 	}
 }
 
@@ -114,11 +123,15 @@ static bool
 slice(struct dst_sim *s, int node, uint32_t len, uint32_t *off)
 {
 	struct dst_node *n = &s->node[node];
-	uint32_t a = (n->mem_next + 7u) & ~7u;
+	/* generator 2: aligned for every atomic datatype, and 16 bytes
+	 * more, so that an unaligned atomic on purpose stays inside */
+	uint32_t al = s->plan->gen >= 2 ? 16 : 8;
+	uint32_t pad = s->plan->gen >= 2 ? 16 : 0;
+	uint32_t a = (n->mem_next + al - 1) & ~(al - 1);
 
-	if (a + len > DST_MEM)
+	if (a + len + pad > DST_MEM)
 		return false;
-	n->mem_next = a + len;
+	n->mem_next = a + len + pad;
 	*off = a;
 	return true;
 }
@@ -130,7 +143,10 @@ op_wr(struct dst_sim *s, uint32_t j, struct uet_ses_wr *wr)
 		UET_SES_WR_SEND, UET_SES_WR_TSEND, UET_SES_WR_TSEND,
 		UET_SES_WR_TSEND, UET_SES_WR_WRITE, UET_SES_WR_READ,
 		UET_SES_WR_FETCH_ATOMIC, UET_SES_WR_ATOMIC,
-		UET_SES_WR_DGRAM_SEND,
+		UET_SES_WR_DGRAM_SEND, UET_SES_WR_ATOMIC,
+		UET_SES_WR_FETCH_ATOMIC, UET_SES_WR_CSWAP,
+		UET_SES_WR_TSEND_ATOMIC, UET_SES_WR_TSEND_FETCH_ATOMIC,
+		UET_SES_WR_NOP,
 	};
 	const struct dst_op_spec *o = &s->plan->op[j];
 	struct dst_op *op = &s->op[j];
@@ -145,6 +161,8 @@ op_wr(struct dst_sim *s, uint32_t j, struct uet_ses_wr *wr)
 	wr->dest.fa = s->node[o->dst].fa;
 	wr->dest.pid_on_fep = DST_PID;
 	wr->dest.resource_index = is_rma(o->kind) ? DST_RI_RMA : DST_RI_MSG;
+	if (o->kind == DST_OP_NOP)
+		wr->buf = NULL;
 	wr->dest.relative = true;
 	wr->flags = UET_SES_WR_F_COMPLETION |
 		    (o->ordered ? UET_SES_WR_F_ORDERED : 0);
@@ -165,6 +183,24 @@ op_wr(struct dst_sim *s, uint32_t j, struct uet_ses_wr *wr)
 		wr->buf = &op->add;
 		wr->result = o->kind == DST_OP_FETCH ? &op->fetched : NULL;
 	}
+	if (dst_op_is_amo(o->kind) && op->amo != NULL)
+		dst_amo_wr(j, o, op, wr);
+	/* errors on purpose: a key the target never gave, memory past
+	 * the end of the region, an atomic off its alignment */
+	if (o->far)
+		wr->rkey = s->node[o->dst].rkey_far;
+	if (o->err == DST_E_KEY)
+		wr->rkey ^= 0x5A5A0000u;
+	else if (o->err == DST_E_GONE)
+		wr->rkey = s->node[o->dst].rkey_gone;
+	else if (o->err == DST_E_ADDR)
+		wr->roffset = DST_MEM + 1 + (j % 64) * 8;
+	else if (o->err == DST_E_ALIGN)
+		wr->roffset = op->off + 1;
+	/* provider keys carry the entry's generation in bits 16..23, which
+	 * the initiator copies into the request (as pmd/ses_ulp does) */
+	if (is_rma(o->kind))
+		wr->dest.ri_generation = (uint8_t)(wr->rkey >> 16);
 }
 
 /* First submission: lay out the data of the operation. */
@@ -177,12 +213,18 @@ op_prepare(struct dst_sim *s, uint32_t j)
 
 	op->src_inc = s->node[o->src].inc;
 	op->dst_inc = s->node[o->dst].inc;
+	op->dst_keys = s->node[o->dst].keys;
 	fill(op->sbuf, j, o->len);
+	op->want = dst_model_status(s, j);
 	if (!is_rma(o->kind))
 		return true;
 	if (!slice(s, o->dst, o->len, &op->off))
 		return false;
-	if (o->kind == DST_OP_READ) {
+	if (dst_op_is_amo(o->kind)) {
+		if (op->amo != NULL)
+			memcpy(mem + op->off, op->amo->init, o->len);
+		op->want = dst_model_status(s, j);
+	} else if (o->kind == DST_OP_READ) {
 		fill(mem + op->off, j, o->len);
 		memset(op->sbuf, 0, o->len);
 	} else if (o->kind == DST_OP_FETCH || o->kind == DST_OP_ATOMIC) {
@@ -227,6 +269,38 @@ op_submit(struct dst_sim *s, uint32_t j)
 		  o->ordered ? " rod" : "");
 }
 
+/* The flags of the next receive post of op @p j: FI_PEEK until its
+ * message is there (given up once the send failed: a plain receive then
+ * takes what may have come), then the claim or a plain receive. */
+static uint32_t
+recv_flags(struct dst_sim *s, uint32_t j)
+{
+	static const uint32_t peek[DST_R__COUNT] = {
+		0, UET_SES_RECV_F_PEEK | UET_SES_RECV_F_CLAIM,
+		UET_SES_RECV_F_PEEK,
+		UET_SES_RECV_F_PEEK | UET_SES_RECV_F_CLAIM,
+		UET_SES_RECV_F_PEEK | UET_SES_RECV_F_DISCARD,
+	};
+	static const uint32_t take[DST_R__COUNT] = {
+		0, UET_SES_RECV_F_CLAIM, 0,
+		UET_SES_RECV_F_CLAIM | UET_SES_RECV_F_DISCARD, 0,
+	};
+	const struct dst_op_spec *o = &s->plan->op[j];
+	struct dst_op *op = &s->op[j];
+
+	/* an OK send of this incarnation is there to be found */
+	if (op->rstage == 0 && (op->state == DST_S_ERR ||
+				op->state == DST_S_REJECTED ||
+				op->state == DST_S_ABANDONED ||
+				(op->state == DST_S_OK &&
+				 op->dst_inc != s->node[o->dst].inc)))
+		op->rstage = 2;
+	if (op->rstage == 2)
+		return 0;
+	return op->rstage == 0 ? peek[o->rmode % DST_R__COUNT] :
+				 take[o->rmode % DST_R__COUNT];
+}
+
 static void
 recv_post(struct dst_sim *s, uint32_t j)
 {
@@ -237,15 +311,28 @@ recv_post(struct dst_sim *s, uint32_t j)
 
 	memset(&r, 0, sizeof(r));
 	r.op = is_tagged(o->kind) ? 2 : 1;
+	r.flags = recv_flags(s, j);
 	r.context = DST_RECV_CTX | (j + 1);
 	r.buf = op->rbuf;
 	r.len = op->rlen;
 	r.tag = j + 1;
 	rc = uet_ses_recv_post(s->node[o->dst].ses, &r, s->now);
-	if (rc == 0)
+	if (r.flags != 0)
+		dst_trace(s, "op %u receive%s%s%s at n%u: %d", j,
+			  r.flags & UET_SES_RECV_F_PEEK ? " PEEK" : "",
+			  r.flags & UET_SES_RECV_F_CLAIM ? " CLAIM" : "",
+			  r.flags & UET_SES_RECV_F_DISCARD ? " DISCARD" : "",
+			  o->dst, rc);
+	if (rc == 0) {
 		op->recv_posted = true;
-	else if (rc != -EAGAIN)
+	} else if (rc == -ENOENT && (r.flags & UET_SES_RECV_F_CLAIM)) {
+		/* the claimed message went with its PDC: peek again */
+		dst_trace(s, "op %u claimed message gone: peek again", j);
+		op->rstage = 0;
+		op->rnext = s->now + 1000;
+	} else if (rc != -EAGAIN) {
 		dst_fail(s, "recv-post", "receive of op %u refused: %d", j, rc);
+	}
 }
 
 static uint64_t
@@ -273,7 +360,8 @@ dst_work_poll(struct dst_sim *s)
 		struct dst_op *op = &s->op[j];
 
 		if (is_msg(o->kind) && !op->recv_posted &&
-		    recv_at(o) <= s->now && awake(s, o->dst))
+		    recv_at(o) <= s->now && op->rnext <= s->now &&
+		    awake(s, o->dst))
 			recv_post(s, j);
 		if ((op->state == DST_S_IDLE || op->state == DST_S_PENDING) &&
 		    o->at <= s->now && awake(s, o->src))
@@ -297,6 +385,9 @@ dst_work_next(const struct dst_sim *s)
 		if (is_msg(o->kind) && !op->recv_posted &&
 		    recv_at(o) > s->now && recv_at(o) < t)
 			t = recv_at(o);
+		if (is_msg(o->kind) && !op->recv_posted &&
+		    op->rnext > s->now && op->rnext < t)
+			t = op->rnext;
 	}
 	return t;
 }
@@ -307,6 +398,7 @@ done_checks(struct dst_sim *s, uint32_t j)
 	const struct dst_op_spec *o = &s->plan->op[j];
 	struct dst_op *op = &s->op[j];
 
+	dst_model_checks(s, j);
 	if (op->state != DST_S_OK)
 		return;
 	if (o->kind == DST_OP_READ && !same(op->sbuf, j, o->len))
@@ -345,33 +437,13 @@ on_send_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
 	done_checks(s, j);
 }
 
+/* Message @p m reached its receive @p j at node @p i (taken or
+ * discarded): at most once per incarnation of the target. */
 static void
-on_recv_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
+delivered(struct dst_sim *s, int i, uint32_t m, uint32_t j)
 {
-	uint32_t j = (uint32_t)(c->context & 0xFFFFFFFFu) - 1, m;
-	const struct dst_op *r;
-	struct dst_op *op;
+	struct dst_op *op = &s->op[m];
 
-	if (j >= s->plan->nop || s->plan->op[j].dst != i) {
-		dst_fail(s, "cq-unknown", "n%d receive completion %llx", i,
-			 (unsigned long long)c->context);
-		return;
-	}
-	r = &s->op[j];
-	s->op[j].recv_posted = c->status != 0 ? r->recv_posted : true;
-	if (c->status != 0)
-		return;
-	memcpy(&m, r->rbuf, 4);
-	m -= 1;
-	if (c->len < 4 || m >= s->plan->nop || s->plan->op[m].dst != i ||
-	    c->len != s->plan->op[m].len || !same(r->rbuf, m, (uint32_t)c->len) ||
-	    (is_tagged(s->plan->op[j].kind) && m != j)) {
-		dst_fail(s, "payload", "n%d receive %u got %llu B that are "
-			 "not a message sent to it (op %u?)", i, j,
-			 (unsigned long long)c->len, m);
-		return;
-	}
-	op = &s->op[m];
 	if (op->dst_inc != s->node[i].inc)
 		return;
 	/* UUD is unreliable: the network may duplicate a datagram and no
@@ -386,6 +458,118 @@ on_recv_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
 		dst_fail(s, "dup-delivery", "op %u %s received %u times by n%d",
 			 m, dst_op_name(s->plan->op[m].kind), op->delivered, i);
 	dst_trace(s, "op %u received by n%d (receive %u)", m, i, j);
+}
+
+/* FI_PEEK / FI_CLAIM stages of receive @p j (the message is op j: its
+ * tag is unique). @return whether the completion is dealt with. */
+static bool
+peek_cqe(struct dst_sim *s, int i, uint32_t j, const struct uet_ses_cqe *c)
+{
+	const struct dst_op_spec *o = &s->plan->op[j];
+	struct dst_op *op = &s->op[j];
+	uint32_t back;
+
+	if (o->rmode == DST_R_PLAIN || op->rstage == 2)
+		return false;
+	dst_trace(s, "op %u receive stage %u: status %d, %llu B", j,
+		  op->rstage, c->status, (unsigned long long)c->len);
+	if (op->rstage == 1) {
+		if (o->rmode != DST_R_CLAIM_DROP)
+			return false;
+		/* discarded: taken, nothing copied */
+		if (c->status == 0 && c->len == 0)
+			delivered(s, i, j, j);
+		else if (c->status == 0)
+			dst_fail(s, "peek", "op %u: CLAIM|DISCARD completed "
+				 "with %llu B", j, (unsigned long long)c->len);
+		return true;
+	}
+	op->recv_posted = false;
+	if (c->status == -ENOMSG) {
+		/* not there yet: peek again, less and less often */
+		back = op->npeek < 6 ? op->npeek : 6;
+		op->npeek++;
+		op->rnext = s->now + (50000ull << back);
+		return true;
+	}
+	/* PEEK reports the message's length; PEEK|DISCARD drops it and
+	 * completes with length 0 */
+	if (c->status != 0 || c->tag != j + 1 ||
+	    c->len != (o->rmode == DST_R_PEEK_DROP ? 0 : o->len)) {
+		dst_fail(s, "peek", "op %u: PEEK completed with status %d, "
+			 "tag %llu, %llu B (sent %u B)", j, c->status,
+			 (unsigned long long)c->tag, (unsigned long long)c->len,
+			 o->len);
+		return true;
+	}
+	if (o->rmode == DST_R_PEEK_DROP) {
+		op->recv_posted = true;
+		delivered(s, i, j, j);
+		return true;
+	}
+	/* the take goes in 1 us (a time of its own: the clock stops there) */
+	op->rstage = 1;
+	op->rnext = s->now + 1000;
+	return true;
+}
+
+/* A tagged atomic ran in receive @p j: it completes with the request
+ * length (its buffer is judged at the end, final_amo()). */
+static void
+tamo_cqe(struct dst_sim *s, int i, uint32_t j, const struct uet_ses_cqe *c)
+{
+	const struct dst_op_spec *o = &s->plan->op[j];
+
+	if (c->len != o->len || c->tag != j + 1) {
+		dst_fail(s, "payload", "op %u %s: its receive completed with "
+			 "%llu B, tag %llu", j, dst_op_name(o->kind),
+			 (unsigned long long)c->len,
+			 (unsigned long long)c->tag);
+		return;
+	}
+	delivered(s, i, j, j);
+}
+
+static void
+on_recv_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
+{
+	uint32_t j = (uint32_t)(c->context & 0xFFFFFFFFu) - 1, m;
+	const struct dst_op *r;
+
+	if (j >= s->plan->nop || s->plan->op[j].dst != i) {
+		dst_fail(s, "cq-unknown", "n%d receive completion %llx", i,
+			 (unsigned long long)c->context);
+		return;
+	}
+	if (peek_cqe(s, i, j, c))
+		return;
+	r = &s->op[j];
+	s->op[j].recv_posted = c->status != 0 ? r->recv_posted : true;
+	if (c->status != 0) {
+		dst_trace(s, "receive %u at n%d failed: %d", j, i, c->status);
+		/* the message it was bound to was given up by its sender
+		 * (an untagged receive takes the earliest that began,
+		 * maybe another op's): post it again, as an application
+		 * still waiting for its message does */
+		if (c->status == -ECONNRESET)
+			s->op[j].recv_posted = false;
+		return;
+	}
+	if (dst_op_is_tamo(s->plan->op[j].kind)) {
+		tamo_cqe(s, i, j, c);
+		return;
+	}
+	memcpy(&m, r->rbuf, 4);
+	m -= 1;
+	if (c->len < 4 || m >= s->plan->nop || s->plan->op[m].dst != i ||
+	    c->len != s->plan->op[m].len || !same(r->rbuf, m, (uint32_t)c->len) ||
+	    (is_tagged(s->plan->op[j].kind) && m != j)) {
+		dst_fail(s, "payload", "n%d receive %u got %llu B that are "
+			 "not a message sent to it (op %u?)", i, j,
+			 (unsigned long long)c->len, m);
+		return;
+	}
+	delivered(s, i, m, j);
 }
 
 void
@@ -410,8 +594,11 @@ dst_work_restart(struct dst_sim *s, int i)
 				    op->state == DST_S_PENDING))
 			op->state = DST_S_ABANDONED;
 		/* its receives went with the old incarnation */
-		if (o->dst == i && is_msg(o->kind))
+		if (o->dst == i && is_msg(o->kind)) {
 			op->recv_posted = false;
+			op->rstage = 0;
+			op->rnext = 0;
+		}
 	}
 }
 
@@ -464,6 +651,15 @@ dst_work_check_hang(struct dst_sim *s)
 	}
 }
 
+static bool
+zero(const uint8_t *b, uint32_t len)
+{
+	for (uint32_t i = 0; i < len; i++)
+		if (b[i] != 0)
+			return false;
+	return true;
+}
+
 /* A request completed OK took effect exactly once at its target. */
 static void
 final_one(struct dst_sim *s, uint32_t j)
@@ -484,6 +680,13 @@ final_one(struct dst_sim *s, uint32_t j)
 	    !same(mem, j, o->len))
 		dst_fail(s, "lost", "op %u WRITE completed OK, data not in "
 			 "place", j);
+	if (o->kind == DST_OP_WRITE && o->err != DST_E_NONE &&
+	    !zero(mem, o->len))
+		dst_fail(s, "rc-model", "op %u WRITE%s wrote its region", j,
+			 o->err == DST_E_KEY ? " with a bad key" :
+			 " past the region");
+	if (dst_op_is_amo(o->kind) && op->amo != NULL)
+		dst_amo_final(s, j);
 	if (o->kind != DST_OP_FETCH && o->kind != DST_OP_ATOMIC)
 		return;
 	memcpy(&v, mem, 8);

@@ -37,7 +37,8 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	for (i = 0; i < n; i++)
 		seed = (seed ^ d[i]) * 1099511628211ull;
 	dst_src_bytes(&src, d, n);
-	dst_plan_gen(&plan, &src, seed);
+	/* the newest generator: every operation */
+	dst_plan_gen(&plan, &src, seed, DST_GEN_LAST);
 	if (dst_run(&sim, &plan) == 0)
 		return 0;
 	fprintf(stderr, "fuzz_dst: %s: %s\n", sim.inv, sim.why);

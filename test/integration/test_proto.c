@@ -205,6 +205,64 @@ out:
 	rulp_free(ra);
 }
 
+/*
+ * The hook's next deadline covers the ULP's timers (next_deadline op):
+ * a ULP with a timer armed before every PDS timer is what an lcore that
+ * sleeps, or a virtual clock, waits for; with none armed, the PDS's.
+ */
+static uint64_t fake_deadline;
+
+static uint64_t
+fake_next_deadline(void *priv, struct uet_ulp_ctx *ctx)
+{
+	(void)priv;
+	(void)ctx;
+	return fake_deadline;
+}
+
+static void
+ulp_deadline(void)
+{
+	struct uet_ulp_ops ops = rulp_ops;
+	struct uet_proto_params pp;
+	struct uet_engine *e = NULL;
+	struct uet_ulp_ctx *ctx;
+	struct rulp_params p;
+	struct uet_config c;
+	struct rulp *r;
+	uint64_t pds_t;
+
+	run_no++;
+	itest_cfg_ring(&c, "net_ring_tpA", ip_a, mac_a, ip_b, mac_b);
+	memset(&p, 0, sizeof(p));
+	memcpy(p.peer.addr, ip_b, 4);
+	p.mode = UET_PDS_MODE_RUD;
+	p.size = 64;
+	r = rulp_create(&p);
+	CHECK(r != NULL);
+	if (r == NULL)
+		return;
+	ops.next_deadline = fake_next_deadline;
+	pp = (struct uet_proto_params){ .ulp = &ops, .ulp_arg = r };
+	e = engine_make("D", &c, &pp);
+	CHECK(e != NULL);
+	ctx = e != NULL ? uet_ulp_ctx_get(e, 0) : NULL;
+	CHECK(ctx != NULL);
+	if (ctx == NULL)
+		goto out;
+	pds_t = uet_pds_next_deadline(uet_ulp_ctx_pds(ctx));
+	fake_deadline = 12345;
+	CHECK(pds_t > fake_deadline);
+	CHECK(uet_engine_next_deadline(e) == fake_deadline);
+	fake_deadline = UINT64_MAX;
+	CHECK(uet_engine_next_deadline(e) == pds_t);
+	printf("ulp-deadline ulp 12345 -> engine 12345; none -> PDS %llu\n",
+	       (unsigned long long)pds_t);
+out:
+	uet_engine_free(e);
+	rulp_free(r);
+}
+
 int
 main(void)
 {
@@ -237,6 +295,7 @@ main(void)
 	}
 	for (unsigned int i = 0; i < RTE_DIM(sc); i++)
 		run(&sc[i]);
+	ulp_deadline();
 	(void)rte_eal_cleanup();
 	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
 	return failures ? 1 : 0;

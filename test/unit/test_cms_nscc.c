@@ -814,6 +814,33 @@ uet_nscc_on_ack__base_rtt_and_max_wnd(void **state)
 	assert_int_equal(n.avg_delay_q8, 4000 * 256 / 80);
 }
 
+/* A window saved by the receiver's penalty comes back no larger than
+ * max_wnd, which a smaller base_rtt lowered meanwhile (found by uet-dst
+ * --seed 551 --gen 2: cwnd 226 537 over max_wnd 210 600). */
+static void
+uet_nscc_on_ack__restore_capped_at_max_wnd(void **state)
+{
+	struct uet_nscc_params p = params();
+	struct uet_nscc_ack a = { .bytes = 1000, .rcv_cwnd_pend = 64 };
+	struct uet_nscc n;
+
+	(void)state;
+	uet_nscc_init(&n, &p);
+	uet_nscc_on_send(&n, 50000);
+	assert_int_equal(uet_nscc_on_ack(&n, &p, &a, 1000), UET_NSCC_PENALTY);
+	assert_int_equal(n.saved_cwnd, 150000);
+	/* an 8 us sample: max_wnd 120 000 */
+	a.rcv_cwnd_pend = 0;
+	a.rtt_ns = 8000;
+	uet_nscc_on_ack(&n, &p, &a, 2000);
+	assert_int_equal(n.max_wnd, 120000);
+	a.rtt_ns = 0;
+	a.restore = true;
+	assert_int_equal(uet_nscc_on_ack(&n, &p, &a, 3000), UET_NSCC_RESTORED);
+	assert_int_equal(n.cwnd, 120000);
+	assert_int_equal(n.saved_cwnd, 0);
+}
+
 /* After the first feedback a PROBE is due, once; its sample, like any
  * other, only lowers base_rtt (UEC 1.0 update_base_rtt()). */
 static void
@@ -1154,6 +1181,7 @@ main(void)
 			uet_nscc_on_ack__quick_adapt_gated_by_achieved_bytes),
 		cmocka_unit_test(
 			uet_nscc_on_ack__receiver_penalty_save_restore),
+		cmocka_unit_test(uet_nscc_on_ack__restore_capped_at_max_wnd),
 		cmocka_unit_test(uet_nscc_on_trim__decrease_and_lasthop),
 		cmocka_unit_test(uet_nscc_on_trim__fires_quick_adapt),
 		cmocka_unit_test(

@@ -98,6 +98,14 @@ struct uet_ulp_ops {
 	 */
 	unsigned int (*poll)(void *priv, struct uet_ulp_ctx *ctx,
 			     uint64_t now);
+	/**
+	 * Optional: the earliest engine time at which `poll` has timed work
+	 * (the SES sends a lost DEFERRABLE_RTR or MSG_ERROR again after a
+	 * wait), UINT64_MAX when none. The hook's next deadline is the
+	 * earlier of this and the PDS timers', so that a sleeping lcore or
+	 * a virtual clock stops there too. NULL: the ULP has no timers.
+	 */
+	uint64_t (*next_deadline)(void *priv, struct uet_ulp_ctx *ctx);
 };
 
 /** What uet_proto_hook_ops takes as uet_engine_params.hook_arg. */
