@@ -178,6 +178,8 @@ perf_json_report(const struct perf_report *r)
 		json_object_set_new(o, "jain_index", json_real(r->jain));
 		json_object_set_new(o, "flows", json_flows(r));
 	}
+	if (r->pdcs.n)
+		json_object_set_new(o, "pdcs", perf_pdcs_json(r));
 	json_object_set_new(o, "wire", json_wire(r));
 	json_object_set_new(o, "stopped", json_boolean(r->stopped));
 	json_object_set_new(o, "ulp", json_string(r->ses.on ? "ses" : "raw"));

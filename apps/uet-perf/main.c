@@ -77,6 +77,9 @@ usage(FILE *f)
 "  --tagged       ses: sends are tagged (TSEND / TRECV)\n"
 "  --verify       ses: fill and check every payload byte (raw: always)\n"
 "  --peers N      incast: senders, 1..8 (default 2)\n"
+"  --pdcs N       msgrate, raw: spread the messages over N PDCs (one job\n"
+"                 each), close them all after the run; the [engine]\n"
+"                 PDC pools must hold N (default 1)\n"
 "  --interval MS  live statistics line every MS ms (default: off; -i 1000)\n"
 "  --csv FILE     time series per interval (default interval 1000 ms)\n"
 "  --capture FILE pcapng of every frame of the (first) sender's engine,\n"
@@ -384,6 +387,9 @@ check_combos(struct perf_opts *o, unsigned int twoproc_flags,
 		return bad_arg("--json", "is for batch runs (not with -i)");
 	if (o->ulp == PERF_ULP_SES && o->role != PERF_ROLE_NONE)
 		return bad_arg("--ulp ses", "runs in one process (no --role)");
+	if (perf_pdcs_opts_check(o) < 0)
+		return bad_arg("--pdcs", "is for --mode msgrate with --ulp raw "
+			       "in one process (no --role, --fabric, -i)");
 	if (o->csv != NULL && o->interval_ms == 0)
 		o->interval_ms = 1000;
 	return check_roles(o, twoproc_flags, test_flags);
@@ -540,6 +546,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "clock", required_argument, NULL, 'K' },
 		{ "sample", required_argument, NULL, 'Q' },
 		{ "time-limit", required_argument, NULL, 'L' },
+		{ "pdcs", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int test_flags = 0; /* client-only flags given */
@@ -714,6 +721,12 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 			break;
 		case 'i':
 			o->interactive = true;
+			break;
+		case 'D':
+			test_flags |= 1;
+			if (uet_parse_u32(optarg, 1, PERF_MAX_PDCS, &o->pdcs,
+					  &err) < 0)
+				return bad_arg("--pdcs", err.msg);
 			break;
 		case 'U':
 			test_flags |= 1;

@@ -53,6 +53,7 @@ msgrate_print(const struct perf_report *r, FILE *f)
 			100 * share, r->msgs_per_cpu_s,
 			r->ns_per_msg_a * share, r->ns_per_msg_b * share);
 	}
+	perf_pdcs_print(r, f);
 	perf_ses_print(r, f);
 	perf_wire_print(r, f);
 	perf_verified_print(r, f);

@@ -58,6 +58,9 @@ struct rulp_params {
 	 * then per destination */
 	struct rulp_dest *dests;
 	uint32_t nb_dests;
+	/* --pdcs: message seq goes on the PDC of job RULP_JOB + seq % pdcs
+	 * (0 or 1: one PDC) */
+	uint32_t pdcs;
 };
 
 /* What one sender's flow delivered (incast receiver). */
@@ -293,6 +296,7 @@ struct perf_opts {
 	struct perf_fabric_opts fab;
 	int cc;                  /* -1: [cc] of --config, else
 				  * enum uet_config_cc_algo (--cc) */
+	uint32_t pdcs;           /* --pdcs N (0: one PDC) */
 };
 
 #define PERF_MAX_PEERS 8         /* incast senders */
@@ -384,6 +388,18 @@ struct perf_report {
 	struct perf_flow flow[PERF_MAX_PEERS];
 	double jain;             /* Jain fairness of the flows' goodput */
 	bool stopped;            /* ended by a stop command */
+	/* --pdcs (pdcs.c) */
+	struct perf_pdcs {
+		uint32_t n;          /* --pdcs (0: not given) */
+		uint32_t open_a;     /* initiator PDCs at A after the run */
+		uint32_t open_b;     /* target PDCs at B after the run */
+		uint32_t close_asked; /* uet_pds_pdc_close() accepted */
+		bool all_closed;     /* none left on A or B afterwards */
+		size_t bytes_a, bytes_b; /* uet_pds_pdc_bytes() */
+		uint64_t rss0;       /* RSS once the engines were made */
+		uint64_t rss_delta;  /* RSS the run added */
+		double close_s;      /* closing them all */
+	} pdcs;
 	/* --ulp ses */
 	struct perf_ses {
 		bool on;
@@ -491,6 +507,22 @@ struct uet_engine *perf_sess_engine(struct perf_sess *s, unsigned int i);
 unsigned int perf_sess_nb_engines(const struct perf_sess *s);
 /* Print engine, hook and PDS counters of every engine to @p f. */
 void perf_sess_counters_print(struct perf_sess *s, FILE *f);
+
+/* --pdcs (pdcs.c): the raw ULP's job base (a PDC per job) */
+#define RULP_JOB 0x42
+#define PERF_MAX_PDCS 65536u
+/* 0, or -EINVAL: --pdcs N > 1 needs --mode msgrate, --ulp raw, in process */
+int perf_pdcs_opts_check(const struct perf_opts *o);
+/* 0, or -ERANGE (printed, naming the [engine] keys): @p cfg's PDS holds
+ * fewer than --pdcs PDCs per role */
+int perf_pdcs_cfg_check(const struct perf_opts *o,
+			const struct uet_config *cfg);
+uint64_t perf_rss_bytes(void);
+/* After the run: count, close every PDC and poll until none is left. */
+void perf_pdcs_finish(struct perf_sess *s, const struct perf_opts *o,
+		      const uint8_t *ip_b, struct perf_report *r);
+void perf_pdcs_print(const struct perf_report *r, FILE *f);
+json_t *perf_pdcs_json(const struct perf_report *r);
 
 /* Begin, step until done, end, free: 0 or -errno (setup failure). */
 int perf_run(const struct perf_mode *m, const struct perf_opts *o,

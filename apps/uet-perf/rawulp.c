@@ -25,7 +25,6 @@
 
 #include "perf.h"
 
-#define RULP_JOB 0x42
 #define RULP_PONGQ 64
 /* cookie = destination << RULP_DEST_SHIFT | (seq * ppm + k) */
 #define RULP_DEST_SHIFT 40
@@ -286,6 +285,16 @@ rulp_fini(struct uet_ulp_ctx *ctx, void *priv)
 /* sender                                                              */
 /* ------------------------------------------------------------------ */
 
+/* The job of message @p seq: a PDC is keyed by {job, destination, TC,
+ * mode} (UEC 1.0 PDS PDC lookup), so --pdcs N spreads the messages over
+ * N PDCs, message by message. */
+static uint32_t
+job_of(const struct rulp *r, uint64_t seq)
+{
+	return r->p.pdcs > 1 ? RULP_JOB + (uint32_t)(seq % r->p.pdcs) :
+			       RULP_JOB;
+}
+
 static int
 rulp_build(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
 	   uint8_t *buf, size_t cap)
@@ -304,7 +313,7 @@ rulp_build(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
 	(void)is_retx;
 	h.opcode = UET_SES_OP_SEND;
 	h.version = UET_SES_VERSION;
-	h.job_id = RULP_JOB;
+	h.job_id = job_of(r, seq);
 	h.request_length = r->p.size;
 	if (r->ppm == 1) {
 		h.flags = UET_SES_F_SOM | UET_SES_F_EOM;
@@ -334,7 +343,7 @@ submit_pkt(struct rulp *r, struct uet_ulp_ctx *ctx, uint64_t seq, uint32_t k)
 	struct uet_pds_submit q;
 
 	q.dst = r->p.peer;
-	q.job = RULP_JOB;
+	q.job = job_of(r, seq);
 	q.tc = 0;
 	q.mode = r->p.mode;
 	q.next_hdr = r->ppm == 1 ? UET_PDS_NEXT_REQUEST_SMALL :

@@ -381,6 +381,7 @@ sess_rulps(struct perf_sess *s)
 	pa.count = r->count / s->nb_tx;
 	pa.window = r->window;
 	pa.pingpong = s->m->pingpong;
+	pa.pdcs = s->o.pdcs;
 	pb = pa;
 	memcpy(pb.peer.addr, ip_a, 4);
 	pb.count = 0;
@@ -528,6 +529,8 @@ perf_sess_begin(const struct perf_mode *m, const struct perf_opts *o,
 		for (unsigned int i = 0; i < inc_ports_made; i++)
 			ring_flush(inc_rx[i]);
 	}
+	if (perf_pdcs_cfg_check(o, base) < 0)
+		goto fail;
 	if (o->ulp == PERF_ULP_SES)
 		sess_ses_params(s);
 	else
@@ -540,6 +543,8 @@ perf_sess_begin(const struct perf_mode *m, const struct perf_opts *o,
 		goto fail;
 	r->pkts_per_msg = rulp_pkts_per_msg(r->size,
 					    uet_ulp_max_len(ctx_of(s, 1)));
+	if (o->pdcs > 1)
+		r->pdcs.rss0 = perf_rss_bytes();
 	s->t0 = rte_rdtsc();
 	s->cpu0 = thread_cpu_s();
 	if (o->duration > 0) /* from now: engine setup is not measured */
@@ -890,6 +895,8 @@ perf_sess_end(struct perf_sess *s)
 	perf_latency_stats(r);
 	r->why_not = perf_verify_why(r, s->o.pds_mode);
 	r->verified = r->why_not == NULL;
+	if (s->o.pdcs > 1)
+		perf_pdcs_finish(s, &s->o, ip_b, r);
 	r->tx.lat_ns = NULL; /* freed with the rulp */
 }
 

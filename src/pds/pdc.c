@@ -121,6 +121,19 @@ pds_pdc_mgr_init(struct uet_pds *p)
 	return 0;
 }
 
+size_t
+uet_pds_pdc_bytes(const struct uet_pds *p)
+{
+	/* What pds_alloc_arrays() and pds_pdc_mgr_init() size by capacity. */
+	size_t ids = 2 * (size_t)p->cap, hsz = pds_htab_size(p->cap);
+	size_t total = ids * (sizeof(*p->pdc) + sizeof(*p->lb)) +
+		       ids * sizeof(uint32_t) +          /* id pools */
+		       2 * hsz * sizeof(uint32_t) +      /* ikey, tkey */
+		       hsz * sizeof(*p->tomb);
+
+	return total / ids;
+}
+
 void
 pds_pdc_mgr_fini(struct uet_pds *p)
 {

@@ -1000,6 +1000,7 @@ examples__load_and_validate(void **state)
 		"perf-afpacket-a.conf", "perf-afpacket-b.conf",
 		"perf-afxdp-a.conf", "perf-afxdp-b.conf",
 		"perf-tap-a.conf", "perf-tap-b.conf", "perf-pci-server.conf",
+		"perf-pdcs.conf",
 	};
 	const char *dir = getenv("UET_TEST_DATA");
 	struct uet_config cfg;

@@ -243,6 +243,53 @@ pds_init_close__on_request(void **state)
 	assert_true(W.now < 2000000); /* before the idle timer */
 }
 
+static void
+one_tx_block_cfg(struct uet_pds_config *cfg)
+{
+	cfg->tx_blocks = 1;
+}
+
+static int
+setup_one_tx_block(void **state)
+{
+	(void)state;
+	return fw_setup_with(11, one_tx_block_cfg);
+}
+
+/* A CLOSE that finds no free transmit block is tried again after
+ * RTO_INIT, not at the next tick: thousands of idle PDCs closing at once
+ * retried every tick each and starved the closes in flight (uet-perf
+ * --pdcs 3000 did not close in 60 s). Both still close. */
+static void
+pds_init_close__no_tx_block_retries_after_rto_init(void **state)
+{
+	struct uet_pds *p;
+	struct pds_pdc *c[2];
+
+	(void)state;
+	p = W.pds[0];
+	for (uint32_t j = 0; j < 2; j++) {
+		assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, j, 0,
+					       42 + j), 0);
+		while (W.done_ok[j] == 0 && W.now < 10000000)
+			fw_step(&W, 1000);
+		assert_int_equal(W.done_ok[j], 1);
+		c[j] = pds_ikey_find(p, &W.fa[1], 42 + j, 1,
+				     UET_PDS_MODE_RUD);
+		assert_non_null(c[j]);
+	}
+	assert_int_equal(c[0]->tblk, PDS_NIL);
+	for (uint32_t j = 0; j < 2; j++)
+		assert_int_equal(uet_pds_pdc_close(p,
+			pds_handle(p, pds_idx(p, c[j])), W.now), 0);
+	assert_int_equal(c[0]->state, PDC_CLOSING); /* took the block */
+	assert_int_not_equal(c[1]->state, PDC_CLOSING);
+	assert_true(pds_init_deadline(p, c[1]) >= W.now + p->cfg.rto_init_ns);
+	while (!fw_pools_idle(&W) && W.now < 100000000)
+		fw_step(&W, 1000);
+	assert_true(fw_pools_idle(&W));
+}
+
 /* Send @p n requests on a fresh pair and check every descriptor's AR flag
  * against UEC 1.0 PDS sender ACK-request rule: cwnd - inflight < MTU or cwnd <
  * the ACK trigger. Returns how many carried AR. */
@@ -1003,6 +1050,8 @@ main(void)
 		T(cp__close_consumes_a_psn),
 		T(pds_init_submit__psn_wrap),
 		T(pds_init_close__on_request),
+		FW_TEST(pds_init_close__no_tx_block_retries_after_rto_init,
+			setup_one_tx_block),
 		T(pds_init_ar__window_room_and_trigger),
 		FW_TEST(pds_init_rto__stall_resends_oldest_only, fw_setup),
 		FW_TEST(pds_init_rto__stall_resends_oldest_only_awaiting_response,

@@ -704,6 +704,16 @@ struct uet_pds_pool_info {
 void uet_pds_pool_info_get(const struct uet_pds *p,
 			   struct uet_pds_pool_info *info);
 
+/**
+ * Bytes of PDS state per PDC id of @p p: the PDC table (both roles), its
+ * load-balancing state, the id pools, the key hash tables and the closed
+ * target records, all sized by uet_pds_config.max_pdcs + max_rsv_pdcs at
+ * creation and divided by the ids they serve. Per-packet blocks (tx/rx
+ * windows, stored responses) are pooled separately and attached to a PDC
+ * only while it has traffic: an idle PDC holds none of them.
+ */
+size_t uet_pds_pdc_bytes(const struct uet_pds *p);
+
 /** PDC state as reported by uet_pds_pdc_info_get(). */
 enum uet_pds_pdc_state {
 	UET_PDS_PDC_SYN = 1, /**< initiator: no ACK yet, requests carry SYN */

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""uet-perf --pdcs: 10 000 PDCs between the two in-process engines, 0.1 %
+loss: every message delivered exactly once, as many PDCs open at A as at
+B, all of them closed afterwards (no PDC left on either engine); the PDS
+state per PDC id bounded; values the configuration cannot hold and runs
+--pdcs does not take rejected with a message naming the key."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def run(perf, *args):
+    return subprocess.run([perf, *args], capture_output=True, text=True,
+                          timeout=240)
+
+
+def check(cond, what):
+    if not cond:
+        print("FAIL: " + what)
+        sys.exit(1)
+
+
+def main():
+    perf = sys.argv[1]
+    tmpd = tempfile.TemporaryDirectory(prefix="uetp-pdcs-")
+    conf = os.path.join(tmpd.name, "pdcs.conf")
+    # Pools for 10 000 PDCs per role; no idle close while the run goes
+    # round the PDCs (uet-perf closes them); a long RTO for slow builds.
+    with open(conf, "w") as f:
+        f.write("[eal]\nargs = -l 0 --no-huge -m 1024 --no-pci "
+                "--log-level=4\n[engine]\npdc_pool_general = 12000\n"
+                "max_pdcs = 16384\n[timers]\nrto_init = 10ms\n"
+                "rto_max = 1s\nrto_max_retries = 12\nclose_idle = 0\n"
+                "close_req_idle = 0\n")
+
+    n, count = 10000, 20000
+    p = run(perf, "--mode", "msgrate", "--count", str(count), "--loss",
+            "1000", "--pdcs", str(n), "--json", "--config", conf)
+    check(p.returncode == 0, "run: exit 0, stderr: " + p.stderr[-300:])
+    d = json.loads(p.stdout)["results"]["msgrate"]
+    rx = d["receiver"]
+    check(d["verified"] is True, "verified")
+    check(rx["rx_msgs"] == count and rx["rx_dup"] == 0 and
+          rx["rx_lost"] == 0 and rx["rx_bad"] == 0,
+          f"exactly once: {rx}")
+    x = d["pdcs"]
+    check(x["asked"] == n and x["open_a"] == n and x["open_b"] == n,
+          f"{n} PDCs open at A and at B: {x}")
+    check(x["closed"] == n and x["all_closed"] is True,
+          f"every PDC closed, none left: {x}")
+    check(0 < x["bytes_per_id_a"] <= 384, f"PDS bytes per PDC id: {x}")
+    print(f"{n} PDCs: {count} messages once each, {d['retransmissions']} "
+          f"retransmissions, closed in {x['close_seconds']:.3f} s, "
+          f"{x['bytes_per_id_a']} B per PDC id")
+
+    # The built-in configuration holds 4096 PDCs per role.
+    p = run(perf, "--mode", "msgrate", "--count", "100", "--pdcs", "5000")
+    check(p.returncode != 0 and "pdc_pool_general" in p.stderr,
+          "--pdcs past the pools: refused naming the key: " + p.stderr)
+    for bad in (["--pdcs", "0"], ["--pdcs", "70000"],
+                ["--pdcs", "8", "--ulp", "ses", "--mode", "msgrate"],
+                ["--pdcs", "8", "--mode", "latency"]):
+        p = run(perf, *bad)
+        check(p.returncode == 2 and "--pdcs" in p.stderr,
+              f"{bad}: usage error naming --pdcs: {p.stderr}")
+    print("refusals: ok")
+
+
+if __name__ == "__main__":
+    main()
