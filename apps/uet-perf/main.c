@@ -789,7 +789,7 @@ perf_latency_stats(struct perf_report *r)
 const char *
 perf_verify_why(const struct perf_report *r, uint8_t pds)
 {
-	const struct rulp_result *rx = &r->rx, *tx = &r->tx;
+	const struct test_ulp_result *rx = &r->rx, *tx = &r->tx;
 	bool rel = pds == UET_PDS_MODE_RUD || pds == UET_PDS_MODE_ROD;
 
 	if (rx->rx_bad != 0 || tx->rx_bad != 0)

@@ -6,8 +6,8 @@
  * uet-perf: batch benchmarks over two engines in one process (ring ports
  * back to back, inline progress on one thread). One file per traffic mode
  * (msgrate.c, latency.c, bw.c), like testpmd's forwarding engines. Two
- * traffic sources (--ulp): the "raw PDS" test ULP (rawulp.c), or the SES
- * ULP of the engine driven through front-end channels (sesdrv.c).
+ * traffic sources (--ulp): the "raw PDS" test ULP (test_ulp.c), or the SES
+ * ULP of the engine driven through front-end channels (ses_driver.c).
  */
 
 #include <stdbool.h>
@@ -23,15 +23,15 @@
 #include <uet/uet_ulp.h>
 
 /* ------------------------------------------------------------------ */
-/* raw PDS test ULP (rawulp.c)                                         */
+/* raw PDS test ULP (test_ulp.c)                                         */
 /* ------------------------------------------------------------------ */
 
 /*
  * One destination of a multi-flow sender (uet-perf --fabric): its own
  * window and start time. The array stays the caller's (start times may be
- * set after rulp_create(), before the engines run).
+ * set after test_ulp_create(), before the engines run).
  */
-struct rulp_dest {
+struct test_ulp_dest {
 	struct uet_pds_fa peer;
 	uint64_t seq_base;       /* first sequence number (receiver's numbering) */
 	uint64_t count;          /* messages */
@@ -40,7 +40,7 @@ struct rulp_dest {
 };
 
 /* What one side sends and checks. */
-struct rulp_params {
+struct test_ulp_params {
 	struct uet_pds_fa peer;  /* where messages go */
 	uint8_t mode;            /* enum uet_pds_mode */
 	uint32_t size;           /* message bytes (>= 16) */
@@ -56,12 +56,12 @@ struct rulp_params {
 	uint64_t flow_span;      /* sequence numbers per sender */
 	/* several destinations (peer, count, seq_base unused); window is
 	 * then per destination */
-	struct rulp_dest *dests;
+	struct test_ulp_dest *dests;
 	uint32_t nb_dests;
 };
 
 /* What one sender's flow delivered (incast receiver). */
-struct rulp_flow {
+struct test_ulp_flow {
 	uint64_t msgs;           /* complete messages */
 	uint64_t bytes;          /* message bytes, first copy */
 	uint64_t last_tsc;       /* last message completed */
@@ -71,7 +71,7 @@ struct rulp_flow {
 };
 
 /* Results of one side. */
-struct rulp_result {
+struct test_ulp_result {
 	uint64_t msgs_sent;      /* messages fully submitted */
 	uint64_t pkts_done_ok;
 	uint64_t pkts_done_err;
@@ -88,40 +88,41 @@ struct rulp_result {
 	uint32_t *lat_ns;        /* latency samples (pongs entries) */
 };
 
-struct rulp;
+struct test_ulp;
 
-extern const struct uet_ulp_ops rulp_ops;
+extern const struct uet_ulp_ops test_ulp_ops;
 
 /* State of one side, allocated for @p p (sample and tracking arrays). */
-struct rulp *rulp_create(const struct rulp_params *p);
-void rulp_free(struct rulp *r);
+struct test_ulp *test_ulp_create(const struct test_ulp_params *p);
+void test_ulp_free(struct test_ulp *r);
 /* Every message submitted and completed (ok or error). */
-bool rulp_send_finished(const struct rulp *r);
+bool test_ulp_send_finished(const struct test_ulp *r);
 /* Fill @p out; counts rx_lost over the expected packets. */
-void rulp_result(const struct rulp *r, struct rulp_result *out);
+void test_ulp_result(const struct test_ulp *r, struct test_ulp_result *out);
 /* Packets per message of @p size with @p max_len SES bytes per packet. */
-uint32_t rulp_pkts_per_msg(uint32_t size, uint16_t max_len);
+uint32_t test_ulp_pkts_per_msg(uint32_t size, uint16_t max_len);
 /* The peer sent only @p n messages (duration): track no more than that. */
-void rulp_expect_trim(struct rulp *r, uint64_t n);
+void test_ulp_expect_trim(struct test_ulp *r, uint64_t n);
 /* Submit no new message (the one in progress is finished). */
-void rulp_stop(struct rulp *r);
+void test_ulp_stop(struct test_ulp *r);
 /* --duration: submit no new message after TSC @p deadline (set once
  * the engines run, so that setup is not part of the duration). */
-void rulp_set_deadline(struct rulp *r, uint64_t deadline);
+void test_ulp_set_deadline(struct test_ulp *r, uint64_t deadline);
 /* Packets completed (ok or failed) plus packets received: progress. */
-uint64_t rulp_activity(const struct rulp *r);
+uint64_t test_ulp_activity(const struct test_ulp *r);
 /* Messages acknowledged (pingpong: answered) so far. */
-uint64_t rulp_msgs_done(const struct rulp *r);
+uint64_t test_ulp_msgs_done(const struct test_ulp *r);
 /* Counters as they are (no loss scan): live statistics. */
-const struct rulp_result *rulp_live(const struct rulp *r);
+const struct test_ulp_result *test_ulp_live(const struct test_ulp *r);
 /* Flow @p f as it is (no loss scan: time series); NULL if none. */
-const struct rulp_flow *rulp_flow_live(const struct rulp *r, uint32_t f);
+const struct test_ulp_flow *test_ulp_flow_live(const struct test_ulp *r,
+					       uint32_t f);
 /* Flow @p f of which @p sent messages were sent; 0 or -EINVAL. */
-int rulp_flow_get(const struct rulp *r, uint32_t f, uint64_t sent,
-		  struct rulp_flow *out);
+int test_ulp_flow_get(const struct test_ulp *r, uint32_t f, uint64_t sent,
+		  struct test_ulp_flow *out);
 
 /* ------------------------------------------------------------------ */
-/* SES traffic through front-end channels (sesdrv.c)                   */
+/* SES traffic through front-end channels (ses_driver.c)                   */
 /* ------------------------------------------------------------------ */
 
 /* Traffic source (--ulp). */
@@ -131,7 +132,7 @@ enum perf_ulp { PERF_ULP_RAW = 0, PERF_ULP_SES = 1 };
 enum perf_op { PERF_OP_WRITE = 0, PERF_OP_SEND = 1, PERF_OP_READ = 2 };
 
 /* What the SES driver runs between initiator A and target B. */
-struct sdrv_params {
+struct ses_driver_params {
 	struct uet_engine *ea;   /* initiator engine (SES ULP) */
 	struct uet_engine *eb;   /* target engine (SES ULP) */
 	const char *tag;         /* unique per run: channel names */
@@ -157,40 +158,41 @@ struct sdrv_params {
 };
 
 /* Driver-level counters (besides the per-side results). */
-struct sdrv_counters {
+struct ses_driver_counters {
 	uint64_t cqe_err;        /* CQEs with status != 0 (both sides) */
 	uint64_t cqe_bad;        /* CQEs with an unknown context */
 	uint64_t post_fail;      /* RQ posts refused (never expected) */
 };
 
-struct sdrv;
+struct ses_driver;
 
 /* Channels, job, region, pre-posted receives; NULL on failure (printed). */
-struct sdrv *sdrv_create(const struct sdrv_params *p);
+struct ses_driver *ses_driver_create(const struct ses_driver_params *p);
 /* Detach the channels (before the engines are freed). */
-void sdrv_detach(struct sdrv *d);
+void ses_driver_detach(struct ses_driver *d);
 /* Free channels and buffers (after the engines); NULL: no-op. */
-void sdrv_free(struct sdrv *d);
+void ses_driver_free(struct ses_driver *d);
 /* Application side of one loop turn: CQs, reposts, submissions.
  * @return completions read plus operations posted (0: nothing moved). */
-unsigned int sdrv_poll(struct sdrv *d);
+unsigned int ses_driver_poll(struct ses_driver *d);
 /* Every operation submitted and completed, every message received. */
-bool sdrv_finished(struct sdrv *d);
+bool ses_driver_finished(struct ses_driver *d);
 /* Submit no new operation. */
-void sdrv_stop(struct sdrv *d);
+void ses_driver_stop(struct ses_driver *d);
 /* --duration: submit no new operation after TSC @p deadline. */
-void sdrv_set_deadline(struct sdrv *d, uint64_t deadline);
+void ses_driver_set_deadline(struct ses_driver *d, uint64_t deadline);
 /* Delivered so far (live statistics): messages / bytes in rx_*. */
-const struct rulp_result *sdrv_live(const struct sdrv *d);
+const struct test_ulp_result *ses_driver_live(const struct ses_driver *d);
 /* Driver counters. */
-const struct sdrv_counters *sdrv_counters(const struct sdrv *d);
+const struct ses_driver_counters *
+ses_driver_counters(const struct ses_driver *d);
 /*
  * Final results (first call checks the target region of WRITEs):
  * @p tx initiator side, @p rx delivery side (B's receives for sends, the
  * placed / read data for WRITE / READ). tx->lat_ns: latency samples.
  */
-void sdrv_result(struct sdrv *d, struct rulp_result *tx,
-		 struct rulp_result *rx);
+void ses_driver_result(struct ses_driver *d, struct test_ulp_result *tx,
+		 struct test_ulp_result *rx);
 const char *perf_op_name(uint8_t op);
 int perf_parse_op(const char *s, uint8_t *out);
 
@@ -370,8 +372,8 @@ struct perf_report {
 	bool complete;           /* everything sent and completed */
 	bool verified;           /* delivery guarantees of the PDS mode held */
 	const char *why_not;     /* !verified: the first check that failed */
-	struct rulp_result tx;   /* side A (sender) */
-	struct rulp_result rx;   /* side B (receiver) */
+	struct test_ulp_result tx;   /* side A (sender) */
+	struct test_ulp_result rx;   /* side B (receiver) */
 	/* latency, ns */
 	uint64_t lat_n;
 	double lat_min, lat_p50, lat_p99, lat_p999, lat_max, lat_avg;
@@ -386,7 +388,7 @@ struct perf_report {
 		uint8_t op;              /* enum perf_op */
 		bool tagged;
 		bool payload_checked;    /* every byte (--verify) */
-		struct sdrv_counters drv;
+		struct ses_driver_counters drv;
 		/* SES + glue counters of initiator (A) and target (B) */
 		struct perf_ses_side {
 			uint64_t wr_submitted, wr_eagain, msg_ok, msg_err;

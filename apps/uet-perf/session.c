@@ -14,8 +14,8 @@
  * are passed through, never copied or allocated).
  *
  * Traffic source (--ulp): raw, the raw-PDS test ULP on each engine
- * (rawulp.c); ses, the engine's SES ULP on each engine and the SES driver
- * (sesdrv.c) posting to their channels between engine polls.
+ * (test_ulp.c); ses, the engine's SES ULP on each engine and the SES driver
+ * (ses_driver.c) posting to their channels between engine polls.
  */
 
 #include <errno.h>
@@ -52,11 +52,11 @@ struct perf_sess {
 	struct perf_report *r;
 	unsigned int nb_tx;                       /* senders */
 	struct uet_engine *e[PERF_MAX_PEERS + 1]; /* 0: receiver */
-	struct rulp *ru[PERF_MAX_PEERS + 1];
+	struct test_ulp *ru[PERF_MAX_PEERS + 1];
 	struct uet_proto_params pp[PERF_MAX_PEERS + 1];
 	struct uet_pds_config pds[PERF_MAX_PEERS + 1];
 	struct uet_ses_ulp_params sp[2];          /* --ulp ses: B, A */
-	struct sdrv *sd;                          /* --ulp ses */
+	struct ses_driver *sd;                          /* --ulp ses */
 	struct perf_sampler smp;
 	uint64_t t0, t_fin, hard;
 	/* TSC inside the senders' / the receiver's uet_engine_poll() during
@@ -369,10 +369,10 @@ sess_engines(struct perf_sess *s, const struct uet_config *cbase)
 }
 
 static int
-sess_rulps(struct perf_sess *s)
+sess_test_ulps(struct perf_sess *s)
 {
 	const struct perf_report *r = s->r;
-	struct rulp_params pa, pb;
+	struct test_ulp_params pa, pb;
 
 	memset(&pa, 0, sizeof(pa));
 	memcpy(pa.peer.addr, ip_b, 4);
@@ -396,18 +396,18 @@ sess_rulps(struct perf_sess *s)
 		pa.expect = r->count;
 		pa.expect_size = r->size;
 	}
-	s->ru[0] = rulp_create(&pb);
+	s->ru[0] = test_ulp_create(&pb);
 	if (s->ru[0] == NULL)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < s->nb_tx; i++) {
 		pa.seq_base = (uint64_t)i * pa.count;
-		s->ru[1 + i] = rulp_create(&pa);
+		s->ru[1 + i] = test_ulp_create(&pa);
 		if (s->ru[1 + i] == NULL)
 			return -ENOMEM;
 	}
 	for (unsigned int i = 0; i <= s->nb_tx; i++)
 		s->pp[i] = (struct uet_proto_params){
-			.ulp = &rulp_ops, .ulp_arg = s->ru[i],
+			.ulp = &test_ulp_ops, .ulp_arg = s->ru[i],
 		};
 	return 0;
 }
@@ -431,10 +431,10 @@ sess_ses_params(struct perf_sess *s)
 }
 
 static int
-sess_sdrv(struct perf_sess *s)
+sess_ses_driver(struct perf_sess *s)
 {
 	const struct perf_report *r = s->r;
-	struct sdrv_params p = {
+	struct ses_driver_params p = {
 		.ea = s->e[1],
 		.eb = s->e[0],
 		.op = s->m == &perf_mode_bw ? s->o.op : PERF_OP_SEND,
@@ -450,7 +450,7 @@ sess_sdrv(struct perf_sess *s)
 
 	snprintf(tag, sizeof(tag), "%u", run_no);
 	p.tag = tag;
-	s->sd = sdrv_create(&p);
+	s->sd = ses_driver_create(&p);
 	return s->sd == NULL ? -ENOMEM : 0;
 }
 
@@ -458,10 +458,10 @@ static void
 sess_deadline(struct perf_sess *s, uint64_t deadline)
 {
 	if (s->sd != NULL)
-		sdrv_set_deadline(s->sd, deadline);
+		ses_driver_set_deadline(s->sd, deadline);
 	else
 		for (unsigned int i = 1; i <= s->nb_tx; i++)
-			rulp_set_deadline(s->ru[i], deadline);
+			test_ulp_set_deadline(s->ru[i], deadline);
 }
 
 static struct uet_config perf_base_cfg;
@@ -513,7 +513,7 @@ perf_sess_begin(const struct perf_mode *m, const struct perf_opts *o,
 	s->nb_tx = m->incast ? (o->peers ? o->peers : 2) : 1;
 	perf_report_init(r, m, o, m->def_loss_ppm);
 	/* --count, and the default without --duration, is per sender: the
-	 * total is split evenly over the senders (sess_rulps) */
+	 * total is split evenly over the senders (sess_test_ulps) */
 	if (m->incast && (o->count != 0 || o->duration <= 0))
 		r->count *= s->nb_tx;
 	run_no++;
@@ -531,14 +531,14 @@ perf_sess_begin(const struct perf_mode *m, const struct perf_opts *o,
 	if (o->ulp == PERF_ULP_SES)
 		sess_ses_params(s);
 	else
-		rc = sess_rulps(s);
+		rc = sess_test_ulps(s);
 	if (rc == 0)
 		rc = sess_engines(s, base);
 	if (rc == 0 && o->ulp == PERF_ULP_SES)
-		rc = sess_sdrv(s);
+		rc = sess_ses_driver(s);
 	if (rc < 0)
 		goto fail;
-	r->pkts_per_msg = rulp_pkts_per_msg(r->size,
+	r->pkts_per_msg = test_ulp_pkts_per_msg(r->size,
 					    uet_ulp_max_len(ctx_of(s, 1)));
 	s->t0 = rte_rdtsc();
 	s->cpu0 = thread_cpu_s();
@@ -563,12 +563,12 @@ static void
 sess_sample(struct perf_sess *s, struct perf_sample *out)
 {
 	static struct uet_engine_stats st;
-	const struct rulp_result *rx = s->sd != NULL ? sdrv_live(s->sd) :
-				       rulp_live(s->ru[0]);
+	const struct test_ulp_result *rx = s->sd != NULL ? ses_driver_live(s->sd) :
+				       test_ulp_live(s->ru[0]);
 
 	memset(out, 0, sizeof(*out));
 	if (s->sd != NULL) {
-		out->cqe_err = sdrv_counters(s->sd)->cqe_err;
+		out->cqe_err = ses_driver_counters(s->sd)->cqe_err;
 		for (unsigned int i = 0; i <= s->nb_tx; i++)
 			out->ses_frags += ses_stats(s, i)->frag_tx;
 	}
@@ -597,16 +597,16 @@ poll_all(struct perf_sess *s)
 	if (s->m->incast)
 		switch_pump(s);
 	if (s->sd != NULL)
-		sdrv_poll(s->sd);
+		ses_driver_poll(s->sd);
 }
 
 static bool
 all_finished(const struct perf_sess *s)
 {
 	if (s->sd != NULL)
-		return sdrv_finished(s->sd);
+		return ses_driver_finished(s->sd);
 	for (unsigned int i = 0; i <= s->nb_tx; i++)
-		if (!rulp_send_finished(s->ru[i]))
+		if (!test_ulp_send_finished(s->ru[i]))
 			return false;
 	return true;
 }
@@ -627,7 +627,7 @@ poll_all_timed(struct perf_sess *s)
 	if (s->m->incast)
 		switch_pump(s);
 	if (s->sd != NULL)
-		sdrv_poll(s->sd);
+		ses_driver_poll(s->sd);
 }
 
 /* Per engine side: ns inside its poll per message delivered. */
@@ -691,10 +691,10 @@ perf_sess_stop(struct perf_sess *s)
 {
 	s->stopped = true;
 	if (s->sd != NULL)
-		sdrv_stop(s->sd);
+		ses_driver_stop(s->sd);
 	for (unsigned int i = 1; i <= s->nb_tx; i++)
 		if (s->ru[i] != NULL)
-			rulp_stop(s->ru[i]);
+			test_ulp_stop(s->ru[i]);
 }
 
 /* Loss recovery of a sender's PDS, summed over the senders. */
@@ -757,13 +757,13 @@ collect(struct perf_sess *s)
 
 /* Sum of the senders' results (incast); sender 0 alone otherwise. */
 static void
-sender_results(struct perf_sess *s, struct rulp_result *tx)
+sender_results(struct perf_sess *s, struct test_ulp_result *tx)
 {
-	struct rulp_result one;
+	struct test_ulp_result one;
 
-	rulp_result(s->ru[1], tx);
+	test_ulp_result(s->ru[1], tx);
 	for (unsigned int i = 2; i <= s->nb_tx; i++) {
-		rulp_result(s->ru[i], &one);
+		test_ulp_result(s->ru[i], &one);
 		tx->msgs_sent += one.msgs_sent;
 		tx->pkts_done_ok += one.pkts_done_ok;
 		tx->pkts_done_err += one.pkts_done_err;
@@ -775,16 +775,16 @@ incast_flows(struct perf_sess *s)
 {
 	struct perf_report *r = s->r;
 	double hz = (double)rte_get_tsc_hz(), sum = 0, sq = 0;
-	struct rulp_result one;
-	struct rulp_flow f;
+	struct test_ulp_result one;
+	struct test_ulp_flow f;
 
 	r->nb_flows = s->nb_tx;
 	r->rx.rx_lost = 0;
 	for (unsigned int i = 0; i < s->nb_tx; i++) {
 		struct perf_flow *pf = &r->flow[i];
 
-		rulp_result(s->ru[1 + i], &one);
-		(void)rulp_flow_get(s->ru[0], i, one.msgs_sent, &f);
+		test_ulp_result(s->ru[1 + i], &one);
+		(void)test_ulp_flow_get(s->ru[0], i, one.msgs_sent, &f);
 		pf->msgs_sent = one.msgs_sent;
 		pf->msgs = f.msgs;
 		pf->bytes = f.bytes;
@@ -830,12 +830,12 @@ ses_results(struct perf_sess *s)
 	struct perf_ses *x = &r->ses;
 	uint64_t pkts;
 
-	sdrv_result(s->sd, &r->tx, &r->rx);
+	ses_driver_result(s->sd, &r->tx, &r->rx);
 	x->on = true;
 	x->op = s->m == &perf_mode_bw ? s->o.op : PERF_OP_SEND;
 	x->tagged = s->o.tagged && x->op == PERF_OP_SEND;
 	x->payload_checked = s->o.verify;
-	x->drv = *sdrv_counters(s->sd);
+	x->drv = *ses_driver_counters(s->sd);
 	ses_side(s, 1, &x->ini);
 	ses_side(s, 0, &x->tgt);
 	/* data packets per operation, as the SES cut them */
@@ -865,11 +865,11 @@ perf_sess_end(struct perf_sess *s)
 		sender_results(s, &r->tx);
 		if (!s->m->incast && r->tx.msgs_sent < r->count) {
 			/* the rest was never sent (duration, stop, limit) */
-			rulp_expect_trim(s->ru[0], r->tx.msgs_sent);
-			rulp_expect_trim(s->ru[1], r->tx.msgs_sent);
-			rulp_result(s->ru[1], &r->tx);
+			test_ulp_expect_trim(s->ru[0], r->tx.msgs_sent);
+			test_ulp_expect_trim(s->ru[1], r->tx.msgs_sent);
+			test_ulp_result(s->ru[1], &r->tx);
 		}
-		rulp_result(s->ru[0], &r->rx);
+		test_ulp_result(s->ru[0], &r->rx);
 	}
 	if (!r->complete || r->tx.msgs_sent < r->count)
 		r->count = r->tx.msgs_sent;
@@ -886,7 +886,7 @@ perf_sess_end(struct perf_sess *s)
 	perf_latency_stats(r);
 	r->why_not = perf_verify_why(r, s->o.pds_mode);
 	r->verified = r->why_not == NULL;
-	r->tx.lat_ns = NULL; /* freed with the rulp */
+	r->tx.lat_ns = NULL; /* freed with the test ULP */
 }
 
 void
@@ -894,12 +894,12 @@ perf_sess_free(struct perf_sess *s)
 {
 	if (s == NULL)
 		return;
-	sdrv_detach(s->sd);
+	ses_driver_detach(s->sd);
 	for (unsigned int i = 0; i <= PERF_MAX_PEERS; i++) {
 		uet_engine_free(s->e[i]);
-		rulp_free(s->ru[i]);
+		test_ulp_free(s->ru[i]);
 	}
-	sdrv_free(s->sd); /* its regions outlive the engines */
+	ses_driver_free(s->sd); /* its regions outlive the engines */
 	free(s);
 }
 
