@@ -409,6 +409,7 @@ static int
 fabric_setup(struct fabric_run *p)
 {
 	struct uet_fabric_eth_params fp = { 0 };
+	struct uet_ulp_ctx *ctx;
 	char name[9];
 	int rc;
 
@@ -455,9 +456,8 @@ fabric_setup(struct fabric_run *p)
 		rc = fabric_engine(p, h);
 	if (rc < 0)
 		return rc;
-	p->ppm = test_ulp_pkts_per_msg(p->size,
-				   uet_ulp_max_len(uet_ulp_ctx_get(p->eng[0],
-								   0)));
+	ctx = uet_ulp_ctx_get(p->eng[0], 0);
+	p->ppm = test_ulp_pkts_per_msg(p->size, uet_ulp_max_len(ctx));
 	p->wire_per_msg = fabric_wire_per_msg(p);
 	return 0;
 }

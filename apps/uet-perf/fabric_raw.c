@@ -83,7 +83,7 @@ raw_flow_bytes(const struct fabric_run *p, uint32_t i)
 {
 	const struct fabric_flow *f = &p->flow[i];
 	const struct test_ulp_flow *rx = test_ulp_flow_live(p->r[f->spec.dst],
-						    f->rx_index);
+							    f->rx_index);
 
 	return rx != NULL ? rx->bytes : 0;
 }

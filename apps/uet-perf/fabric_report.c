@@ -27,7 +27,7 @@ static const char *const fabric_tier[] = { "host", "leaf", "spine", "core" };
 /* "leaf0_host1" for the port from end @p dir of @p li to the other. */
 static void
 fabric_port_name(const struct uet_fabric_link_info *li, unsigned int dir,
-	     char sep, char *buf, size_t n)
+		 char sep, char *buf, size_t n)
 {
 	snprintf(buf, n, "%s%u%c%s%u", fabric_tier[li->tier[dir] & 3],
 		 li->index[dir], sep, fabric_tier[li->tier[1 - dir] & 3],
@@ -291,7 +291,7 @@ fabric_flow_stats(struct fabric_run *p, struct fabric_result *res)
 		r->complete = fl.complete;
 		r->ideal_us = fabric_ser_us(wire, rate) +
 			      fabric_path_us(p, fabric_hops(p, f->spec.src,
-						    f->spec.dst));
+							    f->spec.dst));
 		res->complete = res->complete && r->complete;
 		if (!r->complete)
 			continue;
@@ -439,7 +439,7 @@ fabric_print(const struct fabric_run *p, const struct fabric_result *res,
 	const struct fabric_totals *t = &res->t;
 	const struct uet_config_fabric *c = &p->cfg->fabric;
 	struct fabric_pres *top = calloc(res->nports ? res->nports : 1,
-				     sizeof(*top));
+					 sizeof(*top));
 	double emu_s = (double)(p->tail_end_ns - p->t0) / 1e9;
 
 	fprintf(f, "fabric: %u hosts (%s), %g Gb/s, %" PRIu64 " ns links, "

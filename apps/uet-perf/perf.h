@@ -119,7 +119,7 @@ const struct test_ulp_flow *test_ulp_flow_live(const struct test_ulp *r,
 					       uint32_t f);
 /* Flow @p f of which @p sent messages were sent; 0 or -EINVAL. */
 int test_ulp_flow_get(const struct test_ulp *r, uint32_t f, uint64_t sent,
-		  struct test_ulp_flow *out);
+		      struct test_ulp_flow *out);
 
 /* ------------------------------------------------------------------ */
 /* SES traffic through front-end channels (ses_driver.c)                   */
@@ -192,7 +192,7 @@ ses_driver_counters(const struct ses_driver *d);
  * placed / read data for WRITE / READ). tx->lat_ns: latency samples.
  */
 void ses_driver_result(struct ses_driver *d, struct test_ulp_result *tx,
-		 struct test_ulp_result *rx);
+		       struct test_ulp_result *rx);
 const char *perf_op_name(uint8_t op);
 int perf_parse_op(const char *s, uint8_t *out);
 

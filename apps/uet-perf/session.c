@@ -539,7 +539,7 @@ perf_sess_begin(const struct perf_mode *m, const struct perf_opts *o,
 	if (rc < 0)
 		goto fail;
 	r->pkts_per_msg = test_ulp_pkts_per_msg(r->size,
-					    uet_ulp_max_len(ctx_of(s, 1)));
+						uet_ulp_max_len(ctx_of(s, 1)));
 	s->t0 = rte_rdtsc();
 	s->cpu0 = thread_cpu_s();
 	if (o->duration > 0) /* from now: engine setup is not measured */

@@ -259,7 +259,7 @@ test_ulp_init(struct uet_ulp_ctx *ctx, void *arg, void **priv)
 	r->ppm = test_ulp_pkts_per_msg(r->p.size, ml);
 	split(r->p.size, r->ppm, &r->base, &r->rem);
 	r->e_ppm = test_ulp_pkts_per_msg(r->p.expect_size ? r->p.expect_size :
-				     16, ml);
+					 16, ml);
 	split(r->p.expect_size, r->e_ppm, &r->e_base, &r->e_rem);
 	if (r->ppm > 65535 || r->e_ppm > 65535)
 		return -EINVAL;
@@ -288,7 +288,7 @@ test_ulp_fini(struct uet_ulp_ctx *ctx, void *priv)
 
 static int
 test_ulp_build(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
-	   uint8_t *buf, size_t cap)
+	       uint8_t *buf, size_t cap)
 {
 	struct test_ulp *r = priv;
 	uint64_t seq = (cookie & TEST_ULP_POS_MASK) / r->ppm;
@@ -479,7 +479,7 @@ ping_fail(struct test_ulp *r, uint64_t seq)
 
 static void
 test_ulp_done(struct test_ulp *r, struct uet_ulp_ctx *ctx, uint64_t cookie,
-	  int status)
+	      int status)
 {
 	if (status == 0)
 		r->pkts_ok++;
@@ -573,7 +573,8 @@ decode_pos(const struct test_ulp *r, uint8_t next_hdr,
 
 static void
 test_ulp_deliver(struct test_ulp *r, struct uet_ulp_ctx *ctx,
-	     const struct uet_pds_event *ev, const uint8_t *ses, uint16_t slen)
+		 const struct uet_pds_event *ev, const uint8_t *ses,
+		 uint16_t slen)
 {
 	struct uet_ses_req req;
 	const uint8_t *payload;
@@ -640,7 +641,7 @@ test_ulp_deliver(struct test_ulp *r, struct uet_ulp_ctx *ctx,
  * that goes down has completed its cookies with DONE already). */
 static void
 test_ulp_event(void *priv, struct uet_ulp_ctx *ctx,
-	   const struct uet_pds_event *ev, const uint8_t *ses, uint16_t len)
+	       const struct uet_pds_event *ev, const uint8_t *ses, uint16_t len)
 {
 	struct test_ulp *r = priv;
 
@@ -695,7 +696,7 @@ test_ulp_flow_live(const struct test_ulp *r, uint32_t f)
 
 int
 test_ulp_flow_get(const struct test_ulp *r, uint32_t f, uint64_t sent,
-	      struct test_ulp_flow *out)
+		  struct test_ulp_flow *out)
 {
 	uint64_t first, last;
 

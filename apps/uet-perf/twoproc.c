@@ -343,7 +343,7 @@ twoproc_turn(struct twoproc *t, uint64_t *next, unsigned int *us)
  */
 static int
 twoproc_wait_line_watch(struct twoproc *t, char *line, size_t n, uint64_t ms,
-		   const struct test_ulp *watch)
+			const struct test_ulp *watch)
 {
 	uint64_t hz = rte_get_tsc_hz(), now = rte_rdtsc();
 	uint64_t end = now + hz / 1000 * ms;
@@ -1015,13 +1015,13 @@ client_run(struct twoproc *t, const struct perf_mode *m, struct perf_report *r)
 	t0 = rte_rdtsc();
 	if (o->duration > 0)
 		test_ulp_set_deadline(cr, t0 + (uint64_t)(o->duration *
-						 (double)rte_get_tsc_hz()));
+					(double)rte_get_tsc_hz()));
 	if (rc == 0)
 		rc = twoproc_swap(t, cr);
 	if (rc < 0)
 		goto free_cr;
 	r->pkts_per_msg = test_ulp_pkts_per_msg(r->size,
-					    uet_ulp_max_len(t->slot.ctx));
+						uet_ulp_max_len(t->slot.ctx));
 	rc = client_drive(t, cr, t0, limit, r);
 	/* the test ULP is ours again; the PDS keeps ACKing the server's pongs */
 	if (twoproc_swap(t, NULL) < 0 && rc == 0)
@@ -1036,7 +1036,7 @@ client_run(struct twoproc *t, const struct perf_mode *m, struct perf_report *r)
 			   (unsigned long)r->tx.msgs_sent, r->complete ? 1u : 0u);
 	if (rc == 0)
 		rc = twoproc_wait_line(t, line, sizeof(line),
-				  (uint64_t)o->ctl_timeout_ms * 2 +
+				       (uint64_t)o->ctl_timeout_ms * 2 +
 				  TWOPROC_DRAIN_MS);
 	if (rc == 0 && peer_err(line))
 		rc = -ECANCELED;

@@ -218,7 +218,7 @@ fabric_cfg(struct uet_fabric_config *fc, bool trim_ecn)
 
 static void
 test_ulp_setup(const struct scenario *sc, const struct uet_fabric_eth *fe,
-	   unsigned int h, struct test_ulp_params *p, struct run_state *s)
+	       unsigned int h, struct test_ulp_params *p, struct run_state *s)
 {
 	unsigned int dst = sc->incast ? 0 : (h + sc->shift) % nh;
 	unsigned int senders = sc->senders ? sc->senders : nh - 1;
@@ -584,7 +584,7 @@ measure_report(const struct scenario *sc, const struct signature *g,
 		last = RTE_MAX(last, s->flow_done_ns[h] - t_start);
 	}
 	ppm = test_ulp_pkts_per_msg(sc->size, (uint16_t)(sc->mtu - 20 - 8 -
-						      UET_PDS_CC_REQ_LEN));
+							 UET_PDS_CC_REQ_LEN));
 	pkts = (sc->incast ? flows : 1) * sc->count * ppm;
 	ideal = ((sc->incast ? flows : 1) * sc->count * sc->size +
 		 pkts * (per_pkt_hdr + UET_SES_STD_LEN)) * 8 / 100 + th_cur.base_rtt_ns;
