@@ -26,12 +26,37 @@
 #define PERF_SES_MAX_WINDOW 4096u
 #define PERF_SES_MAX_INFLIGHT_BYTES (64ull << 20)
 
-const struct perf_mode *const perf_modes[PERF_NB_MODES] = {
+/* The modes (testpmd's fwd_engines), one file each: --mode picks them
+ * by name, once. */
+extern const struct perf_mode perf_mode_msgrate;
+extern const struct perf_mode perf_mode_latency;
+extern const struct perf_mode perf_mode_bw;
+extern const struct perf_mode perf_mode_incast;
+
+const struct perf_mode *const perf_modes[] = {
 	&perf_mode_msgrate,
 	&perf_mode_latency,
 	&perf_mode_bw,
 	&perf_mode_incast,
 };
+_Static_assert(RTE_DIM(perf_modes) == PERF_NB_MODES,
+	       "PERF_NB_MODES: the number of perf_modes");
+
+int
+perf_mode_find(const char *name, size_t len)
+{
+	for (unsigned int i = 0; i < PERF_NB_MODES; i++)
+		if (strlen(perf_modes[i]->name) == len &&
+		    strncmp(name, perf_modes[i]->name, len) == 0)
+			return (int)i;
+	return -EINVAL;
+}
+
+unsigned int
+perf_modes_count(const struct perf_opts *o)
+{
+	return (unsigned int)__builtin_popcount(o->modes);
+}
 
 /* ------------------------------------------------------------------ */
 /* command line                                                        */
@@ -118,6 +143,18 @@ bad_arg(const char *opt, const char *why)
 	return 2;
 }
 
+/* The modes of "all". */
+static unsigned int
+modes_all(void)
+{
+	unsigned int set = 0;
+
+	for (unsigned int i = 0; i < PERF_NB_MODES; i++)
+		if (perf_modes[i]->in_all)
+			set |= 1u << i;
+	return set;
+}
+
 /* "all" or a comma-separated list of mode names. */
 static int
 parse_mode(const char *s, unsigned int *out)
@@ -125,18 +162,14 @@ parse_mode(const char *s, unsigned int *out)
 	unsigned int set = 0;
 
 	if (strcmp(s, "all") == 0) {
-		*out = PERF_MODES_ALL;
+		*out = modes_all();
 		return 0;
 	}
 	while (*s != '\0') {
 		size_t n = strcspn(s, ",");
-		unsigned int i;
+		int i = perf_mode_find(s, n);
 
-		for (i = 0; i < PERF_NB_MODES; i++)
-			if (strlen(perf_modes[i]->name) == n &&
-			    strncmp(s, perf_modes[i]->name, n) == 0)
-				break;
-		if (i == PERF_NB_MODES)
+		if (i < 0)
 			return -EINVAL;
 		set |= 1u << i;
 		s += n;
@@ -254,21 +287,36 @@ perf_pds_name(uint8_t m)
 	return m < RTE_DIM(names) ? names[m] : "?";
 }
 
+void
+perf_ses_traffic(const struct perf_mode *m, const struct perf_opts *o,
+		 uint32_t size, uint32_t window, struct ses_driver_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->op = PERF_OP_SEND;
+	p->tagged = o->tagged;
+	p->rod = o->pds_mode == UET_PDS_MODE_ROD;
+	p->verify = o->verify;
+	p->size = size;
+	p->window = window;
+	if (m->ses_traffic != NULL)
+		m->ses_traffic(o, p);
+}
+
 const char *
 perf_ses_unsupported(const struct perf_mode *m, const struct perf_opts *o)
 {
-	uint32_t size = o->size ? o->size : m->def_size;
-	uint32_t window = o->window ? o->window : m->def_ses_window;
+	struct ses_driver_params p;
 
-	if (m->incast)
-		return "incast runs over the raw ULP only";
+	if (m->ses_refusal != NULL)
+		return m->ses_refusal;
 	if (o->pds_mode != UET_PDS_MODE_RUD && o->pds_mode != UET_PDS_MODE_ROD)
 		return "--pds rud or rod (SES operations are reliable)";
-	if (m->pingpong)
-		return NULL;
-	if (window > PERF_SES_MAX_WINDOW)
+	/* the buffers of the operations in flight, as the mode sets them */
+	perf_ses_traffic(m, o, o->size ? o->size : m->def_size,
+			 o->window ? o->window : m->def_ses_window, &p);
+	if (p.window > PERF_SES_MAX_WINDOW)
 		return "--window: at most 4096 operations in flight";
-	if ((uint64_t)window * size > PERF_SES_MAX_INFLIGHT_BYTES)
+	if ((uint64_t)p.window * p.size > PERF_SES_MAX_INFLIGHT_BYTES)
 		return "--window x --size: at most 64 MiB in flight";
 	return NULL;
 }
@@ -321,20 +369,40 @@ check_roles(const struct perf_opts *o, unsigned int twoproc_flags,
 	return 0;
 }
 
-const char *
-perf_settings_conflict(const struct perf_opts *o, unsigned int given,
-		       const char **flag)
+/* The selected mode that runs alone, in a list: why, else NULL. */
+static const char *
+modes_alone(const struct perf_opts *o)
 {
-	bool incast = (o->modes & (1u << 3)) != 0;
+	static char why[64];
+
+	for (unsigned int i = 0; i < PERF_NB_MODES; i++)
+		if ((o->modes & (1u << i)) && perf_modes[i]->alone &&
+		    perf_modes_count(o) > 1) {
+			snprintf(why, sizeof(why), "%s runs alone (not in a "
+				 "list)", perf_modes[i]->name);
+			return why;
+		}
+	return NULL;
+}
+
+/* Whether a selected mode takes --peers (@p peers) or --op. */
+static bool
+modes_take(const struct perf_opts *o, bool peers)
+{
+	for (unsigned int i = 0; i < PERF_NB_MODES; i++)
+		if ((o->modes & (1u << i)) &&
+		    (peers ? perf_modes[i]->takes_peers :
+			     perf_modes[i]->takes_op))
+			return true;
+	return false;
+}
+
+/* The first selected mode that cannot run over the SES with @p o: why. */
+static const char *
+modes_ses(const struct perf_opts *o)
+{
 	const char *why;
 
-	*flag = "--mode";
-	if (incast && o->modes != (1u << 3))
-		return "incast runs alone (not in a list)";
-	*flag = "--peers";
-	if (o->peers && !incast && !o->interactive)
-		return "needs --mode incast";
-	*flag = "--ulp ses";
 	for (unsigned int i = 0; o->ulp == PERF_ULP_SES && i < PERF_NB_MODES;
 	     i++) {
 		why = (o->modes & (1u << i)) ?
@@ -342,19 +410,52 @@ perf_settings_conflict(const struct perf_opts *o, unsigned int given,
 		if (why != NULL)
 			return why;
 	}
+	return NULL;
+}
+
+/* The first selected mode that refuses @p o: why, *@p flag its option. */
+static const char *
+modes_refuse(const struct perf_opts *o, const char **flag)
+{
+	const char *why;
+
+	for (unsigned int i = 0; i < PERF_NB_MODES; i++) {
+		if (!(o->modes & (1u << i)) || perf_modes[i]->refuse == NULL)
+			continue;
+		why = perf_modes[i]->refuse(o, flag);
+		if (why != NULL)
+			return why;
+	}
+	return NULL;
+}
+
+const char *
+perf_settings_conflict(const struct perf_opts *o, unsigned int given,
+		       const char **flag)
+{
+	const char *why;
+
+	*flag = "--mode";
+	why = modes_alone(o);
+	if (why != NULL)
+		return why;
+	*flag = "--peers";
+	if (o->peers && !modes_take(o, true) && !o->interactive)
+		return "needs --mode incast";
+	*flag = "--ulp ses";
+	why = modes_ses(o);
+	if (why != NULL)
+		return why;
 	*flag = "--op/--tagged";
 	if (((given & PERF_SET_OP) || o->tagged) && o->ulp != PERF_ULP_SES)
 		return "need --ulp ses";
 	*flag = "--op";
-	if ((given & PERF_SET_OP) && !o->interactive &&
-	    !(o->modes & (1u << 2)))
+	if ((given & PERF_SET_OP) && !o->interactive && !modes_take(o, false))
 		return "applies to --mode bw (msgrate and latency send)";
-	*flag = "--tagged";
-	if (o->tagged && o->op != PERF_OP_SEND && !o->interactive &&
-	    o->modes == (1u << 2))
-		return "applies to sends (--op send)";
-	*flag = NULL;
-	return NULL;
+	why = modes_refuse(o, flag);
+	if (why == NULL)
+		*flag = NULL;
+	return why;
 }
 
 /* Impossible combinations of otherwise valid flags. */
@@ -369,9 +470,6 @@ check_combos(struct perf_opts *o, unsigned int twoproc_flags,
 	if (why != NULL)
 		return bad_arg(flag, why);
 	if (o->role != PERF_ROLE_NONE) {
-		if (o->modes & (1u << 3))
-			return bad_arg("--mode incast", "runs in one process "
-				       "(no --role)");
 		if (o->interactive)
 			return bad_arg("--interactive", "runs in one process "
 				       "(no --role)");
@@ -551,7 +649,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 	int c, rc;
 
 	memset(o, 0, sizeof(*o));
-	o->modes = PERF_MODES_ALL;
+	o->modes = modes_all();
 	o->pds_mode = UET_PDS_MODE_RUD;
 	o->loss_ppm = -1;
 	o->seed = 1;
@@ -758,34 +856,6 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 /* one run                                                             */
 /* ------------------------------------------------------------------ */
 
-static int
-cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-void
-perf_latency_stats(struct perf_report *r)
-{
-	uint32_t *v = r->tx.lat_ns;
-	uint64_t n = RTE_MIN(r->tx.pongs, r->count), sum = 0;
-
-	r->lat_n = n;
-	if (v == NULL || n == 0)
-		return;
-	qsort(v, n, sizeof(*v), cmp_u32);
-	for (uint64_t i = 0; i < n; i++)
-		sum += v[i];
-	r->lat_min = v[0];
-	r->lat_max = v[n - 1];
-	r->lat_p50 = v[n * 50 / 100];
-	r->lat_p99 = v[RTE_MIN(n - 1, n * 99 / 100)];
-	r->lat_p999 = v[RTE_MIN(n - 1, n * 999 / 1000)];
-	r->lat_avg = (double)sum / (double)n;
-}
-
 const char *
 perf_verify_why(const struct perf_report *r, uint8_t pds)
 {
@@ -960,7 +1030,7 @@ eal_up(const struct perf_opts *o)
  * truncating, for each mode). A --config that does not load is reported
  * where it is used. */
 static int
-check_capture(const struct perf_opts *o)
+check_capture(struct perf_opts *o)
 {
 	static struct uet_config cfg;
 	struct uet_config_error cerr;
@@ -1024,13 +1094,24 @@ batch_json(const struct perf_opts *o, const struct perf_report *rep,
 		"results", res, "verified", all_ok));
 }
 
+/* Engines of the largest run: its senders and one receiver. */
+static unsigned int
+batch_engines(const struct perf_opts *o)
+{
+	unsigned int n = 1;
+
+	for (unsigned int i = 0; i < PERF_NB_MODES; i++)
+		if (o->modes & (1u << i))
+			n = RTE_MAX(n, perf_modes[i]->topology->senders(o));
+	return n + 1;
+}
+
 static int
-batch_main(const struct perf_opts *o)
+batch_main(struct perf_opts *o)
 {
 	static struct perf_report rep[PERF_NB_MODES];
+	unsigned int engines = batch_engines(o);
 	bool all_ok = true;
-	unsigned int engines = o->modes == (1u << 3) ?
-			       (o->peers ? o->peers : 2) + 1 : 2;
 	int rc;
 
 	if (!o->json)
@@ -1057,6 +1138,54 @@ batch_main(const struct perf_opts *o)
 	if (o->json && batch_json(o, rep, engines, all_ok) < 0)
 		return 1;
 	return all_ok ? 0 : 1;
+}
+
+static int
+twoproc_run(struct perf_opts *o)
+{
+	return perf_twoproc_main(o);
+}
+
+static int
+fabric_run(struct perf_opts *o)
+{
+	return perf_fabric_main(o);
+}
+
+/*
+ * Where the engines run, chosen once from the options (testpmd's
+ * forwarding engines have the same shape): in this process (a batch of
+ * modes, or the prompt), one engine in each of two processes, or one per
+ * host of the emulated fabric.
+ */
+struct perf_transport {
+	/* before anything runs: 0, or the exit code (error printed) */
+	int (*check)(struct perf_opts *o);
+	bool eal;                /* EAL up before run (else run brings it) */
+	int (*run)(struct perf_opts *o); /* the exit code */
+};
+
+static const struct perf_transport perf_transport_batch = {
+	.check = check_capture, .eal = true, .run = batch_main,
+};
+static const struct perf_transport perf_transport_prompt = {
+	.check = check_capture, .eal = true, .run = perf_cli_main,
+};
+static const struct perf_transport perf_transport_twoproc = {
+	.check = check_capture, .eal = false, .run = twoproc_run,
+};
+static const struct perf_transport perf_transport_fabric = {
+	.check = perf_fabric_check, .eal = true, .run = fabric_run,
+};
+
+static const struct perf_transport *
+transport_of(const struct perf_opts *o)
+{
+	if (o->fab.on)
+		return &perf_transport_fabric;
+	if (o->role != PERF_ROLE_NONE)
+		return &perf_transport_twoproc;
+	return o->interactive ? &perf_transport_prompt : &perf_transport_batch;
 }
 
 /*
@@ -1100,6 +1229,7 @@ int
 main(int argc, char **argv)
 {
 	static char eal[UET_CONFIG_STR_LEN];
+	const struct perf_transport *t;
 	static struct perf_opts o;
 	int k, rc;
 
@@ -1114,17 +1244,14 @@ main(int argc, char **argv)
 	if (k > 1)
 		o.eal_args = eal;
 	fatal_signals();
-	rc = o.fab.on ? perf_fabric_check(&o) : check_capture(&o);
+	t = transport_of(&o);
+	rc = t->check(&o);
 	if (rc == 0)
 		rc = open_csv(&o);
-	if (rc == 0 && o.role != PERF_ROLE_NONE)
-		rc = perf_twoproc_main(&o);
-	else if (rc == 0)
+	if (rc == 0 && t->eal)
 		rc = eal_up(&o);
-	if (rc == 0 && o.fab.on)
-		rc = perf_fabric_main(&o);
-	else if (rc == 0 && o.role == PERF_ROLE_NONE)
-		rc = o.interactive ? perf_cli_main(&o) : batch_main(&o);
+	if (rc == 0)
+		rc = t->run(&o);
 	if (o.csv_file != NULL && fclose(o.csv_file) != 0 && rc == 0) {
 		fprintf(stderr, "uet-perf: --csv %s: %s\n", o.csv,
 			strerror(errno));

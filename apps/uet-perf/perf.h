@@ -3,11 +3,14 @@
 #define UET_PERF_H
 
 /*
- * uet-perf: batch benchmarks over two engines in one process (ring ports
- * back to back, inline progress on one thread). One file per traffic mode
- * (msgrate.c, latency.c, bw.c), like testpmd's forwarding engines. Two
- * traffic sources (--ulp): the "raw PDS" test ULP (test_ulp.c), or the SES
- * ULP of the engine driven through front-end channels (ses_driver.c).
+ * uet-perf: batch benchmarks of the engine. One file per mode (msgrate.c,
+ * latency.c, bw.c, incast.c: a struct perf_mode each, like testpmd's
+ * forwarding engines), chosen once by --mode; one transport, chosen once
+ * (main.c): engines in this process (session.c, the prompt cli.c), one
+ * engine in each of two processes (twoproc.c) or one per host of the
+ * emulated fabric (fabric.c). Two traffic sources (--ulp): the test ULP
+ * over the PDS (test_ulp.c), or the SES ULP of the engine driven through
+ * front-end channels (ses_driver.c).
  */
 
 #include <stdbool.h>
@@ -400,23 +403,81 @@ struct perf_report {
 	} ses;
 };
 
-/* One benchmark, chosen by --mode (testpmd's fwd_engine shape). */
+/* ------------------------------------------------------------------ */
+/* modes: one engine per benchmark (testpmd's struct fwd_engine)       */
+/* ------------------------------------------------------------------ */
+
+struct perf_sess;
+
+/*
+ * How the engines of an in-process run are joined (session.c): a pair of
+ * ring ports back to back, or N senders through a software switch. The
+ * mode names one; the session calls it and nothing else decides.
+ */
+struct perf_topology {
+	/* senders of a run with @p o */
+	unsigned int (*senders)(const struct perf_opts *o);
+	/* ring ports of @p senders senders (made once per process, emptied
+	 * of an earlier run's frames): 0 or -errno */
+	int (*ports)(unsigned int senders);
+	const char *receiver_dev; /* the receiver's port (10.0.0.2) */
+	/* port, address and MAC of sender @p i */
+	void (*sender)(unsigned int i, char *dev, size_t len, uint8_t ip[4],
+		       uint8_t mac[6]);
+	/* --count (and the default count) is per sender, not in all */
+	bool count_per_sender;
+	/* --ulp raw: what the topology adds to a sender's @p tx and the
+	 * receiver's @p rx parameters (NULL: nothing) */
+	void (*raw_traffic)(unsigned int senders, struct test_ulp_params *tx,
+			    struct test_ulp_params *rx);
+	/* once per loop turn after the engines' polls (NULL: none) */
+	void (*pump)(struct perf_sess *s);
+	/* --ulp raw, at the end: the senders' and the receiver's results
+	 * into the report (tx, rx, per-flow numbers) */
+	void (*results)(struct perf_sess *s);
+	/* its own counters for --verbose and show stats (NULL: none) */
+	void (*counters_print)(const struct perf_sess *s, FILE *f);
+};
+
+extern const struct perf_topology perf_topology_pair;
+extern const struct perf_topology perf_topology_switch;
+
+/*
+ * One benchmark, chosen once by --mode: its defaults and the options it
+ * takes, the topology of its in-process engines, the traffic it asks of
+ * the test ULP or of the SES driver (they submit and complete; the mode
+ * chooses the shape: a one-way stream, or ping-pong), what it derives
+ * from the results and how it prints them. Callbacks may be NULL (none)
+ * but print.
+ */
 struct perf_mode {
 	const char *name;
+	bool in_all;             /* one of --mode all */
+	bool alone;              /* not in a --mode list */
+	bool takes_op;           /* --op chooses its SES operation */
+	bool takes_peers;        /* --peers sets its senders */
 	uint32_t def_size;
 	uint64_t def_count;
 	uint32_t def_window;
 	uint32_t def_loss_ppm;   /* on A's transmitted data */
 	uint32_t def_ses_window; /* --ulp ses: operations in flight */
-	bool pingpong;
-	bool incast;             /* N senders to one receiver */
+	const struct perf_topology *topology; /* in-process runs */
+	/* NULL when @p o can run it, else why, with *@p flag the option
+	 * named (command line and `set` at the prompt) */
+	const char *(*refuse)(const struct perf_opts *o, const char **flag);
+	/* --ulp raw: a sender's @p tx and the receiver's @p rx parameters,
+	 * set for a one-way stream (tx->count messages) on entry */
+	void (*raw_traffic)(struct test_ulp_params *tx,
+			    struct test_ulp_params *rx);
+	/* --ulp ses: @p p, set for a stream of sends on entry */
+	void (*ses_traffic)(const struct perf_opts *o,
+			    struct ses_driver_params *p);
+	const char *ses_refusal; /* not over the SES: why (NULL: it runs) */
+	/* the results are in: derived numbers, before verification */
+	void (*report)(struct perf_report *r);
 	void (*print)(const struct perf_report *r, FILE *f);
 };
 
-extern const struct perf_mode perf_mode_msgrate;
-extern const struct perf_mode perf_mode_latency;
-extern const struct perf_mode perf_mode_bw;
-extern const struct perf_mode perf_mode_incast;
 
 /* ------------------------------------------------------------------ */
 /* statistics: live lines and CSV time series (stats.c)                */
@@ -498,9 +559,13 @@ int perf_run(const struct perf_mode *m, const struct perf_opts *o,
 int perf_cli_main(struct perf_opts *o);
 
 /* main.c helpers shared with twoproc.c and cli.c */
+/* The modes, one file each, in --mode order (main.c). */
 extern const struct perf_mode *const perf_modes[];
 #define PERF_NB_MODES 4u
-#define PERF_MODES_ALL 0x7u      /* "all": msgrate, latency, bw */
+/* Index of mode @p name in perf_modes, or -EINVAL. */
+int perf_mode_find(const char *name, size_t len);
+/* The modes of @p o->modes, counted. */
+unsigned int perf_modes_count(const struct perf_opts *o);
 const char *perf_pds_name(uint8_t m);
 const char *perf_fault_name(unsigned int kind);
 int perf_parse_pds(const char *s, uint8_t *out);
@@ -516,6 +581,11 @@ const char *perf_cc_name(int cc);
 /* Apply --cc to @p cfg and check the [cc] it gives; 0 or -EINVAL
  * (printed). */
 int perf_cc_apply(const struct perf_opts *o, struct uet_config *cfg);
+/* @p p: the SES operations of mode @p m with @p o, @p size bytes each,
+ * @p window in flight (the mode may change them), count 0. */
+void perf_ses_traffic(const struct perf_mode *m, const struct perf_opts *o,
+		      uint32_t size, uint32_t window,
+		      struct ses_driver_params *p);
 /* NULL when @p m can run over @p o->ulp with @p o, else why not. */
 const char *perf_ses_unsupported(const struct perf_mode *m,
 				 const struct perf_opts *o);
@@ -530,7 +600,6 @@ const char *perf_ses_unsupported(const struct perf_mode *m,
  */
 const char *perf_settings_conflict(const struct perf_opts *o,
 				   unsigned int given, const char **flag);
-void perf_latency_stats(struct perf_report *r);
 /* NULL when @p r holds the guarantees of PDS mode @p pds, else the first
  * check that failed, in words. */
 const char *perf_verify_why(const struct perf_report *r, uint8_t pds);

@@ -939,7 +939,8 @@ client_drive(struct twoproc *t, struct test_ulp *cr, uint64_t t0, double limit,
 }
 
 static void
-client_report(struct twoproc *t, struct perf_report *r, struct test_ulp *cr,
+client_report(struct twoproc *t, const struct perf_mode *m,
+	      struct perf_report *r, struct test_ulp *cr,
 	      const char *res_line, const struct twoproc_counters *mine,
 	      const struct perf_opts *o)
 {
@@ -959,7 +960,8 @@ client_report(struct twoproc *t, struct perf_report *r, struct test_ulp *cr,
 		r->msgs_per_s = (double)r->rx.rx_msgs / r->seconds;
 		r->gbytes_per_s = (double)r->rx.rx_bytes / r->seconds / 1e9;
 	}
-	perf_latency_stats(r);
+	if (m->report != NULL)
+		m->report(r);
 	r->why_not = perf_verify_why(r, o->pds_mode);
 	if (r->why_not == NULL && (peer.stray != 0 || mine->stray != 0))
 		r->why_not = "packets delivered outside a run";
@@ -973,7 +975,7 @@ client_run(struct twoproc *t, const struct perf_mode *m, struct perf_report *r)
 	const struct perf_opts *o = t->o;
 	double limit = o->duration > 0 ? o->duration + 10 : 300.0;
 	struct twoproc_counters c0, c1;
-	struct test_ulp_params p;
+	struct test_ulp_params p, peer;
 	struct test_ulp *cr;
 	char line[PERF_CTL_LINE];
 	uint64_t t0;
@@ -981,11 +983,22 @@ client_run(struct twoproc *t, const struct perf_mode *m, struct perf_report *r)
 
 	perf_report_init(r, m, o, 0);
 	r->loss_ppm = t->loss_ppm;
+	/* a one-way stream, shaped by the mode; the server's side is
+	 * told whether it echoes */
+	memset(&p, 0, sizeof(p));
+	memcpy(p.peer.addr, t->peer_fa, 4);
+	p.mode = o->pds_mode;
+	p.size = r->size;
+	p.count = r->count;
+	p.window = r->window;
+	memset(&peer, 0, sizeof(peer));
+	if (m->raw_traffic != NULL)
+		m->raw_traffic(&p, &peer);
 	rc = perf_ctl_send(&t->ctl, (int)o->ctl_timeout_ms,
 			   "RUN mode=%s pds=%s size=%u count=%lu window=%u "
 			   "echo=%u limit_ms=%lu", m->name, r->pds, r->size,
 			   (unsigned long)r->count, r->window,
-			   m->pingpong ? 1u : 0u,
+			   peer.echo ? 1u : 0u,
 			   (unsigned long)(limit * 1000));
 	if (rc == 0)
 		rc = twoproc_wait_line(t, line, sizeof(line), o->ctl_timeout_ms);
@@ -995,17 +1008,6 @@ client_run(struct twoproc *t, const struct perf_mode *m, struct perf_report *r)
 		return -ECANCELED;
 	if (!perf_verb(line, "READY"))
 		return -EPROTO;
-	memset(&p, 0, sizeof(p));
-	memcpy(p.peer.addr, t->peer_fa, 4);
-	p.mode = o->pds_mode;
-	p.size = r->size;
-	p.count = r->count;
-	p.window = r->window;
-	p.pingpong = m->pingpong;
-	if (m->pingpong) {
-		p.expect = r->count;
-		p.expect_size = r->size;
-	}
 	cr = test_ulp_create(&p);
 	if (cr == NULL)
 		return -ENOMEM;
@@ -1046,7 +1048,7 @@ client_run(struct twoproc *t, const struct perf_mode *m, struct perf_report *r)
 		goto free_cr;
 	twoproc_counters(t, &c1);
 	counters_sub(&c1, &c0);
-	client_report(t, r, cr, line, &c1, o);
+	client_report(t, m, r, cr, line, &c1, o);
 free_cr:
 	test_ulp_free(cr);
 	return rc;
