@@ -30,9 +30,9 @@
 #define SWITCH_BURST 32
 
 /* Ring ports, made once per process. */
-static struct rte_ring *inc_up, *inc_down, *inc_rx[PERF_MAX_PEERS];
-static unsigned int inc_ports_made;
-static bool inc_rx_port_made;
+static struct rte_ring *up_ring, *down_ring, *sender_rx[PERF_MAX_PEERS];
+static unsigned int senders_made;
+static bool receiver_made;
 
 /* ------------------------------------------------------------------ */
 /* the switch topology                                                 */
@@ -50,29 +50,30 @@ ports_make(unsigned int n)
 {
 	char name[RTE_RING_NAMESIZE];
 
-	if (!inc_rx_port_made) {
-		inc_up = rte_ring_create("perf_inc_up", SESS_RING_SIZE,
-					 SOCKET_ID_ANY, RING_F_SC_DEQ);
-		inc_down = rte_ring_create("perf_inc_down", SESS_RING_SIZE,
-					   SOCKET_ID_ANY,
-					   RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (inc_up == NULL || inc_down == NULL)
+	if (!receiver_made) {
+		up_ring = rte_ring_create("perf_inc_up", SESS_RING_SIZE,
+					  SOCKET_ID_ANY, RING_F_SC_DEQ);
+		down_ring = rte_ring_create("perf_inc_down", SESS_RING_SIZE,
+					    SOCKET_ID_ANY,
+					    RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (up_ring == NULL || down_ring == NULL)
 			return -ENOMEM;
-		if (rte_eth_from_rings("perfR", &inc_up, 1, &inc_down, 1,
+		if (rte_eth_from_rings("perfR", &up_ring, 1, &down_ring, 1,
 				       SOCKET_ID_ANY) < 0)
 			return -rte_errno;
-		inc_rx_port_made = true;
+		receiver_made = true;
 	}
-	for (; inc_ports_made < n; inc_ports_made++) {
-		unsigned int i = inc_ports_made;
+	for (; senders_made < n; senders_made++) {
+		unsigned int i = senders_made;
 
 		snprintf(name, sizeof(name), "perf_inc_s%u", i);
-		inc_rx[i] = rte_ring_create(name, SESS_RING_SIZE, SOCKET_ID_ANY,
-					    RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (inc_rx[i] == NULL)
+		sender_rx[i] = rte_ring_create(name, SESS_RING_SIZE,
+					       SOCKET_ID_ANY,
+					       RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (sender_rx[i] == NULL)
 			return -ENOMEM;
 		snprintf(name, sizeof(name), "perfS%u", i);
-		if (rte_eth_from_rings(name, &inc_rx[i], 1, &inc_up, 1,
+		if (rte_eth_from_rings(name, &sender_rx[i], 1, &up_ring, 1,
 				       SOCKET_ID_ANY) < 0)
 			return -rte_errno;
 	}
@@ -112,7 +113,7 @@ switch_pump(struct perf_sess *s)
 	struct rte_mbuf *m[SWITCH_BURST];
 	unsigned int n, i;
 
-	n = rte_ring_dequeue_burst(inc_down, (void **)m, RTE_DIM(m), NULL);
+	n = rte_ring_dequeue_burst(down_ring, (void **)m, RTE_DIM(m), NULL);
 	for (i = 0; i < n; i++) {
 		const struct rte_ether_hdr *eh =
 			rte_pktmbuf_mtod(m[i], const struct rte_ether_hdr *);
@@ -121,7 +122,7 @@ switch_pump(struct perf_sess *s)
 
 		if (d[0] != 0x02 || d[4] != 0x01 || d[5] == 0 ||
 		    port >= s->nb_tx ||
-		    rte_ring_enqueue(inc_rx[port], m[i]) != 0) {
+		    rte_ring_enqueue(sender_rx[port], m[i]) != 0) {
 			rte_pktmbuf_free(m[i]);
 			s->sw_drops++;
 		}
@@ -136,10 +137,10 @@ switch_ports(unsigned int n)
 
 	if (rc < 0)
 		return rc;
-	ring_flush(inc_up);
-	ring_flush(inc_down);
-	for (unsigned int i = 0; i < inc_ports_made; i++)
-		ring_flush(inc_rx[i]);
+	ring_flush(up_ring);
+	ring_flush(down_ring);
+	for (unsigned int i = 0; i < senders_made; i++)
+		ring_flush(sender_rx[i]);
 	return 0;
 }
 
