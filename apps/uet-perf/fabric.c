@@ -128,7 +128,8 @@ fabric_cc_auto(const struct perf_opts *o)
 	if (f == NULL)
 		return;
 	fabric_cc_rtt_auto = !rte_cfgfile_has_entry(f, "cc", "base_rtt");
-	fabric_cc_rate_auto = !rte_cfgfile_has_entry(f, "cc", "link_speed_mbps");
+	fabric_cc_rate_auto = !rte_cfgfile_has_entry(f, "cc",
+						     "link_speed_mbps");
 	rte_cfgfile_close(f);
 }
 
@@ -153,7 +154,8 @@ perf_fabric_check(struct perf_opts *o)
 	fabric_cc_auto(o);
 	if (f->spec != NULL && spec_apply(&fabric_cfg, f->spec) < 0)
 		return 2;
-	if (perf_spray_apply(o, &fabric_cfg) < 0 || perf_cc_apply(o, &fabric_cfg) < 0)
+	if (perf_spray_apply(o, &fabric_cfg) < 0 ||
+	    perf_cc_apply(o, &fabric_cfg) < 0)
 		return 2;
 	if (uet_config_validate(&fabric_cfg, &err) < 0) {
 		fprintf(stderr, "uet-perf: --fabric: %s\n", err.msg);
@@ -398,7 +400,8 @@ fabric_cc_from_fabric(struct fabric_run *p)
 	    uet_proto_cc_config(&fabric_cfg, &cc, &why) < 0) {
 		fprintf(stderr, "uet-perf: [cc] from the fabric (base_rtt "
 			"%" PRIu64 " ns, %u Mb/s): bad value of %s\n",
-			fabric_cfg.cc.base_rtt_ns, fabric_cfg.cc.link_speed_mbps,
+			fabric_cfg.cc.base_rtt_ns,
+			fabric_cfg.cc.link_speed_mbps,
 			why != NULL ? why : "?");
 		return -EINVAL;
 	}
@@ -576,7 +579,8 @@ fabric_drive(struct fabric_run *p)
 {
 	struct uet_fabric_eth_run r = {
 		.eng = p->eng, .nb_eng = p->hosts, .virtual_time = p->virt,
-		.done = fabric_done, .arg = p, .poll = fabric_poll, .next = fabric_next,
+		.done = fabric_done, .arg = p, .poll = fabric_poll,
+		.next = fabric_next,
 		.max_iterations = FABRIC_MAX_ITERATIONS,
 	};
 	struct uet_fabric_eth_run_stats tail;
@@ -633,7 +637,8 @@ perf_fabric_main(const struct perf_opts *o)
 
 	memset(&p, 0, sizeof(p));
 	p.o = o;
-	p.tp = o->ulp == PERF_ULP_SES ? &fabric_transport_ses : &fabric_transport_raw;
+	p.tp = o->ulp == PERF_ULP_SES ? &fabric_transport_ses :
+					&fabric_transport_raw;
 	rc = fabric_setup(&p);
 	if (rc == 0 && p.csv != NULL)
 		fabric_csv_header(&p);

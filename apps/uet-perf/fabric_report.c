@@ -583,8 +583,8 @@ fabric_json(const struct fabric_run *p, const struct fabric_result *res)
 {
 	const struct uet_config_fabric *c = &p->cfg->fabric;
 	const struct fabric_totals *t = &res->t;
-	const struct fabric_pres *b = res->nports ? &res->port[res->bottleneck] :
-				  NULL;
+	const struct fabric_pres *b = res->nports ?
+				      &res->port[res->bottleneck] : NULL;
 
 	return json_pack(
 		"{s:s, s:{s:s, s:i, s:f, s:I, s:i, s:I, s:I, s:b, s:b, s:s},"

@@ -139,7 +139,8 @@ ses_delivery(struct fabric_run *p, struct fabric_delivery *d)
 {
 	memset(d, 0, sizeof(*d));
 	for (uint32_t i = 0; i < p->nflows; i++) {
-		const struct ses_driver_counters *c = ses_driver_counters(p->sd[i]);
+		const struct ses_driver_counters *c =
+			ses_driver_counters(p->sd[i]);
 		struct test_ulp_result tx, rx;
 
 		ses_driver_result(p->sd[i], &tx, &rx);

@@ -34,30 +34,19 @@
 
 #include "perf.h"
 
-/* JobID of every operation */
-#define SES_DRIVER_JOB 0x5e5u
-/* match bits of tagged sends ("perf") */
-#define SES_DRIVER_TAG 0x70657266u
-/* CQEs read per turn and channel */
-#define SES_DRIVER_BURST 32
-/* A's receives for latency answers */
-#define SES_DRIVER_PONG_BUFS 4
-/* A's send slots for latency */
-#define SES_DRIVER_LAT_SLOTS 4
-/* wait for late receives, at most */
-#define SES_DRIVER_DRAIN_NS 2000000000ull
-#define SES_DRIVER_NONE UINT64_MAX
+#define JOB_ID 0x5e5u            /* JobID of every operation */
+#define DEFAULT_TAG 0x70657266u  /* match bits of tagged sends ("perf") */
+#define CQ_BURST 32              /* CQEs read per turn and channel */
+#define PONG_BUFS 4              /* A's receives for latency answers */
+#define LAT_SLOTS 4              /* A's send slots for latency */
+#define DRAIN_NS 2000000000ull   /* wait for late receives, at most */
+#define SEQ_NONE UINT64_MAX      /* no sequence number (region slot) */
 
 /* CQE contexts: kind in the top byte, buffer index below. */
-enum driver_kind {
-	SES_DRIVER_K_TX = 1,
-	SES_DRIVER_K_RECV = 2,
-	SES_DRIVER_K_ECHO = 3,
-	SES_DRIVER_K_PONG = 4,
-};
-#define SES_DRIVER_CTX(k, i) (((uint64_t)(k) << 56) | (uint64_t)(i))
-#define SES_DRIVER_KIND(c) ((unsigned int)((c) >> 56))
-#define SES_DRIVER_IDX(c) ((uint32_t)((c) & 0xffffffffu))
+enum ctx_kind { CTX_TX = 1, CTX_RECV = 2, CTX_ECHO = 3, CTX_PONG = 4 };
+#define CTX_OF(k, i) (((uint64_t)(k) << 56) | (uint64_t)(i))
+#define CTX_KIND(c) ((unsigned int)((c) >> 56))
+#define CTX_INDEX(c) ((uint32_t)((c) & 0xffffffffu))
 
 struct driver_side {
 	struct uet_engine *e;
@@ -160,7 +149,7 @@ sqe_base(const struct ses_driver *d, struct uet_chan_sqe *q, uint64_t ctx,
 	q->addr = (uint64_t)(uintptr_t)buf;
 	q->len = d->p.size;
 	q->dest = to->peer;
-	q->job = SES_DRIVER_JOB;
+	q->job = JOB_ID;
 	q->mode = d->p.rod ? UET_CHAN_MODE_ROD : UET_CHAN_MODE_RUD;
 	if (d->p.op == PERF_OP_SEND || d->p.pingpong) {
 		q->op = d->p.tagged ? UET_CHAN_OP_TSEND : UET_CHAN_OP_SEND;
@@ -209,7 +198,7 @@ submit_one(struct ses_driver *d)
 		return false;
 	slot = d->afree[d->nfree - 1];
 	buf = aslot(d, slot);
-	sqe_base(d, &q, SES_DRIVER_CTX(SES_DRIVER_K_TX, slot), buf, &d->b);
+	sqe_base(d, &q, CTX_OF(CTX_TX, slot), buf, &d->b);
 	switch (d->p.pingpong ? PERF_OP_SEND : d->p.op) {
 	case PERF_OP_SEND:
 		payload_fill(buf, d->p.size, seq, d->p.verify);
@@ -272,7 +261,7 @@ submit(struct ses_driver *d)
 static void
 tx_done(struct ses_driver *d, const struct uet_chan_cqe *e)
 {
-	uint32_t slot = SES_DRIVER_IDX(e->context);
+	uint32_t slot = CTX_INDEX(e->context);
 	uint64_t seq;
 
 	if (slot >= d->nslots) {
@@ -286,7 +275,7 @@ tx_done(struct ses_driver *d, const struct uet_chan_cqe *e)
 		d->cnt.cqe_err++;
 		d->tx.pkts_done_err++;
 		if (d->rseq != NULL) /* region slot content unknown now */
-			d->rseq[slot] = SES_DRIVER_NONE;
+			d->rseq[slot] = SEQ_NONE;
 		if (d->p.pingpong && d->ping_seq == seq)
 			d->waiting_pong = false; /* no answer will come */
 		return;
@@ -341,7 +330,7 @@ recv_ok(struct ses_driver *d, const struct uet_chan_cqe *e, const uint8_t *buf,
 	}
 	seq = seq_of(buf);
 	if (e->len != d->p.size || seq >= d->next_seq ||
-	    (want != SES_DRIVER_NONE && seq != want) ||
+	    (want != SEQ_NONE && seq != want) ||
 	    !payload_check(buf, d->p.size, seq, d->p.verify)) {
 		res->rx_bad++;
 		return false;
@@ -358,8 +347,8 @@ b_recv(struct ses_driver *d, const struct uet_chan_cqe *e, uint32_t i)
 	uint64_t seq;
 
 	d->rx.rx_pkts++;
-	if (!recv_ok(d, e, buf, &d->rx, SES_DRIVER_NONE)) {
-		post_recv(d, &d->b, SES_DRIVER_CTX(SES_DRIVER_K_RECV, i), buf);
+	if (!recv_ok(d, e, buf, &d->rx, SEQ_NONE)) {
+		post_recv(d, &d->b, CTX_OF(CTX_RECV, i), buf);
 		return;
 	}
 	seq = seq_of(buf);
@@ -374,14 +363,14 @@ b_recv(struct ses_driver *d, const struct uet_chan_cqe *e, uint32_t i)
 		d->rx.rx_order_err++;
 	d->rx_next = seq + 1;
 	if (!d->p.pingpong) {
-		post_recv(d, &d->b, SES_DRIVER_CTX(SES_DRIVER_K_RECV, i), buf);
+		post_recv(d, &d->b, CTX_OF(CTX_RECV, i), buf);
 		return;
 	}
 	/* latency: answer from the same buffer, repost after its CQE */
-	sqe_base(d, &q, SES_DRIVER_CTX(SES_DRIVER_K_ECHO, i), buf, &d->a);
+	sqe_base(d, &q, CTX_OF(CTX_ECHO, i), buf, &d->a);
 	if (uet_chan_sq_post(d->b.ch, &q) != 0) {
 		d->cnt.post_fail++;
-		post_recv(d, &d->b, SES_DRIVER_CTX(SES_DRIVER_K_RECV, i), buf);
+		post_recv(d, &d->b, CTX_OF(CTX_RECV, i), buf);
 		return;
 	}
 	d->rx.msgs_sent++;
@@ -409,18 +398,18 @@ a_pong(struct ses_driver *d, const struct uet_chan_cqe *e, uint32_t i)
 		d->tx.rx_bytes += e->len;
 		d->waiting_pong = false;
 	}
-	post_recv(d, &d->a, SES_DRIVER_CTX(SES_DRIVER_K_PONG, i), buf);
+	post_recv(d, &d->a, CTX_OF(CTX_PONG, i), buf);
 }
 
 static void
 a_cqe(struct ses_driver *d, const struct uet_chan_cqe *e)
 {
-	uint32_t i = SES_DRIVER_IDX(e->context);
+	uint32_t i = CTX_INDEX(e->context);
 
-	if (SES_DRIVER_KIND(e->context) == SES_DRIVER_K_TX)
+	if (CTX_KIND(e->context) == CTX_TX)
 		tx_done(d, e);
-	else if (SES_DRIVER_KIND(e->context) == SES_DRIVER_K_PONG && d->pbuf != NULL &&
-		 i < SES_DRIVER_PONG_BUFS)
+	else if (CTX_KIND(e->context) == CTX_PONG && d->pbuf != NULL &&
+		 i < PONG_BUFS)
 		a_pong(d, e, i);
 	else
 		d->cnt.cqe_bad++;
@@ -429,11 +418,11 @@ a_cqe(struct ses_driver *d, const struct uet_chan_cqe *e)
 static void
 b_cqe(struct ses_driver *d, const struct uet_chan_cqe *e)
 {
-	uint32_t i = SES_DRIVER_IDX(e->context);
+	uint32_t i = CTX_INDEX(e->context);
 
-	if (SES_DRIVER_KIND(e->context) == SES_DRIVER_K_RECV && i < d->nrecv) {
+	if (CTX_KIND(e->context) == CTX_RECV && i < d->nrecv) {
 		b_recv(d, e, i);
-	} else if (SES_DRIVER_KIND(e->context) == SES_DRIVER_K_ECHO && i < d->nrecv) {
+	} else if (CTX_KIND(e->context) == CTX_ECHO && i < d->nrecv) {
 		d->echo_inflight--;
 		if (e->status != 0) {
 			d->cnt.cqe_err++;
@@ -441,7 +430,7 @@ b_cqe(struct ses_driver *d, const struct uet_chan_cqe *e)
 		} else {
 			d->rx.pkts_done_ok++;
 		}
-		post_recv(d, &d->b, SES_DRIVER_CTX(SES_DRIVER_K_RECV, i), bslot(d, i));
+		post_recv(d, &d->b, CTX_OF(CTX_RECV, i), bslot(d, i));
 	} else {
 		d->cnt.cqe_bad++;
 	}
@@ -450,14 +439,14 @@ b_cqe(struct ses_driver *d, const struct uet_chan_cqe *e)
 unsigned int
 ses_driver_poll(struct ses_driver *d)
 {
-	struct uet_chan_cqe e[SES_DRIVER_BURST];
+	struct uet_chan_cqe e[CQ_BURST];
 	unsigned int n, work;
 
-	n = uet_chan_cq_poll(d->a.ch, e, SES_DRIVER_BURST);
+	n = uet_chan_cq_poll(d->a.ch, e, CQ_BURST);
 	for (unsigned int i = 0; i < n; i++)
 		a_cqe(d, &e[i]);
 	work = n;
-	n = uet_chan_cq_poll(d->b.ch, e, SES_DRIVER_BURST);
+	n = uet_chan_cq_poll(d->b.ch, e, CQ_BURST);
 	for (unsigned int i = 0; i < n; i++)
 		b_cqe(d, &e[i]);
 	return work + n + submit(d);
@@ -478,7 +467,7 @@ ses_driver_finished(struct ses_driver *d)
 	now = rte_rdtsc();
 	if (d->idle_tsc == 0)
 		d->idle_tsc = now;
-	return (double)(now - d->idle_tsc) * d->ns_per_tsc > SES_DRIVER_DRAIN_NS;
+	return (double)(now - d->idle_tsc) * d->ns_per_tsc > DRAIN_NS;
 }
 
 void
@@ -510,7 +499,7 @@ static void
 check_region(struct ses_driver *d)
 {
 	for (uint32_t k = 0; k < d->nslots; k++)
-		if (d->rseq[k] != SES_DRIVER_NONE &&
+		if (d->rseq[k] != SEQ_NONE &&
 		    !payload_check(bslot(d, k), d->p.size, d->rseq[k],
 				   d->p.verify))
 			d->rx.rx_bad++;
@@ -562,7 +551,7 @@ static int
 side_own_process(struct driver_side *s)
 {
 	struct uet_ses_ulp_ctl j = {
-		.op = UET_SES_ULP_JOB_ADD, .job = SES_DRIVER_JOB, .has_pid = true,
+		.op = UET_SES_ULP_JOB_ADD, .job = JOB_ID, .has_pid = true,
 		.pid = s->pid,
 	};
 	struct uet_ses_ulp_ctl b = {
@@ -582,7 +571,7 @@ side_open(struct driver_side *s, struct uet_engine *e, const char *tag,
 	  const uint8_t fa[4], uint32_t nrq, uint32_t nsq)
 {
 	struct uet_ses_ulp_ctl r = { .op = UET_SES_ULP_JOB_ADD,
-				      .job = SES_DRIVER_JOB };
+				      .job = JOB_ID };
 	char name[24];
 	uint32_t initiator;
 	uint16_t pid;
@@ -663,7 +652,7 @@ region_open(struct ses_driver *d)
 
 	memset(&r, 0, sizeof(r));
 	r.op = UET_SES_ULP_MR_REG;
-	r.job = SES_DRIVER_JOB;
+	r.job = JOB_ID;
 	r.base = (uintptr_t)d->bbuf;
 	r.len = d->bbuf_len;
 	r.access = d->p.op == PERF_OP_WRITE ? UET_SES_MR_REMOTE_WRITE :
@@ -684,7 +673,7 @@ bufs_alloc(struct ses_driver *d)
 	const struct ses_driver_params *p = &d->p;
 	bool sends = p->pingpong || p->op == PERF_OP_SEND;
 
-	d->nslots = p->pingpong ? SES_DRIVER_LAT_SLOTS : p->window;
+	d->nslots = p->pingpong ? LAT_SLOTS : p->window;
 	d->nrecv = p->pingpong ? 8 : RTE_MAX(2 * p->window, 8u);
 	d->nrecv = RTE_MIN(d->nrecv, 4096u);
 	d->abuf = calloc(d->nslots, p->size);
@@ -697,7 +686,7 @@ bufs_alloc(struct ses_driver *d)
 	if (p->op == PERF_OP_WRITE && !p->pingpong)
 		d->rseq = malloc(d->nslots * sizeof(*d->rseq));
 	if (p->pingpong) {
-		d->pbuf = calloc(SES_DRIVER_PONG_BUFS, p->size);
+		d->pbuf = calloc(PONG_BUFS, p->size);
 		d->lat = calloc(p->count, sizeof(*d->lat));
 	}
 	if (d->abuf == NULL || d->aseq == NULL || d->afree == NULL ||
@@ -710,7 +699,7 @@ bufs_alloc(struct ses_driver *d)
 	d->nfree = d->nslots;
 	if (d->rseq != NULL)
 		for (uint32_t i = 0; i < d->nslots; i++)
-			d->rseq[i] = SES_DRIVER_NONE;
+			d->rseq[i] = SEQ_NONE;
 	if (p->op == PERF_OP_READ && !p->pingpong)
 		for (uint32_t k = 0; k < d->nslots; k++)
 			payload_fill(bslot(d, k), p->size, k, true);
@@ -739,14 +728,14 @@ ses_driver_create(const struct ses_driver_params *p)
 		goto fail;
 	}
 	d->tx.lat_ns = d->lat;
-	d->tag = p->match_bits != 0 ? p->match_bits : SES_DRIVER_TAG;
+	d->tag = p->match_bits != 0 ? p->match_bits : DEFAULT_TAG;
 	d->a.pid = p->pid_a;
 	d->b.pid = p->pid_b;
 	d->a.initiator = p->ini_a != 0 ? p->ini_a : p->pid_a;
 	d->b.initiator = p->ini_b != 0 ? p->ini_b : p->pid_b;
 	snprintf(tag, sizeof(tag), "A%s", p->tag);
 	if (side_open(&d->a, p->ea, tag, fa_a,
-		      p->pingpong ? SES_DRIVER_PONG_BUFS : 1, d->nslots) < 0)
+		      p->pingpong ? PONG_BUFS : 1, d->nslots) < 0)
 		goto fail;
 	snprintf(tag, sizeof(tag), "B%s", p->tag);
 	if (side_open(&d->b, p->eb, tag, fa_b, sends ? d->nrecv : 1,
@@ -758,10 +747,12 @@ ses_driver_create(const struct ses_driver_params *p)
 		goto fail;
 	if (sends)
 		for (uint32_t i = 0; i < d->nrecv; i++)
-			post_recv(d, &d->b, SES_DRIVER_CTX(SES_DRIVER_K_RECV, i), bslot(d, i));
+			post_recv(d, &d->b,
+				  CTX_OF(CTX_RECV, i),
+				  bslot(d, i));
 	if (d->pbuf != NULL)
-		for (uint32_t i = 0; i < SES_DRIVER_PONG_BUFS; i++)
-			post_recv(d, &d->a, SES_DRIVER_CTX(SES_DRIVER_K_PONG, i),
+		for (uint32_t i = 0; i < PONG_BUFS; i++)
+			post_recv(d, &d->a, CTX_OF(CTX_PONG, i),
 				  d->pbuf + (size_t)i * p->size);
 	return d;
 fail:

@@ -456,8 +456,9 @@ static void
 sess_sample(struct perf_sess *s, struct perf_sample *out)
 {
 	static struct uet_engine_stats st;
-	const struct test_ulp_result *rx = s->sd != NULL ? ses_driver_live(s->sd) :
-				       test_ulp_live(s->ru[0]);
+	const struct test_ulp_result *rx = s->sd != NULL ?
+					   ses_driver_live(s->sd) :
+					   test_ulp_live(s->ru[0]);
 
 	memset(out, 0, sizeof(*out));
 	if (s->sd != NULL) {

@@ -25,11 +25,11 @@
 
 #include "perf.h"
 
-#define TEST_ULP_JOB 0x42
-#define TEST_ULP_PONGQ 64
-/* cookie = destination << TEST_ULP_DEST_SHIFT | (seq * ppm + k) */
-#define TEST_ULP_DEST_SHIFT 40
-#define TEST_ULP_POS_MASK ((UINT64_C(1) << TEST_ULP_DEST_SHIFT) - 1)
+#define JOB_ID 0x42
+#define PONGQ_LEN 64
+/* cookie = destination << DEST_SHIFT | (seq * ppm + k) */
+#define DEST_SHIFT 40
+#define POS_MASK ((UINT64_C(1) << DEST_SHIFT) - 1)
 
 /* Sender state per destination (p.dests). */
 struct test_ulp_dstate {
@@ -56,7 +56,7 @@ struct test_ulp {
 	bool ping_wait;
 	bool ping_failed;        /* a packet of the ping being submitted failed */
 	/* echo: pongs owed (seq), FIFO */
-	uint64_t pongq[TEST_ULP_PONGQ];
+	uint64_t pongq[PONGQ_LEN];
 	uint32_t pong_head, pong_tail;
 	uint64_t pong_budget;    /* echo: messages to send back */
 	/* receiver */
@@ -291,8 +291,8 @@ test_ulp_build(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
 	       uint8_t *buf, size_t cap)
 {
 	struct test_ulp *r = priv;
-	uint64_t seq = (cookie & TEST_ULP_POS_MASK) / r->ppm;
-	uint32_t k = (uint32_t)((cookie & TEST_ULP_POS_MASK) % r->ppm);
+	uint64_t seq = (cookie & POS_MASK) / r->ppm;
+	uint32_t k = (uint32_t)((cookie & POS_MASK) % r->ppm);
 	uint32_t len = pkt_len(r->base, r->rem, k);
 	uint32_t off = pkt_off(r->base, r->rem, k);
 	/* copied, not memset(): gcc makes a slow `rep stos` of that */
@@ -304,7 +304,7 @@ test_ulp_build(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
 	(void)is_retx;
 	h.opcode = UET_SES_OP_SEND;
 	h.version = UET_SES_VERSION;
-	h.job_id = TEST_ULP_JOB;
+	h.job_id = JOB_ID;
 	h.request_length = r->p.size;
 	if (r->ppm == 1) {
 		h.flags = UET_SES_F_SOM | UET_SES_F_EOM;
@@ -335,7 +335,7 @@ submit_pkt(struct test_ulp *r, struct uet_ulp_ctx *ctx, uint64_t seq,
 	struct uet_pds_submit q;
 
 	q.dst = r->p.peer;
-	q.job = TEST_ULP_JOB;
+	q.job = JOB_ID;
 	q.tc = 0;
 	q.mode = r->p.mode;
 	q.next_hdr = r->ppm == 1 ? UET_PDS_NEXT_REQUEST_SMALL :
@@ -379,7 +379,7 @@ dest_submit(struct test_ulp *r, struct uet_ulp_ctx *ctx, uint32_t d)
 		uint64_t seq = dst->seq_base + x->next_seq;
 
 		q.dst = dst->peer;
-		q.job = TEST_ULP_JOB;
+		q.job = JOB_ID;
 		q.tc = 0;
 		q.mode = r->p.mode;
 		q.next_hdr = r->ppm == 1 ? UET_PDS_NEXT_REQUEST_SMALL :
@@ -388,7 +388,7 @@ dest_submit(struct test_ulp *r, struct uet_ulp_ctx *ctx, uint32_t d)
 		q.len = (uint16_t)(ses_len(r->ppm) +
 				   pkt_len(r->base, r->rem, x->next_k));
 		q.pdc = 0;
-		q.cookie = (uint64_t)d << TEST_ULP_DEST_SHIFT |
+		q.cookie = (uint64_t)d << DEST_SHIFT |
 			   (seq * r->ppm + x->next_k);
 		if (uet_ulp_submit(ctx, &q) != 0)
 			break;
@@ -430,7 +430,7 @@ test_ulp_poll(void *priv, struct uet_ulp_ctx *ctx, uint64_t now)
 		return dests_poll(r, ctx, now);
 	/* echo: pongs owed, in arrival order */
 	while (r->pong_head != r->pong_tail) {
-		if (!submit_msg(r, ctx, r->pongq[r->pong_head % TEST_ULP_PONGQ],
+		if (!submit_msg(r, ctx, r->pongq[r->pong_head % PONGQ_LEN],
 				&work))
 			return work;
 		r->pong_head++;
@@ -486,9 +486,9 @@ test_ulp_done(struct test_ulp *r, struct uet_ulp_ctx *ctx, uint64_t cookie,
 	else
 		r->pkts_err++;
 	if (status != 0 && r->p.pingpong)
-		ping_fail(r, (cookie & TEST_ULP_POS_MASK) / r->ppm);
-	if (r->p.nb_dests > 0 && (cookie >> TEST_ULP_DEST_SHIFT) < r->p.nb_dests) {
-		uint32_t d = (uint32_t)(cookie >> TEST_ULP_DEST_SHIFT);
+		ping_fail(r, (cookie & POS_MASK) / r->ppm);
+	if (r->p.nb_dests > 0 && (cookie >> DEST_SHIFT) < r->p.nb_dests) {
+		uint32_t d = (uint32_t)(cookie >> DEST_SHIFT);
 		struct test_ulp_dstate *x = &r->ds[d];
 
 		x->inflight--;
@@ -631,8 +631,8 @@ test_ulp_deliver(struct test_ulp *r, struct uet_ulp_ctx *ctx,
 	if (r->p.pingpong)
 		pong_rx(r, seq);
 	if (r->p.echo && r->pong_budget > 0 &&
-	    r->pong_tail - r->pong_head < TEST_ULP_PONGQ) {
-		r->pongq[r->pong_tail++ % TEST_ULP_PONGQ] = seq;
+	    r->pong_tail - r->pong_head < PONGQ_LEN) {
+		r->pongq[r->pong_tail++ % PONGQ_LEN] = seq;
 		r->pong_budget--;
 	}
 }

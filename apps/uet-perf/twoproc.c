@@ -342,8 +342,8 @@ twoproc_turn(struct twoproc *t, uint64_t *next, unsigned int *us)
  * that time, not after the whole run limit.
  */
 static int
-twoproc_wait_line_watch(struct twoproc *t, char *line, size_t n, uint64_t ms,
-			const struct test_ulp *watch)
+wait_line_watch(struct twoproc *t, char *line, size_t n, uint64_t ms,
+		const struct test_ulp *watch)
 {
 	uint64_t hz = rte_get_tsc_hz(), now = rte_rdtsc();
 	uint64_t end = now + hz / 1000 * ms;
@@ -377,9 +377,9 @@ twoproc_wait_line_watch(struct twoproc *t, char *line, size_t n, uint64_t ms,
 }
 
 static int
-twoproc_wait_line(struct twoproc *t, char *line, size_t n, uint64_t ms)
+wait_line(struct twoproc *t, char *line, size_t n, uint64_t ms)
 {
-	return twoproc_wait_line_watch(t, line, n, ms, NULL);
+	return wait_line_watch(t, line, n, ms, NULL);
 }
 
 static int
@@ -642,8 +642,8 @@ server_run(struct twoproc *t, const char *run)
 		goto swap_out;
 	/* the run lasts what the client says, up to its hard limit, as
 	 * long as its traffic keeps arriving (the client watches ours) */
-	rc = twoproc_wait_line_watch(t, line, sizeof(line),
-				limit_ms + t->o->ctl_timeout_ms, r);
+	rc = wait_line_watch(t, line, sizeof(line),
+			     limit_ms + t->o->ctl_timeout_ms, r);
 	if (rc == -ETIME)
 		(void)perf_ctl_send(&t->ctl, 1000, "ERR server: no traffic "
 				    "progress within --ctl-timeout");
@@ -732,7 +732,7 @@ server_linger(struct twoproc *t)
 	struct rte_eth_link link;
 	uint64_t end;
 
-	while (twoproc_wait_line(t, line, sizeof(line), t->o->ctl_timeout_ms) == 0)
+	while (wait_line(t, line, sizeof(line), t->o->ctl_timeout_ms) == 0)
 		; /* nothing more is expected: until EOF or the timeout */
 	end = rte_rdtsc() + rte_get_tsc_hz() / 1000 * TWOPROC_LINGER_MS;
 	while (rte_rdtsc() < end && !twoproc_stop &&
@@ -771,7 +771,7 @@ server_session(struct twoproc *t)
 	}
 	rc = send_hello(t);
 	while (rc == 0) {
-		rc = twoproc_wait_line(t, line, sizeof(line), t->o->ctl_timeout_ms);
+		rc = wait_line(t, line, sizeof(line), t->o->ctl_timeout_ms);
 		if (rc < 0)
 			break;
 		if (peer_err(line)) {
@@ -1001,7 +1001,7 @@ client_run(struct twoproc *t, const struct perf_mode *m, struct perf_report *r)
 			   peer.echo ? 1u : 0u,
 			   (unsigned long)(limit * 1000));
 	if (rc == 0)
-		rc = twoproc_wait_line(t, line, sizeof(line), o->ctl_timeout_ms);
+		rc = wait_line(t, line, sizeof(line), o->ctl_timeout_ms);
 	if (rc < 0)
 		return rc;
 	if (peer_err(line))
@@ -1025,7 +1025,8 @@ client_run(struct twoproc *t, const struct perf_mode *m, struct perf_report *r)
 	r->pkts_per_msg = test_ulp_pkts_per_msg(r->size,
 						uet_ulp_max_len(t->slot.ctx));
 	rc = client_drive(t, cr, t0, limit, r);
-	/* the test ULP is ours again; the PDS keeps ACKing the server's pongs */
+	/* the test ULP is ours again; the PDS keeps ACKing the server's
+	 * pongs */
 	if (twoproc_swap(t, NULL) < 0 && rc == 0)
 		rc = -ETIMEDOUT;
 	if (rc < 0)
@@ -1037,9 +1038,9 @@ client_run(struct twoproc *t, const struct perf_mode *m, struct perf_report *r)
 			   "FIN sent=%lu complete=%u",
 			   (unsigned long)r->tx.msgs_sent, r->complete ? 1u : 0u);
 	if (rc == 0)
-		rc = twoproc_wait_line(t, line, sizeof(line),
-				       (uint64_t)o->ctl_timeout_ms * 2 +
-				  TWOPROC_DRAIN_MS);
+		rc = wait_line(t, line, sizeof(line),
+			       (uint64_t)o->ctl_timeout_ms * 2 +
+			       TWOPROC_DRAIN_MS);
 	if (rc == 0 && peer_err(line))
 		rc = -ECANCELED;
 	else if (rc == 0 && !perf_verb(line, "RESULT"))
@@ -1148,7 +1149,7 @@ client_session(struct twoproc *t)
 	rc = perf_ctl_send(&t->ctl, (int)o->ctl_timeout_ms, "BYE verified=%u",
 			   all_ok ? 1u : 0u);
 	if (rc == 0)
-		rc = twoproc_wait_line(t, line, sizeof(line), o->ctl_timeout_ms);
+		rc = wait_line(t, line, sizeof(line), o->ctl_timeout_ms);
 	if (rc < 0 || !perf_verb(line, "BYE")) {
 		ctl_err("BYE", rc < 0 ? rc : -EPROTO);
 		all_ok = false;

@@ -152,7 +152,8 @@ flows_note(struct run_state *s)
 		if (!s->sender[h] || s->flow_done_ns[h] != 0)
 			continue;
 		if (sc->incast) {
-			if (test_ulp_flow_get(s->r[0], h - 1, sc->count, &fl) != 0 ||
+			if (test_ulp_flow_get(s->r[0], h - 1, sc->count,
+					      &fl) != 0 ||
 			    fl.msgs < sc->count)
 				continue;
 		} else if (test_ulp_live(s->r[(h + sc->shift) % nh])->rx_msgs <
