@@ -143,7 +143,7 @@ struct ses_driver_params {
 	bool tagged;             /* SEND as TSEND / TRECV */
 	bool rod;                /* SQE mode ROD (else RUD) */
 	bool verify;             /* fill and check every payload byte */
-	bool pingpong;           /* latency: B echoes, one message in flight */
+	bool pingpong;           /* B echoes, one in flight (op SEND) */
 	uint32_t size;           /* bytes per operation */
 	uint64_t count;          /* operations */
 	uint32_t window;         /* operations in flight */

@@ -151,7 +151,7 @@ sqe_base(const struct ses_driver *d, struct uet_chan_sqe *q, uint64_t ctx,
 	q->dest = to->peer;
 	q->job = JOB_ID;
 	q->mode = d->p.rod ? UET_CHAN_MODE_ROD : UET_CHAN_MODE_RUD;
-	if (d->p.op == PERF_OP_SEND || d->p.pingpong) {
+	if (d->p.op == PERF_OP_SEND) {
 		q->op = d->p.tagged ? UET_CHAN_OP_TSEND : UET_CHAN_OP_SEND;
 		q->tag = d->tag;
 	}
@@ -199,7 +199,7 @@ submit_one(struct ses_driver *d)
 	slot = d->afree[d->nfree - 1];
 	buf = aslot(d, slot);
 	sqe_base(d, &q, CTX_OF(CTX_TX, slot), buf, &d->b);
-	switch (d->p.pingpong ? PERF_OP_SEND : d->p.op) {
+	switch (d->p.op) {
 	case PERF_OP_SEND:
 		payload_fill(buf, d->p.size, seq, d->p.verify);
 		break;
@@ -281,7 +281,7 @@ tx_done(struct ses_driver *d, const struct uet_chan_cqe *e)
 		return;
 	}
 	d->tx.pkts_done_ok++;
-	if (d->p.pingpong || d->p.op == PERF_OP_SEND)
+	if (d->p.op == PERF_OP_SEND)
 		return;
 	if (d->p.op == PERF_OP_WRITE) {
 		/* Acknowledged by the target: placed. Region slot `slot` is
@@ -671,7 +671,7 @@ static int
 bufs_alloc(struct ses_driver *d)
 {
 	const struct ses_driver_params *p = &d->p;
-	bool sends = p->pingpong || p->op == PERF_OP_SEND;
+	bool sends = p->op == PERF_OP_SEND;
 
 	d->nslots = p->pingpong ? LAT_SLOTS : p->window;
 	d->nrecv = p->pingpong ? 8 : RTE_MAX(2 * p->window, 8u);
@@ -683,7 +683,7 @@ bufs_alloc(struct ses_driver *d)
 	d->bbuf = calloc(1, d->bbuf_len);
 	if (sends)
 		d->seen = calloc((p->count + 63) / 64, sizeof(*d->seen));
-	if (p->op == PERF_OP_WRITE && !p->pingpong)
+	if (p->op == PERF_OP_WRITE)
 		d->rseq = malloc(d->nslots * sizeof(*d->rseq));
 	if (p->pingpong) {
 		d->pbuf = calloc(PONG_BUFS, p->size);
@@ -691,7 +691,7 @@ bufs_alloc(struct ses_driver *d)
 	}
 	if (d->abuf == NULL || d->aseq == NULL || d->afree == NULL ||
 	    d->bbuf == NULL || (sends && d->seen == NULL) ||
-	    (p->op == PERF_OP_WRITE && !p->pingpong && d->rseq == NULL) ||
+	    (p->op == PERF_OP_WRITE && d->rseq == NULL) ||
 	    (p->pingpong && (d->pbuf == NULL || d->lat == NULL)))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < d->nslots; i++)
@@ -700,7 +700,7 @@ bufs_alloc(struct ses_driver *d)
 	if (d->rseq != NULL)
 		for (uint32_t i = 0; i < d->nslots; i++)
 			d->rseq[i] = SEQ_NONE;
-	if (p->op == PERF_OP_READ && !p->pingpong)
+	if (p->op == PERF_OP_READ)
 		for (uint32_t k = 0; k < d->nslots; k++)
 			payload_fill(bslot(d, k), p->size, k, true);
 	return 0;
@@ -715,11 +715,18 @@ ses_driver_create(const struct ses_driver_params *p)
 	const uint8_t *fa_a = memcmp(p->fa_a, none, 4) ? p->fa_a : def_a;
 	const uint8_t *fa_b = memcmp(p->fa_b, none, 4) ? p->fa_b : def_b;
 	struct ses_driver *d = calloc(1, sizeof(*d));
-	bool sends = p->pingpong || p->op == PERF_OP_SEND;
+	bool sends = p->op == PERF_OP_SEND;
 	char tag[20];
 
 	if (d == NULL)
 		return NULL;
+	if (p->pingpong && p->op != PERF_OP_SEND) {
+		/* B echoes what it receives: a ping-pong is of sends */
+		fprintf(stderr, "uet-perf: SES ping-pong: %s, not send\n",
+			perf_op_name(p->op));
+		free(d);
+		return NULL;
+	}
 	d->p = *p;
 	d->ns_per_tsc = 1e9 / (double)rte_get_tsc_hz();
 	if (bufs_alloc(d) < 0) {
