@@ -558,29 +558,15 @@ int perf_run(const struct perf_mode *m, const struct perf_opts *o,
 /* interactive prompt (cli.c): @return exit code. */
 int perf_cli_main(struct perf_opts *o);
 
-/* main.c helpers shared with twoproc.c and cli.c */
-/* The modes, one file each, in --mode order (main.c). */
+/* modes.c: the modes, one file each, in --mode order */
 extern const struct perf_mode *const perf_modes[];
 #define PERF_NB_MODES 4u
-/* Index of mode @p name in perf_modes, or -EINVAL. */
+/* Index of mode @p name (@p len characters) in perf_modes, or -EINVAL. */
 int perf_mode_find(const char *name, size_t len);
 /* The modes of @p o->modes, counted. */
 unsigned int perf_modes_count(const struct perf_opts *o);
-const char *perf_pds_name(uint8_t m);
-const char *perf_fault_name(unsigned int kind);
-int perf_parse_pds(const char *s, uint8_t *out);
-/* --spray / set spray: single, oblivious, reps */
-int perf_parse_spray(const char *s, int *out);
-const char *perf_spray_name(int m);
-/* @p o's spray mode on @p c, checked with the rest of @p c: 0, or
- * -EINVAL with the reason printed (e.g. too few EVs to spray). */
-int perf_spray_apply(const struct perf_opts *o, struct uet_config *c);
-/* --cc / set cc: fixed | nscc | rccc | nscc+rccc; 0 or -EINVAL. */
-int perf_parse_cc(const char *s, int *out);
-const char *perf_cc_name(int cc);
-/* Apply --cc to @p cfg and check the [cc] it gives; 0 or -EINVAL
- * (printed). */
-int perf_cc_apply(const struct perf_opts *o, struct uet_config *cfg);
+/* The modes of --mode all (a perf_opts.modes set). */
+unsigned int perf_modes_all(void);
 /* @p p: the SES operations of mode @p m with @p o, @p size bytes each,
  * @p window in flight (the mode may change them), count 0. */
 void perf_ses_traffic(const struct perf_mode *m, const struct perf_opts *o,
@@ -600,6 +586,27 @@ const char *perf_ses_unsupported(const struct perf_mode *m,
  */
 const char *perf_settings_conflict(const struct perf_opts *o,
 				   unsigned int given, const char **flag);
+/* @p r zeroed, with the size, count, window and loss of mode @p m with
+ * @p o (@p def_loss: the loss when @p o sets none). */
+void perf_report_init(struct perf_report *r, const struct perf_mode *m,
+		      const struct perf_opts *o, uint32_t def_loss);
+
+/* main.c helpers shared with twoproc.c and cli.c */
+const char *perf_pds_name(uint8_t m);
+const char *perf_fault_name(unsigned int kind);
+int perf_parse_pds(const char *s, uint8_t *out);
+/* --spray / set spray: single, oblivious, reps */
+int perf_parse_spray(const char *s, int *out);
+const char *perf_spray_name(int m);
+/* @p o's spray mode on @p c, checked with the rest of @p c: 0, or
+ * -EINVAL with the reason printed (e.g. too few EVs to spray). */
+int perf_spray_apply(const struct perf_opts *o, struct uet_config *c);
+/* --cc / set cc: fixed | nscc | rccc | nscc+rccc; 0 or -EINVAL. */
+int perf_parse_cc(const char *s, int *out);
+const char *perf_cc_name(int cc);
+/* Apply --cc to @p cfg and check the [cc] it gives; 0 or -EINVAL
+ * (printed). */
+int perf_cc_apply(const struct perf_opts *o, struct uet_config *cfg);
 /* NULL when @p r holds the guarantees of PDS mode @p pds, else the first
  * check that failed, in words. */
 const char *perf_verify_why(const struct perf_report *r, uint8_t pds);
@@ -620,8 +627,6 @@ perf_window_unit(const struct perf_report *r)
 {
 	return r->ses.on ? "ops" : "pkts";
 }
-void perf_report_init(struct perf_report *r, const struct perf_mode *m,
-		      const struct perf_opts *o, uint32_t def_loss);
 
 /* ------------------------------------------------------------------ */
 /* two processes: control connection (ctl.c) and roles (twoproc.c)     */
