@@ -6,6 +6,25 @@
 
 #include "perf.h"
 
+/* --op: the operation (WRITE by default). */
+static void
+bw_ses_traffic(const struct perf_opts *o, struct ses_driver_params *p)
+{
+	p->op = o->op;
+}
+
+/* --tagged tags sends: a bw run alone must send. With other modes, or
+ * at the prompt (the settings of later runs), it is for the others. */
+static const char *
+bw_refuse(const struct perf_opts *o, const char **flag)
+{
+	*flag = "--tagged";
+	if (o->tagged && o->op != PERF_OP_SEND && !o->interactive &&
+	    perf_modes_count(o) == 1)
+		return "applies to sends (--op send)";
+	return NULL;
+}
+
 static void
 bw_print(const struct perf_report *r, FILE *f)
 {
@@ -25,10 +44,15 @@ bw_print(const struct perf_report *r, FILE *f)
 
 const struct perf_mode perf_mode_bw = {
 	.name = "bw",
+	.in_all = true,
+	.takes_op = true,
 	.def_size = 65536,
 	.def_count = 20000,
 	.def_window = 512,
 	.def_ses_window = 16,
 	.def_loss_ppm = 0,
+	.topology = &perf_topology_pair,
+	.refuse = bw_refuse,
+	.ses_traffic = bw_ses_traffic,
 	.print = bw_print,
 };

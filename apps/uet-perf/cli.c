@@ -586,10 +586,7 @@ settings_refused(const char *key, const char *v, const struct perf_opts *o,
 		return true;
 	}
 	t.interactive = true;
-	t.modes = 0;
-	for (unsigned int i = 0; i < PERF_NB_MODES; i++)
-		if (perf_modes[i] == m)
-			t.modes = 1u << i;
+	t.modes = 1u << perf_mode_find(m->name, strlen(m->name));
 	why = perf_settings_conflict(&t, strcmp(key, "op") == 0 ?
 				     PERF_SET_OP : 0, &flag);
 	if (why == NULL)
@@ -1078,10 +1075,9 @@ perf_cli_main(struct perf_opts *o)
 	cli.o = *o;
 	if (cli.o.interval_ms == 0)
 		cli.o.interval_ms = 1000;
-	cli.m = &perf_mode_msgrate;
-	for (unsigned int i = 0; i < PERF_NB_MODES; i++)
-		if (o->modes == (1u << i))
-			cli.m = perf_modes[i];
+	/* one --mode: that test; else (all, a list) the first */
+	cli.m = perf_modes[perf_modes_count(o) == 1 ?
+			   __builtin_ctz(o->modes) : 0];
 	cli.tty = isatty(STDIN_FILENO) == 1;
 	/* the banner before the prompt (cmdline_stdin_new prints it) */
 	out("uet-perf interactive: test %s, pds %s (type help)\n",

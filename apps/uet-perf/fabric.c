@@ -7,7 +7,7 @@
  * are idle, so a run is a function of its inputs and seeds; --clock real
  * runs the same loop on the TSC. The report is fabric_report.c's.
  *
- * What carries the flows is a transport (struct pf_transport): the raw
+ * What carries the flows is a transport (struct fabric_transport): the raw
  * ULP (fabric_raw.c, the default) or the SES ULP through channels
  * (fabric_ses.c, --ulp ses).
  */
@@ -28,22 +28,22 @@
 
 #include "fabric.h"
 
-#define PF_DEF_SIZE (64u << 10)
-#define PF_DEF_FLOW (2ull << 20)
-#define PF_DEF_SAMPLE_NS 10000ull
-#define PF_DEF_LIMIT_NS 1000000000ull
-#define PF_TAIL_NS 200000ull      /* quiet time after the last flow */
-#define PF_MAX_ITERATIONS 4000000000ull
-#define PF_MBUFS 1279u            /* per engine: TX ring + caches */
-#define PF_WARM_ROUNDS 4u
-#define PF_CC_WINDOW_BDP 4u       /* default window cap with a CC */
+#define FABRIC_DEF_SIZE (64u << 10)
+#define FABRIC_DEF_FLOW (2ull << 20)
+#define FABRIC_DEF_SAMPLE_NS 10000ull
+#define FABRIC_DEF_LIMIT_NS 1000000000ull
+#define FABRIC_TAIL_NS 200000ull      /* quiet time after the last flow */
+#define FABRIC_MAX_ITERATIONS 4000000000ull
+#define FABRIC_MBUFS 1279u            /* per engine: TX ring + caches */
+#define FABRIC_WARM_ROUNDS 4u
+#define FABRIC_CC_WINDOW_BDP 4u       /* default window cap with a CC */
 
 /* --config plus the --fabric pairs, validated by perf_fabric_check() */
-static struct uet_config pf_cfg;
-static unsigned int pf_run_no;
-/* [cc] base_rtt / link_speed_mbps not given: the fabric's (pf_setup) */
-static bool pf_cc_rtt_auto;
-static bool pf_cc_rate_auto;
+static struct uet_config fabric_cfg;
+static unsigned int fabric_run_no;
+/* [cc] base_rtt / link_speed_mbps not given: the fabric's (fabric_setup) */
+static bool fabric_cc_rtt_auto;
+static bool fabric_cc_rate_auto;
 
 /* ------------------------------------------------------------------ */
 /* options                                                             */
@@ -82,7 +82,7 @@ spec_apply(struct uet_config *cfg, const char *spec)
 
 /* Flags a --fabric run does not use. */
 static const char *
-pf_refused(const struct perf_opts *o)
+fabric_refused(const struct perf_opts *o)
 {
 	if (o->role != PERF_ROLE_NONE)
 		return "--role: the fabric runs every host in this process";
@@ -107,28 +107,29 @@ pf_refused(const struct perf_opts *o)
 /*
  * Whether --config sets [cc] base_rtt and link_speed_mbps (a value equal
  * to the default is still the user's). Those not set are the fabric's,
- * in pf_setup(), so that NSCC's BDP and RCCC's pacing match the emulated
+ * in fabric_setup(), so that NSCC's BDP and RCCC's pacing match the emulated
  * links: a plain run is a fair run. The file loaded already; this only
  * looks for the two keys.
  */
 static void
-pf_cc_auto(const struct perf_opts *o)
+fabric_cc_auto(const struct perf_opts *o)
 {
 	static const struct rte_cfgfile_parameters params = {
 		.comment_character = '#', /* as uet_config_load() */
 	};
 	struct rte_cfgfile *f;
 
-	pf_cc_rtt_auto = true;
-	pf_cc_rate_auto = true;
+	fabric_cc_rtt_auto = true;
+	fabric_cc_rate_auto = true;
 	if (o->config == NULL)
 		return;
 	f = rte_cfgfile_load_with_params(o->config, CFG_FLAG_EMPTY_VALUES,
 					 &params);
 	if (f == NULL)
 		return;
-	pf_cc_rtt_auto = !rte_cfgfile_has_entry(f, "cc", "base_rtt");
-	pf_cc_rate_auto = !rte_cfgfile_has_entry(f, "cc", "link_speed_mbps");
+	fabric_cc_rtt_auto = !rte_cfgfile_has_entry(f, "cc", "base_rtt");
+	fabric_cc_rate_auto = !rte_cfgfile_has_entry(f, "cc",
+						     "link_speed_mbps");
 	rte_cfgfile_close(f);
 }
 
@@ -137,33 +138,34 @@ perf_fabric_check(struct perf_opts *o)
 {
 	struct perf_fabric_opts *f = &o->fab;
 	struct uet_config_error err;
-	const char *why = pf_refused(o);
+	const char *why = fabric_refused(o);
 	uint32_t size;
 
 	if (why != NULL) {
 		fprintf(stderr, "uet-perf: --fabric: %s\n", why);
 		return 2;
 	}
-	uet_config_init_defaults(&pf_cfg);
+	uet_config_init_defaults(&fabric_cfg);
 	if (o->config != NULL &&
-	    uet_config_load(&pf_cfg, o->config, &err) < 0) {
+	    uet_config_load(&fabric_cfg, o->config, &err) < 0) {
 		fprintf(stderr, "uet-perf: %s\n", err.msg);
 		return 2;
 	}
-	pf_cc_auto(o);
-	if (f->spec != NULL && spec_apply(&pf_cfg, f->spec) < 0)
+	fabric_cc_auto(o);
+	if (f->spec != NULL && spec_apply(&fabric_cfg, f->spec) < 0)
 		return 2;
-	if (perf_spray_apply(o, &pf_cfg) < 0 || perf_cc_apply(o, &pf_cfg) < 0)
+	if (perf_spray_apply(o, &fabric_cfg) < 0 ||
+	    perf_cc_apply(o, &fabric_cfg) < 0)
 		return 2;
-	if (uet_config_validate(&pf_cfg, &err) < 0) {
+	if (uet_config_validate(&fabric_cfg, &err) < 0) {
 		fprintf(stderr, "uet-perf: --fabric: %s\n", err.msg);
 		return 2;
 	}
 	if (f->pattern == NULL)
 		f->pattern = perf_pattern_find("permutation");
 	if (f->flow_size == 0)
-		f->flow_size = PF_DEF_FLOW;
-	size = o->size ? o->size : PF_DEF_SIZE;
+		f->flow_size = FABRIC_DEF_FLOW;
+	size = o->size ? o->size : FABRIC_DEF_SIZE;
 	if (size > f->flow_size) {
 		fprintf(stderr, "uet-perf: --size %u: above --flow-size %llu "
 			"(a flow is whole messages)\n", size,
@@ -171,9 +173,9 @@ perf_fabric_check(struct perf_opts *o)
 		return 2;
 	}
 	if (f->sample_ns == 0)
-		f->sample_ns = PF_DEF_SAMPLE_NS;
+		f->sample_ns = FABRIC_DEF_SAMPLE_NS;
 	if (f->limit_ns == 0)
-		f->limit_ns = PF_DEF_LIMIT_NS;
+		f->limit_ns = FABRIC_DEF_LIMIT_NS;
 	return 0;
 }
 
@@ -182,7 +184,7 @@ perf_fabric_check(struct perf_opts *o)
 /* ------------------------------------------------------------------ */
 
 static void *
-pf_calloc(size_t n, size_t sz, bool *ok)
+fabric_calloc(size_t n, size_t sz, bool *ok)
 {
 	void *p = calloc(n ? n : 1, sz);
 
@@ -191,30 +193,30 @@ pf_calloc(size_t n, size_t sz, bool *ok)
 }
 
 static int
-pf_alloc(struct pf_run *p)
+fabric_alloc(struct fabric_run *p)
 {
 	uint32_t n = p->hosts;
 	bool ok = true;
 
-	p->flow = pf_calloc(PERF_FABRIC_MAX_FLOWS, sizeof(*p->flow), &ok);
-	p->nd = pf_calloc(n, sizeof(*p->nd), &ok);
-	p->nrx = pf_calloc(n, sizeof(*p->nrx), &ok);
-	p->eng = pf_calloc(n, sizeof(*p->eng), &ok);
-	p->pp = pf_calloc(n, sizeof(*p->pp), &ok);
-	p->pds = pf_calloc(n, sizeof(*p->pds), &ok);
+	p->flow = fabric_calloc(PERF_FABRIC_MAX_FLOWS, sizeof(*p->flow), &ok);
+	p->nd = fabric_calloc(n, sizeof(*p->nd), &ok);
+	p->nrx = fabric_calloc(n, sizeof(*p->nrx), &ok);
+	p->eng = fabric_calloc(n, sizeof(*p->eng), &ok);
+	p->pp = fabric_calloc(n, sizeof(*p->pp), &ok);
+	p->pds = fabric_calloc(n, sizeof(*p->pds), &ok);
 	return ok ? 0 : -ENOMEM;
 }
 
 /* Hosts that share an uplink: a leaf's, or a fat-tree pod's. */
 static uint32_t
-pf_group(const struct uet_config_fabric *f)
+fabric_group(const struct uet_config_fabric *f)
 {
 	return f->topology == UET_CONFIG_FABRIC_FAT_TREE ?
 	       f->k * f->k / 4 : f->hosts_per_leaf;
 }
 
 static int
-pf_flows(struct pf_run *p)
+fabric_flows(struct fabric_run *p)
 {
 	const struct perf_fabric_opts *fo = &p->o->fab;
 	struct perf_flow_spec *spec;
@@ -223,7 +225,7 @@ pf_flows(struct pf_run *p)
 	spec = calloc(PERF_FABRIC_MAX_FLOWS, sizeof(*spec));
 	if (spec == NULL)
 		return -ENOMEM;
-	n = fo->pattern->flows(p->hosts, pf_group(&p->cfg->fabric),
+	n = fo->pattern->flows(p->hosts, fabric_group(&p->cfg->fabric),
 			       p->o->seed, spec, PERF_FABRIC_MAX_FLOWS);
 	if (n <= 0) {
 		fprintf(stderr, "uet-perf: --pattern %s: %s for %u hosts\n",
@@ -236,7 +238,7 @@ pf_flows(struct pf_run *p)
 		n = (int)fo->senders; /* incast:N: hosts 1..N */
 	p->nflows = (uint32_t)n;
 	for (uint32_t i = 0; i < p->nflows; i++) {
-		struct pf_flow *f = &p->flow[i];
+		struct fabric_flow *f = &p->flow[i];
 
 		f->spec = spec[i];
 		f->spec.start_ns = i * fo->stagger_ns;
@@ -248,7 +250,7 @@ pf_flows(struct pf_run *p)
 }
 
 static void
-pf_add_neigh(struct pf_run *p, struct uet_config *c, uint32_t peer)
+fabric_add_neigh(struct fabric_run *p, struct uet_config *c, uint32_t peer)
 {
 	struct uet_config_neighbor *n;
 	uint8_t a[16];
@@ -271,7 +273,7 @@ pf_add_neigh(struct pf_run *p, struct uet_config *c, uint32_t peer)
  * adapter answers.
  */
 static void
-pf_neighbours(struct pf_run *p, uint32_t h, struct uet_config *c)
+fabric_neighbours(struct fabric_run *p, uint32_t h, struct uet_config *c)
 {
 	uint32_t peers = 0;
 
@@ -282,14 +284,14 @@ pf_neighbours(struct pf_run *p, uint32_t h, struct uet_config *c)
 		return;
 	for (uint32_t i = 0; i < p->nflows; i++) {
 		if (p->flow[i].spec.src == h)
-			pf_add_neigh(p, c, p->flow[i].spec.dst);
+			fabric_add_neigh(p, c, p->flow[i].spec.dst);
 		else if (p->flow[i].spec.dst == h)
-			pf_add_neigh(p, c, p->flow[i].spec.src);
+			fabric_add_neigh(p, c, p->flow[i].spec.src);
 	}
 }
 
 static int
-pf_engine(struct pf_run *p, uint32_t h)
+fabric_engine(struct fabric_run *p, uint32_t h)
 {
 	static struct uet_config c; /* large: not on the stack */
 	struct uet_engine_params ep = {
@@ -315,9 +317,9 @@ pf_engine(struct pf_run *p, uint32_t h)
 	c.engine.lcores[0] = 0;
 	c.engine.mbuf_size = RTE_MAX(uet_config_mbuf_size(&c),
 		RTE_PKTMBUF_HEADROOM + c.port[0].mtu + 64u);
-	c.engine.mbuf_pool_size = PF_MBUFS;
+	c.engine.mbuf_pool_size = FABRIC_MBUFS;
 	c.engine.mbuf_cache = 32;
-	pf_neighbours(p, h, &c);
+	fabric_neighbours(p, h, &c);
 	if (uet_config_validate(&c, &err) < 0) {
 		fprintf(stderr, "uet-perf: host %u: %s\n", h, err.msg);
 		return -EINVAL;
@@ -326,7 +328,7 @@ pf_engine(struct pf_run *p, uint32_t h)
 	/* reproducible Start_PSNs: a run is a function of --seed */
 	p->pds[h].seed = p->o->seed * 1000003u + h;
 	p->pp[h].pds = &p->pds[h];
-	snprintf(name, sizeof(name), "pf%u_%u", pf_run_no, h);
+	snprintf(name, sizeof(name), "pf%u_%u", fabric_run_no, h);
 	ep.name = name;
 	ep.clock = p->virt ? uet_fabric_eth_clock(p->fe) : NULL;
 	p->eng[h] = uet_engine_create(&ep);
@@ -340,7 +342,7 @@ pf_engine(struct pf_run *p, uint32_t h)
 
 /* Bytes on a link per message: frames plus preamble, FCS and gap. */
 static uint64_t
-pf_wire_per_msg(const struct pf_run *p)
+fabric_wire_per_msg(const struct fabric_run *p)
 {
 	uint32_t ses = p->ppm == 1 ? UET_SES_SMALL_LEN : UET_SES_STD_LEN;
 	uint32_t per_pkt = 14 + 20 + 8 + UET_PDS_REQ_LEN + ses +
@@ -351,54 +353,55 @@ pf_wire_per_msg(const struct pf_run *p)
 
 /*
  * --window, or by default: without congestion control (the fixed window)
- * one BDP per flow; with NSCC or RCCC PF_CC_WINDOW_BDP BDPs, a cap that
+ * one BDP per flow; with NSCC or RCCC FABRIC_CC_WINDOW_BDP BDPs, a cap that
  * neither NSCC's max_wnd (1.5 BDP) nor a sprayed flow reaches, so the CC
  * decides. Raw: packets of full frames; ses: operations of --size bytes,
  * one more so that a new one is posted while the last ones complete.
  */
 static uint32_t
-pf_window(const struct pf_run *p)
+fabric_window(const struct fabric_run *p)
 {
 	struct uet_fabric_thresholds th;
-	uint64_t unit = p->tp == &pf_transport_ses ? p->size :
+	uint64_t unit = p->tp == &fabric_transport_ses ? p->size :
 			p->fc.mtu + p->fc.frame_overhead;
 	uint64_t bdps = p->cfg->cc.algorithm == UET_CONFIG_CC_NONE ? 1 :
-			PF_CC_WINDOW_BDP;
+			FABRIC_CC_WINDOW_BDP;
 
 	if (p->o->window)
 		return p->o->window;
 	uet_fabric_thresholds_get(p->fab, &th);
 	return (uint32_t)RTE_MAX((bdps * th.bdp + unit - 1) / unit +
-				 (p->tp == &pf_transport_ses), 1ull);
+				 (p->tp == &fabric_transport_ses), 1ull);
 }
 
 static void
-pf_sample_hook(void *arg, const struct uet_fabric *fab, uint64_t now)
+fabric_sample_hook(void *arg, const struct uet_fabric *fab, uint64_t now)
 {
 	(void)fab;
-	pf_csv_row(arg, now);
+	fabric_csv_row(arg, now);
 }
 
 /* [cc] base_rtt and link_speed_mbps the configuration does not set:
- * the fabric's unloaded round trip and link rate (pf_cc_auto()). */
+ * the fabric's unloaded round trip and link rate (fabric_cc_auto()). */
 static int
-pf_cc_from_fabric(struct pf_run *p)
+fabric_cc_from_fabric(struct fabric_run *p)
 {
 	struct uet_fabric_thresholds th;
 	struct uet_pds_cc_cms_config cc;
 	const char *why = NULL;
 
 	uet_fabric_thresholds_get(p->fab, &th);
-	if (pf_cc_rtt_auto)
-		pf_cfg.cc.base_rtt_ns = th.base_rtt_ns;
-	if (pf_cc_rate_auto)
-		pf_cfg.cc.link_speed_mbps =
+	if (fabric_cc_rtt_auto)
+		fabric_cfg.cc.base_rtt_ns = th.base_rtt_ns;
+	if (fabric_cc_rate_auto)
+		fabric_cfg.cc.link_speed_mbps =
 			(uint32_t)(p->fc.link_rate_bps / 1000000u);
-	if (pf_cfg.cc.algorithm != UET_CONFIG_CC_NONE &&
-	    uet_proto_cc_config(&pf_cfg, &cc, &why) < 0) {
+	if (fabric_cfg.cc.algorithm != UET_CONFIG_CC_NONE &&
+	    uet_proto_cc_config(&fabric_cfg, &cc, &why) < 0) {
 		fprintf(stderr, "uet-perf: [cc] from the fabric (base_rtt "
 			"%" PRIu64 " ns, %u Mb/s): bad value of %s\n",
-			pf_cfg.cc.base_rtt_ns, pf_cfg.cc.link_speed_mbps,
+			fabric_cfg.cc.base_rtt_ns,
+			fabric_cfg.cc.link_speed_mbps,
 			why != NULL ? why : "?");
 		return -EINVAL;
 	}
@@ -406,13 +409,14 @@ pf_cc_from_fabric(struct pf_run *p)
 }
 
 static int
-pf_setup(struct pf_run *p)
+fabric_setup(struct fabric_run *p)
 {
 	struct uet_fabric_eth_params fp = { 0 };
+	struct uet_ulp_ctx *ctx;
 	char name[9];
 	int rc;
 
-	p->cfg = &pf_cfg;
+	p->cfg = &fabric_cfg;
 	p->virt = !p->o->fab.real_clock;
 	p->csv = p->o->csv_file;
 	p->sample_ns = p->o->fab.sample_ns;
@@ -425,11 +429,11 @@ pf_setup(struct pf_run *p)
 		.trimmable_retx = p->cfg->dscp.trimmable_retx,
 	};
 	if (p->csv != NULL && p->virt) {
-		p->fc.sample = pf_sample_hook;
+		p->fc.sample = fabric_sample_hook;
 		p->fc.sample_arg = p;
 		p->fc.sample_ns = p->sample_ns;
 	}
-	snprintf(name, sizeof(name), "pf%u", ++pf_run_no % 1000000);
+	snprintf(name, sizeof(name), "pf%u", ++fabric_run_no % 1000000);
 	fp.fabric = &p->fc;
 	fp.name = name;
 	p->fe = uet_fabric_eth_create(&fp, &rc);
@@ -439,31 +443,30 @@ pf_setup(struct pf_run *p)
 	}
 	p->fab = uet_fabric_eth_fabric(p->fe);
 	p->hosts = uet_fabric_eth_hosts(p->fe);
-	rc = pf_cc_from_fabric(p);
+	rc = fabric_cc_from_fabric(p);
 	if (rc < 0)
 		return rc;
-	p->size = p->o->size ? p->o->size : PF_DEF_SIZE;
+	p->size = p->o->size ? p->o->size : FABRIC_DEF_SIZE;
 	p->count = p->o->fab.flow_size / p->size;
-	rc = pf_alloc(p);
+	rc = fabric_alloc(p);
 	if (rc == 0)
-		rc = pf_flows(p);
+		rc = fabric_flows(p);
 	if (rc < 0)
 		return rc;
-	p->window = pf_window(p);
+	p->window = fabric_window(p);
 	rc = p->tp->hosts(p);
 	for (uint32_t h = 0; rc == 0 && h < p->hosts; h++)
-		rc = pf_engine(p, h);
+		rc = fabric_engine(p, h);
 	if (rc < 0)
 		return rc;
-	p->ppm = rulp_pkts_per_msg(p->size,
-				   uet_ulp_max_len(uet_ulp_ctx_get(p->eng[0],
-								   0)));
-	p->wire_per_msg = pf_wire_per_msg(p);
+	ctx = uet_ulp_ctx_get(p->eng[0], 0);
+	p->ppm = test_ulp_pkts_per_msg(p->size, uet_ulp_max_len(ctx));
+	p->wire_per_msg = fabric_wire_per_msg(p);
 	return 0;
 }
 
 static void
-pf_teardown(struct pf_run *p)
+fabric_teardown(struct fabric_run *p)
 {
 	if (p->tp->detach != NULL)
 		p->tp->detach(p);
@@ -486,15 +489,15 @@ pf_teardown(struct pf_run *p)
 /* ------------------------------------------------------------------ */
 
 static bool
-pf_done(void *arg)
+fabric_done(void *arg)
 {
-	const struct pf_run *p = arg;
+	const struct fabric_run *p = arg;
 
 	return p->tp->done(p);
 }
 
 static bool
-pf_never(void *arg)
+fabric_never(void *arg)
 {
 	(void)arg;
 	return false;
@@ -506,15 +509,15 @@ pf_never(void *arg)
  * fabric's clock is then the TSC).
  */
 static unsigned int
-pf_poll(void *arg)
+fabric_poll(void *arg)
 {
-	struct pf_run *p = arg;
+	struct fabric_run *p = arg;
 	uint64_t now = p->virt ? uet_fabric_eth_now(p->fe) :
 				 uet_engine_now(p->eng[0]);
 	unsigned int work = p->tp->poll != NULL ? p->tp->poll(p, now) : 0;
 
 	if (p->csv != NULL && !p->virt && now >= p->next_row) {
-		pf_csv_row(p, now);
+		fabric_csv_row(p, now);
 		p->next_row = now + p->sample_ns;
 	}
 	return work;
@@ -522,9 +525,9 @@ pf_poll(void *arg)
 
 /* Virtual clock: do not jump over a flow's start. */
 static uint64_t
-pf_next(void *arg)
+fabric_next(void *arg)
 {
-	const struct pf_run *p = arg;
+	const struct fabric_run *p = arg;
 	uint64_t now = uet_fabric_eth_now(p->fe), t = UINT64_MAX;
 
 	for (uint32_t i = 0; i < p->nflows; i++) {
@@ -537,7 +540,7 @@ pf_next(void *arg)
 }
 
 static double
-pf_clock_s(clockid_t id)
+fabric_clock_s(clockid_t id)
 {
 	struct timespec ts;
 
@@ -551,9 +554,9 @@ pf_clock_s(clockid_t id)
  * clock they would otherwise count as the flows' time).
  */
 static void
-pf_warm_up(struct pf_run *p)
+fabric_warm_up(struct fabric_run *p)
 {
-	for (unsigned int round = 0; round < PF_WARM_ROUNDS; round++) {
+	for (unsigned int round = 0; round < FABRIC_WARM_ROUNDS; round++) {
 		for (uint32_t h = 0; h < p->hosts; h++)
 			(void)uet_engine_poll(p->eng[h], 1);
 		(void)uet_fabric_eth_service(p->fe, p->virt ?
@@ -562,7 +565,7 @@ pf_warm_up(struct pf_run *p)
 }
 
 static void
-pf_ports_snapshot(struct pf_run *p)
+fabric_ports_snapshot(struct fabric_run *p)
 {
 	uint32_t n = 2 * uet_fabric_links(p->fab);
 
@@ -572,19 +575,20 @@ pf_ports_snapshot(struct pf_run *p)
 }
 
 static int
-pf_drive(struct pf_run *p)
+fabric_drive(struct fabric_run *p)
 {
 	struct uet_fabric_eth_run r = {
 		.eng = p->eng, .nb_eng = p->hosts, .virtual_time = p->virt,
-		.done = pf_done, .arg = p, .poll = pf_poll, .next = pf_next,
-		.max_iterations = PF_MAX_ITERATIONS,
+		.done = fabric_done, .arg = p, .poll = fabric_poll,
+		.next = fabric_next,
+		.max_iterations = FABRIC_MAX_ITERATIONS,
 	};
 	struct uet_fabric_eth_run_stats tail;
 	double w0, c0;
 	unsigned int line = 0;
 	int rc;
 
-	pf_warm_up(p);
+	fabric_warm_up(p);
 	p->t0 = p->virt ? uet_fabric_eth_now(p->fe) :
 			  uet_engine_now(p->eng[0]);
 	rc = p->tp->start(p);
@@ -602,44 +606,45 @@ pf_drive(struct pf_run *p)
 	p->next_row = p->t0;
 	p->prev_row = p->t0;
 	r.until_ns = p->t0 + p->o->fab.limit_ns;
-	w0 = pf_clock_s(CLOCK_MONOTONIC);
-	c0 = pf_clock_s(CLOCK_THREAD_CPUTIME_ID);
+	w0 = fabric_clock_s(CLOCK_MONOTONIC);
+	c0 = fabric_clock_s(CLOCK_THREAD_CPUTIME_ID);
 	p->run_rc = uet_fabric_eth_run(p->fe, &r, &p->rs);
 	p->end_ns = p->virt ? p->rs.end_ns : uet_engine_now(p->eng[0]);
-	pf_ports_snapshot(p);
+	fabric_ports_snapshot(p);
 	p->tail_end_ns = p->end_ns;
 	if (p->run_rc == 0) {
 		/* a quiet tail: late duplicates or retransmissions would
 		 * show (none after a run that did not finish: its numbers
 		 * are those of the moment it stopped) */
-		r.done = pf_never;
-		r.until_ns = p->end_ns + PF_TAIL_NS;
+		r.done = fabric_never;
+		r.until_ns = p->end_ns + FABRIC_TAIL_NS;
 		(void)uet_fabric_eth_run(p->fe, &r, &tail);
 		p->tail_end_ns = p->virt ? tail.end_ns :
 					   uet_engine_now(p->eng[0]);
 	}
-	p->wall_s = pf_clock_s(CLOCK_MONOTONIC) - w0;
-	p->cpu_s = pf_clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+	p->wall_s = fabric_clock_s(CLOCK_MONOTONIC) - w0;
+	p->cpu_s = fabric_clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
 	if (p->csv != NULL)
-		pf_csv_row(p, p->tail_end_ns);
+		fabric_csv_row(p, p->tail_end_ns);
 	return 0;
 }
 
 int
 perf_fabric_main(const struct perf_opts *o)
 {
-	struct pf_run p;
+	struct fabric_run p;
 	int rc, code;
 
 	memset(&p, 0, sizeof(p));
 	p.o = o;
-	p.tp = o->ulp == PERF_ULP_SES ? &pf_transport_ses : &pf_transport_raw;
-	rc = pf_setup(&p);
+	p.tp = o->ulp == PERF_ULP_SES ? &fabric_transport_ses :
+					&fabric_transport_raw;
+	rc = fabric_setup(&p);
 	if (rc == 0 && p.csv != NULL)
-		pf_csv_header(&p);
+		fabric_csv_header(&p);
 	if (rc == 0)
-		rc = pf_drive(&p);
-	code = rc < 0 ? 1 : pf_report(&p);
-	pf_teardown(&p);
+		rc = fabric_drive(&p);
+	code = rc < 0 ? 1 : fabric_report(&p);
+	fabric_teardown(&p);
 	return code;
 }

@@ -18,7 +18,7 @@
 
 #include "perf.h"
 
-struct pf_flow {
+struct fabric_flow {
 	struct perf_flow_spec spec;
 	uint32_t rx_index;       /* flow number at the receiver */
 	uint32_t tx_index;       /* destination number at the sender */
@@ -26,7 +26,7 @@ struct pf_flow {
 };
 
 /* What the report needs of a flow, whichever transport carried it. */
-struct pf_flow_out {
+struct fabric_flow_out {
 	uint64_t bytes;          /* delivered, first copies */
 	uint64_t msgs;           /* complete messages */
 	uint64_t lost;           /* packets (raw) or messages (ses) missing */
@@ -35,11 +35,11 @@ struct pf_flow_out {
 };
 
 /* Delivery totals over every flow. */
-struct pf_delivery {
+struct fabric_delivery {
 	uint64_t rx_msgs, rx_dup, rx_bad, rx_lost, rx_order_err, done_err;
 };
 
-struct pf_run;
+struct fabric_run;
 
 /*
  * What carries the flows (--ulp): the raw-PDS ULP, one per host with a
@@ -50,25 +50,25 @@ struct pf_run;
  * flow_bytes for the time series, flow_out and delivery for the report,
  * detach (before the engines are freed), release.
  */
-struct pf_transport {
+struct fabric_transport {
 	const char *name;
-	int (*hosts)(struct pf_run *p);
-	int (*start)(struct pf_run *p);
-	unsigned int (*poll)(struct pf_run *p, uint64_t now);
-	bool (*done)(const struct pf_run *p);
-	uint64_t (*flow_bytes)(const struct pf_run *p, uint32_t flow);
-	void (*flow_out)(struct pf_run *p, uint32_t flow,
-			 struct pf_flow_out *out);
-	void (*delivery)(struct pf_run *p, struct pf_delivery *d);
-	void (*detach)(struct pf_run *p);
-	void (*release)(struct pf_run *p);
+	int (*hosts)(struct fabric_run *p);
+	int (*start)(struct fabric_run *p);
+	unsigned int (*poll)(struct fabric_run *p, uint64_t now);
+	bool (*done)(const struct fabric_run *p);
+	uint64_t (*flow_bytes)(const struct fabric_run *p, uint32_t flow);
+	void (*flow_out)(struct fabric_run *p, uint32_t flow,
+			 struct fabric_flow_out *out);
+	void (*delivery)(struct fabric_run *p, struct fabric_delivery *d);
+	void (*detach)(struct fabric_run *p);
+	void (*release)(struct fabric_run *p);
 };
 
-extern const struct pf_transport pf_transport_raw;
-extern const struct pf_transport pf_transport_ses;
+extern const struct fabric_transport fabric_transport_raw;
+extern const struct fabric_transport fabric_transport_ses;
 
-struct pf_run {
-	const struct pf_transport *tp;
+struct fabric_run {
+	const struct fabric_transport *tp;
 	const struct perf_opts *o;
 	const struct uet_config *cfg;   /* engines' base, [fabric] */
 	struct uet_fabric_config fc;
@@ -76,12 +76,12 @@ struct pf_run {
 	struct uet_fabric *fab;
 	uint32_t hosts;
 	uint32_t nflows;
-	struct pf_flow *flow;
+	struct fabric_flow *flow;
 	/* raw transport */
-	struct rulp **r;                /* per host */
-	struct rulp_dest **dests;       /* per host: its flows out */
+	struct test_ulp **r;                /* per host */
+	struct test_ulp_dest **dests;       /* per host: its flows out */
 	/* ses transport */
-	struct sdrv **sd;               /* per flow */
+	struct ses_driver **sd;               /* per flow */
 	struct uet_ses_ulp_params *sp;  /* per host */
 	uint64_t *done_ns;              /* per flow: last message, or 0 */
 	uint32_t *nd;                   /* per host: flows out */
@@ -115,10 +115,10 @@ struct pf_run {
 };
 
 /* fabric_report.c */
-void pf_csv_header(struct pf_run *p);
-void pf_csv_row(struct pf_run *p, uint64_t t);
+void fabric_csv_header(struct fabric_run *p);
+void fabric_csv_row(struct fabric_run *p, uint64_t t);
 /* Summary (stdout unless JSON goes there) and --json: 0 verified,
  * 1 not, 2 cannot write the JSON file. */
-int pf_report(struct pf_run *p);
+int fabric_report(struct fabric_run *p);
 
 #endif /* UET_PERF_FABRIC_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * --fabric --ulp raw (the default): one raw-PDS test ULP (rawulp.c) per
+ * --fabric --ulp raw (the default): one raw-PDS test ULP (test_ulp.c) per
  * host, with a destination per flow out (its own window and start time)
  * and the flows in numbered by sender, each packet checked byte for byte
  * and counted.
@@ -13,7 +13,7 @@
 #include "fabric.h"
 
 static int
-raw_hosts(struct pf_run *p)
+raw_hosts(struct fabric_run *p)
 {
 	uint8_t a[16];
 
@@ -28,8 +28,8 @@ raw_hosts(struct pf_run *p)
 			return -ENOMEM;
 	}
 	for (uint32_t i = 0; i < p->nflows; i++) {
-		const struct pf_flow *f = &p->flow[i];
-		struct rulp_dest *d = &p->dests[f->spec.src][f->tx_index];
+		const struct fabric_flow *f = &p->flow[i];
+		struct test_ulp_dest *d = &p->dests[f->spec.src][f->tx_index];
 
 		(void)uet_fabric_host_addr_get(p->fab, f->spec.dst, false, a);
 		memset(&d->peer, 0, sizeof(d->peer));
@@ -39,7 +39,7 @@ raw_hosts(struct pf_run *p)
 		d->start_ns = UINT64_MAX; /* set when the run starts */
 	}
 	for (uint32_t h = 0; h < p->hosts; h++) {
-		struct rulp_params rp = {
+		struct test_ulp_params rp = {
 			.mode = p->o->pds_mode, .size = p->size,
 			.window = p->window, .expect = p->nrx[h] * p->count,
 			.expect_size = p->size, .flows = p->nrx[h],
@@ -47,10 +47,10 @@ raw_hosts(struct pf_run *p)
 			.nb_dests = p->nd[h],
 		};
 
-		p->r[h] = rulp_create(&rp);
+		p->r[h] = test_ulp_create(&rp);
 		if (p->r[h] == NULL)
 			return -ENOMEM;
-		p->pp[h] = (struct uet_proto_params){ .ulp = &rulp_ops,
+		p->pp[h] = (struct uet_proto_params){ .ulp = &test_ulp_ops,
 						      .ulp_arg = p->r[h] };
 	}
 	return 0;
@@ -58,7 +58,7 @@ raw_hosts(struct pf_run *p)
 
 /* The run starts now: the flows' start times on the engine clock. */
 static int
-raw_start(struct pf_run *p)
+raw_start(struct fabric_run *p)
 {
 	for (uint32_t i = 0; i < p->nflows; i++)
 		p->dests[p->flow[i].spec.src][p->flow[i].tx_index].start_ns =
@@ -67,35 +67,35 @@ raw_start(struct pf_run *p)
 }
 
 static bool
-raw_done(const struct pf_run *p)
+raw_done(const struct fabric_run *p)
 {
 	for (uint32_t h = 0; h < p->hosts; h++) {
-		if (!rulp_send_finished(p->r[h]))
+		if (!test_ulp_send_finished(p->r[h]))
 			return false;
-		if (rulp_live(p->r[h])->rx_msgs < p->nrx[h] * p->count)
+		if (test_ulp_live(p->r[h])->rx_msgs < p->nrx[h] * p->count)
 			return false;
 	}
 	return true;
 }
 
 static uint64_t
-raw_flow_bytes(const struct pf_run *p, uint32_t i)
+raw_flow_bytes(const struct fabric_run *p, uint32_t i)
 {
-	const struct pf_flow *f = &p->flow[i];
-	const struct rulp_flow *rx = rulp_flow_live(p->r[f->spec.dst],
-						    f->rx_index);
+	const struct fabric_flow *f = &p->flow[i];
+	const struct test_ulp_flow *rx = test_ulp_flow_live(p->r[f->spec.dst],
+							    f->rx_index);
 
 	return rx != NULL ? rx->bytes : 0;
 }
 
 static void
-raw_flow_out(struct pf_run *p, uint32_t i, struct pf_flow_out *out)
+raw_flow_out(struct fabric_run *p, uint32_t i, struct fabric_flow_out *out)
 {
-	const struct pf_flow *f = &p->flow[i];
-	struct rulp_flow fl;
+	const struct fabric_flow *f = &p->flow[i];
+	struct test_ulp_flow fl;
 
 	memset(&fl, 0, sizeof(fl));
-	(void)rulp_flow_get(p->r[f->spec.dst], f->rx_index, p->count, &fl);
+	(void)test_ulp_flow_get(p->r[f->spec.dst], f->rx_index, p->count, &fl);
 	out->bytes = fl.bytes;
 	out->msgs = fl.msgs;
 	out->lost = fl.lost;
@@ -104,13 +104,13 @@ raw_flow_out(struct pf_run *p, uint32_t i, struct pf_flow_out *out)
 }
 
 static void
-raw_delivery(struct pf_run *p, struct pf_delivery *d)
+raw_delivery(struct fabric_run *p, struct fabric_delivery *d)
 {
 	memset(d, 0, sizeof(*d));
 	for (uint32_t h = 0; h < p->hosts; h++) {
-		struct rulp_result rr;
+		struct test_ulp_result rr;
 
-		rulp_result(p->r[h], &rr);
+		test_ulp_result(p->r[h], &rr);
 		d->rx_msgs += rr.rx_msgs;
 		d->rx_dup += rr.rx_dup;
 		d->rx_bad += rr.rx_bad;
@@ -121,11 +121,11 @@ raw_delivery(struct pf_run *p, struct pf_delivery *d)
 }
 
 static void
-raw_release(struct pf_run *p)
+raw_release(struct fabric_run *p)
 {
 	for (uint32_t h = 0; h < p->hosts; h++) {
 		if (p->r != NULL)
-			rulp_free(p->r[h]);
+			test_ulp_free(p->r[h]);
 		if (p->dests != NULL)
 			free(p->dests[h]);
 	}
@@ -135,7 +135,7 @@ raw_release(struct pf_run *p)
 	p->dests = NULL;
 }
 
-const struct pf_transport pf_transport_raw = {
+const struct fabric_transport fabric_transport_raw = {
 	.name = "raw",
 	.hosts = raw_hosts,
 	.start = raw_start,

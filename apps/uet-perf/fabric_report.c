@@ -22,21 +22,21 @@
 
 #include "fabric.h"
 
-static const char *const pf_tier[] = { "host", "leaf", "spine", "core" };
+static const char *const fabric_tier[] = { "host", "leaf", "spine", "core" };
 
 /* "leaf0_host1" for the port from end @p dir of @p li to the other. */
 static void
-pf_port_name(const struct uet_fabric_link_info *li, unsigned int dir,
-	     char sep, char *buf, size_t n)
+fabric_port_name(const struct uet_fabric_link_info *li, unsigned int dir,
+		 char sep, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s%u%c%s%u", pf_tier[li->tier[dir] & 3],
-		 li->index[dir], sep, pf_tier[li->tier[1 - dir] & 3],
+	snprintf(buf, n, "%s%u%c%s%u", fabric_tier[li->tier[dir] & 3],
+		 li->index[dir], sep, fabric_tier[li->tier[1 - dir] & 3],
 		 li->index[1 - dir]);
 }
 
 /* Switch output ports: the ones that queue (a host's only serialises). */
 static bool
-pf_switch_port(const struct uet_fabric_link_info *li, unsigned int dir)
+fabric_switch_port(const struct uet_fabric_link_info *li, unsigned int dir)
 {
 	return li->tier[dir] != UET_FABRIC_TIER_HOST;
 }
@@ -46,7 +46,7 @@ pf_switch_port(const struct uet_fabric_link_info *li, unsigned int dir)
 /* ------------------------------------------------------------------ */
 
 void
-pf_csv_header(struct pf_run *p)
+fabric_csv_header(struct fabric_run *p)
 {
 	struct uet_fabric_link_info li;
 	char n[48];
@@ -66,9 +66,9 @@ pf_csv_header(struct pf_run *p)
 		if (uet_fabric_link_info(p->fab, l, &li) < 0)
 			continue;
 		for (unsigned int d = 0; d < 2; d++) {
-			if (!pf_switch_port(&li, d))
+			if (!fabric_switch_port(&li, d))
 				continue;
-			pf_port_name(&li, d, '_', n, sizeof(n));
+			fabric_port_name(&li, d, '_', n, sizeof(n));
 			fprintf(p->csv, ",q_%s", n);
 		}
 	}
@@ -78,12 +78,12 @@ pf_csv_header(struct pf_run *p)
 /* Every flow's window (bytes), then every flow's smoothed RTT (us);
  * 0 while its PDC is not open. */
 static void
-pf_csv_cwnd(struct pf_run *p)
+fabric_csv_cwnd(struct fabric_run *p)
 {
 	for (unsigned int col = 0; col < 2; col++) {
 		for (uint32_t i = 0; i < p->nflows; i++) {
-			const struct pf_flow *f = &p->flow[i];
-			const struct rulp_dest *d =
+			const struct fabric_flow *f = &p->flow[i];
+			const struct test_ulp_dest *d =
 				&p->dests[f->spec.src][f->tx_index];
 			uint64_t w = 0, rtt = 0;
 
@@ -99,7 +99,7 @@ pf_csv_cwnd(struct pf_run *p)
 }
 
 void
-pf_csv_row(struct pf_run *p, uint64_t t)
+fabric_csv_row(struct fabric_run *p, uint64_t t)
 {
 	struct uet_fabric_link_info li;
 	struct uet_fabric_port_stats ps;
@@ -108,7 +108,7 @@ pf_csv_row(struct pf_run *p, uint64_t t)
 
 	fprintf(p->csv, "%.3f", (double)(t - p->t0) / 1000.0);
 	for (uint32_t i = 0; i < p->nflows; i++) {
-		struct pf_flow *f = &p->flow[i];
+		struct fabric_flow *f = &p->flow[i];
 		uint64_t b = p->tp->flow_bytes(p, i);
 
 		/* bits per ns = Gb/s */
@@ -116,11 +116,11 @@ pf_csv_row(struct pf_run *p, uint64_t t)
 			8.0 / (double)dt : 0.0);
 		f->prev_bytes = b;
 	}
-	pf_csv_cwnd(p);
+	fabric_csv_cwnd(p);
 	for (uint32_t l = 0; l < uet_fabric_links(p->fab); l++)
 		for (unsigned int d = 0; d < 2; d++)
 			if (uet_fabric_link_info(p->fab, l, &li) == 0 &&
-			    pf_switch_port(&li, d) &&
+			    fabric_switch_port(&li, d) &&
 			    uet_fabric_port_stats(p->fab, li.port[d],
 						  &ps) == 0) {
 				qmax = RTE_MAX(qmax, ps.data_bytes);
@@ -131,7 +131,7 @@ pf_csv_row(struct pf_run *p, uint64_t t)
 		if (uet_fabric_link_info(p->fab, l, &li) < 0)
 			continue;
 		for (unsigned int d = 0; d < 2; d++) {
-			if (!pf_switch_port(&li, d))
+			if (!fabric_switch_port(&li, d))
 				continue;
 			if (uet_fabric_port_stats(p->fab, li.port[d], &ps) < 0)
 				ps.data_bytes = 0;
@@ -146,34 +146,34 @@ pf_csv_row(struct pf_run *p, uint64_t t)
 /* statistics                                                          */
 /* ------------------------------------------------------------------ */
 
-struct pf_fres {                 /* one flow */
+struct fabric_fres {                 /* one flow */
 	uint64_t bytes, msgs, lost;
 	uint64_t start_ns, done_ns;  /* from the start of the run */
 	double fct_us, ideal_us, ratio, gbps;
 	bool complete;
 };
 
-struct pf_totals {
+struct fabric_totals {
 	uint64_t tx_new, tx_retx, retx_nack, retx_rto, retx_sack, rto_fires;
 	uint64_t retx_again, retx_probe, retx_backoff, retx_trim, retx_tlp;
 	uint64_t resend_cancelled;
 	uint64_t nack_trim_tx, nack_trim_rx, rx_trimmed, dup_rx;
-	struct pf_delivery d;
+	struct fabric_delivery d;
 	uint64_t neigh_hold_drop, rx_malformed;
 };
 
-struct pf_pres {                 /* one switch port */
+struct fabric_pres {                 /* one switch port */
 	char name[48];
 	struct uet_fabric_port_stats st;
 	double util;
 };
 
-struct pf_result {
-	struct pf_fres *f;
-	struct pf_pres *port;
+struct fabric_result {
+	struct fabric_fres *f;
+	struct fabric_pres *port;
 	uint32_t nports;
 	uint32_t bottleneck;         /* index in port[] */
-	struct pf_totals t;
+	struct fabric_totals t;
 	/* per flow, from its own start; first/last: from the run's start */
 	double fct_min, fct_p50, fct_p99, fct_max, first_done_us, last_done_us;
 	double ideal_last_us, jain, line_gbps, util_max, util_mean;
@@ -186,13 +186,13 @@ struct pf_result {
 };
 
 static double
-pf_ser_us(uint64_t bytes, uint64_t rate_bps)
+fabric_ser_us(uint64_t bytes, uint64_t rate_bps)
 {
 	return (double)bytes * 8.0 * 1e6 / (double)rate_bps;
 }
 
 static int
-pf_cmp_double(const void *a, const void *b)
+fabric_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
@@ -200,7 +200,7 @@ pf_cmp_double(const void *a, const void *b)
 }
 
 static void
-pf_totals(struct pf_run *p, struct pf_totals *t)
+fabric_totals(struct fabric_run *p, struct fabric_totals *t)
 {
 	static struct uet_engine_stats es;
 
@@ -240,7 +240,7 @@ pf_totals(struct pf_run *p, struct pf_totals *t)
 /* Links between two hosts: 2 under one leaf, 4 through a spine, 6
  * through a fat tree's core. */
 static uint32_t
-pf_hops(const struct pf_run *p, uint32_t a, uint32_t b)
+fabric_hops(const struct fabric_run *p, uint32_t a, uint32_t b)
 {
 	const struct uet_config_fabric *c = &p->cfg->fabric;
 	uint32_t leaf = c->topology == UET_CONFIG_FABRIC_FAT_TREE ?
@@ -258,16 +258,16 @@ pf_hops(const struct pf_run *p, uint32_t a, uint32_t b)
  * the serialisation of the flow's bytes on one link: every other hop
  * stores and forwards the last frame, every link delays it. */
 static double
-pf_path_us(const struct pf_run *p, uint32_t hops)
+fabric_path_us(const struct fabric_run *p, uint32_t hops)
 {
 	uint64_t frame = p->wire_per_msg / p->ppm;
 
-	return (hops - 1) * pf_ser_us(frame, p->fc.link_rate_bps) +
+	return (hops - 1) * fabric_ser_us(frame, p->fc.link_rate_bps) +
 	       (double)(hops * p->cfg->fabric.link_delay_ns) / 1000.0;
 }
 
 static void
-pf_flow_stats(struct pf_run *p, struct pf_result *res)
+fabric_flow_stats(struct fabric_run *p, struct fabric_result *res)
 {
 	uint64_t rate = p->fc.link_rate_bps;
 	uint64_t wire = p->count * p->wire_per_msg;
@@ -278,9 +278,9 @@ pf_flow_stats(struct pf_run *p, struct pf_result *res)
 	res->complete = fct != NULL;
 	res->first_done_us = INFINITY;
 	for (uint32_t i = 0; i < p->nflows; i++) {
-		const struct pf_flow *f = &p->flow[i];
-		struct pf_fres *r = &res->f[i];
-		struct pf_flow_out fl;
+		const struct fabric_flow *f = &p->flow[i];
+		struct fabric_fres *r = &res->f[i];
+		struct fabric_flow_out fl;
 
 		memset(&fl, 0, sizeof(fl));
 		p->tp->flow_out(p, i, &fl);
@@ -289,9 +289,9 @@ pf_flow_stats(struct pf_run *p, struct pf_result *res)
 		r->lost = fl.lost;
 		r->start_ns = f->spec.start_ns;
 		r->complete = fl.complete;
-		r->ideal_us = pf_ser_us(wire, rate) +
-			      pf_path_us(p, pf_hops(p, f->spec.src,
-						    f->spec.dst));
+		r->ideal_us = fabric_ser_us(wire, rate) +
+			      fabric_path_us(p, fabric_hops(p, f->spec.src,
+							    f->spec.dst));
 		res->complete = res->complete && r->complete;
 		if (!r->complete)
 			continue;
@@ -313,7 +313,7 @@ pf_flow_stats(struct pf_run *p, struct pf_result *res)
 		fct[n++] = r->fct_us;
 	}
 	if (n > 0) {
-		qsort(fct, n, sizeof(*fct), pf_cmp_double);
+		qsort(fct, n, sizeof(*fct), fabric_cmp_double);
 		res->fct_min = fct[0];
 		res->fct_p50 = fct[(n - 1) / 2];
 		res->fct_p99 = fct[RTE_MIN(n - 1, (n * 99 + 99) / 100 - 1)];
@@ -333,7 +333,7 @@ pf_flow_stats(struct pf_run *p, struct pf_result *res)
  * be the larger).
  */
 static void
-pf_ideal_last(const struct pf_run *p, struct pf_result *res)
+fabric_ideal_last(const struct fabric_run *p, struct fabric_result *res)
 {
 	uint64_t *load = calloc(2 * (size_t)p->hosts, sizeof(*load));
 	uint32_t *hops = calloc(2 * (size_t)p->hosts, sizeof(*hops));
@@ -342,7 +342,7 @@ pf_ideal_last(const struct pf_run *p, struct pf_result *res)
 	for (uint32_t i = 0; load != NULL && hops != NULL &&
 	     i < p->nflows; i++) {
 		const struct perf_flow_spec *f = &p->flow[i].spec;
-		uint32_t n = pf_hops(p, f->src, f->dst);
+		uint32_t n = fabric_hops(p, f->src, f->dst);
 		uint32_t end[2] = { 2 * f->src, 2 * f->dst + 1 };
 
 		for (unsigned int e = 0; e < 2; e++) {
@@ -355,14 +355,14 @@ pf_ideal_last(const struct pf_run *p, struct pf_result *res)
 	     h < 2 * p->hosts; h++)
 		if (load[h] > 0)
 			res->ideal_last_us = RTE_MAX(res->ideal_last_us,
-				pf_ser_us(load[h], p->fc.link_rate_bps) +
-				pf_path_us(p, hops[h]));
+				fabric_ser_us(load[h], p->fc.link_rate_bps) +
+				fabric_path_us(p, hops[h]));
 	free(load);
 	free(hops);
 }
 
 static void
-pf_port_stats(const struct pf_run *p, struct pf_result *res)
+fabric_port_stats(const struct fabric_run *p, struct fabric_result *res)
 {
 	struct uet_fabric_link_info li;
 	double span = (double)res->span_ns, sum = 0;
@@ -372,12 +372,12 @@ pf_port_stats(const struct pf_run *p, struct pf_result *res)
 		if (uet_fabric_link_info(p->fab, l, &li) < 0)
 			continue;
 		for (unsigned int d = 0; d < 2; d++) {
-			struct pf_pres *x = &res->port[res->nports];
+			struct fabric_pres *x = &res->port[res->nports];
 
-			if (!pf_switch_port(&li, d) || p->port_end == NULL)
+			if (!fabric_switch_port(&li, d) || p->port_end == NULL)
 				continue;
 			x->st = p->port_end[li.port[d]];
-			pf_port_name(&li, d, '>', x->name, sizeof(x->name));
+			fabric_port_name(&li, d, '>', x->name, sizeof(x->name));
 			x->util = span > 0 ? (double)x->st.busy_ns / span : 0;
 			if (x->st.tx_frames > 0) {
 				sum += x->util;
@@ -394,16 +394,16 @@ pf_port_stats(const struct pf_run *p, struct pf_result *res)
 }
 
 static void
-pf_compute(struct pf_run *p, struct pf_result *res)
+fabric_compute(struct fabric_run *p, struct fabric_result *res)
 {
 	uet_fabric_thresholds_get(p->fab, &res->th);
 	uet_fabric_stats_get(p->fab, &res->fab);
 	uet_fabric_eth_stats_get(p->fe, &res->fe);
-	pf_totals(p, &res->t);
-	pf_flow_stats(p, res);
-	pf_ideal_last(p, res);
+	fabric_totals(p, &res->t);
+	fabric_flow_stats(p, res);
+	fabric_ideal_last(p, res);
 	res->span_ns = p->end_ns - p->t0;
-	pf_port_stats(p, res);
+	fabric_port_stats(p, res);
 	res->line_gbps = (double)p->fc.link_rate_bps / 1e9;
 	res->verified = res->complete && p->run_rc == 0 &&
 			res->t.d.rx_dup == 0 && res->t.d.rx_bad == 0 &&
@@ -416,9 +416,9 @@ pf_compute(struct pf_run *p, struct pf_result *res)
 /* ------------------------------------------------------------------ */
 
 static int
-pf_cmp_port(const void *a, const void *b)
+fabric_cmp_port(const void *a, const void *b)
 {
-	const struct pf_pres *x = a, *y = b;
+	const struct fabric_pres *x = a, *y = b;
 
 	if (x->st.data_max != y->st.data_max)
 		return x->st.data_max < y->st.data_max ? 1 : -1;
@@ -427,18 +427,19 @@ pf_cmp_port(const void *a, const void *b)
 
 /* raw: packets of a flow in flight; ses: its operations */
 static const char *
-pf_window_unit(const struct pf_run *p)
+fabric_window_unit(const struct fabric_run *p)
 {
-	return p->tp == &pf_transport_ses ? "operations" : "packets";
+	return p->tp == &fabric_transport_ses ? "operations" : "packets";
 }
 
 static void
-pf_print(const struct pf_run *p, const struct pf_result *res, FILE *f)
+fabric_print(const struct fabric_run *p, const struct fabric_result *res,
+	     FILE *f)
 {
-	const struct pf_totals *t = &res->t;
+	const struct fabric_totals *t = &res->t;
 	const struct uet_config_fabric *c = &p->cfg->fabric;
-	struct pf_pres *top = calloc(res->nports ? res->nports : 1,
-				     sizeof(*top));
+	struct fabric_pres *top = calloc(res->nports ? res->nports : 1,
+					 sizeof(*top));
 	double emu_s = (double)(p->tail_end_ns - p->t0) / 1e9;
 
 	fprintf(f, "fabric: %u hosts (%s), %g Gb/s, %" PRIu64 " ns links, "
@@ -454,7 +455,7 @@ pf_print(const struct pf_run *p, const struct pf_result *res, FILE *f)
 		"flow, CC %s ([cc] base_rtt %.2f us, %u Mb/s), load "
 		"balancing %s, PDS %s, ULP %s\n", p->o->fab.pattern->name,
 		p->nflows, p->count * p->size, p->count, p->size, p->ppm,
-		p->window, pf_window_unit(p),
+		p->window, fabric_window_unit(p),
 		perf_cc_name((int)p->cfg->cc.algorithm),
 		(double)p->cfg->cc.base_rtt_ns / 1000.0,
 		p->cfg->cc.link_speed_mbps,
@@ -489,7 +490,7 @@ pf_print(const struct pf_run *p, const struct pf_result *res, FILE *f)
 		res->fab.drops);
 	if (top != NULL && res->nports > 0) {
 		memcpy(top, res->port, res->nports * sizeof(*top));
-		qsort(top, res->nports, sizeof(*top), pf_cmp_port);
+		qsort(top, res->nports, sizeof(*top), fabric_cmp_port);
 		fprintf(f, "  queues (data bytes max / p99 / p50, "
 			"utilisation):");
 		for (uint32_t i = 0; i < RTE_MIN(res->nports, 3u); i++)
@@ -525,12 +526,12 @@ pf_print(const struct pf_run *p, const struct pf_result *res, FILE *f)
 /* ------------------------------------------------------------------ */
 
 static json_t *
-pf_json_flows(const struct pf_run *p, const struct pf_result *res)
+fabric_json_flows(const struct fabric_run *p, const struct fabric_result *res)
 {
 	json_t *a = json_array();
 
 	for (uint32_t i = 0; a != NULL && i < p->nflows; i++) {
-		const struct pf_fres *r = &res->f[i];
+		const struct fabric_fres *r = &res->f[i];
 
 		json_array_append_new(a, json_pack(
 			"{s:i, s:i, s:I, s:I, s:I, s:b, s:f, s:f, s:f, s:f, "
@@ -549,12 +550,12 @@ pf_json_flows(const struct pf_run *p, const struct pf_result *res)
 }
 
 static json_t *
-pf_json_ports(const struct pf_result *res)
+fabric_json_ports(const struct fabric_result *res)
 {
 	json_t *a = json_array();
 
 	for (uint32_t i = 0; a != NULL && i < res->nports; i++) {
-		const struct pf_pres *x = &res->port[i];
+		const struct fabric_pres *x = &res->port[i];
 
 		json_array_append_new(a, json_pack(
 			"{s:s, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, "
@@ -578,12 +579,12 @@ pf_json_ports(const struct pf_result *res)
 }
 
 static json_t *
-pf_json(const struct pf_run *p, const struct pf_result *res)
+fabric_json(const struct fabric_run *p, const struct fabric_result *res)
 {
 	const struct uet_config_fabric *c = &p->cfg->fabric;
-	const struct pf_totals *t = &res->t;
-	const struct pf_pres *b = res->nports ? &res->port[res->bottleneck] :
-				  NULL;
+	const struct fabric_totals *t = &res->t;
+	const struct fabric_pres *b = res->nports ?
+				      &res->port[res->bottleneck] : NULL;
 
 	return json_pack(
 		"{s:s, s:{s:s, s:i, s:f, s:I, s:i, s:I, s:I, s:b, s:b, s:s},"
@@ -612,7 +613,7 @@ pf_json(const struct pf_run *p, const struct pf_result *res)
 		"flow_bytes", (json_int_t)(p->count * p->size),
 		"message_bytes", (int)p->size,
 		"messages_per_flow", (json_int_t)p->count,
-		"window", (int)p->window, "window_unit", pf_window_unit(p),
+		"window", (int)p->window, "window_unit", fabric_window_unit(p),
 		"pds", perf_pds_name(p->o->pds_mode), "ulp", p->tp->name,
 		"cc", perf_cc_name((int)p->cfg->cc.algorithm),
 		"load_balancing", perf_spray_name((int)p->cfg->spray.mode),
@@ -626,8 +627,8 @@ pf_json(const struct pf_run *p, const struct pf_result *res)
 		"jain", res->jain,
 		"flow_gbps", "min", res->gbps_min, "mean", res->gbps_mean,
 		"max", res->gbps_max,
-		"flow", pf_json_flows(p, res),
-		"ports", pf_json_ports(res),
+		"flow", fabric_json_flows(p, res),
+		"ports", fabric_json_ports(res),
 		"bottleneck", "port", b != NULL ? b->name : NULL,
 		"queue_max", (json_int_t)(b != NULL ? b->st.data_max : 0),
 		"utilisation_max", res->util_max,
@@ -666,10 +667,10 @@ pf_json(const struct pf_run *p, const struct pf_result *res)
 }
 
 static int
-pf_json_write(const struct pf_run *p, const struct pf_result *res)
+fabric_json_write(const struct fabric_run *p, const struct fabric_result *res)
 {
 	const char *path = p->o->json_path;
-	json_t *root = pf_json(p, res);
+	json_t *root = fabric_json(p, res);
 	size_t flags = JSON_INDENT(1) | JSON_REAL_PRECISION(9);
 	int rc;
 
@@ -693,9 +694,9 @@ pf_json_write(const struct pf_run *p, const struct pf_result *res)
 }
 
 int
-pf_report(struct pf_run *p)
+fabric_report(struct fabric_run *p)
 {
-	struct pf_result res;
+	struct fabric_result res;
 	int code;
 
 	memset(&res, 0, sizeof(res));
@@ -707,11 +708,11 @@ pf_report(struct pf_run *p)
 		free(res.port);
 		return 1;
 	}
-	pf_compute(p, &res);
+	fabric_compute(p, &res);
 	if (!p->o->json || p->o->json_path != NULL)
-		pf_print(p, &res, stdout);
+		fabric_print(p, &res, stdout);
 	code = res.verified ? 0 : 1;
-	if (p->o->json && pf_json_write(p, &res) < 0)
+	if (p->o->json && fabric_json_write(p, &res) < 0)
 		code = 2;
 	free(res.f);
 	free(res.port);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * --fabric --ulp ses: every host runs the engine's SES ULP; each flow is
- * one SES driver (sesdrv.c) sending tagged messages (TSEND / TRECV) from
+ * one SES driver (ses_driver.c) sending tagged messages (TSEND / TRECV) from
  * its source to its destination through front-end channels of its own,
  * as the libfabric provider drives the SES. A host takes part in several
  * flows: its flows out send as its process 64 and its flows in receive as
@@ -9,7 +9,7 @@
  * context has at most 8 processes, 64 channels), and each flow's sends
  * carry match bits of their own, so a receive buffer of one flow never
  * takes another's message. The drivers' work counts for the virtual
- * clock (sdrv_poll()).
+ * clock (ses_driver_poll()).
  */
 
 #include <errno.h>
@@ -25,7 +25,7 @@
 #define SES_TAG_BASE 0x7065726600000000ull /* "perf" and the flow */
 
 static int
-ses_hosts(struct pf_run *p)
+ses_hosts(struct fabric_run *p)
 {
 	for (uint32_t h = 0; h < p->hosts; h++)
 		if (p->nd[h] + p->nrx[h] > UET_ENGINE_CHANS_MAX) {
@@ -57,11 +57,11 @@ ses_hosts(struct pf_run *p)
 }
 
 static int
-ses_start(struct pf_run *p)
+ses_start(struct fabric_run *p)
 {
 	for (uint32_t i = 0; i < p->nflows; i++) {
-		const struct pf_flow *f = &p->flow[i];
-		struct sdrv_params sp = {
+		const struct fabric_flow *f = &p->flow[i];
+		struct ses_driver_params sp = {
 			.ea = p->eng[f->spec.src], .eb = p->eng[f->spec.dst],
 			.op = PERF_OP_SEND, .tagged = true,
 			.match_bits = SES_TAG_BASE | i,
@@ -82,7 +82,7 @@ ses_start(struct pf_run *p)
 		memcpy(sp.fa_b, a, 4);
 		snprintf(tag, sizeof(tag), "f%u", i);
 		sp.tag = tag;
-		p->sd[i] = sdrv_create(&sp);
+		p->sd[i] = ses_driver_create(&sp);
 		if (p->sd[i] == NULL)
 			return -ENOMEM;
 	}
@@ -91,42 +91,42 @@ ses_start(struct pf_run *p)
 
 /* The drivers of the flows that started; a flow's last message noted. */
 static unsigned int
-ses_poll(struct pf_run *p, uint64_t now)
+ses_poll(struct fabric_run *p, uint64_t now)
 {
 	unsigned int work = 0;
 
 	for (uint32_t i = 0; i < p->nflows; i++) {
 		if (now < p->t0 + p->flow[i].spec.start_ns)
 			continue;
-		work += sdrv_poll(p->sd[i]);
+		work += ses_driver_poll(p->sd[i]);
 		if (p->done_ns[i] == 0 &&
-		    sdrv_live(p->sd[i])->rx_msgs >= p->count)
+		    ses_driver_live(p->sd[i])->rx_msgs >= p->count)
 			p->done_ns[i] = now;
 	}
 	return work;
 }
 
 static bool
-ses_done(const struct pf_run *p)
+ses_done(const struct fabric_run *p)
 {
 	for (uint32_t i = 0; i < p->nflows; i++)
-		if (p->done_ns[i] == 0 || !sdrv_finished(p->sd[i]))
+		if (p->done_ns[i] == 0 || !ses_driver_finished(p->sd[i]))
 			return false;
 	return true;
 }
 
 static uint64_t
-ses_flow_bytes(const struct pf_run *p, uint32_t i)
+ses_flow_bytes(const struct fabric_run *p, uint32_t i)
 {
-	return sdrv_live(p->sd[i])->rx_bytes;
+	return ses_driver_live(p->sd[i])->rx_bytes;
 }
 
 static void
-ses_flow_out(struct pf_run *p, uint32_t i, struct pf_flow_out *out)
+ses_flow_out(struct fabric_run *p, uint32_t i, struct fabric_flow_out *out)
 {
-	struct rulp_result tx, rx;
+	struct test_ulp_result tx, rx;
 
-	sdrv_result(p->sd[i], &tx, &rx);
+	ses_driver_result(p->sd[i], &tx, &rx);
 	out->bytes = rx.rx_bytes;
 	out->msgs = rx.rx_msgs;
 	out->lost = rx.rx_lost;
@@ -135,14 +135,15 @@ ses_flow_out(struct pf_run *p, uint32_t i, struct pf_flow_out *out)
 }
 
 static void
-ses_delivery(struct pf_run *p, struct pf_delivery *d)
+ses_delivery(struct fabric_run *p, struct fabric_delivery *d)
 {
 	memset(d, 0, sizeof(*d));
 	for (uint32_t i = 0; i < p->nflows; i++) {
-		const struct sdrv_counters *c = sdrv_counters(p->sd[i]);
-		struct rulp_result tx, rx;
+		const struct ses_driver_counters *c =
+			ses_driver_counters(p->sd[i]);
+		struct test_ulp_result tx, rx;
 
-		sdrv_result(p->sd[i], &tx, &rx);
+		ses_driver_result(p->sd[i], &tx, &rx);
 		d->rx_msgs += rx.rx_msgs;
 		d->rx_dup += rx.rx_dup;
 		d->rx_bad += rx.rx_bad + tx.rx_bad;
@@ -155,17 +156,17 @@ ses_delivery(struct pf_run *p, struct pf_delivery *d)
 }
 
 static void
-ses_detach(struct pf_run *p)
+ses_detach(struct fabric_run *p)
 {
 	for (uint32_t i = 0; p->sd != NULL && i < p->nflows; i++)
-		sdrv_detach(p->sd[i]);
+		ses_driver_detach(p->sd[i]);
 }
 
 static void
-ses_release(struct pf_run *p)
+ses_release(struct fabric_run *p)
 {
 	for (uint32_t i = 0; p->sd != NULL && i < p->nflows; i++)
-		sdrv_free(p->sd[i]);
+		ses_driver_free(p->sd[i]);
 	free(p->sd);
 	free(p->sp);
 	free(p->done_ns);
@@ -174,7 +175,7 @@ ses_release(struct pf_run *p)
 	p->done_ns = NULL;
 }
 
-const struct pf_transport pf_transport_ses = {
+const struct fabric_transport fabric_transport_ses = {
 	.name = "ses",
 	.hosts = ses_hosts,
 	.start = ses_start,

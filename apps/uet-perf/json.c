@@ -16,7 +16,7 @@
 #define J(v) ((json_int_t)(v))
 
 static json_t *
-json_side(const struct rulp_result *s)
+json_side(const struct test_ulp_result *s)
 {
 	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
 			 "s:I}",

@@ -22,16 +22,6 @@
 #include "perf.h"
 
 #define PERF_EAL_DEFAULT "-l 0 --no-huge -m 1024 --no-pci --log-level=4"
-/* --ulp ses: buffers of the operations in flight, at most */
-#define PERF_SES_MAX_WINDOW 4096u
-#define PERF_SES_MAX_INFLIGHT_BYTES (64ull << 20)
-
-const struct perf_mode *const perf_modes[PERF_NB_MODES] = {
-	&perf_mode_msgrate,
-	&perf_mode_latency,
-	&perf_mode_bw,
-	&perf_mode_incast,
-};
 
 /* ------------------------------------------------------------------ */
 /* command line                                                        */
@@ -128,18 +118,14 @@ parse_mode(const char *s, unsigned int *out)
 	unsigned int set = 0;
 
 	if (strcmp(s, "all") == 0) {
-		*out = PERF_MODES_ALL;
+		*out = perf_modes_all();
 		return 0;
 	}
 	while (*s != '\0') {
 		size_t n = strcspn(s, ",");
-		unsigned int i;
+		int i = perf_mode_find(s, n);
 
-		for (i = 0; i < PERF_NB_MODES; i++)
-			if (strlen(perf_modes[i]->name) == n &&
-			    strncmp(s, perf_modes[i]->name, n) == 0)
-				break;
-		if (i == PERF_NB_MODES)
+		if (i < 0)
 			return -EINVAL;
 		set |= 1u << i;
 		s += n;
@@ -258,25 +244,6 @@ perf_pds_name(uint8_t m)
 }
 
 const char *
-perf_ses_unsupported(const struct perf_mode *m, const struct perf_opts *o)
-{
-	uint32_t size = o->size ? o->size : m->def_size;
-	uint32_t window = o->window ? o->window : m->def_ses_window;
-
-	if (m->incast)
-		return "incast runs over the raw ULP only";
-	if (o->pds_mode != UET_PDS_MODE_RUD && o->pds_mode != UET_PDS_MODE_ROD)
-		return "--pds rud or rod (SES operations are reliable)";
-	if (m->pingpong)
-		return NULL;
-	if (window > PERF_SES_MAX_WINDOW)
-		return "--window: at most 4096 operations in flight";
-	if ((uint64_t)window * size > PERF_SES_MAX_INFLIGHT_BYTES)
-		return "--window x --size: at most 64 MiB in flight";
-	return NULL;
-}
-
-const char *
 perf_fault_name(unsigned int kind)
 {
 	static const char *const names[UET_CONFIG_FAULT_KINDS] = {
@@ -324,42 +291,6 @@ check_roles(const struct perf_opts *o, unsigned int twoproc_flags,
 	return 0;
 }
 
-const char *
-perf_settings_conflict(const struct perf_opts *o, unsigned int given,
-		       const char **flag)
-{
-	bool incast = (o->modes & (1u << 3)) != 0;
-	const char *why;
-
-	*flag = "--mode";
-	if (incast && o->modes != (1u << 3))
-		return "incast runs alone (not in a list)";
-	*flag = "--peers";
-	if (o->peers && !incast && !o->interactive)
-		return "needs --mode incast";
-	*flag = "--ulp ses";
-	for (unsigned int i = 0; o->ulp == PERF_ULP_SES && i < PERF_NB_MODES;
-	     i++) {
-		why = (o->modes & (1u << i)) ?
-		      perf_ses_unsupported(perf_modes[i], o) : NULL;
-		if (why != NULL)
-			return why;
-	}
-	*flag = "--op/--tagged";
-	if (((given & PERF_SET_OP) || o->tagged) && o->ulp != PERF_ULP_SES)
-		return "need --ulp ses";
-	*flag = "--op";
-	if ((given & PERF_SET_OP) && !o->interactive &&
-	    !(o->modes & (1u << 2)))
-		return "applies to --mode bw (msgrate and latency send)";
-	*flag = "--tagged";
-	if (o->tagged && o->op != PERF_OP_SEND && !o->interactive &&
-	    o->modes == (1u << 2))
-		return "applies to sends (--op send)";
-	*flag = NULL;
-	return NULL;
-}
-
 /* Impossible combinations of otherwise valid flags. */
 static int
 check_combos(struct perf_opts *o, unsigned int twoproc_flags,
@@ -372,9 +303,6 @@ check_combos(struct perf_opts *o, unsigned int twoproc_flags,
 	if (why != NULL)
 		return bad_arg(flag, why);
 	if (o->role != PERF_ROLE_NONE) {
-		if (o->modes & (1u << 3))
-			return bad_arg("--mode incast", "runs in one process "
-				       "(no --role)");
 		if (o->interactive)
 			return bad_arg("--interactive", "runs in one process "
 				       "(no --role)");
@@ -558,7 +486,7 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 	int c, rc;
 
 	memset(o, 0, sizeof(*o));
-	o->modes = PERF_MODES_ALL;
+	o->modes = perf_modes_all();
 	o->pds_mode = UET_PDS_MODE_RUD;
 	o->loss_ppm = -1;
 	o->seed = 1;
@@ -771,38 +699,10 @@ parse_args(int argc, char **argv, struct perf_opts *o)
 /* one run                                                             */
 /* ------------------------------------------------------------------ */
 
-static int
-cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-void
-perf_latency_stats(struct perf_report *r)
-{
-	uint32_t *v = r->tx.lat_ns;
-	uint64_t n = RTE_MIN(r->tx.pongs, r->count), sum = 0;
-
-	r->lat_n = n;
-	if (v == NULL || n == 0)
-		return;
-	qsort(v, n, sizeof(*v), cmp_u32);
-	for (uint64_t i = 0; i < n; i++)
-		sum += v[i];
-	r->lat_min = v[0];
-	r->lat_max = v[n - 1];
-	r->lat_p50 = v[n * 50 / 100];
-	r->lat_p99 = v[RTE_MIN(n - 1, n * 99 / 100)];
-	r->lat_p999 = v[RTE_MIN(n - 1, n * 999 / 1000)];
-	r->lat_avg = (double)sum / (double)n;
-}
-
 const char *
 perf_verify_why(const struct perf_report *r, uint8_t pds)
 {
-	const struct rulp_result *rx = &r->rx, *tx = &r->tx;
+	const struct test_ulp_result *rx = &r->rx, *tx = &r->tx;
 	bool rel = pds == UET_PDS_MODE_RUD || pds == UET_PDS_MODE_ROD;
 
 	if (rx->rx_bad != 0 || tx->rx_bad != 0)
@@ -837,23 +737,6 @@ bool
 perf_verify(const struct perf_report *r, uint8_t pds)
 {
 	return perf_verify_why(r, pds) == NULL;
-}
-
-void
-perf_report_init(struct perf_report *r, const struct perf_mode *m,
-		 const struct perf_opts *o, uint32_t def_loss)
-{
-	memset(r, 0, sizeof(*r));
-	r->mode = m->name;
-	r->pds = perf_pds_name(o->pds_mode);
-	r->size = o->size ? o->size : m->def_size;
-	/* --duration alone runs for that long (iperf -t): no count bound
-	 * but the largest one */
-	r->count = o->count ? o->count :
-		   o->duration > 0 ? PERF_MAX_COUNT : m->def_count;
-	r->window = o->window ? o->window :
-		    o->ulp == PERF_ULP_SES ? m->def_ses_window : m->def_window;
-	r->loss_ppm = (uint32_t)(o->loss_ppm >= 0 ? o->loss_ppm : def_loss);
 }
 
 /* ------------------------------------------------------------------ */
@@ -973,7 +856,7 @@ eal_up(const struct perf_opts *o)
  * truncating, for each mode). A --config that does not load is reported
  * where it is used. */
 static int
-check_capture(const struct perf_opts *o)
+check_capture(struct perf_opts *o)
 {
 	static struct uet_config cfg;
 	struct uet_config_error cerr;
@@ -1037,13 +920,24 @@ batch_json(const struct perf_opts *o, const struct perf_report *rep,
 		"results", res, "verified", all_ok));
 }
 
+/* Engines of the largest run: its senders and one receiver. */
+static unsigned int
+batch_engines(const struct perf_opts *o)
+{
+	unsigned int n = 1;
+
+	for (unsigned int i = 0; i < PERF_NB_MODES; i++)
+		if (o->modes & (1u << i))
+			n = RTE_MAX(n, perf_modes[i]->topology->senders(o));
+	return n + 1;
+}
+
 static int
-batch_main(const struct perf_opts *o)
+batch_main(struct perf_opts *o)
 {
 	static struct perf_report rep[PERF_NB_MODES];
+	unsigned int engines = batch_engines(o);
 	bool all_ok = true;
-	unsigned int engines = o->modes == (1u << 3) ?
-			       (o->peers ? o->peers : 2) + 1 : 2;
 	int rc;
 
 	if (!o->json)
@@ -1070,6 +964,54 @@ batch_main(const struct perf_opts *o)
 	if (o->json && batch_json(o, rep, engines, all_ok) < 0)
 		return 1;
 	return all_ok ? 0 : 1;
+}
+
+static int
+twoproc_run(struct perf_opts *o)
+{
+	return perf_twoproc_main(o);
+}
+
+static int
+fabric_run(struct perf_opts *o)
+{
+	return perf_fabric_main(o);
+}
+
+/*
+ * Where the engines run, chosen once from the options (testpmd's
+ * forwarding engines have the same shape): in this process (a batch of
+ * modes, or the prompt), one engine in each of two processes, or one per
+ * host of the emulated fabric.
+ */
+struct perf_transport {
+	/* before anything runs: 0, or the exit code (error printed) */
+	int (*check)(struct perf_opts *o);
+	bool eal;                /* EAL up before run (else run brings it) */
+	int (*run)(struct perf_opts *o); /* the exit code */
+};
+
+static const struct perf_transport perf_transport_batch = {
+	.check = check_capture, .eal = true, .run = batch_main,
+};
+static const struct perf_transport perf_transport_prompt = {
+	.check = check_capture, .eal = true, .run = perf_cli_main,
+};
+static const struct perf_transport perf_transport_twoproc = {
+	.check = check_capture, .eal = false, .run = twoproc_run,
+};
+static const struct perf_transport perf_transport_fabric = {
+	.check = perf_fabric_check, .eal = true, .run = fabric_run,
+};
+
+static const struct perf_transport *
+transport_of(const struct perf_opts *o)
+{
+	if (o->fab.on)
+		return &perf_transport_fabric;
+	if (o->role != PERF_ROLE_NONE)
+		return &perf_transport_twoproc;
+	return o->interactive ? &perf_transport_prompt : &perf_transport_batch;
 }
 
 /*
@@ -1113,6 +1055,7 @@ int
 main(int argc, char **argv)
 {
 	static char eal[UET_CONFIG_STR_LEN];
+	const struct perf_transport *t;
 	static struct perf_opts o;
 	int k, rc;
 
@@ -1127,17 +1070,14 @@ main(int argc, char **argv)
 	if (k > 1)
 		o.eal_args = eal;
 	fatal_signals();
-	rc = o.fab.on ? perf_fabric_check(&o) : check_capture(&o);
+	t = transport_of(&o);
+	rc = t->check(&o);
 	if (rc == 0)
 		rc = open_csv(&o);
-	if (rc == 0 && o.role != PERF_ROLE_NONE)
-		rc = perf_twoproc_main(&o);
-	else if (rc == 0)
+	if (rc == 0 && t->eal)
 		rc = eal_up(&o);
-	if (rc == 0 && o.fab.on)
-		rc = perf_fabric_main(&o);
-	else if (rc == 0 && o.role == PERF_ROLE_NONE)
-		rc = o.interactive ? perf_cli_main(&o) : batch_main(&o);
+	if (rc == 0)
+		rc = t->run(&o);
 	if (o.csv_file != NULL && fclose(o.csv_file) != 0 && rc == 0) {
 		fprintf(stderr, "uet-perf: --csv %s: %s\n", o.csv,
 			strerror(errno));

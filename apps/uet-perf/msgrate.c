@@ -61,10 +61,12 @@ msgrate_print(const struct perf_report *r, FILE *f)
 
 const struct perf_mode perf_mode_msgrate = {
 	.name = "msgrate",
+	.in_all = true,
 	.def_size = 64,
 	.def_count = 1000000,
 	.def_window = 512,
 	.def_ses_window = 32,
 	.def_loss_ppm = 10000,
+	.topology = &perf_topology_pair,
 	.print = msgrate_print,
 };

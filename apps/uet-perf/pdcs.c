@@ -2,8 +2,8 @@
 /*
  * --pdcs N: msgrate over N PDCs between the two in-process engines (raw
  * ULP). A PDC is keyed by {job, destination FA, TC, mode} (UEC 1.0 PDS
- * PDC lookup), so message seq goes on the PDC of job RULP_JOB + seq % N
- * (rawulp.c). After the run every initiator PDC is closed and both
+ * PDC lookup), so message seq goes on the PDC of job
+ * PERF_TEST_ULP_JOB + seq % N (test_ulp.c). After the run every initiator PDC is closed and both
  * engines are polled until no PDC is left: the state returns to zero.
  * Reported: PDCs opened, PDS bytes per PDC id (uet_pds_pdc_bytes), the
  * RSS the open PDCs added, the close time and the open+close rate.
@@ -89,7 +89,7 @@ close_all(struct perf_sess *s, uint32_t n, uint8_t mode, const uint8_t *ip_b)
 	memset(&peer, 0, sizeof(peer));
 	memcpy(peer.addr, ip_b, 4);
 	for (uint32_t j = 0; j < n; j++)
-		if (uet_pds_pdc_find(p, &peer, RULP_JOB + j, 0, mode,
+		if (uet_pds_pdc_find(p, &peer, PERF_TEST_ULP_JOB + j, 0, mode,
 				     &h) == 0 &&
 		    uet_pds_pdc_close(p, h, uet_ulp_now(ctx)) == 0)
 			closed++;

@@ -3,11 +3,14 @@
 #define UET_PERF_H
 
 /*
- * uet-perf: batch benchmarks over two engines in one process (ring ports
- * back to back, inline progress on one thread). One file per traffic mode
- * (msgrate.c, latency.c, bw.c), like testpmd's forwarding engines. Two
- * traffic sources (--ulp): the "raw PDS" test ULP (rawulp.c), or the SES
- * ULP of the engine driven through front-end channels (sesdrv.c).
+ * uet-perf: batch benchmarks of the engine. One file per mode (msgrate.c,
+ * latency.c, bw.c, incast.c: a struct perf_mode each, like testpmd's
+ * forwarding engines), chosen once by --mode; one transport, chosen once
+ * (main.c): engines in this process (session.c, the prompt cli.c), one
+ * engine in each of two processes (twoproc.c) or one per host of the
+ * emulated fabric (fabric.c). Two traffic sources (--ulp): the test ULP
+ * over the PDS (test_ulp.c), or the SES ULP of the engine driven through
+ * front-end channels (ses_driver.c).
  */
 
 #include <stdbool.h>
@@ -23,15 +26,15 @@
 #include <uet/uet_ulp.h>
 
 /* ------------------------------------------------------------------ */
-/* raw PDS test ULP (rawulp.c)                                         */
+/* raw PDS test ULP (test_ulp.c)                                         */
 /* ------------------------------------------------------------------ */
 
 /*
  * One destination of a multi-flow sender (uet-perf --fabric): its own
  * window and start time. The array stays the caller's (start times may be
- * set after rulp_create(), before the engines run).
+ * set after test_ulp_create(), before the engines run).
  */
-struct rulp_dest {
+struct test_ulp_dest {
 	struct uet_pds_fa peer;
 	uint64_t seq_base;       /* first sequence number (receiver's numbering) */
 	uint64_t count;          /* messages */
@@ -40,7 +43,7 @@ struct rulp_dest {
 };
 
 /* What one side sends and checks. */
-struct rulp_params {
+struct test_ulp_params {
 	struct uet_pds_fa peer;  /* where messages go */
 	uint8_t mode;            /* enum uet_pds_mode */
 	uint32_t size;           /* message bytes (>= 16) */
@@ -56,15 +59,15 @@ struct rulp_params {
 	uint64_t flow_span;      /* sequence numbers per sender */
 	/* several destinations (peer, count, seq_base unused); window is
 	 * then per destination */
-	struct rulp_dest *dests;
+	struct test_ulp_dest *dests;
 	uint32_t nb_dests;
-	/* --pdcs: message seq goes on the PDC of job RULP_JOB + seq % pdcs
-	 * (0 or 1: one PDC) */
+	/* --pdcs: message seq goes on the PDC of job
+	 * PERF_TEST_ULP_JOB + seq % pdcs (0 or 1: one PDC) */
 	uint32_t pdcs;
 };
 
 /* What one sender's flow delivered (incast receiver). */
-struct rulp_flow {
+struct test_ulp_flow {
 	uint64_t msgs;           /* complete messages */
 	uint64_t bytes;          /* message bytes, first copy */
 	uint64_t last_tsc;       /* last message completed */
@@ -74,7 +77,7 @@ struct rulp_flow {
 };
 
 /* Results of one side. */
-struct rulp_result {
+struct test_ulp_result {
 	uint64_t msgs_sent;      /* messages fully submitted */
 	uint64_t pkts_done_ok;
 	uint64_t pkts_done_err;
@@ -91,40 +94,41 @@ struct rulp_result {
 	uint32_t *lat_ns;        /* latency samples (pongs entries) */
 };
 
-struct rulp;
+struct test_ulp;
 
-extern const struct uet_ulp_ops rulp_ops;
+extern const struct uet_ulp_ops test_ulp_ops;
 
 /* State of one side, allocated for @p p (sample and tracking arrays). */
-struct rulp *rulp_create(const struct rulp_params *p);
-void rulp_free(struct rulp *r);
+struct test_ulp *test_ulp_create(const struct test_ulp_params *p);
+void test_ulp_free(struct test_ulp *r);
 /* Every message submitted and completed (ok or error). */
-bool rulp_send_finished(const struct rulp *r);
+bool test_ulp_send_finished(const struct test_ulp *r);
 /* Fill @p out; counts rx_lost over the expected packets. */
-void rulp_result(const struct rulp *r, struct rulp_result *out);
+void test_ulp_result(const struct test_ulp *r, struct test_ulp_result *out);
 /* Packets per message of @p size with @p max_len SES bytes per packet. */
-uint32_t rulp_pkts_per_msg(uint32_t size, uint16_t max_len);
+uint32_t test_ulp_pkts_per_msg(uint32_t size, uint16_t max_len);
 /* The peer sent only @p n messages (duration): track no more than that. */
-void rulp_expect_trim(struct rulp *r, uint64_t n);
+void test_ulp_expect_trim(struct test_ulp *r, uint64_t n);
 /* Submit no new message (the one in progress is finished). */
-void rulp_stop(struct rulp *r);
+void test_ulp_stop(struct test_ulp *r);
 /* --duration: submit no new message after TSC @p deadline (set once
  * the engines run, so that setup is not part of the duration). */
-void rulp_set_deadline(struct rulp *r, uint64_t deadline);
+void test_ulp_set_deadline(struct test_ulp *r, uint64_t deadline);
 /* Packets completed (ok or failed) plus packets received: progress. */
-uint64_t rulp_activity(const struct rulp *r);
+uint64_t test_ulp_activity(const struct test_ulp *r);
 /* Messages acknowledged (pingpong: answered) so far. */
-uint64_t rulp_msgs_done(const struct rulp *r);
+uint64_t test_ulp_msgs_done(const struct test_ulp *r);
 /* Counters as they are (no loss scan): live statistics. */
-const struct rulp_result *rulp_live(const struct rulp *r);
+const struct test_ulp_result *test_ulp_live(const struct test_ulp *r);
 /* Flow @p f as it is (no loss scan: time series); NULL if none. */
-const struct rulp_flow *rulp_flow_live(const struct rulp *r, uint32_t f);
+const struct test_ulp_flow *test_ulp_flow_live(const struct test_ulp *r,
+					       uint32_t f);
 /* Flow @p f of which @p sent messages were sent; 0 or -EINVAL. */
-int rulp_flow_get(const struct rulp *r, uint32_t f, uint64_t sent,
-		  struct rulp_flow *out);
+int test_ulp_flow_get(const struct test_ulp *r, uint32_t f, uint64_t sent,
+		      struct test_ulp_flow *out);
 
 /* ------------------------------------------------------------------ */
-/* SES traffic through front-end channels (sesdrv.c)                   */
+/* SES traffic through front-end channels (ses_driver.c)                   */
 /* ------------------------------------------------------------------ */
 
 /* Traffic source (--ulp). */
@@ -134,7 +138,7 @@ enum perf_ulp { PERF_ULP_RAW = 0, PERF_ULP_SES = 1 };
 enum perf_op { PERF_OP_WRITE = 0, PERF_OP_SEND = 1, PERF_OP_READ = 2 };
 
 /* What the SES driver runs between initiator A and target B. */
-struct sdrv_params {
+struct ses_driver_params {
 	struct uet_engine *ea;   /* initiator engine (SES ULP) */
 	struct uet_engine *eb;   /* target engine (SES ULP) */
 	const char *tag;         /* unique per run: channel names */
@@ -142,7 +146,7 @@ struct sdrv_params {
 	bool tagged;             /* SEND as TSEND / TRECV */
 	bool rod;                /* SQE mode ROD (else RUD) */
 	bool verify;             /* fill and check every payload byte */
-	bool pingpong;           /* latency: B echoes, one message in flight */
+	bool pingpong;           /* B echoes, one in flight (op SEND) */
 	uint32_t size;           /* bytes per operation */
 	uint64_t count;          /* operations */
 	uint32_t window;         /* operations in flight */
@@ -160,40 +164,41 @@ struct sdrv_params {
 };
 
 /* Driver-level counters (besides the per-side results). */
-struct sdrv_counters {
+struct ses_driver_counters {
 	uint64_t cqe_err;        /* CQEs with status != 0 (both sides) */
 	uint64_t cqe_bad;        /* CQEs with an unknown context */
 	uint64_t post_fail;      /* RQ posts refused (never expected) */
 };
 
-struct sdrv;
+struct ses_driver;
 
 /* Channels, job, region, pre-posted receives; NULL on failure (printed). */
-struct sdrv *sdrv_create(const struct sdrv_params *p);
+struct ses_driver *ses_driver_create(const struct ses_driver_params *p);
 /* Detach the channels (before the engines are freed). */
-void sdrv_detach(struct sdrv *d);
+void ses_driver_detach(struct ses_driver *d);
 /* Free channels and buffers (after the engines); NULL: no-op. */
-void sdrv_free(struct sdrv *d);
+void ses_driver_free(struct ses_driver *d);
 /* Application side of one loop turn: CQs, reposts, submissions.
  * @return completions read plus operations posted (0: nothing moved). */
-unsigned int sdrv_poll(struct sdrv *d);
+unsigned int ses_driver_poll(struct ses_driver *d);
 /* Every operation submitted and completed, every message received. */
-bool sdrv_finished(struct sdrv *d);
+bool ses_driver_finished(struct ses_driver *d);
 /* Submit no new operation. */
-void sdrv_stop(struct sdrv *d);
+void ses_driver_stop(struct ses_driver *d);
 /* --duration: submit no new operation after TSC @p deadline. */
-void sdrv_set_deadline(struct sdrv *d, uint64_t deadline);
+void ses_driver_set_deadline(struct ses_driver *d, uint64_t deadline);
 /* Delivered so far (live statistics): messages / bytes in rx_*. */
-const struct rulp_result *sdrv_live(const struct sdrv *d);
+const struct test_ulp_result *ses_driver_live(const struct ses_driver *d);
 /* Driver counters. */
-const struct sdrv_counters *sdrv_counters(const struct sdrv *d);
+const struct ses_driver_counters *
+ses_driver_counters(const struct ses_driver *d);
 /*
  * Final results (first call checks the target region of WRITEs):
  * @p tx initiator side, @p rx delivery side (B's receives for sends, the
  * placed / read data for WRITE / READ). tx->lat_ns: latency samples.
  */
-void sdrv_result(struct sdrv *d, struct rulp_result *tx,
-		 struct rulp_result *rx);
+void ses_driver_result(struct ses_driver *d, struct test_ulp_result *tx,
+		       struct test_ulp_result *rx);
 const char *perf_op_name(uint8_t op);
 int perf_parse_op(const char *s, uint8_t *out);
 
@@ -378,8 +383,8 @@ struct perf_report {
 	bool complete;           /* everything sent and completed */
 	bool verified;           /* delivery guarantees of the PDS mode held */
 	const char *why_not;     /* !verified: the first check that failed */
-	struct rulp_result tx;   /* side A (sender) */
-	struct rulp_result rx;   /* side B (receiver) */
+	struct test_ulp_result tx;   /* side A (sender) */
+	struct test_ulp_result rx;   /* side B (receiver) */
 	/* latency, ns */
 	uint64_t lat_n;
 	double lat_min, lat_p50, lat_p99, lat_p999, lat_max, lat_avg;
@@ -406,7 +411,7 @@ struct perf_report {
 		uint8_t op;              /* enum perf_op */
 		bool tagged;
 		bool payload_checked;    /* every byte (--verify) */
-		struct sdrv_counters drv;
+		struct ses_driver_counters drv;
 		/* SES + glue counters of initiator (A) and target (B) */
 		struct perf_ses_side {
 			uint64_t wr_submitted, wr_eagain, msg_ok, msg_err;
@@ -418,23 +423,81 @@ struct perf_report {
 	} ses;
 };
 
-/* One benchmark, chosen by --mode (testpmd's fwd_engine shape). */
+/* ------------------------------------------------------------------ */
+/* modes: one engine per benchmark (testpmd's struct fwd_engine)       */
+/* ------------------------------------------------------------------ */
+
+struct perf_sess;
+
+/*
+ * How the engines of an in-process run are joined (session.c): a pair of
+ * ring ports back to back, or N senders through a software switch. The
+ * mode names one; the session calls it and nothing else decides.
+ */
+struct perf_topology {
+	/* senders of a run with @p o */
+	unsigned int (*senders)(const struct perf_opts *o);
+	/* ring ports of @p senders senders (made once per process, emptied
+	 * of an earlier run's frames): 0 or -errno */
+	int (*ports)(unsigned int senders);
+	const char *receiver_dev; /* the receiver's port (10.0.0.2) */
+	/* port, address and MAC of sender @p i */
+	void (*sender)(unsigned int i, char *dev, size_t len, uint8_t ip[4],
+		       uint8_t mac[6]);
+	/* --count (and the default count) is per sender, not in all */
+	bool count_per_sender;
+	/* --ulp raw: what the topology adds to a sender's @p tx and the
+	 * receiver's @p rx parameters (NULL: nothing) */
+	void (*raw_traffic)(unsigned int senders, struct test_ulp_params *tx,
+			    struct test_ulp_params *rx);
+	/* once per loop turn after the engines' polls (NULL: none) */
+	void (*pump)(struct perf_sess *s);
+	/* --ulp raw, at the end: the senders' and the receiver's results
+	 * into the report (tx, rx, per-flow numbers) */
+	void (*results)(struct perf_sess *s);
+	/* its own counters for --verbose and show stats (NULL: none) */
+	void (*counters_print)(const struct perf_sess *s, FILE *f);
+};
+
+extern const struct perf_topology perf_topology_pair;
+extern const struct perf_topology perf_topology_switch;
+
+/*
+ * One benchmark, chosen once by --mode: its defaults and the options it
+ * takes, the topology of its in-process engines, the traffic it asks of
+ * the test ULP or of the SES driver (they submit and complete; the mode
+ * chooses the shape: a one-way stream, or ping-pong), what it derives
+ * from the results and how it prints them. Callbacks may be NULL (none)
+ * but print.
+ */
 struct perf_mode {
 	const char *name;
+	bool in_all;             /* one of --mode all */
+	bool alone;              /* not in a --mode list */
+	bool takes_op;           /* --op chooses its SES operation */
+	bool takes_peers;        /* --peers sets its senders */
 	uint32_t def_size;
 	uint64_t def_count;
 	uint32_t def_window;
 	uint32_t def_loss_ppm;   /* on A's transmitted data */
 	uint32_t def_ses_window; /* --ulp ses: operations in flight */
-	bool pingpong;
-	bool incast;             /* N senders to one receiver */
+	const struct perf_topology *topology; /* in-process runs */
+	/* NULL when @p o can run it, else why, with *@p flag the option
+	 * named (command line and `set` at the prompt) */
+	const char *(*refuse)(const struct perf_opts *o, const char **flag);
+	/* --ulp raw: a sender's @p tx and the receiver's @p rx parameters,
+	 * set for a one-way stream (tx->count messages) on entry */
+	void (*raw_traffic)(struct test_ulp_params *tx,
+			    struct test_ulp_params *rx);
+	/* --ulp ses: @p p, set for a stream of sends on entry */
+	void (*ses_traffic)(const struct perf_opts *o,
+			    struct ses_driver_params *p);
+	const char *ses_refusal; /* not over the SES: why (NULL: it runs) */
+	/* the results are in: derived numbers, before verification */
+	void (*report)(struct perf_report *r);
 	void (*print)(const struct perf_report *r, FILE *f);
 };
 
-extern const struct perf_mode perf_mode_msgrate;
-extern const struct perf_mode perf_mode_latency;
-extern const struct perf_mode perf_mode_bw;
-extern const struct perf_mode perf_mode_incast;
 
 /* ------------------------------------------------------------------ */
 /* statistics: live lines and CSV time series (stats.c)                */
@@ -509,7 +572,7 @@ unsigned int perf_sess_nb_engines(const struct perf_sess *s);
 void perf_sess_counters_print(struct perf_sess *s, FILE *f);
 
 /* --pdcs (pdcs.c): the raw ULP's job base (a PDC per job) */
-#define RULP_JOB 0x42
+#define PERF_TEST_ULP_JOB 0x42
 #define PERF_MAX_PDCS 65536u
 /* 0, or -EINVAL: --pdcs N > 1 needs --mode msgrate, --ulp raw, in process */
 int perf_pdcs_opts_check(const struct perf_opts *o);
@@ -531,10 +594,40 @@ int perf_run(const struct perf_mode *m, const struct perf_opts *o,
 /* interactive prompt (cli.c): @return exit code. */
 int perf_cli_main(struct perf_opts *o);
 
-/* main.c helpers shared with twoproc.c and cli.c */
+/* modes.c: the modes, one file each, in --mode order */
 extern const struct perf_mode *const perf_modes[];
 #define PERF_NB_MODES 4u
-#define PERF_MODES_ALL 0x7u      /* "all": msgrate, latency, bw */
+/* Index of mode @p name (@p len characters) in perf_modes, or -EINVAL. */
+int perf_mode_find(const char *name, size_t len);
+/* The modes of @p o->modes, counted. */
+unsigned int perf_modes_count(const struct perf_opts *o);
+/* The modes of --mode all (a perf_opts.modes set). */
+unsigned int perf_modes_all(void);
+/* @p p: the SES operations of mode @p m with @p o, @p size bytes each,
+ * @p window in flight (the mode may change them), count 0. */
+void perf_ses_traffic(const struct perf_mode *m, const struct perf_opts *o,
+		      uint32_t size, uint32_t window,
+		      struct ses_driver_params *p);
+/* NULL when @p m can run over @p o->ulp with @p o, else why not. */
+const char *perf_ses_unsupported(const struct perf_mode *m,
+				 const struct perf_opts *o);
+/* --op given (or set op typed), for perf_settings_conflict() */
+#define PERF_SET_OP 1u
+/*
+ * Test settings that cannot run together (@p o->modes the tests, @p
+ * given PERF_SET_OP or 0), with one set of rules for the command line
+ * and for each `set` at the prompt (o->interactive: the settings of the
+ * next runs, some of which apply to one test only): NULL, or the reason,
+ * with *@p flag the option it names.
+ */
+const char *perf_settings_conflict(const struct perf_opts *o,
+				   unsigned int given, const char **flag);
+/* @p r zeroed, with the size, count, window and loss of mode @p m with
+ * @p o (@p def_loss: the loss when @p o sets none). */
+void perf_report_init(struct perf_report *r, const struct perf_mode *m,
+		      const struct perf_opts *o, uint32_t def_loss);
+
+/* main.c helpers shared with twoproc.c and cli.c */
 const char *perf_pds_name(uint8_t m);
 const char *perf_fault_name(unsigned int kind);
 int perf_parse_pds(const char *s, uint8_t *out);
@@ -550,21 +643,6 @@ const char *perf_cc_name(int cc);
 /* Apply --cc to @p cfg and check the [cc] it gives; 0 or -EINVAL
  * (printed). */
 int perf_cc_apply(const struct perf_opts *o, struct uet_config *cfg);
-/* NULL when @p m can run over @p o->ulp with @p o, else why not. */
-const char *perf_ses_unsupported(const struct perf_mode *m,
-				 const struct perf_opts *o);
-/* --op given (or set op typed), for perf_settings_conflict() */
-#define PERF_SET_OP 1u
-/*
- * Test settings that cannot run together (@p o->modes the tests, @p
- * given PERF_SET_OP or 0), with one set of rules for the command line
- * and for each `set` at the prompt (o->interactive: the settings of the
- * next runs, some of which apply to one test only): NULL, or the reason,
- * with *@p flag the option it names.
- */
-const char *perf_settings_conflict(const struct perf_opts *o,
-				   unsigned int given, const char **flag);
-void perf_latency_stats(struct perf_report *r);
 /* NULL when @p r holds the guarantees of PDS mode @p pds, else the first
  * check that failed, in words. */
 const char *perf_verify_why(const struct perf_report *r, uint8_t pds);
@@ -585,8 +663,6 @@ perf_window_unit(const struct perf_report *r)
 {
 	return r->ses.on ? "ops" : "pkts";
 }
-void perf_report_init(struct perf_report *r, const struct perf_mode *m,
-		      const struct perf_opts *o, uint32_t def_loss);
 
 /* ------------------------------------------------------------------ */
 /* two processes: control connection (ctl.c) and roles (twoproc.c)     */

@@ -5,17 +5,15 @@
  * calling thread, one poll slice at a time so that the interactive prompt
  * stays responsive and statistics are sampled between slices.
  *
- *   batch / interactive:  A (sender) perfA <-> perfB B (receiver)
- *   incast:               S0..SN-1 --(ring "up", shared)--> R
- *                         R --(ring "down")--> switch --> S_i by MAC
+ * The mode (struct perf_mode) is chosen once per run and names the
+ * topology that joins the engines (struct perf_topology):
  *
- * The incast switch is a loop over "down" on this thread that moves each
- * frame to the RX ring of the sender owning its destination MAC (mbufs
- * are passed through, never copied or allocated).
+ *   perf_topology_pair (here):      A (sender) perfA <-> perfB B (receiver)
+ *   perf_topology_switch (incast.c): S0..SN-1 -> R, a switch returns ACKs
  *
  * Traffic source (--ulp): raw, the raw-PDS test ULP on each engine
- * (rawulp.c); ses, the engine's SES ULP on each engine and the SES driver
- * (sesdrv.c) posting to their channels between engine polls.
+ * (test_ulp.c); ses, the engine's SES ULP on each engine and the SES driver
+ * (ses_driver.c) posting to their channels between engine polls.
  */
 
 #include <errno.h>
@@ -27,51 +25,20 @@
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_eth_ring.h>
-#include <rte_ether.h>
-#include <rte_mbuf.h>
 #include <rte_ring.h>
 
-#include <uet/uet_ses_ulp.h>
+#include "session.h"
 
-#include "perf.h"
-
-#define SESS_RING_SIZE 4096
 #define SESS_MAX_SECONDS 300.0
 #define SESS_SLICE_ROUNDS 256    /* per step, at most (a step is ~1 ms) */
 #define SESS_DRAIN_ITERS 2000
-#define SESS_SW_BURST 32
 
 static const uint8_t ip_a[4] = { 10, 0, 0, 1 };
 static const uint8_t ip_b[4] = { 10, 0, 0, 2 };
 static const uint8_t mac_a[6] = { 0x02, 0, 0, 0, 0, 0x0a };
 static const uint8_t mac_b[6] = { 0x02, 0, 0, 0, 0, 0x0b };
 
-struct perf_sess {
-	const struct perf_mode *m;
-	struct perf_opts o;
-	struct perf_report *r;
-	unsigned int nb_tx;                       /* senders */
-	struct uet_engine *e[PERF_MAX_PEERS + 1]; /* 0: receiver */
-	struct rulp *ru[PERF_MAX_PEERS + 1];
-	struct uet_proto_params pp[PERF_MAX_PEERS + 1];
-	struct uet_pds_config pds[PERF_MAX_PEERS + 1];
-	struct uet_ses_ulp_params sp[2];          /* --ulp ses: B, A */
-	struct sdrv *sd;                          /* --ulp ses */
-	struct perf_sampler smp;
-	uint64_t t0, t_fin, hard;
-	/* TSC inside the senders' / the receiver's uet_engine_poll() during
-	 * the timed part, and the thread's CPU time over it */
-	uint64_t tsc_tx, tsc_rx;
-	double cpu0, cpu_s;
-	uint64_t sw_drops;                        /* incast switch */
-	bool done, complete, stopped, ended;
-};
-
-/* Ring ports, made once per process. */
-static bool batch_ports_made;
-static struct rte_ring *inc_up, *inc_down, *inc_rx[PERF_MAX_PEERS];
-static unsigned int inc_ports_made;
-static bool inc_rx_port_made;
+static bool pair_ports_made;
 static unsigned int run_no;
 
 /* CPU time of the calling thread (excludes preemption), seconds. */
@@ -89,12 +56,14 @@ thread_cpu_s(void)
 /* ports                                                               */
 /* ------------------------------------------------------------------ */
 
+/* Ring ports A <-> B, made once per process (a run drains its own). */
 static int
-batch_ports(void)
+pair_ports(unsigned int senders)
 {
 	struct rte_ring *ab, *ba;
 
-	if (batch_ports_made)
+	(void)senders; /* one */
+	if (pair_ports_made)
 		return 0;
 	ab = rte_ring_create("perf_ab", SESS_RING_SIZE, SOCKET_ID_ANY,
 			     RING_F_SP_ENQ | RING_F_SC_DEQ);
@@ -105,93 +74,36 @@ batch_ports(void)
 	if (rte_eth_from_rings("perfA", &ba, 1, &ab, 1, SOCKET_ID_ANY) < 0 ||
 	    rte_eth_from_rings("perfB", &ab, 1, &ba, 1, SOCKET_ID_ANY) < 0)
 		return -rte_errno;
-	batch_ports_made = true;
+	pair_ports_made = true;
 	return 0;
 }
 
-/* The receiver port and senders 0 .. n - 1 (made on demand). */
-static int
-incast_ports(unsigned int n)
+static unsigned int
+pair_senders(const struct perf_opts *o)
 {
-	char name[RTE_RING_NAMESIZE];
-
-	if (!inc_rx_port_made) {
-		inc_up = rte_ring_create("perf_inc_up", SESS_RING_SIZE,
-					 SOCKET_ID_ANY, RING_F_SC_DEQ);
-		inc_down = rte_ring_create("perf_inc_down", SESS_RING_SIZE,
-					   SOCKET_ID_ANY,
-					   RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (inc_up == NULL || inc_down == NULL)
-			return -ENOMEM;
-		if (rte_eth_from_rings("perfR", &inc_up, 1, &inc_down, 1,
-				       SOCKET_ID_ANY) < 0)
-			return -rte_errno;
-		inc_rx_port_made = true;
-	}
-	for (; inc_ports_made < n; inc_ports_made++) {
-		unsigned int i = inc_ports_made;
-
-		snprintf(name, sizeof(name), "perf_inc_s%u", i);
-		inc_rx[i] = rte_ring_create(name, SESS_RING_SIZE, SOCKET_ID_ANY,
-					    RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (inc_rx[i] == NULL)
-			return -ENOMEM;
-		snprintf(name, sizeof(name), "perfS%u", i);
-		if (rte_eth_from_rings(name, &inc_rx[i], 1, &inc_up, 1,
-				       SOCKET_ID_ANY) < 0)
-			return -rte_errno;
-	}
-	return 0;
-}
-
-/* Frames left in the incast rings by an earlier run. */
-static void
-ring_flush(struct rte_ring *r)
-{
-	void *objs[SESS_SW_BURST];
-	unsigned int n;
-
-	if (r == NULL)
-		return;
-	while ((n = rte_ring_dequeue_burst(r, objs, RTE_DIM(objs), NULL)) > 0)
-		rte_pktmbuf_free_bulk((struct rte_mbuf **)objs, n);
+	(void)o;
+	return 1;
 }
 
 static void
-sender_addr(unsigned int i, uint8_t ip[4], uint8_t mac[6])
+pair_sender(unsigned int i, char *dev, size_t len, uint8_t ip[4],
+	    uint8_t mac[6])
 {
-	static const uint8_t base_mac[6] = { 0x02, 0, 0, 0, 0x01, 0 };
-
-	ip[0] = 10;
-	ip[1] = 0;
-	ip[2] = 1;
-	ip[3] = (uint8_t)(i + 1);
-	memcpy(mac, base_mac, 6);
-	mac[5] = (uint8_t)(i + 1);
+	(void)i; /* one */
+	snprintf(dev, len, "net_ring_perfA");
+	memcpy(ip, ip_a, 4);
+	memcpy(mac, mac_a, 6);
 }
 
-/* Move the receiver's frames to the senders' RX rings by MAC. */
-static void
-switch_pump(struct perf_sess *s)
-{
-	struct rte_mbuf *m[SESS_SW_BURST];
-	unsigned int n, i;
+static void pair_results(struct perf_sess *s);
 
-	n = rte_ring_dequeue_burst(inc_down, (void **)m, RTE_DIM(m), NULL);
-	for (i = 0; i < n; i++) {
-		const struct rte_ether_hdr *eh =
-			rte_pktmbuf_mtod(m[i], const struct rte_ether_hdr *);
-		const uint8_t *d = eh->dst_addr.addr_bytes;
-		unsigned int port = d[5] - 1u;
-
-		if (d[0] != 0x02 || d[4] != 0x01 || d[5] == 0 ||
-		    port >= s->nb_tx ||
-		    rte_ring_enqueue(inc_rx[port], m[i]) != 0) {
-			rte_pktmbuf_free(m[i]);
-			s->sw_drops++;
-		}
-	}
-}
+const struct perf_topology perf_topology_pair = {
+	.senders = pair_senders,
+	.ports = pair_ports,
+	.receiver_dev = "net_ring_perfB",
+	.sender = pair_sender,
+	.results = pair_results,
+};
 
 /* ------------------------------------------------------------------ */
 /* engines                                                             */
@@ -292,8 +204,7 @@ faults_apply(const struct perf_sess *s, struct uet_config *cfg, uint64_t seed)
 static bool
 target_faults(const struct perf_sess *s)
 {
-	return s->o.ulp == PERF_ULP_SES && s->m == &perf_mode_bw &&
-	       s->o.op == PERF_OP_READ;
+	return s->o.ulp == PERF_ULP_SES && s->sdp.op == PERF_OP_READ;
 }
 
 /* The PDS of engine @p i from @p cfg, seeded @p seed: --seed makes the
@@ -312,21 +223,20 @@ sess_engines(struct perf_sess *s, const struct uet_config *cbase)
 {
 	/* large: not on the stack */
 	static struct uet_config cfg, base_spray;
+	const struct perf_topology *topo = s->m->topology;
 	const struct uet_config *base = &base_spray;
 	uint8_t ip[4], mac[6];
+	char dev[32];
 
 	base_spray = *cbase;
 	if (perf_spray_apply(&s->o, &base_spray) < 0)
 		return -EINVAL;
 
 	/* receiver */
-	side_cfg(&cfg, base, s->m->incast ? "net_ring_perfR" :
-		 "net_ring_perfB", ip_b, mac_b);
+	side_cfg(&cfg, base, topo->receiver_dev, ip_b, mac_b);
 	for (unsigned int i = 0; i < s->nb_tx; i++) {
-		if (s->m->incast)
-			sender_addr(i, ip, mac);
-		add_neigh(&cfg, s->m->incast ? ip : ip_a,
-			  s->m->incast ? mac : mac_a);
+		topo->sender(i, dev, sizeof(dev), ip, mac);
+		add_neigh(&cfg, ip, mac);
 	}
 	if (target_faults(s))
 		faults_apply(s, &cfg, s->o.seed + PERF_MAX_PEERS);
@@ -338,16 +248,7 @@ sess_engines(struct perf_sess *s, const struct uet_config *cbase)
 		return -ENODEV;
 	/* senders */
 	for (unsigned int i = 0; i < s->nb_tx; i++) {
-		char dev[32];
-
-		if (s->m->incast) {
-			sender_addr(i, ip, mac);
-			snprintf(dev, sizeof(dev), "net_ring_perfS%u", i);
-		} else {
-			memcpy(ip, ip_a, 4);
-			memcpy(mac, mac_a, 6);
-			snprintf(dev, sizeof(dev), "net_ring_perfA");
-		}
+		topo->sender(i, dev, sizeof(dev), ip, mac);
 		side_cfg(&cfg, base, dev, ip, mac);
 		add_neigh(&cfg, ip_b, mac_b);
 		faults_apply(s, &cfg, s->o.seed + i);
@@ -369,46 +270,44 @@ sess_engines(struct perf_sess *s, const struct uet_config *cbase)
 }
 
 static int
-sess_rulps(struct perf_sess *s)
+sess_test_ulps(struct perf_sess *s)
 {
+	const struct perf_topology *topo = s->m->topology;
 	const struct perf_report *r = s->r;
-	struct rulp_params pa, pb;
+	struct test_ulp_params pa, pb;
+	uint8_t mac[6];
+	char dev[32];
 
+	/* a one-way stream, split evenly over the senders; the mode and
+	 * the topology shape it */
 	memset(&pa, 0, sizeof(pa));
 	memcpy(pa.peer.addr, ip_b, 4);
 	pa.mode = s->o.pds_mode;
 	pa.size = r->size;
 	pa.count = r->count / s->nb_tx;
 	pa.window = r->window;
-	pa.pingpong = s->m->pingpong;
 	pa.pdcs = s->o.pdcs;
 	pb = pa;
-	memcpy(pb.peer.addr, ip_a, 4);
+	topo->sender(0, dev, sizeof(dev), pb.peer.addr, mac);
 	pb.count = 0;
-	pb.pingpong = false;
 	pb.expect = r->count;
 	pb.expect_size = r->size;
-	pb.echo = s->m->pingpong;
-	if (s->m->incast) {
-		pb.flows = s->nb_tx;
-		pb.flow_span = pa.count;
-	}
-	if (s->m->pingpong) {
-		pa.expect = r->count;
-		pa.expect_size = r->size;
-	}
-	s->ru[0] = rulp_create(&pb);
+	if (topo->raw_traffic != NULL)
+		topo->raw_traffic(s->nb_tx, &pa, &pb);
+	if (s->m->raw_traffic != NULL)
+		s->m->raw_traffic(&pa, &pb);
+	s->ru[0] = test_ulp_create(&pb);
 	if (s->ru[0] == NULL)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < s->nb_tx; i++) {
 		pa.seq_base = (uint64_t)i * pa.count;
-		s->ru[1 + i] = rulp_create(&pa);
+		s->ru[1 + i] = test_ulp_create(&pa);
 		if (s->ru[1 + i] == NULL)
 			return -ENOMEM;
 	}
 	for (unsigned int i = 0; i <= s->nb_tx; i++)
 		s->pp[i] = (struct uet_proto_params){
-			.ulp = &rulp_ops, .ulp_arg = s->ru[i],
+			.ulp = &test_ulp_ops, .ulp_arg = s->ru[i],
 		};
 	return 0;
 }
@@ -431,27 +330,25 @@ sess_ses_params(struct perf_sess *s)
 	}
 }
 
-static int
-sess_sdrv(struct perf_sess *s)
+/* --ulp ses: the driver's operations, before the engines (faults). */
+static void
+sess_ses_traffic(struct perf_sess *s)
 {
-	const struct perf_report *r = s->r;
-	struct sdrv_params p = {
-		.ea = s->e[1],
-		.eb = s->e[0],
-		.op = s->m == &perf_mode_bw ? s->o.op : PERF_OP_SEND,
-		.tagged = s->o.tagged,
-		.rod = s->o.pds_mode == UET_PDS_MODE_ROD,
-		.verify = s->o.verify,
-		.pingpong = s->m->pingpong,
-		.size = r->size,
-		.count = r->count,
-		.window = s->m->pingpong ? 1 : r->window,
-	};
+	perf_ses_traffic(s->m, &s->o, s->r->size, s->r->window, &s->sdp);
+	s->sdp.count = s->r->count;
+}
+
+static int
+sess_ses_driver(struct perf_sess *s)
+{
 	char tag[12];
 
 	snprintf(tag, sizeof(tag), "%u", run_no);
-	p.tag = tag;
-	s->sd = sdrv_create(&p);
+	s->sdp.ea = s->e[1];
+	s->sdp.eb = s->e[0];
+	s->sdp.tag = tag;
+	s->sd = ses_driver_create(&s->sdp);
+	s->sdp.tag = NULL; /* not kept: the driver made its names */
 	return s->sd == NULL ? -ENOMEM : 0;
 }
 
@@ -459,10 +356,10 @@ static void
 sess_deadline(struct perf_sess *s, uint64_t deadline)
 {
 	if (s->sd != NULL)
-		sdrv_set_deadline(s->sd, deadline);
+		ses_driver_set_deadline(s->sd, deadline);
 	else
 		for (unsigned int i = 1; i <= s->nb_tx; i++)
-			rulp_set_deadline(s->ru[i], deadline);
+			test_ulp_set_deadline(s->ru[i], deadline);
 }
 
 static struct uet_config perf_base_cfg;
@@ -511,38 +408,34 @@ perf_sess_begin(const struct perf_mode *m, const struct perf_opts *o,
 	s->m = m;
 	s->o = *o;
 	s->r = r;
-	s->nb_tx = m->incast ? (o->peers ? o->peers : 2) : 1;
+	s->nb_tx = m->topology->senders(o);
 	perf_report_init(r, m, o, m->def_loss_ppm);
-	/* --count, and the default without --duration, is per sender: the
-	 * total is split evenly over the senders (sess_rulps) */
-	if (m->incast && (o->count != 0 || o->duration <= 0))
+	/* --count, and the default without --duration, may be per sender:
+	 * the total is split evenly over the senders (sess_test_ulps) */
+	if (m->topology->count_per_sender &&
+	    (o->count != 0 || o->duration <= 0))
 		r->count *= s->nb_tx;
 	run_no++;
-	rc = m->incast ? incast_ports(s->nb_tx) : batch_ports();
+	rc = m->topology->ports(s->nb_tx);
 	if (rc < 0) {
 		fprintf(stderr, "uet-perf: ring ports: %s\n", strerror(-rc));
 		goto fail;
 	}
-	if (m->incast) {
-		ring_flush(inc_up);
-		ring_flush(inc_down);
-		for (unsigned int i = 0; i < inc_ports_made; i++)
-			ring_flush(inc_rx[i]);
-	}
 	if (perf_pdcs_cfg_check(o, base) < 0)
 		goto fail;
-	if (o->ulp == PERF_ULP_SES)
+	if (o->ulp == PERF_ULP_SES) {
+		sess_ses_traffic(s);
 		sess_ses_params(s);
-	else
-		rc = sess_rulps(s);
+	} else
+		rc = sess_test_ulps(s);
 	if (rc == 0)
 		rc = sess_engines(s, base);
 	if (rc == 0 && o->ulp == PERF_ULP_SES)
-		rc = sess_sdrv(s);
+		rc = sess_ses_driver(s);
 	if (rc < 0)
 		goto fail;
-	r->pkts_per_msg = rulp_pkts_per_msg(r->size,
-					    uet_ulp_max_len(ctx_of(s, 1)));
+	r->pkts_per_msg = test_ulp_pkts_per_msg(r->size,
+						uet_ulp_max_len(ctx_of(s, 1)));
 	if (o->pdcs > 1)
 		r->pdcs.rss0 = perf_rss_bytes();
 	s->t0 = rte_rdtsc();
@@ -568,12 +461,13 @@ static void
 sess_sample(struct perf_sess *s, struct perf_sample *out)
 {
 	static struct uet_engine_stats st;
-	const struct rulp_result *rx = s->sd != NULL ? sdrv_live(s->sd) :
-				       rulp_live(s->ru[0]);
+	const struct test_ulp_result *rx = s->sd != NULL ?
+					   ses_driver_live(s->sd) :
+					   test_ulp_live(s->ru[0]);
 
 	memset(out, 0, sizeof(*out));
 	if (s->sd != NULL) {
-		out->cqe_err = sdrv_counters(s->sd)->cqe_err;
+		out->cqe_err = ses_driver_counters(s->sd)->cqe_err;
 		for (unsigned int i = 0; i <= s->nb_tx; i++)
 			out->ses_frags += ses_stats(s, i)->frag_tx;
 	}
@@ -599,19 +493,19 @@ poll_all(struct perf_sess *s)
 	for (unsigned int i = 1; i <= s->nb_tx; i++)
 		(void)uet_engine_poll(s->e[i], 1);
 	(void)uet_engine_poll(s->e[0], 1);
-	if (s->m->incast)
-		switch_pump(s);
+	if (s->m->topology->pump != NULL)
+		s->m->topology->pump(s);
 	if (s->sd != NULL)
-		sdrv_poll(s->sd);
+		ses_driver_poll(s->sd);
 }
 
 static bool
 all_finished(const struct perf_sess *s)
 {
 	if (s->sd != NULL)
-		return sdrv_finished(s->sd);
+		return ses_driver_finished(s->sd);
 	for (unsigned int i = 0; i <= s->nb_tx; i++)
-		if (!rulp_send_finished(s->ru[i]))
+		if (!test_ulp_send_finished(s->ru[i]))
 			return false;
 	return true;
 }
@@ -629,10 +523,10 @@ poll_all_timed(struct perf_sess *s)
 	tc = rte_rdtsc();
 	s->tsc_tx += tb - ta;
 	s->tsc_rx += tc - tb;
-	if (s->m->incast)
-		switch_pump(s);
+	if (s->m->topology->pump != NULL)
+		s->m->topology->pump(s);
 	if (s->sd != NULL)
-		sdrv_poll(s->sd);
+		ses_driver_poll(s->sd);
 }
 
 /* Per engine side: ns inside its poll per message delivered. */
@@ -696,10 +590,10 @@ perf_sess_stop(struct perf_sess *s)
 {
 	s->stopped = true;
 	if (s->sd != NULL)
-		sdrv_stop(s->sd);
+		ses_driver_stop(s->sd);
 	for (unsigned int i = 1; i <= s->nb_tx; i++)
 		if (s->ru[i] != NULL)
-			rulp_stop(s->ru[i]);
+			test_ulp_stop(s->ru[i]);
 }
 
 /* Loss recovery of a sender's PDS, summed over the senders. */
@@ -764,51 +658,6 @@ collect(struct perf_sess *s)
 	r->acks = uet_ulp_ctx_stats(ctx_of(s, 0))->tx_ctl;
 }
 
-/* Sum of the senders' results (incast); sender 0 alone otherwise. */
-static void
-sender_results(struct perf_sess *s, struct rulp_result *tx)
-{
-	struct rulp_result one;
-
-	rulp_result(s->ru[1], tx);
-	for (unsigned int i = 2; i <= s->nb_tx; i++) {
-		rulp_result(s->ru[i], &one);
-		tx->msgs_sent += one.msgs_sent;
-		tx->pkts_done_ok += one.pkts_done_ok;
-		tx->pkts_done_err += one.pkts_done_err;
-	}
-}
-
-static void
-incast_flows(struct perf_sess *s)
-{
-	struct perf_report *r = s->r;
-	double hz = (double)rte_get_tsc_hz(), sum = 0, sq = 0;
-	struct rulp_result one;
-	struct rulp_flow f;
-
-	r->nb_flows = s->nb_tx;
-	r->rx.rx_lost = 0;
-	for (unsigned int i = 0; i < s->nb_tx; i++) {
-		struct perf_flow *pf = &r->flow[i];
-
-		rulp_result(s->ru[1 + i], &one);
-		(void)rulp_flow_get(s->ru[0], i, one.msgs_sent, &f);
-		pf->msgs_sent = one.msgs_sent;
-		pf->msgs = f.msgs;
-		pf->bytes = f.bytes;
-		pf->lost = f.lost;
-		r->rx.rx_lost += f.lost;
-		pf->seconds = f.last_tsc > s->t0 ?
-			      (double)(f.last_tsc - s->t0) / hz : 0;
-		pf->gbytes_per_s = pf->seconds > 0 ?
-				   (double)f.bytes / pf->seconds / 1e9 : 0;
-		sum += pf->gbytes_per_s;
-		sq += pf->gbytes_per_s * pf->gbytes_per_s;
-	}
-	r->jain = sq > 0 ? sum * sum / ((double)s->nb_tx * sq) : 0;
-}
-
 static void
 ses_side(struct perf_sess *s, unsigned int i, struct perf_ses_side *o)
 {
@@ -839,12 +688,12 @@ ses_results(struct perf_sess *s)
 	struct perf_ses *x = &r->ses;
 	uint64_t pkts;
 
-	sdrv_result(s->sd, &r->tx, &r->rx);
+	ses_driver_result(s->sd, &r->tx, &r->rx);
 	x->on = true;
-	x->op = s->m == &perf_mode_bw ? s->o.op : PERF_OP_SEND;
+	x->op = s->sdp.op;
 	x->tagged = s->o.tagged && x->op == PERF_OP_SEND;
 	x->payload_checked = s->o.verify;
-	x->drv = *sdrv_counters(s->sd);
+	x->drv = *ses_driver_counters(s->sd);
 	ses_side(s, 1, &x->ini);
 	ses_side(s, 0, &x->tgt);
 	/* data packets per operation, as the SES cut them */
@@ -852,6 +701,22 @@ ses_results(struct perf_sess *s)
 	if (r->tx.msgs_sent > 0 && pkts > 0)
 		r->pkts_per_msg = (uint32_t)((pkts + r->tx.msgs_sent - 1) /
 					     r->tx.msgs_sent);
+}
+
+/* The pair's results: what was never sent (duration, stop, limit) is
+ * not expected either. */
+static void
+pair_results(struct perf_sess *s)
+{
+	struct perf_report *r = s->r;
+
+	test_ulp_result(s->ru[1], &r->tx);
+	if (r->tx.msgs_sent < r->count) {
+		test_ulp_expect_trim(s->ru[0], r->tx.msgs_sent);
+		test_ulp_expect_trim(s->ru[1], r->tx.msgs_sent);
+		test_ulp_result(s->ru[1], &r->tx);
+	}
+	test_ulp_result(s->ru[0], &r->rx);
 }
 
 void
@@ -868,22 +733,12 @@ perf_sess_end(struct perf_sess *s)
 	r->seconds = (double)(s->t_fin - s->t0) / (double)rte_get_tsc_hz();
 	r->complete = s->complete;
 	r->stopped = s->stopped;
-	if (s->sd != NULL) {
+	if (s->sd != NULL)
 		ses_results(s);
-	} else {
-		sender_results(s, &r->tx);
-		if (!s->m->incast && r->tx.msgs_sent < r->count) {
-			/* the rest was never sent (duration, stop, limit) */
-			rulp_expect_trim(s->ru[0], r->tx.msgs_sent);
-			rulp_expect_trim(s->ru[1], r->tx.msgs_sent);
-			rulp_result(s->ru[1], &r->tx);
-		}
-		rulp_result(s->ru[0], &r->rx);
-	}
+	else
+		s->m->topology->results(s);
 	if (!r->complete || r->tx.msgs_sent < r->count)
 		r->count = r->tx.msgs_sent;
-	if (s->m->incast)
-		incast_flows(s);
 	collect(s);
 	if (s->o.verbose)
 		perf_sess_counters_print(s, stderr);
@@ -892,12 +747,13 @@ perf_sess_end(struct perf_sess *s)
 		r->gbytes_per_s = (double)r->rx.rx_bytes / r->seconds / 1e9;
 	}
 	cost_report(s);
-	perf_latency_stats(r);
+	if (s->m->report != NULL)
+		s->m->report(r);
 	r->why_not = perf_verify_why(r, s->o.pds_mode);
 	r->verified = r->why_not == NULL;
 	if (s->o.pdcs > 1)
 		perf_pdcs_finish(s, &s->o, ip_b, r);
-	r->tx.lat_ns = NULL; /* freed with the rulp */
+	r->tx.lat_ns = NULL; /* freed with the test ULP */
 }
 
 void
@@ -905,12 +761,12 @@ perf_sess_free(struct perf_sess *s)
 {
 	if (s == NULL)
 		return;
-	sdrv_detach(s->sd);
+	ses_driver_detach(s->sd);
 	for (unsigned int i = 0; i <= PERF_MAX_PEERS; i++) {
 		uet_engine_free(s->e[i]);
-		rulp_free(s->ru[i]);
+		test_ulp_free(s->ru[i]);
 	}
-	sdrv_free(s->sd); /* its regions outlive the engines */
+	ses_driver_free(s->sd); /* its regions outlive the engines */
 	free(s);
 }
 
@@ -990,8 +846,8 @@ perf_sess_counters_print(struct perf_sess *s, FILE *f)
 				x.cq_wait);
 		}
 	}
-	if (s->m->incast)
-		fprintf(f, "switch: dropped %" PRIu64 "\n", s->sw_drops);
+	if (s->m->topology->counters_print != NULL)
+		s->m->topology->counters_print(s, f);
 }
 
 int

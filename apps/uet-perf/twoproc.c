@@ -18,7 +18,7 @@
  *                                 <-        BYE
  *
  * Either side answers a problem with "ERR reason" and closes. The raw-PDS
- * ULP (rawulp.c) of a run is swapped in behind a proxy ULP, so the engine
+ * ULP (test_ulp.c) of a run is swapped in behind a proxy ULP, so the engine
  * (and the port: a memif connection, a socket) lives for the session.
  */
 
@@ -39,31 +39,31 @@
 
 #include "perf.h"
 
-#define TP_VERSION 1
-#define TP_JOB 0x42
-#define TP_DRAIN_MS 20
-#define TP_MAX_RUNS 8            /* RUNs remembered by the server */
-#define TP_LINGER_MS 500         /* peer's port going down after BYE */
-#define TP_CTL_CHECK_US 200      /* control socket look, busy polling */
+#define TWOPROC_VERSION 1
+#define TWOPROC_JOB 0x42
+#define TWOPROC_DRAIN_MS 20
+#define TWOPROC_MAX_RUNS 8            /* RUNs remembered by the server */
+#define TWOPROC_LINGER_MS 500         /* peer's port going down after BYE */
+#define TWOPROC_CTL_CHECK_US 200      /* control socket look, busy polling */
 
-/* The proxy ULP: forwards to the rulp of the current run (or none). */
-struct tp_slot {
-	_Atomic(struct rulp *) want; /* set by the control thread */
+/* The proxy ULP: forwards to the test ULP of the current run (or none). */
+struct twoproc_slot {
+	_Atomic(struct test_ulp *) want; /* set by the control thread */
 	atomic_uint_fast64_t gen;     /* bumped with want */
 	atomic_uint_fast64_t gen_seen; /* engine thread switched to gen */
-	atomic_bool finished;         /* rulp_send_finished(cur) */
+	atomic_bool finished;         /* test_ulp_send_finished(cur) */
 	atomic_uint_fast64_t stray;   /* deliveries outside a run */
-	struct rulp *cur;             /* engine thread's view */
+	struct test_ulp *cur;             /* engine thread's view */
 	uint64_t cur_gen;
 	struct uet_ulp_ctx *ctx;
 };
 
 /* One side of the session. */
-struct tp {
+struct twoproc {
 	const struct perf_opts *o;
 	struct uet_config cfg;
 	struct uet_engine *e;
-	struct tp_slot slot;
+	struct twoproc_slot slot;
 	struct perf_ctl ctl;
 	bool inline_mode;
 	bool eal_up;
@@ -72,26 +72,26 @@ struct tp {
 	uint8_t peer_fa[4], peer_mac[6];
 	/* server: what each run received, for --json */
 	unsigned int nb_runs;
-	struct tp_run {
+	struct twoproc_run {
 		char mode[16];
 		uint8_t pds;
-		struct rulp_result res;
+		struct test_ulp_result res;
 		uint64_t acks;
-	} run[TP_MAX_RUNS];
+	} run[TWOPROC_MAX_RUNS];
 };
 
 /* Engine counters of one side, for per-run deltas. */
-struct tp_counters {
+struct twoproc_counters {
 	uint64_t retx, dup_rx, faults, tx_frames, ctl, stray;
 };
 
-static volatile sig_atomic_t tp_stop;
+static volatile sig_atomic_t twoproc_stop;
 
 static void
 on_signal(int sig)
 {
 	(void)sig;
-	tp_stop = 1;
+	twoproc_stop = 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -101,7 +101,7 @@ on_signal(int sig)
 static int
 slot_init(struct uet_ulp_ctx *ctx, void *arg, void **priv)
 {
-	struct tp_slot *s = arg;
+	struct twoproc_slot *s = arg;
 
 	s->ctx = ctx;
 	*priv = s;
@@ -119,11 +119,11 @@ static int
 slot_build(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
 	   uint8_t *buf, size_t cap)
 {
-	struct tp_slot *s = priv;
+	struct twoproc_slot *s = priv;
 
 	if (s->cur == NULL)
 		return -ENOENT; /* a packet of a finished run: not sent */
-	return rulp_ops.build(s->cur, cookie, psn, is_retx, buf, cap);
+	return test_ulp_ops.build(s->cur, cookie, psn, is_retx, buf, cap);
 }
 
 /* Deliveries of no run are strays; completions of no run are dropped. */
@@ -131,10 +131,10 @@ static void
 slot_event(void *priv, struct uet_ulp_ctx *ctx,
 	   const struct uet_pds_event *ev, const uint8_t *ses, uint16_t len)
 {
-	struct tp_slot *s = priv;
+	struct twoproc_slot *s = priv;
 
 	if (s->cur != NULL)
-		rulp_ops.event(s->cur, ctx, ev, ses, len);
+		test_ulp_ops.event(s->cur, ctx, ev, ses, len);
 	else if (ev->type == UET_PDS_EV_DELIVER)
 		atomic_fetch_add_explicit(&s->stray, 1, memory_order_relaxed);
 }
@@ -143,7 +143,7 @@ slot_event(void *priv, struct uet_ulp_ctx *ctx,
 static unsigned int
 slot_poll(void *priv, struct uet_ulp_ctx *ctx, uint64_t now)
 {
-	struct tp_slot *s = priv;
+	struct twoproc_slot *s = priv;
 	uint64_t g = atomic_load_explicit(&s->gen, memory_order_acquire);
 	unsigned int work = 0;
 
@@ -152,9 +152,9 @@ slot_poll(void *priv, struct uet_ulp_ctx *ctx, uint64_t now)
 		s->cur_gen = g;
 	}
 	if (s->cur != NULL)
-		work = rulp_ops.poll(s->cur, ctx, now);
+		work = test_ulp_ops.poll(s->cur, ctx, now);
 	atomic_store_explicit(&s->finished,
-			      s->cur != NULL && rulp_send_finished(s->cur),
+			      s->cur != NULL && test_ulp_send_finished(s->cur),
 			      memory_order_relaxed);
 	atomic_store_explicit(&s->gen_seen, g, memory_order_release);
 	return work;
@@ -172,7 +172,7 @@ static const struct uet_ulp_ops slot_ops = {
 
 /* Give the engine @p r (NULL: none) and wait until its thread took it. */
 static int
-tp_swap(struct tp *t, struct rulp *r)
+twoproc_swap(struct twoproc *t, struct test_ulp *r)
 {
 	uint64_t g, end = rte_rdtsc() + rte_get_tsc_hz() * 5;
 
@@ -196,7 +196,7 @@ tp_swap(struct tp *t, struct rulp *r)
 /* ------------------------------------------------------------------ */
 
 static int
-tp_config(struct tp *t)
+twoproc_config(struct twoproc *t)
 {
 	const struct perf_opts *o = t->o;
 	struct uet_config *c = &t->cfg;
@@ -251,7 +251,7 @@ tp_config(struct tp *t)
 }
 
 static int
-tp_engine(struct tp *t)
+twoproc_engine(struct twoproc *t)
 {
 	struct uet_proto_params pp = { .ulp = &slot_ops, .ulp_arg = &t->slot };
 	struct uet_engine_params ep = {
@@ -289,7 +289,7 @@ tp_engine(struct tp *t)
 
 /* Poll (inline) or sleep for about @p ms. */
 static void
-tp_idle(struct tp *t, unsigned int ms)
+twoproc_idle(struct twoproc *t, unsigned int ms)
 {
 	uint64_t end = rte_rdtsc() + rte_get_tsc_hz() / 1000 * ms;
 
@@ -309,13 +309,13 @@ tp_idle(struct tp *t, unsigned int ms)
  * and for how long (@p us, the ppoll() timeout). It waits there when the
  * engine runs on its lcore (1 ms) or when an idle inline poll should
  * sleep (--idle-sleep-us); a busy-polling loop looks every
- * TP_CTL_CHECK_US of TSC only, since a ppoll() on every idle iteration
+ * TWOPROC_CTL_CHECK_US of TSC only, since a ppoll() on every idle iteration
  * was tens of thousands of syscalls a second on the data path's core
  * (strace -c of a bw run over net_af_packet), each one delaying the next
  * rx burst.
  */
 static bool
-tp_turn(struct tp *t, uint64_t *next, unsigned int *us)
+twoproc_turn(struct twoproc *t, uint64_t *next, unsigned int *us)
 {
 	uint64_t now;
 
@@ -331,7 +331,7 @@ tp_turn(struct tp *t, uint64_t *next, unsigned int *us)
 	now = rte_rdtsc();
 	if (now < *next)
 		return false;
-	*next = now + rte_get_tsc_hz() / 1000000 * TP_CTL_CHECK_US;
+	*next = now + rte_get_tsc_hz() / 1000000 * TWOPROC_CTL_CHECK_US;
 	return true;
 }
 
@@ -342,20 +342,20 @@ tp_turn(struct tp *t, uint64_t *next, unsigned int *us)
  * that time, not after the whole run limit.
  */
 static int
-tp_wait_line_watch(struct tp *t, char *line, size_t n, uint64_t ms,
-		   const struct rulp *watch)
+wait_line_watch(struct twoproc *t, char *line, size_t n, uint64_t ms,
+		const struct test_ulp *watch)
 {
 	uint64_t hz = rte_get_tsc_hz(), now = rte_rdtsc();
 	uint64_t end = now + hz / 1000 * ms;
 	uint64_t stall = hz / 1000 * t->o->ctl_timeout_ms, last_tsc = now;
-	uint64_t act, last_act = watch != NULL ? rulp_activity(watch) : 0;
+	uint64_t act, last_act = watch != NULL ? test_ulp_activity(watch) : 0;
 	uint64_t next = 0;
 
-	while (!tp_stop) {
+	while (!twoproc_stop) {
 		unsigned int us;
 		int rc;
 
-		if (!tp_turn(t, &next, &us))
+		if (!twoproc_turn(t, &next, &us))
 			continue;
 		rc = perf_ctl_poll_line(&t->ctl, line, n, us);
 		if (rc != 0)
@@ -365,7 +365,7 @@ tp_wait_line_watch(struct tp *t, char *line, size_t n, uint64_t ms,
 			return -ETIMEDOUT;
 		if (watch == NULL)
 			continue;
-		act = rulp_activity(watch);
+		act = test_ulp_activity(watch);
 		if (act != last_act) {
 			last_act = act;
 			last_tsc = now;
@@ -377,13 +377,13 @@ tp_wait_line_watch(struct tp *t, char *line, size_t n, uint64_t ms,
 }
 
 static int
-tp_wait_line(struct tp *t, char *line, size_t n, uint64_t ms)
+wait_line(struct twoproc *t, char *line, size_t n, uint64_t ms)
 {
-	return tp_wait_line_watch(t, line, n, ms, NULL);
+	return wait_line_watch(t, line, n, ms, NULL);
 }
 
 static int
-tp_link_up(struct tp *t)
+twoproc_link_up(struct twoproc *t)
 {
 	uint64_t end = rte_rdtsc() + rte_get_tsc_hz() / 1000 *
 		       t->o->ctl_timeout_ms;
@@ -393,14 +393,14 @@ tp_link_up(struct tp *t)
 		if (rte_eth_link_get_nowait(uet_engine_port_id(t->e, 0),
 					    &link) == 0 && link.link_status)
 			return 0;
-		if (rte_rdtsc() > end || tp_stop)
+		if (rte_rdtsc() > end || twoproc_stop)
 			return -ENETDOWN;
-		tp_idle(t, 10);
+		twoproc_idle(t, 10);
 	}
 }
 
 static int
-tp_neigh(struct tp *t)
+twoproc_neigh(struct twoproc *t)
 {
 	uint8_t a[16] = { 0 };
 	int rc;
@@ -412,13 +412,13 @@ tp_neigh(struct tp *t)
 		rc = uet_engine_neigh_add(t->e, 4, a, t->peer_mac);
 		if (rc != -ENOSPC)
 			return rc;
-		tp_idle(t, 1);
+		twoproc_idle(t, 1);
 	}
 	return -ENOSPC;
 }
 
 static void
-tp_counters(struct tp *t, struct tp_counters *c)
+twoproc_counters(struct twoproc *t, struct twoproc_counters *c)
 {
 	static struct uet_engine_stats st;
 	struct uet_ulp_ctx *ctx = t->slot.ctx;
@@ -436,7 +436,7 @@ tp_counters(struct tp *t, struct tp_counters *c)
 }
 
 static void
-counters_sub(struct tp_counters *a, const struct tp_counters *b)
+counters_sub(struct twoproc_counters *a, const struct twoproc_counters *b)
 {
 	a->retx -= b->retx;
 	a->ctl -= b->ctl;
@@ -447,7 +447,7 @@ counters_sub(struct tp_counters *a, const struct tp_counters *b)
 }
 
 static void
-tp_free(struct tp *t)
+twoproc_free(struct twoproc *t)
 {
 	if (t->e != NULL) {
 		(void)uet_engine_stop(t->e);
@@ -461,22 +461,22 @@ tp_free(struct tp *t)
 /* ------------------------------------------------------------------ */
 
 static int
-send_hello(struct tp *t)
+send_hello(struct twoproc *t)
 {
 	char fa[INET_ADDRSTRLEN];
 
 	inet_ntop(AF_INET, t->fa, fa, sizeof(fa));
 	return perf_ctl_send(&t->ctl, (int)t->o->ctl_timeout_ms,
 			     "HELLO v=%u fa=%s mac=%02x:%02x:%02x:%02x:%02x:%02x"
-			     " udp=%u job=%u mtu=%u", TP_VERSION, fa,
+			     " udp=%u job=%u mtu=%u", TWOPROC_VERSION, fa,
 			     t->mac[0], t->mac[1], t->mac[2], t->mac[3],
 			     t->mac[4], t->mac[5], t->cfg.port[0].udp_port,
-			     TP_JOB, t->cfg.port[0].mtu);
+			     TWOPROC_JOB, t->cfg.port[0].mtu);
 }
 
 /* Check the peer's HELLO; @return 0 or -EPROTO with @p why. */
 static int
-parse_hello(struct tp *t, const char *line, const char **why)
+parse_hello(struct twoproc *t, const char *line, const char **why)
 {
 	struct uet_parse_err err;
 	struct in_addr ia;
@@ -487,7 +487,7 @@ parse_hello(struct tp *t, const char *line, const char **why)
 	if (!perf_verb(line, "HELLO"))
 		return -EPROTO;
 	*why = "protocol version differs";
-	if (!perf_kv_u64(line, "v", &x) || x != TP_VERSION)
+	if (!perf_kv_u64(line, "v", &x) || x != TWOPROC_VERSION)
 		return -EPROTO;
 	*why = "bad fa";
 	if (!perf_kv(line, "fa", v, sizeof(v)) ||
@@ -505,7 +505,7 @@ parse_hello(struct tp *t, const char *line, const char **why)
 	if (!perf_kv_u64(line, "udp", &x) || x != t->cfg.port[0].udp_port)
 		return -EPROTO;
 	*why = "job differs";
-	if (!perf_kv_u64(line, "job", &x) || x != TP_JOB)
+	if (!perf_kv_u64(line, "job", &x) || x != TWOPROC_JOB)
 		return -EPROTO;
 	*why = "mtu differs";
 	if (!perf_kv_u64(line, "mtu", &x) || x != t->cfg.port[0].mtu)
@@ -514,7 +514,7 @@ parse_hello(struct tp *t, const char *line, const char **why)
 }
 
 static const char *
-tp_strerror(int rc)
+twoproc_strerror(int rc)
 {
 	return rc == -ETIMEDOUT ? "timed out (--ctl-timeout)" :
 	       rc == -ECONNRESET ? "peer closed the connection" :
@@ -531,7 +531,7 @@ ctl_err(const char *what, int rc)
 	if (rc == -ECANCELED)
 		return;
 	fprintf(stderr, "uet-perf: control connection: %s: %s\n", what,
-		tp_strerror(rc));
+		twoproc_strerror(rc));
 }
 
 /* The peer sent ERR: print it. */
@@ -551,8 +551,8 @@ peer_err(const char *line)
 
 /* RESULT line: everything the client needs of this side. */
 static int
-send_result(struct tp *t, const struct rulp_result *s,
-	    const struct tp_counters *c)
+send_result(struct twoproc *t, const struct test_ulp_result *s,
+	    const struct twoproc_counters *c)
 {
 	return perf_ctl_send(&t->ctl, (int)t->o->ctl_timeout_ms,
 		"RESULT msgs_sent=%lu done_ok=%lu done_err=%lu rx_pkts=%lu "
@@ -570,12 +570,12 @@ send_result(struct tp *t, const struct rulp_result *s,
 		(unsigned long)c->stray);
 }
 
-/* Arm the receiver for a RUN line; @return the rulp or NULL (@p why). */
-static struct rulp *
-server_arm(struct tp *t, const char *line, struct rulp_params *rp,
+/* Arm the receiver for a RUN line; @return the test ULP or NULL (@p why). */
+static struct test_ulp *
+server_arm(struct twoproc *t, const char *line, struct test_ulp_params *rp,
 	   const char **why)
 {
-	struct rulp_params p;
+	struct test_ulp_params p;
 	char v[32];
 	uint64_t x;
 
@@ -600,17 +600,17 @@ server_arm(struct tp *t, const char *line, struct rulp_params *rp,
 	p.echo = x == 1;
 	*rp = p;
 	*why = "out of memory";
-	return rulp_create(&p);
+	return test_ulp_create(&p);
 }
 
 /* Serve one RUN: @return 0, or -errno (session over). */
 static int
-server_run(struct tp *t, const char *run)
+server_run(struct twoproc *t, const char *run)
 {
-	struct tp_counters c0, c1;
-	struct rulp_params p;
-	struct rulp_result res;
-	struct rulp *r;
+	struct twoproc_counters c0, c1;
+	struct test_ulp_params p;
+	struct test_ulp_result res;
+	struct test_ulp *r;
 	const char *why;
 	char line[PERF_CTL_LINE], mode[16] = "?";
 	uint64_t sent = 0, end, limit_ms;
@@ -619,7 +619,7 @@ server_run(struct tp *t, const char *run)
 	r = server_arm(t, run, &p, &why);
 	if (r != NULL && (!perf_kv_u64(run, "limit_ms", &limit_ms) ||
 			  limit_ms == 0 || limit_ms > 3600ull * 1000)) {
-		rulp_free(r);
+		test_ulp_free(r);
 		r = NULL;
 		why = "bad RUN line (limit_ms)";
 	}
@@ -628,10 +628,10 @@ server_run(struct tp *t, const char *run)
 		return -EPROTO;
 	}
 	(void)perf_kv(run, "mode", mode, sizeof(mode));
-	tp_counters(t, &c0);
-	rc = rulp_ops.init(t->slot.ctx, r, &(void *){ NULL });
+	twoproc_counters(t, &c0);
+	rc = test_ulp_ops.init(t->slot.ctx, r, &(void *){ NULL });
 	if (rc == 0)
-		rc = tp_swap(t, r);
+		rc = twoproc_swap(t, r);
 	if (rc < 0) {
 		(void)perf_ctl_send(&t->ctl, 1000, "ERR receiver setup: %s",
 				    strerror(-rc));
@@ -642,8 +642,8 @@ server_run(struct tp *t, const char *run)
 		goto swap_out;
 	/* the run lasts what the client says, up to its hard limit, as
 	 * long as its traffic keeps arriving (the client watches ours) */
-	rc = tp_wait_line_watch(t, line, sizeof(line),
-				limit_ms + t->o->ctl_timeout_ms, r);
+	rc = wait_line_watch(t, line, sizeof(line),
+			     limit_ms + t->o->ctl_timeout_ms, r);
 	if (rc == -ETIME)
 		(void)perf_ctl_send(&t->ctl, 1000, "ERR server: no traffic "
 				    "progress within --ctl-timeout");
@@ -657,19 +657,19 @@ server_run(struct tp *t, const char *run)
 	/* our own sends (latency pongs) until acknowledged, then drain */
 	end = rte_rdtsc() + rte_get_tsc_hz() / 1000 * t->o->ctl_timeout_ms;
 	while (!atomic_load_explicit(&t->slot.finished, memory_order_relaxed) &&
-	       rte_rdtsc() < end && !tp_stop)
-		tp_idle(t, 1);
-	tp_idle(t, TP_DRAIN_MS);
-	rc = tp_swap(t, NULL);
+	       rte_rdtsc() < end && !twoproc_stop)
+		twoproc_idle(t, 1);
+	twoproc_idle(t, TWOPROC_DRAIN_MS);
+	rc = twoproc_swap(t, NULL);
 	if (rc < 0)
 		goto free_r;
-	rulp_expect_trim(r, sent);
-	rulp_result(r, &res);
-	tp_counters(t, &c1);
+	test_ulp_expect_trim(r, sent);
+	test_ulp_result(r, &res);
+	twoproc_counters(t, &c1);
 	counters_sub(&c1, &c0);
 	rc = send_result(t, &res, &c1);
-	if (t->nb_runs < TP_MAX_RUNS) {
-		struct tp_run *tr = &t->run[t->nb_runs++];
+	if (t->nb_runs < TWOPROC_MAX_RUNS) {
+		struct twoproc_run *tr = &t->run[t->nb_runs++];
 
 		snprintf(tr->mode, sizeof(tr->mode), "%s", mode);
 		tr->pds = p.mode;
@@ -688,20 +688,20 @@ server_run(struct tp *t, const char *run)
 	fflush(stdout);
 	goto free_r;
 swap_out:
-	(void)tp_swap(t, NULL);
+	(void)twoproc_swap(t, NULL);
 free_r:
-	rulp_free(r);
+	test_ulp_free(r);
 	return rc;
 }
 
 /* One JSON line: the receiver side of every run and the verdict. */
 static void
-server_json(const struct tp *t, bool verified)
+server_json(const struct twoproc *t, bool verified)
 {
 	json_t *runs = json_array();
 
 	for (unsigned int i = 0; runs != NULL && i < t->nb_runs; i++) {
-		const struct tp_run *r = &t->run[i];
+		const struct twoproc_run *r = &t->run[i];
 
 		json_array_append_new(runs, json_pack(
 			"{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
@@ -726,23 +726,23 @@ server_json(const struct tp *t, bool verified)
  * its interrupt thread).
  */
 static void
-server_linger(struct tp *t)
+server_linger(struct twoproc *t)
 {
 	char line[PERF_CTL_LINE];
 	struct rte_eth_link link;
 	uint64_t end;
 
-	while (tp_wait_line(t, line, sizeof(line), t->o->ctl_timeout_ms) == 0)
+	while (wait_line(t, line, sizeof(line), t->o->ctl_timeout_ms) == 0)
 		; /* nothing more is expected: until EOF or the timeout */
-	end = rte_rdtsc() + rte_get_tsc_hz() / 1000 * TP_LINGER_MS;
-	while (rte_rdtsc() < end && !tp_stop &&
+	end = rte_rdtsc() + rte_get_tsc_hz() / 1000 * TWOPROC_LINGER_MS;
+	while (rte_rdtsc() < end && !twoproc_stop &&
 	       rte_eth_link_get_nowait(uet_engine_port_id(t->e, 0),
 				       &link) == 0 && link.link_status)
-		tp_idle(t, 1);
+		twoproc_idle(t, 1);
 }
 
 static int
-server_session(struct tp *t)
+server_session(struct twoproc *t)
 {
 	char line[PERF_CTL_LINE];
 	const char *why;
@@ -760,9 +760,9 @@ server_session(struct tp *t)
 		(void)perf_ctl_send(&t->ctl, 1000, "ERR HELLO: %s", why);
 		return 1;
 	}
-	rc = tp_neigh(t);
+	rc = twoproc_neigh(t);
 	if (rc == 0)
-		rc = tp_link_up(t);
+		rc = twoproc_link_up(t);
 	if (rc < 0) {
 		fprintf(stderr, "uet-perf: port: %s\n", strerror(-rc));
 		(void)perf_ctl_send(&t->ctl, 1000, "ERR server port: %s",
@@ -771,7 +771,7 @@ server_session(struct tp *t)
 	}
 	rc = send_hello(t);
 	while (rc == 0) {
-		rc = tp_wait_line(t, line, sizeof(line), t->o->ctl_timeout_ms);
+		rc = wait_line(t, line, sizeof(line), t->o->ctl_timeout_ms);
 		if (rc < 0)
 			break;
 		if (peer_err(line)) {
@@ -802,7 +802,7 @@ server_session(struct tp *t)
 }
 
 static int
-server_main(struct tp *t)
+server_main(struct twoproc *t)
 {
 	const char *spec = t->o->ctl ? t->o->ctl : "47592";
 	uint16_t port;
@@ -837,7 +837,8 @@ server_main(struct tp *t)
 /* ------------------------------------------------------------------ */
 
 static void
-parse_result(const char *line, struct rulp_result *s, struct tp_counters *c)
+parse_result(const char *line, struct test_ulp_result *s,
+	     struct twoproc_counters *c)
 {
 	memset(s, 0, sizeof(*s));
 	memset(c, 0, sizeof(*c));
@@ -862,13 +863,13 @@ parse_result(const char *line, struct rulp_result *s, struct tp_counters *c)
 
 /* Client view for live lines: messages acknowledged (or answered). */
 static void
-client_sample(struct tp *t, struct rulp *cr, const struct perf_report *r,
-	      struct perf_sample *out)
+client_sample(struct twoproc *t, struct test_ulp *cr,
+	      const struct perf_report *r, struct perf_sample *out)
 {
-	struct tp_counters c;
+	struct twoproc_counters c;
 
-	tp_counters(t, &c);
-	out->msgs = rulp_msgs_done(cr);
+	twoproc_counters(t, &c);
+	out->msgs = test_ulp_msgs_done(cr);
 	out->bytes = out->msgs * r->size;
 	out->retx = c.retx;
 	out->drops = c.faults + perf_port_drops(t->e);
@@ -877,7 +878,7 @@ client_sample(struct tp *t, struct rulp *cr, const struct perf_report *r,
 
 /* Drive our sends until finished, the duration, or the hard limit. */
 static int
-client_drive(struct tp *t, struct rulp *cr, uint64_t t0, double limit,
+client_drive(struct twoproc *t, struct test_ulp *cr, uint64_t t0, double limit,
 	     struct perf_report *r)
 {
 	uint64_t hz = rte_get_tsc_hz();
@@ -896,10 +897,10 @@ client_drive(struct tp *t, struct rulp *cr, uint64_t t0, double limit,
 			  t->o->csv_file, t->o->interval_ms, r->mode, t0,
 			  false, t->o->csv_ses);
 	client_sample(t, cr, r, &smp.last);
-	while (!tp_stop) {
+	while (!twoproc_stop) {
 		unsigned int us;
 		uint64_t now;
-		bool look = tp_turn(t, &next, &us);
+		bool look = twoproc_turn(t, &next, &us);
 
 		if (atomic_load_explicit(&t->slot.finished,
 					 memory_order_relaxed)) {
@@ -911,7 +912,7 @@ client_drive(struct tp *t, struct rulp *cr, uint64_t t0, double limit,
 		now = rte_rdtsc();
 		if (now > hard)
 			break;
-		act = rulp_activity(cr);
+		act = test_ulp_activity(cr);
 		if (act != last_act) {
 			last_act = act;
 			last_tsc = now;
@@ -934,18 +935,19 @@ client_drive(struct tp *t, struct rulp *cr, uint64_t t0, double limit,
 		client_sample(t, cr, r, &cur);
 		perf_sampler_tick(&smp, rte_rdtsc(), &cur, true);
 	}
-	return tp_stop ? -EINTR : 0;
+	return twoproc_stop ? -EINTR : 0;
 }
 
 static void
-client_report(struct tp *t, struct perf_report *r, struct rulp *cr,
-	      const char *res_line, const struct tp_counters *mine,
+client_report(struct twoproc *t, const struct perf_mode *m,
+	      struct perf_report *r, struct test_ulp *cr,
+	      const char *res_line, const struct twoproc_counters *mine,
 	      const struct perf_opts *o)
 {
-	struct tp_counters peer;
+	struct twoproc_counters peer;
 
 	(void)t;
-	rulp_result(cr, &r->tx);
+	test_ulp_result(cr, &r->tx);
 	parse_result(res_line, &r->rx, &peer);
 	if (!r->complete || o->duration > 0)
 		r->count = r->tx.msgs_sent;
@@ -958,7 +960,8 @@ client_report(struct tp *t, struct perf_report *r, struct rulp *cr,
 		r->msgs_per_s = (double)r->rx.rx_msgs / r->seconds;
 		r->gbytes_per_s = (double)r->rx.rx_bytes / r->seconds / 1e9;
 	}
-	perf_latency_stats(r);
+	if (m->report != NULL)
+		m->report(r);
 	r->why_not = perf_verify_why(r, o->pds_mode);
 	if (r->why_not == NULL && (peer.stray != 0 || mine->stray != 0))
 		r->why_not = "packets delivered outside a run";
@@ -967,92 +970,93 @@ client_report(struct tp *t, struct perf_report *r, struct rulp *cr,
 }
 
 static int
-client_run(struct tp *t, const struct perf_mode *m, struct perf_report *r)
+client_run(struct twoproc *t, const struct perf_mode *m, struct perf_report *r)
 {
 	const struct perf_opts *o = t->o;
 	double limit = o->duration > 0 ? o->duration + 10 : 300.0;
-	struct tp_counters c0, c1;
-	struct rulp_params p;
-	struct rulp *cr;
+	struct twoproc_counters c0, c1;
+	struct test_ulp_params p, peer;
+	struct test_ulp *cr;
 	char line[PERF_CTL_LINE];
 	uint64_t t0;
 	int rc;
 
 	perf_report_init(r, m, o, 0);
 	r->loss_ppm = t->loss_ppm;
-	rc = perf_ctl_send(&t->ctl, (int)o->ctl_timeout_ms,
-			   "RUN mode=%s pds=%s size=%u count=%lu window=%u "
-			   "echo=%u limit_ms=%lu", m->name, r->pds, r->size,
-			   (unsigned long)r->count, r->window,
-			   m->pingpong ? 1u : 0u,
-			   (unsigned long)(limit * 1000));
-	if (rc == 0)
-		rc = tp_wait_line(t, line, sizeof(line), o->ctl_timeout_ms);
-	if (rc < 0)
-		return rc;
-	if (peer_err(line))
-		return -ECANCELED;
-	if (!perf_verb(line, "READY"))
-		return -EPROTO;
+	/* a one-way stream, shaped by the mode; the server's side is
+	 * told whether it echoes */
 	memset(&p, 0, sizeof(p));
 	memcpy(p.peer.addr, t->peer_fa, 4);
 	p.mode = o->pds_mode;
 	p.size = r->size;
 	p.count = r->count;
 	p.window = r->window;
-	p.pingpong = m->pingpong;
-	if (m->pingpong) {
-		p.expect = r->count;
-		p.expect_size = r->size;
-	}
-	cr = rulp_create(&p);
+	memset(&peer, 0, sizeof(peer));
+	if (m->raw_traffic != NULL)
+		m->raw_traffic(&p, &peer);
+	rc = perf_ctl_send(&t->ctl, (int)o->ctl_timeout_ms,
+			   "RUN mode=%s pds=%s size=%u count=%lu window=%u "
+			   "echo=%u limit_ms=%lu", m->name, r->pds, r->size,
+			   (unsigned long)r->count, r->window,
+			   peer.echo ? 1u : 0u,
+			   (unsigned long)(limit * 1000));
+	if (rc == 0)
+		rc = wait_line(t, line, sizeof(line), o->ctl_timeout_ms);
+	if (rc < 0)
+		return rc;
+	if (peer_err(line))
+		return -ECANCELED;
+	if (!perf_verb(line, "READY"))
+		return -EPROTO;
+	cr = test_ulp_create(&p);
 	if (cr == NULL)
 		return -ENOMEM;
-	tp_counters(t, &c0);
-	rc = rulp_ops.init(t->slot.ctx, cr, &(void *){ NULL });
+	twoproc_counters(t, &c0);
+	rc = test_ulp_ops.init(t->slot.ctx, cr, &(void *){ NULL });
 	/* the duration counts from the moment the engine may send */
 	t0 = rte_rdtsc();
 	if (o->duration > 0)
-		rulp_set_deadline(cr, t0 + (uint64_t)(o->duration *
-						 (double)rte_get_tsc_hz()));
+		test_ulp_set_deadline(cr, t0 + (uint64_t)(o->duration *
+					(double)rte_get_tsc_hz()));
 	if (rc == 0)
-		rc = tp_swap(t, cr);
+		rc = twoproc_swap(t, cr);
 	if (rc < 0)
 		goto free_cr;
-	r->pkts_per_msg = rulp_pkts_per_msg(r->size,
-					    uet_ulp_max_len(t->slot.ctx));
+	r->pkts_per_msg = test_ulp_pkts_per_msg(r->size,
+						uet_ulp_max_len(t->slot.ctx));
 	rc = client_drive(t, cr, t0, limit, r);
-	/* the rulp is ours again; the PDS keeps ACKing the server's pongs */
-	if (tp_swap(t, NULL) < 0 && rc == 0)
+	/* the test ULP is ours again; the PDS keeps ACKing the server's
+	 * pongs */
+	if (twoproc_swap(t, NULL) < 0 && rc == 0)
 		rc = -ETIMEDOUT;
 	if (rc < 0)
 		goto free_cr;
-	rulp_result(cr, &r->tx);
+	test_ulp_result(cr, &r->tx);
 	if (o->duration > 0)
-		rulp_expect_trim(cr, r->tx.msgs_sent);
+		test_ulp_expect_trim(cr, r->tx.msgs_sent);
 	rc = perf_ctl_send(&t->ctl, (int)o->ctl_timeout_ms,
 			   "FIN sent=%lu complete=%u",
 			   (unsigned long)r->tx.msgs_sent, r->complete ? 1u : 0u);
 	if (rc == 0)
-		rc = tp_wait_line(t, line, sizeof(line),
-				  (uint64_t)o->ctl_timeout_ms * 2 +
-				  TP_DRAIN_MS);
+		rc = wait_line(t, line, sizeof(line),
+			       (uint64_t)o->ctl_timeout_ms * 2 +
+			       TWOPROC_DRAIN_MS);
 	if (rc == 0 && peer_err(line))
 		rc = -ECANCELED;
 	else if (rc == 0 && !perf_verb(line, "RESULT"))
 		rc = -EPROTO;
 	if (rc < 0)
 		goto free_cr;
-	tp_counters(t, &c1);
+	twoproc_counters(t, &c1);
 	counters_sub(&c1, &c0);
-	client_report(t, r, cr, line, &c1, o);
+	client_report(t, m, r, cr, line, &c1, o);
 free_cr:
-	rulp_free(cr);
+	test_ulp_free(cr);
 	return rc;
 }
 
 static void
-client_json(struct tp *t, struct perf_report *rep, bool all_ok)
+client_json(struct twoproc *t, struct perf_report *rep, bool all_ok)
 {
 	const struct perf_opts *o = t->o;
 	char fa[INET_ADDRSTRLEN], pfa[INET_ADDRSTRLEN], mac[18];
@@ -1080,7 +1084,7 @@ client_json(struct tp *t, struct perf_report *rep, bool all_ok)
 }
 
 static int
-client_session(struct tp *t)
+client_session(struct twoproc *t)
 {
 	static struct perf_report rep[PERF_NB_MODES];
 	const struct perf_opts *o = t->o;
@@ -1104,9 +1108,9 @@ client_session(struct tp *t)
 		(void)perf_ctl_send(&t->ctl, 1000, "ERR HELLO: %s", why);
 		return 1;
 	}
-	rc = tp_neigh(t);
+	rc = twoproc_neigh(t);
 	if (rc == 0)
-		rc = tp_link_up(t);
+		rc = twoproc_link_up(t);
 	if (rc < 0) {
 		fprintf(stderr, "uet-perf: port: %s\n", strerror(-rc));
 		(void)perf_ctl_send(&t->ctl, 1000, "ERR client port: %s",
@@ -1133,7 +1137,7 @@ client_session(struct tp *t)
 				(void)perf_ctl_send(&t->ctl, 1000,
 						    "ERR client: %s: %s",
 						    perf_modes[i]->name,
-						    tp_strerror(rc));
+						    twoproc_strerror(rc));
 			return 1;
 		}
 		all_ok = all_ok && rep[i].verified;
@@ -1145,7 +1149,7 @@ client_session(struct tp *t)
 	rc = perf_ctl_send(&t->ctl, (int)o->ctl_timeout_ms, "BYE verified=%u",
 			   all_ok ? 1u : 0u);
 	if (rc == 0)
-		rc = tp_wait_line(t, line, sizeof(line), o->ctl_timeout_ms);
+		rc = wait_line(t, line, sizeof(line), o->ctl_timeout_ms);
 	if (rc < 0 || !perf_verb(line, "BYE")) {
 		ctl_err("BYE", rc < 0 ? rc : -EPROTO);
 		all_ok = false;
@@ -1160,7 +1164,7 @@ client_session(struct tp *t)
  * (a memif client port needs the server's socket to start).
  */
 static int
-client_main(struct tp *t)
+client_main(struct twoproc *t)
 {
 	int rc = perf_ctl_connect(t->o->ctl, &t->ctl,
 				  (int)t->o->ctl_timeout_ms);
@@ -1169,7 +1173,7 @@ client_main(struct tp *t)
 		ctl_err(t->o->ctl, rc);
 		return 1;
 	}
-	rc = tp_engine(t);
+	rc = twoproc_engine(t);
 	if (rc < 0) {
 		(void)perf_ctl_send(&t->ctl, 1000, "ERR client engine: %s",
 				    strerror(-rc));
@@ -1178,7 +1182,7 @@ client_main(struct tp *t)
 	}
 	rc = client_session(t);
 	/* port first: the server closes its own after seeing us go */
-	tp_free(t);
+	twoproc_free(t);
 	perf_ctl_close(&t->ctl);
 	return rc;
 }
@@ -1186,14 +1190,14 @@ client_main(struct tp *t)
 int
 perf_twoproc_main(const struct perf_opts *o)
 {
-	static struct tp t;
+	static struct twoproc t;
 	struct sigaction sa;
 	int rc;
 
 	memset(&t, 0, sizeof(t));
 	t.o = o;
 	t.ctl.fd = -1;
-	if (tp_config(&t) < 0)
+	if (twoproc_config(&t) < 0)
 		return 2;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -1202,10 +1206,10 @@ perf_twoproc_main(const struct perf_opts *o)
 	/* idle sleeps of a few us: do not round them up to 50 us */
 	(void)prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	if (o->role == PERF_ROLE_SERVER)
-		rc = tp_engine(&t) < 0 ? 1 : server_main(&t);
+		rc = twoproc_engine(&t) < 0 ? 1 : server_main(&t);
 	else
 		rc = client_main(&t);
-	tp_free(&t);
+	twoproc_free(&t);
 	/* not rte_eal_cleanup(): memif's leftovers on the interrupt thread */
 	if (t.eal_up)
 		(void)uet_engine_eal_cleanup();

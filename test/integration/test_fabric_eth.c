@@ -4,7 +4,7 @@
  * process (--no-huge), every engine inline on this thread: 8 emulated
  * hosts on a leaf/spine (4 leaves of 2 hosts, 2 spines, 100 Gb/s, 1 us
  * links; 16 on the fat tree), each an unchanged engine + PDS hook + the uet-perf raw-PDS ULP
- * (apps/uet-perf/rawulp.c: numbered messages, byte-exact payload check,
+ * (apps/uet-perf/test_ulp.c: numbered messages, byte-exact payload check,
  * per-packet delivery counts). Neighbours are resolved by ARP, answered by
  * the adapter. The virtual clock jumps whenever every engine and the
  * fabric are idle.
@@ -117,7 +117,7 @@ struct signature {
 };
 
 struct run_state {
-	struct rulp *r[HOSTS_MAX];
+	struct test_ulp *r[HOSTS_MAX];
 	bool sender[HOSTS_MAX];
 	uint64_t expect[HOSTS_MAX];
 	/* measure: when each sender's flow was complete at its receiver */
@@ -146,16 +146,17 @@ static void
 flows_note(struct run_state *s)
 {
 	const struct scenario *sc = s->sc;
-	struct rulp_flow fl;
+	struct test_ulp_flow fl;
 
 	for (unsigned int h = 0; h < nh; h++) {
 		if (!s->sender[h] || s->flow_done_ns[h] != 0)
 			continue;
 		if (sc->incast) {
-			if (rulp_flow_get(s->r[0], h - 1, sc->count, &fl) != 0 ||
+			if (test_ulp_flow_get(s->r[0], h - 1, sc->count,
+					      &fl) != 0 ||
 			    fl.msgs < sc->count)
 				continue;
-		} else if (rulp_live(s->r[(h + sc->shift) % nh])->rx_msgs <
+		} else if (test_ulp_live(s->r[(h + sc->shift) % nh])->rx_msgs <
 			   sc->count) {
 			continue;
 		}
@@ -171,9 +172,9 @@ all_done(void *arg)
 	if (s->sc != NULL && s->sc->measure)
 		flows_note(s);
 	for (unsigned int h = 0; h < nh; h++) {
-		if (s->sender[h] && !rulp_send_finished(s->r[h]))
+		if (s->sender[h] && !test_ulp_send_finished(s->r[h]))
 			return false;
-		if (rulp_live(s->r[h])->rx_msgs < s->expect[h])
+		if (test_ulp_live(s->r[h])->rx_msgs < s->expect[h])
 			return false;
 	}
 	return true;
@@ -217,8 +218,8 @@ fabric_cfg(struct uet_fabric_config *fc, bool trim_ecn)
 }
 
 static void
-rulp_setup(const struct scenario *sc, const struct uet_fabric_eth *fe,
-	   unsigned int h, struct rulp_params *p, struct run_state *s)
+test_ulp_setup(const struct scenario *sc, const struct uet_fabric_eth *fe,
+	       unsigned int h, struct test_ulp_params *p, struct run_state *s)
 {
 	unsigned int dst = sc->incast ? 0 : (h + sc->shift) % nh;
 	unsigned int senders = sc->senders ? sc->senders : nh - 1;
@@ -377,9 +378,9 @@ static void
 check_delivery(const struct scenario *sc, struct run_state *s)
 {
 	for (unsigned int h = 0; h < nh; h++) {
-		struct rulp_result res;
+		struct test_ulp_result res;
 
-		rulp_result(s->r[h], &res);
+		test_ulp_result(s->r[h], &res);
 		if (s->sender[h]) {
 			CHECK(res.msgs_sent == sc->count);
 			CHECK(res.pkts_done_err == 0);
@@ -583,8 +584,8 @@ measure_report(const struct scenario *sc, const struct signature *g,
 		first = RTE_MIN(first, s->flow_done_ns[h] - t_start);
 		last = RTE_MAX(last, s->flow_done_ns[h] - t_start);
 	}
-	ppm = rulp_pkts_per_msg(sc->size, (uint16_t)(sc->mtu - 20 - 8 -
-						      UET_PDS_CC_REQ_LEN));
+	ppm = test_ulp_pkts_per_msg(sc->size, (uint16_t)(sc->mtu - 20 - 8 -
+							 UET_PDS_CC_REQ_LEN));
 	pkts = (sc->incast ? flows : 1) * sc->count * ppm;
 	ideal = ((sc->incast ? flows : 1) * sc->count * sc->size +
 		 pkts * (per_pkt_hdr + UET_SES_STD_LEN)) * 8 / 100 + th_cur.base_rtt_ns;
@@ -648,14 +649,14 @@ run(const struct scenario *sc, struct signature *g)
 	s.fe = fe;
 	uet_fabric_thresholds_get(uet_fabric_eth_fabric(fe), &th_cur);
 	for (unsigned int h = 0; h < nh; h++) {
-		struct rulp_params p;
+		struct test_ulp_params p;
 
-		rulp_setup(sc, fe, h, &p, &s);
-		s.r[h] = rulp_create(&p);
+		test_ulp_setup(sc, fe, h, &p, &s);
+		s.r[h] = test_ulp_create(&p);
 		CHECK(s.r[h] != NULL);
 		if (s.r[h] == NULL)
 			goto out;
-		pp[h] = (struct uet_proto_params){ .ulp = &rulp_ops,
+		pp[h] = (struct uet_proto_params){ .ulp = &test_ulp_ops,
 						   .ulp_arg = s.r[h] };
 		eng[h] = engine_make(fe, h, &pp[h], &pds[h]);
 		CHECK(eng[h] != NULL);
@@ -769,7 +770,7 @@ out:
 		uet_engine_free(eng[h]);
 	uet_fabric_eth_free(fe);
 	for (unsigned int h = 0; h < nh; h++)
-		rulp_free(s.r[h]);
+		test_ulp_free(s.r[h]);
 	return rc;
 }
 
@@ -1174,7 +1175,7 @@ driver_app_poll(void)
 static bool
 sent(void *arg)
 {
-	return rulp_send_finished(arg);
+	return test_ulp_send_finished(arg);
 }
 
 static void
@@ -1191,9 +1192,9 @@ unreachable(void)
 	struct uet_engine *e = NULL;
 	struct uet_proto_params pp;
 	struct uet_pds_config pds;
-	struct rulp_result res;
-	struct rulp *ru = NULL;
-	struct rulp_params p;
+	struct test_ulp_result res;
+	struct test_ulp *ru = NULL;
+	struct test_ulp_params p;
 	uint64_t failed_at;
 	int err = 0;
 
@@ -1211,8 +1212,8 @@ unreachable(void)
 	p.size = 64;
 	p.count = 1;
 	p.window = 1;
-	ru = rulp_create(&p);
-	pp = (struct uet_proto_params){ .ulp = &rulp_ops, .ulp_arg = ru };
+	ru = test_ulp_create(&p);
+	pp = (struct uet_proto_params){ .ulp = &test_ulp_ops, .ulp_arg = ru };
 	e = ru != NULL ? engine_make(fe, 0, &pp, &pds) : NULL;
 	CHECK(e != NULL);
 	if (e == NULL)
@@ -1228,7 +1229,7 @@ unreachable(void)
 	failed_at = rs.end_ns;
 	r.done = never;
 	CHECK(uet_fabric_eth_run(fe, &r, &rs) == -EDEADLK);
-	rulp_result(ru, &res);
+	test_ulp_result(ru, &res);
 	(void)uet_engine_stats_get(e, &st);
 	uet_fabric_eth_stats_get(fe, &fst);
 	printf("unreachable: PDC failed at %.1f ms virtual, last of %" PRIu64
@@ -1244,7 +1245,7 @@ out:
 	uet_fabric_eth_drain(fe);
 	uet_engine_free(e);
 	uet_fabric_eth_free(fe);
-	rulp_free(ru);
+	test_ulp_free(ru);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1271,9 +1272,9 @@ lb_done(void *arg)
 
 	for (unsigned int h = 0; h < nh; h++) {
 		if (l->done_ns[h] == 0 &&
-		    rulp_live(l->rs.r[h])->rx_msgs >= l->rs.expect[h])
+		    test_ulp_live(l->rs.r[h])->rx_msgs >= l->rs.expect[h])
 			l->done_ns[h] = uet_fabric_eth_now(l->fe);
-		all &= l->done_ns[h] != 0 && rulp_send_finished(l->rs.r[h]);
+		all &= l->done_ns[h] != 0 && test_ulp_send_finished(l->rs.r[h]);
 	}
 	return all;
 }
@@ -1359,11 +1360,11 @@ lb_one(enum uet_config_spray_mode mode, uint64_t fail_ns)
 	cur = &no_cc; /* the fixed window, at the fabric's base RTT */
 	uet_fabric_thresholds_get(uet_fabric_eth_fabric(l.fe), &th_cur);
 	for (unsigned int h = 0; h < nh; h++) {
-		struct rulp_params p;
+		struct test_ulp_params p;
 
-		rulp_setup(&sc, l.fe, h, &p, &l.rs);
-		l.rs.r[h] = rulp_create(&p);
-		pp[h] = (struct uet_proto_params){ .ulp = &rulp_ops,
+		test_ulp_setup(&sc, l.fe, h, &p, &l.rs);
+		l.rs.r[h] = test_ulp_create(&p);
+		pp[h] = (struct uet_proto_params){ .ulp = &test_ulp_ops,
 						   .ulp_arg = l.rs.r[h] };
 		eng[h] = l.rs.r[h] ? engine_make(l.fe, h, &pp[h], &pds[h]) :
 				     NULL;
@@ -1405,9 +1406,9 @@ lb_one(enum uet_config_spray_mode mode, uint64_t fail_ns)
 	check_delivery(&sc, &l.rs);
 	signature_take(&g, l.fe, eng);
 	for (unsigned int h = 0; h < nh; h++) {
-		struct rulp_result res;
+		struct test_ulp_result res;
 
-		rulp_result(l.rs.r[h], &res);
+		test_ulp_result(l.rs.r[h], &res);
 		lb_sack += uet_pds_stats_get(uet_ulp_ctx_pds(
 			uet_ulp_ctx_get(eng[h], 0)))->retx_sack;
 		dup += res.rx_dup;
@@ -1450,7 +1451,7 @@ out:
 		uet_engine_free(eng[h]);
 	uet_fabric_eth_free(l.fe);
 	for (unsigned int h = 0; h < nh; h++)
-		rulp_free(l.rs.r[h]);
+		test_ulp_free(l.rs.r[h]);
 	lb_big = false;
 }
 
@@ -1481,8 +1482,8 @@ clock_bench(void)
 	struct uet_engine *e[2] = { 0 };
 	struct uet_proto_params pp[2];
 	struct uet_pds_config pds[2];
-	struct rulp *r[2] = { 0 };
-	struct rulp_params p;
+	struct test_ulp *r[2] = { 0 };
+	struct test_ulp_params p;
 	const unsigned long iters = 5000000;
 	int err;
 
@@ -1498,8 +1499,8 @@ clock_bench(void)
 	memset(&p, 0, sizeof(p));
 	p.size = 64;
 	for (unsigned int h = 0; h < 2; h++) {
-		r[h] = rulp_create(&p);
-		pp[h] = (struct uet_proto_params){ .ulp = &rulp_ops,
+		r[h] = test_ulp_create(&p);
+		pp[h] = (struct uet_proto_params){ .ulp = &test_ulp_ops,
 						   .ulp_arg = r[h] };
 		e[h] = engine_make(fe, h, &pp[h], &pds[h]);
 	}
@@ -1520,7 +1521,7 @@ clock_bench(void)
 	uet_fabric_eth_drain(fe);
 	for (unsigned int h = 0; h < 2; h++) {
 		uet_engine_free(e[h]);
-		rulp_free(r[h]);
+		test_ulp_free(r[h]);
 	}
 	uet_fabric_eth_free(fe);
 }

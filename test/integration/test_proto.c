@@ -3,7 +3,7 @@
  * PDS hook integration test in one EAL process (--no-huge): two engines
  * over rte_eth_from_rings() ports back to back, both inline on this
  * thread, the PDS hook (pmd/proto/proto.c) with the uet-perf raw-PDS ULP
- * (apps/uet-perf/rawulp.c: sequence numbers, byte-exact payload check,
+ * (apps/uet-perf/test_ulp.c: sequence numbers, byte-exact payload check,
  * per-packet delivery counts) under injected faults on A's data (drop,
  * dup, reorder, trim, ECN, corruption) and B's control packets (drop,
  * corruption), over IPv4 and IPv6 (the UDP checksum computed by the
@@ -85,11 +85,11 @@ static void
 run(const struct scenario *s)
 {
 	struct uet_config ca, cb;
-	struct rulp_params pa, pb;
+	struct test_ulp_params pa, pb;
 	struct uet_proto_params ppa, ppb;
 	struct uet_engine *a = NULL, *b = NULL;
-	struct rulp *ra, *rb;
-	struct rulp_result tx, rx;
+	struct test_ulp *ra, *rb;
+	struct test_ulp_result tx, rx;
 	static struct uet_engine_stats st;
 	bool fin = false;
 	uint32_t *ppm;
@@ -130,13 +130,13 @@ run(const struct scenario *s)
 	pb.count = 0;
 	pb.expect = s->count;
 	pb.expect_size = s->size;
-	ra = rulp_create(&pa);
-	rb = rulp_create(&pb);
+	ra = test_ulp_create(&pa);
+	rb = test_ulp_create(&pb);
 	CHECK(ra != NULL && rb != NULL);
 	if (ra == NULL || rb == NULL)
 		goto out;
-	ppa = (struct uet_proto_params){ .ulp = &rulp_ops, .ulp_arg = ra };
-	ppb = (struct uet_proto_params){ .ulp = &rulp_ops, .ulp_arg = rb };
+	ppa = (struct uet_proto_params){ .ulp = &test_ulp_ops, .ulp_arg = ra };
+	ppb = (struct uet_proto_params){ .ulp = &test_ulp_ops, .ulp_arg = rb };
 	a = engine_make("A", &ca, &ppa);
 	b = engine_make("B", &cb, &ppb);
 	CHECK(a != NULL && b != NULL);
@@ -146,14 +146,14 @@ run(const struct scenario *s)
 	for (unsigned long i = 0; i < 20000000ul && !fin; i++) {
 		(void)uet_engine_poll(a, 1);
 		(void)uet_engine_poll(b, 1);
-		fin = (i & 15) == 0 && rulp_send_finished(ra);
+		fin = (i & 15) == 0 && test_ulp_send_finished(ra);
 	}
 	for (unsigned int i = 0; i < 5000; i++) {
 		(void)uet_engine_poll(a, 1);
 		(void)uet_engine_poll(b, 1);
 	}
-	rulp_result(ra, &tx);
-	rulp_result(rb, &rx);
+	test_ulp_result(ra, &tx);
+	test_ulp_result(rb, &rx);
 	CHECK(uet_engine_stats_get(a, &st) == 0);
 	printf("%-10s sent %lu msgs, done %lu ok / %lu err; delivered %lu "
 	       "msgs (%lu pkts), lost %lu, dup %lu, bad %lu, order %lu; "
@@ -201,8 +201,8 @@ run(const struct scenario *s)
 out:
 	uet_engine_free(b);
 	uet_engine_free(a);
-	rulp_free(rb);
-	rulp_free(ra);
+	test_ulp_free(rb);
+	test_ulp_free(ra);
 }
 
 /*
@@ -223,13 +223,13 @@ fake_next_deadline(void *priv, struct uet_ulp_ctx *ctx)
 static void
 ulp_deadline(void)
 {
-	struct uet_ulp_ops ops = rulp_ops;
+	struct uet_ulp_ops ops = test_ulp_ops;
 	struct uet_proto_params pp;
 	struct uet_engine *e = NULL;
 	struct uet_ulp_ctx *ctx;
-	struct rulp_params p;
+	struct test_ulp_params p;
 	struct uet_config c;
-	struct rulp *r;
+	struct test_ulp *r;
 	uint64_t pds_t;
 
 	run_no++;
@@ -238,7 +238,7 @@ ulp_deadline(void)
 	memcpy(p.peer.addr, ip_b, 4);
 	p.mode = UET_PDS_MODE_RUD;
 	p.size = 64;
-	r = rulp_create(&p);
+	r = test_ulp_create(&p);
 	CHECK(r != NULL);
 	if (r == NULL)
 		return;
@@ -260,7 +260,7 @@ ulp_deadline(void)
 	       (unsigned long long)pds_t);
 out:
 	uet_engine_free(e);
-	rulp_free(r);
+	test_ulp_free(r);
 }
 
 int

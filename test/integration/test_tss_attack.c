@@ -170,7 +170,7 @@ clear_request(void)
 	p.req.version = UET_SES_VERSION;
 	p.req.opcode = UET_SES_OP_SEND;
 	p.req.flags = UET_SES_F_SOM | UET_SES_F_EOM;
-	p.req.job_id = 0x42; /* rawulp.c RULP_JOB, in domain 7 */
+	p.req.job_id = 0x42; /* test_ulp.c PERF_TEST_ULP_JOB, in domain 7 */
 	len = uet_pkt_build(&p, payload, sizeof(payload),
 			    rte_pktmbuf_mtod(m, uint8_t *),
 			    rte_pktmbuf_tailroom(m));
@@ -346,11 +346,11 @@ static void
 run(void)
 {
 	static struct uet_config ca, cb;
-	struct rulp_params pa, pb;
+	struct test_ulp_params pa, pb;
 	struct uet_proto_params ppa, ppb;
 	struct uet_engine *a = NULL, *b = NULL;
-	struct rulp *ra, *rb;
-	struct rulp_result tx, rx;
+	struct test_ulp *ra, *rb;
+	struct test_ulp_result tx, rx;
 	struct rte_ring *ab = rte_ring_lookup("ta_ab");
 	struct rte_ring *mb = rte_ring_lookup("ta_mb");
 	char k7[128], k8[128];
@@ -373,13 +373,13 @@ run(void)
 	pb.count = 0;
 	pb.expect = MSGS;
 	pb.expect_size = 64;
-	ra = rulp_create(&pa);
-	rb = rulp_create(&pb);
+	ra = test_ulp_create(&pa);
+	rb = test_ulp_create(&pb);
 	CHECK(ab != NULL && mb != NULL && ra != NULL && rb != NULL);
 	if (ab == NULL || mb == NULL || ra == NULL || rb == NULL)
 		goto out;
-	ppa = (struct uet_proto_params){ .ulp = &rulp_ops, .ulp_arg = ra };
-	ppb = (struct uet_proto_params){ .ulp = &rulp_ops, .ulp_arg = rb };
+	ppa = (struct uet_proto_params){ .ulp = &test_ulp_ops, .ulp_arg = ra };
+	ppb = (struct uet_proto_params){ .ulp = &test_ulp_ops, .ulp_arg = rb };
 	a = engine_make("taA", &ca, &ppa);
 	b = engine_make("taB", &cb, &ppb);
 	CHECK(a != NULL && b != NULL);
@@ -389,15 +389,15 @@ run(void)
 		(void)uet_engine_poll(a, 1);
 		intercept(ab, mb);
 		(void)uet_engine_poll(b, 1);
-		fin = (i & 15) == 0 && rulp_send_finished(ra);
+		fin = (i & 15) == 0 && test_ulp_send_finished(ra);
 	}
 	for (unsigned int i = 0; i < 2000; i++) {
 		(void)uet_engine_poll(a, 1);
 		intercept(ab, mb);
 		(void)uet_engine_poll(b, 1);
 	}
-	rulp_result(ra, &tx);
-	rulp_result(rb, &rx);
+	test_ulp_result(ra, &tx);
+	test_ulp_result(rb, &rx);
 	printf("sent %lu, done %lu ok / %lu err; delivered %lu, lost %lu, "
 	       "dup %lu, bad %lu; protected frames seen %lu\n",
 	       (unsigned long)tx.msgs_sent, (unsigned long)tx.pkts_done_ok,
@@ -412,8 +412,8 @@ run(void)
 out:
 	uet_engine_free(b);
 	uet_engine_free(a);
-	rulp_free(rb);
-	rulp_free(ra);
+	test_ulp_free(rb);
+	test_ulp_free(ra);
 	unlink(k7);
 	unlink(k8);
 }

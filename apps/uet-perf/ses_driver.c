@@ -34,21 +34,21 @@
 
 #include "perf.h"
 
-#define SD_JOB 0x5e5u            /* JobID of every operation */
-#define SD_TAG 0x70657266u       /* match bits of tagged sends ("perf") */
-#define SD_BURST 32              /* CQEs read per turn and channel */
-#define SD_PONG_BUFS 4           /* A's receives for latency answers */
-#define SD_LAT_SLOTS 4           /* A's send slots for latency */
-#define SD_DRAIN_NS 2000000000ull /* wait for late receives, at most */
-#define SD_NONE UINT64_MAX
+#define JOB_ID 0x5e5u            /* JobID of every operation */
+#define DEFAULT_TAG 0x70657266u  /* match bits of tagged sends ("perf") */
+#define CQ_BURST 32              /* CQEs read per turn and channel */
+#define PONG_BUFS 4              /* A's receives for latency answers */
+#define LAT_SLOTS 4              /* A's send slots for latency */
+#define DRAIN_NS 2000000000ull   /* wait for late receives, at most */
+#define SEQ_NONE UINT64_MAX      /* no sequence number (region slot) */
 
 /* CQE contexts: kind in the top byte, buffer index below. */
-enum sd_kind { SD_K_TX = 1, SD_K_RECV = 2, SD_K_ECHO = 3, SD_K_PONG = 4 };
-#define SD_CTX(k, i) (((uint64_t)(k) << 56) | (uint64_t)(i))
-#define SD_KIND(c) ((unsigned int)((c) >> 56))
-#define SD_IDX(c) ((uint32_t)((c) & 0xffffffffu))
+enum ctx_kind { CTX_TX = 1, CTX_RECV = 2, CTX_ECHO = 3, CTX_PONG = 4 };
+#define CTX_OF(k, i) (((uint64_t)(k) << 56) | (uint64_t)(i))
+#define CTX_KIND(c) ((unsigned int)((c) >> 56))
+#define CTX_INDEX(c) ((uint32_t)((c) & 0xffffffffu))
 
-struct sd_side {
+struct driver_side {
 	struct uet_engine *e;
 	struct uet_chan *ch;
 	struct uet_ses_ulp_peer self; /* this side, by value */
@@ -59,10 +59,10 @@ struct sd_side {
 	bool ep_added;            /* EP_ADD done: EP_DEL after detach */
 };
 
-struct sdrv {
-	struct sdrv_params p;
+struct ses_driver {
+	struct ses_driver_params p;
 	uint64_t tag;            /* match bits of tagged sends */
-	struct sd_side a, b;
+	struct driver_side a, b;
 	uint32_t nslots;         /* A's operation slots */
 	uint8_t *abuf;           /* nslots * size */
 	uint64_t *aseq;          /* sequence number in slot */
@@ -86,9 +86,9 @@ struct sdrv {
 	bool stopped;
 	bool checked;            /* end-of-run region check done */
 	uint64_t idle_tsc;       /* A idle since (waiting for receives) */
-	struct rulp_result tx;   /* A */
-	struct rulp_result rx;   /* delivery side */
-	struct sdrv_counters cnt;
+	struct test_ulp_result tx;   /* A */
+	struct test_ulp_result rx;   /* delivery side */
+	struct ses_driver_counters cnt;
 };
 
 /* ------------------------------------------------------------------ */
@@ -140,8 +140,8 @@ seq_of(const uint8_t *b)
 /* ------------------------------------------------------------------ */
 
 static void
-sqe_base(const struct sdrv *d, struct uet_chan_sqe *q, uint64_t ctx,
-	 const void *buf, const struct sd_side *to)
+sqe_base(const struct ses_driver *d, struct uet_chan_sqe *q, uint64_t ctx,
+	 const void *buf, const struct driver_side *to)
 {
 	memset(q, 0, sizeof(*q));
 	q->flags = UET_CHAN_F_COMPLETION;
@@ -149,16 +149,16 @@ sqe_base(const struct sdrv *d, struct uet_chan_sqe *q, uint64_t ctx,
 	q->addr = (uint64_t)(uintptr_t)buf;
 	q->len = d->p.size;
 	q->dest = to->peer;
-	q->job = SD_JOB;
+	q->job = JOB_ID;
 	q->mode = d->p.rod ? UET_CHAN_MODE_ROD : UET_CHAN_MODE_RUD;
-	if (d->p.op == PERF_OP_SEND || d->p.pingpong) {
+	if (d->p.op == PERF_OP_SEND) {
 		q->op = d->p.tagged ? UET_CHAN_OP_TSEND : UET_CHAN_OP_SEND;
 		q->tag = d->tag;
 	}
 }
 
 static void
-post_recv(struct sdrv *d, struct sd_side *s, uint64_t ctx, void *buf)
+post_recv(struct ses_driver *d, struct driver_side *s, uint64_t ctx, void *buf)
 {
 	struct uet_chan_rqe r;
 
@@ -174,20 +174,20 @@ post_recv(struct sdrv *d, struct sd_side *s, uint64_t ctx, void *buf)
 }
 
 static inline uint8_t *
-aslot(const struct sdrv *d, uint32_t i)
+aslot(const struct ses_driver *d, uint32_t i)
 {
 	return d->abuf + (size_t)i * d->p.size;
 }
 
 static inline uint8_t *
-bslot(const struct sdrv *d, uint32_t i)
+bslot(const struct ses_driver *d, uint32_t i)
 {
 	return d->bbuf + (size_t)i * d->p.size;
 }
 
 /* One operation from a free slot of A; false when none can go now. */
 static bool
-submit_one(struct sdrv *d)
+submit_one(struct ses_driver *d)
 {
 	struct uet_chan_sqe q;
 	uint64_t seq = d->next_seq;
@@ -198,8 +198,8 @@ submit_one(struct sdrv *d)
 		return false;
 	slot = d->afree[d->nfree - 1];
 	buf = aslot(d, slot);
-	sqe_base(d, &q, SD_CTX(SD_K_TX, slot), buf, &d->b);
-	switch (d->p.pingpong ? PERF_OP_SEND : d->p.op) {
+	sqe_base(d, &q, CTX_OF(CTX_TX, slot), buf, &d->b);
+	switch (d->p.op) {
 	case PERF_OP_SEND:
 		payload_fill(buf, d->p.size, seq, d->p.verify);
 		break;
@@ -237,7 +237,7 @@ submit_one(struct sdrv *d)
 
 /* @return operations posted */
 static unsigned int
-submit(struct sdrv *d)
+submit(struct ses_driver *d)
 {
 	unsigned int n = 0;
 
@@ -259,9 +259,9 @@ submit(struct sdrv *d)
 
 /* A's operation completed. */
 static void
-tx_done(struct sdrv *d, const struct uet_chan_cqe *e)
+tx_done(struct ses_driver *d, const struct uet_chan_cqe *e)
 {
-	uint32_t slot = SD_IDX(e->context);
+	uint32_t slot = CTX_INDEX(e->context);
 	uint64_t seq;
 
 	if (slot >= d->nslots) {
@@ -275,13 +275,13 @@ tx_done(struct sdrv *d, const struct uet_chan_cqe *e)
 		d->cnt.cqe_err++;
 		d->tx.pkts_done_err++;
 		if (d->rseq != NULL) /* region slot content unknown now */
-			d->rseq[slot] = SD_NONE;
+			d->rseq[slot] = SEQ_NONE;
 		if (d->p.pingpong && d->ping_seq == seq)
 			d->waiting_pong = false; /* no answer will come */
 		return;
 	}
 	d->tx.pkts_done_ok++;
-	if (d->p.pingpong || d->p.op == PERF_OP_SEND)
+	if (d->p.op == PERF_OP_SEND)
 		return;
 	if (d->p.op == PERF_OP_WRITE) {
 		/* Acknowledged by the target: placed. Region slot `slot` is
@@ -313,8 +313,8 @@ tx_done(struct sdrv *d, const struct uet_chan_cqe *e)
 
 /* A message for B is good: right tag, length and (ROD) order. */
 static bool
-recv_ok(struct sdrv *d, const struct uet_chan_cqe *e, const uint8_t *buf,
-	struct rulp_result *res, uint64_t want)
+recv_ok(struct ses_driver *d, const struct uet_chan_cqe *e, const uint8_t *buf,
+	struct test_ulp_result *res, uint64_t want)
 {
 	uint64_t seq;
 
@@ -330,7 +330,7 @@ recv_ok(struct sdrv *d, const struct uet_chan_cqe *e, const uint8_t *buf,
 	}
 	seq = seq_of(buf);
 	if (e->len != d->p.size || seq >= d->next_seq ||
-	    (want != SD_NONE && seq != want) ||
+	    (want != SEQ_NONE && seq != want) ||
 	    !payload_check(buf, d->p.size, seq, d->p.verify)) {
 		res->rx_bad++;
 		return false;
@@ -340,15 +340,15 @@ recv_ok(struct sdrv *d, const struct uet_chan_cqe *e, const uint8_t *buf,
 
 /* B received into buffer @p i. */
 static void
-b_recv(struct sdrv *d, const struct uet_chan_cqe *e, uint32_t i)
+b_recv(struct ses_driver *d, const struct uet_chan_cqe *e, uint32_t i)
 {
 	uint8_t *buf = bslot(d, i);
 	struct uet_chan_sqe q;
 	uint64_t seq;
 
 	d->rx.rx_pkts++;
-	if (!recv_ok(d, e, buf, &d->rx, SD_NONE)) {
-		post_recv(d, &d->b, SD_CTX(SD_K_RECV, i), buf);
+	if (!recv_ok(d, e, buf, &d->rx, SEQ_NONE)) {
+		post_recv(d, &d->b, CTX_OF(CTX_RECV, i), buf);
 		return;
 	}
 	seq = seq_of(buf);
@@ -363,14 +363,14 @@ b_recv(struct sdrv *d, const struct uet_chan_cqe *e, uint32_t i)
 		d->rx.rx_order_err++;
 	d->rx_next = seq + 1;
 	if (!d->p.pingpong) {
-		post_recv(d, &d->b, SD_CTX(SD_K_RECV, i), buf);
+		post_recv(d, &d->b, CTX_OF(CTX_RECV, i), buf);
 		return;
 	}
 	/* latency: answer from the same buffer, repost after its CQE */
-	sqe_base(d, &q, SD_CTX(SD_K_ECHO, i), buf, &d->a);
+	sqe_base(d, &q, CTX_OF(CTX_ECHO, i), buf, &d->a);
 	if (uet_chan_sq_post(d->b.ch, &q) != 0) {
 		d->cnt.post_fail++;
-		post_recv(d, &d->b, SD_CTX(SD_K_RECV, i), buf);
+		post_recv(d, &d->b, CTX_OF(CTX_RECV, i), buf);
 		return;
 	}
 	d->rx.msgs_sent++;
@@ -379,7 +379,7 @@ b_recv(struct sdrv *d, const struct uet_chan_cqe *e, uint32_t i)
 
 /* A received the answer to its ping into buffer @p i. */
 static void
-a_pong(struct sdrv *d, const struct uet_chan_cqe *e, uint32_t i)
+a_pong(struct ses_driver *d, const struct uet_chan_cqe *e, uint32_t i)
 {
 	uint8_t *buf = d->pbuf + (size_t)i * d->p.size;
 	uint64_t now = rte_rdtsc();
@@ -398,31 +398,31 @@ a_pong(struct sdrv *d, const struct uet_chan_cqe *e, uint32_t i)
 		d->tx.rx_bytes += e->len;
 		d->waiting_pong = false;
 	}
-	post_recv(d, &d->a, SD_CTX(SD_K_PONG, i), buf);
+	post_recv(d, &d->a, CTX_OF(CTX_PONG, i), buf);
 }
 
 static void
-a_cqe(struct sdrv *d, const struct uet_chan_cqe *e)
+a_cqe(struct ses_driver *d, const struct uet_chan_cqe *e)
 {
-	uint32_t i = SD_IDX(e->context);
+	uint32_t i = CTX_INDEX(e->context);
 
-	if (SD_KIND(e->context) == SD_K_TX)
+	if (CTX_KIND(e->context) == CTX_TX)
 		tx_done(d, e);
-	else if (SD_KIND(e->context) == SD_K_PONG && d->pbuf != NULL &&
-		 i < SD_PONG_BUFS)
+	else if (CTX_KIND(e->context) == CTX_PONG && d->pbuf != NULL &&
+		 i < PONG_BUFS)
 		a_pong(d, e, i);
 	else
 		d->cnt.cqe_bad++;
 }
 
 static void
-b_cqe(struct sdrv *d, const struct uet_chan_cqe *e)
+b_cqe(struct ses_driver *d, const struct uet_chan_cqe *e)
 {
-	uint32_t i = SD_IDX(e->context);
+	uint32_t i = CTX_INDEX(e->context);
 
-	if (SD_KIND(e->context) == SD_K_RECV && i < d->nrecv) {
+	if (CTX_KIND(e->context) == CTX_RECV && i < d->nrecv) {
 		b_recv(d, e, i);
-	} else if (SD_KIND(e->context) == SD_K_ECHO && i < d->nrecv) {
+	} else if (CTX_KIND(e->context) == CTX_ECHO && i < d->nrecv) {
 		d->echo_inflight--;
 		if (e->status != 0) {
 			d->cnt.cqe_err++;
@@ -430,30 +430,30 @@ b_cqe(struct sdrv *d, const struct uet_chan_cqe *e)
 		} else {
 			d->rx.pkts_done_ok++;
 		}
-		post_recv(d, &d->b, SD_CTX(SD_K_RECV, i), bslot(d, i));
+		post_recv(d, &d->b, CTX_OF(CTX_RECV, i), bslot(d, i));
 	} else {
 		d->cnt.cqe_bad++;
 	}
 }
 
 unsigned int
-sdrv_poll(struct sdrv *d)
+ses_driver_poll(struct ses_driver *d)
 {
-	struct uet_chan_cqe e[SD_BURST];
+	struct uet_chan_cqe e[CQ_BURST];
 	unsigned int n, work;
 
-	n = uet_chan_cq_poll(d->a.ch, e, SD_BURST);
+	n = uet_chan_cq_poll(d->a.ch, e, CQ_BURST);
 	for (unsigned int i = 0; i < n; i++)
 		a_cqe(d, &e[i]);
 	work = n;
-	n = uet_chan_cq_poll(d->b.ch, e, SD_BURST);
+	n = uet_chan_cq_poll(d->b.ch, e, CQ_BURST);
 	for (unsigned int i = 0; i < n; i++)
 		b_cqe(d, &e[i]);
 	return work + n + submit(d);
 }
 
 bool
-sdrv_finished(struct sdrv *d)
+ses_driver_finished(struct ses_driver *d)
 {
 	uint64_t now;
 
@@ -467,46 +467,47 @@ sdrv_finished(struct sdrv *d)
 	now = rte_rdtsc();
 	if (d->idle_tsc == 0)
 		d->idle_tsc = now;
-	return (double)(now - d->idle_tsc) * d->ns_per_tsc > SD_DRAIN_NS;
+	return (double)(now - d->idle_tsc) * d->ns_per_tsc > DRAIN_NS;
 }
 
 void
-sdrv_set_deadline(struct sdrv *d, uint64_t deadline)
+ses_driver_set_deadline(struct ses_driver *d, uint64_t deadline)
 {
 	d->p.deadline_tsc = deadline;
 }
 
 void
-sdrv_stop(struct sdrv *d)
+ses_driver_stop(struct ses_driver *d)
 {
 	d->stopped = true;
 }
 
-const struct rulp_result *
-sdrv_live(const struct sdrv *d)
+const struct test_ulp_result *
+ses_driver_live(const struct ses_driver *d)
 {
 	return &d->rx;
 }
 
-const struct sdrv_counters *
-sdrv_counters(const struct sdrv *d)
+const struct ses_driver_counters *
+ses_driver_counters(const struct ses_driver *d)
 {
 	return &d->cnt;
 }
 
 /* WRITE: every region slot holds what its last completed WRITE put. */
 static void
-check_region(struct sdrv *d)
+check_region(struct ses_driver *d)
 {
 	for (uint32_t k = 0; k < d->nslots; k++)
-		if (d->rseq[k] != SD_NONE &&
+		if (d->rseq[k] != SEQ_NONE &&
 		    !payload_check(bslot(d, k), d->p.size, d->rseq[k],
 				   d->p.verify))
 			d->rx.rx_bad++;
 }
 
 void
-sdrv_result(struct sdrv *d, struct rulp_result *tx, struct rulp_result *rx)
+ses_driver_result(struct ses_driver *d, struct test_ulp_result *tx,
+		  struct test_ulp_result *rx)
 {
 	if (!d->checked && d->rseq != NULL)
 		check_region(d);
@@ -547,10 +548,10 @@ pow2_above(uint64_t n)
 /* A process of its own for the side's channel (before it is attached):
  * the job for that process, then the binding. */
 static int
-side_own_process(struct sd_side *s)
+side_own_process(struct driver_side *s)
 {
 	struct uet_ses_ulp_ctl j = {
-		.op = UET_SES_ULP_JOB_ADD, .job = SD_JOB, .has_pid = true,
+		.op = UET_SES_ULP_JOB_ADD, .job = JOB_ID, .has_pid = true,
 		.pid = s->pid,
 	};
 	struct uet_ses_ulp_ctl b = {
@@ -566,10 +567,11 @@ side_own_process(struct sd_side *s)
 }
 
 static int
-side_open(struct sd_side *s, struct uet_engine *e, const char *tag,
+side_open(struct driver_side *s, struct uet_engine *e, const char *tag,
 	  const uint8_t fa[4], uint32_t nrq, uint32_t nsq)
 {
-	struct uet_ses_ulp_ctl r = { .op = UET_SES_ULP_JOB_ADD, .job = SD_JOB };
+	struct uet_ses_ulp_ctl r = { .op = UET_SES_ULP_JOB_ADD,
+				      .job = JOB_ID };
 	char name[24];
 	uint32_t initiator;
 	uint16_t pid;
@@ -616,7 +618,7 @@ side_open(struct sd_side *s, struct uet_engine *e, const char *tag,
 
 /* Register side @p s as a destination with the engine of side @p from. */
 static int
-peer_open(struct sd_side *s, const struct sd_side *from)
+peer_open(struct driver_side *s, const struct driver_side *from)
 {
 	struct uet_ses_ulp_ctl r = { .op = UET_SES_ULP_PEER_ADD,
 				     .peer = s->self };
@@ -632,7 +634,7 @@ peer_open(struct sd_side *s, const struct sd_side *from)
 
 /* Remove side @p s from the peers of side @p from's engine. */
 static void
-peer_close(struct sd_side *s, const struct sd_side *from)
+peer_close(struct driver_side *s, const struct driver_side *from)
 {
 	struct uet_ses_ulp_ctl r = { .op = UET_SES_ULP_PEER_DEL,
 				     .handle = s->peer };
@@ -643,14 +645,14 @@ peer_close(struct sd_side *s, const struct sd_side *from)
 }
 
 static int
-region_open(struct sdrv *d)
+region_open(struct ses_driver *d)
 {
 	struct uet_ses_ulp_ctl r;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
 	r.op = UET_SES_ULP_MR_REG;
-	r.job = SD_JOB;
+	r.job = JOB_ID;
 	r.base = (uintptr_t)d->bbuf;
 	r.len = d->bbuf_len;
 	r.access = d->p.op == PERF_OP_WRITE ? UET_SES_MR_REMOTE_WRITE :
@@ -666,12 +668,12 @@ region_open(struct sdrv *d)
 }
 
 static int
-bufs_alloc(struct sdrv *d)
+bufs_alloc(struct ses_driver *d)
 {
-	const struct sdrv_params *p = &d->p;
-	bool sends = p->pingpong || p->op == PERF_OP_SEND;
+	const struct ses_driver_params *p = &d->p;
+	bool sends = p->op == PERF_OP_SEND;
 
-	d->nslots = p->pingpong ? SD_LAT_SLOTS : p->window;
+	d->nslots = p->pingpong ? LAT_SLOTS : p->window;
 	d->nrecv = p->pingpong ? 8 : RTE_MAX(2 * p->window, 8u);
 	d->nrecv = RTE_MIN(d->nrecv, 4096u);
 	d->abuf = calloc(d->nslots, p->size);
@@ -681,15 +683,15 @@ bufs_alloc(struct sdrv *d)
 	d->bbuf = calloc(1, d->bbuf_len);
 	if (sends)
 		d->seen = calloc((p->count + 63) / 64, sizeof(*d->seen));
-	if (p->op == PERF_OP_WRITE && !p->pingpong)
+	if (p->op == PERF_OP_WRITE)
 		d->rseq = malloc(d->nslots * sizeof(*d->rseq));
 	if (p->pingpong) {
-		d->pbuf = calloc(SD_PONG_BUFS, p->size);
+		d->pbuf = calloc(PONG_BUFS, p->size);
 		d->lat = calloc(p->count, sizeof(*d->lat));
 	}
 	if (d->abuf == NULL || d->aseq == NULL || d->afree == NULL ||
 	    d->bbuf == NULL || (sends && d->seen == NULL) ||
-	    (p->op == PERF_OP_WRITE && !p->pingpong && d->rseq == NULL) ||
+	    (p->op == PERF_OP_WRITE && d->rseq == NULL) ||
 	    (p->pingpong && (d->pbuf == NULL || d->lat == NULL)))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < d->nslots; i++)
@@ -697,27 +699,34 @@ bufs_alloc(struct sdrv *d)
 	d->nfree = d->nslots;
 	if (d->rseq != NULL)
 		for (uint32_t i = 0; i < d->nslots; i++)
-			d->rseq[i] = SD_NONE;
-	if (p->op == PERF_OP_READ && !p->pingpong)
+			d->rseq[i] = SEQ_NONE;
+	if (p->op == PERF_OP_READ)
 		for (uint32_t k = 0; k < d->nslots; k++)
 			payload_fill(bslot(d, k), p->size, k, true);
 	return 0;
 }
 
-struct sdrv *
-sdrv_create(const struct sdrv_params *p)
+struct ses_driver *
+ses_driver_create(const struct ses_driver_params *p)
 {
 	static const uint8_t def_a[4] = { 10, 0, 0, 1 };
 	static const uint8_t def_b[4] = { 10, 0, 0, 2 };
 	static const uint8_t none[4];
 	const uint8_t *fa_a = memcmp(p->fa_a, none, 4) ? p->fa_a : def_a;
 	const uint8_t *fa_b = memcmp(p->fa_b, none, 4) ? p->fa_b : def_b;
-	struct sdrv *d = calloc(1, sizeof(*d));
-	bool sends = p->pingpong || p->op == PERF_OP_SEND;
+	struct ses_driver *d = calloc(1, sizeof(*d));
+	bool sends = p->op == PERF_OP_SEND;
 	char tag[20];
 
 	if (d == NULL)
 		return NULL;
+	if (p->pingpong && p->op != PERF_OP_SEND) {
+		/* B echoes what it receives: a ping-pong is of sends */
+		fprintf(stderr, "uet-perf: SES ping-pong: %s, not send\n",
+			perf_op_name(p->op));
+		free(d);
+		return NULL;
+	}
 	d->p = *p;
 	d->ns_per_tsc = 1e9 / (double)rte_get_tsc_hz();
 	if (bufs_alloc(d) < 0) {
@@ -726,14 +735,14 @@ sdrv_create(const struct sdrv_params *p)
 		goto fail;
 	}
 	d->tx.lat_ns = d->lat;
-	d->tag = p->match_bits != 0 ? p->match_bits : SD_TAG;
+	d->tag = p->match_bits != 0 ? p->match_bits : DEFAULT_TAG;
 	d->a.pid = p->pid_a;
 	d->b.pid = p->pid_b;
 	d->a.initiator = p->ini_a != 0 ? p->ini_a : p->pid_a;
 	d->b.initiator = p->ini_b != 0 ? p->ini_b : p->pid_b;
 	snprintf(tag, sizeof(tag), "A%s", p->tag);
 	if (side_open(&d->a, p->ea, tag, fa_a,
-		      p->pingpong ? SD_PONG_BUFS : 1, d->nslots) < 0)
+		      p->pingpong ? PONG_BUFS : 1, d->nslots) < 0)
 		goto fail;
 	snprintf(tag, sizeof(tag), "B%s", p->tag);
 	if (side_open(&d->b, p->eb, tag, fa_b, sends ? d->nrecv : 1,
@@ -745,21 +754,23 @@ sdrv_create(const struct sdrv_params *p)
 		goto fail;
 	if (sends)
 		for (uint32_t i = 0; i < d->nrecv; i++)
-			post_recv(d, &d->b, SD_CTX(SD_K_RECV, i), bslot(d, i));
+			post_recv(d, &d->b,
+				  CTX_OF(CTX_RECV, i),
+				  bslot(d, i));
 	if (d->pbuf != NULL)
-		for (uint32_t i = 0; i < SD_PONG_BUFS; i++)
-			post_recv(d, &d->a, SD_CTX(SD_K_PONG, i),
+		for (uint32_t i = 0; i < PONG_BUFS; i++)
+			post_recv(d, &d->a, CTX_OF(CTX_PONG, i),
 				  d->pbuf + (size_t)i * p->size);
 	return d;
 fail:
-	sdrv_detach(d);
-	sdrv_free(d);
+	ses_driver_detach(d);
+	ses_driver_free(d);
 	return NULL;
 }
 
 /* EP_DEL of a side's own process (its channel detached). */
 static void
-side_unbind(struct sd_side *s)
+side_unbind(struct driver_side *s)
 {
 	struct uet_ses_ulp_ctl q = { .op = UET_SES_ULP_EP_DEL, .chan = s->ch };
 
@@ -769,7 +780,7 @@ side_unbind(struct sd_side *s)
 }
 
 void
-sdrv_detach(struct sdrv *d)
+ses_driver_detach(struct ses_driver *d)
 {
 	if (d == NULL)
 		return;
@@ -786,7 +797,7 @@ sdrv_detach(struct sdrv *d)
 }
 
 void
-sdrv_free(struct sdrv *d)
+ses_driver_free(struct ses_driver *d)
 {
 	if (d == NULL)
 		return;

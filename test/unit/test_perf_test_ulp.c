@@ -63,30 +63,30 @@ static struct uet_ulp_ctx *const ctx = (struct uet_ulp_ctx *)&nb_sub;
 
 /* The PDS completing submission @p cookie with @p status. */
 static void
-done(struct rulp *r, uint64_t cookie, int status)
+done(struct test_ulp *r, uint64_t cookie, int status)
 {
 	struct uet_pds_event ev = {
 		.type = UET_PDS_EV_DONE, .mode = UET_PDS_MODE_RUD,
 		.status = status, .cookie = cookie,
 	};
 
-	rulp_ops.event(r, ctx, &ev, NULL, 0);
+	test_ulp_ops.event(r, ctx, &ev, NULL, 0);
 }
 
 /* A side of the latency test: 3 pings of @p size bytes, window @p win. */
-static struct rulp *
+static struct test_ulp *
 pinger(uint32_t size, uint32_t win)
 {
-	struct rulp_params p = {
+	struct test_ulp_params p = {
 		.mode = UET_PDS_MODE_RUD, .size = size, .count = 3,
 		.window = win, .expect = 3, .expect_size = size,
 		.pingpong = true,
 	};
-	struct rulp *r = rulp_create(&p);
+	struct test_ulp *r = test_ulp_create(&p);
 	void *priv = NULL;
 
 	assert_non_null(r);
-	assert_int_equal(rulp_ops.init(ctx, r, &priv), 0);
+	assert_int_equal(test_ulp_ops.init(ctx, r, &priv), 0);
 	assert_ptr_equal(priv, r);
 	nb_sub = 0;
 	return r;
@@ -95,9 +95,9 @@ pinger(uint32_t size, uint32_t win)
 /* Deliver the pong of message @p seq (64 B, one packet) to @p r, built
  * as the echoing side builds it. */
 static void
-pong(struct rulp *r, uint64_t seq)
+pong(struct test_ulp *r, uint64_t seq)
 {
-	struct rulp_params ep = {
+	struct test_ulp_params ep = {
 		.mode = UET_PDS_MODE_RUD, .size = 64, .window = 1,
 		.expect = 3, .expect_size = 64, .echo = true,
 	};
@@ -105,110 +105,110 @@ pong(struct rulp *r, uint64_t seq)
 		.type = UET_PDS_EV_DELIVER, .mode = UET_PDS_MODE_RUD,
 		.next_hdr = UET_SES_FMT_SMALL,
 	};
-	struct rulp *echo = rulp_create(&ep);
+	struct test_ulp *echo = test_ulp_create(&ep);
 	uint8_t buf[256];
 	void *priv = NULL;
 	int n;
 
 	assert_non_null(echo);
-	assert_int_equal(rulp_ops.init(ctx, echo, &priv), 0);
-	n = rulp_ops.build(echo, seq, 0, false, buf, sizeof(buf));
+	assert_int_equal(test_ulp_ops.init(ctx, echo, &priv), 0);
+	n = test_ulp_ops.build(echo, seq, 0, false, buf, sizeof(buf));
 	assert_int_equal(n, UET_SES_SMALL_LEN + 64);
-	rulp_ops.event(r, ctx, &ev, buf, (uint16_t)n);
-	rulp_free(echo);
+	test_ulp_ops.event(r, ctx, &ev, buf, (uint16_t)n);
+	test_ulp_free(echo);
 }
 
 /* The PDS gave up on the ping (its peer silent past the retries): no
  * pong is awaited, the next ping goes; the failed ping's pong, arriving
  * late after all, does not count as the next one's. */
 static void
-rulp_done__failed_ping_ends_wait(void **state)
+test_ulp_done__failed_ping_ends_wait(void **state)
 {
-	struct rulp *r = pinger(64, 8);
-	struct rulp_result res;
+	struct test_ulp *r = pinger(64, 8);
+	struct test_ulp_result res;
 
 	(void)state;
-	rulp_ops.poll(r, ctx, 0);
+	test_ulp_ops.poll(r, ctx, 0);
 	assert_int_equal(nb_sub, 1);
 	done(r, sub_cookie[0], -ETIMEDOUT);
-	rulp_ops.poll(r, ctx, 0);
+	test_ulp_ops.poll(r, ctx, 0);
 	assert_int_equal(nb_sub, 2); /* before the fix: waited for pong 0 */
 	assert_int_equal(sub_cookie[1], 1);
 	pong(r, 0);                  /* late: ping 0's */
-	rulp_result(r, &res);
+	test_ulp_result(r, &res);
 	assert_int_equal(res.pongs, 0);
 	done(r, sub_cookie[1], 0);
 	pong(r, 1);
-	rulp_ops.poll(r, ctx, 0);
+	test_ulp_ops.poll(r, ctx, 0);
 	assert_int_equal(nb_sub, 3);
 	done(r, sub_cookie[2], 0);
-	assert_false(rulp_send_finished(r));
+	assert_false(test_ulp_send_finished(r));
 	pong(r, 2);
-	assert_true(rulp_send_finished(r));
-	rulp_result(r, &res);
+	assert_true(test_ulp_send_finished(r));
+	test_ulp_result(r, &res);
 	assert_int_equal(res.pongs, 2);
 	assert_int_equal(res.pings_failed, 1);
 	assert_int_equal(res.pkts_done_err, 1);
 	assert_int_equal(res.rx_lost, 0);
-	rulp_free(r);
+	test_ulp_free(r);
 }
 
 /* A packet of a multi-packet ping fails while the rest still waits for
  * the window: the ping is finished, not awaited, counted once. */
 static void
-rulp_done__failed_partial_ping_not_awaited(void **state)
+test_ulp_done__failed_partial_ping_not_awaited(void **state)
 {
-	struct rulp *r = pinger(4000, 1);
-	struct rulp_result res;
-	uint32_t ppm = rulp_pkts_per_msg(4000, MAX_LEN);
+	struct test_ulp *r = pinger(4000, 1);
+	struct test_ulp_result res;
+	uint32_t ppm = test_ulp_pkts_per_msg(4000, MAX_LEN);
 
 	(void)state;
 	assert_true(ppm > 2);
-	rulp_ops.poll(r, ctx, 0);
+	test_ulp_ops.poll(r, ctx, 0);
 	assert_int_equal(nb_sub, 1);
 	done(r, sub_cookie[0], -ETIMEDOUT);
 	for (uint32_t k = 1; k < ppm; k++) {
-		rulp_ops.poll(r, ctx, 0);
+		test_ulp_ops.poll(r, ctx, 0);
 		assert_int_equal(nb_sub, k + 1);
 		done(r, sub_cookie[k], k == 1 ? -ETIMEDOUT : 0);
 	}
-	rulp_ops.poll(r, ctx, 0); /* ping 1, no pong 0 awaited */
+	test_ulp_ops.poll(r, ctx, 0); /* ping 1, no pong 0 awaited */
 	assert_int_equal(nb_sub, ppm + 1);
 	assert_int_equal(sub_cookie[ppm], ppm);
-	rulp_result(r, &res);
+	test_ulp_result(r, &res);
 	assert_int_equal(res.pings_failed, 1);
 	assert_int_equal(res.pkts_done_err, 2);
-	rulp_free(r);
+	test_ulp_free(r);
 }
 
 /* A good run: every ping waits for its pong. */
 static void
-rulp_poll__ping_waits_for_pong(void **state)
+test_ulp_poll__ping_waits_for_pong(void **state)
 {
-	struct rulp *r = pinger(64, 8);
-	struct rulp_result res;
+	struct test_ulp *r = pinger(64, 8);
+	struct test_ulp_result res;
 
 	(void)state;
-	rulp_ops.poll(r, ctx, 0);
+	test_ulp_ops.poll(r, ctx, 0);
 	done(r, sub_cookie[0], 0);
-	rulp_ops.poll(r, ctx, 0);
+	test_ulp_ops.poll(r, ctx, 0);
 	assert_int_equal(nb_sub, 1);
 	pong(r, 0);
-	rulp_ops.poll(r, ctx, 0);
+	test_ulp_ops.poll(r, ctx, 0);
 	assert_int_equal(nb_sub, 2);
-	rulp_result(r, &res);
+	test_ulp_result(r, &res);
 	assert_int_equal(res.pongs, 1);
 	assert_int_equal(res.pings_failed, 0);
-	rulp_free(r);
+	test_ulp_free(r);
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(rulp_done__failed_ping_ends_wait),
-		cmocka_unit_test(rulp_done__failed_partial_ping_not_awaited),
-		cmocka_unit_test(rulp_poll__ping_waits_for_pong),
+		cmocka_unit_test(test_ulp_done__failed_ping_ends_wait),
+		cmocka_unit_test(test_ulp_done__failed_partial_ping_not_awaited),
+		cmocka_unit_test(test_ulp_poll__ping_waits_for_pong),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,21 +25,21 @@
 
 #include "perf.h"
 
-#define RULP_PONGQ 64
-/* cookie = destination << RULP_DEST_SHIFT | (seq * ppm + k) */
-#define RULP_DEST_SHIFT 40
-#define RULP_POS_MASK ((UINT64_C(1) << RULP_DEST_SHIFT) - 1)
+#define PONGQ_LEN 64
+/* cookie = destination << DEST_SHIFT | (seq * ppm + k) */
+#define DEST_SHIFT 40
+#define POS_MASK ((UINT64_C(1) << DEST_SHIFT) - 1)
 
 /* Sender state per destination (p.dests). */
-struct rulp_dstate {
+struct test_ulp_dstate {
 	uint64_t next_seq;       /* messages fully submitted */
 	uint32_t next_k;         /* next packet of the message in progress */
 	uint64_t inflight;       /* packets submitted, not completed */
 	uint64_t acked;          /* packets completed */
 };
 
-struct rulp {
-	struct rulp_params p;
+struct test_ulp {
+	struct test_ulp_params p;
 	uint32_t ppm;            /* packets per message */
 	uint32_t base;           /* bytes of packets [rem, ppm) */
 	uint32_t rem;            /* packets carrying base + 1 */
@@ -55,20 +55,20 @@ struct rulp {
 	bool ping_wait;
 	bool ping_failed;        /* a packet of the ping being submitted failed */
 	/* echo: pongs owed (seq), FIFO */
-	uint64_t pongq[RULP_PONGQ];
+	uint64_t pongq[PONGQ_LEN];
 	uint32_t pong_head, pong_tail;
 	uint64_t pong_budget;    /* echo: messages to send back */
 	/* receiver */
 	uint8_t *seen;           /* per expected packet: deliveries (sat.) */
 	uint16_t *msg_pkts;      /* per expected message: packets seen */
 	uint64_t next_g;         /* ROD: next packet expected */
-	struct rulp_flow *flow;  /* incast: per sender (p.flows) */
+	struct test_ulp_flow *flow;  /* incast: per sender (p.flows) */
 	/* ROD with flows: next packet expected per sender (each sender's
 	 * PDC is ordered, not the interleaving of several) */
 	uint64_t *flow_next_g;
-	struct rulp_dstate *ds;  /* per p.dests entry */
+	struct test_ulp_dstate *ds;  /* per p.dests entry */
 	uint32_t rr;             /* next destination to serve */
-	struct rulp_result res;
+	struct test_ulp_result res;
 };
 
 /* ------------------------------------------------------------------ */
@@ -82,7 +82,7 @@ ses_len(uint32_t ppm)
 }
 
 uint32_t
-rulp_pkts_per_msg(uint32_t size, uint16_t max_len)
+test_ulp_pkts_per_msg(uint32_t size, uint16_t max_len)
 {
 	uint32_t cap;
 
@@ -193,10 +193,10 @@ payload_ok(const uint8_t *b, uint64_t seq, uint32_t k, uint32_t len)
 /* lifecycle                                                           */
 /* ------------------------------------------------------------------ */
 
-struct rulp *
-rulp_create(const struct rulp_params *p)
+struct test_ulp *
+test_ulp_create(const struct test_ulp_params *p)
 {
-	struct rulp *r = calloc(1, sizeof(*r));
+	struct test_ulp *r = calloc(1, sizeof(*r));
 
 	if (r == NULL)
 		return NULL;
@@ -214,19 +214,19 @@ rulp_create(const struct rulp_params *p)
 		r->p.count = 0; /* the destinations' counts rule */
 		if (r->ds == NULL || p->dests == NULL || p->pingpong ||
 		    p->echo || p->nb_dests > (1u << 20)) {
-			rulp_free(r);
+			test_ulp_free(r);
 			return NULL;
 		}
 	}
 	if (p->flows > 0) {
 		if (p->flow_span == 0) {
-			rulp_free(r);
+			test_ulp_free(r);
 			return NULL;
 		}
 		r->flow = calloc(p->flows, sizeof(*r->flow));
 		r->flow_next_g = calloc(p->flows, sizeof(*r->flow_next_g));
 		if (r->flow == NULL || r->flow_next_g == NULL) {
-			rulp_free(r);
+			test_ulp_free(r);
 			return NULL;
 		}
 	}
@@ -234,7 +234,7 @@ rulp_create(const struct rulp_params *p)
 }
 
 void
-rulp_free(struct rulp *r)
+test_ulp_free(struct test_ulp *r)
 {
 	if (r == NULL)
 		return;
@@ -248,17 +248,17 @@ rulp_free(struct rulp *r)
 }
 
 static int
-rulp_init(struct uet_ulp_ctx *ctx, void *arg, void **priv)
+test_ulp_init(struct uet_ulp_ctx *ctx, void *arg, void **priv)
 {
-	struct rulp *r = arg;
+	struct test_ulp *r = arg;
 	uint16_t ml = uet_ulp_max_len(ctx);
 
 	if (r->p.size < 16 || (r->p.expect && r->p.expect_size < 16))
 		return -EINVAL;
-	r->ppm = rulp_pkts_per_msg(r->p.size, ml);
+	r->ppm = test_ulp_pkts_per_msg(r->p.size, ml);
 	split(r->p.size, r->ppm, &r->base, &r->rem);
-	r->e_ppm = rulp_pkts_per_msg(r->p.expect_size ? r->p.expect_size :
-				     16, ml);
+	r->e_ppm = test_ulp_pkts_per_msg(r->p.expect_size ? r->p.expect_size :
+					 16, ml);
 	split(r->p.expect_size, r->e_ppm, &r->e_base, &r->e_rem);
 	if (r->ppm > 65535 || r->e_ppm > 65535)
 		return -EINVAL;
@@ -275,10 +275,10 @@ rulp_init(struct uet_ulp_ctx *ctx, void *arg, void **priv)
 }
 
 static void
-rulp_fini(struct uet_ulp_ctx *ctx, void *priv)
+test_ulp_fini(struct uet_ulp_ctx *ctx, void *priv)
 {
 	(void)ctx;
-	(void)priv; /* owned by the caller (rulp_free) */
+	(void)priv; /* owned by the caller (test_ulp_free) */
 }
 
 /* ------------------------------------------------------------------ */
@@ -289,19 +289,20 @@ rulp_fini(struct uet_ulp_ctx *ctx, void *priv)
  * mode} (UEC 1.0 PDS PDC lookup), so --pdcs N spreads the messages over
  * N PDCs, message by message. */
 static uint32_t
-job_of(const struct rulp *r, uint64_t seq)
+job_of(const struct test_ulp *r, uint64_t seq)
 {
-	return r->p.pdcs > 1 ? RULP_JOB + (uint32_t)(seq % r->p.pdcs) :
-			       RULP_JOB;
+	if (r->p.pdcs <= 1)
+		return PERF_TEST_ULP_JOB;
+	return PERF_TEST_ULP_JOB + (uint32_t)(seq % r->p.pdcs);
 }
 
 static int
-rulp_build(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
-	   uint8_t *buf, size_t cap)
+test_ulp_build(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
+	       uint8_t *buf, size_t cap)
 {
-	struct rulp *r = priv;
-	uint64_t seq = (cookie & RULP_POS_MASK) / r->ppm;
-	uint32_t k = (uint32_t)((cookie & RULP_POS_MASK) % r->ppm);
+	struct test_ulp *r = priv;
+	uint64_t seq = (cookie & POS_MASK) / r->ppm;
+	uint32_t k = (uint32_t)((cookie & POS_MASK) % r->ppm);
 	uint32_t len = pkt_len(r->base, r->rem, k);
 	uint32_t off = pkt_off(r->base, r->rem, k);
 	/* copied, not memset(): gcc makes a slow `rep stos` of that */
@@ -338,7 +339,8 @@ rulp_build(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
 }
 
 static int
-submit_pkt(struct rulp *r, struct uet_ulp_ctx *ctx, uint64_t seq, uint32_t k)
+submit_pkt(struct test_ulp *r, struct uet_ulp_ctx *ctx, uint64_t seq,
+	   uint32_t k)
 {
 	struct uet_pds_submit q;
 
@@ -357,7 +359,7 @@ submit_pkt(struct rulp *r, struct uet_ulp_ctx *ctx, uint64_t seq, uint32_t k)
 
 /* Submit packets of message @p seq from r->next_k; true when complete. */
 static bool
-submit_msg(struct rulp *r, struct uet_ulp_ctx *ctx, uint64_t seq,
+submit_msg(struct test_ulp *r, struct uet_ulp_ctx *ctx, uint64_t seq,
 	   unsigned int *work)
 {
 	while (r->next_k < r->ppm) {
@@ -376,10 +378,10 @@ submit_msg(struct rulp *r, struct uet_ulp_ctx *ctx, uint64_t seq,
 
 /* Destination @p d: packets of its messages up to its window. */
 static unsigned int
-dest_submit(struct rulp *r, struct uet_ulp_ctx *ctx, uint32_t d)
+dest_submit(struct test_ulp *r, struct uet_ulp_ctx *ctx, uint32_t d)
 {
-	const struct rulp_dest *dst = &r->p.dests[d];
-	struct rulp_dstate *x = &r->ds[d];
+	const struct test_ulp_dest *dst = &r->p.dests[d];
+	struct test_ulp_dstate *x = &r->ds[d];
 	unsigned int work = 0;
 	struct uet_pds_submit q;
 
@@ -387,7 +389,7 @@ dest_submit(struct rulp *r, struct uet_ulp_ctx *ctx, uint32_t d)
 		uint64_t seq = dst->seq_base + x->next_seq;
 
 		q.dst = dst->peer;
-		q.job = RULP_JOB;
+		q.job = PERF_TEST_ULP_JOB;
 		q.tc = 0;
 		q.mode = r->p.mode;
 		q.next_hdr = r->ppm == 1 ? UET_PDS_NEXT_REQUEST_SMALL :
@@ -396,7 +398,7 @@ dest_submit(struct rulp *r, struct uet_ulp_ctx *ctx, uint32_t d)
 		q.len = (uint16_t)(ses_len(r->ppm) +
 				   pkt_len(r->base, r->rem, x->next_k));
 		q.pdc = 0;
-		q.cookie = (uint64_t)d << RULP_DEST_SHIFT |
+		q.cookie = (uint64_t)d << DEST_SHIFT |
 			   (seq * r->ppm + x->next_k);
 		if (uet_ulp_submit(ctx, &q) != 0)
 			break;
@@ -414,7 +416,7 @@ dest_submit(struct rulp *r, struct uet_ulp_ctx *ctx, uint32_t d)
 
 /* Multi-destination sending: round robin over the started ones. */
 static unsigned int
-dests_poll(struct rulp *r, struct uet_ulp_ctx *ctx, uint64_t now)
+dests_poll(struct test_ulp *r, struct uet_ulp_ctx *ctx, uint64_t now)
 {
 	unsigned int work = 0;
 
@@ -429,16 +431,16 @@ dests_poll(struct rulp *r, struct uet_ulp_ctx *ctx, uint64_t now)
 }
 
 static unsigned int
-rulp_poll(void *priv, struct uet_ulp_ctx *ctx, uint64_t now)
+test_ulp_poll(void *priv, struct uet_ulp_ctx *ctx, uint64_t now)
 {
-	struct rulp *r = priv;
+	struct test_ulp *r = priv;
 	unsigned int work = 0;
 
 	if (r->p.nb_dests > 0)
 		return dests_poll(r, ctx, now);
 	/* echo: pongs owed, in arrival order */
 	while (r->pong_head != r->pong_tail) {
-		if (!submit_msg(r, ctx, r->pongq[r->pong_head % RULP_PONGQ],
+		if (!submit_msg(r, ctx, r->pongq[r->pong_head % PONGQ_LEN],
 				&work))
 			return work;
 		r->pong_head++;
@@ -471,7 +473,7 @@ rulp_poll(void *priv, struct uet_ulp_ctx *ctx, uint64_t now)
  * got a copy) is stale then and ignored (pong_rx).
  */
 static void
-ping_fail(struct rulp *r, uint64_t seq)
+ping_fail(struct test_ulp *r, uint64_t seq)
 {
 	uint64_t cur = r->p.seq_base + r->next_seq;
 
@@ -486,18 +488,18 @@ ping_fail(struct rulp *r, uint64_t seq)
 }
 
 static void
-rulp_done(struct rulp *r, struct uet_ulp_ctx *ctx, uint64_t cookie,
-	  int status)
+test_ulp_done(struct test_ulp *r, struct uet_ulp_ctx *ctx, uint64_t cookie,
+	      int status)
 {
 	if (status == 0)
 		r->pkts_ok++;
 	else
 		r->pkts_err++;
 	if (status != 0 && r->p.pingpong)
-		ping_fail(r, (cookie & RULP_POS_MASK) / r->ppm);
-	if (r->p.nb_dests > 0 && (cookie >> RULP_DEST_SHIFT) < r->p.nb_dests) {
-		uint32_t d = (uint32_t)(cookie >> RULP_DEST_SHIFT);
-		struct rulp_dstate *x = &r->ds[d];
+		ping_fail(r, (cookie & POS_MASK) / r->ppm);
+	if (r->p.nb_dests > 0 && (cookie >> DEST_SHIFT) < r->p.nb_dests) {
+		uint32_t d = (uint32_t)(cookie >> DEST_SHIFT);
+		struct test_ulp_dstate *x = &r->ds[d];
 
 		x->inflight--;
 		if (++x->acked == r->p.dests[d].count * r->ppm)
@@ -506,7 +508,7 @@ rulp_done(struct rulp *r, struct uet_ulp_ctx *ctx, uint64_t cookie,
 }
 
 bool
-rulp_send_finished(const struct rulp *r)
+test_ulp_send_finished(const struct test_ulp *r)
 {
 	for (uint32_t d = 0; d < r->p.nb_dests; d++)
 		if (r->ds[d].next_seq < r->p.dests[d].count)
@@ -522,7 +524,7 @@ rulp_send_finished(const struct rulp *r)
 /* ------------------------------------------------------------------ */
 
 static void
-pong_rx(struct rulp *r, uint64_t seq)
+pong_rx(struct test_ulp *r, uint64_t seq)
 {
 	uint64_t t = rte_rdtsc() - r->ping_tsc;
 
@@ -562,7 +564,7 @@ decode_req(const struct uet_pds_event *ev, const uint8_t *ses, uint16_t len,
 }
 
 static bool
-decode_pos(const struct rulp *r, uint8_t next_hdr,
+decode_pos(const struct test_ulp *r, uint8_t next_hdr,
 	   const struct uet_ses_req *req, uint64_t *seq, uint32_t *k)
 {
 	if (r->e_ppm == 1) {
@@ -580,8 +582,9 @@ decode_pos(const struct rulp *r, uint8_t next_hdr,
 }
 
 static void
-rulp_deliver(struct rulp *r, struct uet_ulp_ctx *ctx,
-	     const struct uet_pds_event *ev, const uint8_t *ses, uint16_t slen)
+test_ulp_deliver(struct test_ulp *r, struct uet_ulp_ctx *ctx,
+		 const struct uet_pds_event *ev, const uint8_t *ses,
+		 uint16_t slen)
 {
 	struct uet_ses_req req;
 	const uint8_t *payload;
@@ -617,7 +620,7 @@ rulp_deliver(struct rulp *r, struct uet_ulp_ctx *ctx,
 	r->seen[g] = 1;
 	r->res.rx_bytes += len;
 	if (r->flow != NULL) {
-		struct rulp_flow *f =
+		struct test_ulp_flow *f =
 			&r->flow[RTE_MIN(seq / r->p.flow_span, r->p.flows - 1)];
 
 		if (f->bytes == 0)
@@ -628,7 +631,7 @@ rulp_deliver(struct rulp *r, struct uet_ulp_ctx *ctx,
 		return;
 	r->res.rx_msgs++;
 	if (r->flow != NULL) {
-		struct rulp_flow *f =
+		struct test_ulp_flow *f =
 			&r->flow[RTE_MIN(seq / r->p.flow_span, r->p.flows - 1)];
 
 		f->msgs++;
@@ -638,8 +641,8 @@ rulp_deliver(struct rulp *r, struct uet_ulp_ctx *ctx,
 	if (r->p.pingpong)
 		pong_rx(r, seq);
 	if (r->p.echo && r->pong_budget > 0 &&
-	    r->pong_tail - r->pong_head < RULP_PONGQ) {
-		r->pongq[r->pong_tail++ % RULP_PONGQ] = seq;
+	    r->pong_tail - r->pong_head < PONGQ_LEN) {
+		r->pongq[r->pong_tail++ % PONGQ_LEN] = seq;
 		r->pong_budget--;
 	}
 }
@@ -647,63 +650,63 @@ rulp_deliver(struct rulp *r, struct uet_ulp_ctx *ctx,
 /* The one upcall of the ULP interface: deliveries and completions (a PDC
  * that goes down has completed its cookies with DONE already). */
 static void
-rulp_event(void *priv, struct uet_ulp_ctx *ctx,
-	   const struct uet_pds_event *ev, const uint8_t *ses, uint16_t len)
+test_ulp_event(void *priv, struct uet_ulp_ctx *ctx,
+	       const struct uet_pds_event *ev, const uint8_t *ses, uint16_t len)
 {
-	struct rulp *r = priv;
+	struct test_ulp *r = priv;
 
 	if (ev->type == UET_PDS_EV_DELIVER)
-		rulp_deliver(r, ctx, ev, ses, len);
+		test_ulp_deliver(r, ctx, ev, ses, len);
 	else if (ev->type == UET_PDS_EV_DONE)
-		rulp_done(r, ctx, ev->cookie, ev->status);
+		test_ulp_done(r, ctx, ev->cookie, ev->status);
 }
 
 void
-rulp_expect_trim(struct rulp *r, uint64_t n)
+test_ulp_expect_trim(struct test_ulp *r, uint64_t n)
 {
 	if (n < r->p.expect)
 		r->p.expect = n;
 }
 
 void
-rulp_set_deadline(struct rulp *r, uint64_t deadline)
+test_ulp_set_deadline(struct test_ulp *r, uint64_t deadline)
 {
 	r->p.deadline_tsc = deadline;
 }
 
 void
-rulp_stop(struct rulp *r)
+test_ulp_stop(struct test_ulp *r)
 {
 	r->p.deadline_tsc = 1; /* in the past: no new message */
 }
 
 uint64_t
-rulp_activity(const struct rulp *r)
+test_ulp_activity(const struct test_ulp *r)
 {
 	return r->pkts_ok + r->pkts_err + r->res.rx_pkts;
 }
 
 uint64_t
-rulp_msgs_done(const struct rulp *r)
+test_ulp_msgs_done(const struct test_ulp *r)
 {
 	return r->p.pingpong ? r->res.pongs : r->pkts_ok / r->ppm;
 }
 
-const struct rulp_result *
-rulp_live(const struct rulp *r)
+const struct test_ulp_result *
+test_ulp_live(const struct test_ulp *r)
 {
 	return &r->res;
 }
 
-const struct rulp_flow *
-rulp_flow_live(const struct rulp *r, uint32_t f)
+const struct test_ulp_flow *
+test_ulp_flow_live(const struct test_ulp *r, uint32_t f)
 {
 	return r->flow != NULL && f < r->p.flows ? &r->flow[f] : NULL;
 }
 
 int
-rulp_flow_get(const struct rulp *r, uint32_t f, uint64_t sent,
-	      struct rulp_flow *out)
+test_ulp_flow_get(const struct test_ulp *r, uint32_t f, uint64_t sent,
+		  struct test_ulp_flow *out)
 {
 	uint64_t first, last;
 
@@ -720,7 +723,7 @@ rulp_flow_get(const struct rulp *r, uint32_t f, uint64_t sent,
 }
 
 void
-rulp_result(const struct rulp *r, struct rulp_result *out)
+test_ulp_result(const struct test_ulp *r, struct test_ulp_result *out)
 {
 	*out = r->res;
 	out->msgs_sent = r->msgs_sent;
@@ -732,12 +735,12 @@ rulp_result(const struct rulp *r, struct rulp_result *out)
 		out->rx_lost += r->seen[g] == 0;
 }
 
-const struct uet_ulp_ops rulp_ops = {
+const struct uet_ulp_ops test_ulp_ops = {
 	.size = sizeof(struct uet_ulp_ops),
 	.name = "rawpds",
-	.init = rulp_init,
-	.fini = rulp_fini,
-	.build = rulp_build,
-	.event = rulp_event,
-	.poll = rulp_poll,
+	.init = test_ulp_init,
+	.fini = test_ulp_fini,
+	.build = test_ulp_build,
+	.event = test_ulp_event,
+	.poll = test_ulp_poll,
 };
