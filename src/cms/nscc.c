@@ -267,7 +267,11 @@ nscc_penalty(struct uet_nscc *n, const struct uet_nscc_params *p,
 		return true;
 	}
 	if (a->restore && n->saved_cwnd > 0) {
-		n->cwnd = n->saved_cwnd;
+		/* The window saved before the penalty, within today's
+		 * max_wnd: a smaller base_rtt sampled meanwhile lowered it
+		 * (update_base_rtt), and cwnd never exceeds it. */
+		n->cwnd = n->saved_cwnd < n->max_wnd ? n->saved_cwnd :
+			n->max_wnd;
 		n->saved_cwnd = 0;
 		n->flags &= ~UET_NSCC_F_RCV_LIMIT;
 		*act = UET_NSCC_RESTORED;

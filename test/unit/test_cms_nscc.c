@@ -641,6 +641,36 @@ uet_nscc_on_ack__receiver_penalty_save_restore(void **state)
 	assert_int_equal(n.cwnd, 100000);
 }
 
+/* Restore after base_rtt fell during the penalty: the saved window is
+ * capped by the max_wnd of the smaller base_rtt (uet-dst seeds 3764 and
+ * 4649: cwnd 124 893 over max_wnd 117 487 after rc). */
+static void
+uet_nscc_on_ack__restore_within_lowered_max_wnd(void **state)
+{
+	struct uet_nscc_params p = params();
+	struct uet_nscc_ack a = { .bytes = 1000, .rcv_cwnd_pend = 64 };
+	struct uet_nscc n;
+
+	(void)state;
+	uet_nscc_init(&n, &p);
+	assert_int_equal(n.cwnd, 150000);
+	uet_nscc_on_send(&n, 50000);
+	assert_int_equal(uet_nscc_on_ack(&n, &p, &a, 1000), UET_NSCC_PENALTY);
+	assert_int_equal(n.saved_cwnd, 150000);
+	/* A sample of 8 us while limited: base_rtt 8 us, max_wnd 1.5 x
+	 * 10 B/ns x 8000 ns = 120 000 B. */
+	a.rtt_ns = 8000;
+	uet_nscc_on_ack(&n, &p, &a, 2000);
+	assert_int_equal(n.base_rtt_ns, 8000);
+	assert_int_equal(n.max_wnd, 120000);
+	a.rcv_cwnd_pend = 0;
+	a.restore = true;
+	a.rtt_ns = 0;
+	assert_int_equal(uet_nscc_on_ack(&n, &p, &a, 3000), UET_NSCC_RESTORED);
+	assert_int_equal(n.cwnd, 120000);
+	assert_int_equal(n.saved_cwnd, 0);
+}
+
 /* Trim NACK: release the bytes; TRIMMED reduces cwnd by the packet
  * (or quick-adapts); TRIMMED_LASTHOP too without RCCC, not with it. */
 static void
@@ -1154,6 +1184,8 @@ main(void)
 			uet_nscc_on_ack__quick_adapt_gated_by_achieved_bytes),
 		cmocka_unit_test(
 			uet_nscc_on_ack__receiver_penalty_save_restore),
+		cmocka_unit_test(
+			uet_nscc_on_ack__restore_within_lowered_max_wnd),
 		cmocka_unit_test(uet_nscc_on_trim__decrease_and_lasthop),
 		cmocka_unit_test(uet_nscc_on_trim__fires_quick_adapt),
 		cmocka_unit_test(
