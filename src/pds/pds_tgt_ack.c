@@ -362,10 +362,20 @@ pds_tgt_credit_request(struct uet_pds *p, struct pds_pdc *c, uint32_t target,
 		c->u.t.ackf |= ACKF_CREDIT_CP;
 	else
 		c->u.t.ackf &= (uint8_t)~ACKF_CREDIT_CP;
-	if (p->cc->on_credit_request != NULL)
-		grant = p->cc->on_credit_request(p->cc_inst, c->cc, target, now);
-	if (grant != 0)
+	if (p->cc->on_credit_request == NULL)
+		return;
+	grant = p->cc->on_credit_request(p->cc_inst, c->cc, target, now);
+	if (grant != 0) {
 		pds_tgt_credit_add(p, c, grant);
+	} else if (c->u.t.credit != 0 &&
+		   (int32_t)(target - c->u.t.credit) <= 0) {
+		/* The source asks for no more than it was granted in all:
+		 * grants were lost (an ACK_CC on a dead path), and the pacer,
+		 * at the target, grants nothing more. Repeat the cumulative
+		 * total, or the source crawls one forced packet per round
+		 * trip (7 ms for 2 MiB after a spine link failed). */
+		pds_tgt_credit_add(p, c, 0);
+	}
 }
 
 /* A grant of the CC's pull pacer (UEC 1.0 RCCC) for @p c. */
