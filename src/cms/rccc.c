@@ -7,6 +7,7 @@
  */
 
 #include <errno.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -16,7 +17,7 @@
 _Static_assert(sizeof(struct uet_rccc_slot) == 16, "pacer slot is 16 bytes");
 _Static_assert(sizeof(struct uet_rccc_src) == 8, "source credit is 8 bytes");
 
-#define RCCC_CREDIT_MAX (1u << 31)
+#define RCCC_CREDIT_MAX ((uint32_t)INT32_MAX)
 #define RCCC_SPEC 1u /* uet_rccc_src.pulled bit 0 */
 #define RCCC_UNIT_MASK (~(uint32_t)(UET_RCCC_UNIT - 1))
 
@@ -33,7 +34,8 @@ void
 uet_rccc_src_init(struct uet_rccc_src *s, uint32_t max_wnd)
 {
 	/* Speculative: the first max_wnd goes before any grant. */
-	s->credit = max_wnd < RCCC_CREDIT_MAX ? max_wnd : RCCC_CREDIT_MAX;
+	s->credit = (int32_t)(max_wnd < RCCC_CREDIT_MAX ? max_wnd :
+			      RCCC_CREDIT_MAX);
 	s->pulled = RCCC_SPEC;
 }
 
@@ -50,7 +52,9 @@ uet_rccc_src_credit_target(const struct uet_rccc_src *s, uint64_t backlog,
 		want = w;
 	if (want > max_wnd)
 		want = max_wnd;
-	want = want > s->credit ? want - s->credit : 0;
+	/* A debt is asked for on top (htsim: pull_target -= _credit). */
+	want = (int64_t)want > s->credit ? (uint64_t)((int64_t)want -
+						      s->credit) : 0;
 	/* A short transfer gets going without waiting out its speculation
 	 * (htsim: "saves our bacon for short transfers"). */
 	if (uet_rccc_src_speculating(s) && want < mtu && backlog > 0)
@@ -69,20 +73,27 @@ uet_rccc_src_stop_speculating(struct uet_rccc_src *s)
 {
 	if (s->pulled & RCCC_SPEC) {
 		s->pulled &= ~RCCC_SPEC;
-		s->credit = 0;
+		if (s->credit > 0)
+			s->credit = 0;
 	}
 }
 
 bool
 uet_rccc_src_may_send(const struct uet_rccc_src *s, uint32_t bytes)
 {
-	return s->credit >= bytes;
+	return (int64_t)s->credit >= (int64_t)bytes;
 }
 
+/* Flooring at 0 made every send the PDS forces (one packet when nothing
+ * is in flight) free: in a 63:1 incast, with about one packet in flight
+ * per source, 47 % of the bytes went without credit, twice the pacer's
+ * rate reached the last hop and half of it was trimmed. */
 void
 uet_rccc_src_on_send(struct uet_rccc_src *s, uint32_t bytes)
 {
-	s->credit = s->credit > bytes ? s->credit - bytes : 0;
+	int64_t v = (int64_t)s->credit - bytes;
+
+	s->credit = v < INT32_MIN ? INT32_MIN : (int32_t)v;
 }
 
 void
@@ -90,7 +101,7 @@ uet_rccc_src_on_credit(struct uet_rccc_src *s, uint32_t pulled,
 		       uint32_t max_wnd)
 {
 	uint32_t d;
-	uint64_t c;
+	int64_t c, cap = max_wnd < RCCC_CREDIT_MAX ? max_wnd : RCCC_CREDIT_MAX;
 
 	uet_rccc_src_stop_speculating(s);
 	pulled &= RCCC_UNIT_MASK;
@@ -98,8 +109,8 @@ uet_rccc_src_on_credit(struct uet_rccc_src *s, uint32_t pulled,
 		return; /* nothing new: a late or repeated grant */
 	d = pulled - s->pulled;
 	s->pulled = pulled;
-	c = (uint64_t)s->credit + d;
-	s->credit = c > max_wnd ? max_wnd : (uint32_t)c;
+	c = (int64_t)s->credit + d;
+	s->credit = (int32_t)(c > cap ? cap : c);
 }
 
 bool

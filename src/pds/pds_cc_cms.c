@@ -485,7 +485,7 @@ cc_want_ar(void *inst, const void *priv, uint32_t inflight)
 	(void)inflight;
 	if (n != NULL)
 		return uet_nscc_want_ar(n, &ci->cfg.nscc_params);
-	return d->src.credit < 2 * ci->cfg.nscc_params.mtu;
+	return (int64_t)d->src.credit < 2 * (int64_t)ci->cfg.nscc_params.mtu;
 }
 
 static uint32_t
@@ -692,7 +692,8 @@ uet_pds_cc_info_get(const struct uet_pds *p, uint32_t handle,
 	if (p->cc != &uet_pds_cc_cms)
 		return 0;
 	d = (const struct cc_pdc *)c->cc;
-	info->credit = ci->cfg.rccc ? d->src.credit : 0;
+	info->credit = ci->cfg.rccc && d->src.credit > 0 ?
+		       (uint32_t)d->src.credit : 0; /* a debt shows as 0 */
 	info->ctx = CC_CTX(d) == CC_CTX_NONE ? UINT32_MAX : CC_CTX(d);
 	if (CC_CTX(d) == CC_CTX_NONE)
 		return 0;

@@ -240,6 +240,7 @@ pds_init_hdr_type(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_hdr *h)
 	}
 	h->type = rod ? UET_PDS_TYPE_ROD_CC_REQ : UET_PDS_TYPE_RUD_CC_REQ;
 	r->credit_target = pds_to_units256(target);
+	c->u.i.creq_sent = r->credit_target;
 	p->st.credit_req_tx++;
 }
 

@@ -98,6 +98,8 @@ struct pds_init {
 	uint64_t rack_ns;    /* latest send time of an acknowledged packet */
 	uint32_t peer_cack;  /* highest CACK_PSN the peer reported: its
 			      * MP_Range starts after it (pds_init_room) */
+	uint32_t creq_sent;  /* RCCC: credit_target (256 B units) of the
+			      * last request or CREDIT_REQ sent */
 };
 
 struct pds_tgt {
@@ -447,6 +449,9 @@ pds_slot_mark(struct uet_pds *p, struct pds_pdc *c, struct pds_slot *sl,
 	sl->flags = (uint8_t)((sl->flags & ~SLOT_WHY_MASK) |
 			      ((unsigned int)why << SLOT_WHY_SHIFT));
 	c->u.i.n_retx++;
+	/* The request that carried the latest credit_target may be the one
+	 * lost or trimmed: the next blocked send asks again by CP. */
+	c->u.i.creq_sent = 0;
 }
 
 static inline enum pds_why

@@ -362,10 +362,23 @@ pds_tgt_credit_request(struct uet_pds *p, struct pds_pdc *c, uint32_t target,
 		c->u.t.ackf |= ACKF_CREDIT_CP;
 	else
 		c->u.t.ackf &= (uint8_t)~ACKF_CREDIT_CP;
-	if (p->cc->on_credit_request != NULL)
-		grant = p->cc->on_credit_request(p->cc_inst, c->cc, target, now);
-	if (grant != 0)
+	if (p->cc->on_credit_request == NULL)
+		return;
+	grant = p->cc->on_credit_request(p->cc_inst, c->cc, target, now);
+	if (grant != 0) {
 		pds_tgt_credit_add(p, c, grant);
+	} else if (cp && c->u.t.credit != 0 &&
+		   (int32_t)(target - c->u.t.credit) <= 0) {
+		/* A blocked source asks for no more than it was granted in
+		 * all: grants were lost (an ACK_CC on a dead path), and the
+		 * pacer, at the target, grants nothing more. Repeat the
+		 * cumulative total in a CREDIT CP, or the source crawls one
+		 * forced packet per round trip (7 ms for 2 MiB after a spine
+		 * link failed). Not on a data request: there a target below
+		 * the total only means grants on their way, and an ACK_CC
+		 * of cc_type CREDIT would displace NSCC's state. */
+		pds_tgt_credit_add(p, c, 0);
+	}
 }
 
 /* A grant of the CC's pull pacer (UEC 1.0 RCCC) for @p c. */

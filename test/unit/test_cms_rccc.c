@@ -62,7 +62,7 @@ uet_rccc_src__speculative_credit_and_gate(void **state)
 	assert_int_equal(s.credit, QUANTUM);
 	assert_int_equal(s.pulled, QUANTUM);
 	assert_true(uet_rccc_src_may_send(&s, MTU));
-	uet_rccc_src_on_send(&s, 5000);   /* a forced send floors at 0 */
+	uet_rccc_src_on_send(&s, QUANTUM);
 	assert_int_equal(s.credit, 0);
 	/* Totals: a grant of 1 MiB more, capped at max_wnd. */
 	uet_rccc_src_on_credit(&s, QUANTUM + (1u << 20), 262500);
@@ -76,6 +76,51 @@ uet_rccc_src__speculative_credit_and_gate(void **state)
 	assert_int_equal(s.credit, 0);
 	uet_rccc_src_on_credit(&s, 3 * QUANTUM + (1u << 20), 262500);
 	assert_int_equal(s.credit, 2 * QUANTUM);
+}
+
+/* A packet the PDS forces out without credit (nothing else in flight)
+ * is a debt that the next grants pay back and the next target asks for
+ * (htsim's signed credit). It used to floor at 0: in a 63:1 incast 47 %
+ * of the bytes went free, twice the pacer's rate reached the last hop
+ * and 91 % of the packets were retransmitted after trims. */
+static void
+uet_rccc_src_on_send__forced_send_leaves_a_debt(void **state)
+{
+	struct uet_rccc_src s;
+
+	(void)state;
+	uet_rccc_src_init(&s, 262500);
+	uet_rccc_src_on_credit(&s, QUANTUM, 262500);
+	assert_int_equal(s.credit, QUANTUM);
+	uet_rccc_src_on_send(&s, QUANTUM);
+	assert_false(uet_rccc_src_may_send(&s, MTU));
+	uet_rccc_src_on_send(&s, MTU);  /* forced */
+	assert_int_equal(s.credit, -(int32_t)MTU);
+	/* The debt is asked for on top of the backlog: 4150 + 4150 B ->
+	 * 8448 (33 units) beyond the QUANTUM pulled so far. */
+	assert_int_equal(uet_rccc_src_credit_target(&s, MTU, 0, 100000, MTU,
+						    262500, 1),
+			 QUANTUM + 8448);
+	/* A grant of one quantum pays the debt first. */
+	uet_rccc_src_on_credit(&s, 2 * QUANTUM, 262500);
+	assert_int_equal(s.credit, (int32_t)QUANTUM - (int32_t)MTU);
+	assert_false(uet_rccc_src_may_send(&s, MTU));
+	/* Speculation ending keeps a debt (only spare credit goes). */
+	uet_rccc_src_init(&s, 2 * MTU);
+	uet_rccc_src_on_send(&s, 3 * MTU);
+	uet_rccc_src_stop_speculating(&s);
+	assert_int_equal(s.credit, -(int32_t)MTU);
+	/* Saturates, never wraps. */
+	s.credit = INT32_MIN + 10;
+	uet_rccc_src_on_send(&s, MTU);
+	assert_int_equal(s.credit, INT32_MIN);
+	/* Credit is capped at max_wnd, and at INT32_MAX. */
+	uet_rccc_src_init(&s, UINT32_MAX);
+	assert_int_equal(s.credit, INT32_MAX);
+	s.credit = 0;
+	uet_rccc_src_on_credit(&s, 0x7FFFFF00u, UINT32_MAX);
+	uet_rccc_src_on_credit(&s, 0xFFFFFE00u, UINT32_MAX);
+	assert_int_equal(s.credit, INT32_MAX);
 }
 
 /* The first ACK or NACK drops the unspent speculative credit, once. */
@@ -438,6 +483,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(uet_rccc_units__round_up_and_saturate),
 		cmocka_unit_test(uet_rccc_src__speculative_credit_and_gate),
+		cmocka_unit_test(
+			uet_rccc_src_on_send__forced_send_leaves_a_debt),
 		cmocka_unit_test(uet_rccc_src_credit_target__formula),
 		cmocka_unit_test(
 			uet_rccc_src_stop_speculating__drops_spare_credit_once),

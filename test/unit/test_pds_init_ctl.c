@@ -524,6 +524,9 @@ struct tcc {
 };
 
 static uint32_t tcc_requests, tcc_granted, tcc_received;
+/* Non-zero: the credit_target every request states (cumulative, as
+ * RCCC's), whatever the backlog. */
+static uint32_t tcc_fixed_target;
 
 static void
 tcc_init(void *inst, void *priv, const struct uet_pds_cc_pdc *pdc,
@@ -565,6 +568,8 @@ tcc_credit_target(void *inst, void *priv, uint32_t backlog,
 	(void)inst;
 	backlog += rtx_backlog;
 	*ccc_id = 7;
+	if (tcc_fixed_target != 0)
+		return tcc_fixed_target;
 	return backlog > t->credit ? backlog - t->credit : 0;
 }
 
@@ -585,6 +590,8 @@ tcc_on_credit_request(void *inst, void *priv, uint32_t credit_target,
 	(void)priv;
 	(void)now;
 	tcc_requests++;
+	if (tcc_fixed_target != 0)
+		return 0; /* a pacer at the target: nothing more to grant */
 	tcc_granted += credit_target;
 	return credit_target;
 }
@@ -610,7 +617,7 @@ static int
 setup_credit(void **state)
 {
 	(void)state;
-	tcc_requests = tcc_granted = tcc_received = 0;
+	tcc_requests = tcc_granted = tcc_received = tcc_fixed_target = 0;
 	return fw_setup_with(5, credit_cc);
 }
 
@@ -669,6 +676,65 @@ pds_init_credit__credit_req_cp_answered_by_credit_cp(void **state)
 	assert_int_equal(fw_st(0)->credit_rx, 2);
 	assert_int_equal(fw_take(&W, 0, t, 8), 1);
 	assert_int_equal(t[0].cookie, 11);
+}
+
+/* Every request carries the credit_target: blocked with requests in
+ * flight that stated the current target, the source sends no CREDIT_REQ
+ * CP (the pacer knows); a request marked for retransmission (it may
+ * be the one that carried the target) makes it ask again. A CP
+ * per grant took about 2 % of the receiver's link in a 15:1 incast. */
+static void
+pds_init_credit__no_credit_req_while_requests_carry_the_target(void **state)
+{
+	struct uet_pds_tx t[8], nack, cp;
+
+	(void)state;
+	pds_init_credit__cc_req_then_ack_cc_credit(state);
+	tcc_fixed_target = 64 * 1024;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 10, 0), 0);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 11, 0), 0);
+	/* 10 takes the last credit and states the target; 11 is blocked
+	 * and does not ask again. */
+	assert_int_equal(fw_take(&W, 0, t, 8), 1);
+	assert_int_equal(t[0].cookie, 10);
+	assert_int_equal(t[0].hdr.u.req.credit_target, 256);
+	assert_int_equal(fw_take(&W, 0, t + 1, 7), 0);
+	uet_pds_advance(W.pds[0], W.now + 1000);
+	assert_int_equal(fw_take(&W, 0, t + 1, 7), 0);
+	/* 10 trimmed: marked for retransmission, the next block asks. */
+	fw_inject(&W, 1, &t[0], true, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	fw_inject(&W, 0, &nack, false, false);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT_REQ);
+}
+
+/* A CREDIT_REQ that asks for no more than the PDC was granted in all
+ * means grants were lost (ACK_CCs on a dead path): the receiver repeats
+ * the cumulative total in a CREDIT CP, though its pacer grants nothing
+ * new. Without it the source crawled one forced packet per round trip. */
+static void
+pds_tgt_credit_request__stale_target_repeats_the_total(void **state)
+{
+	struct uet_pds_tx t[8], cp;
+
+	(void)state;
+	pds_init_credit__cc_req_then_ack_cc_credit(state);
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 10, 0), 0);
+	assert_int_equal(fw_take(&W, 0, t, 8), 1); /* the last credit */
+	tcc_fixed_target = 256; /* below everything granted */
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 11, 0), 0);
+	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT_REQ);
+	assert_int_equal(cp.hdr.u.cp.payload, 1);
+	fw_inject(&W, 1, &cp, false, false);
+	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT);
+	assert_true(cp.hdr.u.cp.payload > 1);
+	/* A data request with a stale target (grants on their way) does
+	 * not turn the ACK_CC into a credit repeat. */
+	fw_inject(&W, 1, &t[0], false, false);
+	assert_false(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
 }
 
 /* A retransmission the CC gate blocks asks for credit like new data
@@ -901,6 +967,11 @@ main(void)
 			setup_credit),
 		FW_TEST(pds_init_credit__blocked_retransmission_asks,
 			setup_credit),
+		FW_TEST(pds_tgt_credit_request__stale_target_repeats_the_total,
+			setup_credit),
+		FW_TEST(
+		    pds_init_credit__no_credit_req_while_requests_carry_the_target,
+		    setup_credit),
 		FW_TEST(pds_init_credit__lossy_wire_completes, setup_credit),
 		FW_TEST(pds_init_window_probe__held_range_opened_by_clear_with_ar,
 			setup_wide_tx),

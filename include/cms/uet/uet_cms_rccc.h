@@ -58,7 +58,10 @@ uet_rccc_bytes(uint32_t units)
 
 /** Credit held by one source (one PDC), 8 bytes. */
 struct uet_rccc_src {
-	uint32_t credit; /**< bytes the source may still send */
+	/** Bytes the source may still send; below zero, a debt: a packet
+	 * the PDS let go without credit (nothing else in flight) is paid
+	 * back by the next grants (htsim's signed _credit). */
+	int32_t credit;
 	/** Credit granted so far, bytes modulo 2^32 (grants are whole
 	 * 256 B units, so bit 0 is free): bit 0 set while the source still
 	 * speculates (no feedback yet). */
@@ -94,14 +97,16 @@ uint32_t uet_rccc_src_credit_target(const struct uet_rccc_src *s,
 
 /**
  * The first feedback (ACK, NACK or grant) ends speculation: unspent
- * speculative credit is dropped (htsim's stopSpeculating()).
+ * speculative credit is dropped, a debt kept (htsim's stopSpeculating()).
  */
 void uet_rccc_src_stop_speculating(struct uet_rccc_src *s);
 
 /** A packet of @p bytes may go: credit >= bytes. */
 bool uet_rccc_src_may_send(const struct uet_rccc_src *s, uint32_t bytes);
 
-/** A packet of @p bytes (retransmissions too) consumed credit. */
+/** A packet of @p bytes (retransmissions too) consumed credit; one sent
+ * without enough (the PDS lets one go when nothing is in flight) leaves
+ * a debt, saturated at INT32_MIN. */
 void uet_rccc_src_on_send(struct uet_rccc_src *s, uint32_t bytes);
 
 /**
