@@ -269,8 +269,8 @@ pds_event_resp(struct uet_pds *p, const struct pds_event *e)
 }
 
 void
-pds_done(struct uet_pds *p, uint8_t mode, uint64_t cookie, int status,
-	 uint32_t psn)
+pds_done(struct uet_pds *p, uint8_t mode, uint32_t pdc, uint64_t cookie,
+	 int status, uint32_t psn)
 {
 	struct pds_event *e = pds_event_push(p);
 
@@ -283,8 +283,19 @@ pds_done(struct uet_pds *p, uint8_t mode, uint64_t cookie, int status,
 	e->type = UET_PDS_EV_DONE;
 	e->mode = mode;
 	e->status = status;
+	e->pdc = pdc;
 	e->cookie = cookie;
 	e->psn = psn;
+}
+
+/* The DONE of a cookie submitted on @p c: the event names the PDC, so that
+ * the SES knows what a later PDC_DOWN of it takes away (large READ data). */
+void
+pds_done_pdc(struct uet_pds *p, struct pds_pdc *c, uint64_t cookie,
+	     int status, uint32_t psn)
+{
+	pds_done(p, c->mode, pds_handle(p, pds_idx(p, c)), cookie, status,
+		 psn);
 }
 
 /* A failed PDC, for an SES that asked (uet_pds_config.pdc_events). */

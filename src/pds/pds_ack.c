@@ -85,7 +85,7 @@ pds_ack_slot(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	}
 	sl->state = SLOT_DONE;
 	if (!(sl->flags & SLOT_F_CP))
-		pds_done(p, c->mode, sl->cookie, 0, psn);
+		pds_done_pdc(p, c, sl->cookie, 0, psn);
 }
 
 /* A DONE (or, for a cookie that already had its DONE, RESP) event
@@ -103,6 +103,7 @@ pds_ack_resp_event(struct uet_pds *p, struct pds_pdc *c,
 		return;
 	e->type = type;
 	e->mode = c->mode;
+	e->pdc = pds_handle(p, pds_idx(p, c));
 	e->next_hdr = h->next_hdr;
 	e->cookie = sl->cookie;
 	e->psn = psn;
@@ -167,7 +168,7 @@ pds_ack_cack_slot(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		return;
 	sl->state = SLOT_DONE;
 	p->st.done_default++;
-	pds_done(p, c->mode, sl->cookie, 0, psn);
+	pds_done_pdc(p, c, sl->cookie, 0, psn);
 }
 
 /*
@@ -681,7 +682,7 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		return;
 	if (c->role != PDS_ROLE_INIT) {
 		/* Return data cannot move to another PDC. */
-		pds_done(p, c->mode, sl->cookie, -ECONNABORTED, psn);
+		pds_done_pdc(p, c, sl->cookie, -ECONNABORTED, psn);
 		return;
 	}
 	memset(&s, 0, sizeof(s));
@@ -694,7 +695,7 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	s.len = sl->len;
 	s.cookie = sl->cookie;
 	if (pds_init_submit(p, &s, now) < 0)
-		pds_done(p, c->mode, sl->cookie, -ECONNABORTED, psn);
+		pds_done_pdc(p, c, sl->cookie, -ECONNABORTED, psn);
 }
 
 /*

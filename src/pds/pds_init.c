@@ -489,7 +489,7 @@ pds_init_abort(struct uet_pds *p, struct pds_pdc *c, int status)
 	for (psn = c->u.i.una; c->tblk != PDS_NIL && psn != c->u.i.nxt; psn++) {
 		sl = pds_slot(p, c, psn);
 		if (sl->state != SLOT_DONE && !(sl->flags & SLOT_F_CP))
-			pds_done(p, c->mode, sl->cookie, status, psn);
+			pds_done_pdc(p, c, sl->cookie, status, psn);
 		sl->state = SLOT_DONE;
 	}
 }

@@ -473,8 +473,10 @@ struct pds_event *pds_event_push(struct uet_pds *p);
 uint8_t *pds_event_resp(struct uet_pds *p, const struct pds_event *e);
 uint32_t pds_event_room(const struct uet_pds *p);
 struct uet_pds_tx *pds_ctl_push(struct uet_pds *p);
-void pds_done(struct uet_pds *p, uint8_t mode, uint64_t cookie, int status,
-	      uint32_t psn);
+void pds_done(struct uet_pds *p, uint8_t mode, uint32_t pdc, uint64_t cookie,
+	      int status, uint32_t psn);
+void pds_done_pdc(struct uet_pds *p, struct pds_pdc *c, uint64_t cookie,
+		  int status, uint32_t psn);
 void pds_pdc_down(struct uet_pds *p, struct pds_pdc *c, int status);
 void pds_tgt_gone(struct uet_pds *p, struct pds_pdc *c);
 void pds_commit(struct uet_pds *p, uint64_t now);

@@ -188,6 +188,7 @@ ses_msg_alloc(struct uet_ses *s)
 	memset(m, 0, sizeof(*m));
 	m->gen = gen;
 	m->next = SES_NIL;
+	m->req_pdc[0] = m->req_pdc[1] = UET_PDS_PDC_NONE;
 	return m;
 }
 

@@ -121,6 +121,9 @@ struct ses_msg {
 	uint32_t rchunk;     /* READ: data asked per request packet (0: one
 			      * packet asks for the whole message) */
 	bool ret_err;        /* large READ: return data carried an error */
+	uint32_t req_pdc[2]; /* PDCs that carried its fragments (DONE events):
+			      * the first and the latest; a large READ's
+			      * data comes back on them (UET_PDS_PDC_NONE) */
 	bool deferred;       /* deferrable send parked until DEFERRABLE_RTR */
 	bool rtr_pending;    /* RTR in before the defer answer */
 	uint32_t rx;         /* RDV_READ / RTR: target record index + 1 */

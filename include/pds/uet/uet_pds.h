@@ -497,8 +497,11 @@ struct uet_pds_event {
 	uint8_t next_hdr;   /**< DONE: response next header; DELIVER: request's */
 	uint16_t resp_len;  /**< DONE: bytes in @c resp */
 	int32_t status;     /**< DONE: 0, -ETIMEDOUT, -ECONNRESET, -ECONNABORTED */
-	uint32_t pdc;       /**< DELIVER: handle for uet_pds_respond(),
-			     *   UET_PDS_PDC_NONE for RUDI and UUD */
+	uint32_t pdc;       /**< DELIVER: handle for uet_pds_respond();
+			     *   DONE, RESP: the PDC that carried the cookie
+			     *   (as a later PDC_DOWN names it); PDC_DOWN,
+			     *   PDC_CLOSED: that PDC. UET_PDS_PDC_NONE for
+			     *   RUDI and UUD */
 	uint32_t psn;       /**< PSN (RUDI: pkt_id) */
 	uint64_t cookie;    /**< DONE: submit cookie; DELIVER: pkt_cookie */
 	struct uet_pds_fa peer; /**< DELIVER: source FA */
