@@ -761,6 +761,33 @@ uet_pds_pdc_close(struct uet_pds *p, uint32_t pdc, uint64_t now)
 	return pds_init_close(p, c, now);
 }
 
+int
+uet_pds_pdc_lock(struct uet_pds *p, uint32_t pdc)
+{
+	struct pds_pdc *c = pds_handle_pdc(p, pdc);
+
+	if (c == NULL)
+		return -ENOENT;
+	if (c->u.i.locks == UINT8_MAX)
+		return -EOVERFLOW;
+	c->u.i.locks++;
+	return 0;
+}
+
+int
+uet_pds_pdc_unlock(struct uet_pds *p, uint32_t pdc, uint64_t now)
+{
+	struct pds_pdc *c = pds_handle_pdc(p, pdc);
+
+	if (c == NULL)
+		return -ENOENT;
+	if (c->u.i.locks == 0)
+		return -EINVAL;
+	if (--c->u.i.locks == 0)
+		pds_pdc_timer_update(p, c, now);
+	return 0;
+}
+
 const struct uet_pds_stats *
 uet_pds_stats_get(const struct uet_pds *p)
 {

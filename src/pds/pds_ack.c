@@ -755,6 +755,21 @@ pds_nack_ret_fatal(struct uet_pds *p, const struct pds_pdc *c,
 	       n->psn - (c->u.t.cack + 1) < p->cfg.rx_window;
 }
 
+/*
+ * ... or one naming the PSN a CLEAR carries (it consumes none: the next
+ * unsent) while nothing is in flight: the keepalive of a locked PDC
+ * (pds_init_idle) or a window probe met a target that no longer has the
+ * PDC, so the return data it waits for will not come.
+ */
+static bool
+pds_nack_clear_fatal(const struct pds_pdc *c, const struct uet_pds_nack *n)
+{
+	return uet_pds_nack_class(n->code) == UET_NACK_CLASS_FATAL &&
+	       c->role == PDS_ROLE_INIT && c->state == PDC_OPEN &&
+	       c->rid == n->spdcid && n->psn == c->u.i.snd &&
+	       c->u.i.una == c->u.i.snd;
+}
+
 int
 pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	      const struct uet_pds_rx_meta *m, uint64_t now)
@@ -767,7 +782,8 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	if (c == NULL)
 		return -EBADMSG;
 	if (!pds_in_flight(c, n->psn)) {
-		if (pds_nack_ret_fatal(p, c, n)) {
+		if (pds_nack_ret_fatal(p, c, n) ||
+		    pds_nack_clear_fatal(c, n)) {
 			pds_init_fail(p, c, -ECONNRESET);
 			return 0;
 		}

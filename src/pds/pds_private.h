@@ -95,6 +95,7 @@ struct pds_init {
 	uint16_t rod_acked;  /* ROD: packets acknowledged since rod_wnd grew */
 	uint8_t mpr;         /* log2 of the peer's MP_Range (ACK_CC), 0:
 			      * not told yet (pds_init_range) */
+	uint8_t locks;       /* uet_pds_pdc_lock(): no idle close above 0 */
 	uint64_t rack_ns;    /* latest send time of an acknowledged packet */
 	uint32_t peer_cack;  /* highest CACK_PSN the peer reported: its
 			      * MP_Range starts after it (pds_init_room) */

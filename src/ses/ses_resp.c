@@ -182,17 +182,36 @@ ses_read_all_in(const struct ses_msg *m)
 	return m->large_read && !m->ret_err && m->ret_bytes >= m->wr.len;
 }
 
-/* Fragments go on one PDC; the PDS moves the rest of a message to a new
- * one when the target closes it (NACK CLOSING), rarely twice. */
-static void
-ses_msg_note_pdc(struct ses_msg *m, uint32_t pdc)
+/* Unlock what ses_msg_note_pdc() locked (the message is done). */
+void
+ses_msg_unlock_pdcs(struct uet_ses *s, struct ses_msg *m)
 {
-	if (pdc == UET_PDS_PDC_NONE)
+	for (unsigned int k = 0; k < 2; k++)
+		if (m->req_locked & (1u << k))
+			uet_pds_pdc_unlock(s->cfg.pds, m->req_pdc[k], s->now);
+	m->req_locked = 0;
+}
+
+/* Fragments go on one PDC; the PDS moves the rest of a message to a new
+ * one when the target closes it (NACK CLOSING), rarely twice. A large
+ * READ keeps the PDCs its data comes back on from closing for being idle
+ * until it is done (UEC 1.0 lock_pdc): it locks each at the DONE that
+ * names it, before any timer runs. */
+static void
+ses_msg_note_pdc(struct uet_ses *s, struct ses_msg *m, uint32_t pdc)
+{
+	unsigned int k;
+
+	if (pdc == UET_PDS_PDC_NONE || pdc == m->req_pdc[0] ||
+	    pdc == m->req_pdc[1])
 		return;
-	if (m->req_pdc[0] == UET_PDS_PDC_NONE)
-		m->req_pdc[0] = pdc;
-	else if (m->req_pdc[0] != pdc)
-		m->req_pdc[1] = pdc;
+	k = m->req_pdc[0] == UET_PDS_PDC_NONE ? 0 : 1;
+	if (m->req_locked & (1u << k)) /* moved a second time */
+		uet_pds_pdc_unlock(s->cfg.pds, m->req_pdc[k], s->now);
+	m->req_locked &= (uint8_t)~(1u << k);
+	m->req_pdc[k] = pdc;
+	if (m->large_read && uet_pds_pdc_lock(s->cfg.pds, pdc) == 0)
+		m->req_locked |= (uint8_t)(1u << k);
 }
 
 void
@@ -219,7 +238,7 @@ ses_init_done(struct uet_ses *s, const struct uet_pds_event *ev)
 	}
 	if (ev->type == UET_PDS_EV_RESP)
 		return; /* the fragment had its DONE */
-	ses_msg_note_pdc(m, ev->pdc);
+	ses_msg_note_pdc(s, m, ev->pdc);
 	m->frags_done++;
 	ses_msg_check_done(s, m);
 }

@@ -583,6 +583,28 @@ uint32_t uet_pds_resp_max(const struct uet_pds *p);
  */
 int uet_pds_pdc_close(struct uet_pds *p, uint32_t pdc, uint64_t now);
 
+/**
+ * Keep PDC @p pdc from closing for being idle while a large READ's data is
+ * still to come back on it (UEC 1.0 ses_pds_tx_req lock_pdc,
+ * ses_pds_unlock: a counter per PDC, which closes only at zero). That
+ * data comes on the PDC that carried the request: an initiator locks it
+ * (a DONE event's handle) until the data is in, so it sends no idle
+ * CLOSE; a target locks it (a DELIVER event's handle) until the data is
+ * sent, so it sends no idle CLOSE_REQ. A close the peer asks for, or
+ * uet_pds_pdc_close(), still closes it; a lock dies with its PDC.
+ * @return
+ *   0, -ENOENT (no such PDC) or -EOVERFLOW (255 locks).
+ */
+int uet_pds_pdc_lock(struct uet_pds *p, uint32_t pdc);
+
+/**
+ * Undo one uet_pds_pdc_lock(); at zero the idle close is armed again.
+ * @return
+ *   0, -ENOENT (PDC gone: its locks went with it) or -EINVAL (not
+ *   locked).
+ */
+int uet_pds_pdc_unlock(struct uet_pds *p, uint32_t pdc, uint64_t now);
+
 /** Counters; written only by the owner lcore. */
 struct uet_pds_stats {
 	uint64_t tx_type[16];      /**< descriptors out, by PDS type */
@@ -643,6 +665,8 @@ struct uet_pds_stats {
 	uint64_t close_nack;       /**< closing initiator PDCs freed on a
 				    *   PDC-fatal NACK (the target had
 				    *   already closed them) */
+	uint64_t lock_keepalive;   /**< CLEARs with AR of idle PDCs kept
+				    *   open by uet_pds_pdc_lock() */
 	uint64_t new_start;        /**< Start_PSN re-picked on NEW_START_PSN */
 	uint64_t rod_renack;       /**< ROD_OOO NACKs repeated for one PSN */
 	uint64_t clear_req_tx;     /**< CLEAR_REQ CPs (high-water mark, quiet) */
