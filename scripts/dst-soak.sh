@@ -47,7 +47,7 @@ while [ $stop -eq 0 ]; do
 	if [ "$minutes" -gt 0 ] && [ $(( $(date +%s) - start )) -ge $((minutes * 60)) ]; then
 		break
 	fi
-	out=$("$dst" --seeds "$seed:$n")
+	out=$("$dst" --seeds "$seed:$((seed + n - 1))")
 	grep FAILED <<<"$out"
 	f=$(sed -n 's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' <<<"$out")
 	failed=$((failed + ${f:-0}))
