@@ -51,7 +51,7 @@ while [ $stop -eq 0 ]; do
 	if [ "$minutes" -gt 0 ] && [ $(( $(date +%s) - start )) -ge $((minutes * 60)) ]; then
 		break
 	fi
-	out=$("$dst" --seeds "$seed:$n" --gen "$gen")
+	out=$("$dst" --seeds "$seed:$((seed + n - 1))" --gen "$gen")
 	grep FAILED <<<"$out" | sed "s/\$/ (--gen $gen)/"
 	f=$(sed -n 's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' <<<"$out")
 	failed=$((failed + ${f:-0}))

@@ -265,8 +265,8 @@ pds_event_resp(struct uet_pds *p, const struct pds_event *e)
 }
 
 void
-pds_done(struct uet_pds *p, uint8_t mode, uint64_t cookie, int status,
-	 uint32_t psn)
+pds_done(struct uet_pds *p, uint8_t mode, uint32_t pdc, uint64_t cookie,
+	 int status, uint32_t psn)
 {
 	struct pds_event *e = pds_event_push(p);
 
@@ -279,8 +279,19 @@ pds_done(struct uet_pds *p, uint8_t mode, uint64_t cookie, int status,
 	e->type = UET_PDS_EV_DONE;
 	e->mode = mode;
 	e->status = status;
+	e->pdc = pdc;
 	e->cookie = cookie;
 	e->psn = psn;
+}
+
+/* The DONE of a cookie submitted on @p c: the event names the PDC, so that
+ * the SES knows what a later PDC_DOWN of it takes away (large READ data). */
+void
+pds_done_pdc(struct uet_pds *p, struct pds_pdc *c, uint64_t cookie,
+	     int status, uint32_t psn)
+{
+	pds_done(p, c->mode, pds_handle(p, pds_idx(p, c)), cookie, status,
+		 psn);
 }
 
 /* A failed PDC, for an SES that asked (uet_pds_config.pdc_events). */
@@ -744,6 +755,33 @@ uet_pds_pdc_close(struct uet_pds *p, uint32_t pdc, uint64_t now)
 		return 0;
 	}
 	return pds_init_close(p, c, now);
+}
+
+int
+uet_pds_pdc_lock(struct uet_pds *p, uint32_t pdc)
+{
+	struct pds_pdc *c = pds_handle_pdc(p, pdc);
+
+	if (c == NULL)
+		return -ENOENT;
+	if (c->u.i.locks == UINT8_MAX)
+		return -EOVERFLOW;
+	c->u.i.locks++;
+	return 0;
+}
+
+int
+uet_pds_pdc_unlock(struct uet_pds *p, uint32_t pdc, uint64_t now)
+{
+	struct pds_pdc *c = pds_handle_pdc(p, pdc);
+
+	if (c == NULL)
+		return -ENOENT;
+	if (c->u.i.locks == 0)
+		return -EINVAL;
+	if (--c->u.i.locks == 0)
+		pds_pdc_timer_update(p, c, now);
+	return 0;
 }
 
 const struct uet_pds_stats *

@@ -85,7 +85,7 @@ pds_ack_slot(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	}
 	sl->state = SLOT_DONE;
 	if (!(sl->flags & SLOT_F_CP))
-		pds_done(p, c->mode, sl->cookie, 0, psn);
+		pds_done_pdc(p, c, sl->cookie, 0, psn);
 }
 
 /* A DONE (or, for a cookie that already had its DONE, RESP) event
@@ -103,6 +103,7 @@ pds_ack_resp_event(struct uet_pds *p, struct pds_pdc *c,
 		return;
 	e->type = type;
 	e->mode = c->mode;
+	e->pdc = pds_handle(p, pds_idx(p, c));
 	e->next_hdr = h->next_hdr;
 	e->cookie = sl->cookie;
 	e->psn = psn;
@@ -167,7 +168,7 @@ pds_ack_cack_slot(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		return;
 	sl->state = SLOT_DONE;
 	p->st.done_default++;
-	pds_done(p, c->mode, sl->cookie, 0, psn);
+	pds_done_pdc(p, c, sl->cookie, 0, psn);
 }
 
 /*
@@ -681,7 +682,7 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		return;
 	if (c->role != PDS_ROLE_INIT) {
 		/* Return data cannot move to another PDC. */
-		pds_done(p, c->mode, sl->cookie, -ECONNABORTED, psn);
+		pds_done_pdc(p, c, sl->cookie, -ECONNABORTED, psn);
 		return;
 	}
 	memset(&s, 0, sizeof(s));
@@ -694,7 +695,7 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	s.len = sl->len;
 	s.cookie = sl->cookie;
 	if (pds_init_submit(p, &s, now) < 0)
-		pds_done(p, c->mode, sl->cookie, -ECONNABORTED, psn);
+		pds_done_pdc(p, c, sl->cookie, -ECONNABORTED, psn);
 }
 
 /*
@@ -754,6 +755,21 @@ pds_nack_ret_fatal(struct uet_pds *p, const struct pds_pdc *c,
 	       n->psn - (c->u.t.cack + 1) < p->cfg.rx_window;
 }
 
+/*
+ * ... or one naming the PSN a CLEAR carries (it consumes none: the next
+ * unsent) while nothing is in flight: the keepalive of a locked PDC
+ * (pds_init_idle) or a window probe met a target that no longer has the
+ * PDC, so the return data it waits for will not come.
+ */
+static bool
+pds_nack_clear_fatal(const struct pds_pdc *c, const struct uet_pds_nack *n)
+{
+	return uet_pds_nack_class(n->code) == UET_NACK_CLASS_FATAL &&
+	       c->role == PDS_ROLE_INIT && c->state == PDC_OPEN &&
+	       c->rid == n->spdcid && n->psn == c->u.i.snd &&
+	       c->u.i.una == c->u.i.snd;
+}
+
 int
 pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	      const struct uet_pds_rx_meta *m, uint64_t now)
@@ -766,7 +782,8 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	if (c == NULL)
 		return -EBADMSG;
 	if (!pds_in_flight(c, n->psn)) {
-		if (pds_nack_ret_fatal(p, c, n)) {
+		if (pds_nack_ret_fatal(p, c, n) ||
+		    pds_nack_clear_fatal(c, n)) {
 			pds_init_fail(p, c, -ECONNRESET);
 			return 0;
 		}

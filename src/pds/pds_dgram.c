@@ -159,7 +159,7 @@ pds_uud_emit(struct uet_pds *p, const struct pds_dgram *d, uint64_t now,
 	t->ev = pds_lb_dgram(p, &d->dst, now);
 	t->len = d->len;
 	t->cookie = d->cookie;
-	pds_done(p, UET_PDS_MODE_UUD, d->cookie, 0, 0);
+	pds_done(p, UET_PDS_MODE_UUD, UET_PDS_PDC_NONE, d->cookie, 0, 0);
 }
 
 uint16_t
@@ -243,8 +243,8 @@ pds_rudi_backoff(struct uet_pds *p, uint32_t idx, uint32_t pkt_id,
 	uint64_t d;
 
 	if (r->backoffs >= p->cfg.max_backoffs) {
-		pds_done(p, UET_PDS_MODE_RUDI, r->cookie, -ECONNREFUSED,
-			 pkt_id);
+		pds_done(p, UET_PDS_MODE_RUDI, UET_PDS_PDC_NONE, r->cookie,
+			 -ECONNREFUSED, pkt_id);
 		pds_rudi_release(p, idx);
 		return;
 	}
@@ -281,7 +281,8 @@ pds_rudi_nack_limit(struct uet_pds *p, uint32_t idx, uint64_t now)
 	    now - r->first_ns < pds_dead_ns(p))
 		return false;
 	p->st.nack_retx_limit++;
-	pds_done(p, UET_PDS_MODE_RUDI, r->cookie, -ETIMEDOUT, r->pkt_id);
+	pds_done(p, UET_PDS_MODE_RUDI, UET_PDS_PDC_NONE, r->cookie,
+			 -ETIMEDOUT, r->pkt_id);
 	pds_rudi_release(p, idx);
 	return true;
 }
@@ -316,7 +317,8 @@ pds_rudi_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 		break;
 	case UET_NACK_CLASS_FATAL:
 	case UET_NACK_CLASS_CLOSING:
-		pds_done(p, UET_PDS_MODE_RUDI, r->cookie, -ECONNRESET, n->psn);
+		pds_done(p, UET_PDS_MODE_RUDI, UET_PDS_PDC_NONE, r->cookie,
+			 -ECONNRESET, n->psn);
 		pds_rudi_release(p, idx);
 		break;
 	default:
@@ -514,7 +516,8 @@ pds_rudi_timer(struct uet_pds *p, uint32_t idx, uint64_t now)
 	}
 	p->st.rto_fires++;
 	if (++r->retries > p->cfg.max_retries) {
-		pds_done(p, UET_PDS_MODE_RUDI, r->cookie, -ETIMEDOUT, r->pkt_id);
+		pds_done(p, UET_PDS_MODE_RUDI, UET_PDS_PDC_NONE, r->cookie,
+			 -ETIMEDOUT, r->pkt_id);
 		pds_rudi_release(p, idx);
 		return;
 	}

@@ -490,7 +490,7 @@ pds_init_abort(struct uet_pds *p, struct pds_pdc *c, int status)
 	for (psn = c->u.i.una; c->tblk != PDS_NIL && psn != c->u.i.nxt; psn++) {
 		sl = pds_slot(p, c, psn);
 		if (sl->state != SLOT_DONE && !(sl->flags & SLOT_F_CP))
-			pds_done(p, c->mode, sl->cookie, status, psn);
+			pds_done_pdc(p, c, sl->cookie, status, psn);
 		sl->state = SLOT_DONE;
 	}
 }
@@ -571,6 +571,28 @@ pds_init_close(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	return 0;
 }
 
+/*
+ * Idle for idle_close_ns: close, unless a large READ's data is still to
+ * come on this PDC (UEC 1.0 lock_pdc, uet_pds_pdc_lock). Then ask the
+ * target whether it still has the PDC instead: a CLEAR with AR, which it
+ * ACKs, or NACKs INV_DPDCID once it gave the PDC up (its return data
+ * failed, it restarted), which fails ours and so the READ (PDC_DOWN).
+ * Without it a lost fatal NACK of the target would leave the READ waiting
+ * on a PDC nobody sends on.
+ */
+static void
+pds_init_idle(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	if (c->u.i.locks == 0 || c->state != PDC_OPEN) {
+		pds_init_close(p, c, now);
+		return;
+	}
+	p->st.lock_keepalive++;
+	pds_init_clear_tx(p, c, now);
+	c->last_ns = now;
+	pds_pdc_timer_update(p, c, now);
+}
+
 uint64_t
 pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c)
 {
@@ -605,6 +627,7 @@ pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c)
 		return 0; /* closing is the initiator's (UEC 1.0 PDS) */
 	if ((c->flags & PDC_F_CLOSE_REQ) && c->state != PDC_CLOSING)
 		return c->last_ns ? c->last_ns : 1;
+	/* Idle close, or the keepalive of a locked PDC (pds_init_idle). */
 	if (p->cfg.idle_close_ns && c->state == PDC_OPEN)
 		return c->last_ns + p->cfg.idle_close_ns;
 	return 0;
@@ -793,7 +816,7 @@ pds_init_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	}
 	if (i->una == i->nxt && c->state != PDC_CLOSING &&
 	    pds_init_deadline(p, c) != 0 && now >= pds_init_deadline(p, c)) {
-		pds_init_close(p, c, now);
+		pds_init_idle(p, c, now);
 		return;
 	}
 	pds_pdc_timer_update(p, c, now);

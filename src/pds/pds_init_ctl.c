@@ -167,6 +167,8 @@ pds_init_clear_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	if (pds_init_window_held(p, c)) {
 		t->hdr.flags |= UET_PDS_F_AR;
 		c->flags |= PDC_F_WPROBE;
+	} else if (c->u.i.locks != 0) {
+		t->hdr.flags |= UET_PDS_F_AR; /* keepalive (pds_init_idle) */
 	}
 	t->hdr.u.cp.psn = c->u.i.snd;
 	t->hdr.u.cp.spdcid = c->lid;

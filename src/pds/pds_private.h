@@ -95,6 +95,7 @@ struct pds_init {
 	uint16_t rod_acked;  /* ROD: packets acknowledged since rod_wnd grew */
 	uint8_t mpr;         /* log2 of the peer's MP_Range (ACK_CC), 0:
 			      * not told yet (pds_init_range) */
+	uint8_t locks;       /* uet_pds_pdc_lock(): no idle close above 0 */
 	uint64_t rack_ns;    /* latest send time of an acknowledged packet */
 	uint32_t peer_cack;  /* highest CACK_PSN the peer reported: its
 			      * MP_Range starts after it (pds_init_room) */
@@ -478,8 +479,10 @@ struct pds_event *pds_event_push(struct uet_pds *p);
 uint8_t *pds_event_resp(struct uet_pds *p, const struct pds_event *e);
 uint32_t pds_event_room(const struct uet_pds *p);
 struct uet_pds_tx *pds_ctl_push(struct uet_pds *p);
-void pds_done(struct uet_pds *p, uint8_t mode, uint64_t cookie, int status,
-	      uint32_t psn);
+void pds_done(struct uet_pds *p, uint8_t mode, uint32_t pdc, uint64_t cookie,
+	      int status, uint32_t psn);
+void pds_done_pdc(struct uet_pds *p, struct pds_pdc *c, uint64_t cookie,
+		  int status, uint32_t psn);
 void pds_pdc_down(struct uet_pds *p, struct pds_pdc *c, int status);
 void pds_tgt_gone(struct uet_pds *p, struct pds_pdc *c);
 void pds_commit(struct uet_pds *p, uint64_t now);

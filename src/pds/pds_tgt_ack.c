@@ -435,8 +435,10 @@ pds_tgt_close_deadline(struct uet_pds *p, const struct pds_pdc *c)
 
 	if (c->role != PDS_ROLE_TGT || c->u.i.una != c->u.i.nxt)
 		return 0;
+	/* Locked: the SES still owes return data on it (lock_pdc). */
 	if (c->state == PDC_OPEN && p->cfg.tgt_close_req_ns)
-		return c->last_ns + p->cfg.tgt_close_req_ns;
+		return c->u.i.locks ? 0 :
+				      c->last_ns + p->cfg.tgt_close_req_ns;
 	if (c->state != PDC_CLOSING || k == 0)
 		return 0; /* the first CLOSE_REQ has not left yet */
 	return c->last_ns + pds_rto_ns(p, k - 1);

@@ -174,6 +174,7 @@ ses_msg_alloc(struct uet_ses *s)
 	memset(m, 0, sizeof(*m));
 	m->gen = gen;
 	m->next = SES_NIL;
+	m->req_pdc[0] = m->req_pdc[1] = UET_PDS_PDC_NONE;
 	return m;
 }
 
@@ -182,6 +183,7 @@ ses_msg_put(struct uet_ses *s, struct ses_msg *m)
 {
 	ses_rdv_release(s, m); /* revoke the rendezvous read-back key */
 	ses_read_unhash(s, m);
+	ses_msg_unlock_pdcs(s, m);
 	m->state = SES_MSG_FREE;
 	m->gen++; /* late DONEs and builds of this cookie are stale */
 	s->msg_free[s->n_msg_free++] = (uint32_t)(m - s->msgs);

@@ -121,6 +121,11 @@ struct ses_msg {
 	uint32_t rchunk;     /* READ: data asked per request packet (0: one
 			      * packet asks for the whole message) */
 	bool ret_err;        /* large READ: return data carried an error */
+	uint32_t req_pdc[2]; /* PDCs that carried its fragments (DONE events):
+			      * the first and the latest; a large READ's
+			      * data comes back on them (UET_PDS_PDC_NONE) */
+	uint8_t req_locked;  /* large READ: bit k, req_pdc[k] is locked open
+			      * (uet_pds_pdc_lock) until it is freed */
 	bool deferred;       /* deferrable send parked until DEFERRABLE_RTR */
 	bool rtr_pending;    /* RTR in before the defer answer */
 	uint32_t rx;         /* RDV_READ / RTR: target record index + 1 */
@@ -222,6 +227,8 @@ struct ses_ret {
 	uint8_t rdv_msg_gen;
 	bool aborted;        /* PDC gone: not every fragment was sent */
 	bool detached;       /* its source memory is gone: nothing is built */
+	bool locked;         /* @c pdc held open until it is all sent
+			      * (uet_pds_pdc_lock) */
 };
 
 /* Message-id space of one {FA, job}: every PDC to that peer for that job
@@ -321,6 +328,7 @@ int ses_init_ret_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 		    const uint8_t *ses, uint16_t len);
 void ses_read_hash_add(struct uet_ses *s, struct ses_msg *m);
 void ses_read_unhash(struct uet_ses *s, struct ses_msg *m);
+void ses_msg_unlock_pdcs(struct uet_ses *s, struct ses_msg *m);
 struct ses_msg *ses_read_find(struct uet_ses *s, const struct uet_pds_fa *fa,
 			      uint32_t job, uint16_t msg_id);
 

@@ -182,6 +182,38 @@ ses_read_all_in(const struct ses_msg *m)
 	return m->large_read && !m->ret_err && m->ret_bytes >= m->wr.len;
 }
 
+/* Unlock what ses_msg_note_pdc() locked (the message is done). */
+void
+ses_msg_unlock_pdcs(struct uet_ses *s, struct ses_msg *m)
+{
+	for (unsigned int k = 0; k < 2; k++)
+		if (m->req_locked & (1u << k))
+			uet_pds_pdc_unlock(s->cfg.pds, m->req_pdc[k], s->now);
+	m->req_locked = 0;
+}
+
+/* Fragments go on one PDC; the PDS moves the rest of a message to a new
+ * one when the target closes it (NACK CLOSING), rarely twice. A large
+ * READ keeps the PDCs its data comes back on from closing for being idle
+ * until it is done (UEC 1.0 lock_pdc): it locks each at the DONE that
+ * names it, before any timer runs. */
+static void
+ses_msg_note_pdc(struct uet_ses *s, struct ses_msg *m, uint32_t pdc)
+{
+	unsigned int k;
+
+	if (pdc == UET_PDS_PDC_NONE || pdc == m->req_pdc[0] ||
+	    pdc == m->req_pdc[1])
+		return;
+	k = m->req_pdc[0] == UET_PDS_PDC_NONE ? 0 : 1;
+	if (m->req_locked & (1u << k)) /* moved a second time */
+		uet_pds_pdc_unlock(s->cfg.pds, m->req_pdc[k], s->now);
+	m->req_locked &= (uint8_t)~(1u << k);
+	m->req_pdc[k] = pdc;
+	if (m->large_read && uet_pds_pdc_lock(s->cfg.pds, pdc) == 0)
+		m->req_locked |= (uint8_t)(1u << k);
+}
+
 void
 ses_init_done(struct uet_ses *s, const struct uet_pds_event *ev)
 {
@@ -206,6 +238,7 @@ ses_init_done(struct uet_ses *s, const struct uet_pds_event *ev)
 	}
 	if (ev->type == UET_PDS_EV_RESP)
 		return; /* the fragment had its DONE */
+	ses_msg_note_pdc(s, m, ev->pdc);
 	m->frags_done++;
 	ses_msg_check_done(s, m);
 }
@@ -341,9 +374,12 @@ ses_key_probe_cb(const struct uet_pds_pdc_info *i, void *arg)
  * Does @p m wait for something that comes on the failed PDC? Every
  * fragment is done (their DONEs came before PDC_DOWN, failed or not) and
  * it waits for large-READ data (its own READ or a rendezvous read-back)
- * or for the peer to read back a rendezvous send. The event names the
- * PDC by peer and mode only: a message whose own {job, tc} PDC to that
- * peer is still open is not on it.
+ * or for the peer to read back a rendezvous send. A READ's data comes
+ * back on the PDC that carried its request (UEC 1.0 PDS read responses,
+ * return direction), which its DONEs named: a READ on the failed PDC
+ * fails even while another PDC of its {peer, job, tc, mode} lives. Beyond
+ * that (a READ moved twice, a rendezvous send), a message whose own
+ * {job, tc} PDC to that peer is still open is not on it.
  */
 static bool
 ses_msg_on_down_pdc(const struct uet_ses *s, const struct ses_msg *m,
@@ -371,6 +407,9 @@ ses_msg_on_down_pdc(const struct uet_ses *s, const struct ses_msg *m,
 		return false;
 	if (m->rdv && m->rdv_ret != 0)
 		return ev->pdc == m->rdv_pdc;
+	if (m->large_read && ev->pdc != UET_PDS_PDC_NONE &&
+	    (ev->pdc == m->req_pdc[0] || ev->pdc == m->req_pdc[1]))
+		return true;
 	if (m->mode != ev->mode)
 		return false;
 	uet_pds_pdc_foreach(s->cfg.pds, ses_key_probe_cb, &k);

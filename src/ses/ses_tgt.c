@@ -153,6 +153,9 @@ ses_tgt_data_resp(struct uet_ses *s, const struct uet_pds_event *ev,
 static void
 ses_ret_put(struct uet_ses *s, struct ses_ret *t)
 {
+	if (t->locked)
+		uet_pds_pdc_unlock(s->cfg.pds, t->pdc, s->now);
+	t->locked = false;
 	t->used = false;
 	t->gen++;
 	s->ret_free[s->n_ret_free++] = (uint32_t)(t - s->rets);
@@ -255,6 +258,9 @@ ses_ret_start(struct uet_ses *s, const struct uet_pds_event *ev,
 	t->next = SES_NIL;
 	t->aborted = false;
 	t->detached = false;
+	/* The PDC must not ask to close while this data waits behind other
+	 * records (UEC 1.0 lock_pdc): its initiator waits for it there. */
+	t->locked = uet_pds_pdc_lock(s->cfg.pds, t->pdc) == 0;
 	t->rdv_msg = owner ? (uint32_t)(owner - s->msgs) + 1 : 0;
 	t->rdv_msg_gen = owner ? owner->gen : 0;
 	if (owner != NULL) {

@@ -3,7 +3,7 @@
  * uet-dst: run, replay and shrink deterministic simulations.
  *
  *   uet-dst --seed N [--ops LIST] [--faults LIST] [--shrink] [--trace]
- *   uet-dst --seeds FIRST:COUNT [--stop] [--open FILE]
+ *   uet-dst --seeds FIRST:LAST [--stop] [--open FILE]   (both included)
  *   uet-dst --replay FILE
  *   uet-dst --replay FILE --expect-fail
  *
@@ -60,9 +60,11 @@ usage(void)
 	fprintf(stderr,
 		"usage: uet-dst --seed N [--ops LIST] [--faults LIST] "
 		"[--shrink] [--trace] [--plan] [--gen G]\n"
-		"       uet-dst --seeds FIRST:COUNT [--stop] [--open FILE] "
+		"       uet-dst --seeds FIRST:LAST [--stop] [--open FILE] "
 		"[--gen G]\n"
 		"       uet-dst --replay FILE [--expect-fail]\n"
+		"--seeds FIRST:LAST runs seeds FIRST to LAST, both included "
+		"(1:2000 is 2000 seeds)\n"
 		"G: plan generator, 1 (default) or %u\n", DST_GEN_LAST);
 }
 
@@ -103,6 +105,7 @@ parse_u64(const char *s, uint64_t *v)
 static int
 parse(int argc, char **argv, struct opts *o)
 {
+	uint64_t last;
 	char *colon;
 	int i;
 
@@ -136,8 +139,12 @@ parse(int argc, char **argv, struct opts *o)
 				goto bad;
 			*colon = '\0';
 			if (!parse_u64(v, &o->seed) ||
-			    !parse_u64(colon + 1, &o->count))
+			    !parse_u64(colon + 1, &last) || last < o->seed ||
+			    last - o->seed == UINT64_MAX) {
+				*colon = ':';
 				goto bad;
+			}
+			o->count = last - o->seed + 1;
 			i++;
 		} else if (strcmp(a, "--ops") == 0) {
 			o->have_ops = true;

@@ -200,6 +200,76 @@ pds_init_timer__idle_close(void **state)
 	assert_true(W.now >= 2000000);
 }
 
+static int
+init_handle_cb(const struct uet_pds_pdc_info *i, void *arg)
+{
+	if (i->role != 0)
+		return 0;
+	*(uint32_t *)arg = i->handle;
+	return 1;
+}
+
+/* UEC 1.0 lock_pdc: a PDC on which a large READ's data is still to come
+ * (locked by the SES) does not close for being idle; it closes once
+ * unlocked (DST seed 2099: the READ's data would come on it, the READ
+ * waited for good after a clean close). */
+static void
+pds_init_timer__locked_pdc_not_idle_closed(void **state)
+{
+	uint32_t h = UINT32_MAX;
+
+	(void)state;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 7, 0), 0);
+	while (W.done_ok[7] == 0 && W.now < 10000000)
+		fw_step(&W, 10000);
+	assert_int_equal(W.done_ok[7], 1);
+	assert_int_equal(uet_pds_pdc_foreach(W.pds[0], init_handle_cb, &h), 1);
+	assert_int_equal(uet_pds_pdc_lock(W.pds[0], h), 0);
+	while (W.now < 20000000) /* ten idle-close times */
+		fw_step(&W, 10000);
+	assert_int_equal(fw_st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 0);
+	assert_false(fw_pools_idle(&W));
+	assert_int_equal(uet_pds_pdc_unlock(W.pds[0], h, W.now), 0);
+	assert_int_equal(uet_pds_pdc_unlock(W.pds[0], h, W.now), -EINVAL);
+	while (!fw_pools_idle(&W) && W.now < 50000000)
+		fw_step(&W, 10000);
+	assert_true(fw_pools_idle(&W));
+	assert_int_equal(fw_st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 1);
+	assert_int_equal(uet_pds_pdc_unlock(W.pds[0], h, W.now), -ENOENT);
+}
+
+/* A locked idle PDC asks the target whether it still has the PDC (a
+ * CLEAR with AR each idle-close time); the target dropped it (here freed
+ * behind the initiator's back, as after giving up its return data with
+ * the fatal NACK lost): it NACKs INV_DPDCID naming the CLEAR's PSN, and
+ * the PDC fails (PDC_DOWN), which fails the READ waiting on it (DST seed
+ * 992). */
+static void
+pds_init_idle__keepalive_meets_dropped_pdc_fails(void **state)
+{
+	uint32_t h = UINT32_MAX, k;
+
+	(void)state;
+	/* Past the receive window (64): the CLEAR's PSN is no PSN of the
+	 * return direction (pds_nack_ret_fatal does not take it). */
+	for (k = 0; k < 100; k++) {
+		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
+		while (W.done_ok[k] == 0 && W.now < 100000000)
+			fw_step(&W, 10000);
+		assert_int_equal(W.done_ok[k], 1);
+	}
+	assert_int_equal(uet_pds_pdc_foreach(W.pds[0], init_handle_cb, &h), 1);
+	assert_int_equal(uet_pds_pdc_lock(W.pds[0], h), 0);
+	pds_pdc_free(W.pds[1], pds_handle_pdc(W.pds[1], W.last_pdc[1]));
+	while (!fw_pools_idle(&W) && W.now < 50000000)
+		fw_step(&W, 10000);
+	assert_true(fw_pools_idle(&W));
+	assert_true(fw_st(0)->lock_keepalive >= 1);
+	assert_true(fw_st(0)->nack_rx[UET_NACK_INV_DPDCID] >= 1);
+	assert_int_equal(fw_st(0)->pdc_fail, 1);
+	assert_int_equal(fw_st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 0);
+}
+
 static void
 pds_init_submit__psn_wrap(void **state)
 {
@@ -1046,6 +1116,9 @@ main(void)
 		FW_TEST(pds_init_timer__rto_capped_then_fail, setup_capped),
 		T(pds_init_timer__tail_loss_probe_recovers),
 		T(pds_init_timer__idle_close),
+		T(pds_init_timer__locked_pdc_not_idle_closed),
+		FW_TEST(pds_init_idle__keepalive_meets_dropped_pdc_fails,
+			setup_events),
 		FW_TEST(pds_init_close__target_gone_is_closed, setup_events),
 		T(cp__close_consumes_a_psn),
 		T(pds_init_submit__psn_wrap),

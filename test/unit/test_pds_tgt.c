@@ -1427,6 +1427,34 @@ pds_tgt_close__close_req_repeated_until_answered(void **state)
 	assert_int_equal(fw_st(0)->pdc_fail, 0);
 }
 
+/* UEC 1.0 lock_pdc: a target PDC on which the SES still owes a READ's
+ * return data (locked) asks for no idle close; unlocked, it does (DST seed
+ * 2099: its CLOSE_REQ closed the PDC before the data, queued behind
+ * another PDC's, was sent). */
+static void
+pds_tgt_close__locked_pdc_no_close_req(void **state)
+{
+	uint32_t h;
+
+	(void)state;
+	W.delay_ns = 1000;
+	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 92, 0), 0);
+	while (W.done_ok[92] == 0 && W.now < 10000000)
+		fw_step(&W, 1000);
+	assert_int_equal(W.done_ok[92], 1);
+	h = W.last_pdc[1];
+	assert_int_equal(uet_pds_pdc_lock(W.pds[1], h), 0);
+	while (W.now < 3000000000ull) /* three tgt_close_req_ns */
+		fw_step(&W, 1000000);
+	assert_int_equal(fw_st(1)->tx_ctl[UET_PDS_CTL_CLOSE_REQ], 0);
+	assert_false(fw_pools_idle(&W));
+	assert_int_equal(uet_pds_pdc_unlock(W.pds[1], h, W.now), 0);
+	run_idle(1000000, 5000000000ull);
+	assert_true(fw_pools_idle(&W));
+	assert_true(fw_st(1)->tx_ctl[UET_PDS_CTL_CLOSE_REQ] >= 1);
+	assert_int_equal(fw_st(0)->pdc_fail, 0);
+}
+
 static void
 tgt_close_req_default(struct uet_pds_config *cfg)
 {
@@ -1940,6 +1968,8 @@ main(void)
 		T(pds_tgt_syn_known__new_start_decided_once_per_incarnation),
 		T(pds_tgt_close__close_req_repeated_until_answered),
 		FW_TEST(pds_tgt_close__idle_pdc_reclaimed_by_default,
+			setup_tgt_close_req),
+		FW_TEST(pds_tgt_close__locked_pdc_no_close_req,
 			setup_tgt_close_req),
 #undef T
 	};

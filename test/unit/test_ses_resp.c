@@ -322,6 +322,85 @@ ses_init_done__read_all_data_in_completes_ok(void **state)
 	assert_true(sfw_run_idle(&w, RUN_NS));
 }
 
+/* Node 1 loses every request it sends: the return data of a large READ. */
+static bool
+drop_ret_data(struct sfw *fw, int from, const struct uet_pds_tx *t)
+{
+	(void)fw;
+	return from == 1 && t->hdr.type == UET_PDS_TYPE_RUD_REQ;
+}
+
+/* A large READ from node 0, every request acknowledged (DONE), none of
+ * its data in; @p pi: node 0's PDC that carried it. */
+static void
+read_acked_data_lost(struct uet_pds_pdc_info *pi)
+{
+	uint32_t k;
+
+	w.drop_fn = drop_ret_data;
+	read_submit(1, 0, LEN);
+	for (k = 0; k < 100; k++) {
+		sfw_step(&w, 10 * 1000);
+		assert_int_equal(uet_pds_pdc_foreach(w.n[0].pds, init_pdc_cb,
+						     pi), 1);
+		if (pi->tx_una == pi->tx_nxt && pi->tx_nxt != pi->start_psn)
+			break;
+	}
+	assert_true(k < 100);
+	assert_int_equal(sfw_cq_find(&w, 0, 1), -1);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->ret_rx, 0);
+}
+
+/*
+ * A large READ whose request was acknowledged waits for its data on the
+ * PDC that carried the request (the return direction of that PDC). When
+ * that PDC fails, the READ fails with the PDC's status, even though a PDC
+ * of the same {peer, job, tc, mode} is open: the SES goes by the handle
+ * its DONE named, not by the key. Here the PDC_DOWN names the READ's PDC
+ * while the PDS still lists it as the open PDC of that key, which is what
+ * the key rule saw when an older PDC of the key failed next to a new one
+ * (DST seed 1870: the READ then waited for good).
+ */
+static void
+ses_pdc_down__read_fails_while_key_pdc_open(void **state)
+{
+	struct uet_pds_event ev;
+	struct uet_pds_pdc_info pi;
+
+	(void)state;
+	read_acked_data_lost(&pi);
+	memset(&ev, 0, sizeof(ev));
+	ev.type = UET_PDS_EV_PDC_DOWN;
+	ev.mode = UET_PDS_MODE_RUD;
+	ev.status = -ECONNRESET;
+	ev.pdc = pi.handle;
+	ev.peer = w.n[1].fa;
+	assert_int_equal(uet_ses_event(w.n[0].ses, &ev, NULL, 0, w.now), 0);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->pdc_down_fail, 1);
+	sfw_step(&w, 1000); /* completions are written by progress */
+	assert_int_equal(cqe(0, 1)->status, -ECONNRESET);
+}
+
+/* A PDC_DOWN of another PDC (another handle) leaves the READ waiting. */
+static void
+ses_pdc_down__read_on_other_pdc_untouched(void **state)
+{
+	struct uet_pds_event ev;
+	struct uet_pds_pdc_info pi;
+
+	(void)state;
+	read_acked_data_lost(&pi);
+	memset(&ev, 0, sizeof(ev));
+	ev.type = UET_PDS_EV_PDC_DOWN;
+	ev.mode = UET_PDS_MODE_RUD;
+	ev.status = -ECONNRESET;
+	ev.pdc = pi.handle ^ (1u << 17); /* same index, other generation */
+	ev.peer = w.n[1].fa;
+	assert_int_equal(uet_ses_event(w.n[0].ses, &ev, NULL, 0, w.now), 0);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->pdc_down_fail, 0);
+	assert_int_equal(sfw_cq_find(&w, 0, 1), -1);
+}
+
 /* Return-direction data matching no READ of ours (here a message id
  * never issued) is refused: the initiator's PDS neither records nor ACKs
  * it, and NACKs it with a resource code, so its sender never takes it
@@ -377,6 +456,12 @@ main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			ses_init_done__read_all_data_in_completes_ok, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_pdc_down__read_fails_while_key_pdc_open, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_pdc_down__read_on_other_pdc_untouched, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			ses_init_ret_rx__rdv_readback_moved_completes,

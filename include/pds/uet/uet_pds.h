@@ -497,8 +497,11 @@ struct uet_pds_event {
 	uint8_t next_hdr;   /**< DONE: response next header; DELIVER: request's */
 	uint16_t resp_len;  /**< DONE: bytes in @c resp */
 	int32_t status;     /**< DONE: 0, -ETIMEDOUT, -ECONNRESET, -ECONNABORTED */
-	uint32_t pdc;       /**< DELIVER: handle for uet_pds_respond(),
-			     *   UET_PDS_PDC_NONE for RUDI and UUD */
+	uint32_t pdc;       /**< DELIVER: handle for uet_pds_respond();
+			     *   DONE, RESP: the PDC that carried the cookie
+			     *   (as a later PDC_DOWN names it); PDC_DOWN,
+			     *   PDC_CLOSED: that PDC. UET_PDS_PDC_NONE for
+			     *   RUDI and UUD */
 	uint32_t psn;       /**< PSN (RUDI: pkt_id) */
 	uint64_t cookie;    /**< DONE: submit cookie; DELIVER: pkt_cookie */
 	struct uet_pds_fa peer; /**< DELIVER: source FA */
@@ -580,6 +583,28 @@ uint32_t uet_pds_resp_max(const struct uet_pds *p);
  */
 int uet_pds_pdc_close(struct uet_pds *p, uint32_t pdc, uint64_t now);
 
+/**
+ * Keep PDC @p pdc from closing for being idle while a large READ's data is
+ * still to come back on it (UEC 1.0 ses_pds_tx_req lock_pdc,
+ * ses_pds_unlock: a counter per PDC, which closes only at zero). That
+ * data comes on the PDC that carried the request: an initiator locks it
+ * (a DONE event's handle) until the data is in, so it sends no idle
+ * CLOSE; a target locks it (a DELIVER event's handle) until the data is
+ * sent, so it sends no idle CLOSE_REQ. A close the peer asks for, or
+ * uet_pds_pdc_close(), still closes it; a lock dies with its PDC.
+ * @return
+ *   0, -ENOENT (no such PDC) or -EOVERFLOW (255 locks).
+ */
+int uet_pds_pdc_lock(struct uet_pds *p, uint32_t pdc);
+
+/**
+ * Undo one uet_pds_pdc_lock(); at zero the idle close is armed again.
+ * @return
+ *   0, -ENOENT (PDC gone: its locks went with it) or -EINVAL (not
+ *   locked).
+ */
+int uet_pds_pdc_unlock(struct uet_pds *p, uint32_t pdc, uint64_t now);
+
 /** Counters; written only by the owner lcore. */
 struct uet_pds_stats {
 	uint64_t tx_type[16];      /**< descriptors out, by PDS type */
@@ -640,6 +665,8 @@ struct uet_pds_stats {
 	uint64_t close_nack;       /**< closing initiator PDCs freed on a
 				    *   PDC-fatal NACK (the target had
 				    *   already closed them) */
+	uint64_t lock_keepalive;   /**< CLEARs with AR of idle PDCs kept
+				    *   open by uet_pds_pdc_lock() */
 	uint64_t new_start;        /**< Start_PSN re-picked on NEW_START_PSN */
 	uint64_t rod_renack;       /**< ROD_OOO NACKs repeated for one PSN */
 	uint64_t clear_req_tx;     /**< CLEAR_REQ CPs (high-water mark, quiet) */
