@@ -239,7 +239,7 @@ o_end(struct out *o)
 static const char *const ecn_names[] = { "NOT_ECT", "ECT1", "ECT0", "CE" };
 
 static void
-addr_str(const struct uet_outer *o, const uint8_t *a, char *buf, size_t cap)
+addr_str(const struct uet_wire_outer *o, const uint8_t *a, char *buf, size_t cap)
 {
 	if (inet_ntop(o->ip_version == 4 ? AF_INET : AF_INET6, a, buf,
 		      (socklen_t)cap) == NULL)
@@ -255,7 +255,7 @@ mac_str(const uint8_t *m, char *buf, size_t cap)
 
 /* "10.0.0.1:49152 > 10.0.0.2:4793", brackets around IPv6 addresses. */
 static void
-print_endpoints(struct out *o, const struct uet_outer *u)
+print_endpoints(struct out *o, const struct uet_wire_outer *u)
 {
 	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
 	const char *l = u->ip_version == 6 ? "[" : "";
@@ -277,7 +277,7 @@ print_endpoints(struct out *o, const struct uet_outer *u)
 }
 
 static void
-print_link(struct out *o, const struct uet_outer *u)
+print_link(struct out *o, const struct uet_wire_outer *u)
 {
 	char m[24];
 
@@ -295,7 +295,7 @@ print_link(struct out *o, const struct uet_outer *u)
 }
 
 static void
-print_outer(struct out *o, const struct uet_outer *u)
+print_outer(struct out *o, const struct uet_wire_outer *u)
 {
 	o_sec(o, "outer");
 	print_endpoints(o, u);
@@ -355,11 +355,11 @@ static const struct flag_name rudi_flags[] = {
 static const struct flag_name *
 pds_flag_table(unsigned int type)
 {
-	if (uet_pds_type_is_req(type))
+	if (uet_wire_pds_type_is_req(type))
 		return req_flags;
-	if (uet_pds_type_is_ack(type))
+	if (uet_wire_pds_type_is_ack(type))
 		return ack_flags;
-	if (uet_pds_type_is_nack(type))
+	if (uet_wire_pds_type_is_nack(type))
 		return nack_flags;
 	if (type == UET_PDS_TYPE_CP)
 		return cp_flags;
@@ -369,7 +369,7 @@ pds_flag_table(unsigned int type)
 }
 
 static void
-print_pds_flags(struct out *o, const struct uet_pds_hdr *h)
+print_pds_flags(struct out *o, const struct uet_wire_pds_hdr *h)
 {
 	const struct flag_name *t = pds_flag_table(h->type);
 	const char *names[8];
@@ -391,9 +391,9 @@ print_syn_fields(struct out *o, bool use_rsv, uint16_t psn_offset,
 }
 
 static void
-print_pds_req(struct out *o, const struct uet_pds_hdr *h)
+print_pds_req(struct out *o, const struct uet_wire_pds_hdr *h)
 {
-	const struct uet_pds_req *r = &h->u.req;
+	const struct uet_wire_pds_req *r = &h->u.req;
 
 	o_x(o, "psn", r->psn);
 	o_i(o, "clear_psn_off", r->clear_psn_offset);
@@ -402,16 +402,16 @@ print_pds_req(struct out *o, const struct uet_pds_hdr *h)
 		print_syn_fields(o, r->use_rsv_pdc, r->psn_offset, r->psn);
 	else
 		o_u(o, "dpdcid", r->dpdcid);
-	if (uet_pds_type_is_cc_req(h->type)) {
+	if (uet_wire_pds_type_is_cc_req(h->type)) {
 		o_u(o, "ccc_id", r->ccc_id);
 		o_u(o, "credit_target", r->credit_target);
 	}
 }
 
 static void
-print_ack_cc(struct out *o, const struct uet_pds_hdr *h)
+print_ack_cc(struct out *o, const struct uet_wire_pds_hdr *h)
 {
-	const struct uet_pds_ack *a = &h->u.ack;
+	const struct uet_wire_pds_ack *a = &h->u.ack;
 
 	if (h->type == UET_PDS_TYPE_ACK_CC)
 		o_s(o, "cc", a->cc_type == UET_CC_TYPE_NSCC ? "NSCC" :
@@ -437,11 +437,11 @@ print_ack_cc(struct out *o, const struct uet_pds_hdr *h)
 }
 
 static void
-print_pds_ack(struct out *o, const struct uet_pds_hdr *h)
+print_pds_ack(struct out *o, const struct uet_wire_pds_hdr *h)
 {
 	static const char *const req_names[] = { "NONE", "CLEAR", "CLOSE" };
-	const struct uet_pds_ack *a = &h->u.ack;
-	unsigned int req = uet_pds_ack_req_get(h);
+	const struct uet_wire_pds_ack *a = &h->u.ack;
+	unsigned int req = uet_wire_pds_ack_req_get(h);
 
 	o_s(o, "req", req < 3 ? req_names[req] : "?");
 	if (h->flags & UET_PDS_F_P)
@@ -456,12 +456,12 @@ print_pds_ack(struct out *o, const struct uet_pds_hdr *h)
 }
 
 static void
-print_pds_nack(struct out *o, const struct uet_pds_hdr *h)
+print_pds_nack(struct out *o, const struct uet_wire_pds_hdr *h)
 {
-	const struct uet_pds_nack *n = &h->u.nack;
+	const struct uet_wire_pds_nack *n = &h->u.nack;
 
-	o_s(o, "code", uet_pds_nack_code_name(n->code) ?
-		       uet_pds_nack_code_name(n->code) : "?");
+	o_s(o, "code", uet_wire_pds_nack_code_name(n->code) ?
+		       uet_wire_pds_nack_code_name(n->code) : "?");
 	o_x(o, "vendor_code", n->vendor_code);
 	o_x(o, (h->flags & UET_PDS_F_NT) ? "pkt_id" : "psn", n->psn);
 	o_u(o, "spdcid", n->spdcid);
@@ -474,9 +474,9 @@ print_pds_nack(struct out *o, const struct uet_pds_hdr *h)
 }
 
 static void
-print_pds_cp(struct out *o, const struct uet_pds_hdr *h)
+print_pds_cp(struct out *o, const struct uet_wire_pds_hdr *h)
 {
-	const struct uet_pds_cp *c = &h->u.cp;
+	const struct uet_wire_pds_cp *c = &h->u.cp;
 
 	o_x(o, "probe_opaque", c->probe_opaque);
 	o_x(o, "psn", c->psn);
@@ -489,22 +489,22 @@ print_pds_cp(struct out *o, const struct uet_pds_hdr *h)
 }
 
 static void
-print_pds(struct out *o, const struct uet_pds_hdr *h)
+print_pds(struct out *o, const struct uet_wire_pds_hdr *h)
 {
 	o_sec(o, "pds");
-	o_name(o, "type", uet_pds_type_name(h->type), h->type);
+	o_name(o, "type", uet_wire_pds_type_name(h->type), h->type);
 	if (h->type == UET_PDS_TYPE_CP)
-		o_name(o, "ctl", uet_pds_ctl_type_name(h->next_hdr),
+		o_name(o, "ctl", uet_wire_pds_ctl_type_name(h->next_hdr),
 		       h->next_hdr);
 	else
-		o_s(o, "next", uet_pds_next_hdr_name(h->next_hdr) ?
-			       uet_pds_next_hdr_name(h->next_hdr) : "?");
+		o_s(o, "next", uet_wire_pds_next_hdr_name(h->next_hdr) ?
+			       uet_wire_pds_next_hdr_name(h->next_hdr) : "?");
 	print_pds_flags(o, h);
-	if (uet_pds_type_is_req(h->type))
+	if (uet_wire_pds_type_is_req(h->type))
 		print_pds_req(o, h);
-	else if (uet_pds_type_is_ack(h->type))
+	else if (uet_wire_pds_type_is_ack(h->type))
 		print_pds_ack(o, h);
-	else if (uet_pds_type_is_nack(h->type))
+	else if (uet_wire_pds_type_is_nack(h->type))
 		print_pds_nack(o, h);
 	else if (h->type == UET_PDS_TYPE_CP)
 		print_pds_cp(o, h);
@@ -518,7 +518,7 @@ print_pds(struct out *o, const struct uet_pds_hdr *h)
 /* ------------------------------------------------------------------ */
 
 static const char *
-ses_fmt_name(enum uet_ses_fmt fmt)
+ses_fmt_name(enum uet_wire_ses_fmt fmt)
 {
 	switch (fmt) {
 	case UET_SES_FMT_SMALL:
@@ -532,7 +532,7 @@ ses_fmt_name(enum uet_ses_fmt fmt)
 }
 
 static void
-print_req_flags(struct out *o, const struct uet_ses_req *r)
+print_req_flags(struct out *o, const struct uet_wire_ses_req *r)
 {
 	o_bool(o, "som", r->flags & UET_SES_F_SOM);
 	o_bool(o, "eom", r->flags & UET_SES_F_EOM);
@@ -551,14 +551,14 @@ op_is_deferrable(unsigned int op)
 }
 
 static void
-print_req_ext(struct out *o, const struct uet_ses_req *r)
+print_req_ext(struct out *o, const struct uet_wire_ses_req *r)
 {
-	const struct uet_ses_atomic_ext *a = &r->atomic;
-	const struct uet_ses_rdv_ext *v = &r->rdv;
+	const struct uet_wire_ses_atomic_ext *a = &r->atomic;
+	const struct uet_wire_ses_rdv_ext *v = &r->rdv;
 
 	if (r->ext == UET_SES_EXT_ATOMIC || r->ext == UET_SES_EXT_ATOMIC_CAS) {
-		o_name(o, "amo", uet_amo_op_name(a->op), a->op);
-		o_name(o, "amo_dt", uet_amo_dt_name(a->datatype), a->datatype);
+		o_name(o, "amo", uet_wire_amo_op_name(a->op), a->op);
+		o_name(o, "amo_dt", uet_wire_amo_dt_name(a->datatype), a->datatype);
 		o_x(o, "amo_sc", a->semantic_control);
 	}
 	if (r->ext == UET_SES_EXT_ATOMIC_CAS) {
@@ -577,19 +577,19 @@ print_req_ext(struct out *o, const struct uet_ses_req *r)
 
 /* The 64-bit slot at offset 12 and the SOM-dependent slot at 32. */
 static void
-print_req_slots(struct out *o, const struct uet_ses_req *r,
-		enum uet_ses_fmt fmt)
+print_req_slots(struct out *o, const struct uet_wire_ses_req *r,
+		enum uet_wire_ses_fmt fmt)
 {
 	bool som = r->flags & UET_SES_F_SOM;
 
 	if (op_is_deferrable(r->opcode)) {
-		o_x(o, "init_token", uet_ses_req_token_initiator(r));
-		o_x(o, "target_token", uet_ses_req_token_target(r));
+		o_x(o, "init_token", uet_wire_ses_req_token_initiator(r));
+		o_x(o, "target_token", uet_wire_ses_req_token_target(r));
 	} else if (!(fmt == UET_SES_FMT_MEDIUM && (r->flags & UET_SES_F_HD))) {
 		o_x(o, "buf_offset", r->buffer_offset);
 	}
 	if (r->opcode == UET_SES_OP_DEFERRABLE_RTR)
-		o_u(o, "restart_offset", uet_ses_req_restart_offset(r));
+		o_u(o, "restart_offset", uet_wire_ses_req_restart_offset(r));
 	else if (r->flags & UET_SES_F_HD)
 		o_x(o, "header_data", r->header_data);
 	if (fmt == UET_SES_FMT_STD && !som) {
@@ -599,12 +599,12 @@ print_req_slots(struct out *o, const struct uet_ses_req *r,
 }
 
 static void
-print_ses_req(struct out *o, const struct uet_pkt *p)
+print_ses_req(struct out *o, const struct uet_wire_pkt *p)
 {
-	const struct uet_ses_req *r = &p->req;
+	const struct uet_wire_ses_req *r = &p->req;
 
 	o_sec(o, "ses");
-	o_name(o, "opcode", uet_ses_opcode_name(r->opcode), r->opcode);
+	o_name(o, "opcode", uet_wire_ses_opcode_name(r->opcode), r->opcode);
 	o_s(o, "fmt", ses_fmt_name(p->req_fmt));
 	print_req_flags(o, r);
 	o_u(o, "ver", r->version);
@@ -625,16 +625,16 @@ print_ses_req(struct out *o, const struct uet_pkt *p)
 }
 
 static void
-print_ses_resp(struct out *o, const struct uet_pkt *p)
+print_ses_resp(struct out *o, const struct uet_wire_pkt *p)
 {
-	const struct uet_ses_resp *r = &p->resp;
+	const struct uet_wire_ses_resp *r = &p->resp;
 
 	o_sec(o, "ses");
-	o_name(o, "header", uet_pds_next_hdr_name(r->fmt), r->fmt);
-	o_s(o, "opcode", uet_ses_resp_opcode_name(r->opcode) ?
-			 uet_ses_resp_opcode_name(r->opcode) : "?");
-	o_s(o, "rc", uet_ses_rc_name(r->return_code) ?
-		     uet_ses_rc_name(r->return_code) : "?");
+	o_name(o, "header", uet_wire_pds_next_hdr_name(r->fmt), r->fmt);
+	o_s(o, "opcode", uet_wire_ses_resp_opcode_name(r->opcode) ?
+			 uet_wire_ses_resp_opcode_name(r->opcode) : "?");
+	o_s(o, "rc", uet_wire_ses_rc_name(r->return_code) ?
+		     uet_wire_ses_rc_name(r->return_code) : "?");
 	o_s(o, "list", r->list == UET_SES_LIST_OVERFLOW ? "OVERFLOW" :
 							   "EXPECTED");
 	o_u(o, "ver", r->version);
@@ -661,7 +661,7 @@ print_ses_resp(struct out *o, const struct uet_pkt *p)
 /* ------------------------------------------------------------------ */
 
 static bool
-pkt_is_not_uet(const struct uet_pkt *p)
+pkt_is_not_uet(const struct uet_wire_pkt *p)
 {
 	return p->err == UET_WIRE_E_NOT_UET ||
 	       p->err == UET_WIRE_E_BAD_ETHERTYPE;
@@ -669,15 +669,15 @@ pkt_is_not_uet(const struct uet_pkt *p)
 
 /* A TSS-protected packet: parsed up to its TSS header (see print_tss()). */
 static bool
-pkt_is_tss(const struct uet_pkt *p, const uint8_t *start)
+pkt_is_tss(const struct uet_wire_pkt *p, const uint8_t *start)
 {
-	struct uet_tss_hdr t;
+	struct uet_wire_tss_hdr t;
 	int n;
 
 	if (p->err_layer != UET_PKT_LAYER_PDS ||
 	    p->err != UET_WIRE_E_UNSUPPORTED)
 		return false;
-	n = uet_tss_hdr_decode(start + p->err_off, p->err_avail, &t);
+	n = uet_wire_tss_hdr_decode(start + p->err_off, p->err_avail, &t);
 	return n >= 0 && p->err_avail >= (size_t)n + UET_TSS_ICV_LEN;
 }
 
@@ -685,7 +685,7 @@ pkt_is_tss(const struct uet_pkt *p, const uint8_t *start)
  * (the UDP destination port, checked first; the native-IP protocol): a
  * frame that is empty, cut or broken before that is undetermined. */
 static bool
-pkt_is_unknown(const struct uet_pkt *p)
+pkt_is_unknown(const struct uet_wire_pkt *p)
 {
 	return p->err != 0 && (p->err_layer < UET_PKT_LAYER_UDP ||
 			       (p->err_layer == UET_PKT_LAYER_UDP &&
@@ -693,7 +693,7 @@ pkt_is_unknown(const struct uet_pkt *p)
 }
 
 static void
-udp_str(const struct uet_outer *u, char *buf, size_t cap)
+udp_str(const struct uet_wire_outer *u, char *buf, size_t cap)
 {
 	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
 
@@ -707,7 +707,7 @@ udp_str(const struct uet_outer *u, char *buf, size_t cap)
 }
 
 static void
-print_not_uet(struct out *o, const struct uet_pkt *p, unsigned int etype)
+print_not_uet(struct out *o, const struct uet_wire_pkt *p, unsigned int etype)
 {
 	char why[2 * INET6_ADDRSTRLEN + 32];
 
@@ -729,20 +729,20 @@ print_not_uet(struct out *o, const struct uet_pkt *p, unsigned int etype)
 }
 
 static void
-print_error(struct out *o, const struct uet_pkt *p)
+print_error(struct out *o, const struct uet_wire_pkt *p)
 {
 	char reason[160];
 
-	uet_pkt_err_format(p, reason, sizeof(reason));
+	uet_wire_pkt_err_format(p, reason, sizeof(reason));
 	if (o->json) {
 		o_s(o, "error", reason);
-		o_s(o, "error_layer", uet_pkt_layer_name(p->err_layer));
+		o_s(o, "error_layer", uet_wire_pkt_layer_name(p->err_layer));
 		o_s(o, "error_code", uet_wire_errname(p->err));
 		return;
 	}
 	fputs(o->first_sec ? " " : " | ", o->f);
 	fprintf(o->f, "MALFORMED layer=%s code=%s",
-		uet_pkt_layer_name(p->err_layer), uet_wire_errname(p->err));
+		uet_wire_pkt_layer_name(p->err_layer), uet_wire_errname(p->err));
 	o->first = false;
 	o_q(o, "reason", reason);
 }
@@ -754,7 +754,7 @@ print_error(struct out *o, const struct uet_pkt *p)
  * the ICV; without the domain's key nothing more can be shown. Returns
  * false when the packet is not such a packet.
  */
-static void print_inner(struct out *o, const struct uet_pkt *p);
+static void print_inner(struct out *o, const struct uet_wire_pkt *p);
 
 static const uint8_t *
 tss_key_of(const struct dump_opts *opt, uint32_t sdi)
@@ -773,17 +773,17 @@ tss_key_of(const struct dump_opts *opt, uint32_t sdi)
  * printed either way.
  */
 static void
-print_tss_open(struct out *o, const struct uet_pkt *p, const uint8_t *inner,
-	       const struct uet_tss_hdr *t, size_t hl, const uint8_t *key)
+print_tss_open(struct out *o, const struct uet_wire_pkt *p, const uint8_t *inner,
+	       const struct uet_wire_tss_hdr *t, size_t hl, const uint8_t *key)
 {
 	static uint8_t frame[UET_OUTER_TPL_MAX + 65536];
 	size_t len = p->err_avail - hl - UET_TSS_ICV_LEN;
 	uint8_t aad[UET_TSS_AAD_MAX_LEN], iv[UET_TSS_IV_LEN];
-	struct uet_outer_opts po = { .raw_ip = p->outer.raw_ip,
+	struct uet_wire_outer_opts po = { .raw_ip = p->outer.raw_ip,
 				     .native_proto = p->outer.ip_proto,
 				     .no_udp_csum = true };
-	struct uet_outer ob = p->outer;
-	struct uet_pkt q;
+	struct uet_wire_outer ob = p->outer;
+	struct uet_wire_pkt q;
 	uint32_t src;
 	int al, ol;
 
@@ -792,7 +792,7 @@ print_tss_open(struct out *o, const struct uet_pkt *p, const uint8_t *inner,
 	al = uet_tss_aad(&p->outer, inner, hl, aad, sizeof(aad));
 	ob.inner_len = (uint16_t)len;
 	ob.udp_csum = 0;
-	ol = uet_outer_encode(&ob, frame, sizeof(frame));
+	ol = uet_wire_outer_encode(&ob, frame, sizeof(frame));
 	if (al < 0 || ol < 0 || (!t->sp && p->outer.ip_version != 4) ||
 	    (size_t)ol + len > sizeof(frame) ||
 	    uet_tss_gcm_open(key, iv, aad, (size_t)al, inner + hl, len,
@@ -803,26 +803,26 @@ print_tss_open(struct out *o, const struct uet_pkt *p, const uint8_t *inner,
 	}
 	o_s(o, "icv", "ok");
 	o_end(o);
-	uet_pkt_parse_ex(frame, (size_t)ol + len, &po, &q);
+	uet_wire_pkt_parse_ex(frame, (size_t)ol + len, &po, &q);
 	print_inner(o, &q);
 }
 
 static bool
-print_tss(struct out *o, const struct dump_opts *opt, const struct uet_pkt *p,
+print_tss(struct out *o, const struct dump_opts *opt, const struct uet_wire_pkt *p,
 	  const uint8_t *inner)
 {
-	struct uet_pkt bad = *p;
+	struct uet_wire_pkt bad = *p;
 	const uint8_t *key;
-	struct uet_tss_hdr t;
+	struct uet_wire_tss_hdr t;
 	size_t avail = p->err_avail;
 	int n;
 
 	if (p->err_layer != UET_PKT_LAYER_PDS ||
 	    p->err != UET_WIRE_E_UNSUPPORTED ||
-	    !uet_tss_hdr_present(inner, avail))
+	    !uet_wire_tss_hdr_present(inner, avail))
 		return false;
 	print_outer(o, &p->outer);
-	n = uet_tss_hdr_decode(inner, avail, &t);
+	n = uet_wire_tss_hdr_decode(inner, avail, &t);
 	if (n >= 0 && avail < (size_t)n + UET_TSS_ICV_LEN)
 		n = -UET_WIRE_E_TRUNCATED;
 	if (n < 0) {
@@ -831,7 +831,7 @@ print_tss(struct out *o, const struct dump_opts *opt, const struct uet_pkt *p,
 		return true;
 	}
 	o_sec(o, "tss");
-	o_name(o, "type", uet_pds_type_name(UET_PDS_TYPE_TSS),
+	o_name(o, "type", uet_wire_pds_type_name(UET_PDS_TYPE_TSS),
 	       UET_PDS_TYPE_TSS);
 	o_x(o, "sdi", t.sdi);
 	o_u(o, "an", t.an);
@@ -853,7 +853,7 @@ print_tss(struct out *o, const struct dump_opts *opt, const struct uet_pkt *p,
 /* Print every layer the parser completed, then the error if any. */
 static void
 print_layers(struct out *o, const struct dump_opts *opt,
-	     const struct uet_pkt *p, const uint8_t *frame)
+	     const struct uet_wire_pkt *p, const uint8_t *frame)
 {
 	if (print_tss(o, opt, p, frame + p->err_off))
 		return;
@@ -864,7 +864,7 @@ print_layers(struct out *o, const struct dump_opts *opt,
 
 /* The PDS layer onward, then the error if any. */
 static void
-print_inner(struct out *o, const struct uet_pkt *p)
+print_inner(struct out *o, const struct uet_wire_pkt *p)
 {
 	unsigned int failed = p->err_layer;
 	bool ok = p->err == 0;
@@ -931,9 +931,9 @@ dlt_supported(int dlt)
  */
 static const uint8_t *
 parse_frame(const struct dump_opts *opt, int dlt, const uint8_t *d,
-	    size_t caplen, struct uet_pkt *p, unsigned int *etype)
+	    size_t caplen, struct uet_wire_pkt *p, unsigned int *etype)
 {
-	struct uet_outer_opts po = {
+	struct uet_wire_outer_opts po = {
 		.native_proto = opt->native_proto,
 		.trim_dscps = opt->trim_dscps,
 	};
@@ -941,7 +941,7 @@ parse_frame(const struct dump_opts *opt, int dlt, const uint8_t *d,
 
 	if (off >= 0 && (*etype == 0 || *etype == UET_ETHERTYPE_IPV4 ||
 			 *etype == UET_ETHERTYPE_IPV6)) {
-		uet_pkt_parse_ex(d + off, caplen - (size_t)off, &po, p);
+		uet_wire_pkt_parse_ex(d + off, caplen - (size_t)off, &po, p);
 		return d + off;
 	}
 	memset(p, 0, sizeof(*p));
@@ -958,7 +958,7 @@ dump_packet(const struct dump_opts *opt, struct dump_stats *st, int dlt,
 	struct out o = { stdout, opt->json, true, true };
 	const uint8_t *start;
 	unsigned int etype;
-	struct uet_pkt p;
+	struct uet_wire_pkt p;
 
 	st->packets++;
 	if (o.json) {

@@ -145,7 +145,7 @@ perf_parse_pds(const char *s, uint8_t *out)
 
 	for (unsigned int i = 0; i < RTE_DIM(names); i++)
 		if (strcmp(s, names[i]) == 0) {
-			*out = (uint8_t)i; /* enum uet_pds_mode order */
+			*out = (uint8_t)i; /* enum uet_wire_pds_mode order */
 			return 0;
 		}
 	return -EINVAL;

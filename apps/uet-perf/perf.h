@@ -45,7 +45,7 @@ struct test_ulp_dest {
 /* What one side sends and checks. */
 struct test_ulp_params {
 	struct uet_pds_fa peer;  /* where messages go */
-	uint8_t mode;            /* enum uet_pds_mode */
+	uint8_t mode;            /* enum uet_wire_pds_mode */
 	uint32_t size;           /* message bytes (>= 16) */
 	uint64_t count;          /* messages to send (0: none) */
 	uint32_t window;         /* packets in flight */
@@ -258,7 +258,7 @@ int perf_engine_cwnd(struct uet_engine *e, const struct uet_pds_fa *dst,
 
 struct perf_opts {
 	unsigned int modes;      /* bit per mode */
-	uint8_t pds_mode;        /* enum uet_pds_mode */
+	uint8_t pds_mode;        /* enum uet_wire_pds_mode */
 	uint32_t size;           /* 0: mode default */
 	uint64_t count;          /* 0: mode default */
 	double duration;         /* seconds per mode, 0: until count */

@@ -306,8 +306,8 @@ test_ulp_build(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
 	uint32_t len = pkt_len(r->base, r->rem, k);
 	uint32_t off = pkt_off(r->base, r->rem, k);
 	/* copied, not memset(): gcc makes a slow `rep stos` of that */
-	static const struct uet_ses_req zero;
-	struct uet_ses_req h = zero;
+	static const struct uet_wire_ses_req zero;
+	struct uet_wire_ses_req h = zero;
 	int hl;
 
 	(void)psn;
@@ -319,7 +319,7 @@ test_ulp_build(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
 	if (r->ppm == 1) {
 		h.flags = UET_SES_F_SOM | UET_SES_F_EOM;
 		h.buffer_offset = seq;
-		hl = uet_ses_req_encode(&h, UET_SES_FMT_SMALL, buf, cap);
+		hl = uet_wire_ses_req_encode(&h, UET_SES_FMT_SMALL, buf, cap);
 	} else {
 		h.flags = (uint8_t)((k == 0 ? UET_SES_F_SOM : 0) |
 				    (k == r->ppm - 1 ? UET_SES_F_EOM : 0));
@@ -330,7 +330,7 @@ test_ulp_build(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
 			h.message_offset = off;
 			h.payload_length = (uint16_t)len;
 		}
-		hl = uet_ses_req_encode(&h, UET_SES_FMT_STD, buf, cap);
+		hl = uet_wire_ses_req_encode(&h, UET_SES_FMT_STD, buf, cap);
 	}
 	if (hl < 0 || (size_t)hl + len > cap)
 		return -ENOSPC;
@@ -546,14 +546,14 @@ pong_rx(struct test_ulp *r, uint64_t seq)
  */
 static const uint8_t *
 decode_req(const struct uet_pds_event *ev, const uint8_t *ses, uint16_t len,
-	   struct uet_ses_req *req, uint16_t *plen)
+	   struct uet_wire_ses_req *req, uint16_t *plen)
 {
-	enum uet_ses_fmt fmt = (enum uet_ses_fmt)ev->next_hdr;
+	enum uet_wire_ses_fmt fmt = (enum uet_wire_ses_fmt)ev->next_hdr;
 	int hl;
 
-	if (ses == NULL || uet_ses_fmt_from_next_hdr(ev->next_hdr) < 0)
+	if (ses == NULL || uet_wire_ses_fmt_from_next_hdr(ev->next_hdr) < 0)
 		return NULL;
-	hl = uet_ses_req_decode(ses, len, fmt, req);
+	hl = uet_wire_ses_req_decode(ses, len, fmt, req);
 	if (hl < 0)
 		return NULL;
 	*plen = (uint16_t)(len - hl);
@@ -565,7 +565,7 @@ decode_req(const struct uet_pds_event *ev, const uint8_t *ses, uint16_t len,
 
 static bool
 decode_pos(const struct test_ulp *r, uint8_t next_hdr,
-	   const struct uet_ses_req *req, uint64_t *seq, uint32_t *k)
+	   const struct uet_wire_ses_req *req, uint64_t *seq, uint32_t *k)
 {
 	if (r->e_ppm == 1) {
 		if (next_hdr != UET_SES_FMT_SMALL)
@@ -586,7 +586,7 @@ test_ulp_deliver(struct test_ulp *r, struct uet_ulp_ctx *ctx,
 		 const struct uet_pds_event *ev, const uint8_t *ses,
 		 uint16_t slen)
 {
-	struct uet_ses_req req;
+	struct uet_wire_ses_req req;
 	const uint8_t *payload;
 	uint16_t len = 0;
 	uint64_t seq, g;

@@ -73,10 +73,10 @@ eng_lcore_deadline(const struct uet_engine_lcore *lc)
 	const struct uet_engine *e = lc->eng;
 	uint64_t t = UINT64_MAX;
 
-	/* frames in its hairpin queues: the context has work now (an
+	/* frames in its local queues: the context has work now (an
 	 * application thread that queued them wakes the lcore for them,
 	 * a sleeping lcore does not block, a virtual clock does not move) */
-	if (eng_hairpin_pending(lc))
+	if (eng_local_delivery_pending(lc))
 		return lc->now;
 	if (e->hook.next_deadline != NULL)
 		t = e->hook.next_deadline(lc->hook_priv,

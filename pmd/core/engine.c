@@ -78,10 +78,10 @@ lcore_create(struct uet_engine *e, unsigned int idx, unsigned int nb_ctx)
 		}
 	}
 	eng_fault_init(lc);
-	if (eng_hairpin_init(lc) < 0)
+	if (eng_local_delivery_init(lc) < 0)
 		goto free_lc;
 	if (eng_neigh_init(lc) < 0)
-		goto free_hairpin;
+		goto free_local;
 	if (eng_wake_init(lc) < 0)
 		goto free_neigh;
 	if (eng_tss_lcore_init(lc) < 0)
@@ -91,8 +91,8 @@ free_wake:
 	eng_wake_fini(lc);
 free_neigh:
 	eng_neigh_fini(lc);
-free_hairpin:
-	eng_hairpin_fini(lc);
+free_local:
+	eng_local_delivery_fini(lc);
 free_lc:
 	rte_free(lc);
 	return NULL;
@@ -113,7 +113,7 @@ lcores_free(struct uet_engine *e)
 		eng_capture_close(lc);
 		eng_neigh_fini(lc);
 		eng_wake_fini(lc);
-		eng_hairpin_fini(lc);
+		eng_local_delivery_fini(lc);
 		rte_free(lc);
 		e->lc[i] = NULL;
 	}

@@ -47,7 +47,7 @@
 #define ENG_NEIGH_SWEEP 8
 /* Neighbour updates queued to one context. */
 #define ENG_NEIGH_UPD_RING 256
-/* Frames a context's hairpin queue on one port holds (hairpin.c). */
+/* Frames a context's local queue on one port holds (local_delivery.c). */
 #define ENG_HAIRPIN_RING 1024
 
 struct eng_port {
@@ -68,7 +68,7 @@ struct eng_port {
 	uint16_t udp_port;
 	bool native;
 	uint8_t ip_proto;
-	struct uet_outer_opts opts;
+	struct uet_wire_outer_opts opts;
 	/* UDP checksum: computed and required on IPv4 (port.udp_checksum;
 	 * IPv6 always); through the port's offload where it has one */
 	bool csum_v4;
@@ -236,11 +236,11 @@ struct uet_engine_lcore {
 	/* work queues its hook consumes (uet_engine_attach(): channels) */
 	_Atomic unsigned int nb_att;
 	void *att[UET_ENGINE_CHANS_MAX];
-	/* local delivery (hairpin.c): frames to the engine's own addresses,
+	/* local delivery (local_delivery.c): frames to the engine's own addresses,
 	 * one queue per port; frames in them, for the sleep and deadline */
-	struct rte_ring *hairpin[UET_CONFIG_MAX_PORTS];
-	uint32_t hairpin_queued;  /* any producer context adds */
-	uint8_t hairpin_reply;    /* 1 + context that last opened to us */
+	struct rte_ring *local_ring[UET_CONFIG_MAX_PORTS];
+	uint32_t local_delivery_queued;  /* any producer context adds */
+	uint8_t local_delivery_reply;    /* 1 + context that last opened to us */
 	/* neighbours */
 	struct rte_ring *neigh_upd;
 	uint32_t neigh_sweep;
@@ -256,7 +256,7 @@ struct uet_engine_lcore {
 	struct uet_engine_lcore_stats st;
 	/* [tss] enabled: crypto device, sessions, replay windows */
 	struct eng_tss_lc *tss;
-	/* the frames being received come from the hairpin queues */
+	/* the frames being received come from the local queues */
 	bool rx_local;
 	/* AUTO: sleep, wake-ups, progress lock */
 	struct eng_wake wake;
@@ -412,11 +412,11 @@ void eng_tss_tx_seal(struct uet_engine_lcore *lc, uint16_t port,
  * frame, now queued for opening or dropped and counted. */
 bool eng_tss_rx_take(struct uet_engine_lcore *lc, uint16_t port,
 		     uint16_t queue, struct rte_mbuf *m,
-		     const struct uet_pkt *p);
+		     const struct uet_wire_pkt *p);
 /* A clear frame: false when it belongs to a secure job or PDC (freed and
  * counted). */
 bool eng_tss_rx_clear_ok(struct uet_engine_lcore *lc, struct rte_mbuf *m,
-			 const struct uet_pkt *p);
+			 const struct uet_wire_pkt *p);
 /* Open the queued protected frames (one burst) and hand them on. */
 void eng_tss_rx_flush(struct uet_engine_lcore *lc);
 void eng_lcore_drain(struct uet_engine_lcore *lc);
@@ -444,26 +444,26 @@ void eng_capture_copy(struct uet_engine_lcore *lc, uint16_t port,
 void eng_capture_write(struct uet_engine_lcore *lc, struct rte_mbuf **c,
 		       uint16_t n_write, uint16_t n);
 
-/* hairpin.c (frames to the engine's own addresses) */
-int eng_hairpin_init(struct uet_engine_lcore *lc);
-void eng_hairpin_fini(struct uet_engine_lcore *lc);
-void eng_hairpin_drain(struct uet_engine_lcore *lc);
+/* local_delivery.c (frames to the engine's own addresses) */
+int eng_local_delivery_init(struct uet_engine_lcore *lc);
+void eng_local_delivery_fini(struct uet_engine_lcore *lc);
+void eng_local_delivery_drain(struct uet_engine_lcore *lc);
 /* engine port whose address is @p dst (IPv@p ipver), else -1 */
-int eng_hairpin_port(const struct uet_engine *e, unsigned int ipver,
+int eng_local_delivery_port(const struct uet_engine *e, unsigned int ipver,
 		     const uint8_t *dst);
 /* queue @p m (sent on port @p from, IP header at @p l3off) for the RX
  * path of port @p to; 0 (a full queue drops and counts it) */
-int eng_hairpin_tx(struct uet_engine_lcore *lc, unsigned int from,
+int eng_local_delivery_tx(struct uet_engine_lcore *lc, unsigned int from,
 		   unsigned int to, struct rte_mbuf *m, unsigned int l3off,
 		   unsigned int ipver);
-uint16_t eng_hairpin_rx(struct uet_engine_lcore *lc, uint16_t port,
+uint16_t eng_local_delivery_rx(struct uet_engine_lcore *lc, uint16_t port,
 			struct rte_mbuf **pkts);
-uint16_t eng_hairpin_space(const struct uet_engine_lcore *lc,
+uint16_t eng_local_delivery_space(const struct uet_engine_lcore *lc,
 			   unsigned int port);
 static inline bool
-eng_hairpin_pending(const struct uet_engine_lcore *lc)
+eng_local_delivery_pending(const struct uet_engine_lcore *lc)
 {
-	return __atomic_load_n(&lc->hairpin_queued, __ATOMIC_RELAXED) != 0;
+	return __atomic_load_n(&lc->local_delivery_queued, __ATOMIC_RELAXED) != 0;
 }
 
 /* neigh.c */

@@ -142,7 +142,7 @@ eng_fault_flush(struct uet_engine_lcore *lc)
 }
 
 /*
- * Trim as a switch does (UEC 1.0 packet trimming; uet_outer_frame_trim()): keep
+ * Trim as a switch does (UEC 1.0 packet trimming; uet_wire_outer_frame_trim()): keep
  * the outer headers and the PDS header, DSCP "trimmed", the IP length
  * fixed on every other trim and left as it was on the others (a switch
  * fixes it at most), the UDP length and checksum untouched. Native-IP
@@ -150,20 +150,20 @@ eng_fault_flush(struct uet_engine_lcore *lc)
  */
 static bool
 frame_trim(struct uet_engine_lcore *lc, struct eng_fault_dir *fd,
-	   struct rte_mbuf *m, struct uet_outer *o, int hdr_len)
+	   struct rte_mbuf *m, struct uet_wire_outer *o, int hdr_len)
 {
 	uint8_t *data = rte_pktmbuf_mtod(m, uint8_t *);
 	unsigned int type = data[hdr_len] >> 3;
 	/* a protected frame ([tss]): its TSS header stays, the PDS header
 	 * is ciphertext a switch cannot tell */
 	size_t pds_len = type == UET_PDS_TYPE_TSS ?
-		uet_tss_hdr_len((data[hdr_len] & 0x4) != 0) : /* S: SSI */
-		uet_pds_hdr_len(type);
+		uet_wire_tss_hdr_len((data[hdr_len] & 0x4) != 0) : /* S: SSI */
+		uet_wire_pds_hdr_len(type);
 	int len;
 
 	if (pds_len == 0 || o->native || o->inner_len <= pds_len)
 		return false;
-	len = uet_outer_frame_trim(o, data, rte_pktmbuf_data_len(m), pds_len,
+	len = uet_wire_outer_frame_trim(o, data, rte_pktmbuf_data_len(m), pds_len,
 				   lc->eng->cfg.dscp.trimmed,
 				   (uet_rand_next(&fd->rng) & 1) != 0);
 	if (len < 0)
@@ -188,13 +188,13 @@ frame_corrupt(struct eng_fault_dir *fd, struct rte_mbuf *m)
 static void
 fault_mutate(struct uet_engine_lcore *lc, struct eng_fault_dir *fd,
 	     struct uet_engine_fault_stats *st, const uint32_t *ppm,
-	     struct rte_mbuf *m, struct uet_outer *o, int hdr_len)
+	     struct rte_mbuf *m, struct uet_wire_outer *o, int hdr_len)
 {
 	uint8_t *data = rte_pktmbuf_mtod(m, uint8_t *);
 
 	if (roll(fd, ppm[UET_CONFIG_FAULT_ECN])) {
 		if (o->ecn != UET_ECN_NOT_ECT &&
-		    uet_outer_frame_ecn_set(o, data, rte_pktmbuf_data_len(m),
+		    uet_wire_outer_frame_ecn_set(o, data, rte_pktmbuf_data_len(m),
 					    UET_ECN_CE) == 0)
 			ENG_INC(st->applied[UET_CONFIG_FAULT_ECN]);
 		else
@@ -249,7 +249,7 @@ eng_fault_apply(struct uet_engine_lcore *lc, unsigned int dir, uint16_t port,
 	struct uet_engine_fault_stats *st = &lc->st.fault[dir];
 	const struct eng_port *p = &lc->eng->port[port];
 	const uint32_t *ppm;
-	struct uet_outer o;
+	struct uet_wire_outer o;
 	unsigned int type;
 	int hdr_len;
 
@@ -260,7 +260,7 @@ eng_fault_apply(struct uet_engine_lcore *lc, unsigned int dir, uint16_t port,
 	}
 	/* p->opts: trimmed frames (a released hold, a peer's) are UET */
 	hdr_len = rte_pktmbuf_is_contiguous(m) ?
-		uet_outer_decode_ex(rte_pktmbuf_mtod(m, const uint8_t *),
+		uet_wire_outer_decode_ex(rte_pktmbuf_mtod(m, const uint8_t *),
 				    rte_pktmbuf_data_len(m), &p->opts, &o) : -1;
 	if (hdr_len < 0 || o.inner_len < 2) {
 		sink(lc, port, queue, m, now); /* not UET: untouched */
@@ -268,7 +268,7 @@ eng_fault_apply(struct uet_engine_lcore *lc, unsigned int dir, uint16_t port,
 	}
 	type = rte_pktmbuf_mtod(m, const uint8_t *)[hdr_len] >> 3;
 	/* a protected frame hides its PDS type: data, as a switch sees it */
-	ppm = lc->eng->cfg.fault.ppm[dir][uet_pds_type_is_req(type) ||
+	ppm = lc->eng->cfg.fault.ppm[dir][uet_wire_pds_type_is_req(type) ||
 					  type == UET_PDS_TYPE_TSS ||
 					  type == UET_PDS_TYPE_RUDI_REQ ||
 					  type == UET_PDS_TYPE_UUD_REQ ?

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The engine loop of one context:
- *   now -> RX bursts, hairpin queues -> [fault RX] -> decode -> hook rx_burst
+ *   now -> RX bursts, local queues -> [fault RX] -> decode -> hook rx_burst
  *   -> hook advance -> hook tx_ready -> neighbour timers -> [fault TX]
  *   -> TX bursts.
  * One timestamp per iteration; no allocation except mbufs; counters only.
@@ -26,9 +26,9 @@
 static enum uet_engine_pkt_class
 pkt_class(unsigned int type)
 {
-	if (uet_pds_type_is_ack(type) || type == UET_PDS_TYPE_RUDI_RESP)
+	if (uet_wire_pds_type_is_ack(type) || type == UET_PDS_TYPE_RUDI_RESP)
 		return UET_ENGINE_CLASS_ACK;
-	if (uet_pds_type_is_nack(type))
+	if (uet_wire_pds_type_is_nack(type))
 		return UET_ENGINE_CLASS_NACK;
 	if (type == UET_PDS_TYPE_CP)
 		return UET_ENGINE_CLASS_CP;
@@ -45,7 +45,7 @@ hook_rx_flush(struct uet_engine_lcore *lc)
 }
 
 static void
-rx_drop(struct uet_engine_lcore *lc, const struct uet_pkt *p,
+rx_drop(struct uet_engine_lcore *lc, const struct uet_wire_pkt *p,
 	struct rte_mbuf *m)
 {
 	if (p->err == UET_WIRE_E_NOT_UET || p->err == UET_WIRE_E_BAD_ETHERTYPE) {
@@ -69,7 +69,7 @@ rx_drop(struct uet_engine_lcore *lc, const struct uet_pkt *p,
  */
 static bool
 rx_csum_ok(struct uet_engine_lcore *lc, const struct eng_port *p,
-	   const struct rte_mbuf *m, const struct uet_outer *o)
+	   const struct rte_mbuf *m, const struct uet_wire_outer *o)
 {
 	const uint8_t *l4, *l3;
 	uint64_t f;
@@ -104,7 +104,7 @@ rx_csum_ok(struct uet_engine_lcore *lc, const struct eng_port *p,
 
 /*
  * Receive-side classification of one frame (the trimming rules are the
- * wire decoder's, uet_outer_opts.trim_dscps): not UET or malformed ->
+ * wire decoder's, uet_wire_outer_opts.trim_dscps): not UET or malformed ->
  * dropped and counted; checksum wrong or missing -> dropped and counted
  * before the PDS sees it, so the sender's retransmission repairs it;
  * trimmed -> counted and handed on (the PDS NACKs it, UEC 1.0 packet trimming);
@@ -116,7 +116,7 @@ rx_csum_ok(struct uet_engine_lcore *lc, const struct eng_port *p,
  */
 static bool
 rx_classify(struct uet_engine_lcore *lc, const struct eng_port *p,
-	    uint16_t queue, struct rte_mbuf *m, struct uet_pkt *pkt, int rc)
+	    uint16_t queue, struct rte_mbuf *m, struct uet_wire_pkt *pkt, int rc)
 {
 	/* outer headers usable from the PDS layer on */
 	if (pkt->err_layer == UET_PKT_LAYER_NONE ||
@@ -133,7 +133,7 @@ rx_classify(struct uet_engine_lcore *lc, const struct eng_port *p,
 			rx_drop(lc, pkt, m);
 		return false;
 	}
-	/* a frame from this engine itself (hairpin.c) never was on a wire */
+	/* a frame from this engine itself (local_delivery.c) never was on a wire */
 	if (lc->tss != NULL && !lc->rx_local &&
 	    !eng_tss_rx_clear_ok(lc, m, pkt))
 		return false;
@@ -159,7 +159,7 @@ eng_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 	}
 	if (unlikely(eng_neigh_candidate(m)) && eng_neigh_rx(lc, port, m) != 0)
 		return;
-	rc = uet_pkt_parse_pds(rte_pktmbuf_mtod(m, const uint8_t *),
+	rc = uet_wire_pkt_parse_pds(rte_pktmbuf_mtod(m, const uint8_t *),
 			       rte_pktmbuf_data_len(m), &p->opts, &r->pkt);
 	if (!rx_classify(lc, p, queue, m, &r->pkt, rc))
 		return;
@@ -182,7 +182,7 @@ eng_rx_deliver(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 }
 
 /* A burst from RX queue @p queue of @p port (or from the context's
- * hairpin queue of the port): capture, fault injection, decode. */
+ * local queue of the port): capture, fault injection, decode. */
 static void
 rx_frames(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 	  struct rte_mbuf **pkts, uint16_t n, uint64_t now)
@@ -209,17 +209,17 @@ rx_frames(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 }
 
 /* Frames sent to the engine's own addresses and steered to this context
- * (hairpin.c), received on the port they were addressed to. Not behind
+ * (local_delivery.c), received on the port they were addressed to. Not behind
  * the port gate: no driver is involved. */
 static void
-rx_hairpin(struct uet_engine_lcore *lc, uint64_t now)
+rx_local(struct uet_engine_lcore *lc, uint64_t now)
 {
 	struct rte_mbuf *pkts[UET_ENGINE_BURST_MAX];
 
-	if (likely(!eng_hairpin_pending(lc)))
+	if (likely(!eng_local_delivery_pending(lc)))
 		return;
 	for (uint16_t p = 0; p < lc->eng->nb_ports; p++) {
-		uint16_t n = eng_hairpin_rx(lc, p, pkts);
+		uint16_t n = eng_local_delivery_rx(lc, p, pkts);
 
 		if (n == 0)
 			continue;
@@ -251,7 +251,7 @@ rx_poll(struct uet_engine_lcore *lc, uint64_t now, bool ports)
 		ENG_ADD(lc->st.rx_bytes, bytes);
 		rx_frames(lc, q->port, q->queue, pkts, n, now);
 	}
-	rx_hairpin(lc, now);
+	rx_local(lc, now);
 	if (lc->tss != NULL)
 		eng_tss_rx_flush(lc);
 	hook_rx_flush(lc);
@@ -506,7 +506,7 @@ eng_lcore_drain(struct uet_engine_lcore *lc)
 		rte_pktmbuf_free(lc->rel[i].m);
 	lc->nb_rel = 0;
 	eng_fault_flush(lc);
-	eng_hairpin_drain(lc);
+	eng_local_delivery_drain(lc);
 }
 
 /* ------------------------------------------------------------------ */
@@ -516,7 +516,7 @@ eng_lcore_drain(struct uet_engine_lcore *lc)
 int
 uet_engine_outer_prepare(const struct uet_engine_lcore *lc, unsigned int port,
 			 unsigned int ip_version, const uint8_t dst_fa[16],
-			 struct uet_outer *o)
+			 struct uet_wire_outer *o)
 {
 	const struct eng_port *p;
 
@@ -526,7 +526,7 @@ uet_engine_outer_prepare(const struct uet_engine_lcore *lc, unsigned int port,
 	if ((ip_version == 4 && !p->has_ipv4) ||
 	    (ip_version == 6 && !p->has_ipv6))
 		return -EAFNOSUPPORT;
-	uet_outer_init(o, ip_version);
+	uet_wire_outer_init(o, ip_version);
 	memcpy(o->src_mac, p->mac.addr_bytes, 6);
 	if (ip_version == 4) {
 		memcpy(o->src_addr, p->ipv4, 4);
@@ -578,9 +578,9 @@ uet_engine_tx_space(const struct uet_engine_lcore *lc, unsigned int port)
 	if (port >= lc->eng->nb_ports || !lc->tx[port].has_queue)
 		return 0;
 	n = (uint16_t)(ENG_TX_STAGE - lc->tx[port].n);
-	/* frames to our own address use the hairpin queue instead: a
+	/* frames to our own address use the local queue instead: a
 	 * builder that cannot tell them apart gets the smaller room */
-	return RTE_MIN(n, eng_hairpin_space(lc, port));
+	return RTE_MIN(n, eng_local_delivery_space(lc, port));
 }
 
 int

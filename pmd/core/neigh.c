@@ -457,10 +457,10 @@ uet_engine_tx_ip(struct uet_engine_lcore *lc, unsigned int port,
 		return -EINVAL;
 	}
 	/* one of our own addresses: delivered locally, no neighbour */
-	hp = eng_hairpin_port(lc->eng, ipver,
+	hp = eng_local_delivery_port(lc->eng, ipver,
 			      d + off + (ipver == 4 ? 16 : 24));
 	if (unlikely(hp >= 0))
-		return eng_hairpin_tx(lc, port, (unsigned int)hp, m, off,
+		return eng_local_delivery_tx(lc, port, (unsigned int)hp, m, off,
 				      ipver);
 	/* a run of frames to one neighbour: skip the hash (the entry may
 	 * have changed since: state and address are checked) */

@@ -92,7 +92,7 @@ print_one(const struct uet_engine_lcore_stats *s, FILE *f)
 	for (unsigned int l = 0; l < 8; l++)
 		if (s->rx_err_layer[l] != 0)
 			fprintf(f, "  rx_err_layer.%-9s %" PRIu64 "\n",
-				uet_pkt_layer_name(l), s->rx_err_layer[l]);
+				uet_wire_pkt_layer_name(l), s->rx_err_layer[l]);
 	for (unsigned int c = 0; c < UET_WIRE_E__COUNT; c++)
 		if (s->rx_err_code[c] != 0)
 			fprintf(f, "  rx_err.%-15s %" PRIu64 "\n",
@@ -118,7 +118,7 @@ print_one(const struct uet_engine_lcore_stats *s, FILE *f)
 	PR(f, s, neigh_full);
 	PR(f, s, neigh_updates);
 	PR(f, s, mbuf_alloc_fail);
-	PR(f, s, hairpin_wake);
+	PR(f, s, local_delivery_wake);
 	PR(f, s, tss.tx_sealed);
 	PR(f, s, tss.tx_clear);
 	PR(f, s, tss.tx_fail);
@@ -128,15 +128,15 @@ print_one(const struct uet_engine_lcore_stats *s, FILE *f)
 			fprintf(f, "  tss.rx_drop.%-10s %" PRIu64 "\n",
 				uet_engine_tss_drop_name(r), s->tss.rx_drop[r]);
 	for (unsigned int p = 0; p < UET_CONFIG_MAX_PORTS; p++) {
-		if (s->hairpin_tx[p] != 0)
-			fprintf(f, "  hairpin_tx.port%u     %" PRIu64 "\n", p,
-				s->hairpin_tx[p]);
-		if (s->hairpin_rx[p] != 0)
-			fprintf(f, "  hairpin_rx.port%u     %" PRIu64 "\n", p,
-				s->hairpin_rx[p]);
-		if (s->hairpin_drop[p] != 0)
-			fprintf(f, "  hairpin_drop.port%u   %" PRIu64 "\n", p,
-				s->hairpin_drop[p]);
+		if (s->local_delivery_tx[p] != 0)
+			fprintf(f, "  local_delivery_tx.port%u     %" PRIu64 "\n", p,
+				s->local_delivery_tx[p]);
+		if (s->local_delivery_rx[p] != 0)
+			fprintf(f, "  local_delivery_rx.port%u     %" PRIu64 "\n", p,
+				s->local_delivery_rx[p]);
+		if (s->local_delivery_drop[p] != 0)
+			fprintf(f, "  local_delivery_drop.port%u   %" PRIu64 "\n", p,
+				s->local_delivery_drop[p]);
 	}
 	for (unsigned int d = 0; d < UET_CONFIG_FAULT_DIRS; d++) {
 		const struct uet_engine_fault_stats *fs = &s->fault[d];

@@ -66,14 +66,14 @@ sum_ports(const uint64_t *v, unsigned int port)
 
 /* Local delivery counters of one port (UET_CONFIG_MAX_PORTS: all). */
 static void
-add_hairpin(struct rte_tel_data *d, const struct uet_engine_lcore_stats *s,
+add_local(struct rte_tel_data *d, const struct uet_engine_lcore_stats *s,
 	    unsigned int port)
 {
-	add_u64(d, "hairpin_tx", sum_ports(s->hairpin_tx, port));
-	add_u64(d, "hairpin_rx", sum_ports(s->hairpin_rx, port));
-	add_u64(d, "hairpin_drop", sum_ports(s->hairpin_drop, port));
+	add_u64(d, "local_delivery_tx", sum_ports(s->local_delivery_tx, port));
+	add_u64(d, "local_delivery_rx", sum_ports(s->local_delivery_rx, port));
+	add_u64(d, "local_delivery_drop", sum_ports(s->local_delivery_drop, port));
 	if (port == UET_CONFIG_MAX_PORTS) /* per context, not per port */
-		add_u64(d, "hairpin_wake", s->hairpin_wake);
+		add_u64(d, "local_delivery_wake", s->local_delivery_wake);
 }
 
 /* [tss] counters: zero unless the engine protects jobs */
@@ -147,7 +147,7 @@ fill_stats(const struct uet_engine *e, const struct uet_engine_stats *s,
 	add_u64(d, "tx_staging_full", t->tx_staging_full);
 	add_u64(d, "tx_no_queue", t->tx_no_queue);
 	add_u64(d, "mbuf_alloc_fail", t->mbuf_alloc_fail);
-	add_hairpin(d, t, UET_CONFIG_MAX_PORTS);
+	add_local(d, t, UET_CONFIG_MAX_PORTS);
 	return 0;
 }
 
@@ -185,7 +185,7 @@ fill_ports(const struct uet_engine *e, const struct uet_engine_stats *s,
 			add_u64(c, "oerrors", es.oerrors);
 			add_u64(c, "rx_nombuf", es.rx_nombuf);
 		}
-		add_hairpin(c, &s->total, i);
+		add_local(c, &s->total, i);
 		snprintf(key, sizeof(key), "port%u", i);
 		rte_tel_data_add_dict_container(d, key, c, 0);
 	}
@@ -228,7 +228,7 @@ fill_lcores(const struct uet_engine *e, const struct uet_engine_stats *s,
 		add_u64(c, "tx_pkts", l->tx_pkts);
 		add_u64(c, "tx_full", l->tx_full);
 		add_u64(c, "tx_held", l->tx_held);
-		add_hairpin(c, l, UET_CONFIG_MAX_PORTS);
+		add_local(c, l, UET_CONFIG_MAX_PORTS);
 		snprintf(key, sizeof(key), "ctx%u", i);
 		rte_tel_data_add_dict_container(d, key, c, 0);
 	}

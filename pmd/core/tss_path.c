@@ -20,7 +20,7 @@
  * learns from the frames with a JobID: per context, by our PDC id (set
  * when we send or receive a request of the PDC) and by the peer's
  * {address, PDC id} (set when we receive, for the first answer of a PDC
- * the peer opened). Frames to the engine's own addresses (hairpin.c)
+ * the peer opened). Frames to the engine's own addresses (local_delivery.c)
  * never leave it and stay clear.
  */
 

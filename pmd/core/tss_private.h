@@ -78,12 +78,12 @@ struct eng_tss {
 /* The domain (DOM_*) of a frame decoded up to its PDS header: from the
  * JobID of its SES header; -1: no SES header; -2: an SES header that
  * does not decode (its JobID unknown). */
-int tss_frame_job_dom(const struct eng_tss *e, const struct uet_pkt *p,
+int tss_frame_job_dom(const struct eng_tss *e, const struct uet_wire_pkt *p,
 		      const uint8_t *frame, uint8_t *dom);
 
 /* PDC ids of a PDS header: @p src (always), @p dst (false for SYN
  * requests). Returns false for datagrams (no PDC). */
-bool tss_pdc_ids(const struct uet_pds_hdr *h, uint16_t *src, uint16_t *dst,
+bool tss_pdc_ids(const struct uet_wire_pds_hdr *h, uint16_t *src, uint16_t *dst,
 		 bool *has_dst);
 
 uint8_t tss_peer_get(const struct eng_tss_lc *t, const uint8_t fa[16],
@@ -93,6 +93,6 @@ void tss_peer_set(struct eng_tss_lc *t, const uint8_t fa[16],
 
 /* Add (delta > 0) or remove bytes after the outer headers: IP and UDP
  * lengths and the IPv4 header checksum follow. */
-void tss_lengths_adjust(uint8_t *frame, const struct uet_outer *o, int delta);
+void tss_lengths_adjust(uint8_t *frame, const struct uet_wire_outer *o, int delta);
 
 #endif /* UET_TSS_PRIVATE_H */

@@ -59,16 +59,16 @@ replay_reason(int rc)
  * + 1. */
 static int
 rx_check(const struct eng_tss *e, struct eng_tss_lc *t,
-	 const struct uet_pkt *p, const uint8_t *f, struct tss_rx_item *it)
+	 const struct uet_wire_pkt *p, const uint8_t *f, struct tss_rx_item *it)
 {
-	struct uet_tss_hdr h;
+	struct uet_wire_tss_hdr h;
 	struct uet_tss_split sp;
 	uint32_t src;
 	int di, w, rc;
 
 	if (p->outer.trimmed)
 		return 1 + UET_ENGINE_TSS_DROP_TRIMMED;
-	if (uet_tss_hdr_decode(f + p->outer.hdr_len, p->outer.inner_len,
+	if (uet_wire_tss_hdr_decode(f + p->outer.hdr_len, p->outer.inner_len,
 			       &h) < 0 ||
 	    uet_tss_split(p->outer.inner_len, h.sp, &sp) < 0)
 		return 1 + UET_ENGINE_TSS_DROP_HEADER;
@@ -104,7 +104,7 @@ rx_check(const struct eng_tss *e, struct eng_tss_lc *t,
 
 bool
 eng_tss_rx_take(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
-		struct rte_mbuf *m, const struct uet_pkt *p)
+		struct rte_mbuf *m, const struct uet_wire_pkt *p)
 {
 	struct eng_tss_lc *t = lc->tss;
 	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
@@ -112,7 +112,7 @@ eng_tss_rx_take(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 	int rc;
 
 	if (p->err_layer != UET_PKT_LAYER_PDS ||
-	    !uet_tss_hdr_present(f + p->outer.hdr_len, p->outer.inner_len))
+	    !uet_wire_tss_hdr_present(f + p->outer.hdr_len, p->outer.inner_len))
 		return false;
 	rc = rx_check(lc->eng->tss, t, p, f, &it);
 	if (rc != 0) {
@@ -139,7 +139,7 @@ eng_tss_rx_take(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
  */
 static bool
 rx_dom_ok(const struct eng_tss *e, struct eng_tss_lc *t,
-	  const struct uet_pkt *p, const uint8_t *f, uint8_t dom)
+	  const struct uet_wire_pkt *p, const uint8_t *f, uint8_t dom)
 {
 	uint16_t src = 0, dst = 0;
 	bool has_dst = false, pdc = tss_pdc_ids(&p->pds, &src, &dst, &has_dst);
@@ -166,7 +166,7 @@ rx_dom_ok(const struct eng_tss *e, struct eng_tss_lc *t,
 
 bool
 eng_tss_rx_clear_ok(struct uet_engine_lcore *lc, struct rte_mbuf *m,
-		    const struct uet_pkt *p)
+		    const struct uet_wire_pkt *p)
 {
 	if (rx_dom_ok(lc->eng->tss, lc->tss, p,
 		      rte_pktmbuf_mtod(m, const uint8_t *), DOM_CLEAR))
@@ -183,7 +183,7 @@ rx_strip(struct rte_mbuf *m, const struct tss_rx_item *it)
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	uint32_t len = (uint32_t)it->hdr_off + it->inner_len -
 		       UET_TSS_HDR_LEN - UET_TSS_ICV_LEN;
-	struct uet_outer o = {
+	struct uet_wire_outer o = {
 		.ip_version = 4, .hdr_len = it->hdr_off,
 		.ip_hlen = it->ip_hlen, .native = it->native,
 	};
@@ -212,7 +212,7 @@ rx_deliver(struct uet_engine_lcore *lc, struct tss_rx_item *it)
 	}
 	uet_tss_replay_update(&t->win[it->win], it->tsc);
 	rx_strip(it->m, it);
-	if (uet_pkt_parse_pds(rte_pktmbuf_mtod(it->m, const uint8_t *),
+	if (uet_wire_pkt_parse_pds(rte_pktmbuf_mtod(it->m, const uint8_t *),
 			      rte_pktmbuf_data_len(it->m), &port->opts,
 			      &r->pkt) < 0) {
 		rx_drop(lc, it->m, UET_ENGINE_TSS_DROP_INNER);

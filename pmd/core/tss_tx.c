@@ -20,7 +20,7 @@
 /* ------------------------------------------------------------------ */
 
 int
-tss_frame_job_dom(const struct eng_tss *e, const struct uet_pkt *p,
+tss_frame_job_dom(const struct eng_tss *e, const struct uet_wire_pkt *p,
 		  const uint8_t *frame, uint8_t *dom)
 {
 	const uint8_t *ses = frame + p->ses_off;
@@ -31,18 +31,18 @@ tss_frame_job_dom(const struct eng_tss *e, const struct uet_pkt *p,
 	if (p->pds.type == UET_PDS_TYPE_CP || p->outer.trimmed)
 		return -1;
 	if (nh >= UET_SES_FMT_SMALL && nh <= UET_SES_FMT_STD) {
-		struct uet_ses_req r;
+		struct uet_wire_ses_req r;
 
-		if (uet_ses_req_decode(ses, p->payload_len,
-				       (enum uet_ses_fmt)nh, &r) < 0)
+		if (uet_wire_ses_req_decode(ses, p->payload_len,
+				       (enum uet_wire_ses_fmt)nh, &r) < 0)
 			return -2;
 		job = r.job_id;
 	} else if (nh >= UET_SES_RESP_FMT_RESPONSE &&
 		   nh <= UET_SES_RESP_FMT_DATA_SMALL) {
-		struct uet_ses_resp r;
+		struct uet_wire_ses_resp r;
 
-		if (uet_ses_resp_decode(ses, p->payload_len,
-					(enum uet_ses_resp_fmt)nh, &r) < 0)
+		if (uet_wire_ses_resp_decode(ses, p->payload_len,
+					(enum uet_wire_ses_resp_fmt)nh, &r) < 0)
 			return -2;
 		job = r.job_id;
 	} else {
@@ -54,18 +54,18 @@ tss_frame_job_dom(const struct eng_tss *e, const struct uet_pkt *p,
 }
 
 bool
-tss_pdc_ids(const struct uet_pds_hdr *h, uint16_t *src, uint16_t *dst,
+tss_pdc_ids(const struct uet_wire_pds_hdr *h, uint16_t *src, uint16_t *dst,
 	    bool *has_dst)
 {
 	*has_dst = true;
-	if (uet_pds_type_is_req(h->type)) {
+	if (uet_wire_pds_type_is_req(h->type)) {
 		*src = h->u.req.spdcid;
 		*dst = h->u.req.dpdcid;
 		*has_dst = (h->flags & UET_PDS_F_SYN) == 0;
-	} else if (uet_pds_type_is_ack(h->type)) {
+	} else if (uet_wire_pds_type_is_ack(h->type)) {
 		*src = h->u.ack.spdcid;
 		*dst = h->u.ack.dpdcid;
-	} else if (uet_pds_type_is_nack(h->type)) {
+	} else if (uet_wire_pds_type_is_nack(h->type)) {
 		*src = h->u.nack.spdcid;
 		*dst = h->u.nack.dpdcid;
 	} else if (h->type == UET_PDS_TYPE_CP) {
@@ -118,7 +118,7 @@ tss_peer_set(struct eng_tss_lc *t, const uint8_t fa[16], uint16_t pdcid,
  */
 static uint8_t
 tx_dom(const struct eng_tss *e, struct eng_tss_lc *t,
-       const struct uet_pkt *p, const uint8_t *frame)
+       const struct uet_wire_pkt *p, const uint8_t *frame)
 {
 	uint16_t src = 0, dst = 0;
 	bool has_dst = false, pdc = tss_pdc_ids(&p->pds, &src, &dst, &has_dst);
@@ -144,7 +144,7 @@ tx_dom(const struct eng_tss *e, struct eng_tss_lc *t,
 /* ------------------------------------------------------------------ */
 
 void
-tss_lengths_adjust(uint8_t *frame, const struct uet_outer *o, int delta)
+tss_lengths_adjust(uint8_t *frame, const struct uet_wire_outer *o, int delta)
 {
 	size_t l4 = o->hdr_len - (o->native ? UET_ENTROPY_HDR_LEN :
 					      UET_UDP_HLEN);
@@ -178,10 +178,10 @@ tss_lengths_adjust(uint8_t *frame, const struct uet_outer *o, int delta)
  */
 static int
 seal_prepare(const struct eng_tss *e, struct eng_tss_lc *t,
-	     struct rte_mbuf *m, const struct uet_pkt *p, unsigned int di,
+	     struct rte_mbuf *m, const struct uet_wire_pkt *p, unsigned int di,
 	     uint64_t tsc, uint16_t k)
 {
-	struct uet_tss_hdr h = { .sdi = 0, .tsc = tsc };
+	struct uet_wire_tss_hdr h = { .sdi = 0, .tsc = tsc };
 	uint16_t ol = p->outer.hdr_len, il = p->outer.inner_len;
 	uint8_t *f;
 	uint32_t src;
@@ -195,7 +195,7 @@ seal_prepare(const struct eng_tss *e, struct eng_tss_lc *t,
 	memmove(f, f + UET_TSS_HDR_LEN, ol);
 	(void)rte_pktmbuf_append(m, UET_TSS_ICV_LEN);
 	h.sdi = e->cfg.domain[di].sdi;
-	if (uet_tss_hdr_encode(&h, f + ol, UET_TSS_HDR_LEN) < 0 ||
+	if (uet_wire_tss_hdr_encode(&h, f + ol, UET_TSS_HDR_LEN) < 0 ||
 	    uet_tss_aad(&p->outer, f + ol, UET_TSS_HDR_LEN, t->baad[k],
 			AAD_V4) != AAD_V4)
 		return -EINVAL;
@@ -242,7 +242,7 @@ seal_collect(struct uet_engine_lcore *lc, const struct eng_port *port,
 {
 	struct eng_tss *e = lc->eng->tss;
 	struct eng_tss_lc *t = lc->tss;
-	struct uet_pkt p;
+	struct uet_wire_pkt p;
 	uint16_t k = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
@@ -250,7 +250,7 @@ seal_collect(struct uet_engine_lcore *lc, const struct eng_port *port,
 		uint64_t tsc;
 		uint8_t dom;
 
-		if (uet_pkt_parse_pds(f, rte_pktmbuf_data_len(m[i]),
+		if (uet_wire_pkt_parse_pds(f, rte_pktmbuf_data_len(m[i]),
 				      &port->opts, &p) < 0) {
 			if (p.err_layer < UET_PKT_LAYER_PDS)
 				continue; /* ARP/ND, not UET */

@@ -350,8 +350,8 @@ fa_from_outer(struct uet_pds_fa *fa, const uint8_t addr[16],
 const uint8_t *
 proto_ses_bytes(const struct uet_engine_rx *r, uint16_t *len)
 {
-	const struct uet_outer *o = &r->pkt.outer;
-	size_t hl = uet_pds_hdr_len(r->pkt.pds.type);
+	const struct uet_wire_outer *o = &r->pkt.outer;
+	size_t hl = uet_wire_pds_hdr_len(r->pkt.pds.type);
 
 	*len = o->inner_len > hl ? (uint16_t)(o->inner_len - hl) : 0;
 	return rte_pktmbuf_mtod_offset(r->m, const uint8_t *,
@@ -362,8 +362,8 @@ static void
 proto_rx_one(struct uet_ulp_ctx *ctx, uint16_t i)
 {
 	const struct uet_engine_rx *r = &ctx->rx[i];
-	const struct uet_pkt *pkt = &r->pkt;
-	const struct uet_outer *o = &pkt->outer;
+	const struct uet_wire_pkt *pkt = &r->pkt;
+	const struct uet_wire_outer *o = &pkt->outer;
 	struct uet_pds_rx_meta m;
 	int rc;
 
@@ -371,7 +371,7 @@ proto_rx_one(struct uet_ulp_ctx *ctx, uint16_t i)
 	fa_from_outer(&m.dst, o->dst_addr, o->ip_version);
 	m.ses = proto_ses_bytes(r, &m.ses_len);
 	m.len = m.ses_len;
-	m.ev = uet_outer_ev_get(o);
+	m.ev = uet_wire_outer_ev_get(o);
 	m.ce = o->ecn == UET_ECN_CE;
 	/* UEC 1.0 encapsulation and DSCP classes: a trimming switch re-marks
 	 * the DSCP */

@@ -30,8 +30,8 @@
 struct proto_dst {
 	bool valid;
 	uint8_t fa[16];
-	struct uet_outer_tpl tpl; /* header bytes, patched per frame */
-	struct uet_outer o;       /* the fields (IPv6 UDP checksum) */
+	struct uet_wire_outer_tpl tpl; /* header bytes, patched per frame */
+	struct uet_wire_outer o;       /* the fields (IPv6 UDP checksum) */
 };
 
 struct uet_ulp_ctx {

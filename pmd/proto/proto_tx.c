@@ -52,7 +52,7 @@ dst_template(struct uet_ulp_ctx *ctx, const uint8_t fa[16])
 	if (uet_engine_outer_prepare(ctx->lc, ctx->port,
 				     proto_fa_is_v4(fa) ? 4 : 6, fa,
 				     &d->o) < 0 ||
-	    uet_outer_tpl_init(&d->tpl, &d->o) < 0)
+	    uet_wire_outer_tpl_init(&d->tpl, &d->o) < 0)
 		return NULL;
 	memcpy(d->fa, fa, 16);
 	d->valid = true;
@@ -61,9 +61,9 @@ dst_template(struct uet_ulp_ctx *ctx, const uint8_t fa[16])
 }
 
 static uint32_t
-req_psn(const struct uet_pds_hdr *h)
+req_psn(const struct uet_wire_pds_hdr *h)
 {
-	if (uet_pds_type_is_req(h->type))
+	if (uet_wire_pds_type_is_req(h->type))
 		return h->u.req.psn;
 	if (h->type == UET_PDS_TYPE_RUDI_REQ)
 		return h->u.rudi.pkt_id;
@@ -76,7 +76,7 @@ req_psn(const struct uet_pds_hdr *h)
  * contract says) or DPDK's software sum. Native-IP frames have none.
  */
 static void
-udp_csum_fill(const struct uet_ulp_ctx *ctx, const struct uet_outer_tpl *t,
+udp_csum_fill(const struct uet_ulp_ctx *ctx, const struct uet_wire_outer_tpl *t,
 	      struct rte_mbuf *m, uint8_t *buf)
 {
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(buf + t->l4_off);
@@ -104,7 +104,7 @@ frame_build(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t,
 	const struct proto_dst *d = dst_template(ctx, t->dst.addr);
 	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
 	size_t cap = rte_pktmbuf_tailroom(m);
-	size_t hl = uet_pds_hdr_len(t->hdr.type);
+	size_t hl = uet_wire_pds_hdr_len(t->hdr.type);
 	bool ctl = t->kind == UET_PDS_TX_CTL;
 	uint16_t body = ctl ? t->resp_len : t->len;
 	uint8_t dscp, ecn;
@@ -127,9 +127,9 @@ frame_build(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t,
 	/* The EV as the PDS gave it: the CMS chose it (requests) or it
 	 * echoes the answered packet's (ACKs, NACKs); nothing here
 	 * rewrites it (UEC 1.0 section 3.6.16). */
-	ol = uet_outer_tpl_write(&d->tpl, buf, (uint16_t)(hl + body), dscp,
+	ol = uet_wire_outer_tpl_write(&d->tpl, buf, (uint16_t)(hl + body), dscp,
 				 ecn, t->ev);
-	pl = uet_pds_hdr_encode(&t->hdr, buf + ol, cap - ol);
+	pl = uet_wire_pds_hdr_encode(&t->hdr, buf + ol, cap - ol);
 	if (unlikely(pl < 0 || (size_t)pl != hl))
 		return -EINVAL;
 	if (ctl) {

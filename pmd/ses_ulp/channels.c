@@ -30,57 +30,57 @@ job_granted(const struct uet_chan *ch, uint32_t job)
 
 /* 0 consumed (submitted or completed), -EAGAIN keep it. */
 static int
-sqe_submit(struct sul_ctx *c, const struct sul_chan *sc,
+sqe_submit(struct ses_ulp_ctx *c, const struct ses_ulp_chan *sc,
 	   const struct uet_chan_sqe *q, uint32_t slot, uint64_t now)
 {
 	const struct uet_ses_ulp_peer *peer;
-	enum uet_ses_rc urc = UET_RC_OK;
+	enum uet_wire_ses_rc urc = UET_RC_OK;
 	struct uet_ses_wr wr;
 	int rc;
 
 	(void)now;
 	if (q->op == UET_CHAN_OP_NOP) {
-		sul_complete_local(c, slot, 0, 0);
+		ses_ulp_complete_local(c, slot, 0, 0);
 		return 0;
 	}
-	peer = sul_peer_of(c, q->dest, sc->owner);
+	peer = ses_ulp_peer_of(c, q->dest, sc->owner);
 	if (unlikely(peer == NULL)) {
-		SUL_INC(c->st.peer_bad);
-		SUL_INC(c->st.sqe_rejected);
-		sul_complete_local(c, slot, -EINVAL, 0);
+		SES_ULP_INC(c->st.peer_bad);
+		SES_ULP_INC(c->st.sqe_rejected);
+		ses_ulp_complete_local(c, slot, -EINVAL, 0);
 		return 0;
 	}
 	if (unlikely(!job_granted(sc->chan, q->job))) {
-		SUL_INC(c->st.job_bad);
-		SUL_INC(c->st.sqe_rejected);
-		sul_complete_local(c, slot, -EPERM, 0);
+		SES_ULP_INC(c->st.job_bad);
+		SES_ULP_INC(c->st.sqe_rejected);
+		ses_ulp_complete_local(c, slot, -EPERM, 0);
 		return 0;
 	}
-	rc = sul_sqe_to_wr(sc, q, peer, slot, &wr);
+	rc = ses_ulp_sqe_to_wr(sc, q, peer, slot, &wr);
 	if (unlikely(rc == -EFAULT)) {
-		SUL_INC(c->st.win_bad);
-		SUL_INC(c->st.sqe_rejected);
-		sul_complete_local(c, slot, rc, 0);
+		SES_ULP_INC(c->st.win_bad);
+		SES_ULP_INC(c->st.sqe_rejected);
+		ses_ulp_complete_local(c, slot, rc, 0);
 		return 0;
 	}
 	if (rc == 0)
 		rc = uet_ses_submit(c->ses, &wr, &urc);
 	if (rc == -EAGAIN) {
-		SUL_INC(c->st.sqe_held);
+		SES_ULP_INC(c->st.sqe_held);
 		return -EAGAIN;
 	}
 	if (rc < 0) {
-		SUL_INC(c->st.sqe_rejected);
+		SES_ULP_INC(c->st.sqe_rejected);
 		if (urc == UET_RC_OK)
 			urc = rc == -EMSGSIZE ? UET_RC_TOO_LONG :
 			      UET_RC_UNSUPPORTED_OP;
-		sul_complete_local(c, slot, rc, urc);
+		ses_ulp_complete_local(c, slot, rc, urc);
 	}
 	return 0;
 }
 
 static void
-op_fill(struct sul_op *o, struct uet_chan *chan, uint64_t ctx, uint8_t op,
+op_fill(struct ses_ulp_op *o, struct uet_chan *chan, uint64_t ctx, uint8_t op,
 	bool rx, uint32_t flags)
 {
 	o->chan = chan;
@@ -98,39 +98,39 @@ op_fill(struct sul_op *o, struct uet_chan *chan, uint64_t ctx, uint8_t op,
 
 /* Whether @p sc's process holds all the records it may (ops_max). */
 static bool
-ep_full(const struct sul_ctx *c, const struct sul_chan *sc)
+ep_full(const struct ses_ulp_ctx *c, const struct ses_ulp_chan *sc)
 {
-	const struct sul_ep *ep = &c->eps[sc->ep];
+	const struct ses_ulp_ep *ep = &c->eps[sc->ep];
 
 	return ep->ops_max != 0 && ep->ops >= ep->ops_max;
 }
 
 unsigned int
-sul_chan_sq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
+ses_ulp_chan_sq(struct ses_ulp_ctx *c, struct ses_ulp_chan *sc, uint64_t now)
 {
 	unsigned int n = 0;
 
-	if (sul_pend_room(c) == 0 || now < sc->kb_until ||
-	    sul_chan_backlogged(sc->chan))
+	if (ses_ulp_pend_room(c) == 0 || now < sc->kb_until ||
+	    ses_ulp_chan_backlogged(sc->chan))
 		return 0;
-	if (sc->sq_slot != SUL_NONE) {
+	if (sc->sq_slot != SES_ULP_NONE) {
 		if (sqe_submit(c, sc, &sc->sqe, sc->sq_slot, now) == -EAGAIN)
 			return 0;
-		sc->sq_slot = SUL_NONE;
+		sc->sq_slot = SES_ULP_NONE;
 		n++;
 	}
 	/* each descriptor may complete at once: keep a pending slot; a
 	 * process at its ops_max sends again once one of its operations
 	 * completed (they all end, bounded by the PDS) */
-	while (n < SUL_CHAN_BUDGET && c->nb_free != 0 &&
-	       sul_pend_room(c) != 0 && !ep_full(c, sc)) {
+	while (n < SES_ULP_CHAN_BUDGET && c->nb_free != 0 &&
+	       ses_ulp_pend_room(c) != 0 && !ep_full(c, sc)) {
 		uint32_t slot;
 
 		if (uet_chan_sq_take(sc->chan, &sc->sqe, 1) == 0)
 			break;
-		SUL_INC(c->st.sqe);
-		slot = sul_op_get(c);
-		sul_op_charge(c, slot, sc->ep);
+		SES_ULP_INC(c->st.sqe);
+		slot = ses_ulp_op_get(c);
+		ses_ulp_op_charge(c, slot, sc->ep);
 		op_fill(&c->ops[slot], sc->chan, sc->sqe.context, sc->sqe.op,
 			false, sc->sqe.flags);
 		n++;
@@ -143,14 +143,14 @@ sul_chan_sq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 }
 
 static void
-rqe_cancel(struct sul_ctx *c, const struct sul_chan *sc, uint64_t ctx)
+rqe_cancel(struct ses_ulp_ctx *c, const struct ses_ulp_chan *sc, uint64_t ctx)
 {
 	struct uet_chan *chan = sc->chan;
 
-	SUL_INC(c->st.cancel);
+	SES_ULP_INC(c->st.cancel);
 	/* rare: a scan of the op records (bounded by their number) */
 	for (uint32_t i = 0; i < c->nb_ops; i++) {
-		struct sul_op *o = &c->ops[i];
+		struct ses_ulp_op *o = &c->ops[i];
 
 		if (o->chan == chan && o->rx && o->ctx == ctx &&
 		    !o->claimed) {
@@ -162,7 +162,7 @@ rqe_cancel(struct sul_ctx *c, const struct sul_chan *sc, uint64_t ctx)
 }
 
 static int
-rqe_post(struct sul_ctx *c, const struct sul_chan *sc,
+rqe_post(struct ses_ulp_ctx *c, const struct ses_ulp_chan *sc,
 	 const struct uet_chan_rqe *q, uint32_t slot, uint64_t now)
 {
 	struct uet_ses_recv r;
@@ -172,9 +172,9 @@ rqe_post(struct sul_ctx *c, const struct sul_chan *sc,
 	r.op = q->op;
 	r.pid_on_fep = sc->pid;
 	r.context = (uint64_t)slot + 1;
-	rc = sul_desc_buf(sc->chan, q->flags, q->addr, q->len, &r.buf, &r.len);
+	rc = ses_ulp_desc_buf(sc->chan, q->flags, q->addr, q->len, &r.buf, &r.len);
 	if (unlikely(rc == -EFAULT))
-		SUL_INC(c->st.win_bad);
+		SES_ULP_INC(c->st.win_bad);
 	if (q->op == UET_CHAN_RQ_TRECV) {
 		r.tag = q->tag;
 		r.ignore = q->ignore;
@@ -188,10 +188,10 @@ rqe_post(struct sul_ctx *c, const struct sul_chan *sc,
 			       UET_CHAN_F_DISCARD);
 	if (q->flags & UET_CHAN_F_SRC_FILTER) {
 		const struct uet_ses_ulp_peer *peer =
-			sul_peer_of(c, q->src, sc->owner);
+			ses_ulp_peer_of(c, q->src, sc->owner);
 
 		if (peer == NULL) {
-			SUL_INC(c->st.peer_bad);
+			SES_ULP_INC(c->st.peer_bad);
 			rc = -EINVAL;
 		} else {
 			r.src = peer->initiator;
@@ -203,8 +203,8 @@ rqe_post(struct sul_ctx *c, const struct sul_chan *sc,
 	if (rc == -EAGAIN)
 		return -EAGAIN;
 	if (rc < 0) {
-		SUL_INC(c->st.rqe_rejected);
-		sul_complete_local(c, slot, rc, 0);
+		SES_ULP_INC(c->st.rqe_rejected);
+		ses_ulp_complete_local(c, slot, rc, 0);
 	}
 	return 0;
 }
@@ -217,7 +217,7 @@ rqe_post(struct sul_ctx *c, const struct sul_chan *sc,
  * then; without such a record the SES answers -ENOENT.
  */
 static uint32_t
-claim_slot(struct sul_ctx *c, struct uet_chan *chan,
+claim_slot(struct ses_ulp_ctx *c, struct uet_chan *chan,
 	   const struct uet_chan_rqe *q, uint32_t fresh)
 {
 	if ((q->flags & (UET_CHAN_F_CLAIM | UET_CHAN_F_PEEK)) !=
@@ -225,10 +225,10 @@ claim_slot(struct sul_ctx *c, struct uet_chan *chan,
 		return fresh;
 	/* rare: a scan of the op records (bounded by their number) */
 	for (uint32_t i = 0; i < c->nb_ops; i++) {
-		struct sul_op *o = &c->ops[i];
+		struct ses_ulp_op *o = &c->ops[i];
 
 		if (o->claimed && o->chan == chan && o->ctx == q->context) {
-			sul_op_put(c, fresh);
+			ses_ulp_op_put(c, fresh);
 			return i;
 		}
 	}
@@ -242,9 +242,9 @@ claim_slot(struct sul_ctx *c, struct uet_chan *chan,
  * A CLAIM takes the record its PEEK | CLAIM kept: never refused.
  */
 static bool
-rqe_over(struct sul_ctx *c, const struct sul_chan *sc, uint32_t slot)
+rqe_over(struct ses_ulp_ctx *c, const struct ses_ulp_chan *sc, uint32_t slot)
 {
-	const struct sul_ep *ep = &c->eps[sc->ep];
+	const struct ses_ulp_ep *ep = &c->eps[sc->ep];
 	uint32_t f = sc->rqe.flags & (UET_CHAN_F_CLAIM | UET_CHAN_F_PEEK);
 
 	if (ep->ops_max == 0 || ep->ops <= ep->ops_max ||
@@ -252,38 +252,38 @@ rqe_over(struct sul_ctx *c, const struct sul_chan *sc, uint32_t slot)
 		return false;
 	op_fill(&c->ops[slot], sc->chan, sc->rqe.context, sc->rqe.op, true,
 		sc->rqe.flags);
-	SUL_INC(c->st.ops_quota);
-	sul_complete_local(c, slot, -ENOSPC, 0);
+	SES_ULP_INC(c->st.ops_quota);
+	ses_ulp_complete_local(c, slot, -ENOSPC, 0);
 	return true;
 }
 
 unsigned int
-sul_chan_rq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
+ses_ulp_chan_rq(struct ses_ulp_ctx *c, struct ses_ulp_chan *sc, uint64_t now)
 {
 	unsigned int n = 0;
 
-	if (sul_pend_room(c) == 0 || sul_chan_backlogged(sc->chan))
+	if (ses_ulp_pend_room(c) == 0 || ses_ulp_chan_backlogged(sc->chan))
 		return 0;
-	if (sc->rq_slot != SUL_NONE) {
+	if (sc->rq_slot != SES_ULP_NONE) {
 		if (rqe_post(c, sc, &sc->rqe, sc->rq_slot, now) == -EAGAIN)
 			return 0;
-		sc->rq_slot = SUL_NONE;
+		sc->rq_slot = SES_ULP_NONE;
 		n++;
 	}
 	/* each descriptor may complete at once: keep a pending slot */
-	while (n < SUL_CHAN_BUDGET && c->nb_free != 0 && sul_pend_room(c) != 0) {
+	while (n < SES_ULP_CHAN_BUDGET && c->nb_free != 0 && ses_ulp_pend_room(c) != 0) {
 		uint32_t slot;
 
 		if (uet_chan_rq_take(sc->chan, &sc->rqe, 1) == 0)
 			break;
-		SUL_INC(c->st.rqe);
+		SES_ULP_INC(c->st.rqe);
 		n++;
 		if (sc->rqe.op == UET_CHAN_RQ_CANCEL) {
 			rqe_cancel(c, sc, sc->rqe.context);
 			continue;
 		}
-		slot = sul_op_get(c);
-		sul_op_charge(c, slot, sc->ep);
+		slot = ses_ulp_op_get(c);
+		ses_ulp_op_charge(c, slot, sc->ep);
 		if (rqe_over(c, sc, slot))
 			continue;
 		slot = claim_slot(c, sc->chan, &sc->rqe, slot);
@@ -291,8 +291,8 @@ sul_chan_rq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 			sc->rqe.op, true, sc->rqe.flags);
 		if (sc->rqe.op != UET_CHAN_RQ_RECV &&
 		    sc->rqe.op != UET_CHAN_RQ_TRECV) {
-			SUL_INC(c->st.rqe_rejected);
-			sul_complete_local(c, slot, -EINVAL, 0);
+			SES_ULP_INC(c->st.rqe_rejected);
+			ses_ulp_complete_local(c, slot, -EINVAL, 0);
 			continue;
 		}
 		if (rqe_post(c, sc, &sc->rqe, slot, now) == -EAGAIN) {
@@ -310,7 +310,7 @@ sul_chan_rq(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 /* A message reserved by a PEEK | CLAIM whose channel went away: discard
  * it (its sender is released); the record returns on that completion. */
 static void
-claim_drop(struct sul_ctx *c, uint16_t pid, uint32_t slot, uint64_t now)
+claim_drop(struct ses_ulp_ctx *c, uint16_t pid, uint32_t slot, uint64_t now)
 {
 	struct uet_ses_recv r;
 
@@ -321,14 +321,14 @@ claim_drop(struct sul_ctx *c, uint16_t pid, uint32_t slot, uint64_t now)
 	r.context = (uint64_t)slot + 1;
 	c->ops[slot].claimed = 0;
 	if (uet_ses_recv_post(c->ses, &r, now) != 0)
-		sul_op_put(c, slot);
+		ses_ulp_op_put(c, slot);
 }
 
 /* uet_ses_withdraw() selector: the operations of channels gone. */
 bool
-sul_orphan(void *arg, uint64_t ctx)
+ses_ulp_orphan(void *arg, uint64_t ctx)
 {
-	const struct sul_ctx *c = arg;
+	const struct ses_ulp_ctx *c = arg;
 
 	return ctx != 0 && ctx <= c->nb_ops && c->ops[ctx - 1].orphan;
 }
@@ -336,13 +336,13 @@ sul_orphan(void *arg, uint64_t ctx)
 /* A channel went away (detached while stopped): forget its records,
  * withdraw its receives and its operations in the SES (what waits only
  * for the peer ends now; what is on the wire ends before JOB_DEL / EP_DEL
- * are answered, see sul_ctl_poll), so that no buffer of it is touched once
+ * are answered, see ses_ulp_ctl_poll), so that no buffer of it is touched once
  * the endpoint is closed. */
 static void
-chan_gone(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
+chan_gone(struct ses_ulp_ctx *c, struct ses_ulp_chan *sc, uint64_t now)
 {
 	for (uint32_t i = 0; i < c->nb_ops; i++) {
-		struct sul_op *o = &c->ops[i];
+		struct ses_ulp_op *o = &c->ops[i];
 
 		if (o->chan != sc->chan)
 			continue;
@@ -354,21 +354,21 @@ chan_gone(struct sul_ctx *c, struct sul_chan *sc, uint64_t now)
 			(void)uet_ses_recv_cancel_pid(c->ses, sc->pid,
 						      (uint64_t)i + 1);
 	}
-	if (sc->sq_slot != SUL_NONE)
-		sul_op_put(c, sc->sq_slot);
-	if (sc->rq_slot != SUL_NONE)
-		sul_op_put(c, sc->rq_slot);
+	if (sc->sq_slot != SES_ULP_NONE)
+		ses_ulp_op_put(c, sc->sq_slot);
+	if (sc->rq_slot != SES_ULP_NONE)
+		ses_ulp_op_put(c, sc->rq_slot);
 	for (uint32_t i = c->pend_head; i != c->pend_tail; i++)
 		if (c->pend[i & c->pend_mask].chan == sc->chan)
 			c->pend[i & c->pend_mask].chan = NULL;
-	(void)uet_ses_withdraw(c->ses, sul_orphan, c, false);
+	(void)uet_ses_withdraw(c->ses, ses_ulp_orphan, c, false);
 }
 
 /* The process a channel sends and receives as (EP_ADD, else slot 0). */
 static void
-chan_identity(const struct sul_ctx *c, struct sul_chan *sc)
+chan_identity(const struct ses_ulp_ctx *c, struct ses_ulp_chan *sc)
 {
-	const struct sul_ep *ep;
+	const struct ses_ulp_ep *ep;
 	unsigned int i;
 
 	sc->ep = 0;
@@ -387,10 +387,10 @@ chan_identity(const struct sul_ctx *c, struct sul_chan *sc)
 }
 
 void
-sul_chans_sync(struct sul_ctx *c, struct uet_engine_lcore *lc, uint64_t now)
+ses_ulp_chans_sync(struct ses_ulp_ctx *c, struct uet_engine_lcore *lc, uint64_t now)
 {
 	unsigned int n = uet_engine_lcore_nb_chans(lc);
-	struct sul_chan tmp[UET_ENGINE_CHANS_MAX];
+	struct ses_ulp_chan tmp[UET_ENGINE_CHANS_MAX];
 	bool same = n == c->nb_chans;
 
 	for (unsigned int i = 0; same && i < n; i++)
@@ -404,8 +404,8 @@ sul_chans_sync(struct sul_ctx *c, struct uet_engine_lcore *lc, uint64_t now)
 
 		memset(&tmp[i], 0, sizeof(tmp[i]));
 		tmp[i].chan = ch;
-		tmp[i].sq_slot = SUL_NONE;
-		tmp[i].rq_slot = SUL_NONE;
+		tmp[i].sq_slot = SES_ULP_NONE;
+		tmp[i].rq_slot = SES_ULP_NONE;
 		chan_identity(c, &tmp[i]);
 		for (j = 0; j < c->nb_chans; j++)
 			if (c->chans[j].chan == ch)

@@ -23,10 +23,10 @@
 /* ------------------------------------------------------------------ */
 
 static void
-pend_add(struct sul_ctx *c, struct uet_chan *chan,
+pend_add(struct ses_ulp_ctx *c, struct uet_chan *chan,
 	 const struct uet_chan_cqe *e)
 {
-	struct sul_pend *p = &c->pend[c->pend_tail++ & c->pend_mask];
+	struct ses_ulp_pend *p = &c->pend[c->pend_tail++ & c->pend_mask];
 
 	p->chan = chan;
 	p->cqe = *e;
@@ -50,26 +50,26 @@ chan_in(struct uet_chan *const *v, unsigned int n, const struct uet_chan *ch)
  * itself (the queue is compacted around what stays).
  */
 unsigned int
-sul_pend_flush(struct sul_ctx *c)
+ses_ulp_pend_flush(struct ses_ulp_ctx *c)
 {
 	struct uet_chan *full[UET_ENGINE_CHANS_MAX];
 	unsigned int n = 0, nfull = 0;
 	uint32_t w = c->pend_head;
 
 	for (uint32_t r = c->pend_head; r != c->pend_tail; r++) {
-		struct sul_pend *p = &c->pend[r & c->pend_mask];
+		struct ses_ulp_pend *p = &c->pend[r & c->pend_mask];
 
 		if (p->chan == NULL)
 			continue; /* its channel went away */
 		if (!chan_in(full, nfull, p->chan) &&
 		    uet_chan_cq_push(p->chan, &p->cqe) == 0) {
 			p->chan->cq_pending--;
-			SUL_INC(c->st.cqe);
+			SES_ULP_INC(c->st.cqe);
 			n++;
 			continue;
 		}
 		if (!chan_in(full, nfull, p->chan)) {
-			SUL_INC(c->st.cq_wait);
+			SES_ULP_INC(c->st.cq_wait);
 			if (nfull < RTE_DIM(full))
 				full[nfull++] = p->chan;
 		}
@@ -84,10 +84,10 @@ sul_pend_flush(struct sul_ctx *c)
 
 /* A completion made by the glue itself (NOP, refused descriptor). */
 void
-sul_complete_local(struct sul_ctx *c, uint32_t slot, int status,
+ses_ulp_complete_local(struct ses_ulp_ctx *c, uint32_t slot, int status,
 		   uint32_t prov_errno)
 {
-	struct sul_op *o = &c->ops[slot];
+	struct ses_ulp_op *o = &c->ops[slot];
 	struct uet_chan_cqe e;
 
 	if (status != 0 || o->want) {
@@ -99,7 +99,7 @@ sul_complete_local(struct sul_ctx *c, uint32_t slot, int status,
 		e.op = o->op;
 		pend_add(c, o->chan, &e);
 	}
-	sul_op_put(c, slot);
+	ses_ulp_op_put(c, slot);
 }
 
 static void
@@ -128,7 +128,7 @@ cqe_from_ses(struct uet_chan_cqe *e, const struct uet_ses_cqe *s)
  * (by the ring size the engine made, never the ring header, which a
  * client of the service can write). */
 static struct uet_chan *
-rx_chan(const struct sul_ctx *c, uint16_t pid)
+rx_chan(const struct ses_ulp_ctx *c, uint16_t pid)
 {
 	for (unsigned int i = 0; i < c->nb_chans; i++)
 		if (c->chans[i].pid == pid && c->chans[i].chan->rq_mask > 1)
@@ -144,11 +144,11 @@ rx_chan(const struct sul_ctx *c, uint16_t pid)
  * millions; every other channel goes on.
  */
 static void
-key_bad(struct sul_ctx *c, const struct uet_chan *ch, uint64_t now)
+key_bad(struct ses_ulp_ctx *c, const struct uet_chan *ch, uint64_t now)
 {
-	struct sul_chan *sc = NULL;
+	struct ses_ulp_chan *sc = NULL;
 
-	SUL_INC(c->st.key_bad);
+	SES_ULP_INC(c->st.key_bad);
 	for (unsigned int i = 0; i < c->nb_chans && sc == NULL; i++)
 		if (c->chans[i].chan == ch)
 			sc = &c->chans[i];
@@ -161,14 +161,14 @@ key_bad(struct sul_ctx *c, const struct uet_chan *ch, uint64_t now)
 	if (++sc->kb_count > UET_SES_ULP_KEY_BAD_BURST &&
 	    now >= sc->kb_until) {
 		sc->kb_until = now + UET_SES_ULP_KEY_BAD_PAUSE_NS;
-		SUL_INC(c->st.key_throttled);
+		SES_ULP_INC(c->st.key_throttled);
 	}
 }
 
 /* The channel that counts remote accesses to process @p pid (EP_ADD
  * with remote_events); none: the event is dropped. */
 static struct uet_chan *
-remote_chan(const struct sul_ctx *c, uint16_t pid)
+remote_chan(const struct ses_ulp_ctx *c, uint16_t pid)
 {
 	for (unsigned int i = 0; i < c->nb_chans; i++)
 		if (c->chans[i].pid == pid && c->chans[i].remote)
@@ -177,13 +177,13 @@ remote_chan(const struct sul_ctx *c, uint16_t pid)
 }
 
 static void
-complete_ses(struct sul_ctx *c, const struct uet_ses_cqe *s, uint64_t now)
+complete_ses(struct ses_ulp_ctx *c, const struct uet_ses_cqe *s, uint64_t now)
 {
 	struct uet_chan_cqe e;
-	struct sul_op *o;
+	struct ses_ulp_op *o;
 	bool last;
 
-	if (s->context == SUL_DRAIN_CTX)
+	if (s->context == SES_ULP_DRAIN_CTX)
 		return; /* a discard of the glue (ep_drain) */
 	if (s->context == 0) {
 		struct uet_chan *ch = (s->flags & UET_SES_CQ_REMOTE) ?
@@ -193,13 +193,13 @@ complete_ses(struct sul_ctx *c, const struct uet_ses_cqe *s, uint64_t now)
 		if (ch == NULL) {
 			/* remote events are only wanted by counters */
 			if (!(s->flags & UET_SES_CQ_REMOTE))
-				SUL_INC(c->st.orphan_cqe);
+				SES_ULP_INC(c->st.orphan_cqe);
 			return;
 		}
-		if (ch->cq_pending >= SUL_CHAN_PEND_UNSOL_MAX) {
+		if (ch->cq_pending >= SES_ULP_CHAN_PEND_UNSOL_MAX) {
 			/* never polled: its unsolicited completions are lost,
 			 * not everybody's */
-			SUL_INC(c->st.cq_overrun);
+			SES_ULP_INC(c->st.cq_overrun);
 			return;
 		}
 		cqe_from_ses(&e, s);
@@ -209,7 +209,7 @@ complete_ses(struct sul_ctx *c, const struct uet_ses_cqe *s, uint64_t now)
 		return;
 	}
 	if (unlikely(s->context > c->nb_ops)) {
-		SUL_INC(c->st.orphan_cqe);
+		SES_ULP_INC(c->st.orphan_cqe);
 		return;
 	}
 	o = &c->ops[s->context - 1];
@@ -231,18 +231,18 @@ complete_ses(struct sul_ctx *c, const struct uet_ses_cqe *s, uint64_t now)
 		pend_add(c, o->chan, &e);
 	}
 	if (last)
-		sul_op_put(c, (uint32_t)(s->context - 1));
+		ses_ulp_op_put(c, (uint32_t)(s->context - 1));
 }
 
 unsigned int
-sul_completions(struct sul_ctx *c, uint64_t now)
+ses_ulp_completions(struct ses_ulp_ctx *c, uint64_t now)
 {
-	unsigned int work = sul_pend_flush(c);
+	unsigned int work = ses_ulp_pend_flush(c);
 	uint32_t room;
 	uint16_t n;
 
 	for (;;) {
-		room = RTE_MIN(sul_pend_room(c), (uint32_t)SUL_CQ_BURST);
+		room = RTE_MIN(ses_ulp_pend_room(c), (uint32_t)SES_ULP_CQ_BURST);
 		if (room == 0)
 			break;
 		n = uet_ses_cq_poll(c->ses, c->scq, (uint16_t)room);
@@ -252,5 +252,5 @@ sul_completions(struct sul_ctx *c, uint64_t now)
 		if (n < room)
 			break;
 	}
-	return work + sul_pend_flush(c);
+	return work + ses_ulp_pend_flush(c);
 }

@@ -17,17 +17,17 @@
 #include "ses_ulp_private.h"
 
 void
-sul_ctl_answer(struct sul_ctl_msg *m)
+ses_ulp_ctl_answer(struct ses_ulp_ctl_msg *m)
 {
-	unsigned int expect = SUL_CTL_RUNNING;
+	unsigned int expect = SES_ULP_CTL_RUNNING;
 
-	if (!atomic_compare_exchange_strong(&m->state, &expect, SUL_CTL_DONE))
+	if (!atomic_compare_exchange_strong(&m->state, &expect, SES_ULP_CTL_DONE))
 		rte_free(m); /* the caller gave up waiting (ABANDONED) */
 }
 
 /* Whether return-direction READ data may still be built from memory. */
 static bool
-ret_busy(const struct sul_ctx *c)
+ret_busy(const struct ses_ulp_ctx *c)
 {
 	struct uet_ses_pool_info pi;
 
@@ -36,28 +36,28 @@ ret_busy(const struct sul_ctx *c)
 }
 
 void
-sul_ctl_one(struct sul_ctx *c, struct sul_ctl_msg *m, uint64_t now)
+ses_ulp_ctl_one(struct ses_ulp_ctx *c, struct ses_ulp_ctl_msg *m, uint64_t now)
 {
 	struct uet_ses_ulp_ctl *q = &m->req;
-	unsigned int expect = SUL_CTL_PENDING;
+	unsigned int expect = SES_ULP_CTL_PENDING;
 
 	/* the caller timed out before we got to it: not applied */
 	if (!atomic_compare_exchange_strong(&m->state, &expect,
-					    SUL_CTL_RUNNING)) {
-		SUL_INC(c->st.ctl_cancelled);
+					    SES_ULP_CTL_RUNNING)) {
+		SES_ULP_INC(c->st.ctl_cancelled);
 		rte_free(m);
 		return;
 	}
 	switch (q->op) {
 	case UET_SES_ULP_JOB_ADD:
-		q->rc = sul_job_add(c, q->job, q->has_pid ? q->pid : c->pid,
+		q->rc = ses_ulp_job_add(c, q->job, q->has_pid ? q->pid : c->pid,
 				    q->own_rma);
 		break;
 	case UET_SES_ULP_JOB_DEL:
-		q->rc = sul_job_del(c, q->job, q->has_pid ? q->pid : c->pid);
+		q->rc = ses_ulp_job_del(c, q->job, q->has_pid ? q->pid : c->pid);
 		break;
 	case UET_SES_ULP_MR_REG:
-		q->rc = sul_mr_reg(c, q);
+		q->rc = ses_ulp_mr_reg(c, q);
 		break;
 	case UET_SES_ULP_MR_DEREG:
 		q->rc = uet_ses_mr_dereg(c->mr, q->key);
@@ -66,97 +66,97 @@ sul_ctl_one(struct sul_ctx *c, struct sul_ctl_msg *m, uint64_t now)
 		q->rc = uet_ses_mr_enable(c->mr, q->key, !q->disabled);
 		break;
 	case UET_SES_ULP_EP_ADD:
-		q->rc = sul_ep_add(c, q);
+		q->rc = ses_ulp_ep_add(c, q);
 		break;
 	case UET_SES_ULP_EP_DEL:
-		q->rc = sul_ep_del(c, q->chan, now);
+		q->rc = ses_ulp_ep_del(c, q->chan, now);
 		break;
 	case UET_SES_ULP_PEER_ADD:
-		q->rc = sul_peer_add(c, q);
+		q->rc = ses_ulp_peer_add(c, q);
 		break;
 	case UET_SES_ULP_PEER_DEL:
-		q->rc = sul_peer_del(c, q->handle, q->owner_id);
+		q->rc = ses_ulp_peer_del(c, q->handle, q->owner_id);
 		break;
 	default:
 		q->rc = -EINVAL;
 		break;
 	}
-	SUL_INC(c->st.ctl);
+	SES_ULP_INC(c->st.ctl);
 	/* the key resolves no more; READ responses in flight may still be
 	 * rebuilt from the region: answer once they are all acknowledged */
 	if (q->op == UET_SES_ULP_MR_DEREG && q->rc == 0 && ret_busy(c) &&
 	    c->nb_dereg_wait < RTE_DIM(c->dereg_wait)) {
-		SUL_INC(c->st.dereg_waits);
+		SES_ULP_INC(c->st.dereg_waits);
 		c->dereg_wait[c->nb_dereg_wait++] = m;
 		return;
 	}
-	sul_ctl_answer(m);
+	ses_ulp_ctl_answer(m);
 }
 
 /* Whether @p m is the JOB_DEL / EP_DEL of a closed endpoint that must
  * wait: the SES may still touch memory of withdrawn operations. */
 static bool
-ctl_must_wait(struct sul_ctx *c, const struct sul_ctl_msg *m, uint64_t now)
+ctl_must_wait(struct ses_ulp_ctx *c, const struct ses_ulp_ctl_msg *m, uint64_t now)
 {
 	if (m->req.op != UET_SES_ULP_JOB_DEL && m->req.op != UET_SES_ULP_EP_DEL)
 		return false;
-	if (uet_ses_withdraw(c->ses, sul_orphan, c, false) == 0)
+	if (uet_ses_withdraw(c->ses, ses_ulp_orphan, c, false) == 0)
 		return false;
-	SUL_INC(c->st.withdraw_waits);
+	SES_ULP_INC(c->st.withdraw_waits);
 	c->held_at = now;
 	return true;
 }
 
 /* Serve the held requests once the SES let go (or, after
- * SUL_WITHDRAW_NS, detach what is left); false while they still wait. */
+ * SES_ULP_WITHDRAW_NS, detach what is left); false while they still wait. */
 static bool
-ctl_held_poll(struct sul_ctx *c, uint64_t now)
+ctl_held_poll(struct ses_ulp_ctx *c, uint64_t now)
 {
-	bool force = now - c->held_at > SUL_WITHDRAW_NS;
+	bool force = now - c->held_at > SES_ULP_WITHDRAW_NS;
 
-	if (uet_ses_withdraw(c->ses, sul_orphan, c, force) != 0)
+	if (uet_ses_withdraw(c->ses, ses_ulp_orphan, c, force) != 0)
 		return false;
 	if (force)
-		SUL_INC(c->st.withdraw_forced);
+		SES_ULP_INC(c->st.withdraw_forced);
 	for (unsigned int i = 0; i < c->nb_held; i++)
-		sul_ctl_one(c, c->held[i], now);
+		ses_ulp_ctl_one(c, c->held[i], now);
 	c->nb_held = 0;
 	return true;
 }
 
 unsigned int
-sul_ctl_poll(struct sul_ctx *c, uint64_t now)
+ses_ulp_ctl_poll(struct ses_ulp_ctx *c, uint64_t now)
 {
-	void *m[SUL_CTL_BURST];
+	void *m[SES_ULP_CTL_BURST];
 	unsigned int n;
 
 	if (c->nb_dereg_wait != 0 && !ret_busy(c)) {
 		for (unsigned int i = 0; i < c->nb_dereg_wait; i++)
-			sul_ctl_answer(c->dereg_wait[i]);
+			ses_ulp_ctl_answer(c->dereg_wait[i]);
 		c->nb_dereg_wait = 0;
 	}
 	if (c->nb_held != 0 && !ctl_held_poll(c, now))
 		return 0;
-	n = rte_ring_sc_dequeue_burst(c->ctl, m, SUL_CTL_BURST, NULL);
+	n = rte_ring_sc_dequeue_burst(c->ctl, m, SES_ULP_CTL_BURST, NULL);
 	for (unsigned int i = 0; i < n; i++) {
 		if (c->nb_held == 0 && !ctl_must_wait(c, m[i], now))
-			sul_ctl_one(c, m[i], now);
+			ses_ulp_ctl_one(c, m[i], now);
 		else
 			c->held[c->nb_held++] = m[i];
 	}
 	return n;
 }
 
-struct sul_ctx *
-sul_of(struct uet_engine *e, unsigned int idx)
+struct ses_ulp_ctx *
+ses_ulp_of(struct uet_engine *e, unsigned int idx)
 {
 	struct uet_ulp_ctx *u = uet_ulp_ctx_get(e, idx);
-	struct sul_ctx *c;
+	struct ses_ulp_ctx *c;
 
 	if (u == NULL || uet_ulp_ctx_ops(u) != &uet_ses_ulp_ops)
 		return NULL;
 	c = uet_ulp_ctx_priv(u);
-	return c != NULL && c->magic == SUL_MAGIC ? c : NULL;
+	return c != NULL && c->magic == SES_ULP_MAGIC ? c : NULL;
 }
 
 /*
@@ -164,7 +164,7 @@ sul_of(struct uet_engine *e, unsigned int idx)
  * most @p secs seconds: an idle wait spins (@p nap_us 0) or sleeps.
  */
 static void
-ctl_wait_while(struct uet_engine *e, struct sul_ctl_msg *m,
+ctl_wait_while(struct uet_engine *e, struct ses_ulp_ctl_msg *m,
 	       unsigned int state, unsigned int secs, unsigned int nap_us,
 	       void (*progress)(void *), void *arg)
 {
@@ -189,25 +189,25 @@ uet_ses_ulp_ctl(struct uet_engine *e, unsigned int ctx_idx,
 		void *arg)
 {
 	struct uet_ses_ulp_ctl_pending *op;
-	struct sul_ctl_msg *m;
+	struct ses_ulp_ctl_msg *m;
 	unsigned int expect;
 	int rc;
 
 	rc = uet_ses_ulp_ctl_post(e, ctx_idx, req, &op);
 	if (rc != 0)
 		return rc;
-	m = (struct sul_ctl_msg *)op;
-	ctl_wait_while(e, m, SUL_CTL_PENDING, 5, 0, progress, arg);
-	expect = SUL_CTL_PENDING;
+	m = (struct ses_ulp_ctl_msg *)op;
+	ctl_wait_while(e, m, SES_ULP_CTL_PENDING, 5, 0, progress, arg);
+	expect = SES_ULP_CTL_PENDING;
 	if (atomic_compare_exchange_strong(&m->state, &expect,
-					   SUL_CTL_CANCELLED))
+					   SES_ULP_CTL_CANCELLED))
 		return -ETIMEDOUT; /* never applied; the lcore frees it */
 	/* started: its answer comes (late), it is not abandoned lightly */
-	ctl_wait_while(e, m, SUL_CTL_RUNNING, SUL_CTL_RUNNING_MAX_S, 100,
+	ctl_wait_while(e, m, SES_ULP_CTL_RUNNING, SES_ULP_CTL_RUNNING_MAX_S, 100,
 		       progress, arg);
-	expect = SUL_CTL_RUNNING;
+	expect = SES_ULP_CTL_RUNNING;
 	if (atomic_compare_exchange_strong(&m->state, &expect,
-					   SUL_CTL_ABANDONED))
+					   SES_ULP_CTL_ABANDONED))
 		return -EINPROGRESS; /* applied or not: unknown */
 	*req = m->req;
 	rte_free(m);
@@ -219,19 +219,19 @@ uet_ses_ulp_ctl_post(struct uet_engine *e, unsigned int ctx_idx,
 		     const struct uet_ses_ulp_ctl *req,
 		     struct uet_ses_ulp_ctl_pending **op)
 {
-	struct sul_ctl_msg *m;
-	struct sul_ctx *c;
+	struct ses_ulp_ctl_msg *m;
+	struct ses_ulp_ctx *c;
 
 	if (e == NULL || req == NULL || op == NULL)
 		return -EINVAL;
-	c = sul_of(e, ctx_idx);
+	c = ses_ulp_of(e, ctx_idx);
 	if (c == NULL)
 		return -ENOENT;
-	m = rte_zmalloc("sul_ctl", sizeof(*m), 0);
+	m = rte_zmalloc("ses_ulp_ctl", sizeof(*m), 0);
 	if (m == NULL)
 		return -ENOMEM;
 	m->req = *req;
-	atomic_init(&m->state, SUL_CTL_PENDING);
+	atomic_init(&m->state, SES_ULP_CTL_PENDING);
 	if (rte_ring_mp_enqueue(c->ctl, m) != 0) {
 		rte_free(m);
 		return -EAGAIN;
@@ -244,11 +244,11 @@ uet_ses_ulp_ctl_post(struct uet_engine *e, unsigned int ctx_idx,
 int
 uet_ses_ulp_ctl_poll(struct uet_ses_ulp_ctl_pending *op, struct uet_ses_ulp_ctl *req)
 {
-	struct sul_ctl_msg *m = (struct sul_ctl_msg *)op;
+	struct ses_ulp_ctl_msg *m = (struct ses_ulp_ctl_msg *)op;
 
 	if (m == NULL || req == NULL)
 		return -EINVAL;
-	if (atomic_load(&m->state) != SUL_CTL_DONE)
+	if (atomic_load(&m->state) != SES_ULP_CTL_DONE)
 		return -EAGAIN;
 	*req = m->req;
 	rte_free(m);
@@ -259,7 +259,7 @@ int
 uet_ses_ulp_identity(struct uet_engine *e, unsigned int ctx_idx,
 		     uint16_t *pid, uint32_t *initiator)
 {
-	struct sul_ctx *c = sul_of(e, ctx_idx);
+	struct ses_ulp_ctx *c = ses_ulp_of(e, ctx_idx);
 
 	if (c == NULL)
 		return -ENOENT;
@@ -274,7 +274,7 @@ int
 uet_ses_ulp_stats_get(struct uet_engine *e, unsigned int ctx_idx,
 		      struct uet_ses_ulp_stats *st, const struct uet_ses **ses)
 {
-	struct sul_ctx *c = sul_of(e, ctx_idx);
+	struct ses_ulp_ctx *c = ses_ulp_of(e, ctx_idx);
 
 	if (c == NULL)
 		return -ENOENT;

@@ -4,7 +4,7 @@
 
 /*
  * Private state of the SES on the engine (include/pmd-ses/uet/uet_ses_ulp.h).
- * One struct sul_ctx per engine context, touched only by that context's
+ * One struct ses_ulp_ctx per engine context, touched only by that context's
  * thread except for the control ring. The files of pmd/ses_ulp/:
  *   ulp.c         ULP callbacks: init / fini, build, event, poll
  *   channels.c    channel consumption: SQE -> uet_ses_submit(),
@@ -30,35 +30,35 @@
 #include <uet/uet_ses_ulp.h>
 #include <uet/uet_ulp.h>
 
-#define SUL_MAGIC 0x53554c31u /* "SUL1" */
-#define SUL_CTL_RING 64
-#define SUL_CTL_BURST 8
-#define SUL_CQ_BURST 32
-#define SUL_CHAN_BUDGET 32 /* descriptors per channel per iteration */
+#define SES_ULP_MAGIC 0x53554c31u /* "SUL1" */
+#define SES_ULP_CTL_RING 64
+#define SES_ULP_CTL_BURST 8
+#define SES_ULP_CQ_BURST 32
+#define SES_ULP_CHAN_BUDGET 32 /* descriptors per channel per iteration */
 /* CQEs of one channel waiting for room in its CQ beyond which no more of
  * its descriptors are taken (its own back-pressure) ... */
-#define SUL_CHAN_PEND_MAX 64
+#define SES_ULP_CHAN_PEND_MAX 64
 /* ... and beyond which unsolicited completions for it are dropped */
-#define SUL_CHAN_PEND_UNSOL_MAX 256
-#define SUL_NONE UINT32_MAX
-#define SUL_EPS_MAX 8 /* processes (PIDonFEP) per context, its own included */
-#define SUL_DRAIN_CTX UINT64_MAX /* SES context of the glue's own discards */
-#define SUL_PEERS_DEFAULT 65536u
-#define SUL_PEERS_MAX (1u << 20)
+#define SES_ULP_CHAN_PEND_UNSOL_MAX 256
+#define SES_ULP_NONE UINT32_MAX
+#define SES_ULP_EPS_MAX 8 /* processes (PIDonFEP) per context, its own included */
+#define SES_ULP_DRAIN_CTX UINT64_MAX /* SES context of the glue's own discards */
+#define SES_ULP_PEERS_DEFAULT 65536u
+#define SES_ULP_PEERS_MAX (1u << 20)
 /* How long JOB_DEL / EP_DEL of a closed endpoint wait for the SES to let
  * go of its operations' memory before detaching them (below the 5 s a
  * caller of uet_ses_ulp_ctl() waits; the PDS's default retransmission
  * budget, about 2 s, ends every fragment before) */
-#define SUL_WITHDRAW_NS (3000ull * 1000 * 1000)
+#define SES_ULP_WITHDRAW_NS (3000ull * 1000 * 1000)
 
 /* Single-writer counter update; readers (uet_ses_ulp_stats_get(), the
  * telemetry thread) use relaxed loads. */
-#define SUL_ADD(ctr, n) \
+#define SES_ULP_ADD(ctr, n) \
 	__atomic_store_n(&(ctr), (ctr) + (uint64_t)(n), __ATOMIC_RELAXED)
-#define SUL_INC(ctr) SUL_ADD(ctr, 1)
+#define SES_ULP_INC(ctr) SES_ULP_ADD(ctr, 1)
 
 /* An outstanding SQE or RQE: the SES context is its index. */
-struct sul_op {
+struct ses_ulp_op {
 	struct uet_chan *chan; /* NULL: channel gone, drop the completion */
 	uint64_t ctx;          /* the descriptor's context, returned as is */
 	uint32_t next;         /* free list */
@@ -78,12 +78,12 @@ struct sul_op {
  * PIDonFEP, initiator id and receive context. Slot 0 is the context's
  * own identity (channels without EP_ADD); slots 1.. come from EP_ADD.
  */
-struct sul_ep {
+struct ses_ulp_ep {
 	uint32_t ref;          /* channels bound to it (slot 0: unused) */
 	bool dirty;            /* freed: reuse once no target record is open */
 	uint16_t pid;
 	uint32_t initiator;
-	enum uet_profile profile;
+	enum uet_wire_profile profile;
 	struct uet_ses_match *match;
 	/* op records its channels hold, and at most (EP_ADD ops_max; 0:
 	 * no limit) */
@@ -92,7 +92,7 @@ struct sul_ep {
 };
 
 /* EP_ADD binding of a channel to a process slot. */
-struct sul_bind {
+struct ses_ulp_bind {
 	struct uet_chan *chan;
 	uint32_t ep;
 	uint32_t owner;        /* EP_ADD owner_id: whose peers it names */
@@ -100,14 +100,14 @@ struct sul_bind {
 };
 
 /* Per attached channel: the SQE/RQE the SES refused with -EAGAIN. */
-struct sul_chan {
+struct ses_ulp_chan {
 	struct uet_chan *chan;
 	uint32_t ep;           /* process slot */
 	uint32_t owner;        /* whose peers its descriptors may name */
 	bool remote;           /* wants UET_CHAN_CQ_REMOTE events */
 	uint16_t pid;          /* its PIDonFEP and initiator id */
 	uint32_t initiator;
-	uint32_t sq_slot;      /* SUL_NONE or op slot of the held SQE */
+	uint32_t sq_slot;      /* SES_ULP_NONE or op slot of the held SQE */
 	uint32_t rq_slot;
 	/* wrong-key throttling: BAD_MKEY completions since kb_start; its
 	 * SQ is not read before kb_until */
@@ -118,7 +118,7 @@ struct sul_chan {
 	struct uet_chan_rqe rqe;
 };
 
-struct sul_job {
+struct ses_ulp_job {
 	uint32_t job;
 	uint16_t pid;          /* process the tables belong to */
 	uint32_t ref;          /* 0: free */
@@ -130,7 +130,7 @@ struct sul_job {
 	bool alias;
 };
 
-struct sul_pend {
+struct ses_ulp_pend {
 	struct uet_chan *chan;
 	struct uet_chan_cqe cqe;
 };
@@ -140,11 +140,11 @@ struct sul_pend {
  * (generation << 32) | (slot + 1): 0 is never a handle, and a handle kept
  * after PEER_DEL misses once the slot is reused (new generation).
  */
-struct sul_peer {
+struct ses_ulp_peer {
 	struct uet_ses_ulp_peer v;
 	uint32_t owner;         /* PEER_ADD owner_id */
 	uint32_t gen;
-	uint32_t next;          /* free list (SUL_NONE: end) */
+	uint32_t next;          /* free list (SES_ULP_NONE: end) */
 	bool used;
 };
 
@@ -157,23 +157,23 @@ struct sul_peer {
  * RUNNING one after the long bound (the outcome is unknown to it).
  */
 enum {
-	SUL_CTL_PENDING = 0,
-	SUL_CTL_RUNNING,
-	SUL_CTL_DONE,
-	SUL_CTL_CANCELLED,
-	SUL_CTL_ABANDONED,
+	SES_ULP_CTL_PENDING = 0,
+	SES_ULP_CTL_RUNNING,
+	SES_ULP_CTL_DONE,
+	SES_ULP_CTL_CANCELLED,
+	SES_ULP_CTL_ABANDONED,
 };
 /* How long a caller waits for a request the lcore has started (an
  * MR_DEREG waits for READ responses, a JOB_DEL / EP_DEL for withdrawn
  * operations: bounded by the PDS's retransmissions) */
-#define SUL_CTL_RUNNING_MAX_S 60
+#define SES_ULP_CTL_RUNNING_MAX_S 60
 
-struct sul_ctl_msg {
+struct ses_ulp_ctl_msg {
 	struct uet_ses_ulp_ctl req;
 	atomic_uint state;
 };
 
-struct sul_ctx {
+struct ses_ulp_ctx {
 	uint32_t magic;
 	struct uet_ulp_ctx *uctx;
 	struct uet_ses *ses;
@@ -184,33 +184,33 @@ struct sul_ctx {
 	uint16_t start_ri;
 	uint32_t initiator;
 	uint32_t max_jobs;
-	struct sul_job *jobs;
-	struct sul_peer *peers;
+	struct ses_ulp_job *jobs;
+	struct ses_ulp_peer *peers;
 	uint32_t max_peers;
 	uint32_t peer_free;     /* free list head */
-	struct sul_op *ops;
+	struct ses_ulp_op *ops;
 	uint32_t nb_ops;
 	uint32_t free_head;
 	uint32_t nb_free;
-	struct sul_pend *pend;  /* FIFO of CQEs waiting for CQ room */
+	struct ses_ulp_pend *pend;  /* FIFO of CQEs waiting for CQ room */
 	uint32_t pend_mask;
 	uint32_t pend_head;     /* next to push */
 	uint32_t pend_tail;     /* next free */
 	unsigned int nb_chans;
-	struct sul_ep eps[SUL_EPS_MAX];
-	struct sul_bind binds[UET_ENGINE_CHANS_MAX];
+	struct ses_ulp_ep eps[SES_ULP_EPS_MAX];
+	struct ses_ulp_bind binds[UET_ENGINE_CHANS_MAX];
 	unsigned int nb_binds;
 	/* MR_DEREG answers held until no READ response can still be built
 	 * (rebuilt from the region on retransmission) */
 	unsigned int nb_dereg_wait;
-	struct sul_ctl_msg *dereg_wait[SUL_CTL_RING];
+	struct ses_ulp_ctl_msg *dereg_wait[SES_ULP_CTL_RING];
 	/* requests held (in order) behind a JOB_DEL / EP_DEL that waits for
 	 * the SES to let go of a closed channel's memory, since held_at */
 	unsigned int nb_held;
 	uint64_t held_at;
-	struct sul_ctl_msg *held[SUL_CTL_BURST];
-	struct sul_chan chans[UET_ENGINE_CHANS_MAX];
-	struct uet_ses_cqe scq[SUL_CQ_BURST];
+	struct ses_ulp_ctl_msg *held[SES_ULP_CTL_BURST];
+	struct ses_ulp_chan chans[UET_ENGINE_CHANS_MAX];
+	struct uet_ses_cqe scq[SES_ULP_CQ_BURST];
 	struct uet_ses_ulp_stats st;
 	const struct uet_ses_mem_ops *mem_ops; /* the SES's, for MR_REG */
 	void *mem_arg;
@@ -219,20 +219,20 @@ struct sul_ctx {
 /* op records and the queue of CQEs waiting for CQ room (hot: inline) */
 
 static inline uint32_t
-sul_op_get(struct sul_ctx *c)
+ses_ulp_op_get(struct ses_ulp_ctx *c)
 {
 	uint32_t i = c->free_head;
 
-	if (unlikely(i == SUL_NONE))
-		return SUL_NONE;
+	if (unlikely(i == SES_ULP_NONE))
+		return SES_ULP_NONE;
 	c->free_head = c->ops[i].next;
 	c->nb_free--;
 	return i;
 }
 
-/* Charge record @p i to process slot @p ep (sul_op_put gives it back). */
+/* Charge record @p i to process slot @p ep (ses_ulp_op_put gives it back). */
 static inline void
-sul_op_charge(struct sul_ctx *c, uint32_t i, uint32_t ep)
+ses_ulp_op_charge(struct ses_ulp_ctx *c, uint32_t i, uint32_t ep)
 {
 	c->ops[i].held = 1;
 	c->ops[i].ep = (uint8_t)ep;
@@ -240,7 +240,7 @@ sul_op_charge(struct sul_ctx *c, uint32_t i, uint32_t ep)
 }
 
 static inline void
-sul_op_put(struct sul_ctx *c, uint32_t i)
+ses_ulp_op_put(struct ses_ulp_ctx *c, uint32_t i)
 {
 	if (c->ops[i].held)
 		c->eps[c->ops[i].ep].ops--;
@@ -253,33 +253,33 @@ sul_op_put(struct sul_ctx *c, uint32_t i)
 }
 
 static inline uint32_t
-sul_pend_count(const struct sul_ctx *c)
+ses_ulp_pend_count(const struct ses_ulp_ctx *c)
 {
 	return c->pend_tail - c->pend_head;
 }
 
 static inline uint32_t
-sul_pend_room(const struct sul_ctx *c)
+ses_ulp_pend_room(const struct ses_ulp_ctx *c)
 {
-	return c->pend_mask + 1 - sul_pend_count(c);
+	return c->pend_mask + 1 - ses_ulp_pend_count(c);
 }
 
 /* Whether @p ch takes no descriptor now: its CQ is full and enough of
  * its completions wait (its own back-pressure, nobody else's). */
 static inline bool
-sul_chan_backlogged(const struct uet_chan *ch)
+ses_ulp_chan_backlogged(const struct uet_chan *ch)
 {
-	return ch->cq_pending >= SUL_CHAN_PEND_MAX;
+	return ch->cq_pending >= SES_ULP_CHAN_PEND_MAX;
 }
 
 /* The peer a descriptor of a channel of @p owner names (bounds,
  * generation and owner checked: a client of the service names its own
  * peers only, not those of another client on the context), or NULL. */
 static inline const struct uet_ses_ulp_peer *
-sul_peer_of(const struct sul_ctx *c, uint64_t handle, uint32_t owner)
+ses_ulp_peer_of(const struct ses_ulp_ctx *c, uint64_t handle, uint32_t owner)
 {
 	uint32_t slot = (uint32_t)handle - 1; /* 0 wraps: out of range */
-	const struct sul_peer *p;
+	const struct ses_ulp_peer *p;
 
 	if (unlikely(slot >= c->max_peers))
 		return NULL;
@@ -291,51 +291,51 @@ sul_peer_of(const struct sul_ctx *c, uint64_t handle, uint32_t owner)
 }
 
 /* completion.c */
-void sul_complete_local(struct sul_ctx *c, uint32_t slot, int status,
+void ses_ulp_complete_local(struct ses_ulp_ctx *c, uint32_t slot, int status,
 			uint32_t prov_errno);
-unsigned int sul_pend_flush(struct sul_ctx *c);
-unsigned int sul_completions(struct sul_ctx *c, uint64_t now);
+unsigned int ses_ulp_pend_flush(struct ses_ulp_ctx *c);
+unsigned int ses_ulp_completions(struct ses_ulp_ctx *c, uint64_t now);
 
 /* window.c */
-int sul_desc_buf(const struct uet_chan *ch, uint32_t flags, uint64_t addr,
+int ses_ulp_desc_buf(const struct uet_chan *ch, uint32_t flags, uint64_t addr,
 		 uint64_t len, void **buf, uint64_t *blen);
-int sul_sqe_to_wr(const struct sul_chan *sc, const struct uet_chan_sqe *q,
+int ses_ulp_sqe_to_wr(const struct ses_ulp_chan *sc, const struct uet_chan_sqe *q,
 		  const struct uet_ses_ulp_peer *a, uint32_t slot,
 		  struct uet_ses_wr *wr);
 
 /* channels.c */
-unsigned int sul_chan_sq(struct sul_ctx *c, struct sul_chan *sc,
+unsigned int ses_ulp_chan_sq(struct ses_ulp_ctx *c, struct ses_ulp_chan *sc,
 			 uint64_t now);
-unsigned int sul_chan_rq(struct sul_ctx *c, struct sul_chan *sc,
+unsigned int ses_ulp_chan_rq(struct ses_ulp_ctx *c, struct ses_ulp_chan *sc,
 			 uint64_t now);
-void sul_chans_sync(struct sul_ctx *c, struct uet_engine_lcore *lc,
+void ses_ulp_chans_sync(struct ses_ulp_ctx *c, struct uet_engine_lcore *lc,
 		    uint64_t now);
 /* uet_ses_withdraw() selector: the operations of channels gone */
-bool sul_orphan(void *arg, uint64_t ctx);
+bool ses_ulp_orphan(void *arg, uint64_t ctx);
 
 /* tables.c */
-struct sul_job *sul_job_find(struct sul_ctx *c, uint32_t job, uint16_t pid);
-int sul_job_add(struct sul_ctx *c, uint32_t job, uint16_t pid, bool own);
-int sul_job_del(struct sul_ctx *c, uint32_t job, uint16_t pid);
-int sul_ep_add(struct sul_ctx *c, const struct uet_ses_ulp_ctl *q);
-int sul_ep_del(struct sul_ctx *c, struct uet_chan *chan, uint64_t now);
-void sul_pid_local(struct sul_ctx *c, uint16_t pid, bool on);
-int sul_peer_add(struct sul_ctx *c, struct uet_ses_ulp_ctl *q);
-int sul_peer_del(struct sul_ctx *c, uint64_t handle, uint32_t owner);
-int sul_mr_reg(struct sul_ctx *c, struct uet_ses_ulp_ctl *q);
-/* uet_ses_config resolvers (arg: the struct sul_ctx) */
-int sul_rdv_ri_of(void *arg, uint32_t job, uint16_t pid);
-enum uet_profile sul_profile_of(void *arg, uint16_t pid);
-struct uet_ses_match *sul_match_of(void *arg, uint16_t pid);
+struct ses_ulp_job *ses_ulp_job_find(struct ses_ulp_ctx *c, uint32_t job, uint16_t pid);
+int ses_ulp_job_add(struct ses_ulp_ctx *c, uint32_t job, uint16_t pid, bool own);
+int ses_ulp_job_del(struct ses_ulp_ctx *c, uint32_t job, uint16_t pid);
+int ses_ulp_ep_add(struct ses_ulp_ctx *c, const struct uet_ses_ulp_ctl *q);
+int ses_ulp_ep_del(struct ses_ulp_ctx *c, struct uet_chan *chan, uint64_t now);
+void ses_ulp_pid_local(struct ses_ulp_ctx *c, uint16_t pid, bool on);
+int ses_ulp_peer_add(struct ses_ulp_ctx *c, struct uet_ses_ulp_ctl *q);
+int ses_ulp_peer_del(struct ses_ulp_ctx *c, uint64_t handle, uint32_t owner);
+int ses_ulp_mr_reg(struct ses_ulp_ctx *c, struct uet_ses_ulp_ctl *q);
+/* uet_ses_config resolvers (arg: the struct ses_ulp_ctx) */
+int ses_ulp_rdv_ri_of(void *arg, uint32_t job, uint16_t pid);
+enum uet_wire_profile ses_ulp_profile_of(void *arg, uint16_t pid);
+struct uet_ses_match *ses_ulp_match_of(void *arg, uint16_t pid);
 
 /* ctl.c */
-void sul_ctl_answer(struct sul_ctl_msg *m);
-void sul_ctl_one(struct sul_ctx *c, struct sul_ctl_msg *m, uint64_t now);
-unsigned int sul_ctl_poll(struct sul_ctx *c, uint64_t now);
+void ses_ulp_ctl_answer(struct ses_ulp_ctl_msg *m);
+void ses_ulp_ctl_one(struct ses_ulp_ctx *c, struct ses_ulp_ctl_msg *m, uint64_t now);
+unsigned int ses_ulp_ctl_poll(struct ses_ulp_ctx *c, uint64_t now);
 /* The SES ULP state of context @p idx of @p e, or NULL (another ULP). */
-struct sul_ctx *sul_of(struct uet_engine *e, unsigned int idx);
+struct ses_ulp_ctx *ses_ulp_of(struct uet_engine *e, unsigned int idx);
 
 /* telemetry.c: add /uet/ses (idempotent) */
-int sul_telemetry_add(void);
+int ses_ulp_telemetry_add(void);
 
 #endif /* UET_SES_ULP_PRIVATE_H */

@@ -20,8 +20,8 @@
 /* jobs and RI tables                                                  */
 /* ------------------------------------------------------------------ */
 
-struct sul_job *
-sul_job_find(struct sul_ctx *c, uint32_t job, uint16_t pid)
+struct ses_ulp_job *
+ses_ulp_job_find(struct ses_ulp_ctx *c, uint32_t job, uint16_t pid)
 {
 	for (uint32_t i = 0; i < c->max_jobs; i++)
 		if (c->jobs[i].ref != 0 && c->jobs[i].job == job &&
@@ -31,7 +31,7 @@ sul_job_find(struct sul_ctx *c, uint32_t job, uint16_t pid)
 }
 
 static void
-job_tables_undo(struct sul_ctx *c, struct sul_job *j)
+job_tables_undo(struct ses_ulp_ctx *c, struct ses_ulp_job *j)
 {
 	uint16_t rma = (c->start_ri + UET_SES_ULP_RI_RMA) & 0xFFF;
 
@@ -52,7 +52,7 @@ job_tables_undo(struct sul_ctx *c, struct sul_job *j)
  * domain's), under an alias of its own PIDonFEP.
  */
 static int
-job_tables(struct sul_ctx *c, struct sul_job *j, const struct sul_job *base)
+job_tables(struct ses_ulp_ctx *c, struct ses_ulp_job *j, const struct ses_ulp_job *base)
 {
 	/* MSG: initiators address a process by FA and PIDonFEP only (a
 	 * libfabric address has no RI generation), so the table keeps
@@ -92,9 +92,9 @@ job_tables(struct sul_ctx *c, struct sul_job *j, const struct sul_job *base)
 
 /* Authorise @p job for process @p pid (refcounted) with its RI tables. */
 int
-sul_job_add(struct sul_ctx *c, uint32_t job, uint16_t pid, bool own)
+ses_ulp_job_add(struct ses_ulp_ctx *c, uint32_t job, uint16_t pid, bool own)
 {
-	struct sul_job *j = sul_job_find(c, job, pid), *base = NULL;
+	struct ses_ulp_job *j = ses_ulp_job_find(c, job, pid), *base = NULL;
 	int rc;
 
 	own = own && pid != c->pid;
@@ -106,10 +106,10 @@ sul_job_add(struct sul_ctx *c, uint32_t job, uint16_t pid, bool own)
 		return 0;
 	}
 	if (pid != c->pid && !own) {
-		rc = sul_job_add(c, job, c->pid, false);
+		rc = ses_ulp_job_add(c, job, c->pid, false);
 		if (rc < 0)
 			return rc;
-		base = sul_job_find(c, job, c->pid);
+		base = ses_ulp_job_find(c, job, c->pid);
 	}
 	for (uint32_t i = 0; i < c->max_jobs && j == NULL; i++)
 		if (c->jobs[i].ref == 0)
@@ -124,7 +124,7 @@ sul_job_add(struct sul_ctx *c, uint32_t job, uint16_t pid, bool own)
 	}
 	if (rc < 0) {
 		if (base != NULL)
-			(void)sul_job_del(c, job, c->pid);
+			(void)ses_ulp_job_del(c, job, c->pid);
 		return rc;
 	}
 	j->ref = 1;
@@ -132,9 +132,9 @@ sul_job_add(struct sul_ctx *c, uint32_t job, uint16_t pid, bool own)
 }
 
 int
-sul_job_del(struct sul_ctx *c, uint32_t job, uint16_t pid)
+ses_ulp_job_del(struct ses_ulp_ctx *c, uint32_t job, uint16_t pid)
 {
-	struct sul_job *j = sul_job_find(c, job, pid);
+	struct ses_ulp_job *j = ses_ulp_job_find(c, job, pid);
 	uint16_t rma = (c->start_ri + UET_SES_ULP_RI_RMA) & 0xFFF;
 	int rc;
 
@@ -171,7 +171,7 @@ sul_job_del(struct sul_ctx *c, uint32_t job, uint16_t pid)
 	(void)uet_ses_mr_auth_del(c->mr, job, pid);
 	j->ref = 0;
 	if (j->alias)
-		(void)sul_job_del(c, job, c->pid);
+		(void)ses_ulp_job_del(c, job, c->pid);
 	return 0;
 }
 
@@ -180,7 +180,7 @@ sul_job_del(struct sul_ctx *c, uint32_t job, uint16_t pid)
 /* ------------------------------------------------------------------ */
 
 static int
-bind_find(const struct sul_ctx *c, const struct uet_chan *chan)
+bind_find(const struct ses_ulp_ctx *c, const struct uet_chan *chan)
 {
 	for (unsigned int i = 0; i < c->nb_binds; i++)
 		if (c->binds[i].chan == chan)
@@ -191,12 +191,12 @@ bind_find(const struct sul_ctx *c, const struct uet_chan *chan)
 /* A free process slot whose receive context holds nothing of a previous
  * process: never used, or freed with no target record open since. */
 static int
-ep_slot_free(struct sul_ctx *c)
+ep_slot_free(struct ses_ulp_ctx *c)
 {
 	struct uet_ses_pool_info pi;
 
 	uet_ses_pool_info_get(c->ses, &pi);
-	for (unsigned int i = 1; i < SUL_EPS_MAX; i++)
+	for (unsigned int i = 1; i < SES_ULP_EPS_MAX; i++)
 		if (c->eps[i].ref == 0 && (!c->eps[i].dirty || pi.tgt_used == 0))
 			return (int)i;
 	return -1;
@@ -206,7 +206,7 @@ ep_slot_free(struct sul_ctx *c)
  * context serving it (docs/ENGINE.md "Frames to the engine's own
  * addresses"). */
 void
-sul_pid_local(struct sul_ctx *c, uint16_t pid, bool on)
+ses_ulp_pid_local(struct ses_ulp_ctx *c, uint16_t pid, bool on)
 {
 	struct uet_engine_lcore *lc = uet_ulp_ctx_lcore(c->uctx);
 
@@ -216,7 +216,7 @@ sul_pid_local(struct sul_ctx *c, uint16_t pid, bool on)
 }
 
 int
-sul_ep_add(struct sul_ctx *c, const struct uet_ses_ulp_ctl *q)
+ses_ulp_ep_add(struct ses_ulp_ctx *c, const struct uet_ses_ulp_ctl *q)
 {
 	int i = 0, rc;
 
@@ -229,10 +229,10 @@ sul_ep_add(struct sul_ctx *c, const struct uet_ses_ulp_ctl *q)
 	if (q->pid == c->pid && q->profile != 0)
 		c->eps[0].profile = q->profile;
 	if (q->pid != c->pid) {
-		for (i = 1; i < SUL_EPS_MAX; i++)
+		for (i = 1; i < SES_ULP_EPS_MAX; i++)
 			if (c->eps[i].ref != 0 && c->eps[i].pid == q->pid)
 				break;
-		if (i == SUL_EPS_MAX) {
+		if (i == SES_ULP_EPS_MAX) {
 			i = ep_slot_free(c);
 			if (i < 0)
 				return -ENOSPC;
@@ -245,7 +245,7 @@ sul_ep_add(struct sul_ctx *c, const struct uet_ses_ulp_ctl *q)
 					    UET_PROFILE_HPC;
 			c->eps[i].dirty = false;
 			c->eps[i].ops_max = q->ops_max;
-			sul_pid_local(c, q->pid, true);
+			ses_ulp_pid_local(c, q->pid, true);
 		}
 		c->eps[i].ref++;
 	}
@@ -262,9 +262,9 @@ sul_ep_add(struct sul_ctx *c, const struct uet_ses_ulp_ctl *q)
  * posts, untagged and tagged, until it holds none (bounded by its pool;
  * a message reserved by a PEEK | CLAIM was dropped by chan_gone). */
 static void
-ep_drain(struct sul_ctx *c, uint16_t pid, uint64_t now)
+ep_drain(struct ses_ulp_ctx *c, uint16_t pid, uint64_t now)
 {
-	struct uet_ses_match *m = sul_match_of(c, pid);
+	struct uet_ses_match *m = ses_ulp_match_of(c, pid);
 	struct uet_ses_match_pool_info pi;
 	struct uet_ses_recv r;
 
@@ -278,21 +278,21 @@ ep_drain(struct sul_ctx *c, uint16_t pid, uint64_t now)
 			memset(&r, 0, sizeof(r));
 			r.op = op;
 			r.flags = UET_SES_RECV_F_PEEK | UET_SES_RECV_F_DISCARD;
-			r.context = SUL_DRAIN_CTX;
+			r.context = SES_ULP_DRAIN_CTX;
 			r.ignore = UINT64_MAX;
 			r.pid_on_fep = pid;
 			(void)uet_ses_recv_post(c->ses, &r, now);
 		}
-		(void)sul_completions(c, now); /* their completions are dropped */
+		(void)ses_ulp_completions(c, now); /* their completions are dropped */
 		uet_ses_match_pool_info(m, &pi);
 	}
 }
 
 int
-sul_ep_del(struct sul_ctx *c, struct uet_chan *chan, uint64_t now)
+ses_ulp_ep_del(struct ses_ulp_ctx *c, struct uet_chan *chan, uint64_t now)
 {
 	int b = bind_find(c, chan);
-	struct sul_ep *ep;
+	struct ses_ulp_ep *ep;
 
 	if (b < 0)
 		return -ENOENT;
@@ -307,7 +307,7 @@ sul_ep_del(struct sul_ctx *c, struct uet_chan *chan, uint64_t now)
 	ep_drain(c, ep->pid, now); /* while its receive context resolves */
 	ep->ref = 0;
 	ep->dirty = true;
-	sul_pid_local(c, ep->pid, false);
+	ses_ulp_pid_local(c, ep->pid, false);
 	return uet_ses_mr_pid_del(c->mr, ep->pid);
 }
 
@@ -316,33 +316,33 @@ sul_ep_del(struct sul_ctx *c, struct uet_chan *chan, uint64_t now)
 /* ------------------------------------------------------------------ */
 
 int
-sul_peer_add(struct sul_ctx *c, struct uet_ses_ulp_ctl *q)
+ses_ulp_peer_add(struct ses_ulp_ctx *c, struct uet_ses_ulp_ctl *q)
 {
-	struct sul_peer *p;
+	struct ses_ulp_peer *p;
 	uint32_t slot = c->peer_free;
 
 	if (q->peer.pid_on_fep > 0xFFF || q->peer.start_ri > 0xFFF)
 		return -EINVAL;
-	if (slot == SUL_NONE)
+	if (slot == SES_ULP_NONE)
 		return -ENOSPC;
 	p = &c->peers[slot];
 	c->peer_free = p->next;
 	p->v = q->peer;
 	p->owner = q->owner_id;
 	p->used = true;
-	/* single writer, read with relaxed loads (like SUL_INC) */
+	/* single writer, read with relaxed loads (like SES_ULP_INC) */
 	__atomic_store_n(&c->st.peers, c->st.peers + 1, __ATOMIC_RELAXED);
 	q->handle = ((uint64_t)p->gen << 32) | (slot + 1);
 	return 0;
 }
 
 int
-sul_peer_del(struct sul_ctx *c, uint64_t handle, uint32_t owner)
+ses_ulp_peer_del(struct ses_ulp_ctx *c, uint64_t handle, uint32_t owner)
 {
 	uint32_t slot = (uint32_t)handle - 1;
-	struct sul_peer *p;
+	struct ses_ulp_peer *p;
 
-	if (sul_peer_of(c, handle, owner) == NULL)
+	if (ses_ulp_peer_of(c, handle, owner) == NULL)
 		return -ENOENT;
 	p = &c->peers[slot];
 	p->used = false;
@@ -354,9 +354,9 @@ sul_peer_del(struct sul_ctx *c, uint64_t handle, uint32_t owner)
 }
 
 int
-sul_mr_reg(struct sul_ctx *c, struct uet_ses_ulp_ctl *q)
+ses_ulp_mr_reg(struct ses_ulp_ctx *c, struct uet_ses_ulp_ctl *q)
 {
-	struct sul_job *j = sul_job_find(c, q->job,
+	struct ses_ulp_job *j = ses_ulp_job_find(c, q->job,
 					 q->has_pid ? q->pid : c->pid);
 	int rc;
 	struct uet_ses_mr_attr a = {
@@ -387,24 +387,24 @@ sul_mr_reg(struct sul_ctx *c, struct uet_ses_ulp_ctl *q)
 
 /* The SES's rendezvous table of @p job (uet_ses_config.rdv_ri_of). */
 int
-sul_rdv_ri_of(void *arg, uint32_t job, uint16_t pid)
+ses_ulp_rdv_ri_of(void *arg, uint32_t job, uint16_t pid)
 {
-	struct sul_ctx *c = arg;
-	const struct sul_job *j = sul_job_find(c, job, pid);
+	struct ses_ulp_ctx *c = arg;
+	const struct ses_ulp_job *j = ses_ulp_job_find(c, job, pid);
 
 	return j != NULL ? j->ri_rdv : -1;
 }
 
 /* The profile of process @p pid (uet_ses_config.profile_of): its
  * domain's (EP_ADD), HPC for the unknown. */
-enum uet_profile
-sul_profile_of(void *arg, uint16_t pid)
+enum uet_wire_profile
+ses_ulp_profile_of(void *arg, uint16_t pid)
 {
-	const struct sul_ctx *c = arg;
+	const struct ses_ulp_ctx *c = arg;
 
 	if (pid == c->pid)
 		return c->eps[0].profile;
-	for (unsigned int i = 1; i < SUL_EPS_MAX; i++)
+	for (unsigned int i = 1; i < SES_ULP_EPS_MAX; i++)
 		if (c->eps[i].ref != 0 && c->eps[i].pid == pid)
 			return c->eps[i].profile;
 	return UET_PROFILE_HPC;
@@ -412,13 +412,13 @@ sul_profile_of(void *arg, uint16_t pid)
 
 /* The SES's receive context of process @p pid (uet_ses_config.match_of). */
 struct uet_ses_match *
-sul_match_of(void *arg, uint16_t pid)
+ses_ulp_match_of(void *arg, uint16_t pid)
 {
-	const struct sul_ctx *c = arg;
+	const struct ses_ulp_ctx *c = arg;
 
 	if (pid == c->pid)
 		return c->eps[0].match;
-	for (unsigned int i = 1; i < SUL_EPS_MAX; i++)
+	for (unsigned int i = 1; i < SES_ULP_EPS_MAX; i++)
 		if (c->eps[i].ref != 0 && c->eps[i].pid == pid)
 			return c->eps[i].match;
 	return NULL;

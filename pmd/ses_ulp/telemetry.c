@@ -80,7 +80,7 @@ fill_ses(struct uet_engine *e, struct rte_tel_data *d)
 }
 
 int
-sul_telemetry_add(void)
+ses_ulp_telemetry_add(void)
 {
 	return uet_engine_telemetry_add("/uet/ses", fill_ses,
 		"SES ULP counters per context. Parameter: engine index");

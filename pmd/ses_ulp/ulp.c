@@ -21,7 +21,7 @@
 
 #include "ses_ulp_private.h"
 
-static atomic_uint sul_seq;
+static atomic_uint ses_ulp_seq;
 
 /* ------------------------------------------------------------------ */
 /* ULP callbacks                                                       */
@@ -31,20 +31,20 @@ static atomic_uint sul_seq;
  * submission path (MTU check, submit counters), its struct as is. The
  * engine's clock is the one the SES was given. */
 static int
-sul_submit(void *arg, const struct uet_pds_submit *ps, uint64_t now)
+ses_ulp_submit(void *arg, const struct uet_pds_submit *ps, uint64_t now)
 {
-	const struct sul_ctx *c = arg;
+	const struct ses_ulp_ctx *c = arg;
 
 	(void)now;
 	return uet_ulp_submit(c->uctx, ps);
 }
 
 static void
-sul_free(struct sul_ctx *c)
+ses_ulp_free(struct ses_ulp_ctx *c)
 {
 	uet_ses_free(c->ses);
 	uet_ses_match_free(c->match);
-	for (unsigned int i = 1; i < SUL_EPS_MAX; i++)
+	for (unsigned int i = 1; i < SES_ULP_EPS_MAX; i++)
 		uet_ses_match_free(c->eps[i].match);
 	uet_ses_mr_table_free(c->mr);
 	rte_ring_free(c->ctl);
@@ -56,12 +56,12 @@ sul_free(struct sul_ctx *c)
 }
 
 static int
-sul_tables(struct sul_ctx *c, const struct uet_ses_ulp_params *p)
+ses_ulp_tables(struct ses_ulp_ctx *c, const struct uet_ses_ulp_params *p)
 {
 	struct uet_ses_mr_table_attr ta = {
 		.max_entries = p->max_mrs ? p->max_mrs : 1024,
 		.max_ri = 3 * c->max_jobs,
-		.max_pids = SUL_EPS_MAX,
+		.max_pids = SES_ULP_EPS_MAX,
 		.max_auth = c->max_jobs,
 		.vendor = 0x55,
 	};
@@ -85,7 +85,7 @@ sul_tables(struct sul_ctx *c, const struct uet_ses_ulp_params *p)
 	/* the other processes (EP_ADD) get a quarter of the unexpected
 	 * pool each */
 	mc.chunks = RTE_MAX(mc.chunks / 4, 64u);
-	for (unsigned int i = 1; i < SUL_EPS_MAX; i++) {
+	for (unsigned int i = 1; i < SES_ULP_EPS_MAX; i++) {
 		c->eps[i].match = uet_ses_match_create(&mc);
 		if (c->eps[i].match == NULL)
 			return -ENOMEM;
@@ -94,7 +94,7 @@ sul_tables(struct sul_ctx *c, const struct uet_ses_ulp_params *p)
 }
 
 static int
-sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
+ses_ulp_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 {
 	const struct uet_ses_ulp_params *p = arg;
 	struct uet_engine_lcore *lc = uet_ulp_ctx_lcore(uctx);
@@ -102,16 +102,16 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	struct uet_ses_config sc;
 	char name[RTE_RING_NAMESIZE];
 	uint32_t msgs, posted;
-	struct sul_ctx *c;
+	struct ses_ulp_ctx *c;
 	int rc;
 
-	if (p == NULL || p->max_peers > SUL_PEERS_MAX)
+	if (p == NULL || p->max_peers > SES_ULP_PEERS_MAX)
 		return -EINVAL;
-	(void)sul_telemetry_add();
-	c = rte_zmalloc("sul_ctx", sizeof(*c), RTE_CACHE_LINE_SIZE);
+	(void)ses_ulp_telemetry_add();
+	c = rte_zmalloc("ses_ulp_ctx", sizeof(*c), RTE_CACHE_LINE_SIZE);
 	if (c == NULL)
 		return -ENOMEM;
-	c->magic = SUL_MAGIC;
+	c->magic = SES_ULP_MAGIC;
 	c->uctx = uctx;
 	c->pid = (uint16_t)((p->pid_base + idx) & 0xFFF);
 	c->start_ri = p->start_ri;
@@ -119,10 +119,10 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 		       p->initiator_of(p->initiator_arg, idx, c->pid) :
 		       (uint32_t)p->pid_base + idx;
 	c->max_jobs = p->max_jobs ? p->max_jobs : 16;
-	c->max_peers = p->max_peers ? p->max_peers : SUL_PEERS_DEFAULT;
+	c->max_peers = p->max_peers ? p->max_peers : SES_ULP_PEERS_DEFAULT;
 	msgs = p->max_msgs ? p->max_msgs : 1024;
 	posted = p->max_posted ? p->max_posted : 1024;
-	rc = sul_tables(c, p);
+	rc = ses_ulp_tables(c, p);
 	if (rc < 0)
 		goto fail;
 	uet_ses_config_default(&sc);
@@ -135,18 +135,18 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	/* the front end picks rendezvous per SQE (UET_CHAN_F_RENDEZVOUS) */
 	sc.rdv_threshold = UINT32_MAX;
 	sc.rdv_eager = p->rdv_eager;
-	sc.rdv_ri_of = sul_rdv_ri_of;
+	sc.rdv_ri_of = ses_ulp_rdv_ri_of;
 	sc.rdv_ri_arg = c;
 	sc.rdv_resource_index = (c->start_ri + UET_SES_ULP_RI_RDV) & 0xFFF;
 	sc.pds = uet_ulp_ctx_pds(uctx);
 	sc.mr = c->mr;
 	sc.match = c->match;
-	sc.match_of = sul_match_of;
+	sc.match_of = ses_ulp_match_of;
 	sc.match_arg = c;
 	sc.remote_events = true; /* routed to channels that asked */
-	sc.profile_of = sul_profile_of;
+	sc.profile_of = ses_ulp_profile_of;
 	sc.profile_arg = c;
-	sc.submit = sul_submit;
+	sc.submit = ses_ulp_submit;
 	sc.submit_arg = c;
 	/* MR_REG of another owner: by its /proc/PID/mem descriptor, or
 	 * the handle of the caller's accessor */
@@ -160,87 +160,87 @@ sul_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 		goto fail;
 	}
 	c->nb_ops = msgs + posted;
-	c->ops = rte_zmalloc("sul_ops", c->nb_ops * sizeof(*c->ops), 0);
-	c->jobs = rte_zmalloc("sul_jobs", c->max_jobs * sizeof(*c->jobs), 0);
-	c->peers = rte_zmalloc("sul_peers",
+	c->ops = rte_zmalloc("ses_ulp_ops", c->nb_ops * sizeof(*c->ops), 0);
+	c->jobs = rte_zmalloc("ses_ulp_jobs", c->max_jobs * sizeof(*c->jobs), 0);
+	c->peers = rte_zmalloc("ses_ulp_peers",
 			       (size_t)c->max_peers * sizeof(*c->peers), 0);
 	/* every op record's completion, plus the unsolicited ones a few
-	 * channels may hold (SUL_CHAN_PEND_UNSOL_MAX each) */
+	 * channels may hold (SES_ULP_CHAN_PEND_UNSOL_MAX each) */
 	c->pend_mask = uet_pow2_ceil(2 * c->nb_ops) - 1;
-	c->pend = rte_zmalloc("sul_pend", (c->pend_mask + 1) *
+	c->pend = rte_zmalloc("ses_ulp_pend", (c->pend_mask + 1) *
 			      sizeof(*c->pend), 0);
-	snprintf(name, sizeof(name), "sulctl%u", atomic_fetch_add(&sul_seq, 1));
-	c->ctl = rte_ring_create(name, SUL_CTL_RING, SOCKET_ID_ANY,
+	snprintf(name, sizeof(name), "ses_ulp_ctl%u", atomic_fetch_add(&ses_ulp_seq, 1));
+	c->ctl = rte_ring_create(name, SES_ULP_CTL_RING, SOCKET_ID_ANY,
 				 RING_F_SC_DEQ);
 	if (c->ops == NULL || c->jobs == NULL || c->peers == NULL ||
 	    c->pend == NULL || c->ctl == NULL) {
 		rc = -ENOMEM;
 		goto fail;
 	}
-	c->free_head = SUL_NONE;
+	c->free_head = SES_ULP_NONE;
 	for (uint32_t i = c->nb_ops; i-- > 0;)
-		sul_op_put(c, i);
+		ses_ulp_op_put(c, i);
 	for (uint32_t i = 0; i < c->max_peers; i++)
-		c->peers[i].next = i + 1 < c->max_peers ? i + 1 : SUL_NONE;
+		c->peers[i].next = i + 1 < c->max_peers ? i + 1 : SES_ULP_NONE;
 	c->peer_free = 0;
-	sul_pid_local(c, c->pid, true);
+	ses_ulp_pid_local(c, c->pid, true);
 	*priv = c;
 	return 0;
 fail:
-	sul_free(c);
+	ses_ulp_free(c);
 	return rc < 0 ? rc : -ENOMEM;
 }
 
 static void
-sul_fini(struct uet_ulp_ctx *uctx, void *priv)
+ses_ulp_fini(struct uet_ulp_ctx *uctx, void *priv)
 {
-	struct sul_ctx *c = priv;
+	struct ses_ulp_ctx *c = priv;
 	void *m;
 
 	(void)uctx;
 	if (c == NULL)
 		return;
 	for (unsigned int i = 0; i < c->nb_dereg_wait; i++)
-		sul_ctl_answer(c->dereg_wait[i]);
+		ses_ulp_ctl_answer(c->dereg_wait[i]);
 	c->nb_dereg_wait = 0;
 	/* the SES goes away with everything it could still touch */
 	for (unsigned int i = 0; i < c->nb_held; i++)
-		sul_ctl_one(c, c->held[i], 0);
+		ses_ulp_ctl_one(c, c->held[i], 0);
 	c->nb_held = 0;
 	/* answer requests nobody will process any more */
 	while (rte_ring_sc_dequeue(c->ctl, &m) == 0) {
-		struct sul_ctl_msg *cm = m;
-		unsigned int expect = SUL_CTL_PENDING;
+		struct ses_ulp_ctl_msg *cm = m;
+		unsigned int expect = SES_ULP_CTL_PENDING;
 
 		cm->req.rc = -ESHUTDOWN;
 		if (!atomic_compare_exchange_strong(&cm->state, &expect,
-						    SUL_CTL_DONE))
+						    SES_ULP_CTL_DONE))
 			rte_free(cm);
 	}
-	sul_free(c);
+	ses_ulp_free(c);
 }
 
 static int
-sul_build(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
+ses_ulp_build(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
 	  uint8_t *buf, size_t cap)
 {
-	struct sul_ctx *c = priv;
+	struct ses_ulp_ctx *c = priv;
 
 	(void)is_retx;
 	return uet_ses_build(c->ses, cookie, psn, buf, cap);
 }
 
 static void
-sul_event(void *priv, struct uet_ulp_ctx *uctx,
+ses_ulp_event(void *priv, struct uet_ulp_ctx *uctx,
 	  const struct uet_pds_event *ev, const uint8_t *ses, uint16_t len)
 {
-	struct sul_ctx *c = priv;
+	struct ses_ulp_ctx *c = priv;
 
 	(void)uet_ses_event(c->ses, ev, ses, len, uet_ulp_now(uctx));
 }
 
 static bool
-sul_resp_expected(void *priv, uint8_t pds_type, uint8_t next_hdr,
+ses_ulp_resp_expected(void *priv, uint8_t pds_type, uint8_t next_hdr,
 		  const uint8_t *ses, uint16_t len)
 {
 	(void)priv;
@@ -248,32 +248,32 @@ sul_resp_expected(void *priv, uint8_t pds_type, uint8_t next_hdr,
 }
 
 static unsigned int
-sul_poll(void *priv, struct uet_ulp_ctx *uctx, uint64_t now)
+ses_ulp_poll(void *priv, struct uet_ulp_ctx *uctx, uint64_t now)
 {
-	struct sul_ctx *c = priv;
+	struct ses_ulp_ctx *c = priv;
 	unsigned int work;
 
 	/* channels first: a detached channel's receives are withdrawn
 	 * before the EP_DEL that follows its detach frees its process */
-	sul_chans_sync(c, uet_ulp_ctx_lcore(uctx), now);
-	work = sul_ctl_poll(c, now);
-	work += sul_completions(c, now);
+	ses_ulp_chans_sync(c, uet_ulp_ctx_lcore(uctx), now);
+	work = ses_ulp_ctl_poll(c, now);
+	work += ses_ulp_completions(c, now);
 	for (unsigned int i = 0; i < c->nb_chans; i++) {
-		work += sul_chan_rq(c, &c->chans[i], now);
-		work += sul_chan_sq(c, &c->chans[i], now);
+		work += ses_ulp_chan_rq(c, &c->chans[i], now);
+		work += ses_ulp_chan_sq(c, &c->chans[i], now);
 	}
 	work += uet_ses_progress(c->ses, now);
 	/* completions made at once (NOP, refused) go out this iteration */
-	work += sul_pend_flush(c);
+	work += ses_ulp_pend_flush(c);
 	return work;
 }
 
 /* The SES's timed work (a lost DEFERRABLE_RTR or MSG_ERROR sent again
- * after a wait) runs in uet_ses_progress() from sul_poll(). */
+ * after a wait) runs in uet_ses_progress() from ses_ulp_poll(). */
 static uint64_t
-sul_next_deadline(void *priv, struct uet_ulp_ctx *uctx)
+ses_ulp_next_deadline(void *priv, struct uet_ulp_ctx *uctx)
 {
-	const struct sul_ctx *c = priv;
+	const struct ses_ulp_ctx *c = priv;
 
 	(void)uctx;
 	return uet_ses_next_deadline(c->ses);
@@ -282,11 +282,11 @@ sul_next_deadline(void *priv, struct uet_ulp_ctx *uctx)
 const struct uet_ulp_ops uet_ses_ulp_ops = {
 	.size = sizeof(struct uet_ulp_ops),
 	.name = "ses",
-	.init = sul_init,
-	.fini = sul_fini,
-	.build = sul_build,
-	.poll = sul_poll,
-	.event = sul_event,
-	.resp_expected = sul_resp_expected,
-	.next_deadline = sul_next_deadline,
+	.init = ses_ulp_init,
+	.fini = ses_ulp_fini,
+	.build = ses_ulp_build,
+	.poll = ses_ulp_poll,
+	.event = ses_ulp_event,
+	.resp_expected = ses_ulp_resp_expected,
+	.next_deadline = ses_ulp_next_deadline,
 };

@@ -32,7 +32,7 @@ win_addr(const struct uet_chan *ch, uint64_t off, uint64_t len, void **out)
 
 /* Local buffer of a descriptor: flat, or an IOV of at most one entry. */
 int
-sul_desc_buf(const struct uet_chan *ch, uint32_t flags, uint64_t addr,
+ses_ulp_desc_buf(const struct uet_chan *ch, uint32_t flags, uint64_t addr,
 	     uint64_t len, void **buf, uint64_t *blen)
 {
 	struct uet_chan_iov iov;
@@ -100,7 +100,7 @@ sqe_operands(const struct uet_chan *ch, const struct uet_chan_sqe *q,
 }
 
 int
-sul_sqe_to_wr(const struct sul_chan *sc, const struct uet_chan_sqe *q,
+ses_ulp_sqe_to_wr(const struct ses_ulp_chan *sc, const struct uet_chan_sqe *q,
 	      const struct uet_ses_ulp_peer *a, uint32_t slot,
 	      struct uet_ses_wr *wr)
 {
@@ -110,7 +110,7 @@ sul_sqe_to_wr(const struct sul_chan *sc, const struct uet_chan_sqe *q,
 	if (q->op >= UET_CHAN_OP__COUNT)
 		return -EINVAL;
 	memset(wr, 0, sizeof(*wr));
-	rc = sul_desc_buf(sc->chan, q->flags, q->addr, q->len, &wr->buf, &wr->len);
+	rc = ses_ulp_desc_buf(sc->chan, q->flags, q->addr, q->len, &wr->buf, &wr->len);
 	if (rc < 0)
 		return rc;
 	rc = sqe_operands(sc->chan, q, wr);

@@ -586,7 +586,7 @@ uet_nscc_rcv_overload(struct uet_nscc_rcv *r, uint32_t pend)
 
 void
 uet_nscc_rcv_fill(struct uet_nscc_rcv *r, uint64_t service_ns,
-		  struct uet_pds_nscc_state *st)
+		  struct uet_wire_pds_nscc_state *st)
 {
 	uint64_t units = service_ns / UET_NSCC_SERVICE_UNIT_NS;
 

@@ -311,7 +311,7 @@ uet_rccc_pacer_next(const struct uet_rccc_pacer *pc)
 }
 
 void
-uet_rccc_fill(struct uet_pds_credit_state *st, uint32_t bytes,
+uet_rccc_fill(struct uet_wire_pds_credit_state *st, uint32_t bytes,
 	      uint16_t ooo_count)
 {
 	st->credit = uet_rccc_units(bytes);

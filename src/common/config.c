@@ -21,7 +21,7 @@
 #include <rte_common.h>
 #include <rte_config.h>
 
-#include "config_priv.h"
+#include "config_private.h"
 
 /*
  * rte_cfgfile reads a line into CFG_NAME_LEN + CFG_VALUE_LEN + 4 bytes and

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config_priv.h"
+#include "config_private.h"
 
 struct out {
 	char *buf;

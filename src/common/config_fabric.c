@@ -16,7 +16,7 @@
 
 #include <uet/uet_fabric_defaults.h>
 
-#include "config_priv.h"
+#include "config_private.h"
 
 #define SEC(x) ((uint64_t)(x) * 1000000000ULL)
 

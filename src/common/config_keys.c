@@ -14,7 +14,7 @@
 #include <rte_common.h>
 #include <rte_config.h>
 
-#include "config_priv.h"
+#include "config_private.h"
 
 #define KB(x) ((uint64_t)(x) << 10)
 #define MB(x) ((uint64_t)(x) << 20)

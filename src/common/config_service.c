@@ -17,7 +17,7 @@
 
 #include <rte_cfgfile.h>
 
-#include "config_priv.h"
+#include "config_private.h"
 
 #define ACL_PREFIX "job."
 #define JOBID_MAX 0xFFFFFFu

@@ -15,7 +15,7 @@
 
 #include <rte_cfgfile.h>
 
-#include "config_priv.h"
+#include "config_private.h"
 
 #define DOMAIN_PREFIX "domain."
 #define SDI_MAX 0xFFFFFFu

@@ -11,7 +11,7 @@
 #include <rte_config.h>
 #include <rte_ether.h>
 
-#include "config_priv.h"
+#include "config_private.h"
 
 /* Ethernet header plus one VLAN tag: the frame an MTU-sized packet needs. */
 #define FRAME_OVERHEAD (RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN)

@@ -125,7 +125,7 @@ fab_frame_trim(uint8_t *b, struct fab_frame *f, uint8_t dscp)
  * the IP payload floor; 0 when the frame is not UET or has no valid
  * PDS type (such frames are dropped instead of trimmed). */
 static uint32_t
-fab_trim_len(const struct uet_fabric *fab, const struct uet_outer *o,
+fab_trim_len(const struct uet_fabric *fab, const struct uet_wire_outer *o,
 	     const uint8_t *b, uint32_t l4_off, uint32_t ip_end)
 {
 	uint8_t native = fab->cfg.native_proto ? fab->cfg.native_proto : 253;
@@ -144,7 +144,7 @@ fab_trim_len(const struct uet_fabric *fab, const struct uet_outer *o,
 	}
 	if (ip_end < pds_off + UET_PDS_PROLOGUE_LEN)
 		return 0;
-	pds_len = uet_pds_hdr_len(b[pds_off] >> 3);
+	pds_len = uet_wire_pds_hdr_len(b[pds_off] >> 3);
 	if (pds_len == 0)
 		return 0;
 	keep = pds_off + (uint32_t)pds_len;
@@ -158,7 +158,7 @@ fab_trim_len(const struct uet_fabric *fab, const struct uet_outer *o,
  * native-IP entropy value (the EV decides the path). */
 static void
 fab_frame_hash(const struct uet_fabric *fab, struct fab_frame *f,
-	       const struct uet_outer *o, const uint8_t *b, uint32_t l4_off,
+	       const struct uet_wire_outer *o, const uint8_t *b, uint32_t l4_off,
 	       uint32_t ip_end)
 {
 	uint8_t native = fab->cfg.native_proto ? fab->cfg.native_proto : 253;
@@ -186,18 +186,18 @@ int
 fab_frame_parse(struct uet_fabric *fab, struct fab_frame *f,
 		const uint8_t *b, uint32_t len)
 {
-	struct uet_outer o;
+	struct uet_wire_outer o;
 	uint32_t l3 = 0, l4, ip_end;
 	int r;
 
 	memset(&o, 0, sizeof(o));
 	if (!fab->cfg.raw_ip) {
-		r = uet_outer_eth_decode(b, len, &o);
+		r = uet_wire_outer_eth_decode(b, len, &o);
 		if (r < 0)
 			return -EPROTO;
 		l3 = (uint32_t)r;
 	}
-	r = uet_outer_ip_decode(b + l3, len - l3, fab->cfg.native_proto, &o);
+	r = uet_wire_outer_ip_decode(b + l3, len - l3, fab->cfg.native_proto, &o);
 	if (r < 0 && r != -UET_WIRE_E_NOT_UET)
 		return -EPROTO;
 	l4 = l3 + o.ip_hlen;

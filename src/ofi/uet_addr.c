@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 bool
 uet_ofi_fmt_sin(uint32_t addr_format)
@@ -56,7 +56,7 @@ uet_ofi_initiator_default(const struct uet_ofi_addr *a)
 
 void
 uet_ofi_addr_make(struct uet_ofi_addr *a, const uint8_t *fa, bool ipv6,
-		  uint16_t pid, enum uet_profile profile, uint16_t caps)
+		  uint16_t pid, enum uet_wire_profile profile, uint16_t caps)
 {
 	const struct uet_ofi_params *p = uet_ofi_params();
 
@@ -91,7 +91,7 @@ uet_ofi_addr_check(const struct uet_ofi_addr *a)
 }
 
 int
-uet_ofi_addr_from_sin(const void *in, size_t len, enum uet_profile profile,
+uet_ofi_addr_from_sin(const void *in, size_t len, enum uet_wire_profile profile,
 		      uint16_t caps, struct uet_ofi_addr *a)
 {
 	struct sockaddr_in sin;
@@ -156,7 +156,7 @@ uet_ofi_addr_export(const struct uet_ofi_addr *a, uint32_t format, void *out,
 
 int
 uet_ofi_addr_import(const void *in, size_t len, uint32_t format,
-		    enum uet_profile profile, uint16_t caps,
+		    enum uet_wire_profile profile, uint16_t caps,
 		    struct uet_ofi_addr *a)
 {
 	if (uet_ofi_fmt_sin(format))
@@ -242,7 +242,7 @@ uet_ofi_resolve(const char *node, const char *service, void *out)
 }
 
 uint16_t
-uet_ofi_addr_caps(uint64_t caps, enum fi_ep_type type, enum uet_profile prof)
+uet_ofi_addr_caps(uint64_t caps, enum fi_ep_type type, enum uet_wire_profile prof)
 {
 	uint16_t c = 0;
 

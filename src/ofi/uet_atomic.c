@@ -15,7 +15,7 @@
 
 #include <uet/uet_ses_amo.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 int
 uet_ofi_amo_op(enum fi_op op)
@@ -108,7 +108,7 @@ op_of_kind(enum fi_op op, enum amo_kind k)
  * one element of at most UET_AMO_CAS_MAX bytes in its extension header.
  */
 static int
-amo_valid(enum uet_profile prof, uint16_t mtu, enum fi_datatype dt,
+amo_valid(enum uet_wire_profile prof, uint16_t mtu, enum fi_datatype dt,
 	  enum fi_op op, enum amo_kind k, size_t *count)
 {
 	int sop = uet_ofi_amo_op(op), sdt = uet_ofi_amo_dt(dt);

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 #define NO_FREE UINT32_MAX
 /* peer handles of one address: its own, then receive contexts 1.. */
@@ -367,7 +367,7 @@ av_insert(struct fid_av *fid, const void *addr, size_t count,
 {
 	struct uet_ofi_av *av = container_of(fid, struct uet_ofi_av, av_fid);
 	size_t len = uet_ofi_addrlen(av->addr_format);
-	enum uet_profile prof = av->dom->profile;
+	enum uet_wire_profile prof = av->dom->profile;
 	/* FI_SYNC_ERR: the context is an array of count ints, 0 or an
 	 * errno per address (synchronous inserts only) */
 	int *sync_err = (flags & FI_SYNC_ERR) ? context : NULL;

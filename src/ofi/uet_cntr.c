@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 void
 uet_ofi_cntr_inc(struct uet_ofi_cntr *c)

@@ -30,7 +30,7 @@
 
 #include <rte_cfgfile.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 #define LOCAL_FILE_MAX (1u << 20)
 

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 static int
 cq_reserve_below(struct uet_ofi_cq *cq, size_t limit)
@@ -266,7 +266,7 @@ uet_ofi_prov_strerror(int prov_errno, char *out, size_t n)
 {
 	if (prov_errno > UET_RC_OK && prov_errno <= 0xFF)
 		snprintf(out, n, "UET %s (0x%02x) from the target",
-			 uet_ses_rc_name((unsigned int)prov_errno),
+			 uet_wire_ses_rc_name((unsigned int)prov_errno),
 			 (unsigned int)prov_errno);
 	else if (prov_errno == UET_OFI_PROV_SERVICE_LOST)
 		snprintf(out, n, "service lost: the uet-engine service this "

@@ -9,7 +9,7 @@
 
 #include <uet/uet_engine.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 static atomic_uint domain_seq;
 

@@ -4,7 +4,7 @@
  * ever reaches a NULL pointer. Tables an object does not support are
  * these; unsupported single calls point at the matching stub.
  */
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 #include <rdma/fi_collective.h>
 

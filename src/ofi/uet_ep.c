@@ -18,7 +18,7 @@
 
 #include <uet/uet_engine.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 #include <rdma/fi_collective.h>
 

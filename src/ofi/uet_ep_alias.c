@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 static struct uet_ofi_ep *
 alias_base(fid_t fid)

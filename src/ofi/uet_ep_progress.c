@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 #define CQ_BURST 32
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 int
 uet_ofi_eq_post(struct uet_ofi_eq *eq, uint32_t event, const void *buf,

@@ -14,7 +14,7 @@
 
 #include <uet/uet_engine.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 static atomic_uint fabric_seq;
 
@@ -40,7 +40,7 @@ uet_ofi_fabric_progress(struct uet_ofi_fabric *fab)
 	pthread_mutex_unlock(&fab->progress_lock);
 }
 
-/* The process's engine, shared by every fi_fabric() (uet_ofi_priv.h). */
+/* The process's engine, shared by every fi_fabric() (uet_ofi_private.h). */
 static struct uet_ofi_fabric *proc_fab;
 static pthread_mutex_t proc_fab_lock = PTHREAD_MUTEX_INITIALIZER;
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 #define CAPS_DIRS (FI_SEND | FI_RECV | FI_READ | FI_WRITE | FI_REMOTE_READ | \
 		   FI_REMOTE_WRITE)
@@ -38,12 +38,12 @@
 #define RX_OP_FLAGS (FI_COMPLETION | FI_MULTI_RECV)
 #define MR_REQUIRED (FI_MR_PROV_KEY | FI_MR_ALLOCATED | FI_MR_VIRT_ADDR)
 
-static const enum uet_profile profiles[] = {
+static const enum uet_wire_profile profiles[] = {
 	UET_PROFILE_HPC, UET_PROFILE_AI_FULL, UET_PROFILE_AI_BASE,
 };
 
 const char *
-uet_ofi_profile_suffix(enum uet_profile p)
+uet_ofi_profile_suffix(enum uet_wire_profile p)
 {
 	switch (p) {
 	case UET_PROFILE_HPC:
@@ -56,7 +56,7 @@ uet_ofi_profile_suffix(enum uet_profile p)
 	return "";
 }
 
-enum uet_profile
+enum uet_wire_profile
 uet_ofi_profile_of_name(const char *name)
 {
 	size_t n, i, s;
@@ -75,7 +75,7 @@ uet_ofi_profile_of_name(const char *name)
 }
 
 uint64_t
-uet_ofi_profile_caps(enum uet_profile p, enum fi_ep_type type)
+uet_ofi_profile_caps(enum uet_wire_profile p, enum fi_ep_type type)
 {
 	/* FI_TRIGGER: operations held until a counter reaches a threshold
 	 * (uet_trigger.c) */
@@ -283,7 +283,7 @@ mr_mode_of(const struct gi_req *r, uint64_t *caps)
 
 static struct fi_info *
 entry_make(const struct uet_config *cfg, unsigned int port,
-	   enum uet_profile prof, enum fi_ep_type type, bool inline_progress)
+	   enum uet_wire_profile prof, enum fi_ep_type type, bool inline_progress)
 {
 	const struct uet_config_port *cp = &cfg->port[port];
 	struct fi_info *fi = fi_allocinfo();
@@ -436,7 +436,7 @@ set_addr(void **dst, size_t *dstlen, uint32_t fmt, const struct uet_ofi_addr *a)
 /* Adjust a template to hints; 0 keep, -FI_ENODATA drop, other errors. */
 static int
 entry_fit(struct fi_info *fi, const struct gi_req *r,
-	  const struct uet_config_port *cp, enum uet_profile prof)
+	  const struct uet_config_port *cp, enum uet_wire_profile prof)
 {
 	const struct fi_info *h = r->hints;
 	uint32_t fmt = UET_OFI_ADDR_FORMAT;
@@ -710,7 +710,7 @@ uet_ofi_getinfo(uint32_t version, const char *node, const char *service,
 			continue;
 		for (t = 0; t < 2; t++) {
 			for (p = 0; p < 3; p++) {
-				enum uet_profile prof = profiles[p];
+				enum uet_wire_profile prof = profiles[p];
 				struct fi_info *fi;
 
 				if (types[t] == FI_EP_DGRAM) {

@@ -24,7 +24,7 @@
 
 #include <uet/uet_engine.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 /*
  * Initiator id of engine context @p ctx hosting @p pid: the provider's

@@ -15,7 +15,7 @@
 
 #include <uet/uet_ses_mr.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 static void mr_engine_dereg(struct uet_ofi_mr *mr);
 

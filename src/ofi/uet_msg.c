@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 static struct uet_ofi_av *
 ep_av(const struct uet_ofi_ep *ep)

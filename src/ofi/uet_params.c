@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 static struct uet_ofi_params params;
 
@@ -197,7 +197,7 @@ parse_profiles(const char *s)
 {
 	static const struct {
 		const char *name;
-		enum uet_profile p;
+		enum uet_wire_profile p;
 	} names[] = {
 		{ "hpc", UET_PROFILE_HPC },
 		{ "ai_full", UET_PROFILE_AI_FULL },

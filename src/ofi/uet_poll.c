@@ -18,7 +18,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 struct set_member {
 	struct fid *fid;

@@ -11,7 +11,7 @@
 
 #include <rte_log.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 RTE_LOG_REGISTER(uet_ofi_logtype, uet.ofi, NOTICE);
 
@@ -83,7 +83,7 @@ uet_prov_getinfo(uint32_t version, const char *node, const char *service,
 	    hints->domain_attr->name != NULL)
 		return 0;
 	for (fi = *info; fi != NULL; fi = next) {
-		enum uet_profile p =
+		enum uet_wire_profile p =
 			uet_ofi_profile_of_name(fi->domain_attr->name);
 
 		next = fi->next;

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 static ssize_t
 rma_post(struct uet_ofi_ep *ep, bool is_read, const struct fi_msg_rma *msg,

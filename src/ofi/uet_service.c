@@ -25,7 +25,7 @@
 
 #include <uet/uet_svc_client.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 #include "uet_win.h"
 
 /* smallest window chunk: 2^8 bytes */

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 static ssize_t
 tg_recvmsg(struct fid_ep *fid, const struct fi_msg_tagged *msg,

@@ -27,7 +27,7 @@
 
 #include <rdma/fi_trigger.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 struct uet_ofi_trig {
 	struct uet_ofi_trig *next;

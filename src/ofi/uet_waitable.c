@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "uet_ofi_priv.h"
+#include "uet_ofi_private.h"
 
 /* ---- eventfd wait objects ---- */
 

@@ -197,14 +197,14 @@ pds_pdc_free(struct uet_pds *p, struct pds_pdc *c)
 	if (p->cc->fini != NULL)
 		p->cc->fini(p->cc_inst, c->cc, pds_cc_inflight(p, c));
 	/* Every submitted cookie completes, even when the PDC goes away. */
-	pds_init_abort(p, c, -ECONNABORTED);
+	pds_initiator_abort(p, c, -ECONNABORTED);
 	pds_tx_blk_detach(p, c);
 	pds_rx_blk_detach(p, c);
 	if (c->role == PDS_ROLE_INIT) {
 		p->st.pdc_close_init++;
 	} else {
-		pds_tgt_gone(p, c);
-		pds_tgt_release(p, c);
+		pds_target_gone(p, c);
+		pds_target_release(p, c);
 		p->st.pdc_close_tgt++;
 	}
 	c->state = PDC_FREE;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * PDS instance: creation, configuration, the event and control rings, and
- * the per-packet entry points that dispatch to the initiator (pds_init.c),
- * target (pds_tgt.c) and datagram (pds_dgram.c) state machines.
+ * the per-packet entry points that dispatch to the initiator (pds_initiator.c),
+ * target (pds_target.c) and datagram (pds_dgram.c) state machines.
  */
 
 #include <stdlib.h>
@@ -45,7 +45,7 @@ uet_pds_config_default(struct uet_pds_config *cfg)
 	cfg->backoff_max_ns = 4000000;
 	cfg->max_backoffs = 16;
 	cfg->idle_close_ns = 0;
-	/* Idle target PDCs are reclaimed (pds_tgt_ack.c): a PDC opened by
+	/* Idle target PDCs are reclaimed (pds_target_ack.c): a PDC opened by
 	 * a late duplicate SYN has no initiator to close it. */
 	cfg->tgt_close_req_ns = 1000000000;
 	cfg->timer_tick_ns = 16384;
@@ -61,7 +61,7 @@ uet_pds_config_default(struct uet_pds_config *cfg)
 	 * in uet-perf msgrate, against 85 without the ROD window
 	 * (docs/PERFORMANCE.md, "ROD under loss"). The packet that fills the
 	 * window carries AR, so a small window does not wait for the delayed
-	 * ACK (pds_init_hdr_req). */
+	 * ACK (pds_initiator_hdr_req). */
 	cfg->rod_wnd_min = 8;
 	/* One EV per PDC unless configured otherwise (config [spray]). */
 	uet_cms_lb_config_default(&cfg->lb);
@@ -312,7 +312,7 @@ pds_pdc_down(struct uet_pds *p, struct pds_pdc *c, int status)
 /* A target PDC going away, for an SES that asked: what it reassembles
  * from that PDC will get no more packets. */
 void
-pds_tgt_gone(struct uet_pds *p, struct pds_pdc *c)
+pds_target_gone(struct uet_pds *p, struct pds_pdc *c)
 {
 	struct pds_event *e;
 
@@ -330,7 +330,7 @@ void
 pds_commit(struct uet_pds *p, uint64_t now)
 {
 	if (p->pend.valid)
-		pds_tgt_commit(p, now);
+		pds_target_commit(p, now);
 	if (p->rpend.valid)
 		pds_rudi_commit(p);
 }
@@ -474,9 +474,9 @@ uet_pds_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 	       uint64_t now)
 {
 	if (s->flags & UET_PDS_SUBMIT_PDC)
-		return pds_init_submit_ret(p, s, now);
+		return pds_initiator_submit_ret(p, s, now);
 	if (s->mode == UET_PDS_MODE_RUD || s->mode == UET_PDS_MODE_ROD)
-		return pds_init_submit(p, s, now);
+		return pds_initiator_submit(p, s, now);
 	if (s->mode == UET_PDS_MODE_RUDI || s->mode == UET_PDS_MODE_UUD)
 		return pds_dgram_submit(p, s, now);
 	return -EINVAL;
@@ -488,8 +488,8 @@ uet_pds_submit(struct uet_pds *p, const struct uet_pds_submit *s,
  * requests); the others are unreliable: they consume no PSN, are not
  * resent as such, and their psn field is not recorded (ACK_REQ names
  * the PSN it asks about in it). Those the sender sends go to its peer's
- * receive side (pds_tgt_cp_unseq), those the receiver sends to the
- * sender (pds_init_cp).
+ * receive side (pds_target_cp_unseq), those the receiver sends to the
+ * sender (pds_initiator_cp).
  */
 static bool
 pds_cp_to_sender(uint8_t ctl)
@@ -508,20 +508,20 @@ pds_cp_to_receiver(uint8_t ctl)
 /* Requests in the return direction of a PDC carry RESPONSE_DATA next
  * headers (UEC 1.0 PDS next-header values) and address an initiator PDC; all
  * other requests and CPs address a target PDC (the return direction sends no
- * CPs: its tail-loss probe is a retransmission, pds_init.c). */
+ * CPs: its tail-loss probe is a retransmission, pds_initiator.c). */
 static int
-pds_rx_seq(struct uet_pds *p, const struct uet_pds_hdr *h,
+pds_rx_seq(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 	   const struct uet_pds_rx_meta *m, uint64_t now)
 {
 	if (h->type != UET_PDS_TYPE_CP &&
 	    (h->next_hdr == UET_PDS_NEXT_RESPONSE_DATA ||
 	     h->next_hdr == UET_PDS_NEXT_RESPONSE_DATA_SMALL))
 		return pds_ret_rx(p, h, m, now);
-	return pds_tgt_rx(p, h, m, now);
+	return pds_target_rx(p, h, m, now);
 }
 
 int
-uet_pds_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
+uet_pds_rx(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 	   const struct uet_pds_rx_meta *m, uint64_t now)
 {
 	p->cc_now = now;
@@ -532,21 +532,21 @@ uet_pds_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 		return -ENOBUFS;
 	}
 	p->st.rx_type[h->type & 15]++;
-	if (uet_pds_type_is_req(h->type))
+	if (uet_wire_pds_type_is_req(h->type))
 		return pds_rx_seq(p, h, m, now);
-	if (uet_pds_type_is_ack(h->type))
-		return pds_init_ack(p, h, m, now);
-	if (uet_pds_type_is_nack(h->type)) {
+	if (uet_wire_pds_type_is_ack(h->type))
+		return pds_initiator_ack(p, h, m, now);
+	if (uet_wire_pds_type_is_nack(h->type)) {
 		if (h->flags & UET_PDS_F_NT)
 			return pds_dgram_rx(p, h, m, now);
-		return pds_init_nack(p, h, m, now);
+		return pds_initiator_nack(p, h, m, now);
 	}
 	if (h->type == UET_PDS_TYPE_CP) {
 		p->st.rx_ctl[h->next_hdr & 15]++;
 		if (pds_cp_to_receiver(h->next_hdr))
-			return pds_tgt_cp_unseq(p, h, m, now);
+			return pds_target_cp_unseq(p, h, m, now);
 		if (pds_cp_to_sender(h->next_hdr))
-			return pds_init_cp(p, h, m, now);
+			return pds_initiator_cp(p, h, m, now);
 		return pds_rx_seq(p, h, m, now);
 	}
 	if (h->type == UET_PDS_TYPE_RUDI_REQ ||
@@ -625,7 +625,7 @@ pds_tx_acks(struct uet_pds *p, uint64_t now, struct uet_pds_tx *tx,
 	uint32_t idx;
 
 	while (k < n && (idx = pds_list_pop(p, &p->acks)) != PDS_NIL) {
-		if (pds_tgt_ack_tx(p, &p->pdc[idx], now, &tx[k]))
+		if (pds_target_ack_tx(p, &p->pdc[idx], now, &tx[k]))
 			k++;
 	}
 	return k;
@@ -644,8 +644,8 @@ pds_tx_reqs(struct uet_pds *p, uint64_t now, struct uet_pds_tx *tx,
 	while (k < n && (idx = pds_list_pop(p, &p->active)) != PDS_NIL) {
 		c = &p->pdc[idx];
 		q = (uint16_t)(n - k < 8 ? n - k : 8);
-		k += pds_init_tx(p, c, now, &tx[k], q);
-		if (pds_init_has_work(p, c, now))
+		k += pds_initiator_tx(p, c, now, &tx[k], q);
+		if (pds_initiator_has_work(p, c, now))
 			pds_list_push(p, &p->active, idx);
 		if (idx == tail)
 			break;
@@ -691,11 +691,11 @@ uet_pds_respond(struct uet_pds *p, uint32_t pdc, uint32_t psn,
 	/* Responding accepts: the ACK carrying it reports the PSN. */
 	fresh = p->pend.valid && p->pend.handle == pdc && p->pend.psn == psn;
 	if (fresh)
-		pds_tgt_commit(p, now);
+		pds_target_commit(p, now);
 	c = pds_handle_pdc(p, pdc);
 	if (c == NULL || c->role != PDS_ROLE_TGT)
 		return -ENOENT;
-	return pds_tgt_respond(p, c, psn, next_hdr, resp, len, fresh);
+	return pds_target_respond(p, c, psn, next_hdr, resp, len, fresh);
 }
 
 int
@@ -708,11 +708,11 @@ uet_pds_respond_default(struct uet_pds *p, uint32_t pdc, uint32_t psn,
 	if (pdc == UET_PDS_PDC_NONE)
 		return -EINVAL;
 	if (p->pend.valid && p->pend.handle == pdc && p->pend.psn == psn)
-		pds_tgt_commit(p, now);
+		pds_target_commit(p, now);
 	c = pds_handle_pdc(p, pdc);
 	if (c == NULL || c->role != PDS_ROLE_TGT)
 		return -ENOENT;
-	return pds_tgt_respond_default(p, c, psn);
+	return pds_target_respond_default(p, c, psn);
 }
 
 int
@@ -721,7 +721,7 @@ uet_pds_refuse(struct uet_pds *p, uint32_t pdc, uint32_t psn, uint8_t code)
 	struct pds_pdc *c;
 
 	/* UEC 1.0 NACK codes, DECISION: resource NACKs back off and retry. */
-	if (uet_pds_nack_class(code) != UET_NACK_CLASS_RESOURCE)
+	if (uet_wire_pds_nack_class(code) != UET_NACK_CLASS_RESOURCE)
 		return -EINVAL;
 	if (pdc == UET_PDS_PDC_NONE)
 		return pds_rudi_refuse(p, psn, code);
@@ -732,7 +732,7 @@ uet_pds_refuse(struct uet_pds *p, uint32_t pdc, uint32_t psn, uint8_t code)
 		p->pend.valid = false;
 		return -ENOENT;
 	}
-	return pds_tgt_refuse(p, c, psn, code);
+	return pds_target_refuse(p, c, psn, code);
 }
 
 uint32_t
@@ -751,10 +751,10 @@ uet_pds_pdc_close(struct uet_pds *p, uint32_t pdc, uint64_t now)
 	if (c == NULL)
 		return -ENOENT;
 	if (c->role == PDS_ROLE_TGT) {
-		pds_tgt_close_req(p, c, now);
+		pds_target_close_req(p, c, now);
 		return 0;
 	}
-	return pds_init_close(p, c, now);
+	return pds_initiator_close(p, c, now);
 }
 
 int

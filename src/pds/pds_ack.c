@@ -92,7 +92,7 @@ pds_ack_slot(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
  * carrying the response bytes of the ACK. */
 static void
 pds_ack_resp_event(struct uet_pds *p, struct pds_pdc *c,
-		   const struct uet_pds_hdr *h,
+		   const struct uet_wire_pds_hdr *h,
 		   const struct uet_pds_rx_meta *m, const struct pds_slot *sl,
 		   uint32_t psn, uint8_t type)
 {
@@ -123,14 +123,14 @@ pds_ack_resp_event(struct uet_pds *p, struct pds_pdc *c,
  * (UET_PDS_EV_RESP) instead of being dropped.
  */
 static void
-pds_ack_resp(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
+pds_ack_resp(struct uet_pds *p, struct pds_pdc *c, const struct uet_wire_pds_hdr *h,
 	     const struct uet_pds_rx_meta *m, uint32_t psn, uint32_t *acked)
 {
 	struct pds_slot *sl = pds_slot(p, c, psn);
 
 	if (sl->state == SLOT_QUEUED || (sl->flags & SLOT_F_CP))
 		return;
-	if (uet_pds_ack_req_get(h) == UET_PDS_ACK_REQ_CLEAR) {
+	if (uet_wire_pds_ack_req_get(h) == UET_PDS_ACK_REQ_CLEAR) {
 		c->flags |= PDC_F_CLEAR;
 		c->u.i.resp_psn = uet_psn_max(c->u.i.resp_psn, psn);
 	}
@@ -235,7 +235,7 @@ pds_ack_infer(struct uet_pds *p, struct pds_pdc *c, uint32_t hi,
 
 /*
  * The first ACK after an RTO, which resent the oldest packets only
- * (pds_init_rto_mark): if it completes a packet never retransmitted,
+ * (pds_initiator_rto_mark): if it completes a packet never retransmitted,
  * the packets were not lost but late (the ACKs were, or this end did not
  * run for a while): the timeout was spurious, and SACK / NACK evidence
  * repairs what is really missing. Otherwise every packet sent before the
@@ -250,9 +250,9 @@ pds_ack_frto(struct uet_pds *p, struct pds_pdc *c)
 		p->st.rto_spurious++;
 		return;
 	}
-	pds_init_mark_from(p, c, c->u.i.una, true, PDS_WHY_RTO,
+	pds_initiator_mark_from(p, c, c->u.i.una, true, PDS_WHY_RTO,
 			   c->u.i.rto_base);
-	pds_init_kick(p, c);
+	pds_initiator_kick(p, c);
 }
 
 /* SRTT (RFC 6298 style, gain 1/8) from first-transmission samples. */
@@ -273,7 +273,7 @@ pds_ack_rtt_sample(struct uet_pds *p, struct pds_pdc *c, uint64_t rtt)
 static void
 pds_ack_settle(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
-	struct pds_init *i = &c->u.i;
+	struct pds_initiator *i = &c->u.i;
 	uint32_t old = i->una;
 
 	while (i->una != i->nxt && pds_slot(p, c, i->una)->state == SLOT_DONE)
@@ -295,17 +295,17 @@ pds_ack_settle(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 		}
 		/* Return direction drained: a held CLOSE ACK may go. */
 		if (c->role == PDS_ROLE_TGT && c->state == PDC_CLOSED)
-			pds_tgt_ack_kick(p, c);
+			pds_target_ack_kick(p, c);
 	}
-	pds_init_kick(p, c);
+	pds_initiator_kick(p, c);
 	pds_pdc_timer_update(p, c, now);
 }
 
 static void
-pds_ack_sack(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_ack *a,
+pds_ack_sack(struct uet_pds *p, struct pds_pdc *c, const struct uet_wire_pds_ack *a,
 	     uint32_t *acked, uint32_t *hi)
 {
-	uint32_t base = uet_pds_ack_sack_base(a), psn;
+	uint32_t base = uet_wire_pds_ack_sack_base(a), psn;
 	uint64_t bits = a->sack_bitmap;
 	unsigned int b;
 
@@ -359,27 +359,27 @@ pds_nack_rtt(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, uint64_t now)
 }
 
 /*
- * The receiver's range (UEC 1.0 MP_Range, pds_init_room): the CACK_PSN
+ * The receiver's range (UEC 1.0 MP_Range, pds_initiator_room): the CACK_PSN
  * every ACK carries, and the mpr of an ACK_CC (log2 of the PSNs it tracks
  * past CACK; 0 and absurd values say nothing). Also from an ACK that
  * finds nothing of ours outstanding: the ACK_CC after the ACK that
  * completed everything still tells the range the next burst must keep.
  */
 static void
-pds_ack_range(struct pds_pdc *c, const struct uet_pds_hdr *h, uint64_t now)
+pds_ack_range(struct pds_pdc *c, const struct uet_wire_pds_hdr *h, uint64_t now)
 {
-	const struct uet_pds_ack *a = &h->u.ack;
+	const struct uet_wire_pds_ack *a = &h->u.ack;
 
 	if (h->type == UET_PDS_TYPE_ACK_CC && a->mpr != 0 && a->mpr < 32)
 		c->u.i.mpr = a->mpr;
-	pds_init_window_cack(c, a->cack_psn, now);
+	pds_initiator_window_cack(c, a->cack_psn, now);
 }
 
 static bool
-pds_ack_check(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
+pds_ack_check(struct uet_pds *p, struct pds_pdc *c, const struct uet_wire_pds_hdr *h,
 	      uint64_t now)
 {
-	const struct uet_pds_ack *a = &h->u.ack;
+	const struct uet_wire_pds_ack *a = &h->u.ack;
 
 	/* Acknowledging a PSN never sent: bogus or from an old incarnation. */
 	if ((c->tblk == PDS_NIL && c->state == PDC_SYN) ||
@@ -393,7 +393,7 @@ pds_ack_check(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 		 * dpdcid. */
 		c->rid = a->spdcid;
 		c->state = PDC_OPEN;
-		pds_init_syn_open(p, c);
+		pds_initiator_syn_open(p, c);
 	} else if (a->spdcid != c->rid) {
 		p->st.rx_stale++;
 		return false;
@@ -408,10 +408,10 @@ pds_ack_check(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 }
 
 static void
-pds_ack_req(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
+pds_ack_req(struct uet_pds *p, struct pds_pdc *c, const struct uet_wire_pds_hdr *h,
 	    uint32_t ack_psn, uint64_t now)
 {
-	unsigned int req = uet_pds_ack_req_get(h);
+	unsigned int req = uet_wire_pds_ack_req_get(h);
 
 	/* CLEAR/CLOSE requests go from the target to the initiator only. */
 	if (c->role != PDS_ROLE_INIT)
@@ -420,7 +420,7 @@ pds_ack_req(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 		c->flags |= PDC_F_CLEAR;
 		c->u.i.resp_psn = uet_psn_max(c->u.i.resp_psn, ack_psn);
 	} else if (req == UET_PDS_ACK_REQ_CLOSE && c->state != PDC_CLOSING) {
-		pds_init_close(p, c, now);
+		pds_initiator_close(p, c, now);
 	}
 }
 
@@ -431,10 +431,10 @@ pds_ack_req(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
  * otherwise), less the receiver's service time.
  */
 static void
-pds_ack_cc(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
+pds_ack_cc(struct uet_pds *p, struct pds_pdc *c, const struct uet_wire_pds_hdr *h,
 	   uint32_t acked, uint64_t rtt, uint64_t now)
 {
-	const struct uet_pds_ack *a = &h->u.ack;
+	const struct uet_wire_pds_ack *a = &h->u.ack;
 	struct uet_pds_cc_ack ca = {
 		.bytes = acked,
 		.ecn = (h->flags & UET_PDS_F_M) != 0,
@@ -460,10 +460,10 @@ pds_ack_cc(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 }
 
 int
-pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
+pds_initiator_ack(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 	     const struct uet_pds_rx_meta *m, uint64_t now)
 {
-	const struct uet_pds_ack *a = &h->u.ack;
+	const struct uet_wire_pds_ack *a = &h->u.ack;
 	struct pds_pdc *c = pds_ack_lookup(p, a->dpdcid, a->spdcid,
 					   a->cack_psn, m);
 	uint32_t acked = 0, hi, psn, ack_psn;
@@ -476,7 +476,7 @@ pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	 * flag (UEC 1.0 section 3.6.16; pds_lb.c DECISION). */
 	pds_lb_ack(p, c, m->ev, (h->flags & UET_PDS_F_M) != 0, now);
 	p->ack_orig = false;
-	ack_psn = probe ? a->cack_psn : uet_pds_ack_psn(a);
+	ack_psn = probe ? a->cack_psn : uet_wire_pds_ack_psn(a);
 	rtt = pds_ack_rtt(p, c, ack_psn, (h->flags & UET_PDS_F_RETX) != 0,
 			  now);
 	if (rtt)
@@ -495,7 +495,7 @@ pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	if (h->type != UET_PDS_TYPE_ACK)
 		pds_ack_sack(p, c, a, &acked, &hi);
 	if (probe)
-		pds_init_probe_reply(p, c, h, now);
+		pds_initiator_probe_reply(p, c, h, now);
 	if (!probe && h->next_hdr == UET_PDS_NEXT_NONE &&
 	    pds_in_flight(c, ack_psn)) {
 		pds_ack_slot(p, c, ack_psn, &acked);
@@ -505,18 +505,18 @@ pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
 		pds_ack_frto(p, c);
 	/* A plain ACK has no bitmap: no evidence of loss. */
 	if (h->type != UET_PDS_TYPE_ACK)
-		pds_ack_infer(p, c, hi, uet_pds_ack_sack_base(a), now);
+		pds_ack_infer(p, c, hi, uet_wire_pds_ack_sack_base(a), now);
 	pds_ack_cc(p, c, h, acked, probe ? 0 : rtt, now);
 	pds_cc_flush_loss(p, c, now);
 	if (h->type == UET_PDS_TYPE_ACK_CC && a->cc_type == UET_CC_TYPE_CREDIT &&
 	    a->cc.credit.credit != 0)
-		pds_init_credit(p, c, pds_from_units256(a->cc.credit.credit),
+		pds_initiator_credit(p, c, pds_from_units256(a->cc.credit.credit),
 				now);
 	pds_ack_req(p, c, h, ack_psn, now);
 	if (c->state != PDC_FREE)
 		pds_ack_settle(p, c, now);
 	if (c->state != PDC_FREE)
-		pds_init_cc_probe(p, c, now);
+		pds_initiator_cc_probe(p, c, now);
 	return 0;
 }
 
@@ -584,13 +584,13 @@ pds_nack_limit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	    now - c->u.i.progress_ns < pds_dead_ns(p))
 		return false;
 	p->st.nack_retx_limit++;
-	pds_init_fail(p, c, -ETIMEDOUT);
+	pds_initiator_fail(p, c, -ETIMEDOUT);
 	return true;
 }
 
 static void
 pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
-	      const struct uet_pds_nack *n, uint64_t now)
+	      const struct uet_wire_pds_nack *n, uint64_t now)
 {
 	uint32_t acked = 0, psn, lost;
 	bool trim;
@@ -616,7 +616,7 @@ pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
 		}
 		p->st.rod_goback++;
 		pds_rod_wnd_cut(p, c);
-		pds_init_mark_from(p, c, n->psn, false, PDS_WHY_NACK,
+		pds_initiator_mark_from(p, c, n->psn, false, PDS_WHY_NACK,
 				   UINT64_MAX);
 		/* The packets past the hole were dropped, not congested:
 		 * released like the hole itself. */
@@ -628,7 +628,7 @@ pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
 	pds_nack_mark(p, c, n->psn, trim ? PDS_WHY_TRIM : PDS_WHY_NACK);
 	if (trim) {
 		/* UEC 1.0 packet trimming: retransmit; the load balancer
-		 * heard of it (pds_init_nack) and picks the resend's EV. A
+		 * heard of it (pds_initiator_nack) and picks the resend's EV. A
 		 * repeated NACK of a packet already marked says nothing new
 		 * to the CC. */
 		lost = pds_cc_take(p);
@@ -646,11 +646,11 @@ pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
  * counting towards max_backoffs. */
 static void
 pds_nack_backoff(struct uet_pds *p, struct pds_pdc *c,
-		 const struct uet_pds_nack *n, uint64_t now)
+		 const struct uet_wire_pds_nack *n, uint64_t now)
 {
 	bool joined = (c->flags & PDC_F_BACKOFF) && now < c->u.i.backoff_until;
 
-	if (!joined && !pds_init_backoff(p, c, now))
+	if (!joined && !pds_initiator_backoff(p, c, now))
 		return;
 	pds_nack_mark(p, c, n->psn, PDS_WHY_BACKOFF);
 	pds_cc_nacked(p, c, n->code, now);
@@ -694,7 +694,7 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	s.flags = (sl->flags & SLOT_F_RESP) ? UET_PDS_SUBMIT_RESP : 0;
 	s.len = sl->len;
 	s.cookie = sl->cookie;
-	if (pds_init_submit(p, &s, now) < 0)
+	if (pds_initiator_submit(p, &s, now) < 0)
 		pds_done_pdc(p, c, sl->cookie, -ECONNABORTED, psn);
 }
 
@@ -703,7 +703,7 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
  * first): the target has the packet and its SES is still at work on it.
  * That is what an ACK of it says: a packet that completes on its
  * response waits for it (SLOT_WAIT; the RTO resends it if the response
- * never comes, pds_init_mark_from), any other completes. Nothing is
+ * never comes, pds_initiator_mark_from), any other completes. Nothing is
  * resent now.
  */
 static void
@@ -717,11 +717,11 @@ pds_nack_received(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		pds_cc_acked(p, c, acked, now);
 }
 
-/* NEW_START_PSN answers a SYN only (pds_tgt.c DECISION): for a PDC past
+/* NEW_START_PSN answers a SYN only (pds_target.c DECISION): for a PDC past
  * SYN it is a stale answer to an old SYN of ours. */
 static int
 pds_nack_new_start(struct uet_pds *p, struct pds_pdc *c,
-		   const struct uet_pds_nack *n, uint64_t now)
+		   const struct uet_wire_pds_nack *n, uint64_t now)
 {
 	struct pds_slot *sl;
 
@@ -734,22 +734,22 @@ pds_nack_new_start(struct uet_pds *p, struct pds_pdc *c,
 		p->st.rx_stale++; /* answered already */
 		return 0;
 	}
-	pds_init_syn_refused(p, c, sl, n->payload, now);
+	pds_initiator_syn_refused(p, c, sl, n->payload, now);
 	return 0;
 }
 
 /*
  * A PDC-fatal NACK naming a PSN of our receive (return) direction: the
- * target gave up on its return data (retries exhausted, pds_init.c) and
+ * target gave up on its return data (retries exhausted, pds_initiator.c) and
  * closed the PDC. Only for an established initiator PDC of that target,
  * and a PSN within its receive window (another incarnation's PSNs are
  * >= 2^16 away).
  */
 static bool
 pds_nack_ret_fatal(struct uet_pds *p, const struct pds_pdc *c,
-		   const struct uet_pds_nack *n)
+		   const struct uet_wire_pds_nack *n)
 {
-	return uet_pds_nack_class(n->code) == UET_NACK_CLASS_FATAL &&
+	return uet_wire_pds_nack_class(n->code) == UET_NACK_CLASS_FATAL &&
 	       c->role == PDS_ROLE_INIT && c->state != PDC_SYN &&
 	       c->rid == n->spdcid &&
 	       n->psn - (c->u.t.cack + 1) < p->cfg.rx_window;
@@ -758,23 +758,23 @@ pds_nack_ret_fatal(struct uet_pds *p, const struct pds_pdc *c,
 /*
  * ... or one naming the PSN a CLEAR carries (it consumes none: the next
  * unsent) while nothing is in flight: the keepalive of a locked PDC
- * (pds_init_idle) or a window probe met a target that no longer has the
+ * (pds_initiator_idle) or a window probe met a target that no longer has the
  * PDC, so the return data it waits for will not come.
  */
 static bool
-pds_nack_clear_fatal(const struct pds_pdc *c, const struct uet_pds_nack *n)
+pds_nack_clear_fatal(const struct pds_pdc *c, const struct uet_wire_pds_nack *n)
 {
-	return uet_pds_nack_class(n->code) == UET_NACK_CLASS_FATAL &&
+	return uet_wire_pds_nack_class(n->code) == UET_NACK_CLASS_FATAL &&
 	       c->role == PDS_ROLE_INIT && c->state == PDC_OPEN &&
 	       c->rid == n->spdcid && n->psn == c->u.i.snd &&
 	       c->u.i.una == c->u.i.snd;
 }
 
 int
-pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
+pds_initiator_nack(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 	      const struct uet_pds_rx_meta *m, uint64_t now)
 {
-	const struct uet_pds_nack *n = &h->u.nack;
+	const struct uet_wire_pds_nack *n = &h->u.nack;
 	struct pds_pdc *c;
 
 	p->st.nack_rx[pds_code_idx(n->code)]++;
@@ -784,7 +784,7 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	if (!pds_in_flight(c, n->psn)) {
 		if (pds_nack_ret_fatal(p, c, n) ||
 		    pds_nack_clear_fatal(c, n)) {
-			pds_init_fail(p, c, -ECONNRESET);
+			pds_initiator_fail(p, c, -ECONNRESET);
 			return 0;
 		}
 		p->st.rx_stale++;
@@ -799,7 +799,7 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	pds_nack_rtt(p, c, n->psn, now);
 	if (n->code == UET_NACK_RCVD_SES_PROCG)
 		pds_nack_received(p, c, n->psn, now);
-	switch (uet_pds_nack_class(n->code)) {
+	switch (uet_wire_pds_nack_class(n->code)) {
 	case UET_NACK_CLASS_RETRANSMIT:
 		pds_nack_retx(p, c, n, now);
 		break;
@@ -823,7 +823,7 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 			pds_pdc_free(p, c);
 			return 0;
 		}
-		pds_init_fail(p, c, -ECONNRESET);
+		pds_initiator_fail(p, c, -ECONNRESET);
 		return 0;
 	case UET_NACK_CLASS_CLOSING:
 		pds_nack_closing(p, c, n->psn, now);
@@ -843,7 +843,7 @@ pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
  * its CLEAR_PSN is every PSN complete, so at least what was asked when we
  * have it. No room for it: the idle CLEAR sends it. */
 static void
-pds_init_clear_req(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+pds_initiator_clear_req(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		   uint64_t now)
 {
 	if (uet_psn_ge(psn, c->u.i.snd) ||
@@ -851,17 +851,17 @@ pds_init_clear_req(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		p->st.rx_stale++;
 		return;
 	}
-	if (c->state == PDC_CLOSING || pds_init_clear_tx(p, c, now))
+	if (c->state == PDC_CLOSING || pds_initiator_clear_tx(p, c, now))
 		return;
 	c->flags |= PDC_F_CLEAR;
 	c->u.i.resp_psn = uet_psn_max(c->u.i.resp_psn, c->u.i.una - 1);
-	pds_init_kick(p, c);
+	pds_initiator_kick(p, c);
 }
 
 /* Target-to-initiator CPs: unreliable (UEC 1.0 PDS control packets,
  * pds.c), they consume no PSN; ours carry psn 0. */
 int
-pds_init_cp(struct uet_pds *p, const struct uet_pds_hdr *h,
+pds_initiator_cp(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 	    const struct uet_pds_rx_meta *m, uint64_t now)
 {
 	struct pds_pdc *c = pds_ack_lookup(p, h->u.cp.dpdcid, h->u.cp.spdcid,
@@ -870,7 +870,7 @@ pds_init_cp(struct uet_pds *p, const struct uet_pds_hdr *h,
 	if (c == NULL)
 		return -EBADMSG;
 	if (h->next_hdr == UET_PDS_CTL_CREDIT) {
-		pds_init_credit(p, c, pds_from_units256(h->u.cp.payload), now);
+		pds_initiator_credit(p, c, pds_from_units256(h->u.cp.payload), now);
 		return 0;
 	}
 	if (c->role != PDS_ROLE_INIT) {
@@ -878,8 +878,8 @@ pds_init_cp(struct uet_pds *p, const struct uet_pds_hdr *h,
 		return -EBADMSG;
 	}
 	if (h->next_hdr == UET_PDS_CTL_CLOSE_REQ)
-		pds_init_close(p, c, now);
+		pds_initiator_close(p, c, now);
 	else
-		pds_init_clear_req(p, c, h->u.cp.payload, now);
+		pds_initiator_clear_req(p, c, h->u.cp.payload, now);
 	return 0;
 }

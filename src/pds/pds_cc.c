@@ -184,6 +184,6 @@ pds_cc_grants(struct uet_pds *p, uint64_t now)
 			continue;
 		c = &p->pdc[idx];
 		if (c->state != PDC_FREE && c->state != PDC_CLOSED)
-			pds_tgt_credit_grant(p, c, bytes);
+			pds_target_credit_grant(p, c, bytes);
 	}
 }

@@ -641,7 +641,7 @@ cc_rx_overload(void *inst, void *priv, bool busy)
 
 static void
 cc_ack_state(void *inst, void *priv, uint64_t service_ns,
-	     struct uet_pds_nscc_state *st)
+	     struct uet_wire_pds_nscc_state *st)
 {
 	(void)inst;
 	uet_nscc_rcv_fill(&((struct cc_pdc *)priv)->rcv, service_ns, st);

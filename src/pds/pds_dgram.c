@@ -205,7 +205,7 @@ pds_rudi_find(struct uet_pds *p, uint32_t pkt_id,
 }
 
 static int
-pds_rudi_resp(struct uet_pds *p, const struct uet_pds_hdr *h,
+pds_rudi_resp(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 	      const struct uet_pds_rx_meta *m)
 {
 	struct pds_rudi *r = pds_rudi_find(p, h->u.rudi.pkt_id, m);
@@ -288,10 +288,10 @@ pds_rudi_nack_limit(struct uet_pds *p, uint32_t idx, uint64_t now)
 }
 
 static int
-pds_rudi_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
+pds_rudi_nack(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 	      const struct uet_pds_rx_meta *m, uint64_t now)
 {
-	const struct uet_pds_nack *n = &h->u.nack;
+	const struct uet_wire_pds_nack *n = &h->u.nack;
 	struct pds_rudi *r;
 	uint32_t idx;
 
@@ -300,7 +300,7 @@ pds_rudi_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 	if (r == NULL)
 		return -EBADMSG;
 	idx = (uint32_t)(r - p->rudi);
-	switch (uet_pds_nack_class(n->code)) {
+	switch (uet_wire_pds_nack_class(n->code)) {
 	case UET_NACK_CLASS_RETRANSMIT:
 		if (pds_rudi_nack_limit(p, idx, now))
 			break;
@@ -328,7 +328,7 @@ pds_rudi_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
 }
 
 static int
-pds_rudi_req(struct uet_pds *p, const struct uet_pds_hdr *h,
+pds_rudi_req(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 	     const struct uet_pds_rx_meta *m)
 {
 	struct pds_event *e;
@@ -457,7 +457,7 @@ pds_rudi_defer_free(struct uet_pds *p)
 }
 
 static int
-pds_uud_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
+pds_uud_rx(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 	   const struct uet_pds_rx_meta *m)
 {
 	struct pds_event *e;
@@ -480,7 +480,7 @@ pds_uud_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 }
 
 int
-pds_dgram_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
+pds_dgram_rx(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 	     const struct uet_pds_rx_meta *m, uint64_t now)
 {
 	if (h->type == UET_PDS_TYPE_RUDI_REQ)

@@ -52,7 +52,7 @@ enum pds_pdc_state {
 #define PDC_F_CCPROBE   0x2000u /* init: the outstanding PROBE samples the
 				 * base RTT for the CC (no loss repair) */
 #define PDC_F_FRTO      0x1000u /* sender: RTO resent the head only, the
-				 * next ACK decides (pds_init_rto) */
+				 * next ACK decides (pds_initiator_rto) */
 
 /* Target pending-ACK flags (echoed in the next ACK, UEC 1.0 PDS ACK
  * generation). */
@@ -68,12 +68,12 @@ enum pds_pdc_state {
 
 /*
  * A PDC is bidirectional (UEC 1.0 PDS return-direction read responses): each
- * end has a transmit PSN space (struct pds_init: forward requests at the
+ * end has a transmit PSN space (struct pds_initiator: forward requests at the
  * initiator, return-direction requests at the target) and a receive PSN space
- * (struct pds_tgt). DECISION: the return direction starts at the forward
+ * (struct pds_target). DECISION: the return direction starts at the forward
  * Start_PSN, which both ends know, so it needs no SYN of its own.
  */
-struct pds_init {
+struct pds_initiator {
 	uint32_t una;        /* first PSN not complete */
 	uint32_t nxt;        /* next PSN to assign */
 	uint32_t snd;        /* first PSN never sent */
@@ -94,16 +94,16 @@ struct pds_init {
 	uint32_t srtt_ns;    /* smoothed RTT, 0: no sample yet */
 	uint16_t rod_acked;  /* ROD: packets acknowledged since rod_wnd grew */
 	uint8_t mpr;         /* log2 of the peer's MP_Range (ACK_CC), 0:
-			      * not told yet (pds_init_range) */
+			      * not told yet (pds_initiator_range) */
 	uint8_t locks;       /* uet_pds_pdc_lock(): no idle close above 0 */
 	uint64_t rack_ns;    /* latest send time of an acknowledged packet */
 	uint32_t peer_cack;  /* highest CACK_PSN the peer reported: its
-			      * MP_Range starts after it (pds_init_room) */
+			      * MP_Range starts after it (pds_initiator_room) */
 	uint32_t creq_sent;  /* RCCC: credit_target (256 B units) of the
 			      * last request or CREDIT_REQ sent */
 };
 
-struct pds_tgt {
+struct pds_target {
 	uint32_t cack;       /* cumulative ACK PSN */
 	uint32_t hi;         /* highest PSN received */
 	uint32_t ack_psn;    /* PSN that triggers the next ACK */
@@ -149,8 +149,8 @@ struct pds_pdc {
 	uint32_t start_psn;
 	uint64_t last_ns;    /* last activity (idle close) */
 	struct {
-		struct pds_init i; /* transmit PSN space */
-		struct pds_tgt t;  /* receive PSN space */
+		struct pds_initiator i; /* transmit PSN space */
+		struct pds_target t;  /* receive PSN space */
 	} u;
 	uint8_t cc[UET_PDS_CC_PRIV_MAX];
 };
@@ -165,7 +165,7 @@ enum pds_slot_state {
 	SLOT_WAIT,     /* acknowledged, waiting for the SES response */
 	SLOT_DONE,     /* complete, waiting for una to pass */
 	SLOT_REFUSED,  /* SYN state: NACKed NEW_START_PSN, the rest of its
-			* burst not answered yet (pds_init_syn_refused) */
+			* burst not answered yet (pds_initiator_syn_refused) */
 };
 
 #define SLOT_F_RESP   0x01u /* completes on the SES response */
@@ -304,7 +304,7 @@ struct pds_tnode {
 /*
  * A record of one incarnation {FA, spdcid, Start_PSN} of a target PDC:
  * freed (closed, given up or replaced), or refused with NEW_START_PSN
- * (pds_tgt.c DECISIONs). Its SYNs are late duplicates, or refused again.
+ * (pds_target.c DECISIONs). Its SYNs are late duplicates, or refused again.
  * PDS_TOMB_WAYS records per hash bucket, so the incarnations of one
  * reused id do not overwrite each other; the oldest record is evicted.
  */
@@ -366,7 +366,7 @@ struct pds_list {
 };
 
 struct uet_pds {
-	/* pds_init_ack(): the ACK being processed completed a packet that
+	/* pds_initiator_ack(): the ACK being processed completed a packet that
 	 * was never retransmitted (F-RTO evidence). */
 	bool ack_orig;
 	struct uet_pds_config cfg;
@@ -484,7 +484,7 @@ void pds_done(struct uet_pds *p, uint8_t mode, uint32_t pdc, uint64_t cookie,
 void pds_done_pdc(struct uet_pds *p, struct pds_pdc *c, uint64_t cookie,
 		  int status, uint32_t psn);
 void pds_pdc_down(struct uet_pds *p, struct pds_pdc *c, int status);
-void pds_tgt_gone(struct uet_pds *p, struct pds_pdc *c);
+void pds_target_gone(struct uet_pds *p, struct pds_pdc *c);
 void pds_commit(struct uet_pds *p, uint64_t now);
 /* A retransmission of reason @p why leaves: count it. */
 void pds_retx_sent(struct uet_pds *p, enum pds_why why);
@@ -664,7 +664,7 @@ pds_rudi_node(const struct uet_pds *p, uint32_t rudi)
 	return 2 * p->cap + rudi;
 }
 
-/* ---- pds_init.c: initiator ---- */
+/* ---- pds_initiator.c: initiator ---- */
 
 /*
  * The receiver's MP_Range (UEC 1.0 PDS ACK_CC mpr): PSNs past its CACK it
@@ -673,7 +673,7 @@ pds_rudi_node(const struct uet_pds *p, uint32_t rudi)
  * configuration); never more than our transmit window.
  */
 static inline uint32_t
-pds_init_range(const struct uet_pds *p, const struct pds_pdc *c)
+pds_initiator_range(const struct uet_pds *p, const struct pds_pdc *c)
 {
 	uint32_t r = c->u.i.mpr != 0 ? UINT32_C(1) << c->u.i.mpr :
 				       p->cfg.rx_window;
@@ -690,14 +690,14 @@ pds_init_range(const struct uet_pds *p, const struct pds_pdc *c)
  * the last CACK_PSN it reported.
  */
 static inline bool
-pds_init_room(const struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
+pds_initiator_room(const struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
 {
-	return psn - (c->u.i.peer_cack + 1) < pds_init_range(p, c);
+	return psn - (c->u.i.peer_cack + 1) < pds_initiator_range(p, c);
 }
 
-int pds_init_submit(struct uet_pds *p, const struct uet_pds_submit *s,
+int pds_initiator_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 		    uint64_t now);
-int pds_init_submit_ret(struct uet_pds *p, const struct uet_pds_submit *s,
+int pds_initiator_submit_ret(struct uet_pds *p, const struct uet_pds_submit *s,
 			uint64_t now);
 void pds_pdc_psn_init(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 /* ---- pds_cc.c: calls into the CC ---- */
@@ -716,63 +716,63 @@ void pds_cc_acked(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes,
 void pds_cc_nacked(struct uet_pds *p, struct pds_pdc *c, uint8_t code,
 		   uint64_t now);
 /* The CC asks for a base-RTT PROBE (UEC 1.0 NSCC): send it if it may. */
-void pds_init_cc_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
-void pds_init_abort(struct uet_pds *p, struct pds_pdc *c, int status);
-uint16_t pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
+void pds_initiator_cc_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+void pds_initiator_abort(struct uet_pds *p, struct pds_pdc *c, int status);
+uint16_t pds_initiator_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		     struct uet_pds_tx *tx, uint16_t n);
-bool pds_init_has_work(struct uet_pds *p, const struct pds_pdc *c,
+bool pds_initiator_has_work(struct uet_pds *p, const struct pds_pdc *c,
 		       uint64_t now);
-int pds_init_ack(struct uet_pds *p, const struct uet_pds_hdr *h,
+int pds_initiator_ack(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 		 const struct uet_pds_rx_meta *m, uint64_t now);
-int pds_init_nack(struct uet_pds *p, const struct uet_pds_hdr *h,
+int pds_initiator_nack(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 		  const struct uet_pds_rx_meta *m, uint64_t now);
-int pds_init_cp(struct uet_pds *p, const struct uet_pds_hdr *h,
+int pds_initiator_cp(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 		const struct uet_pds_rx_meta *m, uint64_t now);
-void pds_init_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
-uint64_t pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c);
-void pds_init_fail(struct uet_pds *p, struct pds_pdc *c, int status);
+void pds_initiator_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+uint64_t pds_initiator_deadline(struct uet_pds *p, const struct pds_pdc *c);
+void pds_initiator_fail(struct uet_pds *p, struct pds_pdc *c, int status);
 
-/* ---- pds_init_ctl.c: probes, re-establishment, back-off, credit ---- */
-bool pds_init_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
-bool pds_init_ack_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
-/* ROD go-back-N window (pds_init.c) */
+/* ---- pds_initiator_ctl.c: probes, re-establishment, back-off, credit ---- */
+bool pds_initiator_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+bool pds_initiator_ack_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+/* ROD go-back-N window (pds_initiator.c) */
 bool pds_rod_wnd_last(const struct uet_pds *p, const struct pds_pdc *c,
 		      uint32_t psn);
 void pds_rod_wnd_cut(struct uet_pds *p, struct pds_pdc *c);
 void pds_rod_wnd_grow(struct uet_pds *p, struct pds_pdc *c, uint32_t acked);
-bool pds_init_clear_due(struct uet_pds *p, const struct pds_pdc *c);
-bool pds_init_clear_tx(struct uet_pds *p, struct pds_pdc *c,
+bool pds_initiator_clear_due(struct uet_pds *p, const struct pds_pdc *c);
+bool pds_initiator_clear_tx(struct uet_pds *p, struct pds_pdc *c,
 		       uint64_t now);
-/* The peer's MP_Range (pds_init_room) */
-bool pds_init_retx_ready(struct uet_pds *p, const struct pds_pdc *c);
-bool pds_init_window_held(struct uet_pds *p, const struct pds_pdc *c);
-void pds_init_window_cack(struct pds_pdc *c, uint32_t cack, uint64_t now);
-void pds_init_window_probe(struct uet_pds *p, struct pds_pdc *c,
+/* The peer's MP_Range (pds_initiator_room) */
+bool pds_initiator_retx_ready(struct uet_pds *p, const struct pds_pdc *c);
+bool pds_initiator_window_held(struct uet_pds *p, const struct pds_pdc *c);
+void pds_initiator_window_cack(struct pds_pdc *c, uint32_t cack, uint64_t now);
+void pds_initiator_window_probe(struct uet_pds *p, struct pds_pdc *c,
 			   uint64_t now);
-void pds_init_probe_reply(struct uet_pds *p, struct pds_pdc *c,
-			  const struct uet_pds_hdr *h, uint64_t now);
-bool pds_init_backoff(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
-void pds_init_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
+void pds_initiator_probe_reply(struct uet_pds *p, struct pds_pdc *c,
+			  const struct uet_wire_pds_hdr *h, uint64_t now);
+bool pds_initiator_backoff(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+void pds_initiator_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
 			uint64_t now);
-void pds_init_syn_refused(struct uet_pds *p, struct pds_pdc *c,
+void pds_initiator_syn_refused(struct uet_pds *p, struct pds_pdc *c,
 			  struct pds_slot *sl, uint32_t want, uint64_t now);
-bool pds_init_syn_refused_any(struct uet_pds *p, const struct pds_pdc *c);
-void pds_init_syn_open(struct uet_pds *p, struct pds_pdc *c);
-uint32_t pds_init_credit_target(struct uet_pds *p, struct pds_pdc *c,
+bool pds_initiator_syn_refused_any(struct uet_pds *p, const struct pds_pdc *c);
+void pds_initiator_syn_open(struct uet_pds *p, struct pds_pdc *c);
+uint32_t pds_initiator_credit_target(struct uet_pds *p, struct pds_pdc *c,
 				uint8_t *ccc_id);
-void pds_init_credit_req(struct uet_pds *p, struct pds_pdc *c,
+void pds_initiator_credit_req(struct uet_pds *p, struct pds_pdc *c,
 			 uint64_t now);
-void pds_init_credit(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes,
+void pds_initiator_credit(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes,
 		     uint64_t now);
-void pds_init_kick(struct uet_pds *p, struct pds_pdc *c);
-int pds_init_close(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
-int pds_init_queue_cp(struct uet_pds *p, struct pds_pdc *c, uint8_t ctl,
+void pds_initiator_kick(struct uet_pds *p, struct pds_pdc *c);
+int pds_initiator_close(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+int pds_initiator_queue_cp(struct uet_pds *p, struct pds_pdc *c, uint8_t ctl,
 		      uint32_t payload);
-uint32_t pds_init_mark_from(struct uet_pds *p, struct pds_pdc *c,
+uint32_t pds_initiator_mark_from(struct uet_pds *p, struct pds_pdc *c,
 			    uint32_t from, bool wait_too, enum pds_why why,
 			    uint64_t before);
 
-/* Fields common to requests and CPs (pds_tgt.c). */
+/* Fields common to requests and CPs (pds_target.c). */
 struct pds_rxinfo {
 	uint32_t psn;
 	uint16_t spdcid;
@@ -784,55 +784,55 @@ struct pds_rxinfo {
 	bool cp;
 };
 
-/* ---- pds_tgt.c: target ---- */
-void pds_tgt_nack(struct uet_pds *p, const struct uet_pds_rx_meta *m,
+/* ---- pds_target.c: target ---- */
+void pds_target_nack(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 		  const struct pds_rxinfo *ri, uint16_t lid, uint8_t code,
 		  uint32_t psn);
 void pds_resp_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn);
 void pds_resp_drop(struct uet_pds *p, struct pds_pdc *c, uint32_t psn);
-void pds_tgt_commit(struct uet_pds *p, uint64_t now);
-int pds_tgt_refuse(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+void pds_target_commit(struct uet_pds *p, uint64_t now);
+int pds_target_refuse(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		   uint8_t code);
-int pds_tgt_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
+int pds_target_rx(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 	       const struct uet_pds_rx_meta *m, uint64_t now);
-int pds_tgt_cp_unseq(struct uet_pds *p, const struct uet_pds_hdr *h,
+int pds_target_cp_unseq(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 		     const struct uet_pds_rx_meta *m, uint64_t now);
-int pds_ret_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
+int pds_ret_rx(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 	       const struct uet_pds_rx_meta *m, uint64_t now);
 
-/* ---- pds_tgt_ack.c: ACK generation, receive-side timers ---- */
-void pds_tgt_want_ack(struct uet_pds *p, struct pds_pdc *c);
-void pds_tgt_ev_set(struct uet_pds *p, struct pds_pdc *c,
+/* ---- pds_target_ack.c: ACK generation, receive-side timers ---- */
+void pds_target_want_ack(struct uet_pds *p, struct pds_pdc *c);
+void pds_target_ev_set(struct uet_pds *p, struct pds_pdc *c,
 		    const struct uet_pds_rx_meta *m);
-void pds_tgt_ack_kick(struct uet_pds *p, struct pds_pdc *c);
-void pds_tgt_resp_sack(struct uet_pds *p, struct pds_pdc *c,
+void pds_target_ack_kick(struct uet_pds *p, struct pds_pdc *c);
+void pds_target_resp_sack(struct uet_pds *p, struct pds_pdc *c,
 		       struct uet_pds_tx *tx);
-void pds_tgt_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
+void pds_target_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
 			const struct uet_pds_rx_meta *m, uint64_t now);
-void pds_tgt_credit_grant(struct uet_pds *p, struct pds_pdc *c,
+void pds_target_credit_grant(struct uet_pds *p, struct pds_pdc *c,
 			  uint32_t bytes);
-void pds_tgt_credit_request(struct uet_pds *p, struct pds_pdc *c,
+void pds_target_credit_request(struct uet_pds *p, struct pds_pdc *c,
 			    uint32_t target, bool cp, uint64_t now);
-bool pds_tgt_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
+bool pds_target_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		    struct uet_pds_tx *tx);
-void pds_tgt_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
-uint64_t pds_tgt_deadline(struct uet_pds *p, const struct pds_pdc *c);
-int pds_tgt_respond_default(struct uet_pds *p, struct pds_pdc *c,
+void pds_target_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+uint64_t pds_target_deadline(struct uet_pds *p, const struct pds_pdc *c);
+int pds_target_respond_default(struct uet_pds *p, struct pds_pdc *c,
 			    uint32_t psn);
-uint32_t pds_tgt_cack_report(const struct uet_pds *p,
+uint32_t pds_target_cack_report(const struct uet_pds *p,
 			     const struct pds_pdc *c);
-int pds_tgt_respond(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+int pds_target_respond(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		    uint8_t next_hdr, const void *resp, uint16_t len,
 		    bool fresh);
-void pds_tgt_close_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
-void pds_tgt_release(struct uet_pds *p, struct pds_pdc *c);
+void pds_target_close_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+void pds_target_release(struct uet_pds *p, struct pds_pdc *c);
 
 /* ---- pds_dgram.c: RUDI and UUD ---- */
 int pds_dgram_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 		     uint64_t now);
 uint16_t pds_dgram_tx(struct uet_pds *p, uint64_t now, struct uet_pds_tx *tx,
 		      uint16_t n);
-int pds_dgram_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
+int pds_dgram_rx(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 		 const struct uet_pds_rx_meta *m, uint64_t now);
 void pds_rudi_timer(struct uet_pds *p, uint32_t rudi, uint64_t now);
 void pds_rudi_commit(struct uet_pds *p);

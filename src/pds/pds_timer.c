@@ -100,9 +100,9 @@ pds_timer_fire(struct uet_pds *p, uint32_t node, uint64_t now)
 	if (c->state == PDC_FREE)
 		return;
 	/* Both PSN spaces share the node: each part re-derives what is due. */
-	pds_init_timer(p, c, now);
+	pds_initiator_timer(p, c, now);
 	if (c->state != PDC_FREE)
-		pds_tgt_timer(p, c, now);
+		pds_target_timer(p, c, now);
 }
 
 static bool
@@ -158,8 +158,8 @@ pds_pdc_timer_update(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	(void)now;
 	if (c->state == PDC_FREE)
 		return;
-	d = pds_init_deadline(p, c);
-	r = pds_tgt_deadline(p, c);
+	d = pds_initiator_deadline(p, c);
+	r = pds_target_deadline(p, c);
 	if (d == 0 || (r != 0 && r < d))
 		d = r;
 	if (d == 0)

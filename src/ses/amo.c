@@ -49,7 +49,7 @@ enum amo_rel {
 	AMO_YNAN,
 };
 
-typedef enum amo_verdict (*amo_kernel_fn)(enum uet_amo_op op, void *res,
+typedef enum amo_verdict (*amo_kernel_fn)(enum uet_wire_amo_op op, void *res,
 					  const void *t, const void *a,
 					  const void *c);
 
@@ -80,7 +80,7 @@ static const uint32_t amo_class_ops[] = {
  * "target OP compare", READ keeps.
  */
 static enum amo_verdict
-amo_move_verdict(enum uet_amo_op op, enum amo_rel a_vs_t, enum amo_rel t_vs_c)
+amo_move_verdict(enum uet_wire_amo_op op, enum amo_rel a_vs_t, enum amo_rel t_vs_c)
 {
 	bool take;
 
@@ -137,7 +137,7 @@ amo_move_verdict(enum uet_amo_op op, enum amo_rel a_vs_t, enum amo_rel t_vs_c)
  */
 #define AMO_INT_KERNEL(name, T, U)					\
 static enum amo_verdict							\
-name(enum uet_amo_op op, void *res, const void *tp, const void *ap,	\
+name(enum uet_wire_amo_op op, void *res, const void *tp, const void *ap,	\
      const void *cp)							\
 {									\
 	T t[1], a[1], c[1];						\
@@ -176,7 +176,7 @@ name(enum uet_amo_op op, void *res, const void *tp, const void *ap,	\
 
 #define AMO_REAL_KERNEL(name, T, VB)					\
 static enum amo_verdict							\
-name(enum uet_amo_op op, void *res, const void *tp, const void *ap,	\
+name(enum uet_wire_amo_op op, void *res, const void *tp, const void *ap,	\
      const void *cp)							\
 {									\
 	T t[1], a[1], c[1], r[1];					\
@@ -200,7 +200,7 @@ name(enum uet_amo_op op, void *res, const void *tp, const void *ap,	\
  */
 #define AMO_CPLX_KERNEL(name, T, VB)					\
 static enum amo_verdict							\
-name(enum uet_amo_op op, void *res, const void *tp, const void *ap,	\
+name(enum uet_wire_amo_op op, void *res, const void *tp, const void *ap,	\
      const void *cp)							\
 {									\
 	T t[2], a[2], c[2], r[2];					\
@@ -236,7 +236,7 @@ name(enum uet_amo_op op, void *res, const void *tp, const void *ap,	\
  */
 #define AMO_HALF_KERNEL(name, TO_D, FROM_D)				\
 static enum amo_verdict							\
-name(enum uet_amo_op op, void *res, const void *tp, const void *ap,	\
+name(enum uet_wire_amo_op op, void *res, const void *tp, const void *ap,	\
      const void *cp)							\
 {									\
 	uint16_t t[1], a[1], c[1], r;					\
@@ -283,7 +283,7 @@ struct amo_type {
 	amo_kernel_fn kernel;
 };
 
-/* Indexed by enum uet_amo_dt (UEC 1.0 SES opcodes and atomic datatypes). */
+/* Indexed by enum uet_wire_amo_dt (UEC 1.0 SES opcodes and atomic datatypes). */
 static const struct amo_type amo_types[] = {
 	[UET_AMO_DT_INT8] = { 1, AMO_CLASS_INT, amo_k_i8 },
 	[UET_AMO_DT_UINT8] = { 1, AMO_CLASS_INT, amo_k_u8 },
@@ -339,7 +339,7 @@ uet_amo_dt_align(unsigned int dt)
 	return amo_types[dt].size < 16 ? amo_types[dt].size : 16;
 }
 
-enum uet_ses_rc
+enum uet_wire_ses_rc
 uet_amo_check(unsigned int op, unsigned int dt, const void *target,
 	      size_t len, unsigned int flags)
 {
@@ -364,7 +364,7 @@ uet_amo_check(unsigned int op, unsigned int dt, const void *target,
 
 /* Single-owner memory: plain read-modify-write of one element. */
 static void
-amo_elem_plain(const struct amo_type *ty, enum uet_amo_op op, uint8_t *tgt,
+amo_elem_plain(const struct amo_type *ty, enum uet_wire_amo_op op, uint8_t *tgt,
 	       const uint8_t *a, const uint8_t *c, uint8_t *fetch)
 {
 	uint8_t old[UET_AMO_ELEM_MAX], res[UET_AMO_ELEM_MAX];
@@ -389,7 +389,7 @@ amo_elem_plain(const struct amo_type *ty, enum uet_amo_op op, uint8_t *tgt,
  */
 #define AMO_CAS_ELEM(name, C)						\
 static void								\
-name(amo_kernel_fn k, enum uet_amo_op op, void *tgt, const void *a,	\
+name(amo_kernel_fn k, enum uet_wire_amo_op op, void *tgt, const void *a,	\
      const void *c, void *fetch)					\
 {									\
 	C *p = tgt;							\
@@ -431,7 +431,7 @@ AMO_CAS_ELEM(amo_cas16, unsigned __int128)
 #endif
 
 static void
-amo_elem_atomic(const struct amo_type *ty, enum uet_amo_op op, uint8_t *tgt,
+amo_elem_atomic(const struct amo_type *ty, enum uet_wire_amo_op op, uint8_t *tgt,
 		const uint8_t *a, const uint8_t *c, uint8_t *fetch)
 {
 	switch (ty->size) {
@@ -456,8 +456,8 @@ amo_elem_atomic(const struct amo_type *ty, enum uet_amo_op op, uint8_t *tgt,
 /* Operands in place of an absent operand (READ) or compare buffer. */
 static const uint8_t amo_zero[UET_AMO_ELEM_MAX];
 
-enum uet_ses_rc
-uet_amo_exec(enum uet_amo_op op, enum uet_amo_dt dt, void *target,
+enum uet_wire_ses_rc
+uet_amo_exec(enum uet_wire_amo_op op, enum uet_wire_amo_dt dt, void *target,
 	     const void *operand, const void *compare, void *fetch_out,
 	     size_t len, unsigned int flags)
 {
@@ -465,7 +465,7 @@ uet_amo_exec(enum uet_amo_op op, enum uet_amo_dt dt, void *target,
 	const struct amo_type *ty;
 	uint8_t *tgt = target, *fetch = fetch_out;
 	const uint8_t *a, *c;
-	enum uet_ses_rc rc;
+	enum uet_wire_ses_rc rc;
 
 	rc = uet_amo_check(op, dt, target, len, flags);
 	if (rc != UET_RC_OK)

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "mr_priv.h"
+#include "mr_private.h"
 
 
 int

@@ -14,7 +14,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "mr_priv.h"
+#include "mr_private.h"
 
 
 const struct mr_slot *

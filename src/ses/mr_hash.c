@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "mr_priv.h"
+#include "mr_private.h"
 
 uint64_t
 mr_key_pid(uint16_t pid)

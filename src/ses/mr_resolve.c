@@ -6,7 +6,7 @@
  * responses); the order and the choice of code are tabulated in docs/SES.md.
  */
 
-#include "mr_priv.h"
+#include "mr_private.h"
 
 enum mr_op_class {
 	MR_OP_NONE, /* NO_OP, MSG_ERROR, undefined: nothing to resolve */
@@ -48,7 +48,7 @@ mr_op_access(unsigned int opcode)
 }
 
 /* Steps 1-5: opcode, process, authorization, RI table, RI enabled. */
-static enum uet_ses_rc
+static enum uet_wire_ses_rc
 mr_resolve_ri(const struct uet_ses_mr_table *t,
 	      const struct uet_ses_resolve_req *in, int *ri)
 {
@@ -92,7 +92,7 @@ mr_rudi_ok(const struct uet_ses_resolve_req *in)
  * Bounds with no overflow: offset is compared with length before the
  * subtraction, so UINT64_MAX offsets or lengths cannot wrap.
  */
-static enum uet_ses_rc
+static enum uet_wire_ses_rc
 mr_bounds(const struct uet_ses_mr_entry *e, uint64_t off, uint64_t len)
 {
 	if (off > e->length || (off == e->length && len != 0))
@@ -102,14 +102,14 @@ mr_bounds(const struct uet_ses_mr_entry *e, uint64_t off, uint64_t len)
 	return UET_RC_OK;
 }
 
-static enum uet_ses_rc
+static enum uet_wire_ses_rc
 mr_resolve_key(const struct uet_ses_mr_table *t, int ri,
 	       const struct uet_ses_resolve_req *in,
 	       struct uet_ses_resolved *out)
 {
 	const struct mr_slot *s = mr_slot_find(t, ri, in->mkey);
 	uint32_t need = mr_op_access(in->opcode);
-	enum uet_ses_rc rc;
+	enum uet_wire_ses_rc rc;
 	uint64_t off;
 
 	if (s == NULL)
@@ -138,26 +138,26 @@ mr_resolve_key(const struct uet_ses_mr_table *t, int ri,
 
 /* No oracle (uet_ses_ri_attr.opaque_errors): a right key used wrongly
  * answers what a wrong key does. */
-static enum uet_ses_rc
+static enum uet_wire_ses_rc
 mr_resolve_rma(const struct uet_ses_mr_table *t, int ri,
 	       const struct uet_ses_resolve_req *in,
 	       struct uet_ses_resolved *out)
 {
-	enum uet_ses_rc rc = mr_resolve_key(t, ri, in, out);
+	enum uet_wire_ses_rc rc = mr_resolve_key(t, ri, in, out);
 
 	if (rc != UET_RC_OK && t->ri[ri].attr.opaque_errors)
 		return UET_RC_BAD_MKEY;
 	return rc;
 }
 
-enum uet_ses_rc
+enum uet_wire_ses_rc
 uet_ses_resolve(const struct uet_ses_mr_table *t,
 		const struct uet_ses_resolve_req *in,
 		struct uet_ses_resolved *out)
 {
 	const struct mr_ri *r;
 	enum mr_op_class cls;
-	enum uet_ses_rc rc;
+	enum uet_wire_ses_rc rc;
 	int ri = -1;
 
 	rc = mr_resolve_ri(t, in, &ri);

@@ -48,8 +48,8 @@ prof_is_send(unsigned int op)
 	return op >= UET_SES_OP_SEND && op <= UET_SES_OP_DEFERRABLE_TSEND;
 }
 
-static enum uet_ses_rc
-prof_check(enum uet_profile profile, unsigned int op, uint64_t size,
+static enum uet_wire_ses_rc
+prof_check(enum uet_wire_profile profile, unsigned int op, uint64_t size,
 	   unsigned int flags, uint32_t mtu)
 {
 	unsigned int p = (unsigned int)profile;
@@ -72,11 +72,11 @@ prof_check(enum uet_profile profile, unsigned int op, uint64_t size,
 }
 
 bool
-uet_ses_profile_allows(enum uet_profile profile, enum uet_ses_opcode opcode,
+uet_ses_profile_allows(enum uet_wire_profile profile, enum uet_wire_ses_opcode opcode,
 		       uint64_t size, unsigned int flags, uint32_t mtu,
-		       enum uet_ses_rc *reason)
+		       enum uet_wire_ses_rc *reason)
 {
-	enum uet_ses_rc rc = prof_check(profile, opcode, size, flags, mtu);
+	enum uet_wire_ses_rc rc = prof_check(profile, opcode, size, flags, mtu);
 
 	if (reason != NULL)
 		*reason = rc;

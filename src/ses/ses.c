@@ -302,7 +302,7 @@ uet_ses_cq_poll(struct uet_ses *s, struct uet_ses_cqe *c, uint16_t n)
 }
 
 int
-uet_ses_rc_errno(enum uet_ses_rc rc)
+uet_ses_rc_errno(enum uet_wire_ses_rc rc)
 {
 	switch (rc) {
 	case UET_RC_OK:
@@ -352,14 +352,14 @@ uet_ses_event(struct uet_ses *s, const struct uet_pds_event *ev,
 	s->now = now;
 	if (ev->type == UET_PDS_EV_RESP) {
 		if (ses_ck_kind(ev->cookie) == SES_CK_INIT)
-			ses_init_done(s, ev);
+			ses_initiator_done(s, ev);
 		return 0;
 	}
 	if (ev->type == UET_PDS_EV_DONE) {
 		if (ses_ck_kind(ev->cookie) == SES_CK_RET)
 			ses_ret_done(s, ev->cookie, ev->status);
 		else
-			ses_init_done(s, ev);
+			ses_initiator_done(s, ev);
 		return 0;
 	}
 	if (ev->type == UET_PDS_EV_PDC_DOWN) {
@@ -367,7 +367,7 @@ uet_ses_event(struct uet_ses *s, const struct uet_pds_event *ev,
 		return 0;
 	}
 	if (ev->type == UET_PDS_EV_PDC_CLOSED) {
-		ses_tgt_pdc_closed(s, ev);
+		ses_target_pdc_closed(s, ev);
 		return 0;
 	}
 	if (ev->type != UET_PDS_EV_DELIVER || ses == NULL) {
@@ -376,8 +376,8 @@ uet_ses_event(struct uet_ses *s, const struct uet_pds_event *ev,
 	}
 	if (ev->next_hdr == UET_PDS_NEXT_RESPONSE_DATA ||
 	    ev->next_hdr == UET_PDS_NEXT_RESPONSE_DATA_SMALL)
-		return ses_init_ret_rx(s, ev, ses, len);
-	return ses_tgt_deliver(s, ev, ses, len, now);
+		return ses_initiator_ret_rx(s, ev, ses, len);
+	return ses_target_deliver(s, ev, ses, len, now);
 }
 
 bool

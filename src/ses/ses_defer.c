@@ -24,7 +24,7 @@
 /* ---- target ---- */
 
 static void
-ses_defer_fail(struct uet_ses *s, struct ses_tgt *t, int status)
+ses_defer_fail(struct uet_ses *s, struct ses_target *t, int status)
 {
 	struct ses_rx_info ri;
 
@@ -34,11 +34,11 @@ ses_defer_fail(struct uet_ses *s, struct ses_tgt *t, int status)
 		ri.rc = t->rc;
 		ses_recv_cqe(s, &ri);
 	}
-	ses_tgt_put(s, t);
+	ses_target_put(s, t);
 }
 
 static void
-ses_defer_send_rtr(struct uet_ses *s, struct ses_tgt *t)
+ses_defer_send_rtr(struct uet_ses *s, struct ses_target *t)
 {
 	struct uet_ses_wr wr;
 	struct ses_msg *m;
@@ -63,7 +63,7 @@ ses_defer_send_rtr(struct uet_ses *s, struct ses_tgt *t)
 	}
 	/* Set before the first build (uet_ses_progress() comes later). */
 	m->tok_i = t->tok_i;
-	m->tok_t = ses_tgt_token(s, t);
+	m->tok_t = ses_target_token(s, t);
 	m->rtr_msg_id = t->msg_id;
 	m->rtr_total = t->total;
 	m->rtr_src = (uint32_t)t->src;
@@ -74,20 +74,20 @@ ses_defer_send_rtr(struct uet_ses *s, struct ses_tgt *t)
  * OVERFLOW); the record leaves the {PDC, message_id} hash and waits for
  * a receive (DEFER) or sends the RTR now (a receive came meanwhile). */
 void
-ses_defer_answer(struct uet_ses *s, struct ses_tgt *t, uint64_t now)
+ses_defer_answer(struct uet_ses *s, struct ses_target *t, uint64_t now)
 {
 	t->rc = UET_RC_NO_MATCH;
 	t->list = UET_SES_LIST_OVERFLOW;
-	ses_tgt_respond_rec(s, t, now);
+	ses_target_respond_rec(s, t, now);
 	t->rc = UET_RC_OK;
-	ses_tgt_unhash(s, t);
+	ses_target_unhash(s, t);
 	if (t->state == SES_TGT_RTR)
 		ses_defer_send_rtr(s, t);
 }
 
 /* A receive was bound to the deferred message (post, claim or discard). */
 void
-ses_defer_post(struct uet_ses *s, struct ses_tgt *t)
+ses_defer_post(struct uet_ses *s, struct ses_target *t)
 {
 	t->state = SES_TGT_RTR;
 	if (t->responded)
@@ -100,34 +100,34 @@ ses_defer_post(struct uet_ses *s, struct ses_tgt *t)
  * initiator and target restart tokens, header-data slot = the deferred
  * send's match bits; message id and length repeat the deferred send's. */
 void
-ses_defer_rtr_fill(const struct ses_msg *m, struct uet_ses_req *h)
+ses_defer_rtr_fill(const struct ses_msg *m, struct uet_wire_ses_req *h)
 {
 	h->flags &= (uint8_t)~UET_SES_F_HD;
-	uet_ses_req_set_restart_offset(h, 0);
+	uet_wire_ses_req_set_restart_offset(h, 0);
 	h->initiator = m->rtr_src;
-	uet_ses_req_set_tokens(h, m->tok_i, m->tok_t);
-	uet_ses_req_set_rtr_match_bits(h, m->wr.tag);
+	uet_wire_ses_req_set_tokens(h, m->tok_i, m->tok_t);
+	uet_wire_ses_req_set_rtr_match_bits(h, m->wr.tag);
 	h->message_id = m->rtr_msg_id;
 	h->request_length = m->rtr_total;
 }
 
-static struct ses_tgt *
+static struct ses_target *
 ses_defer_by_token(struct uet_ses *s, uint32_t tok)
 {
 	uint32_t idx = tok & 0xFFFFFFu;
-	struct ses_tgt *t;
+	struct ses_target *t;
 
 	if (idx == 0 || idx > s->cfg.max_tgt_msgs)
 		return NULL;
 	t = &s->tgts[idx - 1];
-	return ses_tgt_token(s, t) == tok ? t : NULL;
+	return ses_target_token(s, t) == tok ? t : NULL;
 }
 
 /* Does the receive that RTR @p m was sent for still wait for it? */
 bool
 ses_defer_rtr_wanted(struct uet_ses *s, const struct ses_msg *m)
 {
-	const struct ses_tgt *t = ses_defer_by_token(s, m->tok_t);
+	const struct ses_target *t = ses_defer_by_token(s, m->tok_t);
 
 	return t != NULL && t->state == SES_TGT_RTR;
 }
@@ -135,7 +135,7 @@ ses_defer_rtr_wanted(struct uet_ses *s, const struct ses_msg *m)
 void
 ses_defer_rtr_done(struct uet_ses *s, struct ses_msg *m, int status)
 {
-	struct ses_tgt *t = ses_defer_by_token(s, m->tok_t);
+	struct ses_target *t = ses_defer_by_token(s, m->tok_t);
 	uint8_t rc = m->rc;
 
 	/* The restarted message is in (or the receive went). */
@@ -155,11 +155,11 @@ ses_defer_rtr_done(struct uet_ses *s, struct ses_msg *m, int status)
 	ses_defer_fail(s, t, status != 0 ? status : -ETIMEDOUT);
 }
 
-struct ses_tgt *
+struct ses_target *
 ses_defer_restart(struct uet_ses *s, const struct uet_pds_event *ev,
-		  const struct uet_ses_req *h)
+		  const struct uet_wire_ses_req *h)
 {
-	struct ses_tgt *t = ses_defer_by_token(s, uet_ses_req_token_target(h));
+	struct ses_target *t = ses_defer_by_token(s, uet_wire_ses_req_token_target(h));
 
 	if (t == NULL || t->state != SES_TGT_RTR || t->hashed ||
 	    t->total != h->request_length ||
@@ -169,7 +169,7 @@ ses_defer_restart(struct uet_ses *s, const struct uet_pds_event *ev,
 	}
 	t->pdc = ev->pdc;
 	t->msg_id = h->message_id;
-	ses_tgt_hash_add(s, t);
+	ses_target_hash_add(s, t);
 	t->state = SES_TGT_EXPECTED;
 	t->rcvd = 0;
 	t->have_eom = false;
@@ -240,20 +240,20 @@ ses_defer_find(struct uet_ses *s, const struct uet_pds_event *ev,
 /* DEFERRABLE_RTR from the target of one of our deferred sends. */
 int
 ses_defer_rtr_rx(struct uet_ses *s, const struct uet_pds_event *ev,
-		 const struct uet_ses_req *h, uint64_t now)
+		 const struct uet_wire_ses_req *h, uint64_t now)
 {
 	struct ses_msg *m;
 
-	if (uet_ses_req_token_target(h) == 0) {
+	if (uet_wire_ses_req_token_target(h) == 0) {
 		s->st.rx_bad++;
 		return ses_respond_rc(s, ev, h, UET_RC_UNSUPPORTED_SIZE,
 				      UET_SES_LIST_EXPECTED, now);
 	}
-	m = ses_defer_find(s, ev, uet_ses_req_token_initiator(h));
+	m = ses_defer_find(s, ev, uet_wire_ses_req_token_initiator(h));
 	if (m != NULL && m->tok_t != 0) {
 		/* Restarted already: by this RTR (a repeat: the target has
 		 * not seen the restart begin yet), or by another. */
-		if (m->tok_t == uet_ses_req_token_target(h) &&
+		if (m->tok_t == uet_wire_ses_req_token_target(h) &&
 		    h->request_length == m->wr.len) {
 			s->st.rtr_dup++;
 			return ses_respond_rc(s, ev, h, UET_RC_OK,
@@ -263,7 +263,7 @@ ses_defer_rtr_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 	}
 	if (m != NULL && (h->message_id != m->msg_id ||
 			  h->request_length != m->wr.len ||
-			  uet_ses_req_restart_offset(h) != 0))
+			  uet_wire_ses_req_restart_offset(h) != 0))
 		m = NULL;
 	if (m == NULL) {
 		/* Completed or cancelled: the target fails its receive. */
@@ -278,7 +278,7 @@ ses_defer_rtr_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 		return ses_respond_rc(s, ev, h, UET_RC_UNSUPPORTED_OP,
 				      UET_SES_LIST_EXPECTED, now);
 	s->st.rtr_rx++;
-	m->tok_t = uet_ses_req_token_target(h);
+	m->tok_t = uet_wire_ses_req_token_target(h);
 	if (m->deferred)
 		ses_defer_resend(s, m);
 	else

@@ -18,7 +18,7 @@
 
 #include "ses_private.h"
 
-enum uet_ses_rc
+enum uet_wire_ses_rc
 ses_mem_rc(struct uet_ses *s, int err)
 {
 	s->st.mem_err++;
@@ -68,12 +68,12 @@ ses_mem_write_slow(struct uet_ses *s, pid_t owner, void *dst,
  * than silently weakened. A failed read writes nothing; the fetched
  * values are only valid when the whole operation succeeded.
  */
-static enum uet_ses_rc
+static enum uet_wire_ses_rc
 ses_amo_remote(struct uet_ses *s, pid_t owner,
 	       const struct ses_amo_args *a)
 {
 	_Alignas(16) uint8_t cur[UET_AMO_MAX_LEN], old[UET_AMO_MAX_LEN];
-	enum uet_ses_rc rc;
+	enum uet_wire_ses_rc rc;
 	int ret;
 
 	/* alignment is that of the owner's address */
@@ -96,7 +96,7 @@ ses_amo_remote(struct uet_ses *s, pid_t owner,
 	return ret == 0 ? UET_RC_OK : ses_mem_rc(s, ret);
 }
 
-enum uet_ses_rc
+enum uet_wire_ses_rc
 ses_mem_amo(struct uet_ses *s, pid_t owner, const struct ses_amo_args *a)
 {
 	if (owner == 0)

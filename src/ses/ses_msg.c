@@ -15,15 +15,15 @@
  * all packets of a message use one PDC) ---- */
 
 static uint32_t
-ses_tgt_hash(const struct uet_ses *s, uint32_t pdc, uint16_t id)
+ses_target_hash(const struct uet_ses *s, uint32_t pdc, uint16_t id)
 {
 	return ((pdc * 2654435761u) ^ (id * 40503u)) & s->tgt_hmask;
 }
 
-static struct ses_tgt *
-ses_tgt_find(struct uet_ses *s, uint32_t pdc, uint16_t id)
+static struct ses_target *
+ses_target_find(struct uet_ses *s, uint32_t pdc, uint16_t id)
 {
-	uint32_t i = s->tgt_hash[ses_tgt_hash(s, pdc, id)];
+	uint32_t i = s->tgt_hash[ses_target_hash(s, pdc, id)];
 
 	for (; i != SES_NIL; i = s->tgts[i].hnext)
 		if (s->tgts[i].pdc == pdc && s->tgts[i].msg_id == id)
@@ -32,9 +32,9 @@ ses_tgt_find(struct uet_ses *s, uint32_t pdc, uint16_t id)
 }
 
 void
-ses_tgt_hash_add(struct uet_ses *s, struct ses_tgt *t)
+ses_target_hash_add(struct uet_ses *s, struct ses_target *t)
 {
-	uint32_t b = ses_tgt_hash(s, t->pdc, t->msg_id);
+	uint32_t b = ses_target_hash(s, t->pdc, t->msg_id);
 
 	t->hnext = s->tgt_hash[b];
 	s->tgt_hash[b] = (uint32_t)(t - s->tgts);
@@ -43,10 +43,10 @@ ses_tgt_hash_add(struct uet_ses *s, struct ses_tgt *t)
 
 /* Records of rendezvous and parked deferrable messages are found by
  * handle or token, not by {PDC, message_id}: @p hashed false. */
-struct ses_tgt *
-ses_tgt_alloc(struct uet_ses *s, uint32_t pdc, uint16_t id, bool hashed)
+struct ses_target *
+ses_target_alloc(struct uet_ses *s, uint32_t pdc, uint16_t id, bool hashed)
 {
-	struct ses_tgt *t;
+	struct ses_target *t;
 	uint8_t gen;
 
 	if (s->n_tgt_free == 0)
@@ -61,15 +61,15 @@ ses_tgt_alloc(struct uet_ses *s, uint32_t pdc, uint16_t id, bool hashed)
 	t->match = NULL;
 	t->hnext = SES_NIL;
 	if (hashed)
-		ses_tgt_hash_add(s, t);
+		ses_target_hash_add(s, t);
 	return t;
 }
 
 void
-ses_tgt_unhash(struct uet_ses *s, struct ses_tgt *t)
+ses_target_unhash(struct uet_ses *s, struct ses_target *t)
 {
 	uint32_t idx = (uint32_t)(t - s->tgts);
-	uint32_t *link = &s->tgt_hash[ses_tgt_hash(s, t->pdc, t->msg_id)];
+	uint32_t *link = &s->tgt_hash[ses_target_hash(s, t->pdc, t->msg_id)];
 
 	if (!t->hashed)
 		return;
@@ -81,9 +81,9 @@ ses_tgt_unhash(struct uet_ses *s, struct ses_tgt *t)
 }
 
 void
-ses_tgt_put(struct uet_ses *s, struct ses_tgt *t)
+ses_target_put(struct uet_ses *s, struct ses_target *t)
 {
-	ses_tgt_unhash(s, t);
+	ses_target_unhash(s, t);
 	t->state = SES_TGT_FREE;
 	s->tgt_free[s->n_tgt_free++] = (uint32_t)(t - s->tgts);
 }
@@ -141,7 +141,7 @@ ses_rx_info_msg(struct ses_rx_info *i, const struct uet_ses_match_result *r)
 }
 
 void
-ses_rx_info_tgt(struct ses_rx_info *i, const struct ses_tgt *t)
+ses_rx_info_tgt(struct ses_rx_info *i, const struct ses_target *t)
 {
 	memset(i, 0, sizeof(*i));
 	i->ctx = t->ctx;
@@ -160,9 +160,9 @@ ses_rx_info_tgt(struct ses_rx_info *i, const struct ses_tgt *t)
  * OVERFLOW) ---- */
 
 void
-ses_tgt_respond_rec(struct uet_ses *s, struct ses_tgt *t, uint64_t now)
+ses_target_respond_rec(struct uet_ses *s, struct ses_target *t, uint64_t now)
 {
-	struct uet_ses_resp r;
+	struct uet_wire_ses_resp r;
 
 	memset(&r, 0, sizeof(r));
 	r.fmt = UET_SES_RESP_FMT_RESPONSE;
@@ -182,7 +182,7 @@ ses_tgt_respond_rec(struct uet_ses *s, struct ses_tgt *t, uint64_t now)
 }
 
 void
-ses_msg_from_req(const struct uet_ses_req *h, struct uet_ses_match_msg *msg)
+ses_msg_from_req(const struct uet_wire_ses_req *h, struct uet_ses_match_msg *msg)
 {
 	memset(msg, 0, sizeof(*msg));
 	msg->src = h->initiator;
@@ -216,13 +216,13 @@ ses_copy_capped(uint8_t *dst, uint64_t cap, uint64_t off, const uint8_t *src,
  * MEDIUM/SMALL, or STD SOM+EOM). */
 static int
 ses_send_single(struct uet_ses *s, const struct uet_pds_event *ev,
-		const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen,
+		const struct uet_wire_ses_req *h, const uint8_t *pl, uint32_t plen,
 		uint64_t now)
 {
 	struct uet_ses_match_arrival a;
 	struct uet_ses_match_result r;
 	struct ses_rx_info ri;
-	enum uet_ses_rc rc = UET_RC_OK;
+	enum uet_wire_ses_rc rc = UET_RC_OK;
 	uint8_t list = UET_SES_LIST_EXPECTED;
 
 	struct uet_ses_match *m = ses_match(s, h->pid_on_fep);
@@ -257,12 +257,12 @@ ses_send_single(struct uet_ses *s, const struct uet_pds_event *ev,
 }
 
 /* First packet (in arrival order) of a multi-packet message: match it. */
-static struct ses_tgt *
+static struct ses_target *
 ses_send_open(struct uet_ses *s, const struct uet_pds_event *ev,
-	      const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen,
+	      const struct uet_wire_ses_req *h, const uint8_t *pl, uint32_t plen,
 	      bool *refused)
 {
-	struct ses_tgt *t = ses_tgt_alloc(s, ev->pdc, h->message_id, true);
+	struct ses_target *t = ses_target_alloc(s, ev->pdc, h->message_id, true);
 	struct uet_ses_match_arrival a;
 	struct uet_ses_match_result r;
 	bool som = (h->flags & UET_SES_F_SOM) != 0;
@@ -280,7 +280,7 @@ ses_send_open(struct uet_ses *s, const struct uet_pds_event *ev,
 	t->tag = t->tagged ? h->match_bits : 0;
 	t->rc = UET_RC_OK;
 	t->fa = ev->peer;
-	t->tok_i = uet_ses_req_token_initiator(h);
+	t->tok_i = uet_wire_ses_req_token_initiator(h);
 	t->pid = h->pid_on_fep;
 	ses_msg_from_req(h, &a.msg);
 	a.msg.peer = (uint64_t)(t - s->tgts) + 1;
@@ -313,7 +313,7 @@ ses_send_open(struct uet_ses *s, const struct uet_pds_event *ev,
 			      &s->st.refused_unexp)) {
 		/* Nothing of the message is kept: every packet of it is
 		 * refused (and retried) until the store has room. */
-		ses_tgt_put(s, t);
+		ses_target_put(s, t);
 		*refused = true;
 		return NULL;
 	} else {
@@ -325,7 +325,7 @@ ses_send_open(struct uet_ses *s, const struct uet_pds_event *ev,
 }
 
 static void
-ses_send_land(struct uet_ses *s, struct ses_tgt *t, bool opened_som,
+ses_send_land(struct uet_ses *s, struct ses_target *t, bool opened_som,
 	      uint32_t moff, const uint8_t *pl, uint32_t plen)
 {
 	(void)s;
@@ -339,7 +339,7 @@ ses_send_land(struct uet_ses *s, struct ses_tgt *t, bool opened_som,
 /* All bytes in: answer, then complete the receive (or keep the record
  * until a receive takes the unexpected message). */
 static void
-ses_send_complete(struct uet_ses *s, struct ses_tgt *t, uint64_t now)
+ses_send_complete(struct uet_ses *s, struct ses_target *t, uint64_t now)
 {
 	struct ses_rx_info ri;
 
@@ -347,25 +347,25 @@ ses_send_complete(struct uet_ses *s, struct ses_tgt *t, uint64_t now)
 		ses_defer_answer(s, t, now);
 		return;
 	}
-	ses_tgt_respond_rec(s, t, now);
+	ses_target_respond_rec(s, t, now);
 	if (t->state == SES_TGT_STORED)
 		return;
 	if (t->state == SES_TGT_EXPECTED && !t->no_cqe) {
 		ses_rx_info_tgt(&ri, t);
 		ses_recv_cqe(s, &ri);
 	}
-	ses_tgt_put(s, t);
+	ses_target_put(s, t);
 }
 
 static int
 ses_send_multi(struct uet_ses *s, const struct uet_pds_event *ev,
-	       const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen,
+	       const struct uet_wire_ses_req *h, const uint8_t *pl, uint32_t plen,
 	       uint32_t moff, uint64_t now)
 {
-	struct ses_tgt *t = ses_tgt_find(s, ev->pdc, h->message_id);
+	struct ses_target *t = ses_target_find(s, ev->pdc, h->message_id);
 	bool opened = false, refused = false;
 
-	if (t == NULL && uet_ses_req_token_target(h) != 0 &&
+	if (t == NULL && uet_wire_ses_req_token_target(h) != 0 &&
 	    ses_op_is_defer(h->opcode)) {
 		/* Restarted after DEFERRABLE_RTR: the token names our record. */
 		t = ses_defer_restart(s, ev, h);
@@ -403,13 +403,13 @@ ses_send_multi(struct uet_ses *s, const struct uet_pds_event *ev,
 }
 
 int
-ses_tgt_send(struct uet_ses *s, const struct uet_pds_event *ev,
-	     const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen,
+ses_target_send(struct uet_ses *s, const struct uet_pds_event *ev,
+	     const struct uet_wire_ses_req *h, const uint8_t *pl, uint32_t plen,
 	     uint64_t now)
 {
 	struct uet_ses_resolved res;
 	struct uet_ses_resolve_req q;
-	enum uet_ses_rc rc;
+	enum uet_wire_ses_rc rc;
 	uint32_t moff = (h->flags & UET_SES_F_SOM) ? 0 : h->message_offset;
 	bool single = (h->flags & UET_SES_F_SOM) && (h->flags & UET_SES_F_EOM);
 
@@ -425,10 +425,10 @@ ses_tgt_send(struct uet_ses *s, const struct uet_pds_event *ev,
 	if (rc == UET_RC_OK && ses_match(s, h->pid_on_fep) == NULL)
 		rc = UET_RC_UNSUPPORTED_OP;
 	if (rc == UET_RC_OK && ses_op_is_atomic(h->opcode))
-		return ses_tgt_tamo(s, ev, h, pl, plen, now);
+		return ses_target_tamo(s, ev, h, pl, plen, now);
 	if (rc == UET_RC_OK && (h->opcode == UET_SES_OP_RENDEZVOUS_SEND ||
 				h->opcode == UET_SES_OP_RENDEZVOUS_TSEND))
-		return ses_tgt_rdv(s, ev, h, pl, plen, now);
+		return ses_target_rdv(s, ev, h, pl, plen, now);
 	if (rc == UET_RC_OK && (moff > h->request_length ||
 				plen > h->request_length - moff ||
 				(single && plen != h->request_length) ||
@@ -453,7 +453,7 @@ ses_tgt_send(struct uet_ses *s, const struct uet_pds_event *ev,
  * packet: its bound receive fails (the buffer is the application's
  * again), a partial unexpected message is dropped. */
 static void
-ses_tgt_abandon(struct uet_ses *s, struct ses_tgt *t)
+ses_target_abandon(struct uet_ses *s, struct ses_target *t)
 {
 	struct ses_rx_info ri;
 
@@ -471,7 +471,7 @@ ses_tgt_abandon(struct uet_ses *s, struct ses_tgt *t)
 		   t->unexp != UET_SES_MATCH_NONE) {
 		uet_ses_match_unexp_abandon(t->match, t->unexp);
 	}
-	ses_tgt_put(s, t);
+	ses_target_put(s, t);
 }
 
 /*
@@ -482,9 +482,9 @@ ses_tgt_abandon(struct uet_ses *s, struct ses_tgt *t)
  * receive) stay. Rare path: a scan of the record pool per target PDC.
  */
 void
-ses_tgt_pdc_closed(struct uet_ses *s, const struct uet_pds_event *ev)
+ses_target_pdc_closed(struct uet_ses *s, const struct uet_pds_event *ev)
 {
-	struct ses_tgt *t;
+	struct ses_target *t;
 	uint32_t i;
 
 	s->st.tgt_pdc_closed++;
@@ -492,7 +492,7 @@ ses_tgt_pdc_closed(struct uet_ses *s, const struct uet_pds_event *ev)
 		t = &s->tgts[i];
 		if (t->state != SES_TGT_FREE && t->hashed &&
 		    t->pdc == ev->pdc && !t->responded)
-			ses_tgt_abandon(s, t);
+			ses_target_abandon(s, t);
 	}
 }
 
@@ -503,7 +503,7 @@ ses_post_unexp(struct uet_ses *s, struct uet_ses_match *m,
 	       const struct uet_ses_match_result *r, uint64_t now)
 {
 	struct ses_rx_info ri;
-	struct ses_tgt *t;
+	struct ses_target *t;
 	uint8_t *dst = ses_match_dst(r);
 	uint32_t n = r->len < r->msg.hold_len ? (uint32_t)r->len :
 						 r->msg.hold_len;
@@ -537,7 +537,7 @@ ses_post_unexp(struct uet_ses *s, struct uet_ses_match *m,
 		return;
 	ses_rx_info_tgt(&ri, t);
 	ses_recv_cqe(s, &ri);
-	ses_tgt_put(s, t);
+	ses_target_put(s, t);
 }
 
 /* FI_PEEK: the message's header, nothing copied; -ENOMSG if none. */
@@ -574,7 +574,7 @@ static void
 ses_post_discarded(struct uet_ses *s, const struct uet_ses_match_result *r)
 {
 	struct ses_rx_info ri;
-	struct ses_tgt *t;
+	struct ses_target *t;
 
 	memset(&ri, 0, sizeof(ri));
 	ri.ctx = r->context;
@@ -599,7 +599,7 @@ ses_post_discarded(struct uet_ses *s, const struct uet_ses_match_result *r)
 	}
 	t->state = SES_TGT_EXPECTED;
 	if (t->responded)
-		ses_tgt_put(s, t);
+		ses_target_put(s, t);
 }
 
 static void

@@ -85,9 +85,9 @@ struct ses_msg {
 	struct uet_ses_wr wr;
 	uint8_t state;
 	uint8_t gen;
-	uint8_t opcode;      /* enum uet_ses_opcode */
-	uint8_t fmt;         /* enum uet_ses_fmt of every packet */
-	uint8_t mode;        /* enum uet_pds_mode */
+	uint8_t opcode;      /* enum uet_wire_ses_opcode */
+	uint8_t fmt;         /* enum uet_wire_ses_fmt of every packet */
+	uint8_t mode;        /* enum uet_wire_pds_mode */
 	uint8_t rc;          /* UET return code of the response */
 	uint8_t hdr0;        /* SOM header + extension bytes */
 	bool hd;             /* header data present */
@@ -144,7 +144,7 @@ struct ses_msg {
 };
 
 /* Target record of a multi-packet send (reassembly by message_offset). */
-enum ses_tgt_state {
+enum ses_target_state {
 	SES_TGT_FREE = 0,
 	SES_TGT_EXPECTED, /* bound to a receive buffer */
 	SES_TGT_STORED,   /* held by the matching engine (unexpected) */
@@ -154,7 +154,7 @@ enum ses_tgt_state {
 	SES_TGT_RTR,      /* deferrable: receive bound, RTR sent */
 };
 
-struct ses_tgt {
+struct ses_target {
 	uint8_t state;
 	uint8_t rc;
 	uint8_t list;
@@ -189,13 +189,13 @@ struct ses_tgt {
 	bool no_cqe;          /* discarded (FI_DISCARD): no receive completion */
 	uint32_t tok_i;       /* deferrable: initiator token */
 	struct uet_pds_fa fa; /* initiator (rendezvous read-back, RTR) */
-	struct uet_ses_rdv_ext rdv;
-	uint8_t wait;         /* enum ses_tgt_wait: on the wait FIFO */
+	struct uet_wire_ses_rdv_ext rdv;
+	uint8_t wait;         /* enum ses_target_wait: on the wait FIFO */
 	uint32_t wnext;       /* wait FIFO link */
 };
 
 /* Rendezvous work a target record waits to submit (no message free). */
-enum ses_tgt_wait {
+enum ses_target_wait {
 	SES_TW_NONE = 0,
 	SES_TW_READ,  /* the read-back of the rest */
 	SES_TW_ERR,   /* MSG_ERROR telling the initiator it failed */
@@ -252,7 +252,7 @@ struct uet_ses {
 	uint32_t *msg_free;
 	uint32_t n_msg_free;
 	struct ses_fifo sq;      /* messages with fragments to submit */
-	struct ses_tgt *tgts;
+	struct ses_target *tgts;
 	uint32_t *tgt_free;
 	uint32_t n_tgt_free;
 	uint32_t *tgt_hash;
@@ -301,7 +301,7 @@ struct ses_rx_info {
 	uint64_t moff;    /* offset of the message in its receive buffer */
 };
 
-/* ses_init.c */
+/* ses_initiator.c */
 bool ses_op_is_atomic(unsigned int opcode);
 bool ses_op_is_tagged(unsigned int opcode);
 bool ses_op_is_defer(unsigned int opcode);
@@ -316,15 +316,15 @@ void ses_msg_check_done(struct uet_ses *s, struct ses_msg *m);
 
 /* ses_resp.c */
 int ses_respond(struct uet_ses *s, uint8_t mode, uint32_t pdc, uint32_t psn,
-		const struct uet_ses_resp *r, const void *data,
+		const struct uet_wire_ses_resp *r, const void *data,
 		uint16_t dlen, uint64_t now);
 int ses_respond_rc(struct uet_ses *s, const struct uet_pds_event *ev,
-		   const struct uet_ses_req *h, enum uet_ses_rc rc,
+		   const struct uet_wire_ses_req *h, enum uet_wire_ses_rc rc,
 		   uint8_t list, uint64_t now);
 bool ses_refuse(struct uet_ses *s, const struct uet_pds_event *ev,
 		uint8_t code, uint64_t *ctr);
-void ses_init_done(struct uet_ses *s, const struct uet_pds_event *ev);
-int ses_init_ret_rx(struct uet_ses *s, const struct uet_pds_event *ev,
+void ses_initiator_done(struct uet_ses *s, const struct uet_pds_event *ev);
+int ses_initiator_ret_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 		    const uint8_t *ses, uint16_t len);
 void ses_read_hash_add(struct uet_ses *s, struct ses_msg *m);
 void ses_read_unhash(struct uet_ses *s, struct ses_msg *m);
@@ -332,8 +332,8 @@ void ses_msg_unlock_pdcs(struct uet_ses *s, struct ses_msg *m);
 struct ses_msg *ses_read_find(struct uet_ses *s, const struct uet_pds_fa *fa,
 			      uint32_t job, uint16_t msg_id);
 
-/* ses_tgt.c */
-int ses_tgt_deliver(struct uet_ses *s, const struct uet_pds_event *ev,
+/* ses_target.c */
+int ses_target_deliver(struct uet_ses *s, const struct uet_pds_event *ev,
 		    const uint8_t *ses, uint16_t len, uint64_t now);
 int ses_build_ret(struct uet_ses *s, uint64_t cookie, uint8_t *buf,
 		  size_t cap);
@@ -342,20 +342,20 @@ uint32_t ses_ret_progress(struct uet_ses *s, uint64_t now);
 void ses_ret_detach(struct uet_ses *s, const struct ses_msg *m);
 
 /* ses_msg.c (target side of the send family) */
-int ses_tgt_send(struct uet_ses *s, const struct uet_pds_event *ev,
-		 const struct uet_ses_req *h, const uint8_t *pl,
+int ses_target_send(struct uet_ses *s, const struct uet_pds_event *ev,
+		 const struct uet_wire_ses_req *h, const uint8_t *pl,
 		 uint32_t plen, uint64_t now);
-struct ses_tgt *ses_tgt_alloc(struct uet_ses *s, uint32_t pdc, uint16_t id,
+struct ses_target *ses_target_alloc(struct uet_ses *s, uint32_t pdc, uint16_t id,
 			      bool hashed);
-void ses_tgt_hash_add(struct uet_ses *s, struct ses_tgt *t);
-void ses_tgt_put(struct uet_ses *s, struct ses_tgt *t);
-void ses_tgt_unhash(struct uet_ses *s, struct ses_tgt *t);
+void ses_target_hash_add(struct uet_ses *s, struct ses_target *t);
+void ses_target_put(struct uet_ses *s, struct ses_target *t);
+void ses_target_unhash(struct uet_ses *s, struct ses_target *t);
 void ses_recv_cqe(struct uet_ses *s, const struct ses_rx_info *i);
-void ses_rx_info_tgt(struct ses_rx_info *i, const struct ses_tgt *t);
-void ses_msg_from_req(const struct uet_ses_req *h,
+void ses_rx_info_tgt(struct ses_rx_info *i, const struct ses_target *t);
+void ses_msg_from_req(const struct uet_wire_ses_req *h,
 		      struct uet_ses_match_msg *msg);
-void ses_tgt_respond_rec(struct uet_ses *s, struct ses_tgt *t, uint64_t now);
-void ses_tgt_pdc_closed(struct uet_ses *s, const struct uet_pds_event *ev);
+void ses_target_respond_rec(struct uet_ses *s, struct ses_target *t, uint64_t now);
+void ses_target_pdc_closed(struct uet_ses *s, const struct uet_pds_event *ev);
 
 /* ses_rdv.c (rendezvous, UEC 1.0 SES extension headers, SES send variants) */
 /* RI handle of the rendezvous table of @p job and @p pid (-1: none) */
@@ -363,20 +363,20 @@ int ses_rdv_ri(const struct uet_ses *s, uint32_t job, uint16_t pid);
 int ses_rdv_setup(struct uet_ses *s, struct ses_msg *m);
 void ses_rdv_release(struct uet_ses *s, struct ses_msg *m);
 void ses_rdv_ext_fill(const struct uet_ses *s, const struct ses_msg *m,
-		      struct uet_ses_req *h);
+		      struct uet_wire_ses_req *h);
 struct ses_msg *ses_rdv_owner(struct uet_ses *s, uint64_t key);
 void ses_rdv_served(struct uet_ses *s, struct ses_msg *m, int status);
-int ses_tgt_rdv(struct uet_ses *s, const struct uet_pds_event *ev,
-		const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen,
+int ses_target_rdv(struct uet_ses *s, const struct uet_pds_event *ev,
+		const struct uet_wire_ses_req *h, const uint8_t *pl, uint32_t plen,
 		uint64_t now);
-void ses_rdv_start(struct uet_ses *s, struct ses_tgt *t, uint8_t *dst,
+void ses_rdv_start(struct uet_ses *s, struct ses_target *t, uint8_t *dst,
 		   uint64_t cap);
 void ses_rdv_read_done(struct uet_ses *s, struct ses_msg *m, int status);
 void ses_rdv_ret_done(struct uet_ses *s, const struct ses_ret *t);
 uint32_t ses_rdv_wait_progress(struct uet_ses *s);
-void ses_rdv_error_fill(const struct ses_msg *m, struct uet_ses_req *h);
+void ses_rdv_error_fill(const struct ses_msg *m, struct uet_wire_ses_req *h);
 int ses_rdv_error_rx(struct uet_ses *s, const struct uet_pds_event *ev,
-		     const struct uet_ses_req *h, uint64_t now);
+		     const struct uet_wire_ses_req *h, uint64_t now);
 void ses_pdc_down(struct uet_ses *s, const struct uet_pds_event *ev);
 
 /* ses_defer.c (deferrable sends, UEC 1.0 SES standard request header, SES send
@@ -384,14 +384,14 @@ void ses_pdc_down(struct uet_ses *s, const struct uet_pds_event *ev);
 bool ses_defer_parked(struct uet_ses *s, struct ses_msg *m);
 void ses_defer_pdc_down(struct uet_ses *s, struct ses_msg *m, int status);
 int ses_defer_rtr_rx(struct uet_ses *s, const struct uet_pds_event *ev,
-		     const struct uet_ses_req *h, uint64_t now);
-void ses_defer_rtr_fill(const struct ses_msg *m, struct uet_ses_req *h);
-struct ses_tgt *ses_defer_restart(struct uet_ses *s,
+		     const struct uet_wire_ses_req *h, uint64_t now);
+void ses_defer_rtr_fill(const struct ses_msg *m, struct uet_wire_ses_req *h);
+struct ses_target *ses_defer_restart(struct uet_ses *s,
 				  const struct uet_pds_event *ev,
-				  const struct uet_ses_req *h);
-void ses_defer_post(struct uet_ses *s, struct ses_tgt *t);
+				  const struct uet_wire_ses_req *h);
+void ses_defer_post(struct uet_ses *s, struct ses_target *t);
 void ses_defer_rtr_done(struct uet_ses *s, struct ses_msg *m, int status);
-void ses_defer_answer(struct uet_ses *s, struct ses_tgt *t, uint64_t now);
+void ses_defer_answer(struct uet_ses *s, struct ses_target *t, uint64_t now);
 bool ses_defer_rtr_wanted(struct uet_ses *s, const struct ses_msg *m);
 
 /* ses_ctl.c (RTR and MSG_ERROR sent again after their PDC failed) */
@@ -402,20 +402,20 @@ void ses_ctl_progress(struct uet_ses *s, uint64_t now);
 
 /* ses_tamo.c (tagged atomics, UEC 1.0 SES extension headers, SES opcodes and
  * atomic datatypes) */
-int ses_tgt_tamo(struct uet_ses *s, const struct uet_pds_event *ev,
-		 const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen,
+int ses_target_tamo(struct uet_ses *s, const struct uet_pds_event *ev,
+		 const struct uet_wire_ses_req *h, const uint8_t *pl, uint32_t plen,
 		 uint64_t now);
-enum uet_ses_rc ses_tgt_amo_args(const struct uet_ses_req *h,
+enum uet_wire_ses_rc ses_target_amo_args(const struct uet_wire_ses_req *h,
 				 const uint8_t *pl, uint32_t plen,
 				 const void **operand, const void **compare);
-int ses_tgt_data_resp(struct uet_ses *s, const struct uet_pds_event *ev,
-		      const struct uet_ses_req *h, uint8_t list,
+int ses_target_data_resp(struct uet_ses *s, const struct uet_pds_event *ev,
+		      const struct uet_wire_ses_req *h, uint8_t list,
 		      const void *data, uint16_t n, uint64_t now);
 
 /* ses_mem.c: target memory of a memory entry (uet_ses_mr_entry.owner) */
 struct ses_amo_args {
-	enum uet_amo_op op;
-	enum uet_amo_dt dt;
+	enum uet_wire_amo_op op;
+	enum uet_wire_amo_dt dt;
 	void *target;         /* in the owner's address space */
 	const void *operand;
 	const void *compare;
@@ -423,12 +423,12 @@ struct ses_amo_args {
 	size_t len;
 	unsigned int flags;   /* semantic_control */
 };
-enum uet_ses_rc ses_mem_rc(struct uet_ses *s, int err);
+enum uet_wire_ses_rc ses_mem_rc(struct uet_ses *s, int err);
 int ses_mem_read_slow(struct uet_ses *s, pid_t owner, void *dst,
 		      const void *src, size_t n);
 int ses_mem_write_slow(struct uet_ses *s, pid_t owner, void *dst,
 		       const void *src, size_t n);
-enum uet_ses_rc ses_mem_amo(struct uet_ses *s, pid_t owner,
+enum uet_wire_ses_rc ses_mem_amo(struct uet_ses *s, pid_t owner,
 			    const struct ses_amo_args *a);
 
 /* Read @p n bytes of an entry of @p owner at @p src: 0 or -errno. */
@@ -467,7 +467,7 @@ ses_read_chunk(const struct uet_ses *s)
 
 /* Target token of a record: generation(8) | index + 1 (24 bits, != 0). */
 static inline uint32_t
-ses_tgt_token(const struct uet_ses *s, const struct ses_tgt *t)
+ses_target_token(const struct uet_ses *s, const struct ses_target *t)
 {
 	return (uint32_t)t->gen << 24 | (uint32_t)(t - s->tgts + 1);
 }
@@ -481,7 +481,7 @@ ses_match(const struct uet_ses *s, uint16_t pid)
 }
 
 /* Profile of process @p pid (cfg.profile_of, else cfg.profile). */
-static inline enum uet_profile
+static inline enum uet_wire_profile
 ses_profile(const struct uet_ses *s, uint16_t pid)
 {
 	return s->cfg.profile_of != NULL ?

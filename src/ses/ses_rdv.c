@@ -94,7 +94,7 @@ ses_rdv_release(struct uet_ses *s, struct ses_msg *m)
 
 void
 ses_rdv_ext_fill(const struct uet_ses *s, const struct ses_msg *m,
-		 struct uet_ses_req *h)
+		 struct uet_wire_ses_req *h)
 {
 	h->ext = UET_SES_EXT_RDV;
 	h->rdv.eager_length = m->plen;
@@ -164,10 +164,10 @@ ses_rdv_ret_done(struct uet_ses *s, const struct ses_ret *t)
  */
 int
 ses_rdv_error_rx(struct uet_ses *s, const struct uet_pds_event *ev,
-		 const struct uet_ses_req *h, uint64_t now)
+		 const struct uet_wire_ses_req *h, uint64_t now)
 {
 	struct ses_msg *m = ses_rdv_owner(s, h->match_bits);
-	enum uet_ses_rc rc = (enum uet_ses_rc)(h->header_data & 0x3F);
+	enum uet_wire_ses_rc rc = (enum uet_wire_ses_rc)(h->header_data & 0x3F);
 
 	if (m == NULL || !m->rdv || m->rdv_served ||
 	    m->msg_id != h->message_id || m->wr.job != h->job_id ||
@@ -186,7 +186,7 @@ ses_rdv_error_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 }
 
 void
-ses_rdv_error_fill(const struct ses_msg *m, struct uet_ses_req *h)
+ses_rdv_error_fill(const struct ses_msg *m, struct uet_wire_ses_req *h)
 {
 	h->flags &= (uint8_t)~UET_SES_F_HD;
 	h->message_id = m->rtr_msg_id;
@@ -199,7 +199,7 @@ ses_rdv_error_fill(const struct ses_msg *m, struct uet_ses_req *h)
 
 /* Queue @p t until a message is free (uet_ses_progress retries). */
 static void
-ses_tgt_wait(struct uet_ses *s, struct ses_tgt *t, uint8_t what)
+ses_target_wait(struct uet_ses *s, struct ses_target *t, uint8_t what)
 {
 	uint32_t idx = (uint32_t)(t - s->tgts);
 
@@ -215,7 +215,7 @@ ses_tgt_wait(struct uet_ses *s, struct ses_tgt *t, uint8_t what)
 
 /* Tell the initiator its send will never be read (MSG_ERROR). */
 static int
-ses_rdv_error_send(struct uet_ses *s, struct ses_tgt *t)
+ses_rdv_error_send(struct uet_ses *s, struct ses_target *t)
 {
 	struct uet_ses_wr wr;
 	struct ses_msg *m;
@@ -244,7 +244,7 @@ ses_rdv_error_send(struct uet_ses *s, struct ses_tgt *t)
 /* The receive completes (with @p status); a failed read-back is also
  * reported to the initiator, which would otherwise wait forever. */
 static void
-ses_rdv_finish(struct uet_ses *s, struct ses_tgt *t, int status)
+ses_rdv_finish(struct uet_ses *s, struct ses_target *t, int status)
 {
 	struct ses_rx_info ri;
 
@@ -257,15 +257,15 @@ ses_rdv_finish(struct uet_ses *s, struct ses_tgt *t, int status)
 		ses_recv_cqe(s, &ri);
 	}
 	if (status != 0 && ses_rdv_error_send(s, t) == -EAGAIN) {
-		ses_tgt_wait(s, t, SES_TW_ERR);
+		ses_target_wait(s, t, SES_TW_ERR);
 		return;
 	}
-	ses_tgt_put(s, t);
+	ses_target_put(s, t);
 }
 
 /* Submit the READ of the rest; -EAGAIN: no message (or id space) free. */
 static int
-ses_rdv_submit_read(struct uet_ses *s, struct ses_tgt *t)
+ses_rdv_submit_read(struct uet_ses *s, struct ses_target *t)
 {
 	uint32_t eager = t->rdv.eager_length;
 	uint64_t want = t->cap < t->total ? t->cap : t->total;
@@ -294,7 +294,7 @@ ses_rdv_submit_read(struct uet_ses *s, struct ses_tgt *t)
 }
 
 void
-ses_rdv_start(struct uet_ses *s, struct ses_tgt *t, uint8_t *dst,
+ses_rdv_start(struct uet_ses *s, struct ses_target *t, uint8_t *dst,
 	      uint64_t cap)
 {
 	int ret;
@@ -304,7 +304,7 @@ ses_rdv_start(struct uet_ses *s, struct ses_tgt *t, uint8_t *dst,
 	t->cap = cap;
 	ret = ses_rdv_submit_read(s, t);
 	if (ret == -EAGAIN) {
-		ses_tgt_wait(s, t, SES_TW_READ); /* retried by progress */
+		ses_target_wait(s, t, SES_TW_READ); /* retried by progress */
 	} else if (ret != 0) {
 		t->rc = UET_RC_UNDELIVERABLE;
 		ses_rdv_finish(s, t, -EIO);
@@ -317,7 +317,7 @@ uint32_t
 ses_rdv_wait_progress(struct uet_ses *s)
 {
 	uint32_t idx, n = 0;
-	struct ses_tgt *t;
+	struct ses_target *t;
 	uint8_t what;
 	int ret;
 
@@ -334,7 +334,7 @@ ses_rdv_wait_progress(struct uet_ses *s)
 		what = t->wait;
 		t->wait = SES_TW_NONE;
 		if (what == SES_TW_ERR) {
-			ses_tgt_put(s, t); /* reported (or impossible to) */
+			ses_target_put(s, t); /* reported (or impossible to) */
 		} else if (ret != 0) {
 			/* READ impossible: fail the receive and report it. */
 			t->rc = UET_RC_UNDELIVERABLE;
@@ -347,7 +347,7 @@ ses_rdv_wait_progress(struct uet_ses *s)
 void
 ses_rdv_read_done(struct uet_ses *s, struct ses_msg *m, int status)
 {
-	struct ses_tgt *t = &s->tgts[m->rx - 1];
+	struct ses_target *t = &s->tgts[m->rx - 1];
 
 	if (status != 0)
 		t->rc = m->rc != UET_RC_NULL && m->rc != UET_RC_OK ?
@@ -362,13 +362,13 @@ ses_rdv_read_done(struct uet_ses *s, struct ses_msg *m, int status)
  * a record keeps the read-back parameters until a receive is bound.
  */
 int
-ses_tgt_rdv(struct uet_ses *s, const struct uet_pds_event *ev,
-	    const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen,
+ses_target_rdv(struct uet_ses *s, const struct uet_pds_event *ev,
+	    const struct uet_wire_ses_req *h, const uint8_t *pl, uint32_t plen,
 	    uint64_t now)
 {
 	struct uet_ses_match_arrival a;
 	struct uet_ses_match_result r;
-	struct ses_tgt *t;
+	struct ses_target *t;
 	uint8_t list = UET_SES_LIST_EXPECTED;
 	int ret;
 
@@ -384,7 +384,7 @@ ses_tgt_rdv(struct uet_ses *s, const struct uet_pds_event *ev,
 	if (s->n_msg_free == 0 &&
 	    ses_refuse(s, ev, UET_NACK_NO_RESOURCE, &s->st.refused_res))
 		return 0;
-	t = ses_tgt_alloc(s, ev->pdc, h->message_id, false);
+	t = ses_target_alloc(s, ev->pdc, h->message_id, false);
 	if (t == NULL) {
 		s->st.tgt_exhaust++;
 		if (ses_refuse(s, ev, UET_NACK_NO_SES_MSG_AVAIL,
@@ -417,7 +417,7 @@ ses_tgt_rdv(struct uet_ses *s, const struct uet_pds_event *ev,
 	ret = t->match != NULL ?
 	      uet_ses_match_arrival(t->match, &a, &r) : -ENOENT;
 	if (ret != 0 || r.verdict == UET_SES_MATCH_NO_ROOM) {
-		ses_tgt_put(s, t);
+		ses_target_put(s, t);
 		if (ret == 0 && ses_refuse(s, ev, UET_NACK_NO_SES_MSG_AVAIL,
 			       &s->st.refused_unexp))
 			return 0;

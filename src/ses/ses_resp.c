@@ -19,7 +19,7 @@
  * CACK passing the EOM PSN tells the initiator.
  */
 static bool
-ses_resp_is_default(const struct uet_ses_resp *r, uint16_t dlen)
+ses_resp_is_default(const struct uet_wire_ses_resp *r, uint16_t dlen)
 {
 	return r->fmt == UET_SES_RESP_FMT_RESPONSE && dlen == 0 &&
 	       r->opcode == UET_SES_RSP_DEFAULT_RESPONSE &&
@@ -29,7 +29,7 @@ ses_resp_is_default(const struct uet_ses_resp *r, uint16_t dlen)
 
 int
 ses_respond(struct uet_ses *s, uint8_t mode, uint32_t pdc, uint32_t psn,
-	    const struct uet_ses_resp *r, const void *data, uint16_t dlen,
+	    const struct uet_wire_ses_resp *r, const void *data, uint16_t dlen,
 	    uint64_t now)
 {
 	uint8_t buf[UET_PDS_RESP_MAX];
@@ -48,7 +48,7 @@ ses_respond(struct uet_ses *s, uint8_t mode, uint32_t pdc, uint32_t psn,
 		s->st.resp_default++;
 		return 0;
 	}
-	n = uet_ses_resp_encode(r, buf, sizeof(buf));
+	n = uet_wire_ses_resp_encode(r, buf, sizeof(buf));
 	if (n < 0 || (size_t)n + dlen > sizeof(buf)) {
 		s->st.resp_fail++;
 		return -EINVAL;
@@ -56,7 +56,7 @@ ses_respond(struct uet_ses *s, uint8_t mode, uint32_t pdc, uint32_t psn,
 	if (dlen)
 		memcpy(buf + n, data, dlen);
 	if (uet_pds_respond(s->cfg.pds, pdc, psn,
-			    (uint8_t)uet_ses_resp_fmt_to_next_hdr(r->fmt), buf,
+			    (uint8_t)uet_wire_ses_resp_fmt_to_next_hdr(r->fmt), buf,
 			    (uint16_t)(n + dlen), now) != 0) {
 		s->st.resp_fail++;
 		return -ENOENT;
@@ -87,10 +87,10 @@ ses_refuse(struct uet_ses *s, const struct uet_pds_event *ev, uint8_t code,
  * RUD/ROD request has a response slot at the PDS. */
 int
 ses_respond_rc(struct uet_ses *s, const struct uet_pds_event *ev,
-	       const struct uet_ses_req *h, enum uet_ses_rc rc, uint8_t list,
+	       const struct uet_wire_ses_req *h, enum uet_wire_ses_rc rc, uint8_t list,
 	       uint64_t now)
 {
-	struct uet_ses_resp r;
+	struct uet_wire_ses_resp r;
 
 	/* One response per message, on its EOM packet. An error is
 	 * reported on whichever packet meets it (a stored response of that
@@ -118,7 +118,7 @@ ses_respond_rc(struct uet_ses *s, const struct uet_pds_event *ev,
 /* ---- initiator side ---- */
 
 static void
-ses_resp_small_data(struct ses_msg *m, const struct uet_ses_resp *r,
+ses_resp_small_data(struct ses_msg *m, const struct uet_wire_ses_resp *r,
 		    const uint8_t *data, uint32_t avail)
 {
 	uint32_t n = r->payload_length;
@@ -145,8 +145,8 @@ static void
 ses_resp_parse(struct uet_ses *s, struct ses_msg *m,
 	       const struct uet_pds_event *ev, bool eom)
 {
-	struct uet_ses_resp r;
-	int fmt = uet_ses_resp_fmt_from_next_hdr(ev->next_hdr), n;
+	struct uet_wire_ses_resp r;
+	int fmt = uet_wire_ses_resp_fmt_from_next_hdr(ev->next_hdr), n;
 
 	if (m->rc != UET_RC_NULL && m->rc != UET_RC_OK)
 		return;
@@ -155,8 +155,8 @@ ses_resp_parse(struct uet_ses *s, struct ses_msg *m,
 			m->rc = UET_RC_OK; /* default response: delivered */
 		return;
 	}
-	n = uet_ses_resp_decode(ev->resp, ev->resp_len,
-				(enum uet_ses_resp_fmt)fmt, &r);
+	n = uet_wire_ses_resp_decode(ev->resp, ev->resp_len,
+				(enum uet_wire_ses_resp_fmt)fmt, &r);
 	if (n < 0) {
 		s->st.rx_bad++;
 		m->rc = UET_RC_UNCOR;
@@ -215,7 +215,7 @@ ses_msg_note_pdc(struct uet_ses *s, struct ses_msg *m, uint32_t pdc)
 }
 
 void
-ses_init_done(struct uet_ses *s, const struct uet_pds_event *ev)
+ses_initiator_done(struct uet_ses *s, const struct uet_pds_event *ev)
 {
 	struct ses_msg *m = ses_msg_get(s, ev->cookie);
 
@@ -315,12 +315,12 @@ ses_ret_reject(struct uet_ses *s, const struct uet_pds_event *ev)
 /* Return-direction RESPONSE_DATA of a large READ (UEC 1.0 PDS read responses,
  * SES responses). */
 int
-ses_init_ret_rx(struct uet_ses *s, const struct uet_pds_event *ev,
+ses_initiator_ret_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 		const uint8_t *ses, uint16_t len)
 {
-	struct uet_ses_resp r;
+	struct uet_wire_ses_resp r;
 	struct ses_msg *m;
-	int n = uet_ses_resp_decode(ses, len, UET_SES_RESP_FMT_DATA, &r);
+	int n = uet_wire_ses_resp_decode(ses, len, UET_SES_RESP_FMT_DATA, &r);
 
 	if (ev->next_hdr != UET_PDS_NEXT_RESPONSE_DATA || n < 0 ||
 	    r.payload_length != len - n)

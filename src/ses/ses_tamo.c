@@ -18,15 +18,15 @@
 
 /* Operand, datatype and size checks that need no target memory, so that
  * a malformed request consumes no receive. */
-static enum uet_ses_rc
-ses_tamo_precheck(const struct uet_ses_req *h, const uint8_t *pl,
+static enum uet_wire_ses_rc
+ses_tamo_precheck(const struct uet_wire_ses_req *h, const uint8_t *pl,
 		  uint32_t plen, const void **operand, const void **compare)
 {
 	_Alignas(16) uint8_t probe[16];
 	bool fetch = h->opcode == UET_SES_OP_TSEND_FETCH_ATOMIC;
-	enum uet_ses_rc rc;
+	enum uet_wire_ses_rc rc;
 
-	rc = ses_tgt_amo_args(h, pl, plen, operand, compare);
+	rc = ses_target_amo_args(h, pl, plen, operand, compare);
 	if (rc != UET_RC_OK)
 		return rc;
 	rc = uet_amo_check(h->atomic.op, h->atomic.datatype, probe,
@@ -39,21 +39,21 @@ ses_tamo_precheck(const struct uet_ses_req *h, const uint8_t *pl,
 }
 
 /* Run the atomic in the matched receive; the receive completes. */
-static enum uet_ses_rc
-ses_tamo_exec(struct uet_ses *s, const struct uet_ses_req *h,
+static enum uet_wire_ses_rc
+ses_tamo_exec(struct uet_ses *s, const struct uet_wire_ses_req *h,
 	      const struct uet_ses_match_result *r, const void *operand,
 	      const void *compare, uint8_t *old)
 {
 	uint64_t off = h->buffer_offset, len = h->request_length;
-	enum uet_ses_rc rc = UET_RC_OK;
+	enum uet_wire_ses_rc rc = UET_RC_OK;
 	struct ses_rx_info ri;
 
 	/* r->len = min(extent, receive space): short means out of range. */
 	if (r->len < off + len)
 		rc = off >= r->len ? UET_RC_BAD_ADDR : UET_RC_TOO_LONG;
 	else
-		rc = uet_amo_exec((enum uet_amo_op)h->atomic.op,
-				  (enum uet_amo_dt)h->atomic.datatype,
+		rc = uet_amo_exec((enum uet_wire_amo_op)h->atomic.op,
+				  (enum uet_wire_amo_dt)h->atomic.datatype,
 				  (uint8_t *)r->buf + r->offset + off, operand,
 				  compare, old, len,
 				  h->atomic.semantic_control);
@@ -73,8 +73,8 @@ ses_tamo_exec(struct uet_ses *s, const struct uet_ses_req *h,
 }
 
 int
-ses_tgt_tamo(struct uet_ses *s, const struct uet_pds_event *ev,
-	     const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen,
+ses_target_tamo(struct uet_ses *s, const struct uet_pds_event *ev,
+	     const struct uet_wire_ses_req *h, const uint8_t *pl, uint32_t plen,
 	     uint64_t now)
 {
 	bool fetch = h->opcode == UET_SES_OP_TSEND_FETCH_ATOMIC;
@@ -83,7 +83,7 @@ ses_tgt_tamo(struct uet_ses *s, const struct uet_pds_event *ev,
 	struct uet_ses_match_result r;
 	struct uet_ses_match *m;
 	uint8_t old[SES_FETCH_MAX];
-	enum uet_ses_rc rc;
+	enum uet_wire_ses_rc rc;
 
 	if (!(h->flags & UET_SES_F_SOM) || !(h->flags & UET_SES_F_EOM)) {
 		s->st.rx_bad++;
@@ -112,7 +112,7 @@ ses_tgt_tamo(struct uet_ses *s, const struct uet_pds_event *ev,
 				   fetch ? old : NULL);
 	}
 	if (rc == UET_RC_OK && fetch)
-		return ses_tgt_data_resp(s, ev, h, UET_SES_LIST_EXPECTED, old,
+		return ses_target_data_resp(s, ev, h, UET_SES_LIST_EXPECTED, old,
 					 (uint16_t)h->request_length, now);
 	return ses_respond_rc(s, ev, h, rc, UET_SES_LIST_EXPECTED, now);
 }

@@ -83,7 +83,7 @@ wd_msg(struct uet_ses *s, struct ses_msg *m, bool force)
 /* A receive bound to a message: later data lands nowhere (the record
  * completes as a zero-byte receive, which nobody reads). */
 static void
-wd_tgt(struct ses_tgt *t)
+wd_tgt(struct ses_target *t)
 {
 	if (t->state == SES_TGT_EXPECTED || t->state == SES_TGT_RTR ||
 	    t->state == SES_TGT_RDV) {
@@ -98,7 +98,7 @@ static bool
 wd_rdv_read_mine(const struct uet_ses *s, const struct ses_msg *m,
 		 bool (*mine)(void *arg, uint64_t context), void *arg)
 {
-	const struct ses_tgt *t;
+	const struct ses_target *t;
 
 	if (m->kind != SES_MK_RDV_READ || m->rx == 0 ||
 	    m->rx > s->cfg.max_tgt_msgs)
@@ -127,7 +127,7 @@ uet_ses_withdraw(struct uet_ses *s, bool (*mine)(void *arg, uint64_t context),
 			busy += wd_msg(s, m, force);
 	}
 	for (i = 0; i < s->cfg.max_tgt_msgs; i++) {
-		struct ses_tgt *t = &s->tgts[i];
+		struct ses_target *t = &s->tgts[i];
 
 		if (t->state != SES_TGT_FREE && mine(arg, t->ctx))
 			wd_tgt(t);

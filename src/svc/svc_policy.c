@@ -20,7 +20,7 @@
 
 #include <rte_common.h>
 
-#include "svc_server_priv.h"
+#include "svc_server_private.h"
 
 /* ---- credentials ---- */
 

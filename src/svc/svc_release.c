@@ -17,7 +17,7 @@
 
 #include <uet/uet_ses_ulp.h>
 
-#include "svc_server_priv.h"
+#include "svc_server_private.h"
 
 struct svc_step {
 	uint16_t ctx;

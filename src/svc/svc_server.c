@@ -29,7 +29,7 @@
 
 #include <uet/uet_cma_worker.h>
 
-#include "svc_server_priv.h"
+#include "svc_server_private.h"
 
 RTE_LOG_REGISTER_SUFFIX(uet_svc_logtype, svc, INFO);
 

@@ -26,7 +26,7 @@
 #include <uet/uet_ses_mr.h>
 #include <uet/uet_ses_ulp.h>
 
-#include "svc_server_priv.h"
+#include "svc_server_private.h"
 
 /* A request the lcore has not started in 5 s is cancelled (-ETIMEDOUT:
  * not applied); one it started is answered late. -EINPROGRESS: started
@@ -446,7 +446,7 @@ chan_bind(struct uet_svc_server *s, struct svc_client *c,
 	r.pid = p->pid;
 	r.initiator = p->initiator;
 	r.remote_events = q->remote_events != 0;
-	r.profile = (enum uet_profile)q->profile;
+	r.profile = (enum uet_wire_profile)q->profile;
 	/* its operations in progress take at most this many of the
 	 * context's op records: posted receives that never complete
 	 * starve nobody else (quotas spare root and the service's uid) */

@@ -29,7 +29,7 @@ uet_tss_iv(uint32_t src_id, uint16_t epoch, uint64_t tsc,
 }
 
 int
-uet_tss_aad(const struct uet_outer *o, const uint8_t *tss, size_t tss_len,
+uet_tss_aad(const struct uet_wire_outer *o, const uint8_t *tss, size_t tss_len,
 	    uint8_t *aad, size_t cap)
 {
 	size_t al = o->ip_version == 4 ? 4 : 16, n;
@@ -55,7 +55,7 @@ uet_tss_aad(const struct uet_outer *o, const uint8_t *tss, size_t tss_len,
 int
 uet_tss_split(size_t inner_len, bool sp, struct uet_tss_split *s)
 {
-	size_t hl = uet_tss_hdr_len(sp);
+	size_t hl = uet_wire_tss_hdr_len(sp);
 
 	if (inner_len < hl + UET_PDS_UUD_LEN + UET_TSS_ICV_LEN ||
 	    inner_len > UINT16_MAX)

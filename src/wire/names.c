@@ -110,7 +110,7 @@ static const char *const pds_type_names[] = {
 };
 
 const char *
-uet_pds_type_name(unsigned int type)
+uet_wire_pds_type_name(unsigned int type)
 {
 	return NAME_OF(pds_type_names, type);
 }
@@ -126,7 +126,7 @@ static const char *const pds_next_hdr_names[] = {
 };
 
 const char *
-uet_pds_next_hdr_name(unsigned int next_hdr)
+uet_wire_pds_next_hdr_name(unsigned int next_hdr)
 {
 	return NAME_OF(pds_next_hdr_names, next_hdr);
 }
@@ -145,7 +145,7 @@ static const char *const pds_ctl_type_names[] = {
 };
 
 const char *
-uet_pds_ctl_type_name(unsigned int ctl_type)
+uet_wire_pds_ctl_type_name(unsigned int ctl_type)
 {
 	return NAME_OF(pds_ctl_type_names, ctl_type);
 }
@@ -182,14 +182,14 @@ static const char *const pds_nack_code_names[] = {
 };
 
 const char *
-uet_pds_nack_code_name(unsigned int code)
+uet_wire_pds_nack_code_name(unsigned int code)
 {
 	return NAME_OF(pds_nack_code_names, code);
 }
 
 /* This project's choice (the specification lists the codes only). */
-enum uet_nack_class
-uet_pds_nack_class(unsigned int code)
+enum uet_wire_nack_class
+uet_wire_pds_nack_class(unsigned int code)
 {
 	switch (code) {
 	case UET_NACK_INV_DPDCID:
@@ -224,7 +224,7 @@ uet_pds_nack_class(unsigned int code)
 	}
 	if (code >= UET_NACK_NO_PDC_AVAIL && code <= UET_NACK_NO_RESOURCE)
 		return UET_NACK_CLASS_RESOURCE;
-	if (uet_pds_nack_code_name(code) != NULL)
+	if (uet_wire_pds_nack_code_name(code) != NULL)
 		return UET_NACK_CLASS_INFO;
 	return UET_NACK_CLASS_INVALID;
 }
@@ -249,7 +249,7 @@ static const char *const ses_opcode_names[] = {
 };
 
 const char *
-uet_ses_opcode_name(unsigned int opcode)
+uet_wire_ses_opcode_name(unsigned int opcode)
 {
 	return NAME_OF(ses_opcode_names, opcode);
 }
@@ -262,7 +262,7 @@ static const char *const ses_resp_opcode_names[] = {
 };
 
 const char *
-uet_ses_resp_opcode_name(unsigned int opcode)
+uet_wire_ses_resp_opcode_name(unsigned int opcode)
 {
 	return NAME_OF(ses_resp_opcode_names, opcode);
 }
@@ -308,7 +308,7 @@ static const char *const ses_rc_names[] = {
 };
 
 const char *
-uet_ses_rc_name(unsigned int rc)
+uet_wire_ses_rc_name(unsigned int rc)
 {
 	return NAME_OF(ses_rc_names, rc);
 }
@@ -337,7 +337,7 @@ static const char *const amo_op_names[] = {
 };
 
 const char *
-uet_amo_op_name(unsigned int op)
+uet_wire_amo_op_name(unsigned int op)
 {
 	return NAME_OF(amo_op_names, op);
 }
@@ -369,13 +369,13 @@ static const struct amo_dt_info amo_dt_info[] = {
 };
 
 const char *
-uet_amo_dt_name(unsigned int dt)
+uet_wire_amo_dt_name(unsigned int dt)
 {
 	return dt < ARRAY_LEN(amo_dt_info) ? amo_dt_info[dt].name : NULL;
 }
 
 size_t
-uet_amo_dt_size(unsigned int dt)
+uet_wire_amo_dt_size(unsigned int dt)
 {
 	return dt < ARRAY_LEN(amo_dt_info) ? amo_dt_info[dt].size : 0;
 }
@@ -387,7 +387,7 @@ static const char *const profile_names[] = {
 };
 
 const char *
-uet_profile_name(unsigned int profile)
+uet_wire_profile_name(unsigned int profile)
 {
 	return NAME_OF(profile_names, profile);
 }
@@ -400,7 +400,7 @@ static const char *const pds_mode_names[] = {
 };
 
 const char *
-uet_pds_mode_name(unsigned int mode)
+uet_wire_pds_mode_name(unsigned int mode)
 {
 	return NAME_OF(pds_mode_names, mode);
 }

@@ -63,7 +63,7 @@ csum_fold(uint32_t sum)
 
 /* Pseudo header sum of RFC 768 (IPv4) or RFC 8200 section 8.1 (IPv6). */
 static uint32_t
-csum_pseudo(const struct uet_outer *o, uint16_t udp_len)
+csum_pseudo(const struct uet_wire_outer *o, uint16_t udp_len)
 {
 	uint32_t sum = 0;
 
@@ -79,7 +79,7 @@ csum_pseudo(const struct uet_outer *o, uint16_t udp_len)
 
 /* Checksum value to store for a UDP datagram at @p udp (field zeroed). */
 static uint16_t
-udp_csum_compute(const struct uet_outer *o, const uint8_t *udp, uint16_t ulen)
+udp_csum_compute(const struct uet_wire_outer *o, const uint8_t *udp, uint16_t ulen)
 {
 	uint16_t c = (uint16_t)~csum_fold(csum_add(csum_pseudo(o, ulen),
 						   udp, ulen));
@@ -99,7 +99,7 @@ ipv4_csum_store(uint8_t *ip, size_t hlen)
 /* ------------------------------------------------------------------ */
 
 static size_t
-outer_l3_off(const struct uet_outer *o)
+outer_l3_off(const struct uet_wire_outer *o)
 {
 	if (o->raw_ip)
 		return 0;
@@ -107,7 +107,7 @@ outer_l3_off(const struct uet_outer *o)
 }
 
 static size_t
-outer_ip_hlen(const struct uet_outer *o)
+outer_ip_hlen(const struct uet_wire_outer *o)
 {
 	if (o->ip_hlen != 0)
 		return o->ip_hlen;
@@ -115,13 +115,13 @@ outer_ip_hlen(const struct uet_outer *o)
 }
 
 static size_t
-outer_l4_hlen(const struct uet_outer *o)
+outer_l4_hlen(const struct uet_wire_outer *o)
 {
 	return o->native ? UET_ENTROPY_HDR_LEN : UET_UDP_HLEN;
 }
 
 void
-uet_outer_init(struct uet_outer *o, unsigned int ip_version)
+uet_wire_outer_init(struct uet_wire_outer *o, unsigned int ip_version)
 {
 	memset(o, 0, sizeof(*o));
 	o->ip_version = (uint8_t)ip_version;
@@ -135,7 +135,7 @@ uet_outer_init(struct uet_outer *o, unsigned int ip_version)
 }
 
 size_t
-uet_outer_hdr_len(const struct uet_outer *o)
+uet_wire_outer_hdr_len(const struct uet_wire_outer *o)
 {
 	size_t ip = o->ip_version == 4 ? UET_IPV4_HLEN : UET_IPV6_HLEN;
 
@@ -147,7 +147,7 @@ uet_outer_hdr_len(const struct uet_outer *o)
 /* ------------------------------------------------------------------ */
 
 static int
-outer_check(const struct uet_outer *o)
+outer_check(const struct uet_wire_outer *o)
 {
 	size_t l4 = outer_l4_hlen(o) + o->inner_len;
 
@@ -163,7 +163,7 @@ outer_check(const struct uet_outer *o)
 }
 
 static size_t
-eth_encode(const struct uet_outer *o, uint8_t *p)
+eth_encode(const struct uet_wire_outer *o, uint8_t *p)
 {
 	uint16_t et = o->ip_version == 4 ? UET_ETHERTYPE_IPV4 :
 					   UET_ETHERTYPE_IPV6;
@@ -181,7 +181,7 @@ eth_encode(const struct uet_outer *o, uint8_t *p)
 }
 
 static size_t
-ipv4_encode(const struct uet_outer *o, uint8_t *p, uint16_t l4_len)
+ipv4_encode(const struct uet_wire_outer *o, uint8_t *p, uint16_t l4_len)
 {
 	p[0] = 0x45;
 	p[1] = (uint8_t)(o->dscp << 2 | o->ecn);
@@ -197,7 +197,7 @@ ipv4_encode(const struct uet_outer *o, uint8_t *p, uint16_t l4_len)
 }
 
 static size_t
-ipv6_encode(const struct uet_outer *o, uint8_t *p, uint16_t l4_len)
+ipv6_encode(const struct uet_wire_outer *o, uint8_t *p, uint16_t l4_len)
 {
 	uint32_t tc = (uint32_t)(o->dscp << 2 | o->ecn);
 
@@ -211,12 +211,12 @@ ipv6_encode(const struct uet_outer *o, uint8_t *p, uint16_t l4_len)
 }
 
 static size_t
-l4_encode(const struct uet_outer *o, uint8_t *p, uint16_t l4_len)
+l4_encode(const struct uet_wire_outer *o, uint8_t *p, uint16_t l4_len)
 {
 	if (o->native) {
-		struct uet_entropy_hdr eh = { .entropy = o->entropy };
+		struct uet_wire_entropy_hdr eh = { .entropy = o->entropy };
 
-		return (size_t)uet_entropy_hdr_encode(&eh, p,
+		return (size_t)uet_wire_entropy_hdr_encode(&eh, p,
 						      UET_ENTROPY_HDR_LEN);
 	}
 	be16_store(p, o->udp_sport);
@@ -227,7 +227,7 @@ l4_encode(const struct uet_outer *o, uint8_t *p, uint16_t l4_len)
 }
 
 int
-uet_outer_encode(const struct uet_outer *o, uint8_t *buf, size_t cap)
+uet_wire_outer_encode(const struct uet_wire_outer *o, uint8_t *buf, size_t cap)
 {
 	uint16_t l4_len;
 	size_t off = 0;
@@ -236,7 +236,7 @@ uet_outer_encode(const struct uet_outer *o, uint8_t *buf, size_t cap)
 	rc = outer_check(o);
 	if (rc < 0)
 		return rc;
-	if (cap < uet_outer_hdr_len(o))
+	if (cap < uet_wire_outer_hdr_len(o))
 		return -UET_WIRE_E_NOSPACE;
 	l4_len = (uint16_t)(outer_l4_hlen(o) + o->inner_len);
 	if (!o->raw_ip)
@@ -250,9 +250,9 @@ uet_outer_encode(const struct uet_outer *o, uint8_t *buf, size_t cap)
 }
 
 int
-uet_outer_tpl_init(struct uet_outer_tpl *t, const struct uet_outer *o)
+uet_wire_outer_tpl_init(struct uet_wire_outer_tpl *t, const struct uet_wire_outer *o)
 {
-	struct uet_outer b = *o;
+	struct uet_wire_outer b = *o;
 	uint8_t *ip;
 	int rc;
 
@@ -261,8 +261,8 @@ uet_outer_tpl_init(struct uet_outer_tpl *t, const struct uet_outer *o)
 	b.ecn = UET_ECN_NOT_ECT;
 	b.inner_len = 0;
 	b.ip_hlen = 0; /* a decoded struct may carry IPv4 options */
-	uet_outer_ev_set(&b, 0);
-	rc = uet_outer_encode(&b, t->bytes, sizeof(t->bytes));
+	uet_wire_outer_ev_set(&b, 0);
+	rc = uet_wire_outer_encode(&b, t->bytes, sizeof(t->bytes));
 	if (rc < 0)
 		return rc;
 	t->len = (uint8_t)rc;
@@ -282,7 +282,7 @@ uet_outer_tpl_init(struct uet_outer_tpl *t, const struct uet_outer *o)
 }
 
 int
-uet_outer_udp_csum_fill(const struct uet_outer *o, uint8_t *frame, size_t len)
+uet_wire_outer_udp_csum_fill(const struct uet_wire_outer *o, uint8_t *frame, size_t len)
 {
 	size_t l4 = outer_l3_off(o) + outer_ip_hlen(o);
 	uint16_t ulen = (uint16_t)(UET_UDP_HLEN + o->inner_len);
@@ -301,7 +301,7 @@ uet_outer_udp_csum_fill(const struct uet_outer *o, uint8_t *frame, size_t len)
 /* ------------------------------------------------------------------ */
 
 int
-uet_outer_eth_decode(const uint8_t *buf, size_t len, struct uet_outer *o)
+uet_wire_outer_eth_decode(const uint8_t *buf, size_t len, struct uet_wire_outer *o)
 {
 	uint16_t et;
 	size_t off = UET_ETH_HLEN;
@@ -328,7 +328,7 @@ uet_outer_eth_decode(const uint8_t *buf, size_t len, struct uet_outer *o)
 }
 
 static int
-ip_proto_check(uint8_t proto, uint8_t native_proto, struct uet_outer *o)
+ip_proto_check(uint8_t proto, uint8_t native_proto, struct uet_wire_outer *o)
 {
 	o->ip_proto = proto;
 	o->native = proto != UET_IPPROTO_UDP && proto == native_proto;
@@ -342,12 +342,12 @@ ip_proto_check(uint8_t proto, uint8_t native_proto, struct uet_outer *o)
  * switch left the IP length as it was (trim DSCP), else TRUNCATED.
  */
 static int
-ip_short_check(const struct uet_outer_opts *opts, struct uet_outer *o,
+ip_short_check(const struct uet_wire_outer_opts *opts, struct uet_wire_outer *o,
 	       size_t len)
 {
 	if (o->ip_total_len <= len)
 		return 0;
-	if (!uet_outer_is_trimmed(opts, o, len, o->ip_total_len))
+	if (!uet_wire_outer_is_trimmed(opts, o, len, o->ip_total_len))
 		return -UET_WIRE_E_TRUNCATED;
 	o->trimmed = true;
 	return 0;
@@ -355,7 +355,7 @@ ip_short_check(const struct uet_outer_opts *opts, struct uet_outer *o,
 
 static int
 ipv4_decode(const uint8_t *p, size_t len, uint8_t native_proto,
-	    const struct uet_outer_opts *opts, struct uet_outer *o)
+	    const struct uet_wire_outer_opts *opts, struct uet_wire_outer *o)
 {
 	size_t hlen = (size_t)(p[0] & 0x0F) * 4;
 	uint16_t frag;
@@ -392,7 +392,7 @@ ipv4_decode(const uint8_t *p, size_t len, uint8_t native_proto,
 
 static int
 ipv6_decode(const uint8_t *p, size_t len, uint8_t native_proto,
-	    const struct uet_outer_opts *opts, struct uet_outer *o)
+	    const struct uet_wire_outer_opts *opts, struct uet_wire_outer *o)
 {
 	uint32_t w0;
 	uint8_t nh;
@@ -423,7 +423,7 @@ ipv6_decode(const uint8_t *p, size_t len, uint8_t native_proto,
 
 static int
 outer_ip_decode(const uint8_t *buf, size_t len, uint8_t native_proto,
-		const struct uet_outer_opts *opts, struct uet_outer *o)
+		const struct uet_wire_outer_opts *opts, struct uet_wire_outer *o)
 {
 	int rc;
 
@@ -446,15 +446,15 @@ outer_ip_decode(const uint8_t *buf, size_t len, uint8_t native_proto,
 }
 
 int
-uet_outer_ip_decode(const uint8_t *buf, size_t len, uint8_t native_proto,
-		    struct uet_outer *o)
+uet_wire_outer_ip_decode(const uint8_t *buf, size_t len, uint8_t native_proto,
+		    struct uet_wire_outer *o)
 {
 	return outer_ip_decode(buf, len, native_proto, NULL, o);
 }
 
 /* IP payload bytes present (a trimmed frame has fewer than announced). */
 static size_t
-outer_ip_avail(const struct uet_outer *o, size_t len)
+outer_ip_avail(const struct uet_wire_outer *o, size_t len)
 {
 	size_t end = o->ip_total_len < len ? o->ip_total_len : len;
 
@@ -465,13 +465,13 @@ outer_ip_avail(const struct uet_outer *o, size_t len)
  * longer in a trimmed frame (which may also be trimmed at the IP
  * layer already). */
 static int
-udp_len_check(const struct uet_outer_opts *opts, struct uet_outer *o,
+udp_len_check(const struct uet_wire_outer_opts *opts, struct uet_wire_outer *o,
 	      size_t len)
 {
 	if (o->udp_len < UET_UDP_HLEN)
 		return -UET_WIRE_E_BAD_LENGTH;
 	if (o->udp_len > len) {
-		if (!o->trimmed && !uet_outer_is_trimmed(opts, o, len,
+		if (!o->trimmed && !uet_wire_outer_is_trimmed(opts, o, len,
 							 o->udp_len))
 			return -UET_WIRE_E_TRUNCATED;
 		o->trimmed = true;
@@ -481,8 +481,8 @@ udp_len_check(const struct uet_outer_opts *opts, struct uet_outer *o,
 }
 
 static int
-udp_decode(const uint8_t *p, size_t len, const struct uet_outer_opts *opts,
-	   struct uet_outer *o)
+udp_decode(const uint8_t *p, size_t len, const struct uet_wire_outer_opts *opts,
+	   struct uet_wire_outer *o)
 {
 	int rc;
 
@@ -511,14 +511,14 @@ udp_decode(const uint8_t *p, size_t len, const struct uet_outer_opts *opts,
 
 static int
 outer_l4_decode(const uint8_t *buf, size_t len,
-		const struct uet_outer_opts *opts, struct uet_outer *o)
+		const struct uet_wire_outer_opts *opts, struct uet_wire_outer *o)
 {
-	struct uet_entropy_hdr eh;
+	struct uet_wire_entropy_hdr eh;
 	int rc;
 
 	if (!o->native)
 		return udp_decode(buf, len, opts, o);
-	rc = uet_entropy_hdr_decode(buf, len, &eh);
+	rc = uet_wire_entropy_hdr_decode(buf, len, &eh);
 	if (rc < 0)
 		return rc;
 	o->entropy = eh.entropy;
@@ -527,41 +527,41 @@ outer_l4_decode(const uint8_t *buf, size_t len,
 }
 
 int
-uet_outer_l4_decode(const uint8_t *buf, size_t len, struct uet_outer *o)
+uet_wire_outer_l4_decode(const uint8_t *buf, size_t len, struct uet_wire_outer *o)
 {
 	return outer_l4_decode(buf, len, NULL, o);
 }
 
 int
-uet_outer_l4_decode_ex(const uint8_t *buf, size_t len,
-		       const struct uet_outer_opts *opts, struct uet_outer *o)
+uet_wire_outer_l4_decode_ex(const uint8_t *buf, size_t len,
+		       const struct uet_wire_outer_opts *opts, struct uet_wire_outer *o)
 {
 	return outer_l4_decode(buf, len, opts, o);
 }
 
 int
-uet_outer_ip_decode_ex(const uint8_t *buf, size_t len,
-		       const struct uet_outer_opts *opts, struct uet_outer *o)
+uet_wire_outer_ip_decode_ex(const uint8_t *buf, size_t len,
+		       const struct uet_wire_outer_opts *opts, struct uet_wire_outer *o)
 {
 	return outer_ip_decode(buf, len, opts != NULL ? opts->native_proto : 0,
 			       opts, o);
 }
 
 size_t
-uet_outer_ip_avail(const struct uet_outer *o, size_t len)
+uet_wire_outer_ip_avail(const struct uet_wire_outer *o, size_t len)
 {
 	return outer_ip_avail(o, len);
 }
 
 int
-uet_outer_decode(const uint8_t *buf, size_t len, struct uet_outer *o)
+uet_wire_outer_decode(const uint8_t *buf, size_t len, struct uet_wire_outer *o)
 {
-	return uet_outer_decode_ex(buf, len, NULL, o);
+	return uet_wire_outer_decode_ex(buf, len, NULL, o);
 }
 
 int
-uet_outer_decode_ex(const uint8_t *buf, size_t len,
-		    const struct uet_outer_opts *opts, struct uet_outer *o)
+uet_wire_outer_decode_ex(const uint8_t *buf, size_t len,
+		    const struct uet_wire_outer_opts *opts, struct uet_wire_outer *o)
 {
 	uint8_t proto = opts != NULL ? opts->native_proto : 0;
 	size_t off = 0;
@@ -571,7 +571,7 @@ uet_outer_decode_ex(const uint8_t *buf, size_t len,
 	if (opts != NULL && opts->raw_ip) {
 		o->raw_ip = true;
 	} else {
-		rc = uet_outer_eth_decode(buf, len, o);
+		rc = uet_wire_outer_eth_decode(buf, len, o);
 		if (rc < 0)
 			return rc;
 		off = (size_t)rc;
@@ -594,7 +594,7 @@ uet_outer_decode_ex(const uint8_t *buf, size_t len,
 /* ------------------------------------------------------------------ */
 
 static int
-frame_tos_store(struct uet_outer *o, uint8_t *frame, size_t len)
+frame_tos_store(struct uet_wire_outer *o, uint8_t *frame, size_t len)
 {
 	size_t l3 = outer_l3_off(o);
 	size_t hlen = outer_ip_hlen(o);
@@ -614,7 +614,7 @@ frame_tos_store(struct uet_outer *o, uint8_t *frame, size_t len)
 }
 
 int
-uet_outer_frame_dscp_set(struct uet_outer *o, uint8_t *frame, size_t len,
+uet_wire_outer_frame_dscp_set(struct uet_wire_outer *o, uint8_t *frame, size_t len,
 			 uint8_t dscp)
 {
 	if (dscp > 63)
@@ -626,7 +626,7 @@ uet_outer_frame_dscp_set(struct uet_outer *o, uint8_t *frame, size_t len,
 }
 
 int
-uet_outer_frame_ecn_set(struct uet_outer *o, uint8_t *frame, size_t len,
+uet_wire_outer_frame_ecn_set(struct uet_wire_outer *o, uint8_t *frame, size_t len,
 			uint8_t ecn)
 {
 	if (ecn > 3)
@@ -638,7 +638,7 @@ uet_outer_frame_ecn_set(struct uet_outer *o, uint8_t *frame, size_t len,
 }
 
 int
-uet_outer_frame_ev_set(struct uet_outer *o, uint8_t *frame, size_t len,
+uet_wire_outer_frame_ev_set(struct uet_wire_outer *o, uint8_t *frame, size_t len,
 		       uint16_t ev)
 {
 	size_t off = outer_l3_off(o) + outer_ip_hlen(o);
@@ -651,7 +651,7 @@ uet_outer_frame_ev_set(struct uet_outer *o, uint8_t *frame, size_t len,
 	l4 = frame + off;
 	old = be16_load(l4);
 	be16_store(l4, ev);
-	uet_outer_ev_set(o, ev);
+	uet_wire_outer_ev_set(o, ev);
 	c = o->native ? 0 : be16_load(l4 + 6);
 	if (c == 0)
 		return 0;
@@ -670,7 +670,7 @@ uet_outer_frame_ev_set(struct uet_outer *o, uint8_t *frame, size_t len,
  * describing the original (which is what tells the receiver).
  */
 int
-uet_outer_frame_trim(struct uet_outer *o, uint8_t *frame, size_t len,
+uet_wire_outer_frame_trim(struct uet_wire_outer *o, uint8_t *frame, size_t len,
 		     size_t keep, uint8_t dscp, bool fix_ip_len)
 {
 	size_t l3 = outer_l3_off(o), hlen = outer_ip_hlen(o);

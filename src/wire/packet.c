@@ -24,7 +24,7 @@ static const char *const layer_names[] = {
 };
 
 const char *
-uet_pkt_layer_name(unsigned int layer)
+uet_wire_pkt_layer_name(unsigned int layer)
 {
 	if (layer >= sizeof(layer_names) / sizeof(layer_names[0]))
 		return "unknown";
@@ -32,14 +32,14 @@ uet_pkt_layer_name(unsigned int layer)
 }
 
 /* The PDS header alone (next_hdr) says which SES header follows. */
-static enum uet_pkt_ses
-pkt_ses_kind(const struct uet_pds_hdr *h)
+static enum uet_wire_pkt_ses
+pkt_ses_kind(const struct uet_wire_pds_hdr *h)
 {
 	if (h->type == UET_PDS_TYPE_CP)
 		return UET_PKT_SES_NONE;
-	if (uet_ses_fmt_from_next_hdr(h->next_hdr) >= 0)
+	if (uet_wire_ses_fmt_from_next_hdr(h->next_hdr) >= 0)
 		return UET_PKT_SES_REQ;
-	if (uet_ses_resp_fmt_from_next_hdr(h->next_hdr) >= 0)
+	if (uet_wire_ses_resp_fmt_from_next_hdr(h->next_hdr) >= 0)
 		return UET_PKT_SES_RESP;
 	return UET_PKT_SES_NONE;
 }
@@ -49,12 +49,12 @@ pkt_ses_kind(const struct uet_pds_hdr *h)
 static bool
 pkt_trimmable(unsigned int type)
 {
-	return uet_pds_type_is_req(type) || type == UET_PDS_TYPE_RUDI_REQ ||
+	return uet_wire_pds_type_is_req(type) || type == UET_PDS_TYPE_RUDI_REQ ||
 	       type == UET_PDS_TYPE_UUD_REQ;
 }
 
 static int
-pkt_fail(struct uet_pkt *p, enum uet_pkt_layer layer, int rc, size_t off,
+pkt_fail(struct uet_wire_pkt *p, enum uet_wire_pkt_layer layer, int rc, size_t off,
 	 size_t avail)
 {
 	p->err_layer = layer;
@@ -70,28 +70,28 @@ pkt_fail(struct uet_pkt *p, enum uet_pkt_layer layer, int rc, size_t off,
 
 static int
 pkt_parse_outer(const uint8_t *frame, size_t len,
-		const struct uet_outer_opts *opts, struct uet_pkt *p)
+		const struct uet_wire_outer_opts *opts, struct uet_wire_pkt *p)
 {
-	struct uet_outer *o = &p->outer;
+	struct uet_wire_outer *o = &p->outer;
 	size_t off = 0, avail;
 	int rc;
 
 	if (opts != NULL && opts->raw_ip) {
 		o->raw_ip = true;
 	} else {
-		rc = uet_outer_eth_decode(frame, len, o);
+		rc = uet_wire_outer_eth_decode(frame, len, o);
 		if (rc < 0)
 			return pkt_fail(p, UET_PKT_LAYER_ETH, rc, 0, len);
 		off = (size_t)rc;
 	}
-	rc = uet_outer_ip_decode_ex(frame + off, len - off, opts, o);
+	rc = uet_wire_outer_ip_decode_ex(frame + off, len - off, opts, o);
 	if (rc < 0)
 		return pkt_fail(p, UET_PKT_LAYER_IP, rc, off, len - off);
 	o->ethertype = o->ip_version == 4 ? UET_ETHERTYPE_IPV4 :
 					    UET_ETHERTYPE_IPV6;
-	avail = uet_outer_ip_avail(o, len - off);
+	avail = uet_wire_outer_ip_avail(o, len - off);
 	off += o->ip_hlen;
-	rc = uet_outer_l4_decode_ex(frame + off, avail, opts, o);
+	rc = uet_wire_outer_l4_decode_ex(frame + off, avail, opts, o);
 	if (rc < 0)
 		return pkt_fail(p, o->native ? UET_PKT_LAYER_ENTROPY :
 				UET_PKT_LAYER_UDP, rc, off, avail);
@@ -100,7 +100,7 @@ pkt_parse_outer(const uint8_t *frame, size_t len,
 }
 
 static int
-pkt_parse_ses(const uint8_t *frame, size_t end, struct uet_pkt *p)
+pkt_parse_ses(const uint8_t *frame, size_t end, struct uet_wire_pkt *p)
 {
 	size_t avail = end - p->ses_off;
 	const uint8_t *b = frame + p->ses_off;
@@ -115,16 +115,16 @@ pkt_parse_ses(const uint8_t *frame, size_t end, struct uet_pkt *p)
 	if (p->ses == UET_PKT_SES_REQ) {
 		size_t hl;
 
-		p->req_fmt = (enum uet_ses_fmt)p->pds.next_hdr;
-		hl = uet_ses_fmt_len(p->req_fmt);
+		p->req_fmt = (enum uet_wire_ses_fmt)p->pds.next_hdr;
+		hl = uet_wire_ses_fmt_len(p->req_fmt);
 		if (hl == 0 || avail < hl)
 			memset(&p->req, 0, sizeof(p->req));
-		rc = uet_ses_req_decode(b, avail, p->req_fmt, &p->req);
+		rc = uet_wire_ses_req_decode(b, avail, p->req_fmt, &p->req);
 	} else {
 		memset(&p->req, 0, sizeof(p->req));
 		if (p->ses == UET_PKT_SES_RESP)
-			rc = uet_ses_resp_decode(b, avail,
-				(enum uet_ses_resp_fmt)p->pds.next_hdr,
+			rc = uet_wire_ses_resp_decode(b, avail,
+				(enum uet_wire_ses_resp_fmt)p->pds.next_hdr,
 				&p->resp);
 	}
 	if (rc < 0)
@@ -140,7 +140,7 @@ pkt_parse_ses(const uint8_t *frame, size_t end, struct uet_pkt *p)
  * plain RESPONSE carry none.
  */
 static long
-pkt_payload_declared(const struct uet_pkt *p)
+pkt_payload_declared(const struct uet_wire_pkt *p)
 {
 	if (p->ses == UET_PKT_SES_NONE)
 		return 0;
@@ -156,7 +156,7 @@ pkt_payload_declared(const struct uet_pkt *p)
 }
 
 static int
-pkt_check_payload(struct uet_pkt *p)
+pkt_check_payload(struct uet_wire_pkt *p)
 {
 	long want = pkt_payload_declared(p);
 
@@ -169,9 +169,9 @@ pkt_check_payload(struct uet_pkt *p)
 }
 
 int
-uet_pkt_parse(const uint8_t *frame, size_t len, struct uet_pkt *p)
+uet_wire_pkt_parse(const uint8_t *frame, size_t len, struct uet_wire_pkt *p)
 {
-	return uet_pkt_parse_ex(frame, len, NULL, p);
+	return uet_wire_pkt_parse_ex(frame, len, NULL, p);
 }
 
 /*
@@ -180,14 +180,14 @@ uet_pkt_parse(const uint8_t *frame, size_t len, struct uet_pkt *p)
  * struct per frame, most of which the decoders overwrite anyway.
  */
 static void
-pkt_parse_reset(struct uet_pkt *p)
+pkt_parse_reset(struct uet_wire_pkt *p)
 {
 	/* a copy, not memset(): gcc makes a `rep stos` of that one */
-	static const struct uet_outer zero;
+	static const struct uet_wire_outer zero;
 
 	p->outer = zero;
 	p->ses = UET_PKT_SES_NONE;
-	p->req_fmt = (enum uet_ses_fmt)0;
+	p->req_fmt = (enum uet_wire_ses_fmt)0;
 	p->pds_off = 0;
 	p->ses_off = 0;
 	p->ses_len = 0;
@@ -202,11 +202,11 @@ pkt_parse_reset(struct uet_pkt *p)
 /*
  * Outer and PDS headers. @p end: out, the end of the UET data (link
  * padding after it is ignored). A trimmed frame stops here, as does a
- * failure (0 or -error as uet_pkt_parse_ex()); 1: an SES header follows.
+ * failure (0 or -error as uet_wire_pkt_parse_ex()); 1: an SES header follows.
  */
 static int
 pkt_parse_to_pds(const uint8_t *frame, size_t len,
-		 const struct uet_outer_opts *opts, struct uet_pkt *p,
+		 const struct uet_wire_outer_opts *opts, struct uet_wire_pkt *p,
 		 size_t *end)
 {
 	int rc;
@@ -219,7 +219,7 @@ pkt_parse_to_pds(const uint8_t *frame, size_t len,
 	}
 	p->pds_off = p->outer.hdr_len;
 	*end = (size_t)p->pds_off + p->outer.inner_len;
-	rc = uet_pds_hdr_decode(frame + p->pds_off, p->outer.inner_len,
+	rc = uet_wire_pds_hdr_decode(frame + p->pds_off, p->outer.inner_len,
 				&p->pds);
 	if (rc < 0)
 		return pkt_fail(p, UET_PKT_LAYER_PDS, rc, p->pds_off,
@@ -240,8 +240,8 @@ pkt_parse_to_pds(const uint8_t *frame, size_t len,
 }
 
 int
-uet_pkt_parse_ex(const uint8_t *frame, size_t len,
-		 const struct uet_outer_opts *opts, struct uet_pkt *p)
+uet_wire_pkt_parse_ex(const uint8_t *frame, size_t len,
+		 const struct uet_wire_outer_opts *opts, struct uet_wire_pkt *p)
 {
 	size_t end = 0;
 	int rc;
@@ -261,8 +261,8 @@ uet_pkt_parse_ex(const uint8_t *frame, size_t len,
 }
 
 int
-uet_pkt_parse_pds(const uint8_t *frame, size_t len,
-		  const struct uet_outer_opts *opts, struct uet_pkt *p)
+uet_wire_pkt_parse_pds(const uint8_t *frame, size_t len,
+		  const struct uet_wire_outer_opts *opts, struct uet_wire_pkt *p)
 {
 	size_t end = 0;
 	int rc;
@@ -280,18 +280,18 @@ uet_pkt_parse_pds(const uint8_t *frame, size_t len,
 /* ------------------------------------------------------------------ */
 
 static int
-pkt_ses_len(const struct uet_pkt *p, size_t *len)
+pkt_ses_len(const struct uet_wire_pkt *p, size_t *len)
 {
 	*len = 0;
 	switch (pkt_ses_kind(&p->pds)) {
 	case UET_PKT_SES_REQ:
-		*len = uet_ses_req_len(&p->req,
-				       (enum uet_ses_fmt)p->pds.next_hdr);
+		*len = uet_wire_ses_req_len(&p->req,
+				       (enum uet_wire_ses_fmt)p->pds.next_hdr);
 		break;
 	case UET_PKT_SES_RESP:
 		if ((unsigned int)p->resp.fmt != p->pds.next_hdr)
 			return -UET_WIRE_E_BAD_COMBINATION;
-		*len = uet_ses_resp_fmt_len(p->resp.fmt);
+		*len = uet_wire_ses_resp_fmt_len(p->resp.fmt);
 		break;
 	case UET_PKT_SES_NONE:
 		break;
@@ -300,15 +300,15 @@ pkt_ses_len(const struct uet_pkt *p, size_t *len)
 }
 
 static int
-pkt_ses_encode(const struct uet_pkt *p, uint8_t *buf, size_t cap)
+pkt_ses_encode(const struct uet_wire_pkt *p, uint8_t *buf, size_t cap)
 {
 	switch (pkt_ses_kind(&p->pds)) {
 	case UET_PKT_SES_REQ:
-		return uet_ses_req_encode(&p->req,
-					  (enum uet_ses_fmt)p->pds.next_hdr,
+		return uet_wire_ses_req_encode(&p->req,
+					  (enum uet_wire_ses_fmt)p->pds.next_hdr,
 					  buf, cap);
 	case UET_PKT_SES_RESP:
-		return uet_ses_resp_encode(&p->resp, buf, cap);
+		return uet_wire_ses_resp_encode(&p->resp, buf, cap);
 	case UET_PKT_SES_NONE:
 		break;
 	}
@@ -316,26 +316,26 @@ pkt_ses_encode(const struct uet_pkt *p, uint8_t *buf, size_t cap)
 }
 
 int
-uet_pkt_build(const struct uet_pkt *p, const uint8_t *payload,
+uet_wire_pkt_build(const struct uet_wire_pkt *p, const uint8_t *payload,
 	      size_t payload_len, uint8_t *buf, size_t cap)
 {
-	struct uet_outer o = p->outer;
+	struct uet_wire_outer o = p->outer;
 	size_t ses_len, inner, off;
 	int rc;
 
 	rc = pkt_ses_len(p, &ses_len);
 	if (rc < 0)
 		return rc;
-	inner = uet_pds_hdr_len(p->pds.type) + ses_len + payload_len;
+	inner = uet_wire_pds_hdr_len(p->pds.type) + ses_len + payload_len;
 	if (inner > UINT16_MAX)
 		return -UET_WIRE_E_BAD_LENGTH;
 	o.inner_len = (uint16_t)inner;
 	o.ip_hlen = 0; /* the encoder writes no IPv4 options */
-	rc = uet_outer_encode(&o, buf, cap);
+	rc = uet_wire_outer_encode(&o, buf, cap);
 	if (rc < 0)
 		return rc;
 	off = (size_t)rc;
-	rc = uet_pds_hdr_encode(&p->pds, buf + off, cap - off);
+	rc = uet_wire_pds_hdr_encode(&p->pds, buf + off, cap - off);
 	if (rc < 0)
 		return rc;
 	off += (size_t)rc;
@@ -348,7 +348,7 @@ uet_pkt_build(const struct uet_pkt *p, const uint8_t *payload,
 	if (payload_len > 0)
 		memcpy(buf + off, payload, payload_len);
 	off += payload_len;
-	rc = uet_outer_udp_csum_fill(&o, buf, off);
+	rc = uet_wire_outer_udp_csum_fill(&o, buf, off);
 	return rc < 0 ? rc : (int)off;
 }
 
@@ -357,7 +357,7 @@ uet_pkt_build(const struct uet_pkt *p, const uint8_t *payload,
 /* ------------------------------------------------------------------ */
 
 static const char *
-pkt_err_text(const struct uet_pkt *p)
+pkt_err_text(const struct uet_wire_pkt *p)
 {
 	/* The shared table words BAD_CHECKSUM for the IPv4 header. */
 	if (p->err == UET_WIRE_E_BAD_CHECKSUM &&
@@ -367,7 +367,7 @@ pkt_err_text(const struct uet_pkt *p)
 }
 
 int
-uet_pkt_err_format(const struct uet_pkt *p, char *buf, size_t cap)
+uet_wire_pkt_err_format(const struct uet_wire_pkt *p, char *buf, size_t cap)
 {
 	const char *what = pkt_err_text(p);
 	long want;
@@ -388,6 +388,6 @@ uet_pkt_err_format(const struct uet_pkt *p, char *buf, size_t cap)
 				what, want, (unsigned int)p->err_avail);
 	}
 	return snprintf(buf, cap, "%s (%s at offset %u, %u bytes available)",
-			what, uet_pkt_layer_name(p->err_layer),
+			what, uet_wire_pkt_layer_name(p->err_layer),
 			(unsigned int)p->err_off, (unsigned int)p->err_avail);
 }

@@ -95,7 +95,7 @@ static const uint8_t pds_len[UET_PDS_TYPE_MAX + 1] = {
 };
 
 size_t
-uet_pds_hdr_len(unsigned int type)
+uet_wire_pds_hdr_len(unsigned int type)
 {
 	return type <= UET_PDS_TYPE_MAX ? pds_len[type] : 0;
 }
@@ -105,7 +105,7 @@ pds_check_type(unsigned int type)
 {
 	if (type == UET_PDS_TYPE_TSS)
 		return -UET_WIRE_E_UNSUPPORTED;
-	if (uet_pds_hdr_len(type) == 0)
+	if (uet_wire_pds_hdr_len(type) == 0)
 		return -UET_WIRE_E_BAD_TYPE;
 	return 0;
 }
@@ -123,11 +123,11 @@ pds_next_hdr_ok(unsigned int type, unsigned int nh)
 	bool rsp_data = nh == UET_PDS_NEXT_RESPONSE_DATA ||
 			nh == UET_PDS_NEXT_RESPONSE_DATA_SMALL;
 
-	if (uet_pds_type_is_req(type))
+	if (uet_wire_pds_type_is_req(type))
 		return req || rsp_data;
 	if (type == UET_PDS_TYPE_RUDI_REQ || type == UET_PDS_TYPE_UUD_REQ)
 		return req;
-	if (uet_pds_type_is_ack(type) || type == UET_PDS_TYPE_RUDI_RESP)
+	if (uet_wire_pds_type_is_ack(type) || type == UET_PDS_TYPE_RUDI_RESP)
 		return nh == UET_PDS_NEXT_NONE || rsp;
 	return nh == UET_PDS_NEXT_NONE;
 }
@@ -135,11 +135,11 @@ pds_next_hdr_ok(unsigned int type, unsigned int nh)
 static unsigned int
 pds_flags_allowed(unsigned int type)
 {
-	if (uet_pds_type_is_req(type))
+	if (uet_wire_pds_type_is_req(type))
 		return FLAGS_REQ;
-	if (uet_pds_type_is_ack(type))
+	if (uet_wire_pds_type_is_ack(type))
 		return FLAGS_ACK;
-	if (uet_pds_type_is_nack(type))
+	if (uet_wire_pds_type_is_nack(type))
 		return FLAGS_NACK;
 	if (type == UET_PDS_TYPE_CP)
 		return FLAGS_CP;
@@ -152,7 +152,7 @@ pds_flags_allowed(unsigned int type)
 
 /* Type must already be valid. */
 static int
-pds_check_prologue(const struct uet_pds_hdr *h)
+pds_check_prologue(const struct uet_wire_pds_hdr *h)
 {
 	if (h->type == UET_PDS_TYPE_CP) {
 		if (h->next_hdr > UET_PDS_CTL_MAX)
@@ -162,16 +162,16 @@ pds_check_prologue(const struct uet_pds_hdr *h)
 	}
 	if (h->flags & ~pds_flags_allowed(h->type))
 		return -UET_WIRE_E_BAD_FLAGS;
-	if (uet_pds_type_is_ack(h->type) &&
-	    uet_pds_ack_req_get(h) == ACK_REQ_RESERVED)
+	if (uet_wire_pds_type_is_ack(h->type) &&
+	    uet_wire_pds_ack_req_get(h) == ACK_REQ_RESERVED)
 		return -UET_WIRE_E_BAD_FIELD;
 	return 0;
 }
 
 static int
-pds_check_req(const struct uet_pds_hdr *h)
+pds_check_req(const struct uet_wire_pds_hdr *h)
 {
-	const struct uet_pds_req *r = &h->u.req;
+	const struct uet_wire_pds_req *r = &h->u.req;
 
 	/* CLEAR_PSN never runs ahead of the packet's PSN (UEC 1.0 PDS header
 	 * formats). */
@@ -180,14 +180,14 @@ pds_check_req(const struct uet_pds_hdr *h)
 	if ((h->flags & UET_PDS_F_SYN) &&
 	    r->psn_offset > UET_PDS_PSN_OFFSET_MAX)
 		return -UET_WIRE_E_BAD_FIELD;
-	if (uet_pds_type_is_cc_req(h->type) &&
+	if (uet_wire_pds_type_is_cc_req(h->type) &&
 	    r->credit_target > UET_PDS_U24_MAX)
 		return -UET_WIRE_E_BAD_FIELD;
 	return 0;
 }
 
 static int
-pds_check_cc_state(const struct uet_pds_ack *a)
+pds_check_cc_state(const struct uet_wire_pds_ack *a)
 {
 	if (a->cc_type == UET_CC_TYPE_NSCC) {
 		if (a->cc.nscc.rcv_cwnd_pend > UET_PDS_RCV_CWND_PEND_MAX ||
@@ -204,9 +204,9 @@ pds_check_cc_state(const struct uet_pds_ack *a)
 }
 
 static int
-pds_check_ack(const struct uet_pds_hdr *h)
+pds_check_ack(const struct uet_wire_pds_hdr *h)
 {
-	const struct uet_pds_ack *a = &h->u.ack;
+	const struct uet_wire_pds_ack *a = &h->u.ack;
 
 	if (h->type == UET_PDS_TYPE_ACK)
 		return 0;
@@ -223,15 +223,15 @@ pds_check_ack(const struct uet_pds_hdr *h)
 static bool
 pds_nack_code_ok(unsigned int code)
 {
-	/* uet_pds_nack_class() knows the defined codes; 0x03 is retired and
+	/* uet_wire_pds_nack_class() knows the defined codes; 0x03 is retired and
 	 * classed INVALID (UEC 1.0 PDS NACK codes). */
-	return uet_pds_nack_class(code) != UET_NACK_CLASS_INVALID;
+	return uet_wire_pds_nack_class(code) != UET_NACK_CLASS_INVALID;
 }
 
 static int
-pds_check_nack(const struct uet_pds_hdr *h)
+pds_check_nack(const struct uet_wire_pds_hdr *h)
 {
-	const struct uet_pds_nack *n = &h->u.nack;
+	const struct uet_wire_pds_nack *n = &h->u.nack;
 
 	if (!pds_nack_code_ok(n->code))
 		return -UET_WIRE_E_BAD_NACK_CODE;
@@ -247,13 +247,13 @@ pds_check_nack(const struct uet_pds_hdr *h)
 }
 
 static int
-pds_check_body(const struct uet_pds_hdr *h)
+pds_check_body(const struct uet_wire_pds_hdr *h)
 {
-	if (uet_pds_type_is_ack(h->type))
+	if (uet_wire_pds_type_is_ack(h->type))
 		return pds_check_ack(h);
-	if (uet_pds_type_is_req(h->type))
+	if (uet_wire_pds_type_is_req(h->type))
 		return pds_check_req(h);
-	if (uet_pds_type_is_nack(h->type))
+	if (uet_wire_pds_type_is_nack(h->type))
 		return pds_check_nack(h);
 	if (h->type == UET_PDS_TYPE_CP && (h->flags & UET_PDS_F_SYN) &&
 	    h->u.cp.psn_offset > UET_PDS_PSN_OFFSET_MAX)
@@ -272,9 +272,9 @@ pds_syn_word(bool use_rsv_pdc, uint16_t psn_offset)
 }
 
 static void
-pds_put_req(const struct uet_pds_hdr *h, uint8_t *buf)
+pds_put_req(const struct uet_wire_pds_hdr *h, uint8_t *buf)
 {
-	const struct uet_pds_req *r = &h->u.req;
+	const struct uet_wire_pds_req *r = &h->u.req;
 
 	be16_store(buf + REQ_CLEAR_OFF, (uint16_t)r->clear_psn_offset);
 	be32_store(buf + REQ_PSN, r->psn);
@@ -284,14 +284,14 @@ pds_put_req(const struct uet_pds_hdr *h, uint8_t *buf)
 			   pds_syn_word(r->use_rsv_pdc, r->psn_offset));
 	else
 		be16_store(buf + REQ_DPDCID, r->dpdcid);
-	if (uet_pds_type_is_cc_req(h->type)) {
+	if (uet_wire_pds_type_is_cc_req(h->type)) {
 		buf[REQ_CCC_ID] = r->ccc_id;
 		be24_store(buf + REQ_CREDIT, r->credit_target);
 	}
 }
 
 static void
-pds_put_cc_state(const struct uet_pds_ack *a, uint8_t *p)
+pds_put_cc_state(const struct uet_wire_pds_ack *a, uint8_t *p)
 {
 	if (a->cc_type == UET_CC_TYPE_NSCC) {
 		be16_store(p, a->cc.nscc.service_time);
@@ -307,9 +307,9 @@ pds_put_cc_state(const struct uet_pds_ack *a, uint8_t *p)
 }
 
 static void
-pds_put_ack(const struct uet_pds_hdr *h, uint8_t *buf)
+pds_put_ack(const struct uet_wire_pds_hdr *h, uint8_t *buf)
 {
-	const struct uet_pds_ack *a = &h->u.ack;
+	const struct uet_wire_pds_ack *a = &h->u.ack;
 
 	if (h->flags & UET_PDS_F_P)
 		be16_store(buf + ACK_OFFSET, a->probe_opaque);
@@ -331,9 +331,9 @@ pds_put_ack(const struct uet_pds_hdr *h, uint8_t *buf)
 }
 
 static void
-pds_put_nack(const struct uet_pds_hdr *h, uint8_t *buf)
+pds_put_nack(const struct uet_wire_pds_hdr *h, uint8_t *buf)
 {
-	const struct uet_pds_nack *n = &h->u.nack;
+	const struct uet_wire_pds_nack *n = &h->u.nack;
 
 	buf[NACK_CODE] = n->code;
 	buf[NACK_VENDOR] = n->vendor_code;
@@ -348,9 +348,9 @@ pds_put_nack(const struct uet_pds_hdr *h, uint8_t *buf)
 }
 
 static void
-pds_put_cp(const struct uet_pds_hdr *h, uint8_t *buf)
+pds_put_cp(const struct uet_wire_pds_hdr *h, uint8_t *buf)
 {
-	const struct uet_pds_cp *cp = &h->u.cp;
+	const struct uet_wire_pds_cp *cp = &h->u.cp;
 
 	be16_store(buf + CP_PROBE, cp->probe_opaque);
 	be32_store(buf + CP_PSN, cp->psn);
@@ -364,13 +364,13 @@ pds_put_cp(const struct uet_pds_hdr *h, uint8_t *buf)
 }
 
 static void
-pds_put_body(const struct uet_pds_hdr *h, uint8_t *buf)
+pds_put_body(const struct uet_wire_pds_hdr *h, uint8_t *buf)
 {
-	if (uet_pds_type_is_req(h->type))
+	if (uet_wire_pds_type_is_req(h->type))
 		pds_put_req(h, buf);
-	else if (uet_pds_type_is_ack(h->type))
+	else if (uet_wire_pds_type_is_ack(h->type))
 		pds_put_ack(h, buf);
-	else if (uet_pds_type_is_nack(h->type))
+	else if (uet_wire_pds_type_is_nack(h->type))
 		pds_put_nack(h, buf);
 	else if (h->type == UET_PDS_TYPE_CP)
 		pds_put_cp(h, buf);
@@ -383,7 +383,7 @@ pds_put_body(const struct uet_pds_hdr *h, uint8_t *buf)
 }
 
 int
-uet_pds_hdr_encode(const struct uet_pds_hdr *h, uint8_t *buf, size_t cap)
+uet_wire_pds_hdr_encode(const struct uet_wire_pds_hdr *h, uint8_t *buf, size_t cap)
 {
 	size_t len;
 	int rc;
@@ -397,7 +397,7 @@ uet_pds_hdr_encode(const struct uet_pds_hdr *h, uint8_t *buf, size_t cap)
 	rc = pds_check_body(h);
 	if (rc < 0)
 		return rc;
-	len = uet_pds_hdr_len(h->type);
+	len = uet_wire_pds_hdr_len(h->type);
 	if (cap < len)
 		return -UET_WIRE_E_NOSPACE;
 	/* UEC 1.0 PDS prologue: type[15:11] next_hdr[10:7] flags[6:0]. */
@@ -422,9 +422,9 @@ pds_get_syn_word(uint16_t w, bool *use_rsv_pdc, uint16_t *psn_offset)
 }
 
 static int
-pds_get_req(const uint8_t *buf, struct uet_pds_hdr *h)
+pds_get_req(const uint8_t *buf, struct uet_wire_pds_hdr *h)
 {
-	struct uet_pds_req *r = &h->u.req;
+	struct uet_wire_pds_req *r = &h->u.req;
 	uint16_t w = be16_load(buf + REQ_DPDCID);
 	int rc = 0;
 
@@ -435,7 +435,7 @@ pds_get_req(const uint8_t *buf, struct uet_pds_hdr *h)
 		rc = pds_get_syn_word(w, &r->use_rsv_pdc, &r->psn_offset);
 	else
 		r->dpdcid = w;
-	if (uet_pds_type_is_cc_req(h->type)) {
+	if (uet_wire_pds_type_is_cc_req(h->type)) {
 		r->ccc_id = buf[REQ_CCC_ID];
 		r->credit_target = be24_load(buf + REQ_CREDIT);
 	}
@@ -443,7 +443,7 @@ pds_get_req(const uint8_t *buf, struct uet_pds_hdr *h)
 }
 
 static int
-pds_get_cc_state(const uint8_t *p, struct uet_pds_ack *a)
+pds_get_cc_state(const uint8_t *p, struct uet_wire_pds_ack *a)
 {
 	if (a->cc_type == UET_CC_TYPE_NSCC) {
 		a->cc.nscc.service_time = be16_load(p);
@@ -462,9 +462,9 @@ pds_get_cc_state(const uint8_t *p, struct uet_pds_ack *a)
 }
 
 static int
-pds_get_ack(const uint8_t *buf, struct uet_pds_hdr *h)
+pds_get_ack(const uint8_t *buf, struct uet_wire_pds_hdr *h)
 {
-	struct uet_pds_ack *a = &h->u.ack;
+	struct uet_wire_pds_ack *a = &h->u.ack;
 	uint16_t w = be16_load(buf + ACK_OFFSET);
 
 	if (h->flags & UET_PDS_F_P)
@@ -488,9 +488,9 @@ pds_get_ack(const uint8_t *buf, struct uet_pds_hdr *h)
 }
 
 static void
-pds_get_nack(const uint8_t *buf, struct uet_pds_hdr *h)
+pds_get_nack(const uint8_t *buf, struct uet_wire_pds_hdr *h)
 {
-	struct uet_pds_nack *n = &h->u.nack;
+	struct uet_wire_pds_nack *n = &h->u.nack;
 
 	n->code = buf[NACK_CODE];
 	n->vendor_code = buf[NACK_VENDOR];
@@ -506,9 +506,9 @@ pds_get_nack(const uint8_t *buf, struct uet_pds_hdr *h)
 }
 
 static int
-pds_get_cp(const uint8_t *buf, struct uet_pds_hdr *h)
+pds_get_cp(const uint8_t *buf, struct uet_wire_pds_hdr *h)
 {
-	struct uet_pds_cp *cp = &h->u.cp;
+	struct uet_wire_pds_cp *cp = &h->u.cp;
 	uint16_t w = be16_load(buf + CP_DPDCID);
 	int rc = 0;
 
@@ -524,13 +524,13 @@ pds_get_cp(const uint8_t *buf, struct uet_pds_hdr *h)
 }
 
 static int
-pds_get_body(const uint8_t *buf, struct uet_pds_hdr *h)
+pds_get_body(const uint8_t *buf, struct uet_wire_pds_hdr *h)
 {
-	if (uet_pds_type_is_req(h->type))
+	if (uet_wire_pds_type_is_req(h->type))
 		return pds_get_req(buf, h);
-	if (uet_pds_type_is_ack(h->type))
+	if (uet_wire_pds_type_is_ack(h->type))
 		return pds_get_ack(buf, h);
-	if (uet_pds_type_is_nack(h->type)) {
+	if (uet_wire_pds_type_is_nack(h->type)) {
 		pds_get_nack(buf, h);
 		return 0;
 	}
@@ -545,7 +545,7 @@ pds_get_body(const uint8_t *buf, struct uet_pds_hdr *h)
 }
 
 int
-uet_pds_hdr_decode(const uint8_t *buf, size_t len, struct uet_pds_hdr *h)
+uet_wire_pds_hdr_decode(const uint8_t *buf, size_t len, struct uet_wire_pds_hdr *h)
 {
 	uint16_t prologue;
 	size_t need;
@@ -561,7 +561,7 @@ uet_pds_hdr_decode(const uint8_t *buf, size_t len, struct uet_pds_hdr *h)
 	rc = pds_check_type(h->type);
 	if (rc < 0)
 		return rc;
-	need = uet_pds_hdr_len(h->type);
+	need = uet_wire_pds_hdr_len(h->type);
 	if (len < need)
 		return -UET_WIRE_E_TRUNCATED;
 	rc = pds_check_prologue(h);
@@ -581,7 +581,7 @@ uet_pds_hdr_decode(const uint8_t *buf, size_t len, struct uet_pds_hdr *h)
 /* ---------------------------------------------------------------- */
 
 int
-uet_entropy_hdr_encode(const struct uet_entropy_hdr *h, uint8_t *buf,
+uet_wire_entropy_hdr_encode(const struct uet_wire_entropy_hdr *h, uint8_t *buf,
 		       size_t cap)
 {
 	if (cap < UET_ENTROPY_HDR_LEN)
@@ -592,8 +592,8 @@ uet_entropy_hdr_encode(const struct uet_entropy_hdr *h, uint8_t *buf,
 }
 
 int
-uet_entropy_hdr_decode(const uint8_t *buf, size_t len,
-		       struct uet_entropy_hdr *h)
+uet_wire_entropy_hdr_decode(const uint8_t *buf, size_t len,
+		       struct uet_wire_entropy_hdr *h)
 {
 	if (len < UET_ENTROPY_HDR_LEN)
 		return -UET_WIRE_E_TRUNCATED;

@@ -86,7 +86,7 @@
 #define SES_SOM_EOM (UET_SES_F_SOM | UET_SES_F_EOM)
 
 size_t
-uet_ses_fmt_len(enum uet_ses_fmt fmt)
+uet_wire_ses_fmt_len(enum uet_wire_ses_fmt fmt)
 {
 	switch (fmt) {
 	case UET_SES_FMT_SMALL:
@@ -100,7 +100,7 @@ uet_ses_fmt_len(enum uet_ses_fmt fmt)
 }
 
 size_t
-uet_ses_resp_fmt_len(enum uet_ses_resp_fmt fmt)
+uet_wire_ses_resp_fmt_len(enum uet_wire_ses_resp_fmt fmt)
 {
 	switch (fmt) {
 	case UET_SES_RESP_FMT_RESPONSE:
@@ -114,7 +114,7 @@ uet_ses_resp_fmt_len(enum uet_ses_resp_fmt fmt)
 }
 
 size_t
-uet_ses_ext_len(enum uet_ses_ext ext)
+uet_wire_ses_ext_len(enum uet_wire_ses_ext ext)
 {
 	switch (ext) {
 	case UET_SES_EXT_NONE:
@@ -130,7 +130,7 @@ uet_ses_ext_len(enum uet_ses_ext ext)
 }
 
 bool
-uet_ses_fmt_allows(enum uet_ses_fmt fmt, unsigned int opcode)
+uet_wire_ses_fmt_allows(enum uet_wire_ses_fmt fmt, unsigned int opcode)
 {
 	uint32_t ops;
 
@@ -166,14 +166,14 @@ ses_op_is_rdv(unsigned int opcode)
 	       opcode == UET_SES_OP_RENDEZVOUS_TSEND;
 }
 
-enum uet_ses_ext
-uet_ses_req_ext_needed(const struct uet_ses_req *h)
+enum uet_wire_ses_ext
+uet_wire_ses_req_ext_needed(const struct uet_wire_ses_req *h)
 {
 	/* Extensions ride on the SOM packet only (WIRE-DECISIONS "SES"). */
 	if (!(h->flags & UET_SES_F_SOM))
 		return UET_SES_EXT_NONE;
 	if (ses_op_is_atomic(h->opcode))
-		return uet_ses_amo_op_is_cas(h->atomic.op) ?
+		return uet_wire_ses_amo_op_is_cas(h->atomic.op) ?
 			       UET_SES_EXT_ATOMIC_CAS : UET_SES_EXT_ATOMIC;
 	if (ses_op_is_rdv(h->opcode))
 		return UET_SES_EXT_RDV;
@@ -181,11 +181,11 @@ uet_ses_req_ext_needed(const struct uet_ses_req *h)
 }
 
 size_t
-uet_ses_req_len(const struct uet_ses_req *h, enum uet_ses_fmt fmt)
+uet_wire_ses_req_len(const struct uet_wire_ses_req *h, enum uet_wire_ses_fmt fmt)
 {
-	size_t hlen = uet_ses_fmt_len(fmt);
+	size_t hlen = uet_wire_ses_fmt_len(fmt);
 
-	return hlen == 0 ? 0 : hlen + uet_ses_ext_len(h->ext);
+	return hlen == 0 ? 0 : hlen + uet_wire_ses_ext_len(h->ext);
 }
 
 /* ------------------------------------------------------------------ */
@@ -194,7 +194,7 @@ uet_ses_req_len(const struct uet_ses_req *h, enum uet_ses_fmt fmt)
 
 /* Opcode, version and the combination rules (WIRE-DECISIONS "SES"). */
 static int
-ses_req_check(const struct uet_ses_req *h, enum uet_ses_fmt fmt)
+ses_req_check(const struct uet_wire_ses_req *h, enum uet_wire_ses_fmt fmt)
 {
 	bool som = h->flags & UET_SES_F_SOM;
 	bool hd = h->flags & UET_SES_F_HD;
@@ -208,7 +208,7 @@ ses_req_check(const struct uet_ses_req *h, enum uet_ses_fmt fmt)
 	 * single-packet. */
 	if (fmt != UET_SES_FMT_STD && !single)
 		return -UET_WIRE_E_BAD_COMBINATION;
-	if (!uet_ses_fmt_allows(fmt, h->opcode))
+	if (!uet_wire_ses_fmt_allows(fmt, h->opcode))
 		return -UET_WIRE_E_BAD_COMBINATION;
 	/* UEC 1.0 SES standard request header: header_data exists only on a SOM
 	 * packet; small has no slot. */
@@ -227,7 +227,7 @@ ses_req_check(const struct uet_ses_req *h, enum uet_ses_fmt fmt)
 }
 
 static int
-ses_atomic_check(const struct uet_ses_atomic_ext *a)
+ses_atomic_check(const struct uet_wire_ses_atomic_ext *a)
 {
 	if (a->op > UET_AMO_MSWAP || a->datatype > UET_AMO_DT_FP16)
 		return -UET_WIRE_E_BAD_ATOMIC;
@@ -241,7 +241,7 @@ ses_atomic_check(const struct uet_ses_atomic_ext *a)
 /* ------------------------------------------------------------------ */
 
 static int
-ses_req_check_ranges(const struct uet_ses_req *h, enum uet_ses_fmt fmt)
+ses_req_check_ranges(const struct uet_wire_ses_req *h, enum uet_wire_ses_fmt fmt)
 {
 	if (h->opcode > UET_SES_OPCODE_MAX ||
 	    h->version > UET_SES_VERSION_MAX ||
@@ -264,7 +264,7 @@ ses_req_check_ranges(const struct uet_ses_req *h, enum uet_ses_fmt fmt)
 /* Decoded headers are cleared by copying this: gcc turns a memset() of
  * this size into `rep stos`, whose start-up costs more than the copy
  * (once per received request). */
-static const struct uet_ses_req ses_req_zero;
+static const struct uet_wire_ses_req ses_req_zero;
 
 static bool
 ses_bytes_zero(const uint8_t *p, size_t n)
@@ -282,7 +282,7 @@ ses_bytes_zero(const uint8_t *p, size_t n)
 }
 
 static bool
-ses_atomic_zero(const struct uet_ses_atomic_ext *a, bool keep_base)
+ses_atomic_zero(const struct uet_wire_ses_atomic_ext *a, bool keep_base)
 {
 	if (!keep_base &&
 	    (a->op != 0 || a->datatype != 0 || a->semantic_control != 0))
@@ -292,7 +292,7 @@ ses_atomic_zero(const struct uet_ses_atomic_ext *a, bool keep_base)
 }
 
 static bool
-ses_rdv_zero(const struct uet_ses_rdv_ext *r)
+ses_rdv_zero(const struct uet_wire_ses_rdv_ext *r)
 {
 	return r->eager_length == 0 && r->read_ri_generation == 0 &&
 	       r->read_pid_on_fep == 0 && r->read_resource_index == 0 &&
@@ -302,7 +302,7 @@ ses_rdv_zero(const struct uet_ses_rdv_ext *r)
 /* Fields the format does not carry must be zero, so that decoding gives
  * back exactly what was encoded instead of silently dropping data. */
 static bool
-ses_req_uncarried_zero(const struct uet_ses_req *h, enum uet_ses_fmt fmt)
+ses_req_uncarried_zero(const struct uet_wire_ses_req *h, enum uet_wire_ses_fmt fmt)
 {
 	bool som = h->flags & UET_SES_F_SOM;
 	bool hd = h->flags & UET_SES_F_HD;
@@ -328,7 +328,7 @@ ses_req_uncarried_zero(const struct uet_ses_req *h, enum uet_ses_fmt fmt)
 }
 
 static int
-ses_req_validate(const struct uet_ses_req *h, enum uet_ses_fmt fmt)
+ses_req_validate(const struct uet_wire_ses_req *h, enum uet_wire_ses_fmt fmt)
 {
 	int rc;
 
@@ -338,7 +338,7 @@ ses_req_validate(const struct uet_ses_req *h, enum uet_ses_fmt fmt)
 	rc = ses_req_check(h, fmt);
 	if (rc < 0)
 		return rc;
-	if (h->ext != uet_ses_req_ext_needed(h))
+	if (h->ext != uet_wire_ses_req_ext_needed(h))
 		return -UET_WIRE_E_BAD_COMBINATION;
 	if (h->ext == UET_SES_EXT_ATOMIC || h->ext == UET_SES_EXT_ATOMIC_CAS) {
 		rc = ses_atomic_check(&h->atomic);
@@ -351,7 +351,7 @@ ses_req_validate(const struct uet_ses_req *h, enum uet_ses_fmt fmt)
 }
 
 static void
-ses_put_common(const struct uet_ses_req *h, enum uet_ses_fmt fmt, uint8_t *p)
+ses_put_common(const struct uet_wire_ses_req *h, enum uet_wire_ses_fmt fmt, uint8_t *p)
 {
 	p[SES_OFF_OPCODE] = h->opcode;
 	p[SES_OFF_FLAGS] =
@@ -367,7 +367,7 @@ ses_put_common(const struct uet_ses_req *h, enum uet_ses_fmt fmt, uint8_t *p)
 }
 
 static void
-ses_put_std(const struct uet_ses_req *h, uint8_t *p)
+ses_put_std(const struct uet_wire_ses_req *h, uint8_t *p)
 {
 	be64_store(p + SES_STD_OFF_BUF_OFFSET, h->buffer_offset);
 	be32_store(p + SES_STD_OFF_INITIATOR, h->initiator);
@@ -382,7 +382,7 @@ ses_put_std(const struct uet_ses_req *h, uint8_t *p)
 }
 
 static void
-ses_put_medium(const struct uet_ses_req *h, uint8_t *p)
+ses_put_medium(const struct uet_wire_ses_req *h, uint8_t *p)
 {
 	uint64_t slot = (h->flags & UET_SES_F_HD) ? h->header_data :
 						    h->buffer_offset;
@@ -393,10 +393,10 @@ ses_put_medium(const struct uet_ses_req *h, uint8_t *p)
 }
 
 static void
-ses_put_ext(const struct uet_ses_req *h, uint8_t *p)
+ses_put_ext(const struct uet_wire_ses_req *h, uint8_t *p)
 {
-	const struct uet_ses_atomic_ext *a = &h->atomic;
-	const struct uet_ses_rdv_ext *r = &h->rdv;
+	const struct uet_wire_ses_atomic_ext *a = &h->atomic;
+	const struct uet_wire_ses_rdv_ext *r = &h->rdv;
 
 	switch (h->ext) {
 	case UET_SES_EXT_ATOMIC_CAS:
@@ -424,10 +424,10 @@ ses_put_ext(const struct uet_ses_req *h, uint8_t *p)
 }
 
 int
-uet_ses_req_encode(const struct uet_ses_req *h, enum uet_ses_fmt fmt,
+uet_wire_ses_req_encode(const struct uet_wire_ses_req *h, enum uet_wire_ses_fmt fmt,
 		   uint8_t *buf, size_t cap)
 {
-	size_t hlen = uet_ses_fmt_len(fmt);
+	size_t hlen = uet_wire_ses_fmt_len(fmt);
 	int rc;
 
 	if (hlen == 0)
@@ -435,7 +435,7 @@ uet_ses_req_encode(const struct uet_ses_req *h, enum uet_ses_fmt fmt,
 	rc = ses_req_validate(h, fmt);
 	if (rc < 0)
 		return rc;
-	if (cap < hlen + uet_ses_ext_len(h->ext))
+	if (cap < hlen + uet_wire_ses_ext_len(h->ext))
 		return -UET_WIRE_E_NOSPACE;
 
 	ses_put_common(h, fmt, buf);
@@ -446,7 +446,7 @@ uet_ses_req_encode(const struct uet_ses_req *h, enum uet_ses_fmt fmt,
 	else
 		be64_store(buf + SES_SMALL_OFF_BUF_OFFSET, h->buffer_offset);
 	ses_put_ext(h, buf + hlen);
-	return (int)(hlen + uet_ses_ext_len(h->ext));
+	return (int)(hlen + uet_wire_ses_ext_len(h->ext));
 }
 
 /* ------------------------------------------------------------------ */
@@ -454,7 +454,7 @@ uet_ses_req_encode(const struct uet_ses_req *h, enum uet_ses_fmt fmt,
 /* ------------------------------------------------------------------ */
 
 static int
-ses_get_common(const uint8_t *p, enum uet_ses_fmt fmt, struct uet_ses_req *h)
+ses_get_common(const uint8_t *p, enum uet_wire_ses_fmt fmt, struct uet_wire_ses_req *h)
 {
 	/* UEC 1.0 SES request header: rsvd(2) above opcode, rsvd(4) above
 	 * pid_on_fep and RI, rsvd(2) above the 14-bit request_length of
@@ -481,7 +481,7 @@ ses_get_common(const uint8_t *p, enum uet_ses_fmt fmt, struct uet_ses_req *h)
 }
 
 static int
-ses_get_std(const uint8_t *p, struct uet_ses_req *h)
+ses_get_std(const uint8_t *p, struct uet_wire_ses_req *h)
 {
 	uint32_t word;
 
@@ -504,7 +504,7 @@ ses_get_std(const uint8_t *p, struct uet_ses_req *h)
 }
 
 static void
-ses_get_medium(const uint8_t *p, struct uet_ses_req *h)
+ses_get_medium(const uint8_t *p, struct uet_wire_ses_req *h)
 {
 	uint64_t slot = be64_load(p + SES_MED_OFF_HD_OR_BUF);
 
@@ -519,9 +519,9 @@ ses_get_medium(const uint8_t *p, struct uet_ses_req *h)
 /* Atomic extension: its first byte (the op) selects the 4 B or 36 B form,
  * so it is validated before the CAS length is asked for. */
 static int
-ses_get_atomic(const uint8_t *p, size_t len, struct uet_ses_req *h)
+ses_get_atomic(const uint8_t *p, size_t len, struct uet_wire_ses_req *h)
 {
-	struct uet_ses_atomic_ext *a = &h->atomic;
+	struct uet_wire_ses_atomic_ext *a = &h->atomic;
 	int rc;
 
 	if (len < UET_SES_ATOMIC_EXT_LEN)
@@ -534,7 +534,7 @@ ses_get_atomic(const uint8_t *p, size_t len, struct uet_ses_req *h)
 	rc = ses_atomic_check(a);
 	if (rc < 0)
 		return rc;
-	if (!uet_ses_amo_op_is_cas(a->op)) {
+	if (!uet_wire_ses_amo_op_is_cas(a->op)) {
 		h->ext = UET_SES_EXT_ATOMIC;
 		return UET_SES_ATOMIC_EXT_LEN;
 	}
@@ -547,9 +547,9 @@ ses_get_atomic(const uint8_t *p, size_t len, struct uet_ses_req *h)
 }
 
 static int
-ses_get_rdv(const uint8_t *p, size_t len, struct uet_ses_req *h)
+ses_get_rdv(const uint8_t *p, size_t len, struct uet_wire_ses_req *h)
 {
-	struct uet_ses_rdv_ext *r = &h->rdv;
+	struct uet_wire_ses_rdv_ext *r = &h->rdv;
 	uint32_t pid_ri;
 
 	if (len < UET_SES_RDV_EXT_LEN)
@@ -566,7 +566,7 @@ ses_get_rdv(const uint8_t *p, size_t len, struct uet_ses_req *h)
 }
 
 static int
-ses_get_ext(const uint8_t *p, size_t len, struct uet_ses_req *h)
+ses_get_ext(const uint8_t *p, size_t len, struct uet_wire_ses_req *h)
 {
 	if (!(h->flags & UET_SES_F_SOM))
 		return 0;
@@ -578,10 +578,10 @@ ses_get_ext(const uint8_t *p, size_t len, struct uet_ses_req *h)
 }
 
 int
-uet_ses_req_decode(const uint8_t *buf, size_t len, enum uet_ses_fmt fmt,
-		   struct uet_ses_req *h)
+uet_wire_ses_req_decode(const uint8_t *buf, size_t len, enum uet_wire_ses_fmt fmt,
+		   struct uet_wire_ses_req *h)
 {
-	size_t hlen = uet_ses_fmt_len(fmt);
+	size_t hlen = uet_wire_ses_fmt_len(fmt);
 	int rc;
 
 	if (hlen == 0)
@@ -617,7 +617,7 @@ uet_ses_req_decode(const uint8_t *buf, size_t len, enum uet_ses_fmt fmt,
 
 /* Rules shared by encoder and decoder. */
 static int
-ses_resp_check(const struct uet_ses_resp *h)
+ses_resp_check(const struct uet_wire_ses_resp *h)
 {
 	bool data_fmt = h->fmt != UET_SES_RESP_FMT_RESPONSE;
 	bool data_op = h->opcode == UET_SES_RSP_RESPONSE_W_DATA;
@@ -638,7 +638,7 @@ ses_resp_check(const struct uet_ses_resp *h)
 }
 
 static bool
-ses_resp_uncarried_zero(const struct uet_ses_resp *h)
+ses_resp_uncarried_zero(const struct uet_wire_ses_resp *h)
 {
 	switch (h->fmt) {
 	case UET_SES_RESP_FMT_RESPONSE:
@@ -657,7 +657,7 @@ ses_resp_uncarried_zero(const struct uet_ses_resp *h)
 }
 
 static int
-ses_resp_validate(const struct uet_ses_resp *h)
+ses_resp_validate(const struct uet_wire_ses_resp *h)
 {
 	int rc;
 
@@ -676,9 +676,9 @@ ses_resp_validate(const struct uet_ses_resp *h)
 }
 
 int
-uet_ses_resp_encode(const struct uet_ses_resp *h, uint8_t *buf, size_t cap)
+uet_wire_ses_resp_encode(const struct uet_wire_ses_resp *h, uint8_t *buf, size_t cap)
 {
-	size_t hlen = uet_ses_resp_fmt_len(h->fmt);
+	size_t hlen = uet_wire_ses_resp_fmt_len(h->fmt);
 	int rc;
 
 	if (hlen == 0)
@@ -718,7 +718,7 @@ uet_ses_resp_encode(const struct uet_ses_resp *h, uint8_t *buf, size_t cap)
 /* UEC 1.0 SES responses: the data forms have rsvd(8) instead of ri_generation
  * and rsvd(2) above the 14-bit payload_length. */
 static int
-ses_resp_reserved(const uint8_t *p, enum uet_ses_resp_fmt fmt)
+ses_resp_reserved(const uint8_t *p, enum uet_wire_ses_resp_fmt fmt)
 {
 	switch (fmt) {
 	case UET_SES_RESP_FMT_RESPONSE:
@@ -738,10 +738,10 @@ ses_resp_reserved(const uint8_t *p, enum uet_ses_resp_fmt fmt)
 }
 
 int
-uet_ses_resp_decode(const uint8_t *buf, size_t len,
-		    enum uet_ses_resp_fmt fmt, struct uet_ses_resp *h)
+uet_wire_ses_resp_decode(const uint8_t *buf, size_t len,
+		    enum uet_wire_ses_resp_fmt fmt, struct uet_wire_ses_resp *h)
 {
-	size_t hlen = uet_ses_resp_fmt_len(fmt);
+	size_t hlen = uet_wire_ses_resp_fmt_len(fmt);
 	int rc;
 
 	if (hlen == 0)

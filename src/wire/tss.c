@@ -22,19 +22,19 @@
 #define TSS_EPOCH_SHIFT 48
 
 size_t
-uet_tss_hdr_len(bool sp)
+uet_wire_tss_hdr_len(bool sp)
 {
 	return sp ? UET_TSS_HDR_SSI_LEN : UET_TSS_HDR_LEN;
 }
 
 bool
-uet_tss_hdr_present(const uint8_t *buf, size_t len)
+uet_wire_tss_hdr_present(const uint8_t *buf, size_t len)
 {
 	return len > 0 && (buf[0] >> 3) == UET_PDS_TYPE_TSS;
 }
 
 static int
-tss_check(const struct uet_tss_hdr *h)
+tss_check(const struct uet_wire_tss_hdr *h)
 {
 	if (h->an > 1 || h->sdi > UET_TSS_SDI_MAX || h->tsc > UET_TSS_TSC_MAX)
 		return -UET_WIRE_E_BAD_FIELD;
@@ -44,9 +44,9 @@ tss_check(const struct uet_tss_hdr *h)
 }
 
 int
-uet_tss_hdr_encode(const struct uet_tss_hdr *h, uint8_t *buf, size_t cap)
+uet_wire_tss_hdr_encode(const struct uet_wire_tss_hdr *h, uint8_t *buf, size_t cap)
 {
-	size_t len = uet_tss_hdr_len(h->sp);
+	size_t len = uet_wire_tss_hdr_len(h->sp);
 	uint32_t w0;
 	int rc;
 
@@ -69,7 +69,7 @@ uet_tss_hdr_encode(const struct uet_tss_hdr *h, uint8_t *buf, size_t cap)
 }
 
 int
-uet_tss_hdr_decode(const uint8_t *buf, size_t len, struct uet_tss_hdr *h)
+uet_wire_tss_hdr_decode(const uint8_t *buf, size_t len, struct uet_wire_tss_hdr *h)
 {
 	uint64_t et;
 	uint32_t w0;
@@ -82,7 +82,7 @@ uet_tss_hdr_decode(const uint8_t *buf, size_t len, struct uet_tss_hdr *h)
 		return -UET_WIRE_E_BAD_TYPE;
 	if (w0 & TSS_RSVD)
 		return -UET_WIRE_E_RESERVED;
-	hl = uet_tss_hdr_len((w0 & TSS_SP) != 0);
+	hl = uet_wire_tss_hdr_len((w0 & TSS_SP) != 0);
 	if (len < hl)
 		return -UET_WIRE_E_TRUNCATED;
 	h->sp = (w0 & TSS_SP) != 0;

@@ -33,7 +33,7 @@ write_pcap(const char *path, bool raw)
 	pcap_t *pd = pcap_open_dead(raw ? DLT_RAW : DLT_EN10MB, 65535);
 	uint8_t frame[WFX_FRAME_MAX];
 	struct pcap_pkthdr h;
-	struct uet_pkt spec;
+	struct uet_wire_pkt spec;
 	pcap_dumper_t *dump;
 	unsigned int n = 0;
 	size_t i;
@@ -75,15 +75,15 @@ write_pcap(const char *path, bool raw)
  * frame length.
  */
 static int
-tss_frame(bool v6, const struct uet_tss_hdr *t, size_t body, uint8_t *buf,
+tss_frame(bool v6, const struct uet_wire_tss_hdr *t, size_t body, uint8_t *buf,
 	  size_t cap)
 {
-	struct uet_outer o = {
+	struct uet_wire_outer o = {
 		.dst_mac = { 2, 0, 0, 0, 0, 2 }, .src_mac = { 2, 0, 0, 0, 0, 1 },
 		.ttl = 64, .udp_sport = 0xC001, .udp_dport = UET_UDP_PORT,
 		.entropy = 0xC001,
 	};
-	size_t th = uet_tss_hdr_len(t->sp), i;
+	size_t th = uet_wire_tss_hdr_len(t->sp), i;
 	int hl, n;
 
 	o.ip_version = v6 ? 6 : 4;
@@ -93,15 +93,15 @@ tss_frame(bool v6, const struct uet_tss_hdr *t, size_t body, uint8_t *buf,
 	o.src_addr[v6 ? 15 : 3] = 1;
 	o.dst_addr[v6 ? 15 : 3] = 2;
 	o.inner_len = (uint16_t)(th + body);
-	hl = uet_outer_encode(&o, buf, cap);
+	hl = uet_wire_outer_encode(&o, buf, cap);
 	if (hl < 0 || (size_t)hl + o.inner_len > cap)
 		return -1;
-	n = uet_tss_hdr_encode(t, buf + hl, cap - (size_t)hl);
+	n = uet_wire_tss_hdr_encode(t, buf + hl, cap - (size_t)hl);
 	if (n < 0)
 		return -1;
 	for (i = 0; i < body; i++)
 		buf[(size_t)hl + th + i] = (uint8_t)(0x5A ^ i);
-	if (uet_outer_udp_csum_fill(&o, buf, (size_t)hl + o.inner_len) < 0)
+	if (uet_wire_outer_udp_csum_fill(&o, buf, (size_t)hl + o.inner_len) < 0)
 		return -1;
 	return hl + (int)o.inner_len;
 }
@@ -109,10 +109,10 @@ tss_frame(bool v6, const struct uet_tss_hdr *t, size_t body, uint8_t *buf,
 static int
 write_tss(const char *path)
 {
-	const struct uet_tss_hdr plain = {
+	const struct uet_wire_tss_hdr plain = {
 		.an = 1, .sdi = 0x42, .epoch = 3, .tsc = 7,
 	};
-	const struct uet_tss_hdr ssi = {
+	const struct uet_wire_tss_hdr ssi = {
 		.sp = true, .sdi = 0x123456, .ssi = 0x0A000001, .tsc = 1,
 	};
 	pcap_t *pd = pcap_open_dead(DLT_EN10MB, 65535);
@@ -157,7 +157,7 @@ write_cut(const char *path)
 	pcap_t *pd = pcap_open_dead(DLT_EN10MB, 65535);
 	uint8_t frame[WFX_FRAME_MAX];
 	struct pcap_pkthdr h;
-	struct uet_pkt spec;
+	struct uet_wire_pkt spec;
 	pcap_dumper_t *dump;
 	int len = -1;
 
@@ -191,7 +191,7 @@ static int
 write_seeds(const char *dir)
 {
 	uint8_t frame[WFX_FRAME_MAX];
-	struct uet_pkt spec;
+	struct uet_wire_pkt spec;
 	char path[4096];
 	size_t i;
 	FILE *f;
@@ -230,7 +230,7 @@ list_fixtures(void)
 		printf("%s %s %s %s %s\n", x->name,
 		       x->not_uet ? "not_uet" :
 				    (x->err != 0 ? "malformed" : "ok"),
-		       uet_pkt_layer_name(x->layer),
+		       uet_wire_pkt_layer_name(x->layer),
 		       x->err != 0 ? uet_wire_errname(x->err) : "-",
 		       x->raw_ip ? "raw" : "eth");
 	}

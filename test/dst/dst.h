@@ -129,8 +129,8 @@ struct dst_op_spec {
 	uint8_t tc;       /* 0..1: several PDCs per pair */
 	bool ordered;     /* ROD */
 	bool idem;        /* idempotent key: RUDI for WRITE / small READ (HPC) */
-	uint8_t amo_op;   /* enum uet_amo_op (DST_OP_AMO .. DST_OP_TFAMO) */
-	uint8_t amo_dt;   /* enum uet_amo_dt */
+	uint8_t amo_op;   /* enum uet_wire_amo_op (DST_OP_AMO .. DST_OP_TFAMO) */
+	uint8_t amo_dt;   /* enum uet_wire_amo_dt */
 	uint8_t amo_n;    /* elements */
 	uint8_t err;      /* enum dst_op_err */
 	uint8_t rmode;    /* enum dst_rmode */
@@ -168,7 +168,7 @@ struct dst_plan {
 	uint8_t nnodes;           /* 2..DST_NODES_MAX */
 	uint8_t cc;               /* 0 fixed, 1 NSCC, 2 RCCC, 3 both */
 	uint8_t lb;               /* enum uet_cms_lb_mode */
-	uint8_t profile;          /* enum uet_profile (AI Full or HPC) */
+	uint8_t profile;          /* enum uet_wire_profile (AI Full or HPC) */
 	uint32_t nop, nfault;
 	struct dst_node_spec node[DST_NODES_MAX];
 	struct dst_op_spec op[DST_OPS_MAX];
@@ -384,7 +384,7 @@ void dst_node_down(struct dst_sim *s, int i);
 void dst_node_poll(struct dst_sim *s, int i);
 /* Receive one parsed frame at node @p to. */
 void dst_node_rx(struct dst_sim *s, int to, int from, const uint8_t *frame,
-		 const struct uet_pkt *pkt);
+		 const struct uet_wire_pkt *pkt);
 void dst_node_drain(struct dst_sim *s, int i);
 void dst_node_close_all(struct dst_sim *s, int i, int role);
 /* Deregister node @p i's memory keys and register them again. */
@@ -395,7 +395,7 @@ void dst_node_check_cc(struct dst_sim *s, int i);
 void dst_tap_tx(struct dst_sim *s, int from, int to,
 		const struct uet_pds_tx *t);
 void dst_tap_rx(struct dst_sim *s, int to, int from,
-		const struct uet_pkt *pkt, bool ce);
+		const struct uet_wire_pkt *pkt, bool ce);
 
 /* dst_work.c */
 void dst_work_start(struct dst_sim *s);

@@ -405,8 +405,8 @@ dst_model_checks(struct dst_sim *s, uint32_t j)
 	    memcmp(op->amo->result, op->amo->init, o->len) != 0)
 		dst_fail(s, "atomic-fetch", "op %u %s %s/%s fetched other "
 			 "values than the target held", j,
-			 dst_op_name(o->kind), uet_amo_op_name(o->amo_op),
-			 uet_amo_dt_name(o->amo_dt));
+			 dst_op_name(o->kind), uet_wire_amo_op_name(o->amo_op),
+			 uet_wire_amo_dt_name(o->amo_dt));
 }
 
 /* An atomic of generator 2 executed at most once, exactly once when it
@@ -428,7 +428,7 @@ dst_amo_final(struct dst_sim *s, uint32_t j)
 		return;
 	dst_fail(s, "atomic-model", "op %u %s %s/%s x%u (%s %d): the target "
 		 "holds %s", j, dst_op_name(o->kind),
-		 uet_amo_op_name(o->amo_op), uet_amo_dt_name(o->amo_dt),
+		 uet_wire_amo_op_name(o->amo_op), uet_wire_amo_dt_name(o->amo_dt),
 		 o->amo_n, op->state == DST_S_OK ? "ok" : "failed",
 		 op->status, done ? "the result" : untouched ?
 		 "its initial values" : "neither the result nor its initial "

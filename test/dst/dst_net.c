@@ -156,12 +156,12 @@ fault_hits(struct dst_sim *s, unsigned int kind, int a, int b,
 /* Ethernet / IPv6 / UDP around the PDS header and the SES bytes. */
 static int
 build_frame(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t,
-	    struct dst_pkt *pk, struct uet_outer *o)
+	    struct dst_pkt *pk, struct uet_wire_outer *o)
 {
-	size_t hl = uet_pds_hdr_len(t->hdr.type);
+	size_t hl = uet_wire_pds_hdr_len(t->hdr.type);
 	int off, n, pl = t->kind == UET_PDS_TX_CTL ? t->resp_len : t->len;
 
-	uet_outer_init(o, 6);
+	uet_wire_outer_init(o, 6);
 	memcpy(o->src_addr, s->node[from].fa.addr, 16);
 	memcpy(o->dst_addr, s->node[to].fa.addr, 16);
 	o->src_mac[5] = (uint8_t)from;
@@ -169,11 +169,11 @@ build_frame(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t,
 	o->dscp = DST_DSCP_DATA;
 	o->udp_sport = t->ev;
 	o->inner_len = (uint16_t)(hl + (size_t)pl);
-	off = uet_outer_encode(o, pk->frame, sizeof(pk->frame));
+	off = uet_wire_outer_encode(o, pk->frame, sizeof(pk->frame));
 	if (off < 0)
 		return off;
 	o->hdr_len = (uint16_t)off;
-	n = uet_pds_hdr_encode(&t->hdr, pk->frame + off,
+	n = uet_wire_pds_hdr_encode(&t->hdr, pk->frame + off,
 			       sizeof(pk->frame) - (size_t)off);
 	if (n < 0)
 		return n;
@@ -188,7 +188,7 @@ build_frame(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t,
 		memcpy(pk->frame + off, t->resp, (size_t)pl);
 	}
 	pk->len = (uint16_t)(off + pl);
-	return uet_outer_udp_csum_fill(o, pk->frame, pk->len);
+	return uet_wire_outer_udp_csum_fill(o, pk->frame, pk->len);
 }
 
 static void
@@ -211,10 +211,10 @@ enqueue(struct dst_sim *s, const struct dst_pkt *src, uint64_t at)
  * the DSCP; a variant also rewrites the UDP length (and zeroes the UDP
  * checksum it can no longer vouch for). */
 static void
-trim(struct dst_pkt *pk, struct uet_outer *o, uint8_t type, uint32_t how)
+trim(struct dst_pkt *pk, struct uet_wire_outer *o, uint8_t type, uint32_t how)
 {
-	size_t keep = uet_pds_hdr_len(type);
-	int n = uet_outer_frame_trim(o, pk->frame, pk->len, keep,
+	size_t keep = uet_wire_pds_hdr_len(type);
+	int n = uet_wire_outer_frame_trim(o, pk->frame, pk->len, keep,
 				     DST_TRIM_DSCP, (how & 1) != 0);
 	uint8_t *udp;
 	uint16_t ul;
@@ -271,7 +271,7 @@ static void
 trace_tx(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t,
 	 const char *what)
 {
-	const struct uet_pds_hdr *h = &t->hdr;
+	const struct uet_wire_pds_hdr *h = &t->hdr;
 	char f[32];
 
 	snprintf(f, sizeof(f), "%s%s%s%s", h->flags & UET_PDS_F_SYN ? " SYN" :
@@ -284,7 +284,7 @@ trace_tx(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t,
 	case UET_PDS_TYPE_RUD_CC_REQ:
 	case UET_PDS_TYPE_ROD_CC_REQ:
 		dst_trace(s, "n%d>n%d %s spdc %u dpdc %u psn %u len %u ev %u%s "
-			  "%s", from, to, uet_pds_type_name(h->type),
+			  "%s", from, to, uet_wire_pds_type_name(h->type),
 			  h->u.req.spdcid, h->u.req.dpdcid, h->u.req.psn,
 			  t->len, t->ev, f, what);
 		break;
@@ -292,25 +292,25 @@ trace_tx(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t,
 	case UET_PDS_TYPE_ACK_CC:
 	case UET_PDS_TYPE_ACK_CCX:
 		dst_trace(s, "n%d>n%d %s spdc %u dpdc %u cack %u ack %+d ev %u"
-			  "%s %s", from, to, uet_pds_type_name(h->type),
+			  "%s %s", from, to, uet_wire_pds_type_name(h->type),
 			  h->u.ack.spdcid, h->u.ack.dpdcid, h->u.ack.cack_psn,
 			  h->u.ack.ack_psn_offset, t->ev, f, what);
 		break;
 	case UET_PDS_TYPE_NACK:
 		dst_trace(s, "n%d>n%d NACK %s spdc %u dpdc %u psn %u ev %u%s %s",
-			  from, to, uet_pds_nack_code_name(h->u.nack.code),
+			  from, to, uet_wire_pds_nack_code_name(h->u.nack.code),
 			  h->u.nack.spdcid, h->u.nack.dpdcid, h->u.nack.psn,
 			  t->ev, f, what);
 		break;
 	case UET_PDS_TYPE_CP:
 		dst_trace(s, "n%d>n%d CP %s spdc %u dpdc %u psn %u ev %u%s %s",
-			  from, to, uet_pds_ctl_type_name(h->next_hdr),
+			  from, to, uet_wire_pds_ctl_type_name(h->next_hdr),
 			  h->u.cp.spdcid, h->u.cp.dpdcid, h->u.cp.psn, t->ev, f,
 			  what);
 		break;
 	default:
 		dst_trace(s, "n%d>n%d %s%s %s", from, to,
-			  uet_pds_type_name(h->type), f, what);
+			  uet_wire_pds_type_name(h->type), f, what);
 		break;
 	}
 }
@@ -321,7 +321,7 @@ dst_net_send(struct dst_sim *s, int from, const struct uet_pds_tx *t)
 	static struct dst_pkt pk;
 	const struct dst_fault_spec *f;
 	const char *what = "";
-	struct uet_outer o;
+	struct uet_wire_outer o;
 	int to = dst_node_of(s, &t->dst), rc;
 	uint64_t at;
 
@@ -354,7 +354,7 @@ dst_net_send(struct dst_sim *s, int from, const struct uet_pds_tx *t)
 	}
 	if (fault_hits(s, DST_F_CE, from, to, &f) &&
 	    (t->ev & 3u) == (f->arg & 3u)) {
-		uet_outer_frame_ecn_set(&o, pk.frame, pk.len, UET_ECN_CE);
+		uet_wire_outer_frame_ecn_set(&o, pk.frame, pk.len, UET_ECN_CE);
 		what = what[0] ? "TRIMMED CE" : "CE";
 	}
 	/* A trimmed frame has no checksum the receiver can verify (only the
@@ -377,7 +377,7 @@ dst_net_send(struct dst_sim *s, int from, const struct uet_pds_tx *t)
 
 /* The receive classification of the engine (pmd/core/loop.c rx_classify). */
 static bool
-rx_accept(struct dst_sim *s, const struct uet_pkt *pkt, int rc)
+rx_accept(struct dst_sim *s, const struct uet_wire_pkt *pkt, int rc)
 {
 	if ((pkt->err_layer == UET_PKT_LAYER_NONE ||
 	     pkt->err_layer >= UET_PKT_LAYER_PDS) &&
@@ -393,10 +393,10 @@ rx_accept(struct dst_sim *s, const struct uet_pkt *pkt, int rc)
 uint32_t
 dst_net_deliver(struct dst_sim *s)
 {
-	static const struct uet_outer_opts opts = {
+	static const struct uet_wire_outer_opts opts = {
 		.trim_dscps = UET_OUTER_DSCP_BIT(DST_TRIM_DSCP),
 	};
-	struct uet_pkt pkt;
+	struct uet_wire_pkt pkt;
 	struct dst_pkt *p;
 	uint32_t n = 0;
 	int rc;
@@ -410,7 +410,7 @@ dst_net_deliver(struct dst_sim *s)
 			heap_push(s, p);
 			continue;
 		}
-		rc = uet_pkt_parse_ex(p->frame, p->len, &opts, &pkt);
+		rc = uet_wire_pkt_parse_ex(p->frame, p->len, &opts, &pkt);
 		if (rx_accept(s, &pkt, rc)) {
 			dst_node_rx(s, p->to, p->from, p->frame, &pkt);
 			n++;

@@ -250,7 +250,7 @@ dst_node_up(struct dst_sim *s, int i)
 	if (rdv < 0)
 		return rdv;
 	uet_ses_config_default(&sc);
-	sc.profile = (enum uet_profile)s->plan->profile;
+	sc.profile = (enum uet_wire_profile)s->plan->profile;
 	sc.mtu = DST_MTU;
 	sc.max_msgs = 512;
 	sc.max_tgt_msgs = s->plan->node[i].small_unexp ? 8 : 128;
@@ -371,7 +371,7 @@ on_event(struct dst_sim *s, int i, const struct uet_pds_event *e)
 		}
 		uet_ses_event(n->ses, e, s->rx_ses, s->rx_ses_len, s->now);
 		dst_trace(s, "n%d DELIVER pdc %u psn %u %s%s", i, e->pdc,
-			  e->psn, uet_pds_next_hdr_name(e->next_hdr),
+			  e->psn, uet_wire_pds_next_hdr_name(e->next_hdr),
 			  st->refused != refused ? " (refused)" : "");
 		/* refused: the PDS NACKs it, nothing was acknowledged */
 		if (st->refused == refused)
@@ -412,10 +412,10 @@ dst_node_drain(struct dst_sim *s, int i)
 
 void
 dst_node_rx(struct dst_sim *s, int to, int from, const uint8_t *frame,
-	    const struct uet_pkt *pkt)
+	    const struct uet_wire_pkt *pkt)
 {
-	const struct uet_outer *o = &pkt->outer;
-	size_t hl = uet_pds_hdr_len(pkt->pds.type);
+	const struct uet_wire_outer *o = &pkt->outer;
+	size_t hl = uet_wire_pds_hdr_len(pkt->pds.type);
 	struct uet_pds_rx_meta m;
 
 	memset(&m, 0, sizeof(m));
@@ -424,7 +424,7 @@ dst_node_rx(struct dst_sim *s, int to, int from, const uint8_t *frame,
 	m.ses = frame + o->hdr_len + hl;
 	m.ses_len = o->inner_len > hl ? (uint16_t)(o->inner_len - hl) : 0;
 	m.len = m.ses_len;
-	m.ev = uet_outer_ev_get(o);
+	m.ev = uet_wire_outer_ev_get(o);
 	m.ce = o->ecn == UET_ECN_CE;
 	m.trimmed = o->dscp == DST_TRIM_DSCP;
 	m.resp_expected = !m.trimmed &&

@@ -433,8 +433,8 @@ dst_plan_print(const struct dst_plan *p, void *out)
 			dst_op_name(o->kind), o->len, o->src, o->dst, o->tc,
 			o->ordered ? " rod" : o->idem ? " idem" : "", o->recv_us);
 		if (o->kind >= DST_OP_AMO && o->kind <= DST_OP_TFAMO)
-			fprintf(f, " op %s dt %s x%u", uet_amo_op_name(o->amo_op),
-				uet_amo_dt_name(o->amo_dt), o->amo_n);
+			fprintf(f, " op %s dt %s x%u", uet_wire_amo_op_name(o->amo_op),
+				uet_wire_amo_dt_name(o->amo_dt), o->amo_n);
 		fprintf(f, "%s%s\n", err_names[o->err % DST_E__COUNT],
 			rmode_names[o->rmode % DST_R__COUNT]);
 	}

@@ -92,7 +92,7 @@ ecn_find(struct dst_node *n, uint16_t spdcid, int peer, bool add)
 static void
 tap_window(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t)
 {
-	const struct uet_pds_req *r = &t->hdr.u.req;
+	const struct uet_wire_pds_req *r = &t->hdr.u.req;
 	struct dst_win *w;
 	uint32_t d;
 
@@ -146,7 +146,7 @@ dst_tap_tx(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t)
 
 /* What the sender learns from an ACK of its requests. */
 static void
-tap_ack(struct dst_sim *s, int to, int from, const struct uet_pds_ack *a,
+tap_ack(struct dst_sim *s, int to, int from, const struct uet_wire_pds_ack *a,
 	bool cc)
 {
 	struct dst_win *w = win_find(&s->node[to], a->dpdcid, from, false);
@@ -163,10 +163,10 @@ tap_ack(struct dst_sim *s, int to, int from, const struct uet_pds_ack *a,
 }
 
 void
-dst_tap_rx(struct dst_sim *s, int to, int from, const struct uet_pkt *pkt,
+dst_tap_rx(struct dst_sim *s, int to, int from, const struct uet_wire_pkt *pkt,
 	   bool ce)
 {
-	const struct uet_pds_hdr *h = &pkt->pds;
+	const struct uet_wire_pds_hdr *h = &pkt->pds;
 	struct dst_ecn *e;
 
 	/* requests and CPs are acknowledged, and both can be marked */
@@ -175,7 +175,7 @@ dst_tap_rx(struct dst_sim *s, int to, int from, const struct uet_pkt *pkt,
 			     h->u.cp.spdcid : h->u.req.spdcid, from, true);
 		if (e == NULL)
 			return;
-		e->ev[e->head] = uet_outer_ev_get(&pkt->outer);
+		e->ev[e->head] = uet_wire_outer_ev_get(&pkt->outer);
 		e->t[e->head] = s->now;
 		e->head = (uint8_t)((e->head + 1) % DST_ECN_RING);
 	} else if (is_ack(h->type)) {

@@ -243,7 +243,7 @@ op_submit(struct dst_sim *s, uint32_t j)
 	const struct dst_op_spec *o = &s->plan->op[j];
 	struct dst_op *op = &s->op[j];
 	struct uet_ses_wr wr;
-	enum uet_ses_rc rc = 0;
+	enum uet_wire_ses_rc rc = 0;
 	int r;
 
 	if (op->state == DST_S_IDLE && !op_prepare(s, j)) {

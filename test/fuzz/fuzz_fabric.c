@@ -36,7 +36,7 @@ deliver(void *arg, uint32_t host, const uint8_t *frame, uint32_t len,
 	uint64_t now)
 {
 	const bool *raw_ip = arg;
-	struct uet_outer o;
+	struct uet_wire_outer o;
 	int off = 0, rc;
 
 	(void)host;
@@ -45,11 +45,11 @@ deliver(void *arg, uint32_t host, const uint8_t *frame, uint32_t len,
 		fail("delivered length out of range");
 	memset(&o, 0, sizeof(o));
 	if (!*raw_ip) {
-		off = uet_outer_eth_decode(frame, len, &o);
+		off = uet_wire_outer_eth_decode(frame, len, &o);
 		if (off < 0)
 			fail("delivered frame lost its Ethernet header");
 	}
-	rc = uet_outer_ip_decode(frame + off, len - (size_t)off, 0, &o);
+	rc = uet_wire_outer_ip_decode(frame + off, len - (size_t)off, 0, &o);
 	if (rc < 0 && rc != -UET_WIRE_E_NOT_UET)
 		fail("delivered frame has a broken IP header");
 }

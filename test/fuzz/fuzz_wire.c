@@ -29,45 +29,45 @@ fail(const char *what)
 static void
 fuzz_pds(const uint8_t *d, size_t n)
 {
-	struct uet_pds_hdr h, h2;
+	struct uet_wire_pds_hdr h, h2;
 	int rc, rc2;
 
-	rc = uet_pds_hdr_decode(d, n, &h);
+	rc = uet_wire_pds_hdr_decode(d, n, &h);
 	if (rc < 0)
 		return;
-	rc2 = uet_pds_hdr_encode(&h, out, sizeof(out));
+	rc2 = uet_wire_pds_hdr_encode(&h, out, sizeof(out));
 	if (rc2 != rc || memcmp(out, d, (size_t)rc) != 0)
 		fail("pds bytes");
-	if (uet_pds_hdr_decode(out, (size_t)rc2, &h2) != rc ||
-	    uet_pds_hdr_encode(&h2, out, sizeof(out)) != rc ||
+	if (uet_wire_pds_hdr_decode(out, (size_t)rc2, &h2) != rc ||
+	    uet_wire_pds_hdr_encode(&h2, out, sizeof(out)) != rc ||
 	    memcmp(out, d, (size_t)rc) != 0)
 		fail("pds struct");
 }
 
 static void
-fuzz_ses_req(const uint8_t *d, size_t n, enum uet_ses_fmt fmt)
+fuzz_ses_req(const uint8_t *d, size_t n, enum uet_wire_ses_fmt fmt)
 {
-	struct uet_ses_req h;
+	struct uet_wire_ses_req h;
 	int rc;
 
-	rc = uet_ses_req_decode(d, n, fmt, &h);
+	rc = uet_wire_ses_req_decode(d, n, fmt, &h);
 	if (rc < 0)
 		return;
-	if (uet_ses_req_encode(&h, fmt, out, sizeof(out)) != rc ||
+	if (uet_wire_ses_req_encode(&h, fmt, out, sizeof(out)) != rc ||
 	    memcmp(out, d, (size_t)rc) != 0)
 		fail("ses request");
 }
 
 static void
-fuzz_ses_resp(const uint8_t *d, size_t n, enum uet_ses_resp_fmt fmt)
+fuzz_ses_resp(const uint8_t *d, size_t n, enum uet_wire_ses_resp_fmt fmt)
 {
-	struct uet_ses_resp h;
+	struct uet_wire_ses_resp h;
 	int rc;
 
-	rc = uet_ses_resp_decode(d, n, fmt, &h);
+	rc = uet_wire_ses_resp_decode(d, n, fmt, &h);
 	if (rc < 0)
 		return;
-	if (h.fmt != fmt || uet_ses_resp_encode(&h, out, sizeof(out)) != rc ||
+	if (h.fmt != fmt || uet_wire_ses_resp_encode(&h, out, sizeof(out)) != rc ||
 	    memcmp(out, d, (size_t)rc) != 0)
 		fail("ses response");
 }
@@ -75,26 +75,26 @@ fuzz_ses_resp(const uint8_t *d, size_t n, enum uet_ses_resp_fmt fmt)
 static void
 fuzz_tss(const uint8_t *d, size_t n)
 {
-	struct uet_tss_hdr h, h2;
+	struct uet_wire_tss_hdr h, h2;
 	int rc;
 
 	/* cleared so that the struct comparison sees no stale padding */
 	memset(&h, 0, sizeof(h));
 	memset(&h2, 0, sizeof(h2));
-	rc = uet_tss_hdr_decode(d, n, &h);
+	rc = uet_wire_tss_hdr_decode(d, n, &h);
 	if (rc < 0)
 		return;
-	if (uet_tss_hdr_encode(&h, out, sizeof(out)) != rc ||
+	if (uet_wire_tss_hdr_encode(&h, out, sizeof(out)) != rc ||
 	    memcmp(out, d, (size_t)rc) != 0)
 		fail("tss bytes");
-	if (uet_tss_hdr_decode(out, (size_t)rc, &h2) != rc ||
+	if (uet_wire_tss_hdr_decode(out, (size_t)rc, &h2) != rc ||
 	    memcmp(&h, &h2, sizeof(h)) != 0)
 		fail("tss struct");
 }
 
 /* Fields the encoder computes rather than copies. */
 static void
-outer_normalise(struct uet_outer *o)
+outer_normalise(struct uet_wire_outer *o)
 {
 	o->ip_hlen = 0;
 	o->ip_total_len = 0;
@@ -106,21 +106,21 @@ outer_normalise(struct uet_outer *o)
 static void
 fuzz_outer(const uint8_t *d, size_t n, bool raw)
 {
-	struct uet_outer_opts opts = { .raw_ip = raw };
-	struct uet_outer o, o2;
+	struct uet_wire_outer_opts opts = { .raw_ip = raw };
+	struct uet_wire_outer o, o2;
 	int hl, hl2;
 
-	hl = uet_outer_decode_ex(d, n, &opts, &o);
+	hl = uet_wire_outer_decode_ex(d, n, &opts, &o);
 	if (hl < 0)
 		return;
 	if ((size_t)hl + o.inner_len > n)
 		fail("outer inner_len beyond the input");
-	hl2 = uet_outer_encode(&o, out, sizeof(out));
+	hl2 = uet_wire_outer_encode(&o, out, sizeof(out));
 	if (hl2 < 0)
 		fail("outer re-encode");
 	memcpy(out + hl2, d + hl, o.inner_len);
-	if (uet_outer_udp_csum_fill(&o, out, (size_t)hl2 + o.inner_len) < 0 ||
-	    uet_outer_decode_ex(out, (size_t)hl2 + o.inner_len, &opts,
+	if (uet_wire_outer_udp_csum_fill(&o, out, (size_t)hl2 + o.inner_len) < 0 ||
+	    uet_wire_outer_decode_ex(out, (size_t)hl2 + o.inner_len, &opts,
 				&o2) != hl2)
 		fail("outer re-decode");
 	outer_normalise(&o);
@@ -135,13 +135,13 @@ fuzz_outer(const uint8_t *d, size_t n, bool raw)
 static void
 fuzz_trimmed(const uint8_t *d, size_t n, bool raw)
 {
-	struct uet_outer_opts opts = {
+	struct uet_wire_outer_opts opts = {
 		.raw_ip = raw, .no_udp_csum = true, .trim_dscps = ~0ull,
 	};
-	struct uet_pkt p;
+	struct uet_wire_pkt p;
 	int rc;
 
-	rc = uet_pkt_parse_ex(d, n, &opts, &p);
+	rc = uet_wire_pkt_parse_ex(d, n, &opts, &p);
 	if (rc < 0) {
 		if (p.err != -rc || p.err_layer == UET_PKT_LAYER_NONE)
 			fail("trimmed: error bookkeeping");
@@ -152,7 +152,7 @@ fuzz_trimmed(const uint8_t *d, size_t n, bool raw)
 	if ((size_t)p.pds_off + p.outer.inner_len > n ||
 	    p.payload_len != 0 || p.ses != UET_PKT_SES_NONE)
 		fail("trimmed: bytes beyond the input or after the PDS header");
-	if (!uet_pds_type_is_req(p.pds.type) &&
+	if (!uet_wire_pds_type_is_req(p.pds.type) &&
 	    p.pds.type != UET_PDS_TYPE_RUDI_REQ &&
 	    p.pds.type != UET_PDS_TYPE_UUD_REQ)
 		fail("trimmed: not a request");
@@ -161,14 +161,14 @@ fuzz_trimmed(const uint8_t *d, size_t n, bool raw)
 /* The engine's parse (up to the PDS header) agrees with the full one on
  * the layers both decode, and never points past the input. */
 static void
-fuzz_pkt_pds(const uint8_t *d, size_t n, bool raw, const struct uet_pkt *full,
+fuzz_pkt_pds(const uint8_t *d, size_t n, bool raw, const struct uet_wire_pkt *full,
 	     int full_rc)
 {
-	struct uet_outer_opts opts = { .raw_ip = raw };
-	struct uet_pkt p;
+	struct uet_wire_outer_opts opts = { .raw_ip = raw };
+	struct uet_wire_pkt p;
 	int rc;
 
-	rc = uet_pkt_parse_pds(d, n, &opts, &p);
+	rc = uet_wire_pkt_parse_pds(d, n, &opts, &p);
 	if (full_rc >= 0 || full->err_layer >= UET_PKT_LAYER_SES) {
 		if (rc != 0 || p.pds_off != full->pds_off ||
 		    p.ses_off != full->ses_off ||
@@ -184,21 +184,21 @@ fuzz_pkt_pds(const uint8_t *d, size_t n, bool raw, const struct uet_pkt *full,
 static void
 fuzz_pkt(const uint8_t *d, size_t n, bool raw)
 {
-	struct uet_outer_opts opts = { .raw_ip = raw };
-	struct uet_pkt p, p2;
+	struct uet_wire_outer_opts opts = { .raw_ip = raw };
+	struct uet_wire_pkt p, p2;
 	size_t inner;
 	int rc, len;
 
-	rc = uet_pkt_parse_ex(d, n, &opts, &p);
+	rc = uet_wire_pkt_parse_ex(d, n, &opts, &p);
 	fuzz_pkt_pds(d, n, raw, &p, rc);
 	if (rc < 0) {
 		if (p.err != -rc || p.err_layer == UET_PKT_LAYER_NONE)
 			fail("pkt error bookkeeping");
 		return;
 	}
-	len = uet_pkt_build(&p, d + p.payload_off, p.payload_len, out,
+	len = uet_wire_pkt_build(&p, d + p.payload_off, p.payload_len, out,
 			    sizeof(out));
-	if (len < 0 || uet_pkt_parse_ex(out, (size_t)len, &opts, &p2) != 0)
+	if (len < 0 || uet_wire_pkt_parse_ex(out, (size_t)len, &opts, &p2) != 0)
 		fail("pkt rebuild");
 	inner = p.outer.inner_len;
 	if (p2.outer.inner_len != inner || p2.payload_len != p.payload_len ||

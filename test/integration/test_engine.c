@@ -99,16 +99,16 @@ th_rx(void *priv, struct uet_engine_lcore *lc, struct uet_engine_rx *rx,
 	(void)lc;
 	(void)now;
 	for (uint16_t i = 0; i < n; i++) {
-		const struct uet_pkt *p = &rx[i].pkt;
+		const struct uet_wire_pkt *p = &rx[i].pkt;
 
 		if (p->outer.trimmed)
 			t->rx_trimmed++;
 		else if (p->err_layer != UET_PKT_LAYER_NONE)
 			t->rx_other++;
-		else if (uet_pds_type_is_req(p->pds.type)) {
+		else if (uet_wire_pds_type_is_req(p->pds.type)) {
 			t->rx_req++;
 			t->acks_due++;
-		} else if (uet_pds_type_is_ack(p->pds.type)) {
+		} else if (uet_wire_pds_type_is_ack(p->pds.type)) {
 			t->rx_ack++;
 		}
 		rte_pktmbuf_free(rx[i].m);
@@ -170,13 +170,13 @@ th_deadline(void *priv, struct uet_engine_lcore *lc)
  * shaped as @p kind. Returns the frame length.
  */
 static int
-th_frame_finish(const struct uet_outer *spec, uint8_t *f, int len,
+th_frame_finish(const struct uet_wire_outer *spec, uint8_t *f, int len,
 		unsigned int kind)
 {
 	size_t l3 = UET_ETH_HLEN, l4 = l3 + (spec->ip_version == 4 ?
 					     UET_IPV4_HLEN : UET_IPV6_HLEN);
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(f + l4);
-	struct uet_outer o;
+	struct uet_wire_outer o;
 
 	if (spec->ip_version == 4 && kind != TH_FRAME_NO_CSUM) {
 		udp->dgram_cksum = 0;
@@ -188,11 +188,11 @@ th_frame_finish(const struct uet_outer *spec, uint8_t *f, int len,
 	if (kind != TH_FRAME_TRIMMED && kind != TH_FRAME_TRIMMED_LH &&
 	    kind != TH_FRAME_SHORT)
 		return len;
-	if (uet_outer_decode(f, (size_t)len, &o) < 0)
+	if (uet_wire_outer_decode(f, (size_t)len, &o) < 0)
 		return -1;
 	/* PDS header kept (12 B); DSCP trimmed (16), trimmed last hop (18)
 	 * or data (0) */
-	return uet_outer_frame_trim(&o, f, (size_t)len, UET_PDS_REQ_LEN,
+	return uet_wire_outer_frame_trim(&o, f, (size_t)len, UET_PDS_REQ_LEN,
 				    kind == TH_FRAME_TRIMMED ? 16 :
 				    kind == TH_FRAME_TRIMMED_LH ? 18 : 0,
 				    kind != TH_FRAME_TRIMMED_LH);
@@ -204,7 +204,7 @@ th_frame(struct uet_engine_lcore *lc, struct th *t, bool req,
 {
 	static const uint8_t payload[64];
 	struct rte_mbuf *m = uet_engine_mbuf_alloc(lc, 0);
-	struct uet_pkt p;
+	struct uet_wire_pkt p;
 	int len;
 
 	if (m == NULL)
@@ -232,7 +232,7 @@ th_frame(struct uet_engine_lcore *lc, struct th *t, bool req,
 		p.pds.u.ack.dpdcid = 1;
 		p.outer.dscp = 46;
 	}
-	len = uet_pkt_build(&p, payload, req ? sizeof(payload) : 0,
+	len = uet_wire_pkt_build(&p, payload, req ? sizeof(payload) : 0,
 			    rte_pktmbuf_mtod(m, uint8_t *),
 			    rte_pktmbuf_tailroom(m));
 	if (len > 0)

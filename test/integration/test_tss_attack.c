@@ -148,14 +148,14 @@ clear_request(void)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 	static const uint8_t payload[32];
-	struct uet_pkt p;
+	struct uet_wire_pkt p;
 	int len;
 
 	CHECK(m != NULL);
 	if (m == NULL)
 		return NULL;
 	memset(&p, 0, sizeof(p));
-	uet_outer_init(&p.outer, 4);
+	uet_wire_outer_init(&p.outer, 4);
 	memcpy(p.outer.src_mac, mac_a, 6);
 	memcpy(p.outer.dst_mac, mac_b, 6);
 	memcpy(p.outer.src_addr, ip_a, 4);
@@ -171,7 +171,7 @@ clear_request(void)
 	p.req.opcode = UET_SES_OP_SEND;
 	p.req.flags = UET_SES_F_SOM | UET_SES_F_EOM;
 	p.req.job_id = 0x42; /* test_ulp.c PERF_TEST_ULP_JOB, in domain 7 */
-	len = uet_pkt_build(&p, payload, sizeof(payload),
+	len = uet_wire_pkt_build(&p, payload, sizeof(payload),
 			    rte_pktmbuf_mtod(m, uint8_t *),
 			    rte_pktmbuf_tailroom(m));
 	CHECK(len > 0);
@@ -261,7 +261,7 @@ intercept(struct rte_ring *from_a, struct rte_ring *to_b)
 		bool before = false;
 
 		if (rte_pktmbuf_data_len(in[i]) > TSS_OFF + 40 &&
-		    uet_tss_hdr_present(f + TSS_OFF, 1)) {
+		    uet_wire_tss_hdr_present(f + TSS_OFF, 1)) {
 			rte_pktmbuf_free(hist[nb_seen % HIST]);
 			hist[nb_seen % HIST] = copy(in[i]);
 			if (nb_seen % 16 == 5)

@@ -183,7 +183,7 @@ out:
 /* A TSS packet as the spec lays it out: TSS header (with SSI) || PDS and
  * SES bytes || ICV after IPv4/UDP, AAD and IV from src/tss. */
 struct tss_pkt {
-	struct uet_outer o;
+	struct uet_wire_outer o;
 	uint8_t key[32], iv[12], aad[UET_TSS_AAD_MAX_LEN], inner[128];
 	int aad_len;
 	struct uet_tss_split split;
@@ -192,7 +192,7 @@ struct tss_pkt {
 static int
 tss_pkt_build(struct tss_pkt *t)
 {
-	struct uet_tss_hdr h = {
+	struct uet_wire_tss_hdr h = {
 		.sp = true, .sdi = 7, .ssi = 0x0A000001, .epoch = 1, .tsc = 42,
 	};
 	uint8_t ctx[UET_TSS_KDF_CTX_V6_LEN], km[UET_TSS_KDF_OUT_LEN];
@@ -212,7 +212,7 @@ tss_pkt_build(struct tss_pkt *t)
 				  (size_t)cl, km, sizeof(km)) < 0)
 		return -1;
 	memcpy(t->key, km, 32);
-	n = uet_tss_hdr_encode(&h, t->inner, sizeof(t->inner));
+	n = uet_wire_tss_hdr_encode(&h, t->inner, sizeof(t->inner));
 	if (n < 0 || uet_tss_split(sizeof(t->inner), true, &t->split) < 0)
 		return -1;
 	for (i = n; i < t->split.icv_off; i++)

@@ -121,7 +121,7 @@ fh_frame(const struct uet_fabric *fab, uint8_t *buf, uint32_t src,
 	 uint32_t payload)
 {
 	static uint8_t data[FH_FRAME_MAX];
-	struct uet_pkt p;
+	struct uet_wire_pkt p;
 	uint32_t i;
 
 	for (i = 0; i < payload && i < FH_FRAME_MAX; i++)
@@ -134,7 +134,7 @@ fh_frame(const struct uet_fabric *fab, uint8_t *buf, uint32_t src,
 	p.outer.dscp = dscp;
 	uet_fabric_host_addr_get(fab, src, false, p.outer.src_addr);
 	uet_fabric_host_addr_get(fab, dst, false, p.outer.dst_addr);
-	return uet_pkt_build(&p, data, payload, buf, FH_FRAME_MAX);
+	return uet_wire_pkt_build(&p, data, payload, buf, FH_FRAME_MAX);
 }
 
 /*
@@ -147,7 +147,7 @@ fh_frame_ex(const struct uet_fabric *fab, uint8_t *buf, uint32_t src,
 	    bool ipv6, bool raw_ip)
 {
 	static uint8_t data[FH_FRAME_MAX];
-	struct uet_pkt p;
+	struct uet_wire_pkt p;
 	uint32_t i;
 
 	for (i = 0; i < payload && i < FH_FRAME_MAX; i++)
@@ -156,13 +156,13 @@ fh_frame_ex(const struct uet_fabric *fab, uint8_t *buf, uint32_t src,
 	wfx_ses_std(&p, UET_SES_OP_SEND, UET_SES_F_SOM | UET_SES_F_EOM,
 		    payload);
 	if (ipv6)
-		uet_outer_init(&p.outer, 6);
+		uet_wire_outer_init(&p.outer, 6);
 	p.outer.raw_ip = raw_ip;
 	p.pds.u.req.psn = psn;
 	p.outer.udp_sport = ev;
 	uet_fabric_host_addr_get(fab, src, ipv6, p.outer.src_addr);
 	uet_fabric_host_addr_get(fab, dst, ipv6, p.outer.dst_addr);
-	return uet_pkt_build(&p, data, payload, buf, FH_FRAME_MAX);
+	return uet_wire_pkt_build(&p, data, payload, buf, FH_FRAME_MAX);
 }
 
 /* Run the fabric in virtual time until it is idle or @p until. */

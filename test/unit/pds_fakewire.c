@@ -97,7 +97,7 @@ fw_submit_job(struct fakewire *w, uint8_t mode, uint64_t cookie,
 static int
 fw_encode(const struct uet_pds_tx *t, struct fw_pkt *pk)
 {
-	int n = uet_pds_hdr_encode(&t->hdr, pk->bytes, sizeof(pk->bytes));
+	int n = uet_wire_pds_hdr_encode(&t->hdr, pk->bytes, sizeof(pk->bytes));
 	uint16_t pl = 0;
 
 	if (n < 0)
@@ -165,11 +165,11 @@ fw_send(struct fakewire *w, int from, const struct uet_pds_tx *t)
 static void
 fw_rx(struct fakewire *w, int to, const struct fw_pkt *pk)
 {
-	struct uet_pds_hdr h;
+	struct uet_wire_pds_hdr h;
 	struct uet_pds_rx_meta m;
 	uint8_t ref[FW_PAYLOAD_MAX];
 	uint64_t cookie = 0;
-	int n = uet_pds_hdr_decode(pk->bytes, pk->len, &h);
+	int n = uet_wire_pds_hdr_decode(pk->bytes, pk->len, &h);
 
 	if (n < 0) {
 		w->bad_payload++;
@@ -187,7 +187,7 @@ fw_rx(struct fakewire *w, int to, const struct fw_pkt *pk)
 	m.resp_expected = w->resp_expected;
 	if (m.ses_len >= 8 && !pk->trimmed &&
 	    h.type != UET_PDS_TYPE_CP && h.type != UET_PDS_TYPE_RUDI_RESP &&
-	    !uet_pds_type_is_ack(h.type)) {
+	    !uet_wire_pds_type_is_ack(h.type)) {
 		memcpy(&cookie, m.ses, 8);
 		if (cookie >= FW_COOKIES ||
 		    fw_payload(cookie, ref) != m.ses_len ||

@@ -68,11 +68,11 @@ bool sfw_remote_events;
 const struct uet_ses_mem_ops *sfw_mem_ops;
 void *sfw_mem_arg;
 int (*sfw_submit)(void *arg, const struct uet_pds_submit *ps, uint64_t now);
-enum uet_profile sfw_pid2_profile;
+enum uet_wire_profile sfw_pid2_profile;
 /* the profiles the current nodes were made with */
-static enum uet_profile sfw_profile_now, sfw_pid2_now;
+static enum uet_wire_profile sfw_profile_now, sfw_pid2_now;
 
-static enum uet_profile
+static enum uet_wire_profile
 sfw_profile_of(void *arg, uint16_t pid)
 {
 	(void)arg;
@@ -118,7 +118,7 @@ sfw_node_pid2(struct sfw_node *n)
 }
 
 static int
-sfw_node_init(struct sfw *w, int i, enum uet_profile profile, uint64_t seed,
+sfw_node_init(struct sfw *w, int i, enum uet_wire_profile profile, uint64_t seed,
 	      const struct sfw_opts *o)
 {
 	struct sfw_node *n = &w->n[i];
@@ -186,13 +186,13 @@ sfw_node_init(struct sfw *w, int i, enum uet_profile profile, uint64_t seed,
 }
 
 int
-sfw_init(struct sfw *w, enum uet_profile profile, uint64_t seed)
+sfw_init(struct sfw *w, enum uet_wire_profile profile, uint64_t seed)
 {
 	return sfw_init_rdv(w, profile, seed, UINT32_MAX);
 }
 
 int
-sfw_init_rdv(struct sfw *w, enum uet_profile profile, uint64_t seed,
+sfw_init_rdv(struct sfw *w, enum uet_wire_profile profile, uint64_t seed,
 	     uint32_t rdv_threshold)
 {
 	struct sfw_opts o;
@@ -203,7 +203,7 @@ sfw_init_rdv(struct sfw *w, enum uet_profile profile, uint64_t seed,
 }
 
 int
-sfw_init_opts(struct sfw *w, enum uet_profile profile, uint64_t seed,
+sfw_init_opts(struct sfw *w, enum uet_wire_profile profile, uint64_t seed,
 	      const struct sfw_opts *o)
 {
 	int i;
@@ -279,7 +279,7 @@ static int
 sfw_encode(struct sfw *w, int from, const struct uet_pds_tx *t,
 	   struct sfw_pkt *pk)
 {
-	int n = uet_pds_hdr_encode(&t->hdr, pk->bytes, sizeof(pk->bytes));
+	int n = uet_wire_pds_hdr_encode(&t->hdr, pk->bytes, sizeof(pk->bytes));
 	int pl = 0;
 
 	if (n < 0)
@@ -364,9 +364,9 @@ sfw_events(struct sfw *w, int s, const uint8_t *ses, uint16_t len,
 static void
 sfw_rx(struct sfw *w, int to, const struct sfw_pkt *pk, uint64_t id)
 {
-	struct uet_pds_hdr h;
+	struct uet_wire_pds_hdr h;
 	struct uet_pds_rx_meta m;
-	int n = uet_pds_hdr_decode(pk->bytes, pk->len, &h);
+	int n = uet_wire_pds_hdr_decode(pk->bytes, pk->len, &h);
 
 	if (n < 0) {
 		w->rx_err++;

@@ -69,9 +69,9 @@ struct sfw {
 	bool (*drop_fn)(struct sfw *w, int from, const struct uet_pds_tx *t);
 };
 
-int sfw_init(struct sfw *w, enum uet_profile profile, uint64_t seed);
+int sfw_init(struct sfw *w, enum uet_wire_profile profile, uint64_t seed);
 /* Same, with SEND/TSEND above @p rdv_threshold going rendezvous (HPC). */
-int sfw_init_rdv(struct sfw *w, enum uet_profile profile, uint64_t seed,
+int sfw_init_rdv(struct sfw *w, enum uet_wire_profile profile, uint64_t seed,
 		 uint32_t rdv_threshold);
 /* Sizing knobs; 0 keeps the default. */
 struct sfw_opts {
@@ -82,7 +82,7 @@ struct sfw_opts {
 	uint32_t max_msgs;      /* initiator messages (2048) */
 	uint32_t max_backoffs;  /* PDS resource back-offs (16) */
 };
-int sfw_init_opts(struct sfw *w, enum uet_profile profile, uint64_t seed,
+int sfw_init_opts(struct sfw *w, enum uet_wire_profile profile, uint64_t seed,
 		  const struct sfw_opts *o);
 
 /* When set before sfw_init*(): the nodes name their rendezvous table
@@ -96,7 +96,7 @@ extern bool sfw_two_pids;
 
 /* With sfw_two_pids, when not 0: the profile of SFW_PID + 1 on both nodes
  * (uet_ses_config.profile_of; SFW_PID keeps the node's profile). */
-extern enum uet_profile sfw_pid2_profile;
+extern enum uet_wire_profile sfw_pid2_profile;
 
 /* When set before sfw_init*(): uet_ses_config.submit of both nodes (the
  * argument is the struct sfw_node); NULL: straight to the PDS. */

@@ -891,7 +891,7 @@ uet_nscc_rcvd_delta__wraps_and_ignores_old(void **state)
 static void
 uet_nscc_rcv_fill__counts_new_untrimmed_packets(void **state)
 {
-	struct uet_pds_nscc_state st;
+	struct uet_wire_pds_nscc_state st;
 	struct uet_nscc_rcv r;
 
 	(void)state;
@@ -930,7 +930,7 @@ uet_nscc_rcv_fill__counts_new_untrimmed_packets(void **state)
 static void
 uet_nscc_rcv_fill__wraps_and_saturates(void **state)
 {
-	struct uet_pds_nscc_state st;
+	struct uet_wire_pds_nscc_state st;
 	struct uet_nscc_rcv r;
 
 	(void)state;
@@ -952,7 +952,7 @@ uet_nscc_rcv_fill__wraps_and_saturates(void **state)
 static void
 uet_nscc_rcv_overload__pend_and_restore(void **state)
 {
-	struct uet_pds_nscc_state st;
+	struct uet_wire_pds_nscc_state st;
 	struct uet_nscc_rcv r;
 
 	(void)state;
@@ -987,7 +987,7 @@ static void
 uet_nscc_rcv_fill__drives_the_sender(void **state)
 {
 	struct uet_nscc_params p = params();
-	struct uet_pds_nscc_state st;
+	struct uet_wire_pds_nscc_state st;
 	struct uet_nscc_rcvd t = { 0 };
 	struct uet_nscc_ack a;
 	struct uet_nscc_rcv r;

@@ -464,7 +464,7 @@ uet_rccc_pacer_poll__speculative_credit_for_idle(void **state)
 static void
 uet_rccc_fill__credit_units(void **state)
 {
-	struct uet_pds_credit_state st;
+	struct uet_wire_pds_credit_state st;
 	struct uet_rccc_src s = { .credit = 0 };
 
 	(void)state;

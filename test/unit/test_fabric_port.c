@@ -157,13 +157,13 @@ ip_csum_fold(const uint8_t *ip, unsigned int hlen)
 static void
 fh_check_parsed_trimmed(const uint8_t *frame, size_t len, uint8_t dscp)
 {
-	struct uet_outer_opts o = { .trim_dscps = UET_OUTER_DSCP_BIT(dscp) };
-	struct uet_pkt p;
+	struct uet_wire_outer_opts o = { .trim_dscps = UET_OUTER_DSCP_BIT(dscp) };
+	struct uet_wire_pkt p;
 
-	assert_int_equal(uet_pkt_parse(frame, len, &p),
+	assert_int_equal(uet_wire_pkt_parse(frame, len, &p),
 			 -UET_WIRE_E_TRUNCATED);
 	assert_int_equal(p.err_layer, UET_PKT_LAYER_UDP);
-	assert_int_equal(uet_pkt_parse_ex(frame, len, &o, &p), 0);
+	assert_int_equal(uet_wire_pkt_parse_ex(frame, len, &o, &p), 0);
 	assert_true(p.outer.trimmed);
 }
 
@@ -293,7 +293,7 @@ fab_frame_trim__ipv6(void **state)
 	struct uet_fabric_config c;
 	struct uet_fabric *fab;
 	uint8_t orig[FH_FRAME_MAX];
-	struct uet_pkt p;
+	struct uet_wire_pkt p;
 	uint32_t i, tc;
 	int len = 0;
 
@@ -313,7 +313,7 @@ fab_frame_trim__ipv6(void **state)
 	assert_int_equal(H.cap_len, 14 + 40 + 24);
 	/* the last delivery is a whole, marked data frame */
 	assert_int_equal(H.last_len, FRAME);
-	assert_int_equal(uet_pkt_parse(H.last, H.last_len, &p), 0);
+	assert_int_equal(uet_wire_pkt_parse(H.last, H.last_len, &p), 0);
 	assert_int_equal(p.outer.ecn, UET_ECN_CE);
 	assert_int_not_equal(p.outer.udp_csum, 0);
 	/* the trimmed one, against a rebuild of its original */

@@ -73,7 +73,7 @@ send_ctl(uint32_t from, uint32_t to, uint8_t type, uint8_t code, bool m,
 	 uint32_t psn, uint16_t ev, uint64_t now)
 {
 	uint8_t f[256];
-	struct uet_pkt p;
+	struct uet_wire_pkt p;
 	int len;
 
 	if (type == UET_PDS_TYPE_ACK) {
@@ -91,7 +91,7 @@ send_ctl(uint32_t from, uint32_t to, uint8_t type, uint8_t code, bool m,
 	p.outer.udp_sport = ev;
 	uet_fabric_host_addr_get(S.fab, from, false, p.outer.src_addr);
 	uet_fabric_host_addr_get(S.fab, to, false, p.outer.dst_addr);
-	len = uet_pkt_build(&p, NULL, 0, f, sizeof(f));
+	len = uet_wire_pkt_build(&p, NULL, 0, f, sizeof(f));
 	assert_true(len > 0);
 	assert_int_equal(uet_fabric_inject(S.fab, from, f, (uint32_t)len,
 					   now), 0);

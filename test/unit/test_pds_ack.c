@@ -80,7 +80,7 @@ retx(struct uet_pds_tx *tx, uint16_t n)
 }
 
 static void
-pds_init_ack__cack_completes_prefix(void **state)
+pds_initiator_ack__cack_completes_prefix(void **state)
 {
 	struct uet_pds_tx a = A0;
 	int k;
@@ -95,7 +95,7 @@ pds_init_ack__cack_completes_prefix(void **state)
 }
 
 static void
-pds_init_ack__sack_completes_and_infers_loss(void **state)
+pds_initiator_ack__sack_completes_and_infers_loss(void **state)
 {
 	struct uet_pds_tx a, tx[16];
 
@@ -120,7 +120,7 @@ pds_init_ack__sack_completes_and_infers_loss(void **state)
 }
 
 static void
-pds_init_ack__sack_edges(void **state)
+pds_initiator_ack__sack_edges(void **state)
 {
 	struct uet_pds_tx a, tx[16];
 
@@ -143,7 +143,7 @@ pds_init_ack__sack_edges(void **state)
  * packets in flight keeps its path for single_hold_rtts (test_pds_lb.c
  * covers the spraying modes). */
 static void
-pds_init_nack__trimmed_retransmits_on_held_path(void **state)
+pds_initiator_nack__trimmed_retransmits_on_held_path(void **state)
 {
 	struct uet_pds_tx n = nack(UET_NACK_TRIMMED, psn(3)), tx[16];
 
@@ -159,7 +159,7 @@ pds_init_nack__trimmed_retransmits_on_held_path(void **state)
 }
 
 static void
-pds_init_nack__oor_and_lasthop_retransmit(void **state)
+pds_initiator_nack__oor_and_lasthop_retransmit(void **state)
 {
 	struct uet_pds_tx n, tx[16];
 
@@ -174,7 +174,7 @@ pds_init_nack__oor_and_lasthop_retransmit(void **state)
 }
 
 static void
-pds_init_nack__resource_backs_off(void **state)
+pds_initiator_nack__resource_backs_off(void **state)
 {
 	struct uet_pds_tx n = nack(UET_NACK_NO_RESOURCE, psn(2)), tx[16];
 
@@ -189,7 +189,7 @@ pds_init_nack__resource_backs_off(void **state)
 }
 
 static void
-pds_init_nack__fatal_fails_pending(void **state)
+pds_initiator_nack__fatal_fails_pending(void **state)
 {
 	struct uet_pds_tx n = nack(UET_NACK_PDC_HDR_MISMATCH, psn(2));
 	int k;
@@ -203,7 +203,7 @@ pds_init_nack__fatal_fails_pending(void **state)
 }
 
 static void
-pds_init_nack__stale_psn_ignored(void **state)
+pds_initiator_nack__stale_psn_ignored(void **state)
 {
 	struct uet_pds_tx n = nack(UET_NACK_INV_DPDCID, psn(100));
 
@@ -214,7 +214,7 @@ pds_init_nack__stale_psn_ignored(void **state)
 }
 
 static void
-pds_init_nack__closing_moves_request_to_new_pdc(void **state)
+pds_initiator_nack__closing_moves_request_to_new_pdc(void **state)
 {
 	struct uet_pds_tx n = nack(UET_NACK_CLOSING, psn(5)), tx[16];
 	uint16_t k, i;
@@ -232,7 +232,7 @@ pds_init_nack__closing_moves_request_to_new_pdc(void **state)
 }
 
 static void
-pds_init_ack__rod_ooo_goes_back_n(void **state)
+pds_initiator_ack__rod_ooo_goes_back_n(void **state)
 {
 	struct uet_pds_config cfg;
 	struct uet_pds_tx tx[8], a, n;
@@ -471,7 +471,7 @@ pds_recovery__rod_lost_resend_inside_goback_goes_back(void **state)
  * has also made no progress for the RTO rounds' time (pds_dead_ns), not
  * while it still moves (congestion without a backing-off CC). */
 static void
-pds_init_nack__retransmit_limit_fails_pdc(void **state)
+pds_initiator_nack__retransmit_limit_fails_pdc(void **state)
 {
 	struct uet_pds_tx n = nack(UET_NACK_TRIMMED, psn(1)), tx[16];
 	struct uet_pds_config cfg;
@@ -539,7 +539,7 @@ pds_nack_limit__alone_in_flight_fails_pdc(void **state)
 /* NACK PKT_NOT_RCVD and RCVR_INFER_LOSS: the receiver does not have the
  * PSN; it is resent (docs/WIRE-DECISIONS.md "NACK reactions"). */
 static void
-pds_init_nack__not_received_and_inferred_loss_retransmit(void **state)
+pds_initiator_nack__not_received_and_inferred_loss_retransmit(void **state)
 {
 	struct uet_pds_tx n, tx[16];
 
@@ -558,7 +558,7 @@ pds_init_nack__not_received_and_inferred_loss_retransmit(void **state)
 /* NACK ACK_WITH_DATA (UEC 1.0 NACK codes: resend the original packet,
  * the target cannot rebuild the ACK that carried its read data). */
 static void
-pds_init_nack__ack_with_data_retransmits(void **state)
+pds_initiator_nack__ack_with_data_retransmits(void **state)
 {
 	struct uet_pds_tx n = nack(UET_NACK_ACK_WITH_DATA, psn(5)), tx[16];
 
@@ -572,7 +572,7 @@ pds_init_nack__ack_with_data_retransmits(void **state)
 /* NACK GTD_DEL_RESP_UNAVAIL and UNEXP_EVENT (UEC 1.0 NACK codes:
  * PDC-fatal): the PDC fails, its operations with -ECONNRESET. */
 static void
-pds_init_nack__gtd_resp_unavail_fails_pdc(void **state)
+pds_initiator_nack__gtd_resp_unavail_fails_pdc(void **state)
 {
 	struct uet_pds_tx n = nack(UET_NACK_GTD_DEL_RESP_UNAVAIL, psn(6));
 
@@ -584,7 +584,7 @@ pds_init_nack__gtd_resp_unavail_fails_pdc(void **state)
 }
 
 static void
-pds_init_nack__unexp_event_fails_pdc(void **state)
+pds_initiator_nack__unexp_event_fails_pdc(void **state)
 {
 	struct uet_pds_tx n = nack(UET_NACK_UNEXP_EVENT, psn(7));
 
@@ -601,7 +601,7 @@ pds_init_nack__unexp_event_fails_pdc(void **state)
  * response completes, one that waits for its response keeps waiting (the
  * RTO resends it if the response never comes). */
 static void
-pds_init_nack__rcvd_ses_procg_is_received(void **state)
+pds_initiator_nack__rcvd_ses_procg_is_received(void **state)
 {
 	struct uet_pds_tx n = nack(UET_NACK_RCVD_SES_PROCG, psn(4)), tx[16];
 
@@ -733,7 +733,7 @@ ack_resp(uint32_t cack, uint32_t p)
 	struct uet_pds_tx a = A0;
 
 	a.hdr.next_hdr = UET_PDS_NEXT_RESPONSE;
-	uet_pds_ack_req_set(&a.hdr, UET_PDS_ACK_REQ_CLEAR);
+	uet_wire_pds_ack_req_set(&a.hdr, UET_PDS_ACK_REQ_CLEAR);
 	a.hdr.u.ack.cack_psn = cack;
 	a.hdr.u.ack.ack_psn_offset = (int16_t)(p - cack);
 	a.resp = bytes;
@@ -942,22 +942,22 @@ main(void)
 	const struct CMUnitTest tests[] = {
 #define T(f) FW_TEST(f, setup)
 		FW_TEST(pds_ack_range__idle_pdc_learns_the_range, setup_range),
-		T(pds_init_ack__cack_completes_prefix),
-		T(pds_init_ack__sack_completes_and_infers_loss),
-		T(pds_init_ack__sack_edges),
-		T(pds_init_nack__trimmed_retransmits_on_held_path),
-		T(pds_init_nack__oor_and_lasthop_retransmit),
-		T(pds_init_nack__resource_backs_off),
-		T(pds_init_nack__fatal_fails_pending),
-		T(pds_init_nack__stale_psn_ignored),
-		T(pds_init_nack__closing_moves_request_to_new_pdc),
-		T(pds_init_ack__rod_ooo_goes_back_n),
-		T(pds_init_nack__retransmit_limit_fails_pdc),
-		T(pds_init_nack__not_received_and_inferred_loss_retransmit),
-		T(pds_init_nack__rcvd_ses_procg_is_received),
-		T(pds_init_nack__ack_with_data_retransmits),
-		T(pds_init_nack__gtd_resp_unavail_fails_pdc),
-		T(pds_init_nack__unexp_event_fails_pdc),
+		T(pds_initiator_ack__cack_completes_prefix),
+		T(pds_initiator_ack__sack_completes_and_infers_loss),
+		T(pds_initiator_ack__sack_edges),
+		T(pds_initiator_nack__trimmed_retransmits_on_held_path),
+		T(pds_initiator_nack__oor_and_lasthop_retransmit),
+		T(pds_initiator_nack__resource_backs_off),
+		T(pds_initiator_nack__fatal_fails_pending),
+		T(pds_initiator_nack__stale_psn_ignored),
+		T(pds_initiator_nack__closing_moves_request_to_new_pdc),
+		T(pds_initiator_ack__rod_ooo_goes_back_n),
+		T(pds_initiator_nack__retransmit_limit_fails_pdc),
+		T(pds_initiator_nack__not_received_and_inferred_loss_retransmit),
+		T(pds_initiator_nack__rcvd_ses_procg_is_received),
+		T(pds_initiator_nack__ack_with_data_retransmits),
+		T(pds_initiator_nack__gtd_resp_unavail_fails_pdc),
+		T(pds_initiator_nack__unexp_event_fails_pdc),
 		T(resp_early__not_dropped),
 #undef T
 		cmocka_unit_test_teardown(default_response__completes_by_cack,

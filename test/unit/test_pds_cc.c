@@ -198,7 +198,7 @@ len_of(uint64_t cookie)
 
 /* Nominal bytes of a request: SES length + UDP, RUD_REQ header and 40. */
 static void
-pds_init_emit__on_send_gets_nominal_bytes(void **state)
+pds_initiator_emit__on_send_gets_nominal_bytes(void **state)
 {
 	struct uet_pds_tx t[4];
 
@@ -292,7 +292,7 @@ pds_ack_cc__rtt_for_sent_once_or_resent_once(void **state)
  * count (66x slower against a default target). ooo_count: packets held
  * beyond the cumulative ACK. */
 static void
-pds_tgt_ack__rcvd_bytes_cumulative_whatever_the_cc(void **state)
+pds_target_ack__rcvd_bytes_cumulative_whatever_the_cc(void **state)
 {
 	struct uet_pds_tx t[3], ack;
 	uint32_t nominal = 0;
@@ -327,7 +327,7 @@ pds_tgt_ack__rcvd_bytes_cumulative_whatever_the_cc(void **state)
  * every packet in flight for RTO_INIT, which releases the window.
  */
 static void
-pds_init_rto__unblocks_resends_behind_a_shut_gate(void **state)
+pds_initiator_rto__unblocks_resends_behind_a_shut_gate(void **state)
 {
 	struct uet_pds_tx t[4], nack;
 	uint64_t d;
@@ -367,7 +367,7 @@ pds_init_rto__unblocks_resends_behind_a_shut_gate(void **state)
 
 /* A retransmission timeout reports the bytes it presumes lost. */
 static void
-pds_init_rto__on_loss_gets_lost_bytes(void **state)
+pds_initiator_rto__on_loss_gets_lost_bytes(void **state)
 {
 	struct uet_pds_tx t[2];
 	uint64_t d;
@@ -416,7 +416,7 @@ first_pdc(int side)
  * ooo_count the packets received beyond the cumulative ACK (none once 1
  * filled the hole). */
 static void
-pds_tgt_ack__ack_cc_state_from_the_receiver(void **state)
+pds_target_ack__ack_cc_state_from_the_receiver(void **state)
 {
 	struct uet_pds_tx t[3], ack;
 	uint32_t nominal = 0;
@@ -463,7 +463,7 @@ pds_tgt_ack__ack_cc_state_from_the_receiver(void **state)
  * ACK_CCs until it accepts a request again, which the next ACK_CC
  * announces with rc (UEC 1.0 NSCC receiver penalty). */
 static void
-pds_tgt_refuse__reported_as_rcv_cwnd_pend(void **state)
+pds_target_refuse__reported_as_rcv_cwnd_pend(void **state)
 {
 	struct uet_pds_tx t[2], nack, ack;
 	struct uet_pds_cc_stats st;
@@ -582,7 +582,7 @@ pds_cc_grants__pacer_deadline_and_credit_ack(void **state)
  * data to acknowledge). The CREDIT CP was never sent: grants waited for
  * an ACK_CC. */
 static void
-pds_tgt_credit_grant__credit_cp_answers_credit_req(void **state)
+pds_target_credit_grant__credit_cp_answers_credit_req(void **state)
 {
 	struct uet_pds_tx t[64], cp;
 	uint16_t n, k, i;
@@ -881,20 +881,20 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		FW_TEST(pds_init_emit__on_send_gets_nominal_bytes, setup_rec),
+		FW_TEST(pds_initiator_emit__on_send_gets_nominal_bytes, setup_rec),
 		FW_TEST(pds_ack_cc__rtt_for_sent_once_or_resent_once,
 			setup_rec),
-		FW_TEST(pds_init_rto__on_loss_gets_lost_bytes, setup_rec),
-		FW_TEST(pds_tgt_ack__rcvd_bytes_cumulative_whatever_the_cc,
+		FW_TEST(pds_initiator_rto__on_loss_gets_lost_bytes, setup_rec),
+		FW_TEST(pds_target_ack__rcvd_bytes_cumulative_whatever_the_cc,
 			setup_rec_ack_cc),
-		FW_TEST(pds_init_rto__unblocks_resends_behind_a_shut_gate,
+		FW_TEST(pds_initiator_rto__unblocks_resends_behind_a_shut_gate,
 			setup_rec),
-		FW_TEST(pds_tgt_ack__ack_cc_state_from_the_receiver,
+		FW_TEST(pds_target_ack__ack_cc_state_from_the_receiver,
 			setup_nscc),
-		FW_TEST(pds_tgt_refuse__reported_as_rcv_cwnd_pend, setup_nscc),
+		FW_TEST(pds_target_refuse__reported_as_rcv_cwnd_pend, setup_nscc),
 		FW_TEST(pds_cc_grants__pacer_deadline_and_credit_ack,
 			setup_rccc),
-		FW_TEST(pds_tgt_credit_grant__credit_cp_answers_credit_req,
+		FW_TEST(pds_target_credit_grant__credit_cp_answers_credit_req,
 			setup_rccc),
 		FW_TEST(pds_cc_cms__context_shared_per_peer, setup_nscc),
 		FW_TEST(pds_cc_cms__context_table_full_overflows,

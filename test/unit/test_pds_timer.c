@@ -115,7 +115,7 @@ failed(struct fakewire *w, void *arg)
 
 /* Retries exhausted: the cookie fails -ETIMEDOUT, then one PDC_DOWN. */
 static void
-pds_init_rto__exhausted_emits_pdc_down(void **state)
+pds_initiator_rto__exhausted_emits_pdc_down(void **state)
 {
 	uint32_t c = 1;
 
@@ -150,7 +150,7 @@ both_down(struct fakewire *w, void *arg)
  * tells the initiator with a fatal NACK, whose PDC fails too (it sends
  * nothing of its own that could discover it). */
 static void
-pds_tgt_rto__return_direction_failure_reaches_initiator(void **state)
+pds_target_rto__return_direction_failure_reaches_initiator(void **state)
 {
 	(void)state;
 	W.ret_data = true;
@@ -174,9 +174,9 @@ main(void)
 		FW_TEST(pds_timer_cancel__middle_of_slot_list, fw_setup),
 		FW_TEST(pds_timer_arm__past_deadline_fires_next_tick, fw_setup),
 		FW_TEST(pds_pdc_timer_update__idle_pdc_unarmed, fw_setup),
-		FW_TEST(pds_init_rto__exhausted_emits_pdc_down,
+		FW_TEST(pds_initiator_rto__exhausted_emits_pdc_down,
 			setup_pdc_events),
-		FW_TEST(pds_tgt_rto__return_direction_failure_reaches_initiator,
+		FW_TEST(pds_target_rto__return_direction_failure_reaches_initiator,
 			setup_pdc_events),
 	};
 

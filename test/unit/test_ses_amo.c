@@ -143,7 +143,7 @@ static int
 ref_int(unsigned int op, unsigned int dt, const uint8_t *tp,
 	const uint8_t *ap, const uint8_t *cp, uint8_t *out)
 {
-	size_t n = uet_amo_dt_size(dt);
+	size_t n = uet_wire_amo_dt_size(dt);
 	bool sgn = dt % 2 == 0;
 	u128 t = ld_int(tp, n, sgn), a = ld_int(ap, n, sgn);
 	u128 c = ld_int(cp, n, sgn), r;
@@ -326,7 +326,7 @@ ref_cplx(unsigned int op, unsigned int dt, const uint8_t *tp,
 	unsigned int half = dt == UET_AMO_DT_FLOAT_COMPLEX ? UET_AMO_DT_FLOAT :
 			    dt == UET_AMO_DT_DOUBLE_COMPLEX ? UET_AMO_DT_DOUBLE :
 			    UET_AMO_DT_LONG_DOUBLE;
-	size_t s = uet_amo_dt_size(half);
+	size_t s = uet_wire_amo_dt_size(half);
 	bool eq = real_val(half, tp) == real_val(half, cp) &&
 		  real_val(half, tp + s) == real_val(half, cp + s);
 	long double r[2];
@@ -350,7 +350,7 @@ static void
 ref_exec(unsigned int op, unsigned int dt, uint8_t *tgt, const uint8_t *a,
 	 const uint8_t *c, uint8_t *fetch, unsigned int n)
 {
-	size_t s = uet_amo_dt_size(dt);
+	size_t s = uet_wire_amo_dt_size(dt);
 	uint8_t out[32];
 	int v;
 
@@ -387,7 +387,7 @@ gen_real(unsigned int dt, uint8_t *p)
 	uint16_t h;
 
 	if (r % 8 == 0) {
-		for (size_t i = 0; i < uet_amo_dt_size(dt); i++)
+		for (size_t i = 0; i < uet_wire_amo_dt_size(dt); i++)
 			p[i] = (uint8_t)rnd();
 		return;
 	}
@@ -418,7 +418,7 @@ gen_real(unsigned int dt, uint8_t *p)
 static void
 gen_elem(unsigned int dt, uint8_t *p)
 {
-	size_t s = uet_amo_dt_size(dt);
+	size_t s = uet_wire_amo_dt_size(dt);
 
 	if (is_int(dt)) {
 		for (size_t i = 0; i < s; i++)
@@ -460,7 +460,7 @@ static bool
 elem_same(unsigned int dt, const uint8_t *x, const uint8_t *y)
 {
 	unsigned int cd = comp_dt(dt);
-	size_t s = uet_amo_dt_size(dt), cs = uet_amo_dt_size(cd);
+	size_t s = uet_wire_amo_dt_size(dt), cs = uet_wire_amo_dt_size(cd);
 
 	if (memcmp(x, y, s) == 0)
 		return true;
@@ -478,14 +478,14 @@ static void
 check_bufs(const char *what, unsigned int op, unsigned int dt,
 	   const uint8_t *got, const uint8_t *want, unsigned int n)
 {
-	size_t s = uet_amo_dt_size(dt);
+	size_t s = uet_wire_amo_dt_size(dt);
 
 	for (unsigned int i = 0; i < n; i++) {
 		if (elem_same(dt, got + i * s, want + i * s))
 			continue;
 		fail_msg("seed 0x%llx: %s differs: op %s dt %s elem %u of %u",
-			 (unsigned long long)seed, what, uet_amo_op_name(op),
-			 uet_amo_dt_name(dt), i, n);
+			 (unsigned long long)seed, what, uet_wire_amo_op_name(op),
+			 uet_wire_amo_dt_name(dt), i, n);
 	}
 }
 
@@ -495,8 +495,8 @@ run_one(unsigned int op, unsigned int dt, unsigned int n, unsigned int flags)
 {
 	_Alignas(16) uint8_t tgt[BUF], ref[BUF], before[BUF];
 	uint8_t a[BUF], c[BUF], f[BUF], rf[BUF];
-	size_t s = uet_amo_dt_size(dt);
-	enum uet_ses_rc rc;
+	size_t s = uet_wire_amo_dt_size(dt);
+	enum uet_wire_ses_rc rc;
 
 	for (unsigned int i = 0; i < n; i++) {
 		gen_elem(dt, tgt + i * s);
@@ -513,15 +513,15 @@ run_one(unsigned int op, unsigned int dt, unsigned int n, unsigned int flags)
 	if (!ref_supported(op, dt)) {
 		if (rc != UET_RC_AMO_UNSUPPORTED_OP)
 			fail_msg("op %s dt %s: rc %s, want AMO_UNSUPPORTED_OP",
-				 uet_amo_op_name(op), uet_amo_dt_name(dt),
-				 uet_ses_rc_name(rc));
+				 uet_wire_amo_op_name(op), uet_wire_amo_dt_name(dt),
+				 uet_wire_ses_rc_name(rc));
 		assert_memory_equal(tgt, before, n * s);
 		return;
 	}
 	if (rc != UET_RC_OK)
 		fail_msg("seed 0x%llx: op %s dt %s n %u: rc %s",
-			 (unsigned long long)seed, uet_amo_op_name(op),
-			 uet_amo_dt_name(dt), n, uet_ses_rc_name(rc));
+			 (unsigned long long)seed, uet_wire_amo_op_name(op),
+			 uet_wire_amo_dt_name(dt), n, uet_wire_ses_rc_name(rc));
 	ref_exec(op, dt, ref, a, c, rf, n);
 	check_bufs("target", op, dt, tgt, ref, n);
 	check_bufs("fetch", op, dt, f, before, n);
@@ -548,7 +548,7 @@ amo__every_op_every_dt_coherent(void **state)
 	rng = seed ^ 0xC0;
 	for (unsigned int op = 0; op < N_OPS; op++) {
 		for (unsigned int dt = 0; dt < N_DTS; dt++) {
-			if (uet_amo_dt_size(dt) > 16)
+			if (uet_wire_amo_dt_size(dt) > 16)
 				continue;
 			for (unsigned int it = 0; it < 100; it++)
 				run_one(op, dt, 1 + (unsigned int)(rnd() %

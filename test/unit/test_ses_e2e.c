@@ -438,7 +438,7 @@ read__return_data_matched_per_pdc(void **state)
 	assert_true(sfw_run_idle(&w, RUN_NS));
 }
 
-static void reinit(enum uet_profile profile, uint32_t rdv_threshold);
+static void reinit(enum uet_wire_profile profile, uint32_t rdv_threshold);
 
 /* Count @p node's UET_SES_CQ_REMOTE completions of @p op and @p len. */
 static unsigned int
@@ -808,7 +808,7 @@ cqe_last(int node, uint64_t ctx)
 }
 
 static void
-reinit(enum uet_profile profile, uint32_t rdv_threshold)
+reinit(enum uet_wire_profile profile, uint32_t rdv_threshold)
 {
 	sfw_fini(&w);
 	assert_int_equal(sfw_init_rdv(&w, profile, seed, rdv_threshold), 0);
@@ -987,7 +987,7 @@ rdv__key_revoked(void **state)
 static void
 rdv__table_per_job(void **state)
 {
-	enum uet_ses_rc rc = UET_RC_OK;
+	enum uet_wire_ses_rc rc = UET_RC_OK;
 	struct uet_ses_wr wr;
 
 	(void)state;
@@ -1094,7 +1094,7 @@ rx__context_per_pid(void **state)
 static void
 profile__per_process(void **state)
 {
-	enum uet_ses_rc rc = UET_RC_OK;
+	enum uet_wire_ses_rc rc = UET_RC_OK;
 	struct uet_ses_recv r;
 	struct uet_ses_wr wr;
 

@@ -647,7 +647,7 @@ rudi_wr(struct uet_ses_wr *wr, uint8_t op, void *buf, uint32_t len,
 /* RUDI error: the target's code reaches the initiator's completion. */
 static void
 rudi_expect(uint8_t op, uint32_t len, uint64_t key, uint64_t off,
-	    uint64_t ctx, enum uet_ses_rc rc)
+	    uint64_t ctx, enum uet_wire_ses_rc rc)
 {
 	struct uet_ses_wr wr;
 	uint64_t rudi = pst(0)->tx_type[UET_PDS_TYPE_RUDI_REQ];

@@ -342,7 +342,7 @@ atomic__coherent_refused(void **state)
 	uint64_t key = reg_owner(omem, FAR_LEN, OWNER);
 	static uint8_t pl[SFW_MTU + 256];
 	struct uet_pds_event ev;
-	struct uet_ses_req h;
+	struct uet_wire_ses_req h;
 	uint64_t one = 1, rc0;
 	int n;
 
@@ -360,14 +360,14 @@ atomic__coherent_refused(void **state)
 	h.atomic.op = UET_AMO_SUM;
 	h.atomic.datatype = UET_AMO_DT_UINT64;
 	h.atomic.semantic_control = UET_SES_AMO_SC_CPU_COHERENT;
-	h.ext = uet_ses_req_ext_needed(&h);
-	n = uet_ses_req_encode(&h, UET_SES_FMT_STD, pl, sizeof(pl));
+	h.ext = uet_wire_ses_req_ext_needed(&h);
+	n = uet_wire_ses_req_encode(&h, UET_SES_FMT_STD, pl, sizeof(pl));
 	assert_true(n > 0);
 	memcpy(pl + n, &one, 8);
 	memset(&ev, 0, sizeof(ev));
 	ev.type = UET_PDS_EV_DELIVER;
 	ev.mode = UET_PDS_MODE_RUD;
-	ev.next_hdr = (uint8_t)uet_ses_fmt_to_next_hdr(UET_SES_FMT_STD);
+	ev.next_hdr = (uint8_t)uet_wire_ses_fmt_to_next_hdr(UET_SES_FMT_STD);
 	ev.pdc = 7;
 	ev.psn = 1;
 	ev.peer = w.n[0].fa;
@@ -381,7 +381,7 @@ atomic__coherent_refused(void **state)
 
 struct err_case {
 	int err;
-	enum uet_ses_rc rc;
+	enum uet_wire_ses_rc rc;
 	int status;
 };
 

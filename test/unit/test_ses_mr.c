@@ -98,7 +98,7 @@ good_req(void)
 	return r;
 }
 
-static enum uet_ses_rc
+static enum uet_wire_ses_rc
 resolve(const struct uet_ses_resolve_req *r)
 {
 	struct uet_ses_resolved out;
@@ -107,10 +107,10 @@ resolve(const struct uet_ses_resolve_req *r)
 }
 
 #define EXPECT_RC(req, rc) do {						\
-	enum uet_ses_rc got_ = resolve(&(req));				\
+	enum uet_wire_ses_rc got_ = resolve(&(req));				\
 	if (got_ != (rc))						\
-		fail_msg("rc %s, want %s", uet_ses_rc_name(got_),	\
-			 uet_ses_rc_name(rc));				\
+		fail_msg("rc %s, want %s", uet_wire_ses_rc_name(got_),	\
+			 uet_wire_ses_rc_name(rc));				\
 } while (0)
 
 /* ---------------------------------------------------------------- */
@@ -804,7 +804,7 @@ profile__table(void **state)
 		[UET_SES_OP_TSEND_FETCH_ATOMIC] = 4,
 		[UET_SES_OP_MSG_ERROR] = 7,
 	};
-	enum uet_ses_rc why;
+	enum uet_wire_ses_rc why;
 
 	(void)state;
 	for (unsigned int op = 0; op < 16; op++) {
@@ -814,8 +814,8 @@ profile__table(void **state)
 
 			if (ok != ((want[op] >> (p - 1)) & 1))
 				fail_msg("op %s profile %s: %d",
-					 uet_ses_opcode_name(op),
-					 uet_profile_name(p), ok);
+					 uet_wire_ses_opcode_name(op),
+					 uet_wire_profile_name(p), ok);
 			assert_int_equal(why, ok ? UET_RC_OK :
 					 UET_RC_UNSUPPORTED_OP);
 		}
@@ -832,7 +832,7 @@ profile__table(void **state)
 static void
 profile__sizes_wildcard_rudi(void **state)
 {
-	enum uet_ses_rc why;
+	enum uet_wire_ses_rc why;
 
 	(void)state;
 	/* AI Base: SEND up to one MTU */

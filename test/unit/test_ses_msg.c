@@ -76,7 +76,7 @@ post(uint64_t ctx)
  * completed.
  */
 static void
-ses_tgt_pdc_closed__bound_receive_fails(void **state)
+ses_target_pdc_closed__bound_receive_fails(void **state)
 {
 	const struct uet_ses_stats *st1;
 	struct uet_ses_pool_info pi;
@@ -102,7 +102,7 @@ ses_tgt_pdc_closed__bound_receive_fails(void **state)
  * not take a message that will never be whole.
  */
 static void
-ses_tgt_pdc_closed__partial_unexpected_dropped(void **state)
+ses_target_pdc_closed__partial_unexpected_dropped(void **state)
 {
 	const struct uet_ses_stats *st1;
 	struct uet_ses_pool_info pi;
@@ -129,8 +129,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(ses_tgt_pdc_closed__bound_receive_fails),
-		cmocka_unit_test(ses_tgt_pdc_closed__partial_unexpected_dropped),
+		cmocka_unit_test(ses_target_pdc_closed__bound_receive_fails),
+		cmocka_unit_test(ses_target_pdc_closed__partial_unexpected_dropped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

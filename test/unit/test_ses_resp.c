@@ -143,14 +143,14 @@ read_crossing_close(bool close_req_lost)
 }
 
 static void
-ses_init_ret_rx__read_moved_by_close_req_completes(void **state)
+ses_initiator_ret_rx__read_moved_by_close_req_completes(void **state)
 {
 	(void)state;
 	read_crossing_close(false);
 }
 
 static void
-ses_init_ret_rx__read_moved_close_req_lost_completes(void **state)
+ses_initiator_ret_rx__read_moved_close_req_lost_completes(void **state)
 {
 	(void)state;
 	read_crossing_close(true);
@@ -178,7 +178,7 @@ setup_rdv(void **state)
  * completes both the receive and the send with exact bytes.
  */
 static void
-ses_init_ret_rx__rdv_readback_moved_completes(void **state)
+ses_initiator_ret_rx__rdv_readback_moved_completes(void **state)
 {
 	uint8_t *wmem = calloc(1, 4096);
 	struct uet_ses_recv r;
@@ -250,8 +250,8 @@ ret_inject(uint16_t msg_id)
 	struct uet_pds_pdc_info pi;
 	struct uet_pds_rx_meta m;
 	struct uet_pds_event ev[8];
-	struct uet_ses_resp r;
-	struct uet_pds_hdr h;
+	struct uet_wire_ses_resp r;
+	struct uet_wire_pds_hdr h;
 	uint8_t buf[128];
 	uint16_t k, i;
 	int n;
@@ -267,7 +267,7 @@ ret_inject(uint16_t msg_id)
 	r.read_request_message_id = msg_id;
 	r.payload_length = 16;
 	r.modified_length = 16;
-	n = uet_ses_resp_encode(&r, buf, sizeof(buf));
+	n = uet_wire_ses_resp_encode(&r, buf, sizeof(buf));
 	assert_true(n > 0);
 	memset(buf + n, 0xAB, 16);
 	memset(&h, 0, sizeof(h));
@@ -307,7 +307,7 @@ drop_tgt_acks(struct sfw *fw, int from, const struct uet_pds_tx *t)
  * and its side completed (for a rendezvous read-back, the send completed
  * OK at its initiator), so failing here would lose delivered data. */
 static void
-ses_init_done__read_all_data_in_completes_ok(void **state)
+ses_initiator_done__read_all_data_in_completes_ok(void **state)
 {
 	(void)state;
 	w.drop_fn = drop_tgt_acks;
@@ -406,7 +406,7 @@ ses_pdc_down__read_on_other_pdc_untouched(void **state)
  * it, and NACKs it with a resource code, so its sender never takes it
  * for delivered. */
 static void
-ses_init_ret_rx__unmatched_data_refused(void **state)
+ses_initiator_ret_rx__unmatched_data_refused(void **state)
 {
 	struct uet_pds_pdc_info before, after;
 	struct uet_pds_tx tx[8];
@@ -446,16 +446,16 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
-			ses_init_ret_rx__read_moved_by_close_req_completes,
+			ses_initiator_ret_rx__read_moved_by_close_req_completes,
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
-			ses_init_ret_rx__read_moved_close_req_lost_completes,
+			ses_initiator_ret_rx__read_moved_close_req_lost_completes,
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
-			ses_init_ret_rx__unmatched_data_refused, setup,
+			ses_initiator_ret_rx__unmatched_data_refused, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(
-			ses_init_done__read_all_data_in_completes_ok, setup,
+			ses_initiator_done__read_all_data_in_completes_ok, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			ses_pdc_down__read_fails_while_key_pdc_open, setup,
@@ -464,7 +464,7 @@ main(void)
 			ses_pdc_down__read_on_other_pdc_untouched, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(
-			ses_init_ret_rx__rdv_readback_moved_completes,
+			ses_initiator_ret_rx__rdv_readback_moved_completes,
 			setup_rdv, teardown),
 	};
 

@@ -21,7 +21,7 @@
 
 #include <rte_common.h>
 
-#include "../../src/svc/svc_server_priv.h"
+#include "../../src/svc/svc_server_private.h"
 
 #define SVC_UID 4242u /* the service's own uid in these tests */
 

@@ -45,7 +45,7 @@ uet_tss_iv__direct_and_masked(void **state)
 static void
 uet_tss_aad__ipv4_udp(void **state)
 {
-	struct uet_outer o = {
+	struct uet_wire_outer o = {
 		.ip_version = 4, .udp_sport = 0xBEEF, .entropy = 0x1111,
 		.src_addr = { 10, 0, 0, 1 }, .dst_addr = { 10, 0, 0, 2 },
 	};
@@ -74,7 +74,7 @@ uet_tss_aad__ipv4_udp(void **state)
 static void
 uet_tss_aad__ipv6_native(void **state)
 {
-	struct uet_outer o = {
+	struct uet_wire_outer o = {
 		.ip_version = 6, .native = true, .entropy = 0x1234,
 		.udp_sport = 0xFFFF,
 	};

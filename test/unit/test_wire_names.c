@@ -56,10 +56,10 @@ names__pds_type(void **state)
 
 	(void)state;
 	mark(d, 1, 14);
-	check_names("pds_type", uet_pds_type_name, d, 256);
-	assert_string_equal(uet_pds_type_name(UET_PDS_TYPE_RUD_REQ),
+	check_names("pds_type", uet_wire_pds_type_name, d, 256);
+	assert_string_equal(uet_wire_pds_type_name(UET_PDS_TYPE_RUD_REQ),
 			    "RUD_REQ");
-	assert_string_equal(uet_pds_type_name(UET_PDS_TYPE_NACK_CCX),
+	assert_string_equal(uet_wire_pds_type_name(UET_PDS_TYPE_NACK_CCX),
 			    "NACK_CCX");
 }
 
@@ -70,11 +70,11 @@ names__pds_next_hdr_and_ctl(void **state)
 
 	(void)state;
 	mark(d, 0, 6);
-	check_names("next_hdr", uet_pds_next_hdr_name, d, 256);
+	check_names("next_hdr", uet_wire_pds_next_hdr_name, d, 256);
 	memset(d, 0, sizeof(d));
 	mark(d, 0, 9);
-	check_names("ctl_type", uet_pds_ctl_type_name, d, 256);
-	assert_string_equal(uet_pds_ctl_type_name(UET_PDS_CTL_PROBE),
+	check_names("ctl_type", uet_wire_pds_ctl_type_name, d, 256);
+	assert_string_equal(uet_wire_pds_ctl_type_name(UET_PDS_CTL_PROBE),
 			    "PROBE");
 }
 
@@ -87,10 +87,10 @@ names__nack_code(void **state)
 	mark(d, 0x01, 0x0B); /* 0x03 retired but still named */
 	mark(d, 0x0D, 0x1A);
 	mark(d, 0xFD, 0xFF);
-	check_names("nack", uet_pds_nack_code_name, d, 256);
-	assert_string_equal(uet_pds_nack_code_name(UET_NACK_TRIMMED_ACK),
+	check_names("nack", uet_wire_pds_nack_code_name, d, 256);
+	assert_string_equal(uet_wire_pds_nack_code_name(UET_NACK_TRIMMED_ACK),
 			    "TRIMMED_ACK");
-	assert_string_equal(uet_pds_nack_code_name(UET_NACK_RCVR_INFER_LOSS),
+	assert_string_equal(uet_wire_pds_nack_code_name(UET_NACK_RCVR_INFER_LOSS),
 			    "RCVR_INFER_LOSS");
 }
 
@@ -101,15 +101,15 @@ names__ses(void **state)
 
 	(void)state;
 	mark(d, 0x00, 0x0F);
-	check_names("ses_opcode", uet_ses_opcode_name, d, 256);
+	check_names("ses_opcode", uet_wire_ses_opcode_name, d, 256);
 	memset(d, 0, sizeof(d));
 	mark(d, 0, 3);
-	check_names("resp_opcode", uet_ses_resp_opcode_name, d, 256);
+	check_names("resp_opcode", uet_wire_ses_resp_opcode_name, d, 256);
 	memset(d, 0, sizeof(d));
 	mark(d, 0x00, 0x24);
-	check_names("ses_rc", uet_ses_rc_name, d, 256);
-	assert_string_equal(uet_ses_rc_name(UET_RC_DROPPED), "DROPPED");
-	assert_string_equal(uet_ses_opcode_name(UET_SES_OP_MSG_ERROR),
+	check_names("ses_rc", uet_wire_ses_rc_name, d, 256);
+	assert_string_equal(uet_wire_ses_rc_name(UET_RC_DROPPED), "DROPPED");
+	assert_string_equal(uet_wire_ses_opcode_name(UET_SES_OP_MSG_ERROR),
 			    "MSG_ERROR");
 }
 
@@ -120,11 +120,11 @@ names__amo(void **state)
 
 	(void)state;
 	mark(d, 0x00, 0x13);
-	check_names("amo_op", uet_amo_op_name, d, 256);
+	check_names("amo_op", uet_wire_amo_op_name, d, 256);
 	memset(d, 0, sizeof(d));
 	mark(d, 0x00, 0x11);
-	check_names("amo_dt", uet_amo_dt_name, d, 256);
-	assert_string_equal(uet_amo_dt_name(UET_AMO_DT_FP16), "FP16");
+	check_names("amo_dt", uet_wire_amo_dt_name, d, 256);
+	assert_string_equal(uet_wire_amo_dt_name(UET_AMO_DT_FP16), "FP16");
 }
 
 static void
@@ -134,12 +134,12 @@ names__profile_and_mode(void **state)
 
 	(void)state;
 	mark(d, 1, 3);
-	check_names("profile", uet_profile_name, d, 256);
+	check_names("profile", uet_wire_profile_name, d, 256);
 	memset(d, 0, sizeof(d));
 	mark(d, 0, 3);
-	check_names("mode", uet_pds_mode_name, d, 256);
-	assert_string_equal(uet_profile_name(UET_PROFILE_HPC), "HPC");
-	assert_string_equal(uet_pds_mode_name(UET_PDS_MODE_RUDI), "RUDI");
+	check_names("mode", uet_wire_pds_mode_name, d, 256);
+	assert_string_equal(uet_wire_profile_name(UET_PROFILE_HPC), "HPC");
+	assert_string_equal(uet_wire_pds_mode_name(UET_PDS_MODE_RUDI), "RUDI");
 }
 
 static void
@@ -186,7 +186,7 @@ wire_strerror__out_of_range(void **state)
  * (GTD_DEL_RESP_UNAVAIL and UNEXP_EVENT among them) fail the PDC, its
  * retransmit codes (PKT_NOT_RCVD, ACK_WITH_DATA and RCVR_INFER_LOSS among
  * them) resend (docs/WIRE-DECISIONS.md "NACK codes"). */
-static enum uet_nack_class
+static enum uet_wire_nack_class
 spec_class(unsigned int code)
 {
 	switch (code) {
@@ -214,15 +214,15 @@ nack_class__every_code(void **state)
 {
 	(void)state;
 	for (unsigned int c = 0; c < 256; c++)
-		if (uet_pds_nack_class(c) != spec_class(c))
+		if (uet_wire_pds_nack_class(c) != spec_class(c))
 			fail_msg("code 0x%02x: class %d, want %d", c,
-				 uet_pds_nack_class(c), spec_class(c));
-	assert_int_equal(uet_pds_nack_class(UET_NACK_TRIMMED_ACK),
+				 uet_wire_pds_nack_class(c), spec_class(c));
+	assert_int_equal(uet_wire_pds_nack_class(UET_NACK_TRIMMED_ACK),
 			 UET_NACK_CLASS_INVALID);
-	assert_int_equal(uet_pds_nack_class(0x0C), UET_NACK_CLASS_INVALID);
-	assert_int_equal(uet_pds_nack_class(256 + UET_NACK_TRIMMED),
+	assert_int_equal(uet_wire_pds_nack_class(0x0C), UET_NACK_CLASS_INVALID);
+	assert_int_equal(uet_wire_pds_nack_class(256 + UET_NACK_TRIMMED),
 			 UET_NACK_CLASS_INVALID);
-	assert_int_equal(uet_pds_nack_class(UINT_MAX), UET_NACK_CLASS_INVALID);
+	assert_int_equal(uet_wire_pds_nack_class(UINT_MAX), UET_NACK_CLASS_INVALID);
 }
 
 static void
@@ -246,9 +246,9 @@ amo_dt_size__every_type(void **state)
 	for (unsigned int dt = 0; dt < 256; dt++) {
 		size_t w = dt < sizeof(want) / sizeof(want[0]) ? want[dt] : 0;
 
-		assert_int_equal(uet_amo_dt_size(dt), w);
+		assert_int_equal(uet_wire_amo_dt_size(dt), w);
 	}
-	assert_int_equal(uet_amo_dt_size(UINT_MAX), 0);
+	assert_int_equal(uet_wire_amo_dt_size(UINT_MAX), 0);
 }
 
 int

@@ -102,12 +102,12 @@ static const uint8_t golden_v6[] = {
 };
 
 static void
-golden_v4_struct(struct uet_outer *o)
+golden_v4_struct(struct uet_wire_outer *o)
 {
 	static const uint8_t dst[6] = { 2, 0, 0, 0, 0, 2 };
 	static const uint8_t src[6] = { 2, 0, 0, 0, 0, 1 };
 
-	uet_outer_init(o, 4);
+	uet_wire_outer_init(o, 4);
 	memcpy(o->dst_mac, dst, 6);
 	memcpy(o->src_mac, src, 6);
 	o->dscp = 46;
@@ -121,7 +121,7 @@ golden_v4_struct(struct uet_outer *o)
 }
 
 static void
-golden_v6_struct(struct uet_outer *o)
+golden_v6_struct(struct uet_wire_outer *o)
 {
 	static const uint8_t a[16] = { 0x20, 0x01, 0x0D, 0xB8 };
 
@@ -145,13 +145,13 @@ golden_v6_struct(struct uet_outer *o)
 static void
 outer_encode__golden_ipv4(void **state)
 {
-	struct uet_outer o;
+	struct uet_wire_outer o;
 	uint8_t buf[FRAME_MAX];
 
 	(void)state;
 	golden_v4_struct(&o);
-	assert_int_equal(uet_outer_hdr_len(&o), sizeof(golden_v4));
-	assert_int_equal(uet_outer_encode(&o, buf, sizeof(buf)),
+	assert_int_equal(uet_wire_outer_hdr_len(&o), sizeof(golden_v4));
+	assert_int_equal(uet_wire_outer_encode(&o, buf, sizeof(buf)),
 			 sizeof(golden_v4));
 	assert_memory_equal(buf, golden_v4, sizeof(golden_v4));
 }
@@ -159,15 +159,15 @@ outer_encode__golden_ipv4(void **state)
 static void
 outer_encode__golden_ipv6(void **state)
 {
-	struct uet_outer o;
+	struct uet_wire_outer o;
 	uint8_t buf[FRAME_MAX];
 	size_t hl = sizeof(golden_v6) - 4;
 
 	(void)state;
 	golden_v6_struct(&o);
-	assert_int_equal(uet_outer_encode(&o, buf, sizeof(buf)), hl);
+	assert_int_equal(uet_wire_outer_encode(&o, buf, sizeof(buf)), hl);
 	memcpy(buf + hl, golden_v6 + hl, 4);
-	assert_int_equal(uet_outer_udp_csum_fill(&o, buf, sizeof(golden_v6)),
+	assert_int_equal(uet_wire_outer_udp_csum_fill(&o, buf, sizeof(golden_v6)),
 			 0);
 	assert_memory_equal(buf, golden_v6, sizeof(golden_v6));
 }
@@ -176,11 +176,11 @@ static void
 outer_decode__golden_ipv4(void **state)
 {
 	uint8_t frame[sizeof(golden_v4) + 12] = { 0 };
-	struct uet_outer o;
+	struct uet_wire_outer o;
 
 	(void)state;
 	memcpy(frame, golden_v4, sizeof(golden_v4));
-	assert_int_equal(uet_outer_decode(frame, sizeof(frame), &o), 42);
+	assert_int_equal(uet_wire_outer_decode(frame, sizeof(frame), &o), 42);
 	assert_int_equal(o.ip_version, 4);
 	assert_int_equal(o.ethertype, UET_ETHERTYPE_IPV4);
 	assert_int_equal(o.dscp, 46);
@@ -191,7 +191,7 @@ outer_decode__golden_ipv4(void **state)
 	assert_int_equal(o.ip_total_len, 40);
 	assert_int_equal(o.ipv4_csum, 0x13D5);
 	assert_int_equal(o.udp_sport, 49152);
-	assert_int_equal(uet_outer_ev_get(&o), 49152);
+	assert_int_equal(uet_wire_outer_ev_get(&o), 49152);
 	assert_int_equal(o.udp_dport, UET_UDP_PORT);
 	assert_int_equal(o.udp_len, 20);
 	assert_int_equal(o.inner_len, 12);
@@ -202,10 +202,10 @@ outer_decode__golden_ipv4(void **state)
 static void
 outer_decode__golden_ipv6(void **state)
 {
-	struct uet_outer o;
+	struct uet_wire_outer o;
 
 	(void)state;
-	assert_int_equal(uet_outer_decode(golden_v6, sizeof(golden_v6), &o),
+	assert_int_equal(uet_wire_outer_decode(golden_v6, sizeof(golden_v6), &o),
 			 sizeof(golden_v6) - 4);
 	assert_true(o.has_vlan);
 	assert_int_equal(o.vlan_tci, 0x6064);
@@ -235,10 +235,10 @@ random_native_proto(void)
 }
 
 static void
-random_outer(struct uet_outer *o, unsigned int version, bool vlan,
+random_outer(struct uet_wire_outer *o, unsigned int version, bool vlan,
 	     bool native)
 {
-	uet_outer_init(o, version);
+	uet_wire_outer_init(o, version);
 	rng_bytes(o->dst_mac, 6);
 	rng_bytes(o->src_mac, 6);
 	o->has_vlan = vlan;
@@ -266,7 +266,7 @@ random_outer(struct uet_outer *o, unsigned int version, bool vlan,
 }
 
 static void
-assert_outer_equal(const struct uet_outer *a, const struct uet_outer *b)
+assert_outer_equal(const struct uet_wire_outer *a, const struct uet_wire_outer *b)
 {
 	assert_int_equal(a->raw_ip, b->raw_ip);
 	assert_memory_equal(a->dst_mac, b->dst_mac, 6);
@@ -293,19 +293,19 @@ assert_outer_equal(const struct uet_outer *a, const struct uet_outer *b)
 
 /* Encode @p o with random inner bytes, decode, compare; returns length. */
 static size_t
-round_trip(const struct uet_outer *o, uint8_t *frame)
+round_trip(const struct uet_wire_outer *o, uint8_t *frame)
 {
-	struct uet_outer_opts opts = { .raw_ip = o->raw_ip };
-	struct uet_outer d;
+	struct uet_wire_outer_opts opts = { .raw_ip = o->raw_ip };
+	struct uet_wire_outer d;
 	int hl;
 
 	if (o->native)
 		opts.native_proto = o->ip_proto;
-	hl = uet_outer_encode(o, frame, FRAME_MAX);
-	assert_int_equal(hl, uet_outer_hdr_len(o));
+	hl = uet_wire_outer_encode(o, frame, FRAME_MAX);
+	assert_int_equal(hl, uet_wire_outer_hdr_len(o));
 	rng_bytes(frame + hl, o->inner_len);
-	assert_int_equal(uet_outer_udp_csum_fill(o, frame, FRAME_MAX), 0);
-	assert_int_equal(uet_outer_decode_ex(frame, (size_t)hl + o->inner_len,
+	assert_int_equal(uet_wire_outer_udp_csum_fill(o, frame, FRAME_MAX), 0);
+	assert_int_equal(uet_wire_outer_decode_ex(frame, (size_t)hl + o->inner_len,
 					     &opts, &d), hl);
 	assert_outer_equal(o, &d);
 	assert_int_equal(d.hdr_len, hl);
@@ -316,7 +316,7 @@ static void
 outer__round_trip_random(void **state)
 {
 	uint8_t frame[FRAME_MAX];
-	struct uet_outer o;
+	struct uet_wire_outer o;
 	int i;
 
 	(void)state;
@@ -339,8 +339,8 @@ static void
 outer_decode__every_truncation(void **state)
 {
 	uint8_t frame[FRAME_MAX];
-	struct uet_outer o, d;
-	struct uet_outer_opts opts = { 0 };
+	struct uet_wire_outer o, d;
+	struct uet_wire_outer_opts opts = { 0 };
 	size_t n, len;
 	int i;
 
@@ -351,7 +351,7 @@ outer_decode__every_truncation(void **state)
 		opts.native_proto = o.native ? o.ip_proto : 0;
 		len = round_trip(&o, frame);
 		for (n = 0; n < len; n++)
-			assert_int_equal(uet_outer_decode_ex(frame, n, &opts,
+			assert_int_equal(uet_wire_outer_decode_ex(frame, n, &opts,
 							     &d),
 					 -UET_WIRE_E_TRUNCATED);
 	}
@@ -362,11 +362,11 @@ static void
 outer_decode__padding_ignored(void **state)
 {
 	uint8_t frame[60] = { 0 };
-	struct uet_outer o;
+	struct uet_wire_outer o;
 
 	(void)state;
 	memcpy(frame, golden_v4, sizeof(golden_v4));
-	assert_int_equal(uet_outer_decode(frame, sizeof(frame), &o), 42);
+	assert_int_equal(uet_wire_outer_decode(frame, sizeof(frame), &o), 42);
 	assert_int_equal(o.inner_len, 12);
 }
 
@@ -380,20 +380,20 @@ static int
 decode_v4_edit(size_t at, uint8_t val, bool reseal)
 {
 	uint8_t frame[FRAME_MAX] = { 0 };
-	struct uet_outer o;
+	struct uet_wire_outer o;
 
 	memcpy(frame, golden_v4, sizeof(golden_v4));
 	frame[at] = val;
 	if (reseal)
 		ipv4_reseal(frame + 14);
-	return uet_outer_decode(frame, sizeof(golden_v4) + 12, &o);
+	return uet_wire_outer_decode(frame, sizeof(golden_v4) + 12, &o);
 }
 
 static void
 outer_decode__bad_checksum(void **state)
 {
 	uint8_t frame[sizeof(golden_v6)];
-	struct uet_outer o;
+	struct uet_wire_outer o;
 
 	(void)state;
 	assert_int_equal(decode_v4_edit(25, 0xD6, false),
@@ -403,16 +403,16 @@ outer_decode__bad_checksum(void **state)
 			 -UET_WIRE_E_BAD_CHECKSUM);
 	memcpy(frame, golden_v6, sizeof(frame));
 	frame[sizeof(frame) - 1] ^= 1; /* payload bit: UDP checksum */
-	assert_int_equal(uet_outer_decode(frame, sizeof(frame), &o),
+	assert_int_equal(uet_wire_outer_decode(frame, sizeof(frame), &o),
 			 -UET_WIRE_E_BAD_CHECKSUM);
 	frame[sizeof(frame) - 1] ^= 1;
 	frame[sizeof(frame) - 5] ^= 0x10; /* the checksum itself */
-	assert_int_equal(uet_outer_decode(frame, sizeof(frame), &o),
+	assert_int_equal(uet_wire_outer_decode(frame, sizeof(frame), &o),
 			 -UET_WIRE_E_BAD_CHECKSUM);
 	/* a zero UDP checksum is accepted over IPv6 (RFC 6936) */
 	frame[sizeof(frame) - 6] = 0;
 	frame[sizeof(frame) - 5] = 0;
-	assert_int_equal(uet_outer_decode(frame, sizeof(frame), &o),
+	assert_int_equal(uet_wire_outer_decode(frame, sizeof(frame), &o),
 			 sizeof(frame) - 4);
 }
 
@@ -420,7 +420,7 @@ static void
 outer_decode__bad_ethertype(void **state)
 {
 	uint8_t frame[sizeof(golden_v6)];
-	struct uet_outer o;
+	struct uet_wire_outer o;
 
 	(void)state;
 	assert_int_equal(decode_v4_edit(12, 0x86, false),
@@ -430,17 +430,17 @@ outer_decode__bad_ethertype(void **state)
 	memcpy(frame, golden_v6, sizeof(frame));
 	frame[12] = 0x88; /* QinQ outer tag */
 	frame[13] = 0xA8;
-	assert_int_equal(uet_outer_decode(frame, sizeof(frame), &o),
+	assert_int_equal(uet_wire_outer_decode(frame, sizeof(frame), &o),
 			 -UET_WIRE_E_BAD_ETHERTYPE);
 	memcpy(frame, golden_v6, sizeof(frame));
 	frame[16] = 0x81; /* stacked 802.1Q */
 	frame[17] = 0x00;
-	assert_int_equal(uet_outer_decode(frame, sizeof(frame), &o),
+	assert_int_equal(uet_wire_outer_decode(frame, sizeof(frame), &o),
 			 -UET_WIRE_E_BAD_ETHERTYPE);
 	memcpy(frame, golden_v6, sizeof(frame));
 	frame[16] = 0x08; /* says IPv4, carries IPv6 */
 	frame[17] = 0x00;
-	assert_int_equal(uet_outer_decode(frame, sizeof(frame), &o),
+	assert_int_equal(uet_wire_outer_decode(frame, sizeof(frame), &o),
 			 -UET_WIRE_E_BAD_IP);
 }
 
@@ -448,7 +448,7 @@ static void
 outer_decode__not_uet(void **state)
 {
 	uint8_t frame[sizeof(golden_v6)];
-	struct uet_outer o;
+	struct uet_wire_outer o;
 
 	(void)state;
 	assert_int_equal(decode_v4_edit(37, 0xBA, false),
@@ -457,10 +457,10 @@ outer_decode__not_uet(void **state)
 			 -UET_WIRE_E_NOT_UET); /* TCP */
 	memcpy(frame, golden_v6, sizeof(frame));
 	frame[24] = 6;
-	assert_int_equal(uet_outer_decode(frame, sizeof(frame), &o),
+	assert_int_equal(uet_wire_outer_decode(frame, sizeof(frame), &o),
 			 -UET_WIRE_E_NOT_UET);
 	frame[24] = 44; /* fragment extension header */
-	assert_int_equal(uet_outer_decode(frame, sizeof(frame), &o),
+	assert_int_equal(uet_wire_outer_decode(frame, sizeof(frame), &o),
 			 -UET_WIRE_E_UNSUPPORTED);
 }
 
@@ -481,7 +481,7 @@ static void
 outer_decode__ipv4_options_skipped(void **state)
 {
 	uint8_t frame[64] = { 0 };
-	struct uet_outer o;
+	struct uet_wire_outer o;
 
 	(void)state;
 	/* Insert 4 bytes of options (NOP NOP NOP EOL) after the fixed part. */
@@ -494,7 +494,7 @@ outer_decode__ipv4_options_skipped(void **state)
 	frame[14] = 0x46;
 	frame[17] = 44; /* total length 40 + 4 */
 	ipv4_reseal(frame + 14);
-	assert_int_equal(uet_outer_decode(frame, 46 + 12, &o), 46);
+	assert_int_equal(uet_wire_outer_decode(frame, 46 + 12, &o), 46);
 	assert_int_equal(o.ip_hlen, 24);
 	assert_int_equal(o.inner_len, 12);
 }
@@ -536,40 +536,40 @@ outer_decode__inconsistent_lengths(void **state)
 			 -UET_WIRE_E_TRUNCATED);
 }
 
-/* uet_outer_frame_trim(): what it refuses, and what it leaves alone. */
+/* uet_wire_outer_frame_trim(): what it refuses, and what it leaves alone. */
 static void
 outer_frame_trim__errors_and_udp_kept(void **state)
 {
 	uint8_t frame[FRAME_MAX], udp[UET_UDP_HLEN];
-	struct uet_outer o, d;
+	struct uet_wire_outer o, d;
 	int hl;
 
 	(void)state;
-	uet_outer_init(&o, 4);
+	uet_wire_outer_init(&o, 4);
 	o.inner_len = 100;
-	hl = uet_outer_encode(&o, frame, sizeof(frame));
-	assert_int_equal(uet_outer_decode(frame, (size_t)hl + 100, &d), hl);
+	hl = uet_wire_outer_encode(&o, frame, sizeof(frame));
+	assert_int_equal(uet_wire_outer_decode(frame, (size_t)hl + 100, &d), hl);
 	memcpy(udp, frame + hl - UET_UDP_HLEN, sizeof(udp));
-	assert_int_equal(uet_outer_frame_trim(&d, frame, (size_t)hl + 100, 100,
+	assert_int_equal(uet_wire_outer_frame_trim(&d, frame, (size_t)hl + 100, 100,
 					      16, true),
 			 -UET_WIRE_E_BAD_FIELD);
-	assert_int_equal(uet_outer_frame_trim(&d, frame, (size_t)hl + 100, 12,
+	assert_int_equal(uet_wire_outer_frame_trim(&d, frame, (size_t)hl + 100, 12,
 					      64, true),
 			 -UET_WIRE_E_BAD_FIELD);
-	assert_int_equal(uet_outer_frame_trim(&d, frame, (size_t)hl + 100, 12,
+	assert_int_equal(uet_wire_outer_frame_trim(&d, frame, (size_t)hl + 100, 12,
 					      16, true), hl + 12);
 	/* UDP header as it was; IP header valid with the new length */
 	assert_memory_equal(frame + hl - UET_UDP_HLEN, udp, sizeof(udp));
-	assert_int_equal(uet_outer_ip_decode(frame + UET_ETH_HLEN,
+	assert_int_equal(uet_wire_outer_ip_decode(frame + UET_ETH_HLEN,
 					     (size_t)hl + 12 - UET_ETH_HLEN,
 					     0, &d), UET_IPV4_HLEN);
 	assert_int_equal(d.ip_total_len, hl + 12 - UET_ETH_HLEN);
 	assert_int_equal(d.dscp, 16);
 	o.native = true;
 	o.ip_proto = UET_NATIVE_IP_PROTO_DEFAULT;
-	hl = uet_outer_encode(&o, frame, sizeof(frame));
-	assert_int_equal(uet_outer_decode(frame, (size_t)hl + 100, &d), hl);
-	assert_int_equal(uet_outer_frame_trim(&d, frame, (size_t)hl + 100, 12,
+	hl = uet_wire_outer_encode(&o, frame, sizeof(frame));
+	assert_int_equal(uet_wire_outer_decode(frame, (size_t)hl + 100, &d), hl);
+	assert_int_equal(uet_wire_outer_frame_trim(&d, frame, (size_t)hl + 100, 12,
 					      16, true),
 			 -UET_WIRE_E_UNSUPPORTED);
 }
@@ -578,29 +578,29 @@ static void
 outer_decode__native(void **state)
 {
 	uint8_t frame[FRAME_MAX];
-	struct uet_outer_opts opts = { .native_proto = 0 };
-	struct uet_outer o, d;
+	struct uet_wire_outer_opts opts = { .native_proto = 0 };
+	struct uet_wire_outer o, d;
 	int hl;
 
 	(void)state;
-	uet_outer_init(&o, 4);
+	uet_wire_outer_init(&o, 4);
 	o.native = true;
 	o.ip_proto = UET_NATIVE_IP_PROTO_DEFAULT;
 	o.udp_dport = 0;
 	o.entropy = 0xBEEF;
 	o.inner_len = 12;
-	hl = uet_outer_encode(&o, frame, sizeof(frame));
+	hl = uet_wire_outer_encode(&o, frame, sizeof(frame));
 	assert_int_equal(hl, 14 + 20 + 4);
 	memset(frame + hl, 0, 12);
-	assert_int_equal(uet_outer_decode_ex(frame, 50, &opts, &d), hl);
+	assert_int_equal(uet_wire_outer_decode_ex(frame, 50, &opts, &d), hl);
 	assert_true(d.native);
-	assert_int_equal(uet_outer_ev_get(&d), 0xBEEF);
+	assert_int_equal(uet_wire_outer_ev_get(&d), 0xBEEF);
 	/* another protocol number is not UET unless configured */
 	opts.native_proto = 254;
-	assert_int_equal(uet_outer_decode_ex(frame, 50, &opts, &d),
+	assert_int_equal(uet_wire_outer_decode_ex(frame, 50, &opts, &d),
 			 -UET_WIRE_E_NOT_UET);
 	frame[hl - 1] = 1; /* entropy header rsvd */
-	assert_int_equal(uet_outer_decode(frame, 50, &d),
+	assert_int_equal(uet_wire_outer_decode(frame, 50, &d),
 			 -UET_WIRE_E_RESERVED);
 }
 
@@ -608,33 +608,33 @@ static void
 outer_encode__errors(void **state)
 {
 	uint8_t buf[FRAME_MAX];
-	struct uet_outer o;
+	struct uet_wire_outer o;
 
 	(void)state;
 	golden_v4_struct(&o);
-	assert_int_equal(uet_outer_encode(&o, buf, 41), -UET_WIRE_E_NOSPACE);
+	assert_int_equal(uet_wire_outer_encode(&o, buf, 41), -UET_WIRE_E_NOSPACE);
 	o.dscp = 64;
-	assert_int_equal(uet_outer_encode(&o, buf, sizeof(buf)),
+	assert_int_equal(uet_wire_outer_encode(&o, buf, sizeof(buf)),
 			 -UET_WIRE_E_BAD_FIELD);
 	golden_v4_struct(&o);
 	o.ecn = 4;
-	assert_int_equal(uet_outer_encode(&o, buf, sizeof(buf)),
+	assert_int_equal(uet_wire_outer_encode(&o, buf, sizeof(buf)),
 			 -UET_WIRE_E_BAD_FIELD);
 	golden_v4_struct(&o);
 	o.ip_version = 5;
-	assert_int_equal(uet_outer_encode(&o, buf, sizeof(buf)),
+	assert_int_equal(uet_wire_outer_encode(&o, buf, sizeof(buf)),
 			 -UET_WIRE_E_BAD_FIELD);
 	golden_v6_struct(&o);
 	o.ipv6_flow = 0x100000;
-	assert_int_equal(uet_outer_encode(&o, buf, sizeof(buf)),
+	assert_int_equal(uet_wire_outer_encode(&o, buf, sizeof(buf)),
 			 -UET_WIRE_E_BAD_FIELD);
 	golden_v4_struct(&o);
 	o.inner_len = UINT16_MAX - 27;
-	assert_int_equal(uet_outer_encode(&o, buf, sizeof(buf)),
+	assert_int_equal(uet_wire_outer_encode(&o, buf, sizeof(buf)),
 			 -UET_WIRE_E_BAD_LENGTH);
 	golden_v4_struct(&o);
 	o.native = true;
-	assert_int_equal(uet_outer_encode(&o, buf, sizeof(buf)),
+	assert_int_equal(uet_wire_outer_encode(&o, buf, sizeof(buf)),
 			 -UET_WIRE_E_BAD_COMBINATION);
 }
 
@@ -646,26 +646,26 @@ static void
 outer_frame__rewrite_v4(void **state)
 {
 	uint8_t frame[sizeof(golden_v4) + 12] = { 0 };
-	struct uet_outer o, d;
+	struct uet_wire_outer o, d;
 
 	(void)state;
 	memcpy(frame, golden_v4, sizeof(golden_v4));
-	assert_int_equal(uet_outer_decode(frame, sizeof(frame), &o), 42);
-	assert_int_equal(uet_outer_frame_dscp_set(&o, frame, sizeof(frame),
+	assert_int_equal(uet_wire_outer_decode(frame, sizeof(frame), &o), 42);
+	assert_int_equal(uet_wire_outer_frame_dscp_set(&o, frame, sizeof(frame),
 						  16), 0);
-	assert_int_equal(uet_outer_frame_ecn_set(&o, frame, sizeof(frame),
+	assert_int_equal(uet_wire_outer_frame_ecn_set(&o, frame, sizeof(frame),
 						 UET_ECN_CE), 0);
-	assert_int_equal(uet_outer_frame_ev_set(&o, frame, sizeof(frame),
+	assert_int_equal(uet_wire_outer_frame_ev_set(&o, frame, sizeof(frame),
 						0xABCD), 0);
-	assert_int_equal(uet_outer_decode(frame, sizeof(frame), &d), 42);
+	assert_int_equal(uet_wire_outer_decode(frame, sizeof(frame), &d), 42);
 	assert_int_equal(d.dscp, 16);
 	assert_int_equal(d.ecn, UET_ECN_CE);
 	assert_int_equal(d.udp_sport, 0xABCD);
-	assert_int_equal(uet_outer_frame_dscp_set(&o, frame, sizeof(frame),
+	assert_int_equal(uet_wire_outer_frame_dscp_set(&o, frame, sizeof(frame),
 						  64), -UET_WIRE_E_BAD_FIELD);
-	assert_int_equal(uet_outer_frame_ecn_set(&o, frame, sizeof(frame),
+	assert_int_equal(uet_wire_outer_frame_ecn_set(&o, frame, sizeof(frame),
 						 4), -UET_WIRE_E_BAD_FIELD);
-	assert_int_equal(uet_outer_frame_dscp_set(&o, frame, 20, 1),
+	assert_int_equal(uet_wire_outer_frame_dscp_set(&o, frame, 20, 1),
 			 -UET_WIRE_E_TRUNCATED);
 }
 
@@ -673,20 +673,20 @@ static void
 outer_frame__rewrite_v6_keeps_checksum(void **state)
 {
 	uint8_t frame[sizeof(golden_v6)];
-	struct uet_outer o, d;
+	struct uet_wire_outer o, d;
 	int i;
 
 	(void)state;
 	memcpy(frame, golden_v6, sizeof(frame));
-	assert_int_equal(uet_outer_decode(frame, sizeof(frame), &o), 66);
+	assert_int_equal(uet_wire_outer_decode(frame, sizeof(frame), &o), 66);
 	for (i = 0; i < 64; i++) {
 		uint16_t ev = (uint16_t)rng();
 
-		assert_int_equal(uet_outer_frame_ev_set(&o, frame,
+		assert_int_equal(uet_wire_outer_frame_ev_set(&o, frame,
 							sizeof(frame), ev), 0);
-		assert_int_equal(uet_outer_frame_dscp_set(&o, frame,
+		assert_int_equal(uet_wire_outer_frame_dscp_set(&o, frame,
 				 sizeof(frame), (uint8_t)(i & 63)), 0);
-		assert_int_equal(uet_outer_decode(frame, sizeof(frame), &d),
+		assert_int_equal(uet_wire_outer_decode(frame, sizeof(frame), &d),
 				 66);
 		assert_int_equal(d.udp_sport, ev);
 		assert_int_equal(d.dscp, i & 63);
@@ -699,30 +699,30 @@ static void
 outer_frame__rewrite_native_ev(void **state)
 {
 	uint8_t frame[FRAME_MAX];
-	struct uet_outer o, d;
+	struct uet_wire_outer o, d;
 	int hl;
 
 	(void)state;
-	uet_outer_init(&o, 6);
+	uet_wire_outer_init(&o, 6);
 	o.native = true;
 	o.ip_proto = UET_NATIVE_IP_PROTO_DEFAULT;
 	o.udp_dport = 0;
-	hl = uet_outer_encode(&o, frame, sizeof(frame));
-	assert_int_equal(uet_outer_frame_ev_set(&o, frame, (size_t)hl, 77), 0);
-	assert_int_equal(uet_outer_decode(frame, (size_t)hl, &d), hl);
-	assert_int_equal(uet_outer_ev_get(&d), 77);
-	uet_outer_ev_set(&d, 78);
+	hl = uet_wire_outer_encode(&o, frame, sizeof(frame));
+	assert_int_equal(uet_wire_outer_frame_ev_set(&o, frame, (size_t)hl, 77), 0);
+	assert_int_equal(uet_wire_outer_decode(frame, (size_t)hl, &d), hl);
+	assert_int_equal(uet_wire_outer_ev_get(&d), 77);
+	uet_wire_outer_ev_set(&d, 78);
 	assert_int_equal(d.entropy, 78);
 }
 
-/* A template writes the bytes uet_outer_encode() writes, for IPv4/IPv6,
+/* A template writes the bytes uet_wire_outer_encode() writes, for IPv4/IPv6,
  * UDP/native, with and without a VLAN tag, over random per-frame fields. */
 static void
 outer_tpl__matches_encode(void **state)
 {
 	uint8_t want[FRAME_MAX], got[FRAME_MAX];
-	struct uet_outer_tpl t;
-	struct uet_outer o, d;
+	struct uet_wire_outer_tpl t;
+	struct uet_wire_outer o, d;
 	unsigned int i;
 
 	(void)state;
@@ -732,7 +732,7 @@ outer_tpl__matches_encode(void **state)
 		uint16_t ev = (uint16_t)rng();
 		int hl;
 
-		uet_outer_init(&o, i & 1 ? 6 : 4);
+		uet_wire_outer_init(&o, i & 1 ? 6 : 4);
 		rng_bytes(o.src_mac, 6);
 		rng_bytes(o.dst_mac, 6);
 		rng_bytes(o.src_addr, o.ip_version == 4 ? 4 : 16);
@@ -750,23 +750,23 @@ outer_tpl__matches_encode(void **state)
 		/* per-frame fields of the template struct are ignored */
 		o.dscp = (uint8_t)(rng() % 64);
 		o.inner_len = (uint16_t)rng() % 100;
-		assert_int_equal(uet_outer_tpl_init(&t, &o), 0);
+		assert_int_equal(uet_wire_outer_tpl_init(&t, &o), 0);
 		o.dscp = dscp;
 		o.ecn = ecn;
 		o.inner_len = inner;
-		uet_outer_ev_set(&o, ev);
-		hl = uet_outer_encode(&o, want, sizeof(want));
+		uet_wire_outer_ev_set(&o, ev);
+		hl = uet_wire_outer_encode(&o, want, sizeof(want));
 		assert_true(hl > 0);
 		memset(got, 0xA5, sizeof(got));
-		assert_int_equal(uet_outer_tpl_write(&t, got, inner, dscp, ecn,
+		assert_int_equal(uet_wire_outer_tpl_write(&t, got, inner, dscp, ecn,
 						     ev), (unsigned int)hl);
 		assert_memory_equal(got, want, (size_t)hl);
 		/* and it decodes (IPv4 checksum right) */
 		if ((size_t)hl + inner <= sizeof(got)) {
 			memset(got + hl, 0, inner);
-			assert_int_equal(uet_outer_decode(got, (size_t)hl + inner,
+			assert_int_equal(uet_wire_outer_decode(got, (size_t)hl + inner,
 							  &d), hl);
-			assert_int_equal(uet_outer_ev_get(&d), ev);
+			assert_int_equal(uet_wire_outer_ev_get(&d), ev);
 			assert_int_equal(d.dscp, dscp);
 			assert_int_equal(d.inner_len, inner);
 		}
@@ -777,20 +777,20 @@ outer_tpl__matches_encode(void **state)
 static void
 outer_tpl__init_errors(void **state)
 {
-	struct uet_outer_tpl t;
-	struct uet_outer o;
+	struct uet_wire_outer_tpl t;
+	struct uet_wire_outer o;
 
 	(void)state;
-	uet_outer_init(&o, 5);
-	assert_int_equal(uet_outer_tpl_init(&t, &o), -UET_WIRE_E_BAD_FIELD);
-	uet_outer_init(&o, 4);
+	uet_wire_outer_init(&o, 5);
+	assert_int_equal(uet_wire_outer_tpl_init(&t, &o), -UET_WIRE_E_BAD_FIELD);
+	uet_wire_outer_init(&o, 4);
 	o.native = true;
 	o.ip_proto = UET_IPPROTO_UDP;
-	assert_int_equal(uet_outer_tpl_init(&t, &o),
+	assert_int_equal(uet_wire_outer_tpl_init(&t, &o),
 			 -UET_WIRE_E_BAD_COMBINATION);
-	uet_outer_init(&o, 6);
+	uet_wire_outer_init(&o, 6);
 	o.ipv6_flow = 0x100000;
-	assert_int_equal(uet_outer_tpl_init(&t, &o), -UET_WIRE_E_BAD_FIELD);
+	assert_int_equal(uet_wire_outer_tpl_init(&t, &o), -UET_WIRE_E_BAD_FIELD);
 }
 
 int

@@ -108,7 +108,7 @@ static const unsigned int all_types[] = {
 /* ------------------------------------------------------------------ */
 
 static bool
-req_same(const struct uet_pds_req *a, const struct uet_pds_req *b)
+req_same(const struct uet_wire_pds_req *a, const struct uet_wire_pds_req *b)
 {
 	return a->clear_psn_offset == b->clear_psn_offset &&
 	       a->psn == b->psn && a->spdcid == b->spdcid &&
@@ -118,8 +118,8 @@ req_same(const struct uet_pds_req *a, const struct uet_pds_req *b)
 }
 
 static bool
-cc_same(unsigned int type, const struct uet_pds_ack *a,
-	const struct uet_pds_ack *b)
+cc_same(unsigned int type, const struct uet_wire_pds_ack *a,
+	const struct uet_wire_pds_ack *b)
 {
 	if (type == UET_PDS_TYPE_ACK_CCX)
 		return memcmp(a->ccx_state, b->ccx_state,
@@ -137,8 +137,8 @@ cc_same(unsigned int type, const struct uet_pds_ack *a,
 }
 
 static bool
-ack_same(unsigned int type, const struct uet_pds_ack *a,
-	 const struct uet_pds_ack *b)
+ack_same(unsigned int type, const struct uet_wire_pds_ack *a,
+	 const struct uet_wire_pds_ack *b)
 {
 	return a->ack_psn_offset == b->ack_psn_offset &&
 	       a->probe_opaque == b->probe_opaque &&
@@ -150,7 +150,7 @@ ack_same(unsigned int type, const struct uet_pds_ack *a,
 }
 
 static bool
-nack_same(const struct uet_pds_nack *a, const struct uet_pds_nack *b)
+nack_same(const struct uet_wire_pds_nack *a, const struct uet_wire_pds_nack *b)
 {
 	return a->code == b->code && a->vendor_code == b->vendor_code &&
 	       a->psn == b->psn && a->spdcid == b->spdcid &&
@@ -161,7 +161,7 @@ nack_same(const struct uet_pds_nack *a, const struct uet_pds_nack *b)
 }
 
 static bool
-cp_same(const struct uet_pds_cp *a, const struct uet_pds_cp *b)
+cp_same(const struct uet_wire_pds_cp *a, const struct uet_wire_pds_cp *b)
 {
 	return a->probe_opaque == b->probe_opaque && a->psn == b->psn &&
 	       a->spdcid == b->spdcid && a->dpdcid == b->dpdcid &&
@@ -170,16 +170,16 @@ cp_same(const struct uet_pds_cp *a, const struct uet_pds_cp *b)
 }
 
 static bool
-hdr_same(const struct uet_pds_hdr *a, const struct uet_pds_hdr *b)
+hdr_same(const struct uet_wire_pds_hdr *a, const struct uet_wire_pds_hdr *b)
 {
 	if (a->type != b->type || a->next_hdr != b->next_hdr ||
 	    a->flags != b->flags)
 		return false;
-	if (uet_pds_type_is_req(a->type))
+	if (uet_wire_pds_type_is_req(a->type))
 		return req_same(&a->u.req, &b->u.req);
-	if (uet_pds_type_is_ack(a->type))
+	if (uet_wire_pds_type_is_ack(a->type))
 		return ack_same(a->type, &a->u.ack, &b->u.ack);
-	if (uet_pds_type_is_nack(a->type))
+	if (uet_wire_pds_type_is_nack(a->type))
 		return nack_same(&a->u.nack, &b->u.nack);
 	if (a->type == UET_PDS_TYPE_CP)
 		return cp_same(&a->u.cp, &b->u.cp);
@@ -416,7 +416,7 @@ struct golden {
 	const char *name;
 	const uint8_t *bytes;
 	size_t len;
-	struct uet_pds_hdr hdr;
+	struct uet_wire_pds_hdr hdr;
 };
 
 #define G(n, b) .name = (n), .bytes = (b), .len = sizeof(b)
@@ -581,7 +581,7 @@ pds_hdr_encode__golden(void **state)
 		int rc;
 
 		memset(buf, 0xA5, sizeof(buf));
-		rc = uet_pds_hdr_encode(&g->hdr, buf, sizeof(buf));
+		rc = uet_wire_pds_hdr_encode(&g->hdr, buf, sizeof(buf));
 		if (rc != (int)g->len || memcmp(buf, g->bytes, g->len) != 0)
 			fail_msg("%s: encode rc %d, bytes differ", g->name, rc);
 		/* Nothing written past the header. */
@@ -592,12 +592,12 @@ pds_hdr_encode__golden(void **state)
 static void
 pds_hdr_decode__golden(void **state)
 {
-	struct uet_pds_hdr h;
+	struct uet_wire_pds_hdr h;
 
 	(void)state;
 	for (size_t i = 0; i < N_GOLDENS; i++) {
 		const struct golden *g = &goldens[i];
-		int rc = uet_pds_hdr_decode(g->bytes, g->len, &h);
+		int rc = uet_wire_pds_hdr_decode(g->bytes, g->len, &h);
 
 		if (rc != (int)g->len || !hdr_same(&h, &g->hdr))
 			fail_msg("%s: decode rc %d (%s), struct differs",
@@ -609,12 +609,12 @@ static void
 pds_hdr_decode__trailing_bytes_ignored(void **state)
 {
 	uint8_t buf[BUF_LEN + 16];
-	struct uet_pds_hdr h;
+	struct uet_wire_pds_hdr h;
 
 	(void)state;
 	memset(buf, 0xEE, sizeof(buf));
 	golden_copy("RUD_REQ", buf);
-	assert_int_equal(uet_pds_hdr_decode(buf, sizeof(buf), &h),
+	assert_int_equal(uet_wire_pds_hdr_decode(buf, sizeof(buf), &h),
 			 UET_PDS_REQ_LEN);
 	assert_int_equal(h.u.req.dpdcid, 0x0304);
 }
@@ -623,54 +623,54 @@ static void
 pds_hdr_derived__golden_values(void **state)
 {
 	const struct golden *g;
-	struct uet_pds_hdr h;
+	struct uet_wire_pds_hdr h;
 
 	(void)state;
 	g = golden_find("RUD_REQ");
-	assert_int_equal(uet_pds_req_clear_psn(&g->hdr.u.req), 0x12345673);
+	assert_int_equal(uet_wire_pds_req_clear_psn(&g->hdr.u.req), 0x12345673);
 	g = golden_find("SYN_REQ");
-	assert_int_equal(uet_pds_req_start_psn(&g->hdr.u.req), 0xAAAA);
+	assert_int_equal(uet_wire_pds_req_start_psn(&g->hdr.u.req), 0xAAAA);
 	g = golden_find("CP_SYN");
-	assert_int_equal(uet_pds_cp_start_psn(&g->hdr.u.cp), 0x0FFFF001);
+	assert_int_equal(uet_wire_pds_cp_start_psn(&g->hdr.u.cp), 0x0FFFF001);
 	g = golden_find("ACK");
-	assert_int_equal(uet_pds_ack_psn(&g->hdr.u.ack), 0x1003);
-	assert_int_equal(uet_pds_ack_req_get(&g->hdr), UET_PDS_ACK_REQ_CLEAR);
+	assert_int_equal(uet_wire_pds_ack_psn(&g->hdr.u.ack), 0x1003);
+	assert_int_equal(uet_wire_pds_ack_req_get(&g->hdr), UET_PDS_ACK_REQ_CLEAR);
 	g = golden_find("ACK_CC_CREDIT");
-	assert_int_equal(uet_pds_ack_sack_base(&g->hdr.u.ack), 0xF);
+	assert_int_equal(uet_wire_pds_ack_sack_base(&g->hdr.u.ack), 0xF);
 	g = golden_find("ACK_CC_NSCC");
-	assert_int_equal(uet_pds_ack_psn(&g->hdr.u.ack), 0x01020302);
-	assert_int_equal(uet_pds_ack_req_get(&g->hdr), UET_PDS_ACK_REQ_CLOSE);
+	assert_int_equal(uet_wire_pds_ack_psn(&g->hdr.u.ack), 0x01020302);
+	assert_int_equal(uet_wire_pds_ack_req_get(&g->hdr), UET_PDS_ACK_REQ_CLOSE);
 
 	/* Wrap-around of the derived PSNs. */
 	memset(&h, 0, sizeof(h));
 	h.u.req.psn = 2;
 	h.u.req.clear_psn_offset = -3;
 	h.u.req.psn_offset = 0xFFF;
-	assert_int_equal(uet_pds_req_clear_psn(&h.u.req), 0xFFFFFFFF);
-	assert_int_equal(uet_pds_req_start_psn(&h.u.req), 0xFFFFF003);
+	assert_int_equal(uet_wire_pds_req_clear_psn(&h.u.req), 0xFFFFFFFF);
+	assert_int_equal(uet_wire_pds_req_start_psn(&h.u.req), 0xFFFFF003);
 	h.u.ack.cack_psn = 0xFFFFFFFF;
 	h.u.ack.ack_psn_offset = 1;
 	h.u.ack.sack_psn_offset = -32768;
-	assert_int_equal(uet_pds_ack_psn(&h.u.ack), 0);
-	assert_int_equal(uet_pds_ack_sack_base(&h.u.ack), 0xFFFF7FFF);
+	assert_int_equal(uet_wire_pds_ack_psn(&h.u.ack), 0);
+	assert_int_equal(uet_wire_pds_ack_sack_base(&h.u.ack), 0xFFFF7FFF);
 }
 
 static void
 pds_ack_req__get_set(void **state)
 {
-	struct uet_pds_hdr h;
+	struct uet_wire_pds_hdr h;
 
 	(void)state;
 	memset(&h, 0, sizeof(h));
 	h.flags = UET_PDS_F_M | UET_PDS_F_RETX | UET_PDS_F_P;
 	for (unsigned int r = 0; r < 4; r++) {
-		uet_pds_ack_req_set(&h, r);
-		assert_int_equal(uet_pds_ack_req_get(&h), r);
+		uet_wire_pds_ack_req_set(&h, r);
+		assert_int_equal(uet_wire_pds_ack_req_get(&h), r);
 		assert_int_equal(h.flags & 0x38, 0x38);
 		assert_int_equal(h.flags & 0x41, 0);
 	}
-	uet_pds_ack_req_set(&h, 6); /* masked to 2 */
-	assert_int_equal(uet_pds_ack_req_get(&h), 2);
+	uet_wire_pds_ack_req_set(&h, 6); /* masked to 2 */
+	assert_int_equal(uet_wire_pds_ack_req_get(&h), 2);
 }
 
 static void
@@ -684,8 +684,8 @@ pds_hdr_len__every_type(void **state)
 
 	(void)state;
 	for (unsigned int t = 0; t < 32; t++)
-		assert_int_equal(uet_pds_hdr_len(t), want[t]);
-	assert_int_equal(uet_pds_hdr_len(UINT32_MAX), 0);
+		assert_int_equal(uet_wire_pds_hdr_len(t), want[t]);
+	assert_int_equal(uet_wire_pds_hdr_len(UINT32_MAX), 0);
 }
 
 static void
@@ -695,15 +695,15 @@ entropy_hdr__golden(void **state)
 		0xC0, 0xDE, /* entropy */
 		0x00, 0x00, /* rsvd */
 	};
-	struct uet_entropy_hdr e = { .entropy = 0xC0DE };
+	struct uet_wire_entropy_hdr e = { .entropy = 0xC0DE };
 	uint8_t buf[8];
 
 	(void)state;
-	assert_int_equal(uet_entropy_hdr_encode(&e, buf, sizeof(buf)),
+	assert_int_equal(uet_wire_entropy_hdr_encode(&e, buf, sizeof(buf)),
 			 UET_ENTROPY_HDR_LEN);
 	assert_memory_equal(buf, golden, sizeof(golden));
 	e.entropy = 0;
-	assert_int_equal(uet_entropy_hdr_decode(golden, sizeof(golden), &e),
+	assert_int_equal(uet_wire_entropy_hdr_decode(golden, sizeof(golden), &e),
 			 UET_ENTROPY_HDR_LEN);
 	assert_int_equal(e.entropy, 0xC0DE);
 }
@@ -712,21 +712,21 @@ static void
 entropy_hdr__errors(void **state)
 {
 	uint8_t buf[UET_ENTROPY_HDR_LEN] = { 0x12, 0x34, 0, 0 };
-	struct uet_entropy_hdr e = { .entropy = 1 };
+	struct uet_wire_entropy_hdr e = { .entropy = 1 };
 
 	(void)state;
 	for (size_t len = 0; len < UET_ENTROPY_HDR_LEN; len++) {
-		assert_int_equal(uet_entropy_hdr_decode(buf, len, &e),
+		assert_int_equal(uet_wire_entropy_hdr_decode(buf, len, &e),
 				 -UET_WIRE_E_TRUNCATED);
-		assert_int_equal(uet_entropy_hdr_encode(&e, buf, len),
+		assert_int_equal(uet_wire_entropy_hdr_encode(&e, buf, len),
 				 -UET_WIRE_E_NOSPACE);
 	}
 	buf[2] = 0x80;
-	assert_int_equal(uet_entropy_hdr_decode(buf, sizeof(buf), &e),
+	assert_int_equal(uet_wire_entropy_hdr_decode(buf, sizeof(buf), &e),
 			 -UET_WIRE_E_RESERVED);
 	buf[2] = 0;
 	buf[3] = 0x01;
-	assert_int_equal(uet_entropy_hdr_decode(buf, sizeof(buf), &e),
+	assert_int_equal(uet_wire_entropy_hdr_decode(buf, sizeof(buf), &e),
 			 -UET_WIRE_E_RESERVED);
 }
 
@@ -737,7 +737,7 @@ entropy_hdr__errors(void **state)
 static void
 pds_hdr_decode__every_truncation(void **state)
 {
-	struct uet_pds_hdr h;
+	struct uet_wire_pds_hdr h;
 
 	(void)state;
 	for (size_t i = 0; i < N_GOLDENS; i++) {
@@ -750,7 +750,7 @@ pds_hdr_decode__every_truncation(void **state)
 
 			assert_non_null(p);
 			memcpy(p, g->bytes, len);
-			rc = uet_pds_hdr_decode(p, len, &h);
+			rc = uet_wire_pds_hdr_decode(p, len, &h);
 			free(p);
 			if (rc != -UET_WIRE_E_TRUNCATED)
 				fail_msg("%s len %zu: rc %d", g->name, len, rc);
@@ -771,7 +771,7 @@ pds_hdr_encode__every_short_cap(void **state)
 			int rc;
 
 			memset(buf, 0xA5, sizeof(buf));
-			rc = uet_pds_hdr_encode(&g->hdr, buf, cap);
+			rc = uet_wire_pds_hdr_encode(&g->hdr, buf, cap);
 			if (rc != -UET_WIRE_E_NOSPACE)
 				fail_msg("%s cap %zu: rc %d", g->name, cap, rc);
 			/* Failed encodes leave the buffer alone. */
@@ -789,7 +789,7 @@ static void
 pds_hdr_decode__bad_type(void **state)
 {
 	uint8_t buf[BUF_LEN] = { 0 };
-	struct uet_pds_hdr h;
+	struct uet_wire_pds_hdr h;
 
 	(void)state;
 	/* Type 0 and 15..31, with a long enough buffer. */
@@ -797,10 +797,10 @@ pds_hdr_decode__bad_type(void **state)
 		if (t >= 1 && t <= 14)
 			continue;
 		set_prologue(buf, t, 0, 0);
-		assert_int_equal(uet_pds_hdr_decode(buf, sizeof(buf), &h),
+		assert_int_equal(uet_wire_pds_hdr_decode(buf, sizeof(buf), &h),
 				 -UET_WIRE_E_BAD_TYPE);
 		/* Type is checked before the full length. */
-		assert_int_equal(uet_pds_hdr_decode(buf, 2, &h),
+		assert_int_equal(uet_wire_pds_hdr_decode(buf, 2, &h),
 				 -UET_WIRE_E_BAD_TYPE);
 	}
 }
@@ -809,11 +809,11 @@ static void
 pds_hdr_decode__tss_unsupported(void **state)
 {
 	uint8_t buf[BUF_LEN] = { 0 };
-	struct uet_pds_hdr h;
+	struct uet_wire_pds_hdr h;
 
 	(void)state;
 	set_prologue(buf, UET_PDS_TYPE_TSS, 0, 0);
-	assert_int_equal(uet_pds_hdr_decode(buf, sizeof(buf), &h),
+	assert_int_equal(uet_wire_pds_hdr_decode(buf, sizeof(buf), &h),
 			 -UET_WIRE_E_UNSUPPORTED);
 }
 
@@ -821,18 +821,18 @@ static void
 pds_hdr_encode__bad_type(void **state)
 {
 	static const unsigned int bad[] = { 0, 15, 16, 31, 32, 255 };
-	struct uet_pds_hdr h;
+	struct uet_wire_pds_hdr h;
 	uint8_t buf[BUF_LEN];
 
 	(void)state;
 	memset(&h, 0, sizeof(h));
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		h.type = (uint8_t)bad[i];
-		assert_int_equal(uet_pds_hdr_encode(&h, buf, sizeof(buf)),
+		assert_int_equal(uet_wire_pds_hdr_encode(&h, buf, sizeof(buf)),
 				 -UET_WIRE_E_BAD_TYPE);
 	}
 	h.type = UET_PDS_TYPE_TSS;
-	assert_int_equal(uet_pds_hdr_encode(&h, buf, sizeof(buf)),
+	assert_int_equal(uet_wire_pds_hdr_encode(&h, buf, sizeof(buf)),
 			 -UET_WIRE_E_UNSUPPORTED);
 }
 
@@ -858,7 +858,7 @@ pds_hdr__next_hdr_sweep(void **state)
 {
 	uint8_t buf[BUF_LEN];
 	uint8_t out[BUF_LEN];
-	struct uet_pds_hdr h;
+	struct uet_wire_pds_hdr h;
 
 	(void)state;
 	for (size_t i = 0; i < N_TYPES; i++) {
@@ -869,18 +869,18 @@ pds_hdr__next_hdr_sweep(void **state)
 
 		for (unsigned int nh = 0; nh < 16; nh++) {
 			bool ok = (spec_next_hdrs(t) >> nh) & 1;
-			struct uet_pds_hdr e = g->hdr;
+			struct uet_wire_pds_hdr e = g->hdr;
 			int want = ok ? (int)g->len : bad;
 			int rc;
 
 			memcpy(buf, g->bytes, g->len);
 			set_prologue(buf, t, nh, g->hdr.flags);
-			rc = uet_pds_hdr_decode(buf, g->len, &h);
+			rc = uet_wire_pds_hdr_decode(buf, g->len, &h);
 			if (rc != want)
 				fail_msg("decode type %u nh %u: rc %d", t, nh,
 					 rc);
 			e.next_hdr = (uint8_t)nh;
-			rc = uet_pds_hdr_encode(&e, out, sizeof(out));
+			rc = uet_wire_pds_hdr_encode(&e, out, sizeof(out));
 			if (rc != want)
 				fail_msg("encode type %u nh %u: rc %d", t, nh,
 					 rc);
@@ -891,16 +891,16 @@ pds_hdr__next_hdr_sweep(void **state)
 static void
 pds_hdr_encode__next_hdr_out_of_field(void **state)
 {
-	struct uet_pds_hdr h = golden_find("ACK")->hdr;
+	struct uet_wire_pds_hdr h = golden_find("ACK")->hdr;
 	uint8_t buf[BUF_LEN];
 
 	(void)state;
 	h.next_hdr = 16; /* would alias NONE in 4 bits */
-	assert_int_equal(uet_pds_hdr_encode(&h, buf, sizeof(buf)),
+	assert_int_equal(uet_wire_pds_hdr_encode(&h, buf, sizeof(buf)),
 			 -UET_WIRE_E_BAD_NEXT_HDR);
 	h = golden_find("CP_PROBE")->hdr;
 	h.next_hdr = 16;
-	assert_int_equal(uet_pds_hdr_encode(&h, buf, sizeof(buf)),
+	assert_int_equal(uet_wire_pds_hdr_encode(&h, buf, sizeof(buf)),
 			 -UET_WIRE_E_BAD_CTL_TYPE);
 }
 
@@ -909,7 +909,7 @@ pds_hdr__undefined_flag_bits(void **state)
 {
 	uint8_t buf[BUF_LEN];
 	uint8_t out[BUF_LEN];
-	struct uet_pds_hdr h;
+	struct uet_wire_pds_hdr h;
 
 	(void)state;
 	for (size_t i = 0; i < N_TYPES; i++) {
@@ -917,19 +917,19 @@ pds_hdr__undefined_flag_bits(void **state)
 		const struct golden *g = golden_find(base_of_type[t]);
 
 		for (unsigned int bit = 0; bit < 8; bit++) {
-			struct uet_pds_hdr e = g->hdr;
+			struct uet_wire_pds_hdr e = g->hdr;
 
 			if (spec_flags(t) & (1u << bit))
 				continue;
 			e.flags = (uint8_t)(e.flags | 1u << bit);
-			assert_int_equal(uet_pds_hdr_encode(&e, out,
+			assert_int_equal(uet_wire_pds_hdr_encode(&e, out,
 							    sizeof(out)),
 					 -UET_WIRE_E_BAD_FLAGS);
 			if (bit == 7)
 				continue; /* no bit 7 on the wire */
 			memcpy(buf, g->bytes, g->len);
 			buf[1] = (uint8_t)(buf[1] | 1u << bit);
-			if (uet_pds_hdr_decode(buf, g->len, &h) !=
+			if (uet_wire_pds_hdr_decode(buf, g->len, &h) !=
 			    -UET_WIRE_E_BAD_FLAGS)
 				fail_msg("type %u bit %u accepted", t, bit);
 		}
@@ -949,18 +949,18 @@ pds_hdr__ack_req_reserved(void **state)
 {
 	static const char *const acks[] = { "ACK", "ACK_CC_NSCC", "ACK_CCX" };
 	uint8_t buf[BUF_LEN];
-	struct uet_pds_hdr h;
+	struct uet_wire_pds_hdr h;
 
 	(void)state;
 	for (size_t i = 0; i < 3; i++) {
 		size_t len = golden_copy(acks[i], buf);
 
 		buf[1] = (uint8_t)(buf[1] | 0x06); /* REQ = 3 */
-		assert_int_equal(uet_pds_hdr_decode(buf, len, &h),
+		assert_int_equal(uet_wire_pds_hdr_decode(buf, len, &h),
 				 -UET_WIRE_E_BAD_FIELD);
 		h = golden_find(acks[i])->hdr;
-		uet_pds_ack_req_set(&h, 3);
-		assert_int_equal(uet_pds_hdr_encode(&h, buf, sizeof(buf)),
+		uet_wire_pds_ack_req_set(&h, 3);
+		assert_int_equal(uet_wire_pds_hdr_encode(&h, buf, sizeof(buf)),
 				 -UET_WIRE_E_BAD_FIELD);
 	}
 }
@@ -969,14 +969,14 @@ static void
 pds_hdr__uud_flags_all_zero(void **state)
 {
 	uint8_t buf[BUF_LEN];
-	struct uet_pds_hdr h;
+	struct uet_wire_pds_hdr h;
 
 	(void)state;
 	for (unsigned int f = 1; f < 0x80; f++) {
 		size_t len = golden_copy("UUD", buf);
 
 		buf[1] = (uint8_t)(buf[1] | f);
-		assert_int_equal(uet_pds_hdr_decode(buf, len, &h),
+		assert_int_equal(uet_wire_pds_hdr_decode(buf, len, &h),
 				 -UET_WIRE_E_BAD_FLAGS);
 	}
 }
@@ -988,8 +988,8 @@ pds_hdr__uud_flags_all_zero(void **state)
 static void
 expect_decode(const uint8_t *buf, size_t len, int want, const char *what)
 {
-	struct uet_pds_hdr h;
-	int rc = uet_pds_hdr_decode(buf, len, &h);
+	struct uet_wire_pds_hdr h;
+	int rc = uet_wire_pds_hdr_decode(buf, len, &h);
 
 	if (rc != want)
 		fail_msg("%s: rc %d (%s), want %d", what, rc,
@@ -1017,14 +1017,14 @@ static void
 pds_hdr_decode__non_syn_dpdcid_is_plain(void **state)
 {
 	uint8_t buf[BUF_LEN];
-	struct uet_pds_hdr h;
+	struct uet_wire_pds_hdr h;
 	size_t len = golden_copy("RUD_REQ", buf);
 
 	(void)state;
 	/* Without SYN the same bits are an ordinary 16-bit dpdcid. */
 	buf[10] = 0x70;
 	buf[11] = 0x00;
-	assert_int_equal(uet_pds_hdr_decode(buf, len, &h), (int)len);
+	assert_int_equal(uet_wire_pds_hdr_decode(buf, len, &h), (int)len);
 	assert_int_equal(h.u.req.dpdcid, 0x7000);
 	assert_int_equal(h.u.req.psn_offset, 0);
 	assert_false(h.u.req.use_rsv_pdc);
@@ -1064,16 +1064,16 @@ pds_hdr_decode__credit_rsvd24(void **state)
 static void
 pds_hdr_encode__nccx_state_top_nibble(void **state)
 {
-	struct uet_pds_hdr h = golden_find("NACK_CCX")->hdr;
+	struct uet_wire_pds_hdr h = golden_find("NACK_CCX")->hdr;
 	uint8_t buf[BUF_LEN];
 
 	(void)state;
 	h.u.nack.nccx_state[0] = 0x1E;
-	assert_int_equal(uet_pds_hdr_encode(&h, buf, sizeof(buf)),
+	assert_int_equal(uet_wire_pds_hdr_encode(&h, buf, sizeof(buf)),
 			 -UET_WIRE_E_RESERVED);
 	/* Plain NACK ignores the CCX fields. */
 	h.type = UET_PDS_TYPE_NACK;
-	assert_int_equal(uet_pds_hdr_encode(&h, buf, sizeof(buf)),
+	assert_int_equal(uet_wire_pds_hdr_encode(&h, buf, sizeof(buf)),
 			 UET_PDS_NACK_LEN);
 }
 
@@ -1086,7 +1086,7 @@ pds_hdr__ack_cc_type(void **state)
 {
 	uint8_t buf[BUF_LEN];
 	uint8_t out[BUF_LEN];
-	struct uet_pds_hdr h;
+	struct uet_wire_pds_hdr h;
 
 	(void)state;
 	for (unsigned int ct = 2; ct < 16; ct++) {
@@ -1096,7 +1096,7 @@ pds_hdr__ack_cc_type(void **state)
 		expect_decode(buf, len, -UET_WIRE_E_BAD_CC_TYPE, "ACK_CC");
 		h = golden_find("ACK_CC_NSCC")->hdr;
 		h.u.ack.cc_type = (uint8_t)ct;
-		assert_int_equal(uet_pds_hdr_encode(&h, out, sizeof(out)),
+		assert_int_equal(uet_wire_pds_hdr_encode(&h, out, sizeof(out)),
 				 -UET_WIRE_E_BAD_CC_TYPE);
 	}
 	/* ACK_CCX: any cc_type, the state is opaque. */
@@ -1104,7 +1104,7 @@ pds_hdr__ack_cc_type(void **state)
 		size_t len = golden_copy("ACK_CCX", buf);
 
 		buf[12] = (uint8_t)(ct << 4 | (buf[12] & 0x0F));
-		assert_int_equal(uet_pds_hdr_decode(buf, len, &h), (int)len);
+		assert_int_equal(uet_wire_pds_hdr_decode(buf, len, &h), (int)len);
 		assert_int_equal(h.u.ack.cc_type, ct);
 	}
 }
@@ -1115,7 +1115,7 @@ pds_hdr__nack_codes(void **state)
 	static const char *const nacks[] = { "NACK", "NACK_CCX" };
 	uint8_t buf[BUF_LEN];
 	uint8_t out[BUF_LEN];
-	struct uet_pds_hdr h;
+	struct uet_wire_pds_hdr h;
 
 	(void)state;
 	for (size_t i = 0; i < 2; i++) {
@@ -1125,11 +1125,11 @@ pds_hdr__nack_codes(void **state)
 			int want = ok ? (int)len : -UET_WIRE_E_BAD_NACK_CODE;
 
 			buf[2] = (uint8_t)code;
-			if (uet_pds_hdr_decode(buf, len, &h) != want)
+			if (uet_wire_pds_hdr_decode(buf, len, &h) != want)
 				fail_msg("%s code 0x%02x", nacks[i], code);
 			h = golden_find(nacks[i])->hdr;
 			h.u.nack.code = (uint8_t)code;
-			assert_int_equal(uet_pds_hdr_encode(&h, out,
+			assert_int_equal(uet_wire_pds_hdr_encode(&h, out,
 							    sizeof(out)),
 					 want);
 		}
@@ -1144,7 +1144,7 @@ pds_hdr__clear_psn_offset_positive(void **state)
 		"RUD_REQ", "ROD_REQ", "RUD_CC_REQ", "ROD_CC_REQ", "SYN_REQ",
 	};
 	uint8_t buf[BUF_LEN];
-	struct uet_pds_hdr h;
+	struct uet_wire_pds_hdr h;
 
 	(void)state;
 	for (size_t i = 0; i < 5; i++) {
@@ -1156,7 +1156,7 @@ pds_hdr__clear_psn_offset_positive(void **state)
 			expect_decode(buf, len, -UET_WIRE_E_BAD_FIELD, reqs[i]);
 			h = golden_find(reqs[i])->hdr;
 			h.u.req.clear_psn_offset = bad[j];
-			assert_int_equal(uet_pds_hdr_encode(&h, buf,
+			assert_int_equal(uet_wire_pds_hdr_encode(&h, buf,
 							    sizeof(buf)),
 					 -UET_WIRE_E_BAD_FIELD);
 		}
@@ -1164,10 +1164,10 @@ pds_hdr__clear_psn_offset_positive(void **state)
 }
 
 static void
-expect_encode(const struct uet_pds_hdr *h, int want, const char *what)
+expect_encode(const struct uet_wire_pds_hdr *h, int want, const char *what)
 {
 	uint8_t buf[BUF_LEN];
-	int rc = uet_pds_hdr_encode(h, buf, sizeof(buf));
+	int rc = uet_wire_pds_hdr_encode(h, buf, sizeof(buf));
 
 	if (rc != want)
 		fail_msg("%s: rc %d (%s), want %d", what, rc,
@@ -1177,7 +1177,7 @@ expect_encode(const struct uet_pds_hdr *h, int want, const char *what)
 static void
 pds_hdr_encode__field_ranges(void **state)
 {
-	struct uet_pds_hdr h;
+	struct uet_wire_pds_hdr h;
 
 	(void)state;
 	h = golden_find("SYN_REQ")->hdr;
@@ -1255,9 +1255,9 @@ rnd_next_hdr(unsigned int type)
 }
 
 static void
-gen_req(struct uet_pds_hdr *h)
+gen_req(struct uet_wire_pds_hdr *h)
 {
-	struct uet_pds_req *r = &h->u.req;
+	struct uet_wire_pds_req *r = &h->u.req;
 	int16_t off = (int16_t)rnd();
 
 	r->clear_psn_offset = off > 0 ? (int16_t)-off : off;
@@ -1269,14 +1269,14 @@ gen_req(struct uet_pds_hdr *h)
 	} else {
 		r->dpdcid = (uint16_t)rnd();
 	}
-	if (uet_pds_type_is_cc_req(h->type)) {
+	if (uet_wire_pds_type_is_cc_req(h->type)) {
 		r->ccc_id = (uint8_t)rnd();
 		r->credit_target = (uint32_t)(rnd() & 0xFFFFFF);
 	}
 }
 
 static void
-gen_cc_state(struct uet_pds_ack *a)
+gen_cc_state(struct uet_wire_pds_ack *a)
 {
 	a->cc_type = (uint8_t)(rnd() & 1);
 	if (a->cc_type == UET_CC_TYPE_NSCC) {
@@ -1292,12 +1292,12 @@ gen_cc_state(struct uet_pds_ack *a)
 }
 
 static void
-gen_ack(struct uet_pds_hdr *h)
+gen_ack(struct uet_wire_pds_hdr *h)
 {
-	struct uet_pds_ack *a = &h->u.ack;
+	struct uet_wire_pds_ack *a = &h->u.ack;
 
-	if (uet_pds_ack_req_get(h) == 3)
-		uet_pds_ack_req_set(h, (unsigned int)(rnd() % 3));
+	if (uet_wire_pds_ack_req_get(h) == 3)
+		uet_wire_pds_ack_req_set(h, (unsigned int)(rnd() % 3));
 	if (h->flags & UET_PDS_F_P)
 		a->probe_opaque = (uint16_t)rnd();
 	else
@@ -1320,9 +1320,9 @@ gen_ack(struct uet_pds_hdr *h)
 }
 
 static void
-gen_nack(struct uet_pds_hdr *h)
+gen_nack(struct uet_wire_pds_hdr *h)
 {
-	struct uet_pds_nack *n = &h->u.nack;
+	struct uet_wire_pds_nack *n = &h->u.nack;
 
 	n->code = valid_nack_codes[rnd() % sizeof(valid_nack_codes)];
 	n->vendor_code = (uint8_t)rnd();
@@ -1338,9 +1338,9 @@ gen_nack(struct uet_pds_hdr *h)
 }
 
 static void
-gen_cp(struct uet_pds_hdr *h)
+gen_cp(struct uet_wire_pds_hdr *h)
 {
-	struct uet_pds_cp *cp = &h->u.cp;
+	struct uet_wire_pds_cp *cp = &h->u.cp;
 
 	cp->probe_opaque = (uint16_t)rnd();
 	cp->psn = (uint32_t)rnd();
@@ -1356,7 +1356,7 @@ gen_cp(struct uet_pds_hdr *h)
 
 /* A random legal header of @p type; fields its type does not use stay 0. */
 static void
-gen_hdr(unsigned int type, unsigned int iter, struct uet_pds_hdr *h)
+gen_hdr(unsigned int type, unsigned int iter, struct uet_wire_pds_hdr *h)
 {
 	memset(h, 0, sizeof(*h));
 	h->type = (uint8_t)type;
@@ -1365,11 +1365,11 @@ gen_hdr(unsigned int type, unsigned int iter, struct uet_pds_hdr *h)
 		h->next_hdr = (uint8_t)(iter % (UET_PDS_CTL_MAX + 1));
 	else
 		h->next_hdr = rnd_next_hdr(type);
-	if (uet_pds_type_is_req(type))
+	if (uet_wire_pds_type_is_req(type))
 		gen_req(h);
-	else if (uet_pds_type_is_ack(type))
+	else if (uet_wire_pds_type_is_ack(type))
 		gen_ack(h);
-	else if (uet_pds_type_is_nack(type))
+	else if (uet_wire_pds_type_is_nack(type))
 		gen_nack(h);
 	else if (type == UET_PDS_TYPE_CP)
 		gen_cp(h);
@@ -1380,24 +1380,24 @@ gen_hdr(unsigned int type, unsigned int iter, struct uet_pds_hdr *h)
 static void
 round_trip_type(unsigned int type)
 {
-	size_t len = uet_pds_hdr_len(type);
+	size_t len = uet_wire_pds_hdr_len(type);
 
 	uet_rand_seed(&rng_state, rng_seed ^ ((uint64_t)type << 56));
 	for (unsigned int i = 0; i < ITERATIONS; i++) {
-		struct uet_pds_hdr h, d;
+		struct uet_wire_pds_hdr h, d;
 		uint8_t buf[BUF_LEN], again[BUF_LEN];
 		int rc;
 
 		gen_hdr(type, i, &h);
-		rc = uet_pds_hdr_encode(&h, buf, len);
+		rc = uet_wire_pds_hdr_encode(&h, buf, len);
 		if (rc != (int)len)
 			fail_msg("seed 0x%llx type %u iter %u: encode %d",
 				 (unsigned long long)rng_seed, type, i, rc);
-		rc = uet_pds_hdr_decode(buf, len, &d);
+		rc = uet_wire_pds_hdr_decode(buf, len, &d);
 		if (rc != (int)len || !hdr_same(&h, &d))
 			fail_msg("seed 0x%llx type %u iter %u: decode %d",
 				 (unsigned long long)rng_seed, type, i, rc);
-		rc = uet_pds_hdr_encode(&d, again, sizeof(again));
+		rc = uet_wire_pds_hdr_encode(&d, again, sizeof(again));
 		if (rc != (int)len || memcmp(buf, again, len) != 0)
 			fail_msg("seed 0x%llx type %u iter %u: re-encode",
 				 (unsigned long long)rng_seed, type, i);
@@ -1437,8 +1437,8 @@ pds_hdr_decode__random_bytes_canonical(void **state)
 	for (unsigned int i = 0; i < 13 * ITERATIONS; i++) {
 		uint8_t buf[UET_PDS_HDR_MAX_LEN], again[BUF_LEN];
 		unsigned int type = all_types[i % N_TYPES];
-		size_t len = uet_pds_hdr_len(type);
-		struct uet_pds_hdr h;
+		size_t len = uet_wire_pds_hdr_len(type);
+		struct uet_wire_pds_hdr h;
 		int rc;
 
 		rnd_bytes(buf, sizeof(buf));
@@ -1446,11 +1446,11 @@ pds_hdr_decode__random_bytes_canonical(void **state)
 		/* Keep the value checks passable often enough. */
 		if (rnd() & 1)
 			buf[1] &= (uint8_t)(0x80 | spec_flags(type));
-		rc = uet_pds_hdr_decode(buf, len, &h);
+		rc = uet_wire_pds_hdr_decode(buf, len, &h);
 		if (rc < 0)
 			continue;
 		accepted++;
-		rc = uet_pds_hdr_encode(&h, again, sizeof(again));
+		rc = uet_wire_pds_hdr_encode(&h, again, sizeof(again));
 		if (rc != (int)len || memcmp(buf, again, len) != 0)
 			fail_msg("seed 0x%llx iter %u type %u not canonical",
 				 (unsigned long long)rng_seed, i, type);

@@ -56,7 +56,7 @@ rng_setup(void **state)
 }
 
 static void
-print_req(const char *tag, const struct uet_ses_req *h)
+print_req(const char *tag, const struct uet_wire_ses_req *h)
 {
 	print_error("%s: op=%u ver=%u flags=0x%02x mid=%u rig=%u job=0x%x "
 		    "pid=0x%x ri=0x%x bo=0x%llx init=0x%x mb=0x%llx "
@@ -77,9 +77,9 @@ print_req(const char *tag, const struct uet_ses_req *h)
 }
 
 static bool
-req_eq(const struct uet_ses_req *a, const struct uet_ses_req *b)
+req_eq(const struct uet_wire_ses_req *a, const struct uet_wire_ses_req *b)
 {
-	const struct uet_ses_rdv_ext *ra = &a->rdv, *rb = &b->rdv;
+	const struct uet_wire_ses_rdv_ext *ra = &a->rdv, *rb = &b->rdv;
 
 	return a->opcode == b->opcode && a->version == b->version &&
 	       a->flags == b->flags && a->message_id == b->message_id &&
@@ -107,7 +107,7 @@ req_eq(const struct uet_ses_req *a, const struct uet_ses_req *b)
 }
 
 static void
-assert_req_eq(const struct uet_ses_req *want, const struct uet_ses_req *got,
+assert_req_eq(const struct uet_wire_ses_req *want, const struct uet_wire_ses_req *got,
 	      int iter)
 {
 	if (req_eq(want, got))
@@ -119,7 +119,7 @@ assert_req_eq(const struct uet_ses_req *want, const struct uet_ses_req *got,
 }
 
 static bool
-resp_eq(const struct uet_ses_resp *a, const struct uet_ses_resp *b)
+resp_eq(const struct uet_wire_ses_resp *a, const struct uet_wire_ses_resp *b)
 {
 	return a->fmt == b->fmt && a->list == b->list &&
 	       a->opcode == b->opcode && a->version == b->version &&
@@ -135,8 +135,8 @@ resp_eq(const struct uet_ses_resp *a, const struct uet_ses_resp *b)
 }
 
 static void
-assert_resp_eq(const struct uet_ses_resp *want,
-	       const struct uet_ses_resp *got, int iter)
+assert_resp_eq(const struct uet_wire_ses_resp *want,
+	       const struct uet_wire_ses_resp *got, int iter)
 {
 	if (resp_eq(want, got))
 		return;
@@ -165,47 +165,47 @@ static void
 fmt__next_hdr_mapping(void **state)
 {
 	(void)state;
-	assert_int_equal(uet_ses_fmt_from_next_hdr(1), UET_SES_FMT_SMALL);
-	assert_int_equal(uet_ses_fmt_from_next_hdr(2), UET_SES_FMT_MEDIUM);
-	assert_int_equal(uet_ses_fmt_from_next_hdr(3), UET_SES_FMT_STD);
-	assert_int_equal(uet_ses_fmt_from_next_hdr(0), -UET_WIRE_E_BAD_NEXT_HDR);
-	assert_int_equal(uet_ses_fmt_from_next_hdr(4), -UET_WIRE_E_BAD_NEXT_HDR);
-	assert_int_equal(uet_ses_fmt_to_next_hdr(UET_SES_FMT_SMALL), 1);
-	assert_int_equal(uet_ses_fmt_to_next_hdr(UET_SES_FMT_MEDIUM), 2);
-	assert_int_equal(uet_ses_fmt_to_next_hdr(UET_SES_FMT_STD), 3);
-	assert_int_equal(uet_ses_fmt_to_next_hdr((enum uet_ses_fmt)4), 0);
+	assert_int_equal(uet_wire_ses_fmt_from_next_hdr(1), UET_SES_FMT_SMALL);
+	assert_int_equal(uet_wire_ses_fmt_from_next_hdr(2), UET_SES_FMT_MEDIUM);
+	assert_int_equal(uet_wire_ses_fmt_from_next_hdr(3), UET_SES_FMT_STD);
+	assert_int_equal(uet_wire_ses_fmt_from_next_hdr(0), -UET_WIRE_E_BAD_NEXT_HDR);
+	assert_int_equal(uet_wire_ses_fmt_from_next_hdr(4), -UET_WIRE_E_BAD_NEXT_HDR);
+	assert_int_equal(uet_wire_ses_fmt_to_next_hdr(UET_SES_FMT_SMALL), 1);
+	assert_int_equal(uet_wire_ses_fmt_to_next_hdr(UET_SES_FMT_MEDIUM), 2);
+	assert_int_equal(uet_wire_ses_fmt_to_next_hdr(UET_SES_FMT_STD), 3);
+	assert_int_equal(uet_wire_ses_fmt_to_next_hdr((enum uet_wire_ses_fmt)4), 0);
 
-	assert_int_equal(uet_ses_resp_fmt_from_next_hdr(4),
+	assert_int_equal(uet_wire_ses_resp_fmt_from_next_hdr(4),
 			 UET_SES_RESP_FMT_RESPONSE);
-	assert_int_equal(uet_ses_resp_fmt_from_next_hdr(5),
+	assert_int_equal(uet_wire_ses_resp_fmt_from_next_hdr(5),
 			 UET_SES_RESP_FMT_DATA);
-	assert_int_equal(uet_ses_resp_fmt_from_next_hdr(6),
+	assert_int_equal(uet_wire_ses_resp_fmt_from_next_hdr(6),
 			 UET_SES_RESP_FMT_DATA_SMALL);
-	assert_int_equal(uet_ses_resp_fmt_from_next_hdr(3),
+	assert_int_equal(uet_wire_ses_resp_fmt_from_next_hdr(3),
 			 -UET_WIRE_E_BAD_NEXT_HDR);
-	assert_int_equal(uet_ses_resp_fmt_from_next_hdr(7),
+	assert_int_equal(uet_wire_ses_resp_fmt_from_next_hdr(7),
 			 -UET_WIRE_E_BAD_NEXT_HDR);
-	assert_int_equal(uet_ses_resp_fmt_to_next_hdr(UET_SES_RESP_FMT_DATA), 5);
+	assert_int_equal(uet_wire_ses_resp_fmt_to_next_hdr(UET_SES_RESP_FMT_DATA), 5);
 	assert_int_equal(
-		uet_ses_resp_fmt_to_next_hdr((enum uet_ses_resp_fmt)3), 0);
+		uet_wire_ses_resp_fmt_to_next_hdr((enum uet_wire_ses_resp_fmt)3), 0);
 }
 
 static void
 fmt__lengths(void **state)
 {
 	(void)state;
-	assert_int_equal(uet_ses_fmt_len(UET_SES_FMT_STD), 44);
-	assert_int_equal(uet_ses_fmt_len(UET_SES_FMT_MEDIUM), 32);
-	assert_int_equal(uet_ses_fmt_len(UET_SES_FMT_SMALL), 20);
-	assert_int_equal(uet_ses_fmt_len((enum uet_ses_fmt)0), 0);
-	assert_int_equal(uet_ses_resp_fmt_len(UET_SES_RESP_FMT_RESPONSE), 12);
-	assert_int_equal(uet_ses_resp_fmt_len(UET_SES_RESP_FMT_DATA), 20);
-	assert_int_equal(uet_ses_resp_fmt_len(UET_SES_RESP_FMT_DATA_SMALL), 12);
-	assert_int_equal(uet_ses_resp_fmt_len((enum uet_ses_resp_fmt)0), 0);
-	assert_int_equal(uet_ses_ext_len(UET_SES_EXT_NONE), 0);
-	assert_int_equal(uet_ses_ext_len(UET_SES_EXT_ATOMIC), 4);
-	assert_int_equal(uet_ses_ext_len(UET_SES_EXT_ATOMIC_CAS), 36);
-	assert_int_equal(uet_ses_ext_len(UET_SES_EXT_RDV), 24);
+	assert_int_equal(uet_wire_ses_fmt_len(UET_SES_FMT_STD), 44);
+	assert_int_equal(uet_wire_ses_fmt_len(UET_SES_FMT_MEDIUM), 32);
+	assert_int_equal(uet_wire_ses_fmt_len(UET_SES_FMT_SMALL), 20);
+	assert_int_equal(uet_wire_ses_fmt_len((enum uet_wire_ses_fmt)0), 0);
+	assert_int_equal(uet_wire_ses_resp_fmt_len(UET_SES_RESP_FMT_RESPONSE), 12);
+	assert_int_equal(uet_wire_ses_resp_fmt_len(UET_SES_RESP_FMT_DATA), 20);
+	assert_int_equal(uet_wire_ses_resp_fmt_len(UET_SES_RESP_FMT_DATA_SMALL), 12);
+	assert_int_equal(uet_wire_ses_resp_fmt_len((enum uet_wire_ses_resp_fmt)0), 0);
+	assert_int_equal(uet_wire_ses_ext_len(UET_SES_EXT_NONE), 0);
+	assert_int_equal(uet_wire_ses_ext_len(UET_SES_EXT_ATOMIC), 4);
+	assert_int_equal(uet_wire_ses_ext_len(UET_SES_EXT_ATOMIC_CAS), 36);
+	assert_int_equal(uet_wire_ses_ext_len(UET_SES_EXT_RDV), 24);
 	assert_int_equal(UET_SES_REQ_MAX_LEN, 80);
 }
 
@@ -221,52 +221,52 @@ fmt_allows__table(void **state)
 	for (op = 0; op < 0x40; op++) {
 		bool def = op <= 0x0F;
 
-		assert_int_equal(uet_ses_fmt_allows(UET_SES_FMT_STD, op), def);
-		assert_int_equal(uet_ses_fmt_allows(UET_SES_FMT_MEDIUM, op),
+		assert_int_equal(uet_wire_ses_fmt_allows(UET_SES_FMT_STD, op), def);
+		assert_int_equal(uet_wire_ses_fmt_allows(UET_SES_FMT_MEDIUM, op),
 				 def && ((want_medium >> op) & 1));
-		assert_int_equal(uet_ses_fmt_allows(UET_SES_FMT_SMALL, op),
+		assert_int_equal(uet_wire_ses_fmt_allows(UET_SES_FMT_SMALL, op),
 				 def && ((want_small >> op) & 1));
-		assert_false(uet_ses_fmt_allows((enum uet_ses_fmt)0, op));
+		assert_false(uet_wire_ses_fmt_allows((enum uet_wire_ses_fmt)0, op));
 	}
 }
 
 static void
 req_ext_needed__by_opcode(void **state)
 {
-	struct uet_ses_req h = { .flags = UET_SES_F_SOM };
+	struct uet_wire_ses_req h = { .flags = UET_SES_F_SOM };
 
 	(void)state;
 	h.opcode = UET_SES_OP_SEND;
-	assert_int_equal(uet_ses_req_ext_needed(&h), UET_SES_EXT_NONE);
+	assert_int_equal(uet_wire_ses_req_ext_needed(&h), UET_SES_EXT_NONE);
 	h.opcode = UET_SES_OP_TSEND_FETCH_ATOMIC;
 	h.atomic.op = UET_AMO_BXOR;
-	assert_int_equal(uet_ses_req_ext_needed(&h), UET_SES_EXT_ATOMIC);
+	assert_int_equal(uet_wire_ses_req_ext_needed(&h), UET_SES_EXT_ATOMIC);
 	h.atomic.op = UET_AMO_MSWAP;
-	assert_int_equal(uet_ses_req_ext_needed(&h), UET_SES_EXT_ATOMIC_CAS);
+	assert_int_equal(uet_wire_ses_req_ext_needed(&h), UET_SES_EXT_ATOMIC_CAS);
 	h.atomic.op = UET_AMO_CSWAP;
-	assert_int_equal(uet_ses_req_ext_needed(&h), UET_SES_EXT_ATOMIC_CAS);
+	assert_int_equal(uet_wire_ses_req_ext_needed(&h), UET_SES_EXT_ATOMIC_CAS);
 	h.flags = 0; /* continuation packets carry no extension */
-	assert_int_equal(uet_ses_req_ext_needed(&h), UET_SES_EXT_NONE);
+	assert_int_equal(uet_wire_ses_req_ext_needed(&h), UET_SES_EXT_NONE);
 	h.flags = UET_SES_F_SOM;
 	h.opcode = UET_SES_OP_RENDEZVOUS_SEND;
-	assert_int_equal(uet_ses_req_ext_needed(&h), UET_SES_EXT_RDV);
+	assert_int_equal(uet_wire_ses_req_ext_needed(&h), UET_SES_EXT_RDV);
 	h.flags = UET_SES_F_EOM;
-	assert_int_equal(uet_ses_req_ext_needed(&h), UET_SES_EXT_NONE);
+	assert_int_equal(uet_wire_ses_req_ext_needed(&h), UET_SES_EXT_NONE);
 }
 
 static void
 req_tokens__accessors(void **state)
 {
-	struct uet_ses_req h = { .opcode = UET_SES_OP_DEFERRABLE_SEND };
+	struct uet_wire_ses_req h = { .opcode = UET_SES_OP_DEFERRABLE_SEND };
 
 	(void)state;
 	/* Deferrable send: the tokens live in buffer_offset (UEC 1.0 SES
 	 * standard request header). */
-	uet_ses_req_set_tokens(&h, 0xAABBCCDDu, 0x11223344u);
+	uet_wire_ses_req_set_tokens(&h, 0xAABBCCDDu, 0x11223344u);
 	assert_true(h.buffer_offset == 0xAABBCCDD11223344ULL);
 	assert_true(h.match_bits == 0);
-	assert_int_equal(uet_ses_req_token_initiator(&h), 0xAABBCCDDu);
-	assert_int_equal(uet_ses_req_token_target(&h), 0x11223344u);
+	assert_int_equal(uet_wire_ses_req_token_initiator(&h), 0xAABBCCDDu);
+	assert_int_equal(uet_wire_ses_req_token_target(&h), 0x11223344u);
 }
 
 /* rtr_layout__ready_to_restart_fields: a DEFERRABLE_RTR keeps every field
@@ -275,19 +275,19 @@ req_tokens__accessors(void **state)
 static void
 rtr_layout__ready_to_restart_fields(void **state)
 {
-	struct uet_ses_req h = { .opcode = UET_SES_OP_DEFERRABLE_RTR };
+	struct uet_wire_ses_req h = { .opcode = UET_SES_OP_DEFERRABLE_RTR };
 
 	(void)state;
-	uet_ses_req_set_tokens(&h, 0xAABBCCDDu, 0x11223344u);
-	uet_ses_req_set_restart_offset(&h, 0x123456789ULL);
-	uet_ses_req_set_rtr_match_bits(&h, 0x63);
+	uet_wire_ses_req_set_tokens(&h, 0xAABBCCDDu, 0x11223344u);
+	uet_wire_ses_req_set_restart_offset(&h, 0x123456789ULL);
+	uet_wire_ses_req_set_rtr_match_bits(&h, 0x63);
 	assert_true(h.match_bits == 0xAABBCCDD11223344ULL);
 	assert_true(h.buffer_offset == 0x123456789ULL);
 	assert_true(h.header_data == 0x63);
-	assert_int_equal(uet_ses_req_token_initiator(&h), 0xAABBCCDDu);
-	assert_int_equal(uet_ses_req_token_target(&h), 0x11223344u);
-	assert_true(uet_ses_req_restart_offset(&h) == 0x123456789ULL);
-	assert_true(uet_ses_req_rtr_match_bits(&h) == 0x63);
+	assert_int_equal(uet_wire_ses_req_token_initiator(&h), 0xAABBCCDDu);
+	assert_int_equal(uet_wire_ses_req_token_target(&h), 0x11223344u);
+	assert_true(uet_wire_ses_req_restart_offset(&h) == 0x123456789ULL);
+	assert_true(uet_wire_ses_req_rtr_match_bits(&h) == 0x63);
 }
 
 /* ------------------------------------------------------------------ */
@@ -296,8 +296,8 @@ rtr_layout__ready_to_restart_fields(void **state)
 
 struct req_case {
 	const char *name;
-	enum uet_ses_fmt fmt;
-	struct uet_ses_req h;
+	enum uet_wire_ses_fmt fmt;
+	struct uet_wire_ses_req h;
 	const uint8_t *bytes;
 	size_t len;
 };
@@ -556,22 +556,22 @@ check_req_golden(const char *name)
 	const struct req_case *c = req_case(name);
 	uint8_t buf[UET_SES_REQ_MAX_LEN + 8];
 	uint8_t in[UET_SES_REQ_MAX_LEN + 8];
-	struct uet_ses_req got;
+	struct uet_wire_ses_req got;
 
-	assert_int_equal(uet_ses_req_len(&c->h, c->fmt), c->len);
+	assert_int_equal(uet_wire_ses_req_len(&c->h, c->fmt), c->len);
 	memset(buf, 0xEE, sizeof(buf));
-	assert_int_equal(uet_ses_req_encode(&c->h, c->fmt, buf, sizeof(buf)),
+	assert_int_equal(uet_wire_ses_req_encode(&c->h, c->fmt, buf, sizeof(buf)),
 			 c->len);
 	assert_memory_equal(buf, c->bytes, c->len);
 	assert_int_equal(buf[c->len], 0xEE); /* nothing written beyond */
 
-	assert_int_equal(uet_ses_req_decode(c->bytes, c->len, c->fmt, &got),
+	assert_int_equal(uet_wire_ses_req_decode(c->bytes, c->len, c->fmt, &got),
 			 c->len);
 	assert_req_eq(&c->h, &got, -1);
 	/* Trailing payload is not consumed. */
 	memcpy(in, c->bytes, c->len);
 	memset(in + c->len, 0x5A, sizeof(in) - c->len);
-	assert_int_equal(uet_ses_req_decode(in, sizeof(in), c->fmt, &got),
+	assert_int_equal(uet_wire_ses_req_decode(in, sizeof(in), c->fmt, &got),
 			 c->len);
 	assert_req_eq(&c->h, &got, -1);
 }
@@ -598,15 +598,15 @@ REQ_GOLDEN_TEST(rdv)
 static void
 req_golden__tokens_and_restart(void **state)
 {
-	struct uet_ses_req h;
+	struct uet_wire_ses_req h;
 
 	(void)state;
-	assert_int_equal(uet_ses_req_decode(g_rtr, sizeof(g_rtr),
+	assert_int_equal(uet_wire_ses_req_decode(g_rtr, sizeof(g_rtr),
 					    UET_SES_FMT_STD, &h), 44);
-	assert_int_equal(uet_ses_req_token_initiator(&h), 0xAAAA0001u);
-	assert_int_equal(uet_ses_req_token_target(&h), 0xBBBB0002u);
-	assert_true(uet_ses_req_restart_offset(&h) == 0x10000);
-	assert_true(uet_ses_req_rtr_match_bits(&h) == 99);
+	assert_int_equal(uet_wire_ses_req_token_initiator(&h), 0xAAAA0001u);
+	assert_int_equal(uet_wire_ses_req_token_target(&h), 0xBBBB0002u);
+	assert_true(uet_wire_ses_req_restart_offset(&h) == 0x10000);
+	assert_true(uet_wire_ses_req_rtr_match_bits(&h) == 99);
 	assert_int_equal(h.initiator, 9);
 	assert_int_equal(h.message_id, 7);
 	assert_int_equal(h.request_length, 0x100000);
@@ -615,7 +615,7 @@ req_golden__tokens_and_restart(void **state)
 static void
 req_decode__every_truncation(void **state)
 {
-	struct uet_ses_req h;
+	struct uet_wire_ses_req h;
 	size_t i, l;
 
 	(void)state;
@@ -623,7 +623,7 @@ req_decode__every_truncation(void **state)
 		const struct req_case *c = &g_req_cases[i];
 
 		for (l = 0; l < c->len; l++) {
-			int rc = uet_ses_req_decode(c->bytes, l, c->fmt, &h);
+			int rc = uet_wire_ses_req_decode(c->bytes, l, c->fmt, &h);
 
 			if (rc != -UET_WIRE_E_TRUNCATED)
 				print_error("%s len %zu\n", c->name, l);
@@ -643,7 +643,7 @@ req_encode__every_short_cap(void **state)
 		const struct req_case *c = &g_req_cases[i];
 
 		for (cap = 0; cap < c->len; cap++) {
-			int rc = uet_ses_req_encode(&c->h, c->fmt, buf, cap);
+			int rc = uet_wire_ses_req_encode(&c->h, c->fmt, buf, cap);
 
 			if (rc != -UET_WIRE_E_NOSPACE)
 				print_error("%s cap %zu\n", c->name, cap);
@@ -658,7 +658,7 @@ req_encode__every_short_cap(void **state)
 
 struct resp_case {
 	const char *name;
-	struct uet_ses_resp h;
+	struct uet_wire_ses_resp h;
 	const uint8_t *bytes;
 	size_t len;
 };
@@ -721,13 +721,13 @@ static void
 check_resp_golden(const struct resp_case *c)
 {
 	uint8_t buf[32];
-	struct uet_ses_resp got;
+	struct uet_wire_ses_resp got;
 
 	memset(buf, 0xEE, sizeof(buf));
-	assert_int_equal(uet_ses_resp_encode(&c->h, buf, sizeof(buf)), c->len);
+	assert_int_equal(uet_wire_ses_resp_encode(&c->h, buf, sizeof(buf)), c->len);
 	assert_memory_equal(buf, c->bytes, c->len);
 	assert_int_equal(buf[c->len], 0xEE);
-	assert_int_equal(uet_ses_resp_decode(c->bytes, c->len, c->h.fmt, &got),
+	assert_int_equal(uet_wire_ses_resp_decode(c->bytes, c->len, c->h.fmt, &got),
 			 c->len);
 	assert_resp_eq(&c->h, &got, -1);
 }
@@ -746,7 +746,7 @@ RESP_GOLDEN_TEST(data_small, 2)
 static void
 resp_decode__every_truncation(void **state)
 {
-	struct uet_ses_resp h;
+	struct uet_wire_ses_resp h;
 	size_t i, l;
 
 	(void)state;
@@ -754,7 +754,7 @@ resp_decode__every_truncation(void **state)
 		const struct resp_case *c = &g_resp_cases[i];
 
 		for (l = 0; l < c->len; l++)
-			assert_int_equal(uet_ses_resp_decode(c->bytes, l,
+			assert_int_equal(uet_wire_ses_resp_decode(c->bytes, l,
 							     c->h.fmt, &h),
 					 -UET_WIRE_E_TRUNCATED);
 	}
@@ -771,7 +771,7 @@ resp_encode__every_short_cap(void **state)
 		const struct resp_case *c = &g_resp_cases[i];
 
 		for (cap = 0; cap < c->len; cap++)
-			assert_int_equal(uet_ses_resp_encode(&c->h, buf, cap),
+			assert_int_equal(uet_wire_ses_resp_encode(&c->h, buf, cap),
 					 -UET_WIRE_E_NOSPACE);
 	}
 }
@@ -814,7 +814,7 @@ opt_flags(void)
 
 /* Random values for every field format @p fmt carries given h->flags. */
 static void
-fill_fields(struct uet_ses_req *h, enum uet_ses_fmt fmt)
+fill_fields(struct uet_wire_ses_req *h, enum uet_wire_ses_fmt fmt)
 {
 	h->ri_generation = (uint8_t)rbits(8);
 	h->job_id = (uint32_t)rbits(24);
@@ -846,7 +846,7 @@ fill_fields(struct uet_ses_req *h, enum uet_ses_fmt fmt)
 }
 
 static void
-fill_atomic(struct uet_ses_req *h, bool cas)
+fill_atomic(struct uet_wire_ses_req *h, bool cas)
 {
 	static const uint8_t ops[] = {
 		UET_SES_OP_ATOMIC, UET_SES_OP_FETCHING_ATOMIC,
@@ -868,8 +868,8 @@ fill_atomic(struct uet_ses_req *h, bool cas)
 	}
 }
 
-static enum uet_ses_fmt
-gen_req(enum form form, struct uet_ses_req *h)
+static enum uet_wire_ses_fmt
+gen_req(enum form form, struct uet_wire_ses_req *h)
 {
 	static const uint8_t std_som_ops[] = {
 		UET_SES_OP_NO_OP, UET_SES_OP_WRITE, UET_SES_OP_READ,
@@ -895,7 +895,7 @@ gen_req(enum form form, struct uet_ses_req *h)
 	const uint8_t som_eom = UET_SES_F_SOM | UET_SES_F_EOM;
 	uint8_t maybe_eom = rnd(2) ? UET_SES_F_EOM : 0;
 	uint8_t maybe_hd = rnd(2) ? UET_SES_F_HD : 0;
-	enum uet_ses_fmt fmt = UET_SES_FMT_STD;
+	enum uet_wire_ses_fmt fmt = UET_SES_FMT_STD;
 
 	memset(h, 0, sizeof(*h));
 	switch (form) {
@@ -949,10 +949,10 @@ gen_req(enum form form, struct uet_ses_req *h)
 	}
 	fill_fields(h, fmt);
 	if (form == FORM_DEFER || form == FORM_RTR)
-		uet_ses_req_set_tokens(h, (uint32_t)rnd64(), (uint32_t)rnd64());
+		uet_wire_ses_req_set_tokens(h, (uint32_t)rnd64(), (uint32_t)rnd64());
 	if (form == FORM_RTR)
-		uet_ses_req_set_restart_offset(h, rnd64());
-	h->ext = uet_ses_req_ext_needed(h);
+		uet_wire_ses_req_set_restart_offset(h, rnd64());
+	h->ext = uet_wire_ses_req_ext_needed(h);
 	return fmt;
 }
 
@@ -960,17 +960,17 @@ static void
 roundtrip_form(enum form form)
 {
 	uint8_t buf[UET_SES_REQ_MAX_LEN];
-	struct uet_ses_req h, got;
+	struct uet_wire_ses_req h, got;
 	int i, n;
 
 	for (i = 0; i < RANDOM_ITERS; i++) {
-		enum uet_ses_fmt fmt = gen_req(form, &h);
+		enum uet_wire_ses_fmt fmt = gen_req(form, &h);
 
-		n = uet_ses_req_encode(&h, fmt, buf, sizeof(buf));
+		n = uet_wire_ses_req_encode(&h, fmt, buf, sizeof(buf));
 		if (n < 0)
 			print_req("rejected", &h);
-		assert_int_equal_seed(n, uet_ses_req_len(&h, fmt), i);
-		assert_int_equal_seed(uet_ses_req_decode(buf, (size_t)n, fmt,
+		assert_int_equal_seed(n, uet_wire_ses_req_len(&h, fmt), i);
+		assert_int_equal_seed(uet_wire_ses_req_decode(buf, (size_t)n, fmt,
 							 &got), n, i);
 		assert_req_eq(&h, &got, i);
 	}
@@ -1001,12 +1001,12 @@ req_roundtrip__arbitrary_structs(void **state)
 {
 	static const uint64_t vals[] = { 0, 1, 0x3F, 0xFFF, 0x3FFF, 0x1000 };
 	uint8_t buf[UET_SES_REQ_MAX_LEN];
-	struct uet_ses_req h, got;
+	struct uet_wire_ses_req h, got;
 	int i, n, accepted = 0;
 
 	(void)state;
 	for (i = 0; i < RANDOM_ITERS * 4; i++) {
-		enum uet_ses_fmt fmt = (enum uet_ses_fmt)(1 + rnd(3));
+		enum uet_wire_ses_fmt fmt = (enum uet_wire_ses_fmt)(1 + rnd(3));
 
 		gen_req((enum form)rnd(FORM__COUNT), &h);
 		/* Perturb one field with an edge value. */
@@ -1017,14 +1017,14 @@ req_roundtrip__arbitrary_structs(void **state)
 		case 3: h.header_data = vals[rnd(6)]; break;
 		case 4: h.payload_length = (uint16_t)vals[rnd(6)]; break;
 		case 5: h.request_length = (uint32_t)vals[rnd(6)]; break;
-		case 6: h.ext = (enum uet_ses_ext)rnd(4); break;
+		case 6: h.ext = (enum uet_wire_ses_ext)rnd(4); break;
 		default: h.atomic.op = (uint8_t)rnd(0x15); break;
 		}
-		n = uet_ses_req_encode(&h, fmt, buf, sizeof(buf));
+		n = uet_wire_ses_req_encode(&h, fmt, buf, sizeof(buf));
 		if (n < 0)
 			continue;
 		accepted++;
-		assert_int_equal_seed(uet_ses_req_decode(buf, (size_t)n, fmt,
+		assert_int_equal_seed(uet_wire_ses_req_decode(buf, (size_t)n, fmt,
 							 &got), n, i);
 		assert_req_eq(&h, &got, i);
 	}
@@ -1036,22 +1036,22 @@ static void
 req_decode__mutated_bytes_reencode(void **state)
 {
 	uint8_t buf[UET_SES_REQ_MAX_LEN], out[UET_SES_REQ_MAX_LEN];
-	struct uet_ses_req h;
+	struct uet_wire_ses_req h;
 	int i, j, n, accepted = 0;
 
 	(void)state;
 	for (i = 0; i < RANDOM_ITERS * 4; i++) {
-		enum uet_ses_fmt fmt = gen_req((enum form)rnd(FORM__COUNT), &h);
+		enum uet_wire_ses_fmt fmt = gen_req((enum form)rnd(FORM__COUNT), &h);
 
 		memset(buf, 0, sizeof(buf));
-		assert_true(uet_ses_req_encode(&h, fmt, buf, sizeof(buf)) > 0);
+		assert_true(uet_wire_ses_req_encode(&h, fmt, buf, sizeof(buf)) > 0);
 		for (j = 0; j < 1 + (int)rnd(3); j++)
 			buf[rnd(sizeof(buf))] ^= (uint8_t)(1u << rnd(8));
-		n = uet_ses_req_decode(buf, sizeof(buf), fmt, &h);
+		n = uet_wire_ses_req_decode(buf, sizeof(buf), fmt, &h);
 		if (n < 0)
 			continue;
 		accepted++;
-		assert_int_equal_seed(uet_ses_req_encode(&h, fmt, out,
+		assert_int_equal_seed(uet_wire_ses_req_encode(&h, fmt, out,
 							 sizeof(out)), n, i);
 		if (memcmp(out, buf, (size_t)n) != 0) {
 			print_error("seed=%llu iter=%d\n",
@@ -1063,7 +1063,7 @@ req_decode__mutated_bytes_reencode(void **state)
 }
 
 static void
-gen_resp(struct uet_ses_resp *h)
+gen_resp(struct uet_wire_ses_resp *h)
 {
 	static const uint8_t plain_ops[] = {
 		UET_SES_RSP_DEFAULT_RESPONSE, UET_SES_RSP_RESPONSE,
@@ -1071,7 +1071,7 @@ gen_resp(struct uet_ses_resp *h)
 	};
 
 	memset(h, 0, sizeof(*h));
-	h->fmt = (enum uet_ses_resp_fmt)(UET_SES_RESP_FMT_RESPONSE + rnd(3));
+	h->fmt = (enum uet_wire_ses_resp_fmt)(UET_SES_RESP_FMT_RESPONSE + rnd(3));
 	h->list = (uint8_t)rnd(2);
 	h->return_code = (uint8_t)rnd(UET_RC_DROPPED + 1);
 	h->job_id = (uint32_t)rbits(24);
@@ -1102,15 +1102,15 @@ static void
 resp_roundtrip__random(void **state)
 {
 	uint8_t buf[32];
-	struct uet_ses_resp h, got;
+	struct uet_wire_ses_resp h, got;
 	int i, n;
 
 	(void)state;
 	for (i = 0; i < RANDOM_ITERS * 3; i++) {
 		gen_resp(&h);
-		n = uet_ses_resp_encode(&h, buf, sizeof(buf));
-		assert_int_equal_seed(n, uet_ses_resp_fmt_len(h.fmt), i);
-		assert_int_equal_seed(uet_ses_resp_decode(buf, (size_t)n,
+		n = uet_wire_ses_resp_encode(&h, buf, sizeof(buf));
+		assert_int_equal_seed(n, uet_wire_ses_resp_fmt_len(h.fmt), i);
+		assert_int_equal_seed(uet_wire_ses_resp_decode(buf, (size_t)n,
 							  h.fmt, &got), n, i);
 		assert_resp_eq(&h, &got, i);
 	}
@@ -1120,20 +1120,20 @@ static void
 resp_decode__mutated_bytes_reencode(void **state)
 {
 	uint8_t buf[32], out[32];
-	struct uet_ses_resp h;
+	struct uet_wire_ses_resp h;
 	int i, n, accepted = 0;
 
 	(void)state;
 	for (i = 0; i < RANDOM_ITERS * 3; i++) {
 		gen_resp(&h);
 		memset(buf, 0, sizeof(buf));
-		assert_true(uet_ses_resp_encode(&h, buf, sizeof(buf)) > 0);
+		assert_true(uet_wire_ses_resp_encode(&h, buf, sizeof(buf)) > 0);
 		buf[rnd(24)] ^= (uint8_t)(1u << rnd(8));
-		n = uet_ses_resp_decode(buf, sizeof(buf), h.fmt, &h);
+		n = uet_wire_ses_resp_decode(buf, sizeof(buf), h.fmt, &h);
 		if (n < 0)
 			continue;
 		accepted++;
-		assert_int_equal_seed(uet_ses_resp_encode(&h, out, sizeof(out)),
+		assert_int_equal_seed(uet_wire_ses_resp_encode(&h, out, sizeof(out)),
 				      n, i);
 		assert_memory_equal(out, buf, (size_t)n);
 	}
@@ -1150,22 +1150,22 @@ decode_patched(const char *name, size_t off, uint8_t val)
 {
 	const struct req_case *c = req_case(name);
 	uint8_t buf[UET_SES_REQ_MAX_LEN];
-	struct uet_ses_req h;
+	struct uet_wire_ses_req h;
 
 	memcpy(buf, c->bytes, c->len);
 	buf[off] = val;
-	return uet_ses_req_decode(buf, c->len, c->fmt, &h);
+	return uet_wire_ses_req_decode(buf, c->len, c->fmt, &h);
 }
 
 static void
 req_decode__bad_next_hdr(void **state)
 {
-	struct uet_ses_req h;
+	struct uet_wire_ses_req h;
 
 	(void)state;
-	assert_int_equal(uet_ses_req_decode(g_std_som, 44, (enum uet_ses_fmt)0,
+	assert_int_equal(uet_wire_ses_req_decode(g_std_som, 44, (enum uet_wire_ses_fmt)0,
 					    &h), -UET_WIRE_E_BAD_NEXT_HDR);
-	assert_int_equal(uet_ses_req_decode(g_std_som, 44, (enum uet_ses_fmt)4,
+	assert_int_equal(uet_wire_ses_req_decode(g_std_som, 44, (enum uet_wire_ses_fmt)4,
 					    &h), -UET_WIRE_E_BAD_NEXT_HDR);
 }
 
@@ -1331,16 +1331,16 @@ req_decode__datagram_rules(void **state)
 	/* STD datagram, message_id 0 but not EOM. */
 	{
 		uint8_t b[44];
-		struct uet_ses_req h;
+		struct uet_wire_ses_req h;
 
 		memcpy(b, g_std_som, sizeof(b));
 		b[0] = UET_SES_OP_DATAGRAM_SEND;
 		b[2] = b[3] = 0;
-		assert_int_equal(uet_ses_req_decode(b, 44, UET_SES_FMT_STD,
+		assert_int_equal(uet_wire_ses_req_decode(b, 44, UET_SES_FMT_STD,
 						    &h),
 				 -UET_WIRE_E_BAD_COMBINATION);
 		b[1] |= UET_SES_F_EOM;
-		assert_int_equal(uet_ses_req_decode(b, 44, UET_SES_FMT_STD,
+		assert_int_equal(uet_wire_ses_req_decode(b, 44, UET_SES_FMT_STD,
 						    &h), 44);
 	}
 }
@@ -1359,24 +1359,24 @@ req_decode__rtr_rules(void **state)
 /* Request encode: one negative test per rule                          */
 /* ------------------------------------------------------------------ */
 
-static struct uet_ses_req
+static struct uet_wire_ses_req
 golden_req(const char *name)
 {
 	return req_case(name)->h;
 }
 
 static int
-encode_as(const struct uet_ses_req *h, const char *name)
+encode_as(const struct uet_wire_ses_req *h, const char *name)
 {
 	uint8_t buf[UET_SES_REQ_MAX_LEN];
 
-	return uet_ses_req_encode(h, req_case(name)->fmt, buf, sizeof(buf));
+	return uet_wire_ses_req_encode(h, req_case(name)->fmt, buf, sizeof(buf));
 }
 
 #define ENC_EXPECT(name, stmt, err)                                         \
 	do {                                                                \
-		struct uet_ses_req h_ = golden_req(name);                   \
-		struct uet_ses_req *h = &h_;                                \
+		struct uet_wire_ses_req h_ = golden_req(name);                   \
+		struct uet_wire_ses_req *h = &h_;                                \
 		stmt;                                                       \
 		assert_int_equal(encode_as(h, name), -(err));               \
 	} while (0)
@@ -1385,13 +1385,13 @@ static void
 req_encode__bad_next_hdr(void **state)
 {
 	uint8_t buf[UET_SES_REQ_MAX_LEN];
-	struct uet_ses_req h = golden_req("small");
+	struct uet_wire_ses_req h = golden_req("small");
 
 	(void)state;
-	assert_int_equal(uet_ses_req_encode(&h, (enum uet_ses_fmt)0, buf,
+	assert_int_equal(uet_wire_ses_req_encode(&h, (enum uet_wire_ses_fmt)0, buf,
 					    sizeof(buf)),
 			 -UET_WIRE_E_BAD_NEXT_HDR);
-	assert_int_equal(uet_ses_req_len(&h, (enum uet_ses_fmt)5), 0);
+	assert_int_equal(uet_wire_ses_req_len(&h, (enum uet_wire_ses_fmt)5), 0);
 }
 
 static void
@@ -1415,7 +1415,7 @@ req_encode__bad_field(void **state)
 		   UET_WIRE_E_BAD_FIELD);
 	ENC_EXPECT("rdv", h->rdv.read_resource_index = 0x1000,
 		   UET_WIRE_E_BAD_FIELD);
-	ENC_EXPECT("std_som", h->ext = (enum uet_ses_ext)9,
+	ENC_EXPECT("std_som", h->ext = (enum uet_wire_ses_ext)9,
 		   UET_WIRE_E_BAD_FIELD);
 	/* The 32-bit STD request_length takes any value. */
 	ENC_EXPECT("std_som", h->request_length = UINT32_MAX; h->opcode = 0x10,
@@ -1530,11 +1530,11 @@ resp_decode_patched(size_t idx, size_t off, uint8_t val)
 {
 	const struct resp_case *c = &g_resp_cases[idx];
 	uint8_t buf[32];
-	struct uet_ses_resp h;
+	struct uet_wire_ses_resp h;
 
 	memcpy(buf, c->bytes, c->len);
 	buf[off] = val;
-	return uet_ses_resp_decode(buf, c->len, c->h.fmt, &h);
+	return uet_wire_ses_resp_decode(buf, c->len, c->h.fmt, &h);
 }
 
 enum { RC_RESP, RC_DATA, RC_DATA_SMALL };
@@ -1542,14 +1542,14 @@ enum { RC_RESP, RC_DATA, RC_DATA_SMALL };
 static void
 resp_decode__bad_next_hdr(void **state)
 {
-	struct uet_ses_resp h;
+	struct uet_wire_ses_resp h;
 
 	(void)state;
-	assert_int_equal(uet_ses_resp_decode(g_response, 12,
-					     (enum uet_ses_resp_fmt)3, &h),
+	assert_int_equal(uet_wire_ses_resp_decode(g_response, 12,
+					     (enum uet_wire_ses_resp_fmt)3, &h),
 			 -UET_WIRE_E_BAD_NEXT_HDR);
-	assert_int_equal(uet_ses_resp_decode(g_response, 12,
-					     (enum uet_ses_resp_fmt)7, &h),
+	assert_int_equal(uet_wire_ses_resp_decode(g_response, 12,
+					     (enum uet_wire_ses_resp_fmt)7, &h),
 			 -UET_WIRE_E_BAD_NEXT_HDR);
 }
 
@@ -1616,11 +1616,11 @@ resp_decode__opcode_not_in_format(void **state)
 
 #define RESP_ENC_EXPECT(idx, stmt, err)                                     \
 	do {                                                                \
-		struct uet_ses_resp h_ = g_resp_cases[idx].h;               \
-		struct uet_ses_resp *h = &h_;                               \
+		struct uet_wire_ses_resp h_ = g_resp_cases[idx].h;               \
+		struct uet_wire_ses_resp *h = &h_;                               \
 		uint8_t b_[32];                                             \
 		stmt;                                                       \
-		assert_int_equal(uet_ses_resp_encode(h, b_, sizeof(b_)),    \
+		assert_int_equal(uet_wire_ses_resp_encode(h, b_, sizeof(b_)),    \
 				 -(err));                                   \
 	} while (0)
 
@@ -1628,7 +1628,7 @@ static void
 resp_encode__validation(void **state)
 {
 	(void)state;
-	RESP_ENC_EXPECT(RC_RESP, h->fmt = (enum uet_ses_resp_fmt)0,
+	RESP_ENC_EXPECT(RC_RESP, h->fmt = (enum uet_wire_ses_resp_fmt)0,
 			UET_WIRE_E_BAD_NEXT_HDR);
 	RESP_ENC_EXPECT(RC_RESP, h->list = 4, UET_WIRE_E_BAD_FIELD);
 	RESP_ENC_EXPECT(RC_RESP, h->list = 2, UET_WIRE_E_BAD_FIELD);

@@ -26,9 +26,9 @@
 
 struct wfx {
 	const char *name;
-	void (*spec)(struct uet_pkt *p, size_t *plen);
+	void (*spec)(struct uet_wire_pkt *p, size_t *plen);
 	size_t (*corrupt)(uint8_t *f, size_t len); /* NULL: keep as built */
-	enum uet_pkt_layer layer;                  /* expected failure */
+	enum uet_wire_pkt_layer layer;                  /* expected failure */
 	int err;                                   /* positive, or 0 */
 	bool not_uet;                              /* not UET traffic */
 	bool raw_ip;                               /* frame starts at IP */
@@ -39,10 +39,10 @@ struct wfx {
 /* ------------------------------------------------------------------ */
 
 static inline void
-wfx_base(struct uet_pkt *p, uint8_t type, uint8_t nh, uint8_t flags)
+wfx_base(struct uet_wire_pkt *p, uint8_t type, uint8_t nh, uint8_t flags)
 {
 	memset(p, 0, sizeof(*p));
-	uet_outer_init(&p->outer, 4);
+	uet_wire_outer_init(&p->outer, 4);
 	p->outer.dst_mac[0] = 0x02;
 	p->outer.dst_mac[5] = 0x02;
 	p->outer.src_mac[0] = 0x02;
@@ -59,7 +59,7 @@ wfx_base(struct uet_pkt *p, uint8_t type, uint8_t nh, uint8_t flags)
 }
 
 static inline void
-wfx_req(struct uet_pkt *p, uint8_t type, uint8_t nh, uint8_t flags)
+wfx_req(struct uet_wire_pkt *p, uint8_t type, uint8_t nh, uint8_t flags)
 {
 	wfx_base(p, type, nh, flags);
 	p->pds.u.req.clear_psn_offset = -3;
@@ -69,14 +69,14 @@ wfx_req(struct uet_pkt *p, uint8_t type, uint8_t nh, uint8_t flags)
 		p->pds.u.req.psn_offset = 5;
 	else
 		p->pds.u.req.dpdcid = 0x22;
-	if (uet_pds_type_is_cc_req(type)) {
+	if (uet_wire_pds_type_is_cc_req(type)) {
 		p->pds.u.req.ccc_id = 3;
 		p->pds.u.req.credit_target = 0x100;
 	}
 }
 
 static inline void
-wfx_ses_common(struct uet_ses_req *r, uint8_t op, uint8_t flags)
+wfx_ses_common(struct uet_wire_ses_req *r, uint8_t op, uint8_t flags)
 {
 	r->opcode = op;
 	r->version = UET_SES_VERSION;
@@ -89,9 +89,9 @@ wfx_ses_common(struct uet_ses_req *r, uint8_t op, uint8_t flags)
 
 /* A standard request header; SOM packets get the SOM-only fields. */
 static inline void
-wfx_ses_std(struct uet_pkt *p, uint8_t op, uint8_t flags, uint32_t len)
+wfx_ses_std(struct uet_wire_pkt *p, uint8_t op, uint8_t flags, uint32_t len)
 {
-	struct uet_ses_req *r = &p->req;
+	struct uet_wire_ses_req *r = &p->req;
 
 	wfx_ses_common(r, op, flags);
 	r->message_id = 7;
@@ -102,7 +102,7 @@ wfx_ses_std(struct uet_pkt *p, uint8_t op, uint8_t flags, uint32_t len)
 }
 
 static inline void
-wfx_ack(struct uet_pkt *p, uint8_t type, uint8_t nh, uint8_t flags)
+wfx_ack(struct uet_wire_pkt *p, uint8_t type, uint8_t nh, uint8_t flags)
 {
 	wfx_base(p, type, nh, flags);
 	p->pds.u.ack.ack_psn_offset = 2;
@@ -113,7 +113,7 @@ wfx_ack(struct uet_pkt *p, uint8_t type, uint8_t nh, uint8_t flags)
 }
 
 static inline void
-wfx_resp(struct uet_pkt *p, enum uet_ses_resp_fmt fmt, size_t plen)
+wfx_resp(struct uet_wire_pkt *p, enum uet_wire_ses_resp_fmt fmt, size_t plen)
 {
 	p->resp.fmt = fmt;
 	p->resp.return_code = UET_RC_OK;
@@ -143,7 +143,7 @@ wfx_resp(struct uet_pkt *p, enum uet_ses_resp_fmt fmt, size_t plen)
 #define SOM_EOM (UET_SES_F_SOM | UET_SES_F_EOM)
 
 static inline void
-wfx_rud_syn_send(struct uet_pkt *p, size_t *plen)
+wfx_rud_syn_send(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_req(p, UET_PDS_TYPE_RUD_REQ, UET_PDS_NEXT_REQUEST_STD,
 		UET_PDS_F_SYN | UET_PDS_F_AR);
@@ -152,7 +152,7 @@ wfx_rud_syn_send(struct uet_pkt *p, size_t *plen)
 }
 
 static inline void
-wfx_rod_send_cont(struct uet_pkt *p, size_t *plen)
+wfx_rod_send_cont(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_req(p, UET_PDS_TYPE_ROD_REQ, UET_PDS_NEXT_REQUEST_STD, 0);
 	wfx_ses_std(p, UET_SES_OP_SEND, UET_SES_F_EOM, 4128);
@@ -162,7 +162,7 @@ wfx_rod_send_cont(struct uet_pkt *p, size_t *plen)
 }
 
 static inline void
-wfx_rud_cc_write_medium(struct uet_pkt *p, size_t *plen)
+wfx_rud_cc_write_medium(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_req(p, UET_PDS_TYPE_RUD_CC_REQ, UET_PDS_NEXT_REQUEST_MEDIUM,
 		UET_PDS_F_AR);
@@ -175,7 +175,7 @@ wfx_rud_cc_write_medium(struct uet_pkt *p, size_t *plen)
 }
 
 static inline void
-wfx_rod_cc_read_small(struct uet_pkt *p, size_t *plen)
+wfx_rod_cc_read_small(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_req(p, UET_PDS_TYPE_ROD_CC_REQ, UET_PDS_NEXT_REQUEST_SMALL,
 		UET_PDS_F_RETX);
@@ -186,7 +186,7 @@ wfx_rod_cc_read_small(struct uet_pkt *p, size_t *plen)
 }
 
 static inline void
-wfx_rudi_write_small(struct uet_pkt *p, size_t *plen)
+wfx_rudi_write_small(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_base(p, UET_PDS_TYPE_RUDI_REQ, UET_PDS_NEXT_REQUEST_SMALL, 0);
 	p->pds.u.rudi.pkt_id = 0x1001;
@@ -197,7 +197,7 @@ wfx_rudi_write_small(struct uet_pkt *p, size_t *plen)
 }
 
 static inline void
-wfx_rudi_resp(struct uet_pkt *p, size_t *plen)
+wfx_rudi_resp(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_base(p, UET_PDS_TYPE_RUDI_RESP, UET_PDS_NEXT_RESPONSE,
 		 UET_PDS_F_M);
@@ -207,7 +207,7 @@ wfx_rudi_resp(struct uet_pkt *p, size_t *plen)
 }
 
 static inline void
-wfx_uud_datagram(struct uet_pkt *p, size_t *plen)
+wfx_uud_datagram(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_base(p, UET_PDS_TYPE_UUD_REQ, UET_PDS_NEXT_REQUEST_STD, 0);
 	wfx_ses_std(p, UET_SES_OP_DATAGRAM_SEND, SOM_EOM, 32);
@@ -216,17 +216,17 @@ wfx_uud_datagram(struct uet_pkt *p, size_t *plen)
 }
 
 static inline void
-wfx_ack_clear(struct uet_pkt *p, size_t *plen)
+wfx_ack_clear(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_ack(p, UET_PDS_TYPE_ACK, UET_PDS_NEXT_NONE, 0);
-	uet_pds_ack_req_set(&p->pds, UET_PDS_ACK_REQ_CLEAR);
+	uet_wire_pds_ack_req_set(&p->pds, UET_PDS_ACK_REQ_CLEAR);
 	*plen = 0;
 }
 
 static inline void
-wfx_ack_cc_nscc(struct uet_pkt *p, size_t *plen)
+wfx_ack_cc_nscc(struct uet_wire_pkt *p, size_t *plen)
 {
-	struct uet_pds_ack *a = &p->pds.u.ack;
+	struct uet_wire_pds_ack *a = &p->pds.u.ack;
 
 	wfx_ack(p, UET_PDS_TYPE_ACK_CC, UET_PDS_NEXT_NONE, UET_PDS_F_M);
 	a->cc_type = UET_CC_TYPE_NSCC;
@@ -242,9 +242,9 @@ wfx_ack_cc_nscc(struct uet_pkt *p, size_t *plen)
 }
 
 static inline void
-wfx_ack_cc_credit(struct uet_pkt *p, size_t *plen)
+wfx_ack_cc_credit(struct uet_wire_pkt *p, size_t *plen)
 {
-	struct uet_pds_ack *a = &p->pds.u.ack;
+	struct uet_wire_pds_ack *a = &p->pds.u.ack;
 
 	wfx_ack(p, UET_PDS_TYPE_ACK_CC, UET_PDS_NEXT_NONE, 0);
 	a->cc_type = UET_CC_TYPE_CREDIT;
@@ -255,9 +255,9 @@ wfx_ack_cc_credit(struct uet_pkt *p, size_t *plen)
 }
 
 static inline void
-wfx_ack_ccx(struct uet_pkt *p, size_t *plen)
+wfx_ack_ccx(struct uet_wire_pkt *p, size_t *plen)
 {
-	struct uet_pds_ack *a = &p->pds.u.ack;
+	struct uet_wire_pds_ack *a = &p->pds.u.ack;
 	size_t i;
 
 	wfx_ack(p, UET_PDS_TYPE_ACK_CCX, UET_PDS_NEXT_NONE, UET_PDS_F_RETX);
@@ -269,7 +269,7 @@ wfx_ack_ccx(struct uet_pkt *p, size_t *plen)
 }
 
 static inline void
-wfx_nack(struct uet_pkt *p, size_t *plen)
+wfx_nack(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_base(p, UET_PDS_TYPE_NACK, UET_PDS_NEXT_NONE, UET_PDS_F_M);
 	p->pds.u.nack.code = UET_NACK_TRIMMED;
@@ -281,7 +281,7 @@ wfx_nack(struct uet_pkt *p, size_t *plen)
 }
 
 static inline void
-wfx_nack_ccx(struct uet_pkt *p, size_t *plen)
+wfx_nack_ccx(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_nack(p, plen);
 	p->pds.type = UET_PDS_TYPE_NACK_CCX;
@@ -295,7 +295,7 @@ wfx_nack_ccx(struct uet_pkt *p, size_t *plen)
 
 /* One control packet per ctl_type. */
 static inline void
-wfx_cp(struct uet_pkt *p, unsigned int ctl)
+wfx_cp(struct uet_wire_pkt *p, unsigned int ctl)
 {
 	static const uint8_t flags[UET_PDS_CTL_MAX + 1] = {
 		[UET_PDS_CTL_NOOP] = UET_PDS_F_SYN | UET_PDS_F_AR,
@@ -303,7 +303,7 @@ wfx_cp(struct uet_pkt *p, unsigned int ctl)
 		[UET_PDS_CTL_CLOSE] = UET_PDS_F_AR | UET_PDS_F_ISROD,
 		[UET_PDS_CTL_PROBE] = UET_PDS_F_RETX,
 	};
-	struct uet_pds_cp *cp = &p->pds.u.cp;
+	struct uet_wire_pds_cp *cp = &p->pds.u.cp;
 
 	wfx_base(p, UET_PDS_TYPE_CP, (uint8_t)ctl, flags[ctl]);
 	cp->psn = 0x10000130 + ctl;
@@ -319,7 +319,7 @@ wfx_cp(struct uet_pkt *p, unsigned int ctl)
 
 #define WFX_CP(ctl, fn)							\
 	static inline void						\
-	fn(struct uet_pkt *p, size_t *plen)				\
+	fn(struct uet_wire_pkt *p, size_t *plen)				\
 	{								\
 		wfx_cp(p, ctl);						\
 		*plen = 0;						\
@@ -341,26 +341,26 @@ WFX_CP(UET_PDS_CTL_NEGOTIATION, wfx_cp_negotiation)
 /* ------------------------------------------------------------------ */
 
 static inline void
-wfx_deferrable(struct uet_pkt *p, size_t *plen)
+wfx_deferrable(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_req(p, UET_PDS_TYPE_RUD_REQ, UET_PDS_NEXT_REQUEST_STD, 0);
 	wfx_ses_std(p, UET_SES_OP_DEFERRABLE_SEND, UET_SES_F_SOM, 65536);
-	uet_ses_req_set_tokens(&p->req, 0x1111, 0x2222);
+	uet_wire_ses_req_set_tokens(&p->req, 0x1111, 0x2222);
 	*plen = 64;
 }
 
 static inline void
-wfx_rtr(struct uet_pkt *p, size_t *plen)
+wfx_rtr(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_req(p, UET_PDS_TYPE_RUD_REQ, UET_PDS_NEXT_REQUEST_STD, 0);
 	wfx_ses_std(p, UET_SES_OP_DEFERRABLE_RTR, SOM_EOM, 65536);
-	uet_ses_req_set_tokens(&p->req, 0x1111, 0x2222);
-	uet_ses_req_set_restart_offset(&p->req, 8192);
+	uet_wire_ses_req_set_tokens(&p->req, 0x1111, 0x2222);
+	uet_wire_ses_req_set_restart_offset(&p->req, 8192);
 	*plen = 0;
 }
 
 static inline void
-wfx_atomic(struct uet_pkt *p, size_t *plen)
+wfx_atomic(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_req(p, UET_PDS_TYPE_RUD_REQ, UET_PDS_NEXT_REQUEST_STD, 0);
 	wfx_ses_std(p, UET_SES_OP_ATOMIC, SOM_EOM, 8);
@@ -372,7 +372,7 @@ wfx_atomic(struct uet_pkt *p, size_t *plen)
 }
 
 static inline void
-wfx_cas(struct uet_pkt *p, size_t *plen)
+wfx_cas(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_req(p, UET_PDS_TYPE_RUD_REQ, UET_PDS_NEXT_REQUEST_STD, 0);
 	wfx_ses_std(p, UET_SES_OP_FETCHING_ATOMIC, SOM_EOM, 8);
@@ -385,9 +385,9 @@ wfx_cas(struct uet_pkt *p, size_t *plen)
 }
 
 static inline void
-wfx_rendezvous(struct uet_pkt *p, size_t *plen)
+wfx_rendezvous(struct uet_wire_pkt *p, size_t *plen)
 {
-	struct uet_ses_rdv_ext *r = &p->req.rdv;
+	struct uet_wire_ses_rdv_ext *r = &p->req.rdv;
 
 	wfx_req(p, UET_PDS_TYPE_RUD_REQ, UET_PDS_NEXT_REQUEST_STD, 0);
 	wfx_ses_std(p, UET_SES_OP_RENDEZVOUS_SEND, SOM_EOM, 1 << 20);
@@ -402,7 +402,7 @@ wfx_rendezvous(struct uet_pkt *p, size_t *plen)
 }
 
 static inline void
-wfx_tagged_hd(struct uet_pkt *p, size_t *plen)
+wfx_tagged_hd(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_req(p, UET_PDS_TYPE_ROD_REQ, UET_PDS_NEXT_REQUEST_STD, 0);
 	wfx_ses_std(p, UET_SES_OP_TAGGED_SEND, SOM_EOM | UET_SES_F_HD, 16);
@@ -411,7 +411,7 @@ wfx_tagged_hd(struct uet_pkt *p, size_t *plen)
 }
 
 static inline void
-wfx_ack_response(struct uet_pkt *p, size_t *plen)
+wfx_ack_response(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_ack(p, UET_PDS_TYPE_ACK, UET_PDS_NEXT_RESPONSE, 0);
 	wfx_resp(p, UET_SES_RESP_FMT_RESPONSE, 0);
@@ -419,7 +419,7 @@ wfx_ack_response(struct uet_pkt *p, size_t *plen)
 }
 
 static inline void
-wfx_response_data(struct uet_pkt *p, size_t *plen)
+wfx_response_data(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_req(p, UET_PDS_TYPE_RUD_REQ, UET_PDS_NEXT_RESPONSE_DATA, 0);
 	wfx_resp(p, UET_SES_RESP_FMT_DATA, 64);
@@ -427,7 +427,7 @@ wfx_response_data(struct uet_pkt *p, size_t *plen)
 }
 
 static inline void
-wfx_response_data_small(struct uet_pkt *p, size_t *plen)
+wfx_response_data_small(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_ack(p, UET_PDS_TYPE_ACK, UET_PDS_NEXT_RESPONSE_DATA_SMALL, 0);
 	wfx_resp(p, UET_SES_RESP_FMT_DATA_SMALL, 16);
@@ -439,7 +439,7 @@ wfx_response_data_small(struct uet_pkt *p, size_t *plen)
 /* ------------------------------------------------------------------ */
 
 static inline void
-wfx_v6_addrs(struct uet_outer *o)
+wfx_v6_addrs(struct uet_wire_outer *o)
 {
 	static const uint8_t a[16] = { 0x20, 0x01, 0x0D, 0xB8 };
 
@@ -455,7 +455,7 @@ wfx_v6_addrs(struct uet_outer *o)
 }
 
 static inline void
-wfx_native_v4(struct uet_pkt *p, size_t *plen)
+wfx_native_v4(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_rud_syn_send(p, plen);
 	p->outer.native = true;
@@ -466,7 +466,7 @@ wfx_native_v4(struct uet_pkt *p, size_t *plen)
 }
 
 static inline void
-wfx_v6_vlan(struct uet_pkt *p, size_t *plen)
+wfx_v6_vlan(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_rud_syn_send(p, plen);
 	wfx_v6_addrs(&p->outer);
@@ -475,7 +475,7 @@ wfx_v6_vlan(struct uet_pkt *p, size_t *plen)
 }
 
 static inline void
-wfx_native_v6(struct uet_pkt *p, size_t *plen)
+wfx_native_v6(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_ack_cc_nscc(p, plen);
 	wfx_v6_addrs(&p->outer);
@@ -487,7 +487,7 @@ wfx_native_v6(struct uet_pkt *p, size_t *plen)
 }
 
 static inline void
-wfx_raw_ip(struct uet_pkt *p, size_t *plen)
+wfx_raw_ip(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_ack_clear(p, plen);
 	p->outer.raw_ip = true;
@@ -521,13 +521,13 @@ wfx_ipv4_reseal(uint8_t *ip)
 static inline size_t
 wfx_cut_inner(uint8_t *f, size_t len, size_t keep)
 {
-	struct uet_outer o;
-	int hl = uet_outer_decode(f, len, &o);
+	struct uet_wire_outer o;
+	int hl = uet_wire_outer_decode(f, len, &o);
 
 	if (hl < 0 || keep > o.inner_len)
 		return len;
 	o.inner_len = (uint16_t)keep;
-	if (uet_outer_encode(&o, f, len) != hl)
+	if (uet_wire_outer_encode(&o, f, len) != hl)
 		return len;
 	return (size_t)hl + keep;
 }
@@ -542,12 +542,12 @@ wfx_cut_inner(uint8_t *f, size_t len, size_t keep)
 static inline size_t
 wfx_switch_trim(uint8_t *f, size_t len, size_t keep, bool fix_ip)
 {
-	struct uet_outer o;
+	struct uet_wire_outer o;
 	int rc;
 
-	if (uet_outer_decode(f, len, &o) < 0)
+	if (uet_wire_outer_decode(f, len, &o) < 0)
 		return len;
-	rc = uet_outer_frame_trim(&o, f, len, keep, WFX_DSCP_TRIMMED, fix_ip);
+	rc = uet_wire_outer_frame_trim(&o, f, len, keep, WFX_DSCP_TRIMMED, fix_ip);
 	return rc < 0 ? len : (size_t)rc;
 }
 
@@ -676,14 +676,14 @@ wfx_bad_nack_code(uint8_t *f, size_t len)
 }
 
 static inline void
-wfx_ack_extra(struct uet_pkt *p, size_t *plen)
+wfx_ack_extra(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_ack_clear(p, plen);
 	*plen = 8; /* bytes after a header that announces none */
 }
 
 static inline void
-wfx_dns(struct uet_pkt *p, size_t *plen)
+wfx_dns(struct uet_wire_pkt *p, size_t *plen)
 {
 	wfx_ack_clear(p, plen);
 	p->outer.udp_dport = 53;
@@ -799,7 +799,7 @@ wfx_payload(uint8_t *buf, size_t n)
  * built from. Returns the frame length, or a negative build error.
  */
 static inline int
-wfx_frame(const struct wfx *x, struct uet_pkt *spec, uint8_t *buf,
+wfx_frame(const struct wfx *x, struct uet_wire_pkt *spec, uint8_t *buf,
 	  size_t cap)
 {
 	uint8_t payload[WFX_FRAME_MAX];
@@ -808,7 +808,7 @@ wfx_frame(const struct wfx *x, struct uet_pkt *spec, uint8_t *buf,
 
 	x->spec(spec, &plen);
 	wfx_payload(payload, plen);
-	len = uet_pkt_build(spec, payload, plen, buf, cap);
+	len = uet_wire_pkt_build(spec, payload, plen, buf, cap);
 	if (len < 0 || x->corrupt == NULL)
 		return len;
 	return (int)x->corrupt(buf, (size_t)len);

@@ -33,7 +33,7 @@
 extern "C" {
 #endif
 
-struct uet_pds_nscc_state;
+struct uet_wire_pds_nscc_state;
 
 /** Nominal size counted by both ends: UDP length + 40 (UEC 3.6.13). */
 #define UET_NSCC_NOMINAL_EXTRA 40
@@ -299,7 +299,7 @@ int uet_nscc_rcv_overload(struct uet_nscc_rcv *r, uint32_t pend);
  * (as htsim counts them).
  */
 void uet_nscc_rcv_fill(struct uet_nscc_rcv *r, uint64_t service_ns,
-		       struct uet_pds_nscc_state *st);
+		       struct uet_wire_pds_nscc_state *st);
 
 #ifdef __cplusplus
 }

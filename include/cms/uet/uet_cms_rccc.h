@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-struct uet_pds_credit_state;
+struct uet_wire_pds_credit_state;
 
 /** Bytes per credit unit on the wire. */
 #define UET_RCCC_UNIT 256
@@ -221,7 +221,7 @@ int uet_rccc_pacer_poll(struct uet_rccc_pacer *pc, uint64_t now,
 uint64_t uet_rccc_pacer_next(const struct uet_rccc_pacer *pc);
 
 /** Fill an ACK_CC cc_type 1 state: @p bytes of credit, @p ooo_count. */
-void uet_rccc_fill(struct uet_pds_credit_state *st, uint32_t bytes,
+void uet_rccc_fill(struct uet_wire_pds_credit_state *st, uint32_t bytes,
 		   uint16_t ooo_count);
 
 #ifdef __cplusplus

@@ -57,7 +57,7 @@ extern "C" {
 struct uet_ofi_addr {
 	uint8_t version;       /**< UET_OFI_ADDR_VERSION */
 	uint8_t flags;         /**< UET_OFI_ADDR_F_* */
-	uint8_t profile;       /**< enum uet_profile (1 AI Base, 2 AI Full, 3 HPC) */
+	uint8_t profile;       /**< enum uet_wire_profile (1 AI Base, 2 AI Full, 3 HPC) */
 	uint8_t rsvd0;         /**< zero */
 	uint16_t caps;         /**< UET_OFI_ADDR_C_*, big-endian */
 	uint16_t pid_on_fep;   /**< 12 bits, big-endian */

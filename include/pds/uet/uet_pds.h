@@ -203,7 +203,7 @@ struct uet_pds_cc_ops {
 	/** Receiver: fill the ACK_CC cc_type NSCC state; non-NULL makes
 	 * every ACK an ACK_CC. @p service_ns: since the ACK_PSN arrived. */
 	void (*ack_state)(void *inst, void *priv, uint64_t service_ns,
-			  struct uet_pds_nscc_state *st);
+			  struct uet_wire_pds_nscc_state *st);
 };
 
 /** Fixed-window gate: cwnd = param bytes (default 64 KiB). */
@@ -349,8 +349,8 @@ struct uet_pds_submit {
 	struct uet_pds_fa dst; /**< destination FA */
 	uint32_t job;          /**< JobID (24 bits), part of the PDC key */
 	uint8_t tc;            /**< traffic class, part of the PDC key */
-	uint8_t mode;          /**< enum uet_pds_mode */
-	uint8_t next_hdr;      /**< enum uet_pds_next_hdr of the SES header */
+	uint8_t mode;          /**< enum uet_wire_pds_mode */
+	uint8_t next_hdr;      /**< enum uet_wire_pds_next_hdr of the SES header */
 	uint8_t flags;         /**< UET_PDS_SUBMIT_* */
 	uint16_t len;          /**< SES header + payload bytes */
 	uint32_t pdc;          /**< UET_PDS_SUBMIT_PDC: target PDC handle */
@@ -404,7 +404,7 @@ struct uet_pds_rx_meta {
  *   -EBADMSG (malformed or stale, counted), -ENOBUFS (event ring too full
  *   to process it safely: dropped, the peer retransmits).
  */
-int uet_pds_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
+int uet_pds_rx(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 	       const struct uet_pds_rx_meta *m, uint64_t now);
 
 /** What a transmit descriptor is. */
@@ -416,7 +416,7 @@ enum uet_pds_tx_kind {
 
 /** One packet to send. */
 struct uet_pds_tx {
-	struct uet_pds_hdr hdr; /**< to encode with uet_pds_hdr_encode() */
+	struct uet_wire_pds_hdr hdr; /**< to encode with uet_wire_pds_hdr_encode() */
 	struct uet_pds_fa dst;  /**< destination FA */
 	uint64_t cookie;        /**< NEW/RETX: the submit cookie */
 	const uint8_t *resp;    /**< ACK with SES response: its bytes */
@@ -493,7 +493,7 @@ enum uet_pds_event_type {
 /** One event for the SES. */
 struct uet_pds_event {
 	uint8_t type;       /**< enum uet_pds_event_type */
-	uint8_t mode;       /**< enum uet_pds_mode */
+	uint8_t mode;       /**< enum uet_wire_pds_mode */
 	uint8_t next_hdr;   /**< DONE: response next header; DELIVER: request's */
 	uint16_t resp_len;  /**< DONE: bytes in @c resp */
 	int32_t status;     /**< DONE: 0, -ETIMEDOUT, -ECONNRESET, -ECONNABORTED */
@@ -762,7 +762,7 @@ struct uet_pds_pdc_info {
 	uint16_t rid;           /**< the peer's PDC id (0 while SYN) */
 	uint8_t role;           /**< 0 initiator, 1 target */
 	uint8_t state;          /**< enum uet_pds_pdc_state */
-	uint8_t mode;           /**< enum uet_pds_mode */
+	uint8_t mode;           /**< enum uet_wire_pds_mode */
 	uint8_t tc;             /**< traffic class */
 	uint32_t start_psn;     /**< Start_PSN (both PSN spaces start here) */
 	uint32_t tx_una;        /**< first transmit PSN not complete */

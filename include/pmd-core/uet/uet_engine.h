@@ -135,12 +135,12 @@ struct uet_engine_rx {
 	uint16_t port;      /**< engine port index (not the ethdev id) */
 	uint16_t queue;     /**< RX queue */
 	/**
-	 * The frame parsed up to its PDS header (uet_pkt_parse_pds()): outer
+	 * The frame parsed up to its PDS header (uet_wire_pkt_parse_pds()): outer
 	 * and PDS fields are valid, `pkt.err_layer` is NONE; the bytes after
 	 * the PDS header (SES header and payload) are `pkt.payload_off`,
 	 * `pkt.payload_len`, undecoded (`pkt.req` / `pkt.resp` unset).
 	 */
-	struct uet_pkt pkt;
+	struct uet_wire_pkt pkt;
 };
 
 /**
@@ -442,13 +442,13 @@ bool uet_engine_lcore_has_port(const struct uet_engine_lcore *lc,
 
 /**
  * Fill @p o for a frame from engine port @p port to @p dst_fa (16 bytes,
- * IPv4 in the first 4): uet_outer_init(), our MAC and FA, UDP port,
+ * IPv4 in the first 4): uet_wire_outer_init(), our MAC and FA, UDP port,
  * native mode, TTL. MACs are resolved later by uet_engine_tx_ip().
  * @return 0, -EINVAL (port), -EAFNOSUPPORT (no local FA of that family).
  */
 int uet_engine_outer_prepare(const struct uet_engine_lcore *lc,
 			     unsigned int port, unsigned int ip_version,
-			     const uint8_t dst_fa[16], struct uet_outer *o);
+			     const uint8_t dst_fa[16], struct uet_wire_outer *o);
 
 /**
  * Allocate @p n mbufs from the pool of @p port's socket, all or none
@@ -463,7 +463,7 @@ struct rte_mbuf *uet_engine_mbuf_alloc(struct uet_engine_lcore *lc,
 				       unsigned int port);
 
 /** Frames that can still be queued on @p port this iteration (room in
- * the TX staging array and in the context's hairpin queue of the port). */
+ * the TX staging array and in the context's local queue of the port). */
 uint16_t uet_engine_tx_space(const struct uet_engine_lcore *lc,
 			     unsigned int port);
 
@@ -483,8 +483,8 @@ int uet_engine_tx(struct uet_engine_lcore *lc, unsigned int port,
  * (at most UET_ENGINE_NEIGH_HOLD per neighbour; the oldest is dropped and
  * counted when more arrive). A destination that is the address of one of
  * the engine's ports is not sent: the frame goes to that port's RX path
- * on this context, as if received (local delivery, counters hairpin_*;
- * a full hairpin queue drops it). On every return but -EAGAIN/-ENODEV the
+ * on this context, as if received (local delivery, counters local_delivery_*;
+ * a full local queue drops it). On every return but -EAGAIN/-ENODEV the
  * engine owns @p m.
  * @return 0 (queued or held), -EAGAIN, -ENODEV, -EINVAL (not IP: freed).
  */
@@ -621,7 +621,7 @@ struct uet_engine_lcore_stats {
 	uint64_t rx_nd;           /**< ICMPv6 NS/NA frames */
 	uint64_t rx_non_uet;      /**< other frames, dropped */
 	uint64_t rx_malformed;    /**< outer/PDS decode failed, dropped */
-	uint64_t rx_err_layer[8]; /**< ... by enum uet_pkt_layer */
+	uint64_t rx_err_layer[8]; /**< ... by enum uet_wire_pkt_layer */
 	uint64_t rx_err_code[UET_WIRE_E__COUNT]; /**< ... by UET_WIRE_E_* */
 	uint64_t rx_trimmed;      /**< trimmed by a switch (trim DSCP, shorter
 				       than its UDP/IP length): to the hook,
@@ -659,16 +659,16 @@ struct uet_engine_lcore_stats {
 	 * uet_engine_tx_ip() addressed to an address of the engine's own
 	 * ports and queued for that port's RX path instead of a TX queue
 	 * (not in tx_pkts) */
-	uint64_t hairpin_tx[UET_CONFIG_MAX_PORTS];
+	uint64_t local_delivery_tx[UET_CONFIG_MAX_PORTS];
 	/** ... taken into the RX path (not in rx_pkts; decoded and counted
 	 * as received frames from there: rx_uet, rx_class, ...) */
-	uint64_t hairpin_rx[UET_CONFIG_MAX_PORTS];
-	/** ... dropped, the context's hairpin queue full (a loss for the
+	uint64_t local_delivery_rx[UET_CONFIG_MAX_PORTS];
+	/** ... dropped, the context's local queue full (a loss for the
 	 * PDS, which retransmits) */
-	uint64_t hairpin_drop[UET_CONFIG_MAX_PORTS];
+	uint64_t local_delivery_drop[UET_CONFIG_MAX_PORTS];
 	/** ... queued for another context whose lcore slept: woken (its
 	 * eventfd written, or found written this sleep) */
-	uint64_t hairpin_wake;
+	uint64_t local_delivery_wake;
 	struct uet_engine_fault_stats fault[UET_CONFIG_FAULT_DIRS];
 	struct uet_engine_tss_stats tss; /**< [tss] enabled */
 };

@@ -153,7 +153,7 @@ struct uet_ses_ulp_ctl {
 	bool remote_events;
 	/** EP_ADD: the process's profile (0: HPC); the SES enforces it for
 	 * what the process sends and what is sent to it */
-	enum uet_profile profile;
+	enum uet_wire_profile profile;
 	struct uet_chan *chan; /**< EP_ADD, EP_DEL */
 	/** PEER_ADD, EP_ADD: who registers (the service: one per client;
 	 * 0 for everyone in-process). A channel's descriptors name only

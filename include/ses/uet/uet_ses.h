@@ -96,8 +96,8 @@ struct uet_ses_dest {
  */
 struct uet_ses_wr {
 	uint8_t op;            /**< enum uet_ses_wr_op */
-	uint8_t atomic_op;     /**< enum uet_amo_op */
-	uint8_t atomic_dt;     /**< enum uet_amo_dt */
+	uint8_t atomic_op;     /**< enum uet_wire_amo_op */
+	uint8_t atomic_dt;     /**< enum uet_wire_amo_dt */
 	uint8_t tc;            /**< traffic class */
 	uint32_t flags;        /**< UET_SES_WR_F_* */
 	uint64_t context;      /**< returned in the completion */
@@ -136,7 +136,7 @@ struct uet_ses_cqe {
 	uint64_t data;        /**< header data (UET_SES_CQ_IMM) */
 	uint64_t tag;         /**< tag of a tagged receive */
 	uint64_t src;         /**< initiator id of the sender */
-	uint32_t prov_errno;  /**< UET return code (enum uet_ses_rc) */
+	uint32_t prov_errno;  /**< UET return code (enum uet_wire_ses_rc) */
 	uint8_t op;           /**< enum uet_ses_wr_op, or 1/2 (recv/trecv) */
 	uint64_t olen;        /**< bytes dropped when TRUNC */
 	/** unsolicited completions (context 0): the PIDonFEP targeted */
@@ -203,7 +203,7 @@ struct uet_ses_mem_ops {
 
 /** Creation parameters; uet_ses_config_default() fills every field. */
 struct uet_ses_config {
-	enum uet_profile profile; /**< enforced at submit and at the target */
+	enum uet_wire_profile profile; /**< enforced at submit and at the target */
 	uint32_t mtu;          /**< SES bytes per packet (header + payload) */
 	uint32_t max_msgs;     /**< initiator messages in flight (<= 2^20) */
 	uint32_t max_tgt_msgs; /**< target multi-packet records (<= 2^20) */
@@ -261,7 +261,7 @@ struct uet_ses_config {
 	 * sending process at submit, of the targeted one at the target; a
 	 * DEFERRABLE_RTR is checked against the deferred send's process),
 	 * instead of @c profile for all. */
-	enum uet_profile (*profile_of)(void *arg, uint16_t pid_on_fep);
+	enum uet_wire_profile (*profile_of)(void *arg, uint16_t pid_on_fep);
 	void *profile_arg;           /**< argument of profile_of */
 	/** Memory entries of another process (owner != 0) are reached
 	 * through these; NULL: such entries answer HOST_UNSUCCESS_CMPL. */
@@ -296,7 +296,7 @@ void uet_ses_free(struct uet_ses *s);
  *   retry later).
  */
 int uet_ses_submit(struct uet_ses *s, const struct uet_ses_wr *wr,
-		   enum uet_ses_rc *rc);
+		   enum uet_wire_ses_rc *rc);
 
 /**
  * Hand queued fragments to the PDS, oldest message first, until the PDS
@@ -432,7 +432,7 @@ uint16_t uet_ses_cq_poll(struct uet_ses *s, struct uet_ses_cqe *c,
  * -EFAULT; AT_PERM -EACCES; CANCELLED -ECANCELED; others (among them
  * HOST_UNSUCCESS_CMPL) -EIO.
  */
-int uet_ses_rc_errno(enum uet_ses_rc rc);
+int uet_ses_rc_errno(enum uet_wire_ses_rc rc);
 
 /** Counters; written only by the owner lcore. */
 struct uet_ses_stats {
@@ -527,7 +527,7 @@ void uet_ses_pool_info_get(const struct uet_ses *s,
  * offset; SMALL for NO_OP; STD otherwise (multi-packet, rendezvous, deferrable,
  * WRITE with immediate data).
  * @param opcode
- *   enum uet_ses_opcode.
+ *   enum uet_wire_ses_opcode.
  * @param single
  *   Whether the message is one packet.
  * @param hd
@@ -535,7 +535,7 @@ void uet_ses_pool_info_get(const struct uet_ses *s,
  * @param len
  *   request_length.
  */
-enum uet_ses_fmt uet_ses_fmt_choose(unsigned int opcode, bool single,
+enum uet_wire_ses_fmt uet_ses_fmt_choose(unsigned int opcode, bool single,
 				    bool hd, uint64_t len);
 
 #ifdef __cplusplus

@@ -81,9 +81,9 @@ size_t uet_amo_dt_align(unsigned int dt);
  * Validate an atomic request without touching memory, in the order
  * uet_amo_exec() does.
  * @param op
- *   enum uet_amo_op.
+ *   enum uet_wire_amo_op.
  * @param dt
- *   enum uet_amo_dt.
+ *   enum uet_wire_amo_dt.
  * @param target
  *   Target address (only its alignment is looked at).
  * @param len
@@ -99,7 +99,7 @@ size_t uet_amo_dt_align(unsigned int dt);
  *     element size, or above UET_AMO_MAX_LEN.
  *   - UET_RC_AMO_UNALIGNED: @p target not aligned to uet_amo_dt_align().
  */
-enum uet_ses_rc uet_amo_check(unsigned int op, unsigned int dt,
+enum uet_wire_ses_rc uet_amo_check(unsigned int op, unsigned int dt,
 			      const void *target, size_t len,
 			      unsigned int flags);
 
@@ -122,9 +122,9 @@ enum uet_ses_rc uet_amo_check(unsigned int op, unsigned int dt,
  * for bit; computed values are IEEE results (no AMO_FP_* reported).
  *
  * @param op
- *   enum uet_amo_op.
+ *   enum uet_wire_amo_op.
  * @param dt
- *   enum uet_amo_dt.
+ *   enum uet_wire_amo_dt.
  * @param target
  *   Target region, @p len bytes, aligned to uet_amo_dt_align().
  * @param operand
@@ -138,7 +138,7 @@ enum uet_ses_rc uet_amo_check(unsigned int op, unsigned int dt,
  *   op, including a failed CSWAP). Must not overlap @p target, @p operand
  *   or @p compare.
  * @param len
- *   Bytes, a multiple of uet_amo_dt_size(@p dt).
+ *   Bytes, a multiple of uet_wire_amo_dt_size(@p dt).
  * @param flags
  *   UET_AMO_F_* / semantic_control bits.
  * @return
@@ -146,7 +146,7 @@ enum uet_ses_rc uet_amo_check(unsigned int op, unsigned int dt,
  *   or UET_RC_NULL when @p target is NULL or a required operand is NULL
  *   (a caller bug; memory untouched).
  */
-enum uet_ses_rc uet_amo_exec(enum uet_amo_op op, enum uet_amo_dt dt,
+enum uet_wire_ses_rc uet_amo_exec(enum uet_wire_amo_op op, enum uet_wire_amo_dt dt,
 			     void *target, const void *operand,
 			     const void *compare, void *fetch_out, size_t len,
 			     unsigned int flags);

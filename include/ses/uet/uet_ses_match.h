@@ -111,7 +111,7 @@ struct uet_ses_match_msg {
 	uint16_t message_id;  /**< SES message id (response correlation) */
 	uint8_t kind;         /**< enum uet_ses_match_kind */
 	uint8_t flags;        /**< UET_SES_MATCH_MSG_* */
-	struct uet_ses_rdv_ext rdv; /**< rendezvous only, else zero */
+	struct uet_wire_ses_rdv_ext rdv; /**< rendezvous only, else zero */
 };
 
 /** A message start (SOM) presented to the engine. */

@@ -297,7 +297,7 @@ struct uet_ses_resolve_req {
 	uint16_t resource_index;
 	uint8_t ri_generation;
 	uint64_t mkey;           /**< memory key (RMA opcodes) */
-	uint8_t opcode;          /**< enum uet_ses_opcode */
+	uint8_t opcode;          /**< enum uet_wire_ses_opcode */
 	uint64_t offset;         /**< buffer_offset (+ message_offset) */
 	uint64_t length;         /**< bytes this packet touches */
 	bool is_rudi;            /**< arrived on a RUDI PDC */
@@ -324,7 +324,7 @@ struct uet_ses_resolved {
  *   DISABLED_GEN (entry disabled), PERM_VIOLATION, BAD_ADDR (first byte
  *   outside the region), TOO_LONG (first byte inside, last outside).
  */
-enum uet_ses_rc uet_ses_resolve(const struct uet_ses_mr_table *t,
+enum uet_wire_ses_rc uet_ses_resolve(const struct uet_ses_mr_table *t,
 				const struct uet_ses_resolve_req *in,
 				struct uet_ses_resolved *out);
 
@@ -353,10 +353,10 @@ enum uet_ses_rc uet_ses_resolve(const struct uet_ses_mr_table *t,
  *   (opcode or profile not in the profile's table), UET_RC_OP_VIOLATION
  *   (opcode allowed but not this way: wildcard, RUDI) or UET_RC_TOO_LONG.
  */
-bool uet_ses_profile_allows(enum uet_profile profile,
-			    enum uet_ses_opcode opcode, uint64_t size,
+bool uet_ses_profile_allows(enum uet_wire_profile profile,
+			    enum uet_wire_ses_opcode opcode, uint64_t size,
 			    unsigned int flags, uint32_t mtu,
-			    enum uet_ses_rc *reason);
+			    enum uet_wire_ses_rc *reason);
 
 #ifdef __cplusplus
 }

@@ -186,7 +186,7 @@ struct uet_svc_pid_put_req {
 struct uet_svc_chan_open_req {
 	uint16_t pid;          /**< own PIDonFEP the channel sends as */
 	uint8_t remote_events; /**< EP_ADD remote_events (0/1) */
-	uint8_t profile;       /**< enum uet_profile (EP_ADD) */
+	uint8_t profile;       /**< enum uet_wire_profile (EP_ADD) */
 	uint32_t flags;        /**< UET_CHAN_MP_SUBMIT | UET_CHAN_MC_COMPLETE */
 	uint32_t sq_size;      /**< powers of two, 2 .. ring_max */
 	uint32_t rq_size;

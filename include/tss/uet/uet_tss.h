@@ -106,7 +106,7 @@ void uet_tss_iv(uint32_t src_id, uint16_t epoch, uint64_t tsc,
  * @return
  *   The AAD length, -EINVAL (IP version, TSS length), -ENOSPC.
  */
-int uet_tss_aad(const struct uet_outer *o, const uint8_t *tss,
+int uet_tss_aad(const struct uet_wire_outer *o, const uint8_t *tss,
 		size_t tss_len, uint8_t *aad, size_t cap);
 
 /** Where the parts of a protected packet are, from its TSS header. */

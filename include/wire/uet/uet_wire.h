@@ -78,7 +78,7 @@ const char *uet_wire_errname(int err);
 /* ------------------------------------------------------------------ */
 
 /** PDS header type, prologue bits 15..11. */
-enum uet_pds_type {
+enum uet_wire_pds_type {
 	UET_PDS_TYPE_TSS = 1,
 	UET_PDS_TYPE_RUD_REQ = 2,
 	UET_PDS_TYPE_ROD_REQ = 3,
@@ -96,7 +96,7 @@ enum uet_pds_type {
 };
 
 /** Next header, prologue bits 10..7 (all types but CP). */
-enum uet_pds_next_hdr {
+enum uet_wire_pds_next_hdr {
 	UET_PDS_NEXT_NONE = 0,
 	UET_PDS_NEXT_REQUEST_SMALL = 1,
 	UET_PDS_NEXT_REQUEST_MEDIUM = 2,
@@ -107,7 +107,7 @@ enum uet_pds_next_hdr {
 };
 
 /** Control packet type, prologue bits 10..7 of a CP. */
-enum uet_pds_ctl_type {
+enum uet_wire_pds_ctl_type {
 	UET_PDS_CTL_NOOP = 0,
 	UET_PDS_CTL_ACK_REQ = 1,
 	UET_PDS_CTL_CLEAR = 2,
@@ -132,14 +132,14 @@ enum uet_pds_ctl_type {
 #define UET_PDS_ACK_REQ_MASK  0x3u
 
 /** ACK REQ field: what the target asks of the initiator. */
-enum uet_pds_ack_req {
+enum uet_wire_pds_ack_req {
 	UET_PDS_ACK_REQ_NONE = 0,
 	UET_PDS_ACK_REQ_CLEAR = 1,
 	UET_PDS_ACK_REQ_CLOSE = 2,
 };
 
 /** NACK codes (UEC 1.0 PDS NACK header). */
-enum uet_pds_nack_code {
+enum uet_wire_pds_nack_code {
 	UET_NACK_TRIMMED = 0x01,
 	UET_NACK_TRIMMED_LASTHOP = 0x02,
 	UET_NACK_TRIMMED_ACK = 0x03, /**< retired in 1.0.3: never sent, rejected */
@@ -171,7 +171,7 @@ enum uet_pds_nack_code {
 };
 
 /** How the initiator reacts to a NACK code (this project's choice). */
-enum uet_nack_class {
+enum uet_wire_nack_class {
 	UET_NACK_CLASS_INVALID = 0, /**< undefined code */
 	UET_NACK_CLASS_RETRANSMIT,  /**< resend the NACKed PSN (trims, OOR, OOO,
 				     *   PKT_NOT_RCVD, ACK_WITH_DATA,
@@ -187,7 +187,7 @@ enum uet_nack_class {
 };
 
 /** ACK_CC congestion-control state type. */
-enum uet_cc_type {
+enum uet_wire_cc_type {
 	UET_CC_TYPE_NSCC = 0,
 	UET_CC_TYPE_CREDIT = 1,
 };
@@ -197,7 +197,7 @@ enum uet_cc_type {
 /* ------------------------------------------------------------------ */
 
 /** SES request opcodes (6 bits). */
-enum uet_ses_opcode {
+enum uet_wire_ses_opcode {
 	UET_SES_OP_NO_OP = 0x00,
 	UET_SES_OP_WRITE = 0x01,
 	UET_SES_OP_READ = 0x02,
@@ -228,7 +228,7 @@ enum uet_ses_opcode {
 #define UET_SES_VERSION 0
 
 /** SES response opcodes. */
-enum uet_ses_resp_opcode {
+enum uet_wire_ses_resp_opcode {
 	UET_SES_RSP_DEFAULT_RESPONSE = 0,
 	UET_SES_RSP_RESPONSE = 1,
 	UET_SES_RSP_RESPONSE_W_DATA = 2,
@@ -236,13 +236,13 @@ enum uet_ses_resp_opcode {
 };
 
 /** Which list a target matched on. */
-enum uet_ses_list {
+enum uet_wire_ses_list {
 	UET_SES_LIST_EXPECTED = 0,
 	UET_SES_LIST_OVERFLOW = 1,
 };
 
 /** SES return codes (6 bits). */
-enum uet_ses_rc {
+enum uet_wire_ses_rc {
 	UET_RC_NULL = 0x00,
 	UET_RC_OK = 0x01,
 	UET_RC_BAD_GENERATION = 0x02,
@@ -283,7 +283,7 @@ enum uet_ses_rc {
 };
 
 /** Atomic operations. */
-enum uet_amo_op {
+enum uet_wire_amo_op {
 	UET_AMO_MIN = 0x00,
 	UET_AMO_MAX = 0x01,
 	UET_AMO_SUM = 0x02,
@@ -307,7 +307,7 @@ enum uet_amo_op {
 };
 
 /** Atomic datatypes. */
-enum uet_amo_dt {
+enum uet_wire_amo_dt {
 	UET_AMO_DT_INT8 = 0x00,
 	UET_AMO_DT_UINT8 = 0x01,
 	UET_AMO_DT_INT16 = 0x02,
@@ -329,14 +329,14 @@ enum uet_amo_dt {
 };
 
 /** UET profiles (UEC 1.0: AI Base, AI Full, HPC). */
-enum uet_profile {
+enum uet_wire_profile {
 	UET_PROFILE_AI_BASE = 1,
 	UET_PROFILE_AI_FULL = 2,
 	UET_PROFILE_HPC = 3,
 };
 
 /** PDC delivery modes. */
-enum uet_pds_mode {
+enum uet_wire_pds_mode {
 	UET_PDS_MODE_RUD = 0,
 	UET_PDS_MODE_ROD = 1,
 	UET_PDS_MODE_RUDI = 2,
@@ -345,26 +345,26 @@ enum uet_pds_mode {
 
 /* Names of code points, for tools and logs: "RUD_REQ", "SEND", ... or NULL
  * when the value is undefined. */
-const char *uet_pds_type_name(unsigned int type);
-const char *uet_pds_next_hdr_name(unsigned int next_hdr);
-const char *uet_pds_ctl_type_name(unsigned int ctl_type);
-const char *uet_pds_nack_code_name(unsigned int code);
-const char *uet_ses_opcode_name(unsigned int opcode);
-const char *uet_ses_resp_opcode_name(unsigned int opcode);
-const char *uet_ses_rc_name(unsigned int rc);
-const char *uet_amo_op_name(unsigned int op);
-const char *uet_amo_dt_name(unsigned int dt);
-const char *uet_profile_name(unsigned int profile);
-const char *uet_pds_mode_name(unsigned int mode);
+const char *uet_wire_pds_type_name(unsigned int type);
+const char *uet_wire_pds_next_hdr_name(unsigned int next_hdr);
+const char *uet_wire_pds_ctl_type_name(unsigned int ctl_type);
+const char *uet_wire_pds_nack_code_name(unsigned int code);
+const char *uet_wire_ses_opcode_name(unsigned int opcode);
+const char *uet_wire_ses_resp_opcode_name(unsigned int opcode);
+const char *uet_wire_ses_rc_name(unsigned int rc);
+const char *uet_wire_amo_op_name(unsigned int op);
+const char *uet_wire_amo_dt_name(unsigned int dt);
+const char *uet_wire_profile_name(unsigned int profile);
+const char *uet_wire_pds_mode_name(unsigned int mode);
 
 /** Class of a NACK code; UET_NACK_CLASS_INVALID for undefined codes. */
-enum uet_nack_class uet_pds_nack_class(unsigned int code);
+enum uet_wire_nack_class uet_wire_pds_nack_class(unsigned int code);
 
 /**
  * Size of an atomic datatype's element in bytes (FLOAT_COMPLEX = 8,
  * LONG_DOUBLE = 16), or 0 for an undefined datatype.
  */
-size_t uet_amo_dt_size(unsigned int dt);
+size_t uet_wire_amo_dt_size(unsigned int dt);
 
 #ifdef __cplusplus
 }

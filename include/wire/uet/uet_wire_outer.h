@@ -16,11 +16,11 @@
  *  - UDP checksum over IPv4: written as 0 (allowed by RFC 768).
  *  - UDP checksum over IPv6: required by RFC 8200, so it is computed; the
  *    encoder cannot see the payload, so it writes 0 and the caller fills it
- *    with uet_outer_udp_csum_fill() once the payload is in place
- *    (uet_pkt_build() does this).
+ *    with uet_wire_outer_udp_csum_fill() once the payload is in place
+ *    (uet_wire_pkt_build() does this).
  *  - Decode verifies a non-zero UDP checksum (either IP version) and
  *    accepts a zero one also over IPv6 (RFC 6936 tolerant receiver),
- *    unless `uet_outer_opts.no_udp_csum` leaves it to the caller (the
+ *    unless `uet_wire_outer_opts.no_udp_csum` leaves it to the caller (the
  *    engine verifies with DPDK and applies its per-port policy).
  *
  * Length decisions: bytes after the IP total length are link padding and
@@ -31,11 +31,11 @@
  * packet after its PDS header (at least 24 bytes of IP payload stay),
  * re-marks the DSCP and fixes the IP length at most; the UDP length and
  * checksum still describe the original packet. With
- * `uet_outer_opts.trim_dscps` the decoder accepts a frame that carries
+ * `uet_wire_outer_opts.trim_dscps` the decoder accepts a frame that carries
  * one of those DSCPs and is shorter than its IP or UDP length as
  * `trimmed`: `inner_len` is then the bytes present and the UDP checksum
  * is not verified (it cannot be). Without a trim DSCP such a frame is
- * TRUNCATED. uet_outer_frame_trim() trims a frame the same way (fault
+ * TRUNCATED. uet_wire_outer_frame_trim() trims a frame the same way (fault
  * injection, switch emulation, tests).
  */
 
@@ -63,7 +63,7 @@ extern "C" {
 			     UET_IPV4_HLEN_MAX + UET_UDP_HLEN)
 
 /** IP ECN code points (RFC 3168). */
-enum uet_ecn {
+enum uet_wire_ecn {
 	UET_ECN_NOT_ECT = 0,
 	UET_ECN_ECT1 = 1,
 	UET_ECN_ECT0 = 2,
@@ -76,7 +76,7 @@ enum uet_ecn {
  * Fields marked "decode" are outputs of the decoder that the encoder
  * ignores (it recomputes them); every other field is written as given.
  */
-struct uet_outer {
+struct uet_wire_outer {
 	bool raw_ip;                   /**< no Ethernet: frame starts at IP */
 	uint8_t dst_mac[UET_ETH_ALEN]; /**< Ethernet destination */
 	uint8_t src_mac[UET_ETH_ALEN]; /**< Ethernet source */
@@ -85,7 +85,7 @@ struct uet_outer {
 	uint16_t ethertype;            /**< decode: 0x0800 or 0x86DD */
 	uint8_t ip_version;            /**< 4 or 6 */
 	uint8_t dscp;                  /**< 6 bits */
-	uint8_t ecn;                   /**< 2 bits, enum uet_ecn */
+	uint8_t ecn;                   /**< 2 bits, enum uet_wire_ecn */
 	uint8_t ttl;                   /**< IPv4 TTL or IPv6 hop limit */
 	uint16_t ipv4_id;              /**< IPv4 identification */
 	bool ipv4_df;                  /**< IPv4 don't-fragment flag */
@@ -114,7 +114,7 @@ struct uet_outer {
  * Decode options; NULL means Ethernet framing, protocol 253, no trim
  * DSCP and UDP checksums verified.
  */
-struct uet_outer_opts {
+struct uet_wire_outer_opts {
 	bool raw_ip;           /**< the frame starts at the IP header */
 	uint8_t native_proto;  /**< IP protocol of native-IP mode (0: 253) */
 	/** do not verify the UDP checksum (the caller does) */
@@ -123,18 +123,18 @@ struct uet_outer_opts {
 	uint64_t trim_dscps;
 };
 
-/** The bit of @p dscp in uet_outer_opts.trim_dscps. */
+/** The bit of @p dscp in uet_wire_outer_opts.trim_dscps. */
 #define UET_OUTER_DSCP_BIT(dscp) (UINT64_C(1) << ((dscp) & 63))
 
 /**
- * Is the decoded frame @p o trimmed (uet_outer_opts.trim_dscps)? The
+ * Is the decoded frame @p o trimmed (uet_wire_outer_opts.trim_dscps)? The
  * receive-side test shared by the engine and switch models: a trim
  * DSCP, and fewer bytes than the IP total length or the UDP length
  * announce (@p avail: IP payload bytes present).
  */
 static inline bool
-uet_outer_is_trimmed(const struct uet_outer_opts *opts,
-		     const struct uet_outer *o, size_t avail, size_t l4_len)
+uet_wire_outer_is_trimmed(const struct uet_wire_outer_opts *opts,
+		     const struct uet_wire_outer *o, size_t avail, size_t l4_len)
 {
 	return opts != NULL &&
 	       (opts->trim_dscps & UET_OUTER_DSCP_BIT(o->dscp)) != 0 &&
@@ -147,10 +147,10 @@ uet_outer_is_trimmed(const struct uet_outer_opts *opts,
  * @param ip_version
  *   4 or 6; other values are stored as given (encode rejects them).
  */
-void uet_outer_init(struct uet_outer *o, unsigned int ip_version);
+void uet_wire_outer_init(struct uet_wire_outer *o, unsigned int ip_version);
 
-/** Bytes uet_outer_encode() writes for @p o (no IPv4 options). */
-size_t uet_outer_hdr_len(const struct uet_outer *o);
+/** Bytes uet_wire_outer_encode() writes for @p o (no IPv4 options). */
+size_t uet_wire_outer_hdr_len(const struct uet_wire_outer *o);
 
 /**
  * Encode the outer headers followed by `o->inner_len` bytes the caller
@@ -163,20 +163,20 @@ size_t uet_outer_hdr_len(const struct uet_outer *o);
  *   does not fit the IP/UDP length fields), -UET_WIRE_E_BAD_COMBINATION
  *   (native mode with protocol 0 or 17).
  */
-int uet_outer_encode(const struct uet_outer *o, uint8_t *buf, size_t cap);
+int uet_wire_outer_encode(const struct uet_wire_outer *o, uint8_t *buf, size_t cap);
 
 /** Longest header a template holds: Ethernet + tag + IPv6 + UDP. */
 #define UET_OUTER_TPL_MAX (UET_ETH_HLEN + UET_VLAN_HLEN + UET_IPV6_HLEN + \
 			   UET_UDP_HLEN)
 
 /**
- * Outer headers of one destination encoded once (uet_outer_tpl_init())
- * and copied into each frame by uet_outer_tpl_write(), which patches only
+ * Outer headers of one destination encoded once (uet_wire_outer_tpl_init())
+ * and copied into each frame by uet_wire_outer_tpl_write(), which patches only
  * what changes per frame: lengths, DSCP/ECN, entropy value and the IPv4
- * header checksum. The bytes written equal uet_outer_encode()'s for the
+ * header checksum. The bytes written equal uet_wire_outer_encode()'s for the
  * same fields.
  */
-struct uet_outer_tpl {
+struct uet_wire_outer_tpl {
 	uint8_t bytes[UET_OUTER_TPL_MAX]; /**< encoded with inner_len 0 */
 	uint8_t len;        /**< header bytes (offset of the PDS header) */
 	uint8_t l3_off;     /**< IP header offset */
@@ -188,23 +188,23 @@ struct uet_outer_tpl {
 
 /**
  * Encode @p o (its dscp, ecn, entropy and inner_len are ignored: they
- * are per-frame arguments of uet_outer_tpl_write()) into @p t.
+ * are per-frame arguments of uet_wire_outer_tpl_write()) into @p t.
  * @return
- *   0, or the errors of uet_outer_encode().
+ *   0, or the errors of uet_wire_outer_encode().
  */
-int uet_outer_tpl_init(struct uet_outer_tpl *t, const struct uet_outer *o);
+int uet_wire_outer_tpl_init(struct uet_wire_outer_tpl *t, const struct uet_wire_outer *o);
 
 /**
  * Write the outer headers of @p t for @p inner_len bytes that follow,
  * with @p dscp (< 64), @p ecn (< 4) and entropy value @p ev. No checks:
  * @p buf must hold t->len bytes and @p inner_len fit the length fields.
- * The UDP checksum is 0, as with uet_outer_encode() (IPv6:
- * uet_outer_udp_csum_fill() once the inner bytes are in place).
+ * The UDP checksum is 0, as with uet_wire_outer_encode() (IPv6:
+ * uet_wire_outer_udp_csum_fill() once the inner bytes are in place).
  * @return
  *   t->len, the offset of the PDS header.
  */
 static inline unsigned int
-uet_outer_tpl_write(const struct uet_outer_tpl *t, uint8_t *buf,
+uet_wire_outer_tpl_write(const struct uet_wire_outer_tpl *t, uint8_t *buf,
 		    uint16_t inner_len, uint8_t dscp, uint8_t ecn, uint16_t ev)
 {
 	uint8_t *ip = buf + t->l3_off, *l4 = buf + t->l4_off;
@@ -250,23 +250,23 @@ uet_outer_tpl_write(const struct uet_outer_tpl *t, uint8_t *buf,
  * @return
  *   0, or -UET_WIRE_E_TRUNCATED if @p len is shorter than the frame.
  */
-int uet_outer_udp_csum_fill(const struct uet_outer *o, uint8_t *frame,
+int uet_wire_outer_udp_csum_fill(const struct uet_wire_outer *o, uint8_t *frame,
 			    size_t len);
 
 /**
- * Decode Ethernet framing with default options (see uet_outer_decode_ex()).
+ * Decode Ethernet framing with default options (see uet_wire_outer_decode_ex()).
  */
-int uet_outer_decode(const uint8_t *buf, size_t len, struct uet_outer *o);
+int uet_wire_outer_decode(const uint8_t *buf, size_t len, struct uet_wire_outer *o);
 
 /**
- * Decode the outer headers of a frame: runs uet_outer_eth_decode() (unless
- * @p opts->raw_ip), uet_outer_ip_decode() and uet_outer_l4_decode().
+ * Decode the outer headers of a frame: runs uet_wire_outer_eth_decode() (unless
+ * @p opts->raw_ip), uet_wire_outer_ip_decode() and uet_wire_outer_l4_decode().
  * @return
  *   The offset of the PDS header, or the first error of those functions.
  */
-int uet_outer_decode_ex(const uint8_t *buf, size_t len,
-			const struct uet_outer_opts *opts,
-			struct uet_outer *o);
+int uet_wire_outer_decode_ex(const uint8_t *buf, size_t len,
+			const struct uet_wire_outer_opts *opts,
+			struct uet_wire_outer *o);
 
 /**
  * Decode the Ethernet header and an optional 802.1Q tag.
@@ -274,12 +274,12 @@ int uet_outer_decode_ex(const uint8_t *buf, size_t len,
  *   14 or 18, -UET_WIRE_E_TRUNCATED, or -UET_WIRE_E_BAD_ETHERTYPE when the
  *   (inner) ethertype is not IPv4/IPv6 (stacked tags included).
  */
-int uet_outer_eth_decode(const uint8_t *buf, size_t len, struct uet_outer *o);
+int uet_wire_outer_eth_decode(const uint8_t *buf, size_t len, struct uet_wire_outer *o);
 
 /**
  * Decode an IPv4 or IPv6 header; @p len counts the bytes from the IP
  * header to the end of the capture. A non-zero `o->ethertype` (set by
- * uet_outer_eth_decode()) must agree with the IP version.
+ * uet_wire_outer_eth_decode()) must agree with the IP version.
  * @param native_proto
  *   IP protocol of native-IP mode (0 means 253).
  * @return
@@ -292,8 +292,8 @@ int uet_outer_eth_decode(const uint8_t *buf, size_t len, struct uet_outer *o);
  *   -UET_WIRE_E_UNSUPPORTED (fragment, IPv6 extension header, jumbogram),
  *   -UET_WIRE_E_NOT_UET (protocol neither UDP nor @p native_proto).
  */
-int uet_outer_ip_decode(const uint8_t *buf, size_t len, uint8_t native_proto,
-			struct uet_outer *o);
+int uet_wire_outer_ip_decode(const uint8_t *buf, size_t len, uint8_t native_proto,
+			struct uet_wire_outer *o);
 
 /**
  * Decode the UDP header or the native-IP entropy header. Needs the IP
@@ -305,44 +305,44 @@ int uet_outer_ip_decode(const uint8_t *buf, size_t len, uint8_t native_proto,
  *   IP payload length), -UET_WIRE_E_BAD_CHECKSUM (non-zero UDP checksum
  *   wrong), -UET_WIRE_E_RESERVED (entropy header rsvd not zero).
  */
-int uet_outer_l4_decode(const uint8_t *buf, size_t len, struct uet_outer *o);
+int uet_wire_outer_l4_decode(const uint8_t *buf, size_t len, struct uet_wire_outer *o);
 
 /**
- * uet_outer_ip_decode() with options: the native protocol of @p opts,
+ * uet_wire_outer_ip_decode() with options: the native protocol of @p opts,
  * and a frame shorter than its IP total length accepted as trimmed
  * (`o->trimmed`) when its DSCP is one of `opts->trim_dscps`.
  */
-int uet_outer_ip_decode_ex(const uint8_t *buf, size_t len,
-			   const struct uet_outer_opts *opts,
-			   struct uet_outer *o);
+int uet_wire_outer_ip_decode_ex(const uint8_t *buf, size_t len,
+			   const struct uet_wire_outer_opts *opts,
+			   struct uet_wire_outer *o);
 
 /**
- * uet_outer_l4_decode() with options: `opts->no_udp_csum`, and a UDP
+ * uet_wire_outer_l4_decode() with options: `opts->no_udp_csum`, and a UDP
  * length beyond the @p len bytes present accepted as trimmed when the
  * DSCP is one of `opts->trim_dscps` (or the IP layer found it trimmed);
  * `o->inner_len` is then the bytes present.
  */
-int uet_outer_l4_decode_ex(const uint8_t *buf, size_t len,
-			   const struct uet_outer_opts *opts,
-			   struct uet_outer *o);
+int uet_wire_outer_l4_decode_ex(const uint8_t *buf, size_t len,
+			   const struct uet_wire_outer_opts *opts,
+			   struct uet_wire_outer *o);
 
 /**
  * IP payload bytes present after a successful IP decode of a buffer of
  * @p len bytes from the IP header: the IP payload length, or fewer for
  * a frame trimmed without fixing the IP length.
  */
-size_t uet_outer_ip_avail(const struct uet_outer *o, size_t len);
+size_t uet_wire_outer_ip_avail(const struct uet_wire_outer *o, size_t len);
 
 /** Entropy value: the UDP source port, or the native entropy field. */
 static inline uint16_t
-uet_outer_ev_get(const struct uet_outer *o)
+uet_wire_outer_ev_get(const struct uet_wire_outer *o)
 {
 	return o->native ? o->entropy : o->udp_sport;
 }
 
 /** Set the entropy value in the struct (UDP source port or entropy). */
 static inline void
-uet_outer_ev_set(struct uet_outer *o, uint16_t ev)
+uet_wire_outer_ev_set(struct uet_wire_outer *o, uint16_t ev)
 {
 	if (o->native)
 		o->entropy = ev;
@@ -364,7 +364,7 @@ uet_outer_ev_set(struct uet_outer *o, uint16_t ev)
  *   not shorter than what the frame carries), -UET_WIRE_E_UNSUPPORTED
  *   (native-IP frame: no UDP length to keep) or -UET_WIRE_E_TRUNCATED.
  */
-int uet_outer_frame_trim(struct uet_outer *o, uint8_t *frame, size_t len,
+int uet_wire_outer_frame_trim(struct uet_wire_outer *o, uint8_t *frame, size_t len,
 			 size_t keep, uint8_t dscp, bool fix_ip_len);
 
 /**
@@ -373,7 +373,7 @@ int uet_outer_frame_trim(struct uet_outer *o, uint8_t *frame, size_t len,
  * @return
  *   0, -UET_WIRE_E_BAD_FIELD (dscp > 63) or -UET_WIRE_E_TRUNCATED.
  */
-int uet_outer_frame_dscp_set(struct uet_outer *o, uint8_t *frame, size_t len,
+int uet_wire_outer_frame_dscp_set(struct uet_wire_outer *o, uint8_t *frame, size_t len,
 			     uint8_t dscp);
 
 /**
@@ -382,7 +382,7 @@ int uet_outer_frame_dscp_set(struct uet_outer *o, uint8_t *frame, size_t len,
  * @return
  *   0, -UET_WIRE_E_BAD_FIELD (ecn > 3) or -UET_WIRE_E_TRUNCATED.
  */
-int uet_outer_frame_ecn_set(struct uet_outer *o, uint8_t *frame, size_t len,
+int uet_wire_outer_frame_ecn_set(struct uet_wire_outer *o, uint8_t *frame, size_t len,
 			    uint8_t ecn);
 
 /**
@@ -391,7 +391,7 @@ int uet_outer_frame_ecn_set(struct uet_outer *o, uint8_t *frame, size_t len,
  * @return
  *   0 or -UET_WIRE_E_TRUNCATED.
  */
-int uet_outer_frame_ev_set(struct uet_outer *o, uint8_t *frame, size_t len,
+int uet_wire_outer_frame_ev_set(struct uet_wire_outer *o, uint8_t *frame, size_t len,
 			   uint16_t ev);
 
 #ifdef __cplusplus

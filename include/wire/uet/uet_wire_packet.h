@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 /** Layer of a frame, used to say where parsing stopped. */
-enum uet_pkt_layer {
+enum uet_wire_pkt_layer {
 	UET_PKT_LAYER_NONE = 0, /**< no error */
 	UET_PKT_LAYER_ETH,      /**< Ethernet / 802.1Q */
 	UET_PKT_LAYER_IP,       /**< IPv4 / IPv6 */
@@ -41,35 +41,35 @@ enum uet_pkt_layer {
 };
 
 /** Which SES header a packet carries. */
-enum uet_pkt_ses {
+enum uet_wire_pkt_ses {
 	UET_PKT_SES_NONE = 0,
 	UET_PKT_SES_REQ,  /**< request: `req` in format `req_fmt` */
 	UET_PKT_SES_RESP, /**< response: `resp` (format in resp.fmt) */
 };
 
 /** A parsed frame, or the description of a frame to build. */
-struct uet_pkt {
-	struct uet_outer outer;       /**< outer headers */
-	struct uet_pds_hdr pds;       /**< PDS header */
-	enum uet_pkt_ses ses;         /**< parse: which SES header follows */
-	enum uet_ses_fmt req_fmt;     /**< parse: request format */
-	struct uet_ses_req req;       /**< request (ses == UET_PKT_SES_REQ) */
-	struct uet_ses_resp resp;     /**< response (UET_PKT_SES_RESP) */
+struct uet_wire_pkt {
+	struct uet_wire_outer outer;       /**< outer headers */
+	struct uet_wire_pds_hdr pds;       /**< PDS header */
+	enum uet_wire_pkt_ses ses;         /**< parse: which SES header follows */
+	enum uet_wire_ses_fmt req_fmt;     /**< parse: request format */
+	struct uet_wire_ses_req req;       /**< request (ses == UET_PKT_SES_REQ) */
+	struct uet_wire_ses_resp resp;     /**< response (UET_PKT_SES_RESP) */
 	uint16_t pds_off;             /**< parse: offset of the PDS header */
 	uint16_t ses_off;             /**< parse: offset of the SES header */
 	uint16_t ses_len;             /**< parse: SES header + extension */
 	uint16_t payload_off;         /**< parse: offset of the payload */
 	uint16_t payload_len;         /**< parse: payload bytes */
-	enum uet_pkt_layer err_layer; /**< parse: layer that failed, or NONE */
+	enum uet_wire_pkt_layer err_layer; /**< parse: layer that failed, or NONE */
 	int err;                      /**< parse: positive UET_WIRE_E_*, or 0 */
 	uint16_t err_off;             /**< parse: frame offset of that layer */
 	uint32_t err_avail;           /**< parse: bytes that layer had */
 };
 
 /**
- * Parse an Ethernet frame (see uet_pkt_parse_ex()).
+ * Parse an Ethernet frame (see uet_wire_pkt_parse_ex()).
  */
-int uet_pkt_parse(const uint8_t *frame, size_t len, struct uet_pkt *p);
+int uet_wire_pkt_parse(const uint8_t *frame, size_t len, struct uet_wire_pkt *p);
 
 /**
  * Parse a frame layer by layer.
@@ -89,12 +89,12 @@ int uet_pkt_parse(const uint8_t *frame, size_t len, struct uet_pkt *p);
  *   A frame that is not UET stops with -UET_WIRE_E_NOT_UET (UDP port or IP
  *   protocol) or -UET_WIRE_E_BAD_ETHERTYPE (not IP).
  */
-int uet_pkt_parse_ex(const uint8_t *frame, size_t len,
-		     const struct uet_outer_opts *opts, struct uet_pkt *p);
+int uet_wire_pkt_parse_ex(const uint8_t *frame, size_t len,
+		     const struct uet_wire_outer_opts *opts, struct uet_wire_pkt *p);
 
 /**
  * Parse a frame up to and including its PDS header, as
- * uet_pkt_parse_ex() does, and leave the rest to the upper layer (the
+ * uet_wire_pkt_parse_ex() does, and leave the rest to the upper layer (the
  * engine hands it to the SES, which decodes its own header once):
  * `p->ses` is UET_PKT_SES_NONE, `p->ses_len` 0, `p->payload_off` equals
  * `p->ses_off` and `p->payload_len` counts every byte after the PDS
@@ -102,10 +102,10 @@ int uet_pkt_parse_ex(const uint8_t *frame, size_t len,
  * `p->resp` are not written.
  * @return
  *   0, or the negated error of the outer or PDS layer (as
- *   uet_pkt_parse_ex()).
+ *   uet_wire_pkt_parse_ex()).
  */
-int uet_pkt_parse_pds(const uint8_t *frame, size_t len,
-		      const struct uet_outer_opts *opts, struct uet_pkt *p);
+int uet_wire_pkt_parse_pds(const uint8_t *frame, size_t len,
+		      const struct uet_wire_outer_opts *opts, struct uet_wire_pkt *p);
 
 /**
  * Build a frame: outer headers, PDS header, the SES header the PDS header
@@ -117,11 +117,11 @@ int uet_pkt_parse_pds(const uint8_t *frame, size_t len,
  *   The frame length, -UET_WIRE_E_NOSPACE, -UET_WIRE_E_BAD_COMBINATION
  *   (resp.fmt differs from next_hdr), or the encoders' errors.
  */
-int uet_pkt_build(const struct uet_pkt *p, const uint8_t *payload,
+int uet_wire_pkt_build(const struct uet_wire_pkt *p, const uint8_t *payload,
 		  size_t payload_len, uint8_t *buf, size_t cap);
 
 /** Name of a layer: "eth", "ip", "udp", "entropy", "pds", "ses", "payload". */
-const char *uet_pkt_layer_name(unsigned int layer);
+const char *uet_wire_pkt_layer_name(unsigned int layer);
 
 /**
  * Describe the error of a parsed frame, for example
@@ -129,7 +129,7 @@ const char *uet_pkt_layer_name(unsigned int layer);
  * @return
  *   The length snprintf() would have written.
  */
-int uet_pkt_err_format(const struct uet_pkt *p, char *buf, size_t cap);
+int uet_wire_pkt_err_format(const struct uet_wire_pkt *p, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }

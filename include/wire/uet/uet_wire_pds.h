@@ -7,7 +7,7 @@
  * PDS (packet delivery sublayer) header codec and the native-IP entropy
  * header (UEC 1.0 encapsulation and PDS headers).
  *
- * One host-order struct, `struct uet_pds_hdr`, covers every PDS header
+ * One host-order struct, `struct uet_wire_pds_hdr`, covers every PDS header
  * type: the prologue (type, next header or control type, flags) plus a
  * union selected by the type. Codecs follow the conventions of
  * uet_wire.h: encoders return the bytes written, decoders the bytes
@@ -62,7 +62,7 @@ extern "C" {
  * With the SYN flag the dpdcid field carries use_rsv_pdc and psn_offset
  * instead of dpdcid.
  */
-struct uet_pds_req {
+struct uet_wire_pds_req {
 	int16_t clear_psn_offset; /**< CLEAR_PSN - psn; must be <= 0 */
 	uint32_t psn;             /**< packet sequence number */
 	uint16_t spdcid;          /**< source PDC id */
@@ -74,7 +74,7 @@ struct uet_pds_req {
 };
 
 /** ACK_CC state for cc_type 0 (NSCC). */
-struct uet_pds_nscc_state {
+struct uet_wire_pds_nscc_state {
 	uint16_t service_time;  /**< receiver service time, 128 ns units */
 	bool rc;                /**< receiver congested */
 	uint8_t rcv_cwnd_pend;  /**< receiver cwnd penalty, 7 bits */
@@ -83,34 +83,34 @@ struct uet_pds_nscc_state {
 };
 
 /** ACK_CC state for cc_type 1 (credit, RCCC). */
-struct uet_pds_credit_state {
+struct uet_wire_pds_credit_state {
 	uint32_t credit;        /**< granted credit, 24 bits, 256 B units */
 	uint16_t ooo_count;     /**< out-of-order packet count */
 };
 
 /** ACK fields: ACK, ACK_CC, ACK_CCX. */
-struct uet_pds_ack {
+struct uet_wire_pds_ack {
 	int16_t ack_psn_offset;  /**< ACK_PSN - cack_psn (P flag clear) */
 	uint16_t probe_opaque;   /**< echoed probe value (P flag set) */
 	uint32_t cack_psn;       /**< cumulative ACK PSN */
 	uint16_t spdcid;         /**< source PDC id (the target's PDC) */
 	uint16_t dpdcid;         /**< destination PDC id */
 	/* ACK_CC and ACK_CCX only: */
-	uint8_t cc_type;         /**< enum uet_cc_type; any 4-bit value in CCX */
+	uint8_t cc_type;         /**< enum uet_wire_cc_type; any 4-bit value in CCX */
 	uint8_t cc_flags;        /**< 4 bits */
 	uint8_t mpr;             /**< log2 of the receiver's tracking window */
 	int16_t sack_psn_offset; /**< SACK base - cack_psn */
 	uint64_t sack_bitmap;    /**< bit i = PSN (SACK base + i) received */
 	union {
-		struct uet_pds_nscc_state nscc;     /**< ACK_CC, cc_type 0 */
-		struct uet_pds_credit_state credit; /**< ACK_CC, cc_type 1 */
+		struct uet_wire_pds_nscc_state nscc;     /**< ACK_CC, cc_type 0 */
+		struct uet_wire_pds_credit_state credit; /**< ACK_CC, cc_type 1 */
 	} cc;
 	uint8_t ccx_state[UET_PDS_CCX_STATE_LEN]; /**< ACK_CCX: opaque state */
 };
 
 /** NACK fields: NACK, NACK_CCX. */
-struct uet_pds_nack {
-	uint8_t code;            /**< enum uet_pds_nack_code */
+struct uet_wire_pds_nack {
+	uint8_t code;            /**< enum uet_wire_pds_nack_code */
 	uint8_t vendor_code;     /**< vendor-specific detail */
 	uint32_t psn;            /**< NACKed PSN, or RUDI pkt_id when NT */
 	uint16_t spdcid;         /**< source PDC id */
@@ -122,8 +122,8 @@ struct uet_pds_nack {
 	uint8_t nccx_state[UET_PDS_CCX_STATE_LEN];
 };
 
-/** Control packet fields (type CP; ctl_type is in uet_pds_hdr.next_hdr). */
-struct uet_pds_cp {
+/** Control packet fields (type CP; ctl_type is in uet_wire_pds_hdr.next_hdr). */
+struct uet_wire_pds_cp {
 	uint16_t probe_opaque;   /**< PROBE value; opaque for other ctl types */
 	uint32_t psn;            /**< forward PSN the CP consumes */
 	uint16_t spdcid;         /**< source PDC id */
@@ -134,7 +134,7 @@ struct uet_pds_cp {
 };
 
 /** RUDI_REQ and RUDI_RESP fields. */
-struct uet_pds_rudi {
+struct uet_wire_pds_rudi {
 	uint32_t pkt_id;         /**< packet id, echoed in the response */
 };
 
@@ -144,40 +144,40 @@ struct uet_pds_rudi {
  * cp for CP, rudi for RUDI_REQ/RUDI_RESP. UUD_REQ has no fields beyond
  * the prologue.
  */
-struct uet_pds_hdr {
-	uint8_t type;     /**< enum uet_pds_type */
-	uint8_t next_hdr; /**< enum uet_pds_next_hdr; enum uet_pds_ctl_type for CP */
+struct uet_wire_pds_hdr {
+	uint8_t type;     /**< enum uet_wire_pds_type */
+	uint8_t next_hdr; /**< enum uet_wire_pds_next_hdr; enum uet_wire_pds_ctl_type for CP */
 	uint8_t flags;    /**< 7 bits, UET_PDS_F_* and the ACK REQ field */
 	union {
-		struct uet_pds_req req;
-		struct uet_pds_ack ack;
-		struct uet_pds_nack nack;
-		struct uet_pds_cp cp;
-		struct uet_pds_rudi rudi;
+		struct uet_wire_pds_req req;
+		struct uet_wire_pds_ack ack;
+		struct uet_wire_pds_nack nack;
+		struct uet_wire_pds_cp cp;
+		struct uet_wire_pds_rudi rudi;
 	} u;
 };
 
 /** Native-IP entropy header. */
-struct uet_entropy_hdr {
+struct uet_wire_entropy_hdr {
 	uint16_t entropy;        /**< entropy value (EV) */
 };
 
 /**
  * Size of a PDS header on the wire.
  * @param type
- *   PDS type (enum uet_pds_type).
+ *   PDS type (enum uet_wire_pds_type).
  * @return
  *   Bytes, prologue included; 0 for an undefined type and for TSS, whose
  *   layout this implementation does not know.
  */
-size_t uet_pds_hdr_len(unsigned int type);
+size_t uet_wire_pds_hdr_len(unsigned int type);
 
 /**
  * Encode a PDS header.
  * @param h
  *   Header; fields not used by @c h->type are ignored.
  * @param buf
- *   Output, uet_pds_hdr_len(h->type) bytes are written.
+ *   Output, uet_wire_pds_hdr_len(h->type) bytes are written.
  * @param cap
  *   Size of @p buf.
  * @return
@@ -194,7 +194,7 @@ size_t uet_pds_hdr_len(unsigned int type);
  *   - UET_WIRE_E_BAD_NACK_CODE: undefined or retired NACK code.
  *   - UET_WIRE_E_NOSPACE: @p cap smaller than the header.
  */
-int uet_pds_hdr_encode(const struct uet_pds_hdr *h, uint8_t *buf,
+int uet_wire_pds_hdr_encode(const struct uet_wire_pds_hdr *h, uint8_t *buf,
 		       size_t cap);
 
 /**
@@ -208,19 +208,19 @@ int uet_pds_hdr_encode(const struct uet_pds_hdr *h, uint8_t *buf,
  * @param h
  *   Output; zeroed first, then the fields of the type are filled.
  * @return
- *   Bytes consumed (uet_pds_hdr_len(h->type)), or a negated error:
+ *   Bytes consumed (uet_wire_pds_hdr_len(h->type)), or a negated error:
  *   - UET_WIRE_E_TRUNCATED: @p len shorter than the prologue or header.
  *   - UET_WIRE_E_RESERVED: a reserved field is not zero.
- *   - the codes listed for uet_pds_hdr_encode() except NOSPACE.
+ *   - the codes listed for uet_wire_pds_hdr_encode() except NOSPACE.
  */
-int uet_pds_hdr_decode(const uint8_t *buf, size_t len, struct uet_pds_hdr *h);
+int uet_wire_pds_hdr_decode(const uint8_t *buf, size_t len, struct uet_wire_pds_hdr *h);
 
 /**
  * Encode a native-IP entropy header.
  * @return
  *   UET_ENTROPY_HDR_LEN, or -UET_WIRE_E_NOSPACE.
  */
-int uet_entropy_hdr_encode(const struct uet_entropy_hdr *h, uint8_t *buf,
+int uet_wire_entropy_hdr_encode(const struct uet_wire_entropy_hdr *h, uint8_t *buf,
 			   size_t cap);
 
 /**
@@ -228,12 +228,12 @@ int uet_entropy_hdr_encode(const struct uet_entropy_hdr *h, uint8_t *buf,
  * @return
  *   UET_ENTROPY_HDR_LEN, or -UET_WIRE_E_TRUNCATED, -UET_WIRE_E_RESERVED.
  */
-int uet_entropy_hdr_decode(const uint8_t *buf, size_t len,
-			   struct uet_entropy_hdr *h);
+int uet_wire_entropy_hdr_decode(const uint8_t *buf, size_t len,
+			   struct uet_wire_entropy_hdr *h);
 
 /** True for the four PSN-carrying request types (RUD/ROD, with or without CC). */
 static inline bool
-uet_pds_type_is_req(unsigned int type)
+uet_wire_pds_type_is_req(unsigned int type)
 {
 	return type == UET_PDS_TYPE_RUD_REQ || type == UET_PDS_TYPE_ROD_REQ ||
 	       type == UET_PDS_TYPE_RUD_CC_REQ ||
@@ -242,7 +242,7 @@ uet_pds_type_is_req(unsigned int type)
 
 /** True for the request types that carry ccc_id and credit_target. */
 static inline bool
-uet_pds_type_is_cc_req(unsigned int type)
+uet_wire_pds_type_is_cc_req(unsigned int type)
 {
 	return type == UET_PDS_TYPE_RUD_CC_REQ ||
 	       type == UET_PDS_TYPE_ROD_CC_REQ;
@@ -250,7 +250,7 @@ uet_pds_type_is_cc_req(unsigned int type)
 
 /** True for ACK, ACK_CC and ACK_CCX. */
 static inline bool
-uet_pds_type_is_ack(unsigned int type)
+uet_wire_pds_type_is_ack(unsigned int type)
 {
 	return type == UET_PDS_TYPE_ACK || type == UET_PDS_TYPE_ACK_CC ||
 	       type == UET_PDS_TYPE_ACK_CCX;
@@ -258,21 +258,21 @@ uet_pds_type_is_ack(unsigned int type)
 
 /** True for NACK and NACK_CCX. */
 static inline bool
-uet_pds_type_is_nack(unsigned int type)
+uet_wire_pds_type_is_nack(unsigned int type)
 {
 	return type == UET_PDS_TYPE_NACK || type == UET_PDS_TYPE_NACK_CCX;
 }
 
-/** REQ field of an ACK's flags (enum uet_pds_ack_req; 3 is reserved). */
+/** REQ field of an ACK's flags (enum uet_wire_pds_ack_req; 3 is reserved). */
 static inline unsigned int
-uet_pds_ack_req_get(const struct uet_pds_hdr *h)
+uet_wire_pds_ack_req_get(const struct uet_wire_pds_hdr *h)
 {
 	return (h->flags >> UET_PDS_ACK_REQ_SHIFT) & UET_PDS_ACK_REQ_MASK;
 }
 
 /** Set the REQ field of an ACK's flags; @p req is masked to 2 bits. */
 static inline void
-uet_pds_ack_req_set(struct uet_pds_hdr *h, unsigned int req)
+uet_wire_pds_ack_req_set(struct uet_wire_pds_hdr *h, unsigned int req)
 {
 	h->flags = (uint8_t)((h->flags &
 			      ~(UET_PDS_ACK_REQ_MASK << UET_PDS_ACK_REQ_SHIFT)) |
@@ -281,35 +281,35 @@ uet_pds_ack_req_set(struct uet_pds_hdr *h, unsigned int req)
 
 /** CLEAR_PSN = psn + clear_psn_offset (UEC 1.0 PDS request header). */
 static inline uint32_t
-uet_pds_req_clear_psn(const struct uet_pds_req *r)
+uet_wire_pds_req_clear_psn(const struct uet_wire_pds_req *r)
 {
 	return r->psn + (uint32_t)(int32_t)r->clear_psn_offset;
 }
 
 /** Start_PSN of a SYN request = psn - psn_offset. */
 static inline uint32_t
-uet_pds_req_start_psn(const struct uet_pds_req *r)
+uet_wire_pds_req_start_psn(const struct uet_wire_pds_req *r)
 {
 	return r->psn - r->psn_offset;
 }
 
 /** Start_PSN of a SYN control packet = psn - psn_offset. */
 static inline uint32_t
-uet_pds_cp_start_psn(const struct uet_pds_cp *cp)
+uet_wire_pds_cp_start_psn(const struct uet_wire_pds_cp *cp)
 {
 	return cp->psn - cp->psn_offset;
 }
 
 /** ACK_PSN = cack_psn + ack_psn_offset (meaningful without the P flag). */
 static inline uint32_t
-uet_pds_ack_psn(const struct uet_pds_ack *a)
+uet_wire_pds_ack_psn(const struct uet_wire_pds_ack *a)
 {
 	return a->cack_psn + (uint32_t)(int32_t)a->ack_psn_offset;
 }
 
 /** SACK base PSN = cack_psn + sack_psn_offset (ACK_CC, ACK_CCX). */
 static inline uint32_t
-uet_pds_ack_sack_base(const struct uet_pds_ack *a)
+uet_wire_pds_ack_sack_base(const struct uet_wire_pds_ack *a)
 {
 	return a->cack_psn + (uint32_t)(int32_t)a->sack_psn_offset;
 }

@@ -9,7 +9,7 @@
  *
  * Request formats are named after the PDS next-header value that announces
  * them, so a `next_hdr` read from the prologue converts directly (see
- * uet_ses_fmt_from_next_hdr()).
+ * uet_wire_ses_fmt_from_next_hdr()).
  *
  * Strictness: a decoder fills only the fields its format carries and zeroes
  * the rest; an encoder rejects a struct whose non-carried fields are not
@@ -65,21 +65,21 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 
 /** Request header format; values equal the PDS next-header code. */
-enum uet_ses_fmt {
+enum uet_wire_ses_fmt {
 	UET_SES_FMT_SMALL = UET_PDS_NEXT_REQUEST_SMALL,   /**< 20 B */
 	UET_SES_FMT_MEDIUM = UET_PDS_NEXT_REQUEST_MEDIUM, /**< 32 B */
 	UET_SES_FMT_STD = UET_PDS_NEXT_REQUEST_STD,       /**< 44 B */
 };
 
 /** Response header format; values equal the PDS next-header code. */
-enum uet_ses_resp_fmt {
+enum uet_wire_ses_resp_fmt {
 	UET_SES_RESP_FMT_RESPONSE = UET_PDS_NEXT_RESPONSE,       /**< 12 B */
 	UET_SES_RESP_FMT_DATA = UET_PDS_NEXT_RESPONSE_DATA,      /**< 20 B */
 	UET_SES_RESP_FMT_DATA_SMALL = UET_PDS_NEXT_RESPONSE_DATA_SMALL, /**< 12 B */
 };
 
 /** Extension header following a request header (UEC 1.0 SES). */
-enum uet_ses_ext {
+enum uet_wire_ses_ext {
 	UET_SES_EXT_NONE = 0,
 	UET_SES_EXT_ATOMIC,     /**< 4 B atomic extension */
 	UET_SES_EXT_ATOMIC_CAS, /**< 36 B compare-and-swap form */
@@ -88,7 +88,7 @@ enum uet_ses_ext {
 
 /** PDS next-header value of a request format (0 if @p fmt is undefined). */
 static inline unsigned int
-uet_ses_fmt_to_next_hdr(enum uet_ses_fmt fmt)
+uet_wire_ses_fmt_to_next_hdr(enum uet_wire_ses_fmt fmt)
 {
 	switch (fmt) {
 	case UET_SES_FMT_SMALL:
@@ -102,11 +102,11 @@ uet_ses_fmt_to_next_hdr(enum uet_ses_fmt fmt)
 /**
  * Request format announced by a PDS next-header value.
  * @return
- *   The `enum uet_ses_fmt` value, or -UET_WIRE_E_BAD_NEXT_HDR when
+ *   The `enum uet_wire_ses_fmt` value, or -UET_WIRE_E_BAD_NEXT_HDR when
  *   @p next_hdr is not REQUEST_SMALL, REQUEST_MEDIUM or REQUEST_STD.
  */
 static inline int
-uet_ses_fmt_from_next_hdr(unsigned int next_hdr)
+uet_wire_ses_fmt_from_next_hdr(unsigned int next_hdr)
 {
 	if (next_hdr >= UET_PDS_NEXT_REQUEST_SMALL &&
 	    next_hdr <= UET_PDS_NEXT_REQUEST_STD)
@@ -116,7 +116,7 @@ uet_ses_fmt_from_next_hdr(unsigned int next_hdr)
 
 /** PDS next-header value of a response format (0 if @p fmt is undefined). */
 static inline unsigned int
-uet_ses_resp_fmt_to_next_hdr(enum uet_ses_resp_fmt fmt)
+uet_wire_ses_resp_fmt_to_next_hdr(enum uet_wire_ses_resp_fmt fmt)
 {
 	switch (fmt) {
 	case UET_SES_RESP_FMT_RESPONSE:
@@ -130,11 +130,11 @@ uet_ses_resp_fmt_to_next_hdr(enum uet_ses_resp_fmt fmt)
 /**
  * Response format announced by a PDS next-header value.
  * @return
- *   The `enum uet_ses_resp_fmt` value, or -UET_WIRE_E_BAD_NEXT_HDR when
+ *   The `enum uet_wire_ses_resp_fmt` value, or -UET_WIRE_E_BAD_NEXT_HDR when
  *   @p next_hdr is not RESPONSE, RESPONSE_DATA or RESPONSE_DATA_SMALL.
  */
 static inline int
-uet_ses_resp_fmt_from_next_hdr(unsigned int next_hdr)
+uet_wire_ses_resp_fmt_from_next_hdr(unsigned int next_hdr)
 {
 	if (next_hdr >= UET_PDS_NEXT_RESPONSE &&
 	    next_hdr <= UET_PDS_NEXT_RESPONSE_DATA_SMALL)
@@ -143,13 +143,13 @@ uet_ses_resp_fmt_from_next_hdr(unsigned int next_hdr)
 }
 
 /** Size of a request header without extension; 0 for an undefined format. */
-size_t uet_ses_fmt_len(enum uet_ses_fmt fmt);
+size_t uet_wire_ses_fmt_len(enum uet_wire_ses_fmt fmt);
 
 /** Size of a response header; 0 for an undefined format. */
-size_t uet_ses_resp_fmt_len(enum uet_ses_resp_fmt fmt);
+size_t uet_wire_ses_resp_fmt_len(enum uet_wire_ses_resp_fmt fmt);
 
 /** Size of an extension header; 0 for UET_SES_EXT_NONE or undefined. */
-size_t uet_ses_ext_len(enum uet_ses_ext ext);
+size_t uet_wire_ses_ext_len(enum uet_wire_ses_ext ext);
 
 /**
  * Whether request format @p fmt may carry request opcode @p opcode
@@ -157,11 +157,11 @@ size_t uet_ses_ext_len(enum uet_ses_ext ext);
  * carries NO_OP, WRITE, READ, the four atomics, SEND, DATAGRAM_SEND and
  * TAGGED_SEND; SMALL carries NO_OP, WRITE, READ and SEND.
  */
-bool uet_ses_fmt_allows(enum uet_ses_fmt fmt, unsigned int opcode);
+bool uet_wire_ses_fmt_allows(enum uet_wire_ses_fmt fmt, unsigned int opcode);
 
 /** Whether @p op is a compare-and-swap atomic (CSWAP..CSWAP_GT, MSWAP). */
 static inline bool
-uet_ses_amo_op_is_cas(unsigned int op)
+uet_wire_ses_amo_op_is_cas(unsigned int op)
 {
 	return op >= UET_AMO_CSWAP && op <= UET_AMO_MSWAP;
 }
@@ -171,16 +171,16 @@ uet_ses_amo_op_is_cas(unsigned int op)
 /* ------------------------------------------------------------------ */
 
 /** Atomic extension (UEC 1.0 SES). */
-struct uet_ses_atomic_ext {
-	uint8_t op;               /**< enum uet_amo_op, <= UET_AMO_MSWAP */
-	uint8_t datatype;         /**< enum uet_amo_dt, <= UET_AMO_DT_FP16 */
+struct uet_wire_ses_atomic_ext {
+	uint8_t op;               /**< enum uet_wire_amo_op, <= UET_AMO_MSWAP */
+	uint8_t datatype;         /**< enum uet_wire_amo_dt, <= UET_AMO_DT_FP16 */
 	uint8_t semantic_control; /**< UET_SES_AMO_SC_* bits */
 	uint8_t compare[16];      /**< CAS form only, else zero */
 	uint8_t swap[16];         /**< CAS form only, else zero */
 };
 
 /** Rendezvous extension (UEC 1.0 SES). */
-struct uet_ses_rdv_ext {
+struct uet_wire_ses_rdv_ext {
 	uint32_t eager_length;        /**< bytes sent eagerly with the request */
 	uint8_t read_ri_generation;   /**< generation of the initiator's RI entry */
 	uint16_t read_pid_on_fep;     /**< 12 bits */
@@ -193,8 +193,8 @@ struct uet_ses_rdv_ext {
  * SES request header in host order. Fields a format does not carry must
  * be zero when encoding and are zero after decoding.
  */
-struct uet_ses_req {
-	uint8_t opcode;          /**< enum uet_ses_opcode (6-bit field) */
+struct uet_wire_ses_req {
+	uint8_t opcode;          /**< enum uet_wire_ses_opcode (6-bit field) */
 	uint8_t version;         /**< must be UET_SES_VERSION (2-bit field) */
 	uint8_t flags;           /**< UET_SES_F_* bits (6-bit field) */
 	uint16_t message_id;     /**< STD only */
@@ -222,9 +222,9 @@ struct uet_ses_req {
 	uint32_t message_offset; /**< STD continuation (SOM clear) */
 	/** Whole message length: 32 bits in STD, 14 bits in SMALL/MEDIUM. */
 	uint32_t request_length;
-	enum uet_ses_ext ext;    /**< must equal uet_ses_req_ext_needed() */
-	struct uet_ses_atomic_ext atomic; /**< valid if ext is ATOMIC/ATOMIC_CAS */
-	struct uet_ses_rdv_ext rdv;       /**< valid if ext is RDV */
+	enum uet_wire_ses_ext ext;    /**< must equal uet_wire_ses_req_ext_needed() */
+	struct uet_wire_ses_atomic_ext atomic; /**< valid if ext is ATOMIC/ATOMIC_CAS */
+	struct uet_wire_ses_rdv_ext rdv;       /**< valid if ext is RDV */
 };
 
 /**
@@ -233,15 +233,15 @@ struct uet_ses_req {
  * UET_SES_EXT_ATOMIC_CAS for a CAS op) on their SOM packet; the rendezvous
  * sends carry UET_SES_EXT_RDV on their SOM packet; nothing else does.
  */
-enum uet_ses_ext uet_ses_req_ext_needed(const struct uet_ses_req *h);
+enum uet_wire_ses_ext uet_wire_ses_req_ext_needed(const struct uet_wire_ses_req *h);
 
 /**
- * Bytes uet_ses_req_encode() writes for @p h in format @p fmt: the header
+ * Bytes uet_wire_ses_req_encode() writes for @p h in format @p fmt: the header
  * plus the extension named by h->ext. Does not validate @p h.
  * @return
  *   The length, or 0 when @p fmt is undefined.
  */
-size_t uet_ses_req_len(const struct uet_ses_req *h, enum uet_ses_fmt fmt);
+size_t uet_wire_ses_req_len(const struct uet_wire_ses_req *h, enum uet_wire_ses_fmt fmt);
 
 /**
  * Encode a request header and its extension.
@@ -263,9 +263,9 @@ size_t uet_ses_req_len(const struct uet_ses_req *h, enum uet_ses_fmt fmt);
  *   - UET_WIRE_E_BAD_ATOMIC: atomic op or datatype undefined.
  *   - UET_WIRE_E_BAD_COMBINATION: opcode, flags, format and extension
  *     disagree, or a field the format does not carry is not zero.
- *   - UET_WIRE_E_NOSPACE: @p cap below uet_ses_req_len().
+ *   - UET_WIRE_E_NOSPACE: @p cap below uet_wire_ses_req_len().
  */
-int uet_ses_req_encode(const struct uet_ses_req *h, enum uet_ses_fmt fmt,
+int uet_wire_ses_req_encode(const struct uet_wire_ses_req *h, enum uet_wire_ses_fmt fmt,
 		       uint8_t *buf, size_t cap);
 
 /**
@@ -284,10 +284,10 @@ int uet_ses_req_encode(const struct uet_ses_req *h, enum uet_ses_fmt fmt,
  *   - UET_WIRE_E_TRUNCATED: @p len shorter than header + extension.
  *   - UET_WIRE_E_RESERVED: a reserved bit is set.
  *   - UET_WIRE_E_BAD_OPCODE, UET_WIRE_E_BAD_VERSION, UET_WIRE_E_BAD_ATOMIC,
- *     UET_WIRE_E_BAD_COMBINATION: as for uet_ses_req_encode().
+ *     UET_WIRE_E_BAD_COMBINATION: as for uet_wire_ses_req_encode().
  */
-int uet_ses_req_decode(const uint8_t *buf, size_t len, enum uet_ses_fmt fmt,
-		       struct uet_ses_req *h);
+int uet_wire_ses_req_decode(const uint8_t *buf, size_t len, enum uet_wire_ses_fmt fmt,
+		       struct uet_wire_ses_req *h);
 
 /*
  * Restart tokens (docs/WIRE-DECISIONS.md "Deferrable send and ready to
@@ -300,7 +300,7 @@ int uet_ses_req_decode(const uint8_t *buf, size_t len, enum uet_ses_fmt fmt,
  * The accessors pick the slot by h->opcode, so set it first.
  */
 static inline uint64_t *
-uet_ses_req_token_slot_(struct uet_ses_req *h)
+uet_wire_ses_req_token_slot_(struct uet_wire_ses_req *h)
 {
 	return h->opcode == UET_SES_OP_DEFERRABLE_RTR ? &h->match_bits :
 							&h->buffer_offset;
@@ -308,7 +308,7 @@ uet_ses_req_token_slot_(struct uet_ses_req *h)
 
 /** Deferrable send / RTR: initiator restart token. */
 static inline uint32_t
-uet_ses_req_token_initiator(const struct uet_ses_req *h)
+uet_wire_ses_req_token_initiator(const struct uet_wire_ses_req *h)
 {
 	uint64_t v = h->opcode == UET_SES_OP_DEFERRABLE_RTR ? h->match_bits :
 							      h->buffer_offset;
@@ -318,7 +318,7 @@ uet_ses_req_token_initiator(const struct uet_ses_req *h)
 
 /** Deferrable send / RTR: target restart token. */
 static inline uint32_t
-uet_ses_req_token_target(const struct uet_ses_req *h)
+uet_wire_ses_req_token_target(const struct uet_wire_ses_req *h)
 {
 	uint64_t v = h->opcode == UET_SES_OP_DEFERRABLE_RTR ? h->match_bits :
 							      h->buffer_offset;
@@ -328,37 +328,37 @@ uet_ses_req_token_target(const struct uet_ses_req *h)
 
 /** Deferrable send / RTR: store both tokens in the opcode's slot. */
 static inline void
-uet_ses_req_set_tokens(struct uet_ses_req *h, uint32_t initiator_token,
+uet_wire_ses_req_set_tokens(struct uet_wire_ses_req *h, uint32_t initiator_token,
 		       uint32_t target_token)
 {
-	*uet_ses_req_token_slot_(h) =
+	*uet_wire_ses_req_token_slot_(h) =
 		((uint64_t)initiator_token << 32) | target_token;
 }
 
 /** DEFERRABLE_RTR: message offset to restart from (buffer_offset). */
 static inline uint64_t
-uet_ses_req_restart_offset(const struct uet_ses_req *h)
+uet_wire_ses_req_restart_offset(const struct uet_wire_ses_req *h)
 {
 	return h->buffer_offset;
 }
 
 /** DEFERRABLE_RTR: set the restart offset (buffer_offset). */
 static inline void
-uet_ses_req_set_restart_offset(struct uet_ses_req *h, uint64_t offset)
+uet_wire_ses_req_set_restart_offset(struct uet_wire_ses_req *h, uint64_t offset)
 {
 	h->buffer_offset = offset;
 }
 
 /** DEFERRABLE_RTR: the deferred send's match bits (header-data slot). */
 static inline uint64_t
-uet_ses_req_rtr_match_bits(const struct uet_ses_req *h)
+uet_wire_ses_req_rtr_match_bits(const struct uet_wire_ses_req *h)
 {
 	return h->header_data;
 }
 
 /** DEFERRABLE_RTR: set the deferred send's match bits. */
 static inline void
-uet_ses_req_set_rtr_match_bits(struct uet_ses_req *h, uint64_t bits)
+uet_wire_ses_req_set_rtr_match_bits(struct uet_wire_ses_req *h, uint64_t bits)
 {
 	h->header_data = bits;
 }
@@ -371,12 +371,12 @@ uet_ses_req_set_rtr_match_bits(struct uet_ses_req *h, uint64_t bits)
  * SES response header in host order (UEC 1.0 SES responses). Fields a format
  * does not carry must be zero when encoding and are zero after decoding.
  */
-struct uet_ses_resp {
-	enum uet_ses_resp_fmt fmt;
-	uint8_t list;                     /**< enum uet_ses_list (2-bit field) */
-	uint8_t opcode;                   /**< enum uet_ses_resp_opcode */
+struct uet_wire_ses_resp {
+	enum uet_wire_ses_resp_fmt fmt;
+	uint8_t list;                     /**< enum uet_wire_ses_list (2-bit field) */
+	uint8_t opcode;                   /**< enum uet_wire_ses_resp_opcode */
 	uint8_t version;                  /**< must be UET_SES_VERSION */
-	uint8_t return_code;              /**< enum uet_ses_rc */
+	uint8_t return_code;              /**< enum uet_wire_ses_rc */
 	uint16_t message_id;              /**< RESPONSE, DATA */
 	uint8_t ri_generation;            /**< RESPONSE only */
 	uint32_t job_id;                  /**< 24 bits, every format */
@@ -401,7 +401,7 @@ struct uet_ses_resp {
  *     not carry is not zero.
  *   - UET_WIRE_E_NOSPACE: @p cap below the header size.
  */
-int uet_ses_resp_encode(const struct uet_ses_resp *h, uint8_t *buf,
+int uet_wire_ses_resp_encode(const struct uet_wire_ses_resp *h, uint8_t *buf,
 			size_t cap);
 
 /**
@@ -413,8 +413,8 @@ int uet_ses_resp_encode(const struct uet_ses_resp *h, uint8_t *buf,
  *   UET_WIRE_E_TRUNCATED, UET_WIRE_E_RESERVED, or the encoder's
  *   validation errors.
  */
-int uet_ses_resp_decode(const uint8_t *buf, size_t len,
-			enum uet_ses_resp_fmt fmt, struct uet_ses_resp *h);
+int uet_wire_ses_resp_decode(const uint8_t *buf, size_t len,
+			enum uet_wire_ses_resp_fmt fmt, struct uet_wire_ses_resp *h);
 
 #ifdef __cplusplus
 }

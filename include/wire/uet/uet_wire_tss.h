@@ -52,7 +52,7 @@ extern "C" {
 #define UET_TSS_TSC_MAX ((UINT64_C(1) << 48) - 1)
 
 /** A TSS header in host order. */
-struct uet_tss_hdr {
+struct uet_wire_tss_hdr {
 	bool sp;        /**< SSI present */
 	uint8_t an;     /**< association number: 0 or 1 */
 	uint32_t sdi;   /**< secure domain index, 24 bits */
@@ -62,23 +62,23 @@ struct uet_tss_hdr {
 };
 
 /** Size of a TSS header on the wire: 16 with the SSI, 12 without. */
-size_t uet_tss_hdr_len(bool sp);
+size_t uet_wire_tss_hdr_len(bool sp);
 
 /**
  * Whether @p buf starts with a TSS header rather than a PDS header (its
  * type bits are UET_PDS_TYPE_TSS). False when @p len is 0.
  */
-bool uet_tss_hdr_present(const uint8_t *buf, size_t len);
+bool uet_wire_tss_hdr_present(const uint8_t *buf, size_t len);
 
 /**
  * Encode a TSS header.
  * @return
- *   Bytes written (uet_tss_hdr_len(h->sp)), or a negated error:
+ *   Bytes written (uet_wire_tss_hdr_len(h->sp)), or a negated error:
  *   - UET_WIRE_E_BAD_FIELD: an > 1, sdi > 24 bits, tsc > 48 bits.
  *   - UET_WIRE_E_BAD_COMBINATION: ssi not zero without sp.
  *   - UET_WIRE_E_NOSPACE: @p cap smaller than the header.
  */
-int uet_tss_hdr_encode(const struct uet_tss_hdr *h, uint8_t *buf,
+int uet_wire_tss_hdr_encode(const struct uet_wire_tss_hdr *h, uint8_t *buf,
 		       size_t cap);
 
 /**
@@ -89,8 +89,8 @@ int uet_tss_hdr_encode(const struct uet_tss_hdr *h, uint8_t *buf,
  *   - UET_WIRE_E_BAD_TYPE: type bits are not TSS.
  *   - UET_WIRE_E_RESERVED: the reserved bit is set.
  */
-int uet_tss_hdr_decode(const uint8_t *buf, size_t len,
-		       struct uet_tss_hdr *h);
+int uet_wire_tss_hdr_decode(const uint8_t *buf, size_t len,
+		       struct uet_wire_tss_hdr *h);
 
 #ifdef __cplusplus
 }

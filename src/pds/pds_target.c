@@ -4,13 +4,13 @@
  * on the first SYN, the receive window anchored at CACK, duplicate detection,
  * exactly-once delivery, NACK generation, stored guaranteed-delivery
  * responses, CLEAR and CLOSE. ACK coalescing and generation and the target
- * timers live in pds_tgt_ack.c.
+ * timers live in pds_target_ack.c.
  */
 
 #include "pds_private.h"
 
 static void
-pds_rxinfo(const struct uet_pds_hdr *h, struct pds_rxinfo *ri)
+pds_rxinfo(const struct uet_wire_pds_hdr *h, struct pds_rxinfo *ri)
 {
 	ri->syn = (h->flags & UET_PDS_F_SYN) != 0;
 	ri->cp = h->type == UET_PDS_TYPE_CP;
@@ -35,7 +35,7 @@ pds_rxinfo(const struct uet_pds_hdr *h, struct pds_rxinfo *ri)
 }
 
 void
-pds_tgt_nack(struct uet_pds *p, const struct uet_pds_rx_meta *m,
+pds_target_nack(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	     const struct pds_rxinfo *ri, uint16_t lid, uint8_t code,
 	     uint32_t psn)
 {
@@ -135,7 +135,7 @@ pds_resp_find(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
  * detection keep using the real CACK.
  */
 uint32_t
-pds_tgt_cack_report(const struct uet_pds *p, const struct pds_pdc *c)
+pds_target_cack_report(const struct uet_pds *p, const struct pds_pdc *c)
 {
 	uint32_t cack = c->u.t.cack;
 
@@ -149,7 +149,7 @@ static void
 pds_resp_send(struct uet_pds *p, struct pds_pdc *c, uint32_t r)
 {
 	struct pds_resp *e = &p->resp[r];
-	uint32_t cack = pds_tgt_cack_report(p, c);
+	uint32_t cack = pds_target_cack_report(p, c);
 	int32_t off = uet_psn_diff(e->psn, cack);
 	struct uet_pds_tx *t;
 
@@ -160,7 +160,7 @@ pds_resp_send(struct uet_pds *p, struct pds_pdc *c, uint32_t r)
 		return;
 	t->hdr.type = UET_PDS_TYPE_ACK;
 	t->hdr.next_hdr = e->next_hdr;
-	uet_pds_ack_req_set(&t->hdr, UET_PDS_ACK_REQ_CLEAR);
+	uet_wire_pds_ack_req_set(&t->hdr, UET_PDS_ACK_REQ_CLEAR);
 	t->hdr.u.ack.ack_psn_offset = (int16_t)off;
 	t->hdr.u.ack.cack_psn = cack;
 	t->hdr.u.ack.spdcid = c->lid;
@@ -169,24 +169,24 @@ pds_resp_send(struct uet_pds *p, struct pds_pdc *c, uint32_t r)
 	t->ev = c->u.t.ev;
 	t->resp = pds_resp_data(p, r);
 	t->resp_len = e->len;
-	pds_tgt_resp_sack(p, c, t);
+	pds_target_resp_sack(p, c, t);
 }
 
-static bool pds_tgt_resp_reserve(struct uet_pds *p, struct pds_pdc *c,
+static bool pds_target_resp_reserve(struct uet_pds *p, struct pds_pdc *c,
 				 uint32_t psn);
 
 /* @p fresh: @p psn is the request just delivered, which may get a
  * response although none was reserved for it (an error the target
  * reports on a packet before the last of its message). */
 int
-pds_tgt_respond(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+pds_target_respond(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		uint8_t next_hdr, const void *resp, uint16_t len, bool fresh)
 {
 	uint32_t r = pds_resp_find(p, c, psn);
 	struct pds_resp *e;
 
 	if (r == PDS_NIL && fresh) {
-		if (!pds_tgt_resp_reserve(p, c, psn))
+		if (!pds_target_resp_reserve(p, c, psn))
 			return -EAGAIN;
 		r = pds_resp_find(p, c, psn);
 	}
@@ -206,7 +206,7 @@ pds_tgt_respond(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
  * CACK past @p psn is the answer, so ask for one now (as a stored
  * response would have left now); ACKs of one burst still coalesce. */
 int
-pds_tgt_respond_default(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
+pds_target_respond_default(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 {
 	uint32_t r = pds_resp_find(p, c, psn);
 
@@ -214,12 +214,12 @@ pds_tgt_respond_default(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 		return -ENOENT;
 	pds_resp_drop(p, c, psn);
 	p->st.resp_default++;
-	pds_tgt_want_ack(p, c);
+	pds_target_want_ack(p, c);
 	return 0;
 }
 
 void
-pds_tgt_release(struct uet_pds *p, struct pds_pdc *c)
+pds_target_release(struct uet_pds *p, struct pds_pdc *c)
 {
 	uint32_t r;
 
@@ -235,13 +235,13 @@ pds_tgt_release(struct uet_pds *p, struct pds_pdc *c)
 /* ---- lookup and creation (UEC 1.0 PDS PDC establishment) ---- */
 
 static struct pds_pdc *
-pds_tgt_create(struct uet_pds *p, const struct uet_pds_rx_meta *m,
+pds_target_create(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	       const struct pds_rxinfo *ri, uint64_t now)
 {
 	struct pds_pdc *c = pds_pdc_alloc(p, PDS_ROLE_TGT, ri->rsv, now);
 
 	if (c == NULL) {
-		pds_tgt_nack(p, m, ri, 0, UET_NACK_NO_PDC_AVAIL, ri->psn);
+		pds_target_nack(p, m, ri, 0, UET_NACK_NO_PDC_AVAIL, ri->psn);
 		return NULL;
 	}
 	c->peer = m->src;
@@ -274,7 +274,7 @@ pds_tgt_create(struct uet_pds *p, const struct uet_pds_rx_meta *m,
  * duplicate's NACK matches no SYN-state PDC and is ignored.
  */
 static bool
-pds_tgt_syn_replaces(struct uet_pds *p, const struct pds_pdc *c,
+pds_target_syn_replaces(struct uet_pds *p, const struct pds_pdc *c,
 		     const struct pds_rxinfo *ri, uint64_t now)
 {
 	int32_t d = uet_psn_diff(ri->psn - ri->psn_offset, c->u.t.cack + 1);
@@ -301,17 +301,17 @@ pds_tgt_syn_replaces(struct uet_pds *p, const struct pds_pdc *c,
  * - refused with NEW_START_PSN: refused again, whatever the hold-off says
  *   now. The decision is taken once per incarnation, so a burst of SYNs
  *   is accepted whole or not at all, and the initiator, which renumbers
- *   the burst once all of it was refused (pds_init_syn_refused),
+ *   the burst once all of it was refused (pds_initiator_syn_refused),
  *   delivers nothing twice.
  * true when the SYN was dealt with.
  */
-static void pds_tgt_nack_new_start(struct uet_pds *p,
+static void pds_target_nack_new_start(struct uet_pds *p,
 				   const struct pds_pdc *c,
 				   const struct uet_pds_rx_meta *m,
 				   const struct pds_rxinfo *ri);
 
 static bool
-pds_tgt_syn_known(struct uet_pds *p, const struct pds_pdc *c,
+pds_target_syn_known(struct uet_pds *p, const struct pds_pdc *c,
 		  const struct uet_pds_rx_meta *m, const struct pds_rxinfo *ri)
 {
 	const struct pds_tomb *tb = pds_tomb_find(p, &m->src, ri->spdcid,
@@ -325,7 +325,7 @@ pds_tgt_syn_known(struct uet_pds *p, const struct pds_pdc *c,
 	}
 	p->st.syn_refused++;
 	if (!m->trimmed && !m->trimmed_lasthop)
-		pds_tgt_nack_new_start(p, c, m, ri);
+		pds_target_nack_new_start(p, c, m, ri);
 	return true;
 }
 
@@ -335,10 +335,10 @@ pds_tgt_syn_known(struct uet_pds *p, const struct pds_pdc *c,
  * moved by a random multiple of 2^16 (so at least 2^16 from the one refused,
  * and the initiator's transmit slots keep their index), never within 2^16 of
  * the live PDC's CACK, so its next SYN passes the window test of
- * pds_tgt_syn_replaces().
+ * pds_target_syn_replaces().
  */
 static void
-pds_tgt_nack_new_start(struct uet_pds *p, const struct pds_pdc *c,
+pds_target_nack_new_start(struct uet_pds *p, const struct pds_pdc *c,
 		       const struct uet_pds_rx_meta *m,
 		       const struct pds_rxinfo *ri)
 {
@@ -358,7 +358,7 @@ pds_tgt_nack_new_start(struct uet_pds *p, const struct pds_pdc *c,
 }
 
 static struct pds_pdc *
-pds_tgt_lookup(struct uet_pds *p, const struct uet_pds_rx_meta *m,
+pds_target_lookup(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	       const struct pds_rxinfo *ri, uint64_t now)
 {
 	struct pds_pdc *c;
@@ -368,7 +368,7 @@ pds_tgt_lookup(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 		if (c == NULL || c->rid != ri->spdcid ||
 		    memcmp(&c->peer, &m->src, sizeof(m->src)) != 0) {
 			if (!m->trimmed && !m->trimmed_lasthop)
-				pds_tgt_nack(p, m, ri, ri->dpdcid,
+				pds_target_nack(p, m, ri, ri->dpdcid,
 					     UET_NACK_INV_DPDCID, ri->psn);
 			return NULL;
 		}
@@ -377,15 +377,15 @@ pds_tgt_lookup(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	c = pds_tkey_find(p, &m->src, ri->spdcid);
 	if (c != NULL && c->start_psn == ri->psn - ri->psn_offset)
 		return c;
-	if (pds_tgt_syn_known(p, c, m, ri))
+	if (pds_target_syn_known(p, c, m, ri))
 		return NULL;
 	if (c != NULL) {
-		if (!pds_tgt_syn_replaces(p, c, ri, now)) {
-			/* Once refused, always (pds_tgt_syn_known). */
+		if (!pds_target_syn_replaces(p, c, ri, now)) {
+			/* Once refused, always (pds_target_syn_known). */
 			pds_tomb_add(p, &m->src, ri->spdcid,
 				     ri->psn - ri->psn_offset, true);
 			if (!m->trimmed && !m->trimmed_lasthop)
-				pds_tgt_nack_new_start(p, c, m, ri);
+				pds_target_nack_new_start(p, c, m, ri);
 			return NULL;
 		}
 		p->st.syn_replace++;
@@ -393,7 +393,7 @@ pds_tgt_lookup(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	}
 	if (m->trimmed || m->trimmed_lasthop)
 		return NULL; /* NACKed by the caller, nothing created */
-	return pds_tgt_create(p, m, ri, now);
+	return pds_target_create(p, m, ri, now);
 }
 
 /* ---- receive window (UEC 1.0 PDS: anchored at CACK) ---- */
@@ -409,7 +409,7 @@ pds_bit_flip(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 /* Received already: at or below CACK, or its bit set (a PSN past the
  * window has no bit of its own: it shares one with a PSN in the window). */
 static bool
-pds_tgt_is_dup(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
+pds_target_is_dup(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
 {
 	return uet_psn_le(psn, c->u.t.cack) ||
 	       (psn - (c->u.t.cack + 1) < p->cfg.rx_window &&
@@ -418,9 +418,9 @@ pds_tgt_is_dup(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
 
 /* Record psn as received; false when no receive block is available. */
 static bool
-pds_tgt_record(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
+pds_target_record(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 {
-	struct pds_tgt *t = &c->u.t;
+	struct pds_target *t = &c->u.t;
 
 	if (psn != t->cack + 1) {
 		if (!pds_rx_blk_attach(p, c))
@@ -444,7 +444,7 @@ pds_tgt_record(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 
 
 static void
-pds_tgt_dup(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
+pds_target_dup(struct uet_pds *p, struct pds_pdc *c, const struct uet_wire_pds_hdr *h,
 	    const struct pds_rxinfo *ri, const struct uet_pds_rx_meta *m)
 {
 	uint8_t flags = h->flags;
@@ -455,14 +455,14 @@ pds_tgt_dup(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 		/* A retransmission carries the sender's CLEAR_PSN as of its
 		 * resend (UEC 1.0 CLEAR_PSN); clearing up to an older one is
 		 * a no-op. */
-		pds_resp_clear(p, c, uet_pds_req_clear_psn(&h->u.req));
+		pds_resp_clear(p, c, uet_wire_pds_req_clear_psn(&h->u.req));
 		r = pds_resp_find(p, c, ri->psn);
 	}
 	/* UEC 1.0 NACK codes: a duplicate of a request whose SES processing
 	 * has not finished (its response entry is reserved, not answered)
 	 * gets RCVD_SES_PROCG, not an ACK: the answer is still to come. */
 	if (r != PDS_NIL && !p->resp[r].ready) {
-		pds_tgt_nack(p, m, ri, c->lid, UET_NACK_RCVD_SES_PROCG,
+		pds_target_nack(p, m, ri, c->lid, UET_NACK_RCVD_SES_PROCG,
 			     ri->psn);
 		return;
 	}
@@ -472,7 +472,7 @@ pds_tgt_dup(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 		c->u.t.ackf |= ACKF_M;
 	if (flags & UET_PDS_F_RETX)
 		c->u.t.ackf |= ACKF_RETX;
-	pds_tgt_want_ack(p, c);
+	pds_target_want_ack(p, c);
 	if (r != PDS_NIL) {
 		pds_resp_send(p, c, r);
 		p->st.resp_resent++;
@@ -490,11 +490,11 @@ pds_tgt_dup(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
  * not NACKed twice.
  */
 static void
-pds_tgt_rod_ooo(struct uet_pds *p, struct pds_pdc *c,
+pds_target_rod_ooo(struct uet_pds *p, struct pds_pdc *c,
 		const struct pds_rxinfo *ri, const struct uet_pds_rx_meta *m,
 		uint8_t flags)
 {
-	struct pds_tgt *t = &c->u.t;
+	struct pds_target *t = &c->u.t;
 
 	if (t->rod_nacked == t->cack + 1) {
 		if (!(flags & UET_PDS_F_RETX) || p->cfg.rod_renack == 0 ||
@@ -504,35 +504,35 @@ pds_tgt_rod_ooo(struct uet_pds *p, struct pds_pdc *c,
 	}
 	t->rod_nacked = t->cack + 1;
 	t->rod_ooo_retx = 0;
-	pds_tgt_nack(p, m, ri, c->lid, UET_NACK_ROD_OOO, t->cack + 1);
+	pds_target_nack(p, m, ri, c->lid, UET_NACK_ROD_OOO, t->cack + 1);
 }
 
 /* Reject what cannot be accepted now; true when a NACK was queued. */
 static bool
-pds_tgt_reject(struct uet_pds *p, struct pds_pdc *c,
+pds_target_reject(struct uet_pds *p, struct pds_pdc *c,
 	       const struct pds_rxinfo *ri, const struct uet_pds_rx_meta *m,
 	       uint8_t flags)
 {
-	struct pds_tgt *t = &c->u.t;
+	struct pds_target *t = &c->u.t;
 	uint32_t d = ri->psn - (t->cack + 1);
 
 	if (c->mode == UET_PDS_MODE_ROD && d != 0) {
-		pds_tgt_rod_ooo(p, c, ri, m, flags);
+		pds_target_rod_ooo(p, c, ri, m, flags);
 		return true;
 	}
 	if (d >= p->cfg.rx_window) {
-		pds_tgt_nack(p, m, ri, c->lid, UET_NACK_PSN_OOR_WINDOW, ri->psn);
+		pds_target_nack(p, m, ri, c->lid, UET_NACK_PSN_OOR_WINDOW, ri->psn);
 		return true;
 	}
 	if (c->role == PDS_ROLE_TGT && c->state == PDC_CLOSING && !ri->cp) {
-		pds_tgt_nack(p, m, ri, c->lid, UET_NACK_CLOSING, ri->psn);
+		pds_target_nack(p, m, ri, c->lid, UET_NACK_CLOSING, ri->psn);
 		return true;
 	}
 	return false;
 }
 
 static int
-pds_tgt_ctl(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h)
+pds_target_ctl(struct uet_pds *p, struct pds_pdc *c, const struct uet_wire_pds_hdr *h)
 {
 	/* Reliable CPs (pds.c): NOOP and NEGOTIATION (none negotiated)
 	 * only want the ACK; so does any CP of the return direction. */
@@ -544,13 +544,13 @@ pds_tgt_ctl(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h)
 	default:
 		break;
 	}
-	pds_tgt_want_ack(p, c);
+	pds_target_want_ack(p, c);
 	return 0;
 }
 
 static int
-pds_tgt_deliver(struct uet_pds *p, struct pds_pdc *c,
-		const struct uet_pds_hdr *h, const struct uet_pds_rx_meta *m)
+pds_target_deliver(struct uet_pds *p, struct pds_pdc *c,
+		const struct uet_wire_pds_hdr *h, const struct uet_pds_rx_meta *m)
 {
 	struct pds_event *e = pds_event_push(p);
 
@@ -570,7 +570,7 @@ pds_tgt_deliver(struct uet_pds *p, struct pds_pdc *c,
 /* Reserve a stored-response entry before accepting (UEC 1.0 PDS guaranteed
  * delivery). */
 static bool
-pds_tgt_resp_reserve(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
+pds_target_resp_reserve(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 {
 	uint32_t r = pds_pool_get(&p->resp_pool);
 
@@ -597,7 +597,7 @@ pds_tgt_resp_reserve(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
  * bytes count in rcvd_bytes; the receiver keeps up again. Before it is
  * recorded, so that the CC sees whether it came out of order. */
 static void
-pds_tgt_cc_rx(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+pds_target_cc_rx(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	      uint16_t len, uint64_t now)
 {
 	c->u.t.rcvd_bytes += len + UET_PDS_CC_NOMINAL_OVH;
@@ -611,22 +611,22 @@ pds_tgt_cc_rx(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 
 /* Record @p psn as received and let the ACK policy see it. */
 static void
-pds_tgt_note(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+pds_target_note(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	     uint8_t flags, const struct uet_pds_rx_meta *m, uint64_t now)
 {
 	/* Cannot fail: an out-of-order PSN got its block at accept. */
-	if (!pds_tgt_record(p, c, psn)) {
+	if (!pds_target_record(p, c, psn)) {
 		p->st.exhaust_rxblk++;
 		return;
 	}
 	c->u.t.ack_psn = psn;
 	c->u.t.rx_ns = (uint32_t)now;
-	pds_tgt_ack_policy(p, c, flags, m, now);
+	pds_target_ack_policy(p, c, flags, m, now);
 }
 
 /* The SES did not refuse the pending delivery (uet_pds_rx()). */
 void
-pds_tgt_commit(struct uet_pds *p, uint64_t now)
+pds_target_commit(struct uet_pds *p, uint64_t now)
 {
 	struct pds_pend *pd = &p->pend;
 	struct pds_pdc *c = pds_handle_pdc(p, pd->handle);
@@ -638,8 +638,8 @@ pds_tgt_commit(struct uet_pds *p, uint64_t now)
 	memset(&m, 0, sizeof(m));
 	m.len = pd->len;
 	m.ce = pd->ce;
-	pds_tgt_cc_rx(p, c, pd->psn, pd->len, now);
-	pds_tgt_note(p, c, pd->psn, pd->flags, &m, now);
+	pds_target_cc_rx(p, c, pd->psn, pd->len, now);
+	pds_target_note(p, c, pd->psn, pd->flags, &m, now);
 	/* The service time runs from the arrival, not from the commit. */
 	c->u.t.rx_ns = (uint32_t)pd->rx_ns;
 	pds_pdc_timer_update(p, c, now);
@@ -648,7 +648,7 @@ pds_tgt_commit(struct uet_pds *p, uint64_t now)
 /* uet_pds_refuse(): forget the pending delivery as if never received and
  * NACK it with a resource code; the sender backs off (UEC 1.0 NACK codes). */
 int
-pds_tgt_refuse(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+pds_target_refuse(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	       uint8_t code)
 {
 	struct pds_pend *pd = &p->pend;
@@ -672,7 +672,7 @@ pds_tgt_refuse(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 /* Keep the delivery pending until the SES had its say (uet_pds_refuse):
  * the PSN is recorded, hence ACKable, only at the next PDS call. */
 static void
-pds_tgt_pend(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
+pds_target_pend(struct uet_pds *p, struct pds_pdc *c, const struct uet_wire_pds_hdr *h,
 	     const struct uet_pds_rx_meta *m, bool resp, bool blk,
 	     uint64_t now)
 {
@@ -690,16 +690,16 @@ pds_tgt_pend(struct uet_pds *p, struct pds_pdc *c, const struct uet_pds_hdr *h,
 }
 
 static int
-pds_tgt_accept(struct uet_pds *p, struct pds_pdc *c,
-	       const struct uet_pds_hdr *h, const struct pds_rxinfo *ri,
+pds_target_accept(struct uet_pds *p, struct pds_pdc *c,
+	       const struct uet_wire_pds_hdr *h, const struct pds_rxinfo *ri,
 	       const struct uet_pds_rx_meta *m, uint64_t now)
 {
 	/* Return-direction data is itself a response: nothing to store. */
 	bool resp = !ri->cp && m->resp_expected && c->role == PDS_ROLE_TGT;
 	bool blk = c->rblk == PDS_NIL;
 
-	if (resp && !pds_tgt_resp_reserve(p, c, ri->psn)) {
-		pds_tgt_nack(p, m, ri, c->lid, UET_NACK_NO_GTD_DEL_AVAIL,
+	if (resp && !pds_target_resp_reserve(p, c, ri->psn)) {
+		pds_target_nack(p, m, ri, c->lid, UET_NACK_NO_GTD_DEL_AVAIL,
 			     ri->psn);
 		return 0;
 	}
@@ -708,34 +708,34 @@ pds_tgt_accept(struct uet_pds *p, struct pds_pdc *c,
 	if (ri->psn != c->u.t.cack + 1 && !pds_rx_blk_attach(p, c)) {
 		if (resp)
 			pds_resp_drop(p, c, ri->psn); /* undo the reserve */
-		pds_tgt_nack(p, m, ri, c->lid, UET_NACK_NO_BITMAP, ri->psn);
+		pds_target_nack(p, m, ri, c->lid, UET_NACK_NO_BITMAP, ri->psn);
 		return 0;
 	}
 	blk = blk && c->rblk != PDS_NIL;
 	if (ri->cp) {
-		pds_tgt_note(p, c, ri->psn, h->flags, m, now);
-		return pds_tgt_ctl(p, c, h);
+		pds_target_note(p, c, ri->psn, h->flags, m, now);
+		return pds_target_ctl(p, c, h);
 	}
 	/* UEC 1.0 RCCC: RUD/ROD_CC_REQ carry the sender's credit_target
 	 * (256 B units); the grant rides in the ACK_CC. */
-	if (uet_pds_type_is_cc_req(h->type) && h->u.req.credit_target)
-		pds_tgt_credit_request(p, c,
+	if (uet_wire_pds_type_is_cc_req(h->type) && h->u.req.credit_target)
+		pds_target_credit_request(p, c,
 				       pds_from_units256(h->u.req.credit_target),
 				       false, now);
-	pds_resp_clear(p, c, uet_pds_req_clear_psn(&h->u.req));
-	if (pds_tgt_deliver(p, c, h, m) == 0) {
-		pds_tgt_cc_rx(p, c, ri->psn, m->len, now);
-		pds_tgt_note(p, c, ri->psn, h->flags, m, now);
+	pds_resp_clear(p, c, uet_wire_pds_req_clear_psn(&h->u.req));
+	if (pds_target_deliver(p, c, h, m) == 0) {
+		pds_target_cc_rx(p, c, ri->psn, m->len, now);
+		pds_target_note(p, c, ri->psn, h->flags, m, now);
 		return 0;
 	}
-	pds_tgt_pend(p, c, h, m, resp, blk, now);
+	pds_target_pend(p, c, h, m, resp, blk, now);
 	return 1;
 }
 
 /* The receive side of either end, once the PDC is known (or not). */
 static int
 pds_rx_common(struct uet_pds *p, struct pds_pdc *c,
-	      const struct uet_pds_hdr *h, const struct pds_rxinfo *ri,
+	      const struct uet_wire_pds_hdr *h, const struct pds_rxinfo *ri,
 	      const struct uet_pds_rx_meta *m, uint64_t now)
 {
 	int rc = 0;
@@ -743,7 +743,7 @@ pds_rx_common(struct uet_pds *p, struct pds_pdc *c,
 	if (m->trimmed || m->trimmed_lasthop) {
 		/* UEC 1.0 packet trimming: NACK with the PSN and M = CE; a
 		 * trimmed packet is not received. */
-		pds_tgt_nack(p, m, ri, c ? c->lid : 0,
+		pds_target_nack(p, m, ri, c ? c->lid : 0,
 			     m->trimmed_lasthop ? UET_NACK_TRIMMED_LASTHOP :
 						  UET_NACK_TRIMMED, ri->psn);
 		return 0;
@@ -751,18 +751,18 @@ pds_rx_common(struct uet_pds *p, struct pds_pdc *c,
 	if (c == NULL)
 		return 0;
 	if (c->mode != ri->mode) {
-		pds_tgt_nack(p, m, ri, c->lid, UET_NACK_PDC_MODE_MISMATCH,
+		pds_target_nack(p, m, ri, c->lid, UET_NACK_PDC_MODE_MISMATCH,
 			     ri->psn);
 		return 0;
 	}
 	/* Echoed by the ACK it triggers (UEC 1.0 section 3.6.16); the
 	 * transmit side asks the CMS for its own EVs. */
-	pds_tgt_ev_set(p, c, m);
+	pds_target_ev_set(p, c, m);
 	c->last_ns = now;
-	if (pds_tgt_is_dup(p, c, ri->psn))
-		pds_tgt_dup(p, c, h, ri, m);
-	else if (!pds_tgt_reject(p, c, ri, m, h->flags))
-		rc = pds_tgt_accept(p, c, h, ri, m, now);
+	if (pds_target_is_dup(p, c, ri->psn))
+		pds_target_dup(p, c, h, ri, m);
+	else if (!pds_target_reject(p, c, ri, m, h->flags))
+		rc = pds_target_accept(p, c, h, ri, m, now);
 	/* A pending delivery re-arms the timer when it is committed (at
 	 * the next PDS call, before any timer runs) or refused. */
 	if (c->state != PDC_FREE && rc == 0)
@@ -771,13 +771,13 @@ pds_rx_common(struct uet_pds *p, struct pds_pdc *c,
 }
 
 int
-pds_tgt_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
+pds_target_rx(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 	   const struct uet_pds_rx_meta *m, uint64_t now)
 {
 	struct pds_rxinfo ri;
 
 	pds_rxinfo(h, &ri);
-	return pds_rx_common(p, pds_tgt_lookup(p, m, &ri, now), h, &ri, m,
+	return pds_rx_common(p, pds_target_lookup(p, m, &ri, now), h, &ri, m,
 			     now);
 }
 
@@ -791,13 +791,13 @@ pds_tgt_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
  * could not rebuild, so it has no use for ACK_WITH_DATA.
  */
 static void
-pds_tgt_ack_req(struct uet_pds *p, struct pds_pdc *c,
+pds_target_ack_req(struct uet_pds *p, struct pds_pdc *c,
 		const struct pds_rxinfo *ri, const struct uet_pds_rx_meta *m)
 {
 	uint32_t r;
 
-	if (!pds_tgt_is_dup(p, c, ri->psn)) {
-		pds_tgt_nack(p, m, ri, c->lid, UET_NACK_PKT_NOT_RCVD, ri->psn);
+	if (!pds_target_is_dup(p, c, ri->psn)) {
+		pds_target_nack(p, m, ri, c->lid, UET_NACK_PKT_NOT_RCVD, ri->psn);
 		return;
 	}
 	r = c->role == PDS_ROLE_TGT ? pds_resp_find(p, c, ri->psn) : PDS_NIL;
@@ -806,9 +806,9 @@ pds_tgt_ack_req(struct uet_pds *p, struct pds_pdc *c,
 		p->st.resp_resent++;
 		return;
 	}
-	if (uet_psn_diff(ri->psn, pds_tgt_cack_report(p, c)) >= INT16_MIN)
+	if (uet_psn_diff(ri->psn, pds_target_cack_report(p, c)) >= INT16_MIN)
 		c->u.t.ack_psn = ri->psn;
-	pds_tgt_want_ack(p, c);
+	pds_target_want_ack(p, c);
 }
 
 /* CLEAR (UEC 1.0 PDS guaranteed delivery): free the stored responses up
@@ -817,19 +817,19 @@ pds_tgt_ack_req(struct uet_pds *p, struct pds_pdc *c,
  * for that CACK. Up to CLEAR_PSN the initiator has everything complete,
  * so a CACK that stops there tells it nothing, unless its data waits for
  * the range past our CACK (MP_Range): then its CLEAR has AR, and is
- * ACKed whatever the CACK did (pds_init_window_probe). */
+ * ACKed whatever the CACK did (pds_initiator_window_probe). */
 static void
-pds_tgt_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn,
+pds_target_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn,
 	      bool ar)
 {
-	uint32_t cack = pds_tgt_cack_report(p, c), now_cack;
+	uint32_t cack = pds_target_cack_report(p, c), now_cack;
 
 	if (c->role != PDS_ROLE_TGT)
 		return;
 	pds_resp_clear(p, c, clear_psn);
-	now_cack = pds_tgt_cack_report(p, c);
+	now_cack = pds_target_cack_report(p, c);
 	if (ar || (now_cack != cack && uet_psn_gt(now_cack, clear_psn)))
-		pds_tgt_want_ack(p, c);
+		pds_target_want_ack(p, c);
 }
 
 /*
@@ -838,14 +838,14 @@ pds_tgt_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn,
  * with no such PDC nothing was received.
  */
 static struct pds_pdc *
-pds_tgt_syn_ack_req(struct uet_pds *p, const struct uet_pds_rx_meta *m,
+pds_target_syn_ack_req(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 		    const struct pds_rxinfo *ri)
 {
 	struct pds_pdc *c = pds_tkey_find(p, &m->src, ri->spdcid);
 
 	if (c != NULL && c->start_psn == ri->psn - ri->psn_offset)
 		return c;
-	pds_tgt_nack(p, m, ri, 0, UET_NACK_PKT_NOT_RCVD, ri->psn);
+	pds_target_nack(p, m, ri, 0, UET_NACK_PKT_NOT_RCVD, ri->psn);
 	return NULL;
 }
 
@@ -856,7 +856,7 @@ pds_tgt_syn_ack_req(struct uet_pds *p, const struct uet_pds_rx_meta *m,
  * current CACK and SACK, so the sender can resend exactly what is missing.
  */
 int
-pds_tgt_cp_unseq(struct uet_pds *p, const struct uet_pds_hdr *h,
+pds_target_cp_unseq(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 		 const struct uet_pds_rx_meta *m, uint64_t now)
 {
 	struct pds_rxinfo ri;
@@ -868,28 +868,28 @@ pds_tgt_cp_unseq(struct uet_pds *p, const struct uet_pds_hdr *h,
 		p->st.rx_bad++;
 		return -EBADMSG;
 	}
-	c = ri.syn ? pds_tgt_syn_ack_req(p, m, &ri) :
-		     pds_tgt_lookup(p, m, &ri, now);
+	c = ri.syn ? pds_target_syn_ack_req(p, m, &ri) :
+		     pds_target_lookup(p, m, &ri, now);
 	if (c == NULL)
 		return 0;
-	pds_tgt_ev_set(p, c, m);
+	pds_target_ev_set(p, c, m);
 	switch (h->next_hdr) {
 	case UET_PDS_CTL_CREDIT_REQ:
-		pds_tgt_credit_request(p, c, pds_from_units256(h->u.cp.payload),
+		pds_target_credit_request(p, c, pds_from_units256(h->u.cp.payload),
 				       true, now);
 		break;
 	case UET_PDS_CTL_ACK_REQ:
-		pds_tgt_ack_req(p, c, &ri, m);
+		pds_target_ack_req(p, c, &ri, m);
 		break;
 	case UET_PDS_CTL_CLEAR:
-		pds_tgt_clear(p, c, h->u.cp.payload,
+		pds_target_clear(p, c, h->u.cp.payload,
 			      (h->flags & UET_PDS_F_AR) != 0);
 		break;
 	default:
 		c->u.t.probe_opaque = h->u.cp.probe_opaque;
 		c->u.t.probe_base = h->u.cp.payload;
 		c->u.t.ackf |= ACKF_PROBE;
-		pds_tgt_want_ack(p, c);
+		pds_target_want_ack(p, c);
 		break;
 	}
 	return 0;
@@ -910,7 +910,7 @@ pds_ret_match(struct uet_pds *p, struct pds_pdc *c,
 		return false;
 	c->rid = ri->spdcid;
 	c->state = PDC_OPEN;
-	pds_init_syn_open(p, c);
+	pds_initiator_syn_open(p, c);
 	return true;
 }
 
@@ -918,7 +918,7 @@ pds_ret_match(struct uet_pds *p, struct pds_pdc *c,
  * read responses): same receive window, delivery and ACKs as the
  * forward direction. */
 int
-pds_ret_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
+pds_ret_rx(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 	   const struct uet_pds_rx_meta *m, uint64_t now)
 {
 	struct pds_rxinfo ri;
@@ -929,7 +929,7 @@ pds_ret_rx(struct uet_pds *p, const struct uet_pds_hdr *h,
 	if (c == NULL || !pds_ret_match(p, c, &ri, m)) {
 		p->st.rx_stale++;
 		if (!m->trimmed && !m->trimmed_lasthop)
-			pds_tgt_nack(p, m, &ri, ri.dpdcid, UET_NACK_INV_DPDCID,
+			pds_target_nack(p, m, &ri, ri.dpdcid, UET_NACK_INV_DPDCID,
 				     ri.psn);
 		return 0;
 	}

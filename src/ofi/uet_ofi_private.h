@@ -126,7 +126,7 @@ struct uet_ofi_params {
 	bool poll_yield;          /* AUTO: empty fi_cq_read yields the CPU */
 	size_t iov_bounce_size;   /* bytes of a multi-entry iov bounce */
 	char config_path[256];    /* "" -> built-in defaults */
-	/* RDM profiles fi_getinfo lists: bit (1 << enum uet_profile); 0
+	/* RDM profiles fi_getinfo lists: bit (1 << enum uet_wire_profile); 0
 	 * when PROFILES was malformed (then nothing is listed) */
 	unsigned int rdm_profiles;
 	bool has_local_rank;      /* LOCAL_RANK set */
@@ -216,10 +216,10 @@ size_t uet_ofi_addrlen(uint32_t addr_format);
 bool uet_ofi_fmt_sin(uint32_t addr_format);
 uint32_t uet_ofi_initiator_default(const struct uet_ofi_addr *a);
 void uet_ofi_addr_make(struct uet_ofi_addr *a, const uint8_t *fa,
-		       bool ipv6, uint16_t pid, enum uet_profile profile,
+		       bool ipv6, uint16_t pid, enum uet_wire_profile profile,
 		       uint16_t caps);
 int uet_ofi_addr_from_sin(const void *sin, size_t len,
-			  enum uet_profile profile, uint16_t caps,
+			  enum uet_wire_profile profile, uint16_t caps,
 			  struct uet_ofi_addr *a);
 int uet_ofi_addr_to_sin(const struct uet_ofi_addr *a, void *sin,
 			size_t *len);
@@ -229,7 +229,7 @@ int uet_ofi_addr_export(const struct uet_ofi_addr *a, uint32_t format,
 			void *out, size_t *len);
 /* Read one address of @p format at @p in. */
 int uet_ofi_addr_import(const void *in, size_t len, uint32_t format,
-			enum uet_profile profile, uint16_t caps,
+			enum uet_wire_profile profile, uint16_t caps,
 			struct uet_ofi_addr *a);
 const char *uet_ofi_addr_str(const struct uet_ofi_addr *a, char *buf,
 			     size_t *len);
@@ -238,7 +238,7 @@ uint16_t uet_ofi_addr_pid(const struct uet_ofi_addr *a);
  * @p caps, of @p type, in a @p prof domain advertises: fi_getinfo's
  * src_addr and the endpoint's fi_getname agree. */
 uint16_t uet_ofi_addr_caps(uint64_t caps, enum fi_ep_type type,
-			   enum uet_profile prof);
+			   enum uet_wire_profile prof);
 /* Resolve node/service (numeric or names) to an IPv4 sockaddr. */
 int uet_ofi_resolve(const char *node, const char *service, void *sin);
 
@@ -250,9 +250,9 @@ int uet_ofi_getinfo(uint32_t version, const char *node, const char *service,
 		    uint64_t flags, const struct fi_info *hints,
 		    struct fi_info **info);
 /* Profile from a domain name suffix; 0 when none. */
-enum uet_profile uet_ofi_profile_of_name(const char *name);
-const char *uet_ofi_profile_suffix(enum uet_profile p);
-uint64_t uet_ofi_profile_caps(enum uet_profile p, enum fi_ep_type type);
+enum uet_wire_profile uet_ofi_profile_of_name(const char *name);
+const char *uet_ofi_profile_suffix(enum uet_wire_profile p);
+uint64_t uet_ofi_profile_caps(enum uet_wire_profile p, enum fi_ep_type type);
 /* The configuration getinfo and fabric use. */
 int uet_ofi_config_get(struct uet_config *cfg);
 
@@ -415,7 +415,7 @@ struct uet_ofi_domain {
 	atomic_int ref;
 	struct fi_info *info;        /* copy of what the domain was opened with */
 	struct uet_ofi_port_info port;
-	enum uet_profile profile;
+	enum uet_wire_profile profile;
 	enum fi_threading threading;
 	uint64_t mr_mode;
 	uint32_t addr_format;

@@ -60,7 +60,7 @@ pds_pdc_psn_init(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 }
 
 static struct pds_pdc *
-pds_init_open(struct uet_pds *p, const struct uet_pds_submit *s, uint64_t now)
+pds_initiator_open(struct uet_pds *p, const struct uet_pds_submit *s, uint64_t now)
 {
 	struct pds_pdc *c;
 
@@ -83,7 +83,7 @@ pds_init_open(struct uet_pds *p, const struct uet_pds_submit *s, uint64_t now)
 
 /* Assign the next PSN to a request or control packet. */
 static int
-pds_init_queue(struct uet_pds *p, struct pds_pdc *c, uint64_t cookie,
+pds_initiator_queue(struct uet_pds *p, struct pds_pdc *c, uint64_t cookie,
 	       uint16_t len, uint8_t kind, uint8_t flags)
 {
 	struct pds_slot *sl;
@@ -93,7 +93,7 @@ pds_init_queue(struct uet_pds *p, struct pds_pdc *c, uint64_t cookie,
 	/* With una held by a request whose default response waits for
 	 * CACK, and CACK held below a response not yet cleared (UEC 1.0
 	 * 3.5.20.2.2), only a CLEAR moves the window on: it takes no slot
-	 * (pds_init_clear_tx). */
+	 * (pds_initiator_clear_tx). */
 	if (c->u.i.nxt - c->u.i.una >= p->cfg.tx_window)
 		return -EAGAIN;
 	sl = pds_slot(p, c, c->u.i.nxt);
@@ -110,14 +110,14 @@ pds_init_queue(struct uet_pds *p, struct pds_pdc *c, uint64_t cookie,
 }
 
 int
-pds_init_queue_cp(struct uet_pds *p, struct pds_pdc *c, uint8_t ctl,
+pds_initiator_queue_cp(struct uet_pds *p, struct pds_pdc *c, uint8_t ctl,
 		  uint32_t payload)
 {
-	return pds_init_queue(p, c, payload, 0, ctl, SLOT_F_CP);
+	return pds_initiator_queue(p, c, payload, 0, ctl, SLOT_F_CP);
 }
 
 int
-pds_init_submit(struct uet_pds *p, const struct uet_pds_submit *s,
+pds_initiator_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 		uint64_t now)
 {
 	struct pds_pdc *c;
@@ -130,12 +130,12 @@ pds_init_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 		return -EINVAL;
 	c = pds_ikey_find(p, &s->dst, s->job, s->tc, s->mode);
 	if (c == NULL) {
-		c = pds_init_open(p, s, now);
+		c = pds_initiator_open(p, s, now);
 		if (c == NULL)
 			return -EAGAIN;
 		fresh = true;
 	}
-	rc = pds_init_queue(p, c, s->cookie, s->len, s->next_hdr,
+	rc = pds_initiator_queue(p, c, s->cookie, s->len, s->next_hdr,
 			    ((s->flags & UET_PDS_SUBMIT_RESP) ? SLOT_F_RESP : 0) |
 			    ((s->flags & UET_PDS_SUBMIT_AR) ? SLOT_F_AR : 0));
 	if (rc < 0) {
@@ -155,9 +155,9 @@ pds_init_submit(struct uet_pds *p, const struct uet_pds_submit *s,
  * return-direction read responses): RESPONSE_DATA requests in the target's own
  * PSN space, no SYN (the PDC exists at both ends), no guaranteed-delivery
  * response. A CLOSED PDC still takes data: the ACK of CLOSE waits until it
- * drains (pds_tgt.c), so the initiator is still there to receive it. */
+ * drains (pds_target.c), so the initiator is still there to receive it. */
 int
-pds_init_submit_ret(struct uet_pds *p, const struct uet_pds_submit *s,
+pds_initiator_submit_ret(struct uet_pds *p, const struct uet_pds_submit *s,
 		    uint64_t now)
 {
 	struct pds_pdc *c = pds_handle_pdc(p, s->pdc);
@@ -168,7 +168,7 @@ pds_init_submit_ret(struct uet_pds *p, const struct uet_pds_submit *s,
 		return -EINVAL;
 	if (c == NULL || c->role != PDS_ROLE_TGT)
 		return -ENOENT;
-	rc = pds_init_queue(p, c, s->cookie, s->len, s->next_hdr,
+	rc = pds_initiator_queue(p, c, s->cookie, s->len, s->next_hdr,
 			    (s->flags & UET_PDS_SUBMIT_AR) ? SLOT_F_AR : 0);
 	if (rc == 0)
 		c->last_ns = now;
@@ -177,7 +177,7 @@ pds_init_submit_ret(struct uet_pds *p, const struct uet_pds_submit *s,
 
 /* UEC 1.0 PDS sender AR rule: cwnd - inflight < MTU or cwnd < trigger. */
 static bool
-pds_init_ar(struct uet_pds *p, const struct pds_pdc *c)
+pds_initiator_ar(struct uet_pds *p, const struct pds_pdc *c)
 {
 	uint32_t cwnd;
 
@@ -191,7 +191,7 @@ pds_init_ar(struct uet_pds *p, const struct pds_pdc *c)
 
 /* Fill the dpdcid field or its SYN variant (UEC 1.0 PDS header formats). */
 static void
-pds_init_ids(const struct pds_pdc *c, uint32_t psn, uint8_t *flags,
+pds_initiator_ids(const struct pds_pdc *c, uint32_t psn, uint8_t *flags,
 	     uint16_t *dpdcid, bool *rsv, uint16_t *off)
 {
 	if (c->state == PDC_SYN) {
@@ -206,10 +206,10 @@ pds_init_ids(const struct pds_pdc *c, uint32_t psn, uint8_t *flags,
 /* A reliable CP (UEC 1.0 PDS control packets: NOOP, CLOSE, NEGOTIATION;
  * this PDS sends CLOSE): a PSN of its own, AR, resent like a request. */
 static void
-pds_init_hdr_cp(struct pds_pdc *c, const struct pds_slot *sl, uint32_t psn,
-		struct uet_pds_hdr *h)
+pds_initiator_hdr_cp(struct pds_pdc *c, const struct pds_slot *sl, uint32_t psn,
+		struct uet_wire_pds_hdr *h)
 {
-	struct uet_pds_cp *cp = &h->u.cp;
+	struct uet_wire_pds_cp *cp = &h->u.cp;
 
 	h->type = UET_PDS_TYPE_CP;
 	h->next_hdr = sl->kind;
@@ -219,7 +219,7 @@ pds_init_hdr_cp(struct pds_pdc *c, const struct pds_slot *sl, uint32_t psn,
 	cp->psn = psn;
 	cp->spdcid = c->lid;
 	cp->payload = (uint32_t)sl->cookie;
-	pds_init_ids(c, psn, &h->flags, &cp->dpdcid, &cp->use_rsv_pdc,
+	pds_initiator_ids(c, psn, &h->flags, &cp->dpdcid, &cp->use_rsv_pdc,
 		     &cp->psn_offset);
 }
 
@@ -227,11 +227,11 @@ pds_init_hdr_cp(struct pds_pdc *c, const struct pds_slot *sl, uint32_t psn,
  * the request into RUD_CC_REQ / ROD_CC_REQ carrying ccc_id and
  * credit_target. */
 static void
-pds_init_hdr_type(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_hdr *h)
+pds_initiator_hdr_type(struct uet_pds *p, struct pds_pdc *c, struct uet_wire_pds_hdr *h)
 {
-	struct uet_pds_req *r = &h->u.req;
+	struct uet_wire_pds_req *r = &h->u.req;
 	bool rod = c->mode == UET_PDS_MODE_ROD;
-	uint32_t target = pds_init_credit_target(p, c, &r->ccc_id);
+	uint32_t target = pds_initiator_credit_target(p, c, &r->ccc_id);
 
 	if (target == 0) {
 		h->type = rod ? UET_PDS_TYPE_ROD_REQ : UET_PDS_TYPE_RUD_REQ;
@@ -245,15 +245,15 @@ pds_init_hdr_type(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_hdr *h)
 }
 
 static void
-pds_init_hdr_req(struct uet_pds *p, struct pds_pdc *c,
-		 const struct pds_slot *sl, uint32_t psn, struct uet_pds_hdr *h)
+pds_initiator_hdr_req(struct uet_pds *p, struct pds_pdc *c,
+		 const struct pds_slot *sl, uint32_t psn, struct uet_wire_pds_hdr *h)
 {
-	struct uet_pds_req *r = &h->u.req;
+	struct uet_wire_pds_req *r = &h->u.req;
 	int32_t clr = uet_psn_diff(c->u.i.una - 1, psn);
 
-	pds_init_hdr_type(p, c, h);
+	pds_initiator_hdr_type(p, c, h);
 	h->next_hdr = sl->kind;
-	if ((sl->flags & SLOT_F_AR) || pds_init_ar(p, c) ||
+	if ((sl->flags & SLOT_F_AR) || pds_initiator_ar(p, c) ||
 	    pds_rod_wnd_last(p, c, psn))
 		h->flags |= UET_PDS_F_AR;
 	/* CLEAR_PSN rides on every request (UEC 1.0 CLEAR_PSN). */
@@ -265,7 +265,7 @@ pds_init_hdr_req(struct uet_pds *p, struct pds_pdc *c,
 	c->u.i.clear_sent = uet_psn_max(c->u.i.clear_sent, psn + (uint32_t)clr);
 	r->psn = psn;
 	r->spdcid = c->lid;
-	pds_init_ids(c, psn, &h->flags, &r->dpdcid, &r->use_rsv_pdc,
+	pds_initiator_ids(c, psn, &h->flags, &r->dpdcid, &r->use_rsv_pdc,
 		     &r->psn_offset);
 	if (uet_psn_ge(c->u.i.una - 1, c->u.i.resp_psn))
 		c->flags &= (uint16_t)~PDC_F_CLEAR;
@@ -276,7 +276,7 @@ pds_init_hdr_req(struct uet_pds *p, struct pds_pdc *c,
 static const struct uet_pds_tx pds_tx_zero;
 
 static void
-pds_init_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx,
+pds_initiator_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx,
 	      uint64_t now, struct uet_pds_tx *t)
 {
 	struct pds_slot *sl = pds_slot(p, c, psn);
@@ -301,9 +301,9 @@ pds_init_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx,
 	if (retx)
 		t->hdr.flags = UET_PDS_F_RETX;
 	if (sl->flags & SLOT_F_CP)
-		pds_init_hdr_cp(c, sl, psn, &t->hdr);
+		pds_initiator_hdr_cp(c, sl, psn, &t->hdr);
 	else
-		pds_init_hdr_req(p, c, sl, psn, &t->hdr);
+		pds_initiator_hdr_req(p, c, sl, psn, &t->hdr);
 	t->dst = c->peer;
 	/* Every transmission asks the CMS, so a resend may take another
 	 * path (UEC 1.0 section 3.6.16; ROD PDCs keep a single path). */
@@ -362,7 +362,7 @@ pds_rod_wnd_last(const struct uet_pds *p, const struct pds_pdc *c,
 void
 pds_rod_wnd_cut(struct uet_pds *p, struct pds_pdc *c)
 {
-	struct pds_init *i = &c->u.i;
+	struct pds_initiator *i = &c->u.i;
 	uint32_t half = i->rod_wnd / 2u, floor = p->cfg.rod_wnd_min;
 
 	if (!pds_rod_wnd_on(p, c))
@@ -376,7 +376,7 @@ pds_rod_wnd_cut(struct uet_pds *p, struct pds_pdc *c)
 void
 pds_rod_wnd_grow(struct uet_pds *p, struct pds_pdc *c, uint32_t acked)
 {
-	struct pds_init *i = &c->u.i;
+	struct pds_initiator *i = &c->u.i;
 	uint32_t n = i->rod_acked + acked;
 
 	if (!pds_rod_wnd_on(p, c) || i->rod_wnd >= p->cfg.tx_window)
@@ -389,7 +389,7 @@ pds_rod_wnd_grow(struct uet_pds *p, struct pds_pdc *c, uint32_t acked)
 }
 
 static bool
-pds_init_gate(struct uet_pds *p, const struct pds_pdc *c, uint16_t len)
+pds_initiator_gate(struct uet_pds *p, const struct pds_pdc *c, uint16_t len)
 {
 	/* Never deadlock: with nothing in flight one packet may go. */
 	return c->u.i.inflight == 0 ||
@@ -397,7 +397,7 @@ pds_init_gate(struct uet_pds *p, const struct pds_pdc *c, uint16_t len)
 }
 
 static uint16_t
-pds_init_tx_retx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
+pds_initiator_tx_retx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		 struct uet_pds_tx *tx, uint16_t n)
 {
 	uint32_t psn;
@@ -406,24 +406,24 @@ pds_init_tx_retx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 
 	/* In PSN order: what lies past the peer's range waits for it. */
 	for (psn = c->u.i.una; c->u.i.n_retx > 0 && k < n &&
-	     psn != c->u.i.snd && pds_init_room(p, c, psn); psn++) {
+	     psn != c->u.i.snd && pds_initiator_room(p, c, psn); psn++) {
 		sl = pds_slot(p, c, psn);
 		if (sl->state != SLOT_RETX)
 			continue;
-		if (!pds_init_gate(p, c, sl->len)) {
+		if (!pds_initiator_gate(p, c, sl->len)) {
 			/* a credit-based CC may have nothing left to grant:
 			 * the retransmissions are backlog too */
-			pds_init_credit_req(p, c, now);
+			pds_initiator_credit_req(p, c, now);
 			break;
 		}
 		c->u.i.n_retx--;
-		pds_init_emit(p, c, psn, true, now, &tx[k++]);
+		pds_initiator_emit(p, c, psn, true, now, &tx[k++]);
 	}
 	return k;
 }
 
 uint16_t
-pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
+pds_initiator_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	    struct uet_pds_tx *tx, uint16_t n)
 {
 	struct pds_slot *sl;
@@ -431,25 +431,25 @@ pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 
 	if (c->state == PDC_FREE || (c->flags & PDC_F_BACKOFF))
 		return 0;
-	k = pds_init_tx_retx(p, c, now, tx, n);
+	k = pds_initiator_tx_retx(p, c, now, tx, n);
 	while (k < n && c->u.i.snd != c->u.i.nxt &&
-	       pds_init_room(p, c, c->u.i.snd)) {
+	       pds_initiator_room(p, c, c->u.i.snd)) {
 		sl = pds_slot(p, c, c->u.i.snd);
 		if (!pds_rod_wnd_room(p, c))
 			break; /* the ACK of the packet with AR opens it */
-		if (!pds_init_gate(p, c, sl->len)) {
-			pds_init_credit_req(p, c, now);
+		if (!pds_initiator_gate(p, c, sl->len)) {
+			pds_initiator_credit_req(p, c, now);
 			break;
 		}
-		pds_init_emit(p, c, c->u.i.snd, false, now, &tx[k++]);
+		pds_initiator_emit(p, c, c->u.i.snd, false, now, &tx[k++]);
 		c->u.i.snd++;
 	}
 	/* Stopped at the peer's range: off the active list (has_work)
 	 * until the ACK that moves its CACK kicks the PDC. */
-	if (c->u.i.snd != c->u.i.nxt && !pds_init_room(p, c, c->u.i.snd))
+	if (c->u.i.snd != c->u.i.nxt && !pds_initiator_room(p, c, c->u.i.snd))
 		p->st.mpr_limited++;
 	/* Nothing to carry CLEAR_PSN: send a CLEAR CP (UEC 1.0 PDS). */
-	if (pds_init_clear_due(p, c) && pds_init_clear_tx(p, c, now)) {
+	if (pds_initiator_clear_due(p, c) && pds_initiator_clear_tx(p, c, now)) {
 		if (uet_psn_ge(c->u.i.una - 1, c->u.i.resp_psn))
 			c->flags &= (uint16_t)~PDC_F_CLEAR;
 		p->st.clear_idle++;
@@ -462,27 +462,27 @@ pds_init_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 }
 
 bool
-pds_init_has_work(struct uet_pds *p, const struct pds_pdc *c, uint64_t now)
+pds_initiator_has_work(struct uet_pds *p, const struct pds_pdc *c, uint64_t now)
 {
 	(void)now;
 	if (c->state == PDC_FREE || (c->flags & PDC_F_BACKOFF))
 		return false;
-	return pds_init_retx_ready(p, c) ||
-	       (c->u.i.snd != c->u.i.nxt && pds_init_room(p, c, c->u.i.snd) &&
+	return pds_initiator_retx_ready(p, c) ||
+	       (c->u.i.snd != c->u.i.nxt && pds_initiator_room(p, c, c->u.i.snd) &&
 		pds_rod_wnd_room(p, c)) ||
-	       pds_init_clear_due(p, c);
+	       pds_initiator_clear_due(p, c);
 }
 
 void
-pds_init_kick(struct uet_pds *p, struct pds_pdc *c)
+pds_initiator_kick(struct uet_pds *p, struct pds_pdc *c)
 {
-	if (pds_init_has_work(p, c, 0))
+	if (pds_initiator_has_work(p, c, 0))
 		pds_list_push(p, &p->active, pds_idx(p, c));
 }
 
 /* Complete every pending cookie of the transmit side with @p status. */
 void
-pds_init_abort(struct uet_pds *p, struct pds_pdc *c, int status)
+pds_initiator_abort(struct uet_pds *p, struct pds_pdc *c, int status)
 {
 	struct pds_slot *sl;
 	uint32_t psn;
@@ -498,9 +498,9 @@ pds_init_abort(struct uet_pds *p, struct pds_pdc *c, int status)
 /* Fail every pending cookie and close the PDC (UEC 1.0 PDS NACK codes fatal,
  * 3 retries exhausted). */
 void
-pds_init_fail(struct uet_pds *p, struct pds_pdc *c, int status)
+pds_initiator_fail(struct uet_pds *p, struct pds_pdc *c, int status)
 {
-	pds_init_abort(p, c, status);
+	pds_initiator_abort(p, c, status);
 	if (c->flags & PDC_F_KEYED)
 		pds_ikey_del(p, c);
 	p->st.pdc_fail++;
@@ -518,7 +518,7 @@ pds_init_fail(struct uet_pds *p, struct pds_pdc *c, int status)
  * duplicates; their turn comes when una reaches them.
  * Returns how many were marked. */
 uint32_t
-pds_init_mark_from(struct uet_pds *p, struct pds_pdc *c, uint32_t from,
+pds_initiator_mark_from(struct uet_pds *p, struct pds_pdc *c, uint32_t from,
 		   bool wait_too, enum pds_why why, uint64_t before)
 {
 	struct pds_slot *sl;
@@ -538,7 +538,7 @@ pds_init_mark_from(struct uet_pds *p, struct pds_pdc *c, uint32_t from,
 }
 
 int
-pds_init_close(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+pds_initiator_close(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	if (c->flags & PDC_F_KEYED) {
 		pds_ikey_del(p, c);
@@ -557,7 +557,7 @@ pds_init_close(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 		return 0;
 	}
 	/* UEC 1.0 PDS PDC close: CLOSE CP with AR; freed on its ACK. */
-	if (pds_init_queue_cp(p, c, UET_PDS_CTL_CLOSE, 0) < 0) {
+	if (pds_initiator_queue_cp(p, c, UET_PDS_CTL_CLOSE, 0) < 0) {
 		/* No transmit block free: try again after RTO_INIT, not at
 		 * every tick. Thousands of PDCs closing at once (idle close,
 		 * uet-perf --pdcs) each retrying per tick were a timer storm
@@ -581,22 +581,22 @@ pds_init_close(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
  * on a PDC nobody sends on.
  */
 static void
-pds_init_idle(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+pds_initiator_idle(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	if (c->u.i.locks == 0 || c->state != PDC_OPEN) {
-		pds_init_close(p, c, now);
+		pds_initiator_close(p, c, now);
 		return;
 	}
 	p->st.lock_keepalive++;
-	pds_init_clear_tx(p, c, now);
+	pds_initiator_clear_tx(p, c, now);
 	c->last_ns = now;
 	pds_pdc_timer_update(p, c, now);
 }
 
 uint64_t
-pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c)
+pds_initiator_deadline(struct uet_pds *p, const struct pds_pdc *c)
 {
-	const struct pds_init *i = &c->u.i;
+	const struct pds_initiator *i = &c->u.i;
 	uint64_t rto, d = 0;
 
 	if (c->flags & PDC_F_BACKOFF)
@@ -609,7 +609,7 @@ pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c)
 		 * peer's range) */
 		if (p->cfg.tlp_ns && !(c->flags & PDC_F_TLP) &&
 		    (i->snd == i->nxt || !pds_rod_wnd_room(p, c) ||
-		     !pds_init_room(p, c, i->snd)) &&
+		     !pds_initiator_room(p, c, i->snd)) &&
 		    i->retries == 0 &&
 		    i->rto_base + p->cfg.tlp_ns < rto)
 			d = i->rto_base + p->cfg.tlp_ns;
@@ -618,8 +618,8 @@ pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c)
 	if (i->una != i->nxt) {
 		/* Queued with nothing in flight: the gate lets one go, but
 		 * only a CACK that moves opens the peer's range (UEC 1.0
-		 * MP_Range): probe for it (pds_init_window_probe). */
-		if (!pds_init_window_held(p, c))
+		 * MP_Range): probe for it (pds_initiator_window_probe). */
+		if (!pds_initiator_window_held(p, c))
 			return 0;
 		return i->rto_base + pds_rto_ns(p, i->retries);
 	}
@@ -627,7 +627,7 @@ pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c)
 		return 0; /* closing is the initiator's (UEC 1.0 PDS) */
 	if ((c->flags & PDC_F_CLOSE_REQ) && c->state != PDC_CLOSING)
 		return c->last_ns ? c->last_ns : 1;
-	/* Idle close, or the keepalive of a locked PDC (pds_init_idle). */
+	/* Idle close, or the keepalive of a locked PDC (pds_initiator_idle). */
 	if (p->cfg.idle_close_ns && c->state == PDC_OPEN)
 		return c->last_ns + p->cfg.idle_close_ns;
 	return 0;
@@ -658,9 +658,9 @@ pds_init_deadline(struct uet_pds *p, const struct pds_pdc *c)
  * first, doubling").
  */
 static void
-pds_init_rto_mark(struct uet_pds *p, struct pds_pdc *c)
+pds_initiator_rto_mark(struct uet_pds *p, struct pds_pdc *c)
 {
-	struct pds_init *i = &c->u.i;
+	struct pds_initiator *i = &c->u.i;
 	uint64_t n = pds_rto_ns(p, i->retries - 1) / p->cfg.rto_init_ns;
 	struct pds_slot *sl;
 	uint32_t psn;
@@ -691,9 +691,9 @@ pds_init_rto_mark(struct uet_pds *p, struct pds_pdc *c)
  * OnInferredLoss on a timeout), which opens the window to the resends.
  */
 static void
-pds_init_rto_unblock(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+pds_initiator_rto_unblock(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
-	struct pds_init *i = &c->u.i;
+	struct pds_initiator *i = &c->u.i;
 	struct pds_slot *sl;
 	uint32_t psn;
 
@@ -710,13 +710,13 @@ pds_init_rto_unblock(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 }
 
 static void
-pds_init_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+pds_initiator_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	p->st.rto_fires++;
 	/* Refused under SYN, the rest of the burst never answered: renumber
-	 * now (pds_init_syn_refused). */
-	if (c->state == PDC_SYN && pds_init_syn_refused_any(p, c)) {
-		pds_init_new_start(p, c, c->start_psn, now);
+	 * now (pds_initiator_syn_refused). */
+	if (c->state == PDC_SYN && pds_initiator_syn_refused_any(p, c)) {
+		pds_initiator_new_start(p, c, c->start_psn, now);
 		return;
 	}
 	/* UEC 1.0 PDS retransmission: RTO = RTO_INIT x 2^retry (capped at
@@ -730,28 +730,28 @@ pds_init_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 			pds_nack_tx(p, &c->peer, pds_lb_next(p, c, now),
 				    UET_NACK_CLOSING_IN_ERR,
 				    c->u.i.una, c->lid, c->rid, 0);
-		pds_init_fail(p, c, -ETIMEDOUT);
+		pds_initiator_fail(p, c, -ETIMEDOUT);
 		return;
 	}
 	/* A timeout is a loss on the path of the packet it is about (UEC
 	 * 1.0 section 3.6.16: REPS freezes, single path moves when idle). */
 	pds_lb_loss(p, c, pds_slot(p, c, c->u.i.una)->ev, now);
-	pds_init_rto_mark(p, c);
-	pds_init_rto_unblock(p, c, now);
+	pds_initiator_rto_mark(p, c);
+	pds_initiator_rto_unblock(p, c, now);
 	/* None of it may leave inside the peer's range: ask for the CACK
-	 * that moves it (pds_init_window_probe). */
-	if (pds_init_window_held(p, c))
-		pds_init_clear_tx(p, c, now);
+	 * that moves it (pds_initiator_window_probe). */
+	if (pds_initiator_window_held(p, c))
+		pds_initiator_clear_tx(p, c, now);
 	c->u.i.rto_base = now;
 	pds_cc_flush_loss(p, c, now);
-	pds_init_kick(p, c);
+	pds_initiator_kick(p, c);
 	pds_pdc_timer_update(p, c, now);
 }
 
-/* UEC 1.0 PDS tail-loss probe (PROBE or ACK_REQ CP, pds_init_ctl.c, or a
+/* UEC 1.0 PDS tail-loss probe (PROBE or ACK_REQ CP, pds_initiator_ctl.c, or a
  * resend of the tail) before the RTO. */
 static void
-pds_init_tlp(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+pds_initiator_tlp(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	struct pds_slot *sl = pds_slot(p, c, c->u.i.snd - 1);
 
@@ -763,7 +763,7 @@ pds_init_tlp(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 		pds_pdc_timer_update(p, c, now);
 		return;
 	}
-	if (pds_init_probe(p, c, now) || pds_init_ack_req(p, c, now)) {
+	if (pds_initiator_probe(p, c, now) || pds_initiator_ack_req(p, c, now)) {
 		p->st.tlp_fires++;
 	} else if (sl->state == SLOT_SENT) {
 		/* A SYN-state PDC has no dpdcid for a CP to name, and the
@@ -773,15 +773,15 @@ pds_init_tlp(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 		pds_slot_mark(p, c, sl, PDS_WHY_TLP);
 		p->st.tlp_fires++;
 		pds_cc_flush_loss(p, c, now);
-		pds_init_kick(p, c);
+		pds_initiator_kick(p, c);
 	}
 	pds_pdc_timer_update(p, c, now);
 }
 
 void
-pds_init_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+pds_initiator_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
-	struct pds_init *i = &c->u.i;
+	struct pds_initiator *i = &c->u.i;
 
 	if (c->flags & PDC_F_BACKOFF) {
 		if (now < i->backoff_until) {
@@ -789,34 +789,34 @@ pds_init_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 			return;
 		}
 		c->flags &= (uint16_t)~PDC_F_BACKOFF;
-		pds_init_kick(p, c);
+		pds_initiator_kick(p, c);
 		/* An RTO that expired during the round fires now: the next
 		 * refusal may start another round before the timer runs
 		 * again, and lost (not refused) packets would starve. */
 		if (i->una != i->snd &&
 		    now >= i->rto_base + pds_rto_ns(p, i->retries))
-			pds_init_rto(p, c, now);
+			pds_initiator_rto(p, c, now);
 		else
 			pds_pdc_timer_update(p, c, now);
 		return;
 	}
 	if (i->una != i->snd) {
 		if (now >= i->rto_base + pds_rto_ns(p, i->retries))
-			pds_init_rto(p, c, now);
-		else if (now >= pds_init_deadline(p, c))
-			pds_init_tlp(p, c, now);
+			pds_initiator_rto(p, c, now);
+		else if (now >= pds_initiator_deadline(p, c))
+			pds_initiator_tlp(p, c, now);
 		else
 			pds_pdc_timer_update(p, c, now);
 		return;
 	}
-	if (i->una != i->nxt && pds_init_window_held(p, c) &&
+	if (i->una != i->nxt && pds_initiator_window_held(p, c) &&
 	    now >= i->rto_base + pds_rto_ns(p, i->retries)) {
-		pds_init_window_probe(p, c, now);
+		pds_initiator_window_probe(p, c, now);
 		return;
 	}
 	if (i->una == i->nxt && c->state != PDC_CLOSING &&
-	    pds_init_deadline(p, c) != 0 && now >= pds_init_deadline(p, c)) {
-		pds_init_idle(p, c, now);
+	    pds_initiator_deadline(p, c) != 0 && now >= pds_initiator_deadline(p, c)) {
+		pds_initiator_idle(p, c, now);
 		return;
 	}
 	pds_pdc_timer_update(p, c, now);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Initiator control traffic (src/pds/pds_init_ctl.c): tail-loss PROBE and
+ * Initiator control traffic (src/pds/pds_initiator_ctl.c): tail-loss PROBE and
  * its P-flag reply, the ACK_REQ probe, NEW_START_PSN re-establishment,
  * resource back-off to failure, and the credit-CC plumbing with a test
  * credit CC.
@@ -40,7 +40,7 @@ establish(struct uet_pds_tx *r, int n)
  * CACK and SACK, and exactly the packets it shows missing are resent, before
  * any RTO. */
 static void
-pds_init_probe__reply_resends_exactly_the_missing(void **state)
+pds_initiator_probe__reply_resends_exactly_the_missing(void **state)
 {
 	struct uet_pds_tx r[8], probe, reply, tx[16];
 	uint16_t n, i;
@@ -164,7 +164,7 @@ nack_for(const struct uet_pds_tx *req, uint8_t code)
 /* UEC 1.0 PDS NACK codes DECISION: resource NACKs back off exponentially and
  * retry; after max_backoffs without progress the PDC fails. */
 static void
-pds_init_backoff__resource_nacks_until_failure(void **state)
+pds_initiator_backoff__resource_nacks_until_failure(void **state)
 {
 	struct uet_pds_tx req, n, again;
 	uint32_t k;
@@ -195,7 +195,7 @@ pds_init_backoff__resource_nacks_until_failure(void **state)
  * back-off round: the PDC survives max_backoffs + 2 of them, and all the
  * refused packets go again when the round ends. */
 static void
-pds_init_backoff__burst_is_one_round(void **state)
+pds_initiator_backoff__burst_is_one_round(void **state)
 {
 	struct uet_pds_tx req, n, again;
 	uint32_t k;
@@ -242,7 +242,7 @@ setup_refusals_rto(void **state)
  * with a retransmission that is refused again at once, so the timer never
  * runs outside a round; the RTO must still fire at a round's end. */
 static void
-pds_init_backoff__rto_not_starved(void **state)
+pds_initiator_backoff__rto_not_starved(void **state)
 {
 	struct uet_pds_tx tx[64], a, n;
 	uint32_t round, step;
@@ -284,7 +284,7 @@ pds_init_backoff__rto_not_starved(void **state)
  * re-picks its Start_PSN >= 2^16 away, keeps its requests and retries with
  * SYN after a back-off. */
 static void
-pds_init_new_start__repicks_and_retries(void **state)
+pds_initiator_new_start__repicks_and_retries(void **state)
 {
 	struct uet_pds_tx a, b, n, again[2];
 	uint32_t d;
@@ -325,7 +325,7 @@ pds_init_new_start__repicks_and_retries(void **state)
  * initiator moves to it; a payload too close to its own Start_PSN is not
  * usable and it picks one itself. */
 static void
-pds_init_new_start__moves_to_payload_start_psn(void **state)
+pds_initiator_new_start__moves_to_payload_start_psn(void **state)
 {
 	struct uet_pds_tx a, n, again[2];
 	uint32_t d;
@@ -391,7 +391,7 @@ setup_one_pdc_id(void **state)
  * NEW_START_PSN while the stale one is recent, re-picks, and gets through
  * once it is quiet. */
 static void
-pds_init_new_start__reopen_over_stale_target_pdc(void **state)
+pds_initiator_new_start__reopen_over_stale_target_pdc(void **state)
 {
 	struct uet_pds_tx r, n;
 	uint32_t one = 1, three = 3;
@@ -440,7 +440,7 @@ restart(int s, uint64_t seed)
 }
 
 /*
- * pds_init_syn_refused: a target deciding per packet refuses P1 of a SYN
+ * pds_initiator_syn_refused: a target deciding per packet refuses P1 of a SYN
  * burst with NEW_START_PSN and accepts P2..P5 (here: it restarts between
  * the two, forgetting the PDC that made it refuse). The NACK of P1 comes
  * first: the initiator waits for the rest of the burst instead of
@@ -448,7 +448,7 @@ restart(int s, uint64_t seed)
  * Every message is delivered exactly once.
  */
 static void
-pds_init_syn_refused__burst_partly_accepted_not_resent(void **state)
+pds_initiator_syn_refused__burst_partly_accepted_not_resent(void **state)
 {
 	struct uet_pds_tx b[5], nk, acks[8];
 	uint32_t one = 1, range[2] = { 10, 15 }, k, m;
@@ -484,11 +484,11 @@ pds_init_syn_refused__burst_partly_accepted_not_resent(void **state)
 	assert_int_equal(fw_retx_sent(0), 1);
 }
 
-/* pds_init_syn_refused: the other answers of the burst are lost; the RTO
+/* pds_initiator_syn_refused: the other answers of the burst are lost; the RTO
  * renumbers it (nothing of it is known to be accepted), and it gets
  * through once the stale target PDC is quiet. */
 static void
-pds_init_syn_refused__answers_lost_rto_renumbers(void **state)
+pds_initiator_syn_refused__answers_lost_rto_renumbers(void **state)
 {
 	struct uet_pds_tx b[3], nk;
 	uint32_t one = 1, range[2] = { 10, 13 }, k;
@@ -624,7 +624,7 @@ setup_credit(void **state)
 /* Requests go as RUD_CC_REQ with ccc_id and credit_target; the receiver's
  * grant comes back in an ACK_CC of cc_type CREDIT and unblocks the rest. */
 static void
-pds_init_credit__cc_req_then_ack_cc_credit(void **state)
+pds_initiator_credit__cc_req_then_ack_cc_credit(void **state)
 {
 	struct uet_pds_tx t[8], ack;
 	uint16_t n;
@@ -634,7 +634,7 @@ pds_init_credit__cc_req_then_ack_cc_credit(void **state)
 	for (k = 0; k < 4; k++)
 		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k,
 					   0), 0);
-	/* No credit: only the one packet that may always go (pds_init.c). */
+	/* No credit: only the one packet that may always go (pds_initiator.c). */
 	assert_int_equal(fw_take(&W, 0, t, 8), 1);
 	assert_int_equal(t[0].hdr.type, UET_PDS_TYPE_RUD_CC_REQ);
 	assert_int_equal(t[0].hdr.u.req.ccc_id, 7);
@@ -654,12 +654,12 @@ pds_init_credit__cc_req_then_ack_cc_credit(void **state)
 /* Blocked with data in flight on an open PDC: a CREDIT_REQ CP goes out;
  * the receiver answers with a CREDIT CP, routed to on_credit. */
 static void
-pds_init_credit__credit_req_cp_answered_by_credit_cp(void **state)
+pds_initiator_credit__credit_req_cp_answered_by_credit_cp(void **state)
 {
 	struct uet_pds_tx t[8], cp;
 
 	(void)state;
-	pds_init_credit__cc_req_then_ack_cc_credit(state);
+	pds_initiator_credit__cc_req_then_ack_cc_credit(state);
 	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 10, 0), 0);
 	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 11, 0), 0);
 	/* 10 takes the last credit, 11 is blocked. */
@@ -684,12 +684,12 @@ pds_init_credit__credit_req_cp_answered_by_credit_cp(void **state)
  * be the one that carried the target) makes it ask again. A CP
  * per grant took about 2 % of the receiver's link in a 15:1 incast. */
 static void
-pds_init_credit__no_credit_req_while_requests_carry_the_target(void **state)
+pds_initiator_credit__no_credit_req_while_requests_carry_the_target(void **state)
 {
 	struct uet_pds_tx t[8], nack, cp;
 
 	(void)state;
-	pds_init_credit__cc_req_then_ack_cc_credit(state);
+	pds_initiator_credit__cc_req_then_ack_cc_credit(state);
 	tcc_fixed_target = 64 * 1024;
 	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 10, 0), 0);
 	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 11, 0), 0);
@@ -714,12 +714,12 @@ pds_init_credit__no_credit_req_while_requests_carry_the_target(void **state)
  * the cumulative total in a CREDIT CP, though its pacer grants nothing
  * new. Without it the source crawled one forced packet per round trip. */
 static void
-pds_tgt_credit_request__stale_target_repeats_the_total(void **state)
+pds_target_credit_request__stale_target_repeats_the_total(void **state)
 {
 	struct uet_pds_tx t[8], cp;
 
 	(void)state;
-	pds_init_credit__cc_req_then_ack_cc_credit(state);
+	pds_initiator_credit__cc_req_then_ack_cc_credit(state);
 	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 10, 0), 0);
 	assert_int_equal(fw_take(&W, 0, t, 8), 1); /* the last credit */
 	tcc_fixed_target = 256; /* below everything granted */
@@ -741,12 +741,12 @@ pds_tgt_credit_request__stale_target_repeats_the_total(void **state)
  * does: a trimmed packet with the credit used up gets a CREDIT_REQ CP
  * (it used to wait for the RTO or for a grant it never asked for). */
 static void
-pds_init_credit__blocked_retransmission_asks(void **state)
+pds_initiator_credit__blocked_retransmission_asks(void **state)
 {
 	struct uet_pds_tx t[8], nack, cp;
 
 	(void)state;
-	pds_init_credit__cc_req_then_ack_cc_credit(state);
+	pds_initiator_credit__cc_req_then_ack_cc_credit(state);
 	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 10, 0), 0);
 	assert_int_equal(fw_take(&W, 0, t, 8), 1); /* the last credit */
 	assert_int_equal(t[0].cookie, 10);
@@ -781,7 +781,7 @@ all_done(struct fakewire *w, void *arg)
 /* End to end over a lossy wire: the credit CC never deadlocks and every
  * message is delivered once. */
 static void
-pds_init_credit__lossy_wire_completes(void **state)
+pds_initiator_credit__lossy_wire_completes(void **state)
 {
 	uint32_t k, n = 200, next = 0;
 	int d;
@@ -825,7 +825,7 @@ setup_wide_tx(void **state)
  * UEC 1.0 3.5.20.2.2: cookie 0 gets a guaranteed-delivery response, which
  * the target stores and holds its CACK below until CLEAR_PSN passes it;
  * cookies 1..64 follow. The range (64) runs from that CACK, so cookie 64
- * waits (pds_init_room) while all the rest complete: nothing in flight,
+ * waits (pds_initiator_room) while all the rest complete: nothing in flight,
  * and only a CLEAR can move the range. Returns cookie 0's PSN.
  */
 static uint32_t
@@ -871,11 +871,11 @@ take_clear_ar(uint32_t clear_psn, struct uet_pds_tx *cp)
 /*
  * With the range held and nothing in flight, no ACK comes by itself: the
  * initiator sends a CLEAR with AR at once, and again at its RTO when that
- * was lost (pds_init_window_probe). The target frees the response and
+ * was lost (pds_initiator_window_probe). The target frees the response and
  * ACKs the AR with its CACK, which opens the range: cookie 64 goes.
  */
 static void
-pds_init_window_probe__held_range_opened_by_clear_with_ar(void **state)
+pds_initiator_window_probe__held_range_opened_by_clear_with_ar(void **state)
 {
 	struct uet_pds_tx cp[2], ack, req;
 	uint32_t p0;
@@ -925,7 +925,7 @@ drop_probes(struct fakewire *w, int from, const struct uet_pds_tx *t)
  * not never.
  */
 static void
-pds_init_window_probe__unanswered_fails_after_max_retries(void **state)
+pds_initiator_window_probe__unanswered_fails_after_max_retries(void **state)
 {
 	(void)state;
 	held_range();
@@ -945,37 +945,37 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		FW_TEST(cp__ack_req_consumes_no_psn, setup_no_probe),
-		FW_TEST(pds_init_probe__reply_resends_exactly_the_missing,
+		FW_TEST(pds_initiator_probe__reply_resends_exactly_the_missing,
 			fw_setup),
-		FW_TEST(pds_init_backoff__resource_nacks_until_failure,
+		FW_TEST(pds_initiator_backoff__resource_nacks_until_failure,
 			setup_slow_rto),
-		FW_TEST(pds_init_backoff__burst_is_one_round, setup_slow_rto),
-		FW_TEST(pds_init_backoff__rto_not_starved, setup_refusals_rto),
-		FW_TEST(pds_init_new_start__repicks_and_retries,
+		FW_TEST(pds_initiator_backoff__burst_is_one_round, setup_slow_rto),
+		FW_TEST(pds_initiator_backoff__rto_not_starved, setup_refusals_rto),
+		FW_TEST(pds_initiator_new_start__repicks_and_retries,
 			setup_slow_rto),
-		FW_TEST(pds_init_syn_refused__burst_partly_accepted_not_resent,
+		FW_TEST(pds_initiator_syn_refused__burst_partly_accepted_not_resent,
 			fw_setup),
-		FW_TEST(pds_init_syn_refused__answers_lost_rto_renumbers,
+		FW_TEST(pds_initiator_syn_refused__answers_lost_rto_renumbers,
 			fw_setup),
-		FW_TEST(pds_init_new_start__moves_to_payload_start_psn,
+		FW_TEST(pds_initiator_new_start__moves_to_payload_start_psn,
 			setup_slow_rto),
-		FW_TEST(pds_init_new_start__reopen_over_stale_target_pdc,
+		FW_TEST(pds_initiator_new_start__reopen_over_stale_target_pdc,
 			setup_one_pdc_id),
-		FW_TEST(pds_init_credit__cc_req_then_ack_cc_credit,
+		FW_TEST(pds_initiator_credit__cc_req_then_ack_cc_credit,
 			setup_credit),
-		FW_TEST(pds_init_credit__credit_req_cp_answered_by_credit_cp,
+		FW_TEST(pds_initiator_credit__credit_req_cp_answered_by_credit_cp,
 			setup_credit),
-		FW_TEST(pds_init_credit__blocked_retransmission_asks,
+		FW_TEST(pds_initiator_credit__blocked_retransmission_asks,
 			setup_credit),
-		FW_TEST(pds_tgt_credit_request__stale_target_repeats_the_total,
+		FW_TEST(pds_target_credit_request__stale_target_repeats_the_total,
 			setup_credit),
 		FW_TEST(
-		    pds_init_credit__no_credit_req_while_requests_carry_the_target,
+		    pds_initiator_credit__no_credit_req_while_requests_carry_the_target,
 		    setup_credit),
-		FW_TEST(pds_init_credit__lossy_wire_completes, setup_credit),
-		FW_TEST(pds_init_window_probe__held_range_opened_by_clear_with_ar,
+		FW_TEST(pds_initiator_credit__lossy_wire_completes, setup_credit),
+		FW_TEST(pds_initiator_window_probe__held_range_opened_by_clear_with_ar,
 			setup_wide_tx),
-		FW_TEST(pds_init_window_probe__unanswered_fails_after_max_retries,
+		FW_TEST(pds_initiator_window_probe__unanswered_fails_after_max_retries,
 			setup_wide_tx),
 	};
 

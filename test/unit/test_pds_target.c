@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Target state machine (src/pds/pds_tgt.c), driven packet by packet. */
+/* Target state machine (src/pds/pds_target.c), driven packet by packet. */
 
 #include <errno.h>
 #include <stdarg.h>
@@ -27,7 +27,7 @@ one_req(uint8_t mode, uint64_t cookie, uint8_t flags)
 }
 
 static void
-pds_tgt_rx__syn_creates_pdc_and_acks_at_once(void **state)
+pds_target_rx__syn_creates_pdc_and_acks_at_once(void **state)
 {
 	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 1, 0), ack;
 
@@ -43,7 +43,7 @@ pds_tgt_rx__syn_creates_pdc_and_acks_at_once(void **state)
 }
 
 static void
-pds_tgt_rx__duplicate_is_reacked_not_nacked(void **state)
+pds_target_rx__duplicate_is_reacked_not_nacked(void **state)
 {
 	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 2, 0), ack;
 
@@ -58,7 +58,7 @@ pds_tgt_rx__duplicate_is_reacked_not_nacked(void **state)
 }
 
 static void
-pds_tgt_rx__ce_mark_echoed_in_ack(void **state)
+pds_target_rx__ce_mark_echoed_in_ack(void **state)
 {
 	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 3, 0), ack;
 
@@ -69,7 +69,7 @@ pds_tgt_rx__ce_mark_echoed_in_ack(void **state)
 }
 
 static void
-pds_tgt_rx__beyond_window_nacks_oor(void **state)
+pds_target_rx__beyond_window_nacks_oor(void **state)
 {
 	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 4, 0), nack;
 
@@ -86,7 +86,7 @@ pds_tgt_rx__beyond_window_nacks_oor(void **state)
 /* A PSN one receive window past a PSN received out of order shares its
  * bit: it is out of the window (NACK PSN_OOR_WINDOW), not a duplicate. */
 static void
-pds_tgt_rx__beyond_window_alias_not_duplicate(void **state)
+pds_target_rx__beyond_window_alias_not_duplicate(void **state)
 {
 	struct uet_pds_tx r0 = one_req(UET_PDS_MODE_RUD, 8, 0), r1, nack;
 
@@ -111,7 +111,7 @@ pds_tgt_rx__beyond_window_alias_not_duplicate(void **state)
 }
 
 static void
-pds_tgt_rx__unknown_dpdcid_nacks_inv_dpdcid(void **state)
+pds_target_rx__unknown_dpdcid_nacks_inv_dpdcid(void **state)
 {
 	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 5, 0), nack;
 
@@ -143,7 +143,7 @@ rx_trimmed(const struct uet_pds_tx *t, bool lasthop, bool ce)
 }
 
 static void
-pds_tgt_rx__trimmed_nacks_with_psn_and_m(void **state)
+pds_target_rx__trimmed_nacks_with_psn_and_m(void **state)
 {
 	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 6, 0), nack;
 
@@ -164,7 +164,7 @@ pds_tgt_rx__trimmed_nacks_with_psn_and_m(void **state)
 }
 
 static void
-pds_tgt_rx__acks_coalesce_until_threshold(void **state)
+pds_target_rx__acks_coalesce_until_threshold(void **state)
 {
 	struct uet_pds_tx tx[64];
 	uint16_t n, i, acks = 0;
@@ -187,7 +187,7 @@ pds_tgt_rx__acks_coalesce_until_threshold(void **state)
 }
 
 static void
-pds_tgt_rx__rod_out_of_order_nacked_once(void **state)
+pds_target_rx__rod_out_of_order_nacked_once(void **state)
 {
 	struct uet_pds_tx tx[4], nack;
 
@@ -212,7 +212,7 @@ pds_tgt_rx__rod_out_of_order_nacked_once(void **state)
 }
 
 static void
-pds_tgt_respond__stored_until_clear_and_resent(void **state)
+pds_target_respond__stored_until_clear_and_resent(void **state)
 {
 	struct uet_pds_tx req, rsp, cp;
 	struct uet_pds_pool_info pi;
@@ -227,7 +227,7 @@ pds_tgt_respond__stored_until_clear_and_resent(void **state)
 	/* The response ACK goes first (control ring), REQ=CLEAR. */
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
 	assert_int_equal(rsp.hdr.next_hdr, UET_PDS_NEXT_RESPONSE);
-	assert_int_equal(uet_pds_ack_req_get(&rsp.hdr), UET_PDS_ACK_REQ_CLEAR);
+	assert_int_equal(uet_wire_pds_ack_req_get(&rsp.hdr), UET_PDS_ACK_REQ_CLEAR);
 	assert_int_equal(rsp.resp_len, 8);
 	/* A duplicate request gets the stored response again. */
 	fw_inject(&W, 1, &req, false, false);
@@ -326,7 +326,7 @@ ack_req__received_psn_acked_missing_psn_nacked(void **state)
 	fw_inject(&W, 1, &cp, false, false);
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
 	assert_int_equal(t.hdr.u.ack.cack_psn, p0);
-	assert_int_equal(uet_pds_ack_psn(&t.hdr.u.ack), p0);
+	assert_int_equal(uet_wire_pds_ack_psn(&t.hdr.u.ack), p0);
 	cp = ack_req_for(&r0, &ack, p0 + 1);
 	fw_inject(&W, 1, &cp, false, false);
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &t));
@@ -366,7 +366,7 @@ ack_req__syn_opens_no_pdc(void **state)
 	fw_take(&W, 1, &t, 1);
 	fw_inject(&W, 1, &cp, false, false);
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
-	assert_int_equal(uet_pds_ack_psn(&t.hdr.u.ack), r0.hdr.u.req.psn);
+	assert_int_equal(uet_wire_pds_ack_psn(&t.hdr.u.ack), r0.hdr.u.req.psn);
 }
 
 /*
@@ -460,14 +460,14 @@ gtd_resp__cack_held_until_clear(void **state)
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
 	assert_int_equal(rsp.hdr.next_hdr, UET_PDS_NEXT_RESPONSE);
 	assert_int_equal(rsp.hdr.u.ack.cack_psn, p0 - 1);
-	assert_int_equal(uet_pds_ack_psn(&rsp.hdr.u.ack), p0);
+	assert_int_equal(uet_wire_pds_ack_psn(&rsp.hdr.u.ack), p0);
 	/* A later request: CACK stays held, the bitmap says both are in. */
 	W.resp_expected = false;
 	r1 = one_req(UET_PDS_MODE_RUD, 31, UET_PDS_SUBMIT_AR);
 	fw_inject(&W, 1, &r1, false, false);
 	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
 	assert_int_equal(ack.hdr.u.ack.cack_psn, p0 - 1);
-	assert_int_equal(uet_pds_ack_sack_base(&ack.hdr.u.ack), p0);
+	assert_int_equal(uet_wire_pds_ack_sack_base(&ack.hdr.u.ack), p0);
 	assert_true((ack.hdr.u.ack.sack_bitmap & 3u) == 3u);
 	/* The initiator gets the response and clears it. */
 	fw_inject(&W, 0, &rsp, false, false);
@@ -537,14 +537,14 @@ clear__ack_when_cack_passes_clear_psn(void **state)
 }
 
 /*
- * pds_tgt_clear__ar_acked_when_cack_stops_at_clear_psn: a CLEAR that lets
+ * pds_target_clear__ar_acked_when_cack_stops_at_clear_psn: a CLEAR that lets
  * CACK move only up to CLEAR_PSN is not ACKed (the initiator has all of
  * that complete), unless it has AR: an initiator whose data waits for
  * the range past our CACK (UEC 1.0 MP_Range) asks for it, and learns from
  * the ACK that the range moved.
  */
 static void
-pds_tgt_clear__ar_acked_when_cack_stops_at_clear_psn(void **state)
+pds_target_clear__ar_acked_when_cack_stops_at_clear_psn(void **state)
 {
 	struct uet_pds_tx r0, rsp, cp, ack;
 
@@ -728,7 +728,7 @@ resp_early__target_answers_non_eom(void **state)
 }
 
 static void
-pds_tgt_respond__pool_empty_nacks_gtd(void **state)
+pds_target_respond__pool_empty_nacks_gtd(void **state)
 {
 	struct uet_pds_tx tx[8], nack;
 	int k;
@@ -757,7 +757,7 @@ pds_tgt_respond__pool_empty_nacks_gtd(void **state)
 }
 
 static void
-pds_tgt_close__request_then_nack_closing(void **state)
+pds_target_close__request_then_nack_closing(void **state)
 {
 	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 40, 0), t, r2;
 
@@ -779,7 +779,7 @@ pds_tgt_close__request_then_nack_closing(void **state)
 }
 
 static void
-pds_tgt_close__both_directions_free_everything(void **state)
+pds_target_close__both_directions_free_everything(void **state)
 {
 	(void)state;
 	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 50, 0), 0);
@@ -799,7 +799,7 @@ pds_tgt_close__both_directions_free_everything(void **state)
 }
 
 static void
-pds_tgt_rx__reserved_pool_on_use_rsv_pdc(void **state)
+pds_target_rx__reserved_pool_on_use_rsv_pdc(void **state)
 {
 	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 60,
 					UET_PDS_SUBMIT_RSV), ack;
@@ -813,7 +813,7 @@ pds_tgt_rx__reserved_pool_on_use_rsv_pdc(void **state)
 }
 
 static void
-pds_tgt_rx__pool_exhausted_nacks_no_pdc(void **state)
+pds_target_rx__pool_exhausted_nacks_no_pdc(void **state)
 {
 	struct uet_pds_config cfg;
 	struct uet_pds_tx a, b, nack;
@@ -1016,7 +1016,7 @@ one_rx_block(struct uet_pds_config *cfg)
 /* UEC 1.0 PDS NACK codes: no receive block for out-of-order state: NO_BITMAP,
  * a resource NACK the initiator backs off on. */
 static void
-pds_tgt_rx__no_rx_block_nacks_no_bitmap(void **state)
+pds_target_rx__no_rx_block_nacks_no_bitmap(void **state)
 {
 	struct uet_pds_tx a[2], b[2], nack;
 
@@ -1053,7 +1053,7 @@ pds_tgt_rx__no_rx_block_nacks_no_bitmap(void **state)
  * is PDC_MODE_MISMATCH, fatal at the initiator (UEC 1.0 PDS NACK codes
  * DECISION). */
 static void
-pds_tgt_rx__other_mode_nacks_mode_mismatch(void **state)
+pds_target_rx__other_mode_nacks_mode_mismatch(void **state)
 {
 	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 1, 0), ack, r2, nack;
 
@@ -1080,7 +1080,7 @@ pds_tgt_rx__other_mode_nacks_mode_mismatch(void **state)
  * duplicate must not replace it, nor be delivered), and replaces it once
  * the PDC was quiet for syn_holdoff_ns. */
 static void
-pds_tgt_rx__other_start_psn_nacked_until_quiet(void **state)
+pds_target_rx__other_start_psn_nacked_until_quiet(void **state)
 {
 	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 1, 0), old, nack;
 
@@ -1135,7 +1135,7 @@ run_idle(uint64_t dt, uint64_t max_ns)
  * target remembers {FA, spdcid, Start_PSN} of what it freed); the
  * initiator's next PDC under the same id (another Start_PSN) is taken. */
 static void
-pds_tgt_rx__stale_syn_after_close_dropped(void **state)
+pds_target_rx__stale_syn_after_close_dropped(void **state)
 {
 	struct uet_pds_tx syn = one_req(UET_PDS_MODE_RUD, 70, 0), tx[4];
 	struct uet_pds_pool_info pi;
@@ -1205,13 +1205,13 @@ setup_one_pdc_id(void **state)
 	return fw_setup_with(1, one_pdc_id);
 }
 
-/* UEC 1.0 PDC establishment, closed-PDC records (pds_tgt_syn_known): the
+/* UEC 1.0 PDC establishment, closed-PDC records (pds_target_syn_known): the
  * same initiator PDC id (its only one) opened and closed twice, then a
  * very late SYN of the first incarnation arrives. The second record does
  * not overwrite the first: the SYN is dropped, not delivered again, and
  * opens no PDC. */
 static void
-pds_tgt_syn_known__late_syn_of_reused_id_dropped(void **state)
+pds_target_syn_known__late_syn_of_reused_id_dropped(void **state)
 {
 	struct uet_pds_tx s1 = one_req(UET_PDS_MODE_RUD, 80, 0), s2, tx[4];
 	struct uet_pds_pool_info pi;
@@ -1256,7 +1256,7 @@ pds_tgt_syn_known__late_syn_of_reused_id_dropped(void **state)
  * its own id, so the first one's record is still there: the SYN is
  * dropped, not delivered a second time. */
 static void
-pds_tgt_syn_known__late_syn_after_many_reopens_dropped(void **state)
+pds_target_syn_known__late_syn_after_many_reopens_dropped(void **state)
 {
 	struct uet_pds_tx s[PDS_TOMB_WAYS + 2];
 	uint64_t k;
@@ -1288,13 +1288,13 @@ all_of(struct fakewire *w, void *arg)
 	return true;
 }
 
-/* UEC 1.0 NEW_START_PSN (pds_tgt_syn_known): the initiator restarts with
+/* UEC 1.0 NEW_START_PSN (pds_target_syn_known): the initiator restarts with
  * the same FA and reopens its PDC id within the target's hold-off; the
  * hold-off ends in the middle of its burst of SYNs. The target refuses
  * the whole incarnation (not P1 alone), the initiator renumbers the
  * burst, and every message is delivered exactly once. */
 static void
-pds_tgt_syn_known__new_start_decided_once_per_incarnation(void **state)
+pds_target_syn_known__new_start_decided_once_per_incarnation(void **state)
 {
 	struct uet_pds_tx r0 = one_req(UET_PDS_MODE_RUD, 1, 0), a, b[5], nk;
 	struct uet_pds_tx more[8];
@@ -1346,13 +1346,13 @@ pds_tgt_syn_known__new_start_decided_once_per_incarnation(void **state)
 	assert_int_equal(W.bad_payload, 0);
 }
 
-/* UEC 1.0 3.6.16 (pds_tgt_ev_set): an ACK's M flag is charged to the EV
+/* UEC 1.0 3.6.16 (pds_target_ev_set): an ACK's M flag is charged to the EV
  * it echoes. A CE-marked arrival on one path followed, before the target
  * sends anything, by unmarked arrivals on other paths: the mark leaves
  * in an ACK echoing the marked packet's EV, and no ACK charges it to
  * another EV. */
 static void
-pds_tgt_ev_set__mark_echoed_with_its_own_ev(void **state)
+pds_target_ev_set__mark_echoed_with_its_own_ev(void **state)
 {
 	struct uet_pds_tx r0 = one_req(UET_PDS_MODE_RUD, 1, 0), a, r[3];
 	struct uet_pds_tx tx[16];
@@ -1404,7 +1404,7 @@ drop_close_req(struct fakewire *w, int from, const struct uet_pds_tx *t)
 /* UEC 1.0 PDS PDC close: a lost CLOSE_REQ is repeated (after rto_init,
  * doubling) until the initiator answers with its CLOSE. */
 static void
-pds_tgt_close__close_req_repeated_until_answered(void **state)
+pds_target_close__close_req_repeated_until_answered(void **state)
 {
 	(void)state;
 	W.delay_ns = 1000;
@@ -1432,7 +1432,7 @@ pds_tgt_close__close_req_repeated_until_answered(void **state)
  * 2099: its CLOSE_REQ closed the PDC before the data, queued behind
  * another PDC's, was sent). */
 static void
-pds_tgt_close__locked_pdc_no_close_req(void **state)
+pds_target_close__locked_pdc_no_close_req(void **state)
 {
 	uint32_t h;
 
@@ -1479,7 +1479,7 @@ setup_tgt_close_req(void **state)
  * with NACK CLOSING_IN_ERR. Nothing is left open.
  */
 static void
-pds_tgt_close__idle_pdc_reclaimed_by_default(void **state)
+pds_target_close__idle_pdc_reclaimed_by_default(void **state)
 {
 	struct uet_pds_tx orphan;
 	struct uet_pds_pool_info pi;
@@ -1520,7 +1520,7 @@ pds_tgt_close__idle_pdc_reclaimed_by_default(void **state)
  * multiple of 2^16 from the refused one, 2^16 or more from the live PDC's
  * receive window, so the initiator's next SYN can replace it. */
 static void
-pds_tgt_rx__new_start_psn_nack_carries_start_psn(void **state)
+pds_target_rx__new_start_psn_nack_carries_start_psn(void **state)
 {
 	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 1, 0), old, nack;
 	uint32_t start, live;
@@ -1564,7 +1564,7 @@ relay_all(int from)
  * answers with a CLEAR carrying its CLEAR_PSN; the target frees the
  * responses it covers. */
 static void
-pds_tgt_respond__high_water_sends_clear_req(void **state)
+pds_target_respond__high_water_sends_clear_req(void **state)
 {
 	struct uet_pds_tx r[2], cp, bad;
 	struct uet_pds_pdc_info info;
@@ -1609,7 +1609,7 @@ pds_tgt_respond__high_water_sends_clear_req(void **state)
  * gets its own stored response again, and a CLEAR (CP or the CLEAR_PSN
  * of a request) frees exactly the responses it covers. */
 static void
-pds_tgt_respond__out_of_order_found_and_cleared(void **state)
+pds_target_respond__out_of_order_found_and_cleared(void **state)
 {
 	static const int arrival[4] = { 2, 0, 3, 1 };
 	struct uet_pds_tx r[4], out[8];
@@ -1647,7 +1647,7 @@ pds_tgt_respond__out_of_order_found_and_cleared(void **state)
 	assert_int_equal(out[0].hdr.next_hdr, UET_PDS_CTL_CLEAR);
 	assert_int_equal(out[0].hdr.u.cp.payload, r[3].hdr.u.req.psn);
 	assert_int_equal(out[1].cookie, 44);
-	assert_int_equal(uet_pds_req_clear_psn(&out[1].hdr.u.req),
+	assert_int_equal(uet_wire_pds_req_clear_psn(&out[1].hdr.u.req),
 			 r[3].hdr.u.req.psn);
 	/* A CLEAR of the two oldest only, then the request clears the rest. */
 	out[0].hdr.u.cp.payload = r[1].hdr.u.req.psn;
@@ -1694,7 +1694,7 @@ all_done8(struct fakewire *w, void *arg)
  * again after rod_renack retransmissions past the hole: recovery without a
  * tail-loss probe or an RTO. */
 static void
-pds_tgt_rx__rod_head_lost_twice_renacked(void **state)
+pds_target_rx__rod_head_lost_twice_renacked(void **state)
 {
 	int k;
 
@@ -1723,7 +1723,7 @@ no_renack(struct uet_pds_config *cfg)
 
 /* The same without the re-NACK: only a timer recovers. */
 static void
-pds_tgt_rx__rod_head_lost_twice_needs_timer_without_renack(void **state)
+pds_target_rx__rod_head_lost_twice_needs_timer_without_renack(void **state)
 {
 	int k;
 
@@ -1778,7 +1778,7 @@ setup_more_responses(void **state)
  * advances CLEAR_PSN past the last response with a CLEAR CP, so the
  * target frees every stored response without a CLOSE. */
 static void
-pds_tgt_respond__idle_clear_frees_all_over_loss(void **state)
+pds_target_respond__idle_clear_frees_all_over_loss(void **state)
 {
 	uint32_t n = 300, c, sent = 0;
 	struct uet_pds_pool_info pi;
@@ -1826,7 +1826,7 @@ uet_pds_refuse__psn_not_recorded_then_retx_delivered(void **state)
 	assert_int_equal(fw_st(1)->refused, 1);
 	k = fw_take(&W, 1, tx, 8);
 	for (i = 0; i < k; i++)
-		ack |= uet_pds_type_is_ack(tx[i].hdr.type);
+		ack |= uet_wire_pds_type_is_ack(tx[i].hdr.type);
 	assert_false(ack);
 	for (i = 0; i < k && tx[i].hdr.type != UET_PDS_TYPE_NACK; i++)
 		;
@@ -1915,23 +1915,23 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(f) FW_TEST(f, fw_setup)
-		T(pds_tgt_rx__syn_creates_pdc_and_acks_at_once),
-		T(pds_tgt_rx__duplicate_is_reacked_not_nacked),
-		T(pds_tgt_rx__ce_mark_echoed_in_ack),
-		T(pds_tgt_rx__beyond_window_nacks_oor),
-		T(pds_tgt_rx__beyond_window_alias_not_duplicate),
-		T(pds_tgt_rx__unknown_dpdcid_nacks_inv_dpdcid),
+		T(pds_target_rx__syn_creates_pdc_and_acks_at_once),
+		T(pds_target_rx__duplicate_is_reacked_not_nacked),
+		T(pds_target_rx__ce_mark_echoed_in_ack),
+		T(pds_target_rx__beyond_window_nacks_oor),
+		T(pds_target_rx__beyond_window_alias_not_duplicate),
+		T(pds_target_rx__unknown_dpdcid_nacks_inv_dpdcid),
 		T(pds_ret__target_submits_initiator_delivers_once),
 		T(uet_pds_pdc_info__both_directions),
-		T(pds_tgt_rx__trimmed_nacks_with_psn_and_m),
-		T(pds_tgt_rx__acks_coalesce_until_threshold),
-		T(pds_tgt_rx__rod_out_of_order_nacked_once),
-		T(pds_tgt_respond__stored_until_clear_and_resent),
+		T(pds_target_rx__trimmed_nacks_with_psn_and_m),
+		T(pds_target_rx__acks_coalesce_until_threshold),
+		T(pds_target_rx__rod_out_of_order_nacked_once),
+		T(pds_target_respond__stored_until_clear_and_resent),
 		T(gtd_resp__cack_held_until_clear),
 		T(rcvd_ses_procg__duplicate_while_ses_busy),
 		T(cp__clear_consumes_no_psn),
 		T(clear__ack_when_cack_passes_clear_psn),
-		T(pds_tgt_clear__ar_acked_when_cack_stops_at_clear_psn),
+		T(pds_target_clear__ar_acked_when_cack_stops_at_clear_psn),
 		T(clear__lost_clear_repaired_by_clear_req),
 		T(ack_req__received_psn_acked_missing_psn_nacked),
 		T(ack_req__syn_opens_no_pdc),
@@ -1939,37 +1939,37 @@ main(void)
 		T(cp__noop_consumes_a_psn),
 		T(resp_default__nothing_stored),
 		T(resp_early__target_answers_non_eom),
-		T(pds_tgt_respond__pool_empty_nacks_gtd),
-		T(pds_tgt_close__request_then_nack_closing),
-		T(pds_tgt_close__both_directions_free_everything),
-		T(pds_tgt_rx__reserved_pool_on_use_rsv_pdc),
-		T(pds_tgt_rx__pool_exhausted_nacks_no_pdc),
-		T(pds_tgt_rx__no_rx_block_nacks_no_bitmap),
-		T(pds_tgt_rx__other_mode_nacks_mode_mismatch),
-		T(pds_tgt_rx__other_start_psn_nacked_until_quiet),
-		T(pds_tgt_rx__new_start_psn_nack_carries_start_psn),
-		T(pds_tgt_respond__high_water_sends_clear_req),
-		T(pds_tgt_respond__out_of_order_found_and_cleared),
+		T(pds_target_respond__pool_empty_nacks_gtd),
+		T(pds_target_close__request_then_nack_closing),
+		T(pds_target_close__both_directions_free_everything),
+		T(pds_target_rx__reserved_pool_on_use_rsv_pdc),
+		T(pds_target_rx__pool_exhausted_nacks_no_pdc),
+		T(pds_target_rx__no_rx_block_nacks_no_bitmap),
+		T(pds_target_rx__other_mode_nacks_mode_mismatch),
+		T(pds_target_rx__other_start_psn_nacked_until_quiet),
+		T(pds_target_rx__new_start_psn_nack_carries_start_psn),
+		T(pds_target_respond__high_water_sends_clear_req),
+		T(pds_target_respond__out_of_order_found_and_cleared),
 		T(pds_ret__submit_ar_acked_at_once),
 		T(pds_ids__initiator_and_target_differ),
-		T(pds_tgt_rx__rod_head_lost_twice_renacked),
-		T(pds_tgt_rx__rod_head_lost_twice_needs_timer_without_renack),
+		T(pds_target_rx__rod_head_lost_twice_renacked),
+		T(pds_target_rx__rod_head_lost_twice_needs_timer_without_renack),
 		T(uet_pds_refuse__psn_not_recorded_then_retx_delivered),
 		T(uet_pds_refuse__bad_calls_rejected),
-		FW_TEST(pds_tgt_respond__idle_clear_frees_all_over_loss,
+		FW_TEST(pds_target_respond__idle_clear_frees_all_over_loss,
 			setup_more_responses),
 		FW_TEST(uet_pds_refuse__max_backoffs_fail_econnrefused,
 			setup_pdc_events),
-		T(pds_tgt_rx__stale_syn_after_close_dropped),
-		T(pds_tgt_ev_set__mark_echoed_with_its_own_ev),
-		FW_TEST(pds_tgt_syn_known__late_syn_of_reused_id_dropped,
+		T(pds_target_rx__stale_syn_after_close_dropped),
+		T(pds_target_ev_set__mark_echoed_with_its_own_ev),
+		FW_TEST(pds_target_syn_known__late_syn_of_reused_id_dropped,
 			setup_one_pdc_id),
-		T(pds_tgt_syn_known__late_syn_after_many_reopens_dropped),
-		T(pds_tgt_syn_known__new_start_decided_once_per_incarnation),
-		T(pds_tgt_close__close_req_repeated_until_answered),
-		FW_TEST(pds_tgt_close__idle_pdc_reclaimed_by_default,
+		T(pds_target_syn_known__late_syn_after_many_reopens_dropped),
+		T(pds_target_syn_known__new_start_decided_once_per_incarnation),
+		T(pds_target_close__close_req_repeated_until_answered),
+		FW_TEST(pds_target_close__idle_pdc_reclaimed_by_default,
 			setup_tgt_close_req),
-		FW_TEST(pds_tgt_close__locked_pdc_no_close_req,
+		FW_TEST(pds_target_close__locked_pdc_no_close_req,
 			setup_tgt_close_req),
 #undef T
 	};

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Local delivery (pmd/core/hairpin.c) in one EAL process (--no-huge): one
+ * Local delivery (pmd/core/local_delivery.c) in one EAL process (--no-huge): one
  * engine on one ring port, the PDS hook with the SES ULP, two processes
  * of that engine (A: the context's own PIDonFEP; B: a second PIDonFEP
  * bound with EP_ADD) sending to each other through the engine's own
@@ -11,17 +11,17 @@
  *   B -> A as well, many small messages,
  *
  * every CQE and every byte checked; then the counters: every frame went
- * through the hairpin queue (hairpin_tx == hairpin_rx, no drop), nothing
+ * through the local queue (local_delivery_tx == local_delivery_rx, no drop), nothing
  * reached the port's TX ring, no ARP/ND for the own address, the frames
  * were decoded as received ones (rx_uet). Modes (argv[1]):
  *   ipv4    INLINE, IPv4 fabric address
  *   ipv6    INLINE, IPv6 fabric address
  *   native  INLINE, native IP (no UDP)
  *   lossy   INLINE, IPv4, RX fault injection (drop, dup, reorder): it
- *           applies to hairpinned frames as to received ones, the PDS
+ *           applies to locally delivered frames as to received ones, the PDS
  *           repairs the losses
  *   auto    AUTO progress on one lcore that sleeps when idle: posts wake
- *           it, hairpinned frames keep it awake; then the same traffic
+ *           it, locally delivered frames keep it awake; then the same traffic
  *           with the application progressing the sleeping context
  *           (uet_engine_progress(), as fi_cq_read does)
  *   ctx2    INLINE, two contexts on a two-queue port: B is context 1's
@@ -493,21 +493,21 @@ check_counters(enum mode m)
 	 * poll: let those land (bounded) */
 	for (unsigned int i = 0; i < POLL_MAX; i++) {
 		CHECK(uet_engine_stats_get(eng, &s) == 0);
-		if (t->hairpin_rx[0] == t->hairpin_tx[0])
+		if (t->local_delivery_rx[0] == t->local_delivery_tx[0])
 			break;
 		pump();
 	}
-	printf("# hairpin_tx %lu hairpin_rx %lu hairpin_drop %lu rx_uet %lu "
+	printf("# local_delivery_tx %lu local_delivery_rx %lu local_delivery_drop %lu rx_uet %lu "
 	       "tx_pkts %lu rx_pkts %lu fault rx drop %lu\n",
-	       (unsigned long)t->hairpin_tx[0], (unsigned long)t->hairpin_rx[0],
-	       (unsigned long)t->hairpin_drop[0], (unsigned long)t->rx_uet,
+	       (unsigned long)t->local_delivery_tx[0], (unsigned long)t->local_delivery_rx[0],
+	       (unsigned long)t->local_delivery_drop[0], (unsigned long)t->rx_uet,
 	       (unsigned long)t->tx_pkts, (unsigned long)t->rx_pkts,
 	       (unsigned long)t->fault[UET_CONFIG_FAULT_RX]
 			.applied[UET_CONFIG_FAULT_DROP]);
-	CHECK(t->hairpin_tx[0] > 100);
-	CHECK(port_sum(t->hairpin_tx) == t->hairpin_tx[0]);
-	CHECK(t->hairpin_rx[0] == t->hairpin_tx[0]);
-	CHECK(port_sum(t->hairpin_drop) == 0);
+	CHECK(t->local_delivery_tx[0] > 100);
+	CHECK(port_sum(t->local_delivery_tx) == t->local_delivery_tx[0]);
+	CHECK(t->local_delivery_rx[0] == t->local_delivery_tx[0]);
+	CHECK(port_sum(t->local_delivery_drop) == 0);
 	/* nothing on the wire, nothing asked of it */
 	CHECK(t->tx_pkts == 0 && t->rx_pkts == 0);
 	for (unsigned int q = 0; q < NB_RINGS; q++)
@@ -522,19 +522,19 @@ check_counters(enum mode m)
 	CHECK(t->rx_class[UET_ENGINE_CLASS_REQ] > 0);
 	CHECK(t->rx_class[UET_ENGINE_CLASS_ACK] > 0);
 	if (m == M_LOSSY) {
-		/* RX faults see hairpinned frames: dropped ones are not
+		/* RX faults see locally delivered frames: dropped ones are not
 		 * decoded, duplicates are decoded twice */
 		CHECK(t->fault[UET_CONFIG_FAULT_RX]
 			      .applied[UET_CONFIG_FAULT_DROP] > 0);
 		CHECK(t->fault[UET_CONFIG_FAULT_RX]
 			      .applied[UET_CONFIG_FAULT_DUP] > 0);
 	} else {
-		CHECK(t->rx_uet == t->hairpin_rx[0]);
+		CHECK(t->rx_uet == t->local_delivery_rx[0]);
 	}
 	/* the capture sees each frame twice: sent, then received */
 	if (m == M_IPV4) {
 		CHECK(t->capture_fail == 0);
-		CHECK(t->capture_pkts == t->hairpin_tx[0] + t->hairpin_rx[0]);
+		CHECK(t->capture_pkts == t->local_delivery_tx[0] + t->local_delivery_rx[0]);
 	}
 	if (auto_mode) {
 		CHECK(t->idle_sleeps > 0);
@@ -543,28 +543,28 @@ check_counters(enum mode m)
 	}
 	/* two contexts: each received frames the other sent */
 	if (multi_ctx(m)) {
-		printf("# ctx0: hairpin_tx %lu rx %lu; ctx1: hairpin_tx %lu "
+		printf("# ctx0: local_delivery_tx %lu rx %lu; ctx1: local_delivery_tx %lu "
 		       "rx %lu; wake-ups %lu\n",
-		       (unsigned long)s.lcore[0].hairpin_tx[0],
-		       (unsigned long)s.lcore[0].hairpin_rx[0],
-		       (unsigned long)s.lcore[1].hairpin_tx[0],
-		       (unsigned long)s.lcore[1].hairpin_rx[0],
-		       (unsigned long)t->hairpin_wake);
-		CHECK(s.lcore[0].hairpin_rx[0] > 0);
-		CHECK(s.lcore[1].hairpin_rx[0] > 0);
-		CHECK(s.lcore[0].hairpin_tx[0] > 0);
-		CHECK(s.lcore[1].hairpin_tx[0] > 0);
+		       (unsigned long)s.lcore[0].local_delivery_tx[0],
+		       (unsigned long)s.lcore[0].local_delivery_rx[0],
+		       (unsigned long)s.lcore[1].local_delivery_tx[0],
+		       (unsigned long)s.lcore[1].local_delivery_rx[0],
+		       (unsigned long)t->local_delivery_wake);
+		CHECK(s.lcore[0].local_delivery_rx[0] > 0);
+		CHECK(s.lcore[1].local_delivery_rx[0] > 0);
+		CHECK(s.lcore[0].local_delivery_tx[0] > 0);
+		CHECK(s.lcore[1].local_delivery_tx[0] > 0);
 	}
 	/* AUTO, two contexts: frames for the other, sleeping, context
 	 * woke it (INLINE: nothing sleeps) */
 	if (m == M_CTX2AUTO)
-		CHECK(t->hairpin_wake > 0);
+		CHECK(t->local_delivery_wake > 0);
 	else
-		CHECK(t->hairpin_wake == 0);
+		CHECK(t->local_delivery_wake == 0);
 	/* ctx3: the third context serves nobody and got nothing */
 	if (m == M_CTX3)
-		CHECK(s.lcore[2].hairpin_rx[0] == 0 &&
-		      s.lcore[2].hairpin_tx[0] == 0);
+		CHECK(s.lcore[2].local_delivery_rx[0] == 0 &&
+		      s.lcore[2].local_delivery_tx[0] == 0);
 }
 
 /* The same counters through the telemetry callbacks (/uet/ports,
@@ -582,18 +582,18 @@ check_telemetry(void)
 	CHECK(uet_engine_stats_get(eng, &s) == 0);
 	CHECK(itest_tel_query(fd, "/uet/ports,0", buf, sizeof(buf)) == 0);
 	/* (an AUTO engine may still move: no less than the snapshot) */
-	v = itest_tel_value(buf, "hairpin_tx");
-	CHECK(v > 0 && (uint64_t)v >= s.total.hairpin_tx[0]);
-	CHECK(itest_tel_value(buf, "hairpin_drop") == 0);
+	v = itest_tel_value(buf, "local_delivery_tx");
+	CHECK(v > 0 && (uint64_t)v >= s.total.local_delivery_tx[0]);
+	CHECK(itest_tel_value(buf, "local_delivery_drop") == 0);
 	CHECK(itest_tel_query(fd, "/uet/stats,0", buf, sizeof(buf)) == 0);
-	CHECK(itest_tel_value(buf, "hairpin_tx") >= v);
-	CHECK(itest_tel_value(buf, "hairpin_rx") >=
-	      (long long)s.total.hairpin_rx[0]);
+	CHECK(itest_tel_value(buf, "local_delivery_tx") >= v);
+	CHECK(itest_tel_value(buf, "local_delivery_rx") >=
+	      (long long)s.total.local_delivery_rx[0]);
 	/* the first context's */
 	CHECK(itest_tel_query(fd, "/uet/lcores,0", buf, sizeof(buf)) == 0);
-	CHECK(itest_tel_value(buf, "hairpin_tx") >=
-	      (long long)s.lcore[0].hairpin_tx[0]);
-	CHECK(s.lcore[0].hairpin_tx[0] > 0);
+	CHECK(itest_tel_value(buf, "local_delivery_tx") >=
+	      (long long)s.lcore[0].local_delivery_tx[0]);
+	CHECK(s.lcore[0].local_delivery_tx[0] > 0);
 	close(fd);
 }
 
@@ -787,7 +787,7 @@ main(int argc, char **argv)
 			"ctx2auto|ctx3\n", argv[0]);
 		return 2;
 	}
-	rc = uet_engine_eal_init("test_hairpin",
+	rc = uet_engine_eal_init("test_local_delivery",
 				 eal[m == M_AUTO ? 1 : m == M_CTX2AUTO ? 2 : 0],
 				 NULL);
 	if (rc < 0) {
@@ -818,7 +818,7 @@ main(int argc, char **argv)
 	lbuf = calloc(1, BIG);
 	if (sbuf == NULL || rbuf == NULL || lbuf == NULL)
 		return 1;
-	snprintf(cap_path, sizeof(cap_path), "/tmp/test_hairpin_%d.pcapng",
+	snprintf(cap_path, sizeof(cap_path), "/tmp/test_local_delivery_%d.pcapng",
 		 (int)getpid());
 	run((enum mode)m);
 	if (m == M_IPV4)

@@ -36,9 +36,9 @@ ses_is_send(unsigned int opcode)
 /* Resolution of the whole message's range, so that every packet of a
  * message gets the same return code (UEC 1.0 SES target-side resolution checks,
  * first failure wins). */
-static enum uet_ses_rc
-ses_tgt_resolve(const struct uet_ses *s, const struct uet_pds_event *ev,
-		const struct uet_ses_req *h, struct uet_ses_resolved *out)
+static enum uet_wire_ses_rc
+ses_target_resolve(const struct uet_ses *s, const struct uet_pds_event *ev,
+		const struct uet_wire_ses_req *h, struct uet_ses_resolved *out)
 {
 	struct uet_ses_resolve_req q;
 
@@ -62,7 +62,7 @@ ses_tgt_resolve(const struct uet_ses *s, const struct uet_pds_event *ev,
  * continuation packets say their own length and offset; nothing may run past
  * request_length. */
 static bool
-ses_tgt_pkt_ok(const struct uet_ses_req *h, uint32_t plen, uint32_t *moff)
+ses_target_pkt_ok(const struct uet_wire_ses_req *h, uint32_t plen, uint32_t *moff)
 {
 	*moff = (h->flags & UET_SES_F_SOM) ? 0 : h->message_offset;
 	if (!(h->flags & UET_SES_F_SOM) && h->payload_length != plen)
@@ -72,7 +72,7 @@ ses_tgt_pkt_ok(const struct uet_ses_req *h, uint32_t plen, uint32_t *moff)
 
 /* cfg.remote_events: a remote operation was served on our memory. */
 static void
-ses_tgt_remote_event(struct uet_ses *s, const struct uet_ses_req *h,
+ses_target_remote_event(struct uet_ses *s, const struct uet_wire_ses_req *h,
 		     uint8_t op)
 {
 	struct uet_ses_cqe c;
@@ -88,19 +88,19 @@ ses_tgt_remote_event(struct uet_ses *s, const struct uet_ses_req *h,
 	ses_cq_push(s, &c);
 }
 
-static enum uet_ses_rc
-ses_tgt_write(struct uet_ses *s, const struct uet_pds_event *ev,
-	      const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen)
+static enum uet_wire_ses_rc
+ses_target_write(struct uet_ses *s, const struct uet_pds_event *ev,
+	      const struct uet_wire_ses_req *h, const uint8_t *pl, uint32_t plen)
 {
 	struct uet_ses_resolved r;
-	enum uet_ses_rc rc = ses_tgt_resolve(s, ev, h, &r);
+	enum uet_wire_ses_rc rc = ses_target_resolve(s, ev, h, &r);
 	uint32_t moff;
 	struct uet_ses_cqe c;
 	int ret;
 
 	if (rc != UET_RC_OK)
 		return rc;
-	if (!ses_tgt_pkt_ok(h, plen, &moff)) {
+	if (!ses_target_pkt_ok(h, plen, &moff)) {
 		s->st.rx_bad++;
 		return UET_RC_UNSUPPORTED_SIZE;
 	}
@@ -125,16 +125,16 @@ ses_tgt_write(struct uet_ses *s, const struct uet_pds_event *ev,
 		ses_cq_push(s, &c);
 	}
 	if (h->flags & UET_SES_F_EOM)
-		ses_tgt_remote_event(s, h, UET_SES_WR_WRITE);
+		ses_target_remote_event(s, h, UET_SES_WR_WRITE);
 	return UET_RC_OK;
 }
 
 int
-ses_tgt_data_resp(struct uet_ses *s, const struct uet_pds_event *ev,
-		  const struct uet_ses_req *h, uint8_t list, const void *data,
+ses_target_data_resp(struct uet_ses *s, const struct uet_pds_event *ev,
+		  const struct uet_wire_ses_req *h, uint8_t list, const void *data,
 		  uint16_t n, uint64_t now)
 {
-	struct uet_ses_resp r;
+	struct uet_wire_ses_resp r;
 
 	memset(&r, 0, sizeof(r));
 	r.list = list;
@@ -170,7 +170,7 @@ ses_ret_put(struct uet_ses *s, struct ses_ret *t)
  * continuation packet: rsvd(18) payload_length(14) message_offset(32).
  */
 static bool
-ses_tgt_read_range(const struct uet_ses_req *h, uint32_t *off, uint32_t *len)
+ses_target_read_range(const struct uet_wire_ses_req *h, uint32_t *off, uint32_t *len)
 {
 	uint64_t o, l;
 
@@ -202,7 +202,7 @@ ses_tgt_read_range(const struct uet_ses_req *h, uint32_t *off, uint32_t *len)
  * makes the earlier record give the AR to the later one. */
 static bool
 ses_ret_extend(struct uet_ses *s, const struct uet_pds_event *ev,
-	       const struct uet_ses_req *h, pid_t owner, uint32_t off,
+	       const struct uet_wire_ses_req *h, pid_t owner, uint32_t off,
 	       uint32_t len)
 {
 	struct ses_ret *t;
@@ -225,7 +225,7 @@ ses_ret_extend(struct uet_ses *s, const struct uet_pds_event *ev,
 
 static int
 ses_ret_start(struct uet_ses *s, const struct uet_pds_event *ev,
-	      const struct uet_ses_req *h, const struct uet_ses_resolved *res,
+	      const struct uet_wire_ses_req *h, const struct uet_ses_resolved *res,
 	      struct ses_msg *owner, uint32_t off, uint32_t len)
 {
 	const uint8_t *addr = res->addr;
@@ -276,12 +276,12 @@ ses_ret_start(struct uet_ses *s, const struct uet_pds_event *ev,
 	return 0;
 }
 
-static enum uet_ses_rc
-ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
-	     const struct uet_ses_req *h, uint64_t now, bool *answered)
+static enum uet_wire_ses_rc
+ses_target_read(struct uet_ses *s, const struct uet_pds_event *ev,
+	     const struct uet_wire_ses_req *h, uint64_t now, bool *answered)
 {
 	struct uet_ses_resolved r;
-	enum uet_ses_rc rc = ses_tgt_resolve(s, ev, h, &r);
+	enum uet_wire_ses_rc rc = ses_target_resolve(s, ev, h, &r);
 	struct ses_msg *owner = NULL;
 	uint8_t data[SES_SMALL_DATA_MAX];
 	const void *src;
@@ -290,7 +290,7 @@ ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
 
 	if (rc != UET_RC_OK)
 		return rc;
-	if (!ses_tgt_read_range(h, &off, &len)) {
+	if (!ses_target_read_range(h, &off, &len)) {
 		s->st.rx_bad++;
 		return UET_RC_UNSUPPORTED_SIZE;
 	}
@@ -313,12 +313,12 @@ ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
 			src = data;
 		}
 		*answered = true;
-		ses_tgt_data_resp(s, ev, h, UET_SES_LIST_EXPECTED, src,
+		ses_target_data_resp(s, ev, h, UET_SES_LIST_EXPECTED, src,
 				  (uint16_t)h->request_length, now);
 		if (owner != NULL)
 			ses_rdv_served(s, owner, 0);
 		else
-			ses_tgt_remote_event(s, h, UET_SES_WR_READ);
+			ses_target_remote_event(s, h, UET_SES_WR_READ);
 		return UET_RC_OK;
 	}
 	/* Return-direction data needs a PDC: RUDI READs fit the RUDI_RESP. */
@@ -335,7 +335,7 @@ ses_tgt_read(struct uet_ses *s, const struct uet_pds_event *ev,
 		return UET_RC_DROPPED;
 	}
 	if (owner == NULL && (h->flags & UET_SES_F_EOM))
-		ses_tgt_remote_event(s, h, UET_SES_WR_READ);
+		ses_target_remote_event(s, h, UET_SES_WR_READ);
 	return UET_RC_OK;
 }
 
@@ -343,7 +343,7 @@ int
 ses_build_ret(struct uet_ses *s, uint64_t cookie, uint8_t *buf, size_t cap)
 {
 	uint32_t slot = ses_ck_slot(cookie), i = ses_ck_frag(cookie), off;
-	struct uet_ses_resp r;
+	struct uet_wire_ses_resp r;
 	struct ses_ret *t;
 	int n, ret;
 
@@ -366,7 +366,7 @@ ses_build_ret(struct uet_ses *s, uint64_t cookie, uint8_t *buf, size_t cap)
 				      t->len - off : t->chunk);
 	r.modified_length = t->total;
 	r.message_offset = t->off + off;
-	n = uet_ses_resp_encode(&r, buf, cap);
+	n = uet_wire_ses_resp_encode(&r, buf, cap);
 	if (n < 0 || (size_t)n + r.payload_length > cap)
 		return -ENOSPC;
 	/* Read at every build, retransmissions included: the region is
@@ -379,7 +379,7 @@ ses_build_ret(struct uet_ses *s, uint64_t cookie, uint8_t *buf, size_t cap)
 	if (ret != 0) {
 		r.return_code = ses_mem_rc(s, ret);
 		memset(buf + n, 0, r.payload_length);
-		if (uet_ses_resp_encode(&r, buf, cap) != n)
+		if (uet_wire_ses_resp_encode(&r, buf, cap) != n)
 			return -ENOSPC;
 	}
 	s->st.frag_built++;
@@ -498,11 +498,11 @@ ses_ret_progress(struct uet_ses *s, uint64_t now)
  * deliver once and the PDS replays the stored response to a retransmission:
  * guaranteed delivery) ---- */
 
-enum uet_ses_rc
-ses_tgt_amo_args(const struct uet_ses_req *h, const uint8_t *pl,
+enum uet_wire_ses_rc
+ses_target_amo_args(const struct uet_wire_ses_req *h, const uint8_t *pl,
 		 uint32_t plen, const void **operand, const void **compare)
 {
-	bool cas = uet_ses_amo_op_is_cas(h->atomic.op);
+	bool cas = uet_wire_ses_amo_op_is_cas(h->atomic.op);
 
 	*operand = NULL;
 	*compare = NULL;
@@ -521,49 +521,49 @@ ses_tgt_amo_args(const struct uet_ses_req *h, const uint8_t *pl,
 	return UET_RC_OK;
 }
 
-static enum uet_ses_rc
-ses_tgt_atomic(struct uet_ses *s, const struct uet_pds_event *ev,
-	       const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen,
+static enum uet_wire_ses_rc
+ses_target_atomic(struct uet_ses *s, const struct uet_pds_event *ev,
+	       const struct uet_wire_ses_req *h, const uint8_t *pl, uint32_t plen,
 	       uint64_t now, bool *answered)
 {
 	bool fetch = h->opcode == UET_SES_OP_FETCHING_ATOMIC;
 	uint8_t old[SES_FETCH_MAX];
 	struct ses_amo_args a;
 	struct uet_ses_resolved r;
-	enum uet_ses_rc rc = ses_tgt_resolve(s, ev, h, &r);
+	enum uet_wire_ses_rc rc = ses_target_resolve(s, ev, h, &r);
 
 	if (rc != UET_RC_OK)
 		return rc;
-	rc = ses_tgt_amo_args(h, pl, plen, &a.operand, &a.compare);
+	rc = ses_target_amo_args(h, pl, plen, &a.operand, &a.compare);
 	if (rc != UET_RC_OK)
 		return rc;
 	if (fetch && h->request_length > SES_FETCH_MAX)
 		return UET_RC_AMO_UNSUPPORTED_SIZE;
-	a.op = (enum uet_amo_op)h->atomic.op;
-	a.dt = (enum uet_amo_dt)h->atomic.datatype;
+	a.op = (enum uet_wire_amo_op)h->atomic.op;
+	a.dt = (enum uet_wire_amo_dt)h->atomic.datatype;
 	a.target = r.addr;
 	a.fetch = fetch ? old : NULL;
 	a.len = h->request_length;
 	a.flags = h->atomic.semantic_control;
 	rc = ses_mem_amo(s, r.entry->owner, &a);
 	if (rc == UET_RC_OK)
-		ses_tgt_remote_event(s, h, fetch ? UET_SES_WR_FETCH_ATOMIC :
+		ses_target_remote_event(s, h, fetch ? UET_SES_WR_FETCH_ATOMIC :
 						   UET_SES_WR_ATOMIC);
 	if (rc != UET_RC_OK || !fetch)
 		return rc;
 	*answered = true;
-	ses_tgt_data_resp(s, ev, h, UET_SES_LIST_EXPECTED, old,
+	ses_target_data_resp(s, ev, h, UET_SES_LIST_EXPECTED, old,
 			  (uint16_t)h->request_length, now);
 	return UET_RC_OK;
 }
 
 /* ---- dispatch ---- */
 
-static enum uet_ses_rc
-ses_tgt_profile(const struct uet_ses *s, const struct uet_pds_event *ev,
-		const struct uet_ses_req *h)
+static enum uet_wire_ses_rc
+ses_target_profile(const struct uet_ses *s, const struct uet_pds_event *ev,
+		const struct uet_wire_ses_req *h)
 {
-	enum uet_ses_rc why = UET_RC_OK;
+	enum uet_wire_ses_rc why = UET_RC_OK;
 	unsigned int pf = ev->mode == UET_PDS_MODE_RUDI ?
 		UET_SES_PROF_F_RUDI : 0;
 
@@ -578,21 +578,21 @@ ses_tgt_profile(const struct uet_ses *s, const struct uet_pds_event *ev,
 	return why;
 }
 
-static enum uet_ses_rc
-ses_tgt_exec(struct uet_ses *s, const struct uet_pds_event *ev,
-	     const struct uet_ses_req *h, const uint8_t *pl, uint32_t plen,
+static enum uet_wire_ses_rc
+ses_target_exec(struct uet_ses *s, const struct uet_pds_event *ev,
+	     const struct uet_wire_ses_req *h, const uint8_t *pl, uint32_t plen,
 	     uint64_t now, bool *answered)
 {
 	switch (h->opcode) {
 	case UET_SES_OP_NO_OP:
 		return UET_RC_OK;
 	case UET_SES_OP_WRITE:
-		return ses_tgt_write(s, ev, h, pl, plen);
+		return ses_target_write(s, ev, h, pl, plen);
 	case UET_SES_OP_READ:
-		return ses_tgt_read(s, ev, h, now, answered);
+		return ses_target_read(s, ev, h, now, answered);
 	case UET_SES_OP_ATOMIC:
 	case UET_SES_OP_FETCHING_ATOMIC:
-		return ses_tgt_atomic(s, ev, h, pl, plen, now, answered);
+		return ses_target_atomic(s, ev, h, pl, plen, now, answered);
 	default:
 		return UET_RC_UNSUPPORTED_OP;
 	}
@@ -600,10 +600,10 @@ ses_tgt_exec(struct uet_ses *s, const struct uet_pds_event *ev,
 
 /* A request we cannot decode still owes its response (PDS reserved it). */
 static void
-ses_tgt_bad(struct uet_ses *s, const struct uet_pds_event *ev,
+ses_target_bad(struct uet_ses *s, const struct uet_pds_event *ev,
 	    const uint8_t *ses, uint16_t len, uint64_t now)
 {
-	struct uet_ses_req h;
+	struct uet_wire_ses_req h;
 
 	s->st.rx_bad++;
 	if (len < UET_SES_COMMON_LEN || !(ses[1] & UET_SES_F_EOM))
@@ -616,31 +616,31 @@ ses_tgt_bad(struct uet_ses *s, const struct uet_pds_event *ev,
 }
 
 int
-ses_tgt_deliver(struct uet_ses *s, const struct uet_pds_event *ev,
+ses_target_deliver(struct uet_ses *s, const struct uet_pds_event *ev,
 		const uint8_t *ses, uint16_t len, uint64_t now)
 {
-	int fmt = uet_ses_fmt_from_next_hdr(ev->next_hdr), n;
-	struct uet_ses_req h;
-	enum uet_ses_rc rc;
+	int fmt = uet_wire_ses_fmt_from_next_hdr(ev->next_hdr), n;
+	struct uet_wire_ses_req h;
+	enum uet_wire_ses_rc rc;
 	bool answered = false;
 
-	n = fmt < 0 ? fmt : uet_ses_req_decode(ses, len,
-					       (enum uet_ses_fmt)fmt, &h);
+	n = fmt < 0 ? fmt : uet_wire_ses_req_decode(ses, len,
+					       (enum uet_wire_ses_fmt)fmt, &h);
 	if (n < 0) {
-		ses_tgt_bad(s, ev, ses, len, now);
+		ses_target_bad(s, ev, ses, len, now);
 		return -EBADMSG;
 	}
 	s->st.rx_req[h.opcode & 15]++;
-	rc = ses_tgt_profile(s, ev, &h);
+	rc = ses_target_profile(s, ev, &h);
 	if (rc == UET_RC_OK && h.opcode == UET_SES_OP_DEFERRABLE_RTR)
 		return ses_defer_rtr_rx(s, ev, &h, now);
 	if (rc == UET_RC_OK && h.opcode == UET_SES_OP_MSG_ERROR)
 		return ses_rdv_error_rx(s, ev, &h, now);
 	if (rc == UET_RC_OK && ses_is_send(h.opcode))
-		return ses_tgt_send(s, ev, &h, ses + n, (uint32_t)(len - n),
+		return ses_target_send(s, ev, &h, ses + n, (uint32_t)(len - n),
 				    now);
 	if (rc == UET_RC_OK)
-		rc = ses_tgt_exec(s, ev, &h, ses + n, (uint32_t)(len - n), now,
+		rc = ses_target_exec(s, ev, &h, ses + n, (uint32_t)(len - n), now,
 				  &answered);
 	if (!answered)
 		ses_respond_rc(s, ev, &h, rc, UET_SES_LIST_EXPECTED, now);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Initiator state machine and timers (src/pds/pds_init.c). */
+/* Initiator state machine and timers (src/pds/pds_initiator.c). */
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,7 +40,7 @@ setup_events(void **state)
 }
 
 static void
-pds_init_submit__syn_kept_until_first_ack(void **state)
+pds_initiator_submit__syn_kept_until_first_ack(void **state)
 {
 	struct uet_pds_tx a, b, ack, c;
 
@@ -64,7 +64,7 @@ pds_init_submit__syn_kept_until_first_ack(void **state)
 }
 
 static void
-pds_init_submit__start_psns_far_apart(void **state)
+pds_initiator_submit__start_psns_far_apart(void **state)
 {
 	uint32_t prev = 0, psn;
 	struct uet_pds_tx t;
@@ -86,7 +86,7 @@ pds_init_submit__start_psns_far_apart(void **state)
 }
 
 static void
-pds_init_submit__exhaustion_is_eagain(void **state)
+pds_initiator_submit__exhaustion_is_eagain(void **state)
 {
 	int k;
 
@@ -109,7 +109,7 @@ pds_init_submit__exhaustion_is_eagain(void **state)
 }
 
 static void
-pds_init_timer__rto_backoff_then_fail(void **state)
+pds_initiator_timer__rto_backoff_then_fail(void **state)
 {
 	uint64_t t;
 
@@ -151,7 +151,7 @@ setup_capped(void **state)
 }
 
 static void
-pds_init_timer__rto_capped_then_fail(void **state)
+pds_initiator_timer__rto_capped_then_fail(void **state)
 {
 	uint64_t t;
 
@@ -169,7 +169,7 @@ pds_init_timer__rto_capped_then_fail(void **state)
 }
 
 static void
-pds_init_timer__tail_loss_probe_recovers(void **state)
+pds_initiator_timer__tail_loss_probe_recovers(void **state)
 {
 	(void)state;
 	/* Lose the data packet only: in SYN state (no dpdcid for a CP to
@@ -188,7 +188,7 @@ pds_init_timer__tail_loss_probe_recovers(void **state)
 }
 
 static void
-pds_init_timer__idle_close(void **state)
+pds_initiator_timer__idle_close(void **state)
 {
 	(void)state;
 	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 7, 0), 0);
@@ -214,7 +214,7 @@ init_handle_cb(const struct uet_pds_pdc_info *i, void *arg)
  * unlocked (DST seed 2099: the READ's data would come on it, the READ
  * waited for good after a clean close). */
 static void
-pds_init_timer__locked_pdc_not_idle_closed(void **state)
+pds_initiator_timer__locked_pdc_not_idle_closed(void **state)
 {
 	uint32_t h = UINT32_MAX;
 
@@ -245,7 +245,7 @@ pds_init_timer__locked_pdc_not_idle_closed(void **state)
  * the PDC fails (PDC_DOWN), which fails the READ waiting on it (DST seed
  * 992). */
 static void
-pds_init_idle__keepalive_meets_dropped_pdc_fails(void **state)
+pds_initiator_idle__keepalive_meets_dropped_pdc_fails(void **state)
 {
 	uint32_t h = UINT32_MAX, k;
 
@@ -271,7 +271,7 @@ pds_init_idle__keepalive_meets_dropped_pdc_fails(void **state)
 }
 
 static void
-pds_init_submit__psn_wrap(void **state)
+pds_initiator_submit__psn_wrap(void **state)
 {
 	int k;
 
@@ -291,7 +291,7 @@ pds_init_submit__psn_wrap(void **state)
 }
 
 static void
-pds_init_close__on_request(void **state)
+pds_initiator_close__on_request(void **state)
 {
 	struct pds_pdc *c;
 
@@ -331,7 +331,7 @@ setup_one_tx_block(void **state)
  * retried every tick each and starved the closes in flight (uet-perf
  * --pdcs 3000 did not close in 60 s). Both still close. */
 static void
-pds_init_close__no_tx_block_retries_after_rto_init(void **state)
+pds_initiator_close__no_tx_block_retries_after_rto_init(void **state)
 {
 	struct uet_pds *p;
 	struct pds_pdc *c[2];
@@ -354,7 +354,7 @@ pds_init_close__no_tx_block_retries_after_rto_init(void **state)
 			pds_handle(p, pds_idx(p, c[j])), W.now), 0);
 	assert_int_equal(c[0]->state, PDC_CLOSING); /* took the block */
 	assert_int_not_equal(c[1]->state, PDC_CLOSING);
-	assert_true(pds_init_deadline(p, c[1]) >= W.now + p->cfg.rto_init_ns);
+	assert_true(pds_initiator_deadline(p, c[1]) >= W.now + p->cfg.rto_init_ns);
 	while (!fw_pools_idle(&W) && W.now < 100000000)
 		fw_step(&W, 1000);
 	assert_true(fw_pools_idle(&W));
@@ -396,7 +396,7 @@ ar_run(uint32_t cwnd, uint32_t trigger, unsigned int n)
 }
 
 static void
-pds_init_ar__window_room_and_trigger(void **state)
+pds_initiator_ar__window_room_and_trigger(void **state)
 {
 	unsigned int ar;
 
@@ -449,7 +449,7 @@ cp__close_consumes_a_psn(void **state)
 }
 
 /*
- * pds_init_close__target_gone_is_closed: the target frees its PDC on the
+ * pds_initiator_close__target_gone_is_closed: the target frees its PDC on the
  * CLOSE and its ACK is lost. No tail-loss probe follows the CLOSE (it
  * asks for an ACK itself), and the resent CLOSE's INV_DPDCID NACK ends
  * the close: the PDC is freed, not failed; its PDC-down event says
@@ -458,7 +458,7 @@ cp__close_consumes_a_psn(void **state)
  * the SES fails only a READ still waiting for data.
  */
 static void
-pds_init_close__target_gone_is_closed(void **state)
+pds_initiator_close__target_gone_is_closed(void **state)
 {
 	struct uet_pds_tx tx[8], cl, ack, nack;
 	uint16_t n, k;
@@ -497,7 +497,7 @@ pds_init_close__target_gone_is_closed(void **state)
 }
 
 /*
- * UEC 1.0 PDS retransmission after a stall of this end (pds_init_rto_mark
+ * UEC 1.0 PDS retransmission after a stall of this end (pds_initiator_rto_mark
  * DECISION): the target has the whole window and its ACKs are waiting
  * when the clock jumps 100 ms. Every packet's timer has expired, yet the
  * RTO resends the oldest packet only - also when it waits for a
@@ -542,14 +542,14 @@ stall_window_received(uint8_t flags)
 }
 
 static void
-pds_init_rto__stall_resends_oldest_only(void **state)
+pds_initiator_rto__stall_resends_oldest_only(void **state)
 {
 	(void)state;
 	stall_window_received(0);
 }
 
 static void
-pds_init_rto__stall_resends_oldest_only_awaiting_response(void **state)
+pds_initiator_rto__stall_resends_oldest_only_awaiting_response(void **state)
 {
 	(void)state;
 	stall_window_received(UET_PDS_SUBMIT_RESP);
@@ -559,7 +559,7 @@ pds_init_rto__stall_resends_oldest_only_awaiting_response(void **state)
  * transmit burst: it is not sent and not counted as a retransmission
  * (resend_cancelled); the counters equal the frames drained, none. */
 static void
-pds_init_rto__acked_between_mark_and_drain_not_counted(void **state)
+pds_initiator_rto__acked_between_mark_and_drain_not_counted(void **state)
 {
 	struct uet_pds_tx acks[64], tx[64];
 	uint16_t na, i;
@@ -583,7 +583,7 @@ pds_init_rto__acked_between_mark_and_drain_not_counted(void **state)
  * ACK, which acknowledges nothing first sent, shows the rest lost: every
  * packet sent before the RTO goes again, each counted once as it leaves. */
 static void
-pds_init_rto__window_lost_goes_back_on_ack(void **state)
+pds_initiator_rto__window_lost_goes_back_on_ack(void **state)
 {
 	struct uet_pds_tx tx[64], ack;
 	uint16_t k, i;
@@ -615,7 +615,7 @@ pds_init_rto__window_lost_goes_back_on_ack(void **state)
 /* Without an answer, the k-th RTO in a row resends the 2^(k-1) oldest
  * packets (exponential back-off of the timer and the burst alike). */
 static void
-pds_init_rto__rounds_double_the_resends(void **state)
+pds_initiator_rto__rounds_double_the_resends(void **state)
 {
 	static const uint16_t want[5] = { 1, 2, 4, 8, 16 };
 	struct uet_pds_tx tx[64];
@@ -654,7 +654,7 @@ setup_rto_max_4ms(void **state)
 }
 
 static void
-pds_init_rto__resends_capped_with_the_timeout(void **state)
+pds_initiator_rto__resends_capped_with_the_timeout(void **state)
 {
 	static const uint16_t want[5] = { 1, 2, 4, 4, 4 };
 	struct uet_pds_tx tx[64];
@@ -722,12 +722,12 @@ send_200(void)
 	assert_true(fw_st(0)->mpr_limited > 0);
 }
 
-/* UEC 1.0 MP_Range (pds_init_range): transmit window 256, receive window
+/* UEC 1.0 MP_Range (pds_initiator_range): transmit window 256, receive window
  * 64 at both ends; 200 packets in one go. The sender never runs past
  * the receiver's range: no PSN_OOR_WINDOW NACK, one transmission per
  * packet (before: 337 transmissions, 136 NACKs). */
 static void
-pds_init_range__rx_window_smaller_than_tx_window(void **state)
+pds_initiator_range__rx_window_smaller_than_tx_window(void **state)
 {
 	(void)state;
 	assert_int_equal(fw_setup_with(21, wide_tx_cfg), 0);
@@ -740,7 +740,7 @@ pds_init_range__rx_window_smaller_than_tx_window(void **state)
  * from the sender's own receive window: the target tracks 64 PSNs, the
  * initiator 256. After the first ACK_CC the sender keeps within 64. */
 static void
-pds_init_range__told_by_ack_cc(void **state)
+pds_initiator_range__told_by_ack_cc(void **state)
 {
 	struct uet_pds_config cfg;
 
@@ -823,11 +823,11 @@ drop_two_of_0(struct fakewire *w, int from, const struct uet_pds_tx *t)
  * runs past it (200 PSNs, the range 64): with its head lost, and its
  * first resend too, the target NACKs what came past CACK + 64
  * PSN_OOR_WINDOW. Those resends wait for the range as new packets do
- * (pds_init_tx_retx), so no PSN is NACKed twice (before: resent at
+ * (pds_initiator_tx_retx), so no PSN is NACKed twice (before: resent at
  * once, past the range again while the head was missing: 7808 NACKs).
  */
 static void
-pds_init_tx_retx__oor_nacked_resent_inside_the_range(void **state)
+pds_initiator_tx_retx__oor_nacked_resent_inside_the_range(void **state)
 {
 	uint32_t k;
 
@@ -857,7 +857,7 @@ pds_init_tx_retx__oor_nacked_resent_inside_the_range(void **state)
  * range still runs from the held CACK, one PSN short of una + 64.
  */
 static void
-pds_init_room__range_runs_from_the_reported_cack(void **state)
+pds_initiator_room__range_runs_from_the_reported_cack(void **state)
 {
 	static struct uet_pds_tx tx[128];
 	uint32_t first = 1, last = 64;
@@ -905,7 +905,7 @@ pds_rod_wnd__goback_halves_ar_fills_ack_grows(void **state)
 {
 	uint32_t win = W.pds[0]->cfg.tx_window, k;
 	struct uet_pds_tx tx[64], n, a;
-	const struct pds_init *i = &W.pds[0]->pdc[0].u.i;
+	const struct pds_initiator *i = &W.pds[0]->pdc[0].u.i;
 
 	(void)state;
 	assert_int_equal(win, 64);
@@ -1109,40 +1109,40 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(f) FW_TEST(f, setup)
-		T(pds_init_submit__syn_kept_until_first_ack),
-		T(pds_init_submit__start_psns_far_apart),
-		T(pds_init_submit__exhaustion_is_eagain),
-		T(pds_init_timer__rto_backoff_then_fail),
-		FW_TEST(pds_init_timer__rto_capped_then_fail, setup_capped),
-		T(pds_init_timer__tail_loss_probe_recovers),
-		T(pds_init_timer__idle_close),
-		T(pds_init_timer__locked_pdc_not_idle_closed),
-		FW_TEST(pds_init_idle__keepalive_meets_dropped_pdc_fails,
+		T(pds_initiator_submit__syn_kept_until_first_ack),
+		T(pds_initiator_submit__start_psns_far_apart),
+		T(pds_initiator_submit__exhaustion_is_eagain),
+		T(pds_initiator_timer__rto_backoff_then_fail),
+		FW_TEST(pds_initiator_timer__rto_capped_then_fail, setup_capped),
+		T(pds_initiator_timer__tail_loss_probe_recovers),
+		T(pds_initiator_timer__idle_close),
+		T(pds_initiator_timer__locked_pdc_not_idle_closed),
+		FW_TEST(pds_initiator_idle__keepalive_meets_dropped_pdc_fails,
 			setup_events),
-		FW_TEST(pds_init_close__target_gone_is_closed, setup_events),
+		FW_TEST(pds_initiator_close__target_gone_is_closed, setup_events),
 		T(cp__close_consumes_a_psn),
-		T(pds_init_submit__psn_wrap),
-		T(pds_init_close__on_request),
-		FW_TEST(pds_init_close__no_tx_block_retries_after_rto_init,
+		T(pds_initiator_submit__psn_wrap),
+		T(pds_initiator_close__on_request),
+		FW_TEST(pds_initiator_close__no_tx_block_retries_after_rto_init,
 			setup_one_tx_block),
-		T(pds_init_ar__window_room_and_trigger),
-		FW_TEST(pds_init_rto__stall_resends_oldest_only, fw_setup),
-		FW_TEST(pds_init_rto__stall_resends_oldest_only_awaiting_response,
+		T(pds_initiator_ar__window_room_and_trigger),
+		FW_TEST(pds_initiator_rto__stall_resends_oldest_only, fw_setup),
+		FW_TEST(pds_initiator_rto__stall_resends_oldest_only_awaiting_response,
 			fw_setup),
-		FW_TEST(pds_init_rto__acked_between_mark_and_drain_not_counted,
+		FW_TEST(pds_initiator_rto__acked_between_mark_and_drain_not_counted,
 			fw_setup),
-		FW_TEST(pds_init_rto__window_lost_goes_back_on_ack, fw_setup),
+		FW_TEST(pds_initiator_rto__window_lost_goes_back_on_ack, fw_setup),
 		cmocka_unit_test_teardown(
-			pds_init_range__rx_window_smaller_than_tx_window,
+			pds_initiator_range__rx_window_smaller_than_tx_window,
 			fw_teardown),
-		cmocka_unit_test_teardown(pds_init_range__told_by_ack_cc,
+		cmocka_unit_test_teardown(pds_initiator_range__told_by_ack_cc,
 					  fw_teardown),
 		cmocka_unit_test_teardown(
-			pds_init_tx_retx__oor_nacked_resent_inside_the_range,
+			pds_initiator_tx_retx__oor_nacked_resent_inside_the_range,
 			fw_teardown),
-		T(pds_init_room__range_runs_from_the_reported_cack),
-		FW_TEST(pds_init_rto__rounds_double_the_resends, fw_setup),
-		FW_TEST(pds_init_rto__resends_capped_with_the_timeout,
+		T(pds_initiator_room__range_runs_from_the_reported_cack),
+		FW_TEST(pds_initiator_rto__rounds_double_the_resends, fw_setup),
+		FW_TEST(pds_initiator_rto__resends_capped_with_the_timeout,
 			setup_rto_max_4ms),
 		T(pds_rod_wnd__goback_halves_ar_fills_ack_grows),
 		FW_TEST(pds_rod_wnd__off_keeps_flight, setup_rod_wnd_off),

@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Local delivery ("hairpin", docs/ENGINE.md "Frames to the engine's own
+ * Local delivery (docs/ENGINE.md "Frames to the engine's own
  * addresses"): a frame whose destination IP address is one of the
  * engine's own port addresses never goes to a TX queue. No driver brings
  * a port's own frames back (net_ring, net_memif, net_tap, af_packet do
  * not; a NIC would send them to the switch), so two processes of one FEP
  * (PIDonFEPs of one engine) could not reach each other.
  *
- * Each context has one bounded ring per port, its hairpin queue on that
+ * Each context has one bounded ring per port, its local queue on that
  * port: uet_engine_tx_ip() puts such a frame there instead of resolving
  * its neighbour and staging it, and the receiving context's next
  * iteration takes it out beside its RX queues, through the same RX path
  * as a received frame (capture, RX fault injection, decode and
- * classification, the hook). A full ring drops the frame (hairpin_drop):
+ * classification, the hook). A full ring drops the frame (local_delivery_drop):
  * a loss for the PDS, which retransmits.
  *
  * Which context receives it. With one context, that one. With several,
@@ -47,7 +47,7 @@
 #include "engine_private.h"
 
 int
-eng_hairpin_init(struct uet_engine_lcore *lc)
+eng_local_delivery_init(struct uet_engine_lcore *lc)
 {
 	const struct uet_engine *e = lc->eng;
 	ssize_t sz = rte_ring_get_memsize(ENG_HAIRPIN_RING);
@@ -61,10 +61,10 @@ eng_hairpin_init(struct uet_engine_lcore *lc)
 		char name[RTE_RING_NAMESIZE];
 		int rc;
 
-		r = rte_zmalloc_socket("uet_hairpin", (size_t)sz,
+		r = rte_zmalloc_socket("uet_local", (size_t)sz,
 				       RTE_CACHE_LINE_SIZE, socket);
 		if (r == NULL) {
-			eng_hairpin_fini(lc);
+			eng_local_delivery_fini(lc);
 			return -ENOMEM;
 		}
 		/* not looked up by name: rte_ring_init() registers nothing */
@@ -72,43 +72,43 @@ eng_hairpin_init(struct uet_engine_lcore *lc)
 		rc = rte_ring_init(r, name, ENG_HAIRPIN_RING, RING_F_SC_DEQ);
 		if (rc < 0) {
 			rte_free(r);
-			eng_hairpin_fini(lc);
+			eng_local_delivery_fini(lc);
 			return rc;
 		}
-		lc->hairpin[p] = r;
+		lc->local_ring[p] = r;
 	}
 	return 0;
 }
 
 void
-eng_hairpin_drain(struct uet_engine_lcore *lc)
+eng_local_delivery_drain(struct uet_engine_lcore *lc)
 {
 	struct rte_mbuf *m[32];
 	unsigned int n;
 
 	for (unsigned int p = 0; p < UET_CONFIG_MAX_PORTS; p++) {
-		if (lc->hairpin[p] == NULL)
+		if (lc->local_ring[p] == NULL)
 			continue;
-		while ((n = rte_ring_sc_dequeue_burst(lc->hairpin[p],
+		while ((n = rte_ring_sc_dequeue_burst(lc->local_ring[p],
 						      (void **)m, RTE_DIM(m),
 						      NULL)) != 0)
 			rte_pktmbuf_free_bulk(m, n);
 	}
-	__atomic_store_n(&lc->hairpin_queued, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&lc->local_delivery_queued, 0, __ATOMIC_RELAXED);
 }
 
 void
-eng_hairpin_fini(struct uet_engine_lcore *lc)
+eng_local_delivery_fini(struct uet_engine_lcore *lc)
 {
-	eng_hairpin_drain(lc);
+	eng_local_delivery_drain(lc);
 	for (unsigned int p = 0; p < UET_CONFIG_MAX_PORTS; p++) {
-		rte_free(lc->hairpin[p]);
-		lc->hairpin[p] = NULL;
+		rte_free(lc->local_ring[p]);
+		lc->local_ring[p] = NULL;
 	}
 }
 
 int
-eng_hairpin_port(const struct uet_engine *e, unsigned int ipver,
+eng_local_delivery_port(const struct uet_engine *e, unsigned int ipver,
 		 const uint8_t *dst)
 {
 	for (unsigned int p = 0; p < e->nb_ports; p++) {
@@ -128,7 +128,7 @@ eng_hairpin_port(const struct uet_engine *e, unsigned int ipver,
  * request left, the receiving port's ethdev id.
  */
 static void
-hairpin_as_received(const struct uet_engine *e, unsigned int to,
+local_delivery_as_received(const struct uet_engine *e, unsigned int to,
 		    struct rte_mbuf *m, unsigned int l3off, unsigned int ipver)
 {
 	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
@@ -172,38 +172,38 @@ ctx_of_pdc(struct uet_engine *e, uint16_t pdcid, struct uet_engine_lcore *dflt)
 
 /* Several contexts: which one receives frame @p m (see the top). */
 static struct uet_engine_lcore *
-hairpin_steer(struct uet_engine_lcore *lc, unsigned int to,
+local_delivery_steer(struct uet_engine_lcore *lc, unsigned int to,
 	      const struct rte_mbuf *m)
 {
 	struct uet_engine *e = lc->eng;
-	const struct uet_pds_hdr *h;
+	const struct uet_wire_pds_hdr *h;
 	struct uet_engine_lcore *t;
-	struct uet_pkt pkt;
+	struct uet_wire_pkt pkt;
 	uint8_t r;
 	int rc;
 
-	rc = uet_pkt_parse_ex(rte_pktmbuf_mtod(m, const uint8_t *),
+	rc = uet_wire_pkt_parse_ex(rte_pktmbuf_mtod(m, const uint8_t *),
 			      rte_pktmbuf_data_len(m), &e->port[to].opts,
 			      &pkt);
 	if (rc < 0 && pkt.err_layer < UET_PKT_LAYER_SES)
 		return lc;
 	h = &pkt.pds;
-	if (uet_pds_type_is_ack(h->type))
+	if (uet_wire_pds_type_is_ack(h->type))
 		return ctx_of_pdc(e, h->u.ack.dpdcid, lc);
-	if (uet_pds_type_is_nack(h->type) && !(h->flags & UET_PDS_F_NT))
+	if (uet_wire_pds_type_is_nack(h->type) && !(h->flags & UET_PDS_F_NT))
 		return ctx_of_pdc(e, h->u.nack.dpdcid, lc);
-	if (uet_pds_type_is_req(h->type) && !(h->flags & UET_PDS_F_SYN))
+	if (uet_wire_pds_type_is_req(h->type) && !(h->flags & UET_PDS_F_SYN))
 		return ctx_of_pdc(e, h->u.req.dpdcid, lc);
 	if (h->type == UET_PDS_TYPE_CP && !(h->flags & UET_PDS_F_SYN))
 		return ctx_of_pdc(e, h->u.cp.dpdcid, lc);
 	if (pkt.ses == UET_PKT_SES_REQ && rc >= 0) {
 		t = ctx_of_pid(e, pkt.req.pid_on_fep, lc);
 		/* where a RUDI response of the target goes back to */
-		__atomic_store_n(&t->hairpin_reply, (uint8_t)(lc->idx + 1),
+		__atomic_store_n(&t->local_delivery_reply, (uint8_t)(lc->idx + 1),
 				 __ATOMIC_RELAXED);
 		return t;
 	}
-	r = __atomic_load_n(&lc->hairpin_reply, __ATOMIC_RELAXED);
+	r = __atomic_load_n(&lc->local_delivery_reply, __ATOMIC_RELAXED);
 	return r != 0 && r <= e->nb_lcores ? e->lc[r - 1] : lc;
 }
 
@@ -211,19 +211,19 @@ hairpin_steer(struct uet_engine_lcore *lc, unsigned int to,
  * raised before the fence; the sleeper sets its flag before its last
  * look at the counter (sleep.c), so one of the two sees the other. */
 static void
-hairpin_wake(struct uet_engine_lcore *lc, struct uet_engine_lcore *t)
+local_delivery_wake(struct uet_engine_lcore *lc, struct uet_engine_lcore *t)
 {
 	if (!t->wake.enabled)
 		return;
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&t->wake.w.sleeping, __ATOMIC_RELAXED) != 0) {
 		eng_wake_kick(t, false);
-		ENG_INC(lc->st.hairpin_wake);
+		ENG_INC(lc->st.local_delivery_wake);
 	}
 }
 
 int
-eng_hairpin_tx(struct uet_engine_lcore *lc, unsigned int from,
+eng_local_delivery_tx(struct uet_engine_lcore *lc, unsigned int from,
 	       unsigned int to, struct rte_mbuf *m, unsigned int l3off,
 	       unsigned int ipver)
 {
@@ -233,27 +233,27 @@ eng_hairpin_tx(struct uet_engine_lcore *lc, unsigned int from,
 
 	memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, 6),
 	       lc->eng->port[from].mac.addr_bytes, 6);
-	hairpin_as_received(lc->eng, to, m, l3off, ipver);
+	local_delivery_as_received(lc->eng, to, m, l3off, ipver);
 	if (lc->eng->nb_lcores > 1)
-		t = hairpin_steer(lc, to, m);
+		t = local_delivery_steer(lc, to, m);
 	if (unlikely(lc->cap != NULL))
 		eng_capture_copy(lc, (uint16_t)from, lc->tx[from].queue, &m, 1,
 				 true, &c);
-	rc = rte_ring_mp_enqueue(t->hairpin[to], m);
+	rc = rte_ring_mp_enqueue(t->local_ring[to], m);
 	if (unlikely(lc->cap != NULL))
 		eng_capture_write(lc, &c, rc == 0 ? 1 : 0, 1);
 	if (unlikely(rc != 0)) {
 		/* a loss for the PDS: it retransmits (or the peer asks
 		 * again, for an ACK) */
-		ENG_INC(lc->st.hairpin_drop[to]);
+		ENG_INC(lc->st.local_delivery_drop[to]);
 		rte_pktmbuf_free(m);
 		return 0;
 	}
-	(void)__atomic_fetch_add(&t->hairpin_queued, 1, __ATOMIC_RELEASE);
-	ENG_INC(lc->st.hairpin_tx[to]);
+	(void)__atomic_fetch_add(&t->local_delivery_queued, 1, __ATOMIC_RELEASE);
+	ENG_INC(lc->st.local_delivery_tx[to]);
 	lc->iter_tx++;
 	if (t != lc)
-		hairpin_wake(lc, t);
+		local_delivery_wake(lc, t);
 	return 0;
 }
 
@@ -271,29 +271,29 @@ uet_engine_pid_context_set(struct uet_engine *e, uint16_t pid,
 }
 
 uint16_t
-eng_hairpin_rx(struct uet_engine_lcore *lc, uint16_t port,
+eng_local_delivery_rx(struct uet_engine_lcore *lc, uint16_t port,
 	       struct rte_mbuf **pkts)
 {
 	unsigned int n;
 
-	if (lc->hairpin[port] == NULL)
+	if (lc->local_ring[port] == NULL)
 		return 0;
-	n = rte_ring_sc_dequeue_burst(lc->hairpin[port], (void **)pkts,
+	n = rte_ring_sc_dequeue_burst(lc->local_ring[port], (void **)pkts,
 				      lc->burst, NULL);
 	if (n == 0)
 		return 0;
-	(void)__atomic_fetch_sub(&lc->hairpin_queued, n, __ATOMIC_RELAXED);
-	ENG_ADD(lc->st.hairpin_rx[port], n);
+	(void)__atomic_fetch_sub(&lc->local_delivery_queued, n, __ATOMIC_RELAXED);
+	ENG_ADD(lc->st.local_delivery_rx[port], n);
 	return (uint16_t)n;
 }
 
 uint16_t
-eng_hairpin_space(const struct uet_engine_lcore *lc, unsigned int port)
+eng_local_delivery_space(const struct uet_engine_lcore *lc, unsigned int port)
 {
 	unsigned int n;
 
-	if (lc->hairpin[port] == NULL)
+	if (lc->local_ring[port] == NULL)
 		return 0;
-	n = rte_ring_free_count(lc->hairpin[port]);
+	n = rte_ring_free_count(lc->local_ring[port]);
 	return (uint16_t)RTE_MIN(n, (unsigned int)UINT16_MAX);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * SES target side: crafted requests (uet_ses_req_encode()) delivered
+ * SES target side: crafted requests (uet_wire_ses_req_encode()) delivered
  * straight to one SES instance as PDS DELIVER events, one test per group
  * of return codes. Every request answers exactly one return code (counted
  * in uet_ses_stats.rx_rc), and the memory around (and, on error, inside)
@@ -44,7 +44,7 @@ tgt(void)
 }
 
 static int
-setup_profile(enum uet_profile p)
+setup_profile(enum uet_wire_profile p)
 {
 	if (sfw_init(&w, p, 99) != 0)
 		return -1;
@@ -83,7 +83,7 @@ teardown(void **state)
 
 /* A request header with the addressing of node 1's tables. */
 static void
-req(struct uet_ses_req *h, uint8_t opcode, uint32_t len)
+req(struct uet_wire_ses_req *h, uint8_t opcode, uint32_t len)
 {
 	memset(h, 0, sizeof(*h));
 	h->opcode = opcode;
@@ -101,18 +101,18 @@ req(struct uet_ses_req *h, uint8_t opcode, uint32_t len)
  * answered (0xFF: none). Exactly one code must have been counted.
  */
 static unsigned int
-deliver_fmt(const struct uet_ses_req *h, enum uet_ses_fmt fmt,
+deliver_fmt(const struct uet_wire_ses_req *h, enum uet_wire_ses_fmt fmt,
 	    const void *pl, uint32_t plen)
 {
 	static uint8_t buf[SFW_MTU + 256];
 	struct uet_pds_event ev;
 	uint64_t before[64];
 	unsigned int i, rc = 0xFF, hits = 0;
-	struct uet_ses_req c = *h;
+	struct uet_wire_ses_req c = *h;
 	int n;
 
-	c.ext = uet_ses_req_ext_needed(&c);
-	n = uet_ses_req_encode(&c, fmt, buf, sizeof(buf));
+	c.ext = uet_wire_ses_req_ext_needed(&c);
+	n = uet_wire_ses_req_encode(&c, fmt, buf, sizeof(buf));
 	if (n <= 0)
 		print_error("encode opcode %u: %d\n", c.opcode, n);
 	assert_true(n > 0);
@@ -122,7 +122,7 @@ deliver_fmt(const struct uet_ses_req *h, enum uet_ses_fmt fmt,
 	memset(&ev, 0, sizeof(ev));
 	ev.type = UET_PDS_EV_DELIVER;
 	ev.mode = UET_PDS_MODE_RUD;
-	ev.next_hdr = (uint8_t)uet_ses_fmt_to_next_hdr(fmt);
+	ev.next_hdr = (uint8_t)uet_wire_ses_fmt_to_next_hdr(fmt);
 	ev.pdc = FAKE_PDC;
 	ev.psn = psn++;
 	ev.peer = w.n[0].fa;
@@ -142,7 +142,7 @@ deliver_fmt(const struct uet_ses_req *h, enum uet_ses_fmt fmt,
 }
 
 static unsigned int
-deliver(const struct uet_ses_req *h, const void *pl, uint32_t plen)
+deliver(const struct uet_wire_ses_req *h, const void *pl, uint32_t plen)
 {
 	return deliver_fmt(h, UET_SES_FMT_STD, pl, plen);
 }
@@ -187,7 +187,7 @@ write__every_resolution_code(void **state)
 	uint64_t key = reg(UET_SES_MR_REMOTE_WRITE);
 	uint64_t rokey = reg(UET_SES_MR_REMOTE_READ);
 	static uint8_t pl[64];
-	struct uet_ses_req h, b;
+	struct uet_wire_ses_req h, b;
 
 	(void)state;
 	memset(pl, 0xC3, sizeof(pl));
@@ -253,7 +253,7 @@ atomic__amo_codes(void **state)
 {
 	uint64_t key = reg(UET_SES_MR_REMOTE_ATOMIC | UET_SES_MR_REMOTE_READ);
 	uint64_t v[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
-	struct uet_ses_req h, b;
+	struct uet_wire_ses_req h, b;
 
 	(void)state;
 	req(&b, UET_SES_OP_ATOMIC, 8);
@@ -303,7 +303,7 @@ read__sizes_and_dropped(void **state)
 {
 	uint64_t key = reg(UET_SES_MR_REMOTE_READ);
 	struct uet_ses_pool_info pi;
-	struct uet_ses_req h;
+	struct uet_wire_ses_req h;
 	uint32_t i;
 
 	(void)state;
@@ -359,7 +359,7 @@ static uint32_t
 ret_bytes_since(uint32_t from, uint32_t *served, uint32_t total)
 {
 	static uint8_t buf[SFW_MTU + 64];
-	struct uet_ses_resp r;
+	struct uet_wire_ses_resp r;
 	uint32_t i, k, sum = 0;
 	int n, hl;
 
@@ -369,7 +369,7 @@ ret_bytes_since(uint32_t from, uint32_t *served, uint32_t total)
 		assert_true(subs[i].flags & UET_PDS_SUBMIT_PDC);
 		n = uet_ses_build(tgt(), subs[i].cookie, 0, buf, sizeof(buf));
 		assert_int_equal(n, subs[i].len);
-		hl = uet_ses_resp_decode(buf, (size_t)n, UET_SES_RESP_FMT_DATA,
+		hl = uet_wire_ses_resp_decode(buf, (size_t)n, UET_SES_RESP_FMT_DATA,
 					 &r);
 		assert_true(hl > 0);
 		assert_int_equal(r.payload_length, n - hl);
@@ -396,7 +396,7 @@ read_multi__served_once_per_packet(void **state)
 	uint64_t key = reg(UET_SES_MR_REMOTE_READ);
 	uint32_t chunk = SFW_MTU - UET_SES_RESPONSE_DATA_LEN, total = 3000;
 	static uint32_t served[4096];
-	struct uet_ses_req h[3];
+	struct uet_wire_ses_req h[3];
 	uint32_t i, sum = 0, from;
 	const int order[3] = { 2, 0, 1 };
 
@@ -447,7 +447,7 @@ send__codes(void **state)
 	static uint8_t pl[SFW_MTU];
 	static uint8_t rbuf[512];
 	struct uet_ses_recv r;
-	struct uet_ses_req h;
+	struct uet_wire_ses_req h;
 	struct uet_ses_cqe c;
 	uint32_t i;
 
@@ -523,7 +523,7 @@ static void
 tamo__codes(void **state)
 {
 	uint64_t one = 3;
-	struct uet_ses_req h, b;
+	struct uet_wire_ses_req h, b;
 	struct uet_ses_cqe c;
 
 	(void)state;
@@ -592,7 +592,7 @@ rdv__target(void **state)
 {
 	static uint8_t pl[64], rbuf[4096];
 	struct uet_ses_pool_info pi;
-	struct uet_ses_req h;
+	struct uet_wire_ses_req h;
 
 	(void)state;
 	memset(pl, 0x22, sizeof(pl));
@@ -633,7 +633,7 @@ static void
 profile__base(void **state)
 {
 	static uint8_t pl[SFW_MTU + 8];
-	struct uet_ses_req h;
+	struct uet_wire_ses_req h;
 	uint64_t key = reg(UET_SES_MR_REMOTE_READ | UET_SES_MR_REMOTE_ATOMIC);
 	static const uint8_t ops[] = {
 		UET_SES_OP_READ, UET_SES_OP_FETCHING_ATOMIC,
@@ -648,7 +648,7 @@ profile__base(void **state)
 	for (i = 0; i < sizeof(ops); i++) {
 		req(&h, ops[i], 8);
 		h.match_bits = key;
-		if (uet_ses_req_ext_needed(&h) == UET_SES_EXT_ATOMIC) {
+		if (uet_wire_ses_req_ext_needed(&h) == UET_SES_EXT_ATOMIC) {
 			h.atomic.op = UET_AMO_SUM;
 			h.atomic.datatype = UET_AMO_DT_UINT64;
 		}
@@ -677,7 +677,7 @@ profile__full(void **state)
 {
 	static uint8_t pl[64];
 	struct uet_ses_recv r;
-	struct uet_ses_req h;
+	struct uet_wire_ses_req h;
 
 	(void)state;
 	req(&h, UET_SES_OP_RENDEZVOUS_SEND, 100);
@@ -692,11 +692,11 @@ profile__full(void **state)
 	/* RTR naming no send of ours: answered CANCELLED and counted. */
 	req(&h, UET_SES_OP_DEFERRABLE_RTR, 0);
 	h.message_id = 3;
-	uet_ses_req_set_tokens(&h, 0x01000005u, 0x02000001u);
+	uet_wire_ses_req_set_tokens(&h, 0x01000005u, 0x02000001u);
 	assert_int_equal(deliver(&h, NULL, 0), UET_RC_CANCELLED);
 	assert_int_equal(uet_ses_stats_get(tgt())->rtr_stale, 1);
 	/* An RTR without a target token is malformed. */
-	uet_ses_req_set_tokens(&h, 0x01000005u, 0);
+	uet_wire_ses_req_set_tokens(&h, 0x01000005u, 0);
 	assert_int_equal(deliver(&h, NULL, 0), UET_RC_UNSUPPORTED_SIZE);
 	/* A restarted deferrable send naming an unknown record. */
 	req(&h, UET_SES_OP_DEFERRABLE_SEND, 8);
@@ -704,11 +704,11 @@ profile__full(void **state)
 	assert_int_equal(uet_ses_ri_generation(w.n[1].mr, w.n[1].ri_msg,
 					       &h.ri_generation), 0);
 	h.message_id = 4;
-	uet_ses_req_set_tokens(&h, 0x01000001u, 0x05000002u);
+	uet_wire_ses_req_set_tokens(&h, 0x01000001u, 0x05000002u);
 	assert_int_equal(deliver(&h, pl, 8), UET_RC_NO_MATCH);
 	/* A new deferrable send without a receive: deferred (NO_MATCH on
 	 * list OVERFLOW), its record kept for the RTR. */
-	uet_ses_req_set_tokens(&h, 0x01000001u, 0);
+	uet_wire_ses_req_set_tokens(&h, 0x01000001u, 0);
 	h.message_id = 5;
 	assert_int_equal(deliver(&h, pl, 8), UET_RC_NO_MATCH);
 	assert_int_equal(uet_ses_stats_get(tgt())->rtr_tx, 0);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the SES initiator (src/ses/ses_init.c): header format
+ * Unit tests of the SES initiator (src/ses/ses_initiator.c): header format
  * choice, fragmentation (SOM/EOM, message_offset, payload_length),
  * message ids, per-cookie rebuild, profile enforcement at submit.
  */
@@ -72,7 +72,7 @@ fmt_choose__rules(void **state)
 
 /* Submit, hand to the PDS, and decode every fragment it sends. */
 static uint32_t
-take_frags(struct uet_ses_req *hs, uint32_t *plens, uint32_t max,
+take_frags(struct uet_wire_ses_req *hs, uint32_t *plens, uint32_t max,
 	   uint8_t *fmt)
 {
 	struct uet_pds_tx tx[64];
@@ -90,8 +90,8 @@ take_frags(struct uet_ses_req *hs, uint32_t *plens, uint32_t max,
 				    sizeof(buf));
 		assert_int_equal(len, tx[i].len);
 		*fmt = tx[i].hdr.next_hdr;
-		hl = uet_ses_req_decode(buf, (size_t)len,
-					(enum uet_ses_fmt)*fmt, &hs[k]);
+		hl = uet_wire_ses_req_decode(buf, (size_t)len,
+					(enum uet_wire_ses_fmt)*fmt, &hs[k]);
 		assert_true(hl > 0);
 		plens[k] = (uint32_t)(len - hl);
 		/* Payload bytes are the right slice of the source. */
@@ -110,7 +110,7 @@ take_frags(struct uet_ses_req *hs, uint32_t *plens, uint32_t max,
 static void
 fragment__std_offsets(void **state)
 {
-	struct uet_ses_req h[16];
+	struct uet_wire_ses_req h[16];
 	uint32_t pl[16], k, i, total = 0, chunk0 = SFW_MTU - UET_SES_STD_LEN;
 	struct uet_ses_wr wr;
 	uint8_t fmt = 0;
@@ -147,7 +147,7 @@ fragment__std_offsets(void **state)
 static void
 fragment__medium_single_and_ids(void **state)
 {
-	struct uet_ses_req h[4];
+	struct uet_wire_ses_req h[4];
 	uint32_t pl[4], k;
 	struct uet_ses_wr wr;
 	uint8_t fmt = 0;
@@ -177,7 +177,7 @@ fragment__medium_single_and_ids(void **state)
 static void
 fragment__atomic_cas_ext(void **state)
 {
-	struct uet_ses_req h[2];
+	struct uet_wire_ses_req h[2];
 	uint32_t pl[2];
 	uint64_t cmp = 5, swp = 6, res;
 	struct uet_ses_wr wr;
@@ -209,7 +209,7 @@ submit__profile_enforced(void **state)
 	struct uet_ses_config sc;
 	struct uet_ses *s, *hpc;
 	struct uet_ses_wr wr;
-	enum uet_ses_rc rc;
+	enum uet_wire_ses_rc rc;
 	uint64_t res;
 
 	(void)state;
@@ -312,7 +312,7 @@ static void
 read_multi__one_packet_per_mtu(void **state)
 {
 	uint32_t chunk = SFW_MTU - UET_SES_RESPONSE_DATA_LEN, k, i;
-	struct uet_ses_req h[8];
+	struct uet_wire_ses_req h[8];
 	struct uet_ses_wr wr;
 	uint32_t pl[8];
 	uint8_t fmt = 0;
@@ -353,10 +353,10 @@ read_multi__one_packet_per_mtu(void **state)
 /* A PDS event for cookie @p ck, with an encoded RESPONSE @p rc when
  * @p rc is not UET_RC_NULL. */
 static void
-ses_ev(uint8_t type, uint64_t ck, enum uet_ses_rc rc)
+ses_ev(uint8_t type, uint64_t ck, enum uet_wire_ses_rc rc)
 {
 	struct uet_pds_event ev;
-	struct uet_ses_resp r;
+	struct uet_wire_ses_resp r;
 	int n;
 
 	memset(&ev, 0, sizeof(ev));
@@ -369,7 +369,7 @@ ses_ev(uint8_t type, uint64_t ck, enum uet_ses_rc rc)
 		r.opcode = UET_SES_RSP_RESPONSE;
 		r.version = UET_SES_VERSION;
 		r.return_code = rc;
-		n = uet_ses_resp_encode(&r, ev.resp, sizeof(ev.resp));
+		n = uet_wire_ses_resp_encode(&r, ev.resp, sizeof(ev.resp));
 		assert_true(n > 0);
 		ev.resp_len = (uint16_t)n;
 		ev.next_hdr = UET_PDS_NEXT_RESPONSE;

@@ -11,10 +11,10 @@
 
 /* The PROBE CP itself; its P-flag reply echoes probe_opaque. */
 static void
-pds_init_probe_fill(struct uet_pds *p, struct pds_pdc *c,
+pds_initiator_probe_fill(struct uet_pds *p, struct pds_pdc *c,
 		    struct uet_pds_tx *t, uint64_t now)
 {
-	struct pds_init *i = &c->u.i;
+	struct pds_initiator *i = &c->u.i;
 
 	t->hdr.type = UET_PDS_TYPE_CP;
 	t->hdr.next_hdr = UET_PDS_CTL_PROBE;
@@ -37,19 +37,19 @@ pds_init_probe_fill(struct uet_pds *p, struct pds_pdc *c,
  * PROBE CP (UEC 1.0 PDS control packets): it consumes no PSN (pds.c),
  * asks for the SACK from una (payload) and is answered at once by a P-flag
  * ACK_CC with the receiver's CACK and SACK. With PROBE disabled it is an
- * ACK_REQ CP (pds_init_ack_req). A SYN-state PDC has no dpdcid to name and
+ * ACK_REQ CP (pds_initiator_ack_req). A SYN-state PDC has no dpdcid to name and
  * the return direction sends no CPs (pds.c): both resend their newest
- * packet instead (pds_init.c). false: no PROBE was sent.
+ * packet instead (pds_initiator.c). false: no PROBE was sent.
  */
 bool
-pds_init_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+pds_initiator_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	struct uet_pds_tx *t;
 
 	if (!p->cfg.tlp_probe || c->role != PDS_ROLE_INIT ||
 	    c->state != PDC_OPEN || (t = pds_ctl_push(p)) == NULL)
 		return false;
-	pds_init_probe_fill(p, c, t, now);
+	pds_initiator_probe_fill(p, c, t, now);
 	/* A tail-loss probe supersedes a CC probe still out: its reply
 	 * (same probe_id counter) is no clean RTT sample any more. */
 	c->flags = (uint16_t)((c->flags | PDC_F_PROBE) & ~PDC_F_CCPROBE);
@@ -64,7 +64,7 @@ pds_init_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
  * without a PROBE out (the return direction sends no CPs).
  */
 void
-pds_init_cc_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+pds_initiator_cc_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	struct uet_pds_tx *t;
 
@@ -74,7 +74,7 @@ pds_init_cc_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	    !p->cc->probe_due(p->cc_inst, c->cc) ||
 	    (t = pds_ctl_push(p)) == NULL)
 		return;
-	pds_init_probe_fill(p, c, t, now);
+	pds_initiator_probe_fill(p, c, t, now);
 	c->flags |= PDC_F_CCPROBE;
 }
 
@@ -87,7 +87,7 @@ pds_init_cc_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
  * know, so 0. false: not an established initiator PDC, or no room.
  */
 bool
-pds_init_ack_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+pds_initiator_ack_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	struct uet_pds_tx *t;
 
@@ -110,10 +110,10 @@ pds_init_ack_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 /*
  * A CLEAR CP is due (UEC 1.0 PDS guaranteed delivery) when no request can
  * carry CLEAR_PSN: none queued or marked for retransmission, or none of
- * them inside the peer's range (pds_init_window_held). Then either
+ * them inside the peer's range (pds_initiator_window_held). Then either
  * - our data waits for the peer's range with nothing in flight to bring
  *   an ACK: a CLEAR with AR, once until the peer's CACK moves (then the
- *   window probe timer, pds_init_window_probe); or
+ *   window probe timer, pds_initiator_window_probe); or
  * - the target asked to clear up to resp_psn, and una has passed it, or
  *   una waits on a request whose default response the target can only
  *   report by advancing CACK, which it holds below the responses we have
@@ -122,10 +122,10 @@ pds_init_ack_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
  *   resp_psn; pds_ack_settle kicks the PDC).
  */
 bool
-pds_init_clear_due(struct uet_pds *p, const struct pds_pdc *c)
+pds_initiator_clear_due(struct uet_pds *p, const struct pds_pdc *c)
 {
-	const struct pds_init *i = &c->u.i;
-	bool held = pds_init_window_held(p, c);
+	const struct pds_initiator *i = &c->u.i;
+	bool held = pds_initiator_window_held(p, c);
 
 	if (held && i->una == i->snd && !(c->flags & PDC_F_WPROBE))
 		return true;
@@ -144,15 +144,15 @@ pds_init_clear_due(struct uet_pds *p, const struct pds_pdc *c)
  * is not resent as such. Its payload is CLEAR_PSN as of now: every PSN
  * below una is complete. A lost one is made good by the next request's
  * clear_psn_offset, by the target's CLEAR_REQ (repeated while it still
- * holds answered responses, pds_tgt_ack.c), by the window probe or by
+ * holds answered responses, pds_target_ack.c), by the window probe or by
  * the close. The target ACKs when the CLEAR lets its CACK move past
- * CLEAR_PSN (pds_tgt.c), and when the CLEAR has AR: we set it when our
+ * CLEAR_PSN (pds_target.c), and when the CLEAR has AR: we set it when our
  * data waits for the peer's range, which the CACK this CLEAR lets move
- * opens (pds_init_window_held); a closing PDC's CLOSE may wait there too.
+ * opens (pds_initiator_window_held); a closing PDC's CLOSE may wait there too.
  * false: not established, or no room.
  */
 bool
-pds_init_clear_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+pds_initiator_clear_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	struct uet_pds_tx *t;
 
@@ -164,11 +164,11 @@ pds_init_clear_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	t->hdr.next_hdr = UET_PDS_CTL_CLEAR;
 	if (c->mode == UET_PDS_MODE_ROD)
 		t->hdr.flags = UET_PDS_F_ISROD;
-	if (pds_init_window_held(p, c)) {
+	if (pds_initiator_window_held(p, c)) {
 		t->hdr.flags |= UET_PDS_F_AR;
 		c->flags |= PDC_F_WPROBE;
 	} else if (c->u.i.locks != 0) {
-		t->hdr.flags |= UET_PDS_F_AR; /* keepalive (pds_init_idle) */
+		t->hdr.flags |= UET_PDS_F_AR; /* keepalive (pds_initiator_idle) */
 	}
 	t->hdr.u.cp.psn = c->u.i.snd;
 	t->hdr.u.cp.spdcid = c->lid;
@@ -180,17 +180,17 @@ pds_init_clear_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	return true;
 }
 
-/* ---- the peer's MP_Range (pds_init_room) ---- */
+/* ---- the peer's MP_Range (pds_initiator_room) ---- */
 
 /* A packet marked for retransmission that the peer's range lets leave. */
 bool
-pds_init_retx_ready(struct uet_pds *p, const struct pds_pdc *c)
+pds_initiator_retx_ready(struct uet_pds *p, const struct pds_pdc *c)
 {
 	uint32_t psn;
 
 	if (c->u.i.n_retx == 0)
 		return false;
-	for (psn = c->u.i.una; psn != c->u.i.snd && pds_init_room(p, c, psn);
+	for (psn = c->u.i.una; psn != c->u.i.snd && pds_initiator_room(p, c, psn);
 	     psn++)
 		if (pds_slot(p, c, psn)->state == SLOT_RETX)
 			return true;
@@ -200,12 +200,12 @@ pds_init_retx_ready(struct uet_pds *p, const struct pds_pdc *c)
 /* Data to send, new or again, and none of it inside the peer's range:
  * only a CACK that moves lets it go. */
 bool
-pds_init_window_held(struct uet_pds *p, const struct pds_pdc *c)
+pds_initiator_window_held(struct uet_pds *p, const struct pds_pdc *c)
 {
-	const struct pds_init *i = &c->u.i;
+	const struct pds_initiator *i = &c->u.i;
 
 	return (i->snd != i->nxt || i->n_retx != 0) &&
-	       !pds_init_room(p, c, i->snd) && !pds_init_retx_ready(p, c);
+	       !pds_initiator_room(p, c, i->snd) && !pds_initiator_retx_ready(p, c);
 }
 
 /*
@@ -214,9 +214,9 @@ pds_init_window_held(struct uet_pds *p, const struct pds_pdc *c)
  * window probe waits for: its retries and timer start again.
  */
 void
-pds_init_window_cack(struct pds_pdc *c, uint32_t cack, uint64_t now)
+pds_initiator_window_cack(struct pds_pdc *c, uint32_t cack, uint64_t now)
 {
-	struct pds_init *i = &c->u.i;
+	struct pds_initiator *i = &c->u.i;
 
 	if (!uet_psn_gt(cack, i->peer_cack))
 		return;
@@ -238,14 +238,14 @@ pds_init_window_cack(struct pds_pdc *c, uint32_t cack, uint64_t now)
  * max_retries the PDC fails as after any RTO.
  */
 void
-pds_init_window_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+pds_initiator_window_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	p->st.rto_fires++;
 	if (++c->u.i.retries > p->cfg.max_retries) {
-		pds_init_fail(p, c, -ETIMEDOUT);
+		pds_initiator_fail(p, c, -ETIMEDOUT);
 		return;
 	}
-	pds_init_clear_tx(p, c, now);
+	pds_initiator_clear_tx(p, c, now);
 	c->u.i.rto_base = now;
 	pds_pdc_timer_update(p, c, now);
 }
@@ -257,11 +257,11 @@ pds_init_window_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
  * "no information", so not past the bitmap). Resend exactly those.
  */
 void
-pds_init_probe_reply(struct uet_pds *p, struct pds_pdc *c,
-		     const struct uet_pds_hdr *h, uint64_t now)
+pds_initiator_probe_reply(struct uet_pds *p, struct pds_pdc *c,
+		     const struct uet_wire_pds_hdr *h, uint64_t now)
 {
-	const struct uet_pds_ack *a = &h->u.ack;
-	struct pds_init *i = &c->u.i;
+	const struct uet_wire_pds_ack *a = &h->u.ack;
+	struct pds_initiator *i = &c->u.i;
 	uint32_t lim = i->probe_psn, psn;
 	struct pds_slot *sl;
 
@@ -276,8 +276,8 @@ pds_init_probe_reply(struct uet_pds *p, struct pds_pdc *c,
 		return;
 	c->flags &= (uint16_t)~PDC_F_PROBE;
 	if (h->type != UET_PDS_TYPE_ACK &&
-	    uet_psn_gt(lim, uet_pds_ack_sack_base(a) + UET_PSN_SACK_BITS))
-		lim = uet_pds_ack_sack_base(a) + UET_PSN_SACK_BITS;
+	    uet_psn_gt(lim, uet_wire_pds_ack_sack_base(a) + UET_PSN_SACK_BITS))
+		lim = uet_wire_pds_ack_sack_base(a) + UET_PSN_SACK_BITS;
 	for (psn = i->una; psn != i->snd && uet_psn_lt(psn, lim); psn++) {
 		sl = pds_slot(p, c, psn);
 		if (sl->state != SLOT_SENT || sl->sent_ns > i->probe_ns)
@@ -290,14 +290,14 @@ pds_init_probe_reply(struct uet_pds *p, struct pds_pdc *c,
  * backoff_init_ns, capped; false once max_backoffs is exceeded and the PDC
  * failed (it is freed). */
 bool
-pds_init_backoff(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+pds_initiator_backoff(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
-	struct pds_init *i = &c->u.i;
+	struct pds_initiator *i = &c->u.i;
 	unsigned int k = i->backoffs < 20 ? i->backoffs : 20;
 	uint64_t d;
 
 	if (++i->backoffs > p->cfg.max_backoffs) {
-		pds_init_fail(p, c, -ECONNREFUSED);
+		pds_initiator_fail(p, c, -ECONNREFUSED);
 		return false;
 	}
 	d = p->cfg.backoff_init_ns << k;
@@ -311,10 +311,10 @@ pds_init_backoff(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 /* Move every PSN of both spaces of @p c by @p delta (a multiple of
  * tx_window: slots keep their index) and make every slot unsent. */
 static void
-pds_init_renumber(struct uet_pds *p, struct pds_pdc *c, uint32_t delta)
+pds_initiator_renumber(struct uet_pds *p, struct pds_pdc *c, uint32_t delta)
 {
-	struct pds_init *i = &c->u.i;
-	struct pds_tgt *t = &c->u.t;
+	struct pds_initiator *i = &c->u.i;
+	struct pds_target *t = &c->u.t;
 	struct pds_slot *sl;
 	uint32_t psn;
 
@@ -341,7 +341,7 @@ pds_init_renumber(struct uet_pds *p, struct pds_pdc *c, uint32_t delta)
 
 /*
  * NACK NEW_START_PSN (UEC 1.0 PDS NACK codes, PDC establishment): the target
- * holds another live PDC under our id and would not take our SYN (pds_tgt.c
+ * holds another live PDC under our id and would not take our SYN (pds_target.c
  * DECISION). None of our packets was accepted, so move to the Start_PSN the
  * NACK's payload names, renumber everything as unsent, and retry with SYN after
  * a resource back-off (bounded by max_backoffs, then the PDC fails). A
@@ -350,7 +350,7 @@ pds_init_renumber(struct uet_pds *p, struct pds_pdc *c, uint32_t delta)
  * then we pick one ourselves, at least 2^16 away.
  */
 void
-pds_init_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
+pds_initiator_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
 		   uint64_t now)
 {
 	uint32_t r = (uint32_t)(pds_rand(p) % ((UINT64_C(1) << 32) -
@@ -362,27 +362,27 @@ pds_init_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
 	    ((want - c->start_psn) & (p->cfg.tx_window - 1)) == 0)
 		delta = want - c->start_psn;
 
-	pds_init_renumber(p, c, delta);
+	pds_initiator_renumber(p, c, delta);
 	c->flags &= (uint16_t)~(PDC_F_TLP | PDC_F_PROBE);
 	p->last_start = c->start_psn;
 	p->st.new_start++;
-	if (pds_init_backoff(p, c, now))
+	if (pds_initiator_backoff(p, c, now))
 		pds_pdc_timer_update(p, c, now);
 }
 
 /*
  * NACK NEW_START_PSN for @p sl, a packet of a PDC still in SYN state.
- * Renumbering (pds_init_new_start) resends every packet under the new
+ * Renumbering (pds_initiator_new_start) resends every packet under the new
  * Start_PSN, which is right only if the target accepted none of them. A
- * target deciding per incarnation (ours, pds_tgt.c) refuses a burst whole;
+ * target deciding per incarnation (ours, pds_target.c) refuses a burst whole;
  * one deciding per packet may refuse P1 and accept P2..P5. So the packet
  * waits (SLOT_REFUSED) until every packet in flight was answered: all
- * refused, renumber; an ACK instead (the PDC opened, pds_init_syn_open),
+ * refused, renumber; an ACK instead (the PDC opened, pds_initiator_syn_open),
  * the refused ones are resent on the open PDC and nothing twice. An RTO
- * meanwhile (answers lost) renumbers (pds_init_rto).
+ * meanwhile (answers lost) renumbers (pds_initiator_rto).
  */
 void
-pds_init_syn_refused(struct uet_pds *p, struct pds_pdc *c,
+pds_initiator_syn_refused(struct uet_pds *p, struct pds_pdc *c,
 		     struct pds_slot *sl, uint32_t want, uint64_t now)
 {
 	uint32_t psn;
@@ -396,11 +396,11 @@ pds_init_syn_refused(struct uet_pds *p, struct pds_pdc *c,
 	for (psn = c->u.i.una; psn != c->u.i.snd; psn++)
 		if (pds_slot(p, c, psn)->state == SLOT_SENT)
 			return;
-	pds_init_new_start(p, c, want, now);
+	pds_initiator_new_start(p, c, want, now);
 }
 
 bool
-pds_init_syn_refused_any(struct uet_pds *p, const struct pds_pdc *c)
+pds_initiator_syn_refused_any(struct uet_pds *p, const struct pds_pdc *c)
 {
 	uint32_t psn;
 
@@ -413,7 +413,7 @@ pds_init_syn_refused_any(struct uet_pds *p, const struct pds_pdc *c)
 /* The PDC left SYN state (an ACK, or return data): packets refused under
  * SYN go again, on the open PDC. */
 void
-pds_init_syn_open(struct uet_pds *p, struct pds_pdc *c)
+pds_initiator_syn_open(struct uet_pds *p, struct pds_pdc *c)
 {
 	struct pds_slot *sl;
 	uint32_t psn;
@@ -423,7 +423,7 @@ pds_init_syn_open(struct uet_pds *p, struct pds_pdc *c)
 		if (sl->state == SLOT_REFUSED)
 			pds_slot_mark(p, c, sl, PDS_WHY_NACK);
 	}
-	pds_init_kick(p, c);
+	pds_initiator_kick(p, c);
 }
 
 /* Credit to request (UEC 1.0 RCCC): the backlog is what was never sent,
@@ -431,9 +431,9 @@ pds_init_syn_open(struct uet_pds *p, struct pds_pdc *c)
  * as full packets in nominal bytes (the PDS does not sum queued lengths
  * on the send path). 0: none. */
 uint32_t
-pds_init_credit_target(struct uet_pds *p, struct pds_pdc *c, uint8_t *ccc_id)
+pds_initiator_credit_target(struct uet_pds *p, struct pds_pdc *c, uint8_t *ccc_id)
 {
-	const struct pds_init *i = &c->u.i;
+	const struct pds_initiator *i = &c->u.i;
 	uint64_t pkt = (uint64_t)p->cfg.mtu + UET_PDS_CC_NOMINAL_OVH;
 	uint64_t backlog = (uint64_t)(i->nxt - i->snd) * pkt;
 	uint64_t rtx = (uint64_t)i->n_retx * pkt;
@@ -453,7 +453,7 @@ pds_init_credit_target(struct uet_pds *p, struct pds_pdc *c, uint8_t *ccc_id)
  * (UEC 1.0 PDS control packets, RCCC), once until credit comes. Initiator PDCs
  * only: the return direction sends no CPs (pds.c). */
 void
-pds_init_credit_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+pds_initiator_credit_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	struct uet_pds_tx *t;
 	uint32_t target;
@@ -462,7 +462,7 @@ pds_init_credit_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	if (c->role != PDS_ROLE_INIT || c->state != PDC_OPEN ||
 	    (c->flags & PDC_F_CREQ))
 		return;
-	target = pds_init_credit_target(p, c, &ccc);
+	target = pds_initiator_credit_target(p, c, &ccc);
 	/* The requests in flight carry this target already: their arrival
 	 * tells the pacer, and a CP per grant would take ~2 % of the
 	 * receiver's link from the data (one 84 B frame per 4 KB grant in
@@ -489,12 +489,12 @@ pds_init_credit_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 
 /* Credit granted by the receiver (ACK_CC cc_type CREDIT or CREDIT CP). */
 void
-pds_init_credit(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes,
+pds_initiator_credit(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes,
 		uint64_t now)
 {
 	p->st.credit_rx++;
 	c->flags &= (uint16_t)~PDC_F_CREQ;
 	if (p->cc->on_credit != NULL)
 		p->cc->on_credit(p->cc_inst, c->cc, bytes, now);
-	pds_init_kick(p, c);
+	pds_initiator_kick(p, c);
 }

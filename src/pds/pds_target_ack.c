@@ -9,24 +9,24 @@
 #include "pds_private.h"
 
 void
-pds_tgt_want_ack(struct uet_pds *p, struct pds_pdc *c)
+pds_target_want_ack(struct uet_pds *p, struct pds_pdc *c)
 {
 	c->u.t.ackf |= ACKF_NEED;
 	pds_list_push(p, &p->acks, pds_idx(p, c));
 }
 
 void
-pds_tgt_ack_kick(struct uet_pds *p, struct pds_pdc *c)
+pds_target_ack_kick(struct uet_pds *p, struct pds_pdc *c)
 {
 	if (c->u.t.ackf & ACKF_NEED)
 		pds_list_push(p, &p->acks, pds_idx(p, c));
 }
 
-static void pds_tgt_ack_fill(struct uet_pds *p, struct pds_pdc *c,
+static void pds_target_ack_fill(struct uet_pds *p, struct pds_pdc *c,
 			     struct uet_pds_tx *tx);
-static void pds_tgt_cc_nscc(struct uet_pds *p, struct pds_pdc *c,
-			    struct uet_pds_ack *a);
-static uint32_t pds_tgt_credit_units(const struct pds_tgt *t);
+static void pds_target_cc_nscc(struct uet_pds *p, struct pds_pdc *c,
+			    struct uet_wire_pds_ack *a);
+static uint32_t pds_target_credit_units(const struct pds_target *t);
 
 /*
  * An ACK for the threshold is built at once, with the CACK and SACK of
@@ -35,16 +35,16 @@ static uint32_t pds_tgt_credit_units(const struct pds_tgt *t);
  * 16 KiB trigger gets its own ACK. Collapsed into one, an ACK of a burst
  * longer than the 64-PSN bitmap would leave the sender without
  * information on most of it. false: left to the ACK list (a closed PDC
- * holds its last ACK, pds_tgt_ack_tx; or no room).
+ * holds its last ACK, pds_target_ack_tx; or no room).
  */
 static bool
-pds_tgt_ack_now(struct uet_pds *p, struct pds_pdc *c)
+pds_target_ack_now(struct uet_pds *p, struct pds_pdc *c)
 {
 	struct uet_pds_tx *tx;
 
 	if (c->state == PDC_CLOSED || (tx = pds_ctl_push(p)) == NULL)
 		return false;
-	pds_tgt_ack_fill(p, c, tx);
+	pds_target_ack_fill(p, c, tx);
 	return true;
 }
 
@@ -59,14 +59,14 @@ pds_tgt_ack_now(struct uet_pds *p, struct pds_pdc *c)
  * EV keeps the echo, the new arrival's EV only misses one recycling.
  */
 void
-pds_tgt_ev_set(struct uet_pds *p, struct pds_pdc *c,
+pds_target_ev_set(struct uet_pds *p, struct pds_pdc *c,
 	       const struct uet_pds_rx_meta *m)
 {
-	struct pds_tgt *t = &c->u.t;
+	struct pds_target *t = &c->u.t;
 
 	if (m->ev != t->ev && (t->ackf & ACKF_M)) {
 		p->st.ack_ev_split++;
-		if (!pds_tgt_ack_now(p, c))
+		if (!pds_target_ack_now(p, c))
 			return;
 	}
 	t->ev = m->ev;
@@ -75,10 +75,10 @@ pds_tgt_ev_set(struct uet_pds *p, struct pds_pdc *c,
 /* UEC 1.0 PDS ACK generation: credit max(1 KiB, len); ACK at the
  * threshold, on AR, RETX, CE, or the first packet of the PDC. */
 void
-pds_tgt_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
+pds_target_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
 		   const struct uet_pds_rx_meta *m, uint64_t now)
 {
-	struct pds_tgt *t = &c->u.t;
+	struct pds_target *t = &c->u.t;
 	uint32_t len = m->len;
 
 	/* The delayed ACK is bounded from the first coalesced arrival. */
@@ -89,11 +89,11 @@ pds_tgt_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
 		t->ackf |= ACKF_M;
 	if (flags & UET_PDS_F_RETX)
 		t->ackf |= ACKF_RETX;
-	if (t->ack_credit >= p->cfg.ack_threshold && pds_tgt_ack_now(p, c))
+	if (t->ack_credit >= p->cfg.ack_threshold && pds_target_ack_now(p, c))
 		return;
 	if ((flags & (UET_PDS_F_AR | UET_PDS_F_RETX)) || m->ce ||
 	    t->ack_credit >= p->cfg.ack_threshold || (t->ackf & ACKF_NEED))
-		pds_tgt_want_ack(p, c);
+		pds_target_want_ack(p, c);
 	else
 		p->st.acks_coalesced++;
 }
@@ -103,10 +103,10 @@ pds_tgt_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
 /* SACK base: a PROBE names the base it wants reported (UEC 1.0 PDS control
  * packets); otherwise cover the newest arrivals when they run past 64 PSNs. */
 static uint32_t
-pds_tgt_sack_base(struct uet_pds *p, const struct pds_pdc *c, uint32_t cack,
+pds_target_sack_base(struct uet_pds *p, const struct pds_pdc *c, uint32_t cack,
 		  bool probe)
 {
-	const struct pds_tgt *t = &c->u.t;
+	const struct pds_target *t = &c->u.t;
 	uint32_t base = cack + 1;
 
 	if (probe) {
@@ -120,9 +120,9 @@ pds_tgt_sack_base(struct uet_pds *p, const struct pds_pdc *c, uint32_t cack,
 
 /* Received: at or below the real CACK, or its bit is set. */
 static bool
-pds_tgt_has(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
+pds_target_has(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
 {
-	const struct pds_tgt *t = &c->u.t;
+	const struct pds_target *t = &c->u.t;
 
 	if (uet_psn_le(psn, t->cack))
 		return true;
@@ -130,17 +130,17 @@ pds_tgt_has(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
 	       pds_rx_bit_test(p, c, psn);
 }
 
-/* @p cack is the reported one (pds_tgt_cack_report): held below a stored
+/* @p cack is the reported one (pds_target_cack_report): held below a stored
  * response, the bitmap starts right after it and tells what is in. */
 static void
-pds_tgt_sack(struct uet_pds *p, const struct pds_pdc *c, struct uet_pds_ack *a,
+pds_target_sack(struct uet_pds *p, const struct pds_pdc *c, struct uet_wire_pds_ack *a,
 	     uint32_t cack, bool probe)
 {
-	uint32_t base = pds_tgt_sack_base(p, c, cack, probe), i;
+	uint32_t base = pds_target_sack_base(p, c, cack, probe), i;
 	uint64_t bm = 0;
 
 	for (i = 0; i < UET_PSN_SACK_BITS; i++)
-		if (pds_tgt_has(p, c, base + i))
+		if (pds_target_has(p, c, base + i))
 			bm |= UINT64_C(1) << i;
 	a->mpr = (uint8_t)__builtin_ctz(p->cfg.rx_window);
 	a->sack_psn_offset = (int16_t)(base - cack);
@@ -148,31 +148,31 @@ pds_tgt_sack(struct uet_pds *p, const struct pds_pdc *c, struct uet_pds_ack *a,
 }
 
 /*
- * A response rides in its own ACK (pds_tgt.c); while the receive side has
+ * A response rides in its own ACK (pds_target.c); while the receive side has
  * holes that ACK is an ACK_CC with the SACK bitmap, so the sender keeps
  * learning which PSNs are missing from every ACK, not only from the
  * coalesced ones (a plain ACK says nothing past CACK).
  */
 void
-pds_tgt_resp_sack(struct uet_pds *p, struct pds_pdc *c,
+pds_target_resp_sack(struct uet_pds *p, struct pds_pdc *c,
 		  struct uet_pds_tx *tx)
 {
-	struct uet_pds_ack *a = &tx->hdr.u.ack;
+	struct uet_wire_pds_ack *a = &tx->hdr.u.ack;
 
 	if (c->u.t.nbits == 0 && !p->cfg.ack_cc_always &&
 	    p->cc->ack_state == NULL)
 		return;
 	tx->hdr.type = UET_PDS_TYPE_ACK_CC;
-	pds_tgt_sack(p, c, a, a->cack_psn, false);
+	pds_target_sack(p, c, a, a->cack_psn, false);
 	a->cc_type = UET_CC_TYPE_NSCC;
-	pds_tgt_cc_nscc(p, c, a);
+	pds_target_cc_nscc(p, c, a);
 }
 
 /* Out-of-order count of ACK_CC (both cc_types): packets received beyond
  * the cumulative ACK now, as htsim's receiver reports it for its
  * sender's loss detection. */
 static uint16_t
-pds_tgt_ooo(const struct pds_tgt *t)
+pds_target_ooo(const struct pds_target *t)
 {
 	return t->nbits;
 }
@@ -185,7 +185,7 @@ pds_tgt_ooo(const struct pds_tgt *t)
  * packet to now, penalty, rc) when it keeps one.
  */
 static void
-pds_tgt_cc_nscc(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_ack *a)
+pds_target_cc_nscc(struct uet_pds *p, struct pds_pdc *c, struct uet_wire_pds_ack *a)
 {
 	uint32_t svc = (uint32_t)p->cc_now - c->u.t.rx_ns;
 
@@ -193,32 +193,32 @@ pds_tgt_cc_nscc(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_ack *a)
 		p->cc->ack_state(p->cc_inst, c->cc, svc, &a->cc.nscc);
 	a->cc.nscc.rcvd_bytes = (uint32_t)(((uint64_t)c->u.t.rcvd_bytes +
 					    255) >> 8) & UET_PDS_U24_MAX;
-	a->cc.nscc.ooo_count = pds_tgt_ooo(&c->u.t);
+	a->cc.nscc.ooo_count = pds_target_ooo(&c->u.t);
 }
 
 /* ack_cc_state (UEC 1.0 PDS header formats): a pending credit grant makes it
  * cc_type CREDIT (UEC 1.0 RCCC), otherwise NSCC. */
 static void
-pds_tgt_cc_state(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_ack *a)
+pds_target_cc_state(struct uet_pds *p, struct pds_pdc *c, struct uet_wire_pds_ack *a)
 {
-	struct pds_tgt *t = &c->u.t;
+	struct pds_target *t = &c->u.t;
 
 	if (t->ackf & ACKF_CREDIT) {
 		a->cc_type = UET_CC_TYPE_CREDIT;
-		a->cc.credit.credit = pds_tgt_credit_units(t);
-		a->cc.credit.ooo_count = pds_tgt_ooo(t);
+		a->cc.credit.credit = pds_target_credit_units(t);
+		a->cc.credit.ooo_count = pds_target_ooo(t);
 		return;
 	}
 	a->cc_type = UET_CC_TYPE_NSCC;
-	pds_tgt_cc_nscc(p, c, a);
+	pds_target_cc_nscc(p, c, a);
 }
 
 static void
-pds_tgt_ack_fill(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
+pds_target_ack_fill(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 {
-	struct pds_tgt *t = &c->u.t;
-	struct uet_pds_ack *a = &tx->hdr.u.ack;
-	uint32_t cack = pds_tgt_cack_report(p, c);
+	struct pds_target *t = &c->u.t;
+	struct uet_wire_pds_ack *a = &tx->hdr.u.ack;
+	uint32_t cack = pds_target_cack_report(p, c);
 	int32_t off = uet_psn_diff(t->ack_psn, cack);
 	bool probe = (t->ackf & ACKF_PROBE) != 0;
 
@@ -236,7 +236,7 @@ pds_tgt_ack_fill(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 	if (t->ackf & ACKF_RETX)
 		tx->hdr.flags |= UET_PDS_F_RETX;
 	if (c->role == PDS_ROLE_TGT && c->state == PDC_CLOSING)
-		uet_pds_ack_req_set(&tx->hdr, UET_PDS_ACK_REQ_CLOSE);
+		uet_wire_pds_ack_req_set(&tx->hdr, UET_PDS_ACK_REQ_CLOSE);
 	if (probe) {
 		/* UEC 1.0 PDS flags, PDS header formats: P flag, probe_opaque
 		 * echoed in place of ack_psn_offset. */
@@ -249,8 +249,8 @@ pds_tgt_ack_fill(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 	a->spdcid = c->lid;
 	a->dpdcid = c->rid;
 	if (tx->hdr.type == UET_PDS_TYPE_ACK_CC) {
-		pds_tgt_sack(p, c, a, cack, probe);
-		pds_tgt_cc_state(p, c, a);
+		pds_target_sack(p, c, a, cack, probe);
+		pds_target_cc_state(p, c, a);
 	}
 	t->ackf &= (uint8_t)~(ACKF_NEED | ACKF_M | ACKF_RETX | ACKF_PROBE |
 			      ACKF_CREDIT);
@@ -259,7 +259,7 @@ pds_tgt_ack_fill(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 
 /* Receiver-to-sender CPs: unreliable, they consume no PSN (pds.c). */
 static void
-pds_tgt_cp_fill(struct pds_pdc *c, struct uet_pds_tx *tx, uint8_t ctl,
+pds_target_cp_fill(struct pds_pdc *c, struct uet_pds_tx *tx, uint8_t ctl,
 		uint32_t payload)
 {
 	memset(tx, 0, sizeof(*tx));
@@ -282,7 +282,7 @@ pds_tgt_cp_fill(struct pds_pdc *c, struct uet_pds_tx *tx, uint8_t ctl,
  * high-water crossing).
  */
 static uint32_t
-pds_tgt_clear_req_psn(const struct uet_pds *p, const struct pds_pdc *c)
+pds_target_clear_req_psn(const struct uet_pds *p, const struct pds_pdc *c)
 {
 	uint32_t r, psn = c->u.t.cack;
 
@@ -294,18 +294,18 @@ pds_tgt_clear_req_psn(const struct uet_pds *p, const struct pds_pdc *c)
 
 /* A pending CLOSE_REQ or CLEAR_REQ CP; false when none. */
 static bool
-pds_tgt_req_tx(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
+pds_target_req_tx(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 {
-	struct pds_tgt *t = &c->u.t;
+	struct pds_target *t = &c->u.t;
 
 	if (t->ackf & ACKF_CLOSE_REQ) {
-		pds_tgt_cp_fill(c, tx, UET_PDS_CTL_CLOSE_REQ, 0);
+		pds_target_cp_fill(c, tx, UET_PDS_CTL_CLOSE_REQ, 0);
 		t->ackf &= (uint8_t)~ACKF_CLOSE_REQ;
 		if (t->close_reqs < UINT8_MAX)
 			t->close_reqs++;
 	} else if (t->ackf & ACKF_CLEAR_REQ) {
-		pds_tgt_cp_fill(c, tx, UET_PDS_CTL_CLEAR_REQ,
-				pds_tgt_clear_req_psn(p, c));
+		pds_target_cp_fill(c, tx, UET_PDS_CTL_CLEAR_REQ,
+				pds_target_clear_req_psn(p, c));
 		t->ackf &= (uint8_t)~ACKF_CLEAR_REQ;
 		p->st.clear_req_tx++;
 	} else {
@@ -320,7 +320,7 @@ pds_tgt_req_tx(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
  * credit granted to the PDC, 256 B units modulo 2^24 (htsim's pull
  * number), so that the next grant makes up for a lost one. */
 static uint32_t
-pds_tgt_credit_units(const struct pds_tgt *t)
+pds_target_credit_units(const struct pds_target *t)
 {
 	return (t->credit >> 8) & UET_PDS_U24_MAX;
 }
@@ -328,20 +328,20 @@ pds_tgt_credit_units(const struct pds_tgt *t)
 /* Grant @p bytes (whole 256 B units): in a CREDIT CP when the source
  * asked by CP, else in the next ACK_CC, cc_type CREDIT. */
 static void
-pds_tgt_credit_add(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes)
+pds_target_credit_add(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes)
 {
 	struct uet_pds_tx *t;
 
 	c->u.t.credit += pds_to_units256(bytes) * 256u; /* modulo 2^32 */
 	if ((c->u.t.ackf & ACKF_CREDIT_CP) && c->state != PDC_CLOSED &&
 	    (t = pds_ctl_push(p)) != NULL) {
-		pds_tgt_cp_fill(c, t, UET_PDS_CTL_CREDIT,
-				pds_tgt_credit_units(&c->u.t));
+		pds_target_cp_fill(c, t, UET_PDS_CTL_CREDIT,
+				pds_target_credit_units(&c->u.t));
 		p->st.credit_cp_tx++;
 		return;
 	}
 	c->u.t.ackf |= ACKF_CREDIT;
-	pds_tgt_want_ack(p, c);
+	pds_target_want_ack(p, c);
 }
 
 /*
@@ -350,7 +350,7 @@ pds_tgt_credit_add(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes)
  * units), and a CC request with credit in the ACK_CC it triggers.
  */
 void
-pds_tgt_credit_request(struct uet_pds *p, struct pds_pdc *c, uint32_t target,
+pds_target_credit_request(struct uet_pds *p, struct pds_pdc *c, uint32_t target,
 		       bool cp, uint64_t now)
 {
 	uint32_t grant = 0;
@@ -366,7 +366,7 @@ pds_tgt_credit_request(struct uet_pds *p, struct pds_pdc *c, uint32_t target,
 		return;
 	grant = p->cc->on_credit_request(p->cc_inst, c->cc, target, now);
 	if (grant != 0) {
-		pds_tgt_credit_add(p, c, grant);
+		pds_target_credit_add(p, c, grant);
 	} else if (cp && c->u.t.credit != 0 &&
 		   (int32_t)(target - c->u.t.credit) <= 0) {
 		/* A blocked source asks for no more than it was granted in
@@ -377,19 +377,19 @@ pds_tgt_credit_request(struct uet_pds *p, struct pds_pdc *c, uint32_t target,
 		 * link failed). Not on a data request: there a target below
 		 * the total only means grants on their way, and an ACK_CC
 		 * of cc_type CREDIT would displace NSCC's state. */
-		pds_tgt_credit_add(p, c, 0);
+		pds_target_credit_add(p, c, 0);
 	}
 }
 
 /* A grant of the CC's pull pacer (UEC 1.0 RCCC) for @p c. */
 void
-pds_tgt_credit_grant(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes)
+pds_target_credit_grant(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes)
 {
-	pds_tgt_credit_add(p, c, bytes);
+	pds_target_credit_add(p, c, bytes);
 }
 
 bool
-pds_tgt_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
+pds_target_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	       struct uet_pds_tx *tx)
 {
 	bool closed = c->role == PDS_ROLE_TGT && c->state == PDC_CLOSED;
@@ -400,13 +400,13 @@ pds_tgt_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	 * initiator keeps its PDC (and ACKs) until it gets it. */
 	if (closed && c->u.i.una != c->u.i.nxt)
 		return false;
-	if (pds_tgt_req_tx(p, c, tx)) {
+	if (pds_target_req_tx(p, c, tx)) {
 		pds_pdc_timer_update(p, c, now); /* CLOSE_REQ repeat */
 		return true;
 	}
 	if (!(c->u.t.ackf & ACKF_NEED))
 		return false;
-	pds_tgt_ack_fill(p, c, tx);
+	pds_target_ack_fill(p, c, tx);
 	if (closed) {
 		pds_pdc_free(p, c);
 		return true;
@@ -429,7 +429,7 @@ pds_tgt_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
  * initiator's PDC should it still exist.
  */
 static uint64_t
-pds_tgt_close_deadline(struct uet_pds *p, const struct pds_pdc *c)
+pds_target_close_deadline(struct uet_pds *p, const struct pds_pdc *c)
 {
 	unsigned int k = c->u.t.close_reqs;
 
@@ -446,14 +446,14 @@ pds_tgt_close_deadline(struct uet_pds *p, const struct pds_pdc *c)
 
 /*
  * Answered responses still stored after a quiet spell (UEC 1.0 PDS
- * guaranteed delivery): CLEAR is an unreliable CP (pds_init_ctl.c), so a
+ * guaranteed delivery): CLEAR is an unreliable CP (pds_initiator_ctl.c), so a
  * target PDC whose oldest stored response has been sent and that received
  * nothing for rto_init_ns asks with CLEAR_REQ, again after twice as long,
- * at most max_retries times until a CLEAR frees something (pds_tgt.c).
+ * at most max_retries times until a CLEAR frees something (pds_target.c).
  * 0: none due.
  */
 static uint64_t
-pds_tgt_clear_deadline(struct uet_pds *p, const struct pds_pdc *c)
+pds_target_clear_deadline(struct uet_pds *p, const struct pds_pdc *c)
 {
 	if (c->role != PDS_ROLE_TGT || c->state != PDC_OPEN ||
 	    c->resp == PDS_NIL || !p->resp[c->resp].ready ||
@@ -463,21 +463,21 @@ pds_tgt_clear_deadline(struct uet_pds *p, const struct pds_pdc *c)
 }
 
 uint64_t
-pds_tgt_deadline(struct uet_pds *p, const struct pds_pdc *c)
+pds_target_deadline(struct uet_pds *p, const struct pds_pdc *c)
 {
 	uint64_t close, clear;
 
 	if (c->u.t.ack_credit && p->cfg.ack_delay_ns)
 		return c->u.t.ack_ns + p->cfg.ack_delay_ns;
-	close = pds_tgt_close_deadline(p, c);
-	clear = pds_tgt_clear_deadline(p, c);
+	close = pds_target_close_deadline(p, c);
+	clear = pds_target_clear_deadline(p, c);
 	if (close == 0 || (clear != 0 && clear < close))
 		return clear;
 	return close;
 }
 
 static void
-pds_tgt_close_giveup(struct uet_pds *p, struct pds_pdc *c)
+pds_target_close_giveup(struct uet_pds *p, struct pds_pdc *c)
 {
 	p->st.close_req_giveup++;
 	pds_nack_tx(p, &c->peer, c->u.t.ev, UET_NACK_CLOSING_IN_ERR,
@@ -486,14 +486,14 @@ pds_tgt_close_giveup(struct uet_pds *p, struct pds_pdc *c)
 }
 
 static void
-pds_tgt_close_step(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+pds_target_close_step(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	if (c->state == PDC_OPEN) {
-		pds_tgt_close_req(p, c, now);
+		pds_target_close_req(p, c, now);
 		return;
 	}
 	if (c->u.t.close_reqs > p->cfg.max_retries) {
-		pds_tgt_close_giveup(p, c);
+		pds_target_close_giveup(p, c);
 		return;
 	}
 	c->last_ns = now;
@@ -502,19 +502,19 @@ pds_tgt_close_step(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 }
 
 void
-pds_tgt_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+pds_target_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
-	uint64_t d = pds_tgt_deadline(p, c);
+	uint64_t d = pds_target_deadline(p, c);
 
 	if (d != 0 && now >= d) {
 		if (c->u.t.ack_credit) {
-			pds_tgt_want_ack(p, c);
-		} else if (d == pds_tgt_clear_deadline(p, c)) {
+			pds_target_want_ack(p, c);
+		} else if (d == pds_target_clear_deadline(p, c)) {
 			c->u.t.clear_reqs++;
 			c->u.t.ackf |= ACKF_CLEAR_REQ;
 			pds_list_push(p, &p->acks, pds_idx(p, c));
 		} else {
-			pds_tgt_close_step(p, c, now);
+			pds_target_close_step(p, c, now);
 			if (c->state == PDC_FREE)
 				return;
 		}
@@ -523,7 +523,7 @@ pds_tgt_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 }
 
 void
-pds_tgt_close_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+pds_target_close_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	if (c->state != PDC_OPEN)
 		return;

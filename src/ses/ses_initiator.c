@@ -62,7 +62,7 @@ ses_op_is_rma(unsigned int opcode)
 	       opcode == UET_SES_OP_FETCHING_ATOMIC;
 }
 
-enum uet_ses_fmt
+enum uet_wire_ses_fmt
 uet_ses_fmt_choose(unsigned int opcode, bool single, bool hd, uint64_t len)
 {
 	if (opcode == UET_SES_OP_NO_OP && !hd)
@@ -70,7 +70,7 @@ uet_ses_fmt_choose(unsigned int opcode, bool single, bool hd, uint64_t len)
 	/* MEDIUM is single-packet with a 14-bit length (UEC 1.0 SES standard
 	 * request header). */
 	if (!single || len > UET_SES_LEN14_MAX ||
-	    !uet_ses_fmt_allows(UET_SES_FMT_MEDIUM, opcode))
+	    !uet_wire_ses_fmt_allows(UET_SES_FMT_MEDIUM, opcode))
 		return UET_SES_FMT_STD;
 	/* MEDIUM carries header_data *or* buffer_offset: RMA with HD needs
 	 * both. A large READ needs a message id for its response data. */
@@ -149,8 +149,8 @@ ses_wr_mode(const struct uet_ses *s, const struct uet_ses_wr *wr,
 static int
 ses_wr_atomic_ok(const struct uet_ses_wr *wr, uint8_t opcode)
 {
-	size_t esz = uet_amo_dt_size(wr->atomic_dt);
-	bool cas = uet_ses_amo_op_is_cas(wr->atomic_op);
+	size_t esz = uet_wire_amo_dt_size(wr->atomic_dt);
+	bool cas = uet_wire_ses_amo_op_is_cas(wr->atomic_op);
 	bool fetch = ses_op_fetches(opcode);
 	bool tagged = ses_op_is_tagged(opcode);
 
@@ -183,7 +183,7 @@ ses_payload_len(const struct uet_ses_wr *wr, uint8_t opcode)
 	case UET_SES_OP_FETCHING_ATOMIC:
 	case UET_SES_OP_TSEND_ATOMIC:
 	case UET_SES_OP_TSEND_FETCH_ATOMIC:
-		if (uet_ses_amo_op_is_cas(wr->atomic_op) ||
+		if (uet_wire_ses_amo_op_is_cas(wr->atomic_op) ||
 		    wr->atomic_op == UET_AMO_READ)
 			return 0;
 		return (uint32_t)wr->len;
@@ -199,7 +199,7 @@ ses_ext_len(const struct ses_msg *m)
 		return UET_SES_RDV_EXT_LEN;
 	if (!ses_op_is_atomic(m->opcode))
 		return 0;
-	return uet_ses_amo_op_is_cas(m->wr.atomic_op) ?
+	return uet_wire_ses_amo_op_is_cas(m->wr.atomic_op) ?
 		UET_SES_ATOMIC_CAS_EXT_LEN : UET_SES_ATOMIC_EXT_LEN;
 }
 
@@ -212,7 +212,7 @@ ses_msg_layout(const struct uet_ses *s, struct ses_msg *m)
 
 	m->fmt = (uint8_t)uet_ses_fmt_choose(m->opcode, medium_fits, m->hd,
 					     m->wr.len);
-	m->hdr0 = (uint8_t)(uet_ses_fmt_len(m->fmt) + ext);
+	m->hdr0 = (uint8_t)(uet_wire_ses_fmt_len(m->fmt) + ext);
 	m->nfrags = 1;
 	m->chunk0 = mtu - m->hdr0;
 	m->chunk = mtu - UET_SES_STD_LEN;
@@ -240,7 +240,7 @@ ses_msg_layout(const struct uet_ses *s, struct ses_msg *m)
 /* Profile, then implementation limits; *rc gets the UET code. */
 static int
 ses_wr_allowed(const struct uet_ses *s, const struct ses_msg *m,
-	       enum uet_ses_rc *rc)
+	       enum uet_wire_ses_rc *rc)
 {
 	unsigned int pf = 0;
 
@@ -288,7 +288,7 @@ ses_sq_push(struct uet_ses *s, struct ses_msg *m)
 
 static int
 ses_msg_setup(struct uet_ses *s, struct ses_msg *m, const struct uet_ses_wr *wr,
-	      enum uet_ses_rc *rc)
+	      enum uet_wire_ses_rc *rc)
 {
 	int ret;
 
@@ -341,7 +341,7 @@ int
 ses_msg_submit_internal(struct uet_ses *s, const struct uet_ses_wr *wr,
 			uint8_t kind, uint32_t rx, struct ses_msg **out)
 {
-	enum uet_ses_rc rc = UET_RC_OK;
+	enum uet_wire_ses_rc rc = UET_RC_OK;
 	struct ses_msg *m = ses_msg_alloc(s);
 	int ret;
 
@@ -363,9 +363,9 @@ ses_msg_submit_internal(struct uet_ses *s, const struct uet_ses_wr *wr,
 
 int
 uet_ses_submit(struct uet_ses *s, const struct uet_ses_wr *wr,
-	       enum uet_ses_rc *rc)
+	       enum uet_wire_ses_rc *rc)
 {
-	enum uet_ses_rc dummy = UET_RC_OK;
+	enum uet_wire_ses_rc dummy = UET_RC_OK;
 	struct ses_msg *m;
 	int ret;
 
@@ -421,14 +421,14 @@ ses_read_frag_len(const struct ses_msg *m, uint32_t i)
 }
 
 static void
-ses_req_atomic(const struct ses_msg *m, struct uet_ses_req *h)
+ses_req_atomic(const struct ses_msg *m, struct uet_wire_ses_req *h)
 {
-	size_t esz = uet_amo_dt_size(m->wr.atomic_dt);
+	size_t esz = uet_wire_amo_dt_size(m->wr.atomic_dt);
 
 	h->atomic.op = m->wr.atomic_op;
 	h->atomic.datatype = m->wr.atomic_dt;
 	h->ext = UET_SES_EXT_ATOMIC;
-	if (!uet_ses_amo_op_is_cas(m->wr.atomic_op))
+	if (!uet_wire_ses_amo_op_is_cas(m->wr.atomic_op))
 		return;
 	/* CAS form (UEC 1.0 SES extension headers): compare and swap values,
 	 * host order, left aligned in their 16-byte slots. */
@@ -441,7 +441,7 @@ ses_req_atomic(const struct ses_msg *m, struct uet_ses_req *h)
  * tag, offset, HD. */
 static void
 ses_req_target(const struct uet_ses *s, const struct ses_msg *m, uint32_t i,
-	       struct uet_ses_req *h)
+	       struct uet_wire_ses_req *h)
 {
 	bool rma = ses_op_is_rma(m->opcode);
 
@@ -465,7 +465,7 @@ ses_req_target(const struct uet_ses *s, const struct ses_msg *m, uint32_t i,
 	}
 	h->buffer_offset = rma ? m->wr.roffset : 0;
 	if (ses_op_is_defer(m->opcode))
-		uet_ses_req_set_tokens(h, m->tok_i, m->tok_t);
+		uet_wire_ses_req_set_tokens(h, m->tok_i, m->tok_t);
 	if (m->rchunk != 0 && i == 0) {
 		/* READ SOM: its length and offset 0 in the header-data slot,
 		 * laid out as on a continuation packet. */
@@ -483,7 +483,7 @@ ses_req_target(const struct uet_ses *s, const struct ses_msg *m, uint32_t i,
 
 static void
 ses_req_fill(const struct uet_ses *s, const struct ses_msg *m, uint32_t i,
-	     struct uet_ses_req *h)
+	     struct uet_wire_ses_req *h)
 {
 	const struct uet_ses_wr *wr = &m->wr;
 
@@ -522,7 +522,7 @@ int
 uet_ses_build(struct uet_ses *s, uint64_t cookie, uint32_t psn, uint8_t *buf,
 	      size_t cap)
 {
-	struct uet_ses_req h;
+	struct uet_wire_ses_req h;
 	struct ses_msg *m;
 	uint32_t i, plen;
 	int n;
@@ -537,7 +537,7 @@ uet_ses_build(struct uet_ses *s, uint64_t cookie, uint32_t psn, uint8_t *buf,
 	i = ses_ck_frag(cookie);
 	ses_req_fill(s, m, i, &h);
 	plen = ses_frag_len(m, i);
-	n = uet_ses_req_encode(&h, (enum uet_ses_fmt)m->fmt, buf, cap);
+	n = uet_wire_ses_req_encode(&h, (enum uet_wire_ses_fmt)m->fmt, buf, cap);
 	if (n < 0)
 		return n == -UET_WIRE_E_NOSPACE ? -ENOSPC : -EINVAL;
 	if ((size_t)n + plen > cap)
@@ -571,7 +571,7 @@ ses_frag_submit(struct uet_ses *s, struct ses_msg *m, uint64_t now)
 	ps.job = m->wr.job;
 	ps.tc = m->wr.tc;
 	ps.mode = m->mode;
-	ps.next_hdr = (uint8_t)uet_ses_fmt_to_next_hdr(m->fmt);
+	ps.next_hdr = (uint8_t)uet_wire_ses_fmt_to_next_hdr(m->fmt);
 	/* One response per message, on its last packet (SES responses). */
 	if (i == m->nfrags - 1 && (m->mode == UET_PDS_MODE_RUD ||
 				   m->mode == UET_PDS_MODE_ROD))
@@ -646,7 +646,7 @@ ses_msg_finish(struct uet_ses *s, struct ses_msg *m)
 
 	/* No response (RUDI/UUD) or DEFAULT_RESPONSE: rc stays NULL = OK. */
 	if (st == 0 && m->rc != UET_RC_NULL)
-		st = uet_ses_rc_errno((enum uet_ses_rc)m->rc);
+		st = uet_ses_rc_errno((enum uet_wire_ses_rc)m->rc);
 	if (m->kind == SES_MK_RDV_READ) {
 		ses_rdv_read_done(s, m, st);
 		return;
