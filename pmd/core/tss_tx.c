@@ -81,8 +81,12 @@ tss_pdc_ids(const struct uet_wire_pds_hdr *h, uint16_t *src, uint16_t *dst,
 static struct tss_peer *
 peer_slot(const struct eng_tss_lc *t, const uint8_t fa[16], uint16_t pdcid)
 {
-	uint32_t h = rte_jhash(fa, 16, pdcid);
+	/* the address may sit unaligned in a decoded frame: rte_jhash
+	 * reads 32-bit words */
+	uint32_t key[4], h;
 
+	memcpy(key, fa, sizeof(key));
+	h = rte_jhash_32b(key, RTE_DIM(key), pdcid);
 	return (struct tss_peer *)&t->peer[h % TSS_PEERS];
 }
 
