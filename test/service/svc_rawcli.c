@@ -49,16 +49,18 @@ static int tel_once(const struct rc_service *s, const char *cmd,
 
 /* The probe connection of rc_service_start() was accepted and is gone
  * (its hang-up handled): counts and fds read now are the idle service's.
- * "clients" alone is 0 also before the service accepted the probe, which
- * then raised it under the test's first reading. At most 10 s. */
+ * "clients" alone is 0 also before the service accepted the probe, and
+ * "attaches" counts the probe before "clients" does (telemetry reads them
+ * from another thread), so either could let the probe's count land in
+ * the test's first reading: wait for the probe's detach. At most 10 s. */
 static int
 service_idle(const struct rc_service *s)
 {
-	uint64_t n = UINT64_MAX, att = 0;
+	uint64_t n = UINT64_MAX, det = 0;
 
 	for (unsigned int i = 0; i < 1000; i++) {
-		if (tel_once(s, "/uet/service", "attaches", &att) == 0 &&
-		    att >= 1 &&
+		if (tel_once(s, "/uet/service", "detaches", &det) == 0 &&
+		    det >= 1 &&
 		    tel_once(s, "/uet/service", "clients", &n) == 0 && n == 0)
 			return 0;
 		nap_ms(10);
