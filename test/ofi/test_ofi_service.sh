@@ -278,7 +278,9 @@ rma_dead_one)
 	[ -f "$TMP/d/pid" ] || fail "client 1 did not register"
 	kill -9 "$(cat "$TMP/d/pid")"
 	wait "$p1"
-	echo 1 > "$TMP/d/killed"
+	# written whole, then renamed: client 0 reads the file as soon as
+	# it exists (svc_clients publishes the same way)
+	echo 1 > "$TMP/d/killed.tmp" && mv "$TMP/d/killed.tmp" "$TMP/d/killed"
 	wait "$p0" || fail "client 0: rc $?"
 	cat "$TMP/d0.log"
 	grep -q 'to itself after the peer.s death: checked' "$TMP/d0.log" ||
