@@ -72,7 +72,7 @@ cap_stamp(struct rte_mbuf *c, uint64_t ns)
 }
 
 int
-eng_capture_open(struct uet_engine_lcore *lc)
+engine_capture_open(struct uet_engine_lcore *lc)
 {
 	static atomic_uint seq;
 	const struct uet_engine *e = lc->eng;
@@ -111,14 +111,14 @@ eng_capture_open(struct uet_engine_lcore *lc)
 		(uint16_t)RTE_MIN(rte_pcapng_mbuf_size(e->cfg.engine.mbuf_size),
 				  (uint32_t)UINT16_MAX), socket);
 	if (lc->cap_pool == NULL) {
-		eng_capture_close(lc);
+		engine_capture_close(lc);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
 void
-eng_capture_close(struct uet_engine_lcore *lc)
+engine_capture_close(struct uet_engine_lcore *lc)
 {
 	if (lc->cap != NULL)
 		rte_pcapng_close(lc->cap); /* closes the file */
@@ -131,7 +131,7 @@ eng_capture_close(struct uet_engine_lcore *lc)
  * before a TX queue owns the frames, written once it is known which it
  * took. */
 void
-eng_capture_copy(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
+engine_capture_copy(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 		 struct rte_mbuf *const *m, uint16_t n, bool tx,
 		 struct rte_mbuf **out)
 {
@@ -154,7 +154,7 @@ eng_capture_copy(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 /* Write the copies of the first @p n_write frames, free the other
  * copies up to @p n. */
 void
-eng_capture_write(struct uet_engine_lcore *lc, struct rte_mbuf **c,
+engine_capture_write(struct uet_engine_lcore *lc, struct rte_mbuf **c,
 		  uint16_t n_write, uint16_t n)
 {
 	uint16_t k = 0;

@@ -2,7 +2,7 @@
 /*
  * The engine clock and its timer horizon.
  *
- * Every loop iteration takes one timestamp (eng_now_ns(), inline in
+ * Every loop iteration takes one timestamp (engine_now_ns(), inline in
  * engine_private.h): the TSC scaled to ns by default, or a clock injected
  * at creation (struct uet_engine_clock), for instance the virtual clock of
  * the fabric driver (pmd/fabric/fabric_eth.c), which only moves when the
@@ -22,7 +22,7 @@
 uint64_t
 uet_engine_now(const struct uet_engine *e)
 {
-	return eng_now_ns(e);
+	return engine_now_ns(e);
 }
 
 /* Next probe of a resolving neighbour entry (none when nothing is
@@ -41,7 +41,7 @@ neigh_deadline(const struct uet_engine_lcore *lc)
 }
 
 static uint64_t
-fault_queue_deadline(const struct eng_fault_queue *q)
+fault_queue_deadline(const struct engine_fault_queue *q)
 {
 	uint64_t t = UINT64_MAX;
 
@@ -68,7 +68,7 @@ fault_deadline(const struct uet_engine_lcore *lc)
 /* One context's timers; also what a sleeping AUTO lcore waits for
  * (sleep.c). Only by the thread that runs the context. */
 uint64_t
-eng_lcore_deadline(const struct uet_engine_lcore *lc)
+engine_lcore_deadline(const struct uet_engine_lcore *lc)
 {
 	const struct uet_engine *e = lc->eng;
 	uint64_t t = UINT64_MAX;
@@ -76,7 +76,7 @@ eng_lcore_deadline(const struct uet_engine_lcore *lc)
 	/* frames in its local queues: the context has work now (an
 	 * application thread that queued them wakes the lcore for them,
 	 * a sleeping lcore does not block, a virtual clock does not move) */
-	if (eng_local_delivery_pending(lc))
+	if (engine_local_delivery_pending(lc))
 		return lc->now;
 	if (e->hook.next_deadline != NULL)
 		t = e->hook.next_deadline(lc->hook_priv,
@@ -93,6 +93,6 @@ uet_engine_next_deadline(const struct uet_engine *e)
 	if (e == NULL)
 		return t;
 	for (unsigned int i = 0; i < e->nb_lcores; i++)
-		t = RTE_MIN(t, eng_lcore_deadline(e->lc[i]));
+		t = RTE_MIN(t, engine_lcore_deadline(e->lc[i]));
 	return t;
 }

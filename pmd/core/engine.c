@@ -77,22 +77,22 @@ lcore_create(struct uet_engine *e, unsigned int idx, unsigned int nb_ctx)
 			}
 		}
 	}
-	eng_fault_init(lc);
-	if (eng_local_delivery_init(lc) < 0)
+	engine_fault_init(lc);
+	if (engine_local_delivery_init(lc) < 0)
 		goto free_lc;
-	if (eng_neigh_init(lc) < 0)
+	if (engine_neigh_init(lc) < 0)
 		goto free_local;
-	if (eng_wake_init(lc) < 0)
+	if (engine_wake_init(lc) < 0)
 		goto free_neigh;
-	if (eng_tss_lcore_init(lc) < 0)
+	if (engine_tss_lcore_init(lc) < 0)
 		goto free_wake;
 	return lc;
 free_wake:
-	eng_wake_fini(lc);
+	engine_wake_fini(lc);
 free_neigh:
-	eng_neigh_fini(lc);
+	engine_neigh_fini(lc);
 free_local:
-	eng_local_delivery_fini(lc);
+	engine_local_delivery_fini(lc);
 free_lc:
 	rte_free(lc);
 	return NULL;
@@ -108,12 +108,12 @@ lcores_free(struct uet_engine *e)
 			continue;
 		if (e->hook.lcore_fini != NULL)
 			e->hook.lcore_fini(lc, lc->hook_priv);
-		eng_lcore_drain(lc);
-		eng_tss_lcore_fini(lc);
-		eng_capture_close(lc);
-		eng_neigh_fini(lc);
-		eng_wake_fini(lc);
-		eng_local_delivery_fini(lc);
+		engine_lcore_drain(lc);
+		engine_tss_lcore_fini(lc);
+		engine_capture_close(lc);
+		engine_neigh_fini(lc);
+		engine_wake_fini(lc);
+		engine_local_delivery_fini(lc);
 		rte_free(lc);
 		e->lc[i] = NULL;
 	}
@@ -136,7 +136,7 @@ lcores_setup(struct uet_engine *e, void *hook_arg)
 		if (e->lc[i] == NULL)
 			return -ENOMEM;
 		e->nb_lcores = i + 1;
-		rc = eng_capture_open(e->lc[i]);
+		rc = engine_capture_open(e->lc[i]);
 		if (rc < 0)
 			return rc;
 		if (e->hook.lcore_init != NULL) {
@@ -182,7 +182,7 @@ uet_engine_create(const struct uet_engine_params *p)
 	e->cfg = *p->cfg;
 	/* auto (0): from the port MTUs; every reader below sees bytes */
 	e->cfg.engine.mbuf_size = (uint16_t)uet_config_mbuf_size(&e->cfg);
-	e->tel_slot = -1;
+	e->telemetry_slot = -1;
 	e->inline_mode = e->cfg.engine.progress == UET_CONFIG_PROGRESS_INLINE;
 	e->tsc_hz = rte_get_tsc_hz();
 	e->ns_mult = (uint64_t)(((unsigned __int128)1000000000u << 32) /
@@ -196,21 +196,21 @@ uet_engine_create(const struct uet_engine_params *p)
 		goto free_engine;
 	/* memif: the interrupt thread is parked from before the probe until
 	 * the ports are started (gate.c) */
-	if (eng_gate_wanted(&e->cfg)) {
-		rc = eng_gate_open(e);
+	if (engine_gate_wanted(&e->cfg)) {
+		rc = engine_gate_open(e);
 		if (rc < 0)
 			goto free_engine;
 	}
-	rc = eng_tss_init(e);
+	rc = engine_tss_init(e);
 	if (rc < 0)
 		goto free_engine;
-	rc = eng_ports_setup(e);
+	rc = engine_ports_setup(e);
 	if (rc < 0)
 		goto close_ports;
 	rc = lcores_setup(e, p->hook_arg);
 	if (rc < 0)
 		goto free_lcores;
-	eng_gate_run(e); /* once the lcores exist (gate.c) */
+	engine_gate_run(e); /* once the lcores exist (gate.c) */
 	for (unsigned int i = 0; i < e->cfg.nb_neighbors; i++) {
 		const struct uet_config_neighbor *n = &e->cfg.neighbor[i];
 		uint8_t addr[16] = { 0 };
@@ -219,19 +219,19 @@ uet_engine_create(const struct uet_engine_params *p)
 		memcpy(addr, ver == 6 ? (const void *)&n->ip.v6 :
 					(const void *)&n->ip.v4,
 		       ver == 6 ? 16 : 4);
-		rc = eng_neigh_static_all(e, ver, addr, n->mac);
+		rc = engine_neigh_static_all(e, ver, addr, n->mac);
 		if (rc < 0)
 			goto free_lcores;
 	}
-	(void)eng_telemetry_register(e);
+	(void)engine_telemetry_register(e);
 	return e;
 
 free_lcores:
 	lcores_free(e);
 close_ports:
-	eng_ports_close(e);
+	engine_ports_close(e);
 free_engine:
-	eng_tss_fini(e);
+	engine_tss_fini(e);
 	rte_free(e);
 	rte_errno = -rc;
 	return NULL;
@@ -252,7 +252,7 @@ uet_engine_start(struct uet_engine *e)
 	atomic_store_explicit(&e->stop, false, memory_order_relaxed);
 	e->running = true;
 	for (unsigned int i = 0; i < e->nb_lcores; i++) {
-		int rc = rte_eal_remote_launch(eng_lcore_main, e->lc[i],
+		int rc = rte_eal_remote_launch(engine_lcore_main, e->lc[i],
 					       e->lc[i]->lcore_id);
 
 		if (rc < 0) {
@@ -273,7 +273,7 @@ uet_engine_stop(struct uet_engine *e)
 	atomic_store_explicit(&e->stop, true, memory_order_release);
 	/* sleeping lcores see the flag when woken */
 	for (unsigned int i = 0; i < e->nb_lcores; i++)
-		eng_wake_kick(e->lc[i], true);
+		engine_wake_kick(e->lc[i], true);
 	for (unsigned int i = 0; i < e->nb_lcores; i++)
 		(void)rte_eal_wait_lcore(e->lc[i]->lcore_id);
 	e->running = false;
@@ -286,13 +286,13 @@ uet_engine_free(struct uet_engine *e)
 	if (e == NULL)
 		return;
 	uet_engine_stop(e);
-	eng_telemetry_unregister(e);
+	engine_telemetry_unregister(e);
 	/* the port gate's interrupt thread looks at the lcores (gate.c) */
-	if (eng_gate_hold(e) < 0)
+	if (engine_gate_hold(e) < 0)
 		ENG_LOG(ERR, "port gate not held: closing anyway");
 	lcores_free(e);
-	eng_ports_close(e);
-	eng_tss_fini(e);
+	engine_ports_close(e);
+	engine_tss_fini(e);
 	rte_free(e);
 }
 
@@ -309,7 +309,7 @@ uet_engine_poll(struct uet_engine *e, unsigned int max_iterations)
 		unsigned int w = 0;
 
 		for (unsigned int i = 0; i < e->nb_lcores; i++)
-			w += eng_lcore_iterate(e->lc[i]);
+			w += engine_lcore_iterate(e->lc[i]);
 		work += w;
 		if (w == 0)
 			break;
@@ -350,7 +350,7 @@ uet_engine_ports_hold(struct uet_engine *e)
 {
 	if (e == NULL)
 		return -EINVAL;
-	return eng_gate_hold(e);
+	return engine_gate_hold(e);
 }
 
 bool
@@ -398,7 +398,7 @@ int
 uet_engine_port_info_get(const struct uet_engine *e, unsigned int port,
 			 struct uet_engine_port_info *info)
 {
-	const struct eng_port *p;
+	const struct engine_port *p;
 
 	if (e == NULL || info == NULL || port >= e->nb_ports)
 		return -EINVAL;

@@ -50,7 +50,7 @@
 /* Frames a context's local queue on one port holds (local_delivery.c). */
 #define ENG_HAIRPIN_RING 1024
 
-struct eng_port {
+struct engine_port {
 	uint16_t port_id;      /* ethdev id; UINT16_MAX for a ring pair */
 	bool probed;           /* we probed it: remove at free */
 	bool started;
@@ -84,7 +84,7 @@ struct eng_port {
 /* A port's RX / TX burst: its ethdev queue, or its ring pair (one queue;
  * the ring's own SP/SC flags, as the net_ring PMD uses them). */
 static inline uint16_t
-eng_port_rx_burst(const struct eng_port *p, uint16_t queue,
+engine_port_rx_burst(const struct engine_port *p, uint16_t queue,
 		  struct rte_mbuf **m, uint16_t n)
 {
 	if (p->ring_rx != NULL)
@@ -94,7 +94,7 @@ eng_port_rx_burst(const struct eng_port *p, uint16_t queue,
 }
 
 static inline uint16_t
-eng_port_tx_burst(const struct eng_port *p, uint16_t queue,
+engine_port_tx_burst(const struct engine_port *p, uint16_t queue,
 		  struct rte_mbuf **m, uint16_t n)
 {
 	if (p->ring_tx != NULL)
@@ -103,7 +103,7 @@ eng_port_tx_burst(const struct eng_port *p, uint16_t queue,
 	return rte_eth_tx_burst(p->port_id, queue, m, n);
 }
 
-struct eng_rxq {
+struct engine_rxq {
 	uint16_t port;  /* engine port index */
 	uint16_t queue;
 	bool intr;      /* its RX interrupt fd is in the context's epoll set */
@@ -116,7 +116,7 @@ struct eng_rxq {
  * it runs the context's loop (only while the lcore sleeps). Posters read
  * `w.sleeping`; the lcore sets it before its last look at the rings.
  */
-struct eng_wake {
+struct engine_wake {
 	struct uet_engine_waker w; /* sleeping flag, unless placed elsewhere */
 	/* the flag posters read: &w, or caller memory
 	 * (uet_engine_wakers_place(): the uet-engine service page) */
@@ -136,7 +136,7 @@ struct eng_wake {
 	struct rte_epoll_event ev[4]; /* efd, tfd in ep_all; efd, tfd in ep_nap */
 } __rte_cache_aligned;
 
-struct eng_txbuf {
+struct engine_txbuf {
 	uint16_t n;
 	uint16_t sealed; /* [tss]: the first frames, sealed (tss_tx.c) */
 	uint16_t queue; /* TX queue of this context on the port */
@@ -144,15 +144,15 @@ struct eng_txbuf {
 	struct rte_mbuf *m[ENG_TX_STAGE];
 };
 
-enum eng_neigh_state {
+enum engine_neigh_state {
 	ENG_NEIGH_FREE = 0,
 	ENG_NEIGH_PENDING,
 	ENG_NEIGH_VALID,
 	ENG_NEIGH_STATIC,
 };
 
-struct eng_neigh {
-	uint8_t state;     /* enum eng_neigh_state */
+struct engine_neigh {
+	uint8_t state;     /* enum engine_neigh_state */
 	uint8_t ipver;     /* 4 or 6 */
 	uint8_t nb_hold;
 	uint8_t probes;
@@ -165,14 +165,14 @@ struct eng_neigh {
 };
 
 /* Element of the per-context neighbour update ring (24 bytes). */
-struct eng_neigh_upd {
+struct engine_neigh_upd {
 	uint8_t ipver;
 	uint8_t is_static;
 	uint8_t mac[6];
 	uint8_t addr[16];
 };
 
-struct eng_fault_held {
+struct engine_fault_held {
 	struct rte_mbuf *m;
 	uint64_t due_ns;   /* delay: release time; reorder: time limit */
 	uint64_t due_cnt;  /* reorder: packet count that releases it */
@@ -180,27 +180,27 @@ struct eng_fault_held {
 	uint16_t queue;
 };
 
-struct eng_fault_queue {
+struct engine_fault_queue {
 	uint32_t head;
 	uint32_t count;
-	struct eng_fault_held h[ENG_FAULT_HOLD];
+	struct engine_fault_held h[ENG_FAULT_HOLD];
 };
 
-struct eng_fault_dir {
+struct engine_fault_dir {
 	struct uet_rand rng;
 	uint64_t pkts;      /* frames seen by this direction */
-	struct eng_fault_queue reorder;
-	struct eng_fault_queue delay;
+	struct engine_fault_queue reorder;
+	struct engine_fault_queue delay;
 };
 
 struct uet_engine_lcore;
 /* Where a frame goes after fault injection (RX: decode, TX: out list). */
-typedef void (*eng_sink_fn)(struct uet_engine_lcore *lc, uint16_t port,
+typedef void (*engine_sink_fn)(struct uet_engine_lcore *lc, uint16_t port,
 			    uint16_t queue, struct rte_mbuf *m, uint64_t now);
 
 struct rte_pcapng;
-struct eng_tss;
-struct eng_tss_lc;
+struct engine_tss;
+struct engine_tss_lc;
 
 struct uet_engine_lcore {
 	struct uet_engine *eng;
@@ -213,20 +213,20 @@ struct uet_engine_lcore {
 	void *hook_priv;
 	uint16_t burst;
 	uint16_t nb_rxq;
-	struct eng_rxq rxq[UET_CONFIG_MAX_PORTS * 64];
+	struct engine_rxq rxq[UET_CONFIG_MAX_PORTS * 64];
 	uint64_t now;            /* coarse time of this iteration */
 	uint16_t nb_rx;          /* frames pending for the hook */
 	uint16_t iter_rx;        /* frames received this iteration */
 	uint16_t iter_tx;        /* frames sent this iteration */
 	struct uet_engine_rx rx[UET_ENGINE_BURST_MAX];
-	struct eng_txbuf tx[UET_CONFIG_MAX_PORTS];
+	struct engine_txbuf tx[UET_CONFIG_MAX_PORTS];
 	/* TX fault output of the port being flushed */
 	struct rte_mbuf *txo[ENG_TX_STAGE * 2 + ENG_FAULT_HOLD * 2];
 	uint16_t nb_txo;
 	uint16_t txo_port;
 	/* TX frames released from fault holds, not faulted again */
 	uint16_t nb_rel;
-	struct eng_rel {
+	struct engine_rel {
 		struct rte_mbuf *m;
 		uint16_t port;
 	} rel[ENG_TX_STAGE + ENG_FAULT_HOLD * 2];
@@ -246,34 +246,34 @@ struct uet_engine_lcore {
 	uint32_t neigh_sweep;
 	uint32_t neigh_used;
 	uint32_t neigh_pending;   /* entries resolving: the sweep's work */
-	struct eng_neigh *neigh_last; /* last TX hit (checked before use) */
-	struct eng_neigh neigh[UET_ENGINE_NEIGH_SIZE];
+	struct engine_neigh *neigh_last; /* last TX hit (checked before use) */
+	struct engine_neigh neigh[UET_ENGINE_NEIGH_SIZE];
 	/* fault injection */
 	bool fault_on;
 	uint64_t fault_from;  /* engine clock: faults apply from ... */
 	uint64_t fault_until; /* ... until (UINT64_MAX: no end) */
-	struct eng_fault_dir fault[UET_CONFIG_FAULT_DIRS];
+	struct engine_fault_dir fault[UET_CONFIG_FAULT_DIRS];
 	struct uet_engine_lcore_stats st;
 	/* [tss] enabled: crypto device, sessions, replay windows */
-	struct eng_tss_lc *tss;
+	struct engine_tss_lc *tss;
 	/* the frames being received come from the local queues */
 	bool rx_local;
 	/* AUTO: sleep, wake-ups, progress lock */
-	struct eng_wake wake;
+	struct engine_wake wake;
 } __rte_cache_aligned;
 
 struct rte_intr_handle;
 
 /* Port gate (gate.c): the EAL interrupt thread parked while memif ports
  * are probed and started, and while they are used last and closed. */
-struct eng_gate {
+struct engine_gate {
 	bool enabled;                /* a memif port: the gate exists */
 	bool registered;             /* callback registered with the EAL */
 	_Atomic bool hold;           /* the interrupt thread must stay */
 	_Atomic bool parked;         /* it is in the gate callback */
 	int efd;                     /* eventfd: the interrupt source */
 	struct rte_intr_handle *ih;  /* its EAL interrupt handle */
-	/* while the engine runs (eng_gate_run): the thread leaves the
+	/* while the engine runs (engine_gate_run): the thread leaves the
 	 * callback now and then, for as long as @c out keeps the lcores off
 	 * the ports */
 	_Atomic bool running;
@@ -286,7 +286,7 @@ struct uet_engine {
 	struct uet_config cfg;
 	struct uet_engine_hook_ops hook;
 	unsigned int nb_ports;
-	struct eng_port port[UET_CONFIG_MAX_PORTS];
+	struct engine_port port[UET_CONFIG_MAX_PORTS];
 	struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
 	unsigned int nb_lcores;
 	struct uet_engine_lcore *lc[UET_ENGINE_LCORES_MAX];
@@ -297,12 +297,12 @@ struct uet_engine {
 	uint64_t ns_mult;        /* ns = tsc * ns_mult >> 32 */
 	uet_engine_clock_fn clock; /* NULL: TSC (clock.c) */
 	void *clock_arg;
-	int tel_slot;            /* telemetry registry slot, -1 if none */
+	int telemetry_slot;            /* telemetry registry slot, -1 if none */
 	/* local delivery: 1 + the context serving each PIDonFEP, 0 unknown
 	 * (uet_engine_pid_context_set(), any thread; relaxed bytes) */
 	uint8_t pid_ctx[4096];
-	struct eng_gate gate;
-	struct eng_tss *tss;     /* [tss] enabled, else NULL */
+	struct engine_gate gate;
+	struct engine_tss *tss;     /* [tss] enabled, else NULL */
 };
 
 /*
@@ -311,7 +311,7 @@ struct uet_engine {
  * indirect call per loop iteration.
  */
 static inline uint64_t
-eng_now_ns(const struct uet_engine *e)
+engine_now_ns(const struct uet_engine *e)
 {
 	if (likely(e->clock == NULL))
 		return (uint64_t)(((unsigned __int128)rte_rdtsc() *
@@ -320,46 +320,46 @@ eng_now_ns(const struct uet_engine *e)
 }
 
 /* port.c */
-int eng_ports_setup(struct uet_engine *e);
-void eng_ports_close(struct uet_engine *e);
-int eng_port_socket(const struct uet_engine *e, unsigned int port);
+int engine_ports_setup(struct uet_engine *e);
+void engine_ports_close(struct uet_engine *e);
+int engine_port_socket(const struct uet_engine *e, unsigned int port);
 
 /* port_kernel.c: ports backed by a kernel interface */
 struct rte_eth_dev_info;
-struct eng_afp_geo {
+struct engine_afp_geo {
 	unsigned int framesz;  /* ring slot, bytes */
 	unsigned int blocksz;  /* ring block, bytes (page multiple) */
 	unsigned int framecnt; /* slots (whole blocks) */
 };
-bool eng_devargs_has_key(const char *devargs, const char *key);
-bool eng_afp_is(const char *devargs);
-unsigned int eng_afp_framesz_min(unsigned int mtu);
-unsigned int eng_afp_mbuf_room_min(unsigned int framesz);
-void eng_afp_geometry(unsigned int mtu, struct eng_afp_geo *g);
-int eng_afp_devargs(const char *devargs, unsigned int mtu, char *out,
+bool engine_devargs_has_key(const char *devargs, const char *key);
+bool engine_afp_is(const char *devargs);
+unsigned int engine_afp_framesz_min(unsigned int mtu);
+unsigned int engine_afp_mbuf_room_min(unsigned int framesz);
+void engine_afp_geometry(unsigned int mtu, struct engine_afp_geo *g);
+int engine_afp_devargs(const char *devargs, unsigned int mtu, char *out,
 		    size_t n);
-int eng_afp_check(unsigned int port, unsigned int mtu, unsigned int framesz,
+int engine_afp_check(unsigned int port, unsigned int mtu, unsigned int framesz,
 		  unsigned int blocksz, unsigned int mbuf_size, char *msg,
 		  size_t n);
-int eng_port_mtu(const struct uet_engine *e, unsigned int port,
+int engine_port_mtu(const struct uet_engine *e, unsigned int port,
 		 const struct rte_eth_dev_info *info);
 
 /* port_memif.c: net_memif buffers sized from the MTU; any MTU of the
  * [portN] mtu key's range */
 #define ENG_MEMIF_MTU_MAX 9216u
-bool eng_memif_is(const char *devargs);
-unsigned int eng_memif_bsize(unsigned int mtu);
-int eng_memif_devargs(const char *devargs, unsigned int mtu, char *out,
+bool engine_memif_is(const char *devargs);
+unsigned int engine_memif_bsize(unsigned int mtu);
+int engine_memif_devargs(const char *devargs, unsigned int mtu, char *out,
 		      size_t n);
-bool eng_afx_is(const struct rte_eth_dev_info *info);
-int eng_afx_pool(struct uet_engine *e, unsigned int port);
-bool eng_afx_pause(const struct eng_port *p, unsigned int *waited,
+bool engine_afx_is(const struct rte_eth_dev_info *info);
+int engine_afx_pool(struct uet_engine *e, unsigned int port);
+bool engine_afx_pause(const struct engine_port *p, unsigned int *waited,
 		   unsigned int *pause);
 
 /* gate.c */
-bool eng_gate_wanted(const struct uet_config *cfg);
-int eng_gate_open(struct uet_engine *e);
-void eng_gate_run(struct uet_engine *e);
+bool engine_gate_wanted(const struct uet_config *cfg);
+int engine_gate_open(struct uet_engine *e);
+void engine_gate_run(struct uet_engine *e);
 
 /*
  * An lcore's port bursts: entered only while the EAL interrupt thread is
@@ -368,9 +368,9 @@ void eng_gate_run(struct uet_engine *e);
  * style: each side publishes its flag, then reads the other's.
  */
 static inline bool
-eng_gate_ports_enter(struct uet_engine_lcore *lc)
+engine_gate_ports_enter(struct uet_engine_lcore *lc)
 {
-	const struct eng_gate *g = &lc->eng->gate;
+	const struct engine_gate *g = &lc->eng->gate;
 
 	if (likely(!g->enabled))
 		return true;
@@ -382,97 +382,97 @@ eng_gate_ports_enter(struct uet_engine_lcore *lc)
 }
 
 static inline void
-eng_gate_ports_leave(struct uet_engine_lcore *lc, bool entered)
+engine_gate_ports_leave(struct uet_engine_lcore *lc, bool entered)
 {
 	if (entered && lc->eng->gate.enabled)
 		atomic_store_explicit(&lc->in_ports, false,
 				      memory_order_release);
 }
-int eng_gate_hold(struct uet_engine *e);
-void eng_gate_close(struct uet_engine *e);
+int engine_gate_hold(struct uet_engine *e);
+void engine_gate_close(struct uet_engine *e);
 
 /* loop.c */
-int eng_lcore_main(void *arg);
-unsigned int eng_lcore_iterate(struct uet_engine_lcore *lc);
-void eng_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
+int engine_lcore_main(void *arg);
+unsigned int engine_lcore_iterate(struct uet_engine_lcore *lc);
+void engine_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 		struct rte_mbuf *m, uint64_t now);
 /* A frame decoded into lc->rx[lc->nb_rx].pkt, to the hook. */
-void eng_rx_deliver(struct uet_engine_lcore *lc, uint16_t port,
+void engine_rx_deliver(struct uet_engine_lcore *lc, uint16_t port,
 		    uint16_t queue, struct rte_mbuf *m);
 
 /* tss_path.c, tss_tx.c, tss_rx.c: [tss] on the RX/TX paths */
-int eng_tss_init(struct uet_engine *e);
-void eng_tss_fini(struct uet_engine *e);
-int eng_tss_lcore_init(struct uet_engine_lcore *lc);
-void eng_tss_lcore_fini(struct uet_engine_lcore *lc);
+int engine_tss_init(struct uet_engine *e);
+void engine_tss_fini(struct uet_engine *e);
+int engine_tss_lcore_init(struct uet_engine_lcore *lc);
+void engine_tss_lcore_fini(struct uet_engine_lcore *lc);
 /* Seal the staged frames of @p b from b->sealed on (one burst). */
-void eng_tss_tx_seal(struct uet_engine_lcore *lc, uint16_t port,
-		     struct eng_txbuf *b);
+void engine_tss_tx_seal(struct uet_engine_lcore *lc, uint16_t port,
+		     struct engine_txbuf *b);
 /* A frame whose PDS layer did not decode: true when it was a protected
  * frame, now queued for opening or dropped and counted. */
-bool eng_tss_rx_take(struct uet_engine_lcore *lc, uint16_t port,
+bool engine_tss_rx_take(struct uet_engine_lcore *lc, uint16_t port,
 		     uint16_t queue, struct rte_mbuf *m,
 		     const struct uet_wire_pkt *p);
 /* A clear frame: false when it belongs to a secure job or PDC (freed and
  * counted). */
-bool eng_tss_rx_clear_ok(struct uet_engine_lcore *lc, struct rte_mbuf *m,
+bool engine_tss_rx_clear_ok(struct uet_engine_lcore *lc, struct rte_mbuf *m,
 			 const struct uet_wire_pkt *p);
 /* Open the queued protected frames (one burst) and hand them on. */
-void eng_tss_rx_flush(struct uet_engine_lcore *lc);
-void eng_lcore_drain(struct uet_engine_lcore *lc);
+void engine_tss_rx_flush(struct uet_engine_lcore *lc);
+void engine_lcore_drain(struct uet_engine_lcore *lc);
 
 /* sleep.c (AUTO contexts that sleep when idle) */
-int eng_wake_init(struct uet_engine_lcore *lc);
-void eng_wake_fini(struct uet_engine_lcore *lc);
-void eng_wake_lock(struct uet_engine_lcore *lc);
-void eng_wake_unlock_awake(struct uet_engine_lcore *lc);
-void eng_lcore_sleep(struct uet_engine_lcore *lc);
-void eng_wake_kick(struct uet_engine_lcore *lc, bool force);
-bool eng_app_polls(const struct uet_engine_lcore *lc, uint64_t now);
-int eng_app_progress(struct uet_engine_lcore *lc, unsigned int max_iterations,
+int engine_wake_init(struct uet_engine_lcore *lc);
+void engine_wake_fini(struct uet_engine_lcore *lc);
+void engine_wake_lock(struct uet_engine_lcore *lc);
+void engine_wake_unlock_awake(struct uet_engine_lcore *lc);
+void engine_lcore_sleep(struct uet_engine_lcore *lc);
+void engine_wake_kick(struct uet_engine_lcore *lc, bool force);
+bool engine_app_polls(const struct uet_engine_lcore *lc, uint64_t now);
+int engine_app_progress(struct uet_engine_lcore *lc, unsigned int max_iterations,
 		     bool posted);
-uint64_t eng_lcore_deadline(const struct uet_engine_lcore *lc);
+uint64_t engine_lcore_deadline(const struct uet_engine_lcore *lc);
 /* does the port configuration ask for RX queue interrupts */
-bool eng_rx_intr_wanted(const struct uet_engine *e);
+bool engine_rx_intr_wanted(const struct uet_engine *e);
 
 /* capture.c (engine.capture) */
-int eng_capture_open(struct uet_engine_lcore *lc);
-void eng_capture_close(struct uet_engine_lcore *lc);
-void eng_capture_copy(struct uet_engine_lcore *lc, uint16_t port,
+int engine_capture_open(struct uet_engine_lcore *lc);
+void engine_capture_close(struct uet_engine_lcore *lc);
+void engine_capture_copy(struct uet_engine_lcore *lc, uint16_t port,
 		      uint16_t queue, struct rte_mbuf *const *m, uint16_t n,
 		      bool tx, struct rte_mbuf **out);
-void eng_capture_write(struct uet_engine_lcore *lc, struct rte_mbuf **c,
+void engine_capture_write(struct uet_engine_lcore *lc, struct rte_mbuf **c,
 		       uint16_t n_write, uint16_t n);
 
 /* local_delivery.c (frames to the engine's own addresses) */
-int eng_local_delivery_init(struct uet_engine_lcore *lc);
-void eng_local_delivery_fini(struct uet_engine_lcore *lc);
-void eng_local_delivery_drain(struct uet_engine_lcore *lc);
+int engine_local_delivery_init(struct uet_engine_lcore *lc);
+void engine_local_delivery_fini(struct uet_engine_lcore *lc);
+void engine_local_delivery_drain(struct uet_engine_lcore *lc);
 /* engine port whose address is @p dst (IPv@p ipver), else -1 */
-int eng_local_delivery_port(const struct uet_engine *e, unsigned int ipver,
+int engine_local_delivery_port(const struct uet_engine *e, unsigned int ipver,
 		     const uint8_t *dst);
 /* queue @p m (sent on port @p from, IP header at @p l3off) for the RX
  * path of port @p to; 0 (a full queue drops and counts it) */
-int eng_local_delivery_tx(struct uet_engine_lcore *lc, unsigned int from,
+int engine_local_delivery_tx(struct uet_engine_lcore *lc, unsigned int from,
 		   unsigned int to, struct rte_mbuf *m, unsigned int l3off,
 		   unsigned int ipver);
-uint16_t eng_local_delivery_rx(struct uet_engine_lcore *lc, uint16_t port,
+uint16_t engine_local_delivery_rx(struct uet_engine_lcore *lc, uint16_t port,
 			struct rte_mbuf **pkts);
-uint16_t eng_local_delivery_space(const struct uet_engine_lcore *lc,
+uint16_t engine_local_delivery_space(const struct uet_engine_lcore *lc,
 			   unsigned int port);
 static inline bool
-eng_local_delivery_pending(const struct uet_engine_lcore *lc)
+engine_local_delivery_pending(const struct uet_engine_lcore *lc)
 {
 	return __atomic_load_n(&lc->local_delivery_queued, __ATOMIC_RELAXED) != 0;
 }
 
 /* neigh.c */
-int eng_neigh_init(struct uet_engine_lcore *lc);
-void eng_neigh_fini(struct uet_engine_lcore *lc);
-/* Could @p m be ARP or ND (else eng_neigh_rx() would return 0)? IPv4
+int engine_neigh_init(struct uet_engine_lcore *lc);
+void engine_neigh_fini(struct uet_engine_lcore *lc);
+/* Could @p m be ARP or ND (else engine_neigh_rx() would return 0)? IPv4
  * frames, most of them, skip the call. */
 static inline bool
-eng_neigh_candidate(const struct rte_mbuf *m)
+engine_neigh_candidate(const struct rte_mbuf *m)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 
@@ -480,27 +480,27 @@ eng_neigh_candidate(const struct rte_mbuf *m)
 	       !(d[12] == 0x08 && d[13] == 0x00);
 }
 /* 1: consumed (ARP/ND), 0: not a neighbour frame */
-int eng_neigh_rx(struct uet_engine_lcore *lc, uint16_t port,
+int engine_neigh_rx(struct uet_engine_lcore *lc, uint16_t port,
 		 struct rte_mbuf *m);
-void eng_neigh_advance(struct uet_engine_lcore *lc, uint64_t now);
-int eng_neigh_static_all(struct uet_engine *e, unsigned int ipver,
+void engine_neigh_advance(struct uet_engine_lcore *lc, uint64_t now);
+int engine_neigh_static_all(struct uet_engine *e, unsigned int ipver,
 			 const uint8_t addr[16], const uint8_t mac[6]);
 
 /* fault.c */
-void eng_fault_init(struct uet_engine_lcore *lc);
-void eng_fault_apply(struct uet_engine_lcore *lc, unsigned int dir,
+void engine_fault_init(struct uet_engine_lcore *lc);
+void engine_fault_apply(struct uet_engine_lcore *lc, unsigned int dir,
 		     uint16_t port, uint16_t queue, struct rte_mbuf *m,
-		     uint64_t now, eng_sink_fn sink);
-void eng_fault_release(struct uet_engine_lcore *lc, unsigned int dir,
-		       uint64_t now, bool all, eng_sink_fn sink);
-void eng_fault_flush(struct uet_engine_lcore *lc);
+		     uint64_t now, engine_sink_fn sink);
+void engine_fault_release(struct uet_engine_lcore *lc, unsigned int dir,
+		       uint64_t now, bool all, engine_sink_fn sink);
+void engine_fault_flush(struct uet_engine_lcore *lc);
 
 /* telemetry.c */
-int eng_telemetry_register(struct uet_engine *e);
-void eng_telemetry_unregister(struct uet_engine *e);
+int engine_telemetry_register(struct uet_engine *e);
+void engine_telemetry_unregister(struct uet_engine *e);
 
 /* stats.c */
-void eng_lcore_stats_read(const struct uet_engine_lcore *lc,
+void engine_lcore_stats_read(const struct uet_engine_lcore *lc,
 			  struct uet_engine_lcore_stats *out);
 
 #endif /* UET_ENGINE_PRIVATE_H */

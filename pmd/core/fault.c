@@ -42,7 +42,7 @@ uet_engine_fault_name(unsigned int kind)
 }
 
 static bool
-roll(struct eng_fault_dir *fd, uint32_t ppm)
+roll(struct engine_fault_dir *fd, uint32_t ppm)
 {
 	if (ppm == 0)
 		return false;
@@ -50,7 +50,7 @@ roll(struct eng_fault_dir *fd, uint32_t ppm)
 }
 
 void
-eng_fault_init(struct uet_engine_lcore *lc)
+engine_fault_init(struct uet_engine_lcore *lc)
 {
 	const struct uet_config_fault *f = &lc->eng->cfg.fault;
 	bool any = false;
@@ -61,12 +61,12 @@ eng_fault_init(struct uet_engine_lcore *lc)
 				any |= f->ppm[d][c][k] != 0;
 	lc->fault_on = f->enabled && any;
 	/* [fault] from/until: relative to the engine's creation */
-	lc->fault_from = eng_now_ns(lc->eng) + f->from_ns;
+	lc->fault_from = engine_now_ns(lc->eng) + f->from_ns;
 	lc->fault_until = f->until_ns != 0 ?
 			  lc->fault_from - f->from_ns + f->until_ns :
 			  UINT64_MAX;
 	for (unsigned int d = 0; d < UET_CONFIG_FAULT_DIRS; d++) {
-		struct eng_fault_dir *fd = &lc->fault[d];
+		struct engine_fault_dir *fd = &lc->fault[d];
 		uint64_t stream = lc->idx * 2u + d;
 
 		memset(fd, 0, sizeof(*fd));
@@ -76,10 +76,10 @@ eng_fault_init(struct uet_engine_lcore *lc)
 }
 
 static bool
-hold_push(struct eng_fault_queue *q, struct rte_mbuf *m, uint16_t port,
+hold_push(struct engine_fault_queue *q, struct rte_mbuf *m, uint16_t port,
 	  uint16_t queue, uint64_t due_ns, uint64_t due_cnt)
 {
-	struct eng_fault_held *h;
+	struct engine_fault_held *h;
 
 	if (q->count >= ENG_FAULT_HOLD)
 		return false;
@@ -94,12 +94,12 @@ hold_push(struct eng_fault_queue *q, struct rte_mbuf *m, uint16_t port,
 }
 
 static void
-hold_release(struct uet_engine_lcore *lc, struct eng_fault_dir *fd,
-	     struct eng_fault_queue *q, uint64_t now, bool all,
-	     struct uet_engine_fault_stats *st, eng_sink_fn sink)
+hold_release(struct uet_engine_lcore *lc, struct engine_fault_dir *fd,
+	     struct engine_fault_queue *q, uint64_t now, bool all,
+	     struct uet_engine_fault_stats *st, engine_sink_fn sink)
 {
 	while (q->count > 0) {
-		struct eng_fault_held *h = &q->h[q->head];
+		struct engine_fault_held *h = &q->h[q->head];
 
 		if (!all && h->due_ns > now && h->due_cnt > fd->pkts)
 			break;
@@ -111,10 +111,10 @@ hold_release(struct uet_engine_lcore *lc, struct eng_fault_dir *fd,
 }
 
 void
-eng_fault_release(struct uet_engine_lcore *lc, unsigned int dir,
-		  uint64_t now, bool all, eng_sink_fn sink)
+engine_fault_release(struct uet_engine_lcore *lc, unsigned int dir,
+		  uint64_t now, bool all, engine_sink_fn sink)
 {
-	struct eng_fault_dir *fd = &lc->fault[dir];
+	struct engine_fault_dir *fd = &lc->fault[dir];
 	struct uet_engine_fault_stats *st = &lc->st.fault[dir];
 
 	hold_release(lc, fd, &fd->reorder, now, all, st, sink);
@@ -122,7 +122,7 @@ eng_fault_release(struct uet_engine_lcore *lc, unsigned int dir,
 }
 
 static void
-hold_free(struct eng_fault_queue *q, struct uet_engine_fault_stats *st)
+hold_free(struct engine_fault_queue *q, struct uet_engine_fault_stats *st)
 {
 	while (q->count > 0) {
 		rte_pktmbuf_free(q->h[q->head].m);
@@ -133,7 +133,7 @@ hold_free(struct eng_fault_queue *q, struct uet_engine_fault_stats *st)
 }
 
 void
-eng_fault_flush(struct uet_engine_lcore *lc)
+engine_fault_flush(struct uet_engine_lcore *lc)
 {
 	for (unsigned int d = 0; d < UET_CONFIG_FAULT_DIRS; d++) {
 		hold_free(&lc->fault[d].reorder, &lc->st.fault[d]);
@@ -149,7 +149,7 @@ eng_fault_flush(struct uet_engine_lcore *lc)
  * frames have no UDP length to tell, so they are not trimmed.
  */
 static bool
-frame_trim(struct uet_engine_lcore *lc, struct eng_fault_dir *fd,
+frame_trim(struct uet_engine_lcore *lc, struct engine_fault_dir *fd,
 	   struct rte_mbuf *m, struct uet_wire_outer *o, int hdr_len)
 {
 	uint8_t *data = rte_pktmbuf_mtod(m, uint8_t *);
@@ -173,7 +173,7 @@ frame_trim(struct uet_engine_lcore *lc, struct eng_fault_dir *fd,
 }
 
 static void
-frame_corrupt(struct eng_fault_dir *fd, struct rte_mbuf *m)
+frame_corrupt(struct engine_fault_dir *fd, struct rte_mbuf *m)
 {
 	uint8_t *data = rte_pktmbuf_mtod(m, uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(m);
@@ -186,7 +186,7 @@ frame_corrupt(struct eng_fault_dir *fd, struct rte_mbuf *m)
 }
 
 static void
-fault_mutate(struct uet_engine_lcore *lc, struct eng_fault_dir *fd,
+fault_mutate(struct uet_engine_lcore *lc, struct engine_fault_dir *fd,
 	     struct uet_engine_fault_stats *st, const uint32_t *ppm,
 	     struct rte_mbuf *m, struct uet_wire_outer *o, int hdr_len)
 {
@@ -213,7 +213,7 @@ fault_mutate(struct uet_engine_lcore *lc, struct eng_fault_dir *fd,
 }
 
 static bool
-fault_hold(struct uet_engine_lcore *lc, struct eng_fault_dir *fd,
+fault_hold(struct uet_engine_lcore *lc, struct engine_fault_dir *fd,
 	   struct uet_engine_fault_stats *st, const uint32_t *ppm,
 	   uint16_t port, uint16_t queue, struct rte_mbuf *m, uint64_t now)
 {
@@ -241,13 +241,13 @@ fault_hold(struct uet_engine_lcore *lc, struct eng_fault_dir *fd,
 }
 
 void
-eng_fault_apply(struct uet_engine_lcore *lc, unsigned int dir, uint16_t port,
+engine_fault_apply(struct uet_engine_lcore *lc, unsigned int dir, uint16_t port,
 		uint16_t queue, struct rte_mbuf *m, uint64_t now,
-		eng_sink_fn sink)
+		engine_sink_fn sink)
 {
-	struct eng_fault_dir *fd = &lc->fault[dir];
+	struct engine_fault_dir *fd = &lc->fault[dir];
 	struct uet_engine_fault_stats *st = &lc->st.fault[dir];
-	const struct eng_port *p = &lc->eng->port[port];
+	const struct engine_port *p = &lc->eng->port[port];
 	const uint32_t *ppm;
 	struct uet_wire_outer o;
 	unsigned int type;

@@ -96,7 +96,7 @@ gate_nap(void)
 }
 
 bool
-eng_gate_wanted(const struct uet_config *cfg)
+engine_gate_wanted(const struct uet_config *cfg)
 {
 	for (unsigned int i = 0; i < uet_config_nb_ports(cfg); i++)
 		if (strncmp(cfg->port[i].devargs, "net_memif", 9) == 0)
@@ -125,7 +125,7 @@ gate_link_down(const struct uet_engine *e)
 static bool
 gate_drain(struct uet_engine *e)
 {
-	struct eng_gate *g = &e->gate;
+	struct engine_gate *g = &e->gate;
 	uint64_t t0 = gate_now_ns();
 
 	unsigned int spins = 0;
@@ -154,10 +154,10 @@ gate_drain(struct uet_engine *e)
 static bool
 gate_step_out(struct uet_engine *e)
 {
-	struct eng_gate *g = &e->gate;
+	struct engine_gate *g = &e->gate;
 	uint64_t one = 1;
 
-	/* parked no more until back: eng_gate_hold() (the lcores about to
+	/* parked no more until back: engine_gate_hold() (the lcores about to
 	 * be freed) waits for it; then look at running again (Dekker) */
 	atomic_store_explicit(&g->parked, false, memory_order_seq_cst);
 	if (!atomic_load_explicit(&g->running, memory_order_seq_cst) ||
@@ -179,7 +179,7 @@ gate_step_out(struct uet_engine *e)
 static void
 gate_cb(void *arg)
 {
-	struct eng_gate *g = arg;
+	struct engine_gate *g = arg;
 	struct uet_engine *e = container_of(g, struct uet_engine, gate);
 	uint64_t v, since;
 
@@ -203,7 +203,7 @@ gate_cb(void *arg)
 
 /* Wait (bounded) until the callback is where @p parked says. */
 static int
-gate_wait(struct eng_gate *g, bool parked)
+gate_wait(struct engine_gate *g, bool parked)
 {
 	uint64_t t0 = gate_now_ns();
 
@@ -216,9 +216,9 @@ gate_wait(struct eng_gate *g, bool parked)
 }
 
 int
-eng_gate_open(struct uet_engine *e)
+engine_gate_open(struct uet_engine *e)
 {
-	struct eng_gate *g = &e->gate;
+	struct engine_gate *g = &e->gate;
 	int rc;
 
 	atomic_store(&g->hold, false);
@@ -239,24 +239,24 @@ eng_gate_open(struct uet_engine *e)
 		goto fail;
 	g->registered = true;
 	g->enabled = true;
-	rc = eng_gate_hold(e);
+	rc = engine_gate_hold(e);
 	if (rc < 0) {
 		ENG_LOG(ERR, "gate: the EAL interrupt thread did not answer");
-		eng_gate_close(e);
+		engine_gate_close(e);
 	}
 	return rc;
 
 fail:
 	ENG_LOG(ERR, "gate: interrupt source: %s", rte_strerror(-rc));
 	g->enabled = true;
-	eng_gate_close(e);
+	engine_gate_close(e);
 	return rc;
 }
 
 int
-eng_gate_hold(struct uet_engine *e)
+engine_gate_hold(struct uet_engine *e)
 {
-	struct eng_gate *g = &e->gate;
+	struct engine_gate *g = &e->gate;
 	uint64_t one = 1;
 
 	if (!g->enabled || !g->registered)
@@ -273,9 +273,9 @@ eng_gate_hold(struct uet_engine *e)
 /* The engine runs (its lcores exist): the thread stays parked and steps
  * out now and then. */
 void
-eng_gate_run(struct uet_engine *e)
+engine_gate_run(struct uet_engine *e)
 {
-	struct eng_gate *g = &e->gate;
+	struct engine_gate *g = &e->gate;
 
 	if (!g->enabled)
 		return;
@@ -284,7 +284,7 @@ eng_gate_run(struct uet_engine *e)
 
 /* Let the interrupt thread go for good. */
 static void
-gate_release(struct eng_gate *g)
+gate_release(struct engine_gate *g)
 {
 	atomic_store(&g->running, false);
 	atomic_store(&g->hold, false);
@@ -294,9 +294,9 @@ gate_release(struct eng_gate *g)
 }
 
 void
-eng_gate_close(struct uet_engine *e)
+engine_gate_close(struct uet_engine *e)
 {
-	struct eng_gate *g = &e->gate;
+	struct engine_gate *g = &e->gate;
 	uint64_t t0 = gate_now_ns();
 
 	if (!g->enabled)

@@ -47,7 +47,7 @@
 #include "engine_private.h"
 
 int
-eng_local_delivery_init(struct uet_engine_lcore *lc)
+engine_local_delivery_init(struct uet_engine_lcore *lc)
 {
 	const struct uet_engine *e = lc->eng;
 	ssize_t sz = rte_ring_get_memsize(ENG_HAIRPIN_RING);
@@ -64,7 +64,7 @@ eng_local_delivery_init(struct uet_engine_lcore *lc)
 		r = rte_zmalloc_socket("uet_local", (size_t)sz,
 				       RTE_CACHE_LINE_SIZE, socket);
 		if (r == NULL) {
-			eng_local_delivery_fini(lc);
+			engine_local_delivery_fini(lc);
 			return -ENOMEM;
 		}
 		/* not looked up by name: rte_ring_init() registers nothing */
@@ -72,7 +72,7 @@ eng_local_delivery_init(struct uet_engine_lcore *lc)
 		rc = rte_ring_init(r, name, ENG_HAIRPIN_RING, RING_F_SC_DEQ);
 		if (rc < 0) {
 			rte_free(r);
-			eng_local_delivery_fini(lc);
+			engine_local_delivery_fini(lc);
 			return rc;
 		}
 		lc->local_ring[p] = r;
@@ -81,7 +81,7 @@ eng_local_delivery_init(struct uet_engine_lcore *lc)
 }
 
 void
-eng_local_delivery_drain(struct uet_engine_lcore *lc)
+engine_local_delivery_drain(struct uet_engine_lcore *lc)
 {
 	struct rte_mbuf *m[32];
 	unsigned int n;
@@ -98,9 +98,9 @@ eng_local_delivery_drain(struct uet_engine_lcore *lc)
 }
 
 void
-eng_local_delivery_fini(struct uet_engine_lcore *lc)
+engine_local_delivery_fini(struct uet_engine_lcore *lc)
 {
-	eng_local_delivery_drain(lc);
+	engine_local_delivery_drain(lc);
 	for (unsigned int p = 0; p < UET_CONFIG_MAX_PORTS; p++) {
 		rte_free(lc->local_ring[p]);
 		lc->local_ring[p] = NULL;
@@ -108,11 +108,11 @@ eng_local_delivery_fini(struct uet_engine_lcore *lc)
 }
 
 int
-eng_local_delivery_port(const struct uet_engine *e, unsigned int ipver,
+engine_local_delivery_port(const struct uet_engine *e, unsigned int ipver,
 		 const uint8_t *dst)
 {
 	for (unsigned int p = 0; p < e->nb_ports; p++) {
-		const struct eng_port *ep = &e->port[p];
+		const struct engine_port *ep = &e->port[p];
 
 		if (ipver == 4 ? ep->has_ipv4 && memcmp(dst, ep->ipv4, 4) == 0 :
 				 ep->has_ipv6 && memcmp(dst, ep->ipv6, 16) == 0)
@@ -217,13 +217,13 @@ local_delivery_wake(struct uet_engine_lcore *lc, struct uet_engine_lcore *t)
 		return;
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&t->wake.w.sleeping, __ATOMIC_RELAXED) != 0) {
-		eng_wake_kick(t, false);
+		engine_wake_kick(t, false);
 		ENG_INC(lc->st.local_delivery_wake);
 	}
 }
 
 int
-eng_local_delivery_tx(struct uet_engine_lcore *lc, unsigned int from,
+engine_local_delivery_tx(struct uet_engine_lcore *lc, unsigned int from,
 	       unsigned int to, struct rte_mbuf *m, unsigned int l3off,
 	       unsigned int ipver)
 {
@@ -237,11 +237,11 @@ eng_local_delivery_tx(struct uet_engine_lcore *lc, unsigned int from,
 	if (lc->eng->nb_lcores > 1)
 		t = local_delivery_steer(lc, to, m);
 	if (unlikely(lc->cap != NULL))
-		eng_capture_copy(lc, (uint16_t)from, lc->tx[from].queue, &m, 1,
+		engine_capture_copy(lc, (uint16_t)from, lc->tx[from].queue, &m, 1,
 				 true, &c);
 	rc = rte_ring_mp_enqueue(t->local_ring[to], m);
 	if (unlikely(lc->cap != NULL))
-		eng_capture_write(lc, &c, rc == 0 ? 1 : 0, 1);
+		engine_capture_write(lc, &c, rc == 0 ? 1 : 0, 1);
 	if (unlikely(rc != 0)) {
 		/* a loss for the PDS: it retransmits (or the peer asks
 		 * again, for an ACK) */
@@ -271,7 +271,7 @@ uet_engine_pid_context_set(struct uet_engine *e, uint16_t pid,
 }
 
 uint16_t
-eng_local_delivery_rx(struct uet_engine_lcore *lc, uint16_t port,
+engine_local_delivery_rx(struct uet_engine_lcore *lc, uint16_t port,
 	       struct rte_mbuf **pkts)
 {
 	unsigned int n;
@@ -288,7 +288,7 @@ eng_local_delivery_rx(struct uet_engine_lcore *lc, uint16_t port,
 }
 
 uint16_t
-eng_local_delivery_space(const struct uet_engine_lcore *lc, unsigned int port)
+engine_local_delivery_space(const struct uet_engine_lcore *lc, unsigned int port)
 {
 	unsigned int n;
 

@@ -68,7 +68,7 @@ rx_drop(struct uet_engine_lcore *lc, const struct uet_wire_pkt *p,
  * Returns true when the frame may go on.
  */
 static bool
-rx_csum_ok(struct uet_engine_lcore *lc, const struct eng_port *p,
+rx_csum_ok(struct uet_engine_lcore *lc, const struct engine_port *p,
 	   const struct rte_mbuf *m, const struct uet_wire_outer *o)
 {
 	const uint8_t *l4, *l3;
@@ -115,7 +115,7 @@ rx_csum_ok(struct uet_engine_lcore *lc, const struct eng_port *p,
  * Returns true when the frame goes to the hook.
  */
 static bool
-rx_classify(struct uet_engine_lcore *lc, const struct eng_port *p,
+rx_classify(struct uet_engine_lcore *lc, const struct engine_port *p,
 	    uint16_t queue, struct rte_mbuf *m, struct uet_wire_pkt *pkt, int rc)
 {
 	/* outer headers usable from the PDS layer on */
@@ -128,14 +128,14 @@ rx_classify(struct uet_engine_lcore *lc, const struct eng_port *p,
 	}
 	if (rc < 0) {
 		if (!(lc->tss != NULL &&
-		      eng_tss_rx_take(lc, (uint16_t)(p - lc->eng->port),
+		      engine_tss_rx_take(lc, (uint16_t)(p - lc->eng->port),
 				      queue, m, pkt)))
 			rx_drop(lc, pkt, m);
 		return false;
 	}
 	/* a frame from this engine itself (local_delivery.c) never was on a wire */
 	if (lc->tss != NULL && !lc->rx_local &&
-	    !eng_tss_rx_clear_ok(lc, m, pkt))
+	    !engine_tss_rx_clear_ok(lc, m, pkt))
 		return false;
 	if (pkt->outer.trimmed)
 		ENG_INC(lc->st.rx_trimmed);
@@ -143,11 +143,11 @@ rx_classify(struct uet_engine_lcore *lc, const struct eng_port *p,
 }
 
 void
-eng_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
+engine_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 	   struct rte_mbuf *m, uint64_t now)
 {
 	struct uet_engine_rx *r = &lc->rx[lc->nb_rx];
-	const struct eng_port *p = &lc->eng->port[port];
+	const struct engine_port *p = &lc->eng->port[port];
 	int rc;
 
 	(void)now;
@@ -157,17 +157,17 @@ eng_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 		rx_drop(lc, &r->pkt, m);
 		return;
 	}
-	if (unlikely(eng_neigh_candidate(m)) && eng_neigh_rx(lc, port, m) != 0)
+	if (unlikely(engine_neigh_candidate(m)) && engine_neigh_rx(lc, port, m) != 0)
 		return;
 	rc = uet_wire_pkt_parse_pds(rte_pktmbuf_mtod(m, const uint8_t *),
 			       rte_pktmbuf_data_len(m), &p->opts, &r->pkt);
 	if (!rx_classify(lc, p, queue, m, &r->pkt, rc))
 		return;
-	eng_rx_deliver(lc, port, queue, m);
+	engine_rx_deliver(lc, port, queue, m);
 }
 
 void
-eng_rx_deliver(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
+engine_rx_deliver(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 	       struct rte_mbuf *m)
 {
 	struct uet_engine_rx *r = &lc->rx[lc->nb_rx];
@@ -190,8 +190,8 @@ rx_frames(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 	if (unlikely(lc->cap != NULL)) {
 		struct rte_mbuf *c[UET_ENGINE_BURST_MAX];
 
-		eng_capture_copy(lc, port, queue, pkts, n, false, c);
-		eng_capture_write(lc, c, n, n);
+		engine_capture_copy(lc, port, queue, pkts, n, false, c);
+		engine_capture_write(lc, c, n, n);
 	}
 	lc->iter_rx += n;
 	for (uint16_t j = 0; j < n && j < ENG_RX_PREFETCH; j++)
@@ -201,10 +201,10 @@ rx_frames(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 			rte_prefetch0(rte_pktmbuf_mtod(
 				pkts[j + ENG_RX_PREFETCH], void *));
 		if (lc->fault_on)
-			eng_fault_apply(lc, UET_CONFIG_FAULT_RX, port, queue,
-					pkts[j], now, eng_rx_one);
+			engine_fault_apply(lc, UET_CONFIG_FAULT_RX, port, queue,
+					pkts[j], now, engine_rx_one);
 		else
-			eng_rx_one(lc, port, queue, pkts[j], now);
+			engine_rx_one(lc, port, queue, pkts[j], now);
 	}
 }
 
@@ -216,10 +216,10 @@ rx_local(struct uet_engine_lcore *lc, uint64_t now)
 {
 	struct rte_mbuf *pkts[UET_ENGINE_BURST_MAX];
 
-	if (likely(!eng_local_delivery_pending(lc)))
+	if (likely(!engine_local_delivery_pending(lc)))
 		return;
 	for (uint16_t p = 0; p < lc->eng->nb_ports; p++) {
-		uint16_t n = eng_local_delivery_rx(lc, p, pkts);
+		uint16_t n = engine_local_delivery_rx(lc, p, pkts);
 
 		if (n == 0)
 			continue;
@@ -235,11 +235,11 @@ rx_poll(struct uet_engine_lcore *lc, uint64_t now, bool ports)
 	struct rte_mbuf *pkts[UET_ENGINE_BURST_MAX];
 
 	if (lc->fault_on)
-		eng_fault_release(lc, UET_CONFIG_FAULT_RX, now, false,
-				  eng_rx_one);
+		engine_fault_release(lc, UET_CONFIG_FAULT_RX, now, false,
+				  engine_rx_one);
 	for (uint16_t i = 0; ports && i < lc->nb_rxq; i++) {
-		const struct eng_rxq *q = &lc->rxq[i];
-		uint16_t n = eng_port_rx_burst(&lc->eng->port[q->port],
+		const struct engine_rxq *q = &lc->rxq[i];
+		uint16_t n = engine_port_rx_burst(&lc->eng->port[q->port],
 					       q->queue, pkts, lc->burst);
 		uint64_t bytes = 0;
 
@@ -253,7 +253,7 @@ rx_poll(struct uet_engine_lcore *lc, uint64_t now, bool ports)
 	}
 	rx_local(lc, now);
 	if (lc->tss != NULL)
-		eng_tss_rx_flush(lc);
+		engine_tss_rx_flush(lc);
 	hook_rx_flush(lc);
 }
 
@@ -308,9 +308,9 @@ tx_burst_captured(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 	uint16_t sent;
 
 	n = RTE_MIN(n, (uint16_t)RTE_DIM(c));
-	eng_capture_copy(lc, port, queue, m, n, true, c);
-	sent = eng_port_tx_burst(&lc->eng->port[port], queue, m, n);
-	eng_capture_write(lc, c, sent, n);
+	engine_capture_copy(lc, port, queue, m, n, true, c);
+	sent = engine_port_tx_burst(&lc->eng->port[port], queue, m, n);
+	engine_capture_write(lc, c, sent, n);
 	return sent;
 }
 
@@ -328,7 +328,7 @@ tx_burst(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 	if (unlikely(lc->cap != NULL))
 		sent = tx_burst_captured(lc, port, queue, m, n);
 	else
-		sent = eng_port_tx_burst(&lc->eng->port[port], queue, m, n);
+		sent = engine_port_tx_burst(&lc->eng->port[port], queue, m, n);
 	for (uint16_t i = 0; i < sent; i++)
 		bytes += rte_pktmbuf_pkt_len(m[i]);
 	ENG_ADD(lc->st.tx_pkts, sent);
@@ -345,7 +345,7 @@ tx_burst(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
  * RTO; UUD datagrams sent before the link came up are not lost either.
  */
 static void
-tx_flush_port(struct uet_engine_lcore *lc, struct eng_txbuf *b, uint16_t p)
+tx_flush_port(struct uet_engine_lcore *lc, struct engine_txbuf *b, uint16_t p)
 {
 	uint16_t sent = tx_burst(lc, p, b->queue, b->m, b->n);
 
@@ -384,15 +384,15 @@ tx_flush(struct uet_engine_lcore *lc, uint64_t now)
 
 	if (lc->fault_on) {
 		lc->txo_port = UINT16_MAX;
-		eng_fault_release(lc, UET_CONFIG_FAULT_TX, now, false,
+		engine_fault_release(lc, UET_CONFIG_FAULT_TX, now, false,
 				  tx_sink);
 	}
 	for (uint16_t p = 0; p < e->nb_ports; p++) {
-		struct eng_txbuf *b = &lc->tx[p];
+		struct engine_txbuf *b = &lc->tx[p];
 
 		/* before the faults: they act on the wire */
 		if (lc->tss != NULL)
-			eng_tss_tx_seal(lc, p, b);
+			engine_tss_tx_seal(lc, p, b);
 		if (!lc->fault_on) {
 			tx_flush_port(lc, b, p);
 			continue;
@@ -401,7 +401,7 @@ tx_flush(struct uet_engine_lcore *lc, uint64_t now)
 		lc->nb_txo = 0;
 		tx_take_released(lc);
 		for (uint16_t i = 0; i < b->n; i++)
-			eng_fault_apply(lc, UET_CONFIG_FAULT_TX, p, b->queue,
+			engine_fault_apply(lc, UET_CONFIG_FAULT_TX, p, b->queue,
 					b->m[i], now, tx_sink);
 		b->n = 0;
 		b->sealed = 0;
@@ -411,13 +411,13 @@ tx_flush(struct uet_engine_lcore *lc, uint64_t now)
 }
 
 unsigned int
-eng_lcore_iterate(struct uet_engine_lcore *lc)
+engine_lcore_iterate(struct uet_engine_lcore *lc)
 {
 	const struct uet_engine *e = lc->eng;
-	uint64_t now = eng_now_ns(e);
+	uint64_t now = engine_now_ns(e);
 	/* not while the port gate lets the interrupt thread out (gate.c):
 	 * TX stays staged */
-	bool ports = eng_gate_ports_enter(lc);
+	bool ports = engine_gate_ports_enter(lc);
 	unsigned int work;
 
 	lc->now = now;
@@ -426,10 +426,10 @@ eng_lcore_iterate(struct uet_engine_lcore *lc)
 	rx_poll(lc, now, ports);
 	e->hook.advance(lc->hook_priv, lc, now);
 	work = e->hook.tx_ready(lc->hook_priv, lc, now);
-	eng_neigh_advance(lc, now);
+	engine_neigh_advance(lc, now);
 	if (ports)
 		tx_flush(lc, now);
-	eng_gate_ports_leave(lc, ports);
+	engine_gate_ports_leave(lc, ports);
 	work += lc->iter_rx + lc->iter_tx;
 	ENG_INC(lc->st.iterations);
 	if (work != 0)
@@ -460,7 +460,7 @@ idle_backoff_init(void)
 }
 
 int
-eng_lcore_main(void *arg)
+engine_lcore_main(void *arg)
 {
 	struct uet_engine_lcore *lc = arg;
 	struct uet_engine *e = lc->eng;
@@ -470,32 +470,32 @@ eng_lcore_main(void *arg)
 
 	if (sleeps)
 		idle_backoff_init();
-	eng_wake_lock(lc);
-	last_work = eng_now_ns(e);
+	engine_wake_lock(lc);
+	last_work = engine_now_ns(e);
 	while (!atomic_load_explicit(&e->stop, memory_order_acquire)) {
-		if (eng_lcore_iterate(lc) != 0) {
+		if (engine_lcore_iterate(lc) != 0) {
 			last_work = lc->now;
 			continue;
 		}
 		/* an application thread that polls takes the loop over as
 		 * soon as the lcore sleeps: no idle_spin beside it */
 		if (!sleeps || (lc->now - last_work < spin &&
-				!eng_app_polls(lc, lc->now))) {
+				!engine_app_polls(lc, lc->now))) {
 			rte_pause();
 			continue;
 		}
-		eng_lcore_sleep(lc);
-		last_work = eng_now_ns(e);
+		engine_lcore_sleep(lc);
+		last_work = engine_now_ns(e);
 	}
-	eng_wake_unlock_awake(lc);
+	engine_wake_unlock_awake(lc);
 	return 0;
 }
 
 void
-eng_lcore_drain(struct uet_engine_lcore *lc)
+engine_lcore_drain(struct uet_engine_lcore *lc)
 {
 	for (unsigned int p = 0; p < UET_CONFIG_MAX_PORTS; p++) {
-		struct eng_txbuf *b = &lc->tx[p];
+		struct engine_txbuf *b = &lc->tx[p];
 
 		for (uint16_t i = 0; i < b->n; i++)
 			rte_pktmbuf_free(b->m[i]);
@@ -505,8 +505,8 @@ eng_lcore_drain(struct uet_engine_lcore *lc)
 	for (uint16_t i = 0; i < lc->nb_rel; i++)
 		rte_pktmbuf_free(lc->rel[i].m);
 	lc->nb_rel = 0;
-	eng_fault_flush(lc);
-	eng_local_delivery_drain(lc);
+	engine_fault_flush(lc);
+	engine_local_delivery_drain(lc);
 }
 
 /* ------------------------------------------------------------------ */
@@ -518,7 +518,7 @@ uet_engine_outer_prepare(const struct uet_engine_lcore *lc, unsigned int port,
 			 unsigned int ip_version, const uint8_t dst_fa[16],
 			 struct uet_wire_outer *o)
 {
-	const struct eng_port *p;
+	const struct engine_port *p;
 
 	if (port >= lc->eng->nb_ports || (ip_version != 4 && ip_version != 6))
 		return -EINVAL;
@@ -580,14 +580,14 @@ uet_engine_tx_space(const struct uet_engine_lcore *lc, unsigned int port)
 	n = (uint16_t)(ENG_TX_STAGE - lc->tx[port].n);
 	/* frames to our own address use the local queue instead: a
 	 * builder that cannot tell them apart gets the smaller room */
-	return RTE_MIN(n, eng_local_delivery_space(lc, port));
+	return RTE_MIN(n, engine_local_delivery_space(lc, port));
 }
 
 int
 uet_engine_tx(struct uet_engine_lcore *lc, unsigned int port,
 	      struct rte_mbuf *m)
 {
-	struct eng_txbuf *b;
+	struct engine_txbuf *b;
 
 	if (unlikely(port >= lc->eng->nb_ports || !lc->tx[port].has_queue)) {
 		ENG_INC(lc->st.tx_no_queue);

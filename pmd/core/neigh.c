@@ -43,7 +43,7 @@
 #define NA_F_OVERRIDE 0x20
 #define IPPROTO_ICMP6 58
 
-_Static_assert(sizeof(struct eng_neigh_upd) == 24, "update element size");
+_Static_assert(sizeof(struct engine_neigh_upd) == 24, "update element size");
 
 static inline uint16_t
 rd16(const uint8_t *p)
@@ -77,15 +77,15 @@ addr_eq(unsigned int ipver, const uint8_t *a, const uint8_t *b)
 	return memcmp(a, b, ipver == 4 ? 4 : 16) == 0;
 }
 
-static struct eng_neigh *
+static struct engine_neigh *
 neigh_find(struct uet_engine_lcore *lc, unsigned int ipver,
 	   const uint8_t *addr, bool create)
 {
 	unsigned int b = bucket_of(ipver, addr);
-	struct eng_neigh *free_e = NULL;
+	struct engine_neigh *free_e = NULL;
 
 	for (unsigned int i = 0; i < ENG_BUCKET; i++) {
-		struct eng_neigh *n = &lc->neigh[b + i];
+		struct engine_neigh *n = &lc->neigh[b + i];
 
 		if (n->state == ENG_NEIGH_FREE) {
 			if (free_e == NULL)
@@ -105,7 +105,7 @@ neigh_find(struct uet_engine_lcore *lc, unsigned int ipver,
 }
 
 static void
-neigh_release(struct uet_engine_lcore *lc, struct eng_neigh *n)
+neigh_release(struct uet_engine_lcore *lc, struct engine_neigh *n)
 {
 	if (n->state == ENG_NEIGH_PENDING)
 		lc->neigh_pending--;
@@ -134,7 +134,7 @@ static void
 neigh_set(struct uet_engine_lcore *lc, unsigned int ipver,
 	  const uint8_t *addr, const uint8_t *mac, bool is_static)
 {
-	struct eng_neigh *n = neigh_find(lc, ipver, addr, true);
+	struct engine_neigh *n = neigh_find(lc, ipver, addr, true);
 
 	if (n == NULL) {
 		ENG_INC(lc->st.neigh_full);
@@ -159,7 +159,7 @@ static void
 neigh_learn(struct uet_engine_lcore *lc, unsigned int ipver,
 	    const uint8_t *addr, const uint8_t *mac)
 {
-	struct eng_neigh_upd u = { .ipver = (uint8_t)ipver };
+	struct engine_neigh_upd u = { .ipver = (uint8_t)ipver };
 	const struct uet_engine *e = lc->eng;
 
 	if (mac[0] & 1)
@@ -198,7 +198,7 @@ arp_request(struct uet_engine_lcore *lc, unsigned int port,
 {
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	static const uint8_t zero[6];
-	const struct eng_port *p = &lc->eng->port[port];
+	const struct engine_port *p = &lc->eng->port[port];
 	struct rte_mbuf *m = uet_engine_mbuf_alloc(lc, port);
 	uint8_t *d;
 
@@ -221,7 +221,7 @@ free_m:
 static void
 arp_rx(struct uet_engine_lcore *lc, uint16_t port, struct rte_mbuf *m)
 {
-	const struct eng_port *p = &lc->eng->port[port];
+	const struct engine_port *p = &lc->eng->port[port];
 	uint8_t *a = rte_pktmbuf_mtod_offset(m, uint8_t *, UET_ETH_HLEN);
 	uint8_t sha[6], spa[4];
 
@@ -262,7 +262,7 @@ static struct rte_mbuf *
 nd_build(struct uet_engine_lcore *lc, unsigned int port, uint8_t type,
 	 uint8_t flags, const uint8_t *dst_ip, const uint8_t *target)
 {
-	const struct eng_port *p = &lc->eng->port[port];
+	const struct engine_port *p = &lc->eng->port[port];
 	struct rte_mbuf *m = uet_engine_mbuf_alloc(lc, port);
 	struct rte_ipv6_hdr *ip;
 	uint8_t *d, *icmp;
@@ -356,7 +356,7 @@ nd_advertise(struct uet_engine_lcore *lc, uint16_t port, const uint8_t *src,
 static void
 nd_rx(struct uet_engine_lcore *lc, uint16_t port, struct rte_mbuf *m)
 {
-	const struct eng_port *p = &lc->eng->port[port];
+	const struct engine_port *p = &lc->eng->port[port];
 	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
 	const struct rte_ipv6_hdr *ip =
 		(const struct rte_ipv6_hdr *)(d + UET_ETH_HLEN);
@@ -392,7 +392,7 @@ free_m:
 }
 
 int
-eng_neigh_rx(struct uet_engine_lcore *lc, uint16_t port, struct rte_mbuf *m)
+engine_neigh_rx(struct uet_engine_lcore *lc, uint16_t port, struct rte_mbuf *m)
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(m);
@@ -421,7 +421,7 @@ eng_neigh_rx(struct uet_engine_lcore *lc, uint16_t port, struct rte_mbuf *m)
 /* ------------------------------------------------------------------ */
 
 static void
-neigh_probe(struct uet_engine_lcore *lc, struct eng_neigh *n, uint64_t now)
+neigh_probe(struct uet_engine_lcore *lc, struct engine_neigh *n, uint64_t now)
 {
 	if (n->ipver == 4)
 		(void)arp_request(lc, n->probe_port, n->addr);
@@ -438,7 +438,7 @@ uet_engine_tx_ip(struct uet_engine_lcore *lc, unsigned int port,
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(m);
 	unsigned int ipver, off = UET_ETH_HLEN;
-	struct eng_neigh *n;
+	struct engine_neigh *n;
 	uint16_t et;
 	int hp;
 
@@ -457,10 +457,10 @@ uet_engine_tx_ip(struct uet_engine_lcore *lc, unsigned int port,
 		return -EINVAL;
 	}
 	/* one of our own addresses: delivered locally, no neighbour */
-	hp = eng_local_delivery_port(lc->eng, ipver,
+	hp = engine_local_delivery_port(lc->eng, ipver,
 			      d + off + (ipver == 4 ? 16 : 24));
 	if (unlikely(hp >= 0))
-		return eng_local_delivery_tx(lc, port, (unsigned int)hp, m, off,
+		return engine_local_delivery_tx(lc, port, (unsigned int)hp, m, off,
 				      ipver);
 	/* a run of frames to one neighbour: skip the hash (the entry may
 	 * have changed since: state and address are checked) */
@@ -504,9 +504,9 @@ uet_engine_tx_ip(struct uet_engine_lcore *lc, unsigned int port,
 }
 
 void
-eng_neigh_advance(struct uet_engine_lcore *lc, uint64_t now)
+engine_neigh_advance(struct uet_engine_lcore *lc, uint64_t now)
 {
-	struct eng_neigh_upd u[16];
+	struct engine_neigh_upd u[16];
 	unsigned int n;
 
 	n = rte_ring_sc_dequeue_burst_elem(lc->neigh_upd, u, sizeof(u[0]),
@@ -519,7 +519,7 @@ eng_neigh_advance(struct uet_engine_lcore *lc, uint64_t now)
 	if (lc->neigh_pending == 0)
 		return;
 	for (unsigned int i = 0; i < ENG_NEIGH_SWEEP; i++) {
-		struct eng_neigh *e = &lc->neigh[lc->neigh_sweep];
+		struct engine_neigh *e = &lc->neigh[lc->neigh_sweep];
 
 		lc->neigh_sweep = (lc->neigh_sweep + 1) %
 				  UET_ENGINE_NEIGH_SIZE;
@@ -533,19 +533,19 @@ eng_neigh_advance(struct uet_engine_lcore *lc, uint64_t now)
 }
 
 int
-eng_neigh_init(struct uet_engine_lcore *lc)
+engine_neigh_init(struct uet_engine_lcore *lc)
 {
 	char name[RTE_RING_NAMESIZE];
 
 	snprintf(name, sizeof(name), "uetnu_%s_%u", lc->eng->name, lc->idx);
-	lc->neigh_upd = rte_ring_create_elem(name, sizeof(struct eng_neigh_upd),
+	lc->neigh_upd = rte_ring_create_elem(name, sizeof(struct engine_neigh_upd),
 					     ENG_NEIGH_UPD_RING, SOCKET_ID_ANY,
 					     RING_F_SC_DEQ);
 	return lc->neigh_upd != NULL ? 0 : -rte_errno;
 }
 
 void
-eng_neigh_fini(struct uet_engine_lcore *lc)
+engine_neigh_fini(struct uet_engine_lcore *lc)
 {
 	for (unsigned int i = 0; i < UET_ENGINE_NEIGH_SIZE; i++)
 		if (lc->neigh[i].state != ENG_NEIGH_FREE)
@@ -555,7 +555,7 @@ eng_neigh_fini(struct uet_engine_lcore *lc)
 }
 
 int
-eng_neigh_static_all(struct uet_engine *e, unsigned int ipver,
+engine_neigh_static_all(struct uet_engine *e, unsigned int ipver,
 		     const uint8_t addr[16], const uint8_t mac[6])
 {
 	if (ipver != 4 && ipver != 6)
@@ -569,7 +569,7 @@ int
 uet_engine_neigh_add(struct uet_engine *e, unsigned int ip_version,
 		     const uint8_t addr[16], const uint8_t mac[6])
 {
-	struct eng_neigh_upd u = { .ipver = (uint8_t)ip_version,
+	struct engine_neigh_upd u = { .ipver = (uint8_t)ip_version,
 				   .is_static = 1 };
 
 	if (e == NULL || (ip_version != 4 && ip_version != 6))
@@ -590,7 +590,7 @@ uet_engine_neigh_lookup(struct uet_engine *e, unsigned int lcore_idx,
 			unsigned int ip_version, const uint8_t addr[16],
 			uint8_t mac[6])
 {
-	const struct eng_neigh *n;
+	const struct engine_neigh *n;
 
 	if (e == NULL || lcore_idx >= e->nb_lcores ||
 	    (ip_version != 4 && ip_version != 6))

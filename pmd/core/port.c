@@ -50,7 +50,7 @@ devname_of(const char *devargs, char *name, size_t n)
  * memif's interrupt sources under that thread: a SIGSEGV at exit).
  */
 static void
-port_warn_memif_found(const struct eng_port *p)
+port_warn_memif_found(const struct engine_port *p)
 {
 	struct rte_eth_dev_info info;
 
@@ -65,7 +65,7 @@ port_warn_memif_found(const struct eng_port *p)
 
 /* Find or probe the ethdev of @p devargs. */
 static int
-port_find(struct eng_port *p, const struct uet_config_port *c)
+port_find(struct engine_port *p, const struct uet_config_port *c)
 {
 	char name[RTE_ETH_NAME_MAX_LEN];
 	char afp[UET_CONFIG_STR_LEN + 64], devargs[UET_CONFIG_STR_LEN + 80];
@@ -80,9 +80,9 @@ port_find(struct eng_port *p, const struct uet_config_port *c)
 	}
 	/* net_af_packet: ring frames that hold the configured MTU;
 	 * net_memif: buffers that do */
-	rc = eng_afp_devargs(c->devargs, c->mtu, afp, sizeof(afp));
+	rc = engine_afp_devargs(c->devargs, c->mtu, afp, sizeof(afp));
 	if (rc == 0)
-		rc = eng_memif_devargs(afp, c->mtu, devargs, sizeof(devargs));
+		rc = engine_memif_devargs(afp, c->mtu, devargs, sizeof(devargs));
 	if (rc < 0)
 		return rc;
 	rc = rte_dev_probe(devargs);
@@ -103,7 +103,7 @@ port_find(struct eng_port *p, const struct uet_config_port *c)
 
 /* Socket of a port; SOCKET_ID_ANY (vdevs) -> socket of the serving CPU. */
 int
-eng_port_socket(const struct uet_engine *e, unsigned int port)
+engine_port_socket(const struct uet_engine *e, unsigned int port)
 {
 	int s = e->port[port].ring_rx != NULL ? SOCKET_ID_ANY :
 		rte_eth_dev_socket_id(e->port[port].port_id);
@@ -204,7 +204,7 @@ pool_get(struct uet_engine *e, int socket)
  * none.
  */
 static void
-port_csum_offloads(struct eng_port *p, const struct uet_config_port *c,
+port_csum_offloads(struct engine_port *p, const struct uet_config_port *c,
 		   const struct rte_eth_dev_info *info,
 		   struct rte_eth_conf *conf)
 {
@@ -222,7 +222,7 @@ port_csum_offloads(struct eng_port *p, const struct uet_config_port *c,
 }
 
 static int
-port_configure(struct uet_engine *e, struct eng_port *p,
+port_configure(struct uet_engine *e, struct engine_port *p,
 	       const struct uet_config_port *c)
 {
 	struct rte_eth_conf conf;
@@ -266,7 +266,7 @@ port_configure(struct uet_engine *e, struct eng_port *p,
 	/* RX interrupts wake sleeping AUTO lcores (sleep.c); drivers
 	 * without them ignore the request, one that refuses it is
 	 * configured again without */
-	conf.intr_conf.rxq = eng_rx_intr_wanted(e) ? 1 : 0;
+	conf.intr_conf.rxq = engine_rx_intr_wanted(e) ? 1 : 0;
 	rc = rte_eth_dev_configure(p->port_id, p->nb_rxq, p->nb_txq, &conf);
 	if (rc < 0 && conf.intr_conf.rxq) {
 		ENG_LOG(INFO, "%s: no RX interrupts (%s): polled when idle",
@@ -277,13 +277,13 @@ port_configure(struct uet_engine *e, struct eng_port *p,
 	}
 	if (rc < 0)
 		return rc;
-	rc = eng_port_mtu(e, (unsigned int)(p - e->port), &info);
+	rc = engine_port_mtu(e, (unsigned int)(p - e->port), &info);
 	if (rc < 0)
 		return rc;
-	p->socket = eng_port_socket(e, (unsigned int)(p - e->port));
-	if (eng_afx_is(&info)) {
+	p->socket = engine_port_socket(e, (unsigned int)(p - e->port));
+	if (engine_afx_is(&info)) {
 		/* its UMEM is the pool's memory (port_kernel.c) */
-		rc = eng_afx_pool(e, (unsigned int)(p - e->port));
+		rc = engine_afx_pool(e, (unsigned int)(p - e->port));
 		if (rc < 0)
 			return rc;
 	} else {
@@ -301,7 +301,7 @@ port_configure(struct uet_engine *e, struct eng_port *p,
 					    (unsigned int)p->socket, NULL,
 					    p->pool);
 		/* net_af_xdp's EINVAL: most likely its AF_XDP socket's
-		 * bind() found the queue busy (eng_afx_pause()) */
+		 * bind() found the queue busy (engine_afx_pause()) */
 		if (rc < 0 && p->own_pool)
 			return -EBUSY;
 		if (rc < 0)
@@ -316,7 +316,7 @@ port_configure(struct uet_engine *e, struct eng_port *p,
 
 /* Addresses and frame options of a port, but its MAC. */
 static void
-port_fields(struct eng_port *p, const struct uet_config_port *c,
+port_fields(struct engine_port *p, const struct uet_config_port *c,
 	    const struct uet_config_dscp *dscp)
 {
 	p->has_ipv4 = c->has_ipv4;
@@ -337,7 +337,7 @@ port_fields(struct eng_port *p, const struct uet_config_port *c,
 }
 
 static int
-port_addresses(struct eng_port *p, const struct uet_config_port *c,
+port_addresses(struct engine_port *p, const struct uet_config_port *c,
 	       const struct uet_config_dscp *dscp)
 {
 	int rc;
@@ -365,7 +365,7 @@ port_addresses(struct eng_port *p, const struct uet_config_port *c,
 #define PORT_START_WAIT_MS 10000
 
 static int
-port_start(struct eng_port *p)
+port_start(struct engine_port *p)
 {
 	struct rte_eth_dev_info info;
 	unsigned int waited = 0;
@@ -386,7 +386,7 @@ port_start(struct eng_port *p)
 
 /* A "rings:NAME" port: the application's rings, a pool, the addresses. */
 static int
-port_rings_setup(struct uet_engine *e, struct eng_port *p,
+port_rings_setup(struct uet_engine *e, struct engine_port *p,
 		 const struct uet_config_port *c)
 {
 	const char *base = c->devargs + strlen(PORT_RINGS);
@@ -416,7 +416,7 @@ port_rings_setup(struct uet_engine *e, struct eng_port *p,
 	port_csum_offloads(p, c, &none, &conf);
 	p->nb_rxq = 1;
 	p->nb_txq = 1;
-	p->socket = eng_port_socket(e, (unsigned int)(p - e->port));
+	p->socket = engine_port_socket(e, (unsigned int)(p - e->port));
 	p->pool = pool_get(e, p->socket);
 	if (p->pool == NULL)
 		return -rte_errno;
@@ -427,7 +427,7 @@ port_rings_setup(struct uet_engine *e, struct eng_port *p,
 
 /* Close and remove a port we probed (its rte_device outlives the ethdev). */
 static void
-port_remove(struct eng_port *p)
+port_remove(struct engine_port *p)
 {
 	struct rte_eth_dev_info info;
 
@@ -441,16 +441,16 @@ port_remove(struct eng_port *p)
 }
 
 /* A net_af_xdp port we probed, whose RX queue setup failed (-EBUSY from
- * port_configure()): see eng_afx_pause() (port_kernel.c). */
+ * port_configure()): see engine_afx_pause() (port_kernel.c). */
 static int
-port_configure_again(struct uet_engine *e, struct eng_port *p,
+port_configure_again(struct uet_engine *e, struct engine_port *p,
 		     const struct uet_config_port *c, int rc)
 {
 	unsigned int waited = 0, pause = 0;
 
 	if (!p->own_pool || !p->probed)
 		return rc;
-	while (rc == -EBUSY && eng_afx_pause(p, &waited, &pause)) {
+	while (rc == -EBUSY && engine_afx_pause(p, &waited, &pause)) {
 		port_remove(p);
 		rc = port_find(p, c);
 		if (rc < 0)
@@ -464,7 +464,7 @@ port_configure_again(struct uet_engine *e, struct eng_port *p,
 }
 
 int
-eng_ports_setup(struct uet_engine *e)
+engine_ports_setup(struct uet_engine *e)
 {
 	int rc;
 
@@ -473,7 +473,7 @@ eng_ports_setup(struct uet_engine *e)
 		return -EINVAL;
 	for (unsigned int i = 0; i < e->nb_ports; i++) {
 		const struct uet_config_port *c = &e->cfg.port[i];
-		struct eng_port *p = &e->port[i];
+		struct engine_port *p = &e->port[i];
 
 		/* truncates as snprintf("%s") would, which gcc 12 flags
 		 * as a restrict overlap once port_rings_setup() is inlined */
@@ -509,13 +509,13 @@ eng_ports_setup(struct uet_engine *e)
 }
 
 void
-eng_ports_close(struct uet_engine *e)
+engine_ports_close(struct uet_engine *e)
 {
 	/* memif: nothing of the peer's disconnect may run meanwhile */
-	if (eng_gate_hold(e) < 0)
+	if (engine_gate_hold(e) < 0)
 		ENG_LOG(ERR, "ports closed with the interrupt thread free");
 	for (unsigned int i = 0; i < e->nb_ports; i++) {
-		struct eng_port *p = &e->port[i];
+		struct engine_port *p = &e->port[i];
 
 		if (p->started)
 			(void)rte_eth_dev_stop(p->port_id);
@@ -523,7 +523,7 @@ eng_ports_close(struct uet_engine *e)
 		port_remove(p);
 	}
 	for (unsigned int i = 0; i < e->nb_ports; i++) {
-		struct eng_port *p = &e->port[i];
+		struct engine_port *p = &e->port[i];
 
 		if (p->own_pool)
 			rte_mempool_free(p->pool);
@@ -534,5 +534,5 @@ eng_ports_close(struct uet_engine *e)
 		rte_mempool_free(e->pools[s]);
 		e->pools[s] = NULL;
 	}
-	eng_gate_close(e);
+	engine_gate_close(e);
 }

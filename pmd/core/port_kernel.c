@@ -24,7 +24,7 @@
  * net_af_xdp (DPDK 22.11) registers the memory of the RX queue's mbuf
  * pool as the UMEM of its AF_XDP socket, so such a port gets a pool of
  * its own, and a queue whose previous socket is not released yet is
- * waited for (eng_afx_rxq_setup()).
+ * waited for (engine_afx_rxq_setup()).
  */
 
 #include <errno.h>
@@ -62,7 +62,7 @@
 #define AFP_TX_HDR (TPACKET2_HDRLEN - sizeof(struct sockaddr_ll))
 
 bool
-eng_afp_is(const char *devargs)
+engine_afp_is(const char *devargs)
 {
 	return strncmp(devargs, "net_af_packet", 13) == 0 ||
 	       strncmp(devargs, "eth_af_packet", 13) == 0;
@@ -81,21 +81,21 @@ gcd(unsigned int a, unsigned int b)
 }
 
 unsigned int
-eng_afp_framesz_min(unsigned int mtu)
+engine_afp_framesz_min(unsigned int mtu)
 {
 	return RTE_ALIGN_CEIL(AFP_RX_NETOFF + mtu, TPACKET_ALIGNMENT);
 }
 
 unsigned int
-eng_afp_mbuf_room_min(unsigned int framesz)
+engine_afp_mbuf_room_min(unsigned int framesz)
 {
 	return framesz - (unsigned int)AFP_TX_HDR;
 }
 
 void
-eng_afp_geometry(unsigned int mtu, struct eng_afp_geo *g)
+engine_afp_geometry(unsigned int mtu, struct engine_afp_geo *g)
 {
-	unsigned int fsz = eng_afp_framesz_min(mtu);
+	unsigned int fsz = engine_afp_framesz_min(mtu);
 	unsigned int page = (unsigned int)getpagesize();
 	unsigned int per_block;
 
@@ -114,7 +114,7 @@ eng_afp_geometry(unsigned int mtu, struct eng_afp_geo *g)
 }
 
 bool
-eng_devargs_has_key(const char *devargs, const char *key)
+engine_devargs_has_key(const char *devargs, const char *key)
 {
 	size_t n = strlen(key);
 
@@ -126,18 +126,18 @@ eng_devargs_has_key(const char *devargs, const char *key)
 }
 
 int
-eng_afp_devargs(const char *devargs, unsigned int mtu, char *out, size_t n)
+engine_afp_devargs(const char *devargs, unsigned int mtu, char *out, size_t n)
 {
-	struct eng_afp_geo g;
+	struct engine_afp_geo g;
 	int len;
 
 	/* the user's geometry stands (checked after the probe) */
-	if (!eng_afp_is(devargs) || eng_devargs_has_key(devargs, "framesz") ||
-	    eng_devargs_has_key(devargs, "blocksz") ||
-	    eng_devargs_has_key(devargs, "framecnt")) {
+	if (!engine_afp_is(devargs) || engine_devargs_has_key(devargs, "framesz") ||
+	    engine_devargs_has_key(devargs, "blocksz") ||
+	    engine_devargs_has_key(devargs, "framecnt")) {
 		len = snprintf(out, n, "%s", devargs);
 	} else {
-		eng_afp_geometry(mtu, &g);
+		engine_afp_geometry(mtu, &g);
 		if (g.framesz == AFP_DFLT_FRAMESZ)
 			len = snprintf(out, n, "%s", devargs);
 		else
@@ -158,7 +158,7 @@ kv_uint(const char *key __rte_unused, const char *value, void *arg)
 /* Ring geometry of a probed net_af_packet device, from its devargs. */
 static void
 afp_probed_geometry(const struct rte_eth_dev_info *info,
-		    struct eng_afp_geo *g)
+		    struct engine_afp_geo *g)
 {
 	const struct rte_devargs *da = rte_dev_devargs(info->device);
 	struct rte_kvargs *kv;
@@ -177,11 +177,11 @@ afp_probed_geometry(const struct rte_eth_dev_info *info,
 }
 
 int
-eng_afp_check(unsigned int port, unsigned int mtu, unsigned int framesz,
+engine_afp_check(unsigned int port, unsigned int mtu, unsigned int framesz,
 	      unsigned int blocksz, unsigned int mbuf_size, char *msg,
 	      size_t n)
 {
-	unsigned int need = eng_afp_framesz_min(mtu);
+	unsigned int need = engine_afp_framesz_min(mtu);
 	unsigned int room = mbuf_size - RTE_PKTMBUF_HEADROOM;
 
 	if (framesz == 0 || blocksz % framesz != 0) {
@@ -200,12 +200,12 @@ eng_afp_check(unsigned int port, unsigned int mtu, unsigned int framesz,
 			 need, framesz, port);
 		return -EINVAL;
 	}
-	if (eng_afp_mbuf_room_min(framesz) > room) {
+	if (engine_afp_mbuf_room_min(framesz) > room) {
 		snprintf(msg, n, "net_af_packet framesz %u needs mbufs of %u "
 			 "data bytes but engine.mbuf_size %u leaves %u: set "
 			 "engine.mbuf_size to at least %u", framesz,
-			 eng_afp_mbuf_room_min(framesz), mbuf_size, room,
-			 eng_afp_mbuf_room_min(framesz) +
+			 engine_afp_mbuf_room_min(framesz), mbuf_size, room,
+			 engine_afp_mbuf_room_min(framesz) +
 			 RTE_PKTMBUF_HEADROOM);
 		return -EINVAL;
 	}
@@ -233,7 +233,7 @@ kernel_mtu(unsigned int ifindex, char *name)
 
 /* net_af_packet above the PMD's 1500: the kernel interface must carry it. */
 static int
-afp_mtu_kernel(unsigned int port, const struct eng_port *p,
+afp_mtu_kernel(unsigned int port, const struct engine_port *p,
 	       const struct uet_config_port *c,
 	       const struct rte_eth_dev_info *info)
 {
@@ -274,22 +274,22 @@ dev_max_mtu(const struct rte_eth_dev_info *info)
 }
 
 int
-eng_port_mtu(const struct uet_engine *e, unsigned int port,
+engine_port_mtu(const struct uet_engine *e, unsigned int port,
 	     const struct rte_eth_dev_info *info)
 {
 	const struct uet_config_port *c = &e->cfg.port[port];
-	const struct eng_port *p = &e->port[port];
+	const struct engine_port *p = &e->port[port];
 	bool afp = strcmp(info->driver_name, "net_af_packet") == 0;
 	/* net_memif carries any frame (pmd/core/port_memif.c) */
 	unsigned int max_mtu = strcmp(info->driver_name, "net_memif") == 0 ?
 			       ENG_MEMIF_MTU_MAX : dev_max_mtu(info);
-	struct eng_afp_geo g;
+	struct engine_afp_geo g;
 	char msg[384];
 	int rc;
 
 	if (afp) {
 		afp_probed_geometry(info, &g);
-		rc = eng_afp_check(port, c->mtu, g.framesz, g.blocksz,
+		rc = engine_afp_check(port, c->mtu, g.framesz, g.blocksz,
 				   e->cfg.engine.mbuf_size, msg, sizeof(msg));
 		if (rc < 0) {
 			ENG_LOG(ERR, "%s: %s", p->name, msg);
@@ -319,16 +319,16 @@ eng_port_mtu(const struct uet_engine *e, unsigned int port,
 #define AFX_RETRY_MAX_MS 1000u
 
 bool
-eng_afx_is(const struct rte_eth_dev_info *info)
+engine_afx_is(const struct rte_eth_dev_info *info)
 {
 	return strcmp(info->driver_name, "net_af_xdp") == 0;
 }
 
 int
-eng_afx_pool(struct uet_engine *e, unsigned int port)
+engine_afx_pool(struct uet_engine *e, unsigned int port)
 {
 	const struct uet_config_engine *c = &e->cfg.engine;
-	struct eng_port *p = &e->port[port];
+	struct engine_port *p = &e->port[port];
 	char name[RTE_MEMPOOL_NAMESIZE];
 
 	if (p->own_pool)
@@ -367,7 +367,7 @@ eng_afx_pool(struct uet_engine *e, unsigned int port)
  * closes the port, gets a fresh pool and probes it again instead.
  */
 bool
-eng_afx_pause(const struct eng_port *p, unsigned int *waited,
+engine_afx_pause(const struct engine_port *p, unsigned int *waited,
 	      unsigned int *pause)
 {
 	if (*waited >= AFX_BUSY_WAIT_MS) {

@@ -31,13 +31,13 @@
 #define MEMIF_BSIZE_ALIGN 128u
 
 bool
-eng_memif_is(const char *devargs)
+engine_memif_is(const char *devargs)
 {
 	return strncmp(devargs, "net_memif", 9) == 0;
 }
 
 unsigned int
-eng_memif_bsize(unsigned int mtu)
+engine_memif_bsize(unsigned int mtu)
 {
 	unsigned int frame = mtu + MEMIF_L2_BYTES;
 
@@ -47,13 +47,13 @@ eng_memif_bsize(unsigned int mtu)
 }
 
 int
-eng_memif_devargs(const char *devargs, unsigned int mtu, char *out, size_t n)
+engine_memif_devargs(const char *devargs, unsigned int mtu, char *out, size_t n)
 {
-	unsigned int bsize = eng_memif_bsize(mtu);
+	unsigned int bsize = engine_memif_bsize(mtu);
 	int len;
 
 	/* the user's bsize stands (a frame then spans several buffers) */
-	if (!eng_memif_is(devargs) || eng_devargs_has_key(devargs, "bsize") ||
+	if (!engine_memif_is(devargs) || engine_devargs_has_key(devargs, "bsize") ||
 	    bsize == MEMIF_DFLT_BSIZE)
 		len = snprintf(out, n, "%s", devargs);
 	else

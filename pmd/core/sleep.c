@@ -79,7 +79,7 @@ enum wake_cause {
 };
 
 bool
-eng_rx_intr_wanted(const struct uet_engine *e)
+engine_rx_intr_wanted(const struct uet_engine *e)
 {
 	const struct uet_config_engine *c = &e->cfg.engine;
 
@@ -108,14 +108,14 @@ ep_add(int ep, int fd, struct rte_epoll_event *ev, void *tag)
 static void
 rx_intr_setup(struct uet_engine_lcore *lc)
 {
-	struct eng_wake *w = &lc->wake;
+	struct engine_wake *w = &lc->wake;
 	int lt = rte_log_register("lib.ethdev");
 	int lvl = lt >= 0 ? rte_log_get_level((uint32_t)lt) : -1;
 
 	if (lvl >= 0)
 		(void)rte_log_set_level((uint32_t)lt, RTE_LOG_CRIT);
 	for (uint16_t i = 0; i < lc->nb_rxq; i++) {
-		struct eng_rxq *q = &lc->rxq[i];
+		struct engine_rxq *q = &lc->rxq[i];
 		uint16_t pid = lc->eng->port[q->port].port_id;
 		int rc;
 
@@ -136,9 +136,9 @@ rx_intr_setup(struct uet_engine_lcore *lc)
 }
 
 int
-eng_wake_init(struct uet_engine_lcore *lc)
+engine_wake_init(struct uet_engine_lcore *lc)
 {
-	struct eng_wake *w = &lc->wake;
+	struct engine_wake *w = &lc->wake;
 	int rc;
 
 	w->efd = w->tfd = w->ep_all = w->ep_nap = -1;
@@ -166,14 +166,14 @@ eng_wake_init(struct uet_engine_lcore *lc)
 		rc = ep_add(w->ep_nap, w->tfd, &w->ev[3], WAKE_TAG_TFD);
 	if (rc < 0)
 		goto fail;
-	if (eng_rx_intr_wanted(lc->eng))
+	if (engine_rx_intr_wanted(lc->eng))
 		rx_intr_setup(lc);
 	ENG_LOG(DEBUG, "context %u sleeps when idle; %u of %u RX queues "
 		"have interrupts", lc->idx, w->nb_intr, lc->nb_rxq);
 	return 0;
 fail:
 	ENG_LOG(ERR, "context %u: wake-up fds: %s", lc->idx, strerror(-rc));
-	eng_wake_fini(lc);
+	engine_wake_fini(lc);
 	return rc;
 }
 
@@ -186,12 +186,12 @@ fd_close(int *fd)
 }
 
 void
-eng_wake_fini(struct uet_engine_lcore *lc)
+engine_wake_fini(struct uet_engine_lcore *lc)
 {
-	struct eng_wake *w = &lc->wake;
+	struct engine_wake *w = &lc->wake;
 
 	for (uint16_t i = 0; i < lc->nb_rxq; i++) {
-		struct eng_rxq *q = &lc->rxq[i];
+		struct engine_rxq *q = &lc->rxq[i];
 
 		if (!q->intr)
 			continue;
@@ -219,9 +219,9 @@ eng_wake_fini(struct uet_engine_lcore *lc)
  * after a while and sleeps idle_sleep between tries.
  */
 void
-eng_wake_lock(struct uet_engine_lcore *lc)
+engine_wake_lock(struct uet_engine_lcore *lc)
 {
-	struct eng_wake *w = &lc->wake;
+	struct engine_wake *w = &lc->wake;
 	unsigned int spins = 0;
 
 	while (!rte_spinlock_trylock(&w->lock)) {
@@ -241,16 +241,16 @@ eng_wake_lock(struct uet_engine_lcore *lc)
 
 /* The lcore leaves (stop): application threads no longer progress it. */
 void
-eng_wake_unlock_awake(struct uet_engine_lcore *lc)
+engine_wake_unlock_awake(struct uet_engine_lcore *lc)
 {
 	__atomic_store_n(&lc->wake.wp->sleeping, 0, __ATOMIC_SEQ_CST);
 	rte_spinlock_unlock(&lc->wake.lock);
 }
 
 void
-eng_wake_kick(struct uet_engine_lcore *lc, bool force)
+engine_wake_kick(struct uet_engine_lcore *lc, bool force)
 {
-	struct eng_wake *w = &lc->wake;
+	struct engine_wake *w = &lc->wake;
 	uint64_t one = 1;
 
 	if (w->efd < 0)
@@ -268,14 +268,14 @@ eng_wake_kick(struct uet_engine_lcore *lc, bool force)
 /* ------------------------------------------------------------------ */
 
 static bool
-wake_sleeping(const struct eng_wake *w)
+wake_sleeping(const struct engine_wake *w)
 {
 	return __atomic_load_n(&w->wp->sleeping, __ATOMIC_RELAXED) != 0;
 }
 
 /* An application thread ran or polled the context within @p grace. */
 static bool
-app_active(const struct eng_wake *w, uint64_t now, uint64_t grace)
+app_active(const struct engine_wake *w, uint64_t now, uint64_t grace)
 {
 	uint64_t t = __atomic_load_n(&w->app_ns, __ATOMIC_RELAXED);
 
@@ -283,7 +283,7 @@ app_active(const struct eng_wake *w, uint64_t now, uint64_t grace)
 }
 
 bool
-eng_app_polls(const struct uet_engine_lcore *lc, uint64_t now)
+engine_app_polls(const struct uet_engine_lcore *lc, uint64_t now)
 {
 	return app_active(&lc->wake, now,
 			  lc->eng->cfg.engine.idle_sleep_max_ns);
@@ -296,7 +296,7 @@ eng_app_polls(const struct uet_engine_lcore *lc, uint64_t now)
  * of the two sees the other.
  */
 static bool
-wake_ask_holder(struct eng_wake *w)
+wake_ask_holder(struct engine_wake *w)
 {
 	__atomic_store_n(&w->pending, 1, __ATOMIC_SEQ_CST);
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -306,7 +306,7 @@ wake_ask_holder(struct eng_wake *w)
 /* Let go of the progress lock; true when another thread asked for a pass
  * meanwhile (wake_ask_holder()). */
 static bool
-wake_release(struct eng_wake *w)
+wake_release(struct engine_wake *w)
 {
 	rte_spinlock_unlock(&w->lock);
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -316,7 +316,7 @@ wake_release(struct eng_wake *w)
 /* The lock holder is about to look at the rings and queues: the requests
  * made so far are served by this pass. True when there was one. */
 static bool
-wake_take_pending(struct eng_wake *w)
+wake_take_pending(struct engine_wake *w)
 {
 	return __atomic_exchange_n(&w->pending, 0, __ATOMIC_SEQ_CST) != 0;
 }
@@ -331,14 +331,14 @@ wake_take_pending(struct eng_wake *w)
 static unsigned int
 app_pass(struct uet_engine_lcore *lc, unsigned int max_iterations)
 {
-	struct eng_wake *w = &lc->wake;
+	struct engine_wake *w = &lc->wake;
 	const uint64_t max = lc->eng->cfg.engine.idle_sleep_max_ns;
 	unsigned int work = 0;
 	uint64_t until;
 
 	(void)wake_take_pending(w);
 	for (unsigned int i = 0; i < max_iterations; i++) {
-		unsigned int n = eng_lcore_iterate(lc);
+		unsigned int n = engine_lcore_iterate(lc);
 
 		ENG_INC(lc->st.app_iterations);
 		work += n;
@@ -348,15 +348,15 @@ app_pass(struct uet_engine_lcore *lc, unsigned int max_iterations)
 	__atomic_store_n(&w->app_ns, lc->now, __ATOMIC_RELAXED);
 	until = __atomic_load_n(&w->until_ns, __ATOMIC_RELAXED);
 	if (work != 0 && until > lc->now + max &&
-	    eng_lcore_deadline(lc) < until)
-		eng_wake_kick(lc, false);
+	    engine_lcore_deadline(lc) < until)
+		engine_wake_kick(lc, false);
 	return work;
 }
 
 /*
  * An application thread polls a context whose lcore is awake: it wants
  * the completions now, and will run the loop itself once the lcore
- * sleeps. The lcore sees it (eng_app_polls()) and sleeps at its next
+ * sleeps. The lcore sees it (engine_app_polls()) and sleeps at its next
  * iteration without work instead of spinning idle_spin beside it. The
  * stamp is refreshed at most once per microsecond: the lcore reads this
  * cache line only when it has nothing to do.
@@ -364,8 +364,8 @@ app_pass(struct uet_engine_lcore *lc, unsigned int max_iterations)
 static void
 app_polls(struct uet_engine_lcore *lc)
 {
-	struct eng_wake *w = &lc->wake;
-	uint64_t now = eng_now_ns(lc->eng);
+	struct engine_wake *w = &lc->wake;
+	uint64_t now = engine_now_ns(lc->eng);
 
 	if (now - __atomic_load_n(&w->app_ns, __ATOMIC_RELAXED) > 1000)
 		__atomic_store_n(&w->app_ns, now, __ATOMIC_RELAXED);
@@ -380,10 +380,10 @@ app_polls(struct uet_engine_lcore *lc)
  * is woken for the next).
  */
 int
-eng_app_progress(struct uet_engine_lcore *lc, unsigned int max_iterations,
+engine_app_progress(struct uet_engine_lcore *lc, unsigned int max_iterations,
 		 bool posted)
 {
-	struct eng_wake *w = &lc->wake;
+	struct engine_wake *w = &lc->wake;
 	unsigned int work = 0;
 
 	if (!wake_sleeping(w)) {
@@ -404,7 +404,7 @@ eng_app_progress(struct uet_engine_lcore *lc, unsigned int max_iterations,
 		if (!wake_release(w))
 			break;
 		if (round + 1 == WAKE_APP_ROUNDS) {
-			eng_wake_kick(lc, false);
+			engine_wake_kick(lc, false);
 			break;
 		}
 		/* another holder now sees `pending` when it lets go */
@@ -425,7 +425,7 @@ uet_engine_progress(struct uet_engine *e, unsigned int max_iterations)
 		return uet_engine_poll(e, max_iterations);
 	for (unsigned int i = 0; i < e->nb_lcores; i++)
 		if (e->lc[i]->wake.enabled)
-			work += eng_app_progress(e->lc[i], max_iterations,
+			work += engine_app_progress(e->lc[i], max_iterations,
 						 false);
 	return work;
 }
@@ -442,7 +442,7 @@ uet_engine_wake(struct uet_engine *e, unsigned int lcore_idx)
 		return;
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (wake_sleeping(&lc->wake))
-		eng_wake_kick(lc, false);
+		engine_wake_kick(lc, false);
 }
 
 int
@@ -458,7 +458,7 @@ uet_engine_wakers_place(struct uet_engine *e, void *base, size_t stride)
 		if (uet_engine_lcore_nb_attached(e->lc[i]) != 0)
 			return -EBUSY;
 	for (unsigned int i = 0; i < e->nb_lcores; i++) {
-		struct eng_wake *w = &e->lc[i]->wake;
+		struct engine_wake *w = &e->lc[i]->wake;
 		struct uet_engine_waker *to = base == NULL ? &w->w :
 			(struct uet_engine_waker *)((uint8_t *)base +
 						  (size_t)i * stride);
@@ -475,7 +475,7 @@ uet_engine_wakers_place(struct uet_engine *e, void *base, size_t stride)
 int
 uet_engine_wake_fd(const struct uet_engine *e, unsigned int lcore_idx)
 {
-	const struct eng_wake *w;
+	const struct engine_wake *w;
 
 	if (e == NULL || lcore_idx >= e->nb_lcores)
 		return -EINVAL;
@@ -493,9 +493,9 @@ void
 uet_engine_lcore_kick(struct uet_engine_lcore *lc, bool run)
 {
 	if (run)
-		(void)eng_app_progress(lc, WAKE_POST_ITERATIONS, true);
+		(void)engine_app_progress(lc, WAKE_POST_ITERATIONS, true);
 	else
-		eng_wake_kick(lc, false);
+		engine_wake_kick(lc, false);
 }
 
 /* ------------------------------------------------------------------ */
@@ -506,7 +506,7 @@ static void
 rx_intr_arm(struct uet_engine_lcore *lc, bool on)
 {
 	for (uint16_t i = 0; i < lc->nb_rxq; i++) {
-		const struct eng_rxq *q = &lc->rxq[i];
+		const struct engine_rxq *q = &lc->rxq[i];
 		uint16_t pid = lc->eng->port[q->port].port_id;
 
 		if (!q->intr_ctl)
@@ -532,7 +532,7 @@ fd_drain(int fd)
 static enum wake_cause
 wake_block(struct uet_engine_lcore *lc, int ep, uint64_t ns)
 {
-	struct eng_wake *w = &lc->wake;
+	struct engine_wake *w = &lc->wake;
 	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
 	struct rte_epoll_event ev[8];
 	enum wake_cause cause = WAKE_NONE;
@@ -594,9 +594,9 @@ static uint64_t
 wake_until(struct uet_engine_lcore *lc, uint64_t now, uint64_t backoff,
 	   bool *rx)
 {
-	struct eng_wake *w = &lc->wake;
+	struct engine_wake *w = &lc->wake;
 	uint64_t max = lc->eng->cfg.engine.idle_sleep_max_ns;
-	uint64_t dl = eng_lcore_deadline(lc);
+	uint64_t dl = engine_lcore_deadline(lc);
 
 	*rx = false;
 	/* the polling thread runs the timers meanwhile */
@@ -617,7 +617,7 @@ wake_until(struct uet_engine_lcore *lc, uint64_t now, uint64_t backoff,
 static bool
 wake_relock(struct uet_engine_lcore *lc, bool *asked)
 {
-	struct eng_wake *w = &lc->wake;
+	struct engine_wake *w = &lc->wake;
 
 	for (unsigned int i = 0; !rte_spinlock_trylock(&w->lock); i++) {
 		if (i == WAKE_RELOCK_SPINS) {
@@ -658,7 +658,7 @@ wake_count_busy(struct uet_engine_lcore *lc, enum wake_cause cause)
 static enum wake_cause
 wake_sleep(struct uet_engine_lcore *lc, int ep, uint64_t ns)
 {
-	struct eng_wake *w = &lc->wake;
+	struct engine_wake *w = &lc->wake;
 	enum wake_cause cause;
 	bool asked = false;
 
@@ -670,14 +670,14 @@ wake_sleep(struct uet_engine_lcore *lc, int ep, uint64_t ns)
 			return asked && cause == WAKE_TIME ? WAKE_POST : cause;
 		if (atomic_load_explicit(&lc->eng->stop,
 					 memory_order_acquire)) {
-			eng_wake_lock(lc);
+			engine_wake_lock(lc);
 			return cause;
 		}
 		wake_count_busy(lc, cause);
 		ENG_INC(lc->st.idle_sleeps);
 		ep = w->ep_nap;
 		ns = lc->eng->cfg.engine.idle_sleep_max_ns;
-		__atomic_store_n(&w->until_ns, eng_now_ns(lc->eng) + ns,
+		__atomic_store_n(&w->until_ns, engine_now_ns(lc->eng) + ns,
 				 __ATOMIC_RELAXED);
 	}
 }
@@ -687,7 +687,7 @@ static bool
 wake_count(struct uet_engine_lcore *lc, enum wake_cause cause, uint64_t now,
 	   uint64_t *backoff)
 {
-	struct eng_wake *w = &lc->wake;
+	struct engine_wake *w = &lc->wake;
 	uint64_t max = lc->eng->cfg.engine.idle_sleep_max_ns;
 
 	switch (cause) {
@@ -700,7 +700,7 @@ wake_count(struct uet_engine_lcore *lc, enum wake_cause cause, uint64_t now,
 	default:
 		break;
 	}
-	if (eng_lcore_deadline(lc) <= now) {
+	if (engine_lcore_deadline(lc) <= now) {
 		ENG_INC(lc->st.wake_timer);
 		return true;
 	}
@@ -717,10 +717,10 @@ wake_count(struct uet_engine_lcore *lc, enum wake_cause cause, uint64_t now,
  * held and `sleeping` clear.
  */
 void
-eng_lcore_sleep(struct uet_engine_lcore *lc)
+engine_lcore_sleep(struct uet_engine_lcore *lc)
 {
 	struct uet_engine *e = lc->eng;
-	struct eng_wake *w = &lc->wake;
+	struct engine_wake *w = &lc->wake;
 	const uint64_t max = e->cfg.engine.idle_sleep_max_ns;
 	uint64_t backoff = e->cfg.engine.idle_sleep_ns;
 	bool nap = false;
@@ -737,11 +737,11 @@ eng_lcore_sleep(struct uet_engine_lcore *lc)
 			rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 			/* the last look, after the flag: posts and frames
 			 * that came before it are found here */
-			if (eng_lcore_iterate(lc) != 0 && !app_active(w, lc->now,
+			if (engine_lcore_iterate(lc) != 0 && !app_active(w, lc->now,
 								    max))
 				break;
 		}
-		now = eng_now_ns(e);
+		now = engine_now_ns(e);
 		until = wake_until(lc, now, backoff, &rx);
 		__atomic_store_n(&w->until_ns, until, __ATOMIC_RELAXED);
 		if (until > now) {
@@ -759,13 +759,13 @@ eng_lcore_sleep(struct uet_engine_lcore *lc)
 			break;
 		/* a deadline already reached (within a timer tick): no
 		 * sleep, run the loop until the timer fires */
-		nap = slept && !wake_count(lc, cause, eng_now_ns(e), &backoff);
+		nap = slept && !wake_count(lc, cause, engine_now_ns(e), &backoff);
 		if (nap)
 			continue;
 		__atomic_store_n(&w->wp->sleeping, 0, __ATOMIC_SEQ_CST);
 		/* while an application thread polls, the lcore does what
 		 * woke it and sleeps again rather than compete with it */
-		if (eng_lcore_iterate(lc) != 0 && !app_active(w, lc->now, max))
+		if (engine_lcore_iterate(lc) != 0 && !app_active(w, lc->now, max))
 			break;
 	}
 	__atomic_store_n(&w->wp->sleeping, 0, __ATOMIC_SEQ_CST);

@@ -16,7 +16,7 @@ _Static_assert(sizeof(struct uet_engine_lcore_stats) % sizeof(uint64_t) == 0,
 	       "stats are an array of 64-bit counters");
 
 void
-eng_lcore_stats_read(const struct uet_engine_lcore *lc,
+engine_lcore_stats_read(const struct uet_engine_lcore *lc,
 		     struct uet_engine_lcore_stats *out)
 {
 	const uint64_t *src = (const uint64_t *)&lc->st;
@@ -49,7 +49,7 @@ uet_engine_stats_get(const struct uet_engine *e, struct uet_engine_stats *s)
 	s->inline_progress = e->cfg.engine.progress ==
 			     UET_CONFIG_PROGRESS_INLINE;
 	for (unsigned int i = 0; i < e->nb_lcores; i++) {
-		eng_lcore_stats_read(e->lc[i], &s->lcore[i]);
+		engine_lcore_stats_read(e->lc[i], &s->lcore[i]);
 		stats_add(&s->total, &s->lcore[i]);
 	}
 	return 0;

@@ -30,9 +30,9 @@
 
 #define TEL_ENGINES 8
 
-static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct uet_engine *tel_engines[TEL_ENGINES];
-static bool tel_registered;
+static pthread_mutex_t telemetry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct uet_engine *telemetry_engines[TEL_ENGINES];
+static bool telemetry_registered;
 /* commands added by the layers above (uet_engine_telemetry_add()) */
 #define TEL_ADDED_MAX 8
 static struct {
@@ -40,10 +40,10 @@ static struct {
 	const char *help;
 	uet_engine_tel_fn fn;
 	bool registered;      /* with rte_telemetry */
-} tel_added[TEL_ADDED_MAX];
-static unsigned int tel_nb_added;
+} telemetry_added[TEL_ADDED_MAX];
+static unsigned int telemetry_nb_added;
 
-typedef int (*tel_fill_fn)(const struct uet_engine *e,
+typedef int (*telemetry_fill_fn)(const struct uet_engine *e,
 			   const struct uet_engine_stats *s,
 			   struct rte_tel_data *d);
 
@@ -156,7 +156,7 @@ fill_ports(const struct uet_engine *e, const struct uet_engine_stats *s,
 	   struct rte_tel_data *d)
 {
 	for (unsigned int i = 0; i < e->nb_ports; i++) {
-		const struct eng_port *p = &e->port[i];
+		const struct engine_port *p = &e->port[i];
 		struct rte_tel_data *c = rte_tel_data_alloc();
 		struct rte_eth_stats es;
 		char buf[INET6_ADDRSTRLEN], key[16];
@@ -298,7 +298,7 @@ uet_engine_telemetry_ctx_u64(struct rte_tel_data *d, unsigned int ctx,
 /* The answer to a command that cannot be answered: an object that says
  * why ({"error": ..., "errno": N}), never a bare null. */
 static int
-tel_error(struct rte_tel_data *d, int rc, const char *why)
+telemetry_error(struct rte_tel_data *d, int rc, const char *why)
 {
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "error", why);
@@ -309,10 +309,10 @@ tel_error(struct rte_tel_data *d, int rc, const char *why)
 /* Run @p fill (a core command, given the engine's counters) or @p fn (an
  * added one) for the engine @p params names, under the registry lock. */
 static int
-tel_run(const char *params, struct rte_tel_data *d, tel_fill_fn fill,
+telemetry_run(const char *params, struct rte_tel_data *d, telemetry_fill_fn fill,
 	uet_engine_tel_fn fn)
 {
-	static struct uet_engine_stats s; /* large: under tel_lock */
+	static struct uet_engine_stats s; /* large: under telemetry_lock */
 	unsigned long idx = 0;
 	int rc;
 
@@ -321,35 +321,35 @@ tel_run(const char *params, struct rte_tel_data *d, tel_fill_fn fill,
 
 		idx = strtoul(params, &end, 10);
 		if (*end != '\0' || !isdigit((unsigned char)params[0]))
-			return tel_error(d, -EINVAL, "parameter: expected an "
+			return telemetry_error(d, -EINVAL, "parameter: expected an "
 					 "engine index (see /uet/engines)");
 		if (idx >= TEL_ENGINES)
-			return tel_error(d, -ENOENT, "no engine with this "
+			return telemetry_error(d, -ENOENT, "no engine with this "
 					 "index (see /uet/engines)");
 	}
-	pthread_mutex_lock(&tel_lock);
-	if (tel_engines[idx] == NULL) {
-		rc = tel_error(d, -ENOENT, "no engine with this index (see "
+	pthread_mutex_lock(&telemetry_lock);
+	if (telemetry_engines[idx] == NULL) {
+		rc = telemetry_error(d, -ENOENT, "no engine with this index (see "
 			       "/uet/engines)");
 	} else {
 		rte_tel_data_start_dict(d);
 		if (fill != NULL) {
-			(void)uet_engine_stats_get(tel_engines[idx], &s);
-			rc = fill(tel_engines[idx], &s, d);
+			(void)uet_engine_stats_get(telemetry_engines[idx], &s);
+			rc = fill(telemetry_engines[idx], &s, d);
 		} else {
-			rc = fn(tel_engines[idx], d);
+			rc = fn(telemetry_engines[idx], d);
 		}
 		if (rc < 0)
-			(void)tel_error(d, rc, "not available on this engine "
+			(void)telemetry_error(d, rc, "not available on this engine "
 					"(its hook or ULP does not provide it)");
 	}
-	pthread_mutex_unlock(&tel_lock);
+	pthread_mutex_unlock(&telemetry_lock);
 	return rc;
 }
 
 /* What the telemetry socket runs: errors are answered as an object. */
 static int
-tel_socket_cmd(const char *cmd, const char *params, struct rte_tel_data *d)
+telemetry_socket_cmd(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	int rc = uet_engine_telemetry_call(cmd, params, d);
 
@@ -362,11 +362,11 @@ cmd_engines(const char *cmd, const char *params, struct rte_tel_data *d)
 	(void)cmd;
 	(void)params;
 	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
-	pthread_mutex_lock(&tel_lock);
+	pthread_mutex_lock(&telemetry_lock);
 	for (unsigned int i = 0; i < TEL_ENGINES; i++)
-		if (tel_engines[i] != NULL)
-			rte_tel_data_add_array_string(d, tel_engines[i]->name);
-	pthread_mutex_unlock(&tel_lock);
+		if (telemetry_engines[i] != NULL)
+			rte_tel_data_add_array_string(d, telemetry_engines[i]->name);
+	pthread_mutex_unlock(&telemetry_lock);
 	return 0;
 }
 
@@ -375,7 +375,7 @@ static int \
 fn(const char *cmd, const char *params, struct rte_tel_data *d) \
 { \
 	(void)cmd; \
-	return tel_run(params, d, fill, NULL); \
+	return telemetry_run(params, d, fill, NULL); \
 }
 
 TEL_CMD(cmd_stats, fill_stats)
@@ -388,7 +388,7 @@ static const struct {
 	const char *cmd;
 	telemetry_cb fn;
 	const char *help;
-} tel_cmds[] = {
+} telemetry_cmds[] = {
 	{ "/uet/engines", cmd_engines, "Engines of this process. No parameters" },
 	{ "/uet/stats", cmd_stats, "Engine counters. Parameter: engine index" },
 	{ "/uet/ports", cmd_ports, "Engine ports. Parameter: engine index" },
@@ -400,16 +400,16 @@ static const struct {
 };
 
 /* Register the added commands with rte_telemetry once the core's are
- * (tel_lock held). */
+ * (telemetry_lock held). */
 static void
-tel_added_register(void)
+telemetry_added_register(void)
 {
-	for (unsigned int i = 0; i < tel_nb_added; i++)
-		if (!tel_added[i].registered) {
-			(void)rte_telemetry_register_cmd(tel_added[i].cmd,
-							 tel_socket_cmd,
-							 tel_added[i].help);
-			tel_added[i].registered = true;
+	for (unsigned int i = 0; i < telemetry_nb_added; i++)
+		if (!telemetry_added[i].registered) {
+			(void)rte_telemetry_register_cmd(telemetry_added[i].cmd,
+							 telemetry_socket_cmd,
+							 telemetry_added[i].help);
+			telemetry_added[i].registered = true;
 		}
 }
 
@@ -421,58 +421,58 @@ uet_engine_telemetry_add(const char *cmd, uet_engine_tel_fn fn,
 
 	if (cmd == NULL || fn == NULL || help == NULL)
 		return -EINVAL;
-	pthread_mutex_lock(&tel_lock);
-	for (unsigned int i = 0; i < tel_nb_added; i++)
-		if (strcmp(tel_added[i].cmd, cmd) == 0)
+	pthread_mutex_lock(&telemetry_lock);
+	for (unsigned int i = 0; i < telemetry_nb_added; i++)
+		if (strcmp(telemetry_added[i].cmd, cmd) == 0)
 			goto out; /* already there */
-	if (tel_nb_added == TEL_ADDED_MAX) {
+	if (telemetry_nb_added == TEL_ADDED_MAX) {
 		rc = -ENOSPC;
 		goto out;
 	}
-	tel_added[tel_nb_added].cmd = cmd;
-	tel_added[tel_nb_added].help = help;
-	tel_added[tel_nb_added].fn = fn;
-	tel_nb_added++;
-	if (tel_registered)
-		tel_added_register();
+	telemetry_added[telemetry_nb_added].cmd = cmd;
+	telemetry_added[telemetry_nb_added].help = help;
+	telemetry_added[telemetry_nb_added].fn = fn;
+	telemetry_nb_added++;
+	if (telemetry_registered)
+		telemetry_added_register();
 out:
-	pthread_mutex_unlock(&tel_lock);
+	pthread_mutex_unlock(&telemetry_lock);
 	return rc;
 }
 
 int
-eng_telemetry_register(struct uet_engine *e)
+engine_telemetry_register(struct uet_engine *e)
 {
 	int rc = -ENOSPC;
 
-	pthread_mutex_lock(&tel_lock);
-	if (!tel_registered) {
-		for (unsigned int i = 0; i < RTE_DIM(tel_cmds); i++)
-			(void)rte_telemetry_register_cmd(tel_cmds[i].cmd,
-							 tel_socket_cmd,
-							 tel_cmds[i].help);
-		tel_registered = true;
+	pthread_mutex_lock(&telemetry_lock);
+	if (!telemetry_registered) {
+		for (unsigned int i = 0; i < RTE_DIM(telemetry_cmds); i++)
+			(void)rte_telemetry_register_cmd(telemetry_cmds[i].cmd,
+							 telemetry_socket_cmd,
+							 telemetry_cmds[i].help);
+		telemetry_registered = true;
 	}
-	tel_added_register();
+	telemetry_added_register();
 	for (int i = 0; i < TEL_ENGINES; i++)
-		if (tel_engines[i] == NULL) {
-			tel_engines[i] = e;
-			e->tel_slot = i;
+		if (telemetry_engines[i] == NULL) {
+			telemetry_engines[i] = e;
+			e->telemetry_slot = i;
 			rc = 0;
 			break;
 		}
-	pthread_mutex_unlock(&tel_lock);
+	pthread_mutex_unlock(&telemetry_lock);
 	return rc;
 }
 
 void
-eng_telemetry_unregister(struct uet_engine *e)
+engine_telemetry_unregister(struct uet_engine *e)
 {
-	pthread_mutex_lock(&tel_lock);
-	if (e->tel_slot >= 0 && tel_engines[e->tel_slot] == e)
-		tel_engines[e->tel_slot] = NULL;
-	e->tel_slot = -1;
-	pthread_mutex_unlock(&tel_lock);
+	pthread_mutex_lock(&telemetry_lock);
+	if (e->telemetry_slot >= 0 && telemetry_engines[e->telemetry_slot] == e)
+		telemetry_engines[e->telemetry_slot] = NULL;
+	e->telemetry_slot = -1;
+	pthread_mutex_unlock(&telemetry_lock);
 }
 
 int
@@ -481,13 +481,13 @@ uet_engine_telemetry_call(const char *cmd, const char *params,
 {
 	uet_engine_tel_fn fn = NULL;
 
-	for (unsigned int i = 0; i < RTE_DIM(tel_cmds); i++)
-		if (strcmp(cmd, tel_cmds[i].cmd) == 0)
-			return tel_cmds[i].fn(cmd, params, d);
-	pthread_mutex_lock(&tel_lock);
-	for (unsigned int i = 0; i < tel_nb_added && fn == NULL; i++)
-		if (strcmp(cmd, tel_added[i].cmd) == 0)
-			fn = tel_added[i].fn;
-	pthread_mutex_unlock(&tel_lock);
-	return fn != NULL ? tel_run(params, d, NULL, fn) : -ENOENT;
+	for (unsigned int i = 0; i < RTE_DIM(telemetry_cmds); i++)
+		if (strcmp(cmd, telemetry_cmds[i].cmd) == 0)
+			return telemetry_cmds[i].fn(cmd, params, d);
+	pthread_mutex_lock(&telemetry_lock);
+	for (unsigned int i = 0; i < telemetry_nb_added && fn == NULL; i++)
+		if (strcmp(cmd, telemetry_added[i].cmd) == 0)
+			fn = telemetry_added[i].fn;
+	pthread_mutex_unlock(&telemetry_lock);
+	return fn != NULL ? telemetry_run(params, d, NULL, fn) : -ENOENT;
 }

@@ -4,15 +4,15 @@
  * section 3.7, docs/TSS.md), direct mode: one AES-GCM-256 key per secure
  * domain, the domains and their JobIDs from [tss].
  *
- * TX (eng_tss_tx_seal, once per port flush): every staged UET frame of a
+ * TX (engine_tss_tx_seal, once per port flush): every staged UET frame of a
  * secure job gets a TSS header after its outer headers and an ICV at its
  * end, and is encrypted in place, the whole stage as one cryptodev burst.
- * RX (eng_tss_rx_take, per frame; eng_tss_rx_flush, per poll): a
+ * RX (engine_tss_rx_take, per frame; engine_tss_rx_flush, per poll): a
  * protected frame is checked (trim, header, SDI, AN and epoch, replay
  * window) and queued; the queue is decrypted as one burst; a frame whose
  * ICV verifies updates the replay window, loses its TSS header and ICV and
  * goes to the hook as a plain frame. A clear frame of a secure job or PDC
- * is dropped (eng_tss_rx_clear_ok). Every drop is counted by reason.
+ * is dropped (engine_tss_rx_clear_ok). Every drop is counted by reason.
  *
  * Which domain a frame belongs to: the JobID of its SES header when it
  * has one (requests, ACKs carrying a response). A PDS control packet
@@ -78,9 +78,9 @@ tsc_seed(void)
 }
 
 int
-eng_tss_init(struct uet_engine *e)
+engine_tss_init(struct uet_engine *e)
 {
-	struct eng_tss *t;
+	struct engine_tss *t;
 	uint64_t seed;
 
 	if (!e->cfg.tss.enabled)
@@ -97,7 +97,7 @@ eng_tss_init(struct uet_engine *e)
 }
 
 void
-eng_tss_fini(struct uet_engine *e)
+engine_tss_fini(struct uet_engine *e)
 {
 	rte_free(e->tss);
 	e->tss = NULL;
@@ -106,7 +106,7 @@ eng_tss_fini(struct uet_engine *e)
 /* Seal and open sessions of every domain; each key read from its file,
  * used and wiped. */
 static int
-lc_sessions(struct eng_tss_lc *t, const struct uet_config_tss *c)
+lc_sessions(struct engine_tss_lc *t, const struct uet_config_tss *c)
 {
 	uint8_t key[UET_CONFIG_TSS_KEY_LEN];
 	char why[128];
@@ -131,7 +131,7 @@ lc_sessions(struct eng_tss_lc *t, const struct uet_config_tss *c)
 }
 
 static int
-lc_windows(struct uet_engine_lcore *lc, struct eng_tss_lc *t,
+lc_windows(struct uet_engine_lcore *lc, struct engine_tss_lc *t,
 	   uint32_t size)
 {
 	char name[RTE_HASH_NAMESIZE];
@@ -155,9 +155,9 @@ lc_windows(struct uet_engine_lcore *lc, struct eng_tss_lc *t,
 }
 
 void
-eng_tss_lcore_fini(struct uet_engine_lcore *lc)
+engine_tss_lcore_fini(struct uet_engine_lcore *lc)
 {
-	struct eng_tss_lc *t = lc->tss;
+	struct engine_tss_lc *t = lc->tss;
 
 	if (t == NULL)
 		return;
@@ -175,10 +175,10 @@ eng_tss_lcore_fini(struct uet_engine_lcore *lc)
 }
 
 int
-eng_tss_lcore_init(struct uet_engine_lcore *lc)
+engine_tss_lcore_init(struct uet_engine_lcore *lc)
 {
-	const struct eng_tss *e = lc->eng->tss;
-	struct eng_tss_lc *t;
+	const struct engine_tss *e = lc->eng->tss;
+	struct engine_tss_lc *t;
 	int rc;
 
 	if (e == NULL)
@@ -201,6 +201,6 @@ eng_tss_lcore_init(struct uet_engine_lcore *lc)
 	if (rc == 0)
 		return 0;
 fail:
-	eng_tss_lcore_fini(lc);
+	engine_tss_lcore_fini(lc);
 	return rc;
 }

@@ -23,7 +23,7 @@
 #define DOM_OF(i)    ((uint8_t)(2 + (i)))
 /* AAD of an IPv4 frame without SSI: addresses, entropy, TSS header */
 #define AAD_V4       (8 + 4 + UET_TSS_HDR_LEN)
-/* 2026-01-01T00:00:00Z: the origin of the TSC seed (see eng_tss_init) */
+/* 2026-01-01T00:00:00Z: the origin of the TSC seed (see engine_tss_init) */
 #define TSC_ORIGIN_S 1767225600ull
 
 struct tss_peer {
@@ -47,7 +47,7 @@ struct tss_rx_item {
 	uint8_t aad[AAD_V4];
 };
 
-struct eng_tss_lc {
+struct engine_tss_lc {
 	struct uet_tss_cdev *dev;
 	struct uet_tss_cdev_sess *seal[UET_CONFIG_TSS_DOMAINS_MAX];
 	struct uet_tss_cdev_sess *open[UET_CONFIG_TSS_DOMAINS_MAX];
@@ -68,7 +68,7 @@ struct eng_tss_lc {
 	uint8_t pdc_dom[65536];  /* by our PDC id */
 };
 
-struct eng_tss {
+struct engine_tss {
 	struct uet_config_tss cfg;
 	/* next TSC per domain, shared by the contexts (UEC 1.0 3.7: a TSC
 	 * never repeats under a key) */
@@ -78,7 +78,7 @@ struct eng_tss {
 /* The domain (DOM_*) of a frame decoded up to its PDS header: from the
  * JobID of its SES header; -1: no SES header; -2: an SES header that
  * does not decode (its JobID unknown). */
-int tss_frame_job_dom(const struct eng_tss *e, const struct uet_wire_pkt *p,
+int tss_frame_job_dom(const struct engine_tss *e, const struct uet_wire_pkt *p,
 		      const uint8_t *frame, uint8_t *dom);
 
 /* PDC ids of a PDS header: @p src (always), @p dst (false for SYN
@@ -86,9 +86,9 @@ int tss_frame_job_dom(const struct eng_tss *e, const struct uet_wire_pkt *p,
 bool tss_pdc_ids(const struct uet_wire_pds_hdr *h, uint16_t *src, uint16_t *dst,
 		 bool *has_dst);
 
-uint8_t tss_peer_get(const struct eng_tss_lc *t, const uint8_t fa[16],
+uint8_t tss_peer_get(const struct engine_tss_lc *t, const uint8_t fa[16],
 		     uint16_t pdcid);
-void tss_peer_set(struct eng_tss_lc *t, const uint8_t fa[16],
+void tss_peer_set(struct engine_tss_lc *t, const uint8_t fa[16],
 		  uint16_t pdcid, uint8_t dom);
 
 /* Add (delta > 0) or remove bytes after the outer headers: IP and UDP

@@ -25,7 +25,7 @@ rx_drop(struct uet_engine_lcore *lc, struct rte_mbuf *m,
 }
 
 static int
-domain_of_sdi(const struct eng_tss *e, uint32_t sdi)
+domain_of_sdi(const struct engine_tss *e, uint32_t sdi)
 {
 	for (unsigned int i = 0; i < e->cfg.nb_domains; i++)
 		if (e->cfg.domain[i].sdi == sdi)
@@ -35,7 +35,7 @@ domain_of_sdi(const struct eng_tss *e, uint32_t sdi)
 
 /* The replay window of {domain, source}, created on first use. */
 static int
-window_of(struct eng_tss_lc *t, unsigned int di, uint32_t src)
+window_of(struct engine_tss_lc *t, unsigned int di, uint32_t src)
 {
 	uint64_t key = (uint64_t)di << 32 | src;
 	int rc = rte_hash_lookup(t->src, &key);
@@ -58,7 +58,7 @@ replay_reason(int rc)
 /* Checks before any crypto; fills the queue item. 0 or a drop reason
  * + 1. */
 static int
-rx_check(const struct eng_tss *e, struct eng_tss_lc *t,
+rx_check(const struct engine_tss *e, struct engine_tss_lc *t,
 	 const struct uet_wire_pkt *p, const uint8_t *f, struct tss_rx_item *it)
 {
 	struct uet_wire_tss_hdr h;
@@ -103,10 +103,10 @@ rx_check(const struct eng_tss *e, struct eng_tss_lc *t,
 }
 
 bool
-eng_tss_rx_take(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
+engine_tss_rx_take(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 		struct rte_mbuf *m, const struct uet_wire_pkt *p)
 {
-	struct eng_tss_lc *t = lc->tss;
+	struct engine_tss_lc *t = lc->tss;
 	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
 	struct tss_rx_item it;
 	int rc;
@@ -125,7 +125,7 @@ eng_tss_rx_take(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 	/* @p p is the hook's next RX slot, which a flush fills: checked
 	 * first, flushed after */
 	if (t->nb_rxq == TSS_RXQ)
-		eng_tss_rx_flush(lc);
+		engine_tss_rx_flush(lc);
 	t->rxq[t->nb_rxq++] = it;
 	return true;
 }
@@ -138,7 +138,7 @@ eng_tss_rx_take(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
  * must show it is of no secure job).
  */
 static bool
-rx_dom_ok(const struct eng_tss *e, struct eng_tss_lc *t,
+rx_dom_ok(const struct engine_tss *e, struct engine_tss_lc *t,
 	  const struct uet_wire_pkt *p, const uint8_t *f, uint8_t dom)
 {
 	uint16_t src = 0, dst = 0;
@@ -165,7 +165,7 @@ rx_dom_ok(const struct eng_tss *e, struct eng_tss_lc *t,
 }
 
 bool
-eng_tss_rx_clear_ok(struct uet_engine_lcore *lc, struct rte_mbuf *m,
+engine_tss_rx_clear_ok(struct uet_engine_lcore *lc, struct rte_mbuf *m,
 		    const struct uet_wire_pkt *p)
 {
 	if (rx_dom_ok(lc->eng->tss, lc->tss, p,
@@ -201,8 +201,8 @@ rx_strip(struct rte_mbuf *m, const struct tss_rx_item *it)
 static void
 rx_deliver(struct uet_engine_lcore *lc, struct tss_rx_item *it)
 {
-	const struct eng_port *port = &lc->eng->port[it->port];
-	struct eng_tss_lc *t = lc->tss;
+	const struct engine_port *port = &lc->eng->port[it->port];
+	struct engine_tss_lc *t = lc->tss;
 	struct uet_engine_rx *r = &lc->rx[lc->nb_rx];
 	int rc = uet_tss_replay_check(&t->win[it->win], it->tsc);
 
@@ -224,13 +224,13 @@ rx_deliver(struct uet_engine_lcore *lc, struct tss_rx_item *it)
 		return;
 	}
 	ENG_INC(lc->st.tss.rx_opened);
-	eng_rx_deliver(lc, it->port, it->queue, it->m);
+	engine_rx_deliver(lc, it->port, it->queue, it->m);
 }
 
 void
-eng_tss_rx_flush(struct uet_engine_lcore *lc)
+engine_tss_rx_flush(struct uet_engine_lcore *lc)
 {
-	struct eng_tss_lc *t = lc->tss;
+	struct engine_tss_lc *t = lc->tss;
 	uint16_t n = t->nb_rxq;
 
 	if (n == 0)

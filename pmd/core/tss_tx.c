@@ -20,7 +20,7 @@
 /* ------------------------------------------------------------------ */
 
 int
-tss_frame_job_dom(const struct eng_tss *e, const struct uet_wire_pkt *p,
+tss_frame_job_dom(const struct engine_tss *e, const struct uet_wire_pkt *p,
 		  const uint8_t *frame, uint8_t *dom)
 {
 	const uint8_t *ses = frame + p->ses_off;
@@ -79,7 +79,7 @@ tss_pdc_ids(const struct uet_wire_pds_hdr *h, uint16_t *src, uint16_t *dst,
 }
 
 static struct tss_peer *
-peer_slot(const struct eng_tss_lc *t, const uint8_t fa[16], uint16_t pdcid)
+peer_slot(const struct engine_tss_lc *t, const uint8_t fa[16], uint16_t pdcid)
 {
 	/* the address may sit unaligned in a decoded frame: rte_jhash
 	 * reads 32-bit words */
@@ -91,7 +91,7 @@ peer_slot(const struct eng_tss_lc *t, const uint8_t fa[16], uint16_t pdcid)
 }
 
 uint8_t
-tss_peer_get(const struct eng_tss_lc *t, const uint8_t fa[16],
+tss_peer_get(const struct engine_tss_lc *t, const uint8_t fa[16],
 	     uint16_t pdcid)
 {
 	const struct tss_peer *p = peer_slot(t, fa, pdcid);
@@ -105,7 +105,7 @@ tss_peer_get(const struct eng_tss_lc *t, const uint8_t fa[16],
 /* A collision replaces the older entry: the PDC's own id (pdc_dom) takes
  * over once we answered on it. */
 void
-tss_peer_set(struct eng_tss_lc *t, const uint8_t fa[16], uint16_t pdcid,
+tss_peer_set(struct engine_tss_lc *t, const uint8_t fa[16], uint16_t pdcid,
 	     uint8_t dom)
 {
 	struct tss_peer *p = peer_slot(t, fa, pdcid);
@@ -121,7 +121,7 @@ tss_peer_set(struct eng_tss_lc *t, const uint8_t fa[16], uint16_t pdcid,
  * it sent (the first answers of a PDC it opened), else our PDC id.
  */
 static uint8_t
-tx_dom(const struct eng_tss *e, struct eng_tss_lc *t,
+tx_dom(const struct engine_tss *e, struct engine_tss_lc *t,
        const struct uet_wire_pkt *p, const uint8_t *frame)
 {
 	uint16_t src = 0, dst = 0;
@@ -181,7 +181,7 @@ tss_lengths_adjust(uint8_t *frame, const struct uet_wire_outer *o, int delta)
  * header, and describe the AEAD of the frame in slot @p k of the burst.
  */
 static int
-seal_prepare(const struct eng_tss *e, struct eng_tss_lc *t,
+seal_prepare(const struct engine_tss *e, struct engine_tss_lc *t,
 	     struct rte_mbuf *m, const struct uet_wire_pkt *p, unsigned int di,
 	     uint64_t tsc, uint16_t k)
 {
@@ -241,11 +241,11 @@ seal_csum(struct rte_mbuf *m, uint16_t l4_off, uint8_t ip_hlen)
  * room made, ops described. Clear frames stay where they are; a frame
  * that cannot be sealed is dropped (never sent in clear). */
 static uint16_t
-seal_collect(struct uet_engine_lcore *lc, const struct eng_port *port,
+seal_collect(struct uet_engine_lcore *lc, const struct engine_port *port,
 	     struct rte_mbuf **m, uint16_t n, uint16_t *idx)
 {
-	struct eng_tss *e = lc->eng->tss;
-	struct eng_tss_lc *t = lc->tss;
+	struct engine_tss *e = lc->eng->tss;
+	struct engine_tss_lc *t = lc->tss;
 	struct uet_wire_pkt p;
 	uint16_t k = 0;
 
@@ -286,10 +286,10 @@ seal_collect(struct uet_engine_lcore *lc, const struct eng_port *port,
 }
 
 void
-eng_tss_tx_seal(struct uet_engine_lcore *lc, uint16_t port,
-		struct eng_txbuf *b)
+engine_tss_tx_seal(struct uet_engine_lcore *lc, uint16_t port,
+		struct engine_txbuf *b)
 {
-	struct eng_tss_lc *t = lc->tss;
+	struct engine_tss_lc *t = lc->tss;
 	uint16_t idx[ENG_TX_STAGE], k, keep = b->sealed;
 
 	if (b->sealed >= b->n)

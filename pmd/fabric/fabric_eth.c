@@ -42,7 +42,7 @@
 #define FE_BURST 32
 #define FE_RING_DEFAULT 1024u
 
-struct fe_host {
+struct fabric_eth_host {
 	struct rte_ring *rx;   /* adapter -> engine */
 	struct rte_ring *tx;   /* engine -> adapter */
 	/* taken from tx, not yet injected: [pos, n) (refused by the
@@ -63,7 +63,7 @@ struct uet_fabric_eth {
 	struct uet_engine_clock clock;
 	struct uet_fabric_eth_stats st;
 	uint8_t *scratch;      /* linearised multi-segment frames */
-	struct fe_host host[];
+	struct fabric_eth_host host[];
 };
 
 /* ------------------------------------------------------------------ */
@@ -71,7 +71,7 @@ struct uet_fabric_eth {
 /* ------------------------------------------------------------------ */
 
 static void
-fe_rx_put(struct uet_fabric_eth *fe, uint32_t host, struct rte_mbuf *m)
+fabric_eth_rx_put(struct uet_fabric_eth *fe, uint32_t host, struct rte_mbuf *m)
 {
 	struct rte_ring *r = fe->host[host].rx;
 	unsigned int used;
@@ -88,7 +88,7 @@ fe_rx_put(struct uet_fabric_eth *fe, uint32_t host, struct rte_mbuf *m)
 }
 
 static void
-fe_deliver(void *arg, uint32_t host, const uint8_t *frame, uint32_t len,
+fabric_eth_deliver(void *arg, uint32_t host, const uint8_t *frame, uint32_t len,
 	   uint64_t now)
 {
 	struct uet_fabric_eth *fe = arg;
@@ -108,7 +108,7 @@ fe_deliver(void *arg, uint32_t host, const uint8_t *frame, uint32_t len,
 		return;
 	}
 	memcpy(d, frame, len);
-	fe_rx_put(fe, host, m);
+	fabric_eth_rx_put(fe, host, m);
 }
 
 /* ------------------------------------------------------------------ */
@@ -116,7 +116,7 @@ fe_deliver(void *arg, uint32_t host, const uint8_t *frame, uint32_t len,
 /* ------------------------------------------------------------------ */
 
 static int
-fe_host_of_ipv4(const struct uet_fabric_eth *fe, rte_be32_t ip)
+fabric_eth_host_of_ipv4(const struct uet_fabric_eth *fe, rte_be32_t ip)
 {
 	uint8_t a[16];
 
@@ -130,7 +130,7 @@ fe_host_of_ipv4(const struct uet_fabric_eth *fe, rte_be32_t ip)
 /* An ARP request from @p host: answer it into the host's RX ring when it
  * asks for a fabric host's address. Consumes @p m. */
 static void
-fe_arp(struct uet_fabric_eth *fe, uint32_t host, struct rte_mbuf *m)
+fabric_eth_arp(struct uet_fabric_eth *fe, uint32_t host, struct rte_mbuf *m)
 {
 	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	struct rte_arp_hdr *ah = (struct rte_arp_hdr *)(eh + 1);
@@ -143,7 +143,7 @@ fe_arp(struct uet_fabric_eth *fe, uint32_t host, struct rte_mbuf *m)
 	    ah->arp_protocol != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
 	    ah->arp_hlen != RTE_ETHER_ADDR_LEN || ah->arp_plen != 4 ||
 	    ah->arp_opcode != RTE_BE16(RTE_ARP_OP_REQUEST) ||
-	    (t = fe_host_of_ipv4(fe, a->arp_tip)) < 0) {
+	    (t = fabric_eth_host_of_ipv4(fe, a->arp_tip)) < 0) {
 		fe->st.arp_ignored++;
 		rte_pktmbuf_free(m);
 		return;
@@ -158,7 +158,7 @@ fe_arp(struct uet_fabric_eth *fe, uint32_t host, struct rte_mbuf *m)
 	eh->dst_addr = a->arp_tha;
 	memcpy(eh->src_addr.addr_bytes, fe->host[t].mac, 6);
 	fe->st.arp_answered++;
-	fe_rx_put(fe, host, m);
+	fabric_eth_rx_put(fe, host, m);
 }
 
 /* ------------------------------------------------------------------ */
@@ -167,7 +167,7 @@ fe_arp(struct uet_fabric_eth *fe, uint32_t host, struct rte_mbuf *m)
 
 /* 0: taken (freed), -ENOBUFS: refused, keep it. */
 static int
-fe_inject(struct uet_fabric_eth *fe, uint32_t host, struct rte_mbuf *m,
+fabric_eth_inject(struct uet_fabric_eth *fe, uint32_t host, struct rte_mbuf *m,
 	  uint64_t now)
 {
 	uint32_t len = rte_pktmbuf_pkt_len(m);
@@ -194,7 +194,7 @@ fe_inject(struct uet_fabric_eth *fe, uint32_t host, struct rte_mbuf *m,
 }
 
 static bool
-fe_is_arp(const struct rte_mbuf *m)
+fabric_eth_is_arp(const struct rte_mbuf *m)
 {
 	const struct rte_ether_hdr *eh =
 		rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
@@ -207,18 +207,18 @@ fe_is_arp(const struct rte_mbuf *m)
  * host's staging array, left there from the first one the fabric
  * refuses until a later service. */
 static unsigned int
-fe_host_tx(struct uet_fabric_eth *fe, uint32_t host, uint64_t now)
+fabric_eth_host_tx(struct uet_fabric_eth *fe, uint32_t host, uint64_t now)
 {
-	struct fe_host *h = &fe->host[host];
+	struct fabric_eth_host *h = &fe->host[host];
 	unsigned int moved = 0;
 
 	for (;;) {
 		while (h->pos < h->n) {
 			struct rte_mbuf *m = h->stage[h->pos];
 
-			if (unlikely(fe_is_arp(m)))
-				fe_arp(fe, host, m);
-			else if (fe_inject(fe, host, m, now) != 0)
+			if (unlikely(fabric_eth_is_arp(m)))
+				fabric_eth_arp(fe, host, m);
+			else if (fabric_eth_inject(fe, host, m, now) != 0)
 				return moved;
 			h->pos++;
 			moved++;
@@ -239,7 +239,7 @@ uet_fabric_eth_service(struct uet_fabric_eth *fe, uint64_t now)
 	uint64_t rx0 = fe->st.rx_frames + fe->st.rx_full + fe->st.rx_nombuf;
 
 	for (uint32_t h = 0; h < fe->hosts; h++)
-		moved += fe_host_tx(fe, h, now);
+		moved += fabric_eth_host_tx(fe, h, now);
 	(void)uet_fabric_advance(fe->fab, now);
 	moved += (unsigned int)(fe->st.rx_frames + fe->st.rx_full +
 				fe->st.rx_nombuf - rx0);
@@ -257,7 +257,7 @@ uet_fabric_eth_next_event(const struct uet_fabric_eth *fe)
 /* ------------------------------------------------------------------ */
 
 static uint64_t
-fe_clock_now(void *arg)
+fabric_eth_clock_now(void *arg)
 {
 	const struct uet_fabric_eth *fe = arg;
 
@@ -288,7 +288,7 @@ uet_fabric_eth_set_now(struct uet_fabric_eth *fe, uint64_t now)
 /* ------------------------------------------------------------------ */
 
 static bool
-fe_name_ok(const char *n)
+fabric_eth_name_ok(const char *n)
 {
 	size_t len;
 
@@ -306,11 +306,11 @@ fe_name_ok(const char *n)
 }
 
 static int
-fe_params_check(const struct uet_fabric_eth_params *p, uint32_t *ring)
+fabric_eth_params_check(const struct uet_fabric_eth_params *p, uint32_t *ring)
 {
 	if (p == NULL || p->fabric == NULL)
 		return -EINVAL;
-	if (!fe_name_ok(p->name)) {
+	if (!fabric_eth_name_ok(p->name)) {
 		FE_LOG(ERR, "fabric adapter: name must be 1..%d letters or "
 			"digits", FE_NAME_MAX);
 		return -EINVAL;
@@ -331,9 +331,9 @@ fe_params_check(const struct uet_fabric_eth_params *p, uint32_t *ring)
 }
 
 static int
-fe_host_create(struct uet_fabric_eth *fe, uint32_t h, uint32_t ring)
+fabric_eth_host_create(struct uet_fabric_eth *fe, uint32_t h, uint32_t ring)
 {
-	struct fe_host *hs = &fe->host[h];
+	struct fabric_eth_host *hs = &fe->host[h];
 	char n[RTE_RING_NAMESIZE];
 
 	hs->mac[0] = 0x02;
@@ -354,7 +354,7 @@ fe_host_create(struct uet_fabric_eth *fe, uint32_t h, uint32_t ring)
 }
 
 static void
-fe_ring_drain(struct rte_ring *r)
+fabric_eth_ring_drain(struct rte_ring *r)
 {
 	void *m;
 
@@ -368,14 +368,14 @@ uet_fabric_eth_drain(struct uet_fabric_eth *fe)
 	if (fe == NULL)
 		return;
 	for (uint32_t h = 0; h < fe->hosts; h++) {
-		struct fe_host *hs = &fe->host[h];
+		struct fabric_eth_host *hs = &fe->host[h];
 
 		for (uint16_t i = hs->pos; i < hs->n; i++)
 			rte_pktmbuf_free(hs->stage[i]);
 		hs->pos = 0;
 		hs->n = 0;
-		fe_ring_drain(hs->rx);
-		fe_ring_drain(hs->tx);
+		fabric_eth_ring_drain(hs->rx);
+		fabric_eth_ring_drain(hs->tx);
 	}
 }
 
@@ -404,7 +404,7 @@ uet_fabric_eth_free(struct uet_fabric_eth *fe)
  * rings can hold.
  */
 static uint32_t
-fe_mbufs_default(const struct uet_fabric_config *fc, uint32_t hosts,
+fabric_eth_mbufs_default(const struct uet_fabric_config *fc, uint32_t hosts,
 		 uint32_t ring)
 {
 	uint64_t full = (uint64_t)hosts * (ring + 64);
@@ -424,11 +424,11 @@ uet_fabric_eth_create(const struct uet_fabric_eth_params *p, int *err)
 	const char *why = NULL;
 	int rc;
 
-	rc = fe_params_check(p, &ring);
+	rc = fabric_eth_params_check(p, &ring);
 	if (rc < 0)
 		goto fail;
 	fc = *p->fabric;
-	fc.deliver = fe_deliver;
+	fc.deliver = fabric_eth_deliver;
 	fc.deliver_arg = NULL; /* set below, once the adapter exists */
 	rc = uet_fabric_config_check(&fc, &why);
 	if (rc < 0) {
@@ -447,7 +447,7 @@ uet_fabric_eth_create(const struct uet_fabric_eth_params *p, int *err)
 	fe->hosts = hosts;
 	fe->mtu = fc.mtu;
 	fe->now = p->start_ns;
-	fe->clock.now = fe_clock_now;
+	fe->clock.now = fabric_eth_clock_now;
 	fe->clock.arg = fe;
 	fc.deliver_arg = fe;
 	fe->fab = uet_fabric_create(&fc, &rc);
@@ -460,7 +460,7 @@ uet_fabric_eth_create(const struct uet_fabric_eth_params *p, int *err)
 		rc = -EINVAL;
 		goto free_fe;
 	}
-	mbufs = p->mbufs != 0 ? p->mbufs : fe_mbufs_default(&fc, hosts, ring);
+	mbufs = p->mbufs != 0 ? p->mbufs : fabric_eth_mbufs_default(&fc, hosts, ring);
 	snprintf(n, sizeof(n), "fe_%s", fe->name);
 	fe->pool = uet_engine_mbuf_pool_cpu(n, mbufs, 0,
 			(uint16_t)(fc.mtu + RTE_PKTMBUF_HEADROOM), SOCKET_ID_ANY);
@@ -469,7 +469,7 @@ uet_fabric_eth_create(const struct uet_fabric_eth_params *p, int *err)
 		goto free_fe;
 	}
 	for (uint32_t h = 0; h < hosts; h++) {
-		rc = fe_host_create(fe, h, ring);
+		rc = fabric_eth_host_create(fe, h, ring);
 		if (rc < 0)
 			goto free_fe;
 	}
@@ -543,7 +543,7 @@ uet_fabric_eth_stats_get(const struct uet_fabric_eth *fe,
 /* ------------------------------------------------------------------ */
 
 static uint64_t
-fe_engines_next(const struct uet_fabric_eth_run *r)
+fabric_eth_engines_next(const struct uet_fabric_eth_run *r)
 {
 	uint64_t t = UINT64_MAX;
 
@@ -564,10 +564,10 @@ fe_engines_next(const struct uet_fabric_eth_run *r)
  * wheel catching up) moves the clock by 1 ns, which bounds the loop.
  */
 static int
-fe_idle_advance(struct uet_fabric_eth *fe, const struct uet_fabric_eth_run *r,
+fabric_eth_idle_advance(struct uet_fabric_eth *fe, const struct uet_fabric_eth_run *r,
 		struct uet_fabric_eth_run_stats *st)
 {
-	uint64_t eng = fe_engines_next(r);
+	uint64_t eng = fabric_eth_engines_next(r);
 
 	for (;;) {
 		uint64_t t = RTE_MIN(uet_fabric_next_event_time(fe->fab), eng);
@@ -634,7 +634,7 @@ uet_fabric_eth_run(struct uet_fabric_eth *fe,
 			continue;
 		}
 		if (work == 0) {
-			rc = fe_idle_advance(fe, r, st);
+			rc = fabric_eth_idle_advance(fe, r, st);
 			if (rc < 0)
 				break;
 		}
@@ -649,7 +649,7 @@ out:
 /* ------------------------------------------------------------------ */
 
 static uint32_t
-fe_milli(double bdp)
+fabric_eth_milli(double bdp)
 {
 	return (uint32_t)(bdp * 1000.0 + 0.5);
 }
@@ -674,11 +674,11 @@ uet_fabric_eth_config_from(const struct uet_config_fabric *in,
 						  (uint64_t)UINT32_MAX);
 	out->trimming = in->trimming;
 	out->ecn = in->ecn;
-	out->ecn_min_milli = fe_milli(in->ecn_min);
-	out->ecn_max_milli = fe_milli(in->ecn_max);
-	out->trim_milli = fe_milli(in->trim);
-	out->trim_retx_milli = fe_milli(in->trim_retx);
-	out->drop_milli = fe_milli(in->queue);
+	out->ecn_min_milli = fabric_eth_milli(in->ecn_min);
+	out->ecn_max_milli = fabric_eth_milli(in->ecn_max);
+	out->trim_milli = fabric_eth_milli(in->trim);
+	out->trim_retx_milli = fabric_eth_milli(in->trim_retx);
+	out->drop_milli = fabric_eth_milli(in->queue);
 	out->control_drop_milli = out->drop_milli;
 	out->loss_ppm = in->loss_ppm;
 	out->failover = in->failover;

@@ -32,7 +32,7 @@
 #define SECTION_MAX_ENTRIES (UET_CONFIG_MAX_NEIGHBORS + 8)
 
 int
-cfg_error(struct uet_config_error *err, int code, const char *file,
+config_error(struct uet_config_error *err, int code, const char *file,
 	  unsigned int line, const char *section, const char *key,
 	  const char *fmt, ...)
 {
@@ -96,7 +96,7 @@ static int
 scan_error(struct scan_state *st, struct uet_config_error *err,
 	   const char *reason, const char *detail)
 {
-	return cfg_error(err, -EINVAL, st->path, st->lineno, st->section_name,
+	return config_error(err, -EINVAL, st->path, st->lineno, st->section_name,
 			 NULL, "%s%s", reason, detail ? detail : "");
 }
 
@@ -176,7 +176,7 @@ scan_file(const char *path, struct scan_target *want,
 	f = fopen(path, "r");
 	if (f == NULL) {
 		rc = -errno;
-		return cfg_error(err, rc, path, 0, NULL, NULL,
+		return config_error(err, rc, path, 0, NULL, NULL,
 				 "cannot open: %s",
 				 strerror_r(-rc, ebuf, sizeof(ebuf)));
 	}
@@ -188,7 +188,7 @@ scan_file(const char *path, struct scan_target *want,
 		if (buf[len - 1] == '\n')
 			buf[--len] = '\0';
 		if (memchr(buf, '\0', len) != NULL) {
-			rc = cfg_error(err, -EINVAL, path, st.lineno, NULL,
+			rc = config_error(err, -EINVAL, path, st.lineno, NULL,
 				       NULL, "NUL byte at column %zu (not a "
 				       "text file?)",
 				       (size_t)((char *)memchr(buf, '\0', len) -
@@ -196,7 +196,7 @@ scan_file(const char *path, struct scan_target *want,
 			goto close_file;
 		}
 		if (len > LINE_MAX_CHARS) {
-			rc = cfg_error(err, -EINVAL, path, st.lineno, NULL,
+			rc = config_error(err, -EINVAL, path, st.lineno, NULL,
 				       NULL, "line longer than %d characters",
 				       LINE_MAX_CHARS);
 			goto close_file;
@@ -211,7 +211,7 @@ scan_file(const char *path, struct scan_target *want,
 		}
 	}
 	if (ferror(f))
-		rc = cfg_error(err, -EIO, path, st.lineno, NULL, NULL,
+		rc = config_error(err, -EIO, path, st.lineno, NULL, NULL,
 			       "read error");
 close_file:
 	free(buf);
@@ -246,7 +246,7 @@ port_index(const char *name, unsigned int *idx)
  * Resolve a section name. Returns the section (and the port index), or
  * NULL with a reason in @pe.
  */
-static const struct cfg_section *
+static const struct config_section *
 section_find(const char *name, unsigned int *port, struct uet_parse_err *pe)
 {
 	unsigned int i;
@@ -254,12 +254,12 @@ section_find(const char *name, unsigned int *port, struct uet_parse_err *pe)
 
 	*port = 0;
 	for (i = 0; i < CFG_S_COUNT; i++) {
-		if (i != CFG_S_PORT && strcmp(cfg_sections[i].name, name) == 0)
-			return &cfg_sections[i];
+		if (i != CFG_S_PORT && strcmp(config_sections[i].name, name) == 0)
+			return &config_sections[i];
 	}
 	rc = port_index(name, port);
 	if (rc == 0)
-		return &cfg_sections[CFG_S_PORT];
+		return &config_sections[CFG_S_PORT];
 	if (rc == -ERANGE)
 		uet_parse_err_set(pe, "port index out of range [0, %d]",
 				  UET_CONFIG_MAX_PORTS - 1);
@@ -277,7 +277,7 @@ section_find(const char *name, unsigned int *port, struct uet_parse_err *pe)
  * value rejected, so that a setting never silently does nothing.
  */
 static int
-set_unbuilt(const struct cfg_key *k, const struct cfg_section *sec,
+set_unbuilt(const struct config_key *k, const struct config_section *sec,
 	    void *base, const char *value, const char *why,
 	    struct uet_parse_err *pe)
 {
@@ -288,13 +288,13 @@ set_unbuilt(const struct cfg_key *k, const struct cfg_section *sec,
 	int rc;
 
 	if (sec->id == CFG_S_CC) {
-		cfg_cc_defaults(&def.cc);
-		cfg_cc_defaults(&val.cc);
+		config_cc_defaults(&def.cc);
+		config_cc_defaults(&val.cc);
 	} else {
-		cfg_spray_defaults(&def.spray);
-		cfg_spray_defaults(&val.spray);
+		config_spray_defaults(&def.spray);
+		config_spray_defaults(&val.spray);
 	}
-	rc = cfg_key_set(k, &val, value, pe);
+	rc = config_key_set(k, &val, value, pe);
 	if (rc < 0)
 		return rc;
 	if (memcmp((const char *)&val + k->off, (const char *)&def + k->off,
@@ -303,31 +303,31 @@ set_unbuilt(const struct cfg_key *k, const struct cfg_section *sec,
 				  "accepted", value, why);
 		return -ENOTSUP;
 	}
-	return cfg_key_set(k, base, value, pe);
+	return config_key_set(k, base, value, pe);
 }
 
 /* Apply one key of a section; the port must already be set up. */
 static int
-apply_entry(struct uet_config *cfg, const struct cfg_section *sec,
+apply_entry(struct uet_config *cfg, const struct config_section *sec,
 	    unsigned int port, const char *key, const char *value,
 	    bool replace, struct uet_parse_err *pe)
 {
-	const struct cfg_key *k;
+	const struct config_key *k;
 	void *base;
 
 	if ((sec->id == CFG_S_NEIGHBOR ||
-	     (sec->id == CFG_S_FABRIC && cfg_fabric_is_event_key(key))) &&
+	     (sec->id == CFG_S_FABRIC && config_fabric_is_event_key(key))) &&
 	    value[0] == '\0')
-		return cfg_empty_value(pe);
+		return config_empty_value(pe);
 	if (sec->id == CFG_S_NEIGHBOR)
-		return cfg_neighbor_set(cfg, key, value, replace, pe);
-	if (sec->id == CFG_S_FABRIC && cfg_fabric_is_event_key(key))
-		return cfg_fabric_event_add(&cfg->fabric, key, value, pe);
-	if (sec->id == CFG_S_SERVICE && cfg_service_is_acl_key(key))
-		return cfg_service_acl_add(&cfg->service, key, value, pe);
-	if (sec->id == CFG_S_TSS && cfg_tss_is_domain_key(key))
-		return cfg_tss_domain_add(&cfg->tss, key, value, pe);
-	k = cfg_key_find(sec, key);
+		return config_neighbor_set(cfg, key, value, replace, pe);
+	if (sec->id == CFG_S_FABRIC && config_fabric_is_event_key(key))
+		return config_fabric_event_add(&cfg->fabric, key, value, pe);
+	if (sec->id == CFG_S_SERVICE && config_service_is_acl_key(key))
+		return config_service_acl_add(&cfg->service, key, value, pe);
+	if (sec->id == CFG_S_TSS && config_tss_is_domain_key(key))
+		return config_tss_domain_add(&cfg->tss, key, value, pe);
+	k = config_key_find(sec, key);
 	if (k == NULL) {
 		uet_parse_err_set(pe, "unknown key (see docs/CONFIG.md)");
 		return -EINVAL;
@@ -335,10 +335,10 @@ apply_entry(struct uet_config *cfg, const struct cfg_section *sec,
 	base = (char *)cfg + sec->off;
 	if (sec->id == CFG_S_PORT)
 		base = &cfg->port[port];
-	if (cfg_key_unbuilt(sec, k) != NULL)
+	if (config_key_unbuilt(sec, k) != NULL)
 		return set_unbuilt(k, sec, base, value,
-				   cfg_key_unbuilt(sec, k), pe);
-	return cfg_key_set(k, base, value, pe);
+				   config_key_unbuilt(sec, k), pe);
+	return config_key_set(k, base, value, pe);
 }
 
 struct load_ctx {
@@ -354,23 +354,23 @@ static int
 load_section(struct load_ctx *c, int idx, struct uet_config_error *err)
 {
 	char name[CFG_NAME_LEN];
-	const struct cfg_section *sec;
+	const struct config_section *sec;
 	struct uet_parse_err pe;
 	unsigned int port, bit, i;
 	int n, j, rc;
 
 	n = rte_cfgfile_section_num_entries_by_index(c->file, name, idx);
 	if (n < 0 || n > SECTION_MAX_ENTRIES)
-		return cfg_error(err, -EINVAL, c->path, 0, NULL, NULL,
+		return config_error(err, -EINVAL, c->path, 0, NULL, NULL,
 				 "cannot read section %d", idx);
 	sec = section_find(name, &port, &pe);
 	if (sec == NULL)
-		return cfg_error(err, -EINVAL, c->path,
+		return config_error(err, -EINVAL, c->path,
 				 line_of(c->path, idx, -1), name, NULL, "%s",
 				 pe.msg);
 	bit = sec->id == CFG_S_PORT ? 16 + port : (unsigned int)sec->id;
 	if (c->seen & (1u << bit))
-		return cfg_error(err, -EINVAL, c->path,
+		return config_error(err, -EINVAL, c->path,
 				 line_of(c->path, idx, -1), name, NULL,
 				 "duplicate section");
 	c->seen |= 1u << bit;
@@ -378,14 +378,14 @@ load_section(struct load_ctx *c, int idx, struct uet_config_error *err)
 		/* The file's ports replace the default port set. */
 		if (!c->ports_reset) {
 			for (i = 0; i < UET_CONFIG_MAX_PORTS; i++)
-				cfg_port_defaults(&c->cfg->port[i]);
+				config_port_defaults(&c->cfg->port[i]);
 			c->ports_reset = true;
 		}
 		c->cfg->port[port].defined = true;
 	}
 	if (rte_cfgfile_section_entries_by_index(c->file, idx, name,
 						 c->entries, n) != n)
-		return cfg_error(err, -EINVAL, c->path, 0, name, NULL,
+		return config_error(err, -EINVAL, c->path, 0, name, NULL,
 				 "cannot read entries");
 	for (j = 0; j < n; j++) {
 		const char *key = c->entries[j].name;
@@ -393,9 +393,9 @@ load_section(struct load_ctx *c, int idx, struct uet_config_error *err)
 
 		/* schedule lines of [fabric] repeat by design */
 		for (k = 0; k < j && !(sec->id == CFG_S_FABRIC &&
-				       cfg_fabric_is_event_key(key)); k++) {
+				       config_fabric_is_event_key(key)); k++) {
 			if (strcmp(c->entries[k].name, key) == 0)
-				return cfg_error(err, -EINVAL, c->path,
+				return config_error(err, -EINVAL, c->path,
 						 line_of(c->path, idx, j),
 						 name, key, "duplicate key "
 						 "(first set on line %u)",
@@ -404,7 +404,7 @@ load_section(struct load_ctx *c, int idx, struct uet_config_error *err)
 		rc = apply_entry(c->cfg, sec, port, key, c->entries[j].value,
 				 false, &pe);
 		if (rc < 0)
-			return cfg_error(err, rc, c->path,
+			return config_error(err, rc, c->path,
 					 line_of(c->path, idx, j), name, key,
 					 "%s", pe.msg);
 	}
@@ -424,7 +424,7 @@ uet_config_load(struct uet_config *cfg, const char *path,
 	int i, nb, rc;
 
 	if (cfg == NULL || path == NULL)
-		return cfg_error(err, -EINVAL, path, 0, NULL, NULL,
+		return config_error(err, -EINVAL, path, 0, NULL, NULL,
 				 "invalid arguments");
 	rc = scan_file(path, &all, err);
 	if (rc < 0)
@@ -438,7 +438,7 @@ uet_config_load(struct uet_config *cfg, const char *path,
 	ctx.file = rte_cfgfile_load_with_params(path, CFG_FLAG_EMPTY_VALUES,
 						&params);
 	if (ctx.file == NULL)
-		return cfg_error(err, -EIO, path, 0, NULL, NULL,
+		return config_error(err, -EIO, path, 0, NULL, NULL,
 				 "rte_cfgfile could not load the file");
 	nb = rte_cfgfile_num_sections(ctx.file, "", 0);
 	for (i = 0; i < nb; i++) {
@@ -459,8 +459,8 @@ uet_config_override(struct uet_config *cfg, const char *assignment,
 {
 	static const char src[] = "<override>";
 	char section[CFG_NAME_LEN], key[CFG_NAME_LEN];
-	const struct cfg_section *sec;
-	const struct cfg_key *k;
+	const struct config_section *sec;
+	const struct config_key *k;
 	struct uet_config_port port;
 	struct uet_parse_err pe;
 	const char *dot, *eq;
@@ -468,19 +468,19 @@ uet_config_override(struct uet_config *cfg, const char *assignment,
 	int rc;
 
 	if (cfg == NULL || assignment == NULL)
-		return cfg_error(err, -EINVAL, src, 0, NULL, NULL,
+		return config_error(err, -EINVAL, src, 0, NULL, NULL,
 				 "invalid arguments");
 	dot = strchr(assignment, '.');
 	eq = strchr(assignment, '=');
 	if (dot == NULL || eq == NULL || dot > eq || dot == assignment ||
 	    eq == dot + 1)
-		return cfg_error(err, -EINVAL, src, 0, NULL, NULL,
+		return config_error(err, -EINVAL, src, 0, NULL, NULL,
 				 "'%.64s' is not section.key=value",
 				 assignment);
 	if ((size_t)(dot - assignment) >= sizeof(section) ||
 	    (size_t)(eq - dot - 1) >= sizeof(key) ||
 	    strlen(eq + 1) >= CFG_VALUE_LEN)
-		return cfg_error(err, -EINVAL, src, 0, NULL, NULL,
+		return config_error(err, -EINVAL, src, 0, NULL, NULL,
 				 "section, key or value too long");
 	memcpy(section, assignment, (size_t)(dot - assignment));
 	section[dot - assignment] = '\0';
@@ -489,28 +489,28 @@ uet_config_override(struct uet_config *cfg, const char *assignment,
 
 	sec = section_find(section, &idx, &pe);
 	if (sec == NULL)
-		return cfg_error(err, -EINVAL, src, 0, section, NULL, "%s",
+		return config_error(err, -EINVAL, src, 0, section, NULL, "%s",
 				 pe.msg);
 	if (sec->id != CFG_S_PORT) {
 		rc = apply_entry(cfg, sec, 0, key, eq + 1, true, &pe);
 		if (rc < 0)
-			return cfg_error(err, rc, src, 0, section, key, "%s",
+			return config_error(err, rc, src, 0, section, key, "%s",
 					 pe.msg);
 		return 0;
 	}
-	k = cfg_key_find(sec, key);
+	k = config_key_find(sec, key);
 	if (k == NULL)
-		return cfg_error(err, -EINVAL, src, 0, section, key,
+		return config_error(err, -EINVAL, src, 0, section, key,
 				 "unknown key (see docs/CONFIG.md)");
 	/* Work on a copy so a failed override leaves the port untouched. */
 	port = cfg->port[idx];
 	if (!port.defined) {
-		cfg_port_defaults(&port);
+		config_port_defaults(&port);
 		port.defined = true;
 	}
-	rc = cfg_key_set(k, &port, eq + 1, &pe);
+	rc = config_key_set(k, &port, eq + 1, &pe);
 	if (rc < 0)
-		return cfg_error(err, rc, src, 0, section, key, "%s", pe.msg);
+		return config_error(err, rc, src, 0, section, key, "%s", pe.msg);
 	cfg->port[idx] = port;
 	return 0;
 }

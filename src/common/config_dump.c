@@ -129,7 +129,7 @@ load_bool(const void *p)
 }
 
 static void
-fmt_value(const struct cfg_key *k, const void *base, char *buf, size_t len)
+fmt_value(const struct config_key *k, const void *base, char *buf, size_t len)
 {
 	const char *field = (const char *)base + k->off;
 	const char *aux = (const char *)base + k->aux_off;
@@ -200,7 +200,7 @@ fmt_value(const struct cfg_key *k, const void *base, char *buf, size_t len)
 
 /* "range 1..64", "one of: a, b", ... for the comment above a key. */
 static void
-fmt_accepts(const struct cfg_key *k, char *buf, size_t len)
+fmt_accepts(const struct config_key *k, char *buf, size_t len)
 {
 	char lo[32], hi[32];
 	const struct uet_parse_name *n;
@@ -257,14 +257,14 @@ fmt_accepts(const struct cfg_key *k, char *buf, size_t len)
 }
 
 static void
-dump_keys(struct out *o, const struct cfg_section *sec, const void *base,
+dump_keys(struct out *o, const struct config_section *sec, const void *base,
 	  unsigned int flags)
 {
 	char value[UET_CONFIG_STR_LEN + 8], accepts[160];
 	unsigned int i;
 
 	for (i = 0; i < sec->nb_keys; i++) {
-		const struct cfg_key *k = &sec->keys[i];
+		const struct config_key *k = &sec->keys[i];
 
 		fmt_value(k, base, value, sizeof(value));
 		if (flags & UET_CONFIG_DUMP_COMMENTS) {
@@ -306,7 +306,7 @@ dump_fabric_events(struct out *o, const struct uet_config_fabric *f)
 	char key[16], val[96];
 
 	for (unsigned int i = 0; i < f->nb_events; i++)
-		if (cfg_fabric_event_format(&f->event[i], key, sizeof(key), val,
+		if (config_fabric_event_format(&f->event[i], key, sizeof(key), val,
 					    sizeof(val)) == 0)
 			out_printf(o, "%s = %s\n", key, val);
 }
@@ -318,7 +318,7 @@ dump_service_acl(struct out *o, const struct uet_config_service *v)
 	char key[32], val[512];
 
 	for (unsigned int i = 0; i < v->nb_acl; i++)
-		if (cfg_service_acl_format(&v->acl[i], key, sizeof(key), val,
+		if (config_service_acl_format(&v->acl[i], key, sizeof(key), val,
 					   sizeof(val)) == 0)
 			out_printf(o, "%s = %s\n", key, val);
 }
@@ -330,14 +330,14 @@ dump_tss_domains(struct out *o, const struct uet_config_tss *t)
 	char key[32], val[512];
 
 	for (unsigned int i = 0; i < t->nb_domains; i++)
-		if (cfg_tss_domain_format(&t->domain[i], key, sizeof(key), val,
+		if (config_tss_domain_format(&t->domain[i], key, sizeof(key), val,
 					  sizeof(val)) == 0)
 			out_printf(o, "%s = %s\n", key, val);
 }
 
 static void
 dump_section(struct out *o, const struct uet_config *cfg,
-	     const struct cfg_section *sec, unsigned int flags)
+	     const struct config_section *sec, unsigned int flags)
 {
 	const char *base = (const char *)cfg + sec->off;
 	unsigned int i;
@@ -386,7 +386,7 @@ uet_config_dump(const struct uet_config *cfg, unsigned int flags, char *buf,
 		buf[0] = '\0';
 	out_printf(&o, "# uet engine configuration\n");
 	for (i = 0; i < CFG_S_COUNT; i++)
-		dump_section(&o, cfg, &cfg_sections[i], flags);
+		dump_section(&o, cfg, &config_sections[i], flags);
 	if (o.len > INT32_MAX)
 		return -EINVAL;
 	return (int)o.len;

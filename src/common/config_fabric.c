@@ -34,7 +34,7 @@ static const char *const action_names[] = {
 };
 
 void
-cfg_fabric_defaults(struct uet_config_fabric *f)
+config_fabric_defaults(struct uet_config_fabric *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->topology = UET_CONFIG_FABRIC_LEAF_SPINE;
@@ -58,7 +58,7 @@ cfg_fabric_defaults(struct uet_config_fabric *f)
 }
 
 bool
-cfg_fabric_is_event_key(const char *key)
+config_fabric_is_event_key(const char *key)
 {
 	for (unsigned int i = 0; i < RTE_DIM(action_names); i++)
 		if (strcmp(key, action_names[i]) == 0)
@@ -136,7 +136,7 @@ split_words(char *s, char **w, unsigned int max)
 }
 
 int
-cfg_fabric_event_add(struct uet_config_fabric *f, const char *key,
+config_fabric_event_add(struct uet_config_fabric *f, const char *key,
 		     const char *value, struct uet_parse_err *pe)
 {
 	struct uet_config_fabric_event e = { 0 };
@@ -187,7 +187,7 @@ cfg_fabric_event_add(struct uet_config_fabric *f, const char *key,
 }
 
 int
-cfg_fabric_event_format(const struct uet_config_fabric_event *e,
+config_fabric_event_format(const struct uet_config_fabric_event *e,
 			char *key, size_t key_len, char *buf, size_t len)
 {
 	char rate[16] = "";
@@ -252,17 +252,17 @@ check_event(const struct uet_config_fabric *f,
 	unsigned int lo = e->tier[0] <= e->tier[1] ? 0 : 1;
 
 	tier_sizes(f, n);
-	(void)cfg_fabric_event_format(e, key, sizeof(key), val, sizeof(val));
+	(void)config_fabric_event_format(e, key, sizeof(key), val, sizeof(val));
 	for (unsigned int s = 0; s < 2; s++)
 		if (e->index[s] >= n[e->tier[s]])
-			return cfg_error(err, -EINVAL, NULL, 0, "fabric", key,
+			return config_error(err, -EINVAL, NULL, 0, "fabric", key,
 					 "line %u (%s): %s%u does not exist "
 					 "(%u in that tier)", i + 1, val,
 					 tier_names[e->tier[s]], e->index[s],
 					 n[e->tier[s]]);
 	if (e->tier[1 - lo] != e->tier[lo] + 1 ||
 	    !adjacent(f, e->tier[lo], e->index[lo], e->index[1 - lo]))
-		return cfg_error(err, -EINVAL, NULL, 0, "fabric", key,
+		return config_error(err, -EINVAL, NULL, 0, "fabric", key,
 				 "line %u (%s): no cable between those "
 				 "nodes", i + 1, val);
 	return 0;
@@ -273,19 +273,19 @@ check_shape(const struct uet_config_fabric *f, struct uet_config_error *err)
 {
 	struct uet_config_fabric d;
 
-	cfg_fabric_defaults(&d);
+	config_fabric_defaults(&d);
 	if (f->topology == UET_CONFIG_FABRIC_FAT_TREE) {
 		if (f->k % 2 != 0)
-			return cfg_error(err, -EINVAL, NULL, 0, "fabric", "k",
+			return config_error(err, -EINVAL, NULL, 0, "fabric", "k",
 					 "must be even");
 		if (f->hosts != f->k * f->k * f->k / 4)
-			return cfg_error(err, -EINVAL, NULL, 0, "fabric",
+			return config_error(err, -EINVAL, NULL, 0, "fabric",
 					 "hosts", "a fat tree of k = %u has "
 					 "%u hosts", f->k,
 					 f->k * f->k * f->k / 4);
 		if (f->hosts_per_leaf != d.hosts_per_leaf ||
 		    f->spines != d.spines)
-			return cfg_error(err, -EINVAL, NULL, 0, "fabric",
+			return config_error(err, -EINVAL, NULL, 0, "fabric",
 					 f->spines != d.spines ? "spines" :
 					 "hosts_per_leaf", "applies to "
 					 "topology leaf_spine only (a fat "
@@ -293,21 +293,21 @@ check_shape(const struct uet_config_fabric *f, struct uet_config_error *err)
 		return 0;
 	}
 	if (f->k != d.k)
-		return cfg_error(err, -EINVAL, NULL, 0, "fabric", "k",
+		return config_error(err, -EINVAL, NULL, 0, "fabric", "k",
 				 "applies to topology fat_tree only");
 	if (f->hosts_per_leaf + f->spines > 64)
-		return cfg_error(err, -EINVAL, NULL, 0, "fabric", "spines",
+		return config_error(err, -EINVAL, NULL, 0, "fabric", "spines",
 				 "a leaf has at most 64 ports: "
 				 "hosts_per_leaf + spines <= 64");
 	if ((f->hosts + f->hosts_per_leaf - 1) / f->hosts_per_leaf > 64)
-		return cfg_error(err, -EINVAL, NULL, 0, "fabric",
+		return config_error(err, -EINVAL, NULL, 0, "fabric",
 				 "hosts_per_leaf", "at most 64 leaves (a "
 				 "spine has 64 ports)");
 	return 0;
 }
 
 int
-cfg_fabric_validate(const struct uet_config_fabric *f,
+config_fabric_validate(const struct uet_config_fabric *f,
 		    struct uet_config_error *err)
 {
 	int rc = check_shape(f, err);
@@ -315,13 +315,13 @@ cfg_fabric_validate(const struct uet_config_fabric *f,
 	if (rc < 0)
 		return rc;
 	if (f->ecn_min >= f->ecn_max)
-		return cfg_error(err, -EINVAL, NULL, 0, "fabric", "ecn_min",
+		return config_error(err, -EINVAL, NULL, 0, "fabric", "ecn_min",
 				 "must be below ecn_max");
 	if (f->trim_retx < f->trim)
-		return cfg_error(err, -EINVAL, NULL, 0, "fabric", "trim_retx",
+		return config_error(err, -EINVAL, NULL, 0, "fabric", "trim_retx",
 				 "must not be below trim");
 	if (f->host_queue < f->mtu + UET_FABRIC_L2_BYTES)
-		return cfg_error(err, -EINVAL, NULL, 0, "fabric", "host_queue",
+		return config_error(err, -EINVAL, NULL, 0, "fabric", "host_queue",
 				 "must hold one frame (mtu + 18 bytes)");
 	for (unsigned int i = 0; i < f->nb_events; i++) {
 		rc = check_event(f, &f->event[i], i, err);

@@ -81,13 +81,13 @@ _Static_assert(sizeof(enum uet_config_spray_mode) == sizeof(int),
 _Static_assert(UET_CONFIG_MAX_LCORES <= RTE_MAX_LCORE,
 	       "engine.lcores cannot name more lcores than EAL supports");
 
-static const struct cfg_key eal_keys[] = {
+static const struct config_key eal_keys[] = {
 	{ .name = "args", .type = CFG_T_STR, FIELD(struct uet_config_eal, args),
 	  .help = "arguments for rte_eal_init, split on spaces (no quoting)" },
 };
 
 #define P struct uet_config_port
-static const struct cfg_key port_keys[] = {
+static const struct config_key port_keys[] = {
 	{ .name = "devargs", .type = CFG_T_STR, FIELD(P, devargs),
 	  .help = "device: vdev string (net_ring0, net_memif0,role=client) "
 		  "or PCI address; required" },
@@ -118,7 +118,7 @@ static const struct cfg_key port_keys[] = {
 #undef P
 
 #define E struct uet_config_engine
-static const struct cfg_key engine_keys[] = {
+static const struct config_key engine_keys[] = {
 	{ .name = "lcores", .type = CFG_T_LCORES, FIELD(E, lcores),
 	  AUX(E, nb_lcores), .max = RTE_MAX_LCORE - 1,
 	  .help = "engine lcores, e.g. 1-3,5; must be enabled in eal.args" },
@@ -159,7 +159,7 @@ static const struct cfg_key engine_keys[] = {
 #undef E
 
 #define T struct uet_config_timers
-static const struct cfg_key timers_keys[] = {
+static const struct config_key timers_keys[] = {
 	K_DUR("rto_init", T, rto_init_ns, US(1), SEC(60), 0,
 	      "initial retransmit timeout; RTO = min(rto_init * 2^retry, "
 	      "rto_max)"),
@@ -186,7 +186,7 @@ static const struct cfg_key timers_keys[] = {
 #undef T
 
 #define C struct uet_config_cc
-static const struct cfg_key cc_keys[] = {
+static const struct config_key cc_keys[] = {
 	K_ENUM(C, algorithm, cc_names, "congestion control: fixed window "
 	       "(engine: a full PSN window), NSCC, RCCC or both (a packet "
 	       "goes when both allow)"),
@@ -233,7 +233,7 @@ static const struct cfg_key cc_keys[] = {
 #undef C
 
 #define S struct uet_config_spray
-static const struct cfg_key spray_keys[] = {
+static const struct config_key spray_keys[] = {
 	K_ENUM(S, mode, spray_names, "entropy (UDP source port) of each "
 	       "packet: one per PDC (single), each EV once per round "
 	       "(oblivious), recycled from unmarked ACKs (reps); ROD PDCs "
@@ -254,7 +254,7 @@ static const struct cfg_key spray_keys[] = {
 #undef S
 
 #define D struct uet_config_dscp
-static const struct cfg_key dscp_keys[] = {
+static const struct config_key dscp_keys[] = {
 	K_UINT(D, data, 0, 63, "DSCP of data packets (trimmable)"),
 	K_UINT(D, control, 0, 63, "DSCP of ACK/NACK/CP packets"),
 	K_UINT(D, trimmed, 0, 63, "DSCP a switch gives a trimmed packet"),
@@ -279,7 +279,7 @@ static const struct cfg_key dscp_keys[] = {
 	K_PPM(dir, cls, ecn, DIR, CLS, ECN), \
 	K_PPM(dir, cls, trim, DIR, CLS, TRIM), \
 	K_PPM(dir, cls, corrupt, DIR, CLS, CORRUPT)
-static const struct cfg_key fault_keys[] = {
+static const struct config_key fault_keys[] = {
 	K_BOOL(F, enabled, "inject the faults below (every build: uet-perf "
 	       "--loss uses it)"),
 	K_UINT(F, seed, 0, UINT64_MAX, "random seed"),
@@ -301,7 +301,7 @@ static const struct cfg_key fault_keys[] = {
 
 /* fail, restore and rate lines are not table rows: config_fabric.c */
 #define B struct uet_config_fabric
-static const struct cfg_key fabric_keys[] = {
+static const struct config_key fabric_keys[] = {
 	K_ENUM(B, topology, fabric_topo_names, "shape of the emulated "
 	       "network"),
 	K_UINT(B, hosts, 2, 1024, "emulated hosts (fat_tree: must be "
@@ -343,7 +343,7 @@ static const struct cfg_key fabric_keys[] = {
 #undef B
 
 #define V struct uet_config_service
-static const struct cfg_key service_keys[] = {
+static const struct config_key service_keys[] = {
 	{ .name = "socket", .type = CFG_T_STR, FIELD(V, socket),
 	  .help = "UNIX socket clients attach to (uet-engine --socket "
 		  "overrides it); its directory must belong to root or the "
@@ -408,7 +408,7 @@ _Static_assert(sizeof(enum uet_config_tss_mode) == sizeof(int),
 	       "enum keys are stored as int");
 
 #define T struct uet_config_tss
-static const struct cfg_key tss_keys[] = {
+static const struct config_key tss_keys[] = {
 	K_BOOL(T, enabled, "protect the jobs of the domain.SDI lines: "
 	       "AES-GCM-256 over every packet of theirs, the others' "
 	       "refused"),
@@ -430,7 +430,7 @@ static const struct cfg_key tss_keys[] = {
 #define SEC_ROW(n, id, k, field, h) \
 	[id] = { n, id, k, RTE_DIM(k), offsetof(struct uet_config, field), h }
 
-const struct cfg_section cfg_sections[CFG_S_COUNT] = {
+const struct config_section config_sections[CFG_S_COUNT] = {
 	SEC_ROW("eal", CFG_S_EAL, eal_keys, eal,
 		"EAL initialisation"),
 	SEC_ROW("port", CFG_S_PORT, port_keys, port,
@@ -470,7 +470,7 @@ const struct cfg_section cfg_sections[CFG_S_COUNT] = {
 };
 
 void
-cfg_port_defaults(struct uet_config_port *p)
+config_port_defaults(struct uet_config_port *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->rx_queues = 1;
@@ -486,7 +486,7 @@ cfg_port_defaults(struct uet_config_port *p)
 /* The fixed window by default; the NSCC and RCCC values are UEC 1.0's
  * (most derived, "auto"). */
 void
-cfg_cc_defaults(struct uet_config_cc *c)
+config_cc_defaults(struct uet_config_cc *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->algorithm = UET_CONFIG_CC_NONE;
@@ -499,7 +499,7 @@ cfg_cc_defaults(struct uet_config_cc *c)
 }
 
 void
-cfg_spray_defaults(struct uet_config_spray *s)
+config_spray_defaults(struct uet_config_spray *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->mode = UET_CONFIG_SPRAY_SINGLE;
@@ -511,7 +511,7 @@ cfg_spray_defaults(struct uet_config_spray *s)
 }
 
 const char *
-cfg_key_unbuilt(const struct cfg_section *sec, const struct cfg_key *k)
+config_key_unbuilt(const struct config_section *sec, const struct config_key *k)
 {
 	/* every key of a built section is built today; the mechanism stays
 	 * for sections that land before their implementation */
@@ -537,7 +537,7 @@ uet_config_init_defaults(struct uet_config *cfg)
 	strcpy(cfg->eal.args, "-l 0-1 --no-huge -m 512 --no-shconf --no-pci");
 
 	for (i = 0; i < UET_CONFIG_MAX_PORTS; i++)
-		cfg_port_defaults(&cfg->port[i]);
+		config_port_defaults(&cfg->port[i]);
 	/* A self-contained loopback port: net_ring0 receives what it sends. */
 	cfg->port[0].defined = true;
 	strcpy(cfg->port[0].devargs, "net_ring0");
@@ -571,10 +571,10 @@ uet_config_init_defaults(struct uet_config *cfg)
 	cfg->timers.close_req_idle_ns = SEC(1);
 	cfg->timers.tick_ns = US(10);
 
-	cfg_cc_defaults(&cfg->cc);
-	cfg_spray_defaults(&cfg->spray);
-	cfg_fabric_defaults(&cfg->fabric);
-	cfg_tss_defaults(&cfg->tss);
+	config_cc_defaults(&cfg->cc);
+	config_spray_defaults(&cfg->spray);
+	config_fabric_defaults(&cfg->fabric);
+	config_tss_defaults(&cfg->tss);
 
 	cfg->dscp.data = 0;
 	cfg->dscp.control = 46;
@@ -612,8 +612,8 @@ uet_config_init_defaults(struct uet_config *cfg)
 	cfg->service.mem_hold_off_ns = SEC(1);
 }
 
-const struct cfg_key *
-cfg_key_find(const struct cfg_section *sec, const char *name)
+const struct config_key *
+config_key_find(const struct config_section *sec, const char *name)
 {
 	unsigned int i;
 
@@ -649,7 +649,7 @@ store_uint(void *field, unsigned int width, uint64_t v)
 
 /* Largest value a field of @width bytes can hold, clamped to the row. */
 static uint64_t
-width_max(const struct cfg_key *k)
+width_max(const struct config_key *k)
 {
 	uint64_t m = k->width >= 8 ? UINT64_MAX :
 		     (1ULL << (8 * k->width)) - 1;
@@ -658,7 +658,7 @@ width_max(const struct cfg_key *k)
 }
 
 static int
-check_string(const struct cfg_key *k, const char *value,
+check_string(const struct config_key *k, const char *value,
 	     struct uet_parse_err *pe)
 {
 	size_t i, n = strlen(value);
@@ -710,7 +710,7 @@ parse_unicast_mac(const char *value, uint8_t mac[6],
 
 /* Parse a numeric row into @v; the caller stores it. */
 static int
-parse_number(const struct cfg_key *k, const char *value, uint64_t *v,
+parse_number(const struct config_key *k, const char *value, uint64_t *v,
 	     double *d, struct uet_parse_err *pe)
 {
 	switch (k->type) {
@@ -726,7 +726,7 @@ parse_number(const struct cfg_key *k, const char *value, uint64_t *v,
 }
 
 static int
-set_typed(const struct cfg_key *k, char *field, char *aux, const char *value,
+set_typed(const struct config_key *k, char *field, char *aux, const char *value,
 	  struct uet_parse_err *pe)
 {
 	uint16_t lcores[UET_CONFIG_MAX_LCORES];
@@ -800,7 +800,7 @@ set_typed(const struct cfg_key *k, char *field, char *aux, const char *value,
 }
 
 int
-cfg_empty_value(struct uet_parse_err *pe)
+config_empty_value(struct uet_parse_err *pe)
 {
 	uet_parse_err_set(pe, "empty value (give one, or remove the line for "
 			  "the default; see docs/CONFIG.md)");
@@ -808,7 +808,7 @@ cfg_empty_value(struct uet_parse_err *pe)
 }
 
 int
-cfg_key_set(const struct cfg_key *k, void *base, const char *value,
+config_key_set(const struct config_key *k, void *base, const char *value,
 	    struct uet_parse_err *pe)
 {
 	char *field = (char *)base + k->off;
@@ -818,7 +818,7 @@ cfg_key_set(const struct cfg_key *k, void *base, const char *value,
 	int rc;
 
 	if (value[0] == '\0' && !(k->flags & CFG_F_EMPTY))
-		return cfg_empty_value(pe);
+		return config_empty_value(pe);
 	if ((k->flags & CFG_F_AUTO) && strcmp(value, "auto") == 0) {
 		memset(field, 0, k->width);
 		return 0;
@@ -848,7 +848,7 @@ ip_equal(const struct uet_parse_ipaddr *a, const struct uet_parse_ipaddr *b)
 }
 
 int
-cfg_neighbor_set(struct uet_config *cfg, const char *ip, const char *mac,
+config_neighbor_set(struct uet_config *cfg, const char *ip, const char *mac,
 		 bool replace, struct uet_parse_err *pe)
 {
 	struct uet_config_neighbor nb;

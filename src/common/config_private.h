@@ -18,7 +18,7 @@
 /* Comment character of configuration files (rte_cfgfile parameter). */
 #define CFG_COMMENT_CHAR '#'
 
-enum cfg_type {
+enum config_type {
 	CFG_T_STR,    /* char array of width bytes */
 	CFG_T_UINT,   /* unsigned integer of width 1, 2, 4 or 8 bytes */
 	CFG_T_SIZE,   /* unsigned bytes with K/M/G suffixes */
@@ -40,13 +40,13 @@ enum cfg_type {
  * key refuses one, so that "key =" never passes for a setting. */
 #define CFG_F_EMPTY 0x4
 
-struct cfg_key {
+struct config_key {
 	const char *name;
-	enum cfg_type type;
+	enum config_type type;
 	uint8_t flags;
 	uint16_t width;   /* sizeof the field */
 	size_t off;       /* offset in the section struct */
-	size_t aux_off;   /* has-flag or count, see cfg_type */
+	size_t aux_off;   /* has-flag or count, see config_type */
 	uint64_t min;
 	uint64_t max;
 	double dmin;
@@ -55,7 +55,7 @@ struct cfg_key {
 	const char *help; /* meaning and unit; the range is added by the dump */
 };
 
-enum cfg_section_id {
+enum config_section_id {
 	CFG_S_EAL,
 	CFG_S_PORT,
 	CFG_S_ENGINE,
@@ -71,106 +71,106 @@ enum cfg_section_id {
 	CFG_S_COUNT,
 };
 
-struct cfg_section {
+struct config_section {
 	const char *name;         /* "port" stands for port0..port7 */
-	enum cfg_section_id id;
-	const struct cfg_key *keys;
+	enum config_section_id id;
+	const struct config_key *keys;
 	unsigned int nb_keys;
 	size_t off;               /* offset in struct uet_config */
 	const char *help;
 };
 
-extern const struct cfg_section cfg_sections[CFG_S_COUNT];
+extern const struct config_section config_sections[CFG_S_COUNT];
 
 /* Defaults of [cc] and [spray]: what is built. */
 void
-cfg_cc_defaults(struct uet_config_cc *c);
+config_cc_defaults(struct uet_config_cc *c);
 void
-cfg_spray_defaults(struct uet_config_spray *s);
+config_spray_defaults(struct uet_config_spray *s);
 
 /*
  * Why key @k of @sec does nothing yet (a value other than its default is
  * rejected), or NULL when the key is used.
  */
 const char *
-cfg_key_unbuilt(const struct cfg_section *sec, const struct cfg_key *k);
+config_key_unbuilt(const struct config_section *sec, const struct config_key *k);
 
 /* Defaults of [fabric] (config_fabric.c). */
 void
-cfg_fabric_defaults(struct uet_config_fabric *f);
+config_fabric_defaults(struct uet_config_fabric *f);
 
 /* A [fabric] schedule line key: fail, restore or rate. */
 bool
-cfg_fabric_is_event_key(const char *key);
+config_fabric_is_event_key(const char *key);
 
 /* Append the schedule line "key = value" to [fabric]; writes only on
  * success. */
 int
-cfg_fabric_event_add(struct uet_config_fabric *f, const char *key,
+config_fabric_event_add(struct uet_config_fabric *f, const char *key,
 		     const char *value, struct uet_parse_err *pe);
 
 /* "fail = leaf0-spine1 at 50us" lines of the dump. */
 int
-cfg_fabric_event_format(const struct uet_config_fabric_event *e,
+config_fabric_event_format(const struct uet_config_fabric_event *e,
 			char *key, size_t key_len, char *buf, size_t len);
 
 /* Cross-field checks of [fabric]: -EINVAL with @err filled. */
 int
-cfg_fabric_validate(const struct uet_config_fabric *f,
+config_fabric_validate(const struct uet_config_fabric *f,
 		    struct uet_config_error *err);
 
 /* A [service] job.N line key. */
 bool
-cfg_service_is_acl_key(const char *key);
+config_service_is_acl_key(const char *key);
 
 /* Add the job.N line "key = value" to [service] (names resolved now);
  * writes only on success. */
 int
-cfg_service_acl_add(struct uet_config_service *v, const char *key,
+config_service_acl_add(struct uet_config_service *v, const char *key,
 		    const char *value, struct uet_parse_err *pe);
 
 /* "job.5 = uid:1000, gid:4" lines of the dump. */
 int
-cfg_service_acl_format(const struct uet_config_svc_acl *a, char *key,
+config_service_acl_format(const struct uet_config_svc_acl *a, char *key,
 		       size_t key_len, char *buf, size_t len);
 
 /* Defaults of [tss] (config_tss.c). */
 void
-cfg_tss_defaults(struct uet_config_tss *t);
+config_tss_defaults(struct uet_config_tss *t);
 
 /* A [tss] domain.SDI line key. */
 bool
-cfg_tss_is_domain_key(const char *key);
+config_tss_is_domain_key(const char *key);
 
 /* Add the domain line "key = value" to [tss]; writes only on success. */
 int
-cfg_tss_domain_add(struct uet_config_tss *t, const char *key,
+config_tss_domain_add(struct uet_config_tss *t, const char *key,
 		   const char *value, struct uet_parse_err *pe);
 
 /* "domain.7 = 1-100,200 /etc/uet/tss/7.key" lines of the dump. */
 int
-cfg_tss_domain_format(const struct uet_config_tss_domain *d, char *key,
+config_tss_domain_format(const struct uet_config_tss_domain *d, char *key,
 		      size_t key_len, char *buf, size_t len);
 
 /* Cross-field checks of [tss], key files included: -errno, @err filled. */
 int
-cfg_tss_validate(const struct uet_config_tss *t,
+config_tss_validate(const struct uet_config_tss *t,
 		 struct uet_config_error *err);
 
 /* Defaults of a newly defined [portN]. */
 void
-cfg_port_defaults(struct uet_config_port *p);
+config_port_defaults(struct uet_config_port *p);
 
-const struct cfg_key *
-cfg_key_find(const struct cfg_section *sec, const char *name);
+const struct config_key *
+config_key_find(const struct config_section *sec, const char *name);
 
 /* -EINVAL with the reason an empty value is refused (CFG_F_EMPTY). */
 int
-cfg_empty_value(struct uet_parse_err *pe);
+config_empty_value(struct uet_parse_err *pe);
 
 /* Parse @value into the field of @k in @base; writes only on success. */
 int
-cfg_key_set(const struct cfg_key *k, void *base, const char *value,
+config_key_set(const struct config_key *k, void *base, const char *value,
 	    struct uet_parse_err *pe);
 
 /*
@@ -178,7 +178,7 @@ cfg_key_set(const struct cfg_key *k, void *base, const char *value,
  * @replace, an error otherwise); writes only on success.
  */
 int
-cfg_neighbor_set(struct uet_config *cfg, const char *ip, const char *mac,
+config_neighbor_set(struct uet_config *cfg, const char *ip, const char *mac,
 		 bool replace, struct uet_parse_err *pe);
 
 /*
@@ -186,7 +186,7 @@ cfg_neighbor_set(struct uet_config *cfg, const char *ip, const char *mac,
  * NULL or "". The message is "file:line: [section] key: reason".
  */
 int
-cfg_error(struct uet_config_error *err, int code, const char *file,
+config_error(struct uet_config_error *err, int code, const char *file,
 	  unsigned int line, const char *section, const char *key,
 	  const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 

@@ -23,7 +23,7 @@
 #define JOBID_MAX 0xFFFFFFu
 
 bool
-cfg_service_is_acl_key(const char *key)
+config_service_is_acl_key(const char *key)
 {
 	return strncmp(key, ACL_PREFIX, strlen(ACL_PREFIX)) == 0;
 }
@@ -131,7 +131,7 @@ acl_members(char *list, struct uet_config_svc_acl *a,
 }
 
 int
-cfg_service_acl_add(struct uet_config_service *v, const char *key,
+config_service_acl_add(struct uet_config_service *v, const char *key,
 		    const char *value, struct uet_parse_err *pe)
 {
 	struct uet_config_svc_acl a;
@@ -163,7 +163,7 @@ cfg_service_acl_add(struct uet_config_service *v, const char *key,
 }
 
 int
-cfg_service_acl_format(const struct uet_config_svc_acl *a, char *key,
+config_service_acl_format(const struct uet_config_svc_acl *a, char *key,
 		       size_t key_len, char *buf, size_t len)
 {
 	size_t used = 0;

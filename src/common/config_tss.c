@@ -21,7 +21,7 @@
 #define SDI_MAX 0xFFFFFFu
 
 void
-cfg_tss_defaults(struct uet_config_tss *t)
+config_tss_defaults(struct uet_config_tss *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->mode = UET_CONFIG_TSS_DIRECT;
@@ -30,7 +30,7 @@ cfg_tss_defaults(struct uet_config_tss *t)
 }
 
 bool
-cfg_tss_is_domain_key(const char *key)
+config_tss_is_domain_key(const char *key)
 {
 	return strncmp(key, DOMAIN_PREFIX, strlen(DOMAIN_PREFIX)) == 0;
 }
@@ -85,7 +85,7 @@ domain_value(const char *value, struct uet_config_tss_domain *d,
 }
 
 int
-cfg_tss_domain_add(struct uet_config_tss *t, const char *key,
+config_tss_domain_add(struct uet_config_tss *t, const char *key,
 		   const char *value, struct uet_parse_err *pe)
 {
 	struct uet_config_tss_domain d;
@@ -124,7 +124,7 @@ cfg_tss_domain_add(struct uet_config_tss *t, const char *key,
 }
 
 int
-cfg_tss_domain_format(const struct uet_config_tss_domain *d, char *key,
+config_tss_domain_format(const struct uet_config_tss_domain *d, char *key,
 		      size_t key_len, char *buf, size_t len)
 {
 	size_t used = 0;
@@ -168,7 +168,7 @@ uet_config_tss_key_read(const char *path,
 static int
 tss_fail(struct uet_config_error *err, const char *key, const char *why)
 {
-	return cfg_error(err, -EINVAL, NULL, 0, "tss", key, "%s", why);
+	return config_error(err, -EINVAL, NULL, 0, "tss", key, "%s", why);
 }
 
 /* Every domain's key file readable and well formed, now rather than
@@ -187,7 +187,7 @@ check_keys(const struct uet_config_tss *t, struct uet_config_error *err)
 		if (rc < 0) {
 			snprintf(k, sizeof(k), DOMAIN_PREFIX "%u",
 				 t->domain[i].sdi);
-			return cfg_error(err, rc, NULL, 0, "tss", k,
+			return config_error(err, rc, NULL, 0, "tss", k,
 					 "key file %s: %s",
 					 t->domain[i].key_file, why);
 		}
@@ -196,7 +196,7 @@ check_keys(const struct uet_config_tss *t, struct uet_config_error *err)
 }
 
 int
-cfg_tss_validate(const struct uet_config_tss *t, struct uet_config_error *err)
+config_tss_validate(const struct uet_config_tss *t, struct uet_config_error *err)
 {
 	if (t->replay_window % 64 != 0)
 		return tss_fail(err, "replay_window", "not a multiple of 64");

@@ -33,7 +33,7 @@ fail(struct uet_config_error *err, const char *section, const char *key,
 	va_start(ap, fmt);
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
-	return cfg_error(err, -EINVAL, NULL, 0, section, key, "%s", reason);
+	return config_error(err, -EINVAL, NULL, 0, section, key, "%s", reason);
 }
 
 static int
@@ -200,28 +200,28 @@ check_timers(const struct uet_config *cfg, struct uet_config_error *err)
 static int
 check_unbuilt(const struct uet_config *cfg, struct uet_config_error *err)
 {
-	static const enum cfg_section_id ids[] = { CFG_S_CC, CFG_S_SPRAY };
+	static const enum config_section_id ids[] = { CFG_S_CC, CFG_S_SPRAY };
 	union {
 		struct uet_config_cc cc;
 		struct uet_config_spray spray;
 	} def;
 
 	for (unsigned int i = 0; i < RTE_DIM(ids); i++) {
-		const struct cfg_section *sec = &cfg_sections[ids[i]];
+		const struct config_section *sec = &config_sections[ids[i]];
 		const char *have = (const char *)cfg + sec->off;
 
 		if (ids[i] == CFG_S_CC)
-			cfg_cc_defaults(&def.cc);
+			config_cc_defaults(&def.cc);
 		else
-			cfg_spray_defaults(&def.spray);
+			config_spray_defaults(&def.spray);
 		for (unsigned int k = 0; k < sec->nb_keys; k++) {
-			const struct cfg_key *key = &sec->keys[k];
-			const char *why = cfg_key_unbuilt(sec, key);
+			const struct config_key *key = &sec->keys[k];
+			const char *why = config_key_unbuilt(sec, key);
 
 			if (why != NULL &&
 			    memcmp(have + key->off, (const char *)&def +
 				   key->off, key->width) != 0)
-				return cfg_error(err, -ENOTSUP, NULL, 0,
+				return config_error(err, -ENOTSUP, NULL, 0,
 						 sec->name, key->name, "%s; "
 						 "only the default is "
 						 "accepted", why);
@@ -238,7 +238,7 @@ check_cc(const struct uet_config *cfg, struct uet_config_error *err)
 	const struct uet_config_cc *c = &cfg->cc;
 
 	if (c->rccc_quantum % 256 != 0)
-		return cfg_error(err, -EINVAL, NULL, 0, "cc", "rccc_quantum",
+		return config_error(err, -EINVAL, NULL, 0, "cc", "rccc_quantum",
 				 "must be a multiple of 256 (credit is "
 				 "carried in 256-byte units)");
 	return 0;
@@ -418,7 +418,7 @@ uet_config_validate(const struct uet_config *cfg,
 	int rc;
 
 	if (cfg == NULL)
-		return cfg_error(err, -EINVAL, NULL, 0, NULL, NULL,
+		return config_error(err, -EINVAL, NULL, 0, NULL, NULL,
 				 "invalid arguments");
 	rc = check_ports(cfg, err);
 	if (rc == 0)
@@ -436,10 +436,10 @@ uet_config_validate(const struct uet_config *cfg,
 	if (rc == 0)
 		rc = check_fault(cfg, err);
 	if (rc == 0)
-		rc = cfg_fabric_validate(&cfg->fabric, err);
+		rc = config_fabric_validate(&cfg->fabric, err);
 	if (rc == 0)
 		rc = check_service(cfg, err);
 	if (rc == 0)
-		rc = cfg_tss_validate(&cfg->tss, err);
+		rc = config_tss_validate(&cfg->tss, err);
 	return rc;
 }

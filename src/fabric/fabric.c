@@ -47,7 +47,7 @@ uet_fabric_config_default(struct uet_fabric_config *c)
 }
 
 static const char *
-fab_check_shape(const struct uet_fabric_config *c)
+fabric_check_shape(const struct uet_fabric_config *c)
 {
 	if (c->topo == UET_FABRIC_TOPO_FAT_TREE) {
 		if (c->k < 2 || c->k > 16 || c->k % 2 != 0)
@@ -69,7 +69,7 @@ fab_check_shape(const struct uet_fabric_config *c)
 }
 
 static const char *
-fab_check_dscp(const struct uet_fabric_dscp *d)
+fabric_check_dscp(const struct uet_fabric_dscp *d)
 {
 	const uint8_t v[5] = { d->data, d->control, d->trimmed,
 			       d->trimmed_lasthop, d->trimmable_retx };
@@ -86,7 +86,7 @@ fab_check_dscp(const struct uet_fabric_dscp *d)
 }
 
 static const char *
-fab_check_thresholds(const struct uet_fabric_config *c)
+fabric_check_thresholds(const struct uet_fabric_config *c)
 {
 	if (c->ecn_min_milli >= c->ecn_max_milli)
 		return "ecn_min_milli (below ecn_max_milli)";
@@ -108,7 +108,7 @@ uet_fabric_config_check(const struct uet_fabric_config *c, const char **why)
 
 	if (c == NULL)
 		w = "config";
-	else if ((w = fab_check_shape(c)) != NULL)
+	else if ((w = fabric_check_shape(c)) != NULL)
 		;
 	else if (c->link_rate_bps == 0)
 		w = "link_rate_bps";
@@ -118,9 +118,9 @@ uet_fabric_config_check(const struct uet_fabric_config *c, const char **why)
 		w = "frame_pool (1..16M)";
 	else if (c->host_queue_bytes < c->mtu)
 		w = "host_queue_bytes (at least mtu)";
-	else if ((w = fab_check_dscp(&c->dscp)) != NULL)
+	else if ((w = fabric_check_dscp(&c->dscp)) != NULL)
 		;
-	else if ((w = fab_check_thresholds(c)) != NULL)
+	else if ((w = fabric_check_thresholds(c)) != NULL)
 		;
 	else if (c->schedule_max > (1u << 20))
 		w = "schedule_max (0..1M)";
@@ -134,7 +134,7 @@ uet_fabric_config_check(const struct uet_fabric_config *c, const char **why)
 }
 
 static uint64_t
-fab_ser_once(uint32_t bytes, uint64_t rate)
+fabric_ser_once(uint32_t bytes, uint64_t rate)
 {
 	return ((uint64_t)bytes * 8 * UINT64_C(1000000000) + rate - 1) / rate;
 }
@@ -143,7 +143,7 @@ fab_ser_once(uint32_t bytes, uint64_t rate)
  * round trip of the longest path: an mtu frame out, a 64-byte reply
  * back, store-and-forward at every hop. */
 static void
-fab_thresholds_init(struct uet_fabric *fab, uint32_t max_hops)
+fabric_thresholds_init(struct uet_fabric *fab, uint32_t max_hops)
 {
 	const struct uet_fabric_config *c = &fab->cfg;
 	struct uet_fabric_thresholds *t = &fab->th;
@@ -153,8 +153,8 @@ fab_thresholds_init(struct uet_fabric *fab, uint32_t max_hops)
 	if (t->base_rtt_ns == 0)
 		t->base_rtt_ns = max_hops *
 			(2 * c->link_delay_ns +
-			 fab_ser_once(c->mtu + c->frame_overhead, rate) +
-			 fab_ser_once(64 + c->frame_overhead, rate));
+			 fabric_ser_once(c->mtu + c->frame_overhead, rate) +
+			 fabric_ser_once(64 + c->frame_overhead, rate));
 	t->bdp = (uint64_t)((unsigned __int128)rate * t->base_rtt_ns /
 			    UINT64_C(8000000000));
 	t->ecn_min = t->bdp * c->ecn_min_milli / 1000;
@@ -166,7 +166,7 @@ fab_thresholds_init(struct uet_fabric *fab, uint32_t max_hops)
 }
 
 static int
-fab_pools_init(struct uet_fabric *fab)
+fabric_pools_init(struct uet_fabric *fab)
 {
 	const struct uet_fabric_config *c = &fab->cfg;
 	uint32_t i;
@@ -205,16 +205,16 @@ uet_fabric_create(const struct uet_fabric_config *c, int *err)
 	fab->cfg = *c;
 	uet_rand_seed(&fab->rng, c->seed);
 	fab->next_sample = c->sample_ns;
-	rc = fab_topo_build(fab);
+	rc = fabric_topo_build(fab);
 	if (rc == 0)
-		rc = fab_routes_build(fab, &max_hops);
+		rc = fabric_routes_build(fab, &max_hops);
 	if (rc == 0)
-		rc = fab_addr_init(fab);
+		rc = fabric_addr_init(fab);
 	if (rc == 0)
-		rc = fab_pools_init(fab);
+		rc = fabric_pools_init(fab);
 	if (rc < 0)
 		goto free_fab;
-	fab_thresholds_init(fab, max_hops);
+	fabric_thresholds_init(fab, max_hops);
 	return fab;
 free_fab:
 	uet_fabric_free(fab);
@@ -267,7 +267,7 @@ int
 uet_fabric_link_info(const struct uet_fabric *fab, uint32_t link,
 		     struct uet_fabric_link_info *info)
 {
-	const struct fab_link *l;
+	const struct fabric_link *l;
 	uint32_t d;
 
 	if (fab == NULL || info == NULL || link >= fab->nlinks)
@@ -301,7 +301,7 @@ uet_fabric_link_set(struct uet_fabric *fab, uint32_t link, uint64_t rate_bps,
 
 /* Upper edge of the bucket holding quantile @p q (per mille). */
 static uint64_t
-fab_hist_quantile(const struct uet_fabric *fab, const struct fab_port *pt,
+fabric_hist_quantile(const struct uet_fabric *fab, const struct fabric_port *pt,
 		  uint32_t q)
 {
 	uint64_t w = fab->th.drop / (UET_FABRIC_HIST_BUCKETS - 1);
@@ -325,7 +325,7 @@ int
 uet_fabric_port_stats(const struct uet_fabric *fab, uint32_t port,
 		      struct uet_fabric_port_stats *s)
 {
-	const struct fab_port *pt;
+	const struct fabric_port *pt;
 
 	if (fab == NULL || s == NULL || port >= 2 * fab->nlinks)
 		return -EINVAL;
@@ -335,8 +335,8 @@ uet_fabric_port_stats(const struct uet_fabric *fab, uint32_t port,
 	s->control_bytes = pt->ctl.bytes;
 	s->data_max = pt->data.max;
 	s->control_max = pt->ctl.max;
-	s->data_p50 = fab_hist_quantile(fab, pt, 500);
-	s->data_p99 = fab_hist_quantile(fab, pt, 990);
+	s->data_p50 = fabric_hist_quantile(fab, pt, 500);
+	s->data_p99 = fabric_hist_quantile(fab, pt, 990);
 	return 0;
 }
 

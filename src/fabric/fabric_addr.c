@@ -16,7 +16,7 @@
 
 /* An address is IPv4 when bytes 4..15 are zero (uet_pds_fa's layout). */
 static unsigned int
-fab_addr_family(const uint8_t a[16])
+fabric_addr_family(const uint8_t a[16])
 {
 	static const uint8_t zero[12];
 
@@ -24,7 +24,7 @@ fab_addr_family(const uint8_t a[16])
 }
 
 static uint32_t
-fab_addr_slot(const struct uet_fabric *fab, const uint8_t a[16])
+fabric_addr_slot(const struct uet_fabric *fab, const uint8_t a[16])
 {
 	uint32_t w[4]; /* rte_jhash reads 32-bit words: align the key */
 
@@ -33,9 +33,9 @@ fab_addr_slot(const struct uet_fabric *fab, const uint8_t a[16])
 }
 
 uint32_t
-fab_addr_lookup(const struct uet_fabric *fab, const uint8_t a[16])
+fabric_addr_lookup(const struct uet_fabric *fab, const uint8_t a[16])
 {
-	uint32_t s = fab_addr_slot(fab, a), i, e;
+	uint32_t s = fabric_addr_slot(fab, a), i, e;
 
 	for (i = 0; i <= fab->addr_mask; i++) {
 		e = fab->addr_tab[(s + i) & fab->addr_mask];
@@ -48,14 +48,14 @@ fab_addr_lookup(const struct uet_fabric *fab, const uint8_t a[16])
 }
 
 static void
-fab_addr_rehash(struct uet_fabric *fab)
+fabric_addr_rehash(struct uet_fabric *fab)
 {
 	uint32_t h, f, s;
 
 	memset(fab->addr_tab, 0, (fab->addr_mask + 1) * sizeof(uint32_t));
 	for (h = 0; h < fab->hosts; h++) {
 		for (f = 0; f < 2; f++) {
-			s = fab_addr_slot(fab, fab->addr[h][f]);
+			s = fabric_addr_slot(fab, fab->addr[h][f]);
 			while (fab->addr_tab[s] != 0)
 				s = (s + 1) & fab->addr_mask;
 			fab->addr_tab[s] = h * 2 + f + 1;
@@ -64,7 +64,7 @@ fab_addr_rehash(struct uet_fabric *fab)
 }
 
 int
-fab_addr_init(struct uet_fabric *fab)
+fabric_addr_init(struct uet_fabric *fab)
 {
 	uint32_t n = rte_align32pow2(fab->hosts * 4), h, id;
 
@@ -82,7 +82,7 @@ fab_addr_init(struct uet_fabric *fab)
 		fab->addr[h][1][14] = (uint8_t)(id >> 8);
 		fab->addr[h][1][15] = (uint8_t)id;
 	}
-	fab_addr_rehash(fab);
+	fabric_addr_rehash(fab);
 	return 0;
 }
 
@@ -94,11 +94,11 @@ uet_fabric_host_addr_set(struct uet_fabric *fab, uint32_t host,
 
 	if (fab == NULL || addr == NULL || host >= fab->hosts)
 		return -EINVAL;
-	other = fab_addr_lookup(fab, addr);
+	other = fabric_addr_lookup(fab, addr);
 	if (other != FAB_NIL && other != host)
 		return -EEXIST;
-	memcpy(fab->addr[host][fab_addr_family(addr)], addr, 16);
-	fab_addr_rehash(fab);
+	memcpy(fab->addr[host][fabric_addr_family(addr)], addr, 16);
+	fabric_addr_rehash(fab);
 	return 0;
 }
 

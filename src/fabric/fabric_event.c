@@ -13,25 +13,25 @@
 #include "fabric_private.h"
 
 static bool
-fab_ev_before(const struct fab_event *x, const struct fab_event *y)
+fabric_ev_before(const struct fabric_event *x, const struct fabric_event *y)
 {
 	return x->time < y->time || (x->time == y->time && x->seq < y->seq);
 }
 
 static void
-fab_heap_swap(struct fab_event *h, uint32_t i, uint32_t j)
+fabric_heap_swap(struct fabric_event *h, uint32_t i, uint32_t j)
 {
-	struct fab_event t = h[i];
+	struct fabric_event t = h[i];
 
 	h[i] = h[j];
 	h[j] = t;
 }
 
 int
-fab_event_push(struct uet_fabric *fab, uint64_t time, uint32_t kind,
+fabric_event_push(struct uet_fabric *fab, uint64_t time, uint32_t kind,
 	       uint32_t a, uint32_t b)
 {
-	struct fab_event *h = fab->heap;
+	struct fabric_event *h = fab->heap;
 	uint32_t i = fab->heap_len, up;
 
 	if (i == fab->heap_cap)
@@ -44,18 +44,18 @@ fab_event_push(struct uet_fabric *fab, uint64_t time, uint32_t kind,
 	fab->heap_len++;
 	while (i > 0) {
 		up = (i - 1) / 2;
-		if (!fab_ev_before(&h[i], &h[up]))
+		if (!fabric_ev_before(&h[i], &h[up]))
 			break;
-		fab_heap_swap(h, i, up);
+		fabric_heap_swap(h, i, up);
 		i = up;
 	}
 	return 0;
 }
 
-static struct fab_event
-fab_event_pop(struct uet_fabric *fab)
+static struct fabric_event
+fabric_event_pop(struct uet_fabric *fab)
 {
-	struct fab_event *h = fab->heap, top = h[0];
+	struct fabric_event *h = fab->heap, top = h[0];
 	uint32_t i = 0, l, m, n = --fab->heap_len;
 
 	h[0] = h[n];
@@ -63,10 +63,10 @@ fab_event_pop(struct uet_fabric *fab)
 		l = 2 * i + 1;
 		if (l >= n)
 			break;
-		m = l + 1 < n && fab_ev_before(&h[l + 1], &h[l]) ? l + 1 : l;
-		if (!fab_ev_before(&h[m], &h[i]))
+		m = l + 1 < n && fabric_ev_before(&h[l + 1], &h[l]) ? l + 1 : l;
+		if (!fabric_ev_before(&h[m], &h[i]))
 			break;
-		fab_heap_swap(h, i, m);
+		fabric_heap_swap(h, i, m);
 		i = m;
 	}
 	return top;
@@ -86,47 +86,47 @@ uet_fabric_now(const struct uet_fabric *fab)
 
 /* A frame reaches the far end of the link behind @p port. */
 static void
-fab_arrive(struct uet_fabric *fab, uint32_t fi, uint32_t port, uint64_t now)
+fabric_arrive(struct uet_fabric *fab, uint32_t fi, uint32_t port, uint64_t now)
 {
-	struct fab_port *pt = &fab->ports[port];
-	const struct fab_link *l = fab_port_link(fab, port);
-	struct fab_frame *f = &fab->frames[fi];
+	struct fabric_port *pt = &fab->ports[port];
+	const struct fabric_link *l = fabric_port_link(fab, port);
+	struct fabric_frame *f = &fab->frames[fi];
 	uint32_t next;
 
 	if (!l->up || f->epoch != l->epoch) {
-		fab_frame_drop(fab, fi, &pt->st.drops_link);
+		fabric_frame_drop(fab, fi, &pt->st.drops_link);
 		return;
 	}
 	if (pt->to_host) {
 		fab->st.delivered++;
 		fab->st.delivered_bytes += f->len;
 		fab->cfg.deliver(fab->cfg.deliver_arg, pt->peer,
-				 fab_frame_bytes(fab, fi), f->len, now);
-		fab_frame_free(fab, fi);
+				 fabric_frame_bytes(fab, fi), f->len, now);
+		fabric_frame_free(fab, fi);
 		return;
 	}
-	next = fab_route_port(fab, pt->peer, f);
+	next = fabric_route_port(fab, pt->peer, f);
 	if (next == FAB_NIL) {
 		fab->st.no_route++;
-		fab_frame_drop(fab, fi, NULL);
+		fabric_frame_drop(fab, fi, NULL);
 		return;
 	}
-	fab_port_enqueue(fab, next, fi, now);
+	fabric_port_enqueue(fab, next, fi, now);
 }
 
 static void
-fab_link_apply(struct uet_fabric *fab, uint32_t slot)
+fabric_link_apply(struct uet_fabric *fab, uint32_t slot)
 {
-	struct fab_sched *s = &fab->sched[slot];
-	struct fab_link *l = &fab->links[s->link];
+	struct fabric_sched *s = &fab->sched[slot];
+	struct fabric_link *l = &fab->links[s->link];
 
 	switch (s->action) {
 	case UET_FABRIC_LINK_FAIL:
 		if (l->up) {
 			l->up = false;
 			l->epoch++;
-			fab_port_flush(fab, 2 * s->link);
-			fab_port_flush(fab, 2 * s->link + 1);
+			fabric_port_flush(fab, 2 * s->link);
+			fabric_port_flush(fab, 2 * s->link + 1);
 		}
 		break;
 	case UET_FABRIC_LINK_RESTORE:
@@ -144,28 +144,28 @@ fab_link_apply(struct uet_fabric *fab, uint32_t slot)
 }
 
 static void
-fab_dispatch(struct uet_fabric *fab, const struct fab_event *e)
+fabric_dispatch(struct uet_fabric *fab, const struct fabric_event *e)
 {
 	switch (e->kind) {
 	case FAB_EV_INJECT:
 		fab->ports[e->b].pending -= fab->frames[e->a].len;
-		fab_port_enqueue(fab, e->b, e->a, e->time);
+		fabric_port_enqueue(fab, e->b, e->a, e->time);
 		break;
 	case FAB_EV_TX_DONE:
-		fab_port_tx_done(fab, e->a, e->time);
+		fabric_port_tx_done(fab, e->a, e->time);
 		break;
 	case FAB_EV_ARRIVE:
-		fab_arrive(fab, e->a, e->b, e->time);
+		fabric_arrive(fab, e->a, e->b, e->time);
 		break;
 	default:
-		fab_link_apply(fab, e->a);
+		fabric_link_apply(fab, e->a);
 		break;
 	}
 }
 
 /* Fire the sample hook for every period boundary up to @p t. */
 static void
-fab_sample_until(struct uet_fabric *fab, uint64_t t)
+fabric_sample_until(struct uet_fabric *fab, uint64_t t)
 {
 	if (fab->cfg.sample == NULL || fab->cfg.sample_ns == 0)
 		return;
@@ -178,21 +178,21 @@ fab_sample_until(struct uet_fabric *fab, uint64_t t)
 uint32_t
 uet_fabric_advance(struct uet_fabric *fab, uint64_t now)
 {
-	struct fab_event e;
+	struct fabric_event e;
 	uint32_t n = 0;
 
 	if (now < fab->now)
 		now = fab->now;
 	while (fab->heap_len > 0 && fab->heap[0].time <= now) {
-		e = fab_event_pop(fab);
+		e = fabric_event_pop(fab);
 		/* Samples at a boundary see every event up to it. */
 		if (e.time > 0)
-			fab_sample_until(fab, e.time - 1);
+			fabric_sample_until(fab, e.time - 1);
 		fab->now = e.time;
-		fab_dispatch(fab, &e);
+		fabric_dispatch(fab, &e);
 		n++;
 	}
-	fab_sample_until(fab, now);
+	fabric_sample_until(fab, now);
 	fab->now = now;
 	fab->st.events += n;
 	return n;
@@ -202,8 +202,8 @@ int
 uet_fabric_inject(struct uet_fabric *fab, uint32_t host, const uint8_t *frame,
 		  uint32_t len, uint64_t now)
 {
-	struct fab_port *pt;
-	struct fab_frame *f;
+	struct fabric_port *pt;
+	struct fabric_frame *f;
 	uint32_t fi, port;
 	int rc;
 
@@ -228,21 +228,21 @@ uet_fabric_inject(struct uet_fabric *fab, uint32_t host, const uint8_t *frame,
 	fab->free_head = f->next;
 	if (++fab->st.frames_in_use > fab->st.frames_max)
 		fab->st.frames_max = fab->st.frames_in_use;
-	memcpy(fab_frame_bytes(fab, fi), frame, len);
-	rc = fab_frame_parse(fab, f, fab_frame_bytes(fab, fi), len);
+	memcpy(fabric_frame_bytes(fab, fi), frame, len);
+	rc = fabric_frame_parse(fab, f, fabric_frame_bytes(fab, fi), len);
 	if (rc < 0) {
 		if (rc == -EHOSTUNREACH)
 			fab->st.no_route++;
 		else
 			fab->st.bad_frame++;
-		fab_frame_drop(fab, fi, NULL);
+		fabric_frame_drop(fab, fi, NULL);
 		return 0;
 	}
 	/* The heap holds one event per frame buffer: this cannot fail
 	 * unless the fabric is corrupt, and then the frame is not leaked. */
-	rc = fab_event_push(fab, now, FAB_EV_INJECT, fi, port);
+	rc = fabric_event_push(fab, now, FAB_EV_INJECT, fi, port);
 	if (rc < 0) {
-		fab_frame_free(fab, fi);
+		fabric_frame_free(fab, fi);
 		return rc;
 	}
 	fab->st.injected++;
@@ -268,5 +268,5 @@ uet_fabric_link_schedule(struct uet_fabric *fab, uint32_t link, uint64_t at,
 	fab->sched[i].link = link;
 	fab->sched[i].action = action;
 	fab->sched[i].rate_bps = rate_bps;
-	return fab_event_push(fab, at, FAB_EV_LINK, i, 0);
+	return fabric_event_push(fab, at, FAB_EV_LINK, i, 0);
 }

@@ -21,13 +21,13 @@
 #define FAB_TRIM_MIN_PAYLOAD 24
 
 static uint16_t
-fab_be16(const uint8_t *p)
+fabric_be16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
 static void
-fab_be16_store(uint8_t *p, uint16_t v)
+fabric_be16_store(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)(v >> 8);
 	p[1] = (uint8_t)v;
@@ -35,7 +35,7 @@ fab_be16_store(uint8_t *p, uint16_t v)
 
 /* RFC 791 header checksum over hlen bytes with the checksum field zero. */
 static void
-fab_ipv4_csum_fix(uint8_t *ip, unsigned int hlen)
+fabric_ipv4_csum_fix(uint8_t *ip, unsigned int hlen)
 {
 	uint32_t sum = 0;
 	unsigned int i;
@@ -43,14 +43,14 @@ fab_ipv4_csum_fix(uint8_t *ip, unsigned int hlen)
 	ip[10] = 0;
 	ip[11] = 0;
 	for (i = 0; i + 1 < hlen; i += 2)
-		sum += fab_be16(ip + i);
+		sum += fabric_be16(ip + i);
 	while (sum >> 16)
 		sum = (sum & 0xFFFF) + (sum >> 16);
-	fab_be16_store(ip + 10, (uint16_t)~sum);
+	fabric_be16_store(ip + 10, (uint16_t)~sum);
 }
 
 static uint8_t
-fab_tos(const uint8_t *ip, unsigned int version)
+fabric_tos(const uint8_t *ip, unsigned int version)
 {
 	if (version == 4)
 		return ip[1];
@@ -58,11 +58,11 @@ fab_tos(const uint8_t *ip, unsigned int version)
 }
 
 static void
-fab_tos_store(uint8_t *ip, const struct fab_frame *f, uint8_t tos)
+fabric_tos_store(uint8_t *ip, const struct fabric_frame *f, uint8_t tos)
 {
 	if (f->ip_version == 4) {
 		ip[1] = tos;
-		fab_ipv4_csum_fix(ip, f->ip_hlen);
+		fabric_ipv4_csum_fix(ip, f->ip_hlen);
 	} else {
 		ip[0] = (uint8_t)(0x60 | tos >> 4);
 		ip[1] = (uint8_t)((ip[1] & 0x0F) | (tos & 0x0F) << 4);
@@ -70,33 +70,33 @@ fab_tos_store(uint8_t *ip, const struct fab_frame *f, uint8_t tos)
 }
 
 uint8_t
-fab_frame_dscp(const uint8_t *b, const struct fab_frame *f)
+fabric_frame_dscp(const uint8_t *b, const struct fabric_frame *f)
 {
-	return fab_tos(b + f->l3_off, f->ip_version) >> 2;
+	return fabric_tos(b + f->l3_off, f->ip_version) >> 2;
 }
 
 bool
-fab_frame_ecn_capable(const uint8_t *b, const struct fab_frame *f)
+fabric_frame_ecn_capable(const uint8_t *b, const struct fabric_frame *f)
 {
-	return (fab_tos(b + f->l3_off, f->ip_version) & 3) != UET_ECN_NOT_ECT;
+	return (fabric_tos(b + f->l3_off, f->ip_version) & 3) != UET_ECN_NOT_ECT;
 }
 
 bool
-fab_frame_is_ctl(const struct uet_fabric *fab, const uint8_t *b,
-		 const struct fab_frame *f)
+fabric_frame_is_ctl(const struct uet_fabric *fab, const uint8_t *b,
+		 const struct fabric_frame *f)
 {
-	uint8_t d = fab_frame_dscp(b, f);
+	uint8_t d = fabric_frame_dscp(b, f);
 
 	return d == fab->cfg.dscp.control || d == fab->cfg.dscp.trimmed ||
 	       d == fab->cfg.dscp.trimmed_lasthop;
 }
 
 void
-fab_frame_mark_ce(uint8_t *b, const struct fab_frame *f)
+fabric_frame_mark_ce(uint8_t *b, const struct fabric_frame *f)
 {
 	uint8_t *ip = b + f->l3_off;
 
-	fab_tos_store(ip, f, (uint8_t)(fab_tos(ip, f->ip_version) |
+	fabric_tos_store(ip, f, (uint8_t)(fabric_tos(ip, f->ip_version) |
 				       UET_ECN_CE));
 }
 
@@ -107,25 +107,25 @@ fab_frame_mark_ce(uint8_t *b, const struct fab_frame *f)
  * and by the IP payload being shorter than the UDP length.
  */
 void
-fab_frame_trim(uint8_t *b, struct fab_frame *f, uint8_t dscp)
+fabric_frame_trim(uint8_t *b, struct fabric_frame *f, uint8_t dscp)
 {
 	uint8_t *ip = b + f->l3_off;
-	uint8_t tos = (uint8_t)(dscp << 2 | (fab_tos(ip, f->ip_version) & 3));
+	uint8_t tos = (uint8_t)(dscp << 2 | (fabric_tos(ip, f->ip_version) & 3));
 	uint32_t ip_len = f->trim_len - f->l3_off;
 
 	f->len = f->trim_len;
 	if (f->ip_version == 4)
-		fab_be16_store(ip + 2, (uint16_t)ip_len);
+		fabric_be16_store(ip + 2, (uint16_t)ip_len);
 	else
-		fab_be16_store(ip + 4, (uint16_t)(ip_len - UET_IPV6_HLEN));
-	fab_tos_store(ip, f, tos);
+		fabric_be16_store(ip + 4, (uint16_t)(ip_len - UET_IPV6_HLEN));
+	fabric_tos_store(ip, f, tos);
 }
 
 /* Where a trim cuts: after the PDS header of a UET frame, never below
  * the IP payload floor; 0 when the frame is not UET or has no valid
  * PDS type (such frames are dropped instead of trimmed). */
 static uint32_t
-fab_trim_len(const struct uet_fabric *fab, const struct uet_wire_outer *o,
+fabric_trim_len(const struct uet_fabric *fab, const struct uet_wire_outer *o,
 	     const uint8_t *b, uint32_t l4_off, uint32_t ip_end)
 {
 	uint8_t native = fab->cfg.native_proto ? fab->cfg.native_proto : 253;
@@ -134,7 +134,7 @@ fab_trim_len(const struct uet_fabric *fab, const struct uet_wire_outer *o,
 
 	if (o->ip_proto == UET_IPPROTO_UDP) {
 		if (ip_end < l4_off + UET_UDP_HLEN ||
-		    fab_be16(b + l4_off + 2) != UET_UDP_PORT)
+		    fabric_be16(b + l4_off + 2) != UET_UDP_PORT)
 			return 0;
 		pds_off = l4_off + UET_UDP_HLEN;
 	} else if (o->ip_proto == native) {
@@ -157,7 +157,7 @@ fab_trim_len(const struct uet_fabric *fab, const struct uet_wire_outer *o,
 /* Fill the 5-tuple hash: addresses, protocol and the UDP ports or the
  * native-IP entropy value (the EV decides the path). */
 static void
-fab_frame_hash(const struct uet_fabric *fab, struct fab_frame *f,
+fabric_frame_hash(const struct uet_fabric *fab, struct fabric_frame *f,
 	       const struct uet_wire_outer *o, const uint8_t *b, uint32_t l4_off,
 	       uint32_t ip_end)
 {
@@ -167,9 +167,9 @@ fab_frame_hash(const struct uet_fabric *fab, struct fab_frame *f,
 
 	if ((o->ip_proto == UET_IPPROTO_UDP && ip_end >= l4_off + 4) ||
 	    (o->ip_proto == native && ip_end >= l4_off + 2))
-		ports = (uint32_t)fab_be16(b + l4_off) << 16 |
+		ports = (uint32_t)fabric_be16(b + l4_off) << 16 |
 			(o->ip_proto == native ? 0 :
-			 fab_be16(b + l4_off + 2));
+			 fabric_be16(b + l4_off + 2));
 	memcpy(key, o->src_addr, 16);
 	memcpy(key + 4, o->dst_addr, 16);
 	key[8] = o->ip_proto;
@@ -183,7 +183,7 @@ fab_frame_hash(const struct uet_fabric *fab, struct fab_frame *f,
  * destination address).
  */
 int
-fab_frame_parse(struct uet_fabric *fab, struct fab_frame *f,
+fabric_frame_parse(struct uet_fabric *fab, struct fabric_frame *f,
 		const uint8_t *b, uint32_t len)
 {
 	struct uet_wire_outer o;
@@ -206,10 +206,10 @@ fab_frame_parse(struct uet_fabric *fab, struct fab_frame *f,
 	f->l3_off = (uint16_t)l3;
 	f->ip_hlen = o.ip_hlen;
 	f->ip_version = o.ip_version;
-	f->dst = fab_addr_lookup(fab, o.dst_addr);
+	f->dst = fabric_addr_lookup(fab, o.dst_addr);
 	if (f->dst == FAB_NIL)
 		return -EHOSTUNREACH;
-	fab_frame_hash(fab, f, &o, b, l4, ip_end);
-	f->trim_len = fab_trim_len(fab, &o, b, l4, ip_end);
+	fabric_frame_hash(fab, f, &o, b, l4, ip_end);
+	f->trim_len = fabric_trim_len(fab, &o, b, l4, ip_end);
 	return 0;
 }

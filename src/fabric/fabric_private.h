@@ -21,7 +21,7 @@
 #define FAB_NIL UINT32_MAX
 
 /* Per-frame metadata; the bytes live in fab->buf at index * mtu. */
-struct fab_frame {
+struct fabric_frame {
 	uint32_t next;      /* queue or free-list link */
 	uint32_t len;       /* current length (a trim shortens it) */
 	uint32_t dst;       /* destination host */
@@ -34,14 +34,14 @@ struct fab_frame {
 	bool ctl;           /* counted in the control queue */
 };
 
-struct fab_queue {
+struct fabric_queue {
 	uint32_t head;
 	uint32_t tail;
 	uint64_t bytes;     /* queued, plus the frame being serialised */
 	uint64_t max;
 };
 
-struct fab_port {
+struct fabric_port {
 	uint32_t node;      /* sending node */
 	uint32_t peer;      /* receiving node */
 	uint32_t link;
@@ -51,13 +51,13 @@ struct fab_port {
 	uint64_t rem;       /* serialisation remainder, bit-ns mod rate */
 	uint64_t cur_ns;    /* serialisation time of cur */
 	uint64_t pending;   /* host port: bytes injected, not yet queued */
-	struct fab_queue data;
-	struct fab_queue ctl;
+	struct fabric_queue data;
+	struct fabric_queue ctl;
 	struct uet_fabric_port_stats st; /* occupancy fields filled on read */
 	uint32_t *hist;     /* UET_FABRIC_HIST_BUCKETS arrival samples */
 };
 
-struct fab_link {
+struct fabric_link {
 	uint32_t end[2];    /* nodes */
 	uint64_t rate_bps;
 	uint64_t delay_ns;
@@ -66,7 +66,7 @@ struct fab_link {
 	bool up;
 };
 
-struct fab_node {
+struct fabric_node {
 	enum uet_fabric_tier tier;
 	uint32_t index;     /* within its tier */
 	uint32_t first;     /* first entry in fab->node_ports */
@@ -74,14 +74,14 @@ struct fab_node {
 	uint32_t seed;      /* ECMP hash seed of this switch */
 };
 
-enum fab_ev_kind {
+enum fabric_ev_kind {
 	FAB_EV_INJECT = 0,  /* a = frame, b = host port */
 	FAB_EV_TX_DONE,     /* a = port */
 	FAB_EV_ARRIVE,      /* a = frame, b = port it came over */
 	FAB_EV_LINK,        /* a = schedule slot */
 };
 
-struct fab_event {
+struct fabric_event {
 	uint64_t time;
 	uint64_t seq;       /* tie-break: scheduling order */
 	uint32_t kind;
@@ -89,7 +89,7 @@ struct fab_event {
 	uint32_t b;
 };
 
-struct fab_sched {
+struct fabric_sched {
 	uint32_t link;      /* FAB_NIL: free slot */
 	uint32_t action;    /* enum uet_fabric_link_action */
 	uint64_t rate_bps;
@@ -107,19 +107,19 @@ struct uet_fabric {
 	uint32_t tier_first[4]; /* node id of a tier's first node */
 	uint32_t nnodes;
 	uint32_t nlinks;
-	struct fab_node *nodes;
+	struct fabric_node *nodes;
 	uint32_t *node_ports;   /* output port ids, grouped by node */
 	uint64_t *routes;       /* (switch, dst host) -> mask of node ports */
-	struct fab_link *links;
-	struct fab_port *ports;
+	struct fabric_link *links;
+	struct fabric_port *ports;
 	uint32_t *hist;         /* 2 * nlinks * UET_FABRIC_HIST_BUCKETS */
-	struct fab_frame *frames;
+	struct fabric_frame *frames;
 	uint8_t *buf;           /* frame_pool * mtu bytes */
 	uint32_t free_head;
-	struct fab_event *heap;
+	struct fabric_event *heap;
 	uint32_t heap_len;
 	uint32_t heap_cap;
-	struct fab_sched *sched;
+	struct fabric_sched *sched;
 	uint8_t (*addr)[2][16];  /* per host: IPv4 and IPv6 address */
 	uint32_t *addr_tab;     /* open addressing: host * 2 + family + 1 */
 	uint32_t addr_mask;
@@ -127,45 +127,45 @@ struct uet_fabric {
 };
 
 /* fabric_topo.c */
-int fab_topo_build(struct uet_fabric *fab);
-int fab_routes_build(struct uet_fabric *fab, uint32_t *max_hops);
-uint32_t fab_route_port(struct uet_fabric *fab, uint32_t node,
-			const struct fab_frame *f);
+int fabric_topo_build(struct uet_fabric *fab);
+int fabric_routes_build(struct uet_fabric *fab, uint32_t *max_hops);
+uint32_t fabric_route_port(struct uet_fabric *fab, uint32_t node,
+			const struct fabric_frame *f);
 
 /* fabric_addr.c */
-int fab_addr_init(struct uet_fabric *fab);
-uint32_t fab_addr_lookup(const struct uet_fabric *fab, const uint8_t a[16]);
+int fabric_addr_init(struct uet_fabric *fab);
+uint32_t fabric_addr_lookup(const struct uet_fabric *fab, const uint8_t a[16]);
 
 /* fabric_event.c */
-int fab_event_push(struct uet_fabric *fab, uint64_t time, uint32_t kind,
+int fabric_event_push(struct uet_fabric *fab, uint64_t time, uint32_t kind,
 		   uint32_t a, uint32_t b);
 
 /* fabric_port.c */
-void fab_port_enqueue(struct uet_fabric *fab, uint32_t port, uint32_t fi,
+void fabric_port_enqueue(struct uet_fabric *fab, uint32_t port, uint32_t fi,
 		      uint64_t now);
-void fab_port_tx_done(struct uet_fabric *fab, uint32_t port, uint64_t now);
-void fab_port_flush(struct uet_fabric *fab, uint32_t port);
-void fab_frame_free(struct uet_fabric *fab, uint32_t fi);
-void fab_frame_drop(struct uet_fabric *fab, uint32_t fi, uint64_t *counter);
+void fabric_port_tx_done(struct uet_fabric *fab, uint32_t port, uint64_t now);
+void fabric_port_flush(struct uet_fabric *fab, uint32_t port);
+void fabric_frame_free(struct uet_fabric *fab, uint32_t fi);
+void fabric_frame_drop(struct uet_fabric *fab, uint32_t fi, uint64_t *counter);
 
 /* fabric_frame.c */
-int fab_frame_parse(struct uet_fabric *fab, struct fab_frame *f,
+int fabric_frame_parse(struct uet_fabric *fab, struct fabric_frame *f,
 		    const uint8_t *b, uint32_t len);
-bool fab_frame_is_ctl(const struct uet_fabric *fab, const uint8_t *b,
-		      const struct fab_frame *f);
-uint8_t fab_frame_dscp(const uint8_t *b, const struct fab_frame *f);
-bool fab_frame_ecn_capable(const uint8_t *b, const struct fab_frame *f);
-void fab_frame_mark_ce(uint8_t *b, const struct fab_frame *f);
-void fab_frame_trim(uint8_t *b, struct fab_frame *f, uint8_t dscp);
+bool fabric_frame_is_ctl(const struct uet_fabric *fab, const uint8_t *b,
+		      const struct fabric_frame *f);
+uint8_t fabric_frame_dscp(const uint8_t *b, const struct fabric_frame *f);
+bool fabric_frame_ecn_capable(const uint8_t *b, const struct fabric_frame *f);
+void fabric_frame_mark_ce(uint8_t *b, const struct fabric_frame *f);
+void fabric_frame_trim(uint8_t *b, struct fabric_frame *f, uint8_t dscp);
 
 static inline uint8_t *
-fab_frame_bytes(const struct uet_fabric *fab, uint32_t fi)
+fabric_frame_bytes(const struct uet_fabric *fab, uint32_t fi)
 {
 	return fab->buf + (uint64_t)fi * fab->cfg.mtu;
 }
 
-static inline struct fab_link *
-fab_port_link(const struct uet_fabric *fab, uint32_t port)
+static inline struct fabric_link *
+fabric_port_link(const struct uet_fabric *fab, uint32_t port)
 {
 	return &fab->links[port >> 1];
 }

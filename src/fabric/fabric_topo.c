@@ -16,15 +16,15 @@
 #include "fabric_private.h"
 
 static uint32_t
-fab_node_id(const struct uet_fabric *fab, enum uet_fabric_tier t, uint32_t i)
+fabric_node_id(const struct uet_fabric *fab, enum uet_fabric_tier t, uint32_t i)
 {
 	return fab->tier_first[t] + i;
 }
 
 static void
-fab_link_add(struct uet_fabric *fab, uint32_t a, uint32_t b)
+fabric_link_add(struct uet_fabric *fab, uint32_t a, uint32_t b)
 {
-	struct fab_link *l = &fab->links[fab->nlinks++];
+	struct fabric_link *l = &fab->links[fab->nlinks++];
 
 	l->end[0] = a;
 	l->end[1] = b;
@@ -35,7 +35,7 @@ fab_link_add(struct uet_fabric *fab, uint32_t a, uint32_t b)
 }
 
 static void
-fab_tiers_size(struct uet_fabric *fab)
+fabric_tiers_size(struct uet_fabric *fab)
 {
 	const struct uet_fabric_config *c = &fab->cfg;
 	uint32_t t, half = c->k / 2;
@@ -61,50 +61,50 @@ fab_tiers_size(struct uet_fabric *fab)
 }
 
 static void
-fab_links_leaf_spine(struct uet_fabric *fab)
+fabric_links_leaf_spine(struct uet_fabric *fab)
 {
 	uint32_t h, l, s;
 
 	for (h = 0; h < fab->hosts; h++)
-		fab_link_add(fab, h, fab_node_id(fab, UET_FABRIC_TIER_LEAF,
+		fabric_link_add(fab, h, fabric_node_id(fab, UET_FABRIC_TIER_LEAF,
 						 h / fab->cfg.hosts_per_leaf));
 	for (l = 0; l < fab->tier_size[UET_FABRIC_TIER_LEAF]; l++)
 		for (s = 0; s < fab->cfg.spines; s++)
-			fab_link_add(fab,
-				     fab_node_id(fab, UET_FABRIC_TIER_LEAF, l),
-				     fab_node_id(fab, UET_FABRIC_TIER_SPINE, s));
+			fabric_link_add(fab,
+				     fabric_node_id(fab, UET_FABRIC_TIER_LEAF, l),
+				     fabric_node_id(fab, UET_FABRIC_TIER_SPINE, s));
 }
 
 /* K pods of K/2 edge (leaf) and K/2 aggregation (spine) switches; the
  * j-th aggregation switch of every pod links to cores j*K/2 .. j*K/2+K/2-1. */
 static void
-fab_links_fat_tree(struct uet_fabric *fab)
+fabric_links_fat_tree(struct uet_fabric *fab)
 {
 	uint32_t half = fab->cfg.k / 2, h, p, e, a, j;
 
 	for (h = 0; h < fab->hosts; h++)
-		fab_link_add(fab, h, fab_node_id(fab, UET_FABRIC_TIER_LEAF,
+		fabric_link_add(fab, h, fabric_node_id(fab, UET_FABRIC_TIER_LEAF,
 						 h / half));
 	for (p = 0; p < fab->cfg.k; p++)
 		for (e = 0; e < half; e++)
 			for (a = 0; a < half; a++)
-				fab_link_add(fab,
-					fab_node_id(fab, UET_FABRIC_TIER_LEAF,
+				fabric_link_add(fab,
+					fabric_node_id(fab, UET_FABRIC_TIER_LEAF,
 						    p * half + e),
-					fab_node_id(fab, UET_FABRIC_TIER_SPINE,
+					fabric_node_id(fab, UET_FABRIC_TIER_SPINE,
 						    p * half + a));
 	for (p = 0; p < fab->cfg.k; p++)
 		for (a = 0; a < half; a++)
 			for (j = 0; j < half; j++)
-				fab_link_add(fab,
-					fab_node_id(fab, UET_FABRIC_TIER_SPINE,
+				fabric_link_add(fab,
+					fabric_node_id(fab, UET_FABRIC_TIER_SPINE,
 						    p * half + a),
-					fab_node_id(fab, UET_FABRIC_TIER_CORE,
+					fabric_node_id(fab, UET_FABRIC_TIER_CORE,
 						    a * half + j));
 }
 
 static uint32_t
-fab_links_count(const struct uet_fabric *fab)
+fabric_links_count(const struct uet_fabric *fab)
 {
 	uint32_t half = fab->cfg.k / 2;
 
@@ -115,7 +115,7 @@ fab_links_count(const struct uet_fabric *fab)
 }
 
 static void
-fab_nodes_fill(struct uet_fabric *fab)
+fabric_nodes_fill(struct uet_fabric *fab)
 {
 	uint32_t n, l, d, t;
 	uint64_t sx = fab->cfg.seed ^ UINT64_C(0x5851F42D4C957F2D);
@@ -137,8 +137,8 @@ fab_nodes_fill(struct uet_fabric *fab)
 	}
 	for (l = 0; l < fab->nlinks; l++) {
 		for (d = 0; d < 2; d++) {
-			struct fab_node *nd = &fab->nodes[fab->links[l].end[d]];
-			struct fab_port *pt = &fab->ports[2 * l + d];
+			struct fabric_node *nd = &fab->nodes[fab->links[l].end[d]];
+			struct fabric_port *pt = &fab->ports[2 * l + d];
 
 			fab->node_ports[nd->first + nd->nports++] = 2 * l + d;
 			pt->node = fab->links[l].end[d];
@@ -157,12 +157,12 @@ fab_nodes_fill(struct uet_fabric *fab)
 
 /* Allocate and wire nodes, links and ports for the configured shape. */
 int
-fab_topo_build(struct uet_fabric *fab)
+fabric_topo_build(struct uet_fabric *fab)
 {
 	uint32_t nl, n, maxdeg = 0;
 
-	fab_tiers_size(fab);
-	nl = fab_links_count(fab);
+	fabric_tiers_size(fab);
+	nl = fabric_links_count(fab);
 	fab->nodes = calloc(fab->nnodes, sizeof(*fab->nodes));
 	fab->links = calloc(nl, sizeof(*fab->links));
 	fab->ports = calloc(2 * (size_t)nl, sizeof(*fab->ports));
@@ -173,10 +173,10 @@ fab_topo_build(struct uet_fabric *fab)
 	    fab->node_ports == NULL || fab->hist == NULL)
 		return -ENOMEM;
 	if (fab->cfg.topo == UET_FABRIC_TOPO_FAT_TREE)
-		fab_links_fat_tree(fab);
+		fabric_links_fat_tree(fab);
 	else
-		fab_links_leaf_spine(fab);
-	fab_nodes_fill(fab);
+		fabric_links_leaf_spine(fab);
+	fabric_nodes_fill(fab);
 	for (n = 0; n < fab->nnodes; n++)
 		if (fab->nodes[n].nports > maxdeg)
 			maxdeg = fab->nodes[n].nports;
@@ -185,7 +185,7 @@ fab_topo_build(struct uet_fabric *fab)
 
 /* Breadth-first distances (in links) from host @p dst to every node. */
 static void
-fab_bfs(const struct uet_fabric *fab, uint32_t dst, uint32_t *dist,
+fabric_bfs(const struct uet_fabric *fab, uint32_t dst, uint32_t *dist,
 	uint32_t *fifo)
 {
 	uint32_t head = 0, tail = 0, n, i, peer;
@@ -208,7 +208,7 @@ fab_bfs(const struct uet_fabric *fab, uint32_t dst, uint32_t *dist,
 }
 
 static void
-fab_routes_fill(struct uet_fabric *fab, uint32_t dst, const uint32_t *dist)
+fabric_routes_fill(struct uet_fabric *fab, uint32_t dst, const uint32_t *dist)
 {
 	uint32_t n, i, peer;
 	uint64_t mask;
@@ -232,7 +232,7 @@ fab_routes_fill(struct uet_fabric *fab, uint32_t dst, const uint32_t *dist)
  * host-to-host path (for the derived base RTT).
  */
 int
-fab_routes_build(struct uet_fabric *fab, uint32_t *max_hops)
+fabric_routes_build(struct uet_fabric *fab, uint32_t *max_hops)
 {
 	uint32_t *dist = calloc(fab->nnodes, sizeof(uint32_t));
 	uint32_t *fifo = calloc(fab->nnodes, sizeof(uint32_t));
@@ -247,8 +247,8 @@ fab_routes_build(struct uet_fabric *fab, uint32_t *max_hops)
 	}
 	*max_hops = 0;
 	for (dst = 0; dst < fab->hosts; dst++) {
-		fab_bfs(fab, dst, dist, fifo);
-		fab_routes_fill(fab, dst, dist);
+		fabric_bfs(fab, dst, dist, fifo);
+		fabric_routes_fill(fab, dst, dist);
 		for (h = 0; h < fab->hosts; h++)
 			if (dist[h] != UINT32_MAX && dist[h] > *max_hops)
 				*max_hops = dist[h];
@@ -261,7 +261,7 @@ out:
 
 /* Bit position of the @p k-th (0-based) set bit of @p m. */
 static uint32_t
-fab_nth_bit(uint64_t m, uint32_t k)
+fabric_nth_bit(uint64_t m, uint32_t k)
 {
 	while (k-- > 0)
 		m &= m - 1;
@@ -275,10 +275,10 @@ fab_nth_bit(uint64_t m, uint32_t k)
  * consecutive tiers do not make correlated choices.
  */
 uint32_t
-fab_route_port(struct uet_fabric *fab, uint32_t node,
-	       const struct fab_frame *f)
+fabric_route_port(struct uet_fabric *fab, uint32_t node,
+	       const struct fabric_frame *f)
 {
-	const struct fab_node *nd = &fab->nodes[node];
+	const struct fabric_node *nd = &fab->nodes[node];
 	uint64_t mask;
 	uint32_t i, n;
 
@@ -288,14 +288,14 @@ fab_route_port(struct uet_fabric *fab, uint32_t node,
 			   f->dst];
 	if (fab->cfg.failover) {
 		for (i = 0; i < nd->nports; i++)
-			if (!fab_port_link(fab, fab->node_ports[nd->first +
+			if (!fabric_port_link(fab, fab->node_ports[nd->first +
 								i])->up)
 				mask &= ~(UINT64_C(1) << i);
 	}
 	n = (uint32_t)__builtin_popcountll(mask);
 	if (n == 0)
 		return FAB_NIL;
-	i = fab_nth_bit(mask, rte_jhash_1word(f->hash, nd->seed) % n);
+	i = fabric_nth_bit(mask, rte_jhash_1word(f->hash, nd->seed) % n);
 	return fab->node_ports[nd->first + i];
 }
 
@@ -317,8 +317,8 @@ uet_fabric_link_find(const struct uet_fabric *fab, enum uet_fabric_tier ta,
 	    (unsigned int)tb > UET_FABRIC_TIER_CORE ||
 	    a >= fab->tier_size[ta] || b >= fab->tier_size[tb])
 		return -ENOENT;
-	na = fab_node_id(fab, ta, a);
-	nb = fab_node_id(fab, tb, b);
+	na = fabric_node_id(fab, ta, a);
+	nb = fabric_node_id(fab, tb, b);
 	for (i = 0; i < fab->nodes[na].nports; i++) {
 		p = fab->node_ports[fab->nodes[na].first + i];
 		if (fab->ports[p].peer == nb)

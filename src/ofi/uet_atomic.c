@@ -435,7 +435,7 @@ ioc_count(const struct fi_ioc *iov, size_t n)
 }
 
 static ssize_t
-at_writemsg(struct fid_ep *fid, const struct fi_msg_atomic *msg,
+atomic_writemsg(struct fid_ep *fid, const struct fi_msg_atomic *msg,
 	    uint64_t flags)
 {
 	struct uet_ofi_ep *ep = uet_ofi_ep_of(fid);
@@ -444,7 +444,7 @@ at_writemsg(struct fid_ep *fid, const struct fi_msg_atomic *msg,
 }
 
 static ssize_t
-at_writev(struct fid_ep *fid, const struct fi_ioc *iov, void **desc,
+atomic_writev(struct fid_ep *fid, const struct fi_ioc *iov, void **desc,
 	  size_t count, fi_addr_t a, uint64_t addr, uint64_t key,
 	  enum fi_datatype dt, enum fi_op op, void *context)
 {
@@ -462,17 +462,17 @@ at_writev(struct fid_ep *fid, const struct fi_ioc *iov, void **desc,
 }
 
 static ssize_t
-at_write(struct fid_ep *fid, const void *buf, size_t count, void *desc,
+atomic_write(struct fid_ep *fid, const void *buf, size_t count, void *desc,
 	 fi_addr_t a, uint64_t addr, uint64_t key, enum fi_datatype dt,
 	 enum fi_op op, void *context)
 {
 	struct fi_ioc ioc = { .addr = (void *)(uintptr_t)buf, .count = count };
 
-	return at_writev(fid, &ioc, &desc, 1, a, addr, key, dt, op, context);
+	return atomic_writev(fid, &ioc, &desc, 1, a, addr, key, dt, op, context);
 }
 
 static ssize_t
-at_inject(struct fid_ep *fid, const void *buf, size_t count, fi_addr_t a,
+atomic_inject(struct fid_ep *fid, const void *buf, size_t count, fi_addr_t a,
 	  uint64_t addr, uint64_t key, enum fi_datatype dt, enum fi_op op)
 {
 	struct uet_ofi_ep *ep = uet_ofi_ep_of(fid);
@@ -487,7 +487,7 @@ at_inject(struct fid_ep *fid, const void *buf, size_t count, fi_addr_t a,
 }
 
 static ssize_t
-at_readwritemsg(struct fid_ep *fid, const struct fi_msg_atomic *msg,
+atomic_readwritemsg(struct fid_ep *fid, const struct fi_msg_atomic *msg,
 		struct fi_ioc *resultv, void **result_desc,
 		size_t result_count, uint64_t flags)
 {
@@ -499,7 +499,7 @@ at_readwritemsg(struct fid_ep *fid, const struct fi_msg_atomic *msg,
 }
 
 static ssize_t
-at_readwritev(struct fid_ep *fid, const struct fi_ioc *iov, void **desc,
+atomic_readwritev(struct fid_ep *fid, const struct fi_ioc *iov, void **desc,
 	      size_t count, struct fi_ioc *resultv, void **result_desc,
 	      size_t result_count, fi_addr_t a, uint64_t addr, uint64_t key,
 	      enum fi_datatype dt, enum fi_op op, void *context)
@@ -512,12 +512,12 @@ at_readwritev(struct fid_ep *fid, const struct fi_ioc *iov, void **desc,
 		.context = context,
 	};
 
-	return at_readwritemsg(fid, &m, resultv, result_desc, result_count,
+	return atomic_readwritemsg(fid, &m, resultv, result_desc, result_count,
 			       uet_ofi_tx_flags(fid) | FI_COMPLETION);
 }
 
 static ssize_t
-at_readwrite(struct fid_ep *fid, const void *buf, size_t count, void *desc,
+atomic_readwrite(struct fid_ep *fid, const void *buf, size_t count, void *desc,
 	     void *result, void *result_desc, fi_addr_t a, uint64_t addr,
 	     uint64_t key, enum fi_datatype dt, enum fi_op op, void *context)
 {
@@ -525,12 +525,12 @@ at_readwrite(struct fid_ep *fid, const void *buf, size_t count, void *desc,
 	struct fi_ioc ioc = { .addr = (void *)(uintptr_t)buf, .count = count };
 	struct fi_ioc res = { .addr = result, .count = count };
 
-	return at_readwritev(fid, &ioc, &desc, 1, &res, &result_desc, 1, a,
+	return atomic_readwritev(fid, &ioc, &desc, 1, &res, &result_desc, 1, a,
 			     addr, key, dt, op, context);
 }
 
 static ssize_t
-at_compwritemsg(struct fid_ep *fid, const struct fi_msg_atomic *msg,
+atomic_compwritemsg(struct fid_ep *fid, const struct fi_msg_atomic *msg,
 		const struct fi_ioc *comparev, void **compare_desc,
 		size_t compare_count, struct fi_ioc *resultv,
 		void **result_desc, size_t result_count, uint64_t flags)
@@ -549,7 +549,7 @@ at_compwritemsg(struct fid_ep *fid, const struct fi_msg_atomic *msg,
 }
 
 static ssize_t
-at_compwritev(struct fid_ep *fid, const struct fi_ioc *iov, void **desc,
+atomic_compwritev(struct fid_ep *fid, const struct fi_ioc *iov, void **desc,
 	      size_t count, const struct fi_ioc *comparev,
 	      void **compare_desc, size_t compare_count,
 	      struct fi_ioc *resultv, void **result_desc, size_t result_count,
@@ -564,13 +564,13 @@ at_compwritev(struct fid_ep *fid, const struct fi_ioc *iov, void **desc,
 		.context = context,
 	};
 
-	return at_compwritemsg(fid, &m, comparev, compare_desc, compare_count,
+	return atomic_compwritemsg(fid, &m, comparev, compare_desc, compare_count,
 			       resultv, result_desc, result_count,
 			       uet_ofi_tx_flags(fid) | FI_COMPLETION);
 }
 
 static ssize_t
-at_compwrite(struct fid_ep *fid, const void *buf, size_t count, void *desc,
+atomic_compwrite(struct fid_ep *fid, const void *buf, size_t count, void *desc,
 	     const void *compare, void *compare_desc, void *result,
 	     void *result_desc, fi_addr_t a, uint64_t addr, uint64_t key,
 	     enum fi_datatype dt, enum fi_op op, void *context)
@@ -580,22 +580,22 @@ at_compwrite(struct fid_ep *fid, const void *buf, size_t count, void *desc,
 			      .count = count };
 	struct fi_ioc res = { .addr = result, .count = count };
 
-	return at_compwritev(fid, &ioc, &desc, 1, &cmp, &compare_desc, 1, &res,
+	return atomic_compwritev(fid, &ioc, &desc, 1, &cmp, &compare_desc, 1, &res,
 			     &result_desc, 1, a, addr, key, dt, op, context);
 }
 
 const struct fi_ops_atomic uet_ofi_atomic_ops = {
 	.size = sizeof(struct fi_ops_atomic),
-	.write = at_write,
-	.writev = at_writev,
-	.writemsg = at_writemsg,
-	.inject = at_inject,
-	.readwrite = at_readwrite,
-	.readwritev = at_readwritev,
-	.readwritemsg = at_readwritemsg,
-	.compwrite = at_compwrite,
-	.compwritev = at_compwritev,
-	.compwritemsg = at_compwritemsg,
+	.write = atomic_write,
+	.writev = atomic_writev,
+	.writemsg = atomic_writemsg,
+	.inject = atomic_inject,
+	.readwrite = atomic_readwrite,
+	.readwritev = atomic_readwritev,
+	.readwritemsg = atomic_readwritemsg,
+	.compwrite = atomic_compwrite,
+	.compwritev = atomic_compwritev,
+	.compwritemsg = atomic_compwritemsg,
 	.writevalid = ep_writevalid,
 	.readwritevalid = ep_readwritevalid,
 	.compwritevalid = ep_compwritevalid,

@@ -192,7 +192,7 @@ cq_readerr(struct fid_cq *cq_fid, struct fi_cq_err_entry *buf, uint64_t flags)
 {
 	struct uet_ofi_cq *cq = container_of(cq_fid, struct uet_ofi_cq, cq_fid);
 	const struct uet_ofi_cq_entry *e;
-	uint32_t api = cq->dom->fabh->fab_fid.api_version;
+	uint32_t api = cq->dom->fabh->fabric_fid.api_version;
 
 	(void)flags;
 	if (buf == NULL)

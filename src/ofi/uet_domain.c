@@ -155,7 +155,7 @@ uet_ofi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		    struct fid_domain **dom, void *context)
 {
 	struct uet_ofi_fabric_hdl *fabh =
-		container_of(fabric, struct uet_ofi_fabric_hdl, fab_fid);
+		container_of(fabric, struct uet_ofi_fabric_hdl, fabric_fid);
 	struct uet_ofi_fabric *fab = fabh->fab;
 	const struct fi_domain_attr *da = info ? info->domain_attr : NULL;
 	const struct uet_config_port *cp;

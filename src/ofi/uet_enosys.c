@@ -207,7 +207,7 @@ const struct fi_ops_msg uet_ofi_msg_enosys = {
 /* ---- TAGGED ---- */
 
 static ssize_t
-tg_recv(struct fid_ep *ep, void *buf, size_t len, void *desc, fi_addr_t src,
+tagged_recv(struct fid_ep *ep, void *buf, size_t len, void *desc, fi_addr_t src,
 	uint64_t tag, uint64_t ignore, void *context)
 {
 	(void)ep; (void)buf; (void)len; (void)desc; (void)src; (void)tag;
@@ -216,7 +216,7 @@ tg_recv(struct fid_ep *ep, void *buf, size_t len, void *desc, fi_addr_t src,
 }
 
 static ssize_t
-tg_recvv(struct fid_ep *ep, const struct iovec *iov, void **desc,
+tagged_recvv(struct fid_ep *ep, const struct iovec *iov, void **desc,
 	 size_t count, fi_addr_t src, uint64_t tag, uint64_t ignore,
 	 void *context)
 {
@@ -226,14 +226,14 @@ tg_recvv(struct fid_ep *ep, const struct iovec *iov, void **desc,
 }
 
 static ssize_t
-tg_msg(struct fid_ep *ep, const struct fi_msg_tagged *msg, uint64_t flags)
+tagged_msg(struct fid_ep *ep, const struct fi_msg_tagged *msg, uint64_t flags)
 {
 	(void)ep; (void)msg; (void)flags;
 	return -FI_ENOSYS;
 }
 
 static ssize_t
-tg_send(struct fid_ep *ep, const void *buf, size_t len, void *desc,
+tagged_send(struct fid_ep *ep, const void *buf, size_t len, void *desc,
 	fi_addr_t dest, uint64_t tag, void *context)
 {
 	(void)ep; (void)buf; (void)len; (void)desc; (void)dest; (void)tag;
@@ -242,7 +242,7 @@ tg_send(struct fid_ep *ep, const void *buf, size_t len, void *desc,
 }
 
 static ssize_t
-tg_sendv(struct fid_ep *ep, const struct iovec *iov, void **desc,
+tagged_sendv(struct fid_ep *ep, const struct iovec *iov, void **desc,
 	 size_t count, fi_addr_t dest, uint64_t tag, void *context)
 {
 	(void)ep; (void)iov; (void)desc; (void)count; (void)dest; (void)tag;
@@ -251,7 +251,7 @@ tg_sendv(struct fid_ep *ep, const struct iovec *iov, void **desc,
 }
 
 static ssize_t
-tg_inject(struct fid_ep *ep, const void *buf, size_t len, fi_addr_t dest,
+tagged_inject(struct fid_ep *ep, const void *buf, size_t len, fi_addr_t dest,
 	  uint64_t tag)
 {
 	(void)ep; (void)buf; (void)len; (void)dest; (void)tag;
@@ -259,7 +259,7 @@ tg_inject(struct fid_ep *ep, const void *buf, size_t len, fi_addr_t dest,
 }
 
 static ssize_t
-tg_senddata(struct fid_ep *ep, const void *buf, size_t len, void *desc,
+tagged_senddata(struct fid_ep *ep, const void *buf, size_t len, void *desc,
 	    uint64_t data, fi_addr_t dest, uint64_t tag, void *context)
 {
 	(void)ep; (void)buf; (void)len; (void)desc; (void)data; (void)dest;
@@ -268,7 +268,7 @@ tg_senddata(struct fid_ep *ep, const void *buf, size_t len, void *desc,
 }
 
 static ssize_t
-tg_injectdata(struct fid_ep *ep, const void *buf, size_t len, uint64_t data,
+tagged_injectdata(struct fid_ep *ep, const void *buf, size_t len, uint64_t data,
 	      fi_addr_t dest, uint64_t tag)
 {
 	(void)ep; (void)buf; (void)len; (void)data; (void)dest; (void)tag;
@@ -277,15 +277,15 @@ tg_injectdata(struct fid_ep *ep, const void *buf, size_t len, uint64_t data,
 
 const struct fi_ops_tagged uet_ofi_tagged_enosys = {
 	.size = sizeof(struct fi_ops_tagged),
-	.recv = tg_recv,
-	.recvv = tg_recvv,
-	.recvmsg = tg_msg,
-	.send = tg_send,
-	.sendv = tg_sendv,
-	.sendmsg = tg_msg,
-	.inject = tg_inject,
-	.senddata = tg_senddata,
-	.injectdata = tg_injectdata,
+	.recv = tagged_recv,
+	.recvv = tagged_recvv,
+	.recvmsg = tagged_msg,
+	.send = tagged_send,
+	.sendv = tagged_sendv,
+	.sendmsg = tagged_msg,
+	.inject = tagged_inject,
+	.senddata = tagged_senddata,
+	.injectdata = tagged_injectdata,
 };
 
 /* ---- RMA ---- */
@@ -367,7 +367,7 @@ const struct fi_ops_rma uet_ofi_rma_enosys = {
 /* ---- ATOMIC ---- */
 
 static ssize_t
-at_write(struct fid_ep *ep, const void *buf, size_t count, void *desc,
+atomic_write(struct fid_ep *ep, const void *buf, size_t count, void *desc,
 	 fi_addr_t a, uint64_t addr, uint64_t key, enum fi_datatype dt,
 	 enum fi_op op, void *context)
 {
@@ -377,7 +377,7 @@ at_write(struct fid_ep *ep, const void *buf, size_t count, void *desc,
 }
 
 static ssize_t
-at_writev(struct fid_ep *ep, const struct fi_ioc *iov, void **desc,
+atomic_writev(struct fid_ep *ep, const struct fi_ioc *iov, void **desc,
 	  size_t count, fi_addr_t a, uint64_t addr, uint64_t key,
 	  enum fi_datatype dt, enum fi_op op, void *context)
 {
@@ -387,7 +387,7 @@ at_writev(struct fid_ep *ep, const struct fi_ioc *iov, void **desc,
 }
 
 static ssize_t
-at_writemsg(struct fid_ep *ep, const struct fi_msg_atomic *msg,
+atomic_writemsg(struct fid_ep *ep, const struct fi_msg_atomic *msg,
 	    uint64_t flags)
 {
 	(void)ep; (void)msg; (void)flags;
@@ -395,7 +395,7 @@ at_writemsg(struct fid_ep *ep, const struct fi_msg_atomic *msg,
 }
 
 static ssize_t
-at_inject(struct fid_ep *ep, const void *buf, size_t count, fi_addr_t a,
+atomic_inject(struct fid_ep *ep, const void *buf, size_t count, fi_addr_t a,
 	  uint64_t addr, uint64_t key, enum fi_datatype dt, enum fi_op op)
 {
 	(void)ep; (void)buf; (void)count; (void)a; (void)addr; (void)key;
@@ -404,7 +404,7 @@ at_inject(struct fid_ep *ep, const void *buf, size_t count, fi_addr_t a,
 }
 
 static ssize_t
-at_readwrite(struct fid_ep *ep, const void *buf, size_t count, void *desc,
+atomic_readwrite(struct fid_ep *ep, const void *buf, size_t count, void *desc,
 	     void *result, void *result_desc, fi_addr_t a, uint64_t addr,
 	     uint64_t key, enum fi_datatype dt, enum fi_op op, void *context)
 {
@@ -415,7 +415,7 @@ at_readwrite(struct fid_ep *ep, const void *buf, size_t count, void *desc,
 }
 
 static ssize_t
-at_readwritev(struct fid_ep *ep, const struct fi_ioc *iov, void **desc,
+atomic_readwritev(struct fid_ep *ep, const struct fi_ioc *iov, void **desc,
 	      size_t count, struct fi_ioc *resultv, void **result_desc,
 	      size_t result_count, fi_addr_t a, uint64_t addr, uint64_t key,
 	      enum fi_datatype dt, enum fi_op op, void *context)
@@ -427,7 +427,7 @@ at_readwritev(struct fid_ep *ep, const struct fi_ioc *iov, void **desc,
 }
 
 static ssize_t
-at_readwritemsg(struct fid_ep *ep, const struct fi_msg_atomic *msg,
+atomic_readwritemsg(struct fid_ep *ep, const struct fi_msg_atomic *msg,
 		struct fi_ioc *resultv, void **result_desc,
 		size_t result_count, uint64_t flags)
 {
@@ -437,7 +437,7 @@ at_readwritemsg(struct fid_ep *ep, const struct fi_msg_atomic *msg,
 }
 
 static ssize_t
-at_compwrite(struct fid_ep *ep, const void *buf, size_t count, void *desc,
+atomic_compwrite(struct fid_ep *ep, const void *buf, size_t count, void *desc,
 	     const void *compare, void *compare_desc, void *result,
 	     void *result_desc, fi_addr_t a, uint64_t addr, uint64_t key,
 	     enum fi_datatype dt, enum fi_op op, void *context)
@@ -449,7 +449,7 @@ at_compwrite(struct fid_ep *ep, const void *buf, size_t count, void *desc,
 }
 
 static ssize_t
-at_compwritev(struct fid_ep *ep, const struct fi_ioc *iov, void **desc,
+atomic_compwritev(struct fid_ep *ep, const struct fi_ioc *iov, void **desc,
 	      size_t count, const struct fi_ioc *comparev,
 	      void **compare_desc, size_t compare_count,
 	      struct fi_ioc *resultv, void **result_desc,
@@ -464,7 +464,7 @@ at_compwritev(struct fid_ep *ep, const struct fi_ioc *iov, void **desc,
 }
 
 static ssize_t
-at_compwritemsg(struct fid_ep *ep, const struct fi_msg_atomic *msg,
+atomic_compwritemsg(struct fid_ep *ep, const struct fi_msg_atomic *msg,
 		const struct fi_ioc *comparev, void **compare_desc,
 		size_t compare_count, struct fi_ioc *resultv,
 		void **result_desc, size_t result_count, uint64_t flags)
@@ -476,7 +476,7 @@ at_compwritemsg(struct fid_ep *ep, const struct fi_msg_atomic *msg,
 }
 
 static int
-at_valid(struct fid_ep *ep, enum fi_datatype dt, enum fi_op op,
+atomic_valid(struct fid_ep *ep, enum fi_datatype dt, enum fi_op op,
 	 size_t *count)
 {
 	(void)ep; (void)dt; (void)op; (void)count;
@@ -485,19 +485,19 @@ at_valid(struct fid_ep *ep, enum fi_datatype dt, enum fi_op op,
 
 const struct fi_ops_atomic uet_ofi_atomic_enosys = {
 	.size = sizeof(struct fi_ops_atomic),
-	.write = at_write,
-	.writev = at_writev,
-	.writemsg = at_writemsg,
-	.inject = at_inject,
-	.readwrite = at_readwrite,
-	.readwritev = at_readwritev,
-	.readwritemsg = at_readwritemsg,
-	.compwrite = at_compwrite,
-	.compwritev = at_compwritev,
-	.compwritemsg = at_compwritemsg,
-	.writevalid = at_valid,
-	.readwritevalid = at_valid,
-	.compwritevalid = at_valid,
+	.write = atomic_write,
+	.writev = atomic_writev,
+	.writemsg = atomic_writemsg,
+	.inject = atomic_inject,
+	.readwrite = atomic_readwrite,
+	.readwritev = atomic_readwritev,
+	.readwritemsg = atomic_readwritemsg,
+	.compwrite = atomic_compwrite,
+	.compwritev = atomic_compwritev,
+	.compwritemsg = atomic_compwritemsg,
+	.writevalid = atomic_valid,
+	.readwritevalid = atomic_valid,
+	.compwritevalid = atomic_valid,
 };
 
 /* ---- COLLECTIVE (not supported by this provider) ---- */

@@ -223,7 +223,7 @@ uet_ofi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 		struct fid_eq **eq_fid, void *context)
 {
 	struct uet_ofi_fabric_hdl *fabh =
-		container_of(fabric, struct uet_ofi_fabric_hdl, fab_fid);
+		container_of(fabric, struct uet_ofi_fabric_hdl, fabric_fid);
 	struct fi_eq_attr a = { .wait_obj = FI_WAIT_UNSPEC };
 	struct uet_ofi_eq *eq;
 	int rc;

@@ -57,7 +57,7 @@ static int
 fabric_close(struct fid *fid)
 {
 	struct uet_ofi_fabric_hdl *h =
-		container_of(fid, struct uet_ofi_fabric_hdl, fab_fid.fid);
+		container_of(fid, struct uet_ofi_fabric_hdl, fabric_fid.fid);
 	struct uet_ofi_fabric *fab = h->fab;
 
 	if (atomic_load(&h->ref) > 0)
@@ -182,13 +182,13 @@ uet_ofi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 		free(h);
 		return rc;
 	}
-	h->fab_fid.fid.fclass = FI_CLASS_FABRIC;
-	h->fab_fid.fid.context = context;
-	h->fab_fid.fid.ops = &fabric_fi_ops;
-	h->fab_fid.ops = &fabric_ops;
-	h->fab_fid.api_version = attr != NULL ? attr->api_version :
+	h->fabric_fid.fid.fclass = FI_CLASS_FABRIC;
+	h->fabric_fid.fid.context = context;
+	h->fabric_fid.fid.ops = &fabric_fi_ops;
+	h->fabric_fid.ops = &fabric_ops;
+	h->fabric_fid.api_version = attr != NULL ? attr->api_version :
 						UET_OFI_API_VERSION;
-	*fabric = &h->fab_fid;
+	*fabric = &h->fabric_fid;
 	return 0;
 }
 

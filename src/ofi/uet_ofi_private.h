@@ -359,7 +359,7 @@ struct uet_ofi_fabric {
 /* What one fi_fabric() returns: a handle on the process's engine, with
  * the application's context and API version. */
 struct uet_ofi_fabric_hdl {
-	struct fid_fabric fab_fid;
+	struct fid_fabric fabric_fid;
 	struct uet_ofi_fabric *fab;
 	atomic_int ref;              /* domains and EQs opened on it */
 };

@@ -307,7 +307,7 @@ uet_ofi_wait_open(struct fid_fabric *fabric, struct fi_wait_attr *attr,
 		  struct fid_wait **waitset)
 {
 	struct uet_ofi_fabric_hdl *fabh =
-		container_of(fabric, struct uet_ofi_fabric_hdl, fab_fid);
+		container_of(fabric, struct uet_ofi_fabric_hdl, fabric_fid);
 	struct uet_ofi_waitset *ws;
 
 	if (attr == NULL || waitset == NULL || attr->flags != 0)

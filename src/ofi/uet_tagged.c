@@ -9,7 +9,7 @@
 #include "uet_ofi_private.h"
 
 static ssize_t
-tg_recvmsg(struct fid_ep *fid, const struct fi_msg_tagged *msg,
+tagged_recvmsg(struct fid_ep *fid, const struct fi_msg_tagged *msg,
 	   uint64_t flags)
 {
 	struct uet_ofi_ep *ep = uet_ofi_ep_of(fid);
@@ -41,7 +41,7 @@ tg_recvmsg(struct fid_ep *fid, const struct fi_msg_tagged *msg,
 }
 
 static ssize_t
-tg_recvv(struct fid_ep *fid, const struct iovec *iov, void **desc,
+tagged_recvv(struct fid_ep *fid, const struct iovec *iov, void **desc,
 	 size_t count, fi_addr_t src, uint64_t tag, uint64_t ignore,
 	 void *context)
 {
@@ -50,20 +50,20 @@ tg_recvv(struct fid_ep *fid, const struct iovec *iov, void **desc,
 		.tag = tag, .ignore = ignore, .context = context,
 	};
 
-	return tg_recvmsg(fid, &m, uet_ofi_rx_flags(fid) | FI_COMPLETION);
+	return tagged_recvmsg(fid, &m, uet_ofi_rx_flags(fid) | FI_COMPLETION);
 }
 
 static ssize_t
-tg_recv(struct fid_ep *fid, void *buf, size_t len, void *desc, fi_addr_t src,
+tagged_recv(struct fid_ep *fid, void *buf, size_t len, void *desc, fi_addr_t src,
 	uint64_t tag, uint64_t ignore, void *context)
 {
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
 
-	return tg_recvv(fid, &iov, &desc, 1, src, tag, ignore, context);
+	return tagged_recvv(fid, &iov, &desc, 1, src, tag, ignore, context);
 }
 
 static ssize_t
-tg_sendmsg(struct fid_ep *fid, const struct fi_msg_tagged *msg,
+tagged_sendmsg(struct fid_ep *fid, const struct fi_msg_tagged *msg,
 	   uint64_t flags)
 {
 	struct uet_ofi_ep *ep = uet_ofi_ep_of(fid);
@@ -92,7 +92,7 @@ tg_sendmsg(struct fid_ep *fid, const struct fi_msg_tagged *msg,
 }
 
 static ssize_t
-tg_sendv(struct fid_ep *fid, const struct iovec *iov, void **desc,
+tagged_sendv(struct fid_ep *fid, const struct iovec *iov, void **desc,
 	 size_t count, fi_addr_t dest, uint64_t tag, void *context)
 {
 	struct fi_msg_tagged m = {
@@ -100,21 +100,21 @@ tg_sendv(struct fid_ep *fid, const struct iovec *iov, void **desc,
 		.tag = tag, .context = context,
 	};
 
-	return tg_sendmsg(fid, &m, uet_ofi_tx_flags(fid) | FI_COMPLETION);
+	return tagged_sendmsg(fid, &m, uet_ofi_tx_flags(fid) | FI_COMPLETION);
 }
 
 static ssize_t
-tg_send(struct fid_ep *fid, const void *buf, size_t len, void *desc,
+tagged_send(struct fid_ep *fid, const void *buf, size_t len, void *desc,
 	fi_addr_t dest, uint64_t tag, void *context)
 {
 	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
 			     .iov_len = len };
 
-	return tg_sendv(fid, &iov, &desc, 1, dest, tag, context);
+	return tagged_sendv(fid, &iov, &desc, 1, dest, tag, context);
 }
 
 static ssize_t
-tg_senddata(struct fid_ep *fid, const void *buf, size_t len, void *desc,
+tagged_senddata(struct fid_ep *fid, const void *buf, size_t len, void *desc,
 	    uint64_t data, fi_addr_t dest, uint64_t tag, void *context)
 {
 	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
@@ -124,12 +124,12 @@ tg_senddata(struct fid_ep *fid, const void *buf, size_t len, void *desc,
 		.tag = tag, .context = context, .data = data,
 	};
 
-	return tg_sendmsg(fid, &m, uet_ofi_tx_flags(fid) | FI_COMPLETION |
+	return tagged_sendmsg(fid, &m, uet_ofi_tx_flags(fid) | FI_COMPLETION |
 					   FI_REMOTE_CQ_DATA);
 }
 
 static ssize_t
-tg_inject(struct fid_ep *fid, const void *buf, size_t len, fi_addr_t dest,
+tagged_inject(struct fid_ep *fid, const void *buf, size_t len, fi_addr_t dest,
 	  uint64_t tag)
 {
 	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
@@ -138,11 +138,11 @@ tg_inject(struct fid_ep *fid, const void *buf, size_t len, fi_addr_t dest,
 		.msg_iov = &iov, .iov_count = 1, .addr = dest, .tag = tag,
 	};
 
-	return tg_sendmsg(fid, &m, FI_INJECT | UET_OFI_NO_CQ);
+	return tagged_sendmsg(fid, &m, FI_INJECT | UET_OFI_NO_CQ);
 }
 
 static ssize_t
-tg_injectdata(struct fid_ep *fid, const void *buf, size_t len, uint64_t data,
+tagged_injectdata(struct fid_ep *fid, const void *buf, size_t len, uint64_t data,
 	      fi_addr_t dest, uint64_t tag)
 {
 	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
@@ -152,19 +152,19 @@ tg_injectdata(struct fid_ep *fid, const void *buf, size_t len, uint64_t data,
 		.data = data,
 	};
 
-	return tg_sendmsg(fid, &m, FI_INJECT | UET_OFI_NO_CQ |
+	return tagged_sendmsg(fid, &m, FI_INJECT | UET_OFI_NO_CQ |
 					   FI_REMOTE_CQ_DATA);
 }
 
 const struct fi_ops_tagged uet_ofi_tagged_ops = {
 	.size = sizeof(struct fi_ops_tagged),
-	.recv = tg_recv,
-	.recvv = tg_recvv,
-	.recvmsg = tg_recvmsg,
-	.send = tg_send,
-	.sendv = tg_sendv,
-	.sendmsg = tg_sendmsg,
-	.inject = tg_inject,
-	.senddata = tg_senddata,
-	.injectdata = tg_injectdata,
+	.recv = tagged_recv,
+	.recvv = tagged_recvv,
+	.recvmsg = tagged_recvmsg,
+	.send = tagged_send,
+	.sendv = tagged_sendv,
+	.sendmsg = tagged_sendmsg,
+	.inject = tagged_inject,
+	.senddata = tagged_senddata,
+	.injectdata = tagged_injectdata,
 };

@@ -42,75 +42,75 @@ RTE_LOG_REGISTER_SUFFIX(uet_svc_logtype, svc, INFO);
 /* ------------------------------------------------------------------ */
 
 /* One service per process is what telemetry shows (the last created). */
-static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct uet_svc_server *tel_srv;
-static bool tel_registered;
+static pthread_mutex_t telemetry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct uet_svc_server *telemetry_srv;
+static bool telemetry_registered;
 
 static void
-tel_u64(struct rte_tel_data *d, const char *k, uint64_t v)
+telemetry_u64(struct rte_tel_data *d, const char *k, uint64_t v)
 {
 	(void)rte_tel_data_add_dict_u64(d, k, v);
 }
 
 static int
-tel_service(const char *cmd, const char *params, struct rte_tel_data *d)
+telemetry_service(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct uet_svc_server_stats st;
 	int rc = -ENOENT;
 
 	(void)cmd;
 	(void)params;
-	pthread_mutex_lock(&tel_lock);
-	if (tel_srv != NULL)
-		rc = uet_svc_server_stats_get(tel_srv, &st);
-	pthread_mutex_unlock(&tel_lock);
+	pthread_mutex_lock(&telemetry_lock);
+	if (telemetry_srv != NULL)
+		rc = uet_svc_server_stats_get(telemetry_srv, &st);
+	pthread_mutex_unlock(&telemetry_lock);
 	if (rc < 0)
 		return rc;
 	rte_tel_data_start_dict(d);
-	tel_u64(d, "clients", st.clients);
-	tel_u64(d, "chans", st.chans);
-	tel_u64(d, "peers", st.peers);
-	tel_u64(d, "mrs", st.mrs);
-	tel_u64(d, "jobs", st.jobs);
-	tel_u64(d, "pids", st.pids);
-	tel_u64(d, "releasing", st.releasing);
-	tel_u64(d, "attaches", st.attaches);
-	tel_u64(d, "detaches", st.detaches);
-	tel_u64(d, "cleanups", st.cleanups);
-	tel_u64(d, "refused", st.refused);
-	tel_u64(d, "requests", st.requests);
-	tel_u64(d, "errors", st.errors);
-	tel_u64(d, "bad", st.bad);
-	tel_u64(d, "denied", st.denied);
-	tel_u64(d, "policy", st.policy);
-	tel_u64(d, "quota", st.quota);
-	tel_u64(d, "timeouts", st.timeouts);
-	tel_u64(d, "mem_timeouts", st.mem_timeouts);
-	tel_u64(d, "mem_refused", st.mem_refused);
-	tel_u64(d, "mem_stuck", st.mem_stuck);
+	telemetry_u64(d, "clients", st.clients);
+	telemetry_u64(d, "chans", st.chans);
+	telemetry_u64(d, "peers", st.peers);
+	telemetry_u64(d, "mrs", st.mrs);
+	telemetry_u64(d, "jobs", st.jobs);
+	telemetry_u64(d, "pids", st.pids);
+	telemetry_u64(d, "releasing", st.releasing);
+	telemetry_u64(d, "attaches", st.attaches);
+	telemetry_u64(d, "detaches", st.detaches);
+	telemetry_u64(d, "cleanups", st.cleanups);
+	telemetry_u64(d, "refused", st.refused);
+	telemetry_u64(d, "requests", st.requests);
+	telemetry_u64(d, "errors", st.errors);
+	telemetry_u64(d, "bad", st.bad);
+	telemetry_u64(d, "denied", st.denied);
+	telemetry_u64(d, "policy", st.policy);
+	telemetry_u64(d, "quota", st.quota);
+	telemetry_u64(d, "timeouts", st.timeouts);
+	telemetry_u64(d, "mem_timeouts", st.mem_timeouts);
+	telemetry_u64(d, "mem_refused", st.mem_refused);
+	telemetry_u64(d, "mem_stuck", st.mem_stuck);
 	return 0;
 }
 
 static void
-tel_attach(struct uet_svc_server *s)
+telemetry_attach(struct uet_svc_server *s)
 {
-	pthread_mutex_lock(&tel_lock);
-	if (!tel_registered) {
-		(void)rte_telemetry_register_cmd("/uet/service", tel_service,
+	pthread_mutex_lock(&telemetry_lock);
+	if (!telemetry_registered) {
+		(void)rte_telemetry_register_cmd("/uet/service", telemetry_service,
 			"uet-engine service counters. No parameters");
-		tel_registered = true;
+		telemetry_registered = true;
 	}
-	tel_srv = s;
-	pthread_mutex_unlock(&tel_lock);
+	telemetry_srv = s;
+	pthread_mutex_unlock(&telemetry_lock);
 }
 
 static void
-tel_detach(struct uet_svc_server *s)
+telemetry_detach(struct uet_svc_server *s)
 {
-	pthread_mutex_lock(&tel_lock);
-	if (tel_srv == s)
-		tel_srv = NULL;
-	pthread_mutex_unlock(&tel_lock);
+	pthread_mutex_lock(&telemetry_lock);
+	if (telemetry_srv == s)
+		telemetry_srv = NULL;
+	pthread_mutex_unlock(&telemetry_lock);
 }
 
 int
@@ -820,7 +820,7 @@ uet_svc_server_create(const struct uet_svc_server_params *p, int *err)
 	rc = listen_make(s);
 	if (rc < 0)
 		goto fail;
-	tel_attach(s);
+	telemetry_attach(s);
 	SVC_LOG(INFO, "listening on %s: %u contexts, window %zu bytes, "
 		"%u clients x %u channels", s->path, s->nb_ctx,
 		(size_t)p->window_size, p->max_clients, p->max_chans);
@@ -870,7 +870,7 @@ uet_svc_server_free(struct uet_svc_server *s)
 {
 	if (s == NULL)
 		return;
-	tel_detach(s);
+	telemetry_detach(s);
 	uet_svc_server_shutdown(s);
 	if (s->epfd >= 0)
 		close(s->epfd);

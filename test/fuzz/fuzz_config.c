@@ -20,7 +20,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);
 
 static char path[64];
-static struct uet_config cfg_a, cfg_b;
+static struct uet_config config_a, config_b;
 static char dump_a[1 << 17], dump_b[1 << 17];
 
 static void
@@ -58,9 +58,9 @@ round_trip(const struct uet_config *c)
 	if (la < 0 || (size_t)la >= sizeof(dump_a))
 		fail("dump failed or too long", NULL);
 	file_write(dump_a, (size_t)la);
-	if (uet_config_load(&cfg_b, path, &err) < 0)
+	if (uet_config_load(&config_b, path, &err) < 0)
 		fail("the dump does not load again", err.msg);
-	lb = uet_config_dump(&cfg_b, 0, dump_b, sizeof(dump_b));
+	lb = uet_config_dump(&config_b, 0, dump_b, sizeof(dump_b));
 	if (la != lb || memcmp(dump_a, dump_b, (size_t)la) != 0)
 		fail("dump, load, dump differs", NULL);
 }
@@ -72,7 +72,7 @@ check_error(int rc, const struct uet_config_error *err)
 		fail("rejected without a reason", NULL);
 }
 
-/* After a load or override that returned @p rc into cfg_a. */
+/* After a load or override that returned @p rc into config_a. */
 static void
 check_result(int rc, const struct uet_config_error *err)
 {
@@ -82,8 +82,8 @@ check_result(int rc, const struct uet_config_error *err)
 	if (rc != 0)
 		return;
 	memset(&verr, 0, sizeof(verr));
-	check_error(uet_config_validate(&cfg_a, &verr), &verr);
-	round_trip(&cfg_a);
+	check_error(uet_config_validate(&config_a, &verr), &verr);
+	round_trip(&config_a);
 }
 
 int
@@ -104,12 +104,12 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		l++;
 	}
 	line[l] = '\0';
-	uet_config_init_defaults(&cfg_a);
+	uet_config_init_defaults(&config_a);
 	memset(&err, 0, sizeof(err));
-	check_result(uet_config_override(&cfg_a, line, &err), &err);
+	check_result(uet_config_override(&config_a, line, &err), &err);
 	/* the whole input as a file */
 	file_write(d, n);
 	memset(&err, 0, sizeof(err));
-	check_result(uet_config_load(&cfg_a, path, &err), &err);
+	check_result(uet_config_load(&config_a, path, &err), &err);
 	return 0;
 }

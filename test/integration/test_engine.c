@@ -300,7 +300,7 @@ static const uint8_t mac_a[6] = { 0x02, 0, 0, 0, 0, 0x0a };
 static const uint8_t mac_b[6] = { 0x02, 0, 0, 0, 0, 0x0b };
 
 static void
-cfg_make(struct uet_config *c, const char *dev, const uint8_t *ip4,
+config_make(struct uet_config *c, const char *dev, const uint8_t *ip4,
 	 const uint8_t *ip6, const uint8_t *mac, bool inline_mode)
 {
 	uet_config_init_defaults(c);
@@ -508,8 +508,8 @@ run_faults(struct uet_engine_fault_stats *out_a)
 	struct uet_engine_lcore_stats sa, sb;
 	const unsigned int n = 1000;
 
-	cfg_make(&ca, "net_ring_ringA", ip4_a, ip6_a, mac_a, true);
-	cfg_make(&cb, "net_ring_ringB", ip4_b, ip6_b, mac_b, true);
+	config_make(&ca, "net_ring_ringA", ip4_a, ip6_a, mac_a, true);
+	config_make(&cb, "net_ring_ringB", ip4_b, ip6_b, mac_b, true);
 	fault_cfg(&ca, UET_CONFIG_FAULT_TX, UET_CONFIG_FAULT_DATA);
 	fault_cfg(&cb, UET_CONFIG_FAULT_RX, UET_CONFIG_FAULT_DATA);
 	static_pair(&ca, &cb);
@@ -567,13 +567,13 @@ test_faults(void)
 	CHECK(memcmp(r1.applied, r2.applied, sizeof(r1.applied)) == 0);
 }
 
-static uint64_t fw_now; /* test_fault_window's engine clock */
+static uint64_t fakewire_now; /* test_fault_window's engine clock */
 
 static uint64_t
-fw_clock(void *arg)
+fakewire_clock(void *arg)
 {
 	(void)arg;
-	return fw_now;
+	return fakewire_now;
 }
 
 /* [fault] from/until: frames before from and from until on pass
@@ -582,7 +582,7 @@ fw_clock(void *arg)
 static void
 test_fault_window(void)
 {
-	static const struct uet_engine_clock clk = { .now = fw_clock };
+	static const struct uet_engine_clock clk = { .now = fakewire_clock };
 	struct th *ta = &hook_state[0], *tb = &hook_state[1];
 	struct uet_engine_params pa = { .hook = &th_ops, .hook_arg = ta,
 					.name = "fwa", .clock = &clk };
@@ -592,8 +592,8 @@ test_fault_window(void)
 	struct uet_engine *a = NULL, *b;
 	struct uet_config ca, cb;
 
-	cfg_make(&ca, "net_ring_ringA", ip4_a, ip6_a, mac_a, true);
-	cfg_make(&cb, "net_ring_ringB", ip4_b, ip6_b, mac_b, true);
+	config_make(&ca, "net_ring_ringA", ip4_a, ip6_a, mac_a, true);
+	config_make(&cb, "net_ring_ringB", ip4_b, ip6_b, mac_b, true);
 	ca.fault.enabled = true;
 	ca.fault.ppm[UET_CONFIG_FAULT_TX][UET_CONFIG_FAULT_DATA]
 		    [UET_CONFIG_FAULT_ECN] = 1000000;
@@ -602,7 +602,7 @@ test_fault_window(void)
 	static_pair(&ca, &cb);
 	th_reset(ta, 4, ip4_b);
 	th_reset(tb, 4, ip4_a);
-	fw_now = 0;
+	fakewire_now = 0;
 	pa.cfg = &ca;
 	a = uet_engine_create(&pa);
 	b = engine_make("fwb", &cb, tb);
@@ -610,7 +610,7 @@ test_fault_window(void)
 	if (a == NULL || b == NULL)
 		goto out;
 	for (unsigned int i = 0; i < RTE_DIM(at); i++) {
-		fw_now = at[i];
+		fakewire_now = at[i];
 		ta->to_send = 100;
 		poll_pair(a, b, ta);
 		stats_of(a, &sa);
@@ -661,8 +661,8 @@ test_auto(void)
 		printf("auto: skipped (no worker lcore 1)\n");
 		return;
 	}
-	cfg_make(&ca, "net_ring_ringA", ip4_a, ip6_a, mac_a, false);
-	cfg_make(&cb, "net_ring_ringB", ip4_b, ip6_b, mac_b, true);
+	config_make(&ca, "net_ring_ringA", ip4_a, ip6_a, mac_a, false);
+	config_make(&cb, "net_ring_ringB", ip4_b, ip6_b, mac_b, true);
 	/* static entry for A: no frames lost while resolving */
 	static_pair(&ca, &cb);
 	th_reset(ta, 4, ip4_b);
@@ -1044,8 +1044,8 @@ test_sleep(void)
 		printf("sleep: skipped (no worker lcore 1)\n");
 		return;
 	}
-	cfg_make(&ca, "net_ring_ringA", ip4_a, ip6_a, mac_a, false);
-	cfg_make(&cb, "net_ring_ringB", ip4_b, ip6_b, mac_b, true);
+	config_make(&ca, "net_ring_ringA", ip4_a, ip6_a, mac_a, false);
+	config_make(&cb, "net_ring_ringB", ip4_b, ip6_b, mac_b, true);
 	ca.engine.idle_spin_ns = 0;
 	ca.engine.idle_sleep_ns = 100000;
 	ca.engine.idle_sleep_max_ns = 1000000000;
@@ -1133,7 +1133,7 @@ test_sleep_handover(void)
 		printf("sleep: handover skipped (no worker lcore 1)\n");
 		return;
 	}
-	cfg_make(&c, "net_ring_ringH", ip4_a, ip6_a, mac_a, false);
+	config_make(&c, "net_ring_ringH", ip4_a, ip6_a, mac_a, false);
 	c.engine.idle_spin_ns = 100000000;
 	c.engine.idle_sleep_ns = 100000;
 	c.engine.idle_sleep_max_ns = 1000000000;
@@ -1245,7 +1245,7 @@ test_sleep_tap(void)
 	snprintf(ifname, sizeof(ifname), "uets%u", (unsigned int)getpid());
 	snprintf(dev, sizeof(dev), "net_tap%u,iface=%s",
 		 (unsigned int)getpid() % 1000, ifname);
-	cfg_make(&ca, dev, ip4_a, ip6_a, mac_a, false);
+	config_make(&ca, dev, ip4_a, ip6_a, mac_a, false);
 	ca.port[0].has_ipv6 = false;
 	ca.engine.idle_spin_ns = 0;
 	ca.engine.idle_sleep_ns = 100000;
@@ -1289,8 +1289,8 @@ test_ring(void)
 	struct uet_engine *a, *b;
 	static struct uet_engine_stats st;
 
-	cfg_make(&ca, "net_ring_ringA", ip4_a, ip6_a, mac_a, true);
-	cfg_make(&cb, "net_ring_ringB", ip4_b, ip6_b, mac_b, true);
+	config_make(&ca, "net_ring_ringA", ip4_a, ip6_a, mac_a, true);
+	config_make(&cb, "net_ring_ringB", ip4_b, ip6_b, mac_b, true);
 	a = engine_make("ea", &ca, &hook_state[0]);
 	b = engine_make("eb", &cb, &hook_state[1]);
 	CHECK(a != NULL && b != NULL);
@@ -1317,7 +1317,7 @@ test_ring(void)
 
 /* A command a layer above the core adds (uet_engine_telemetry_add()). */
 static int
-tel_added_fill(struct uet_engine *e, struct rte_tel_data *d)
+telemetry_added_fill(struct uet_engine *e, struct rte_tel_data *d)
 {
 	rte_tel_data_add_dict_u64(d, "lcores", uet_engine_nb_lcores(e));
 	return 0;
@@ -1325,7 +1325,7 @@ tel_added_fill(struct uet_engine *e, struct rte_tel_data *d)
 
 /* ... and one that this engine's hook does not provide. */
 static int
-tel_added_none(struct uet_engine *e, struct rte_tel_data *d)
+telemetry_added_none(struct uet_engine *e, struct rte_tel_data *d)
 {
 	(void)e;
 	(void)d;
@@ -1352,7 +1352,7 @@ test_telemetry(void)
 	char buf[16384];
 	int fd;
 
-	cfg_make(&c, "net_ring_ringA", ip4_a, ip6_a, mac_a, true);
+	config_make(&c, "net_ring_ringA", ip4_a, ip6_a, mac_a, true);
 	e = engine_make("tel", &c, &hook_state[0]);
 	CHECK(e != NULL);
 	if (e == NULL)
@@ -1371,12 +1371,12 @@ test_telemetry(void)
 	CHECK(uet_engine_telemetry_call("/uet/ses", "0", d) == -ENOENT);
 	CHECK(uet_engine_telemetry_call("/uet/cc", "0", d) == -ENOENT);
 	/* added commands: idempotent, answered for the engine named */
-	CHECK(uet_engine_telemetry_add(NULL, tel_added_fill, "x") == -EINVAL);
-	CHECK(uet_engine_telemetry_add("/uet/test_added", tel_added_fill,
+	CHECK(uet_engine_telemetry_add(NULL, telemetry_added_fill, "x") == -EINVAL);
+	CHECK(uet_engine_telemetry_add("/uet/test_added", telemetry_added_fill,
 				       "test: lcores") == 0);
-	CHECK(uet_engine_telemetry_add("/uet/test_added", tel_added_fill,
+	CHECK(uet_engine_telemetry_add("/uet/test_added", telemetry_added_fill,
 				       "test: lcores") == 0);
-	CHECK(uet_engine_telemetry_add("/uet/test_none", tel_added_none,
+	CHECK(uet_engine_telemetry_add("/uet/test_none", telemetry_added_none,
 				       "test: not provided") == 0);
 	CHECK(uet_engine_telemetry_call("/uet/test_added", "0", d) == 0);
 	CHECK(uet_engine_telemetry_call("/uet/test_added", "7", d) == -ENOENT);

@@ -103,7 +103,7 @@ struct signature {
 	uint64_t end_ns, jumps, iterations;
 	struct uet_fabric_stats fab;
 	struct uet_fabric_eth_stats fe;
-	uint64_t eng_tx[HOSTS_MAX], eng_rx[HOSTS_MAX], retx[HOSTS_MAX];
+	uint64_t engine_tx[HOSTS_MAX], engine_rx[HOSTS_MAX], retx[HOSTS_MAX];
 	uint64_t rx_malformed;
 	uint64_t neigh_hold_drop;
 	uint64_t up_frames[2];  /* leaf 0 -> spine 0 / 1 */
@@ -471,8 +471,8 @@ signature_take(struct signature *g, struct uet_fabric_eth *fe,
 				uet_ulp_ctx_get(eng[h], 0)));
 
 		(void)uet_engine_stats_get(eng[h], &st);
-		g->eng_tx[h] = st.total.tx_pkts;
-		g->eng_rx[h] = st.total.rx_pkts;
+		g->engine_tx[h] = st.total.tx_pkts;
+		g->engine_rx[h] = st.total.rx_pkts;
 		g->rx_malformed += st.total.rx_malformed;
 		g->neigh_hold_drop += st.total.neigh_hold_drop;
 		g->retx[h] = u->tx_retx;
@@ -1102,7 +1102,7 @@ config_section(void)
 
 /* The application's poll counts as work: no jump while it reports some. */
 static unsigned int app_calls;
-static const struct uet_fabric_eth *fe_of_test;
+static const struct uet_fabric_eth *fabric_eth_of_test;
 
 static unsigned int
 app_poll(void *arg)
@@ -1116,7 +1116,7 @@ static uint64_t app_deadlines[] = { 2500, 4000 };
 static uint64_t
 app_next(void *arg)
 {
-	const struct uet_fabric_eth *fe = fe_of_test;
+	const struct uet_fabric_eth *fe = fabric_eth_of_test;
 
 	(void)arg;
 	for (unsigned int i = 0; i < RTE_DIM(app_deadlines); i++)
@@ -1143,7 +1143,7 @@ driver_app_poll(void)
 	CHECK(fe != NULL);
 	if (fe == NULL)
 		return;
-	fe_of_test = fe;
+	fabric_eth_of_test = fe;
 	r.virtual_time = true;
 	r.done = never;
 	r.poll = app_poll;

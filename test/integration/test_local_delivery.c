@@ -430,7 +430,7 @@ procs_make(enum mode m)
 }
 
 static void
-cfg_make(struct uet_config *c, enum mode m)
+config_make(struct uet_config *c, enum mode m)
 {
 	uint32_t *k;
 
@@ -702,7 +702,7 @@ run(enum mode m)
 	struct uet_ses_ulp_ctl r;
 	struct uet_config c;
 
-	cfg_make(&c, m);
+	config_make(&c, m);
 	ep.cfg = &c;
 	auto_mode = m == M_AUTO || m == M_CTX2AUTO;
 	eng = uet_engine_create(&ep);
@@ -739,7 +739,7 @@ run(enum mode m)
 	if (auto_mode) {
 		/* the application progresses the sleeping context itself:
 		 * frames it queued to the own address wake the lcore if it
-		 * stops (eng_app_progress) */
+		 * stops (engine_app_progress) */
 		app_progress = true;
 		traffic(r.key);
 		app_progress = false;

@@ -53,7 +53,7 @@ struct scenario {
 
 /* Port and static neighbour on IPv6 only: FA @p ip, peer @p pip. */
 static void
-cfg_ipv6(struct uet_config *c, const uint8_t *ip, const uint8_t *pip)
+config_ipv6(struct uet_config *c, const uint8_t *ip, const uint8_t *pip)
 {
 	c->port[0].has_ipv4 = false;
 	c->port[0].has_ipv6 = true;
@@ -98,8 +98,8 @@ run(const struct scenario *s)
 	itest_cfg_ring(&ca, "net_ring_tpA", ip_a, mac_a, ip_b, mac_b);
 	itest_cfg_ring(&cb, "net_ring_tpB", ip_b, mac_b, ip_a, mac_a);
 	if (s->ipv6) {
-		cfg_ipv6(&ca, ip6_a, ip6_b);
-		cfg_ipv6(&cb, ip6_b, ip6_a);
+		config_ipv6(&ca, ip6_a, ip6_b);
+		config_ipv6(&cb, ip6_b, ip6_a);
 	}
 	ca.fault.enabled = true;
 	ca.fault.seed = 7 + run_no;

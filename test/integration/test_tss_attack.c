@@ -85,7 +85,7 @@ key_file(const char *name, unsigned int seed, char *path, size_t n)
 }
 
 static void
-cfg_tss(struct uet_config *c, const char *k7, const char *k8)
+config_tss(struct uet_config *c, const char *k7, const char *k8)
 {
 	struct uet_config_tss *t = &c->tss;
 
@@ -360,8 +360,8 @@ run(void)
 	key_file("sdi8.key", 8, k8, sizeof(k8));
 	itest_cfg_ring(&ca, "net_ring_taA", ip_a, mac_a, ip_b, mac_b);
 	itest_cfg_ring(&cb, "net_ring_taB", ip_b, mac_b, ip_a, mac_a);
-	cfg_tss(&ca, k7, k8);
-	cfg_tss(&cb, k7, k8);
+	config_tss(&ca, k7, k8);
+	config_tss(&cb, k7, k8);
 	memset(&pa, 0, sizeof(pa));
 	memcpy(pa.peer.addr, ip_b, 4);
 	pa.mode = UET_PDS_MODE_RUD;

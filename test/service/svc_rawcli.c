@@ -44,7 +44,7 @@ nap_ms(unsigned int ms)
 /* the service process                                                 */
 /* ------------------------------------------------------------------ */
 
-static int tel_once(const struct rc_service *s, const char *cmd,
+static int telemetry_once(const struct rc_service *s, const char *cmd,
 		    const char *key, uint64_t *v);
 
 /* The probe connection of rc_service_start() was accepted and is gone
@@ -59,9 +59,9 @@ service_idle(const struct rc_service *s)
 	uint64_t n = UINT64_MAX, det = 0;
 
 	for (unsigned int i = 0; i < 1000; i++) {
-		if (tel_once(s, "/uet/service", "detaches", &det) == 0 &&
+		if (telemetry_once(s, "/uet/service", "detaches", &det) == 0 &&
 		    det >= 1 &&
-		    tel_once(s, "/uet/service", "clients", &n) == 0 && n == 0)
+		    telemetry_once(s, "/uet/service", "clients", &n) == 0 && n == 0)
 			return 0;
 		nap_ms(10);
 	}
@@ -169,7 +169,7 @@ rc_service_stop(struct rc_service *s)
 /* DPDK telemetry (v2 socket of the EAL's runtime directory): one JSON
  * object per command; a number is found after its "key": */
 static int
-tel_once(const struct rc_service *s, const char *cmd, const char *key,
+telemetry_once(const struct rc_service *s, const char *cmd, const char *key,
 	 uint64_t *v)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
@@ -217,7 +217,7 @@ rc_tel(const struct rc_service *s, const char *cmd, const char *key,
 	int rc = -EIO;
 
 	for (unsigned int i = 0; i < 200; i++) {
-		rc = tel_once(s, cmd, key, v);
+		rc = telemetry_once(s, cmd, key, v);
 		if (rc == 0)
 			return 0;
 		nap_ms(10);

@@ -74,7 +74,7 @@ tel(const char *key)
 }
 
 static uint64_t
-tel_ses(const char *key)
+telemetry_ses(const char *key)
 {
 	uint64_t v = UINT64_MAX;
 
@@ -328,7 +328,7 @@ test_exec_setuid(struct cli *v)
 {
 	int to_test[2], from_test[2], rc[2] = { 0, 0 };
 	struct attacker_info in = { 0 };
-	uint64_t err0 = tel("errors"), mem0 = tel_ses("ctx0_mem_err");
+	uint64_t err0 = tel("errors"), mem0 = telemetry_ses("ctx0_mem_err");
 	uint64_t peer = 0;
 	struct uet_chan_cqe e;
 	uintptr_t base = 0;
@@ -376,7 +376,7 @@ test_exec_setuid(struct cli *v)
 	for (unsigned int i = 0; i < 64; i++)
 		CHECK(v->c.win[i] == 0xEE);
 	CHECK(tel("errors") == err0 + 2);
-	CHECK(tel_ses("ctx0_mem_err") >= mem0 + 1);
+	CHECK(telemetry_ses("ctx0_mem_err") >= mem0 + 1);
 	CHECK(rc_peer_del(&v->c, v->ch.ctx, peer) == 0);
 	CHECK(write(from_test[1], &base, sizeof(base)) == sizeof(base));
 	printf("# exec setuid: ELF header at 0x%lx; MR_REG from the child "
@@ -570,8 +570,8 @@ static void
 test_keys(struct cli *v)
 {
 	const unsigned int n = 3 * UET_SES_ULP_KEY_BAD_BURST;
-	uint64_t kb0 = tel_ses("ctx0_key_bad");
-	uint64_t kt0 = tel_ses("ctx0_key_throttled");
+	uint64_t kb0 = telemetry_ses("ctx0_key_bad");
+	uint64_t kt0 = telemetry_ses("ctx0_key_throttled");
 	uint64_t key = 0, peer = 0, kv;
 	struct uet_chan_sqe q;
 	struct uet_chan_cqe e;
@@ -629,8 +629,8 @@ test_keys(struct cli *v)
 		}
 	}
 	CHECK(bad == n);
-	CHECK(tel_ses("ctx0_key_bad") >= kb0 + n + 2);
-	CHECK(tel_ses("ctx0_key_throttled") >= kt0 + 1);
+	CHECK(telemetry_ses("ctx0_key_bad") >= kb0 + n + 2);
+	CHECK(telemetry_ses("ctx0_key_throttled") >= kt0 + 1);
 	for (unsigned int i = 0; i < sizeof(vbuf); i++)
 		CHECK(vbuf[i] == 0x77);
 	/* the right key at the right address */
@@ -638,11 +638,11 @@ test_keys(struct cli *v)
 	CHECK(e.status == 0 && g.c.win[0] == 0x77 && g.c.win[63] == 0x77);
 	printf("# keys: %u wrong keys and a right key out of range all "
 	       "BAD_MKEY; key_throttled +%lu\n", bad,
-	       (unsigned long)(tel_ses("ctx0_key_throttled") - kt0));
+	       (unsigned long)(telemetry_ses("ctx0_key_throttled") - kt0));
 	/* peer handles are per client: another client on the context
 	 * naming the guesser's handle gets -EINVAL (peer_bad) */
 	{
-		uint64_t pb0 = tel_ses("ctx0_peer_bad");
+		uint64_t pb0 = telemetry_ses("ctx0_peer_bad");
 		struct cli x;
 
 		if (cli_make(&x) == 0) {
@@ -658,7 +658,7 @@ test_keys(struct cli *v)
 			CHECK(uet_chan_sq_post(&x.ch.ch, &q) == 0 &&
 			      rc_cq_wait(&x.ch, &e) && e.context == 603 &&
 			      e.status == -EINVAL);
-			CHECK(tel_ses("ctx0_peer_bad") == pb0 + 1);
+			CHECK(telemetry_ses("ctx0_peer_bad") == pb0 + 1);
 			CHECK(rc_bye(&x.c) == 0);
 			rc_close(&x.c);
 		} else {
@@ -682,7 +682,7 @@ static void
 test_cq_full(struct cli *v)
 {
 	struct timespec nap = { 0, 200000 };
-	uint64_t wait0 = tel_ses("ctx0_cq_wait"), peer = 0;
+	uint64_t wait0 = telemetry_ses("ctx0_cq_wait"), peer = 0;
 	unsigned int posted = 0, idle = 0, got = 0, sent = 0;
 	struct uet_chan_sqe q;
 	struct uet_chan_rqe r;
@@ -737,7 +737,7 @@ test_cq_full(struct cli *v)
 			sent++;
 	}
 	CHECK(sent == 20);
-	CHECK(tel_ses("ctx0_cq_wait") > wait0);
+	CHECK(telemetry_ses("ctx0_cq_wait") > wait0);
 	/* the stuck client's completions, all of them, in order */
 	while (got < posted && rc_cq_wait(&st.ch, &e)) {
 		order &= e.context == got + 1 && e.status == 0;

@@ -63,7 +63,7 @@ tel(const char *key)
 }
 
 static uint64_t
-tel_ses(const char *key)
+telemetry_ses(const char *key)
 {
 	uint64_t v = UINT64_MAX;
 
@@ -312,7 +312,7 @@ static void
 test_isolation(struct cli *a, struct cli *c, uint64_t a_peer)
 {
 	uint64_t den0 = tel("denied");
-	uint64_t win0 = tel_ses("ctx0_win_bad"), job0 = tel_ses("ctx0_job_bad");
+	uint64_t win0 = telemetry_ses("ctx0_win_bad"), job0 = telemetry_ses("ctx0_job_bad");
 	uint64_t pb0, c_peer = 0;
 	struct uet_svc_mr_reg_req mq = {
 		.addr = 0x10000, .len = 4096,
@@ -374,10 +374,10 @@ test_isolation(struct cli *a, struct cli *c, uint64_t a_peer)
 	CHECK(tel("mrs") == 0);
 	/* the data path: another client's peer handle, an ungranted job,
 	 * an address outside the window */
-	pb0 = tel_ses("ctx0_peer_bad");
+	pb0 = telemetry_ses("ctx0_peer_bad");
 	sqe_make(&q, UET_CHAN_OP_SEND, 699, 0, 100, a_peer);
 	CHECK(sqe_round_trip(c, &q) == -EINVAL);
-	CHECK(tel_ses("ctx0_peer_bad") == pb0 + 1);
+	CHECK(telemetry_ses("ctx0_peer_bad") == pb0 + 1);
 	CHECK(rc_peer_add(&c->c, c->ch.ctx, a->pid.pid, a->pid.initiator,
 			  &c_peer) == 0);
 	sqe_make(&q, UET_CHAN_OP_SEND, 700, 0, 100, c_peer);
@@ -388,8 +388,8 @@ test_isolation(struct cli *a, struct cli *c, uint64_t a_peer)
 	CHECK(sqe_round_trip(c, &q) == -EFAULT);
 	CHECK(rc_peer_del(&c->c, c->ch.ctx, c_peer) == 0);
 	CHECK(tel("denied") == den0 + denied);
-	CHECK(tel_ses("ctx0_win_bad") == win0 + 1);
-	CHECK(tel_ses("ctx0_job_bad") == job0 + 1);
+	CHECK(telemetry_ses("ctx0_win_bad") == win0 + 1);
+	CHECK(telemetry_ses("ctx0_job_bad") == job0 + 1);
 	printf("# isolation: %u requests denied, 1 SQE naming another "
 	       "client's peer -EINVAL, 1 -EPERM, 1 -EFAULT\n", denied);
 }

@@ -8,19 +8,19 @@
 #include "pds_fakewire.h"
 
 static uint64_t
-fw_rand(struct fakewire *w)
+fakewire_rand(struct fakewire *w)
 {
 	return uet_rand_next(&w->rng);
 }
 
 static bool
-fw_chance(struct fakewire *w, uint32_t ppm)
+fakewire_chance(struct fakewire *w, uint32_t ppm)
 {
-	return ppm && (fw_rand(w) % 1000000) < ppm;
+	return ppm && (fakewire_rand(w) % 1000000) < ppm;
 }
 
 uint16_t
-fw_payload(uint64_t cookie, uint8_t *buf)
+fakewire_payload(uint64_t cookie, uint8_t *buf)
 {
 	uint16_t len = (uint16_t)(8 + (cookie * 7919u) % 56u), i;
 	uint64_t x = cookie * 0x9E3779B97F4A7C15ull + 1;
@@ -36,7 +36,7 @@ fw_payload(uint64_t cookie, uint8_t *buf)
 }
 
 int
-fw_init(struct fakewire *w, const struct uet_pds_config *cfg, uint64_t seed)
+fakewire_init(struct fakewire *w, const struct uet_pds_config *cfg, uint64_t seed)
 {
 	struct uet_pds_config c = *cfg;
 	int s;
@@ -48,7 +48,7 @@ fw_init(struct fakewire *w, const struct uet_pds_config *cfg, uint64_t seed)
 	for (s = 0; s < 2; s++) {
 		c.seed = seed * 31 + (uint64_t)s + 1;
 		w->pds[s] = uet_pds_create(&c);
-		w->q[s] = calloc(FW_QUEUE, sizeof(struct fw_pkt));
+		w->q[s] = calloc(FW_QUEUE, sizeof(struct fakewire_pkt));
 		if (w->pds[s] == NULL || w->q[s] == NULL)
 			return -1;
 		w->fa[s].addr[0] = 10;
@@ -58,7 +58,7 @@ fw_init(struct fakewire *w, const struct uet_pds_config *cfg, uint64_t seed)
 }
 
 void
-fw_fini(struct fakewire *w)
+fakewire_fini(struct fakewire *w)
 {
 	int s;
 
@@ -69,13 +69,13 @@ fw_fini(struct fakewire *w)
 }
 
 int
-fw_submit(struct fakewire *w, uint8_t mode, uint64_t cookie, uint8_t flags)
+fakewire_submit(struct fakewire *w, uint8_t mode, uint64_t cookie, uint8_t flags)
 {
-	return fw_submit_job(w, mode, cookie, flags, 42);
+	return fakewire_submit_job(w, mode, cookie, flags, 42);
 }
 
 int
-fw_submit_job(struct fakewire *w, uint8_t mode, uint64_t cookie,
+fakewire_submit_job(struct fakewire *w, uint8_t mode, uint64_t cookie,
 	      uint8_t flags, uint32_t job)
 {
 	struct uet_pds_submit s;
@@ -88,14 +88,14 @@ fw_submit_job(struct fakewire *w, uint8_t mode, uint64_t cookie,
 	s.mode = mode;
 	s.next_hdr = UET_PDS_NEXT_REQUEST_SMALL;
 	s.flags = flags;
-	s.len = fw_payload(cookie, buf);
+	s.len = fakewire_payload(cookie, buf);
 	s.cookie = cookie;
 	return uet_pds_submit(w->pds[0], &s, w->now);
 }
 
 /* Encode a descriptor with its payload into @p pk. */
 static int
-fw_encode(const struct uet_pds_tx *t, struct fw_pkt *pk)
+fakewire_encode(const struct uet_pds_tx *t, struct fakewire_pkt *pk)
 {
 	int n = uet_wire_pds_hdr_encode(&t->hdr, pk->bytes, sizeof(pk->bytes));
 	uint16_t pl = 0;
@@ -103,7 +103,7 @@ fw_encode(const struct uet_pds_tx *t, struct fw_pkt *pk)
 	if (n < 0)
 		return n;
 	if (t->kind != UET_PDS_TX_CTL)
-		pl = fw_payload(t->cookie, pk->bytes + n);
+		pl = fakewire_payload(t->cookie, pk->bytes + n);
 	else if (t->resp_len)
 		memcpy(pk->bytes + n, t->resp, pl = t->resp_len);
 	pk->len = (uint16_t)(n + pl);
@@ -115,9 +115,9 @@ fw_encode(const struct uet_pds_tx *t, struct fw_pkt *pk)
 }
 
 static void
-fw_enqueue(struct fakewire *w, int dir, const struct fw_pkt *pk, bool extra)
+fakewire_enqueue(struct fakewire *w, int dir, const struct fakewire_pkt *pk, bool extra)
 {
-	struct fw_pkt *d;
+	struct fakewire_pkt *d;
 
 	if (w->nq[dir] == FW_QUEUE) {
 		w->dropped[dir]++;
@@ -127,15 +127,15 @@ fw_enqueue(struct fakewire *w, int dir, const struct fw_pkt *pk, bool extra)
 	*d = *pk;
 	d->at = w->now + w->delay_ns;
 	if (extra && w->jitter_ns)
-		d->at += fw_rand(w) % w->jitter_ns;
+		d->at += fakewire_rand(w) % w->jitter_ns;
 }
 
 static void
-fw_send(struct fakewire *w, int from, const struct uet_pds_tx *t)
+fakewire_send(struct fakewire *w, int from, const struct uet_pds_tx *t)
 {
-	const struct fw_faults *f = &w->f[from];
-	struct fw_pkt pk;
-	int n = fw_encode(t, &pk);
+	const struct fakewire_faults *f = &w->f[from];
+	struct fakewire_pkt pk;
+	int n = fakewire_encode(t, &pk);
 
 	w->tx_pkts[from]++;
 	/* requests, and reliable CPs (CLOSE) sent again */
@@ -146,24 +146,24 @@ fw_send(struct fakewire *w, int from, const struct uet_pds_tx *t)
 		w->bad_payload++;
 		return;
 	}
-	if (f->dead || fw_chance(w, f->drop) ||
+	if (f->dead || fakewire_chance(w, f->drop) ||
 	    (w->drop_fn != NULL && w->drop_fn(w, from, t))) {
 		w->dropped[from]++;
 		return;
 	}
 	/* Only data is trimmable (UEC 1.0 encapsulation and DSCP classes). */
-	if (t->kind != UET_PDS_TX_CTL && fw_chance(w, f->trim)) {
+	if (t->kind != UET_PDS_TX_CTL && fakewire_chance(w, f->trim)) {
 		pk.len = (uint16_t)n;
 		pk.trimmed = true;
 	}
-	pk.ce = fw_chance(w, f->ce);
-	fw_enqueue(w, from, &pk, fw_chance(w, f->reorder));
-	if (fw_chance(w, f->dup))
-		fw_enqueue(w, from, &pk, true);
+	pk.ce = fakewire_chance(w, f->ce);
+	fakewire_enqueue(w, from, &pk, fakewire_chance(w, f->reorder));
+	if (fakewire_chance(w, f->dup))
+		fakewire_enqueue(w, from, &pk, true);
 }
 
 static void
-fw_rx(struct fakewire *w, int to, const struct fw_pkt *pk)
+fakewire_rx(struct fakewire *w, int to, const struct fakewire_pkt *pk)
 {
 	struct uet_wire_pds_hdr h;
 	struct uet_pds_rx_meta m;
@@ -190,7 +190,7 @@ fw_rx(struct fakewire *w, int to, const struct fw_pkt *pk)
 	    !uet_wire_pds_type_is_ack(h.type)) {
 		memcpy(&cookie, m.ses, 8);
 		if (cookie >= FW_COOKIES ||
-		    fw_payload(cookie, ref) != m.ses_len ||
+		    fakewire_payload(cookie, ref) != m.ses_len ||
 		    memcmp(ref, m.ses, m.ses_len) != 0)
 			w->bad_payload++;
 	}
@@ -198,12 +198,12 @@ fw_rx(struct fakewire *w, int to, const struct fw_pkt *pk)
 	uet_pds_rx(w->pds[to], &h, &m, w->now);
 }
 
-static void fw_drain(struct fakewire *w, int side);
+static void fakewire_drain(struct fakewire *w, int side);
 
 static void
-fw_deliver(struct fakewire *w, int dir)
+fakewire_deliver(struct fakewire *w, int dir)
 {
-	static struct fw_pkt due[FW_QUEUE];
+	static struct fakewire_pkt due[FW_QUEUE];
 	uint32_t i, j = 0, k = 0;
 
 	for (i = 0; i < w->nq[dir]; i++) {
@@ -216,14 +216,14 @@ fw_deliver(struct fakewire *w, int dir)
 	/* Drain after every packet, as the engine does: the SES decides on
 	 * a delivery (respond, refuse) before the PDS sees the next one. */
 	for (i = 0; i < k; i++) {
-		fw_rx(w, 1 - dir, &due[i]);
-		fw_drain(w, 1 - dir);
+		fakewire_rx(w, 1 - dir, &due[i]);
+		fakewire_drain(w, 1 - dir);
 	}
 }
 
 /* Submit pending return-direction data in order; stop at -EAGAIN. */
 static void
-fw_ret_flush(struct fakewire *w)
+fakewire_ret_flush(struct fakewire *w)
 {
 	struct uet_pds_submit s;
 	uint8_t buf[FW_PAYLOAD_MAX];
@@ -237,7 +237,7 @@ fw_ret_flush(struct fakewire *w)
 		s.pdc = w->ret_pdc[i];
 		s.next_hdr = UET_PDS_NEXT_RESPONSE_DATA;
 		s.cookie = w->ret_cookie[i];
-		s.len = fw_payload(s.cookie, buf);
+		s.len = fakewire_payload(s.cookie, buf);
 		rc = uet_pds_submit(w->pds[1], &s, w->now);
 		if (rc == -EAGAIN)
 			return;
@@ -252,7 +252,7 @@ fw_ret_flush(struct fakewire *w)
 }
 
 static bool
-fw_ret_event(struct fakewire *w, int side, const struct uet_pds_event *e)
+fakewire_ret_event(struct fakewire *w, int side, const struct uet_pds_event *e)
 {
 	uint32_t i;
 
@@ -276,7 +276,7 @@ fw_ret_event(struct fakewire *w, int side, const struct uet_pds_event *e)
 
 /* The SES stand-in's say on a delivery; true when it was refused. */
 static bool
-fw_decide(struct fakewire *w, int side, const struct uet_pds_event *e)
+fakewire_decide(struct fakewire *w, int side, const struct uet_pds_event *e)
 {
 	uint8_t resp[UET_PDS_RESP_MAX];
 
@@ -303,7 +303,7 @@ fw_decide(struct fakewire *w, int side, const struct uet_pds_event *e)
 }
 
 static void
-fw_event(struct fakewire *w, int side, const struct uet_pds_event *e)
+fakewire_event(struct fakewire *w, int side, const struct uet_pds_event *e)
 {
 	uint8_t resp[8];
 
@@ -315,9 +315,9 @@ fw_event(struct fakewire *w, int side, const struct uet_pds_event *e)
 	}
 	if (e->cookie >= FW_COOKIES)
 		return;
-	if (e->type == UET_PDS_EV_DELIVER && fw_decide(w, side, e))
+	if (e->type == UET_PDS_EV_DELIVER && fakewire_decide(w, side, e))
 		return;
-	if (fw_ret_event(w, side, e))
+	if (fakewire_ret_event(w, side, e))
 		return;
 	if (e->type == UET_PDS_EV_DELIVER) {
 		w->last_pdc[side] = e->pdc;
@@ -356,7 +356,7 @@ fw_event(struct fakewire *w, int side, const struct uet_pds_event *e)
 }
 
 static void
-fw_drain(struct fakewire *w, int side)
+fakewire_drain(struct fakewire *w, int side)
 {
 	struct uet_pds_event ev[32];
 	uint16_t n, i;
@@ -364,42 +364,42 @@ fw_drain(struct fakewire *w, int side)
 	do {
 		n = uet_pds_events(w->pds[side], ev, 32);
 		for (i = 0; i < n; i++)
-			fw_event(w, side, &ev[i]);
+			fakewire_event(w, side, &ev[i]);
 	} while (n == 32);
 }
 
 void
-fw_step(struct fakewire *w, uint64_t dt)
+fakewire_step(struct fakewire *w, uint64_t dt)
 {
 	struct uet_pds_tx tx[32];
 	uint16_t n, i;
 	int s;
 
-	fw_ret_flush(w);
+	fakewire_ret_flush(w);
 	for (s = 0; s < 2; s++) {
 		do {
 			n = uet_pds_tx_burst(w->pds[s], w->now, tx, 32);
 			for (i = 0; i < n; i++)
-				fw_send(w, s, &tx[i]);
+				fakewire_send(w, s, &tx[i]);
 		} while (n == 32);
 	}
 	w->now += dt;
 	for (s = 0; s < 2; s++)
-		fw_deliver(w, s);
+		fakewire_deliver(w, s);
 	for (s = 0; s < 2; s++) {
 		uet_pds_advance(w->pds[s], w->now);
-		fw_drain(w, s);
+		fakewire_drain(w, s);
 	}
 }
 
 bool
-fw_run(struct fakewire *w, uint64_t dt, uint64_t max_ns,
+fakewire_run(struct fakewire *w, uint64_t dt, uint64_t max_ns,
        bool (*pred)(struct fakewire *w, void *arg), void *arg)
 {
 	uint64_t end = w->now + max_ns;
 
 	while (w->now < end) {
-		fw_step(w, dt);
+		fakewire_step(w, dt);
 		if (pred(w, arg))
 			return true;
 	}
@@ -407,11 +407,11 @@ fw_run(struct fakewire *w, uint64_t dt, uint64_t max_ns,
 }
 
 int
-fw_inject(struct fakewire *w, int to, const struct uet_pds_tx *t,
+fakewire_inject(struct fakewire *w, int to, const struct uet_pds_tx *t,
 	  bool trimmed, bool ce)
 {
-	struct fw_pkt pk;
-	int n = fw_encode(t, &pk);
+	struct fakewire_pkt pk;
+	int n = fakewire_encode(t, &pk);
 
 	if (n < 0)
 		return n;
@@ -420,19 +420,19 @@ fw_inject(struct fakewire *w, int to, const struct uet_pds_tx *t,
 		pk.trimmed = true;
 	}
 	pk.ce = ce;
-	fw_rx(w, to, &pk);
-	fw_drain(w, to);
+	fakewire_rx(w, to, &pk);
+	fakewire_drain(w, to);
 	return 0;
 }
 
 uint16_t
-fw_take(struct fakewire *w, int from, struct uet_pds_tx *tx, uint16_t n)
+fakewire_take(struct fakewire *w, int from, struct uet_pds_tx *tx, uint16_t n)
 {
 	return uet_pds_tx_burst(w->pds[from], w->now, tx, n);
 }
 
 bool
-fw_pools_idle(struct fakewire *w)
+fakewire_pools_idle(struct fakewire *w)
 {
 	struct uet_pds_pool_info pi;
 	int s;
@@ -448,7 +448,7 @@ fw_pools_idle(struct fakewire *w)
 }
 
 void
-fw_test_config(struct uet_pds_config *cfg)
+fakewire_test_config(struct uet_pds_config *cfg)
 {
 	uet_pds_config_default(cfg);
 	cfg->max_pdcs = 8;
@@ -473,52 +473,52 @@ fw_test_config(struct uet_pds_config *cfg)
 struct fakewire W;
 
 int
-fw_setup_with(uint64_t seed, void (*tweak)(struct uet_pds_config *cfg))
+fakewire_setup_with(uint64_t seed, void (*tweak)(struct uet_pds_config *cfg))
 {
 	struct uet_pds_config cfg;
 
-	fw_test_config(&cfg);
+	fakewire_test_config(&cfg);
 	if (tweak != NULL)
 		tweak(&cfg);
-	return fw_init(&W, &cfg, seed);
+	return fakewire_init(&W, &cfg, seed);
 }
 
 int
-fw_setup(void **state)
+fakewire_setup(void **state)
 {
 	(void)state;
-	return fw_setup_with(1, NULL);
+	return fakewire_setup_with(1, NULL);
 }
 
 int
-fw_teardown(void **state)
+fakewire_teardown(void **state)
 {
 	(void)state;
-	fw_fini(&W);
+	fakewire_fini(&W);
 	return 0;
 }
 
 const struct uet_pds_stats *
-fw_st(int side)
+fakewire_st(int side)
 {
 	return uet_pds_stats_get(W.pds[side]);
 }
 
 uint64_t
-fw_retx_sent(int side)
+fakewire_retx_sent(int side)
 {
-	return fw_retx_of(fw_st(side));
+	return fakewire_retx_of(fakewire_st(side));
 }
 
 uint64_t
-fw_retx_of(const struct uet_pds_stats *s)
+fakewire_retx_of(const struct uet_pds_stats *s)
 {
 	return s->retx_sack + s->retx_nack + s->retx_trim + s->retx_rto +
 	       s->retx_backoff + s->retx_probe + s->retx_again + s->retx_tlp;
 }
 
 uint16_t
-fw_window_acks_held(struct fakewire *w, uint32_t first, uint16_t n,
+fakewire_window_acks_held(struct fakewire *w, uint32_t first, uint16_t n,
 		    uint8_t flags, struct uet_pds_tx *acks, uint16_t max)
 {
 	struct uet_pds_tx tx[64];
@@ -527,26 +527,26 @@ fw_window_acks_held(struct fakewire *w, uint32_t first, uint16_t n,
 	if (n > 64)
 		return 0;
 	for (i = 0; i < n; i++)
-		if (fw_submit(w, UET_PDS_MODE_RUD, first + i, flags) != 0)
+		if (fakewire_submit(w, UET_PDS_MODE_RUD, first + i, flags) != 0)
 			return 0;
-	k = fw_take(w, 0, tx, n);
+	k = fakewire_take(w, 0, tx, n);
 	if (k != n)
 		return 0;
 	for (i = 0; i < k; i++)
-		fw_inject(w, 1, &tx[i], false, false);
+		fakewire_inject(w, 1, &tx[i], false, false);
 	/* the coalesced tail's delayed ACK too (ack_delay_ns is 50 us) */
 	w->now += 1000000;
 	uet_pds_advance(w->pds[1], w->now);
-	fw_drain(w, 1);
-	return fw_take(w, 1, acks, max);
+	fakewire_drain(w, 1);
+	return fakewire_take(w, 1, acks, max);
 }
 
 bool
-fw_take_type(struct fakewire *w, int from, uint8_t type,
+fakewire_take_type(struct fakewire *w, int from, uint8_t type,
 	     struct uet_pds_tx *out)
 {
 	struct uet_pds_tx tx[64];
-	uint16_t n = fw_take(w, from, tx, 64), i;
+	uint16_t n = fakewire_take(w, from, tx, 64), i;
 
 	for (i = 0; i < n; i++) {
 		if (tx[i].hdr.type == type) {

@@ -24,7 +24,7 @@
 #define FW_RET_BASE 2048
 
 /* Fault rates in parts per million, per direction (0: side0 -> side1). */
-struct fw_faults {
+struct fakewire_faults {
 	uint32_t drop;
 	uint32_t dup;
 	uint32_t reorder;
@@ -33,7 +33,7 @@ struct fw_faults {
 	bool dead;
 };
 
-struct fw_pkt {
+struct fakewire_pkt {
 	uint64_t at;
 	uint16_t len;
 	uint16_t full_len;  /* SES length before a trim */
@@ -46,12 +46,12 @@ struct fw_pkt {
 struct fakewire {
 	struct uet_pds *pds[2];
 	struct uet_pds_fa fa[2];
-	struct fw_faults f[2];
+	struct fakewire_faults f[2];
 	uint64_t now;
 	struct uet_rand rng;
 	uint64_t delay_ns;          /* one-way base delay */
 	uint64_t jitter_ns;         /* reorder: extra delay up to this */
-	struct fw_pkt *q[2];
+	struct fakewire_pkt *q[2];
 	uint32_t nq[2];
 	/* Per cookie bookkeeping, cookie = index. */
 	uint32_t delivered[FW_COOKIES];
@@ -102,60 +102,60 @@ struct fakewire {
 };
 
 /* Initialise with two instances created from @p cfg (seeded per side). */
-int fw_init(struct fakewire *w, const struct uet_pds_config *cfg,
+int fakewire_init(struct fakewire *w, const struct uet_pds_config *cfg,
 	    uint64_t seed);
-void fw_fini(struct fakewire *w);
+void fakewire_fini(struct fakewire *w);
 
 /* Deterministic payload of a cookie (length and bytes). */
-uint16_t fw_payload(uint64_t cookie, uint8_t *buf);
+uint16_t fakewire_payload(uint64_t cookie, uint8_t *buf);
 
 /* Submit cookie @p cookie from side 0 to side 1. */
-int fw_submit(struct fakewire *w, uint8_t mode, uint64_t cookie,
+int fakewire_submit(struct fakewire *w, uint8_t mode, uint64_t cookie,
 	      uint8_t flags);
 /* Same with an explicit JobID (another PDC key). */
-int fw_submit_job(struct fakewire *w, uint8_t mode, uint64_t cookie,
+int fakewire_submit_job(struct fakewire *w, uint8_t mode, uint64_t cookie,
 		  uint8_t flags, uint32_t job);
 
 /* One step: TX both sides, move the clock by @p dt, deliver due packets,
  * advance timers, drain events. */
-void fw_step(struct fakewire *w, uint64_t dt);
+void fakewire_step(struct fakewire *w, uint64_t dt);
 
 /* Run steps until @p pred(w) or @p max_ns of fake time elapsed. */
-bool fw_run(struct fakewire *w, uint64_t dt, uint64_t max_ns,
+bool fakewire_run(struct fakewire *w, uint64_t dt, uint64_t max_ns,
 	    bool (*pred)(struct fakewire *w, void *arg), void *arg);
 
 /* Encode a descriptor and receive it on side @p to, right now, faults off. */
-int fw_inject(struct fakewire *w, int to, const struct uet_pds_tx *t,
+int fakewire_inject(struct fakewire *w, int to, const struct uet_pds_tx *t,
 	      bool trimmed, bool ce);
 
 /* Drain everything side @p from would send, without delivering it. */
-uint16_t fw_take(struct fakewire *w, int from, struct uet_pds_tx *tx,
+uint16_t fakewire_take(struct fakewire *w, int from, struct uet_pds_tx *tx,
 		 uint16_t n);
 
 /* True when every pool of both instances is back to empty use. */
-bool fw_pools_idle(struct fakewire *w);
+bool fakewire_pools_idle(struct fakewire *w);
 
 
 
 /* Small deterministic configuration for unit tests (no idle close). */
-void fw_test_config(struct uet_pds_config *cfg);
+void fakewire_test_config(struct uet_pds_config *cfg);
 
 /*
  * cmocka fixtures shared by the PDS unit tests: one wire, W, built from
- * fw_test_config() (then @p tweak, if any) with @p seed.
+ * fakewire_test_config() (then @p tweak, if any) with @p seed.
  */
 extern struct fakewire W;
-int fw_setup_with(uint64_t seed, void (*tweak)(struct uet_pds_config *cfg));
-/* fw_setup_with(1, NULL), as a cmocka setup. */
-int fw_setup(void **state);
+int fakewire_setup_with(uint64_t seed, void (*tweak)(struct uet_pds_config *cfg));
+/* fakewire_setup_with(1, NULL), as a cmocka setup. */
+int fakewire_setup(void **state);
 /* Free W, as a cmocka teardown. */
-int fw_teardown(void **state);
+int fakewire_teardown(void **state);
 /* Counters of side @p side of W. */
-const struct uet_pds_stats *fw_st(int side);
+const struct uet_pds_stats *fakewire_st(int side);
 /* Retransmissions counted in @p s, every reason. */
-uint64_t fw_retx_of(const struct uet_pds_stats *s);
+uint64_t fakewire_retx_of(const struct uet_pds_stats *s);
 /* Retransmissions side @p side of W counted, every reason. */
-uint64_t fw_retx_sent(int side);
+uint64_t fakewire_retx_sent(int side);
 /*
  * Submit cookies @p first .. @p first + @p n - 1 (RUD, submit @p flags,
  * n <= 64) from side 0, hand them all to side 1 and let it answer; its
@@ -163,14 +163,14 @@ uint64_t fw_retx_sent(int side);
  * whole whose ACKs have not reached the sender yet. Returns the ACKs
  * held, 0 if the window did not go out whole.
  */
-uint16_t fw_window_acks_held(struct fakewire *w, uint32_t first, uint16_t n,
+uint16_t fakewire_window_acks_held(struct fakewire *w, uint32_t first, uint16_t n,
 			     uint8_t flags, struct uet_pds_tx *acks,
 			     uint16_t max);
-/* A cmocka test of W with the given setup and fw_teardown. */
-#define FW_TEST(f, setup) cmocka_unit_test_setup_teardown(f, setup, fw_teardown)
+/* A cmocka test of W with the given setup and fakewire_teardown. */
+#define FW_TEST(f, setup) cmocka_unit_test_setup_teardown(f, setup, fakewire_teardown)
 
 /* Take side @p from's pending descriptors and return the first one of PDS
  * type @p type (copied into @p out); false if none. Others are dropped. */
-bool fw_take_type(struct fakewire *w, int from, uint8_t type,
+bool fakewire_take_type(struct fakewire *w, int from, uint8_t type,
 		  struct uet_pds_tx *out);
 #endif /* PDS_FAKEWIRE_H */

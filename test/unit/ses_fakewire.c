@@ -9,25 +9,25 @@
 #include "ses_fakewire.h"
 
 static uint64_t
-sfw_rand(struct sfw *w)
+ses_fakewire_rand(struct sfw *w)
 {
 	return uet_rand_next(&w->rng);
 }
 
 static bool
-sfw_chance(struct sfw *w, uint32_t ppm)
+ses_fakewire_chance(struct sfw *w, uint32_t ppm)
 {
-	return ppm && (sfw_rand(w) % 1000000) < ppm;
+	return ppm && (ses_fakewire_rand(w) % 1000000) < ppm;
 }
 
 static uint32_t
-sfw_or(uint32_t v, uint32_t dflt)
+ses_fakewire_or(uint32_t v, uint32_t dflt)
 {
 	return v != 0 ? v : dflt;
 }
 
 static int
-sfw_node_tables(struct sfw_node *n, const struct sfw_opts *o)
+ses_fakewire_node_tables(struct ses_fakewire_node *n, const struct ses_fakewire_opts *o)
 {
 	struct uet_ses_mr_table_attr ta = {
 		.max_entries = 64, .max_ri = 8, .max_pids = 4, .max_auth = 8,
@@ -42,9 +42,9 @@ sfw_node_tables(struct sfw_node *n, const struct sfw_opts *o)
 	n->mr = uet_ses_mr_table_create(&ta);
 	uet_ses_match_config_default(&mc);
 	/* 4 MiB of unexpected data at 1 KiB chunks by default */
-	mc.chunks = sfw_or(o->unexp_chunks, 4096);
+	mc.chunks = ses_fakewire_or(o->unexp_chunks, 4096);
 	mc.chunk_size = 1024;
-	mc.max_unexpected = sfw_or(o->unexp_max, mc.max_unexpected);
+	mc.max_unexpected = ses_fakewire_or(o->unexp_max, mc.max_unexpected);
 	n->match = uet_ses_match_create(&mc);
 	if (n->mr == NULL || n->match == NULL)
 		return -1;
@@ -62,44 +62,44 @@ sfw_node_tables(struct sfw_node *n, const struct sfw_opts *o)
 	return n->ri_rma < 0 || n->ri_msg < 0 || n->ri_rdv < 0 ? -1 : 0;
 }
 
-bool sfw_rdv_by_job;
-bool sfw_two_pids;
-bool sfw_remote_events;
-const struct uet_ses_mem_ops *sfw_mem_ops;
-void *sfw_mem_arg;
-int (*sfw_submit)(void *arg, const struct uet_pds_submit *ps, uint64_t now);
-enum uet_wire_profile sfw_pid2_profile;
+bool ses_fakewire_rdv_by_job;
+bool ses_fakewire_two_pids;
+bool ses_fakewire_remote_events;
+const struct uet_ses_mem_ops *ses_fakewire_mem_ops;
+void *ses_fakewire_mem_arg;
+int (*ses_fakewire_submit)(void *arg, const struct uet_pds_submit *ps, uint64_t now);
+enum uet_wire_profile ses_fakewire_pid2_profile;
 /* the profiles the current nodes were made with */
-static enum uet_wire_profile sfw_profile_now, sfw_pid2_now;
+static enum uet_wire_profile ses_fakewire_profile_now, ses_fakewire_pid2_now;
 
 static enum uet_wire_profile
-sfw_profile_of(void *arg, uint16_t pid)
+ses_fakewire_profile_of(void *arg, uint16_t pid)
 {
 	(void)arg;
-	return pid == SFW_PID + 1 ? sfw_pid2_now : sfw_profile_now;
+	return pid == SFW_PID + 1 ? ses_fakewire_pid2_now : ses_fakewire_profile_now;
 }
 
 static int
-sfw_rdv_ri_of(void *arg, uint32_t job, uint16_t pid)
+ses_fakewire_rdv_ri_of(void *arg, uint32_t job, uint16_t pid)
 {
-	const struct sfw_node *n = arg;
+	const struct ses_fakewire_node *n = arg;
 
 	return job == SFW_JOB && pid == SFW_PID ? n->ri_rdv : -1;
 }
 
 static struct uet_ses_match *
-sfw_match_of(void *arg, uint16_t pid)
+ses_fakewire_match_of(void *arg, uint16_t pid)
 {
-	struct sfw_node *n = arg;
+	struct ses_fakewire_node *n = arg;
 
 	if (pid == SFW_PID)
 		return n->match;
 	return pid == SFW_PID + 1 ? n->match2 : NULL;
 }
 
-/* The second process of a node (sfw_two_pids). */
+/* The second process of a node (ses_fakewire_two_pids). */
 static int
-sfw_node_pid2(struct sfw_node *n)
+ses_fakewire_node_pid2(struct ses_fakewire_node *n)
 {
 	struct uet_ses_match_config mc;
 	struct uet_ses_ri_attr ra = {
@@ -118,10 +118,10 @@ sfw_node_pid2(struct sfw_node *n)
 }
 
 static int
-sfw_node_init(struct sfw *w, int i, enum uet_wire_profile profile, uint64_t seed,
-	      const struct sfw_opts *o)
+ses_fakewire_node_init(struct sfw *w, int i, enum uet_wire_profile profile, uint64_t seed,
+	      const struct ses_fakewire_opts *o)
 {
-	struct sfw_node *n = &w->n[i];
+	struct ses_fakewire_node *n = &w->n[i];
 	struct uet_pds_config pc;
 	struct uet_ses_config sc;
 
@@ -137,44 +137,44 @@ sfw_node_init(struct sfw *w, int i, enum uet_wire_profile profile, uint64_t seed
 	pc.mtu = SFW_MTU;
 	pc.cc_param = 128 * 1024;
 	pc.seed = seed * 31 + (uint64_t)i + 1;
-	pc.max_backoffs = sfw_or(o->max_backoffs, pc.max_backoffs);
+	pc.max_backoffs = ses_fakewire_or(o->max_backoffs, pc.max_backoffs);
 	pc.pdc_events = true; /* the SES acts on PDC_DOWN (docs/SES.md) */
 	n->pds = uet_pds_create(&pc);
 	if (n->pds == NULL ||
-	    sfw_node_tables(n, o) != 0)
+	    ses_fakewire_node_tables(n, o) != 0)
 		return -1;
 	uet_ses_config_default(&sc);
 	sc.profile = profile;
 	sc.mtu = SFW_MTU;
-	sc.max_msgs = sfw_or(o->max_msgs, 2048);
-	sc.max_tgt_msgs = sfw_or(o->max_tgt_msgs, 256);
+	sc.max_msgs = ses_fakewire_or(o->max_msgs, 2048);
+	sc.max_tgt_msgs = ses_fakewire_or(o->max_tgt_msgs, 256);
 	sc.cq_size = 4096;
 	sc.initiator_id = 100 + (uint32_t)i;
 	sc.pid_on_fep = SFW_PID;
 	sc.rdv_ri = n->ri_rdv;
-	sc.remote_events = sfw_remote_events;
-	sc.mem_ops = sfw_mem_ops;
-	sc.mem_arg = sfw_mem_arg;
-	sc.submit = sfw_submit;
+	sc.remote_events = ses_fakewire_remote_events;
+	sc.mem_ops = ses_fakewire_mem_ops;
+	sc.mem_arg = ses_fakewire_mem_arg;
+	sc.submit = ses_fakewire_submit;
 	sc.submit_arg = n;
-	if (sfw_two_pids) {
-		if (sfw_node_pid2(n) != 0)
+	if (ses_fakewire_two_pids) {
+		if (ses_fakewire_node_pid2(n) != 0)
 			return -1;
-		sc.match_of = sfw_match_of;
+		sc.match_of = ses_fakewire_match_of;
 		sc.match_arg = n;
-		if (sfw_pid2_profile != 0) {
-			sfw_profile_now = profile;
-			sfw_pid2_now = sfw_pid2_profile;
-			sc.profile_of = sfw_profile_of;
+		if (ses_fakewire_pid2_profile != 0) {
+			ses_fakewire_profile_now = profile;
+			ses_fakewire_pid2_now = ses_fakewire_pid2_profile;
+			sc.profile_of = ses_fakewire_profile_of;
 		}
 	}
-	if (sfw_rdv_by_job) {
+	if (ses_fakewire_rdv_by_job) {
 		sc.rdv_ri = -1;
-		sc.rdv_ri_of = sfw_rdv_ri_of;
+		sc.rdv_ri_of = ses_fakewire_rdv_ri_of;
 		sc.rdv_ri_arg = n;
 	}
 	sc.rdv_resource_index = SFW_RI_RDV;
-	sc.rdv_threshold = sfw_or(o->rdv_threshold, UINT32_MAX);
+	sc.rdv_threshold = ses_fakewire_or(o->rdv_threshold, UINT32_MAX);
 	sc.rdv_eager = SFW_RDV_EAGER;
 	sc.pds = n->pds;
 	sc.mr = n->mr;
@@ -186,25 +186,25 @@ sfw_node_init(struct sfw *w, int i, enum uet_wire_profile profile, uint64_t seed
 }
 
 int
-sfw_init(struct sfw *w, enum uet_wire_profile profile, uint64_t seed)
+ses_fakewire_init(struct sfw *w, enum uet_wire_profile profile, uint64_t seed)
 {
-	return sfw_init_rdv(w, profile, seed, UINT32_MAX);
+	return ses_fakewire_init_rdv(w, profile, seed, UINT32_MAX);
 }
 
 int
-sfw_init_rdv(struct sfw *w, enum uet_wire_profile profile, uint64_t seed,
+ses_fakewire_init_rdv(struct sfw *w, enum uet_wire_profile profile, uint64_t seed,
 	     uint32_t rdv_threshold)
 {
-	struct sfw_opts o;
+	struct ses_fakewire_opts o;
 
 	memset(&o, 0, sizeof(o));
 	o.rdv_threshold = rdv_threshold;
-	return sfw_init_opts(w, profile, seed, &o);
+	return ses_fakewire_init_opts(w, profile, seed, &o);
 }
 
 int
-sfw_init_opts(struct sfw *w, enum uet_wire_profile profile, uint64_t seed,
-	      const struct sfw_opts *o)
+ses_fakewire_init_opts(struct sfw *w, enum uet_wire_profile profile, uint64_t seed,
+	      const struct ses_fakewire_opts *o)
 {
 	int i;
 
@@ -214,16 +214,16 @@ sfw_init_opts(struct sfw *w, enum uet_wire_profile profile, uint64_t seed,
 	w->jitter_ns = 20000;
 	w->now = 1000000;
 	for (i = 0; i < 2; i++) {
-		w->q[i] = calloc(SFW_QUEUE, sizeof(struct sfw_pkt));
+		w->q[i] = calloc(SFW_QUEUE, sizeof(struct ses_fakewire_pkt));
 		if (w->q[i] == NULL ||
-		    sfw_node_init(w, i, profile, seed, o) != 0)
+		    ses_fakewire_node_init(w, i, profile, seed, o) != 0)
 			return -1;
 	}
 	return 0;
 }
 
 void
-sfw_fini(struct sfw *w)
+ses_fakewire_fini(struct sfw *w)
 {
 	int i;
 
@@ -238,7 +238,7 @@ sfw_fini(struct sfw *w)
 }
 
 void
-sfw_wr(struct sfw *w, int from, struct uet_ses_wr *wr, uint8_t op, void *buf,
+ses_fakewire_wr(struct sfw *w, int from, struct uet_ses_wr *wr, uint8_t op, void *buf,
        uint64_t len)
 {
 	bool rma = op == UET_SES_WR_WRITE || op == UET_SES_WR_READ ||
@@ -259,7 +259,7 @@ sfw_wr(struct sfw *w, int from, struct uet_ses_wr *wr, uint8_t op, void *buf,
 }
 
 uint64_t
-sfw_mr(struct sfw *w, int node, void *base, uint64_t len, uint32_t access,
+ses_fakewire_mr(struct sfw *w, int node, void *base, uint64_t len, uint32_t access,
        bool idempotent)
 {
 	struct uet_ses_mr_attr a = {
@@ -276,8 +276,8 @@ sfw_mr(struct sfw *w, int node, void *base, uint64_t len, uint32_t access,
 /* ---- wire ---- */
 
 static int
-sfw_encode(struct sfw *w, int from, const struct uet_pds_tx *t,
-	   struct sfw_pkt *pk)
+ses_fakewire_encode(struct sfw *w, int from, const struct uet_pds_tx *t,
+	   struct ses_fakewire_pkt *pk)
 {
 	int n = uet_wire_pds_hdr_encode(&t->hdr, pk->bytes, sizeof(pk->bytes));
 	int pl = 0;
@@ -301,9 +301,9 @@ sfw_encode(struct sfw *w, int from, const struct uet_pds_tx *t,
 }
 
 static void
-sfw_enqueue(struct sfw *w, int dir, const struct sfw_pkt *pk, bool extra)
+ses_fakewire_enqueue(struct sfw *w, int dir, const struct ses_fakewire_pkt *pk, bool extra)
 {
-	struct sfw_pkt *d;
+	struct ses_fakewire_pkt *d;
 
 	if (w->nq[dir] == SFW_QUEUE)
 		return;
@@ -311,30 +311,30 @@ sfw_enqueue(struct sfw *w, int dir, const struct sfw_pkt *pk, bool extra)
 	*d = *pk;
 	d->at = w->now + w->delay_ns;
 	if (extra && w->jitter_ns)
-		d->at += sfw_rand(w) % w->jitter_ns;
+		d->at += ses_fakewire_rand(w) % w->jitter_ns;
 }
 
 static void
-sfw_send(struct sfw *w, int from, const struct uet_pds_tx *t)
+ses_fakewire_send(struct sfw *w, int from, const struct uet_pds_tx *t)
 {
-	const struct sfw_faults *f = &w->f[from];
-	static struct sfw_pkt pk;
+	const struct ses_fakewire_faults *f = &w->f[from];
+	static struct ses_fakewire_pkt pk;
 
-	if (sfw_encode(w, from, t, &pk) < 0)
+	if (ses_fakewire_encode(w, from, t, &pk) < 0)
 		return;
 	if (w->drop_fn != NULL && w->drop_fn(w, from, t))
 		return;
-	if (sfw_chance(w, f->drop))
+	if (ses_fakewire_chance(w, f->drop))
 		return;
-	sfw_enqueue(w, from, &pk, sfw_chance(w, f->reorder));
-	if (sfw_chance(w, f->dup))
-		sfw_enqueue(w, from, &pk, true);
+	ses_fakewire_enqueue(w, from, &pk, ses_fakewire_chance(w, f->reorder));
+	if (ses_fakewire_chance(w, f->dup))
+		ses_fakewire_enqueue(w, from, &pk, true);
 }
 
 static void
-sfw_cq_drain(struct sfw *w, int s)
+ses_fakewire_cq_drain(struct sfw *w, int s)
 {
-	struct sfw_node *n = &w->n[s];
+	struct ses_fakewire_node *n = &w->n[s];
 
 	while (n->ncq < SFW_CQ &&
 	       uet_ses_cq_poll(n->ses, &n->cq[n->ncq], 1) == 1)
@@ -342,7 +342,7 @@ sfw_cq_drain(struct sfw *w, int s)
 }
 
 static void
-sfw_events(struct sfw *w, int s, const uint8_t *ses, uint16_t len,
+ses_fakewire_events(struct sfw *w, int s, const uint8_t *ses, uint16_t len,
 	   uint64_t pkt)
 {
 	struct uet_pds_event ev[32];
@@ -362,7 +362,7 @@ sfw_events(struct sfw *w, int s, const uint8_t *ses, uint16_t len,
 }
 
 static void
-sfw_rx(struct sfw *w, int to, const struct sfw_pkt *pk, uint64_t id)
+ses_fakewire_rx(struct sfw *w, int to, const struct ses_fakewire_pkt *pk, uint64_t id)
 {
 	struct uet_wire_pds_hdr h;
 	struct uet_pds_rx_meta m;
@@ -384,13 +384,13 @@ sfw_rx(struct sfw *w, int to, const struct sfw_pkt *pk, uint64_t id)
 	m.pkt_cookie = id;
 	uet_pds_rx(w->n[to].pds, &h, &m, w->now);
 	/* Deliveries name this packet: hand them over while it exists. */
-	sfw_events(w, to, m.ses, m.ses_len, id);
+	ses_fakewire_events(w, to, m.ses, m.ses_len, id);
 }
 
 static void
-sfw_deliver(struct sfw *w, int dir)
+ses_fakewire_deliver(struct sfw *w, int dir)
 {
-	static struct sfw_pkt due[SFW_QUEUE];
+	static struct ses_fakewire_pkt due[SFW_QUEUE];
 	static uint64_t ids;
 	uint32_t i, j = 0, k = 0;
 
@@ -402,11 +402,11 @@ sfw_deliver(struct sfw *w, int dir)
 	}
 	w->nq[dir] = j;
 	for (i = 0; i < k; i++)
-		sfw_rx(w, 1 - dir, &due[i], ++ids);
+		ses_fakewire_rx(w, 1 - dir, &due[i], ++ids);
 }
 
 void
-sfw_step(struct sfw *w, uint64_t dt)
+ses_fakewire_step(struct sfw *w, uint64_t dt)
 {
 	struct uet_pds_tx tx[32];
 	uint16_t n, i;
@@ -417,26 +417,26 @@ sfw_step(struct sfw *w, uint64_t dt)
 		do {
 			n = uet_pds_tx_burst(w->n[s].pds, w->now, tx, 32);
 			for (i = 0; i < n; i++)
-				sfw_send(w, s, &tx[i]);
+				ses_fakewire_send(w, s, &tx[i]);
 		} while (n == 32);
 	}
 	w->now += dt;
 	for (s = 0; s < 2; s++)
-		sfw_deliver(w, s);
+		ses_fakewire_deliver(w, s);
 	for (s = 0; s < 2; s++) {
 		uet_pds_advance(w->n[s].pds, w->now);
-		sfw_events(w, s, NULL, 0, 0);
-		sfw_cq_drain(w, s);
+		ses_fakewire_events(w, s, NULL, 0, 0);
+		ses_fakewire_cq_drain(w, s);
 	}
 }
 
 bool
-sfw_run_cq(struct sfw *w, int node, uint32_t ncq, uint64_t max_ns)
+ses_fakewire_run_cq(struct sfw *w, int node, uint32_t ncq, uint64_t max_ns)
 {
 	uint64_t end = w->now + max_ns;
 
 	while (w->now < end) {
-		sfw_step(w, 1000);
+		ses_fakewire_step(w, 1000);
 		if (w->n[node].ncq >= ncq)
 			return true;
 	}
@@ -444,7 +444,7 @@ sfw_run_cq(struct sfw *w, int node, uint32_t ncq, uint64_t max_ns)
 }
 
 static bool
-sfw_idle(struct sfw *w)
+ses_fakewire_idle(struct sfw *w)
 {
 	struct uet_ses_pool_info si;
 	struct uet_pds_pool_info pi;
@@ -463,7 +463,7 @@ sfw_idle(struct sfw *w)
 }
 
 bool
-sfw_run_idle(struct sfw *w, uint64_t max_ns)
+ses_fakewire_run_idle(struct sfw *w, uint64_t max_ns)
 {
 	uint64_t end = w->now + max_ns;
 
@@ -472,8 +472,8 @@ sfw_run_idle(struct sfw *w, uint64_t max_ns)
 	int s;
 
 	while (w->now < end) {
-		sfw_step(w, 1000);
-		if (sfw_idle(w))
+		ses_fakewire_step(w, 1000);
+		if (ses_fakewire_idle(w))
 			return true;
 	}
 	for (s = 0; s < 2; s++) {
@@ -487,7 +487,7 @@ sfw_run_idle(struct sfw *w, uint64_t max_ns)
 }
 
 int
-sfw_cq_find(const struct sfw *w, int node, uint64_t ctx)
+ses_fakewire_cq_find(const struct sfw *w, int node, uint64_t ctx)
 {
 	uint32_t i;
 
@@ -498,9 +498,9 @@ sfw_cq_find(const struct sfw *w, int node, uint64_t ctx)
 }
 
 const struct uet_ses_cqe *
-sfw_cqe(const struct sfw *w, int node, uint64_t ctx)
+ses_fakewire_cqe(const struct sfw *w, int node, uint64_t ctx)
 {
-	int i = sfw_cq_find(w, node, ctx);
+	int i = ses_fakewire_cq_find(w, node, ctx);
 
 	if (i >= 0)
 		return &w->n[node].cq[i];

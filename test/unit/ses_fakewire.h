@@ -28,24 +28,24 @@
 #define SFW_RDV_EAGER 200 /* eager bytes of a rendezvous send */
 #define SFW_CQ 4096
 
-struct sfw_faults {
+struct ses_fakewire_faults {
 	uint32_t drop;    /* ppm */
 	uint32_t dup;
 	uint32_t reorder;
 };
 
-struct sfw_pkt {
+struct ses_fakewire_pkt {
 	uint64_t at;
 	uint16_t len;
 	uint8_t bytes[SFW_PKT_MAX];
 };
 
-struct sfw_node {
+struct ses_fakewire_node {
 	struct uet_pds *pds;
 	struct uet_ses *ses;
 	struct uet_ses_mr_table *mr;
 	struct uet_ses_match *match;
-	struct uet_ses_match *match2; /* sfw_two_pids: of SFW_PID + 1 */
+	struct uet_ses_match *match2; /* ses_fakewire_two_pids: of SFW_PID + 1 */
 	struct uet_pds_fa fa;
 	int ri_rma;
 	int ri_msg;
@@ -55,9 +55,9 @@ struct sfw_node {
 };
 
 struct sfw {
-	struct sfw_node n[2];
-	struct sfw_faults f[2];
-	struct sfw_pkt *q[2];
+	struct ses_fakewire_node n[2];
+	struct ses_fakewire_faults f[2];
+	struct ses_fakewire_pkt *q[2];
 	uint32_t nq[2];
 	uint64_t now;
 	struct uet_rand rng;
@@ -69,12 +69,12 @@ struct sfw {
 	bool (*drop_fn)(struct sfw *w, int from, const struct uet_pds_tx *t);
 };
 
-int sfw_init(struct sfw *w, enum uet_wire_profile profile, uint64_t seed);
+int ses_fakewire_init(struct sfw *w, enum uet_wire_profile profile, uint64_t seed);
 /* Same, with SEND/TSEND above @p rdv_threshold going rendezvous (HPC). */
-int sfw_init_rdv(struct sfw *w, enum uet_wire_profile profile, uint64_t seed,
+int ses_fakewire_init_rdv(struct sfw *w, enum uet_wire_profile profile, uint64_t seed,
 		 uint32_t rdv_threshold);
 /* Sizing knobs; 0 keeps the default. */
-struct sfw_opts {
+struct ses_fakewire_opts {
 	uint32_t rdv_threshold; /* 0: UINT32_MAX (no rendezvous by size) */
 	uint32_t unexp_max;     /* unexpected records (1024) */
 	uint32_t unexp_chunks;  /* 1 KiB unexpected-data chunks (4096) */
@@ -82,57 +82,57 @@ struct sfw_opts {
 	uint32_t max_msgs;      /* initiator messages (2048) */
 	uint32_t max_backoffs;  /* PDS resource back-offs (16) */
 };
-int sfw_init_opts(struct sfw *w, enum uet_wire_profile profile, uint64_t seed,
-		  const struct sfw_opts *o);
+int ses_fakewire_init_opts(struct sfw *w, enum uet_wire_profile profile, uint64_t seed,
+		  const struct ses_fakewire_opts *o);
 
-/* When set before sfw_init*(): the nodes name their rendezvous table
+/* When set before ses_fakewire_init*(): the nodes name their rendezvous table
  * through uet_ses_config.rdv_ri_of (SFW_JOB only; other jobs: none). */
-extern bool sfw_rdv_by_job;
+extern bool ses_fakewire_rdv_by_job;
 
-/* When set before sfw_init*(): each node also hosts PIDonFEP SFW_PID + 1
+/* When set before ses_fakewire_init*(): each node also hosts PIDonFEP SFW_PID + 1
  * (MSG table SFW_RI_MSG, its own receive context match2, chosen through
  * uet_ses_config.match_of). */
-extern bool sfw_two_pids;
+extern bool ses_fakewire_two_pids;
 
-/* With sfw_two_pids, when not 0: the profile of SFW_PID + 1 on both nodes
+/* With ses_fakewire_two_pids, when not 0: the profile of SFW_PID + 1 on both nodes
  * (uet_ses_config.profile_of; SFW_PID keeps the node's profile). */
-extern enum uet_wire_profile sfw_pid2_profile;
+extern enum uet_wire_profile ses_fakewire_pid2_profile;
 
-/* When set before sfw_init*(): uet_ses_config.submit of both nodes (the
- * argument is the struct sfw_node); NULL: straight to the PDS. */
-extern int (*sfw_submit)(void *arg, const struct uet_pds_submit *ps,
+/* When set before ses_fakewire_init*(): uet_ses_config.submit of both nodes (the
+ * argument is the struct ses_fakewire_node); NULL: straight to the PDS. */
+extern int (*ses_fakewire_submit)(void *arg, const struct uet_pds_submit *ps,
 			 uint64_t now);
 
-/* When set before sfw_init*(): uet_ses_config.remote_events. */
-extern bool sfw_remote_events;
+/* When set before ses_fakewire_init*(): uet_ses_config.remote_events. */
+extern bool ses_fakewire_remote_events;
 
-/* When set before sfw_init*(): uet_ses_config.mem_ops / mem_arg of both
+/* When set before ses_fakewire_init*(): uet_ses_config.mem_ops / mem_arg of both
  * nodes (memory entries of another process). */
-extern const struct uet_ses_mem_ops *sfw_mem_ops;
-extern void *sfw_mem_arg;
-void sfw_fini(struct sfw *w);
+extern const struct uet_ses_mem_ops *ses_fakewire_mem_ops;
+extern void *ses_fakewire_mem_arg;
+void ses_fakewire_fini(struct sfw *w);
 
 /* A work request from node @p from to the other node, job/pid/RI set. */
-void sfw_wr(struct sfw *w, int from, struct uet_ses_wr *wr, uint8_t op,
+void ses_fakewire_wr(struct sfw *w, int from, struct uet_ses_wr *wr, uint8_t op,
 	    void *buf, uint64_t len);
 
 /* Register @p len bytes at @p base on node @p node; returns the key. */
-uint64_t sfw_mr(struct sfw *w, int node, void *base, uint64_t len,
+uint64_t ses_fakewire_mr(struct sfw *w, int node, void *base, uint64_t len,
 		uint32_t access, bool idempotent);
 
-void sfw_step(struct sfw *w, uint64_t dt);
+void ses_fakewire_step(struct sfw *w, uint64_t dt);
 
 /* Run until node @p node has @p ncq completions or @p max_ns pass. */
-bool sfw_run_cq(struct sfw *w, int node, uint32_t ncq, uint64_t max_ns);
+bool ses_fakewire_run_cq(struct sfw *w, int node, uint32_t ncq, uint64_t max_ns);
 
 /* Run until both SES and PDS pools of both nodes are idle. */
-bool sfw_run_idle(struct sfw *w, uint64_t max_ns);
+bool ses_fakewire_run_idle(struct sfw *w, uint64_t max_ns);
 
 /* Index of the completion with @p ctx on @p node, or -1. */
-int sfw_cq_find(const struct sfw *w, int node, uint64_t ctx);
+int ses_fakewire_cq_find(const struct sfw *w, int node, uint64_t ctx);
 
 /* The completion with @p ctx on @p node, or NULL (said on stderr). */
-const struct uet_ses_cqe *sfw_cqe(const struct sfw *w, int node,
+const struct uet_ses_cqe *ses_fakewire_cqe(const struct sfw *w, int node,
 				  uint64_t ctx);
 
 #endif /* SES_FAKEWIRE_H */

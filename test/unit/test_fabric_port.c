@@ -28,7 +28,7 @@
 static struct fh H;
 
 static void
-cfg_small(struct uet_fabric_config *c)
+config_small(struct uet_fabric_config *c)
 {
 	fh_config(c, &H);
 	c->hosts = 8;
@@ -90,7 +90,7 @@ mark_p(uint32_t k)
 /* Marks rise linearly from 0.2 to 0.8 BDP: none at or below 0.2, all
  * from 0.8, and in between counts within 5 sigma of the expectation. */
 static void
-fab_ecn_maybe_mark__probability_between_thresholds(void **state)
+fabric_ecn_maybe_mark__probability_between_thresholds(void **state)
 {
 	enum { ROUNDS = 40, BURST = 95 };
 	struct uet_fabric_config c;
@@ -99,7 +99,7 @@ fab_ecn_maybe_mark__probability_between_thresholds(void **state)
 	uint32_t port;
 
 	(void)state;
-	cfg_small(&c);
+	config_small(&c);
 	fab = fh_make(&H, &c);
 	slow_host_link(fab, 1, 0);
 	port = fh_port(fab, UET_FABRIC_TIER_LEAF, 0, UET_FABRIC_TIER_HOST, 1);
@@ -172,7 +172,7 @@ fh_check_parsed_trimmed(const uint8_t *frame, size_t len, uint8_t dscp)
  * port to the host, IP length and checksum fixed, UDP untouched; it
  * overtakes the queued data in the control queue. */
 static void
-fab_frame_trim__bytes_on_last_hop(void **state)
+fabric_frame_trim__bytes_on_last_hop(void **state)
 {
 	struct uet_fabric_config c;
 	struct uet_fabric *fab;
@@ -181,7 +181,7 @@ fab_frame_trim__bytes_on_last_hop(void **state)
 	uint32_t i, trimmed = 0, first = UINT32_MAX, first_idx = 0;
 
 	(void)state;
-	cfg_small(&c);
+	config_small(&c);
 	fab = fh_make(&H, &c);
 	H.cap_dscp = c.dscp.trimmed_lasthop;
 	slow_host_link(fab, 1, 0);
@@ -230,7 +230,7 @@ fab_frame_trim__bytes_on_last_hop(void **state)
 /* Congestion on a leaf uplink trims with DSCP TRIMMED (not last hop);
  * the trimmed frame crosses the rest of the path unchanged. */
 static void
-fab_frame_trim__not_last_hop_dscp(void **state)
+fabric_frame_trim__not_last_hop_dscp(void **state)
 {
 	struct uet_fabric_config c;
 	struct uet_fabric *fab;
@@ -238,7 +238,7 @@ fab_frame_trim__not_last_hop_dscp(void **state)
 	int l;
 
 	(void)state;
-	cfg_small(&c);
+	config_small(&c);
 	fab = fh_make(&H, &c);
 	l = uet_fabric_link_find(fab, UET_FABRIC_TIER_LEAF, 0,
 				 UET_FABRIC_TIER_SPINE, 0);
@@ -263,14 +263,14 @@ fab_frame_trim__not_last_hop_dscp(void **state)
 
 /* The trimmable-retransmit DSCP is trimmed at 1.5 BDP, not 1. */
 static void
-fab_data_admit__retx_dscp_trims_later(void **state)
+fabric_data_admit__retx_dscp_trims_later(void **state)
 {
 	struct uet_fabric_config c;
 	struct uet_fabric *fab;
 	uint32_t port;
 
 	(void)state;
-	cfg_small(&c);
+	config_small(&c);
 	fab = fh_make(&H, &c);
 	slow_host_link(fab, 1, 0);
 	port = fh_port(fab, UET_FABRIC_TIER_LEAF, 0, UET_FABRIC_TIER_HOST, 1);
@@ -288,7 +288,7 @@ fab_data_admit__retx_dscp_trims_later(void **state)
  * ECN sit in the traffic class; the UDP checksum stays as sent. A marked
  * but untrimmed frame still parses (ECN is outside the checksum). */
 static void
-fab_frame_trim__ipv6(void **state)
+fabric_frame_trim__ipv6(void **state)
 {
 	struct uet_fabric_config c;
 	struct uet_fabric *fab;
@@ -298,7 +298,7 @@ fab_frame_trim__ipv6(void **state)
 	int len = 0;
 
 	(void)state;
-	cfg_small(&c);
+	config_small(&c);
 	fab = fh_make(&H, &c);
 	H.cap_short = 200;
 	slow_host_link(fab, 1, 0);
@@ -334,7 +334,7 @@ fab_frame_trim__ipv6(void **state)
 
 /* Raw-IP framing (no Ethernet header): routed and trimmed the same. */
 static void
-fab_frame_parse__raw_ip(void **state)
+fabric_frame_parse__raw_ip(void **state)
 {
 	struct uet_fabric_config c;
 	struct uet_fabric *fab;
@@ -342,7 +342,7 @@ fab_frame_parse__raw_ip(void **state)
 	uint32_t i;
 
 	(void)state;
-	cfg_small(&c);
+	config_small(&c);
 	c.raw_ip = true;
 	fab = fh_make(&H, &c);
 	H.cap_short = 100;
@@ -365,7 +365,7 @@ fab_frame_parse__raw_ip(void **state)
 
 /* A control frame waits only for the frame being serialised. */
 static void
-fab_port_start__control_queue_strict_priority(void **state)
+fabric_port_start__control_queue_strict_priority(void **state)
 {
 	struct uet_fabric_config c;
 	struct uet_fabric *fab;
@@ -373,7 +373,7 @@ fab_port_start__control_queue_strict_priority(void **state)
 	int len;
 
 	(void)state;
-	cfg_small(&c);
+	config_small(&c);
 	fab = fh_make(&H, &c);
 	slow_host_link(fab, 1, 0);
 	burst(fab, 0, 1, 10, 0, 0);
@@ -397,7 +397,7 @@ fab_port_start__control_queue_strict_priority(void **state)
 /* The control queue has its own tail-drop limit (here 1 % of the BDP,
  * 1000 bytes). */
 static void
-fab_port_enqueue__control_queue_tail_drop(void **state)
+fabric_port_enqueue__control_queue_tail_drop(void **state)
 {
 	struct uet_fabric_config c;
 	struct uet_fabric *fab;
@@ -407,7 +407,7 @@ fab_port_enqueue__control_queue_tail_drop(void **state)
 	int len = 0;
 
 	(void)state;
-	cfg_small(&c);
+	config_small(&c);
 	c.control_drop_milli = 10;
 	fab = fh_make(&H, &c);
 	slow_host_link(fab, 1, 0);
@@ -430,7 +430,7 @@ fab_port_enqueue__control_queue_tail_drop(void **state)
 /* Trimming off: the queue is capped at drop_milli of the BDP and every
  * frame is either delivered whole or counted as a tail drop. */
 static void
-fab_data_admit__tail_drop_without_trimming(void **state)
+fabric_data_admit__tail_drop_without_trimming(void **state)
 {
 	struct uet_fabric_config c;
 	struct uet_fabric *fab;
@@ -439,7 +439,7 @@ fab_data_admit__tail_drop_without_trimming(void **state)
 	uint32_t i, ce;
 
 	(void)state;
-	cfg_small(&c);
+	config_small(&c);
 	c.trimming = false;
 	c.drop_milli = 2000;
 	fab = fh_make(&H, &c);
@@ -472,7 +472,7 @@ fab_data_admit__tail_drop_without_trimming(void **state)
 
 /* Non-UET traffic over the trim threshold cannot be trimmed: dropped. */
 static void
-fab_data_admit__non_uet_dropped_not_trimmed(void **state)
+fabric_data_admit__non_uet_dropped_not_trimmed(void **state)
 {
 	struct uet_fabric_config c;
 	struct uet_fabric *fab;
@@ -481,7 +481,7 @@ fab_data_admit__non_uet_dropped_not_trimmed(void **state)
 	uint32_t i;
 
 	(void)state;
-	cfg_small(&c);
+	config_small(&c);
 	fab = fh_make(&H, &c);
 	slow_host_link(fab, 1, 0);
 	for (i = 0; i < 130; i++) {
@@ -502,7 +502,7 @@ fab_data_admit__non_uet_dropped_not_trimmed(void **state)
 
 /* Seeded random loss: about 10 % per link over 4 links. */
 static void
-fab_port_tx_done__random_loss(void **state)
+fabric_port_tx_done__random_loss(void **state)
 {
 	struct uet_fabric_config c;
 	struct uet_fabric *fab;
@@ -511,7 +511,7 @@ fab_port_tx_done__random_loss(void **state)
 	uint32_t i;
 
 	(void)state;
-	cfg_small(&c);
+	config_small(&c);
 	c.loss_ppm = 100000;
 	fab = fh_make(&H, &c);
 	for (i = 0; i < 2000; i++) {
@@ -540,7 +540,7 @@ uet_fabric_inject__backpressure_and_pool(void **state)
 	struct uet_fabric_stats fs;
 
 	(void)state;
-	cfg_small(&c);
+	config_small(&c);
 	c.host_queue_bytes = 2500;
 	c.mtu = 2000;
 	c.frame_pool = 3;
@@ -578,7 +578,7 @@ uet_fabric_inject__bad_and_unroutable_frames(void **state)
 	struct uet_fabric_stats fs;
 
 	(void)state;
-	cfg_small(&c);
+	config_small(&c);
 	fab = fh_make(&H, &c);
 	assert_int_equal(fh_frame(fab, f, 0, 1, 1, 0, 0, 100), 198);
 	f[12] = 0x08; /* ARP */
@@ -622,17 +622,17 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(fab_ecn_maybe_mark__probability_between_thresholds),
-		cmocka_unit_test(fab_frame_trim__bytes_on_last_hop),
-		cmocka_unit_test(fab_frame_trim__not_last_hop_dscp),
-		cmocka_unit_test(fab_data_admit__retx_dscp_trims_later),
-		cmocka_unit_test(fab_frame_trim__ipv6),
-		cmocka_unit_test(fab_frame_parse__raw_ip),
-		cmocka_unit_test(fab_port_start__control_queue_strict_priority),
-		cmocka_unit_test(fab_port_enqueue__control_queue_tail_drop),
-		cmocka_unit_test(fab_data_admit__tail_drop_without_trimming),
-		cmocka_unit_test(fab_data_admit__non_uet_dropped_not_trimmed),
-		cmocka_unit_test(fab_port_tx_done__random_loss),
+		cmocka_unit_test(fabric_ecn_maybe_mark__probability_between_thresholds),
+		cmocka_unit_test(fabric_frame_trim__bytes_on_last_hop),
+		cmocka_unit_test(fabric_frame_trim__not_last_hop_dscp),
+		cmocka_unit_test(fabric_data_admit__retx_dscp_trims_later),
+		cmocka_unit_test(fabric_frame_trim__ipv6),
+		cmocka_unit_test(fabric_frame_parse__raw_ip),
+		cmocka_unit_test(fabric_port_start__control_queue_strict_priority),
+		cmocka_unit_test(fabric_port_enqueue__control_queue_tail_drop),
+		cmocka_unit_test(fabric_data_admit__tail_drop_without_trimming),
+		cmocka_unit_test(fabric_data_admit__non_uet_dropped_not_trimmed),
+		cmocka_unit_test(fabric_port_tx_done__random_loss),
 		cmocka_unit_test(uet_fabric_inject__backpressure_and_pool),
 		cmocka_unit_test(uet_fabric_inject__bad_and_unroutable_frames),
 	};

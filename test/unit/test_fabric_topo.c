@@ -161,7 +161,7 @@ spray(struct uet_fabric *fab, uint32_t src, uint32_t dst, uint16_t ev0,
 /* Different UDP source ports spread over all four spines; the same EV
  * always takes the same spine. */
 static void
-fab_route_port__ecmp_spreads_evs_over_spines(void **state)
+fabric_route_port__ecmp_spreads_evs_over_spines(void **state)
 {
 	struct uet_fabric_config c;
 	struct uet_fabric *fab;
@@ -213,7 +213,7 @@ fab_route_port__ecmp_spreads_evs_over_spines(void **state)
 /* In a K = 4 fat tree a cross-pod flow set uses both aggregation
  * switches of its pod and all four cores. */
 static void
-fab_route_port__fat_tree_uses_every_core(void **state)
+fabric_route_port__fat_tree_uses_every_core(void **state)
 {
 	struct uet_fabric_config c;
 	struct uet_fabric *fab;
@@ -250,8 +250,8 @@ main(void)
 		cmocka_unit_test(uet_fabric_config_check__rejects_bad_fields),
 		cmocka_unit_test(uet_fabric_create__leaf_spine_shape),
 		cmocka_unit_test(uet_fabric_create__fat_tree_k4),
-		cmocka_unit_test(fab_route_port__ecmp_spreads_evs_over_spines),
-		cmocka_unit_test(fab_route_port__fat_tree_uses_every_core),
+		cmocka_unit_test(fabric_route_port__ecmp_spreads_evs_over_spines),
+		cmocka_unit_test(fabric_route_port__fat_tree_uses_every_core),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,17 +20,17 @@ setup(void **state)
 	int k;
 
 	(void)state;
-	if (fw_setup_with(13, NULL))
+	if (fakewire_setup_with(13, NULL))
 		return -1;
 	for (k = 0; k < 16; k++)
-		if (fw_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k, 0))
+		if (fakewire_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k, 0))
 			return -1;
-	if (fw_take(&W, 0, R, 16) != 16)
+	if (fakewire_take(&W, 0, R, 16) != 16)
 		return -1;
-	fw_inject(&W, 1, &R[0], false, false);
-	if (!fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &A0))
+	fakewire_inject(&W, 1, &R[0], false, false);
+	if (!fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &A0))
 		return -1;
-	fw_inject(&W, 0, &A0, false, false);
+	fakewire_inject(&W, 0, &A0, false, false);
 	return 0;
 }
 
@@ -71,7 +71,7 @@ nack(uint8_t code, uint32_t p)
 static uint16_t
 retx(struct uet_pds_tx *tx, uint16_t n)
 {
-	uint16_t k = fw_take(&W, 0, tx, n), i, r = 0;
+	uint16_t k = fakewire_take(&W, 0, tx, n), i, r = 0;
 
 	for (i = 0; i < k; i++)
 		if (tx[i].kind == UET_PDS_TX_RETX)
@@ -87,7 +87,7 @@ pds_initiator_ack__cack_completes_prefix(void **state)
 
 	(void)state;
 	a.hdr.u.ack.cack_psn = psn(4);
-	fw_inject(&W, 0, &a, false, false);
+	fakewire_inject(&W, 0, &a, false, false);
 	for (k = 0; k <= 4; k++)
 		assert_int_equal(W.done_ok[k], 1);
 	assert_int_equal(W.done_ok[5], 0);
@@ -102,21 +102,21 @@ pds_initiator_ack__sack_completes_and_infers_loss(void **state)
 	(void)state;
 	/* Holes at 1 and 2; 3..7 received (bits 2..6 from base 1). */
 	a = ack_cc(psn(0), psn(1), 0x7Cu);
-	fw_inject(&W, 0, &a, false, false);
+	fakewire_inject(&W, 0, &a, false, false);
 	assert_int_equal(W.done_ok[3], 1);
 	assert_int_equal(W.done_ok[7], 1);
 	assert_int_equal(W.done_ok[1], 0);
 	/* 1 and 2 are >= 3 PSNs below the highest SACKed: retransmitted,
 	 * and counted as they leave. */
-	assert_int_equal(fw_st(0)->retx_sack, 0);
+	assert_int_equal(fakewire_st(0)->retx_sack, 0);
 	assert_int_equal(retx(tx, 16), 2);
-	assert_int_equal(fw_st(0)->retx_sack, 2);
+	assert_int_equal(fakewire_st(0)->retx_sack, 2);
 	assert_int_equal(tx[0].hdr.u.req.psn, psn(1));
 	assert_int_equal(tx[1].hdr.u.req.psn, psn(2));
 	assert_true(tx[0].hdr.flags & UET_PDS_F_RETX);
 	/* The same SACK again does not retransmit twice. */
-	fw_inject(&W, 0, &a, false, false);
-	assert_int_equal(fw_st(0)->retx_sack, 2);
+	fakewire_inject(&W, 0, &a, false, false);
+	assert_int_equal(fakewire_st(0)->retx_sack, 2);
 }
 
 static void
@@ -127,15 +127,15 @@ pds_initiator_ack__sack_edges(void **state)
 	(void)state;
 	/* Bit 63 and bits below una / beyond snd are ignored safely. */
 	a = ack_cc(psn(0), psn(15) - 63, UINT64_C(1) << 63 | 1u);
-	fw_inject(&W, 0, &a, false, false);
+	fakewire_inject(&W, 0, &a, false, false);
 	assert_int_equal(W.done_ok[15], 1);
 	/* psn 1..11: 3+ below 15 */
 	assert_int_equal(retx(tx, 16), 11);
-	assert_int_equal(fw_st(0)->retx_sack, 11);
+	assert_int_equal(fakewire_st(0)->retx_sack, 11);
 	/* A CACK beyond anything sent is rejected. */
 	a = ack_cc(psn(40), psn(41), 1);
-	fw_inject(&W, 0, &a, false, false);
-	assert_true(fw_st(0)->rx_stale >= 1);
+	fakewire_inject(&W, 0, &a, false, false);
+	assert_true(fakewire_st(0)->rx_stale >= 1);
 	assert_int_equal(W.done_ok[14], 0);
 }
 
@@ -149,13 +149,13 @@ pds_initiator_nack__trimmed_retransmits_on_held_path(void **state)
 
 	(void)state;
 	n.ev = R[3].ev; /* the NACK echoes the trimmed packet's EV */
-	fw_inject(&W, 0, &n, false, false);
+	fakewire_inject(&W, 0, &n, false, false);
 	assert_int_equal(retx(tx, 16), 1);
 	assert_int_equal(tx[0].hdr.u.req.psn, psn(3));
 	assert_int_equal(tx[0].ev, R[3].ev);
 	assert_int_equal(R[3].ev, R[0].ev);
-	assert_int_equal(fw_st(0)->nack_rx[UET_NACK_TRIMMED], 1);
-	assert_int_equal(fw_st(0)->lb_ev_foreign, 0);
+	assert_int_equal(fakewire_st(0)->nack_rx[UET_NACK_TRIMMED], 1);
+	assert_int_equal(fakewire_st(0)->lb_ev_foreign, 0);
 }
 
 static void
@@ -165,12 +165,12 @@ pds_initiator_nack__oor_and_lasthop_retransmit(void **state)
 
 	(void)state;
 	n = nack(UET_NACK_PSN_OOR_WINDOW, psn(9));
-	fw_inject(&W, 0, &n, false, false);
+	fakewire_inject(&W, 0, &n, false, false);
 	n = nack(UET_NACK_TRIMMED_LASTHOP, psn(10));
-	fw_inject(&W, 0, &n, false, false);
+	fakewire_inject(&W, 0, &n, false, false);
 	assert_int_equal(retx(tx, 16), 2);
-	assert_int_equal(fw_st(0)->retx_nack, 1);
-	assert_int_equal(fw_st(0)->retx_trim, 1);
+	assert_int_equal(fakewire_st(0)->retx_nack, 1);
+	assert_int_equal(fakewire_st(0)->retx_trim, 1);
 }
 
 static void
@@ -179,13 +179,13 @@ pds_initiator_nack__resource_backs_off(void **state)
 	struct uet_pds_tx n = nack(UET_NACK_NO_RESOURCE, psn(2)), tx[16];
 
 	(void)state;
-	fw_inject(&W, 0, &n, false, false);
-	assert_int_equal(fw_take(&W, 0, tx, 16), 0);
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_take(&W, 0, tx, 16), 0);
 	W.now += 200000;
 	uet_pds_advance(W.pds[0], W.now);
 	assert_int_equal(retx(tx, 16), 1);
 	assert_int_equal(tx[0].hdr.u.req.psn, psn(2));
-	assert_int_equal(fw_st(0)->retx_backoff, 1);
+	assert_int_equal(fakewire_st(0)->retx_backoff, 1);
 }
 
 static void
@@ -195,11 +195,11 @@ pds_initiator_nack__fatal_fails_pending(void **state)
 	int k;
 
 	(void)state;
-	fw_inject(&W, 0, &n, false, false);
+	fakewire_inject(&W, 0, &n, false, false);
 	for (k = 1; k < 16; k++)
 		assert_int_equal(W.done_err[k], 1);
 	assert_int_equal(W.last_status[0], -ECONNRESET);
-	assert_int_equal(fw_st(0)->pdc_fail, 1);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 1);
 }
 
 static void
@@ -208,9 +208,9 @@ pds_initiator_nack__stale_psn_ignored(void **state)
 	struct uet_pds_tx n = nack(UET_NACK_INV_DPDCID, psn(100));
 
 	(void)state;
-	fw_inject(&W, 0, &n, false, false);
-	assert_int_equal(fw_st(0)->pdc_fail, 0);
-	assert_int_equal(fw_st(0)->rx_stale, 1);
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 0);
+	assert_int_equal(fakewire_st(0)->rx_stale, 1);
 }
 
 static void
@@ -221,13 +221,13 @@ pds_initiator_nack__closing_moves_request_to_new_pdc(void **state)
 	bool found = false;
 
 	(void)state;
-	fw_inject(&W, 0, &n, false, false);
-	k = fw_take(&W, 0, tx, 16);
+	fakewire_inject(&W, 0, &n, false, false);
+	k = fakewire_take(&W, 0, tx, 16);
 	for (i = 0; i < k; i++)
 		if (tx[i].cookie == 5 && (tx[i].hdr.flags & UET_PDS_F_SYN))
 			found = true;
 	assert_true(found);
-	assert_int_equal(fw_st(0)->pdc_open_init, 2);
+	assert_int_equal(fakewire_st(0)->pdc_open_init, 2);
 	assert_int_equal(W.done_err[5], 0);
 }
 
@@ -239,20 +239,20 @@ pds_initiator_ack__rod_ooo_goes_back_n(void **state)
 	uint16_t k;
 
 	(void)state;
-	fw_fini(&W);
-	fw_test_config(&cfg);
-	assert_int_equal(fw_init(&W, &cfg, 5), 0);
+	fakewire_fini(&W);
+	fakewire_test_config(&cfg);
+	assert_int_equal(fakewire_init(&W, &cfg, 5), 0);
 	for (k = 0; k < 6; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
-	assert_int_equal(fw_take(&W, 0, tx, 8), 6);
-	fw_inject(&W, 1, &tx[0], false, false);
-	fw_inject(&W, 1, &tx[1], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
-	fw_inject(&W, 1, &tx[3], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
-	fw_inject(&W, 0, &n, false, false);
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, tx, 8), 6);
+	fakewire_inject(&W, 1, &tx[0], false, false);
+	fakewire_inject(&W, 1, &tx[1], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
+	fakewire_inject(&W, 1, &tx[3], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
+	fakewire_inject(&W, 0, &n, false, false);
 	assert_int_equal(W.done_ok[1], 1);
-	k = fw_take(&W, 0, tx, 8);
+	k = fakewire_take(&W, 0, tx, 8);
 	assert_int_equal(k, 4);
 	assert_int_equal(tx[0].cookie, 2);
 	assert_int_equal(tx[3].cookie, 5);
@@ -303,7 +303,7 @@ static int
 setup_rec(void **state)
 {
 	(void)state;
-	if (fw_setup_with(21, NULL))
+	if (fakewire_setup_with(21, NULL))
 		return -1;
 	W.jitter_ns = 0;          /* FIFO wire: only the targeted drops */
 	W.drop_fn = rec_drop;
@@ -317,8 +317,8 @@ rec_run(uint8_t mode)
 	uint32_t c;
 
 	for (c = 0; c < REC_N; c++)
-		assert_int_equal(fw_submit(&W, mode, c, 0), 0);
-	assert_true(fw_run(&W, 1000, 100000000ull, rec_all_done, NULL));
+		assert_int_equal(fakewire_submit(&W, mode, c, 0), 0);
+	assert_true(fakewire_run(&W, 1000, 100000000ull, rec_all_done, NULL));
 	for (c = 0; c < REC_N; c++) {
 		assert_int_equal(W.done_ok[c], 1);
 		assert_int_equal(W.delivered[c], 1);
@@ -334,10 +334,10 @@ pds_recovery__rud_single_drop_repaired_by_sack(void **state)
 	(void)state;
 	rec_drops = 1;
 	rec_run(UET_PDS_MODE_RUD);
-	assert_int_equal(fw_st(0)->retx_sack, 1);
-	assert_int_equal(fw_st(0)->rto_fires, 0);
-	assert_int_equal(fw_st(0)->tlp_fires, 0);
-	assert_int_equal(fw_st(1)->dup_rx, 0);
+	assert_int_equal(fakewire_st(0)->retx_sack, 1);
+	assert_int_equal(fakewire_st(0)->rto_fires, 0);
+	assert_int_equal(fakewire_st(0)->tlp_fires, 0);
+	assert_int_equal(fakewire_st(1)->dup_rx, 0);
 	assert_true(W.now < W.pds[0]->cfg.tlp_ns);
 }
 
@@ -352,24 +352,24 @@ pds_recovery__rud_lost_resend_sent_again(void **state)
 	(void)state;
 	/* A few requests first for an RTT sample. */
 	for (c = 100; c < 108; c++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
-	assert_true(fw_run(&W, 1000, 1000000ull, rec_first_done, NULL));
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
+	assert_true(fakewire_run(&W, 1000, 1000000ull, rec_first_done, NULL));
 	assert_true(W.pds[0]->pdc[0].u.i.srtt_ns > 0);
 	/* Steady traffic, one request per microsecond: packets sent after
 	 * the resend are the evidence that it was lost too. */
 	rec_drops = 2;
 	for (c = 0; c < REC_N; c++) {
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
-		fw_step(&W, 1000);
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
+		fakewire_step(&W, 1000);
 	}
-	assert_true(fw_run(&W, 1000, 100000000ull, rec_all_done, NULL));
+	assert_true(fakewire_run(&W, 1000, 100000000ull, rec_all_done, NULL));
 	for (c = 0; c < REC_N; c++)
 		assert_int_equal(W.delivered[c], 1);
 	assert_int_equal(rec_drops, 0);
-	assert_int_equal(fw_st(0)->retx_sack, 1);
-	assert_int_equal(fw_st(0)->retx_again, 1);
-	assert_int_equal(fw_st(0)->rto_fires, 0);
-	assert_int_equal(fw_st(0)->tlp_fires, 0);
+	assert_int_equal(fakewire_st(0)->retx_sack, 1);
+	assert_int_equal(fakewire_st(0)->retx_again, 1);
+	assert_int_equal(fakewire_st(0)->rto_fires, 0);
+	assert_int_equal(fakewire_st(0)->tlp_fires, 0);
 }
 
 /* ROD, one packet lost: one go-back-N from the hole on the NACK, no RTO,
@@ -382,9 +382,9 @@ pds_recovery__rod_single_drop_one_goback(void **state)
 	(void)state;
 	rec_drops = 1;
 	rec_run(UET_PDS_MODE_ROD);
-	assert_int_equal(fw_st(0)->rod_goback, 1);
-	assert_int_equal(fw_st(0)->rto_fires, 0);
-	assert_int_equal(fw_st(1)->dup_rx, 0);
+	assert_int_equal(fakewire_st(0)->rod_goback, 1);
+	assert_int_equal(fakewire_st(0)->rto_fires, 0);
+	assert_int_equal(fakewire_st(1)->dup_rx, 0);
 	for (c = 0; c < REC_N; c++)
 		assert_int_equal(W.order[c], c);
 	assert_true(W.now < W.pds[0]->cfg.tlp_ns);
@@ -401,30 +401,30 @@ pds_recovery__rod_stale_nack_ignored(void **state)
 	(void)state;
 	W.drop_fn = NULL;
 	for (k = 0; k < 6; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
-	assert_int_equal(fw_take(&W, 0, tx, 8), 6);
-	fw_inject(&W, 1, &tx[0], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, tx, 8), 6);
+	fakewire_inject(&W, 1, &tx[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
 	W.now += 5000;
-	fw_inject(&W, 0, &a, false, false);   /* RTT sample: 5 us */
+	fakewire_inject(&W, 0, &a, false, false);   /* RTT sample: 5 us */
 	assert_true(W.pds[0]->pdc[0].u.i.srtt_ns > 0);
-	fw_inject(&W, 1, &tx[2], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
-	fw_inject(&W, 0, &n, false, false);
-	assert_int_equal(fw_st(0)->rod_goback, 1);
-	assert_int_equal(fw_take(&W, 0, tx, 8), 5);   /* 1..5 resent */
+	fakewire_inject(&W, 1, &tx[2], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_st(0)->rod_goback, 1);
+	assert_int_equal(fakewire_take(&W, 0, tx, 8), 5);   /* 1..5 resent */
 	/* The same NACK again (a re-NACK still on its way): no second
 	 * go-back, the hole alone is resent. */
-	fw_inject(&W, 0, &n, false, false);
-	assert_int_equal(fw_st(0)->rod_goback, 1);
-	assert_int_equal(fw_st(0)->rod_nack_stale, 1);
-	assert_int_equal(fw_take(&W, 0, tx, 8), 1);
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_st(0)->rod_goback, 1);
+	assert_int_equal(fakewire_st(0)->rod_nack_stale, 1);
+	assert_int_equal(fakewire_take(&W, 0, tx, 8), 1);
 	assert_int_equal(tx[0].cookie, 1);
 	/* An RTT later the hole is still open: the NACK counts again. */
 	W.now += 20000;
-	fw_inject(&W, 0, &n, false, false);
-	assert_int_equal(fw_st(0)->rod_goback, 2);
-	assert_int_equal(fw_take(&W, 0, tx, 8), 5);
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_st(0)->rod_goback, 2);
+	assert_int_equal(fakewire_take(&W, 0, tx, 8), 5);
 }
 
 /* ROD: the go-back-N from hole 1 resends 1..5 and the resend of 3 is
@@ -441,27 +441,27 @@ pds_recovery__rod_lost_resend_inside_goback_goes_back(void **state)
 	(void)state;
 	W.drop_fn = NULL;
 	for (k = 0; k < 6; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
-	assert_int_equal(fw_take(&W, 0, tx, 8), 6);
-	fw_inject(&W, 1, &tx[0], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, tx, 8), 6);
+	fakewire_inject(&W, 1, &tx[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
 	W.now += 5000;
-	fw_inject(&W, 0, &a, false, false);   /* RTT sample: 5 us */
-	fw_inject(&W, 1, &tx[2], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
-	fw_inject(&W, 0, &n, false, false);
-	assert_int_equal(fw_st(0)->rod_goback, 1);
-	assert_int_equal(fw_take(&W, 0, tx, 8), 5);   /* 1..5 resent */
+	fakewire_inject(&W, 0, &a, false, false);   /* RTT sample: 5 us */
+	fakewire_inject(&W, 1, &tx[2], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_st(0)->rod_goback, 1);
+	assert_int_equal(fakewire_take(&W, 0, tx, 8), 5);   /* 1..5 resent */
 	W.now += 1000;
-	fw_inject(&W, 1, &tx[0], false, false);      /* 1, 2 arrive */
-	fw_inject(&W, 1, &tx[1], false, false);
-	fw_inject(&W, 1, &tx[3], false, false);      /* 3 lost: 4 past it */
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
+	fakewire_inject(&W, 1, &tx[0], false, false);      /* 1, 2 arrive */
+	fakewire_inject(&W, 1, &tx[1], false, false);
+	fakewire_inject(&W, 1, &tx[3], false, false);      /* 3 lost: 4 past it */
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
 	assert_int_equal(n.hdr.u.nack.psn, tx[2].hdr.u.req.psn);
-	fw_inject(&W, 0, &n, false, false);
-	assert_int_equal(fw_st(0)->rod_nack_stale, 0);
-	assert_int_equal(fw_st(0)->rod_goback, 2);
-	assert_int_equal(fw_take(&W, 0, tx, 8), 3);   /* 3..5 resent */
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_st(0)->rod_nack_stale, 0);
+	assert_int_equal(fakewire_st(0)->rod_goback, 2);
+	assert_int_equal(fakewire_take(&W, 0, tx, 8), 3);   /* 3..5 resent */
 	assert_int_equal(tx[0].cookie, 3);
 	assert_int_equal(tx[2].cookie, 5);
 }
@@ -478,30 +478,30 @@ pds_initiator_nack__retransmit_limit_fails_pdc(void **state)
 	uint32_t k;
 
 	(void)state;
-	fw_test_config(&cfg);
+	fakewire_test_config(&cfg);
 	for (k = 0; k < cfg.max_nack_retx; k++) {
-		fw_inject(&W, 0, &n, false, false);
+		fakewire_inject(&W, 0, &n, false, false);
 		/* A duplicate of the same NACK does not count. */
-		fw_inject(&W, 0, &n, false, false);
+		fakewire_inject(&W, 0, &n, false, false);
 		assert_int_equal(retx(tx, 16), 1);
 		assert_int_equal(tx[0].hdr.u.req.psn, psn(1));
 	}
 	assert_int_equal(W.done_err[1], 0);
-	assert_int_equal(fw_st(0)->retx_trim, cfg.max_nack_retx);
-	assert_int_equal(fw_st(0)->retx_nack, 0);
+	assert_int_equal(fakewire_st(0)->retx_trim, cfg.max_nack_retx);
+	assert_int_equal(fakewire_st(0)->retx_nack, 0);
 	/* Over the limit, but the PDC is young: resent once more. */
-	fw_inject(&W, 0, &n, false, false);
+	fakewire_inject(&W, 0, &n, false, false);
 	assert_int_equal(retx(tx, 16), 1);
 	assert_int_equal(W.done_err[1], 0);
-	assert_int_equal(fw_st(0)->nack_retx_limit, 0);
+	assert_int_equal(fakewire_st(0)->nack_retx_limit, 0);
 	/* No progress for the RTO rounds' time (the ACK that would have
 	 * moved it never came): given up. */
 	W.now += 63 * 1000 * 1000;
-	fw_inject(&W, 0, &n, false, false);
+	fakewire_inject(&W, 0, &n, false, false);
 	assert_int_equal(W.done_err[1], 1);
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
-	assert_int_equal(fw_st(0)->nack_retx_limit, 1);
-	assert_int_equal(fw_st(0)->pdc_fail, 1);
+	assert_int_equal(fakewire_st(0)->nack_retx_limit, 1);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 1);
 }
 
 static bool
@@ -522,18 +522,18 @@ pds_nack_limit__alone_in_flight_fails_pdc(void **state)
 	uint64_t t0;
 
 	(void)state;
-	assert_int_equal(fw_setup_with(3, NULL), 0);
+	assert_int_equal(fakewire_setup_with(3, NULL), 0);
 	W.f[0].trim = 1000000;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 0, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 0, 0), 0);
 	t0 = W.now;
-	assert_true(fw_run(&W, 1000, 500ull * 1000 * 1000, pred_done0, NULL));
+	assert_true(fakewire_run(&W, 1000, 500ull * 1000 * 1000, pred_done0, NULL));
 	assert_int_equal(W.done_err[0], 1);
 	assert_int_equal(W.done_ok[0], 0);
 	assert_int_equal(W.delivered[0], 0);
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
-	assert_int_equal(fw_st(0)->nack_retx_limit, 1);
+	assert_int_equal(fakewire_st(0)->nack_retx_limit, 1);
 	assert_true(W.now - t0 <= pds_dead_ns(W.pds[0]) + 2 * 1000 * 1000);
-	assert_true(fw_st(0)->retx_trim > 32);
+	assert_true(fakewire_st(0)->retx_trim > 32);
 }
 
 /* NACK PKT_NOT_RCVD and RCVR_INFER_LOSS: the receiver does not have the
@@ -545,14 +545,14 @@ pds_initiator_nack__not_received_and_inferred_loss_retransmit(void **state)
 
 	(void)state;
 	n = nack(UET_NACK_PKT_NOT_RCVD, psn(2));
-	fw_inject(&W, 0, &n, false, false);
+	fakewire_inject(&W, 0, &n, false, false);
 	assert_int_equal(retx(tx, 16), 1);
 	assert_int_equal(tx[0].hdr.u.req.psn, psn(2));
 	n = nack(UET_NACK_RCVR_INFER_LOSS, psn(3));
-	fw_inject(&W, 0, &n, false, false);
+	fakewire_inject(&W, 0, &n, false, false);
 	assert_int_equal(retx(tx, 16), 1);
 	assert_int_equal(tx[0].hdr.u.req.psn, psn(3));
-	assert_int_equal(fw_st(0)->retx_nack, 2);
+	assert_int_equal(fakewire_st(0)->retx_nack, 2);
 }
 
 /* NACK ACK_WITH_DATA (UEC 1.0 NACK codes: resend the original packet,
@@ -563,10 +563,10 @@ pds_initiator_nack__ack_with_data_retransmits(void **state)
 	struct uet_pds_tx n = nack(UET_NACK_ACK_WITH_DATA, psn(5)), tx[16];
 
 	(void)state;
-	fw_inject(&W, 0, &n, false, false);
+	fakewire_inject(&W, 0, &n, false, false);
 	assert_int_equal(retx(tx, 16), 1);
 	assert_int_equal(tx[0].hdr.u.req.psn, psn(5));
-	assert_int_equal(fw_st(0)->pdc_fail, 0);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 0);
 }
 
 /* NACK GTD_DEL_RESP_UNAVAIL and UNEXP_EVENT (UEC 1.0 NACK codes:
@@ -577,8 +577,8 @@ pds_initiator_nack__gtd_resp_unavail_fails_pdc(void **state)
 	struct uet_pds_tx n = nack(UET_NACK_GTD_DEL_RESP_UNAVAIL, psn(6));
 
 	(void)state;
-	fw_inject(&W, 0, &n, false, false);
-	assert_int_equal(fw_st(0)->pdc_fail, 1);
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 1);
 	assert_int_equal(W.done_err[6], 1);
 	assert_int_equal(W.last_status[0], -ECONNRESET);
 }
@@ -589,8 +589,8 @@ pds_initiator_nack__unexp_event_fails_pdc(void **state)
 	struct uet_pds_tx n = nack(UET_NACK_UNEXP_EVENT, psn(7));
 
 	(void)state;
-	fw_inject(&W, 0, &n, false, false);
-	assert_int_equal(fw_st(0)->pdc_fail, 1);
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 1);
 	assert_int_equal(W.done_err[7], 1);
 	assert_int_equal(W.last_status[0], -ECONNRESET);
 }
@@ -606,15 +606,15 @@ pds_initiator_nack__rcvd_ses_procg_is_received(void **state)
 	struct uet_pds_tx n = nack(UET_NACK_RCVD_SES_PROCG, psn(4)), tx[16];
 
 	(void)state;
-	fw_inject(&W, 0, &n, false, false);
+	fakewire_inject(&W, 0, &n, false, false);
 	assert_int_equal(W.done_ok[4], 1);
 	assert_int_equal(retx(tx, 16), 0);
-	assert_int_equal(fw_st(0)->retx_nack, 0);
+	assert_int_equal(fakewire_st(0)->retx_nack, 0);
 	/* Once more (a duplicate): nothing changes. */
-	fw_inject(&W, 0, &n, false, false);
+	fakewire_inject(&W, 0, &n, false, false);
 	assert_int_equal(W.done_ok[4], 1);
 	assert_int_equal(retx(tx, 16), 0);
-	assert_int_equal(fw_st(0)->pdc_fail, 0);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 0);
 }
 
 /* ---- SACK "no information" (UEC 1.0 SACK semantics) ---- */
@@ -638,7 +638,7 @@ static int
 setup_burst(void **state)
 {
 	(void)state;
-	return fw_setup_with(31, burst_window);
+	return fakewire_setup_with(31, burst_window);
 }
 
 static bool
@@ -671,31 +671,31 @@ pds_ack_infer__burst_one_loss_one_retransmission(void **state)
 	(void)state;
 	W.jitter_ns = 0;
 	for (c = 0; c < BURST_N; c++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
-	n = fw_take(&W, 0, tx, 256);
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
+	n = fakewire_take(&W, 0, tx, 256);
 	assert_int_equal(n, BURST_N);
 	for (i = 0; i < n; i++)
 		if (i != BURST_LOST)
-			fw_inject(&W, 1, &tx[i], false, false);
+			fakewire_inject(&W, 1, &tx[i], false, false);
 	/* 199 packets of 1 KiB credit: an ACK per 16 KiB (the first of them
 	 * also answers the first packet); the tail waits for the delayed
 	 * ACK. */
-	k = fw_take(&W, 1, tx, 256);
+	k = fakewire_take(&W, 1, tx, 256);
 	assert_int_equal(k, (BURST_N - 1) / 16);
 	for (i = 0; i < k; i++)
-		fw_inject(&W, 0, &tx[i], false, false);
+		fakewire_inject(&W, 0, &tx[i], false, false);
 	/* marked; counted when it leaves */
-	assert_int_equal(fw_st(0)->retx_sack, 0);
-	assert_true(fw_run(&W, 1000, 100000000ull, burst_done, NULL));
-	assert_int_equal(fw_st(0)->retx_sack, 1);
-	retx = fw_st(0)->retx_sack + fw_st(0)->retx_nack +
-	       fw_st(0)->retx_rto + fw_st(0)->retx_probe +
-	       fw_st(0)->retx_again + fw_st(0)->retx_trim +
-	       fw_st(0)->retx_tlp + fw_st(0)->retx_backoff;
+	assert_int_equal(fakewire_st(0)->retx_sack, 0);
+	assert_true(fakewire_run(&W, 1000, 100000000ull, burst_done, NULL));
+	assert_int_equal(fakewire_st(0)->retx_sack, 1);
+	retx = fakewire_st(0)->retx_sack + fakewire_st(0)->retx_nack +
+	       fakewire_st(0)->retx_rto + fakewire_st(0)->retx_probe +
+	       fakewire_st(0)->retx_again + fakewire_st(0)->retx_trim +
+	       fakewire_st(0)->retx_tlp + fakewire_st(0)->retx_backoff;
 	assert_int_equal(retx, 1);
 	for (c = 0; c < BURST_N; c++)
 		assert_int_equal(W.delivered[c], 1);
-	assert_int_equal(fw_st(1)->dup_rx, 0);
+	assert_int_equal(fakewire_st(1)->dup_rx, 0);
 }
 
 /* PSNs below the bitmap base and a plain ACK's gap say nothing. */
@@ -707,22 +707,22 @@ pds_ack_infer__below_bitmap_is_no_information(void **state)
 	(void)state;
 	/* CACK 0, bitmap from 12: 12..15 received; 1..11 not reported. */
 	a = ack_cc(psn(0), psn(12), 0xFu);
-	fw_inject(&W, 0, &a, false, false);
+	fakewire_inject(&W, 0, &a, false, false);
 	assert_int_equal(W.done_ok[12], 1);
 	assert_int_equal(W.done_ok[15], 1);
-	assert_int_equal(fw_st(0)->retx_sack, 0);
+	assert_int_equal(fakewire_st(0)->retx_sack, 0);
 	/* A plain ACK of PSN 14 with CACK 0: no bitmap, no inference. */
 	a = A0;
 	a.hdr.u.ack.cack_psn = psn(0);
 	a.hdr.u.ack.ack_psn_offset = 14;
-	fw_inject(&W, 0, &a, false, false);
-	assert_int_equal(fw_st(0)->retx_sack, 0);
+	fakewire_inject(&W, 0, &a, false, false);
+	assert_int_equal(fakewire_st(0)->retx_sack, 0);
 	/* The bitmap from 1 shows 1 missing with 2..15 received. */
 	a = ack_cc(psn(0), psn(1), 0x7FFEu);
-	fw_inject(&W, 0, &a, false, false);
+	fakewire_inject(&W, 0, &a, false, false);
 	assert_int_equal(retx(tx, 16), 1);
 	assert_int_equal(tx[0].hdr.u.req.psn, psn(1));
-	assert_int_equal(fw_st(0)->retx_sack, 1);
+	assert_int_equal(fakewire_st(0)->retx_sack, 1);
 }
 
 /* An ACK from side 1 carrying an 8-byte response for PSN @p p. */
@@ -754,23 +754,23 @@ default_response__completes_by_cack(void **state)
 	int k;
 
 	(void)state;
-	assert_int_equal(fw_setup_with(13, NULL), 0);
+	assert_int_equal(fakewire_setup_with(13, NULL), 0);
 	for (k = 0; k < 3; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 40 + (uint64_t)k,
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 40 + (uint64_t)k,
 					   UET_PDS_SUBMIT_RESP), 0);
-	assert_int_equal(fw_take(&W, 0, tx, 4), 3);
+	assert_int_equal(fakewire_take(&W, 0, tx, 4), 3);
 	for (k = 0; k < 3; k++)
-		fw_inject(&W, 1, &tx[k], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+		fakewire_inject(&W, 1, &tx[k], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	assert_int_equal(ack.hdr.next_hdr, UET_PDS_NEXT_NONE);
 	assert_int_equal(ack.hdr.u.ack.cack_psn, tx[2].hdr.u.req.psn);
-	fw_inject(&W, 0, &ack, false, false);
+	fakewire_inject(&W, 0, &ack, false, false);
 	for (k = 0; k < 3; k++)
 		assert_int_equal(W.done_ok[40 + k], 1);
 	assert_int_equal(W.last_resp_len[0], 0);
-	assert_int_equal(fw_st(0)->done_default, 3);
+	assert_int_equal(fakewire_st(0)->done_default, 3);
 	/* Nothing was stored, so nothing is left to clear. */
-	assert_int_equal(fw_take(&W, 0, tx, 4), 0);
+	assert_int_equal(fakewire_take(&W, 0, tx, 4), 0);
 }
 
 /*
@@ -787,19 +787,19 @@ resp_early__not_dropped(void **state)
 	(void)state;
 	/* psn(2) SACKed: done, una stays at psn(1). */
 	a = ack_cc(psn(0), psn(1), 0x2u);
-	fw_inject(&W, 0, &a, false, false);
+	fakewire_inject(&W, 0, &a, false, false);
 	assert_int_equal(W.done_ok[2], 1);
 	/* A response for psn(2), already complete: a late response. */
 	a = ack_resp(psn(0), psn(2));
-	fw_inject(&W, 0, &a, false, false);
+	fakewire_inject(&W, 0, &a, false, false);
 	assert_int_equal(W.late_resp[2], 1);
 	assert_int_equal(W.done_ok[2], 1);
 	assert_int_equal(W.last_resp_len[0], 8);
-	assert_int_equal(fw_st(0)->resp_late, 1);
+	assert_int_equal(fakewire_st(0)->resp_late, 1);
 	/* A response for psn(1), not yet acknowledged: completes it with
 	 * the response bytes. */
 	a = ack_resp(psn(0), psn(1));
-	fw_inject(&W, 0, &a, false, false);
+	fakewire_inject(&W, 0, &a, false, false);
 	assert_int_equal(W.done_ok[1], 1);
 	assert_int_equal(W.late_resp[1], 0);
 	assert_int_equal(W.last_resp_len[0], 8);
@@ -825,22 +825,22 @@ rto__waiting_requests_above_una_not_resent(void **state)
 	uint16_t n, k, r = 0;
 
 	(void)state;
-	assert_int_equal(fw_setup_with(13, tweak_no_tlp), 0);
+	assert_int_equal(fakewire_setup_with(13, tweak_no_tlp), 0);
 	W.resp_expected = true;
 	W.resp_default = true;
 	for (k = 0; k < 3; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 50 + k,
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 50 + k,
 					   UET_PDS_SUBMIT_RESP), 0);
-	assert_int_equal(fw_take(&W, 0, tx, 8), 3);
+	assert_int_equal(fakewire_take(&W, 0, tx, 8), 3);
 	/* The first is lost; the target has the other two. */
-	fw_inject(&W, 1, &tx[1], false, false);
-	fw_inject(&W, 1, &tx[2], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
-	fw_inject(&W, 0, &ack, false, false);
+	fakewire_inject(&W, 1, &tx[1], false, false);
+	fakewire_inject(&W, 1, &tx[2], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	fakewire_inject(&W, 0, &ack, false, false);
 	assert_int_equal(W.done_ok[51] + W.done_ok[52], 0);
 	W.now += 5 * 1000 * 1000;
 	uet_pds_advance(W.pds[0], W.now);
-	n = fw_take(&W, 0, tx, 8);
+	n = fakewire_take(&W, 0, tx, 8);
 	for (k = 0; k < n; k++)
 		if (tx[k].kind == UET_PDS_TX_RETX) {
 			assert_int_equal(tx[k].cookie, 50);
@@ -848,9 +848,9 @@ rto__waiting_requests_above_una_not_resent(void **state)
 		}
 	assert_int_equal(r, 1);
 	/* The hole repaired, CACK passes all three: done. */
-	fw_inject(&W, 1, &tx[0], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
-	fw_inject(&W, 0, &ack, false, false);
+	fakewire_inject(&W, 1, &tx[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 0, &ack, false, false);
 	for (k = 0; k < 3; k++)
 		assert_int_equal(W.done_ok[50 + k], 1);
 }
@@ -867,17 +867,17 @@ pds_ack_slot__marked_then_acked_not_sent_nor_counted(void **state)
 	(void)state;
 	/* 1, 2, 3 missing, 4..15 received: all three presumed lost. */
 	a = ack_cc(psn(0), psn(1), 0x7FF8u);
-	fw_inject(&W, 0, &a, false, false);
-	assert_int_equal(fw_st(0)->retx_sack, 0);
+	fakewire_inject(&W, 0, &a, false, false);
+	assert_int_equal(fakewire_st(0)->retx_sack, 0);
 	/* 1 and 2 arrive after all. */
 	a = ack_cc(psn(2), psn(3), 0x1FFEu);
-	fw_inject(&W, 0, &a, false, false);
+	fakewire_inject(&W, 0, &a, false, false);
 	assert_int_equal(W.done_ok[1] + W.done_ok[2], 2);
-	assert_int_equal(fw_st(0)->resend_cancelled, 2);
+	assert_int_equal(fakewire_st(0)->resend_cancelled, 2);
 	assert_int_equal(retx(tx, 16), 1);
 	assert_int_equal(tx[0].hdr.u.req.psn, psn(3));
-	assert_int_equal(fw_st(0)->retx_sack, 1);
-	assert_int_equal(fw_retx_sent(0), 1);
+	assert_int_equal(fakewire_st(0)->retx_sack, 1);
+	assert_int_equal(fakewire_retx_sent(0), 1);
 }
 
 /* The target tracks 64 PSNs and says so in ACK_CCs; the initiator tracks
@@ -889,11 +889,11 @@ setup_range(void **state)
 	int k;
 
 	(void)state;
-	if (fw_setup(state) != 0)
+	if (fakewire_setup(state) != 0)
 		return -1;
 	for (k = 0; k < 2; k++) {
 		uet_pds_free(W.pds[k]);
-		fw_test_config(&cfg);
+		fakewire_test_config(&cfg);
 		cfg.tx_window = 256;
 		cfg.tx_blocks = 2;
 		cfg.cc_param = 1024 * 1024;
@@ -921,19 +921,19 @@ pds_ack_range__idle_pdc_learns_the_range(void **state)
 	uint16_t k;
 
 	(void)state;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 0, 0), 0);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &req));
-	fw_inject(&W, 1, &req, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack_cc));
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 0, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &req));
+	fakewire_inject(&W, 1, &req, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack_cc));
 	assert_int_equal(ack_cc.hdr.u.ack.mpr, 6);
 	ack = ack_cc;
 	ack.hdr.type = UET_PDS_TYPE_ACK;
-	fw_inject(&W, 0, &ack, false, false);
+	fakewire_inject(&W, 0, &ack, false, false);
 	assert_int_equal(W.done_ok[0], 1);
-	fw_inject(&W, 0, &ack_cc, false, false);
+	fakewire_inject(&W, 0, &ack_cc, false, false);
 	for (k = 1; k <= 100; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
-	assert_int_equal(fw_take(&W, 0, tx, 128), 64);
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, tx, 128), 64);
 }
 
 int
@@ -961,10 +961,10 @@ main(void)
 		T(resp_early__not_dropped),
 #undef T
 		cmocka_unit_test_teardown(default_response__completes_by_cack,
-					  fw_teardown),
+					  fakewire_teardown),
 		cmocka_unit_test_teardown(
 			rto__waiting_requests_above_una_not_resent,
-			fw_teardown),
+			fakewire_teardown),
 		FW_TEST(pds_recovery__rud_single_drop_repaired_by_sack,
 			setup_rec),
 		FW_TEST(pds_recovery__rud_lost_resend_sent_again, setup_rec),
@@ -978,7 +978,7 @@ main(void)
 		FW_TEST(pds_ack_slot__marked_then_acked_not_sent_nor_counted,
 			setup),
 		cmocka_unit_test_teardown(
-			pds_nack_limit__alone_in_flight_fails_pdc, fw_teardown),
+			pds_nack_limit__alone_in_flight_fails_pdc, fakewire_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

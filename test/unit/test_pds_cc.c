@@ -144,7 +144,7 @@ setup_rec_ack_cc(void **state)
 {
 	(void)state;
 	memset(&rec, 0, sizeof(rec));
-	return fw_setup_with(7, rec_cc_ack_cc);
+	return fakewire_setup_with(7, rec_cc_ack_cc);
 }
 
 static int
@@ -152,7 +152,7 @@ setup_rec(void **state)
 {
 	(void)state;
 	memset(&rec, 0, sizeof(rec));
-	return fw_setup_with(3, rec_cc);
+	return fakewire_setup_with(3, rec_cc);
 }
 
 /* ---- uet_pds_cc_cms on both sides ---- */
@@ -173,7 +173,7 @@ setup_nscc(void **state)
 	assert_int_equal(uet_pds_cc_cms_config_default(&cms, true, false,
 						       100000, 10000, 1024,
 						       true), 0);
-	return fw_setup_with(4, cms_cc);
+	return fakewire_setup_with(4, cms_cc);
 }
 
 static int
@@ -185,7 +185,7 @@ setup_rccc(void **state)
 						       true), 0);
 	/* speculative credit for 3 packets: a backlog of 40 asks for more */
 	cms.spec_credit = 3 * (1024 + OVH);
-	return fw_setup_with(5, cms_cc);
+	return fakewire_setup_with(5, cms_cc);
 }
 
 static uint16_t
@@ -193,7 +193,7 @@ len_of(uint64_t cookie)
 {
 	uint8_t buf[FW_PAYLOAD_MAX];
 
-	return fw_payload(cookie, buf);
+	return fakewire_payload(cookie, buf);
 }
 
 /* Nominal bytes of a request: SES length + UDP, RUD_REQ header and 40. */
@@ -204,9 +204,9 @@ pds_initiator_emit__on_send_gets_nominal_bytes(void **state)
 
 	(void)state;
 	assert_int_equal(OVH, 8 + UET_PDS_REQ_LEN + 40);
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 0, 0), 0);
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
-	assert_int_equal(fw_take(&W, 0, t, 4), 2);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 0, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, t, 4), 2);
 	assert_int_equal(t[0].len, len_of(0));
 	assert_int_equal(rec.sends, 2);
 	assert_int_equal(rec.send_bytes, len_of(0) + len_of(1) + 2 * OVH);
@@ -224,13 +224,13 @@ pds_ack_cc__rtt_for_sent_once_or_resent_once(void **state)
 
 	(void)state;
 	W.now = 1000;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 0, 0), 0);
-	assert_int_equal(fw_take(&W, 0, &t, 1), 1);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 0, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, &t, 1), 1);
 	W.now = 1500;
-	fw_inject(&W, 1, &t, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 1, &t, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	W.now = 4000;
-	fw_inject(&W, 0, &ack, false, false);
+	fakewire_inject(&W, 0, &ack, false, false);
 	assert_int_equal(rec.acks, 1);
 	assert_int_equal(rec.last_rtt, 3000); /* plain ACK: no service time */
 	assert_false(rec.last_has_state);
@@ -238,49 +238,49 @@ pds_ack_cc__rtt_for_sent_once_or_resent_once(void **state)
 
 	/* Trimmed once, resent, then acknowledged with RETX: a sample of
 	 * the resend. */
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
 	W.now = 5000;
-	assert_int_equal(fw_take(&W, 0, &t, 1), 1);
-	fw_inject(&W, 1, &t, true, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(fakewire_take(&W, 0, &t, 1), 1);
+	fakewire_inject(&W, 1, &t, true, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_TRIMMED);
-	fw_inject(&W, 0, &nack, false, false);
+	fakewire_inject(&W, 0, &nack, false, false);
 	assert_int_equal(rec.trims, 1);
 	assert_int_equal(rec.trim_bytes, len_of(1) + OVH);
 	W.now = 6000;
-	assert_int_equal(fw_take(&W, 0, &t, 1), 1);
+	assert_int_equal(fakewire_take(&W, 0, &t, 1), 1);
 	assert_true(t.hdr.flags & UET_PDS_F_RETX);
 	assert_int_equal(rec.sends, 3);
 	assert_int_equal(rec.last_send, len_of(1) + OVH);
-	fw_inject(&W, 1, &t, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 1, &t, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	assert_true(ack.hdr.flags & UET_PDS_F_RETX);
 	W.now = 9000;
-	fw_inject(&W, 0, &ack, false, false);
+	fakewire_inject(&W, 0, &ack, false, false);
 	assert_int_equal(rec.acks, 2);
 	assert_int_equal(rec.last_rtt, 3000);
 
 	/* Trimmed twice, resent twice: which copy the ACK answers is
 	 * unknown, no sample. */
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
 	W.now = 10000;
-	assert_int_equal(fw_take(&W, 0, &t, 1), 1);
-	fw_inject(&W, 1, &t, true, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
-	fw_inject(&W, 0, &nack, false, false);
+	assert_int_equal(fakewire_take(&W, 0, &t, 1), 1);
+	fakewire_inject(&W, 1, &t, true, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	fakewire_inject(&W, 0, &nack, false, false);
 	W.now = 11000;
-	assert_int_equal(fw_take(&W, 0, &t, 1), 1);
-	fw_inject(&W, 1, &t, true, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
-	fw_inject(&W, 0, &nack, false, false);
+	assert_int_equal(fakewire_take(&W, 0, &t, 1), 1);
+	fakewire_inject(&W, 1, &t, true, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	fakewire_inject(&W, 0, &nack, false, false);
 	assert_int_equal(rec.trims, 3);
 	W.now = 12000;
-	assert_int_equal(fw_take(&W, 0, &t, 1), 1);
+	assert_int_equal(fakewire_take(&W, 0, &t, 1), 1);
 	assert_true(t.hdr.flags & UET_PDS_F_RETX);
-	fw_inject(&W, 1, &t, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 1, &t, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	W.now = 15000;
-	fw_inject(&W, 0, &ack, false, false);
+	fakewire_inject(&W, 0, &ack, false, false);
 	assert_int_equal(rec.acks, 3);
 	assert_int_equal(rec.last_rtt, 0);
 }
@@ -301,17 +301,17 @@ pds_target_ack__rcvd_bytes_cumulative_whatever_the_cc(void **state)
 	(void)state;
 	W.now = 1000;
 	for (k = 0; k < 3; k++) {
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k,
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k,
 					   0), 0);
 	}
-	assert_int_equal(fw_take(&W, 0, t, 3), 3);
+	assert_int_equal(fakewire_take(&W, 0, t, 3), 3);
 	for (k = 0; k < 3; k++) {
 		W.now += 1000;
 		/* 0, then 2 (a hole at 1), then 1 */
-		fw_inject(&W, 1, &t[k == 0 ? 0 : 3 - k], false, false);
+		fakewire_inject(&W, 1, &t[k == 0 ? 0 : 3 - k], false, false);
 		nominal += len_of((uint64_t)(k == 0 ? 0 : 3 - k)) + OVH;
-		assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
-		fw_inject(&W, 0, &ack, false, false);
+		assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+		fakewire_inject(&W, 0, &ack, false, false);
 		assert_true(rec.last_has_state);
 		assert_int_equal(rec.last_rcvd, (nominal + 255) / 256);
 		assert_int_equal(rec.last_ooo, k == 1 ? 1 : 0);
@@ -336,31 +336,31 @@ pds_initiator_rto__unblocks_resends_behind_a_shut_gate(void **state)
 	(void)state;
 	W.now = 1000;
 	for (k = 0; k < 4; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD,
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD,
 					   (uint64_t)k + 10, 0), 0);
-	assert_int_equal(fw_take(&W, 0, t, 4), 4);
+	assert_int_equal(fakewire_take(&W, 0, t, 4), 4);
 	rec.gate_shut = true;
 	/* 10 and 11 trimmed (NACKed, marked); 12 and 13 lost. */
 	for (k = 0; k < 2; k++) {
-		fw_inject(&W, 1, &t[k], true, false);
-		assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
-		fw_inject(&W, 0, &nack, false, false);
+		fakewire_inject(&W, 1, &t[k], true, false);
+		assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+		fakewire_inject(&W, 0, &nack, false, false);
 	}
 	assert_int_equal(rec.trims, 2);
-	assert_int_equal(fw_take(&W, 0, t, 4), 0); /* the gate holds them */
+	assert_int_equal(fakewire_take(&W, 0, t, 4), 0); /* the gate holds them */
 	d = uet_pds_next_deadline(W.pds[0]);
-	while (fw_st(0)->rto_fires == 0 && d != UINT64_MAX) {
+	while (fakewire_st(0)->rto_fires == 0 && d != UINT64_MAX) {
 		W.now = d;
 		uet_pds_advance(W.pds[0], W.now);
 		d = uet_pds_next_deadline(W.pds[0]);
 	}
-	assert_int_equal(fw_st(0)->rto_fires, 1);
-	assert_int_equal(fw_st(0)->rto_unblock, 1);
+	assert_int_equal(fakewire_st(0)->rto_fires, 1);
+	assert_int_equal(fakewire_st(0)->rto_unblock, 1);
 	/* 12 and 13 presumed lost (the tail-loss probe may have taken 13
 	 * already): their bytes left the CC's inflight. */
 	assert_int_equal(rec.loss_bytes, len_of(12) + len_of(13) + 2 * OVH);
 	rec.gate_shut = false;
-	assert_int_equal(fw_take(&W, 0, t, 4), 4); /* all four resent */
+	assert_int_equal(fakewire_take(&W, 0, t, 4), 4); /* all four resent */
 	for (k = 0; k < 4; k++)
 		assert_true(t[k].hdr.flags & UET_PDS_F_RETX);
 }
@@ -374,21 +374,21 @@ pds_initiator_rto__on_loss_gets_lost_bytes(void **state)
 
 	(void)state;
 	W.now = 1000;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 3, 0), 0);
-	assert_int_equal(fw_take(&W, 0, t, 2), 2); /* both lost */
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 3, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, t, 2), 2); /* both lost */
 	d = uet_pds_next_deadline(W.pds[0]);
-	while (fw_st(0)->rto_fires == 0 && d != UINT64_MAX) {
+	while (fakewire_st(0)->rto_fires == 0 && d != UINT64_MAX) {
 		W.now = d;
 		uet_pds_advance(W.pds[0], W.now);
 		d = uet_pds_next_deadline(W.pds[0]);
 	}
-	assert_int_equal(fw_st(0)->rto_fires, 1);
+	assert_int_equal(fakewire_st(0)->rto_fires, 1);
 	/* Two losses reported, each with its own packet's bytes: the
 	 * tail-loss probe of a SYN-state PDC (no dpdcid for a CP to name)
 	 * resends the tail, presumed lost; the first RTO then presumes the
 	 * head lost (the rest waits for the next ACK, F-RTO). */
-	assert_int_equal(fw_st(0)->tlp_fires, 1);
+	assert_int_equal(fakewire_st(0)->tlp_fires, 1);
 	assert_int_equal(rec.losses, 2);
 	assert_int_equal(rec.loss_bytes, len_of(2) + len_of(3) + 2 * OVH);
 }
@@ -425,18 +425,18 @@ pds_target_ack__ack_cc_state_from_the_receiver(void **state)
 	(void)state;
 	W.now = 1000;
 	for (k = 0; k < 3; k++) {
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k,
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k,
 					   0), 0);
 		nominal += len_of((uint64_t)k) + OVH;
 	}
-	assert_int_equal(fw_take(&W, 0, t, 3), 3);
+	assert_int_equal(fakewire_take(&W, 0, t, 3), 3);
 	W.now = 2000;
 	/* 0, then 2 (out of order), then 1 */
-	fw_inject(&W, 1, &t[0], false, false);
-	fw_inject(&W, 1, &t[2], false, false);
-	fw_inject(&W, 1, &t[1], false, false);
+	fakewire_inject(&W, 1, &t[0], false, false);
+	fakewire_inject(&W, 1, &t[2], false, false);
+	fakewire_inject(&W, 1, &t[1], false, false);
 	W.now = 2000 + 10 * UET_NSCC_SERVICE_UNIT_NS + 50;
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
 	assert_int_equal(ack.hdr.u.ack.cc_type, UET_CC_TYPE_NSCC);
 	assert_int_equal(ack.hdr.u.ack.cc.nscc.rcvd_bytes,
 			 (nominal + 255) / 256);
@@ -446,7 +446,7 @@ pds_target_ack__ack_cc_state_from_the_receiver(void **state)
 	assert_false(ack.hdr.u.ack.cc.nscc.rc);
 	/* The sender's NSCC takes rcvd_bytes: its inflight is back to the
 	 * rounding (< 256 B). */
-	fw_inject(&W, 0, &ack, false, false);
+	fakewire_inject(&W, 0, &ack, false, false);
 	{
 		struct uet_pds_cc_info ci;
 
@@ -470,33 +470,33 @@ pds_target_refuse__reported_as_rcv_cwnd_pend(void **state)
 
 	(void)state;
 	W.now = 1000;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 0, 0), 0);
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
-	assert_int_equal(fw_take(&W, 0, t, 2), 2);
-	fw_inject(&W, 1, &t[0], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 0, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, t, 2), 2);
+	fakewire_inject(&W, 1, &t[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
 	assert_int_equal(ack.hdr.u.ack.cc.nscc.rcv_cwnd_pend, 0);
 	/* the SES refuses the second */
 	W.refuse_left = 1;
 	W.refuse_code = UET_NACK_NO_RESOURCE;
-	fw_inject(&W, 1, &t[1], false, false);
+	fakewire_inject(&W, 1, &t[1], false, false);
 	assert_int_equal(W.refusals, 1);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	uet_pds_cc_stats_get(W.pds[1], &st);
 	assert_int_equal(st.overload, 1);
 	/* a duplicate of the first is re-ACKed: the penalty shows */
-	fw_inject(&W, 1, &t[0], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	fakewire_inject(&W, 1, &t[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
 	assert_int_equal(ack.hdr.u.ack.cc.nscc.rcv_cwnd_pend, 64);
 	assert_false(ack.hdr.u.ack.cc.nscc.rc);
 	/* the resent second is accepted: penalty lifted, rc owed once */
 	t[1].hdr.flags |= UET_PDS_F_RETX;
-	fw_inject(&W, 1, &t[1], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	fakewire_inject(&W, 1, &t[1], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
 	assert_int_equal(ack.hdr.u.ack.cc.nscc.rcv_cwnd_pend, 0);
 	assert_true(ack.hdr.u.ack.cc.nscc.rc);
-	fw_inject(&W, 1, &t[0], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	fakewire_inject(&W, 1, &t[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
 	assert_false(ack.hdr.u.ack.cc.nscc.rc);
 }
 
@@ -529,9 +529,9 @@ pds_cc_grants__pacer_deadline_and_credit_ack(void **state)
 	W.now = 1000;
 	assert_int_equal(uet_pds_next_deadline(W.pds[1]), UINT64_MAX);
 	for (k = 0; k < 40; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k,
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k,
 					   0), 0);
-	n = fw_take(&W, 0, t, 64);
+	n = fakewire_take(&W, 0, t, 64);
 	/* packets go while the speculative credit covers their nominal
 	 * bytes */
 	for (k = 0, credit = cms.spec_credit;
@@ -541,12 +541,12 @@ pds_cc_grants__pacer_deadline_and_credit_ack(void **state)
 	/* a backlog: requests carry credit_target */
 	assert_int_equal(t[0].hdr.type, UET_PDS_TYPE_RUD_CC_REQ);
 	assert_true(t[0].hdr.u.req.credit_target > 0);
-	fw_inject(&W, 1, &t[0], false, false);
+	fakewire_inject(&W, 1, &t[0], false, false);
 	/* the first ACK (PDC established) goes at once, without credit */
-	(void)fw_take(&W, 1, t, 64);
+	(void)fakewire_take(&W, 1, t, 64);
 	assert_true(uet_pds_next_deadline(W.pds[1]) != UINT64_MAX);
 	(void)advance_to_deadline(1);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
 	assert_int_equal(ack.hdr.u.ack.cc_type, UET_CC_TYPE_CREDIT);
 	uet_pds_cc_stats_get(W.pds[1], &st);
 	/* the pacer was idle: it catches up at most its burst */
@@ -556,18 +556,18 @@ pds_cc_grants__pacer_deadline_and_credit_ack(void **state)
 	assert_int_equal(uet_rccc_bytes(ack.hdr.u.ack.cc.credit.credit),
 			 st.grant_bytes);
 	assert_true(st.credit_req >= 1);
-	fw_inject(&W, 0, &ack, false, false);
-	assert_int_equal(fw_st(0)->credit_rx, 1);
+	fakewire_inject(&W, 0, &ack, false, false);
+	assert_int_equal(fakewire_st(0)->credit_rx, 1);
 	/* then one quantum per quantum / (0.99 x 100 Gb/s): 103.4 ns for
 	 * 1280 B, on whole-ns deadlines */
 	ps = (uint64_t)cms.pacer.quantum * 8000000000ull / (100000ull * 990);
 	(void)advance_to_deadline(1); /* the end of the catch-up */
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
 	t0 = W.now;
 	(void)advance_to_deadline(1);
 	assert_true((W.now - t0) * 1000 + 1000 > ps &&
 		    (W.now - t0) * 1000 < ps + 1000);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
 	/* the credit field is the cumulative grant (htsim's pull number):
 	 * one quantum more than the last */
 	uet_pds_cc_stats_get(W.pds[1], &st);
@@ -591,42 +591,42 @@ pds_target_credit_grant__credit_cp_answers_credit_req(void **state)
 	(void)state;
 	W.now = 1000;
 	for (k = 0; k < 40; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k,
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k,
 					   0), 0);
-	n = fw_take(&W, 0, t, 64);
+	n = fakewire_take(&W, 0, t, 64);
 	assert_true(n > 0 && n < 40);
 	/* The speculative packets arrive; their ACKs end speculation. */
 	for (k = 0; k < n; k++)
-		fw_inject(&W, 1, &t[k], false, false);
+		fakewire_inject(&W, 1, &t[k], false, false);
 	W.now += 2000;
-	n = fw_take(&W, 1, t, 64);
+	n = fakewire_take(&W, 1, t, 64);
 	for (k = 0; k < n; k++)
 		if (t[k].hdr.type != UET_PDS_TYPE_CP)
-			fw_inject(&W, 0, &t[k], false, false);
+			fakewire_inject(&W, 0, &t[k], false, false);
 	/* Out of credit, data queued: a CREDIT_REQ CP. */
 	for (i = 0; i < 8 && !req; i++) {
 		W.now += 1000;
 		uet_pds_advance(W.pds[0], W.now);
-		n = fw_take(&W, 0, t, 64);
+		n = fakewire_take(&W, 0, t, 64);
 		for (k = 0; k < n; k++) {
 			if (t[k].hdr.type == UET_PDS_TYPE_CP &&
 			    t[k].hdr.next_hdr == UET_PDS_CTL_CREDIT_REQ) {
 				req = true;
-				fw_inject(&W, 1, &t[k], false, false);
+				fakewire_inject(&W, 1, &t[k], false, false);
 			}
 		}
 	}
 	assert_true(req);
 	(void)advance_to_deadline(1);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT);
 	assert_true(cp.hdr.u.cp.payload > 0);
-	assert_true(fw_st(1)->credit_cp_tx >= 1);
-	k = (uint16_t)fw_st(0)->credit_rx;
-	fw_inject(&W, 0, &cp, false, false);
-	assert_int_equal(fw_st(0)->credit_rx, k + 1u);
+	assert_true(fakewire_st(1)->credit_cp_tx >= 1);
+	k = (uint16_t)fakewire_st(0)->credit_rx;
+	fakewire_inject(&W, 0, &cp, false, false);
+	assert_int_equal(fakewire_st(0)->credit_rx, k + 1u);
 	/* With credit the source sends again. */
-	assert_true(fw_take(&W, 0, t, 64) > 0);
+	assert_true(fakewire_take(&W, 0, t, 64) > 0);
 }
 
 /* NSCC contexts: one per {peer, traffic class}, shared and refcounted
@@ -642,9 +642,9 @@ pds_cc_cms__context_shared_per_peer(void **state)
 	int k;
 
 	(void)state;
-	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 0, 0, 1), 0);
-	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 1, 0, 2), 0);
-	assert_int_equal(fw_take(&W, 0, t, 4), 2);
+	assert_int_equal(fakewire_submit_job(&W, UET_PDS_MODE_RUD, 0, 0, 1), 0);
+	assert_int_equal(fakewire_submit_job(&W, UET_PDS_MODE_RUD, 1, 0, 2), 0);
+	assert_int_equal(fakewire_take(&W, 0, t, 4), 2);
 	assert_int_equal(uet_pds_pdc_find(W.pds[0], &fa, 1, 1,
 					  UET_PDS_MODE_RUD, &ha), 0);
 	assert_int_equal(uet_pds_pdc_find(W.pds[0], &fa, 2, 1,
@@ -661,16 +661,16 @@ pds_cc_cms__context_shared_per_peer(void **state)
 	assert_int_equal(st.ctx_overflow, 0);
 	/* everything is lost until both PDCs fail: the context goes with
 	 * the last of them */
-	for (k = 0; k < 10000 && fw_st(0)->pdc_fail < 2; k++) {
+	for (k = 0; k < 10000 && fakewire_st(0)->pdc_fail < 2; k++) {
 		uint64_t d = uet_pds_next_deadline(W.pds[0]);
 
 		if (d == UINT64_MAX)
 			break;
 		W.now = d > W.now ? d : W.now + 1;
 		uet_pds_advance(W.pds[0], W.now);
-		(void)fw_take(&W, 0, t, 4);
+		(void)fakewire_take(&W, 0, t, 4);
 	}
-	assert_int_equal(fw_st(0)->pdc_fail, 2);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 2);
 	uet_pds_cc_stats_get(W.pds[0], &st);
 	assert_int_equal(st.ctx_used, 0);
 }
@@ -683,7 +683,7 @@ setup_nscc_one_ctx(void **state)
 						       100000, 10000, 1024,
 						       true), 0);
 	cms.max_contexts = 1;
-	return fw_setup_with(6, cms_cc);
+	return fakewire_setup_with(6, cms_cc);
 }
 
 /*
@@ -709,7 +709,7 @@ pds_cc_cms__fini_settles_the_pdc_share(void **state)
 	assert_int_equal(uet_pds_cc_cms_config_default(&c, true, false,
 						       100000, 10000, 1024,
 						       true), 0);
-	fw_test_config(&cfg);
+	fakewire_test_config(&cfg);
 	cfg.cc = &uet_pds_cc_cms;
 	cfg.cc_arg = &c;
 	inst = uet_pds_cc_cms.create(&cfg, 4);
@@ -761,7 +761,7 @@ pds_cc_cms__ack_releases_at_most_the_pdc_share(void **state)
 	assert_int_equal(uet_pds_cc_cms_config_default(&c, true, false,
 						       100000, 10000, 1024,
 						       true), 0);
-	fw_test_config(&cfg);
+	fakewire_test_config(&cfg);
 	cfg.cc = &uet_pds_cc_cms;
 	cfg.cc_arg = &c;
 	inst = uet_pds_cc_cms.create(&cfg, 4);
@@ -817,7 +817,7 @@ pds_cc_cms__context_table_full_overflows(void **state)
 	uint32_t ha, hb;
 
 	(void)state;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 0, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 0, 0), 0);
 	memset(&s, 0, sizeof(s));
 	s.dst = W.fa[1];
 	s.job = 42;
@@ -827,7 +827,7 @@ pds_cc_cms__context_table_full_overflows(void **state)
 	s.len = 100;
 	s.cookie = 1;
 	assert_int_equal(uet_pds_submit(W.pds[0], &s, W.now), 0);
-	assert_int_equal(fw_take(&W, 0, t, 4), 2);
+	assert_int_equal(fakewire_take(&W, 0, t, 4), 2);
 	uet_pds_cc_stats_get(W.pds[0], &st);
 	assert_int_equal(st.ctx_max, 1);
 	assert_int_equal(st.ctx_used, 1);
@@ -869,7 +869,7 @@ uet_pds_cc_cms_config_check__rejects(void **state)
 	assert_int_equal(uet_pds_cc_cms_config_default(&c, true, false, 0,
 						       10000, 1024, true),
 			 -EINVAL);
-	fw_test_config(&pc);
+	fakewire_test_config(&pc);
 	pc.cc = &uet_pds_cc_cms;
 	pc.cc_arg = NULL;
 	errno = 0;

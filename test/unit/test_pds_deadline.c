@@ -104,12 +104,12 @@ pds_next_deadline__rto_fires_at_a_jump(void **state)
 	uint16_t n = 0;
 
 	(void)state;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
-	assert_true(fw_take(&W, 0, tx, 8) >= 1); /* sent, then lost */
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_true(fakewire_take(&W, 0, tx, 8) >= 1); /* sent, then lost */
 	last = W.now;
 	/* Jump from deadline to deadline (a tail-loss probe may come
 	 * first): the clock only moves forward, and the RTO retransmits. */
-	while (fw_st(0)->retx_rto == 0 && jumps < 8) {
+	while (fakewire_st(0)->retx_rto == 0 && jumps < 8) {
 		t = uet_pds_next_deadline(p);
 		assert_true(t != UINT64_MAX);
 		assert_true(t > last);
@@ -118,7 +118,7 @@ pds_next_deadline__rto_fires_at_a_jump(void **state)
 		last = t;
 		jumps++;
 	}
-	assert_true(fw_st(0)->retx_rto == 1);
+	assert_true(fakewire_st(0)->retx_rto == 1);
 	assert_true(n >= 1);
 	assert_true(tx[0].kind == UET_PDS_TX_RETX);
 	assert_true(last - W.now >= p->cfg.rto_init_ns);
@@ -128,13 +128,13 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		FW_TEST(pds_next_deadline__idle_is_max, fw_setup),
-		FW_TEST(pds_next_deadline__armed_node_exact, fw_setup),
+		FW_TEST(pds_next_deadline__idle_is_max, fakewire_setup),
+		FW_TEST(pds_next_deadline__armed_node_exact, fakewire_setup),
 		FW_TEST(pds_next_deadline__visited_tick_defers_to_next_tick,
-			fw_setup),
+			fakewire_setup),
 		FW_TEST(pds_next_deadline__parked_node_reached_by_jumps,
-			fw_setup),
-		FW_TEST(pds_next_deadline__rto_fires_at_a_jump, fw_setup),
+			fakewire_setup),
+		FW_TEST(pds_next_deadline__rto_fires_at_a_jump, fakewire_setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

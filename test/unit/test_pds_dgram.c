@@ -19,19 +19,19 @@ pds_rudi__request_answered_by_resp(void **state)
 	struct uet_pds_tx req, rsp;
 
 	(void)state;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUDI, 1, 0), 0);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &req));
-	fw_inject(&W, 1, &req, false, true);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUDI, 1, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &req));
+	fakewire_inject(&W, 1, &req, false, true);
 	assert_int_equal(W.delivered[1], 1);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_RUDI_RESP, &rsp));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_RUDI_RESP, &rsp));
 	assert_int_equal(rsp.hdr.u.rudi.pkt_id, req.hdr.u.rudi.pkt_id);
 	assert_true(rsp.hdr.flags & UET_PDS_F_M);
-	fw_inject(&W, 0, &rsp, false, false);
+	fakewire_inject(&W, 0, &rsp, false, false);
 	assert_int_equal(W.done_ok[1], 1);
 	/* A late duplicate response is stale. */
-	fw_inject(&W, 0, &rsp, false, false);
-	assert_int_equal(fw_st(0)->rx_stale, 1);
-	assert_true(fw_pools_idle(&W));
+	fakewire_inject(&W, 0, &rsp, false, false);
+	assert_int_equal(fakewire_st(0)->rx_stale, 1);
+	assert_true(fakewire_pools_idle(&W));
 }
 
 static void
@@ -40,14 +40,14 @@ pds_rudi__trim_nack_nt_retransmits(void **state)
 	struct uet_pds_tx req, n, again;
 
 	(void)state;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUDI, 2, 0), 0);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &req));
-	fw_inject(&W, 1, &req, true, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUDI, 2, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &req));
+	fakewire_inject(&W, 1, &req, true, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
 	assert_true(n.hdr.flags & UET_PDS_F_NT);
 	assert_int_equal(n.hdr.u.nack.psn, req.hdr.u.rudi.pkt_id);
-	fw_inject(&W, 0, &n, false, false);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &again));
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &again));
 	assert_true(again.hdr.flags & UET_PDS_F_RETX);
 	assert_int_equal(again.kind, UET_PDS_TX_RETX);
 }
@@ -57,13 +57,13 @@ pds_rudi__rto_then_timeout(void **state)
 {
 	(void)state;
 	W.f[0].dead = true;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUDI, 3, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUDI, 3, 0), 0);
 	while (W.done_err[3] == 0 && W.now < 200000000)
-		fw_step(&W, 20000);
+		fakewire_step(&W, 20000);
 	assert_int_equal(W.done_err[3], 1);
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
-	assert_int_equal(fw_st(0)->retx_rto, 5);
-	assert_true(fw_pools_idle(&W));
+	assert_int_equal(fakewire_st(0)->retx_rto, 5);
+	assert_true(fakewire_pools_idle(&W));
 }
 
 static void
@@ -72,17 +72,17 @@ pds_uud__best_effort_once(void **state)
 	struct uet_pds_tx t[4];
 
 	(void)state;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_UUD, 4, 0), 0);
-	assert_int_equal(fw_take(&W, 0, t, 4), 1);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_UUD, 4, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, t, 4), 1);
 	assert_int_equal(t[0].hdr.type, UET_PDS_TYPE_UUD_REQ);
-	fw_inject(&W, 1, &t[0], false, false);
+	fakewire_inject(&W, 1, &t[0], false, false);
 	assert_int_equal(W.delivered[4], 1);
-	assert_int_equal(fw_take(&W, 1, t, 4), 0); /* no ACK */
+	assert_int_equal(fakewire_take(&W, 1, t, 4), 0); /* no ACK */
 	W.now += 100000000;
 	uet_pds_advance(W.pds[0], W.now);
-	assert_int_equal(fw_take(&W, 0, t, 4), 0); /* never resent */
+	assert_int_equal(fakewire_take(&W, 0, t, 4), 0); /* never resent */
 	uet_pds_events(W.pds[0], &(struct uet_pds_event){ 0 }, 1);
-	assert_true(fw_pools_idle(&W));
+	assert_true(fakewire_pools_idle(&W));
 }
 
 /* uet_pds_respond() with UET_PDS_PDC_NONE: the SES response rides in the
@@ -96,23 +96,23 @@ pds_rudi__response_carried_in_rudi_resp(void **state)
 
 	(void)state;
 	W.rudi_resp_len = UET_PDS_RESP_MAX;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUDI, 5, 0), 0);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &req));
-	fw_inject(&W, 1, &req, false, false);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUDI, 5, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &req));
+	fakewire_inject(&W, 1, &req, false, false);
 	assert_int_equal(W.delivered[5], 1);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_RUDI_RESP, &rsp));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_RUDI_RESP, &rsp));
 	assert_int_equal(rsp.hdr.next_hdr, UET_PDS_NEXT_RESPONSE_DATA_SMALL);
 	assert_int_equal(rsp.resp_len, UET_PDS_RESP_MAX);
-	assert_int_equal(fw_st(1)->rudi_resp_data, 1);
-	fw_inject(&W, 0, &rsp, false, false);
+	assert_int_equal(fakewire_st(1)->rudi_resp_data, 1);
+	fakewire_inject(&W, 0, &rsp, false, false);
 	assert_int_equal(W.done_ok[5], 1);
 	assert_int_equal(W.last_resp_len[0], UET_PDS_RESP_MAX);
 	memset(want, 0xa5, sizeof(want));
 	memcpy(want, &(uint64_t){ 5 }, 8);
 	assert_memory_equal(W.last_resp[0], want, UET_PDS_RESP_MAX);
 	assert_int_equal(W.bad_payload, 0);
-	fw_take(&W, 1, &rsp, 1);
-	assert_true(fw_pools_idle(&W));
+	fakewire_take(&W, 1, &rsp, 1);
+	assert_true(fakewire_pools_idle(&W));
 }
 
 static void
@@ -125,7 +125,7 @@ static int
 setup_small_resp(void **state)
 {
 	(void)state;
-	return fw_setup_with(1, small_resp_max);
+	return fakewire_setup_with(1, small_resp_max);
 }
 
 /* Responses above resp_max, or for a request no longer pending, are
@@ -138,9 +138,9 @@ pds_rudi__respond_bad_calls_rejected(void **state)
 
 	(void)state;
 	assert_int_equal(uet_pds_resp_max(W.pds[1]), 16);
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUDI, 6, 0), 0);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &req));
-	fw_inject(&W, 1, &req, false, false);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUDI, 6, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &req));
+	fakewire_inject(&W, 1, &req, false, false);
 	assert_int_equal(uet_pds_respond(W.pds[1], UET_PDS_PDC_NONE,
 					 W.last_psn[1], UET_PDS_NEXT_RESPONSE,
 					 buf, 17, W.now), -EINVAL);
@@ -148,13 +148,13 @@ pds_rudi__respond_bad_calls_rejected(void **state)
 					 W.last_psn[1] ^ 1,
 					 UET_PDS_NEXT_RESPONSE, buf, 8, W.now),
 			 -ENOENT);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_RUDI_RESP, &rsp));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_RUDI_RESP, &rsp));
 	assert_int_equal(rsp.resp_len, 0);
 	/* Committed by the burst: too late to answer now. */
 	assert_int_equal(uet_pds_respond(W.pds[1], UET_PDS_PDC_NONE,
 					 W.last_psn[1], UET_PDS_NEXT_RESPONSE,
 					 buf, 8, W.now), -ENOENT);
-	fw_inject(&W, 0, &rsp, false, false);
+	fakewire_inject(&W, 0, &rsp, false, false);
 	assert_int_equal(W.done_ok[6], 1);
 	assert_int_equal(W.last_resp_len[0], 0);
 }
@@ -169,28 +169,28 @@ pds_rudi__refused_backs_off_then_answered(void **state)
 	(void)state;
 	W.refuse_left = 1;
 	W.refuse_code = UET_NACK_NO_SES_MSG_AVAIL;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUDI, 7, 0), 0);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &req));
-	fw_inject(&W, 1, &req, false, false);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUDI, 7, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &req));
+	fakewire_inject(&W, 1, &req, false, false);
 	assert_int_equal(W.delivered[7], 0);
-	assert_int_equal(fw_st(1)->refused, 1);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
+	assert_int_equal(fakewire_st(1)->refused, 1);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
 	assert_true(n.hdr.flags & UET_PDS_F_NT);
 	assert_int_equal(n.hdr.u.nack.code, UET_NACK_NO_SES_MSG_AVAIL);
-	fw_inject(&W, 0, &n, false, false);
-	assert_int_equal(fw_st(0)->retx_backoff, 0);
-	assert_false(fw_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &again));
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_st(0)->retx_backoff, 0);
+	assert_false(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &again));
 	W.now += 2 * W.pds[0]->cfg.backoff_init_ns;
 	uet_pds_advance(W.pds[0], W.now);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &again));
-	assert_int_equal(fw_st(0)->retx_backoff, 1);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUDI_REQ, &again));
+	assert_int_equal(fakewire_st(0)->retx_backoff, 1);
 	assert_true(again.hdr.flags & UET_PDS_F_RETX);
 	/* The back-off is no RTO. */
-	assert_int_equal(fw_st(0)->rto_fires, 0);
-	fw_inject(&W, 1, &again, false, false);
+	assert_int_equal(fakewire_st(0)->rto_fires, 0);
+	fakewire_inject(&W, 1, &again, false, false);
 	assert_int_equal(W.delivered[7], 1);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_RUDI_RESP, &rsp));
-	fw_inject(&W, 0, &rsp, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_RUDI_RESP, &rsp));
+	fakewire_inject(&W, 0, &rsp, false, false);
 	assert_int_equal(W.done_ok[7], 1);
 }
 
@@ -204,7 +204,7 @@ static int
 setup_few_backoffs(void **state)
 {
 	(void)state;
-	return fw_setup_with(1, few_backoffs);
+	return fakewire_setup_with(1, few_backoffs);
 }
 
 static bool
@@ -221,13 +221,13 @@ pds_rudi__refused_always_fails_econnrefused(void **state)
 	(void)state;
 	W.refuse_left = 100;
 	W.refuse_code = UET_NACK_NO_RESOURCE;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUDI, 8, 0), 0);
-	assert_true(fw_run(&W, 1000, 1000000000ull, rudi_failed, NULL));
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUDI, 8, 0), 0);
+	assert_true(fakewire_run(&W, 1000, 1000000000ull, rudi_failed, NULL));
 	assert_int_equal(W.last_status[0], -ECONNREFUSED);
 	assert_int_equal(W.refusals, 3);
-	assert_int_equal(fw_st(0)->retx_backoff, 2);
+	assert_int_equal(fakewire_st(0)->retx_backoff, 2);
 	assert_int_equal(W.delivered[8], 0);
-	assert_true(fw_pools_idle(&W));
+	assert_true(fakewire_pools_idle(&W));
 }
 
 static bool
@@ -250,24 +250,24 @@ pds_rudi_nack__trimmed_every_time_fails_etimedout(void **state)
 	(void)state;
 	W.f[0].trim = 1000000;
 	t0 = W.now;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUDI, 9, 0), 0);
-	assert_true(fw_run(&W, 1000, 10 * pds_dead_ns(W.pds[0]), rudi9_done,
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUDI, 9, 0), 0);
+	assert_true(fakewire_run(&W, 1000, 10 * pds_dead_ns(W.pds[0]), rudi9_done,
 			   NULL));
 	assert_int_equal(W.done_err[9], 1);
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
 	assert_int_equal(W.delivered[9], 0);
-	assert_int_equal(fw_st(0)->nack_retx_limit, 1);
-	assert_true(fw_st(0)->retx_trim >= W.pds[0]->cfg.max_nack_retx);
+	assert_int_equal(fakewire_st(0)->nack_retx_limit, 1);
+	assert_true(fakewire_st(0)->retx_trim >= W.pds[0]->cfg.max_nack_retx);
 	assert_true(W.now - t0 >= pds_dead_ns(W.pds[0]));
 	assert_true(W.now - t0 < 2 * pds_dead_ns(W.pds[0]));
-	assert_true(fw_pools_idle(&W));
+	assert_true(fakewire_pools_idle(&W));
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) FW_TEST(f, fw_setup)
+#define T(f) FW_TEST(f, fakewire_setup)
 		T(pds_rudi__request_answered_by_resp),
 		T(pds_rudi__trim_nack_nt_retransmits),
 		T(pds_rudi__rto_then_timeout),

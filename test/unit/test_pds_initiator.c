@@ -22,7 +22,7 @@ static int
 setup(void **state)
 {
 	(void)state;
-	return fw_setup_with(11, idle_close_cfg);
+	return fakewire_setup_with(11, idle_close_cfg);
 }
 
 static void
@@ -36,7 +36,7 @@ static int
 setup_events(void **state)
 {
 	(void)state;
-	return fw_setup_with(11, idle_close_events_cfg);
+	return fakewire_setup_with(11, idle_close_events_cfg);
 }
 
 static void
@@ -45,20 +45,20 @@ pds_initiator_submit__syn_kept_until_first_ack(void **state)
 	struct uet_pds_tx a, b, ack, c;
 
 	(void)state;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &a));
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &b));
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &a));
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &b));
 	assert_true(a.hdr.flags & UET_PDS_F_SYN);
 	assert_true(b.hdr.flags & UET_PDS_F_SYN);
 	assert_int_equal(a.hdr.u.req.psn_offset, 0);
 	assert_int_equal(b.hdr.u.req.psn_offset, 1);
-	fw_inject(&W, 1, &a, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
-	fw_inject(&W, 0, &ack, false, false);
+	fakewire_inject(&W, 1, &a, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 0, &ack, false, false);
 	assert_int_equal(W.done_ok[1], 1);
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 3, 0), 0);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &c));
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 3, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &c));
 	assert_false(c.hdr.flags & UET_PDS_F_SYN);
 	assert_int_equal(c.hdr.u.req.dpdcid, ack.hdr.u.ack.spdcid);
 }
@@ -72,9 +72,9 @@ pds_initiator_submit__start_psns_far_apart(void **state)
 
 	(void)state;
 	for (k = 0; k < 4; k++) {
-		assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 10 + k, 0,
+		assert_int_equal(fakewire_submit_job(&W, UET_PDS_MODE_RUD, 10 + k, 0,
 					       (uint32_t)k), 0);
-		assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &t));
+		assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &t));
 		psn = t.hdr.u.req.psn;
 		if (k > 0) {
 			int32_t d = uet_psn_diff(psn, prev);
@@ -93,19 +93,19 @@ pds_initiator_submit__exhaustion_is_eagain(void **state)
 	(void)state;
 	/* 4 transmit blocks: a fifth busy PDC cannot start. */
 	for (k = 0; k < 4; k++)
-		assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, k, 0,
+		assert_int_equal(fakewire_submit_job(&W, UET_PDS_MODE_RUD, k, 0,
 					       (uint32_t)k), 0);
-	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 9, 0, 9),
+	assert_int_equal(fakewire_submit_job(&W, UET_PDS_MODE_RUD, 9, 0, 9),
 			 -EAGAIN);
-	assert_int_equal(fw_st(0)->exhaust_txblk, 1);
+	assert_int_equal(fakewire_st(0)->exhaust_txblk, 1);
 	/* Window of 64 PSNs on one PDC: requests may take all 64 (the CLEAR
 	 * that moves a held CACK on takes none). */
 	for (k = 1; k < 64; k++)
-		assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 100 + k, 0,
+		assert_int_equal(fakewire_submit_job(&W, UET_PDS_MODE_RUD, 100 + k, 0,
 					       0), 0);
-	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 200, 0, 0),
+	assert_int_equal(fakewire_submit_job(&W, UET_PDS_MODE_RUD, 200, 0, 0),
 			 -EAGAIN);
-	assert_int_equal(fw_submit(&W, 9, 1, 0), -EINVAL);
+	assert_int_equal(fakewire_submit(&W, 9, 1, 0), -EINVAL);
 }
 
 static void
@@ -115,22 +115,22 @@ pds_initiator_timer__rto_backoff_then_fail(void **state)
 
 	(void)state;
 	W.f[0].dead = true;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 5, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 5, 0), 0);
 	for (t = 0; t < 200000000 && W.done_err[5] == 0; t += 10000)
-		fw_step(&W, 10000);
+		fakewire_step(&W, 10000);
 	assert_int_equal(W.done_err[5], 1);
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
 	/* 5 retries, then the 6th expiry fails (UEC 1.0 PDS retransmission). */
-	assert_int_equal(fw_st(0)->rto_fires, 6);
+	assert_int_equal(fakewire_st(0)->rto_fires, 6);
 	/* Each RTO resends the one request (the tail-loss probe of a
 	 * SYN-state PDC resends it too, counted as a probe). */
-	assert_int_equal(fw_st(0)->retx_rto, 5);
-	assert_int_equal(fw_st(0)->rto_spurious, 0);
-	assert_int_equal(fw_st(0)->tlp_fires, 1);
-	assert_int_equal(fw_st(0)->pdc_fail, 1);
+	assert_int_equal(fakewire_st(0)->retx_rto, 5);
+	assert_int_equal(fakewire_st(0)->rto_spurious, 0);
+	assert_int_equal(fakewire_st(0)->tlp_fires, 1);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 1);
 	/* 1+2+4+8+16+32 ms of back-off elapsed. */
 	assert_true(W.now >= 63000000);
-	assert_true(fw_pools_idle(&W));
+	assert_true(fakewire_pools_idle(&W));
 }
 
 /* The doubling RTO stops at rto_max: 24 retries against a dead peer
@@ -147,7 +147,7 @@ static int
 setup_capped(void **state)
 {
 	(void)state;
-	return fw_setup_with(11, capped_cfg);
+	return fakewire_setup_with(11, capped_cfg);
 }
 
 static void
@@ -157,15 +157,15 @@ pds_initiator_timer__rto_capped_then_fail(void **state)
 
 	(void)state;
 	W.f[0].dead = true;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 5, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 5, 0), 0);
 	for (t = 0; t < 10000000000ull && W.done_err[5] == 0; t += 1000000)
-		fw_step(&W, 1000000);
+		fakewire_step(&W, 1000000);
 	assert_int_equal(W.done_err[5], 1);
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
-	assert_int_equal(fw_st(0)->rto_fires, 25);
+	assert_int_equal(fakewire_st(0)->rto_fires, 25);
 	assert_true(W.now >= 1927000000ull);
 	assert_true(W.now < 1927000000ull + 10000000);
-	assert_true(fw_pools_idle(&W));
+	assert_true(fakewire_pools_idle(&W));
 }
 
 static void
@@ -175,15 +175,15 @@ pds_initiator_timer__tail_loss_probe_recovers(void **state)
 	/* Lose the data packet only: in SYN state (no dpdcid for a CP to
 	 * name) the tail-loss probe resends it, before any RTO. */
 	W.f[0].drop = 1000000;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 6, 0), 0);
-	fw_step(&W, 1000);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 6, 0), 0);
+	fakewire_step(&W, 1000);
 	W.f[0].drop = 0;
 	while (W.done_ok[6] == 0 && W.now < 100000000)
-		fw_step(&W, 10000);
+		fakewire_step(&W, 10000);
 	assert_int_equal(W.done_ok[6], 1);
-	assert_int_equal(fw_st(0)->tlp_fires, 1);
-	assert_int_equal(fw_st(0)->rto_fires, 0);
-	assert_int_equal(fw_st(0)->tx_type[UET_PDS_TYPE_CP], 0);
+	assert_int_equal(fakewire_st(0)->tlp_fires, 1);
+	assert_int_equal(fakewire_st(0)->rto_fires, 0);
+	assert_int_equal(fakewire_st(0)->tx_type[UET_PDS_TYPE_CP], 0);
 	assert_int_equal(W.delivered[6], 1);
 }
 
@@ -191,12 +191,12 @@ static void
 pds_initiator_timer__idle_close(void **state)
 {
 	(void)state;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 7, 0), 0);
-	while (!fw_pools_idle(&W) && W.now < 50000000)
-		fw_step(&W, 10000);
-	assert_true(fw_pools_idle(&W));
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 7, 0), 0);
+	while (!fakewire_pools_idle(&W) && W.now < 50000000)
+		fakewire_step(&W, 10000);
+	assert_true(fakewire_pools_idle(&W));
 	assert_int_equal(W.done_ok[7], 1);
-	assert_int_equal(fw_st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 1);
+	assert_int_equal(fakewire_st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 1);
 	assert_true(W.now >= 2000000);
 }
 
@@ -219,22 +219,22 @@ pds_initiator_timer__locked_pdc_not_idle_closed(void **state)
 	uint32_t h = UINT32_MAX;
 
 	(void)state;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 7, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 7, 0), 0);
 	while (W.done_ok[7] == 0 && W.now < 10000000)
-		fw_step(&W, 10000);
+		fakewire_step(&W, 10000);
 	assert_int_equal(W.done_ok[7], 1);
 	assert_int_equal(uet_pds_pdc_foreach(W.pds[0], init_handle_cb, &h), 1);
 	assert_int_equal(uet_pds_pdc_lock(W.pds[0], h), 0);
 	while (W.now < 20000000) /* ten idle-close times */
-		fw_step(&W, 10000);
-	assert_int_equal(fw_st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 0);
-	assert_false(fw_pools_idle(&W));
+		fakewire_step(&W, 10000);
+	assert_int_equal(fakewire_st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 0);
+	assert_false(fakewire_pools_idle(&W));
 	assert_int_equal(uet_pds_pdc_unlock(W.pds[0], h, W.now), 0);
 	assert_int_equal(uet_pds_pdc_unlock(W.pds[0], h, W.now), -EINVAL);
-	while (!fw_pools_idle(&W) && W.now < 50000000)
-		fw_step(&W, 10000);
-	assert_true(fw_pools_idle(&W));
-	assert_int_equal(fw_st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 1);
+	while (!fakewire_pools_idle(&W) && W.now < 50000000)
+		fakewire_step(&W, 10000);
+	assert_true(fakewire_pools_idle(&W));
+	assert_int_equal(fakewire_st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 1);
 	assert_int_equal(uet_pds_pdc_unlock(W.pds[0], h, W.now), -ENOENT);
 }
 
@@ -253,21 +253,21 @@ pds_initiator_idle__keepalive_meets_dropped_pdc_fails(void **state)
 	/* Past the receive window (64): the CLEAR's PSN is no PSN of the
 	 * return direction (pds_nack_ret_fatal does not take it). */
 	for (k = 0; k < 100; k++) {
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
 		while (W.done_ok[k] == 0 && W.now < 100000000)
-			fw_step(&W, 10000);
+			fakewire_step(&W, 10000);
 		assert_int_equal(W.done_ok[k], 1);
 	}
 	assert_int_equal(uet_pds_pdc_foreach(W.pds[0], init_handle_cb, &h), 1);
 	assert_int_equal(uet_pds_pdc_lock(W.pds[0], h), 0);
 	pds_pdc_free(W.pds[1], pds_handle_pdc(W.pds[1], W.last_pdc[1]));
-	while (!fw_pools_idle(&W) && W.now < 50000000)
-		fw_step(&W, 10000);
-	assert_true(fw_pools_idle(&W));
-	assert_true(fw_st(0)->lock_keepalive >= 1);
-	assert_true(fw_st(0)->nack_rx[UET_NACK_INV_DPDCID] >= 1);
-	assert_int_equal(fw_st(0)->pdc_fail, 1);
-	assert_int_equal(fw_st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 0);
+	while (!fakewire_pools_idle(&W) && W.now < 50000000)
+		fakewire_step(&W, 10000);
+	assert_true(fakewire_pools_idle(&W));
+	assert_true(fakewire_st(0)->lock_keepalive >= 1);
+	assert_true(fakewire_st(0)->nack_rx[UET_NACK_INV_DPDCID] >= 1);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 1);
+	assert_int_equal(fakewire_st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 0);
 }
 
 static void
@@ -281,9 +281,9 @@ pds_initiator_submit__psn_wrap(void **state)
 	W.f[0].drop = 100000;
 	W.f[0].reorder = 200000;
 	for (k = 0; k < 40; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
-	while (!fw_pools_idle(&W) && W.now < 500000000)
-		fw_step(&W, 5000);
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
+	while (!fakewire_pools_idle(&W) && W.now < 500000000)
+		fakewire_step(&W, 5000);
 	for (k = 0; k < 40; k++) {
 		assert_int_equal(W.done_ok[k], 1);
 		assert_int_equal(W.delivered[k], 1);
@@ -296,9 +296,9 @@ pds_initiator_close__on_request(void **state)
 	struct pds_pdc *c;
 
 	(void)state;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 8, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 8, 0), 0);
 	while (W.done_ok[8] == 0)
-		fw_step(&W, 1000);
+		fakewire_step(&W, 1000);
 	c = pds_ikey_find(W.pds[0], &W.fa[1], 42, 1, UET_PDS_MODE_RUD);
 	assert_non_null(c);
 	assert_int_equal(uet_pds_pdc_close(W.pds[0],
@@ -307,9 +307,9 @@ pds_initiator_close__on_request(void **state)
 					   W.now), 0);
 	assert_null(pds_ikey_find(W.pds[0], &W.fa[1], 42, 1,
 				  UET_PDS_MODE_RUD));
-	while (!fw_pools_idle(&W) && W.now < 10000000)
-		fw_step(&W, 1000);
-	assert_true(fw_pools_idle(&W));
+	while (!fakewire_pools_idle(&W) && W.now < 10000000)
+		fakewire_step(&W, 1000);
+	assert_true(fakewire_pools_idle(&W));
 	assert_true(W.now < 2000000); /* before the idle timer */
 }
 
@@ -323,7 +323,7 @@ static int
 setup_one_tx_block(void **state)
 {
 	(void)state;
-	return fw_setup_with(11, one_tx_block_cfg);
+	return fakewire_setup_with(11, one_tx_block_cfg);
 }
 
 /* A CLOSE that finds no free transmit block is tried again after
@@ -339,10 +339,10 @@ pds_initiator_close__no_tx_block_retries_after_rto_init(void **state)
 	(void)state;
 	p = W.pds[0];
 	for (uint32_t j = 0; j < 2; j++) {
-		assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, j, 0,
+		assert_int_equal(fakewire_submit_job(&W, UET_PDS_MODE_RUD, j, 0,
 					       42 + j), 0);
 		while (W.done_ok[j] == 0 && W.now < 10000000)
-			fw_step(&W, 1000);
+			fakewire_step(&W, 1000);
 		assert_int_equal(W.done_ok[j], 1);
 		c[j] = pds_ikey_find(p, &W.fa[1], 42 + j, 1,
 				     UET_PDS_MODE_RUD);
@@ -355,9 +355,9 @@ pds_initiator_close__no_tx_block_retries_after_rto_init(void **state)
 	assert_int_equal(c[0]->state, PDC_CLOSING); /* took the block */
 	assert_int_not_equal(c[1]->state, PDC_CLOSING);
 	assert_true(pds_initiator_deadline(p, c[1]) >= W.now + p->cfg.rto_init_ns);
-	while (!fw_pools_idle(&W) && W.now < 100000000)
-		fw_step(&W, 1000);
-	assert_true(fw_pools_idle(&W));
+	while (!fakewire_pools_idle(&W) && W.now < 100000000)
+		fakewire_step(&W, 1000);
+	assert_true(fakewire_pools_idle(&W));
 }
 
 /* Send @p n requests on a fresh pair and check every descriptor's AR flag
@@ -373,14 +373,14 @@ ar_run(uint32_t cwnd, uint32_t trigger, unsigned int n)
 	unsigned int i, k, ar = 0;
 	bool want;
 
-	fw_test_config(&cfg);
+	fakewire_test_config(&cfg);
 	cfg.mtu = 1024;
 	cfg.cc_param = cwnd;
 	cfg.ack_threshold = trigger;
-	assert_int_equal(fw_init(&w, &cfg, 5), 0);
+	assert_int_equal(fakewire_init(&w, &cfg, 5), 0);
 	for (i = 0; i < n; i++)
-		assert_int_equal(fw_submit(&w, UET_PDS_MODE_RUD, i, 0), 0);
-	k = fw_take(&w, 0, tx, 64);
+		assert_int_equal(fakewire_submit(&w, UET_PDS_MODE_RUD, i, 0), 0);
+	k = fakewire_take(&w, 0, tx, 64);
 	assert_true(k > 0);
 	for (i = 0; i < k; i++) {
 		/* The packet counts in flight before AR is decided (UEC 1.0
@@ -391,7 +391,7 @@ ar_run(uint32_t cwnd, uint32_t trigger, unsigned int n)
 		assert_int_equal(!!(tx[i].hdr.flags & UET_PDS_F_AR), want);
 		ar += want;
 	}
-	fw_fini(&w);
+	fakewire_fini(&w);
 	return ar;
 }
 
@@ -422,30 +422,30 @@ cp__close_consumes_a_psn(void **state)
 	struct uet_pds_tx req, ack, cl, again;
 
 	(void)state;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 9, 0), 0);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &req));
-	fw_inject(&W, 1, &req, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
-	fw_inject(&W, 0, &ack, false, false);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 9, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &req));
+	fakewire_inject(&W, 1, &req, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 0, &ack, false, false);
 	assert_int_equal(W.done_ok[9], 1);
 	W.now += 3000000;       /* idle for close_idle */
 	uet_pds_advance(W.pds[0], W.now);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cl)); /* lost */
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &cl)); /* lost */
 	assert_int_equal(cl.hdr.next_hdr, UET_PDS_CTL_CLOSE);
 	assert_int_equal(cl.hdr.u.cp.psn, req.hdr.u.req.psn + 1);
 	assert_true(cl.hdr.flags & UET_PDS_F_AR);
 	assert_false(cl.hdr.flags & UET_PDS_F_RETX);
 	W.now += 2000000;       /* past the RTO */
 	uet_pds_advance(W.pds[0], W.now);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &again));
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &again));
 	assert_int_equal(again.hdr.next_hdr, UET_PDS_CTL_CLOSE);
 	assert_int_equal(again.hdr.u.cp.psn, cl.hdr.u.cp.psn);
 	assert_true(again.hdr.flags & UET_PDS_F_RETX);
-	fw_inject(&W, 1, &again, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 1, &again, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	assert_int_equal(ack.hdr.u.ack.cack_psn, cl.hdr.u.cp.psn);
-	fw_inject(&W, 0, &ack, false, false);
-	assert_true(fw_pools_idle(&W));
+	fakewire_inject(&W, 0, &ack, false, false);
+	assert_true(fakewire_pools_idle(&W));
 }
 
 /*
@@ -464,36 +464,36 @@ pds_initiator_close__target_gone_is_closed(void **state)
 	uint16_t n, k;
 
 	(void)state;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 8, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 8, 0), 0);
 	while (W.done_ok[8] == 0 && W.now < 10000000)
-		fw_step(&W, 10000);
+		fakewire_step(&W, 10000);
 	assert_int_equal(W.done_ok[8], 1);
 	/* Idle for close_idle: the CLOSE CP leaves. */
 	W.now += 3000000;
 	uet_pds_advance(W.pds[0], W.now);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cl));
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &cl));
 	assert_int_equal(cl.hdr.next_hdr, UET_PDS_CTL_CLOSE);
-	fw_inject(&W, 1, &cl, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack)); /* lost */
+	fakewire_inject(&W, 1, &cl, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack)); /* lost */
 	/* Past the tail-loss probe delay: no ACK_REQ behind the CLOSE. */
 	W.now += 600000;
 	uet_pds_advance(W.pds[0], W.now);
-	assert_int_equal(fw_st(0)->tx_ctl[UET_PDS_CTL_ACK_REQ], 0);
+	assert_int_equal(fakewire_st(0)->tx_ctl[UET_PDS_CTL_ACK_REQ], 0);
 	/* The RTO resends the CLOSE; the target no longer knows the PDC. */
 	W.now += 2000000;
 	uet_pds_advance(W.pds[0], W.now);
-	n = fw_take(&W, 0, tx, 8);
+	n = fakewire_take(&W, 0, tx, 8);
 	for (k = 0; k < n; k++)
 		if (tx[k].hdr.type == UET_PDS_TYPE_CP)
-			fw_inject(&W, 1, &tx[k], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+			fakewire_inject(&W, 1, &tx[k], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_INV_DPDCID);
-	fw_inject(&W, 0, &nack, false, false);
+	fakewire_inject(&W, 0, &nack, false, false);
 	assert_int_equal(W.pdc_down[0], 1);
 	assert_int_equal(W.pdc_down_status[0], -EPIPE);
-	assert_int_equal(fw_st(0)->pdc_fail, 0);
-	assert_int_equal(fw_st(0)->close_nack, 1);
-	assert_true(fw_pools_idle(&W));
+	assert_int_equal(fakewire_st(0)->pdc_fail, 0);
+	assert_int_equal(fakewire_st(0)->close_nack, 1);
+	assert_true(fakewire_pools_idle(&W));
 }
 
 /*
@@ -514,30 +514,30 @@ stall_window_received(uint8_t flags)
 
 	W.resp_expected = (flags & UET_PDS_SUBMIT_RESP) != 0;
 	W.resp_default = W.resp_expected;
-	na = fw_window_acks_held(&W, 0, 64, flags, acks, 64);
+	na = fakewire_window_acks_held(&W, 0, 64, flags, acks, 64);
 	assert_true(na > 0);
 	for (c = 0; c < 64; c++)
 		assert_int_equal(W.delivered[c], 1);
 	W.now += 100000000;
 	uet_pds_advance(W.pds[0], W.now);
-	assert_int_equal(fw_st(0)->rto_fires, 1);
-	assert_int_equal(fw_take(&W, 0, tx, 64), 1);
+	assert_int_equal(fakewire_st(0)->rto_fires, 1);
+	assert_int_equal(fakewire_take(&W, 0, tx, 64), 1);
 	head = tx[0];
 	assert_int_equal(head.kind, UET_PDS_TX_RETX);
 	assert_int_equal(head.cookie, 0);
 	assert_true(head.hdr.flags & UET_PDS_F_RETX);
-	assert_int_equal(fw_st(0)->retx_rto, 1);
+	assert_int_equal(fakewire_st(0)->retx_rto, 1);
 	for (i = 0; i < na; i++)
-		fw_inject(&W, 0, &acks[i], false, false);
+		fakewire_inject(&W, 0, &acks[i], false, false);
 	for (c = 0; c < 64; c++)
 		assert_int_equal(W.done_ok[c], 1);
-	assert_int_equal(fw_st(0)->rto_spurious, 1);
-	assert_int_equal(fw_take(&W, 0, tx, 64), 0);
-	assert_int_equal(fw_retx_sent(0), 1);
-	assert_int_equal(fw_st(0)->resend_cancelled, 0);
+	assert_int_equal(fakewire_st(0)->rto_spurious, 1);
+	assert_int_equal(fakewire_take(&W, 0, tx, 64), 0);
+	assert_int_equal(fakewire_retx_sent(0), 1);
+	assert_int_equal(fakewire_st(0)->resend_cancelled, 0);
 	/* The resend reaches the target as a duplicate, nothing else. */
-	fw_inject(&W, 1, &head, false, false);
-	assert_int_equal(fw_st(1)->dup_rx, 1);
+	fakewire_inject(&W, 1, &head, false, false);
+	assert_int_equal(fakewire_st(1)->dup_rx, 1);
 	assert_int_equal(W.delivered[0], 1);
 }
 
@@ -565,18 +565,18 @@ pds_initiator_rto__acked_between_mark_and_drain_not_counted(void **state)
 	uint16_t na, i;
 
 	(void)state;
-	na = fw_window_acks_held(&W, 0, 64, 0, acks, 64);
+	na = fakewire_window_acks_held(&W, 0, 64, 0, acks, 64);
 	assert_true(na > 0);
 	W.now += 100000000;
 	uet_pds_advance(W.pds[0], W.now);
-	assert_int_equal(fw_st(0)->rto_fires, 1);
+	assert_int_equal(fakewire_st(0)->rto_fires, 1);
 	for (i = 0; i < na; i++)
-		fw_inject(&W, 0, &acks[i], false, false);
-	assert_int_equal(fw_st(0)->resend_cancelled, 1);
-	assert_int_equal(fw_take(&W, 0, tx, 64), 0);
-	assert_int_equal(fw_retx_sent(0), 0);
-	assert_int_equal(fw_st(0)->rto_spurious, 1);
-	assert_int_equal(fw_st(1)->dup_rx, 0);
+		fakewire_inject(&W, 0, &acks[i], false, false);
+	assert_int_equal(fakewire_st(0)->resend_cancelled, 1);
+	assert_int_equal(fakewire_take(&W, 0, tx, 64), 0);
+	assert_int_equal(fakewire_retx_sent(0), 0);
+	assert_int_equal(fakewire_st(0)->rto_spurious, 1);
+	assert_int_equal(fakewire_st(1)->dup_rx, 0);
 }
 
 /* The window really was lost: the RTO resends the oldest packet, and its
@@ -591,25 +591,25 @@ pds_initiator_rto__window_lost_goes_back_on_ack(void **state)
 
 	(void)state;
 	for (c = 0; c < 64; c++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
-	assert_int_equal(fw_take(&W, 0, tx, 64), 64); /* all lost */
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, tx, 64), 64); /* all lost */
 	W.now += 100000000;
 	uet_pds_advance(W.pds[0], W.now);
-	assert_int_equal(fw_take(&W, 0, tx, 64), 1);
+	assert_int_equal(fakewire_take(&W, 0, tx, 64), 1);
 	assert_int_equal(tx[0].cookie, 0);
-	fw_inject(&W, 1, &tx[0], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
-	fw_inject(&W, 0, &ack, false, false);
-	assert_int_equal(fw_st(0)->rto_spurious, 0);
-	k = fw_take(&W, 0, tx, 64);
+	fakewire_inject(&W, 1, &tx[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 0, &ack, false, false);
+	assert_int_equal(fakewire_st(0)->rto_spurious, 0);
+	k = fakewire_take(&W, 0, tx, 64);
 	assert_int_equal(k, 63);
 	for (i = 0; i < k; i++) {
 		assert_int_equal(tx[i].kind, UET_PDS_TX_RETX);
 		assert_int_equal(tx[i].cookie, i + 1);
 	}
-	assert_int_equal(fw_st(0)->retx_rto, 64);
-	assert_int_equal(fw_retx_sent(0), 64);
-	assert_int_equal(fw_st(0)->rto_fires, 1);
+	assert_int_equal(fakewire_st(0)->retx_rto, 64);
+	assert_int_equal(fakewire_retx_sent(0), 64);
+	assert_int_equal(fakewire_st(0)->rto_fires, 1);
 }
 
 /* Without an answer, the k-th RTO in a row resends the 2^(k-1) oldest
@@ -623,19 +623,19 @@ pds_initiator_rto__rounds_double_the_resends(void **state)
 
 	(void)state;
 	for (c = 0; c < 64; c++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
-	assert_int_equal(fw_take(&W, 0, tx, 64), 64); /* all lost */
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, tx, 64), 64); /* all lost */
 	for (r = 0; r < 5; r++) {
 		W.now += (W.pds[0]->cfg.rto_init_ns << r) +
 			 2 * W.pds[0]->cfg.timer_tick_ns;
 		uet_pds_advance(W.pds[0], W.now);
-		assert_int_equal(fw_st(0)->rto_fires, r + 1);
-		assert_int_equal(fw_take(&W, 0, tx, 64), want[r]);
+		assert_int_equal(fakewire_st(0)->rto_fires, r + 1);
+		assert_int_equal(fakewire_take(&W, 0, tx, 64), want[r]);
 		assert_int_equal(tx[0].cookie, 0);
 		assert_int_equal(tx[want[r] - 1].cookie, want[r] - 1);
 	}
-	assert_int_equal(fw_st(0)->retx_rto, 1 + 2 + 4 + 8 + 16);
-	assert_int_equal(fw_retx_sent(0), 1 + 2 + 4 + 8 + 16);
+	assert_int_equal(fakewire_st(0)->retx_rto, 1 + 2 + 4 + 8 + 16);
+	assert_int_equal(fakewire_retx_sent(0), 1 + 2 + 4 + 8 + 16);
 }
 
 /* With the timeout capped (rto_max 4 ms = 4 RTO_INIT), so is the burst:
@@ -650,7 +650,7 @@ static int
 setup_rto_max_4ms(void **state)
 {
 	(void)state;
-	return fw_setup_with(1, rto_max_4ms);
+	return fakewire_setup_with(1, rto_max_4ms);
 }
 
 static void
@@ -662,17 +662,17 @@ pds_initiator_rto__resends_capped_with_the_timeout(void **state)
 
 	(void)state;
 	for (c = 0; c < 64; c++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
-	assert_int_equal(fw_take(&W, 0, tx, 64), 64); /* all lost */
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, tx, 64), 64); /* all lost */
 	for (r = 0; r < 5; r++) {
 		W.now += 4000000 + 2 * W.pds[0]->cfg.timer_tick_ns;
 		uet_pds_advance(W.pds[0], W.now);
-		assert_int_equal(fw_st(0)->rto_fires, r + 1);
-		assert_int_equal(fw_take(&W, 0, tx, 64), want[r]);
+		assert_int_equal(fakewire_st(0)->rto_fires, r + 1);
+		assert_int_equal(fakewire_take(&W, 0, tx, 64), want[r]);
 		assert_int_equal(tx[0].cookie, 0);
 		sum += want[r];
 	}
-	assert_int_equal(fw_st(0)->retx_rto, sum);
+	assert_int_equal(fakewire_st(0)->retx_rto, sum);
 }
 
 static void
@@ -705,21 +705,21 @@ send_200(void)
 	uint16_t n, k;
 
 	for (k = 0; k < 200; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
 	/* All at once, as a transmit burst would take them. */
-	n = fw_take(&W, 0, tx, 256);
+	n = fakewire_take(&W, 0, tx, 256);
 	assert_int_equal(n, 64);
 	for (k = 0; k < n; k++)
-		fw_inject(&W, 1, &tx[k], false, false);
-	assert_true(fw_run(&W, 1000, 100000000ull, all_200, NULL));
+		fakewire_inject(&W, 1, &tx[k], false, false);
+	assert_true(fakewire_run(&W, 1000, 100000000ull, all_200, NULL));
 	for (k = 0; k < 200; k++) {
 		assert_int_equal(W.delivered[k], 1);
 		assert_int_equal(W.done_ok[k], 1);
 	}
-	assert_int_equal(fw_st(1)->nack_tx[UET_NACK_PSN_OOR_WINDOW], 0);
-	assert_int_equal(fw_st(0)->nack_rx[UET_NACK_PSN_OOR_WINDOW], 0);
+	assert_int_equal(fakewire_st(1)->nack_tx[UET_NACK_PSN_OOR_WINDOW], 0);
+	assert_int_equal(fakewire_st(0)->nack_rx[UET_NACK_PSN_OOR_WINDOW], 0);
 	assert_int_equal(W.tx_retx[0], 0);
-	assert_true(fw_st(0)->mpr_limited > 0);
+	assert_true(fakewire_st(0)->mpr_limited > 0);
 }
 
 /* UEC 1.0 MP_Range (pds_initiator_range): transmit window 256, receive window
@@ -730,7 +730,7 @@ static void
 pds_initiator_range__rx_window_smaller_than_tx_window(void **state)
 {
 	(void)state;
-	assert_int_equal(fw_setup_with(21, wide_tx_cfg), 0);
+	assert_int_equal(fakewire_setup_with(21, wide_tx_cfg), 0);
 	W.jitter_ns = 0;
 	send_200();
 	assert_int_equal(W.tx_pkts[0], 200 - 64);
@@ -745,26 +745,26 @@ pds_initiator_range__told_by_ack_cc(void **state)
 	struct uet_pds_config cfg;
 
 	(void)state;
-	assert_int_equal(fw_setup_with(22, wide_tx_cfg), 0);
+	assert_int_equal(fakewire_setup_with(22, wide_tx_cfg), 0);
 	W.jitter_ns = 0;
 	uet_pds_free(W.pds[0]);
-	fw_test_config(&cfg);
+	fakewire_test_config(&cfg);
 	wide_tx_cfg(&cfg);
 	cfg.rx_window = 256;
 	cfg.seed = 77;
 	W.pds[0] = uet_pds_create(&cfg);
 	assert_non_null(W.pds[0]);
 	uet_pds_free(W.pds[1]);
-	fw_test_config(&cfg);
+	fakewire_test_config(&cfg);
 	wide_tx_cfg(&cfg);
 	cfg.ack_cc_always = true;
 	cfg.seed = 78;
 	W.pds[1] = uet_pds_create(&cfg);
 	assert_non_null(W.pds[1]);
 	/* One message opens the PDC; its ACK_CC says MP_Range 64. */
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 300, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 300, 0), 0);
 	while (W.done_ok[300] == 0 && W.now < 10000000)
-		fw_step(&W, 1000);
+		fakewire_step(&W, 1000);
 	assert_int_equal(W.done_ok[300], 1);
 	send_200();
 }
@@ -779,11 +779,11 @@ range_wire(uint64_t seed)
 	struct uet_pds_config cfg;
 	int k;
 
-	assert_int_equal(fw_setup_with(seed, wide_tx_cfg), 0);
+	assert_int_equal(fakewire_setup_with(seed, wide_tx_cfg), 0);
 	W.jitter_ns = 0;
 	for (k = 0; k < 2; k++) {
 		uet_pds_free(W.pds[k]);
-		fw_test_config(&cfg);
+		fakewire_test_config(&cfg);
 		wide_tx_cfg(&cfg);
 		if (k == 0)
 			cfg.rx_window = 256;
@@ -838,14 +838,14 @@ pds_initiator_tx_retx__oor_nacked_resent_inside_the_range(void **state)
 	memset(oor_seen, 0, sizeof(oor_seen));
 	W.drop_fn = drop_two_of_0;
 	for (k = 0; k < 200; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
-	assert_true(fw_run(&W, 1000, 100000000ull, all_200, NULL));
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
+	assert_true(fakewire_run(&W, 1000, 100000000ull, all_200, NULL));
 	for (k = 0; k < 200; k++) {
 		assert_int_equal(W.delivered[k], 1);
 		assert_int_equal(W.done_ok[k], 1);
 	}
 	/* Before the first ACK_CC told the range, the burst ran past it. */
-	assert_true(fw_st(1)->nack_tx[UET_NACK_PSN_OOR_WINDOW] > 0);
+	assert_true(fakewire_st(1)->nack_tx[UET_NACK_PSN_OOR_WINDOW] > 0);
 	assert_int_equal(oor_twice, 0);
 }
 
@@ -865,22 +865,22 @@ pds_initiator_room__range_runs_from_the_reported_cack(void **state)
 
 	(void)state;
 	W.resp_expected = true;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 0,
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 0,
 				   UET_PDS_SUBMIT_RESP), 0);
-	assert_true(fw_run(&W, 1000, 10000000ull, done_below, &first));
+	assert_true(fakewire_run(&W, 1000, 10000000ull, done_below, &first));
 	W.resp_expected = false;
 	for (k = 1; k <= last; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
-	n = fw_take(&W, 0, tx, 128);
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
+	n = fakewire_take(&W, 0, tx, 128);
 	assert_int_equal(n, 63);
 	assert_int_equal(tx[n - 1].cookie, 63);
 	for (k = 0; k < n; k++)
-		fw_inject(&W, 1, &tx[k], false, false);
+		fakewire_inject(&W, 1, &tx[k], false, false);
 	last++;
-	assert_true(fw_run(&W, 1000, 10000000ull, done_below, &last));
+	assert_true(fakewire_run(&W, 1000, 10000000ull, done_below, &last));
 	for (k = 1; k < last; k++)
 		assert_int_equal(W.delivered[k], 1);
-	assert_int_equal(fw_st(1)->nack_tx[UET_NACK_PSN_OOR_WINDOW], 0);
+	assert_int_equal(fakewire_st(1)->nack_tx[UET_NACK_PSN_OOR_WINDOW], 0);
 }
 
 /* ---- ROD go-back-N window (pds_rod_wnd_*) ---- */
@@ -910,40 +910,40 @@ pds_rod_wnd__goback_halves_ar_fills_ack_grows(void **state)
 	(void)state;
 	assert_int_equal(win, 64);
 	for (k = 0; k < win; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
 	/* a fresh PDC starts with the whole PSN window */
-	assert_int_equal(fw_take(&W, 0, tx, 64), 64);
+	assert_int_equal(fakewire_take(&W, 0, tx, 64), 64);
 	for (k = 0; k < win; k++)
 		assert_int_equal((tx[k].hdr.flags & UET_PDS_F_AR) != 0,
 				 k == win - 1);
-	fw_inject(&W, 1, &tx[0], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
-	fw_inject(&W, 0, &a, false, false);
-	fw_inject(&W, 1, &tx[2], false, false);      /* 1 lost */
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
-	fw_inject(&W, 0, &n, false, false);
-	assert_int_equal(fw_st(0)->rod_goback, 1);
+	fakewire_inject(&W, 1, &tx[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
+	fakewire_inject(&W, 0, &a, false, false);
+	fakewire_inject(&W, 1, &tx[2], false, false);      /* 1 lost */
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_st(0)->rod_goback, 1);
 	assert_int_equal(i->rod_wnd, win / 2);
 	/* the resends from the hole are within what flew already */
-	assert_int_equal(fw_take(&W, 0, tx, 64), win - 1);
+	assert_int_equal(fakewire_take(&W, 0, tx, 64), win - 1);
 	/* nothing new leaves while 63 > 32 packets are unacknowledged */
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, win, 0), 0);
-	assert_int_equal(fw_take(&W, 0, tx + 63, 1), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, win, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, tx + 63, 1), 0);
 	/* a second go-back halves again, down to rod_wnd_min at most */
 	W.pds[0]->pdc[0].u.i.rod_wnd = 9;
-	fw_inject(&W, 1, &tx[0], false, false);      /* 1 resent, arrives */
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
-	fw_inject(&W, 0, &a, false, false);
-	fw_inject(&W, 1, &tx[2], false, false);      /* the resend of 2 lost */
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
+	fakewire_inject(&W, 1, &tx[0], false, false);      /* 1 resent, arrives */
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
+	fakewire_inject(&W, 0, &a, false, false);
+	fakewire_inject(&W, 1, &tx[2], false, false);      /* the resend of 2 lost */
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
 	assert_int_equal(n.hdr.u.nack.psn, tx[1].hdr.u.req.psn);
-	fw_inject(&W, 0, &n, false, false);
-	assert_int_equal(fw_st(0)->rod_goback, 2);
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_st(0)->rod_goback, 2);
 	assert_int_equal(i->rod_wnd, W.pds[0]->cfg.rod_wnd_min);
 	/* everything delivered: each window's worth acknowledged adds one
 	 * (8 + 9 + 10 + 11 + 12 of the 63, in the chunks the ACKs took) */
 	k = win + 1;
-	assert_true(fw_run(&W, 1000, 10000000ull, done_below, &k));
+	assert_true(fakewire_run(&W, 1000, 10000000ull, done_below, &k));
 	for (k = 0; k <= win; k++)
 		assert_int_equal(W.done_ok[k], 1);
 	assert_int_equal(i->rod_wnd, W.pds[0]->cfg.rod_wnd_min + 5);
@@ -959,18 +959,18 @@ pds_rod_wnd__full_window_lost_gets_a_tail_probe(void **state)
 	struct uet_pds_tx tx[64];
 
 	(void)state;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, 0, 0), 0);
-	assert_true(fw_run(&W, 1000, 1000000ull, done_below, &one));
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, 0, 0), 0);
+	assert_true(fakewire_run(&W, 1000, 1000000ull, done_below, &one));
 	W.pds[0]->pdc[0].u.i.rod_wnd = 8;
 	for (k = 1; k <= 20; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
-	assert_int_equal(fw_take(&W, 0, tx, 64), 8);   /* all lost */
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, tx, 64), 8);   /* all lost */
 	W.f[0].dead = true;
 	while (W.now < 2 * W.pds[0]->cfg.tlp_ns &&
-	       fw_st(0)->tlp_fires + fw_st(0)->rto_fires == 0)
-		fw_step(&W, 1000);
-	assert_int_equal(fw_st(0)->tlp_fires, 1);
-	assert_int_equal(fw_st(0)->rto_fires, 0);
+	       fakewire_st(0)->tlp_fires + fakewire_st(0)->rto_fires == 0)
+		fakewire_step(&W, 1000);
+	assert_int_equal(fakewire_st(0)->tlp_fires, 1);
+	assert_int_equal(fakewire_st(0)->rto_fires, 0);
 }
 
 /* rod_wnd_min 0: no ROD window, a go-back leaves the flight as it was. */
@@ -984,7 +984,7 @@ static int
 setup_rod_wnd_off(void **state)
 {
 	(void)state;
-	return fw_setup_with(11, rod_wnd_off);
+	return fakewire_setup_with(11, rod_wnd_off);
 }
 
 static void
@@ -995,20 +995,20 @@ pds_rod_wnd__off_keeps_flight(void **state)
 
 	(void)state;
 	for (k = 0; k < 8; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
-	assert_int_equal(fw_take(&W, 0, tx, 64), 8);
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, tx, 64), 8);
 	for (k = 0; k < 8; k++)
 		assert_false(tx[k].hdr.flags & UET_PDS_F_AR);
-	fw_inject(&W, 1, &tx[0], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
-	fw_inject(&W, 0, &a, false, false);
-	fw_inject(&W, 1, &tx[2], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
-	fw_inject(&W, 0, &n, false, false);
-	assert_int_equal(fw_take(&W, 0, tx, 64), 7);
+	fakewire_inject(&W, 1, &tx[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
+	fakewire_inject(&W, 0, &a, false, false);
+	fakewire_inject(&W, 1, &tx[2], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_take(&W, 0, tx, 64), 7);
 	for (k = 8; k < 64; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
-	assert_int_equal(fw_take(&W, 0, tx, 64), 56);
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, tx, 64), 56);
 }
 
 /*
@@ -1042,14 +1042,14 @@ static int
 setup_rod_loss(void **state)
 {
 	(void)state;
-	return fw_setup_with(41, rod_loss_cfg);
+	return fakewire_setup_with(41, rod_loss_cfg);
 }
 
 static int
 setup_rod_loss_off(void **state)
 {
 	(void)state;
-	return fw_setup_with(41, rod_loss_off_cfg);
+	return fakewire_setup_with(41, rod_loss_off_cfg);
 }
 
 /* Submit ROD_LOSS_N messages as the PSN window admits them, run until
@@ -1065,12 +1065,12 @@ rod_loss_run(void)
 	W.f[0].drop = 10000;
 	while (W.now < 2000000000ull) {
 		while (next < ROD_LOSS_N &&
-		       fw_submit(&W, UET_PDS_MODE_ROD, next, 0) == 0)
+		       fakewire_submit(&W, UET_PDS_MODE_ROD, next, 0) == 0)
 			next++;
-		fw_step(&W, 500);
+		fakewire_step(&W, 500);
 		if (!warmed && done_below(&W, &warm)) {
 			warmed = true;
-			retx0 = fw_retx_sent(0);
+			retx0 = fakewire_retx_sent(0);
 			drop0 = W.dropped[0];
 		}
 		if (next == ROD_LOSS_N && done_below(&W, &next))
@@ -1081,7 +1081,7 @@ rod_loss_run(void)
 		assert_int_equal(W.delivered[k], 1);
 		assert_int_equal(W.order[k], k);
 	}
-	retx = fw_retx_sent(0) - retx0;
+	retx = fakewire_retx_sent(0) - retx0;
 	print_message("ROD, 1 %% loss, past message %u: %u frames dropped, "
 		      "%lu retransmissions (%lu us virtual in all)\n", warm,
 		      W.dropped[0] - drop0, (unsigned long)retx,
@@ -1126,22 +1126,22 @@ main(void)
 		FW_TEST(pds_initiator_close__no_tx_block_retries_after_rto_init,
 			setup_one_tx_block),
 		T(pds_initiator_ar__window_room_and_trigger),
-		FW_TEST(pds_initiator_rto__stall_resends_oldest_only, fw_setup),
+		FW_TEST(pds_initiator_rto__stall_resends_oldest_only, fakewire_setup),
 		FW_TEST(pds_initiator_rto__stall_resends_oldest_only_awaiting_response,
-			fw_setup),
+			fakewire_setup),
 		FW_TEST(pds_initiator_rto__acked_between_mark_and_drain_not_counted,
-			fw_setup),
-		FW_TEST(pds_initiator_rto__window_lost_goes_back_on_ack, fw_setup),
+			fakewire_setup),
+		FW_TEST(pds_initiator_rto__window_lost_goes_back_on_ack, fakewire_setup),
 		cmocka_unit_test_teardown(
 			pds_initiator_range__rx_window_smaller_than_tx_window,
-			fw_teardown),
+			fakewire_teardown),
 		cmocka_unit_test_teardown(pds_initiator_range__told_by_ack_cc,
-					  fw_teardown),
+					  fakewire_teardown),
 		cmocka_unit_test_teardown(
 			pds_initiator_tx_retx__oor_nacked_resent_inside_the_range,
-			fw_teardown),
+			fakewire_teardown),
 		T(pds_initiator_room__range_runs_from_the_reported_cack),
-		FW_TEST(pds_initiator_rto__rounds_double_the_resends, fw_setup),
+		FW_TEST(pds_initiator_rto__rounds_double_the_resends, fakewire_setup),
 		FW_TEST(pds_initiator_rto__resends_capped_with_the_timeout,
 			setup_rto_max_4ms),
 		T(pds_rod_wnd__goback_halves_ar_fills_ack_grows),

@@ -26,12 +26,12 @@ establish(struct uet_pds_tx *r, int n)
 	int k;
 
 	for (k = 0; k < n; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k,
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k,
 					   0), 0);
-	assert_int_equal(fw_take(&W, 0, r, (uint16_t)n), n);
-	fw_inject(&W, 1, &r[0], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
-	fw_inject(&W, 0, &ack, false, false);
+	assert_int_equal(fakewire_take(&W, 0, r, (uint16_t)n), n);
+	fakewire_inject(&W, 1, &r[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 0, &ack, false, false);
 	assert_int_equal(W.done_ok[0], 1);
 }
 
@@ -47,37 +47,37 @@ pds_initiator_probe__reply_resends_exactly_the_missing(void **state)
 
 	(void)state;
 	establish(r, 8);
-	fw_inject(&W, 1, &r[1], false, false);
-	fw_inject(&W, 1, &r[3], false, false);
-	fw_take(&W, 1, tx, 16); /* their ACKs are lost */
+	fakewire_inject(&W, 1, &r[1], false, false);
+	fakewire_inject(&W, 1, &r[3], false, false);
+	fakewire_take(&W, 1, tx, 16); /* their ACKs are lost */
 	W.now += 600000;        /* past tlp_ns, before rto_init_ns */
 	uet_pds_advance(W.pds[0], W.now);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &probe));
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &probe));
 	assert_int_equal(probe.hdr.next_hdr, UET_PDS_CTL_PROBE);
 	assert_int_equal(probe.hdr.u.cp.payload, r[1].hdr.u.req.psn);
-	assert_int_equal(fw_st(0)->tlp_fires, 1);
-	fw_inject(&W, 1, &probe, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &reply));
+	assert_int_equal(fakewire_st(0)->tlp_fires, 1);
+	fakewire_inject(&W, 1, &probe, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &reply));
 	assert_true(reply.hdr.flags & UET_PDS_F_P);
 	assert_int_equal(reply.hdr.u.ack.probe_opaque,
 			 probe.hdr.u.cp.probe_opaque);
 	assert_int_equal(reply.hdr.u.ack.cack_psn, r[1].hdr.u.req.psn);
 	assert_int_equal(reply.hdr.u.ack.sack_bitmap & 3, 2); /* r[3] */
-	fw_inject(&W, 0, &reply, false, false);
+	fakewire_inject(&W, 0, &reply, false, false);
 	assert_int_equal(W.done_ok[1] + W.done_ok[3], 2);
 	/* Marked: 2, 4, 5, 6, 7; counted as they leave. */
-	assert_int_equal(fw_st(0)->retx_probe, 0);
-	n = fw_take(&W, 0, tx, 16);
+	assert_int_equal(fakewire_st(0)->retx_probe, 0);
+	n = fakewire_take(&W, 0, tx, 16);
 	assert_int_equal(n, 5);
-	assert_int_equal(fw_st(0)->retx_probe, 5);
+	assert_int_equal(fakewire_st(0)->retx_probe, 5);
 	for (i = 0; i < n; i++) {
 		assert_int_equal(tx[i].kind, UET_PDS_TX_RETX);
 		assert_int_not_equal(tx[i].cookie, 3);
 	}
-	assert_int_equal(fw_st(0)->rto_fires, 0);
+	assert_int_equal(fakewire_st(0)->rto_fires, 0);
 	/* A second reply with the same opaque orders nothing more. */
-	fw_inject(&W, 0, &reply, false, false);
-	assert_int_equal(fw_st(0)->retx_probe, 5);
+	fakewire_inject(&W, 0, &reply, false, false);
+	assert_int_equal(fakewire_st(0)->retx_probe, 5);
 }
 
 static void
@@ -90,7 +90,7 @@ static int
 setup_no_probe(void **state)
 {
 	(void)state;
-	return fw_setup_with(5, no_probe);
+	return fakewire_setup_with(5, no_probe);
 }
 
 /*
@@ -109,25 +109,25 @@ cp__ack_req_consumes_no_psn(void **state)
 	establish(r, 3);          /* r[1], r[2] are lost */
 	W.now += 600000;          /* past tlp_ns, before rto_init_ns */
 	uet_pds_advance(W.pds[0], W.now);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_ACK_REQ);
 	assert_int_equal(cp.hdr.u.cp.psn, r[2].hdr.u.req.psn);
 	assert_int_equal(cp.hdr.u.cp.payload, 0);
 	assert_false(cp.hdr.flags & UET_PDS_F_SYN);
-	assert_int_equal(fw_st(0)->tlp_fires, 1);
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 3, 0), 0);
-	assert_int_equal(fw_take(&W, 0, tx, 8), 1);
+	assert_int_equal(fakewire_st(0)->tlp_fires, 1);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 3, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, tx, 8), 1);
 	assert_int_equal(tx[0].hdr.u.req.psn, r[2].hdr.u.req.psn + 1);
-	fw_inject(&W, 1, &cp, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
+	fakewire_inject(&W, 1, &cp, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
 	assert_int_equal(n.hdr.u.nack.code, UET_NACK_PKT_NOT_RCVD);
 	assert_int_equal(n.hdr.u.nack.psn, r[2].hdr.u.req.psn);
-	assert_int_equal(fw_st(1)->delivered, 1);
-	fw_inject(&W, 0, &n, false, false);
-	assert_int_equal(fw_take(&W, 0, tx, 8), 1);
+	assert_int_equal(fakewire_st(1)->delivered, 1);
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_take(&W, 0, tx, 8), 1);
 	assert_int_equal(tx[0].kind, UET_PDS_TX_RETX);
 	assert_int_equal(tx[0].hdr.u.req.psn, r[2].hdr.u.req.psn);
-	fw_inject(&W, 1, &tx[0], false, false);
+	fakewire_inject(&W, 1, &tx[0], false, false);
 	assert_int_equal(W.delivered[2], 1);
 }
 
@@ -144,7 +144,7 @@ static int
 setup_slow_rto(void **state)
 {
 	(void)state;
-	return fw_setup_with(3, slow_rto);
+	return fakewire_setup_with(3, slow_rto);
 }
 
 static struct uet_pds_tx
@@ -170,25 +170,25 @@ pds_initiator_backoff__resource_nacks_until_failure(void **state)
 	uint32_t k;
 
 	(void)state;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &req));
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &req));
 	for (k = 0; k < 4; k++) {
 		n = nack_for(&req, UET_NACK_NO_PDC_AVAIL);
-		fw_inject(&W, 0, &n, false, false);
-		assert_false(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &again));
+		fakewire_inject(&W, 0, &n, false, false);
+		assert_false(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &again));
 		W.now += 400000 + 20000;
 		uet_pds_advance(W.pds[0], W.now);
-		assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &again));
+		assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &again));
 		assert_int_equal(again.hdr.u.req.psn, req.hdr.u.req.psn);
 		assert_true(again.hdr.flags & UET_PDS_F_SYN);
 	}
 	n = nack_for(&req, UET_NACK_NO_PDC_AVAIL);
-	fw_inject(&W, 0, &n, false, false);
+	fakewire_inject(&W, 0, &n, false, false);
 	assert_int_equal(W.done_err[1], 1);
 	assert_int_equal(W.last_status[0], -ECONNREFUSED);
-	assert_int_equal(fw_st(0)->retx_backoff, 4);
-	assert_int_equal(fw_st(0)->pdc_fail, 1);
-	assert_true(fw_pools_idle(&W));
+	assert_int_equal(fakewire_st(0)->retx_backoff, 4);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 1);
+	assert_true(fakewire_pools_idle(&W));
 }
 
 /* A burst of resource NACKs (every packet in flight refused) is one
@@ -202,23 +202,23 @@ pds_initiator_backoff__burst_is_one_round(void **state)
 
 	(void)state;
 	for (k = 0; k < 6; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1 + k, 0), 0);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &req));
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1 + k, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &req));
 	for (k = 0; k < 6; k++) {
 		n = nack_for(&req, UET_NACK_NO_SES_MSG_AVAIL);
 		n.hdr.u.nack.psn = req.hdr.u.req.psn + k;
-		fw_inject(&W, 0, &n, false, false);
+		fakewire_inject(&W, 0, &n, false, false);
 	}
-	assert_int_equal(fw_st(0)->pdc_fail, 0);
-	assert_int_equal(fw_st(0)->retx_backoff, 0);
-	assert_false(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &again));
+	assert_int_equal(fakewire_st(0)->pdc_fail, 0);
+	assert_int_equal(fakewire_st(0)->retx_backoff, 0);
+	assert_false(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &again));
 	/* The first round lasts backoff_init_ns (100 us). */
 	W.now += 100000 + 20000;
 	uet_pds_advance(W.pds[0], W.now);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &again));
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &again));
 	assert_int_equal(again.hdr.u.req.psn, req.hdr.u.req.psn);
-	/* all six went (fw_take_type drained them) */
-	assert_int_equal(fw_st(0)->retx_backoff, 6);
+	/* all six went (fakewire_take_type drained them) */
+	assert_int_equal(fakewire_st(0)->retx_backoff, 6);
 	assert_int_equal(W.done_err[1], 0);
 }
 
@@ -235,7 +235,7 @@ static int
 setup_refusals_rto(void **state)
 {
 	(void)state;
-	return fw_setup_with(5, refusals_rto);
+	return fakewire_setup_with(5, refusals_rto);
 }
 
 /* A lost packet behind a stream of refusals: every back-off round ends
@@ -251,9 +251,9 @@ pds_initiator_backoff__rto_not_starved(void **state)
 
 	(void)state;
 	memset(&a, 0, sizeof(a));
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
-	k = fw_take(&W, 0, tx, 64); /* A refused below, B lost */
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	k = fakewire_take(&W, 0, tx, 64); /* A refused below, B lost */
 	for (j = 0; j < k && !have_a; j++)
 		if (tx[j].hdr.type == UET_PDS_TYPE_RUD_REQ) {
 			a = tx[j];
@@ -264,11 +264,11 @@ pds_initiator_backoff__rto_not_starved(void **state)
 		/* Refused again as soon as it is re-sent (the NACK comes
 		 * back well within one timer tick). */
 		n = nack_for(&a, UET_NACK_NO_SES_MSG_AVAIL);
-		fw_inject(&W, 0, &n, false, false);
+		fakewire_inject(&W, 0, &n, false, false);
 		for (k = 0, step = 0; k == 0 && step < 1000; step++) {
 			W.now += 1000;
 			uet_pds_advance(W.pds[0], W.now);
-			k = fw_take(&W, 0, tx, 64);
+			k = fakewire_take(&W, 0, tx, 64);
 		}
 		for (j = 0; j < k; j++)
 			if (tx[j].hdr.type == UET_PDS_TYPE_RUD_REQ &&
@@ -276,8 +276,8 @@ pds_initiator_backoff__rto_not_starved(void **state)
 				seen_b = true;
 	}
 	assert_true(seen_b);
-	assert_true(fw_st(0)->rto_fires > 0);
-	assert_int_equal(fw_st(0)->pdc_fail, 0);
+	assert_true(fakewire_st(0)->rto_fires > 0);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 0);
 }
 
 /* NACK NEW_START_PSN (WIRE-DECISIONS "PDS behaviour"): a SYN-state PDC
@@ -290,25 +290,25 @@ pds_initiator_new_start__repicks_and_retries(void **state)
 	uint32_t d;
 
 	(void)state;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
-	assert_int_equal(fw_take(&W, 0, again, 2), 2);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, again, 2), 2);
 	a = again[0];
 	b = again[1];
 	n = nack_for(&a, UET_NACK_NEW_START_PSN);
-	fw_inject(&W, 0, &n, false, false);
+	fakewire_inject(&W, 0, &n, false, false);
 	/* b is still unanswered: it may have been accepted (a target
 	 * deciding per packet), so nothing is renumbered yet. */
-	assert_int_equal(fw_st(0)->new_start, 0);
+	assert_int_equal(fakewire_st(0)->new_start, 0);
 	n = nack_for(&b, UET_NACK_NEW_START_PSN);
-	fw_inject(&W, 0, &n, false, false);
-	assert_int_equal(fw_st(0)->new_start, 1);
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_st(0)->new_start, 1);
 	/* The same NACK for the old numbering of b is stale now. */
-	fw_inject(&W, 0, &n, false, false);
-	assert_int_equal(fw_st(0)->new_start, 1);
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_st(0)->new_start, 1);
 	W.now += 400000 + 20000;
 	uet_pds_advance(W.pds[0], W.now);
-	assert_int_equal(fw_take(&W, 0, again, 2), 2);
+	assert_int_equal(fakewire_take(&W, 0, again, 2), 2);
 	d = again[0].hdr.u.req.psn - a.hdr.u.req.psn;
 	assert_true(d >= 65536 && d <= UINT32_MAX - 65535);
 	assert_true(again[0].hdr.flags & UET_PDS_F_SYN);
@@ -316,8 +316,8 @@ pds_initiator_new_start__repicks_and_retries(void **state)
 	assert_int_equal(again[1].hdr.u.req.psn_offset, 1);
 	assert_int_equal(again[0].cookie, 1);
 	assert_int_equal(again[1].cookie, 2);
-	fw_inject(&W, 1, &again[1], false, false);
-	fw_inject(&W, 1, &again[0], false, false);
+	fakewire_inject(&W, 1, &again[1], false, false);
+	fakewire_inject(&W, 1, &again[0], false, false);
 	assert_int_equal(W.delivered[1] + W.delivered[2], 2);
 }
 
@@ -331,34 +331,34 @@ pds_initiator_new_start__moves_to_payload_start_psn(void **state)
 	uint32_t d;
 
 	(void)state;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
-	assert_int_equal(fw_take(&W, 0, again, 2), 2);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, again, 2), 2);
 	a = again[0];
 	n = nack_for(&again[1], UET_NACK_NEW_START_PSN);
 	n.hdr.u.nack.payload = a.hdr.u.req.psn + 0x30000;
-	fw_inject(&W, 0, &n, false, false);
+	fakewire_inject(&W, 0, &n, false, false);
 	n = nack_for(&a, UET_NACK_NEW_START_PSN);
 	n.hdr.u.nack.payload = a.hdr.u.req.psn + 0x30000;
-	fw_inject(&W, 0, &n, false, false);
-	assert_int_equal(fw_st(0)->new_start, 1);
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_st(0)->new_start, 1);
 	W.now += 400000 + 20000;
 	uet_pds_advance(W.pds[0], W.now);
-	assert_int_equal(fw_take(&W, 0, again, 2), 2);
+	assert_int_equal(fakewire_take(&W, 0, again, 2), 2);
 	assert_int_equal(again[0].hdr.u.req.psn, a.hdr.u.req.psn + 0x30000);
 	assert_int_equal(again[0].hdr.u.req.psn_offset, 0);
 	assert_int_equal(again[1].hdr.u.req.psn, a.hdr.u.req.psn + 0x30001);
 	/* Refused again, with a payload 2^15 away: not usable. */
 	a = again[0];
 	n = nack_for(&again[1], UET_NACK_NEW_START_PSN);
-	fw_inject(&W, 0, &n, false, false);
+	fakewire_inject(&W, 0, &n, false, false);
 	n = nack_for(&a, UET_NACK_NEW_START_PSN);
 	n.hdr.u.nack.payload = a.hdr.u.req.psn + 0x8000;
-	fw_inject(&W, 0, &n, false, false);
-	assert_int_equal(fw_st(0)->new_start, 2);
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_st(0)->new_start, 2);
 	W.now += 2 * (400000 + 20000);
 	uet_pds_advance(W.pds[0], W.now);
-	assert_int_equal(fw_take(&W, 0, again, 2), 2);
+	assert_int_equal(fakewire_take(&W, 0, again, 2), 2);
 	d = again[0].hdr.u.req.psn - a.hdr.u.req.psn;
 	assert_true(d >= 65536 && d <= UINT32_MAX - 65535);
 }
@@ -383,7 +383,7 @@ static int
 setup_one_pdc_id(void **state)
 {
 	(void)state;
-	return fw_setup_with(1, one_pdc_id);
+	return fakewire_setup_with(1, one_pdc_id);
 }
 
 /* End to end: the initiator's PDC fails while the target's stays; the
@@ -397,20 +397,20 @@ pds_initiator_new_start__reopen_over_stale_target_pdc(void **state)
 	uint32_t one = 1, three = 3;
 
 	(void)state;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
-	assert_true(fw_run(&W, 2000, 10000000, done_k, &one));
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &r));
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_true(fakewire_run(&W, 2000, 10000000, done_k, &one));
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &r));
 	n = nack_for(&r, UET_NACK_PDC_HDR_MISMATCH);
-	fw_inject(&W, 0, &n, false, false);
+	fakewire_inject(&W, 0, &n, false, false);
 	assert_int_equal(W.done_err[2], 1);
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 3, 0), 0);
-	assert_true(fw_run(&W, 2000, 50000000, done_k, &three));
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 3, 0), 0);
+	assert_true(fakewire_run(&W, 2000, 50000000, done_k, &three));
 	assert_int_equal(W.done_ok[3], 1);
 	assert_int_equal(W.delivered[3], 1);
-	assert_true(fw_st(0)->new_start >= 1);
-	assert_true(fw_st(1)->syn_conflict >= 1);
-	assert_int_equal(fw_st(1)->syn_replace, 1);
+	assert_true(fakewire_st(0)->new_start >= 1);
+	assert_true(fakewire_st(1)->syn_conflict >= 1);
+	assert_int_equal(fakewire_st(1)->syn_replace, 1);
 }
 
 static bool
@@ -433,7 +433,7 @@ restart(int s, uint64_t seed)
 	struct uet_pds_config cfg;
 
 	uet_pds_free(W.pds[s]);
-	fw_test_config(&cfg);
+	fakewire_test_config(&cfg);
 	cfg.seed = seed;
 	W.pds[s] = uet_pds_create(&cfg);
 	assert_non_null(W.pds[s]);
@@ -454,34 +454,34 @@ pds_initiator_syn_refused__burst_partly_accepted_not_resent(void **state)
 	uint32_t one = 1, range[2] = { 10, 15 }, k, m;
 
 	(void)state;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
-	assert_true(fw_run(&W, 1000, 10000000, done_k, &one));
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_true(fakewire_run(&W, 1000, 10000000, done_k, &one));
 	restart(0, 0x1234);
 	W.now += W.pds[1]->cfg.syn_holdoff_ns / 2;
 	for (k = 0; k < 5; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 10 + k, 0), 0);
-	assert_int_equal(fw_take(&W, 0, b, 5), 5);
-	fw_inject(&W, 1, &b[0], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nk));
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 10 + k, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, b, 5), 5);
+	fakewire_inject(&W, 1, &b[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nk));
 	assert_int_equal(nk.hdr.u.nack.code, UET_NACK_NEW_START_PSN);
 	restart(1, 0x5678);
 	for (k = 1; k < 5; k++)
-		fw_inject(&W, 1, &b[k], false, false);
+		fakewire_inject(&W, 1, &b[k], false, false);
 	for (k = 11; k < 15; k++)
 		assert_int_equal(W.delivered[k], 1);
-	m = fw_take(&W, 1, acks, 8);
+	m = fakewire_take(&W, 1, acks, 8);
 	assert_true(m >= 1);
-	fw_inject(&W, 0, &nk, false, false);
-	assert_int_equal(fw_st(0)->new_start, 0);
+	fakewire_inject(&W, 0, &nk, false, false);
+	assert_int_equal(fakewire_st(0)->new_start, 0);
 	for (k = 0; k < m; k++)
-		fw_inject(&W, 0, &acks[k], false, false);
-	assert_true(fw_run(&W, 1000, 100000000ull, done_range, range));
+		fakewire_inject(&W, 0, &acks[k], false, false);
+	assert_true(fakewire_run(&W, 1000, 100000000ull, done_range, range));
 	for (k = 10; k < 15; k++) {
 		assert_int_equal(W.delivered[k], 1);
 		assert_int_equal(W.done_ok[k], 1);
 	}
-	assert_int_equal(fw_st(0)->new_start, 0);
-	assert_int_equal(fw_retx_sent(0), 1);
+	assert_int_equal(fakewire_st(0)->new_start, 0);
+	assert_int_equal(fakewire_retx_sent(0), 1);
 }
 
 /* pds_initiator_syn_refused: the other answers of the burst are lost; the RTO
@@ -494,22 +494,22 @@ pds_initiator_syn_refused__answers_lost_rto_renumbers(void **state)
 	uint32_t one = 1, range[2] = { 10, 13 }, k;
 
 	(void)state;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
-	assert_true(fw_run(&W, 1000, 10000000, done_k, &one));
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_true(fakewire_run(&W, 1000, 10000000, done_k, &one));
 	restart(0, 0x4321);
 	for (k = 0; k < 3; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 10 + k, 0), 0);
-	assert_int_equal(fw_take(&W, 0, b, 3), 3);
-	fw_inject(&W, 1, &b[0], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nk));
-	fw_inject(&W, 0, &nk, false, false);
-	assert_int_equal(fw_st(0)->new_start, 0);
-	assert_true(fw_run(&W, 1000, 100000000ull, done_range, range));
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 10 + k, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, b, 3), 3);
+	fakewire_inject(&W, 1, &b[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nk));
+	fakewire_inject(&W, 0, &nk, false, false);
+	assert_int_equal(fakewire_st(0)->new_start, 0);
+	assert_true(fakewire_run(&W, 1000, 100000000ull, done_range, range));
 	for (k = 10; k < 13; k++) {
 		assert_int_equal(W.delivered[k], 1);
 		assert_int_equal(W.done_ok[k], 1);
 	}
-	assert_true(fw_st(0)->new_start >= 1);
+	assert_true(fakewire_st(0)->new_start >= 1);
 }
 
 /*
@@ -618,7 +618,7 @@ setup_credit(void **state)
 {
 	(void)state;
 	tcc_requests = tcc_granted = tcc_received = tcc_fixed_target = 0;
-	return fw_setup_with(5, credit_cc);
+	return fakewire_setup_with(5, credit_cc);
 }
 
 /* Requests go as RUD_CC_REQ with ccc_id and credit_target; the receiver's
@@ -632,22 +632,22 @@ pds_initiator_credit__cc_req_then_ack_cc_credit(void **state)
 
 	(void)state;
 	for (k = 0; k < 4; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k,
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, (uint64_t)k,
 					   0), 0);
 	/* No credit: only the one packet that may always go (pds_initiator.c). */
-	assert_int_equal(fw_take(&W, 0, t, 8), 1);
+	assert_int_equal(fakewire_take(&W, 0, t, 8), 1);
 	assert_int_equal(t[0].hdr.type, UET_PDS_TYPE_RUD_CC_REQ);
 	assert_int_equal(t[0].hdr.u.req.ccc_id, 7);
 	assert_true(t[0].hdr.u.req.credit_target > 0);
-	fw_inject(&W, 1, &t[0], false, false);
+	fakewire_inject(&W, 1, &t[0], false, false);
 	assert_int_equal(tcc_requests, 1);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
 	assert_int_equal(ack.hdr.u.ack.cc_type, UET_CC_TYPE_CREDIT);
 	assert_int_equal(ack.hdr.u.ack.cc.credit.credit,
 			 t[0].hdr.u.req.credit_target);
-	fw_inject(&W, 0, &ack, false, false);
-	assert_int_equal(fw_st(0)->credit_rx, 1);
-	n = fw_take(&W, 0, t, 8);
+	fakewire_inject(&W, 0, &ack, false, false);
+	assert_int_equal(fakewire_st(0)->credit_rx, 1);
+	n = fakewire_take(&W, 0, t, 8);
 	assert_int_equal(n, 3);
 }
 
@@ -660,21 +660,21 @@ pds_initiator_credit__credit_req_cp_answered_by_credit_cp(void **state)
 
 	(void)state;
 	pds_initiator_credit__cc_req_then_ack_cc_credit(state);
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 10, 0), 0);
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 11, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 10, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 11, 0), 0);
 	/* 10 takes the last credit, 11 is blocked. */
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT_REQ);
 	assert_true(cp.hdr.u.cp.payload > 0);
 	/* Asked once until credit comes. */
-	assert_int_equal(fw_take(&W, 0, t, 8), 0);
-	fw_inject(&W, 1, &cp, false, false);
+	assert_int_equal(fakewire_take(&W, 0, t, 8), 0);
+	fakewire_inject(&W, 1, &cp, false, false);
 	assert_int_equal(tcc_requests, 2);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT);
-	fw_inject(&W, 0, &cp, false, false);
-	assert_int_equal(fw_st(0)->credit_rx, 2);
-	assert_int_equal(fw_take(&W, 0, t, 8), 1);
+	fakewire_inject(&W, 0, &cp, false, false);
+	assert_int_equal(fakewire_st(0)->credit_rx, 2);
+	assert_int_equal(fakewire_take(&W, 0, t, 8), 1);
 	assert_int_equal(t[0].cookie, 11);
 }
 
@@ -691,21 +691,21 @@ pds_initiator_credit__no_credit_req_while_requests_carry_the_target(void **state
 	(void)state;
 	pds_initiator_credit__cc_req_then_ack_cc_credit(state);
 	tcc_fixed_target = 64 * 1024;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 10, 0), 0);
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 11, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 10, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 11, 0), 0);
 	/* 10 takes the last credit and states the target; 11 is blocked
 	 * and does not ask again. */
-	assert_int_equal(fw_take(&W, 0, t, 8), 1);
+	assert_int_equal(fakewire_take(&W, 0, t, 8), 1);
 	assert_int_equal(t[0].cookie, 10);
 	assert_int_equal(t[0].hdr.u.req.credit_target, 256);
-	assert_int_equal(fw_take(&W, 0, t + 1, 7), 0);
+	assert_int_equal(fakewire_take(&W, 0, t + 1, 7), 0);
 	uet_pds_advance(W.pds[0], W.now + 1000);
-	assert_int_equal(fw_take(&W, 0, t + 1, 7), 0);
+	assert_int_equal(fakewire_take(&W, 0, t + 1, 7), 0);
 	/* 10 trimmed: marked for retransmission, the next block asks. */
-	fw_inject(&W, 1, &t[0], true, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
-	fw_inject(&W, 0, &nack, false, false);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	fakewire_inject(&W, 1, &t[0], true, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	fakewire_inject(&W, 0, &nack, false, false);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT_REQ);
 }
 
@@ -720,21 +720,21 @@ pds_target_credit_request__stale_target_repeats_the_total(void **state)
 
 	(void)state;
 	pds_initiator_credit__cc_req_then_ack_cc_credit(state);
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 10, 0), 0);
-	assert_int_equal(fw_take(&W, 0, t, 8), 1); /* the last credit */
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 10, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, t, 8), 1); /* the last credit */
 	tcc_fixed_target = 256; /* below everything granted */
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 11, 0), 0);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 11, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT_REQ);
 	assert_int_equal(cp.hdr.u.cp.payload, 1);
-	fw_inject(&W, 1, &cp, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
+	fakewire_inject(&W, 1, &cp, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT);
 	assert_true(cp.hdr.u.cp.payload > 1);
 	/* A data request with a stale target (grants on their way) does
 	 * not turn the ACK_CC into a credit repeat. */
-	fw_inject(&W, 1, &t[0], false, false);
-	assert_false(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
+	fakewire_inject(&W, 1, &t[0], false, false);
+	assert_false(fakewire_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
 }
 
 /* A retransmission the CC gate blocks asks for credit like new data
@@ -747,22 +747,22 @@ pds_initiator_credit__blocked_retransmission_asks(void **state)
 
 	(void)state;
 	pds_initiator_credit__cc_req_then_ack_cc_credit(state);
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 10, 0), 0);
-	assert_int_equal(fw_take(&W, 0, t, 8), 1); /* the last credit */
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 10, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, t, 8), 1); /* the last credit */
 	assert_int_equal(t[0].cookie, 10);
-	fw_inject(&W, 1, &t[0], true, false); /* trimmed */
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	fakewire_inject(&W, 1, &t[0], true, false); /* trimmed */
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_TRIMMED);
-	fw_inject(&W, 0, &nack, false, false);
+	fakewire_inject(&W, 0, &nack, false, false);
 	/* the resend is blocked (no credit, others in flight): it asks */
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT_REQ);
 	assert_true(cp.hdr.u.cp.payload > 0);
-	fw_inject(&W, 1, &cp, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
+	fakewire_inject(&W, 1, &cp, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT);
-	fw_inject(&W, 0, &cp, false, false);
-	assert_int_equal(fw_take(&W, 0, t, 8), 1);
+	fakewire_inject(&W, 0, &cp, false, false);
+	assert_int_equal(fakewire_take(&W, 0, t, 8), 1);
 	assert_int_equal(t[0].cookie, 10);
 	assert_true(t[0].hdr.flags & UET_PDS_F_RETX);
 }
@@ -793,9 +793,9 @@ pds_initiator_credit__lossy_wire_completes(void **state)
 	}
 	while (W.now < 500000000ull && !all_done(&W, &n)) {
 		while (next < n &&
-		       fw_submit(&W, UET_PDS_MODE_RUD, next, 0) == 0)
+		       fakewire_submit(&W, UET_PDS_MODE_RUD, next, 0) == 0)
 			next++;
-		fw_step(&W, 2000);
+		fakewire_step(&W, 2000);
 	}
 	for (k = 0; k < n; k++)
 		assert_int_equal(W.delivered[k], 1);
@@ -818,7 +818,7 @@ static int
 setup_wide_tx(void **state)
 {
 	(void)state;
-	return fw_setup_with(9, wide_tx);
+	return fakewire_setup_with(9, wide_tx);
 }
 
 /*
@@ -834,21 +834,21 @@ held_range(void)
 	static struct uet_pds_tx tx[80];
 	uint16_t n, k;
 
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 0,
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 0,
 				   UET_PDS_SUBMIT_RESP), 0);
-	assert_int_equal(fw_take(&W, 0, tx, 80), 1);
+	assert_int_equal(fakewire_take(&W, 0, tx, 80), 1);
 	W.resp_expected = true;
-	fw_inject(&W, 1, &tx[0], false, false);
+	fakewire_inject(&W, 1, &tx[0], false, false);
 	W.resp_expected = false;
 	for (k = 1; k <= 64; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
-	n = fw_take(&W, 0, &tx[1], 79);
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
+	n = fakewire_take(&W, 0, &tx[1], 79);
 	assert_int_equal(n, 63);
 	for (k = 1; k <= n; k++)
-		fw_inject(&W, 1, &tx[k], false, false);
-	n = fw_take(&W, 1, &tx[1], 79);
+		fakewire_inject(&W, 1, &tx[k], false, false);
+	n = fakewire_take(&W, 1, &tx[1], 79);
 	for (k = 1; k <= n; k++)
-		fw_inject(&W, 0, &tx[k], false, false);
+		fakewire_inject(&W, 0, &tx[k], false, false);
 	for (k = 0; k < 64; k++)
 		assert_int_equal(W.done_ok[k], 1);
 	assert_int_equal(W.done_ok[64], 0);
@@ -860,12 +860,12 @@ held_range(void)
 static void
 take_clear_ar(uint32_t clear_psn, struct uet_pds_tx *cp)
 {
-	assert_int_equal(fw_take(&W, 0, cp, 1), 1);
+	assert_int_equal(fakewire_take(&W, 0, cp, 1), 1);
 	assert_int_equal(cp->hdr.type, UET_PDS_TYPE_CP);
 	assert_int_equal(cp->hdr.next_hdr, UET_PDS_CTL_CLEAR);
 	assert_true(cp->hdr.flags & UET_PDS_F_AR);
 	assert_int_equal(cp->hdr.u.cp.payload, clear_psn);
-	assert_int_equal(fw_take(&W, 0, cp + 1, 1), 0);
+	assert_int_equal(fakewire_take(&W, 0, cp + 1, 1), 0);
 }
 
 /*
@@ -885,18 +885,18 @@ pds_initiator_window_probe__held_range_opened_by_clear_with_ar(void **state)
 	take_clear_ar(p0 + 63, cp); /* lost */
 	W.now += W.pds[0]->cfg.rto_init_ns + 2 * W.pds[0]->cfg.timer_tick_ns;
 	uet_pds_advance(W.pds[0], W.now);
-	assert_int_equal(fw_st(0)->rto_fires, 1);
+	assert_int_equal(fakewire_st(0)->rto_fires, 1);
 	take_clear_ar(p0 + 63, cp);
-	fw_inject(&W, 1, &cp[0], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 1, &cp[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	assert_int_equal(ack.hdr.u.ack.cack_psn, p0 + 63);
-	fw_inject(&W, 0, &ack, false, false);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &req));
+	fakewire_inject(&W, 0, &ack, false, false);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &req));
 	assert_int_equal(req.cookie, 64);
 	assert_int_equal(req.hdr.u.req.psn, p0 + 64);
-	fw_inject(&W, 1, &req, false, false);
+	fakewire_inject(&W, 1, &req, false, false);
 	while (W.done_ok[64] == 0 && W.now < 100000000ull)
-		fw_step(&W, 1000);
+		fakewire_step(&W, 1000);
 	assert_int_equal(W.done_ok[64], 1);
 	assert_int_equal(W.delivered[64], 1);
 }
@@ -932,12 +932,12 @@ pds_initiator_window_probe__unanswered_fails_after_max_retries(void **state)
 	probes_lost = 0;
 	W.drop_fn = drop_probes;
 	while (W.done_err[64] == 0 && W.now < 1000000000ull)
-		fw_step(&W, 10000);
+		fakewire_step(&W, 10000);
 	assert_int_equal(W.done_err[64], 1);
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
 	assert_int_equal(probes_lost, 1 + W.pds[0]->cfg.max_retries);
-	assert_int_equal(fw_st(0)->rto_fires, 1 + W.pds[0]->cfg.max_retries);
-	assert_int_equal(fw_st(0)->pdc_fail, 1);
+	assert_int_equal(fakewire_st(0)->rto_fires, 1 + W.pds[0]->cfg.max_retries);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 1);
 }
 
 int
@@ -946,7 +946,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		FW_TEST(cp__ack_req_consumes_no_psn, setup_no_probe),
 		FW_TEST(pds_initiator_probe__reply_resends_exactly_the_missing,
-			fw_setup),
+			fakewire_setup),
 		FW_TEST(pds_initiator_backoff__resource_nacks_until_failure,
 			setup_slow_rto),
 		FW_TEST(pds_initiator_backoff__burst_is_one_round, setup_slow_rto),
@@ -954,9 +954,9 @@ main(void)
 		FW_TEST(pds_initiator_new_start__repicks_and_retries,
 			setup_slow_rto),
 		FW_TEST(pds_initiator_syn_refused__burst_partly_accepted_not_resent,
-			fw_setup),
+			fakewire_setup),
 		FW_TEST(pds_initiator_syn_refused__answers_lost_rto_renumbers,
-			fw_setup),
+			fakewire_setup),
 		FW_TEST(pds_initiator_new_start__moves_to_payload_start_psn,
 			setup_slow_rto),
 		FW_TEST(pds_initiator_new_start__reopen_over_stale_target_pdc,

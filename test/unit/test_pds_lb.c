@@ -48,14 +48,14 @@ static int
 setup_oblivious(void **state)
 {
 	(void)state;
-	return fw_setup_with(21, tweak_oblivious);
+	return fakewire_setup_with(21, tweak_oblivious);
 }
 
 static int
 setup_reps(void **state)
 {
 	(void)state;
-	return fw_setup_with(22, tweak_reps);
+	return fakewire_setup_with(22, tweak_reps);
 }
 
 /* Load-balancing state of side 0's RUD PDC to side 1. */
@@ -82,8 +82,8 @@ send_n(uint8_t mode, uint32_t from, uint32_t n)
 	uint32_t k;
 
 	for (k = 0; k < n; k++)
-		assert_int_equal(fw_submit(&W, mode, from + k, 0), 0);
-	return fw_take(&W, 0, T, (uint16_t)(sizeof(T) / sizeof(T[0])));
+		assert_int_equal(fakewire_submit(&W, mode, from + k, 0), 0);
+	return fakewire_take(&W, 0, T, (uint16_t)(sizeof(T) / sizeof(T[0])));
 }
 
 /* Oblivious: 256 consecutive packets of one PDC carry the 256 EVs of the
@@ -130,16 +130,16 @@ pds_lb_next__retransmission_repicks(void **state)
 	(void)state;
 	n = send_n(UET_PDS_MODE_RUD, 0, 8);
 	assert_int_equal(n, 8);
-	fw_inject(&W, 1, &T[0], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
-	fw_inject(&W, 0, &ack, false, false);
+	fakewire_inject(&W, 1, &T[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 0, &ack, false, false);
 	/* the target trims packet 5's NACK echoes its EV */
-	fw_inject(&W, 1, &T[5], true, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	fakewire_inject(&W, 1, &T[5], true, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_TRIMMED);
 	assert_int_equal(nack.ev, T[5].ev);
-	fw_inject(&W, 0, &nack, false, false);
-	n = fw_take(&W, 0, rt, 8);
+	fakewire_inject(&W, 0, &nack, false, false);
+	n = fakewire_take(&W, 0, rt, 8);
 	assert_int_equal(n, 1);
 	assert_int_equal(rt[0].kind, UET_PDS_TX_RETX);
 	assert_int_equal(rt[0].hdr.u.req.psn, T[5].hdr.u.req.psn);
@@ -147,7 +147,7 @@ pds_lb_next__retransmission_repicks(void **state)
 	/* the ninth EV of the round: none of the first eight */
 	for (i = 0; i < 8; i++)
 		assert_int_not_equal(rt[0].ev, T[i].ev);
-	assert_int_equal(fw_st(0)->lb_ev_foreign, 0);
+	assert_int_equal(fakewire_st(0)->lb_ev_foreign, 0);
 }
 
 /* ROD PDCs keep one path whatever the mode (UEC 1.0 3.6.16). */
@@ -212,19 +212,19 @@ pds_lb_ack__reps_recycles_echoed_ev(void **state)
 	(void)state;
 	n = send_n(UET_PDS_MODE_RUD, 0, 1);
 	assert_int_equal(n, 1);
-	assert_int_equal(fw_st(0)->lb_explored, 1);
-	assert_int_equal(fw_st(0)->lb_recycled, 0);
-	fw_inject(&W, 1, &T[0], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	assert_int_equal(fakewire_st(0)->lb_explored, 1);
+	assert_int_equal(fakewire_st(0)->lb_recycled, 0);
+	fakewire_inject(&W, 1, &T[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	assert_int_equal(ack.ev, T[0].ev);
 	assert_int_equal(ack.hdr.flags & UET_PDS_F_M, 0);
-	fw_inject(&W, 0, &ack, false, false);
+	fakewire_inject(&W, 0, &ack, false, false);
 	assert_int_equal(uet_cms_lb_cached(lb0()), 1);
 	/* the next packet reuses it */
 	n = send_n(UET_PDS_MODE_RUD, 1, 1);
 	assert_int_equal(n, 1);
 	assert_int_equal(T[0].ev, ack.ev);
-	assert_int_equal(fw_st(0)->lb_recycled, 1);
+	assert_int_equal(fakewire_st(0)->lb_recycled, 1);
 	assert_int_equal(uet_cms_lb_cached(lb0()), 0);
 }
 
@@ -240,16 +240,16 @@ pds_lb_ack__reps_marked_not_reused(void **state)
 	n = send_n(UET_PDS_MODE_RUD, 0, 1);
 	assert_int_equal(n, 1);
 	ev = T[0].ev;
-	fw_inject(&W, 1, &T[0], false, true);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 1, &T[0], false, true);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	assert_int_equal(ack.ev, ev);
 	assert_int_not_equal(ack.hdr.flags & UET_PDS_F_M, 0);
-	fw_inject(&W, 0, &ack, false, false);
+	fakewire_inject(&W, 0, &ack, false, false);
 	assert_int_equal(uet_cms_lb_cached(lb0()), 0);
 	n = send_n(UET_PDS_MODE_RUD, 1, 1);
 	assert_int_equal(n, 1);
 	assert_int_not_equal(T[0].ev, ev);
-	assert_int_equal(fw_st(0)->lb_explored, 2);
+	assert_int_equal(fakewire_st(0)->lb_explored, 2);
 }
 
 /* An ACK for @p i of the packets of T carrying cack of T[i]'s PSN and
@@ -286,11 +286,11 @@ pds_lb_loss__reps_freezes_on_rto(void **state)
 	e1 = T[1].ev;
 	assert_int_not_equal(e0, e1);
 	psn0 = T[0].hdr.u.req.psn;
-	fw_inject(&W, 1, &T[0], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &a0));
-	fw_inject(&W, 0, &a0, false, false);
+	fakewire_inject(&W, 1, &T[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &a0));
+	fakewire_inject(&W, 0, &a0, false, false);
 	a = ack_at(&a0, psn0 + 1, e1);
-	fw_inject(&W, 0, &a, false, false);
+	fakewire_inject(&W, 0, &a, false, false);
 	assert_int_equal(uet_cms_lb_cached(lb0()), 2);
 	/* packets 2 and 3 take e0 and e1; 2 is ACKed (e0 back), 3 lost */
 	n = send_n(UET_PDS_MODE_RUD, 2, 2);
@@ -298,17 +298,17 @@ pds_lb_loss__reps_freezes_on_rto(void **state)
 	assert_int_equal(T[0].ev, e0);
 	assert_int_equal(T[1].ev, e1);
 	a = ack_at(&a0, psn0 + 2, e0);
-	fw_inject(&W, 0, &a, false, false);
-	assert_int_equal(fw_st(0)->lb_freezes, 0);
-	explored = fw_st(0)->lb_explored;
+	fakewire_inject(&W, 0, &a, false, false);
+	assert_int_equal(fakewire_st(0)->lb_freezes, 0);
+	explored = fakewire_st(0)->lb_explored;
 	/* the RTO of packet 3 */
 	W.now += 2000000;
 	uet_pds_advance(W.pds[0], W.now);
-	assert_int_equal(fw_st(0)->rto_fires, 1);
-	assert_int_equal(fw_st(0)->lb_freezes, 1);
+	assert_int_equal(fakewire_st(0)->rto_fires, 1);
+	assert_int_equal(fakewire_st(0)->lb_freezes, 1);
 	assert_true(uet_cms_lb_frozen(lb0(), &W.pds[0]->cfg.lb,
 				      W.now));
-	n = fw_take(&W, 0, r, 4);
+	n = fakewire_take(&W, 0, r, 4);
 	assert_int_equal(n, 1);
 	assert_int_equal(r[0].kind, UET_PDS_TX_RETX);
 	assert_int_equal(r[0].ev, e0);
@@ -317,7 +317,7 @@ pds_lb_loss__reps_freezes_on_rto(void **state)
 	assert_int_equal(n, 4);
 	for (i = 0; i < n; i++)
 		assert_int_equal(T[i].ev, e0);
-	assert_int_equal(fw_st(0)->lb_explored, explored);
+	assert_int_equal(fakewire_st(0)->lb_explored, explored);
 	/* after the freeze (1 ms, and at most two 8.3 us ticks) it is
 	 * over (looked at within 256 ticks: uet_cms.h) */
 	W.now += W.pds[0]->cfg.lb.freeze_ns + W.pds[0]->cfg.lb.freeze_ns / 2;
@@ -341,18 +341,18 @@ pds_lb_ack__coalesced_recycles_echoed_ev_only(void **state)
 	for (i = 0; i < 6; i++)
 		e[i] = T[i].ev;
 	psn0 = T[0].hdr.u.req.psn;
-	fw_inject(&W, 1, &T[0], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &a0));
-	fw_inject(&W, 0, &a0, false, false);
+	fakewire_inject(&W, 1, &T[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &a0));
+	fakewire_inject(&W, 0, &a0, false, false);
 	assert_int_equal(uet_cms_lb_cached(lb0()), 1);
 	/* one ACK for 1..3, echoing packet 3's EV: that one is cached */
 	a = ack_at(&a0, psn0 + 3, e[3]);
-	fw_inject(&W, 0, &a, false, false);
+	fakewire_inject(&W, 0, &a, false, false);
 	assert_int_equal(uet_cms_lb_cached(lb0()), 2);
 	/* marked, for 4..5: nothing recycled */
 	a = ack_at(&a0, psn0 + 5, e[5]);
 	a.hdr.flags |= UET_PDS_F_M;
-	fw_inject(&W, 0, &a, false, false);
+	fakewire_inject(&W, 0, &a, false, false);
 	assert_int_equal(uet_cms_lb_cached(lb0()), 2);
 	/* the next packets reuse e0 and e3 (FIFO), then explore */
 	n = send_n(UET_PDS_MODE_RUD, 6, 3);
@@ -360,7 +360,7 @@ pds_lb_ack__coalesced_recycles_echoed_ev_only(void **state)
 	assert_int_equal(T[0].ev, e[0]);
 	assert_int_equal(T[1].ev, e[3]);
 	assert_int_not_equal(T[2].ev, e[5]); /* blocked for an RTT */
-	assert_int_equal(fw_st(0)->lb_recycled, 2);
+	assert_int_equal(fakewire_st(0)->lb_recycled, 2);
 }
 
 /* Spraying reorders: a SACK hole is a loss only once a packet sent an
@@ -378,10 +378,10 @@ pds_ack_infer__spraying_waits_an_srtt(void **state)
 	assert_int_equal(n, 8);
 	psn0 = T[0].hdr.u.req.psn;
 	W.now += 10000; /* an RTT sample of 10 us */
-	fw_inject(&W, 1, &T[0], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &a0));
-	fw_inject(&W, 0, &a0, false, false);
-	assert_int_equal(fw_st(0)->rtt_samples, 1);
+	fakewire_inject(&W, 1, &T[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &a0));
+	fakewire_inject(&W, 0, &a0, false, false);
+	assert_int_equal(fakewire_st(0)->rtt_samples, 1);
 	/* 1 missing, 2..7 received: sent together, only overtaken */
 	a = a0;
 	a.hdr.type = UET_PDS_TYPE_ACK_CC;
@@ -389,8 +389,8 @@ pds_ack_infer__spraying_waits_an_srtt(void **state)
 	a.hdr.u.ack.ack_psn_offset = 7;
 	a.hdr.u.ack.sack_psn_offset = 0;
 	a.hdr.u.ack.sack_bitmap = 0xFDu;
-	fw_inject(&W, 0, &a, false, false);
-	assert_int_equal(fw_st(0)->retx_sack, 0);
+	fakewire_inject(&W, 0, &a, false, false);
+	assert_int_equal(fakewire_st(0)->retx_sack, 0);
 	/* 20 us later 8 more leave and 8..15 are acknowledged: they left
 	 * 30 us after 1, more than the 10 us SRTT */
 	W.now += 20000;
@@ -398,12 +398,12 @@ pds_ack_infer__spraying_waits_an_srtt(void **state)
 	assert_int_equal(n, 8);
 	a.hdr.u.ack.ack_psn_offset = 15;
 	a.hdr.u.ack.sack_bitmap = 0xFFFDu;
-	fw_inject(&W, 0, &a, false, false);
-	assert_int_equal(fw_st(0)->lb_freezes, 1);
+	fakewire_inject(&W, 0, &a, false, false);
+	assert_int_equal(fakewire_st(0)->lb_freezes, 1);
 	/* counted as it leaves: PSN 1 */
-	assert_int_equal(fw_take(&W, 0, T, 8), 1);
+	assert_int_equal(fakewire_take(&W, 0, T, 8), 1);
 	assert_int_equal(T[0].hdr.u.req.psn, psn0 + 1);
-	assert_int_equal(fw_st(0)->retx_sack, 1);
+	assert_int_equal(fakewire_st(0)->retx_sack, 1);
 }
 
 /* An EV outside the configured range teaches nothing and is counted. */
@@ -416,11 +416,11 @@ pds_lb_ack__foreign_ev_counted(void **state)
 	(void)state;
 	n = send_n(UET_PDS_MODE_RUD, 0, 1);
 	assert_int_equal(n, 1);
-	fw_inject(&W, 1, &T[0], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 1, &T[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	ack.ev = 1000;
-	fw_inject(&W, 0, &ack, false, false);
-	assert_int_equal(fw_st(0)->lb_ev_foreign, 1);
+	fakewire_inject(&W, 0, &ack, false, false);
+	assert_int_equal(fakewire_st(0)->lb_ev_foreign, 1);
 	assert_int_equal(uet_cms_lb_cached(lb0()), 0);
 	assert_int_equal(W.done_ok[0], 1);
 }
@@ -432,13 +432,13 @@ uet_pds_create__bad_lb_config(void **state)
 	struct uet_pds_config c;
 
 	(void)state;
-	fw_test_config(&c);
+	fakewire_test_config(&c);
 	c.lb.mode = UET_CMS_LB_OBLIVIOUS;
 	c.lb.ev_count = 16;
 	errno = 0;
 	assert_null(uet_pds_create(&c));
 	assert_int_equal(errno, EINVAL);
-	fw_test_config(&c);
+	fakewire_test_config(&c);
 	c.lb.reps_ring = 9;
 	assert_null(uet_pds_create(&c));
 }
@@ -452,7 +452,7 @@ main(void)
 		FW_TEST(pds_lb_next__retransmission_repicks, setup_oblivious),
 		FW_TEST(pds_lb_next__rod_single_path, setup_oblivious),
 		FW_TEST(pds_lb_dgram__uud_sprays, setup_oblivious),
-		FW_TEST(pds_lb_dgram__single_keeps_one_ev, fw_setup),
+		FW_TEST(pds_lb_dgram__single_keeps_one_ev, fakewire_setup),
 		FW_TEST(pds_lb_ack__reps_recycles_echoed_ev, setup_reps),
 		FW_TEST(pds_lb_ack__reps_marked_not_reused, setup_reps),
 		FW_TEST(pds_lb_ack__coalesced_recycles_echoed_ev_only,

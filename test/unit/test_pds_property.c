@@ -84,7 +84,7 @@ static bool
 prop_idle(struct fakewire *w, void *arg)
 {
 	(void)arg;
-	return fw_pools_idle(w) && w->nq[0] == 0 && w->nq[1] == 0;
+	return fakewire_pools_idle(w) && w->nq[0] == 0 && w->nq[1] == 0;
 }
 
 static void
@@ -113,9 +113,9 @@ prop_drive(struct fakewire *w, const struct prop *pr)
 
 	while (w->now < end && !prop_all_done(w, &next)) {
 		while (next < NMSG &&
-		       fw_submit(w, pr->mode, next, flags) == 0)
+		       fakewire_submit(w, pr->mode, next, flags) == 0)
 			next++;
-		fw_step(w, STEP_NS);
+		fakewire_step(w, STEP_NS);
 	}
 	assert_true(prop_all_done(w, &next));
 }
@@ -182,11 +182,11 @@ static void
 prop_sanity(struct fakewire *w, const struct prop *pr)
 {
 	const struct uet_pds_stats *st = uet_pds_stats_get(w->pds[0]);
-	uint64_t retx = fw_retx_of(st);
+	uint64_t retx = fakewire_retx_of(st);
 
 	/* Counted as they leave: the counters are the resends sent. */
 	assert_int_equal(retx, w->tx_retx[0]);
-	assert_int_equal(fw_retx_of(uet_pds_stats_get(w->pds[1])),
+	assert_int_equal(fakewire_retx_of(uet_pds_stats_get(w->pds[1])),
 			 w->tx_retx[1]);
 	if (pr->rate >= 50000 && pr->mode != UET_PDS_MODE_UUD && !pr->dead)
 		assert_true(retx > 0);
@@ -196,7 +196,7 @@ prop_sanity(struct fakewire *w, const struct prop *pr)
 		return;
 	/* The return direction repaired its own losses (side 1 sends). */
 	st = uet_pds_stats_get(w->pds[1]);
-	retx = fw_retx_of(st);
+	retx = fakewire_retx_of(st);
 	if (pr->rate >= 50000)
 		assert_true(retx > 0);
 	if (pr->rate == 0)
@@ -215,7 +215,7 @@ prop_run(const struct prop *pr)
 	prop_cfg(&cfg);
 	if (pr->dead)
 		cfg.max_retries = 4;
-	assert_int_equal(fw_init(&w, &cfg, pr->seed), 0);
+	assert_int_equal(fakewire_init(&w, &cfg, pr->seed), 0);
 	prop_faults(&w, pr);
 	/* Odd seeds start near the 2^32 PSN wrap. */
 	if (pr->seed & 1) {
@@ -227,7 +227,7 @@ prop_run(const struct prop *pr)
 	prop_drive(&w, pr);
 	/* Idle close and timeouts must return every pool; the wire drains. */
 	w.f[0].dead = false;
-	assert_true(fw_run(&w, 10000, 3000000000ull, prop_idle, NULL));
+	assert_true(fakewire_run(&w, 10000, 3000000000ull, prop_idle, NULL));
 	prop_check(&w, pr);
 	if (pr->ret)
 		prop_check_ret(&w, pr);
@@ -236,7 +236,7 @@ prop_run(const struct prop *pr)
 		assert_int_equal(w.tx_pkts[0], NMSG);
 	probes_answered +=
 		uet_pds_stats_get(w.pds[1])->rx_ctl[UET_PDS_CTL_PROBE];
-	fw_fini(&w);
+	fakewire_fini(&w);
 }
 
 static const uint32_t rates[] = { 0, 10000, 50000, 100000, 200000 };

@@ -19,8 +19,8 @@ one_req(uint8_t mode, uint64_t cookie, uint8_t flags)
 {
 	struct uet_pds_tx t;
 
-	assert_int_equal(fw_submit(&W, mode, cookie, flags), 0);
-	assert_true(fw_take_type(&W, 0, mode == UET_PDS_MODE_ROD ?
+	assert_int_equal(fakewire_submit(&W, mode, cookie, flags), 0);
+	assert_true(fakewire_take_type(&W, 0, mode == UET_PDS_MODE_ROD ?
 				 UET_PDS_TYPE_ROD_REQ : UET_PDS_TYPE_RUD_REQ,
 				 &t));
 	return t;
@@ -33,10 +33,10 @@ pds_target_rx__syn_creates_pdc_and_acks_at_once(void **state)
 
 	(void)state;
 	assert_true(req.hdr.flags & UET_PDS_F_SYN);
-	fw_inject(&W, 1, &req, false, false);
+	fakewire_inject(&W, 1, &req, false, false);
 	assert_int_equal(W.delivered[1], 1);
-	assert_int_equal(fw_st(1)->pdc_open_tgt, 1);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	assert_int_equal(fakewire_st(1)->pdc_open_tgt, 1);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	assert_int_equal(ack.hdr.u.ack.cack_psn, req.hdr.u.req.psn);
 	assert_int_equal(ack.hdr.u.ack.dpdcid, req.hdr.u.req.spdcid);
 	assert_int_equal(ack.ev, req.ev);
@@ -48,13 +48,13 @@ pds_target_rx__duplicate_is_reacked_not_nacked(void **state)
 	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 2, 0), ack;
 
 	(void)state;
-	fw_inject(&W, 1, &req, false, false);
-	fw_take(&W, 1, &ack, 1);
-	fw_inject(&W, 1, &req, false, false);
+	fakewire_inject(&W, 1, &req, false, false);
+	fakewire_take(&W, 1, &ack, 1);
+	fakewire_inject(&W, 1, &req, false, false);
 	assert_int_equal(W.delivered[2], 1);
-	assert_int_equal(fw_st(1)->dup_rx, 1);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
-	assert_int_equal(fw_st(1)->tx_type[UET_PDS_TYPE_NACK], 0);
+	assert_int_equal(fakewire_st(1)->dup_rx, 1);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	assert_int_equal(fakewire_st(1)->tx_type[UET_PDS_TYPE_NACK], 0);
 }
 
 static void
@@ -63,8 +63,8 @@ pds_target_rx__ce_mark_echoed_in_ack(void **state)
 	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 3, 0), ack;
 
 	(void)state;
-	fw_inject(&W, 1, &req, false, true);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 1, &req, false, true);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	assert_true(ack.hdr.flags & UET_PDS_F_M);
 }
 
@@ -76,9 +76,9 @@ pds_target_rx__beyond_window_nacks_oor(void **state)
 	(void)state;
 	req.hdr.u.req.psn += 64;
 	req.hdr.u.req.psn_offset += 64;
-	fw_inject(&W, 1, &req, false, false);
+	fakewire_inject(&W, 1, &req, false, false);
 	assert_int_equal(W.delivered[4], 0);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_PSN_OOR_WINDOW);
 	assert_int_equal(nack.hdr.u.nack.psn, req.hdr.u.req.psn);
 }
@@ -92,20 +92,20 @@ pds_target_rx__beyond_window_alias_not_duplicate(void **state)
 
 	(void)state;
 	r1 = one_req(UET_PDS_MODE_RUD, 9, 0);
-	fw_inject(&W, 1, &r0, false, false);
-	fw_inject(&W, 1, &r0, false, false); /* nothing else pending */
+	fakewire_inject(&W, 1, &r0, false, false);
+	fakewire_inject(&W, 1, &r0, false, false); /* nothing else pending */
 	r1.hdr.u.req.psn += 1;               /* out of order: a bit is set */
 	r1.hdr.u.req.psn_offset += 1;
-	fw_inject(&W, 1, &r1, false, false);
+	fakewire_inject(&W, 1, &r1, false, false);
 	assert_int_equal(W.delivered[9], 1);
-	while (fw_take(&W, 1, &nack, 1) == 1)
+	while (fakewire_take(&W, 1, &nack, 1) == 1)
 		;
 	r1.hdr.u.req.psn += 64;              /* rx_window: same bit */
 	r1.hdr.u.req.psn_offset += 64;
-	fw_inject(&W, 1, &r1, false, false);
+	fakewire_inject(&W, 1, &r1, false, false);
 	assert_int_equal(W.delivered[9], 1);
-	assert_int_equal(fw_st(1)->dup_rx, 1);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(fakewire_st(1)->dup_rx, 1);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_PSN_OOR_WINDOW);
 	assert_int_equal(nack.hdr.u.nack.psn, r1.hdr.u.req.psn);
 }
@@ -120,11 +120,11 @@ pds_target_rx__unknown_dpdcid_nacks_inv_dpdcid(void **state)
 	req.hdr.u.req.dpdcid = 5;
 	req.hdr.u.req.psn_offset = 0;
 	req.hdr.u.req.use_rsv_pdc = false;
-	fw_inject(&W, 1, &req, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	fakewire_inject(&W, 1, &req, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_INV_DPDCID);
 	assert_int_equal(nack.hdr.u.nack.dpdcid, req.hdr.u.req.spdcid);
-	assert_int_equal(fw_st(1)->pdc_open_tgt, 0);
+	assert_int_equal(fakewire_st(1)->pdc_open_tgt, 0);
 }
 
 static void
@@ -149,17 +149,17 @@ pds_target_rx__trimmed_nacks_with_psn_and_m(void **state)
 
 	(void)state;
 	rx_trimmed(&req, false, true);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_TRIMMED);
 	assert_int_equal(nack.hdr.u.nack.psn, req.hdr.u.req.psn);
 	assert_true(nack.hdr.flags & UET_PDS_F_M);
 	rx_trimmed(&req, true, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_TRIMMED_LASTHOP);
 	assert_false(nack.hdr.flags & UET_PDS_F_M);
-	assert_int_equal(fw_st(1)->delivered, 0);
+	assert_int_equal(fakewire_st(1)->delivered, 0);
 	/* Not counted as received: the real packet is still new. */
-	fw_inject(&W, 1, &req, false, false);
+	fakewire_inject(&W, 1, &req, false, false);
 	assert_int_equal(W.delivered[6], 1);
 }
 
@@ -172,18 +172,18 @@ pds_target_rx__acks_coalesce_until_threshold(void **state)
 
 	(void)state;
 	for (k = 0; k < 17; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 100 + k, 0), 0);
-	n = fw_take(&W, 0, tx, 64);
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 100 + k, 0), 0);
+	n = fakewire_take(&W, 0, tx, 64);
 	assert_int_equal(n, 17);
 	for (i = 0; i < n; i++) {
 		tx[i].hdr.flags &= (uint8_t)~UET_PDS_F_AR;
-		fw_inject(&W, 1, &tx[i], false, false);
-		if (fw_take(&W, 1, tx + 32, 1))
+		fakewire_inject(&W, 1, &tx[i], false, false);
+		if (fakewire_take(&W, 1, tx + 32, 1))
 			acks++;
 	}
 	/* First packet of the PDC, then 16 x 1 KiB credit. */
 	assert_int_equal(acks, 2);
-	assert_int_equal(fw_st(1)->acks_coalesced, 15);
+	assert_int_equal(fakewire_st(1)->acks_coalesced, 15);
 }
 
 static void
@@ -192,21 +192,21 @@ pds_target_rx__rod_out_of_order_nacked_once(void **state)
 	struct uet_pds_tx tx[4], nack;
 
 	(void)state;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, 10, 0), 0);
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, 11, 0), 0);
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, 12, 0), 0);
-	assert_int_equal(fw_take(&W, 0, tx, 4), 3);
-	fw_inject(&W, 1, &tx[0], false, false);
-	fw_take(&W, 1, &nack, 1);
-	fw_inject(&W, 1, &tx[2], false, false);
-	fw_inject(&W, 1, &tx[2], false, false);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, 10, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, 11, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, 12, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, tx, 4), 3);
+	fakewire_inject(&W, 1, &tx[0], false, false);
+	fakewire_take(&W, 1, &nack, 1);
+	fakewire_inject(&W, 1, &tx[2], false, false);
+	fakewire_inject(&W, 1, &tx[2], false, false);
 	assert_int_equal(W.delivered[12], 0);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_ROD_OOO);
 	assert_int_equal(nack.hdr.u.nack.psn, tx[1].hdr.u.req.psn);
-	assert_int_equal(fw_st(1)->nack_tx[UET_NACK_ROD_OOO], 1);
-	fw_inject(&W, 1, &tx[1], false, false);
-	fw_inject(&W, 1, &tx[2], false, false);
+	assert_int_equal(fakewire_st(1)->nack_tx[UET_NACK_ROD_OOO], 1);
+	fakewire_inject(&W, 1, &tx[1], false, false);
+	fakewire_inject(&W, 1, &tx[2], false, false);
 	assert_int_equal(W.order[1], 11);
 	assert_int_equal(W.order[2], 12);
 }
@@ -220,29 +220,29 @@ pds_target_respond__stored_until_clear_and_resent(void **state)
 	(void)state;
 	W.resp_expected = true;
 	req = one_req(UET_PDS_MODE_RUD, 20, UET_PDS_SUBMIT_RESP);
-	fw_inject(&W, 1, &req, false, false);
+	fakewire_inject(&W, 1, &req, false, false);
 	assert_int_equal(W.delivered[20], 1);
 	uet_pds_pool_info_get(W.pds[1], &pi);
 	assert_int_equal(pi.resp_used, 1);
 	/* The response ACK goes first (control ring), REQ=CLEAR. */
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
 	assert_int_equal(rsp.hdr.next_hdr, UET_PDS_NEXT_RESPONSE);
 	assert_int_equal(uet_wire_pds_ack_req_get(&rsp.hdr), UET_PDS_ACK_REQ_CLEAR);
 	assert_int_equal(rsp.resp_len, 8);
 	/* A duplicate request gets the stored response again. */
-	fw_inject(&W, 1, &req, false, false);
-	assert_int_equal(fw_st(1)->resp_resent, 1);
+	fakewire_inject(&W, 1, &req, false, false);
+	assert_int_equal(fakewire_st(1)->resp_resent, 1);
 	assert_int_equal(W.delivered[20], 1);
-	fw_take(&W, 1, &cp, 1);
-	fw_inject(&W, 0, &rsp, false, false);
+	fakewire_take(&W, 1, &cp, 1);
+	fakewire_inject(&W, 0, &rsp, false, false);
 	assert_int_equal(W.done_ok[20], 1);
 	assert_int_equal(W.last_resp_len[0], 8);
 	assert_memory_equal(W.last_resp[0], &(uint64_t){ 20 }, 8);
 	/* Nothing else to send: the initiator sends a CLEAR CP. */
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
 	assert_int_equal(cp.hdr.u.cp.payload, req.hdr.u.req.psn);
-	fw_inject(&W, 1, &cp, false, false);
+	fakewire_inject(&W, 1, &cp, false, false);
 	uet_pds_pool_info_get(W.pds[1], &pi);
 	assert_int_equal(pi.resp_used, 0);
 }
@@ -263,27 +263,27 @@ rcvd_ses_procg__duplicate_while_ses_busy(void **state)
 	W.resp_expected = true;
 	W.resp_hold = true;
 	req = one_req(UET_PDS_MODE_RUD, 40, UET_PDS_SUBMIT_RESP);
-	fw_inject(&W, 1, &req, false, false);
+	fakewire_inject(&W, 1, &req, false, false);
 	assert_int_equal(W.delivered[40], 1);
-	fw_take(&W, 1, &t, 1); /* the first-packet ACK */
+	fakewire_take(&W, 1, &t, 1); /* the first-packet ACK */
 	req.hdr.flags |= UET_PDS_F_RETX;
-	fw_inject(&W, 1, &req, false, false);
+	fakewire_inject(&W, 1, &req, false, false);
 	assert_int_equal(W.delivered[40], 1);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &t));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &t));
 	assert_int_equal(t.hdr.u.nack.code, UET_NACK_RCVD_SES_PROCG);
 	assert_int_equal(t.hdr.u.nack.psn, req.hdr.u.req.psn);
 	assert_int_equal(t.hdr.u.nack.dpdcid, req.hdr.u.req.spdcid);
-	assert_int_equal(fw_take(&W, 1, &t, 1), 0); /* and no ACK */
-	assert_int_equal(fw_st(1)->nack_tx[UET_NACK_RCVD_SES_PROCG], 1);
+	assert_int_equal(fakewire_take(&W, 1, &t, 1), 0); /* and no ACK */
+	assert_int_equal(fakewire_st(1)->nack_tx[UET_NACK_RCVD_SES_PROCG], 1);
 	/* Answered: the next duplicate gets the response, no NACK. */
 	assert_int_equal(uet_pds_respond(W.pds[1], W.last_pdc[1], W.last_psn[1],
 					 UET_PDS_NEXT_RESPONSE, resp, 8,
 					 W.now), 0);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
-	fw_inject(&W, 1, &req, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	fakewire_inject(&W, 1, &req, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
 	assert_int_equal(t.hdr.next_hdr, UET_PDS_NEXT_RESPONSE);
-	assert_int_equal(fw_st(1)->nack_tx[UET_NACK_RCVD_SES_PROCG], 1);
+	assert_int_equal(fakewire_st(1)->nack_tx[UET_NACK_RCVD_SES_PROCG], 1);
 }
 
 /* An ACK_REQ CP from side 0 naming @p psn on the PDC @p req opened. */
@@ -320,24 +320,24 @@ ack_req__received_psn_acked_missing_psn_nacked(void **state)
 
 	(void)state;
 	r1 = one_req(UET_PDS_MODE_RUD, 51, 0);
-	fw_inject(&W, 1, &r0, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 1, &r0, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	cp = ack_req_for(&r0, &ack, p0);
-	fw_inject(&W, 1, &cp, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	fakewire_inject(&W, 1, &cp, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
 	assert_int_equal(t.hdr.u.ack.cack_psn, p0);
 	assert_int_equal(uet_wire_pds_ack_psn(&t.hdr.u.ack), p0);
 	cp = ack_req_for(&r0, &ack, p0 + 1);
-	fw_inject(&W, 1, &cp, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &t));
+	fakewire_inject(&W, 1, &cp, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &t));
 	assert_int_equal(t.hdr.u.nack.code, UET_NACK_PKT_NOT_RCVD);
 	assert_int_equal(t.hdr.u.nack.psn, p0 + 1);
 	assert_int_equal(t.hdr.u.nack.dpdcid, r0.hdr.u.req.spdcid);
-	assert_int_equal(fw_st(1)->dup_rx, 0);
+	assert_int_equal(fakewire_st(1)->dup_rx, 0);
 	r1.hdr.flags &= (uint8_t)~UET_PDS_F_SYN;
 	r1.hdr.u.req.dpdcid = ack.hdr.u.ack.spdcid;
 	r1.hdr.u.req.psn_offset = 0;
-	fw_inject(&W, 1, &r1, false, false);
+	fakewire_inject(&W, 1, &r1, false, false);
 	assert_int_equal(W.delivered[51], 1);
 }
 
@@ -357,15 +357,15 @@ ack_req__syn_opens_no_pdc(void **state)
 	cp.hdr.u.cp.psn = r0.hdr.u.req.psn;
 	cp.hdr.u.cp.psn_offset = r0.hdr.u.req.psn_offset;
 	cp.hdr.u.cp.spdcid = r0.hdr.u.req.spdcid;
-	fw_inject(&W, 1, &cp, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &t));
+	fakewire_inject(&W, 1, &cp, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &t));
 	assert_int_equal(t.hdr.u.nack.code, UET_NACK_PKT_NOT_RCVD);
-	assert_int_equal(fw_st(1)->pdc_open_tgt, 0);
+	assert_int_equal(fakewire_st(1)->pdc_open_tgt, 0);
 	/* Once the request opened the PDC, the same ACK_REQ is ACKed. */
-	fw_inject(&W, 1, &r0, false, false);
-	fw_take(&W, 1, &t, 1);
-	fw_inject(&W, 1, &cp, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	fakewire_inject(&W, 1, &r0, false, false);
+	fakewire_take(&W, 1, &t, 1);
+	fakewire_inject(&W, 1, &cp, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
 	assert_int_equal(uet_wire_pds_ack_psn(&t.hdr.u.ack), r0.hdr.u.req.psn);
 }
 
@@ -387,24 +387,24 @@ cp__unreliable_cps_record_no_psn(void **state)
 
 	(void)state;
 	r1 = one_req(UET_PDS_MODE_RUD, 54, 0);
-	fw_inject(&W, 1, &r0, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 1, &r0, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	for (k = 0; k < sizeof(ctl); k++) {
 		cp = ack_req_for(&r0, &ack, r1.hdr.u.req.psn);
 		cp.hdr.next_hdr = ctl[k];
 		cp.hdr.u.cp.payload = ctl[k] == UET_PDS_CTL_PROBE ?
 				      r1.hdr.u.req.psn : r0.hdr.u.req.psn;
-		fw_inject(&W, 1, &cp, false, false);
-		while (fw_take(&W, 1, &t, 1) == 1)
+		fakewire_inject(&W, 1, &cp, false, false);
+		while (fakewire_take(&W, 1, &t, 1) == 1)
 			;
 	}
-	assert_int_equal(fw_st(1)->rx_bad, 0);
+	assert_int_equal(fakewire_st(1)->rx_bad, 0);
 	r1.hdr.flags &= (uint8_t)~UET_PDS_F_SYN;
 	r1.hdr.u.req.dpdcid = ack.hdr.u.ack.spdcid;
 	r1.hdr.u.req.psn_offset = 0;
-	fw_inject(&W, 1, &r1, false, false);
+	fakewire_inject(&W, 1, &r1, false, false);
 	assert_int_equal(W.delivered[54], 1);
-	assert_int_equal(fw_st(1)->dup_rx, 0);
+	assert_int_equal(fakewire_st(1)->dup_rx, 0);
 }
 
 /*
@@ -427,16 +427,16 @@ cp__noop_consumes_a_psn(void **state)
 	cp.hdr.u.cp.psn = r0.hdr.u.req.psn;
 	cp.hdr.u.cp.psn_offset = r0.hdr.u.req.psn_offset;
 	cp.hdr.u.cp.spdcid = r0.hdr.u.req.spdcid;
-	fw_inject(&W, 1, &cp, false, false);
-	assert_int_equal(fw_st(1)->pdc_open_tgt, 1);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	fakewire_inject(&W, 1, &cp, false, false);
+	assert_int_equal(fakewire_st(1)->pdc_open_tgt, 1);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
 	assert_int_equal(t.hdr.u.ack.cack_psn, cp.hdr.u.cp.psn);
 	assert_int_equal(W.delivered[55], 0);
-	fw_inject(&W, 1, &cp, false, false);
-	assert_int_equal(fw_st(1)->dup_rx, 1);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	fakewire_inject(&W, 1, &cp, false, false);
+	assert_int_equal(fakewire_st(1)->dup_rx, 1);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
 	/* The request that shares the NOOP's PSN is that duplicate too. */
-	fw_inject(&W, 1, &r0, false, false);
+	fakewire_inject(&W, 1, &r0, false, false);
 	assert_int_equal(W.delivered[55], 0);
 }
 
@@ -456,34 +456,34 @@ gtd_resp__cack_held_until_clear(void **state)
 	W.resp_expected = true;
 	r0 = one_req(UET_PDS_MODE_RUD, 30, UET_PDS_SUBMIT_RESP);
 	p0 = r0.hdr.u.req.psn;
-	fw_inject(&W, 1, &r0, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
+	fakewire_inject(&W, 1, &r0, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
 	assert_int_equal(rsp.hdr.next_hdr, UET_PDS_NEXT_RESPONSE);
 	assert_int_equal(rsp.hdr.u.ack.cack_psn, p0 - 1);
 	assert_int_equal(uet_wire_pds_ack_psn(&rsp.hdr.u.ack), p0);
 	/* A later request: CACK stays held, the bitmap says both are in. */
 	W.resp_expected = false;
 	r1 = one_req(UET_PDS_MODE_RUD, 31, UET_PDS_SUBMIT_AR);
-	fw_inject(&W, 1, &r1, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	fakewire_inject(&W, 1, &r1, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
 	assert_int_equal(ack.hdr.u.ack.cack_psn, p0 - 1);
 	assert_int_equal(uet_wire_pds_ack_sack_base(&ack.hdr.u.ack), p0);
 	assert_true((ack.hdr.u.ack.sack_bitmap & 3u) == 3u);
 	/* The initiator gets the response and clears it. */
-	fw_inject(&W, 0, &rsp, false, false);
-	fw_inject(&W, 0, &ack, false, false);
+	fakewire_inject(&W, 0, &rsp, false, false);
+	fakewire_inject(&W, 0, &ack, false, false);
 	assert_int_equal(W.done_ok[30], 1);
 	assert_int_equal(W.done_ok[31], 1);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
 	assert_int_equal(cp.hdr.u.cp.payload, r1.hdr.u.req.psn);
-	fw_inject(&W, 1, &cp, false, false);
+	fakewire_inject(&W, 1, &cp, false, false);
 	/* Both are complete at the initiator: no ACK for it to learn that. */
-	assert_int_equal(fw_take(&W, 1, &ack, 1), 0);
+	assert_int_equal(fakewire_take(&W, 1, &ack, 1), 0);
 	/* CACK is no longer held: the next request's ACK reports it. */
 	r1 = one_req(UET_PDS_MODE_RUD, 35, UET_PDS_SUBMIT_AR);
-	fw_inject(&W, 1, &r1, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 1, &r1, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	assert_int_equal(ack.hdr.u.ack.cack_psn, r1.hdr.u.req.psn);
 }
 
@@ -504,35 +504,35 @@ clear__ack_when_cack_passes_clear_psn(void **state)
 	(void)state;
 	W.resp_expected = true;
 	W.resp_hold = true;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 36,
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 36,
 				   UET_PDS_SUBMIT_RESP), 0);
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 37,
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 37,
 				   UET_PDS_SUBMIT_RESP), 0);
-	assert_int_equal(fw_take(&W, 0, r, 2), 2);
-	fw_inject(&W, 1, &r[0], false, false);
+	assert_int_equal(fakewire_take(&W, 0, r, 2), 2);
+	fakewire_inject(&W, 1, &r[0], false, false);
 	pdc = W.last_pdc[1];
-	fw_inject(&W, 1, &r[1], false, false);
+	fakewire_inject(&W, 1, &r[1], false, false);
 	assert_int_equal(uet_pds_respond(W.pds[1], pdc, r[0].hdr.u.req.psn,
 					 UET_PDS_NEXT_RESPONSE, resp, 8,
 					 W.now), 0);
 	assert_int_equal(uet_pds_respond_default(W.pds[1], pdc,
 						 r[1].hdr.u.req.psn, W.now),
 			 0);
-	n = fw_take(&W, 1, out, 8);
+	n = fakewire_take(&W, 1, out, 8);
 	for (k = 0; k < n; k++) {
 		assert_true(uet_psn_lt(out[k].hdr.u.ack.cack_psn,
 				       r[0].hdr.u.req.psn));
-		fw_inject(&W, 0, &out[k], false, false);
+		fakewire_inject(&W, 0, &out[k], false, false);
 	}
 	assert_int_equal(W.done_ok[36], 1);
 	assert_int_equal(W.done_ok[37], 0);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
 	assert_int_equal(cp.hdr.u.cp.payload, r[0].hdr.u.req.psn);
-	fw_inject(&W, 1, &cp, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 1, &cp, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	assert_int_equal(ack.hdr.u.ack.cack_psn, r[1].hdr.u.req.psn);
-	fw_inject(&W, 0, &ack, false, false);
+	fakewire_inject(&W, 0, &ack, false, false);
 	assert_int_equal(W.done_ok[37], 1);
 }
 
@@ -551,22 +551,22 @@ pds_target_clear__ar_acked_when_cack_stops_at_clear_psn(void **state)
 	(void)state;
 	W.resp_expected = true;
 	r0 = one_req(UET_PDS_MODE_RUD, 38, UET_PDS_SUBMIT_RESP);
-	fw_inject(&W, 1, &r0, false, false);
+	fakewire_inject(&W, 1, &r0, false, false);
 	W.resp_expected = false;
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
 	assert_int_equal(rsp.hdr.u.ack.cack_psn, r0.hdr.u.req.psn - 1);
-	fw_inject(&W, 0, &rsp, false, false);
+	fakewire_inject(&W, 0, &rsp, false, false);
 	assert_int_equal(W.done_ok[38], 1);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
 	assert_int_equal(cp.hdr.u.cp.payload, r0.hdr.u.req.psn);
 	assert_false(cp.hdr.flags & UET_PDS_F_AR); /* nothing waits */
-	fw_inject(&W, 1, &cp, false, false);
-	assert_int_equal(fw_take(&W, 1, &ack, 1), 0);
+	fakewire_inject(&W, 1, &cp, false, false);
+	assert_int_equal(fakewire_take(&W, 1, &ack, 1), 0);
 	/* The same CLEAR with AR: ACKed with the CACK it let move. */
 	cp.hdr.flags |= UET_PDS_F_AR;
-	fw_inject(&W, 1, &cp, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 1, &cp, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	assert_int_equal(ack.hdr.u.ack.cack_psn, r0.hdr.u.req.psn);
 }
 
@@ -585,23 +585,23 @@ cp__clear_consumes_no_psn(void **state)
 	(void)state;
 	W.resp_expected = true;
 	r0 = one_req(UET_PDS_MODE_RUD, 32, UET_PDS_SUBMIT_RESP);
-	fw_inject(&W, 1, &r0, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
-	fw_inject(&W, 0, &rsp, false, false);
+	fakewire_inject(&W, 1, &r0, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
+	fakewire_inject(&W, 0, &rsp, false, false);
 	assert_int_equal(W.done_ok[32], 1);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
 	assert_int_equal(cp.hdr.u.cp.psn, r0.hdr.u.req.psn + 1);
 	assert_int_equal(cp.hdr.u.cp.payload, r0.hdr.u.req.psn);
 	assert_false(cp.hdr.flags & UET_PDS_F_AR);
-	fw_inject(&W, 1, &cp, false, false);
+	fakewire_inject(&W, 1, &cp, false, false);
 	uet_pds_pool_info_get(W.pds[1], &pi);
 	assert_int_equal(pi.resp_used, 0);
 	r1 = one_req(UET_PDS_MODE_RUD, 33, UET_PDS_SUBMIT_RESP);
 	assert_int_equal(r1.hdr.u.req.psn, cp.hdr.u.cp.psn);
-	fw_inject(&W, 1, &r1, false, false);
+	fakewire_inject(&W, 1, &r1, false, false);
 	assert_int_equal(W.delivered[33], 1);
-	assert_int_equal(fw_st(1)->dup_rx, 0);
+	assert_int_equal(fakewire_st(1)->dup_rx, 0);
 }
 
 /*
@@ -620,20 +620,20 @@ clear__lost_clear_repaired_by_clear_req(void **state)
 	uint32_t k;
 
 	(void)state;
-	fw_test_config(&cfg);
+	fakewire_test_config(&cfg);
 	W.resp_expected = true;
 	r0 = one_req(UET_PDS_MODE_RUD, 34, UET_PDS_SUBMIT_RESP);
-	fw_inject(&W, 1, &r0, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
-	fw_inject(&W, 0, &rsp, false, false);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp)); /* lost */
+	fakewire_inject(&W, 1, &r0, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
+	fakewire_inject(&W, 0, &rsp, false, false);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &cp)); /* lost */
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
 	W.now += cfg.rto_init_ns / 2;
 	uet_pds_advance(W.pds[1], W.now);
-	assert_false(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &req));
+	assert_false(fakewire_take_type(&W, 1, UET_PDS_TYPE_CP, &req));
 	W.now += cfg.rto_init_ns / 2 + cfg.timer_tick_ns;
 	uet_pds_advance(W.pds[1], W.now);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &req));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_CP, &req));
 	assert_int_equal(req.hdr.next_hdr, UET_PDS_CTL_CLEAR_REQ);
 	assert_int_equal(req.hdr.u.cp.payload, r0.hdr.u.req.psn);
 	/* Lost as well: asked again after twice as long, and so on, at
@@ -641,15 +641,15 @@ clear__lost_clear_repaired_by_clear_req(void **state)
 	for (k = 1; k < 3 * cfg.max_retries; k++) {
 		W.now += cfg.rto_init_ns << (k < 20 ? k : 20);
 		uet_pds_advance(W.pds[1], W.now);
-		if (fw_take_type(&W, 1, UET_PDS_TYPE_CP, &req))
+		if (fakewire_take_type(&W, 1, UET_PDS_TYPE_CP, &req))
 			assert_int_equal(req.hdr.next_hdr,
 					 UET_PDS_CTL_CLEAR_REQ);
 	}
-	assert_int_equal(fw_st(1)->clear_req_tx, cfg.max_retries);
-	fw_inject(&W, 0, &req, false, false);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(fakewire_st(1)->clear_req_tx, cfg.max_retries);
+	fakewire_inject(&W, 0, &req, false, false);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
-	fw_inject(&W, 1, &cp, false, false);
+	fakewire_inject(&W, 1, &cp, false, false);
 	uet_pds_pool_info_get(W.pds[1], &pi);
 	assert_int_equal(pi.resp_used, 0);
 }
@@ -669,19 +669,19 @@ resp_default__nothing_stored(void **state)
 	W.resp_expected = true;
 	W.resp_default = true;
 	req = one_req(UET_PDS_MODE_RUD, 32, UET_PDS_SUBMIT_RESP);
-	fw_inject(&W, 1, &req, false, false);
+	fakewire_inject(&W, 1, &req, false, false);
 	assert_int_equal(W.delivered[32], 1);
 	assert_int_equal(W.bad_payload, 0);
 	uet_pds_pool_info_get(W.pds[1], &pi);
 	assert_int_equal(pi.resp_used, 0);
-	assert_int_equal(fw_st(1)->resp_default, 1);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	assert_int_equal(fakewire_st(1)->resp_default, 1);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	assert_int_equal(ack.hdr.next_hdr, UET_PDS_NEXT_NONE);
 	assert_int_equal(ack.hdr.u.ack.cack_psn, req.hdr.u.req.psn);
-	fw_inject(&W, 0, &ack, false, false);
+	fakewire_inject(&W, 0, &ack, false, false);
 	assert_int_equal(W.done_ok[32], 1);
-	assert_int_equal(fw_st(0)->done_default, 1);
-	assert_int_equal(fw_take(&W, 0, tx, 4), 0); /* no CLEAR */
+	assert_int_equal(fakewire_st(0)->done_default, 1);
+	assert_int_equal(fakewire_take(&W, 0, tx, 4), 0); /* no CLEAR */
 	/* Twice, or for no pending request: -ENOENT. */
 	assert_int_equal(uet_pds_respond_default(W.pds[1], W.last_pdc[1],
 						 W.last_psn[1], W.now),
@@ -706,17 +706,17 @@ resp_early__target_answers_non_eom(void **state)
 
 	(void)state;
 	req = one_req(UET_PDS_MODE_RUD, 33, 0);
-	fw_inject(&W, 1, &req, false, false);
+	fakewire_inject(&W, 1, &req, false, false);
 	assert_int_equal(W.delivered[33], 1);
 	assert_int_equal(uet_pds_respond(W.pds[1], W.last_pdc[1],
 					 W.last_psn[1], UET_PDS_NEXT_RESPONSE,
 					 err, sizeof(err), W.now), 0);
 	uet_pds_pool_info_get(W.pds[1], &pi);
 	assert_int_equal(pi.resp_used, 1);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &rsp));
 	assert_int_equal(rsp.hdr.next_hdr, UET_PDS_NEXT_RESPONSE);
 	assert_int_equal(rsp.hdr.u.ack.cack_psn, req.hdr.u.req.psn - 1);
-	fw_inject(&W, 0, &rsp, false, false);
+	fakewire_inject(&W, 0, &rsp, false, false);
 	assert_int_equal(W.done_ok[33], 1);
 	assert_int_equal(W.last_resp_len[0], 8);
 	assert_int_equal(W.last_resp[0][0], 0xEE);
@@ -736,9 +736,9 @@ pds_target_respond__pool_empty_nacks_gtd(void **state)
 	(void)state;
 	W.resp_expected = true;
 	for (k = 0; k < 5; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 30 + k,
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 30 + k,
 					   UET_PDS_SUBMIT_RESP), 0);
-	assert_int_equal(fw_take(&W, 0, tx, 8), 5);
+	assert_int_equal(fakewire_take(&W, 0, tx, 8), 5);
 	W.resp_expected = false; /* keep the entries reserved */
 	for (k = 0; k < 5; k++) {
 		struct uet_pds_rx_meta m;
@@ -747,13 +747,13 @@ pds_target_respond__pool_empty_nacks_gtd(void **state)
 		memset(&m, 0, sizeof(m));
 		m.src = W.fa[0];
 		m.ses = buf;
-		m.ses_len = fw_payload(tx[k].cookie, buf);
+		m.ses_len = fakewire_payload(tx[k].cookie, buf);
 		m.resp_expected = true;
 		uet_pds_rx(W.pds[1], &tx[k].hdr, &m, 0);
 	}
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_NO_GTD_DEL_AVAIL);
-	assert_int_equal(fw_st(1)->exhaust_resp, 1);
+	assert_int_equal(fakewire_st(1)->exhaust_resp, 1);
 }
 
 static void
@@ -762,18 +762,18 @@ pds_target_close__request_then_nack_closing(void **state)
 	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 40, 0), t, r2;
 
 	(void)state;
-	fw_inject(&W, 1, &req, false, false);
-	fw_take(&W, 1, &t, 1);
+	fakewire_inject(&W, 1, &req, false, false);
+	fakewire_take(&W, 1, &t, 1);
 	assert_int_equal(uet_pds_pdc_close(W.pds[1], W.last_pdc[1], 0), 0);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &t));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_CP, &t));
 	assert_int_equal(t.hdr.next_hdr, UET_PDS_CTL_CLOSE_REQ);
 	/* A request already in flight is refused with NACK CLOSING. */
 	r2 = req;
 	r2.hdr.u.req.psn++;
 	r2.hdr.u.req.psn_offset++;
 	r2.cookie = 41;
-	fw_inject(&W, 1, &r2, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &t));
+	fakewire_inject(&W, 1, &r2, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &t));
 	assert_int_equal(t.hdr.u.nack.code, UET_NACK_CLOSING);
 	assert_int_equal(W.delivered[41], 0);
 }
@@ -782,20 +782,20 @@ static void
 pds_target_close__both_directions_free_everything(void **state)
 {
 	(void)state;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 50, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 50, 0), 0);
 	W.delay_ns = 1000;
 	while (W.done_ok[50] == 0 && W.now < 10000000)
-		fw_step(&W, 1000);
+		fakewire_step(&W, 1000);
 	assert_int_equal(W.done_ok[50], 1);
 	/* Target asks; the idle initiator closes with a CLOSE CP. */
 	assert_int_equal(uet_pds_pdc_close(W.pds[1], W.last_pdc[1], W.now), 0);
-	while (!fw_pools_idle(&W) && W.now < 20000000)
-		fw_step(&W, 1000);
-	assert_true(fw_pools_idle(&W));
-	assert_int_equal(fw_st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 1);
-	assert_int_equal(fw_st(1)->tx_ctl[UET_PDS_CTL_CLOSE_REQ], 1);
-	assert_int_equal(fw_st(1)->pdc_close_tgt, 1);
-	assert_int_equal(fw_st(0)->pdc_close_init, 1);
+	while (!fakewire_pools_idle(&W) && W.now < 20000000)
+		fakewire_step(&W, 1000);
+	assert_true(fakewire_pools_idle(&W));
+	assert_int_equal(fakewire_st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 1);
+	assert_int_equal(fakewire_st(1)->tx_ctl[UET_PDS_CTL_CLOSE_REQ], 1);
+	assert_int_equal(fakewire_st(1)->pdc_close_tgt, 1);
+	assert_int_equal(fakewire_st(0)->pdc_close_init, 1);
 }
 
 static void
@@ -807,8 +807,8 @@ pds_target_rx__reserved_pool_on_use_rsv_pdc(void **state)
 	(void)state;
 	assert_true(req.hdr.u.req.use_rsv_pdc);
 	assert_true(req.hdr.u.req.spdcid >= 8);
-	fw_inject(&W, 1, &req, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 1, &req, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	assert_true(ack.hdr.u.ack.spdcid >= 8);
 }
 
@@ -820,20 +820,20 @@ pds_target_rx__pool_exhausted_nacks_no_pdc(void **state)
 
 	(void)state;
 	uet_pds_free(W.pds[1]);
-	fw_test_config(&cfg);
+	fakewire_test_config(&cfg);
 	cfg.max_pdcs = 1;
 	W.pds[1] = uet_pds_create(&cfg);
 	assert_non_null(W.pds[1]);
-	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 70, 0, 1), 0);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &a));
-	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 71, 0, 2), 0);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &b));
-	fw_inject(&W, 1, &a, false, false);
-	fw_take(&W, 1, &nack, 1);
-	fw_inject(&W, 1, &b, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(fakewire_submit_job(&W, UET_PDS_MODE_RUD, 70, 0, 1), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &a));
+	assert_int_equal(fakewire_submit_job(&W, UET_PDS_MODE_RUD, 71, 0, 2), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &b));
+	fakewire_inject(&W, 1, &a, false, false);
+	fakewire_take(&W, 1, &nack, 1);
+	fakewire_inject(&W, 1, &b, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_NO_PDC_AVAIL);
-	assert_int_equal(fw_st(1)->exhaust_pdc, 1);
+	assert_int_equal(fakewire_st(1)->exhaust_pdc, 1);
 }
 
 /* Side 1 sends @p cookie in the return direction of its last target PDC. */
@@ -847,7 +847,7 @@ ret_submit(uint64_t cookie, uint8_t next_hdr, uint8_t flags)
 	s.flags = (uint8_t)(UET_PDS_SUBMIT_PDC | flags);
 	s.pdc = W.last_pdc[1];
 	s.cookie = cookie;
-	s.len = fw_payload(cookie, buf);
+	s.len = fakewire_payload(cookie, buf);
 	s.next_hdr = next_hdr;
 	return uet_pds_submit(W.pds[1], &s, W.now);
 }
@@ -863,14 +863,14 @@ pds_ret__target_submits_initiator_delivers_once(void **state)
 	uint8_t buf[FW_PAYLOAD_MAX];
 
 	(void)state;
-	fw_inject(&W, 1, &req, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
-	fw_inject(&W, 0, &ack, false, false);
+	fakewire_inject(&W, 1, &req, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 0, &ack, false, false);
 	memset(&s, 0, sizeof(s));
 	s.flags = UET_PDS_SUBMIT_PDC;
 	s.pdc = W.last_pdc[1];
 	s.cookie = FW_RET_BASE + 1;
-	s.len = fw_payload(s.cookie, buf);
+	s.len = fakewire_payload(s.cookie, buf);
 	s.next_hdr = UET_PDS_NEXT_REQUEST_SMALL;
 	assert_int_equal(uet_pds_submit(W.pds[1], &s, W.now), -EINVAL);
 	s.next_hdr = UET_PDS_NEXT_RESPONSE_DATA;
@@ -878,7 +878,7 @@ pds_ret__target_submits_initiator_delivers_once(void **state)
 	assert_int_equal(uet_pds_submit(W.pds[1], &s, W.now), -ENOENT);
 	s.pdc ^= 1u << 17;
 	assert_int_equal(uet_pds_submit(W.pds[1], &s, W.now), 0);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_RUD_REQ, &rd));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_RUD_REQ, &rd));
 	assert_int_equal(rd.hdr.next_hdr, UET_PDS_NEXT_RESPONSE_DATA);
 	assert_false(rd.hdr.flags & UET_PDS_F_SYN);
 	assert_int_equal(rd.hdr.u.req.spdcid, ack.hdr.u.ack.spdcid);
@@ -886,22 +886,22 @@ pds_ret__target_submits_initiator_delivers_once(void **state)
 	/* DECISION (pds_private.h): the return space starts at Start_PSN. */
 	assert_int_equal(rd.hdr.u.req.psn, req.hdr.u.req.psn);
 	rd.hdr.flags |= UET_PDS_F_AR;
-	fw_inject(&W, 0, &rd, false, false);
+	fakewire_inject(&W, 0, &rd, false, false);
 	assert_int_equal(W.delivered[FW_RET_BASE + 1], 1);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_ACK, &rack));
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_ACK, &rack));
 	assert_int_equal(rack.hdr.u.ack.dpdcid, ack.hdr.u.ack.spdcid);
 	assert_int_equal(rack.hdr.u.ack.cack_psn, rd.hdr.u.req.psn);
 	/* A duplicate is re-ACKed, never delivered again. */
-	fw_inject(&W, 0, &rd, false, false);
+	fakewire_inject(&W, 0, &rd, false, false);
 	assert_int_equal(W.delivered[FW_RET_BASE + 1], 1);
-	assert_int_equal(fw_st(0)->dup_rx, 1);
-	fw_inject(&W, 1, &rack, false, false);
+	assert_int_equal(fakewire_st(0)->dup_rx, 1);
+	fakewire_inject(&W, 1, &rack, false, false);
 	assert_int_equal(W.done_ok[FW_RET_BASE + 1], 1);
 	assert_int_equal(W.done_ok[1], 1);
 	/* Unknown initiator PDC: NACK INV_DPDCID back to the target. */
 	rd.hdr.u.req.dpdcid ^= 3;
-	fw_inject(&W, 0, &rd, false, false);
-	assert_int_equal(fw_st(0)->nack_tx[UET_NACK_INV_DPDCID], 1);
+	fakewire_inject(&W, 0, &rd, false, false);
+	assert_int_equal(fakewire_st(0)->nack_tx[UET_NACK_INV_DPDCID], 1);
 }
 
 /* Return-direction data is coalesced like any other; the SES marks the
@@ -914,24 +914,24 @@ pds_ret__submit_ar_acked_at_once(void **state)
 			  rack;
 
 	(void)state;
-	fw_inject(&W, 1, &req, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
-	fw_inject(&W, 0, &ack, false, false);
+	fakewire_inject(&W, 1, &req, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 0, &ack, false, false);
 	assert_int_equal(ret_submit(FW_RET_BASE + 1, UET_PDS_NEXT_RESPONSE_DATA,
 				    0), 0);
 	assert_int_equal(ret_submit(FW_RET_BASE + 2, UET_PDS_NEXT_RESPONSE_DATA,
 				    UET_PDS_SUBMIT_AR), 0);
-	assert_int_equal(fw_take(&W, 1, rd, 2), 2);
+	assert_int_equal(fakewire_take(&W, 1, rd, 2), 2);
 	assert_false(rd[0].hdr.flags & UET_PDS_F_AR);
 	assert_true(rd[1].hdr.flags & UET_PDS_F_AR);
 	/* The first return packet of the PDC is ACKed at once anyway; the
 	 * second would be coalesced but for its AR. */
-	fw_inject(&W, 0, &rd[0], false, false);
-	fw_take(&W, 0, &rack, 1);
-	fw_inject(&W, 0, &rd[1], false, false);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_ACK, &rack));
+	fakewire_inject(&W, 0, &rd[0], false, false);
+	fakewire_take(&W, 0, &rack, 1);
+	fakewire_inject(&W, 0, &rd[1], false, false);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_ACK, &rack));
 	assert_int_equal(rack.hdr.u.ack.cack_psn, rd[1].hdr.u.req.psn);
-	fw_inject(&W, 1, &rack, false, false);
+	fakewire_inject(&W, 1, &rack, false, false);
 	assert_int_equal(W.done_ok[FW_RET_BASE + 2], 1);
 }
 
@@ -945,8 +945,8 @@ pds_ids__initiator_and_target_differ(void **state)
 	uint8_t buf[FW_PAYLOAD_MAX];
 
 	(void)state;
-	fw_inject(&W, 1, &req, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 1, &req, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	memset(&s, 0, sizeof(s));
 	s.dst = W.fa[0];
 	s.job = 1;
@@ -954,9 +954,9 @@ pds_ids__initiator_and_target_differ(void **state)
 	s.mode = UET_PDS_MODE_RUD;
 	s.next_hdr = UET_PDS_NEXT_REQUEST_SMALL;
 	s.cookie = 2;
-	s.len = fw_payload(s.cookie, buf);
+	s.len = fakewire_payload(s.cookie, buf);
 	assert_int_equal(uet_pds_submit(W.pds[1], &s, W.now), 0);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_RUD_REQ, &back));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_RUD_REQ, &back));
 	assert_int_not_equal(back.hdr.u.req.spdcid, ack.hdr.u.ack.spdcid);
 }
 
@@ -978,11 +978,11 @@ uet_pds_pdc_info__both_directions(void **state)
 	uint8_t buf[FW_PAYLOAD_MAX];
 
 	(void)state;
-	fw_inject(&W, 1, &req, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 1, &req, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	assert_int_equal(ret_submit(FW_RET_BASE + 1,
 				    UET_PDS_NEXT_RESPONSE_DATA_SMALL, 0), 0);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ROD_REQ, &rd));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ROD_REQ, &rd));
 	assert_int_equal(uet_pds_pdc_info_get(W.pds[1], W.last_pdc[1], &ti), 0);
 	assert_int_equal(ti.role, 1);
 	assert_int_equal(ti.state, UET_PDS_PDC_OPEN);
@@ -990,12 +990,12 @@ uet_pds_pdc_info__both_directions(void **state)
 	assert_int_equal(ti.rid, req.hdr.u.req.spdcid);
 	assert_int_equal(ti.rx_cack, req.hdr.u.req.psn);
 	assert_int_equal(ti.tx_nxt - ti.tx_una, 1);
-	assert_int_equal(ti.tx_inflight, fw_payload(FW_RET_BASE + 1, buf));
+	assert_int_equal(ti.tx_inflight, fakewire_payload(FW_RET_BASE + 1, buf));
 	assert_int_equal(uet_pds_pdc_foreach(W.pds[0], info_cb, &in), 7);
 	assert_int_equal(in.role, 0);
 	assert_int_equal(in.state, UET_PDS_PDC_SYN); /* ACK not delivered */
 	/* A return request before the first ACK opens the initiator end. */
-	fw_inject(&W, 0, &rd, false, false);
+	fakewire_inject(&W, 0, &rd, false, false);
 	assert_int_equal(W.delivered[FW_RET_BASE + 1], 1);
 	/* The delivery is recorded once the SES could refuse it. */
 	uet_pds_advance(W.pds[0], W.now);
@@ -1021,32 +1021,32 @@ pds_target_rx__no_rx_block_nacks_no_bitmap(void **state)
 	struct uet_pds_tx a[2], b[2], nack;
 
 	(void)state;
-	fw_fini(&W);
-	assert_int_equal(fw_setup_with(7, one_rx_block), 0);
-	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 1, 0, 1), 0);
-	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 2, 0, 1), 0);
-	assert_int_equal(fw_take(&W, 0, a, 2), 2);
-	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 3, 0, 2), 0);
-	assert_int_equal(fw_submit_job(&W, UET_PDS_MODE_RUD, 4, 0, 2), 0);
-	assert_int_equal(fw_take(&W, 0, b, 2), 2);
+	fakewire_fini(&W);
+	assert_int_equal(fakewire_setup_with(7, one_rx_block), 0);
+	assert_int_equal(fakewire_submit_job(&W, UET_PDS_MODE_RUD, 1, 0, 1), 0);
+	assert_int_equal(fakewire_submit_job(&W, UET_PDS_MODE_RUD, 2, 0, 1), 0);
+	assert_int_equal(fakewire_take(&W, 0, a, 2), 2);
+	assert_int_equal(fakewire_submit_job(&W, UET_PDS_MODE_RUD, 3, 0, 2), 0);
+	assert_int_equal(fakewire_submit_job(&W, UET_PDS_MODE_RUD, 4, 0, 2), 0);
+	assert_int_equal(fakewire_take(&W, 0, b, 2), 2);
 	/* Second packets first: each needs a receive block. */
-	fw_inject(&W, 1, &a[1], false, false);
+	fakewire_inject(&W, 1, &a[1], false, false);
 	assert_int_equal(W.delivered[2], 1);
-	fw_take(&W, 1, &nack, 1);
-	fw_inject(&W, 1, &b[1], false, false);
+	fakewire_take(&W, 1, &nack, 1);
+	fakewire_inject(&W, 1, &b[1], false, false);
 	assert_int_equal(W.delivered[4], 0);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_NO_BITMAP);
 	assert_int_equal(nack.hdr.u.nack.psn, b[1].hdr.u.req.psn);
-	assert_int_equal(fw_st(1)->exhaust_rxblk, 1);
-	fw_inject(&W, 0, &nack, false, false);
+	assert_int_equal(fakewire_st(1)->exhaust_rxblk, 1);
+	fakewire_inject(&W, 0, &nack, false, false);
 	/* Counted when the resend leaves, after the back-off. */
-	assert_int_equal(fw_st(0)->retx_backoff, 0);
+	assert_int_equal(fakewire_st(0)->retx_backoff, 0);
 	W.now += 2 * W.pds[0]->cfg.backoff_init_ns;
 	uet_pds_advance(W.pds[0], W.now);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &nack));
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &nack));
 	assert_int_equal(nack.hdr.u.req.psn, b[1].hdr.u.req.psn);
-	assert_int_equal(fw_st(0)->retx_backoff, 1);
+	assert_int_equal(fakewire_st(0)->retx_backoff, 1);
 }
 
 /* UEC 1.0 PDS: all packets of a PDC use one mode; another mode on it
@@ -1058,21 +1058,21 @@ pds_target_rx__other_mode_nacks_mode_mismatch(void **state)
 	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 1, 0), ack, r2, nack;
 
 	(void)state;
-	fw_inject(&W, 1, &req, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
-	fw_inject(&W, 0, &ack, false, false);
+	fakewire_inject(&W, 1, &req, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	fakewire_inject(&W, 0, &ack, false, false);
 	r2 = one_req(UET_PDS_MODE_RUD, 2, 0);
 	assert_false(r2.hdr.flags & UET_PDS_F_SYN);
 	r2.hdr.type = UET_PDS_TYPE_ROD_REQ;
-	fw_inject(&W, 1, &r2, false, false);
+	fakewire_inject(&W, 1, &r2, false, false);
 	assert_int_equal(W.delivered[2], 0);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_PDC_MODE_MISMATCH);
 	r2.hdr.type = UET_PDS_TYPE_RUD_REQ;
-	fw_inject(&W, 0, &nack, false, false);
+	fakewire_inject(&W, 0, &nack, false, false);
 	assert_int_equal(W.done_err[2], 1);
 	assert_int_equal(W.last_status[0], -ECONNRESET);
-	assert_int_equal(fw_st(0)->pdc_fail, 1);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 1);
 }
 
 /* WIRE-DECISIONS "PDS behaviour": a SYN with another Start_PSN for a live
@@ -1085,38 +1085,38 @@ pds_target_rx__other_start_psn_nacked_until_quiet(void **state)
 	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 1, 0), old, nack;
 
 	(void)state;
-	fw_inject(&W, 1, &req, false, false);
-	fw_take(&W, 1, &nack, 1);
+	fakewire_inject(&W, 1, &req, false, false);
+	fakewire_take(&W, 1, &nack, 1);
 	old = req;
 	old.hdr.u.req.psn += 0x40000;
-	fw_inject(&W, 1, &old, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	fakewire_inject(&W, 1, &old, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_NEW_START_PSN);
 	assert_int_equal(nack.hdr.u.nack.psn, old.hdr.u.req.psn);
 	assert_int_equal(W.delivered[1], 1);
-	assert_int_equal(fw_st(1)->pdc_open_tgt, 1);
-	assert_int_equal(fw_st(1)->syn_conflict, 1);
+	assert_int_equal(fakewire_st(1)->pdc_open_tgt, 1);
+	assert_int_equal(fakewire_st(1)->syn_conflict, 1);
 	/* Its NACK reaches no SYN-state PDC of that PSN: ignored. */
-	fw_inject(&W, 0, &nack, false, false);
-	assert_int_equal(fw_st(0)->new_start, 0);
+	fakewire_inject(&W, 0, &nack, false, false);
+	assert_int_equal(fakewire_st(0)->new_start, 0);
 	/* A Start_PSN near the live window never replaces it. */
 	W.now += 2 * 1000000;
 	old.hdr.u.req.psn = req.hdr.u.req.psn + 8;
-	fw_inject(&W, 1, &old, false, false);
-	assert_int_equal(fw_st(1)->syn_conflict, 2);
+	fakewire_inject(&W, 1, &old, false, false);
+	assert_int_equal(fakewire_st(1)->syn_conflict, 2);
 	/* The refused incarnation stays refused once the PDC is quiet:
 	 * the decision is taken once per incarnation. */
 	old.hdr.u.req.psn = req.hdr.u.req.psn + 0x40000;
-	fw_inject(&W, 1, &old, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	fakewire_inject(&W, 1, &old, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_NEW_START_PSN);
-	assert_int_equal(fw_st(1)->syn_refused, 1);
-	assert_int_equal(fw_st(1)->syn_replace, 0);
+	assert_int_equal(fakewire_st(1)->syn_refused, 1);
+	assert_int_equal(fakewire_st(1)->syn_replace, 0);
 	/* Far away, quiet, never refused: a new incarnation. */
 	old.hdr.u.req.psn = req.hdr.u.req.psn + 0x80000;
-	fw_inject(&W, 1, &old, false, false);
-	assert_int_equal(fw_st(1)->syn_replace, 1);
-	assert_int_equal(fw_st(1)->pdc_open_tgt, 2);
+	fakewire_inject(&W, 1, &old, false, false);
+	assert_int_equal(fakewire_st(1)->syn_replace, 1);
+	assert_int_equal(fakewire_st(1)->pdc_open_tgt, 2);
 	assert_int_equal(W.delivered[1], 2);
 }
 
@@ -1126,8 +1126,8 @@ run_idle(uint64_t dt, uint64_t max_ns)
 {
 	uint64_t end = W.now + max_ns;
 
-	while (!fw_pools_idle(&W) && W.now < end)
-		fw_step(&W, dt);
+	while (!fakewire_pools_idle(&W) && W.now < end)
+		fakewire_step(&W, dt);
 }
 
 /* WIRE-DECISIONS "PDS behaviour": a late duplicate of a SYN of a PDC
@@ -1142,30 +1142,30 @@ pds_target_rx__stale_syn_after_close_dropped(void **state)
 
 	(void)state;
 	W.delay_ns = 1000;
-	fw_inject(&W, 1, &syn, false, false);
+	fakewire_inject(&W, 1, &syn, false, false);
 	while (W.done_ok[70] == 0 && W.now < 10000000)
-		fw_step(&W, 1000);
+		fakewire_step(&W, 1000);
 	assert_int_equal(W.done_ok[70], 1);
 	assert_int_equal(uet_pds_pdc_close(W.pds[1], W.last_pdc[1], W.now), 0);
 	run_idle(1000, 20000000);
-	assert_true(fw_pools_idle(&W));
-	assert_int_equal(fw_st(1)->pdc_close_tgt, 1);
+	assert_true(fakewire_pools_idle(&W));
+	assert_int_equal(fakewire_st(1)->pdc_close_tgt, 1);
 	/* The late duplicate. */
-	fw_inject(&W, 1, &syn, false, false);
+	fakewire_inject(&W, 1, &syn, false, false);
 	assert_int_equal(W.delivered[70], 1);
-	assert_int_equal(fw_st(1)->pdc_open_tgt, 1);
-	assert_int_equal(fw_st(1)->syn_stale, 1);
+	assert_int_equal(fakewire_st(1)->pdc_open_tgt, 1);
+	assert_int_equal(fakewire_st(1)->syn_stale, 1);
 	uet_pds_pool_info_get(W.pds[1], &pi);
 	assert_int_equal(pi.pdc_used[1], 0);
-	assert_int_equal(fw_take(&W, 1, tx, 4), 0);
+	assert_int_equal(fakewire_take(&W, 1, tx, 4), 0);
 	/* A new incarnation of the same initiator PDC id. */
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 71, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 71, 0), 0);
 	while (W.done_ok[71] == 0 && W.now < 30000000)
-		fw_step(&W, 1000);
+		fakewire_step(&W, 1000);
 	assert_int_equal(W.done_ok[71], 1);
 	assert_int_equal(W.delivered[71], 1);
-	assert_int_equal(fw_st(1)->pdc_open_tgt, 2);
-	assert_int_equal(fw_st(1)->syn_stale, 1);
+	assert_int_equal(fakewire_st(1)->pdc_open_tgt, 2);
+	assert_int_equal(fakewire_st(1)->syn_stale, 1);
 }
 
 /* Run the wire until cookie @p k completed (or 30 ms of fake time). */
@@ -1175,7 +1175,7 @@ run_done(uint64_t k)
 	uint64_t end = W.now + 30000000;
 
 	while (W.done_ok[k] + W.done_err[k] == 0 && W.now < end)
-		fw_step(&W, 1000);
+		fakewire_step(&W, 1000);
 	assert_int_equal(W.done_ok[k], 1);
 }
 
@@ -1184,11 +1184,11 @@ run_done(uint64_t k)
 static void
 open_close(const struct uet_pds_tx *syn, uint64_t k)
 {
-	fw_inject(&W, 1, syn, false, false);
+	fakewire_inject(&W, 1, syn, false, false);
 	run_done(k);
 	assert_int_equal(uet_pds_pdc_close(W.pds[1], W.last_pdc[1], W.now), 0);
 	run_idle(1000, 20000000);
-	assert_true(fw_pools_idle(&W));
+	assert_true(fakewire_pools_idle(&W));
 }
 
 /* One PDC id per pool: the freed id comes back at once. */
@@ -1202,7 +1202,7 @@ static int
 setup_one_pdc_id(void **state)
 {
 	(void)state;
-	return fw_setup_with(1, one_pdc_id);
+	return fakewire_setup_with(1, one_pdc_id);
 }
 
 /* UEC 1.0 PDC establishment, closed-PDC records (pds_target_syn_known): the
@@ -1223,27 +1223,27 @@ pds_target_syn_known__late_syn_of_reused_id_dropped(void **state)
 	assert_int_equal(s2.hdr.u.req.spdcid, s1.hdr.u.req.spdcid);
 	assert_true(s2.hdr.u.req.psn != s1.hdr.u.req.psn);
 	open_close(&s2, 81);
-	assert_int_equal(fw_st(1)->pdc_close_tgt, 2);
+	assert_int_equal(fakewire_st(1)->pdc_close_tgt, 2);
 	/* Very late duplicates of the first incarnation's SYN, and of the
 	 * second's. */
-	fw_inject(&W, 1, &s1, false, false);
-	fw_inject(&W, 1, &s2, false, false);
+	fakewire_inject(&W, 1, &s1, false, false);
+	fakewire_inject(&W, 1, &s2, false, false);
 	assert_int_equal(W.delivered[80], 1);
 	assert_int_equal(W.delivered[81], 1);
-	assert_int_equal(fw_st(1)->syn_stale, 2);
-	assert_int_equal(fw_st(1)->pdc_open_tgt, 2);
+	assert_int_equal(fakewire_st(1)->syn_stale, 2);
+	assert_int_equal(fakewire_st(1)->pdc_open_tgt, 2);
 	uet_pds_pool_info_get(W.pds[1], &pi);
 	assert_int_equal(pi.pdc_used[1], 0);
-	assert_int_equal(fw_take(&W, 1, tx, 4), 0);
+	assert_int_equal(fakewire_take(&W, 1, tx, 4), 0);
 	/* ... also while a third incarnation of the id is live: the late
 	 * SYN neither replaces it nor is delivered. */
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 82, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 82, 0), 0);
 	run_done(82);
 	W.now += 10 * W.pds[1]->cfg.syn_holdoff_ns;
-	fw_inject(&W, 1, &s1, false, false);
+	fakewire_inject(&W, 1, &s1, false, false);
 	assert_int_equal(W.delivered[80], 1);
-	assert_int_equal(fw_st(1)->syn_replace, 0);
-	assert_int_equal(fw_st(1)->syn_stale, 3);
+	assert_int_equal(fakewire_st(1)->syn_replace, 0);
+	assert_int_equal(fakewire_st(1)->syn_stale, 3);
 	uet_pds_pool_info_get(W.pds[1], &pi);
 	assert_int_equal(pi.pdc_used[1], 1);
 }
@@ -1267,11 +1267,11 @@ pds_target_syn_known__late_syn_after_many_reopens_dropped(void **state)
 		s[k] = one_req(UET_PDS_MODE_RUD, 90 + k, 0);
 		open_close(&s[k], 90 + k);
 	}
-	assert_int_equal(fw_st(1)->pdc_close_tgt, PDS_TOMB_WAYS + 2);
-	fw_inject(&W, 1, &s[0], false, false);
+	assert_int_equal(fakewire_st(1)->pdc_close_tgt, PDS_TOMB_WAYS + 2);
+	fakewire_inject(&W, 1, &s[0], false, false);
 	assert_int_equal(W.delivered[90], 1);
-	assert_int_equal(fw_st(1)->syn_stale, 1);
-	assert_int_equal(fw_st(1)->pdc_open_tgt, PDS_TOMB_WAYS + 2);
+	assert_int_equal(fakewire_st(1)->syn_stale, 1);
+	assert_int_equal(fakewire_st(1)->pdc_open_tgt, PDS_TOMB_WAYS + 2);
 	for (k = 1; k < PDS_TOMB_WAYS + 2; k++)
 		assert_true(s[k].hdr.u.req.spdcid != s[0].hdr.u.req.spdcid);
 }
@@ -1302,47 +1302,47 @@ pds_target_syn_known__new_start_decided_once_per_incarnation(void **state)
 	uint32_t range[2] = { 10, 15 }, k, m;
 
 	(void)state;
-	fw_inject(&W, 1, &r0, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
-	fw_inject(&W, 0, &a, false, false);
+	fakewire_inject(&W, 1, &r0, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
+	fakewire_inject(&W, 0, &a, false, false);
 	assert_int_equal(W.done_ok[1], 1);
 	/* Side 0 restarts (same FA, PDC state lost, new Start_PSNs). */
 	uet_pds_free(W.pds[0]);
-	fw_test_config(&cfg);
+	fakewire_test_config(&cfg);
 	cfg.seed = 0xabcdefull;
 	W.pds[0] = uet_pds_create(&cfg);
 	assert_non_null(W.pds[0]);
 	W.now += W.pds[1]->cfg.syn_holdoff_ns / 2;
 	for (k = 0; k < 5; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 10 + k, 0), 0);
-	assert_int_equal(fw_take(&W, 0, b, 5), 5);
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 10 + k, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, b, 5), 5);
 	assert_int_equal(b[0].hdr.u.req.spdcid, r0.hdr.u.req.spdcid);
 	/* P1 inside the hold-off, P2..P5 after it. */
-	fw_inject(&W, 1, &b[0], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nk));
+	fakewire_inject(&W, 1, &b[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nk));
 	assert_int_equal(nk.hdr.u.nack.code, UET_NACK_NEW_START_PSN);
 	W.now += W.pds[1]->cfg.syn_holdoff_ns;
 	for (k = 1; k < 5; k++)
-		fw_inject(&W, 1, &b[k], false, false);
+		fakewire_inject(&W, 1, &b[k], false, false);
 	for (k = 10; k < 15; k++)
 		assert_int_equal(W.delivered[k], 0);
-	assert_int_equal(fw_st(1)->syn_refused, 4);
-	assert_int_equal(fw_st(1)->syn_replace, 0);
+	assert_int_equal(fakewire_st(1)->syn_refused, 4);
+	assert_int_equal(fakewire_st(1)->syn_replace, 0);
 	/* The first NACK reaches the initiator first, the others follow;
 	 * it renumbers once the whole burst was answered. */
-	m = fw_take(&W, 1, more, 8);
+	m = fakewire_take(&W, 1, more, 8);
 	assert_int_equal(m, 4);
-	fw_inject(&W, 0, &nk, false, false);
+	fakewire_inject(&W, 0, &nk, false, false);
 	for (k = 0; k < m; k++)
-		fw_inject(&W, 0, &more[k], false, false);
-	assert_int_equal(fw_st(0)->new_start, 1);
-	assert_true(fw_run(&W, 1000, 100000000ull, all_of, range));
+		fakewire_inject(&W, 0, &more[k], false, false);
+	assert_int_equal(fakewire_st(0)->new_start, 1);
+	assert_true(fakewire_run(&W, 1000, 100000000ull, all_of, range));
 	for (k = 10; k < 15; k++) {
 		assert_int_equal(W.delivered[k], 1);
 		assert_int_equal(W.done_ok[k], 1);
 	}
-	assert_int_equal(fw_st(0)->new_start, 1);
-	assert_int_equal(fw_st(1)->syn_replace, 1);
+	assert_int_equal(fakewire_st(0)->new_start, 1);
+	assert_int_equal(fakewire_st(1)->syn_replace, 1);
 	assert_int_equal(W.bad_payload, 0);
 }
 
@@ -1359,21 +1359,21 @@ pds_target_ev_set__mark_echoed_with_its_own_ev(void **state)
 	uint16_t n, k, marked = 0;
 
 	(void)state;
-	fw_inject(&W, 1, &r0, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
-	fw_inject(&W, 0, &a, false, false);
+	fakewire_inject(&W, 1, &r0, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
+	fakewire_inject(&W, 0, &a, false, false);
 	for (k = 0; k < 3; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 2 + k, 0), 0);
-	assert_int_equal(fw_take(&W, 0, r, 3), 3);
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 2 + k, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, r, 3), 3);
 	r[0].ev = 100;
 	r[1].ev = 200;
 	r[2].ev = 300;
-	fw_inject(&W, 1, &r[0], false, true);
-	fw_inject(&W, 1, &r[1], false, false);
-	fw_inject(&W, 1, &r[2], false, false);
+	fakewire_inject(&W, 1, &r[0], false, true);
+	fakewire_inject(&W, 1, &r[1], false, false);
+	fakewire_inject(&W, 1, &r[2], false, false);
 	W.now += W.pds[1]->cfg.ack_delay_ns;
 	uet_pds_advance(W.pds[1], W.now);
-	n = fw_take(&W, 1, tx, 16);
+	n = fakewire_take(&W, 1, tx, 16);
 	assert_true(n >= 1);
 	for (k = 0; k < n; k++) {
 		if (!(tx[k].hdr.flags & UET_PDS_F_M))
@@ -1382,7 +1382,7 @@ pds_target_ev_set__mark_echoed_with_its_own_ev(void **state)
 		assert_int_equal(tx[k].ev, 100);
 	}
 	assert_int_equal(marked, 1);
-	assert_int_equal(fw_st(1)->ack_ev_split, 1);
+	assert_int_equal(fakewire_st(1)->ack_ev_split, 1);
 	/* The last ACK covers everything and echoes the newest arrival. */
 	assert_int_equal(tx[n - 1].ev, 300);
 	assert_int_equal(tx[n - 1].hdr.u.ack.cack_psn, r[2].hdr.u.req.psn);
@@ -1409,22 +1409,22 @@ pds_target_close__close_req_repeated_until_answered(void **state)
 	(void)state;
 	W.delay_ns = 1000;
 	W.jitter_ns = 0;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 90, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 90, 0), 0);
 	while (W.done_ok[90] == 0 && W.now < 10000000)
-		fw_step(&W, 1000);
+		fakewire_step(&W, 1000);
 	assert_int_equal(W.done_ok[90], 1);
 	close_req_drops = 2;
 	W.drop_fn = drop_close_req;
 	assert_int_equal(uet_pds_pdc_close(W.pds[1], W.last_pdc[1], W.now), 0);
 	run_idle(1000, 100000000);
-	assert_true(fw_pools_idle(&W));
+	assert_true(fakewire_pools_idle(&W));
 	assert_int_equal(close_req_drops, 0);
-	assert_int_equal(fw_st(1)->tx_ctl[UET_PDS_CTL_CLOSE_REQ], 3);
-	assert_int_equal(fw_st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 1);
-	assert_int_equal(fw_st(1)->close_req_giveup, 0);
-	assert_int_equal(fw_st(1)->pdc_close_tgt, 1);
-	assert_int_equal(fw_st(0)->pdc_close_init, 1);
-	assert_int_equal(fw_st(0)->pdc_fail, 0);
+	assert_int_equal(fakewire_st(1)->tx_ctl[UET_PDS_CTL_CLOSE_REQ], 3);
+	assert_int_equal(fakewire_st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 1);
+	assert_int_equal(fakewire_st(1)->close_req_giveup, 0);
+	assert_int_equal(fakewire_st(1)->pdc_close_tgt, 1);
+	assert_int_equal(fakewire_st(0)->pdc_close_init, 1);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 0);
 }
 
 /* UEC 1.0 lock_pdc: a target PDC on which the SES still owes a READ's
@@ -1438,21 +1438,21 @@ pds_target_close__locked_pdc_no_close_req(void **state)
 
 	(void)state;
 	W.delay_ns = 1000;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 92, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 92, 0), 0);
 	while (W.done_ok[92] == 0 && W.now < 10000000)
-		fw_step(&W, 1000);
+		fakewire_step(&W, 1000);
 	assert_int_equal(W.done_ok[92], 1);
 	h = W.last_pdc[1];
 	assert_int_equal(uet_pds_pdc_lock(W.pds[1], h), 0);
 	while (W.now < 3000000000ull) /* three tgt_close_req_ns */
-		fw_step(&W, 1000000);
-	assert_int_equal(fw_st(1)->tx_ctl[UET_PDS_CTL_CLOSE_REQ], 0);
-	assert_false(fw_pools_idle(&W));
+		fakewire_step(&W, 1000000);
+	assert_int_equal(fakewire_st(1)->tx_ctl[UET_PDS_CTL_CLOSE_REQ], 0);
+	assert_false(fakewire_pools_idle(&W));
 	assert_int_equal(uet_pds_pdc_unlock(W.pds[1], h, W.now), 0);
 	run_idle(1000000, 5000000000ull);
-	assert_true(fw_pools_idle(&W));
-	assert_true(fw_st(1)->tx_ctl[UET_PDS_CTL_CLOSE_REQ] >= 1);
-	assert_int_equal(fw_st(0)->pdc_fail, 0);
+	assert_true(fakewire_pools_idle(&W));
+	assert_true(fakewire_st(1)->tx_ctl[UET_PDS_CTL_CLOSE_REQ] >= 1);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 0);
 }
 
 static void
@@ -1468,7 +1468,7 @@ static int
 setup_tgt_close_req(void **state)
 {
 	(void)state;
-	return fw_setup_with(1, tgt_close_req_default);
+	return fakewire_setup_with(1, tgt_close_req_default);
 }
 
 /*
@@ -1487,31 +1487,31 @@ pds_target_close__idle_pdc_reclaimed_by_default(void **state)
 
 	(void)state;
 	W.delay_ns = 1000;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 80, 0), 0);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &orphan));
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 80, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &orphan));
 	/* Another initiator PDC id and Start_PSN: unknown at side 0. */
 	orphan.hdr.u.req.spdcid = (uint16_t)(orphan.hdr.u.req.spdcid + 5);
 	orphan.hdr.u.req.psn += 0x40000;
 	orphan.cookie = 81;
-	fw_inject(&W, 1, &orphan, false, false);
+	fakewire_inject(&W, 1, &orphan, false, false);
 	assert_int_equal(W.delivered[81], 1);
 	/* The real request goes again (RTO) and completes. */
 	while (W.done_ok[80] == 0 && W.now < 50000000)
-		fw_step(&W, 1000);
+		fakewire_step(&W, 1000);
 	assert_int_equal(W.done_ok[80], 1);
 	uet_pds_pool_info_get(W.pds[1], &pi);
 	assert_int_equal(pi.pdc_used[1], 2);
 	/* Idle for tgt_close_req_ns, then the close requests. */
 	run_idle(100000, 3000000000ull);
-	assert_true(fw_pools_idle(&W));
-	fw_test_config(&cfg);
-	assert_int_equal(fw_st(1)->close_req_giveup, 1);
-	assert_int_equal(fw_st(1)->tx_ctl[UET_PDS_CTL_CLOSE_REQ],
+	assert_true(fakewire_pools_idle(&W));
+	fakewire_test_config(&cfg);
+	assert_int_equal(fakewire_st(1)->close_req_giveup, 1);
+	assert_int_equal(fakewire_st(1)->tx_ctl[UET_PDS_CTL_CLOSE_REQ],
 			 1 + 1 + cfg.max_retries);
-	assert_int_equal(fw_st(1)->nack_tx[UET_NACK_CLOSING_IN_ERR], 1);
-	assert_int_equal(fw_st(1)->pdc_close_tgt, 2);
-	assert_int_equal(fw_st(0)->pdc_close_init, 1);
-	assert_int_equal(fw_st(0)->pdc_fail, 0);
+	assert_int_equal(fakewire_st(1)->nack_tx[UET_NACK_CLOSING_IN_ERR], 1);
+	assert_int_equal(fakewire_st(1)->pdc_close_tgt, 2);
+	assert_int_equal(fakewire_st(0)->pdc_close_init, 1);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 0);
 	assert_int_equal(W.delivered[80], 1);
 	assert_int_equal(W.delivered[81], 1);
 }
@@ -1527,14 +1527,14 @@ pds_target_rx__new_start_psn_nack_carries_start_psn(void **state)
 	int32_t d;
 
 	(void)state;
-	fw_inject(&W, 1, &req, false, false);
-	fw_take(&W, 1, &nack, 1);
+	fakewire_inject(&W, 1, &req, false, false);
+	fakewire_take(&W, 1, &nack, 1);
 	live = req.hdr.u.req.psn + 1;
 	old = req;
 	old.hdr.u.req.psn += 0x40005;
 	start = old.hdr.u.req.psn - old.hdr.u.req.psn_offset;
-	fw_inject(&W, 1, &old, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	fakewire_inject(&W, 1, &old, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_NEW_START_PSN);
 	assert_int_equal((nack.hdr.u.nack.payload - start) & 0xFFFFu, 0);
 	assert_int_not_equal(nack.hdr.u.nack.payload, start);
@@ -1553,10 +1553,10 @@ static void
 relay_all(int from)
 {
 	struct uet_pds_tx tx[16];
-	uint16_t n = fw_take(&W, from, tx, 16), i;
+	uint16_t n = fakewire_take(&W, from, tx, 16), i;
 
 	for (i = 0; i < n; i++)
-		fw_inject(&W, 1 - from, &tx[i], false, false);
+		fakewire_inject(&W, 1 - from, &tx[i], false, false);
 }
 
 /* UEC 1.0 PDS guaranteed delivery: at the response store's high-water
@@ -1571,36 +1571,36 @@ pds_target_respond__high_water_sends_clear_req(void **state)
 	uint64_t stale;
 
 	(void)state;
-	fw_fini(&W);
-	assert_int_equal(fw_setup_with(7, clear_req_at_two), 0);
+	fakewire_fini(&W);
+	assert_int_equal(fakewire_setup_with(7, clear_req_at_two), 0);
 	W.resp_expected = true;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, UET_PDS_SUBMIT_RESP),
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, UET_PDS_SUBMIT_RESP),
 			 0);
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 2, UET_PDS_SUBMIT_RESP),
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 2, UET_PDS_SUBMIT_RESP),
 			 0);
-	assert_int_equal(fw_take(&W, 0, r, 2), 2);
-	fw_inject(&W, 1, &r[0], false, false);
+	assert_int_equal(fakewire_take(&W, 0, r, 2), 2);
+	fakewire_inject(&W, 1, &r[0], false, false);
 	relay_all(1);
 	assert_int_equal(W.done_ok[1], 1);
-	assert_int_equal(fw_st(1)->clear_req_tx, 0);
-	fw_inject(&W, 1, &r[1], false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(fakewire_st(1)->clear_req_tx, 0);
+	fakewire_inject(&W, 1, &r[1], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR_REQ);
-	assert_int_equal(fw_st(1)->clear_req_tx, 1);
+	assert_int_equal(fakewire_st(1)->clear_req_tx, 1);
 	/* The PSN to clear: the newest stored response sent. */
 	assert_int_equal(cp.hdr.u.cp.payload, r[1].hdr.u.req.psn);
 	/* One naming a PSN never sent is stale. */
 	bad = cp;
 	bad.hdr.u.cp.payload = r[1].hdr.u.req.psn + 1000;
-	stale = fw_st(0)->rx_stale;
-	fw_inject(&W, 0, &bad, false, false);
-	assert_int_equal(fw_st(0)->rx_stale, stale + 1);
-	fw_inject(&W, 0, &cp, false, false);
-	assert_int_equal(fw_st(0)->rx_stale, stale + 1);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	stale = fakewire_st(0)->rx_stale;
+	fakewire_inject(&W, 0, &bad, false, false);
+	assert_int_equal(fakewire_st(0)->rx_stale, stale + 1);
+	fakewire_inject(&W, 0, &cp, false, false);
+	assert_int_equal(fakewire_st(0)->rx_stale, stale + 1);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
 	assert_int_equal(cp.hdr.u.cp.payload, r[0].hdr.u.req.psn);
-	fw_inject(&W, 1, &cp, false, false);
+	fakewire_inject(&W, 1, &cp, false, false);
 	assert_int_equal(uet_pds_pdc_info_get(W.pds[1], W.last_pdc[1], &info), 0);
 	assert_int_equal(info.stored_resp, 1);
 }
@@ -1620,29 +1620,29 @@ pds_target_respond__out_of_order_found_and_cleared(void **state)
 	(void)state;
 	W.resp_expected = true;
 	for (k = 0; k < 4; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 40 + k,
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 40 + k,
 					   UET_PDS_SUBMIT_RESP), 0);
-	assert_int_equal(fw_take(&W, 0, r, 4), 4);
+	assert_int_equal(fakewire_take(&W, 0, r, 4), 4);
 	for (k = 0; k < 4; k++)
-		fw_inject(&W, 1, &r[arrival[k]], false, false);
+		fakewire_inject(&W, 1, &r[arrival[k]], false, false);
 	for (k = 0; k < 4; k++)
 		assert_int_equal(W.delivered[40 + k], 1);
 	uet_pds_pool_info_get(W.pds[1], &pi);
 	assert_int_equal(pi.resp_used, 4);
 	/* The oldest, one in the middle and the newest PSN. */
-	fw_inject(&W, 1, &r[0], false, false);
-	fw_inject(&W, 1, &r[2], false, false);
-	fw_inject(&W, 1, &r[3], false, false);
-	assert_int_equal(fw_st(1)->resp_resent, 3);
+	fakewire_inject(&W, 1, &r[0], false, false);
+	fakewire_inject(&W, 1, &r[2], false, false);
+	fakewire_inject(&W, 1, &r[3], false, false);
+	assert_int_equal(fakewire_st(1)->resp_resent, 3);
 	for (k = 0; k < 4; k++)
 		relay_all(1);
 	for (k = 0; k < 4; k++)
 		assert_int_equal(W.done_ok[40 + k], 1);
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 44,
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 44,
 				   UET_PDS_SUBMIT_RESP), 0);
 	/* The initiator had nothing else to send, so it sent a CLEAR
 	 * before the next request; both cover all four responses. */
-	assert_int_equal(fw_take(&W, 0, out, 8), 2);
+	assert_int_equal(fakewire_take(&W, 0, out, 8), 2);
 	assert_int_equal(out[0].hdr.type, UET_PDS_TYPE_CP);
 	assert_int_equal(out[0].hdr.next_hdr, UET_PDS_CTL_CLEAR);
 	assert_int_equal(out[0].hdr.u.cp.payload, r[3].hdr.u.req.psn);
@@ -1651,11 +1651,11 @@ pds_target_respond__out_of_order_found_and_cleared(void **state)
 			 r[3].hdr.u.req.psn);
 	/* A CLEAR of the two oldest only, then the request clears the rest. */
 	out[0].hdr.u.cp.payload = r[1].hdr.u.req.psn;
-	fw_inject(&W, 1, &out[0], false, false);
+	fakewire_inject(&W, 1, &out[0], false, false);
 	assert_int_equal(uet_pds_pdc_info_get(W.pds[1], W.last_pdc[1], &info),
 			 0);
 	assert_int_equal(info.stored_resp, 2);
-	fw_inject(&W, 1, &out[1], false, false);
+	fakewire_inject(&W, 1, &out[1], false, false);
 	assert_int_equal(W.delivered[44], 1);
 	assert_int_equal(uet_pds_pdc_info_get(W.pds[1], W.last_pdc[1], &info),
 			 0);
@@ -1702,17 +1702,17 @@ pds_target_rx__rod_head_lost_twice_renacked(void **state)
 	head_drops = 0;
 	W.drop_fn = drop_rod_head_twice;
 	for (k = 0; k < 8; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, (uint64_t)k, 0),
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, (uint64_t)k, 0),
 				 0);
-	assert_true(fw_run(&W, 2000, 100000000, all_done8, NULL));
+	assert_true(fakewire_run(&W, 2000, 100000000, all_done8, NULL));
 	for (k = 0; k < 8; k++) {
 		assert_int_equal(W.delivered[k], 1);
 		assert_int_equal(W.order[k], k);
 	}
-	assert_int_equal(fw_st(1)->rod_renack, 1);
-	assert_int_equal(fw_st(1)->nack_tx[UET_NACK_ROD_OOO], 2);
-	assert_int_equal(fw_st(0)->rto_fires, 0);
-	assert_int_equal(fw_st(0)->tlp_fires, 0);
+	assert_int_equal(fakewire_st(1)->rod_renack, 1);
+	assert_int_equal(fakewire_st(1)->nack_tx[UET_NACK_ROD_OOO], 2);
+	assert_int_equal(fakewire_st(0)->rto_fires, 0);
+	assert_int_equal(fakewire_st(0)->tlp_fires, 0);
 }
 
 static void
@@ -1728,16 +1728,16 @@ pds_target_rx__rod_head_lost_twice_needs_timer_without_renack(void **state)
 	int k;
 
 	(void)state;
-	fw_fini(&W);
-	assert_int_equal(fw_setup_with(1, no_renack), 0);
+	fakewire_fini(&W);
+	assert_int_equal(fakewire_setup_with(1, no_renack), 0);
 	head_drops = 0;
 	W.drop_fn = drop_rod_head_twice;
 	for (k = 0; k < 8; k++)
-		assert_int_equal(fw_submit(&W, UET_PDS_MODE_ROD, (uint64_t)k, 0),
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, (uint64_t)k, 0),
 				 0);
-	assert_true(fw_run(&W, 2000, 100000000, all_done8, NULL));
-	assert_int_equal(fw_st(1)->rod_renack, 0);
-	assert_true(fw_st(0)->rto_fires + fw_st(0)->tlp_fires >= 1);
+	assert_true(fakewire_run(&W, 2000, 100000000, all_done8, NULL));
+	assert_int_equal(fakewire_st(1)->rod_renack, 0);
+	assert_true(fakewire_st(0)->rto_fires + fakewire_st(0)->tlp_fires >= 1);
 }
 
 static bool
@@ -1771,7 +1771,7 @@ static int
 setup_more_responses(void **state)
 {
 	(void)state;
-	return fw_setup_with(9, more_responses);
+	return fakewire_setup_with(9, more_responses);
 }
 
 /* Guaranteed delivery over a lossy wire: once the initiator is idle it
@@ -1788,20 +1788,20 @@ pds_target_respond__idle_clear_frees_all_over_loss(void **state)
 	W.f[0].drop = W.f[1].drop = 50000;
 	W.f[0].reorder = W.f[1].reorder = 50000;
 	for (c = 1; c <= n; c++) {
-		while (fw_submit(&W, UET_PDS_MODE_RUD, c,
+		while (fakewire_submit(&W, UET_PDS_MODE_RUD, c,
 				 UET_PDS_SUBMIT_RESP) == -EAGAIN &&
 		       W.now < 5000000000ull)
-			fw_step(&W, 1000);
+			fakewire_step(&W, 1000);
 		sent++;
 	}
 	assert_int_equal(sent, n);
-	assert_true(fw_run(&W, 1000, 5000000000ull, all_done, &n));
+	assert_true(fakewire_run(&W, 1000, 5000000000ull, all_done, &n));
 	for (c = 1; c <= n; c++) {
 		assert_int_equal(W.done_ok[c], 1);
 		assert_int_equal(W.delivered[c], 1);
 	}
-	assert_true(fw_run(&W, 1000, 2000000000ull, resp_freed, NULL));
-	assert_true(fw_st(0)->clear_idle > 0);
+	assert_true(fakewire_run(&W, 1000, 2000000000ull, resp_freed, NULL));
+	assert_true(fakewire_st(0)->clear_idle > 0);
 	uet_pds_pool_info_get(W.pds[1], &pi);
 	assert_int_equal(pi.resp_used, 0);
 	assert_int_equal(W.bad_payload, 0);
@@ -1820,11 +1820,11 @@ uet_pds_refuse__psn_not_recorded_then_retx_delivered(void **state)
 	(void)state;
 	W.refuse_left = 1;
 	W.refuse_code = UET_NACK_NO_SES_MSG_AVAIL;
-	fw_inject(&W, 1, &req, false, false);
+	fakewire_inject(&W, 1, &req, false, false);
 	assert_int_equal(W.refusals, 1);
 	assert_int_equal(W.delivered[30], 0);
-	assert_int_equal(fw_st(1)->refused, 1);
-	k = fw_take(&W, 1, tx, 8);
+	assert_int_equal(fakewire_st(1)->refused, 1);
+	k = fakewire_take(&W, 1, tx, 8);
 	for (i = 0; i < k; i++)
 		ack |= uet_wire_pds_type_is_ack(tx[i].hdr.type);
 	assert_false(ack);
@@ -1834,21 +1834,21 @@ uet_pds_refuse__psn_not_recorded_then_retx_delivered(void **state)
 	t = tx[i];
 	assert_int_equal(t.hdr.u.nack.code, UET_NACK_NO_SES_MSG_AVAIL);
 	assert_int_equal(t.hdr.u.nack.psn, req.hdr.u.req.psn);
-	fw_inject(&W, 0, &t, false, false);
-	assert_int_equal(fw_st(0)->retx_backoff, 0);
+	fakewire_inject(&W, 0, &t, false, false);
+	assert_int_equal(fakewire_st(0)->retx_backoff, 0);
 	/* Nothing before the back-off ends, then the retransmission. */
-	assert_false(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &again));
+	assert_false(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &again));
 	W.now += 2 * W.pds[0]->cfg.backoff_init_ns;
 	uet_pds_advance(W.pds[0], W.now);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &again));
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &again));
 	assert_int_equal(again.hdr.u.req.psn, req.hdr.u.req.psn);
 	assert_true(again.hdr.flags & UET_PDS_F_RETX);
-	assert_int_equal(fw_st(0)->retx_backoff, 1);
-	fw_inject(&W, 1, &again, false, false);
+	assert_int_equal(fakewire_st(0)->retx_backoff, 1);
+	fakewire_inject(&W, 1, &again, false, false);
 	assert_int_equal(W.delivered[30], 1);
-	assert_int_equal(fw_st(1)->dup_rx, 0);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
-	fw_inject(&W, 0, &t, false, false);
+	assert_int_equal(fakewire_st(1)->dup_rx, 0);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	fakewire_inject(&W, 0, &t, false, false);
 	assert_int_equal(W.done_ok[30], 1);
 }
 
@@ -1859,7 +1859,7 @@ uet_pds_refuse__bad_calls_rejected(void **state)
 	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 31, 0);
 
 	(void)state;
-	fw_inject(&W, 1, &req, false, false);
+	fakewire_inject(&W, 1, &req, false, false);
 	assert_int_equal(W.delivered[31], 1);
 	assert_int_equal(uet_pds_refuse(W.pds[1], W.last_pdc[1],
 					W.last_psn[1],
@@ -1868,7 +1868,7 @@ uet_pds_refuse__bad_calls_rejected(void **state)
 	assert_int_equal(uet_pds_refuse(W.pds[1], W.last_pdc[1],
 					W.last_psn[1],
 					UET_NACK_NO_SES_MSG_AVAIL), -ENOENT);
-	assert_int_equal(fw_st(1)->refused, 0);
+	assert_int_equal(fakewire_st(1)->refused, 0);
 }
 
 static void
@@ -1883,7 +1883,7 @@ static int
 setup_pdc_events(void **state)
 {
 	(void)state;
-	return fw_setup_with(1, pdc_events_on);
+	return fakewire_setup_with(1, pdc_events_on);
 }
 
 /* Refused every time: max_backoffs back-offs, then -ECONNREFUSED and a
@@ -1896,15 +1896,15 @@ uet_pds_refuse__max_backoffs_fail_econnrefused(void **state)
 	(void)state;
 	W.refuse_left = 1000;
 	W.refuse_code = UET_NACK_NO_RESOURCE;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
-	assert_true(fw_run(&W, 1000, 1000000000ull, all_done, &n));
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	assert_true(fakewire_run(&W, 1000, 1000000000ull, all_done, &n));
 	assert_int_equal(W.done_err[1], 1);
 	assert_int_equal(W.done_err[2], 1);
 	assert_int_equal(W.last_status[0], -ECONNREFUSED);
 	assert_int_equal(W.delivered[1] + W.delivered[2], 0);
 	/* Both packets are refused in each of the 3 rounds. */
-	assert_int_equal(fw_st(0)->retx_backoff, 6);
+	assert_int_equal(fakewire_st(0)->retx_backoff, 6);
 	assert_int_equal(W.pdc_down[0], 1);
 	assert_int_equal(W.pdc_down_status[0], -ECONNREFUSED);
 	assert_int_equal(W.bad_payload, 0);
@@ -1914,7 +1914,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-#define T(f) FW_TEST(f, fw_setup)
+#define T(f) FW_TEST(f, fakewire_setup)
 		T(pds_target_rx__syn_creates_pdc_and_acks_at_once),
 		T(pds_target_rx__duplicate_is_reacked_not_nacked),
 		T(pds_target_rx__ce_mark_echoed_in_ack),

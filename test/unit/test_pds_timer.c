@@ -82,12 +82,12 @@ pds_pdc_timer_update__idle_pdc_unarmed(void **state)
 	(void)state;
 	/* A PDC with a request in flight has its RTO armed; once the ACK
 	 * completes it and nothing is due, the node is unarmed. */
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
-	assert_true(fw_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &t));
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &t));
 	assert_int_not_equal(W.pds[0]->tnode[0].slot, PDS_NIL);
-	fw_inject(&W, 1, &t, false, false);
-	assert_true(fw_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
-	fw_inject(&W, 0, &t, false, false);
+	fakewire_inject(&W, 1, &t, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	fakewire_inject(&W, 0, &t, false, false);
 	assert_int_equal(W.done_ok[1], 1);
 	assert_int_equal(W.pds[0]->tnode[0].slot, PDS_NIL);
 }
@@ -102,7 +102,7 @@ static int
 setup_pdc_events(void **state)
 {
 	(void)state;
-	return fw_setup_with(1, pdc_events_on);
+	return fakewire_setup_with(1, pdc_events_on);
 }
 
 static bool
@@ -121,13 +121,13 @@ pds_initiator_rto__exhausted_emits_pdc_down(void **state)
 
 	(void)state;
 	W.f[0].dead = true;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
-	assert_true(fw_run(&W, 20000, 2000000000ull, failed, &c));
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
+	assert_true(fakewire_run(&W, 20000, 2000000000ull, failed, &c));
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
-	assert_int_equal(fw_st(0)->rto_fires, W.pds[0]->cfg.max_retries + 1);
+	assert_int_equal(fakewire_st(0)->rto_fires, W.pds[0]->cfg.max_retries + 1);
 	assert_int_equal(W.pdc_down[0], 1);
 	assert_int_equal(W.pdc_down_status[0], -ETIMEDOUT);
-	assert_int_equal(fw_st(0)->pdc_fail, 1);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 1);
 }
 
 /* The target drops its own return-direction data (not its control). */
@@ -155,25 +155,25 @@ pds_target_rto__return_direction_failure_reaches_initiator(void **state)
 	(void)state;
 	W.ret_data = true;
 	W.drop_fn = drop_ret_data;
-	assert_int_equal(fw_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
-	assert_true(fw_run(&W, 20000, 2000000000ull, both_down, NULL));
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_true(fakewire_run(&W, 20000, 2000000000ull, both_down, NULL));
 	assert_int_equal(W.done_ok[1], 1);
 	assert_int_equal(W.done_err[FW_RET_BASE + 1], 1);
 	assert_int_equal(W.delivered[FW_RET_BASE + 1], 0);
 	assert_int_equal(W.pdc_down_status[1], -ETIMEDOUT);
 	assert_int_equal(W.pdc_down_status[0], -ECONNRESET);
-	assert_int_equal(fw_st(1)->nack_tx[UET_NACK_CLOSING_IN_ERR], 1);
-	assert_true(fw_pools_idle(&W));
+	assert_int_equal(fakewire_st(1)->nack_tx[UET_NACK_CLOSING_IN_ERR], 1);
+	assert_true(fakewire_pools_idle(&W));
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		FW_TEST(pds_timer__wheel_fires_in_order_and_far, fw_setup),
-		FW_TEST(pds_timer_cancel__middle_of_slot_list, fw_setup),
-		FW_TEST(pds_timer_arm__past_deadline_fires_next_tick, fw_setup),
-		FW_TEST(pds_pdc_timer_update__idle_pdc_unarmed, fw_setup),
+		FW_TEST(pds_timer__wheel_fires_in_order_and_far, fakewire_setup),
+		FW_TEST(pds_timer_cancel__middle_of_slot_list, fakewire_setup),
+		FW_TEST(pds_timer_arm__past_deadline_fires_next_tick, fakewire_setup),
+		FW_TEST(pds_pdc_timer_update__idle_pdc_unarmed, fakewire_setup),
 		FW_TEST(pds_initiator_rto__exhausted_emits_pdc_down,
 			setup_pdc_events),
 		FW_TEST(pds_target_rto__return_direction_failure_reaches_initiator,

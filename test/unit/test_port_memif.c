@@ -14,34 +14,34 @@
 
 /* Up to a 2048-byte frame the PMD's default buffers stay: no bsize. */
 static void
-eng_memif_devargs__standard_mtu(void **state)
+engine_memif_devargs__standard_mtu(void **state)
 {
 	char out[256];
 
 	(void)state;
-	assert_int_equal(eng_memif_bsize(1500), 2048);
-	assert_int_equal(eng_memif_bsize(2030), 2048);
-	assert_int_equal(eng_memif_devargs("net_memif0,role=server,id=0",
+	assert_int_equal(engine_memif_bsize(1500), 2048);
+	assert_int_equal(engine_memif_bsize(2030), 2048);
+	assert_int_equal(engine_memif_devargs("net_memif0,role=server,id=0",
 					   1500, out, sizeof(out)), 0);
 	assert_string_equal(out, "net_memif0,role=server,id=0");
 }
 
 /* Jumbo: one buffer holds the frame (MTU + 18), 128-byte multiples. */
 static void
-eng_memif_devargs__jumbo(void **state)
+engine_memif_devargs__jumbo(void **state)
 {
 	char out[256];
 
 	(void)state;
-	assert_int_equal(eng_memif_bsize(2031), 2176);
+	assert_int_equal(engine_memif_bsize(2031), 2176);
 	for (unsigned int mtu = 2031; mtu <= ENG_MEMIF_MTU_MAX; mtu += 397) {
-		unsigned int b = eng_memif_bsize(mtu);
+		unsigned int b = engine_memif_bsize(mtu);
 
 		assert_true(b >= mtu + 18);
 		assert_true(b < mtu + 18 + 128);
 		assert_int_equal(b % 128, 0);
 	}
-	assert_int_equal(eng_memif_devargs("net_memif0,role=client,id=0,"
+	assert_int_equal(engine_memif_devargs("net_memif0,role=client,id=0,"
 					   "socket=/tmp/m.sock", 9000, out,
 					   sizeof(out)), 0);
 	assert_string_equal(out, "net_memif0,role=client,id=0,"
@@ -50,22 +50,22 @@ eng_memif_devargs__jumbo(void **state)
 
 /* The user's bsize and other drivers' devargs pass through. */
 static void
-eng_memif_devargs__user_and_others(void **state)
+engine_memif_devargs__user_and_others(void **state)
 {
 	char out[128];
 
 	(void)state;
-	assert_int_equal(eng_memif_devargs("net_memif0,bsize=4096", 9000,
+	assert_int_equal(engine_memif_devargs("net_memif0,bsize=4096", 9000,
 					   out, sizeof(out)), 0);
 	assert_string_equal(out, "net_memif0,bsize=4096");
-	assert_int_equal(eng_memif_devargs("net_ring0", 9000, out,
+	assert_int_equal(engine_memif_devargs("net_ring0", 9000, out,
 					   sizeof(out)), 0);
 	assert_string_equal(out, "net_ring0");
 	/* a socket named like a key is not one */
-	assert_int_equal(eng_memif_devargs("net_memif0,socket=bsize", 9000,
+	assert_int_equal(engine_memif_devargs("net_memif0,socket=bsize", 9000,
 					   out, sizeof(out)), 0);
 	assert_string_equal(out, "net_memif0,socket=bsize,bsize=9088");
-	assert_int_equal(eng_memif_devargs("net_memif0,id=0", 9000, out, 16),
+	assert_int_equal(engine_memif_devargs("net_memif0,id=0", 9000, out, 16),
 			 -ENAMETOOLONG);
 }
 
@@ -73,9 +73,9 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(eng_memif_devargs__standard_mtu),
-		cmocka_unit_test(eng_memif_devargs__jumbo),
-		cmocka_unit_test(eng_memif_devargs__user_and_others),
+		cmocka_unit_test(engine_memif_devargs__standard_mtu),
+		cmocka_unit_test(engine_memif_devargs__jumbo),
+		cmocka_unit_test(engine_memif_devargs__user_and_others),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,7 +36,7 @@ run_until_no_init_pdc(int node)
 	struct uet_pds_pool_info pi;
 
 	do {
-		sfw_step(&w, 1000);
+		ses_fakewire_step(&w, 1000);
 		uet_pds_pool_info_get(w.n[node].pds, &pi);
 	} while (pi.pdc_used[0] != 0 && w.now < RUN_NS);
 	assert_int_equal(pi.pdc_used[0], 0);
@@ -60,12 +60,12 @@ ses_ctl_retry__msg_error_outlasts_partition(void **state)
 	uint32_t i;
 
 	(void)state;
-	assert_int_equal(sfw_init_rdv(&w, UET_PROFILE_HPC, 13, 100), 0);
+	assert_int_equal(ses_fakewire_init_rdv(&w, UET_PROFILE_HPC, 13, 100), 0);
 	st0 = uet_ses_stats_get(w.n[0].ses);
 	st1 = uet_ses_stats_get(w.n[1].ses);
 	for (i = 0; i < sizeof(sbuf); i++)
 		sbuf[i] = (uint8_t)(i * 3 + 1);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, sizeof(sbuf));
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, sizeof(sbuf));
 	wr.context = 40;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
 	assert_int_equal(st0->rdv_tx, 1);
@@ -79,17 +79,17 @@ ses_ctl_retry__msg_error_outlasts_partition(void **state)
 	r.buf = rbuf;
 	r.len = sizeof(rbuf);
 	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
-	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
-	assert_int_equal(sfw_cqe(&w, 1, 41)->status, -ETIMEDOUT);
-	assert_true(sfw_run_cq(&w, 0, 1, 2 * RUN_NS));
-	assert_int_equal(sfw_cqe(&w, 0, 40)->status, -EIO);
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
+	assert_int_equal(ses_fakewire_cqe(&w, 1, 41)->status, -ETIMEDOUT);
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, 2 * RUN_NS));
+	assert_int_equal(ses_fakewire_cqe(&w, 0, 40)->status, -EIO);
 	assert_int_equal(st1->pdc_down, 3);
 	assert_int_equal(st1->msg_error_tx, 1);
 	assert_int_equal(st1->msg_error_resent, 2);
 	assert_int_equal(st0->msg_error_rx, 1);
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 	assert_int_equal(uet_ses_next_deadline(w.n[1].ses), UINT64_MAX);
-	sfw_fini(&w);
+	ses_fakewire_fini(&w);
 }
 
 int

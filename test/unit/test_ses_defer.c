@@ -43,18 +43,18 @@ ses_defer_rtr_done__lost_rtr_sent_again(void **state)
 	uint32_t i;
 
 	(void)state;
-	assert_int_equal(sfw_init(&w, UET_PROFILE_AI_FULL, 7), 0);
+	assert_int_equal(ses_fakewire_init(&w, UET_PROFILE_AI_FULL, 7), 0);
 	st0 = uet_ses_stats_get(w.n[0].ses);
 	st1 = uet_ses_stats_get(w.n[1].ses);
 	for (i = 0; i < sizeof(sbuf); i++)
 		sbuf[i] = (uint8_t)(i * 7 + 1);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf, 3000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf, 3000);
 	wr.flags |= UET_SES_WR_F_DEFERRABLE;
 	wr.tag = 7;
 	wr.context = 70;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
 	for (i = 0; i < 100000 && st0->defer_tx == 0; i++)
-		sfw_step(&w, 1000);
+		ses_fakewire_step(&w, 1000);
 	assert_int_equal(st0->defer_tx, 1);
 	/* the receive comes, its RTR's PDC fails, the RTR goes again */
 	w.drop_fn = drop_until_down;
@@ -65,15 +65,15 @@ ses_defer_rtr_done__lost_rtr_sent_again(void **state)
 	r.len = sizeof(rbuf);
 	r.tag = 7;
 	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
-	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
-	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
 	assert_int_equal(st1->pdc_down, 1);
 	assert_int_equal(st1->rtr_resent, 1);
-	assert_int_equal(sfw_cqe(&w, 0, 70)->status, 0);
-	assert_int_equal(sfw_cqe(&w, 1, 71)->status, 0);
-	assert_int_equal(sfw_cqe(&w, 1, 71)->len, 3000);
+	assert_int_equal(ses_fakewire_cqe(&w, 0, 70)->status, 0);
+	assert_int_equal(ses_fakewire_cqe(&w, 1, 71)->status, 0);
+	assert_int_equal(ses_fakewire_cqe(&w, 1, 71)->len, 3000);
 	assert_memory_equal(rbuf, sbuf, 3000);
-	sfw_fini(&w);
+	ses_fakewire_fini(&w);
 }
 
 /* Everything node 1 sends is lost until its fourth PDC failure. */
@@ -104,23 +104,23 @@ ses_defer_rtr_done__rtr_outlasts_long_fault(void **state)
 	uint32_t i;
 
 	(void)state;
-	assert_int_equal(sfw_init(&w, UET_PROFILE_AI_FULL, 11), 0);
+	assert_int_equal(ses_fakewire_init(&w, UET_PROFILE_AI_FULL, 11), 0);
 	st0 = uet_ses_stats_get(w.n[0].ses);
 	st1 = uet_ses_stats_get(w.n[1].ses);
 	for (i = 0; i < sizeof(sbuf); i++)
 		sbuf[i] = (uint8_t)(i * 5 + 3);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf, 2500);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf, 2500);
 	wr.flags |= UET_SES_WR_F_DEFERRABLE;
 	wr.tag = 9;
 	wr.context = 90;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
 	for (i = 0; i < 100000 && st0->defer_tx == 0; i++)
-		sfw_step(&w, 1000);
+		ses_fakewire_step(&w, 1000);
 	assert_int_equal(st0->defer_tx, 1);
 	/* the initiator's PDC closes (the target asks when idle): nothing
 	 * of the initiator's can fail during the fault */
 	do {
-		sfw_step(&w, 1000);
+		ses_fakewire_step(&w, 1000);
 		uet_pds_pool_info_get(w.n[0].pds, &pi);
 	} while (pi.pdc_used[0] != 0 && w.now < RUN_NS);
 	assert_int_equal(pi.pdc_used[0], 0);
@@ -134,23 +134,23 @@ ses_defer_rtr_done__rtr_outlasts_long_fault(void **state)
 	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
 	/* the first RTR's PDC fails: the next one waits, and says when */
 	for (i = 0; i < 10000000 && st1->pdc_down == 0; i++)
-		sfw_step(&w, 1000);
+		ses_fakewire_step(&w, 1000);
 	t0 = w.now;
 	assert_int_equal(st1->rtr_resent, 1);
 	assert_true(uet_ses_next_deadline(w.n[1].ses) > t0);
 	assert_true(uet_ses_next_deadline(w.n[1].ses) <= t0 + 1000000);
-	assert_true(sfw_run_cq(&w, 0, 1, 4 * RUN_NS));
-	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, 4 * RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
 	assert_int_equal(st1->pdc_down, 4);
 	assert_int_equal(st1->rtr_resent, 4);
-	assert_int_equal(sfw_cqe(&w, 0, 90)->status, 0);
-	assert_int_equal(sfw_cqe(&w, 1, 91)->status, 0);
-	assert_int_equal(sfw_cqe(&w, 1, 91)->len, 2500);
+	assert_int_equal(ses_fakewire_cqe(&w, 0, 90)->status, 0);
+	assert_int_equal(ses_fakewire_cqe(&w, 1, 91)->status, 0);
+	assert_int_equal(ses_fakewire_cqe(&w, 1, 91)->len, 2500);
 	assert_memory_equal(rbuf, sbuf, 2500);
 	/* the RTR's check that the restart began is dropped when due */
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 	assert_int_equal(uet_ses_next_deadline(w.n[1].ses), UINT64_MAX);
-	sfw_fini(&w);
+	ses_fakewire_fini(&w);
 }
 
 /* Node 0's requests are lost (its ACKs go through) until its PDC fails. */
@@ -181,19 +181,19 @@ ses_defer_rtr_done__restart_never_came(void **state)
 	uint32_t i;
 
 	(void)state;
-	assert_int_equal(sfw_init(&w, UET_PROFILE_AI_FULL, 15), 0);
+	assert_int_equal(ses_fakewire_init(&w, UET_PROFILE_AI_FULL, 15), 0);
 	st0 = uet_ses_stats_get(w.n[0].ses);
 	st1 = uet_ses_stats_get(w.n[1].ses);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf, 1500);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf, 1500);
 	wr.flags |= UET_SES_WR_F_DEFERRABLE;
 	wr.tag = 5;
 	wr.context = 50;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
 	for (i = 0; i < 100000 && st0->defer_tx == 0; i++)
-		sfw_step(&w, 1000);
+		ses_fakewire_step(&w, 1000);
 	assert_int_equal(st0->defer_tx, 1);
 	do {
-		sfw_step(&w, 1000);
+		ses_fakewire_step(&w, 1000);
 		uet_pds_pool_info_get(w.n[0].pds, &pi);
 	} while (pi.pdc_used[0] != 0 && w.now < RUN_NS);
 	assert_int_equal(pi.pdc_used[0], 0);
@@ -205,16 +205,16 @@ ses_defer_rtr_done__restart_never_came(void **state)
 	r.len = sizeof(rbuf);
 	r.tag = 5;
 	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
-	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
-	assert_int_equal(sfw_cqe(&w, 0, 50)->status, -ETIMEDOUT);
-	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
-	assert_int_equal(sfw_cqe(&w, 1, 51)->status, -ECANCELED);
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_int_equal(ses_fakewire_cqe(&w, 0, 50)->status, -ETIMEDOUT);
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
+	assert_int_equal(ses_fakewire_cqe(&w, 1, 51)->status, -ECANCELED);
 	assert_int_equal(st0->rtr_rx, 1);
 	assert_true(st0->rtr_dup >= 1);
 	assert_true(st1->rtr_recheck >= 2);
 	uet_ses_pool_info_get(w.n[1].ses, &si);
 	assert_int_equal(si.tgt_used, 0);
-	sfw_fini(&w);
+	ses_fakewire_fini(&w);
 }
 
 /* Everything node 0 sends is lost. */
@@ -241,26 +241,26 @@ ses_defer_pdc_down__parked_send_fails(void **state)
 	uint32_t i;
 
 	(void)state;
-	assert_int_equal(sfw_init(&w, UET_PROFILE_AI_FULL, 9), 0);
+	assert_int_equal(ses_fakewire_init(&w, UET_PROFILE_AI_FULL, 9), 0);
 	st0 = uet_ses_stats_get(w.n[0].ses);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf, 2000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf, 2000);
 	wr.flags |= UET_SES_WR_F_DEFERRABLE;
 	wr.tag = 7;
 	wr.context = 70;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
 	for (i = 0; i < 100000 && st0->defer_tx == 0; i++)
-		sfw_step(&w, 1000);
+		ses_fakewire_step(&w, 1000);
 	assert_int_equal(st0->defer_tx, 1);
 	/* the target becomes unreachable; a WRITE on the same PDC finds out */
 	w.drop_fn = drop_node0;
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 100);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 100);
 	wr.context = 72;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
-	assert_true(sfw_run_cq(&w, 0, 2, RUN_NS));
-	assert_int_equal(sfw_cqe(&w, 0, 72)->status, -ETIMEDOUT);
-	assert_int_equal(sfw_cqe(&w, 0, 70)->status, -ETIMEDOUT);
+	assert_true(ses_fakewire_run_cq(&w, 0, 2, RUN_NS));
+	assert_int_equal(ses_fakewire_cqe(&w, 0, 72)->status, -ETIMEDOUT);
+	assert_int_equal(ses_fakewire_cqe(&w, 0, 70)->status, -ETIMEDOUT);
 	assert_int_equal(st0->pdc_down, 1);
-	sfw_fini(&w);
+	ses_fakewire_fini(&w);
 }
 
 int

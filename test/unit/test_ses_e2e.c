@@ -57,7 +57,7 @@ static int
 setup(void **state)
 {
 	(void)state;
-	if (sfw_init(&w, UET_PROFILE_HPC, seed) != 0)
+	if (ses_fakewire_init(&w, UET_PROFILE_HPC, seed) != 0)
 		return -1;
 	sbuf = calloc(1, BIG + 64);
 	rbuf = calloc(1, BIG + 65536);
@@ -72,7 +72,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	sfw_fini(&w);
+	ses_fakewire_fini(&w);
 	free(sbuf);
 	free(rbuf);
 	free(mem);
@@ -85,9 +85,9 @@ cqe(int node, uint64_t ctx)
 	const struct uet_ses_cqe *c;
 
 	/* Completions of synchronous calls (cancel, peek): drain first. */
-	if (sfw_cq_find(&w, node, ctx) < 0)
-		sfw_step(&w, 1000);
-	c = sfw_cqe(&w, node, ctx);
+	if (ses_fakewire_cq_find(&w, node, ctx) < 0)
+		ses_fakewire_step(&w, 1000);
+	c = ses_fakewire_cqe(&w, node, ctx);
 	assert_non_null(c);
 	return c;
 }
@@ -149,7 +149,7 @@ send_sizes(bool ordered)
 	}
 	assert_true(off <= BIG + 65536);
 	for (i = 0; i < n; i++) {
-		sfw_wr(&w, 0, &wr, ordered ? UET_SES_WR_SEND :
+		ses_fakewire_wr(&w, 0, &wr, ordered ? UET_SES_WR_SEND :
 			UET_SES_WR_TSEND, sbuf, sizes[i]);
 		wr.context = i + 1;
 		wr.tag = i;
@@ -161,8 +161,8 @@ send_sizes(bool ordered)
 		}
 		submit(&wr);
 	}
-	assert_true(sfw_run_cq(&w, 0, (uint32_t)n, RUN_NS));
-	assert_true(sfw_run_cq(&w, 1, (uint32_t)n, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, (uint32_t)n, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, (uint32_t)n, RUN_NS));
 	off = 0;
 	for (i = 0; i < n; i++) {
 		const struct uet_ses_cqe *c0 = cqe(0, i + 1);
@@ -182,7 +182,7 @@ send_sizes(bool ordered)
 	assert_int_equal(w.build_err, 0);
 	assert_int_equal(w.rx_err, 0);
 	assert_true(retransmits(0) > 0);
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 }
 
 static void
@@ -211,14 +211,14 @@ tagged__unexpected_then_wildcard(void **state)
 	lossy();
 	fill(sbuf, BIG, 2);
 	for (i = 0; i < 3; i++) {
-		sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf + i * 100, sizes[i]);
+		ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf + i * 100, sizes[i]);
 		wr.tag = 0x7700 + i;
 		wr.context = i + 1;
 		wr.flags |= UET_SES_WR_F_ORDERED; /* MPI order needs ROD */
 		submit(&wr);
 	}
 	/* All three arrive unexpected (and are acknowledged OVERFLOW). */
-	assert_true(sfw_run_cq(&w, 0, 3, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 3, RUN_NS));
 	for (i = 0; i < 3; i++)
 		assert_int_equal(cqe(0, i + 1)->status, 0);
 	assert_int_equal(w.n[1].ncq, 0);
@@ -227,7 +227,7 @@ tagged__unexpected_then_wildcard(void **state)
 		post(1, 2, 2000 + i, rbuf + off, 65536, 0x7700, 0xff);
 		off += 65536;
 	}
-	assert_true(sfw_run_cq(&w, 1, 3, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 3, RUN_NS));
 	for (i = 0; i < 3; i++) {
 		const struct uet_ses_cqe *c = cqe(1, 2000 + i);
 
@@ -237,7 +237,7 @@ tagged__unexpected_then_wildcard(void **state)
 		assert_true(c->flags & UET_SES_CQ_TAGGED);
 		assert_memory_equal(rbuf + i * 65536, sbuf + i * 100, sizes[i]);
 	}
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 }
 
 static void
@@ -250,19 +250,19 @@ send__truncated_and_flow_controlled(void **state)
 	(void)state;
 	fill(sbuf, 8192, 3);
 	post(1, 1, 7, rbuf, 100, 0, 0);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
 	wr.context = 1;
 	submit(&wr);
-	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
 	assert_int_equal(cqe(0, 1)->status, 0);
-	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
 	assert_true(cqe(1, 7)->flags & UET_SES_CQ_TRUNC);
 	assert_int_equal(cqe(1, 7)->len, 100);
 	assert_int_equal(cqe(1, 7)->olen, 4900);
 	assert_memory_equal(rbuf, sbuf, 100);
 	/* Larger than the unexpected pool (4 MiB): refused (flow control,
 	 * no OOM) until a receive is posted, then delivered whole. */
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 8192);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 8192);
 	wr.context = 2;
 	wr.len = 5u << 20;
 	wr.buf = malloc(wr.len);
@@ -271,19 +271,19 @@ send__truncated_and_flow_controlled(void **state)
 	submit(&wr);
 	for (i = 0; i < 500 && uet_ses_stats_get(w.n[1].ses)->refused_unexp < 8;
 	     i++)
-		sfw_step(&w, 10000);
+		ses_fakewire_step(&w, 10000);
 	assert_true(uet_ses_stats_get(w.n[1].ses)->refused_unexp >= 8);
 	assert_int_equal(w.n[0].ncq, 1);
 	post(1, 1, 8, big, wr.len, 0, 0);
-	assert_true(sfw_run_cq(&w, 0, 2, 4 * RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 2, 4 * RUN_NS));
 	assert_int_equal(cqe(0, 2)->status, 0);
-	assert_true(sfw_run_cq(&w, 1, 2, 4 * RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 2, 4 * RUN_NS));
 	assert_int_equal(cqe(1, 8)->len, wr.len);
 	assert_memory_equal(big, wr.buf, wr.len);
 	assert_int_equal(uet_ses_stats_get(w.n[1].ses)->unexp_drop, 0);
 	free(big);
 	free(wr.buf);
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 }
 
 /* A multi-recv buffer: each message's completion gives where it starts
@@ -310,11 +310,11 @@ recv__multi_offsets(void **state)
 	for (uint32_t k = 0; k < 3; k++) {
 		const struct uet_ses_cqe *c;
 
-		sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf + 100 * k, len[k]);
+		ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf + 100 * k, len[k]);
 		wr.context = k + 1;
 		submit(&wr);
-		assert_true(sfw_run_cq(&w, 0, k + 1, RUN_NS));
-		assert_true(sfw_run_cq(&w, 1, k + 1, RUN_NS));
+		assert_true(ses_fakewire_run_cq(&w, 0, k + 1, RUN_NS));
+		assert_true(ses_fakewire_run_cq(&w, 1, k + 1, RUN_NS));
 		c = &w.n[1].cq[k];
 		assert_int_equal(c->context, 9);
 		assert_int_equal(c->status, 0);
@@ -325,7 +325,7 @@ recv__multi_offsets(void **state)
 		assert_memory_equal(rbuf + at, sbuf + 100 * k, len[k]);
 		at += len[k];
 	}
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 }
 
 static void
@@ -336,12 +336,12 @@ dgram__uud(void **state)
 	(void)state;
 	fill(sbuf, 64, 4);
 	post(1, 1, 9, rbuf, 64, 0, 0);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_DGRAM_SEND, sbuf, 64);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_DGRAM_SEND, sbuf, 64);
 	wr.context = 1;
 	submit(&wr);
-	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
 	assert_memory_equal(rbuf, sbuf, 64);
-	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
 	assert_int_equal(cqe(0, 1)->status, 0);
 }
 
@@ -351,7 +351,7 @@ static void
 write_read__lossy(void **state)
 {
 	uint32_t acc = UET_SES_MR_REMOTE_READ | UET_SES_MR_REMOTE_WRITE;
-	uint64_t key = sfw_mr(&w, 1, mem, 1 << 16, acc, true);
+	uint64_t key = ses_fakewire_mr(&w, 1, mem, 1 << 16, acc, true);
 	static uint8_t back[9000], small[20];
 	struct uet_ses_wr wr;
 
@@ -359,45 +359,45 @@ write_read__lossy(void **state)
 	assert_true(key != 0);
 	lossy();
 	fill(sbuf, 9000, 5);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_WRITE, sbuf, 9000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_WRITE, sbuf, 9000);
 	wr.rkey = key;
 	wr.roffset = 100;
 	wr.context = 1;
 	wr.flags |= UET_SES_WR_F_IMM;
 	wr.imm_data = 55;
 	submit(&wr);
-	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
 	assert_int_equal(cqe(0, 1)->status, 0);
 	assert_memory_equal(mem + 100, sbuf, 9000);
 	assert_int_equal(mem[99], 0);
 	assert_int_equal(mem[9100], 0);
 	/* Large read (return-direction RESPONSE_DATA) and small read. */
-	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, back, 9000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_READ, back, 9000);
 	wr.rkey = key;
 	wr.roffset = 100;
 	wr.context = 2;
 	submit(&wr);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, small, 20);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_READ, small, 20);
 	wr.rkey = key;
 	wr.roffset = 200;
 	wr.context = 3;
 	submit(&wr);
-	assert_true(sfw_run_cq(&w, 0, 3, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 3, RUN_NS));
 	assert_int_equal(cqe(0, 2)->status, 0);
 	assert_int_equal(cqe(0, 3)->status, 0);
 	assert_memory_equal(back, sbuf, 9000);
 	assert_memory_equal(small, sbuf + 100, 20);
 	/* RUDI write (HPC, I=1 key): idempotent, at-least-once. */
-	sfw_wr(&w, 0, &wr, UET_SES_WR_WRITE, sbuf + 1, 3000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_WRITE, sbuf + 1, 3000);
 	wr.rkey = key;
 	wr.roffset = 20000;
 	wr.context = 4;
 	wr.flags |= UET_SES_WR_F_IDEMPOTENT;
 	submit(&wr);
-	assert_true(sfw_run_cq(&w, 0, 4, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 4, RUN_NS));
 	assert_int_equal(cqe(0, 4)->status, 0);
 	assert_memory_equal(mem + 20000, sbuf + 1, 3000);
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 }
 
 /*
@@ -408,7 +408,7 @@ write_read__lossy(void **state)
 static void
 read__return_data_matched_per_pdc(void **state)
 {
-	uint64_t key = sfw_mr(&w, 1, mem, 1 << 16, UET_SES_MR_REMOTE_READ,
+	uint64_t key = ses_fakewire_mr(&w, 1, mem, 1 << 16, UET_SES_MR_REMOTE_READ,
 			      false);
 	static uint8_t b[3][9000];
 	struct uet_ses_wr wr;
@@ -419,7 +419,7 @@ read__return_data_matched_per_pdc(void **state)
 	fill(mem, 1 << 16, 11);
 	memset(b, 0, sizeof(b));
 	for (i = 0; i < 3; i++) {
-		sfw_wr(&w, 0, &wr, UET_SES_WR_READ, b[i], sizeof(b[i]));
+		ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_READ, b[i], sizeof(b[i]));
 		wr.rkey = key;
 		wr.roffset = 10000 * (uint64_t)i;
 		wr.context = 10 + (uint64_t)i;
@@ -430,12 +430,12 @@ read__return_data_matched_per_pdc(void **state)
 			wr.tc = 3;                        /* another TC */
 		submit(&wr);
 	}
-	assert_true(sfw_run_cq(&w, 0, 3, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 3, RUN_NS));
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(cqe(0, 10 + (uint64_t)i)->status, 0);
 		assert_memory_equal(b[i], mem + 10000 * i, sizeof(b[i]));
 	}
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 }
 
 static void reinit(enum uet_wire_profile profile, uint32_t rdv_threshold);
@@ -473,36 +473,36 @@ remote__events(void **state)
 	struct uet_ses_wr wr;
 
 	(void)state;
-	sfw_remote_events = true;
+	ses_fakewire_remote_events = true;
 	reinit(UET_PROFILE_HPC, 1000);
-	sfw_remote_events = false;
-	key = sfw_mr(&w, 1, mem, 1 << 16, acc, false);
+	ses_fakewire_remote_events = false;
+	key = ses_fakewire_mr(&w, 1, mem, 1 << 16, acc, false);
 	assert_true(key != 0);
 	lossy();
 	fill(sbuf, 9000, 6);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_WRITE, sbuf, 9000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_WRITE, sbuf, 9000);
 	wr.rkey = key;
 	wr.roffset = 100;
 	wr.context = 1;
 	submit(&wr);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, back, 9000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_READ, back, 9000);
 	wr.rkey = key;
 	wr.roffset = 30000;
 	wr.context = 2;
 	submit(&wr);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, back, 20);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_READ, back, 20);
 	wr.rkey = key;
 	wr.roffset = 200;
 	wr.context = 3;
 	submit(&wr);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_ATOMIC, &one, 8);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_ATOMIC, &one, 8);
 	wr.atomic_op = UET_AMO_SUM;
 	wr.atomic_dt = UET_AMO_DT_UINT64;
 	wr.rkey = key;
 	wr.roffset = 40000;
 	wr.context = 4;
 	submit(&wr);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_FETCH_ATOMIC, &one, 8);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_FETCH_ATOMIC, &one, 8);
 	wr.atomic_op = UET_AMO_SUM;
 	wr.atomic_dt = UET_AMO_DT_UINT64;
 	wr.rkey = key;
@@ -511,16 +511,16 @@ remote__events(void **state)
 	wr.context = 5;
 	submit(&wr);
 	/* out of the region: fails, no event */
-	sfw_wr(&w, 0, &wr, UET_SES_WR_WRITE, sbuf, 8);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_WRITE, sbuf, 8);
 	wr.rkey = key;
 	wr.roffset = 1 << 16;
 	wr.context = 6;
 	submit(&wr);
-	assert_true(sfw_run_cq(&w, 0, 6, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 6, RUN_NS));
 	for (uint64_t c = 1; c <= 5; c++)
 		assert_int_equal(cqe(0, c)->status, 0);
 	assert_int_not_equal(cqe(0, 6)->status, 0);
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 	assert_int_equal(remote_events(1, UET_SES_WR_WRITE, 9000), 1);
 	assert_int_equal(remote_events(1, UET_SES_WR_READ, 9000), 1);
 	assert_int_equal(remote_events(1, UET_SES_WR_READ, 20), 1);
@@ -529,11 +529,11 @@ remote__events(void **state)
 	assert_int_equal(w.n[1].ncq, 5);
 	/* rendezvous (threshold 1000): the read-back is no remote event */
 	post(1, 1, 77, rbuf, 5000, 0, 0);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
 	wr.context = 7;
 	submit(&wr);
-	assert_true(sfw_run_cq(&w, 0, 7, RUN_NS));
-	assert_true(sfw_run_cq(&w, 1, 6, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 7, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 6, RUN_NS));
 	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rdv_served, 1);
 	for (uint32_t i = 0; i < w.n[0].ncq; i++)
 		assert_false(w.n[0].cq[i].flags & UET_SES_CQ_REMOTE);
@@ -548,7 +548,7 @@ remote__events(void **state)
 static void
 resp_gtd__only_when_needed(void **state)
 {
-	uint64_t key = sfw_mr(&w, 1, mem, 1 << 16, UET_SES_MR_REMOTE_WRITE |
+	uint64_t key = ses_fakewire_mr(&w, 1, mem, 1 << 16, UET_SES_MR_REMOTE_WRITE |
 			      UET_SES_MR_REMOTE_READ, false);
 	const struct uet_pds_stats *pt = uet_pds_stats_get(w.n[1].pds);
 	const struct uet_pds_stats *pi = uet_pds_stats_get(w.n[0].pds);
@@ -560,42 +560,42 @@ resp_gtd__only_when_needed(void **state)
 	fill(sbuf, 3000, 9);
 	for (i = 0; i < n; i++) {
 		/* multi-packet WRITEs and single-packet ones */
-		sfw_wr(&w, 0, &wr, UET_SES_WR_WRITE, sbuf, i % 2 ? 3000 : 64);
+		ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_WRITE, sbuf, i % 2 ? 3000 : 64);
 		wr.rkey = key;
 		wr.roffset = 100;
 		wr.context = i + 1;
 		submit(&wr);
 	}
-	assert_true(sfw_run_cq(&w, 0, n, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, n, RUN_NS));
 	for (i = 0; i < n; i++)
 		assert_int_equal(cqe(0, i + 1)->status, 0);
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 	assert_memory_equal(mem + 100, sbuf, 3000);
 	assert_int_equal(pt->resp_default, n);
 	assert_int_equal(pi->done_default, n);
 	assert_int_equal(pt->resp_resent, 0);
 	assert_int_equal(pi->tx_ctl[UET_PDS_CTL_CLEAR], 0);
 	/* A small READ's data is a result: stored, then cleared. */
-	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, back, 64);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_READ, back, 64);
 	wr.rkey = key;
 	wr.roffset = 100;
 	wr.context = n + 1;
 	submit(&wr);
-	assert_true(sfw_run_cq(&w, 0, n + 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, n + 1, RUN_NS));
 	assert_int_equal(cqe(0, n + 1)->status, 0);
 	assert_memory_equal(back, sbuf, 64);
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 	assert_int_equal(pt->resp_default, n);
 	assert_int_equal(pi->tx_ctl[UET_PDS_CTL_CLEAR], 1);
 	/* An error is stored too and reaches the initiator. */
-	sfw_wr(&w, 0, &wr, UET_SES_WR_WRITE, sbuf, 64);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_WRITE, sbuf, 64);
 	wr.rkey = key;
 	wr.roffset = 1 << 16;
 	wr.context = n + 2;
 	submit(&wr);
-	assert_true(sfw_run_cq(&w, 0, n + 2, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, n + 2, RUN_NS));
 	assert_int_equal(cqe(0, n + 2)->prov_errno, UET_RC_BAD_ADDR);
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 	assert_int_equal(pt->resp_default, n);
 	assert_int_equal(pi->tx_ctl[UET_PDS_CTL_CLEAR], 2);
 }
@@ -609,7 +609,7 @@ resp_gtd__only_when_needed(void **state)
 static void
 read_multi__exactly_once_e2e(void **state)
 {
-	uint64_t key = sfw_mr(&w, 1, mem, 1 << 16, UET_SES_MR_REMOTE_READ,
+	uint64_t key = ses_fakewire_mr(&w, 1, mem, 1 << 16, UET_SES_MR_REMOTE_READ,
 			      false);
 	uint32_t chunk = SFW_MTU - UET_SES_RESPONSE_DATA_LEN, len = 60000;
 	const struct uet_ses_stats *st1 = uet_ses_stats_get(w.n[1].ses);
@@ -621,12 +621,12 @@ read_multi__exactly_once_e2e(void **state)
 	lossy();
 	fill(mem, len, 21);
 	memset(rbuf, 0, len);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, rbuf, len);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_READ, rbuf, len);
 	wr.rkey = key;
 	wr.roffset = 0;
 	wr.context = 1;
 	submit(&wr);
-	assert_true(sfw_run_cq(&w, 0, 1, 4 * RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, 4 * RUN_NS));
 	assert_int_equal(cqe(0, 1)->status, 0);
 	assert_memory_equal(rbuf, mem, len);
 	assert_int_equal(st0->frag_tx - frag0, (len + chunk - 1) / chunk);
@@ -639,7 +639,7 @@ read_multi__exactly_once_e2e(void **state)
 static void
 atomics__exactly_once(void **state)
 {
-	uint64_t key = sfw_mr(&w, 1, mem, 4096,
+	uint64_t key = ses_fakewire_mr(&w, 1, mem, 4096,
 			      UET_SES_MR_REMOTE_ATOMIC | UET_SES_MR_REMOTE_READ,
 			      false);
 	static uint64_t one = 1, fetched[1000];
@@ -655,7 +655,7 @@ atomics__exactly_once(void **state)
 		w.f[i].reorder = 100000;
 	}
 	for (i = 0; i < n; i++) {
-		sfw_wr(&w, 0, &wr, i % 2 ? UET_SES_WR_FETCH_ATOMIC :
+		ses_fakewire_wr(&w, 0, &wr, i % 2 ? UET_SES_WR_FETCH_ATOMIC :
 				     UET_SES_WR_ATOMIC, &one, 8);
 		wr.atomic_op = UET_AMO_SUM;
 		wr.atomic_dt = UET_AMO_DT_UINT64;
@@ -664,7 +664,7 @@ atomics__exactly_once(void **state)
 		wr.result = &fetched[i];
 		submit(&wr);
 	}
-	assert_true(sfw_run_cq(&w, 0, n, 10 * RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, n, 10 * RUN_NS));
 	for (i = 0; i < n; i++)
 		assert_int_equal(cqe(0, i + 1)->status, 0);
 	assert_int_equal(t[0], n);
@@ -683,7 +683,7 @@ atomics__exactly_once(void **state)
 	}
 	assert_true(sum > 0);
 	/* CSWAP (single element, CAS extension). */
-	sfw_wr(&w, 0, &wr, UET_SES_WR_CSWAP, &swp, 8);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_CSWAP, &swp, 8);
 	wr.atomic_op = UET_AMO_CSWAP;
 	wr.atomic_dt = UET_AMO_DT_UINT64;
 	wr.rkey = key;
@@ -691,11 +691,11 @@ atomics__exactly_once(void **state)
 	wr.result = &old;
 	wr.context = 5000;
 	submit(&wr);
-	assert_true(sfw_run_cq(&w, 0, n + 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, n + 1, RUN_NS));
 	assert_int_equal(cqe(0, 5000)->status, 0);
 	assert_int_equal(old, 1000);
 	assert_int_equal(t[0], 77);
-	assert_true(sfw_run_idle(&w, 4 * RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, 4 * RUN_NS));
 }
 
 /* ---- authorization failures, each with its exact return code ---- */
@@ -708,7 +708,7 @@ rma_rc(struct uet_ses_wr *wr)
 
 	wr->context = ++ctx;
 	submit(wr);
-	assert_true(sfw_run_cq(&w, 0, before + 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, before + 1, RUN_NS));
 	if (cqe(0, ctx)->status == 0)
 		print_error("context %llu completed OK\n",
 			    (unsigned long long)ctx);
@@ -719,13 +719,13 @@ rma_rc(struct uet_ses_wr *wr)
 static void
 auth__every_failure(void **state)
 {
-	uint64_t key = sfw_mr(&w, 1, mem, 4096, UET_SES_MR_REMOTE_WRITE, false);
-	uint64_t rkey = sfw_mr(&w, 1, mem, 4096, UET_SES_MR_REMOTE_READ, false);
+	uint64_t key = ses_fakewire_mr(&w, 1, mem, 4096, UET_SES_MR_REMOTE_WRITE, false);
+	uint64_t rkey = ses_fakewire_mr(&w, 1, mem, 4096, UET_SES_MR_REMOTE_READ, false);
 	struct uet_ses_wr wr, base;
 
 	(void)state;
 	lossy();
-	sfw_wr(&w, 0, &base, UET_SES_WR_WRITE, sbuf, 64);
+	ses_fakewire_wr(&w, 0, &base, UET_SES_WR_WRITE, sbuf, 64);
 	base.rkey = key;
 	wr = base;
 	wr.rkey = key ^ 0x10000; /* unknown key */
@@ -765,19 +765,19 @@ auth__every_failure(void **state)
 	wr.len = 5000;
 	assert_int_equal(rma_rc(&wr), UET_RC_PERM_VIOLATION);
 	/* Send to an RMA table. */
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 10);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 10);
 	wr.dest.resource_index = SFW_RI_RMA;
 	assert_int_equal(rma_rc(&wr), UET_RC_OP_VIOLATION);
 	/* Atomic datatype/op errors come from the atomic engine. */
-	sfw_wr(&w, 0, &wr, UET_SES_WR_ATOMIC, sbuf, 4);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_ATOMIC, sbuf, 4);
 	wr.atomic_op = UET_AMO_BAND;
 	wr.atomic_dt = UET_AMO_DT_FLOAT;
-	wr.rkey = sfw_mr(&w, 1, mem, 4096, UET_SES_MR_REMOTE_ATOMIC, false);
+	wr.rkey = ses_fakewire_mr(&w, 1, mem, 4096, UET_SES_MR_REMOTE_ATOMIC, false);
 	assert_int_equal(rma_rc(&wr), UET_RC_AMO_UNSUPPORTED_OP);
 	wr.atomic_op = UET_AMO_SUM;
 	wr.roffset = 2;
 	assert_int_equal(rma_rc(&wr), UET_RC_AMO_UNALIGNED);
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 }
 
 /* ---- rendezvous (HPC): eager part + target-issued read of the rest ---- */
@@ -788,7 +788,7 @@ wait_stat(const uint64_t *v, uint64_t want)
 	uint32_t i;
 
 	for (i = 0; i < 2000 && *v < want; i++)
-		sfw_step(&w, 10000);
+		ses_fakewire_step(&w, 10000);
 	assert_int_equal(*v, want);
 }
 
@@ -798,7 +798,7 @@ cqe_last(int node, uint64_t ctx)
 {
 	uint32_t i;
 
-	sfw_step(&w, 1000);
+	ses_fakewire_step(&w, 1000);
 	i = w.n[node].ncq;
 	while (i-- > 0)
 		if (w.n[node].cq[i].context == ctx)
@@ -810,8 +810,8 @@ cqe_last(int node, uint64_t ctx)
 static void
 reinit(enum uet_wire_profile profile, uint32_t rdv_threshold)
 {
-	sfw_fini(&w);
-	assert_int_equal(sfw_init_rdv(&w, profile, seed, rdv_threshold), 0);
+	ses_fakewire_fini(&w);
+	assert_int_equal(ses_fakewire_init_rdv(&w, profile, seed, rdv_threshold), 0);
 }
 
 static void
@@ -878,9 +878,9 @@ rdv__sizes_expected_unexpected(void **state)
 		i = k % n;
 		if (k == n) {
 			/* Unexpected half: sends land before the receives. */
-			assert_true(sfw_run_cq(&w, 0, (uint32_t)n, RUN_NS));
+			assert_true(ses_fakewire_run_cq(&w, 0, (uint32_t)n, RUN_NS));
 		}
-		sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND,
+		ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND,
 		       sbuf + (k * 4099) % (BIG / 2), sizes[i]);
 		/* Below the threshold: forced. */
 		if (sizes[i] <= 4096)
@@ -893,7 +893,7 @@ rdv__sizes_expected_unexpected(void **state)
 	/* Unexpected ones: wait until every SOM was answered, then post. */
 	for (k = 0; k < 400 && uet_ses_match_stats_get(w.n[1].match)
 					->unexp_stored < n; k++)
-		sfw_step(&w, 10000);
+		ses_fakewire_step(&w, 10000);
 	assert_int_equal(uet_ses_match_stats_get(w.n[1].match)->unexp_stored,
 			 n);
 	for (i = 0; i < n; i++)
@@ -905,19 +905,19 @@ rdv__sizes_expected_unexpected(void **state)
 	off[2 * n + 1] = o + 6000 + 64;
 	post(1, 2, 900, rbuf + off[2 * n], 6000, 900, 0);
 	post(1, 2, 901, rbuf + off[2 * n + 1], 100, 901, 0);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf, 10000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf, 10000);
 	wr.tag = 900;
 	wr.context = 900;
 	submit(&wr);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf + 7, 500);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf + 7, 500);
 	wr.flags |= UET_SES_WR_F_RENDEZVOUS;
 	wr.tag = 901;
 	wr.context = 901;
 	submit(&wr);
 	ncq0 += 2;
 	ncq1 = (uint32_t)(2 * n + 2);
-	assert_true(sfw_run_cq(&w, 1, ncq1, 10 * RUN_NS));
-	assert_true(sfw_run_cq(&w, 0, ncq0, 10 * RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, ncq1, 10 * RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, ncq0, 10 * RUN_NS));
 	for (k = 0; k < 2 * n; k++) {
 		i = k % n;
 		check_send(1 + k, sizes[i]);
@@ -946,7 +946,7 @@ rdv__sizes_expected_unexpected(void **state)
 	print_message("# rdv: retx %llu\n",
 		      (unsigned long long)retransmits(0));
 	/* Every key was revoked with its send (pools idle). */
-	assert_true(sfw_run_idle(&w, 4 * RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, 4 * RUN_NS));
 	assert_int_equal(uet_ses_stats_get(w.n[1].ses)->rx_bad, 0);
 }
 
@@ -962,7 +962,7 @@ rdv__key_revoked(void **state)
 	reinit(UET_PROFILE_HPC, 1000);
 	fill(sbuf, 3000, 3);
 	memset(rbuf, 0xEE, 4000);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 3000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 3000);
 	wr.context = 1;
 	submit(&wr);
 	wait_stat(&uet_ses_match_stats_get(w.n[1].match)->unexp_stored, 1);
@@ -970,13 +970,13 @@ rdv__key_revoked(void **state)
 	assert_int_equal(uet_ses_ri_del(w.n[0].mr, w.n[0].ri_rdv), -EBUSY);
 	assert_int_equal(w.n[0].ncq, 0); /* waits for the read-back */
 	post(1, 1, 77, rbuf, 3000, 0, 0);
-	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
-	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
 	check_send(1, 3000);
 	assert_int_equal(cqe(1, 77)->len, 3000);
 	assert_memory_equal(rbuf, sbuf, 3000);
 	assert_int_equal(rbuf[3000], 0xEE);
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 	assert_int_equal(uet_ses_ri_del(w.n[0].mr, w.n[0].ri_rdv), 0);
 }
 
@@ -991,17 +991,17 @@ rdv__table_per_job(void **state)
 	struct uet_ses_wr wr;
 
 	(void)state;
-	sfw_rdv_by_job = true;
+	ses_fakewire_rdv_by_job = true;
 	reinit(UET_PROFILE_HPC, 1000);
-	sfw_rdv_by_job = false;
+	ses_fakewire_rdv_by_job = false;
 	fill(sbuf, 5000, 9);
 	memset(rbuf, 0xEE, 6000);
 	post(1, 1, 77, rbuf, 5000, 0, 0);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
 	wr.context = 1;
 	submit(&wr);
-	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
-	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
 	check_send(1, 5000);
 	assert_int_equal(cqe(1, 77)->len, 5000);
 	assert_memory_equal(rbuf, sbuf, 5000);
@@ -1009,13 +1009,13 @@ rdv__table_per_job(void **state)
 	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rdv_tx, 1);
 	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rdv_served, 1);
 	assert_int_equal(uet_ses_stats_get(w.n[1].ses)->rdv_reads, 1);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
 	wr.job = SFW_JOB + 1;
 	wr.context = 2;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, &rc), -EOPNOTSUPP);
 	assert_int_equal(rc, UET_RC_UNSUPPORTED_OP);
 	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rdv_tx, 1);
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 	assert_int_equal(uet_ses_ri_del(w.n[0].mr, w.n[0].ri_rdv), 0);
 }
 
@@ -1030,9 +1030,9 @@ rx__context_per_pid(void **state)
 	struct uet_ses_wr wr;
 
 	(void)state;
-	sfw_two_pids = true;
+	ses_fakewire_two_pids = true;
 	reinit(UET_PROFILE_HPC, UINT32_MAX);
-	sfw_two_pids = false;
+	ses_fakewire_two_pids = false;
 	fill(sbuf, 6000, 17);
 	memset(rbuf, 0xEE, 20000);
 	/* process SFW_PID + 1 posts first; then SFW_PID */
@@ -1048,24 +1048,24 @@ rx__context_per_pid(void **state)
 	r.pid_on_fep = SFW_PID;
 	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
 	/* to SFW_PID (multi-packet), from initiator 555 */
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
 	wr.context = 1;
 	wr.flags |= UET_SES_WR_F_SRC;
 	wr.initiator = 555;
 	wr.src_pid = SFW_PID;
 	submit(&wr);
-	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
 	assert_int_equal(w.n[1].cq[0].context, 200);
 	assert_int_equal(w.n[1].cq[0].len, 5000);
 	assert_int_equal(w.n[1].cq[0].src, 555);
 	assert_memory_equal(rbuf, sbuf, 5000);
 	assert_int_equal(rbuf[10000], 0xEE);
 	/* to SFW_PID + 1 (one packet) */
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf + 1, 700);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf + 1, 700);
 	wr.dest.pid_on_fep = SFW_PID + 1;
 	wr.context = 2;
 	submit(&wr);
-	assert_true(sfw_run_cq(&w, 1, 2, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 2, RUN_NS));
 	assert_int_equal(w.n[1].cq[1].context, 201);
 	assert_int_equal(w.n[1].cq[1].len, 700);
 	assert_int_equal(w.n[1].cq[1].src, 100);
@@ -1081,7 +1081,7 @@ rx__context_per_pid(void **state)
 	/* no receive context for SFW_PID + 2 */
 	r.pid_on_fep = SFW_PID + 2;
 	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), -ENOTSUP);
-	assert_true(sfw_run_cq(&w, 0, 2, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 2, RUN_NS));
 	check_send(1, 5000);
 	check_send(2, 700);
 }
@@ -1099,14 +1099,14 @@ profile__per_process(void **state)
 	struct uet_ses_wr wr;
 
 	(void)state;
-	sfw_two_pids = true;
-	sfw_pid2_profile = UET_PROFILE_AI_FULL;
+	ses_fakewire_two_pids = true;
+	ses_fakewire_pid2_profile = UET_PROFILE_AI_FULL;
 	reinit(UET_PROFILE_HPC, UINT32_MAX);
-	sfw_two_pids = false;
-	sfw_pid2_profile = 0;
+	ses_fakewire_two_pids = false;
+	ses_fakewire_pid2_profile = 0;
 	fill(sbuf, 7000, 19);
 	memset(rbuf, 0, 8000);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 7000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 7000);
 	wr.flags |= UET_SES_WR_F_DEFERRABLE | UET_SES_WR_F_SRC;
 	wr.src_pid = SFW_PID + 1;
 	wr.initiator = 100;
@@ -1122,15 +1122,15 @@ profile__per_process(void **state)
 	r.len = 8000;
 	r.pid_on_fep = SFW_PID + 1;
 	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
-	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
-	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
 	check_send(1, 7000);
 	assert_int_equal(cqe(1, 300)->len, 7000);
 	assert_memory_equal(rbuf, sbuf, 7000);
 	assert_int_equal(uet_ses_stats_get(w.n[1].ses)->rtr_tx, 1);
 	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rtr_rx, 1);
 	/* the HPC process cannot send deferrable */
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 7000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 7000);
 	wr.flags |= UET_SES_WR_F_DEFERRABLE;
 	wr.context = 2;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, &rc), -EOPNOTSUPP);
@@ -1141,7 +1141,7 @@ profile__per_process(void **state)
 	wr.initiator = 100;
 	wr.context = 3;
 	submit(&wr);
-	assert_true(sfw_run_cq(&w, 0, 2, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 2, RUN_NS));
 	assert_int_equal(cqe(0, 3)->prov_errno, UET_RC_UNSUPPORTED_OP);
 }
 
@@ -1164,26 +1164,26 @@ defer__restart_cancel_stale(void **state)
 	st1 = uet_ses_stats_get(w.n[1].ses);
 	/* Expected: a receive is there; no defer. */
 	post(1, 1, 200, rbuf, 5000, 0, 0);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 4000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 4000);
 	wr.flags |= UET_SES_WR_F_DEFERRABLE;
 	wr.context = 200;
 	submit(&wr);
-	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
-	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
 	check_send(200, 4000);
 	assert_int_equal(cqe(1, 200)->len, 4000);
 	assert_memory_equal(rbuf, sbuf, 4000);
 	assert_int_equal(st0->defer_tx, 0);
 	/* Unexpected: parked, then restarted by the receive's RTR. */
 	for (i = 0; i < n; i++) {
-		sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf + i * 1000, sizes[i]);
+		ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf + i * 1000, sizes[i]);
 		wr.flags |= UET_SES_WR_F_DEFERRABLE;
 		wr.tag = 10 + i;
 		wr.context = 10 + i;
 		submit(&wr);
 	}
 	/* And one to cancel. */
-	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf, 64);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf, 64);
 	wr.flags |= UET_SES_WR_F_DEFERRABLE;
 	wr.tag = 99;
 	wr.context = 99;
@@ -1199,8 +1199,8 @@ defer__restart_cancel_stale(void **state)
 		     0);
 	/* The cancelled send's receive: its RTR is answered CANCELLED. */
 	post(1, 2, 99, rbuf + 100000, 64, 99, 0);
-	assert_true(sfw_run_cq(&w, 0, n + 2, 10 * RUN_NS));
-	assert_true(sfw_run_cq(&w, 1, n + 2, 10 * RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, n + 2, 10 * RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, n + 2, 10 * RUN_NS));
 	for (i = 0; i < n; i++) {
 		check_send(10 + i, sizes[i]);
 		check_recv(1, 10 + i, sizes[i], 10 + i, false);
@@ -1215,7 +1215,7 @@ defer__restart_cancel_stale(void **state)
 	assert_int_equal(st0->rtr_rx, n);
 	assert_int_equal(st0->rtr_stale, 1);
 	assert_int_equal(st1->rtr_tx, n + 1);
-	assert_true(sfw_run_idle(&w, 4 * RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, 4 * RUN_NS));
 	/* Nothing parked any more: cancel finds nothing. */
 	assert_int_equal(uet_ses_send_cancel(w.n[0].ses, 10), -ENOENT);
 }
@@ -1245,7 +1245,7 @@ tamo__exactly_once(void **state)
 		post(1, 2, 300 + i, &slot[2 * i] - (i % 2), 16, 300 + i, 0);
 	}
 	for (i = 0; i < n; i++) {
-		sfw_wr(&w, 0, &wr, i % 4 < 2 ? UET_SES_WR_TSEND_FETCH_ATOMIC :
+		ses_fakewire_wr(&w, 0, &wr, i % 4 < 2 ? UET_SES_WR_TSEND_FETCH_ATOMIC :
 					     UET_SES_WR_TSEND_ATOMIC,
 		       &one[i], 8);
 		wr.atomic_op = UET_AMO_SUM;
@@ -1256,8 +1256,8 @@ tamo__exactly_once(void **state)
 		wr.context = 300 + i;
 		submit(&wr);
 	}
-	assert_true(sfw_run_cq(&w, 0, n, 10 * RUN_NS));
-	assert_true(sfw_run_cq(&w, 1, n, 10 * RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, n, 10 * RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, n, 10 * RUN_NS));
 	for (i = 0; i < n; i++) {
 		check_send(300 + i, 8);
 		check_recv(1, 300 + i, 8, 300 + i, false);
@@ -1270,7 +1270,7 @@ tamo__exactly_once(void **state)
 		assert_int_equal(slot[2 * i + 1], 0xABABABABABABABABull);
 	assert_true(retransmits(0) > 0);
 	/* No receive: NO_MATCH; out of the receive: BAD_ADDR/TOO_LONG. */
-	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND_ATOMIC, &one[0], 8);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND_ATOMIC, &one[0], 8);
 	wr.atomic_op = UET_AMO_SUM;
 	wr.atomic_dt = UET_AMO_DT_UINT64;
 	wr.tag = 7777;
@@ -1284,7 +1284,7 @@ tamo__exactly_once(void **state)
 	assert_int_equal(rma_rc(&wr), UET_RC_BAD_ADDR);
 	assert_int_equal(cqe(1, 7778)->status, -EFAULT);
 	assert_int_equal(mem[3000 + 16], 0xAB);
-	assert_true(sfw_run_idle(&w, 4 * RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, 4 * RUN_NS));
 }
 
 /* ---- FI_PEEK / FI_CLAIM / FI_DISCARD ---- */
@@ -1319,7 +1319,7 @@ peek__claim_discard(void **state)
 	memset(rbuf, 0xEE, 65536);
 	/* Tags 1..3 eager (3: multi-packet), 4 rendezvous (above 100000). */
 	for (i = 1; i <= 4; i++) {
-		sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf + i * 10,
+		ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf + i * 10,
 		       i == 4 ? 200000 : i == 3 ? 5000 : 100 * i);
 		wr.tag = i;
 		wr.flags |= UET_SES_WR_F_IMM;
@@ -1328,7 +1328,7 @@ peek__claim_discard(void **state)
 		submit(&wr);
 	}
 	/* The eager ones complete at once (unexpected, answered OK). */
-	assert_true(sfw_run_cq(&w, 0, 3, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 3, RUN_NS));
 	wait_stat(&uet_ses_match_stats_get(w.n[1].match)->unexp_stored, 4);
 	assert_int_equal(post_f(1, 50, NULL, 0, 9, UET_SES_RECV_F_PEEK), 0);
 	c = cqe(1, 50);
@@ -1347,12 +1347,12 @@ peek__claim_discard(void **state)
 				UET_SES_RECV_F_PEEK | UET_SES_RECV_F_CLAIM), 0);
 	assert_int_equal(cqe(1, 52)->len, 200);
 	assert_int_equal(post_f(1, 53, rbuf + 1000, 300, 2, 0), 0);
-	assert_int_equal(sfw_cq_find(&w, 1, 53), -1);
+	assert_int_equal(ses_fakewire_cq_find(&w, 1, 53), -1);
 	assert_int_equal(post_f(1, 54, rbuf, 300, 2, UET_SES_RECV_F_CLAIM),
 			 -ENOENT);
 	assert_int_equal(post_f(1, 52, rbuf, 300, 2, UET_SES_RECV_F_CLAIM),
 			 0);
-	sfw_step(&w, 1000);
+	ses_fakewire_step(&w, 1000);
 	c = cqe_last(1, 52);
 	assert_int_equal(c->status, 0);
 	assert_int_equal(c->len, 200);
@@ -1374,7 +1374,7 @@ peek__claim_discard(void **state)
 	assert_int_equal(post_f(1, 57, NULL, 0, 4,
 				UET_SES_RECV_F_PEEK | UET_SES_RECV_F_DISCARD),
 			 0);
-	assert_true(sfw_run_cq(&w, 0, 4, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 4, RUN_NS));
 	check_send(4, 200000);
 	/* Nothing of them is left: a peek of each tag finds nothing. */
 	for (i = 1; i <= 4; i++) {
@@ -1390,7 +1390,7 @@ peek__claim_discard(void **state)
 	assert_int_equal(cqe_last(1, 56)->len, 0);
 	assert_int_equal(cqe_last(1, 56)->status, 0);
 	assert_int_equal(cqe(1, 57)->len, 0);
-	assert_true(sfw_run_idle(&w, 4 * RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, 4 * RUN_NS));
 }
 
 int

@@ -58,9 +58,9 @@ fill(uint8_t *b, size_t n, uint64_t salt)
 }
 
 static int
-start(const struct sfw_opts *o)
+start(const struct ses_fakewire_opts *o)
 {
-	if (sfw_init_opts(&w, UET_PROFILE_HPC, seed, o) != 0)
+	if (ses_fakewire_init_opts(&w, UET_PROFILE_HPC, seed, o) != 0)
 		return -1;
 	sbuf = calloc(NMSG, SLOT);
 	rbuf = calloc(NMSG, SLOT);
@@ -71,7 +71,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	sfw_fini(&w);
+	ses_fakewire_fini(&w);
 	free(sbuf);
 	free(rbuf);
 	return 0;
@@ -80,7 +80,7 @@ teardown(void **state)
 static const struct uet_ses_cqe *
 cqe(int node, uint64_t ctx)
 {
-	const struct uet_ses_cqe *c = sfw_cqe(&w, node, ctx);
+	const struct uet_ses_cqe *c = ses_fakewire_cqe(&w, node, ctx);
 
 	assert_non_null(c);
 	return c;
@@ -138,7 +138,7 @@ send_all(uint32_t flags)
 
 	for (i = 0; i < NMSG; i++) {
 		fill(sbuf + i * SLOT, msg_len(i), i + 1);
-		sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf + i * SLOT,
+		ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf + i * SLOT,
 		       msg_len(i));
 		wr.tag = 1000 + i;
 		wr.context = i + 1;
@@ -154,8 +154,8 @@ check_all(void)
 	const struct uet_ses_cqe *c;
 	uint32_t i;
 
-	if (!sfw_run_cq(&w, 1, NMSG, 4 * RUN_NS) ||
-	    !sfw_run_cq(&w, 0, NMSG, 4 * RUN_NS)) {
+	if (!ses_fakewire_run_cq(&w, 1, NMSG, 4 * RUN_NS) ||
+	    !ses_fakewire_run_cq(&w, 0, NMSG, 4 * RUN_NS)) {
 		print_error("cq %u/%u refused %llu/%llu/%llu pdc_fail %llu "
 			    "rx_rc ok %llu undeliv %llu no_match %llu\n",
 			    w.n[0].ncq, w.n[1].ncq,
@@ -192,7 +192,7 @@ check_all(void)
 	}
 	assert_int_equal(w.n[0].ncq, NMSG);
 	assert_int_equal(w.n[1].ncq, NMSG);
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 }
 
 /* Post the receives in a scrambled order, a few per 100 us of fake time,
@@ -205,7 +205,7 @@ post_all_slowly(void)
 	for (i = 0; i < NMSG; i++) {
 		k = (i * 37u + 11u) % NMSG; /* 37 is prime to 64 */
 		post_tagged(1, 5000 + k, rbuf + k * SLOT, SLOT, 1000 + k);
-		sfw_step(&w, 25000);
+		ses_fakewire_step(&w, 25000);
 	}
 }
 
@@ -214,7 +214,7 @@ post_all_slowly(void)
 static void
 fc__unexpected_bound(void **state)
 {
-	struct sfw_opts o;
+	struct ses_fakewire_opts o;
 	uint32_t i;
 
 	(void)state;
@@ -226,7 +226,7 @@ fc__unexpected_bound(void **state)
 	send_all(0);
 	/* No receive yet: the store fills, then everything is refused. */
 	for (i = 0; i < 400 && sst(1)->refused_unexp < 2 * NMSG; i++)
-		sfw_step(&w, 10000);
+		ses_fakewire_step(&w, 10000);
 	assert_true(sst(1)->refused_unexp >= 2 * NMSG);
 	assert_true(pst(0)->nack_rx[UET_NACK_NO_SES_MSG_AVAIL] > 0);
 	assert_int_equal(sst(1)->unexp_drop, 0);
@@ -250,7 +250,7 @@ fc__unexpected_bound(void **state)
 static void
 fc__unexpected_bound_rod(void **state)
 {
-	struct sfw_opts o;
+	struct ses_fakewire_opts o;
 	uint32_t i;
 
 	(void)state;
@@ -261,7 +261,7 @@ fc__unexpected_bound_rod(void **state)
 	lossy(20000);
 	send_all(UET_SES_WR_F_ORDERED);
 	for (i = 0; i < 400 && sst(1)->refused_unexp == 0; i++)
-		sfw_step(&w, 10000);
+		ses_fakewire_step(&w, 10000);
 	assert_true(sst(1)->refused_unexp > 0);
 	post_all_slowly();
 	check_all();
@@ -272,7 +272,7 @@ fc__unexpected_bound_rod(void **state)
 static void
 fc__target_records(void **state)
 {
-	struct sfw_opts o;
+	struct ses_fakewire_opts o;
 	uint32_t i;
 
 	(void)state;
@@ -307,20 +307,20 @@ pdc_down__large_read_fails(void **state)
 {
 	uint8_t *mem = calloc(1, 65536);
 	struct uet_ses_wr wr;
-	struct sfw_opts o;
+	struct ses_fakewire_opts o;
 	uint64_t key;
 
 	(void)state;
 	memset(&o, 0, sizeof(o));
 	assert_int_equal(start(&o), 0);
 	assert_non_null(mem);
-	key = sfw_mr(&w, 1, mem, 65536, UET_SES_MR_REMOTE_READ, false);
+	key = ses_fakewire_mr(&w, 1, mem, 65536, UET_SES_MR_REMOTE_READ, false);
 	w.drop_fn = drop_ret_data;
-	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, rbuf, 9000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_READ, rbuf, 9000);
 	wr.rkey = key;
 	wr.context = 1;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
-	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
 	assert_true(cqe(0, 1)->status == -ECONNRESET ||
 		    cqe(0, 1)->status == -ETIMEDOUT);
 	assert_int_equal(cqe(0, 1)->len, 0);
@@ -331,10 +331,10 @@ pdc_down__large_read_fails(void **state)
 	fill(mem, 9000, 9);
 	wr.context = 2;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
-	assert_true(sfw_run_cq(&w, 0, 2, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 2, RUN_NS));
 	assert_int_equal(cqe(0, 2)->status, 0);
 	assert_memory_equal(rbuf, mem, 9000);
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 	free(mem);
 }
 
@@ -348,7 +348,7 @@ rdv__readback_failure_reported(void **state)
 {
 	static const uint32_t len[2] = { 250, 20000 };
 	struct uet_ses_wr wr;
-	struct sfw_opts o;
+	struct ses_fakewire_opts o;
 	uint32_t i, k;
 
 	(void)state;
@@ -358,13 +358,13 @@ rdv__readback_failure_reported(void **state)
 	lossy(50000);
 	for (i = 0; i < 2; i++) {
 		fill(sbuf, len[i], 40 + i);
-		sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, len[i]);
+		ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, len[i]);
 		wr.context = 1 + i;
 		assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
 		/* Answered OK on list OVERFLOW: held unexpected. */
 		for (k = 0; k < 100000 && sst(1)->rx_rc[UET_RC_OK] < i + 1;
 		     k++)
-			sfw_step(&w, 1000);
+			ses_fakewire_step(&w, 1000);
 		assert_int_equal(sst(1)->rx_rc[UET_RC_OK], i + 1);
 		assert_int_equal(uet_ses_ri_enable(w.n[0].mr, w.n[0].ri_rdv,
 						   false), 0);
@@ -380,11 +380,11 @@ rdv__readback_failure_reported(void **state)
 			assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r,
 							   w.now), 0);
 		}
-		assert_true(sfw_run_cq(&w, 1, i + 1, RUN_NS));
+		assert_true(ses_fakewire_run_cq(&w, 1, i + 1, RUN_NS));
 		assert_int_equal(cqe(1, 100 + i)->status,
 				 uet_ses_rc_errno(UET_RC_DISABLED));
 		assert_int_equal(cqe(1, 100 + i)->prov_errno, UET_RC_DISABLED);
-		assert_true(sfw_run_cq(&w, 0, i + 1, RUN_NS));
+		assert_true(ses_fakewire_run_cq(&w, 0, i + 1, RUN_NS));
 		assert_int_equal(cqe(0, 1 + i)->status, -EIO);
 		assert_int_equal(cqe(0, 1 + i)->prov_errno, UET_RC_DISABLED);
 		assert_int_equal(sst(1)->msg_error_tx, i + 1);
@@ -392,7 +392,7 @@ rdv__readback_failure_reported(void **state)
 		assert_int_equal(uet_ses_ri_enable(w.n[0].mr, w.n[0].ri_rdv,
 						   true), 0);
 	}
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 	/* Key revoked with the failed sends: the RI table is empty. */
 	assert_int_equal(uet_ses_ri_del(w.n[0].mr, w.n[0].ri_rdv), 0);
 }
@@ -417,7 +417,7 @@ rdv__pdc_down_fails_waiting_send(void **state)
 {
 	struct uet_ses_wr wr;
 	struct uet_ses_recv r;
-	struct sfw_opts o;
+	struct ses_fakewire_opts o;
 	uint32_t k;
 
 	(void)state;
@@ -425,18 +425,18 @@ rdv__pdc_down_fails_waiting_send(void **state)
 	o.rdv_threshold = 100;
 	assert_int_equal(start(&o), 0);
 	fill(sbuf, 5000, 50);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
 	wr.context = 1;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
 	for (k = 0; k < 100000 && pst(0)->done_ok == 0; k++)
-		sfw_step(&w, 1000);
+		ses_fakewire_step(&w, 1000);
 	assert_int_equal(w.n[0].ncq, 0); /* answered, waits to be read */
 	/* Node 1 goes silent; the next request on the PDC times out. */
 	w.f[1].drop = 1000000;
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 10);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 10);
 	wr.context = 2;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
-	assert_true(sfw_run_cq(&w, 0, 2, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 2, RUN_NS));
 	assert_int_equal(cqe(0, 1)->status, -ETIMEDOUT);
 	assert_int_equal(cqe(0, 2)->status, -ETIMEDOUT);
 	assert_int_equal(sst(0)->pdc_down_fail, 1);
@@ -448,15 +448,15 @@ rdv__pdc_down_fails_waiting_send(void **state)
 	r.buf = rbuf;
 	r.len = 5000;
 	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
-	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
 	assert_true(cqe(1, 100)->status != 0);
 	for (k = 0; k < 100000 && sst(0)->msg_error_stale == 0; k++)
-		sfw_step(&w, 1000);
+		ses_fakewire_step(&w, 1000);
 	assert_int_equal(sst(1)->msg_error_tx, 1);
 	assert_int_equal(sst(0)->msg_error_stale, 1);
 	/* SES pools drained. (Node 1's PDS keeps the stored response of
 	 * the timed-out PDC: its initiator is gone and never clears it.) */
-	sfw_step(&w, 100000);
+	ses_fakewire_step(&w, 100000);
 	ses_pools_empty(0);
 	ses_pools_empty(1);
 	assert_int_equal(uet_ses_ri_del(w.n[0].mr, w.n[0].ri_rdv), 0);
@@ -507,7 +507,7 @@ rdv__pdc_down_follows_readback_pdc(void **state)
 	struct uet_pds_event ev;
 	struct uet_ses_recv r;
 	struct uet_ses_wr wr;
-	struct sfw_opts o;
+	struct ses_fakewire_opts o;
 	uint32_t h, k;
 
 	(void)state;
@@ -517,11 +517,11 @@ rdv__pdc_down_follows_readback_pdc(void **state)
 	assert_non_null(orig);
 	fill(sbuf, len, 70);
 	memcpy(orig, sbuf, len);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, len);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, len);
 	wr.context = 1;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
 	for (k = 0; k < 100000 && sst(1)->rx_rc[UET_RC_OK] == 0; k++)
-		sfw_step(&w, 1000);
+		ses_fakewire_step(&w, 1000);
 	/* the read-back starts; node 0's data of it is held back */
 	hold_ret_data = true;
 	w.drop_fn = drop_ret_data0;
@@ -535,7 +535,7 @@ rdv__pdc_down_follows_readback_pdc(void **state)
 		uet_ses_pool_info_get(w.n[0].ses, &pi);
 		if (pi.ret_used != 0)
 			break;
-		sfw_step(&w, 1000);
+		ses_fakewire_step(&w, 1000);
 	}
 	assert_true(pi.ret_used != 0);
 	/* node 0's own PDC to node 1 (the eager part's) goes away ... */
@@ -543,7 +543,7 @@ rdv__pdc_down_follows_readback_pdc(void **state)
 					  wr.tc, UET_PDS_MODE_RUD, &h), 0);
 	assert_int_equal(uet_pds_pdc_close(w.n[0].pds, h, w.now), 0);
 	for (k = 0; k < 100000 && initiator_pdcs(0) != 0; k++)
-		sfw_step(&w, 1000);
+		ses_fakewire_step(&w, 1000);
 	assert_int_equal(initiator_pdcs(0), 0);
 	uet_ses_pool_info_get(w.n[0].ses, &pi);
 	assert_true(pi.ret_used != 0); /* the read-back still runs */
@@ -559,14 +559,14 @@ rdv__pdc_down_follows_readback_pdc(void **state)
 	assert_int_equal(w.n[0].ncq, 0);
 	/* the read-back goes on and decides the send */
 	hold_ret_data = false;
-	assert_true(sfw_run_cq(&w, 0, 1, 4 * RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, 4 * RUN_NS));
 	assert_int_equal(cqe(0, 1)->status, 0);
 	memset(sbuf, 0xEE, len); /* the application's buffer again */
-	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
 	assert_int_equal(cqe(1, 100)->status, 0);
 	assert_int_equal(cqe(1, 100)->len, len);
 	assert_memory_equal(rbuf, orig, len);
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 	ses_pools_empty(0);
 	free(orig);
 }
@@ -579,7 +579,7 @@ rdv__readback_waits_for_message(void **state)
 	uint8_t *mem = calloc(1, 4096);
 	struct uet_ses_wr wr;
 	struct uet_ses_recv r;
-	struct sfw_opts o;
+	struct ses_fakewire_opts o;
 	uint32_t k;
 	uint64_t key;
 
@@ -589,22 +589,22 @@ rdv__readback_waits_for_message(void **state)
 	o.max_msgs = 2;
 	assert_int_equal(start(&o), 0);
 	assert_non_null(mem);
-	key = sfw_mr(&w, 0, mem, 4096, UET_SES_MR_REMOTE_WRITE, false);
+	key = ses_fakewire_mr(&w, 0, mem, 4096, UET_SES_MR_REMOTE_WRITE, false);
 	fill(sbuf, 3000, 60);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 3000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 3000);
 	wr.context = 1;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
 	for (k = 0; k < 100000 && sst(1)->rx_rc[UET_RC_OK] == 0; k++)
-		sfw_step(&w, 1000);
+		ses_fakewire_step(&w, 1000);
 	/* Node 1's two messages stay busy: their ACKs are lost for now. */
 	w.f[0].drop = 1000000;
 	for (k = 0; k < 2; k++) {
-		sfw_wr(&w, 1, &wr, UET_SES_WR_WRITE, sbuf, 64);
+		ses_fakewire_wr(&w, 1, &wr, UET_SES_WR_WRITE, sbuf, 64);
 		wr.rkey = key;
 		wr.context = 10 + k;
 		assert_int_equal(uet_ses_submit(w.n[1].ses, &wr, NULL), 0);
 	}
-	sfw_step(&w, 1000);
+	ses_fakewire_step(&w, 1000);
 	memset(&r, 0, sizeof(r));
 	r.op = 1;
 	r.context = 100;
@@ -613,17 +613,17 @@ rdv__readback_waits_for_message(void **state)
 	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
 	assert_int_equal(sst(1)->rdv_wait, 1);
 	assert_int_equal(sst(1)->rdv_reads, 0);
-	sfw_step(&w, 100000);
+	ses_fakewire_step(&w, 100000);
 	w.f[0].drop = 0;
-	assert_true(sfw_run_cq(&w, 1, 3, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 3, RUN_NS));
 	assert_int_equal(cqe(1, 100)->status, 0);
 	assert_int_equal(cqe(1, 100)->len, 3000);
 	assert_memory_equal(rbuf, sbuf, 3000);
 	assert_int_equal(cqe(1, 10)->status, 0);
 	assert_int_equal(sst(1)->rdv_reads, 1);
-	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
 	assert_int_equal(cqe(0, 1)->status, 0);
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 	free(mem);
 }
 
@@ -636,7 +636,7 @@ static void
 rudi_wr(struct uet_ses_wr *wr, uint8_t op, void *buf, uint32_t len,
 	uint64_t key, uint64_t off, uint64_t ctx)
 {
-	sfw_wr(&w, 0, wr, op, buf, len);
+	ses_fakewire_wr(&w, 0, wr, op, buf, len);
 	wr->rkey = key;
 	wr->roffset = off;
 	wr->context = ctx;
@@ -653,7 +653,7 @@ rudi_expect(uint8_t op, uint32_t len, uint64_t key, uint64_t off,
 	uint64_t rudi = pst(0)->tx_type[UET_PDS_TYPE_RUDI_REQ];
 
 	rudi_wr(&wr, op, sbuf, len, key, off, ctx);
-	assert_true(sfw_run_cq(&w, 0, w.n[0].ncq + 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, w.n[0].ncq + 1, RUN_NS));
 	assert_true(pst(0)->tx_type[UET_PDS_TYPE_RUDI_REQ] > rudi);
 	assert_int_equal(cqe(0, ctx)->prov_errno, rc);
 	assert_int_equal(cqe(0, ctx)->status, uet_ses_rc_errno(rc));
@@ -666,7 +666,7 @@ rudi__read_write_lossy(void **state)
 	uint8_t *mem = calloc(1, RUDI_MEM), *back = calloc(RUDI_N, 256);
 	uint64_t key, rokey, wokey, plain;
 	struct uet_ses_wr wr;
-	struct sfw_opts o;
+	struct ses_fakewire_opts o;
 	uint32_t i, len;
 	uint64_t rudi;
 
@@ -675,10 +675,10 @@ rudi__read_write_lossy(void **state)
 	assert_int_equal(start(&o), 0);
 	assert_non_null(mem);
 	assert_non_null(back);
-	key = sfw_mr(&w, 1, mem, RUDI_MEM, rw, true);
-	rokey = sfw_mr(&w, 1, mem, RUDI_MEM, UET_SES_MR_REMOTE_READ, true);
-	wokey = sfw_mr(&w, 1, mem, RUDI_MEM, UET_SES_MR_REMOTE_WRITE, true);
-	plain = sfw_mr(&w, 1, mem, RUDI_MEM, rw, false);
+	key = ses_fakewire_mr(&w, 1, mem, RUDI_MEM, rw, true);
+	rokey = ses_fakewire_mr(&w, 1, mem, RUDI_MEM, UET_SES_MR_REMOTE_READ, true);
+	wokey = ses_fakewire_mr(&w, 1, mem, RUDI_MEM, UET_SES_MR_REMOTE_WRITE, true);
+	plain = ses_fakewire_mr(&w, 1, mem, RUDI_MEM, rw, false);
 	assert_true(key && rokey && wokey && plain);
 	lossy(100000); /* 10% loss, 2% duplicates, 10% reordering */
 	fill(sbuf, NMSG * SLOT, 77);
@@ -688,7 +688,7 @@ rudi__read_write_lossy(void **state)
 		rudi_wr(&wr, UET_SES_WR_WRITE, sbuf + i * 1000, len, key,
 			i * 2600u, 1 + i);
 	}
-	assert_true(sfw_run_cq(&w, 0, RUDI_N, 4 * RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, RUDI_N, 4 * RUN_NS));
 	for (i = 0; i < RUDI_N; i++) {
 		len = 1 + (i * 331u) % 2600u;
 		assert_int_equal(cqe(0, 1 + i)->status, 0);
@@ -699,7 +699,7 @@ rudi__read_write_lossy(void **state)
 		rudi_wr(&wr, UET_SES_WR_READ, back + i * 256, len, key,
 			i * 2600u, 1000 + i);
 	}
-	assert_true(sfw_run_cq(&w, 0, 2 * RUDI_N, 4 * RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 2 * RUDI_N, 4 * RUN_NS));
 	for (i = 0; i < RUDI_N; i++) {
 		len = 1 + (i * 97u) % 256u;
 		assert_int_equal(cqe(0, 1000 + i)->status, 0);
@@ -728,13 +728,13 @@ rudi__read_write_lossy(void **state)
 	rudi = pst(0)->tx_type[UET_PDS_TYPE_RUDI_REQ];
 	rudi_wr(&wr, UET_SES_WR_READ, back, 64, plain, 0, 3005);
 	rudi_wr(&wr, UET_SES_WR_READ, rbuf, 3000, key, 0, 3006);
-	assert_true(sfw_run_cq(&w, 0, w.n[0].ncq + 2, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, w.n[0].ncq + 2, RUN_NS));
 	assert_int_equal(cqe(0, 3005)->status, 0);
 	assert_int_equal(cqe(0, 3006)->status, 0);
 	assert_memory_equal(back, mem, 64);
 	assert_memory_equal(rbuf, mem, 3000);
 	assert_int_equal(pst(0)->tx_type[UET_PDS_TYPE_RUDI_REQ], rudi);
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 	free(mem);
 	free(back);
 }

@@ -26,14 +26,14 @@ static int
 setup(void **state)
 {
 	(void)state;
-	return sfw_init(&w, UET_PROFILE_HPC, 1);
+	return ses_fakewire_init(&w, UET_PROFILE_HPC, 1);
 }
 
 static int
 teardown(void **state)
 {
 	(void)state;
-	sfw_fini(&w);
+	ses_fakewire_fini(&w);
 	return 0;
 }
 
@@ -118,7 +118,7 @@ fragment__std_offsets(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = (uint8_t)(i * 7);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, data, 3000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND, data, 3000);
 	wr.tag = 0x1234;
 	wr.flags |= UET_SES_WR_F_IMM;
 	wr.imm_data = 99;
@@ -154,7 +154,7 @@ fragment__medium_single_and_ids(void **state)
 	uint16_t id1;
 
 	(void)state;
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, data,
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, data,
 	       SFW_MTU - UET_SES_MEDIUM_LEN);
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
 	k = take_frags(h, pl, 4, &fmt);
@@ -184,7 +184,7 @@ fragment__atomic_cas_ext(void **state)
 	uint8_t fmt = 0;
 
 	(void)state;
-	sfw_wr(&w, 0, &wr, UET_SES_WR_CSWAP, &swp, 8);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_CSWAP, &swp, 8);
 	wr.atomic_op = UET_AMO_CSWAP;
 	wr.atomic_dt = UET_AMO_DT_UINT64;
 	wr.compare = &cmp;
@@ -219,25 +219,25 @@ submit__profile_enforced(void **state)
 	sc.pds = w.n[0].pds;
 	s = uet_ses_create(&sc);
 	assert_non_null(s);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, data, 8);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_READ, data, 8);
 	assert_int_equal(uet_ses_submit(s, &wr, &rc), -EOPNOTSUPP);
 	assert_int_equal(rc, UET_RC_UNSUPPORTED_OP);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_FETCH_ATOMIC, data, 8);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_FETCH_ATOMIC, data, 8);
 	wr.atomic_op = UET_AMO_SUM;
 	wr.atomic_dt = UET_AMO_DT_UINT64;
 	wr.result = &res;
 	assert_int_equal(uet_ses_submit(s, &wr, &rc), -EOPNOTSUPP);
 	/* AI Base SEND is at most one MTU. */
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, data, 4000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, data, 4000);
 	assert_int_equal(uet_ses_submit(s, &wr, &rc), -EMSGSIZE);
 	assert_int_equal(rc, UET_RC_TOO_LONG);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, data, 8);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND, data, 8);
 	wr.flags |= UET_SES_WR_F_WILDCARD;
 	assert_int_equal(uet_ses_submit(s, &wr, &rc), -EOPNOTSUPP);
 	assert_int_equal(rc, UET_RC_OP_VIOLATION);
 	/* Rendezvous: not in AI Base; in HPC only with an RI table for the
 	 * read-back (none configured on this instance). */
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, data, 8);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, data, 8);
 	wr.flags |= UET_SES_WR_F_RENDEZVOUS;
 	assert_int_equal(uet_ses_submit(s, &wr, &rc), -EOPNOTSUPP);
 	assert_int_equal(rc, UET_RC_UNSUPPORTED_OP);
@@ -248,14 +248,14 @@ submit__profile_enforced(void **state)
 	assert_int_equal(rc, UET_RC_UNSUPPORTED_OP);
 	uet_ses_free(hpc);
 	/* Deferrable: AI Full only. */
-	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, data, 8);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND, data, 8);
 	wr.flags |= UET_SES_WR_F_DEFERRABLE;
 	assert_int_equal(uet_ses_submit(s, &wr, &rc), -EOPNOTSUPP);
 	assert_int_equal(rc, UET_RC_UNSUPPORTED_OP);
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, &rc), -EOPNOTSUPP);
 	assert_int_equal(rc, UET_RC_UNSUPPORTED_OP);
 	/* Tagged atomics: HPC only. */
-	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND_ATOMIC, data, 8);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND_ATOMIC, data, 8);
 	wr.atomic_op = UET_AMO_SUM;
 	wr.atomic_dt = UET_AMO_DT_UINT64;
 	assert_int_equal(uet_ses_submit(s, &wr, &rc), -EOPNOTSUPP);
@@ -268,13 +268,13 @@ submit__profile_enforced(void **state)
 	sc.mr = w.n[0].mr;
 	s = uet_ses_create(&sc);
 	assert_non_null(s);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, data, 8);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, data, 8);
 	wr.flags |= UET_SES_WR_F_DEFERRABLE;
 	assert_int_equal(uet_ses_submit(s, &wr, &rc), 0);
 	wr.flags = UET_SES_WR_F_RENDEZVOUS;
 	assert_int_equal(uet_ses_submit(s, &wr, &rc), -EOPNOTSUPP);
 	assert_int_equal(rc, UET_RC_UNSUPPORTED_OP);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND_FETCH_ATOMIC, data, 8);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND_FETCH_ATOMIC, data, 8);
 	wr.atomic_op = UET_AMO_SUM;
 	wr.atomic_dt = UET_AMO_DT_UINT64;
 	wr.result = &res;
@@ -289,13 +289,13 @@ submit__bad_requests(void **state)
 	struct uet_ses_wr wr;
 
 	(void)state;
-	sfw_wr(&w, 0, &wr, 42, data, 8);
+	ses_fakewire_wr(&w, 0, &wr, 42, data, 8);
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), -EINVAL);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, NULL, 8);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, NULL, 8);
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), -EINVAL);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_DGRAM_SEND, data, 4000);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_DGRAM_SEND, data, 4000);
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), -EMSGSIZE);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_ATOMIC, data, 6);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_ATOMIC, data, 6);
 	wr.atomic_op = UET_AMO_SUM;
 	wr.atomic_dt = UET_AMO_DT_UINT32;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), -EINVAL);
@@ -318,7 +318,7 @@ read_multi__one_packet_per_mtu(void **state)
 	uint8_t fmt = 0;
 
 	(void)state;
-	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, data, 2 * chunk + 100);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_READ, data, 2 * chunk + 100);
 	wr.rkey = 5;
 	wr.roffset = 64;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
@@ -341,7 +341,7 @@ read_multi__one_packet_per_mtu(void **state)
 	assert_int_equal(h[2].message_offset, 2 * chunk);
 	assert_int_equal(h[2].payload_length, 100);
 	/* One return packet's worth: a single packet asking for it all. */
-	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, data, chunk);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_READ, data, chunk);
 	wr.rkey = 5;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
 	assert_int_equal(take_frags(h, pl, 8, &fmt), 1);
@@ -385,7 +385,7 @@ three_frags(uint64_t ctx, uint64_t *ck)
 	struct uet_ses_wr wr;
 	uint16_t n, i, k = 0;
 
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, data, 2500);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, data, 2500);
 	wr.context = ctx;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
 	uet_ses_progress(w.n[0].ses, w.now);

@@ -109,8 +109,8 @@ setup_with(const struct uet_ses_mem_ops *ops)
 	memset(&fm, 0, sizeof(fm));
 	memset(omem, 0, sizeof(omem));
 	memset(lmem, 0, sizeof(lmem));
-	sfw_mem_ops = ops;
-	return sfw_init(&w, UET_PROFILE_HPC, 7);
+	ses_fakewire_mem_ops = ops;
+	return ses_fakewire_init(&w, UET_PROFILE_HPC, 7);
 }
 
 static int
@@ -132,8 +132,8 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	sfw_fini(&w);
-	sfw_mem_ops = NULL;
+	ses_fakewire_fini(&w);
+	ses_fakewire_mem_ops = NULL;
 	return 0;
 }
 
@@ -178,7 +178,7 @@ tst(void)
 static const struct uet_ses_cqe *
 cqe(uint64_t ctx)
 {
-	const struct uet_ses_cqe *c = sfw_cqe(&w, 0, ctx);
+	const struct uet_ses_cqe *c = ses_fakewire_cqe(&w, 0, ctx);
 
 	assert_non_null(c);
 	return c;
@@ -190,7 +190,7 @@ run(struct uet_ses_wr *wr, uint64_t ctx)
 {
 	wr->context = ctx;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, wr, NULL), 0);
-	assert_true(sfw_run_cq(&w, 0, w.n[0].ncq + 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, w.n[0].ncq + 1, RUN_NS));
 	return cqe(ctx);
 }
 
@@ -200,7 +200,7 @@ rma(uint8_t op, void *buf, uint64_t len, uint64_t key, uintptr_t raddr,
 {
 	struct uet_ses_wr wr;
 
-	sfw_wr(&w, 0, &wr, op, buf, len);
+	ses_fakewire_wr(&w, 0, &wr, op, buf, len);
 	wr.rkey = key;
 	wr.roffset = raddr;
 	return run(&wr, ctx);
@@ -212,7 +212,7 @@ amo(uint8_t op, uint8_t aop, void *buf, uint64_t key, uintptr_t raddr,
 {
 	struct uet_ses_wr wr;
 
-	sfw_wr(&w, 0, &wr, op, buf, 8);
+	ses_fakewire_wr(&w, 0, &wr, op, buf, 8);
 	wr.atomic_op = aop;
 	wr.atomic_dt = UET_AMO_DT_UINT64;
 	wr.rkey = key;
@@ -276,7 +276,7 @@ rma__other_owner_through_accessor(void **state)
 		(uintptr_t)omem + 500, 3);
 	assert_int_equal(c->status, 0);
 	assert_memory_equal(small, sbuf + 400, sizeof(small));
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 	/* one read per built return-direction packet (first builds and
 	 * rebuilds for retransmissions) plus the small READ */
 	assert_int_equal(tst()->mem_rd, fm.reads);
@@ -443,7 +443,7 @@ errors__mapped_every_path(void **state)
 		errs += 5;
 		assert_true(tst()->mem_err >= errs);
 	}
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 	no_stray_access();
 }
 
@@ -469,7 +469,7 @@ read__one_return_packet_fails(void **state)
 	assert_int_equal(c->status, -EFAULT);
 	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->ret_rx_err, 1);
 	assert_int_equal(tst()->mem_err, 1);
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 	uet_ses_pool_info_get(w.n[0].ses, &pi);
 	assert_int_equal(pi.msgs_used, 0);
 	uet_ses_pool_info_get(w.n[1].ses, &pi);

@@ -45,12 +45,12 @@ send_given_up(void)
 		sbuf[i] = (uint8_t)(i * 11 + 5);
 	sent0 = 0;
 	w.drop_fn = drop_after_first;
-	sfw_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf, sizeof(sbuf));
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf, sizeof(sbuf));
 	wr.tag = 3;
 	wr.context = 30;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
-	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
-	assert_int_equal(sfw_cqe(&w, 0, 30)->status, -ETIMEDOUT);
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_int_equal(ses_fakewire_cqe(&w, 0, 30)->status, -ETIMEDOUT);
 }
 
 static void
@@ -82,18 +82,18 @@ ses_target_pdc_closed__bound_receive_fails(void **state)
 	struct uet_ses_pool_info pi;
 
 	(void)state;
-	assert_int_equal(sfw_init(&w, UET_PROFILE_HPC, 21), 0);
+	assert_int_equal(ses_fakewire_init(&w, UET_PROFILE_HPC, 21), 0);
 	st1 = uet_ses_stats_get(w.n[1].ses);
 	post(31);
 	send_given_up();
-	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
-	assert_int_equal(sfw_cqe(&w, 1, 31)->status, -ECONNRESET);
-	assert_int_equal(sfw_cqe(&w, 1, 31)->len, 0);
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
+	assert_int_equal(ses_fakewire_cqe(&w, 1, 31)->status, -ECONNRESET);
+	assert_int_equal(ses_fakewire_cqe(&w, 1, 31)->len, 0);
 	assert_int_equal(st1->tgt_abandoned, 1);
 	assert_true(st1->tgt_pdc_closed >= 1);
 	uet_ses_pool_info_get(w.n[1].ses, &pi);
 	assert_int_equal(pi.tgt_used, 0);
-	sfw_fini(&w);
+	ses_fakewire_fini(&w);
 }
 
 /*
@@ -109,20 +109,20 @@ ses_target_pdc_closed__partial_unexpected_dropped(void **state)
 	uint32_t i;
 
 	(void)state;
-	assert_int_equal(sfw_init(&w, UET_PROFILE_HPC, 23), 0);
+	assert_int_equal(ses_fakewire_init(&w, UET_PROFILE_HPC, 23), 0);
 	st1 = uet_ses_stats_get(w.n[1].ses);
 	send_given_up();
 	for (i = 0; i < 10000 && st1->tgt_abandoned == 0; i++)
-		sfw_step(&w, 1000000);
+		ses_fakewire_step(&w, 1000000);
 	assert_int_equal(st1->tgt_abandoned, 1);
 	uet_ses_pool_info_get(w.n[1].ses, &pi);
 	assert_int_equal(pi.tgt_used, 0);
 	/* a receive now waits: nothing unexpected matches it */
 	post(32);
-	sfw_step(&w, 1000000);
+	ses_fakewire_step(&w, 1000000);
 	assert_int_equal(w.n[1].ncq, 0);
 	assert_int_equal(uet_ses_recv_cancel(w.n[1].ses, 32), 0);
-	sfw_fini(&w);
+	ses_fakewire_fini(&w);
 }
 
 int

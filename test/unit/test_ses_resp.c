@@ -44,14 +44,14 @@ static int
 setup(void **state)
 {
 	(void)state;
-	if (sfw_init(&w, UET_PROFILE_HPC, 0x5e5f0ull) != 0)
+	if (ses_fakewire_init(&w, UET_PROFILE_HPC, 0x5e5f0ull) != 0)
 		return -1;
 	mem = calloc(1, 65536);
 	rbuf = calloc(1, 65536);
 	if (mem == NULL || rbuf == NULL)
 		return -1;
 	fill(mem, 65536, 7);
-	key = sfw_mr(&w, 1, mem, 65536, UET_SES_MR_REMOTE_READ, false);
+	key = ses_fakewire_mr(&w, 1, mem, 65536, UET_SES_MR_REMOTE_READ, false);
 	return 0;
 }
 
@@ -59,7 +59,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	sfw_fini(&w);
+	ses_fakewire_fini(&w);
 	free(mem);
 	free(rbuf);
 	return 0;
@@ -68,7 +68,7 @@ teardown(void **state)
 static const struct uet_ses_cqe *
 cqe(int node, uint64_t ctx)
 {
-	const struct uet_ses_cqe *c = sfw_cqe(&w, node, ctx);
+	const struct uet_ses_cqe *c = ses_fakewire_cqe(&w, node, ctx);
 
 	assert_non_null(c);
 	return c;
@@ -79,7 +79,7 @@ read_submit(uint64_t ctx, uint64_t off, uint64_t len)
 {
 	struct uet_ses_wr wr;
 
-	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, rbuf + off, len);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_READ, rbuf + off, len);
 	wr.rkey = key;
 	wr.roffset = off;
 	wr.context = ctx;
@@ -118,7 +118,7 @@ read_crossing_close(bool close_req_lost)
 	uint32_t h = UINT32_MAX;
 
 	read_submit(1, 0, 64);
-	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
 	assert_int_equal(cqe(0, 1)->status, 0);
 	assert_int_equal(uet_pds_pdc_foreach(w.n[1].pds, tgt_handle_cb, &h),
 			 1);
@@ -128,7 +128,7 @@ read_crossing_close(bool close_req_lost)
 	assert_int_equal(uet_pds_pdc_close(w.n[1].pds, h, w.now), 0);
 	assert_int_equal(uet_pds_pdc_info_get(w.n[1].pds, h, &pi), 0);
 	assert_int_equal(pi.state, UET_PDS_PDC_CLOSING);
-	assert_true(sfw_run_cq(&w, 0, 2, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 2, RUN_NS));
 	assert_int_equal(cqe(0, 2)->status, 0);
 	assert_int_equal(cqe(0, 2)->len, LEN);
 	assert_memory_equal(rbuf + 100, mem + 100, LEN);
@@ -139,7 +139,7 @@ read_crossing_close(bool close_req_lost)
 	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rx_bad, 0);
 	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->ret_refused, 0);
 	w.drop_fn = NULL;
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 }
 
 static void
@@ -160,7 +160,7 @@ static int
 setup_rdv(void **state)
 {
 	(void)state;
-	if (sfw_init_rdv(&w, UET_PROFILE_HPC, 0x5e5f1ull, 100) != 0)
+	if (ses_fakewire_init_rdv(&w, UET_PROFILE_HPC, 0x5e5f1ull, 100) != 0)
 		return -1;
 	mem = calloc(1, 65536);
 	rbuf = calloc(1, 65536);
@@ -190,21 +190,21 @@ ses_initiator_ret_rx__rdv_readback_moved_completes(void **state)
 	assert_non_null(wmem);
 	/* Node 1 -> node 0 PDC: a WRITE opens it, in the traffic class
 	 * the read-back uses. */
-	wkey = sfw_mr(&w, 0, wmem, 4096, UET_SES_MR_REMOTE_WRITE, false);
-	sfw_wr(&w, 1, &wr, UET_SES_WR_WRITE, rbuf, 64);
+	wkey = ses_fakewire_mr(&w, 0, wmem, 4096, UET_SES_MR_REMOTE_WRITE, false);
+	ses_fakewire_wr(&w, 1, &wr, UET_SES_WR_WRITE, rbuf, 64);
 	wr.tc = 0;
 	wr.rkey = wkey;
 	wr.context = 50;
 	assert_int_equal(uet_ses_submit(w.n[1].ses, &wr, NULL), 0);
-	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
 	assert_int_equal(cqe(1, 50)->status, 0);
 	/* A rendezvous send waits, unexpected, for its receive. */
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, mem, LEN);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, mem, LEN);
 	wr.context = 1;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
 	for (k = 0; k < 100000 &&
 	     uet_ses_stats_get(w.n[1].ses)->rx_rc[UET_RC_OK] == 0; k++)
-		sfw_step(&w, 1000);
+		ses_fakewire_step(&w, 1000);
 	assert_int_equal(uet_pds_pdc_foreach(w.n[0].pds, tgt_handle_cb, &h),
 			 1);
 	/* The receive is posted; once its read-back's request is on the
@@ -218,18 +218,18 @@ ses_initiator_ret_rx__rdv_readback_moved_completes(void **state)
 	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
 	for (k = 0; k < 1000 && sent ==
 	     uet_pds_stats_get(w.n[1].pds)->tx_type[UET_PDS_TYPE_RUD_REQ]; k++)
-		sfw_step(&w, 100);
+		ses_fakewire_step(&w, 100);
 	assert_int_equal(uet_pds_pdc_close(w.n[0].pds, h, w.now), 0);
-	assert_true(sfw_run_cq(&w, 1, 2, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 2, RUN_NS));
 	assert_int_equal(cqe(1, 100)->status, 0);
 	assert_int_equal(cqe(1, 100)->len, LEN);
 	assert_memory_equal(rbuf, mem, LEN);
-	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
 	assert_int_equal(cqe(0, 1)->status, 0);
 	assert_true(uet_pds_stats_get(w.n[1].pds)->nack_rx[UET_NACK_CLOSING]
 		    >= 1);
 	assert_int_equal(uet_ses_stats_get(w.n[1].ses)->rx_bad, 0);
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 	free(wmem);
 }
 
@@ -312,14 +312,14 @@ ses_initiator_done__read_all_data_in_completes_ok(void **state)
 	(void)state;
 	w.drop_fn = drop_tgt_acks;
 	read_submit(1, 0, LEN);
-	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
 	assert_int_equal(cqe(0, 1)->status, 0);
 	assert_int_equal(cqe(0, 1)->len, LEN);
 	assert_memory_equal(rbuf, mem, LEN);
 	/* (without the rule: -ETIMEDOUT, the PDC failing) */
 	assert_true(uet_ses_stats_get(w.n[0].ses)->ret_rx >= 1);
 	w.drop_fn = NULL;
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 }
 
 /* Node 1 loses every request it sends: the return data of a large READ. */
@@ -340,14 +340,14 @@ read_acked_data_lost(struct uet_pds_pdc_info *pi)
 	w.drop_fn = drop_ret_data;
 	read_submit(1, 0, LEN);
 	for (k = 0; k < 100; k++) {
-		sfw_step(&w, 10 * 1000);
+		ses_fakewire_step(&w, 10 * 1000);
 		assert_int_equal(uet_pds_pdc_foreach(w.n[0].pds, init_pdc_cb,
 						     pi), 1);
 		if (pi->tx_una == pi->tx_nxt && pi->tx_nxt != pi->start_psn)
 			break;
 	}
 	assert_true(k < 100);
-	assert_int_equal(sfw_cq_find(&w, 0, 1), -1);
+	assert_int_equal(ses_fakewire_cq_find(&w, 0, 1), -1);
 	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->ret_rx, 0);
 }
 
@@ -377,7 +377,7 @@ ses_pdc_down__read_fails_while_key_pdc_open(void **state)
 	ev.peer = w.n[1].fa;
 	assert_int_equal(uet_ses_event(w.n[0].ses, &ev, NULL, 0, w.now), 0);
 	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->pdc_down_fail, 1);
-	sfw_step(&w, 1000); /* completions are written by progress */
+	ses_fakewire_step(&w, 1000); /* completions are written by progress */
 	assert_int_equal(cqe(0, 1)->status, -ECONNRESET);
 }
 
@@ -398,7 +398,7 @@ ses_pdc_down__read_on_other_pdc_untouched(void **state)
 	ev.peer = w.n[1].fa;
 	assert_int_equal(uet_ses_event(w.n[0].ses, &ev, NULL, 0, w.now), 0);
 	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->pdc_down_fail, 0);
-	assert_int_equal(sfw_cq_find(&w, 0, 1), -1);
+	assert_int_equal(ses_fakewire_cq_find(&w, 0, 1), -1);
 }
 
 /* Return-direction data matching no READ of ours (here a message id
@@ -414,7 +414,7 @@ ses_initiator_ret_rx__unmatched_data_refused(void **state)
 
 	(void)state;
 	read_submit(1, 0, LEN);
-	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
 	assert_int_equal(cqe(0, 1)->status, 0);
 	assert_int_equal(uet_pds_pdc_foreach(w.n[0].pds, init_pdc_cb, &before),
 			 1);

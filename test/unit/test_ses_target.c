@@ -46,7 +46,7 @@ tgt(void)
 static int
 setup_profile(enum uet_wire_profile p)
 {
-	if (sfw_init(&w, p, 99) != 0)
+	if (ses_fakewire_init(&w, p, 99) != 0)
 		return -1;
 	memset(arena, GUARD, sizeof(arena));
 	return 0;
@@ -77,7 +77,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	sfw_fini(&w);
+	ses_fakewire_fini(&w);
 	return 0;
 }
 
@@ -173,7 +173,7 @@ arena_only(uint32_t off, uint32_t len)
 static uint64_t
 reg(uint32_t access)
 {
-	uint64_t key = sfw_mr(&w, 1, region, REGION_LEN, access, false);
+	uint64_t key = ses_fakewire_mr(&w, 1, region, REGION_LEN, access, false);
 
 	assert_true(key != 0);
 	return key;
@@ -340,7 +340,7 @@ static int
 setup_capture(void **state)
 {
 	(void)state;
-	sfw_submit = capture_submit;
+	ses_fakewire_submit = capture_submit;
 	nsubs = 0;
 	return setup_profile(UET_PROFILE_HPC);
 }
@@ -348,7 +348,7 @@ setup_capture(void **state)
 static int
 teardown_capture(void **state)
 {
-	sfw_submit = NULL;
+	ses_fakewire_submit = NULL;
 	return teardown(state);
 }
 

@@ -65,12 +65,12 @@ fill(uint8_t *b, size_t n, uint64_t salt)
 static int
 start(void)
 {
-	struct sfw_opts o;
+	struct ses_fakewire_opts o;
 
 	memset(&o, 0, sizeof(o));
 	o.rdv_threshold = 10000;
 	hold_ret = hold_req = hold_ret1 = false;
-	if (sfw_init_opts(&w, UET_PROFILE_HPC, seed, &o) != 0)
+	if (ses_fakewire_init_opts(&w, UET_PROFILE_HPC, seed, &o) != 0)
 		return -1;
 	w.drop_fn = drop0;
 	sbuf = malloc(LEN);
@@ -86,7 +86,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	sfw_fini(&w);
+	ses_fakewire_fini(&w);
 	free(sbuf); /* NULL when a test freed it */
 	free(rbuf);
 	sbuf = rbuf = NULL;
@@ -96,7 +96,7 @@ teardown(void **state)
 static const struct uet_ses_cqe *
 cqe(int node, uint64_t ctx)
 {
-	const struct uet_ses_cqe *c = sfw_cqe(&w, node, ctx);
+	const struct uet_ses_cqe *c = ses_fakewire_cqe(&w, node, ctx);
 
 	assert_non_null(c);
 	return c;
@@ -113,7 +113,7 @@ send0(uint64_t ctx, void *buf, uint32_t len)
 {
 	struct uet_ses_wr wr;
 
-	sfw_wr(&w, 0, &wr, UET_SES_WR_SEND, buf, len);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, buf, len);
 	wr.context = ctx;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
 }
@@ -145,7 +145,7 @@ static void
 answered(uint64_t n)
 {
 	for (uint32_t k = 0; k < STEPS && sst(1)->rx_rc[UET_RC_OK] < n; k++)
-		sfw_step(&w, 1000);
+		ses_fakewire_step(&w, 1000);
 	assert_true(sst(1)->rx_rc[UET_RC_OK] >= n);
 }
 
@@ -165,15 +165,15 @@ uet_ses_withdraw__waiting_ends_at_once(void **state)
 	assert_non_null(back);
 	send0(1, sbuf, LEN);
 	answered(1);
-	key = sfw_mr(&w, 1, mem, LEN, UET_SES_MR_REMOTE_READ, false);
-	sfw_wr(&w, 0, &wr, UET_SES_WR_READ, back, LEN);
+	key = ses_fakewire_mr(&w, 1, mem, LEN, UET_SES_MR_REMOTE_READ, false);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_READ, back, LEN);
 	wr.rkey = key;
 	wr.context = 2;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
 	/* node 1's READ data is lost for now: the READ waits for it */
 	hold_ret1 = true;
 	for (uint32_t k = 0; k < 200; k++)
-		sfw_step(&w, 1000);
+		ses_fakewire_step(&w, 1000);
 	assert_int_equal(w.n[0].ncq, 0);
 	assert_int_equal(uet_ses_withdraw(w.n[0].ses, mine_below_100, NULL,
 					  false), 0);
@@ -181,16 +181,16 @@ uet_ses_withdraw__waiting_ends_at_once(void **state)
 	memset(sbuf, 0xEE, LEN);
 	memset(back, 0xEE, LEN);
 	hold_ret1 = false;
-	assert_true(sfw_run_cq(&w, 0, 2, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 2, RUN_NS));
 	assert_int_equal(cqe(0, 1)->status, -ECANCELED);
 	assert_int_equal(cqe(0, 2)->status, -ECANCELED);
 	/* the peer reads too late: refused, nothing of sbuf arrives */
 	recv1(100, rbuf, LEN);
-	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
 	assert_true(cqe(1, 100)->status != 0);
 	for (uint32_t i = 10000; i < LEN; i++)
 		assert_int_not_equal(rbuf[i], 0xEE);
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 	for (uint32_t i = 0; i < LEN; i++)
 		assert_int_equal(back[i], 0xEE); /* late data dropped */
 	assert_int_equal(uet_ses_ri_del(w.n[0].mr, w.n[0].ri_rdv), 0);
@@ -208,7 +208,7 @@ readback_under_way(void)
 	hold_ret = true;
 	recv1(100, rbuf, LEN);
 	for (uint32_t k = 0; k < STEPS && ret_used(0) == 0; k++)
-		sfw_step(&w, 1000);
+		ses_fakewire_step(&w, 1000);
 	assert_true(ret_used(0) != 0);
 }
 
@@ -230,15 +230,15 @@ uet_ses_withdraw__readback_let_finish(void **state)
 	hold_ret = false;
 	for (k = 0; k < STEPS && uet_ses_withdraw(w.n[0].ses, mine_below_100,
 						  NULL, false) != 0; k++)
-		sfw_step(&w, 1000);
+		ses_fakewire_step(&w, 1000);
 	assert_int_equal(uet_ses_withdraw(w.n[0].ses, mine_below_100, NULL,
 					  false), 0);
 	free(sbuf); /* the application's buffer goes */
 	sbuf = NULL;
-	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
 	assert_int_equal(cqe(1, 100)->status, 0);
 	assert_memory_equal(rbuf, orig, LEN);
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 	assert_int_equal(sst(0)->withdraw_forced, 0);
 	free(orig);
 }
@@ -257,11 +257,11 @@ uet_ses_withdraw__force_detaches_readback(void **state)
 	free(sbuf);
 	sbuf = NULL;
 	hold_ret = false;
-	assert_true(sfw_run_cq(&w, 1, 1, 4 * RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, 4 * RUN_NS));
 	/* its packets were never built again: the PDC failed */
 	assert_true(w.build_err > 0);
 	assert_true(cqe(1, 100)->status != 0);
-	assert_true(sfw_run_cq(&w, 0, 1, 4 * RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, 4 * RUN_NS));
 	assert_true(cqe(0, 1)->status != 0);
 }
 
@@ -282,25 +282,25 @@ uet_ses_withdraw__eager_in_flight_finishes(void **state)
 	recv1(101, rbuf + len, LEN - len);
 	hold_req = true; /* lost on the wire: retransmitted later */
 	send0(1, sbuf, len);
-	sfw_step(&w, 1000);
+	ses_fakewire_step(&w, 1000);
 	send0(2, sbuf + len, len); /* behind it, not handed over yet */
 	assert_int_equal(uet_ses_withdraw(w.n[0].ses, mine_below_100, NULL,
 					  false), 1);
 	hold_req = false;
 	for (k = 0; k < STEPS && uet_ses_withdraw(w.n[0].ses, mine_below_100,
 						  NULL, false) != 0; k++)
-		sfw_step(&w, 1000);
+		ses_fakewire_step(&w, 1000);
 	assert_int_equal(uet_ses_withdraw(w.n[0].ses, mine_below_100, NULL,
 					  false), 0);
 	free(sbuf);
 	sbuf = NULL;
-	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
 	assert_int_equal(cqe(1, 100)->status, 0);
 	assert_memory_equal(rbuf, orig, len);
-	assert_true(sfw_run_cq(&w, 0, 2, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 2, RUN_NS));
 	assert_int_equal(cqe(0, 2)->status, -ECANCELED);
-	assert_true(sfw_run_idle(&w, RUN_NS));
-	assert_int_equal(sfw_cq_find(&w, 1, 101), -1); /* never sent */
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+	assert_int_equal(ses_fakewire_cq_find(&w, 1, 101), -1); /* never sent */
 	free(orig);
 }
 
@@ -318,20 +318,20 @@ uet_ses_withdraw__bound_receive_gets_nothing(void **state)
 	send0(200, sbuf, len);
 	/* the first packets land, then node 0's requests are lost */
 	for (k = 0; k < STEPS && sst(0)->frag_tx < 3; k++)
-		sfw_step(&w, 1);
+		ses_fakewire_step(&w, 1);
 	hold_req = true;
 	for (k = 0; k < 1000; k++)
-		sfw_step(&w, 1000);
+		ses_fakewire_step(&w, 1000);
 	assert_int_equal(uet_ses_withdraw(w.n[1].ses, mine_below_100, NULL,
 					  false), 0);
 	memset(rbuf, 0x55, LEN); /* the application's buffer again */
 	hold_req = false;
-	assert_true(sfw_run_cq(&w, 1, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
 	assert_int_equal(cqe(1, 50)->context, 50);
 	for (k = 0; k < LEN; k++)
 		assert_int_equal(rbuf[k], 0x55);
-	assert_true(sfw_run_cq(&w, 0, 1, RUN_NS));
-	assert_true(sfw_run_idle(&w, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 }
 
 int
