@@ -627,7 +627,10 @@ const char *perf_settings_conflict(const struct perf_opts *o,
 void perf_report_init(struct perf_report *r, const struct perf_mode *m,
 		      const struct perf_opts *o, uint32_t def_loss);
 
-/* main.c helpers shared with twoproc.c and cli.c */
+/* options.c: the command line into @p o; 0, 1 (--help: exit 0) or 2
+ * (usage error, printed). */
+int perf_parse_args(int argc, char **argv, struct perf_opts *o);
+/* options.c and main.c helpers shared with twoproc.c and cli.c */
 const char *perf_pds_name(uint8_t m);
 const char *perf_fault_name(unsigned int kind);
 int perf_parse_pds(const char *s, uint8_t *out);
