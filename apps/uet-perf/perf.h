@@ -42,6 +42,40 @@ struct test_ulp_dest {
 	uint64_t done_ns;        /* out: engine time the last one was ACKed */
 };
 
+struct test_ulp;
+struct test_ulp_result;
+
+/*
+ * A mode's part of one side of the test ULP (testpmd's fwd_engine
+ * callbacks), chosen once by the mode's raw_traffic(): test_ulp.c calls
+ * it where the side decides what to submit and what a completion or a
+ * delivery means. A side without one streams (messages back to back in
+ * the window, none answered); a NULL member keeps that behaviour. @p priv
+ * is the mode's state, priv_size bytes, zeroed, made with the side.
+ */
+struct test_ulp_engine {
+	size_t priv_size;
+	/* The side @p r is made: 0 or -errno (e.g. its sample array). */
+	int (*init)(void *priv, struct test_ulp *r);
+	void (*fini)(void *priv, struct test_ulp *r);
+	/* Each poll, before new messages: submit the messages owed
+	 * (answers); false while one cannot go (no new message then). */
+	bool (*owed)(void *priv, struct test_ulp *r, struct uet_ulp_ctx *ctx,
+		     unsigned int *work);
+	/* Submit (the rest of) new message @p seq with test_ulp_submit();
+	 * true when it went whole and the next one may follow. */
+	bool (*send)(void *priv, struct test_ulp *r, struct uet_ulp_ctx *ctx,
+		     uint64_t seq, unsigned int *work);
+	/* A packet of message @p seq completed with @p status (!= 0). */
+	void (*failed)(void *priv, struct test_ulp *r, uint64_t seq);
+	/* Message @p seq (the peer's numbering) was delivered whole. */
+	void (*received)(void *priv, struct test_ulp *r, uint64_t seq);
+	/* Nothing owed or awaited: the side may finish. */
+	bool (*idle)(const void *priv);
+	/* Messages done (progress); NULL: the messages acknowledged. */
+	uint64_t (*msgs_done)(const void *priv, const struct test_ulp *r);
+};
+
 /* What one side sends and checks. */
 struct test_ulp_params {
 	struct uet_pds_fa peer;  /* where messages go */
@@ -51,8 +85,7 @@ struct test_ulp_params {
 	uint32_t window;         /* packets in flight */
 	uint64_t expect;         /* messages the peer sends us (tracking) */
 	uint32_t expect_size;    /* their size */
-	bool echo;               /* answer every message (latency pong) */
-	bool pingpong;           /* send the next message after the pong */
+	const struct test_ulp_engine *engine; /* the mode's (NULL: stream) */
 	uint64_t deadline_tsc;   /* stop submitting after this (0: none) */
 	uint64_t seq_base;       /* first sequence number sent (incast) */
 	uint32_t flows;          /* receiver: count per sender (0: no) */
@@ -94,8 +127,6 @@ struct test_ulp_result {
 	uint32_t *lat_ns;        /* latency samples (pongs entries) */
 };
 
-struct test_ulp;
-
 extern const struct uet_ulp_ops test_ulp_ops;
 
 /* State of one side, allocated for @p p (sample and tracking arrays). */
@@ -116,8 +147,19 @@ void test_ulp_stop(struct test_ulp *r);
 void test_ulp_set_deadline(struct test_ulp *r, uint64_t deadline);
 /* Packets completed (ok or failed) plus packets received: progress. */
 uint64_t test_ulp_activity(const struct test_ulp *r);
-/* Messages acknowledged (pingpong: answered) so far. */
+/* Messages acknowledged (or as the engine counts them) so far. */
 uint64_t test_ulp_msgs_done(const struct test_ulp *r);
+/* For engines: submit packets of message @p seq from where it stopped,
+ * within the window; true when it went whole. */
+bool test_ulp_submit(struct test_ulp *r, struct uet_ulp_ctx *ctx,
+		     uint64_t seq, unsigned int *work);
+/* For engines: the number of the message being (or next to be)
+ * submitted, and in @p k its next packet (0: none of it yet). */
+uint64_t test_ulp_next(const struct test_ulp *r, uint32_t *k);
+/* For engines: the side's parameters and its results (the mode's
+ * counters: pongs, pings_failed, lat_ns). */
+const struct test_ulp_params *test_ulp_params(const struct test_ulp *r);
+struct test_ulp_result *test_ulp_res(struct test_ulp *r);
 /* Counters as they are (no loss scan): live statistics. */
 const struct test_ulp_result *test_ulp_live(const struct test_ulp *r);
 /* Flow @p f as it is (no loss scan: time series); NULL if none. */

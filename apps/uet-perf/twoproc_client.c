@@ -164,8 +164,8 @@ client_run(struct twoproc *t, const struct perf_mode *m, struct perf_report *r)
 
 	perf_report_init(r, m, o, 0);
 	r->loss_ppm = t->loss_ppm;
-	/* a one-way stream, shaped by the mode; the server's side is
-	 * told whether it echoes */
+	/* a one-way stream, shaped by the mode; the server shapes its
+	 * side with the mode named, and is told whether it answers */
 	memset(&p, 0, sizeof(p));
 	memcpy(p.peer.addr, t->peer_fa, 4);
 	p.mode = o->pds_mode;
@@ -179,7 +179,7 @@ client_run(struct twoproc *t, const struct perf_mode *m, struct perf_report *r)
 			   "RUN mode=%s pds=%s size=%u count=%lu window=%u "
 			   "echo=%u limit_ms=%lu", m->name, r->pds, r->size,
 			   (unsigned long)r->count, r->window,
-			   peer.echo ? 1u : 0u,
+			   peer.engine != NULL ? 1u : 0u,
 			   (unsigned long)(limit * 1000));
 	if (rc == 0)
 		rc = twoproc_wait_line(t, line, sizeof(line),

@@ -43,11 +43,13 @@ static struct test_ulp *
 server_arm(struct twoproc *t, const char *line, struct test_ulp_params *rp,
 	   const char **why)
 {
-	struct test_ulp_params p;
+	struct test_ulp_params p, tx;
 	char v[32];
 	uint64_t x;
+	int m;
 
 	memset(&p, 0, sizeof(p));
+	memset(&tx, 0, sizeof(tx));
 	*why = "bad RUN line";
 	memcpy(p.peer.addr, t->peer_fa, 4);
 	if (!perf_kv(line, "pds", v, sizeof(v)) ||
@@ -63,9 +65,20 @@ server_arm(struct twoproc *t, const char *line, struct test_ulp_params *rp,
 	if (!perf_kv_u64(line, "window", &x) || x == 0 || x > 65536)
 		return NULL;
 	p.window = (uint32_t)x;
-	if (!perf_kv_u64(line, "echo", &x) || x > 1)
+	/* the receiver as the mode shapes it (latency: it answers), one
+	 * engine chosen once; "echo" says the same from the client */
+	*why = "bad RUN line (mode)";
+	m = perf_kv(line, "mode", v, sizeof(v)) ?
+	    perf_mode_find(v, strlen(v)) : -EINVAL;
+	if (m < 0)
 		return NULL;
-	p.echo = x == 1;
+	tx.count = p.expect;
+	tx.size = p.size;
+	if (perf_modes[m]->raw_traffic != NULL)
+		perf_modes[m]->raw_traffic(&tx, &p);
+	*why = "bad RUN line (echo)";
+	if (!perf_kv_u64(line, "echo", &x) || x != (p.engine != NULL))
+		return NULL;
 	*rp = p;
 	*why = "out of memory";
 	return test_ulp_create(&p);
