@@ -202,13 +202,122 @@ latency_raw_traffic(struct test_ulp_params *tx, struct test_ulp_params *rx)
 	rx->engine = &latency_echo_engine;
 }
 
+/* ------------------------------------------------------------------ */
+/* --ulp ses: A pings, B answers every send from its receive buffer    */
+/* ------------------------------------------------------------------ */
+
+/* A: one send in flight, the next after its answer. */
+struct latency_ses_ping {
+	uint64_t seq;            /* the ping */
+	uint64_t tsc;            /* its submission */
+	bool wait;               /* its answer awaited */
+	uint32_t *lat;           /* round trips, ns */
+	double ns_per_tsc;
+};
+
+static int
+ses_ping_init(void *priv, const struct ses_driver_params *p)
+{
+	struct latency_ses_ping *g = priv;
+
+	g->ns_per_tsc = 1e9 / (double)rte_get_tsc_hz();
+	g->lat = calloc(p->count, sizeof(*g->lat));
+	return g->lat == NULL ? -ENOMEM : 0;
+}
+
+static void
+ses_ping_fini(void *priv)
+{
+	free(((struct latency_ses_ping *)priv)->lat);
+}
+
+static bool
+ses_ping_may_send(const void *priv)
+{
+	return !((const struct latency_ses_ping *)priv)->wait;
+}
+
+static void
+ses_ping_sent(void *priv, uint64_t seq)
+{
+	struct latency_ses_ping *g = priv;
+
+	g->wait = true;
+	g->seq = seq;
+	g->tsc = rte_rdtsc();
+}
+
+static void
+ses_ping_failed(void *priv, uint64_t seq)
+{
+	struct latency_ses_ping *g = priv;
+
+	if (g->seq == seq)
+		g->wait = false; /* no answer will come */
+}
+
+/* B answers every send. */
+static bool
+ses_ping_answer(const void *priv, uint64_t seq)
+{
+	(void)priv;
+	(void)seq;
+	return true;
+}
+
+static bool
+ses_ping_awaits(const void *priv, uint64_t *seq)
+{
+	const struct latency_ses_ping *g = priv;
+
+	*seq = g->seq;
+	return g->wait;
+}
+
+static void
+ses_ping_answered(void *priv, struct test_ulp_result *tx, uint64_t now)
+{
+	struct latency_ses_ping *g = priv;
+
+	g->lat[tx->pongs++] =
+		(uint32_t)RTE_MIN((double)(now - g->tsc) * g->ns_per_tsc,
+				  (double)UINT32_MAX);
+	g->wait = false;
+}
+
+/* The samples; a ping without its answer is lost. */
+static void
+ses_ping_result(const void *priv, struct test_ulp_result *tx)
+{
+	tx->lat_ns = ((const struct latency_ses_ping *)priv)->lat;
+	tx->rx_lost = tx->msgs_sent > tx->pongs ?
+		      tx->msgs_sent - tx->pongs : 0;
+}
+
+static const struct ses_driver_engine latency_ses_engine = {
+	.priv_size = sizeof(struct latency_ses_ping),
+	.slots = 4,              /* A's send slots */
+	.recvs = 8,              /* B's receives */
+	.answers = 4,            /* A's receives for the answers */
+	.init = ses_ping_init,
+	.fini = ses_ping_fini,
+	.may_send = ses_ping_may_send,
+	.sent = ses_ping_sent,
+	.failed = ses_ping_failed,
+	.answer = ses_ping_answer,
+	.awaits = ses_ping_awaits,
+	.answered = ses_ping_answered,
+	.idle = ses_ping_may_send, /* nothing awaited */
+	.result = ses_ping_result,
+};
+
 /* Sends, one in flight, each answered by B. */
 static void
 latency_ses_traffic(const struct perf_opts *o, struct ses_driver_params *p)
 {
 	(void)o;
 	p->op = PERF_OP_SEND;
-	p->pingpong = true;
+	p->engine = &latency_ses_engine;
 	p->window = 1;
 }
 

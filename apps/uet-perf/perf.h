@@ -179,6 +179,42 @@ enum perf_ulp { PERF_ULP_RAW = 0, PERF_ULP_SES = 1 };
 /* SES operation of the bw test (--op); msgrate and latency send. */
 enum perf_op { PERF_OP_WRITE = 0, PERF_OP_SEND = 1, PERF_OP_READ = 2 };
 
+struct ses_driver_params;
+
+/*
+ * A mode's part of the SES driver (testpmd's fwd_engine callbacks),
+ * chosen once by the mode's ses_traffic(): when A submits, what a failed
+ * operation means, which of B's receives B answers (a SEND back to A from
+ * the same buffer), and what A makes of an answer. A driver without one
+ * streams (A's operations back to back in the window, none answered).
+ * @p priv is the mode's state, priv_size bytes, zeroed, with the driver.
+ */
+struct ses_driver_engine {
+	size_t priv_size;
+	uint32_t slots;          /* A's operation slots (0: the window) */
+	uint32_t recvs;          /* B's receive buffers (0: 2 x window) */
+	uint32_t answers;        /* A's receive buffers for B's answers */
+	int (*init)(void *priv, const struct ses_driver_params *p);
+	void (*fini)(void *priv);
+	/* A may submit its next operation now. */
+	bool (*may_send)(const void *priv);
+	/* A submitted operation @p seq (its SQE is posted). */
+	void (*sent)(void *priv, uint64_t seq);
+	/* Operation @p seq completed in error. */
+	void (*failed)(void *priv, uint64_t seq);
+	/* B received message @p seq (checked): answer it. */
+	bool (*answer)(const void *priv, uint64_t seq);
+	/* An answer is awaited: true, with the @p seq it must carry. */
+	bool (*awaits)(const void *priv, uint64_t *seq);
+	/* The awaited answer came (checked, counted in @p tx) at TSC @p now. */
+	void (*answered)(void *priv, struct test_ulp_result *tx, uint64_t now);
+	/* Nothing awaited: the run may end (without draining B's
+	 * receives: an answered run has seen them all). */
+	bool (*idle)(const void *priv);
+	/* The results: the mode's part of A's (@p tx, e.g. lat_ns). */
+	void (*result)(const void *priv, struct test_ulp_result *tx);
+};
+
 /* What the SES driver runs between initiator A and target B. */
 struct ses_driver_params {
 	struct uet_engine *ea;   /* initiator engine (SES ULP) */
@@ -188,7 +224,7 @@ struct ses_driver_params {
 	bool tagged;             /* SEND as TSEND / TRECV */
 	bool rod;                /* SQE mode ROD (else RUD) */
 	bool verify;             /* fill and check every payload byte */
-	bool pingpong;           /* B echoes, one in flight (op SEND) */
+	const struct ses_driver_engine *engine; /* the mode's (NULL: stream) */
 	uint32_t size;           /* bytes per operation */
 	uint64_t count;          /* operations */
 	uint32_t window;         /* operations in flight */
