@@ -29,32 +29,12 @@
 
 #include <uet/uet_pds.h>
 
-#include "perf.h"
+#include "cli_private.h"
 
-#define CLI_PROMPT "uet-perf> "
-/* rdline keeps at most this much of a line (RDLINE_BUF_SIZE) */
-#define CLI_LINE_MAX 512
+struct cli cli;
 
-struct cli {
-	struct perf_opts o;
-	const struct perf_mode *m;  /* test of the next start */
-	struct perf_sess *s;        /* last or running session */
-	struct perf_report rep;
-	struct cmdline *cl;
-	bool running;
-	bool have_report;
-	bool tty;
-	uint64_t errors;            /* rejected commands (counter) */
-	uint64_t runs;              /* runs started (counter) */
-	uint64_t runs_failed;       /* ... not verified or not set up */
-	const char *last;           /* the last run's test, NULL: none */
-	const char *last_result;    /* ... "verified" or how it failed */
-};
-
-static struct cli cli;
-
-static void __attribute__((format(printf, 1, 2)))
-out(const char *fmt, ...)
+void __attribute__((format(printf, 1, 2)))
+cli_out(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -64,8 +44,8 @@ out(const char *fmt, ...)
 	fflush(stdout);
 }
 
-static void __attribute__((format(printf, 1, 2)))
-err(const char *fmt, ...)
+void __attribute__((format(printf, 1, 2)))
+cli_err(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -94,27 +74,27 @@ run_result(const char *test, bool ok, const char *failure)
 		cli.runs_failed++;
 }
 
-static void
-run_finish(void)
+void
+cli_run_finish(void)
 {
 	perf_sess_end(cli.s);
 	cli.running = false;
 	cli.have_report = true;
 	cli.m->print(&cli.rep, stdout);
 	run_result(cli.m->name, cli.rep.verified, "FAILED verification");
-	out("%s: %s\n", cli.m->name, cli.rep.verified ? "done, verified" :
+	cli_out("%s: %s\n", cli.m->name, cli.rep.verified ? "done, verified" :
 	    "done, NOT verified");
 }
 
 /* show stats / show config: how the runs so far went. */
-static void
-show_runs(void)
+void
+cli_show_runs(void)
 {
 	if (cli.last == NULL) {
-		out("runs: none yet\n");
+		cli_out("runs: none yet\n");
 		return;
 	}
-	out("runs: %lu, %lu failed; the last (%s) %s%s\n",
+	cli_out("runs: %lu, %lu failed; the last (%s) %s%s\n",
 	    (unsigned long)cli.runs, (unsigned long)cli.runs_failed, cli.last,
 	    cli.last_result, cli.runs_failed ? " (exit status 1 at quit)" :
 	    "");
@@ -131,21 +111,21 @@ fabric_start(void)
 	o.json_path = NULL;
 	o.csv_file = NULL;
 	if (perf_fabric_check(&o) != 0) {
-		err("start: fabric settings refused (above)");
+		cli_err("start: fabric settings refused (above)");
 		return;
 	}
-	out("fabric %s started\n", o.fab.pattern->name);
+	cli_out("fabric %s started\n", o.fab.pattern->name);
 	rc = perf_fabric_main(&o);
 	run_result("fabric", rc == 0, "FAILED verification");
-	out("fabric: %s\n", rc == 0 ? "done, verified" :
+	cli_out("fabric: %s\n", rc == 0 ? "done, verified" :
 	    "done, NOT verified");
 }
 
-static void
-cmd_start(void)
+void
+cli_start(void)
 {
 	if (cli.running) {
-		err("start: a %s run is in progress (stop it first)",
+		cli_err("start: a %s run is in progress (stop it first)",
 		    cli.m->name);
 		return;
 	}
@@ -155,7 +135,7 @@ cmd_start(void)
 	}
 	if (cli.o.ulp == PERF_ULP_SES &&
 	    perf_ses_unsupported(cli.m, &cli.o) != NULL) {
-		err("start: %s over ses: %s", cli.m->name,
+		cli_err("start: %s over ses: %s", cli.m->name,
 		    perf_ses_unsupported(cli.m, &cli.o));
 		return;
 	}
@@ -165,486 +145,31 @@ cmd_start(void)
 	cli.s = perf_sess_begin(cli.m, &cli.o, &cli.rep);
 	if (cli.s == NULL) {
 		run_result(cli.m->name, false, "FAILED: could not be set up");
-		err("start: setup failed");
+		cli_err("start: setup failed");
 		return;
 	}
 	cli.running = true;
-	out("%s started: pds %s, size %u, count %lu, window %u, loss %u ppm, "
-	    "ulp %s%s\n", cli.m->name, cli.rep.pds, cli.rep.size,
+	cli_out("%s started: pds %s, size %u, count %lu, window %u, "
+	    "loss %u ppm, ulp %s%s\n", cli.m->name, cli.rep.pds, cli.rep.size,
 	    (unsigned long)cli.rep.count, cli.rep.window, cli.rep.loss_ppm,
 	    cli.o.ulp == PERF_ULP_SES ? "ses" : "raw",
 	    cli.o.duration > 0 ? ", duration bound" : "");
 	if (!cli.tty) { /* scripts: the run ends before the next command */
 		while (perf_sess_step(cli.s))
 			;
-		run_finish();
+		cli_run_finish();
 	}
 }
 
-static void
-cmd_stop(void)
+void
+cli_stop(void)
 {
 	if (!cli.running) {
-		err("stop: no run in progress");
+		cli_err("stop: no run in progress");
 		return;
 	}
 	perf_sess_stop(cli.s);
-	out("%s: stopping (outstanding messages complete)\n", cli.m->name);
-}
-
-/* ------------------------------------------------------------------ */
-/* show                                                                */
-/* ------------------------------------------------------------------ */
-
-static void
-show_config(void)
-{
-	const struct perf_opts *o = &cli.o;
-
-	out("test %s, pds %s, size %u, count %lu, window %u, duration %.3f s,"
-	    " loss %ld ppm%s, peers %u, interval %u ms, seed %lu, cc %s, "
-	    "spray %s, ulp %s, op %s%s%s\n", cli.m->name,
-	    perf_pds_name(o->pds_mode),
-	    o->size ? o->size : cli.m->def_size,
-	    (unsigned long)(o->count ? o->count : o->duration > 0 ?
-			    PERF_MAX_COUNT : cli.m->def_count),
-	    o->window ? o->window : o->ulp == PERF_ULP_SES ?
-	    cli.m->def_ses_window : cli.m->def_window, o->duration,
-	    (long)(o->loss_ppm >= 0 ? o->loss_ppm : cli.m->def_loss_ppm),
-	    o->loss_ppm >= 0 ? "" : " (test default)",
-	    o->peers ? o->peers : 2, o->interval_ms, (unsigned long)o->seed,
-	    o->cc >= 0 ? perf_cc_name(o->cc) : "of the configuration",
-	    o->spray < 0 ? "(config)" : perf_spray_name(o->spray),
-	    o->ulp == PERF_ULP_SES ? "ses" : "raw", perf_op_name(o->op),
-	    o->tagged ? ", tagged" : "", o->verify ? ", verify" : "");
-	for (unsigned int k = 0; k < UET_CONFIG_FAULT_KINDS; k++)
-		if (o->fault_ppm[k])
-			out("fault %s %u ppm on the senders' data\n",
-			    perf_fault_name(k), o->fault_ppm[k]);
-	if (o->fab.on)
-		out("fabric on (%s), pattern %s, flow size %llu: start runs "
-		    "it instead of the test\n", o->fab.spec != NULL ?
-		    o->fab.spec : "[fabric] defaults",
-		    o->fab.pattern != NULL ? o->fab.pattern->name :
-		    "permutation", (unsigned long long)(o->fab.flow_size ?
-		    o->fab.flow_size : 2ull << 20));
-	show_runs();
-}
-
-static void
-show_stats(void)
-{
-	if (cli.s == NULL) {
-		err("show stats: no run yet (start one)");
-		return;
-	}
-	if (cli.running) {
-		perf_sess_counters_print(cli.s, stdout);
-		fflush(stdout);
-		return;
-	}
-	cli.m->print(&cli.rep, stdout);
-	out("messages %lu delivered of %lu sent, %lu B, retransmissions %lu,"
-	    " frames %lu, %s%s\n", (unsigned long)cli.rep.rx.rx_msgs,
-	    (unsigned long)cli.rep.tx.msgs_sent,
-	    (unsigned long)cli.rep.rx.rx_bytes, (unsigned long)cli.rep.retx,
-	    (unsigned long)cli.rep.tx_frames,
-	    cli.rep.complete ? "complete" : "incomplete",
-	    cli.rep.stopped ? " (stopped)" : "");
-	show_runs();
-}
-
-static const char *
-pdc_state(uint8_t s)
-{
-	static const char *const n[] = { "?", "SYN", "OPEN", "CLOSING",
-					 "CLOSED" };
-
-	return s < RTE_DIM(n) ? n[s] : "?";
-}
-
-struct show_pdc_arg {
-	const struct uet_pds *pds;
-	unsigned int nb;
-};
-
-static int
-show_one_pdc(const struct uet_pds_pdc_info *i, void *arg)
-{
-	struct show_pdc_arg *a = arg;
-	struct uet_pds_cc_info cc;
-
-	a->nb++;
-	if (uet_pds_cc_info_get(a->pds, i->handle, &cc) != 0)
-		memset(&cc, 0, sizeof(cc));
-	out("  pdc %u %s %s %s peer %u.%u.%u.%u lid %u rid %u tx una %u nxt "
-	    "%u inflight %u B retx %u cwnd %u rx cack %u ooo %u\n", i->handle,
-	    i->role ? "target" : "initiator", pdc_state(i->state),
-	    perf_pds_name(i->mode), i->peer.addr[0], i->peer.addr[1],
-	    i->peer.addr[2], i->peer.addr[3], i->lid, i->rid, i->tx_una,
-	    i->tx_nxt, i->tx_inflight, i->tx_retransmits, i->cwnd, i->rx_cack,
-	    i->rx_ooo);
-	/* NSCC context (shared per peer and TC) and RCCC credit */
-	out("    cc cwnd %u B inflight %d B credit %u B base_rtt %u ns "
-	    "avg delay %u ns max_wnd %u B context %d (%u PDCs)\n", cc.cwnd,
-	    cc.inflight, cc.credit, cc.base_rtt_ns, cc.avg_delay_ns,
-	    cc.max_wnd, cc.ctx == UINT32_MAX ? -1 : (int)cc.ctx,
-	    cc.ctx_refs);
-	return 0;
-}
-
-static void
-show_pdc(void)
-{
-	if (cli.s == NULL) {
-		err("show pdc: no engines yet (start a run)");
-		return;
-	}
-	for (unsigned int e = 0; e < perf_sess_nb_engines(cli.s); e++) {
-		struct uet_ulp_ctx *c =
-			uet_ulp_ctx_get(perf_sess_engine(cli.s, e), 0);
-		struct show_pdc_arg a = { .pds = uet_ulp_ctx_pds(c) };
-
-		out("%s engine%s:\n", e == 0 ? "receiver" : "sender",
-		    e == 0 ? "" : "s");
-		(void)uet_pds_pdc_foreach(a.pds, show_one_pdc, &a);
-		if (a.nb == 0)
-			out("  no PDC\n");
-	}
-}
-
-static void
-show_port(void)
-{
-	if (cli.s == NULL) {
-		err("show port: no ports in use yet (start a run)");
-		return;
-	}
-	for (unsigned int e = 0; e < perf_sess_nb_engines(cli.s); e++) {
-		uint16_t pid = uet_engine_port_id(perf_sess_engine(cli.s, e), 0);
-		struct rte_eth_stats st;
-		char name[RTE_ETH_NAME_MAX_LEN] = "?";
-
-		(void)rte_eth_dev_get_name_by_port(pid, name);
-		if (rte_eth_stats_get(pid, &st) < 0) {
-			err("show port: port %u: no statistics", pid);
-			continue;
-		}
-		out("port %u (%s, %s): rx %" PRIu64 " pkts %" PRIu64 " B, tx %"
-		    PRIu64 " pkts %" PRIu64 " B, rx missed %" PRIu64 ", rx "
-		    "errors %" PRIu64 ", tx errors %" PRIu64 "\n", pid, name,
-		    e == 0 ? "receiver" : "sender", st.ipackets, st.ibytes,
-		    st.opackets, st.obytes, st.imissed, st.ierrors,
-		    st.oerrors);
-	}
-}
-
-static void
-show_port_info(void)
-{
-	if (cli.s == NULL) {
-		err("show port info: no ports in use yet (start a run)");
-		return;
-	}
-	for (unsigned int e = 0; e < perf_sess_nb_engines(cli.s); e++) {
-		uint16_t pid = uet_engine_port_id(perf_sess_engine(cli.s, e), 0);
-		struct rte_eth_dev_info di;
-		struct rte_ether_addr mac;
-		struct rte_eth_link link;
-		char name[RTE_ETH_NAME_MAX_LEN] = "?";
-		char macs[RTE_ETHER_ADDR_FMT_SIZE] = "?";
-		uint16_t mtu = 0;
-
-		if (rte_eth_dev_info_get(pid, &di) < 0) {
-			err("show port info: port %u: no information", pid);
-			continue;
-		}
-		(void)rte_eth_dev_get_name_by_port(pid, name);
-		if (rte_eth_macaddr_get(pid, &mac) == 0)
-			rte_ether_format_addr(macs, sizeof(macs), &mac);
-		(void)rte_eth_dev_get_mtu(pid, &mtu);
-		memset(&link, 0, sizeof(link));
-		(void)rte_eth_link_get_nowait(pid, &link);
-		out("port %u (%s, %s): driver %s, MAC %s, link %s %u Mbps, "
-		    "MTU %u, rx queues %u, tx queues %u, socket %d\n", pid,
-		    name, e == 0 ? "receiver" : "sender", di.driver_name,
-		    macs, link.link_status ? "up" : "down", link.link_speed,
-		    mtu, di.nb_rx_queues, di.nb_tx_queues,
-		    rte_eth_dev_socket_id(pid));
-	}
-}
-
-/* ------------------------------------------------------------------ */
-/* set                                                                 */
-/* ------------------------------------------------------------------ */
-
-static int
-set_u64(const char *key, const char *v, uint64_t min, uint64_t max,
-	uint64_t *out_v)
-{
-	struct uet_parse_err e;
-
-	if (uet_parse_u64(v, min, max, out_v, &e) < 0) {
-		err("set %s: %s", key, e.msg);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* set cc: the congestion control of the next run (docs/CONFIG.md, [cc]). */
-static int
-parse_cc(const char *v, struct perf_opts *o)
-{
-	if (perf_parse_cc(v, &o->cc) == 0)
-		return 0;
-	err("set cc: unknown '%s' (fixed, nscc, rccc or nscc+rccc)", v);
-	return -EINVAL;
-}
-
-/* The settings @p o as a fabric run takes them (perf_fabric_check, which
- * prints why not): the test's count, duration, loss and peers are not
- * the fabric's. */
-static bool
-fabric_refused(const struct perf_opts *o)
-{
-	struct perf_opts t = *o;
-
-	t.fab.on = true;
-	t.count = 0;
-	t.duration = 0;
-	t.loss_ppm = -1;
-	t.peers = 0;
-	return perf_fabric_check(&t) != 0;
-}
-
-/* set fabric on|off|K=V,...: the pairs checked now, kept for start. */
-static int
-set_fabric(const char *v, struct perf_opts *o)
-{
-	static char spec[2][STR_TOKEN_SIZE];
-	static unsigned int cur;
-	struct perf_opts t = *o;
-
-	if (strcmp(v, "off") == 0) {
-		o->fab.on = false;
-		return 0;
-	}
-	t.fab.spec = strcmp(v, "on") == 0 ? NULL : v;
-	if (fabric_refused(&t)) {
-		err("set fabric: refused (above)");
-		return -EINVAL;
-	}
-	o->fab.on = true;
-	o->fab.spec = NULL;
-	if (t.fab.spec != NULL) {
-		/* two buffers: the previous spec stays valid until cli.o is
-		 * replaced */
-		cur ^= 1;
-		snprintf(spec[cur], sizeof(spec[cur]), "%s", v);
-		o->fab.spec = spec[cur];
-	}
-	return 0;
-}
-
-/* Parse "set KEY VALUE" into @p o / @p m; 0 or -EINVAL (error printed). */
-static int
-parse_set(const char *key, const char *v, struct perf_opts *o,
-	  const struct perf_mode **m)
-{
-	struct uet_parse_err e;
-	uint64_t x;
-
-	if (strcmp(key, "mode") == 0) {
-		if (perf_parse_pds(v, &o->pds_mode) < 0)
-			goto bad_mode;
-	} else if (strcmp(key, "test") == 0) {
-		unsigned int i;
-
-		for (i = 0; i < PERF_NB_MODES; i++)
-			if (strcmp(v, perf_modes[i]->name) == 0)
-				break;
-		if (i == PERF_NB_MODES) {
-			err("set test: expected msgrate, latency, bw or "
-			    "incast");
-			return -EINVAL;
-		}
-		*m = perf_modes[i];
-	} else if (strcmp(key, "ulp") == 0) {
-		if (strcmp(v, "raw") == 0) {
-			o->ulp = PERF_ULP_RAW;
-		} else if (strcmp(v, "ses") == 0) {
-			o->ulp = PERF_ULP_SES;
-		} else {
-			err("set ulp: expected raw or ses");
-			return -EINVAL;
-		}
-	} else if (strcmp(key, "op") == 0) {
-		if (perf_parse_op(v, &o->op) < 0) {
-			err("set op: expected send, write or read");
-			return -EINVAL;
-		}
-	} else if (strcmp(key, "tagged") == 0 || strcmp(key, "verify") == 0) {
-		bool on = strcmp(v, "on") == 0;
-
-		if (!on && strcmp(v, "off") != 0) {
-			err("set %s: expected on or off", key);
-			return -EINVAL;
-		}
-		if (key[0] == 't')
-			o->tagged = on;
-		else
-			o->verify = on;
-	} else if (strcmp(key, "size") == 0) {
-		if (uet_parse_size(v, 16, 1u << 24, &x, &e) < 0) {
-			err("set size: %s", e.msg);
-			return -EINVAL;
-		}
-		o->size = (uint32_t)x;
-	} else if (strcmp(key, "window") == 0) {
-		if (set_u64(key, v, 1, 65536, &x) < 0)
-			return -EINVAL;
-		o->window = (uint32_t)x;
-	} else if (strcmp(key, "count") == 0) {
-		if (set_u64(key, v, 1, PERF_MAX_COUNT, &o->count) < 0)
-			return -EINVAL;
-	} else if (strcmp(key, "duration") == 0) {
-		if (strcmp(v, "0") == 0) {
-			o->duration = 0;
-		} else if (uet_parse_duration_ns(v, 1000000,
-						 3600ull * 1000000000, &x,
-						 &e) < 0) {
-			err("set duration: %s (or 0: none)", e.msg);
-			return -EINVAL;
-		} else {
-			o->duration = (double)x / 1e9;
-		}
-	} else if (strcmp(key, "peers") == 0) {
-		if (set_u64(key, v, 1, PERF_MAX_PEERS, &x) < 0)
-			return -EINVAL;
-		o->peers = (uint32_t)x;
-	} else if (strcmp(key, "interval") == 0) {
-		if (set_u64(key, v, 0, 3600000, &x) < 0)
-			return -EINVAL;
-		o->interval_ms = (uint32_t)x;
-	} else if (strcmp(key, "seed") == 0) {
-		if (set_u64(key, v, 0, UINT64_MAX, &o->seed) < 0)
-			return -EINVAL;
-	} else if (strcmp(key, "cc") == 0) {
-		return parse_cc(v, o);
-	} else if (strcmp(key, "spray") == 0) {
-		if (perf_parse_spray(v, &o->spray) < 0) {
-			err("set spray: expected single, oblivious or reps");
-			return -EINVAL;
-		}
-	} else if (strcmp(key, "fabric") == 0) {
-		return set_fabric(v, o);
-	} else if (strcmp(key, "pattern") == 0) {
-		o->fab.pattern = perf_pattern_find(v);
-		if (o->fab.pattern == NULL) {
-			err("set pattern: expected permutation, shift, incast "
-			    "or all-to-all");
-			return -EINVAL;
-		}
-	} else if (strcmp(key, "flow-size") == 0) {
-		if (uet_parse_size(v, 16, 1ull << 34, &o->fab.flow_size,
-				   &e) < 0) {
-			err("set flow-size: %s", e.msg);
-			return -EINVAL;
-		}
-	} else if (strcmp(key, "fault") == 0) {
-		err("set fault: expected set fault KIND PPM");
-		return -EINVAL;
-	} else {
-		err("set %s: unknown setting (try help)", key);
-		return -EINVAL;
-	}
-	return 0;
-bad_mode:
-	err("set mode: expected rud, rod, rudi or uud");
-	return -EINVAL;
-}
-
-/*
- * The settings after `set KEY VALUE` (@p o, @p m), judged as the command
- * line judges its flags (perf_settings_conflict, the same function), or,
- * with the fabric on, as `set fabric` judges them: true (error printed)
- * when the next start could not run them, so that a combination is
- * refused when typed, not at start.
- */
-static bool
-settings_refused(const char *key, const char *v, const struct perf_opts *o,
-		 const struct perf_mode *m)
-{
-	struct perf_opts t = *o;
-	const char *why, *flag;
-
-	if (t.fab.on) {
-		/* set fabric checked them already */
-		if (strcmp(key, "fabric") == 0 || !fabric_refused(&t))
-			return false;
-		err("set %s %s: refused by the fabric run (above)", key, v);
-		return true;
-	}
-	t.interactive = true;
-	t.modes = 1u << perf_mode_find(m->name, strlen(m->name));
-	why = perf_settings_conflict(&t, strcmp(key, "op") == 0 ?
-				     PERF_SET_OP : 0, &flag);
-	if (why == NULL)
-		return false;
-	err("set %s %s: with the other settings (show config), %s: %s", key,
-	    v, flag, why);
-	return true;
-}
-
-static void
-cmd_set(const char *key, const char *v)
-{
-	struct perf_opts o = cli.o;
-	const struct perf_mode *m = cli.m;
-
-	/* the arguments first: a bad one is reported as such, running or
-	 * not */
-	if (parse_set(key, v, &o, &m) < 0)
-		return;
-	if (cli.running) {
-		err("set %s: a run is in progress (stop it first)", key);
-		return;
-	}
-	if (settings_refused(key, v, &o, m))
-		return;
-	cli.o = o;
-	cli.m = m;
-	out("%s = %s\n", key, v);
-}
-
-static void
-cmd_set_fault(const char *kind, const char *rate)
-{
-	struct uet_parse_err e;
-	unsigned int k;
-	uint32_t ppm;
-
-	for (k = 0; k < UET_CONFIG_FAULT_KINDS; k++)
-		if (strcmp(kind, perf_fault_name(k)) == 0)
-			break;
-	if (k == UET_CONFIG_FAULT_KINDS) {
-		err("set fault: kind '%s': expected drop, dup, reorder, "
-		    "delay, ecn, trim or corrupt", kind);
-		return;
-	}
-	if (uet_parse_u32(rate, 0, 1000000, &ppm, &e) < 0) {
-		err("set fault %s: rate (ppm): %s", kind, e.msg);
-		return;
-	}
-	if (cli.running) {
-		err("set fault: a run is in progress (stop it first)");
-		return;
-	}
-	if (k == UET_CONFIG_FAULT_DROP)
-		cli.o.loss_ppm = ppm;
-	else
-		cli.o.fault_ppm[k] = ppm;
-	out("fault %s = %u ppm on the senders' data\n", kind, ppm);
+	cli_out("%s: stopping (outstanding messages complete)\n", cli.m->name);
 }
 
 /* ------------------------------------------------------------------ */
@@ -691,15 +216,15 @@ cb_word(void *res, struct cmdline *cl, void *data)
 
 	(void)data;
 	if (strcmp(r->word, "start") == 0) {
-		cmd_start();
+		cli_start();
 	} else if (strcmp(r->word, "stop") == 0) {
-		cmd_stop();
+		cli_stop();
 	} else if (strcmp(r->word, "quit") == 0) {
 		if (cli.running)
 			perf_sess_stop(cli.s);
 		cmdline_quit(cl);
 	} else {
-		out("commands (TAB completes, ? lists the choices):\n"
+		cli_out("commands (TAB completes, ? lists the choices):\n"
 		    "  start                 run the configured test\n"
 		    "  stop                  end the run (outstanding messages "
 		    "complete)\n"
@@ -735,15 +260,16 @@ cb_show(void *res, struct cmdline *cl, void *data)
 	(void)cl;
 	(void)data;
 	if (strcmp(r->what, "stats") == 0)
-		show_stats();
+		cli_show_stats();
 	else if (strcmp(r->what, "pdc") == 0)
-		show_pdc();
+		cli_show_pdc();
 	else if (strcmp(r->what, "port") == 0)
-		show_port();
+		cli_show_port();
 	else if (strcmp(r->what, "config") == 0)
-		show_config();
+		cli_show_config();
 	else
-		err("show %s: expected stats, pdc, port or config", r->what);
+		cli_err("show %s: expected stats, pdc, port or config",
+			r->what);
 }
 
 static void
@@ -754,14 +280,14 @@ cb_show_port(void *res, struct cmdline *cl, void *data)
 	(void)cl;
 	(void)data;
 	if (strcmp(r->all, "all") != 0)
-		err("show port %s %s: expected all (every port in use)",
+		cli_err("show port %s %s: expected all (every port in use)",
 		    r->what, r->all);
 	else if (strcmp(r->what, "stats") == 0)
-		show_port();
+		cli_show_port();
 	else if (strcmp(r->what, "info") == 0)
-		show_port_info();
+		cli_show_port_info();
 	else
-		err("show port %s: expected stats or info", r->what);
+		cli_err("show port %s: expected stats or info", r->what);
 }
 
 static void
@@ -771,7 +297,7 @@ cb_set(void *res, struct cmdline *cl, void *data)
 
 	(void)cl;
 	(void)data;
-	cmd_set(r->key, r->val);
+	cli_set(r->key, r->val);
 }
 
 static void
@@ -781,7 +307,7 @@ cb_fault(void *res, struct cmdline *cl, void *data)
 
 	(void)cl;
 	(void)data;
-	cmd_set_fault(r->kind, r->rate);
+	cli_set_fault(r->kind, r->rate);
 }
 
 /* ---- token types: TAB completes a choice, the handler judges the word */
@@ -899,7 +425,7 @@ cb_line(void *res, struct cmdline *cl, void *data)
 
 	(void)cl;
 	(void)data;
-	err("'%s': unknown command or bad arguments (type help)", r->line);
+	cli_err("'%s': unknown command or bad arguments (type help)", r->line);
 }
 
 static cmdline_parse_token_string_t tok_word =
@@ -1060,12 +586,12 @@ last_line(void)
 	if (rest == NULL || rest[strspn(rest, " \t\r")] == '\0')
 		return;
 	snprintf(line, sizeof(line), "%s\n", rest);
-	out("\n");
+	cli_out("\n");
 	(void)cmdline_parse(cli.cl, line);
 	if (!cli.tty && cli.running) {
 		while (perf_sess_step(cli.s))
 			;
-		run_finish();
+		cli_run_finish();
 	}
 }
 
@@ -1080,7 +606,7 @@ perf_cli_main(struct perf_opts *o)
 			   __builtin_ctz(o->modes) : 0];
 	cli.tty = isatty(STDIN_FILENO) == 1;
 	/* the banner before the prompt (cmdline_stdin_new prints it) */
-	out("uet-perf interactive: test %s, pds %s (type help)\n",
+	cli_out("uet-perf interactive: test %s, pds %s (type help)\n",
 	    cli.m->name, perf_pds_name(cli.o.pds_mode));
 	cli_cmds = cli_ctx;
 	cli.cl = cmdline_stdin_new(cli_ctx, CLI_PROMPT);
@@ -1091,7 +617,7 @@ perf_cli_main(struct perf_opts *o)
 	for (;;) {
 		if (cli.running) {
 			if (!perf_sess_step(cli.s)) {
-				run_finish();
+				cli_run_finish();
 				rdline_redisplay(cmdline_get_rdline(cli.cl));
 			}
 			if (feed(0) == RDLINE_EXITED)
@@ -1105,11 +631,11 @@ perf_cli_main(struct perf_opts *o)
 		perf_sess_stop(cli.s);
 		while (perf_sess_step(cli.s))
 			;
-		run_finish();
+		cli_run_finish();
 	}
 	cmdline_stdin_exit(cli.cl);
 	perf_sess_free(cli.s);
-	out("\nbye (%lu rejected commands, %lu of %lu runs failed)\n",
+	cli_out("\nbye (%lu rejected commands, %lu of %lu runs failed)\n",
 	    (unsigned long)cli.errors, (unsigned long)cli.runs_failed,
 	    (unsigned long)cli.runs);
 	return cli.runs_failed ? 1 : 0;

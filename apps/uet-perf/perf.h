@@ -42,6 +42,40 @@ struct test_ulp_dest {
 	uint64_t done_ns;        /* out: engine time the last one was ACKed */
 };
 
+struct test_ulp;
+struct test_ulp_result;
+
+/*
+ * A mode's part of one side of the test ULP (testpmd's fwd_engine
+ * callbacks), chosen once by the mode's raw_traffic(): test_ulp.c calls
+ * it where the side decides what to submit and what a completion or a
+ * delivery means. A side without one streams (messages back to back in
+ * the window, none answered); a NULL member keeps that behaviour. @p priv
+ * is the mode's state, priv_size bytes, zeroed, made with the side.
+ */
+struct test_ulp_engine {
+	size_t priv_size;
+	/* The side @p r is made: 0 or -errno (e.g. its sample array). */
+	int (*init)(void *priv, struct test_ulp *r);
+	void (*fini)(void *priv, struct test_ulp *r);
+	/* Each poll, before new messages: submit the messages owed
+	 * (answers); false while one cannot go (no new message then). */
+	bool (*owed)(void *priv, struct test_ulp *r, struct uet_ulp_ctx *ctx,
+		     unsigned int *work);
+	/* Submit (the rest of) new message @p seq with test_ulp_submit();
+	 * true when it went whole and the next one may follow. */
+	bool (*send)(void *priv, struct test_ulp *r, struct uet_ulp_ctx *ctx,
+		     uint64_t seq, unsigned int *work);
+	/* A packet of message @p seq completed with @p status (!= 0). */
+	void (*failed)(void *priv, struct test_ulp *r, uint64_t seq);
+	/* Message @p seq (the peer's numbering) was delivered whole. */
+	void (*received)(void *priv, struct test_ulp *r, uint64_t seq);
+	/* Nothing owed or awaited: the side may finish. */
+	bool (*idle)(const void *priv);
+	/* Messages done (progress); NULL: the messages acknowledged. */
+	uint64_t (*msgs_done)(const void *priv, const struct test_ulp *r);
+};
+
 /* What one side sends and checks. */
 struct test_ulp_params {
 	struct uet_pds_fa peer;  /* where messages go */
@@ -51,8 +85,7 @@ struct test_ulp_params {
 	uint32_t window;         /* packets in flight */
 	uint64_t expect;         /* messages the peer sends us (tracking) */
 	uint32_t expect_size;    /* their size */
-	bool echo;               /* answer every message (latency pong) */
-	bool pingpong;           /* send the next message after the pong */
+	const struct test_ulp_engine *engine; /* the mode's (NULL: stream) */
 	uint64_t deadline_tsc;   /* stop submitting after this (0: none) */
 	uint64_t seq_base;       /* first sequence number sent (incast) */
 	uint32_t flows;          /* receiver: count per sender (0: no) */
@@ -94,8 +127,6 @@ struct test_ulp_result {
 	uint32_t *lat_ns;        /* latency samples (pongs entries) */
 };
 
-struct test_ulp;
-
 extern const struct uet_ulp_ops test_ulp_ops;
 
 /* State of one side, allocated for @p p (sample and tracking arrays). */
@@ -116,8 +147,19 @@ void test_ulp_stop(struct test_ulp *r);
 void test_ulp_set_deadline(struct test_ulp *r, uint64_t deadline);
 /* Packets completed (ok or failed) plus packets received: progress. */
 uint64_t test_ulp_activity(const struct test_ulp *r);
-/* Messages acknowledged (pingpong: answered) so far. */
+/* Messages acknowledged (or as the engine counts them) so far. */
 uint64_t test_ulp_msgs_done(const struct test_ulp *r);
+/* For engines: submit packets of message @p seq from where it stopped,
+ * within the window; true when it went whole. */
+bool test_ulp_submit(struct test_ulp *r, struct uet_ulp_ctx *ctx,
+		     uint64_t seq, unsigned int *work);
+/* For engines: the number of the message being (or next to be)
+ * submitted, and in @p k its next packet (0: none of it yet). */
+uint64_t test_ulp_next(const struct test_ulp *r, uint32_t *k);
+/* For engines: the side's parameters and its results (the mode's
+ * counters: pongs, pings_failed, lat_ns). */
+const struct test_ulp_params *test_ulp_params(const struct test_ulp *r);
+struct test_ulp_result *test_ulp_res(struct test_ulp *r);
 /* Counters as they are (no loss scan): live statistics. */
 const struct test_ulp_result *test_ulp_live(const struct test_ulp *r);
 /* Flow @p f as it is (no loss scan: time series); NULL if none. */
@@ -137,6 +179,42 @@ enum perf_ulp { PERF_ULP_RAW = 0, PERF_ULP_SES = 1 };
 /* SES operation of the bw test (--op); msgrate and latency send. */
 enum perf_op { PERF_OP_WRITE = 0, PERF_OP_SEND = 1, PERF_OP_READ = 2 };
 
+struct ses_driver_params;
+
+/*
+ * A mode's part of the SES driver (testpmd's fwd_engine callbacks),
+ * chosen once by the mode's ses_traffic(): when A submits, what a failed
+ * operation means, which of B's receives B answers (a SEND back to A from
+ * the same buffer), and what A makes of an answer. A driver without one
+ * streams (A's operations back to back in the window, none answered).
+ * @p priv is the mode's state, priv_size bytes, zeroed, with the driver.
+ */
+struct ses_driver_engine {
+	size_t priv_size;
+	uint32_t slots;          /* A's operation slots (0: the window) */
+	uint32_t recvs;          /* B's receive buffers (0: 2 x window) */
+	uint32_t answers;        /* A's receive buffers for B's answers */
+	int (*init)(void *priv, const struct ses_driver_params *p);
+	void (*fini)(void *priv);
+	/* A may submit its next operation now. */
+	bool (*may_send)(const void *priv);
+	/* A submitted operation @p seq (its SQE is posted). */
+	void (*sent)(void *priv, uint64_t seq);
+	/* Operation @p seq completed in error. */
+	void (*failed)(void *priv, uint64_t seq);
+	/* B received message @p seq (checked): answer it. */
+	bool (*answer)(const void *priv, uint64_t seq);
+	/* An answer is awaited: true, with the @p seq it must carry. */
+	bool (*awaits)(const void *priv, uint64_t *seq);
+	/* The awaited answer came (checked, counted in @p tx) at TSC @p now. */
+	void (*answered)(void *priv, struct test_ulp_result *tx, uint64_t now);
+	/* Nothing awaited: the run may end (without draining B's
+	 * receives: an answered run has seen them all). */
+	bool (*idle)(const void *priv);
+	/* The results: the mode's part of A's (@p tx, e.g. lat_ns). */
+	void (*result)(const void *priv, struct test_ulp_result *tx);
+};
+
 /* What the SES driver runs between initiator A and target B. */
 struct ses_driver_params {
 	struct uet_engine *ea;   /* initiator engine (SES ULP) */
@@ -146,7 +224,7 @@ struct ses_driver_params {
 	bool tagged;             /* SEND as TSEND / TRECV */
 	bool rod;                /* SQE mode ROD (else RUD) */
 	bool verify;             /* fill and check every payload byte */
-	bool pingpong;           /* B echoes, one in flight (op SEND) */
+	const struct ses_driver_engine *engine; /* the mode's (NULL: stream) */
 	uint32_t size;           /* bytes per operation */
 	uint64_t count;          /* operations */
 	uint32_t window;         /* operations in flight */
@@ -627,7 +705,10 @@ const char *perf_settings_conflict(const struct perf_opts *o,
 void perf_report_init(struct perf_report *r, const struct perf_mode *m,
 		      const struct perf_opts *o, uint32_t def_loss);
 
-/* main.c helpers shared with twoproc.c and cli.c */
+/* options.c: the command line into @p o; 0, 1 (--help: exit 0) or 2
+ * (usage error, printed). */
+int perf_parse_args(int argc, char **argv, struct perf_opts *o);
+/* options.c and main.c helpers shared with twoproc.c and cli.c */
 const char *perf_pds_name(uint8_t m);
 const char *perf_fault_name(unsigned int kind);
 int perf_parse_pds(const char *s, uint8_t *out);

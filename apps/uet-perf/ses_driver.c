@@ -6,8 +6,9 @@
  * drives them (test/integration/test_ses_chan.c is the model).
  *
  *   A (initiator)  SQ: SEND / TSEND / WRITE / READ     CQ: completions
+ *                  RQ: answers (an engine's, latency)
  *   B (target)     RQ: pre-posted receives, reposted   CQ: receives
- *                  SQ: echo SENDs (latency)
+ *                  SQ: answer SENDs (an engine's, latency)
  *
  * Every buffer is allocated at creation: A has one slot of @c size bytes
  * per operation in flight (a slot is busy from its SQE to its CQE), B has
@@ -37,13 +38,11 @@
 #define JOB_ID 0x5e5u            /* JobID of every operation */
 #define DEFAULT_TAG 0x70657266u  /* match bits of tagged sends ("perf") */
 #define CQ_BURST 32              /* CQEs read per turn and channel */
-#define PONG_BUFS 4              /* A's receives for latency answers */
-#define LAT_SLOTS 4              /* A's send slots for latency */
 #define DRAIN_NS 2000000000ull   /* wait for late receives, at most */
 #define SEQ_NONE UINT64_MAX      /* no sequence number (region slot) */
 
 /* CQE contexts: kind in the top byte, buffer index below. */
-enum ctx_kind { CTX_TX = 1, CTX_RECV = 2, CTX_ECHO = 3, CTX_PONG = 4 };
+enum ctx_kind { CTX_TX = 1, CTX_RECV = 2, CTX_ANSWER = 3, CTX_ANSWERED = 4 };
 #define CTX_OF(k, i) (((uint64_t)(k) << 56) | (uint64_t)(i))
 #define CTX_KIND(c) ((unsigned int)((c) >> 56))
 #define CTX_INDEX(c) ((uint32_t)((c) & 0xffffffffu))
@@ -72,17 +71,17 @@ struct ses_driver {
 	uint8_t *bbuf;           /* B: receive buffers or the region */
 	size_t bbuf_len;
 	uint64_t *rseq;          /* WRITE: last sequence placed per slot */
-	uint8_t *pbuf;           /* A: latency answer buffers */
+	const struct ses_driver_engine *e; /* the mode's (NULL: stream) */
+	void *e_priv;            /* its state */
+	uint32_t nanswers;       /* A's answer buffers */
+	uint8_t *pbuf;           /* A: answer buffers */
 	uint64_t key;            /* B's region (WRITE/READ) */
 	uint64_t *seen;          /* bit per sequence number received */
-	uint32_t *lat;           /* latency samples, ns */
 	double ns_per_tsc;
 	uint64_t next_seq;       /* next sequence number to submit */
 	uint64_t inflight;       /* A's operations without a CQE */
-	uint64_t echo_inflight;  /* B's answers without a CQE */
+	uint64_t answers_inflight; /* B's answers without a CQE */
 	uint64_t rx_next;        /* ROD: next sequence number expected */
-	uint64_t ping_seq, ping_tsc;
-	bool waiting_pong;
 	bool stopped;
 	bool checked;            /* end-of-run region check done */
 	uint64_t idle_tsc;       /* A idle since (waiting for receives) */
@@ -227,11 +226,8 @@ submit_one(struct ses_driver *d)
 	d->next_seq++;
 	d->inflight++;
 	d->tx.msgs_sent++;
-	if (d->p.pingpong) {
-		d->waiting_pong = true;
-		d->ping_seq = seq;
-		d->ping_tsc = rte_rdtsc();
-	}
+	if (d->e != NULL && d->e->sent != NULL)
+		d->e->sent(d->e_priv, seq);
 	return true;
 }
 
@@ -245,7 +241,9 @@ submit(struct ses_driver *d)
 	    rte_rdtsc() > d->p.deadline_tsc)
 		d->stopped = true;
 	while (!d->stopped && d->next_seq < d->p.count &&
-	       d->inflight < d->p.window && !d->waiting_pong) {
+	       d->inflight < d->p.window &&
+	       (d->e == NULL || d->e->may_send == NULL ||
+		d->e->may_send(d->e_priv))) {
 		if (!submit_one(d))
 			break;
 		n++;
@@ -276,8 +274,8 @@ tx_done(struct ses_driver *d, const struct uet_chan_cqe *e)
 		d->tx.pkts_done_err++;
 		if (d->rseq != NULL) /* region slot content unknown now */
 			d->rseq[slot] = SEQ_NONE;
-		if (d->p.pingpong && d->ping_seq == seq)
-			d->waiting_pong = false; /* no answer will come */
+		if (d->e != NULL && d->e->failed != NULL)
+			d->e->failed(d->e_priv, seq);
 		return;
 	}
 	d->tx.pkts_done_ok++;
@@ -362,43 +360,41 @@ b_recv(struct ses_driver *d, const struct uet_chan_cqe *e, uint32_t i)
 	if (d->p.rod && seq != d->rx_next)
 		d->rx.rx_order_err++;
 	d->rx_next = seq + 1;
-	if (!d->p.pingpong) {
+	if (d->e == NULL || d->e->answer == NULL ||
+	    !d->e->answer(d->e_priv, seq)) {
 		post_recv(d, &d->b, CTX_OF(CTX_RECV, i), buf);
 		return;
 	}
-	/* latency: answer from the same buffer, repost after its CQE */
-	sqe_base(d, &q, CTX_OF(CTX_ECHO, i), buf, &d->a);
+	/* answer from the same buffer, repost after its CQE */
+	sqe_base(d, &q, CTX_OF(CTX_ANSWER, i), buf, &d->a);
 	if (uet_chan_sq_post(d->b.ch, &q) != 0) {
 		d->cnt.post_fail++;
 		post_recv(d, &d->b, CTX_OF(CTX_RECV, i), buf);
 		return;
 	}
 	d->rx.msgs_sent++;
-	d->echo_inflight++;
+	d->answers_inflight++;
 }
 
-/* A received the answer to its ping into buffer @p i. */
+/* A received an answer into buffer @p i: the awaited one, checked. */
 static void
-a_pong(struct ses_driver *d, const struct uet_chan_cqe *e, uint32_t i)
+a_answered(struct ses_driver *d, const struct uet_chan_cqe *e, uint32_t i)
 {
 	uint8_t *buf = d->pbuf + (size_t)i * d->p.size;
-	uint64_t now = rte_rdtsc();
+	uint64_t now = rte_rdtsc(), want;
 
 	d->tx.rx_pkts++;
-	if (!d->waiting_pong) { /* an answer nobody waits for */
+	if (!d->e->awaits(d->e_priv, &want)) { /* nobody waits for it */
 		if (e->status == 0)
 			d->tx.rx_dup++;
 		else
 			d->cnt.cqe_err++;
-	} else if (recv_ok(d, e, buf, &d->tx, d->ping_seq)) {
-		d->tx.lat_ns[d->tx.pongs++] =
-			(uint32_t)RTE_MIN((double)(now - d->ping_tsc) *
-					  d->ns_per_tsc, (double)UINT32_MAX);
+	} else if (recv_ok(d, e, buf, &d->tx, want)) {
 		d->tx.rx_msgs++;
 		d->tx.rx_bytes += e->len;
-		d->waiting_pong = false;
+		d->e->answered(d->e_priv, &d->tx, now);
 	}
-	post_recv(d, &d->a, CTX_OF(CTX_PONG, i), buf);
+	post_recv(d, &d->a, CTX_OF(CTX_ANSWERED, i), buf);
 }
 
 static void
@@ -408,9 +404,8 @@ a_cqe(struct ses_driver *d, const struct uet_chan_cqe *e)
 
 	if (CTX_KIND(e->context) == CTX_TX)
 		tx_done(d, e);
-	else if (CTX_KIND(e->context) == CTX_PONG && d->pbuf != NULL &&
-		 i < PONG_BUFS)
-		a_pong(d, e, i);
+	else if (CTX_KIND(e->context) == CTX_ANSWERED && i < d->nanswers)
+		a_answered(d, e, i);
 	else
 		d->cnt.cqe_bad++;
 }
@@ -422,8 +417,8 @@ b_cqe(struct ses_driver *d, const struct uet_chan_cqe *e)
 
 	if (CTX_KIND(e->context) == CTX_RECV && i < d->nrecv) {
 		b_recv(d, e, i);
-	} else if (CTX_KIND(e->context) == CTX_ECHO && i < d->nrecv) {
-		d->echo_inflight--;
+	} else if (CTX_KIND(e->context) == CTX_ANSWER && i < d->nrecv) {
+		d->answers_inflight--;
 		if (e->status != 0) {
 			d->cnt.cqe_err++;
 			d->rx.pkts_done_err++;
@@ -458,9 +453,10 @@ ses_driver_finished(struct ses_driver *d)
 	uint64_t now;
 
 	if ((!d->stopped && d->next_seq < d->p.count) || d->inflight != 0 ||
-	    d->echo_inflight != 0 || d->waiting_pong)
+	    d->answers_inflight != 0 ||
+	    (d->e != NULL && d->e->idle != NULL && !d->e->idle(d->e_priv)))
 		return false;
-	if (d->p.pingpong || d->p.op != PERF_OP_SEND ||
+	if (d->e != NULL || d->p.op != PERF_OP_SEND ||
 	    d->rx.rx_msgs + d->tx.pkts_done_err >= d->tx.msgs_sent)
 		return true;
 	/* every send completed; its receive CQE may still be on its way */
@@ -514,13 +510,11 @@ ses_driver_result(struct ses_driver *d, struct test_ulp_result *tx,
 	d->checked = true;
 	*tx = d->tx;
 	*rx = d->rx;
-	tx->lat_ns = d->lat;
 	/* sent (or, for RMA, submitted) but never delivered */
 	rx->rx_lost = tx->msgs_sent > rx->rx_msgs ?
 		      tx->msgs_sent - rx->rx_msgs : 0;
-	if (d->p.pingpong)
-		tx->rx_lost = tx->msgs_sent > tx->pongs ?
-			      tx->msgs_sent - tx->pongs : 0;
+	if (d->e != NULL && d->e->result != NULL)
+		d->e->result(d->e_priv, tx);
 }
 
 /* ------------------------------------------------------------------ */
@@ -667,14 +661,35 @@ region_open(struct ses_driver *d)
 	return 0;
 }
 
+/* The mode's engine and its state: 0 or -ENOMEM. */
+static int
+engine_create(struct ses_driver *d)
+{
+	const struct ses_driver_engine *e = d->p.engine;
+
+	if (e == NULL)
+		return 0;
+	if (e->priv_size > 0) {
+		d->e_priv = calloc(1, e->priv_size);
+		if (d->e_priv == NULL)
+			return -ENOMEM;
+	}
+	if (e->init != NULL && e->init(d->e_priv, &d->p) != 0)
+		return -ENOMEM; /* e_priv freed with d */
+	d->e = e;
+	return 0;
+}
+
 static int
 bufs_alloc(struct ses_driver *d)
 {
 	const struct ses_driver_params *p = &d->p;
 	bool sends = p->op == PERF_OP_SEND;
 
-	d->nslots = p->pingpong ? LAT_SLOTS : p->window;
-	d->nrecv = p->pingpong ? 8 : RTE_MAX(2 * p->window, 8u);
+	d->nslots = d->e != NULL && d->e->slots ? d->e->slots : p->window;
+	d->nrecv = d->e != NULL && d->e->recvs ? d->e->recvs :
+		   RTE_MAX(2 * p->window, 8u);
+	d->nanswers = d->e != NULL ? d->e->answers : 0;
 	d->nrecv = RTE_MIN(d->nrecv, 4096u);
 	d->abuf = calloc(d->nslots, p->size);
 	d->aseq = calloc(d->nslots, sizeof(*d->aseq));
@@ -685,14 +700,12 @@ bufs_alloc(struct ses_driver *d)
 		d->seen = calloc((p->count + 63) / 64, sizeof(*d->seen));
 	if (p->op == PERF_OP_WRITE)
 		d->rseq = malloc(d->nslots * sizeof(*d->rseq));
-	if (p->pingpong) {
-		d->pbuf = calloc(PONG_BUFS, p->size);
-		d->lat = calloc(p->count, sizeof(*d->lat));
-	}
+	if (d->nanswers > 0)
+		d->pbuf = calloc(d->nanswers, p->size);
 	if (d->abuf == NULL || d->aseq == NULL || d->afree == NULL ||
 	    d->bbuf == NULL || (sends && d->seen == NULL) ||
 	    (p->op == PERF_OP_WRITE && d->rseq == NULL) ||
-	    (p->pingpong && (d->pbuf == NULL || d->lat == NULL)))
+	    (d->nanswers > 0 && d->pbuf == NULL))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < d->nslots; i++)
 		d->afree[i] = d->nslots - 1 - i;
@@ -720,21 +733,21 @@ ses_driver_create(const struct ses_driver_params *p)
 
 	if (d == NULL)
 		return NULL;
-	if (p->pingpong && p->op != PERF_OP_SEND) {
-		/* B echoes what it receives: a ping-pong is of sends */
-		fprintf(stderr, "uet-perf: SES ping-pong: %s, not send\n",
+	if (p->engine != NULL && p->engine->answers > 0 &&
+	    p->op != PERF_OP_SEND) {
+		/* B answers what it receives: answered operations are sends */
+		fprintf(stderr, "uet-perf: SES answers: %s, not send\n",
 			perf_op_name(p->op));
 		free(d);
 		return NULL;
 	}
 	d->p = *p;
 	d->ns_per_tsc = 1e9 / (double)rte_get_tsc_hz();
-	if (bufs_alloc(d) < 0) {
+	if (engine_create(d) < 0 || bufs_alloc(d) < 0) {
 		fprintf(stderr, "uet-perf: SES buffers: %s\n",
 			strerror(ENOMEM));
 		goto fail;
 	}
-	d->tx.lat_ns = d->lat;
 	d->tag = p->match_bits != 0 ? p->match_bits : DEFAULT_TAG;
 	d->a.pid = p->pid_a;
 	d->b.pid = p->pid_b;
@@ -742,11 +755,11 @@ ses_driver_create(const struct ses_driver_params *p)
 	d->b.initiator = p->ini_b != 0 ? p->ini_b : p->pid_b;
 	snprintf(tag, sizeof(tag), "A%s", p->tag);
 	if (side_open(&d->a, p->ea, tag, fa_a,
-		      p->pingpong ? PONG_BUFS : 1, d->nslots) < 0)
+		      RTE_MAX(d->nanswers, 1u), d->nslots) < 0)
 		goto fail;
 	snprintf(tag, sizeof(tag), "B%s", p->tag);
 	if (side_open(&d->b, p->eb, tag, fa_b, sends ? d->nrecv : 1,
-		      p->pingpong ? d->nrecv : 1) < 0)
+		      d->nanswers > 0 ? d->nrecv : 1) < 0)
 		goto fail;
 	if (peer_open(&d->b, &d->a) < 0 || peer_open(&d->a, &d->b) < 0)
 		goto fail;
@@ -757,10 +770,9 @@ ses_driver_create(const struct ses_driver_params *p)
 			post_recv(d, &d->b,
 				  CTX_OF(CTX_RECV, i),
 				  bslot(d, i));
-	if (d->pbuf != NULL)
-		for (uint32_t i = 0; i < PONG_BUFS; i++)
-			post_recv(d, &d->a, CTX_OF(CTX_PONG, i),
-				  d->pbuf + (size_t)i * p->size);
+	for (uint32_t i = 0; i < d->nanswers; i++)
+		post_recv(d, &d->a, CTX_OF(CTX_ANSWERED, i),
+			  d->pbuf + (size_t)i * p->size);
 	return d;
 fail:
 	ses_driver_detach(d);
@@ -810,7 +822,9 @@ ses_driver_free(struct ses_driver *d)
 	free(d->rseq);
 	free(d->pbuf);
 	free(d->seen);
-	free(d->lat);
+	if (d->e != NULL && d->e->fini != NULL)
+		d->e->fini(d->e_priv);
+	free(d->e_priv);
 	free(d);
 }
 

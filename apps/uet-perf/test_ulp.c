@@ -25,7 +25,6 @@
 
 #include "perf.h"
 
-#define PONGQ_LEN 64
 /* cookie = destination << DEST_SHIFT | (seq * ppm + k) */
 #define DEST_SHIFT 40
 #define POS_MASK ((UINT64_C(1) << DEST_SHIFT) - 1)
@@ -51,13 +50,8 @@ struct test_ulp {
 	uint64_t pkts_ok;
 	uint64_t pkts_err;
 	uint64_t msgs_sent;
-	uint64_t ping_tsc;       /* pingpong: submit time of the message */
-	bool ping_wait;
-	bool ping_failed;        /* a packet of the ping being submitted failed */
-	/* echo: pongs owed (seq), FIFO */
-	uint64_t pongq[PONGQ_LEN];
-	uint32_t pong_head, pong_tail;
-	uint64_t pong_budget;    /* echo: messages to send back */
+	const struct test_ulp_engine *e; /* the mode's (NULL: stream) */
+	void *e_priv;            /* its state */
 	/* receiver */
 	uint8_t *seen;           /* per expected packet: deliveries (sat.) */
 	uint16_t *msg_pkts;      /* per expected message: packets seen */
@@ -193,6 +187,26 @@ payload_ok(const uint8_t *b, uint64_t seq, uint32_t k, uint32_t len)
 /* lifecycle                                                           */
 /* ------------------------------------------------------------------ */
 
+/* The mode's engine of the side and its state: 0 or -errno. */
+static int
+engine_create(struct test_ulp *r)
+{
+	r->e = r->p.engine;
+	if (r->e == NULL)
+		return 0;
+	if (r->e->priv_size > 0) {
+		r->e_priv = calloc(1, r->e->priv_size);
+		if (r->e_priv == NULL)
+			return -ENOMEM;
+	}
+	if (r->e->init != NULL && r->e->init(r->e_priv, r) != 0) {
+		free(r->e_priv);
+		r->e = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 struct test_ulp *
 test_ulp_create(const struct test_ulp_params *p)
 {
@@ -201,19 +215,15 @@ test_ulp_create(const struct test_ulp_params *p)
 	if (r == NULL)
 		return NULL;
 	r->p = *p;
-	if (p->pingpong && p->count > 0) {
-		r->res.lat_ns = calloc(p->count, sizeof(uint32_t));
-		if (r->res.lat_ns == NULL) {
-			free(r);
-			return NULL;
-		}
+	if (engine_create(r) != 0) {
+		free(r);
+		return NULL;
 	}
-	r->pong_budget = p->echo ? p->expect : 0;
 	if (p->nb_dests > 0) {
 		r->ds = calloc(p->nb_dests, sizeof(*r->ds));
 		r->p.count = 0; /* the destinations' counts rule */
-		if (r->ds == NULL || p->dests == NULL || p->pingpong ||
-		    p->echo || p->nb_dests > (1u << 20)) {
+		if (r->ds == NULL || p->dests == NULL || p->engine != NULL ||
+		    p->nb_dests > (1u << 20)) {
 			test_ulp_free(r);
 			return NULL;
 		}
@@ -238,12 +248,14 @@ test_ulp_free(struct test_ulp *r)
 {
 	if (r == NULL)
 		return;
+	if (r->e != NULL && r->e->fini != NULL)
+		r->e->fini(r->e_priv, r);
+	free(r->e_priv);
 	free(r->seen);
 	free(r->msg_pkts);
 	free(r->flow);
 	free(r->flow_next_g);
 	free(r->ds);
-	free(r->res.lat_ns);
 	free(r);
 }
 
@@ -357,10 +369,9 @@ submit_pkt(struct test_ulp *r, struct uet_ulp_ctx *ctx, uint64_t seq,
 	return uet_ulp_submit(ctx, &q);
 }
 
-/* Submit packets of message @p seq from r->next_k; true when complete. */
-static bool
-submit_msg(struct test_ulp *r, struct uet_ulp_ctx *ctx, uint64_t seq,
-	   unsigned int *work)
+bool
+test_ulp_submit(struct test_ulp *r, struct uet_ulp_ctx *ctx, uint64_t seq,
+		unsigned int *work)
 {
 	while (r->next_k < r->ppm) {
 		if (r->pkts_sub - r->pkts_ok - r->pkts_err >= r->p.window)
@@ -438,53 +449,24 @@ test_ulp_poll(void *priv, struct uet_ulp_ctx *ctx, uint64_t now)
 
 	if (r->p.nb_dests > 0)
 		return dests_poll(r, ctx, now);
-	/* echo: pongs owed, in arrival order */
-	while (r->pong_head != r->pong_tail) {
-		if (!submit_msg(r, ctx, r->pongq[r->pong_head % PONGQ_LEN],
-				&work))
-			return work;
-		r->pong_head++;
-	}
+	if (r->e != NULL && r->e->owed != NULL &&
+	    !r->e->owed(r->e_priv, r, ctx, &work))
+		return work;
 	while (r->next_seq < r->p.count) {
-		if (r->p.pingpong && r->ping_wait)
-			break;
+		uint64_t seq = r->p.seq_base + r->next_seq;
+
 		if (r->p.deadline_tsc && r->next_k == 0 &&
 		    rte_rdtsc() > r->p.deadline_tsc) {
 			r->p.count = r->next_seq; /* duration reached */
 			break;
 		}
-		if (r->p.pingpong && r->next_k == 0)
-			r->ping_tsc = rte_rdtsc();
-		if (!submit_msg(r, ctx, r->p.seq_base + r->next_seq, &work))
+		if (r->e != NULL && r->e->send != NULL ?
+		    !r->e->send(r->e_priv, r, ctx, seq, &work) :
+		    !test_ulp_submit(r, ctx, seq, &work))
 			break;
 		r->next_seq++;
-		if (r->p.pingpong) /* no pong awaited for a failed ping */
-			r->ping_wait = !r->ping_failed;
-		r->ping_failed = false;
 	}
 	return work;
-}
-
-/*
- * Packet of message @p seq failed (the PDS gave up after its retries):
- * when it is the current ping, its round trip failed and no pong is
- * awaited, else the run would stall until --ctl-timeout, reported as "no
- * progress". A pong that still comes (the peer was only descheduled and
- * got a copy) is stale then and ignored (pong_rx).
- */
-static void
-ping_fail(struct test_ulp *r, uint64_t seq)
-{
-	uint64_t cur = r->p.seq_base + r->next_seq;
-
-	if (r->ping_wait && seq + 1 == cur) {
-		r->ping_wait = false;
-		r->res.pings_failed++;
-	} else if (!r->ping_wait && r->next_k > 0 && seq == cur &&
-		   !r->ping_failed) {
-		r->ping_failed = true;
-		r->res.pings_failed++;
-	}
 }
 
 static void
@@ -495,8 +477,8 @@ test_ulp_done(struct test_ulp *r, struct uet_ulp_ctx *ctx, uint64_t cookie,
 		r->pkts_ok++;
 	else
 		r->pkts_err++;
-	if (status != 0 && r->p.pingpong)
-		ping_fail(r, (cookie & POS_MASK) / r->ppm);
+	if (status != 0 && r->e != NULL && r->e->failed != NULL)
+		r->e->failed(r->e_priv, r, (cookie & POS_MASK) / r->ppm);
 	if (r->p.nb_dests > 0 && (cookie >> DEST_SHIFT) < r->p.nb_dests) {
 		uint32_t d = (uint32_t)(cookie >> DEST_SHIFT);
 		struct test_ulp_dstate *x = &r->ds[d];
@@ -514,29 +496,13 @@ test_ulp_send_finished(const struct test_ulp *r)
 		if (r->ds[d].next_seq < r->p.dests[d].count)
 			return false;
 	return r->next_seq >= r->p.count && r->next_k == 0 &&
-	       r->pong_head == r->pong_tail &&
 	       r->pkts_ok + r->pkts_err == r->pkts_sub &&
-	       (!r->p.pingpong || !r->ping_wait);
+	       (r->e == NULL || r->e->idle == NULL || r->e->idle(r->e_priv));
 }
 
 /* ------------------------------------------------------------------ */
 /* receiver                                                            */
 /* ------------------------------------------------------------------ */
-
-static void
-pong_rx(struct test_ulp *r, uint64_t seq)
-{
-	uint64_t t = rte_rdtsc() - r->ping_tsc;
-
-	if (!r->ping_wait || seq + 1 != r->next_seq)
-		return;
-	r->ping_wait = false;
-	if (r->res.lat_ns != NULL && r->res.pongs < r->p.count)
-		r->res.lat_ns[r->res.pongs] =
-			(uint32_t)RTE_MIN(t * 1000000000ull / rte_get_tsc_hz(),
-					  (uint64_t)UINT32_MAX);
-	r->res.pongs++;
-}
 
 /*
  * The SES request header of a delivered packet (the engine hands the
@@ -638,13 +604,8 @@ test_ulp_deliver(struct test_ulp *r, struct uet_ulp_ctx *ctx,
 		f->last_tsc = rte_rdtsc();
 		f->last_ns = uet_ulp_now(ctx);
 	}
-	if (r->p.pingpong)
-		pong_rx(r, seq);
-	if (r->p.echo && r->pong_budget > 0 &&
-	    r->pong_tail - r->pong_head < PONGQ_LEN) {
-		r->pongq[r->pong_tail++ % PONGQ_LEN] = seq;
-		r->pong_budget--;
-	}
+	if (r->e != NULL && r->e->received != NULL)
+		r->e->received(r->e_priv, r, seq);
 }
 
 /* The one upcall of the ULP interface: deliveries and completions (a PDC
@@ -689,7 +650,28 @@ test_ulp_activity(const struct test_ulp *r)
 uint64_t
 test_ulp_msgs_done(const struct test_ulp *r)
 {
-	return r->p.pingpong ? r->res.pongs : r->pkts_ok / r->ppm;
+	if (r->e != NULL && r->e->msgs_done != NULL)
+		return r->e->msgs_done(r->e_priv, r);
+	return r->pkts_ok / r->ppm;
+}
+
+uint64_t
+test_ulp_next(const struct test_ulp *r, uint32_t *k)
+{
+	*k = r->next_k;
+	return r->p.seq_base + r->next_seq;
+}
+
+const struct test_ulp_params *
+test_ulp_params(const struct test_ulp *r)
+{
+	return &r->p;
+}
+
+struct test_ulp_result *
+test_ulp_res(struct test_ulp *r)
+{
+	return &r->res;
 }
 
 const struct test_ulp_result *

@@ -17,9 +17,12 @@
  *   BYE verified                  ->
  *                                 <-        BYE
  *
- * Either side answers a problem with "ERR reason" and closes. The raw-PDS
- * ULP (test_ulp.c) of a run is swapped in behind a proxy ULP, so the engine
- * (and the port: a memif connection, a socket) lives for the session.
+ * Either side answers a problem with "ERR reason" and closes. This file
+ * holds what both roles share (the engine, the control lines, HELLO);
+ * each role is its own file (twoproc_server.c, twoproc_client.c). The
+ * raw-PDS ULP (test_ulp.c) of a run is swapped in behind a proxy ULP, so
+ * the engine (and the port: a memif connection, a socket) lives for the
+ * session.
  */
 
 #include <errno.h>
@@ -37,55 +40,9 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 
-#include "perf.h"
+#include "twoproc_private.h"
 
-#define TWOPROC_VERSION 1
-#define TWOPROC_JOB 0x42
-#define TWOPROC_DRAIN_MS 20
-#define TWOPROC_MAX_RUNS 8            /* RUNs remembered by the server */
-#define TWOPROC_LINGER_MS 500         /* peer's port going down after BYE */
-#define TWOPROC_CTL_CHECK_US 200      /* control socket look, busy polling */
-
-/* The proxy ULP: forwards to the test ULP of the current run (or none). */
-struct twoproc_slot {
-	_Atomic(struct test_ulp *) want; /* set by the control thread */
-	atomic_uint_fast64_t gen;     /* bumped with want */
-	atomic_uint_fast64_t gen_seen; /* engine thread switched to gen */
-	atomic_bool finished;         /* test_ulp_send_finished(cur) */
-	atomic_uint_fast64_t stray;   /* deliveries outside a run */
-	struct test_ulp *cur;             /* engine thread's view */
-	uint64_t cur_gen;
-	struct uet_ulp_ctx *ctx;
-};
-
-/* One side of the session. */
-struct twoproc {
-	const struct perf_opts *o;
-	struct uet_config cfg;
-	struct uet_engine *e;
-	struct twoproc_slot slot;
-	struct perf_ctl ctl;
-	bool inline_mode;
-	bool eal_up;
-	uint32_t loss_ppm;
-	uint8_t fa[4], mac[6];
-	uint8_t peer_fa[4], peer_mac[6];
-	/* server: what each run received, for --json */
-	unsigned int nb_runs;
-	struct twoproc_run {
-		char mode[16];
-		uint8_t pds;
-		struct test_ulp_result res;
-		uint64_t acks;
-	} run[TWOPROC_MAX_RUNS];
-};
-
-/* Engine counters of one side, for per-run deltas. */
-struct twoproc_counters {
-	uint64_t retx, dup_rx, faults, tx_frames, ctl, stray;
-};
-
-static volatile sig_atomic_t twoproc_stop;
+volatile sig_atomic_t twoproc_stop;
 
 static void
 on_signal(int sig)
@@ -171,7 +128,7 @@ static const struct uet_ulp_ops slot_ops = {
 };
 
 /* Give the engine @p r (NULL: none) and wait until its thread took it. */
-static int
+int
 twoproc_swap(struct twoproc *t, struct test_ulp *r)
 {
 	uint64_t g, end = rte_rdtsc() + rte_get_tsc_hz() * 5;
@@ -250,7 +207,7 @@ twoproc_config(struct twoproc *t)
 	return 0;
 }
 
-static int
+int
 twoproc_engine(struct twoproc *t)
 {
 	struct uet_proto_params pp = { .ulp = &slot_ops, .ulp_arg = &t->slot };
@@ -288,7 +245,7 @@ twoproc_engine(struct twoproc *t)
 }
 
 /* Poll (inline) or sleep for about @p ms. */
-static void
+void
 twoproc_idle(struct twoproc *t, unsigned int ms)
 {
 	uint64_t end = rte_rdtsc() + rte_get_tsc_hz() / 1000 * ms;
@@ -314,7 +271,7 @@ twoproc_idle(struct twoproc *t, unsigned int ms)
  * (strace -c of a bw run over net_af_packet), each one delaying the next
  * rx burst.
  */
-static bool
+bool
 twoproc_turn(struct twoproc *t, uint64_t *next, unsigned int *us)
 {
 	uint64_t now;
@@ -341,9 +298,9 @@ twoproc_turn(struct twoproc *t, uint64_t *next, unsigned int *us)
  * --ctl-timeout: a peer that stopped (SIGSTOP, a hang) is detected in
  * that time, not after the whole run limit.
  */
-static int
-wait_line_watch(struct twoproc *t, char *line, size_t n, uint64_t ms,
-		const struct test_ulp *watch)
+int
+twoproc_wait_line_watch(struct twoproc *t, char *line, size_t n,
+			uint64_t ms, const struct test_ulp *watch)
 {
 	uint64_t hz = rte_get_tsc_hz(), now = rte_rdtsc();
 	uint64_t end = now + hz / 1000 * ms;
@@ -376,13 +333,13 @@ wait_line_watch(struct twoproc *t, char *line, size_t n, uint64_t ms,
 	return -EINTR;
 }
 
-static int
-wait_line(struct twoproc *t, char *line, size_t n, uint64_t ms)
+int
+twoproc_wait_line(struct twoproc *t, char *line, size_t n, uint64_t ms)
 {
-	return wait_line_watch(t, line, n, ms, NULL);
+	return twoproc_wait_line_watch(t, line, n, ms, NULL);
 }
 
-static int
+int
 twoproc_link_up(struct twoproc *t)
 {
 	uint64_t end = rte_rdtsc() + rte_get_tsc_hz() / 1000 *
@@ -399,7 +356,7 @@ twoproc_link_up(struct twoproc *t)
 	}
 }
 
-static int
+int
 twoproc_neigh(struct twoproc *t)
 {
 	uint8_t a[16] = { 0 };
@@ -417,7 +374,7 @@ twoproc_neigh(struct twoproc *t)
 	return -ENOSPC;
 }
 
-static void
+void
 twoproc_counters(struct twoproc *t, struct twoproc_counters *c)
 {
 	static struct uet_engine_stats st;
@@ -435,8 +392,9 @@ twoproc_counters(struct twoproc *t, struct twoproc_counters *c)
 	c->stray = atomic_load_explicit(&t->slot.stray, memory_order_relaxed);
 }
 
-static void
-counters_sub(struct twoproc_counters *a, const struct twoproc_counters *b)
+void
+twoproc_counters_sub(struct twoproc_counters *a,
+		     const struct twoproc_counters *b)
 {
 	a->retx -= b->retx;
 	a->ctl -= b->ctl;
@@ -446,7 +404,7 @@ counters_sub(struct twoproc_counters *a, const struct twoproc_counters *b)
 	a->stray -= b->stray;
 }
 
-static void
+void
 twoproc_free(struct twoproc *t)
 {
 	if (t->e != NULL) {
@@ -460,8 +418,8 @@ twoproc_free(struct twoproc *t)
 /* address exchange                                                    */
 /* ------------------------------------------------------------------ */
 
-static int
-send_hello(struct twoproc *t)
+int
+twoproc_send_hello(struct twoproc *t)
 {
 	char fa[INET_ADDRSTRLEN];
 
@@ -475,8 +433,8 @@ send_hello(struct twoproc *t)
 }
 
 /* Check the peer's HELLO; @return 0 or -EPROTO with @p why. */
-static int
-parse_hello(struct twoproc *t, const char *line, const char **why)
+int
+twoproc_parse_hello(struct twoproc *t, const char *line, const char **why)
 {
 	struct uet_parse_err err;
 	struct in_addr ia;
@@ -513,7 +471,7 @@ parse_hello(struct twoproc *t, const char *line, const char **why)
 	return 0;
 }
 
-static const char *
+const char *
 twoproc_strerror(int rc)
 {
 	return rc == -ETIMEDOUT ? "timed out (--ctl-timeout)" :
@@ -525,8 +483,8 @@ twoproc_strerror(int rc)
 }
 
 /* One line; nothing for -ECANCELED (the peer's ERR line was printed). */
-static void
-ctl_err(const char *what, int rc)
+void
+twoproc_ctl_err(const char *what, int rc)
 {
 	if (rc == -ECANCELED)
 		return;
@@ -535,656 +493,14 @@ ctl_err(const char *what, int rc)
 }
 
 /* The peer sent ERR: print it. */
-static bool
-peer_err(const char *line)
+bool
+twoproc_peer_err(const char *line)
 {
 	if (!perf_verb(line, "ERR"))
 		return false;
 	fprintf(stderr, "uet-perf: peer: %s\n",
 		line[3] == ' ' ? line + 4 : line + 3);
 	return true;
-}
-
-/* ------------------------------------------------------------------ */
-/* server                                                              */
-/* ------------------------------------------------------------------ */
-
-/* RESULT line: everything the client needs of this side. */
-static int
-send_result(struct twoproc *t, const struct test_ulp_result *s,
-	    const struct twoproc_counters *c)
-{
-	return perf_ctl_send(&t->ctl, (int)t->o->ctl_timeout_ms,
-		"RESULT msgs_sent=%lu done_ok=%lu done_err=%lu rx_pkts=%lu "
-		"rx_msgs=%lu rx_bytes=%lu rx_dup=%lu rx_bad=%lu "
-		"rx_order_err=%lu rx_lost=%lu pongs=%lu retx=%lu dup_rx=%lu "
-		"faults=%lu tx_frames=%lu ctl=%lu stray=%lu",
-		(unsigned long)s->msgs_sent, (unsigned long)s->pkts_done_ok,
-		(unsigned long)s->pkts_done_err, (unsigned long)s->rx_pkts,
-		(unsigned long)s->rx_msgs, (unsigned long)s->rx_bytes,
-		(unsigned long)s->rx_dup, (unsigned long)s->rx_bad,
-		(unsigned long)s->rx_order_err, (unsigned long)s->rx_lost,
-		(unsigned long)s->pongs, (unsigned long)c->retx,
-		(unsigned long)c->dup_rx, (unsigned long)c->faults,
-		(unsigned long)c->tx_frames, (unsigned long)c->ctl,
-		(unsigned long)c->stray);
-}
-
-/* Arm the receiver for a RUN line; @return the test ULP or NULL (@p why). */
-static struct test_ulp *
-server_arm(struct twoproc *t, const char *line, struct test_ulp_params *rp,
-	   const char **why)
-{
-	struct test_ulp_params p;
-	char v[32];
-	uint64_t x;
-
-	memset(&p, 0, sizeof(p));
-	*why = "bad RUN line";
-	memcpy(p.peer.addr, t->peer_fa, 4);
-	if (!perf_kv(line, "pds", v, sizeof(v)) ||
-	    perf_parse_pds(v, &p.mode) < 0)
-		return NULL;
-	if (!perf_kv_u64(line, "size", &x) || x < 16 || x > (1u << 24))
-		return NULL;
-	p.size = (uint32_t)x;
-	p.expect_size = p.size;
-	if (!perf_kv_u64(line, "count", &x) || x == 0 || x > PERF_MAX_COUNT)
-		return NULL;
-	p.expect = x;
-	if (!perf_kv_u64(line, "window", &x) || x == 0 || x > 65536)
-		return NULL;
-	p.window = (uint32_t)x;
-	if (!perf_kv_u64(line, "echo", &x) || x > 1)
-		return NULL;
-	p.echo = x == 1;
-	*rp = p;
-	*why = "out of memory";
-	return test_ulp_create(&p);
-}
-
-/* Serve one RUN: @return 0, or -errno (session over). */
-static int
-server_run(struct twoproc *t, const char *run)
-{
-	struct twoproc_counters c0, c1;
-	struct test_ulp_params p;
-	struct test_ulp_result res;
-	struct test_ulp *r;
-	const char *why;
-	char line[PERF_CTL_LINE], mode[16] = "?";
-	uint64_t sent = 0, end, limit_ms;
-	int rc;
-
-	r = server_arm(t, run, &p, &why);
-	if (r != NULL && (!perf_kv_u64(run, "limit_ms", &limit_ms) ||
-			  limit_ms == 0 || limit_ms > 3600ull * 1000)) {
-		test_ulp_free(r);
-		r = NULL;
-		why = "bad RUN line (limit_ms)";
-	}
-	if (r == NULL) {
-		(void)perf_ctl_send(&t->ctl, 1000, "ERR %s", why);
-		return -EPROTO;
-	}
-	(void)perf_kv(run, "mode", mode, sizeof(mode));
-	twoproc_counters(t, &c0);
-	rc = test_ulp_ops.init(t->slot.ctx, r, &(void *){ NULL });
-	if (rc == 0)
-		rc = twoproc_swap(t, r);
-	if (rc < 0) {
-		(void)perf_ctl_send(&t->ctl, 1000, "ERR receiver setup: %s",
-				    strerror(-rc));
-		goto free_r;
-	}
-	rc = perf_ctl_send(&t->ctl, (int)t->o->ctl_timeout_ms, "READY");
-	if (rc < 0)
-		goto swap_out;
-	/* the run lasts what the client says, up to its hard limit, as
-	 * long as its traffic keeps arriving (the client watches ours) */
-	rc = wait_line_watch(t, line, sizeof(line),
-			     limit_ms + t->o->ctl_timeout_ms, r);
-	if (rc == -ETIME)
-		(void)perf_ctl_send(&t->ctl, 1000, "ERR server: no traffic "
-				    "progress within --ctl-timeout");
-	if (rc == 0 && peer_err(line))
-		rc = -ECANCELED;
-	else if (rc == 0 && (!perf_verb(line, "FIN") ||
-			     !perf_kv_u64(line, "sent", &sent)))
-		rc = -EPROTO;
-	if (rc < 0)
-		goto swap_out;
-	/* our own sends (latency pongs) until acknowledged, then drain */
-	end = rte_rdtsc() + rte_get_tsc_hz() / 1000 * t->o->ctl_timeout_ms;
-	while (!atomic_load_explicit(&t->slot.finished, memory_order_relaxed) &&
-	       rte_rdtsc() < end && !twoproc_stop)
-		twoproc_idle(t, 1);
-	twoproc_idle(t, TWOPROC_DRAIN_MS);
-	rc = twoproc_swap(t, NULL);
-	if (rc < 0)
-		goto free_r;
-	test_ulp_expect_trim(r, sent);
-	test_ulp_result(r, &res);
-	twoproc_counters(t, &c1);
-	counters_sub(&c1, &c0);
-	rc = send_result(t, &res, &c1);
-	if (t->nb_runs < TWOPROC_MAX_RUNS) {
-		struct twoproc_run *tr = &t->run[t->nb_runs++];
-
-		snprintf(tr->mode, sizeof(tr->mode), "%s", mode);
-		tr->pds = p.mode;
-		tr->res = res;
-		tr->res.lat_ns = NULL;
-		tr->acks = c1.ctl;
-	}
-	if (!t->o->json)
-		printf("server: %s over %s: received %lu msgs (%lu B), lost "
-		       "%lu pkts, duplicated %lu, bad %lu, sent %lu msgs, "
-		       "ACK frames %lu\n", mode, perf_pds_name(p.mode),
-		       (unsigned long)res.rx_msgs, (unsigned long)res.rx_bytes,
-		       (unsigned long)res.rx_lost, (unsigned long)res.rx_dup,
-		       (unsigned long)res.rx_bad,
-		       (unsigned long)res.msgs_sent, (unsigned long)c1.ctl);
-	fflush(stdout);
-	goto free_r;
-swap_out:
-	(void)twoproc_swap(t, NULL);
-free_r:
-	test_ulp_free(r);
-	return rc;
-}
-
-/* One JSON line: the receiver side of every run and the verdict. */
-static void
-server_json(const struct twoproc *t, bool verified)
-{
-	json_t *runs = json_array();
-
-	for (unsigned int i = 0; runs != NULL && i < t->nb_runs; i++) {
-		const struct twoproc_run *r = &t->run[i];
-
-		json_array_append_new(runs, json_pack(
-			"{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-			"mode", r->mode, "pds", perf_pds_name(r->pds),
-			"rx_msgs", (json_int_t)r->res.rx_msgs,
-			"rx_bytes", (json_int_t)r->res.rx_bytes,
-			"rx_lost", (json_int_t)r->res.rx_lost,
-			"rx_dup", (json_int_t)r->res.rx_dup,
-			"rx_bad", (json_int_t)r->res.rx_bad,
-			"msgs_sent", (json_int_t)r->res.msgs_sent,
-			"acks", (json_int_t)r->acks));
-	}
-	(void)perf_json_print(json_pack("{s:s, s:s, s:o, s:b}",
-					"tool", "uet-perf", "role", "server",
-					"runs", runs, "verified", verified));
-}
-
-/*
- * After BYE: the client closes its port, then the control connection.
- * Wait for both (bounded) so that our port is not closed while the
- * driver is still handling the peer's disconnect (net_memif does that on
- * its interrupt thread).
- */
-static void
-server_linger(struct twoproc *t)
-{
-	char line[PERF_CTL_LINE];
-	struct rte_eth_link link;
-	uint64_t end;
-
-	while (wait_line(t, line, sizeof(line), t->o->ctl_timeout_ms) == 0)
-		; /* nothing more is expected: until EOF or the timeout */
-	end = rte_rdtsc() + rte_get_tsc_hz() / 1000 * TWOPROC_LINGER_MS;
-	while (rte_rdtsc() < end && !twoproc_stop &&
-	       rte_eth_link_get_nowait(uet_engine_port_id(t->e, 0),
-				       &link) == 0 && link.link_status)
-		twoproc_idle(t, 1);
-}
-
-static int
-server_session(struct twoproc *t)
-{
-	char line[PERF_CTL_LINE];
-	const char *why;
-	uint64_t ok = 0;
-	int rc;
-
-	rc = perf_ctl_recv(&t->ctl, line, sizeof(line),
-			   (int)t->o->ctl_timeout_ms);
-	if (rc < 0) {
-		ctl_err("HELLO", rc);
-		return 1;
-	}
-	if (parse_hello(t, line, &why) < 0) {
-		fprintf(stderr, "uet-perf: client HELLO: %s\n", why);
-		(void)perf_ctl_send(&t->ctl, 1000, "ERR HELLO: %s", why);
-		return 1;
-	}
-	rc = twoproc_neigh(t);
-	if (rc == 0)
-		rc = twoproc_link_up(t);
-	if (rc < 0) {
-		fprintf(stderr, "uet-perf: port: %s\n", strerror(-rc));
-		(void)perf_ctl_send(&t->ctl, 1000, "ERR server port: %s",
-				    strerror(-rc));
-		return 1;
-	}
-	rc = send_hello(t);
-	while (rc == 0) {
-		rc = wait_line(t, line, sizeof(line), t->o->ctl_timeout_ms);
-		if (rc < 0)
-			break;
-		if (peer_err(line)) {
-			rc = -ECANCELED;
-			break;
-		}
-		if (perf_verb(line, "BYE")) {
-			(void)perf_kv_u64(line, "verified", &ok);
-			(void)perf_ctl_send(&t->ctl, 1000, "BYE");
-			server_linger(t);
-			if (!t->o->json)
-				printf("server: client verified: %s\n",
-				       ok == 1 ? "yes" : "NO");
-			else
-				server_json(t, ok == 1);
-			return ok == 1 ? 0 : 1;
-		}
-		if (!perf_verb(line, "RUN")) {
-			(void)perf_ctl_send(&t->ctl, 1000, "ERR unexpected");
-			rc = -EPROTO;
-			break;
-		}
-		rc = server_run(t, line);
-	}
-	if (rc < 0)
-		ctl_err("session", rc);
-	return 1;
-}
-
-static int
-server_main(struct twoproc *t)
-{
-	const char *spec = t->o->ctl ? t->o->ctl : "47592";
-	uint16_t port;
-	int lfd, rc;
-
-	rc = perf_ctl_listen(spec, &lfd, &port);
-	if (rc < 0) {
-		fprintf(stderr, "uet-perf: --ctl %s: %s\n", spec,
-			strerror(-rc));
-		return 1;
-	}
-	printf("uet-perf: listening on port %u\n", port);
-	fflush(stdout);
-	rc = perf_ctl_accept(lfd, &t->ctl, (int)t->o->accept_ms);
-	close(lfd);
-	if (rc == -ETIMEDOUT) {
-		fprintf(stderr, "uet-perf: no client connected within %u ms "
-			"(--ctl-timeout)\n", t->o->accept_ms);
-		return 1;
-	}
-	if (rc < 0) {
-		ctl_err("accept", rc);
-		return 1;
-	}
-	rc = server_session(t);
-	perf_ctl_close(&t->ctl);
-	return rc;
-}
-
-/* ------------------------------------------------------------------ */
-/* client                                                              */
-/* ------------------------------------------------------------------ */
-
-static void
-parse_result(const char *line, struct test_ulp_result *s,
-	     struct twoproc_counters *c)
-{
-	memset(s, 0, sizeof(*s));
-	memset(c, 0, sizeof(*c));
-	(void)perf_kv_u64(line, "msgs_sent", &s->msgs_sent);
-	(void)perf_kv_u64(line, "done_ok", &s->pkts_done_ok);
-	(void)perf_kv_u64(line, "done_err", &s->pkts_done_err);
-	(void)perf_kv_u64(line, "rx_pkts", &s->rx_pkts);
-	(void)perf_kv_u64(line, "rx_msgs", &s->rx_msgs);
-	(void)perf_kv_u64(line, "rx_bytes", &s->rx_bytes);
-	(void)perf_kv_u64(line, "rx_dup", &s->rx_dup);
-	(void)perf_kv_u64(line, "rx_bad", &s->rx_bad);
-	(void)perf_kv_u64(line, "rx_order_err", &s->rx_order_err);
-	(void)perf_kv_u64(line, "rx_lost", &s->rx_lost);
-	(void)perf_kv_u64(line, "pongs", &s->pongs);
-	(void)perf_kv_u64(line, "retx", &c->retx);
-	(void)perf_kv_u64(line, "dup_rx", &c->dup_rx);
-	(void)perf_kv_u64(line, "faults", &c->faults);
-	(void)perf_kv_u64(line, "tx_frames", &c->tx_frames);
-	(void)perf_kv_u64(line, "ctl", &c->ctl);
-	(void)perf_kv_u64(line, "stray", &c->stray);
-}
-
-/* Client view for live lines: messages acknowledged (or answered). */
-static void
-client_sample(struct twoproc *t, struct test_ulp *cr,
-	      const struct perf_report *r, struct perf_sample *out)
-{
-	struct twoproc_counters c;
-
-	twoproc_counters(t, &c);
-	out->msgs = test_ulp_msgs_done(cr);
-	out->bytes = out->msgs * r->size;
-	out->retx = c.retx;
-	out->drops = c.faults + perf_port_drops(t->e);
-	perf_sample_cc(t->e, out);
-}
-
-/* Drive our sends until finished, the duration, or the hard limit. */
-static int
-client_drive(struct twoproc *t, struct test_ulp *cr, uint64_t t0, double limit,
-	     struct perf_report *r)
-{
-	uint64_t hz = rte_get_tsc_hz();
-	uint64_t hard = t0 + (uint64_t)(limit * (double)hz);
-	uint64_t stall = (uint64_t)t->o->ctl_timeout_ms * (hz / 1000);
-	uint64_t act, last_act = 0, last_tsc = t0;
-	struct perf_sampler smp;
-	struct perf_sample cur;
-	char line[PERF_CTL_LINE];
-	uint64_t next = 0;
-	int rc;
-
-	r->complete = false;
-	perf_sampler_init(&smp, t->o->interval_ms ?
-			  (t->o->json ? stderr : stdout) : NULL,
-			  t->o->csv_file, t->o->interval_ms, r->mode, t0,
-			  false, t->o->csv_ses);
-	client_sample(t, cr, r, &smp.last);
-	while (!twoproc_stop) {
-		unsigned int us;
-		uint64_t now;
-		bool look = twoproc_turn(t, &next, &us);
-
-		if (atomic_load_explicit(&t->slot.finished,
-					 memory_order_relaxed)) {
-			r->complete = true;
-			break;
-		}
-		if (!look)
-			continue;
-		now = rte_rdtsc();
-		if (now > hard)
-			break;
-		act = test_ulp_activity(cr);
-		if (act != last_act) {
-			last_act = act;
-			last_tsc = now;
-		} else if (now - last_tsc > stall) {
-			return -ETIME; /* nothing acknowledged, failed or received */
-		}
-		if (smp.period && now >= smp.next) {
-			client_sample(t, cr, r, &cur);
-			perf_sampler_tick(&smp, now, &cur, false);
-		}
-		/* the server only speaks now to give up */
-		rc = perf_ctl_poll_line(&t->ctl, line, sizeof(line), us);
-		if (rc < 0)
-			return rc;
-		if (rc > 0)
-			return peer_err(line) ? -ECANCELED : -EPROTO;
-	}
-	r->seconds = (double)(rte_rdtsc() - t0) / (double)hz;
-	if (smp.period) {
-		client_sample(t, cr, r, &cur);
-		perf_sampler_tick(&smp, rte_rdtsc(), &cur, true);
-	}
-	return twoproc_stop ? -EINTR : 0;
-}
-
-static void
-client_report(struct twoproc *t, const struct perf_mode *m,
-	      struct perf_report *r, struct test_ulp *cr,
-	      const char *res_line, const struct twoproc_counters *mine,
-	      const struct perf_opts *o)
-{
-	struct twoproc_counters peer;
-
-	(void)t;
-	test_ulp_result(cr, &r->tx);
-	parse_result(res_line, &r->rx, &peer);
-	if (!r->complete || o->duration > 0)
-		r->count = r->tx.msgs_sent;
-	r->retx = mine->retx + peer.retx;
-	r->dup_suppressed = mine->dup_rx + peer.dup_rx;
-	r->faults_dropped = mine->faults + peer.faults;
-	r->tx_frames = mine->tx_frames + peer.tx_frames;
-	r->acks = peer.ctl;
-	if (r->seconds > 0) {
-		r->msgs_per_s = (double)r->rx.rx_msgs / r->seconds;
-		r->gbytes_per_s = (double)r->rx.rx_bytes / r->seconds / 1e9;
-	}
-	if (m->report != NULL)
-		m->report(r);
-	r->why_not = perf_verify_why(r, o->pds_mode);
-	if (r->why_not == NULL && (peer.stray != 0 || mine->stray != 0))
-		r->why_not = "packets delivered outside a run";
-	r->verified = r->why_not == NULL;
-	r->tx.lat_ns = NULL; /* freed with cr */
-}
-
-static int
-client_run(struct twoproc *t, const struct perf_mode *m, struct perf_report *r)
-{
-	const struct perf_opts *o = t->o;
-	double limit = o->duration > 0 ? o->duration + 10 : 300.0;
-	struct twoproc_counters c0, c1;
-	struct test_ulp_params p, peer;
-	struct test_ulp *cr;
-	char line[PERF_CTL_LINE];
-	uint64_t t0;
-	int rc;
-
-	perf_report_init(r, m, o, 0);
-	r->loss_ppm = t->loss_ppm;
-	/* a one-way stream, shaped by the mode; the server's side is
-	 * told whether it echoes */
-	memset(&p, 0, sizeof(p));
-	memcpy(p.peer.addr, t->peer_fa, 4);
-	p.mode = o->pds_mode;
-	p.size = r->size;
-	p.count = r->count;
-	p.window = r->window;
-	memset(&peer, 0, sizeof(peer));
-	if (m->raw_traffic != NULL)
-		m->raw_traffic(&p, &peer);
-	rc = perf_ctl_send(&t->ctl, (int)o->ctl_timeout_ms,
-			   "RUN mode=%s pds=%s size=%u count=%lu window=%u "
-			   "echo=%u limit_ms=%lu", m->name, r->pds, r->size,
-			   (unsigned long)r->count, r->window,
-			   peer.echo ? 1u : 0u,
-			   (unsigned long)(limit * 1000));
-	if (rc == 0)
-		rc = wait_line(t, line, sizeof(line), o->ctl_timeout_ms);
-	if (rc < 0)
-		return rc;
-	if (peer_err(line))
-		return -ECANCELED;
-	if (!perf_verb(line, "READY"))
-		return -EPROTO;
-	cr = test_ulp_create(&p);
-	if (cr == NULL)
-		return -ENOMEM;
-	twoproc_counters(t, &c0);
-	rc = test_ulp_ops.init(t->slot.ctx, cr, &(void *){ NULL });
-	/* the duration counts from the moment the engine may send */
-	t0 = rte_rdtsc();
-	if (o->duration > 0)
-		test_ulp_set_deadline(cr, t0 + (uint64_t)(o->duration *
-					(double)rte_get_tsc_hz()));
-	if (rc == 0)
-		rc = twoproc_swap(t, cr);
-	if (rc < 0)
-		goto free_cr;
-	r->pkts_per_msg = test_ulp_pkts_per_msg(r->size,
-						uet_ulp_max_len(t->slot.ctx));
-	rc = client_drive(t, cr, t0, limit, r);
-	/* the test ULP is ours again; the PDS keeps ACKing the server's
-	 * pongs */
-	if (twoproc_swap(t, NULL) < 0 && rc == 0)
-		rc = -ETIMEDOUT;
-	if (rc < 0)
-		goto free_cr;
-	test_ulp_result(cr, &r->tx);
-	if (o->duration > 0)
-		test_ulp_expect_trim(cr, r->tx.msgs_sent);
-	rc = perf_ctl_send(&t->ctl, (int)o->ctl_timeout_ms,
-			   "FIN sent=%lu complete=%u",
-			   (unsigned long)r->tx.msgs_sent, r->complete ? 1u : 0u);
-	if (rc == 0)
-		rc = wait_line(t, line, sizeof(line),
-			       (uint64_t)o->ctl_timeout_ms * 2 +
-			       TWOPROC_DRAIN_MS);
-	if (rc == 0 && peer_err(line))
-		rc = -ECANCELED;
-	else if (rc == 0 && !perf_verb(line, "RESULT"))
-		rc = -EPROTO;
-	if (rc < 0)
-		goto free_cr;
-	twoproc_counters(t, &c1);
-	counters_sub(&c1, &c0);
-	client_report(t, m, r, cr, line, &c1, o);
-free_cr:
-	test_ulp_free(cr);
-	return rc;
-}
-
-static void
-client_json(struct twoproc *t, struct perf_report *rep, bool all_ok)
-{
-	const struct perf_opts *o = t->o;
-	char fa[INET_ADDRSTRLEN], pfa[INET_ADDRSTRLEN], mac[18];
-	json_t *res = json_object();
-
-	inet_ntop(AF_INET, t->fa, fa, sizeof(fa));
-	inet_ntop(AF_INET, t->peer_fa, pfa, sizeof(pfa));
-	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
-		 t->peer_mac[0], t->peer_mac[1], t->peer_mac[2],
-		 t->peer_mac[3], t->peer_mac[4], t->peer_mac[5]);
-	for (unsigned int i = 0; res != NULL && i < PERF_NB_MODES; i++)
-		if (o->modes & (1u << i))
-			json_object_set_new(res, rep[i].mode,
-					    perf_json_report(&rep[i]));
-	(void)perf_json_print(json_pack(
-		"{s:s, s:s, s:s, s:I, s:b, s:i, s:i, s:i, s:s, s:s, s:s, s:b,"
-		" s:o, s:b}",
-		"tool", "uet-perf", "role", "client",
-		"pds", perf_pds_name(o->pds_mode),
-		"seed", (json_int_t)o->seed, "inline", t->inline_mode,
-		"idle_sleep_us", (int)o->idle_sleep_us, "engines", 2,
-		"processes", 2, "local_fa", fa, "peer_fa", pfa,
-		"peer_mac", mac, "static_neighbor", !o->arp,
-		"results", res, "verified", all_ok));
-}
-
-static int
-client_session(struct twoproc *t)
-{
-	static struct perf_report rep[PERF_NB_MODES];
-	const struct perf_opts *o = t->o;
-	char line[PERF_CTL_LINE], pfa[INET_ADDRSTRLEN];
-	const char *why;
-	bool all_ok = true;
-	int rc;
-
-	rc = send_hello(t);
-	if (rc == 0)
-		rc = perf_ctl_recv(&t->ctl, line, sizeof(line),
-				   (int)o->ctl_timeout_ms);
-	if (rc < 0) {
-		ctl_err("HELLO", rc);
-		return 1;
-	}
-	if (peer_err(line))
-		return 1;
-	if (parse_hello(t, line, &why) < 0) {
-		fprintf(stderr, "uet-perf: server HELLO: %s\n", why);
-		(void)perf_ctl_send(&t->ctl, 1000, "ERR HELLO: %s", why);
-		return 1;
-	}
-	rc = twoproc_neigh(t);
-	if (rc == 0)
-		rc = twoproc_link_up(t);
-	if (rc < 0) {
-		fprintf(stderr, "uet-perf: port: %s\n", strerror(-rc));
-		(void)perf_ctl_send(&t->ctl, 1000, "ERR client port: %s",
-				    strerror(-rc));
-		return 1;
-	}
-	inet_ntop(AF_INET, t->peer_fa, pfa, sizeof(pfa));
-	if (!o->json)
-		printf("uet-perf: client, peer FA %s (%02x:%02x:%02x:%02x:%02x:"
-		       "%02x), %s neighbour, PDS %s, %s progress, idle sleep "
-		       "%u us, loss %u ppm\n", pfa, t->peer_mac[0],
-		       t->peer_mac[1], t->peer_mac[2], t->peer_mac[3],
-		       t->peer_mac[4], t->peer_mac[5], o->arp ? "ARP" :
-		       "static", perf_pds_name(o->pds_mode),
-		       t->inline_mode ? "inline" : "auto", o->idle_sleep_us,
-		       t->loss_ppm);
-	for (unsigned int i = 0; i < PERF_NB_MODES; i++) {
-		if (!(o->modes & (1u << i)))
-			continue;
-		rc = client_run(t, perf_modes[i], &rep[i]);
-		if (rc < 0) {
-			ctl_err(perf_modes[i]->name, rc);
-			if (rc != -ECANCELED)
-				(void)perf_ctl_send(&t->ctl, 1000,
-						    "ERR client: %s: %s",
-						    perf_modes[i]->name,
-						    twoproc_strerror(rc));
-			return 1;
-		}
-		all_ok = all_ok && rep[i].verified;
-		if (!o->json) {
-			perf_modes[i]->print(&rep[i], stdout);
-			fflush(stdout);
-		}
-	}
-	rc = perf_ctl_send(&t->ctl, (int)o->ctl_timeout_ms, "BYE verified=%u",
-			   all_ok ? 1u : 0u);
-	if (rc == 0)
-		rc = wait_line(t, line, sizeof(line), o->ctl_timeout_ms);
-	if (rc < 0 || !perf_verb(line, "BYE")) {
-		ctl_err("BYE", rc < 0 ? rc : -EPROTO);
-		all_ok = false;
-	}
-	if (o->json)
-		client_json(t, rep, all_ok);
-	return all_ok ? 0 : 1;
-}
-
-/*
- * Connect first, then make the engine: the server's port exists by then
- * (a memif client port needs the server's socket to start).
- */
-static int
-client_main(struct twoproc *t)
-{
-	int rc = perf_ctl_connect(t->o->ctl, &t->ctl,
-				  (int)t->o->ctl_timeout_ms);
-
-	if (rc < 0) {
-		ctl_err(t->o->ctl, rc);
-		return 1;
-	}
-	rc = twoproc_engine(t);
-	if (rc < 0) {
-		(void)perf_ctl_send(&t->ctl, 1000, "ERR client engine: %s",
-				    strerror(-rc));
-		perf_ctl_close(&t->ctl);
-		return 1;
-	}
-	rc = client_session(t);
-	/* port first: the server closes its own after seeing us go */
-	twoproc_free(t);
-	perf_ctl_close(&t->ctl);
-	return rc;
 }
 
 int
@@ -1206,9 +522,9 @@ perf_twoproc_main(const struct perf_opts *o)
 	/* idle sleeps of a few us: do not round them up to 50 us */
 	(void)prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	if (o->role == PERF_ROLE_SERVER)
-		rc = twoproc_engine(&t) < 0 ? 1 : server_main(&t);
+		rc = twoproc_engine(&t) < 0 ? 1 : twoproc_server_main(&t);
 	else
-		rc = client_main(&t);
+		rc = twoproc_client_main(&t);
 	twoproc_free(&t);
 	/* not rte_eal_cleanup(): memif's leftovers on the interrupt thread */
 	if (t.eal_up)

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * uet-perf's raw-PDS test ULP (apps/uet-perf/rawulp.c) without an engine:
- * uet_ulp_submit / uet_ulp_max_len / uet_ulp_now and rte_get_tsc_hz are
- * wrapped (-Wl,--wrap), submissions are recorded, completions and
- * deliveries are driven by hand in the orders a loaded host produces.
+ * uet-perf's latency mode (apps/uet-perf/latency.c) over the raw-PDS test
+ * ULP (test_ulp.c) without an engine: the mode's ping and echo engines as
+ * its raw_traffic() picks them; uet_ulp_submit / uet_ulp_max_len /
+ * uet_ulp_now and rte_get_tsc_hz are wrapped (-Wl,--wrap), submissions
+ * are recorded, completions and deliveries are driven by hand in the
+ * orders a loaded host produces.
  */
 
 #include <errno.h>
@@ -15,6 +17,8 @@
 #include <cmocka.h>
 
 #include "perf.h"
+
+extern const struct perf_mode perf_mode_latency;
 
 #define MAX_LEN 1500
 #define MAX_SUB 16
@@ -58,6 +62,30 @@ __wrap_rte_get_tsc_hz(void)
 	return 1000000000ull;
 }
 
+/* latency.c's printing and in-process topology are not under test */
+const struct perf_topology perf_topology_pair;
+
+void
+perf_ses_print(const struct perf_report *r, FILE *f)
+{
+	(void)r;
+	(void)f;
+}
+
+void
+perf_wire_print(const struct perf_report *r, FILE *f)
+{
+	(void)r;
+	(void)f;
+}
+
+void
+perf_verified_print(const struct perf_report *r, FILE *f)
+{
+	(void)r;
+	(void)f;
+}
+
 /* never dereferenced: every use of the context is wrapped */
 static struct uet_ulp_ctx *const ctx = (struct uet_ulp_ctx *)&nb_sub;
 
@@ -79,12 +107,15 @@ pinger(uint32_t size, uint32_t win)
 {
 	struct test_ulp_params p = {
 		.mode = UET_PDS_MODE_RUD, .size = size, .count = 3,
-		.window = win, .expect = 3, .expect_size = size,
-		.pingpong = true,
-	};
-	struct test_ulp *r = test_ulp_create(&p);
+		.window = win,
+	}, rx = { 0 };
+	struct test_ulp *r;
 	void *priv = NULL;
 
+	perf_mode_latency.raw_traffic(&p, &rx);
+	assert_int_equal(p.expect, 3);
+	assert_int_equal(p.expect_size, size);
+	r = test_ulp_create(&p);
 	assert_non_null(r);
 	assert_int_equal(test_ulp_ops.init(ctx, r, &priv), 0);
 	assert_ptr_equal(priv, r);
@@ -97,19 +128,21 @@ pinger(uint32_t size, uint32_t win)
 static void
 pong(struct test_ulp *r, uint64_t seq)
 {
-	struct test_ulp_params ep = {
+	struct test_ulp_params tx = { .count = 3, .size = 64 }, ep = {
 		.mode = UET_PDS_MODE_RUD, .size = 64, .window = 1,
-		.expect = 3, .expect_size = 64, .echo = true,
+		.expect = 3, .expect_size = 64,
 	};
 	struct uet_pds_event ev = {
 		.type = UET_PDS_EV_DELIVER, .mode = UET_PDS_MODE_RUD,
 		.next_hdr = UET_SES_FMT_SMALL,
 	};
-	struct test_ulp *echo = test_ulp_create(&ep);
+	struct test_ulp *echo;
 	uint8_t buf[256];
 	void *priv = NULL;
 	int n;
 
+	perf_mode_latency.raw_traffic(&tx, &ep); /* the echoing engine */
+	echo = test_ulp_create(&ep);
 	assert_non_null(echo);
 	assert_int_equal(test_ulp_ops.init(ctx, echo, &priv), 0);
 	n = test_ulp_ops.build(echo, seq, 0, false, buf, sizeof(buf));
@@ -122,7 +155,7 @@ pong(struct test_ulp *r, uint64_t seq)
  * pong is awaited, the next ping goes; the failed ping's pong, arriving
  * late after all, does not count as the next one's. */
 static void
-test_ulp_done__failed_ping_ends_wait(void **state)
+ping_failed__ends_wait(void **state)
 {
 	struct test_ulp *r = pinger(64, 8);
 	struct test_ulp_result res;
@@ -156,7 +189,7 @@ test_ulp_done__failed_ping_ends_wait(void **state)
 /* A packet of a multi-packet ping fails while the rest still waits for
  * the window: the ping is finished, not awaited, counted once. */
 static void
-test_ulp_done__failed_partial_ping_not_awaited(void **state)
+ping_failed__partial_ping_not_awaited(void **state)
 {
 	struct test_ulp *r = pinger(4000, 1);
 	struct test_ulp_result res;
@@ -183,7 +216,7 @@ test_ulp_done__failed_partial_ping_not_awaited(void **state)
 
 /* A good run: every ping waits for its pong. */
 static void
-test_ulp_poll__ping_waits_for_pong(void **state)
+ping_send__waits_for_pong(void **state)
 {
 	struct test_ulp *r = pinger(64, 8);
 	struct test_ulp_result res;
@@ -206,9 +239,9 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ulp_done__failed_ping_ends_wait),
-		cmocka_unit_test(test_ulp_done__failed_partial_ping_not_awaited),
-		cmocka_unit_test(test_ulp_poll__ping_waits_for_pong),
+		cmocka_unit_test(ping_failed__ends_wait),
+		cmocka_unit_test(ping_failed__partial_ping_not_awaited),
+		cmocka_unit_test(ping_send__waits_for_pong),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
