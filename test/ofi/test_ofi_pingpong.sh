@@ -24,8 +24,8 @@
 #           (icv=ok), none with another key
 #   tsscluster  the same in cluster mode (a key per source, a rotation
 #           every 64 TSCs): every UET frame protected, both association
-#           numbers in each direction (uet-dump cannot derive cluster
-#           keys: not opened)
+#           numbers in each direction, each frame opened by uet-dump
+#           deriving its key (--tss-cluster 64), none with another key
 #   dgram   the same memif pair, '-e dgram': the provider's own DGRAM
 #           endpoints (UUD, nothing retransmits: the datagram sent before
 #           the memif peer connected must wait for the link, not be lost)
@@ -441,15 +441,18 @@ check_tss() {
 				return 1
 			done
 		done
-		return 0
 	fi
-	ok=$("$UET_DUMP" --tss-key "7:$TMP/sdi7.key" "$cap" | grep -c 'icv=ok')
+	local cl=()
+	[ "$MODE" = tsscluster ] && cl=(--tss-cluster 64)
+	ok=$("$UET_DUMP" "${cl[@]}" --tss-key "7:$TMP/sdi7.key" "$cap" |
+		grep -c 'icv=ok')
 	echo "# opened with the domain key: $ok"
 	if [ "$ok" -ne "$tss" ]; then
 		echo "FAIL: $ok of $tss frames open with the key"
 		return 1
 	fi
-	ok=$("$UET_DUMP" --tss-key "7:$TMP/other.key" "$cap" | grep -c 'icv=ok')
+	ok=$("$UET_DUMP" "${cl[@]}" --tss-key "7:$TMP/other.key" "$cap" |
+		grep -c 'icv=ok')
 	if [ "$ok" -ne 0 ]; then
 		echo "FAIL: $ok frames open with another key"
 		return 1
