@@ -273,8 +273,10 @@ engine_tss_rx_flush(struct uet_engine_lcore *lc)
 			rx_drop(lc, it->m, (enum uet_engine_tss_drop)(rc - 1));
 			continue;
 		}
-		t->rxq[n] = *it;
-		it = &t->rxq[n];
+		if (n != i) {
+			t->rxq[n] = *it;
+			it = &t->rxq[n];
+		}
 		t->bm[n] = it->m;
 		t->bs[n] = it->sess;
 		t->bop[n] = (struct uet_tss_cdev_op){
