@@ -117,14 +117,20 @@ mkdir -p "$tmp/wrap" "$tmp/cwd"
 ln -s "$ft_share/test_configs" "$tmp/cwd/test_configs"
 for p in "$ft_bin"/fi_* "$ft_bin"/sighandler_test; do
 	[ -x "$p" ] || continue
+	# fi_ubertest's output is kept too (OUT/fi_ubertest.RANK.out):
+	# runfabtests prints only its count of the client's result lines
+	run="exec \"$p\" \"\$@\""
+	[ "${p##*/}" = fi_ubertest ] &&
+		run="\"$p\" \"\$@\" | tee -a \"$out/fi_ubertest.\$rank.out\"; exit \${PIPESTATUS[0]}"
 	cat > "$tmp/wrap/${p##*/}" <<EOF
-#!/bin/sh
+#!/bin/bash
 rank=0 prev=
 for a in "\$@"; do
 	[ "\$a" = 127.0.1.2 ] || [ "\$prev" = -u ] && rank=1
 	prev=\$a
 done
-FI_UET_PROVIDER_LOCAL_RANK=\$rank exec "$p" "\$@"
+export FI_UET_PROVIDER_LOCAL_RANK=\$rank
+$run
 EOF
 	chmod +x "$tmp/wrap/${p##*/}"
 done
