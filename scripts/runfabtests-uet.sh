@@ -130,6 +130,19 @@ for a in "\$@"; do
 	prev=\$a
 done
 export FI_UET_PROVIDER_LOCAL_RANK=\$rank
+# a memif server that runfabtests killed (-9) leaves its socket file, on
+# which the next server's probe fails ("Address already in use"): every
+# uet test after it would fail at fi_fabric; nothing listens there (the
+# pairs run one at a time), remove it
+[ \$rank = 0 ] && [ -S "$tmp/memif.sock" ] && python3 -c '
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+try:
+    s.connect(sys.argv[1])
+except ConnectionRefusedError:
+    os.unlink(sys.argv[1])
+except OSError:
+    pass' "$tmp/memif.sock"
 $run
 EOF
 	chmod +x "$tmp/wrap/${p##*/}"

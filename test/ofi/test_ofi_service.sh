@@ -51,7 +51,8 @@
 #               to A and rank 1 to B through ONE provider configuration
 #               file whose [service] socket is %{A,B}.sock (the local-rank
 #               token, docs/PROVIDER.md); mpi_pingpong (8 B .. 1 MiB,
-#               data checked, an MPI_Allreduce), 3 runs
+#               the third run to 4 MiB, data checked, an MPI_Allreduce),
+#               3 runs
 #   mpi_one     the same, both ranks attached to L (one service, one
 #               port)
 #   shared_av_one  named AVs (FI_SHARED_AV), fi_rdm_shared_av's
@@ -384,17 +385,21 @@ mpi|mpi_one)
 		[ -n "${!v:-}" ] && pass_env+=(-x "$v")
 	done
 	for run in 1 2 3; do
+		# the last run to 4 MiB (above the 1 MiB default)
+		big=()
+		[ $run = 3 ] && big=(-m 4194304)
 		timeout --kill-after=5 90 "$MPIRUN" "${root[@]}" --oversubscribe \
 			--bind-to none --mca pml cm --mca mtl ofi \
 			--mca mtl_ofi_provider_include uet \
 			-x FI_PROVIDER_PATH -x FI_LOG_LEVEL \
 			-x FI_UET_PROVIDER_CONFIG \
 			-x FI_UET_PROVIDER_SERVICE_TIMEOUT \
-			"${pass_env[@]}" -np 2 "$PROG" > "$TMP/mpi$run.log" 2>&1
+			"${pass_env[@]}" -np 2 "$PROG" "${big[@]}" \
+			> "$TMP/mpi$run.log" 2>&1
 		st=$?
 		grep -q '^mpi_pingpong: OK$' "$TMP/mpi$run.log" && [ $st = 0 ] ||
 			fail "MPI run $run: exit $st"
-		echo "# run $run: $(grep -E '^ +(8|1048576) ' "$TMP/mpi$run.log" | tr -s ' ' | tr '\n' ';')"
+		echo "# run $run: $(grep -E '^ +(8|1048576|4194304) ' "$TMP/mpi$run.log" | tr -s ' ' | tr '\n' ';')"
 	done
 	# one-sided (osc rdma over btl ofi) beside the mtl: two fabrics per
 	# rank on one attachment
