@@ -188,6 +188,8 @@ uet_ofi_av_shm_open(struct uet_ofi_av *av, struct fi_av_attr *attr)
 	if (fd >= 0 && !ro) {
 		rc = shm_create(fd, cap, av->addr_format, &av->shm,
 				&av->shm_len);
+		if (rc < 0)
+			shm_unlink(av->shm_name); /* ours, half made */
 	} else if (fd < 0 && !ro && errno == EEXIST) {
 		fd = shm_open(av->shm_name, O_RDWR, 0600);
 		rc = fd < 0 ? -errno :
