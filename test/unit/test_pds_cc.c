@@ -558,9 +558,13 @@ pds_cc_grants__pacer_deadline_and_credit_ack(void **state)
 	assert_true(st.credit_req >= 1);
 	fakewire_inject(&W, 0, &ack, false, false);
 	assert_int_equal(fakewire_st(0)->credit_rx, 1);
-	/* then one quantum per quantum / (0.99 x 100 Gb/s): 103.4 ns for
-	 * 1280 B, on whole-ns deadlines */
-	ps = (uint64_t)cms.pacer.quantum * 8000000000ull / (100000ull * 990);
+	/* then one quantum per its wire size (the quantum and its share
+	 * of the framing, frame_ppm) / (0.99 x 100 Gb/s), on whole-ns
+	 * deadlines */
+	assert_true(cms.pacer.frame_ppm > 0);
+	ps = ((uint64_t)cms.pacer.quantum +
+	      ((uint64_t)cms.pacer.frame_ppm * cms.pacer.quantum + 999999) /
+	      1000000) * 8000000000ull / (100000ull * 990);
 	(void)advance_to_deadline(1); /* the end of the catch-up */
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
 	t0 = W.now;
