@@ -43,6 +43,7 @@
 #include <rte_udp.h>
 
 #include <uet/uet_pds.h>
+#include <uet/uet_wire_csum.h>
 
 #include "engine_private.h"
 
@@ -139,11 +140,11 @@ local_delivery_as_received(const struct uet_engine *e, unsigned int to,
 						UET_IPV6_HLEN;
 		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)
 			(d + l3off + ihl);
+		uint16_t c;
 
 		udp->dgram_cksum = 0;
-		udp->dgram_cksum = ipver == 4 ?
-			rte_ipv4_udptcp_cksum(ip, udp) :
-			rte_ipv6_udptcp_cksum(ip, udp);
+		c = (uint16_t)~uet_wire_csum_fold(uet_wire_csum_udp(ip, udp));
+		udp->dgram_cksum = c == 0 ? 0xFFFF : c;
 	}
 	m->ol_flags = 0;
 	m->packet_type = 0;

@@ -18,6 +18,8 @@
 #include <rte_pause.h>
 #include <rte_prefetch.h>
 
+#include <uet/uet_wire_csum.h>
+
 /* Frames ahead whose headers are prefetched while one is decoded. */
 #define ENG_RX_PREFETCH 4
 
@@ -73,7 +75,6 @@ rx_csum_ok(struct uet_engine_lcore *lc, const struct engine_port *p,
 {
 	const uint8_t *l4, *l3;
 	uint64_t f;
-	int rc;
 
 	if (o->native || o->trimmed)
 		return true;
@@ -87,15 +88,12 @@ rx_csum_ok(struct uet_engine_lcore *lc, const struct engine_port *p,
 	if (f == RTE_MBUF_F_RX_L4_CKSUM_GOOD)
 		return true;
 	if (f != RTE_MBUF_F_RX_L4_CKSUM_BAD) {
+		/* the vectorised sum: DPDK's rte_ipv4/6_udptcp_cksum_verify
+		 * adds 16 bits per step, a third of a bulk frame's cost */
 		l4 = rte_pktmbuf_mtod_offset(m, const uint8_t *,
 					     o->hdr_len - UET_UDP_HLEN);
 		l3 = l4 - o->ip_hlen;
-		rc = o->ip_version == 4 ?
-			rte_ipv4_udptcp_cksum_verify(
-				(const struct rte_ipv4_hdr *)l3, l4) :
-			rte_ipv6_udptcp_cksum_verify(
-				(const struct rte_ipv6_hdr *)l3, l4);
-		if (rc == 0)
+		if (uet_wire_csum_fold(uet_wire_csum_udp(l3, l4)) == 0xFFFF)
 			return true;
 	}
 	ENG_INC(lc->st.rx_csum_bad);

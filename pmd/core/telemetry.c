@@ -153,6 +153,17 @@ fill_stats(const struct uet_engine *e, const struct uet_engine_stats *s,
 	return 0;
 }
 
+/* Who sums a port's UDP checksums (port.c port_csum_offloads): the
+ * device, the engine in software, or nobody (native IP; IPv4-only with
+ * port.udp_checksum = false). */
+static const char *
+csum_mode(const struct engine_port *p, bool offload)
+{
+	if (p->native || !(p->csum_v4 || p->has_ipv6))
+		return "none";
+	return offload ? "device" : "software";
+}
+
 static int
 fill_ports(const struct uet_engine *e, const struct uet_engine_stats *s,
 	   struct rte_tel_data *d)
@@ -171,6 +182,10 @@ fill_ports(const struct uet_engine *e, const struct uet_engine_stats *s,
 		rte_tel_data_add_dict_int(c, "socket", p->socket);
 		rte_tel_data_add_dict_int(c, "queues", p->nb_rxq);
 		rte_tel_data_add_dict_int(c, "mtu", p->mtu);
+		rte_tel_data_add_dict_string(c, "udp_checksum_tx",
+					     csum_mode(p, p->csum_tx_offload));
+		rte_tel_data_add_dict_string(c, "udp_checksum_rx",
+					     csum_mode(p, p->csum_rx_offload));
 		rte_ether_format_addr(buf, sizeof(buf), &p->mac);
 		rte_tel_data_add_dict_string(c, "mac", buf);
 		if (p->has_ipv4 && inet_ntop(AF_INET, p->ipv4, buf, sizeof(buf)))

@@ -15,6 +15,8 @@
 #include <rte_mbuf.h>
 #include <rte_udp.h>
 
+#include <uet/uet_wire_csum.h>
+
 #include "proto_private.h"
 
 bool
@@ -73,15 +75,22 @@ req_psn(const struct uet_wire_pds_hdr *h)
 /*
  * UDP checksum of a built frame (port.udp_checksum; IPv6 always): the
  * port's offload (pseudo-header sum in the field, as DPDK's offload
- * contract says) or DPDK's software sum. Native-IP frames have none.
+ * contract says) or the vectorised software sum (uet_wire_csum_udp();
+ * DPDK's rte_ipv4/6_udptcp_cksum add 16 bits per step). @p ulp_sum, when
+ * not NULL, is the sum of the bytes from @p ulp_off on, taken by the
+ * ULP while it copied them: only the headers are summed here. Native-IP
+ * frames have none.
  */
 static void
 udp_csum_fill(const struct uet_ulp_ctx *ctx, const struct uet_wire_outer_tpl *t,
-	      struct rte_mbuf *m, uint8_t *buf)
+	      struct rte_mbuf *m, uint8_t *buf, const uint32_t *ulp_sum,
+	      size_t ulp_off)
 {
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(buf + t->l4_off);
 	const void *ip = buf + t->l3_off;
 	bool v4 = t->ip_version == 4;
+	uint32_t sum, len;
+	uint16_t c;
 
 	if (ctx->csum_offload) {
 		m->l2_len = t->l3_off;
@@ -92,8 +101,38 @@ udp_csum_fill(const struct uet_ulp_ctx *ctx, const struct uet_wire_outer_tpl *t,
 					rte_ipv6_phdr_cksum(ip, m->ol_flags);
 		return;
 	}
-	udp->dgram_cksum = v4 ? rte_ipv4_udptcp_cksum(ip, udp) :
-				rte_ipv6_udptcp_cksum(ip, udp);
+	udp->dgram_cksum = 0;
+	if (ulp_sum != NULL) {
+		sum = uet_wire_csum_pseudo(ip, &len);
+		sum = uet_wire_csum_partial(udp, ulp_off - t->l4_off, sum);
+		sum += *ulp_sum;
+	} else {
+		sum = uet_wire_csum_udp(ip, udp);
+	}
+	c = (uint16_t)~uet_wire_csum_fold(sum);
+	/* RFC 768: a computed zero is sent as all ones */
+	udp->dgram_cksum = c == 0 ? 0xFFFF : c;
+}
+
+/*
+ * The SES header and payload of request @p t into @p dst. When the frame's
+ * checksum is computed here (@p sum not NULL) and the ULP sums while it
+ * copies, *sum is their sum and stays set; else *sum is cleared (NULL) and
+ * the checksum pass reads the frame.
+ */
+static int
+ulp_build(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t, uint8_t *dst,
+	  size_t cap, uint32_t **sum)
+{
+	bool retx = t->kind == UET_PDS_TX_RETX;
+
+	if (*sum != NULL && ctx->ulp->build_csum != NULL)
+		return ctx->ulp->build_csum(ctx->ulp_priv, t->cookie,
+					    req_psn(&t->hdr), retx, dst, cap,
+					    *sum);
+	*sum = NULL;
+	return ctx->ulp->build(ctx->ulp_priv, t->cookie, req_psn(&t->hdr),
+			       retx, dst, cap);
 }
 
 /* Build the frame of descriptor @p t into @p m; 0 or -errno. */
@@ -107,6 +146,9 @@ frame_build(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t,
 	size_t hl = uet_wire_pds_hdr_len(t->hdr.type);
 	bool ctl = t->kind == UET_PDS_TX_CTL;
 	uint16_t body = ctl ? t->resp_len : t->len;
+	bool csum = d != NULL &&
+		    (d->tpl.ip_version == 6 ? ctx->csum_v6 : ctx->csum_v4);
+	uint32_t sum, *ulp_sum = NULL;
 	uint8_t dscp, ecn;
 	size_t ol;
 	int pl, bl;
@@ -132,21 +174,23 @@ frame_build(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t,
 	pl = uet_wire_pds_hdr_encode(&t->hdr, buf + ol, cap - ol);
 	if (unlikely(pl < 0 || (size_t)pl != hl))
 		return -EINVAL;
+	/* the ULP's sum adds to the headers' when its bytes start at an
+	 * even offset of the datagram (PDS headers are 4-byte multiples) */
+	if (csum && !ctx->csum_offload && ((ol + hl - d->tpl.l4_off) & 1) == 0)
+		ulp_sum = &sum;
 	if (ctl) {
 		if (body != 0)
 			memcpy(buf + ol + hl, t->resp, body);
 	} else {
-		bl = ctx->ulp->build(ctx->ulp_priv, t->cookie,
-				     req_psn(&t->hdr),
-				     t->kind == UET_PDS_TX_RETX,
-				     buf + ol + hl, cap - (ol + hl));
+		bl = ulp_build(ctx, t, buf + ol + hl, cap - (ol + hl), &ulp_sum);
 		if (unlikely(bl != (int)body))
 			return -EINVAL;
 	}
 	if (rte_pktmbuf_append(m, (uint16_t)(ol + hl + body)) == NULL)
 		return -ENOSPC;
-	if (d->tpl.ip_version == 6 ? ctx->csum_v6 : ctx->csum_v4)
-		udp_csum_fill(ctx, &d->tpl, m, buf);
+	if (csum)
+		udp_csum_fill(ctx, &d->tpl, m, buf, ctl ? NULL : ulp_sum,
+			      ol + hl);
 	return 0;
 }
 

@@ -230,6 +230,16 @@ ses_ulp_build(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
 	return uet_ses_build(c->ses, cookie, psn, buf, cap);
 }
 
+static int
+ses_ulp_build_csum(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
+		   uint8_t *buf, size_t cap, uint32_t *sum)
+{
+	struct ses_ulp_ctx *c = priv;
+
+	(void)is_retx;
+	return uet_ses_build_csum(c->ses, cookie, psn, buf, cap, sum);
+}
+
 static void
 ses_ulp_event(void *priv, struct uet_ulp_ctx *uctx,
 	  const struct uet_pds_event *ev, const uint8_t *ses, uint16_t len)
@@ -289,4 +299,5 @@ const struct uet_ulp_ops uet_ses_ulp_ops = {
 	.event = ses_ulp_event,
 	.resp_expected = ses_ulp_resp_expected,
 	.next_deadline = ses_ulp_next_deadline,
+	.build_csum = ses_ulp_build_csum,
 };

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <uet/uet_ses_amo.h>
+#include <uet/uet_wire_csum.h>
 
 #include "ses_private.h"
 
@@ -518,18 +519,47 @@ ses_req_fill(const struct uet_ses *s, const struct ses_msg *m, uint32_t i,
 		ses_rdv_error_fill(m, h);
 }
 
-int
-uet_ses_build(struct uet_ses *s, uint64_t cookie, uint32_t psn, uint8_t *buf,
-	      size_t cap)
+/*
+ * The payload of fragment @p i behind its @p n header bytes; with @p sum,
+ * their sum, the payload summed as it is copied when it starts at an even
+ * offset (SES headers are 4-byte multiples; an odd one is summed after).
+ */
+static void
+ses_build_payload(const struct ses_msg *m, uint32_t i, uint8_t *buf, int n,
+		  uint32_t plen, uint32_t *sum)
+{
+	const uint8_t *src = (const uint8_t *)m->wr.buf + ses_frag_off(m, i);
+
+	if (sum == NULL) {
+		if (plen)
+			memcpy(buf + n, src, plen);
+	} else if ((n & 1) == 0) {
+		*sum = uet_wire_csum_copy(buf + n, src, plen,
+					  uet_wire_csum_partial(buf, n, 0));
+	} else {
+		if (plen)
+			memcpy(buf + n, src, plen);
+		*sum = uet_wire_csum_partial(buf, (size_t)n + plen, 0);
+	}
+}
+
+static int
+ses_build(struct uet_ses *s, uint64_t cookie, uint8_t *buf, size_t cap,
+	  uint32_t *sum)
 {
 	struct uet_wire_ses_req h;
 	struct ses_msg *m;
 	uint32_t i, plen;
 	int n;
 
-	(void)psn;
-	if (ses_ck_kind(cookie) == SES_CK_RET)
-		return ses_build_ret(s, cookie, buf, cap);
+	if (ses_ck_kind(cookie) == SES_CK_RET) {
+		/* READ response data: read from the region (ses_mem_read
+		 * may resolve pieces), then summed */
+		n = ses_build_ret(s, cookie, buf, cap);
+		if (n >= 0 && sum != NULL)
+			*sum = uet_wire_csum_partial(buf, (size_t)n, 0);
+		return n;
+	}
 	m = ses_msg_get(s, cookie);
 	/* detached: its buffer belongs to nobody any more (uet_ses_withdraw) */
 	if (m == NULL || m->detached)
@@ -542,11 +572,25 @@ uet_ses_build(struct uet_ses *s, uint64_t cookie, uint32_t psn, uint8_t *buf,
 		return n == -UET_WIRE_E_NOSPACE ? -ENOSPC : -EINVAL;
 	if ((size_t)n + plen > cap)
 		return -ENOSPC;
-	if (plen)
-		memcpy(buf + n, (const uint8_t *)m->wr.buf +
-		       ses_frag_off(m, i), plen);
+	ses_build_payload(m, i, buf, n, plen, sum);
 	s->st.frag_built++;
 	return n + (int)plen;
+}
+
+int
+uet_ses_build(struct uet_ses *s, uint64_t cookie, uint32_t psn, uint8_t *buf,
+	      size_t cap)
+{
+	(void)psn;
+	return ses_build(s, cookie, buf, cap, NULL);
+}
+
+int
+uet_ses_build_csum(struct uet_ses *s, uint64_t cookie, uint32_t psn,
+		   uint8_t *buf, size_t cap, uint32_t *sum)
+{
+	(void)psn;
+	return ses_build(s, cookie, buf, cap, sum);
 }
 
 /* ---- hand-over to the PDS ---- */

@@ -1401,6 +1401,10 @@ test_telemetry(void)
 	CHECK(itest_tel_query(fd, "/uet/stats,0", buf, sizeof(buf)) == 0);
 	CHECK(strstr(buf, "\"rx_pkts\"") != NULL);
 	CHECK(strstr(buf, "\"wake_post\"") != NULL);
+	/* a ring port has no checksum offload: the engine sums */
+	CHECK(itest_tel_query(fd, "/uet/ports,0", buf, sizeof(buf)) == 0);
+	CHECK(strstr(buf, "\"udp_checksum_tx\":\"software\"") != NULL);
+	CHECK(strstr(buf, "\"udp_checksum_rx\":\"software\"") != NULL);
 	CHECK(itest_tel_query(fd, "/uet/lcores,0", buf, sizeof(buf)) == 0);
 	CHECK(strstr(buf, "\"app_iterations\"") != NULL);
 	CHECK(strstr(buf, "\"rx_intr_queues\":0") != NULL);

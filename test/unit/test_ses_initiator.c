@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include <uet/uet_ses.h>
+#include <uet/uet_wire_csum.h>
 
 #include "ses_fakewire.h"
 
@@ -76,9 +77,9 @@ take_frags(struct uet_wire_ses_req *hs, uint32_t *plens, uint32_t max,
 	   uint8_t *fmt)
 {
 	struct uet_pds_tx tx[64];
-	uint8_t buf[SFW_MTU + 64];
+	uint8_t buf[SFW_MTU + 64], sbuf[SFW_MTU + 64];
 	uint16_t n, i;
-	uint32_t k = 0;
+	uint32_t k = 0, sum;
 	int len, hl;
 
 	uet_ses_progress(w.n[0].ses, w.now);
@@ -102,6 +103,15 @@ take_frags(struct uet_wire_ses_req *hs, uint32_t *plens, uint32_t max,
 		/* A second build of the cookie (retransmission) is equal. */
 		assert_int_equal(uet_ses_build(w.n[0].ses, tx[i].cookie, 0,
 					       buf, sizeof(buf)), len);
+		/* and the build that sums writes the same bytes and their
+		 * sum */
+		assert_int_equal(uet_ses_build_csum(w.n[0].ses, tx[i].cookie,
+						    0, sbuf, sizeof(sbuf),
+						    &sum), len);
+		assert_memory_equal(sbuf, buf, (size_t)len);
+		assert_int_equal(uet_wire_csum_fold(sum),
+				 uet_wire_csum_fold(uet_wire_csum_partial(
+					 buf, (size_t)len, 0)));
 		k++;
 	}
 	return k;
@@ -142,6 +152,33 @@ fragment__std_offsets(void **state)
 		total += pl[i];
 	}
 	assert_int_equal(total, 3000);
+}
+
+/* Odd payload lengths (an odd last byte in the sum) and an unknown
+ * cookie through the build that sums (the payload checks are
+ * take_frags'). */
+static void
+build_csum__odd_lengths_and_unknown(void **state)
+{
+	struct uet_wire_ses_req h[16];
+	uint32_t pl[16], sum = 0x1234;
+	struct uet_ses_wr wr;
+	uint8_t fmt = 0, buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 13 + 1);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, data, 3001);
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	assert_true(take_frags(h, pl, 16, &fmt) > 1);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_WRITE, data, 777);
+	wr.rkey = 5;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	assert_int_equal(take_frags(h, pl, 16, &fmt), 1);
+	assert_int_equal(pl[0], 777);
+	assert_int_equal(uet_ses_build_csum(w.n[0].ses, 0xFFFFFFFFFFFFull, 0,
+					    buf, sizeof(buf), &sum), -ENOENT);
+	assert_int_equal(sum, 0x1234);
 }
 
 static void
@@ -445,6 +482,8 @@ main(void)
 		cmocka_unit_test(fmt_choose__rules),
 		cmocka_unit_test_setup_teardown(fragment__std_offsets, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(build_csum__odd_lengths_and_unknown,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(fragment__medium_single_and_ids,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(fragment__atomic_cas_ext,

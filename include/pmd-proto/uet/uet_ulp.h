@@ -106,6 +106,17 @@ struct uet_ulp_ops {
 	 * a virtual clock stops there too. NULL: the ULP has no timers.
 	 */
 	uint64_t (*next_deadline)(void *priv, struct uet_ulp_ctx *ctx);
+	/**
+	 * Optional: `build`, and in @p sum the one's complement sum of the
+	 * bytes written (uet_wire_csum_partial(), from @p buf), taken while
+	 * the payload is copied (uet_wire_csum_copy()), so that a frame
+	 * whose UDP checksum is computed in software reads its payload
+	 * once. Called instead of `build` when the frame needs that sum.
+	 * NULL: `build`, then a checksum pass over the frame.
+	 */
+	int (*build_csum)(void *priv, uint64_t cookie, uint32_t psn,
+			  bool is_retx, uint8_t *buf, size_t cap,
+			  uint32_t *sum);
 };
 
 /** What uet_proto_hook_ops takes as uet_engine_params.hook_arg. */

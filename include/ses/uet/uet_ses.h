@@ -330,6 +330,15 @@ int uet_ses_build(struct uet_ses *s, uint64_t cookie, uint32_t psn,
 		  uint8_t *buf, size_t cap);
 
 /**
+ * uet_ses_build(), and in @p sum the one's complement sum of the bytes
+ * written (uet_wire_csum_partial() of @p buf), the payload of a request
+ * summed while it is copied (one pass over it): the UDP checksum of the
+ * frame then sums only the headers in front.
+ */
+int uet_ses_build_csum(struct uet_ses *s, uint64_t cookie, uint32_t psn,
+		       uint8_t *buf, size_t cap, uint32_t *sum);
+
+/**
  * Whether a request the PDS is about to accept needs a guaranteed-delivery
  * response (uet_pds_rx_meta.resp_expected): the EOM packet of every
  * RUD/ROD request (UEC 1.0 PDS guaranteed delivery, SES responses).
