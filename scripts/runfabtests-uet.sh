@@ -114,17 +114,40 @@ mbuf_cache = 32
 EOF
 
 mkdir -p "$tmp/wrap" "$tmp/cwd"
+ubport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("0.0.0.0", 0)); print(s.getsockname()[1])')
 ln -s "$ft_share/test_configs" "$tmp/cwd/test_configs"
 for p in "$ft_bin"/fi_* "$ft_bin"/sighandler_test; do
 	[ -x "$p" ] || continue
+	# fi_ubertest's output is kept too (OUT/fi_ubertest.PROV.RANK.out):
+	# runfabtests prints only its count of the client's result lines.
+	# Its server listens on 0.0.0.0 (runfabtests gives it no address)
+	# at a fixed port, 2710: the runs of other providers in parallel
+	# would meet there, so each run's fi_ubertest gets a port of its own
+	run="exec \"$p\" \"\$@\""
+	[ "${p##*/}" = fi_ubertest ] &&
+		run="\"$p\" -q $ubport \"\$@\" | tee -a \"$out/fi_ubertest.\${UET_RFT_PROV##*;}.\$rank.out\"; exit \${PIPESTATUS[0]}"
 	cat > "$tmp/wrap/${p##*/}" <<EOF
-#!/bin/sh
+#!/bin/bash
 rank=0 prev=
 for a in "\$@"; do
 	[ "\$a" = 127.0.1.2 ] || [ "\$prev" = -u ] && rank=1
 	prev=\$a
 done
-FI_UET_PROVIDER_LOCAL_RANK=\$rank exec "$p" "\$@"
+export FI_UET_PROVIDER_LOCAL_RANK=\$rank
+# a memif server that runfabtests killed (-9) leaves its socket file, on
+# which the next server's probe fails ("Address already in use"): every
+# uet test after it would fail at fi_fabric; nothing listens there (the
+# pairs run one at a time), remove it
+[ \$rank = 0 ] && [ -S "$tmp/memif.sock" ] && python3 -c '
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+try:
+    s.connect(sys.argv[1])
+except ConnectionRefusedError:
+    os.unlink(sys.argv[1])
+except OSError:
+    pass' "$tmp/memif.sock"
+$run
 EOF
 	chmod +x "$tmp/wrap/${p##*/}"
 done
@@ -159,6 +182,7 @@ runset() {
 run() {
 	local prov=$1 log=$2
 	shift 2
+	export UET_RFT_PROV=$prov # the wrapper's name for fi_ubertest's output
 	: > "$log"
 	[ -z "$other" ] || runset "$prov" "$log" "$other" "$tmo" "$@"
 	[ $complex -eq 0 ] || runset "$prov" "$log" complex "$utmo" "$@"

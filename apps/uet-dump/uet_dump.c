@@ -44,6 +44,10 @@ struct dump_opts {
 	bool json;
 	struct dump_key keys[DUMP_KEYS_MAX];
 	unsigned int nb_keys;
+	/* --tss-cluster REKEY: the keys are cluster mode's domain keys, a
+	 * packet's key derived from its source and rekey counter */
+	bool cluster;
+	uint64_t rekey_interval;
 	uint64_t count;          /* 0: no limit */
 	uint8_t native_proto;
 	uint64_t trim_dscps;   /* DSCPs of trimmed frames (bit per DSCP) */
@@ -766,16 +770,46 @@ tss_key_of(const struct dump_opts *opt, uint32_t sdi)
 }
 
 /*
+ * Cluster mode (docs/TSS.md): the packet's key and IV mask, derived from
+ * the domain key, its source (the SSI, else the IPv4 source address) and
+ * the rekey counter of its TSC, as the engine derives them.
+ */
+static int
+tss_cluster_key(const struct dump_opts *opt, const struct uet_wire_pkt *p,
+		const struct uet_wire_tss_hdr *t, const uint8_t *sdk,
+		uint8_t out[UET_TSS_KDF_OUT_LEN])
+{
+	uint8_t ctx[UET_TSS_KDF_CTX_V6_LEN], src[4];
+	uint32_t rekey = opt->rekey_interval == 0 ? 0 :
+			 (uint32_t)(t->tsc / opt->rekey_interval);
+	uint32_t ssi = htonl(t->ssi);
+	int n;
+
+	if (!t->sp && p->outer.ip_version != 4)
+		return -1;
+	memcpy(src, t->sp ? (const uint8_t *)&ssi : p->outer.src_addr, 4);
+	n = uet_tss_kdf_ctx(t->epoch, rekey, src, sizeof(src), ctx);
+	if (n < 0)
+		return -1;
+	return uet_tss_kdf(sdk, UET_TSS_LABEL_CLUSTER, ctx, (size_t)n, out,
+			   UET_TSS_KDF_OUT_LEN);
+}
+
+/*
  * Decrypt and verify the protected part with the domain's key (direct
- * mode: the IV from the SSI or the IPv4 source, no IV mask), rebuild the
- * plain frame (outer headers for the decrypted length, then the
- * plaintext) and print its PDS and SES layers. The ICV verdict is
- * printed either way.
+ * mode: the IV from the SSI or the IPv4 source, no IV mask) or the key
+ * derived from it (cluster mode, with the IV mask), rebuild the plain
+ * frame (outer headers for the decrypted length, then the plaintext)
+ * and print its PDS and SES layers. The ICV verdict is printed either
+ * way.
  */
 static void
-print_tss_open(struct out *o, const struct uet_wire_pkt *p, const uint8_t *inner,
+print_tss_open(struct out *o, const struct dump_opts *opt,
+	       const struct uet_wire_pkt *p, const uint8_t *inner,
 	       const struct uet_wire_tss_hdr *t, size_t hl, const uint8_t *key)
 {
+	uint8_t dk[UET_TSS_KDF_OUT_LEN];
+	const uint8_t *mask = NULL;
 	static uint8_t frame[UET_OUTER_TPL_MAX + 65536];
 	size_t len = p->err_avail - hl - UET_TSS_ICV_LEN;
 	uint8_t aad[UET_TSS_AAD_MAX_LEN], iv[UET_TSS_IV_LEN];
@@ -787,8 +821,17 @@ print_tss_open(struct out *o, const struct uet_wire_pkt *p, const uint8_t *inner
 	uint32_t src;
 	int al, ol;
 
+	if (opt->cluster) {
+		if (tss_cluster_key(opt, p, t, key, dk) < 0) {
+			o_s(o, "icv", "bad");
+			o_end(o);
+			return;
+		}
+		key = dk;
+		mask = dk + UET_TSS_KEY_LEN;
+	}
 	memcpy(&src, p->outer.src_addr, 4);
-	uet_tss_iv(t->sp ? t->ssi : ntohl(src), t->epoch, t->tsc, NULL, iv);
+	uet_tss_iv(t->sp ? t->ssi : ntohl(src), t->epoch, t->tsc, mask, iv);
 	al = uet_tss_aad(&p->outer, inner, hl, aad, sizeof(aad));
 	ob.inner_len = (uint16_t)len;
 	ob.udp_csum = 0;
@@ -797,10 +840,12 @@ print_tss_open(struct out *o, const struct uet_wire_pkt *p, const uint8_t *inner
 	    (size_t)ol + len > sizeof(frame) ||
 	    uet_tss_gcm_open(key, iv, aad, (size_t)al, inner + hl, len,
 			     frame + ol, inner + hl + len) < 0) {
+		explicit_bzero(dk, sizeof(dk));
 		o_s(o, "icv", "bad");
 		o_end(o);
 		return;
 	}
+	explicit_bzero(dk, sizeof(dk));
 	o_s(o, "icv", "ok");
 	o_end(o);
 	uet_wire_pkt_parse_ex(frame, (size_t)ol + len, &po, &q);
@@ -842,7 +887,7 @@ print_tss(struct out *o, const struct dump_opts *opt, const struct uet_wire_pkt 
 	o_u(o, "encrypted", avail - (size_t)n - UET_TSS_ICV_LEN);
 	key = tss_key_of(opt, t.sdi);
 	if (key != NULL) {
-		print_tss_open(o, p, inner, &t, (size_t)n, key);
+		print_tss_open(o, opt, p, inner, &t, (size_t)n, key);
 		return true;
 	}
 	o_u(o, "icv", UET_TSS_ICV_LEN);
@@ -1008,7 +1053,8 @@ usage(FILE *f)
 {
 	fprintf(f,
 		"usage: uet-dump [--json] [--count N] [--native-proto P] "
-		"[--trim-dscp D]... FILE.pcap|FILE.pcapng\n"
+		"[--trim-dscp D]... [--tss-key SDI:FILE]... "
+		"[--tss-cluster REKEY] FILE.pcap|FILE.pcapng\n"
 		"  -j, --json            one JSON object per packet\n"
 		"  -c, --count N         stop after N packets\n"
 		"  -p, --native-proto P  IP protocol of native-IP UET "
@@ -1025,6 +1071,11 @@ usage(FILE *f)
 		"key in FILE\n"
 		"                        (64 hex digits, mode 0600; "
 		"repeatable)\n"
+		"  -C, --tss-cluster REKEY  the --tss-key keys are cluster "
+		"mode's: derive\n"
+		"                        each packet's key from its source "
+		"and TSC / REKEY\n"
+		"                        ([tss] rekey_interval, 0: none)\n"
 		"  -h, --help            this text\n"
 		"  --version             the uet-dump and libpcap versions\n"
 		"Exit: 0 file read (even with malformed packets), 1 file not "
@@ -1073,6 +1124,7 @@ parse_args(int argc, char **argv, struct dump_opts *opt)
 		{ "native-proto", required_argument, NULL, 'p' },
 		{ "trim-dscp", required_argument, NULL, 't' },
 		{ "tss-key", required_argument, NULL, 'k' },
+		{ "tss-cluster", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -1082,7 +1134,7 @@ parse_args(int argc, char **argv, struct dump_opts *opt)
 
 	uint8_t dscp;
 
-	while ((c = getopt_long(argc, argv, "jc:p:t:k:h", lopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "jc:p:t:k:C:h", lopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'j':
@@ -1121,6 +1173,15 @@ parse_args(int argc, char **argv, struct dump_opts *opt)
 			if (tss_key_arg(opt, optarg) < 0)
 				return -1;
 			break;
+		case 'C':
+			if (uet_parse_u64(optarg, 0, UET_TSS_TSC_MAX,
+					  &opt->rekey_interval, &err) < 0) {
+				fprintf(stderr, "uet-dump: --tss-cluster: %s\n",
+					err.msg);
+				return -1;
+			}
+			opt->cluster = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(EXIT_SUCCESS);
@@ -1131,6 +1192,11 @@ parse_args(int argc, char **argv, struct dump_opts *opt)
 		default:
 			return -1;
 		}
+	}
+	if (opt->cluster && opt->nb_keys == 0) {
+		fprintf(stderr, "uet-dump: --tss-cluster: no --tss-key to "
+			"derive from\n");
+		return -1;
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "uet-dump: expected exactly one file\n");

@@ -44,6 +44,9 @@ static unsigned int fabric_run_no;
 /* [cc] base_rtt / link_speed_mbps not given: the fabric's (fabric_setup) */
 static bool fabric_cc_rtt_auto;
 static bool fabric_cc_rate_auto;
+/* [timers] rto_init / tlp_timeout not given: from the fabric's queues */
+static bool fabric_rto_auto;
+static bool fabric_tlp_auto;
 
 /* ------------------------------------------------------------------ */
 /* options                                                             */
@@ -121,6 +124,8 @@ fabric_cc_auto(const struct perf_opts *o)
 
 	fabric_cc_rtt_auto = true;
 	fabric_cc_rate_auto = true;
+	fabric_rto_auto = true;
+	fabric_tlp_auto = true;
 	if (o->config == NULL)
 		return;
 	f = rte_cfgfile_load_with_params(o->config, CFG_FLAG_EMPTY_VALUES,
@@ -130,6 +135,8 @@ fabric_cc_auto(const struct perf_opts *o)
 	fabric_cc_rtt_auto = !rte_cfgfile_has_entry(f, "cc", "base_rtt");
 	fabric_cc_rate_auto = !rte_cfgfile_has_entry(f, "cc",
 						     "link_speed_mbps");
+	fabric_rto_auto = !rte_cfgfile_has_entry(f, "timers", "rto_init");
+	fabric_tlp_auto = !rte_cfgfile_has_entry(f, "timers", "tlp_timeout");
 	rte_cfgfile_close(f);
 }
 
@@ -381,6 +388,34 @@ fabric_sample_hook(void *arg, const struct uet_fabric *fab, uint64_t now)
 	fabric_csv_row(arg, now);
 }
 
+/*
+ * [timers] rto_init and tlp_timeout the configuration does not set: the
+ * unloaded round trip plus six full data queues (the trim threshold at
+ * line rate), at least the longest round trip the fabric gives without
+ * a loss (a fat-tree path crosses five switch ports), as htsim sets its
+ * minimum RTO (15 us + 6 queues); the tail-loss probe at half of it, as
+ * the defaults. The
+ * engine's 1 ms default is 70 round trips of a 14 us fabric: with a
+ * window of a few packets (an incast's share) a lost packet has no SACK
+ * behind it and waited for that timer (docs/CONGESTION.md).
+ */
+static void
+fabric_timers_from_fabric(struct fabric_run *p,
+			  const struct uet_fabric_thresholds *th)
+{
+	uint64_t drain = th->trim * 8 * 1000000000ull / p->fc.link_rate_bps;
+	uint64_t rto = th->base_rtt_ns + 6 * drain;
+
+	if (fabric_rto_auto && rto >= fabric_cfg.timers.tick_ns) {
+		fabric_cfg.timers.rto_init_ns = rto;
+		if (fabric_cfg.timers.rto_max_ns < rto)
+			fabric_cfg.timers.rto_max_ns = rto;
+	}
+	if (fabric_tlp_auto && fabric_cfg.timers.tlp_timeout_ns != 0)
+		fabric_cfg.timers.tlp_timeout_ns =
+			fabric_cfg.timers.rto_init_ns / 2;
+}
+
 /* [cc] base_rtt and link_speed_mbps the configuration does not set:
  * the fabric's unloaded round trip and link rate (fabric_cc_auto()). */
 static int
@@ -391,6 +426,7 @@ fabric_cc_from_fabric(struct fabric_run *p)
 	const char *why = NULL;
 
 	uet_fabric_thresholds_get(p->fab, &th);
+	fabric_timers_from_fabric(p, &th);
 	if (fabric_cc_rtt_auto)
 		fabric_cfg.cc.base_rtt_ns = th.base_rtt_ns;
 	if (fabric_cc_rate_auto)

@@ -589,7 +589,7 @@ fabric_json(const struct fabric_run *p, const struct fabric_result *res)
 	return json_pack(
 		"{s:s, s:{s:s, s:i, s:f, s:I, s:i, s:I, s:I, s:b, s:b, s:s},"
 		" s:{s:s, s:i, s:I, s:i, s:I, s:i, s:s, s:s, s:s, s:s, s:s,"
-		" s:I, s:I},"
+		" s:I, s:I, s:I, s:I},"
 		" s:{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}, s:f,"
 		" s:{s:f, s:f, s:f},"
 		" s:o, s:o, s:{s:s?, s:I, s:f, s:f},"
@@ -618,6 +618,8 @@ fabric_json(const struct fabric_run *p, const struct fabric_result *res)
 		"cc", perf_cc_name((int)p->cfg->cc.algorithm),
 		"load_balancing", perf_spray_name((int)p->cfg->spray.mode),
 		"cc_base_rtt_ns", (json_int_t)p->cfg->cc.base_rtt_ns,
+		"rto_init_ns", (json_int_t)p->cfg->timers.rto_init_ns,
+		"tlp_timeout_ns", (json_int_t)p->cfg->timers.tlp_timeout_ns,
 		"seed", (json_int_t)p->o->seed,
 		"completion_us", "first", res->first_done_us,
 		"min", res->fct_min, "p50", res->fct_p50, "p99", res->fct_p99, "max", res->fct_max,

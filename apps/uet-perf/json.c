@@ -93,8 +93,9 @@ json_tss(const struct perf_report *r)
 	     i++)
 		json_object_set_new(drop, uet_engine_tss_drop_name(i),
 				    json_integer(J(r->wire.tss_drop[i])));
-	return json_pack("{s:I, s:I, s:o}", "sealed", J(r->wire.tss_sealed),
-			 "opened", J(r->wire.tss_opened), "drop", drop);
+	return json_pack("{s:I, s:I, s:I, s:o}", "sealed",
+			 J(r->wire.tss_sealed), "opened", J(r->wire.tss_opened),
+			 "keys", J(r->wire.tss_keys), "drop", drop);
 }
 
 static json_t *

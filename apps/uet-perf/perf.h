@@ -433,6 +433,7 @@ struct perf_report {
 		/* [tss]: frames sealed, opened, dropped by reason */
 		uint64_t tss_sealed;
 		uint64_t tss_opened;
+		uint64_t tss_keys; /* cluster: keys derived, both sides */
 		uint64_t tss_drop[UET_ENGINE_TSS_DROPS];
 	} wire;
 	/* Loss recovery of the senders' PDSs (uet_pds_stats). */

@@ -50,6 +50,7 @@ wire_add(struct perf_wire *w, const struct uet_engine_lcore_stats *t)
 	w->malformed += t->rx_malformed;
 	w->tss_sealed += t->tss.tx_sealed;
 	w->tss_opened += t->tss.rx_opened;
+	w->tss_keys += t->tss.tx_keys + t->tss.rx_keys;
 	for (unsigned int i = 0; i < UET_ENGINE_TSS_DROPS; i++)
 		w->tss_drop[i] += t->tss.rx_drop[i];
 }

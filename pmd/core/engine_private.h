@@ -178,6 +178,7 @@ struct engine_fault_held {
 	uint64_t due_cnt;  /* reorder: packet count that releases it */
 	uint16_t port;
 	uint16_t queue;
+	bool local;        /* RX: from the local queues (lcore rx_local) */
 };
 
 struct engine_fault_queue {

@@ -76,8 +76,9 @@ engine_fault_init(struct uet_engine_lcore *lc)
 }
 
 static bool
-hold_push(struct engine_fault_queue *q, struct rte_mbuf *m, uint16_t port,
-	  uint16_t queue, uint64_t due_ns, uint64_t due_cnt)
+hold_push(const struct uet_engine_lcore *lc, struct engine_fault_queue *q,
+	  struct rte_mbuf *m, uint16_t port, uint16_t queue, uint64_t due_ns,
+	  uint64_t due_cnt)
 {
 	struct engine_fault_held *h;
 
@@ -89,6 +90,7 @@ hold_push(struct engine_fault_queue *q, struct rte_mbuf *m, uint16_t port,
 	h->queue = queue;
 	h->due_ns = due_ns;
 	h->due_cnt = due_cnt;
+	h->local = lc->rx_local;
 	q->count++;
 	return true;
 }
@@ -98,6 +100,8 @@ hold_release(struct uet_engine_lcore *lc, struct engine_fault_dir *fd,
 	     struct engine_fault_queue *q, uint64_t now, bool all,
 	     struct uet_engine_fault_stats *st, engine_sink_fn sink)
 {
+	bool was_local;
+
 	while (q->count > 0) {
 		struct engine_fault_held *h = &q->h[q->head];
 
@@ -106,7 +110,14 @@ hold_release(struct uet_engine_lcore *lc, struct engine_fault_dir *fd,
 		q->head = (q->head + 1) % ENG_FAULT_HOLD;
 		q->count--;
 		ENG_INC(st->released);
+		/* a held frame keeps its origin: one from the engine's own
+		 * address is released at the next poll, outside rx_local(),
+		 * and one from the wire while local frames are received
+		 * ([tss] checks a wire frame, never a local one) */
+		was_local = lc->rx_local;
+		lc->rx_local = h->local;
 		sink(lc, h->port, h->queue, h->m, now);
+		lc->rx_local = was_local;
 	}
 }
 
@@ -222,7 +233,7 @@ fault_hold(struct uet_engine_lcore *lc, struct engine_fault_dir *fd,
 	if (roll(fd, ppm[UET_CONFIG_FAULT_REORDER])) {
 		uint64_t limit = f->delay_ns != 0 ? f->delay_ns : 1000000u;
 
-		if (hold_push(&fd->reorder, m, port, queue, now + limit,
+		if (hold_push(lc, &fd->reorder, m, port, queue, now + limit,
 			      fd->pkts + f->reorder_depth)) {
 			ENG_INC(st->applied[UET_CONFIG_FAULT_REORDER]);
 			return true;
@@ -230,7 +241,7 @@ fault_hold(struct uet_engine_lcore *lc, struct engine_fault_dir *fd,
 		ENG_INC(st->skipped[UET_CONFIG_FAULT_REORDER]);
 	}
 	if (roll(fd, ppm[UET_CONFIG_FAULT_DELAY])) {
-		if (hold_push(&fd->delay, m, port, queue, now + f->delay_ns,
+		if (hold_push(lc, &fd->delay, m, port, queue, now + f->delay_ns,
 			      UINT64_MAX)) {
 			ENG_INC(st->applied[UET_CONFIG_FAULT_DELAY]);
 			return true;

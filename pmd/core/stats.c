@@ -123,6 +123,8 @@ print_one(const struct uet_engine_lcore_stats *s, FILE *f)
 	PR(f, s, tss.tx_clear);
 	PR(f, s, tss.tx_fail);
 	PR(f, s, tss.rx_opened);
+	PR(f, s, tss.tx_keys);
+	PR(f, s, tss.rx_keys);
 	for (unsigned int r = 0; r < UET_ENGINE_TSS_DROPS; r++)
 		if (s->tss.rx_drop[r] != 0)
 			fprintf(f, "  tss.rx_drop.%-10s %" PRIu64 "\n",

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The transport security sublayer on the engine's RX and TX paths (UEC 1.0
- * section 3.7, docs/TSS.md), direct mode: one AES-GCM-256 key per secure
- * domain, the domains and their JobIDs from [tss].
+ * section 3.7, docs/TSS.md): direct mode, one AES-GCM-256 key per secure
+ * domain, or cluster mode, a key per source derived from the domain's
+ * (tss_key.c, with key rotation); the domains and their JobIDs from [tss].
  *
  * TX (engine_tss_tx_seal, once per port flush): every staged UET frame of a
  * secure job gets a TSS header after its outer headers and an ICV at its
@@ -77,11 +78,33 @@ tsc_seed(void)
 	return (ns >> 8) + 1;
 }
 
+/* Cluster mode: every context derives per-source keys from the domain
+ * keys, read once here. */
+static int
+sdk_load(struct engine_tss *t)
+{
+	char why[128];
+	int rc;
+
+	for (unsigned int i = 0; i < t->cfg.nb_domains; i++) {
+		rc = uet_config_tss_key_read(t->cfg.domain[i].key_file,
+					     t->sdk[i], why, sizeof(why));
+		if (rc < 0) {
+			ENG_LOG(ERR, "tss: domain %u: key file %s: %s",
+				t->cfg.domain[i].sdi,
+				t->cfg.domain[i].key_file, why);
+			return rc;
+		}
+	}
+	return 0;
+}
+
 int
 engine_tss_init(struct uet_engine *e)
 {
 	struct engine_tss *t;
 	uint64_t seed;
+	int rc;
 
 	if (!e->cfg.tss.enabled)
 		return 0;
@@ -89,6 +112,15 @@ engine_tss_init(struct uet_engine *e)
 	if (t == NULL)
 		return -ENOMEM;
 	t->cfg = e->cfg.tss;
+	t->cluster = t->cfg.mode == UET_CONFIG_TSS_CLUSTER;
+	if (t->cluster) {
+		rc = sdk_load(t);
+		if (rc < 0) {
+			explicit_bzero(t->sdk, sizeof(t->sdk));
+			rte_free(t);
+			return rc;
+		}
+	}
 	seed = tsc_seed();
 	for (unsigned int i = 0; i < UET_CONFIG_TSS_DOMAINS_MAX; i++)
 		atomic_init(&t->tsc[i], seed);
@@ -99,6 +131,8 @@ engine_tss_init(struct uet_engine *e)
 void
 engine_tss_fini(struct uet_engine *e)
 {
+	if (e->tss != NULL)
+		explicit_bzero(e->tss->sdk, sizeof(e->tss->sdk));
 	rte_free(e->tss);
 	e->tss = NULL;
 }
@@ -149,6 +183,12 @@ lc_windows(struct uet_engine_lcore *lc, struct engine_tss_lc *t,
 			     RTE_CACHE_LINE_SIZE);
 	if (t->src == NULL || t->win == NULL)
 		return -ENOMEM;
+	if (lc->eng->tss->cluster) {
+		t->rxk = rte_zmalloc("uet_tss_rxk", sizeof(*t->rxk) *
+				     TSS_SOURCES, RTE_CACHE_LINE_SIZE);
+		if (t->rxk == NULL)
+			return -ENOMEM;
+	}
 	for (unsigned int i = 0; i < TSS_SOURCES; i++)
 		(void)uet_tss_replay_init(&t->win[i], size);
 	return 0;
@@ -161,6 +201,7 @@ engine_tss_lcore_fini(struct uet_engine_lcore *lc)
 
 	if (t == NULL)
 		return;
+	tss_key_free_all(t);
 	for (uint16_t i = 0; i < t->nb_rxq; i++)
 		rte_pktmbuf_free(t->rxq[i].m);
 	for (unsigned int i = 0; i < UET_CONFIG_TSS_DOMAINS_MAX; i++) {
@@ -170,6 +211,7 @@ engine_tss_lcore_fini(struct uet_engine_lcore *lc)
 	uet_tss_cdev_destroy(t->dev);
 	rte_hash_free(t->src);
 	rte_free(t->win);
+	rte_free(t->rxk);
 	rte_free(t);
 	lc->tss = NULL;
 }
@@ -188,14 +230,14 @@ engine_tss_lcore_init(struct uet_engine_lcore *lc)
 		return -ENOMEM;
 	lc->tss = t;
 	rc = uet_tss_cdev_create(e->cfg.pmd, e->cfg.devargs, SOCKET_ID_ANY,
-				 2 * e->cfg.nb_domains, &t->dev);
+				 tss_key_sessions(e), &t->dev);
 	if (rc < 0) {
 		ENG_LOG(ERR, "tss: crypto device %s: %s%s", e->cfg.pmd,
 			strerror(-rc), rc == -ENODEV ? " (driver not in this "
 			"DPDK: is its PMD library installed?)" : "");
 		goto fail;
 	}
-	rc = lc_sessions(t, &e->cfg);
+	rc = e->cluster ? 0 : lc_sessions(t, &e->cfg);
 	if (rc == 0)
 		rc = lc_windows(lc, t, e->cfg.replay_window);
 	if (rc == 0)

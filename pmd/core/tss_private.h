@@ -26,6 +26,20 @@
 /* 2026-01-01T00:00:00Z: the origin of the TSC seed (see engine_tss_init) */
 #define TSC_ORIGIN_S 1767225600ull
 
+/*
+ * A derived key of cluster mode (UEC 1.0 3.7): the AEAD session of one
+ * {domain, source, rekey counter}, and its IV mask. Kept in two slots per
+ * {domain, source}, by association number (the rekey counter's low bit):
+ * the key in use and the one before or after it, both valid across a
+ * rotation (tss_key.c).
+ */
+struct tss_dkey {
+	struct uet_tss_cdev_sess *sess; /* NULL: slot empty */
+	uint32_t src;                   /* TX: the source it was made for */
+	uint32_t rekey;
+	uint8_t mask[UET_TSS_IV_LEN];
+};
+
 struct tss_peer {
 	uint8_t fa[16];
 	uint16_t pdcid;
@@ -42,6 +56,14 @@ struct tss_rx_item {
 	bool native;
 	uint8_t dom;
 	uint32_t win;      /* replay window index */
+	uint8_t an;        /* association number: slot of the derived key */
+	uint8_t di;        /* domain index */
+	uint32_t src;      /* IPv4 source address, host order */
+	uint32_t rekey;    /* cluster: the rekey counter of the TSC */
+	struct uet_tss_cdev_sess *sess;  /* the AEAD session to open it */
+	struct uet_tss_cdev_sess *fresh; /* derived for it: installed in the
+					  * source's slot once it verifies */
+	uint8_t mask[UET_TSS_IV_LEN];    /* fresh's IV mask */
 	uint64_t tsc;
 	uint8_t iv[UET_TSS_IV_LEN];
 	uint8_t aad[AAD_V4];
@@ -53,6 +75,9 @@ struct engine_tss_lc {
 	struct uet_tss_cdev_sess *open[UET_CONFIG_TSS_DOMAINS_MAX];
 	struct rte_hash *src;   /* {domain, source} -> replay window */
 	struct uet_tss_replay *win;
+	struct tss_dkey (*rxk)[2];  /* cluster: per window, by AN */
+	/* cluster: the keys this context seals with, per port and domain */
+	struct tss_dkey txk[UET_CONFIG_MAX_PORTS][UET_CONFIG_TSS_DOMAINS_MAX][2];
 	uint16_t nb_rxq;
 	struct tss_rx_item rxq[TSS_RXQ];
 	/* scratch of one crypto burst */
@@ -70,6 +95,10 @@ struct engine_tss_lc {
 
 struct engine_tss {
 	struct uet_config_tss cfg;
+	bool cluster;      /* keys derived per source (mode = cluster) */
+	/* cluster: the domain keys the per-source keys are derived from
+	 * (read once at init, wiped at fini; direct mode keeps none) */
+	uint8_t sdk[UET_CONFIG_TSS_DOMAINS_MAX][UET_CONFIG_TSS_KEY_LEN];
 	/* next TSC per domain, shared by the contexts (UEC 1.0 3.7: a TSC
 	 * never repeats under a key) */
 	_Atomic uint64_t tsc[UET_CONFIG_TSS_DOMAINS_MAX];
@@ -90,6 +119,18 @@ uint8_t tss_peer_get(const struct engine_tss_lc *t, const uint8_t fa[16],
 		     uint16_t pdcid);
 void tss_peer_set(struct engine_tss_lc *t, const uint8_t fa[16],
 		  uint16_t pdcid, uint8_t dom);
+
+/* tss_key.c: cluster mode's derived keys and the rekey counter */
+uint32_t tss_rekey_of(const struct engine_tss *e, uint64_t tsc);
+struct tss_dkey *tss_key_tx(struct uet_engine_lcore *lc, uint16_t port,
+			    unsigned int di, uint32_t src, uint32_t rekey,
+			    uint16_t pending);
+int tss_key_rx(struct engine_tss_lc *t, const struct engine_tss *e,
+	       unsigned int di, uint32_t src, struct tss_rx_item *it);
+void tss_key_rx_done(struct uet_engine_lcore *lc, struct tss_rx_item *it,
+		     bool verified);
+void tss_key_free_all(struct engine_tss_lc *t);
+uint32_t tss_key_sessions(const struct engine_tss *e);
 
 /* Add (delta > 0) or remove bytes after the outer headers: IP and UDP
  * lengths and the IPv4 header checksum follow. */

@@ -55,6 +55,30 @@ replay_reason(int rc)
 			       UET_ENGINE_TSS_DROP_OLD;
 }
 
+/* The association number and epoch a header must carry: epoch 0 (no
+ * domain key changes while the engine runs), AN the low bit of the TSC's
+ * rekey counter (0 in direct mode, which does not rotate). */
+static bool
+an_ok(const struct engine_tss *e, const struct uet_wire_tss_hdr *h)
+{
+	return h->epoch == 0 && h->an == (tss_rekey_of(e, h->tsc) & 1u);
+}
+
+/* The session and IV that open the frame of @p it: at flush time, so
+ * that no key a flush installs (and retires) is taken before it. 0 or a
+ * drop reason + 1. */
+static int
+rx_key(const struct engine_tss *e, struct engine_tss_lc *t,
+       struct tss_rx_item *it)
+{
+	it->fresh = NULL;
+	if (e->cluster)
+		return tss_key_rx(t, e, it->di, it->src, it);
+	it->sess = t->open[it->di];
+	uet_tss_iv(it->src, 0, it->tsc, NULL, it->iv);
+	return 0;
+}
+
 /* Checks before any crypto; fills the queue item. 0 or a drop reason
  * + 1. */
 static int
@@ -75,8 +99,7 @@ rx_check(const struct engine_tss *e, struct engine_tss_lc *t,
 	di = domain_of_sdi(e, h.sdi);
 	if (di < 0)
 		return 1 + UET_ENGINE_TSS_DROP_SDI;
-	/* direct mode without rotation: AN 0, epoch 0 */
-	if (h.an != 0 || h.epoch != 0)
+	if (!an_ok(e, &h))
 		return 1 + UET_ENGINE_TSS_DROP_EPOCH;
 	if (p->outer.ip_version != 4 || h.sp)
 		return 1 + UET_ENGINE_TSS_DROP_UNSUPPORTED;
@@ -91,7 +114,6 @@ rx_check(const struct engine_tss *e, struct engine_tss_lc *t,
 	if (uet_tss_aad(&p->outer, f + p->outer.hdr_len, UET_TSS_HDR_LEN,
 			it->aad, AAD_V4) != AAD_V4)
 		return 1 + UET_ENGINE_TSS_DROP_HEADER;
-	uet_tss_iv(src, 0, h.tsc, NULL, it->iv);
 	it->hdr_off = p->outer.hdr_len;
 	it->inner_len = p->outer.inner_len;
 	it->ip_hlen = p->outer.ip_hlen;
@@ -99,6 +121,12 @@ rx_check(const struct engine_tss *e, struct engine_tss_lc *t,
 	it->dom = DOM_OF(di);
 	it->win = (uint32_t)w;
 	it->tsc = h.tsc;
+	it->an = h.an;
+	it->rekey = tss_rekey_of(e, h.tsc);
+	it->di = (uint8_t)di;
+	it->src = src;
+	it->sess = NULL;
+	it->fresh = NULL;
 	return 0;
 }
 
@@ -230,28 +258,44 @@ rx_deliver(struct uet_engine_lcore *lc, struct tss_rx_item *it)
 void
 engine_tss_rx_flush(struct uet_engine_lcore *lc)
 {
+	const struct engine_tss *e = lc->eng->tss;
 	struct engine_tss_lc *t = lc->tss;
-	uint16_t n = t->nb_rxq;
+	uint16_t n = 0;
+	int rc;
 
-	if (n == 0)
-		return;
-	for (uint16_t i = 0; i < n; i++) {
+	for (uint16_t i = 0; i < t->nb_rxq; i++) {
 		struct tss_rx_item *it = &t->rxq[i];
 		uint32_t el = (uint32_t)it->inner_len - UET_TSS_HDR_LEN -
 			      UET_TSS_ICV_LEN;
 
-		t->bm[i] = it->m;
-		t->bs[i] = t->open[it->dom - 2];
-		t->bop[i] = (struct uet_tss_cdev_op){
+		rc = rx_key(e, t, it);
+		if (rc != 0) {
+			rx_drop(lc, it->m, (enum uet_engine_tss_drop)(rc - 1));
+			continue;
+		}
+		if (n != i) {
+			t->rxq[n] = *it;
+			it = &t->rxq[n];
+		}
+		t->bm[n] = it->m;
+		t->bs[n] = it->sess;
+		t->bop[n] = (struct uet_tss_cdev_op){
 			.enc_off = (uint32_t)it->hdr_off + UET_TSS_HDR_LEN,
 			.enc_len = el,
 			.icv_off = (uint32_t)it->hdr_off + UET_TSS_HDR_LEN + el,
 			.iv = it->iv,
 			.aad = it->aad,
 		};
+		n++;
 	}
-	(void)uet_tss_cdev_run_burst(t->dev, t->bs, t->bm, t->bop, n, t->brc);
 	t->nb_rxq = 0;
+	if (n == 0)
+		return;
+	(void)uet_tss_cdev_run_burst(t->dev, t->bs, t->bm, t->bop, n, t->brc);
+	/* no op uses a session any more: keys derived for verified frames
+	 * take their slots (cluster mode) */
+	for (uint16_t i = 0; i < n; i++)
+		tss_key_rx_done(lc, &t->rxq[i], t->brc[i] == 0);
 	for (uint16_t i = 0; i < n; i++) {
 		if (t->brc[i] == -EBADMSG)
 			rx_drop(lc, t->rxq[i].m, UET_ENGINE_TSS_DROP_AUTH);

@@ -5,6 +5,7 @@
  * out (and before TX fault injection, which then acts on the wire).
  */
 
+#include <errno.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -176,15 +177,45 @@ tss_lengths_adjust(uint8_t *frame, const struct uet_wire_outer *o, int delta)
 }
 
 /*
+ * The session and the IV of a frame from @p src with @p tsc, and its
+ * association number: the domain's key (direct mode), or the key derived
+ * for this source and the TSC's rekey counter (cluster mode, tss_key.c).
+ */
+static int
+seal_key(struct uet_engine_lcore *lc, uint16_t port, unsigned int di,
+	 uint32_t src, uint64_t tsc, uint16_t k, uint8_t *an)
+{
+	const struct engine_tss *e = lc->eng->tss;
+	struct engine_tss_lc *t = lc->tss;
+	uint32_t rekey = tss_rekey_of(e, tsc);
+	const struct tss_dkey *dk;
+
+	*an = (uint8_t)(rekey & 1u);
+	if (!e->cluster) {
+		t->bs[k] = t->seal[di];
+		uet_tss_iv(src, 0, tsc, NULL, t->biv[k]);
+		return 0;
+	}
+	dk = tss_key_tx(lc, port, di, src, rekey, k);
+	if (dk == NULL)
+		return -EIO;
+	t->bs[k] = dk->sess;
+	uet_tss_iv(src, 0, tsc, dk->mask, t->biv[k]);
+	return 0;
+}
+
+/*
  * Make room in @p m for the TSS header (after the outer headers, which
  * move forward into the headroom) and the ICV (at the end), write the
  * header, and describe the AEAD of the frame in slot @p k of the burst.
  */
 static int
-seal_prepare(const struct engine_tss *e, struct engine_tss_lc *t,
-	     struct rte_mbuf *m, const struct uet_wire_pkt *p, unsigned int di,
+seal_prepare(struct uet_engine_lcore *lc, struct rte_mbuf *m,
+	     const struct uet_wire_pkt *p, uint16_t port, unsigned int di,
 	     uint64_t tsc, uint16_t k)
 {
+	const struct engine_tss *e = lc->eng->tss;
+	struct engine_tss_lc *t = lc->tss;
 	struct uet_wire_tss_hdr h = { .sdi = 0, .tsc = tsc };
 	uint16_t ol = p->outer.hdr_len, il = p->outer.inner_len;
 	uint8_t *f;
@@ -195,6 +226,10 @@ seal_prepare(const struct engine_tss *e, struct engine_tss_lc *t,
 	    rte_pktmbuf_tailroom(m) < UET_TSS_ICV_LEN ||
 	    rte_pktmbuf_data_len(m) != (uint32_t)ol + il)
 		return -EINVAL;
+	memcpy(&src, p->outer.src_addr, 4);
+	src = rte_be_to_cpu_32(src);
+	if (seal_key(lc, port, di, src, tsc, k, &h.an) < 0)
+		return -EIO;
 	f = (uint8_t *)rte_pktmbuf_prepend(m, UET_TSS_HDR_LEN);
 	memmove(f, f + UET_TSS_HDR_LEN, ol);
 	(void)rte_pktmbuf_append(m, UET_TSS_ICV_LEN);
@@ -204,9 +239,6 @@ seal_prepare(const struct engine_tss *e, struct engine_tss_lc *t,
 			AAD_V4) != AAD_V4)
 		return -EINVAL;
 	tss_lengths_adjust(f, &p->outer, UET_TSS_HDR_LEN + UET_TSS_ICV_LEN);
-	memcpy(&src, p->outer.src_addr, 4);
-	uet_tss_iv(rte_be_to_cpu_32(src), 0, tsc, NULL, t->biv[k]);
-	t->bs[k] = t->seal[di];
 	t->bcs[k] = p->outer.native || (p->outer.udp_csum == 0 &&
 		    !(m->ol_flags & RTE_MBUF_F_TX_UDP_CKSUM)) ? 0 :
 		    (uint16_t)(ol - UET_UDP_HLEN);
@@ -241,9 +273,10 @@ seal_csum(struct rte_mbuf *m, uint16_t l4_off, uint8_t ip_hlen)
  * room made, ops described. Clear frames stay where they are; a frame
  * that cannot be sealed is dropped (never sent in clear). */
 static uint16_t
-seal_collect(struct uet_engine_lcore *lc, const struct engine_port *port,
-	     struct rte_mbuf **m, uint16_t n, uint16_t *idx)
+seal_collect(struct uet_engine_lcore *lc, uint16_t pi, struct rte_mbuf **m,
+	     uint16_t n, uint16_t *idx)
 {
+	const struct engine_port *port = &lc->eng->port[pi];
 	struct engine_tss *e = lc->eng->tss;
 	struct engine_tss_lc *t = lc->tss;
 	struct uet_wire_pkt p;
@@ -273,7 +306,7 @@ seal_collect(struct uet_engine_lcore *lc, const struct engine_port *port,
 		tsc = atomic_fetch_add_explicit(&e->tsc[dom - 2], 1,
 						memory_order_relaxed);
 		if (tsc > UET_TSS_TSC_MAX ||
-		    seal_prepare(e, t, m[i], &p, dom - 2u, tsc, k) < 0) {
+		    seal_prepare(lc, m[i], &p, pi, dom - 2u, tsc, k) < 0) {
 			ENG_INC(lc->st.tss.tx_fail);
 			rte_pktmbuf_free(m[i]);
 			m[i] = NULL;
@@ -294,7 +327,7 @@ engine_tss_tx_seal(struct uet_engine_lcore *lc, uint16_t port,
 
 	if (b->sealed >= b->n)
 		return;
-	k = seal_collect(lc, &lc->eng->port[port], b->m + b->sealed,
+	k = seal_collect(lc, port, b->m + b->sealed,
 			 (uint16_t)(b->n - b->sealed), idx);
 	if (k != 0)
 		(void)uet_tss_cdev_run_burst(t->dev, t->bs, t->bm, t->bop, k,

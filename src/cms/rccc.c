@@ -151,6 +151,8 @@ rccc_config_why(const struct uet_rccc_pacer_config *c)
 		return "spec_max (0..2^31)";
 	if (c->burst >= RCCC_CREDIT_MAX)
 		return "burst (0..2^31)";
+	if (c->frame_ppm > 1000000)
+		return "frame_ppm (0..1000000)";
 	return NULL;
 }
 
@@ -212,10 +214,20 @@ uet_rccc_pacer_release(struct uet_rccc_pacer *pc, uint32_t idx)
 
 /* Picoseconds to serialise @p bytes at rate_milli of the line. */
 static uint64_t
-rccc_ps(const struct uet_rccc_pacer_config *c, uint32_t bytes)
+rccc_ps(const struct uet_rccc_pacer_config *c, uint64_t bytes)
 {
-	return (uint64_t)bytes * 8000000000ull /
+	return bytes * 8000000000ull /
 	       ((uint64_t)c->link_mbps * c->rate_milli);
+}
+
+/* The wire bytes a grant of @p bytes brings (frame_ppm). Paced in nominal bytes alone, the pacer at 0.99 ran the
+ * last hop at 0.994 of the wire (IPv4, 4 KB MTU): the first round
+ * trip's speculative queue drained at 0.6 % of the line, a median of
+ * 0.55 BDP through a 15:1 incast (htsim, pacing wire bytes: 0.2). */
+static uint64_t
+rccc_wire(const struct uet_rccc_pacer_config *c, uint32_t bytes)
+{
+	return bytes + ((uint64_t)c->frame_ppm * bytes + 999999) / 1000000;
 }
 
 /* Round-robin from the cursor: the first slot @p want accepts. */
@@ -256,7 +268,8 @@ rccc_advance(struct uet_rccc_pacer *pc, uint64_t now, uint32_t bytes)
 	uint32_t b = pc->cfg.burst > pc->cfg.quantum ? pc->cfg.burst :
 		     pc->cfg.quantum;
 	uint64_t q_ns = (rccc_ps(&pc->cfg, b) + 999) / 1000;
-	uint64_t ps = rccc_ps(&pc->cfg, bytes) + pc->next_frac_ps;
+	uint64_t ps = rccc_ps(&pc->cfg, rccc_wire(&pc->cfg, bytes)) +
+		      pc->next_frac_ps;
 
 	if (now > pc->next_ns + q_ns) {
 		pc->next_ns = now - q_ns;

@@ -412,8 +412,9 @@ static const struct config_key tss_keys[] = {
 	K_BOOL(T, enabled, "protect the jobs of the domain.SDI lines: "
 	       "AES-GCM-256 over every packet of theirs, the others' "
 	       "refused"),
-	K_ENUM(T, mode, tss_mode_names, "direct: one key per domain "
-	       "(cluster and client_server are refused: not implemented)"),
+	K_ENUM(T, mode, tss_mode_names, "direct: one key per domain; "
+	       "cluster: a key per source derived from it (client_server is "
+	       "refused: not implemented)"),
 	{ .name = "pmd", .type = CFG_T_STR, FIELD(T, pmd),
 	  .help = "cryptodev driver of the AEAD: crypto_aesni_gcm, "
 		  "crypto_aesni_mb (ipsec_mb), crypto_openssl, ..." },
@@ -423,7 +424,7 @@ static const struct config_key tss_keys[] = {
 	K_UINT(T, replay_window, 64, 4096, "per-source replay window, in "
 	       "TSCs, a multiple of 64"),
 	K_UINT(T, rekey_interval, 0, UINT64_MAX, "TSCs between key "
-	       "rotations; 0 = off (rotation is not implemented: only 0)"),
+	       "rotations (cluster mode, at least replay_window); 0 = off"),
 };
 #undef T
 

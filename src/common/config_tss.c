@@ -19,6 +19,8 @@
 
 #define DOMAIN_PREFIX "domain."
 #define SDI_MAX 0xFFFFFFu
+/* half the 48-bit TSC space: a larger interval never rotates */
+#define REKEY_MAX (1ull << 47)
 
 void
 config_tss_defaults(struct uet_config_tss *t)
@@ -195,24 +197,45 @@ check_keys(const struct uet_config_tss *t, struct uet_config_error *err)
 	return 0;
 }
 
+/* Rotation derives each generation's key from the domain key: cluster
+ * mode only (a direct-mode key is used as it is). An interval shorter
+ * than the replay window would retire a key the window still accepts
+ * packets of; the rekey counter is the TSC / interval (docs/TSS.md). */
+static int
+check_rekey(const struct uet_config_tss *t, struct uet_config_error *err)
+{
+	if (t->rekey_interval == 0)
+		return 0;
+	if (t->mode != UET_CONFIG_TSS_CLUSTER)
+		return tss_fail(err, "rekey_interval", "key rotation derives "
+				"the keys: it needs mode = cluster (0 = off)");
+	if (t->rekey_interval < t->replay_window)
+		return tss_fail(err, "rekey_interval", "below replay_window: "
+				"a key would retire while its packets are "
+				"still in the window");
+	if (t->rekey_interval > REKEY_MAX)
+		return tss_fail(err, "rekey_interval", "above 2^47 TSCs: it "
+				"would never rotate");
+	return 0;
+}
+
 int
 config_tss_validate(const struct uet_config_tss *t, struct uet_config_error *err)
 {
+	int rc;
+
 	if (t->replay_window % 64 != 0)
 		return tss_fail(err, "replay_window", "not a multiple of 64");
 	if (!t->enabled)
 		return 0;
 	/* UEC 1.0 3.7 defines three modes; a mode that is not built is
 	 * refused by name rather than run as another one */
-	if (t->mode == UET_CONFIG_TSS_CLUSTER)
-		return tss_fail(err, "mode", "cluster: not implemented yet "
-				"(direct is)");
 	if (t->mode == UET_CONFIG_TSS_CLIENT_SERVER)
 		return tss_fail(err, "mode", "client_server: not implemented "
-				"yet (direct is)");
-	if (t->rekey_interval != 0)
-		return tss_fail(err, "rekey_interval", "key rotation is not "
-				"implemented yet; only 0 (off) is accepted");
+				"yet (direct and cluster are)");
+	rc = check_rekey(t, err);
+	if (rc < 0)
+		return rc;
 	if (t->nb_domains == 0)
 		return tss_fail(err, "enabled", "no domain.SDI line: no job "
 				"would be protected");

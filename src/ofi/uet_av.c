@@ -9,6 +9,12 @@
  * peers again. No fixed size limit here (the engine's peer table has
  * one). A hash of initiator ids maps the source of a received message
  * back to its fi_addr.
+ *
+ * A named AV (FI_SHARED_AV, service only) is a table whose addresses live
+ * in shared memory (uet_av_shared.c); its entries here hold this
+ * process's handles, registered on the first send to an address another
+ * opener inserted. Until then a message from that address has no
+ * fi_addr here (FI_ADDR_NOTAVAIL as source).
  */
 #include <arpa/inet.h>
 #include <stdlib.h>
@@ -100,12 +106,28 @@ entry_peer(const struct uet_ofi_av_entry *e, unsigned int rx)
 	return rx < UET_OFI_CTX_MAX && e->rx_peer != NULL ? e->rx_peer[rx] : 0;
 }
 
+static int shared_resolve(struct uet_ofi_av *av, size_t idx);
+
+static uint64_t
+table_peer(struct uet_ofi_av *av, fi_addr_t a, unsigned int rx)
+{
+	const struct uet_ofi_av_entry *e = NULL;
+	size_t idx;
+	uint64_t h;
+
+	pthread_rwlock_rdlock(&av->lock);
+	idx = index_of(av, a);
+	if (idx != SIZE_MAX)
+		e = entry_at(av, idx);
+	h = entry_peer(e, rx);
+	pthread_rwlock_unlock(&av->lock);
+	return h;
+}
+
 uint64_t
 uet_ofi_av_peer(struct uet_ofi_av *av, fi_addr_t a)
 {
-	const struct uet_ofi_av_entry *e = NULL;
 	unsigned int rx = rx_index_of(av, a);
-	size_t idx;
 	uint64_t h;
 
 	/* MAP fi_addrs are entry pointers: no lookup on the data path */
@@ -113,15 +135,15 @@ uet_ofi_av_peer(struct uet_ofi_av *av, fi_addr_t a)
 		a = rx_strip(av, a);
 		if (a == FI_ADDR_NOTAVAIL || a == FI_ADDR_UNSPEC || a == 0)
 			return 0;
-		e = (const struct uet_ofi_av_entry *)(uintptr_t)a;
-		return entry_peer(e, rx);
+		return entry_peer((const struct uet_ofi_av_entry *)(uintptr_t)a,
+				  rx);
 	}
-	pthread_rwlock_rdlock(&av->lock);
-	idx = index_of(av, a);
-	if (idx != SIZE_MAX)
-		e = entry_at(av, idx);
-	h = entry_peer(e, rx);
-	pthread_rwlock_unlock(&av->lock);
+	h = table_peer(av, a, rx);
+	/* a named AV's address another process inserted: first use here */
+	if (h == 0 && av->shm != NULL && a != FI_ADDR_NOTAVAIL &&
+	    a != FI_ADDR_UNSPEC &&
+	    shared_resolve(av, (size_t)rx_strip(av, a)) == 0)
+		h = table_peer(av, a, rx);
 	return h;
 }
 
@@ -276,23 +298,23 @@ slot_alloc(struct uet_ofi_av *av, size_t *idx)
 	return 0;
 }
 
+/* Fill entry @p idx (allocated, by slot_alloc or entries_cover) with
+ * address @p a and its peer handles @p h. The lock held. 1 when a named
+ * AV's entry was filled meanwhile (by another thread's first use). */
 static int
-insert_one(struct uet_ofi_av *av, const struct uet_ofi_addr *a,
-	   const uint64_t *h, fi_addr_t *out)
+entry_set(struct uet_ofi_av *av, size_t idx, const struct uet_ofi_addr *a,
+	  const uint64_t *h)
 {
-	struct uet_ofi_av_entry *e;
-	size_t idx;
+	struct uet_ofi_av_entry *e = entry_at(av, idx);
 	int rc;
 
+	if (e->used)
+		return 1;
 	if ((av->used + 1) * 2 > av->rev_cap) {
 		rc = rev_grow(av);
 		if (rc < 0)
 			return rc;
 	}
-	rc = slot_alloc(av, &idx);
-	if (rc < 0)
-		return rc;
-	e = entry_at(av, idx);
 	if (av->rx_ctx_bits != 0) {
 		/* a scalable peer's receive context i is PIDonFEP + i */
 		if (e->rx_peer == NULL)
@@ -307,31 +329,22 @@ insert_one(struct uet_ofi_av *av, const struct uet_ofi_addr *a,
 	e->used = true;
 	av->used++;
 	rev_put(av->rev, av->rev_cap, ntohl(a->initiator_id), idx);
-	*out = fi_addr_of(av, idx);
 	return 0;
 }
 
-static void
-av_report(struct uet_ofi_av *av, size_t count, void *context)
+static int
+insert_one(struct uet_ofi_av *av, const struct uet_ofi_addr *a,
+	   const uint64_t *h, fi_addr_t *out)
 {
-	struct fi_eq_entry ev = {
-		.fid = &av->av_fid.fid, .context = context, .data = count,
-	};
+	size_t idx;
+	int rc;
 
-	(void)uet_ofi_eq_post(av->eq, FI_AV_COMPLETE, &ev, sizeof(ev), false);
-}
-
-/* An address of an FI_EVENT insert that failed: an error event whose
- * data is its index in the vector (fi_av(3)), ahead of the completion. */
-static void
-av_report_err(struct uet_ofi_av *av, size_t index, int rc, void *context)
-{
-	struct fi_eq_err_entry ev = {
-		.fid = &av->av_fid.fid, .context = context, .data = index,
-		.err = -rc, .prov_errno = rc,
-	};
-
-	(void)uet_ofi_eq_post(av->eq, FI_AV_COMPLETE, &ev, sizeof(ev), true);
+	rc = slot_alloc(av, &idx);
+	if (rc == 0)
+		rc = entry_set(av, idx, a, h);
+	if (rc == 0)
+		*out = fi_addr_of(av, idx);
+	return rc;
 }
 
 /*
@@ -361,6 +374,104 @@ av_profile_check(const struct uet_ofi_av *av, const struct uet_ofi_addr *a)
 	return -FI_EINVAL;
 }
 
+/* ---- named AVs: the addresses shared (uet_av_shared.c), the handles
+ * this process's ---- */
+
+/* Local entries up to index @p idx (unused until resolved); the lock
+ * held. A named AV is a table: its fi_addrs are the slot indices. */
+static int
+entries_cover(struct uet_ofi_av *av, size_t idx)
+{
+	size_t i;
+	int rc;
+
+	while (av->count <= idx) {
+		rc = slot_alloc(av, &i);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Publish @p a (handles @p h in this process) in the named AV. */
+static int
+shared_insert(struct uet_ofi_av *av, const struct uet_ofi_addr *a,
+	      const uint64_t *h, fi_addr_t *out)
+{
+	size_t idx;
+	int rc;
+
+	rc = uet_ofi_av_shm_add(av, a, &idx);
+	if (rc < 0)
+		return rc;
+	pthread_rwlock_wrlock(&av->lock);
+	rc = entries_cover(av, idx);
+	if (rc == 0)
+		rc = entry_set(av, idx, a, h);
+	pthread_rwlock_unlock(&av->lock);
+	if (rc < 0) {
+		(void)uet_ofi_av_shm_remove(av, idx);
+		return rc;
+	}
+	if (rc == 1) /* resolved meanwhile: those handles stay */
+		peers_del(av, h, PEERS_PER_ADDR);
+	*out = (fi_addr_t)idx;
+	return 0;
+}
+
+/*
+ * First use here of slot @p idx of a named AV, which another opener may
+ * have filled: its address into this process's engine. 0 when the entry
+ * holds it now. Without the AV lock (PEER_ADD may need this thread's
+ * progress).
+ */
+static int
+shared_resolve(struct uet_ofi_av *av, size_t idx)
+{
+	uint64_t h[PEERS_PER_ADDR];
+	struct uet_ofi_addr a;
+	int rc;
+
+	rc = uet_ofi_av_shm_get(av, idx, &a);
+	if (rc == 0)
+		rc = av_profile_check(av, &a);
+	if (rc == 0)
+		rc = peers_add(av, &a, h);
+	if (rc < 0)
+		return rc;
+	pthread_rwlock_wrlock(&av->lock);
+	rc = entries_cover(av, idx);
+	if (rc == 0)
+		rc = entry_set(av, idx, &a, h);
+	pthread_rwlock_unlock(&av->lock);
+	if (rc != 0)
+		peers_del(av, h, PEERS_PER_ADDR);
+	return rc < 0 ? rc : 0;
+}
+
+static void
+av_report(struct uet_ofi_av *av, size_t count, void *context)
+{
+	struct fi_eq_entry ev = {
+		.fid = &av->av_fid.fid, .context = context, .data = count,
+	};
+
+	(void)uet_ofi_eq_post(av->eq, FI_AV_COMPLETE, &ev, sizeof(ev), false);
+}
+
+/* An address of an FI_EVENT insert that failed: an error event whose
+ * data is its index in the vector (fi_av(3)), ahead of the completion. */
+static void
+av_report_err(struct uet_ofi_av *av, size_t index, int rc, void *context)
+{
+	struct fi_eq_err_entry ev = {
+		.fid = &av->av_fid.fid, .context = context, .data = index,
+		.err = -rc, .prov_errno = rc,
+	};
+
+	(void)uet_ofi_eq_post(av->eq, FI_AV_COMPLETE, &ev, sizeof(ev), true);
+}
+
 static int
 av_insert(struct fid_av *fid, const void *addr, size_t count,
 	  fi_addr_t *fi_addr, uint64_t flags, void *context)
@@ -379,6 +490,8 @@ av_insert(struct fid_av *fid, const void *addr, size_t count,
 		return -FI_EBADFLAGS;
 	if (sync_err != NULL && (av->eq != NULL || count == 0))
 		return -FI_EINVAL;
+	if (av->shm_ro)
+		return -FI_EACCES; /* a named AV opened FI_READ */
 	for (size_t i = 0; i < count; i++) {
 		const uint8_t *p = (const uint8_t *)addr + i * len;
 		uint64_t h[PEERS_PER_ADDR];
@@ -398,7 +511,11 @@ av_insert(struct fid_av *fid, const void *addr, size_t count,
 		 * this thread's progress) */
 		if (rc == 0)
 			rc = peers_add(av, &a, h);
-		if (rc == 0) {
+		if (rc == 0 && av->shm != NULL) {
+			rc = shared_insert(av, &a, h, &fa);
+			if (rc != 0)
+				peers_del(av, h, PEERS_PER_ADDR);
+		} else if (rc == 0) {
 			pthread_rwlock_wrlock(&av->lock);
 			rc = insert_one(av, &a, h, &fa);
 			pthread_rwlock_unlock(&av->lock);
@@ -468,17 +585,26 @@ av_remove(struct fid_av *fid, fi_addr_t *fi_addr, size_t count,
 		return -FI_EBADFLAGS;
 	if (fi_addr == NULL && count > 0)
 		return -FI_EINVAL;
+	if (av->shm_ro)
+		return -FI_EACCES; /* a named AV opened FI_READ */
 	for (size_t i = 0; i < count; i++) {
 		uint64_t h[PEERS_PER_ADDR] = { 0 };
 		struct uet_ofi_av_entry *e;
 		size_t idx;
 
+		/* named: gone for every opener; resolved here or not */
+		if (av->shm != NULL &&
+		    uet_ofi_av_shm_remove(av, (size_t)rx_strip(av, fi_addr[i])) < 0) {
+			rc = -FI_EINVAL;
+			continue;
+		}
 		pthread_rwlock_wrlock(&av->lock);
 		idx = index_of(av, fi_addr[i]);
 		e = idx == SIZE_MAX ? NULL : entry_at(av, idx);
 		if (e == NULL || !e->used) {
 			pthread_rwlock_unlock(&av->lock);
-			rc = -FI_EINVAL;
+			if (av->shm == NULL)
+				rc = -FI_EINVAL;
 			continue;
 		}
 		h[0] = e->peer;
@@ -516,12 +642,15 @@ av_lookup(struct fid_av *fid, fi_addr_t fi_addr, void *addr, size_t *addrlen)
 	idx = index_of(av, fi_addr);
 	if (idx != SIZE_MAX)
 		e = entry_at(av, idx);
-	if (e == NULL || !e->used) {
-		pthread_rwlock_unlock(&av->lock);
-		return -FI_ENOENT;
-	}
-	a = e->addr;
+	if (e != NULL && e->used)
+		a = e->addr;
 	pthread_rwlock_unlock(&av->lock);
+	/* a named AV's address not used here yet */
+	if ((e == NULL || !e->used) &&
+	    (av->shm == NULL || fi_addr == FI_ADDR_NOTAVAIL ||
+	     fi_addr == FI_ADDR_UNSPEC ||
+	     uet_ofi_av_shm_get(av, (size_t)rx_strip(av, fi_addr), &a) < 0))
+		return -FI_ENOENT;
 	return uet_ofi_addr_export(&a, av->addr_format, addr, addrlen);
 }
 
@@ -601,6 +730,7 @@ av_close(struct fid *fid)
 	}
 	free(av->chunks);
 	free(av->rev);
+	uet_ofi_av_shm_close(av);
 	pthread_rwlock_destroy(&av->lock);
 	atomic_fetch_sub(&av->dom->ref, 1);
 	free(av);
@@ -624,18 +754,30 @@ uet_ofi_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 	struct uet_ofi_domain *d =
 		container_of(domain, struct uet_ofi_domain, dom_fid);
 	struct uet_ofi_av *av;
+	int rc;
 
 	if (attr == NULL)
 		return -FI_EINVAL;
 	if (attr->type != FI_AV_UNSPEC && attr->type != FI_AV_MAP &&
 	    attr->type != FI_AV_TABLE)
 		return -FI_EINVAL;
-	if (attr->name != NULL)
-		return -FI_ENOSYS; /* no named (shared) AVs */
 	if (attr->rx_ctx_bits < 0 || attr->rx_ctx_bits > 16)
 		return -FI_EINVAL;
-	if (attr->flags & ~(uint64_t)(FI_EVENT | FI_SYMMETRIC))
+	if (attr->flags & ~(uint64_t)(FI_EVENT | FI_SYMMETRIC | FI_READ))
 		return -FI_EINVAL;
+	if ((attr->flags & FI_READ) && attr->name == NULL)
+		return -FI_EINVAL; /* FI_READ opens a named AV read-only */
+	if (attr->name != NULL && d->fab->svc == NULL) {
+		/* FI_SHARED_AV is offered with a service only: the processes
+		 * sharing an AV need an engine each, and those of one host
+		 * reach the fabric through one port only through the
+		 * service (docs/PROVIDER.md) */
+		UET_OFI_REPORT(FI_LOG_AV,
+			       "AV '%s': named (shared) AVs need a uet-engine "
+			       "service (FI_UET_PROVIDER_SERVICE_PATH)",
+			       attr->name);
+		return -FI_ENOSYS;
+	}
 	av = calloc(1, sizeof(*av));
 	if (av == NULL)
 		return -FI_ENOMEM;
@@ -649,6 +791,17 @@ uet_ofi_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 	if (rev_grow(av) < 0) {
 		free(av);
 		return -FI_ENOMEM;
+	}
+	if (attr->name != NULL) {
+		/* fi_addrs are slot indices, the same in every opener */
+		av->type = FI_AV_TABLE;
+		rc = uet_ofi_av_shm_open(av, attr);
+		if (rc < 0) {
+			free(av->rev);
+			pthread_rwlock_destroy(&av->lock);
+			free(av);
+			return rc;
+		}
 	}
 	av->av_fid.fid.fclass = FI_CLASS_AV;
 	av->av_fid.fid.context = context;

@@ -612,7 +612,8 @@ uet_ofi_ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
 				~d->fab->svc_lim.caps_off;
 	if (ep->caps & ~uet_ofi_profile_caps(d->profile, ep->type) &
 	    ~(uint64_t)(FI_LOCAL_COMM | FI_REMOTE_COMM | FI_SOURCE_ERR |
-			FI_RMA_EVENT))
+			FI_RMA_EVENT) &
+	    ~(uint64_t)(d->fab->svc != NULL ? FI_SHARED_AV : 0))
 		return -FI_ENOSYS; /* not in this profile (UEC 1.0 profiles) */
 	/* what the service (when attached to one) does not offer */
 	if (ep->caps & d->fab->svc_lim.caps_off &

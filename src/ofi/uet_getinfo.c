@@ -675,6 +675,7 @@ uet_ofi_getinfo(uint32_t version, const char *node, const char *service,
 	struct gi_req r;
 	struct fi_info *head = NULL, **tail = &head;
 	unsigned int port, t, p;
+	bool svc;
 	int rc;
 
 	*info = NULL;
@@ -695,7 +696,8 @@ uet_ofi_getinfo(uint32_t version, const char *node, const char *service,
 	rc = req_addrs(&r);
 	if (rc < 0)
 		return rc;
-	if (uet_ofi_service_configured()) {
+	svc = uet_ofi_service_configured();
+	if (svc) {
 		/* what the service says it is and can do */
 		rc = uet_ofi_service_probe(&cfg, &r.svc);
 		r.inline_progress = false;
@@ -724,6 +726,12 @@ uet_ofi_getinfo(uint32_t version, const char *node, const char *service,
 					return -FI_ENOMEM;
 				}
 				entry_limit(fi, &r.svc);
+				if (svc) {
+					/* named AVs (uet_av_shared.c): each
+					 * process an attachment of its own */
+					fi->caps |= FI_SHARED_AV;
+					fi->domain_attr->caps |= FI_SHARED_AV;
+				}
 				rc = entry_fit(fi, &r, &cfg.port[port], prof);
 				if (rc < 0) {
 					fi_freeinfo(fi);

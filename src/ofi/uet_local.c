@@ -495,6 +495,31 @@ local_summary(const struct uet_ofi_fabric *fab)
 	}
 }
 
+/*
+ * A second engine of the process failed: DPDK 22.11's memif PMD never
+ * closes the listening socket of a removed server port, so its default
+ * abstract socket stays bound and the port cannot be probed again ("Address
+ * already in use"); a socket file is unlinked at close and can. Name it.
+ */
+static void
+local_memif_hint(const struct uet_config *cfg)
+{
+	for (unsigned int i = 0; i < UET_CONFIG_MAX_PORTS; i++) {
+		const char *d = cfg->port[i].devargs;
+
+		if (!cfg->port[i].defined || strncmp(d, "net_memif", 9) != 0 ||
+		    strstr(d, "role=client") != NULL ||
+		    strstr(d, "socket-abstract=no") != NULL)
+			continue;
+		UET_OFI_REPORT(FI_LOG_FABRIC,
+			       "port %u (%s): a net_memif server on an abstract "
+			       "socket cannot be created again in one process "
+			       "(the memif PMD keeps the closed port's listener "
+			       "bound): add socket-abstract=no to its devargs",
+			       i, d);
+	}
+}
+
 /* rte_eal_init() and the affinity it changes: one thread at a time */
 static pthread_mutex_t eal_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -570,6 +595,8 @@ local_start(struct uet_ofi_fabric *fab)
 		UET_OFI_REPORT(FI_LOG_FABRIC,
 			       "engine create failed: %s (the lines above "
 			       "name the port or resource)", rte_strerror(-rc));
+		if (reused)
+			local_memif_hint(&fab->cfg);
 		return uet_ofi_errno(rc);
 	}
 	rc = uet_engine_start(fab->engine);

@@ -696,6 +696,12 @@ struct uet_ofi_av {
 	uint64_t *rev;                    /* (id << 32) | (idx + 1); 0 empty */
 	size_t rev_cap;
 	int rx_ctx_bits;                  /* fi_rx_addr() bits at the top */
+	/* named AV (uet_av_shared.c): the addresses, shared; entries here
+	 * hold this process's peer handles, filled on first use */
+	struct uet_ofi_av_shm *shm;
+	size_t shm_len;
+	bool shm_ro;                      /* FI_READ */
+	char shm_name[256];
 };
 
 int uet_ofi_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
@@ -703,6 +709,17 @@ int uet_ofi_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 /* The engine's peer handle of fi_addr, or 0 (removed, out of range). */
 uint64_t uet_ofi_av_peer(struct uet_ofi_av *av, fi_addr_t fi_addr);
 fi_addr_t uet_ofi_av_reverse(struct uet_ofi_av *av, uint32_t initiator);
+/* uet_av_shared.c: map the object of a named AV (attr->name; FI_READ:
+ * read-only), return its fi_addr array in attr->map_addr */
+int uet_ofi_av_shm_open(struct uet_ofi_av *av, struct fi_av_attr *attr);
+void uet_ofi_av_shm_close(struct uet_ofi_av *av);
+/* publish @p a in a free slot: *idx its index (its fi_addr everywhere) */
+int uet_ofi_av_shm_add(struct uet_ofi_av *av, const struct uet_ofi_addr *a,
+		       size_t *idx);
+int uet_ofi_av_shm_remove(struct uet_ofi_av *av, size_t idx);
+/* the address of slot @p idx; -FI_ENOENT when none is published there */
+int uet_ofi_av_shm_get(const struct uet_ofi_av *av, size_t idx,
+		       struct uet_ofi_addr *a);
 
 /* ------------------------------------------------------------------ */
 /* Memory regions (uet_mr.c)                                           */

@@ -347,6 +347,13 @@ svc_pid_get(struct uet_ofi_fabric *fab, unsigned int ctx, const void *owner,
 	if (rc == -EADDRINUSE || rc == -ENOSPC)
 		FI_WARN(&uet_prov, FI_LOG_EP_CTRL, "service: PIDonFEP %u: %s\n",
 			want, fi_strerror(-rc));
+	else if (rc == -EINVAL && want != 0)
+		/* a source port (FI_SOURCE service) is PIDonFEP port & 0xfff;
+		 * the service hands out those of its clients' window only */
+		UET_OFI_REPORT(FI_LOG_EP_CTRL,
+			       "service: PIDonFEP %u (a source port's low 12 "
+			       "bits) is not in the service's client window: "
+			       "open the endpoint without a source port", want);
 	return rc;
 }
 

@@ -101,6 +101,14 @@ uet_pds_cc_cms_config_default(struct uet_pds_cc_cms_config *c, bool nscc,
 	 * under load: 16 quanta of catch-up (about 2 us at 100 Gb/s with a
 	 * 1.5 KB MTU) keep the rate the pacer's, not the loop's. */
 	c->pacer.burst = 16 * c->pacer.quantum;
+	/* The pacer's share is of the wire: a full IPv4 packet's nominal
+	 * size is its UDP length + 40, its wire size the IP MTU plus the
+	 * Ethernet header, FCS, preamble and gap (14 + 24 B). */
+	c->pacer.frame_ppm = (uint32_t)((uint64_t)(UET_ETH_HLEN + 24 +
+						    UET_IPV4_HLEN -
+						    UET_NSCC_NOMINAL_EXTRA) *
+					1000000 / (mtu - UET_IPV4_HLEN +
+						   UET_NSCC_NOMINAL_EXTRA));
 	return rc;
 }
 

@@ -709,6 +709,18 @@ pds_initiator_rto_unblock(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	}
 }
 
+/* A timer fired with no answer: the CREDIT_REQ, the requests carrying
+ * the target or the grants may have been lost (a failed link of a
+ * sprayed path). A blocked source asks again at its next send
+ * (pds_initiator_credit_req), even if a resend carried the same target:
+ * otherwise it waited, one RTO and one packet at a time, for credit the
+ * receiver had granted into the dead link and would not grant again. */
+static void
+pds_initiator_credit_lost(struct pds_pdc *c)
+{
+	c->flags = (uint16_t)((c->flags & ~PDC_F_CREQ) | PDC_F_CREQ_LOST);
+}
+
 static void
 pds_initiator_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
@@ -743,6 +755,7 @@ pds_initiator_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	if (pds_initiator_window_held(p, c))
 		pds_initiator_clear_tx(p, c, now);
 	c->u.i.rto_base = now;
+	pds_initiator_credit_lost(c);
 	pds_cc_flush_loss(p, c, now);
 	pds_initiator_kick(p, c);
 	pds_pdc_timer_update(p, c, now);
@@ -756,6 +769,7 @@ pds_initiator_tlp(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	struct pds_slot *sl = pds_slot(p, c, c->u.i.snd - 1);
 
 	c->flags |= PDC_F_TLP;
+	pds_initiator_credit_lost(c);
 	/* A closing PDC has nothing in flight but its CLOSE, which asks for
 	 * an ACK itself (AR): a probe behind it would only meet INV_DPDCID
 	 * once the target has freed the PDC. The RTO resends the CLOSE. */

@@ -468,6 +468,7 @@ pds_initiator_credit_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	 * receiver's link from the data (one 84 B frame per 4 KB grant in
 	 * a 15:1 incast: a standing last-hop queue under a pacer at 99 %). */
 	if (target == 0 || (c->u.i.inflight > 0 &&
+			    !(c->flags & PDC_F_CREQ_LOST) &&
 			    pds_to_units256(target) == c->u.i.creq_sent))
 		return;
 	if ((t = pds_ctl_push(p)) == NULL)
@@ -483,7 +484,7 @@ pds_initiator_credit_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	c->u.i.creq_sent = t->hdr.u.cp.payload;
 	t->dst = c->peer;
 	t->ev = pds_lb_next(p, c, now);
-	c->flags |= PDC_F_CREQ;
+	c->flags = (uint16_t)((c->flags | PDC_F_CREQ) & ~PDC_F_CREQ_LOST);
 	p->st.credit_req_tx++;
 }
 
@@ -493,7 +494,7 @@ pds_initiator_credit(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes,
 		uint64_t now)
 {
 	p->st.credit_rx++;
-	c->flags &= (uint16_t)~PDC_F_CREQ;
+	c->flags &= (uint16_t)~(PDC_F_CREQ | PDC_F_CREQ_LOST);
 	if (p->cc->on_credit != NULL)
 		p->cc->on_credit(p->cc_inst, c->cc, bytes, now);
 	pds_initiator_kick(p, c);

@@ -49,6 +49,9 @@ enum pds_pdc_state {
 #define PDC_F_PROBE     0x200u /* init: PROBE CP sent, reply awaited */
 #define PDC_F_CLEARQ    0x400u /* tgt: CLEAR_REQ sent, no CLEAR since */
 #define PDC_F_CREQ      0x800u /* sender: CREDIT_REQ sent, no credit since */
+#define PDC_F_CREQ_LOST 0x4000u /* sender: a timer fired without credit:
+				 * the next CREDIT_REQ goes even if the
+				 * requests sent carried its target */
 #define PDC_F_CCPROBE   0x2000u /* init: the outstanding PROBE samples the
 				 * base RTT for the CC (no loss repair) */
 #define PDC_F_FRTO      0x1000u /* sender: RTO resent the head only, the

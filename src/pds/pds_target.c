@@ -447,7 +447,6 @@ static void
 pds_target_dup(struct uet_pds *p, struct pds_pdc *c, const struct uet_wire_pds_hdr *h,
 	    const struct pds_rxinfo *ri, const struct uet_pds_rx_meta *m)
 {
-	uint8_t flags = h->flags;
 	uint32_t r = PDS_NIL;
 
 	p->st.dup_rx++;
@@ -467,11 +466,10 @@ pds_target_dup(struct uet_pds *p, struct pds_pdc *c, const struct uet_wire_pds_h
 		return;
 	}
 	/* Other duplicates are re-ACKed, never NACKed (UEC 1.0 PDS
-	 * duplicates). */
+	 * duplicates). The ACK still names the last new packet (ACK_PSN),
+	 * so it echoes that one's RETX, not the duplicate's. */
 	if (m->ce)
 		c->u.t.ackf |= ACKF_M;
-	if (flags & UET_PDS_F_RETX)
-		c->u.t.ackf |= ACKF_RETX;
 	pds_target_want_ack(p, c);
 	if (r != PDS_NIL) {
 		pds_resp_send(p, c, r);

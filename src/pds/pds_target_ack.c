@@ -87,8 +87,14 @@ pds_target_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
 	t->ack_credit += len > p->cfg.ack_min_bytes ? len : p->cfg.ack_min_bytes;
 	if (m->ce)
 		t->ackf |= ACKF_M;
+	/* The ACK's RETX echoes the ACK_PSN packet's, this one (UEC 1.0
+	 * 3.6.13.1): the source takes an RTT sample of a packet resent
+	 * once only when RETX is echoed, so a RETX left by an earlier
+	 * packet made it time the original's ACK from the resend. */
 	if (flags & UET_PDS_F_RETX)
 		t->ackf |= ACKF_RETX;
+	else
+		t->ackf &= (uint8_t)~ACKF_RETX;
 	if (t->ack_credit >= p->cfg.ack_threshold && pds_target_ack_now(p, c))
 		return;
 	if ((flags & (UET_PDS_F_AR | UET_PDS_F_RETX)) || m->ce ||

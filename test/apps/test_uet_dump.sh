@@ -148,6 +148,11 @@ check "bad flag exits 2" test $? -eq 2
 check "no file exits 2" test $? -eq 2
 "$dump" --count x "$tmp/all.pcap" >/dev/null 2>&1
 check "bad --count exits 2" test $? -eq 2
+"$dump" --tss-cluster 64 "$tmp/all.pcap" >/dev/null 2>"$tmp/err"
+check "--tss-cluster without --tss-key exits 2" test $? -eq 2
+check "... and says so" grep -q "no --tss-key" "$tmp/err"
+"$dump" --tss-cluster x "$tmp/all.pcap" >/dev/null 2>&1
+check "bad --tss-cluster exits 2" test $? -eq 2
 "$dump" --help >"$tmp/help" 2>&1
 check "--help exits 0" test $? -eq 0
 check "--help prints usage" grep -q "^usage: uet-dump" "$tmp/help"

@@ -140,9 +140,18 @@ def loss_nscc(perf, tmp):
         return
     check(a["verified"] and a["delivery"]["exactly_once"],
           "loss nscc: every message exactly once, no PDC failed")
+    # The RTO from the fabric (unloaded RTT + 6 full queues), not the
+    # engine's 1 ms: a lost packet of a few-packet window has no SACK
+    # behind it. Loss-free this run is 1.01x; with 1 % loss 1.03x.
+    f = a["fabric"]
+    drain = f["bdp_bytes"] * 8 // int(f["link_gbps"])
+    check(a["traffic"]["rto_init_ns"] < 200000 and
+          a["traffic"]["tlp_timeout_ns"] == a["traffic"]["rto_init_ns"] // 2,
+          f"loss nscc: RTO from the fabric ({a['traffic']['rto_init_ns']} "
+          f"ns, about {f['base_rtt_ns'] + 6 * drain} ns)")
     c = a["completion_us"]
-    check(c["last"] < 2.5 * c["ideal_last"],
-          f"loss nscc: last flow within 2.5x the ideal ({c['last']} us, "
+    check(c["last"] < 1.1 * c["ideal_last"],
+          f"loss nscc: last flow within 1.1x the ideal ({c['last']} us, "
           f"ideal {c['ideal_last']} us)")
 
 

@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """uet-perf with the transport security sublayer on ([tss], direct mode,
-docs/TSS.md), in one process over ring ports, under the engine's fault
+and cluster mode with a key rotation every 1024 TSCs, docs/TSS.md), in
+one process over ring ports, under the engine's fault
 injector acting on the protected frames as a hostile wire would: loss,
 duplication (replays), reordering, bit flips (forged ICVs; the UDP
 checksum off, so that the ICV is what catches them) and switch trimming, on data and ACKs of both engines.
 
-Checked, per PMD present (crypto_aesni_gcm, crypto_openssl): every
+Checked, per PMD present (crypto_aesni_gcm, crypto_openssl; cluster
+mode with crypto_aesni_gcm, at half the counts): every
 message delivered exactly once and byte exact (raw RUD, raw ROD, SES
 SEND and WRITE); every protected frame that arrived either opened or
 dropped by a named reason; the duplicates dropped as replays, the
 flipped frames dropped as failed ICVs, the trimmed ones as trimmed
 (a trimmed protected frame cannot be authenticated), none of them given
-to the PDS. Counts, never timings.
+to the PDS; in cluster mode, keys derived on both sides, several
+rotations each run (exactly once across them). Counts, never timings.
 
 usage: check_uet_perf_tss.py UET_PERF [small]
 small (sanitizer builds, about 5x slower): a quarter of every count."""
@@ -33,12 +36,13 @@ def check(cond, what):
         fails += 1
 
 
-def config(tmp, pmd):
+def config(tmp, pmd, cluster):
     key = os.path.join(tmp, "sdi7.key")
     with open(key, "w") as f:
         f.write(os.urandom(32).hex() + "\n")
     os.chmod(key, 0o600)
-    path = os.path.join(tmp, pmd + ".conf")
+    path = os.path.join(tmp, pmd + ("_cluster" if cluster else "") +
+                        ".conf")
     with open(path, "w") as f:
         # no UDP checksum: the flipped bits reach the TSS, whose ICV
         # must catch them (with it, the checksum drops them first)
@@ -48,6 +52,8 @@ def config(tmp, pmd):
         f.write("[timers]\nrto_init = 10ms\nrto_max = 1s\n")
         f.write(f"[tss]\nenabled = true\npmd = {pmd}\n"
                 f"replay_window = 256\ndomain.7 = 1-4095 {key}\n")
+        if cluster:
+            f.write("mode = cluster\nrekey_interval = 1024\n")
         f.write("[fault]\nenabled = true\n")
         for cls in ("data", "control"):
             f.write(f"tx_{cls}_drop_ppm = 20000\n"
@@ -107,7 +113,7 @@ def run(perf, conf, mode, args):
 
 def totals(rs):
     f, d = {}, {}
-    sealed = opened = 0
+    sealed = opened = keys = 0
     for r in rs:
         for k, v in r["wire"]["faults"].items():
             f[k] = f.get(k, 0) + v
@@ -115,22 +121,34 @@ def totals(rs):
             d[k] = d.get(k, 0) + v
         sealed += r["wire"]["tss"]["sealed"]
         opened += r["wire"]["tss"]["opened"]
-    return f, d, sealed, opened
+        keys += r["wire"]["tss"]["keys"]
+    return f, d, sealed, opened, keys
 
 
 def main():
     perf = sys.argv[1]
     div = 4 if len(sys.argv) > 2 and sys.argv[2] == "small" else 1
-    pmds = ["crypto_aesni_gcm", "crypto_openssl"]
+    setups = [("crypto_aesni_gcm", False), ("crypto_openssl", False),
+              ("crypto_aesni_gcm", True)]
     with tempfile.TemporaryDirectory() as tmp:
-        for pmd in pmds:
-            conf = config(tmp, pmd)
-            rs = [r for r in (run(perf, conf, m, scaled(a, div))
+        for pmd, cluster in setups:
+            conf = config(tmp, pmd, cluster)
+            rs = [r for r in (run(perf, conf, m,
+                                  scaled(a, div * (2 if cluster else 1)))
                               for m, a in RUNS)
                   if r is not None]
             if len(rs) != len(RUNS):
                 continue
-            f, d, sealed, opened = totals(rs)
+            f, d, sealed, opened, keys = totals(rs)
+            if cluster:
+                pmd += " cluster"
+                # per run, four keys to start (each engine's own and
+                # the peer's), four more per rotation of both: the
+                # 20000-message run alone crosses several
+                check(keys >= 4 * len(RUNS) + 8,
+                      f"{pmd}: keys derived across rotations ({keys})")
+            else:
+                check(keys == 0, f"{pmd}: no key derived ({keys})")
             check(sealed > 0 and opened > 0, f"{pmd}: frames protected")
             check(f["dup"] > 0 and d["replay"] + d["old"] > 0,
                   f"{pmd}: duplicates dropped as replays ({d})")

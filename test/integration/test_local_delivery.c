@@ -20,6 +20,10 @@
  *   lossy   INLINE, IPv4, RX fault injection (drop, dup, reorder): it
  *           applies to locally delivered frames as to received ones, the PDS
  *           repairs the losses
+ *   tsslossy  lossy with [tss] on and the job in a secure domain: local
+ *           frames stay clear, and those the fault injector held back are
+ *           still known as local when it releases them (none dropped as
+ *           clear frames of a secure job)
  *   auto    AUTO progress on one lcore that sleeps when idle: posts wake
  *           it, locally delivered frames keep it awake; then the same traffic
  *           with the application progressing the sleeping context
@@ -36,6 +40,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +77,7 @@ static const uint8_t noip[4] = { 10, 9, 0, 99 };
 
 enum mode {
 	M_IPV4, M_IPV6, M_NATIVE, M_LOSSY, M_AUTO, M_CTX2, M_CTX2AUTO, M_CTX3,
+	M_TSSLOSSY,
 };
 
 static bool
@@ -96,6 +102,7 @@ static bool auto_mode;
 static bool app_progress;          /* AUTO: the test thread progresses */
 static uint8_t *sbuf, *rbuf, *lbuf;
 static char cap_path[64];          /* ipv4: engine.capture */
+static char key_path[64];          /* tsslossy: the domain's key file */
 
 static void
 pump(void)
@@ -429,6 +436,31 @@ procs_make(enum mode m)
 	return A.peer != 0 && B.peer != 0 ? 0 : -1;
 }
 
+/* SDI 7 for JOB, its key in key_path (0600, as [tss] wants) */
+static void
+config_tss(struct uet_config *c)
+{
+	static const char hex[] = "000102030405060708090a0b0c0d0e0f"
+				  "101112131415161718191a1b1c1d1e1f";
+	struct uet_config_tss *t = &c->tss;
+	int fd;
+
+	snprintf(key_path, sizeof(key_path), "/tmp/test_local_delivery_%d.key",
+		 (int)getpid());
+	fd = open(key_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && write(fd, hex, 64) == 64);
+	if (fd >= 0)
+		close(fd);
+	t->enabled = true;
+	t->nb_domains = 1;
+	t->domain[0].sdi = 7;
+	t->domain[0].first[0] = JOB;
+	t->domain[0].last[0] = JOB;
+	t->domain[0].nb_ranges = 1;
+	snprintf(t->domain[0].key_file, sizeof(t->domain[0].key_file), "%s",
+		 key_path);
+}
+
 static void
 config_make(struct uet_config *c, enum mode m)
 {
@@ -446,7 +478,9 @@ config_make(struct uet_config *c, enum mode m)
 	if (m == M_IPV4)
 		snprintf(c->engine.capture, sizeof(c->engine.capture), "%s",
 			 cap_path);
-	if (m == M_LOSSY) {
+	if (m == M_TSSLOSSY)
+		config_tss(c);
+	if (m == M_LOSSY || m == M_TSSLOSSY) {
 		k = c->fault.ppm[UET_CONFIG_FAULT_RX][UET_CONFIG_FAULT_DATA];
 		c->fault.enabled = true;
 		c->fault.seed = 23;
@@ -521,7 +555,7 @@ check_counters(enum mode m)
 	      t->rx_csum_none == 0 && t->rx_non_uet == 0);
 	CHECK(t->rx_class[UET_ENGINE_CLASS_REQ] > 0);
 	CHECK(t->rx_class[UET_ENGINE_CLASS_ACK] > 0);
-	if (m == M_LOSSY) {
+	if (m == M_LOSSY || m == M_TSSLOSSY) {
 		/* RX faults see locally delivered frames: dropped ones are not
 		 * decoded, duplicates are decoded twice */
 		CHECK(t->fault[UET_CONFIG_FAULT_RX]
@@ -530,6 +564,24 @@ check_counters(enum mode m)
 			      .applied[UET_CONFIG_FAULT_DUP] > 0);
 	} else {
 		CHECK(t->rx_uet == t->local_delivery_rx[0]);
+	}
+	/* [tss]: the own address's frames are neither sealed nor refused,
+	 * also those the RX fault injector held and released later */
+	if (m == M_TSSLOSSY) {
+		printf("# tss sealed %lu clear %lu; rx opened %lu, dropped as "
+		       "clear %lu; fault rx reorder %lu released %lu\n",
+		       (unsigned long)t->tss.tx_sealed,
+		       (unsigned long)t->tss.tx_clear,
+		       (unsigned long)t->tss.rx_opened,
+		       (unsigned long)t->tss.rx_drop[UET_ENGINE_TSS_DROP_CLEAR],
+		       (unsigned long)t->fault[UET_CONFIG_FAULT_RX]
+			       .applied[UET_CONFIG_FAULT_REORDER],
+		       (unsigned long)t->fault[UET_CONFIG_FAULT_RX].released);
+		CHECK(t->fault[UET_CONFIG_FAULT_RX]
+			      .applied[UET_CONFIG_FAULT_REORDER] > 0);
+		CHECK(t->tss.tx_sealed == 0 && t->tss.rx_opened == 0);
+		for (unsigned int r = 0; r < UET_ENGINE_TSS_DROPS; r++)
+			CHECK(t->tss.rx_drop[r] == 0);
 	}
 	/* the capture sees each frame twice: sent, then received */
 	if (m == M_IPV4) {
@@ -767,7 +819,7 @@ main(int argc, char **argv)
 {
 	static const char *const names[] = {
 		"ipv4", "ipv6", "native", "lossy", "auto", "ctx2", "ctx2auto",
-		"ctx3",
+		"ctx3", "tsslossy",
 	};
 	/* AUTO lcores 1 and 2 share the two CPUs with the test thread */
 	static const char *const eal[] = {
@@ -784,7 +836,7 @@ main(int argc, char **argv)
 			m = (int)i;
 	if (m < 0) {
 		fprintf(stderr, "usage: %s ipv4|ipv6|native|lossy|auto|ctx2|"
-			"ctx2auto|ctx3\n", argv[0]);
+			"ctx2auto|ctx3|tsslossy\n", argv[0]);
 		return 2;
 	}
 	rc = uet_engine_eal_init("test_local_delivery",
@@ -823,6 +875,8 @@ main(int argc, char **argv)
 	run((enum mode)m);
 	if (m == M_IPV4)
 		(void)unlink(cap_path);
+	if (key_path[0] != '\0')
+		(void)unlink(key_path);
 	free(sbuf);
 	free(rbuf);
 	free(lbuf);

@@ -18,9 +18,22 @@
  *   clear     a clear RUD request of the secure job, every other one
  *             with an SES header that does not decode  -> clear
  *
+ * "cluster" (argv[1]) runs the same in cluster mode (keys per source,
+ * derived from the domain key) with a key rotation every 1024 TSCs, and
+ * adds:
+ *
+ *   othersrc  the frame opened with A's derived key as this test derives
+ *             it (OpenSSL's KBKDF and GCM: a cross-check of the engine's
+ *             derivation and cryptodev's AEAD), then re-sealed under A's
+ *             key as from another source address, as a host of the
+ *             cluster would to pass as another             -> auth
+ *   anflip    a copy with its association number flipped  -> epoch
+ *   rotreplay at each rotation A makes, the last frame under the old
+ *             key, replayed after the first under the new -> replay
+ *
  * Every injected frame is dropped and counted under exactly its reason,
- * and the real traffic is delivered exactly once, byte exact. Bounded by
- * loop iterations and counts; no timing assertion.
+ * and the real traffic is delivered exactly once, byte exact, across the
+ * rotations. Bounded by loop iterations and counts; no timing assertion.
  */
 
 #include <errno.h>
@@ -39,6 +52,7 @@
 #include <rte_udp.h>
 
 #include <uet/uet_engine.h>
+#include <uet/uet_tss.h>
 #include <uet/uet_ulp.h>
 #include <uet/uet_wire_packet.h>
 #include <uet/uet_wire_tss.h>
@@ -51,16 +65,20 @@
 #define HIST     1024               /* protected frames remembered */
 #define MSGS     3000
 
+#define REKEY    1024               /* cluster: TSCs between rotations */
+
 enum atk { FLIP, WRONGKEY, FORGE, BADSDI, TRUNC, REPLAY, OLD, CLEAR,
-	   ATK_N };
+	   OTHERSRC, ANFLIP, ROTREPLAY, ATK_N };
+#define ATK_DIRECT (CLEAR + 1)     /* the attacks of direct mode */
 
 static const char *const atk_names[ATK_N] = {
 	"flip", "wrongkey", "forge", "badsdi", "trunc", "replay", "old",
-	"clear",
+	"clear", "othersrc", "anflip", "rotreplay",
 };
 
 static const uint8_t ip_a[4] = { 10, 0, 0, 1 };
 static const uint8_t ip_b[4] = { 10, 0, 0, 2 };
+static const uint8_t ip_c[4] = { 10, 0, 0, 3 }; /* no engine has it */
 static const uint8_t mac_a[6] = { 0x02, 0, 0, 0, 0, 0x0a };
 static const uint8_t mac_b[6] = { 0x02, 0, 0, 0, 0, 0x0b };
 
@@ -69,6 +87,10 @@ static struct rte_mbuf *hist[HIST];
 static uint64_t nb_seen;
 static unsigned int injected[ATK_N];
 static char dir[64];
+static bool cluster;
+static uint8_t sdk7[32];           /* SDI 7's key, as in its key file */
+static unsigned int rotations;     /* AN changes seen on A's frames */
+static unsigned int reopened;      /* frames of A this test opened */
 
 static void
 key_file(const char *name, unsigned int seed, char *path, size_t n)
@@ -76,8 +98,11 @@ key_file(const char *name, unsigned int seed, char *path, size_t n)
 	char hex[65];
 	int fd;
 
-	for (unsigned int i = 0; i < 32; i++)
+	for (unsigned int i = 0; i < 32; i++) {
 		snprintf(hex + 2 * i, 3, "%02x", (seed * 37 + i * 11) & 0xff);
+		if (seed == 7)
+			sdk7[i] = (uint8_t)((seed * 37 + i * 11) & 0xff);
+	}
 	snprintf(path, n, "%s/%s", dir, name);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	CHECK(fd >= 0 && write(fd, hex, 64) == 64);
@@ -91,6 +116,10 @@ config_tss(struct uet_config *c, const char *k7, const char *k8)
 
 	t->enabled = true;
 	t->replay_window = 256;
+	if (cluster) {
+		t->mode = UET_CONFIG_TSS_CLUSTER;
+		t->rekey_interval = REKEY;
+	}
 	t->nb_domains = 2;
 	t->domain[0].sdi = 7;
 	t->domain[0].first[0] = 1;
@@ -182,11 +211,85 @@ clear_request(void)
 	return m;
 }
 
+static uint64_t
+get_be(const uint8_t *p, unsigned int n)
+{
+	uint64_t v = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* AAD of an IPv4/UDP frame: addresses, entropy (UDP source port), TSS
+ * header (docs/WIRE-DECISIONS.md), built here without the engine's code */
+static void
+aad_of(const uint8_t *f, uint8_t aad[8 + 4 + UET_TSS_HDR_LEN])
+{
+	memcpy(aad, f + 14 + 12, 8);
+	memcpy(aad + 8, f + L4_OFF, 2);
+	aad[10] = 0;
+	aad[11] = 0;
+	memcpy(aad + 12, f + TSS_OFF, UET_TSS_HDR_LEN);
+}
+
+/* A's key for the frame's rekey counter, derived here: key || IV mask */
+static void
+key_of_a(const uint8_t *f, uint8_t out[UET_TSS_KDF_OUT_LEN])
+{
+	uint8_t ctx[UET_TSS_KDF_CTX_V6_LEN];
+	uint64_t tsc = get_be(f + TSS_OFF + 6, 6);
+	int n = uet_tss_kdf_ctx(0, (uint32_t)(tsc / REKEY), ip_a, 4, ctx);
+
+	CHECK(n == UET_TSS_KDF_CTX_V4_LEN);
+	CHECK(uet_tss_kdf(sdk7, UET_TSS_LABEL_CLUSTER, ctx, (size_t)n, out,
+			  UET_TSS_KDF_OUT_LEN) == 0);
+}
+
+/*
+ * Open @p c (a frame of A, SDI 7) with A's key as derived here, then seal
+ * it again under that key as if from @p src: what a host of the cluster
+ * that holds its own key can do to pass as another.
+ */
+static int
+reseal_as(struct rte_mbuf *c, const uint8_t src[4])
+{
+	uint8_t *f = rte_pktmbuf_mtod(c, uint8_t *);
+	uint8_t out[UET_TSS_KDF_OUT_LEN], aad[8 + 4 + UET_TSS_HDR_LEN];
+	uint8_t iv[UET_TSS_IV_LEN], *ct = f + TSS_OFF + UET_TSS_HDR_LEN;
+	size_t len = rte_pktmbuf_data_len(c) - TSS_OFF - UET_TSS_HDR_LEN -
+		     UET_TSS_ICV_LEN;
+	uint64_t tsc = get_be(f + TSS_OFF + 6, 6);
+	int rc;
+
+	if (get_be(f + TSS_OFF + 1, 3) != 7)
+		return -1;
+	key_of_a(f, out);
+	aad_of(f, aad);
+	uet_tss_iv((uint32_t)get_be(ip_a, 4), 0, tsc, out + UET_TSS_KEY_LEN,
+		   iv);
+	rc = uet_tss_gcm_open(out, iv, aad, sizeof(aad), ct, len, ct,
+			      ct + len);
+	CHECK(rc == 0); /* the engine sealed with the key UEC derives */
+	if (rc == 0)
+		reopened++;
+	memcpy(f + 14 + 12, src, 4);
+	aad_of(f, aad);
+	uet_tss_iv((uint32_t)get_be(src, 4), 0, tsc, out + UET_TSS_KEY_LEN,
+		   iv);
+	if (rc == 0)
+		rc = uet_tss_gcm_seal(out, iv, aad, sizeof(aad), ct, len, ct,
+				      ct + len);
+	explicit_bzero(out, sizeof(out));
+	return rc;
+}
+
 /* The attack for protected frame number @p n (one frame in 16). */
 static struct rte_mbuf *
 attack(const struct rte_mbuf *m, uint64_t n, bool *before)
 {
-	enum atk k = (enum atk)((n / 16) % ATK_N);
+	enum atk k = (enum atk)((n / 16) % (cluster ? ROTREPLAY :
+						      ATK_DIRECT));
 	struct rte_mbuf *c = NULL;
 	uint8_t *f;
 
@@ -229,6 +332,18 @@ attack(const struct rte_mbuf *m, uint64_t n, bool *before)
 		c = copy(hist[(nb_seen - (k == REPLAY ? 3 : 600)) % HIST]);
 		*before = false;
 		break;
+	case OTHERSRC:
+		c = copy(m);
+		if (c != NULL && reseal_as(c, ip_c) < 0) {
+			rte_pktmbuf_free(c);
+			c = NULL;
+		}
+		break;
+	case ANFLIP:
+		c = copy(m);
+		if (c != NULL)
+			rte_pktmbuf_mtod(c, uint8_t *)[TSS_OFF] ^= 0x01;
+		break;
 	case CLEAR:
 		c = clear_request();
 		/* no readable JobID: not shown to be of a clear job */
@@ -247,6 +362,20 @@ attack(const struct rte_mbuf *m, uint64_t n, bool *before)
 	return c;
 }
 
+/* A's frame @p f carries another association number than its last one:
+ * A rotated its key (the first protected frame sets the AN). */
+static bool
+rotated(const uint8_t *f)
+{
+	static int last_an = -1;
+	int an = f[TSS_OFF] & 0x01;
+	bool r = last_an >= 0 && an != last_an && nb_seen > 0;
+
+	rotations += r;
+	last_an = an;
+	return r;
+}
+
 /* Take what A sent, add the attacks, pass it on to B. */
 static void
 intercept(struct rte_ring *from_a, struct rte_ring *to_b)
@@ -262,9 +391,13 @@ intercept(struct rte_ring *from_a, struct rte_ring *to_b)
 
 		if (rte_pktmbuf_data_len(in[i]) > TSS_OFF + 40 &&
 		    uet_wire_tss_hdr_present(f + TSS_OFF, 1)) {
+			if (cluster && rotated(f)) {
+				a = copy(hist[(nb_seen - 1) % HIST]);
+				injected[ROTREPLAY] += a != NULL;
+			}
 			rte_pktmbuf_free(hist[nb_seen % HIST]);
 			hist[nb_seen % HIST] = copy(in[i]);
-			if (nb_seen % 16 == 5)
+			if (a == NULL && nb_seen % 16 == 5)
 				a = attack(in[i], nb_seen, &before);
 			nb_seen++;
 		}
@@ -327,13 +460,23 @@ check_drops(struct uet_engine *b)
 	for (unsigned int r = 0; r < UET_ENGINE_TSS_DROPS; r++)
 		printf("B dropped %-11s %lu\n", uet_engine_tss_drop_name(r),
 		       (unsigned long)d[r]);
-	for (unsigned int k = 0; k < ATK_N; k++)
+	printf("rotations %u, frames of A opened here %u\n", rotations,
+	       reopened);
+	for (unsigned int k = 0; k < (cluster ? ATK_N : ATK_DIRECT); k++)
 		CHECK(injected[k] > 0);
+	if (cluster) {
+		/* a rotation every 1024 TSCs: A's frames cross several */
+		CHECK(rotations >= 2);
+		CHECK(reopened == injected[OTHERSRC]);
+	}
 	CHECK(d[UET_ENGINE_TSS_DROP_AUTH] ==
-	      injected[FLIP] + injected[WRONGKEY] + injected[FORGE]);
+	      injected[FLIP] + injected[WRONGKEY] + injected[FORGE] +
+	      injected[OTHERSRC]);
+	CHECK(d[UET_ENGINE_TSS_DROP_EPOCH] == injected[ANFLIP]);
 	CHECK(d[UET_ENGINE_TSS_DROP_SDI] == injected[BADSDI]);
 	CHECK(d[UET_ENGINE_TSS_DROP_HEADER] == injected[TRUNC]);
-	CHECK(d[UET_ENGINE_TSS_DROP_REPLAY] == injected[REPLAY]);
+	CHECK(d[UET_ENGINE_TSS_DROP_REPLAY] ==
+	      injected[REPLAY] + injected[ROTREPLAY]);
 	CHECK(d[UET_ENGINE_TSS_DROP_OLD] == injected[OLD]);
 	CHECK(d[UET_ENGINE_TSS_DROP_CLEAR] == injected[CLEAR]);
 	CHECK(d[UET_ENGINE_TSS_DROP_JOB] == 0 &&
@@ -419,10 +562,16 @@ out:
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	int rc;
 
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "direct") != 0 &&
+			 strcmp(argv[1], "cluster") != 0)) {
+		fprintf(stderr, "usage: %s [direct|cluster]\n", argv[0]);
+		return 2;
+	}
+	cluster = argc == 2 && strcmp(argv[1], "cluster") == 0;
 	snprintf(dir, sizeof(dir), "/tmp/uet_tss_atk_XXXXXX");
 	if (mkdtemp(dir) == NULL)
 		return 1;

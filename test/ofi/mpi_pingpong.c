@@ -2,7 +2,8 @@
 /*
  * Two-rank MPI check and benchmark for the uet provider (run under
  * mpirun with Open MPI's mtl ofi, test/ofi/test_ofi_mpi.sh):
- *   - ping-pong of every power of two from 8 B to 1 MiB, each message
+ *   - ping-pong of every power of two from 8 B to 1 MiB (-m: to another
+ *     power of two up to 16 MiB), each message
  *     filled with a pattern of (size, iteration, direction) and checked
  *     on arrival;
  *   - MPI_Allreduce (sum) of a vector whose result is known;
@@ -10,7 +11,7 @@
  *     non-blocking sends, acknowledged by one message) per size.
  * Exits non-zero on any mismatch or MPI error; prints one line per size.
  *
- * usage: mpi_pingpong [-i iterations] [-b]
+ * usage: mpi_pingpong [-i iterations] [-m max_bytes] [-b]
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -22,7 +23,8 @@
 #include <mpi.h>
 
 #define MIN_SIZE 8u
-#define MAX_SIZE (1u << 20)
+#define MAX_SIZE_DEF (1u << 20)
+#define MAX_SIZE_MAX (1u << 24)
 #define WINDOW 16
 #define ALLREDUCE_N 4096
 
@@ -152,31 +154,36 @@ main(int argc, char **argv)
 {
 	int rank, nranks, iters = 20, opt, rc = 0;
 	int bench = 0;
+	size_t max = MAX_SIZE_DEF;
 	uint8_t *sbuf, *rbuf;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-	while ((opt = getopt(argc, argv, "i:b")) != -1) {
+	while ((opt = getopt(argc, argv, "i:m:b")) != -1) {
 		if (opt == 'i')
 			iters = atoi(optarg);
+		else if (opt == 'm')
+			max = strtoul(optarg, NULL, 0);
 		else if (opt == 'b')
 			bench = 1;
 	}
-	if (nranks != 2 || iters < 1) {
+	if (nranks != 2 || iters < 1 || max < MIN_SIZE || max > MAX_SIZE_MAX ||
+	    (max & (max - 1)) != 0) {
 		if (rank == 0)
-			fprintf(stderr, "needs 2 ranks and iterations >= 1\n");
+			fprintf(stderr, "needs 2 ranks, iterations >= 1 and a "
+					"power of two from 8 to 16 MiB\n");
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
-	sbuf = malloc(MAX_SIZE);
-	rbuf = malloc(MAX_SIZE);
+	sbuf = malloc(max);
+	rbuf = malloc(max);
 	if (sbuf == NULL || rbuf == NULL)
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	/* the bandwidth column only when measured (-b) */
 	if (rank == 0)
 		printf("%10s %12s%s\n", "bytes", "lat_us",
 		       bench ? "      bw_MB/s" : "");
-	for (size_t size = MIN_SIZE; size <= MAX_SIZE && rc == 0; size *= 2) {
+	for (size_t size = MIN_SIZE; size <= max && rc == 0; size *= 2) {
 		double lat = 0, bw = 0;
 		int local, all;
 

@@ -152,6 +152,11 @@ test_hints(void)
 	fi = NULL;
 	h->domain_attr->av_type = FI_AV_UNSPEC;
 
+	/* FI_SHARED_AV: with a uet-engine service only */
+	h->caps |= FI_SHARED_AV;
+	CHECK_RC(fi_getinfo(V, NULL, NULL, 0, h, &fi), -FI_ENODATA);
+	h->caps &= ~FI_SHARED_AV;
+
 	/* sizes */
 	h->tx_attr->inject_size = 4096;
 	CHECK_RC(fi_getinfo(V, NULL, NULL, 0, h, &fi), -FI_ENODATA);

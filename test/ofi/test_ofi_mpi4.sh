@@ -13,12 +13,20 @@
 # (default 2), each bounded in time; every run must end with status 0 and
 # "mpi_ring: OK".
 #
-# usage: test_ofi_mpi4.sh <mpirun> <mpi_ring> [runs]
+# With <mpi_pingpong> and <mpi_onesided>, two more jobs of two ranks on
+# the same segment: point-to-point of 8 B .. 4 MiB (mtl ofi, data
+# checked), then MPI one-sided (osc rdma over btl ofi: put, get,
+# accumulate, fetch-and-op, data checked) beside two-sided (mtl ofi).
+#
+# usage: test_ofi_mpi4.sh <mpirun> <mpi_ring> [runs [mpi_pingpong
+#        mpi_onesided]]
 set -u
 
 MPIRUN=${1:-}
 PROG=${2:-}
 RUNS=${3:-2}
+PINGPONG=${4:-}
+ONESIDED=${5:-}
 NP=4
 LIMIT=120
 
@@ -106,17 +114,25 @@ for v in LD_PRELOAD ASAN_OPTIONS UBSAN_OPTIONS; do
 	[ -n "${!v:-}" ] && pass_env+=(-x "$v")
 done
 
-rc=0
-for run in $(seq "$RUNS"); do
-	out="$TMP/run$run.out"
+# job OUT MPIRUN-ARGS...: one bounded job in the namespace
+job() {
+	local out=$1
+	shift
 	ip netns exec "$NS" timeout --kill-after=5 "$LIMIT" "$MPIRUN" \
 		--allow-run-as-root --oversubscribe --bind-to none \
 		--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include uet \
 		-x FI_PROVIDER_PATH -x FI_LOG_LEVEL -x FI_UET_PROVIDER_CONFIG \
-		"${pass_env[@]}" \
-		-np "$NP" "$PROG" > "$out" 2>&1
-	st=$?
+		"${pass_env[@]}" "$@" > "$out" 2>&1
+	local st=$?
 	runtime_clean
+	return $st
+}
+
+rc=0
+for run in $(seq "$RUNS"); do
+	out="$TMP/run$run.out"
+	job "$out" -np "$NP" "$PROG"
+	st=$?
 	if [ $st -ne 0 ] || ! grep -q "^mpi_ring: OK ($NP ranks)$" "$out"; then
 		echo "FAIL: run $run of $RUNS: exit $st"
 		tail -n 60 "$out"
@@ -125,5 +141,26 @@ for run in $(seq "$RUNS"); do
 		echo "# run $run of $RUNS: OK"
 	fi
 done
-[ $rc -eq 0 ] && echo "PASS: $RUNS MPI runs of $NP ranks over uet (af_packet, one bridge)"
+if [ -n "$PINGPONG" ] && [ -n "$ONESIDED" ]; then
+	job "$TMP/pp.out" -np 2 "$PINGPONG" -i 5 -m 4194304
+	st=$?
+	if [ $st -ne 0 ] || ! grep -q '^mpi_pingpong: OK$' "$TMP/pp.out"; then
+		echo "FAIL: point-to-point to 4 MiB: exit $st"
+		tail -n 60 "$TMP/pp.out"
+		rc=1
+	else
+		echo "# 2 ranks, 8 B .. 4 MiB: OK ($(grep -E '^ +4194304 ' "$TMP/pp.out" | tr -s ' '))"
+	fi
+	job "$TMP/osc.out" --mca osc rdma --mca btl self,ofi \
+		--mca btl_ofi_provider_include uet -np 2 "$ONESIDED"
+	st=$?
+	if [ $st -ne 0 ] || ! grep -q '^mpi_onesided: OK$' "$TMP/osc.out"; then
+		echo "FAIL: one-sided (osc rdma, btl ofi): exit $st"
+		tail -n 60 "$TMP/osc.out"
+		rc=1
+	else
+		echo "# 2 ranks, one-sided over btl ofi beside the mtl: OK"
+	fi
+fi
+[ $rc -eq 0 ] && echo "PASS: MPI over uet (af_packet, one bridge): $RUNS runs of $NP ranks${PINGPONG:+, 2-rank point-to-point and one-sided}"
 exit $rc

@@ -227,6 +227,14 @@ test_av_errors(struct fid_fabric *fab, struct fid_domain *dom)
 	CHECK(fa[0] != FI_ADDR_NOTAVAIL && fa[1] == FI_ADDR_NOTAVAIL);
 	CHECK_RC(fi_close(&av->fid), 0);
 	CHECK_RC(fi_close(&eq->fid), 0);
+
+	/* named AVs (FI_SHARED_AV) need a service; FI_READ needs a name */
+	attr.flags = 0;
+	attr.name = "uet-test-objects";
+	CHECK_RC(fi_av_open(dom, &attr, &av, NULL), -FI_ENOSYS);
+	attr.name = NULL;
+	attr.flags = FI_READ;
+	CHECK_RC(fi_av_open(dom, &attr, &av, NULL), -FI_EINVAL);
 }
 
 static void

@@ -16,6 +16,16 @@
 #           longer than a SACK bitmap, and multi-MiB ones
 #   jumbo   sizes at MTU 9000 (net_memif carries jumbo frames in buffers
 #           the engine sizes from the MTU), every payload checked (-c)
+#   tss     the memif pair with the transport security sublayer on
+#           ([tss], direct mode, SDI 7 over every JobID: fi_pingpong's,
+#           the provider's fallback, among them), each side capturing
+#           its frames: uet-dump (UET_DUMP) must find every UET frame of
+#           the server's capture protected, and open each with the key
+#           (icv=ok), none with another key
+#   tsscluster  the same in cluster mode (a key per source, a rotation
+#           every 64 TSCs): every UET frame protected, both association
+#           numbers in each direction, each frame opened by uet-dump
+#           deriving its key (--tss-cluster 64), none with another key
 #   dgram   the same memif pair, '-e dgram': the provider's own DGRAM
 #           endpoints (UUD, nothing retransmits: the datagram sent before
 #           the memif peer connected must wait for the link, not be lost)
@@ -38,8 +48,8 @@
 # at run time. Checks that both sides complete and print their result
 # line (64 bytes, every message acknowledged). Bounded by timeouts.
 #
-# usage: test_ofi_pingpong.sh <fi_pingpong> memif|auto|rxd|sizes|jumbo|dgram|netns|afxdp|peerkill
-#        [iterations]
+# usage: test_ofi_pingpong.sh <fi_pingpong> memif|auto|rxd|sizes|jumbo|tss|tsscluster|dgram|netns|afxdp|peerkill
+#        [iterations]   (tss, tsscluster: UET_DUMP names uet-dump)
 set -u
 
 PINGPONG=${1:?fi_pingpong path}
@@ -99,7 +109,11 @@ free_port() {
 # conf <file> <devargs> <lcore> <fa> <peer fa> <peer mac> <prefix> <mac>
 # (PROG=auto: EAL lcores 0-1, the engine on lcore 1)
 conf() {
-	local eal_l=$3 elc=$3
+	local eal_l=$3 elc=$3 cap=""
+	# tss: each side's frames captured, for uet-dump
+	case "$MODE" in
+	tss|tsscluster) cap="capture = $1.pcapng" ;;
+	esac
 	if [ "$PROG" = auto ]; then
 		eal_l=0-1
 		elc=1
@@ -118,6 +132,7 @@ mac = $8
 [engine]
 lcores = $elc
 progress = $PROG
+$cap
 mbuf_pool_size = 4095
 mbuf_cache = 32
 # two busy-polling processes on a shared 2-core machine can be descheduled
@@ -129,6 +144,16 @@ rto_max_retries = 10
 [neighbor]
 $5 = $6
 EOF
+	case "$MODE" in
+	tss|tsscluster)
+		printf '[tss]\nenabled = true\n' >> "$1"
+		printf 'domain.7 = 1-4095 %s\n' "$TMP/sdi7.key" >> "$1"
+		# cluster: the smallest window and interval, so that each
+		# side's few hundred frames cross several rotations
+		[ "$MODE" = tsscluster ] && printf '%s\n' 'mode = cluster' \
+			'replay_window = 64' 'rekey_interval = 64' >> "$1"
+		;;
+	esac
 }
 
 # a count as fi_pingpong prints it: 1000 and above in k, m, b units,
@@ -186,7 +211,17 @@ CLI_RUN=()
 OOB_ADDR=127.0.0.1
 
 case "$MODE" in
-memif|auto|rxd|sizes|jumbo|dgram|peerkill)
+tss|tsscluster)
+	if [ ! -x "${UET_DUMP:-}" ]; then
+		echo "FAIL: UET_DUMP does not name uet-dump"
+		exit 1
+	fi
+	( umask 077 && openssl rand -hex 32 > "$TMP/sdi7.key" &&
+	  openssl rand -hex 32 > "$TMP/other.key" ) || exit 1
+	;;
+esac
+case "$MODE" in
+memif|auto|rxd|sizes|jumbo|tss|tsscluster|dgram|peerkill)
 	sock="$TMP/memif.sock"
 	conf "$TMP/server.conf" "net_memif0,role=server,id=0,socket=$sock" 0 \
 		10.0.1.1 10.0.1.2 02:00:00:00:01:02 "${tag}s" 02:00:00:00:01:01
@@ -383,6 +418,59 @@ if [ $crc -ne 0 ] || [ $src -ne 0 ]; then
 		tail -n 60 "$TMP/$who.out"
 	done
 	rc=1
+fi
+# uet-dump links its own sanitizer runtime: not the one preloaded for
+# fi_pingpong under ASan (test/ofi/meson.build host_env)
+dump() {
+	env -u LD_PRELOAD "$UET_DUMP" "$@"
+}
+
+# tss: the server's capture, sent and received frames, all protected
+check_tss() {
+	local cap=$TMP/server.conf.pcapng out=$TMP/dump.txt uet tss ok
+	if ! dump "$cap" > "$out" 2>&1; then
+		echo "FAIL: uet-dump $cap:"
+		tail -5 "$out"
+		return 1
+	fi
+	uet=$(grep -c ' 10\.0\.1\.[12]:[0-9]* > 10\.0\.1\.[12]:' "$out")
+	tss=$(grep -c '| TSS sdi=0x7 ' "$out")
+	echo "# server capture: $uet UET frames, $tss protected"
+	if [ "$uet" -lt $((2 * ITERS)) ] || [ "$tss" -ne "$uet" ]; then
+		echo "FAIL: UET frames in clear:"
+		grep -v '| TSS ' "$out" | head -5
+		return 1
+	fi
+	if [ "$MODE" = tsscluster ]; then
+		# rotations: both association numbers from each side
+		for dir in '1:[0-9]* > 10\.0\.1\.2' '2:[0-9]* > 10\.0\.1\.1'; do
+			for an in 0 1; do
+				grep -q "10\.0\.1\.$dir:.*TSS sdi=0x7 an=$an " "$out" &&
+					continue
+				echo "FAIL: no key rotation ($dir: no an=$an)"
+				return 1
+			done
+		done
+	fi
+	local cl=()
+	[ "$MODE" = tsscluster ] && cl=(--tss-cluster 64)
+	ok=$(dump "${cl[@]}" --tss-key "7:$TMP/sdi7.key" "$cap" |
+		grep -c 'icv=ok')
+	echo "# opened with the domain key: $ok"
+	if [ "$ok" -ne "$tss" ]; then
+		echo "FAIL: $ok of $tss frames open with the key"
+		return 1
+	fi
+	ok=$(dump "${cl[@]}" --tss-key "7:$TMP/other.key" "$cap" |
+		grep -c 'icv=ok')
+	if [ "$ok" -ne 0 ]; then
+		echo "FAIL: $ok frames open with another key"
+		return 1
+	fi
+	return 0
+}
+if [ $rc -eq 0 ] && { [ "$MODE" = tss ] || [ "$MODE" = tsscluster ]; }; then
+	check_tss || rc=1
 fi
 [ $rc -eq 0 ] && echo "PASS: fi_pingpong over $MODE"
 exit $rc

@@ -51,14 +51,21 @@
 #               to A and rank 1 to B through ONE provider configuration
 #               file whose [service] socket is %{A,B}.sock (the local-rank
 #               token, docs/PROVIDER.md); mpi_pingpong (8 B .. 1 MiB,
-#               data checked, an MPI_Allreduce), 3 runs
+#               the third run to 4 MiB, data checked, an MPI_Allreduce),
+#               3 runs
 #   mpi_one     the same, both ranks attached to L (one service, one
 #               port)
+#   shared_av_one  named AVs (FI_SHARED_AV), fi_rdm_shared_av's
+#               sequence on L (svc_shared_av): a forked child sends to the
+#               server through the AV its parent filled, opened FI_READ;
+#               the AV's shared memory object is gone after the last
+#               read-write opener closed it
 # Every process is bounded by a timeout; services, sockets, memif socket,
 # EAL runtime directories and files are the test's own (names with its
 # PID) and removed at exit.
 #
 # usage: test_ofi_service.sh <uet-engine> <svc_clients> <fi_pingpong|-> <mode>
+#        [<svc_shared_av>]   (mode shared_av_one)
 #        [<mpirun> <mpi_pingpong> <runs> [<mpi_onesided>]]   (mode mpi;
 #        without them: skipped, 77; with mpi_onesided, a one-sided job too)
 set -u
@@ -75,6 +82,7 @@ unset LD_PRELOAD
 
 TMP=$(mktemp -d /tmp/uet-svc.XXXXXX) || exit 1
 tag="uetsvc$$"
+avname="uet-test-$$" # shared_av_one: /dev/shm/uet-av.UID.NAME
 PIDS=()
 
 runtime_clean() {
@@ -93,6 +101,7 @@ cleanup() {
 	done
 	wait 2>/dev/null
 	rm -rf "$TMP"
+	rm -f "/dev/shm/uet-av.$(id -u).$avname"
 	runtime_clean "${tag}A" "${tag}B" "${tag}L"
 }
 trap cleanup EXIT
@@ -337,6 +346,22 @@ kill_pingpong)
 	[ $rc = 0 ] && fail "A's client reported success"
 	grep -q 'service lost' "$TMP/ppA.log" || fail "no 'service lost' error"
 	;;
+shared_av_one)
+	# fi_rdm_shared_av's sequence (svc_shared_av): a forked child sends
+	# through a named AV its parent filled, opened FI_READ
+	SHARED=${5:?svc_shared_av}
+	mkdir "$TMP/s"
+	client L sav0 "$SHARED" server "$TMP/s" &
+	sp=$!
+	client L sav1 "$SHARED" client "$TMP/s" "$avname" ||
+		fail "shared AV: client (parent or child)"
+	wait $sp || fail "shared AV: server"
+	cat "$TMP"/sav*.log
+	grep -q "^server: 'hello from the child.*', checked$" "$TMP/sav0.log" ||
+		fail "shared AV: the server did not check the child's message"
+	[ -e "/dev/shm/uet-av.$(id -u).$avname" ] &&
+		fail "the named AV's object outlived its openers"
+	;;
 mpi|mpi_one)
 	MPIRUN=${5:-}
 	PROG=${6:-}
@@ -360,17 +385,23 @@ mpi|mpi_one)
 		[ -n "${!v:-}" ] && pass_env+=(-x "$v")
 	done
 	for run in 1 2 3; do
+		# the last run to 4 MiB (above the 1 MiB default), 5
+		# round trips a size (a sanitized build at load 40: 1 s
+		# per MiB round trip)
+		big=()
+		[ $run = 3 ] && big=(-i 5 -m 4194304)
 		timeout --kill-after=5 90 "$MPIRUN" "${root[@]}" --oversubscribe \
 			--bind-to none --mca pml cm --mca mtl ofi \
 			--mca mtl_ofi_provider_include uet \
 			-x FI_PROVIDER_PATH -x FI_LOG_LEVEL \
 			-x FI_UET_PROVIDER_CONFIG \
 			-x FI_UET_PROVIDER_SERVICE_TIMEOUT \
-			"${pass_env[@]}" -np 2 "$PROG" > "$TMP/mpi$run.log" 2>&1
+			"${pass_env[@]}" -np 2 "$PROG" "${big[@]}" \
+			> "$TMP/mpi$run.log" 2>&1
 		st=$?
 		grep -q '^mpi_pingpong: OK$' "$TMP/mpi$run.log" && [ $st = 0 ] ||
 			fail "MPI run $run: exit $st"
-		echo "# run $run: $(grep -E '^ +(8|1048576) ' "$TMP/mpi$run.log" | tr -s ' ' | tr '\n' ';')"
+		echo "# run $run: $(grep -E '^ +(8|1048576|4194304) ' "$TMP/mpi$run.log" | tr -s ' ' | tr '\n' ';')"
 	done
 	# one-sided (osc rdma over btl ofi) beside the mtl: two fabrics per
 	# rank on one attachment

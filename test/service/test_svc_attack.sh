@@ -5,7 +5,10 @@
 # test attack it with a raw protocol client (svc_attack, run through
 # setpriv) while a victim of another uid sends to itself through the
 # service, every byte checked. Each attack must fail with its errno and
-# raise its counter in /uet/service; the victim must not notice.
+# raise its counter in /uet/service; the victim must not notice. The
+# service protects JobIDs 50, 60-61 and 90 with [tss] (secure domain 7,
+# its key file root's): the JobID a client names selects the domain, the
+# service's job.N policy decides who may, and no user reads the key.
 #   test_svc_attack.sh UET_ENGINE SVC_ATTACK [FI_PINGPONG PROVIDER_DIR]
 # With fi_pingpong and the provider's directory, a fi_pingpong of a
 # third user (libfabric provider attached to the service) runs through
@@ -28,12 +31,15 @@ svc_user pp svc >/dev/null # fi_pingpong's
 # one client region: 2 channel slots and a 1 MiB window; a user may have
 # four and a half of them
 region=$("$SVC_TOOL" - region 2 1048576)
+# the secure domain's key: the service's alone
+( umask 077 && openssl rand -hex 32 > "$SVC_DIR/sdi7.key" ) || exit 1
 svc_start "socket_mode = 0660" "socket_group = ${SVC_TAG}svc" \
 	"jobs = 1-100" "window_size = 1M" "max_chans = 2" \
 	"job.50 = gid:${SVC_TAG}hpc" "job.60-61 = uid:${SVC_TAG}vic" \
 	"user_clients = 6" "user_pids = 3" "user_jobs = 4" "user_mrs = 4" \
 	"user_peers = 4" "user_window = $((region * 9 / 2))" \
-	"hello_timeout = 3s" "idle_timeout = 3s" "pid_ops = 64"
+	"hello_timeout = 3s" "idle_timeout = 3s" "pid_ops = 64" \
+	"[tss]" "enabled = true" "domain.7 = 50,60-61,90 $SVC_DIR/sdi7.key"
 echo "# service pid $SVC_PID, socket $SVC_SOCK, region $region bytes"
 
 tel_is() { [ "$(svc_tel "$1")" "$2" "$3" ]; }
@@ -94,7 +100,13 @@ else
 	echo "# no provider or fi_pingpong: no fi_pingpong victim"
 fi
 
-# ---- 3: JobIDs and PIDonFEPs ----
+# ---- [tss]: the secure domain's key is the service's ----
+svc_check "the service runs [tss] (its counters in /uet/stats)" \
+	[ -n "$("$SVC_TOOL" "$SVC_PREFIX" tel /uet/stats tss_rx_drop_clear)" ]
+svc_check "a user cannot read the secure domain's key file" \
+	cannot svc_as atk cat "$SVC_DIR/sdi7.key"
+
+# ---- 3: JobIDs and PIDonFEPs (50, 60, 61, 90: secure domain 7) ----
 p0=$(svc_tel policy)
 svc_check "another user's job (JOB_ADD, MR_REG: EACCES)" \
 	svc_atk atk job 90 $EACCES

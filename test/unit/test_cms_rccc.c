@@ -418,6 +418,45 @@ uet_rccc_pacer_poll__paced_without_bursts(void **state)
 	assert_int_equal(uet_rccc_pacer_next(&pc), (1ull << 62) + 352);
 }
 
+/*
+ * The pacer's share is of the wire (htsim paces wire bytes at 0.99): with
+ * frame_ppm each grant also takes its framing's time. 4352 B and 4373
+ * ppm (18 B per 4116 nominal: IPv4, 4 KB MTU) are 4352 + 20 = 4372 wire
+ * bytes, 353 293 ps at 99 Gb/s instead of 351 677; after 100 grants the
+ * wire rate is 0.99 of the line, not 0.994. A share above a million is
+ * refused.
+ */
+static void
+uet_rccc_pacer_poll__frame_ppm_paces_wire_bytes(void **state)
+{
+	struct uet_rccc_pacer_config c;
+	struct uet_rccc_slot slot[1];
+	struct uet_rccc_pacer pc;
+	uint32_t idx, bytes, k;
+	const char *why = NULL;
+	uint64_t now = 0;
+
+	(void)state;
+	assert_int_equal(uet_rccc_pacer_config_default(&c, LINK, MTU, 0), 0);
+	assert_int_equal(c.frame_ppm, 0);
+	c.frame_ppm = 4373;
+	assert_int_equal(uet_rccc_pacer_init(&pc, &c, slot, 1, NULL), 0);
+	uet_rccc_pacer_request(&pc, 0, 200u * QUANTUM);
+	assert_int_equal(uet_rccc_pacer_poll(&pc, 0, &idx, &bytes), 1);
+	assert_int_equal(uet_rccc_pacer_next(&pc), 354); /* 353.293 ns */
+	for (k = 1; k < 100; k++) {
+		now = uet_rccc_pacer_next(&pc);
+		assert_int_equal(uet_rccc_pacer_poll(&pc, now, &idx, &bytes),
+				 1);
+	}
+	/* 100 grants end at 100 x 4372 x 8 / 99 = 35 329.3 ns */
+	assert_int_equal(uet_rccc_pacer_next(&pc), 35330);
+	c.frame_ppm = 1000001;
+	assert_int_equal(uet_rccc_pacer_init(&pc, &c, slot, 1, &why),
+			 -EINVAL);
+	assert_string_equal(why, "frame_ppm (0..1000000)");
+}
+
 /* With no source asking, known idle sources get speculative credit up
  * to spec_max (10 000 B: 4352 + 4352 + 1296 rounded up to 1536), active
  * sources always first; a new request (beyond what was granted) resets
@@ -498,6 +537,7 @@ main(void)
 		cmocka_unit_test(
 			uet_rccc_pacer_poll__partial_wants_join_and_release),
 		cmocka_unit_test(uet_rccc_pacer_poll__paced_without_bursts),
+		cmocka_unit_test(uet_rccc_pacer_poll__frame_ppm_paces_wire_bytes),
 		cmocka_unit_test(
 			uet_rccc_pacer_poll__speculative_credit_for_idle),
 		cmocka_unit_test(uet_rccc_fill__credit_units),

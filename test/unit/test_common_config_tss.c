@@ -170,18 +170,24 @@ validate__unbuilt_and_unsafe_refused(void **state)
 	char body[512];
 
 	(void)state;
-	snprintf(body, sizeof(body), "enabled = true\nmode = cluster\n"
-		 "domain.3 = 1 %s\n", key_ok);
-	assert_int_equal(load_tss(body, &err), -EINVAL);
-	assert_non_null(strstr(err.msg, "cluster: not implemented"));
 	snprintf(body, sizeof(body), "enabled = true\nmode = client_server\n"
 		 "domain.3 = 1 %s\n", key_ok);
 	assert_int_equal(load_tss(body, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "client_server"));
-	snprintf(body, sizeof(body), "enabled = true\nrekey_interval = 5\n"
+	/* rotation derives keys: not in direct mode */
+	snprintf(body, sizeof(body), "enabled = true\nrekey_interval = 65536\n"
 		 "domain.3 = 1 %s\n", key_ok);
 	assert_int_equal(load_tss(body, &err), -EINVAL);
-	assert_non_null(strstr(err.msg, "rotation"));
+	assert_non_null(strstr(err.msg, "needs mode = cluster"));
+	snprintf(body, sizeof(body), "enabled = true\nmode = cluster\n"
+		 "rekey_interval = 512\ndomain.3 = 1 %s\n", key_ok);
+	assert_int_equal(load_tss(body, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "below replay_window"));
+	snprintf(body, sizeof(body), "enabled = true\nmode = cluster\n"
+		 "rekey_interval = 281474976710656\ndomain.3 = 1 %s\n",
+		 key_ok);
+	assert_int_equal(load_tss(body, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "never rotate"));
 	assert_int_equal(load_tss("enabled = true\n", &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "no domain"));
 	assert_int_equal(load_tss("replay_window = 100\n", &err), -EINVAL);
@@ -193,6 +199,22 @@ validate__unbuilt_and_unsafe_refused(void **state)
 	assert_int_equal(load_tss(body, &err), -EPERM);
 	assert_non_null(strstr(err.msg, "chmod 600"));
 	assert_null(strstr(err.msg, "0001020304"));
+}
+
+static void
+validate__cluster_and_rotation_accepted(void **state)
+{
+	struct uet_config_error err;
+	char body[512];
+
+	(void)state;
+	snprintf(body, sizeof(body), "enabled = true\nmode = cluster\n"
+		 "domain.3 = 1 %s\n", key_ok);
+	assert_int_equal(load_tss(body, &err), 0);
+	snprintf(body, sizeof(body), "enabled = true\nmode = cluster\n"
+		 "replay_window = 256\nrekey_interval = 256\n"
+		 "domain.3 = 1 %s\n", key_ok);
+	assert_int_equal(load_tss(body, &err), 0);
 }
 
 static void
@@ -228,6 +250,7 @@ main(void)
 		cmocka_unit_test(domain__parsed_and_looked_up),
 		cmocka_unit_test(domain__bad_lines_refused),
 		cmocka_unit_test(validate__unbuilt_and_unsafe_refused),
+		cmocka_unit_test(validate__cluster_and_rotation_accepted),
 		cmocka_unit_test(dump__domains_round_trip),
 	};
 

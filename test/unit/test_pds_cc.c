@@ -558,9 +558,13 @@ pds_cc_grants__pacer_deadline_and_credit_ack(void **state)
 	assert_true(st.credit_req >= 1);
 	fakewire_inject(&W, 0, &ack, false, false);
 	assert_int_equal(fakewire_st(0)->credit_rx, 1);
-	/* then one quantum per quantum / (0.99 x 100 Gb/s): 103.4 ns for
-	 * 1280 B, on whole-ns deadlines */
-	ps = (uint64_t)cms.pacer.quantum * 8000000000ull / (100000ull * 990);
+	/* then one quantum per its wire size (the quantum and its share
+	 * of the framing, frame_ppm) / (0.99 x 100 Gb/s), on whole-ns
+	 * deadlines */
+	assert_true(cms.pacer.frame_ppm > 0);
+	ps = ((uint64_t)cms.pacer.quantum +
+	      ((uint64_t)cms.pacer.frame_ppm * cms.pacer.quantum + 999999) /
+	      1000000) * 8000000000ull / (100000ull * 990);
 	(void)advance_to_deadline(1); /* the end of the catch-up */
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
 	t0 = W.now;
@@ -627,6 +631,66 @@ pds_target_credit_grant__credit_cp_answers_credit_req(void **state)
 	assert_int_equal(fakewire_st(0)->credit_rx, k + 1u);
 	/* With credit the source sends again. */
 	assert_true(fakewire_take(&W, 0, t, 64) > 0);
+}
+
+/* CREDIT_REQ CPs among @p n frames of side 0. */
+static unsigned int
+count_credit_req(const struct uet_pds_tx *t, uint16_t n)
+{
+	unsigned int r = 0;
+	uint16_t k;
+
+	for (k = 0; k < n; k++)
+		r += t[k].hdr.type == UET_PDS_TYPE_CP &&
+		     t[k].hdr.next_hdr == UET_PDS_CTL_CREDIT_REQ;
+	return r;
+}
+
+/*
+ * pds_initiator_credit_req__asks_again_after_a_timer: a source blocked
+ * for credit whose CREDIT_REQ (or its grant) was lost - a failed link on
+ * its path - asks again once its tail-loss or retransmission timer
+ * fires. It kept PDC_F_CREQ until credit came, and a resend carrying the
+ * same target suppressed the CP: the source waited out doubling RTOs,
+ * one forced packet each (perm-reps-fail RCCC, 21x the ideal).
+ */
+static void
+pds_initiator_credit_req__asks_again_after_a_timer(void **state)
+{
+	struct uet_pds_tx t[64];
+	unsigned int req = 0;
+	uint16_t n, k, i;
+
+	(void)state;
+	W.now = 1000;
+	for (k = 0; k < 40; k++)
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD,
+						 (uint64_t)k, 0), 0);
+	n = fakewire_take(&W, 0, t, 64);
+	for (k = 0; k < n; k++)
+		fakewire_inject(&W, 1, &t[k], false, false);
+	W.now += 2000;
+	n = fakewire_take(&W, 1, t, 64);
+	for (k = 0; k < n; k++)
+		if (t[k].hdr.type != UET_PDS_TYPE_CP)
+			fakewire_inject(&W, 0, &t[k], false, false);
+	/* From here on nothing side 0 sends arrives. */
+	for (i = 0; i < 8 && req == 0; i++) {
+		W.now += 1000;
+		uet_pds_advance(W.pds[0], W.now);
+		req += count_credit_req(t, fakewire_take(&W, 0, t, 64));
+	}
+	assert_int_equal(req, 1);
+	/* Before any timer: asked once, not again. */
+	W.now += 1000;
+	uet_pds_advance(W.pds[0], W.now);
+	assert_int_equal(count_credit_req(t, fakewire_take(&W, 0, t, 64)), 0);
+	/* The timers fire: the source asks again. */
+	for (i = 0; i < 4 && req < 2; i++) {
+		(void)advance_to_deadline(0);
+		req += count_credit_req(t, fakewire_take(&W, 0, t, 64));
+	}
+	assert_int_equal(req, 2);
 }
 
 /* NSCC contexts: one per {peer, traffic class}, shared and refcounted
@@ -895,6 +959,8 @@ main(void)
 		FW_TEST(pds_cc_grants__pacer_deadline_and_credit_ack,
 			setup_rccc),
 		FW_TEST(pds_target_credit_grant__credit_cp_answers_credit_req,
+			setup_rccc),
+		FW_TEST(pds_initiator_credit_req__asks_again_after_a_timer,
 			setup_rccc),
 		FW_TEST(pds_cc_cms__context_shared_per_peer, setup_nscc),
 		FW_TEST(pds_cc_cms__context_table_full_overflows,

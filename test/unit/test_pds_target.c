@@ -286,6 +286,43 @@ rcvd_ses_procg__duplicate_while_ses_busy(void **state)
 	assert_int_equal(fakewire_st(1)->nack_tx[UET_NACK_RCVD_SES_PROCG], 1);
 }
 
+/*
+ * pds_target_ack_policy__retx_echo_is_ack_psn_packets: the ACK echoes the
+ * RETX flag of its ACK_PSN packet (UEC 1.0 3.6.13.1): a duplicate
+ * resend does not become ACK_PSN, so its RETX must not ride on the ACK
+ * that names the last new packet, or the source, seeing RETX for a
+ * packet it resent once, times the original's ACK from the resend
+ * (a 706 ns base RTT on a 14 us fabric, and max_wnd one MTU for good).
+ */
+static void
+pds_target_ack_policy__retx_echo_is_ack_psn_packets(void **state)
+{
+	struct uet_pds_tx a = one_req(UET_PDS_MODE_RUD, 50, 0), b, t;
+
+	(void)state;
+	fakewire_inject(&W, 1, &a, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	b = one_req(UET_PDS_MODE_RUD, 51, UET_PDS_SUBMIT_AR);
+	fakewire_inject(&W, 1, &b, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	assert_false(t.hdr.flags & UET_PDS_F_RETX);
+	/* A duplicate resend of a: ACKed, naming b, without RETX. */
+	a.hdr.flags |= UET_PDS_F_RETX;
+	fakewire_inject(&W, 1, &a, false, false);
+	assert_int_equal(fakewire_st(1)->dup_rx, 1);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	assert_int_equal((uint32_t)(t.hdr.u.ack.cack_psn +
+				    t.hdr.u.ack.ack_psn_offset),
+			 b.hdr.u.req.psn);
+	assert_false(t.hdr.flags & UET_PDS_F_RETX);
+	/* A new packet that is a resend: its ACK echoes RETX. */
+	b = one_req(UET_PDS_MODE_RUD, 52, 0);
+	b.hdr.flags |= UET_PDS_F_RETX;
+	fakewire_inject(&W, 1, &b, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	assert_true(t.hdr.flags & UET_PDS_F_RETX);
+}
+
 /* An ACK_REQ CP from side 0 naming @p psn on the PDC @p req opened. */
 static struct uet_pds_tx
 ack_req_for(const struct uet_pds_tx *req, const struct uet_pds_tx *ack,
@@ -1929,6 +1966,7 @@ main(void)
 		T(pds_target_respond__stored_until_clear_and_resent),
 		T(gtd_resp__cack_held_until_clear),
 		T(rcvd_ses_procg__duplicate_while_ses_busy),
+		T(pds_target_ack_policy__retx_echo_is_ack_psn_packets),
 		T(cp__clear_consumes_no_psn),
 		T(clear__ack_when_cack_passes_clear_psn),
 		T(pds_target_clear__ar_acked_when_cack_stops_at_clear_psn),

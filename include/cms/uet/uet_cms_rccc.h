@@ -140,6 +140,11 @@ struct uet_rccc_pacer_config {
 	 * real-time loop that polls every few microseconds needs several
 	 * quanta, or the poll period and not the rate sets the pace. */
 	uint32_t burst;
+	/** Wire bytes the granted (nominal) bytes leave out (framing,
+	 * preamble, gap), per million nominal bytes, paced too, so that
+	 * rate_milli is a share of the wire as in htsim's pacer;
+	 * 0..1000000 (0: pace nominal bytes). */
+	uint32_t frame_ppm;
 };
 
 /** One source as the pacer sees it (16 bytes). */

@@ -584,6 +584,10 @@ struct uet_engine_tss_stats {
 	uint64_t rx_opened;   /**< protected frames authenticated, decrypted
 				   and given to the PDS */
 	uint64_t rx_drop[UET_ENGINE_TSS_DROPS]; /**< by reason */
+	uint64_t tx_keys;     /**< cluster mode: keys derived to seal with
+				   (one per source and rotation) */
+	uint64_t rx_keys;     /**< cluster mode: keys derived to open with
+				   and kept (their first frame verified) */
 };
 
 /** Per-direction fault counters (index: enum uet_config_fault_kind). */

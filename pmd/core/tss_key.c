@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Cluster mode's keys (UEC 1.0 section 3.7, docs/TSS.md): each source
+ * seals with a key derived from the domain key and its source identifier
+ * (here its IPv4 address), KDF label "U1", context epoch | rekey |
+ * source (src/tss/tss_kdf.c, docs/WIRE-DECISIONS.md); a receiver derives
+ * the same key from the header's SDI and the packet's source address.
+ *
+ * Rotation: with rekey_interval N, the rekey counter of a packet is its
+ * TSC / N, and its association number (the header's A bit) the counter's
+ * low bit. The TSC never repeats under a domain, so the counter only
+ * grows: a sender moves to the next key every N TSCs without a message,
+ * and a receiver keeps the key of each association number, so the old
+ * and the new key are both accepted across the switch; a key is retired
+ * when the next-but-one replaces its slot. The replay window runs on
+ * across rotations (one TSC space), so a packet replayed from before a
+ * rotation is a replay or older than the window.
+ *
+ * A receiver derives a key for a source or a counter it has no key for
+ * into the packet's own session, and installs it in the source's slot
+ * only once the packet's ICV verified: a forged packet cannot evict the
+ * key legitimate packets use.
+ */
+
+#include <string.h>
+
+#include <rte_byteorder.h>
+
+#include "tss_private.h"
+
+uint32_t
+tss_rekey_of(const struct engine_tss *e, uint64_t tsc)
+{
+	/* the KDF context's counter is 32 bits: a counter that wraps
+	 * repeats a key only with other TSCs, so never an IV under it */
+	return e->cfg.rekey_interval == 0 ? 0 :
+	       (uint32_t)(tsc / e->cfg.rekey_interval);
+}
+
+uint32_t
+tss_key_sessions(const struct engine_tss *e)
+{
+	if (!e->cluster)
+		return 2u * e->cfg.nb_domains;
+	/* RX: two per source window and one per queued packet; TX: two
+	 * per port and domain */
+	return 2u * TSS_SOURCES + TSS_RXQ +
+	       2u * UET_CONFIG_MAX_PORTS * e->cfg.nb_domains;
+}
+
+/* @p a is a later rekey counter than @p b (serial arithmetic: the
+ * counter is the TSC / interval cut to the KDF's 32 bits) */
+static bool
+later(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
+}
+
+/* Derive the key of {domain di, source src, rekey} and make its
+ * session; the key bytes live on the stack only while the session is
+ * made. */
+static int
+derive(struct engine_tss_lc *t, const struct engine_tss *e, unsigned int di,
+       uint32_t src, uint32_t rekey, bool seal, struct tss_dkey *k)
+{
+	uint8_t ctx[UET_TSS_KDF_CTX_V6_LEN], out[UET_TSS_KDF_OUT_LEN];
+	uint32_t be = rte_cpu_to_be_32(src);
+	int n, rc;
+
+	n = uet_tss_kdf_ctx(0, rekey, (const uint8_t *)&be, sizeof(be), ctx);
+	rc = n < 0 ? n : uet_tss_kdf(e->sdk[di], UET_TSS_LABEL_CLUSTER, ctx,
+				     (size_t)n, out, sizeof(out));
+	if (rc == 0)
+		rc = uet_tss_cdev_session(t->dev, out, seal, AAD_V4, &k->sess);
+	if (rc == 0) {
+		memcpy(k->mask, out + UET_TSS_KEY_LEN, UET_TSS_IV_LEN);
+		k->src = src;
+		k->rekey = rekey;
+	}
+	explicit_bzero(out, sizeof(out));
+	return rc;
+}
+
+/*
+ * The key this context seals a frame of domain @p di from @p src with,
+ * derived when the rekey counter moved on. @p pending: the sessions of
+ * the burst being built (t->bs[0..pending)), which must outlive it: a
+ * slot one of them uses is not replaced (NULL, the frame is not sent;
+ * only a sender whose TSCs moved two intervals within one burst of its
+ * own gets there).
+ */
+struct tss_dkey *
+tss_key_tx(struct uet_engine_lcore *lc, uint16_t port, unsigned int di,
+	   uint32_t src, uint32_t rekey, uint16_t pending)
+{
+	struct engine_tss_lc *t = lc->tss;
+	struct tss_dkey *k = &t->txk[port][di][rekey & 1u];
+	struct tss_dkey fresh;
+
+	if (k->sess != NULL && k->rekey == rekey && k->src == src)
+		return k;
+	for (uint16_t i = 0; k->sess != NULL && i < pending; i++)
+		if (t->bs[i] == k->sess)
+			return NULL;
+	if (derive(t, lc->eng->tss, di, src, rekey, true, &fresh) < 0)
+		return NULL;
+	uet_tss_cdev_session_free(t->dev, k->sess);
+	*k = fresh;
+	explicit_bzero(&fresh, sizeof(fresh));
+	ENG_INC(lc->st.tss.tx_keys);
+	return k;
+}
+
+/*
+ * The session and IV mask to open a frame of @p it (its an, rekey and
+ * win set) from @p src: the source's slot when it holds that key, else
+ * a key derived for this frame alone (it->fresh). Returns 0, or a drop
+ * reason + 1: the slot holds a later key (this one is retired), or the
+ * derivation failed.
+ */
+int
+tss_key_rx(struct engine_tss_lc *t, const struct engine_tss *e,
+	   unsigned int di, uint32_t src, struct tss_rx_item *it)
+{
+	const struct tss_dkey *k = &t->rxk[it->win][it->an];
+	struct tss_dkey fresh;
+
+	it->fresh = NULL;
+	if (k->sess != NULL && k->rekey == it->rekey) {
+		it->sess = k->sess;
+		uet_tss_iv(src, 0, it->tsc, k->mask, it->iv);
+		return 0;
+	}
+	if (k->sess != NULL && later(k->rekey, it->rekey))
+		return 1 + UET_ENGINE_TSS_DROP_EPOCH;
+	if (derive(t, e, di, src, it->rekey, false, &fresh) < 0)
+		return 1 + UET_ENGINE_TSS_DROP_CRYPTO;
+	it->sess = fresh.sess;
+	it->fresh = fresh.sess;
+	memcpy(it->mask, fresh.mask, sizeof(it->mask));
+	explicit_bzero(&fresh, sizeof(fresh));
+	uet_tss_iv(src, 0, it->tsc, it->mask, it->iv);
+	return 0;
+}
+
+/*
+ * After the burst ran (no op uses a session any more): a key derived
+ * for a frame whose ICV verified takes its slot when it is later than
+ * the slot's (the one it replaces, two rotations old, is retired); any
+ * other is freed.
+ */
+void
+tss_key_rx_done(struct uet_engine_lcore *lc, struct tss_rx_item *it,
+		bool verified)
+{
+	struct engine_tss_lc *t = lc->tss;
+	struct tss_dkey *k;
+
+	if (it->fresh == NULL)
+		return;
+	k = &t->rxk[it->win][it->an];
+	if (verified && (k->sess == NULL || later(it->rekey, k->rekey))) {
+		uet_tss_cdev_session_free(t->dev, k->sess);
+		k->sess = it->fresh;
+		k->rekey = it->rekey;
+		memcpy(k->mask, it->mask, sizeof(k->mask));
+		ENG_INC(lc->st.tss.rx_keys);
+	} else {
+		uet_tss_cdev_session_free(t->dev, it->fresh);
+	}
+	it->fresh = NULL;
+}
+
+/* The derived keys' sessions (a frame's fresh one never outlives the
+ * flush that made it). */
+void
+tss_key_free_all(struct engine_tss_lc *t)
+{
+	for (unsigned int p = 0; p < UET_CONFIG_MAX_PORTS; p++)
+		for (unsigned int d = 0; d < UET_CONFIG_TSS_DOMAINS_MAX; d++)
+			for (unsigned int a = 0; a < 2; a++)
+				uet_tss_cdev_session_free(t->dev,
+						t->txk[p][d][a].sess);
+	for (unsigned int w = 0; t->rxk != NULL && w < TSS_SOURCES; w++)
+		for (unsigned int a = 0; a < 2; a++)
+			uet_tss_cdev_session_free(t->dev, t->rxk[w][a].sess);
+	explicit_bzero(t->txk, sizeof(t->txk));
+}
