@@ -19,18 +19,15 @@
 #define PERF_SES_MAX_WINDOW 4096u
 #define PERF_SES_MAX_INFLIGHT_BYTES (64ull << 20)
 
-/* The modes (testpmd's fwd_engines), one file each: --mode picks them
- * by name, once. */
-extern const struct perf_mode perf_mode_msgrate;
-extern const struct perf_mode perf_mode_latency;
-extern const struct perf_mode perf_mode_bw;
-extern const struct perf_mode perf_mode_incast;
+/* The modes (testpmd's fwd_engines), one file each, perf_mode_<name>
+ * in <name>.c, listed in meson.build (PERF_MODES): --mode picks them by
+ * name, once. */
+#define PERF_MODE_EXTERN(name) extern const struct perf_mode perf_mode_##name;
+PERF_MODES(PERF_MODE_EXTERN)
 
+#define PERF_MODE_ENTRY(name) &perf_mode_##name,
 const struct perf_mode *const perf_modes[] = {
-	&perf_mode_msgrate,
-	&perf_mode_latency,
-	&perf_mode_bw,
-	&perf_mode_incast,
+	PERF_MODES(PERF_MODE_ENTRY)
 };
 _Static_assert(RTE_DIM(perf_modes) == PERF_NB_MODES,
 	       "PERF_NB_MODES: the number of perf_modes");

@@ -673,9 +673,11 @@ int perf_run(const struct perf_mode *m, const struct perf_opts *o,
 /* interactive prompt (cli.c): @return exit code. */
 int perf_cli_main(struct perf_opts *o);
 
-/* modes.c: the modes, one file each, in --mode order */
+/* modes.c: the modes, one file each, in --mode order: PERF_MODES(X) is
+ * X(name) for each, defined by meson.build's perf_mode_names */
 extern const struct perf_mode *const perf_modes[];
-#define PERF_NB_MODES 4u
+#define PERF_MODE_ONE(name) + 1u
+#define PERF_NB_MODES (0u PERF_MODES(PERF_MODE_ONE))
 /* Index of mode @p name (@p len characters) in perf_modes, or -EINVAL. */
 int perf_mode_find(const char *name, size_t len);
 /* The modes of @p o->modes, counted. */

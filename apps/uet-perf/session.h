@@ -37,4 +37,20 @@ struct perf_sess {
 	bool done, complete, stopped, ended;
 };
 
+/* session.c and session_results.c */
+/* The receiver's address (engine 0): 10.0.0.2. */
+extern const uint8_t perf_sess_ip_b[4];
+/* The ULP context of engine @p i (0: the receiver). */
+struct uet_ulp_ctx *perf_sess_ctx(struct perf_sess *s, unsigned int i);
+/* SES counters of engine @p i (zeros when it runs no SES). */
+const struct uet_ses_stats *perf_sess_ses_stats(struct perf_sess *s,
+						unsigned int i);
+/* One poll of every engine (and the SES driver). */
+void perf_sess_poll_all(struct perf_sess *s);
+/* Per engine side: ns inside its poll per message delivered. */
+void perf_sess_cost_report(struct perf_sess *s);
+/* The pair's results: what was never sent (duration, stop, limit) is
+ * not expected either. */
+void perf_sess_pair_results(struct perf_sess *s);
+
 #endif /* UET_PERF_SESSION_H */

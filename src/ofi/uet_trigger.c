@@ -22,6 +22,7 @@
  * order of the posts. A run inside a post (progress after -FI_EAGAIN)
  * finds the lock taken and returns.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,16 +44,92 @@ struct uet_ofi_trig {
 		struct fi_msg_atomic atomic;
 	} m;
 	/* the arrays the message points to, copied */
-	struct iovec iov[UET_OFI_IOV_MAX];
-	struct fi_ioc ioc[UET_OFI_IOV_MAX];
+	union {
+		struct iovec iov[UET_OFI_IOV_MAX];
+		struct fi_ioc ioc[UET_OFI_IOV_MAX];
+	} local;
 	void *desc[UET_OFI_IOV_MAX];
-	struct fi_rma_iov rma_iov[UET_OFI_IOV_MAX];
-	struct fi_rma_ioc rma_ioc[UET_OFI_IOV_MAX];
+	union {
+		struct fi_rma_iov iov[UET_OFI_IOV_MAX];
+		struct fi_rma_ioc ioc[UET_OFI_IOV_MAX];
+	} remote;
 	/* fetching and compare atomics */
 	struct fi_ioc cmp[UET_OFI_IOV_MAX], res[UET_OFI_IOV_MAX];
 	void *cmp_desc[UET_OFI_IOV_MAX], *res_desc[UET_OFI_IOV_MAX];
 	size_t nb_cmp, nb_res;
 };
+
+/*
+ * One op kind, one row: the fi_msg* struct its call passes and where that
+ * struct keeps its arrays (offsets of msg_iov, desc, iov_count, context,
+ * and of rma_iov, rma_iov_count when it has remote ones), and where its
+ * completion goes when a held post fails.
+ */
+struct trig_kind {
+	size_t size;             /* the message struct */
+	size_t iov, desc, count, context;
+	size_t iov_size;         /* an entry of msg_iov */
+	size_t rma, rma_count;   /* 0: no rma_iov (msg_iov comes first) */
+	size_t rma_size;
+	bool rx;                 /* the receive CQ, else the transmit one */
+	enum uet_ofi_cntr_kind cntr;
+	uint64_t cq_flags;
+};
+
+#define TRIG_LOCAL(T, entry) \
+	.size = sizeof(T), .iov = offsetof(T, msg_iov), \
+	.desc = offsetof(T, desc), .count = offsetof(T, iov_count), \
+	.context = offsetof(T, context), .iov_size = sizeof(entry)
+#define TRIG_REMOTE(T, entry) \
+	.rma = offsetof(T, rma_iov), .rma_count = offsetof(T, rma_iov_count), \
+	.rma_size = sizeof(entry)
+#define TRIG_MSG TRIG_LOCAL(struct fi_msg, struct iovec)
+#define TRIG_TAGGED TRIG_LOCAL(struct fi_msg_tagged, struct iovec)
+#define TRIG_RMA TRIG_LOCAL(struct fi_msg_rma, struct iovec), \
+	TRIG_REMOTE(struct fi_msg_rma, struct fi_rma_iov)
+#define TRIG_ATOMIC TRIG_LOCAL(struct fi_msg_atomic, struct fi_ioc), \
+	TRIG_REMOTE(struct fi_msg_atomic, struct fi_rma_ioc)
+
+static const struct trig_kind trig_kinds[] = {
+	[FI_OP_RECV] = { TRIG_MSG, .rx = true, .cntr = UET_OFI_CNTR_RECV,
+			 .cq_flags = FI_RECV | FI_MSG },
+	[FI_OP_SEND] = { TRIG_MSG, .cntr = UET_OFI_CNTR_SEND,
+			 .cq_flags = FI_SEND | FI_MSG },
+	[FI_OP_TRECV] = { TRIG_TAGGED, .rx = true, .cntr = UET_OFI_CNTR_RECV,
+			  .cq_flags = FI_RECV | FI_TAGGED },
+	[FI_OP_TSEND] = { TRIG_TAGGED, .cntr = UET_OFI_CNTR_SEND,
+			  .cq_flags = FI_SEND | FI_TAGGED },
+	[FI_OP_READ] = { TRIG_RMA, .cntr = UET_OFI_CNTR_READ,
+			 .cq_flags = FI_READ | FI_RMA },
+	[FI_OP_WRITE] = { TRIG_RMA, .cntr = UET_OFI_CNTR_WRITE,
+			  .cq_flags = FI_WRITE | FI_RMA },
+	[FI_OP_ATOMIC] = { TRIG_ATOMIC, .cntr = UET_OFI_CNTR_WRITE,
+			   .cq_flags = FI_WRITE | FI_ATOMIC },
+	[FI_OP_FETCH_ATOMIC] = { TRIG_ATOMIC, .cntr = UET_OFI_CNTR_READ,
+				 .cq_flags = FI_READ | FI_ATOMIC },
+	[FI_OP_COMPARE_ATOMIC] = { TRIG_ATOMIC, .cntr = UET_OFI_CNTR_READ,
+				   .cq_flags = FI_READ | FI_ATOMIC },
+};
+
+/* The pointer-sized field at @p off of message @p m (memcpy: the field
+ * is a pointer or a size_t of any of the fi_msg* structs). */
+static void *
+field_ptr(const void *m, size_t off)
+{
+	void *p;
+
+	memcpy(&p, (const uint8_t *)m + off, sizeof(p));
+	return p;
+}
+
+static size_t
+field_count(const void *m, size_t off)
+{
+	size_t n;
+
+	memcpy(&n, (const uint8_t *)m + off, sizeof(n));
+	return n;
+}
 
 /* Copy @p n entries of @p size bytes from @p src (may be NULL when
  * n is 0; desc arrays may be NULL) into @p dst; what the copy points to
@@ -70,68 +147,40 @@ arr_copy(void *dst, const void *src, size_t n, size_t size, int *rc)
 	return dst;
 }
 
+/* The array field at @p off of message @p m, @p n entries of @p size
+ * bytes, copied into @p dst; the field then points to the copy. */
+static void
+field_copy(void *m, size_t off, void *dst, size_t n, size_t size, int *rc)
+{
+	void *p = arr_copy(dst, field_ptr(m, off), n, size, rc);
+
+	memcpy((uint8_t *)m + off, &p, sizeof(p));
+}
+
+/* The call's message and every array it points to, by its kind's row. */
 static int
 copy_call(struct uet_ofi_trig *t, const struct uet_ofi_trig_call *c)
 {
+	const struct trig_kind *k = &trig_kinds[t->kind];
+	size_t n;
 	int rc = 0;
 
-	switch (t->kind) {
-	case FI_OP_SEND:
-	case FI_OP_RECV:
-		t->m.msg = *(const struct fi_msg *)c->msg;
-		t->m.msg.msg_iov = arr_copy(t->iov, t->m.msg.msg_iov,
-					    t->m.msg.iov_count,
-					    sizeof(t->iov[0]), &rc);
-		t->m.msg.desc = arr_copy(t->desc, t->m.msg.desc,
-					 t->m.msg.iov_count,
-					 sizeof(t->desc[0]), &rc);
-		break;
-	case FI_OP_TSEND:
-	case FI_OP_TRECV:
-		t->m.tagged = *(const struct fi_msg_tagged *)c->msg;
-		t->m.tagged.msg_iov = arr_copy(t->iov, t->m.tagged.msg_iov,
-					       t->m.tagged.iov_count,
-					       sizeof(t->iov[0]), &rc);
-		t->m.tagged.desc = arr_copy(t->desc, t->m.tagged.desc,
-					    t->m.tagged.iov_count,
-					    sizeof(t->desc[0]), &rc);
-		break;
-	case FI_OP_WRITE:
-	case FI_OP_READ:
-		t->m.rma = *(const struct fi_msg_rma *)c->msg;
-		t->m.rma.msg_iov = arr_copy(t->iov, t->m.rma.msg_iov,
-					    t->m.rma.iov_count,
-					    sizeof(t->iov[0]), &rc);
-		t->m.rma.desc = arr_copy(t->desc, t->m.rma.desc,
-					 t->m.rma.iov_count,
-					 sizeof(t->desc[0]), &rc);
-		t->m.rma.rma_iov = arr_copy(t->rma_iov, t->m.rma.rma_iov,
-					    t->m.rma.rma_iov_count,
-					    sizeof(t->rma_iov[0]), &rc);
-		break;
-	default:
-		t->m.atomic = *(const struct fi_msg_atomic *)c->msg;
-		t->m.atomic.msg_iov = arr_copy(t->ioc, t->m.atomic.msg_iov,
-					       t->m.atomic.iov_count,
-					       sizeof(t->ioc[0]), &rc);
-		t->m.atomic.desc = arr_copy(t->desc, t->m.atomic.desc,
-					    t->m.atomic.iov_count,
-					    sizeof(t->desc[0]), &rc);
-		t->m.atomic.rma_iov = arr_copy(t->rma_ioc, t->m.atomic.rma_iov,
-					       t->m.atomic.rma_iov_count,
-					       sizeof(t->rma_ioc[0]), &rc);
-		t->nb_cmp = c->nb_cmp;
-		t->nb_res = c->nb_res;
-		(void)arr_copy(t->cmp, c->cmp, c->nb_cmp, sizeof(t->cmp[0]),
-			       &rc);
-		(void)arr_copy(t->cmp_desc, c->cmp_desc, c->nb_cmp,
-			       sizeof(t->cmp_desc[0]), &rc);
-		(void)arr_copy(t->res, c->res, c->nb_res, sizeof(t->res[0]),
-			       &rc);
-		(void)arr_copy(t->res_desc, c->res_desc, c->nb_res,
-			       sizeof(t->res_desc[0]), &rc);
-		break;
-	}
+	memcpy(&t->m, c->msg, k->size);
+	n = field_count(&t->m, k->count);
+	field_copy(&t->m, k->iov, &t->local, n, k->iov_size, &rc);
+	field_copy(&t->m, k->desc, t->desc, n, sizeof(t->desc[0]), &rc);
+	if (k->rma != 0)
+		field_copy(&t->m, k->rma, &t->remote,
+			   field_count(&t->m, k->rma_count), k->rma_size, &rc);
+	/* fetching and compare atomics (none for the other kinds) */
+	t->nb_cmp = c->nb_cmp;
+	t->nb_res = c->nb_res;
+	(void)arr_copy(t->cmp, c->cmp, c->nb_cmp, sizeof(t->cmp[0]), &rc);
+	(void)arr_copy(t->cmp_desc, c->cmp_desc, c->nb_cmp,
+		       sizeof(t->cmp_desc[0]), &rc);
+	(void)arr_copy(t->res, c->res, c->nb_res, sizeof(t->res[0]), &rc);
+	(void)arr_copy(t->res_desc, c->res_desc, c->nb_res,
+		       sizeof(t->res_desc[0]), &rc);
 	return rc;
 }
 
@@ -173,24 +222,6 @@ trig_post(struct uet_ofi_trig *t)
 	}
 }
 
-static void *
-trig_context(const struct uet_ofi_trig *t)
-{
-	switch (t->kind) {
-	case FI_OP_SEND:
-	case FI_OP_RECV:
-		return t->m.msg.context;
-	case FI_OP_TSEND:
-	case FI_OP_TRECV:
-		return t->m.tagged.context;
-	case FI_OP_WRITE:
-	case FI_OP_READ:
-		return t->m.rma.context;
-	default:
-		return t->m.atomic.context;
-	}
-}
-
 /*
  * A triggered post that failed (not -FI_EAGAIN): the operation completes
  * in error, on the CQ and the counter its completion would have used;
@@ -199,31 +230,9 @@ trig_context(const struct uet_ofi_trig *t)
 static void
 trig_fail(struct uet_ofi_trig *t, ssize_t rc)
 {
-	static const enum uet_ofi_cntr_kind kind[] = {
-		[FI_OP_RECV] = UET_OFI_CNTR_RECV,
-		[FI_OP_SEND] = UET_OFI_CNTR_SEND,
-		[FI_OP_TRECV] = UET_OFI_CNTR_RECV,
-		[FI_OP_TSEND] = UET_OFI_CNTR_SEND,
-		[FI_OP_READ] = UET_OFI_CNTR_READ,
-		[FI_OP_WRITE] = UET_OFI_CNTR_WRITE,
-		[FI_OP_ATOMIC] = UET_OFI_CNTR_WRITE,
-		[FI_OP_FETCH_ATOMIC] = UET_OFI_CNTR_READ,
-		[FI_OP_COMPARE_ATOMIC] = UET_OFI_CNTR_READ,
-	};
-	static const uint64_t cq_flags[] = {
-		[FI_OP_RECV] = FI_RECV | FI_MSG,
-		[FI_OP_SEND] = FI_SEND | FI_MSG,
-		[FI_OP_TRECV] = FI_RECV | FI_TAGGED,
-		[FI_OP_TSEND] = FI_SEND | FI_TAGGED,
-		[FI_OP_READ] = FI_READ | FI_RMA,
-		[FI_OP_WRITE] = FI_WRITE | FI_RMA,
-		[FI_OP_ATOMIC] = FI_WRITE | FI_ATOMIC,
-		[FI_OP_FETCH_ATOMIC] = FI_READ | FI_ATOMIC,
-		[FI_OP_COMPARE_ATOMIC] = FI_READ | FI_ATOMIC,
-	};
-	bool rx = t->kind == FI_OP_RECV || t->kind == FI_OP_TRECV;
-	struct uet_ofi_cq *cq = rx ? t->ep->rx_cq : t->ep->tx_cq;
-	struct uet_ofi_cntr *cntr = t->ep->cntr[kind[t->kind]];
+	const struct trig_kind *k = &trig_kinds[t->kind];
+	struct uet_ofi_cq *cq = k->rx ? t->ep->rx_cq : t->ep->tx_cq;
+	struct uet_ofi_cntr *cntr = t->ep->cntr[k->cntr];
 	struct uet_ofi_cq_entry e;
 
 	FI_WARN(&uet_prov, FI_LOG_EP_DATA,
@@ -232,8 +241,8 @@ trig_fail(struct uet_ofi_trig *t, ssize_t rc)
 		fi_strerror((int)-rc));
 	if (cq != NULL && uet_ofi_cq_reserve_unsolicited(cq) == 0) {
 		memset(&e, 0, sizeof(e));
-		e.op_context = trig_context(t);
-		e.flags = cq_flags[t->kind];
+		e.op_context = field_ptr(&t->m, k->context);
+		e.flags = k->cq_flags;
 		e.src = FI_ADDR_NOTAVAIL;
 		e.err = (int)-rc;
 		e.prov_errno = (int)rc;
@@ -301,7 +310,9 @@ uet_ofi_trig_defer(struct uet_ofi_ep *ep, const struct uet_ofi_trig_call *c,
 		return -FI_EOPBADSTATE;
 	/* an inject has no context to carry the trigger */
 	if (c->msg == NULL || tc == NULL || (flags & FI_INJECT) ||
-	    tc->event_type != FI_TRIGGER_THRESHOLD)
+	    tc->event_type != FI_TRIGGER_THRESHOLD ||
+	    (size_t)c->kind >= sizeof(trig_kinds) / sizeof(trig_kinds[0]) ||
+	    trig_kinds[c->kind].size == 0)
 		return -FI_EINVAL;
 	cntr = uet_ofi_cntr_of(tc->trigger.threshold.cntr);
 	if (cntr == NULL || cntr->dom != ep->dom)
