@@ -361,3 +361,86 @@ uet_chan_cq_push_shared(struct uet_chan *c, const struct uet_chan_cqe *e)
 	__atomic_store_n(&c->cq->prod.tail, c->cq_prod, __ATOMIC_RELEASE);
 	return 0;
 }
+
+/* Copies of up to @p n entries from the private cursor on, not taken. */
+static unsigned int
+shared_peek(struct rte_ring *r, uint32_t mask, uint32_t cons, void *tmp,
+	    const void **e, size_t esize, unsigned int n)
+{
+	const uint8_t *ents = (const uint8_t *)&r[1];
+	uint32_t avail = __atomic_load_n(&r->prod.tail, __ATOMIC_ACQUIRE) -
+			 cons;
+
+	/* a peer's bogus tail yields at most one ring of garbage entries */
+	if (avail > mask)
+		avail = mask;
+	if (n > avail)
+		n = avail;
+	for (unsigned int i = 0; i < n; i++) {
+		uint8_t *d = (uint8_t *)tmp + i * esize;
+
+		memcpy(d, ents + (size_t)((cons + i) & mask) * esize, esize);
+		e[i] = d;
+	}
+	return n;
+}
+
+/* The first @p n peeked entries are taken: publish the cursor. */
+static void
+shared_done(struct rte_ring *r, uint32_t *cons, unsigned int n)
+{
+	*cons += n;
+	__atomic_store_n(&r->cons.head, *cons, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->cons.tail, *cons, __ATOMIC_RELEASE);
+}
+
+unsigned int
+uet_chan_sq_peek_shared(struct uet_chan *c, const struct uet_chan_sqe **e,
+			struct uet_chan_sqe *tmp, unsigned int n)
+{
+	return shared_peek(c->sq, c->sq_mask, c->sq_cons, tmp,
+			   (const void **)e, sizeof(*tmp), n);
+}
+
+unsigned int
+uet_chan_rq_peek_shared(struct uet_chan *c, const struct uet_chan_rqe **e,
+			struct uet_chan_rqe *tmp, unsigned int n)
+{
+	return shared_peek(c->rq, c->rq_mask, c->rq_cons, tmp,
+			   (const void **)e, sizeof(*tmp), n);
+}
+
+void
+uet_chan_sq_done_shared(struct uet_chan *c, unsigned int n)
+{
+	shared_done(c->sq, &c->sq_cons, n);
+}
+
+void
+uet_chan_rq_done_shared(struct uet_chan *c, unsigned int n)
+{
+	shared_done(c->rq, &c->rq_cons, n);
+}
+
+/* CQ slots are written in the peer's memory: nothing is read back. */
+unsigned int
+uet_chan_cq_reserve_shared(struct uet_chan *c, struct uet_chan_cqe **e,
+			   unsigned int n)
+{
+	struct uet_chan_cqe *ents = (struct uet_chan_cqe *)&c->cq[1];
+	unsigned int room = uet_chan_cq_free_count_shared(c);
+
+	if (n > room)
+		n = room;
+	for (unsigned int i = 0; i < n; i++)
+		e[i] = &ents[(c->cq_prod + i) & c->cq_mask];
+	return n;
+}
+
+void
+uet_chan_cq_commit_shared(struct uet_chan *c, unsigned int n)
+{
+	c->cq_prod += n;
+	__atomic_store_n(&c->cq->prod.head, c->cq_prod, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->cq->prod.tail, c->cq_prod, __ATOMIC_RELEASE);
+}

@@ -96,19 +96,39 @@ op_fill(struct ses_ulp_op *o, struct uet_chan *chan, uint64_t ctx, uint8_t op,
 	o->orphan = 0;
 }
 
-/* Whether @p sc's process holds all the records it may (ops_max). */
-static bool
-ep_full(const struct ses_ulp_ctx *c, const struct ses_ulp_chan *sc)
+/* How many op records @p sc's process may still take (ops_max). */
+static uint32_t
+ep_room(const struct ses_ulp_ctx *c, const struct ses_ulp_chan *sc)
 {
 	const struct ses_ulp_ep *ep = &c->eps[sc->ep];
 
-	return ep->ops_max != 0 && ep->ops >= ep->ops_max;
+	if (ep->ops_max == 0)
+		return UINT32_MAX;
+	return ep->ops >= ep->ops_max ? 0 : ep->ops_max - ep->ops;
+}
+
+/*
+ * How many descriptors of @p sc one pass may take: each takes at most
+ * one op record and, when it completes at once, one pending CQE; a
+ * process at its ops_max sends again once one of its operations
+ * completed (they all end, bounded by the PDS).
+ */
+static uint32_t
+sq_quota(const struct ses_ulp_ctx *c, const struct ses_ulp_chan *sc,
+	 uint32_t n)
+{
+	uint32_t q = SES_ULP_CHAN_BUDGET - n;
+
+	q = RTE_MIN(q, c->nb_free);
+	q = RTE_MIN(q, ses_ulp_pend_room(c));
+	return RTE_MIN(q, ep_room(c, sc));
 }
 
 unsigned int
 ses_ulp_chan_sq(struct ses_ulp_ctx *c, struct ses_ulp_chan *sc, uint64_t now)
 {
-	unsigned int n = 0;
+	const struct uet_chan_sqe *q[SES_ULP_CHAN_BUDGET];
+	unsigned int n = 0, i, nq;
 
 	if (ses_ulp_pend_room(c) == 0 || now < sc->kb_until ||
 	    ses_ulp_chan_backlogged(sc->chan))
@@ -119,27 +139,26 @@ ses_ulp_chan_sq(struct ses_ulp_ctx *c, struct ses_ulp_chan *sc, uint64_t now)
 		sc->sq_slot = SES_ULP_NONE;
 		n++;
 	}
-	/* each descriptor may complete at once: keep a pending slot; a
-	 * process at its ops_max sends again once one of its operations
-	 * completed (they all end, bounded by the PDS) */
-	while (n < SES_ULP_CHAN_BUDGET && c->nb_free != 0 &&
-	       ses_ulp_pend_room(c) != 0 && !ep_full(c, sc)) {
-		uint32_t slot;
+	/* one burst, read in the ring and taken with one ring operation */
+	nq = uet_chan_sq_peek(sc->chan, q, c->sq_tmp, sq_quota(c, sc, n));
+	for (i = 0; i < nq; i++) {
+		uint32_t slot = ses_ulp_op_get(c);
 
-		if (uet_chan_sq_take(sc->chan, &sc->sqe, 1) == 0)
-			break;
-		SES_ULP_INC(c->st.sqe);
-		slot = ses_ulp_op_get(c);
 		ses_ulp_op_charge(c, slot, sc->ep);
-		op_fill(&c->ops[slot], sc->chan, sc->sqe.context, sc->sqe.op,
-			false, sc->sqe.flags);
-		n++;
-		if (sqe_submit(c, sc, &sc->sqe, slot, now) == -EAGAIN) {
-			sc->sq_slot = slot; /* in order: nothing passes it */
+		op_fill(&c->ops[slot], sc->chan, q[i]->context, q[i]->op,
+			false, q[i]->flags);
+		if (sqe_submit(c, sc, q[i], slot, now) == -EAGAIN) {
+			/* in order: nothing passes it; kept out of the ring
+			 * (a shared ring's entry may change under us) */
+			sc->sqe = *q[i];
+			sc->sq_slot = slot;
+			i++;
 			break;
 		}
 	}
-	return n;
+	uet_chan_sq_done(sc->chan, i);
+	SES_ULP_ADD(c->st.sqe, i);
+	return n + i;
 }
 
 static void
@@ -242,25 +261,57 @@ claim_slot(struct ses_ulp_ctx *c, struct uet_chan *chan,
  * A CLAIM takes the record its PEEK | CLAIM kept: never refused.
  */
 static bool
-rqe_over(struct ses_ulp_ctx *c, const struct ses_ulp_chan *sc, uint32_t slot)
+rqe_over(struct ses_ulp_ctx *c, const struct ses_ulp_chan *sc,
+	 const struct uet_chan_rqe *q, uint32_t slot)
 {
 	const struct ses_ulp_ep *ep = &c->eps[sc->ep];
-	uint32_t f = sc->rqe.flags & (UET_CHAN_F_CLAIM | UET_CHAN_F_PEEK);
+	uint32_t f = q->flags & (UET_CHAN_F_CLAIM | UET_CHAN_F_PEEK);
 
 	if (ep->ops_max == 0 || ep->ops <= ep->ops_max ||
 	    f == UET_CHAN_F_CLAIM)
 		return false;
-	op_fill(&c->ops[slot], sc->chan, sc->rqe.context, sc->rqe.op, true,
-		sc->rqe.flags);
+	op_fill(&c->ops[slot], sc->chan, q->context, q->op, true, q->flags);
 	SES_ULP_INC(c->st.ops_quota);
 	ses_ulp_complete_local(c, slot, -ENOSPC, 0);
 	return true;
 }
 
+/* 0 consumed, -EAGAIN held (sc->rqe, sc->rq_slot) */
+static int
+rqe_one(struct ses_ulp_ctx *c, struct ses_ulp_chan *sc,
+	const struct uet_chan_rqe *q, uint64_t now)
+{
+	uint32_t slot;
+
+	if (q->op == UET_CHAN_RQ_CANCEL) {
+		rqe_cancel(c, sc, q->context);
+		return 0;
+	}
+	slot = ses_ulp_op_get(c);
+	ses_ulp_op_charge(c, slot, sc->ep);
+	if (rqe_over(c, sc, q, slot))
+		return 0;
+	slot = claim_slot(c, sc->chan, q, slot);
+	op_fill(&c->ops[slot], sc->chan, q->context, q->op, true, q->flags);
+	if (q->op != UET_CHAN_RQ_RECV && q->op != UET_CHAN_RQ_TRECV) {
+		SES_ULP_INC(c->st.rqe_rejected);
+		ses_ulp_complete_local(c, slot, -EINVAL, 0);
+		return 0;
+	}
+	if (rqe_post(c, sc, q, slot, now) == -EAGAIN) {
+		sc->rqe = *q;
+		sc->rq_slot = slot;
+		return -EAGAIN;
+	}
+	return 0;
+}
+
 unsigned int
 ses_ulp_chan_rq(struct ses_ulp_ctx *c, struct ses_ulp_chan *sc, uint64_t now)
 {
-	unsigned int n = 0;
+	const struct uet_chan_rqe *q[SES_ULP_CHAN_BUDGET];
+	unsigned int n = 0, i, nq;
+	uint32_t quota;
 
 	if (ses_ulp_pend_room(c) == 0 || ses_ulp_chan_backlogged(sc->chan))
 		return 0;
@@ -270,37 +321,16 @@ ses_ulp_chan_rq(struct ses_ulp_ctx *c, struct ses_ulp_chan *sc, uint64_t now)
 		sc->rq_slot = SES_ULP_NONE;
 		n++;
 	}
-	/* each descriptor may complete at once: keep a pending slot */
-	while (n < SES_ULP_CHAN_BUDGET && c->nb_free != 0 && ses_ulp_pend_room(c) != 0) {
-		uint32_t slot;
-
-		if (uet_chan_rq_take(sc->chan, &sc->rqe, 1) == 0)
+	/* each descriptor takes at most one record and one pending CQE */
+	quota = RTE_MIN(c->nb_free, ses_ulp_pend_room(c));
+	quota = RTE_MIN(quota, SES_ULP_CHAN_BUDGET - n);
+	nq = uet_chan_rq_peek(sc->chan, q, c->rq_tmp, quota);
+	for (i = 0; i < nq;)
+		if (rqe_one(c, sc, q[i++], now) == -EAGAIN)
 			break;
-		SES_ULP_INC(c->st.rqe);
-		n++;
-		if (sc->rqe.op == UET_CHAN_RQ_CANCEL) {
-			rqe_cancel(c, sc, sc->rqe.context);
-			continue;
-		}
-		slot = ses_ulp_op_get(c);
-		ses_ulp_op_charge(c, slot, sc->ep);
-		if (rqe_over(c, sc, slot))
-			continue;
-		slot = claim_slot(c, sc->chan, &sc->rqe, slot);
-		op_fill(&c->ops[slot], sc->chan, sc->rqe.context,
-			sc->rqe.op, true, sc->rqe.flags);
-		if (sc->rqe.op != UET_CHAN_RQ_RECV &&
-		    sc->rqe.op != UET_CHAN_RQ_TRECV) {
-			SES_ULP_INC(c->st.rqe_rejected);
-			ses_ulp_complete_local(c, slot, -EINVAL, 0);
-			continue;
-		}
-		if (rqe_post(c, sc, &sc->rqe, slot, now) == -EAGAIN) {
-			sc->rq_slot = slot;
-			break;
-		}
-	}
-	return n;
+	uet_chan_rq_done(sc->chan, i);
+	SES_ULP_ADD(c->st.rqe, i);
+	return n + i;
 }
 
 /* ------------------------------------------------------------------ */

@@ -211,6 +211,9 @@ struct ses_ulp_ctx {
 	struct ses_ulp_ctl_msg *held[SES_ULP_CTL_BURST];
 	struct ses_ulp_chan chans[UET_ENGINE_CHANS_MAX];
 	struct uet_ses_cqe scq[SES_ULP_CQ_BURST];
+	/* a shared channel's burst, copied out of its ring (uet_chan_sq_peek) */
+	struct uet_chan_sqe sq_tmp[SES_ULP_CHAN_BUDGET];
+	struct uet_chan_rqe rq_tmp[SES_ULP_CHAN_BUDGET];
 	struct uet_ses_ulp_stats st;
 	const struct uet_ses_mem_ops *mem_ops; /* the SES's, for MR_REG */
 	void *mem_arg;

@@ -189,6 +189,22 @@ pds_initiator_ar(struct uet_pds *p, const struct pds_pdc *c)
 	return cwnd < c->u.i.inflight || cwnd - c->u.i.inflight < p->cfg.mtu;
 }
 
+/*
+ * A packet alone on its PDC (nothing else in flight, nothing queued
+ * behind it) asks for its ACK: the target would otherwise hold the ACK
+ * for the coalescing delay (ack_delay), and the sender's transmit block,
+ * the message's completion and the next packet of a peer that sends one
+ * message at a time (many PDCs, request-response) would wait for it.
+ * A stream never has its packets alone, so its ACKs stay coalesced.
+ * (UEC 1.0 PDS: the sender may set AR for reasons of its own.)
+ */
+static bool
+pds_initiator_lone(const struct pds_pdc *c, const struct pds_slot *sl,
+		   uint32_t psn)
+{
+	return c->u.i.inflight == sl->len && psn + 1 == c->u.i.nxt;
+}
+
 /* Fill the dpdcid field or its SYN variant (UEC 1.0 PDS header formats). */
 static void
 pds_initiator_ids(const struct pds_pdc *c, uint32_t psn, uint8_t *flags,
@@ -254,7 +270,7 @@ pds_initiator_hdr_req(struct uet_pds *p, struct pds_pdc *c,
 	pds_initiator_hdr_type(p, c, h);
 	h->next_hdr = sl->kind;
 	if ((sl->flags & SLOT_F_AR) || pds_initiator_ar(p, c) ||
-	    pds_rod_wnd_last(p, c, psn))
+	    pds_rod_wnd_last(p, c, psn) || pds_initiator_lone(c, sl, psn))
 		h->flags |= UET_PDS_F_AR;
 	/* CLEAR_PSN rides on every request (UEC 1.0 CLEAR_PSN). */
 	if (clr < INT16_MIN)

@@ -112,12 +112,14 @@ uet_ses_mr_table_create(const struct uet_ses_mr_table_attr *attr)
 	t->rnd_pos = sizeof(t->rnd); /* read at the first key */
 	t->ri = calloc(attr->max_ri, sizeof(*t->ri));
 	t->slot = calloc(attr->max_entries, sizeof(*t->slot));
-	if (t->ri == NULL || t->slot == NULL ||
+	t->memo = calloc(1, sizeof(*t->memo));
+	if (t->ri == NULL || t->slot == NULL || t->memo == NULL ||
 	    mr_pool_init(&t->ri_pool, attr->max_ri) != 0 ||
 	    mr_pool_init(&t->slot_pool, attr->max_entries) != 0 ||
 	    mr_hash_init(&t->idx, 2 * attr->max_ri + attr->max_entries +
 			 attr->max_pids + attr->max_auth) != 0)
 		goto free_table;
+	t->memo->ri = -1;
 	return t;
 free_table:
 	uet_ses_mr_table_free(t);
@@ -136,6 +138,7 @@ uet_ses_mr_table_free(struct uet_ses_mr_table *t)
 	free(t->slot_pool.free);
 	free(t->ri);
 	free(t->slot);
+	free(t->memo);
 	free(t);
 }
 

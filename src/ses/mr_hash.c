@@ -128,6 +128,7 @@ mr_hash_put(struct mr_hash *h, uint64_t key, uint32_t val)
 		i = tomb;
 	h->keys[i] = key;
 	h->vals[i] = val;
+	h->gen++;
 	return 0;
 }
 
@@ -141,5 +142,6 @@ mr_hash_del(struct mr_hash *h, uint64_t key)
 	/* A tombstone keeps later keys of the same probe run reachable. */
 	h->keys[i] = h->keys[(i + 1) & h->mask] == MR_HASH_EMPTY ?
 		     MR_HASH_EMPTY : MR_HASH_TOMB;
+	h->gen++;
 	return 0;
 }

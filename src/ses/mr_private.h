@@ -26,6 +26,20 @@ struct mr_hash {
 	uint64_t *keys;
 	uint32_t *vals;
 	uint32_t mask; /* capacity - 1, capacity a power of two */
+	uint32_t gen;  /* bumped by every put and del (mr_ri_memo) */
+};
+
+/*
+ * The last request that resolved to an RI table (steps 1-5 of
+ * mr_resolve_ri: three index lookups), valid while the index is
+ * unchanged: the messages of a stream name the same {JobID, PIDonFEP,
+ * RI}, and an index lookup each is most of their resolution.
+ */
+struct mr_ri_memo {
+	uint64_t req;  /* job | pid << 32 | ri << 48 */
+	uint32_t gen;  /* mr_hash.gen it was made at */
+	int32_t ri;    /* the RI slot; -1: no memo */
+	bool relative;
 };
 
 struct mr_ri {
@@ -50,6 +64,8 @@ struct mr_pool {
 
 struct uet_ses_mr_table {
 	struct mr_hash idx;
+	/* written by lookups, which take the table const */
+	struct mr_ri_memo *memo;
 	struct mr_ri *ri;
 	struct mr_slot *slot;
 	struct mr_pool ri_pool;

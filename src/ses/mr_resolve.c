@@ -52,10 +52,19 @@ static enum uet_wire_ses_rc
 mr_resolve_ri(const struct uet_ses_mr_table *t,
 	      const struct uet_ses_resolve_req *in, int *ri)
 {
+	struct mr_ri_memo *mo = t->memo;
+	uint64_t req = in->job_id | (uint64_t)in->pid_on_fep << 32 |
+		       (uint64_t)in->resource_index << 48;
 	int64_t v;
 
 	if (mr_op_class(in->opcode) == MR_OP_NONE)
 		return UET_RC_UNSUPPORTED_OP;
+	/* steps 2-4 as the last time, the index unchanged since */
+	if (mo->ri >= 0 && mo->req == req && mo->relative == in->relative &&
+	    mo->gen == t->idx.gen) {
+		v = mo->ri;
+		goto enabled;
+	}
 	if (mr_hash_get(&t->idx, mr_key_pid(in->pid_on_fep)) < 0)
 		return UET_RC_BAD_PID;
 	if (in->job_id > UET_SES_JOB_ID_MAX ||
@@ -67,6 +76,11 @@ mr_resolve_ri(const struct uet_ses_mr_table *t,
 					   in->resource_index));
 	if (in->resource_index > UET_SES_RI_MAX || v < 0)
 		return UET_RC_BAD_INDEX;
+	mo->req = req;
+	mo->relative = in->relative;
+	mo->gen = t->idx.gen;
+	mo->ri = (int32_t)v;
+enabled:
 	if (!t->ri[v].enabled)
 		return UET_RC_DISABLED;
 	*ri = (int)v;

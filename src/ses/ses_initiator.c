@@ -13,41 +13,6 @@
 
 #include "ses_private.h"
 
-bool
-ses_op_is_atomic(unsigned int opcode)
-{
-	return opcode == UET_SES_OP_ATOMIC ||
-	       opcode == UET_SES_OP_FETCHING_ATOMIC ||
-	       opcode == UET_SES_OP_TSEND_ATOMIC ||
-	       opcode == UET_SES_OP_TSEND_FETCH_ATOMIC;
-}
-
-/* Opcodes whose match_bits are a tag (UEC 1.0 SES standard request header, SES
- * opcodes). */
-bool
-ses_op_is_tagged(unsigned int opcode)
-{
-	return opcode == UET_SES_OP_TAGGED_SEND ||
-	       opcode == UET_SES_OP_RENDEZVOUS_TSEND ||
-	       opcode == UET_SES_OP_DEFERRABLE_TSEND ||
-	       opcode == UET_SES_OP_TSEND_ATOMIC ||
-	       opcode == UET_SES_OP_TSEND_FETCH_ATOMIC;
-}
-
-bool
-ses_op_is_defer(unsigned int opcode)
-{
-	return opcode == UET_SES_OP_DEFERRABLE_SEND ||
-	       opcode == UET_SES_OP_DEFERRABLE_TSEND;
-}
-
-bool
-ses_op_is_rdv(unsigned int opcode)
-{
-	return opcode == UET_SES_OP_RENDEZVOUS_SEND ||
-	       opcode == UET_SES_OP_RENDEZVOUS_TSEND;
-}
-
 static bool
 ses_op_fetches(unsigned int opcode)
 {

@@ -302,10 +302,41 @@ struct ses_rx_info {
 };
 
 /* ses_initiator.c */
-bool ses_op_is_atomic(unsigned int opcode);
-bool ses_op_is_tagged(unsigned int opcode);
-bool ses_op_is_defer(unsigned int opcode);
-bool ses_op_is_rdv(unsigned int opcode);
+/* Opcode classes (UEC 1.0 SES opcodes): inline, several per message. */
+static inline bool
+ses_op_is_atomic(unsigned int opcode)
+{
+	return opcode == UET_SES_OP_ATOMIC ||
+	       opcode == UET_SES_OP_FETCHING_ATOMIC ||
+	       opcode == UET_SES_OP_TSEND_ATOMIC ||
+	       opcode == UET_SES_OP_TSEND_FETCH_ATOMIC;
+}
+
+/* Opcodes whose match_bits are a tag (UEC 1.0 SES standard request
+ * header, SES opcodes). */
+static inline bool
+ses_op_is_tagged(unsigned int opcode)
+{
+	return opcode == UET_SES_OP_TAGGED_SEND ||
+	       opcode == UET_SES_OP_RENDEZVOUS_TSEND ||
+	       opcode == UET_SES_OP_DEFERRABLE_TSEND ||
+	       opcode == UET_SES_OP_TSEND_ATOMIC ||
+	       opcode == UET_SES_OP_TSEND_FETCH_ATOMIC;
+}
+
+static inline bool
+ses_op_is_defer(unsigned int opcode)
+{
+	return opcode == UET_SES_OP_DEFERRABLE_SEND ||
+	       opcode == UET_SES_OP_DEFERRABLE_TSEND;
+}
+
+static inline bool
+ses_op_is_rdv(unsigned int opcode)
+{
+	return opcode == UET_SES_OP_RENDEZVOUS_SEND ||
+	       opcode == UET_SES_OP_RENDEZVOUS_TSEND;
+}
 void ses_sq_push(struct uet_ses *s, struct ses_msg *m);
 int ses_msg_submit_internal(struct uet_ses *s, const struct uet_ses_wr *wr,
 			    uint8_t kind, uint32_t rx, struct ses_msg **out);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,163 @@ uet_chan_sq_take_shared__hostile_header(void **state)
 	assert_int_equal(uet_chan_cq_push(&f->eng, &ce), -EAGAIN);
 }
 
+/* The engine side of @p f's rings: shared (private cursors) or, over the
+ * same memory, in process (the rings' own cursors, read in place). */
+static struct uet_chan *
+eng_side(struct fx *f, bool shared, struct uet_chan *local)
+{
+	size_t off[3];
+
+	if (shared)
+		return &f->eng;
+	(void)uet_chan_mem_size(SQ, RQ, CQ, off);
+	assert_int_equal(uet_chan_map_mem(local, "t",
+					  (uint8_t *)f->mem + off[0],
+					  (uint8_t *)f->mem + off[1],
+					  (uint8_t *)f->mem + off[2], SQ, RQ,
+					  CQ, 0), 0);
+	return local;
+}
+
+static void
+sq_post_ctx(struct fx *f, uint64_t first, unsigned int n)
+{
+	struct uet_chan_sqe q[SQ] = { { .op = UET_CHAN_OP_NOP } };
+
+	for (unsigned int i = 0; i < n; i++) {
+		q[i].op = UET_CHAN_OP_NOP;
+		q[i].context = first + i;
+	}
+	assert_int_equal(uet_chan_sq_post_burst(&f->cli, q, n), n);
+}
+
+/* a peek takes nothing; done takes the first entries only, in order,
+ * across the ring's wrap; the client sees the room freed */
+static void
+peek_done(struct fx *f, bool shared)
+{
+	struct uet_chan local, *eng = eng_side(f, shared, &local);
+	const struct uet_chan_sqe *q[SQ];
+	struct uet_chan_sqe tmp[SQ];
+	struct uet_chan_sqe full[SQ];
+
+	sq_post_ctx(f, 100, 5);
+	assert_int_equal(uet_chan_sq_peek(eng, q, tmp, 4), 4);
+	assert_int_equal(q[0]->context, 100);
+	assert_int_equal(q[3]->context, 103);
+	uet_chan_sq_done(eng, 2);
+	assert_int_equal(uet_chan_sq_peek(eng, q, tmp, SQ), 3);
+	assert_int_equal(q[0]->context, 102);
+	uet_chan_sq_done(eng, 3);
+	/* 5 taken: the next 7 wrap round the ring of 8 */
+	sq_post_ctx(f, 200, SQ - 1);
+	assert_int_equal(uet_chan_sq_post_burst(&f->cli, full, 1), 0);
+	assert_int_equal(uet_chan_sq_peek(eng, q, tmp, SQ), SQ - 1);
+	for (unsigned int i = 0; i < SQ - 1; i++)
+		assert_int_equal(q[i]->context, 200 + i);
+	uet_chan_sq_done(eng, 0);
+	assert_int_equal(uet_chan_sq_peek(eng, q, tmp, 1), 1);
+	assert_int_equal(q[0]->context, 200);
+	uet_chan_sq_done(eng, 1);
+	full[0] = *q[0];
+	assert_int_equal(uet_chan_sq_post_burst(&f->cli, full, 1), 1);
+	assert_int_equal(uet_chan_sq_peek(eng, q, tmp, SQ), SQ - 1);
+	uet_chan_sq_done(eng, SQ - 1);
+	assert_int_equal(uet_chan_sq_peek(eng, q, tmp, SQ), 0);
+	uet_chan_sq_done(eng, 0);
+	/* a shared channel's entries are copies, not the ring */
+	if (shared) {
+		sq_post_ctx(f, 300, 1);
+		assert_int_equal(uet_chan_sq_peek(eng, q, tmp, 1), 1);
+		assert_ptr_equal(q[0], &tmp[0]);
+		uet_chan_sq_done(eng, 1);
+	}
+}
+
+static void
+uet_chan_sq_peek__partial_done(void **state)
+{
+	peek_done(*state, false);
+}
+
+static void
+uet_chan_sq_peek_shared__partial_done(void **state)
+{
+	peek_done(*state, true);
+}
+
+/* CQEs written in place: commit publishes the first ones only; the
+ * next reserve starts after them; a full CQ reserves nothing */
+static void
+reserve_commit(struct fx *f, bool shared)
+{
+	struct uet_chan local, *eng = eng_side(f, shared, &local);
+	struct uet_chan_cqe *e[CQ], got[CQ];
+	unsigned int n;
+
+	assert_int_equal(uet_chan_cq_reserve(eng, e, 4), 4);
+	for (unsigned int i = 0; i < 4; i++) {
+		memset(e[i], 0, sizeof(*e[i]));
+		e[i]->context = 10 + i;
+	}
+	uet_chan_cq_commit(eng, 2);
+	assert_int_equal(uet_chan_cq_poll(&f->cli, got, CQ), 2);
+	assert_int_equal(got[1].context, 11);
+	n = uet_chan_cq_reserve(eng, e, CQ);
+	assert_int_equal(n, CQ - 1);
+	for (unsigned int i = 0; i < n; i++) {
+		memset(e[i], 0, sizeof(*e[i]));
+		e[i]->context = 20 + i;
+	}
+	uet_chan_cq_commit(eng, n);
+	assert_int_equal(uet_chan_cq_reserve(eng, e, 1), 0);
+	uet_chan_cq_commit(eng, 0);
+	assert_int_equal(uet_chan_cq_poll(&f->cli, got, CQ), CQ - 1);
+	assert_int_equal(got[0].context, 20);
+	assert_int_equal(got[CQ - 2].context, 20 + CQ - 2);
+}
+
+static void
+uet_chan_cq_reserve__partial_commit(void **state)
+{
+	reserve_commit(*state, false);
+}
+
+static void
+uet_chan_cq_reserve_shared__partial_commit(void **state)
+{
+	reserve_commit(*state, true);
+}
+
+/* the in-place API of a shared channel under a hostile client: never
+ * more than one ring, never a slot outside it */
+static void
+uet_chan_sq_peek_shared__hostile_header(void **state)
+{
+	struct fx *f = *state;
+	const struct uet_chan_sqe *q[64];
+	const struct uet_chan_rqe *r[64];
+	struct uet_chan_sqe tmp[64];
+	struct uet_chan_rqe rtmp[64];
+	struct uet_chan_cqe *e[64];
+
+	f->cli.sq->prod.tail = 0x7FFFFFF0u;
+	assert_int_equal(uet_chan_sq_peek(&f->eng, q, tmp, 64), SQ - 1);
+	uet_chan_sq_done(&f->eng, SQ - 1);
+	f->cli.rq->prod.tail = (uint32_t)-5;
+	assert_int_equal(uet_chan_rq_peek(&f->eng, r, rtmp, 64), RQ - 1);
+	uet_chan_rq_done(&f->eng, 1);
+	f->cli.cq->cons.tail = 12345;
+	assert_int_equal(uet_chan_cq_reserve(&f->eng, e, 64), 0);
+	f->cli.cq->cons.tail = 0;
+	assert_int_equal(uet_chan_cq_reserve(&f->eng, e, 64), CQ - 1);
+	for (unsigned int i = 0; i < CQ - 1; i++)
+		assert_true((uint8_t *)e[i] >= (uint8_t *)&f->eng.cq[1] &&
+			    (uint8_t *)(e[i] + 1) <=
+			    (uint8_t *)&f->eng.cq[1] + CQ * sizeof(*e[i]));
+	uet_chan_cq_commit(&f->eng, 0);
+}
+
 int
 main(void)
 {
@@ -215,6 +373,18 @@ main(void)
 			uet_chan_sq_take_shared__round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			uet_chan_sq_take_shared__hostile_header, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			uet_chan_sq_peek__partial_done, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			uet_chan_sq_peek_shared__partial_done, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			uet_chan_cq_reserve__partial_commit, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			uet_chan_cq_reserve_shared__partial_commit, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			uet_chan_sq_peek_shared__hostile_header, setup,
 			teardown),
 	};
 

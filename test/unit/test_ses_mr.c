@@ -666,6 +666,51 @@ resolve__msg_table_generation(void **state)
 	}
 }
 
+/* The last resolution is remembered (mr_ri_memo) only while the tables
+ * are unchanged, and only for the very same {REL, JobID, PIDonFEP, RI}. */
+static void
+resolve__memo_follows_the_tables(void **state)
+{
+	struct uet_ses_resolve_req r = good_req();
+	uint8_t g;
+
+	(void)state;
+	r.resource_index = RI_IDX + 1;
+	r.opcode = UET_SES_OP_SEND;
+	assert_int_equal(uet_ses_ri_generation(fx.t, fx.ri_msg, &g), 0);
+	r.ri_generation = g;
+	EXPECT_RC(r, UET_RC_OK);
+	EXPECT_RC(r, UET_RC_OK);
+	/* the same request after each change of the tables */
+	assert_int_equal(uet_ses_mr_auth_del(fx.t, JOB, PID), 0);
+	EXPECT_RC(r, UET_RC_BAD_JOB_ID);
+	assert_int_equal(uet_ses_mr_auth_add(fx.t, JOB, PID), 0);
+	EXPECT_RC(r, UET_RC_OK);
+	assert_int_equal(uet_ses_ri_enable(fx.t, fx.ri_msg, false), 0);
+	EXPECT_RC(r, UET_RC_DISABLED);
+	assert_int_equal(uet_ses_ri_enable(fx.t, fx.ri_msg, true), 0);
+	EXPECT_RC(r, UET_RC_OK);
+	/* requests that differ from the remembered one in one field */
+	r.pid_on_fep = PID + 1;
+	EXPECT_RC(r, UET_RC_BAD_PID);
+	r.pid_on_fep = PID;
+	EXPECT_RC(r, UET_RC_OK);
+	r.job_id = JOB | 0x1000000; /* the same 24 bits, wider */
+	EXPECT_RC(r, UET_RC_BAD_JOB_ID);
+	r.job_id = JOB;
+	EXPECT_RC(r, UET_RC_OK);
+	r.resource_index = RI_IDX + 2;
+	EXPECT_RC(r, UET_RC_BAD_INDEX);
+	r.resource_index = RI_IDX + 1;
+	EXPECT_RC(r, UET_RC_OK);
+	r.relative = false; /* no absolute table at this index */
+	EXPECT_RC(r, UET_RC_BAD_INDEX);
+	r.relative = true;
+	EXPECT_RC(r, UET_RC_OK);
+	assert_int_equal(uet_ses_ri_del(fx.t, fx.ri_msg), 0);
+	EXPECT_RC(r, UET_RC_BAD_INDEX);
+}
+
 /* generation_zero: the re-created MSG table answers generation 0 again */
 static void
 ri_add__generation_zero(void **state)
@@ -890,6 +935,7 @@ main(void)
 		T(resolve__unsupported_op),
 		T(resolve__msg_table_generation),
 		T(ri_add__generation_zero),
+		T(resolve__memo_follows_the_tables),
 		T(resolve__bad_addr_and_too_long),
 		T(resolve__never_outside_region),
 		T(resolve__optimized_key),

@@ -35,6 +35,7 @@
 #include <rte_branch_prediction.h>
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
+#include <rte_ring_peek_zc.h>
 
 #include <uet/uet_engine.h>
 
@@ -350,6 +351,18 @@ unsigned int uet_chan_rq_take_shared(struct uet_chan *c,
 int uet_chan_cq_push_shared(struct uet_chan *c,
 			    const struct uet_chan_cqe *e);
 unsigned int uet_chan_cq_free_count_shared(const struct uet_chan *c);
+unsigned int uet_chan_sq_peek_shared(struct uet_chan *c,
+				     const struct uet_chan_sqe **e,
+				     struct uet_chan_sqe *tmp, unsigned int n);
+unsigned int uet_chan_rq_peek_shared(struct uet_chan *c,
+				     const struct uet_chan_rqe **e,
+				     struct uet_chan_rqe *tmp, unsigned int n);
+void uet_chan_sq_done_shared(struct uet_chan *c, unsigned int n);
+void uet_chan_rq_done_shared(struct uet_chan *c, unsigned int n);
+unsigned int uet_chan_cq_reserve_shared(struct uet_chan *c,
+					struct uet_chan_cqe **e,
+					unsigned int n);
+void uet_chan_cq_commit_shared(struct uet_chan *c, unsigned int n);
 
 /**
  * Slow path of a post to a channel whose context sleeps: with a wake_fd,
@@ -409,6 +422,39 @@ uet_chan_rq_post(struct uet_chan *c, const struct uet_chan_rqe *e)
 }
 
 /**
+ * Post up to @p n submissions, in order, with one ring operation and one
+ * wake-up check (uet_chan_notify()).
+ * @return The number posted (the first of @p e), 0 when the SQ is full.
+ */
+static inline unsigned int
+uet_chan_sq_post_burst(struct uet_chan *c, const struct uet_chan_sqe *e,
+		       unsigned int n)
+{
+	/* the elem API takes a non-const table; it only reads it */
+	n = rte_ring_enqueue_burst_elem(c->sq, (void *)(uintptr_t)e,
+					sizeof(*e), n, NULL);
+	if (n != 0)
+		uet_chan_notify(c);
+	return n;
+}
+
+/**
+ * Post up to @p n receive buffers, in order, with one ring operation.
+ * @return The number posted (the first of @p e), 0 when the RQ is full.
+ */
+static inline unsigned int
+uet_chan_rq_post_burst(struct uet_chan *c, const struct uet_chan_rqe *e,
+		       unsigned int n)
+{
+	/* the elem API takes a non-const table; it only reads it */
+	n = rte_ring_enqueue_burst_elem(c->rq, (void *)(uintptr_t)e,
+					sizeof(*e), n, NULL);
+	if (n != 0)
+		uet_chan_notify(c);
+	return n;
+}
+
+/**
  * Read up to @p n completions (best effort).
  * @return The number read, 0 when the CQ is empty.
  */
@@ -457,6 +503,113 @@ uet_chan_cq_free_count(const struct uet_chan *c)
 	if (unlikely(c->flags & UET_CHAN_SHARED))
 		return uet_chan_cq_free_count_shared(c);
 	return rte_ring_free_count(c->cq);
+}
+
+/*
+ * Engine side, in place: a burst of the ring's entries is read or
+ * written where it lies (rte_ring_peek_zc.h), one ring operation per
+ * burst and no copy of each 128-byte SQE or 64-byte CQE. A peek or a
+ * reserve is always followed by its done or commit (of any count up to
+ * what it returned, 0 included) before the same ring is used again.
+ */
+
+/* @p zcd's @p i-th entry of @p esize bytes (the burst may wrap). */
+static inline void *
+uet_chan_zc_at(const struct rte_ring_zc_data *zcd, unsigned int i,
+	       size_t esize)
+{
+	if (i < zcd->n1)
+		return (uint8_t *)zcd->ptr1 + (size_t)i * esize;
+	return (uint8_t *)zcd->ptr2 + (size_t)(i - zcd->n1) * esize;
+}
+
+/**
+ * Engine side: point @p e[0..] at up to @p n waiting SQEs without
+ * taking them; uet_chan_sq_done() takes the first of them. A shared
+ * channel's entries are copied into @p tmp first (at least @p n
+ * entries), so that a peer writing the ring cannot change an entry
+ * while it is checked; in-process ones are read in the ring.
+ * @return The number of SQEs, 0 when none waits.
+ */
+static inline unsigned int
+uet_chan_sq_peek(struct uet_chan *c, const struct uet_chan_sqe **e,
+		 struct uet_chan_sqe *tmp, unsigned int n)
+{
+	struct rte_ring_zc_data zcd;
+
+	if (unlikely(c->flags & UET_CHAN_SHARED))
+		return uet_chan_sq_peek_shared(c, e, tmp, n);
+	n = rte_ring_dequeue_zc_burst_elem_start(c->sq, sizeof(**e), n, &zcd,
+						 NULL);
+	for (unsigned int i = 0; i < n; i++)
+		e[i] = uet_chan_zc_at(&zcd, i, sizeof(**e));
+	return n;
+}
+
+/** Engine side: take the first @p n SQEs of the last peek. */
+static inline void
+uet_chan_sq_done(struct uet_chan *c, unsigned int n)
+{
+	if (unlikely(c->flags & UET_CHAN_SHARED))
+		uet_chan_sq_done_shared(c, n);
+	else
+		rte_ring_dequeue_zc_elem_finish(c->sq, n);
+}
+
+/** Engine side: uet_chan_sq_peek() for the RQ. */
+static inline unsigned int
+uet_chan_rq_peek(struct uet_chan *c, const struct uet_chan_rqe **e,
+		 struct uet_chan_rqe *tmp, unsigned int n)
+{
+	struct rte_ring_zc_data zcd;
+
+	if (unlikely(c->flags & UET_CHAN_SHARED))
+		return uet_chan_rq_peek_shared(c, e, tmp, n);
+	n = rte_ring_dequeue_zc_burst_elem_start(c->rq, sizeof(**e), n, &zcd,
+						 NULL);
+	for (unsigned int i = 0; i < n; i++)
+		e[i] = uet_chan_zc_at(&zcd, i, sizeof(**e));
+	return n;
+}
+
+/** Engine side: take the first @p n RQEs of the last peek. */
+static inline void
+uet_chan_rq_done(struct uet_chan *c, unsigned int n)
+{
+	if (unlikely(c->flags & UET_CHAN_SHARED))
+		uet_chan_rq_done_shared(c, n);
+	else
+		rte_ring_dequeue_zc_elem_finish(c->rq, n);
+}
+
+/**
+ * Engine side: point @p e[0..] at up to @p n free CQ slots, to be
+ * written in place; uet_chan_cq_commit() publishes the first of them.
+ * @return The number of slots, 0 when the CQ is full.
+ */
+static inline unsigned int
+uet_chan_cq_reserve(struct uet_chan *c, struct uet_chan_cqe **e,
+		    unsigned int n)
+{
+	struct rte_ring_zc_data zcd;
+
+	if (unlikely(c->flags & UET_CHAN_SHARED))
+		return uet_chan_cq_reserve_shared(c, e, n);
+	n = rte_ring_enqueue_zc_burst_elem_start(c->cq, sizeof(**e), n, &zcd,
+						 NULL);
+	for (unsigned int i = 0; i < n; i++)
+		e[i] = uet_chan_zc_at(&zcd, i, sizeof(**e));
+	return n;
+}
+
+/** Engine side: publish the first @p n CQEs of the last reserve. */
+static inline void
+uet_chan_cq_commit(struct uet_chan *c, unsigned int n)
+{
+	if (unlikely(c->flags & UET_CHAN_SHARED))
+		uet_chan_cq_commit_shared(c, n);
+	else
+		rte_ring_enqueue_zc_elem_finish(c->cq, n);
 }
 
 #ifdef __cplusplus
