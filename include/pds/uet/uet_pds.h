@@ -712,6 +712,9 @@ struct uet_pds_stats {
 	uint64_t mpr_limited;      /**< times new data waited for the
 				    *   peer's CACK to move: its MP_Range
 				    *   reached */
+	uint64_t nack_to_rto;      /**< retransmit NACKs of a PSN NACKed
+				    *   max_nack_retx times already: not
+				    *   resent at once, left to the RTO */
 };
 
 /** Counters of an instance. */
