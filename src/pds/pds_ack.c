@@ -399,6 +399,10 @@ pds_ack_check(struct uet_pds *p, struct pds_pdc *c, const struct uet_wire_pds_hd
 		return false;
 	}
 	pds_ack_range(c, h, now);
+	/* Nothing in flight: the peer's answer to a keepalive of a locked
+	 * PDC is its progress (pds_initiator_idle). */
+	if (c->u.i.una == c->u.i.snd)
+		c->u.i.progress_ns = now;
 	/* Nothing outstanding: a late or duplicate ACK. */
 	if (c->tblk == PDS_NIL) {
 		p->st.rx_stale++;
