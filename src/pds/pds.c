@@ -766,7 +766,9 @@ uet_pds_pdc_lock(struct uet_pds *p, uint32_t pdc)
 		return -ENOENT;
 	if (c->u.i.locks == UINT8_MAX)
 		return -EOVERFLOW;
-	c->u.i.locks++;
+	/* An idle initiator PDC now sends keepalives (pds_initiator_idle). */
+	if (c->u.i.locks++ == 0)
+		pds_pdc_timer_update(p, c, 0);
 	return 0;
 }
 

@@ -399,6 +399,10 @@ pds_ack_check(struct uet_pds *p, struct pds_pdc *c, const struct uet_wire_pds_hd
 		return false;
 	}
 	pds_ack_range(c, h, now);
+	/* Nothing in flight: the peer's answer to a keepalive of a locked
+	 * PDC is its progress (pds_initiator_idle). */
+	if (c->u.i.una == c->u.i.snd)
+		c->u.i.progress_ns = now;
 	/* Nothing outstanding: a late or duplicate ACK. */
 	if (c->tblk == PDS_NIL) {
 		p->st.rx_stale++;
@@ -559,15 +563,20 @@ pds_rod_nack_stale(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn,
 }
 
 /*
- * Retransmission limit of NACK-driven resends: every one resets the RTO
- * base, so a PSN NACKed at each attempt (trimmed on every path, always out
- * of the receiver's window) would never time out. After max_nack_retx of
- * them the PDC fails with -ETIMEDOUT, as after max_retries RTOs, but only
- * once the PDC has also made no progress for as long as the RTO rounds
- * would have waited (pds_dead_ns): under congestion without a congestion
- * controller that backs off (the fixed window), a packet may be trimmed
- * dozens of times while the PDC still moves, and that is no reason to
- * give up on the peer.
+ * Retransmission limit of NACK-driven resends (UEC 1.0 3.5.20.3.1,
+ * Max_NACK_Retx_Cnt): a PSN NACKed at each attempt (trimmed on every
+ * path, always out of the receiver's window) is resent at once
+ * max_nack_retx times; past that a NACK no longer resends it
+ * (pds_nack_past_limit): the RTO does, with its back-off and its
+ * max_retries rounds, so a packet NACKed at every attempt costs a bounded
+ * number of transmissions however fast the NACKs come (a NACK resent at
+ * once is answered by a NACK within one RTT: 150 000 resends in 10 ms,
+ * duplicated NACKs multiplying the copies in flight). The PDC fails with
+ * -ETIMEDOUT when such a NACK comes once the PDC has also made no
+ * progress for as long as the RTO rounds would have waited (pds_dead_ns):
+ * under congestion without a congestion controller that backs off (the
+ * fixed window), a packet may be trimmed dozens of times while the PDC
+ * still moves, and that is no reason to give up on the peer.
  */
 static bool
 pds_nack_limit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
@@ -588,6 +597,19 @@ pds_nack_limit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	return true;
 }
 
+/* Past the NACK retransmit limit (pds_nack_limit): the PSN stays in
+ * flight for the RTO to resend. */
+static bool
+pds_nack_past_limit(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
+{
+	const struct pds_slot *sl = pds_slot(p, c, psn);
+
+	if (sl->state != SLOT_SENT || sl->nacks <= p->cfg.max_nack_retx)
+		return false;
+	p->st.nack_to_rto++;
+	return true;
+}
+
 static void
 pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
 	      const struct uet_wire_pds_nack *n, uint64_t now)
@@ -605,6 +627,8 @@ pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
 			pds_ack_slot(p, c, psn, &acked);
 		if (acked)
 			pds_cc_acked(p, c, acked, now);
+		if (pds_nack_past_limit(p, c, n->psn))
+			return;
 		if (pds_rod_nack_stale(p, c, n->psn, now)) {
 			/* Resend the hole alone: one duplicate at worst, and
 			 * if its resend was lost the target NACKs what
@@ -623,6 +647,8 @@ pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
 		pds_cc_nacked(p, c, n->code, now);
 		return;
 	}
+	if (pds_nack_past_limit(p, c, n->psn))
+		return;
 	trim = n->code == UET_NACK_TRIMMED ||
 	       n->code == UET_NACK_TRIMMED_LASTHOP;
 	pds_nack_mark(p, c, n->psn, trim ? PDS_WHY_TRIM : PDS_WHY_NACK);

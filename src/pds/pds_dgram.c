@@ -263,9 +263,9 @@ pds_rudi_backoff(struct uet_pds *p, uint32_t idx, uint32_t pkt_id,
  * Retransmission limit of NACK-driven resends (UEC 1.0 PDS
  * Max_NACK_Retx_Cnt), as for a PDC (pds_ack.c pds_nack_limit): each resend
  * re-arms the RTO, so a request trimmed at every attempt would never time
- * out. Past max_nack_retx of them, and once it has gone unanswered for as
- * long as its RTO rounds would have waited (pds_dead_ns), the request
- * fails with -ETIMEDOUT. A NACK arriving while the resend it asks for is
+ * out. Past max_nack_retx of them a NACK resends nothing (the RTO does),
+ * and once it has gone unanswered for as long as its RTO rounds would
+ * have waited (pds_dead_ns), the request fails with -ETIMEDOUT. A NACK arriving while the resend it asks for is
  * still queued (a duplicate) does not count. true when it failed.
  */
 static bool
@@ -304,6 +304,14 @@ pds_rudi_nack(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 	case UET_NACK_CLASS_RETRANSMIT:
 		if (pds_rudi_nack_limit(p, idx, now))
 			break;
+		if (r->nacks > p->cfg.max_nack_retx) {
+			/* Past the limit: the RTO armed at its last send
+			 * resends it, backing off (a NACK answered at once
+			 * comes back within one RTT, and a late copy of one
+			 * would put a second copy on the wire). */
+			p->st.nack_to_rto++;
+			break;
+		}
 		r->why = n->code == UET_NACK_TRIMMED ||
 			 n->code == UET_NACK_TRIMMED_LASTHOP ? PDS_WHY_TRIM :
 							       PDS_WHY_NACK;

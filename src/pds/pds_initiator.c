@@ -594,13 +594,21 @@ pds_initiator_close(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
  * ACKs, or NACKs INV_DPDCID once it gave the PDC up (its return data
  * failed, it restarted), which fails ours and so the READ (PDC_DOWN).
  * Without it a lost fatal NACK of the target would leave the READ waiting
- * on a PDC nobody sends on.
+ * on a PDC nobody sends on. A peer that answers nothing at all (gone, cut
+ * off) fails the PDC with -ETIMEDOUT once it has been silent for as long
+ * as the RTO rounds would wait for it (pds_dead_ns), as a PDC with
+ * requests in flight would: nothing else ends the READ.
  */
 static void
 pds_initiator_idle(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	if (c->u.i.locks == 0 || c->state != PDC_OPEN) {
 		pds_initiator_close(p, c, now);
+		return;
+	}
+	if (now - c->u.i.progress_ns >= pds_dead_ns(p)) {
+		p->st.lock_silent++;
+		pds_initiator_fail(p, c, -ETIMEDOUT);
 		return;
 	}
 	p->st.lock_keepalive++;
@@ -643,9 +651,12 @@ pds_initiator_deadline(struct uet_pds *p, const struct pds_pdc *c)
 		return 0; /* closing is the initiator's (UEC 1.0 PDS) */
 	if ((c->flags & PDC_F_CLOSE_REQ) && c->state != PDC_CLOSING)
 		return c->last_ns ? c->last_ns : 1;
-	/* Idle close, or the keepalive of a locked PDC (pds_initiator_idle). */
+	/* Idle close, or the keepalive of a locked PDC (pds_initiator_idle):
+	 * every RTO_INIT when PDCs do not close for being idle. */
 	if (p->cfg.idle_close_ns && c->state == PDC_OPEN)
 		return c->last_ns + p->cfg.idle_close_ns;
+	if (i->locks != 0 && c->state == PDC_OPEN)
+		return c->last_ns + p->cfg.rto_init_ns;
 	return 0;
 }
 

@@ -88,7 +88,8 @@ struct pds_initiator {
 	uint8_t retries;     /* RTO rounds without progress */
 	uint8_t backoffs;    /* resource back-offs without progress */
 	uint64_t rto_base;   /* last send or progress, ns */
-	uint64_t progress_ns; /* una last advanced (or the PDC left idle) */
+	uint64_t progress_ns; /* una last advanced (or the PDC left idle);
+			       * idle: the peer last ACKed (a keepalive) */
 	uint64_t backoff_until;
 	uint64_t probe_ns;   /* when the outstanding PROBE left */
 	uint32_t probe_psn;  /* snd when the PROBE left */

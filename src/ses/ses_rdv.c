@@ -152,6 +152,11 @@ ses_rdv_ret_done(struct uet_ses *s, const struct ses_ret *t)
 	m->rdv_ret += t->len;
 	if (t->aborted || m->rdv_ret >= t->total)
 		ses_rdv_served(s, m, t->aborted ? -EIO : 0);
+	else
+		/* Part of it served: a send already ended (withdrawn, forced:
+		 * the rest meets a revoked key) only waited for this record
+		 * to stop reading its buffer. */
+		ses_msg_check_done(s, m);
 }
 
 /* ---- initiator: MSG_ERROR from the target (read-back failed) ---- */

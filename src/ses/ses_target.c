@@ -464,26 +464,70 @@ ses_ret_submit(struct uet_ses *s, struct ses_ret *t, uint64_t now)
 	return ret;
 }
 
+/* PDCs found full in one pass of ses_ret_progress(): more than this and
+ * the PDS is short of something all share (transmit blocks). */
+#define SES_RET_BLOCKED_MAX 8
+
+static bool
+ses_ret_pdc_in(const uint32_t *pdcs, uint32_t n, uint32_t pdc)
+{
+	for (uint32_t k = 0; k < n; k++)
+		if (pdcs[k] == pdc)
+			return true;
+	return false;
+}
+
+/* Take record @p idx, after @p prev (SES_NIL: the head), off the queue. */
+static void
+ses_ret_unlink(struct uet_ses *s, uint32_t prev, uint32_t idx)
+{
+	uint32_t next = s->rets[idx].next;
+
+	if (prev == SES_NIL)
+		s->rq.head = next;
+	else
+		s->rets[prev].next = next;
+	if (s->rq.tail == idx)
+		s->rq.tail = prev;
+}
+
+/*
+ * Hand queued return-direction data to the PDS, oldest first per PDC. A
+ * PDC whose window is full (-EAGAIN) keeps its records queued, in order,
+ * and the pass goes on with the records of other PDCs: one READ waiting
+ * for its initiator's ACKs must not hold back the READ returns of every
+ * other PDC (their initiators would wait, then close or fail them).
+ */
 uint32_t
 ses_ret_progress(struct uet_ses *s, uint64_t now)
 {
-	uint32_t n = 0, idx;
+	uint32_t blocked[SES_RET_BLOCKED_MAX], nb = 0, n = 0;
+	uint32_t idx = s->rq.head, prev = SES_NIL, next;
 	struct ses_ret *t;
-	int ret = 0;
+	int ret;
 
-	while ((idx = s->rq.head) != SES_NIL) {
+	for (; idx != SES_NIL; idx = next) {
 		t = &s->rets[idx];
+		next = t->next;
+		ret = 0;
+		if (ses_ret_pdc_in(blocked, nb, t->pdc)) {
+			prev = idx;
+			continue;
+		}
 		while (t->next_frag < t->nfrags) {
 			ret = ses_ret_submit(s, t, now);
-			if (ret == -EAGAIN)
-				return n;
 			if (ret != 0)
 				break;
 			n++;
 		}
-		s->rq.head = t->next;
-		if (s->rq.head == SES_NIL)
-			s->rq.tail = SES_NIL;
+		if (ret == -EAGAIN) {
+			if (nb == SES_RET_BLOCKED_MAX)
+				return n;
+			blocked[nb++] = t->pdc;
+			prev = idx;
+			continue;
+		}
+		ses_ret_unlink(s, prev, idx);
 		/* PDC gone: the initiator's READ fails by its own PDC. */
 		if (t->next_frag < t->nfrags) {
 			t->nfrags = t->next_frag;

@@ -239,7 +239,9 @@ struct dst_ecn {
 struct dst_retx {
 	uint64_t cookie;
 	uint64_t first_ns;  /* its first retransmission */
+	uint64_t win_ns;    /* start of the current rate window */
 	uint32_t count;
+	uint32_t win_count; /* retransmissions since win_ns */
 	bool used;
 };
 

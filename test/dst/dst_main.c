@@ -421,8 +421,7 @@ run_replay(const char *path, bool expect_fail)
 	}
 	fclose(f);
 	printf("%" PRIu64 " passed, %" PRIu64 " failed\n", pass, fail);
-	/* An empty seed list is a mistake; an empty open list (every
-	 * known bug fixed or no longer reached) is not. */
+	/* An empty replay list is a mistake; an empty open list is the goal. */
 	return fail || (pass == 0 && !expect_fail) ? 1 : 0;
 }
 

@@ -304,6 +304,7 @@ retx_slot(struct dst_node *n, uint64_t cookie, bool add)
 			r->cookie = cookie;
 			r->count = 0;
 			r->first_ns = 0;
+			r->win_count = 0;
 			return r;
 		}
 	}
@@ -384,7 +385,7 @@ on_event(struct dst_sim *s, int i, const struct uet_pds_event *e)
 	if (e->type == UET_PDS_EV_DONE) {
 		r = retx_slot(n, e->cookie, false);
 		if (r != NULL)
-			r->count = 0;
+			r->count = r->win_count = 0;
 	}
 	if (e->type == UET_PDS_EV_PDC_DOWN)
 		dst_trace(s, "n%d PDC_DOWN pdc %u status %d", i, e->pdc,
@@ -460,11 +461,51 @@ dead_ns(const struct dst_node_spec *ns)
 	return sum;
 }
 
+/*
+ * The rate of one packet's retransmissions (UEC 1.0 3.5.20.3.1): within
+ * the time a PDC may go without progress (dead_ns), a packet leaves again
+ * at once on a NACK at most Max_NACK_Retx_Cnt times, once per resource
+ * back-off round, and otherwise on a timer: an RTO or a tail-loss probe
+ * ahead of it, which run from the RTO base and so come at most twice per
+ * RTO_INIT. ROD goes back N from a NACKed hole: a packet also leaves
+ * again for each NACK of a PSN before it, at most Max_NACK_Retx_Cnt for
+ * each of the tx_window PSNs that can be. More in that time is a storm
+ * (a NACK answered at once, again and again, within one RTT), whether or
+ * not its PDC fails later.
+ */
+static bool
+retx_rate(struct dst_sim *s, int i, struct dst_retx *r, uint8_t type,
+	  uint64_t win)
+{
+	const struct dst_node_spec *ns = &s->plan->node[i];
+	bool rod = type == UET_PDS_TYPE_ROD_REQ ||
+		   type == UET_PDS_TYPE_ROD_CC_REQ;
+	uint64_t nacked = (uint64_t)ns->max_nack_retx *
+			  (rod ? ns->tx_window : 1);
+	uint64_t timed = 2 * (win / ((uint64_t)ns->rto_init_us * 1000) + 1);
+	uint64_t bound = nacked + ns->max_backoffs + timed;
+
+	if (r->win_count == 0 || s->now - r->win_ns > win) {
+		r->win_ns = s->now;
+		r->win_count = 0;
+	}
+	if (++r->win_count <= bound)
+		return true;
+	dst_fail(s, "retx-bound", "n%d PSN retransmitted %u times in %llu us "
+		 "(at most %llu in %llu us: %llu NACK-driven, %u back-offs, "
+		 "%llu on timers)", i, r->win_count,
+		 (unsigned long long)((s->now - r->win_ns) / 1000),
+		 (unsigned long long)bound, (unsigned long long)(win / 1000),
+		 (unsigned long long)nacked, ns->max_backoffs,
+		 (unsigned long long)timed);
+	return false;
+}
+
 /* Retransmissions of one packet are bounded (UEC 1.0 PDS: Max_NACK_Retx_Cnt,
- * Max_RTO_Retx_Cnt): once a packet was resent more often than
- * max_nack_retx + max_retries + max_backoffs allow, its PDC must fail
- * within the time it may go without progress; a packet still resent after
- * that (two RTOs of slack) loops. */
+ * Max_RTO_Retx_Cnt): in rate (retx_rate), and once a packet was resent
+ * more often than max_nack_retx + max_retries + max_backoffs allow, its
+ * PDC must fail within the time it may go without progress; a packet
+ * still resent after that (two RTOs of slack) loops. */
 static void
 retx_count(struct dst_sim *s, int i, const struct uet_pds_tx *t)
 {
@@ -478,6 +519,8 @@ retx_count(struct dst_sim *s, int i, const struct uet_pds_tx *t)
 		return;
 	if (r->count++ == 0)
 		r->first_ns = s->now;
+	if (!retx_rate(s, i, r, t->hdr.type, dead_ns(ns)))
+		return;
 	if (r->count <= bound || s->now - r->first_ns <= dead)
 		return;
 	dst_fail(s, "retx-bound", "n%d cookie %llu (PSN %u) retransmitted "

@@ -466,10 +466,11 @@ pds_recovery__rod_lost_resend_inside_goback_goes_back(void **state)
 	assert_int_equal(tx[2].cookie, 5);
 }
 
-/* A PSN NACKed (here trimmed) at every transmission is resent
- * max_nack_retx times; past that, its PDC fails with -ETIMEDOUT once it
- * has also made no progress for the RTO rounds' time (pds_dead_ns), not
- * while it still moves (congestion without a backing-off CC). */
+/* A PSN NACKed (here trimmed) at every transmission is resent at once
+ * max_nack_retx times; past that a NACK leaves it to the RTO, and its PDC
+ * fails with -ETIMEDOUT once it has also made no progress for the RTO
+ * rounds' time (pds_dead_ns), not while it still moves (congestion
+ * without a backing-off CC). */
 static void
 pds_initiator_nack__retransmit_limit_fails_pdc(void **state)
 {
@@ -489,11 +490,18 @@ pds_initiator_nack__retransmit_limit_fails_pdc(void **state)
 	assert_int_equal(W.done_err[1], 0);
 	assert_int_equal(fakewire_st(0)->retx_trim, cfg.max_nack_retx);
 	assert_int_equal(fakewire_st(0)->retx_nack, 0);
-	/* Over the limit, but the PDC is young: resent once more. */
+	/* Over the limit, the PDC young: not resent at once, still in
+	 * flight; the RTO resends it. */
 	fakewire_inject(&W, 0, &n, false, false);
-	assert_int_equal(retx(tx, 16), 1);
+	assert_int_equal(retx(tx, 16), 0);
+	assert_int_equal(fakewire_st(0)->nack_to_rto, 1);
 	assert_int_equal(W.done_err[1], 0);
 	assert_int_equal(fakewire_st(0)->nack_retx_limit, 0);
+	W.now += pds_rto_ns(W.pds[0], 0);
+	uet_pds_advance(W.pds[0], W.now);
+	assert_true(retx(tx, 16) >= 1);
+	assert_int_equal(tx[0].hdr.u.req.psn, psn(1));
+	assert_int_equal(W.done_err[1], 0);
 	/* No progress for the RTO rounds' time (the ACK that would have
 	 * moved it never came): given up. */
 	W.now += 63 * 1000 * 1000;
@@ -511,29 +519,52 @@ pred_done0(struct fakewire *w, void *arg)
 	return w->done_ok[0] + w->done_err[0] != 0;
 }
 
-/* The NACK retransmit limit (UEC 1.0 3.5.20.3.1, Max_NACK_Retx_Cnt)
- * fires for a packet alone in flight and trimmed at every attempt: its
- * resends leave with nothing else in flight, which is no progress. The
- * PDC fails with -ETIMEDOUT within the RTO rounds' time (pds_dead_ns, 63
- * ms here), not after an unbounded number of retransmissions. */
+/* A packet trimmed at every attempt, alone in flight: its PDC fails
+ * with -ETIMEDOUT within the RTO rounds' time (pds_dead_ns, 63 ms here)
+ * after max_nack_retx resends at once and the RTO's (UEC 1.0 3.5.20.3.1,
+ * Max_NACK_Retx_Cnt and Max_RTO_Retx_Cnt). @p dup: the network
+ * duplicates every other NACK; a late copy, answering a transmission
+ * already resent, once resent it again, so that the copies in flight
+ * multiplied (150 000 resends in 10 ms, uet-dst seed 2992). */
 static void
-pds_nack_limit__alone_in_flight_fails_pdc(void **state)
+trimmed_every_time(uint32_t dup)
 {
-	uint64_t t0;
+	const struct uet_pds_stats *st;
+	uint64_t t0, bound;
 
-	(void)state;
 	assert_int_equal(fakewire_setup_with(3, NULL), 0);
 	W.f[0].trim = 1000000;
+	W.f[1].dup = dup;
 	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 0, 0), 0);
 	t0 = W.now;
 	assert_true(fakewire_run(&W, 1000, 500ull * 1000 * 1000, pred_done0, NULL));
+	st = fakewire_st(0);
 	assert_int_equal(W.done_err[0], 1);
 	assert_int_equal(W.done_ok[0], 0);
 	assert_int_equal(W.delivered[0], 0);
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
-	assert_int_equal(fakewire_st(0)->nack_retx_limit, 1);
+	assert_int_equal(st->pdc_fail, 1);
 	assert_true(W.now - t0 <= pds_dead_ns(W.pds[0]) + 2 * 1000 * 1000);
-	assert_true(fakewire_st(0)->retx_trim > 32);
+	/* at once: max_nack_retx; then one per RTO round, and a tail-loss
+	 * probe ahead of each */
+	assert_int_equal(st->retx_trim, W.pds[0]->cfg.max_nack_retx);
+	assert_true(st->nack_to_rto >= 1);
+	bound = 2ull * (W.pds[0]->cfg.max_retries + 1);
+	assert_true(st->retx_rto + st->retx_tlp <= bound);
+}
+
+static void
+pds_nack_limit__alone_in_flight_fails_pdc(void **state)
+{
+	(void)state;
+	trimmed_every_time(0);
+}
+
+static void
+pds_nack_limit__duplicated_nacks_resend_bounded(void **state)
+{
+	(void)state;
+	trimmed_every_time(500000);
 }
 
 /* NACK PKT_NOT_RCVD and RCVR_INFER_LOSS: the receiver does not have the
@@ -979,6 +1010,9 @@ main(void)
 			setup),
 		cmocka_unit_test_teardown(
 			pds_nack_limit__alone_in_flight_fails_pdc, fakewire_teardown),
+		cmocka_unit_test_teardown(
+			pds_nack_limit__duplicated_nacks_resend_bounded,
+			fakewire_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -238,17 +238,20 @@ rudi9_done(struct fakewire *w, void *arg)
 }
 
 /* UEC 1.0 PDS Max_NACK_Retx_Cnt (pds_rudi_nack_limit): a request trimmed
- * at every attempt is resent at once on each trim NACK, which re-arms its
+ * at every attempt was resent at once on each trim NACK, which re-arms its
  * RTO, so it never timed out (uet-dst seed 4817: 4375 resends in 54 ms).
- * It fails with -ETIMEDOUT after max_nack_retx resends, once it went
- * unanswered as long as its RTO rounds would have waited. */
+ * It is resent at once max_nack_retx times, then by its RTO only, and
+ * fails with -ETIMEDOUT within the RTO rounds' time. @p dup: the network
+ * duplicates every other NACK; a late copy once put a second copy of the
+ * request on the wire, and the copies multiplied (uet-dst seed 146). */
 static void
-pds_rudi_nack__trimmed_every_time_fails_etimedout(void **state)
+rudi_trimmed_every_time(uint32_t dup)
 {
+	const struct uet_pds_stats *st = fakewire_st(0);
 	uint64_t t0;
 
-	(void)state;
 	W.f[0].trim = 1000000;
+	W.f[1].dup = dup;
 	t0 = W.now;
 	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUDI, 9, 0), 0);
 	assert_true(fakewire_run(&W, 1000, 10 * pds_dead_ns(W.pds[0]), rudi9_done,
@@ -256,11 +259,25 @@ pds_rudi_nack__trimmed_every_time_fails_etimedout(void **state)
 	assert_int_equal(W.done_err[9], 1);
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
 	assert_int_equal(W.delivered[9], 0);
-	assert_int_equal(fakewire_st(0)->nack_retx_limit, 1);
-	assert_true(fakewire_st(0)->retx_trim >= W.pds[0]->cfg.max_nack_retx);
-	assert_true(W.now - t0 >= pds_dead_ns(W.pds[0]));
+	assert_int_equal(st->retx_trim, W.pds[0]->cfg.max_nack_retx);
+	assert_true(st->nack_to_rto >= 1);
+	assert_true(st->retx_rto <= W.pds[0]->cfg.max_retries);
 	assert_true(W.now - t0 < 2 * pds_dead_ns(W.pds[0]));
 	assert_true(fakewire_pools_idle(&W));
+}
+
+static void
+pds_rudi_nack__trimmed_every_time_fails_etimedout(void **state)
+{
+	(void)state;
+	rudi_trimmed_every_time(0);
+}
+
+static void
+pds_rudi_nack__duplicated_nacks_resend_bounded(void **state)
+{
+	(void)state;
+	rudi_trimmed_every_time(500000);
 }
 
 int
@@ -279,6 +296,7 @@ main(void)
 		FW_TEST(pds_rudi__refused_always_fails_econnrefused,
 			setup_few_backoffs),
 		T(pds_rudi_nack__trimmed_every_time_fails_etimedout),
+		T(pds_rudi_nack__duplicated_nacks_resend_bounded),
 #undef T
 	};
 

@@ -271,6 +271,83 @@ pds_initiator_idle__keepalive_meets_dropped_pdc_fails(void **state)
 }
 
 static void
+events_cfg(struct uet_pds_config *cfg)
+{
+	cfg->pdc_events = true;
+}
+
+/* PDCs do not close for being idle (idle_close_ns 0, the default). */
+static int
+setup_no_idle_close(void **state)
+{
+	(void)state;
+	return fakewire_setup_with(11, events_cfg);
+}
+
+/*
+ * A locked idle PDC whose peer answers nothing any more (gone, cut off):
+ * its keepalives go unanswered, and it fails with -ETIMEDOUT (PDC_DOWN,
+ * which fails the READ waiting on it) once the peer has been silent for
+ * the RTO rounds' time (pds_dead_ns), as a PDC with requests in flight
+ * would; the READ waited for good. With PDCs that never close for being
+ * idle it sent no keepalive at all: it sends one every RTO_INIT. A peer
+ * that answers keeps the PDC as long as it is locked.
+ */
+static void
+locked_idle(bool silent)
+{
+	const uint64_t dead = pds_dead_ns(W.pds[0]);
+	uint32_t h = UINT32_MAX;
+	uint64_t t0;
+
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 7, 0), 0);
+	while (W.done_ok[7] == 0 && W.now < 10000000)
+		fakewire_step(&W, 10000);
+	assert_int_equal(W.done_ok[7], 1);
+	assert_int_equal(uet_pds_pdc_foreach(W.pds[0], init_handle_cb, &h), 1);
+	assert_int_equal(uet_pds_pdc_lock(W.pds[0], h), 0);
+	W.f[1].dead = silent;
+	t0 = W.now;
+	while (W.pdc_down[0] == 0 && W.now - t0 < 3 * dead)
+		fakewire_step(&W, 10000);
+	assert_true(fakewire_st(0)->lock_keepalive >= 2);
+	if (!silent) {
+		assert_int_equal(W.pdc_down[0], 0);
+		assert_int_equal(fakewire_st(0)->lock_silent, 0);
+		assert_int_equal(uet_pds_pdc_unlock(W.pds[0], h, W.now), 0);
+		return;
+	}
+	assert_int_equal(W.pdc_down[0], 1);
+	assert_int_equal(W.pdc_down_status[0], -ETIMEDOUT);
+	assert_int_equal(fakewire_st(0)->lock_silent, 1);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 1);
+	assert_true(W.now - t0 >= dead);
+	assert_true(W.now - t0 <= dead + W.pds[0]->cfg.rto_init_ns +
+				  W.pds[0]->cfg.idle_close_ns + 100000);
+}
+
+static void
+pds_initiator_idle__locked_silent_peer_fails(void **state)
+{
+	(void)state;
+	locked_idle(true);
+}
+
+static void
+pds_initiator_idle__locked_no_idle_close_silent_peer_fails(void **state)
+{
+	(void)state;
+	locked_idle(true);
+}
+
+static void
+pds_initiator_idle__locked_answering_peer_kept(void **state)
+{
+	(void)state;
+	locked_idle(false);
+}
+
+static void
 pds_initiator_submit__psn_wrap(void **state)
 {
 	int k;
@@ -1119,6 +1196,12 @@ main(void)
 		T(pds_initiator_timer__locked_pdc_not_idle_closed),
 		FW_TEST(pds_initiator_idle__keepalive_meets_dropped_pdc_fails,
 			setup_events),
+		FW_TEST(pds_initiator_idle__locked_silent_peer_fails,
+			setup_events),
+		FW_TEST(pds_initiator_idle__locked_no_idle_close_silent_peer_fails,
+			setup_no_idle_close),
+		FW_TEST(pds_initiator_idle__locked_answering_peer_kept,
+			setup_no_idle_close),
 		FW_TEST(pds_initiator_close__target_gone_is_closed, setup_events),
 		T(cp__close_consumes_a_psn),
 		T(pds_initiator_submit__psn_wrap),

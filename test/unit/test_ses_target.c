@@ -36,6 +36,7 @@ static _Alignas(64) uint8_t arena[ARENA];
 static uint8_t *region = arena + REGION_OFF;
 static uint8_t snap[ARENA];
 static uint32_t psn = 100;
+static uint32_t deliver_pdc = FAKE_PDC; /* the PDC requests come on */
 
 static struct uet_ses *
 tgt(void)
@@ -123,7 +124,7 @@ deliver_fmt(const struct uet_wire_ses_req *h, enum uet_wire_ses_fmt fmt,
 	ev.type = UET_PDS_EV_DELIVER;
 	ev.mode = UET_PDS_MODE_RUD;
 	ev.next_hdr = (uint8_t)uet_wire_ses_fmt_to_next_hdr(fmt);
-	ev.pdc = FAKE_PDC;
+	ev.pdc = deliver_pdc;
 	ev.psn = psn++;
 	ev.peer = w.n[0].fa;
 	memcpy(before, uet_ses_stats_get(tgt())->rx_rc, sizeof(before));
@@ -439,6 +440,84 @@ read_multi__served_once_per_packet(void **state)
 	assert_int_equal(deliver(&h[0], NULL, 0), UET_RC_UNSUPPORTED_SIZE);
 }
 
+/* Submissions on this PDC are refused (-EAGAIN: its window is full). */
+static uint32_t full_pdc = UINT32_MAX;
+
+static int
+full_submit(void *arg, const struct uet_pds_submit *ps, uint64_t now)
+{
+	if ((ps->flags & UET_PDS_SUBMIT_PDC) && ps->pdc == full_pdc)
+		return -EAGAIN;
+	return capture_submit(arg, ps, now);
+}
+
+static int
+setup_full_pdc(void **state)
+{
+	(void)state;
+	ses_fakewire_submit = full_submit;
+	nsubs = 0;
+	return setup_profile(UET_PROFILE_HPC);
+}
+
+static int
+teardown_full_pdc(void **state)
+{
+	full_pdc = UINT32_MAX;
+	deliver_pdc = FAKE_PDC;
+	return teardown_capture(state);
+}
+
+static uint32_t
+subs_on(uint32_t pdc)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < nsubs; i++)
+		n += subs[i].pdc == pdc;
+	return n;
+}
+
+/*
+ * ses_ret_progress__full_pdc_holds_only_its_own: the return data of a
+ * READ whose PDC is full waits, in order, and the READs of other PDCs
+ * queued behind it go at once (one return queue once stalled every PDC
+ * behind the first full one).
+ */
+static void
+ses_ret_progress__full_pdc_holds_only_its_own(void **state)
+{
+	uint64_t key = reg(UET_SES_MR_REMOTE_READ);
+	const uint32_t total = 3000, a = FAKE_PDC, b = FAKE_PDC + 1;
+	static uint32_t served[4096];
+	struct uet_wire_ses_req h;
+	uint32_t from;
+
+	(void)state;
+	full_pdc = a;
+	req(&h, UET_SES_OP_READ, total);
+	h.match_bits = key;
+	h.message_id = 1;
+	deliver_pdc = a;
+	assert_int_equal(deliver(&h, NULL, 0), UET_RC_OK);
+	h.message_id = 2;
+	assert_int_equal(deliver(&h, NULL, 0), UET_RC_OK);
+	h.message_id = 3;
+	deliver_pdc = b;
+	assert_int_equal(deliver(&h, NULL, 0), UET_RC_OK);
+	uet_ses_progress(tgt(), w.now);
+	assert_int_equal(subs_on(a), 0);
+	memset(served, 0, sizeof(served));
+	assert_int_equal(ret_bytes_since(0, served, total), total);
+	assert_int_equal(subs_on(b), nsubs);
+	/* the window opens: PDC a's two READs go, in order */
+	full_pdc = UINT32_MAX;
+	from = nsubs;
+	memset(served, 0, sizeof(served));
+	assert_int_equal(ret_bytes_since(from, served, total), 2 * total);
+	assert_int_equal(subs_on(a), nsubs - from);
+}
+
 /* ---- the send family ---- */
 
 static void
@@ -732,6 +811,9 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(read__sizes_and_dropped,
 						setup_hpc, teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_ret_progress__full_pdc_holds_only_its_own,
+			setup_full_pdc, teardown_full_pdc),
 		cmocka_unit_test_setup_teardown(
 			read_multi__served_once_per_packet, setup_capture,
 			teardown_capture),

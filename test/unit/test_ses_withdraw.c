@@ -33,6 +33,10 @@ static struct sfw w;
 static uint8_t *sbuf, *rbuf;
 /* node 0 sends nothing of these while set; node 1 no READ data */
 static bool hold_ret, hold_req, hold_ret1;
+/* node 1's READ request packets from the third on are lost while set */
+static bool hold_req1_tail;
+/* READ return-direction data packets node 0 handed to the wire */
+static uint32_t ret_sent0;
 
 static bool
 drop0(struct sfw *fw, int from, const struct uet_pds_tx *t)
@@ -42,8 +46,10 @@ drop0(struct sfw *fw, int from, const struct uet_pds_tx *t)
 	(void)fw;
 	if (t->kind == UET_PDS_TX_CTL)
 		return false;
-	if (from == 1)
-		return ret && hold_ret1;
+	if (from == 1) /* fragment number: the cookie's low 32 bits */
+		return ret ? hold_ret1 :
+			     hold_req1_tail && (uint32_t)t->cookie >= 2;
+	ret_sent0 += ret;
 	return ret ? hold_ret : hold_req;
 }
 
@@ -69,7 +75,8 @@ start(void)
 
 	memset(&o, 0, sizeof(o));
 	o.rdv_threshold = 10000;
-	hold_ret = hold_req = hold_ret1 = false;
+	hold_ret = hold_req = hold_ret1 = hold_req1_tail = false;
+	ret_sent0 = 0;
 	if (ses_fakewire_init_opts(&w, UET_PROFILE_HPC, seed, &o) != 0)
 		return -1;
 	w.drop_fn = drop0;
@@ -265,6 +272,39 @@ uet_ses_withdraw__force_detaches_readback(void **state)
 	assert_true(cqe(0, 1)->status != 0);
 }
 
+/* Forced while the read-back's first part is on the wire and the rest
+ * not asked for yet: that part is acknowledged (its records end OK), the
+ * rest meets the revoked key. The send has no read-back left reading its
+ * buffer and was cancelled: it completes (-ECANCELED) instead of waiting
+ * for bytes nobody will serve (uet-dst seed 1672). */
+static void
+uet_ses_withdraw__force_partial_readback_completes(void **state)
+{
+	uint32_t k;
+
+	(void)state;
+	assert_int_equal(start(), 0);
+	send0(1, sbuf, LEN);
+	answered(1);
+	hold_req1_tail = true;
+	recv1(100, rbuf, LEN);
+	for (k = 0; k < STEPS && ret_sent0 == 0; k++)
+		ses_fakewire_step(&w, 1000);
+	assert_true(ret_sent0 != 0);
+	/* the data is on the wire, not acknowledged yet */
+	assert_int_equal(uet_ses_withdraw(w.n[0].ses, mine_below_100, NULL,
+					  true), 0);
+	assert_int_equal(sst(0)->withdraw_forced, 1);
+	free(sbuf);
+	sbuf = NULL;
+	hold_req1_tail = false;
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_int_equal(cqe(0, 1)->status, -ECANCELED);
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
+	assert_true(cqe(1, 100)->status != 0);
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+}
+
 /* An eager multi-packet send on the wire is let finish (the PDS may ask
  * for any packet again); a send not handed over yet is never sent. */
 static void
@@ -344,6 +384,9 @@ main(void)
 			uet_ses_withdraw__readback_let_finish, teardown),
 		cmocka_unit_test_teardown(
 			uet_ses_withdraw__force_detaches_readback, teardown),
+		cmocka_unit_test_teardown(
+			uet_ses_withdraw__force_partial_readback_completes,
+			teardown),
 		cmocka_unit_test_teardown(
 			uet_ses_withdraw__eager_in_flight_finishes, teardown),
 		cmocka_unit_test_teardown(

@@ -591,7 +591,12 @@ int uet_pds_pdc_close(struct uet_pds *p, uint32_t pdc, uint64_t now);
  * (a DONE event's handle) until the data is in, so it sends no idle
  * CLOSE; a target locks it (a DELIVER event's handle) until the data is
  * sent, so it sends no idle CLOSE_REQ. A close the peer asks for, or
- * uet_pds_pdc_close(), still closes it; a lock dies with its PDC.
+ * uet_pds_pdc_close(), still closes it; a lock dies with its PDC. A
+ * locked idle initiator PDC asks the target whether it still has the PDC
+ * (a CLEAR with AR every idle_close_ns, or every rto_init_ns when PDCs do
+ * not close for being idle) and fails with -ETIMEDOUT once the target
+ * has answered nothing for as long as the RTO rounds would wait for it
+ * (lock_silent).
  * @return
  *   0, -ENOENT (no such PDC) or -EOVERFLOW (255 locks).
  */
@@ -712,6 +717,12 @@ struct uet_pds_stats {
 	uint64_t mpr_limited;      /**< times new data waited for the
 				    *   peer's CACK to move: its MP_Range
 				    *   reached */
+	uint64_t nack_to_rto;      /**< retransmit NACKs of a PSN NACKed
+				    *   max_nack_retx times already: not
+				    *   resent at once, left to the RTO */
+	uint64_t lock_silent;      /**< locked idle initiator PDCs failed:
+				    *   their keepalives went unanswered
+				    *   for the RTO rounds' time */
 };
 
 /** Counters of an instance. */
