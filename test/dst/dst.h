@@ -329,6 +329,8 @@ struct dst_op {
 	uint64_t rnext;            /* next PEEK */
 	int submit_want;           /* generator 3: submit refusal the
 				    * profile model predicts, 0: none */
+	bool cancelled;            /* generator 3: its receive was cancelled
+				    * (FI_CANCEL), -ECANCELED to come */
 	bool want_off;             /* want is the table's being off: not
 				    * so for a retransmission after it */
 };
@@ -497,7 +499,8 @@ void dst_mr_poll(struct dst_sim *s, int i);
  * are off, 0: none. */
 int dst_mr_off_rc(const struct dst_sim *s, uint32_t j);
 
-/* dst_mrecv.c (generator 3): FI_MULTI_RECV buffers for untagged sends. */
+/* dst_mrecv.c (generator 3): FI_MULTI_RECV buffers for untagged sends,
+ * receives cancelled. */
 bool dst_mrecv_on(const struct dst_sim *s, int node);
 void dst_mrecv_poll(struct dst_sim *s, int node);
 void dst_mrecv_cqe(struct dst_sim *s, int node, const struct uet_ses_cqe *c);
@@ -509,7 +512,13 @@ void dst_mrecv_final(struct dst_sim *s);
 void dst_work_delivered(struct dst_sim *s, int i, uint32_t m, uint32_t j);
 bool dst_work_payload_ok(const struct dst_sim *s, int i, const uint8_t *b,
 			 uint64_t len, uint32_t *m);
-#define DST_MRECV_CTX (1ull << 41)
+#define DST_RECV_CTX (1ull << 40)  /* receive of op j: | (j + 1) */
+#define DST_MRECV_CTX (1ull << 41) /* multi-recv buffer k: | k */
+/* Cancel op @p j's receive (generator 3). */
+void dst_recv_cancel(struct dst_sim *s, uint32_t j);
+/* @return whether receive completion @p c of op @p j is its cancel's. */
+bool dst_recv_cancel_cqe(struct dst_sim *s, uint32_t j,
+			 const struct uet_ses_cqe *c);
 
 /* Deterministic payload byte @p i of op @p id. */
 uint8_t dst_pattern(uint32_t id, uint32_t i);

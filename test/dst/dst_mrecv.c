@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * DST multi-recv buffers (generator 3): a node of the plan with
- * mrecv_len takes its untagged messages (SEND, datagrams) in FI_MULTI_RECV
- * buffers instead of a receive each, and posts a new buffer whenever one
+ * DST receives of generator 3: multi-recv buffers and cancels.
+ *
+ * A node of the plan with mrecv_len takes its untagged messages (SEND,
+ * datagrams) in FI_MULTI_RECV buffers instead of a receive each, and posts a new buffer whenever one
  * is released. What each buffer must do (libfabric fi_msg(3), fi_cq(3)
  * FI_MULTI_RECV; docs/SES.md): every message gets a slice of its own, in
  * the buffer, with its exact bytes; the matching engine ends the buffer
  * with the slice that leaves less than min_free bytes free, and the
  * completion that says it is released comes once that slice is in and
  * is the last one: the buffer is the application's again after it.
+ *
+ * And receives taken back (FI_CANCEL): a receive whose cancel returned 0
+ * completes -ECANCELED, never with a message.
  */
 
 #include <errno.h>
@@ -142,6 +146,39 @@ dst_mrecv_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
 		return;
 	}
 	dst_work_delivered(s, i, m, UINT32_MAX);
+}
+
+/* A cancelled receive completes -ECANCELED, and never with a message;
+ * one that already took its message is not there to cancel. */
+void
+dst_recv_cancel(struct dst_sim *s, uint32_t j)
+{
+	const struct dst_op_spec *o = &s->plan->op[j];
+	int rc = uet_ses_recv_cancel(s->node[o->dst].ses, DST_RECV_CTX | (j + 1));
+
+	dst_trace(s, "op %u receive cancelled at n%u: %d", j, o->dst, rc);
+	if (rc == 0)
+		s->op[j].cancelled = true;
+	else if (rc != -ENOENT)
+		dst_fail(s, "cancel", "op %u: cancel returned %d", j, rc);
+}
+
+/* @return whether completion @p c of receive @p j is its cancel's (a
+ * deferred send given up fails its bound receive -ECANCELED too). */
+bool
+dst_recv_cancel_cqe(struct dst_sim *s, uint32_t j, const struct uet_ses_cqe *c)
+{
+	struct dst_op *op = &s->op[j];
+
+	if (!op->cancelled)
+		return false;
+	if (c->status != -ECANCELED)
+		dst_fail(s, "cancel", "op %u: receive completed with %d, "
+			 "%llu B, after its cancel returned 0", j, c->status,
+			 (unsigned long long)c->len);
+	op->cancelled = false;
+	op->recv_posted = false;
+	return true;
 }
 
 void

@@ -24,7 +24,6 @@
  * max_retries RTO rounds of at most rto_max (<= 9 x 16 ms here) and
  * max_backoffs back-offs; every fault lasts at most 200 ms. */
 #define DST_HANG_NS 1500000000ull
-#define DST_RECV_CTX (1ull << 40)
 
 uint8_t
 dst_pattern(uint32_t id, uint32_t i)
@@ -343,6 +342,11 @@ recv_post(struct dst_sim *s, uint32_t j)
 			  o->dst, rc);
 	if (rc == 0) {
 		op->recv_posted = true;
+		/* generator 3: now and then the application takes a plain
+		 * receive back (FI_CANCEL) and posts it again */
+		if (s->plan->gen >= 3 && r.flags == 0 &&
+		    uet_rand_below(&s->rng, 8) == 0)
+			dst_recv_cancel(s, j);
 	} else if (rc == -ENOENT && (r.flags & UET_SES_RECV_F_CLAIM)) {
 		/* the claimed message went with its PDC: peek again */
 		dst_trace(s, "op %u claimed message gone: peek again", j);
@@ -595,7 +599,7 @@ on_recv_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
 			 (unsigned long long)c->context);
 		return;
 	}
-	if (peek_cqe(s, i, j, c))
+	if (dst_recv_cancel_cqe(s, j, c) || peek_cqe(s, i, j, c))
 		return;
 	r = &s->op[j];
 	s->op[j].recv_posted = c->status != 0 ? r->recv_posted : true;
