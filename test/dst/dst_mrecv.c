@@ -3,13 +3,14 @@
  * DST receives of generator 3: multi-recv buffers and cancels.
  *
  * A node of the plan with mrecv_len takes its untagged messages (SEND,
- * datagrams) in FI_MULTI_RECV buffers instead of a receive each, and posts a new buffer whenever one
- * is released. What each buffer must do (libfabric fi_msg(3), fi_cq(3)
- * FI_MULTI_RECV; docs/SES.md): every message gets a slice of its own, in
- * the buffer, with its exact bytes; the matching engine ends the buffer
- * with the slice that leaves less than min_free bytes free, and the
- * completion that says it is released comes once that slice is in and
- * is the last one: the buffer is the application's again after it.
+ * datagrams) in FI_MULTI_RECV buffers instead of a receive each, and
+ * posts a new buffer whenever one is released. What each buffer must do
+ * (libfabric fi_msg(3), fi_cq(3) FI_MULTI_RECV; docs/SES.md): every
+ * message gets a slice of its own, in the buffer, with its exact bytes;
+ * the matching engine ends the buffer with the slice that leaves less
+ * than min_free bytes free, and the completion that says it is released
+ * comes once that slice is in and is the last one: the buffer is the
+ * application's again after it.
  *
  * And receives taken back (FI_CANCEL): a receive whose cancel returned 0
  * completes -ECANCELED, never with a message.
