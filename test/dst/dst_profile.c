@@ -53,25 +53,25 @@ dst_profile_of(void *arg, uint16_t pid_on_fep)
 	return (enum uet_wire_profile)n->profile;
 }
 
-/* AI Base limits a SEND to what one packet carries. */
-static bool
-too_long_for(uint8_t profile, const struct dst_op_spec *o)
+/* What profile @p pr refuses @p o with: an operation it does not carry,
+ * an AI Base SEND longer than one packet; 0: none. */
+static int
+profile_rc(const struct dst_sim *s, uint8_t pr, const struct dst_op_spec *o)
 {
-	return profile == UET_PROFILE_AI_BASE && o->kind == DST_OP_SEND &&
-	       o->len > DST_MTU - UET_SES_MEDIUM_LEN;
+	if (s->plan->gen < 3)
+		return 0;
+	if (!dst_profile_allows(pr, o->kind))
+		return -EOPNOTSUPP;
+	return pr == UET_PROFILE_AI_BASE && o->kind == DST_OP_SEND &&
+	       o->len > DST_MTU - UET_SES_MEDIUM_LEN ? -EMSGSIZE : 0;
 }
 
 int
 dst_profile_submit_rc(const struct dst_sim *s, uint32_t j)
 {
 	const struct dst_op_spec *o = &s->plan->op[j];
-	uint8_t pr = s->plan->node[o->src].profile;
 
-	if (s->plan->gen < 3)
-		return 0;
-	if (!dst_profile_allows(pr, o->kind))
-		return -EOPNOTSUPP;
-	return too_long_for(pr, o) ? -EMSGSIZE : 0;
+	return profile_rc(s, s->plan->node[o->src].profile, o);
 }
 
 /* The initiator sends it RUDI: an idempotent WRITE or small READ of an
@@ -92,17 +92,15 @@ dst_profile_target_rc(const struct dst_sim *s, uint32_t j)
 {
 	const struct dst_op_spec *o = &s->plan->op[j];
 	uint8_t pr = s->plan->node[o->dst].profile;
+	int rc;
 
-	if (s->plan->gen < 3)
-		return 0;
 	/* a datagram's refusal goes unanswered (UUD) */
 	if (o->kind == DST_OP_DGRAM)
 		return 0;
-	if (!dst_profile_allows(pr, o->kind))
-		return -EOPNOTSUPP;
-	if (too_long_for(pr, o))
-		return -EMSGSIZE;
-	return rudi(s, o) && pr != UET_PROFILE_HPC ? -EACCES : 0;
+	rc = profile_rc(s, pr, o);
+	if (rc == 0 && rudi(s, o) && pr != UET_PROFILE_HPC)
+		rc = -EACCES;
+	return rc;
 }
 
 void
