@@ -142,6 +142,10 @@ struct dst_op_spec {
 	uint8_t rmode;    /* enum dst_rmode */
 	bool far;         /* through the key of the memory "of another
 			   * process" (uet_ses_mem_ops) */
+	bool trunc;       /* generator 3: a tagged message's receive
+			   * takes half of it (dst_op_truncated()) */
+	bool imm;         /* generator 3: a WRITE carries header data
+			   * (fi_writedata: a completion at the target) */
 };
 
 struct dst_fault_spec {
@@ -456,6 +460,15 @@ dst_op_is_tamo(uint8_t kind)
 	return kind == DST_OP_TAMO || kind == DST_OP_TFAMO;
 }
 
+/* A tagged send whose plain receive is shorter than the message: the
+ * receive completes with the first half, flagged truncated. */
+static inline bool
+dst_op_truncated(const struct dst_op_spec *o)
+{
+	return o->trunc && o->rmode == DST_R_PLAIN && o->len >= 16 &&
+	       o->kind >= DST_OP_TSEND && o->kind <= DST_OP_DEFER;
+}
+
 /* Judged against the model's return code (generator 2). */
 static inline bool
 dst_op_modelled(const struct dst_op_spec *o)
@@ -498,6 +511,10 @@ void dst_mr_poll(struct dst_sim *s, int i);
 /* The code an RMA request to node @p i gets while its table or entries
  * are off, 0: none. */
 int dst_mr_off_rc(const struct dst_sim *s, uint32_t j);
+/* A completion of a peer's request at node @p i (cfg.remote_events, a
+ * WRITE's header data): it names an RMA request sent to node @p i. */
+void dst_mr_remote_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c);
+#define DST_IMM_BASE 0x5E5E000000000000ull  /* header data: | (j + 1) */
 
 /* dst_mrecv.c (generator 3): FI_MULTI_RECV buffers for untagged sends,
  * receives cancelled. */

@@ -9,6 +9,9 @@
  * alias against the entry it names. Then the RMA table itself, or its
  * memory entries, go off for a while: a request that arrives meanwhile
  * is answered DISABLED or DISABLED_GEN (-EINVAL at its initiator).
+ *
+ * And what the node is told of its peers' requests on its memory
+ * (uet_ses_config.remote_events, a WRITE's header data).
  */
 
 #include <errno.h>
@@ -212,4 +215,70 @@ dst_mr_off_rc(const struct dst_sim *s, uint32_t j)
 	/* resolution answers DISABLED (table) or DISABLED_GEN (entry)
 	 * before the key's other checks, the bounds and the atomic's */
 	return rma && s->node[o->dst].mr_off_how != 0 ? -EINVAL : 0;
+}
+
+/* The work request of an RMA operation kind, 0: none. */
+static uint8_t
+mr_wr_op(uint8_t kind)
+{
+	switch (kind) {
+	case DST_OP_WRITE:
+		return UET_SES_WR_WRITE;
+	case DST_OP_READ:
+		return UET_SES_WR_READ;
+	case DST_OP_ATOMIC:
+	case DST_OP_AMO:
+		return UET_SES_WR_ATOMIC;
+	case DST_OP_FETCH:
+	case DST_OP_FAMO:
+	case DST_OP_CSWAP:
+		return UET_SES_WR_FETCH_ATOMIC;
+	default:
+		return 0;
+	}
+}
+
+/* A WRITE's header data: once per target incarnation, its own length. */
+static void
+mr_imm_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
+{
+	uint32_t j = (uint32_t)(c->data - DST_IMM_BASE) - 1;
+	const struct dst_op_spec *o = &s->plan->op[j];
+
+	if ((c->data & ~0xFFFFull) != DST_IMM_BASE || j >= s->plan->nop ||
+	    !o->imm || o->dst != i || c->len != o->len ||
+	    c->src != 100u + o->src) {
+		dst_fail(s, "remote-event", "n%d: header data %llx of %llu B "
+			 "from %llu names no WRITE sent here", i,
+			 (unsigned long long)c->data,
+			 (unsigned long long)c->len,
+			 (unsigned long long)c->src);
+		return;
+	}
+	if (s->op[j].dst_inc == s->node[i].inc && ++s->op[j].delivered > 1)
+		dst_fail(s, "dup-delivery", "op %u WRITE's header data told "
+			 "%u times at n%d", j, s->op[j].delivered, i);
+}
+
+void
+dst_mr_remote_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
+{
+	uint32_t j;
+
+	if (c->flags & UET_SES_CQ_IMM) {
+		mr_imm_cqe(s, i, c);
+		return;
+	}
+	for (j = 0; j < s->plan->nop; j++) {
+		const struct dst_op_spec *o = &s->plan->op[j];
+
+		if (o->dst == i && c->src == 100u + o->src &&
+		    c->op == mr_wr_op(o->kind) && c->len == o->len)
+			return;
+	}
+	dst_fail(s, "remote-event", "n%d: remote %s event of %llu B from %llu "
+		 "names no request sent here", i,
+		 c->op == UET_SES_WR_WRITE ? "WRITE" :
+		 c->op == UET_SES_WR_READ ? "READ" : "atomic",
+		 (unsigned long long)c->len, (unsigned long long)c->src);
 }

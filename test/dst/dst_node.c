@@ -275,6 +275,8 @@ dst_node_up(struct dst_sim *s, int i)
 		/* a profile per process (the engine's service does so) */
 		sc.profile_of = dst_profile_of;
 		sc.profile_arg = (void *)(uintptr_t)&s->plan->node[i];
+		/* and tells of what peers do to its memory */
+		sc.remote_events = true;
 	}
 	n->ses = uet_ses_create(&sc);
 	return n->ses == NULL ? -ENOMEM : 0;

@@ -74,15 +74,16 @@ dst_profile_submit_rc(const struct dst_sim *s, uint32_t j)
 	return profile_rc(s, s->plan->node[o->src].profile, o);
 }
 
-/* The initiator sends it RUDI: an idempotent WRITE or small READ of an
- * HPC process (uet_ses_config.rudi, the idempotent key). */
+/* The initiator sends it RUDI: an idempotent WRITE without header data
+ * or small READ of an HPC process (uet_ses_config.rudi, the idempotent
+ * key). */
 static bool
 rudi(const struct dst_sim *s, const struct dst_op_spec *o)
 {
 	/* a far or gone key has no I bit; a wrong key keeps it */
 	return s->plan->node[o->src].profile == UET_PROFILE_HPC && o->idem &&
 	       !o->far && o->err != DST_E_GONE &&
-	       (o->kind == DST_OP_WRITE ||
+	       ((o->kind == DST_OP_WRITE && !o->imm) ||
 		(o->kind == DST_OP_READ &&
 		 o->len <= UET_PDS_RESP_MAX - UET_SES_RESPONSE_DATA_SMALL_LEN));
 }

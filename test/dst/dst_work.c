@@ -93,7 +93,8 @@ dst_work_start(struct dst_sim *s)
 
 		op->sbuf = malloc(o->len + 8);
 		if (is_msg(o->kind)) {
-			op->rlen = is_tagged(o->kind) ? o->len :
+			op->rlen = dst_op_truncated(o) ? o->len / 2 :
+				   is_tagged(o->kind) ? o->len :
 							DST_UNTAGGED_MAX;
 			op->rbuf = malloc(op->rlen + 48);
 		}
@@ -173,6 +174,10 @@ op_wr(struct dst_sim *s, uint32_t j, struct uet_ses_wr *wr)
 		wr->rkey = s->node[o->dst].rkey_idem;
 	}
 	wr->roffset = op->off;
+	if (o->imm) {
+		wr->flags |= UET_SES_WR_F_IMM;
+		wr->imm_data = DST_IMM_BASE | (j + 1);
+	}
 	if (o->kind == DST_OP_RDV)
 		wr->flags |= UET_SES_WR_F_RENDEZVOUS;
 	if (o->kind == DST_OP_DEFER)
@@ -569,6 +574,27 @@ tamo_cqe(struct dst_sim *s, int i, uint32_t j, const struct uet_ses_cqe *c)
 	dst_work_delivered(s, i, j, j);
 }
 
+/* A receive shorter than its message: the first bytes, the rest told
+ * (FI_TRUNC, olen). */
+static void
+truncated_cqe(struct dst_sim *s, int i, uint32_t j, const struct uet_ses_cqe *c)
+{
+	const struct dst_op_spec *o = &s->plan->op[j];
+	const struct dst_op *op = &s->op[j];
+
+	if (c->len != op->rlen || !(c->flags & UET_SES_CQ_TRUNC) ||
+	    c->olen != o->len - op->rlen || c->tag != j + 1 ||
+	    !same(op->rbuf, j, op->rlen)) {
+		dst_fail(s, "payload", "op %u %s of %u B into %u B: completed "
+			 "with %llu B, olen %llu%s", j, dst_op_name(o->kind),
+			 o->len, op->rlen, (unsigned long long)c->len,
+			 (unsigned long long)c->olen,
+			 c->flags & UET_SES_CQ_TRUNC ? "" : ", not truncated");
+		return;
+	}
+	dst_work_delivered(s, i, j, j);
+}
+
 /* @p len bytes that must be a whole message sent to node @p i: its id
  * leads it (dst_pattern()). */
 bool
@@ -617,6 +643,10 @@ on_recv_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
 		tamo_cqe(s, i, j, c);
 		return;
 	}
+	if (dst_op_truncated(&s->plan->op[j])) {
+		truncated_cqe(s, i, j, c);
+		return;
+	}
 	if (!dst_work_payload_ok(s, i, r->rbuf, c->len, &m) ||
 	    (is_tagged(s->plan->op[j].kind) && m != j)) {
 		dst_fail(s, "payload", "n%d receive %u got %llu B that are "
@@ -630,7 +660,10 @@ on_recv_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
 void
 dst_work_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
 {
-	if (c->flags & UET_SES_CQ_SEND)
+	if (c->context == 0 && (c->flags & (UET_SES_CQ_REMOTE |
+					     UET_SES_CQ_IMM)))
+		dst_mr_remote_cqe(s, i, c);
+	else if (c->flags & UET_SES_CQ_SEND)
 		on_send_cqe(s, i, c);
 	else if (c->flags & UET_SES_CQ_RECV)
 		on_recv_cqe(s, i, c);
@@ -732,6 +765,9 @@ final_one(struct dst_sim *s, uint32_t j)
 	    op->state == DST_S_OK && op->delivered == 0)
 		dst_fail(s, "lost", "op %u %s completed OK, never received",
 			 j, dst_op_name(o->kind));
+	if (o->imm && op->state == DST_S_OK && op->delivered == 0)
+		dst_fail(s, "lost", "op %u WRITE with header data completed "
+			 "OK, its target never told", j);
 	if (o->kind == DST_OP_WRITE && op->state == DST_S_OK &&
 	    !same(mem, j, o->len))
 		dst_fail(s, "lost", "op %u WRITE completed OK, data not in "
