@@ -536,8 +536,13 @@ void dst_recv_cancel(struct dst_sim *s, uint32_t j);
 /* @return whether receive completion @p c of op @p j is its cancel's. */
 bool dst_recv_cancel_cqe(struct dst_sim *s, uint32_t j,
 			 const struct uet_ses_cqe *c);
+/* The completion of op @p j's receive shorter than its message. */
+void dst_recv_truncated_cqe(struct dst_sim *s, int i, uint32_t j,
+			    const struct uet_ses_cqe *c);
 
 /* Deterministic payload byte @p i of op @p id. */
 uint8_t dst_pattern(uint32_t id, uint32_t i);
+/* @p len bytes of op @p id's payload, from its start. */
+bool dst_pattern_same(const uint8_t *b, uint32_t id, uint32_t len);
 
 #endif /* DST_H */

@@ -13,7 +13,8 @@
  * application's again after it.
  *
  * And receives taken back (FI_CANCEL): a receive whose cancel returned 0
- * completes -ECANCELED, never with a message.
+ * completes -ECANCELED, never with a message; receives shorter than their
+ * message: its first bytes, flagged truncated.
  */
 
 #include <errno.h>
@@ -180,6 +181,27 @@ dst_recv_cancel_cqe(struct dst_sim *s, uint32_t j, const struct uet_ses_cqe *c)
 	op->cancelled = false;
 	op->recv_posted = false;
 	return true;
+}
+
+/* A receive shorter than its message: the first bytes, the rest told
+ * (FI_TRUNC, olen). */
+void
+dst_recv_truncated_cqe(struct dst_sim *s, int i, uint32_t j, const struct uet_ses_cqe *c)
+{
+	const struct dst_op_spec *o = &s->plan->op[j];
+	const struct dst_op *op = &s->op[j];
+
+	if (c->len != op->rlen || !(c->flags & UET_SES_CQ_TRUNC) ||
+	    c->olen != o->len - op->rlen || c->tag != j + 1 ||
+	    !dst_pattern_same(op->rbuf, j, op->rlen)) {
+		dst_fail(s, "payload", "op %u %s of %u B into %u B: completed "
+			 "with %llu B, olen %llu%s", j, dst_op_name(o->kind),
+			 o->len, op->rlen, (unsigned long long)c->len,
+			 (unsigned long long)c->olen,
+			 c->flags & UET_SES_CQ_TRUNC ? "" : ", not truncated");
+		return;
+	}
+	dst_work_delivered(s, i, j, j);
 }
 
 void

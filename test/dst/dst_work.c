@@ -46,8 +46,8 @@ fill(uint8_t *b, uint32_t id, uint32_t len)
 		b[i] = dst_pattern(id, i);
 }
 
-static bool
-same(const uint8_t *b, uint32_t id, uint32_t len)
+bool
+dst_pattern_same(const uint8_t *b, uint32_t id, uint32_t len)
 {
 	uint32_t i;
 
@@ -445,7 +445,7 @@ done_checks(struct dst_sim *s, uint32_t j)
 	dst_model_checks(s, j);
 	if (op->state != DST_S_OK)
 		return;
-	if (o->kind == DST_OP_READ && !same(op->sbuf, j, o->len))
+	if (o->kind == DST_OP_READ && !dst_pattern_same(op->sbuf, j, o->len))
 		dst_fail(s, "payload", "op %u READ of %u B completed OK with "
 			 "wrong data", j, o->len);
 	if (o->kind == DST_OP_FETCH && op->fetched != op->init)
@@ -574,27 +574,6 @@ tamo_cqe(struct dst_sim *s, int i, uint32_t j, const struct uet_ses_cqe *c)
 	dst_work_delivered(s, i, j, j);
 }
 
-/* A receive shorter than its message: the first bytes, the rest told
- * (FI_TRUNC, olen). */
-static void
-truncated_cqe(struct dst_sim *s, int i, uint32_t j, const struct uet_ses_cqe *c)
-{
-	const struct dst_op_spec *o = &s->plan->op[j];
-	const struct dst_op *op = &s->op[j];
-
-	if (c->len != op->rlen || !(c->flags & UET_SES_CQ_TRUNC) ||
-	    c->olen != o->len - op->rlen || c->tag != j + 1 ||
-	    !same(op->rbuf, j, op->rlen)) {
-		dst_fail(s, "payload", "op %u %s of %u B into %u B: completed "
-			 "with %llu B, olen %llu%s", j, dst_op_name(o->kind),
-			 o->len, op->rlen, (unsigned long long)c->len,
-			 (unsigned long long)c->olen,
-			 c->flags & UET_SES_CQ_TRUNC ? "" : ", not truncated");
-		return;
-	}
-	dst_work_delivered(s, i, j, j);
-}
-
 /* @p len bytes that must be a whole message sent to node @p i: its id
  * leads it (dst_pattern()). */
 bool
@@ -607,7 +586,7 @@ dst_work_payload_ok(const struct dst_sim *s, int i, const uint8_t *b,
 	memcpy(m, b, 4);
 	*m -= 1;
 	return *m < s->plan->nop && s->plan->op[*m].dst == i &&
-	       len == s->plan->op[*m].len && same(b, *m, (uint32_t)len);
+	       len == s->plan->op[*m].len && dst_pattern_same(b, *m, (uint32_t)len);
 }
 
 static void
@@ -644,7 +623,7 @@ on_recv_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
 		return;
 	}
 	if (dst_op_truncated(&s->plan->op[j])) {
-		truncated_cqe(s, i, j, c);
+		dst_recv_truncated_cqe(s, i, j, c);
 		return;
 	}
 	if (!dst_work_payload_ok(s, i, r->rbuf, c->len, &m) ||
@@ -769,7 +748,7 @@ final_one(struct dst_sim *s, uint32_t j)
 		dst_fail(s, "lost", "op %u WRITE with header data completed "
 			 "OK, its target never told", j);
 	if (o->kind == DST_OP_WRITE && op->state == DST_S_OK &&
-	    !same(mem, j, o->len))
+	    !dst_pattern_same(mem, j, o->len))
 		dst_fail(s, "lost", "op %u WRITE completed OK, data not in "
 			 "place", j);
 	if (o->kind == DST_OP_WRITE && o->err != DST_E_NONE &&
