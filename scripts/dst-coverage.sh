@@ -3,9 +3,9 @@
 # deterministic simulator (docs/DST.md), with gcc --coverage and gcov.
 #   scripts/dst-coverage.sh [SEEDS]     (default 2000: seeds 1..SEEDS)
 # Builds build/coverage (only what uet-dst needs), runs the seeds with
-# each plan generator (uet-dst --gen) and the replay list, and prints per
-# directory: lines executed, branches taken at least once. Per-file
-# figures: build/coverage/dst-coverage.txt.
+# each plan generator (uet-dst --gen 1, 2, 3) and the replay list, and
+# prints per directory: lines executed, branches taken at least once.
+# Per-file figures: build/coverage/dst-coverage.txt.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -20,9 +20,11 @@ fi
 ninja -C "$dir" test/dst/uet-dst >/dev/null
 find "$dir" -name '*.gcda' -delete
 # failures are the simulator's to report; coverage is measured either way
-# (both plan generators: the suite's block and every operation)
+# (every plan generator: the suite's block, every operation, and
+# generator 3's profiles, multi-recv buffers and MR table changes)
 "$dir/test/dst/uet-dst" --seeds "1:$seeds" | tail -n 2 || true
 "$dir/test/dst/uet-dst" --seeds "1:$seeds" --gen 2 | tail -n 2 || true
+"$dir/test/dst/uet-dst" --seeds "1:$seeds" --gen 3 | tail -n 2 || true
 "$dir/test/dst/uet-dst" --replay test/dst/seeds.txt | tail -n 1 || true
 
 out="$dir/dst-coverage.txt"

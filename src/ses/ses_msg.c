@@ -90,6 +90,35 @@ ses_target_put(struct uet_ses *s, struct ses_target *t)
 
 /* ---- receive completions ---- */
 
+/*
+ * FI_MULTI_RECV: the completion that says a multi-recv buffer is released
+ * gives the buffer back to the application (fi_cq(3)), so it must be the
+ * last one in that buffer. The matching engine releases the buffer with
+ * the message whose slice leaves less than min_free; a message matched
+ * into it before and still arriving (multi-packet, rendezvous read-back,
+ * deferred restart) then takes the flag over and completes last.
+ * Found by the deterministic simulator (docs/DST.md, "multi-recv").
+ */
+static uint32_t
+ses_multi_done_flags(struct uet_ses *s, const struct ses_rx_info *i)
+{
+	uint32_t k;
+
+	if (!(i->flags & UET_SES_CQ_MULTI_RECV_DONE))
+		return i->flags;
+	for (k = 0; k < s->cfg.max_tgt_msgs; k++) {
+		struct ses_target *t = &s->tgts[k];
+
+		if (t == i->rec || t->ctx != i->ctx || t->buf == NULL ||
+		    (t->state != SES_TGT_EXPECTED && t->state != SES_TGT_RDV &&
+		     t->state != SES_TGT_RTR))
+			continue;
+		t->cq_flags |= UET_SES_CQ_MULTI_RECV_DONE;
+		return i->flags & ~UET_SES_CQ_MULTI_RECV_DONE;
+	}
+	return i->flags;
+}
+
 void
 ses_recv_cqe(struct uet_ses *s, const struct ses_rx_info *i)
 {
@@ -97,7 +126,7 @@ ses_recv_cqe(struct uet_ses *s, const struct ses_rx_info *i)
 
 	memset(&c, 0, sizeof(c));
 	c.context = i->ctx;
-	c.flags = UET_SES_CQ_RECV | UET_SES_CQ_SRC | i->flags;
+	c.flags = UET_SES_CQ_RECV | UET_SES_CQ_SRC | ses_multi_done_flags(s, i);
 	if (i->tagged)
 		c.flags |= UET_SES_CQ_TAGGED;
 	if (i->hd_valid)
@@ -154,6 +183,7 @@ ses_rx_info_tgt(struct ses_rx_info *i, const struct ses_target *t)
 	i->hd_valid = t->hd_valid;
 	i->flags = t->cq_flags;
 	i->moff = t->moff;
+	i->rec = t;
 }
 
 /* ---- responses of the send family (UEC 1.0 SES responses: list EXPECTED /

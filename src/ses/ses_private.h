@@ -299,6 +299,7 @@ struct ses_rx_info {
 	int32_t status;
 	uint32_t rc;
 	uint64_t moff;    /* offset of the message in its receive buffer */
+	const struct ses_target *rec; /* its record, NULL: none */
 };
 
 /* ses_initiator.c */

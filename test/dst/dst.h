@@ -116,6 +116,12 @@ enum dst_fault_kind {
 	/* generator 2 only (a withdrawal with arg bit 2 set): */
 	DST_F_REREG,      /* node a deregisters its memory and registers it
 			   * again (new keys) while requests are in flight */
+	/* generator 3 only: */
+	DST_F_MRCHURN,    /* node a manages its MR table while requests are
+			   * in flight: PIDs, authorizations, RI tables and
+			   * aliases added and removed (each result checked),
+			   * and its RMA table (arg bit 0) or its memory
+			   * entries disabled for dur */
 	DST_F__COUNT
 };
 
@@ -136,6 +142,10 @@ struct dst_op_spec {
 	uint8_t rmode;    /* enum dst_rmode */
 	bool far;         /* through the key of the memory "of another
 			   * process" (uet_ses_mem_ops) */
+	bool trunc;       /* generator 3: a tagged message's receive
+			   * takes half of it (dst_op_truncated()) */
+	bool imm;         /* generator 3: a WRITE carries header data
+			   * (fi_writedata: a completion at the target) */
 };
 
 struct dst_fault_spec {
@@ -157,6 +167,11 @@ struct dst_node_spec {
 	bool ack_cc_always;
 	bool tlp_probe;
 	bool small_unexp;         /* a few unexpected records only */
+	/* generator 3: */
+	uint8_t profile;          /* enum uet_wire_profile of its process */
+	uint32_t mrecv_len;       /* untagged receives: a multi-recv buffer
+				   * of this size (0: one receive each) */
+	uint32_t mrecv_min;       /* its min_free */
 };
 
 struct dst_plan {
@@ -196,7 +211,7 @@ uint32_t dst_draw(struct dst_src *s, uint32_t n);
 void dst_getrandom_seed(uint64_t seed);
 void dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed,
 		  uint8_t gen);
-#define DST_GEN_LAST 2
+#define DST_GEN_LAST 3
 /* Print the plan as a reproducer (one line per op and fault). */
 void dst_plan_print(const struct dst_plan *p, void *f);
 /* Keep only the ops / faults whose drawn index is set in @p ops /
@@ -270,7 +285,25 @@ struct dst_node {
 	/* ROD delivery order per target PDC handle (last PSN + start) */
 	uint32_t rod_pdc[64], rod_start[64], rod_last[64];
 	uint32_t nrod;
+	/* generator 3: MR table disabled until then (DST_F_MRCHURN) */
+	uint64_t mr_off_until;
+	int mr_off_how;           /* 0 on, 1 RI table off, 2 entries off */
+	/* generator 3: the multi-recv buffer of untagged receives */
+	bool mrecv_posted;
+	uint32_t mrecv_cur;       /* its index in dst_sim.mrecv */
 };
+
+/* A multi-recv buffer as posted (generator 3) and what it took. */
+struct dst_mrecv {
+	uint8_t *buf;
+	uint8_t *map;             /* a bit per byte handed out */
+	uint32_t len, min_free;
+	uint8_t node;
+	bool released;
+	bool end_seen;            /* the slice that left < min_free came */
+	bool failed;              /* a message in it failed */
+};
+#define DST_MRECV_MAX 256
 
 enum dst_op_state {
 	DST_S_IDLE = 0,
@@ -300,13 +333,16 @@ struct dst_op {
 	uint8_t rstage;            /* PEEK/CLAIM: 0 peeking, 1 taking */
 	uint16_t npeek;
 	uint64_t rnext;            /* next PEEK */
+	int submit_want;           /* generator 3: submit refusal the
+				    * profile model predicts, 0: none */
+	bool cancelled;            /* generator 3: its receive was cancelled
+				    * (FI_CANCEL), -ECANCELED to come */
+	bool want_off;             /* want is the table's being off: not
+				    * so for a retransmission after it */
 };
 
 /* An atomic of the model (dst_amo.c): its bytes and what it must do. */
 #define DST_AMO_MAX 256   /* 8 elements of 32 bytes */
-struct dst_amo_v {
-	int64_t re, im;
-};
 
 struct dst_amo {
 	uint8_t init[DST_AMO_MAX];   /* target before */
@@ -348,6 +384,9 @@ struct dst_sim {
 	uint32_t ntrace;
 	bool trace_live;
 	bool quiet;
+	/* generator 3: every multi-recv buffer posted in this run */
+	struct dst_mrecv mrecv[DST_MRECV_MAX];
+	uint32_t nmrecv;
 };
 
 /* dst_sim.c */
@@ -423,6 +462,15 @@ dst_op_is_tamo(uint8_t kind)
 	return kind == DST_OP_TAMO || kind == DST_OP_TFAMO;
 }
 
+/* A tagged send whose plain receive is shorter than the message: the
+ * receive completes with the first half, flagged truncated. */
+static inline bool
+dst_op_truncated(const struct dst_op_spec *o)
+{
+	return o->trunc && o->rmode == DST_R_PLAIN && o->len >= 16 &&
+	       o->kind >= DST_OP_TSEND && o->kind <= DST_OP_DEFER;
+}
+
 /* Judged against the model's return code (generator 2). */
 static inline bool
 dst_op_modelled(const struct dst_op_spec *o)
@@ -436,7 +484,7 @@ bool dst_amo_supported(unsigned int op, unsigned int dt);
 /* Draw the values of atomic @p o (target, operand, compare) and compute
  * what it must leave in the target when it executes. */
 void dst_amo_prepare(struct uet_rand *rng, const struct dst_op_spec *o,
-		     struct dst_amo *a);
+		     uint8_t gen, struct dst_amo *a);
 /* The workload's side of atomics (dst_work.c calls these): values drawn
  * at the start, the work request's operands, the return code the model
  * predicts, the checks at completion and at the end. */
@@ -447,7 +495,56 @@ int dst_model_status(const struct dst_sim *s, uint32_t j);
 void dst_model_checks(struct dst_sim *s, uint32_t j);
 void dst_amo_final(struct dst_sim *s, uint32_t j);
 
+/* dst_profile.c (generator 3): processes of different profiles. */
+/* The code the initiator's profile refuses @p j with at submit, 0: none. */
+int dst_profile_submit_rc(const struct dst_sim *s, uint32_t j);
+/* The code the target's profile refuses @p j with, 0: none. */
+int dst_profile_target_rc(const struct dst_sim *s, uint32_t j);
+/* Whether the initiator's profile allows @p kind (plan drawing). */
+bool dst_profile_allows(uint8_t profile, uint8_t kind);
+/* Check a submission's result against the model. */
+void dst_profile_check_submit(struct dst_sim *s, uint32_t j, int r);
+enum uet_wire_profile dst_profile_of(void *arg, uint16_t pid_on_fep);
+
+/* dst_mr.c (generator 3): MR table management while traffic runs. */
+void dst_mr_churn(struct dst_sim *s, int i, const struct dst_fault_spec *f);
+/* Re-enable what a churn disabled once its time is over. */
+void dst_mr_poll(struct dst_sim *s, int i);
+/* The code an RMA request to node @p i gets while its table or entries
+ * are off, 0: none. */
+int dst_mr_off_rc(const struct dst_sim *s, uint32_t j);
+/* A completion of a peer's request at node @p i (cfg.remote_events, a
+ * WRITE's header data): it names an RMA request sent to node @p i. */
+void dst_mr_remote_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c);
+#define DST_IMM_BASE 0x5E5E000000000000ull  /* header data: | (j + 1) */
+
+/* dst_mrecv.c (generator 3): FI_MULTI_RECV buffers for untagged sends,
+ * receives cancelled. */
+bool dst_mrecv_on(const struct dst_sim *s, int node);
+void dst_mrecv_poll(struct dst_sim *s, int node);
+void dst_mrecv_cqe(struct dst_sim *s, int node, const struct uet_ses_cqe *c);
+void dst_mrecv_restart(struct dst_sim *s, int node);
+void dst_mrecv_fini(struct dst_sim *s);
+/* At the end: every buffer whose last slice came was released. */
+void dst_mrecv_final(struct dst_sim *s);
+/* A message op @p m reached node @p i (dst_work.c). */
+void dst_work_delivered(struct dst_sim *s, int i, uint32_t m, uint32_t j);
+bool dst_work_payload_ok(const struct dst_sim *s, int i, const uint8_t *b,
+			 uint64_t len, uint32_t *m);
+#define DST_RECV_CTX (1ull << 40)  /* receive of op j: | (j + 1) */
+#define DST_MRECV_CTX (1ull << 41) /* multi-recv buffer k: | k */
+/* Cancel op @p j's receive (generator 3). */
+void dst_recv_cancel(struct dst_sim *s, uint32_t j);
+/* @return whether receive completion @p c of op @p j is its cancel's. */
+bool dst_recv_cancel_cqe(struct dst_sim *s, uint32_t j,
+			 const struct uet_ses_cqe *c);
+/* The completion of op @p j's receive shorter than its message. */
+void dst_recv_truncated_cqe(struct dst_sim *s, int i, uint32_t j,
+			    const struct uet_ses_cqe *c);
+
 /* Deterministic payload byte @p i of op @p id. */
 uint8_t dst_pattern(uint32_t id, uint32_t i);
+/* @p len bytes of op @p id's payload, from its start. */
+bool dst_pattern_same(const uint8_t *b, uint32_t id, uint32_t len);
 
 #endif /* DST_H */

@@ -1,297 +1,124 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * DST atomics: the simulator's own model of every atomic operation on
- * every datatype (UEC 1.0 SES atomic opcodes and datatypes; semantics as
- * docs/SES.md "Atomics" states them), independent of src/ses/amo.c.
+ * DST atomics: what each atomic of the workload must do, by the reference
+ * model of the atomics that the unit tests use too (test/unit/
+ * ses_amo_model.c, independent of src/ses/amo.c; UEC 1.0 SES atomic
+ * opcodes and datatypes, semantics as docs/SES.md "Atomics" states them).
  *
- * Values are small integers that every datatype holds exactly: signed
- * integers in [-100, 100], unsigned in [0, 100], reals and complex parts
- * in [-15, 15] without 0 (so that no product is a -0 and every result,
- * up to 15 x 15 + 15 x 15, is exact even in BF16). The model computes in
- * int64_t and encodes the result: integers wrap by truncation (two's
- * complement), reals through the C types, BF16 and FP16 by hand. A
- * completed operation's target memory, fetched values and receive buffer
- * must equal the model's bytes exactly.
+ * Generators 1 and 2 draw small integers that every datatype holds
+ * exactly: signed integers in [-100, 100], unsigned in [0, 100], reals
+ * and complex parts in [-15, 15] without 0 (so that no product is a -0
+ * and every result, up to 15 x 15 + 15 x 15, is exact even in BF16).
+ * Generator 3 draws any element the model's generator gives: NaN,
+ * infinities, zeros of both signs, subnormals, any bits. A completed
+ * operation's target memory, fetched values and receive buffer must
+ * equal the model's (NaN for NaN).
  *
- * Below the model, the workload's side of generator 2's atomics and of
- * its errors on purpose: the code the target must answer (a memory key
- * it never gave, an offset past the region, an operation its datatype
- * does not define, an unaligned target), checked at completion, and the
- * target's bytes checked at the end.
+ * Below the model, the workload's side of the atomics and of the errors
+ * on purpose: the code the target must answer (a memory key it never
+ * gave, an offset past the region, an operation its datatype does not
+ * define, an unaligned target), checked at completion, and the target's
+ * bytes checked at the end.
  */
 
 #include <errno.h>
-#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dst.h"
-
-enum amo_class { AC_INT, AC_REAL, AC_CPLX };
-
-struct amo_dt {
-	uint8_t size;
-	uint8_t cls;     /* enum amo_class */
-	bool sign;
-};
-
-static const struct amo_dt amo_dts[] = {
-	[UET_AMO_DT_INT8] = { 1, AC_INT, true },
-	[UET_AMO_DT_UINT8] = { 1, AC_INT, false },
-	[UET_AMO_DT_INT16] = { 2, AC_INT, true },
-	[UET_AMO_DT_UINT16] = { 2, AC_INT, false },
-	[UET_AMO_DT_INT32] = { 4, AC_INT, true },
-	[UET_AMO_DT_UINT32] = { 4, AC_INT, false },
-	[UET_AMO_DT_INT64] = { 8, AC_INT, true },
-	[UET_AMO_DT_UINT64] = { 8, AC_INT, false },
-	[UET_AMO_DT_INT128] = { 16, AC_INT, true },
-	[UET_AMO_DT_UINT128] = { 16, AC_INT, false },
-	[UET_AMO_DT_FLOAT] = { 4, AC_REAL, true },
-	[UET_AMO_DT_DOUBLE] = { 8, AC_REAL, true },
-	[UET_AMO_DT_FLOAT_COMPLEX] = { 8, AC_CPLX, true },
-	[UET_AMO_DT_DOUBLE_COMPLEX] = { 16, AC_CPLX, true },
-	[UET_AMO_DT_LONG_DOUBLE] = { 16, AC_REAL, true },
-	[UET_AMO_DT_LONG_DOUBLE_COMPLEX] = { 32, AC_CPLX, true },
-	[UET_AMO_DT_BF16] = { 2, AC_REAL, true },
-	[UET_AMO_DT_FP16] = { 2, AC_REAL, true },
-};
-
-#define AMO_NDT (sizeof(amo_dts) / sizeof(amo_dts[0]))
+#include "ses_amo_model.h"
 
 uint32_t
 dst_amo_size(unsigned int dt)
 {
-	return dt < AMO_NDT ? amo_dts[dt].size : 0;
+	return (uint32_t)ses_amo_model_size(dt);
 }
 
-/* The support table of docs/SES.md: which ops each class defines. */
 bool
 dst_amo_supported(unsigned int op, unsigned int dt)
 {
-	uint8_t c = amo_dts[dt].cls;
-
-	switch (op) {
-	case UET_AMO_SUM:
-	case UET_AMO_DIFF:
-	case UET_AMO_PROD:
-	case UET_AMO_READ:
-	case UET_AMO_WRITE:
-	case UET_AMO_CSWAP:
-	case UET_AMO_CSWAP_NE:
-		return true;
-	case UET_AMO_MIN:
-	case UET_AMO_MAX:
-	case UET_AMO_CSWAP_LE:
-	case UET_AMO_CSWAP_LT:
-	case UET_AMO_CSWAP_GE:
-	case UET_AMO_CSWAP_GT:
-		return c != AC_CPLX;
-	default: /* logical, bitwise, MSWAP */
-		return c == AC_INT;
-	}
+	return ses_amo_model_supported(op, dt);
 }
 
-/* ---- encoding ---- */
-
-/* IEEE binary16 of a small integer (|v| < 2048, exact). */
-static uint16_t
-fp16_of(int64_t v)
-{
-	uint16_t sign = v < 0 ? 0x8000 : 0;
-	uint64_t m = (uint64_t)(v < 0 ? -v : v);
-	int e = 0;
-
-	if (m == 0)
-		return sign;
-	while ((m >> (e + 1)) != 0)
-		e++;
-	return (uint16_t)(sign | (uint16_t)((e + 15) << 10) |
-			  (uint16_t)((m << (10 - e)) & 0x3FF));
-}
-
-static void
-real_put(uint8_t dt, int64_t v, uint8_t *out)
-{
-	float f = (float)v;
-	double d = (double)v;
-	long double ld = (long double)v;
-	uint32_t fb;
-	uint16_t h;
-
-	switch (dt) {
-	case UET_AMO_DT_FLOAT:
-	case UET_AMO_DT_FLOAT_COMPLEX:
-		memcpy(out, &f, 4);
-		break;
-	case UET_AMO_DT_DOUBLE:
-	case UET_AMO_DT_DOUBLE_COMPLEX:
-		memcpy(out, &d, 8);
-		break;
-	case UET_AMO_DT_LONG_DOUBLE:
-	case UET_AMO_DT_LONG_DOUBLE_COMPLEX:
-		/* a 16-byte slot; x86's 80-bit value leaves 6 bytes of zero
-		 * padding, which computed results write as zero too */
-		memset(out, 0, 16);
-		memcpy(out, &ld, LDBL_MANT_DIG == 64 ? 10 : sizeof(ld));
-		break;
-	case UET_AMO_DT_BF16:
-		/* the top half of the float: exact for |v| <= 256 */
-		memcpy(&fb, &f, 4);
-		h = (uint16_t)(fb >> 16);
-		memcpy(out, &h, 2);
-		break;
-	default: /* FP16 */
-		h = fp16_of(v);
-		memcpy(out, &h, 2);
-		break;
-	}
-}
-
-static void
-put(uint8_t dt, const struct dst_amo_v *v, uint8_t *out)
-{
-	const struct amo_dt *d = &amo_dts[dt];
-	uint64_t u = (uint64_t)v->re;
-	uint32_t k;
-
-	if (d->cls == AC_CPLX) {
-		real_put(dt, v->re, out);
-		real_put(dt, v->im, out + d->size / 2);
-		return;
-	}
-	if (d->cls == AC_REAL) {
-		real_put(dt, v->re, out);
-		return;
-	}
-	/* integers: little endian, wrapped to the width; 128-bit values
-	 * sign-extend the model's 64 bits */
-	for (k = 0; k < d->size; k++)
-		out[k] = k < 8 ? (uint8_t)(u >> (8 * k)) :
-				 (v->re < 0 ? 0xFF : 0);
-}
-
-/* ---- the model ---- */
+/* ---- the values ---- */
 
 static bool
-cmp_holds(uint8_t op, const struct dst_amo_v *t, const struct dst_amo_v *c)
+dt_int(uint8_t dt)
 {
-	bool eq = t->re == c->re && t->im == c->im;
-
-	switch (op) {
-	case UET_AMO_CSWAP:
-		return eq;
-	case UET_AMO_CSWAP_NE:
-		return !eq;
-	case UET_AMO_CSWAP_LE:
-		return t->re <= c->re;
-	case UET_AMO_CSWAP_LT:
-		return t->re < c->re;
-	case UET_AMO_CSWAP_GE:
-		return t->re >= c->re;
-	default:
-		return t->re > c->re;
-	}
+	return dt <= UET_AMO_DT_UINT128;
 }
 
-/* t OP a (c: the compare value, the mask of MSWAP). */
-static struct dst_amo_v
-apply(uint8_t op, struct dst_amo_v t, struct dst_amo_v a,
-      struct dst_amo_v c)
+static bool
+dt_cplx(uint8_t dt)
 {
-	struct dst_amo_v r = t;
-
-	switch (op) {
-	case UET_AMO_MIN:
-		return a.re < t.re ? a : t;
-	case UET_AMO_MAX:
-		return a.re > t.re ? a : t;
-	case UET_AMO_SUM:
-		r.re = t.re + a.re;
-		r.im = t.im + a.im;
-		return r;
-	case UET_AMO_DIFF:
-		r.re = t.re - a.re;
-		r.im = t.im - a.im;
-		return r;
-	case UET_AMO_PROD:
-		r.re = t.re * a.re - t.im * a.im;
-		r.im = t.re * a.im + t.im * a.re;
-		return r;
-	case UET_AMO_LOR:
-		r.re = (t.re != 0) || (a.re != 0);
-		return r;
-	case UET_AMO_LAND:
-		r.re = (t.re != 0) && (a.re != 0);
-		return r;
-	case UET_AMO_LXOR:
-		r.re = (t.re != 0) != (a.re != 0);
-		return r;
-	case UET_AMO_BOR:
-		r.re = t.re | a.re;
-		return r;
-	case UET_AMO_BAND:
-		r.re = t.re & a.re;
-		return r;
-	case UET_AMO_BXOR:
-		r.re = t.re ^ a.re;
-		return r;
-	case UET_AMO_READ:
-		return t;
-	case UET_AMO_WRITE:
-		return a;
-	case UET_AMO_MSWAP:
-		r.re = (t.re & ~c.re) | (a.re & c.re);
-		return r;
-	default: /* the CSWAP family */
-		return cmp_holds(op, &t, &c) ? a : t;
-	}
+	return dt == UET_AMO_DT_FLOAT_COMPLEX ||
+	       dt == UET_AMO_DT_DOUBLE_COMPLEX ||
+	       dt == UET_AMO_DT_LONG_DOUBLE_COMPLEX;
 }
 
+/* A small exact value of @p dt's class (generators 1 and 2). */
 static int64_t
-draw_val(struct uet_rand *rng, const struct amo_dt *d)
+draw_val(struct uet_rand *rng, uint8_t dt)
 {
 	int64_t v;
 
-	if (d->cls != AC_INT) {
+	if (!dt_int(dt)) {
 		v = (int64_t)uet_rand_below(rng, 15) + 1;
 		return uet_rand_below(rng, 2) ? -v : v;
 	}
 	v = (int64_t)uet_rand_below(rng, 101);
-	return d->sign && uet_rand_below(rng, 2) ? -v : v;
+	/* even datatype numbers are the signed integers */
+	return dt % 2 == 0 && uet_rand_below(rng, 2) ? -v : v;
 }
 
-static struct dst_amo_v
-draw(struct uet_rand *rng, uint8_t dt)
+static void
+draw(struct uet_rand *rng, uint8_t dt, uint8_t *out)
 {
-	const struct amo_dt *d = &amo_dts[dt];
-	struct dst_amo_v v = { draw_val(rng, d), 0 };
+	int64_t re = draw_val(rng, dt), im = 0;
 
-	if (d->cls == AC_CPLX)
-		v.im = draw_val(rng, d);
-	return v;
+	if (dt_cplx(dt))
+		im = draw_val(rng, dt);
+	ses_amo_model_put(dt, re, im, out);
+}
+
+/* Element @p k's target, operand and compare values. */
+static void
+draw_elem(struct uet_rand *rng, uint8_t dt, uint8_t gen, uint8_t *t,
+	  uint8_t *x, uint8_t *c)
+{
+	uint32_t esz = dst_amo_size(dt);
+
+	if (gen >= 3) {
+		ses_amo_model_gen(rng, dt, t);
+		ses_amo_model_gen(rng, dt, x);
+		ses_amo_model_gen(rng, dt, c);
+	} else {
+		draw(rng, dt, t);
+		draw(rng, dt, x);
+	}
+	/* a compare value equal to the target half of the time, so that
+	 * CSWAP swaps as often as not */
+	if (uet_rand_below(rng, 2))
+		memcpy(c, t, esz);
+	else if (gen < 3)
+		draw(rng, dt, c);
 }
 
 void
 dst_amo_prepare(struct uet_rand *rng, const struct dst_op_spec *o,
-		struct dst_amo *a)
+		uint8_t gen, struct dst_amo *a)
 {
-	uint32_t esz = amo_dts[o->amo_dt].size, k;
+	uint32_t esz = dst_amo_size(o->amo_dt), k;
+	uint8_t compare[DST_AMO_MAX];
 
-	for (k = 0; k < o->amo_n; k++) {
-		struct dst_amo_v t = draw(rng, o->amo_dt);
-		struct dst_amo_v x = draw(rng, o->amo_dt);
-		/* a compare value equal to the target half of the time, so
-		 * that CSWAP swaps as often as not */
-		struct dst_amo_v c = uet_rand_below(rng, 2) ? t :
-				     draw(rng, o->amo_dt);
-		struct dst_amo_v r = apply(o->amo_op, t, x, c);
-
-		put(o->amo_dt, &t, a->init + k * esz);
-		put(o->amo_dt, &x, a->operand + k * esz);
-		if (k == 0)
-			put(o->amo_dt, &c, a->compare);
-		put(o->amo_dt, &r, a->want + k * esz);
-	}
+	for (k = 0; k < o->amo_n; k++)
+		draw_elem(rng, o->amo_dt, gen, a->init + k * esz,
+			  a->operand + k * esz, compare + k * esz);
+	/* one compare value (the CAS forms have one element) */
+	memcpy(a->compare, compare, esz < 16 ? esz : 16);
+	memcpy(a->want, a->init, o->amo_n * esz);
+	ses_amo_model_exec(o->amo_op, o->amo_dt, a->want, a->operand, compare,
+			   NULL, o->amo_n);
 }
 
 /* ---- the operations of the workload (dst_work.c) ---- */
@@ -318,7 +145,7 @@ dst_amo_start(struct dst_sim *s, uint32_t j)
 	op->amo = calloc(1, sizeof(*op->amo));
 	if (op->amo == NULL)
 		return;
-	dst_amo_prepare(&s->rng, o, op->amo);
+	dst_amo_prepare(&s->rng, o, s->plan->gen, op->amo);
 	if (!dst_op_is_tamo(o->kind))
 		return;
 	op->off = tamo_off(j, o);
@@ -382,7 +209,8 @@ semantic(int status)
 
 /* Generator 2: the status is the model's, or a failure of the transport
  * when the model expects success (a target that restarted since gave
- * other keys: not judged). */
+ * other keys: not judged); generator 3 judges every operation so (its
+ * profiles, tables and memory going off refuse any). */
 void
 dst_model_checks(struct dst_sim *s, uint32_t j)
 {
@@ -390,7 +218,8 @@ dst_model_checks(struct dst_sim *s, uint32_t j)
 	struct dst_op *op = &s->op[j];
 
 	/* keys registered anew since: BAD_MKEY is right then */
-	if (!dst_op_modelled(o) || op->dst_inc != s->node[o->dst].inc ||
+	if ((!dst_op_modelled(o) && s->plan->gen < 3) ||
+	    op->dst_inc != s->node[o->dst].inc ||
 	    op->dst_keys != s->node[o->dst].keys)
 		return;
 	if (op->want != 0 ? op->status == 0 || (semantic(op->status) &&
@@ -419,12 +248,15 @@ dst_amo_final(struct dst_sim *s, uint32_t j)
 	const struct dst_op *op = &s->op[j];
 	const uint8_t *t = dst_op_is_tamo(o->kind) ? op->rbuf + op->off :
 			   s->node[o->dst].mem + op->off;
-	bool done = memcmp(t, op->amo->want, o->len) == 0;
-	bool untouched = memcmp(t, op->amo->init, o->len) == 0;
+	bool done = ses_amo_model_same(o->amo_dt, t, op->amo->want, o->amo_n);
+	bool untouched = ses_amo_model_same(o->amo_dt, t, op->amo->init,
+					    o->amo_n);
 
+	/* a refusal predicted by the table being off holds for requests
+	 * that arrived then; a transport failure may hide a late one */
 	if (op->state == DST_S_OK ? done :
-	    op->want != 0 || semantic(op->status) ? untouched :
-	    done || untouched)
+	    (op->want != 0 && !op->want_off) || semantic(op->status) ?
+	    untouched : done || untouched)
 		return;
 	dst_fail(s, "atomic-model", "op %u %s %s/%s x%u (%s %d): the target "
 		 "holds %s", j, dst_op_name(o->kind),

@@ -171,6 +171,9 @@ dst_node_rereg(struct dst_sim *s, int i)
 		}
 	}
 	n->keys++;
+	/* new entries are on (an RMA table off stays off) */
+	if (n->mr_off_how == 2)
+		n->mr_off_how = 0;
 	dst_trace(s, "n%d registers its memory anew (keys %u)", i, n->keys);
 }
 
@@ -239,6 +242,8 @@ dst_node_up(struct dst_sim *s, int i)
 	memset(n->win, 0, sizeof(n->win));
 	memset(n->ecn, 0, sizeof(n->ecn));
 	n->nrod = 0;
+	n->mr_off_how = 0;
+	n->mrecv_posted = false;
 	n->stall_until = 0;
 	n->link_free = 0;
 	memset(&n->fa, 0, sizeof(n->fa));
@@ -266,6 +271,13 @@ dst_node_up(struct dst_sim *s, int i)
 	sc.mr = n->mr;
 	sc.match = n->match;
 	sc.mem_ops = &dst_mem_ops;
+	if (s->plan->gen >= 3) {
+		/* a profile per process (the engine's service does so) */
+		sc.profile_of = dst_profile_of;
+		sc.profile_arg = (void *)(uintptr_t)&s->plan->node[i];
+		/* and tells of what peers do to its memory */
+		sc.remote_events = true;
+	}
 	n->ses = uet_ses_create(&sc);
 	return n->ses == NULL ? -ENOMEM : 0;
 }

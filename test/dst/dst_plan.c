@@ -64,7 +64,7 @@ static const char *const rmode_names[DST_R__COUNT] = {
 static const char *const fault_names[DST_F__COUNT] = {
 	"loss", "dup", "reorder", "spike", "trim", "corrupt", "ce",
 	"partition", "path", "close-init", "close-tgt", "restart", "stall",
-	"withdraw", "rereg",
+	"withdraw", "rereg", "mr-churn",
 };
 
 const char *
@@ -99,6 +99,24 @@ gen_node(struct dst_node_spec *n, struct dst_src *s)
 	n->ack_cc_always = dst_draw(s, 2);
 	n->tlp_probe = dst_draw(s, 2);
 	n->small_unexp = dst_draw(s, 4) == 0;
+}
+
+/* Generator 3: each node's process has a profile of its own, and
+ * untagged receives may go to a multi-recv buffer. */
+static void
+gen_node3(struct dst_node_spec *n, struct dst_src *s)
+{
+	static const uint8_t prof[] = {
+		UET_PROFILE_AI_BASE, UET_PROFILE_AI_FULL, UET_PROFILE_HPC,
+	};
+
+	n->profile = prof[dst_draw(s, 3)];
+	if (dst_draw(s, 2) == 0)
+		return;
+	/* min_free at least the longest untagged send: no message is
+	 * truncated, and a buffer takes one to a few before it goes */
+	n->mrecv_min = dst_range(s, DST_UNTAGGED_MAX, 2 * DST_UNTAGGED_MAX);
+	n->mrecv_len = n->mrecv_min + dst_range(s, 1, 3 * DST_UNTAGGED_MAX);
 }
 
 /* Generator 2: every operation; tagged atomics are HPC only, the
@@ -236,6 +254,35 @@ gen_op2(struct dst_op_spec *o, struct dst_src *s)
 		o->recv_us = -(int32_t)dst_range(s, 1, 500);
 }
 
+/* Generator 3: mostly what the initiator's profile allows (the rest is
+ * refused at submit), and mostly to a target whose profile allows it too
+ * (the rest is refused by the target). */
+static void
+gen_op3(struct dst_plan *p, struct dst_op_spec *o, struct dst_src *s)
+{
+	uint64_t x;
+	uint32_t k;
+
+	for (k = 0; k < 4 && dst_draw(s, 8) != 0 &&
+	     !dst_profile_allows(p->node[o->src].profile, o->kind); k++) {
+		o->kind = gen_kind2(s, dst_draw(s, 2) ? UET_PROFILE_HPC :
+						       UET_PROFILE_AI_FULL);
+		o->len = gen_len(s, o->kind);
+	}
+	for (k = 0; k < p->nnodes && dst_draw(s, 4) != 0 &&
+	     !dst_profile_allows(p->node[o->dst].profile, o->kind); k++)
+		o->dst = (uint8_t)((o->dst + 1 + (o->dst + 1 == o->src)) %
+				   p->nnodes);
+	if (o->dst == o->src)
+		o->dst = (uint8_t)((o->src + 1) % p->nnodes);
+	/* from the seed and the op's place, not from the plan's numbers:
+	 * the plans the first generator 3 seeds were found with stay */
+	x = p->seed * 0x9E3779B97F4A7C15ull + (uint64_t)(o - p->op);
+	x = uet_rand_splitmix(&x);
+	o->trunc = (x & 7) == 0;
+	o->imm = o->kind == DST_OP_WRITE && ((x >> 3) & 3) == 0;
+}
+
 static void
 gen_op(struct dst_plan *p, struct dst_op_spec *o, struct dst_src *s,
        uint32_t window_us)
@@ -251,6 +298,8 @@ gen_op(struct dst_plan *p, struct dst_op_spec *o, struct dst_src *s,
 	o->ordered = dst_draw(s, 4) == 0;
 	o->recv_us = (int32_t)dst_draw(s, 2500) - 500;
 	o->idem = dst_draw(s, 3) == 0;
+	if (p->gen >= 3)
+		gen_op3(p, o, s);
 	if (p->gen >= 2)
 		gen_op2(o, s);
 }
@@ -277,7 +326,9 @@ static void
 gen_fault(struct dst_plan *p, struct dst_fault_spec *f, struct dst_src *s,
 	  uint32_t window_us)
 {
-	f->kind = (uint8_t)dst_draw(s, DST_F_WITHDRAW + 1);
+	f->kind = (uint8_t)dst_draw(s, DST_F_WITHDRAW + (p->gen >= 3 ? 2 : 1));
+	if (f->kind == DST_F_WITHDRAW + 1)
+		f->kind = DST_F_MRCHURN;
 	f->at = (uint64_t)dst_draw(s, window_us) * 1000;
 	/* now and then a long one: a link that trims or drops for good */
 	f->dur = (uint64_t)dst_range(s, 100, dst_draw(s, 8) ? 20000 : 200000) *
@@ -306,6 +357,9 @@ gen_fault(struct dst_plan *p, struct dst_fault_spec *f, struct dst_src *s,
 	 * generator's seeds keep their plans) */
 	if (p->gen >= 2 && f->kind == DST_F_WITHDRAW && (f->arg & 4))
 		f->kind = DST_F_REREG;
+	/* a table or memory off for a few ms at the most */
+	if (f->kind == DST_F_MRCHURN && f->dur > 5000000)
+		f->dur = 5000000;
 }
 
 /* Traffic right after a node came back or a partition healed: a restarted
@@ -354,6 +408,8 @@ dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed,
 	p->profile = dst_draw(s, 2) ? UET_PROFILE_HPC : UET_PROFILE_AI_FULL;
 	for (i = 0; i < p->nnodes; i++)
 		gen_node(&p->node[i], s);
+	for (i = 0; p->gen >= 3 && i < p->nnodes; i++)
+		gen_node3(&p->node[i], s);
 	window_us = dst_range(s, 500, 30000);
 	p->nop = dst_range(s, 2, dst_draw(s, 8) == 0 ? DST_OPS_MAX : 48);
 	for (i = 0; i < p->nop; i++) {
@@ -394,8 +450,11 @@ dst_plan_filter(struct dst_plan *p, const bool *ops, const bool *faults)
 }
 
 static void
-print_node(FILE *f, unsigned int i, const struct dst_node_spec *n)
+print_node(FILE *f, unsigned int i, const struct dst_node_spec *n,
+	   uint8_t gen)
 {
+	static const char *const prof[] = { "?", "ai_base", "ai_full", "hpc" };
+
 	fprintf(f, "  node %u: tx_window %u rx_window %u rto %u..%u us "
 		"retries %u nack_retx %u backoffs %u idle_close %u us "
 		"close_req %u us holdoff %u us delay %u ns %u Gb/s%s%s%s\n",
@@ -407,6 +466,13 @@ print_node(FILE *f, unsigned int i, const struct dst_node_spec *n)
 		n->ack_cc_always ? " ack_cc" : "",
 		n->tlp_probe ? " tlp_probe" : "",
 		n->small_unexp ? " small_unexp" : "");
+	if (gen < 3)
+		return;
+	fprintf(f, "    profile %s", prof[n->profile & 3]);
+	if (n->mrecv_len != 0)
+		fprintf(f, " multi-recv %u B min_free %u", n->mrecv_len,
+			n->mrecv_min);
+	fprintf(f, "\n");
 }
 
 void
@@ -423,7 +489,7 @@ dst_plan_print(const struct dst_plan *p, void *out)
 		p->profile == UET_PROFILE_HPC ? "hpc" : "ai_full", p->nop,
 		p->nfault);
 	for (i = 0; i < p->nnodes; i++)
-		print_node(f, i, &p->node[i]);
+		print_node(f, i, &p->node[i], p->gen);
 	for (i = 0; i < p->nop; i++) {
 		const struct dst_op_spec *o = &p->op[i];
 
@@ -435,8 +501,10 @@ dst_plan_print(const struct dst_plan *p, void *out)
 		if (o->kind >= DST_OP_AMO && o->kind <= DST_OP_TFAMO)
 			fprintf(f, " op %s dt %s x%u", uet_wire_amo_op_name(o->amo_op),
 				uet_wire_amo_dt_name(o->amo_dt), o->amo_n);
-		fprintf(f, "%s%s\n", err_names[o->err % DST_E__COUNT],
-			rmode_names[o->rmode % DST_R__COUNT]);
+		fprintf(f, "%s%s%s%s\n", err_names[o->err % DST_E__COUNT],
+			rmode_names[o->rmode % DST_R__COUNT],
+			dst_op_truncated(o) ? " truncated" : "",
+			o->imm ? " imm" : "");
 	}
 	for (i = 0; i < p->nfault; i++) {
 		const struct dst_fault_spec *x = &p->fault[i];

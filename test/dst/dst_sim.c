@@ -123,6 +123,9 @@ node_fault(struct dst_sim *s, const struct dst_fault_spec *f)
 	case DST_F_REREG:
 		dst_node_rereg(s, a);
 		break;
+	case DST_F_MRCHURN:
+		dst_mr_churn(s, a, f);
+		break;
 	case DST_F_STALL:
 		if (s->now + f->dur > s->node[a].stall_until)
 			s->node[a].stall_until = s->now + f->dur;

@@ -24,7 +24,6 @@
  * max_retries RTO rounds of at most rto_max (<= 9 x 16 ms here) and
  * max_backoffs back-offs; every fault lasts at most 200 ms. */
 #define DST_HANG_NS 1500000000ull
-#define DST_RECV_CTX (1ull << 40)
 
 uint8_t
 dst_pattern(uint32_t id, uint32_t i)
@@ -47,8 +46,8 @@ fill(uint8_t *b, uint32_t id, uint32_t len)
 		b[i] = dst_pattern(id, i);
 }
 
-static bool
-same(const uint8_t *b, uint32_t id, uint32_t len)
+bool
+dst_pattern_same(const uint8_t *b, uint32_t id, uint32_t len)
 {
 	uint32_t i;
 
@@ -94,7 +93,8 @@ dst_work_start(struct dst_sim *s)
 
 		op->sbuf = malloc(o->len + 8);
 		if (is_msg(o->kind)) {
-			op->rlen = is_tagged(o->kind) ? o->len :
+			op->rlen = dst_op_truncated(o) ? o->len / 2 :
+				   is_tagged(o->kind) ? o->len :
 							DST_UNTAGGED_MAX;
 			op->rbuf = malloc(op->rlen + 48);
 		}
@@ -108,6 +108,7 @@ dst_work_fini(struct dst_sim *s)
 {
 	uint32_t j;
 
+	dst_mrecv_fini(s);
 	for (j = 0; j < s->plan->nop; j++) {
 		free(s->op[j].sbuf);
 		free(s->op[j].rbuf);
@@ -173,6 +174,10 @@ op_wr(struct dst_sim *s, uint32_t j, struct uet_ses_wr *wr)
 		wr->rkey = s->node[o->dst].rkey_idem;
 	}
 	wr->roffset = op->off;
+	if (o->imm) {
+		wr->flags |= UET_SES_WR_F_IMM;
+		wr->imm_data = DST_IMM_BASE | (j + 1);
+	}
 	if (o->kind == DST_OP_RDV)
 		wr->flags |= UET_SES_WR_F_RENDEZVOUS;
 	if (o->kind == DST_OP_DEFER)
@@ -203,6 +208,21 @@ op_wr(struct dst_sim *s, uint32_t j, struct uet_ses_wr *wr)
 		wr->dest.ri_generation = (uint8_t)(wr->rkey >> 16);
 }
 
+/* The code op @p j must fail with, 0: none (profile refusals come
+ * first, then a table or memory off, then the request's own errors). */
+static int
+op_want(struct dst_sim *s, uint32_t j)
+{
+	int rc = dst_profile_target_rc(s, j);
+
+	s->op[j].want_off = false;
+	if (rc == 0) {
+		rc = dst_mr_off_rc(s, j);
+		s->op[j].want_off = rc != 0;
+	}
+	return rc != 0 ? rc : dst_model_status(s, j);
+}
+
 /* First submission: lay out the data of the operation. */
 static bool
 op_prepare(struct dst_sim *s, uint32_t j)
@@ -215,7 +235,8 @@ op_prepare(struct dst_sim *s, uint32_t j)
 	op->dst_inc = s->node[o->dst].inc;
 	op->dst_keys = s->node[o->dst].keys;
 	fill(op->sbuf, j, o->len);
-	op->want = dst_model_status(s, j);
+	op->submit_want = dst_profile_submit_rc(s, j);
+	op->want = op_want(s, j);
 	if (!is_rma(o->kind))
 		return true;
 	if (!slice(s, o->dst, o->len, &op->off))
@@ -223,7 +244,7 @@ op_prepare(struct dst_sim *s, uint32_t j)
 	if (dst_op_is_amo(o->kind)) {
 		if (op->amo != NULL)
 			memcpy(mem + op->off, op->amo->init, o->len);
-		op->want = dst_model_status(s, j);
+		op->want = op_want(s, j);
 	} else if (o->kind == DST_OP_READ) {
 		fill(mem + op->off, j, o->len);
 		memset(op->sbuf, 0, o->len);
@@ -252,6 +273,7 @@ op_submit(struct dst_sim *s, uint32_t j)
 	}
 	op_wr(s, j, &wr);
 	r = uet_ses_submit(s->node[o->src].ses, &wr, &rc);
+	dst_profile_check_submit(s, j, r);
 	if (r == -EAGAIN) {
 		op->state = DST_S_PENDING;
 		return;
@@ -325,6 +347,11 @@ recv_post(struct dst_sim *s, uint32_t j)
 			  o->dst, rc);
 	if (rc == 0) {
 		op->recv_posted = true;
+		/* generator 3: now and then the application takes a plain
+		 * receive back (FI_CANCEL) and posts it again */
+		if (s->plan->gen >= 3 && r.flags == 0 &&
+		    uet_rand_below(&s->rng, 8) == 0)
+			dst_recv_cancel(s, j);
 	} else if (rc == -ENOENT && (r.flags & UET_SES_RECV_F_CLAIM)) {
 		/* the claimed message went with its PDC: peek again */
 		dst_trace(s, "op %u claimed message gone: peek again", j);
@@ -333,6 +360,16 @@ recv_post(struct dst_sim *s, uint32_t j)
 	} else if (rc != -EAGAIN) {
 		dst_fail(s, "recv-post", "receive of op %u refused: %d", j, rc);
 	}
+}
+
+/* A message that needs a receive of its own: not an untagged one that a
+ * multi-recv buffer takes. */
+static bool
+own_recv(const struct dst_sim *s, const struct dst_op_spec *o)
+{
+	return is_msg(o->kind) &&
+	       !((o->kind == DST_OP_SEND || o->kind == DST_OP_DGRAM) &&
+		 dst_mrecv_on(s, o->dst));
 }
 
 static uint64_t
@@ -355,11 +392,15 @@ dst_work_poll(struct dst_sim *s)
 	const struct dst_plan *p = s->plan;
 	uint32_t j;
 
+	for (j = 0; j < p->nnodes && p->gen >= 3; j++) {
+		dst_mr_poll(s, (int)j);
+		dst_mrecv_poll(s, (int)j);
+	}
 	for (j = 0; j < p->nop && !s->failed; j++) {
 		const struct dst_op_spec *o = &p->op[j];
 		struct dst_op *op = &s->op[j];
 
-		if (is_msg(o->kind) && !op->recv_posted &&
+		if (own_recv(s, o) && !op->recv_posted &&
 		    recv_at(o) <= s->now && op->rnext <= s->now &&
 		    awake(s, o->dst))
 			recv_post(s, j);
@@ -376,6 +417,9 @@ dst_work_next(const struct dst_sim *s)
 	uint64_t t = UINT64_MAX;
 	uint32_t j;
 
+	for (j = 0; j < p->nnodes; j++)
+		if (s->node[j].mr_off_how != 0 && s->node[j].mr_off_until < t)
+			t = s->node[j].mr_off_until;
 	for (j = 0; j < p->nop; j++) {
 		const struct dst_op_spec *o = &p->op[j];
 		const struct dst_op *op = &s->op[j];
@@ -401,7 +445,7 @@ done_checks(struct dst_sim *s, uint32_t j)
 	dst_model_checks(s, j);
 	if (op->state != DST_S_OK)
 		return;
-	if (o->kind == DST_OP_READ && !same(op->sbuf, j, o->len))
+	if (o->kind == DST_OP_READ && !dst_pattern_same(op->sbuf, j, o->len))
 		dst_fail(s, "payload", "op %u READ of %u B completed OK with "
 			 "wrong data", j, o->len);
 	if (o->kind == DST_OP_FETCH && op->fetched != op->init)
@@ -439,8 +483,8 @@ on_send_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
 
 /* Message @p m reached its receive @p j at node @p i (taken or
  * discarded): at most once per incarnation of the target. */
-static void
-delivered(struct dst_sim *s, int i, uint32_t m, uint32_t j)
+void
+dst_work_delivered(struct dst_sim *s, int i, uint32_t m, uint32_t j)
 {
 	struct dst_op *op = &s->op[m];
 
@@ -450,7 +494,7 @@ delivered(struct dst_sim *s, int i, uint32_t m, uint32_t j)
 	 * one removes the copy (UEC 1.0 PDS delivery modes). The copy took
 	 * a receive another message needs: post it again. */
 	if (s->plan->op[m].kind == DST_OP_DGRAM) {
-		if (++op->delivered > 1)
+		if (++op->delivered > 1 && j < s->plan->nop)
 			s->op[j].recv_posted = false;
 		return;
 	}
@@ -478,7 +522,7 @@ peek_cqe(struct dst_sim *s, int i, uint32_t j, const struct uet_ses_cqe *c)
 			return false;
 		/* discarded: taken, nothing copied */
 		if (c->status == 0 && c->len == 0)
-			delivered(s, i, j, j);
+			dst_work_delivered(s, i, j, j);
 		else if (c->status == 0)
 			dst_fail(s, "peek", "op %u: CLAIM|DISCARD completed "
 				 "with %llu B", j, (unsigned long long)c->len);
@@ -504,7 +548,7 @@ peek_cqe(struct dst_sim *s, int i, uint32_t j, const struct uet_ses_cqe *c)
 	}
 	if (o->rmode == DST_R_PEEK_DROP) {
 		op->recv_posted = true;
-		delivered(s, i, j, j);
+		dst_work_delivered(s, i, j, j);
 		return true;
 	}
 	/* the take goes in 1 us (a time of its own: the clock stops there) */
@@ -527,7 +571,22 @@ tamo_cqe(struct dst_sim *s, int i, uint32_t j, const struct uet_ses_cqe *c)
 			 (unsigned long long)c->tag);
 		return;
 	}
-	delivered(s, i, j, j);
+	dst_work_delivered(s, i, j, j);
+}
+
+/* @p len bytes that must be a whole message sent to node @p i: its id
+ * leads it (dst_pattern()). */
+bool
+dst_work_payload_ok(const struct dst_sim *s, int i, const uint8_t *b,
+		    uint64_t len, uint32_t *m)
+{
+	*m = UINT32_MAX;
+	if (len < 4)
+		return false;
+	memcpy(m, b, 4);
+	*m -= 1;
+	return *m < s->plan->nop && s->plan->op[*m].dst == i &&
+	       len == s->plan->op[*m].len && dst_pattern_same(b, *m, (uint32_t)len);
 }
 
 static void
@@ -536,12 +595,16 @@ on_recv_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
 	uint32_t j = (uint32_t)(c->context & 0xFFFFFFFFu) - 1, m;
 	const struct dst_op *r;
 
+	if (c->context & DST_MRECV_CTX) {
+		dst_mrecv_cqe(s, i, c);
+		return;
+	}
 	if (j >= s->plan->nop || s->plan->op[j].dst != i) {
 		dst_fail(s, "cq-unknown", "n%d receive completion %llx", i,
 			 (unsigned long long)c->context);
 		return;
 	}
-	if (peek_cqe(s, i, j, c))
+	if (dst_recv_cancel_cqe(s, j, c) || peek_cqe(s, i, j, c))
 		return;
 	r = &s->op[j];
 	s->op[j].recv_posted = c->status != 0 ? r->recv_posted : true;
@@ -559,23 +622,27 @@ on_recv_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
 		tamo_cqe(s, i, j, c);
 		return;
 	}
-	memcpy(&m, r->rbuf, 4);
-	m -= 1;
-	if (c->len < 4 || m >= s->plan->nop || s->plan->op[m].dst != i ||
-	    c->len != s->plan->op[m].len || !same(r->rbuf, m, (uint32_t)c->len) ||
+	if (dst_op_truncated(&s->plan->op[j])) {
+		dst_recv_truncated_cqe(s, i, j, c);
+		return;
+	}
+	if (!dst_work_payload_ok(s, i, r->rbuf, c->len, &m) ||
 	    (is_tagged(s->plan->op[j].kind) && m != j)) {
 		dst_fail(s, "payload", "n%d receive %u got %llu B that are "
 			 "not a message sent to it (op %u?)", i, j,
 			 (unsigned long long)c->len, m);
 		return;
 	}
-	delivered(s, i, m, j);
+	dst_work_delivered(s, i, m, j);
 }
 
 void
 dst_work_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
 {
-	if (c->flags & UET_SES_CQ_SEND)
+	if (c->context == 0 && (c->flags & (UET_SES_CQ_REMOTE |
+					     UET_SES_CQ_IMM)))
+		dst_mr_remote_cqe(s, i, c);
+	else if (c->flags & UET_SES_CQ_SEND)
 		on_send_cqe(s, i, c);
 	else if (c->flags & UET_SES_CQ_RECV)
 		on_recv_cqe(s, i, c);
@@ -586,6 +653,7 @@ dst_work_restart(struct dst_sim *s, int i)
 {
 	uint32_t j;
 
+	dst_mrecv_restart(s, i);
 	for (j = 0; j < s->plan->nop; j++) {
 		const struct dst_op_spec *o = &s->plan->op[j];
 		struct dst_op *op = &s->op[j];
@@ -676,8 +744,11 @@ final_one(struct dst_sim *s, uint32_t j)
 	    op->state == DST_S_OK && op->delivered == 0)
 		dst_fail(s, "lost", "op %u %s completed OK, never received",
 			 j, dst_op_name(o->kind));
+	if (o->imm && op->state == DST_S_OK && op->delivered == 0)
+		dst_fail(s, "lost", "op %u WRITE with header data completed "
+			 "OK, its target never told", j);
 	if (o->kind == DST_OP_WRITE && op->state == DST_S_OK &&
-	    !same(mem, j, o->len))
+	    !dst_pattern_same(mem, j, o->len))
 		dst_fail(s, "lost", "op %u WRITE completed OK, data not in "
 			 "place", j);
 	if (o->kind == DST_OP_WRITE && o->err != DST_E_NONE &&
@@ -707,4 +778,5 @@ dst_work_final(struct dst_sim *s)
 
 	for (j = 0; j < s->plan->nop && !s->failed; j++)
 		final_one(s, j);
+	dst_mrecv_final(s);
 }
