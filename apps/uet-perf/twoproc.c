@@ -340,6 +340,30 @@ twoproc_wait_line(struct twoproc *t, char *line, size_t n, uint64_t ms)
 }
 
 int
+twoproc_accept_hello(struct twoproc *t, const char *line, const char *peer,
+		     const char *self)
+{
+	const char *why;
+	int rc;
+
+	if (twoproc_parse_hello(t, line, &why) < 0) {
+		fprintf(stderr, "uet-perf: %s HELLO: %s\n", peer, why);
+		(void)perf_ctl_send(&t->ctl, 1000, "ERR HELLO: %s", why);
+		return 1;
+	}
+	rc = twoproc_neigh(t);
+	if (rc == 0)
+		rc = twoproc_link_up(t);
+	if (rc < 0) {
+		fprintf(stderr, "uet-perf: port: %s\n", strerror(-rc));
+		(void)perf_ctl_send(&t->ctl, 1000, "ERR %s port: %s", self,
+				    strerror(-rc));
+		return 1;
+	}
+	return 0;
+}
+
+int
 twoproc_link_up(struct twoproc *t)
 {
 	uint64_t end = rte_rdtsc() + rte_get_tsc_hz() / 1000 *

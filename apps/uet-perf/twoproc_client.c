@@ -271,7 +271,6 @@ client_session(struct twoproc *t)
 	static struct perf_report rep[PERF_NB_MODES];
 	const struct perf_opts *o = t->o;
 	char line[PERF_CTL_LINE], pfa[INET_ADDRSTRLEN];
-	const char *why;
 	bool all_ok = true;
 	int rc;
 
@@ -285,20 +284,8 @@ client_session(struct twoproc *t)
 	}
 	if (twoproc_peer_err(line))
 		return 1;
-	if (twoproc_parse_hello(t, line, &why) < 0) {
-		fprintf(stderr, "uet-perf: server HELLO: %s\n", why);
-		(void)perf_ctl_send(&t->ctl, 1000, "ERR HELLO: %s", why);
+	if (twoproc_accept_hello(t, line, "server", "client") != 0)
 		return 1;
-	}
-	rc = twoproc_neigh(t);
-	if (rc == 0)
-		rc = twoproc_link_up(t);
-	if (rc < 0) {
-		fprintf(stderr, "uet-perf: port: %s\n", strerror(-rc));
-		(void)perf_ctl_send(&t->ctl, 1000, "ERR client port: %s",
-				    strerror(-rc));
-		return 1;
-	}
 	inet_ntop(AF_INET, t->peer_fa, pfa, sizeof(pfa));
 	if (!o->json)
 		printf("uet-perf: client, peer FA %s (%02x:%02x:%02x:%02x:%02x:"

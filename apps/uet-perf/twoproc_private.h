@@ -100,6 +100,11 @@ int twoproc_send_hello(struct twoproc *t);
 /* Check the peer's HELLO; @return 0 or -EPROTO with @p why. */
 int twoproc_parse_hello(struct twoproc *t, const char *line,
 			const char **why);
+/* The peer's HELLO @p line checked, then its neighbour entry and our link:
+ * 0, or 1 with the reason printed and sent to the peer as ERR. @p peer and
+ * @p self name the two roles in the messages ("client", "server"). */
+int twoproc_accept_hello(struct twoproc *t, const char *line,
+			 const char *peer, const char *self);
 const char *twoproc_strerror(int rc);
 /* One line; nothing for -ECANCELED (the peer's ERR line was printed). */
 void twoproc_ctl_err(const char *what, int rc);

@@ -227,7 +227,6 @@ static int
 server_session(struct twoproc *t)
 {
 	char line[PERF_CTL_LINE];
-	const char *why;
 	uint64_t ok = 0;
 	int rc;
 
@@ -237,20 +236,8 @@ server_session(struct twoproc *t)
 		twoproc_ctl_err("HELLO", rc);
 		return 1;
 	}
-	if (twoproc_parse_hello(t, line, &why) < 0) {
-		fprintf(stderr, "uet-perf: client HELLO: %s\n", why);
-		(void)perf_ctl_send(&t->ctl, 1000, "ERR HELLO: %s", why);
+	if (twoproc_accept_hello(t, line, "client", "server") != 0)
 		return 1;
-	}
-	rc = twoproc_neigh(t);
-	if (rc == 0)
-		rc = twoproc_link_up(t);
-	if (rc < 0) {
-		fprintf(stderr, "uet-perf: port: %s\n", strerror(-rc));
-		(void)perf_ctl_send(&t->ctl, 1000, "ERR server port: %s",
-				    strerror(-rc));
-		return 1;
-	}
 	rc = twoproc_send_hello(t);
 	while (rc == 0) {
 		rc = twoproc_wait_line(t, line, sizeof(line),
