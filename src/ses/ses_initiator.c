@@ -493,7 +493,9 @@ static void
 ses_build_payload(const struct ses_msg *m, uint32_t i, uint8_t *buf, int n,
 		  uint32_t plen, uint32_t *sum)
 {
-	const uint8_t *src = (const uint8_t *)m->wr.buf + ses_frag_off(m, i);
+	/* A zero-length message may have no buffer: no offset from NULL. */
+	const uint8_t *src = plen == 0 ? NULL :
+			     (const uint8_t *)m->wr.buf + ses_frag_off(m, i);
 
 	if (sum == NULL) {
 		if (plen)
