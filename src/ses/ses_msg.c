@@ -443,14 +443,7 @@ ses_target_send(struct uet_ses *s, const struct uet_pds_event *ev,
 	uint32_t moff = (h->flags & UET_SES_F_SOM) ? 0 : h->message_offset;
 	bool single = (h->flags & UET_SES_F_SOM) && (h->flags & UET_SES_F_EOM);
 
-	memset(&q, 0, sizeof(q));
-	q.relative = (h->flags & UET_SES_F_REL) != 0;
-	q.job_id = h->job_id;
-	q.pid_on_fep = h->pid_on_fep;
-	q.resource_index = h->resource_index;
-	q.ri_generation = h->ri_generation;
-	q.opcode = h->opcode;
-	q.is_rudi = ev->mode == UET_PDS_MODE_RUDI;
+	ses_resolve_req_fill(&q, ev, h);
 	rc = s->cfg.mr ? uet_ses_resolve(s->cfg.mr, &q, &res) : UET_RC_BAD_PID;
 	if (rc == UET_RC_OK && ses_match(s, h->pid_on_fep) == NULL)
 		rc = UET_RC_UNSUPPORTED_OP;

@@ -365,6 +365,13 @@ struct ses_msg *ses_read_find(struct uet_ses *s, const struct uet_pds_fa *fa,
 			      uint32_t job, uint16_t msg_id);
 
 /* ses_target.c */
+/* The fields of a resolution request every arriving request carries (its
+ * {REL, JobID, PIDonFEP, RI} address, opcode, mode); RMA adds key, offset
+ * and length. */
+struct uet_ses_resolve_req;
+void ses_resolve_req_fill(struct uet_ses_resolve_req *q,
+			  const struct uet_pds_event *ev,
+			  const struct uet_wire_ses_req *h);
 int ses_target_deliver(struct uet_ses *s, const struct uet_pds_event *ev,
 		    const uint8_t *ses, uint16_t len, uint64_t now);
 int ses_build_ret(struct uet_ses *s, uint64_t cookie, uint8_t *buf,

@@ -36,6 +36,21 @@ ses_is_send(unsigned int opcode)
 /* Resolution of the whole message's range, so that every packet of a
  * message gets the same return code (UEC 1.0 SES target-side resolution checks,
  * first failure wins). */
+void
+ses_resolve_req_fill(struct uet_ses_resolve_req *q,
+		     const struct uet_pds_event *ev,
+		     const struct uet_wire_ses_req *h)
+{
+	memset(q, 0, sizeof(*q));
+	q->relative = (h->flags & UET_SES_F_REL) != 0;
+	q->job_id = h->job_id;
+	q->pid_on_fep = h->pid_on_fep;
+	q->resource_index = h->resource_index;
+	q->ri_generation = h->ri_generation;
+	q->opcode = h->opcode;
+	q->is_rudi = ev->mode == UET_PDS_MODE_RUDI;
+}
+
 static enum uet_wire_ses_rc
 ses_target_resolve(const struct uet_ses *s, const struct uet_pds_event *ev,
 		const struct uet_wire_ses_req *h, struct uet_ses_resolved *out)
@@ -44,17 +59,10 @@ ses_target_resolve(const struct uet_ses *s, const struct uet_pds_event *ev,
 
 	if (s->cfg.mr == NULL)
 		return UET_RC_BAD_PID;
-	memset(&q, 0, sizeof(q));
-	q.relative = (h->flags & UET_SES_F_REL) != 0;
-	q.job_id = h->job_id;
-	q.pid_on_fep = h->pid_on_fep;
-	q.resource_index = h->resource_index;
-	q.ri_generation = h->ri_generation;
+	ses_resolve_req_fill(&q, ev, h);
 	q.mkey = h->match_bits;
-	q.opcode = h->opcode;
 	q.offset = h->buffer_offset;
 	q.length = h->request_length;
-	q.is_rudi = ev->mode == UET_PDS_MODE_RUDI;
 	return uet_ses_resolve(s->cfg.mr, &q, out);
 }
 
