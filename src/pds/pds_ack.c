@@ -79,13 +79,21 @@ pds_ack_slot(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		p->ack_orig = true;
 	if (sl->sent_ns > c->u.i.rack_ns)
 		c->u.i.rack_ns = sl->sent_ns;
-	if (sl->flags & SLOT_F_RESP) {
-		sl->state = SLOT_WAIT;
+	if (sl->flags & SLOT_F_CP) {
+		sl->state = SLOT_DONE;
 		return;
 	}
-	sl->state = SLOT_DONE;
-	if (!(sl->flags & SLOT_F_CP))
-		pds_done_pdc(p, c, sl->cookie, 0, psn);
+	/* Arrived is not answered (UEC 1.0 3.5.20.3.2: a SACK bit says the
+	 * packet is in, CACK held below it that its guaranteed-delivery
+	 * response may still be to come). Any request may get one, not
+	 * only the last of its message: a target reports an error on the
+	 * packet that meets it (3.5.20.2.4). So every request waits until
+	 * CACK passes it (default response) or its response comes; una,
+	 * and so CLEAR_PSN, stay below it, the target keeps the response
+	 * and resends it on the RTO's retransmission (pds_target_dup). Had
+	 * it completed here, a lost response would be cleared unseen and
+	 * the message completed OK with that packet's data missing. */
+	sl->state = SLOT_WAIT;
 }
 
 /* A DONE (or, for a cookie that already had its DONE, RESP) event
@@ -167,7 +175,8 @@ pds_ack_cack_slot(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	if (sl->state != SLOT_WAIT)
 		return;
 	sl->state = SLOT_DONE;
-	p->st.done_default++;
+	if (sl->flags & SLOT_F_RESP)
+		p->st.done_default++;
 	pds_done_pdc(p, c, sl->cookie, 0, psn);
 }
 

@@ -432,6 +432,80 @@ ses_send_multi(struct uet_ses *s, const struct uet_pds_event *ev,
 	return 0;
 }
 
+/* The record of a message that failed: a receive bound to it fails with
+ * @p rc, a partial unexpected message leaves the matching engine. */
+static void
+ses_target_fail(struct uet_ses *s, struct ses_target *t, enum uet_wire_ses_rc rc)
+{
+	struct ses_rx_info ri;
+
+	if (t->state == SES_TGT_EXPECTED && !t->no_cqe) {
+		ses_rx_info_tgt(&ri, t);
+		ri.len = 0;
+		ri.total = 0;
+		ri.status = uet_ses_rc_errno(rc);
+		ri.rc = rc;
+		ses_recv_cqe(s, &ri);
+	} else if (t->state == SES_TGT_STORED &&
+		   t->unexp != UET_SES_MATCH_NONE) {
+		uet_ses_match_unexp_abandon(t->match, t->unexp);
+		t->unexp = UET_SES_MATCH_NONE;
+	}
+	t->state = SES_TGT_DROP;
+	t->rc = rc;
+	t->list = UET_SES_LIST_EXPECTED;
+}
+
+/*
+ * A packet of a multi-packet message refused with @p rc (its table off, a
+ * size that disagrees): the whole message is in error (UEC 1.0 3.5.20.2.4).
+ * A packet before the last reports it in its own response at once; the
+ * message's record (opened now if none) turns DROP with that code, counts
+ * the packet's bytes as every packet's, and answers the EOM with the code
+ * once all are in. Without it the other packets opened a record that
+ * waited for the refused bytes for good, its EOM never answered.
+ */
+static int
+ses_send_refuse_part(struct uet_ses *s, const struct uet_pds_event *ev,
+		     const struct uet_wire_ses_req *h, uint32_t plen,
+		     enum uet_wire_ses_rc rc, uint64_t now)
+{
+	struct ses_target *t = ses_target_find(s, ev->pdc, h->message_id);
+
+	if (t == NULL) {
+		t = ses_target_alloc(s, ev->pdc, h->message_id, true);
+		if (t == NULL)
+			return ses_respond_rc(s, ev, h, rc,
+					      UET_SES_LIST_EXPECTED, now);
+		t->opcode = h->opcode;
+		t->job = h->job_id;
+		t->ri_gen = h->ri_generation;
+		t->total = h->request_length;
+		t->fa = ev->peer;
+		t->pid = h->pid_on_fep;
+		t->state = SES_TGT_DROP;
+		t->rc = UET_RC_OK; /* failed just below */
+	} else if (t->state != SES_TGT_EXPECTED &&
+		   t->state != SES_TGT_STORED && t->state != SES_TGT_DROP) {
+		/* rendezvous and deferrable records answer on their own */
+		return ses_respond_rc(s, ev, h, rc, UET_SES_LIST_EXPECTED, now);
+	}
+	if (t->state != SES_TGT_DROP || t->rc == UET_RC_OK) {
+		s->st.tgt_part_refused++;
+		ses_target_fail(s, t, rc);
+	}
+	if (h->flags & UET_SES_F_EOM) {
+		t->have_eom = true;
+		t->eom_psn = ev->psn;
+	} else {
+		ses_respond_rc(s, ev, h, rc, UET_SES_LIST_EXPECTED, now);
+	}
+	t->rcvd += plen;
+	if (t->rcvd >= t->total && t->have_eom && !t->responded)
+		ses_send_complete(s, t, now);
+	return 0;
+}
+
 int
 ses_target_send(struct uet_ses *s, const struct uet_pds_event *ev,
 	     const struct uet_wire_ses_req *h, const uint8_t *pl, uint32_t plen,
@@ -462,6 +536,8 @@ ses_target_send(struct uet_ses *s, const struct uet_pds_event *ev,
 	}
 	if (rc == UET_RC_OK && !single && ev->pdc == UINT32_MAX)
 		rc = UET_RC_UNSUPPORTED_OP; /* multi-packet needs a PDC */
+	if (rc != UET_RC_OK && !single && ev->pdc != UINT32_MAX)
+		return ses_send_refuse_part(s, ev, h, plen, rc, now);
 	if (rc != UET_RC_OK)
 		return ses_respond_rc(s, ev, h, rc, UET_SES_LIST_EXPECTED, now);
 	/* Deferrable messages always get a record: a defer keeps it. */

@@ -301,7 +301,8 @@ ses_fakewire_encode(struct sfw *w, int from, const struct uet_pds_tx *t,
 }
 
 static void
-ses_fakewire_enqueue(struct sfw *w, int dir, const struct ses_fakewire_pkt *pk, bool extra)
+ses_fakewire_enqueue(struct sfw *w, int dir, const struct ses_fakewire_pkt *pk, bool extra,
+		     uint64_t later)
 {
 	struct ses_fakewire_pkt *d;
 
@@ -309,7 +310,7 @@ ses_fakewire_enqueue(struct sfw *w, int dir, const struct ses_fakewire_pkt *pk, 
 		return;
 	d = &w->q[dir][w->nq[dir]++];
 	*d = *pk;
-	d->at = w->now + w->delay_ns;
+	d->at = w->now + w->delay_ns + later;
 	if (extra && w->jitter_ns)
 		d->at += ses_fakewire_rand(w) % w->jitter_ns;
 }
@@ -319,6 +320,7 @@ ses_fakewire_send(struct sfw *w, int from, const struct uet_pds_tx *t)
 {
 	const struct ses_fakewire_faults *f = &w->f[from];
 	static struct ses_fakewire_pkt pk;
+	uint64_t later;
 
 	if (ses_fakewire_encode(w, from, t, &pk) < 0)
 		return;
@@ -326,9 +328,10 @@ ses_fakewire_send(struct sfw *w, int from, const struct uet_pds_tx *t)
 		return;
 	if (ses_fakewire_chance(w, f->drop))
 		return;
-	ses_fakewire_enqueue(w, from, &pk, ses_fakewire_chance(w, f->reorder));
+	later = w->delay_fn != NULL ? w->delay_fn(w, from, t) : 0;
+	ses_fakewire_enqueue(w, from, &pk, ses_fakewire_chance(w, f->reorder), later);
 	if (ses_fakewire_chance(w, f->dup))
-		ses_fakewire_enqueue(w, from, &pk, true);
+		ses_fakewire_enqueue(w, from, &pk, true, later);
 }
 
 static void

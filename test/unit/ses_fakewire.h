@@ -67,6 +67,9 @@ struct sfw {
 	uint32_t rx_err;
 	/* Targeted loss: drop what node @p from sends when this says so. */
 	bool (*drop_fn)(struct sfw *w, int from, const struct uet_pds_tx *t);
+	/* Targeted delay: what node @p from sends arrives this much later
+	 * (ns) than delay_ns says. */
+	uint64_t (*delay_fn)(struct sfw *w, int from, const struct uet_pds_tx *t);
 };
 
 int ses_fakewire_init(struct sfw *w, enum uet_wire_profile profile, uint64_t seed);

@@ -40,6 +40,27 @@ psn(int i)
 	return R[0].hdr.u.req.psn + (uint32_t)i;
 }
 
+/* The target has request i (SACK, RCVD_SES_PROCG) and has not answered
+ * it: out of flight, not complete (UEC 1.0 3.5.20.3.2). */
+static bool
+received(int i)
+{
+	const struct pds_pdc *c = &W.pds[0]->pdc[0];
+
+	return pds_slot(W.pds[0], c, psn(i))->state == SLOT_WAIT &&
+	       W.done_ok[i] == 0;
+}
+
+/* CACK at request i: what the target has below it is answered. */
+static void
+cack_to(int i)
+{
+	struct uet_pds_tx a = A0;
+
+	a.hdr.u.ack.cack_psn = psn(i);
+	fakewire_inject(&W, 0, &a, false, false);
+}
+
 static struct uet_pds_tx
 ack_cc(uint32_t cack, uint32_t base, uint64_t bitmap)
 {
@@ -95,16 +116,17 @@ pds_initiator_ack__cack_completes_prefix(void **state)
 }
 
 static void
-pds_initiator_ack__sack_completes_and_infers_loss(void **state)
+pds_initiator_ack__sack_receives_and_infers_loss(void **state)
 {
 	struct uet_pds_tx a, tx[16];
+	int k;
 
 	(void)state;
 	/* Holes at 1 and 2; 3..7 received (bits 2..6 from base 1). */
 	a = ack_cc(psn(0), psn(1), 0x7Cu);
 	fakewire_inject(&W, 0, &a, false, false);
-	assert_int_equal(W.done_ok[3], 1);
-	assert_int_equal(W.done_ok[7], 1);
+	assert_true(received(3));
+	assert_true(received(7));
 	assert_int_equal(W.done_ok[1], 0);
 	/* 1 and 2 are >= 3 PSNs below the highest SACKed: retransmitted,
 	 * and counted as they leave. */
@@ -117,6 +139,10 @@ pds_initiator_ack__sack_completes_and_infers_loss(void **state)
 	/* The same SACK again does not retransmit twice. */
 	fakewire_inject(&W, 0, &a, false, false);
 	assert_int_equal(fakewire_st(0)->retx_sack, 2);
+	/* CACK passing them completes them (default responses). */
+	cack_to(7);
+	for (k = 1; k <= 7; k++)
+		assert_int_equal(W.done_ok[k], 1);
 }
 
 static void
@@ -128,7 +154,7 @@ pds_initiator_ack__sack_edges(void **state)
 	/* Bit 63 and bits below una / beyond snd are ignored safely. */
 	a = ack_cc(psn(0), psn(15) - 63, UINT64_C(1) << 63 | 1u);
 	fakewire_inject(&W, 0, &a, false, false);
-	assert_int_equal(W.done_ok[15], 1);
+	assert_true(received(15));
 	/* psn 1..11: 3+ below 15 */
 	assert_int_equal(retx(tx, 16), 11);
 	assert_int_equal(fakewire_st(0)->retx_sack, 11);
@@ -251,6 +277,10 @@ pds_initiator_ack__rod_ooo_goes_back_n(void **state)
 	fakewire_inject(&W, 1, &tx[3], false, false);
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
 	fakewire_inject(&W, 0, &n, false, false);
+	/* 1 is received; the ACK's CACK (before the NACK) completes it. */
+	assert_int_equal(pds_slot(W.pds[0], &W.pds[0]->pdc[0],
+				  tx[1].hdr.u.req.psn)->state, SLOT_WAIT);
+	fakewire_inject(&W, 0, &a, false, false);
 	assert_int_equal(W.done_ok[1], 1);
 	k = fakewire_take(&W, 0, tx, 8);
 	assert_int_equal(k, 4);
@@ -628,9 +658,8 @@ pds_initiator_nack__unexp_event_fails_pdc(void **state)
 
 /* NACK RCVD_SES_PROCG: the target has the packet and its SES is still
  * at work (UEC 1.0 NACK codes: retransmit, the ACK may come first): it
- * is received, so nothing is resent now; a packet not waiting for a
- * response completes, one that waits for its response keeps waiting (the
- * RTO resends it if the response never comes). */
+ * is received, so nothing is resent now; it waits for its answer (CACK
+ * or a response; the RTO resends it if neither comes). */
 static void
 pds_initiator_nack__rcvd_ses_procg_is_received(void **state)
 {
@@ -638,12 +667,12 @@ pds_initiator_nack__rcvd_ses_procg_is_received(void **state)
 
 	(void)state;
 	fakewire_inject(&W, 0, &n, false, false);
-	assert_int_equal(W.done_ok[4], 1);
+	assert_true(received(4));
 	assert_int_equal(retx(tx, 16), 0);
 	assert_int_equal(fakewire_st(0)->retx_nack, 0);
 	/* Once more (a duplicate): nothing changes. */
 	fakewire_inject(&W, 0, &n, false, false);
-	assert_int_equal(W.done_ok[4], 1);
+	assert_true(received(4));
 	assert_int_equal(retx(tx, 16), 0);
 	assert_int_equal(fakewire_st(0)->pdc_fail, 0);
 }
@@ -739,8 +768,8 @@ pds_ack_infer__below_bitmap_is_no_information(void **state)
 	/* CACK 0, bitmap from 12: 12..15 received; 1..11 not reported. */
 	a = ack_cc(psn(0), psn(12), 0xFu);
 	fakewire_inject(&W, 0, &a, false, false);
-	assert_int_equal(W.done_ok[12], 1);
-	assert_int_equal(W.done_ok[15], 1);
+	assert_true(received(12));
+	assert_true(received(15));
 	assert_int_equal(fakewire_st(0)->retx_sack, 0);
 	/* A plain ACK of PSN 14 with CACK 0: no bitmap, no inference. */
 	a = A0;
@@ -806,9 +835,11 @@ default_response__completes_by_cack(void **state)
 
 /*
  * resp_early__not_dropped: a response may answer a packet that is not the
- * last of its message (an error reported early). Before its ACK it
- * completes that packet with the response; after (SACKed), it reaches
- * the SES as UET_PDS_EV_RESP instead of being dropped.
+ * last of its message (an error reported early). SACKed, the packet waits
+ * for it (UEC 1.0 3.5.20.3.2: arrived, not answered) and una stays below
+ * it, so CLEAR_PSN does not let the target drop a response we have not
+ * seen; the response completes it with its bytes. A response for a packet
+ * CACK already passed (a target that did not hold CACK) answers nothing.
  */
 static void
 resp_early__not_dropped(void **state)
@@ -816,25 +847,32 @@ resp_early__not_dropped(void **state)
 	struct uet_pds_tx a;
 
 	(void)state;
-	/* psn(2) SACKed: done, una stays at psn(1). */
+	/* psn(2) SACKed: received, una stays at psn(1). */
 	a = ack_cc(psn(0), psn(1), 0x2u);
 	fakewire_inject(&W, 0, &a, false, false);
-	assert_int_equal(W.done_ok[2], 1);
-	/* A response for psn(2), already complete: a late response. */
+	assert_true(received(2));
+	assert_int_equal(W.pds[0]->pdc[0].u.i.una, psn(1));
+	/* Its response (an error, say) completes it with the bytes. */
 	a = ack_resp(psn(0), psn(2));
 	fakewire_inject(&W, 0, &a, false, false);
-	assert_int_equal(W.late_resp[2], 1);
 	assert_int_equal(W.done_ok[2], 1);
+	assert_int_equal(W.late_resp[2], 0);
 	assert_int_equal(W.last_resp_len[0], 8);
-	assert_int_equal(fakewire_st(0)->resp_late, 1);
-	/* A response for psn(1), not yet acknowledged: completes it with
-	 * the response bytes. */
+	assert_int_equal(W.last_resp[0][7], 8);
+	/* A response for psn(1), not yet acknowledged: the same. */
 	a = ack_resp(psn(0), psn(1));
 	fakewire_inject(&W, 0, &a, false, false);
 	assert_int_equal(W.done_ok[1], 1);
 	assert_int_equal(W.late_resp[1], 0);
-	assert_int_equal(W.last_resp_len[0], 8);
-	assert_int_equal(W.last_resp[0][7], 8);
+	assert_int_equal(W.pds[0]->pdc[0].u.i.una, psn(3));
+	/* CACK completed psn(3); a response for it after that is stale. */
+	cack_to(3);
+	assert_int_equal(W.done_ok[3], 1);
+	a = ack_resp(psn(3), psn(3));
+	fakewire_inject(&W, 0, &a, false, false);
+	assert_int_equal(W.late_resp[3], 0);
+	assert_int_equal(W.done_ok[3], 1);
+	assert_int_equal(fakewire_st(0)->resp_late, 0);
 }
 
 static void
@@ -974,7 +1012,7 @@ main(void)
 #define T(f) FW_TEST(f, setup)
 		FW_TEST(pds_ack_range__idle_pdc_learns_the_range, setup_range),
 		T(pds_initiator_ack__cack_completes_prefix),
-		T(pds_initiator_ack__sack_completes_and_infers_loss),
+		T(pds_initiator_ack__sack_receives_and_infers_loss),
 		T(pds_initiator_ack__sack_edges),
 		T(pds_initiator_nack__trimmed_retransmits_on_held_path),
 		T(pds_initiator_nack__oor_and_lasthop_retransmit),

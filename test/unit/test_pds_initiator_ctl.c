@@ -64,7 +64,10 @@ pds_initiator_probe__reply_resends_exactly_the_missing(void **state)
 	assert_int_equal(reply.hdr.u.ack.cack_psn, r[1].hdr.u.req.psn);
 	assert_int_equal(reply.hdr.u.ack.sack_bitmap & 3, 2); /* r[3] */
 	fakewire_inject(&W, 0, &reply, false, false);
-	assert_int_equal(W.done_ok[1] + W.done_ok[3], 2);
+	/* r[1] is under CACK: done; r[3] is in and waits for CACK to pass
+	 * it (UEC 1.0 3.5.20.3.2), not resent. */
+	assert_int_equal(W.done_ok[1], 1);
+	assert_int_equal(W.done_ok[3], 0);
 	/* Marked: 2, 4, 5, 6, 7; counted as they leave. */
 	assert_int_equal(fakewire_st(0)->retx_probe, 0);
 	n = fakewire_take(&W, 0, tx, 16);
@@ -825,8 +828,9 @@ setup_wide_tx(void **state)
  * UEC 1.0 3.5.20.2.2: cookie 0 gets a guaranteed-delivery response, which
  * the target stores and holds its CACK below until CLEAR_PSN passes it;
  * cookies 1..64 follow. The range (64) runs from that CACK, so cookie 64
- * waits (pds_initiator_room) while all the rest complete: nothing in flight,
- * and only a CLEAR can move the range. Returns cookie 0's PSN.
+ * waits (pds_initiator_room) while cookie 0 completes with its response and
+ * the rest wait for CACK to pass them (UEC 1.0 3.5.20.3.2): nothing in
+ * flight, and only a CLEAR can move the range. Returns cookie 0's PSN.
  */
 static uint32_t
 held_range(void)
@@ -849,8 +853,9 @@ held_range(void)
 	n = fakewire_take(&W, 1, &tx[1], 79);
 	for (k = 1; k <= n; k++)
 		fakewire_inject(&W, 0, &tx[k], false, false);
-	for (k = 0; k < 64; k++)
-		assert_int_equal(W.done_ok[k], 1);
+	assert_int_equal(W.done_ok[0], 1);
+	for (k = 1; k < 64; k++)
+		assert_int_equal(W.done_ok[k], 0);
 	assert_int_equal(W.done_ok[64], 0);
 	return tx[0].hdr.u.req.psn;
 }
@@ -870,9 +875,11 @@ take_clear_ar(uint32_t clear_psn, struct uet_pds_tx *cp)
 
 /*
  * With the range held and nothing in flight, no ACK comes by itself: the
- * initiator sends a CLEAR with AR at once, and again at its RTO when that
- * was lost (pds_initiator_window_probe). The target frees the response and
- * ACKs the AR with its CACK, which opens the range: cookie 64 goes.
+ * initiator sends a CLEAR with AR at once; when that was lost, its RTO
+ * resends the oldest request still waiting for its answer, which carries
+ * the same CLEAR_PSN (UEC 1.0 3.5.20.3.2: an ACK lost). The target frees
+ * the response and ACKs with its CACK, which completes the waiting
+ * requests and opens the range: cookie 64 goes.
  */
 static void
 pds_initiator_window_probe__held_range_opened_by_clear_with_ar(void **state)
@@ -882,15 +889,20 @@ pds_initiator_window_probe__held_range_opened_by_clear_with_ar(void **state)
 
 	(void)state;
 	p0 = held_range();
-	take_clear_ar(p0 + 63, cp); /* lost */
+	take_clear_ar(p0, cp); /* lost */
 	W.now += W.pds[0]->cfg.rto_init_ns + 2 * W.pds[0]->cfg.timer_tick_ns;
 	uet_pds_advance(W.pds[0], W.now);
 	assert_int_equal(fakewire_st(0)->rto_fires, 1);
-	take_clear_ar(p0 + 63, cp);
-	fakewire_inject(&W, 1, &cp[0], false, false);
+	assert_int_equal(fakewire_take(&W, 0, &req, 1), 1);
+	assert_int_equal(req.hdr.type, UET_PDS_TYPE_RUD_REQ);
+	assert_int_equal(req.hdr.u.req.psn, p0 + 1);
+	assert_int_equal(uet_wire_pds_req_clear_psn(&req.hdr.u.req), p0);
+	assert_int_equal(fakewire_take(&W, 0, cp, 1), 0);
+	fakewire_inject(&W, 1, &req, false, false);
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
 	assert_int_equal(ack.hdr.u.ack.cack_psn, p0 + 63);
 	fakewire_inject(&W, 0, &ack, false, false);
+	assert_int_equal(W.done_ok[63], 1);
 	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &req));
 	assert_int_equal(req.cookie, 64);
 	assert_int_equal(req.hdr.u.req.psn, p0 + 64);
@@ -901,8 +913,10 @@ pds_initiator_window_probe__held_range_opened_by_clear_with_ar(void **state)
 	assert_int_equal(W.delivered[64], 1);
 }
 
-/* Everything is lost both ways; side 0's CLEAR CPs with AR are counted. */
-static uint32_t probes_lost;
+/* Everything is lost both ways; what side 0 sends to get an answer is
+ * counted: CLEARs with AR, the oldest request waiting for its answer
+ * (resent at each RTO) and the tail-loss probes that follow it. */
+static uint32_t probes_lost, resends_lost;
 
 static bool
 drop_probes(struct fakewire *w, int from, const struct uet_pds_tx *t)
@@ -910,16 +924,23 @@ drop_probes(struct fakewire *w, int from, const struct uet_pds_tx *t)
 	(void)w;
 	if (from != 0)
 		return true;
+	if (t->hdr.type == UET_PDS_TYPE_RUD_REQ) {
+		assert_int_equal(t->cookie, 1);
+		resends_lost++;
+		return true;
+	}
 	assert_int_equal(t->hdr.type, UET_PDS_TYPE_CP);
-	assert_int_equal(t->hdr.next_hdr, UET_PDS_CTL_CLEAR);
-	assert_true(t->hdr.flags & UET_PDS_F_AR);
+	if (t->hdr.next_hdr == UET_PDS_CTL_CLEAR)
+		assert_true(t->hdr.flags & UET_PDS_F_AR);
+	else
+		assert_int_equal(t->hdr.next_hdr, UET_PDS_CTL_PROBE);
 	probes_lost++;
 	return true;
 }
 
 /*
  * A target that never answers the window probe (nothing comes back, not
- * even its CLEAR_REQs): one probe at once, one
+ * even its CLEAR_REQs): one probe at once, one (the waiting request)
  * per RTO after it, doubling, and after max_retries the PDC fails as
  * after any RTO (-ETIMEDOUT): the waiting request completes in error,
  * not never.
@@ -930,12 +951,16 @@ pds_initiator_window_probe__unanswered_fails_after_max_retries(void **state)
 	(void)state;
 	held_range();
 	probes_lost = 0;
+	resends_lost = 0;
 	W.drop_fn = drop_probes;
 	while (W.done_err[64] == 0 && W.now < 1000000000ull)
 		fakewire_step(&W, 10000);
 	assert_int_equal(W.done_err[64], 1);
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
-	assert_int_equal(probes_lost, 1 + W.pds[0]->cfg.max_retries);
+	/* The CLEAR with AR at once, the waiting request at each RTO but
+	 * the last (which fails the PDC), and one tail-loss probe. */
+	assert_int_equal(resends_lost, W.pds[0]->cfg.max_retries);
+	assert_int_equal(probes_lost, 2);
 	assert_int_equal(fakewire_st(0)->rto_fires, 1 + W.pds[0]->cfg.max_retries);
 	assert_int_equal(fakewire_st(0)->pdc_fail, 1);
 }

@@ -506,17 +506,21 @@ gtd_resp__cack_held_until_clear(void **state)
 	assert_int_equal(ack.hdr.u.ack.cack_psn, p0 - 1);
 	assert_int_equal(uet_wire_pds_ack_sack_base(&ack.hdr.u.ack), p0);
 	assert_true((ack.hdr.u.ack.sack_bitmap & 3u) == 3u);
-	/* The initiator gets the response and clears it. */
+	/* The initiator gets the response and clears it. r1, only SACKed,
+	 * waits for its answer (UEC 1.0 3.5.20.3.2): CACK passing it. */
 	fakewire_inject(&W, 0, &rsp, false, false);
 	fakewire_inject(&W, 0, &ack, false, false);
 	assert_int_equal(W.done_ok[30], 1);
-	assert_int_equal(W.done_ok[31], 1);
+	assert_int_equal(W.done_ok[31], 0);
 	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CLEAR);
-	assert_int_equal(cp.hdr.u.cp.payload, r1.hdr.u.req.psn);
+	assert_int_equal(cp.hdr.u.cp.payload, p0);
 	fakewire_inject(&W, 1, &cp, false, false);
-	/* Both are complete at the initiator: no ACK for it to learn that. */
-	assert_int_equal(fakewire_take(&W, 1, &ack, 1), 0);
+	/* CACK moves past the CLEAR_PSN: the target says so, r1 is done. */
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	assert_int_equal(ack.hdr.u.ack.cack_psn, r1.hdr.u.req.psn);
+	fakewire_inject(&W, 0, &ack, false, false);
+	assert_int_equal(W.done_ok[31], 1);
 	/* CACK is no longer held: the next request's ACK reports it. */
 	r1 = one_req(UET_PDS_MODE_RUD, 35, UET_PDS_SUBMIT_AR);
 	fakewire_inject(&W, 1, &r1, false, false);

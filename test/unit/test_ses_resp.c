@@ -441,6 +441,187 @@ ses_initiator_ret_rx__unmatched_data_refused(void **state)
 	assert_int_equal(after.rx_ooo, 0);
 }
 
+/* ---- an error on a packet before the last, its response lost ---- */
+
+#define EARLY_LEN 2000 /* two packets at SFW_MTU */
+#define EARLY_LATER_NS (200ull * 1000) /* the rest of the message: later */
+
+static uint32_t early_psn0;  /* node 0's first request PSN */
+static bool early_dropped;   /* node 1's first response dropped */
+static int early_ri;         /* the RI node 1 has off until then */
+
+/* Node 1 loses the first ACK carrying a SES response (the error of the
+ * first packet) and turns its table back on as it does: every later
+ * packet of the message finds it on. */
+static bool
+drop_first_resp(struct sfw *fw, int from, const struct uet_pds_tx *t)
+{
+	if (from != 1 || early_dropped || t->resp_len == 0 ||
+	    (t->hdr.type != UET_PDS_TYPE_ACK &&
+	     t->hdr.type != UET_PDS_TYPE_ACK_CC))
+		return false;
+	early_dropped = true;
+	assert_int_equal(uet_ses_ri_enable(fw->n[1].mr, early_ri, true), 0);
+	return true;
+}
+
+/* The first copy of every request of node 0 but its first arrives
+ * EARLY_LATER_NS late: the first packet is answered alone. */
+static uint64_t
+delay_rest(struct sfw *fw, int from, const struct uet_pds_tx *t)
+{
+	(void)fw;
+	if (from != 0 || t->kind == UET_PDS_TX_CTL ||
+	    t->hdr.type == UET_PDS_TYPE_CP || (t->hdr.flags & UET_PDS_F_RETX))
+		return 0;
+	if (early_psn0 == UINT32_MAX)
+		early_psn0 = t->hdr.u.req.psn;
+	return t->hdr.u.req.psn == early_psn0 ? 0 : EARLY_LATER_NS;
+}
+
+/* Node 1's table @p ri is off when the first packet of @p wr arrives and
+ * on for the others; the response carrying the first packet's error is
+ * lost. The initiator must still learn it: the target keeps a stored
+ * response until CLEAR_PSN passes it (UEC 1.0 3.5.20.1 3.b, 3.d), and the
+ * initiator may not clear a request it has only seen in a SACK bitmap
+ * (3.5.20.3.2: arrived, CACK not passed, response still to come). */
+static const struct uet_ses_cqe *
+early_error_lost(struct uet_ses_wr *wr, int ri)
+{
+	early_psn0 = UINT32_MAX;
+	early_dropped = false;
+	early_ri = ri;
+	assert_int_equal(uet_ses_ri_enable(w.n[1].mr, ri, false), 0);
+	w.drop_fn = drop_first_resp;
+	w.delay_fn = delay_rest;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, wr, NULL), 0);
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(early_dropped);
+	w.drop_fn = NULL;
+	w.delay_fn = NULL;
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+	return cqe(0, wr->context);
+}
+
+/*
+ * A two-packet WRITE whose first packet met a disabled table (DISABLED,
+ * a stored response) and whose second was written: the WRITE fails
+ * -EINVAL, never completes OK with its first bytes not written (DST:
+ * mr-churn, the first packet's ACK lost).
+ */
+static void
+ses_initiator_done__write_early_error_response_lost_fails(void **state)
+{
+	static uint8_t src[EARLY_LEN], dst[EARLY_LEN];
+	struct uet_ses_wr wr;
+	uint64_t wkey;
+
+	(void)state;
+	fill(src, sizeof(src), 11);
+	memset(dst, 0, sizeof(dst));
+	wkey = ses_fakewire_mr(&w, 1, dst, sizeof(dst),
+			       UET_SES_MR_REMOTE_WRITE, false);
+	assert_int_not_equal(wkey, 0);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_WRITE, src, EARLY_LEN);
+	wr.rkey = wkey;
+	wr.context = 5;
+	assert_int_equal(early_error_lost(&wr, w.n[1].ri_rma)->status,
+			 -EINVAL);
+	/* The second packet was written, the first not: a partial write
+	 * that only an error completion may report. */
+	assert_memory_equal(dst + SFW_MTU + 100, src + SFW_MTU + 100, 100);
+	assert_int_equal(dst[0], 0);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->resp_early, 1);
+}
+
+/* The same for a multi-packet READ: its first request refused, the rest
+ * served; it fails -EINVAL instead of waiting for data that will not
+ * come or completing with a hole. */
+static void
+ses_initiator_done__read_early_error_response_lost_fails(void **state)
+{
+	struct uet_ses_wr wr;
+
+	(void)state;
+	memset(rbuf, 0, LEN);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_READ, rbuf, LEN);
+	wr.rkey = key;
+	wr.context = 6;
+	assert_int_equal(early_error_lost(&wr, w.n[1].ri_rma)->status,
+			 -EINVAL);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->resp_early, 1);
+}
+
+/* The same for a two-packet SEND whose first packet met a disabled
+ * message table: the send fails -EINVAL at once (not -ETIMEDOUT when its
+ * PDC gives up on an EOM the target never answered), and the target's
+ * record of the message goes: the receive posted for it stays posted. */
+static void
+ses_initiator_done__send_early_error_response_lost_fails(void **state)
+{
+	static uint8_t src[EARLY_LEN];
+	struct uet_ses_recv r;
+	struct uet_ses_wr wr;
+
+	(void)state;
+	fill(src, sizeof(src), 12);
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = 70;
+	r.buf = rbuf;
+	r.len = EARLY_LEN;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, src, EARLY_LEN);
+	wr.context = 7;
+	assert_int_equal(early_error_lost(&wr, w.n[1].ri_msg)->status,
+			 -EINVAL);
+	assert_true(w.now < RUN_NS / 10);
+	assert_int_equal(uet_ses_stats_get(w.n[1].ses)->tgt_part_refused, 1);
+	assert_int_equal(ses_fakewire_cq_find(&w, 1, 70), -1);
+}
+
+/*
+ * A three-packet SEND whose first packet bound a posted receive, and whose
+ * other packets then met the message table off: the receive completes
+ * with the error and no bytes (not with a third of the message, nor never),
+ * and the send fails -EINVAL.
+ */
+static void
+ses_target_send__refused_after_bound_receive_fails(void **state)
+{
+	static uint8_t src[EARLY_LEN];
+	const struct uet_ses_stats *st1 = uet_ses_stats_get(w.n[1].ses);
+	struct uet_ses_recv r;
+	struct uet_ses_wr wr;
+	uint32_t k;
+
+	(void)state;
+	fill(src, sizeof(src), 13);
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = 80;
+	r.buf = rbuf;
+	r.len = EARLY_LEN;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	early_psn0 = UINT32_MAX;
+	w.delay_fn = delay_rest;
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, src, EARLY_LEN);
+	wr.context = 8;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	for (k = 0; k < 100 && st1->rx_req[UET_SES_OP_SEND] == 0; k++)
+		ses_fakewire_step(&w, 1000);
+	assert_int_equal(st1->rx_req[UET_SES_OP_SEND], 1);
+	assert_int_equal(uet_ses_ri_enable(w.n[1].mr, w.n[1].ri_msg, false),
+			 0);
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_int_equal(cqe(0, 8)->status, -EINVAL);
+	assert_int_equal(cqe(1, 80)->status, -EINVAL);
+	assert_int_equal(cqe(1, 80)->len, 0);
+	assert_int_equal(st1->tgt_part_refused, 1);
+	w.delay_fn = NULL;
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+}
+
 int
 main(void)
 {
@@ -466,6 +647,18 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			ses_initiator_ret_rx__rdv_readback_moved_completes,
 			setup_rdv, teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_initiator_done__write_early_error_response_lost_fails,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_initiator_done__read_early_error_response_lost_fails,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_initiator_done__send_early_error_response_lost_fails,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_target_send__refused_after_bound_receive_fails,
+			setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -494,6 +494,8 @@ struct uet_ses_stats {
 	uint64_t tgt_pdc_closed; /**< UET_PDS_EV_PDC_CLOSED events */
 	uint64_t tgt_abandoned;  /**< messages dropped unfinished with their
 				  *   target PDC (receive failed -ECONNRESET) */
+	uint64_t tgt_part_refused; /**< multi-packet messages failed by an
+				    * error on one of their packets */
 	uint64_t rdv_wait;       /**< read-backs or MSG_ERRORs delayed (no
 				  *   message free), retried by progress */
 	uint64_t msg_error_tx;   /**< MSG_ERROR sent: a read-back failed */
