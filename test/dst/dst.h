@@ -211,7 +211,7 @@ uint32_t dst_draw(struct dst_src *s, uint32_t n);
 void dst_getrandom_seed(uint64_t seed);
 void dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed,
 		  uint8_t gen);
-#define DST_GEN_LAST 3
+#define DST_GEN_LAST 4
 /* Print the plan as a reproducer (one line per op and fault). */
 void dst_plan_print(const struct dst_plan *p, void *f);
 /* Keep only the ops / faults whose drawn index is set in @p ops /
@@ -288,6 +288,10 @@ struct dst_node {
 	/* generator 3: MR table disabled until then (DST_F_MRCHURN) */
 	uint64_t mr_off_until;
 	int mr_off_how;           /* 0 on, 1 RI table off, 2 entries off */
+	/* generator 4: it flaps (off, on, off ...) until mr_flap_end, off
+	 * again at mr_flap_next; 0: no flapping */
+	uint64_t mr_flap_end, mr_flap_next, mr_flap_ns;
+	int mr_flap_how;
 	/* generator 3: the multi-recv buffer of untagged receives */
 	bool mrecv_posted;
 	uint32_t mrecv_cur;       /* its index in dst_sim.mrecv */

@@ -178,17 +178,48 @@ dst_mr_churn(struct dst_sim *s, int i, const struct dst_fault_spec *f)
 	struct dst_node *n = &s->node[i];
 
 	/* one at a time: the checks assume the table on */
-	if (n->mr_off_how != 0 || !mr_second_process(s, i) ||
+	if (n->mr_off_how != 0 || n->mr_flap_end != 0 ||
+	    !mr_second_process(s, i) ||
 	    !mr_own_table(s, i) || !mr_second_gone(s, i))
 		return;
 	n->mr_off_how = 1 + (int)(f->arg & 1);
 	n->mr_off_until = s->now + f->dur;
+	if (s->plan->gen >= 4) {
+		/* generator 4: off and on every 2 to 31 us for the fault's
+		 * time (no draw: from its start), so that multi-packet
+		 * requests straddle the edges, a packet refused and the next
+		 * served; its error responses are lost meanwhile
+		 * (dst_net.c) */
+		n->mr_flap_how = n->mr_off_how;
+		n->mr_flap_end = n->mr_off_until;
+		n->mr_flap_ns = (2 + f->at / 1000 % 30) * 1000;
+		n->mr_off_until = s->now + n->mr_flap_ns;
+	}
 	mr_switch(s, i, n->mr_off_how, false);
 	/* requests in flight across the edges are not judged */
 	n->keys++;
-	dst_trace(s, "n%d manages its MR table; %s off for %llu us", i,
+	dst_trace(s, "n%d manages its MR table; %s off for %llu us%s", i,
 		  n->mr_off_how == 1 ? "its RMA table" : "its memory entries",
-		  (unsigned long long)(f->dur / 1000));
+		  (unsigned long long)(f->dur / 1000),
+		  n->mr_flap_end != 0 ? ", flapping" : "");
+}
+
+/* Generator 4: a flapping table goes off again. */
+static void
+mr_flap_off(struct dst_sim *s, int i)
+{
+	struct dst_node *n = &s->node[i];
+
+	if (s->now >= n->mr_flap_end) {
+		n->mr_flap_end = 0;
+		return;
+	}
+	n->mr_off_how = n->mr_flap_how;
+	n->mr_off_until = s->now + n->mr_flap_ns;
+	if (n->mr_off_until > n->mr_flap_end)
+		n->mr_off_until = n->mr_flap_end;
+	mr_switch(s, i, n->mr_off_how, false);
+	n->keys++;
 }
 
 void
@@ -196,12 +227,18 @@ dst_mr_poll(struct dst_sim *s, int i)
 {
 	struct dst_node *n = &s->node[i];
 
+	if (n->mr_off_how == 0 && n->mr_flap_end != 0 &&
+	    s->now >= n->mr_flap_next)
+		mr_flap_off(s, i);
 	if (n->mr_off_how == 0 || s->now < n->mr_off_until)
 		return;
 	mr_switch(s, i, n->mr_off_how, true);
 	n->mr_off_how = 0;
 	n->keys++;
-	dst_trace(s, "n%d MR table on again", i);
+	n->mr_flap_next = s->now + n->mr_flap_ns;
+	/* the edges of a flapping table are not traced, its end is */
+	if (n->mr_flap_end == 0 || n->mr_flap_next >= n->mr_flap_end)
+		dst_trace(s, "n%d MR table on again", i);
 }
 
 int

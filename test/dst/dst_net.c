@@ -266,6 +266,17 @@ lost(struct dst_sim *s, int from, int to, uint16_t ev)
 	return fault_hits(s, DST_F_LOSS, from, to, NULL);
 }
 
+/* Generator 4: while a node's MR table is off (flapping), the ACKs that
+ * carry its SES responses (its refusals) are lost, so the initiator must
+ * get each again from the target's stored copy (UEC 1.0 3.5.20.1 3.b). */
+static bool
+resp_lost(const struct dst_sim *s, int from, const struct uet_pds_tx *t)
+{
+	return s->plan->gen >= 4 && s->node[from].mr_off_how != 0 &&
+	       t->resp_len != 0 && (t->hdr.type == UET_PDS_TYPE_ACK ||
+				    t->hdr.type == UET_PDS_TYPE_ACK_CC);
+}
+
 /* One line per packet sent: who, what, and what the network did to it. */
 static void
 trace_tx(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t,
@@ -342,7 +353,7 @@ dst_net_send(struct dst_sim *s, int from, const struct uet_pds_tx *t)
 	pk.from = (uint8_t)from;
 	pk.to = (uint8_t)to;
 	dst_tap_tx(s, from, to, t);
-	if (lost(s, from, to, t->ev)) {
+	if (lost(s, from, to, t->ev) || resp_lost(s, from, t)) {
 		s->dropped++;
 		trace_tx(s, from, to, t, "LOST");
 		return;

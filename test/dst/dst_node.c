@@ -243,6 +243,7 @@ dst_node_up(struct dst_sim *s, int i)
 	memset(n->ecn, 0, sizeof(n->ecn));
 	n->nrod = 0;
 	n->mr_off_how = 0;
+	n->mr_flap_end = 0;
 	n->mrecv_posted = false;
 	n->stall_until = 0;
 	n->link_free = 0;

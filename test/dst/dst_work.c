@@ -417,9 +417,13 @@ dst_work_next(const struct dst_sim *s)
 	uint64_t t = UINT64_MAX;
 	uint32_t j;
 
-	for (j = 0; j < p->nnodes; j++)
+	for (j = 0; j < p->nnodes; j++) {
 		if (s->node[j].mr_off_how != 0 && s->node[j].mr_off_until < t)
 			t = s->node[j].mr_off_until;
+		if (s->node[j].mr_off_how == 0 && s->node[j].mr_flap_end &&
+		    s->node[j].mr_flap_next < t)
+			t = s->node[j].mr_flap_next;
+	}
 	for (j = 0; j < p->nop; j++) {
 		const struct dst_op_spec *o = &p->op[j];
 		const struct dst_op *op = &s->op[j];
