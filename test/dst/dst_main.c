@@ -65,7 +65,7 @@ usage(void)
 		"       uet-dst --replay FILE [--expect-fail]\n"
 		"--seeds FIRST:LAST runs seeds FIRST to LAST, both included "
 		"(1:2000 is 2000 seeds)\n"
-		"G: plan generator, 1 (default) or %u\n", DST_GEN_LAST);
+		"G: plan generator, 1 (default) to %u\n", DST_GEN_LAST);
 }
 
 /* "1,4,7" -> flags; false on a bad list. */
