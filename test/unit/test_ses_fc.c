@@ -627,6 +627,73 @@ rdv__readback_waits_for_message(void **state)
 	free(mem);
 }
 
+/* Node 0 loses the ACKs it sends (node 1's WRITEs stay unanswered). */
+static bool
+drop_acks_of_0(struct sfw *fw, int from, const struct uet_pds_tx *t)
+{
+	(void)fw;
+	return from == 0 && (t->hdr.type == UET_PDS_TYPE_ACK ||
+			     t->hdr.type == UET_PDS_TYPE_ACK_CC);
+}
+
+/* The target has no message free when a rendezvous send arrives for a
+ * posted receive: it refuses it (NACK NO_RESOURCE, refused_res) rather
+ * than match a receive whose read-back it could not issue; the initiator
+ * backs off and sends it again, and it is served once a message frees. */
+static void
+rdv__no_message_at_arrival_refused_then_served(void **state)
+{
+	uint8_t *mem = calloc(1, 4096);
+	struct uet_ses_wr wr;
+	struct uet_ses_recv r;
+	struct ses_fakewire_opts o;
+	uint32_t k;
+	uint64_t key;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	o.rdv_threshold = 100;
+	o.max_msgs = 2;
+	assert_int_equal(start(&o), 0);
+	assert_non_null(mem);
+	key = ses_fakewire_mr(&w, 0, mem, 4096, UET_SES_MR_REMOTE_WRITE, false);
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = 100;
+	r.buf = rbuf;
+	r.len = 3000;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	/* Node 1's two messages busy: WRITEs whose ACKs are lost for now. */
+	w.drop_fn = drop_acks_of_0;
+	for (k = 0; k < 2; k++) {
+		ses_fakewire_wr(&w, 1, &wr, UET_SES_WR_WRITE, sbuf, 64);
+		wr.rkey = key;
+		wr.context = 10 + k;
+		assert_int_equal(uet_ses_submit(w.n[1].ses, &wr, NULL), 0);
+	}
+	fill(sbuf, 3000, 61);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 3000);
+	wr.context = 1;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	for (k = 0; k < 1000 && sst(1)->refused_res == 0; k++)
+		ses_fakewire_step(&w, 1000);
+	assert_true(sst(1)->refused_res >= 1);
+	assert_int_equal(sst(1)->rdv_reads, 0);
+	assert_int_equal(w.n[1].ncq, 0);
+	w.drop_fn = NULL;
+	assert_true(ses_fakewire_run_cq(&w, 1, 3, RUN_NS));
+	assert_int_equal(cqe(1, 100)->status, 0);
+	assert_int_equal(cqe(1, 100)->len, 3000);
+	assert_memory_equal(rbuf, sbuf, 3000);
+	assert_int_equal(cqe(1, 10)->status, 0);
+	assert_int_equal(cqe(1, 11)->status, 0);
+	assert_int_equal(sst(1)->rdv_reads, 1);
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_int_equal(cqe(0, 1)->status, 0);
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+	free(mem);
+}
+
 /* ---- 3. RUDI for idempotent READ / WRITE (HPC) ---- */
 
 #define RUDI_N 100
@@ -755,6 +822,8 @@ main(void)
 					  teardown),
 		cmocka_unit_test_teardown(rdv__readback_waits_for_message,
 					  teardown),
+		cmocka_unit_test_teardown(
+			rdv__no_message_at_arrival_refused_then_served, teardown),
 		cmocka_unit_test_teardown(rdv__pdc_down_follows_readback_pdc,
 					  teardown),
 	};
