@@ -456,15 +456,13 @@ ses_target_fail(struct uet_ses *s, struct ses_target *t, enum uet_wire_ses_rc rc
 	t->list = UET_SES_LIST_EXPECTED;
 }
 
-/*
- * A packet of a multi-packet message refused with @p rc (its table off, a
- * size that disagrees): the whole message is in error (UEC 1.0 3.5.20.2.4).
- * A packet before the last reports it in its own response at once; the
+/* A packet of a multi-packet message refused with @p rc (table off, size
+ * that disagrees): the whole message is in error (UEC 1.0 3.5.20.2.4). A
+ * packet before the last reports it in its own response at once; the
  * message's record (opened now if none) turns DROP with that code, counts
  * the packet's bytes as every packet's, and answers the EOM with the code
  * once all are in. Without it the other packets opened a record that
- * waited for the refused bytes for good, its EOM never answered.
- */
+ * waited for the refused bytes for good, its EOM never answered. */
 static int
 ses_send_refuse_part(struct uet_ses *s, const struct uet_pds_event *ev,
 		     const struct uet_wire_ses_req *h, uint32_t plen,
