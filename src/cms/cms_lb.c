@@ -318,13 +318,20 @@ static void
 reps_loss(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
 	  uint16_t off, uint64_t now)
 {
-	unsigned int i;
+	unsigned int i, k = reps_kept(r), end = reps_head(r) + reps_count(r);
+	bool other = false;
 
 	reps_thaw(r, c, now);
 	/* DECISION (htsim's timeout names no EV): the lost packet's EV is
 	 * struck out of the cache, so that neither recycling nor freezing
-	 * sends on it again until an ACK brings it back. */
-	for (i = 0; i < 8; i++)
+	 * sends on it again until an ACK brings it back; but not the last
+	 * EV kept, or a frozen PDC would explore, into the failed link. */
+	for (i = 0; i < k && !other; i++) {
+		uint16_t e = r->ev[(end - k + i) & 7u];
+
+		other = e != off && e != REPS_EMPTY;
+	}
+	for (i = 0; other && i < 8; i++)
 		if (r->ev[i] == off)
 			r->ev[i] = REPS_EMPTY;
 	if ((r->pos & REPS_POS_FROZEN) || r->exploring > 0)
