@@ -194,11 +194,21 @@ reps_pos_set(struct uet_cms_reps *r, unsigned int head, unsigned int count)
 /* Offsets are below 65535: "no EV" (an empty ring). */
 #define REPS_EMPTY 0xFFFFu
 
+/* EVs kept for freezing: the last ones added, whether consumed since or
+ * not (htsim's CircularBufferREPS count, which only a thaw resets). They
+ * end where the next one is written, head + count (a pop moves both). */
+static unsigned int
+reps_kept(const struct uet_cms_reps *r)
+{
+	return r->kept & 15u;
+}
+
 static void
 reps_push(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
 	  uint16_t off)
 {
 	unsigned int h = reps_head(r), n = reps_count(r);
+	unsigned int k = reps_kept(r);
 
 	if (n >= c->reps_ring) { /* forget the oldest */
 		h = (h + 1) & 7u;
@@ -206,12 +216,38 @@ reps_push(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
 	}
 	r->ev[(h + n) & 7u] = off;
 	reps_pos_set(r, h, n + 1);
+	if (k < c->reps_ring)
+		r->kept = (uint8_t)((r->kept & ~15u) | (k + 1));
 }
 
-/* Oldest cached EV, or REPS_EMPTY; @p keep puts it back at the tail
- * (freezing mode reuses cached EVs without consuming them). */
+/*
+ * Frozen: the kept EVs in turn, consumed or not (htsim's remove_frozen()
+ * walks the buffer's count, not its fresh entries), skipping those a loss
+ * struck out; REPS_EMPTY when none is left. With only the unconsumed
+ * ones, a source whose credit or window spent each cached EV as its ACK
+ * brought it (RCCC sends at the pacer's rate, one ACK per 16 KiB) froze
+ * with an empty ring and explored at random while frozen: half of its
+ * packets went into a failed link.
+ */
 static uint16_t
-reps_pop(struct uet_cms_reps *r, const struct uet_cms_lb_config *c, bool keep)
+reps_frozen_next(struct uet_cms_reps *r)
+{
+	unsigned int k = reps_kept(r), cur = (r->kept >> 4) & 7u, i;
+	unsigned int end = reps_head(r) + reps_count(r);
+	uint16_t off = REPS_EMPTY;
+
+	for (i = 0; i < k && off == REPS_EMPTY; i++) {
+		cur = cur < k ? cur : 0;
+		off = r->ev[(end - k + cur) & 7u];
+		cur++;
+	}
+	r->kept = (uint8_t)(k | (k ? cur % k : 0) << 4);
+	return off;
+}
+
+/* Oldest unconsumed cached EV, consumed, or REPS_EMPTY. */
+static uint16_t
+reps_pop(struct uet_cms_reps *r)
 {
 	unsigned int h = reps_head(r), n = reps_count(r);
 	uint16_t off = REPS_EMPTY;
@@ -222,8 +258,6 @@ reps_pop(struct uet_cms_reps *r, const struct uet_cms_lb_config *c, bool keep)
 		n--;
 	}
 	reps_pos_set(r, h, n);
-	if (keep && off != REPS_EMPTY)
-		reps_push(r, c, off);
 	return off;
 }
 
@@ -237,6 +271,7 @@ reps_thaw(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
 	    (uint8_t)(reps_tick(c, now) - r->freeze_at) >=
 	    reps_ticks(c, c->freeze_ns)) {
 		r->pos = 0; /* not frozen, ring empty */
+		r->kept = 0;
 		r->exploring = REPS_EXPLORE_AFTER_THAW;
 	}
 }
@@ -248,8 +283,8 @@ reps_explore(struct uet_cms_reps *r, const struct uet_cms_lb_config *c)
 }
 
 /* htsim UecMpReps::nextEntropy(): fresh EVs while exploring; frozen,
- * the cached EVs in turn (kept); otherwise the oldest cached EV
- * (consumed); a random EV when the ring is empty. */
+ * the kept EVs in turn; otherwise the oldest unconsumed cached EV
+ * (consumed); a random EV when there is none. */
 static uint16_t
 reps_next(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
 	  uint64_t now)
@@ -261,7 +296,7 @@ reps_next(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
 		r->exploring--;
 		return reps_explore(r, c);
 	}
-	off = reps_pop(r, c, (r->pos & REPS_POS_FROZEN) != 0);
+	off = (r->pos & REPS_POS_FROZEN) ? reps_frozen_next(r) : reps_pop(r);
 	return off != REPS_EMPTY ? off : reps_explore(r, c);
 }
 
@@ -281,9 +316,24 @@ reps_feedback(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
  * frozen for good and restart the timer on every loss. */
 static void
 reps_loss(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
-	  uint64_t now)
+	  uint16_t off, uint64_t now)
 {
+	unsigned int i, k = reps_kept(r), end = reps_head(r) + reps_count(r);
+	bool other = false;
+
 	reps_thaw(r, c, now);
+	/* DECISION (htsim's timeout names no EV): the lost packet's EV is
+	 * struck out of the cache, so that neither recycling nor freezing
+	 * sends on it again until an ACK brings it back; but not the last
+	 * EV kept, or a frozen PDC would explore, into the failed link. */
+	for (i = 0; i < k && !other; i++) {
+		uint16_t e = r->ev[(end - k + i) & 7u];
+
+		other = e != off && e != REPS_EMPTY;
+	}
+	for (i = 0; other && i < 8; i++)
+		if (r->ev[i] == off)
+			r->ev[i] = REPS_EMPTY;
 	if ((r->pos & REPS_POS_FROZEN) || r->exploring > 0)
 		return;
 	r->pos |= REPS_POS_FROZEN;
@@ -410,7 +460,7 @@ uet_cms_lb_on_loss(struct uet_cms_lb *lb, const struct uet_cms_lb_config *c,
 	if (lb_offset(c, ev, &off) < 0)
 		return -ERANGE;
 	if (lb->mode == UET_CMS_LB_REPS)
-		reps_loss(&lb->u.reps, c, now);
+		reps_loss(&lb->u.reps, c, off, now);
 	else if (lb->mode == UET_CMS_LB_SINGLE)
 		lb->u.single.pending = true;
 	return 0;

@@ -157,6 +157,11 @@ uet_nscc_rtt_sample(uint64_t tx_time, uint32_t tx_count, bool ack_retx,
 	 * for its one retransmission, says which copy it measures. */
 	if (!((tx_count == 1 && !ack_retx) || (tx_count == 2 && ack_retx)))
 		return 0;
+	/* A saturated service time is not a time: 8.4 ms or more, or a
+	 * receiver that does not know when the ACK_PSN packet arrived (the
+	 * PSN an ACK_REQ named). */
+	if (service_units == UINT16_MAX)
+		return 0;
 	/* A service time at least the measured time says nothing about the
 	 * network (clocks of two ends, or a stale ACK_PSN): no sample, or it
 	 * would pin base_rtt and max_wnd near zero for good. */

@@ -492,6 +492,11 @@ pds_initiator_ack(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 	ack_psn = probe ? a->cack_psn : uet_wire_pds_ack_psn(a);
 	rtt = pds_ack_rtt(p, c, ack_psn, (h->flags & UET_PDS_F_RETX) != 0,
 			  now);
+	/* A saturated service time: the target does not know when the
+	 * ACK_PSN packet arrived (it answers an ACK_REQ), no sample. */
+	if (h->type == UET_PDS_TYPE_ACK_CC && a->cc_type == UET_CC_TYPE_NSCC &&
+	    a->cc.nscc.service_time == UINT16_MAX)
+		rtt = 0;
 	if (rtt)
 		pds_ack_rtt_sample(p, c, rtt);
 	hi = a->cack_psn;

@@ -126,6 +126,9 @@ struct pds_target {
 	uint32_t probe_base; /* SACK base the PROBE asked for */
 	uint32_t credit;     /* RCCC: credit granted so far, bytes mod 2^32 */
 	uint16_t probe_opaque; /* echoed in the PROBE reply */
+	bool rx_unknown;     /* ACK_PSN names a packet whose arrival rx_ns
+			      * is not (an ACK_REQ's PSN): service_time
+			      * saturates, which says "no RTT sample" */
 	uint32_t rx_ns;      /* low 32 bits of the ACK_PSN packet's arrival
 			      * (ACK_CC service_time; spans 4.29 s) */
 };

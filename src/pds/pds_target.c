@@ -619,6 +619,7 @@ pds_target_note(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	}
 	c->u.t.ack_psn = psn;
 	c->u.t.rx_ns = (uint32_t)now;
+	c->u.t.rx_unknown = false;
 	pds_target_ack_policy(p, c, flags, m, now);
 }
 
@@ -804,8 +805,14 @@ pds_target_ack_req(struct uet_pds *p, struct pds_pdc *c,
 		p->st.resp_resent++;
 		return;
 	}
-	if (uet_psn_diff(ri->psn, pds_target_cack_report(p, c)) >= INT16_MIN)
+	/* rx_ns is the arrival of the last new packet; naming another PSN,
+	 * whose arrival is not kept, the ACK must not carry a service time
+	 * from it: the sender would take the wrong RTT (UEC 1.0 3.6.13.1). */
+	if (uet_psn_diff(ri->psn, pds_target_cack_report(p, c)) >= INT16_MIN &&
+	    ri->psn != c->u.t.ack_psn) {
 		c->u.t.ack_psn = ri->psn;
+		c->u.t.rx_unknown = true;
+	}
 	pds_target_want_ack(p, c);
 }
 

@@ -186,17 +186,23 @@ pds_target_ooo(const struct pds_target *t)
 /*
  * ACK_CC cc_type NSCC (UEC 1.0 section 3.6.13.9): rcvd_bytes is the
  * cumulative nominal bytes of the PDC's new untrimmed packets, in 256 B
- * units rounded up, modulo 2^24, whatever CC this end runs; the CC adds
- * its receiver state (service_time from the arrival of the ACK_PSN
- * packet to now, penalty, rc) when it keeps one.
+ * units rounded up, modulo 2^24, and service_time runs from the arrival
+ * of the ACK_PSN packet to now, whatever CC this end runs; the CC adds
+ * its receiver state (penalty, rc) when it keeps one. When that arrival
+ * is not known (an ACK_REQ named an older PSN), service_time saturates,
+ * which the sender takes for "no RTT sample" (uet_nscc_rtt_sample()).
  */
 static void
 pds_target_cc_nscc(struct uet_pds *p, struct pds_pdc *c, struct uet_wire_pds_ack *a)
 {
-	uint32_t svc = (uint32_t)p->cc_now - c->u.t.rx_ns;
+	uint64_t svc = c->u.t.rx_unknown ? UINT64_MAX :
+		(uint32_t)((uint32_t)p->cc_now - c->u.t.rx_ns);
+	uint64_t units = svc / UET_NSCC_SERVICE_UNIT_NS;
 
 	if (p->cc->ack_state != NULL)
 		p->cc->ack_state(p->cc_inst, c->cc, svc, &a->cc.nscc);
+	a->cc.nscc.service_time = units > UINT16_MAX ? UINT16_MAX :
+		(uint16_t)units;
 	a->cc.nscc.rcvd_bytes = (uint32_t)(((uint64_t)c->u.t.rcvd_bytes +
 					    255) >> 8) & UET_PDS_U24_MAX;
 	a->cc.nscc.ooo_count = pds_target_ooo(&c->u.t);

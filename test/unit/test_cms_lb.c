@@ -314,6 +314,68 @@ uet_cms_lb_on_loss__reps_freezes_on_cached_evs(void **state)
 	assert_true(uet_cms_lb_frozen(&lb, &c, t1));
 }
 
+/* REPS freezing reuses the last EVs added even when sending consumed
+ * them already (htsim's frozen buffer walks its count, not its fresh
+ * entries): a source that spent every cached EV before its loss does not
+ * explore while frozen; an unmarked reply joins them. A lost packet's
+ * EV is struck out, the others go in turn, but the last one kept is
+ * not struck out (exploring while frozen would reach a failed link). */
+static void
+uet_cms_lb_on_loss__reps_frozen_reuses_consumed_evs(void **state)
+{
+	struct uet_cms_lb_config c = cfg(UET_CMS_LB_REPS);
+	struct uet_cms_lb lb;
+	uint16_t good[4] = { 49170, 49171, 49172, 49173 }, ev;
+	uint32_t i, k, count[4] = { 0 };
+	uint64_t t0 = 5 * RTT;
+
+	(void)state;
+	uet_cms_lb_init(&lb, &c, 12, false);
+	for (i = 0; i < 3; i++)
+		uet_cms_lb_on_ack(&lb, &c, good[i], false, t0);
+	for (i = 0; i < 3; i++) /* consumed in order */
+		assert_int_equal(uet_cms_lb_next_ev(&lb, &c, t0, false),
+				 good[i]);
+	assert_int_equal(uet_cms_lb_cached(&lb), 0);
+	/* a loss on an explored EV freezes on the three consumed ones */
+	uet_cms_lb_on_loss(&lb, &c, 49300, t0);
+	assert_true(uet_cms_lb_frozen(&lb, &c, t0));
+	for (i = 0; i < 30; i++) {
+		ev = uet_cms_lb_next_ev(&lb, &c, t0 + i, false);
+		for (k = 0; k < 3 && ev != good[k]; k++)
+			;
+		assert_true(k < 3);
+		count[k]++;
+	}
+	for (k = 0; k < 3; k++)
+		assert_int_equal(count[k], 10);
+	/* frozen, an unmarked reply joins the EVs in turn */
+	uet_cms_lb_on_ack(&lb, &c, good[3], false, t0 + 100);
+	memset(count, 0, sizeof(count));
+	for (i = 0; i < 40; i++) {
+		ev = uet_cms_lb_next_ev(&lb, &c, t0 + 100 + i, false);
+		for (k = 0; k < 4 && ev != good[k]; k++)
+			;
+		assert_true(k < 4);
+		count[k]++;
+	}
+	for (k = 0; k < 4; k++)
+		assert_int_equal(count[k], 10);
+	/* 49171 lost: the other three in turn */
+	uet_cms_lb_on_loss(&lb, &c, good[1], t0 + 200);
+	for (i = 0; i < 30; i++) {
+		ev = uet_cms_lb_next_ev(&lb, &c, t0 + 200 + i, false);
+		assert_true(ev != good[1]);
+	}
+	/* the last EV kept is not struck out: frozen, it goes on alone
+	 * rather than exploring */
+	for (i = 0; i < 4; i++)
+		uet_cms_lb_on_loss(&lb, &c, good[i], t0 + 300);
+	for (i = 0; i < 20; i++)
+		assert_int_equal(uet_cms_lb_next_ev(&lb, &c, t0 + 300 + i,
+						    false), good[3]);
+}
+
 /* Single path: one EV; a loss or a path trim asks for a change, which
  * happens when idle or once single_hold_rtts have passed; marks and
  * last-hop trims do not move it. */
@@ -413,6 +475,8 @@ main(void)
 		cmocka_unit_test(reps_ticks__never_shorter_than_asked),
 		cmocka_unit_test(uet_cms_lb_on_nack__reps_trim_kinds),
 		cmocka_unit_test(uet_cms_lb_on_loss__reps_freezes_on_cached_evs),
+		cmocka_unit_test(
+			uet_cms_lb_on_loss__reps_frozen_reuses_consumed_evs),
 		cmocka_unit_test(uet_cms_lb_next_ev__single_path_changes_rarely),
 		cmocka_unit_test(single_next__hold_never_shorter),
 		cmocka_unit_test(uet_cms_lb_init__ordered_is_single_path),

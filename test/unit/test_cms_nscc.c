@@ -790,6 +790,22 @@ uet_nscc_on_ack__service_time_over_rtt_keeps_base_rtt(void **state)
 	assert_int_equal(n.cwnd, 100000);
 }
 
+/* A saturated service time (0xFFFF: 8.4 ms or more, or a receiver that
+ * does not know when the ACK_PSN packet arrived) is no time: no sample,
+ * even when the packet was sent longer ago than 8.4 ms. */
+static void
+uet_nscc_rtt_sample__saturated_service_time_no_sample(void **state)
+{
+	uint64_t sent = 1000, now = sent + 20000000;
+
+	(void)state;
+	assert_int_equal(uet_nscc_rtt_sample(sent, 1, false, 0xFFFF, now), 0);
+	assert_int_equal(uet_nscc_rtt_sample(sent, 2, true, 0xFFFF, now), 0);
+	/* one unit less is a time */
+	assert_int_equal(uet_nscc_rtt_sample(sent, 1, false, 0xFFFE, now),
+			 now - sent - 0xFFFEull * UET_NSCC_SERVICE_UNIT_NS);
+}
+
 /* A smaller RTT lowers base_rtt and max_wnd = 1.5 x rate x base_rtt
  * (10 B/ns x 8 us x 1.5 = 120 000), clamping cwnd. */
 static void
@@ -1192,6 +1208,8 @@ main(void)
 		cmocka_unit_test(uet_nscc_on_nack_rtt__lowers_base_rtt_only),
 		cmocka_unit_test(
 			uet_nscc_on_ack__service_time_over_rtt_keeps_base_rtt),
+		cmocka_unit_test(
+			uet_nscc_rtt_sample__saturated_service_time_no_sample),
 		cmocka_unit_test(uet_nscc_probe__after_first_feedback),
 		cmocka_unit_test(uet_nscc_rcvd_delta__wraps_and_ignores_old),
 		cmocka_unit_test(

@@ -319,6 +319,90 @@ pds_target_ack__rcvd_bytes_cumulative_whatever_the_cc(void **state)
 	assert_int_equal(rec.acks, 3);
 }
 
+/* An ACK_REQ CP naming @p psn of the PDC that @p req opened and @p ack
+ * answered (UEC 1.0 PDS control packets). */
+static struct uet_pds_tx
+ack_req_cp(const struct uet_pds_tx *req, const struct uet_pds_tx *ack,
+	   uint32_t psn)
+{
+	struct uet_pds_tx cp;
+
+	memset(&cp, 0, sizeof(cp));
+	cp.kind = UET_PDS_TX_CTL;
+	cp.ev = req->ev;
+	cp.hdr.type = UET_PDS_TYPE_CP;
+	cp.hdr.next_hdr = UET_PDS_CTL_ACK_REQ;
+	cp.hdr.flags = UET_PDS_F_AR;
+	cp.hdr.u.cp.psn = psn;
+	cp.hdr.u.cp.spdcid = req->hdr.u.req.spdcid;
+	cp.hdr.u.cp.dpdcid = ack->hdr.u.ack.spdcid;
+	return cp;
+}
+
+/*
+ * The answer to an ACK_REQ names the PSN asked about (ACK_PSN), whose
+ * arrival the target does not keep when a later packet came since: its
+ * service time saturates and the sender takes no RTT sample. It used the
+ * last new packet's arrival: here packet 0 arrived 1 us after it left,
+ * 1 and 2 arrived 199 us later, and the ACK_REQ for 0 50 us after that
+ * gave 0 an RTT of 200 us. Asked about 2, the packet whose arrival it
+ * keeps, the target gives its service time and the sender a sample.
+ */
+static void
+pds_target_ack_req__older_psn_no_rtt_sample(void **state)
+{
+	struct uet_pds_tx t[4], ack, cp;
+	int k;
+
+	(void)state;
+	W.now = 1000;
+	for (k = 0; k < 4; k++)
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD,
+						 (uint64_t)k, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, t, 4), 4);
+	W.now = 2000;
+	fakewire_inject(&W, 1, &t[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	W.now = 200000;
+	for (k = 1; k < 3; k++) {
+		fakewire_inject(&W, 1, &t[k], false, false);
+		assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC,
+					       &ack));
+	}
+	/* the ACKs were lost: 0 to 3 are in flight at the sender */
+	W.now = 250000;
+	cp = ack_req_cp(&t[0], &ack, t[0].hdr.u.req.psn);
+	fakewire_inject(&W, 1, &cp, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	assert_int_equal(uet_wire_pds_ack_psn(&ack.hdr.u.ack),
+			 t[0].hdr.u.req.psn);
+	assert_int_equal(ack.hdr.u.ack.cc_type, UET_CC_TYPE_NSCC);
+	assert_int_equal(ack.hdr.u.ack.cc.nscc.service_time, 0xFFFF);
+	W.now = 251000;
+	fakewire_inject(&W, 0, &ack, false, false);
+	assert_int_equal(rec.acks, 1);
+	assert_int_equal(rec.last_rtt, 0);
+	assert_int_equal(fakewire_st(0)->rtt_samples, 0);
+
+	/* 3 arrives; asked about 3, the ACK times it from its arrival */
+	fakewire_inject(&W, 1, &t[3], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	W.now = 251000 + 10 * UET_NSCC_SERVICE_UNIT_NS;
+	cp = ack_req_cp(&t[0], &ack, t[3].hdr.u.req.psn);
+	fakewire_inject(&W, 1, &cp, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	assert_int_equal(uet_wire_pds_ack_psn(&ack.hdr.u.ack),
+			 t[3].hdr.u.req.psn);
+	assert_int_equal(ack.hdr.u.ack.cc.nscc.service_time, 10);
+	W.now += 500;
+	fakewire_inject(&W, 0, &ack, false, false);
+	assert_int_equal(rec.acks, 2);
+	/* sent at 1000, arrived at 251000, answered 1280 ns later and back
+	 * 500 ns after that: 250 000 + 500 ns of network */
+	assert_int_equal(rec.last_rtt, 250500);
+	assert_int_equal(fakewire_st(0)->rtt_samples, 1);
+}
+
 /*
  * The 1 %-loss stall: resends marked (here by trims) wait behind a CC
  * gate that packets in flight hold shut, their ACKs never coming. The
@@ -950,6 +1034,8 @@ main(void)
 			setup_rec),
 		FW_TEST(pds_initiator_rto__on_loss_gets_lost_bytes, setup_rec),
 		FW_TEST(pds_target_ack__rcvd_bytes_cumulative_whatever_the_cc,
+			setup_rec_ack_cc),
+		FW_TEST(pds_target_ack_req__older_psn_no_rtt_sample,
 			setup_rec_ack_cc),
 		FW_TEST(pds_initiator_rto__unblocks_resends_behind_a_shut_gate,
 			setup_rec),

@@ -90,7 +90,9 @@ struct uet_cms_reps {
 	uint8_t pos;       /**< head (bits 0-2), count (3-6), frozen (7) */
 	uint8_t exploring; /**< fresh EVs still to explore after a freeze */
 	uint8_t freeze_at; /**< tick the freezing started */
-	uint8_t pad8;
+	uint8_t kept;      /**< the last EVs added, consumed or not, which
+			    *   freezing reuses: count (bits 0-3), cursor
+			    *   (bits 4-6) */
 };
 /* Ticks: max(base_rtt / 8, freeze_ns / 120), so that an 8-bit difference
  * covers the freeze. */

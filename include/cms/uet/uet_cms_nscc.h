@@ -167,7 +167,8 @@ uet_nscc_nominal(uint32_t udp_len)
  *   The ACK_CC service_time, 128 ns units.
  * @return
  *   The RTT in ns, or 0 when there is no valid sample (also when the
- *   service time is at least the time measured).
+ *   service time is at least the time measured, or saturated: 0xFFFF
+ *   says the receiver does not know it).
  */
 uint64_t uet_nscc_rtt_sample(uint64_t tx_time, uint32_t tx_count,
 			     bool ack_retx, uint16_t service_units,
