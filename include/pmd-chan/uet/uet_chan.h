@@ -8,7 +8,7 @@
  * libfabric provider) and the engine lcore that serves an endpoint.
  *
  * One channel per endpoint holds three rte_rings of fixed-size entries
- * (copied by value, rte_ring "elem" API):
+ * (copied by value: uet_chan_ring_put() / uet_chan_ring_get() below):
  *  - SQ, submission: struct uet_chan_sqe, application -> engine;
  *  - RQ, receive posts: struct uet_chan_rqe, application -> engine;
  *  - CQ, completions: struct uet_chan_cqe, engine -> application.
