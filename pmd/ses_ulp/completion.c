@@ -22,16 +22,61 @@
 /* completions                                                         */
 /* ------------------------------------------------------------------ */
 
-static void
-pend_add(struct ses_ulp_ctx *c, struct uet_chan *chan,
-	 const struct uet_chan_cqe *e)
+/* The pending queue's next entry for @p chan, to be filled. */
+static struct uet_chan_cqe *
+pend_slot(struct ses_ulp_ctx *c, struct uet_chan *chan)
 {
 	struct ses_ulp_pend *p = &c->pend[c->pend_tail++ & c->pend_mask];
 
 	p->chan = chan;
-	p->cqe = *e;
 	if (chan != NULL)
 		chan->cq_pending++;
+	return &p->cqe;
+}
+
+static void
+pend_add(struct ses_ulp_ctx *c, struct uet_chan *chan,
+	 const struct uet_chan_cqe *e)
+{
+	*pend_slot(c, chan) = *e;
+}
+
+/* Publish the CQEs written in place into the open CQ burst. */
+static void
+cq_close(struct ses_ulp_ctx *c)
+{
+	if (c->cq_chan == NULL)
+		return;
+	uet_chan_cq_commit(c->cq_chan, c->cq_used);
+	SES_ULP_ADD(c->st.cqe, c->cq_used);
+	c->cq_chan = NULL;
+}
+
+/*
+ * Where the next CQE of @p chan is written: in place in its CQ, in a
+ * burst reserved once (one ring operation for the completions of a
+ * poll that go to one channel), or, when its CQ is full or CQEs of it
+ * already wait, at the end of the pending queue (in order per channel).
+ * The caller fills every field. The pending queue has room (the caller
+ * polls no more SES completions than it has).
+ */
+static struct uet_chan_cqe *
+cqe_slot(struct ses_ulp_ctx *c, struct uet_chan *chan)
+{
+	if (chan == c->cq_chan && c->cq_used < c->cq_n)
+		return c->cq_e[c->cq_used++];
+	if (chan->cq_pending == 0) {
+		cq_close(c);
+		c->cq_n = uet_chan_cq_reserve(chan, c->cq_e, SES_ULP_CQ_BURST);
+		if (c->cq_n != 0) {
+			c->cq_chan = chan;
+			c->cq_used = 1;
+			return c->cq_e[0];
+		}
+		SES_ULP_INC(c->st.cq_wait);
+	}
+	cq_close(c);
+	return pend_slot(c, chan);
 }
 
 static bool
@@ -102,6 +147,7 @@ ses_ulp_complete_local(struct ses_ulp_ctx *c, uint32_t slot, int status,
 	ses_ulp_op_put(c, slot);
 }
 
+/* Every field of @p e but context and op (@p e may be a ring slot). */
 static void
 cqe_from_ses(struct uet_chan_cqe *e, const struct uet_ses_cqe *s)
 {
@@ -179,7 +225,7 @@ remote_chan(const struct ses_ulp_ctx *c, uint16_t pid)
 static void
 complete_ses(struct ses_ulp_ctx *c, const struct uet_ses_cqe *s, uint64_t now)
 {
-	struct uet_chan_cqe e;
+	struct uet_chan_cqe *e;
 	struct ses_ulp_op *o;
 	bool last;
 
@@ -202,10 +248,10 @@ complete_ses(struct ses_ulp_ctx *c, const struct uet_ses_cqe *s, uint64_t now)
 			SES_ULP_INC(c->st.cq_overrun);
 			return;
 		}
-		cqe_from_ses(&e, s);
-		e.context = 0;
-		e.op = s->op;
-		pend_add(c, ch, &e);
+		e = cqe_slot(c, ch);
+		cqe_from_ses(e, s);
+		e->context = 0;
+		e->op = s->op;
 		return;
 	}
 	if (unlikely(s->context > c->nb_ops)) {
@@ -225,10 +271,10 @@ complete_ses(struct ses_ulp_ctx *c, const struct uet_ses_cqe *s, uint64_t now)
 	    s->prov_errno == UET_RC_BAD_MKEY)
 		key_bad(c, o->chan, now);
 	if (o->chan != NULL && (s->status != 0 || o->want || o->rx)) {
-		cqe_from_ses(&e, s);
-		e.context = o->ctx;
-		e.op = o->op;
-		pend_add(c, o->chan, &e);
+		e = cqe_slot(c, o->chan);
+		cqe_from_ses(e, s);
+		e->context = o->ctx;
+		e->op = o->op;
 	}
 	if (last)
 		ses_ulp_op_put(c, (uint32_t)(s->context - 1));
@@ -252,5 +298,6 @@ ses_ulp_completions(struct ses_ulp_ctx *c, uint64_t now)
 		if (n < room)
 			break;
 	}
+	cq_close(c);
 	return work + ses_ulp_pend_flush(c);
 }

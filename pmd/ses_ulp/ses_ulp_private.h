@@ -211,6 +211,12 @@ struct ses_ulp_ctx {
 	struct ses_ulp_ctl_msg *held[SES_ULP_CTL_BURST];
 	struct ses_ulp_chan chans[UET_ENGINE_CHANS_MAX];
 	struct uet_ses_cqe scq[SES_ULP_CQ_BURST];
+	/* the CQ burst open during ses_ulp_completions(): cq_used of the
+	 * cq_n slots of cq_chan's CQ written in place */
+	struct uet_chan *cq_chan;
+	unsigned int cq_n;
+	unsigned int cq_used;
+	struct uet_chan_cqe *cq_e[SES_ULP_CQ_BURST];
 	/* a shared channel's burst, copied out of its ring (uet_chan_sq_peek) */
 	struct uet_chan_sqe sq_tmp[SES_ULP_CHAN_BUDGET];
 	struct uet_chan_rqe rq_tmp[SES_ULP_CHAN_BUDGET];

@@ -26,7 +26,11 @@ struct mr_hash {
 	uint64_t *keys;
 	uint32_t *vals;
 	uint32_t mask; /* capacity - 1, capacity a power of two */
-	uint32_t gen;  /* bumped by every put and del (mr_ri_memo) */
+	/* bumped by every put and del (mr_ri_memo): 64 bits, so that no
+	 * sequence of changes brings an old value back while a memo made
+	 * at it is still held (a 32-bit one would after 2^32 registrations
+	 * and deregistrations, which a service client can issue) */
+	uint64_t gen;
 };
 
 /*
@@ -37,7 +41,7 @@ struct mr_hash {
  */
 struct mr_ri_memo {
 	uint64_t req;  /* job | pid << 32 | ri << 48 */
-	uint32_t gen;  /* mr_hash.gen it was made at */
+	uint64_t gen;  /* mr_hash.gen it was made at */
 	int32_t ri;    /* the RI slot; -1: no memo */
 	bool relative;
 };

@@ -328,6 +328,104 @@ uet_chan_cq_reserve_shared__partial_commit(void **state)
 	reserve_commit(*state, true);
 }
 
+/* Entries that tell where they came from: every byte depends on @p v. */
+static void
+sqe_mark(struct uet_chan_sqe *q, uint64_t v)
+{
+	uint8_t *b = (uint8_t *)q;
+
+	for (size_t i = 0; i < sizeof(*q); i++)
+		b[i] = (uint8_t)(v * 131 + i);
+}
+
+static bool
+sqe_is(const struct uet_chan_sqe *q, uint64_t v)
+{
+	struct uet_chan_sqe w;
+
+	sqe_mark(&w, v);
+	return memcmp(&w, q, sizeof(w)) == 0;
+}
+
+/*
+ * Entries copied in and out of the rings whole and in order, bursts
+ * wrapping at the end of the ring (one part at the end, the rest at the
+ * start), on rings with one producer and one consumer (written in
+ * place) and on the multi-producer SQ and multi-consumer CQ of
+ * @p flags (the rte_ring elem API).
+ */
+static void
+copy_round_trip(unsigned int flags)
+{
+	size_t off[3], len = uet_chan_mem_size(SQ, RQ, CQ, off);
+	uint8_t *mem = aligned_alloc(64, len);
+	struct uet_chan c;
+	struct uet_chan_sqe in[SQ], out[SQ];
+	struct uet_chan_cqe ce[CQ], cg[CQ];
+	uint64_t next_in = 0, next_out = 0;
+
+	assert_non_null(mem);
+	assert_int_equal(uet_chan_init_mem(&c, "w", mem, len, SQ, RQ, CQ,
+					   flags), 0);
+	/* 3 at a time through a ring of 8 (7 usable): every offset of the
+	 * ring is a burst's first entry, some bursts wrap */
+	for (unsigned int round = 0; round < 3 * SQ; round++) {
+		unsigned int n, k = (round % 2) ? 3 : 1;
+
+		for (unsigned int i = 0; i < k; i++)
+			sqe_mark(&in[i], next_in + i);
+		n = k == 1 ? (uet_chan_sq_post(&c, in) == 0) :
+			     uet_chan_sq_post_burst(&c, in, k);
+		assert_int_equal(n, k);
+		next_in += n;
+		n = uet_chan_sq_take(&c, out, SQ);
+		assert_int_equal(n, k);
+		for (unsigned int i = 0; i < n; i++)
+			assert_true(sqe_is(&out[i], next_out++));
+	}
+	/* a full ring refuses, whole */
+	for (unsigned int i = 0; i < SQ; i++)
+		sqe_mark(&in[i], next_in + i);
+	assert_int_equal(uet_chan_sq_post_burst(&c, in, SQ), SQ - 1);
+	assert_int_equal(uet_chan_sq_post(&c, in), -EAGAIN);
+	assert_int_equal(uet_chan_sq_take(&c, out, SQ), SQ - 1);
+	assert_true(sqe_is(&out[SQ - 2], next_in + SQ - 2));
+	/* CQ: pushed one by one, polled in bursts of 5 that wrap */
+	memset(ce, 0, sizeof(ce));
+	for (uint64_t v = 0, got = 0; got < 4 * CQ;) {
+		unsigned int n;
+
+		while (v < got + 5) {
+			ce[0].context = v;
+			ce[0].len = ~v;
+			assert_int_equal(uet_chan_cq_push(&c, ce), 0);
+			v++;
+		}
+		n = uet_chan_cq_poll(&c, cg, 5);
+		assert_int_equal(n, 5);
+		for (unsigned int i = 0; i < n; i++, got++) {
+			assert_int_equal(cg[i].context, got);
+			assert_int_equal(cg[i].len, ~got);
+		}
+	}
+	assert_int_equal(uet_chan_cq_poll(&c, cg, CQ), 0);
+	free(mem);
+}
+
+static void
+uet_chan_sq_post__copies_whole_entries(void **state)
+{
+	(void)state;
+	copy_round_trip(0);
+}
+
+static void
+uet_chan_sq_post__mp_mc_rings(void **state)
+{
+	(void)state;
+	copy_round_trip(UET_CHAN_MP_SUBMIT | UET_CHAN_MC_COMPLETE);
+}
+
 /* the in-place API of a shared channel under a hostile client: never
  * more than one ring, never a slot outside it */
 static void
@@ -386,6 +484,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			uet_chan_sq_peek_shared__hostile_header, setup,
 			teardown),
+		cmocka_unit_test(uet_chan_sq_post__copies_whole_entries),
+		cmocka_unit_test(uet_chan_sq_post__mp_mc_rings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -711,6 +711,70 @@ resolve__memo_follows_the_tables(void **state)
 	EXPECT_RC(r, UET_RC_BAD_INDEX);
 }
 
+/*
+ * The remembered RI resolution never outlives a change that reuses what
+ * it points at: a region closed and registered again (its entry slot
+ * reused, a new key and generation), and an RI table deleted, its slot
+ * taken by another table and the table re-created in another slot. The
+ * same request is resolved while warm before and after each change.
+ */
+static void
+resolve__memo_after_slot_reuse(void **state)
+{
+	struct uet_ses_resolve_req r = good_req();
+	struct uet_ses_mr_attr ma = {
+		.length = REGION_LEN, .base = (uintptr_t)fx.mem,
+		.access = UET_SES_MR_REMOTE_WRITE, .idempotent = true,
+	};
+	struct uet_ses_ri_attr ra = {
+		.relative = true, .job_id = JOB, .pid_on_fep = PID,
+		.resource_index = RI_IDX + 3, .type = UET_SES_RI_RMA,
+	};
+	struct uet_ses_resolved out;
+	uint64_t old = fx.key, k2, k3;
+	int64_t slot = uet_ses_mr_index(fx.t, fx.key);
+	int other, ri2;
+
+	(void)state;
+	EXPECT_RC(r, UET_RC_OK);
+	EXPECT_RC(r, UET_RC_OK); /* from the memo */
+	/* close + register again: the entry slot is reused */
+	assert_int_equal(uet_ses_mr_dereg(fx.t, old), 0);
+	ma.ri = fx.ri;
+	assert_int_equal(uet_ses_mr_reg(fx.t, &ma, &k2), 0);
+	assert_int_equal(uet_ses_mr_index(fx.t, k2), slot);
+	assert_true(k2 != old);
+	EXPECT_RC(r, UET_RC_BAD_MKEY); /* the old key, its generation */
+	r.mkey = k2;
+	r.ri_generation = uet_ses_mr_lookup(fx.t, k2)->generation;
+	EXPECT_RC(r, UET_RC_OK);
+	/* the RI table goes, another takes its slot, it comes back
+	 * elsewhere: the request reaches the new table, never the slot */
+	assert_int_equal(uet_ses_mr_dereg(fx.t, k2), 0);
+	assert_int_equal(uet_ses_mr_dereg(fx.t, fx.key_w), 0);
+	assert_int_equal(uet_ses_ri_del(fx.t, fx.ri), 0);
+	EXPECT_RC(r, UET_RC_BAD_INDEX);
+	other = uet_ses_ri_add(fx.t, &ra);
+	assert_int_equal(other, fx.ri);
+	ma.ri = other;
+	assert_int_equal(uet_ses_mr_reg(fx.t, &ma, &k3), 0);
+	ra.resource_index = RI_IDX;
+	ri2 = uet_ses_ri_add(fx.t, &ra);
+	assert_true(ri2 >= 0 && ri2 != fx.ri);
+	/* another table's live key through this table's address: a memo
+	 * still naming the old slot would accept it */
+	r.mkey = k3;
+	r.ri_generation = uet_ses_mr_lookup(fx.t, k3)->generation;
+	EXPECT_RC(r, UET_RC_BAD_MKEY);
+	ma.ri = ri2;
+	assert_int_equal(uet_ses_mr_reg(fx.t, &ma, &k2), 0);
+	r.mkey = k2;
+	r.ri_generation = uet_ses_mr_lookup(fx.t, k2)->generation;
+	assert_int_equal(uet_ses_resolve(fx.t, &r, &out), UET_RC_OK);
+	assert_int_equal(out.ri, ri2);
+	fx.key = fx.key_w = 0; /* gone: teardown frees the table */
+}
+
 /* generation_zero: the re-created MSG table answers generation 0 again */
 static void
 ri_add__generation_zero(void **state)
@@ -936,6 +1000,7 @@ main(void)
 		T(resolve__msg_table_generation),
 		T(ri_add__generation_zero),
 		T(resolve__memo_follows_the_tables),
+		T(resolve__memo_after_slot_reuse),
 		T(resolve__bad_addr_and_too_long),
 		T(resolve__never_outside_region),
 		T(resolve__optimized_key),

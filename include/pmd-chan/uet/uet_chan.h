@@ -8,7 +8,7 @@
  * libfabric provider) and the engine lcore that serves an endpoint.
  *
  * One channel per endpoint holds three rte_rings of fixed-size entries
- * (copied by value, rte_ring "elem" API):
+ * (copied by value: uet_chan_ring_put() / uet_chan_ring_get() below):
  *  - SQ, submission: struct uet_chan_sqe, application -> engine;
  *  - RQ, receive posts: struct uet_chan_rqe, application -> engine;
  *  - CQ, completions: struct uet_chan_cqe, engine -> application.
@@ -30,9 +30,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_atomic.h>
 #include <rte_branch_prediction.h>
+#include <rte_common.h>
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 #include <rte_ring_peek_zc.h>
@@ -391,6 +393,95 @@ uet_chan_notify(struct uet_chan *c)
 		uet_chan_wake(c);
 }
 
+/*
+ * Entries copied into and out of a ring. rte_ring's elem API moves an
+ * entry four bytes at a time (a 128-byte SQE is 32 loads and 32 stores
+ * in a loop); a ring with one producer (or one consumer) is written (or
+ * read) in place instead (rte_ring_peek_zc.h), one memcpy per contiguous
+ * part, which the compiler turns into a few vector moves for one entry.
+ * A multi-producer or multi-consumer ring (UET_CHAN_MP_SUBMIT,
+ * UET_CHAN_MC_COMPLETE) has no in-place API and keeps the elem API.
+ */
+
+/* Copy between @p e and a burst of @p zcd (@p n entries, may wrap). */
+static inline void
+uet_chan_zc_copy(const struct rte_ring_zc_data *zcd, void *e, size_t esize,
+		 unsigned int n, bool to_ring)
+{
+	unsigned int n1 = RTE_MIN(n, zcd->n1);
+	uint8_t *p = (uint8_t *)e;
+
+	if (to_ring) {
+		memcpy(zcd->ptr1, p, (size_t)n1 * esize);
+		if (n > n1)
+			memcpy(zcd->ptr2, p + (size_t)n1 * esize,
+			       (size_t)(n - n1) * esize);
+	} else {
+		memcpy(p, zcd->ptr1, (size_t)n1 * esize);
+		if (n > n1)
+			memcpy(p + (size_t)n1 * esize, zcd->ptr2,
+			       (size_t)(n - n1) * esize);
+	}
+}
+
+/* One entry into @p r. @return 0, or -EAGAIN (full). */
+static inline int
+uet_chan_ring_put1(struct rte_ring *r, const void *e, size_t esize)
+{
+	struct rte_ring_zc_data zcd;
+
+	if (r->prod.sync_type != RTE_RING_SYNC_ST)
+		/* the elem API takes a non-const table; it only reads it */
+		return rte_ring_enqueue_elem(r, (void *)(uintptr_t)e,
+					     (unsigned int)esize) == 0 ?
+		       0 : -EAGAIN;
+	if (rte_ring_enqueue_zc_bulk_elem_start(r, (unsigned int)esize, 1,
+						&zcd, NULL) == 0)
+		return -EAGAIN;
+	/* one entry never wraps: all of it is at ptr1 */
+	memcpy(zcd.ptr1, e, esize);
+	rte_ring_enqueue_zc_elem_finish(r, 1);
+	return 0;
+}
+
+/* Up to @p n entries into @p r, in order. @return the number put. */
+static inline unsigned int
+uet_chan_ring_put(struct rte_ring *r, const void *e, size_t esize,
+		  unsigned int n)
+{
+	struct rte_ring_zc_data zcd;
+
+	if (r->prod.sync_type != RTE_RING_SYNC_ST)
+		return rte_ring_enqueue_burst_elem(r, (void *)(uintptr_t)e,
+						   (unsigned int)esize, n,
+						   NULL);
+	n = rte_ring_enqueue_zc_burst_elem_start(r, (unsigned int)esize, n,
+						 &zcd, NULL);
+	if (n == 0)
+		return 0;
+	uet_chan_zc_copy(&zcd, (void *)(uintptr_t)e, esize, n, true);
+	rte_ring_enqueue_zc_elem_finish(r, n);
+	return n;
+}
+
+/* Up to @p n entries out of @p r, in order. @return the number taken. */
+static inline unsigned int
+uet_chan_ring_get(struct rte_ring *r, void *e, size_t esize, unsigned int n)
+{
+	struct rte_ring_zc_data zcd;
+
+	if (r->cons.sync_type != RTE_RING_SYNC_ST)
+		return rte_ring_dequeue_burst_elem(r, e, (unsigned int)esize,
+						   n, NULL);
+	n = rte_ring_dequeue_zc_burst_elem_start(r, (unsigned int)esize, n,
+						 &zcd, NULL);
+	if (n == 0)
+		return 0;
+	uet_chan_zc_copy(&zcd, e, esize, n, false);
+	rte_ring_dequeue_zc_elem_finish(r, n);
+	return n;
+}
+
 /**
  * Post one submission (and wake a sleeping lcore, uet_chan_notify()).
  * @return 0, or -EAGAIN (SQ full: drain the CQ and retry).
@@ -398,9 +489,7 @@ uet_chan_notify(struct uet_chan *c)
 static inline int
 uet_chan_sq_post(struct uet_chan *c, const struct uet_chan_sqe *e)
 {
-	/* the elem API takes a non-const table; it only reads it */
-	if (rte_ring_enqueue_elem(c->sq, (void *)(uintptr_t)e,
-				  sizeof(*e)) != 0)
+	if (uet_chan_ring_put1(c->sq, e, sizeof(*e)) != 0)
 		return -EAGAIN;
 	uet_chan_notify(c);
 	return 0;
@@ -413,9 +502,7 @@ uet_chan_sq_post(struct uet_chan *c, const struct uet_chan_sqe *e)
 static inline int
 uet_chan_rq_post(struct uet_chan *c, const struct uet_chan_rqe *e)
 {
-	/* the elem API takes a non-const table; it only reads it */
-	if (rte_ring_enqueue_elem(c->rq, (void *)(uintptr_t)e,
-				  sizeof(*e)) != 0)
+	if (uet_chan_ring_put1(c->rq, e, sizeof(*e)) != 0)
 		return -EAGAIN;
 	uet_chan_notify(c);
 	return 0;
@@ -430,9 +517,7 @@ static inline unsigned int
 uet_chan_sq_post_burst(struct uet_chan *c, const struct uet_chan_sqe *e,
 		       unsigned int n)
 {
-	/* the elem API takes a non-const table; it only reads it */
-	n = rte_ring_enqueue_burst_elem(c->sq, (void *)(uintptr_t)e,
-					sizeof(*e), n, NULL);
+	n = uet_chan_ring_put(c->sq, e, sizeof(*e), n);
 	if (n != 0)
 		uet_chan_notify(c);
 	return n;
@@ -446,9 +531,7 @@ static inline unsigned int
 uet_chan_rq_post_burst(struct uet_chan *c, const struct uet_chan_rqe *e,
 		       unsigned int n)
 {
-	/* the elem API takes a non-const table; it only reads it */
-	n = rte_ring_enqueue_burst_elem(c->rq, (void *)(uintptr_t)e,
-					sizeof(*e), n, NULL);
+	n = uet_chan_ring_put(c->rq, e, sizeof(*e), n);
 	if (n != 0)
 		uet_chan_notify(c);
 	return n;
@@ -461,7 +544,7 @@ uet_chan_rq_post_burst(struct uet_chan *c, const struct uet_chan_rqe *e,
 static inline unsigned int
 uet_chan_cq_poll(struct uet_chan *c, struct uet_chan_cqe *e, unsigned int n)
 {
-	return rte_ring_dequeue_burst_elem(c->cq, e, sizeof(*e), n, NULL);
+	return uet_chan_ring_get(c->cq, e, sizeof(*e), n);
 }
 
 /** Engine side: take up to @p n submissions. @return count taken. */
@@ -470,7 +553,7 @@ uet_chan_sq_take(struct uet_chan *c, struct uet_chan_sqe *e, unsigned int n)
 {
 	if (unlikely(c->flags & UET_CHAN_SHARED))
 		return uet_chan_sq_take_shared(c, e, n);
-	return rte_ring_dequeue_burst_elem(c->sq, e, sizeof(*e), n, NULL);
+	return uet_chan_ring_get(c->sq, e, sizeof(*e), n);
 }
 
 /** Engine side: take up to @p n receive posts. @return count taken. */
@@ -479,7 +562,7 @@ uet_chan_rq_take(struct uet_chan *c, struct uet_chan_rqe *e, unsigned int n)
 {
 	if (unlikely(c->flags & UET_CHAN_SHARED))
 		return uet_chan_rq_take_shared(c, e, n);
-	return rte_ring_dequeue_burst_elem(c->rq, e, sizeof(*e), n, NULL);
+	return uet_chan_ring_get(c->rq, e, sizeof(*e), n);
 }
 
 /**
@@ -491,9 +574,7 @@ uet_chan_cq_push(struct uet_chan *c, const struct uet_chan_cqe *e)
 {
 	if (unlikely(c->flags & UET_CHAN_SHARED))
 		return uet_chan_cq_push_shared(c, e);
-	/* the elem API takes a non-const table; it only reads it */
-	return rte_ring_enqueue_elem(c->cq, (void *)(uintptr_t)e,
-				     sizeof(*e)) == 0 ? 0 : -EAGAIN;
+	return uet_chan_ring_put1(c->cq, e, sizeof(*e));
 }
 
 /** Free CQ slots (engine side: complete only when there is room). */
