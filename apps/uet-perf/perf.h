@@ -760,6 +760,7 @@ perf_window_unit(const struct perf_report *r)
 
 struct perf_ctl {
 	int fd;
+	bool skip;               /* dropping an over-long line to its end */
 	size_t len;
 	char buf[4 * PERF_CTL_LINE];
 };
