@@ -11,6 +11,10 @@
 # each row. The machine (CPU model, CPUs, load average before and after)
 # and the build's type are printed with the numbers. A benchmark, not a
 # test: it asserts only that every run completed and verified.
+# BEFORE=<other build dir> runs every row with that build too, right
+# before the same row of this one ("name [before]"): two versions
+# compared run for run under the same load. ONLY=<regex> keeps the rows
+# whose name matches (e.g. ONLY='msgrate').
 #
 # usage: scripts/bench-perf.sh [build dir] [repetitions]
 #   (default build/release, 3)
@@ -18,11 +22,17 @@ set -u
 
 BUILD=${1:-build/release}
 REPS=${2:-3}
-PERF=$BUILD/apps/uet-perf/uet-perf
-if ! [ -x "$PERF" ]; then
-	echo "bench-perf: no $PERF (build with -Dapps=enabled)" >&2
-	exit 1
-fi
+BEFORE=${BEFORE:-}
+ONLY=${ONLY:-}
+BUILDS=("$BUILD")
+[ -n "$BEFORE" ] && BUILDS=("$BEFORE" "$BUILD")
+for b in "${BUILDS[@]}"; do
+	if ! [ -x "$b/apps/uet-perf/uet-perf" ]; then
+		echo "bench-perf: no $b/apps/uet-perf/uet-perf (build with" \
+		     "-Dapps=enabled)" >&2
+		exit 1
+	fi
+done
 TMP=$(mktemp -d /tmp/uet-bench.XXXXXX) || exit 1
 trap 'rm -rf "$TMP"' EXIT
 
@@ -40,11 +50,14 @@ RUNS=(
 	"ses bw 64 KiB send|--ulp ses --mode bw --op send"
 )
 
-buildtype=$(python3 -c 'import json, sys
+for b in "${BUILDS[@]}"; do
+	buildtype=$(python3 -c 'import json, sys
 for o in json.load(open(sys.argv[1])):
     if o["name"] == "buildtype": print(o["value"])' \
-	"$BUILD/meson-info/intro-buildoptions.json" 2>/dev/null)
-echo "# bench-perf: $PERF (buildtype ${buildtype:-unknown}), $REPS repetitions"
+		"$b/meson-info/intro-buildoptions.json" 2>/dev/null)
+	echo "# bench-perf: $b/apps/uet-perf/uet-perf (buildtype" \
+	     "${buildtype:-unknown}), $REPS repetitions"
+done
 echo "# machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs"
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -53,14 +66,20 @@ for ((r = 1; r <= REPS; r++)); do
 	for i in "${!RUNS[@]}"; do
 		name=${RUNS[$i]%%|*}
 		args=${RUNS[$i]#*|}
-		out=$TMP/$i.$r.json
-		# shellcheck disable=SC2086 # args are words
-		if ! "$PERF" $args --json > "$out" 2> "$TMP/err"; then
-			echo "FAILED: uet-perf $args" >&2
-			cat "$TMP/err" >&2
-			fail=1
-		fi
-		echo "$name|$out" >> "$TMP/index"
+		[ -n "$ONLY" ] && ! [[ $name =~ $ONLY ]] && continue
+		for b in "${BUILDS[@]}"; do
+			tag=
+			[ "$b" = "$BUILD" ] || tag=" [before]"
+			out=$TMP/$i.$r${tag:+.before}.json
+			# shellcheck disable=SC2086 # args are words
+			if ! "$b/apps/uet-perf/uet-perf" $args --json > "$out" \
+			     2> "$TMP/err"; then
+				echo "FAILED: $b: uet-perf $args" >&2
+				cat "$TMP/err" >&2
+				fail=1
+			fi
+			echo "$name$tag|$out" >> "$TMP/index"
+		done
 	done
 done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -224,13 +224,15 @@ cb_word(void *res, struct cmdline *cl, void *data)
 			perf_sess_stop(cli.s);
 		cmdline_quit(cl);
 	} else {
+		char modes[128];
+
 		cli_out("commands (TAB completes, ? lists the choices):\n"
 		    "  start                 run the configured test\n"
 		    "  stop                  end the run (outstanding messages "
 		    "complete)\n"
 		    "  show stats|pdc|port|config\n"
 		    "  show port stats all | show port info all\n"
-		    "  set test msgrate|latency|bw|incast\n"
+		    "  set test %s\n"
 		    "  set mode rud|rod|rudi|uud   PDS delivery mode\n"
 		    "  set ulp raw|ses       traffic source (ses: rud, rod)\n"
 		    "  set op send|write|read      bw over the SES\n"
@@ -248,7 +250,8 @@ cb_word(void *res, struct cmdline *cl, void *data)
 		    "schedule times)\n"
 		    "  set pattern permutation|shift|incast|all-to-all\n"
 		    "  set flow-size BYTES   bytes per flow of a fabric run\n"
-		    "  help | quit\n");
+		    "  help | quit\n",
+		    perf_mode_names(modes, sizeof(modes), "|", false));
 	}
 }
 
@@ -479,7 +482,9 @@ static cmdline_parse_inst_t cmd_show_port = {
 			    (void *)&tok_##name##_key, \
 			    (void *)&tok_##name##_val, NULL }, \
 	}
-SET_KEY(set_test, "test", "msgrate#latency#bw#incast");
+/* the mode table's names: "#msgrate#latency..." past its first '#' */
+#define MODE_HINT(name) "#" #name
+SET_KEY(set_test, "test", &(PERF_MODES(MODE_HINT))[1]);
 SET_KEY(set_mode, "mode", "rud#rod#rudi#uud");
 SET_KEY(set_ulp, "ulp", "raw#ses");
 SET_KEY(set_op, "op", "send#write#read");

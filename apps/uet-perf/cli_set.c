@@ -100,8 +100,10 @@ parse_set(const char *key, const char *v, struct perf_opts *o,
 			if (strcmp(v, perf_modes[i]->name) == 0)
 				break;
 		if (i == PERF_NB_MODES) {
-			cli_err("set test: expected msgrate, latency, bw or "
-			    "incast");
+			char names[128];
+
+			cli_err("set test: expected %s", perf_mode_names(
+				names, sizeof(names), ", ", false));
 			return -EINVAL;
 		}
 		*m = perf_modes[i];

@@ -312,26 +312,44 @@ perf_ctl_send(struct perf_ctl *c, int timeout_ms, const char *fmt, ...)
 	return 0;
 }
 
-/* A complete line in the buffer: move it to @p out. */
-static bool
+/*
+ * A complete line in the buffer: move it to @p out (@return 1). A line
+ * that does not fit @p out, or the buffer, is dropped whole, up to its
+ * newline: -EMSGSIZE once, and the next line is read as usual (a peer's
+ * over-long line is refused, never truncated into another line).
+ */
+static int
 take_line(struct perf_ctl *c, char *out, size_t n)
 {
 	char *nl = memchr(c->buf, '\n', c->len);
+	bool skipped = c->skip;
 	size_t l;
 
-	if (nl == NULL)
-		return false;
+	if (nl == NULL) {
+		if (c->len < sizeof(c->buf))
+			return 0;
+		c->len = 0;
+		c->skip = true;
+		return skipped ? 0 : -EMSGSIZE;
+	}
 	l = (size_t)(nl - c->buf);
-	snprintf(out, n, "%.*s", (int)l, c->buf);
+	if (!skipped && l < n) {
+		memcpy(out, c->buf, l);
+		out[l] = '\0';
+	}
 	memmove(c->buf, nl + 1, c->len - l - 1);
 	c->len -= l + 1;
-	return true;
+	c->skip = false;
+	if (skipped) /* the end of a line already refused: the next one */
+		return take_line(c, out, n);
+	return l < n ? 1 : -EMSGSIZE;
 }
 
 /*
  * Next line within @p timeout_us (0: only what is already readable).
  * @return 1 (line), 0 (none yet), -ETIMEDOUT is never returned here: the
- *   caller owns the deadline; -ECONNRESET (peer closed), -EMSGSIZE.
+ *   caller owns the deadline; -ECONNRESET (peer closed), -EMSGSIZE (a line
+ *   longer than @p n - 1 bytes, dropped: the connection stays usable).
  */
 int
 perf_ctl_poll_line(struct perf_ctl *c, char *out, size_t n,
@@ -343,11 +361,11 @@ perf_ctl_poll_line(struct perf_ctl *c, char *out, size_t n,
 	};
 	struct pollfd p = { .fd = c->fd, .events = POLLIN };
 	ssize_t r;
+	int rc;
 
-	if (take_line(c, out, n))
-		return 1;
-	if (c->len == sizeof(c->buf))
-		return -EMSGSIZE;
+	rc = take_line(c, out, n);
+	if (rc != 0)
+		return rc;
 	if (ppoll(&p, 1, &ts, NULL) <= 0)
 		return 0;
 	r = recv(c->fd, c->buf + c->len, sizeof(c->buf) - c->len, 0);
@@ -356,7 +374,7 @@ perf_ctl_poll_line(struct perf_ctl *c, char *out, size_t n,
 	if (r < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
 	c->len += (size_t)r;
-	return take_line(c, out, n) ? 1 : 0;
+	return take_line(c, out, n);
 }
 
 int

@@ -42,6 +42,26 @@ perf_mode_find(const char *name, size_t len)
 	return -EINVAL;
 }
 
+char *
+perf_mode_names(char *buf, size_t n, const char *sep, bool in_all)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < PERF_NB_MODES; i++) {
+		int w;
+
+		if (in_all && !perf_modes[i]->in_all)
+			continue;
+		w = snprintf(buf + off, n - off, "%s%s", off ? sep : "",
+			     perf_modes[i]->name);
+		if (w < 0 || (size_t)w >= n - off)
+			break;
+		off += (size_t)w;
+	}
+	return buf;
+}
+
 unsigned int
 perf_modes_count(const struct perf_opts *o)
 {

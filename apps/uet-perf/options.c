@@ -25,6 +25,55 @@
 /* command line                                                        */
 /* ------------------------------------------------------------------ */
 
+/* Help column of an option's text, and the width of a line. */
+#define USAGE_INDENT 17
+#define USAGE_WIDTH 78
+
+/* --mode: the names of the mode table (the engines), not a copy. */
+static void
+usage_modes(FILE *f)
+{
+	char all[128], in_all[128];
+
+	fprintf(f, "  --mode M       %s | all (%s)\n"
+		"%*sor a comma list of them\n",
+		perf_mode_names(all, sizeof(all), " | ", false),
+		perf_mode_names(in_all, sizeof(in_all), ",", true),
+		USAGE_INDENT, "");
+}
+
+/* "@p head (default: msgrate 64, ...)": each mode's default size, or
+ * count with @p count, from the mode table, wrapped at USAGE_WIDTH. */
+static void
+usage_mode_defaults(FILE *f, const char *head, bool count)
+{
+	int col = fprintf(f, "%s (default:", head);
+
+	for (unsigned int i = 0; i < PERF_NB_MODES; i++) {
+		const struct perf_mode *m = perf_modes[i];
+		char item[64];
+		int w;
+
+		if (count)
+			w = snprintf(item, sizeof(item), "%s %lu%s", m->name,
+				     (unsigned long)m->def_count,
+				     m->takes_peers ? " per sender" : "");
+		else
+			w = snprintf(item, sizeof(item),
+				     m->def_size % 1024 ? "%s %u" : "%s %uK",
+				     m->name, m->def_size % 1024 ?
+				     m->def_size : m->def_size / 1024);
+		if (i > 0)
+			col += fprintf(f, ",");
+		if (col + 1 + w + 1 > USAGE_WIDTH)
+			col = fprintf(f, "\n%*s", USAGE_INDENT, "") - 1;
+		else
+			col += fprintf(f, " ");
+		col += fprintf(f, "%s", item);
+	}
+	fprintf(f, ")\n");
+}
+
 static void
 usage(FILE *f)
 {
@@ -39,14 +88,13 @@ usage(FILE *f)
 "  EAL arguments and the [eal] args of --config.\n"
 "  Without --role: engines in one process (ring ports, inline, 1 core).\n"
 "  With --role: one engine per process, ports from --config, a TCP\n"
-"  control connection (default port 47592; server --ctl 0 picks one).\n"
-"  --mode M       msgrate | latency | bw | incast | all (msgrate,latency,bw)\n"
-"                 or a comma list: msgrate,latency\n"
-"  --pds P        rud | rod | rudi | uud (default rud)\n"
-"  --size BYTES   message size (default: msgrate 64, latency 64, bw 64K,\n"
-"                 incast 4K)\n"
-"  --count N      messages (default: msgrate 1000000, latency 100000,\n"
-"                 bw 20000, incast 20000 per sender)\n"
+"  control connection (default port 47592; server --ctl 0 picks one).\n");
+	usage_modes(f);
+	fprintf(f,
+"  --pds P        rud | rod | rudi | uud (default rud)\n");
+	usage_mode_defaults(f, "  --size BYTES   message size", false);
+	usage_mode_defaults(f, "  --count N      messages", true);
+	fprintf(f,
 "  --duration T   per mode: submit for T (e.g. 5s) from the moment the\n"
 "                 engines run; without --count, for exactly T\n"
 "  --window N     raw: packets in flight per sender (default 512, incast\n"
@@ -107,6 +155,17 @@ bad_arg(const char *opt, const char *why)
 	fprintf(stderr, "uet-perf: %s: %s\n", opt, why);
 	usage(stderr);
 	return 2;
+}
+
+/* An unknown --mode: the names it takes, from the mode table. */
+static int
+bad_mode(void)
+{
+	char names[128], why[192];
+
+	snprintf(why, sizeof(why), "expected %s, all or a comma list of "
+		 "them", perf_mode_names(names, sizeof(names), ", ", false));
+	return bad_arg("--mode", why);
 }
 
 /* "all" or a comma-separated list of mode names. */
@@ -506,9 +565,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			mode_given = true;
 			test_flags |= 1;
 			if (parse_mode(optarg, &o->modes) < 0)
-				return bad_arg("--mode", "expected msgrate, "
-					       "latency, bw, all or a comma "
-					       "list of them");
+				return bad_mode();
 			break;
 		case 'p':
 			test_flags |= 1;

@@ -680,6 +680,9 @@ extern const struct perf_mode *const perf_modes[];
 #define PERF_NB_MODES (0u PERF_MODES(PERF_MODE_ONE))
 /* Index of mode @p name (@p len characters) in perf_modes, or -EINVAL. */
 int perf_mode_find(const char *name, size_t len);
+/* The modes' names (@p in_all: of --mode all) in table order, joined by
+ * @p sep, into @p buf (@p n > 0 bytes): @return buf. For --help, etc. */
+char *perf_mode_names(char *buf, size_t n, const char *sep, bool in_all);
 /* The modes of @p o->modes, counted. */
 unsigned int perf_modes_count(const struct perf_opts *o);
 /* The modes of --mode all (a perf_opts.modes set). */
@@ -757,6 +760,7 @@ perf_window_unit(const struct perf_report *r)
 
 struct perf_ctl {
 	int fd;
+	bool skip;               /* dropping an over-long line to its end */
 	size_t len;
 	char buf[4 * PERF_CTL_LINE];
 };

@@ -8,7 +8,8 @@
  *   HELLO v fa mac udp job        ->
  *                                 <-        HELLO v fa mac udp job
  *   (static neighbour each side, wait for link up)
- *   RUN mode pds size count window dur_us -> (receiver armed)
+ *   RUN mode pds size count window echo limit_ms
+ *                                 ->        (receiver armed)
  *                                 <-        READY
  *   ... traffic over the engines ...
  *   FIN sent complete             ->        (own sends finished, drain)
@@ -17,7 +18,11 @@
  *   BYE verified                  ->
  *                                 <-        BYE
  *
- * Either side answers a problem with "ERR reason" and closes. This file
+ * Either side answers a problem with "ERR reason" and closes, except
+ * the server's refusals of a control line it does not serve (a bad RUN,
+ * one before HELLO, a line over PERF_CTL_LINE, a RUN past
+ * TWOPROC_MAX_RUNS): ERR naming the reason, counted, and the session
+ * goes on, up to TWOPROC_MAX_REFUSED of them. This file
  * holds what both roles share (the engine, the control lines, HELLO);
  * each role is its own file (twoproc_server.c, twoproc_client.c). The
  * raw-PDS ULP (test_ulp.c) of a run is swapped in behind a proxy ULP, so

@@ -15,7 +15,8 @@
 #define TWOPROC_VERSION 1
 #define TWOPROC_JOB 0x42
 #define TWOPROC_DRAIN_MS 20
-#define TWOPROC_MAX_RUNS 8            /* RUNs remembered by the server */
+#define TWOPROC_MAX_RUNS 8            /* RUNs a server serves a session */
+#define TWOPROC_MAX_REFUSED 16        /* control lines refused: it ends */
 #define TWOPROC_LINGER_MS 500         /* peer's port going down after BYE */
 #define TWOPROC_CTL_CHECK_US 200      /* control socket look, busy polling */
 
@@ -43,6 +44,9 @@ struct twoproc {
 	uint32_t loss_ppm;
 	uint8_t fa[4], mac[6];
 	uint8_t peer_fa[4], peer_mac[6];
+	/* server: control lines refused (bad RUN, RUN before HELLO, too
+	 * long, too many runs), each answered with ERR naming the reason */
+	uint64_t refused;
 	/* server: what each run received, for --json */
 	unsigned int nb_runs;
 	struct twoproc_run {

@@ -38,50 +38,120 @@ send_result(struct twoproc *t, const struct test_ulp_result *s,
 		(unsigned long)c->stray);
 }
 
-/* Arm the receiver for a RUN line; @return the test ULP or NULL (@p why). */
-static struct test_ulp *
-server_arm(struct twoproc *t, const char *line, struct test_ulp_params *rp,
-	   const char **why)
+/* A RUN line, checked: what the receiver is armed with. */
+struct server_req {
+	struct test_ulp_params p;
+	uint64_t limit_ms;       /* the run's hard limit */
+	char mode[16];
+};
+
+/* Key @p key of RUN line @p line, a number in [@p lo, @p hi]: true, or
+ * false with the reason in @p why. */
+static bool
+run_u64(const char *line, const char *key, uint64_t lo, uint64_t hi,
+	uint64_t *x, char *why, size_t n)
 {
-	struct test_ulp_params p, tx;
-	char v[32];
+	if (perf_kv_u64(line, key, x) && *x >= lo && *x <= hi)
+		return true;
+	snprintf(why, n, "bad RUN line (%s: %lu..%lu)", key,
+		 (unsigned long)lo, (unsigned long)hi);
+	return false;
+}
+
+/*
+ * RUN @p line parsed into @p q: 0, or -EINVAL with the reason in @p why
+ * (the ERR line names the key). The receiver as the mode shapes it
+ * (latency: it answers), one engine chosen once; "echo" says the same
+ * from the client, so that two builds that disagree fail here.
+ */
+static int
+server_req_parse(const struct twoproc *t, const char *line,
+		 struct server_req *q, char *why, size_t n)
+{
+	struct test_ulp_params *p = &q->p, tx;
+	char v[16];
 	uint64_t x;
 	int m;
 
-	memset(&p, 0, sizeof(p));
+	memset(q, 0, sizeof(*q));
 	memset(&tx, 0, sizeof(tx));
-	*why = "bad RUN line";
-	memcpy(p.peer.addr, t->peer_fa, 4);
+	memcpy(p->peer.addr, t->peer_fa, 4);
 	if (!perf_kv(line, "pds", v, sizeof(v)) ||
-	    perf_parse_pds(v, &p.mode) < 0)
-		return NULL;
-	if (!perf_kv_u64(line, "size", &x) || x < 16 || x > (1u << 24))
-		return NULL;
-	p.size = (uint32_t)x;
-	p.expect_size = p.size;
-	if (!perf_kv_u64(line, "count", &x) || x == 0 || x > PERF_MAX_COUNT)
-		return NULL;
-	p.expect = x;
-	if (!perf_kv_u64(line, "window", &x) || x == 0 || x > 65536)
-		return NULL;
-	p.window = (uint32_t)x;
-	/* the receiver as the mode shapes it (latency: it answers), one
-	 * engine chosen once; "echo" says the same from the client */
-	*why = "bad RUN line (mode)";
-	m = perf_kv(line, "mode", v, sizeof(v)) ?
-	    perf_mode_find(v, strlen(v)) : -EINVAL;
-	if (m < 0)
-		return NULL;
-	tx.count = p.expect;
-	tx.size = p.size;
+	    perf_parse_pds(v, &p->mode) < 0) {
+		snprintf(why, n, "bad RUN line (pds: rud, rod, rudi or uud)");
+		return -EINVAL;
+	}
+	if (!run_u64(line, "size", 16, 1u << 24, &x, why, n))
+		return -EINVAL;
+	p->size = (uint32_t)x;
+	p->expect_size = p->size;
+	if (!run_u64(line, "count", 1, PERF_MAX_COUNT, &p->expect, why, n))
+		return -EINVAL;
+	if (!run_u64(line, "window", 1, 65536, &x, why, n))
+		return -EINVAL;
+	p->window = (uint32_t)x;
+	if (!perf_kv(line, "mode", q->mode, sizeof(q->mode)) ||
+	    (m = perf_mode_find(q->mode, strlen(q->mode))) < 0) {
+		snprintf(why, n, "bad RUN line (mode: no mode of that name)");
+		return -EINVAL;
+	}
+	tx.count = p->expect;
+	tx.size = p->size;
 	if (perf_modes[m]->raw_traffic != NULL)
-		perf_modes[m]->raw_traffic(&tx, &p);
-	*why = "bad RUN line (echo)";
-	if (!perf_kv_u64(line, "echo", &x) || x != (p.engine != NULL))
-		return NULL;
-	*rp = p;
-	*why = "out of memory";
-	return test_ulp_create(&p);
+		perf_modes[m]->raw_traffic(&tx, p);
+	if (!perf_kv_u64(line, "echo", &x) || x != (p->engine != NULL)) {
+		snprintf(why, n, "bad RUN line (echo: mode %s takes echo=%d)",
+			 q->mode, p->engine != NULL);
+		return -EINVAL;
+	}
+	if (!run_u64(line, "limit_ms", 1, 3600ull * 1000, &q->limit_ms, why,
+		     n))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * A RUN line the server does not serve: the ERR line names the reason
+ * and the session goes on (the client may send a good RUN), up to
+ * TWOPROC_MAX_REFUSED refusals: @return 0, or -EPROTO (session over).
+ */
+static int
+server_refuse(struct twoproc *t, const char *why)
+{
+	t->refused++;
+	if (t->refused > TWOPROC_MAX_REFUSED) {
+		(void)perf_ctl_send(&t->ctl, 1000, "ERR %s; %u lines refused, "
+				    "session over", why, TWOPROC_MAX_REFUSED);
+		fprintf(stderr, "uet-perf: client: %u control lines refused, "
+			"the last: %s\n", TWOPROC_MAX_REFUSED, why);
+		return -ECANCELED;
+	}
+	return perf_ctl_send(&t->ctl, 1000, "ERR %s", why);
+}
+
+/* What run @p q received (@p acks: ACK frames sent), for BYE's --json
+ * line, and printed now without --json. */
+static void
+server_record(struct twoproc *t, const struct server_req *q,
+	      const struct test_ulp_result *res, uint64_t acks)
+{
+	struct twoproc_run *tr = &t->run[t->nb_runs++];
+
+	snprintf(tr->mode, sizeof(tr->mode), "%s", q->mode);
+	tr->pds = q->p.mode;
+	tr->res = *res;
+	tr->res.lat_ns = NULL;
+	tr->acks = acks;
+	if (!t->o->json)
+		printf("server: %s over %s: received %lu msgs (%lu B), lost "
+		       "%lu pkts, duplicated %lu, bad %lu, sent %lu msgs, "
+		       "ACK frames %lu\n", q->mode, perf_pds_name(q->p.mode),
+		       (unsigned long)res->rx_msgs,
+		       (unsigned long)res->rx_bytes,
+		       (unsigned long)res->rx_lost, (unsigned long)res->rx_dup,
+		       (unsigned long)res->rx_bad,
+		       (unsigned long)res->msgs_sent, (unsigned long)acks);
+	fflush(stdout);
 }
 
 /* Serve one RUN: @return 0, or -errno (session over). */
@@ -89,26 +159,25 @@ static int
 server_run(struct twoproc *t, const char *run)
 {
 	struct twoproc_counters c0, c1;
-	struct test_ulp_params p;
+	struct server_req q;
 	struct test_ulp_result res;
 	struct test_ulp *r;
-	const char *why;
-	char line[PERF_CTL_LINE], mode[16] = "?";
-	uint64_t sent = 0, end, limit_ms;
+	char line[PERF_CTL_LINE], why[96];
+	uint64_t sent = 0, end;
 	int rc;
 
-	r = server_arm(t, run, &p, &why);
-	if (r != NULL && (!perf_kv_u64(run, "limit_ms", &limit_ms) ||
-			  limit_ms == 0 || limit_ms > 3600ull * 1000)) {
-		test_ulp_free(r);
-		r = NULL;
-		why = "bad RUN line (limit_ms)";
+	if (t->nb_runs >= TWOPROC_MAX_RUNS) {
+		snprintf(why, sizeof(why), "too many runs (%u a session)",
+			 TWOPROC_MAX_RUNS);
+		return server_refuse(t, why);
 	}
+	if (server_req_parse(t, run, &q, why, sizeof(why)) < 0)
+		return server_refuse(t, why);
+	r = test_ulp_create(&q.p);
 	if (r == NULL) {
-		(void)perf_ctl_send(&t->ctl, 1000, "ERR %s", why);
-		return -EPROTO;
+		(void)perf_ctl_send(&t->ctl, 1000, "ERR out of memory");
+		return -ENOMEM;
 	}
-	(void)perf_kv(run, "mode", mode, sizeof(mode));
 	twoproc_counters(t, &c0);
 	rc = test_ulp_ops.init(t->slot.ctx, r, &(void *){ NULL });
 	if (rc == 0)
@@ -124,7 +193,7 @@ server_run(struct twoproc *t, const char *run)
 	/* the run lasts what the client says, up to its hard limit, as
 	 * long as its traffic keeps arriving (the client watches ours) */
 	rc = twoproc_wait_line_watch(t, line, sizeof(line),
-			     limit_ms + t->o->ctl_timeout_ms, r);
+			     q.limit_ms + t->o->ctl_timeout_ms, r);
 	if (rc == -ETIME)
 		(void)perf_ctl_send(&t->ctl, 1000, "ERR server: no traffic "
 				    "progress within --ctl-timeout");
@@ -149,24 +218,7 @@ server_run(struct twoproc *t, const char *run)
 	twoproc_counters(t, &c1);
 	twoproc_counters_sub(&c1, &c0);
 	rc = send_result(t, &res, &c1);
-	if (t->nb_runs < TWOPROC_MAX_RUNS) {
-		struct twoproc_run *tr = &t->run[t->nb_runs++];
-
-		snprintf(tr->mode, sizeof(tr->mode), "%s", mode);
-		tr->pds = p.mode;
-		tr->res = res;
-		tr->res.lat_ns = NULL;
-		tr->acks = c1.ctl;
-	}
-	if (!t->o->json)
-		printf("server: %s over %s: received %lu msgs (%lu B), lost "
-		       "%lu pkts, duplicated %lu, bad %lu, sent %lu msgs, "
-		       "ACK frames %lu\n", mode, perf_pds_name(p.mode),
-		       (unsigned long)res.rx_msgs, (unsigned long)res.rx_bytes,
-		       (unsigned long)res.rx_lost, (unsigned long)res.rx_dup,
-		       (unsigned long)res.rx_bad,
-		       (unsigned long)res.msgs_sent, (unsigned long)c1.ctl);
-	fflush(stdout);
+	server_record(t, &q, &res, c1.ctl);
 	goto free_r;
 swap_out:
 	(void)twoproc_swap(t, NULL);
@@ -195,9 +247,11 @@ server_json(const struct twoproc *t, bool verified)
 			"msgs_sent", (json_int_t)r->res.msgs_sent,
 			"acks", (json_int_t)r->acks));
 	}
-	(void)perf_json_print(json_pack("{s:s, s:s, s:o, s:b}",
+	(void)perf_json_print(json_pack("{s:s, s:s, s:o, s:I, s:b}",
 					"tool", "uet-perf", "role", "server",
-					"runs", runs, "verified", verified));
+					"runs", runs,
+					"refused", (json_int_t)t->refused,
+					"verified", verified));
 }
 
 /*
@@ -223,51 +277,90 @@ server_linger(struct twoproc *t)
 		twoproc_idle(t, 1);
 }
 
+/* BYE: answer, linger, the verdict: @return the exit code. */
 static int
-server_session(struct twoproc *t)
+server_bye(struct twoproc *t, const char *line)
+{
+	uint64_t ok = 0;
+
+	(void)perf_kv_u64(line, "verified", &ok);
+	(void)perf_ctl_send(&t->ctl, 1000, "BYE");
+	server_linger(t);
+	if (t->o->json) {
+		server_json(t, ok == 1);
+	} else {
+		printf("server: control lines refused: %lu\n",
+		       (unsigned long)t->refused);
+		printf("server: client verified: %s\n", ok == 1 ? "yes" : "NO");
+	}
+	return ok == 1 ? 0 : 1;
+}
+
+/*
+ * The client's HELLO, first: other lines before it are refused (RUN
+ * before HELLO); a HELLO that does not match this side ends the
+ * session. @return 0, or 1 (session over, the reason printed). The
+ * engine is not polled yet: a memif client's connection to our port is
+ * made meanwhile, by the interrupt thread that polling would hold off.
+ */
+static int
+server_hello(struct twoproc *t)
 {
 	char line[PERF_CTL_LINE];
-	uint64_t ok = 0;
 	int rc;
 
-	rc = perf_ctl_recv(&t->ctl, line, sizeof(line),
-			   (int)t->o->ctl_timeout_ms);
-	if (rc < 0) {
-		twoproc_ctl_err("HELLO", rc);
-		return 1;
+	for (;;) {
+		rc = perf_ctl_recv(&t->ctl, line, sizeof(line),
+				   (int)t->o->ctl_timeout_ms);
+		if (rc == -EMSGSIZE)
+			rc = server_refuse(t, "line too long");
+		else if (rc == 0 && !perf_verb(line, "HELLO"))
+			rc = server_refuse(t, "HELLO first");
+		else if (rc == 0)
+			break;
+		if (rc < 0) {
+			twoproc_ctl_err("HELLO", rc);
+			return 1;
+		}
 	}
 	if (twoproc_accept_hello(t, line, "client", "server") != 0)
 		return 1;
 	rc = twoproc_send_hello(t);
+	if (rc < 0) {
+		twoproc_ctl_err("HELLO", rc);
+		return 1;
+	}
+	return 0;
+}
+
+/* HELLO, then RUNs until BYE: @return the exit code. */
+static int
+server_session(struct twoproc *t)
+{
+	char line[PERF_CTL_LINE];
+	int rc = 0;
+
+	if (server_hello(t) != 0)
+		return 1;
 	while (rc == 0) {
 		rc = twoproc_wait_line(t, line, sizeof(line),
 				       t->o->ctl_timeout_ms);
+		if (rc == -EMSGSIZE) {
+			rc = server_refuse(t, "line too long");
+			continue;
+		}
 		if (rc < 0)
 			break;
-		if (twoproc_peer_err(line)) {
+		if (twoproc_peer_err(line))
 			rc = -ECANCELED;
-			break;
-		}
-		if (perf_verb(line, "BYE")) {
-			(void)perf_kv_u64(line, "verified", &ok);
-			(void)perf_ctl_send(&t->ctl, 1000, "BYE");
-			server_linger(t);
-			if (!t->o->json)
-				printf("server: client verified: %s\n",
-				       ok == 1 ? "yes" : "NO");
-			else
-				server_json(t, ok == 1);
-			return ok == 1 ? 0 : 1;
-		}
-		if (!perf_verb(line, "RUN")) {
-			(void)perf_ctl_send(&t->ctl, 1000, "ERR unexpected");
-			rc = -EPROTO;
-			break;
-		}
-		rc = server_run(t, line);
+		else if (perf_verb(line, "BYE"))
+			return server_bye(t, line);
+		else if (perf_verb(line, "RUN"))
+			rc = server_run(t, line);
+		else
+			rc = server_refuse(t, "unexpected line (RUN or BYE)");
 	}
-	if (rc < 0)
-		twoproc_ctl_err("session", rc);
+	twoproc_ctl_err("session", rc);
 	return 1;
 }
 

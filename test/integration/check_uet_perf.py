@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """uet-perf batch mode with tiny counts: the --json object parses, traffic
 flowed and was verified in every mode, and bad flags exit 2 with a usage.
-Numbers (rates, latencies) are printed, never asserted."""
+Numbers (rates, latencies) are printed, never asserted.
+
+  check_uet_perf.py UET_PERF MODES   MODES: the mode files' names, comma
+                                     separated (meson's perf_mode_names)"""
 
 import csv
 import json
@@ -17,8 +20,36 @@ def run(perf, *args):
                           timeout=240)
 
 
+def help_modes(perf, modes, check):
+    """--help lists the modes of the table the build makes from the mode
+    files (MODES), each is accepted by --mode, and an unknown --mode is
+    refused with that list (one line, exit 2)."""
+    p = run(perf, "--help")
+    line = next((x for x in p.stdout.splitlines()
+                 if x.startswith("  --mode M ")), "")
+    listed = line.split(None, 2)[-1].split(" | all")[0].split(" | ")
+    check(listed == modes, f"--help --mode line lists {modes}, in table "
+          f"order (got {line!r})")
+    for opt in ("--size BYTES", "--count N"):
+        text = " ".join(x.strip() for x in p.stdout.split(opt, 1)[-1]
+                        .split("\n  --", 1)[0].splitlines())
+        check(all(f" {m} " in text for m in modes),
+              f"--help {opt}: a default for every mode ({text!r})")
+    for m in modes:
+        # --mode parses before --bogus: a refusal names --bogus, not --mode
+        q = run(perf, "--mode", m, "--bogus")
+        check(q.returncode == 2 and q.stderr.startswith("uet-perf: --bogus"),
+              f"--mode {m} accepted (got {q.stderr.splitlines()[:1]})")
+    q = run(perf, "--mode", "nope")
+    first = q.stderr.split("\n")[0]
+    check(q.returncode == 2 and first.startswith("uet-perf: --mode: ") and
+          all(m in first for m in modes) and "all" in first,
+          f"unknown --mode refused with the list of modes (got {first!r})")
+
+
 def main():
     perf = sys.argv[1]
+    modes = sys.argv[2].split(",")
     fails = 0
 
     def check(cond, what):
@@ -26,6 +57,8 @@ def main():
         if not cond:
             print("CHECK failed:", what)
             fails += 1
+
+    help_modes(perf, modes, check)
 
     p = run(perf, "--count", "2000", "--json", "--seed", "3")
     check(p.returncode == 0, "exit 0, stderr: " + p.stderr[-500:])

@@ -272,6 +272,144 @@ def no_client(r, srv_conf):
     print(f"no client: the server gave up {waited:.1f} s after listening")
 
 
+class Ctl:
+    """The client's end of the control protocol (twoproc.c), by hand:
+    one line out, one line back, every read bounded."""
+
+    def __init__(self, port):
+        self.s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.f = self.s.makefile("r")
+
+    def ask(self, line):
+        self.s.sendall(line.encode() + b"\n")
+        try:
+            return self.f.readline().strip()
+        except OSError:  # the socket timeout: no answer
+            return ""
+
+    def close(self):
+        self.f.close()
+        self.s.close()
+
+
+GOOD_RUN = "RUN mode=msgrate pds=rud size=64 count=10 window=8 echo=0 " \
+    "limit_ms=1000"
+
+
+def refusals(r, tmp):
+    """The server refuses each control line it does not serve with an
+    ERR naming the reason, counts it (--json "refused"), and still serves
+    a good RUN and BYE after them. The peer is this script: a net_ring
+    port (always up, frames loop back), no traffic (FIN sent=0). Bounded
+    on its own (15 s), not by what the busy-polling cases before it left
+    of DEADLINE: 3 s in an ASan build at a load average of 47."""
+    path = os.path.join(tmp, "ring.conf")
+    with open(path, "w") as f:
+        f.write(f"[eal]\nargs = -l 0 --no-shconf --file-prefix=uetp-ref-"
+                f"{os.getpid()} --no-huge -m 256 --no-pci --log-level=4\n"
+                "[port0]\ndevargs = net_ring0\nipv4 = 10.0.0.1\n"
+                "mac = 02:00:00:00:00:01\nudp_port = 4793\nmtu = 1500\n"
+                "[engine]\nprogress = inline\n")
+    srv = r.spawn([PERF, "--role", "server", "--config", path, "--ctl",
+                   "127.0.0.1:0", "--ctl-timeout", "5s", "--json"])
+    port = r.server_port(srv)
+    r.check(port is not None, "refusals: server listened")
+    if port is None:
+        return
+    c = Ctl(port)
+    hello = "HELLO v=1 fa=10.0.0.2 mac=02:00:00:00:00:02 udp=4793 " \
+        "job=66 mtu=1500"
+    bad = [  # (line, what the ERR names)
+        (GOOD_RUN, "HELLO first"),  # RUN before HELLO
+        ("x" * 5000, "line too long"),  # over PERF_CTL_LINE and the buffer
+    ]
+    for line, why in bad:
+        got = c.ask(line)
+        r.check(got.startswith("ERR ") and why in got,
+                f"refusals: {line[:40]!r}: ERR naming {why!r} (got {got!r})")
+    got = c.ask(hello)
+    r.check(got.startswith("HELLO v=1 fa=10.0.0.1"), f"refusals: HELLO "
+            f"answered after the refusals (got {got!r})")
+    bad = [
+        ("RUN mode=msgrate", "bad RUN line (pds"),
+        (GOOD_RUN.replace("size=64", "size=8"), "(size: 16.."),
+        (GOOD_RUN.replace("count=10", "count=0"), "(count: 1.."),
+        (GOOD_RUN.replace(" window=8", ""), "(window: 1.."),
+        (GOOD_RUN.replace("mode=msgrate", "mode=nope"), "(mode"),
+        (GOOD_RUN.replace("mode=msgrate ", ""), "(mode"),
+        (GOOD_RUN.replace("echo=0", "echo=1"), "(echo: mode msgrate takes "
+         "echo=0)"),
+        (GOOD_RUN.replace("mode=msgrate", "mode=latency"), "(echo: mode "
+         "latency takes echo=1)"),
+        (GOOD_RUN.replace("limit_ms=1000", "limit_ms=0"), "(limit_ms: 1.."),
+        ("RUN " + "k=v " * 300, "line too long"),  # 1204 B: fits the buffer
+        ("FROB", "unexpected line"),
+    ]
+    for line, why in bad:
+        got = c.ask(line)
+        r.check(got.startswith("ERR ") and why in got,
+                f"refusals: {line[:50]!r}: ERR naming {why!r} (got {got!r})")
+    for i in range(9):  # 8 served a session, the 9th refused
+        got = c.ask(GOOD_RUN)
+        if i == 8:
+            r.check(got.startswith("ERR too many runs"), f"refusals: RUN "
+                    f"9 refused as too many (got {got!r})")
+            break
+        r.check(got == "READY", f"refusals: good RUN {i + 1} served after "
+                f"the refusals (got {got!r})")
+        got = c.ask("FIN sent=0 complete=1")
+        r.check(got.startswith("RESULT ") and "rx_msgs=0" in got,
+                f"refusals: RUN {i + 1}: RESULT (got {got[:80]!r})")
+    got = c.ask("BYE verified=1")
+    r.check(got == "BYE", f"refusals: BYE answered (got {got!r})")
+    c.close()
+    try:
+        out, err = srv.communicate(timeout=15.0)
+    except subprocess.TimeoutExpired:
+        r.check(False, "refusals: the server ended after BYE")
+        return
+    nbad = 2 + 11 + 1
+    try:
+        doc = json.loads(out.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        doc = {}
+    r.check(srv.returncode == 0 and doc.get("refused") == nbad and
+            len(doc.get("runs", [])) == 8,
+            f"refusals: server exit 0, --json refused {nbad}, 8 runs (got "
+            f"{srv.returncode}, {out[-300:]!r}, {err[-300:]!r})")
+    print(f"refusals: {doc.get('refused')} lines refused, "
+          f"{len(doc.get('runs', []))} runs served")
+
+
+def flood(r, tmp):
+    """A client that sends nothing but bad lines: the server ends the
+    session after TWOPROC_MAX_REFUSED (16) refusals, exit 1, one line."""
+    srv = r.spawn([PERF, "--role", "server", "--config",
+                   os.path.join(tmp, "ring.conf"), "--ctl", "127.0.0.1:0",
+                   "--ctl-timeout", "5s"])
+    port = r.server_port(srv)
+    if port is None:
+        r.check(False, "flood: server listened")
+        return
+    c = Ctl(port)
+    t0 = time.monotonic()
+    answers = [c.ask("RUN") for _ in range(17)]
+    c.close()
+    try:
+        _, err = srv.communicate(timeout=15.0)
+    except subprocess.TimeoutExpired:
+        r.check(False, "flood: the server ended")
+        return
+    lines = [x for x in err.splitlines() if x.startswith("uet-perf:")]
+    r.check(all(a == "ERR HELLO first" for a in answers[:16]) and
+            "session over" in answers[16] and srv.returncode == 1 and
+            len(lines) == 1 and "16 control lines refused" in lines[0],
+            f"flood: 16 refusals, then the session ends, one line (got "
+            f"{answers[15:]}, {srv.returncode}: {err.strip()!r})")
+    print(f"flood: session over after {len(answers)} lines, "
+          f"{time.monotonic() - t0:.1f} s")
+
+
 def more_queues(r, srv_conf):
     """[port0] rx_queues 2: --role runs one queue pair, so the setting is
     refused (exit 2 like other --config errors, one line), not ignored."""
@@ -306,6 +444,8 @@ def memif(r, tmp):
                    os.path.join(tmp, "cli.conf"), "127.0.0.1")
     no_client(r, os.path.join(tmp, "srv.conf"))
     more_queues(r, os.path.join(tmp, "srv.conf"))
+    refusals(r, tmp)
+    flood(r, tmp)
     # no peer-death case here: DPDK 22.11's net_memif unmaps the shared
     # rings from its interrupt thread when the peer's socket closes, while
     # the data path may be inside rte_eth_rx_burst on them; the survivor
