@@ -86,6 +86,8 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 tag="uetrft$$"
 cleanup() {
+	# the socket file of a memif server runfabtests killed (the
+	# engine removes it before the next server starts)
 	rm -rf "$tmp/wrap" "$tmp/cwd" "$tmp/memif.sock"
 	# EAL runtime directories of processes runfabtests killed (one that
 	# exits removes its own)
@@ -134,19 +136,6 @@ for a in "\$@"; do
 	prev=\$a
 done
 export FI_UET_PROVIDER_LOCAL_RANK=\$rank
-# a memif server that runfabtests killed (-9) leaves its socket file, on
-# which the next server's probe fails ("Address already in use"): every
-# uet test after it would fail at fi_fabric; nothing listens there (the
-# pairs run one at a time), remove it
-[ \$rank = 0 ] && [ -S "$tmp/memif.sock" ] && python3 -c '
-import os, socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-try:
-    s.connect(sys.argv[1])
-except ConnectionRefusedError:
-    os.unlink(sys.argv[1])
-except OSError:
-    pass' "$tmp/memif.sock"
 $run
 EOF
 	chmod +x "$tmp/wrap/${p##*/}"
