@@ -111,6 +111,13 @@ lcores = %{0,1}
 progress = inline
 mbuf_pool_size = 4095
 mbuf_cache = 32
+# two busy-polling processes per pair on a host of two CPUs, beside
+# other work, are descheduled for seconds at a time: give the PDS ~4 s of
+# retries (default 1.93 s), or a live peer is declared dead (ETIMEDOUT)
+[timers]
+rto_init = 2ms
+rto_max = 4s
+rto_max_retries = 10
 [neighbor]
 127.0.1.%{2,1} = 02:00:00:00:07:%{02,01}
 EOF
@@ -166,6 +173,18 @@ runset() {
 	) >> "$log" 2>&1 || true
 }
 
+# sighandler_test (regression set) checks that a process SIGINT ends
+# dies of SIGINT. A libfabric linked with PSM (Debian's is) loads
+# libinfinipath, whose constructor installs a SIGINT handler that exits
+# with status 1 before main() runs: the test fails with every provider,
+# before any of them is opened. Excluded for all three on such a host.
+sigexcl=()
+if ldd "$ft_bin/sighandler_test" 2>/dev/null | grep -q 'libinfinipath\.so'; then
+	sigexcl=(-e sighandler_test)
+	echo "sighandler_test excluded: its libfabric loads libinfinipath," \
+		"whose SIGINT handler exits 1 (docs/PROVIDER.md \"fabtests\")"
+fi
+
 # run PROVIDER LOG [runfabtests options...]: the sets, then the complex
 # one under its own bound
 run() {
@@ -173,7 +192,7 @@ run() {
 	shift 2
 	export UET_RFT_PROV=$prov # the wrapper's name for fi_ubertest's output
 	: > "$log"
-	[ -z "$other" ] || runset "$prov" "$log" "$other" "$tmo" "$@"
+	[ -z "$other" ] || runset "$prov" "$log" "$other" "$tmo" "${sigexcl[@]}" "$@"
 	[ $complex -eq 0 ] || runset "$prov" "$log" complex "$utmo" "$@"
 	grep -E "^# Total" "$log" | sed "s/^/$prov: /"
 }
