@@ -132,7 +132,12 @@ for p in "$ft_bin"/fi_* "$ft_bin"/sighandler_test; do
 	# Its server listens on 0.0.0.0 (runfabtests gives it no address)
 	# at a fixed port, 2710: the runs of other providers in parallel
 	# would meet there, so each run's fi_ubertest gets a port of its own
-	run="exec \"$p\" \"\$@\""
+	# Every other program's output goes to OUT/pairs.PROV.SIDE.out (s:
+	# server, c: client, which names the server's address last), each
+	# run under a line naming it (runfabtests keeps none of it without
+	# -v, which changes its report's format); exec: runfabtests' signals
+	# reach the program itself
+	run="echo \"# \$(date -u +%T) ${p##*/} \$*\" >> \"\$log\"; exec \"$p\" \"\$@\" >> \"\$log\" 2>&1"
 	[ "${p##*/}" = fi_ubertest ] &&
 		run="\"$p\" -q $ubport \"\$@\" | tee -a \"$out/fi_ubertest.\${UET_RFT_PROV##*;}.\$rank.out\"; exit \${PIPESTATUS[0]}"
 	cat > "$tmp/wrap/${p##*/}" <<EOF
@@ -143,6 +148,9 @@ for a in "\$@"; do
 	prev=\$a
 done
 export FI_UET_PROVIDER_LOCAL_RANK=\$rank
+side=s
+[[ \${@: -1} =~ ^[0-9.]+\$ && \${@: -2:1} != -* ]] && side=c
+log="$out/pairs.\${UET_RFT_PROV##*;}.\$side.out"
 $run
 EOF
 	chmod +x "$tmp/wrap/${p##*/}"
