@@ -352,6 +352,7 @@ bool engine_memif_is(const char *devargs);
 unsigned int engine_memif_bsize(unsigned int mtu);
 int engine_memif_devargs(const char *devargs, unsigned int mtu, char *out,
 		      size_t n);
+int engine_memif_stale_socket(const char *devargs);
 bool engine_afx_is(const struct rte_eth_dev_info *info);
 int engine_afx_pool(struct uet_engine *e, unsigned int port);
 bool engine_afx_pause(const struct engine_port *p, unsigned int *waited,

@@ -85,6 +85,9 @@ port_find(struct engine_port *p, const struct uet_config_port *c)
 		rc = engine_memif_devargs(afp, c->mtu, devargs, sizeof(devargs));
 	if (rc < 0)
 		return rc;
+	rc = engine_memif_stale_socket(devargs);
+	if (rc < 0)
+		return rc;
 	rc = rte_dev_probe(devargs);
 	if (rc < 0 && rc != -EEXIST) {
 		ENG_LOG(ERR, "probe of '%s' failed: %s", devargs,

@@ -19,6 +19,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 
@@ -29,6 +33,8 @@
 /* Ethernet header and one VLAN tag in front of the IP packet */
 #define MEMIF_L2_BYTES 18u
 #define MEMIF_BSIZE_ALIGN 128u
+/* PMD default (drivers/net/memif: ETH_MEMIF_DEFAULT_SOCKET_FILENAME) */
+#define MEMIF_DFLT_SOCKET "/run/memif.sock"
 
 bool
 engine_memif_is(const char *devargs)
@@ -59,4 +65,83 @@ engine_memif_devargs(const char *devargs, unsigned int mtu, char *out, size_t n)
 	else
 		len = snprintf(out, n, "%s,bsize=%u", devargs, bsize);
 	return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
+}
+
+/* The value of ",@key=" in @devargs into @out; -ENOENT when absent. */
+static int
+memif_devargs_value(const char *devargs, const char *key, char *out, size_t n)
+{
+	size_t k = strlen(key), len;
+
+	for (const char *s = strchr(devargs, ','); s != NULL;
+	     s = strchr(s + 1, ',')) {
+		if (strncmp(s + 1, key, k) != 0 || s[1 + k] != '=')
+			continue;
+		s += 2 + k;
+		len = strcspn(s, ",");
+		if (len >= n)
+			return -ENAMETOOLONG;
+		memcpy(out, s, len);
+		out[len] = '\0';
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/*
+ * A memif server on a socket file (socket-abstract=no) binds that path,
+ * and the PMD unlinks it when the port closes: a server that was killed
+ * leaves the file behind, and the next server's bind() fails "Address
+ * already in use", and its probe with it. Before probing a server port,
+ * remove such a file when nothing listens on it (connect() refused); a
+ * listening server's socket stays (its probe then fails, naming the
+ * conflict), and so does anything that is not a socket. An abstract
+ * socket (the PMD's default) dies with its process: nothing to do.
+ * Returns 1 when a stale socket was removed, 0 when there was none,
+ * -errno when it could not be removed.
+ */
+int
+engine_memif_stale_socket(const char *devargs)
+{
+	struct sockaddr_un un = {.sun_family = AF_UNIX};
+	char v[16];
+	struct stat st;
+	int fd, rc;
+
+	if (!engine_memif_is(devargs))
+		return 0;
+	/* the PMD's role and socket-abstract defaults: server, yes */
+	if (memif_devargs_value(devargs, "role", v, sizeof(v)) == 0 &&
+	    strcmp(v, "server") != 0)
+		return 0;
+	if (memif_devargs_value(devargs, "socket-abstract", v, sizeof(v)) != 0 ||
+	    strstr(v, "no") == NULL)
+		return 0;
+	rc = memif_devargs_value(devargs, "socket", un.sun_path,
+				 sizeof(un.sun_path));
+	if (rc == -ENOENT)
+		snprintf(un.sun_path, sizeof(un.sun_path), "%s",
+			 MEMIF_DFLT_SOCKET);
+	else if (rc < 0)
+		return 0; /* the PMD rejects a path that long */
+	if (lstat(un.sun_path, &st) != 0 || !S_ISSOCK(st.st_mode))
+		return 0;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	rc = connect(fd, (const struct sockaddr *)&un, sizeof(un));
+	if (rc == 0 || errno != ECONNREFUSED) {
+		close(fd);
+		return 0;
+	}
+	close(fd);
+	if (unlink(un.sun_path) != 0 && errno != ENOENT) {
+		rc = -errno;
+		ENG_LOG(ERR, "%s: stale memif socket %s not removed: %s",
+			devargs, un.sun_path, strerror(-rc));
+		return rc;
+	}
+	ENG_LOG(NOTICE, "%s: removed stale memif socket %s (no server on it)",
+		devargs, un.sun_path);
+	return 1;
 }

@@ -7,8 +7,8 @@
  * the handle it got: that handle, not a pointer, is what SQEs carry
  * (struct uet_chan_sqe.dest). fi_av_remove() and fi_av_close() remove the
  * peers again. No fixed size limit here (the engine's peer table has
- * one). A hash of initiator ids maps the source of a received message
- * back to its fi_addr.
+ * one). uet_av_lookup.c maps an fi_addr to its entry and handle, and the
+ * source of a received message back to its fi_addr.
  *
  * A named AV (FI_SHARED_AV, service only) is a table whose addresses live
  * in shared memory (uet_av_shared.c); its entries here hold this
@@ -26,126 +26,6 @@
 /* peer handles of one address: its own, then receive contexts 1.. */
 #define PEERS_PER_ADDR UET_OFI_CTX_MAX
 
-static struct uet_ofi_av_entry *
-entry_at(const struct uet_ofi_av *av, size_t idx)
-{
-	if (idx >= av->count)
-		return NULL;
-	return &av->chunks[idx / UET_OFI_AV_CHUNK][idx % UET_OFI_AV_CHUNK];
-}
-
-/* Index of an FI_AV_MAP fi_addr (an entry pointer); SIZE_MAX if none. */
-static size_t
-map_index(const struct uet_ofi_av *av, fi_addr_t a)
-{
-	uintptr_t p = (uintptr_t)a;
-
-	for (size_t c = 0; c < av->nb_chunks; c++) {
-		uintptr_t base = (uintptr_t)av->chunks[c];
-		uintptr_t end = base + UET_OFI_AV_CHUNK *
-					       sizeof(struct uet_ofi_av_entry);
-
-		if (p >= base && p < end &&
-		    (p - base) % sizeof(struct uet_ofi_av_entry) == 0) {
-			size_t idx = c * UET_OFI_AV_CHUNK +
-				     (p - base) / sizeof(struct uet_ofi_av_entry);
-
-			return idx < av->count ? idx : SIZE_MAX;
-		}
-	}
-	return SIZE_MAX;
-}
-
-/* fi_rx_addr(): the receive context index in the top rx_ctx_bits */
-static unsigned int
-rx_index_of(const struct uet_ofi_av *av, fi_addr_t a)
-{
-	if (av->rx_ctx_bits == 0 || a == FI_ADDR_NOTAVAIL ||
-	    a == FI_ADDR_UNSPEC)
-		return 0;
-	return (unsigned int)(a >> (64 - av->rx_ctx_bits));
-}
-
-static fi_addr_t
-rx_strip(const struct uet_ofi_av *av, fi_addr_t a)
-{
-	if (av->rx_ctx_bits == 0 || a == FI_ADDR_NOTAVAIL ||
-	    a == FI_ADDR_UNSPEC)
-		return a;
-	return a & (UINT64_MAX >> av->rx_ctx_bits);
-}
-
-static size_t
-index_of(const struct uet_ofi_av *av, fi_addr_t a)
-{
-	if (a == FI_ADDR_NOTAVAIL || a == FI_ADDR_UNSPEC)
-		return SIZE_MAX;
-	a = rx_strip(av, a);
-	if (av->type == FI_AV_MAP)
-		return map_index(av, a);
-	return a < av->count ? (size_t)a : SIZE_MAX;
-}
-
-static fi_addr_t
-fi_addr_of(const struct uet_ofi_av *av, size_t idx)
-{
-	if (av->type == FI_AV_MAP)
-		return (fi_addr_t)(uintptr_t)entry_at(av, idx);
-	return (fi_addr_t)idx;
-}
-
-/* The peer handle of entry @p e for receive context @p rx (0: the
- * entry's), 0 if none */
-static uint64_t
-entry_peer(const struct uet_ofi_av_entry *e, unsigned int rx)
-{
-	if (e == NULL || !e->used)
-		return 0;
-	if (rx == 0)
-		return e->peer;
-	return rx < UET_OFI_CTX_MAX && e->rx_peer != NULL ? e->rx_peer[rx] : 0;
-}
-
-static int shared_resolve(struct uet_ofi_av *av, size_t idx);
-
-static uint64_t
-table_peer(struct uet_ofi_av *av, fi_addr_t a, unsigned int rx)
-{
-	const struct uet_ofi_av_entry *e = NULL;
-	size_t idx;
-	uint64_t h;
-
-	pthread_rwlock_rdlock(&av->lock);
-	idx = index_of(av, a);
-	if (idx != SIZE_MAX)
-		e = entry_at(av, idx);
-	h = entry_peer(e, rx);
-	pthread_rwlock_unlock(&av->lock);
-	return h;
-}
-
-uint64_t
-uet_ofi_av_peer(struct uet_ofi_av *av, fi_addr_t a)
-{
-	unsigned int rx = rx_index_of(av, a);
-	uint64_t h;
-
-	/* MAP fi_addrs are entry pointers: no lookup on the data path */
-	if (av->type == FI_AV_MAP) {
-		a = rx_strip(av, a);
-		if (a == FI_ADDR_NOTAVAIL || a == FI_ADDR_UNSPEC || a == 0)
-			return 0;
-		return entry_peer((const struct uet_ofi_av_entry *)(uintptr_t)a,
-				  rx);
-	}
-	h = table_peer(av, a, rx);
-	/* a named AV's address another process inserted: first use here */
-	if (h == 0 && av->shm != NULL && a != FI_ADDR_NOTAVAIL &&
-	    a != FI_ADDR_UNSPEC &&
-	    shared_resolve(av, (size_t)rx_strip(av, a)) == 0)
-		h = table_peer(av, a, rx);
-	return h;
-}
 
 /* ---- the engine's peer table ---- */
 
@@ -194,75 +74,6 @@ peers_add(struct uet_ofi_av *av, const struct uet_ofi_addr *a, uint64_t *h)
 	return rc;
 }
 
-/* ---- reverse map: initiator id -> index ---- */
-
-static size_t
-rev_slot(uint32_t id, size_t cap)
-{
-	return (size_t)((id * UINT64_C(0x9E3779B97F4A7C15)) >> 17) & (cap - 1);
-}
-
-static void
-rev_put(uint64_t *tab, size_t cap, uint32_t id, size_t idx)
-{
-	size_t s = rev_slot(id, cap);
-
-	while (tab[s] != 0 && (uint32_t)(tab[s] >> 32) != id)
-		s = (s + 1) & (cap - 1);
-	tab[s] = ((uint64_t)id << 32) | (uint32_t)(idx + 1);
-}
-
-static int
-rev_grow(struct uet_ofi_av *av)
-{
-	size_t cap = av->rev_cap ? av->rev_cap * 2 : 1024;
-	uint64_t *n = calloc(cap, sizeof(*n));
-
-	if (n == NULL)
-		return -FI_ENOMEM;
-	for (size_t i = 0; i < av->rev_cap; i++)
-		if (av->rev[i] != 0)
-			rev_put(n, cap, (uint32_t)(av->rev[i] >> 32),
-				(uint32_t)av->rev[i] - 1);
-	free(av->rev);
-	av->rev = n;
-	av->rev_cap = cap;
-	return 0;
-}
-
-static void
-rev_rebuild(struct uet_ofi_av *av)
-{
-	memset(av->rev, 0, av->rev_cap * sizeof(*av->rev));
-	for (size_t i = 0; i < av->count; i++) {
-		const struct uet_ofi_av_entry *e = entry_at(av, i);
-
-		if (e->used)
-			rev_put(av->rev, av->rev_cap,
-				ntohl(e->addr.initiator_id), i);
-	}
-}
-
-fi_addr_t
-uet_ofi_av_reverse(struct uet_ofi_av *av, uint32_t id)
-{
-	fi_addr_t r = FI_ADDR_NOTAVAIL;
-
-	pthread_rwlock_rdlock(&av->lock);
-	if (av->rev_cap > 0) {
-		size_t s = rev_slot(id, av->rev_cap);
-
-		while (av->rev[s] != 0) {
-			if ((uint32_t)(av->rev[s] >> 32) == id) {
-				r = fi_addr_of(av, (uint32_t)av->rev[s] - 1);
-				break;
-			}
-			s = (s + 1) & (av->rev_cap - 1);
-		}
-	}
-	pthread_rwlock_unlock(&av->lock);
-	return r;
-}
 
 /* ---- insert / remove ---- */
 
@@ -271,7 +82,7 @@ slot_alloc(struct uet_ofi_av *av, size_t *idx)
 {
 	if (av->type == FI_AV_MAP && av->free_head != NO_FREE) {
 		*idx = av->free_head;
-		av->free_head = entry_at(av, *idx)->next_free;
+		av->free_head = uet_ofi_av_entry_at(av, *idx)->next_free;
 		return 0;
 	}
 	if (av->count == av->nb_chunks * UET_OFI_AV_CHUNK) {
@@ -305,13 +116,13 @@ static int
 entry_set(struct uet_ofi_av *av, size_t idx, const struct uet_ofi_addr *a,
 	  const uint64_t *h)
 {
-	struct uet_ofi_av_entry *e = entry_at(av, idx);
+	struct uet_ofi_av_entry *e = uet_ofi_av_entry_at(av, idx);
 	int rc;
 
 	if (e->used)
 		return 1;
 	if ((av->used + 1) * 2 > av->rev_cap) {
-		rc = rev_grow(av);
+		rc = uet_ofi_av_rev_grow(av);
 		if (rc < 0)
 			return rc;
 	}
@@ -328,7 +139,7 @@ entry_set(struct uet_ofi_av *av, size_t idx, const struct uet_ofi_addr *a,
 	e->addr = *a;
 	e->used = true;
 	av->used++;
-	rev_put(av->rev, av->rev_cap, ntohl(a->initiator_id), idx);
+	uet_ofi_av_rev_put(av->rev, av->rev_cap, ntohl(a->initiator_id), idx);
 	return 0;
 }
 
@@ -343,7 +154,7 @@ insert_one(struct uet_ofi_av *av, const struct uet_ofi_addr *a,
 	if (rc == 0)
 		rc = entry_set(av, idx, a, h);
 	if (rc == 0)
-		*out = fi_addr_of(av, idx);
+		*out = uet_ofi_av_fi_addr_of(av, idx);
 	return rc;
 }
 
@@ -425,8 +236,8 @@ shared_insert(struct uet_ofi_av *av, const struct uet_ofi_addr *a,
  * holds it now. Without the AV lock (PEER_ADD may need this thread's
  * progress).
  */
-static int
-shared_resolve(struct uet_ofi_av *av, size_t idx)
+int
+uet_ofi_av_shared_resolve(struct uet_ofi_av *av, size_t idx)
 {
 	uint64_t h[PEERS_PER_ADDR];
 	struct uet_ofi_addr a;
@@ -594,13 +405,13 @@ av_remove(struct fid_av *fid, fi_addr_t *fi_addr, size_t count,
 
 		/* named: gone for every opener; resolved here or not */
 		if (av->shm != NULL &&
-		    uet_ofi_av_shm_remove(av, (size_t)rx_strip(av, fi_addr[i])) < 0) {
+		    uet_ofi_av_shm_remove(av, (size_t)uet_ofi_av_rx_strip(av, fi_addr[i])) < 0) {
 			rc = -FI_EINVAL;
 			continue;
 		}
 		pthread_rwlock_wrlock(&av->lock);
-		idx = index_of(av, fi_addr[i]);
-		e = idx == SIZE_MAX ? NULL : entry_at(av, idx);
+		idx = uet_ofi_av_index_of(av, fi_addr[i]);
+		e = idx == SIZE_MAX ? NULL : uet_ofi_av_entry_at(av, idx);
 		if (e == NULL || !e->used) {
 			pthread_rwlock_unlock(&av->lock);
 			if (av->shm == NULL)
@@ -623,7 +434,7 @@ av_remove(struct fid_av *fid, fi_addr_t *fi_addr, size_t count,
 		peers_del(av, h, PEERS_PER_ADDR);
 	}
 	pthread_rwlock_wrlock(&av->lock);
-	rev_rebuild(av);
+	uet_ofi_av_rev_rebuild(av);
 	pthread_rwlock_unlock(&av->lock);
 	return rc;
 }
@@ -639,9 +450,9 @@ av_lookup(struct fid_av *fid, fi_addr_t fi_addr, void *addr, size_t *addrlen)
 	if (addrlen == NULL)
 		return -FI_EINVAL;
 	pthread_rwlock_rdlock(&av->lock);
-	idx = index_of(av, fi_addr);
+	idx = uet_ofi_av_index_of(av, fi_addr);
 	if (idx != SIZE_MAX)
-		e = entry_at(av, idx);
+		e = uet_ofi_av_entry_at(av, idx);
 	if (e != NULL && e->used)
 		a = e->addr;
 	pthread_rwlock_unlock(&av->lock);
@@ -649,7 +460,7 @@ av_lookup(struct fid_av *fid, fi_addr_t fi_addr, void *addr, size_t *addrlen)
 	if ((e == NULL || !e->used) &&
 	    (av->shm == NULL || fi_addr == FI_ADDR_NOTAVAIL ||
 	     fi_addr == FI_ADDR_UNSPEC ||
-	     uet_ofi_av_shm_get(av, (size_t)rx_strip(av, fi_addr), &a) < 0))
+	     uet_ofi_av_shm_get(av, (size_t)uet_ofi_av_rx_strip(av, fi_addr), &a) < 0))
 		return -FI_ENOENT;
 	return uet_ofi_addr_export(&a, av->addr_format, addr, addrlen);
 }
@@ -788,7 +599,7 @@ uet_ofi_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 	av->free_head = NO_FREE;
 	av->rx_ctx_bits = attr->rx_ctx_bits;
 	pthread_rwlock_init(&av->lock, NULL);
-	if (rev_grow(av) < 0) {
+	if (uet_ofi_av_rev_grow(av) < 0) {
 		free(av);
 		return -FI_ENOMEM;
 	}

@@ -709,6 +709,20 @@ int uet_ofi_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 /* The engine's peer handle of fi_addr, or 0 (removed, out of range). */
 uint64_t uet_ofi_av_peer(struct uet_ofi_av *av, fi_addr_t fi_addr);
 fi_addr_t uet_ofi_av_reverse(struct uet_ofi_av *av, uint32_t initiator);
+/* uet_av_lookup.c: entry @p idx (NULL past the end), the index of an
+ * fi_addr (SIZE_MAX: none), the fi_addr of an index, an fi_addr without
+ * its receive context bits; the reverse map (initiator id -> index) */
+struct uet_ofi_av_entry *uet_ofi_av_entry_at(const struct uet_ofi_av *av,
+					     size_t idx);
+size_t uet_ofi_av_index_of(const struct uet_ofi_av *av, fi_addr_t a);
+fi_addr_t uet_ofi_av_fi_addr_of(const struct uet_ofi_av *av, size_t idx);
+fi_addr_t uet_ofi_av_rx_strip(const struct uet_ofi_av *av, fi_addr_t a);
+int uet_ofi_av_rev_grow(struct uet_ofi_av *av);
+void uet_ofi_av_rev_put(uint64_t *tab, size_t cap, uint32_t id, size_t idx);
+void uet_ofi_av_rev_rebuild(struct uet_ofi_av *av);
+/* uet_av.c: a named AV's slot @p idx, inserted by another opener, into
+ * this process's engine (its first use here); 0 when the entry holds it */
+int uet_ofi_av_shared_resolve(struct uet_ofi_av *av, size_t idx);
 /* uet_av_shared.c: map the object of a named AV (attr->name; FI_READ:
  * read-only), return its fi_addr array in attr->map_addr */
 int uet_ofi_av_shm_open(struct uet_ofi_av *av, struct fi_av_attr *attr);

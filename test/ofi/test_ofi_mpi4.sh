@@ -16,7 +16,10 @@
 # With <mpi_pingpong> and <mpi_onesided>, two more jobs of two ranks on
 # the same segment: point-to-point of 8 B .. 4 MiB (mtl ofi, data
 # checked), then MPI one-sided (osc rdma over btl ofi: put, get,
-# accumulate, fetch-and-op, data checked) beside two-sided (mtl ofi).
+# accumulate, fetch-and-op, data checked) beside two-sided (mtl ofi);
+# then the same two jobs with the ranks on two "hosts", network
+# namespaces joined by a veth pair, mpirun launching the second rank
+# through its rsh agent (see two_hosts below).
 #
 # usage: test_ofi_mpi4.sh <mpirun> <mpi_ring> [runs [mpi_pingpong
 #        mpi_onesided]]
@@ -53,8 +56,11 @@ runtime_clean() {
 		done
 	done
 }
+NS2=()
 cleanup() {
+	local n
 	ip netns del "$NS" 2>/dev/null
+	for n in "${NS2[@]}"; do ip netns del "$n" 2>/dev/null; done
 	runtime_clean
 	rm -rf "$TMP"
 }
@@ -162,5 +168,93 @@ if [ -n "$PINGPONG" ] && [ -n "$ONESIDED" ]; then
 		echo "# 2 ranks, one-sided over btl ofi beside the mtl: OK"
 	fi
 fi
-[ $rc -eq 0 ] && echo "PASS: MPI over uet (af_packet, one bridge): $RUNS runs of $NP ranks${PINGPONG:+, 2-rank point-to-point and one-sided}"
+
+# Two "hosts": network namespaces of their own joined by one veth pair,
+# one rank in each, as ranks on two machines are. mpirun runs in the
+# first with rank 0; it starts the second rank's orted through its rsh
+# launcher, here a script that enters the other namespace (where ssh
+# would reach another machine). Open MPI's own traffic (orted, PMIx) is
+# TCP over the veths' kernel addresses (192.168.77.x); uet's frames go
+# by af_packet on the same veths, to FAs the kernels do not own
+# (10.0.7.x: they drop them, not forwarding). Each host has its own
+# configuration (the launcher sets the second's, as a host's environment
+# would), with the provider's defaults.
+two_hosts() {
+	local nsa="${tag}a" nsb="${tag}b" h st job2 args want ok=0
+	NS2=("$nsa" "$nsb")
+	ip netns add "$nsa" && ip netns add "$nsb" || return 1
+	ip -n "$nsa" link set lo up
+	ip -n "$nsb" link set lo up
+	ip -n "$nsa" link add "${tag}x" type veth peer name "${tag}y" netns "$nsb" ||
+		return 1
+	ip -n "$nsa" link set "${tag}x" address 02:00:00:00:07:01
+	ip -n "$nsb" link set "${tag}y" address 02:00:00:00:07:02
+	ip -n "$nsa" addr add 192.168.77.1/24 dev "${tag}x"
+	ip -n "$nsb" addr add 192.168.77.2/24 dev "${tag}y"
+	ip -n "$nsa" link set "${tag}x" up
+	ip -n "$nsb" link set "${tag}y" up
+	for h in 1 2; do
+		cat > "$TMP/host$h.conf" <<EOF
+[eal]
+args = -l $((h - 1)) --no-huge -m 256 --no-pci --file-prefix=${tag}h$h --log-level=lib.eal:error
+[port0]
+devargs = net_af_packet0,iface=${tag}$([ $h = 1 ] && echo x || echo y)
+mtu = 1500
+ipv4 = 10.0.7.$h
+ipv6 = none
+mac = 02:00:00:00:07:0$h
+[engine]
+lcores = $((h - 1))
+progress = inline
+mbuf_pool_size = 4095
+mbuf_cache = 32
+[neighbor]
+10.0.7.$((3 - h)) = 02:00:00:00:07:0$((3 - h))
+EOF
+	done
+	printf '192.168.77.1 slots=1\n192.168.77.2 slots=1\n' > "$TMP/hosts"
+	# mpirun's rsh agent: "AGENT HOST COMMAND...", the command for a
+	# remote shell
+	cat > "$TMP/agent" <<EOF
+#!/bin/sh
+[ "\$1" = 192.168.77.2 ] || { echo "agent: unknown host \$1" >&2; exit 1; }
+echo "\$1" >> $TMP/agent.log
+shift
+exec ip netns exec $nsb env FI_UET_PROVIDER_CONFIG=$TMP/host2.conf /bin/sh -c "\$*"
+EOF
+	chmod +x "$TMP/agent"
+	for job2 in pp osc; do
+		rm -f "$TMP/agent.log"
+		args=(-np 2 "$PINGPONG" -i 5 -m 4194304)
+		want='^mpi_pingpong: OK$'
+		if [ $job2 = osc ]; then
+			args=(--mca osc rdma --mca btl self,ofi
+				--mca btl_ofi_provider_include uet -np 2 "$ONESIDED")
+			want='^mpi_onesided: OK$'
+		fi
+		FI_UET_PROVIDER_CONFIG=$TMP/host1.conf ip netns exec "$nsa" \
+			timeout --kill-after=5 "$LIMIT" "$MPIRUN" --allow-run-as-root \
+			--hostfile "$TMP/hosts" --mca plm_rsh_agent "$TMP/agent" \
+			--mca oob_tcp_if_include 192.168.77.0/24 --bind-to none \
+			--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include uet \
+			-x FI_PROVIDER_PATH -x FI_LOG_LEVEL "${pass_env[@]}" \
+			"${args[@]}" > "$TMP/$job2-2ns.out" 2>&1
+		st=$?
+		rm -rf /var/run/dpdk/"${tag}"h[12]
+		# rank 1 started in the other namespace (its veth is there
+		# only: elsewhere its fi_fabric fails)
+		if [ $st -ne 0 ] || ! grep -q "$want" "$TMP/$job2-2ns.out" ||
+			[ "$(cat "$TMP/agent.log" 2>/dev/null)" != 192.168.77.2 ]; then
+			echo "FAIL: two namespaces, $job2: exit $st"
+			tail -n 60 "$TMP/$job2-2ns.out"
+			ok=1
+		fi
+	done
+	[ $ok -eq 0 ] && echo "# 2 ranks in two namespaces: point-to-point 8 B .. 4 MiB ($(grep -E '^ +4194304 ' "$TMP/pp-2ns.out" | tr -s ' ')), one-sided over btl ofi: OK"
+	return $ok
+}
+if [ -n "$PINGPONG" ] && [ -n "$ONESIDED" ]; then
+	two_hosts || rc=1
+fi
+[ $rc -eq 0 ] && echo "PASS: MPI over uet (af_packet): $RUNS runs of $NP ranks on one bridge${PINGPONG:+; 2 ranks point-to-point and one-sided, on the bridge and across two namespaces}"
 exit $rc

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* net_memif buffers sized from the MTU (pmd/core/port_memif.c). */
+/* net_memif buffers sized from the MTU, stale server sockets
+ * (pmd/core/port_memif.c). */
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +9,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "engine_private.h"
@@ -69,6 +75,96 @@ engine_memif_devargs__user_and_others(void **state)
 			 -ENAMETOOLONG);
 }
 
+/* A socket file bound at @path, listening or not; returns its fd. */
+static int
+memif_bound_socket(const char *path, bool listening)
+{
+	struct sockaddr_un un = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+	assert_true(fd >= 0);
+	snprintf(un.sun_path, sizeof(un.sun_path), "%s", path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&un, sizeof(un)), 0);
+	if (listening)
+		assert_int_equal(listen(fd, 1), 0);
+	return fd;
+}
+
+static bool
+memif_path_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+/* A killed server's socket file (nothing listens) goes before the probe. */
+static void
+engine_memif_stale_socket__removed(void **state)
+{
+	char dir[] = "/tmp/uet-test-memif.XXXXXX", path[128], devargs[256];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/m.sock", dir);
+	close(memif_bound_socket(path, false));
+	assert_true(memif_path_exists(path));
+	snprintf(devargs, sizeof(devargs),
+		 "net_memif0,role=server,id=0,socket=%s,socket-abstract=no",
+		 path);
+	assert_int_equal(engine_memif_stale_socket(devargs), 1);
+	assert_false(memif_path_exists(path));
+	/* none left: nothing to do; the PMD's default role is server */
+	assert_int_equal(engine_memif_stale_socket(devargs), 0);
+	close(memif_bound_socket(path, false));
+	snprintf(devargs, sizeof(devargs), "net_memif1,socket-abstract=no,"
+		 "socket=%s,id=1", path);
+	assert_int_equal(engine_memif_stale_socket(devargs), 1);
+	assert_false(memif_path_exists(path));
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* A live server's socket, a client's, an abstract one, a file that is
+ * not a socket: left alone. */
+static void
+engine_memif_stale_socket__kept(void **state)
+{
+	char dir[] = "/tmp/uet-test-memif.XXXXXX", path[128], devargs[256];
+	/* devargs: head, ",socket=" the path, tail */
+	const char *forms[][2] = {
+		{"net_memif0,role=server", ",socket-abstract=no"},
+		{"net_memif0,role=client", ",socket-abstract=no"},
+		{"net_memif0,role=server", ""},
+		{"net_memif0,role=server", ",socket-abstract=yes"},
+		{"net_ring0", ",socket-abstract=no"},
+	};
+	int fd;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/m.sock", dir);
+	fd = memif_bound_socket(path, true);
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		snprintf(devargs, sizeof(devargs), "%s,socket=%s%s",
+			 forms[i][0], path, forms[i][1]);
+		assert_int_equal(engine_memif_stale_socket(devargs), 0);
+		assert_true(memif_path_exists(path));
+	}
+	close(fd);
+	assert_int_equal(unlink(path), 0);
+	/* not a socket */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	snprintf(devargs, sizeof(devargs), "%s,socket=%s%s", forms[0][0],
+		 path, forms[0][1]);
+	assert_int_equal(engine_memif_stale_socket(devargs), 0);
+	assert_true(memif_path_exists(path));
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int
 main(void)
 {
@@ -76,6 +172,8 @@ main(void)
 		cmocka_unit_test(engine_memif_devargs__standard_mtu),
 		cmocka_unit_test(engine_memif_devargs__jumbo),
 		cmocka_unit_test(engine_memif_devargs__user_and_others),
+		cmocka_unit_test(engine_memif_stale_socket__removed),
+		cmocka_unit_test(engine_memif_stale_socket__kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
