@@ -177,30 +177,33 @@ tss_lengths_adjust(uint8_t *frame, const struct uet_wire_outer *o, int delta)
 }
 
 /*
- * The session and the IV of a frame from @p src with @p tsc, and its
- * association number: the domain's key (direct mode), or the key derived
- * for this source and the TSC's rekey counter (cluster mode, tss_key.c).
+ * The session and the IV of a frame from @p src with @p tsc, its epoch
+ * and association number: the domain's key of the epoch sealed with now
+ * (direct mode), or the key derived from it for this source and the
+ * TSC's rekey counter (cluster mode, tss_key.c).
  */
 static int
 seal_key(struct uet_engine_lcore *lc, uint16_t port, unsigned int di,
-	 uint32_t src, uint64_t tsc, uint16_t k, uint8_t *an)
+	 uint32_t src, uint64_t tsc, uint16_t k, struct uet_wire_tss_hdr *h)
 {
 	const struct engine_tss *e = lc->eng->tss;
 	struct engine_tss_lc *t = lc->tss;
 	uint32_t rekey = tss_rekey_of(e, tsc);
+	unsigned int slot = uet_tss_epochs_tx(&t->dk[di].ep, lc->now);
 	const struct tss_dkey *dk;
 
-	*an = (uint8_t)(rekey & 1u);
+	h->an = (uint8_t)(rekey & 1u);
+	h->epoch = t->dk[di].ep.epoch[slot];
 	if (!e->cluster) {
-		t->bs[k] = t->seal[di];
-		uet_tss_iv(src, 0, tsc, NULL, t->biv[k]);
-		return 0;
+		t->bs[k] = t->seal[di][slot];
+		uet_tss_iv(src, h->epoch, tsc, NULL, t->biv[k]);
+		return t->bs[k] == NULL ? -EIO : 0;
 	}
-	dk = tss_key_tx(lc, port, di, src, rekey, k);
+	dk = tss_key_tx(lc, port, di, slot, src, rekey, k);
 	if (dk == NULL)
 		return -EIO;
 	t->bs[k] = dk->sess;
-	uet_tss_iv(src, 0, tsc, dk->mask, t->biv[k]);
+	uet_tss_iv(src, h->epoch, tsc, dk->mask, t->biv[k]);
 	return 0;
 }
 
@@ -228,7 +231,7 @@ seal_prepare(struct uet_engine_lcore *lc, struct rte_mbuf *m,
 		return -EINVAL;
 	memcpy(&src, p->outer.src_addr, 4);
 	src = rte_be_to_cpu_32(src);
-	if (seal_key(lc, port, di, src, tsc, k, &h.an) < 0)
+	if (seal_key(lc, port, di, src, tsc, k, &h) < 0)
 		return -EIO;
 	f = (uint8_t *)rte_pktmbuf_prepend(m, UET_TSS_HDR_LEN);
 	memmove(f, f + UET_TSS_HDR_LEN, ol);
@@ -327,6 +330,7 @@ engine_tss_tx_seal(struct uet_engine_lcore *lc, uint16_t port,
 
 	if (b->sealed >= b->n)
 		return;
+	tss_epoch_sync(lc);
 	k = seal_collect(lc, port, b->m + b->sealed,
 			 (uint16_t)(b->n - b->sealed), idx);
 	if (k != 0)
