@@ -242,9 +242,15 @@ seal_prepare(struct uet_engine_lcore *lc, struct rte_mbuf *m,
 			AAD_V4) != AAD_V4)
 		return -EINVAL;
 	tss_lengths_adjust(f, &p->outer, UET_TSS_HDR_LEN + UET_TSS_ICV_LEN);
-	t->bcs[k] = p->outer.native || (p->outer.udp_csum == 0 &&
-		    !(m->ol_flags & RTE_MBUF_F_TX_UDP_CKSUM)) ? 0 :
-		    (uint16_t)(ol - UET_UDP_HLEN);
+	/* no UDP checksum over IPv4 (zero: none): the ICV covers the
+	 * addresses, the entropy and every byte after the TSS header
+	 * (docs/WIRE-DECISIONS.md); a port's offload gets its pseudo-header
+	 * sum, at no CPU cost */
+	t->bcs[k] = 0;
+	if (!p->outer.native && (m->ol_flags & RTE_MBUF_F_TX_UDP_CKSUM))
+		t->bcs[k] = (uint16_t)(ol - UET_UDP_HLEN);
+	else if (!p->outer.native)
+		((struct rte_udp_hdr *)(f + ol - UET_UDP_HLEN))->dgram_cksum = 0;
 	t->bhl[k] = p->outer.ip_hlen;
 	t->bop[k] = (struct uet_tss_cdev_op){
 		.enc_off = (uint32_t)ol + UET_TSS_HDR_LEN,
@@ -256,8 +262,8 @@ seal_prepare(struct uet_engine_lcore *lc, struct rte_mbuf *m,
 	return 0;
 }
 
-/* The UDP checksum covers the ciphertext: computed once it is there (or
- * the pseudo-header sum for the port's offload, with the new length). */
+/* The port's UDP checksum offload covers the ciphertext: the
+ * pseudo-header sum with the new length. */
 static void
 seal_csum(struct rte_mbuf *m, uint16_t l4_off, uint8_t ip_hlen)
 {
@@ -265,11 +271,7 @@ seal_csum(struct rte_mbuf *m, uint16_t l4_off, uint8_t ip_hlen)
 	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(f + l4_off);
 	const void *ip = f + l4_off - ip_hlen;
 
-	u->dgram_cksum = 0;
-	if (m->ol_flags & RTE_MBUF_F_TX_UDP_CKSUM)
-		u->dgram_cksum = rte_ipv4_phdr_cksum(ip, m->ol_flags);
-	else
-		u->dgram_cksum = rte_ipv4_udptcp_cksum(ip, u);
+	u->dgram_cksum = rte_ipv4_phdr_cksum(ip, m->ol_flags);
 }
 
 /* The frames of the burst whose domain is a secure one: TSCs reserved,

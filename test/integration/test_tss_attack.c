@@ -116,6 +116,7 @@ static uint64_t reload_ns;         /* virtual time of the last one */
 static unsigned int epochs_seen;   /* epoch changes in A's frames */
 static struct rte_mbuf *last_old;  /* A's last frame before a switch */
 static unsigned int retired_sent;  /* last_old sent once retired */
+static unsigned int csum_set;      /* protected frames of A with one */
 static uint8_t k7s[ROTATIONS + 1][32]; /* SDI 7's keys, in turn */
 static uint16_t e7s[ROTATIONS + 1];    /* and their epoch numbers */
 
@@ -526,6 +527,9 @@ intercept(struct rte_ring *from_a, struct rte_ring *to_b)
 
 		if (rte_pktmbuf_data_len(in[i]) > TSS_OFF + 40 &&
 		    uet_wire_tss_hdr_present(f + TSS_OFF, 1)) {
+			/* no UDP checksum on a protected frame: the ICV
+			 * covers more */
+			csum_set += f[L4_OFF + 6] != 0 || f[L4_OFF + 7] != 0;
 			if (epoch_switched(f)) {
 				a = copy(hist[(nb_seen - 1) % HIST]);
 				last_old = copy(hist[(nb_seen - 1) % HIST]);
@@ -652,6 +656,9 @@ check_drops(struct uet_engine *a, struct uet_engine *b)
 	      d[UET_ENGINE_TSS_DROP_INNER] == 0 &&
 	      d[UET_ENGINE_TSS_DROP_CRYPTO] == 0);
 	CHECK(st.total.rx_csum_bad == 0 && st.total.rx_malformed == 0);
+	/* A's protected frames carry no UDP checksum, and B (checksums
+	 * required: [port] udp_checksum's default) takes them */
+	CHECK(csum_set == 0 && st.total.rx_csum_none == 0);
 }
 
 static void
