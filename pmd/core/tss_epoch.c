@@ -99,7 +99,6 @@ reload_prepare(const struct engine_tss *t, struct tss_domain_keys *next,
 int
 uet_engine_tss_reload(struct uet_engine *e, char *why, size_t why_len)
 {
-	static struct tss_domain_keys next[UET_CONFIG_TSS_DOMAINS_MAX];
 	struct engine_tss *t = e->tss;
 	char dummy[1];
 	int n;
@@ -113,18 +112,17 @@ uet_engine_tss_reload(struct uet_engine *e, char *why, size_t why_len)
 		snprintf(why, why_len, "[tss] is not enabled");
 		return -ENOTSUP;
 	}
-	/* next is static (keys off the stack), so under the lock */
 	pthread_mutex_lock(&t->reload_lock);
-	memcpy(next, t->dk, sizeof(next));
-	n = reload_prepare(t, next, uet_engine_now(e), why, why_len);
+	memcpy(t->next, t->dk, sizeof(t->next));
+	n = reload_prepare(t, t->next, uet_engine_now(e), why, why_len);
 	if (n > 0) {
 		atomic_fetch_add_explicit(&t->seq, 1, memory_order_relaxed);
 		atomic_thread_fence(memory_order_release);
-		memcpy(t->dk, next, sizeof(t->dk));
+		memcpy(t->dk, t->next, sizeof(t->dk));
 		atomic_fetch_add_explicit(&t->seq, 1, memory_order_release);
 		ENG_LOG(INFO, "tss: %d domain key(s) rotated", n);
 	}
-	explicit_bzero(next, sizeof(next));
+	explicit_bzero(t->next, sizeof(t->next));
 	pthread_mutex_unlock(&t->reload_lock);
 	return n;
 }

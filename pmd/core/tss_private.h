@@ -122,6 +122,8 @@ struct engine_tss {
 	_Atomic uint32_t seq;
 	pthread_mutex_t reload_lock;  /* one reload at a time */
 	struct tss_domain_keys dk[UET_CONFIG_TSS_DOMAINS_MAX];
+	/* a reload's work copy (under reload_lock; wiped after use) */
+	struct tss_domain_keys next[UET_CONFIG_TSS_DOMAINS_MAX];
 	/* next TSC per domain, shared by the contexts (UEC 1.0 3.7: a TSC
 	 * never repeats under a key) */
 	_Atomic uint64_t tsc[UET_CONFIG_TSS_DOMAINS_MAX];
