@@ -79,7 +79,11 @@ rx_csum_ok(struct uet_engine_lcore *lc, const struct engine_port *p,
 	if (o->native || o->trimmed)
 		return true;
 	if (o->udp_csum == 0) {
-		if (o->ip_version == 4 && !p->csum_v4)
+		/* [tss]: a protected IPv4 frame has none, its ICV covers
+		 * more (tss_tx.c) */
+		if (o->ip_version == 4 && (!p->csum_v4 || (lc->tss != NULL &&
+		    uet_wire_tss_hdr_present(rte_pktmbuf_mtod_offset(m,
+				const uint8_t *, o->hdr_len), o->inner_len))))
 			return true;
 		ENG_INC(lc->st.rx_csum_none);
 		return false;

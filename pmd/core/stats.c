@@ -125,6 +125,7 @@ print_one(const struct uet_engine_lcore_stats *s, FILE *f)
 	PR(f, s, tss.rx_opened);
 	PR(f, s, tss.tx_keys);
 	PR(f, s, tss.rx_keys);
+	PR(f, s, tss.epochs);
 	for (unsigned int r = 0; r < UET_ENGINE_TSS_DROPS; r++)
 		if (s->tss.rx_drop[r] != 0)
 			fprintf(f, "  tss.rx_drop.%-10s %" PRIu64 "\n",

@@ -88,6 +88,7 @@ add_tss(struct rte_tel_data *d, const struct uet_engine_tss_stats *t)
 	add_u64(d, "tss_rx_opened", t->rx_opened);
 	add_u64(d, "tss_tx_keys", t->tx_keys);
 	add_u64(d, "tss_rx_keys", t->rx_keys);
+	add_u64(d, "tss_epochs", t->epochs);
 	for (unsigned int r = 0; r < UET_ENGINE_TSS_DROPS; r++) {
 		snprintf(k, sizeof(k), "tss_rx_drop_%s",
 			 uet_engine_tss_drop_name(r));

@@ -41,7 +41,7 @@ uint32_t
 tss_key_sessions(const struct engine_tss *e)
 {
 	if (!e->cluster)
-		return 2u * e->cfg.nb_domains;
+		return 4u * e->cfg.nb_domains; /* seal, open per epoch slot */
 	/* RX: two per source window and one per queued packet; TX: two
 	 * per port and domain */
 	return 2u * TSS_SOURCES + TSS_RXQ +
@@ -56,26 +56,29 @@ later(uint32_t a, uint32_t b)
 	return (int32_t)(a - b) > 0;
 }
 
-/* Derive the key of {domain di, source src, rekey} and make its
- * session; the key bytes live on the stack only while the session is
- * made. */
+/* Derive the key of {domain di's key of epoch slot @p slot, source src,
+ * rekey} and make its session; the key bytes live on the stack only
+ * while the session is made. */
 static int
-derive(struct engine_tss_lc *t, const struct engine_tss *e, unsigned int di,
+derive(struct engine_tss_lc *t, unsigned int di, unsigned int slot,
        uint32_t src, uint32_t rekey, bool seal, struct tss_dkey *k)
 {
 	uint8_t ctx[UET_TSS_KDF_CTX_V6_LEN], out[UET_TSS_KDF_OUT_LEN];
+	const struct tss_domain_keys *d = &t->dk[di];
 	uint32_t be = rte_cpu_to_be_32(src);
 	int n, rc;
 
-	n = uet_tss_kdf_ctx(0, rekey, (const uint8_t *)&be, sizeof(be), ctx);
-	rc = n < 0 ? n : uet_tss_kdf(e->sdk[di], UET_TSS_LABEL_CLUSTER, ctx,
-				     (size_t)n, out, sizeof(out));
+	n = uet_tss_kdf_ctx(d->ep.epoch[slot], rekey, (const uint8_t *)&be,
+			    sizeof(be), ctx);
+	rc = n < 0 ? n : uet_tss_kdf(d->key[slot], UET_TSS_LABEL_CLUSTER,
+				     ctx, (size_t)n, out, sizeof(out));
 	if (rc == 0)
 		rc = uet_tss_cdev_session(t->dev, out, seal, AAD_V4, &k->sess);
 	if (rc == 0) {
 		memcpy(k->mask, out + UET_TSS_KEY_LEN, UET_TSS_IV_LEN);
 		k->src = src;
 		k->rekey = rekey;
+		k->epoch = d->ep.epoch[slot];
 	}
 	explicit_bzero(out, sizeof(out));
 	return rc;
@@ -91,18 +94,19 @@ derive(struct engine_tss_lc *t, const struct engine_tss *e, unsigned int di,
  */
 struct tss_dkey *
 tss_key_tx(struct uet_engine_lcore *lc, uint16_t port, unsigned int di,
-	   uint32_t src, uint32_t rekey, uint16_t pending)
+	   unsigned int slot, uint32_t src, uint32_t rekey, uint16_t pending)
 {
 	struct engine_tss_lc *t = lc->tss;
 	struct tss_dkey *k = &t->txk[port][di][rekey & 1u];
 	struct tss_dkey fresh;
 
-	if (k->sess != NULL && k->rekey == rekey && k->src == src)
+	if (k->sess != NULL && k->rekey == rekey && k->src == src &&
+	    k->epoch == t->dk[di].ep.epoch[slot])
 		return k;
 	for (uint16_t i = 0; k->sess != NULL && i < pending; i++)
 		if (t->bs[i] == k->sess)
 			return NULL;
-	if (derive(t, lc->eng->tss, di, src, rekey, true, &fresh) < 0)
+	if (derive(t, di, slot, src, rekey, true, &fresh) < 0)
 		return NULL;
 	uet_tss_cdev_session_free(t->dev, k->sess);
 	*k = fresh;
@@ -115,39 +119,44 @@ tss_key_tx(struct uet_engine_lcore *lc, uint16_t port, unsigned int di,
  * The session and IV mask to open a frame of @p it (its an, rekey and
  * win set) from @p src: the source's slot when it holds that key, else
  * a key derived for this frame alone (it->fresh). Returns 0, or a drop
- * reason + 1: the slot holds a later key (this one is retired), or the
- * derivation failed.
+ * reason + 1: the slot holds a later key of the same domain key (this
+ * one is retired), or the derivation failed. A slot holding a key of
+ * another epoch (a domain key rotation) is not compared: the epoch is
+ * checked before (tss_rx.c), and frames of the old epoch in flight
+ * across the switch each derive their own key.
  */
 int
-tss_key_rx(struct engine_tss_lc *t, const struct engine_tss *e,
-	   unsigned int di, uint32_t src, struct tss_rx_item *it)
+tss_key_rx(struct engine_tss_lc *t, unsigned int di, uint32_t src,
+	   struct tss_rx_item *it)
 {
 	const struct tss_dkey *k = &t->rxk[it->win][it->an];
+	bool same = k->sess != NULL && k->epoch == it->epoch;
 	struct tss_dkey fresh;
 
 	it->fresh = NULL;
-	if (k->sess != NULL && k->rekey == it->rekey) {
+	if (same && k->rekey == it->rekey) {
 		it->sess = k->sess;
-		uet_tss_iv(src, 0, it->tsc, k->mask, it->iv);
+		uet_tss_iv(src, it->epoch, it->tsc, k->mask, it->iv);
 		return 0;
 	}
-	if (k->sess != NULL && later(k->rekey, it->rekey))
+	if (same && later(k->rekey, it->rekey))
 		return 1 + UET_ENGINE_TSS_DROP_EPOCH;
-	if (derive(t, e, di, src, it->rekey, false, &fresh) < 0)
+	if (derive(t, di, it->slot, src, it->rekey, false, &fresh) < 0)
 		return 1 + UET_ENGINE_TSS_DROP_CRYPTO;
 	it->sess = fresh.sess;
 	it->fresh = fresh.sess;
 	memcpy(it->mask, fresh.mask, sizeof(it->mask));
 	explicit_bzero(&fresh, sizeof(fresh));
-	uet_tss_iv(src, 0, it->tsc, it->mask, it->iv);
+	uet_tss_iv(src, it->epoch, it->tsc, it->mask, it->iv);
 	return 0;
 }
 
 /*
  * After the burst ran (no op uses a session any more): a key derived
  * for a frame whose ICV verified takes its slot when it is later than
- * the slot's (the one it replaces, two rotations old, is retired); any
- * other is freed.
+ * the slot's (the one it replaces, two rotations old, is retired) or
+ * the slot's is of an older domain key; any other is freed (also one
+ * of a domain key on its way out).
  */
 void
 tss_key_rx_done(struct uet_engine_lcore *lc, struct tss_rx_item *it,
@@ -159,10 +168,13 @@ tss_key_rx_done(struct uet_engine_lcore *lc, struct tss_rx_item *it,
 	if (it->fresh == NULL)
 		return;
 	k = &t->rxk[it->win][it->an];
-	if (verified && (k->sess == NULL || later(it->rekey, k->rekey))) {
+	if (verified && it->slot == t->dk[it->di].ep.cur &&
+	    (k->sess == NULL || k->epoch != it->epoch ||
+	     later(it->rekey, k->rekey))) {
 		uet_tss_cdev_session_free(t->dev, k->sess);
 		k->sess = it->fresh;
 		k->rekey = it->rekey;
+		k->epoch = it->epoch;
 		memcpy(k->mask, it->mask, sizeof(k->mask));
 		ENG_INC(lc->st.tss.rx_keys);
 	} else {

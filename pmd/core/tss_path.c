@@ -61,8 +61,10 @@ uet_engine_tss_overhead(const struct uet_config *cfg)
  * A restarted engine with the same key file thus continues above every
  * TSC it used before (no IV is used twice under the key) as long as it
  * sent fewer than one frame per 256 ns of a domain on average, and
- * receivers' replay windows see it move ahead. Key rotation, which would
- * make this unnecessary, is not built (docs/TSS.md).
+ * receivers' replay windows see it move ahead. A rotation of the domain
+ * key (tss_epoch.c) does not restart it: the TSC runs on across epochs,
+ * and an engine cannot tell a key file it never used from one it used
+ * before a restart (docs/TSS.md, limits).
  */
 static uint64_t
 tsc_seed(void)
@@ -76,27 +78,6 @@ tsc_seed(void)
 	ns = ((uint64_t)ts.tv_sec - TSC_ORIGIN_S) * 1000000000ull +
 	     (uint64_t)ts.tv_nsec;
 	return (ns >> 8) + 1;
-}
-
-/* Cluster mode: every context derives per-source keys from the domain
- * keys, read once here. */
-static int
-sdk_load(struct engine_tss *t)
-{
-	char why[128];
-	int rc;
-
-	for (unsigned int i = 0; i < t->cfg.nb_domains; i++) {
-		rc = uet_config_tss_key_read(t->cfg.domain[i].key_file,
-					     t->sdk[i], why, sizeof(why));
-		if (rc < 0) {
-			ENG_LOG(ERR, "tss: domain %u: key file %s: %s",
-				t->cfg.domain[i].sdi,
-				t->cfg.domain[i].key_file, why);
-			return rc;
-		}
-	}
-	return 0;
 }
 
 int
@@ -113,14 +94,15 @@ engine_tss_init(struct uet_engine *e)
 		return -ENOMEM;
 	t->cfg = e->cfg.tss;
 	t->cluster = t->cfg.mode == UET_CONFIG_TSS_CLUSTER;
-	if (t->cluster) {
-		rc = sdk_load(t);
-		if (rc < 0) {
-			explicit_bzero(t->sdk, sizeof(t->sdk));
-			rte_free(t);
-			return rc;
-		}
+	rc = tss_epochs_init(t);
+	if (rc < 0) {
+		explicit_bzero(t->dk, sizeof(t->dk));
+		rte_free(t);
+		return rc;
 	}
+	pthread_mutex_init(&t->reload_lock, NULL);
+	atomic_init(&t->seq, 0);
+	tss_epoch_telemetry_register();
 	seed = tsc_seed();
 	for (unsigned int i = 0; i < UET_CONFIG_TSS_DOMAINS_MAX; i++)
 		atomic_init(&t->tsc[i], seed);
@@ -131,37 +113,12 @@ engine_tss_init(struct uet_engine *e)
 void
 engine_tss_fini(struct uet_engine *e)
 {
-	if (e->tss != NULL)
-		explicit_bzero(e->tss->sdk, sizeof(e->tss->sdk));
+	if (e->tss != NULL) {
+		explicit_bzero(e->tss->dk, sizeof(e->tss->dk));
+		pthread_mutex_destroy(&e->tss->reload_lock);
+	}
 	rte_free(e->tss);
 	e->tss = NULL;
-}
-
-/* Seal and open sessions of every domain; each key read from its file,
- * used and wiped. */
-static int
-lc_sessions(struct engine_tss_lc *t, const struct uet_config_tss *c)
-{
-	uint8_t key[UET_CONFIG_TSS_KEY_LEN];
-	char why[128];
-	int rc = 0;
-
-	for (unsigned int i = 0; i < c->nb_domains && rc == 0; i++) {
-		rc = uet_config_tss_key_read(c->domain[i].key_file, key, why,
-					     sizeof(why));
-		if (rc < 0) {
-			ENG_LOG(ERR, "tss: domain %u: key file %s: %s",
-				c->domain[i].sdi, c->domain[i].key_file, why);
-			break;
-		}
-		rc = uet_tss_cdev_session(t->dev, key, true, AAD_V4,
-					  &t->seal[i]);
-		if (rc == 0)
-			rc = uet_tss_cdev_session(t->dev, key, false, AAD_V4,
-						  &t->open[i]);
-		explicit_bzero(key, sizeof(key));
-	}
-	return rc;
 }
 
 static int
@@ -204,10 +161,8 @@ engine_tss_lcore_fini(struct uet_engine_lcore *lc)
 	tss_key_free_all(t);
 	for (uint16_t i = 0; i < t->nb_rxq; i++)
 		rte_pktmbuf_free(t->rxq[i].m);
-	for (unsigned int i = 0; i < UET_CONFIG_TSS_DOMAINS_MAX; i++) {
-		uet_tss_cdev_session_free(t->dev, t->seal[i]);
-		uet_tss_cdev_session_free(t->dev, t->open[i]);
-	}
+	tss_epoch_sessions_free(t);
+	explicit_bzero(t->dk, sizeof(t->dk));
 	uet_tss_cdev_destroy(t->dev);
 	rte_hash_free(t->src);
 	rte_free(t->win);
@@ -237,7 +192,7 @@ engine_tss_lcore_init(struct uet_engine_lcore *lc)
 			"DPDK: is its PMD library installed?)" : "");
 		goto fail;
 	}
-	rc = e->cluster ? 0 : lc_sessions(t, &e->cfg);
+	rc = tss_epoch_lcore_init(lc);
 	if (rc == 0)
 		rc = lc_windows(lc, t, e->cfg.replay_window);
 	if (rc == 0)

@@ -7,6 +7,7 @@
  * (tss_path.c: lifecycle, tss_tx.c, tss_rx.c). See tss_path.c.
  */
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include <uet/uet_tss.h>
@@ -37,6 +38,7 @@ struct tss_dkey {
 	struct uet_tss_cdev_sess *sess; /* NULL: slot empty */
 	uint32_t src;                   /* TX: the source it was made for */
 	uint32_t rekey;
+	uint16_t epoch;                 /* of the domain key it comes from */
 	uint8_t mask[UET_TSS_IV_LEN];
 };
 
@@ -57,6 +59,8 @@ struct tss_rx_item {
 	uint8_t dom;
 	uint32_t win;      /* replay window index */
 	uint8_t an;        /* association number: slot of the derived key */
+	uint8_t slot;      /* epoch slot of the domain key (tss_epoch_slot) */
+	uint16_t epoch;    /* the header's epoch */
 	uint8_t di;        /* domain index */
 	uint32_t src;      /* IPv4 source address, host order */
 	uint32_t rekey;    /* cluster: the rekey counter of the TSC */
@@ -69,10 +73,26 @@ struct tss_rx_item {
 	uint8_t aad[AAD_V4];
 };
 
+/*
+ * The generations of a domain key (src/tss/tss_epoch.c): the key of each
+ * epoch slot and the epochs' phases. The engine's copy is written by
+ * uet_engine_tss_reload(); each context works on its own copy, taken
+ * when the engine's sequence number moved (tss_epoch_sync).
+ */
+struct tss_domain_keys {
+	uint8_t key[2][UET_CONFIG_TSS_KEY_LEN];
+	struct uet_tss_epochs ep;
+};
+
 struct engine_tss_lc {
 	struct uet_tss_cdev *dev;
-	struct uet_tss_cdev_sess *seal[UET_CONFIG_TSS_DOMAINS_MAX];
-	struct uet_tss_cdev_sess *open[UET_CONFIG_TSS_DOMAINS_MAX];
+	/* direct mode: the sessions of each domain's epoch slots, and the
+	 * epoch each was made for */
+	struct uet_tss_cdev_sess *seal[UET_CONFIG_TSS_DOMAINS_MAX][2];
+	struct uet_tss_cdev_sess *open[UET_CONFIG_TSS_DOMAINS_MAX][2];
+	uint16_t sess_epoch[UET_CONFIG_TSS_DOMAINS_MAX][2];
+	uint32_t seq;   /* engine_tss.seq of the copy below */
+	struct tss_domain_keys dk[UET_CONFIG_TSS_DOMAINS_MAX];
 	struct rte_hash *src;   /* {domain, source} -> replay window */
 	struct uet_tss_replay *win;
 	struct tss_dkey (*rxk)[2];  /* cluster: per window, by AN */
@@ -96,9 +116,14 @@ struct engine_tss_lc {
 struct engine_tss {
 	struct uet_config_tss cfg;
 	bool cluster;      /* keys derived per source (mode = cluster) */
-	/* cluster: the domain keys the per-source keys are derived from
-	 * (read once at init, wiped at fini; direct mode keeps none) */
-	uint8_t sdk[UET_CONFIG_TSS_DOMAINS_MAX][UET_CONFIG_TSS_KEY_LEN];
+	/* the domain keys by epoch slot (wiped at fini), written by
+	 * uet_engine_tss_reload under seq, odd while it writes (a seqlock:
+	 * the contexts copy them, never wait) */
+	_Atomic uint32_t seq;
+	pthread_mutex_t reload_lock;  /* one reload at a time */
+	struct tss_domain_keys dk[UET_CONFIG_TSS_DOMAINS_MAX];
+	/* a reload's work copy (under reload_lock; wiped after use) */
+	struct tss_domain_keys next[UET_CONFIG_TSS_DOMAINS_MAX];
 	/* next TSC per domain, shared by the contexts (UEC 1.0 3.7: a TSC
 	 * never repeats under a key) */
 	_Atomic uint64_t tsc[UET_CONFIG_TSS_DOMAINS_MAX];
@@ -120,13 +145,29 @@ uint8_t tss_peer_get(const struct engine_tss_lc *t, const uint8_t fa[16],
 void tss_peer_set(struct engine_tss_lc *t, const uint8_t fa[16],
 		  uint16_t pdcid, uint8_t dom);
 
+/* tss_epoch.c: domain key generations on the engine */
+int tss_epochs_init(struct engine_tss *t);
+void tss_epoch_sync_slow(struct uet_engine_lcore *lc);
+/* Take up a reload the context has not seen yet (one atomic load). */
+static inline void
+tss_epoch_sync(struct uet_engine_lcore *lc)
+{
+	if (atomic_load_explicit(&lc->eng->tss->seq, memory_order_acquire) !=
+	    lc->tss->seq)
+		tss_epoch_sync_slow(lc);
+}
+void tss_epoch_sessions_free(struct engine_tss_lc *t);
+void tss_epoch_sessions_update(struct uet_engine_lcore *lc);
+int tss_epoch_lcore_init(struct uet_engine_lcore *lc);
+void tss_epoch_telemetry_register(void);
+
 /* tss_key.c: cluster mode's derived keys and the rekey counter */
 uint32_t tss_rekey_of(const struct engine_tss *e, uint64_t tsc);
 struct tss_dkey *tss_key_tx(struct uet_engine_lcore *lc, uint16_t port,
-			    unsigned int di, uint32_t src, uint32_t rekey,
-			    uint16_t pending);
-int tss_key_rx(struct engine_tss_lc *t, const struct engine_tss *e,
-	       unsigned int di, uint32_t src, struct tss_rx_item *it);
+			    unsigned int di, unsigned int slot, uint32_t src,
+			    uint32_t rekey, uint16_t pending);
+int tss_key_rx(struct engine_tss_lc *t, unsigned int di, uint32_t src,
+	       struct tss_rx_item *it);
 void tss_key_rx_done(struct uet_engine_lcore *lc, struct tss_rx_item *it,
 		     bool verified);
 void tss_key_free_all(struct engine_tss_lc *t);

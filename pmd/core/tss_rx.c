@@ -55,36 +55,36 @@ replay_reason(int rc)
 			       UET_ENGINE_TSS_DROP_OLD;
 }
 
-/* The association number and epoch a header must carry: epoch 0 (no
- * domain key changes while the engine runs), AN the low bit of the TSC's
- * rekey counter (0 in direct mode, which does not rotate). */
-static bool
-an_ok(const struct engine_tss *e, const struct uet_wire_tss_hdr *h)
-{
-	return h->epoch == 0 && h->an == (tss_rekey_of(e, h->tsc) & 1u);
-}
-
 /* The session and IV that open the frame of @p it: at flush time, so
- * that no key a flush installs (and retires) is taken before it. 0 or a
- * drop reason + 1. */
+ * that no key a flush installs (and retires) is taken before it, nor an
+ * epoch a reload since the take retired. 0 or a drop reason + 1. */
 static int
-rx_key(const struct engine_tss *e, struct engine_tss_lc *t,
-       struct tss_rx_item *it)
+rx_key(const struct uet_engine_lcore *lc, struct tss_rx_item *it)
 {
+	struct engine_tss_lc *t = lc->tss;
+	int slot = uet_tss_epochs_rx(&t->dk[it->di].ep, it->epoch, lc->now);
+
 	it->fresh = NULL;
-	if (e->cluster)
-		return tss_key_rx(t, e, it->di, it->src, it);
-	it->sess = t->open[it->di];
-	uet_tss_iv(it->src, 0, it->tsc, NULL, it->iv);
+	if (slot < 0)
+		return 1 + UET_ENGINE_TSS_DROP_EPOCH;
+	it->slot = (uint8_t)slot;
+	if (lc->eng->tss->cluster)
+		return tss_key_rx(t, it->di, it->src, it);
+	it->sess = t->open[it->di][slot];
+	if (it->sess == NULL)
+		return 1 + UET_ENGINE_TSS_DROP_CRYPTO;
+	uet_tss_iv(it->src, it->epoch, it->tsc, NULL, it->iv);
 	return 0;
 }
 
 /* Checks before any crypto; fills the queue item. 0 or a drop reason
  * + 1. */
 static int
-rx_check(const struct engine_tss *e, struct engine_tss_lc *t,
-	 const struct uet_wire_pkt *p, const uint8_t *f, struct tss_rx_item *it)
+rx_check(const struct uet_engine_lcore *lc, const struct uet_wire_pkt *p,
+	 const uint8_t *f, struct tss_rx_item *it)
 {
+	const struct engine_tss *e = lc->eng->tss;
+	struct engine_tss_lc *t = lc->tss;
 	struct uet_wire_tss_hdr h;
 	struct uet_tss_split sp;
 	uint32_t src;
@@ -99,7 +99,10 @@ rx_check(const struct engine_tss *e, struct engine_tss_lc *t,
 	di = domain_of_sdi(e, h.sdi);
 	if (di < 0)
 		return 1 + UET_ENGINE_TSS_DROP_SDI;
-	if (!an_ok(e, &h))
+	/* an epoch in use (UEC 1.0 3.7: it selects the domain key), and the
+	 * AN of the TSC's rekey counter (0 without rotation) */
+	if (uet_tss_epochs_rx(&t->dk[di].ep, h.epoch, lc->now) < 0 ||
+	    h.an != (tss_rekey_of(e, h.tsc) & 1u))
 		return 1 + UET_ENGINE_TSS_DROP_EPOCH;
 	if (p->outer.ip_version != 4 || h.sp)
 		return 1 + UET_ENGINE_TSS_DROP_UNSUPPORTED;
@@ -122,6 +125,7 @@ rx_check(const struct engine_tss *e, struct engine_tss_lc *t,
 	it->win = (uint32_t)w;
 	it->tsc = h.tsc;
 	it->an = h.an;
+	it->epoch = h.epoch;
 	it->rekey = tss_rekey_of(e, h.tsc);
 	it->di = (uint8_t)di;
 	it->src = src;
@@ -142,7 +146,8 @@ engine_tss_rx_take(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 	if (p->err_layer != UET_PKT_LAYER_PDS ||
 	    !uet_wire_tss_hdr_present(f + p->outer.hdr_len, p->outer.inner_len))
 		return false;
-	rc = rx_check(lc->eng->tss, t, p, f, &it);
+	tss_epoch_sync(lc);
+	rc = rx_check(lc, p, f, &it);
 	if (rc != 0) {
 		rx_drop(lc, m, (enum uet_engine_tss_drop)(rc - 1));
 		return true;
@@ -258,17 +263,17 @@ rx_deliver(struct uet_engine_lcore *lc, struct tss_rx_item *it)
 void
 engine_tss_rx_flush(struct uet_engine_lcore *lc)
 {
-	const struct engine_tss *e = lc->eng->tss;
 	struct engine_tss_lc *t = lc->tss;
 	uint16_t n = 0;
 	int rc;
 
+	tss_epoch_sync(lc);
 	for (uint16_t i = 0; i < t->nb_rxq; i++) {
 		struct tss_rx_item *it = &t->rxq[i];
 		uint32_t el = (uint32_t)it->inner_len - UET_TSS_HDR_LEN -
 			      UET_TSS_ICV_LEN;
 
-		rc = rx_key(e, t, it);
+		rc = rx_key(lc, it);
 		if (rc != 0) {
 			rx_drop(lc, it->m, (enum uet_engine_tss_drop)(rc - 1));
 			continue;

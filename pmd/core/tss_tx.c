@@ -177,30 +177,33 @@ tss_lengths_adjust(uint8_t *frame, const struct uet_wire_outer *o, int delta)
 }
 
 /*
- * The session and the IV of a frame from @p src with @p tsc, and its
- * association number: the domain's key (direct mode), or the key derived
- * for this source and the TSC's rekey counter (cluster mode, tss_key.c).
+ * The session and the IV of a frame from @p src with @p tsc, its epoch
+ * and association number: the domain's key of the epoch sealed with now
+ * (direct mode), or the key derived from it for this source and the
+ * TSC's rekey counter (cluster mode, tss_key.c).
  */
 static int
 seal_key(struct uet_engine_lcore *lc, uint16_t port, unsigned int di,
-	 uint32_t src, uint64_t tsc, uint16_t k, uint8_t *an)
+	 uint32_t src, uint64_t tsc, uint16_t k, struct uet_wire_tss_hdr *h)
 {
 	const struct engine_tss *e = lc->eng->tss;
 	struct engine_tss_lc *t = lc->tss;
 	uint32_t rekey = tss_rekey_of(e, tsc);
+	unsigned int slot = uet_tss_epochs_tx(&t->dk[di].ep, lc->now);
 	const struct tss_dkey *dk;
 
-	*an = (uint8_t)(rekey & 1u);
+	h->an = (uint8_t)(rekey & 1u);
+	h->epoch = t->dk[di].ep.epoch[slot];
 	if (!e->cluster) {
-		t->bs[k] = t->seal[di];
-		uet_tss_iv(src, 0, tsc, NULL, t->biv[k]);
-		return 0;
+		t->bs[k] = t->seal[di][slot];
+		uet_tss_iv(src, h->epoch, tsc, NULL, t->biv[k]);
+		return t->bs[k] == NULL ? -EIO : 0;
 	}
-	dk = tss_key_tx(lc, port, di, src, rekey, k);
+	dk = tss_key_tx(lc, port, di, slot, src, rekey, k);
 	if (dk == NULL)
 		return -EIO;
 	t->bs[k] = dk->sess;
-	uet_tss_iv(src, 0, tsc, dk->mask, t->biv[k]);
+	uet_tss_iv(src, h->epoch, tsc, dk->mask, t->biv[k]);
 	return 0;
 }
 
@@ -228,7 +231,7 @@ seal_prepare(struct uet_engine_lcore *lc, struct rte_mbuf *m,
 		return -EINVAL;
 	memcpy(&src, p->outer.src_addr, 4);
 	src = rte_be_to_cpu_32(src);
-	if (seal_key(lc, port, di, src, tsc, k, &h.an) < 0)
+	if (seal_key(lc, port, di, src, tsc, k, &h) < 0)
 		return -EIO;
 	f = (uint8_t *)rte_pktmbuf_prepend(m, UET_TSS_HDR_LEN);
 	memmove(f, f + UET_TSS_HDR_LEN, ol);
@@ -239,9 +242,15 @@ seal_prepare(struct uet_engine_lcore *lc, struct rte_mbuf *m,
 			AAD_V4) != AAD_V4)
 		return -EINVAL;
 	tss_lengths_adjust(f, &p->outer, UET_TSS_HDR_LEN + UET_TSS_ICV_LEN);
-	t->bcs[k] = p->outer.native || (p->outer.udp_csum == 0 &&
-		    !(m->ol_flags & RTE_MBUF_F_TX_UDP_CKSUM)) ? 0 :
-		    (uint16_t)(ol - UET_UDP_HLEN);
+	/* no UDP checksum over IPv4 (zero: none): the ICV covers the
+	 * addresses, the entropy and every byte after the TSS header
+	 * (docs/WIRE-DECISIONS.md); a port's offload gets its pseudo-header
+	 * sum, at no CPU cost */
+	t->bcs[k] = 0;
+	if (!p->outer.native && (m->ol_flags & RTE_MBUF_F_TX_UDP_CKSUM))
+		t->bcs[k] = (uint16_t)(ol - UET_UDP_HLEN);
+	else if (!p->outer.native)
+		((struct rte_udp_hdr *)(f + ol - UET_UDP_HLEN))->dgram_cksum = 0;
 	t->bhl[k] = p->outer.ip_hlen;
 	t->bop[k] = (struct uet_tss_cdev_op){
 		.enc_off = (uint32_t)ol + UET_TSS_HDR_LEN,
@@ -253,8 +262,8 @@ seal_prepare(struct uet_engine_lcore *lc, struct rte_mbuf *m,
 	return 0;
 }
 
-/* The UDP checksum covers the ciphertext: computed once it is there (or
- * the pseudo-header sum for the port's offload, with the new length). */
+/* The port's UDP checksum offload covers the ciphertext: the
+ * pseudo-header sum with the new length. */
 static void
 seal_csum(struct rte_mbuf *m, uint16_t l4_off, uint8_t ip_hlen)
 {
@@ -262,11 +271,7 @@ seal_csum(struct rte_mbuf *m, uint16_t l4_off, uint8_t ip_hlen)
 	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(f + l4_off);
 	const void *ip = f + l4_off - ip_hlen;
 
-	u->dgram_cksum = 0;
-	if (m->ol_flags & RTE_MBUF_F_TX_UDP_CKSUM)
-		u->dgram_cksum = rte_ipv4_phdr_cksum(ip, m->ol_flags);
-	else
-		u->dgram_cksum = rte_ipv4_udptcp_cksum(ip, u);
+	u->dgram_cksum = rte_ipv4_phdr_cksum(ip, m->ol_flags);
 }
 
 /* The frames of the burst whose domain is a secure one: TSCs reserved,
@@ -327,6 +332,7 @@ engine_tss_tx_seal(struct uet_engine_lcore *lc, uint16_t port,
 
 	if (b->sealed >= b->n)
 		return;
+	tss_epoch_sync(lc);
 	k = seal_collect(lc, port, b->m + b->sealed,
 			 (uint16_t)(b->n - b->sealed), idx);
 	if (k != 0)

@@ -425,6 +425,10 @@ static const struct config_key tss_keys[] = {
 	       "TSCs, a multiple of 64"),
 	K_UINT(T, rekey_interval, 0, UINT64_MAX, "TSCs between key "
 	       "rotations (cluster mode, at least replay_window); 0 = off"),
+	K_DUR("epoch_switch", T, epoch_switch_ns, MS(1), SEC(3600), 0,
+	      "after a reload brought a new domain key: its packets are "
+	      "accepted at once, sent this long after, and the old key's "
+	      "refused twice this long after (every host reloads within it)"),
 };
 #undef T
 

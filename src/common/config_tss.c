@@ -29,6 +29,7 @@ config_tss_defaults(struct uet_config_tss *t)
 	t->mode = UET_CONFIG_TSS_DIRECT;
 	snprintf(t->pmd, sizeof(t->pmd), "%s", "crypto_aesni_gcm");
 	t->replay_window = 1024;
+	t->epoch_switch_ns = 1000000000ull;
 }
 
 bool

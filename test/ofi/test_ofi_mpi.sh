@@ -15,6 +15,12 @@
 # but the configuration path (the defaults a user has); a last run gives
 # each rank another profile and must fail at startup, naming the mismatch.
 #
+# With UET_DUMP (uet-dump's path) set, one more job runs with the
+# transport security sublayer on ([tss], direct mode, SDI 7 over the
+# job's JobIDs; a shorter ping-pong, -i 2 -m 64K, data checked as
+# always): every UET frame rank 0 captured is protected, each opens with
+# the domain key (uet-dump --tss-key), none with another key.
+#
 # With <mpi_onesided>, one more job runs MPI one-sided (osc rdma over btl
 # ofi: put, get, accumulate, fetch-and-op, data checked) and two-sided
 # (mtl ofi) together: two fi_fabric() in each rank, on one engine.
@@ -132,6 +138,47 @@ if [ -n "$ONESIDED" ]; then
 	st=$?
 	extra_mca=()
 	check_run "one-sided" $st "$TMP/onesided.out" mpi_onesided || rc=1
+fi
+# [tss] on: every frame of the job protected (rank 0's capture, which
+# holds what it sent and received), opened with the key, not another
+# uet-dump links its own sanitizer runtime: not one preloaded for the ranks
+dump() {
+	env -u LD_PRELOAD "$UET_DUMP" "$@"
+}
+tss_run() {
+	local conf=$TMP/tss.conf cap=$TMP/tss0.pcapng out=$TMP/tss-dump.txt
+	local uet tss ok bad st
+	(umask 077 && openssl rand -hex 32 > "$TMP/sdi7.key" &&
+		openssl rand -hex 32 > "$TMP/other.key") || return 1
+	mpi_job_conf "$conf" "$TMP" "$tag"
+	sed -i "s|^\[engine\]\$|[engine]\ncapture = $TMP/tss%{0,1}.pcapng|" "$conf"
+	printf '[tss]\nenabled = true\ndomain.7 = 1-4095 %s\n' \
+		"$TMP/sdi7.key" >> "$conf"
+	FI_UET_PROVIDER_CONFIG=$conf mpi_run "$TMP/tss.out" -np 2 "$PROG" \
+		-i 2 -m 65536
+	st=$?
+	check_run "[tss] on" $st "$TMP/tss.out" || return 1
+	if ! dump "$cap" > "$out" 2>&1; then
+		echo "FAIL: uet-dump $cap:"
+		tail -5 "$out"
+		return 1
+	fi
+	uet=$(grep -c ' 10\.0\.5\.[12]:[0-9]* > 10\.0\.5\.[12]:' "$out")
+	tss=$(grep -c '| TSS sdi=0x7 ' "$out")
+	ok=$(dump --tss-key "7:$TMP/sdi7.key" "$cap" | grep -c 'icv=ok')
+	bad=$(dump --tss-key "7:$TMP/other.key" "$cap" | grep -c 'icv=ok')
+	echo "# [tss] on: rank 0 captured $uet UET frames, $tss protected," \
+		"$ok opened with the key, $bad with another"
+	if [ "$uet" -lt 100 ] || [ "$tss" -ne "$uet" ] || [ "$ok" -ne "$tss" ] ||
+		[ "$bad" -ne 0 ]; then
+		echo "FAIL: [tss] on: frames in clear or not opened"
+		grep -v '| TSS ' "$out" | head -5
+		return 1
+	fi
+	return 0
+}
+if [ -n "${UET_DUMP:-}" ]; then
+	tss_run || rc=1
 fi
 # ranks on two profiles (rank 0 HPC, rank 1 AI Full, each listing only
 # its own): the job must stop at startup with the mismatch named, not at

@@ -193,6 +193,10 @@ validate__unbuilt_and_unsafe_refused(void **state)
 	assert_int_equal(load_tss("replay_window = 100\n", &err), -EINVAL);
 	assert_int_equal(load_tss("replay_window = 8192\n", &err), -ERANGE);
 	assert_int_equal(load_tss("mode = tunnel\n", &err), -EINVAL);
+	/* the delay of a domain key's rotation: 1 ms .. 1 h */
+	assert_int_equal(load_tss("epoch_switch = 100us\n", &err), -ERANGE);
+	assert_int_equal(load_tss("epoch_switch = 3601s\n", &err), -ERANGE);
+	assert_int_equal(load_tss("epoch_switch = soon\n", &err), -EINVAL);
 	assert_int_equal(load_tss("keyfile = /k\n", &err), -EINVAL);
 	snprintf(body, sizeof(body), "enabled = true\ndomain.3 = 1 %s\n",
 		 key_open);
@@ -213,6 +217,9 @@ validate__cluster_and_rotation_accepted(void **state)
 	assert_int_equal(load_tss(body, &err), 0);
 	snprintf(body, sizeof(body), "enabled = true\nmode = cluster\n"
 		 "replay_window = 256\nrekey_interval = 256\n"
+		 "domain.3 = 1 %s\n", key_ok);
+	assert_int_equal(load_tss(body, &err), 0);
+	snprintf(body, sizeof(body), "enabled = true\nepoch_switch = 5s\n"
 		 "domain.3 = 1 %s\n", key_ok);
 	assert_int_equal(load_tss(body, &err), 0);
 }

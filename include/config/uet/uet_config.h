@@ -366,6 +366,9 @@ struct uet_config_tss {
 	char devargs[UET_CONFIG_STR_LEN];  /**< its vdev arguments */
 	uint32_t replay_window;            /**< TSCs, multiple of 64 */
 	uint64_t rekey_interval;           /**< TSCs between rekeys, 0 off */
+	/** a reloaded domain key: sent with this long after, the old one
+	 * accepted twice this long after (docs/TSS.md) */
+	uint64_t epoch_switch_ns;
 	struct uet_config_tss_domain domain[UET_CONFIG_TSS_DOMAINS_MAX];
 	uint16_t nb_domains;
 };

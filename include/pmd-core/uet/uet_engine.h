@@ -575,6 +575,22 @@ uint16_t uet_engine_tss_overhead(const struct uet_config *cfg);
 /** Name of a TSS drop reason ("auth", "replay", ...). */
 const char *uet_engine_tss_drop_name(unsigned int reason);
 
+/**
+ * Read the key files of the [tss] domains again and rotate each domain
+ * whose key changed to the new key, a new epoch (docs/TSS.md, "Rotating a
+ * domain key"): accepted at once, sealed with [tss] epoch_switch later,
+ * the old key refused twice that later. All or nothing: on an error no
+ * domain changes. Safe from any thread, also while the engine runs.
+ * @param why  Out on error (may be NULL): the reason, without key bytes.
+ * @return
+ *   The number of domains rotated (0: no key changed), -ENOTSUP ([tss]
+ *   off), -EBUSY (a domain's previous rotation has not retired its old
+ *   key yet), -EEXIST (a new key whose epoch number equals the current
+ *   key's: generate another), a key file's error (-ENOENT, -EPERM,
+ *   -EINVAL, ...), -EIO.
+ */
+int uet_engine_tss_reload(struct uet_engine *e, char *why, size_t why_len);
+
 /** Transport security counters of a context. */
 struct uet_engine_tss_stats {
 	uint64_t tx_sealed;   /**< frames protected and sent */
@@ -588,6 +604,8 @@ struct uet_engine_tss_stats {
 				   (one per source and rotation) */
 	uint64_t rx_keys;     /**< cluster mode: keys derived to open with
 				   and kept (their first frame verified) */
+	uint64_t epochs;      /**< domain key changes this context took up
+				   (uet_engine_tss_reload()) */
 };
 
 /** Per-direction fault counters (index: enum uet_config_fault_kind). */

@@ -191,6 +191,62 @@ int uet_tss_replay_check(const struct uet_tss_replay *w, uint64_t tsc);
  */
 void uet_tss_replay_update(struct uet_tss_replay *w, uint64_t tsc);
 
+/* ------------------------------------------------------------------ */
+/* Epochs: generations of a secure domain's key                        */
+/* ------------------------------------------------------------------ */
+
+/** KDF label of a domain key's epoch number (docs/WIRE-DECISIONS.md). */
+#define UET_TSS_LABEL_EPOCH "EP"
+
+/**
+ * The epoch number of a domain key: the first 16 bits of KDF(key, "EP"),
+ * so that every host holding the same key file names it the same, with
+ * no counter to agree on, and a new key gets another number (a new key
+ * whose number equals its predecessor's is refused by the rotation).
+ * @return 0 and @p epoch, or -EIO (libcrypto failed).
+ */
+int uet_tss_epoch_of_key(const uint8_t key[UET_TSS_KEY_LEN],
+			 uint16_t *epoch);
+
+/**
+ * The key generations of one secure domain (UEC 1.0 3.7: the header's
+ * epoch selects the key): two slots, the current key and the one before
+ * it. A rotation installs a new key in the other slot; a receiver accepts
+ * it at once, a sender seals with it from @c switch_ns on, and the old
+ * key is accepted until @c retire_ns. Times are the caller's clock (ns).
+ */
+struct uet_tss_epochs {
+	uint16_t epoch[2]; /**< epoch number of each slot */
+	bool valid[2];     /**< slot holds a key */
+	uint8_t cur;       /**< slot of the newest key */
+	uint64_t switch_ns; /**< from then on, TX seals with slot cur */
+	uint64_t retire_ns; /**< from then on, the other slot is refused */
+};
+
+/** Start with one key, epoch @p epoch, in slot 0, in use at once. */
+void uet_tss_epochs_init(struct uet_tss_epochs *s, uint16_t epoch);
+
+/**
+ * Rotate to a key of epoch @p epoch at @p now: accepted on RX at once,
+ * sealed with from @p now + @p delay_ns, the old key refused from @p now
+ * + 2 * @p delay_ns. Returns the slot to put the new key in, -EEXIST (the
+ * epoch of the current key: the same key, or a new one whose number
+ * collides: nothing changes), -EBUSY (the previous rotation's old key is
+ * not retired yet: nothing changes).
+ */
+int uet_tss_epochs_rotate(struct uet_tss_epochs *s, uint16_t epoch,
+			  uint64_t now, uint64_t delay_ns);
+
+/** The slot a sender seals with at @p now. */
+unsigned int uet_tss_epochs_tx(const struct uet_tss_epochs *s, uint64_t now);
+
+/**
+ * The slot of a received packet's epoch at @p now, or -ENOKEY: no such
+ * epoch, or a retired one (such a packet is dropped before any crypto).
+ */
+int uet_tss_epochs_rx(const struct uet_tss_epochs *s, uint16_t epoch,
+		      uint64_t now);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Rotating a secure domain's key without a restart (UEC 1.0 section 3.7:
+ * the TSS header's epoch selects the key; docs/TSS.md, "Rotating a
+ * domain key"). uet_engine_tss_reload() reads the key files again; a
+ * domain whose key changed gets it as a new epoch (its number from the
+ * key, src/tss/tss_epoch.c), accepted on RX at once, sealed with
+ * [tss] epoch_switch later, the old key refused twice that later. The
+ * TSC of a domain runs on across epochs, so the replay windows do too: a
+ * packet replayed from before the switch is a replay or too old.
+ *
+ * The engine's keys and epochs are written under a sequence number (odd
+ * while written); a context copies them when the number moved, at the
+ * start of a TX seal or an RX take or flush, and (direct mode) makes the
+ * sessions of a slot whose epoch changed. Contexts never wait: a copy
+ * that raced a write is retried at the next call.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_telemetry.h>
+
+#include "tss_private.h"
+
+/* The epochs of every domain at start: each key file's key, in slot 0. */
+int
+tss_epochs_init(struct engine_tss *t)
+{
+	char why[128];
+	int rc;
+
+	for (unsigned int i = 0; i < t->cfg.nb_domains; i++) {
+		struct tss_domain_keys *d = &t->dk[i];
+		uint16_t epoch;
+
+		rc = uet_config_tss_key_read(t->cfg.domain[i].key_file,
+					     d->key[0], why, sizeof(why));
+		if (rc < 0) {
+			ENG_LOG(ERR, "tss: domain %u: key file %s: %s",
+				t->cfg.domain[i].sdi,
+				t->cfg.domain[i].key_file, why);
+			return rc;
+		}
+		rc = uet_tss_epoch_of_key(d->key[0], &epoch);
+		if (rc < 0)
+			return rc;
+		uet_tss_epochs_init(&d->ep, epoch);
+	}
+	return 0;
+}
+
+/* Read every key file; the domains whose key changed rotate in @p next
+ * (a copy of the engine's). Returns the number rotated or -errno. */
+static int
+reload_prepare(const struct engine_tss *t, struct tss_domain_keys *next,
+	       uint64_t now, char *why, size_t why_len)
+{
+	uint8_t key[UET_CONFIG_TSS_KEY_LEN];
+	char r[128];
+	int n = 0, rc = 0;
+
+	for (unsigned int i = 0; i < t->cfg.nb_domains && rc >= 0; i++) {
+		struct tss_domain_keys *d = &next[i];
+		uint16_t epoch;
+
+		rc = uet_config_tss_key_read(t->cfg.domain[i].key_file, key,
+					     r, sizeof(r));
+		if (rc < 0) {
+			snprintf(why, why_len, "domain %u: key file %s: %s",
+				 t->cfg.domain[i].sdi,
+				 t->cfg.domain[i].key_file, r);
+			break;
+		}
+		if (memcmp(key, d->key[d->ep.cur], sizeof(key)) == 0)
+			continue; /* unchanged */
+		rc = uet_tss_epoch_of_key(key, &epoch);
+		if (rc == 0)
+			rc = uet_tss_epochs_rotate(&d->ep, epoch, now,
+						   t->cfg.epoch_switch_ns);
+		if (rc < 0) {
+			snprintf(why, why_len, "domain %u: %s",
+				 t->cfg.domain[i].sdi, rc == -EBUSY ?
+				 "the previous key is still accepted (twice "
+				 "epoch_switch after its rotation)" :
+				 rc == -EEXIST ? "the new key's epoch number "
+				 "equals the current key's: generate another "
+				 "key" : "epoch number: libcrypto failed");
+			break;
+		}
+		memcpy(d->key[rc], key, sizeof(key));
+		n++;
+	}
+	explicit_bzero(key, sizeof(key));
+	return rc < 0 ? rc : n;
+}
+
+int
+uet_engine_tss_reload(struct uet_engine *e, char *why, size_t why_len)
+{
+	struct engine_tss *t = e->tss;
+	char dummy[1];
+	int n;
+
+	if (why == NULL || why_len == 0) {
+		why = dummy;
+		why_len = sizeof(dummy);
+	}
+	why[0] = '\0';
+	if (t == NULL) {
+		snprintf(why, why_len, "[tss] is not enabled");
+		return -ENOTSUP;
+	}
+	pthread_mutex_lock(&t->reload_lock);
+	memcpy(t->next, t->dk, sizeof(t->next));
+	n = reload_prepare(t, t->next, uet_engine_now(e), why, why_len);
+	if (n > 0) {
+		atomic_fetch_add_explicit(&t->seq, 1, memory_order_relaxed);
+		atomic_thread_fence(memory_order_release);
+		memcpy(t->dk, t->next, sizeof(t->dk));
+		atomic_fetch_add_explicit(&t->seq, 1, memory_order_release);
+		ENG_LOG(INFO, "tss: %d domain key(s) rotated", n);
+	}
+	explicit_bzero(t->next, sizeof(t->next));
+	pthread_mutex_unlock(&t->reload_lock);
+	return n;
+}
+
+/* /uet/tss_reload: {"rotated": N}, or {"error": why, "errno": -N} (the
+ * engine's answer, not the telemetry's "not provided"). */
+static int
+tss_reload_tel(struct uet_engine *e, struct rte_tel_data *d)
+{
+	char why[RTE_TEL_MAX_STRING_LEN];
+	int rc = uet_engine_tss_reload(e, why, sizeof(why));
+
+	if (rc >= 0) {
+		rte_tel_data_add_dict_u64(d, "rotated", (uint64_t)rc);
+		return 0;
+	}
+	rte_tel_data_add_dict_string(d, "error", why);
+	rte_tel_data_add_dict_int(d, "errno", rc);
+	return 0;
+}
+
+void
+tss_epoch_telemetry_register(void)
+{
+	int rc = uet_engine_telemetry_add("/uet/tss_reload", tss_reload_tel,
+		"Read the [tss] key files again; a domain whose key changed "
+		"rotates to it (docs/TSS.md). Parameter: engine index");
+
+	if (rc < 0)
+		ENG_LOG(WARNING, "tss: /uet/tss_reload: %s", strerror(-rc));
+}
+
+void
+tss_epoch_sessions_free(struct engine_tss_lc *t)
+{
+	for (unsigned int i = 0; i < UET_CONFIG_TSS_DOMAINS_MAX; i++)
+		for (unsigned int s = 0; s < 2; s++) {
+			uet_tss_cdev_session_free(t->dev, t->seal[i][s]);
+			uet_tss_cdev_session_free(t->dev, t->open[i][s]);
+			t->seal[i][s] = NULL;
+			t->open[i][s] = NULL;
+		}
+}
+
+/* Direct mode: the sessions of the slots whose epoch changed. A slot
+ * left without a session fails its frames (tx_fail, crypto) rather than
+ * seal or open them with another key. */
+void
+tss_epoch_sessions_update(struct uet_engine_lcore *lc)
+{
+	struct engine_tss_lc *t = lc->tss;
+	unsigned int nd = lc->eng->tss->cfg.nb_domains;
+
+	for (unsigned int i = 0; i < nd; i++)
+		for (unsigned int s = 0; s < 2; s++) {
+			const struct tss_domain_keys *d = &t->dk[i];
+
+			if (!d->ep.valid[s] || (t->seal[i][s] != NULL &&
+			    t->sess_epoch[i][s] == d->ep.epoch[s]))
+				continue;
+			uet_tss_cdev_session_free(t->dev, t->seal[i][s]);
+			uet_tss_cdev_session_free(t->dev, t->open[i][s]);
+			t->seal[i][s] = NULL;
+			t->open[i][s] = NULL;
+			if (uet_tss_cdev_session(t->dev, d->key[s], true,
+						 AAD_V4, &t->seal[i][s]) < 0 ||
+			    uet_tss_cdev_session(t->dev, d->key[s], false,
+						 AAD_V4, &t->open[i][s]) < 0) {
+				ENG_LOG(ERR, "tss: domain %u epoch %u: no "
+					"session", lc->eng->tss->cfg.domain[i].sdi,
+					d->ep.epoch[s]);
+				continue;
+			}
+			t->sess_epoch[i][s] = d->ep.epoch[s];
+		}
+}
+
+void
+tss_epoch_sync_slow(struct uet_engine_lcore *lc)
+{
+	struct engine_tss *e = lc->eng->tss;
+	struct engine_tss_lc *t = lc->tss;
+	uint32_t seq = atomic_load_explicit(&e->seq, memory_order_acquire);
+
+	if (seq & 1u)
+		return; /* being written: next time */
+	memcpy(t->dk, e->dk, sizeof(t->dk));
+	atomic_thread_fence(memory_order_acquire);
+	if (atomic_load_explicit(&e->seq, memory_order_relaxed) != seq)
+		return;
+	ENG_INC(lc->st.tss.epochs);
+	t->seq = seq;
+	if (!e->cluster)
+		tss_epoch_sessions_update(lc);
+}
+
+/* A new context: the engine's keys (no reload runs before the engine is
+ * created) and, in direct mode, their sessions. */
+int
+tss_epoch_lcore_init(struct uet_engine_lcore *lc)
+{
+	struct engine_tss_lc *t = lc->tss;
+
+	memcpy(t->dk, lc->eng->tss->dk, sizeof(t->dk));
+	t->seq = atomic_load_explicit(&lc->eng->tss->seq,
+				      memory_order_acquire);
+	if (lc->eng->tss->cluster)
+		return 0;
+	tss_epoch_sessions_update(lc);
+	for (unsigned int i = 0; i < lc->eng->tss->cfg.nb_domains; i++)
+		if (t->seal[i][0] == NULL)
+			return -ENOMEM;
+	return 0;
+}
