@@ -124,12 +124,17 @@ pds_pdc_mgr_init(struct uet_pds *p)
 size_t
 uet_pds_pdc_bytes(const struct uet_pds *p)
 {
-	/* What pds_alloc_arrays() and pds_pdc_mgr_init() size by capacity. */
+	/* What pds_alloc_arrays(), pds_pdc_mgr_init(), pds_timer_init() and
+	 * the CC's create() size by capacity. */
 	size_t ids = 2 * (size_t)p->cap, hsz = pds_htab_size(p->cap);
-	size_t total = ids * (sizeof(*p->pdc) + sizeof(*p->lb)) +
+	size_t total = ids * (sizeof(*p->pdc) + p->cc_stride +
+			      sizeof(*p->lb) + sizeof(*p->tnode)) +
 		       ids * sizeof(uint32_t) +          /* id pools */
 		       2 * hsz * sizeof(uint32_t) +      /* ikey, tkey */
 		       hsz * sizeof(*p->tomb);
+
+	if (p->cc->inst_bytes != NULL)
+		total += p->cc->inst_bytes(p->cc_inst);
 
 	return total / ids;
 }
@@ -173,6 +178,7 @@ pds_pdc_alloc(struct uet_pds *p, unsigned int role, bool rsv, uint64_t now)
 	anext = c->anext;
 	gen = c->gen;
 	memset(c, 0, sizeof(*c));
+	memset(pds_cc_priv(p, c), 0, p->cc_stride);
 	c->flags = (uint16_t)(listed | (rsv ? PDC_F_RSV : 0));
 	c->next = next;
 	c->anext = anext;
@@ -195,7 +201,7 @@ pds_pdc_free(struct uet_pds *p, struct pds_pdc *c)
 
 	pds_timer_cancel(p, pds_idx(p, c));
 	if (p->cc->fini != NULL)
-		p->cc->fini(p->cc_inst, c->cc, pds_cc_inflight(p, c));
+		p->cc->fini(p->cc_inst, pds_cc_priv(p, c), pds_cc_inflight(p, c));
 	/* Every submitted cookie completes, even when the PDC goes away. */
 	pds_initiator_abort(p, c, -ECONNABORTED);
 	pds_tx_blk_detach(p, c);

@@ -130,8 +130,10 @@ struct pds_target {
 			      * (ACK_CC service_time; spans 4.29 s) */
 };
 
-/* Per-PDC state; idle size is asserted (scale target: idle PDC state <= 256
- * bytes). */
+/* Per-PDC state. Its size is asserted, and all that the PDS keeps per PDC
+ * id is counted by uet_pds_pdc_bytes() (scale target: at most 256 bytes
+ * per idle PDC, docs/PERFORMANCE.md "Scale"). The CC's state is in
+ * uet_pds.cc_priv, sized by the CC. */
 struct pds_pdc {
 	struct uet_pds_fa peer;
 	uint32_t job;
@@ -156,10 +158,9 @@ struct pds_pdc {
 		struct pds_initiator i; /* transmit PSN space */
 		struct pds_target t;  /* receive PSN space */
 	} u;
-	uint8_t cc[UET_PDS_CC_PRIV_MAX];
 };
 
-_Static_assert(sizeof(struct pds_pdc) <= 256, "idle PDC state <= 256 bytes");
+_Static_assert(sizeof(struct pds_pdc) <= 224, "PDC record <= 224 bytes");
 
 enum pds_slot_state {
 	SLOT_FREE = 0,
@@ -394,6 +395,8 @@ struct uet_pds {
 	uint32_t test_start_psn;
 
 	struct pds_pdc *pdc;     /* [2 * cap] */
+	uint8_t *cc_priv;        /* [2 * cap][cc_stride]: pds_cc_priv() */
+	uint32_t cc_stride;      /* cc->priv_size rounded up to 8 */
 	/* Load-balancing state of each PDC's transmit side, by PDC index
 	 * (beside the PDC array: struct pds_pdc has no room left). */
 	struct uet_cms_lb *lb;   /* [2 * cap] */
@@ -539,6 +542,13 @@ static inline uint64_t
 pds_reo_ns(const struct pds_pdc *c)
 {
 	return c->u.i.srtt_ns >> 3;
+}
+
+/* The CC's private state of @p c (struct uet_pds_cc_ops.priv_size). */
+static inline void *
+pds_cc_priv(const struct uet_pds *p, const struct pds_pdc *c)
+{
+	return p->cc_priv + (size_t)(c - p->pdc) * p->cc_stride;
 }
 
 static inline uint8_t *
