@@ -302,9 +302,13 @@ struct pds_dgram {
 struct pds_tnode {
 	uint32_t next;
 	uint32_t prev;
-	uint32_t slot;     /* wheel slot, PDS_NIL when unarmed */
-	uint64_t deadline;
+	uint32_t slot;     /* wheel slot, PDS_NIL when not filed */
+	uint64_t deadline; /* PDS_TIMER_NONE: filed, dropped when visited */
 };
+
+/* The deadline of a node left filed when its PDC had nothing due
+ * (pds_pdc_timer_update). */
+#define PDS_TIMER_NONE UINT64_MAX
 
 /*
  * A record of one incarnation {FA, spdcid, Start_PSN} of a target PDC:
@@ -671,6 +675,14 @@ void pds_timer_fini(struct uet_pds *p);
 void pds_timer_arm(struct uet_pds *p, uint32_t node, uint64_t deadline);
 void pds_timer_cancel(struct uet_pds *p, uint32_t node);
 void pds_pdc_timer_update(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+
+/* Will @p node fire (at its deadline, or the visit that re-files it)? */
+static inline bool
+pds_timer_armed(const struct uet_pds *p, uint32_t node)
+{
+	return p->tnode[node].slot != PDS_NIL &&
+	       p->tnode[node].deadline != PDS_TIMER_NONE;
+}
 
 static inline uint32_t
 pds_rudi_node(const struct uet_pds *p, uint32_t rudi)
