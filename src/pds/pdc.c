@@ -440,6 +440,43 @@ pds_tomb_find(const struct uet_pds *p, const struct uet_pds_fa *fa,
 
 /* ---- per-PSN blocks, attached only while traffic is in flight ---- */
 
+/*
+ * A CLOSE takes a PSN, so a PDC needs a transmit block to close: with
+ * more PDCs closing than blocks (thousands closing idle, uet-perf
+ * --pdcs) the others wait in line, each woken when a block is released.
+ * Their timer retries after RTO_INIT too, for a full line.
+ */
+void
+pds_blk_wait(struct uet_pds *p, struct pds_pdc *c)
+{
+	struct pds_ring *r = &p->blk_wait_r;
+
+	if ((c->flags & PDC_F_BLKWAIT) || pds_ring_full(r))
+		return;
+	p->blk_wait[r->head++ & r->mask] = pds_handle(p, pds_idx(p, c));
+	c->flags |= PDC_F_BLKWAIT;
+}
+
+/* A block was released: the oldest PDC still waiting retries its close
+ * at the next tick (pds_initiator_idle), not from inside this caller. */
+static void
+pds_blk_wake(struct uet_pds *p)
+{
+	struct pds_ring *r = &p->blk_wait_r;
+	struct pds_pdc *c;
+
+	while (pds_ring_count(r) != 0) {
+		c = pds_handle_pdc(p, p->blk_wait[r->tail++ & r->mask]);
+		if (c == NULL || !(c->flags & PDC_F_BLKWAIT) ||
+		    c->state == PDC_CLOSING)
+			continue; /* freed or closed since */
+		c->flags &= (uint16_t)~PDC_F_BLKWAIT;
+		c->last_ns = p->cc_now;
+		pds_pdc_timer_update(p, c, p->cc_now);
+		return;
+	}
+}
+
 bool
 pds_tx_blk_attach(struct uet_pds *p, struct pds_pdc *c)
 {
@@ -460,6 +497,7 @@ pds_tx_blk_detach(struct uet_pds *p, struct pds_pdc *c)
 		return;
 	pds_pool_put(&p->tx_pool, c->tblk);
 	c->tblk = PDS_NIL;
+	pds_blk_wake(p);
 }
 
 bool

@@ -113,6 +113,11 @@ pds_alloc_arrays(struct uet_pds *p)
 	p->lb = calloc(2 * (size_t)p->cap, sizeof(*p->lb));
 	p->tx_blk = calloc((size_t)c->tx_blocks * c->tx_window,
 			   sizeof(*p->tx_blk));
+	/* Room for every block's worth of waiters four times over; more
+	 * wait for their timer (pds_initiator_close). */
+	p->blk_wait_r.mask = uet_pow2_ceil(c->tx_blocks < (1u << 20) ?
+					   4 * c->tx_blocks : 1u << 22) - 1;
+	p->blk_wait = calloc(p->blk_wait_r.mask + 1, sizeof(*p->blk_wait));
 	p->rx_blk = calloc((size_t)c->rx_blocks * p->rx_words,
 			   sizeof(*p->rx_blk));
 	p->resp = calloc(c->resp_entries ? c->resp_entries : 1,
@@ -124,7 +129,7 @@ pds_alloc_arrays(struct uet_pds *p)
 	p->ctl = calloc(c->ctl_queue, sizeof(*p->ctl));
 	p->ev = calloc(c->event_queue, sizeof(*p->ev));
 	p->ev_resp = calloc(c->event_queue, UET_PDS_RESP_MAX);
-	if (!p->pdc || !p->cc_priv || !p->lb || !p->tx_blk || !p->rx_blk || !p->resp ||
+	if (!p->pdc || !p->cc_priv || !p->lb || !p->tx_blk || !p->blk_wait || !p->rx_blk || !p->resp ||
 	    !p->resp_data || !p->rudi || !p->dgram || !p->ctl || !p->ev ||
 	    !p->ev_resp)
 		return -ENOMEM;
@@ -150,6 +155,7 @@ pds_free_arrays(struct uet_pds *p)
 	free(p->cc_priv);
 	free(p->lb);
 	free(p->tx_blk);
+	free(p->blk_wait);
 	free(p->rx_blk);
 	free(p->resp);
 	free(p->resp_data);

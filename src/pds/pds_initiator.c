@@ -574,15 +574,18 @@ pds_initiator_close(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	}
 	/* UEC 1.0 PDS PDC close: CLOSE CP with AR; freed on its ACK. */
 	if (pds_initiator_queue_cp(p, c, UET_PDS_CTL_CLOSE, 0) < 0) {
-		/* No transmit block free: try again after RTO_INIT, not at
+		/* No transmit block free: wait in line for one
+		 * (pds_blk_wait), else try again after RTO_INIT, not at
 		 * every tick. Thousands of PDCs closing at once (idle close,
 		 * uet-perf --pdcs) each retrying per tick were a timer storm
 		 * that starved the closes in flight of CPU. */
+		pds_blk_wait(p, c);
 		c->last_ns = now + p->cfg.rto_init_ns;
 		pds_pdc_timer_update(p, c, now);
 		return 0;
 	}
 	c->state = PDC_CLOSING;
+	c->flags &= (uint16_t)~PDC_F_BLKWAIT;
 	pds_pdc_timer_update(p, c, now);
 	return 0;
 }

@@ -56,6 +56,8 @@ enum pds_pdc_state {
 				 * base RTT for the CC (no loss repair) */
 #define PDC_F_FRTO      0x1000u /* sender: RTO resent the head only, the
 				 * next ACK decides (pds_initiator_rto) */
+#define PDC_F_BLKWAIT   0x8000u /* init: closing, in line for a transmit
+				 * block (uet_pds.blk_wait) */
 
 /* Target pending-ACK flags (echoed in the next ACK, UEC 1.0 PDS ACK
  * generation). */
@@ -418,6 +420,10 @@ struct uet_pds {
 
 	struct pds_slot *tx_blk; /* [tx_blocks * tx_window] */
 	struct pds_pool tx_pool;
+	/* Handles of PDCs waiting for a transmit block to close, oldest
+	 * first (pds_blk_wait); a released block wakes one. */
+	uint32_t *blk_wait;
+	struct pds_ring blk_wait_r;
 	uint64_t *rx_blk;        /* [rx_blocks * rx_words] */
 	struct pds_pool rx_pool;
 	struct pds_resp *resp;
@@ -622,6 +628,7 @@ void pds_tomb_add(struct uet_pds *p, const struct uet_pds_fa *fa,
 const struct pds_tomb *pds_tomb_find(const struct uet_pds *p,
 				     const struct uet_pds_fa *fa,
 				     uint16_t spdcid, uint32_t start_psn);
+void pds_blk_wait(struct uet_pds *p, struct pds_pdc *c);
 bool pds_tx_blk_attach(struct uet_pds *p, struct pds_pdc *c);
 void pds_tx_blk_detach(struct uet_pds *p, struct pds_pdc *c);
 bool pds_rx_blk_attach(struct uet_pds *p, struct pds_pdc *c);
