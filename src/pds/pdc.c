@@ -201,7 +201,8 @@ pds_pdc_free(struct uet_pds *p, struct pds_pdc *c)
 
 	pds_timer_cancel(p, pds_idx(p, c));
 	if (p->cc->fini != NULL)
-		p->cc->fini(p->cc_inst, pds_cc_priv(p, c), pds_cc_inflight(p, c));
+		p->cc->fini(p->cc_inst, pds_cc_priv(p, c),
+			    pds_cc_inflight(p, c));
 	/* Every submitted cookie completes, even when the PDC goes away. */
 	pds_initiator_abort(p, c, -ECONNABORTED);
 	pds_tx_blk_detach(p, c);

@@ -129,9 +129,9 @@ pds_alloc_arrays(struct uet_pds *p)
 	p->ctl = calloc(c->ctl_queue, sizeof(*p->ctl));
 	p->ev = calloc(c->event_queue, sizeof(*p->ev));
 	p->ev_resp = calloc(c->event_queue, UET_PDS_RESP_MAX);
-	if (!p->pdc || !p->cc_priv || !p->lb || !p->tx_blk || !p->blk_wait || !p->rx_blk || !p->resp ||
-	    !p->resp_data || !p->rudi || !p->dgram || !p->ctl || !p->ev ||
-	    !p->ev_resp)
+	if (!p->pdc || !p->cc_priv || !p->lb || !p->tx_blk || !p->blk_wait ||
+	    !p->rx_blk || !p->resp || !p->resp_data || !p->rudi ||
+	    !p->dgram || !p->ctl || !p->ev || !p->ev_resp)
 		return -ENOMEM;
 	if (pds_pool_init(&p->tx_pool, c->tx_blocks) ||
 	    pds_pool_init(&p->rx_pool, c->rx_blocks) ||

@@ -182,7 +182,8 @@ pds_initiator_ar(struct uet_pds *p, const struct pds_pdc *c)
 	uint32_t cwnd;
 
 	if (p->cc->want_ar != NULL)
-		return p->cc->want_ar(p->cc_inst, pds_cc_priv(p, c), c->u.i.inflight);
+		return p->cc->want_ar(p->cc_inst, pds_cc_priv(p, c),
+				      c->u.i.inflight);
 	cwnd = p->cc->cwnd(p->cc_inst, pds_cc_priv(p, c));
 	if (cwnd < p->cfg.ack_threshold)
 		return true;
@@ -313,7 +314,8 @@ pds_initiator_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx
 	 * the packet counted (UEC 1.0 section 3.6.13.5). */
 	c->u.i.inflight += sl->len;
 	if (!(sl->flags & SLOT_F_CP))
-		p->cc->on_send(p->cc_inst, pds_cc_priv(p, c), pds_nominal(sl), retx, now);
+		p->cc->on_send(p->cc_inst, pds_cc_priv(p, c), pds_nominal(sl),
+			       retx, now);
 	if (retx)
 		t->hdr.flags = UET_PDS_F_RETX;
 	if (sl->flags & SLOT_F_CP)
@@ -409,7 +411,8 @@ pds_initiator_gate(struct uet_pds *p, const struct pds_pdc *c, uint16_t len)
 {
 	/* Never deadlock: with nothing in flight one packet may go. */
 	return c->u.i.inflight == 0 ||
-	       p->cc->may_send(p->cc_inst, pds_cc_priv(p, c), len, c->u.i.inflight);
+	       p->cc->may_send(p->cc_inst, pds_cc_priv(p, c), len,
+			       c->u.i.inflight);
 }
 
 static uint16_t
@@ -728,7 +731,8 @@ pds_initiator_rto_unblock(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	uint32_t psn;
 
 	if (i->n_retx == 0 || i->inflight == 0 ||
-	    p->cc->may_send(p->cc_inst, pds_cc_priv(p, c), p->cfg.mtu, i->inflight))
+	    p->cc->may_send(p->cc_inst, pds_cc_priv(p, c), p->cfg.mtu,
+			    i->inflight))
 		return;
 	p->st.rto_unblock++;
 	for (psn = i->una; psn != i->snd; psn++) {

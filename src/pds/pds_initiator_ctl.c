@@ -445,8 +445,8 @@ pds_initiator_credit_target(struct uet_pds *p, struct pds_pdc *c, uint8_t *ccc_i
 		backlog = UINT32_MAX;
 	if (rtx > UINT32_MAX)
 		rtx = UINT32_MAX;
-	return p->cc->credit_target(p->cc_inst, pds_cc_priv(p, c), (uint32_t)backlog,
-				    (uint32_t)rtx, ccc_id);
+	return p->cc->credit_target(p->cc_inst, pds_cc_priv(p, c),
+				    (uint32_t)backlog, (uint32_t)rtx, ccc_id);
 }
 
 /* The CC gate blocks queued data: ask for credit with a CREDIT_REQ CP

@@ -196,7 +196,8 @@ pds_target_cc_nscc(struct uet_pds *p, struct pds_pdc *c, struct uet_wire_pds_ack
 	uint32_t svc = (uint32_t)p->cc_now - c->u.t.rx_ns;
 
 	if (p->cc->ack_state != NULL)
-		p->cc->ack_state(p->cc_inst, pds_cc_priv(p, c), svc, &a->cc.nscc);
+		p->cc->ack_state(p->cc_inst, pds_cc_priv(p, c), svc,
+				 &a->cc.nscc);
 	a->cc.nscc.rcvd_bytes = (uint32_t)(((uint64_t)c->u.t.rcvd_bytes +
 					    255) >> 8) & UET_PDS_U24_MAX;
 	a->cc.nscc.ooo_count = pds_target_ooo(&c->u.t);
@@ -370,7 +371,8 @@ pds_target_credit_request(struct uet_pds *p, struct pds_pdc *c, uint32_t target,
 		c->u.t.ackf &= (uint8_t)~ACKF_CREDIT_CP;
 	if (p->cc->on_credit_request == NULL)
 		return;
-	grant = p->cc->on_credit_request(p->cc_inst, pds_cc_priv(p, c), target, now);
+	grant = p->cc->on_credit_request(p->cc_inst, pds_cc_priv(p, c),
+					 target, now);
 	if (grant != 0) {
 		pds_target_credit_add(p, c, grant);
 	} else if (cp && c->u.t.credit != 0 &&

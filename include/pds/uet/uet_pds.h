@@ -754,9 +754,10 @@ void uet_pds_pool_info_get(const struct uet_pds *p,
  * congestion control's per-PDC state and instance, the load-balancing
  * state, the timer nodes, the id pools, the key hash tables and the
  * closed target records, all sized by uet_pds_config.max_pdcs +
- * max_rsv_pdcs at creation and divided by the ids they serve. Per-packet blocks (tx/rx
- * windows, stored responses) are pooled separately and attached to a PDC
- * only while it has traffic: an idle PDC holds none of them.
+ * max_rsv_pdcs at creation and divided by the ids they serve. Per-packet
+ * blocks (tx/rx windows, stored responses) are pooled separately and
+ * attached to a PDC only while it has traffic: an idle PDC holds none of
+ * them.
  */
 size_t uet_pds_pdc_bytes(const struct uet_pds *p);
 
