@@ -10,6 +10,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -115,6 +116,7 @@ perf_pdcs_finish(struct perf_sess *s, const struct perf_opts *o,
 	struct uet_pds_pool_info a, b;
 	uint64_t t0, limit, hz = rte_get_tsc_hz();
 	uint32_t i;
+	bool same;
 
 	x->n = o->pdcs;
 	x->rss_delta = perf_rss_bytes() - x->rss0;
@@ -124,6 +126,11 @@ perf_pdcs_finish(struct perf_sess *s, const struct perf_opts *o,
 	x->open_b = b.pdc_used[1];
 	x->bytes_a = uet_pds_pdc_bytes(pds_of(s, 1));
 	x->bytes_b = uet_pds_pdc_bytes(pds_of(s, 0));
+	/* Every PDC opens once, with its first message; more opens are
+	 * PDCs closed idle while the run went round the others, re-opened
+	 * by their next message. */
+	x->opened = uet_pds_stats_get(pds_of(s, 1))->pdc_open_init;
+	x->idle_closed = uet_pds_stats_get(pds_of(s, 1))->pdc_close_init;
 	x->close_asked = close_all(s, o->pdcs, o->pds_mode, ip_b);
 	t0 = rte_rdtsc();
 	limit = t0 + PDCS_CLOSE_SECONDS * hz;
@@ -134,8 +141,13 @@ perf_pdcs_finish(struct perf_sess *s, const struct perf_opts *o,
 	}
 	x->close_s = (double)(rte_rdtsc() - t0) / (double)hz;
 	x->all_closed = none_left(s);
-	if (r->verified && (!x->all_closed || x->open_a != x->open_b ||
-			    x->close_asked != x->open_a)) {
+	/* A and B hold the same PDCs after the run, each found and closed,
+	 * unless some closed idle in it: then some may still be closing
+	 * when counted (not found by uet_pds_pdc_find(), or gone at A and
+	 * not yet at B); none may be left after closing, either way. */
+	same = x->idle_closed != 0 ||
+	       (x->open_a == x->open_b && x->close_asked == x->open_a);
+	if (r->verified && (!x->all_closed || !same)) {
 		r->verified = false;
 		r->why_not = !x->all_closed ? "PDCs left after closing" :
 			     "PDCs open at A and B differ";
@@ -155,6 +167,10 @@ perf_pdcs_print(const struct perf_report *r, FILE *f)
 		x->n, x->open_a, x->open_b, x->bytes_a, x->bytes_b,
 		(double)x->rss_delta / (1 << 20),
 		x->open_a ? (double)x->rss_delta / x->open_a : 0.0);
+	fprintf(f, "  pdcs: opened %" PRIu64 " and closed %" PRIu64 " at A "
+		"during the run (more opens than PDCs: closed idle, [timers] "
+		"close_idle, and re-opened by their next message)\n",
+		x->opened, x->idle_closed);
 	fprintf(f, "  pdcs: closed %u in %.3f s (%.0f closes/s), %s; "
 		"open+close: %.0f PDCs/s (run and close time)\n",
 		x->close_asked, x->close_s,
@@ -169,9 +185,12 @@ perf_pdcs_json(const struct perf_report *r)
 {
 	const struct perf_pdcs *x = &r->pdcs;
 
-	return json_pack("{s:i, s:i, s:i, s:i, s:b, s:I, s:I, s:I, s:f}",
+	return json_pack("{s:i, s:i, s:i, s:I, s:I, s:i, s:b, s:I, s:I, s:I, "
+			 "s:f}",
 			 "asked", (int)x->n, "open_a", (int)x->open_a,
 			 "open_b", (int)x->open_b,
+			 "opened_in_run", (json_int_t)x->opened,
+			 "closed_in_run", (json_int_t)x->idle_closed,
 			 "closed", (int)x->close_asked,
 			 "all_closed", x->all_closed,
 			 "bytes_per_id_a", (json_int_t)x->bytes_a,

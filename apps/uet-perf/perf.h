@@ -478,6 +478,8 @@ struct perf_report {
 		uint32_t open_a;     /* initiator PDCs at A after the run */
 		uint32_t open_b;     /* target PDCs at B after the run */
 		uint32_t close_asked; /* uet_pds_pdc_close() accepted */
+		uint64_t opened;     /* initiator PDCs A opened in the run */
+		uint64_t idle_closed; /* ... and closed in the run (idle) */
 		bool all_closed;     /* none left on A or B afterwards */
 		size_t bytes_a, bytes_b; /* uet_pds_pdc_bytes() */
 		uint64_t rss0;       /* RSS once the engines were made */

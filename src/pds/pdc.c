@@ -124,12 +124,17 @@ pds_pdc_mgr_init(struct uet_pds *p)
 size_t
 uet_pds_pdc_bytes(const struct uet_pds *p)
 {
-	/* What pds_alloc_arrays() and pds_pdc_mgr_init() size by capacity. */
+	/* What pds_alloc_arrays(), pds_pdc_mgr_init(), pds_timer_init() and
+	 * the CC's create() size by capacity. */
 	size_t ids = 2 * (size_t)p->cap, hsz = pds_htab_size(p->cap);
-	size_t total = ids * (sizeof(*p->pdc) + sizeof(*p->lb)) +
+	size_t total = ids * (sizeof(*p->pdc) + p->cc_stride +
+			      sizeof(*p->lb) + sizeof(*p->tnode)) +
 		       ids * sizeof(uint32_t) +          /* id pools */
 		       2 * hsz * sizeof(uint32_t) +      /* ikey, tkey */
 		       hsz * sizeof(*p->tomb);
+
+	if (p->cc->inst_bytes != NULL)
+		total += p->cc->inst_bytes(p->cc_inst);
 
 	return total / ids;
 }
@@ -173,6 +178,7 @@ pds_pdc_alloc(struct uet_pds *p, unsigned int role, bool rsv, uint64_t now)
 	anext = c->anext;
 	gen = c->gen;
 	memset(c, 0, sizeof(*c));
+	memset(pds_cc_priv(p, c), 0, p->cc_stride);
 	c->flags = (uint16_t)(listed | (rsv ? PDC_F_RSV : 0));
 	c->next = next;
 	c->anext = anext;
@@ -195,7 +201,8 @@ pds_pdc_free(struct uet_pds *p, struct pds_pdc *c)
 
 	pds_timer_cancel(p, pds_idx(p, c));
 	if (p->cc->fini != NULL)
-		p->cc->fini(p->cc_inst, c->cc, pds_cc_inflight(p, c));
+		p->cc->fini(p->cc_inst, pds_cc_priv(p, c),
+			    pds_cc_inflight(p, c));
 	/* Every submitted cookie completes, even when the PDC goes away. */
 	pds_initiator_abort(p, c, -ECONNABORTED);
 	pds_tx_blk_detach(p, c);
@@ -434,6 +441,43 @@ pds_tomb_find(const struct uet_pds *p, const struct uet_pds_fa *fa,
 
 /* ---- per-PSN blocks, attached only while traffic is in flight ---- */
 
+/*
+ * A CLOSE takes a PSN, so a PDC needs a transmit block to close: with
+ * more PDCs closing than blocks (thousands closing idle, uet-perf
+ * --pdcs) the others wait in line, each woken when a block is released.
+ * Their timer retries after RTO_INIT too, for a full line.
+ */
+void
+pds_blk_wait(struct uet_pds *p, struct pds_pdc *c)
+{
+	struct pds_ring *r = &p->blk_wait_r;
+
+	if ((c->flags & PDC_F_BLKWAIT) || pds_ring_full(r))
+		return;
+	p->blk_wait[r->head++ & r->mask] = pds_handle(p, pds_idx(p, c));
+	c->flags |= PDC_F_BLKWAIT;
+}
+
+/* A block was released: the oldest PDC still waiting retries its close
+ * at the next tick (pds_initiator_idle), not from inside this caller. */
+static void
+pds_blk_wake(struct uet_pds *p)
+{
+	struct pds_ring *r = &p->blk_wait_r;
+	struct pds_pdc *c;
+
+	while (pds_ring_count(r) != 0) {
+		c = pds_handle_pdc(p, p->blk_wait[r->tail++ & r->mask]);
+		if (c == NULL || !(c->flags & PDC_F_BLKWAIT) ||
+		    c->state == PDC_CLOSING)
+			continue; /* freed or closed since */
+		c->flags &= (uint16_t)~PDC_F_BLKWAIT;
+		c->last_ns = p->cc_now;
+		pds_pdc_timer_update(p, c, p->cc_now);
+		return;
+	}
+}
+
 bool
 pds_tx_blk_attach(struct uet_pds *p, struct pds_pdc *c)
 {
@@ -454,6 +498,7 @@ pds_tx_blk_detach(struct uet_pds *p, struct pds_pdc *c)
 		return;
 	pds_pool_put(&p->tx_pool, c->tblk);
 	c->tblk = PDS_NIL;
+	pds_blk_wake(p);
 }
 
 bool

@@ -92,6 +92,8 @@ pds_config_ok(const struct uet_pds_config *c)
 		return false;
 	if (c->rudi_slots > 65536 || c->resp_max > UET_PDS_RESP_MAX)
 		return false;
+	if (c->cc != NULL && c->cc->priv_size > UET_PDS_CC_PRIV_MAX)
+		return false;
 	if (c->tx_blocks == 0 || c->rx_blocks == 0 || c->mtu == 0 ||
 	    c->timer_tick_ns == 0 || c->rto_init_ns == 0 ||
 	    c->max_retries > UET_PDS_MAX_RETRIES || c->max_backoffs > 255 ||
@@ -107,9 +109,15 @@ pds_alloc_arrays(struct uet_pds *p)
 	const struct uet_pds_config *c = &p->cfg;
 
 	p->pdc = calloc(2 * (size_t)p->cap, sizeof(*p->pdc));
+	p->cc_priv = calloc(2 * (size_t)p->cap, p->cc_stride);
 	p->lb = calloc(2 * (size_t)p->cap, sizeof(*p->lb));
 	p->tx_blk = calloc((size_t)c->tx_blocks * c->tx_window,
 			   sizeof(*p->tx_blk));
+	/* Room for every block's worth of waiters four times over; more
+	 * wait for their timer (pds_initiator_close). */
+	p->blk_wait_r.mask = uet_pow2_ceil(c->tx_blocks < (1u << 20) ?
+					   4 * c->tx_blocks : 1u << 22) - 1;
+	p->blk_wait = calloc(p->blk_wait_r.mask + 1, sizeof(*p->blk_wait));
 	p->rx_blk = calloc((size_t)c->rx_blocks * p->rx_words,
 			   sizeof(*p->rx_blk));
 	p->resp = calloc(c->resp_entries ? c->resp_entries : 1,
@@ -121,9 +129,9 @@ pds_alloc_arrays(struct uet_pds *p)
 	p->ctl = calloc(c->ctl_queue, sizeof(*p->ctl));
 	p->ev = calloc(c->event_queue, sizeof(*p->ev));
 	p->ev_resp = calloc(c->event_queue, UET_PDS_RESP_MAX);
-	if (!p->pdc || !p->lb || !p->tx_blk || !p->rx_blk || !p->resp ||
-	    !p->resp_data || !p->rudi || !p->dgram || !p->ctl || !p->ev ||
-	    !p->ev_resp)
+	if (!p->pdc || !p->cc_priv || !p->lb || !p->tx_blk || !p->blk_wait ||
+	    !p->rx_blk || !p->resp || !p->resp_data || !p->rudi ||
+	    !p->dgram || !p->ctl || !p->ev || !p->ev_resp)
 		return -ENOMEM;
 	if (pds_pool_init(&p->tx_pool, c->tx_blocks) ||
 	    pds_pool_init(&p->rx_pool, c->rx_blocks) ||
@@ -144,8 +152,10 @@ pds_free_arrays(struct uet_pds *p)
 	pds_pool_fini(&p->resp_pool);
 	pds_pool_fini(&p->rudi_pool);
 	free(p->pdc);
+	free(p->cc_priv);
 	free(p->lb);
 	free(p->tx_blk);
+	free(p->blk_wait);
 	free(p->rx_blk);
 	free(p->resp);
 	free(p->resp_data);
@@ -171,6 +181,9 @@ uet_pds_create(const struct uet_pds_config *cfg)
 		goto err_nomem;
 	p->cfg = *cfg;
 	p->cc = cfg->cc ? cfg->cc : &uet_pds_cc_fixed;
+	/* 8-byte aligned entries: the CC's state may hold 64-bit fields. */
+	p->cc_stride = ((p->cc->priv_size ? p->cc->priv_size :
+			 UET_PDS_CC_PRIV_MAX) + 7u) & ~7u;
 	p->cap = cfg->max_pdcs + cfg->max_rsv_pdcs;
 	p->id_mask = (UET_PDS_PDC_MAX >> cfg->owner_bits) - 1;
 	/* Target ids follow the initiator ids when both fit in the id
@@ -836,7 +849,7 @@ pds_pdc_info_fill(const struct uet_pds *p, uint32_t idx,
 	info->tx_inflight = c->u.i.inflight;
 	info->tx_retransmits = c->u.i.nretx;
 	info->srtt_ns = c->u.i.srtt_ns;
-	info->cwnd = p->cc->cwnd(p->cc_inst, c->cc);
+	info->cwnd = p->cc->cwnd(p->cc_inst, pds_cc_priv(p, c));
 	info->rx_cack = c->u.t.cack;
 	info->rx_ooo = c->u.t.nbits;
 	info->retries = c->u.i.retries;

@@ -364,7 +364,7 @@ pds_nack_rtt(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, uint64_t now)
 
 	if (p->cc->on_nack_rtt != NULL &&
 	    (rtt = pds_ack_rtt(p, c, psn, false, now)) != 0)
-		p->cc->on_nack_rtt(p->cc_inst, c->cc, rtt, now);
+		p->cc->on_nack_rtt(p->cc_inst, pds_cc_priv(p, c), rtt, now);
 }
 
 /*
@@ -469,7 +469,7 @@ pds_ack_cc(struct uet_pds *p, struct pds_pdc *c, const struct uet_wire_pds_hdr *
 						2 : 1,
 						(h->flags & UET_PDS_F_RETX) != 0,
 						ca.service_time, now);
-	p->cc->on_ack(p->cc_inst, c->cc, &ca, now);
+	p->cc->on_ack(p->cc_inst, pds_cc_priv(p, c), &ca, now);
 }
 
 int
@@ -673,7 +673,7 @@ pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
 		 * to the CC. */
 		lost = pds_cc_take(p);
 		if (lost)
-			p->cc->on_trim(p->cc_inst, c->cc, lost,
+			p->cc->on_trim(p->cc_inst, pds_cc_priv(p, c), lost,
 				       n->code == UET_NACK_TRIMMED_LASTHOP, now);
 	} else {
 		pds_cc_nacked(p, c, n->code, now);

@@ -99,6 +99,7 @@ pds_cc_fixed_cwnd(void *inst, const void *priv)
 
 const struct uet_pds_cc_ops uet_pds_cc_fixed = {
 	.name = "fixed",
+	.priv_size = sizeof(struct pds_cc_fixed),
 	.init = pds_cc_fixed_init,
 	.may_send = pds_cc_fixed_may_send,
 	.on_send = pds_cc_fixed_on_send,
@@ -117,7 +118,7 @@ pds_cc_flush_loss(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	uint32_t b = pds_cc_take(p);
 
 	if (b != 0)
-		p->cc->on_loss(p->cc_inst, c->cc, b, now);
+		p->cc->on_loss(p->cc_inst, pds_cc_priv(p, c), b, now);
 }
 
 uint32_t
@@ -135,7 +136,7 @@ pds_cc_acked(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes,
 {
 	struct uet_pds_cc_ack a = { .bytes = bytes };
 
-	p->cc->on_ack(p->cc_inst, c->cc, &a, now);
+	p->cc->on_ack(p->cc_inst, pds_cc_priv(p, c), &a, now);
 }
 
 void
@@ -145,7 +146,7 @@ pds_cc_nacked(struct uet_pds *p, struct pds_pdc *c, uint8_t code,
 	uint32_t b = pds_cc_take(p);
 
 	if (b != 0)
-		p->cc->on_nack(p->cc_inst, c->cc, b, code, now);
+		p->cc->on_nack(p->cc_inst, pds_cc_priv(p, c), b, code, now);
 }
 
 /* Nominal bytes still in flight on @p c (told to the CC when it goes). */

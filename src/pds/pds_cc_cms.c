@@ -153,6 +153,18 @@ cc_destroy(void *inst)
 	free(ci);
 }
 
+/* The contexts (one per PDC unless max_contexts bounds them) and the
+ * pacer's slots. */
+static size_t
+cc_inst_bytes(const void *inst)
+{
+	const struct cc_inst *ci = inst;
+
+	return sizeof(*ci) + ((size_t)ci->nctx + 1) * sizeof(*ci->ctx) +
+	       ci->nslots * (sizeof(*ci->slot) + sizeof(*ci->slot_pdc) +
+			     sizeof(*ci->slot_free));
+}
+
 static void *
 cc_create(const struct uet_pds_config *cfg, uint32_t npdc)
 {
@@ -657,6 +669,7 @@ cc_ack_state(void *inst, void *priv, uint64_t service_ns,
 
 const struct uet_pds_cc_ops uet_pds_cc_cms = {
 	.name = "cms",
+	.priv_size = sizeof(struct cc_pdc),
 	.create = cc_create,
 	.destroy = cc_destroy,
 	.init = cc_init,
@@ -680,6 +693,7 @@ const struct uet_pds_cc_ops uet_pds_cc_cms = {
 	.rx_data = cc_rx_data,
 	.rx_overload = cc_rx_overload,
 	.ack_state = cc_ack_state,
+	.inst_bytes = cc_inst_bytes,
 };
 
 /* ---- queries ---- */
@@ -696,10 +710,10 @@ uet_pds_cc_info_get(const struct uet_pds *p, uint32_t handle,
 	if (c == NULL)
 		return -ENOENT;
 	memset(info, 0, sizeof(*info));
-	info->cwnd = p->cc->cwnd(p->cc_inst, c->cc);
+	info->cwnd = p->cc->cwnd(p->cc_inst, pds_cc_priv(p, c));
 	if (p->cc != &uet_pds_cc_cms)
 		return 0;
-	d = (const struct cc_pdc *)c->cc;
+	d = pds_cc_priv(p, c);
 	info->credit = ci->cfg.rccc && d->src.credit > 0 ?
 		       (uint32_t)d->src.credit : 0; /* a debt shows as 0 */
 	info->ctx = CC_CTX(d) == CC_CTX_NONE ? UINT32_MAX : CC_CTX(d);

@@ -9,7 +9,10 @@
  * parked at the horizon, or one whose deadline lies later in its tick).
  * The first non-empty slot is therefore the first tick with work; within
  * it, the earliest node fires at max(tick start, deadline), and a node
- * whose deadline lies beyond that tick is only re-filed, at the tick start.
+ * whose deadline lies beyond that tick is only re-filed, at the tick start
+ * (pds_timer.c keeps a node whose deadline moved later where it was). A
+ * node left filed with nothing due (PDS_TIMER_NONE) is no work: the visit
+ * drops it whenever it comes.
  */
 
 #include "pds_private.h"
@@ -24,6 +27,8 @@ slot_deadline(const struct uet_pds *p, uint32_t node, uint64_t tick)
 	for (; node != PDS_NIL; node = p->tnode[node].next) {
 		uint64_t d = p->tnode[node].deadline;
 
+		if (d == PDS_TIMER_NONE)
+			continue; /* dropped by the visit: no work */
 		if (d >= end || d < start)
 			d = start;
 		if (d < t)
@@ -40,9 +45,11 @@ wheel_deadline(const struct uet_pds *p)
 	for (uint64_t t = p->wheel_now + 1;
 	     t <= p->wheel_now + p->cfg.timer_slots; t++) {
 		uint32_t node = p->wheel[t & mask];
+		uint64_t d;
 
-		if (node != PDS_NIL)
-			return slot_deadline(p, node, t);
+		if (node != PDS_NIL &&
+		    (d = slot_deadline(p, node, t)) != UINT64_MAX)
+			return d;
 	}
 	return UINT64_MAX;
 }

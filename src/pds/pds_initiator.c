@@ -55,7 +55,7 @@ pds_pdc_psn_init(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	c->u.t.rod_nacked = c->u.t.cack;
 	c->u.i.rod_wnd = (uint16_t)p->cfg.tx_window;
 	c->u.i.rod_acked = 0;
-	p->cc->init(p->cc_inst, c->cc, &cp, now);
+	p->cc->init(p->cc_inst, pds_cc_priv(p, c), &cp, now);
 	pds_lb_pdc_init(p, c);
 }
 
@@ -182,8 +182,9 @@ pds_initiator_ar(struct uet_pds *p, const struct pds_pdc *c)
 	uint32_t cwnd;
 
 	if (p->cc->want_ar != NULL)
-		return p->cc->want_ar(p->cc_inst, c->cc, c->u.i.inflight);
-	cwnd = p->cc->cwnd(p->cc_inst, c->cc);
+		return p->cc->want_ar(p->cc_inst, pds_cc_priv(p, c),
+				      c->u.i.inflight);
+	cwnd = p->cc->cwnd(p->cc_inst, pds_cc_priv(p, c));
 	if (cwnd < p->cfg.ack_threshold)
 		return true;
 	return cwnd < c->u.i.inflight || cwnd - c->u.i.inflight < p->cfg.mtu;
@@ -313,7 +314,8 @@ pds_initiator_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx
 	 * the packet counted (UEC 1.0 section 3.6.13.5). */
 	c->u.i.inflight += sl->len;
 	if (!(sl->flags & SLOT_F_CP))
-		p->cc->on_send(p->cc_inst, c->cc, pds_nominal(sl), retx, now);
+		p->cc->on_send(p->cc_inst, pds_cc_priv(p, c), pds_nominal(sl),
+			       retx, now);
 	if (retx)
 		t->hdr.flags = UET_PDS_F_RETX;
 	if (sl->flags & SLOT_F_CP)
@@ -409,7 +411,8 @@ pds_initiator_gate(struct uet_pds *p, const struct pds_pdc *c, uint16_t len)
 {
 	/* Never deadlock: with nothing in flight one packet may go. */
 	return c->u.i.inflight == 0 ||
-	       p->cc->may_send(p->cc_inst, c->cc, len, c->u.i.inflight);
+	       p->cc->may_send(p->cc_inst, pds_cc_priv(p, c), len,
+			       c->u.i.inflight);
 }
 
 static uint16_t
@@ -574,15 +577,18 @@ pds_initiator_close(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	}
 	/* UEC 1.0 PDS PDC close: CLOSE CP with AR; freed on its ACK. */
 	if (pds_initiator_queue_cp(p, c, UET_PDS_CTL_CLOSE, 0) < 0) {
-		/* No transmit block free: try again after RTO_INIT, not at
+		/* No transmit block free: wait in line for one
+		 * (pds_blk_wait), else try again after RTO_INIT, not at
 		 * every tick. Thousands of PDCs closing at once (idle close,
 		 * uet-perf --pdcs) each retrying per tick were a timer storm
 		 * that starved the closes in flight of CPU. */
+		pds_blk_wait(p, c);
 		c->last_ns = now + p->cfg.rto_init_ns;
 		pds_pdc_timer_update(p, c, now);
 		return 0;
 	}
 	c->state = PDC_CLOSING;
+	c->flags &= (uint16_t)~PDC_F_BLKWAIT;
 	pds_pdc_timer_update(p, c, now);
 	return 0;
 }
@@ -725,7 +731,8 @@ pds_initiator_rto_unblock(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	uint32_t psn;
 
 	if (i->n_retx == 0 || i->inflight == 0 ||
-	    p->cc->may_send(p->cc_inst, c->cc, p->cfg.mtu, i->inflight))
+	    p->cc->may_send(p->cc_inst, pds_cc_priv(p, c), p->cfg.mtu,
+			    i->inflight))
 		return;
 	p->st.rto_unblock++;
 	for (psn = i->una; psn != i->snd; psn++) {

@@ -71,7 +71,7 @@ pds_initiator_cc_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	if (p->cc->probe_due == NULL || c->role != PDS_ROLE_INIT ||
 	    c->state != PDC_OPEN ||
 	    (c->flags & (PDC_F_PROBE | PDC_F_CCPROBE)) ||
-	    !p->cc->probe_due(p->cc_inst, c->cc) ||
+	    !p->cc->probe_due(p->cc_inst, pds_cc_priv(p, c)) ||
 	    (t = pds_ctl_push(p)) == NULL)
 		return;
 	pds_initiator_probe_fill(p, c, t, now);
@@ -268,7 +268,7 @@ pds_initiator_probe_reply(struct uet_pds *p, struct pds_pdc *c,
 	if ((c->flags & PDC_F_CCPROBE) && a->probe_opaque == i->probe_id) {
 		c->flags &= (uint16_t)~PDC_F_CCPROBE;
 		if (p->cc->on_probe_ack != NULL && now > i->probe_ns)
-			p->cc->on_probe_ack(p->cc_inst, c->cc,
+			p->cc->on_probe_ack(p->cc_inst, pds_cc_priv(p, c),
 					    now - i->probe_ns);
 		return;
 	}
@@ -445,8 +445,8 @@ pds_initiator_credit_target(struct uet_pds *p, struct pds_pdc *c, uint8_t *ccc_i
 		backlog = UINT32_MAX;
 	if (rtx > UINT32_MAX)
 		rtx = UINT32_MAX;
-	return p->cc->credit_target(p->cc_inst, c->cc, (uint32_t)backlog,
-				    (uint32_t)rtx, ccc_id);
+	return p->cc->credit_target(p->cc_inst, pds_cc_priv(p, c),
+				    (uint32_t)backlog, (uint32_t)rtx, ccc_id);
 }
 
 /* The CC gate blocks queued data: ask for credit with a CREDIT_REQ CP
@@ -496,6 +496,6 @@ pds_initiator_credit(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes,
 	p->st.credit_rx++;
 	c->flags &= (uint16_t)~(PDC_F_CREQ | PDC_F_CREQ_LOST);
 	if (p->cc->on_credit != NULL)
-		p->cc->on_credit(p->cc_inst, c->cc, bytes, now);
+		p->cc->on_credit(p->cc_inst, pds_cc_priv(p, c), bytes, now);
 	pds_initiator_kick(p, c);
 }

@@ -56,6 +56,8 @@ enum pds_pdc_state {
 				 * base RTT for the CC (no loss repair) */
 #define PDC_F_FRTO      0x1000u /* sender: RTO resent the head only, the
 				 * next ACK decides (pds_initiator_rto) */
+#define PDC_F_BLKWAIT   0x8000u /* init: closing, in line for a transmit
+				 * block (uet_pds.blk_wait) */
 
 /* Target pending-ACK flags (echoed in the next ACK, UEC 1.0 PDS ACK
  * generation). */
@@ -133,8 +135,10 @@ struct pds_target {
 			      * (ACK_CC service_time; spans 4.29 s) */
 };
 
-/* Per-PDC state; idle size is asserted (scale target: idle PDC state <= 256
- * bytes). */
+/* Per-PDC state. Its size is asserted, and all that the PDS keeps per PDC
+ * id is counted by uet_pds_pdc_bytes() (scale target: at most 256 bytes
+ * per idle PDC, docs/PERFORMANCE.md "Scale"). The CC's state is in
+ * uet_pds.cc_priv, sized by the CC. */
 struct pds_pdc {
 	struct uet_pds_fa peer;
 	uint32_t job;
@@ -159,10 +163,9 @@ struct pds_pdc {
 		struct pds_initiator i; /* transmit PSN space */
 		struct pds_target t;  /* receive PSN space */
 	} u;
-	uint8_t cc[UET_PDS_CC_PRIV_MAX];
 };
 
-_Static_assert(sizeof(struct pds_pdc) <= 256, "idle PDC state <= 256 bytes");
+_Static_assert(sizeof(struct pds_pdc) <= 224, "PDC record <= 224 bytes");
 
 enum pds_slot_state {
 	SLOT_FREE = 0,
@@ -304,9 +307,13 @@ struct pds_dgram {
 struct pds_tnode {
 	uint32_t next;
 	uint32_t prev;
-	uint32_t slot;     /* wheel slot, PDS_NIL when unarmed */
-	uint64_t deadline;
+	uint32_t slot;     /* wheel slot, PDS_NIL when not filed */
+	uint64_t deadline; /* PDS_TIMER_NONE: filed, dropped when visited */
 };
+
+/* The deadline of a node left filed when its PDC had nothing due
+ * (pds_pdc_timer_update). */
+#define PDS_TIMER_NONE UINT64_MAX
 
 /*
  * A record of one incarnation {FA, spdcid, Start_PSN} of a target PDC:
@@ -397,6 +404,8 @@ struct uet_pds {
 	uint32_t test_start_psn;
 
 	struct pds_pdc *pdc;     /* [2 * cap] */
+	uint8_t *cc_priv;        /* [2 * cap][cc_stride]: pds_cc_priv() */
+	uint32_t cc_stride;      /* cc->priv_size rounded up to 8 */
 	/* Load-balancing state of each PDC's transmit side, by PDC index
 	 * (beside the PDC array: struct pds_pdc has no room left). */
 	struct uet_cms_lb *lb;   /* [2 * cap] */
@@ -414,6 +423,10 @@ struct uet_pds {
 
 	struct pds_slot *tx_blk; /* [tx_blocks * tx_window] */
 	struct pds_pool tx_pool;
+	/* Handles of PDCs waiting for a transmit block to close, oldest
+	 * first (pds_blk_wait); a released block wakes one. */
+	uint32_t *blk_wait;
+	struct pds_ring blk_wait_r;
 	uint64_t *rx_blk;        /* [rx_blocks * rx_words] */
 	struct pds_pool rx_pool;
 	struct pds_resp *resp;
@@ -544,6 +557,13 @@ pds_reo_ns(const struct pds_pdc *c)
 	return c->u.i.srtt_ns >> 3;
 }
 
+/* The CC's private state of @p c (struct uet_pds_cc_ops.priv_size). */
+static inline void *
+pds_cc_priv(const struct uet_pds *p, const struct pds_pdc *c)
+{
+	return p->cc_priv + (size_t)(c - p->pdc) * p->cc_stride;
+}
+
 static inline uint8_t *
 pds_resp_data(const struct uet_pds *p, uint32_t r)
 {
@@ -611,6 +631,7 @@ void pds_tomb_add(struct uet_pds *p, const struct uet_pds_fa *fa,
 const struct pds_tomb *pds_tomb_find(const struct uet_pds *p,
 				     const struct uet_pds_fa *fa,
 				     uint16_t spdcid, uint32_t start_psn);
+void pds_blk_wait(struct uet_pds *p, struct pds_pdc *c);
 bool pds_tx_blk_attach(struct uet_pds *p, struct pds_pdc *c);
 void pds_tx_blk_detach(struct uet_pds *p, struct pds_pdc *c);
 bool pds_rx_blk_attach(struct uet_pds *p, struct pds_pdc *c);
@@ -664,6 +685,14 @@ void pds_timer_fini(struct uet_pds *p);
 void pds_timer_arm(struct uet_pds *p, uint32_t node, uint64_t deadline);
 void pds_timer_cancel(struct uet_pds *p, uint32_t node);
 void pds_pdc_timer_update(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+
+/* Will @p node fire (at its deadline, or the visit that re-files it)? */
+static inline bool
+pds_timer_armed(const struct uet_pds *p, uint32_t node)
+{
+	return p->tnode[node].slot != PDS_NIL &&
+	       p->tnode[node].deadline != PDS_TIMER_NONE;
+}
 
 static inline uint32_t
 pds_rudi_node(const struct uet_pds *p, uint32_t rudi)

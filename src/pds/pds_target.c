@@ -600,11 +600,11 @@ pds_target_cc_rx(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 {
 	c->u.t.rcvd_bytes += len + UET_PDS_CC_NOMINAL_OVH;
 	if (p->cc->rx_data != NULL)
-		p->cc->rx_data(p->cc_inst, c->cc,
+		p->cc->rx_data(p->cc_inst, pds_cc_priv(p, c),
 			       len + UET_PDS_CC_NOMINAL_OVH,
 			       psn != c->u.t.cack + 1, now);
 	if (p->cc->rx_overload != NULL)
-		p->cc->rx_overload(p->cc_inst, c->cc, false);
+		p->cc->rx_overload(p->cc_inst, pds_cc_priv(p, c), false);
 }
 
 /* Record @p psn as received and let the ACK policy see it. */
@@ -661,7 +661,7 @@ pds_target_refuse(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	/* UEC 1.0 NSCC: a refusing receiver asks its senders to slow down
 	 * (rcv_cwnd_pend) until it accepts again. */
 	if (p->cc->rx_overload != NULL)
-		p->cc->rx_overload(p->cc_inst, c->cc, true);
+		p->cc->rx_overload(p->cc_inst, pds_cc_priv(p, c), true);
 	pds_nack_tx(p, &c->peer, c->u.t.ev, code, psn, c->lid, c->rid,
 		    pd->ce ? UET_PDS_F_M : 0);
 	pds_pdc_timer_update(p, c, 0); /* deadlines come from PDC state */

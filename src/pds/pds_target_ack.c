@@ -200,7 +200,8 @@ pds_target_cc_nscc(struct uet_pds *p, struct pds_pdc *c, struct uet_wire_pds_ack
 	uint64_t units = svc / UET_NSCC_SERVICE_UNIT_NS;
 
 	if (p->cc->ack_state != NULL)
-		p->cc->ack_state(p->cc_inst, c->cc, svc, &a->cc.nscc);
+		p->cc->ack_state(p->cc_inst, pds_cc_priv(p, c), svc,
+				 &a->cc.nscc);
 	a->cc.nscc.service_time = units > UINT16_MAX ? UINT16_MAX :
 		(uint16_t)units;
 	a->cc.nscc.rcvd_bytes = (uint32_t)(((uint64_t)c->u.t.rcvd_bytes +
@@ -376,7 +377,8 @@ pds_target_credit_request(struct uet_pds *p, struct pds_pdc *c, uint32_t target,
 		c->u.t.ackf &= (uint8_t)~ACKF_CREDIT_CP;
 	if (p->cc->on_credit_request == NULL)
 		return;
-	grant = p->cc->on_credit_request(p->cc_inst, c->cc, target, now);
+	grant = p->cc->on_credit_request(p->cc_inst, pds_cc_priv(p, c),
+					 target, now);
 	if (grant != 0) {
 		pds_target_credit_add(p, c, grant);
 	} else if (cp && c->u.t.credit != 0 &&

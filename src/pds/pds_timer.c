@@ -6,6 +6,14 @@
  * delayed ACK, idle close) from per-PDC timestamps and re-arms. Deadlines
  * past the wheel's horizon park in the farthest slot and are re-filed when
  * visited.
+ *
+ * Lazy: a deadline that moves later leaves its node where it is, when the
+ * wheel visits that slot first (the visit re-files it), and a PDC with
+ * nothing due leaves its node filed with PDS_TIMER_NONE (the visit drops
+ * it). A request alone on its PDC arms the RTO when it leaves and has
+ * nothing due once ACKed: per message, that would unlink and relink a
+ * node, touching its neighbours' nodes and the slot head, cache lines of
+ * other PDCs; lazily, the node moves at most once per visit of its slot.
  */
 
 #include <stdlib.h>
@@ -59,6 +67,15 @@ pds_timer_cancel(struct uet_pds *p, uint32_t node)
 	t->slot = PDS_NIL;
 }
 
+/* The next tick at which the wheel visits @p slot. */
+static uint64_t
+pds_timer_visit(const struct uet_pds *p, uint32_t slot)
+{
+	uint64_t first = p->wheel_now + 1;
+
+	return first + ((slot - first) & (p->cfg.timer_slots - 1));
+}
+
 void
 pds_timer_arm(struct uet_pds *p, uint32_t node, uint64_t deadline)
 {
@@ -74,6 +91,9 @@ pds_timer_arm(struct uet_pds *p, uint32_t node, uint64_t deadline)
 	if (tick > horizon)
 		tick = horizon;
 	t->deadline = deadline;
+	/* Filed in a slot visited before that tick: the visit re-files it. */
+	if (t->slot != PDS_NIL && tick > pds_timer_visit(p, t->slot))
+		return;
 	/* Already filed in that slot: the slot's next visit is this tick
 	 * (ticks within the horizon map to distinct slots), no relinking. */
 	if (t->slot == (uint32_t)(tick & (p->cfg.timer_slots - 1)))
@@ -116,6 +136,8 @@ pds_timer_slot(struct uet_pds *p, uint32_t slot, uint64_t now)
 		if (pds_event_room(p) < p->cfg.tx_window + 2)
 			return false;
 		pds_timer_cancel(p, node);
+		if (p->tnode[node].deadline == PDS_TIMER_NONE)
+			continue;
 		if (p->tnode[node].deadline <= now)
 			pds_timer_fire(p, node, now);
 		else
@@ -162,8 +184,8 @@ pds_pdc_timer_update(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	r = pds_target_deadline(p, c);
 	if (d == 0 || (r != 0 && r < d))
 		d = r;
-	if (d == 0)
-		pds_timer_cancel(p, pds_idx(p, c));
-	else
+	if (d != 0)
 		pds_timer_arm(p, pds_idx(p, c), d);
+	else if (p->tnode[pds_idx(p, c)].slot != PDS_NIL)
+		p->tnode[pds_idx(p, c)].deadline = PDS_TIMER_NONE;
 }

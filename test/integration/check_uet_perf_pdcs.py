@@ -52,10 +52,37 @@ def main():
           f"{n} PDCs open at A and at B: {x}")
     check(x["closed"] == n and x["all_closed"] is True,
           f"every PDC closed, none left: {x}")
+    check(x["opened_in_run"] == n and x["closed_in_run"] == 0,
+          f"each PDC opened once, none closed idle: {x}")
     check(0 < x["bytes_per_id_a"] <= 384, f"PDS bytes per PDC id: {x}")
     print(f"{n} PDCs: {count} messages once each, {d['retransmissions']} "
           f"retransmissions, closed in {x['close_seconds']:.3f} s, "
           f"{x['bytes_per_id_a']} B per PDC id")
+
+    # Idle close shorter than a round of the run: PDCs close idle and
+    # re-open with their next message (churn). Still exactly once, the
+    # opens and closes counted, none left.
+    churn = os.path.join(tmpd.name, "churn.conf")
+    with open(churn, "w") as f:
+        f.write("[eal]\nargs = -l 0 --no-huge -m 512 --no-pci "
+                "--log-level=4\n[timers]\nrto_init = 200us\n"
+                "rto_max = 1s\ntlp_timeout = 0\nclose_idle = 200us\n")
+    # A round of 4000 messages takes more than 200 us on any machine.
+    n, count = 4000, 8000
+    p = run(perf, "--mode", "msgrate", "--count", str(count), "--loss",
+            "0", "--pdcs", str(n), "--json", "--config", churn)
+    check(p.returncode == 0, "churn run: exit 0, stderr: " + p.stderr[-300:])
+    d = json.loads(p.stdout)["results"]["msgrate"]
+    rx, x = d["receiver"], d["pdcs"]
+    check(d["verified"] is True and rx["rx_msgs"] == count and
+          rx["rx_dup"] == 0 and rx["rx_lost"] == 0,
+          f"churn: verified, exactly once: {d.get('why_not')} {rx}")
+    check(x["closed_in_run"] > 0 and x["opened_in_run"] > n and
+          x["opened_in_run"] - x["closed_in_run"] == x["open_a"] and
+          x["all_closed"] is True,
+          f"churn: opens and idle closes counted, none left: {x}")
+    print(f"churn: {x['opened_in_run']} opens and {x['closed_in_run']} "
+          f"idle closes for {n} PDCs, {count} messages once each")
 
     # The built-in configuration holds 4096 PDCs per role.
     p = run(perf, "--mode", "msgrate", "--count", "100", "--pdcs", "5000")

@@ -437,6 +437,40 @@ pds_initiator_close__no_tx_block_retries_after_rto_init(void **state)
 	assert_true(fakewire_pools_idle(&W));
 }
 
+/* The PDC that found no block waits in line too: the block its peer's
+ * CLOSE releases wakes it, and it closes at the next tick, long before
+ * its RTO_INIT retry (the close rate of uet-perf --pdcs was 256 blocks
+ * per RTO_INIT). */
+static void
+pds_initiator_close__waiter_woken_when_a_block_is_released(void **state)
+{
+	struct uet_pds *p = W.pds[0];
+	struct pds_pdc *c[2];
+	uint64_t t0;
+
+	(void)state;
+	for (uint32_t j = 0; j < 2; j++) {
+		assert_int_equal(fakewire_submit_job(&W, UET_PDS_MODE_RUD, j, 0,
+					       42 + j), 0);
+		while (W.done_ok[j] == 0 && W.now < 10000000)
+			fakewire_step(&W, 1000);
+		c[j] = pds_ikey_find(p, &W.fa[1], 42 + j, 1,
+				     UET_PDS_MODE_RUD);
+		assert_non_null(c[j]);
+	}
+	t0 = W.now;
+	for (uint32_t j = 0; j < 2; j++)
+		assert_int_equal(uet_pds_pdc_close(p,
+			pds_handle(p, pds_idx(p, c[j])), W.now), 0);
+	assert_int_equal(c[0]->state, PDC_CLOSING);
+	assert_true(c[1]->flags & PDC_F_BLKWAIT);
+	while (!fakewire_pools_idle(&W) && W.now < t0 + p->cfg.rto_init_ns)
+		fakewire_step(&W, 1000);
+	assert_true(fakewire_pools_idle(&W));
+	assert_true(W.now - t0 < p->cfg.rto_init_ns / 4);
+	assert_int_equal(fakewire_st(0)->pdc_close_init, 2);
+}
+
 /* Send @p n requests on a fresh pair and check every descriptor's AR flag
  * against UEC 1.0 PDS sender ACK-request rule: cwnd - inflight < MTU or cwnd <
  * the ACK trigger. Returns how many carried AR. */
@@ -1207,6 +1241,8 @@ main(void)
 		T(pds_initiator_submit__psn_wrap),
 		T(pds_initiator_close__on_request),
 		FW_TEST(pds_initiator_close__no_tx_block_retries_after_rto_init,
+			setup_one_tx_block),
+		FW_TEST(pds_initiator_close__waiter_woken_when_a_block_is_released,
 			setup_one_tx_block),
 		T(pds_initiator_ar__window_room_and_trigger),
 		FW_TEST(pds_initiator_rto__stall_resends_oldest_only, fakewire_setup),

@@ -607,6 +607,7 @@ credit_cc(struct uet_pds_config *cfg)
 {
 	tcc_ops = uet_pds_cc_fixed;
 	tcc_ops.name = "test-credit";
+	tcc_ops.priv_size = sizeof(struct tcc);
 	tcc_ops.init = tcc_init;
 	tcc_ops.may_send = tcc_may_send;
 	tcc_ops.on_send = tcc_on_send;

@@ -84,12 +84,82 @@ pds_pdc_timer_update__idle_pdc_unarmed(void **state)
 	 * completes it and nothing is due, the node is unarmed. */
 	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
 	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &t));
-	assert_int_not_equal(W.pds[0]->tnode[0].slot, PDS_NIL);
+	assert_true(pds_timer_armed(W.pds[0], 0));
 	fakewire_inject(&W, 1, &t, false, false);
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
 	fakewire_inject(&W, 0, &t, false, false);
 	assert_int_equal(W.done_ok[1], 1);
-	assert_int_equal(W.pds[0]->tnode[0].slot, PDS_NIL);
+	assert_false(pds_timer_armed(W.pds[0], 0));
+}
+
+/*
+ * Lazy timers: once idle, the PDC's node stays filed where its timer (the
+ * tail-loss probe's, then the RTO's) was: no unlinking per message. The
+ * next request's deadline, later, leaves it there too; the visit of that
+ * slot re-files it, and the timer fires at the new deadline, not at the
+ * first one.
+ */
+static void
+pds_pdc_timer_update__idle_node_left_filed_then_refiled(void **state)
+{
+	struct uet_pds *p = W.pds[0];
+	uint64_t tick = p->cfg.timer_tick_ns, d0, d1;
+	struct uet_pds_tx t;
+	uint32_t slot;
+
+	(void)state;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &t));
+	slot = p->tnode[0].slot;
+	d0 = p->tnode[0].deadline;
+	assert_int_not_equal(slot, PDS_NIL);
+	assert_true(d0 > W.now + 4 * tick);
+	fakewire_inject(&W, 1, &t, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	fakewire_inject(&W, 0, &t, false, false);
+	assert_false(pds_timer_armed(p, 0));
+	assert_int_equal(p->tnode[0].slot, slot);
+	/* The next request leaves halfway to d0: same slot, later deadline. */
+	W.now += (d0 - W.now) / 2;
+	uet_pds_advance(p, W.now);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &t));
+	d1 = p->tnode[0].deadline;
+	assert_true(pds_timer_armed(p, 0));
+	assert_int_equal(p->tnode[0].slot, slot);
+	assert_true(d1 / tick > d0 / tick);
+	/* d0's tick: re-filed, nothing fired. */
+	W.now = d0 + tick;
+	uet_pds_advance(p, W.now);
+	assert_true(pds_timer_armed(p, 0));
+	assert_int_not_equal(p->tnode[0].slot, slot);
+	assert_int_equal(p->st.tlp_fires + p->st.rto_fires, 0);
+	/* d1's tick: it fires. */
+	W.now = d1 + tick;
+	uet_pds_advance(p, W.now);
+	assert_int_equal(p->st.tlp_fires + p->st.rto_fires, 1);
+}
+
+/* A node left filed with nothing due is dropped by the visit, fires
+ * nothing, and is no deadline for a virtual clock. */
+static void
+pds_timer_slot__idle_node_dropped_unfired(void **state)
+{
+	struct uet_pds *p = W.pds[0];
+	struct uet_pds_tx t;
+
+	(void)state;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &t));
+	fakewire_inject(&W, 1, &t, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	fakewire_inject(&W, 0, &t, false, false);
+	assert_int_not_equal(p->tnode[0].slot, PDS_NIL);
+	assert_true(uet_pds_next_deadline(p) == UINT64_MAX);
+	W.now += 2 * p->cfg.rto_init_ns;
+	uet_pds_advance(p, W.now);
+	assert_int_equal(p->tnode[0].slot, PDS_NIL);
+	assert_int_equal(p->st.rto_fires, 0);
 }
 
 static void
@@ -174,6 +244,9 @@ main(void)
 		FW_TEST(pds_timer_cancel__middle_of_slot_list, fakewire_setup),
 		FW_TEST(pds_timer_arm__past_deadline_fires_next_tick, fakewire_setup),
 		FW_TEST(pds_pdc_timer_update__idle_pdc_unarmed, fakewire_setup),
+		FW_TEST(pds_pdc_timer_update__idle_node_left_filed_then_refiled,
+			fakewire_setup),
+		FW_TEST(pds_timer_slot__idle_node_dropped_unfired, fakewire_setup),
 		FW_TEST(pds_initiator_rto__exhausted_emits_pdc_down,
 			setup_pdc_events),
 		FW_TEST(pds_target_rto__return_direction_failure_reaches_initiator,

@@ -109,14 +109,18 @@ struct uet_pds_cc_ack {
 /**
  * Congestion control (UEC 1.0 NSCC, RCCC) as the PDS sees it. One
  * instance per PDS (create/destroy, optional: NULL gives a NULL instance)
- * and UET_PDS_CC_PRIV_MAX bytes of private state per PDC, shared by its
- * sending and receiving sides. Byte counts are nominal
+ * and priv_size bytes of private state per PDC, shared by its sending and
+ * receiving sides. Byte counts are nominal
  * (UET_PDS_CC_NOMINAL_OVH) except in may_send() and cwnd(), which work in
  * the SES bytes of the PDS's own inflight. The hooks up to @c cwnd are
  * mandatory; every later one is optional (NULL: not used).
  */
 struct uet_pds_cc_ops {
 	const char *name;
+	/** Bytes of private state per PDC, at most UET_PDS_CC_PRIV_MAX (0:
+	 * UET_PDS_CC_PRIV_MAX). The PDS keeps it in a table beside its PDC
+	 * records, so what a CC does not need costs no PDC anything. */
+	uint32_t priv_size;
 	/** The per-PDS instance, for @p npdc PDC indices; called by
 	 * uet_pds_create(), NULL fails it with ENOMEM. */
 	void *(*create)(const struct uet_pds_config *cfg, uint32_t npdc);
@@ -204,6 +208,9 @@ struct uet_pds_cc_ops {
 	 * every ACK an ACK_CC. @p service_ns: since the ACK_PSN arrived. */
 	void (*ack_state)(void *inst, void *priv, uint64_t service_ns,
 			  struct uet_wire_pds_nscc_state *st);
+	/** Bytes the instance allocated for @p npdc PDC indices at create()
+	 * (optional: NULL, none); counted by uet_pds_pdc_bytes(). */
+	size_t (*inst_bytes)(const void *inst);
 };
 
 /** Fixed-window gate: cwnd = param bytes (default 64 KiB). */
@@ -743,12 +750,14 @@ void uet_pds_pool_info_get(const struct uet_pds *p,
 			   struct uet_pds_pool_info *info);
 
 /**
- * Bytes of PDS state per PDC id of @p p: the PDC table (both roles), its
- * load-balancing state, the id pools, the key hash tables and the closed
- * target records, all sized by uet_pds_config.max_pdcs + max_rsv_pdcs at
- * creation and divided by the ids they serve. Per-packet blocks (tx/rx
- * windows, stored responses) are pooled separately and attached to a PDC
- * only while it has traffic: an idle PDC holds none of them.
+ * Bytes of PDS state per PDC id of @p p: the PDC table (both roles), the
+ * congestion control's per-PDC state and instance, the load-balancing
+ * state, the timer nodes, the id pools, the key hash tables and the
+ * closed target records, all sized by uet_pds_config.max_pdcs +
+ * max_rsv_pdcs at creation and divided by the ids they serve. Per-packet
+ * blocks (tx/rx windows, stored responses) are pooled separately and
+ * attached to a PDC only while it has traffic: an idle PDC holds none of
+ * them.
  */
 size_t uet_pds_pdc_bytes(const struct uet_pds *p);
 
