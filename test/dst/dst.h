@@ -383,6 +383,9 @@ struct dst_sim {
 	char (*trace)[128];
 	uint32_t ntrace;
 	bool trace_live;
+	/* keep no trace: a block of seeds formats none, and runs a failing
+	 * seed again with it (a run is a function of its plan) */
+	bool trace_off;
 	bool quiet;
 	/* generator 3: every multi-recv buffer posted in this run */
 	struct dst_mrecv mrecv[DST_MRECV_MAX];
@@ -397,6 +400,13 @@ void dst_sim_fini(struct dst_sim *s);
 int dst_run(struct dst_sim *s, const struct dst_plan *plan);
 void dst_trace(struct dst_sim *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Whether dst_trace() keeps or prints lines (callers that build
+ * arguments of their own skip that work when not). */
+static inline bool
+dst_tracing(const struct dst_sim *s)
+{
+	return s->trace_live || !s->trace_off;
+}
 void dst_fail(struct dst_sim *s, const char *inv, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void dst_trace_dump(const struct dst_sim *s, void *f, uint32_t last);
