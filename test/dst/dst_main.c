@@ -442,11 +442,14 @@ main(int argc, char **argv)
 		return 2;
 	}
 	/* Every seed creates and frees each node's PDS, SES and matching
-	 * context, megabytes of calloc()ed pools: a fixed mmap threshold
-	 * keeps them mmapped, so they come zeroed from the kernel, page by
-	 * page as touched, instead of memset whole from a heap that glibc's
-	 * sliding threshold would otherwise grow to hold them. */
-	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+	 * context, megabytes of calloc()ed pools: with a fixed, low mmap
+	 * threshold and a heap trimmed back after each seed (glibc maps
+	 * only what its heap cannot serve), they are mmapped and come
+	 * zeroed from the kernel, page by page as touched, instead of
+	 * memset whole from a heap grown to hold them. */
+	mallopt(M_MMAP_THRESHOLD, 16 * 1024);
+	mallopt(M_TRIM_THRESHOLD, 64 * 1024);
+	mallopt(M_TOP_PAD, 0);
 	if (dst_sim_init(&S) != 0) {
 		fprintf(stderr, "uet-dst: out of memory\n");
 		return 2;
