@@ -359,6 +359,13 @@ struct dst_sim {
 	const struct dst_plan *plan;
 	struct dst_node node[DST_NODES_MAX];
 	struct dst_op op[DST_OPS_MAX];
+	/* the ops that may act or wake (dst_work.c), in index order: not
+	 * yet submitted, or a receive still to post; rebuilt after any
+	 * completion, which is what can bring an op back */
+	uint8_t live[DST_OPS_MAX];
+	uint32_t nlive;
+	bool live_stale;
+	uint64_t live_wake;        /* earliest time an op left out wakes */
 	struct uet_rand rng;
 	uint64_t now;
 	uint64_t horizon;          /* last op / fault + margin */
@@ -451,7 +458,7 @@ void dst_tap_rx(struct dst_sim *s, int to, int from,
 /* dst_work.c */
 void dst_work_start(struct dst_sim *s);
 void dst_work_poll(struct dst_sim *s);
-uint64_t dst_work_next(const struct dst_sim *s);
+uint64_t dst_work_next(struct dst_sim *s);
 void dst_work_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c);
 void dst_work_restart(struct dst_sim *s, int i);
 bool dst_work_done(const struct dst_sim *s);

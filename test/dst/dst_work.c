@@ -127,6 +127,7 @@ dst_work_start(struct dst_sim *s)
 	uint32_t j;
 
 	memset(s->op, 0, sizeof(s->op));
+	s->live_stale = true;
 	for (j = 0; j < p->nop; j++) {
 		const struct dst_op_spec *o = &p->op[j];
 		struct dst_op *op = &s->op[j];
@@ -426,20 +427,74 @@ awake(const struct dst_sim *s, int node)
 	return s->node[node].stall_until <= s->now;
 }
 
+/* Nothing for dst_work_poll() or dst_work_next() to do with it: submitted
+ * (or refused), and no receive of its own to post. Only a completion
+ * (dst_work_cqe()) or a restart brings one back (a receive to post
+ * again); until the list is rebuilt, ops that became inert stay in it,
+ * which costs a test and changes nothing. */
+static bool
+op_inert(const struct dst_sim *s, uint32_t j)
+{
+	const struct dst_op *op = &s->op[j];
+
+	return op->state != DST_S_IDLE && op->state != DST_S_PENDING &&
+	       (op->recv_posted || !is_msg(s->plan->op[j].kind));
+}
+
+/* When an op not submitted yet, whose receive was never posted, first
+ * has something to do: its submission or its receive's posting. */
+static uint64_t
+op_wake(const struct dst_sim *s, uint32_t j)
+{
+	const struct dst_op_spec *o = &s->plan->op[j];
+
+	return is_msg(o->kind) && recv_at(o) < o->at ? recv_at(o) : o->at;
+}
+
+/* The ops dst_work_poll() and dst_work_next() look at: all but the inert
+ * ones and those that wake later (live_wake, the earliest of these,
+ * stands for them in dst_work_next(); the list is rebuilt when it
+ * comes). */
+static void
+live_update(struct dst_sim *s)
+{
+	uint64_t w;
+	uint32_t j;
+
+	if (!s->live_stale && s->steps % 16 != 0 && s->now < s->live_wake)
+		return;
+	s->nlive = 0;
+	s->live_wake = UINT64_MAX;
+	for (j = 0; j < s->plan->nop; j++) {
+		if (op_inert(s, j))
+			continue;
+		if (s->op[j].state == DST_S_IDLE && !s->op[j].recv_posted &&
+		    (w = op_wake(s, j)) > s->now) {
+			if (w < s->live_wake)
+				s->live_wake = w;
+			continue;
+		}
+		s->live[s->nlive++] = (uint8_t)j;
+	}
+	s->live_stale = false;
+}
+
 void
 dst_work_poll(struct dst_sim *s)
 {
 	const struct dst_plan *p = s->plan;
-	uint32_t j;
+	uint32_t j, k;
 
 	for (j = 0; j < p->nnodes && p->gen >= 3; j++) {
 		dst_mr_poll(s, (int)j);
 		dst_mrecv_poll(s, (int)j);
 	}
-	for (j = 0; j < p->nop && !s->failed; j++) {
-		const struct dst_op_spec *o = &p->op[j];
-		struct dst_op *op = &s->op[j];
+	live_update(s);
+	for (k = 0; k < s->nlive && !s->failed; k++) {
+		const struct dst_op_spec *o = &p->op[s->live[k]];
+		struct dst_op *op = &s->op[s->live[k]];
 
+		j = s->live[k];
 		/* cheap tests first: this runs for every op at every turn */
 		if (!op->recv_posted && op->rnext <= s->now &&
 		    recv_at(o) <= s->now && own_recv(s, o) &&
@@ -452,18 +507,21 @@ dst_work_poll(struct dst_sim *s)
 }
 
 uint64_t
-dst_work_next(const struct dst_sim *s)
+dst_work_next(struct dst_sim *s)
 {
 	const struct dst_plan *p = s->plan;
 	uint64_t t = UINT64_MAX, r;
-	uint32_t j;
+	uint32_t j, k;
 
 	for (j = 0; j < p->nnodes; j++)
 		if (s->node[j].mr_off_how != 0 && s->node[j].mr_off_until < t)
 			t = s->node[j].mr_off_until;
-	for (j = 0; j < p->nop; j++) {
-		const struct dst_op_spec *o = &p->op[j];
-		const struct dst_op *op = &s->op[j];
+	live_update(s);
+	if (s->live_wake < t)
+		t = s->live_wake;
+	for (k = 0; k < s->nlive; k++) {
+		const struct dst_op_spec *o = &p->op[s->live[k]];
+		const struct dst_op *op = &s->op[s->live[k]];
 
 		if (op->state == DST_S_IDLE && o->at > s->now && o->at < t)
 			t = o->at;
@@ -681,6 +739,7 @@ on_recv_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
 void
 dst_work_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
 {
+	s->live_stale = true;
 	if (c->context == 0 && (c->flags & (UET_SES_CQ_REMOTE |
 					     UET_SES_CQ_IMM)))
 		dst_mr_remote_cqe(s, i, c);
@@ -696,6 +755,7 @@ dst_work_restart(struct dst_sim *s, int i)
 	uint32_t j;
 
 	dst_mrecv_restart(s, i);
+	s->live_stale = true;
 	for (j = 0; j < s->plan->nop; j++) {
 		const struct dst_op_spec *o = &s->plan->op[j];
 		struct dst_op *op = &s->op[j];
