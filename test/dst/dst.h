@@ -282,6 +282,11 @@ struct dst_node {
 	struct dst_retx retx[DST_RETX_MAP];
 	struct dst_win win[DST_WIN_MAP];
 	struct dst_ecn ecn[DST_WIN_MAP];
+	/* the entries of those maps taken since dst_node_up(), which clears
+	 * them one by one (the whole maps are 165 KB a node) */
+	uint16_t retx_taken[DST_RETX_MAP];
+	uint16_t win_taken[DST_WIN_MAP], ecn_taken[DST_WIN_MAP];
+	uint32_t nretx_taken, nwin_taken, necn_taken;
 	/* ROD delivery order per target PDC handle (last PSN + start) */
 	uint32_t rod_pdc[64], rod_start[64], rod_last[64];
 	uint32_t nrod;
