@@ -37,19 +37,44 @@ slot_deadline(const struct uet_pds *p, uint32_t node, uint64_t tick)
 	return t;
 }
 
+/* How many slots after @p from (0: @p from itself), in visit order, the
+ * first non-empty one is; timer_slots when every slot is empty. The
+ * bitmap makes this a few word tests instead of a walk of the slots: a
+ * virtual clock asks it at every turn, of every instance. */
+static uint32_t
+wheel_next_busy(const struct uet_pds *p, uint32_t from)
+{
+	uint32_t nw = PDS_WHEEL_WORDS(p->cfg.timer_slots), w = from / 64, k;
+	uint64_t bits = p->wheel_busy[w] & (~0ull << (from % 64));
+
+	for (k = 0; k <= nw; k++) {
+		if (bits != 0)
+			return (w * 64 + (uint32_t)__builtin_ctzll(bits) - from) &
+			       (p->cfg.timer_slots - 1);
+		w = w + 1 == nw ? 0 : w + 1;
+		bits = p->wheel_busy[w];
+	}
+	return p->cfg.timer_slots;
+}
+
 static uint64_t
 wheel_deadline(const struct uet_pds *p)
 {
 	uint32_t mask = p->cfg.timer_slots - 1;
+	uint64_t t = p->wheel_now + 1;
 
-	for (uint64_t t = p->wheel_now + 1;
-	     t <= p->wheel_now + p->cfg.timer_slots; t++) {
-		uint32_t node = p->wheel[t & mask];
-		uint64_t d;
+	/* a busy slot whose nodes are all dropped-to-be (lazy timers) is
+	 * no work: look on past it */
+	for (uint64_t end = t + mask; t <= end; t++) {
+		uint32_t d = wheel_next_busy(p, (uint32_t)(t & mask));
+		uint64_t dl;
 
-		if (node != PDS_NIL &&
-		    (d = slot_deadline(p, node, t)) != UINT64_MAX)
-			return d;
+		if (d == p->cfg.timer_slots || t + d > end)
+			break;
+		t += d;
+		dl = slot_deadline(p, p->wheel[t & mask], t);
+		if (dl != UINT64_MAX)
+			return dl;
 	}
 	return UINT64_MAX;
 }

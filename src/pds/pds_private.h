@@ -21,6 +21,8 @@
 #include <uet/uet_wire.h>
 
 #define PDS_NIL UINT32_MAX
+/* 64-bit words of a bitmap of @n timer wheel slots */
+#define PDS_WHEEL_WORDS(n) (((n) + 63) / 64)
 
 enum pds_role {
 	PDS_ROLE_INIT = 0,
@@ -453,6 +455,7 @@ struct uet_pds {
 
 	struct pds_tnode *tnode; /* [2 * cap + rudi_slots] */
 	uint32_t *wheel;         /* slot heads */
+	uint64_t *wheel_busy;    /* a bit per slot: its list is not empty */
 	uint64_t wheel_now;      /* last processed tick */
 
 	struct uet_pds_stats st;

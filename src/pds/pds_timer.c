@@ -27,11 +27,10 @@ pds_timer_init(struct uet_pds *p, uint64_t now)
 
 	p->tnode = malloc(n * sizeof(*p->tnode));
 	p->wheel = malloc(p->cfg.timer_slots * sizeof(*p->wheel));
-	if (p->tnode == NULL || p->wheel == NULL) {
-		free(p->tnode);
-		free(p->wheel);
-		p->tnode = NULL;
-		p->wheel = NULL;
+	p->wheel_busy = calloc(PDS_WHEEL_WORDS(p->cfg.timer_slots),
+			       sizeof(*p->wheel_busy));
+	if (p->tnode == NULL || p->wheel == NULL || p->wheel_busy == NULL) {
+		pds_timer_fini(p);
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++)
@@ -47,8 +46,10 @@ pds_timer_fini(struct uet_pds *p)
 {
 	free(p->tnode);
 	free(p->wheel);
+	free(p->wheel_busy);
 	p->tnode = NULL;
 	p->wheel = NULL;
+	p->wheel_busy = NULL;
 }
 
 void
@@ -58,9 +59,12 @@ pds_timer_cancel(struct uet_pds *p, uint32_t node)
 
 	if (t->slot == PDS_NIL)
 		return;
-	if (t->prev == PDS_NIL)
+	if (t->prev == PDS_NIL) {
 		p->wheel[t->slot] = t->next;
-	else
+		if (t->next == PDS_NIL)
+			p->wheel_busy[t->slot / 64] &=
+				~(1ull << (t->slot % 64));
+	} else
 		p->tnode[t->prev].next = t->next;
 	if (t->next != PDS_NIL)
 		p->tnode[t->next].prev = t->prev;
@@ -105,6 +109,7 @@ pds_timer_arm(struct uet_pds *p, uint32_t node, uint64_t deadline)
 	if (t->next != PDS_NIL)
 		p->tnode[t->next].prev = node;
 	p->wheel[t->slot] = node;
+	p->wheel_busy[t->slot / 64] |= 1ull << (t->slot % 64);
 }
 
 static void

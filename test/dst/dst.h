@@ -282,6 +282,11 @@ struct dst_node {
 	struct dst_retx retx[DST_RETX_MAP];
 	struct dst_win win[DST_WIN_MAP];
 	struct dst_ecn ecn[DST_WIN_MAP];
+	/* the entries of those maps taken since dst_node_up(), which clears
+	 * them one by one (the whole maps are 165 KB a node) */
+	uint16_t retx_taken[DST_RETX_MAP];
+	uint16_t win_taken[DST_WIN_MAP], ecn_taken[DST_WIN_MAP];
+	uint32_t nretx_taken, nwin_taken, necn_taken;
 	/* ROD delivery order per target PDC handle (last PSN + start) */
 	uint32_t rod_pdc[64], rod_start[64], rod_last[64];
 	uint32_t nrod;
@@ -363,6 +368,13 @@ struct dst_sim {
 	const struct dst_plan *plan;
 	struct dst_node node[DST_NODES_MAX];
 	struct dst_op op[DST_OPS_MAX];
+	/* the ops that may act or wake (dst_work.c), in index order: not
+	 * yet submitted, or a receive still to post; rebuilt after any
+	 * completion, which is what can bring an op back */
+	uint8_t live[DST_OPS_MAX];
+	uint32_t nlive;
+	bool live_stale;
+	uint64_t live_wake;        /* earliest time an op left out wakes */
 	struct uet_rand rng;
 	uint64_t now;
 	uint64_t horizon;          /* last op / fault + margin */
@@ -387,6 +399,9 @@ struct dst_sim {
 	char (*trace)[128];
 	uint32_t ntrace;
 	bool trace_live;
+	/* keep no trace: a block of seeds formats none, and runs a failing
+	 * seed again with it (a run is a function of its plan) */
+	bool trace_off;
 	bool quiet;
 	/* generator 3: every multi-recv buffer posted in this run */
 	struct dst_mrecv mrecv[DST_MRECV_MAX];
@@ -401,6 +416,13 @@ void dst_sim_fini(struct dst_sim *s);
 int dst_run(struct dst_sim *s, const struct dst_plan *plan);
 void dst_trace(struct dst_sim *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Whether dst_trace() keeps or prints lines (callers that build
+ * arguments of their own skip that work when not). */
+static inline bool
+dst_tracing(const struct dst_sim *s)
+{
+	return s->trace_live || !s->trace_off;
+}
 void dst_fail(struct dst_sim *s, const char *inv, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void dst_trace_dump(const struct dst_sim *s, void *f, uint32_t last);
@@ -445,7 +467,7 @@ void dst_tap_rx(struct dst_sim *s, int to, int from,
 /* dst_work.c */
 void dst_work_start(struct dst_sim *s);
 void dst_work_poll(struct dst_sim *s);
-uint64_t dst_work_next(const struct dst_sim *s);
+uint64_t dst_work_next(struct dst_sim *s);
 void dst_work_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c);
 void dst_work_restart(struct dst_sim *s, int i);
 bool dst_work_done(const struct dst_sim *s);

@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,6 +320,7 @@ run_many(const struct opts *o)
 		bool ok;
 
 		make_plan(&P, o->seed + k, o);
+		S.trace_off = true; /* a block prints no trace */
 		ok = dst_run(&S, &P) == 0;
 		known = open_inv(o->seed + k, (unsigned int)o->gen);
 		if (ok && known == NULL) {
@@ -379,6 +381,7 @@ replay_line(char *line, bool expect_fail, uint64_t *pass, uint64_t *fail)
 	if (parse(argc, argv, &o) != 0)
 		return -1;
 	make_plan(&P, o.seed, &o);
+	S.trace_off = true;
 	if (dst_run(&S, &P) == 0) {
 		if (!expect_fail) {
 			(*pass)++;
@@ -394,6 +397,9 @@ replay_line(char *line, bool expect_fail, uint64_t *pass, uint64_t *fail)
 		return 0;
 	}
 	(*fail)++;
+	/* the same run again, its trace kept this time */
+	S.trace_off = false;
+	dst_run(&S, &P);
 	report(&P, 40);
 	return 0;
 }
@@ -435,6 +441,15 @@ main(int argc, char **argv)
 		usage();
 		return 2;
 	}
+	/* Every seed creates and frees each node's PDS, SES and matching
+	 * context, megabytes of calloc()ed pools: with a fixed, low mmap
+	 * threshold and a heap trimmed back after each seed (glibc maps
+	 * only what its heap cannot serve), they are mmapped and come
+	 * zeroed from the kernel, page by page as touched, instead of
+	 * memset whole from a heap grown to hold them. */
+	mallopt(M_MMAP_THRESHOLD, 16 * 1024);
+	mallopt(M_TRIM_THRESHOLD, 64 * 1024);
+	mallopt(M_TOP_PAD, 0);
 	if (dst_sim_init(&S) != 0) {
 		fprintf(stderr, "uet-dst: out of memory\n");
 		return 2;

@@ -285,6 +285,8 @@ trace_tx(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t,
 	const struct uet_wire_pds_hdr *h = &t->hdr;
 	char f[32];
 
+	if (!dst_tracing(s))
+		return;
 	snprintf(f, sizeof(f), "%s%s%s%s", h->flags & UET_PDS_F_SYN ? " SYN" :
 		 "", h->flags & UET_PDS_F_RETX ? " RETX" : "",
 		 h->flags & UET_PDS_F_M ? " M" : "",

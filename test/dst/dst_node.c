@@ -238,9 +238,15 @@ dst_node_up(struct dst_sim *s, int i)
 	struct uet_ses_config sc;
 	int rdv;
 
-	memset(n->retx, 0, sizeof(n->retx));
-	memset(n->win, 0, sizeof(n->win));
-	memset(n->ecn, 0, sizeof(n->ecn));
+	while (n->nretx_taken > 0)
+		memset(&n->retx[n->retx_taken[--n->nretx_taken]], 0,
+		       sizeof(n->retx[0]));
+	while (n->nwin_taken > 0)
+		memset(&n->win[n->win_taken[--n->nwin_taken]], 0,
+		       sizeof(n->win[0]));
+	while (n->necn_taken > 0)
+		memset(&n->ecn[n->ecn_taken[--n->necn_taken]], 0,
+		       sizeof(n->ecn[0]));
 	n->nrod = 0;
 	n->mr_off_how = 0;
 	n->mr_flap_end = 0;
@@ -313,6 +319,8 @@ retx_slot(struct dst_node *n, uint64_t cookie, bool add)
 		if (!r->used) {
 			if (!add)
 				return NULL;
+			n->retx_taken[n->nretx_taken++] =
+				(uint16_t)((h + k) % DST_RETX_MAP);
 			r->used = true;
 			r->cookie = cookie;
 			r->count = 0;

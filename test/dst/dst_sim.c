@@ -47,10 +47,14 @@ dst_sim_fini(struct dst_sim *s)
 void
 dst_trace(struct dst_sim *s, const char *fmt, ...)
 {
-	char *line = s->trace[s->ntrace++ % DST_TRACE_LINES];
-	int n = snprintf(line, 128, "%10.3f ms  ", (double)s->now / 1e6);
+	char *line;
 	va_list ap;
+	int n;
 
+	if (!dst_tracing(s))
+		return;
+	line = s->trace[s->ntrace++ % DST_TRACE_LINES];
+	n = snprintf(line, 128, "%10.3f ms  ", (double)s->now / 1e6);
 	va_start(ap, fmt);
 	vsnprintf(line + n, (size_t)(128 - n), fmt, ap);
 	va_end(ap);
@@ -327,13 +331,15 @@ static bool
 still_fails(struct dst_sim *s, const struct dst_plan *p, const char *inv,
 	    uint32_t *runs)
 {
-	bool live = s->trace_live;
+	bool live = s->trace_live, off = s->trace_off;
 	bool f;
 
 	(*runs)++;
 	s->trace_live = false;
+	s->trace_off = true;
 	f = dst_run(s, p) != 0 && strcmp(s->inv, inv) == 0;
 	s->trace_live = live;
+	s->trace_off = off;
 	return f;
 }
 

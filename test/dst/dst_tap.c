@@ -56,6 +56,8 @@ win_find(struct dst_node *n, uint16_t lid, int peer, bool add)
 			if (!add)
 				return NULL;
 			memset(w, 0, sizeof(*w));
+			n->win_taken[n->nwin_taken++] =
+				(uint16_t)((h + k) % DST_WIN_MAP);
 			w->used = true;
 			w->lid = lid;
 			w->peer = (uint8_t)peer;
@@ -79,6 +81,8 @@ ecn_find(struct dst_node *n, uint16_t spdcid, int peer, bool add)
 			if (!add)
 				return NULL;
 			memset(e, 0, sizeof(*e));
+			n->ecn_taken[n->necn_taken++] =
+				(uint16_t)((h + k) % DST_WIN_MAP);
 			e->used = true;
 			e->spdcid = spdcid;
 			e->peer = (uint8_t)peer;

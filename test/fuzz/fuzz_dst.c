@@ -39,8 +39,13 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	dst_src_bytes(&src, d, n);
 	/* the newest generator: every operation */
 	dst_plan_gen(&plan, &src, seed, DST_GEN_LAST);
+	sim.trace_off = true;
 	if (dst_run(&sim, &plan) == 0)
 		return 0;
+	/* the same run again with its trace (a run is a function of its
+	 * plan), for the report */
+	sim.trace_off = false;
+	dst_run(&sim, &plan);
 	fprintf(stderr, "fuzz_dst: %s: %s\n", sim.inv, sim.why);
 	dst_plan_print(&plan, stderr);
 	dst_trace_dump(&sim, stderr, 60);

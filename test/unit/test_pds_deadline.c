@@ -124,6 +124,67 @@ pds_next_deadline__rto_fires_at_a_jump(void **state)
 	assert_true(last - W.now >= p->cfg.rto_init_ns);
 }
 
+/* The answer of the slot walk the bitmap of busy slots stands for: the
+ * first non-empty slot after wheel_now, its earliest node clamped into
+ * its tick. */
+static uint64_t
+walk_deadline(const struct uet_pds *p)
+{
+	uint64_t tick = p->cfg.timer_tick_ns, t, d, best;
+	uint32_t mask = p->cfg.timer_slots - 1, node;
+
+	for (t = p->wheel_now + 1; t <= p->wheel_now + p->cfg.timer_slots;
+	     t++) {
+		node = p->wheel[t & mask];
+		if (node == PDS_NIL)
+			continue;
+		best = UINT64_MAX;
+		for (; node != PDS_NIL; node = p->tnode[node].next) {
+			d = p->tnode[node].deadline;
+			if (d < t * tick || d >= (t + 1) * tick)
+				d = t * tick;
+			if (d < best)
+				best = d;
+		}
+		return best;
+	}
+	return UINT64_MAX;
+}
+
+static void
+pds_next_deadline__bitmap_matches_slot_walk(void **state)
+{
+	struct uet_pds *p = W.pds[0];
+	uint64_t tick = p->cfg.timer_tick_ns, span, now = W.now, x = 12345;
+	uint32_t n = p->cfg.rudi_slots < 16 ? p->cfg.rudi_slots : 16, k, i;
+
+	(void)state;
+	assert_true(n >= 2);
+	for (k = 0; k < n; k++)
+		p->rudi[k].busy = 0;
+	/* Deadlines in every word of the bitmap, before and after the slot
+	 * of wheel_now (the search wraps), some past the horizon; nodes
+	 * cancelled and re-armed; the wheel advanced in steps. */
+	span = 2ull * p->cfg.timer_slots * tick;
+	for (i = 0; i < 2000; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		k = (uint32_t)(x >> 33) % n;
+		if ((x >> 20) % 5 == 0)
+			pds_timer_cancel(p, pds_rudi_node(p, k));
+		else
+			pds_timer_arm(p, pds_rudi_node(p, k),
+				      now + (x >> 24) % span);
+		if ((x >> 12) % 7 == 0) {
+			now += (x >> 40) % (p->cfg.timer_slots * tick / 3);
+			uet_pds_advance(p, now);
+		}
+		assert_true(uet_pds_next_deadline(p) == walk_deadline(p));
+	}
+	for (k = 0; k < n; k++)
+		pds_timer_cancel(p, pds_rudi_node(p, k));
+	assert_true(uet_pds_next_deadline(p) == UINT64_MAX);
+}
+
 int
 main(void)
 {
@@ -135,6 +196,8 @@ main(void)
 		FW_TEST(pds_next_deadline__parked_node_reached_by_jumps,
 			fakewire_setup),
 		FW_TEST(pds_next_deadline__rto_fires_at_a_jump, fakewire_setup),
+		FW_TEST(pds_next_deadline__bitmap_matches_slot_walk,
+			fakewire_setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
