@@ -169,6 +169,21 @@ ses_rx_info_msg(struct ses_rx_info *i, const struct uet_ses_match_result *r)
 	i->moff = r->offset;
 }
 
+/* What a message's record takes from the request that opens it. */
+void
+ses_target_from_req(struct ses_target *t, const struct uet_pds_event *ev,
+		    const struct uet_wire_ses_req *h)
+{
+	t->opcode = h->opcode;
+	t->job = h->job_id;
+	t->ri_gen = h->ri_generation;
+	t->total = h->request_length;
+	t->src = h->initiator;
+	t->tagged = ses_op_is_tagged(h->opcode);
+	t->tag = t->tagged ? h->match_bits : 0;
+	t->fa = ev->peer;
+}
+
 void
 ses_rx_info_tgt(struct ses_rx_info *i, const struct ses_target *t)
 {
@@ -301,15 +316,8 @@ ses_send_open(struct uet_ses *s, const struct uet_pds_event *ev,
 
 	if (t == NULL)
 		return NULL;
-	t->opcode = h->opcode;
-	t->job = h->job_id;
-	t->ri_gen = h->ri_generation;
-	t->total = h->request_length;
-	t->src = h->initiator;
-	t->tagged = ses_op_is_tagged(h->opcode);
-	t->tag = t->tagged ? h->match_bits : 0;
+	ses_target_from_req(t, ev, h);
 	t->rc = UET_RC_OK;
-	t->fa = ev->peer;
 	t->tok_i = uet_wire_ses_req_token_initiator(h);
 	t->pid = h->pid_on_fep;
 	ses_msg_from_req(h, &a.msg);
@@ -475,11 +483,7 @@ ses_send_refuse_part(struct uet_ses *s, const struct uet_pds_event *ev,
 		if (t == NULL)
 			return ses_respond_rc(s, ev, h, rc,
 					      UET_SES_LIST_EXPECTED, now);
-		t->opcode = h->opcode;
-		t->job = h->job_id;
-		t->ri_gen = h->ri_generation;
-		t->total = h->request_length;
-		t->fa = ev->peer;
+		ses_target_from_req(t, ev, h);
 		t->pid = h->pid_on_fep;
 		t->state = SES_TGT_DROP;
 		t->rc = UET_RC_OK; /* failed just below */

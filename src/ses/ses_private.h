@@ -390,6 +390,8 @@ void ses_target_hash_add(struct uet_ses *s, struct ses_target *t);
 void ses_target_put(struct uet_ses *s, struct ses_target *t);
 void ses_target_unhash(struct uet_ses *s, struct ses_target *t);
 void ses_recv_cqe(struct uet_ses *s, const struct ses_rx_info *i);
+void ses_target_from_req(struct ses_target *t, const struct uet_pds_event *ev,
+			 const struct uet_wire_ses_req *h);
 void ses_rx_info_tgt(struct ses_rx_info *i, const struct ses_target *t);
 void ses_msg_from_req(const struct uet_wire_ses_req *h,
 		      struct uet_ses_match_msg *msg);

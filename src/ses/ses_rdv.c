@@ -398,17 +398,10 @@ ses_target_rdv(struct uet_ses *s, const struct uet_pds_event *ev,
 		return ses_respond_rc(s, ev, h, UET_RC_UNDELIVERABLE, list,
 				      now);
 	}
-	t->opcode = h->opcode;
-	t->job = h->job_id;
-	t->ri_gen = h->ri_generation;
-	t->total = h->request_length;
+	ses_target_from_req(t, ev, h);
 	t->rcvd = plen;
-	t->src = h->initiator;
-	t->tagged = ses_op_is_tagged(h->opcode);
-	t->tag = t->tagged ? h->match_bits : 0;
 	t->hd = h->header_data;
 	t->hd_valid = (h->flags & UET_SES_F_HD) != 0;
-	t->fa = ev->peer;
 	t->rdv = h->rdv;
 	t->responded = true;
 	ses_msg_from_req(h, &a.msg);
