@@ -135,38 +135,33 @@ job() {
 }
 
 rc=0
-for run in $(seq "$RUNS"); do
-	out="$TMP/run$run.out"
-	job "$out" -np "$NP" "$PROG"
-	st=$?
-	if [ $st -ne 0 ] || ! grep -q "^mpi_ring: OK ($NP ranks)$" "$out"; then
-		echo "FAIL: run $run of $RUNS: exit $st"
-		tail -n 60 "$out"
+# judge STATUS OUT PATTERN WHAT OK-LINE: a job passed when it exited 0 and
+# printed PATTERN; else say WHAT failed with the end of its output.
+judge() {
+	if [ "$1" -ne 0 ] || ! grep -q "$3" "$2"; then
+		echo "FAIL: $4: exit $1"
+		tail -n 60 "$2"
 		rc=1
 	else
-		echo "# run $run of $RUNS: OK"
+		echo "# $5"
 	fi
+}
+
+for run in $(seq "$RUNS"); do
+	job "$TMP/run$run.out" -np "$NP" "$PROG"
+	judge $? "$TMP/run$run.out" "^mpi_ring: OK ($NP ranks)$" \
+		"run $run of $RUNS" "run $run of $RUNS: OK"
 done
 if [ -n "$PINGPONG" ] && [ -n "$ONESIDED" ]; then
 	job "$TMP/pp.out" -np 2 "$PINGPONG" -i 5 -m 4194304
-	st=$?
-	if [ $st -ne 0 ] || ! grep -q '^mpi_pingpong: OK$' "$TMP/pp.out"; then
-		echo "FAIL: point-to-point to 4 MiB: exit $st"
-		tail -n 60 "$TMP/pp.out"
-		rc=1
-	else
-		echo "# 2 ranks, 8 B .. 4 MiB: OK ($(grep -E '^ +4194304 ' "$TMP/pp.out" | tr -s ' '))"
-	fi
+	judge $? "$TMP/pp.out" '^mpi_pingpong: OK$' \
+		"point-to-point to 4 MiB" \
+		"2 ranks, 8 B .. 4 MiB: OK ($(grep -E '^ +4194304 ' "$TMP/pp.out" | tr -s ' '))"
 	job "$TMP/osc.out" --mca osc rdma --mca btl self,ofi \
 		--mca btl_ofi_provider_include uet -np 2 "$ONESIDED"
-	st=$?
-	if [ $st -ne 0 ] || ! grep -q '^mpi_onesided: OK$' "$TMP/osc.out"; then
-		echo "FAIL: one-sided (osc rdma, btl ofi): exit $st"
-		tail -n 60 "$TMP/osc.out"
-		rc=1
-	else
-		echo "# 2 ranks, one-sided over btl ofi beside the mtl: OK"
-	fi
+	judge $? "$TMP/osc.out" '^mpi_onesided: OK$' \
+		"one-sided (osc rdma, btl ofi)" \
+		"2 ranks, one-sided over btl ofi beside the mtl: OK"
 fi
 
 # Two "hosts": network namespaces of their own joined by one veth pair,
