@@ -211,9 +211,10 @@ port_csum_offloads(struct engine_port *p, const struct uet_config_port *c,
 		   const struct rte_eth_dev_info *info,
 		   struct rte_eth_conf *conf)
 {
-	bool any = !c->native_ip && (c->udp_checksum || c->has_ipv6);
+	bool v4 = uet_config_port_udp_csum(c);
+	bool any = !c->native_ip && (v4 || c->has_ipv6);
 
-	p->csum_v4 = !c->native_ip && c->udp_checksum;
+	p->csum_v4 = v4;
 	p->csum_tx_offload = any &&
 		(info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_UDP_CKSUM) != 0;
 	p->csum_rx_offload = any &&

@@ -537,6 +537,24 @@ uet_config_mbuf_size(const struct uet_config *cfg)
 	return room + RTE_PKTMBUF_HEADROOM;
 }
 
+/* auto: a frame between two ports of shared memory never crosses a link
+ * that could corrupt it (as Linux's loopback, which neither computes nor
+ * verifies checksums); RFC 768 lets IPv4 carry none. */
+bool
+uet_config_port_udp_csum(const struct uet_config_port *p)
+{
+	switch (p->udp_checksum) {
+	case UET_CONFIG_UDP_CSUM_ON:
+		return true;
+	case UET_CONFIG_UDP_CSUM_OFF:
+		return false;
+	default:
+		return !p->native_ip &&
+		       strncmp(p->devargs, "net_ring", 8) != 0 &&
+		       strncmp(p->devargs, "net_memif", 9) != 0;
+	}
+}
+
 unsigned int
 uet_config_nb_ports(const struct uet_config *cfg)
 {

@@ -47,6 +47,20 @@ static const struct uet_parse_name progress_names[] = {
 	{ NULL, 0 },
 };
 
+/* the spellings of a boolean row, and auto */
+static const struct uet_parse_name udp_csum_names[] = {
+	{ "auto", UET_CONFIG_UDP_CSUM_AUTO },
+	{ "true", UET_CONFIG_UDP_CSUM_ON },
+	{ "false", UET_CONFIG_UDP_CSUM_OFF },
+	{ "yes", UET_CONFIG_UDP_CSUM_ON },
+	{ "no", UET_CONFIG_UDP_CSUM_OFF },
+	{ "on", UET_CONFIG_UDP_CSUM_ON },
+	{ "off", UET_CONFIG_UDP_CSUM_OFF },
+	{ "1", UET_CONFIG_UDP_CSUM_ON },
+	{ "0", UET_CONFIG_UDP_CSUM_OFF },
+	{ NULL, 0 },
+};
+
 static const struct uet_parse_name cc_names[] = {
 	{ "fixed", UET_CONFIG_CC_NONE },
 	{ "nscc", UET_CONFIG_CC_NSCC },
@@ -109,11 +123,11 @@ static const struct config_key port_keys[] = {
 	K_BOOL(P, native_ip, "native-IP encapsulation (IP / entropy header / "
 	       "PDS) instead of UDP"),
 	K_UINT(P, ip_proto, 0, 255, "IP protocol number in native-IP mode"),
-	K_BOOL(P, udp_checksum, "compute the UDP checksum on IPv4 frames "
-	       "sent and require and verify it on those received (offload "
-	       "where the port has it); IPv6 always does; false: send 0 and "
-	       "verify only non-zero checksums (RFC 768); native_ip needs "
-	       "false"),
+	K_ENUM(P, udp_checksum, udp_csum_names, "IPv4 frames: true computes "
+	       "the UDP checksum and requires it (port offload or software); "
+	       "false sends 0 and verifies only non-zero ones (RFC 768); "
+	       "auto: false on net_ring, net_memif and native-IP ports, "
+	       "true on others. IPv6 always sums"),
 };
 #undef P
 
@@ -485,7 +499,7 @@ config_port_defaults(struct uet_config_port *p)
 	p->mtu = 1500;
 	p->udp_port = 4793;
 	p->ip_proto = 253;
-	p->udp_checksum = true;
+	p->udp_checksum = UET_CONFIG_UDP_CSUM_AUTO;
 }
 
 /* The fixed window by default; the NSCC and RCCC values are UEC 1.0's

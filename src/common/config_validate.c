@@ -53,16 +53,18 @@ check_port_pair(const struct uet_config *cfg, unsigned int i, unsigned int j,
 }
 
 /* udp_checksum must change something: native-IP frames have no UDP
- * header, and IPv6 always carries the checksum (RFC 8200 8.1). */
+ * header, and IPv6 always carries the checksum (RFC 8200 8.1). auto
+ * resolves to what applies (uet_config_port_udp_csum()). */
 static int
 check_port_csum(const struct uet_config_port *p, const char *sec,
 		struct uet_config_error *err)
 {
-	if (p->native_ip && p->udp_checksum)
+	if (p->native_ip && p->udp_checksum == UET_CONFIG_UDP_CSUM_ON)
 		return fail(err, sec, "udp_checksum", "native-IP mode has no "
-			    "UDP header: set udp_checksum = false (frames are "
-			    "then not integrity-checked)");
-	if (!p->native_ip && !p->udp_checksum && !p->has_ipv4)
+			    "UDP header: set udp_checksum = false or auto "
+			    "(frames are then not integrity-checked)");
+	if (!p->native_ip && p->udp_checksum == UET_CONFIG_UDP_CSUM_OFF &&
+	    !p->has_ipv4)
 		return fail(err, sec, "udp_checksum", "false only applies to "
 			    "IPv4 and this port has no ipv4 address (IPv6 "
 			    "always carries the UDP checksum)");

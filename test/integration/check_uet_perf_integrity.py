@@ -46,11 +46,13 @@ def check(cond, what):
 def config(tmp, name, faults, slow=True):
     """An engine config: the batch EAL, a slow-build-proof RTO unless
     @slow is false (the checks are counts, not timings) and @faults
-    ([fault] keys) on both engines."""
+    ([fault] keys) on both engines. The UDP checksum is required (auto
+    leaves a ring port without): corrupted frames must die on it."""
     path = os.path.join(tmp, name + ".conf")
     with open(path, "w") as f:
         f.write("[eal]\nargs = -l 0 --no-huge -m 1024 --no-pci "
-                "--log-level=4\n")
+                "--log-level=4\n[port0]\ndevargs = net_ring0\n"
+                "ipv4 = 10.0.0.1\nudp_checksum = true\n")
         if slow:
             f.write("[timers]\nrto_init = 10ms\nrto_max = 1s\n")
         f.write("[fault]\nenabled = true\n")

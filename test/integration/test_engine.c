@@ -314,6 +314,9 @@ config_make(struct uet_config *c, const char *dev, const uint8_t *ip4,
 	memcpy(&c->port[0].ipv6, ip6, 16);
 	c->port[0].has_mac = true;
 	memcpy(c->port[0].mac, mac, 6);
+	/* required, not auto's none on a ring port: test_rx_classes sends
+	 * frames without or with a wrong checksum */
+	c->port[0].udp_checksum = UET_CONFIG_UDP_CSUM_ON;
 	c->engine.progress = inline_mode ? UET_CONFIG_PROGRESS_INLINE :
 					   UET_CONFIG_PROGRESS_AUTO;
 	c->engine.nb_lcores = 1;
@@ -439,7 +442,7 @@ send_kind(struct uet_engine *a, struct uet_engine *b, unsigned int kind,
 }
 
 /*
- * The receive-side classes (port.udp_checksum on, the default): a frame
+ * The receive-side classes (port.udp_checksum on, config_make()): a frame
  * without UDP checksum or with a wrong one is dropped and counted before
  * the hook; a switch-trimmed frame (shorter than its UDP length, DSCP
  * trimmed, or trimmed_lasthop with the IP length left as it was)

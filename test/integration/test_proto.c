@@ -101,6 +101,10 @@ run(const struct scenario *s)
 		config_ipv6(&ca, ip6_a, ip6_b);
 		config_ipv6(&cb, ip6_b, ip6_a);
 	}
+	/* corrupted frames must die on their checksum: required, not auto's
+	 * none on a ring port */
+	ca.port[0].udp_checksum = UET_CONFIG_UDP_CSUM_ON;
+	cb.port[0].udp_checksum = UET_CONFIG_UDP_CSUM_ON;
 	ca.fault.enabled = true;
 	ca.fault.seed = 7 + run_no;
 	ca.fault.reorder_depth = 3;

@@ -676,7 +676,7 @@ check_drops(struct uet_engine *a, struct uet_engine *b)
 	      d[UET_ENGINE_TSS_DROP_CRYPTO] == 0);
 	CHECK(st.total.rx_csum_bad == 0 && st.total.rx_malformed == 0);
 	/* A's protected frames carry no UDP checksum, and B (checksums
-	 * required: [port] udp_checksum's default) takes them */
+	 * required: [port] udp_checksum = true) takes them */
 	CHECK(csum_set == 0 && st.total.rx_csum_none == 0);
 }
 
@@ -702,6 +702,9 @@ run(void)
 	itest_cfg_ring(&ca, "net_ring_taA", ip_a, mac_a, ip_b, mac_b);
 	itest_cfg_ring(&cb, "net_ring_taB", ip_b, mac_b, ip_a, mac_a);
 	config_tss(&ca, k7, k8);
+	/* B requires checksums (auto would not on a ring port): its
+	 * acceptance of A's checksum-less protected frames is checked */
+	cb.port[0].udp_checksum = UET_CONFIG_UDP_CSUM_ON;
 	/* A's data frames lost and reordered on the wire (before the
 	 * injector): exactly once across the rotations under loss */
 	ca.fault.enabled = true;

@@ -911,6 +911,57 @@ uet_config_mbuf_size__auto(void **state)
 	assert_int_equal(uet_config_validate(&cfg, &err), 0);
 }
 
+/* The UDP checksum on IPv4 of @p devargs after @p a and @p b (NULL: none). */
+static bool
+udp_csum_of(const char *devargs, const char *a, const char *b)
+{
+	struct uet_config cfg;
+	struct uet_config_error err;
+	char o[128];
+
+	uet_config_init_defaults(&cfg);
+	snprintf(o, sizeof(o), "port0.devargs=%s", devargs);
+	assert_int_equal(uet_config_override(&cfg, o, &err), 0);
+	if (a != NULL)
+		assert_int_equal(uet_config_override(&cfg, a, &err), 0);
+	if (b != NULL)
+		assert_int_equal(uet_config_override(&cfg, b, &err), 0);
+	assert_int_equal(uet_config_validate(&cfg, &err), 0);
+	return uet_config_port_udp_csum(&cfg.port[0]);
+}
+
+static void
+port_udp_csum__auto_by_port_type(void **state)
+{
+	struct uet_config cfg;
+	struct uet_config_error err;
+
+	(void)state;
+	uet_config_init_defaults(&cfg);
+	assert_int_equal(cfg.port[0].udp_checksum, UET_CONFIG_UDP_CSUM_AUTO);
+	/* auto: shared memory and native IP go without, any link sums */
+	assert_false(udp_csum_of("net_ring0", NULL, NULL));
+	assert_false(udp_csum_of("net_memif0,role=client,id=0", NULL, NULL));
+	assert_false(udp_csum_of("net_tap0", "port0.native_ip=1", NULL));
+	assert_true(udp_csum_of("net_tap0,iface=uettap9", NULL, NULL));
+	assert_true(udp_csum_of("0000:03:00.0", NULL, NULL));
+	assert_true(udp_csum_of("net_af_packet0,iface=veth0", NULL, NULL));
+	/* an explicit value wins over the port type, in every spelling */
+	assert_true(udp_csum_of("net_ring0", "port0.udp_checksum=true", NULL));
+	assert_true(udp_csum_of("net_memif0", "port0.udp_checksum=on", NULL));
+	assert_false(udp_csum_of("net_tap0", "port0.udp_checksum=no", NULL));
+	assert_false(udp_csum_of("net_tap0", "port0.udp_checksum=0", NULL));
+	assert_true(udp_csum_of("net_tap0", "port0.udp_checksum=auto",
+				"port0.ipv6=fd00::1"));
+	/* auto on an IPv6-only ring port: valid (IPv6 sums anyway) */
+	assert_false(udp_csum_of("net_ring0", "port0.ipv6=fd00::1",
+				 "port0.ipv4=none"));
+	/* a value that is none of them is refused, naming the key */
+	assert_int_equal(uet_config_override(&cfg, "port0.udp_checksum=maybe",
+					     &err), -EINVAL);
+	assert_string_equal(err.key, "udp_checksum");
+}
+
 static void
 validate__cross_field(void **state)
 {
@@ -929,8 +980,8 @@ validate__cross_field(void **state)
 		       "port1", "ipv4", "same address as port0");
 	expect_invalid("port0.native_ip=1", "port0.ip_proto=17", "port0",
 		       "ip_proto", "UDP");
-	expect_invalid("port0.native_ip=1", NULL, "port0", "udp_checksum",
-		       "no UDP header");
+	expect_invalid("port0.native_ip=1", "port0.udp_checksum=true", "port0",
+		       "udp_checksum", "no UDP header");
 	/* udp_checksum=false on an IPv6-only port would change nothing */
 	uet_config_init_defaults(&cfg);
 	assert_int_equal(uet_config_override(&cfg, "port0.ipv6=fd00::1", &err),
@@ -1209,6 +1260,7 @@ main(void)
 		cmocka_unit_test(override__applies_and_validates),
 		cmocka_unit_test(override__syntax),
 		cmocka_unit_test(validate__cross_field),
+		cmocka_unit_test(port_udp_csum__auto_by_port_type),
 		cmocka_unit_test(examples__load_and_validate),
 		cmocka_unit_test(uet_config_jobs_parse__ranges),
 		cmocka_unit_test(uet_config_jobs_parse__bad),

@@ -46,6 +46,14 @@ enum uet_config_progress {
 	UET_CONFIG_PROGRESS_INLINE = 1, /**< the caller's thread polls */
 };
 
+/** portN.udp_checksum */
+enum uet_config_udp_csum {
+	UET_CONFIG_UDP_CSUM_OFF = 0,  /**< IPv4: send 0, verify non-zero */
+	UET_CONFIG_UDP_CSUM_ON = 1,   /**< IPv4: compute, require, verify */
+	/** off on a shared-memory port (net_ring, net_memif), else on */
+	UET_CONFIG_UDP_CSUM_AUTO = 2,
+};
+
 /** cc.algorithm */
 enum uet_config_cc_algo {
 	UET_CONFIG_CC_NONE = 0, /**< no congestion control (fixed window) */
@@ -110,8 +118,9 @@ struct uet_config_port {
 	uint8_t mac[6];
 	bool native_ip;                   /**< IP / entropy header / PDS */
 	uint8_t ip_proto;                 /**< IP protocol in native-IP mode */
-	/** compute and verify the UDP checksum over IPv4 (IPv6: always) */
-	bool udp_checksum;
+	/** the UDP checksum over IPv4 (IPv6: always);
+	 * uet_config_port_udp_csum() resolves auto */
+	enum uet_config_udp_csum udp_checksum;
 };
 
 /** [engine] */
@@ -511,6 +520,16 @@ uet_config_dump(const struct uet_config *cfg, unsigned int flags, char *buf,
  */
 unsigned int
 uet_config_mbuf_size(const struct uet_config *cfg);
+
+/**
+ * Whether port @p p computes and requires the UDP checksum on IPv4 frames
+ * (IPv6 frames always carry one): udp_checksum, with auto resolved by
+ * port type, off on a shared-memory port (devargs net_ring*, net_memif*:
+ * both copies of a frame are in this host's memory, no link between them)
+ * and on a native-IP port, on everywhere else.
+ */
+bool
+uet_config_port_udp_csum(const struct uet_config_port *p);
 
 /** Number of defined ports (they are numbered 0..n-1 once validated). */
 unsigned int
