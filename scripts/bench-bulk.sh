@@ -29,7 +29,10 @@
 # environment: FT_BIN fabtests' bin directory (default build/fabtests/bin,
 #   scripts/fabtests.sh builds it; without one the fabtests rows are
 #   skipped with a note); MTUS the uet ports' MTUs, each a row of its own
-#   (default "1500 9000": ring and memif ports carry jumbo frames); SIZES (bytes, default
+#   (default "1500 9000": ring and memif ports carry jumbo frames), an MTU
+#   with a suffix :true, :false or :auto also sets the ports'
+#   udp_checksum (default: the config's default, auto: none on ring and
+#   memif ports), e.g. MTUS="1500:true 1500"; SIZES (bytes, default
 #   "65536 1048576 4194304"); MB megabytes moved per run (default 256);
 #   MPI=1 adds the Open MPI rows.
 set -u
@@ -46,7 +49,18 @@ if ! [ -x "$PERF" ] || ! [ -f "$BUILD/src/ofi/libuet-fi.so" ]; then
 	echo "bench-bulk: no $PERF or $BUILD/src/ofi/libuet-fi.so (-Dapps=enabled)" >&2
 	exit 1
 fi
-for v in $MTUS $SIZES "$MB" "$REPS"; do
+# mtu_of VARIANT, csum_of VARIANT, row_of VARIANT: "1500:true" is MTU
+# 1500 with udp_checksum = true, row "MTU 1500 csum true"
+mtu_of() { echo "${1%%:*}"; }
+csum_of() { case $1 in *:*) echo "${1#*:}" ;; esac; }
+row_of() { echo "MTU $(mtu_of "$1")${2:+ csum $2}"; }
+for v in $MTUS; do
+	case $(csum_of "$v") in "" | true | false | auto) ;; *)
+		echo "bench-bulk: an MTUS suffix is :true, :false or :auto ('$v')" >&2
+		exit 2 ;;
+	esac
+done
+for v in $(for m in $MTUS; do mtu_of "$m"; done) $SIZES "$MB" "$REPS"; do
 	case $v in "" | *[!0-9]* | 0)
 		echo "bench-bulk: MTUS, SIZES, MB and repetitions are positive numbers ('$v')" >&2
 		exit 2 ;;
@@ -81,14 +95,15 @@ EOF
 }
 
 # --- uet-perf in-process ---------------------------------------------------
-perf_conf() { # mtu
+perf_conf() { # variant [udp_checksum]
 	cat > "$TMP/perf.conf.$1" <<EOF
 [eal]
 args = -l 0 --no-huge -m 1024 --no-pci --file-prefix=${tag}p --log-level=lib.eal:error
 [port0]
 devargs = net_ring0
 ipv4 = 10.0.0.1
-mtu = $1
+mtu = $(mtu_of "$1")
+${2:+udp_checksum = $2}
 EOF
 }
 perf_bw() { # op size mtu -> "MB/s MB-per-CPU-second"
@@ -113,13 +128,14 @@ EOF
 }
 
 # --- fabtests: uet over memif, tcp on loopback -----------------------------
-memif_conf() { # file role lcore fa peer_fa mac peer_mac mtu
+memif_conf() { # file role lcore fa peer_fa mac peer_mac mtu [udp_checksum]
 	cat > "$1" <<EOF
 [eal]
 args = -l $3 --no-huge -m 512 --no-pci --file-prefix=${tag}${2:0:1} --log-level=lib.eal:error
 [port0]
 devargs = net_memif0,role=$2,id=0,socket=$TMP/memif.sock,socket-abstract=no
 mtu = $8
+${9:+udp_checksum = $9}
 ipv4 = $4
 ipv6 = none
 mac = $6
@@ -138,11 +154,13 @@ $5 = $7
 EOF
 }
 for mtu in $MTUS; do
-	perf_conf "$mtu"
+	perf_conf "$mtu" "$(csum_of "$mtu")"
 	memif_conf "$TMP/s.conf.$mtu" server 0 127.0.1.1 127.0.1.2 \
-		02:00:00:00:09:01 02:00:00:00:09:02 "$mtu"
+		02:00:00:00:09:01 02:00:00:00:09:02 "$(mtu_of "$mtu")" \
+		"$(csum_of "$mtu")"
 	memif_conf "$TMP/c.conf.$mtu" client 1 127.0.1.2 127.0.1.1 \
-		02:00:00:00:09:02 02:00:00:00:09:01 "$mtu"
+		02:00:00:00:09:02 02:00:00:00:09:01 "$(mtu_of "$mtu")" \
+		"$(csum_of "$mtu")"
 done
 
 # ft PROGRAM PROVIDER SIZE [args...] -> MB/s as the client prints it
@@ -202,17 +220,19 @@ for ((r = 1; r <= REPS; r++)); do
 		result "memcpy per CPU s" "$size" "$(memcpy_bw "$size")"
 		for mtu in $MTUS; do
 			for op in write send; do
+				row=$(row_of "$mtu" "$(csum_of "$mtu")")
 				read -r bw cpu <<< "$(perf_bw $op "$size" "$mtu")"
-				result "uet-perf SES $op MTU $mtu" "$size" "${bw:-}"
-				result "uet-perf SES $op MTU $mtu per CPU s" \
+				result "uet-perf SES $op $row" "$size" "${bw:-}"
+				result "uet-perf SES $op $row per CPU s" \
 					"$size" "${cpu:-}"
 			done
 		done
 		[ $fabtests -eq 1 ] || continue
 		for mtu in $MTUS; do
-			result "fi_rdm_tagged_bw uet MTU $mtu" "$size" \
+			row=$(row_of "$mtu" "$(csum_of "$mtu")")
+			result "fi_rdm_tagged_bw uet $row" "$size" \
 				"$(ft fi_rdm_tagged_bw uet "$size")"
-			result "fi_rma_bw write uet MTU $mtu" "$size" \
+			result "fi_rma_bw write uet $row" "$size" \
 				"$(ft fi_rma_bw uet "$size" -o write)"
 		done
 		result "fi_rdm_tagged_bw tcp" "$size" \
@@ -232,7 +252,7 @@ for ((r = 1; r <= REPS; r++)); do
 done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-python3 - "$TMP/results" "$SIZES" "$MTUS" <<'EOF'
+python3 - "$TMP/results" "$SIZES" "$(for m in $MTUS; do row_of "$m" "$(csum_of "$m")"; done | paste -sd,)" <<'EOF'
 import statistics, sys
 rows, order = {}, []
 for line in open(sys.argv[1]):
@@ -268,8 +288,8 @@ for name in order:
     print(f"| {name} | " + " | ".join(cell(name, s) for s in sizes) + " |")
 # the ratios the targets name (docs/PERFORMANCE.md "Bulk bandwidth")
 ratios = [("Open MPI bw uet / tcp", "Open MPI bw uet", "Open MPI bw tcp;ofi_rxm")]
-for mtu in sys.argv[3].split():
-    m = f" MTU {mtu}"
+for row in sys.argv[3].split(","):
+    m = f" {row}"
     ratios += [(f"fi_rdm_tagged_bw uet{m} / tcp", f"fi_rdm_tagged_bw uet{m}", "fi_rdm_tagged_bw tcp"),
                (f"fi_rma_bw write uet{m} / tcp", f"fi_rma_bw write uet{m}", "fi_rma_bw write tcp"),
                (f"uet-perf SES write{m} / memcpy (per CPU s)", f"uet-perf SES write{m} per CPU s", "memcpy per CPU s"),
