@@ -8,9 +8,11 @@ GROUP:
   corrupt  one byte of 0.2 % of the frames (data and ACKs, both engines)
            corrupted: no corrupted byte is delivered (raw RUD / ROD / bw,
            SES send / write / read), the UDP checksum drops them before
-           the PDS (rx_csum_bad), retransmission repairs them. Negative
-           control: with udp_checksum = false the corrupted SES WRITEs
-           are placed, and uet-perf's per-WRITE check reports them.
+           the PDS (rx_csum_bad), retransmission repairs them (the ports
+           set udp_checksum = true). Negative control: with udp_checksum
+           = false, and with the default auto on a ring port, the
+           corrupted SES WRITEs are placed, and uet-perf's per-WRITE check
+           reports them.
   trim     5 % of the data frames trimmed as a switch trims (UDP length
            and checksum of the original): received as trimmed (not
            malformed), NACKed (TRIMMED) and retransmitted, every message
@@ -133,36 +135,42 @@ def group_corrupt(perf, tmp):
         total_bad += w["rx_csum_bad"]
     # most corruptions land after the IP header: the UDP checksum
     check(total_bad > 0, "UDP checksum failures counted")
-    unprotected_writes(perf, tmp)
+    unprotected_writes(perf, tmp, "false")
+    unprotected_writes(perf, tmp, "auto")
 
 
-def unprotected_writes(perf, tmp):
-    """The negative control: without the checksum, corrupted WRITEs are
+def unprotected_writes(perf, tmp, csum):
+    """The negative control: without the checksum (udp_checksum @csum:
+    false, or the default auto on a ring port), corrupted WRITEs are
     placed, and uet-perf's verification sees each of them at its
     completion (checking only the last WRITE into each of the 16 region
     slots at the end saw 1 of 22 such writes)."""
-    conf = os.path.join(tmp, "nocsum.conf")
+    conf = os.path.join(tmp, f"nocsum-{csum}.conf")
+    key = "" if csum == "auto" else f"udp_checksum = {csum}\n"
     with open(conf, "w") as f:
         f.write("[eal]\nargs = -l 0 --no-huge -m 1024 --no-pci "
                 "--log-level=4\n[port0]\ndevargs = net_ring0\n"
-                "ipv4 = 10.0.0.1\nudp_checksum = false\n[timers]\n"
+                f"ipv4 = 10.0.0.1\n{key}[timers]\n"
                 "rto_init = 10ms\nrto_max = 1s\n[fault]\nenabled = true\n"
                 "tx_data_corrupt_ppm = 2000\n")
     cmd = [perf, "--config", conf, "--loss", "0", "--ulp", "ses", "--mode",
            "bw", "--op", "write", "--verify", "--size", "16K", "--count",
            "1000", "--seed", "3", "--json"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
-    check(p.returncode == 1, f"no checksum: corrupted writes fail the run "
+    what = f"udp_checksum {csum}"
+    check(p.returncode == 1, f"{what}: corrupted writes fail the run "
           f"(exit {p.returncode})")
     try:
         r = json.loads(p.stdout)["results"]["bw"]
     except (ValueError, KeyError):
-        check(False, f"no checksum: JSON: {p.stdout[-300:]}")
+        check(False, f"{what}: JSON: {p.stdout[-300:]}")
         return
     bad = r["receiver"]["rx_bad"]
-    print(f"no checksum: {r['wire']['faults']['corrupt']} corrupted frames, "
-          f"{bad} bad writes seen")
-    check(bad > 1, "no checksum: corrupted writes seen at their completion")
+    print(f"{what}: {r['wire']['faults']['corrupt']} corrupted frames, "
+          f"{bad} bad writes seen, {r['wire']['rx_csum_bad']} checksum "
+          f"failures")
+    check(bad > 1, f"{what}: corrupted writes seen at their completion")
+    check(r["wire"]["rx_csum_bad"] == 0, f"{what}: no checksum verified")
 
 
 def group_trim(perf, tmp):
