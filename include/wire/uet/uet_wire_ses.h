@@ -416,6 +416,21 @@ int uet_wire_ses_resp_encode(const struct uet_wire_ses_resp *h, uint8_t *buf,
 int uet_wire_ses_resp_decode(const uint8_t *buf, size_t len,
 			enum uet_wire_ses_resp_fmt fmt, struct uet_wire_ses_resp *h);
 
+/**
+ * The JobID of a request or response header, read in place: the one
+ * field a layer below the SES needs (TSS picks a frame's secure domain
+ * by it, UEC 1.0 3.7), so that only the SES decodes the header. The
+ * JobID sits at the same offset in every format (UEC 1.0 SES headers); no
+ * other field is checked.
+ * @param next_hdr
+ *   The PDS next header: a request (1-3) or response (4-6) format.
+ * @return
+ *   0 and @p job_id, or UET_WIRE_E_BAD_NEXT_HDR (no SES header) or
+ *   UET_WIRE_E_TRUNCATED (@p len below the format's header), negated.
+ */
+int uet_wire_ses_job_id(const uint8_t *buf, size_t len, unsigned int next_hdr,
+			uint32_t *job_id);
+
 #ifdef __cplusplus
 }
 #endif
