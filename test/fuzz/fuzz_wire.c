@@ -49,15 +49,20 @@ fuzz_ses_req(const uint8_t *d, size_t n, enum uet_wire_ses_fmt fmt)
 {
 	struct uet_wire_ses_req h;
 	uint32_t job = 0;
-	int rc, jrc;
+	uint16_t pid = 0;
+	int rc, jrc, prc;
 
-	/* the JobID read in place (TSS) agrees with the decoder */
+	/* the fields read in place below the SES (TSS: JobID, local
+	 * delivery: PIDonFEP) agree with the decoder */
 	jrc = uet_wire_ses_job_id(d, n, fmt, &job);
+	prc = uet_wire_ses_req_pid(d, n, fmt, &pid);
 	rc = uet_wire_ses_req_decode(d, n, fmt, &h);
 	if (rc < 0)
 		return;
 	if (jrc != 0 || job != h.job_id)
 		fail("ses request JobID");
+	if (prc != 0 || pid != h.pid_on_fep)
+		fail("ses request PIDonFEP");
 	if (uet_wire_ses_req_encode(&h, fmt, out, sizeof(out)) != rc ||
 	    memcmp(out, d, (size_t)rc) != 0)
 		fail("ses request");

@@ -431,6 +431,19 @@ int uet_wire_ses_resp_decode(const uint8_t *buf, size_t len,
 int uet_wire_ses_job_id(const uint8_t *buf, size_t len, unsigned int next_hdr,
 			uint32_t *job_id);
 
+/**
+ * The PIDonFEP of a request header, read in place: what steers a frame
+ * to the engine context serving that process, below the SES.
+ * @param next_hdr
+ *   The PDS next header: a request format (1-3).
+ * @return
+ *   0 and @p pid, or UET_WIRE_E_BAD_NEXT_HDR (no request header),
+ *   UET_WIRE_E_TRUNCATED or UET_WIRE_E_RESERVED (the 4 bits above the
+ *   field set), negated.
+ */
+int uet_wire_ses_req_pid(const uint8_t *buf, size_t len, unsigned int next_hdr,
+			 uint16_t *pid);
+
 #ifdef __cplusplus
 }
 #endif
