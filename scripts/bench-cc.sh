@@ -66,7 +66,6 @@ perm-oblivious|$K4|--pattern permutation --spray oblivious
 perm-reps-fail|$K4,fail=leaf0-spine1@50us|--pattern permutation --spray reps
 perm-single|$K4|--pattern permutation --spray single
 perm-single-fail|$K4,fail=leaf0-spine1@50us|--pattern permutation --spray single
-perm-oblivious-fail|$K4,fail=leaf0-spine1@50us|--pattern permutation --spray oblivious
 incast31|$LS32|--pattern incast --spray single
 incast63|$LS64|--pattern incast --spray single
 incast64-k8|$K8|--pattern incast:64 --spray single

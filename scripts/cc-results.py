@@ -50,8 +50,7 @@ TABLES = {
     "k8": dict(names=["incast64-k8"], seeds=["1", "2", "3"], htsim=True),
     "pictures": dict(names=[], seeds=["1"], pictures=True),
     "spray": dict(names=["perm-single", "perm-oblivious", "perm-reps",
-                         "perm-single-fail", "perm-oblivious-fail",
-                         "perm-reps-fail"],
+                         "perm-single-fail", "perm-reps-fail"],
                   seeds=["1", "2", "3"], ccs=["fixed"]),
 }
 
