@@ -286,7 +286,7 @@ def main():
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--perf",
-                    default=os.path.join("build", "release", "apps",
+                    default=os.path.join(TOP, "build", "release", "apps",
                                          "uet-perf", "uet-perf"))
     ap.add_argument("--doc", default=os.path.join(TOP, "docs",
                                                   "CONGESTION.md"))
