@@ -3,7 +3,7 @@
 #
 # Congestion control on the emulated fabric (uet-perf --fabric, virtual
 # time): every scenario of docs/CONGESTION.md "Results", each with NSCC,
-# RCCC and both, over several seeds, summarised as one table:
+# RCCC and both (or --cc), over several seeds, summarised as one table:
 #
 #   last/ideal   completion of the last flow over uet-perf's ideal (the
 #                bytes through the busiest host link at line rate, frames
@@ -22,6 +22,7 @@
 #   --list   the scenarios and their uet-perf arguments, nothing run
 # Every run must deliver every message exactly once: a run that does not
 # (uet-perf exit status not 0) fails the script (exit 1), after the table.
+# scripts/cc-results.py makes docs/CONGESTION.md's tables from these runs.
 
 set -euo pipefail
 
@@ -33,7 +34,7 @@ out=""
 quick=0
 list=0
 
-usage() { sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -63,6 +64,8 @@ incast15-loss|$K4,loss_ppm=10000|--pattern incast --spray single
 perm-reps|$K4|--pattern permutation --spray reps
 perm-oblivious|$K4|--pattern permutation --spray oblivious
 perm-reps-fail|$K4,fail=leaf0-spine1@50us|--pattern permutation --spray reps
+perm-single|$K4|--pattern permutation --spray single
+perm-single-fail|$K4,fail=leaf0-spine1@50us|--pattern permutation --spray single
 incast31|$LS32|--pattern incast --spray single
 incast63|$LS64|--pattern incast --spray single
 incast64-k8|$K8|--pattern incast:64 --spray single
@@ -115,11 +118,13 @@ else
 fi
 
 failed=0
+ran=""
 start=$SECONDS
 while IFS='|' read -r name spec args; do
 	if [ -n "$only" ] && [[ ",$only," != *",$name,"* ]]; then
 		continue
 	fi
+	ran="$ran${ran:+,}$name"
 	for cc in $ccs; do
 		for s in $seeds; do
 			js="$dir/$name.$cc.$s.json"
@@ -135,47 +140,7 @@ while IFS='|' read -r name spec args; do
 	done
 done < <(scenarios)
 
-python3 - "$dir" "$ccs" "$seeds" <<'EOF'
-import glob, json, os, sys
-
-d, ccs, seeds = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
-runs = {}
-for path in sorted(glob.glob(os.path.join(d, "*.json"))):
-    name, cc, seed = os.path.basename(path)[:-5].rsplit(".", 2)
-    try:
-        runs[(name, cc, seed)] = json.load(open(path))
-    except ValueError:
-        pass
-names = []
-for (n, _, _) in runs:
-    if n not in names:
-        names.append(n)
-
-def metrics(j):
-    c = j["completion_us"]
-    p = j["packets"]
-    bdp = j["fabric"]["bdp_bytes"]
-    port = j["bottleneck"]["port"]
-    q = next((x for x in j["ports"] if x["port"] == port), None)
-    return (c["ratio"], c["first"] / c["last"] if c["last"] else 0.0,
-            100.0 * p["retransmitted"] / p["new"] if p["new"] else 0.0,
-            q["queue_p50"] / bdp if q else 0.0,
-            q["queue_p99"] / bdp if q else 0.0, port)
-
-print("| scenario | CC | last/ideal (seeds %s) | first/last | retx %% "
-      "| bottleneck | q p50 / p99 (BDP) |" % " / ".join(seeds))
-print("|---|---|---|---|---|---|---|")
-for n in names:
-    for cc in ccs:
-        m = [metrics(runs[(n, cc, s)]) for s in seeds if (n, cc, s) in runs]
-        if not m:
-            continue
-        k = len(m)
-        print("| %s | %s | %s | %.2f-%.2f | %.1f | %s | %.2f / %.2f |" % (
-            n, cc, " / ".join("%.3f" % x[0] for x in m),
-            min(x[1] for x in m), max(x[1] for x in m),
-            sum(x[2] for x in m) / k, m[0][5],
-            sum(x[3] for x in m) / k, sum(x[4] for x in m) / k))
-EOF
+python3 "$(dirname "$0")/cc-results.py" --summary "$dir" --names "$ran" \
+	--seeds "$seeds" --ccs "$ccs"
 echo "($(( SECONDS - start )) s wall)"
 exit "$failed"

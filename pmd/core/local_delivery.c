@@ -177,16 +177,15 @@ local_delivery_steer(struct uet_engine_lcore *lc, unsigned int to,
 	      const struct rte_mbuf *m)
 {
 	struct uet_engine *e = lc->eng;
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
 	const struct uet_wire_pds_hdr *h;
 	struct uet_engine_lcore *t;
 	struct uet_wire_pkt pkt;
+	uint16_t pid;
 	uint8_t r;
-	int rc;
 
-	rc = uet_wire_pkt_parse_ex(rte_pktmbuf_mtod(m, const uint8_t *),
-			      rte_pktmbuf_data_len(m), &e->port[to].opts,
-			      &pkt);
-	if (rc < 0 && pkt.err_layer < UET_PKT_LAYER_SES)
+	if (uet_wire_pkt_parse_pds(f, rte_pktmbuf_data_len(m),
+				   &e->port[to].opts, &pkt) < 0)
 		return lc;
 	h = &pkt.pds;
 	if (uet_wire_pds_type_is_ack(h->type))
@@ -197,8 +196,12 @@ local_delivery_steer(struct uet_engine_lcore *lc, unsigned int to,
 		return ctx_of_pdc(e, h->u.req.dpdcid, lc);
 	if (h->type == UET_PDS_TYPE_CP && !(h->flags & UET_PDS_F_SYN))
 		return ctx_of_pdc(e, h->u.cp.dpdcid, lc);
-	if (pkt.ses == UET_PKT_SES_REQ && rc >= 0) {
-		t = ctx_of_pid(e, pkt.req.pid_on_fep, lc);
+	/* the SES header's PIDonFEP, read in place: the receiving context's
+	 * SES decodes the header */
+	if (h->type != UET_PDS_TYPE_CP &&
+	    uet_wire_ses_req_pid(f + pkt.ses_off, pkt.payload_len, h->next_hdr,
+				 &pid) == 0) {
+		t = ctx_of_pid(e, pid, lc);
 		/* where a RUDI response of the target goes back to */
 		__atomic_store_n(&t->local_delivery_reply, (uint8_t)(lc->idx + 1),
 				 __ATOMIC_RELAXED);

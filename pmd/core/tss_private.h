@@ -130,8 +130,9 @@ struct engine_tss {
 };
 
 /* The domain (DOM_*) of a frame decoded up to its PDS header: from the
- * JobID of its SES header; -1: no SES header; -2: an SES header that
- * does not decode (its JobID unknown). */
+ * JobID field of its SES header (read in place; the SES decodes the
+ * header); -1: no SES header; -2: an SES header too short for its format
+ * (its JobID unknown). */
 int tss_frame_job_dom(const struct engine_tss *e, const struct uet_wire_pkt *p,
 		      const uint8_t *frame, uint8_t *dom);
 

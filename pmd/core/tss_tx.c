@@ -24,31 +24,18 @@ int
 tss_frame_job_dom(const struct engine_tss *e, const struct uet_wire_pkt *p,
 		  const uint8_t *frame, uint8_t *dom)
 {
-	const uint8_t *ses = frame + p->ses_off;
-	unsigned int nh = p->pds.next_hdr;
 	uint32_t job;
-	int d;
+	int d, rc;
 
 	if (p->pds.type == UET_PDS_TYPE_CP || p->outer.trimmed)
 		return -1;
-	if (nh >= UET_SES_FMT_SMALL && nh <= UET_SES_FMT_STD) {
-		struct uet_wire_ses_req r;
-
-		if (uet_wire_ses_req_decode(ses, p->payload_len,
-				       (enum uet_wire_ses_fmt)nh, &r) < 0)
-			return -2;
-		job = r.job_id;
-	} else if (nh >= UET_SES_RESP_FMT_RESPONSE &&
-		   nh <= UET_SES_RESP_FMT_DATA_SMALL) {
-		struct uet_wire_ses_resp r;
-
-		if (uet_wire_ses_resp_decode(ses, p->payload_len,
-					(enum uet_wire_ses_resp_fmt)nh, &r) < 0)
-			return -2;
-		job = r.job_id;
-	} else {
+	/* the JobID field only: the SES above decodes the header */
+	rc = uet_wire_ses_job_id(frame + p->ses_off, p->payload_len,
+				 p->pds.next_hdr, &job);
+	if (rc == -UET_WIRE_E_BAD_NEXT_HDR)
 		return -1;
-	}
+	if (rc < 0)
+		return -2;
 	d = uet_config_tss_domain_of(&e->cfg, job);
 	*dom = d < 0 ? DOM_CLEAR : DOM_OF(d);
 	return 0;

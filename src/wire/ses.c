@@ -783,3 +783,38 @@ uet_wire_ses_resp_decode(const uint8_t *buf, size_t len,
 		return rc;
 	return (int)hlen;
 }
+
+int
+uet_wire_ses_job_id(const uint8_t *buf, size_t len, unsigned int next_hdr,
+		    uint32_t *job_id)
+{
+	size_t hlen = uet_wire_ses_fmt_len((enum uet_wire_ses_fmt)next_hdr);
+
+	if (hlen == 0)
+		hlen = uet_wire_ses_resp_fmt_len(
+			(enum uet_wire_ses_resp_fmt)next_hdr);
+	if (hlen == 0)
+		return -UET_WIRE_E_BAD_NEXT_HDR;
+	if (len < hlen)
+		return -UET_WIRE_E_TRUNCATED;
+	_Static_assert(SES_OFF_JOB_ID == SES_RSP_OFF_JOB_ID,
+		       "one JobID offset in requests and responses");
+	*job_id = be24_load(buf + SES_OFF_JOB_ID);
+	return 0;
+}
+
+int
+uet_wire_ses_req_pid(const uint8_t *buf, size_t len, unsigned int next_hdr,
+		     uint16_t *pid)
+{
+	size_t hlen = uet_wire_ses_fmt_len((enum uet_wire_ses_fmt)next_hdr);
+
+	if (hlen == 0)
+		return -UET_WIRE_E_BAD_NEXT_HDR;
+	if (len < hlen)
+		return -UET_WIRE_E_TRUNCATED;
+	if (buf[SES_OFF_PID] & SES_RSVD4_MASK)
+		return -UET_WIRE_E_RESERVED;
+	*pid = be16_load(buf + SES_OFF_PID);
+	return 0;
+}

@@ -48,11 +48,21 @@ static void
 fuzz_ses_req(const uint8_t *d, size_t n, enum uet_wire_ses_fmt fmt)
 {
 	struct uet_wire_ses_req h;
-	int rc;
+	uint32_t job = 0;
+	uint16_t pid = 0;
+	int rc, jrc, prc;
 
+	/* the fields read in place below the SES (TSS: JobID, local
+	 * delivery: PIDonFEP) agree with the decoder */
+	jrc = uet_wire_ses_job_id(d, n, fmt, &job);
+	prc = uet_wire_ses_req_pid(d, n, fmt, &pid);
 	rc = uet_wire_ses_req_decode(d, n, fmt, &h);
 	if (rc < 0)
 		return;
+	if (jrc != 0 || job != h.job_id)
+		fail("ses request JobID");
+	if (prc != 0 || pid != h.pid_on_fep)
+		fail("ses request PIDonFEP");
 	if (uet_wire_ses_req_encode(&h, fmt, out, sizeof(out)) != rc ||
 	    memcmp(out, d, (size_t)rc) != 0)
 		fail("ses request");
@@ -62,11 +72,15 @@ static void
 fuzz_ses_resp(const uint8_t *d, size_t n, enum uet_wire_ses_resp_fmt fmt)
 {
 	struct uet_wire_ses_resp h;
-	int rc;
+	uint32_t job = 0;
+	int rc, jrc;
 
+	jrc = uet_wire_ses_job_id(d, n, fmt, &job);
 	rc = uet_wire_ses_resp_decode(d, n, fmt, &h);
 	if (rc < 0)
 		return;
+	if (jrc != 0 || job != h.job_id)
+		fail("ses response JobID");
 	if (h.fmt != fmt || uet_wire_ses_resp_encode(&h, out, sizeof(out)) != rc ||
 	    memcmp(out, d, (size_t)rc) != 0)
 		fail("ses response");

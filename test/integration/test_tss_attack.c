@@ -17,7 +17,8 @@
  *   replay    a frame seen a few frames earlier       -> replay
  *   old       a frame seen 600 frames earlier (window 256) -> old
  *   clear     a clear RUD request of the secure job, every other one
- *             with an SES header that does not decode  -> clear
+ *             with an SES header that does not decode (the engine reads
+ *             its JobID field only: still the secure job's) -> clear
  *
  * "cluster" (argv[1]) runs the same in cluster mode (keys per source,
  * derived from the domain key) with a key rotation every 1024 TSCs, and
@@ -426,7 +427,8 @@ attack(const struct rte_mbuf *m, uint64_t n, bool *before)
 		break;
 	case CLEAR:
 		c = clear_request();
-		/* no readable JobID: not shown to be of a clear job */
+		/* reserved bits set: the SES would refuse the header, the
+		 * JobID field still names the secure job */
 		if (c != NULL && injected[CLEAR] % 2 == 1)
 			rte_pktmbuf_mtod(c, uint8_t *)[TSS_OFF +
 						      UET_PDS_REQ_LEN] = 0xff;

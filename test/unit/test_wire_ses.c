@@ -1676,6 +1676,117 @@ resp_encode__uncarried_fields_must_be_zero(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* The JobID read in place (what TSS needs below the SES)              */
+/* ------------------------------------------------------------------ */
+
+static void
+job_id__every_format(void **state)
+{
+	uint32_t job;
+
+	(void)state;
+	for (size_t i = 0; i < N_REQ_CASES; i++) {
+		const struct req_case *c = &g_req_cases[i];
+
+		job = 0;
+		assert_int_equal(uet_wire_ses_job_id(c->bytes, c->len, c->fmt,
+						     &job), 0);
+		assert_int_equal(job, c->h.job_id);
+	}
+	for (size_t i = 0; i < N_RESP_CASES; i++) {
+		const struct resp_case *c = &g_resp_cases[i];
+
+		job = 0;
+		assert_int_equal(uet_wire_ses_job_id(c->bytes, c->len, c->h.fmt,
+						     &job), 0);
+		assert_int_equal(job, c->h.job_id);
+	}
+}
+
+static void
+job_id__truncated(void **state)
+{
+	uint32_t job = 7;
+
+	(void)state;
+	for (size_t i = 0; i < N_REQ_CASES; i++) {
+		const struct req_case *c = &g_req_cases[i];
+		size_t hl = uet_wire_ses_fmt_len(c->fmt);
+
+		assert_int_equal(uet_wire_ses_job_id(c->bytes, hl - 1, c->fmt,
+						     &job),
+				 -UET_WIRE_E_TRUNCATED);
+	}
+	for (size_t i = 0; i < N_RESP_CASES; i++) {
+		const struct resp_case *c = &g_resp_cases[i];
+		size_t hl = uet_wire_ses_resp_fmt_len(c->h.fmt);
+
+		assert_int_equal(uet_wire_ses_job_id(c->bytes, hl - 1,
+						     c->h.fmt, &job),
+				 -UET_WIRE_E_TRUNCATED);
+	}
+	assert_int_equal(job, 7);
+}
+
+static void
+job_id__not_ses(void **state)
+{
+	static const uint8_t b[64];
+	uint32_t job = 7;
+
+	(void)state;
+	/* next header 0 (none) and the values past the response formats */
+	assert_int_equal(uet_wire_ses_job_id(b, sizeof(b), 0, &job),
+			 -UET_WIRE_E_BAD_NEXT_HDR);
+	for (unsigned int nh = UET_SES_RESP_FMT_DATA_SMALL + 1; nh < 16; nh++)
+		assert_int_equal(uet_wire_ses_job_id(b, sizeof(b), nh, &job),
+				 -UET_WIRE_E_BAD_NEXT_HDR);
+	assert_int_equal(job, 7);
+}
+
+static void
+req_pid__every_format(void **state)
+{
+	uint16_t pid;
+
+	(void)state;
+	for (size_t i = 0; i < N_REQ_CASES; i++) {
+		const struct req_case *c = &g_req_cases[i];
+		size_t hl = uet_wire_ses_fmt_len(c->fmt);
+
+		pid = 0;
+		assert_int_equal(uet_wire_ses_req_pid(c->bytes, c->len, c->fmt,
+						      &pid), 0);
+		assert_int_equal(pid, c->h.pid_on_fep);
+		assert_int_equal(uet_wire_ses_req_pid(c->bytes, hl - 1, c->fmt,
+						      &pid),
+				 -UET_WIRE_E_TRUNCATED);
+	}
+}
+
+static void
+req_pid__refused(void **state)
+{
+	const struct req_case *c = &g_req_cases[0];
+	uint8_t b[64];
+	uint16_t pid = 7;
+
+	(void)state;
+	assert_true(c->len <= sizeof(b));
+	memcpy(b, c->bytes, c->len);
+	b[8] |= 0x10; /* a reserved bit above the 12-bit PIDonFEP */
+	assert_int_equal(uet_wire_ses_req_pid(b, c->len, c->fmt, &pid),
+			 -UET_WIRE_E_RESERVED);
+	/* a response carries no PIDonFEP */
+	for (unsigned int nh = UET_SES_RESP_FMT_RESPONSE; nh < 16; nh++)
+		assert_int_equal(uet_wire_ses_req_pid(b, sizeof(b), nh, &pid),
+				 -UET_WIRE_E_BAD_NEXT_HDR);
+	assert_int_equal(uet_wire_ses_req_pid(b, sizeof(b), 0, &pid),
+			 -UET_WIRE_E_BAD_NEXT_HDR);
+	assert_int_equal(pid, 7);
+}
+
+/* ------------------------------------------------------------------ */
 
 #define T(f) cmocka_unit_test_setup(f, rng_setup)
 
@@ -1751,6 +1862,11 @@ main(void)
 		T(resp_decode__opcode_not_in_format),
 		T(resp_encode__validation),
 		T(resp_encode__uncarried_fields_must_be_zero),
+		T(job_id__every_format),
+		T(job_id__truncated),
+		T(job_id__not_ses),
+		T(req_pid__every_format),
+		T(req_pid__refused),
 	};
 	const char *env = getenv("UET_TEST_SEED");
 
