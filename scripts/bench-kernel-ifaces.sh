@@ -33,7 +33,8 @@
 # environment: SECS (per test, default 3), REPS, MTUS, PMDS (default
 # "af_packet af_packet+tc af_xdp"), CPU_S / CPU_C (default 0 / 1), TAG
 # (prefix of the namespace and interface names, default ukb<pid>),
-# AFP_DEVARGS (extra net_af_packet devargs, e.g. ",framecnt=4096"),
+# AFP_DEVARGS / AFX_DEVARGS (extra net_af_packet / net_af_xdp devargs,
+# e.g. ",framecnt=4096", ",busy_budget=0"),
 # KEEP=1 (keep the raw outputs, their directory is printed)
 set -u
 
@@ -46,6 +47,7 @@ PMDS=${PMDS:-af_packet af_packet+tc af_xdp}
 CPU_S=${CPU_S:-0}
 CPU_C=${CPU_C:-1}
 AFP_DEVARGS=${AFP_DEVARGS:-}
+AFX_DEVARGS=${AFX_DEVARGS:-}
 # af_xdp in DPDK 22.11: 4 KiB UMEM frames, no multi-buffer
 AFXDP_MAX_MTU=3490
 LIMIT=$((SECS * 6 + 40))   # bound of each process
@@ -213,7 +215,7 @@ kernel_row() { # mtu rep
 perf_conf() { # file side pmd mtu
 	local devargs
 	if [ "$3" = af_xdp ]; then
-		devargs="net_af_xdp0,iface=${DV[$2]},start_queue=0,queue_count=1"
+		devargs="net_af_xdp0,iface=${DV[$2]},start_queue=0,queue_count=1$AFX_DEVARGS"
 	else
 		devargs="net_af_packet0,iface=${DV[$2]}$AFP_DEVARGS"
 	fi
