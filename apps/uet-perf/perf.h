@@ -125,7 +125,8 @@ struct test_ulp_result {
 	uint64_t pongs;          /* latency: round trips completed */
 	uint64_t pings_failed;   /* latency: pings the PDS failed (no pong
 				  * awaited: the run goes on) */
-	uint32_t *lat_ns;        /* latency samples (pongs entries) */
+	uint32_t *lat_ns;        /* latency samples (lat_n entries) */
+	uint64_t lat_n;          /* samples recorded (<= pongs) */
 };
 
 extern const struct uet_ulp_ops test_ulp_ops;

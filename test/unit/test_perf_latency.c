@@ -62,6 +62,30 @@ __wrap_rte_get_tsc_hz(void)
 	return 1000000000ull;
 }
 
+/* largest single calloc / realloc since the last reset */
+static size_t alloc_max;
+
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+
+void *
+__wrap_calloc(size_t n, size_t size)
+{
+	if (n * size > alloc_max)
+		alloc_max = n * size;
+	return __real_calloc(n, size);
+}
+
+void *
+__wrap_realloc(void *p, size_t size)
+{
+	if (size > alloc_max)
+		alloc_max = size;
+	return __real_realloc(p, size);
+}
+
 /* latency.c's printing and in-process topology are not under test */
 const struct perf_topology perf_topology_pair;
 
@@ -235,6 +259,44 @@ ping_send__waits_for_pong(void **state)
 	test_ulp_free(r);
 }
 
+/* A --duration run counts up to PERF_MAX_COUNT pings: the samples are
+ * not allocated for all of them up front (400 MB, and 300 MB more for the
+ * pongs' receive record: the test fails on the old code) but grow with
+ * the round trips, each one recorded. */
+static void
+ping_init__samples_grow_with_round_trips(void **state)
+{
+	struct test_ulp_params p = {
+		.mode = UET_PDS_MODE_RUD, .size = 64, .count = PERF_MAX_COUNT,
+		.window = 8,
+	}, rx = { 0 };
+	struct test_ulp_result res;
+	struct test_ulp *r;
+	void *priv = NULL;
+	const uint64_t n = 5000; /* past the first 4096 samples */
+
+	(void)state;
+	perf_mode_latency.raw_traffic(&p, &rx);
+	alloc_max = 0;
+	r = test_ulp_create(&p);
+	assert_non_null(r);
+	assert_int_equal(test_ulp_ops.init(ctx, r, &priv), 0);
+	assert_true(alloc_max <= 64 * 1024);
+	for (uint64_t seq = 0; seq < n; seq++) {
+		nb_sub = 0;
+		test_ulp_ops.poll(r, ctx, 0);
+		assert_int_equal(nb_sub, 1);
+		done(r, sub_cookie[0], 0);
+		pong(r, seq);
+	}
+	test_ulp_result(r, &res);
+	assert_int_equal(res.pongs, n);
+	assert_int_equal(res.lat_n, n);
+	assert_int_equal(res.rx_dup + res.rx_bad, 0);
+	assert_true(alloc_max <= 64 * 1024);
+	test_ulp_free(r);
+}
+
 int
 main(void)
 {
@@ -242,6 +304,7 @@ main(void)
 		cmocka_unit_test(ping_failed__ends_wait),
 		cmocka_unit_test(ping_failed__partial_ping_not_awaited),
 		cmocka_unit_test(ping_send__waits_for_pong),
+		cmocka_unit_test(ping_init__samples_grow_with_round_trips),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
