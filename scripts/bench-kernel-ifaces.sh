@@ -5,36 +5,49 @@
 # veth pair between two network namespaces of the script's own (created
 # here, removed at any exit), one process each side, the server side
 # pinned to CPU $CPU_S and the client side to CPU $CPU_C:
-#   kernel     iperf3 TCP, 64 KiB writes (bw); iperf3 UDP, 64-byte
-#              datagrams, unlimited rate (msgrate: datagrams received per
-#              second); ping, 64-byte ICMP echo (RTT p50 / p99)
-#   af_packet  uet-perf --role server|client over net_af_packet: msgrate
-#              and latency of 64-byte messages, bw of 64 KiB messages
-#   af_xdp     the same over net_af_xdp (native XDP on the veth; its
-#              MTU limit of 3542 in DPDK 22.11 leaves it out of jumbo rows)
-# for each MTU in $MTUS (default "1500 9000"; both veths and port0.mtu).
+#   kernel        iperf3 TCP, 64 KiB writes (bw); iperf3 UDP, 64-byte
+#                 datagrams, unlimited rate (msgrate: datagrams received
+#                 per second); ping, 64-byte ICMP echo (RTT p50 / p99)
+#   af_packet     uet-perf --role server|client over net_af_packet:
+#                 msgrate and latency of 64-byte messages, bw of 64 KiB
+#   af_packet+tc  the same with a tc ingress filter on both veths that
+#                 drops UDP to port 4793 after af_packet has its copy
+#                 (scripts/uet-rx-drop.bpf.c, built here with clang): the
+#                 kernel's IP stack no longer routes and drops each frame
+#   af_xdp        the same over net_af_xdp (native XDP on the veth; its
+#                 MTU limit of 3490 in DPDK 22.11 leaves it out of jumbo
+#                 rows)
+# for each MTU in $MTUS (default "1500 9000"; both veths and port0.mtu),
+# the whole sequence $REPS times (default 3), so that each path's runs
+# alternate with the others' on a machine whose load changes.
 # The control connections (iperf3's, uet-perf's) run over a second veth
 # pair: net_af_xdp's XDP program takes every frame of the data veth.
-# Prints a table with each row's ratio to the kernel row of its MTU (bw
-# to TCP, msgrate to UDP, RTT to ICMP). A benchmark, not a test: it
-# asserts nothing, exits 1 when a measurement failed. On a shared machine
-# the absolute numbers follow the load: compare the ratios of one run.
+# Prints each repetition's rows, then a table of the median of each
+# number over the repetitions with its range (min-max), and each row's
+# ratio to the kernel row of its MTU (bw to TCP, msgrate to UDP, RTT to
+# ICMP) as the median of the ratios within each repetition. A benchmark,
+# not a test: it asserts nothing, exits 1 when a measurement failed. On a
+# shared machine the absolute numbers follow the load: compare ratios.
 #
 # usage: scripts/bench-kernel-ifaces.sh [BUILD_DIR]   (as root)
-# environment: SECS (per test, default 3), MTUS, PMDS (default
-# "af_packet af_xdp"), CPU_S / CPU_C (default 0 / 1), AFP_DEVARGS (extra
-# net_af_packet devargs, e.g. ",qpairs=2"), KEEP=1 (keep the raw outputs,
-# their directory is printed)
+# environment: SECS (per test, default 3), REPS, MTUS, PMDS (default
+# "af_packet af_packet+tc af_xdp"), CPU_S / CPU_C (default 0 / 1), TAG
+# (prefix of the namespace and interface names, default ukb<pid>),
+# AFP_DEVARGS / AFX_DEVARGS (extra net_af_packet / net_af_xdp devargs,
+# e.g. ",framecnt=4096", ",busy_budget=0"),
+# KEEP=1 (keep the raw outputs, their directory is printed)
 set -u
 
 BUILD=${1:-build/release}
 PERF=$(readlink -f "$BUILD/apps/uet-perf/uet-perf")
 SECS=${SECS:-3}
+REPS=${REPS:-3}
 MTUS=${MTUS:-1500 9000}
-PMDS=${PMDS:-af_packet af_xdp}
+PMDS=${PMDS:-af_packet af_packet+tc af_xdp}
 CPU_S=${CPU_S:-0}
 CPU_C=${CPU_C:-1}
 AFP_DEVARGS=${AFP_DEVARGS:-}
+AFX_DEVARGS=${AFX_DEVARGS:-}
 # af_xdp in DPDK 22.11: 4 KiB UMEM frames, no multi-buffer
 AFXDP_MAX_MTU=3490
 LIMIT=$((SECS * 6 + 40))   # bound of each process
@@ -46,9 +59,20 @@ for t in iperf3 ip ping taskset python3; do
 	command -v $t > /dev/null || die "$t missing (scripts/install-deps.sh)"
 done
 case "$SECS" in ''|*[!0-9]*|0) die "SECS must be a positive number" ;; esac
+case "$REPS" in ''|*[!0-9]*|0) die "REPS must be a positive number" ;; esac
+for p in $PMDS; do
+	case "$p" in
+	af_packet|af_packet+tc|af_xdp) ;;
+	*) die "PMDS: no path $p (af_packet, af_packet+tc, af_xdp)" ;;
+	esac
+done
 
-# names no other run (ours or a test's) uses: the pid in hex
-tag="ukb$(printf %x $$)"
+# names no other run (ours or a test's) uses: the pid in hex, or $TAG
+tag=${TAG:-ukb$(printf %x $$)}
+case "$tag" in
+''|*[!a-z0-9]*) die "TAG: lower-case letters and digits only" ;;
+esac
+[ ${#tag} -le 12 ] || die "TAG: 12 characters at most (interface names)"
 NS=("${tag}s" "${tag}c")
 DV=("${tag}d0" "${tag}d1")    # data veth
 CV=("${tag}c0" "${tag}c1")    # control veth
@@ -78,6 +102,28 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
 in_ns() { local i=$1; shift; ip netns exec "${NS[$i]}" "$@"; }
+
+# the ingress filter of the af_packet+tc rows, built once
+DROP_OBJ=$TMP/uet-rx-drop.bpf.o
+build_drop() {
+	command -v clang > /dev/null || die "clang missing (af_packet+tc)"
+	clang -O2 -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
+		-c "$(dirname "$0")/uet-rx-drop.bpf.c" -o "$DROP_OBJ" ||
+		die "cannot build scripts/uet-rx-drop.bpf.c"
+}
+
+rx_drop() { # on|off
+	local i
+	for i in 0 1; do
+		if [ "$1" = on ]; then
+			in_ns "$i" tc qdisc add dev "${DV[$i]}" clsact &&
+			in_ns "$i" tc filter add dev "${DV[$i]}" ingress bpf \
+				da obj "$DROP_OBJ" sec tc || return 1
+		else
+			in_ns "$i" tc qdisc del dev "${DV[$i]}" clsact
+		fi
+	done
+}
 
 setup() {
 	ip netns add "${NS[0]}" && ip netns add "${NS[1]}" || return 1
@@ -154,22 +200,22 @@ else:
     print(f"{v[len(v) // 2]:.1f} {v[int(len(v) * 0.99)]:.1f}")'
 }
 
-kernel_row() { # mtu
+kernel_row() { # mtu rep
 	local m=$1 tcp udp rtt
-	iperf "$TMP/tcp-$m.json" -l 64K
-	iperf "$TMP/udp-$m.json" -u -l 64 -b 0
-	tcp=$(json_get "$TMP/tcp-$m.json" .3f \
+	iperf "$TMP/tcp-$m-$2.json" -l 64K
+	iperf "$TMP/udp-$m-$2.json" -u -l 64 -b 0
+	tcp=$(json_get "$TMP/tcp-$m-$2.json" .3f \
 		"d['end']['sum_received']['bits_per_second'] / 8e9")
-	udp=$(json_get "$TMP/udp-$m.json" .0f \
+	udp=$(json_get "$TMP/udp-$m-$2.json" .0f \
 		"(lambda s: (s['packets'] - s['lost_packets']) / s['seconds'] / 1e3)(d['end']['sum'])")
 	rtt=$(ping_rtt)
-	echo "$m kernel $tcp $udp $rtt"
+	echo "$2 $m kernel $tcp $udp $rtt"
 }
 
 perf_conf() { # file side pmd mtu
 	local devargs
 	if [ "$3" = af_xdp ]; then
-		devargs="net_af_xdp0,iface=${DV[$2]},start_queue=0,queue_count=1"
+		devargs="net_af_xdp0,iface=${DV[$2]},start_queue=0,queue_count=1$AFX_DEVARGS"
 	else
 		devargs="net_af_packet0,iface=${DV[$2]}$AFP_DEVARGS"
 	fi
@@ -211,66 +257,46 @@ session() { # out pmd mtu client-args...
 	wait "$srv"
 }
 
-perf_row() { # pmd mtu
-	local pmd=$1 m=$2 bw rate p50 p99
+perf_row() { # path mtu rep
+	local path=$1 m=$2 pmd=${1%+tc} out=$TMP/$1-$2-$3 bw rate p50 p99
 	if [ "$pmd" = af_xdp ] && [ "$m" -gt "$AFXDP_MAX_MTU" ]; then
-		echo "$m $pmd n/a n/a n/a n/a"
+		echo "$3 $m $path n/a n/a n/a n/a"
 		return
 	fi
-	session "$TMP/$pmd-$m-small.json" "$pmd" "$m" --mode msgrate,latency \
+	if [ "$path" != "$pmd" ]; then
+		rx_drop on || die "tc ingress filter refused"
+	fi
+	session "$out-small.json" "$pmd" "$m" --mode msgrate,latency \
 		--size 64 --duration "${SECS}s"
-	session "$TMP/$pmd-$m-bw.json" "$pmd" "$m" --mode bw --size 65536 \
+	session "$out-bw.json" "$pmd" "$m" --mode bw --size 65536 \
 		--duration "${SECS}s"
-	rate=$(json_get "$TMP/$pmd-$m-small.json" .0f \
+	if [ "$path" != "$pmd" ]; then
+		rx_drop off
+	fi
+	rate=$(json_get "$out-small.json" .0f \
 		"d['results']['msgrate']['msgs_per_s'] / 1e3")
-	p50=$(json_get "$TMP/$pmd-$m-small.json" .1f \
+	p50=$(json_get "$out-small.json" .1f \
 		"d['results']['latency']['latency_ns']['p50'] / 1e3")
-	p99=$(json_get "$TMP/$pmd-$m-small.json" .1f \
+	p99=$(json_get "$out-small.json" .1f \
 		"d['results']['latency']['latency_ns']['p99'] / 1e3")
-	bw=$(json_get "$TMP/$pmd-$m-bw.json" .3f \
-		"d['results']['bw']['gbytes_per_s']")
-	echo "$m $pmd $bw $rate $p50 $p99"
+	bw=$(json_get "$out-bw.json" .3f "d['results']['bw']['gbytes_per_s']")
+	echo "$3 $m $path $bw $rate $p50 $p99"
 }
 
 setup || die "namespace setup failed"
+case " $PMDS " in *"+tc "*) build_drop ;; esac
 echo "# $(date -u '+%F %T') UTC, $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# veth pair in namespaces ${NS[*]}, server CPU $CPU_S, client CPU $CPU_C, ${SECS} s per test"
+echo "# veth pair in namespaces ${NS[*]}, server CPU $CPU_S, client CPU $CPU_C, ${SECS} s per test, $REPS repetitions"
 # rows in a file, not through $(...): the processes each row starts must
 # be in PIDS of this shell for the trap
-for m in $MTUS; do
-	set_mtu "$m" || die "veth MTU $m refused"
-	kernel_row "$m" >> "$TMP/rows"
-	for p in $PMDS; do
-		perf_row "$p" "$m" >> "$TMP/rows"
+for r in $(seq "$REPS"); do
+	for m in $MTUS; do
+		set_mtu "$m" || die "veth MTU $m refused"
+		kernel_row "$m" "$r" >> "$TMP/rows"
+		for p in $PMDS; do
+			perf_row "$p" "$m" "$r" >> "$TMP/rows"
+		done
 	done
+	echo "# repetition $r done, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 done
-echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 -c '
-import sys
-rows = [l.split() for l in sys.stdin if l.strip()]
-def num(s):
-    try:
-        return float(s)
-    except ValueError:
-        return None
-def ratio(a, b):
-    a, b = num(a), num(b)
-    return f"{a / b:.2f}x" if a is not None and b else "-"
-fmt = "%5s %-10s %8s %7s %9s %7s %10s %8s %8s"
-print(fmt % ("MTU", "path", "bw GB/s", "vs TCP", "msgs k/s", "vs UDP",
-             "RTT p50 us", "p99 us", "vs ICMP"))
-ref, bad = {}, 0
-for m, path, bw, rate, p50, p99 in rows:
-    if path == "kernel":
-        ref[m] = (bw, rate, p50)
-    k = ref.get(m, ("-", "-", "-"))
-    bad += "-" in (bw, rate, p50, p99)
-    print(fmt % (m, path, bw, ratio(bw, k[0]), rate, ratio(rate, k[1]),
-                 p50, p99, ratio(p50, k[2])))
-by = {(m, p): r for m, p, *r in rows}
-for m in dict.fromkeys(r[0] for r in rows):
-    x, a = by.get((m, "af_xdp")), by.get((m, "af_packet"))
-    if x and a and num(x[2]) and num(a[2]):
-        print("# MTU %s: af_xdp RTT p50 = %.2fx af_packet" %
-              (m, num(x[2]) / num(a[2])))
-sys.exit(1 if bad else 0)' < "$TMP/rows"
+python3 "$(dirname "$0")/bench-kernel-ifaces-table.py" < "$TMP/rows"

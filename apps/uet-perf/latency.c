@@ -18,6 +18,34 @@
 /* ------------------------------------------------------------------ */
 
 #define LATENCY_PONGQ_LEN 64
+/* samples held at first; doubled as round trips complete */
+#define LATENCY_CAP0 4096u
+
+/*
+ * Room for sample @p n in @p lat (@p cap entries), growing it up to @p max
+ * (the run's count): a --duration run may count up to PERF_MAX_COUNT
+ * (10^8, 400 MB of samples if allocated up front) and completes what the
+ * time allows. false: no room (at max, or no memory), the sample is not
+ * recorded.
+ */
+static bool
+lat_room(uint32_t **lat, uint64_t *cap, uint64_t n, uint64_t max)
+{
+	uint64_t c = RTE_MAX(*cap * 2, (uint64_t)LATENCY_CAP0);
+	uint32_t *a;
+
+	if (n < *cap)
+		return true;
+	if (n >= max)
+		return false;
+	c = RTE_MIN(c, max);
+	a = realloc(*lat, c * sizeof(*a));
+	if (a == NULL)
+		return false;
+	*lat = a;
+	*cap = c;
+	return true;
+}
 
 /* The sender: one message in flight, the next after its answer. */
 struct latency_ping {
@@ -34,11 +62,11 @@ ping_init(void *priv, struct test_ulp *r)
 	struct latency_ping *g = priv;
 	struct test_ulp_result *res = test_ulp_res(r);
 
-	g->cap = test_ulp_params(r)->count;
-	if (g->cap == 0)
+	g->cap = 0;
+	if (test_ulp_params(r)->count == 0)
 		return 0;
-	res->lat_ns = calloc(g->cap, sizeof(uint32_t));
-	return res->lat_ns == NULL ? -ENOMEM : 0;
+	return lat_room(&res->lat_ns, &g->cap, 0,
+			test_ulp_params(r)->count) ? 0 : -ENOMEM;
 }
 
 static void
@@ -103,8 +131,9 @@ ping_received(void *priv, struct test_ulp *r, uint64_t seq)
 	if (!g->wait || seq + 1 != test_ulp_next(r, &k))
 		return;
 	g->wait = false;
-	if (res->lat_ns != NULL && res->pongs < g->cap)
-		res->lat_ns[res->pongs] =
+	if (lat_room(&res->lat_ns, &g->cap, res->lat_n,
+		     test_ulp_params(r)->count))
+		res->lat_ns[res->lat_n++] =
 			(uint32_t)RTE_MIN(t * 1000000000ull / rte_get_tsc_hz(),
 					  (uint64_t)UINT32_MAX);
 	res->pongs++;
@@ -212,6 +241,9 @@ struct latency_ses_ping {
 	uint64_t tsc;            /* its submission */
 	bool wait;               /* its answer awaited */
 	uint32_t *lat;           /* round trips, ns */
+	uint64_t cap;            /* entries of lat */
+	uint64_t n;              /* samples in lat */
+	uint64_t max;            /* the run's count */
 	double ns_per_tsc;
 };
 
@@ -221,8 +253,10 @@ ses_ping_init(void *priv, const struct ses_driver_params *p)
 	struct latency_ses_ping *g = priv;
 
 	g->ns_per_tsc = 1e9 / (double)rte_get_tsc_hz();
-	g->lat = calloc(p->count, sizeof(*g->lat));
-	return g->lat == NULL ? -ENOMEM : 0;
+	g->max = p->count;
+	if (g->max == 0)
+		return 0;
+	return lat_room(&g->lat, &g->cap, 0, g->max) ? 0 : -ENOMEM;
 }
 
 static void
@@ -279,9 +313,11 @@ ses_ping_answered(void *priv, struct test_ulp_result *tx, uint64_t now)
 {
 	struct latency_ses_ping *g = priv;
 
-	g->lat[tx->pongs++] =
-		(uint32_t)RTE_MIN((double)(now - g->tsc) * g->ns_per_tsc,
-				  (double)UINT32_MAX);
+	if (lat_room(&g->lat, &g->cap, g->n, g->max))
+		g->lat[g->n++] =
+			(uint32_t)RTE_MIN((double)(now - g->tsc) *
+					  g->ns_per_tsc, (double)UINT32_MAX);
+	tx->pongs++;
 	g->wait = false;
 }
 
@@ -290,6 +326,7 @@ static void
 ses_ping_result(const void *priv, struct test_ulp_result *tx)
 {
 	tx->lat_ns = ((const struct latency_ses_ping *)priv)->lat;
+	tx->lat_n = ((const struct latency_ses_ping *)priv)->n;
 	tx->rx_lost = tx->msgs_sent > tx->pongs ?
 		      tx->msgs_sent - tx->pongs : 0;
 }
@@ -334,7 +371,7 @@ static void
 latency_report(struct perf_report *r)
 {
 	uint32_t *v = r->tx.lat_ns;
-	uint64_t n = RTE_MIN(r->tx.pongs, r->count), sum = 0;
+	uint64_t n = RTE_MIN(r->tx.lat_n, r->count), sum = 0;
 
 	r->lat_n = n;
 	if (v == NULL || n == 0)

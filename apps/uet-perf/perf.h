@@ -118,13 +118,15 @@ struct test_ulp_result {
 	uint64_t rx_msgs;        /* messages with every packet delivered */
 	uint64_t rx_bytes;       /* message bytes delivered (first copy) */
 	uint64_t rx_dup;         /* packets delivered more than once */
-	uint64_t rx_bad;         /* bad seq/checksum/length/header */
+	uint64_t rx_bad;         /* bad seq/checksum/length/header, or no
+				  * memory to record it */
 	uint64_t rx_order_err;   /* ROD: out of order */
 	uint64_t rx_lost;        /* expected packets never delivered */
 	uint64_t pongs;          /* latency: round trips completed */
 	uint64_t pings_failed;   /* latency: pings the PDS failed (no pong
 				  * awaited: the run goes on) */
-	uint32_t *lat_ns;        /* latency samples (pongs entries) */
+	uint32_t *lat_ns;        /* latency samples (lat_n entries) */
+	uint64_t lat_n;          /* samples recorded (<= pongs) */
 };
 
 extern const struct uet_ulp_ops test_ulp_ops;

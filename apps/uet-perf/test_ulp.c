@@ -28,6 +28,8 @@
 /* cookie = destination << DEST_SHIFT | (seq * ppm + k) */
 #define DEST_SHIFT 40
 #define POS_MASK ((UINT64_C(1) << DEST_SHIFT) - 1)
+/* messages the receive record holds at first (grown as they arrive) */
+#define TEST_ULP_RX_CAP0 4096u
 
 /* Sender state per destination (p.dests). */
 struct test_ulp_dstate {
@@ -55,6 +57,7 @@ struct test_ulp {
 	/* receiver */
 	uint8_t *seen;           /* per expected packet: deliveries (sat.) */
 	uint16_t *msg_pkts;      /* per expected message: packets seen */
+	uint64_t rx_cap;         /* messages the two arrays hold (grown) */
 	uint64_t next_g;         /* ROD: next packet expected */
 	struct test_ulp_flow *flow;  /* incast: per sender (p.flows) */
 	/* ROD with flows: next packet expected per sender (each sender's
@@ -259,6 +262,45 @@ test_ulp_free(struct test_ulp *r)
 	free(r);
 }
 
+/*
+ * Make the receive record hold message @p seq (0: the first
+ * TEST_ULP_RX_CAP0 messages): 0 or -ENOMEM. It grows by doubling, up to
+ * p.expect, as messages arrive: a run bounded by --duration expects up
+ * to PERF_MAX_COUNT messages (10^8, 300 MB for 64 B and 4.7 GB for 64 KiB
+ * at MTU 1500 if allocated up front) but receives what the time allows.
+ */
+static int
+rx_grow(struct test_ulp *r, uint64_t seq)
+{
+	uint64_t cap = RTE_MAX(r->rx_cap * 2, TEST_ULP_RX_CAP0);
+	uint8_t *seen;
+	uint16_t *mp;
+
+	if (seq < r->rx_cap)
+		return 0;
+	cap = RTE_MAX(cap, seq + 1);
+	cap = RTE_MIN(cap, r->p.expect);
+	seen = realloc(r->seen, cap * r->e_ppm);
+	if (seen == NULL)
+		return -ENOMEM;
+	r->seen = seen;
+	mp = realloc(r->msg_pkts, cap * sizeof(*mp));
+	if (mp == NULL)
+		return -ENOMEM;
+	r->msg_pkts = mp;
+	memset(seen + r->rx_cap * r->e_ppm, 0, (cap - r->rx_cap) * r->e_ppm);
+	memset(mp + r->rx_cap, 0, (cap - r->rx_cap) * sizeof(*mp));
+	r->rx_cap = cap;
+	return 0;
+}
+
+/* Deliveries of expected packet @p g (0 beyond what arrived). */
+static unsigned int
+seen_at(const struct test_ulp *r, uint64_t g)
+{
+	return g < r->rx_cap * r->e_ppm ? r->seen[g] : 0;
+}
+
 static int
 test_ulp_init(struct uet_ulp_ctx *ctx, void *arg, void **priv)
 {
@@ -276,12 +318,8 @@ test_ulp_init(struct uet_ulp_ctx *ctx, void *arg, void **priv)
 		return -EINVAL;
 	for (uint32_t f = 0; r->flow_next_g != NULL && f < r->p.flows; f++)
 		r->flow_next_g[f] = f * r->p.flow_span * r->e_ppm;
-	if (r->p.expect > 0) {
-		r->seen = calloc(r->p.expect * r->e_ppm, 1);
-		r->msg_pkts = calloc(r->p.expect, sizeof(uint16_t));
-		if (r->seen == NULL || r->msg_pkts == NULL)
-			return -ENOMEM;
-	}
+	if (r->p.expect > 0 && rx_grow(r, 0) < 0)
+		return -ENOMEM;
 	*priv = r;
 	return 0;
 }
@@ -567,6 +605,10 @@ test_ulp_deliver(struct test_ulp *r, struct uet_ulp_ctx *ctx,
 		r->res.rx_bad++;
 		return;
 	}
+	if (rx_grow(r, seq) < 0) {
+		r->res.rx_bad++; /* cannot be recorded */
+		return;
+	}
 	g = seq * r->e_ppm + k;
 	if (ev->mode == UET_PDS_MODE_ROD) {
 		uint64_t *next = r->flow_next_g == NULL ? &r->next_g :
@@ -700,21 +742,27 @@ test_ulp_flow_get(const struct test_ulp *r, uint32_t f, uint64_t sent,
 	last = first + RTE_MIN(sent, r->p.flow_span);
 	last = RTE_MIN(last, r->p.expect);
 	for (uint64_t g = first * r->e_ppm; g < last * r->e_ppm; g++)
-		out->lost += r->seen[g] == 0;
+		out->lost += seen_at(r, g) == 0;
 	return 0;
 }
 
 void
 test_ulp_result(const struct test_ulp *r, struct test_ulp_result *out)
 {
+	uint64_t rec;
+
 	*out = r->res;
 	out->msgs_sent = r->msgs_sent;
 	out->pkts_done_ok = r->pkts_ok;
 	out->pkts_done_err = r->pkts_err;
 	out->rx_lost = 0;
-	for (uint64_t g = 0; r->seen != NULL && g < r->p.expect * r->e_ppm;
-	     g++)
+	if (r->seen == NULL)
+		return;
+	/* past the record nothing arrived */
+	rec = RTE_MIN(r->rx_cap, r->p.expect) * r->e_ppm;
+	for (uint64_t g = 0; g < rec; g++)
 		out->rx_lost += r->seen[g] == 0;
+	out->rx_lost += r->p.expect * r->e_ppm - rec;
 }
 
 const struct uet_ulp_ops test_ulp_ops = {

@@ -342,6 +342,8 @@ int engine_afp_devargs(const char *devargs, unsigned int mtu, char *out,
 int engine_afp_check(unsigned int port, unsigned int mtu, unsigned int framesz,
 		  unsigned int blocksz, unsigned int mbuf_size, char *msg,
 		  size_t n);
+int engine_afp_queues(unsigned int port, const struct rte_eth_dev_info *info,
+		      unsigned int nb_rxq, char *msg, size_t n);
 int engine_port_mtu(const struct uet_engine *e, unsigned int port,
 		 const struct rte_eth_dev_info *info);
 

@@ -231,6 +231,7 @@ port_configure(struct uet_engine *e, struct engine_port *p,
 {
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
+	char msg[256];
 	int rc;
 
 	rc = rte_eth_dev_info_get(p->port_id, &info);
@@ -240,6 +241,11 @@ port_configure(struct uet_engine *e, struct engine_port *p,
 	    c->rx_queues > info.max_tx_queues) {
 		ENG_LOG(ERR, "%s: %u queues, device has %u rx / %u tx", p->name,
 			c->rx_queues, info.max_rx_queues, info.max_tx_queues);
+		return -EINVAL;
+	}
+	if (engine_afp_queues((unsigned int)(p - e->port), &info, c->rx_queues,
+			      msg, sizeof(msg)) < 0) {
+		ENG_LOG(ERR, "%s: %s", p->name, msg);
 		return -EINVAL;
 	}
 	memset(&conf, 0, sizeof(conf));

@@ -212,6 +212,32 @@ engine_afp_check(unsigned int port, unsigned int mtu, unsigned int framesz,
 	return 0;
 }
 
+/*
+ * net_af_packet's qpairs devarg opens that many packet sockets and joins
+ * them in one PACKET_FANOUT group whose mode the 22.11 PMD fixes to
+ * PACKET_FANOUT_HASH | _FLAG_DEFRAG | _FLAG_ROLLOVER (no devarg changes
+ * it): the kernel spreads frames by the flow hash of the IP addresses and
+ * UDP ports, so one PDC, whose entropy value is the UDP source port
+ * (uet_wire_outer_ev_get()), lands on several queues, and frames hashed
+ * to a socket
+ * the engine does not poll wait in its ring until it is full. Every
+ * socket must be one of the engine's queues.
+ */
+int
+engine_afp_queues(unsigned int port, const struct rte_eth_dev_info *info,
+		  unsigned int nb_rxq, char *msg, size_t n)
+{
+	if (strcmp(info->driver_name, "net_af_packet") != 0 ||
+	    info->max_rx_queues <= nb_rxq)
+		return 0;
+	snprintf(msg, n, "net_af_packet qpairs=%u opens %u packet sockets in "
+		 "one PACKET_FANOUT_HASH group but port%u polls %u queue(s): "
+		 "the kernel would leave the frames it hashes to the others "
+		 "unread; set qpairs=%u", info->max_rx_queues,
+		 info->max_rx_queues, port, nb_rxq, nb_rxq);
+	return -EINVAL;
+}
+
 /* MTU of the kernel interface @ifindex, or -errno. */
 static int
 kernel_mtu(unsigned int ifindex, char *name)

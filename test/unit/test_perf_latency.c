@@ -62,6 +62,30 @@ __wrap_rte_get_tsc_hz(void)
 	return 1000000000ull;
 }
 
+/* largest single calloc / realloc since the last reset */
+static size_t alloc_max;
+
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+
+void *
+__wrap_calloc(size_t n, size_t size)
+{
+	if (n * size > alloc_max)
+		alloc_max = n * size;
+	return __real_calloc(n, size);
+}
+
+void *
+__wrap_realloc(void *p, size_t size)
+{
+	if (size > alloc_max)
+		alloc_max = size;
+	return __real_realloc(p, size);
+}
+
 /* latency.c's printing and in-process topology are not under test */
 const struct perf_topology perf_topology_pair;
 
@@ -123,31 +147,47 @@ pinger(uint32_t size, uint32_t win)
 	return r;
 }
 
-/* Deliver the pong of message @p seq (64 B, one packet) to @p r, built
- * as the echoing side builds it. */
-static void
-pong(struct test_ulp *r, uint64_t seq)
+/* The echoing side of the latency test, as raw_traffic() makes it. */
+static struct test_ulp *
+echoer(void)
 {
 	struct test_ulp_params tx = { .count = 3, .size = 64 }, ep = {
 		.mode = UET_PDS_MODE_RUD, .size = 64, .window = 1,
 		.expect = 3, .expect_size = 64,
 	};
-	struct uet_pds_event ev = {
-		.type = UET_PDS_EV_DELIVER, .mode = UET_PDS_MODE_RUD,
-		.next_hdr = UET_SES_FMT_SMALL,
-	};
 	struct test_ulp *echo;
-	uint8_t buf[256];
 	void *priv = NULL;
-	int n;
 
 	perf_mode_latency.raw_traffic(&tx, &ep); /* the echoing engine */
 	echo = test_ulp_create(&ep);
 	assert_non_null(echo);
 	assert_int_equal(test_ulp_ops.init(ctx, echo, &priv), 0);
-	n = test_ulp_ops.build(echo, seq, 0, false, buf, sizeof(buf));
+	return echo;
+}
+
+/* Deliver the pong of message @p seq (64 B, one packet) to @p r, built
+ * by @p echo. */
+static void
+pong_from(struct test_ulp *echo, struct test_ulp *r, uint64_t seq)
+{
+	struct uet_pds_event ev = {
+		.type = UET_PDS_EV_DELIVER, .mode = UET_PDS_MODE_RUD,
+		.next_hdr = UET_SES_FMT_SMALL,
+	};
+	uint8_t buf[256];
+	int n = test_ulp_ops.build(echo, seq, 0, false, buf, sizeof(buf));
+
 	assert_int_equal(n, UET_SES_SMALL_LEN + 64);
 	test_ulp_ops.event(r, ctx, &ev, buf, (uint16_t)n);
+}
+
+/* Deliver the pong of message @p seq to @p r. */
+static void
+pong(struct test_ulp *r, uint64_t seq)
+{
+	struct test_ulp *echo = echoer();
+
+	pong_from(echo, r, seq);
 	test_ulp_free(echo);
 }
 
@@ -235,6 +275,45 @@ ping_send__waits_for_pong(void **state)
 	test_ulp_free(r);
 }
 
+/* A --duration run counts up to PERF_MAX_COUNT pings: the samples are
+ * not allocated for all of them up front (400 MB, and 300 MB more for the
+ * pongs' receive record: the test fails on the old code) but grow with
+ * the round trips, each one recorded. */
+static void
+ping_init__samples_grow_with_round_trips(void **state)
+{
+	struct test_ulp_params p = {
+		.mode = UET_PDS_MODE_RUD, .size = 64, .count = PERF_MAX_COUNT,
+		.window = 8,
+	}, rx = { 0 };
+	struct test_ulp_result res;
+	struct test_ulp *r, *echo = echoer();
+	void *priv = NULL;
+	const uint64_t n = 5000; /* past the first 4096 samples */
+
+	(void)state;
+	perf_mode_latency.raw_traffic(&p, &rx);
+	alloc_max = 0;
+	r = test_ulp_create(&p);
+	assert_non_null(r);
+	assert_int_equal(test_ulp_ops.init(ctx, r, &priv), 0);
+	assert_true(alloc_max <= 64 * 1024);
+	for (uint64_t seq = 0; seq < n; seq++) {
+		nb_sub = 0;
+		test_ulp_ops.poll(r, ctx, 0);
+		assert_int_equal(nb_sub, 1);
+		done(r, sub_cookie[0], 0);
+		pong_from(echo, r, seq);
+	}
+	test_ulp_result(r, &res);
+	assert_int_equal(res.pongs, n);
+	assert_int_equal(res.lat_n, n);
+	assert_int_equal(res.rx_dup + res.rx_bad, 0);
+	assert_true(alloc_max <= 64 * 1024);
+	test_ulp_free(r);
+	test_ulp_free(echo);
+}
+
 int
 main(void)
 {
@@ -242,6 +321,7 @@ main(void)
 		cmocka_unit_test(ping_failed__ends_wait),
 		cmocka_unit_test(ping_failed__partial_ping_not_awaited),
 		cmocka_unit_test(ping_send__waits_for_pong),
+		cmocka_unit_test(ping_init__samples_grow_with_round_trips),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
