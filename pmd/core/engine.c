@@ -11,7 +11,9 @@
  */
 
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -315,6 +317,60 @@ uet_engine_poll(struct uet_engine *e, unsigned int max_iterations)
 			break;
 	}
 	return (int)RTE_MIN(work, (unsigned int)INT32_MAX);
+}
+
+/* Whether some context holds frames that only the port gate keeps;
+ * @p count: count a wait on each such context. */
+static bool
+engine_tx_gated(struct uet_engine *e, bool count)
+{
+	bool gated = false;
+
+	for (unsigned int i = 0; i < e->nb_lcores; i++) {
+		if (!e->lc[i]->tx_gated)
+			continue;
+		if (count)
+			ENG_INC(e->lc[i]->st.tx_gate_waits);
+		gated = true;
+	}
+	return gated;
+}
+
+static uint64_t
+flush_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int
+uet_engine_flush(struct uet_engine *e, unsigned int max_iterations,
+		 uint64_t max_ns)
+{
+	uint64_t t0 = 0;
+	int rc;
+
+	rc = uet_engine_poll(e, max_iterations);
+	if (rc < 0)
+		return rc;
+	/* the gate's interrupt thread is out (gate.c): it is back within a
+	 * scheduler slice, which on a machine with fewer CPUs than busy
+	 * threads it may have to take from this one */
+	while (engine_tx_gated(e, t0 == 0)) {
+		uint64_t now = flush_clock_ns();
+
+		if (t0 == 0)
+			t0 = now;
+		else if (now - t0 >= max_ns)
+			return -ETIMEDOUT;
+		(void)sched_yield();
+		rc = uet_engine_poll(e, 1);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }
 
 unsigned int

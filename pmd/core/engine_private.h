@@ -234,6 +234,9 @@ struct uet_engine_lcore {
 	/* inside its port bursts (gate.c: the EAL interrupt thread leaves
 	 * the port gate only while no lcore is) */
 	_Atomic bool in_ports;
+	/* its last iteration left frames staged because the port gate was
+	 * out, not because a TX queue refused them (uet_engine_flush()) */
+	bool tx_gated;
 	/* work queues its hook consumes (uet_engine_attach(): channels) */
 	_Atomic unsigned int nb_att;
 	void *att[UET_ENGINE_CHANS_MAX];
@@ -382,6 +385,19 @@ engine_gate_ports_enter(struct uet_engine_lcore *lc)
 	if (likely(!atomic_load_explicit(&g->out, memory_order_seq_cst)))
 		return true;
 	atomic_store_explicit(&lc->in_ports, false, memory_order_release);
+	return false;
+}
+
+/* Frames staged for TX (a queue refused them, or the gate was out) or
+ * released from fault holds: the next iteration sends them. */
+static inline bool
+engine_lcore_tx_staged(const struct uet_engine_lcore *lc)
+{
+	if (lc->nb_rel != 0)
+		return true;
+	for (unsigned int p = 0; p < lc->eng->nb_ports; p++)
+		if (lc->tx[p].n != 0)
+			return true;
 	return false;
 }
 

@@ -431,6 +431,8 @@ engine_lcore_iterate(struct uet_engine_lcore *lc)
 	engine_neigh_advance(lc, now);
 	if (ports)
 		tx_flush(lc, now);
+	/* frames staged while the gate was out wait for it, not for room */
+	lc->tx_gated = !ports && engine_lcore_tx_staged(lc);
 	engine_gate_ports_leave(lc, ports);
 	work += lc->iter_rx + lc->iter_tx;
 	ENG_INC(lc->st.iterations);

@@ -573,19 +573,6 @@ wake_block(struct uet_engine_lcore *lc, int ep, uint64_t ns)
 }
 
 
-/* Frames a TX queue refused (full, link down) wait for a retry: no
- * interrupt announces room, so the back-off retries them. */
-static bool
-tx_pending(const struct uet_engine_lcore *lc)
-{
-	if (lc->nb_rel != 0)
-		return true;
-	for (unsigned int p = 0; p < lc->eng->nb_ports; p++)
-		if (lc->tx[p].n != 0)
-			return true;
-	return false;
-}
-
 /*
  * How long to sleep, from the lock holder's view. Returns the end of the
  * sleep (engine clock) and whether RX interrupts are waited for.
@@ -603,7 +590,9 @@ wake_until(struct uet_engine_lcore *lc, uint64_t now, uint64_t backoff,
 	if (app_active(w, now, max))
 		return __atomic_load_n(&w->app_ns, __ATOMIC_RELAXED) + max;
 	*rx = w->nb_intr != 0;
-	if (w->nb_intr == lc->nb_rxq && !tx_pending(lc))
+	/* frames a TX queue refused (full, link down) wait for a retry: no
+	 * interrupt announces room, so the back-off retries them */
+	if (w->nb_intr == lc->nb_rxq && !engine_lcore_tx_staged(lc))
 		return dl;
 	return RTE_MIN(dl, now + backoff);
 }

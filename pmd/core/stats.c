@@ -101,6 +101,7 @@ print_one(const struct uet_engine_lcore_stats *s, FILE *f)
 	PR(f, s, tx_bytes);
 	PR(f, s, tx_full);
 	PR(f, s, tx_held);
+	PR(f, s, tx_gate_waits);
 	PR(f, s, capture_pkts);
 	PR(f, s, capture_fail);
 	PR(f, s, tx_staging_full);

@@ -145,6 +145,7 @@ fill_stats(const struct uet_engine *e, const struct uet_engine_stats *s,
 	add_u64(d, "tx_bytes", t->tx_bytes);
 	add_u64(d, "tx_full", t->tx_full);
 	add_u64(d, "tx_held", t->tx_held);
+	add_u64(d, "tx_gate_waits", t->tx_gate_waits);
 	add_u64(d, "capture_pkts", t->capture_pkts);
 	add_u64(d, "capture_fail", t->capture_fail);
 	add_u64(d, "tx_staging_full", t->tx_staging_full);
@@ -246,6 +247,7 @@ fill_lcores(const struct uet_engine *e, const struct uet_engine_stats *s,
 		add_u64(c, "tx_pkts", l->tx_pkts);
 		add_u64(c, "tx_full", l->tx_full);
 		add_u64(c, "tx_held", l->tx_held);
+		add_u64(c, "tx_gate_waits", l->tx_gate_waits);
 		add_local(c, l, UET_CONFIG_MAX_PORTS);
 		snprintf(key, sizeof(key), "ctx%u", i);
 		rte_tel_data_add_dict_container(d, key, c, 0);

@@ -40,6 +40,29 @@ uet_ofi_fabric_progress(struct uet_ofi_fabric *fab)
 	pthread_mutex_unlock(&fab->progress_lock);
 }
 
+/* How long a post waits for the port gate to let its frames out (it is
+ * back within a scheduler slice; seconds only on a host that starves the
+ * EAL interrupt thread, and then the next call sends them). */
+#define POST_FLUSH_NS (1000ull * 1000 * 1000)
+
+void
+uet_ofi_fabric_progress_post(struct uet_ofi_fabric *fab)
+{
+	if (fab->engine == NULL || !fab->inline_progress) {
+		uet_ofi_fabric_progress(fab);
+		return;
+	}
+	/* another thread runs the loop: it sends the frames */
+	if (pthread_mutex_trylock(&fab->progress_lock) != 0)
+		return;
+	if (uet_engine_flush(fab->engine, 4, POST_FLUSH_NS) == -ETIMEDOUT)
+		FI_WARN(&uet_prov, FI_LOG_EP_DATA, "frames of a post still "
+			"wait for the net_memif port gate after %llu ms: sent "
+			"at the next call into the provider\n",
+			POST_FLUSH_NS / 1000000);
+	pthread_mutex_unlock(&fab->progress_lock);
+}
+
 /* The process's engine, shared by every fi_fabric() (uet_ofi_private.h). */
 static struct uet_ofi_fabric *proc_fab;
 static pthread_mutex_t proc_fab_lock = PTHREAD_MUTEX_INITIALIZER;

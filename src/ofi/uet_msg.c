@@ -269,7 +269,7 @@ uet_ofi_post_sqe(struct uet_ofi_ep *ep, struct uet_chan_sqe *sqe,
 	uet_ofi_unlock(&ep->lock);
 	/* INLINE progress: send it now, the application may not poll again
 	 * before its peer answers (an inject has no completion to wait for) */
-	uet_ofi_fabric_progress(ep->dom->fab);
+	uet_ofi_fabric_progress_post(ep->dom->fab);
 	return 0;
 
 unreserve:

@@ -369,6 +369,9 @@ int uet_ofi_fabric_open(struct fi_fabric_attr *attr,
 /* Progress from an application thread: INLINE runs the engine; AUTO runs
  * the contexts whose lcore sleeps (uet_engine_progress()). */
 void uet_ofi_fabric_progress(struct uet_ofi_fabric *fab);
+/* The same after a transmit post; INLINE: until its frames left, unless a
+ * TX queue refused them (uet_engine_flush()). */
+void uet_ofi_fabric_progress_post(struct uet_ofi_fabric *fab);
 /* Engine context for a new domain (round robin). */
 unsigned int uet_ofi_fabric_ctx_pick(struct uet_ofi_fabric *fab);
 /* A PIDonFEP and initiator id for endpoint @p owner on context @p ctx.

@@ -5,7 +5,9 @@
  * back exchange UET frames built with the wire codec through a trivial
  * hook (A sends RUD requests, B answers each with an ACK).
  *
- *   test_engine ring       ARP + ND resolution, inline progress, every
+ *   test_engine ring       ARP + ND resolution, inline progress, a
+ *                          post's frames held by the port gate
+ *                          (uet_engine_flush()), every
  *                          fault action (fixed seed, reproducible), AUTO
  *                          progress on a worker lcore, channels
  *   test_engine telemetry  /uet/ commands over the telemetry socket
@@ -45,6 +47,8 @@
 #include <uet/uet_chan.h>
 #include <uet/uet_engine.h>
 
+/* the port gate's state, simulated on a ring port (test_gate_flush) */
+#include "engine_private.h"
 #include "itest.h"
 
 /* ------------------------------------------------------------------ */
@@ -68,6 +72,10 @@ struct th {
 	unsigned int chan_done;
 	uint64_t deadline;      /* armed timer (engine clock), 0: none */
 	unsigned int fired;     /* timers fired */
+	/* port gate simulated (test_gate_flush): TX passes until the EAL
+	 * interrupt thread is back in, 0: not simulated */
+	unsigned int gate_passes;
+	struct engine_gate *gate;
 };
 
 static struct th hook_state[2];
@@ -254,6 +262,8 @@ th_tx(void *priv, struct uet_engine_lcore *lc, uint64_t now)
 	uint16_t queued = 0;
 
 	(void)now;
+	if (t->gate_passes != 0 && --t->gate_passes == 0)
+		atomic_store(&t->gate->out, false);
 	/* a few per iteration: TX staging is bounded */
 	while (queued < 8 && (t->to_send > 0 || t->acks_due > 0) &&
 	       uet_engine_tx_space(lc, 0) > 0) {
@@ -474,6 +484,66 @@ test_rx_classes(struct uet_engine *a, struct uet_engine *b)
 	CHECK(tb->rx_req == n && sb.rx_csum_bad == 0 && sb.rx_csum_none == 0);
 	printf("rx classes: %u each of no checksum, bad checksum, trimmed, "
 	       "trimmed at the last hop, short, good: checked\n", n);
+}
+
+/* Frames A's context holds staged for TX. */
+static unsigned int
+staged_of(const struct uet_engine *a)
+{
+	return a->lc[0]->tx[0].n;
+}
+
+/*
+ * A post's frames and the net_memif port gate (docs/ENGINE.md "Port
+ * gate"): while the EAL interrupt thread is out of the gate the lcores
+ * skip their bursts, so frames built meanwhile stay staged. An inline
+ * application that posts (fi_inject) and then waits for its peer without
+ * calling the provider (fi_pingpong's count over its TCP socket) never
+ * sent them, and both sides waited for good. uet_engine_flush() polls on
+ * until the gate is back. The gate is simulated on A's ring port: the
+ * hook lowers @c out at its n-th TX pass, as the interrupt thread coming
+ * back would. Deterministic: no clock decides a result.
+ */
+static void
+test_gate_flush(struct uet_engine *a, struct uet_engine *b)
+{
+	struct th *ta = &hook_state[0], *tb = &hook_state[1];
+	struct engine_gate *g = &a->gate;
+	struct uet_engine_lcore_stats s0, s1;
+	const unsigned int n = 4;
+
+	th_reset(ta, 4, ip4_b);
+	th_reset(tb, 4, ip4_a);
+	g->enabled = true;
+	atomic_store(&g->out, true);
+	stats_of(a, &s0);
+	/* one post's progress with the gate out: built, not sent */
+	ta->to_send = n;
+	CHECK(uet_engine_poll(a, 4) > 0);
+	stats_of(a, &s1);
+	CHECK(ta->sent == n && staged_of(a) == n);
+	CHECK(s1.tx_pkts == s0.tx_pkts);
+	/* the flush waits until the thread is back (3 passes), then sends */
+	ta->gate = g;
+	ta->gate_passes = 3;
+	CHECK(uet_engine_flush(a, 4, 10ull * 1000 * 1000 * 1000) == 0);
+	stats_of(a, &s1);
+	CHECK(ta->gate_passes == 0 && staged_of(a) == 0);
+	CHECK(s1.tx_pkts == s0.tx_pkts + n);
+	CHECK(s1.tx_gate_waits == s0.tx_gate_waits + 1);
+	/* a gate that stays out: bounded, and the frames wait, not lost */
+	atomic_store(&g->out, true);
+	ta->to_send = n;
+	CHECK(uet_engine_flush(a, 4, 1000 * 1000) == -ETIMEDOUT);
+	CHECK(staged_of(a) == n);
+	atomic_store(&g->out, false);
+	CHECK(uet_engine_flush(a, 4, 1000 * 1000) == 0);
+	CHECK(staged_of(a) == 0);
+	g->enabled = false;
+	poll_pair(a, b, ta);
+	CHECK(tb->rx_req == 2 * n && ta->rx_ack == 2 * n);
+	printf("port gate: a post's %u frames waited for the gate, then left; "
+	       "a gate kept out bounded the flush\n", n);
 }
 
 static void
@@ -1303,6 +1373,7 @@ test_ring(void)
 		test_resolution(a, b, 4);
 		test_resolution(a, b, 6);
 		test_rx_classes(a, b);
+		test_gate_flush(a, b);
 		CHECK(uet_engine_stats_get(a, &st) == 0);
 		uet_engine_stats_print(&st, stdout);
 	}

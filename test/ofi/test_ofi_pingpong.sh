@@ -59,6 +59,9 @@ MTU=1500
 [ "$MODE" = jumbo ] && MTU=9000
 { [ "$MODE" = sizes ] || [ "$MODE" = jumbo ]; } && ITERS=${3:-10}
 LIMIT=30
+# every size from 0 B to 6 MiB: at load 33 on 2 CPUs a complete run took
+# 28 s, so 30 s stopped runs that were slow, not stuck
+{ [ "$MODE" = sizes ] || [ "$MODE" = jumbo ]; } && LIMIT=60
 if [ "$MODE" = peerkill ]; then
 	ITERS=${3:-100000000}
 	# the server's bound: its start, the client's, the run, then the
@@ -199,6 +202,13 @@ check_sizes() {
 }
 
 CNT=$(cnt_str "$ITERS")
+# fi_pingpong writes its result lines through a full stdio buffer, which
+# the SIGTERM of the time bound discards: line-buffered, a run stopped by
+# the bound shows how far it got (slow or stuck). stdbuf works by
+# LD_PRELOAD, which must not put its library before the ASan runtime
+# (test/ofi/meson.build preloads that one): not then.
+LINEBUF=()
+[ -z "${LD_PRELOAD:-}" ] && command -v stdbuf > /dev/null && LINEBUF=(stdbuf -oL)
 export FI_PROVIDER_PATH=${FI_PROVIDER_PATH:?}
 export FI_LOG_LEVEL=${FI_LOG_LEVEL:-warn}
 unset FI_UET_PROVIDER_EAL_ARGS FI_UET_PROVIDER_CONFIG FI_PROVIDER
@@ -374,7 +384,7 @@ fi
 start_server() {
 	port=$(free_port) || exit 1
 	"${SRV_RUN[@]}" env FI_UET_PROVIDER_CONFIG="$TMP/server.conf" \
-		timeout "$LIMIT" "$PINGPONG" "${args[@]}" -B "$port" \
+		timeout "$LIMIT" "${LINEBUF[@]}" "$PINGPONG" "${args[@]}" -B "$port" \
 		> "$TMP/server.out" 2>&1 &
 	srv=$!
 	PIDS+=("$srv")
@@ -398,7 +408,7 @@ if [ "$MODE" = peerkill ]; then
 fi
 start_server
 "${CLI_RUN[@]}" env FI_UET_PROVIDER_CONFIG="$TMP/client.conf" \
-	timeout "$LIMIT" "$PINGPONG" "${args[@]}" -P "$port" "$OOB_ADDR" \
+	timeout "$LIMIT" "${LINEBUF[@]}" "$PINGPONG" "${args[@]}" -P "$port" "$OOB_ADDR" \
 	> "$TMP/client.out" 2>&1
 crc=$?
 wait "$srv"

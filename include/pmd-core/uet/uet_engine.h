@@ -254,6 +254,23 @@ int uet_engine_ports_hold(struct uet_engine *e);
 int uet_engine_poll(struct uet_engine *e, unsigned int max_iterations);
 
 /**
+ * INLINE progress after a post: uet_engine_poll(@p max_iterations), then,
+ * while frames that were built wait only because the net_memif port gate
+ * has the EAL interrupt thread out (docs/ENGINE.md "Port gate"), more
+ * iterations, yielding the CPU between them, for at most @p max_ns of
+ * wall-clock time. An application may not call the provider again before
+ * its peer answered the message it just posted (fi_inject has no
+ * completion to wait for): a frame left staged then is never sent. Frames
+ * a TX queue refused (full, link down) are not waited for: that is
+ * backpressure, retried by the next call.
+ * @return
+ *   0, -ETIMEDOUT (frames still wait for the gate), or -EBUSY (lcores
+ *   are running).
+ */
+int uet_engine_flush(struct uet_engine *e, unsigned int max_iterations,
+		     uint64_t max_ns);
+
+/**
  * AUTO progress, from an application thread (fi_cq_read and the like):
  * run up to @p max_iterations loop iterations, on the calling thread, of
  * every context whose lcore sleeps and that no other thread is running;
@@ -662,6 +679,8 @@ struct uet_engine_lcore_stats {
 	uint64_t tx_held;         /**< frames the TX queue refused, kept for
 				       the next iteration (full queue, link
 				       not up yet) */
+	uint64_t tx_gate_waits;   /**< uet_engine_flush() calls that polled
+				       on for frames the port gate held */
 	uint64_t tx_staging_full; /**< uet_engine_tx() -EAGAIN */
 	uint64_t tx_no_queue;     /**< uet_engine_tx() -ENODEV */
 	uint64_t arp_req_rx;      /**< ARP requests for our FA answered */
