@@ -5,7 +5,7 @@
 # run, then one table of the three side by side.
 #
 #   FT_BIN=DIR scripts/runfabtests-uet.sh [-t SETS] [-o OUT] [-b BUILD]
-#       [-P PROVIDERS] [-T SECONDS] [-U SECONDS]
+#       [-P PROVIDERS] [-T SECONDS] [-U SECONDS] [-e PATTERNS]
 #
 # FT_BIN: fabtests' bin directory (default build/fabtests/bin, what
 # scripts/fabtests.sh builds); its ../share/fabtests holds the test
@@ -24,7 +24,10 @@
 # fi_ubertest, which runs its whole configuration as one test (uet's has
 # 101; default 1200): when one of its tests fails, fi_ubertest's server
 # may poll for good for a client that went on, and only this bound ends
-# the pair (runfabtests kills both and reports the failure).
+# the pair (runfabtests kills both and reports the failure). -e: more
+# tests to exclude, runfabtests' -e (comma-separated regular expressions
+# matched against each test's command line; may be repeated), e.g. to run
+# again the tests of a set a stopped run did not reach.
 #
 # runfabtests.sh gives the server and the client the same environment;
 # each uet process needs its own engine configuration. Every fabtests
@@ -45,7 +48,8 @@ build=$top/build/release
 provs="uet tcp udp;ofi_rxd"
 tmo=900
 utmo=1200
-while getopts "t:o:b:P:T:U:h" opt; do
+excl_in=()
+while getopts "t:o:b:P:T:U:e:h" opt; do
 	case $opt in
 	t) sets=$OPTARG ;;
 	o) out=$OPTARG ;;
@@ -53,6 +57,7 @@ while getopts "t:o:b:P:T:U:h" opt; do
 	P) provs=$OPTARG ;;
 	T) tmo=$OPTARG ;;
 	U) utmo=$OPTARG ;;
+	e) excl_in+=(-e "$OPTARG") ;;
 	*) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 2 ;;
 	esac
 done
@@ -129,8 +134,9 @@ ubport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("0.0.0.0", 0));
 ln -s "$ft_share/test_configs" "$tmp/cwd/test_configs"
 for p in "$ft_bin"/fi_* "$ft_bin"/sighandler_test; do
 	[ -x "$p" ] || continue
-	# fi_ubertest's output is kept too (OUT/fi_ubertest.PROV.RANK.out):
-	# runfabtests prints only its count of the client's result lines.
+	# fi_ubertest's output is kept too (OUT/fi_ubertest.PROV.RANK.out,
+	# its errors with it): runfabtests prints only its count of the
+	# client's result lines.
 	# Its server listens on 0.0.0.0 (runfabtests gives it no address)
 	# at a fixed port, 2710: the runs of other providers in parallel
 	# would meet there, so each run's fi_ubertest gets a port of its own
@@ -141,7 +147,7 @@ for p in "$ft_bin"/fi_* "$ft_bin"/sighandler_test; do
 	# reach the program itself
 	run="echo \"# \$(date -u +%T) ${p##*/} \$*\" >> \"\$log\"; exec \"$p\" \"\$@\" >> \"\$log\" 2>&1"
 	[ "${p##*/}" = fi_ubertest ] &&
-		run="\"$p\" -q $ubport \"\$@\" | tee -a \"$out/fi_ubertest.\${UET_RFT_PROV##*;}.\$rank.out\"; exit \${PIPESTATUS[0]}"
+		run="\"$p\" -q $ubport \"\$@\" 2>&1 | tee -a \"$out/fi_ubertest.\${UET_RFT_PROV##*;}.\$rank.out\"; exit \${PIPESTATUS[0]}"
 	cat > "$tmp/wrap/${p##*/}" <<EOF
 #!/bin/bash
 rank=0 prev=
@@ -204,8 +210,10 @@ run() {
 	shift 2
 	export UET_RFT_PROV=$prov # the wrapper's name for fi_ubertest's output
 	: > "$log"
-	[ -z "$other" ] || runset "$prov" "$log" "$other" "$tmo" "${sigexcl[@]}" "$@"
-	[ $complex -eq 0 ] || runset "$prov" "$log" complex "$utmo" "$@"
+	[ -z "$other" ] || runset "$prov" "$log" "$other" "$tmo" \
+		"${sigexcl[@]}" "${excl_in[@]}" "$@"
+	[ $complex -eq 0 ] || runset "$prov" "$log" complex "$utmo" \
+		"${excl_in[@]}" "$@"
 	grep -E "^# Total" "$log" | sed "s/^/$prov: /"
 }
 

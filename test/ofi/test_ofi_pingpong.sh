@@ -43,12 +43,21 @@
 #           a message (a receive names no peer: nothing fails it), is
 #           stopped by the test's time bound; it must not report
 #           success; what it printed is not checked
+#   sigterm the same memif pair, RDM, SIGTERM_ROUNDS (5) runs in each of
+#           which, once the addresses were exchanged, one side (at
+#           random) is sent SIGTERM after a random 0-500 ms, the other
+#           0-500 ms after the first ended (SIGTERM_SEED, printed, fixes
+#           the schedule): a process ended by SIGTERM with its fabric
+#           open (by the default action, or by exit() from the handler
+#           Debian's libfabric installs through libinfinipath) must not
+#           crash (signal 11, 6 or 7, a .btr report, a sanitizer report)
+#           nor outlive the signal by SIGTERM_BOUND (20) s
 # Each process has its own configuration (FA, MAC, EAL --file-prefix,
 # lcore -l 0 / -l 1), inline progress; the out-of-band TCP port is picked
 # at run time. Checks that both sides complete and print their result
 # line (64 bytes, every message acknowledged). Bounded by timeouts.
 #
-# usage: test_ofi_pingpong.sh <fi_pingpong> memif|auto|rxd|sizes|jumbo|tss|tsscluster|dgram|netns|afxdp|peerkill
+# usage: test_ofi_pingpong.sh <fi_pingpong> memif|auto|rxd|sizes|jumbo|tss|tsscluster|dgram|netns|afxdp|peerkill|sigterm
 #        [iterations]   (tss, tsscluster: UET_DUMP names uet-dump)
 set -u
 
@@ -62,7 +71,7 @@ LIMIT=30
 # every size from 0 B to 6 MiB: at load 33 on 2 CPUs a complete run took
 # 28 s, so 30 s stopped runs that were slow, not stuck
 { [ "$MODE" = sizes ] || [ "$MODE" = jumbo ]; } && LIMIT=60
-if [ "$MODE" = peerkill ]; then
+if [ "$MODE" = peerkill ] || [ "$MODE" = sigterm ]; then
 	ITERS=${3:-100000000}
 	# the server's bound: its start, the client's, the run, then the
 	# PDS's retries (about 4 s with the timers below) on a loaded machine
@@ -231,7 +240,7 @@ tss|tsscluster)
 	;;
 esac
 case "$MODE" in
-memif|auto|rxd|sizes|jumbo|tss|tsscluster|dgram|peerkill)
+memif|auto|rxd|sizes|jumbo|tss|tsscluster|dgram|peerkill|sigterm)
 	sock="$TMP/memif.sock"
 	conf "$TMP/server.conf" "net_memif0,role=server,id=0,socket=$sock" 0 \
 		10.0.1.1 10.0.1.2 02:00:00:00:01:02 "${tag}s" 02:00:00:00:01:01
@@ -374,6 +383,8 @@ elif [ "$MODE" = jumbo ]; then
 elif [ "$MODE" = dgram ]; then
 	# one DGRAM entry per port, on the AI Base domain
 	args=(-p uet -d net_memif0-ai_base -e dgram -I "$ITERS" -S 64)
+elif [ "$MODE" = sigterm ]; then
+	args=(-p uet -d "$DOMAIN" -e rdm -I "$ITERS" -S 64)
 elif [ "$MODE" = peerkill ]; then
 	# 1 MiB messages: the port is busy in both directions at the kill
 	args=(-p uet -d "$DOMAIN" -e rdm -I "$ITERS" -S 1048576)
@@ -397,6 +408,84 @@ start_server() {
 	done
 }
 
+# a random pause of 0-500 ms
+nap() {
+	local ms=$((RANDOM % 501))
+	sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+}
+
+# term <pid> <who>: SIGTERM, then its end within SIGTERM_BOUND seconds;
+# a crash is a signal other than SIGTERM's,
+# a handler's .btr report or a sanitizer's
+term() {
+	local pid=$1 who=$2 rc
+	kill -TERM "$pid" 2>/dev/null
+	for _ in $(seq $((${SIGTERM_BOUND:-20} * 10))); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		echo "FAIL: the $who still runs ${SIGTERM_BOUND:-20} s after SIGTERM"
+		return 1
+	fi
+	wait "$pid"
+	rc=$?
+	echo "# $who: exit $rc"
+	if { [ "$rc" -gt 128 ] && [ "$rc" -ne 143 ]; } ||
+	    crashed || grep -q 'Sanitizer\|runtime error:' "$TMP/$who.out"; then
+		echo "FAIL: the $who crashed (exit $rc) after SIGTERM:"
+		tail -40 "$TMP/$who.out"
+		return 1
+	fi
+	return 0
+}
+
+# sigterm: one run, SIGTERM to one side at random, then to the other
+sigterm_round() {
+	local cli first=server second=client fp sp
+	env FI_UET_PROVIDER_CONFIG="$TMP/client.conf" \
+		timeout "$LIMIT" "$PINGPONG" "${args[@]}" -P "$port" "$OOB_ADDR" \
+		> "$TMP/client.out" 2>&1 &
+	cli=$!
+	PIDS+=("$cli")
+	for _ in $(seq 200); do
+		oob_exchanged && break
+		sleep 0.1
+	done
+	if ! oob_exchanged; then
+		echo "FAIL: the two sides never exchanged addresses:"
+		tail -20 "$TMP/server.out" "$TMP/client.out"
+		return 1
+	fi
+	# (timeout relays the signal to fi_pingpong, and exits with its
+	# status, 128 + the signal when one ended it)
+	fp=$srv
+	sp=$cli
+	if [ $((RANDOM % 2)) -eq 1 ]; then
+		first=client second=server
+		fp=$cli
+		sp=$srv
+	fi
+	nap
+	term "$fp" "$first" || return 1
+	nap
+	term "$sp" "$second" || return 1
+	PIDS=()
+	return 0
+}
+
+if [ "$MODE" = sigterm ]; then
+	seed=${SIGTERM_SEED:-$$}
+	RANDOM=$seed
+	echo "# SIGTERM_SEED=$seed"
+	for round in $(seq "${SIGTERM_ROUNDS:-5}"); do
+		start_server
+		echo "# round $round"
+		sigterm_round || exit 1
+	done
+	echo "PASS: SIGTERM ended both sides without a crash ${SIGTERM_ROUNDS:-5} times"
+	exit 0
+fi
 if [ "$MODE" = peerkill ]; then
 	for round in $(seq "${PEERKILL_ROUNDS:-3}"); do
 		start_server
