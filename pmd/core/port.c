@@ -207,11 +207,12 @@ pool_get(struct uet_engine *e, int socket)
  * none.
  */
 static void
-port_csum_offloads(struct engine_port *p, const struct uet_config_port *c,
+port_csum_offloads(const struct uet_engine *e, struct engine_port *p,
+		   const struct uet_config_port *c,
 		   const struct rte_eth_dev_info *info,
 		   struct rte_eth_conf *conf)
 {
-	bool v4 = uet_config_port_udp_csum(c);
+	bool v4 = uet_config_port_udp_csum(&e->cfg, c);
 	bool any = !c->native_ip && (v4 || c->has_ipv6);
 
 	p->csum_v4 = v4;
@@ -270,7 +271,7 @@ port_configure(struct uet_engine *e, struct engine_port *p,
 			conf.rx_adv_conf.rss_conf.rss_hf = hf;
 		}
 	}
-	port_csum_offloads(p, c, &info, &conf);
+	port_csum_offloads(e, p, c, &info, &conf);
 	p->nb_rxq = c->rx_queues;
 	p->nb_txq = c->rx_queues;
 	/* RX interrupts wake sleeping AUTO lcores (sleep.c); drivers
@@ -423,7 +424,7 @@ port_rings_setup(struct uet_engine *e, struct engine_port *p,
 	}
 	memset(&conf, 0, sizeof(conf));
 	memset(&none, 0, sizeof(none));
-	port_csum_offloads(p, c, &none, &conf);
+	port_csum_offloads(e, p, c, &none, &conf);
 	p->nb_rxq = 1;
 	p->nb_txq = 1;
 	p->socket = engine_port_socket(e, (unsigned int)(p - e->port));

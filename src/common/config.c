@@ -537,11 +537,28 @@ uet_config_mbuf_size(const struct uet_config *cfg)
 	return room + RTE_PKTMBUF_HEADROOM;
 }
 
+static bool
+fault_corrupts(const struct uet_config_fault *f)
+{
+	unsigned int d, c;
+
+	if (!f->enabled)
+		return false;
+	for (d = 0; d < UET_CONFIG_FAULT_DIRS; d++)
+		for (c = 0; c < UET_CONFIG_FAULT_CLASSES; c++)
+			if (f->ppm[d][c][UET_CONFIG_FAULT_CORRUPT] != 0)
+				return true;
+	return false;
+}
+
 /* auto: a frame between two ports of shared memory never crosses a link
  * that could corrupt it (as Linux's loopback, which neither computes nor
- * verifies checksums); RFC 768 lets IPv4 carry none. */
+ * verifies checksums); RFC 768 lets IPv4 carry none. The fault injector
+ * is such a link: with it corrupting, the frames are summed (and a peer
+ * on auto verifies a non-zero checksum it receives). */
 bool
-uet_config_port_udp_csum(const struct uet_config_port *p)
+uet_config_port_udp_csum(const struct uet_config *cfg,
+			 const struct uet_config_port *p)
 {
 	switch (p->udp_checksum) {
 	case UET_CONFIG_UDP_CSUM_ON:
@@ -549,9 +566,11 @@ uet_config_port_udp_csum(const struct uet_config_port *p)
 	case UET_CONFIG_UDP_CSUM_OFF:
 		return false;
 	default:
-		return !p->native_ip &&
-		       strncmp(p->devargs, "net_ring", 8) != 0 &&
-		       strncmp(p->devargs, "net_memif", 9) != 0;
+		if (p->native_ip)
+			return false;
+		return fault_corrupts(&cfg->fault) ||
+		       (strncmp(p->devargs, "net_ring", 8) != 0 &&
+			strncmp(p->devargs, "net_memif", 9) != 0);
 	}
 }
 

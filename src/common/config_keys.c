@@ -124,10 +124,10 @@ static const struct config_key port_keys[] = {
 	       "PDS) instead of UDP"),
 	K_UINT(P, ip_proto, 0, 255, "IP protocol number in native-IP mode"),
 	K_ENUM(P, udp_checksum, udp_csum_names, "IPv4 frames: true computes "
-	       "the UDP checksum and requires it (port offload or software); "
-	       "false sends 0 and verifies only non-zero ones (RFC 768); "
-	       "auto: false on net_ring, net_memif and native-IP ports, "
-	       "true on others. IPv6 always sums"),
+	       "the UDP checksum and requires it; false sends 0 and verifies "
+	       "only non-zero ones (RFC 768); auto: false on net_ring, "
+	       "net_memif and native-IP ports, true on others and while "
+	       "[fault] corrupts. IPv6 always sums"),
 };
 #undef P
 

@@ -927,7 +927,7 @@ udp_csum_of(const char *devargs, const char *a, const char *b)
 	if (b != NULL)
 		assert_int_equal(uet_config_override(&cfg, b, &err), 0);
 	assert_int_equal(uet_config_validate(&cfg, &err), 0);
-	return uet_config_port_udp_csum(&cfg.port[0]);
+	return uet_config_port_udp_csum(&cfg, &cfg.port[0]);
 }
 
 static void
@@ -956,6 +956,17 @@ port_udp_csum__auto_by_port_type(void **state)
 	/* auto on an IPv6-only ring port: valid (IPv6 sums anyway) */
 	assert_false(udp_csum_of("net_ring0", "port0.ipv6=fd00::1",
 				 "port0.ipv4=none"));
+	/* auto on shared memory sums while the fault injector corrupts
+	 * (either direction); not for its other faults, not when disabled,
+	 * and an explicit false stays false (the negative control) */
+	assert_true(udp_csum_of("net_ring0", "fault.enabled=true",
+				"fault.tx_data_corrupt_ppm=2000"));
+	assert_true(udp_csum_of("net_memif0", "fault.enabled=true",
+				"fault.rx_control_corrupt_ppm=1"));
+	assert_false(udp_csum_of("net_ring0", "fault.enabled=true",
+				 "fault.tx_data_drop_ppm=2000"));
+	assert_false(udp_csum_of("net_ring0", "fault.enabled=false",
+				 "fault.tx_data_corrupt_ppm=2000"));
 	/* a value that is none of them is refused, naming the key */
 	assert_int_equal(uet_config_override(&cfg, "port0.udp_checksum=maybe",
 					     &err), -EINVAL);

@@ -526,10 +526,13 @@ uet_config_mbuf_size(const struct uet_config *cfg);
  * (IPv6 frames always carry one): udp_checksum, with auto resolved by
  * port type, off on a shared-memory port (devargs net_ring*, net_memif*:
  * both copies of a frame are in this host's memory, no link between them)
- * and on a native-IP port, on everywhere else.
+ * and on a native-IP port, on everywhere else; on also on a
+ * shared-memory port when @p cfg's fault injector corrupts frames (a
+ * corruption nothing could detect would be delivered as data).
  */
 bool
-uet_config_port_udp_csum(const struct uet_config_port *p);
+uet_config_port_udp_csum(const struct uet_config *cfg,
+			 const struct uet_config_port *p);
 
 /** Number of defined ports (they are numbered 0..n-1 once validated). */
 unsigned int
