@@ -14,9 +14,9 @@
 
 #include "pds_private.h"
 
-/* @p records: as many as the closed-PDC records, 2 per target PDC id or
- * more; one a bucket of those is kept here (a refused Start_PSN needs a
- * live PDC of its id, or a bucket that forgot). */
+/* @p records: the closed-PDC records' count, 2 or more per target PDC id.
+ * A quarter as many are kept here: a record comes with a refusal, and a
+ * refusal needs a live PDC of the id (or a bucket that forgot). */
 int
 pds_syn_rec_init(struct uet_pds *p, uint32_t records)
 {
@@ -137,7 +137,8 @@ pds_syn_rec_advance(struct pds_syn_rec *r, const struct pds_pdc *c,
 		}
 		r->handed++;
 		v = (start & 0xFFFFu) |
-		    (uint32_t)(uint16_t)(r->base_hi + r->handed * r->step) << 16;
+		    (uint32_t)(uint16_t)(r->base_hi +
+					 (uint32_t)r->handed * r->step) << 16;
 		d = c != NULL ? uet_psn_diff(v, c->u.t.cack + 1) : INT32_MAX;
 	} while ((d > -65536 && d < 65536) || v == start);
 	r->next = v;
@@ -210,9 +211,12 @@ pds_target_syn_replaces(struct uet_pds *p, const struct pds_pdc *c,
  * - A refused Start_PSN must never open a PDC while a copy of its SYN can
  *   be in the network: its packets were renumbered and sent again under
  *   another, and may have been delivered. One record per {FA, spdcid}
- *   (struct pds_syn_rec) holds the Start_PSN handed out last; every
- *   Start_PSN it names is new (struct pds_syn_rec), so one record covers
- *   a chain of refusals of any length.
+ *   (struct pds_syn_rec) holds the Start_PSN named last; every Start_PSN
+ *   it names is new, so one record covers a chain of refusals of any
+ *   length. (A refused Start_PSN the target did not name, a fresh one, is
+ *   not kept one by one: a later name in its class mod 2^16 comes round
+ *   to it with odds of 2^-16 per name, and only a copy of its SYN still in
+ *   flight then could open a PDC.)
  *   While the record lasts (2 x mpl_ns after the id's last SYN), only that
  *   Start_PSN may open a PDC, and only once; any other SYN of the id is
  *   refused, naming it, the burst of one incarnation therefore whole (the
