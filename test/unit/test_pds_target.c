@@ -1275,7 +1275,7 @@ setup_one_pdc_id(void **state)
 	return fakewire_setup_with(1, one_pdc_id);
 }
 
-/* UEC 1.0 PDC establishment, closed-PDC records (pds_target_syn_known): the
+/* UEC 1.0 PDC establishment, closed-PDC records (pds_target_syn): the
  * same initiator PDC id (its only one) opened and closed twice, then a
  * very late SYN of the first incarnation arrives. The second record does
  * not overwrite the first: the SYN is dropped, not delivered again, and
@@ -1358,7 +1358,7 @@ all_of(struct fakewire *w, void *arg)
 	return true;
 }
 
-/* UEC 1.0 NEW_START_PSN (pds_target_syn_known): the initiator restarts with
+/* UEC 1.0 NEW_START_PSN (pds_target_syn): the initiator restarts with
  * the same FA and reopens its PDC id within the target's hold-off; the
  * hold-off ends in the middle of its burst of SYNs. The target refuses
  * the whole incarnation (not P1 alone), the initiator renumbers the
