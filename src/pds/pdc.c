@@ -118,7 +118,7 @@ pds_pdc_mgr_init(struct uet_pds *p)
 		return -ENOMEM;
 	p->tomb_mask = sz / PDS_TOMB_WAYS - 1;
 	p->ikey_last = PDS_NIL;
-	return 0;
+	return pds_syn_rec_init(p, sz);
 }
 
 size_t
@@ -131,7 +131,7 @@ uet_pds_pdc_bytes(const struct uet_pds *p)
 			      sizeof(*p->lb) + sizeof(*p->tnode)) +
 		       ids * sizeof(uint32_t) +          /* id pools */
 		       2 * hsz * sizeof(uint32_t) +      /* ikey, tkey */
-		       hsz * sizeof(*p->tomb);
+		       hsz * sizeof(*p->tomb) + pds_syn_rec_bytes(p);
 
 	if (p->cc->inst_bytes != NULL)
 		total += p->cc->inst_bytes(p->cc_inst);
@@ -151,6 +151,7 @@ pds_pdc_mgr_fini(struct uet_pds *p)
 	free(p->ikey.ent);
 	free(p->tkey.ent);
 	free(p->tomb);
+	pds_syn_rec_fini(p);
 	p->ikey.ent = NULL;
 	p->tkey.ent = NULL;
 	p->tomb = NULL;
@@ -254,7 +255,7 @@ pds_ikey_hash(const struct uet_pds_fa *fa, uint32_t job, uint8_t tc,
 	return rte_jhash(&k, sizeof(k), 0x5eed);
 }
 
-static uint32_t
+uint32_t
 pds_tkey_hash(const struct uet_pds_fa *fa, uint16_t spdcid)
 {
 	uint32_t w[5];
@@ -402,7 +403,7 @@ pds_tomb_bucket(const struct uet_pds *p, const struct uet_pds_fa *fa,
  * in place if known, else in a free way, else over the oldest record. */
 void
 pds_tomb_add(struct uet_pds *p, const struct uet_pds_fa *fa, uint16_t spdcid,
-	     uint32_t start_psn, bool refused)
+	     uint32_t start_psn)
 {
 	struct pds_tomb *b = pds_tomb_bucket(p, fa, spdcid), *t = NULL;
 	unsigned int k;
@@ -420,7 +421,6 @@ pds_tomb_add(struct uet_pds *p, const struct uet_pds_fa *fa, uint16_t spdcid,
 	t->peer = *fa;
 	t->rid = spdcid;
 	t->start_psn = start_psn;
-	t->refused = refused;
 	t->used = true;
 	t->seq = ++p->tomb_seq;
 }

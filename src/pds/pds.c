@@ -56,6 +56,7 @@ uet_pds_config_default(struct uet_pds_config *cfg)
 	cfg->tlp_probe = true;
 	cfg->resp_high_water = 0;
 	cfg->syn_holdoff_ns = 1000000;
+	cfg->mpl_ns = 100000000;
 	cfg->rod_renack = 4;
 	/* At 1 % loss the halving holds a dropped frame to 9 retransmissions
 	 * in uet-perf msgrate, against 85 without the ROD window
@@ -96,6 +97,7 @@ pds_config_ok(const struct uet_pds_config *c)
 		return false;
 	if (c->tx_blocks == 0 || c->rx_blocks == 0 || c->mtu == 0 ||
 	    c->timer_tick_ns == 0 || c->rto_init_ns == 0 ||
+	    c->mpl_ns == 0 || c->mpl_ns > UINT64_MAX / 4 ||
 	    c->max_retries > UET_PDS_MAX_RETRIES || c->max_backoffs > 255 ||
 	    c->max_nack_retx == 0 || c->max_nack_retx > 255 ||
 	    c->ack_threshold == 0)

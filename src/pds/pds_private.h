@@ -318,9 +318,8 @@ struct pds_tnode {
 #define PDS_TIMER_NONE UINT64_MAX
 
 /*
- * A record of one incarnation {FA, spdcid, Start_PSN} of a target PDC:
- * freed (closed, given up or replaced), or refused with NEW_START_PSN
- * (pds_target.c DECISIONs). Its SYNs are late duplicates, or refused again.
+ * A record of one freed incarnation {FA, spdcid, Start_PSN} of a target
+ * PDC (closed, given up or replaced): its SYNs are late duplicates.
  * PDS_TOMB_WAYS records per hash bucket, so the incarnations of one
  * reused id do not overwrite each other; the oldest record is evicted.
  */
@@ -330,10 +329,31 @@ struct pds_tomb {
 	uint32_t seq;        /* insertion order (eviction) */
 	uint16_t rid;
 	bool used;
-	bool refused;        /* refused with NEW_START_PSN, never opened */
 };
 
 #define PDS_TOMB_WAYS 4
+
+/*
+ * The Start_PSNs a target refused to {FA, spdcid} with NACK NEW_START_PSN
+ * (pds_target_syn.c DECISION). The i-th one it names has the low half of
+ * the SYN it answers and the high half base_hi + i * step (step odd): no
+ * two alike while handed < 2^16, none the first refused (i = 0). Only
+ * the last one named, next, may open a PDC, once; the record lasts
+ * 2 x mpl_ns after the id's last SYN. The id is known by a 32-bit hash of
+ * it: two ids taken for one refuse more, never deliver twice.
+ */
+struct pds_syn_rec {
+	uint64_t last_ns;    /* last SYN of the id refused or accepted */
+	uint32_t key;        /* pds_syn_key() of {FA, spdcid} */
+	uint32_t next;       /* the Start_PSN named last */
+	uint16_t base_hi;    /* high half of the first refused */
+	uint16_t step;       /* odd */
+	uint16_t handed;     /* Start_PSNs named */
+	bool used;
+	bool opened;         /* next opened a PDC: acceptable no more */
+};
+
+#define PDS_SYN_WAYS 4
 
 /* Index free list. */
 struct pds_pool {
@@ -422,6 +442,11 @@ struct uet_pds {
 				  * {FA, spdcid}: PDS_TOMB_WAYS a bucket */
 	uint32_t tomb_mask;      /* buckets - 1 */
 	uint32_t tomb_seq;
+	struct pds_syn_rec *syn_rec; /* refused Start_PSNs, by {FA, spdcid}:
+				      * PDS_SYN_WAYS a bucket */
+	uint64_t *syn_forgot;    /* per bucket: until then, a record of it
+				  * may have been evicted (pds_target_syn.c) */
+	uint32_t syn_mask;       /* buckets - 1 */
 
 	struct pds_slot *tx_blk; /* [tx_blocks * tx_window] */
 	struct pds_pool tx_pool;
@@ -627,10 +652,11 @@ void pds_ikey_add(struct uet_pds *p, struct pds_pdc *c);
 void pds_ikey_del(struct uet_pds *p, struct pds_pdc *c);
 struct pds_pdc *pds_tkey_find(struct uet_pds *p, const struct uet_pds_fa *fa,
 			      uint16_t spdcid);
+uint32_t pds_tkey_hash(const struct uet_pds_fa *fa, uint16_t spdcid);
 void pds_tkey_add(struct uet_pds *p, struct pds_pdc *c);
 void pds_tkey_del(struct uet_pds *p, struct pds_pdc *c);
 void pds_tomb_add(struct uet_pds *p, const struct uet_pds_fa *fa,
-		  uint16_t spdcid, uint32_t start_psn, bool refused);
+		  uint16_t spdcid, uint32_t start_psn);
 const struct pds_tomb *pds_tomb_find(const struct uet_pds *p,
 				     const struct uet_pds_fa *fa,
 				     uint16_t spdcid, uint32_t start_psn);
@@ -838,6 +864,18 @@ int pds_target_cp_unseq(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 		     const struct uet_pds_rx_meta *m, uint64_t now);
 int pds_ret_rx(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 	       const struct uet_pds_rx_meta *m, uint64_t now);
+
+struct pds_pdc *pds_target_create(struct uet_pds *p,
+				  const struct uet_pds_rx_meta *m,
+				  const struct pds_rxinfo *ri, uint64_t now);
+
+/* ---- pds_target_syn.c: PDC establishment at the target ---- */
+int pds_syn_rec_init(struct uet_pds *p, uint32_t records);
+void pds_syn_rec_fini(struct uet_pds *p);
+size_t pds_syn_rec_bytes(const struct uet_pds *p);
+struct pds_pdc *pds_target_syn(struct uet_pds *p,
+			       const struct uet_pds_rx_meta *m,
+			       const struct pds_rxinfo *ri, uint64_t now);
 
 /* ---- pds_target_ack.c: ACK generation, receive-side timers ---- */
 void pds_target_want_ack(struct uet_pds *p, struct pds_pdc *c);

@@ -229,12 +229,12 @@ pds_target_release(struct uet_pds *p, struct pds_pdc *c)
 	}
 	c->nresp = 0;
 	pds_tkey_del(p, c);
-	pds_tomb_add(p, &c->peer, c->rid, c->start_psn, false);
+	pds_tomb_add(p, &c->peer, c->rid, c->start_psn);
 }
 
 /* ---- lookup and creation (UEC 1.0 PDS PDC establishment) ---- */
 
-static struct pds_pdc *
+struct pds_pdc *
 pds_target_create(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	       const struct pds_rxinfo *ri, uint64_t now)
 {
@@ -257,143 +257,23 @@ pds_target_create(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	return c;
 }
 
-/*
- * A SYN names {source FA, spdcid} of a live PDC @p c but another Start_PSN
- * (UEC 1.0 PDS PDC establishment). It is either a new incarnation (the
- * initiator dropped its PDC without a CLOSE, e.g. after failing it, and
- * reused the id) or a late duplicate of a SYN of an older incarnation.
- * DECISION (docs/WIRE-DECISIONS.md "PDS behaviour"): a late duplicate can
- * only arrive within a packet lifetime of the older incarnation, which
- * ended before @p c began, and a live initiator keeps feeding @p c. So the
- * SYN replaces @p c only when (a) its Start_PSN is outside @p c's receive
- * window on either side of CACK (a new Start_PSN is chosen >= 2^16 away,
- * so one close to the window is not trustworthy) and (b) @p c received
- * nothing for syn_holdoff_ns. Otherwise @p c is kept and the SYN is NACKed
- * NEW_START_PSN: a genuinely new initiator re-picks its Start_PSN and
- * retries after a back-off, which by then finds @p c quiet; a late
- * duplicate's NACK matches no SYN-state PDC and is ignored.
- */
-static bool
-pds_target_syn_replaces(struct uet_pds *p, const struct pds_pdc *c,
-		     const struct pds_rxinfo *ri, uint64_t now)
-{
-	int32_t d = uet_psn_diff(ri->psn - ri->psn_offset, c->u.t.cack + 1);
-	int32_t w = (int32_t)p->cfg.rx_window;
-
-	if ((d > -w && d < w) || now - c->last_ns < p->cfg.syn_holdoff_ns) {
-		p->st.syn_conflict++;
-		return false;
-	}
-	return true;
-}
-
-/*
- * A SYN of an incarnation {source FA, spdcid, Start_PSN} the target has a
- * record of (struct pds_tomb). DECISION (docs/WIRE-DECISIONS.md "PDS
- * behaviour"):
- * - freed (closed, given up or replaced): a late duplicate, whose packets
- *   were delivered, or given up, then. It must be neither delivered again
- *   nor open a PDC nobody will close, nor replace a newer incarnation of
- *   the id. Dropped silently: the initiator end is gone. An initiator
- *   picks every new Start_PSN at least 2^16 away from its previous one, so
- *   its next PDC under a reused id never carries a freed one's Start_PSN;
- *   the records of one id's last PDS_TOMB_WAYS incarnations are kept.
- * - refused with NEW_START_PSN: refused again, whatever the hold-off says
- *   now. The decision is taken once per incarnation, so a burst of SYNs
- *   is accepted whole or not at all, and the initiator, which renumbers
- *   the burst once all of it was refused (pds_initiator_syn_refused),
- *   delivers nothing twice.
- * true when the SYN was dealt with.
- */
-static void pds_target_nack_new_start(struct uet_pds *p,
-				   const struct pds_pdc *c,
-				   const struct uet_pds_rx_meta *m,
-				   const struct pds_rxinfo *ri);
-
-static bool
-pds_target_syn_known(struct uet_pds *p, const struct pds_pdc *c,
-		  const struct uet_pds_rx_meta *m, const struct pds_rxinfo *ri)
-{
-	const struct pds_tomb *tb = pds_tomb_find(p, &m->src, ri->spdcid,
-						  ri->psn - ri->psn_offset);
-
-	if (tb == NULL)
-		return false;
-	if (!tb->refused) {
-		p->st.syn_stale++;
-		return true;
-	}
-	p->st.syn_refused++;
-	if (!m->trimmed && !m->trimmed_lasthop)
-		pds_target_nack_new_start(p, c, m, ri);
-	return true;
-}
-
-/*
- * NACK NEW_START_PSN carries, in its payload, the Start_PSN the initiator
- * is to use instead (UEC 1.0 PDS NACK codes). DECISION: the SYN's Start_PSN
- * moved by a random multiple of 2^16 (so at least 2^16 from the one refused,
- * and the initiator's transmit slots keep their index), never within 2^16 of
- * the live PDC's CACK, so its next SYN passes the window test of
- * pds_target_syn_replaces().
- */
-static void
-pds_target_nack_new_start(struct uet_pds *p, const struct pds_pdc *c,
-		       const struct uet_pds_rx_meta *m,
-		       const struct pds_rxinfo *ri)
-{
-	uint32_t start = ri->psn - ri->psn_offset, ns, k;
-	struct uet_pds_tx *t;
-	int32_t d;
-
-	k = 1 + (uint32_t)(pds_rand(p) % 0xFFFDu);
-	do {
-		ns = start + (k++ << 16);
-		d = c != NULL ? uet_psn_diff(ns, c->u.t.cack + 1) : INT32_MAX;
-	} while (d > -65536 && d < 65536);
-	t = pds_nack_tx(p, &m->src, m->ev, UET_NACK_NEW_START_PSN, ri->psn, 0,
-			ri->spdcid, m->ce ? UET_PDS_F_M : 0);
-	if (t != NULL)
-		t->hdr.u.nack.payload = ns;
-}
-
 static struct pds_pdc *
 pds_target_lookup(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	       const struct pds_rxinfo *ri, uint64_t now)
 {
 	struct pds_pdc *c;
 
-	if (!ri->syn) {
-		c = pds_pdc_by_lid(p, PDS_ROLE_TGT, ri->dpdcid);
-		if (c == NULL || c->rid != ri->spdcid ||
-		    memcmp(&c->peer, &m->src, sizeof(m->src)) != 0) {
-			if (!m->trimmed && !m->trimmed_lasthop)
-				pds_target_nack(p, m, ri, ri->dpdcid,
-					     UET_NACK_INV_DPDCID, ri->psn);
-			return NULL;
-		}
-		return c;
-	}
-	c = pds_tkey_find(p, &m->src, ri->spdcid);
-	if (c != NULL && c->start_psn == ri->psn - ri->psn_offset)
-		return c;
-	if (pds_target_syn_known(p, c, m, ri))
+	if (ri->syn)
+		return pds_target_syn(p, m, ri, now);
+	c = pds_pdc_by_lid(p, PDS_ROLE_TGT, ri->dpdcid);
+	if (c == NULL || c->rid != ri->spdcid ||
+	    memcmp(&c->peer, &m->src, sizeof(m->src)) != 0) {
+		if (!m->trimmed && !m->trimmed_lasthop)
+			pds_target_nack(p, m, ri, ri->dpdcid,
+				     UET_NACK_INV_DPDCID, ri->psn);
 		return NULL;
-	if (c != NULL) {
-		if (!pds_target_syn_replaces(p, c, ri, now)) {
-			/* Once refused, always (pds_target_syn_known). */
-			pds_tomb_add(p, &m->src, ri->spdcid,
-				     ri->psn - ri->psn_offset, true);
-			if (!m->trimmed && !m->trimmed_lasthop)
-				pds_target_nack_new_start(p, c, m, ri);
-			return NULL;
-		}
-		p->st.syn_replace++;
-		pds_pdc_free(p, c);
 	}
-	if (m->trimmed || m->trimmed_lasthop)
-		return NULL; /* NACKed by the caller, nothing created */
-	return pds_target_create(p, m, ri, now);
+	return c;
 }
 
 /* ---- receive window (UEC 1.0 PDS: anchored at CACK) ---- */

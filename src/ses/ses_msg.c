@@ -441,20 +441,23 @@ ses_send_multi(struct uet_ses *s, const struct uet_pds_event *ev,
 }
 
 /* The record of a message that failed: a receive bound to it fails with
- * @p rc, a partial unexpected message leaves the matching engine. */
+ * @p rc (a deferrable message's too, its RTR not sent: that waits for the
+ * EOM), a partial unexpected message leaves the matching engine (a
+ * deferrable one's header too: no receive takes it and asks for it). */
 static void
 ses_target_fail(struct uet_ses *s, struct ses_target *t, enum uet_wire_ses_rc rc)
 {
 	struct ses_rx_info ri;
 
-	if (t->state == SES_TGT_EXPECTED && !t->no_cqe) {
+	if ((t->state == SES_TGT_EXPECTED || t->state == SES_TGT_RTR) &&
+	    !t->no_cqe) {
 		ses_rx_info_tgt(&ri, t);
 		ri.len = 0;
 		ri.total = 0;
 		ri.status = uet_ses_rc_errno(rc);
 		ri.rc = rc;
 		ses_recv_cqe(s, &ri);
-	} else if (t->state == SES_TGT_STORED &&
+	} else if ((t->state == SES_TGT_STORED || t->state == SES_TGT_DEFER) &&
 		   t->unexp != UET_SES_MATCH_NONE) {
 		uet_ses_match_unexp_abandon(t->match, t->unexp);
 		t->unexp = UET_SES_MATCH_NONE;
@@ -487,9 +490,9 @@ ses_send_refuse_part(struct uet_ses *s, const struct uet_pds_event *ev,
 		t->pid = h->pid_on_fep;
 		t->state = SES_TGT_DROP;
 		t->rc = UET_RC_OK; /* failed just below */
-	} else if (t->state != SES_TGT_EXPECTED &&
-		   t->state != SES_TGT_STORED && t->state != SES_TGT_DROP) {
-		/* rendezvous and deferrable records answer on their own */
+	} else if (t->state == SES_TGT_RDV) {
+		/* a rendezvous message is one packet, answered already: a
+		 * packet under its id is no part of it */
 		return ses_respond_rc(s, ev, h, rc, UET_SES_LIST_EXPECTED, now);
 	}
 	if (t->state != SES_TGT_DROP || t->rc == UET_RC_OK) {

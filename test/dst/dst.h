@@ -211,7 +211,7 @@ uint32_t dst_draw(struct dst_src *s, uint32_t n);
 void dst_getrandom_seed(uint64_t seed);
 void dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed,
 		  uint8_t gen);
-#define DST_GEN_LAST 4
+#define DST_GEN_LAST 5
 /* Print the plan as a reproducer (one line per op and fault). */
 void dst_plan_print(const struct dst_plan *p, void *f);
 /* Keep only the ops / faults whose drawn index is set in @p ops /

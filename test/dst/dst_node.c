@@ -46,6 +46,9 @@ pds_cfg(const struct dst_sim *s, int i, struct uet_pds_config *c,
 	c->idle_close_ns = (uint64_t)ns->idle_close_us * 1000;
 	c->tgt_close_req_ns = (uint64_t)ns->close_req_us * 1000;
 	c->syn_holdoff_ns = (uint64_t)ns->holdoff_us * 1000;
+	/* the simulated network's packet lifetime: a 60 ms spike, a node
+	 * stalled 200 ms with packets queued for it (dst_plan.c) */
+	c->mpl_ns = 300000000;
 	c->ack_cc_always = ns->ack_cc_always;
 	c->tlp_probe = ns->tlp_probe;
 	c->pdc_events = true; /* the SES acts on PDC_DOWN */

@@ -392,6 +392,68 @@ gen_follow(struct dst_plan *p, const struct dst_fault_spec *f,
 	}
 }
 
+static void
+add_op(struct dst_plan *p, struct dst_src *s, uint8_t a, uint8_t b,
+       uint64_t at)
+{
+	struct dst_op_spec *o = &p->op[p->nop];
+
+	gen_op(p, o, s, 1);
+	o->at = at;
+	o->src = a;
+	o->dst = b;
+	p->op_id[p->nop] = (uint8_t)p->nop;
+	p->nop++;
+}
+
+static void
+add_fault(struct dst_plan *p, uint8_t kind, uint8_t a, uint8_t b,
+	  uint64_t at, uint64_t dur)
+{
+	struct dst_fault_spec *f = &p->fault[p->nfault];
+
+	memset(f, 0, sizeof(*f));
+	f->kind = kind;
+	f->a = a;
+	f->b = b;
+	f->at = at;
+	f->dur = dur;
+	p->fault_id[p->nfault] = (uint8_t)p->nfault;
+	p->nfault++;
+}
+
+/*
+ * Generator 5: on top of generator 4's plan, a node a talks to b at the
+ * start, restarts while b still holds that PDC and reopens it at once
+ * (the same first PDC id). b's hold-off is long, so a's SYNs are refused
+ * NEW_START_PSN many times in a row; a spike on a -> b delays some of
+ * those SYNs past the PDC a finally opens and its quiet time (UEC 1.0 3.5
+ * PDC establishment: a refused Start_PSN must not open a PDC later).
+ */
+static void
+gen_refusal_storm(struct dst_plan *p, struct dst_src *s)
+{
+	uint8_t a = (uint8_t)dst_draw(s, p->nnodes);
+	uint8_t b = (uint8_t)((a + 1 + dst_draw(s, p->nnodes - 1u)) %
+			      p->nnodes);
+	uint64_t t0 = 1000000; /* the simulation starts at 1 ms */
+	uint64_t restart = t0 + (uint64_t)dst_range(s, 20, 400) * 1000;
+	uint32_t hold_us = dst_range(s, 3000, 10000), k, n;
+
+	if (p->nop + 8 > DST_OPS_MAX || p->nfault + 2 > DST_FAULTS_MAX)
+		return;
+	p->node[b].holdoff_us = hold_us;
+	add_op(p, s, a, b, t0);
+	add_fault(p, DST_F_RESTART, a, 0xFF, restart, 0);
+	n = dst_range(s, 1, 6);
+	for (k = 0; k < n; k++)
+		add_op(p, s, a, b, restart + (uint64_t)dst_draw(s, 50) * 1000);
+	add_fault(p, DST_F_SPIKE, a, b, restart,
+		  (uint64_t)hold_us * 1000);
+	p->fault[p->nfault - 1].ppm = dst_range(s, 100000, 500000);
+	p->fault[p->nfault - 1].arg = hold_us / 1000 + dst_range(s, 4, 25);
+}
+
 void
 dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed,
 	     uint8_t gen)
@@ -423,6 +485,8 @@ dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed,
 	}
 	for (i = 0; i < p->nfault; i++)
 		gen_follow(p, &p->fault[i], s);
+	if (p->gen >= 5)
+		gen_refusal_storm(p, s);
 }
 
 void

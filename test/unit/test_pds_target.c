@@ -1118,43 +1118,72 @@ pds_target_rx__other_mode_nacks_mode_mismatch(void **state)
 
 /* WIRE-DECISIONS "PDS behaviour": a SYN with another Start_PSN for a live
  * PDC is NACKed NEW_START_PSN while the PDC is recently active (a late
- * duplicate must not replace it, nor be delivered), and replaces it once
- * the PDC was quiet for syn_holdoff_ns. */
+ * duplicate must not replace it, nor be delivered); from then on only the
+ * Start_PSN the NACK named opens a PDC of the id, and it replaces the live
+ * one once that was quiet for syn_holdoff_ns. */
 static void
 pds_target_rx__other_start_psn_nacked_until_quiet(void **state)
 {
 	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 1, 0), old, nack;
+	uint32_t named;
 
 	(void)state;
 	fakewire_inject(&W, 1, &req, false, false);
 	fakewire_take(&W, 1, &nack, 1);
+	/* A Start_PSN near the live window never replaces it. */
 	old = req;
-	old.hdr.u.req.psn += 0x40000;
+	old.hdr.u.req.psn = req.hdr.u.req.psn + 8;
+	fakewire_inject(&W, 1, &old, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_NEW_START_PSN);
+	assert_int_equal(fakewire_st(1)->syn_conflict, 1);
+	named = nack.hdr.u.nack.payload;
+	assert_true(named - old.hdr.u.req.psn >= 0x10000);
+	assert_int_equal(named % 0x10000, old.hdr.u.req.psn % 0x10000);
+	/* Another Start_PSN of the chain while the PDC is busy: NACKed,
+	 * naming the same. */
+	old.hdr.u.req.psn = req.hdr.u.req.psn + 8 + 0x40000;
 	fakewire_inject(&W, 1, &old, false, false);
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_NEW_START_PSN);
 	assert_int_equal(nack.hdr.u.nack.psn, old.hdr.u.req.psn);
+	assert_int_equal(nack.hdr.u.nack.payload, named);
 	assert_int_equal(W.delivered[1], 1);
 	assert_int_equal(fakewire_st(1)->pdc_open_tgt, 1);
-	assert_int_equal(fakewire_st(1)->syn_conflict, 1);
+	assert_int_equal(fakewire_st(1)->syn_refused, 1);
 	/* Its NACK reaches no SYN-state PDC of that PSN: ignored. */
 	fakewire_inject(&W, 0, &nack, false, false);
 	assert_int_equal(fakewire_st(0)->new_start, 0);
-	/* A Start_PSN near the live window never replaces it. */
+	/* Once the PDC is quiet, a refused Start_PSN stays refused, and so
+	 * does any but the one named. */
 	W.now += 2 * 1000000;
-	old.hdr.u.req.psn = req.hdr.u.req.psn + 8;
-	fakewire_inject(&W, 1, &old, false, false);
-	assert_int_equal(fakewire_st(1)->syn_conflict, 2);
-	/* The refused incarnation stays refused once the PDC is quiet:
-	 * the decision is taken once per incarnation. */
-	old.hdr.u.req.psn = req.hdr.u.req.psn + 0x40000;
 	fakewire_inject(&W, 1, &old, false, false);
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
-	assert_int_equal(nack.hdr.u.nack.code, UET_NACK_NEW_START_PSN);
-	assert_int_equal(fakewire_st(1)->syn_refused, 1);
-	assert_int_equal(fakewire_st(1)->syn_replace, 0);
-	/* Far away, quiet, never refused: a new incarnation. */
+	assert_int_equal(nack.hdr.u.nack.payload, named);
+	/* A Start_PSN its initiator could not move to the one named (another
+	 * class mod 2^16): refused, naming one in its class. */
 	old.hdr.u.req.psn = req.hdr.u.req.psn + 0x80000;
+	fakewire_inject(&W, 1, &old, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_true(nack.hdr.u.nack.payload != named);
+	assert_int_equal(nack.hdr.u.nack.payload % 0x10000,
+			 old.hdr.u.req.psn % 0x10000);
+	/* ... and again the same (the rest of its burst) */
+	named = nack.hdr.u.nack.payload;
+	fakewire_inject(&W, 1, &old, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_int_equal(nack.hdr.u.nack.payload, named);
+	/* A late copy of the first chain: refused, naming one in its class. */
+	old.hdr.u.req.psn = req.hdr.u.req.psn + 8 + 0x40000;
+	fakewire_inject(&W, 1, &old, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	assert_true(nack.hdr.u.nack.payload != named);
+	named = nack.hdr.u.nack.payload;
+	assert_int_equal(fakewire_st(1)->syn_refused, 5);
+	assert_int_equal(fakewire_st(1)->syn_replace, 0);
+	assert_int_equal(W.delivered[1], 1);
+	/* The one named: a new incarnation. */
+	old.hdr.u.req.psn = named;
 	fakewire_inject(&W, 1, &old, false, false);
 	assert_int_equal(fakewire_st(1)->syn_replace, 1);
 	assert_int_equal(fakewire_st(1)->pdc_open_tgt, 2);
@@ -1246,7 +1275,7 @@ setup_one_pdc_id(void **state)
 	return fakewire_setup_with(1, one_pdc_id);
 }
 
-/* UEC 1.0 PDC establishment, closed-PDC records (pds_target_syn_known): the
+/* UEC 1.0 PDC establishment, closed-PDC records (pds_target_syn): the
  * same initiator PDC id (its only one) opened and closed twice, then a
  * very late SYN of the first incarnation arrives. The second record does
  * not overwrite the first: the SYN is dropped, not delivered again, and
@@ -1329,7 +1358,7 @@ all_of(struct fakewire *w, void *arg)
 	return true;
 }
 
-/* UEC 1.0 NEW_START_PSN (pds_target_syn_known): the initiator restarts with
+/* UEC 1.0 NEW_START_PSN (pds_target_syn): the initiator restarts with
  * the same FA and reopens its PDC id within the target's hold-off; the
  * hold-off ends in the middle of its burst of SYNs. The target refuses
  * the whole incarnation (not P1 alone), the initiator renumbers the

@@ -622,6 +622,97 @@ ses_target_send__refused_after_bound_receive_fails(void **state)
 	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 }
 
+static int
+setup_full(void **state)
+{
+	(void)state;
+	mem = NULL;
+	if (ses_fakewire_init(&w, UET_PROFILE_AI_FULL, 0x5e5f1ull) != 0)
+		return -1;
+	rbuf = calloc(1, 65536);
+	return rbuf == NULL ? -1 : 0;
+}
+
+/* Node 0 sends a two-packet deferrable message; its first packet reaches
+ * node 1, which holds it by @p ctx (0: unexpected, header only) then its
+ * message table goes off: the rest is refused. */
+static void
+defer_refused_rest(uint64_t ctx)
+{
+	static uint8_t src[EARLY_LEN];
+	const struct uet_ses_stats *st1 = uet_ses_stats_get(w.n[1].ses);
+	struct uet_ses_recv r;
+	struct uet_ses_wr wr;
+	uint32_t k;
+
+	fill(src, sizeof(src), 17);
+	early_psn0 = UINT32_MAX;
+	w.delay_fn = delay_rest;
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, src, EARLY_LEN);
+	wr.flags |= UET_SES_WR_F_DEFERRABLE;
+	wr.context = 9;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	for (k = 0; k < 100 && st1->rx_req[UET_SES_OP_DEFERRABLE_SEND] == 0;
+	     k++)
+		ses_fakewire_step(&w, 1000);
+	assert_int_equal(st1->rx_req[UET_SES_OP_DEFERRABLE_SEND], 1);
+	if (ctx != 0) {
+		memset(&r, 0, sizeof(r));
+		r.op = 1;
+		r.context = ctx;
+		r.buf = rbuf;
+		r.len = EARLY_LEN;
+		assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	}
+	assert_int_equal(uet_ses_ri_enable(w.n[1].mr, w.n[1].ri_msg, false),
+			 0);
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	/* The whole message failed once, its EOM answered with the code:
+	 * no "deferred", no RTR. */
+	assert_int_equal(cqe(0, 9)->status, -EINVAL);
+	assert_int_equal(st1->tgt_part_refused, 1);
+	assert_int_equal(st1->rtr_tx, 0);
+	w.delay_fn = NULL;
+}
+
+/* A multi-packet deferrable message held unexpected (header only) when a
+ * later packet is refused: it leaves the matching engine, so a receive
+ * posted afterwards waits for another message (no RTR for a failed one). */
+static void
+ses_target_send__defer_unexpected_then_refused_fails(void **state)
+{
+	const struct uet_ses_stats *st1;
+	struct uet_ses_recv r;
+
+	(void)state;
+	defer_refused_rest(0);
+	st1 = uet_ses_stats_get(w.n[1].ses);
+	assert_int_equal(uet_ses_ri_enable(w.n[1].mr, w.n[1].ri_msg, true), 0);
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = 91;
+	r.buf = rbuf;
+	r.len = EARLY_LEN;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+	assert_int_equal(st1->rtr_tx, 0);
+	assert_null(ses_fakewire_cqe(&w, 1, 91));
+}
+
+/* ... bound to a receive (posted after its first packet): the receive
+ * completes with the error and no bytes, and no RTR goes. */
+static void
+ses_target_send__defer_bound_then_refused_fails(void **state)
+{
+	(void)state;
+	defer_refused_rest(90);
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
+	assert_int_equal(cqe(1, 90)->status, -EINVAL);
+	assert_int_equal(cqe(1, 90)->len, 0);
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+	assert_int_equal(uet_ses_stats_get(w.n[1].ses)->rtr_tx, 0);
+}
+
 int
 main(void)
 {
@@ -659,6 +750,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			ses_target_send__refused_after_bound_receive_fails,
 			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_target_send__defer_unexpected_then_refused_fails,
+			setup_full, teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_target_send__defer_bound_then_refused_fails,
+			setup_full, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -284,6 +284,12 @@ struct uet_pds_config {
 	/** A SYN with a new Start_PSN replaces a target PDC only after it
 	 * was quiet this long; before, NACK NEW_START_PSN (WIRE-DECISIONS). */
 	uint64_t syn_holdoff_ns;
+	/** Maximum packet lifetime of the network (UEC 1.0 MPL): a copy of
+	 * a packet arrives within this long of being sent, or never. A
+	 * target remembers the Start_PSNs it refused with NEW_START_PSN
+	 * for 2 x mpl_ns after the last SYN of that PDC id (WIRE-DECISIONS).
+	 * Must be non-zero. */
+	uint64_t mpl_ns;
 	/** ROD: retransmissions arriving past the hole before the expected
 	 * PSN is NACKed again (its resend was lost too); 0: never. */
 	uint32_t rod_renack;
@@ -730,6 +736,13 @@ struct uet_pds_stats {
 	uint64_t lock_silent;      /**< locked idle initiator PDCs failed:
 				    *   their keepalives went unanswered
 				    *   for the RTO rounds' time */
+	uint64_t syn_rec_evict;    /**< records of refused Start_PSNs
+				    *   evicted within 2 x mpl_ns: their
+				    *   hash bucket refuses new SYNs until
+				    *   then */
+	uint64_t syn_forgot;       /**< SYNs refused because a record of
+				    *   their bucket was evicted, or their
+				    *   id ran out of Start_PSNs to hand out */
 };
 
 /** Counters of an instance. */

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * PDC establishment at the target (UEC 1.0 3.5 PDC establishment): a SYN
+ * reaches the live PDC of its incarnation {source FA, spdcid, Start_PSN},
+ * opens a new one, is dropped as a late duplicate of a freed incarnation,
+ * or is refused with NACK NEW_START_PSN; and the records of the Start_PSNs
+ * refused, so that none of them opens a PDC later (struct pds_syn_rec).
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_jhash.h>
+
+#include "pds_private.h"
+
+/* @p records: the closed-PDC records' count, 2 or more per target PDC id.
+ * A quarter as many are kept here: a record comes with a refusal, and a
+ * refusal needs a live PDC of the id (or a bucket that forgot). */
+int
+pds_syn_rec_init(struct uet_pds *p, uint32_t records)
+{
+	uint32_t buckets = records / 4 / PDS_SYN_WAYS;
+
+	records = buckets * PDS_SYN_WAYS;
+
+	p->syn_rec = calloc(records, sizeof(*p->syn_rec));
+	p->syn_forgot = calloc(buckets, sizeof(*p->syn_forgot));
+	if (p->syn_rec == NULL || p->syn_forgot == NULL)
+		return -ENOMEM;
+	p->syn_mask = buckets - 1;
+	return 0;
+}
+
+void
+pds_syn_rec_fini(struct uet_pds *p)
+{
+	free(p->syn_rec);
+	free(p->syn_forgot);
+	p->syn_rec = NULL;
+	p->syn_forgot = NULL;
+}
+
+size_t
+pds_syn_rec_bytes(const struct uet_pds *p)
+{
+	return ((size_t)p->syn_mask + 1) *
+	       (PDS_SYN_WAYS * sizeof(*p->syn_rec) + sizeof(*p->syn_forgot));
+}
+
+/* The id of a record: independent of the bucket index (pds_tkey_hash). */
+static uint32_t
+pds_syn_key(const struct uet_pds_fa *fa, uint16_t spdcid)
+{
+	uint32_t w[5];
+
+	memcpy(w, fa->addr, 16);
+	w[4] = spdcid;
+	return rte_jhash_32b(w, 5, 0x51d3);
+}
+
+/* A record still needed: a copy of a SYN it refused may be in the network
+ * (sent before the initiator moved on, which it did within one MPL of the
+ * id's last SYN here, and alive one MPL more). */
+static bool
+pds_syn_rec_hot(const struct uet_pds *p, const struct pds_syn_rec *r,
+		uint64_t now)
+{
+	return r->used && now - r->last_ns < 2 * p->cfg.mpl_ns;
+}
+
+static struct pds_syn_rec *
+pds_syn_rec_find(struct uet_pds *p, uint32_t b, uint32_t key, uint64_t now)
+{
+	struct pds_syn_rec *r = &p->syn_rec[(size_t)b * PDS_SYN_WAYS];
+	unsigned int k;
+
+	for (k = 0; k < PDS_SYN_WAYS; k++)
+		if (pds_syn_rec_hot(p, &r[k], now) && r[k].key == key)
+			return &r[k];
+	return NULL;
+}
+
+/* A record for id @p key, whose Start_PSN @p start is refused
+ * now: in a way no longer needed, else over the one idle longest. Its
+ * Start_PSNs may still arrive: until they cannot, the bucket refuses
+ * every SYN without a record (pds_target_syn). */
+static struct pds_syn_rec *
+pds_syn_rec_new(struct uet_pds *p, uint32_t b, uint32_t key, uint32_t start,
+		uint64_t now)
+{
+	struct pds_syn_rec *r = &p->syn_rec[(size_t)b * PDS_SYN_WAYS], *v = NULL;
+	uint64_t until;
+	unsigned int k;
+
+	for (k = 0; k < PDS_SYN_WAYS; k++) {
+		if (!pds_syn_rec_hot(p, &r[k], now)) {
+			v = &r[k];
+			break;
+		}
+		if (v == NULL || r[k].last_ns < v->last_ns)
+			v = &r[k];
+	}
+	if (pds_syn_rec_hot(p, v, now)) {
+		until = v->last_ns + 2 * p->cfg.mpl_ns;
+		if (until > p->syn_forgot[b])
+			p->syn_forgot[b] = until;
+		p->st.syn_rec_evict++;
+	}
+	memset(v, 0, sizeof(*v));
+	v->key = key;
+	v->next = start;
+	v->base_hi = (uint16_t)(start >> 16);
+	v->step = (uint16_t)(pds_rand(p) | 1);
+	v->used = true;
+	v->last_ns = now;
+	return v;
+}
+
+/* Hand out the next Start_PSN of @p r for a SYN with Start_PSN @p start:
+ * in its class mod 2^16 (so a whole number of any transmit window away,
+ * usable by its initiator), high half base_hi + handed * step (so no two
+ * handed out alike, nor the first refused), never @p start, never within
+ * 2^16 of the live PDC's CACK (the window test of
+ * pds_target_syn_replaces()). false once 2^16 were handed out. */
+static bool
+pds_syn_rec_advance(struct pds_syn_rec *r, const struct pds_pdc *c,
+		    uint32_t start)
+{
+	uint32_t v;
+	int32_t d;
+
+	do {
+		if (r->handed == UINT16_MAX) {
+			r->opened = true; /* nothing more opens under it */
+			return false;
+		}
+		r->handed++;
+		v = (start & 0xFFFFu) |
+		    (uint32_t)(uint16_t)(r->base_hi +
+					 (uint32_t)r->handed * r->step) << 16;
+		d = c != NULL ? uet_psn_diff(v, c->u.t.cack + 1) : INT32_MAX;
+	} while ((d > -65536 && d < 65536) || v == start);
+	r->next = v;
+	r->opened = false;
+	return true;
+}
+
+/* Refuse the SYN with NACK NEW_START_PSN, whose payload names the
+ * Start_PSN to use instead (UEC 1.0 3.5 NACK codes): the one handed out
+ * last (the rest of a burst refused), or a new one when the SYN carried
+ * that one, it was used, or the SYN's initiator cannot use it (another
+ * class mod 2^16: a fresh Start_PSN, not a renumbered one). A
+ * trimmed SYN gets the caller's trim NACK instead; an exhausted chain,
+ * nothing. */
+static void
+pds_syn_refuse(struct uet_pds *p, const struct pds_pdc *c,
+	       struct pds_syn_rec *r, const struct uet_pds_rx_meta *m,
+	       const struct pds_rxinfo *ri, uint64_t now)
+{
+	uint32_t start = ri->psn - ri->psn_offset;
+	struct uet_pds_tx *t;
+
+	r->last_ns = now;
+	if ((start == r->next || r->opened ||
+	     ((start ^ r->next) & 0xFFFFu) != 0) &&
+	    !pds_syn_rec_advance(r, c, start)) {
+		p->st.syn_forgot++;
+		return;
+	}
+	if (m->trimmed || m->trimmed_lasthop)
+		return;
+	t = pds_nack_tx(p, &m->src, m->ev, UET_NACK_NEW_START_PSN, ri->psn, 0,
+			ri->spdcid, m->ce ? UET_PDS_F_M : 0);
+	if (t != NULL)
+		t->hdr.u.nack.payload = r->next;
+}
+
+/*
+ * A SYN names {source FA, spdcid} of a live PDC @p c but another Start_PSN
+ * (UEC 1.0 3.5 PDC establishment). It is either a new incarnation (the
+ * initiator dropped its PDC without a CLOSE, e.g. after failing it, and
+ * reused the id) or a late duplicate of a SYN of an older incarnation.
+ * DECISION (docs/WIRE-DECISIONS.md "PDS behaviour"): a live initiator
+ * keeps feeding @p c. So the SYN replaces @p c only when (a) its Start_PSN
+ * is outside @p c's receive window on either side of CACK (a new Start_PSN
+ * is chosen >= 2^16 away, so one close to the window is not trustworthy)
+ * and (b) @p c received nothing for syn_holdoff_ns. Otherwise @p c is kept
+ * and the SYN is refused (pds_target_syn).
+ */
+static bool
+pds_target_syn_replaces(struct uet_pds *p, const struct pds_pdc *c,
+			const struct pds_rxinfo *ri, uint64_t now)
+{
+	int32_t d = uet_psn_diff(ri->psn - ri->psn_offset, c->u.t.cack + 1);
+	int32_t w = (int32_t)p->cfg.rx_window;
+
+	if ((d > -w && d < w) || now - c->last_ns < p->cfg.syn_holdoff_ns) {
+		p->st.syn_conflict++;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The PDC a SYN belongs to, or NULL when it opens none (UEC 1.0 3.5 PDC
+ * establishment). DECISION (docs/WIRE-DECISIONS.md "PDS behaviour"):
+ * - Start_PSN of the live PDC of {FA, spdcid}: that PDC.
+ * - Start_PSN of a freed incarnation (struct pds_tomb): a late duplicate,
+ *   dropped silently (the initiator end is gone).
+ * - A refused Start_PSN must never open a PDC while a copy of its SYN can
+ *   be in the network: its packets were renumbered and sent again under
+ *   another, and may have been delivered. One record per {FA, spdcid}
+ *   (struct pds_syn_rec) holds the Start_PSN named last; every Start_PSN
+ *   it names is new, so one record covers a chain of refusals of any
+ *   length. (A refused Start_PSN the target did not name, a fresh one, is
+ *   not kept one by one: a later name in its class mod 2^16 comes round
+ *   to it with odds of 2^-16 per name, and only a copy of its SYN still in
+ *   flight then could open a PDC.)
+ *   While the record lasts (2 x mpl_ns after the id's last SYN), only that
+ *   Start_PSN may open a PDC, and only once; any other SYN of the id is
+ *   refused, naming it, the burst of one incarnation therefore whole (the
+ *   initiator renumbers once all of it was refused,
+ *   pds_initiator_syn_refused). A fresh Start_PSN of a restarted peer is
+ *   refused once the same way and opens under the one named.
+ * - Memory is bounded (PDS_SYN_WAYS records a bucket). A record evicted
+ *   while still needed leaves its bucket refusing every SYN that has no
+ *   record until the evicted one would have expired: refused, never
+ *   delivered twice. A chain that ran out of Start_PSNs (2^16 refusals
+ *   of one id within 2 x mpl_ns) answers nothing until it expires.
+ * - Otherwise the SYN opens a PDC, replacing the live one of the id only
+ *   when pds_target_syn_replaces() says so, or is refused.
+ */
+struct pds_pdc *
+pds_target_syn(struct uet_pds *p, const struct uet_pds_rx_meta *m,
+	       const struct pds_rxinfo *ri, uint64_t now)
+{
+	uint32_t start = ri->psn - ri->psn_offset;
+	uint32_t b = pds_tkey_hash(&m->src, ri->spdcid) & p->syn_mask;
+	uint32_t key = pds_syn_key(&m->src, ri->spdcid);
+	struct pds_pdc *c = pds_tkey_find(p, &m->src, ri->spdcid);
+	struct pds_syn_rec *r;
+
+	if (c != NULL && c->start_psn == start)
+		return c;
+	if (pds_tomb_find(p, &m->src, ri->spdcid, start) != NULL) {
+		p->st.syn_stale++;
+		return NULL;
+	}
+	r = pds_syn_rec_find(p, b, key, now);
+	if (r != NULL && (start != r->next || r->opened)) {
+		p->st.syn_refused++;
+		goto refuse;
+	}
+	if (r == NULL && now < p->syn_forgot[b]) {
+		p->st.syn_forgot++;
+		goto refuse;
+	}
+	if (c != NULL) {
+		if (!pds_target_syn_replaces(p, c, ri, now))
+			goto refuse;
+		p->st.syn_replace++;
+		pds_pdc_free(p, c);
+		c = NULL;
+	}
+	if (m->trimmed || m->trimmed_lasthop)
+		return NULL; /* NACKed by the caller, nothing created */
+	c = pds_target_create(p, m, ri, now);
+	if (c != NULL && r != NULL) {
+		r->opened = true;
+		r->last_ns = now;
+	}
+	return c;
+refuse:
+	if (r == NULL)
+		r = pds_syn_rec_new(p, b, key, start, now);
+	pds_syn_refuse(p, c, r, m, ri, now);
+	return NULL;
+}

@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * PDC establishment at the target (src/pds/pds_target_syn.c): the Start_PSNs
+ * refused with NACK NEW_START_PSN never open a PDC while a copy of their
+ * SYN can be in the network, and the records of them stay bounded.
+ */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pds_fakewire.h"
+#include "pds_private.h"
+
+/* The target (side 1) holds a PDC of side 0's first PDC id; side 0
+ * restarts with the same FA (seed @p seed) a quarter of the hold-off later
+ * and submits @p cookie: its first SYN, under the same id, not injected. */
+static struct uet_pds_tx
+restarted_syn(uint64_t cookie, uint64_t seed)
+{
+	struct uet_pds_tx r0, a, s;
+	struct uet_pds_config cfg;
+
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &r0));
+	fakewire_inject(&W, 1, &r0, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
+	fakewire_inject(&W, 0, &a, false, false);
+	uet_pds_free(W.pds[0]);
+	fakewire_test_config(&cfg);
+	cfg.seed = seed;
+	W.pds[0] = uet_pds_create(&cfg);
+	assert_non_null(W.pds[0]);
+	W.now += W.pds[1]->cfg.syn_holdoff_ns / 4;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, cookie, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &s));
+	assert_int_equal(s.hdr.u.req.spdcid, r0.hdr.u.req.spdcid);
+	assert_int_equal(s.hdr.u.req.psn_offset, 0);
+	return s;
+}
+
+static void drain(void);
+
+/* @p s reaches the target and is refused: the Start_PSN its NACK names. */
+static uint32_t
+refused(const struct uet_pds_tx *s)
+{
+	struct uet_pds_tx nk;
+
+	fakewire_inject(&W, 1, s, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nk));
+	assert_int_equal(nk.hdr.u.nack.code, UET_NACK_NEW_START_PSN);
+	assert_int_equal(nk.hdr.u.nack.psn, s->hdr.u.req.psn);
+	return nk.hdr.u.nack.payload;
+}
+
+/* Refuse @p n Start_PSNs of the chain that begins with @p s, each the one
+ * the NACK before named (as an initiator that renumbers does), into
+ * @p chain; @p s becomes the SYN with the last one named. */
+static void
+refuse_chain(struct uet_pds_tx *s, struct uet_pds_tx *chain, uint32_t n)
+{
+	uint32_t k, next;
+
+	for (k = 0; k < n; k++) {
+		chain[k] = *s;
+		next = refused(s);
+		assert_true(next - s->hdr.u.req.psn >= 0x10000);
+		assert_int_equal(next % 0x10000, s->hdr.u.req.psn % 0x10000);
+		s->hdr.u.req.psn = next;
+	}
+}
+
+static void
+free_target_pdc(const struct uet_pds_tx *s)
+{
+	struct pds_pdc *c;
+
+	c = pds_tkey_find(W.pds[1], &W.fa[0], s->hdr.u.req.spdcid);
+	assert_non_null(c);
+	pds_pdc_free(W.pds[1], c);
+}
+
+/* uet-dst seed 583 of generator 3 (docs/DST.md): a restarted initiator
+ * reopens its PDC id within the target's hold-off and is refused more
+ * times than a bucket holds records; the last Start_PSN named opens a PDC
+ * once the old one is quiet. Late copies of every refused SYN, while that
+ * PDC lives and after it is gone, are refused: the message is delivered
+ * once. */
+static void
+pds_target_syn__refused_start_psn_never_opens_later(void **state)
+{
+	enum { N = PDS_TOMB_WAYS + PDS_SYN_WAYS + 1 };
+	struct uet_pds_tx s = restarted_syn(10, 0x5830583ull), chain[N];
+	uint32_t k;
+
+	(void)state;
+	refuse_chain(&s, chain, N);
+	assert_int_equal(W.delivered[10], 0);
+	W.now += W.pds[1]->cfg.syn_holdoff_ns;
+	fakewire_inject(&W, 1, &s, false, false);
+	assert_int_equal(W.delivered[10], 1);
+	assert_int_equal(fakewire_st(1)->syn_replace, 1);
+	W.now += 2 * W.pds[1]->cfg.syn_holdoff_ns;
+	for (k = 0; k < N; k++)
+		fakewire_inject(&W, 1, &chain[k], false, false);
+	assert_int_equal(W.delivered[10], 1);
+	free_target_pdc(&s);
+	W.now += 2 * W.pds[1]->cfg.syn_holdoff_ns;
+	for (k = 0; k < N; k++)
+		fakewire_inject(&W, 1, &chain[k], false, false);
+	assert_int_equal(W.delivered[10], 1);
+	assert_int_equal(fakewire_st(1)->pdc_open_tgt, 2);
+	assert_int_equal(fakewire_st(1)->syn_refused, 2 * N);
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* A chain of refusals far longer than any bucket: every Start_PSN named is
+ * new (none named twice, none the first), and none of them opens a PDC
+ * but the last. */
+static void
+pds_target_syn__chain_longer_than_any_bucket(void **state)
+{
+	enum { N = 1000 };
+	struct uet_pds_tx s = restarted_syn(11, 0x1234ull);
+	struct uet_pds_tx *chain = calloc(N, sizeof(*chain));
+	uint32_t *psn = calloc(N + 1, sizeof(*psn)), k;
+
+	(void)state;
+	assert_non_null(chain);
+	assert_non_null(psn);
+	refuse_chain(&s, chain, N);
+	for (k = 0; k < N; k++)
+		psn[k] = chain[k].hdr.u.req.psn;
+	psn[N] = s.hdr.u.req.psn;
+	qsort(psn, N + 1, sizeof(*psn), cmp_u32);
+	for (k = 0; k < N; k++)
+		assert_true(psn[k] != psn[k + 1]);
+	W.now += W.pds[1]->cfg.syn_holdoff_ns;
+	for (k = 0; k < N; k++)
+		fakewire_inject(&W, 1, &chain[k], false, false);
+	assert_int_equal(W.delivered[11], 0);
+	assert_int_equal(fakewire_st(1)->syn_replace, 0);
+	fakewire_inject(&W, 1, &s, false, false);
+	assert_int_equal(W.delivered[11], 1);
+	assert_int_equal(fakewire_st(1)->syn_replace, 1);
+	free(chain);
+	free(psn);
+}
+
+/* The incarnation the last Start_PSN opened: its late duplicates reach it
+ * while it lives, are dropped as stale once it is freed, and are refused
+ * even when the record of the freed incarnation was evicted (here wiped):
+ * the Start_PSN opens a PDC once. */
+static void
+pds_target_syn__accepted_late_duplicates_not_delivered_again(void **state)
+{
+	struct uet_pds_tx s = restarted_syn(12, 0x77ull), chain[2];
+	struct uet_pds *t;
+
+	(void)state;
+	refuse_chain(&s, chain, 2);
+	W.now += W.pds[1]->cfg.syn_holdoff_ns;
+	fakewire_inject(&W, 1, &s, false, false);
+	fakewire_inject(&W, 1, &s, false, false);
+	assert_int_equal(W.delivered[12], 1);
+	assert_int_equal(fakewire_st(1)->dup_rx, 1);
+	free_target_pdc(&s);
+	fakewire_inject(&W, 1, &s, false, false);
+	assert_int_equal(fakewire_st(1)->syn_stale, 1);
+	t = W.pds[1];
+	memset(t->tomb, 0, (t->tomb_mask + 1) * PDS_TOMB_WAYS *
+			   sizeof(*t->tomb));
+	fakewire_inject(&W, 1, &s, false, false);
+	assert_int_equal(W.delivered[12], 1);
+	assert_int_equal(fakewire_st(1)->pdc_open_tgt, 2);
+	assert_int_equal(fakewire_st(1)->syn_refused, 1);
+}
+
+static bool
+done_13(struct fakewire *w, void *arg)
+{
+	(void)arg;
+	return w->done_ok[13] + w->done_err[13] != 0;
+}
+
+/* A peer that restarts again, with a fresh random Start_PSN: within
+ * 2 x mpl_ns of the id's last SYN it is refused once, naming a Start_PSN,
+ * and opens under that one; after it, the record is gone and it opens at
+ * once. */
+static void
+pds_target_syn__restart_opens_within_and_after_mpl(void **state)
+{
+	struct uet_pds_tx s = restarted_syn(12, 0x99ull), chain[3], f;
+	struct uet_pds_config cfg;
+	uint64_t refusals;
+
+	(void)state;
+	refuse_chain(&s, chain, 3);
+	W.now += W.pds[1]->cfg.syn_holdoff_ns;
+	fakewire_inject(&W, 1, &s, false, false);
+	assert_int_equal(W.delivered[12], 1);
+	free_target_pdc(&s);
+	/* Restart within the records' life: the protocol runs. */
+	uet_pds_free(W.pds[0]);
+	fakewire_test_config(&cfg);
+	cfg.seed = 0xfeedull;
+	W.pds[0] = uet_pds_create(&cfg);
+	assert_non_null(W.pds[0]);
+	drain();
+	refusals = fakewire_st(1)->syn_refused;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 13, 0), 0);
+	assert_true(fakewire_run(&W, 1000, 100000000ull, done_13, NULL));
+	assert_int_equal(W.done_ok[13], 1);
+	assert_int_equal(W.delivered[13], 1);
+	assert_int_equal(fakewire_st(1)->syn_refused, refusals + 1);
+	assert_int_equal(fakewire_st(0)->new_start, 1);
+	/* Restart after them: opens at once. */
+	free_target_pdc(&s);
+	W.now += 2 * W.pds[1]->cfg.mpl_ns;
+	uet_pds_free(W.pds[0]);
+	cfg.seed = 0xbeefull;
+	W.pds[0] = uet_pds_create(&cfg);
+	assert_non_null(W.pds[0]);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 14, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &f));
+	fakewire_inject(&W, 1, &f, false, false);
+	assert_int_equal(W.delivered[14], 1);
+	assert_int_equal(fakewire_st(1)->syn_refused, refusals + 1);
+}
+
+static void
+drain(void)
+{
+	struct uet_pds_tx tx[64];
+	uint32_t n = 0;
+
+	while ((fakewire_take(&W, 0, tx, 64) | fakewire_take(&W, 1, tx, 64)) &&
+	       ++n < 100000)
+		;
+}
+
+static uint32_t
+hot_records(const struct uet_pds *p)
+{
+	uint32_t k, n = 0;
+
+	for (k = 0; k < (p->syn_mask + 1) * PDS_SYN_WAYS; k++)
+		n += p->syn_rec[k].used &&
+		     W.now - p->syn_rec[k].last_ns < 2 * p->cfg.mpl_ns;
+	return n;
+}
+
+/* A hostile peer reopens one PDC id 10^5 times, each with a fresh random
+ * Start_PSN, while its PDC lives: one record for the id, nothing opens, no
+ * Start_PSN is named twice, and once 2^16 were named the id gets no answer
+ * until the record expires. */
+static void
+pds_target_syn__adversary_one_id_bounded(void **state)
+{
+	enum { N = 100000 };
+	struct uet_pds_tx s = restarted_syn(15, 0x4242ull), h, nk = { 0 };
+	size_t bytes = uet_pds_pdc_bytes(W.pds[1]);
+	uint32_t *named = calloc(N, sizeof(*named)), k, n = 0, nacks = 0;
+	struct uet_rand rng;
+
+	(void)state;
+	assert_non_null(named);
+	uet_rand_seed(&rng, 7);
+	for (k = 0; k < N; k++) {
+		h = s;
+		h.hdr.u.req.psn = (uint32_t)uet_rand_next(&rng);
+		fakewire_inject(&W, 1, &h, false, false);
+		/* the rest of a burst hears the same Start_PSN again */
+		if (fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nk) &&
+		    (n == 0 || named[n - 1] != nk.hdr.u.nack.payload))
+			named[n++] = nk.hdr.u.nack.payload;
+		nacks += nk.hdr.u.nack.code == UET_NACK_NEW_START_PSN;
+		nk.hdr.u.nack.code = 0;
+		drain();
+	}
+	assert_true(n > 65000 && n < 65536);
+	qsort(named, n, sizeof(*named), cmp_u32);
+	for (k = 0; k + 1 < n; k++)
+		assert_true(named[k] != named[k + 1]);
+	assert_int_equal(fakewire_st(1)->syn_forgot, N - nacks);
+	assert_int_equal(hot_records(W.pds[1]), 1);
+	assert_int_equal(W.delivered[15], 0);
+	assert_int_equal(fakewire_st(1)->pdc_open_tgt, 1);
+	assert_int_equal(uet_pds_pdc_bytes(W.pds[1]), bytes);
+	/* Expired: the id opens again. */
+	W.now += 2 * W.pds[1]->cfg.mpl_ns;
+	free_target_pdc(&s);
+	fakewire_inject(&W, 1, &s, false, false);
+	assert_int_equal(W.delivered[15], 1);
+	free(named);
+}
+
+/* More ids refused than the records hold: each opened (while its bucket
+ * has not forgotten), then refused a second Start_PSN, then freed. The
+ * records evicted leave their bucket refusing SYNs without a record: no
+ * refused SYN opens a PDC, new ids are refused until the evicted records
+ * would have expired, then open. */
+static void
+pds_target_syn__adversary_many_ids_bounded(void **state)
+{
+	enum { N = 200 };
+	struct uet_pds_tx a = restarted_syn(16, 0x5151ull), b[N], h;
+	struct uet_pds *t = W.pds[1];
+	uint64_t opened, forgot;
+	struct uet_rand rng;
+	struct pds_pdc *c;
+	uint32_t k;
+
+	(void)state;
+	uet_rand_seed(&rng, 9);
+	drain();
+	for (k = 0; k < N; k++) {
+		h = a;
+		h.hdr.u.req.spdcid = (uint16_t)(1000 + k);
+		h.hdr.u.req.psn = (uint32_t)uet_rand_next(&rng);
+		fakewire_inject(&W, 1, &h, false, false);
+		b[k] = h;
+		b[k].hdr.u.req.psn += 0x40000;
+		fakewire_inject(&W, 1, &b[k], false, false);
+		c = pds_tkey_find(t, &W.fa[0], h.hdr.u.req.spdcid);
+		if (c != NULL)
+			pds_pdc_free(t, c);
+		drain();
+	}
+	assert_true(t->st.syn_rec_evict > 0);
+	assert_true(t->st.syn_forgot > 0);
+	assert_true(hot_records(t) <= (t->syn_mask + 1) * PDS_SYN_WAYS);
+	opened = t->st.pdc_open_tgt;
+	forgot = t->st.syn_forgot;
+	W.now += t->cfg.syn_holdoff_ns;
+	for (k = 0; k < N; k++)
+		fakewire_inject(&W, 1, &b[k], false, false);
+	for (k = 0; k < N; k++) {
+		h = a;
+		h.hdr.u.req.spdcid = (uint16_t)(5000 + k);
+		fakewire_inject(&W, 1, &h, false, false);
+		c = pds_tkey_find(t, &W.fa[0], h.hdr.u.req.spdcid);
+		if (c != NULL)
+			pds_pdc_free(t, c);
+		drain();
+	}
+	assert_true(t->st.syn_forgot > forgot);
+	assert_true(t->st.pdc_open_tgt < opened + N);
+	W.now += 2 * t->cfg.mpl_ns;
+	opened = t->st.pdc_open_tgt;
+	for (k = 0; k < N; k++) {
+		fakewire_inject(&W, 1, &b[k], false, false);
+		c = pds_tkey_find(t, &W.fa[0], b[k].hdr.u.req.spdcid);
+		assert_non_null(c);
+		pds_pdc_free(t, c);
+		drain();
+	}
+	assert_int_equal(t->st.pdc_open_tgt, opened + N);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(f) FW_TEST(f, fakewire_setup)
+		T(pds_target_syn__refused_start_psn_never_opens_later),
+		T(pds_target_syn__chain_longer_than_any_bucket),
+		T(pds_target_syn__accepted_late_duplicates_not_delivered_again),
+		T(pds_target_syn__restart_opens_within_and_after_mpl),
+		T(pds_target_syn__adversary_one_id_bounded),
+		T(pds_target_syn__adversary_many_ids_bounded),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
