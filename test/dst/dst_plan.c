@@ -485,7 +485,7 @@ dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed,
 	}
 	for (i = 0; i < p->nfault; i++)
 		gen_follow(p, &p->fault[i], s);
-	if (p->gen >= 5)
+	if (p->gen == 5)
 		gen_refusal_storm(p, s);
 }
 
