@@ -292,12 +292,16 @@ reps_next(struct uet_cms_reps *r, const struct uet_cms_lb_config *c,
 	uint16_t off;
 
 	reps_thaw(r, c, now);
+	r->fresh = 1;
 	if (r->exploring > 0) {
 		r->exploring--;
 		return reps_explore(r, c);
 	}
 	off = (r->pos & REPS_POS_FROZEN) ? reps_frozen_next(r) : reps_pop(r);
-	return off != REPS_EMPTY ? off : reps_explore(r, c);
+	if (off == REPS_EMPTY)
+		return reps_explore(r, c);
+	r->fresh = 0;
+	return off;
 }
 
 /* A reply for @p off: an unmarked one recycles the EV, frozen or not; a
@@ -478,6 +482,12 @@ uet_cms_lb_cached(const struct uet_cms_lb *lb)
 		if (r->ev[(reps_head(r) + i) & 7u] != REPS_EMPTY)
 			n++;
 	return n;
+}
+
+bool
+uet_cms_lb_explored(const struct uet_cms_lb *lb)
+{
+	return lb->mode == UET_CMS_LB_REPS && lb->u.reps.fresh != 0;
 }
 
 bool

@@ -78,16 +78,20 @@ uet_rccc_src_stop_speculating(struct uet_rccc_src *s)
 	}
 }
 
+/* Any credit lets a packet go, whatever its size (htsim's
+ * can_send_RCCC(): credit > 0): the overdraft, under one packet, is a
+ * debt the next target asks for and the next grants pay back. Waiting
+ * for a whole packet's credit would idle a source whose grants come in
+ * shares below a packet (targets divided among its active sources). */
 bool
 uet_rccc_src_may_send(const struct uet_rccc_src *s, uint32_t bytes)
 {
-	return (int64_t)s->credit >= (int64_t)bytes;
+	(void)bytes;
+	return s->credit > 0;
 }
 
-/* Flooring at 0 made every send the PDS forces (one packet when nothing
- * is in flight) free: in a 63:1 incast, with about one packet in flight
- * per source, 47 % of the bytes went without credit, twice the pacer's
- * rate reached the last hop and half of it was trimmed. */
+/* Signed, as htsim's _credit: a send on the last bytes of credit leaves
+ * a debt that the next target asks for on top. */
 void
 uet_rccc_src_on_send(struct uet_rccc_src *s, uint32_t bytes)
 {

@@ -353,8 +353,12 @@ cc_may_send(void *inst, const void *priv, uint32_t bytes, uint32_t inflight)
 	struct cc_inst *ci = inst;
 	const struct cc_pdc *d = priv;
 
-	(void)inflight; /* NSCC keeps its own, in nominal bytes */
-	return uet_cms_cc_may_send(cc_n(ci, d), &ci->cfg.nscc_params,
+	/* NSCC keeps its own inflight, in nominal bytes; the PDS's says
+	 * whether this PDC has anything in flight: if not, no ACK of its
+	 * would open the (possibly shared) window, which then lets one
+	 * packet go, but RCCC's credit still decides (pds_initiator_gate). */
+	return uet_cms_cc_may_send(inflight != 0 ? cc_n(ci, d) : NULL,
+				   &ci->cfg.nscc_params,
 				   ci->cfg.rccc ? &d->src : NULL,
 				   bytes + UET_PDS_CC_NOMINAL_OVH);
 }

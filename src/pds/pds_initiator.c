@@ -406,12 +406,28 @@ pds_rod_wnd_grow(struct uet_pds *p, struct pds_pdc *c, uint32_t acked)
 	i->rod_acked = (uint16_t)(n < i->rod_wnd ? n : i->rod_wnd);
 }
 
+/*
+ * A window never deadlocks a PDC: with nothing in flight, no ACK would
+ * open it, so one packet may go. Credit is another matter (UEC 1.0 RCCC;
+ * htsim's isSendPermitted()): a packet never goes without it, since the
+ * receiver's pacer, not the ACKs, brings it, and a blocked PDC asks for
+ * it (pds_initiator_credit_req). A credit-based CC (credit_target set)
+ * is therefore asked with nothing in flight too, and lets its window
+ * pass then itself (uet_pds_cc_ops.may_send). Two PDCs have no credit
+ * loop and keep the window rule: one not established yet, whose
+ * speculative packets were all trimmed (a CP needs the dpdcid, and the
+ * target keeps nothing of a trimmed SYN: the request is the credit
+ * request), and the return direction (it sends no CPs, and its receiver
+ * paces nothing).
+ */
 static bool
 pds_initiator_gate(struct uet_pds *p, const struct pds_pdc *c, uint16_t len)
 {
-	/* Never deadlock: with nothing in flight one packet may go. */
-	return c->u.i.inflight == 0 ||
-	       p->cc->may_send(p->cc_inst, pds_cc_priv(p, c), len,
+	if (c->u.i.inflight == 0 &&
+	    (p->cc->credit_target == NULL || c->role != PDS_ROLE_INIT ||
+	     c->state != PDC_OPEN))
+		return true;
+	return p->cc->may_send(p->cc_inst, pds_cc_priv(p, c), len,
 			       c->u.i.inflight);
 }
 
@@ -646,10 +662,12 @@ pds_initiator_deadline(struct uet_pds *p, const struct pds_pdc *c)
 		return d;
 	}
 	if (i->una != i->nxt) {
-		/* Queued with nothing in flight: the gate lets one go, but
+		/* Queued with nothing in flight: a window lets one go, but
 		 * only a CACK that moves opens the peer's range (UEC 1.0
-		 * MP_Range): probe for it (pds_initiator_window_probe). */
-		if (!pds_initiator_window_held(p, c))
+		 * MP_Range), and only credit a credit-blocked PDC: probe
+		 * for them (pds_initiator_window_probe, _credit_probe). */
+		if (!pds_initiator_window_held(p, c) &&
+		    !(c->flags & PDC_F_CREQ))
 			return 0;
 		return i->rto_base + pds_rto_ns(p, i->retries);
 	}
@@ -857,10 +875,15 @@ pds_initiator_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 			pds_pdc_timer_update(p, c, now);
 		return;
 	}
-	if (i->una != i->nxt && pds_initiator_window_held(p, c) &&
-	    now >= i->rto_base + pds_rto_ns(p, i->retries)) {
-		pds_initiator_window_probe(p, c, now);
-		return;
+	if (i->una != i->nxt && now >= i->rto_base + pds_rto_ns(p, i->retries)) {
+		if (pds_initiator_window_held(p, c)) {
+			pds_initiator_window_probe(p, c, now);
+			return;
+		}
+		if (c->flags & PDC_F_CREQ) {
+			pds_initiator_credit_probe(p, c, now);
+			return;
+		}
 	}
 	if (i->una == i->nxt && c->state != PDC_CLOSING &&
 	    pds_initiator_deadline(p, c) != 0 && now >= pds_initiator_deadline(p, c)) {

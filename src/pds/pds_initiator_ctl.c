@@ -486,14 +486,49 @@ pds_initiator_credit_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	t->ev = pds_lb_next(p, c, now);
 	c->flags = (uint16_t)((c->flags | PDC_F_CREQ) & ~PDC_F_CREQ_LOST);
 	p->st.credit_req_tx++;
+	/* Nothing in flight: no RTO covers the CP, the credit probe does
+	 * (pds_initiator_credit_probe). */
+	if (c->u.i.una == c->u.i.snd) {
+		c->u.i.rto_base = now;
+		pds_pdc_timer_update(p, c, now);
+	}
 }
 
-/* Credit granted by the receiver (ACK_CC cc_type CREDIT or CREDIT CP). */
+/*
+ * Retransmission timer of a PDC blocked on credit with nothing in flight
+ * (its CREDIT_REQ CP unanswered): no ACK will come, and without credit
+ * nothing may leave (UEC 1.0 RCCC); the CP, or the CREDIT CPs answering
+ * it, were lost. Ask again, flagged lost so that a target at the PDC's
+ * total repeats it (pds_target_credit_request), as htsim's source sends
+ * its RTS again when the RTO finds it without credit. An RTO in all but
+ * name, as the window probe: counted as one, doubling, and after
+ * max_retries the PDC fails.
+ */
+void
+pds_initiator_credit_probe(struct uet_pds *p, struct pds_pdc *c,
+			   uint64_t now)
+{
+	p->st.rto_fires++;
+	if (++c->u.i.retries > p->cfg.max_retries) {
+		pds_initiator_fail(p, c, -ETIMEDOUT);
+		return;
+	}
+	c->flags = (uint16_t)((c->flags & ~PDC_F_CREQ) | PDC_F_CREQ_LOST);
+	c->u.i.rto_base = now;
+	pds_initiator_credit_req(p, c, now);
+	pds_pdc_timer_update(p, c, now);
+}
+
+/* Credit granted by the receiver (ACK_CC cc_type CREDIT or CREDIT CP).
+ * With nothing in flight it is the progress the credit probe waits for:
+ * its retries start again. */
 void
 pds_initiator_credit(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes,
 		uint64_t now)
 {
 	p->st.credit_rx++;
+	if ((c->flags & PDC_F_CREQ) && c->u.i.una == c->u.i.snd)
+		c->u.i.retries = 0;
 	c->flags &= (uint16_t)~(PDC_F_CREQ | PDC_F_CREQ_LOST);
 	if (p->cc->on_credit != NULL)
 		p->cc->on_credit(p->cc_inst, pds_cc_priv(p, c), bytes, now);

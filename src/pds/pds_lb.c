@@ -67,16 +67,19 @@ uint16_t
 pds_lb_next(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	struct uet_cms_lb *lb = pds_lb(p, c);
-
-	if (lb->mode == UET_CMS_LB_REPS) {
-		if (uet_cms_lb_cached(lb) > 0)
-			p->st.lb_recycled++;
-		else
-			p->st.lb_explored++;
-	}
 	/* Idle: nothing of this PDC is in flight (single path may move). */
-	return uet_cms_lb_next_ev(lb, &p->cfg.lb, now,
-				  c->u.i.una == c->u.i.snd);
+	uint16_t ev = uet_cms_lb_next_ev(lb, &p->cfg.lb, now,
+					 c->u.i.una == c->u.i.snd);
+
+	/* Counted by what REPS did, not by its cache beforehand: frozen,
+	 * it reuses a kept EV with the cache empty. */
+	if (lb->mode == UET_CMS_LB_REPS) {
+		if (uet_cms_lb_explored(lb))
+			p->st.lb_explored++;
+		else
+			p->st.lb_recycled++;
+	}
+	return ev;
 }
 
 void

@@ -829,6 +829,8 @@ uint32_t pds_initiator_credit_target(struct uet_pds *p, struct pds_pdc *c,
 				uint8_t *ccc_id);
 void pds_initiator_credit_req(struct uet_pds *p, struct pds_pdc *c,
 			 uint64_t now);
+void pds_initiator_credit_probe(struct uet_pds *p, struct pds_pdc *c,
+				uint64_t now);
 void pds_initiator_credit(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes,
 		     uint64_t now);
 void pds_initiator_kick(struct uet_pds *p, struct pds_pdc *c);

@@ -54,8 +54,10 @@ uet_rccc_src__speculative_credit_and_gate(void **state)
 	assert_true(uet_rccc_src_may_send(&s, MTU));
 	uet_rccc_src_on_send(&s, 262500 - 100);
 	assert_int_equal(s.credit, 100);
-	assert_false(uet_rccc_src_may_send(&s, MTU));
 	assert_true(uet_rccc_src_may_send(&s, 100));
+	uet_rccc_src_on_send(&s, 100);
+	assert_false(uet_rccc_src_may_send(&s, 100));
+	s.credit = 100;
 	/* A grant ends speculation: the 100 B left go (stopSpeculating). */
 	uet_rccc_src_on_credit(&s, QUANTUM, 262500);
 	assert_false(uet_rccc_src_speculating(&s));
@@ -78,13 +80,39 @@ uet_rccc_src__speculative_credit_and_gate(void **state)
 	assert_int_equal(s.credit, 2 * QUANTUM);
 }
 
-/* A packet the PDS forces out without credit (nothing else in flight)
- * is a debt that the next grants pay back and the next target asks for
- * (htsim's signed credit). It used to floor at 0: in a 63:1 incast 47 %
- * of the bytes went free, twice the pacer's rate reached the last hop
- * and 91 % of the packets were retransmitted after trims. */
+/*
+ * Any credit lets a packet go, whatever its size (htsim's
+ * can_send_RCCC(): credit > 0), none does not: a send on the last bytes
+ * overdraws. The gate used to ask for the whole packet (credit >= bytes),
+ * so a source whose grants came in shares below a packet (its target
+ * divided among its sender's active sources) idled with credit in hand.
+ */
 static void
-uet_rccc_src_on_send__forced_send_leaves_a_debt(void **state)
+uet_rccc_src_may_send__any_credit_none_without(void **state)
+{
+	struct uet_rccc_src s;
+
+	(void)state;
+	uet_rccc_src_init(&s, 262500);
+	uet_rccc_src_stop_speculating(&s);
+	assert_int_equal(s.credit, 0);
+	assert_false(uet_rccc_src_may_send(&s, 1));
+	uet_rccc_src_on_credit(&s, UET_RCCC_UNIT, 262500);
+	assert_int_equal(s.credit, UET_RCCC_UNIT);
+	assert_true(uet_rccc_src_may_send(&s, MTU));
+	uet_rccc_src_on_send(&s, MTU);
+	assert_int_equal(s.credit, UET_RCCC_UNIT - (int32_t)MTU);
+	assert_false(uet_rccc_src_may_send(&s, 1));
+}
+
+/* A send on less credit than its size (or one while speculating past the
+ * speculative credit) is a debt that the next grants pay back and the
+ * next target asks for (htsim's signed credit). It used to floor at 0:
+ * in a 63:1 incast 47 % of the bytes went free, twice the pacer's rate
+ * reached the last hop and 91 % of the packets were retransmitted after
+ * trims. */
+static void
+uet_rccc_src_on_send__overdraft_leaves_a_debt(void **state)
 {
 	struct uet_rccc_src s;
 
@@ -94,7 +122,7 @@ uet_rccc_src_on_send__forced_send_leaves_a_debt(void **state)
 	assert_int_equal(s.credit, QUANTUM);
 	uet_rccc_src_on_send(&s, QUANTUM);
 	assert_false(uet_rccc_src_may_send(&s, MTU));
-	uet_rccc_src_on_send(&s, MTU);  /* forced */
+	uet_rccc_src_on_send(&s, MTU);  /* overdraft */
 	assert_int_equal(s.credit, -(int32_t)MTU);
 	/* The debt is asked for on top of the backlog: 4150 + 4150 B ->
 	 * 8448 (33 units) beyond the QUANTUM pulled so far. */
@@ -104,7 +132,7 @@ uet_rccc_src_on_send__forced_send_leaves_a_debt(void **state)
 	/* A grant of one quantum pays the debt first. */
 	uet_rccc_src_on_credit(&s, 2 * QUANTUM, 262500);
 	assert_int_equal(s.credit, (int32_t)QUANTUM - (int32_t)MTU);
-	assert_false(uet_rccc_src_may_send(&s, MTU));
+	assert_true(uet_rccc_src_may_send(&s, MTU)); /* 202 B: any credit */
 	/* Speculation ending keeps a debt (only spare credit goes). */
 	uet_rccc_src_init(&s, 2 * MTU);
 	uet_rccc_src_on_send(&s, 3 * MTU);
@@ -196,7 +224,7 @@ uet_cms_cc_may_send__both_must_allow(void **state)
 	uet_nscc_init(&n, &p);
 	uet_rccc_src_init(&s, 10000);
 	assert_true(uet_cms_cc_may_send(&n, &p, &s, MTU));
-	uet_rccc_src_on_send(&s, 8000);       /* 2000 of credit left */
+	uet_rccc_src_on_send(&s, 10000);      /* no credit left */
 	assert_false(uet_cms_cc_may_send(&n, &p, &s, MTU));
 	assert_true(uet_cms_cc_may_send(&n, &p, NULL, MTU)); /* NSCC only */
 	uet_rccc_src_on_credit(&s, QUANTUM, 10000);
@@ -523,7 +551,8 @@ main(void)
 		cmocka_unit_test(uet_rccc_units__round_up_and_saturate),
 		cmocka_unit_test(uet_rccc_src__speculative_credit_and_gate),
 		cmocka_unit_test(
-			uet_rccc_src_on_send__forced_send_leaves_a_debt),
+			uet_rccc_src_may_send__any_credit_none_without),
+		cmocka_unit_test(uet_rccc_src_on_send__overdraft_leaves_a_debt),
 		cmocka_unit_test(uet_rccc_src_credit_target__formula),
 		cmocka_unit_test(
 			uet_rccc_src_stop_speculating__drops_spare_credit_once),

@@ -514,11 +514,15 @@ uet_rccc__trace_matches_htsim_pull_rules(void **state)
 			assert_int_equal(t, 0);
 		}
 		switch ((x >> 16) % 4) {
-		case 0: /* send what credit allows; the packet asks. The
-			 * PDS forces one out now and then (nothing else in
-			 * flight): a debt, as htsim's signed credit. */
-			if (!uet_rccc_src_may_send(&src, mtu) &&
-			    (x >> 40) % 4 != 0)
+		case 0: /* send while any credit is left, as the
+			 * reference (htsim's can_send_RCCC(): credit > 0);
+			 * the packet asks. Now and then one goes without,
+			 * as a PDC not established yet resends
+			 * (pds_initiator_gate): a debt, as htsim's signed
+			 * credit. */
+			assert_int_equal(uet_rccc_src_may_send(&src, mtu),
+					 r.credit > 0);
+			if (r.credit <= 0 && (x >> 40) % 4 != 0)
 				break;
 			uet_rccc_src_on_send(&src, mtu);
 			r.credit -= mtu;

@@ -325,6 +325,42 @@ pds_lb_loss__reps_freezes_on_rto(void **state)
 				       W.now));
 }
 
+/* Frozen with its cache spent, REPS resends on the EV it kept: a reuse,
+ * counted as recycled, not as explored (the count used to look at the
+ * cache before the call, empty here). */
+static void
+pds_lb_next__frozen_reuse_counts_recycled(void **state)
+{
+	struct uet_pds_tx a0, r[4];
+	uint64_t explored, recycled;
+	uint16_t n, e0, i;
+
+	(void)state;
+	n = send_n(UET_PDS_MODE_RUD, 0, 1);
+	assert_int_equal(n, 1);
+	e0 = T[0].ev;
+	fakewire_inject(&W, 1, &T[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &a0));
+	fakewire_inject(&W, 0, &a0, false, false);
+	assert_int_equal(uet_cms_lb_cached(lb0()), 1);
+	/* the next packet spends e0 and is lost */
+	n = send_n(UET_PDS_MODE_RUD, 1, 1);
+	assert_int_equal(n, 1);
+	assert_int_equal(T[0].ev, e0);
+	assert_int_equal(uet_cms_lb_cached(lb0()), 0);
+	explored = fakewire_st(0)->lb_explored;
+	recycled = fakewire_st(0)->lb_recycled;
+	W.now += 2000000;
+	uet_pds_advance(W.pds[0], W.now);
+	assert_int_equal(fakewire_st(0)->lb_freezes, 1);
+	n = fakewire_take(&W, 0, r, 4);
+	assert_true(n >= 1);
+	for (i = 0; i < n; i++)
+		assert_int_equal(r[i].ev, e0);
+	assert_int_equal(fakewire_st(0)->lb_explored, explored);
+	assert_int_equal(fakewire_st(0)->lb_recycled, recycled + n);
+}
+
 /* An ACK covering several packets reports the EV it echoes only (its
  * round trip is the one known to work, pds_lb.c DECISION); a marked one
  * blocks it. */
@@ -458,6 +494,7 @@ main(void)
 		FW_TEST(pds_lb_ack__coalesced_recycles_echoed_ev_only,
 			setup_reps),
 		FW_TEST(pds_ack_infer__spraying_waits_an_srtt, setup_reps),
+		FW_TEST(pds_lb_next__frozen_reuse_counts_recycled, setup_reps),
 		FW_TEST(pds_lb_loss__reps_freezes_on_rto, setup_reps),
 		FW_TEST(pds_lb_ack__foreign_ev_counted, setup_reps),
 		cmocka_unit_test(uet_pds_create__bad_lb_config),

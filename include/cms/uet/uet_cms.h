@@ -86,7 +86,8 @@ int uet_cms_lb_config_check(const struct uet_cms_lb_config *c,
 struct uet_cms_reps {
 	uint16_t ev[UET_CMS_REPS_RING]; /**< cached EV offsets (FIFO) */
 	uint16_t explore;  /**< exploration generator state (non-zero) */
-	uint16_t pad;
+	uint16_t fresh;    /**< 1: the last EV given out was explored, not
+			    *   reused (uet_cms_lb_explored()) */
 	uint8_t pos;       /**< head (bits 0-2), count (3-6), frozen (7) */
 	uint8_t exploring; /**< fresh EVs still to explore after a freeze */
 	uint8_t freeze_at; /**< tick the freezing started */
@@ -178,6 +179,11 @@ int uet_cms_lb_on_loss(struct uet_cms_lb *lb,
 
 /** REPS: EVs now cached in the ring (0 for the other modes). */
 unsigned int uet_cms_lb_cached(const struct uet_cms_lb *lb);
+
+/** REPS: the last EV uet_cms_lb_next_ev() gave out was a fresh one
+ * (exploring), not a cached or, while frozen, a kept one reused (false
+ * for the other modes). */
+bool uet_cms_lb_explored(const struct uet_cms_lb *lb);
 
 /** REPS: whether the PDC is in freezing mode at @p now. */
 bool uet_cms_lb_frozen(const struct uet_cms_lb *lb,

@@ -58,9 +58,10 @@ uet_rccc_bytes(uint32_t units)
 
 /** Credit held by one source (one PDC), 8 bytes. */
 struct uet_rccc_src {
-	/** Bytes the source may still send; below zero, a debt: a packet
-	 * the PDS let go without credit (nothing else in flight) is paid
-	 * back by the next grants (htsim's signed _credit). */
+	/** Bytes the source may still send; below zero, a debt: the
+	 * packet sent on the last bytes of credit overdraws by less than
+	 * its size, paid back by the next grants (htsim's signed
+	 * _credit). */
 	int32_t credit;
 	/** Credit granted so far, bytes modulo 2^32 (grants are whole
 	 * 256 B units, so bit 0 is free): bit 0 set while the source still
@@ -101,12 +102,12 @@ uint32_t uet_rccc_src_credit_target(const struct uet_rccc_src *s,
  */
 void uet_rccc_src_stop_speculating(struct uet_rccc_src *s);
 
-/** A packet of @p bytes may go: credit >= bytes. */
+/** A packet may go: any credit at all, credit > 0, whatever its size
+ * @p bytes (htsim's can_send_RCCC()); the send may leave a debt. */
 bool uet_rccc_src_may_send(const struct uet_rccc_src *s, uint32_t bytes);
 
 /** A packet of @p bytes (retransmissions too) consumed credit; one sent
- * without enough (the PDS lets one go when nothing is in flight) leaves
- * a debt, saturated at INT32_MIN. */
+ * on less credit than its size leaves a debt, saturated at INT32_MIN. */
 void uet_rccc_src_on_send(struct uet_rccc_src *s, uint32_t bytes);
 
 /**

@@ -130,7 +130,10 @@ struct uet_pds_cc_ops {
 	void (*init)(void *inst, void *priv, const struct uet_pds_cc_pdc *pdc,
 		     uint64_t now);
 	/** May a packet of @p bytes (SES) go with @p inflight SES bytes
-	 * outstanding? */
+	 * outstanding? Not asked with @p inflight 0 (one packet goes) unless
+	 * the CC is credit-based (credit_target set) and the PDC an
+	 * established initiator: then it answers for its credit, and lets
+	 * a window pass (no ACK would open it). */
 	bool (*may_send)(void *inst, const void *priv, uint32_t bytes,
 			 uint32_t inflight);
 	/** A packet of @p bytes (nominal) left (@p retx: a retransmission). */
