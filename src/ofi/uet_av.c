@@ -515,7 +515,6 @@ av_straddr(struct fid_av *fid, const void *addr, char *buf, size_t *len)
 {
 	struct uet_ofi_av *av = container_of(fid, struct uet_ofi_av, av_fid);
 	struct uet_ofi_addr a;
-
 	uint32_t fmt;
 
 	if (addr == NULL || len == NULL)
