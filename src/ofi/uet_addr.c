@@ -34,6 +34,45 @@ uet_ofi_addrlen(uint32_t addr_format)
 	}
 }
 
+/*
+ * The format of the address at @p in, told by its first two bytes: a
+ * sockaddr starts with its family (host order), a struct uet_ofi_addr
+ * with its version (1) and flags (1 or 2), which read as a family are
+ * never AF_INET nor AF_INET6 (0x0101/0x0201 little-endian, 0x01xx
+ * big-endian). FI_FORMAT_UNSPEC when it is neither.
+ */
+uint32_t
+uet_ofi_addr_format_of(const void *in)
+{
+	sa_family_t family;
+
+	memcpy(&family, in, sizeof(family));
+	if (family == AF_INET)
+		return FI_SOCKADDR_IN;
+	if (family == AF_INET6)
+		return FI_SOCKADDR_IN6;
+	if (((const uint8_t *)in)[0] == UET_OFI_ADDR_VERSION)
+		return UET_OFI_ADDR_FORMAT;
+	return FI_FORMAT_UNSPEC;
+}
+
+const char *
+uet_ofi_addr_format_name(uint32_t addr_format)
+{
+	switch (addr_format) {
+	case FI_SOCKADDR:
+		return "FI_SOCKADDR";
+	case FI_SOCKADDR_IN:
+		return "FI_SOCKADDR_IN";
+	case FI_SOCKADDR_IN6:
+		return "FI_SOCKADDR_IN6";
+	case UET_OFI_ADDR_FORMAT:
+		return "UET_OFI_ADDR_FORMAT";
+	default:
+		return "unknown";
+	}
+}
+
 uint16_t
 uet_ofi_addr_pid(const struct uet_ofi_addr *a)
 {

@@ -283,13 +283,72 @@ av_report_err(struct uet_ofi_av *av, size_t index, int rc, void *context)
 	(void)uet_ofi_eq_post(av->eq, FI_AV_COMPLETE, &ev, sizeof(ev), true);
 }
 
+/*
+ * The format of the addresses of one insert call. fi_av(3) has them in
+ * the domain's addr_format, but an application can hold a peer's
+ * address in the provider's other format (fabtests given -s: one side's
+ * fi_getinfo resolved its source to FI_SOCKADDR_IN, the other's to
+ * UET_OFI_ADDR_FORMAT, and each inserts what the other's fi_getname
+ * gave). Both are told apart by their first bytes: the first address
+ * sets the format (and the stride) of the call; one that is neither
+ * keeps the AV's own.
+ */
+static uint32_t
+av_call_format(const struct uet_ofi_av *av, const void *first)
+{
+	uint32_t fmt = uet_ofi_addr_format_of(first);
+
+	if (fmt == FI_SOCKADDR_IN || fmt == UET_OFI_ADDR_FORMAT)
+		return fmt;
+	return uet_ofi_fmt_sin(av->addr_format) ? FI_SOCKADDR_IN :
+						  av->addr_format;
+}
+
+/* Read address @p i of an insert call in format @p fmt into @p a; a
+ * refusal says why (no silent -FI_EINVAL: fi_av_insert has no error
+ * string of its own). */
+static int
+av_import(const struct uet_ofi_av *av, const uint8_t *p, size_t i,
+	  uint32_t fmt, struct uet_ofi_addr *a)
+{
+	uint32_t got = uet_ofi_addr_format_of(p);
+	int rc;
+
+	if (got != fmt) {
+		UET_OFI_REPORT(FI_LOG_AV,
+			       "fi_av_insert: address %zu is %s (first bytes "
+			       "%02x %02x), not %s%s; the AV (addr_format %s) "
+			       "takes FI_SOCKADDR_IN (FI_SOCKADDR: AF_INET) "
+			       "and UET_OFI_ADDR_FORMAT addresses, one format "
+			       "per call",
+			       i, uet_ofi_addr_format_name(got), p[0], p[1],
+			       uet_ofi_addr_format_name(fmt),
+			       i > 0 ? " as the call's first" : "",
+			       uet_ofi_addr_format_name(av->addr_format));
+		return -FI_EINVAL;
+	}
+	rc = uet_ofi_addr_import(p, uet_ofi_addrlen(fmt), fmt,
+				 av->dom->profile,
+				 UET_OFI_ADDR_C_MSG | UET_OFI_ADDR_C_TAGGED |
+					 UET_OFI_ADDR_C_RMA |
+					 UET_OFI_ADDR_C_ATOMIC,
+				 a);
+	if (rc < 0)
+		UET_OFI_REPORT(FI_LOG_AV,
+			       "fi_av_insert: address %zu: not a valid %s "
+			       "address (version %u, flags %#x, profile %u)",
+			       i, uet_ofi_addr_format_name(fmt), p[0], p[1],
+			       p[2]);
+	return rc;
+}
+
 static int
 av_insert(struct fid_av *fid, const void *addr, size_t count,
 	  fi_addr_t *fi_addr, uint64_t flags, void *context)
 {
 	struct uet_ofi_av *av = container_of(fid, struct uet_ofi_av, av_fid);
-	size_t len = uet_ofi_addrlen(av->addr_format);
-	enum uet_wire_profile prof = av->dom->profile;
+	uint32_t fmt;
+	size_t len;
 	/* FI_SYNC_ERR: the context is an array of count ints, 0 or an
 	 * errno per address (synchronous inserts only) */
 	int *sync_err = (flags & FI_SYNC_ERR) ? context : NULL;
@@ -303,6 +362,8 @@ av_insert(struct fid_av *fid, const void *addr, size_t count,
 		return -FI_EINVAL;
 	if (av->shm_ro)
 		return -FI_EACCES; /* a named AV opened FI_READ */
+	fmt = count > 0 ? av_call_format(av, addr) : av->addr_format;
+	len = uet_ofi_addrlen(fmt);
 	for (size_t i = 0; i < count; i++) {
 		const uint8_t *p = (const uint8_t *)addr + i * len;
 		uint64_t h[PEERS_PER_ADDR];
@@ -310,12 +371,7 @@ av_insert(struct fid_av *fid, const void *addr, size_t count,
 		fi_addr_t fa = FI_ADDR_NOTAVAIL;
 		int rc;
 
-		rc = uet_ofi_addr_import(p, len, av->addr_format, prof,
-					 UET_OFI_ADDR_C_MSG |
-						 UET_OFI_ADDR_C_TAGGED |
-						 UET_OFI_ADDR_C_RMA |
-						 UET_OFI_ADDR_C_ATOMIC,
-					 &a);
+		rc = av_import(av, p, i, fmt, &a);
 		if (rc == 0)
 			rc = av_profile_check(av, &a);
 		/* the engine first, without the lock (PEER_ADD may need
@@ -353,9 +409,7 @@ static int
 av_insertsvc(struct fid_av *fid, const char *node, const char *service,
 	     fi_addr_t *fi_addr, uint64_t flags, void *context)
 {
-	struct uet_ofi_av *av = container_of(fid, struct uet_ofi_av, av_fid);
 	struct sockaddr_in sin;
-	struct uet_ofi_addr a;
 	int rc;
 
 	if (node == NULL || service == NULL)
@@ -363,16 +417,7 @@ av_insertsvc(struct fid_av *fid, const char *node, const char *service,
 	rc = uet_ofi_resolve(node, service, &sin);
 	if (rc < 0)
 		return -FI_EINVAL;
-	if (uet_ofi_fmt_sin(av->addr_format))
-		return av_insert(fid, &sin, 1, fi_addr, flags, context);
-	rc = uet_ofi_addr_from_sin(&sin, sizeof(sin), av->dom->profile,
-				   UET_OFI_ADDR_C_MSG | UET_OFI_ADDR_C_TAGGED |
-					   UET_OFI_ADDR_C_RMA |
-					   UET_OFI_ADDR_C_ATOMIC,
-				   &a);
-	if (rc < 0)
-		return rc;
-	return av_insert(fid, &a, 1, fi_addr, flags, context);
+	return av_insert(fid, &sin, 1, fi_addr, flags, context);
 }
 
 static int
@@ -470,11 +515,14 @@ av_straddr(struct fid_av *fid, const void *addr, char *buf, size_t *len)
 {
 	struct uet_ofi_av *av = container_of(fid, struct uet_ofi_av, av_fid);
 	struct uet_ofi_addr a;
+	uint32_t fmt;
 
 	if (addr == NULL || len == NULL)
 		return NULL;
-	if (uet_ofi_addr_import(addr, uet_ofi_addrlen(av->addr_format),
-				av->addr_format, av->dom->profile, 0, &a) < 0)
+	fmt = av_call_format(av, addr);
+	if (uet_ofi_addr_format_of(addr) != fmt ||
+	    uet_ofi_addr_import(addr, uet_ofi_addrlen(fmt), fmt,
+				av->dom->profile, 0, &a) < 0)
 		return NULL;
 	return uet_ofi_addr_str(&a, buf, len);
 }

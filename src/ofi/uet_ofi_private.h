@@ -214,6 +214,11 @@ struct uet_ofi_port_info {
 size_t uet_ofi_addrlen(uint32_t addr_format);
 /* FI_SOCKADDR_IN, or FI_SOCKADDR (read as an AF_INET sockaddr_in) */
 bool uet_ofi_fmt_sin(uint32_t addr_format);
+/* The format an address is in, from its first bytes: FI_SOCKADDR_IN,
+ * FI_SOCKADDR_IN6, UET_OFI_ADDR_FORMAT or FI_FORMAT_UNSPEC (@p in holds
+ * at least 2 bytes). */
+uint32_t uet_ofi_addr_format_of(const void *in);
+const char *uet_ofi_addr_format_name(uint32_t addr_format);
 uint32_t uet_ofi_initiator_default(const struct uet_ofi_addr *a);
 void uet_ofi_addr_make(struct uet_ofi_addr *a, const uint8_t *fa,
 		       bool ipv6, uint16_t pid, enum uet_wire_profile profile,
