@@ -432,6 +432,34 @@ fabric_window_unit(const struct fabric_run *p)
 	return p->tp == &fabric_transport_ses ? "operations" : "packets";
 }
 
+/*
+ * Why a run stopped before it was done. The usual cause is the emulated
+ * time limit, which strerror(ETIMEDOUT) would report as "Connection timed
+ * out", as if a PDC had failed (a failed PDC counts in "failed" instead).
+ * Every message delivered but the run not done: a sender still waits for
+ * the acknowledgement of one (e.g. its retransmissions' ACKs keep taking
+ * a failed link while the RTO doubles).
+ */
+static void
+fabric_print_end(const struct fabric_run *p, const struct fabric_result *res,
+		 FILE *f)
+{
+	double lim = (double)p->o->fab.limit_ns;
+
+	if (p->run_rc == 0)
+		return;
+	if (p->run_rc != -ETIMEDOUT || p->end_ns - p->t0 < p->o->fab.limit_ns) {
+		fprintf(f, "  run ended early: %s\n", strerror(-p->run_rc));
+		return;
+	}
+	fprintf(f, "  run ended early: the emulated time limit (%g %s, "
+		"--time-limit) passed %s\n", lim >= 1e9 ? lim / 1e9 :
+		lim >= 1e6 ? lim / 1e6 : lim / 1e3,
+		lim >= 1e9 ? "s" : lim >= 1e6 ? "ms" : "us", res->complete ?
+		"with every message delivered but a sender still waiting for "
+		"an acknowledgement" : "with messages still to deliver");
+}
+
 static void
 fabric_print(const struct fabric_run *p, const struct fabric_result *res,
 	     FILE *f)
@@ -517,8 +545,7 @@ fabric_print(const struct fabric_run *p, const struct fabric_result *res,
 		(double)res->fab.delivered / p->wall_s : 0,
 		p->wall_s > 0 ? (double)res->fab.events / p->wall_s : 0,
 		emu_s * 1e6, p->rs.iterations, p->rs.jumps);
-	if (p->run_rc != 0)
-		fprintf(f, "  run ended early: %s\n", strerror(-p->run_rc));
+	fabric_print_end(p, res, f);
 }
 
 /* ------------------------------------------------------------------ */
