@@ -337,6 +337,26 @@ pds_target_gone(struct uet_pds *p, struct pds_pdc *c)
 	e->peer = c->peer;
 }
 
+/* A watched stored response left (uet_pds_resp_watch): cleared (0) or
+ * dropped with its PDC (-ECONNRESET). */
+void
+pds_resp_cleared(struct uet_pds *p, const struct pds_pdc *c, uint32_t r,
+		 int status)
+{
+	struct pds_event *e = pds_event_push(p);
+
+	p->resp[r].watch = 0;
+	if (e == NULL)
+		return;
+	e->type = UET_PDS_EV_CLEARED;
+	e->mode = c->mode;
+	e->status = status;
+	e->pdc = pds_handle(p, pds_idx(p, c));
+	e->psn = p->resp[r].psn;
+	e->cookie = p->resp[r].cookie;
+	e->peer = c->peer;
+}
+
 /* The SES had its chance to refuse the last delivery (uet_pds_rx()):
  * record it, and let a pending RUDI_RESP go. */
 void
@@ -709,6 +729,18 @@ uet_pds_respond(struct uet_pds *p, uint32_t pdc, uint32_t psn,
 	if (c == NULL || c->role != PDS_ROLE_TGT)
 		return -ENOENT;
 	return pds_target_respond(p, c, psn, next_hdr, resp, len, fresh);
+}
+
+int
+uet_pds_resp_watch(struct uet_pds *p, uint32_t pdc, uint32_t psn,
+		   uint64_t cookie)
+{
+	struct pds_pdc *c = pdc == UET_PDS_PDC_NONE ? NULL :
+			    pds_handle_pdc(p, pdc);
+
+	if (c == NULL || c->role != PDS_ROLE_TGT)
+		return -ENOENT;
+	return pds_target_resp_watch(p, c, psn, cookie);
 }
 
 int

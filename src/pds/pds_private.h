@@ -251,6 +251,8 @@ struct pds_resp {
 	uint16_t len;
 	uint8_t ready;
 	uint8_t next_hdr;
+	uint8_t watch;     /* UET_PDS_EV_CLEARED asked (uet_pds_resp_watch) */
+	uint64_t cookie;   /* ... its cookie */
 };
 
 /* A delivered request whose PSN is not recorded yet: the SES may still
@@ -828,6 +830,8 @@ void pds_target_nack(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 		  const struct pds_rxinfo *ri, uint16_t lid, uint8_t code,
 		  uint32_t psn);
 void pds_resp_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn);
+void pds_resp_cleared(struct uet_pds *p, const struct pds_pdc *c, uint32_t r,
+		      int status);
 void pds_resp_drop(struct uet_pds *p, struct pds_pdc *c, uint32_t psn);
 void pds_target_commit(struct uet_pds *p, uint64_t now);
 int pds_target_refuse(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
@@ -856,6 +860,8 @@ bool pds_target_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		    struct uet_pds_tx *tx);
 void pds_target_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 uint64_t pds_target_deadline(struct uet_pds *p, const struct pds_pdc *c);
+int pds_target_resp_watch(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+			  uint64_t cookie);
 int pds_target_respond_default(struct uet_pds *p, struct pds_pdc *c,
 			    uint32_t psn);
 uint32_t pds_target_cack_report(const struct uet_pds *p,

@@ -81,6 +81,8 @@ pds_resp_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn)
 	while ((r = c->resp) != PDS_NIL &&
 	       uet_psn_le(p->resp[r].psn, clear_psn)) {
 		c->resp = p->resp[r].next;
+		if (p->resp[r].watch)
+			pds_resp_cleared(p, c, r, 0);
 		pds_pool_put(&p->resp_pool, r);
 		c->nresp--;
 		/* Progress: a later crossing may ask again. */
@@ -202,6 +204,20 @@ pds_target_respond(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	return 0;
 }
 
+/* uet_pds_resp_watch(): the response of @p psn, given and not cleared. */
+int
+pds_target_resp_watch(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+		      uint64_t cookie)
+{
+	uint32_t r = pds_resp_find(p, c, psn);
+
+	if (r == PDS_NIL || !p->resp[r].ready)
+		return -ENOENT;
+	p->resp[r].watch = 1;
+	p->resp[r].cookie = cookie;
+	return 0;
+}
+
 /* uet_pds_respond_default(): nothing to store; the ACK that reports
  * CACK past @p psn is the answer, so ask for one now (as a stored
  * response would have left now); ACKs of one burst still coalesce. */
@@ -221,10 +237,17 @@ pds_target_respond_default(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 void
 pds_target_release(struct uet_pds *p, struct pds_pdc *c)
 {
+	/* A CLOSE comes once every request of its initiator was answered
+	 * (una = nxt), so a stored response uncleared then was received;
+	 * a PDC gone any other way (given up, replaced by a restarted
+	 * initiator's SYN) may have lost it (UEC 1.0 3.5.20.2.2). */
+	int status = c->state == PDC_CLOSED ? 0 : -ECONNRESET;
 	uint32_t r;
 
 	while ((r = c->resp) != PDS_NIL) {
 		c->resp = p->resp[r].next;
+		if (p->resp[r].watch)
+			pds_resp_cleared(p, c, r, status);
 		pds_pool_put(&p->resp_pool, r);
 	}
 	c->nresp = 0;

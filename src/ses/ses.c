@@ -366,6 +366,10 @@ uet_ses_event(struct uet_ses *s, const struct uet_pds_event *ev,
 		ses_pdc_down(s, ev);
 		return 0;
 	}
+	if (ev->type == UET_PDS_EV_CLEARED) {
+		ses_rdv_cleared(s, ev);
+		return 0;
+	}
 	if (ev->type == UET_PDS_EV_PDC_CLOSED) {
 		ses_target_pdc_closed(s, ev);
 		return 0;

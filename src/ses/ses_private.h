@@ -26,6 +26,8 @@
  */
 #define SES_CK_INIT 0u   /* initiator fragment of a message */
 #define SES_CK_RET 1u    /* target: return-direction read data */
+#define SES_CK_RDV 2u    /* rendezvous send: its read-back answered in an
+			  * ACK, until the PDS says it was cleared */
 #define SES_SLOT_MAX (1u << 20)
 
 static inline uint64_t
@@ -114,6 +116,7 @@ struct ses_msg {
 	bool rdv_served;     /* ... which has been served */
 	uint32_t rdv_ret;    /* ... bytes of it served in the return direction */
 	uint16_t rdv_rets;   /* ... return-direction records reading wr.buf */
+	uint16_t rdv_resps;  /* ... answers in ACKs not yet cleared */
 	uint32_t rdv_pdc;    /* ... PDC its read-back came on (the peer's) */
 	bool withdrawn;      /* its process went away (uet_ses_withdraw()) */
 	bool detached;       /* ... and its memory is gone: nothing of it is
@@ -414,6 +417,9 @@ void ses_rdv_start(struct uet_ses *s, struct ses_target *t, uint8_t *dst,
 		   uint64_t cap);
 void ses_rdv_read_done(struct uet_ses *s, struct ses_msg *m, int status);
 void ses_rdv_ret_done(struct uet_ses *s, const struct ses_ret *t);
+void ses_rdv_answered(struct uet_ses *s, struct ses_msg *m,
+		      const struct uet_pds_event *ev, int ret);
+void ses_rdv_cleared(struct uet_ses *s, const struct uet_pds_event *ev);
 uint32_t ses_rdv_wait_progress(struct uet_ses *s);
 void ses_rdv_error_fill(const struct ses_msg *m, struct uet_wire_ses_req *h);
 int ses_rdv_error_rx(struct uet_ses *s, const struct uet_pds_event *ev,

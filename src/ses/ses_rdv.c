@@ -7,7 +7,9 @@
  * extension; the whole source buffer is registered for remote read in
  * the RI table cfg.rdv_ri with a fresh provider key (one per message,
  * deregistered when the send completes). The send completes when the
- * target's read-back of the rest has been served.
+ * target has the rest: its read-back's return-direction packets are all
+ * acknowledged, or the ACK that carried a small (or zero-length) read-back
+ * is cleared (ses_rdv_answered).
  *
  * Target: the message is matched like an eager send (the matching engine
  * holds the eager part when unexpected); once a receive is bound, the SES
@@ -157,6 +159,61 @@ ses_rdv_ret_done(struct uet_ses *s, const struct ses_ret *t)
 		 * the rest meets a revoked key) only waited for this record
 		 * to stop reading its buffer. */
 		ses_msg_check_done(s, m);
+}
+
+/*
+ * A read-back of @p m answered in the ACK of the READ (RESPONSE_DATA_SMALL,
+ * UEC 1.0 3.5.20.2.7; @p ret: ses_respond()'s). Answering is not
+ * delivering: that ACK may be lost, and the READ's initiator then gets the
+ * data only from the copy our PDS keeps until CLEAR_PSN passes the READ
+ * (guaranteed delivery, 3.5.20.2.2), a copy gone if the PDC goes first
+ * (the reader gives up, or this node restarts). So the send completes OK
+ * only once the PDS reports the answer cleared, as a read of the
+ * return direction completes once its packets are acknowledged
+ * (3.5.20.2.5, step 5.b.i), and fails when the PDC goes without it.
+ */
+void
+ses_rdv_answered(struct uet_ses *s, struct ses_msg *m,
+		 const struct uet_pds_event *ev, int ret)
+{
+	uint64_t ck = ses_cookie(SES_CK_RDV, (uint32_t)(m - s->msgs), m->gen,
+				 0);
+
+	/* RUDI (no PDC) has no CLEAR: its RUDI_RESP is the whole answer. */
+	if (ev->pdc == UET_PDS_PDC_NONE) {
+		ses_rdv_served(s, m, ret);
+		return;
+	}
+	if (ret == 0 && uet_pds_resp_watch(s->cfg.pds, ev->pdc, ev->psn,
+					   ck) == 0) {
+		m->rdv_resps++;
+		return;
+	}
+	/* Not stored: the reader cannot get it. */
+	ses_rdv_served(s, m, -EIO);
+}
+
+/* UET_PDS_EV_CLEARED of an answer of ses_rdv_answered(). */
+void
+ses_rdv_cleared(struct uet_ses *s, const struct uet_pds_event *ev)
+{
+	uint32_t slot = ses_ck_slot(ev->cookie);
+	struct ses_msg *m;
+
+	if (ses_ck_kind(ev->cookie) != SES_CK_RDV || slot >= s->cfg.max_msgs) {
+		s->st.stale_done++;
+		return;
+	}
+	m = &s->msgs[slot];
+	/* A send already ended (withdrawn, failed) left its answer behind. */
+	if (m->state == SES_MSG_FREE || m->gen != ses_ck_gen(ev->cookie) ||
+	    !m->rdv || m->rdv_resps == 0) {
+		s->st.stale_done++;
+		return;
+	}
+	m->rdv_resps--;
+	if (ev->status != 0 || m->rdv_resps == 0)
+		ses_rdv_served(s, m, ev->status);
 }
 
 /* ---- initiator: MSG_ERROR from the target (read-back failed) ---- */

@@ -402,8 +402,10 @@ ses_msg_on_down_pdc(const struct uet_ses *s, const struct ses_msg *m,
 	/* A rendezvous read-back under way runs on the peer's PDC (it is the
 	 * READ's initiator): its return-direction records decide the send
 	 * (ses_rdv_ret_done); between its packets, only that PDC's end does.
-	 * Our own PDC to the peer only carried the eager part. */
-	if (m->rdv && m->rdv_rets != 0)
+	 * A read-back answered in an ACK waits for that PDC too
+	 * (ses_rdv_cleared). Our own PDC to the peer only carried the
+	 * eager part. */
+	if (m->rdv && (m->rdv_rets != 0 || m->rdv_resps != 0))
 		return false;
 	if (m->rdv && m->rdv_ret != 0)
 		return ev->pdc == m->rdv_pdc;

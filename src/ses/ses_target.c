@@ -321,10 +321,11 @@ ses_target_read(struct uet_ses *s, const struct uet_pds_event *ev,
 			src = data;
 		}
 		*answered = true;
-		ses_target_data_resp(s, ev, h, UET_SES_LIST_EXPECTED, src,
-				  (uint16_t)h->request_length, now);
+		ret = ses_target_data_resp(s, ev, h, UET_SES_LIST_EXPECTED,
+					   src, (uint16_t)h->request_length,
+					   now);
 		if (owner != NULL)
-			ses_rdv_served(s, owner, 0);
+			ses_rdv_answered(s, owner, ev, ret);
 		else
 			ses_target_remote_event(s, h, UET_SES_WR_READ);
 		return UET_RC_OK;

@@ -211,7 +211,7 @@ uint32_t dst_draw(struct dst_src *s, uint32_t n);
 void dst_getrandom_seed(uint64_t seed);
 void dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed,
 		  uint8_t gen);
-#define DST_GEN_LAST 4
+#define DST_GEN_LAST 5
 /* Print the plan as a reproducer (one line per op and fault). */
 void dst_plan_print(const struct dst_plan *p, void *f);
 /* Keep only the ops / faults whose drawn index is set in @p ops /
@@ -377,6 +377,8 @@ struct dst_sim {
 	uint64_t live_wake;        /* earliest time an op left out wakes */
 	struct uet_rand rng;
 	uint64_t now;
+	uint64_t fault_done;       /* node faults done, bit per fault */
+	uint64_t restart_now;      /* generator 5: restarts due at once */
 	uint64_t horizon;          /* last op / fault + margin */
 	uint64_t end;              /* hard end of the run */
 	uint64_t seq;

@@ -277,6 +277,38 @@ resp_lost(const struct dst_sim *s, int from, const struct uet_pds_tx *t)
 				    t->hdr.type == UET_PDS_TYPE_ACK_CC);
 }
 
+/* Generator 5: a node with a restart fault restarts right after it sends
+ * an ACK carrying read data (RESPONSE_DATA_SMALL: a small READ, a fetching
+ * atomic, a rendezvous read-back), from the start of the run to the end
+ * of the fault, and that ACK is lost: the reader can get the data only
+ * from the stored copy the restart takes away (UEC 1.0 3.5.20.2.2), so
+ * whatever the node took as done on answering shows (a rendezvous send
+ * answered in the READ's ACK, generator 3 seed 1009800). Without such an
+ * ACK the node restarts at the end of the fault. */
+static bool
+restart_on_answer(struct dst_sim *s, int from, const struct uet_pds_tx *t)
+{
+	const struct dst_plan *p = s->plan;
+	uint32_t i;
+
+	if (p->gen < 5 || t->resp_len == 0 ||
+	    t->hdr.next_hdr != UET_PDS_NEXT_RESPONSE_DATA_SMALL ||
+	    (t->hdr.type != UET_PDS_TYPE_ACK &&
+	     t->hdr.type != UET_PDS_TYPE_ACK_CC))
+		return false;
+	for (i = 0; i < p->nfault; i++) {
+		const struct dst_fault_spec *f = &p->fault[i];
+
+		if (f->kind != DST_F_RESTART || f->a != from ||
+		    s->now >= f->at + f->dur ||
+		    ((s->fault_done | s->restart_now) >> i) & 1)
+			continue;
+		s->restart_now |= 1ull << i;
+		return true;
+	}
+	return false;
+}
+
 /* One line per packet sent: who, what, and what the network did to it. */
 static void
 trace_tx(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t,
@@ -355,7 +387,8 @@ dst_net_send(struct dst_sim *s, int from, const struct uet_pds_tx *t)
 	pk.from = (uint8_t)from;
 	pk.to = (uint8_t)to;
 	dst_tap_tx(s, from, to, t);
-	if (lost(s, from, to, t->ev) || resp_lost(s, from, t)) {
+	if (lost(s, from, to, t->ev) || resp_lost(s, from, t) ||
+	    restart_on_answer(s, from, t)) {
 		s->dropped++;
 		trace_tx(s, from, to, t, "LOST");
 		return;

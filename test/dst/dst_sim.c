@@ -147,24 +147,43 @@ is_node_fault(uint8_t kind)
 	return kind >= DST_F_CLOSE_INIT;
 }
 
+/* When node fault @p i acts: at its time, but a restart of generator 5
+ * at its node's first answer with read data (dst_net.c,
+ * restart_on_answer), else at the end of its duration. */
+static uint64_t
+node_fault_at(const struct dst_sim *s, uint32_t i)
+{
+	const struct dst_fault_spec *f = &s->plan->fault[i];
+
+	if (s->plan->gen < 5 || f->kind != DST_F_RESTART)
+		return f->at;
+	return (s->restart_now >> i) & 1 ? s->now : f->at + f->dur;
+}
+
 /* Run the node faults due now; returns the time of the next one. */
 static uint64_t
-node_faults(struct dst_sim *s, uint64_t *done)
+node_faults(struct dst_sim *s)
 {
 	const struct dst_plan *p = s->plan;
-	uint64_t next = UINT64_MAX;
+	uint64_t next = UINT64_MAX, at;
 	uint32_t i;
 
 	for (i = 0; i < p->nfault && !s->failed; i++) {
 		const struct dst_fault_spec *f = &p->fault[i];
 
-		if (!is_node_fault(f->kind) || (*done >> i) & 1)
+		if (!is_node_fault(f->kind) || (s->fault_done >> i) & 1)
 			continue;
-		if (f->at <= s->now) {
-			*done |= 1ull << i;
+		at = node_fault_at(s, i);
+		if (at <= s->now) {
+			s->fault_done |= 1ull << i;
+			if (p->gen >= 5 && f->kind == DST_F_RESTART)
+				dst_trace(s, "n%d restarts %s", f->a,
+					  (s->restart_now >> i) & 1 ?
+					  "on an answer, its ACK lost" :
+					  "at the end of its fault");
 			node_fault(s, f);
-		} else if (f->at < next) {
-			next = f->at;
+		} else if (at < next) {
+			next = at;
 		}
 	}
 	return next;
@@ -261,12 +280,14 @@ final_checks(struct dst_sim *s)
 static void
 loop(struct dst_sim *s)
 {
-	uint64_t done = 0, nf;
+	uint64_t nf;
 	int i;
 
+	s->fault_done = 0;
+	s->restart_now = 0;
 	while (!s->failed) {
 		dst_net_deliver(s);
-		nf = node_faults(s, &done);
+		nf = node_faults(s);
 		dst_work_poll(s);
 		for (i = 0; i < s->plan->nnodes && !s->failed; i++)
 			dst_node_poll(s, i);
@@ -277,6 +298,9 @@ loop(struct dst_sim *s)
 		}
 		if (s->failed || (s->now > s->horizon && all_idle(s)))
 			break;
+		/* a restart an answer made due (generator 5) acts now */
+		if (s->restart_now & ~s->fault_done)
+			nf = s->now;
 		nf = next_time(s, nf);
 		if (nf > s->end) {
 			s->now = s->end;

@@ -209,6 +209,12 @@ ses_fakewire_init_opts(struct sfw *w, enum uet_wire_profile profile, uint64_t se
 	int i;
 
 	memset(w, 0, sizeof(*w));
+	w->profile = profile;
+	w->seed = seed;
+	w->opts = malloc(sizeof(*w->opts));
+	if (w->opts == NULL)
+		return -1;
+	*w->opts = *o;
 	w->rng.s = seed * 2654435761u + 7;
 	w->delay_ns = 2000;
 	w->jitter_ns = 20000;
@@ -222,19 +228,36 @@ ses_fakewire_init_opts(struct sfw *w, enum uet_wire_profile profile, uint64_t se
 	return 0;
 }
 
+static void
+ses_fakewire_node_free(struct ses_fakewire_node *n)
+{
+	uet_ses_free(n->ses);
+	uet_pds_free(n->pds);
+	uet_ses_match_free(n->match);
+	uet_ses_match_free(n->match2);
+	uet_ses_mr_table_free(n->mr);
+	memset(n, 0, sizeof(*n));
+}
+
 void
 ses_fakewire_fini(struct sfw *w)
 {
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		uet_ses_free(w->n[i].ses);
-		uet_pds_free(w->n[i].pds);
-		uet_ses_match_free(w->n[i].match);
-		uet_ses_match_free(w->n[i].match2);
-		uet_ses_mr_table_free(w->n[i].mr);
+		ses_fakewire_node_free(&w->n[i]);
 		free(w->q[i]);
 	}
+	free(w->opts);
+}
+
+int
+ses_fakewire_restart(struct sfw *w, int node)
+{
+	ses_fakewire_node_free(&w->n[node]);
+	w->restarts++;
+	return ses_fakewire_node_init(w, node, w->profile,
+				      w->seed + 1000 * w->restarts, w->opts);
 }
 
 void

@@ -28,6 +28,8 @@
 #define SFW_RDV_EAGER 200 /* eager bytes of a rendezvous send */
 #define SFW_CQ 4096
 
+struct ses_fakewire_opts;
+
 struct ses_fakewire_faults {
 	uint32_t drop;    /* ppm */
 	uint32_t dup;
@@ -56,6 +58,10 @@ struct ses_fakewire_node {
 
 struct sfw {
 	struct ses_fakewire_node n[2];
+	enum uet_wire_profile profile; /* as given to init, for restarts */
+	struct ses_fakewire_opts *opts;
+	uint64_t seed;
+	uint32_t restarts;
 	struct ses_fakewire_faults f[2];
 	struct ses_fakewire_pkt *q[2];
 	uint32_t nq[2];
@@ -114,6 +120,11 @@ extern bool ses_fakewire_remote_events;
 extern const struct uet_ses_mem_ops *ses_fakewire_mem_ops;
 extern void *ses_fakewire_mem_arg;
 void ses_fakewire_fini(struct sfw *w);
+
+/* Node @p node restarts: its PDS, SES and tables are created anew with
+ * the same address (what was in flight to it still arrives); its
+ * completions are gone. */
+int ses_fakewire_restart(struct sfw *w, int node);
 
 /* A work request from node @p from to the other node, job/pid/RI set. */
 void ses_fakewire_wr(struct sfw *w, int from, struct uet_ses_wr *wr, uint8_t op,

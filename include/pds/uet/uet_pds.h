@@ -495,6 +495,13 @@ enum uet_pds_event_type {
 	 * still reassembles from it (a message whose initiator gave up).
 	 */
 	UET_PDS_EV_PDC_CLOSED,
+	/**
+	 * A stored response watched with uet_pds_resp_watch() left: status
+	 * 0 (cleared: its initiator has it) or -ECONNRESET (its PDC went
+	 * without it being cleared); pdc, psn, cookie (the watch's), peer,
+	 * mode.
+	 */
+	UET_PDS_EV_CLEARED,
 };
 
 /** One event for the SES. */
@@ -562,6 +569,21 @@ int uet_pds_respond(struct uet_pds *p, uint32_t pdc, uint32_t psn,
  */
 int uet_pds_respond_default(struct uet_pds *p, uint32_t pdc, uint32_t psn,
 			    uint64_t now);
+
+/**
+ * Ask for UET_PDS_EV_CLEARED when the stored response given for @p psn
+ * (uet_pds_respond()) leaves: status 0 once CLEAR_PSN passes it (its
+ * initiator has it, UEC 1.0 3.5.20.2.2) or its PDC closes by CLOSE (sent
+ * once every request was answered); -ECONNRESET when the PDC goes any
+ * other way with it uncleared (given up, replaced by a restarted
+ * initiator's SYN): it may never have arrived. @p cookie comes back in
+ * the event. One event per call.
+ * @return
+ *   0, or -ENOENT (RUDI, PDC gone, no response given for @p psn, or
+ *   already cleared).
+ */
+int uet_pds_resp_watch(struct uet_pds *p, uint32_t pdc, uint32_t psn,
+		       uint64_t cookie);
 
 /**
  * Refuse the request just delivered (uet_pds_rx() returned 1 and no other

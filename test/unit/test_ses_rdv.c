@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Rendezvous sends whose read-back is answered in the ACK of the READ
+ * (src/ses/ses_rdv.c): the send completes OK only once that answer is
+ * cleared (UEC 1.0 3.5.20.2.2), over the fake wire. Node 0 sends 1000
+ * bytes (200 eager), node 1 receives them into a shorter buffer: the rest
+ * it reads back is small (300-byte receive: 100 bytes) or nothing
+ * (150-byte receive: a zero-length READ).
+ */
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ses_fakewire.h"
+
+/* Virtual time to run: a PDC with the default 24 RTO rounds (1 ms doubling
+ * to 100 ms) fails after about 2.2 s. */
+#define RUN_NS 6000000000ull
+#define SEND_CTX 40
+#define RECV_CTX 41
+
+static struct sfw w;
+static uint8_t sbuf[1000], rbuf[1000];
+static uint32_t acks_to_drop, acks_dropped;
+static bool drop_from0;
+
+/* The ACK that carries a read-back's answer (RESPONSE_DATA_SMALL). */
+static bool
+is_readback_ack(const struct uet_pds_tx *t)
+{
+	return t->kind == UET_PDS_TX_CTL && t->hdr.type == UET_PDS_TYPE_ACK &&
+	       t->hdr.next_hdr == UET_PDS_NEXT_RESPONSE_DATA_SMALL;
+}
+
+/* Lose the first acks_to_drop such ACKs of node 0, and everything node 0
+ * sends while drop_from0 is set. */
+static bool
+drop_fn(struct sfw *fw, int from, const struct uet_pds_tx *t)
+{
+	(void)fw;
+	if (from != 0)
+		return false;
+	if (drop_from0)
+		return true;
+	if (is_readback_ack(t) && acks_dropped < acks_to_drop) {
+		acks_dropped++;
+		return true;
+	}
+	return false;
+}
+
+static int
+setup(void **state)
+{
+	uint32_t i;
+
+	(void)state;
+	acks_to_drop = 0;
+	acks_dropped = 0;
+	drop_from0 = false;
+	if (ses_fakewire_init_rdv(&w, UET_PROFILE_HPC, 0x2d20ull, 100) != 0)
+		return -1;
+	w.drop_fn = drop_fn;
+	for (i = 0; i < sizeof(sbuf); i++)
+		sbuf[i] = (uint8_t)(i * 7 + 3);
+	memset(rbuf, 0, sizeof(rbuf));
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	ses_fakewire_fini(&w);
+	return 0;
+}
+
+/* Post the receive of @p len bytes on node 1, then send from node 0. */
+static void
+start(uint64_t len)
+{
+	struct uet_ses_recv r;
+	struct uet_ses_wr wr;
+
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = RECV_CTX;
+	r.buf = rbuf;
+	r.len = len;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, sizeof(sbuf));
+	wr.context = SEND_CTX;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rdv_tx, 1);
+}
+
+/* Completions with @p ctx on @p node. */
+static uint32_t
+cq_count(int node, uint64_t ctx)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < w.n[node].ncq; i++)
+		n += w.n[node].cq[i].context == ctx;
+	return n;
+}
+
+/* The receive completed once, OK, with the first @p len bytes. */
+static void
+check_received(uint64_t len)
+{
+	const struct uet_ses_cqe *c = ses_fakewire_cqe(&w, 1, RECV_CTX);
+
+	assert_non_null(c);
+	assert_int_equal(cq_count(1, RECV_CTX), 1);
+	assert_int_equal(c->status, 0);
+	assert_int_equal(c->len, len);
+	assert_memory_equal(rbuf, sbuf, len);
+}
+
+/* Run until the send completes: the receive must have completed before
+ * (the target has the data once its READ completed, and only then does
+ * the CLEAR that completes the send leave). */
+static void
+run_send_after_recv(void)
+{
+	while (ses_fakewire_cq_find(&w, 0, SEND_CTX) < 0 && w.now < RUN_NS) {
+		ses_fakewire_step(&w, 1000);
+		if (ses_fakewire_cq_find(&w, 0, SEND_CTX) >= 0)
+			assert_true(ses_fakewire_cq_find(&w, 1, RECV_CTX) >= 0);
+	}
+	assert_true(ses_fakewire_cq_find(&w, 0, SEND_CTX) >= 0);
+}
+
+/* The normal path: the send completes OK exactly once, after the receive
+ * (before the fix it completed when the READ was answered, ahead of it). */
+static void
+ses_rdv_answered__small_readback_completes_once_after_recv(void **state)
+{
+	(void)state;
+	start(300);
+	run_send_after_recv();
+	assert_int_equal(ses_fakewire_cqe(&w, 0, SEND_CTX)->status, 0);
+	check_received(300);
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+	assert_int_equal(cq_count(0, SEND_CTX), 1);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rdv_served, 1);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->stale_done, 0);
+}
+
+/* Same with nothing to read back (the receive is shorter than the eager
+ * part): the zero-length READ's answer is a stored response too. */
+static void
+ses_rdv_answered__zero_length_readback_completes_after_recv(void **state)
+{
+	(void)state;
+	start(150);
+	run_send_after_recv();
+	assert_int_equal(ses_fakewire_cqe(&w, 0, SEND_CTX)->status, 0);
+	check_received(150);
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+	assert_int_equal(cq_count(0, SEND_CTX), 1);
+}
+
+/* The ACK carrying the answer is lost: the READ's retransmission fetches
+ * the stored copy; the send completes OK once, after the receive. */
+static void
+ses_rdv_answered__ack_lost_then_resent_completes_once(void **state)
+{
+	(void)state;
+	acks_to_drop = 1;
+	start(300);
+	run_send_after_recv();
+	assert_int_equal(acks_dropped, 1);
+	assert_int_equal(ses_fakewire_cqe(&w, 0, SEND_CTX)->status, 0);
+	check_received(300);
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+	assert_int_equal(cq_count(0, SEND_CTX), 1);
+}
+
+/*
+ * docs/DST.md, generator 3 seed 1009800: the ACK carrying the answer is
+ * lost and the sender restarts (same address) before the READ is sent
+ * again, its stored copy gone with it. The send must not have completed
+ * OK: the receive fails (the READ meets INV_DPDCID), the message was
+ * never received. Before the fix the send completed OK on answering.
+ */
+static void
+ses_rdv_answered__ack_lost_then_sender_restart_not_ok(void **state)
+{
+	(void)state;
+	acks_to_drop = 1;
+	start(150);
+	while (acks_dropped == 0 && w.now < RUN_NS)
+		ses_fakewire_step(&w, 1000);
+	assert_int_equal(acks_dropped, 1);
+	/* well inside the READ's first RTO (1 ms) */
+	ses_fakewire_step(&w, 1000);
+	assert_int_equal(cq_count(0, SEND_CTX), 0);
+	assert_int_equal(ses_fakewire_restart(&w, 0), 0);
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
+	assert_int_equal(cq_count(1, RECV_CTX), 1);
+	assert_int_not_equal(ses_fakewire_cqe(&w, 1, RECV_CTX)->status, 0);
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+	assert_int_equal(cq_count(0, SEND_CTX), 0);
+}
+
+/*
+ * The reader restarts while the ACK carrying the answer is lost: the
+ * sender's PDC is replaced (or given up) with the answer uncleared, so
+ * the send fails. Before the fix it completed OK, never received.
+ */
+static void
+ses_rdv_cleared__reader_restart_fails_send(void **state)
+{
+	const struct uet_ses_cqe *c;
+
+	(void)state;
+	acks_to_drop = 1;
+	start(300);
+	while (acks_dropped == 0 && w.now < RUN_NS)
+		ses_fakewire_step(&w, 1000);
+	assert_int_equal(acks_dropped, 1);
+	assert_int_equal(ses_fakewire_restart(&w, 1), 0);
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	c = ses_fakewire_cqe(&w, 0, SEND_CTX);
+	assert_non_null(c);
+	assert_int_not_equal(c->status, 0);
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+	assert_int_equal(cq_count(0, SEND_CTX), 1);
+	assert_int_equal(cq_count(1, RECV_CTX), 0);
+}
+
+/*
+ * Everything the sender sends is lost once it has answered the READ, until
+ * the receive ends: the reader's PDC fails, the receive fails, and so
+ * must the send (MSG_ERROR or the answer dropped with the PDC), once
+ * each: never OK while the data never arrived.
+ */
+static void
+ses_rdv_cleared__pdc_fails_mid_readback_both_fail(void **state)
+{
+	(void)state;
+	acks_to_drop = 1;
+	start(300);
+	while (acks_dropped == 0 && w.now < RUN_NS)
+		ses_fakewire_step(&w, 1000);
+	drop_from0 = true;
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
+	assert_int_not_equal(ses_fakewire_cqe(&w, 1, RECV_CTX)->status, 0);
+	drop_from0 = false;
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_int_not_equal(ses_fakewire_cqe(&w, 0, SEND_CTX)->status, 0);
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+	assert_int_equal(cq_count(0, SEND_CTX), 1);
+	assert_int_equal(cq_count(1, RECV_CTX), 1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(
+			ses_rdv_answered__small_readback_completes_once_after_recv,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_rdv_answered__zero_length_readback_completes_after_recv,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_rdv_answered__ack_lost_then_resent_completes_once,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_rdv_answered__ack_lost_then_sender_restart_not_ok,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_rdv_cleared__reader_restart_fails_send,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_rdv_cleared__pdc_fails_mid_readback_both_fail,
+			setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
