@@ -475,6 +475,56 @@ resp_early__error_fails_message(void **state)
 	assert_int_equal(c[0].status, 0);
 }
 
+/* Everything node 1 sends is lost: node 0's PDCs to it fail. */
+static bool
+drop_from1(struct sfw *fw, int from, const struct uet_pds_tx *t)
+{
+	(void)fw;
+	(void)t;
+	return from == 1;
+}
+
+/*
+ * A message whose PDC failed under it (no ACK ever came back: the PDS's
+ * RTO rounds ran out) sends none of the fragments still queued: it
+ * completes with the PDC's error. Sent, they went out on a new PDC to
+ * the peer just declared unreachable, which answered requests of an
+ * operation both ends had failed: a rendezvous read-back whose sender
+ * had revoked its key (BAD_MKEY on the reader, over memif under load),
+ * a WRITE into a region the target had closed.
+ */
+static void
+progress__failed_message_sends_no_more(void **state)
+{
+	static uint8_t src[256 * 1024], mem[256 * 1024];
+	const struct uet_ses_cqe *c;
+	struct uet_ses_wr wr;
+	uint64_t key;
+	uint64_t nfrags = (sizeof(src) + SFW_MTU - 1) / SFW_MTU;
+
+	(void)state;
+	key = ses_fakewire_mr(&w, 1, mem, sizeof(mem), UET_SES_MR_REMOTE_WRITE,
+			      false);
+	assert_true(key != 0);
+	w.drop_fn = drop_from1;
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_WRITE, src, sizeof(src));
+	wr.rkey = key;
+	wr.context = 80;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	/* about 2.2 s of RTO rounds, then the PDC fails */
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, 20000000000ull));
+	c = ses_fakewire_cqe(&w, 0, 80);
+	assert_non_null(c);
+	assert_int_equal(c->status, -ETIMEDOUT);
+	/* one PDC, and only what its window took went out */
+	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->pdc_open_init, 1);
+	assert_true(uet_ses_stats_get(w.n[0].ses)->frag_tx < nfrags);
+	/* nothing left behind: no PDC opened later for the rest */
+	w.drop_fn = NULL;
+	assert_true(ses_fakewire_run_idle(&w, 20000000000ull));
+	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->pdc_open_init, 1);
+}
+
 int
 main(void)
 {
@@ -496,6 +546,9 @@ main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(read_multi__one_packet_per_mtu,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			progress__failed_message_sends_no_more, setup,
+			teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
