@@ -27,13 +27,16 @@
 #define SES_RESTART_WAIT_NS 10000000ull
 
 /* The message got no answer because its PDC failed (as opposed to an
- * answer with an error code, which is final). */
+ * answer with an error code, which is final). -ECONNABORTED: its PDC
+ * went with it in flight, or the peer answered NACK CLOSING and the PDS
+ * could not move it to a new PDC (pds_nack_closing()): never accepted,
+ * so it may go again. */
 bool
 ses_ctl_lost(uint8_t rc, int status)
 {
 	return rc == UET_RC_NULL &&
 	       (status == -ETIMEDOUT || status == -ECONNRESET ||
-		status == -ECONNREFUSED);
+		status == -ECONNREFUSED || status == -ECONNABORTED);
 }
 
 /* @p m goes again at now + @p wait (ses_ctl_progress); events still

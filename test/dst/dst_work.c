@@ -603,8 +603,15 @@ dst_work_delivered(struct dst_sim *s, int i, uint32_t m, uint32_t j)
 {
 	struct dst_op *op = &s->op[m];
 
-	if (op->dst_inc != s->node[i].inc)
+	/* sent to an earlier incarnation of node i (a datagram, or a
+	 * message whose SYN reached the restarted node): it counts for
+	 * nothing, but it took a receive the restarted node posted for
+	 * another message, which must be posted again */
+	if (op->dst_inc != s->node[i].inc) {
+		if (j != m && j < s->plan->nop)
+			s->op[j].recv_posted = false;
 		return;
+	}
 	/* UUD is unreliable: the network may duplicate a datagram and no
 	 * one removes the copy (UEC 1.0 PDS delivery modes). The copy took
 	 * a receive another message needs: post it again. */

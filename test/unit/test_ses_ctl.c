@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "ses_fakewire.h"
+#include "ses_private.h"
 
 /* Virtual time to run: a PDC with the default 24 RTO rounds (1 ms doubling
  * to 100 ms) fails after about 2.2 s. */
@@ -92,11 +93,32 @@ ses_ctl_retry__msg_error_outlasts_partition(void **state)
 	ses_fakewire_fini(&w);
 }
 
+/*
+ * A control message whose PDC went with it in flight, or whose move to a
+ * new PDC after the peer's NACK CLOSING failed, completes with
+ * -ECONNABORTED (pds_nack_closing(), pds_pdc_free()): it was never
+ * accepted, so it goes again like one lost with its PDC. Found by the
+ * deterministic simulator (docs/DST.md, soak seed 3074552): a
+ * DEFERRABLE_RTR NACKed CLOSING could not move, the receive failed and the
+ * parked send waited for good. An answer with a code stays final.
+ */
+static void
+ses_ctl_lost__aborted_goes_again(void **state)
+{
+	(void)state;
+	assert_true(ses_ctl_lost(UET_RC_NULL, -ECONNABORTED));
+	assert_true(ses_ctl_lost(UET_RC_NULL, -ETIMEDOUT));
+	assert_true(ses_ctl_lost(UET_RC_NULL, -ECONNRESET));
+	assert_false(ses_ctl_lost(UET_RC_NULL, -EIO));
+	assert_false(ses_ctl_lost(UET_RC_CANCELLED, -ECONNABORTED));
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(ses_ctl_retry__msg_error_outlasts_partition),
+		cmocka_unit_test(ses_ctl_lost__aborted_goes_again),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
