@@ -9,64 +9,7 @@
 #include <uet/uet_wire.h>
 
 #include "wire_be.h"
-
-/* Byte offsets inside the common 12 bytes of every request. */
-#define SES_OFF_OPCODE 0
-#define SES_OFF_FLAGS 1
-#define SES_OFF_MSG_ID 2      /* STD: message_id; SMALL/MEDIUM: request_length */
-#define SES_OFF_RI_GEN 4
-#define SES_OFF_JOB_ID 5
-#define SES_OFF_PID 8
-#define SES_OFF_RI 10
-
-/* Standard request (44 bytes). */
-#define SES_STD_OFF_BUF_OFFSET 12
-#define SES_STD_OFF_INITIATOR 20
-#define SES_STD_OFF_MATCH 24
-#define SES_STD_OFF_HDR_DATA 32 /* SOM=1 */
-#define SES_STD_OFF_PAYLOAD_LEN 32 /* SOM=0: rsvd(18) payload_length(14) */
-#define SES_STD_OFF_MSG_OFFSET 36  /* SOM=0 */
-#define SES_STD_OFF_REQ_LEN 40
-
-/* Medium (32 bytes) and small (20 bytes) requests. */
-#define SES_MED_OFF_HD_OR_BUF 12
-#define SES_MED_OFF_INITIATOR 20
-#define SES_MED_OFF_MATCH 24
-#define SES_SMALL_OFF_BUF_OFFSET 12
-
-/* Sub-byte fields. */
-#define SES_RSVD2_MASK 0xC0u     /* rsvd(2) above a 6-bit or 14-bit field */
-#define SES_LOW6_MASK 0x3Fu
-#define SES_VERSION_SHIFT 6
-#define SES_RSVD4_MASK 0xF0u     /* rsvd(4) above a 12-bit field */
-#define SES_LIST_SHIFT 6
-
-/* Atomic extension (4 bytes; 36 with the compare-and-swap operands). */
-#define SES_AMO_OFF_OP 0
-#define SES_AMO_OFF_DT 1
-#define SES_AMO_OFF_SC 2
-#define SES_AMO_OFF_RSVD 3
-#define SES_AMO_OFF_COMPARE 4
-#define SES_AMO_OFF_SWAP 20
-
-/* Rendezvous extension (24 bytes). */
-#define SES_RDV_OFF_EAGER 0
-#define SES_RDV_OFF_RI_GEN 4
-#define SES_RDV_OFF_PID_RI 5 /* read_pid_on_fep(12) read_resource_index(12) */
-#define SES_RDV_OFF_OFFSET 8
-#define SES_RDV_OFF_KEY 16
-
-/* Responses: RESPONSE, RESPONSE_DATA, RESPONSE_DATA_SMALL. */
-#define SES_RSP_OFF_MSG_ID 2
-#define SES_RSP_OFF_RI_GEN 4   /* RESPONSE; rsvd(8) in the two data forms */
-#define SES_RSP_OFF_JOB_ID 5
-#define SES_RSP_OFF_MOD_LEN 8  /* RESPONSE */
-#define SES_RSPD_OFF_READ_ID 8
-#define SES_RSPD_OFF_PAYLOAD 10
-#define SES_RSPD_OFF_MOD_LEN 12
-#define SES_RSPD_OFF_MSG_OFFSET 16
-#define SES_RSPS_OFF_PAYLOAD 2
-#define SES_RSPS_OFF_PSN 8
+#include "ses_private.h"
 
 /* Opcodes each request format may carry (docs/WIRE-DECISIONS.md). */
 #define SES_OPBIT(op) (1u << (op))
@@ -782,39 +725,4 @@ uet_wire_ses_resp_decode(const uint8_t *buf, size_t len,
 	if (rc < 0)
 		return rc;
 	return (int)hlen;
-}
-
-int
-uet_wire_ses_job_id(const uint8_t *buf, size_t len, unsigned int next_hdr,
-		    uint32_t *job_id)
-{
-	size_t hlen = uet_wire_ses_fmt_len((enum uet_wire_ses_fmt)next_hdr);
-
-	if (hlen == 0)
-		hlen = uet_wire_ses_resp_fmt_len(
-			(enum uet_wire_ses_resp_fmt)next_hdr);
-	if (hlen == 0)
-		return -UET_WIRE_E_BAD_NEXT_HDR;
-	if (len < hlen)
-		return -UET_WIRE_E_TRUNCATED;
-	_Static_assert(SES_OFF_JOB_ID == SES_RSP_OFF_JOB_ID,
-		       "one JobID offset in requests and responses");
-	*job_id = be24_load(buf + SES_OFF_JOB_ID);
-	return 0;
-}
-
-int
-uet_wire_ses_req_pid(const uint8_t *buf, size_t len, unsigned int next_hdr,
-		     uint16_t *pid)
-{
-	size_t hlen = uet_wire_ses_fmt_len((enum uet_wire_ses_fmt)next_hdr);
-
-	if (hlen == 0)
-		return -UET_WIRE_E_BAD_NEXT_HDR;
-	if (len < hlen)
-		return -UET_WIRE_E_TRUNCATED;
-	if (buf[SES_OFF_PID] & SES_RSVD4_MASK)
-		return -UET_WIRE_E_RESERVED;
-	*pid = be16_load(buf + SES_OFF_PID);
-	return 0;
 }

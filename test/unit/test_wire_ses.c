@@ -1787,6 +1787,158 @@ req_pid__refused(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* The fields read in place against the decoder                        */
+/* ------------------------------------------------------------------ */
+
+/* The decoder's verdict on @p b as next header @p nh, and the fields the
+ * in-place readers return (@p pid only for a request). */
+static int
+decode_as(const uint8_t *b, size_t len, unsigned int nh, uint32_t *job,
+	  uint16_t *pid)
+{
+	struct uet_wire_ses_req rq;
+	struct uet_wire_ses_resp rs;
+	int rc;
+
+	if (uet_wire_ses_fmt_len((enum uet_wire_ses_fmt)nh) != 0) {
+		rc = uet_wire_ses_req_decode(b, len, (enum uet_wire_ses_fmt)nh,
+					     &rq);
+		*job = rq.job_id;
+		*pid = rq.pid_on_fep;
+		return rc;
+	}
+	rc = uet_wire_ses_resp_decode(b, len, (enum uet_wire_ses_resp_fmt)nh,
+				      &rs);
+	*job = rs.job_id;
+	return rc;
+}
+
+/* The readers' contract: where the decoder accepts, they accept and read
+ * what it decoded; where they refuse, the decoder refuses. @return whether
+ * the JobID reader refused. */
+static bool
+readers_agree(const uint8_t *b, size_t len, unsigned int nh)
+{
+	bool req = uet_wire_ses_fmt_len((enum uet_wire_ses_fmt)nh) != 0;
+	uint32_t job = 0, djob = 0;
+	uint16_t pid = 0, dpid = 0;
+	int drc = decode_as(b, len, nh, &djob, &dpid);
+	int jrc = uet_wire_ses_job_id(b, len, nh, &job);
+	int prc = uet_wire_ses_req_pid(b, len, nh, &pid);
+
+	if (drc >= 0) {
+		assert_int_equal(jrc, 0);
+		assert_int_equal(job, djob);
+		if (req) {
+			assert_int_equal(prc, 0);
+			assert_int_equal(pid, dpid);
+		}
+	}
+	if (jrc < 0 || (req && prc < 0))
+		assert_true(drc < 0);
+	if (!req)
+		assert_int_equal(prc, -UET_WIRE_E_BAD_NEXT_HDR);
+	return jrc < 0;
+}
+
+/* Copy case bytes into @p b, zeros after them. */
+static void
+case_bytes(uint8_t *b, size_t cap, const uint8_t *bytes, size_t len)
+{
+	assert_true(len <= cap);
+	memset(b, 0, cap);
+	memcpy(b, bytes, len);
+}
+
+/* A hostile header the readers must refuse as the decoder does: short,
+ * another version, an opcode outside the format's family. */
+static void
+job_id__refuses_what_decoder_refuses(void **state)
+{
+	uint8_t b[128];
+
+	(void)state;
+	for (size_t i = 0; i < N_REQ_CASES; i++) {
+		const struct req_case *c = &g_req_cases[i];
+		size_t hl = uet_wire_ses_fmt_len(c->fmt);
+
+		for (size_t l = 0; l < hl; l++)
+			assert_true(readers_agree(c->bytes, l, c->fmt));
+		for (unsigned int v = 1; v < 4; v++) {
+			case_bytes(b, sizeof(b), c->bytes, c->len);
+			b[1] = (uint8_t)((b[1] & 0x3F) | (v << 6));
+			assert_true(readers_agree(b, c->len, c->fmt));
+		}
+		for (unsigned int op = 0; op < 256; op++) {
+			case_bytes(b, sizeof(b), c->bytes, c->len);
+			b[0] = (uint8_t)op;
+			assert_int_equal(readers_agree(b, c->len, c->fmt),
+					 !uet_wire_ses_fmt_allows(c->fmt, op));
+		}
+	}
+	for (size_t i = 0; i < N_RESP_CASES; i++) {
+		const struct resp_case *c = &g_resp_cases[i];
+		size_t hl = uet_wire_ses_resp_fmt_len(c->h.fmt);
+
+		for (size_t l = 0; l < hl; l++)
+			assert_true(readers_agree(c->bytes, l, c->h.fmt));
+		for (unsigned int v = 1; v < 4; v++) {
+			case_bytes(b, sizeof(b), c->bytes, c->len);
+			b[1] = (uint8_t)((b[1] & 0x3F) | (v << 6));
+			assert_true(readers_agree(b, c->len, c->h.fmt));
+		}
+		for (unsigned int op = 0; op < 64; op++) {
+			bool data_fmt = c->h.fmt != UET_SES_RESP_FMT_RESPONSE;
+
+			case_bytes(b, sizeof(b), c->bytes, c->len);
+			b[0] = (uint8_t)((b[0] & 0xC0) | op);
+			assert_int_equal(readers_agree(b, c->len, c->h.fmt),
+					 op > UET_SES_RSP_NO_RESPONSE ||
+					 data_fmt !=
+					 (op == UET_SES_RSP_RESPONSE_W_DATA));
+		}
+	}
+}
+
+/* Fuzz-like: every case header with one to four random bytes of its
+ * first 16 changed (where the common fields and flags are), at a random
+ * length around the header's, read as a random next header. */
+static void
+job_id__agrees_with_decoder_on_mutations(void **state)
+{
+	unsigned int refused = 0, accepted = 0;
+	uint8_t b[128];
+	size_t cut;
+
+	(void)state;
+	for (unsigned int it = 0; it < RANDOM_ITERS; it++) {
+		size_t k = rnd(N_REQ_CASES + N_RESP_CASES);
+		const uint8_t *bytes = k < N_REQ_CASES ?
+			g_req_cases[k].bytes : g_resp_cases[k - N_REQ_CASES].bytes;
+		size_t len = k < N_REQ_CASES ?
+			g_req_cases[k].len : g_resp_cases[k - N_REQ_CASES].len;
+		unsigned int nh = k < N_REQ_CASES ?
+			(unsigned int)g_req_cases[k].fmt :
+			(unsigned int)g_resp_cases[k - N_REQ_CASES].h.fmt;
+
+		case_bytes(b, sizeof(b), bytes, len);
+		for (unsigned int n = 1 + rnd(4); n > 0; n--)
+			b[rnd(16)] = (uint8_t)rbits(8);
+		if (rnd(4) == 0)
+			nh = 1 + rnd(UET_SES_RESP_FMT_DATA_SMALL);
+		cut = rnd(8);
+		len = (len > cut ? len - cut : 0) + rnd(8);
+		if (readers_agree(b, len < sizeof(b) ? len : sizeof(b), nh))
+			refused++;
+		else
+			accepted++;
+	}
+	/* both outcomes were exercised */
+	assert_true(refused > RANDOM_ITERS / 10);
+	assert_true(accepted > RANDOM_ITERS / 10);
+}
+
+/* ------------------------------------------------------------------ */
 
 #define T(f) cmocka_unit_test_setup(f, rng_setup)
 
@@ -1867,6 +2019,8 @@ main(void)
 		T(job_id__not_ses),
 		T(req_pid__every_format),
 		T(req_pid__refused),
+		T(job_id__refuses_what_decoder_refuses),
+		T(job_id__agrees_with_decoder_on_mutations),
 	};
 	const char *env = getenv("UET_TEST_SEED");
 

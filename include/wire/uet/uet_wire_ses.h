@@ -420,26 +420,34 @@ int uet_wire_ses_resp_decode(const uint8_t *buf, size_t len,
  * The JobID of a request or response header, read in place: the one
  * field a layer below the SES needs (TSS picks a frame's secure domain
  * by it, UEC 1.0 3.7), so that only the SES decodes the header. The
- * JobID sits at the same offset in every format (UEC 1.0 SES headers); no
- * other field is checked.
+ * JobID sits at the same offset in every format (UEC 1.0 SES headers).
+ * What the field rests on is checked as the decoder checks it: the
+ * header's length, version and an opcode the format carries; the other
+ * fields are left to the decoder, so a header this refuses the decoder
+ * refuses too, one it accepts the decoder may still refuse.
  * @param next_hdr
  *   The PDS next header: a request (1-3) or response (4-6) format.
  * @return
- *   0 and @p job_id, or UET_WIRE_E_BAD_NEXT_HDR (no SES header) or
- *   UET_WIRE_E_TRUNCATED (@p len below the format's header), negated.
+ *   0 and @p job_id, or a negated error: UET_WIRE_E_BAD_NEXT_HDR (no SES
+ *   header), UET_WIRE_E_TRUNCATED (@p len below the format's header),
+ *   UET_WIRE_E_RESERVED, UET_WIRE_E_BAD_OPCODE or
+ *   UET_WIRE_E_BAD_COMBINATION (no opcode of the format),
+ *   UET_WIRE_E_BAD_VERSION.
  */
 int uet_wire_ses_job_id(const uint8_t *buf, size_t len, unsigned int next_hdr,
 			uint32_t *job_id);
 
 /**
  * The PIDonFEP of a request header, read in place: what steers a frame
- * to the engine context serving that process, below the SES.
+ * to the engine context serving that process, below the SES. Checked as
+ * uet_wire_ses_job_id() checks a request, and the 4 reserved bits above
+ * the field.
  * @param next_hdr
  *   The PDS next header: a request format (1-3).
  * @return
- *   0 and @p pid, or UET_WIRE_E_BAD_NEXT_HDR (no request header),
- *   UET_WIRE_E_TRUNCATED or UET_WIRE_E_RESERVED (the 4 bits above the
- *   field set), negated.
+ *   0 and @p pid, or the negated errors of uet_wire_ses_job_id()
+ *   (UET_WIRE_E_BAD_NEXT_HDR: no request header), UET_WIRE_E_RESERVED
+ *   also for the 4 bits above the field.
  */
 int uet_wire_ses_req_pid(const uint8_t *buf, size_t len, unsigned int next_hdr,
 			 uint16_t *pid);
