@@ -534,3 +534,20 @@ ses_fakewire_cqe(const struct sfw *w, int node, uint64_t ctx)
 		(unsigned long long)ctx);
 	return NULL;
 }
+
+uint32_t
+ses_fakewire_cq_count(const struct sfw *w, int node, uint64_t ctx)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < w->n[node].ncq; i++)
+		n += w->n[node].cq[i].context == ctx;
+	return n;
+}
+
+int
+ses_fakewire_teardown(void **state)
+{
+	ses_fakewire_fini(*state);
+	return 0;
+}

@@ -149,4 +149,11 @@ int ses_fakewire_cq_find(const struct sfw *w, int node, uint64_t ctx);
 const struct uet_ses_cqe *ses_fakewire_cqe(const struct sfw *w, int node,
 				  uint64_t ctx);
 
+/* How many completions with @p ctx @p node has (exactly-once checks). */
+uint32_t ses_fakewire_cq_count(const struct sfw *w, int node, uint64_t ctx);
+
+/* A cmocka teardown: ses_fakewire_fini() of the wire the test's setup
+ * left in *state. */
+int ses_fakewire_teardown(void **state);
+
 #endif /* SES_FAKEWIRE_H */

@@ -17,10 +17,10 @@
 #include <cmocka.h>
 
 #include "perf.h"
+#include "perf_ulp_wrap.h"
 
 extern const struct perf_mode perf_mode_latency;
 
-#define MAX_LEN 1500
 #define MAX_SUB 16
 
 static uint64_t sub_cookie[MAX_SUB];
@@ -28,8 +28,6 @@ static unsigned int nb_sub;
 
 int __wrap_uet_ulp_submit(struct uet_ulp_ctx *ctx,
 			  const struct uet_pds_submit *q);
-uint16_t __wrap_uet_ulp_max_len(const struct uet_ulp_ctx *ctx);
-uint64_t __wrap_uet_ulp_now(const struct uet_ulp_ctx *ctx);
 uint64_t __wrap_rte_get_tsc_hz(void);
 
 int
@@ -42,48 +40,10 @@ __wrap_uet_ulp_submit(struct uet_ulp_ctx *ctx, const struct uet_pds_submit *q)
 	return 0;
 }
 
-uint16_t
-__wrap_uet_ulp_max_len(const struct uet_ulp_ctx *ctx)
-{
-	(void)ctx;
-	return MAX_LEN;
-}
-
-uint64_t
-__wrap_uet_ulp_now(const struct uet_ulp_ctx *ctx)
-{
-	(void)ctx;
-	return 0;
-}
-
 uint64_t
 __wrap_rte_get_tsc_hz(void)
 {
 	return 1000000000ull;
-}
-
-/* largest single calloc / realloc since the last reset */
-static size_t alloc_max;
-
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t size);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t size);
-
-void *
-__wrap_calloc(size_t n, size_t size)
-{
-	if (n * size > alloc_max)
-		alloc_max = n * size;
-	return __real_calloc(n, size);
-}
-
-void *
-__wrap_realloc(void *p, size_t size)
-{
-	if (size > alloc_max)
-		alloc_max = size;
-	return __real_realloc(p, size);
 }
 
 /* latency.c's printing and in-process topology are not under test */
@@ -233,7 +193,7 @@ ping_failed__partial_ping_not_awaited(void **state)
 {
 	struct test_ulp *r = pinger(4000, 1);
 	struct test_ulp_result res;
-	uint32_t ppm = test_ulp_pkts_per_msg(4000, MAX_LEN);
+	uint32_t ppm = test_ulp_pkts_per_msg(4000, PERF_WRAP_MAX_LEN);
 
 	(void)state;
 	assert_true(ppm > 2);
@@ -293,11 +253,11 @@ ping_init__samples_grow_with_round_trips(void **state)
 
 	(void)state;
 	perf_mode_latency.raw_traffic(&p, &rx);
-	alloc_max = 0;
+	perf_wrap_alloc_max = 0;
 	r = test_ulp_create(&p);
 	assert_non_null(r);
 	assert_int_equal(test_ulp_ops.init(ctx, r, &priv), 0);
-	assert_true(alloc_max <= 64 * 1024);
+	assert_true(perf_wrap_alloc_max <= 64 * 1024);
 	for (uint64_t seq = 0; seq < n; seq++) {
 		nb_sub = 0;
 		test_ulp_ops.poll(r, ctx, 0);
@@ -309,7 +269,7 @@ ping_init__samples_grow_with_round_trips(void **state)
 	assert_int_equal(res.pongs, n);
 	assert_int_equal(res.lat_n, n);
 	assert_int_equal(res.rx_dup + res.rx_bad, 0);
-	assert_true(alloc_max <= 64 * 1024);
+	assert_true(perf_wrap_alloc_max <= 64 * 1024);
 	test_ulp_free(r);
 	test_ulp_free(echo);
 }

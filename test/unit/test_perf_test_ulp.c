@@ -16,51 +16,11 @@
 #include <cmocka.h>
 
 #include "perf.h"
-
-#define MAX_LEN 1500
-
-/* largest single calloc / realloc since the last reset */
-static size_t alloc_max;
-
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t size);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t size);
-uint16_t __wrap_uet_ulp_max_len(const struct uet_ulp_ctx *ctx);
-uint64_t __wrap_uet_ulp_now(const struct uet_ulp_ctx *ctx);
-
-void *
-__wrap_calloc(size_t n, size_t size)
-{
-	if (n * size > alloc_max)
-		alloc_max = n * size;
-	return __real_calloc(n, size);
-}
-
-void *
-__wrap_realloc(void *p, size_t size)
-{
-	if (size > alloc_max)
-		alloc_max = size;
-	return __real_realloc(p, size);
-}
-
-uint16_t
-__wrap_uet_ulp_max_len(const struct uet_ulp_ctx *ctx)
-{
-	(void)ctx;
-	return MAX_LEN;
-}
-
-uint64_t
-__wrap_uet_ulp_now(const struct uet_ulp_ctx *ctx)
-{
-	(void)ctx;
-	return 0;
-}
+#include "perf_ulp_wrap.h"
 
 /* never dereferenced: every use of the context is wrapped */
-static struct uet_ulp_ctx *const ctx = (struct uet_ulp_ctx *)&alloc_max;
+static struct uet_ulp_ctx *const ctx =
+	(struct uet_ulp_ctx *)&perf_wrap_alloc_max;
 
 /* A test ULP of messages of @p size bytes: sender of @p count, receiver
  * of @p expect. */
@@ -84,7 +44,7 @@ static void
 deliver(struct test_ulp *tx, struct test_ulp *rx, uint64_t seq, uint32_t k)
 {
 	uint32_t ppm = test_ulp_pkts_per_msg(test_ulp_params(tx)->size,
-					     MAX_LEN);
+					     PERF_WRAP_MAX_LEN);
 	struct uet_pds_event ev = {
 		.type = UET_PDS_EV_DELIVER, .mode = UET_PDS_MODE_RUD,
 		.next_hdr = ppm == 1 ? UET_SES_FMT_SMALL : UET_SES_FMT_STD,
@@ -104,17 +64,17 @@ deliver(struct test_ulp *tx, struct test_ulp *rx, uint64_t seq, uint32_t k)
 static void
 test_ulp_init__record_grows_with_arrivals(void **state)
 {
-	const uint32_t size = 4000; /* 3 packets at MAX_LEN */
+	const uint32_t size = 4000; /* 3 packets at PERF_WRAP_MAX_LEN */
 	struct test_ulp *tx, *rx;
 	struct test_ulp_result res;
 	uint64_t far = 1000000;
 
 	(void)state;
-	assert_int_equal(test_ulp_pkts_per_msg(size, MAX_LEN), 3);
+	assert_int_equal(test_ulp_pkts_per_msg(size, PERF_WRAP_MAX_LEN), 3);
 	tx = side(size, PERF_MAX_COUNT, 0);
-	alloc_max = 0;
+	perf_wrap_alloc_max = 0;
 	rx = side(size, 0, PERF_MAX_COUNT);
-	assert_true(alloc_max <= 64 * 1024);
+	assert_true(perf_wrap_alloc_max <= 64 * 1024);
 	for (uint32_t k = 0; k < 3; k++)
 		deliver(tx, rx, 0, k);
 	deliver(tx, rx, 5000, 1);     /* past the first allocation */
@@ -126,7 +86,7 @@ test_ulp_init__record_grows_with_arrivals(void **state)
 	deliver(tx, rx, 7, 2);        /* below the grown end: kept */
 	/* 3 packet counts and one message count for each message up to
 	 * the last one arrived */
-	assert_true(alloc_max <= (far + 1) * 3);
+	assert_true(perf_wrap_alloc_max <= (far + 1) * 3);
 	test_ulp_result(rx, &res);
 	assert_int_equal(res.rx_msgs, 3);
 	assert_int_equal(res.rx_dup, 1);

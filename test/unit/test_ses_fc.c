@@ -86,17 +86,6 @@ cqe(int node, uint64_t ctx)
 	return c;
 }
 
-/* Completions with @p ctx on @p node (exactly-once checks). */
-static uint32_t
-cq_count(int node, uint64_t ctx)
-{
-	uint32_t i, n = 0;
-
-	for (i = 0; i < w.n[node].ncq; i++)
-		n += w.n[node].cq[i].context == ctx;
-	return n;
-}
-
 static void
 post_tagged(int node, uint64_t ctx, void *buf, uint64_t len, uint64_t tag)
 {
@@ -180,12 +169,12 @@ check_all(void)
 			print_error("send %u: %d rc %u\n", i, c->status,
 				    c->prov_errno);
 		assert_int_equal(c->status, 0);
-		assert_int_equal(cq_count(0, i + 1), 1);
+		assert_int_equal(ses_fakewire_cq_count(&w, 0, i + 1), 1);
 		c = cqe(1, 5000 + i);
 		assert_int_equal(c->status, 0);
 		assert_int_equal(c->len, msg_len(i));
 		assert_int_equal(c->tag, 1000 + i);
-		assert_int_equal(cq_count(1, 5000 + i), 1);
+		assert_int_equal(ses_fakewire_cq_count(&w, 1, 5000 + i), 1);
 		assert_memory_equal(rbuf + i * SLOT, sbuf + i * SLOT,
 				    msg_len(i));
 		assert_int_equal(rbuf[i * SLOT + msg_len(i)], 0);

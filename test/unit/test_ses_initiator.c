@@ -26,16 +26,8 @@ static uint8_t data[8192];
 static int
 setup(void **state)
 {
-	(void)state;
+	*state = &w; /* for ses_fakewire_teardown() */
 	return ses_fakewire_init(&w, UET_PROFILE_HPC, 1);
-}
-
-static int
-teardown(void **state)
-{
-	(void)state;
-	ses_fakewire_fini(&w);
-	return 0;
 }
 
 static void
@@ -531,24 +523,24 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fmt_choose__rules),
 		cmocka_unit_test_setup_teardown(fragment__std_offsets, setup,
-						teardown),
+						ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(build_csum__odd_lengths_and_unknown,
-						setup, teardown),
+						setup, ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(fragment__medium_single_and_ids,
-						setup, teardown),
+						setup, ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(fragment__atomic_cas_ext,
-						setup, teardown),
+						setup, ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(submit__profile_enforced, setup,
-						teardown),
+						ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(submit__bad_requests, setup,
-						teardown),
+						ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(resp_early__error_fails_message,
-						setup, teardown),
+						setup, ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(read_multi__one_packet_per_mtu,
-						setup, teardown),
+						setup, ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(
 			progress__failed_message_sends_no_more, setup,
-			teardown),
+			ses_fakewire_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -60,7 +60,7 @@ setup(void **state)
 {
 	uint32_t i;
 
-	(void)state;
+	*state = &w; /* for ses_fakewire_teardown() */
 	acks_to_drop = 0;
 	acks_dropped = 0;
 	drop_from0 = false;
@@ -70,14 +70,6 @@ setup(void **state)
 	for (i = 0; i < sizeof(sbuf); i++)
 		sbuf[i] = (uint8_t)(i * 7 + 3);
 	memset(rbuf, 0, sizeof(rbuf));
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	(void)state;
-	ses_fakewire_fini(&w);
 	return 0;
 }
 
@@ -100,17 +92,6 @@ start(uint64_t len)
 	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rdv_tx, 1);
 }
 
-/* Completions with @p ctx on @p node. */
-static uint32_t
-cq_count(int node, uint64_t ctx)
-{
-	uint32_t i, n = 0;
-
-	for (i = 0; i < w.n[node].ncq; i++)
-		n += w.n[node].cq[i].context == ctx;
-	return n;
-}
-
 /* The receive completed once, OK, with the first @p len bytes. */
 static void
 check_received(uint64_t len)
@@ -118,7 +99,7 @@ check_received(uint64_t len)
 	const struct uet_ses_cqe *c = ses_fakewire_cqe(&w, 1, RECV_CTX);
 
 	assert_non_null(c);
-	assert_int_equal(cq_count(1, RECV_CTX), 1);
+	assert_int_equal(ses_fakewire_cq_count(&w, 1, RECV_CTX), 1);
 	assert_int_equal(c->status, 0);
 	assert_int_equal(c->len, len);
 	assert_memory_equal(rbuf, sbuf, len);
@@ -149,7 +130,7 @@ ses_rdv_answered__small_readback_completes_once_after_recv(void **state)
 	assert_int_equal(ses_fakewire_cqe(&w, 0, SEND_CTX)->status, 0);
 	check_received(300);
 	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
-	assert_int_equal(cq_count(0, SEND_CTX), 1);
+	assert_int_equal(ses_fakewire_cq_count(&w, 0, SEND_CTX), 1);
 	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->rdv_served, 1);
 	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->stale_done, 0);
 }
@@ -165,7 +146,7 @@ ses_rdv_answered__zero_length_readback_completes_after_recv(void **state)
 	assert_int_equal(ses_fakewire_cqe(&w, 0, SEND_CTX)->status, 0);
 	check_received(150);
 	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
-	assert_int_equal(cq_count(0, SEND_CTX), 1);
+	assert_int_equal(ses_fakewire_cq_count(&w, 0, SEND_CTX), 1);
 }
 
 /* The ACK carrying the answer is lost: the READ's retransmission fetches
@@ -181,7 +162,7 @@ ses_rdv_answered__ack_lost_then_resent_completes_once(void **state)
 	assert_int_equal(ses_fakewire_cqe(&w, 0, SEND_CTX)->status, 0);
 	check_received(300);
 	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
-	assert_int_equal(cq_count(0, SEND_CTX), 1);
+	assert_int_equal(ses_fakewire_cq_count(&w, 0, SEND_CTX), 1);
 }
 
 /*
@@ -202,13 +183,13 @@ ses_rdv_answered__ack_lost_then_sender_restart_not_ok(void **state)
 	assert_int_equal(acks_dropped, 1);
 	/* well inside the READ's first RTO (1 ms) */
 	ses_fakewire_step(&w, 1000);
-	assert_int_equal(cq_count(0, SEND_CTX), 0);
+	assert_int_equal(ses_fakewire_cq_count(&w, 0, SEND_CTX), 0);
 	assert_int_equal(ses_fakewire_restart(&w, 0), 0);
 	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
-	assert_int_equal(cq_count(1, RECV_CTX), 1);
+	assert_int_equal(ses_fakewire_cq_count(&w, 1, RECV_CTX), 1);
 	assert_int_not_equal(ses_fakewire_cqe(&w, 1, RECV_CTX)->status, 0);
 	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
-	assert_int_equal(cq_count(0, SEND_CTX), 0);
+	assert_int_equal(ses_fakewire_cq_count(&w, 0, SEND_CTX), 0);
 }
 
 /*
@@ -233,8 +214,8 @@ ses_rdv_cleared__reader_restart_fails_send(void **state)
 	assert_non_null(c);
 	assert_int_not_equal(c->status, 0);
 	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
-	assert_int_equal(cq_count(0, SEND_CTX), 1);
-	assert_int_equal(cq_count(1, RECV_CTX), 0);
+	assert_int_equal(ses_fakewire_cq_count(&w, 0, SEND_CTX), 1);
+	assert_int_equal(ses_fakewire_cq_count(&w, 1, RECV_CTX), 0);
 }
 
 /*
@@ -258,8 +239,8 @@ ses_rdv_cleared__pdc_fails_mid_readback_both_fail(void **state)
 	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
 	assert_int_not_equal(ses_fakewire_cqe(&w, 0, SEND_CTX)->status, 0);
 	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
-	assert_int_equal(cq_count(0, SEND_CTX), 1);
-	assert_int_equal(cq_count(1, RECV_CTX), 1);
+	assert_int_equal(ses_fakewire_cq_count(&w, 0, SEND_CTX), 1);
+	assert_int_equal(ses_fakewire_cq_count(&w, 1, RECV_CTX), 1);
 }
 
 int
@@ -268,22 +249,22 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
 			ses_rdv_answered__small_readback_completes_once_after_recv,
-			setup, teardown),
+			setup, ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(
 			ses_rdv_answered__zero_length_readback_completes_after_recv,
-			setup, teardown),
+			setup, ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(
 			ses_rdv_answered__ack_lost_then_resent_completes_once,
-			setup, teardown),
+			setup, ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(
 			ses_rdv_answered__ack_lost_then_sender_restart_not_ok,
-			setup, teardown),
+			setup, ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(
 			ses_rdv_cleared__reader_restart_fails_send,
-			setup, teardown),
+			setup, ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(
 			ses_rdv_cleared__pdc_fails_mid_readback_both_fail,
-			setup, teardown),
+			setup, ses_fakewire_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

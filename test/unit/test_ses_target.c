@@ -44,9 +44,11 @@ tgt(void)
 	return w.n[1].ses;
 }
 
+/* The wire of @p p, left in *state for ses_fakewire_teardown(). */
 static int
-setup_profile(enum uet_wire_profile p)
+setup_profile(void **state, enum uet_wire_profile p)
 {
+	*state = &w;
 	if (ses_fakewire_init(&w, p, 99) != 0)
 		return -1;
 	memset(arena, GUARD, sizeof(arena));
@@ -56,30 +58,19 @@ setup_profile(enum uet_wire_profile p)
 static int
 setup_hpc(void **state)
 {
-	(void)state;
-	return setup_profile(UET_PROFILE_HPC);
+	return setup_profile(state, UET_PROFILE_HPC);
 }
 
 static int
 setup_full(void **state)
 {
-	(void)state;
-	return setup_profile(UET_PROFILE_AI_FULL);
+	return setup_profile(state, UET_PROFILE_AI_FULL);
 }
 
 static int
 setup_base(void **state)
 {
-	(void)state;
-	return setup_profile(UET_PROFILE_AI_BASE);
-}
-
-static int
-teardown(void **state)
-{
-	(void)state;
-	ses_fakewire_fini(&w);
-	return 0;
+	return setup_profile(state, UET_PROFILE_AI_BASE);
 }
 
 /* A request header with the addressing of node 1's tables. */
@@ -340,17 +331,16 @@ capture_submit(void *arg, const struct uet_pds_submit *ps, uint64_t now)
 static int
 setup_capture(void **state)
 {
-	(void)state;
 	ses_fakewire_submit = capture_submit;
 	nsubs = 0;
-	return setup_profile(UET_PROFILE_HPC);
+	return setup_profile(state, UET_PROFILE_HPC);
 }
 
 static int
 teardown_capture(void **state)
 {
 	ses_fakewire_submit = NULL;
-	return teardown(state);
+	return ses_fakewire_teardown(state);
 }
 
 /* The return-direction packets submitted since @p from: each a
@@ -454,10 +444,9 @@ full_submit(void *arg, const struct uet_pds_submit *ps, uint64_t now)
 static int
 setup_full_pdc(void **state)
 {
-	(void)state;
 	ses_fakewire_submit = full_submit;
 	nsubs = 0;
-	return setup_profile(UET_PROFILE_HPC);
+	return setup_profile(state, UET_PROFILE_HPC);
 }
 
 static int
@@ -806,11 +795,11 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(write__every_resolution_code,
-						setup_hpc, teardown),
+						setup_hpc, ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(atomic__amo_codes, setup_hpc,
-						teardown),
+						ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(read__sizes_and_dropped,
-						setup_hpc, teardown),
+						setup_hpc, ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(
 			ses_ret_progress__full_pdc_holds_only_its_own,
 			setup_full_pdc, teardown_full_pdc),
@@ -818,15 +807,15 @@ main(void)
 			read_multi__served_once_per_packet, setup_capture,
 			teardown_capture),
 		cmocka_unit_test_setup_teardown(send__codes, setup_hpc,
-						teardown),
+						ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(tamo__codes, setup_hpc,
-						teardown),
+						ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(rdv__target, setup_hpc,
-						teardown),
+						ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(profile__base, setup_base,
-						teardown),
+						ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(profile__full, setup_full,
-						teardown),
+						ses_fakewire_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
