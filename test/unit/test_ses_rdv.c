@@ -119,6 +119,18 @@ run_send_after_recv(void)
 	assert_true(ses_fakewire_cq_find(&w, 0, SEND_CTX) >= 0);
 }
 
+/* start(@p len), run until the ACK carrying node 0's answer to the READ
+ * is lost. */
+static void
+start_answer_lost(uint64_t len)
+{
+	acks_to_drop = 1;
+	start(len);
+	while (acks_dropped == 0 && w.now < RUN_NS)
+		ses_fakewire_step(&w, 1000);
+	assert_int_equal(acks_dropped, 1);
+}
+
 /* The normal path: the send completes OK exactly once, after the receive
  * (before the fix it completed when the READ was answered, ahead of it). */
 static void
@@ -176,11 +188,7 @@ static void
 ses_rdv_answered__ack_lost_then_sender_restart_not_ok(void **state)
 {
 	(void)state;
-	acks_to_drop = 1;
-	start(150);
-	while (acks_dropped == 0 && w.now < RUN_NS)
-		ses_fakewire_step(&w, 1000);
-	assert_int_equal(acks_dropped, 1);
+	start_answer_lost(150);
 	/* well inside the READ's first RTO (1 ms) */
 	ses_fakewire_step(&w, 1000);
 	assert_int_equal(ses_fakewire_cq_count(&w, 0, SEND_CTX), 0);
@@ -203,11 +211,7 @@ ses_rdv_cleared__reader_restart_fails_send(void **state)
 	const struct uet_ses_cqe *c;
 
 	(void)state;
-	acks_to_drop = 1;
-	start(300);
-	while (acks_dropped == 0 && w.now < RUN_NS)
-		ses_fakewire_step(&w, 1000);
-	assert_int_equal(acks_dropped, 1);
+	start_answer_lost(300);
 	assert_int_equal(ses_fakewire_restart(&w, 1), 0);
 	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
 	c = ses_fakewire_cqe(&w, 0, SEND_CTX);
@@ -228,10 +232,7 @@ static void
 ses_rdv_cleared__pdc_fails_mid_readback_both_fail(void **state)
 {
 	(void)state;
-	acks_to_drop = 1;
-	start(300);
-	while (acks_dropped == 0 && w.now < RUN_NS)
-		ses_fakewire_step(&w, 1000);
+	start_answer_lost(300);
 	drop_from0 = true;
 	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
 	assert_int_not_equal(ses_fakewire_cqe(&w, 1, RECV_CTX)->status, 0);
