@@ -577,6 +577,26 @@ pds_rod_nack_stale(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn,
 }
 
 /*
+ * ROD: the hole a NACK names is no longer this PDC's to send: answered
+ * (the NACK left before the ACK that passed it) or moved to another PDC by
+ * NACK CLOSING. Going back from it resends the window for nothing, and
+ * after NACK CLOSING for nothing again at each NACK: the closing target
+ * accepted nothing from the hole on and NACKs ROD_OOO every packet of the
+ * window that still arrives (rod_renack), each NACK naming the same hole
+ * (UEC 1.0 3.5.7.2: the receiver accepts in order only). Such a go-back
+ * was counted against no PSN's max_nack_retx (the hole is not in flight),
+ * so it went on without bound (uet-dst, thousands of resends of one PSN in
+ * 60 ms). What is left in flight is the RTO's, within max_retries.
+ */
+static bool
+pds_rod_hole_gone(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
+{
+	uint8_t st = pds_slot(p, c, psn)->state;
+
+	return st != SLOT_SENT && st != SLOT_RETX;
+}
+
+/*
  * Retransmission limit of NACK-driven resends (UEC 1.0 3.5.20.3.1,
  * Max_NACK_Retx_Cnt): a PSN NACKed at each attempt (trimmed on every
  * path, always out of the receiver's window) is resent at once
@@ -641,6 +661,10 @@ pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
 			pds_ack_slot(p, c, psn, &acked);
 		if (acked)
 			pds_cc_acked(p, c, acked, now);
+		if (pds_rod_hole_gone(p, c, n->psn)) {
+			p->st.rx_stale++;
+			return;
+		}
 		if (pds_nack_past_limit(p, c, n->psn))
 			return;
 		if (pds_rod_nack_stale(p, c, n->psn, now)) {
