@@ -552,6 +552,33 @@ pds_rod_hole_gone__nacks_after_closing_resend_nothing(void **state)
 	assert_int_equal(fakewire_retx_sent(0), 0);
 }
 
+/* ROD: NACK CLOSING of the hole 1 moves 1 and every later request, the
+ * sent 2..5 and the unsent 6, 7, to the new PDC in PSN order: the closing
+ * target accepted nothing from 1 on and never will on this PDC (2..5
+ * stayed behind and were NACKed ROD_OOO naming the moved 1 until their
+ * retries ran out: the message failed although its target only closed).
+ * Each is delivered once, in order, and this PDC closes. */
+static void
+pds_rod_closing__later_requests_follow_the_hole(void **state)
+{
+	struct uet_pds_tx n, closing, tx[8];
+	uint16_t k, i;
+
+	(void)state;
+	rod_hole_closing(&n, &closing, 2);
+	k = fakewire_take(&W, 0, tx, 8);
+	assert_int_equal(k, 7);
+	for (i = 0; i < k; i++) {
+		assert_int_equal(tx[i].cookie, i + 1);
+		assert_int_not_equal(tx[i].hdr.u.req.spdcid,
+				     n.hdr.u.nack.dpdcid);
+	}
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_take(&W, 0, tx, 8), 0);
+	for (i = 0; i < k; i++)
+		assert_int_equal(W.done_err[i + 1], 0);
+}
+
 /* A PSN NACKed (here trimmed) at every transmission is resent at once
  * max_nack_retx times; past that a NACK leaves it to the RTO, and its PDC
  * fails with -ETIMEDOUT once it has also made no progress for the RTO
@@ -1098,6 +1125,8 @@ main(void)
 		FW_TEST(pds_recovery__rod_lost_resend_inside_goback_goes_back,
 			setup_rec),
 		FW_TEST(pds_rod_hole_gone__nacks_after_closing_resend_nothing,
+			setup_rec),
+		FW_TEST(pds_rod_closing__later_requests_follow_the_hole,
 			setup_rec),
 		FW_TEST(pds_ack_infer__burst_one_loss_one_retransmission,
 			setup_burst),
