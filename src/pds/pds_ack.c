@@ -577,6 +577,26 @@ pds_rod_nack_stale(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn,
 }
 
 /*
+ * ROD: the hole a NACK names is no longer this PDC's to send: answered
+ * (the NACK left before the ACK that passed it) or moved to another PDC by
+ * NACK CLOSING. Going back from it resends the window for nothing, and
+ * after NACK CLOSING for nothing again at each NACK: the closing target
+ * accepted nothing from the hole on and NACKs ROD_OOO every packet of the
+ * window that still arrives (rod_renack), each NACK naming the same hole
+ * (UEC 1.0 3.5.7.2: the receiver accepts in order only). Such a go-back
+ * was counted against no PSN's max_nack_retx (the hole is not in flight),
+ * so it went on without bound (uet-dst, thousands of resends of one PSN in
+ * 60 ms). What is left in flight is the RTO's, within max_retries.
+ */
+static bool
+pds_rod_hole_gone(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)
+{
+	uint8_t st = pds_slot(p, c, psn)->state;
+
+	return st != SLOT_SENT && st != SLOT_RETX;
+}
+
+/*
  * Retransmission limit of NACK-driven resends (UEC 1.0 3.5.20.3.1,
  * Max_NACK_Retx_Cnt): a PSN NACKed at each attempt (trimmed on every
  * path, always out of the receiver's window) is resent at once
@@ -641,6 +661,10 @@ pds_nack_retx(struct uet_pds *p, struct pds_pdc *c,
 			pds_ack_slot(p, c, psn, &acked);
 		if (acked)
 			pds_cc_acked(p, c, acked, now);
+		if (pds_rod_hole_gone(p, c, n->psn)) {
+			p->st.rx_stale++;
+			return;
+		}
 		if (pds_nack_past_limit(p, c, n->psn))
 			return;
 		if (pds_rod_nack_stale(p, c, n->psn, now)) {
@@ -696,32 +720,23 @@ pds_nack_backoff(struct uet_pds *p, struct pds_pdc *c,
 	pds_cc_nacked(p, c, n->code, now);
 }
 
-/* NACK CLOSING: the target did not accept this PSN and is closing; move
- * the request to a new PDC (exactly once is kept: it was never accepted)
- * and close this one once idle. */
+/* Take @p psn out of @p c and submit it again on a new PDC (exactly once
+ * is kept: the closing target did not accept it). A control packet goes
+ * with its PDC; return data cannot move. */
 static void
-pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+pds_closing_move(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		 uint64_t now)
 {
 	struct pds_slot *sl = pds_slot(p, c, psn);
 	struct uet_pds_submit s;
 
-	if (sl->state != SLOT_SENT && sl->state != SLOT_RETX)
-		return;
-	if (c->flags & PDC_F_KEYED) {
-		pds_ikey_del(p, c);
-		c->flags &= (uint16_t)~PDC_F_KEYED;
-	}
-	c->flags |= PDC_F_CLOSE_REQ;
 	if (sl->state == SLOT_SENT)
 		p->cc_lost += pds_nominal(sl);
 	pds_slot_leave(c, sl);
 	sl->state = SLOT_DONE;
-	pds_cc_nacked(p, c, UET_NACK_CLOSING, now);
 	if (sl->flags & SLOT_F_CP)
 		return;
 	if (c->role != PDS_ROLE_INIT) {
-		/* Return data cannot move to another PDC. */
 		pds_done_pdc(p, c, sl->cookie, -ECONNABORTED, psn);
 		return;
 	}
@@ -736,6 +751,51 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	s.cookie = sl->cookie;
 	if (pds_initiator_submit(p, &s, now) < 0)
 		pds_done_pdc(p, c, sl->cookie, -ECONNABORTED, psn);
+}
+
+/*
+ * ROD: a target checks order before closing (pds_target_reject), so NACK
+ * CLOSING names the PSN it expects: it accepted nothing from there on,
+ * and, closing, it never will. Every later request of this PDC, sent or
+ * not, would only be NACKed ROD_OOO naming the moved hole until its
+ * retries ran out: they follow it to the new PDC, in PSN order, so ROD
+ * order holds (UEC 1.0 3.5.7.2) and each is still accepted once at most.
+ */
+static void
+pds_rod_closing_move_rest(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+			  uint64_t now)
+{
+	uint32_t q;
+	uint8_t st;
+
+	for (q = psn + 1; q != c->u.i.nxt; q++) {
+		st = pds_slot(p, c, q)->state;
+		if (st == SLOT_SENT || st == SLOT_RETX || st == SLOT_QUEUED)
+			pds_closing_move(p, c, q, now);
+	}
+	/* What was never sent went too: nothing is left to send here. */
+	c->u.i.snd = c->u.i.nxt;
+}
+
+/* NACK CLOSING: the target did not accept this PSN and is closing; move
+ * the request to a new PDC and close this one once idle. */
+static void
+pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+		 uint64_t now)
+{
+	struct pds_slot *sl = pds_slot(p, c, psn);
+
+	if (sl->state != SLOT_SENT && sl->state != SLOT_RETX)
+		return;
+	if (c->flags & PDC_F_KEYED) {
+		pds_ikey_del(p, c);
+		c->flags &= (uint16_t)~PDC_F_KEYED;
+	}
+	c->flags |= PDC_F_CLOSE_REQ;
+	pds_closing_move(p, c, psn, now);
+	if (c->mode == UET_PDS_MODE_ROD)
+		pds_rod_closing_move_rest(p, c, psn, now);
+	pds_cc_nacked(p, c, UET_NACK_CLOSING, now);
 }
 
 /*

@@ -496,6 +496,89 @@ pds_recovery__rod_lost_resend_inside_goback_goes_back(void **state)
 	assert_int_equal(tx[2].cookie, 5);
 }
 
+/* ROD, six requests sent and @p unsent more queued; 0 completes on its
+ * response (an atomic), which has not come: 0 holds una. The target NACKs
+ * ROD_OOO for the hole 1 when 2 arrives (@p n); NACK CLOSING of 1
+ * (@p closing) moves 1 to a new PDC. */
+static void
+rod_hole_closing(struct uet_pds_tx *n, struct uet_pds_tx *closing,
+		 uint16_t unsent)
+{
+	struct uet_pds_tx tx[8];
+	uint16_t k;
+
+	W.drop_fn = NULL;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, 0,
+					 UET_PDS_SUBMIT_RESP), 0);
+	for (k = 1; k < 6 + unsent; k++)
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, tx, 6), 6);
+	fakewire_inject(&W, 1, &tx[0], false, false);
+	fakewire_take(&W, 1, tx + 6, 2);   /* the ACK of 0: lost */
+	fakewire_inject(&W, 1, &tx[2], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, n));
+	assert_int_equal(n->hdr.u.nack.code, UET_NACK_ROD_OOO);
+	assert_int_equal(n->hdr.u.nack.psn, tx[1].hdr.u.req.psn);
+	*closing = *n;
+	closing->hdr.u.nack.code = UET_NACK_CLOSING;
+	fakewire_inject(&W, 0, closing, false, false);
+	assert_int_equal(fakewire_st(0)->pdc_open_init, 2);
+}
+
+/* ROD: NACK CLOSING moved the hole 1 to a new PDC; the closing target,
+ * which accepted nothing from 1 on, NACKs ROD_OOO naming 1 for the packets
+ * past it. 1 is no longer this PDC's to send: no go-back from it at any
+ * of those NACKs, early or an RTT later (each went back over the window,
+ * counted against no PSN's max_nack_retx: thousands of resends of one PSN
+ * in 60 ms, uet-dst seed 2013361 of generator 3). */
+static void
+pds_rod_hole_gone__nacks_after_closing_resend_nothing(void **state)
+{
+	struct uet_pds_tx n, closing, tx[8];
+	uint64_t stale;
+	int k;
+
+	(void)state;
+	rod_hole_closing(&n, &closing, 0);
+	fakewire_take(&W, 0, tx, 8);
+	stale = fakewire_st(0)->rx_stale;
+	for (k = 0; k < 8; k++) {
+		fakewire_inject(&W, 0, &n, false, false);
+		assert_int_equal(fakewire_take(&W, 0, tx, 8), 0);
+		W.now += 20000;
+	}
+	assert_int_equal(fakewire_st(0)->rod_goback, 0);
+	assert_int_equal(fakewire_st(0)->rx_stale, stale + 8);
+	assert_int_equal(fakewire_retx_sent(0), 0);
+}
+
+/* ROD: NACK CLOSING of the hole 1 moves 1 and every later request, the
+ * sent 2..5 and the unsent 6, 7, to the new PDC in PSN order: the closing
+ * target accepted nothing from 1 on and never will on this PDC (2..5
+ * stayed behind and were NACKed ROD_OOO naming the moved 1 until their
+ * retries ran out: the message failed although its target only closed).
+ * Each is delivered once, in order, and this PDC closes. */
+static void
+pds_rod_closing__later_requests_follow_the_hole(void **state)
+{
+	struct uet_pds_tx n, closing, tx[8];
+	uint16_t k, i;
+
+	(void)state;
+	rod_hole_closing(&n, &closing, 2);
+	k = fakewire_take(&W, 0, tx, 8);
+	assert_int_equal(k, 7);
+	for (i = 0; i < k; i++) {
+		assert_int_equal(tx[i].cookie, i + 1);
+		assert_int_not_equal(tx[i].hdr.u.req.spdcid,
+				     n.hdr.u.nack.dpdcid);
+	}
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_take(&W, 0, tx, 8), 0);
+	for (i = 0; i < k; i++)
+		assert_int_equal(W.done_err[i + 1], 0);
+}
+
 /* A PSN NACKed (here trimmed) at every transmission is resent at once
  * max_nack_retx times; past that a NACK leaves it to the RTO, and its PDC
  * fails with -ETIMEDOUT once it has also made no progress for the RTO
@@ -1040,6 +1123,10 @@ main(void)
 		FW_TEST(pds_recovery__rod_single_drop_one_goback, setup_rec),
 		FW_TEST(pds_recovery__rod_stale_nack_ignored, setup_rec),
 		FW_TEST(pds_recovery__rod_lost_resend_inside_goback_goes_back,
+			setup_rec),
+		FW_TEST(pds_rod_hole_gone__nacks_after_closing_resend_nothing,
+			setup_rec),
+		FW_TEST(pds_rod_closing__later_requests_follow_the_hole,
 			setup_rec),
 		FW_TEST(pds_ack_infer__burst_one_loss_one_retransmission,
 			setup_burst),
