@@ -4,7 +4,11 @@
 (--no-shconf, own --file-prefix, --no-huge) pinned to its own core, that
 exchange UET traffic through their engines.
 
-  check_uet_perf_2proc.py UET_PERF memif   two processes over net_memif
+  check_uet_perf_2proc.py UET_PERF memif   two processes over net_memif at
+                                           its default MTU (auto: 9000):
+                                           8000-byte messages travel as
+                                           one frame each; a side at
+                                           1500 is refused at start-up
   check_uet_perf_2proc.py UET_PERF netns   two network namespaces joined by
                                            a veth pair, net_af_packet
   check_uet_perf_2proc.py UET_PERF jumbo   the same at MTU 9000 (veth and
@@ -39,14 +43,16 @@ COUNT = 2000
 # longer than the --ctl-timeout the client waits for READY)
 LONG_COUNT = 5000000
 BW_COUNT = 200
-DEADLINE = 40.0  # whole test, seconds (afxdp: AFXDP_DEADLINE)
+DEADLINE = 50.0  # whole test, seconds (afxdp: AFXDP_DEADLINE)
 AFXDP_DEADLINE = 70.0
 
 
 def conf(path, core, prefix, devargs, fa, mac, mtu=1500):
     """The engine probes the port itself (not an EAL --vdev): a memif
     port is then probed, started, stopped and closed with the engine's
-    port gate holding memif's control channel off it (docs/ENGINE.md)."""
+    port gate holding memif's control channel off it (docs/ENGINE.md).
+    @mtu None: no mtu key (auto)."""
+    mtu_line = "" if mtu is None else f"mtu = {mtu}\n"
     with open(path, "w") as f:
         f.write(f"""[eal]
 args = -l {core} --no-shconf --file-prefix={prefix} --no-huge -m 256 \
@@ -56,8 +62,7 @@ args = -l {core} --no-shconf --file-prefix={prefix} --no-huge -m 256 \
 devargs = {devargs}
 ipv4 = {fa}
 mac = {mac}
-mtu = {mtu}
-
+{mtu_line}
 [engine]
 lcores = {core}
 progress = inline
@@ -173,6 +178,7 @@ class Run:
         print(f"msgrate {m['msgs_per_s']:.0f} msgs/s retx "
               f"{m['retransmissions']}; latency p50 "
               f"{lat['latency_ns']['p50']:.0f} ns")
+        return doc
 
 
     def peer_dies(self, prefix, srv_conf, cli_conf, ctl_host, victim):
@@ -427,17 +433,59 @@ def more_queues(r, srv_conf):
             f"rx_queues 2 refused (got {p.returncode}: {p.stderr!r})")
 
 
+def mtu_mismatch(r, srv_conf, cli_conf):
+    """A client at mtu 1500 against a server at auto (9000): refused at
+    start-up by both, naming the key, before any frame is lost."""
+    path = cli_conf + ".1500"
+    with open(cli_conf) as f:
+        text = f.read().replace("[port0]\n", "[port0]\nmtu = 1500\n")
+    with open(path, "w") as f:
+        f.write(text)
+    srv = r.spawn([PERF, "--role", "server", "--config", srv_conf,
+                   "--ctl", "127.0.0.1:0", "--ctl-timeout", "5s"])
+    port = r.server_port(srv)
+    if port is None:
+        r.check(False, "mtu mismatch: server listened")
+        return
+    cli = r.spawn([PERF, "--role", "client", "--config", path, "--ctl",
+                   f"127.0.0.1:{port}", "--ctl-timeout", "5s", "--count",
+                   "10"])
+    try:
+        _, cerr = cli.communicate(timeout=min(20.0, r.left()))
+        _, serr = srv.communicate(timeout=min(20.0, r.left()))
+    except subprocess.TimeoutExpired:
+        r.check(False, "mtu mismatch: both sides ended")
+        return
+    r.check(cli.returncode != 0 and srv.returncode != 0 and
+            "mtu differs (set port0.mtu alike" in cerr + serr,
+            f"mtu mismatch: refused naming port0.mtu (got {cli.returncode}"
+            f"/{srv.returncode}: {cerr.strip()[-300:]!r} "
+            f"{serr.strip()[-300:]!r})")
+
+
 def memif(r, tmp):
     sock = os.path.join(tmp, "memif.sock")
     tag = f"uetp-{os.getpid()}"
     conf(os.path.join(tmp, "srv.conf"), 0, tag + "-s",
          f"net_memif0,role=server,id=0,socket={sock}",
-         "10.0.0.1", "02:00:00:00:00:01")
+         "10.0.0.1", "02:00:00:00:00:01", mtu=None)
     conf(os.path.join(tmp, "cli.conf"), 1, tag + "-c",
          f"net_memif0,role=client,id=0,socket={sock}",
-         "10.0.0.2", "02:00:00:00:00:02")
-    r.pair(([], []), os.path.join(tmp, "srv.conf"),
-           os.path.join(tmp, "cli.conf"), "127.0.0.1")
+         "10.0.0.2", "02:00:00:00:00:02", mtu=None)
+    # the default MTU (auto: 9000): every 8000-byte message is one frame
+    # (six at 1500), and arrives once, byte-exact (pair() checks rx_bad)
+    doc = r.pair(([], []), os.path.join(tmp, "srv.conf"),
+                 os.path.join(tmp, "cli.conf"), "127.0.0.1",
+                 cli_extra=("--size", str(JUMBO_SIZE)))
+    if doc is not None:
+        m = doc["results"]["msgrate"]
+        r.check(m["size"] == JUMBO_SIZE and 0 < m["tx_frames"] < 4 * COUNT,
+                f"memif jumbo: {m['tx_frames']} frames (both sides, ACKs "
+                f"and retransmissions included) for {COUNT} messages of "
+                f"{m['size']} B: one frame each")
+        print(f"memif jumbo: {m['tx_frames']} frames for {COUNT} messages")
+    mtu_mismatch(r, os.path.join(tmp, "srv.conf"),
+                 os.path.join(tmp, "cli.conf"))
     # a frozen client: the server gives up on its own (it is the survivor
     # that closes net_memif here, so the teardown fault below is avoided)
     r.peer_freezes(([], []), os.path.join(tmp, "srv.conf"),
