@@ -7,7 +7,8 @@
  *
  *   test_engine ring       ARP + ND resolution, inline progress, a
  *                          post's frames held by the port gate
- *                          (uet_engine_flush()), every
+ *                          (uet_engine_flush()), frames over the
+ *                          receiver's MTU (dropped, counted, logged), every
  *                          fault action (fixed seed, reproducible), AUTO
  *                          progress on a worker lcore, channels
  *   test_engine telemetry  /uet/ commands over the telemetry socket
