@@ -197,7 +197,7 @@ pool_get(struct uet_engine *e, int socket)
 	/* jumbo mbufs (mtu auto on a ring or memif port) make the default
 	 * pool 152 MB: say which keys size it */
 	if (e->pools[socket] == NULL)
-		ENG_LOG(ERR, "mbuf pool %s (%u x %u B, %" PRIu64 " MB) on socket "
+		ENG_LOG(ERR, "mbuf pool %s (%u x %u B, %" PRIu64 " MiB) on socket "
 			"%d: %s%s", name, c->mbuf_pool_size, c->mbuf_size,
 			(uint64_t)c->mbuf_pool_size * c->mbuf_size >> 20, socket,
 			rte_strerror(rte_errno), rte_errno != ENOMEM ? "" :
