@@ -4,11 +4,12 @@
 (--no-shconf, own --file-prefix, --no-huge) pinned to its own core, that
 exchange UET traffic through their engines.
 
-  check_uet_perf_2proc.py UET_PERF memif   two processes over net_memif at
-                                           its default MTU (auto: 9000):
-                                           8000-byte messages travel as
-                                           one frame each; a side at
-                                           1500 is refused at start-up
+  check_uet_perf_2proc.py UET_PERF memif   two processes over net_memif;
+                                           at its default MTU (auto:
+                                           9000) 8000-byte messages
+                                           travel as one frame each; a
+                                           side at 1500 is refused at
+                                           start-up
   check_uet_perf_2proc.py UET_PERF netns   two network namespaces joined by
                                            a veth pair, net_af_packet
   check_uet_perf_2proc.py UET_PERF jumbo   the same at MTU 9000 (veth and
@@ -42,6 +43,7 @@ COUNT = 2000
 # set by meson test, turns into a memset of seconds on a loaded machine,
 # longer than the --ctl-timeout the client waits for READY)
 LONG_COUNT = 5000000
+MEMIF_COUNT = 300  # 8000-byte messages over memif, per mode
 BW_COUNT = 200
 DEADLINE = 50.0  # whole test, seconds (afxdp: AFXDP_DEADLINE)
 AFXDP_DEADLINE = 70.0
@@ -113,9 +115,10 @@ class Run:
         return int(line.split()[-1])
 
     def pair(self, prefix, srv_conf, cli_conf, ctl_host, extra=(),
-             cli_extra=()):
-        """Server + client session; checks of both sides. @extra goes to
-        both, @cli_extra to the client only."""
+             cli_extra=(), count=COUNT, loss=10000):
+        """Server + client session of @count messages per mode; checks
+        of both sides. @extra goes to both, @cli_extra to the client
+        only."""
         srv = self.spawn([*prefix[0], PERF, "--role", "server",
                           "--config", srv_conf, "--ctl", f"{ctl_host}:0",
                           "--ctl-timeout", "5s", "--json", *extra])
@@ -126,7 +129,7 @@ class Run:
         cli = self.spawn([*prefix[1], PERF, "--role", "client",
                           "--config", cli_conf, "--ctl", f"{ctl_host}:{port}",
                           "--ctl-timeout", "5s", "--mode", "msgrate,latency",
-                          "--count", str(COUNT), "--loss", "10000",
+                          "--count", str(count), "--loss", str(loss),
                           "--window", "128", "--json", *extra, *cli_extra])
         try:
             cout, cerr = cli.communicate(timeout=self.left())
@@ -150,9 +153,9 @@ class Run:
         self.check(doc["processes"] == 2, "two processes")
         runs = {x["mode"]: x for x in sdoc.get("runs", [])}
         self.check(set(runs) == {"msgrate", "latency"} and
-                   runs["msgrate"]["rx_msgs"] == COUNT and
+                   runs["msgrate"]["rx_msgs"] == count and
                    runs["msgrate"]["rx_bad"] == 0 and
-                   runs["latency"]["msgs_sent"] == COUNT,
+                   runs["latency"]["msgs_sent"] == count,
                    "server JSON: what it received and answered")
         self.check(doc["static_neighbor"] is ("--arp" not in extra),
                    "neighbour resolution as asked")
@@ -160,20 +163,20 @@ class Run:
         self.check(set(res) == {"msgrate", "latency"}, "both modes ran")
         m = res["msgrate"]
         rx = m["receiver"]
-        self.check(rx["rx_msgs"] == COUNT and rx["rx_lost"] == 0 and
+        self.check(rx["rx_msgs"] == count and rx["rx_lost"] == 0 and
                    rx["rx_dup"] == 0 and rx["rx_bad"] == 0,
                    "msgrate: server got every message once, bytes verified")
-        self.check(rx["rx_bytes"] == COUNT * m["size"], "msgrate bytes")
+        self.check(rx["rx_bytes"] == count * m["size"], "msgrate bytes")
         self.check(m["faults_dropped"] > 0 and
                    m["retransmissions"] >= m["faults_dropped"],
                    "msgrate: injected loss was retransmitted")
         self.check(m["acks"] > 0, "msgrate: the server's PDS sent ACKs")
         lat = res["latency"]
-        self.check(lat["latency_ns"]["n"] == COUNT and
-                   lat["sender"]["pongs"] == COUNT and
+        self.check(lat["latency_ns"]["n"] == count and
+                   lat["sender"]["pongs"] == count and
                    lat["sender"]["rx_bad"] == 0 and
-                   lat["receiver"]["rx_msgs"] == COUNT and
-                   lat["receiver"]["msgs_sent"] == COUNT,
+                   lat["receiver"]["rx_msgs"] == count and
+                   lat["receiver"]["msgs_sent"] == count,
                    "latency: every ping answered, both directions verified")
         print(f"msgrate {m['msgs_per_s']:.0f} msgs/s retx "
               f"{m['retransmissions']}; latency p50 "
@@ -433,14 +436,10 @@ def more_queues(r, srv_conf):
             f"rx_queues 2 refused (got {p.returncode}: {p.stderr!r})")
 
 
-def mtu_mismatch(r, srv_conf, cli_conf):
-    """A client at mtu 1500 against a server at auto (9000): refused at
-    start-up by both, naming the key, before any frame is lost."""
-    path = cli_conf + ".1500"
-    with open(cli_conf) as f:
-        text = f.read().replace("[port0]\n", "[port0]\nmtu = 1500\n")
-    with open(path, "w") as f:
-        f.write(text)
+def mtu_mismatch(r, srv_conf, path):
+    """A client at mtu 1500 (@path) against a server at auto (9000):
+    refused at start-up by both, naming the key, before any frame is
+    lost."""
     srv = r.spawn([PERF, "--role", "server", "--config", srv_conf,
                    "--ctl", "127.0.0.1:0", "--ctl-timeout", "5s"])
     port = r.server_port(srv)
@@ -466,25 +465,29 @@ def mtu_mismatch(r, srv_conf, cli_conf):
 def memif(r, tmp):
     sock = os.path.join(tmp, "memif.sock")
     tag = f"uetp-{os.getpid()}"
-    conf(os.path.join(tmp, "srv.conf"), 0, tag + "-s",
-         f"net_memif0,role=server,id=0,socket={sock}",
-         "10.0.0.1", "02:00:00:00:00:01", mtu=None)
-    conf(os.path.join(tmp, "cli.conf"), 1, tag + "-c",
-         f"net_memif0,role=client,id=0,socket={sock}",
-         "10.0.0.2", "02:00:00:00:00:02", mtu=None)
+    for mtu, suffix in ((1500, ""), (None, "j")):
+        conf(os.path.join(tmp, f"srv{suffix}.conf"), 0, tag + "-s",
+             f"net_memif0,role=server,id=0,socket={sock}",
+             "10.0.0.1", "02:00:00:00:00:01", mtu=mtu)
+        conf(os.path.join(tmp, f"cli{suffix}.conf"), 1, tag + "-c",
+             f"net_memif0,role=client,id=0,socket={sock}",
+             "10.0.0.2", "02:00:00:00:00:02", mtu=mtu)
     # the default MTU (auto: 9000): every 8000-byte message is one frame
-    # (six at 1500), and arrives once, byte-exact (pair() checks rx_bad)
-    doc = r.pair(([], []), os.path.join(tmp, "srv.conf"),
-                 os.path.join(tmp, "cli.conf"), "127.0.0.1",
-                 cli_extra=("--size", str(JUMBO_SIZE)))
+    # (six at 1500), and arrives once, byte-exact (pair() checks rx_bad);
+    # MEMIF_COUNT of them (8000-byte copies and checks under ASan at
+    # load), at 5 % loss so that some are lost and repaired
+    n = MEMIF_COUNT
+    doc = r.pair(([], []), os.path.join(tmp, "srvj.conf"),
+                 os.path.join(tmp, "clij.conf"), "127.0.0.1",
+                 cli_extra=("--size", str(JUMBO_SIZE)), count=n, loss=50000)
     if doc is not None:
         m = doc["results"]["msgrate"]
-        r.check(m["size"] == JUMBO_SIZE and 0 < m["tx_frames"] < 4 * COUNT,
+        r.check(m["size"] == JUMBO_SIZE and 0 < m["tx_frames"] < 4 * n,
                 f"memif jumbo: {m['tx_frames']} frames (both sides, ACKs "
-                f"and retransmissions included) for {COUNT} messages of "
+                f"and retransmissions included) for {n} messages of "
                 f"{m['size']} B: one frame each")
-        print(f"memif jumbo: {m['tx_frames']} frames for {COUNT} messages")
-    mtu_mismatch(r, os.path.join(tmp, "srv.conf"),
+        print(f"memif jumbo: {m['tx_frames']} frames for {n} messages")
+    mtu_mismatch(r, os.path.join(tmp, "srvj.conf"),
                  os.path.join(tmp, "cli.conf"))
     # a frozen client: the server gives up on its own (it is the survivor
     # that closes net_memif here, so the teardown fault below is avoided)
