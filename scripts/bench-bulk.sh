@@ -29,7 +29,8 @@
 # environment: FT_BIN fabtests' bin directory (default build/fabtests/bin,
 #   scripts/fabtests.sh builds it; without one the fabtests rows are
 #   skipped with a note); MTUS the uet ports' MTUs, each a row of its own
-#   (default "1500 9000": ring and memif ports carry jumbo frames), an MTU
+#   (default "1500 9000": ring and memif ports carry jumbo frames, 9000
+#   being their default), an MTU
 #   with a suffix :true, :false or :auto also sets the ports'
 #   udp_checksum (default: the config's default, auto: none on ring and
 #   memif ports), e.g. MTUS="1500:true 1500"; SIZES (bytes, default

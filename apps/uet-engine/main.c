@@ -265,7 +265,7 @@ server_params(const struct uet_config *cfg, struct uet_engine *e,
 		memcpy(p->fa, &p0->ipv6, 16);
 	else
 		memcpy(p->fa, &p0->ipv4, 4);
-	p->mtu = p0->mtu;
+	p->mtu = uet_config_port_mtu(p0);
 	p->window_size = cfg->service.window_size;
 	p->max_clients = cfg->service.max_clients;
 	p->max_chans = cfg->service.max_chans;

@@ -458,7 +458,8 @@ twoproc_send_hello(struct twoproc *t)
 			     " udp=%u job=%u mtu=%u", TWOPROC_VERSION, fa,
 			     t->mac[0], t->mac[1], t->mac[2], t->mac[3],
 			     t->mac[4], t->mac[5], t->cfg.port[0].udp_port,
-			     TWOPROC_JOB, t->cfg.port[0].mtu);
+			     TWOPROC_JOB,
+			     uet_config_port_mtu(&t->cfg.port[0]));
 }
 
 /* Check the peer's HELLO; @return 0 or -EPROTO with @p why. */
@@ -494,8 +495,9 @@ twoproc_parse_hello(struct twoproc *t, const char *line, const char **why)
 	*why = "job differs";
 	if (!perf_kv_u64(line, "job", &x) || x != TWOPROC_JOB)
 		return -EPROTO;
-	*why = "mtu differs";
-	if (!perf_kv_u64(line, "mtu", &x) || x != t->cfg.port[0].mtu)
+	*why = "mtu differs (set port0.mtu alike on both sides)";
+	if (!perf_kv_u64(line, "mtu", &x) ||
+	    x != uet_config_port_mtu(&t->cfg.port[0]))
 		return -EPROTO;
 	return 0;
 }

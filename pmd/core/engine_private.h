@@ -38,6 +38,8 @@
 
 /* Staged TX frames per (context, port); flushed once per iteration. */
 #define ENG_TX_STAGE (2 * UET_ENGINE_BURST_MAX)
+/* the longest frame an IP MTU allows: Ethernet header and one VLAN tag */
+#define ENG_FRAME_OVERHEAD (RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN)
 /* Frames a fault hold queue (reorder or delay, per direction) keeps. */
 #define ENG_FAULT_HOLD 64
 /* Neighbour resolution: probe interval, probes before giving up. */
@@ -262,6 +264,8 @@ struct uet_engine_lcore {
 	struct engine_tss_lc *tss;
 	/* the frames being received come from the local queues */
 	bool rx_local;
+	/* ports whose frame over the MTU was logged (bit per port) */
+	uint8_t rx_mtu_logged;
 	/* AUTO: sleep, wake-ups, progress lock */
 	struct engine_wake wake;
 } __rte_cache_aligned;

@@ -144,6 +144,38 @@ rx_classify(struct uet_engine_lcore *lc, const struct engine_port *p,
 	return true;
 }
 
+/*
+ * A frame longer than this port's MTU allows: its sender has a larger
+ * [portN] mtu. Nothing on a memif or ring link (no switch, no ICMP) tells
+ * the sender, whose retransmissions would all be lost the same way, so
+ * the frame is dropped, counted and, the first time per port and
+ * context, logged with the key to set.
+ */
+static __rte_noinline void
+rx_mtu_exceeded(struct uet_engine_lcore *lc, uint16_t port,
+		const struct engine_port *p, struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eh;
+	char mac[RTE_ETHER_ADDR_FMT_SIZE] = "?";
+
+	ENG_INC(lc->st.rx_mtu_exceeded);
+	if (!(lc->rx_mtu_logged & (1u << (port & 7)))) {
+		lc->rx_mtu_logged |= (uint8_t)(1u << (port & 7));
+		if (rte_pktmbuf_data_len(m) >= sizeof(*eh)) {
+			eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+			rte_ether_format_addr(mac, sizeof(mac), &eh->src_addr);
+		}
+		ENG_LOG(ERR, "port%u (%s): dropped a %u-byte frame from %s, "
+			"longer than the %u bytes port%u.mtu %u allows: the "
+			"sender's MTU is larger; set [port%u] mtu alike at both "
+			"ends (auto: %u on net_memif and net_ring ports)",
+			port, p->name, rte_pktmbuf_pkt_len(m), mac,
+			p->mtu + ENG_FRAME_OVERHEAD, port, p->mtu, port,
+			UET_CONFIG_MTU_JUMBO);
+	}
+	rte_pktmbuf_free(m);
+}
+
 void
 engine_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 	   struct rte_mbuf *m, uint64_t now)
@@ -153,6 +185,11 @@ engine_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 	int rc;
 
 	(void)now;
+	if (unlikely(rte_pktmbuf_pkt_len(m) >
+		     (uint32_t)p->mtu + ENG_FRAME_OVERHEAD)) {
+		rx_mtu_exceeded(lc, port, p, m);
+		return;
+	}
 	if (unlikely(m->nb_segs > 1) && rte_pktmbuf_linearize(m) < 0) {
 		r->pkt.err = UET_WIRE_E_TRUNCATED;
 		r->pkt.err_layer = UET_PKT_LAYER_ETH;

@@ -11,6 +11,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include <numa.h>
@@ -193,10 +194,16 @@ pool_get(struct uet_engine *e, int socket)
 		e->pools[socket] = rte_pktmbuf_pool_create(name,
 			c->mbuf_pool_size, c->mbuf_cache, 0, c->mbuf_size,
 			socket);
+	/* jumbo mbufs (mtu auto on a ring or memif port) make the default
+	 * pool 152 MB: say which keys size it */
 	if (e->pools[socket] == NULL)
-		ENG_LOG(ERR, "mbuf pool %s (%u x %u B) on socket %d: %s", name,
-			c->mbuf_pool_size, c->mbuf_size, socket,
-			rte_strerror(rte_errno));
+		ENG_LOG(ERR, "mbuf pool %s (%u x %u B, %" PRIu64 " MiB) on socket "
+			"%d: %s%s", name, c->mbuf_pool_size, c->mbuf_size,
+			(uint64_t)c->mbuf_pool_size * c->mbuf_size >> 20, socket,
+			rte_strerror(rte_errno), rte_errno != ENOMEM ? "" :
+			": give the EAL more memory (eal.args -m) or lower "
+			"engine.mbuf_pool_size, or the ports' mtu (auto: 9000 "
+			"on net_memif and net_ring ports)");
 	return e->pools[socket];
 }
 

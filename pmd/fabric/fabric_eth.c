@@ -515,8 +515,10 @@ uet_fabric_eth_port_config(const struct uet_fabric_eth *fe, uint32_t host,
 	    uet_fabric_host_addr_get(fe->fab, host, false, a) != 0)
 		return -EINVAL;
 	cp = &cfg->port[port];
-	/* the engine sends IP MTU + Ethernet header (VLAN tags: + 4) */
-	if ((uint32_t)cp->mtu + RTE_ETHER_HDR_LEN + 4 > fe->mtu)
+	/* the engine sends IP MTU + Ethernet header (VLAN tags: + 4);
+	 * auto on a "rings:" port is the Ethernet MTU */
+	if ((uint32_t)(cp->mtu ? cp->mtu : UET_CONFIG_MTU_ETHERNET) +
+	    RTE_ETHER_HDR_LEN + 4 > fe->mtu)
 		return -EINVAL;
 	cp->defined = true;
 	cp->rx_queues = 1;

@@ -61,7 +61,7 @@ uet_proto_pds_config(const struct uet_config *cfg, struct uet_pds_config *c)
 	c->idle_close_ns = t->close_idle_ns;
 	c->tgt_close_req_ns = t->close_req_idle_ns;
 	c->timer_tick_ns = t->tick_ns;
-	c->mtu = cfg->port[0].mtu;
+	c->mtu = uet_config_port_mtu(&cfg->port[0]);
 	/*
 	 * cc.algorithm fixed: a window of a full PSN window of MTU packets,
 	 * so the PSN window is the limit. NSCC / RCCC: uet_pds_cc_cms, its
@@ -70,7 +70,7 @@ uet_proto_pds_config(const struct uet_config *cfg, struct uet_pds_config *c)
 	c->cc = cfg->cc.algorithm == UET_CONFIG_CC_NONE ? NULL :
 		&uet_pds_cc_cms;
 	c->cc_arg = NULL;
-	c->cc_param = c->tx_window * (uint32_t)cfg->port[0].mtu;
+	c->cc_param = c->tx_window * uet_config_port_mtu(&cfg->port[0]);
 	uet_proto_lb_config(cfg, &c->lb);
 }
 
@@ -156,7 +156,7 @@ uet_proto_cc_config(const struct uet_config *cfg,
 			a == UET_CONFIG_CC_NSCC || a == UET_CONFIG_CC_BOTH,
 			a == UET_CONFIG_CC_RCCC || a == UET_CONFIG_CC_BOTH,
 			k->link_speed_mbps, cc_u32(k->base_rtt_ns),
-			cfg->port[0].mtu, k->trimming);
+			uet_config_port_mtu(&cfg->port[0]), k->trimming);
 	if (rc < 0) {
 		if (why != NULL)
 			*why = "link_speed_mbps x base_rtt (out of range)";
@@ -181,7 +181,7 @@ max_len_of(const struct uet_config *cfg,
 {
 	unsigned int ip = p->has_ipv4 ? UET_IPV4_HLEN : UET_IPV6_HLEN;
 	unsigned int l4 = p->native ? UET_ENTROPY_HDR_LEN : UET_UDP_HLEN;
-	unsigned int mtu = cfg->port[port].mtu;
+	unsigned int mtu = uet_config_port_mtu(&cfg->port[port]);
 	/* the frame must also fit one mbuf (no multi-segment TX yet) */
 	unsigned int room = cfg->engine.mbuf_size - RTE_PKTMBUF_HEADROOM -
 			    UET_ETH_HLEN;

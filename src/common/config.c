@@ -532,7 +532,8 @@ uet_config_mbuf_size(const struct uet_config *cfg)
 		return cfg->engine.mbuf_size;
 	for (unsigned int i = 0; i < UET_CONFIG_MAX_PORTS; i++)
 		if (cfg->port[i].defined)
-			room = RTE_MAX(room, RTE_ALIGN_CEIL(cfg->port[i].mtu +
+			room = RTE_MAX(room, RTE_ALIGN_CEIL(
+					uet_config_port_mtu(&cfg->port[i]) +
 					MBUF_AUTO_SLACK, MBUF_AUTO_ALIGN));
 	return room + RTE_PKTMBUF_HEADROOM;
 }
@@ -556,6 +557,22 @@ fault_corrupts(const struct uet_config_fault *f)
  * verifies checksums); RFC 768 lets IPv4 carry none. The fault injector
  * is such a link: with it corrupting, the frames are summed (and a peer
  * on auto verifies a non-zero checksum it receives). */
+static bool
+port_shared_memory(const struct uet_config_port *p)
+{
+	return strncmp(p->devargs, "net_ring", 8) == 0 ||
+	       strncmp(p->devargs, "net_memif", 9) == 0;
+}
+
+unsigned int
+uet_config_port_mtu(const struct uet_config_port *p)
+{
+	if (p->mtu != 0)
+		return p->mtu;
+	return port_shared_memory(p) ? UET_CONFIG_MTU_JUMBO :
+				       UET_CONFIG_MTU_ETHERNET;
+}
+
 bool
 uet_config_port_udp_csum(const struct uet_config *cfg,
 			 const struct uet_config_port *p)
@@ -568,9 +585,7 @@ uet_config_port_udp_csum(const struct uet_config *cfg,
 	default:
 		if (p->native_ip)
 			return false;
-		return fault_corrupts(&cfg->fault) ||
-		       (strncmp(p->devargs, "net_ring", 8) != 0 &&
-			strncmp(p->devargs, "net_memif", 9) != 0);
+		return fault_corrupts(&cfg->fault) || !port_shared_memory(p);
 	}
 }
 

@@ -109,7 +109,10 @@ static const struct config_key port_keys[] = {
 	K_UINT(P, tx_queues, 1, 64, "TX queues"),
 	K_UINT(P, rx_desc, 32, 16384, "descriptors per RX queue"),
 	K_UINT(P, tx_desc, 32, 16384, "descriptors per TX queue"),
-	K_UINT(P, mtu, 68, 9216, "IP MTU in bytes"),
+	{ .name = "mtu", .type = CFG_T_UINT, FIELD(P, mtu), .min = 68,
+	  .max = 9216, .flags = CFG_F_AUTO,
+	  .help = "IP MTU in bytes, the same at both ends of a link; auto: "
+		  "9000 on net_memif and net_ring ports, 1500 on others" },
 	K_UINT(P, udp_port, 1, 65535, "UET UDP destination port"),
 	{ .name = "ipv4", .type = CFG_T_IPV4, .flags = CFG_F_NONE,
 	  FIELD(P, ipv4), AUX(P, has_ipv4),
@@ -496,7 +499,7 @@ config_port_defaults(struct uet_config_port *p)
 	p->tx_queues = 1;
 	p->rx_desc = 1024;
 	p->tx_desc = 1024;
-	p->mtu = 1500;
+	p->mtu = 0; /* auto: by port type */
 	p->udp_port = 4793;
 	p->ip_proto = 253;
 	p->udp_checksum = UET_CONFIG_UDP_CSUM_AUTO;

@@ -94,11 +94,13 @@ check_ports(const struct uet_config *cfg, struct uet_config_error *err)
 		if (!p->has_ipv4 && !p->has_ipv6)
 			return fail(err, sec, "ipv4", "a port needs an ipv4 "
 				    "or ipv6 fabric address");
-		if ((unsigned int)p->mtu + FRAME_OVERHEAD > room)
-			return fail(err, sec, "mtu", "mtu %u needs %u-byte "
+		if (uet_config_port_mtu(p) + FRAME_OVERHEAD > room)
+			return fail(err, sec, "mtu", "mtu %u%s needs %u-byte "
 				    "frames but engine.mbuf_size %u leaves %u "
-				    "bytes after the %u-byte headroom", p->mtu,
-				    p->mtu + FRAME_OVERHEAD,
+				    "bytes after the %u-byte headroom",
+				    uet_config_port_mtu(p),
+				    p->mtu == 0 ? " (auto)" : "",
+				    uet_config_port_mtu(p) + FRAME_OVERHEAD,
 				    cfg->engine.mbuf_size, room,
 				    RTE_PKTMBUF_HEADROOM);
 		if (p->native_ip && p->ip_proto == IPPROTO_UDP)

@@ -208,7 +208,7 @@ uet_ofi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	d->port.has_ipv6 = cp->has_ipv6;
 	memcpy(d->port.ipv4, &cp->ipv4, 4);
 	memcpy(d->port.ipv6, &cp->ipv6, 16);
-	d->port.mtu = cp->mtu;
+	d->port.mtu = (uint16_t)uet_config_port_mtu(cp);
 	d->id = atomic_fetch_add(&domain_seq, 1);
 	/* the engine context that serves the domain's endpoints and MRs */
 	d->ctx = uet_ofi_fabric_ctx_pick(fab);

@@ -289,8 +289,9 @@ entry_make(const struct uet_config *cfg, unsigned int port,
 	struct fi_info *fi = fi_allocinfo();
 	char dev[64], name[96];
 	uint64_t caps = uet_ofi_profile_caps(prof, type);
-	uint64_t pkt = cp->mtu > UET_OFI_PKT_OVERHEAD ?
-		       cp->mtu - UET_OFI_PKT_OVERHEAD : 64;
+	uint64_t mtu = uet_config_port_mtu(cp);
+	uint64_t pkt = mtu > UET_OFI_PKT_OVERHEAD ?
+		       mtu - UET_OFI_PKT_OVERHEAD : 64;
 	enum fi_progress prog = inline_progress ? FI_PROGRESS_MANUAL :
 						  FI_PROGRESS_AUTO;
 

@@ -491,7 +491,7 @@ local_summary(const struct uet_ofi_fabric *fab)
 			inet_ntop(AF_INET6, &cp->ipv6, fa, sizeof(fa));
 		FI_INFO(&uet_prov, FI_LOG_FABRIC,
 			"port %u: %s, FA %s, MTU %u\n", i, cp->devargs, fa,
-			cp->mtu);
+			uet_config_port_mtu(cp));
 	}
 }
 

@@ -4,7 +4,12 @@
 (--no-shconf, own --file-prefix, --no-huge) pinned to its own core, that
 exchange UET traffic through their engines.
 
-  check_uet_perf_2proc.py UET_PERF memif   two processes over net_memif
+  check_uet_perf_2proc.py UET_PERF memif   two processes over net_memif;
+                                           at its default MTU (auto:
+                                           9000) 8000-byte messages
+                                           travel as one frame each; a
+                                           side at 1500 is refused at
+                                           start-up
   check_uet_perf_2proc.py UET_PERF netns   two network namespaces joined by
                                            a veth pair, net_af_packet
   check_uet_perf_2proc.py UET_PERF jumbo   the same at MTU 9000 (veth and
@@ -38,15 +43,18 @@ COUNT = 2000
 # set by meson test, turns into a memset of seconds on a loaded machine,
 # longer than the --ctl-timeout the client waits for READY)
 LONG_COUNT = 5000000
+MEMIF_COUNT = 300  # 8000-byte messages over memif, per mode
 BW_COUNT = 200
-DEADLINE = 40.0  # whole test, seconds (afxdp: AFXDP_DEADLINE)
+DEADLINE = 50.0  # whole test, seconds (afxdp: AFXDP_DEADLINE)
 AFXDP_DEADLINE = 70.0
 
 
 def conf(path, core, prefix, devargs, fa, mac, mtu=1500):
     """The engine probes the port itself (not an EAL --vdev): a memif
     port is then probed, started, stopped and closed with the engine's
-    port gate holding memif's control channel off it (docs/ENGINE.md)."""
+    port gate holding memif's control channel off it (docs/ENGINE.md).
+    @mtu None: no mtu key (auto)."""
+    mtu_line = "" if mtu is None else f"mtu = {mtu}\n"
     with open(path, "w") as f:
         f.write(f"""[eal]
 args = -l {core} --no-shconf --file-prefix={prefix} --no-huge -m 256 \
@@ -56,8 +64,7 @@ args = -l {core} --no-shconf --file-prefix={prefix} --no-huge -m 256 \
 devargs = {devargs}
 ipv4 = {fa}
 mac = {mac}
-mtu = {mtu}
-
+{mtu_line}
 [engine]
 lcores = {core}
 progress = inline
@@ -108,9 +115,10 @@ class Run:
         return int(line.split()[-1])
 
     def pair(self, prefix, srv_conf, cli_conf, ctl_host, extra=(),
-             cli_extra=()):
-        """Server + client session; checks of both sides. @extra goes to
-        both, @cli_extra to the client only."""
+             cli_extra=(), count=COUNT, loss=10000):
+        """Server + client session of @count messages per mode; checks
+        of both sides. @extra goes to both, @cli_extra to the client
+        only."""
         srv = self.spawn([*prefix[0], PERF, "--role", "server",
                           "--config", srv_conf, "--ctl", f"{ctl_host}:0",
                           "--ctl-timeout", "5s", "--json", *extra])
@@ -121,7 +129,7 @@ class Run:
         cli = self.spawn([*prefix[1], PERF, "--role", "client",
                           "--config", cli_conf, "--ctl", f"{ctl_host}:{port}",
                           "--ctl-timeout", "5s", "--mode", "msgrate,latency",
-                          "--count", str(COUNT), "--loss", "10000",
+                          "--count", str(count), "--loss", str(loss),
                           "--window", "128", "--json", *extra, *cli_extra])
         try:
             cout, cerr = cli.communicate(timeout=self.left())
@@ -145,9 +153,9 @@ class Run:
         self.check(doc["processes"] == 2, "two processes")
         runs = {x["mode"]: x for x in sdoc.get("runs", [])}
         self.check(set(runs) == {"msgrate", "latency"} and
-                   runs["msgrate"]["rx_msgs"] == COUNT and
+                   runs["msgrate"]["rx_msgs"] == count and
                    runs["msgrate"]["rx_bad"] == 0 and
-                   runs["latency"]["msgs_sent"] == COUNT,
+                   runs["latency"]["msgs_sent"] == count,
                    "server JSON: what it received and answered")
         self.check(doc["static_neighbor"] is ("--arp" not in extra),
                    "neighbour resolution as asked")
@@ -155,24 +163,25 @@ class Run:
         self.check(set(res) == {"msgrate", "latency"}, "both modes ran")
         m = res["msgrate"]
         rx = m["receiver"]
-        self.check(rx["rx_msgs"] == COUNT and rx["rx_lost"] == 0 and
+        self.check(rx["rx_msgs"] == count and rx["rx_lost"] == 0 and
                    rx["rx_dup"] == 0 and rx["rx_bad"] == 0,
                    "msgrate: server got every message once, bytes verified")
-        self.check(rx["rx_bytes"] == COUNT * m["size"], "msgrate bytes")
+        self.check(rx["rx_bytes"] == count * m["size"], "msgrate bytes")
         self.check(m["faults_dropped"] > 0 and
                    m["retransmissions"] >= m["faults_dropped"],
                    "msgrate: injected loss was retransmitted")
         self.check(m["acks"] > 0, "msgrate: the server's PDS sent ACKs")
         lat = res["latency"]
-        self.check(lat["latency_ns"]["n"] == COUNT and
-                   lat["sender"]["pongs"] == COUNT and
+        self.check(lat["latency_ns"]["n"] == count and
+                   lat["sender"]["pongs"] == count and
                    lat["sender"]["rx_bad"] == 0 and
-                   lat["receiver"]["rx_msgs"] == COUNT and
-                   lat["receiver"]["msgs_sent"] == COUNT,
+                   lat["receiver"]["rx_msgs"] == count and
+                   lat["receiver"]["msgs_sent"] == count,
                    "latency: every ping answered, both directions verified")
         print(f"msgrate {m['msgs_per_s']:.0f} msgs/s retx "
               f"{m['retransmissions']}; latency p50 "
               f"{lat['latency_ns']['p50']:.0f} ns")
+        return doc
 
 
     def peer_dies(self, prefix, srv_conf, cli_conf, ctl_host, victim):
@@ -427,17 +436,59 @@ def more_queues(r, srv_conf):
             f"rx_queues 2 refused (got {p.returncode}: {p.stderr!r})")
 
 
+def mtu_mismatch(r, srv_conf, path):
+    """A client at mtu 1500 (@path) against a server at auto (9000):
+    refused at start-up by both, naming the key, before any frame is
+    lost."""
+    srv = r.spawn([PERF, "--role", "server", "--config", srv_conf,
+                   "--ctl", "127.0.0.1:0", "--ctl-timeout", "5s"])
+    port = r.server_port(srv)
+    if port is None:
+        r.check(False, "mtu mismatch: server listened")
+        return
+    cli = r.spawn([PERF, "--role", "client", "--config", path, "--ctl",
+                   f"127.0.0.1:{port}", "--ctl-timeout", "5s", "--count",
+                   "10"])
+    try:
+        _, cerr = cli.communicate(timeout=min(20.0, r.left()))
+        _, serr = srv.communicate(timeout=min(20.0, r.left()))
+    except subprocess.TimeoutExpired:
+        r.check(False, "mtu mismatch: both sides ended")
+        return
+    r.check(cli.returncode != 0 and srv.returncode != 0 and
+            "mtu differs (set port0.mtu alike" in cerr + serr,
+            f"mtu mismatch: refused naming port0.mtu (got {cli.returncode}"
+            f"/{srv.returncode}: {cerr.strip()[-300:]!r} "
+            f"{serr.strip()[-300:]!r})")
+
+
 def memif(r, tmp):
     sock = os.path.join(tmp, "memif.sock")
     tag = f"uetp-{os.getpid()}"
-    conf(os.path.join(tmp, "srv.conf"), 0, tag + "-s",
-         f"net_memif0,role=server,id=0,socket={sock}",
-         "10.0.0.1", "02:00:00:00:00:01")
-    conf(os.path.join(tmp, "cli.conf"), 1, tag + "-c",
-         f"net_memif0,role=client,id=0,socket={sock}",
-         "10.0.0.2", "02:00:00:00:00:02")
-    r.pair(([], []), os.path.join(tmp, "srv.conf"),
-           os.path.join(tmp, "cli.conf"), "127.0.0.1")
+    for mtu, suffix in ((1500, ""), (None, "j")):
+        conf(os.path.join(tmp, f"srv{suffix}.conf"), 0, tag + "-s",
+             f"net_memif0,role=server,id=0,socket={sock}",
+             "10.0.0.1", "02:00:00:00:00:01", mtu=mtu)
+        conf(os.path.join(tmp, f"cli{suffix}.conf"), 1, tag + "-c",
+             f"net_memif0,role=client,id=0,socket={sock}",
+             "10.0.0.2", "02:00:00:00:00:02", mtu=mtu)
+    # the default MTU (auto: 9000): every 8000-byte message is one frame
+    # (six at 1500), and arrives once, byte-exact (pair() checks rx_bad);
+    # MEMIF_COUNT of them (8000-byte copies and checks under ASan at
+    # load), at 5 % loss so that some are lost and repaired
+    n = MEMIF_COUNT
+    doc = r.pair(([], []), os.path.join(tmp, "srvj.conf"),
+                 os.path.join(tmp, "clij.conf"), "127.0.0.1",
+                 cli_extra=("--size", str(JUMBO_SIZE)), count=n, loss=50000)
+    if doc is not None:
+        m = doc["results"]["msgrate"]
+        r.check(m["size"] == JUMBO_SIZE and 0 < m["tx_frames"] < 4 * n,
+                f"memif jumbo: {m['tx_frames']} frames (both sides, ACKs "
+                f"and retransmissions included) for {n} messages of "
+                f"{m['size']} B: one frame each")
+        print(f"memif jumbo: {m['tx_frames']} frames for {n} messages")
+    mtu_mismatch(r, os.path.join(tmp, "srvj.conf"),
+                 os.path.join(tmp, "cli.conf"))
     # a frozen client: the server gives up on its own (it is the survivor
     # that closes net_memif here, so the teardown fault below is avoided)
     r.peer_freezes(([], []), os.path.join(tmp, "srv.conf"),

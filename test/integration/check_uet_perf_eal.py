@@ -16,7 +16,9 @@ import sys
 import tempfile
 import time
 
-EAL = "-l 0 --no-huge -m 256 --no-pci --log-level=4"
+# two engines with the default pool of jumbo mbufs (net_ring at mtu
+# auto: 2 x 152 MB)
+EAL = "-l 0 --no-huge -m 512 --no-pci --log-level=4"
 
 
 def main():

@@ -7,7 +7,8 @@
  *
  *   test_engine ring       ARP + ND resolution, inline progress, a
  *                          post's frames held by the port gate
- *                          (uet_engine_flush()), every
+ *                          (uet_engine_flush()), frames over the
+ *                          receiver's MTU (dropped, counted, logged), every
  *                          fault action (fixed seed, reproducible), AUTO
  *                          progress on a worker lcore, channels
  *   test_engine telemetry  /uet/ commands over the telemetry socket
@@ -67,6 +68,7 @@ struct th {
 	unsigned int rx_other;  /* SES error */
 	unsigned int rx_trimmed; /* received as trimmed */
 	unsigned int frame_kind; /* enum th_frame_kind of A's requests */
+	unsigned int plen;      /* payload bytes of A's requests, 0: 64 */
 	struct uet_chan *chan;  /* NOP channel served by this context */
 	struct uet_chan *chan2; /* a second one (sleep test) */
 	unsigned int chan_done;
@@ -79,6 +81,9 @@ struct th {
 };
 
 static struct th hook_state[2];
+
+/* the longest request payload A sends (test_mtu_mismatch) */
+#define TH_PLEN_MAX 8192
 
 /* What A's test requests look like on the wire. */
 enum th_frame_kind {
@@ -210,8 +215,9 @@ static int
 th_frame(struct uet_engine_lcore *lc, struct th *t, bool req,
 	 struct rte_mbuf **out)
 {
-	static const uint8_t payload[64];
+	static const uint8_t payload[TH_PLEN_MAX];
 	struct rte_mbuf *m = uet_engine_mbuf_alloc(lc, 0);
+	unsigned int plen = t->plen != 0 ? t->plen : 64;
 	struct uet_wire_pkt p;
 	int len;
 
@@ -231,7 +237,7 @@ th_frame(struct uet_engine_lcore *lc, struct th *t, bool req,
 		p.req.version = UET_SES_VERSION;
 		p.req.flags = UET_SES_F_SOM | UET_SES_F_EOM;
 		p.req.job_id = 1;
-		p.req.request_length = sizeof(payload);
+		p.req.request_length = plen;
 	} else {
 		p.pds.type = UET_PDS_TYPE_ACK;
 		p.pds.next_hdr = UET_PDS_NEXT_NONE;
@@ -240,7 +246,7 @@ th_frame(struct uet_engine_lcore *lc, struct th *t, bool req,
 		p.pds.u.ack.dpdcid = 1;
 		p.outer.dscp = 46;
 	}
-	len = uet_wire_pkt_build(&p, payload, req ? sizeof(payload) : 0,
+	len = uet_wire_pkt_build(&p, payload, req ? plen : 0,
 			    rte_pktmbuf_mtod(m, uint8_t *),
 			    rte_pktmbuf_tailroom(m));
 	if (len > 0)
@@ -569,6 +575,79 @@ static_pair(struct uet_config *ca, struct uet_config *cb)
 	cb->neighbor[0].ip.family = AF_INET;
 	memcpy(&cb->neighbor[0].ip.v4, ip4_a, 4);
 	memcpy(cb->neighbor[0].mac, mac_a, 6);
+}
+
+/* Occurrences of @p what in @p text (NULL: none). */
+static unsigned int
+count_of(const char *text, const char *what)
+{
+	unsigned int n = 0;
+
+	for (const char *s = text; s != NULL && (s = strstr(s, what)) != NULL;
+	     s += strlen(what))
+		n++;
+	return n;
+}
+
+/*
+ * Both ends of a link need the same [port0] mtu: A at auto (9000 on a
+ * net_ring port) sends B, at 1500, requests of a 4000-byte payload. B
+ * drops each (nothing tells A, so silence would be a hang), counts it and
+ * logs the first with the key to set; a frame of B's MTU still passes.
+ */
+static void
+test_mtu_mismatch(void)
+{
+	struct th *ta = &hook_state[0], *tb = &hook_state[1];
+	struct uet_engine_lcore_stats sa, sb;
+	struct uet_config ca, cb;
+	struct uet_engine *a, *b;
+	const unsigned int n = 20;
+	char *log = NULL;
+	size_t log_len = 0;
+	FILE *f;
+
+	config_make(&ca, "net_ring_ringA", ip4_a, ip6_a, mac_a, true);
+	config_make(&cb, "net_ring_ringB", ip4_b, ip6_b, mac_b, true);
+	cb.port[0].mtu = 1500;
+	static_pair(&ca, &cb);
+	a = engine_make("ma", &ca, &hook_state[0]);
+	b = engine_make("mb", &cb, &hook_state[1]);
+	f = open_memstream(&log, &log_len);
+	CHECK(a != NULL && b != NULL && f != NULL);
+	if (a == NULL || b == NULL || f == NULL)
+		goto out;
+	rte_openlog_stream(f);
+	th_reset(ta, 4, ip4_b);
+	th_reset(tb, 4, ip4_a);
+	ta->plen = 4000;
+	ta->to_send = n;
+	poll_pair(a, b, ta);
+	rte_openlog_stream(NULL);
+	fclose(f);
+	stats_of(a, &sa);
+	stats_of(b, &sb);
+	printf("mtu mismatch: A sent %u, B dropped %lu, log: %s", ta->sent,
+	       (unsigned long)sb.rx_mtu_exceeded, log);
+	CHECK(ta->sent == n && tb->rx_req == 0 && sb.rx_uet == 0);
+	CHECK(sb.rx_mtu_exceeded == n && sb.rx_malformed == 0);
+	CHECK(sa.rx_mtu_exceeded == 0);
+	/* logged once, naming the key */
+	CHECK(log != NULL && strstr(log, "port0.mtu 1500") != NULL);
+	CHECK(count_of(log, "set [port0] mtu alike at both ends") == 1);
+	/* the longest payload of B's MTU passes */
+	th_reset(ta, 4, ip4_b);
+	th_reset(tb, 4, ip4_a);
+	ta->plen = 1500 - UET_IPV4_HLEN - UET_UDP_HLEN - UET_PDS_REQ_LEN -
+		   UET_SES_STD_LEN;
+	ta->to_send = n;
+	poll_pair(a, b, ta);
+	stats_of(b, &sb);
+	CHECK(tb->rx_req == n && sb.rx_mtu_exceeded == n);
+out:
+	free(log);
+	uet_engine_free(b);
+	uet_engine_free(a);
 }
 
 /* A: TX faults on requests; B: RX faults on requests (not on ARP/ND). */
@@ -1379,6 +1458,7 @@ test_ring(void)
 	}
 	uet_engine_free(b);
 	uet_engine_free(a);
+	test_mtu_mismatch();
 	test_faults();
 	test_fault_window();
 	test_chan_backpressure();

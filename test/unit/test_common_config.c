@@ -795,13 +795,14 @@ override__applies_and_validates(void **state)
 	assert_int_equal(uet_config_override(&cfg, "port3.devargs=net_null0",
 					     &err), 0);
 	assert_true(cfg.port[3].defined);
-	assert_int_equal(cfg.port[3].mtu, 1500);
+	assert_int_equal(cfg.port[3].mtu, 0);
+	assert_int_equal(uet_config_port_mtu(&cfg.port[3]), 1500);
 
 	before = cfg;
 	assert_int_equal(uet_config_override(&cfg, "port0.mtu=70000", &err),
 			 -ERANGE);
 	assert_string_equal(err.msg, "<override>: [port0] mtu: value 70000 "
-			    "out of range [68, 9216]");
+			    "out of range [68, 9216]; or 'auto'");
 	assert_int_equal(uet_config_override(&cfg, "port5.mtu=x", &err),
 			 -EINVAL);
 	assert_false(cfg.port[5].defined);
@@ -885,11 +886,15 @@ uet_config_mbuf_size__auto(void **state)
 	(void)state;
 	uet_config_init_defaults(&cfg);
 	assert_int_equal(cfg.engine.mbuf_size, 0);
+	/* net_ring0 at mtu auto (9000): 9000 + 80 rounded up to 128, +
+	 * headroom */
+	assert_int_equal(uet_config_mbuf_size(&cfg),
+			 9088 + RTE_PKTMBUF_HEADROOM);
+	assert_int_equal(uet_config_override(&cfg, "port0.mtu=1500", &err), 0);
 	assert_int_equal(uet_config_mbuf_size(&cfg),
 			 2048 + RTE_PKTMBUF_HEADROOM);
 	assert_int_equal(uet_config_override(&cfg, "port0.mtu=9000", &err), 0);
 	assert_int_equal(uet_config_validate(&cfg, &err), 0);
-	/* 9000 + 80 rounded up to 128, + headroom */
 	assert_int_equal(uet_config_mbuf_size(&cfg),
 			 9088 + RTE_PKTMBUF_HEADROOM);
 	assert_int_equal(uet_config_override(&cfg, "port1.devargs=net_ring1",
@@ -971,6 +976,53 @@ port_udp_csum__auto_by_port_type(void **state)
 	assert_int_equal(uet_config_override(&cfg, "port0.udp_checksum=maybe",
 					     &err), -EINVAL);
 	assert_string_equal(err.key, "udp_checksum");
+}
+
+/* mtu auto (the default): jumbo on shared-memory ports, Ethernet's on
+ * others; an explicit value stands; bad values are refused by name. */
+static void
+uet_config_port_mtu__auto(void **state)
+{
+	struct uet_config cfg;
+	struct uet_config_error err;
+
+	(void)state;
+	uet_config_init_defaults(&cfg);
+	assert_int_equal(cfg.port[0].mtu, 0);
+	assert_int_equal(uet_config_port_mtu(&cfg.port[0]), 9000);
+	assert_int_equal(uet_config_override(&cfg, "port0.devargs=net_memif0,"
+					     "role=client", &err), 0);
+	assert_int_equal(uet_config_port_mtu(&cfg.port[0]), 9000);
+	assert_int_equal(uet_config_override(&cfg, "port0.devargs="
+					     "0000:01:00.0", &err), 0);
+	assert_int_equal(uet_config_port_mtu(&cfg.port[0]), 1500);
+	assert_int_equal(uet_config_override(&cfg, "port0.devargs=net_af_"
+					     "packet0,iface=eth0", &err), 0);
+	assert_int_equal(uet_config_port_mtu(&cfg.port[0]), 1500);
+	assert_int_equal(uet_config_override(&cfg, "port0.mtu=4000", &err), 0);
+	assert_int_equal(uet_config_port_mtu(&cfg.port[0]), 4000);
+	assert_int_equal(uet_config_override(&cfg, "port0.devargs=net_ring0",
+					     &err), 0);
+	assert_int_equal(uet_config_port_mtu(&cfg.port[0]), 4000);
+	assert_int_equal(uet_config_override(&cfg, "port0.mtu=auto", &err), 0);
+	assert_int_equal(cfg.port[0].mtu, 0);
+	assert_int_equal(uet_config_port_mtu(&cfg.port[0]), 9000);
+	assert_int_equal(uet_config_validate(&cfg, &err), 0);
+	assert_int_equal(uet_config_override(&cfg, "port0.mtu=0", &err),
+			 -ERANGE);
+	assert_string_equal(err.key, "mtu");
+	assert_non_null(strstr(err.msg, "out of range [68, 9216]; or 'auto'"));
+	assert_int_equal(uet_config_override(&cfg, "port0.mtu=Auto", &err),
+			 -EINVAL);
+	assert_int_equal(uet_config_override(&cfg, "port0.mtu=9217", &err),
+			 -ERANGE);
+	assert_int_equal(cfg.port[0].mtu, 0);
+	/* auto at a fixed mbuf_size: the message says where 9000 came from */
+	assert_int_equal(uet_config_override(&cfg, "engine.mbuf_size=2176",
+					     &err), 0);
+	assert_int_equal(uet_config_validate(&cfg, &err), -EINVAL);
+	assert_string_equal(err.key, "mtu");
+	assert_non_null(strstr(err.msg, "mtu 9000 (auto) needs 9018-byte"));
 }
 
 static void
@@ -1277,6 +1329,7 @@ main(void)
 		cmocka_unit_test(uet_config_jobs_parse__bad),
 		cmocka_unit_test(validate__service),
 		cmocka_unit_test(uet_config_mbuf_size__auto),
+		cmocka_unit_test(uet_config_port_mtu__auto),
 		cmocka_unit_test(validate__service_socket_mode),
 		cmocka_unit_test(load__service_job_lines),
 		cmocka_unit_test(load__service_job_lines_bad),

@@ -108,7 +108,8 @@ struct uet_config_port {
 	uint16_t tx_queues;
 	uint16_t rx_desc;
 	uint16_t tx_desc;
-	uint16_t mtu;                     /**< IP MTU in bytes */
+	/** IP MTU in bytes; 0 auto: uet_config_port_mtu() resolves it */
+	uint16_t mtu;
 	uint16_t udp_port;                /**< UET UDP destination port */
 	bool has_ipv4;                    /**< ipv4 set (not "none") */
 	struct in_addr ipv4;              /**< local FA, network order */
@@ -533,6 +534,23 @@ uet_config_mbuf_size(const struct uet_config *cfg);
 bool
 uet_config_port_udp_csum(const struct uet_config *cfg,
 			 const struct uet_config_port *p);
+
+/** IP MTU `mtu = auto` gives a shared-memory port (net_memif*, net_ring*) */
+#define UET_CONFIG_MTU_JUMBO 9000
+/** IP MTU `mtu = auto` gives every other port (a NIC, a kernel interface) */
+#define UET_CONFIG_MTU_ETHERNET 1500
+
+/**
+ * IP MTU of port @p p: its mtu, or when that is auto (0) one by port
+ * type: UET_CONFIG_MTU_JUMBO on a shared-memory port (devargs net_memif*,
+ * net_ring*: no switch or kernel interface in between, and fewer, longer
+ * frames are the cheapest way to move bulk data), UET_CONFIG_MTU_ETHERNET
+ * on any other (whose link and switches only the operator knows). Both
+ * ends of a link need the same value (a longer frame is dropped by the
+ * receiver, which logs the key to set).
+ */
+unsigned int
+uet_config_port_mtu(const struct uet_config_port *p);
 
 /** Number of defined ports (they are numbered 0..n-1 once validated). */
 unsigned int

@@ -669,6 +669,10 @@ struct uet_engine_lcore_stats {
 	uint64_t rx_csum_none;    /**< UDP checksum 0 where one is required
 				       (IPv6, IPv4 with port.udp_checksum):
 				       dropped */
+	uint64_t rx_mtu_exceeded; /**< frames longer than the port's mtu + 18
+				       (Ethernet header, one VLAN tag): a peer
+				       with a larger [portN] mtu; dropped, the
+				       first per port logged */
 	uint64_t tx_pkts;         /**< frames accepted by rte_eth_tx_burst */
 	uint64_t tx_bytes;
 	uint64_t tx_full;         /**< frames freed: TX queue full and no
