@@ -82,6 +82,22 @@ enum ses_msg_kind {
 	SES_MK_MSG_ERROR, /* target: a rendezvous read-back failed */
 };
 
+/* PDCs a large READ's data is counted on (struct ses_read_pdc): the
+ * first, the one NACK CLOSING moved requests to, rarely more. */
+#define SES_READ_PDCS 4
+
+/*
+ * A large READ's data on one PDC that carried its requests: a request's
+ * data comes back on its PDC (UEC 1.0 PDS read responses, return
+ * direction), so once that PDC is gone, @p got is all of it that ever
+ * comes, and a request of it is answered unless @p got < @p asked.
+ */
+struct ses_read_pdc {
+	uint32_t pdc;   /* handle its DONEs and data name */
+	uint64_t asked; /* bytes asked by the requests whose DONE named it */
+	uint64_t got;   /* bytes of data come on it */
+};
+
 /* An initiator message: one work request. */
 struct ses_msg {
 	struct uet_ses_wr wr;
@@ -129,6 +145,8 @@ struct ses_msg {
 			      * data comes back on them (UET_PDS_PDC_NONE) */
 	uint8_t req_locked;  /* large READ: bit k, req_pdc[k] is locked open
 			      * (uet_pds_pdc_lock) until it is freed */
+	uint8_t nrpdc;       /* large READ: entries of rpdc in use */
+	struct ses_read_pdc rpdc[SES_READ_PDCS];
 	bool deferred;       /* deferrable send parked until DEFERRABLE_RTR */
 	bool rtr_pending;    /* RTR in before the defer answer */
 	uint32_t rx;         /* RDV_READ / RTR: target record index + 1 */
@@ -510,6 +528,16 @@ ses_read_chunk(const struct uet_ses *s)
 	uint32_t c = s->cfg.mtu - UET_SES_RESPONSE_DATA_LEN;
 
 	return c > UET_SES_LEN14_MAX ? UET_SES_LEN14_MAX : c;
+}
+
+/* Multi-packet READ: the data request packet @p i asks for. */
+static inline uint32_t
+ses_read_frag_len(const struct ses_msg *m, uint32_t i)
+{
+	uint64_t off = (uint64_t)i * m->rchunk;
+
+	return m->wr.len - off < m->rchunk ? (uint32_t)(m->wr.len - off) :
+					     m->rchunk;
 }
 
 /* Target token of a record: generation(8) | index + 1 (24 bits, != 0). */
