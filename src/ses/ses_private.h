@@ -434,6 +434,7 @@ int ses_target_rdv(struct uet_ses *s, const struct uet_pds_event *ev,
 void ses_rdv_start(struct uet_ses *s, struct ses_target *t, uint8_t *dst,
 		   uint64_t cap);
 void ses_rdv_read_done(struct uet_ses *s, struct ses_msg *m, int status);
+void ses_rdv_abandon(struct uet_ses *s, struct ses_target *t);
 void ses_rdv_ret_done(struct uet_ses *s, const struct ses_ret *t);
 void ses_rdv_answered(struct uet_ses *s, struct ses_msg *m,
 		      const struct uet_pds_event *ev, int ret);
