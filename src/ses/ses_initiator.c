@@ -376,6 +376,16 @@ ses_frag_len(const struct ses_msg *m, uint32_t i)
 	return m->plen - off < cap ? m->plen - off : cap;
 }
 
+/* Multi-packet READ: the data request packet @p i asks for. */
+static uint32_t
+ses_read_frag_len(const struct ses_msg *m, uint32_t i)
+{
+	uint64_t off = (uint64_t)i * m->rchunk;
+
+	return m->wr.len - off < m->rchunk ? (uint32_t)(m->wr.len - off) :
+					     m->rchunk;
+}
+
 static void
 ses_req_atomic(const struct ses_msg *m, struct uet_wire_ses_req *h)
 {

@@ -531,16 +531,6 @@ ses_read_chunk(const struct uet_ses *s)
 	return c > UET_SES_LEN14_MAX ? UET_SES_LEN14_MAX : c;
 }
 
-/* Multi-packet READ: the data request packet @p i asks for. */
-static inline uint32_t
-ses_read_frag_len(const struct ses_msg *m, uint32_t i)
-{
-	uint64_t off = (uint64_t)i * m->rchunk;
-
-	return m->wr.len - off < m->rchunk ? (uint32_t)(m->wr.len - off) :
-					     m->rchunk;
-}
-
 /* Target token of a record: generation(8) | index + 1 (24 bits, != 0). */
 static inline uint32_t
 ses_target_token(const struct uet_ses *s, const struct ses_target *t)

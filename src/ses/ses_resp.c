@@ -182,6 +182,19 @@ ses_read_all_in(const struct ses_msg *m)
 	return m->large_read && !m->ret_err && m->ret_bytes >= m->wr.len;
 }
 
+/* Data request packet @p i of a large READ asks for (UEC 1.0 SES READ;
+ * docs/WIRE-DECISIONS.md "Multi-packet READ requests"): all of it when
+ * one packet asks for the whole message. */
+static uint64_t
+ses_read_asked(const struct ses_msg *m, uint32_t i)
+{
+	uint64_t off = (uint64_t)i * m->rchunk;
+
+	if (m->rchunk == 0)
+		return m->wr.len;
+	return m->wr.len - off < m->rchunk ? m->wr.len - off : m->rchunk;
+}
+
 static const struct ses_read_pdc *
 ses_read_pdc_find(const struct ses_msg *m, uint32_t pdc)
 {
@@ -285,8 +298,7 @@ ses_initiator_done(struct uet_ses *s, const struct uet_pds_event *ev)
 		struct ses_read_pdc *p = ses_read_pdc(m, ev->pdc);
 
 		if (p != NULL)
-			p->asked += m->rchunk == 0 ? m->wr.len :
-				    ses_read_frag_len(m, ses_ck_frag(ev->cookie));
+			p->asked += ses_read_asked(m, ses_ck_frag(ev->cookie));
 	}
 	if (ev->status != 0) {
 		if (m->status == 0 && !ses_read_frag_answered(m, ev))
