@@ -195,15 +195,16 @@ ses_read_asked(const struct ses_msg *m, uint32_t i)
 	return m->wr.len - off < m->rchunk ? m->wr.len - off : m->rchunk;
 }
 
-static const struct ses_read_pdc *
-ses_read_pdc_find(const struct ses_msg *m, uint32_t pdc)
+/* Index of the count of a large READ's data on @p pdc, -1: none. */
+static int
+ses_read_pdc_idx(const struct ses_msg *m, uint32_t pdc)
 {
 	if (!m->large_read || pdc == UET_PDS_PDC_NONE)
-		return NULL;
-	for (unsigned int k = 0; k < m->nrpdc; k++)
+		return -1;
+	for (int k = 0; k < m->nrpdc; k++)
 		if (m->rpdc[k].pdc == pdc)
-			return &m->rpdc[k];
-	return NULL;
+			return k;
+	return -1;
 }
 
 /* The count of a large READ's data on @p pdc, a new one if need be
@@ -211,14 +212,13 @@ ses_read_pdc_find(const struct ses_msg *m, uint32_t pdc)
 static struct ses_read_pdc *
 ses_read_pdc(struct ses_msg *m, uint32_t pdc)
 {
+	int k = ses_read_pdc_idx(m, pdc);
 	struct ses_read_pdc *p;
 
-	if (!m->large_read || pdc == UET_PDS_PDC_NONE)
-		return NULL;
-	for (unsigned int k = 0; k < m->nrpdc; k++)
-		if (m->rpdc[k].pdc == pdc)
-			return &m->rpdc[k];
-	if (m->nrpdc == SES_READ_PDCS)
+	if (k >= 0)
+		return &m->rpdc[k];
+	if (!m->large_read || pdc == UET_PDS_PDC_NONE ||
+	    m->nrpdc == SES_READ_PDCS)
 		return NULL; /* judged without: a failed DONE fails the READ */
 	p = &m->rpdc[m->nrpdc++];
 	p->pdc = pdc;
@@ -462,7 +462,7 @@ ses_msg_on_down_pdc(const struct uet_ses *s, const struct ses_msg *m,
 		    const struct uet_pds_event *ev)
 {
 	struct ses_key_probe k = { .m = m, .live = false };
-	const struct ses_read_pdc *p;
+	int rp;
 
 	if (m->state == SES_MSG_FREE || m->state == SES_MSG_WAIT ||
 	    m->status != 0 ||
@@ -470,9 +470,9 @@ ses_msg_on_down_pdc(const struct uet_ses *s, const struct ses_msg *m,
 		return false;
 	/* What a large READ's requests on it asked for and did not get
 	 * never comes (ses_read_frag_answered), whatever else is under way. */
-	p = ses_read_pdc_find(m, ev->pdc);
-	if (p != NULL)
-		return p->got < p->asked;
+	rp = ses_read_pdc_idx(m, ev->pdc);
+	if (rp >= 0)
+		return m->rpdc[rp].got < m->rpdc[rp].asked;
 	if (m->state != SES_MSG_ACTIVE || m->frags_done < m->nfrags)
 		return false;
 	if (!(m->large_read && m->ret_bytes < m->wr.len) &&
