@@ -472,7 +472,8 @@ ses_msg_on_down_pdc(const struct uet_ses *s, const struct ses_msg *m,
 	 * never comes (ses_read_frag_answered), whatever else is under way. */
 	rp = ses_read_pdc_idx(m, ev->pdc);
 	if (rp >= 0)
-		return m->rpdc[rp].got < m->rpdc[rp].asked;
+		return !ses_read_all_in(m) &&
+		       m->rpdc[rp].got < m->rpdc[rp].asked;
 	if (m->state != SES_MSG_ACTIVE || m->frags_done < m->nfrags)
 		return false;
 	if (!(m->large_read && m->ret_bytes < m->wr.len) &&
