@@ -325,7 +325,8 @@ pds_pdc_down(struct uet_pds *p, struct pds_pdc *c, int status)
 }
 
 /* A target PDC going away, for an SES that asked: what it reassembles
- * from that PDC will get no more packets. */
+ * from that PDC will get no more packets. Closed by its initiator's
+ * CLOSE (status 0), or not (given up, failed, replaced: -ECONNRESET). */
 void
 pds_target_gone(struct uet_pds *p, struct pds_pdc *c)
 {
@@ -334,6 +335,7 @@ pds_target_gone(struct uet_pds *p, struct pds_pdc *c)
 	if (!p->cfg.pdc_events || (e = pds_event_push(p)) == NULL)
 		return;
 	e->type = UET_PDS_EV_PDC_CLOSED;
+	e->status = c->state == PDC_CLOSED ? 0 : -ECONNRESET;
 	e->mode = c->mode;
 	e->pdc = pds_handle(p, pds_idx(p, c));
 	e->peer = c->peer;

@@ -583,7 +583,9 @@ ses_target_abandon(struct uet_ses *s, struct ses_target *t)
  * a message it has not brought whole never will be (its initiator failed
  * it, or aborted it). Records still keyed on it and not answered are
  * dropped; answered ones (a whole unexpected message waiting for a
- * receive) stay. Rare path: a scan of the record pool per target PDC.
+ * receive) stay, except an unexpected rendezvous message when the PDC
+ * ended without its initiator's CLOSE (ses_rdv_abandon): its send needs
+ * that initiator. Rare path: a scan of the record pool per target PDC.
  */
 void
 ses_target_pdc_closed(struct uet_ses *s, const struct uet_pds_event *ev)
@@ -597,6 +599,10 @@ ses_target_pdc_closed(struct uet_ses *s, const struct uet_pds_event *ev)
 		if (t->state != SES_TGT_FREE && t->hashed &&
 		    t->pdc == ev->pdc && !t->responded)
 			ses_target_abandon(s, t);
+		else if (ev->status != 0 && t->state == SES_TGT_RDV &&
+			 t->pdc == ev->pdc && t->unexp != UET_SES_MATCH_NONE &&
+			 t->wait == SES_TW_NONE)
+			ses_rdv_abandon(s, t);
 	}
 }
 

@@ -82,6 +82,22 @@ enum ses_msg_kind {
 	SES_MK_MSG_ERROR, /* target: a rendezvous read-back failed */
 };
 
+/* PDCs a large READ's data is counted on (struct ses_read_pdc): the
+ * first, the one NACK CLOSING moved requests to, rarely more. */
+#define SES_READ_PDCS 4
+
+/*
+ * A large READ's data on one PDC that carried its requests: a request's
+ * data comes back on its PDC (UEC 1.0 PDS read responses, return
+ * direction), so once that PDC is gone, @p got is all of it that ever
+ * comes, and a request of it is answered unless @p got < @p asked.
+ */
+struct ses_read_pdc {
+	uint32_t pdc;   /* handle its DONEs and data name */
+	uint64_t asked; /* bytes asked by the requests whose DONE named it */
+	uint64_t got;   /* bytes of data come on it */
+};
+
 /* An initiator message: one work request. */
 struct ses_msg {
 	struct uet_ses_wr wr;
@@ -129,6 +145,8 @@ struct ses_msg {
 			      * data comes back on them (UET_PDS_PDC_NONE) */
 	uint8_t req_locked;  /* large READ: bit k, req_pdc[k] is locked open
 			      * (uet_pds_pdc_lock) until it is freed */
+	uint8_t nrpdc;       /* large READ: entries of rpdc in use */
+	struct ses_read_pdc rpdc[SES_READ_PDCS];
 	bool deferred;       /* deferrable send parked until DEFERRABLE_RTR */
 	bool rtr_pending;    /* RTR in before the defer answer */
 	uint32_t rx;         /* RDV_READ / RTR: target record index + 1 */
@@ -416,6 +434,7 @@ int ses_target_rdv(struct uet_ses *s, const struct uet_pds_event *ev,
 void ses_rdv_start(struct uet_ses *s, struct ses_target *t, uint8_t *dst,
 		   uint64_t cap);
 void ses_rdv_read_done(struct uet_ses *s, struct ses_msg *m, int status);
+void ses_rdv_abandon(struct uet_ses *s, struct ses_target *t);
 void ses_rdv_ret_done(struct uet_ses *s, const struct ses_ret *t);
 void ses_rdv_answered(struct uet_ses *s, struct ses_msg *m,
 		      const struct uet_pds_event *ev, int ret);

@@ -325,6 +325,31 @@ ses_rdv_finish(struct uet_ses *s, struct ses_target *t, int status)
 	ses_target_put(s, t);
 }
 
+/*
+ * The PDC that brought rendezvous message @p t, still unexpected, ended
+ * without its initiator closing it (UET_PDS_EV_PDC_CLOSED with an error:
+ * CLOSE_REQs unanswered, a fatal NACK, replaced by a restarted
+ * initiator). Its initiator has no such PDC: it failed it (and the send
+ * with it, unless another PDC to us lives), or it restarted, or the PDC
+ * was opened by a copy of a SYN delayed past a restart of ours, which
+ * delivered the message a second time. Matched, the record would read
+ * back a send that is over (its key revoked): the receive it took would
+ * fail, or, never matched, the record would stay for good. It leaves
+ * the unexpected list, and the initiator is told as for a failed
+ * read-back (MSG_ERROR): a send still waiting fails, a send that is over
+ * answers NO_MATCH.
+ */
+void
+ses_rdv_abandon(struct uet_ses *s, struct ses_target *t)
+{
+	s->st.tgt_abandoned++;
+	uet_ses_match_unexp_abandon(t->match, t->unexp);
+	t->unexp = UET_SES_MATCH_NONE;
+	t->rc = UET_RC_UNDELIVERABLE;
+	t->no_cqe = true; /* no receive of ours took it */
+	ses_rdv_finish(s, t, -ECONNRESET);
+}
+
 /* Submit the READ of the rest; -EAGAIN: no message (or id space) free. */
 static int
 ses_rdv_submit_read(struct uet_ses *s, struct ses_target *t)

@@ -182,6 +182,77 @@ ses_read_all_in(const struct ses_msg *m)
 	return m->large_read && !m->ret_err && m->ret_bytes >= m->wr.len;
 }
 
+/* Data request packet @p i of a large READ asks for (UEC 1.0 SES READ;
+ * docs/WIRE-DECISIONS.md "Multi-packet READ requests"): all of it when
+ * one packet asks for the whole message. */
+static uint64_t
+ses_read_asked(const struct ses_msg *m, uint32_t i)
+{
+	uint64_t off = (uint64_t)i * m->rchunk;
+
+	if (m->rchunk == 0)
+		return m->wr.len;
+	return m->wr.len - off < m->rchunk ? m->wr.len - off : m->rchunk;
+}
+
+/* Index of the count of a large READ's data on @p pdc, -1: none. */
+static int
+ses_read_pdc_idx(const struct ses_msg *m, uint32_t pdc)
+{
+	if (!m->large_read || pdc == UET_PDS_PDC_NONE)
+		return -1;
+	for (int k = 0; k < m->nrpdc; k++)
+		if (m->rpdc[k].pdc == pdc)
+			return k;
+	return -1;
+}
+
+/* The count of a large READ's data on @p pdc, a new one if need be
+ * (NULL: not counted). */
+static struct ses_read_pdc *
+ses_read_pdc(struct ses_msg *m, uint32_t pdc)
+{
+	int k = ses_read_pdc_idx(m, pdc);
+	struct ses_read_pdc *p;
+
+	if (k >= 0)
+		return &m->rpdc[k];
+	if (!m->large_read || pdc == UET_PDS_PDC_NONE ||
+	    m->nrpdc == SES_READ_PDCS)
+		return NULL; /* judged without: a failed DONE fails the READ */
+	p = &m->rpdc[m->nrpdc++];
+	p->pdc = pdc;
+	p->asked = 0;
+	p->got = 0;
+	return p;
+}
+
+/*
+ * A large READ is judged by its data. Its request packets ask for data
+ * (UEC 1.0 SES READ); the target answers each with return-direction
+ * data on the PDC that carried it (PDS read responses). A request that
+ * reached the target's SES (SACKed: UEC 1.0 3.5.20.3.2 says delivered,
+ * not answered) and whose data came in was executed, although its own
+ * DONE fails when its PDC fails before CACK passes it: CACK may be held
+ * below PSNs that NACK CLOSING moved to another PDC, which that PDC never
+ * delivers. Such a failed DONE must not fail the READ (its peer, for a
+ * rendezvous read-back the sender, completed it as delivered). A failed
+ * DONE means no more data comes on its PDC (it failed) or for its
+ * request (NACKed, never executed): the READ fails when the data its
+ * PDC's requests asked for is not all in. Counted per PDC, not per
+ * request: a peer may cut a request's data in packets of its own size.
+ */
+static bool
+ses_read_frag_answered(struct ses_msg *m, const struct uet_pds_event *ev)
+{
+	const struct ses_read_pdc *p;
+
+	if (ses_read_all_in(m))
+		return true;
+	p = ses_read_pdc(m, ev->pdc);
+	return p != NULL && p->got >= p->asked;
+}
+
 /* Unlock what ses_msg_note_pdc() locked (the message is done). */
 void
 ses_msg_unlock_pdcs(struct uet_ses *s, struct ses_msg *m)
@@ -223,13 +294,14 @@ ses_initiator_done(struct uet_ses *s, const struct uet_pds_event *ev)
 		s->st.stale_done++;
 		return;
 	}
+	if (ev->type == UET_PDS_EV_DONE) {
+		struct ses_read_pdc *p = ses_read_pdc(m, ev->pdc);
+
+		if (p != NULL)
+			p->asked += ses_read_asked(m, ses_ck_frag(ev->cookie));
+	}
 	if (ev->status != 0) {
-		/* A large READ whose data came back in full was executed by
-		 * its target: only the request's ACK was lost with the PDC
-		 * (UEC 1.0 PDS read responses). Failing it would drop data
-		 * the peer has already completed as delivered (a rendezvous
-		 * send, whose read-back this may be). */
-		if (m->status == 0 && !ses_read_all_in(m))
+		if (m->status == 0 && !ses_read_frag_answered(m, ev))
 			m->status = ev->status;
 	} else if (ses_ck_frag(ev->cookie) == m->nfrags - 1 ||
 		   ev->resp_len != 0) {
@@ -319,6 +391,7 @@ ses_initiator_ret_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 		const uint8_t *ses, uint16_t len)
 {
 	struct uet_wire_ses_resp r;
+	struct ses_read_pdc *p;
 	struct ses_msg *m;
 	int n = uet_wire_ses_resp_decode(ses, len, UET_SES_RESP_FMT_DATA, &r);
 
@@ -342,6 +415,9 @@ ses_initiator_ret_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 		memcpy((uint8_t *)m->wr.buf + r.message_offset, ses + n,
 		       r.payload_length);
 	}
+	p = ses_read_pdc(m, ev->pdc);
+	if (p != NULL)
+		p->got += r.payload_length;
 	m->ret_bytes += r.payload_length;
 	s->st.ret_rx++;
 	ses_msg_check_done(s, m);
@@ -386,10 +462,19 @@ ses_msg_on_down_pdc(const struct uet_ses *s, const struct ses_msg *m,
 		    const struct uet_pds_event *ev)
 {
 	struct ses_key_probe k = { .m = m, .live = false };
+	int rp;
 
-	if (m->state != SES_MSG_ACTIVE || m->frags_done < m->nfrags ||
+	if (m->state == SES_MSG_FREE || m->state == SES_MSG_WAIT ||
 	    m->status != 0 ||
 	    memcmp(&m->wr.dest.fa, &ev->peer, sizeof(ev->peer)) != 0)
+		return false;
+	/* What a large READ's requests on it asked for and did not get
+	 * never comes (ses_read_frag_answered), whatever else is under way. */
+	rp = ses_read_pdc_idx(m, ev->pdc);
+	if (rp >= 0)
+		return !ses_read_all_in(m) &&
+		       m->rpdc[rp].got < m->rpdc[rp].asked;
+	if (m->state != SES_MSG_ACTIVE || m->frags_done < m->nfrags)
 		return false;
 	if (!(m->large_read && m->ret_bytes < m->wr.len) &&
 	    !(m->rdv && !m->rdv_served))

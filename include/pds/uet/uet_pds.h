@@ -500,7 +500,8 @@ enum uet_pds_event_type {
 	 * by its initiator, given up after unanswered CLOSE_REQs (the
 	 * initiator failed or went), or replaced by a new SYN of a
 	 * restarted initiator. pdc (the handle its DELIVER events named),
-	 * peer, mode. No packet comes on it any more: the SES drops what it
+	 * peer, mode; status 0 when closed by its initiator, -ECONNRESET
+	 * otherwise. No packet comes on it any more: the SES drops what it
 	 * still reassembles from it (a message whose initiator gave up).
 	 */
 	UET_PDS_EV_PDC_CLOSED,

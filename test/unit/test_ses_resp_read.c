@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A large READ is judged by its data (src/ses/ses_resp.c,
+ * ses_read_frag_answered): over the fake wire (ses_fakewire.c), requests
+ * of one READ spread over two PDCs by NACK CLOSING, the first PDC failing
+ * after its requests' data came in, the data of the moved ones later.
+ */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <uet/uet_ses.h>
+
+#include "ses_fakewire.h"
+
+#define RUN_NS (2000ull * 1000 * 1000) /* 2 s of fake time */
+#define LEN 9000 /* request packets of 1004 bytes at SFW_MTU: */
+#define NREQ ((LEN + SFW_MTU - UET_SES_RESPONSE_DATA_LEN - 1) / \
+	      (SFW_MTU - UET_SES_RESPONSE_DATA_LEN))
+#define HELD 2                         /* the first requests: held back */
+#define MOVED_LATE_NS (5ull * 1000 * 1000) /* their data: this late */
+
+static struct sfw w;
+static uint8_t *mem, *rbuf;
+static uint64_t key;
+
+static uint32_t psn0;     /* node 0's first request PSN of the READ */
+static bool hold;         /* node 0's first HELD requests are lost */
+static bool moved;        /* the target asked to close: what comes later */
+
+static int
+setup(void **state)
+{
+	(void)state;
+	if (ses_fakewire_init(&w, UET_PROFILE_HPC, 0x5e5f2ull) != 0)
+		return -1;
+	mem = calloc(1, 65536);
+	rbuf = calloc(1, 65536);
+	if (mem == NULL || rbuf == NULL)
+		return -1;
+	for (uint32_t i = 0; i < 65536; i++)
+		mem[i] = (uint8_t)(i * 7 + 3);
+	key = ses_fakewire_mr(&w, 1, mem, 65536, UET_SES_MR_REMOTE_READ, false);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	ses_fakewire_fini(&w);
+	free(mem);
+	free(rbuf);
+	return 0;
+}
+
+static void
+read_submit(uint64_t ctx, uint64_t len)
+{
+	struct uet_ses_wr wr;
+
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_READ, rbuf, len);
+	wr.rkey = key;
+	wr.context = ctx;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+}
+
+static int
+tgt_handle_cb(const struct uet_pds_pdc_info *i, void *arg)
+{
+	if (i->role != 1)
+		return 0;
+	*(uint32_t *)arg = i->handle;
+	return 1;
+}
+
+static bool
+is_req(const struct uet_pds_tx *t)
+{
+	return t->kind != UET_PDS_TX_CTL && t->hdr.type == UET_PDS_TYPE_RUD_REQ;
+}
+
+/* While held, node 0 loses every copy of the READ's first HELD requests. */
+static bool
+drop_held(struct sfw *fw, int from, const struct uet_pds_tx *t)
+{
+	(void)fw;
+	if (from != 0 || !is_req(t))
+		return false;
+	if (psn0 == UINT32_MAX)
+		psn0 = t->hdr.u.req.psn;
+	return hold && t->hdr.u.req.psn - psn0 < HELD;
+}
+
+/* Once the target asked to close, its return data (that of the requests
+ * moved to a new PDC) arrives MOVED_LATE_NS late. */
+static uint64_t
+delay_moved(struct sfw *fw, int from, const struct uet_pds_tx *t)
+{
+	(void)fw;
+	return from == 1 && moved && is_req(t) ? MOVED_LATE_NS : 0;
+}
+
+static int
+init_pdc_cb(const struct uet_pds_pdc_info *i, void *arg)
+{
+	if (i->role != 0)
+		return 0;
+	*(struct uet_pds_pdc_info *)arg = *i;
+	return 1;
+}
+
+/* The target of node 0's PDC @p pi gives it up (its CLOSE_REQs went
+ * unanswered, pds_target_close_giveup): NACK CLOSING_IN_ERR naming @p psn,
+ * handed to node 0 as its engine would. */
+static void
+closing_in_err_inject(const struct uet_pds_pdc_info *pi, uint32_t psn)
+{
+	struct uet_pds_rx_meta m;
+	struct uet_wire_pds_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.type = UET_PDS_TYPE_NACK;
+	h.u.nack.code = UET_NACK_CLOSING_IN_ERR;
+	h.u.nack.psn = psn;
+	h.u.nack.spdcid = pi->rid;
+	h.u.nack.dpdcid = pi->lid;
+	memset(&m, 0, sizeof(m));
+	m.src = w.n[1].fa;
+	m.dst = w.n[0].fa;
+	m.ev = 0xC000;
+	assert_int_equal(uet_pds_rx(w.n[0].pds, &h, &m, w.now), 0);
+	ses_fakewire_step(&w, 0); /* its events into the SES */
+}
+
+/*
+ * A 9000-byte READ asks in nine request packets on node 0's PDC A; the
+ * first two are lost, the other seven reach the target (SACKed) and
+ * their data comes back. The target then asks to close A: the two meet
+ * it closing (NACK CLOSING) and move to a new PDC B, where they are
+ * served, their data later. CACK of A cannot pass the two PSNs that left
+ * it; its target gives A up (CLOSING_IN_ERR) and A fails with the seven
+ * requests SACKed, not CACKed: their DONEs fail although their data is
+ * in. The READ must complete OK with every byte, as its target executed
+ * every request (DST generator 2 seed 3015316, a rendezvous read-back,
+ * whose send had completed OK). A fails before the moved requests are
+ * acknowledged on B, or (@p after_moved_acked) after: then A's PDC_DOWN
+ * comes with every request done and data missing, that of B.
+ */
+static void
+read_split_first_pdc_fails(bool after_moved_acked)
+{
+	struct uet_pds_pdc_info a;
+	uint32_t h = UINT32_MAX, k;
+	uint64_t rx0, ok0;
+
+	read_submit(1, 64); /* opens A */
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_int_equal(ses_fakewire_cqe(&w, 0, 1)->status, 0);
+	assert_int_equal(uet_pds_pdc_foreach(w.n[1].pds, tgt_handle_cb, &h),
+			 1);
+	assert_int_equal(uet_pds_pdc_foreach(w.n[0].pds, init_pdc_cb, &a), 1);
+	psn0 = UINT32_MAX;
+	hold = true;
+	moved = false;
+	w.drop_fn = drop_held;
+	w.delay_fn = delay_moved;
+	rx0 = uet_ses_stats_get(w.n[0].ses)->ret_rx;
+	read_submit(2, LEN);
+	for (k = 0; k < 10000 &&
+	     uet_ses_stats_get(w.n[0].ses)->ret_rx - rx0 < NREQ - HELD; k++)
+		ses_fakewire_step(&w, 1000);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->ret_rx - rx0,
+			 NREQ - HELD);
+	moved = true;
+	ok0 = uet_pds_stats_get(w.n[0].pds)->done_ok;
+	assert_int_equal(uet_pds_pdc_close(w.n[1].pds, h, w.now), 0);
+	hold = false;
+	for (k = 0; k < 100000 &&
+	     uet_pds_stats_get(w.n[0].pds)->nack_rx[UET_NACK_CLOSING] < HELD;
+	     k++)
+		ses_fakewire_step(&w, 1000);
+	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->nack_rx[UET_NACK_CLOSING],
+			 HELD);
+	for (k = 0; after_moved_acked && k < 4000 &&
+	     uet_pds_stats_get(w.n[0].pds)->done_ok - ok0 < HELD; k++)
+		ses_fakewire_step(&w, 1000);
+	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->done_ok - ok0,
+			 after_moved_acked ? HELD : 0);
+	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->done_err, 0);
+	closing_in_err_inject(&a, psn0 + HELD);
+	/* A failed, its seven requests with it, before the moved data. */
+	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->done_err, NREQ - HELD);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->ret_rx - rx0,
+			 NREQ - HELD);
+	assert_true(ses_fakewire_run_cq(&w, 0, 2, RUN_NS));
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->ret_rx - rx0, NREQ);
+	assert_int_equal(ses_fakewire_cqe(&w, 0, 2)->status, 0);
+	assert_int_equal(ses_fakewire_cqe(&w, 0, 2)->len, LEN);
+	assert_memory_equal(rbuf, mem, LEN);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->pdc_down_fail, 0);
+	w.drop_fn = NULL;
+	w.delay_fn = NULL;
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+}
+
+static void
+ses_initiator_done__failed_pdc_requests_with_data_in_complete_ok(void **state)
+{
+	(void)state;
+	read_split_first_pdc_fails(false);
+}
+
+static void
+ses_pdc_down__read_data_of_down_pdc_in_waits(void **state)
+{
+	(void)state;
+	read_split_first_pdc_fails(true);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(
+			ses_initiator_done__failed_pdc_requests_with_data_in_complete_ok,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_pdc_down__read_data_of_down_pdc_in_waits, setup,
+			teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
