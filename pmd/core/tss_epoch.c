@@ -5,9 +5,11 @@
  * domain key"). uet_engine_tss_reload() reads the key files again; a
  * domain whose key changed gets it as a new epoch (its number from the
  * key, src/tss/tss_epoch.c), accepted on RX at once, sealed with
- * [tss] epoch_switch later, the old key refused twice that later. The
- * TSC of a domain runs on across epochs, so the replay windows do too: a
- * packet replayed from before the switch is a replay or too old.
+ * [tss] epoch_switch later, the old key refused twice that later. Each
+ * key has its own TSCs (tss_tsc.c) and, at a receiver, its own replay
+ * window per source: a packet replayed from before the switch meets the
+ * old key's window while that key is accepted, and is an epoch drop
+ * after. A context forgets the windows of a key a rotation replaced.
  *
  * The engine's keys and epochs are written under a sequence number (odd
  * while written); a context copies them when the number moved, at the

@@ -15,7 +15,8 @@
  *   badsdi    a copy claiming SDI 9 (no such domain)  -> sdi
  *   trunc     a copy cut shorter than header + ICV    -> header
  *   replay    a frame seen a few frames earlier       -> replay
- *   old       a frame seen 600 frames earlier (window 256) -> old
+ *   old       a frame seen 600 frames earlier (window 256), under the
+ *             key A seals with (each key has its own window) -> old
  *   clear     a clear RUD request of the secure job, every other one
  *             with an SES header that does not decode (the engine reads
  *             its JobID field only: still the secure job's) -> clear
