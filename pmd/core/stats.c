@@ -124,6 +124,7 @@ print_one(const struct uet_engine_lcore_stats *s, FILE *f)
 	PR(f, s, tss.tx_sealed);
 	PR(f, s, tss.tx_clear);
 	PR(f, s, tss.tx_fail);
+	PR(f, s, tss.tx_key_exhausted);
 	PR(f, s, tss.rx_opened);
 	PR(f, s, tss.tx_keys);
 	PR(f, s, tss.rx_keys);

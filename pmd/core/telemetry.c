@@ -85,6 +85,7 @@ add_tss(struct rte_tel_data *d, const struct uet_engine_tss_stats *t)
 	add_u64(d, "tss_tx_sealed", t->tx_sealed);
 	add_u64(d, "tss_tx_clear", t->tx_clear);
 	add_u64(d, "tss_tx_fail", t->tx_fail);
+	add_u64(d, "tss_tx_key_exhausted", t->tx_key_exhausted);
 	add_u64(d, "tss_rx_opened", t->rx_opened);
 	add_u64(d, "tss_tx_keys", t->tx_keys);
 	add_u64(d, "tss_rx_keys", t->rx_keys);

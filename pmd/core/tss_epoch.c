@@ -5,9 +5,11 @@
  * domain key"). uet_engine_tss_reload() reads the key files again; a
  * domain whose key changed gets it as a new epoch (its number from the
  * key, src/tss/tss_epoch.c), accepted on RX at once, sealed with
- * [tss] epoch_switch later, the old key refused twice that later. The
- * TSC of a domain runs on across epochs, so the replay windows do too: a
- * packet replayed from before the switch is a replay or too old.
+ * [tss] epoch_switch later, the old key refused twice that later. Each
+ * key has its own TSCs (tss_tsc.c) and, at a receiver, its own replay
+ * window per source: a packet replayed from before the switch meets the
+ * old key's window while that key is accepted, and is an epoch drop
+ * after. A context forgets the windows of a key a rotation replaced.
  *
  * The engine's keys and epochs are written under a sequence number (odd
  * while written); a context copies them when the number moved, at the
@@ -52,13 +54,17 @@ tss_epochs_init(struct engine_tss *t)
 }
 
 /* Read every key file; the domains whose key changed rotate in @p next
- * (a copy of the engine's). Returns the number rotated or -errno. */
+ * (a copy of the engine's), and the TSC reservation of the new key
+ * replaces the retired key's in its slot (tss_tsc.c): the new epoch's
+ * TSCs start where that key's reservation ends, 1 for a key never used.
+ * Returns the number rotated or -errno. */
 static int
-reload_prepare(const struct engine_tss *t, struct tss_domain_keys *next,
+reload_prepare(struct uet_engine *eng, struct tss_domain_keys *next,
 	       uint64_t now, char *why, size_t why_len)
 {
+	const struct engine_tss *t = eng->tss;
 	uint8_t key[UET_CONFIG_TSS_KEY_LEN];
-	char r[128];
+	char r[256];
 	int n = 0, rc = 0;
 
 	for (unsigned int i = 0; i < t->cfg.nb_domains && rc >= 0; i++) {
@@ -90,6 +96,15 @@ reload_prepare(const struct engine_tss *t, struct tss_domain_keys *next,
 			break;
 		}
 		memcpy(d->key[rc], key, sizeof(key));
+		d->gen[rc] = d->gen[rc ^ 1] + 1;
+		/* the slot's old key is retired (rotate refuses before):
+		 * no context takes its TSCs any more */
+		rc = tss_tsc_open(eng, i, (unsigned int)rc, key, r, sizeof(r));
+		if (rc < 0) {
+			snprintf(why, why_len, "domain %u: %s",
+				 t->cfg.domain[i].sdi, r);
+			break;
+		}
 		n++;
 	}
 	explicit_bzero(key, sizeof(key));
@@ -114,7 +129,7 @@ uet_engine_tss_reload(struct uet_engine *e, char *why, size_t why_len)
 	}
 	pthread_mutex_lock(&t->reload_lock);
 	memcpy(t->next, t->dk, sizeof(t->next));
-	n = reload_prepare(t, t->next, uet_engine_now(e), why, why_len);
+	n = reload_prepare(e, t->next, uet_engine_now(e), why, why_len);
 	if (n > 0) {
 		atomic_fetch_add_explicit(&t->seq, 1, memory_order_relaxed);
 		atomic_thread_fence(memory_order_release);
@@ -200,6 +215,24 @@ tss_epoch_sessions_update(struct uet_engine_lcore *lc)
 		}
 }
 
+/* Note the keys whose windows the context holds; with @p purge, first
+ * forget the windows of every key a rotation replaced since. */
+static void
+windows_follow(struct engine_tss_lc *t, unsigned int nd, bool purge)
+{
+	for (unsigned int i = 0; i < nd; i++)
+		for (unsigned int s = 0; s < 2; s++) {
+			const struct tss_domain_keys *d = &t->dk[i];
+
+			if (purge && t->win_valid[i][s] &&
+			    (!d->ep.valid[s] || d->gen[s] != t->win_gen[i][s]))
+				tss_windows_purge(t, i, t->win_epoch[i][s]);
+			t->win_valid[i][s] = d->ep.valid[s];
+			t->win_epoch[i][s] = d->ep.epoch[s];
+			t->win_gen[i][s] = d->gen[s];
+		}
+}
+
 void
 tss_epoch_sync_slow(struct uet_engine_lcore *lc)
 {
@@ -215,6 +248,7 @@ tss_epoch_sync_slow(struct uet_engine_lcore *lc)
 		return;
 	ENG_INC(lc->st.tss.epochs);
 	t->seq = seq;
+	windows_follow(t, e->cfg.nb_domains, true);
 	if (!e->cluster)
 		tss_epoch_sessions_update(lc);
 }
@@ -229,6 +263,7 @@ tss_epoch_lcore_init(struct uet_engine_lcore *lc)
 	memcpy(t->dk, lc->eng->tss->dk, sizeof(t->dk));
 	t->seq = atomic_load_explicit(&lc->eng->tss->seq,
 				      memory_order_acquire);
+	windows_follow(t, lc->eng->tss->cfg.nb_domains, false);
 	if (lc->eng->tss->cluster)
 		return 0;
 	tss_epoch_sessions_update(lc);

@@ -27,7 +27,6 @@
 
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 
 #include <rte_hash.h>
 #include <rte_jhash.h>
@@ -56,35 +55,29 @@ uet_engine_tss_overhead(const struct uet_config *cfg)
 /* lifecycle                                                           */
 /* ------------------------------------------------------------------ */
 
-/*
- * The first TSC of a run: the time since TSC_ORIGIN_S in units of 256 ns.
- * A restarted engine with the same key file thus continues above every
- * TSC it used before (no IV is used twice under the key) as long as it
- * sent fewer than one frame per 256 ns of a domain on average, and
- * receivers' replay windows see it move ahead. A rotation of the domain
- * key (tss_epoch.c) does not restart it: the TSC runs on across epochs,
- * and an engine cannot tell a key file it never used from one it used
- * before a restart (docs/TSS.md, limits).
- */
-static uint64_t
-tsc_seed(void)
+/* Each domain's key file read, its TSCs' reservation opened
+ * (tss_tsc.c): a reservation that cannot be trusted refuses the engine,
+ * as a bad key file does, rather than guess a first TSC. */
+static int
+tss_keys_init(struct uet_engine *e)
 {
-	struct timespec ts;
-	uint64_t ns;
+	struct engine_tss *t = e->tss;
+	char why[256];
+	int rc = tss_epochs_init(t);
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	if ((uint64_t)ts.tv_sec < TSC_ORIGIN_S)
-		return 1;
-	ns = ((uint64_t)ts.tv_sec - TSC_ORIGIN_S) * 1000000000ull +
-	     (uint64_t)ts.tv_nsec;
-	return (ns >> 8) + 1;
+	for (unsigned int i = 0; rc == 0 && i < t->cfg.nb_domains; i++) {
+		rc = tss_tsc_open(e, i, 0, t->dk[i].key[0], why, sizeof(why));
+		if (rc < 0)
+			ENG_LOG(ERR, "tss: domain %u: %s",
+				t->cfg.domain[i].sdi, why);
+	}
+	return rc;
 }
 
 int
 engine_tss_init(struct uet_engine *e)
 {
 	struct engine_tss *t;
-	uint64_t seed;
 	int rc;
 
 	if (!e->cfg.tss.enabled)
@@ -94,19 +87,16 @@ engine_tss_init(struct uet_engine *e)
 		return -ENOMEM;
 	t->cfg = e->cfg.tss;
 	t->cluster = t->cfg.mode == UET_CONFIG_TSS_CLUSTER;
-	rc = tss_epochs_init(t);
-	if (rc < 0) {
-		explicit_bzero(t->dk, sizeof(t->dk));
-		rte_free(t);
-		return rc;
-	}
+	tss_tsc_init(t);
 	pthread_mutex_init(&t->reload_lock, NULL);
 	atomic_init(&t->seq, 0);
-	tss_epoch_telemetry_register();
-	seed = tsc_seed();
-	for (unsigned int i = 0; i < UET_CONFIG_TSS_DOMAINS_MAX; i++)
-		atomic_init(&t->tsc[i], seed);
 	e->tss = t;
+	rc = tss_keys_init(e);
+	if (rc < 0) {
+		engine_tss_fini(e);
+		return rc;
+	}
+	tss_epoch_telemetry_register();
 	return 0;
 }
 
@@ -115,6 +105,7 @@ engine_tss_fini(struct uet_engine *e)
 {
 	if (e->tss != NULL) {
 		explicit_bzero(e->tss->dk, sizeof(e->tss->dk));
+		tss_tsc_fini(e->tss);
 		pthread_mutex_destroy(&e->tss->reload_lock);
 	}
 	rte_free(e->tss);

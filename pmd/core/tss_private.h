@@ -24,8 +24,6 @@
 #define DOM_OF(i)    ((uint8_t)(2 + (i)))
 /* AAD of an IPv4 frame without SSI: addresses, entropy, TSS header */
 #define AAD_V4       (8 + 4 + UET_TSS_HDR_LEN)
-/* 2026-01-01T00:00:00Z: the origin of the TSC seed (see engine_tss_init) */
-#define TSC_ORIGIN_S 1767225600ull
 
 /*
  * A derived key of cluster mode (UEC 1.0 3.7): the AEAD session of one
@@ -82,6 +80,7 @@ struct tss_rx_item {
 struct tss_domain_keys {
 	uint8_t key[2][UET_CONFIG_TSS_KEY_LEN];
 	struct uet_tss_epochs ep;
+	uint32_t gen[2];  /* the rotation that put each slot's key there */
 };
 
 struct engine_tss_lc {
@@ -93,7 +92,12 @@ struct engine_tss_lc {
 	uint16_t sess_epoch[UET_CONFIG_TSS_DOMAINS_MAX][2];
 	uint32_t seq;   /* engine_tss.seq of the copy below */
 	struct tss_domain_keys dk[UET_CONFIG_TSS_DOMAINS_MAX];
-	struct rte_hash *src;   /* {domain, source} -> replay window */
+	/* the keys whose replay windows this context holds, by domain
+	 * and slot (tss_epoch_sync_slow purges a replaced key's) */
+	uint16_t win_epoch[UET_CONFIG_TSS_DOMAINS_MAX][2];
+	uint32_t win_gen[UET_CONFIG_TSS_DOMAINS_MAX][2];
+	bool win_valid[UET_CONFIG_TSS_DOMAINS_MAX][2];
+	struct rte_hash *src;   /* {domain, epoch, source} -> window */
 	struct uet_tss_replay *win;
 	struct tss_dkey (*rxk)[2];  /* cluster: per window, by AN */
 	/* cluster: the keys this context seals with, per port and domain */
@@ -113,6 +117,20 @@ struct engine_tss_lc {
 	uint8_t pdc_dom[65536];  /* by our PDC id */
 };
 
+/*
+ * The TSCs of one key (a domain's epoch slot, tss_tsc.c): the next one to
+ * take, shared by the contexts, and the end of its reservations on disk.
+ */
+struct tss_tsc {
+	_Atomic uint64_t next;
+	_Atomic uint64_t limit;  /* TSCs below it are reserved (0: none) */
+	_Atomic bool told;       /* a failure was logged */
+	pthread_mutex_t lock;    /* the stores, extending the reservation */
+	/* one per source address of the engine (tss_tsc_open) */
+	struct uet_tss_tsc_store st[UET_CONFIG_MAX_PORTS];
+	uint8_t nst;
+};
+
 struct engine_tss {
 	struct uet_config_tss cfg;
 	bool cluster;      /* keys derived per source (mode = cluster) */
@@ -124,9 +142,9 @@ struct engine_tss {
 	struct tss_domain_keys dk[UET_CONFIG_TSS_DOMAINS_MAX];
 	/* a reload's work copy (under reload_lock; wiped after use) */
 	struct tss_domain_keys next[UET_CONFIG_TSS_DOMAINS_MAX];
-	/* next TSC per domain, shared by the contexts (UEC 1.0 3.7: a TSC
+	/* the TSCs of each domain key, by epoch slot (UEC 1.0 3.7: a TSC
 	 * never repeats under a key) */
-	_Atomic uint64_t tsc[UET_CONFIG_TSS_DOMAINS_MAX];
+	struct tss_tsc tsc[UET_CONFIG_TSS_DOMAINS_MAX][2];
 };
 
 /* The domain (DOM_*) of a frame decoded up to its PDS header: from the
@@ -146,6 +164,10 @@ uint8_t tss_peer_get(const struct engine_tss_lc *t, const uint8_t fa[16],
 void tss_peer_set(struct engine_tss_lc *t, const uint8_t fa[16],
 		  uint16_t pdcid, uint8_t dom);
 
+/* tss_rx.c: forget a retired key's replay windows */
+void tss_windows_purge(struct engine_tss_lc *t, unsigned int di,
+		       uint16_t epoch);
+
 /* tss_epoch.c: domain key generations on the engine */
 int tss_epochs_init(struct engine_tss *t);
 void tss_epoch_sync_slow(struct uet_engine_lcore *lc);
@@ -161,6 +183,30 @@ void tss_epoch_sessions_free(struct engine_tss_lc *t);
 void tss_epoch_sessions_update(struct uet_engine_lcore *lc);
 int tss_epoch_lcore_init(struct uet_engine_lcore *lc);
 void tss_epoch_telemetry_register(void);
+
+/* tss_tsc.c: the TSCs of each key, reserved on disk */
+void tss_tsc_init(struct engine_tss *e);
+void tss_tsc_fini(struct engine_tss *e);
+int tss_tsc_open(struct uet_engine *eng, unsigned int di, unsigned int slot,
+		 const uint8_t key[UET_CONFIG_TSS_KEY_LEN], char *why,
+		 size_t why_len);
+int tss_tsc_slow(struct uet_engine_lcore *lc, unsigned int di,
+		 unsigned int slot, uint64_t tsc);
+/* The next TSC of domain @p di's key in @p slot: 0, -ENOSPC (the key is
+ * exhausted), -EIO (no reservation). One atomic add unless the
+ * reservation needs extending. */
+static inline int
+tss_tsc_take(struct uet_engine_lcore *lc, unsigned int di, unsigned int slot,
+	     uint64_t *tsc)
+{
+	struct tss_tsc *a = &lc->eng->tss->tsc[di][slot];
+
+	*tsc = atomic_fetch_add_explicit(&a->next, 1, memory_order_relaxed);
+	if (likely(*tsc + UET_TSS_TSC_BLOCK / 2 <
+		   atomic_load_explicit(&a->limit, memory_order_acquire)))
+		return 0;
+	return tss_tsc_slow(lc, di, slot, *tsc);
+}
 
 /* tss_key.c: cluster mode's derived keys and the rekey counter */
 uint32_t tss_rekey_of(const struct engine_tss *e, uint64_t tsc);

@@ -33,11 +33,20 @@ domain_of_sdi(const struct engine_tss *e, uint32_t sdi)
 	return -1;
 }
 
-/* The replay window of {domain, source}, created on first use. */
-static int
-window_of(struct engine_tss_lc *t, unsigned int di, uint32_t src)
+/* A replay window's key: a TSC space is a key's (tss_tsc.c), so a
+ * window is a source's under one domain key (epoch). */
+static uint64_t
+window_key(unsigned int di, uint16_t epoch, uint32_t src)
 {
-	uint64_t key = (uint64_t)di << 32 | src;
+	return (uint64_t)di << 48 | (uint64_t)epoch << 32 | src;
+}
+
+/* The replay window of {domain, epoch, source}, created on first use. */
+static int
+window_of(struct engine_tss_lc *t, unsigned int di, uint16_t epoch,
+	  uint32_t src)
+{
+	uint64_t key = window_key(di, epoch, src);
 	int rc = rte_hash_lookup(t->src, &key);
 
 	if (rc >= 0)
@@ -46,6 +55,38 @@ window_of(struct engine_tss_lc *t, unsigned int di, uint32_t src)
 	if (rc >= 0)
 		(void)uet_tss_replay_init(&t->win[rc], t->win[rc].size);
 	return rc;
+}
+
+/*
+ * Forget the windows (and cluster mode's keys) of a retired key of
+ * domain @p di, epoch @p epoch: its packets are refused by their epoch
+ * from now on, and a later key with the same epoch number starts its
+ * TSCs low again, which the old windows would take for old packets.
+ */
+void
+tss_windows_purge(struct engine_tss_lc *t, unsigned int di, uint16_t epoch)
+{
+	static const uint64_t mask = UINT64_C(0xFFFFFFFF00000000);
+	uint64_t gone[TSS_SOURCES];
+	const void *key;
+	unsigned int n = 0;
+	uint32_t next = 0;
+	void *data;
+	int w;
+
+	while (n < TSS_SOURCES &&
+	       rte_hash_iterate(t->src, &key, &data, &next) >= 0)
+		if ((*(const uint64_t *)key & mask) == window_key(di, epoch, 0))
+			gone[n++] = *(const uint64_t *)key;
+	for (unsigned int i = 0; i < n; i++) {
+		w = rte_hash_del_key(t->src, &gone[i]);
+		if (w < 0 || t->rxk == NULL)
+			continue;
+		for (unsigned int a = 0; a < 2; a++) {
+			uet_tss_cdev_session_free(t->dev, t->rxk[w][a].sess);
+			memset(&t->rxk[w][a], 0, sizeof(t->rxk[w][a]));
+		}
+	}
 }
 
 static enum uet_engine_tss_drop
@@ -108,7 +149,7 @@ rx_check(const struct uet_engine_lcore *lc, const struct uet_wire_pkt *p,
 		return 1 + UET_ENGINE_TSS_DROP_UNSUPPORTED;
 	memcpy(&src, p->outer.src_addr, 4);
 	src = rte_be_to_cpu_32(src);
-	w = window_of(t, (unsigned int)di, src);
+	w = window_of(t, (unsigned int)di, h.epoch, src);
 	if (w < 0)
 		return 1 + UET_ENGINE_TSS_DROP_SOURCES;
 	rc = uet_tss_replay_check(&t->win[w], h.tsc);

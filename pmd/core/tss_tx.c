@@ -165,18 +165,18 @@ tss_lengths_adjust(uint8_t *frame, const struct uet_wire_outer *o, int delta)
 
 /*
  * The session and the IV of a frame from @p src with @p tsc, its epoch
- * and association number: the domain's key of the epoch sealed with now
+ * and association number: the domain's key of epoch slot @p slot
  * (direct mode), or the key derived from it for this source and the
  * TSC's rekey counter (cluster mode, tss_key.c).
  */
 static int
 seal_key(struct uet_engine_lcore *lc, uint16_t port, unsigned int di,
-	 uint32_t src, uint64_t tsc, uint16_t k, struct uet_wire_tss_hdr *h)
+	 unsigned int slot, uint32_t src, uint64_t tsc, uint16_t k,
+	 struct uet_wire_tss_hdr *h)
 {
 	const struct engine_tss *e = lc->eng->tss;
 	struct engine_tss_lc *t = lc->tss;
 	uint32_t rekey = tss_rekey_of(e, tsc);
-	unsigned int slot = uet_tss_epochs_tx(&t->dk[di].ep, lc->now);
 	const struct tss_dkey *dk;
 
 	h->an = (uint8_t)(rekey & 1u);
@@ -202,7 +202,7 @@ seal_key(struct uet_engine_lcore *lc, uint16_t port, unsigned int di,
 static int
 seal_prepare(struct uet_engine_lcore *lc, struct rte_mbuf *m,
 	     const struct uet_wire_pkt *p, uint16_t port, unsigned int di,
-	     uint64_t tsc, uint16_t k)
+	     unsigned int slot, uint64_t tsc, uint16_t k)
 {
 	const struct engine_tss *e = lc->eng->tss;
 	struct engine_tss_lc *t = lc->tss;
@@ -218,7 +218,7 @@ seal_prepare(struct uet_engine_lcore *lc, struct rte_mbuf *m,
 		return -EINVAL;
 	memcpy(&src, p->outer.src_addr, 4);
 	src = rte_be_to_cpu_32(src);
-	if (seal_key(lc, port, di, src, tsc, k, &h) < 0)
+	if (seal_key(lc, port, di, slot, src, tsc, k, &h) < 0)
 		return -EIO;
 	f = (uint8_t *)rte_pktmbuf_prepend(m, UET_TSS_HDR_LEN);
 	memmove(f, f + UET_TSS_HDR_LEN, ol);
@@ -261,7 +261,22 @@ seal_csum(struct rte_mbuf *m, uint16_t l4_off, uint8_t ip_hlen)
 	u->dgram_cksum = rte_ipv4_phdr_cksum(ip, m->ol_flags);
 }
 
-/* The frames of the burst whose domain is a secure one: TSCs reserved,
+/* A TSC for a frame of domain @p di: its key's (the epoch slot it is
+ * sealed with now), counted when there is none. */
+static int
+seal_tsc(struct uet_engine_lcore *lc, unsigned int di, unsigned int *slot,
+	 uint64_t *tsc)
+{
+	int rc;
+
+	*slot = uet_tss_epochs_tx(&lc->tss->dk[di].ep, lc->now);
+	rc = tss_tsc_take(lc, di, *slot, tsc);
+	if (rc == -ENOSPC)
+		ENG_INC(lc->st.tss.tx_key_exhausted);
+	return rc;
+}
+
+/* The frames of the burst whose domain is a secure one: TSCs taken,
  * room made, ops described. Clear frames stay where they are; a frame
  * that cannot be sealed is dropped (never sent in clear). */
 static uint16_t
@@ -276,6 +291,7 @@ seal_collect(struct uet_engine_lcore *lc, uint16_t pi, struct rte_mbuf **m,
 
 	for (uint16_t i = 0; i < n; i++) {
 		const uint8_t *f = rte_pktmbuf_mtod(m[i], const uint8_t *);
+		unsigned int slot;
 		uint64_t tsc;
 		uint8_t dom;
 
@@ -295,10 +311,9 @@ seal_collect(struct uet_engine_lcore *lc, uint16_t pi, struct rte_mbuf **m,
 			ENG_INC(lc->st.tss.tx_clear);
 			continue;
 		}
-		tsc = atomic_fetch_add_explicit(&e->tsc[dom - 2], 1,
-						memory_order_relaxed);
-		if (tsc > UET_TSS_TSC_MAX ||
-		    seal_prepare(lc, m[i], &p, pi, dom - 2u, tsc, k) < 0) {
+		if (seal_tsc(lc, dom - 2u, &slot, &tsc) < 0 ||
+		    seal_prepare(lc, m[i], &p, pi, dom - 2u, slot, tsc,
+				 k) < 0) {
 			ENG_INC(lc->st.tss.tx_fail);
 			rte_pktmbuf_free(m[i]);
 			m[i] = NULL;

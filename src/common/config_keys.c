@@ -442,6 +442,11 @@ static const struct config_key tss_keys[] = {
 	       "TSCs, a multiple of 64"),
 	K_UINT(T, rekey_interval, 0, UINT64_MAX, "TSCs between key "
 	       "rotations (cluster mode, at least replay_window); 0 = off"),
+	{ .name = "state_dir", .type = CFG_T_STR, .flags = CFG_F_EMPTY,
+	  FIELD(T, state_dir),
+	  .help = "directory (0700, the engine's user's) of each key's TSC "
+		  "reservation, so that a restart never reuses an IV; "
+		  "required with enabled" },
 	K_DUR("epoch_switch", T, epoch_switch_ns, MS(1), SEC(3600), 0,
 	      "after a reload brought a new domain key: its packets are "
 	      "accepted at once, sent this long after, and the old key's "

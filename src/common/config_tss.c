@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <rte_cfgfile.h>
 
@@ -220,6 +222,38 @@ check_rekey(const struct uet_config_tss *t, struct uet_config_error *err)
 	return 0;
 }
 
+/* The TSC reservations' directory (src/tss/tss_tsc.c checks it again
+ * when the engine opens it): without one, a restarted engine could not
+ * know which TSCs it used under a key, and would reuse IVs. */
+static int
+check_state_dir(const struct uet_config_tss *t, struct uet_config_error *err)
+{
+	struct stat st;
+
+	if (t->state_dir[0] == '\0')
+		return tss_fail(err, "state_dir", "not set: the directory "
+				"(0700) where the engine keeps each key's TSC "
+				"reservation, so that a restart never reuses "
+				"an IV (docs/TSS.md)");
+	if (t->state_dir[0] != '/')
+		return tss_fail(err, "state_dir", "not an absolute path");
+	if (stat(t->state_dir, &st) < 0)
+		return config_error(err, -errno, NULL, 0, "tss", "state_dir",
+				    "%s: %s", t->state_dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return config_error(err, -ENOTDIR, NULL, 0, "tss",
+				    "state_dir", "%s: not a directory",
+				    t->state_dir);
+	if (st.st_uid != geteuid() || (st.st_mode & 077) != 0)
+		return config_error(err, -EPERM, NULL, 0, "tss", "state_dir",
+				    "%s: owner uid %u, mode %03o: must be "
+				    "this user's (uid %u), mode 0700",
+				    t->state_dir, (unsigned int)st.st_uid,
+				    (unsigned int)(st.st_mode & 0777),
+				    (unsigned int)geteuid());
+	return 0;
+}
+
 int
 config_tss_validate(const struct uet_config_tss *t, struct uet_config_error *err)
 {
@@ -242,5 +276,8 @@ config_tss_validate(const struct uet_config_tss *t, struct uet_config_error *err
 				"would be protected");
 	if (t->pmd[0] == '\0')
 		return tss_fail(err, "pmd", "empty");
+	rc = check_state_dir(t, err);
+	if (rc < 0)
+		return rc;
 	return check_keys(t, err);
 }

@@ -72,10 +72,13 @@ def tss_capture(perf, dump, tmp, check):
         with open(path, "w") as f:
             f.write(os.urandom(32).hex() + "\n")
         os.chmod(path, 0o600)
+    state = os.path.join(tmp, "state")
+    os.makedirs(state, mode=0o700, exist_ok=True)
     conf = os.path.join(tmp, "tss.conf")
     with open(conf, "w") as f:
         f.write("[eal]\nargs = -l 0 --no-huge -m 1024 --no-pci "
                 f"--log-level=4\n[tss]\nenabled = true\n"
+                f"state_dir = {state}\n"
                 f"domain.7 = 1-4095 {key}\n")
     cap = os.path.join(tmp, "tss.pcapng")
     p = subprocess.run([perf, "--config", conf, "--mode", "msgrate",

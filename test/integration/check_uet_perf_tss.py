@@ -41,6 +41,9 @@ def config(tmp, pmd, cluster):
     with open(key, "w") as f:
         f.write(os.urandom(32).hex() + "\n")
     os.chmod(key, 0o600)
+    # the TSC reservations (one file per engine address and key)
+    state = os.path.join(tmp, "state")
+    os.makedirs(state, mode=0o700, exist_ok=True)
     path = os.path.join(tmp, pmd + ("_cluster" if cluster else "") +
                         ".conf")
     with open(path, "w") as f:
@@ -50,7 +53,7 @@ def config(tmp, pmd, cluster):
                 "--log-level=4\n[port0]\ndevargs = net_ring0\n"
                 "ipv4 = 10.0.0.1\nudp_checksum = false\n")
         f.write("[timers]\nrto_init = 10ms\nrto_max = 1s\n")
-        f.write(f"[tss]\nenabled = true\npmd = {pmd}\n"
+        f.write(f"[tss]\nenabled = true\npmd = {pmd}\nstate_dir = {state}\n"
                 f"replay_window = 256\ndomain.7 = 1-4095 {key}\n")
         if cluster:
             f.write(f"mode = cluster\nrekey_interval = {REKEY}\n")

@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dirent.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -64,6 +66,33 @@ itest_cfg_ring(struct uet_config *c, const char *dev, const uint8_t *ip,
 	memcpy(&c->neighbor[0].ip.v4, pip, 4);
 	memcpy(c->neighbor[0].mac, pmac, 6);
 	c->fault.enabled = false;
+}
+
+/* Remove directory @p d, its files and its subdirectories' files (a
+ * test's temporary directory). */
+static inline void
+itest_rm_dir(const char *d)
+{
+	char p[512];
+	struct dirent *e;
+	struct stat st;
+	DIR *s = opendir(d);
+
+	if (s == NULL)
+		return;
+	while ((e = readdir(s)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (snprintf(p, sizeof(p), "%s/%s", d, e->d_name) >=
+		    (int)sizeof(p))
+			continue;
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			itest_rm_dir(p);
+		else
+			(void)unlink(p);
+	}
+	closedir(s);
+	(void)rmdir(d);
 }
 
 /*

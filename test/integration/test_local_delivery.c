@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -103,6 +104,7 @@ static bool app_progress;          /* AUTO: the test thread progresses */
 static uint8_t *sbuf, *rbuf, *lbuf;
 static char cap_path[64];          /* ipv4: engine.capture */
 static char key_path[64];          /* tsslossy: the domain's key file */
+static char state_dir[64];         /* and its TSC reservations */
 
 static void
 pump(void)
@@ -459,6 +461,10 @@ config_tss(struct uet_config *c)
 	t->domain[0].nb_ranges = 1;
 	snprintf(t->domain[0].key_file, sizeof(t->domain[0].key_file), "%s",
 		 key_path);
+	snprintf(state_dir, sizeof(state_dir), "/tmp/test_local_delivery_%d",
+		 (int)getpid());
+	CHECK(mkdir(state_dir, 0700) == 0);
+	snprintf(t->state_dir, sizeof(t->state_dir), "%s", state_dir);
 }
 
 static void
@@ -877,6 +883,8 @@ main(int argc, char **argv)
 		(void)unlink(cap_path);
 	if (key_path[0] != '\0')
 		(void)unlink(key_path);
+	if (state_dir[0] != '\0')
+		itest_rm_dir(state_dir);
 	free(sbuf);
 	free(rbuf);
 	free(lbuf);

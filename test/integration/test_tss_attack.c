@@ -15,7 +15,8 @@
  *   badsdi    a copy claiming SDI 9 (no such domain)  -> sdi
  *   trunc     a copy cut shorter than header + ICV    -> header
  *   replay    a frame seen a few frames earlier       -> replay
- *   old       a frame seen 600 frames earlier (window 256) -> old
+ *   old       a frame seen 600 frames earlier (window 256), under the
+ *             key A seals with (each key has its own window) -> old
  *   clear     a clear RUD request of the secure job, every other one
  *             with an SES header that does not decode (the engine reads
  *             its JobID field only: still the secure job's) -> clear
@@ -164,6 +165,8 @@ config_tss(struct uet_config *c, const char *k7, const char *k8)
 	t->domain[1].nb_ranges = 1;
 	snprintf(t->domain[1].key_file, sizeof(t->domain[1].key_file), "%s",
 		 k8);
+	/* the TSC reservations, one file per engine and key */
+	snprintf(t->state_dir, sizeof(t->state_dir), "%s", dir);
 }
 
 /* Lengths and checksums of an edited IPv4/UDP frame. */
@@ -352,6 +355,7 @@ attack(const struct rte_mbuf *m, uint64_t n, bool *before)
 	enum atk k = (enum atk)((n / 16) % (cluster ? ROTREPLAY :
 						      ATK_DIRECT));
 	struct rte_mbuf *c = NULL;
+	uint64_t tsc;
 	uint8_t *f;
 
 	*before = true; /* ahead of the real frame: its TSC is not used */
@@ -380,7 +384,12 @@ attack(const struct rte_mbuf *m, uint64_t n, bool *before)
 		c = copy(m);
 		if (c != NULL) {
 			f = rte_pktmbuf_mtod(c, uint8_t *);
-			f[TSS_OFF + 6] = 0x7f; /* TSC far ahead */
+			/* TSC far ahead (2^20), and so its rekey counter
+			 * (cluster mode): a fresh key to derive, its ICV
+			 * the check that fails */
+			tsc = get_be(f + TSS_OFF + 6, 6) + (1u << 20);
+			for (unsigned int b = 0; b < 6; b++)
+				f[TSS_OFF + 11 - b] = (uint8_t)(tsc >> (8 * b));
 			for (uint32_t i = TSS_OFF + UET_TSS_HDR_LEN;
 			     i < rte_pktmbuf_data_len(c); i++)
 				f[i] = (uint8_t)(i * 131 + n);
@@ -411,6 +420,15 @@ attack(const struct rte_mbuf *m, uint64_t n, bool *before)
 		if (c != NULL && !epoch_live(rte_pktmbuf_mtod(c, uint8_t *))) {
 			injected[RETIRED]++;
 			return c;
+		}
+		/* a live older key's frame meets that key's window (a TSC
+		 * space is a key's), which stopped where A left the key:
+		 * "old" only within one key */
+		if (c != NULL && k == OLD &&
+		    get_be(rte_pktmbuf_mtod(c, uint8_t *) + TSS_OFF + 4, 2) !=
+		    get_be(rte_pktmbuf_mtod(m, uint8_t *) + TSS_OFF + 4, 2)) {
+			rte_pktmbuf_free(c);
+			return NULL;
 		}
 		break;
 	case OTHERSRC:
@@ -467,6 +485,10 @@ epoch_switched(const uint8_t *f)
 	int epoch = (int)get_be(f + TSS_OFF + 4, 2);
 	bool r = last >= 0 && epoch != last && nb_seen > 0;
 
+	/* the TSCs are the key's: a new key's start at 1 (A's first
+	 * frames under it may be lost or reordered) */
+	if (r)
+		CHECK(get_be(f + TSS_OFF + 6, 6) < 64);
 	epochs_seen += r;
 	last = epoch;
 	return r;
@@ -793,7 +815,7 @@ main(int argc, char **argv)
 				 "--log-level=4", NULL);
 	if (rc < 0) {
 		fprintf(stderr, "EAL: %s\n", strerror(-rc));
-		rmdir(dir);
+		itest_rm_dir(dir);
 		return 1;
 	}
 	pool = rte_pktmbuf_pool_create("ta_atk", 2047, 0, 0,
@@ -808,7 +830,7 @@ main(int argc, char **argv)
 		rte_pktmbuf_free(hist[i]);
 	rte_pktmbuf_free(last_old);
 	(void)rte_eal_cleanup();
-	rmdir(dir);
+	itest_rm_dir(dir);
 	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
 	return failures ? 1 : 0;
 }

@@ -149,11 +149,12 @@ tss_run() {
 	local conf=$TMP/tss.conf cap=$TMP/tss0.pcapng out=$TMP/tss-dump.txt
 	local uet tss ok bad st
 	(umask 077 && openssl rand -hex 32 > "$TMP/sdi7.key" &&
-		openssl rand -hex 32 > "$TMP/other.key") || return 1
+		openssl rand -hex 32 > "$TMP/other.key" &&
+		mkdir -p "$TMP/tss-state") || return 1
 	mpi_job_conf "$conf" "$TMP" "$tag"
 	sed -i "s|^\[engine\]\$|[engine]\ncapture = $TMP/tss%{0,1}.pcapng|" "$conf"
-	printf '[tss]\nenabled = true\ndomain.7 = 1-4095 %s\n' \
-		"$TMP/sdi7.key" >> "$conf"
+	printf '[tss]\nenabled = true\nstate_dir = %s\ndomain.7 = 1-4095 %s\n' \
+		"$TMP/tss-state" "$TMP/sdi7.key" >> "$conf"
 	FI_UET_PROVIDER_CONFIG=$conf mpi_run "$TMP/tss.out" -np 2 "$PROG" \
 		-i 2 -m 65536
 	st=$?

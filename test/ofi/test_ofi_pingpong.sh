@@ -158,7 +158,8 @@ $5 = $6
 EOF
 	case "$MODE" in
 	tss|tsscluster)
-		printf '[tss]\nenabled = true\n' >> "$1"
+		printf '[tss]\nenabled = true\nstate_dir = %s\n' \
+			"$TMP/tss-state" >> "$1"
 		printf 'domain.7 = 1-4095 %s\n' "$TMP/sdi7.key" >> "$1"
 		# cluster: the smallest window and interval, so that each
 		# side's few hundred frames cross several rotations
@@ -236,7 +237,8 @@ tss|tsscluster)
 		exit 1
 	fi
 	( umask 077 && openssl rand -hex 32 > "$TMP/sdi7.key" &&
-	  openssl rand -hex 32 > "$TMP/other.key" ) || exit 1
+	  openssl rand -hex 32 > "$TMP/other.key" &&
+	  mkdir "$TMP/tss-state" ) || exit 1
 	;;
 esac
 case "$MODE" in

@@ -32,14 +32,16 @@ svc_user pp svc >/dev/null # fi_pingpong's
 # four and a half of them
 region=$("$SVC_TOOL" - region 2 1048576)
 # the secure domain's key: the service's alone
-( umask 077 && openssl rand -hex 32 > "$SVC_DIR/sdi7.key" ) || exit 1
+( umask 077 && openssl rand -hex 32 > "$SVC_DIR/sdi7.key" &&
+	mkdir "$SVC_DIR/tss-state" ) || exit 1
 svc_start "socket_mode = 0660" "socket_group = ${SVC_TAG}svc" \
 	"jobs = 1-100" "window_size = 1M" "max_chans = 2" \
 	"job.50 = gid:${SVC_TAG}hpc" "job.60-61 = uid:${SVC_TAG}vic" \
 	"user_clients = 6" "user_pids = 3" "user_jobs = 4" "user_mrs = 4" \
 	"user_peers = 4" "user_window = $((region * 9 / 2))" \
 	"hello_timeout = 3s" "idle_timeout = 3s" "pid_ops = 64" \
-	"[tss]" "enabled = true" "domain.7 = 50,60-61,90 $SVC_DIR/sdi7.key"
+	"[tss]" "enabled = true" "state_dir = $SVC_DIR/tss-state" \
+	"domain.7 = 50,60-61,90 $SVC_DIR/sdi7.key"
 echo "# service pid $SVC_PID, socket $SVC_SOCK, region $region bytes"
 
 tel_is() { [ "$(svc_tel "$1")" "$2" "$3" ]; }

@@ -69,10 +69,19 @@ static int
 load_validate(const char *text, struct uet_config *cfg,
 	      struct uet_config_error *err)
 {
+	static char with[70000];
 	char path[128];
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/uet.conf", dir);
+	/* the test's directory (0700) holds the TSC reservations, unless
+	 * the text names them */
+	if (strncmp(text, "[tss]\n", 6) == 0 &&
+	    strstr(text, "state_dir") == NULL) {
+		snprintf(with, sizeof(with), "[tss]\nstate_dir = %s\n%s", dir,
+			 text + 6);
+		text = with;
+	}
 	file_put(path, text, 0600);
 	rc = uet_config_load(cfg, path, err);
 	unlink(path);
@@ -205,6 +214,44 @@ validate__unbuilt_and_unsafe_refused(void **state)
 	assert_null(strstr(err.msg, "0001020304"));
 }
 
+/* Without a trusted state directory a restarted engine could reuse
+ * TSCs (IVs) under a key: refused at validation, with the key to set. */
+static void
+validate__state_dir_required(void **state)
+{
+	struct uet_config_error err;
+	char body[512], sub[128];
+
+	(void)state;
+	snprintf(body, sizeof(body), "enabled = true\nstate_dir = \n"
+		 "domain.3 = 1 %s\n", key_ok);
+	assert_int_equal(load_tss(body, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "state_dir"));
+	assert_non_null(strstr(err.msg, "not set"));
+	snprintf(body, sizeof(body), "enabled = true\nstate_dir = tss\n"
+		 "domain.3 = 1 %s\n", key_ok);
+	assert_int_equal(load_tss(body, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "absolute"));
+	snprintf(body, sizeof(body), "enabled = true\nstate_dir = %s/none\n"
+		 "domain.3 = 1 %s\n", dir, key_ok);
+	assert_int_equal(load_tss(body, &err), -ENOENT);
+	snprintf(body, sizeof(body), "enabled = true\nstate_dir = %s\n"
+		 "domain.3 = 1 %s\n", key_ok, key_ok);
+	assert_int_equal(load_tss(body, &err), -ENOTDIR);
+	snprintf(sub, sizeof(sub), "%s/open", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(chmod(sub, 0755), 0);
+	snprintf(body, sizeof(body), "enabled = true\nstate_dir = %s\n"
+		 "domain.3 = 1 %s\n", sub, key_ok);
+	assert_int_equal(load_tss(body, &err), -EPERM);
+	assert_non_null(strstr(err.msg, "mode 0700"));
+	assert_int_equal(chmod(sub, 0700), 0);
+	assert_int_equal(load_tss(body, &err), 0);
+	assert_int_equal(rmdir(sub), 0);
+	/* not needed while [tss] is off */
+	assert_int_equal(load_tss("state_dir = \n", &err), 0);
+}
+
 static void
 validate__cluster_and_rotation_accepted(void **state)
 {
@@ -257,6 +304,7 @@ main(void)
 		cmocka_unit_test(domain__parsed_and_looked_up),
 		cmocka_unit_test(domain__bad_lines_refused),
 		cmocka_unit_test(validate__unbuilt_and_unsafe_refused),
+		cmocka_unit_test(validate__state_dir_required),
 		cmocka_unit_test(validate__cluster_and_rotation_accepted),
 		cmocka_unit_test(dump__domains_round_trip),
 	};

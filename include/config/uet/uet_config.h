@@ -379,6 +379,9 @@ struct uet_config_tss {
 	/** a reloaded domain key: sent with this long after, the old one
 	 * accepted twice this long after (docs/TSS.md) */
 	uint64_t epoch_switch_ns;
+	/** where the engine keeps each key's TSC reservation (0700, the
+	 * engine's user's); required with @c enabled (docs/TSS.md) */
+	char state_dir[UET_CONFIG_STR_LEN];
 	struct uet_config_tss_domain domain[UET_CONFIG_TSS_DOMAINS_MAX];
 	uint16_t nb_domains;
 };

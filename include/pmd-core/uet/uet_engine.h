@@ -613,7 +613,10 @@ struct uet_engine_tss_stats {
 	uint64_t tx_sealed;   /**< frames protected and sent */
 	uint64_t tx_clear;    /**< UET frames sent in clear (no secure job) */
 	uint64_t tx_fail;     /**< frames of a secure job not sent: no room,
-				   crypto error, IPv6, TSC exhausted */
+				   crypto error, IPv6, no TSC (below) */
+	uint64_t tx_key_exhausted; /**< of tx_fail: the key of the frame's
+				   domain used its last TSC (2^48 - 1):
+				   rotate it (docs/TSS.md) */
 	uint64_t rx_opened;   /**< protected frames authenticated, decrypted
 				   and given to the PDS */
 	uint64_t rx_drop[UET_ENGINE_TSS_DROPS]; /**< by reason */

@@ -247,6 +247,73 @@ unsigned int uet_tss_epochs_tx(const struct uet_tss_epochs *s, uint64_t now);
 int uet_tss_epochs_rx(const struct uet_tss_epochs *s, uint16_t epoch,
 		      uint64_t now);
 
+/* ------------------------------------------------------------------ */
+/* TSC reservation: a key's transmit security counters across restarts */
+/* ------------------------------------------------------------------ */
+
+/** KDF label of a key's fingerprint, the name of its state file. */
+#define UET_TSS_LABEL_TSC "TS"
+/** TSCs reserved on disk at a time (docs/TSS.md, "The TSC of a key"). */
+#define UET_TSS_TSC_BLOCK (UINT64_C(1) << 20)
+/** Bytes of a state file's name: source, '.', 32 hex digits, NUL. */
+#define UET_TSS_TSC_NAME_LEN 96
+
+/**
+ * The TSCs one source may use under one key (UEC 1.0 3.7: the IV holds
+ * the source and the TSC, and no IV may repeat under a key; the TSC only
+ * grows per source as a replay window sees it). A file in the state
+ * directory, named by the source (the engine's IPv4 address) and a
+ * fingerprint of the key (a KDF output, never the key), holds the
+ * lowest TSC not yet reserved: everything below it may have been used.
+ * Opening resumes there; TSCs are reserved a block at a time, the file
+ * written (a new file, fsync, rename, fsync of the directory) before any
+ * of them is used. A lock file keeps a second opener out while one holds
+ * the store. Not thread-safe: the caller serialises.
+ */
+struct uet_tss_tsc_store {
+	int dir_fd;        /**< the state directory, -1: closed */
+	int lock_fd;       /**< NAME.lock, flock()ed while open */
+	char name[UET_TSS_TSC_NAME_LEN]; /**< SOURCE.FINGERPRINT */
+	char fp[33];       /**< the fingerprint, hex */
+	uint64_t limit;    /**< TSCs below it are reserved on disk */
+	uint64_t max;      /**< the last TSC the key may use */
+	uint64_t block;
+	bool warned;       /**< uet_tss_tsc_reserve() reported 7/8 used */
+};
+
+/**
+ * Open (create) the reservation of @p key for @p source in @p dir and
+ * reserve the first block. @p dir must be a directory of the calling
+ * user that group and others cannot access (0700); an existing state
+ * file must be a regular file of that user, mode 0600, and read as
+ * written (format, fingerprint, a TSC up to @p max + 1). Nothing is
+ * guessed: any doubt refuses, and @p why says what and what to do.
+ * @param max    the key's last TSC (UET_TSS_TSC_MAX; less in tests)
+ * @param block  TSCs per reservation, 1 .. max
+ * @param first  out: the first TSC to use (1 for a new key)
+ * @return 0; -ENOENT, -ENOTDIR, -EACCES (the directory); -EPERM (owner or
+ *   mode of the directory or the file); -EBUSY (another opener holds
+ *   it); -EBADMSG (a file that does not read as written); -ENOSPC (the
+ *   key is exhausted: rotate it); -EIO and other -errno (I/O).
+ */
+int uet_tss_tsc_open(struct uet_tss_tsc_store *s, const char *dir,
+		     const char *source, const uint8_t key[UET_TSS_KEY_LEN],
+		     uint64_t max, uint64_t block, uint64_t *first,
+		     char *why, size_t why_len);
+
+/**
+ * Make @p tsc reserved: when it is not yet (@c limit <= @p tsc), write a
+ * limit past it, whole blocks above the current one, at most @c max + 1.
+ * @return 0; 1 when this reservation passed 7/8 of the key's TSCs (once
+ *   per store: the caller warns that the key needs rotating); -ENOSPC
+ *   (@p tsc is beyond @c max: the key is exhausted); -errno (I/O, the
+ *   reservation unchanged).
+ */
+int uet_tss_tsc_reserve(struct uet_tss_tsc_store *s, uint64_t tsc);
+
+/** Release the lock; the file stays (the key's TSCs stay reserved). */
+void uet_tss_tsc_close(struct uet_tss_tsc_store *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * An engine restarted with the same key file never seals with a TSC it
+ * used before (UEC 1.0 section 3.7: no IV twice under a key; docs/TSS.md,
+ * "The TSC of a key"). Two engines with [tss] on (direct mode, SDI 7)
+ * over ring ports, A's frames read on their way to B:
+ *
+ *   run 1    A sends 300 messages: its TSCs start at 1 and grow by one
+ *   run 2    A and B freed and created again, same addresses, key file
+ *            and state_dir: every TSC of A above every TSC of run 1 (the
+ *            reservation's next block), all delivered
+ *   run 3    the same after a crash in the middle of a reservation (the
+ *            new file written, not yet renamed over the old one: a
+ *            garbled NAME.tmp left behind): A resumes above run 2
+ *   corrupt  A's state file garbled: A is not created (no guess); the
+ *            file restored, it is
+ *
+ * Each run delivers every message exactly once; B drops nothing.
+ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_eth_ring.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include <uet/uet_engine.h>
+#include <uet/uet_tss.h>
+#include <uet/uet_wire_tss.h>
+
+#include "itest.h"
+#include "perf.h"
+
+#define TSS_OFF  (14 + 20 + 8)      /* Ethernet, IPv4, UDP */
+#define MSGS     300
+#define RUNS     3
+#define MAX_SEEN 4096
+
+static const uint8_t ip_a[4] = { 10, 0, 1, 1 };
+static const uint8_t ip_b[4] = { 10, 0, 1, 2 };
+static const uint8_t mac_a[6] = { 0x02, 0, 0, 0, 1, 0x0a };
+static const uint8_t mac_b[6] = { 0x02, 0, 0, 0, 1, 0x0b };
+
+static char dir[64], state[80], key[128];
+static uint64_t vnow;
+/* A's TSCs of each run, in the order sealed */
+static uint64_t seen[RUNS][MAX_SEEN];
+static unsigned int nb_seen[RUNS];
+
+static uint64_t
+vclock(void *arg)
+{
+	(void)arg;
+	return vnow;
+}
+
+/* A's frames on their way to B: note each protected one's TSC. */
+static void
+intercept(struct rte_ring *from_a, struct rte_ring *to_b, unsigned int run)
+{
+	struct rte_mbuf *in[64];
+	struct uet_wire_tss_hdr h;
+	unsigned int n;
+
+	n = rte_ring_dequeue_burst(from_a, (void **)in, RTE_DIM(in), NULL);
+	for (unsigned int i = 0; i < n; i++) {
+		const uint8_t *f = rte_pktmbuf_mtod(in[i], const uint8_t *);
+		uint16_t len = rte_pktmbuf_data_len(in[i]);
+
+		if (len <= TSS_OFF || !uet_wire_tss_hdr_present(f + TSS_OFF,
+								len - TSS_OFF))
+			continue;
+		CHECK(uet_wire_tss_hdr_decode(f + TSS_OFF, len - TSS_OFF,
+					      &h) > 0);
+		CHECK(h.sdi == 7);
+		if (nb_seen[run] < MAX_SEEN)
+			seen[run][nb_seen[run]++] = h.tsc;
+	}
+	if (n != 0 && rte_ring_enqueue_burst(to_b, (void **)in, n, NULL) != n)
+		CHECK(!"ring to B full");
+}
+
+static int
+ring_ports(void)
+{
+	struct rte_ring *ab, *mb, *ba;
+
+	ab = rte_ring_create("tr_ab", 1024, SOCKET_ID_ANY,
+			     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	mb = rte_ring_create("tr_mb", 1024, SOCKET_ID_ANY,
+			     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	ba = rte_ring_create("tr_ba", 1024, SOCKET_ID_ANY,
+			     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (ab == NULL || mb == NULL || ba == NULL ||
+	    rte_eth_from_rings("trA", &ba, 1, &ab, 1, SOCKET_ID_ANY) < 0 ||
+	    rte_eth_from_rings("trB", &mb, 1, &ba, 1, SOCKET_ID_ANY) < 0)
+		return -1;
+	return 0;
+}
+
+static void
+config(struct uet_config *c, bool is_a)
+{
+	struct uet_config_tss *t = &c->tss;
+
+	if (is_a)
+		itest_cfg_ring(c, "net_ring_trA", ip_a, mac_a, ip_b, mac_b);
+	else
+		itest_cfg_ring(c, "net_ring_trB", ip_b, mac_b, ip_a, mac_a);
+	t->enabled = true;
+	t->replay_window = 256;
+	t->nb_domains = 1;
+	t->domain[0].sdi = 7;
+	t->domain[0].first[0] = 1;
+	t->domain[0].last[0] = 4095;
+	t->domain[0].nb_ranges = 1;
+	snprintf(t->domain[0].key_file, sizeof(t->domain[0].key_file), "%s",
+		 key);
+	snprintf(t->state_dir, sizeof(t->state_dir), "%s", state);
+}
+
+static struct uet_engine *
+engine_make(const char *name, const struct uet_config *c,
+	    struct uet_proto_params *pp)
+{
+	static const struct uet_engine_clock clk = { .now = vclock };
+	struct uet_engine_params p = {
+		.cfg = c, .name = name, .hook = &uet_proto_hook_ops,
+		.hook_arg = pp, .clock = &clk,
+	};
+
+	return uet_engine_create(&p);
+}
+
+/* One run: A and B created, MSGS messages A -> B, both freed. */
+static void
+run_once(unsigned int run)
+{
+	static struct uet_config ca, cb;
+	struct rte_ring *ab = rte_ring_lookup("tr_ab");
+	struct rte_ring *mb = rte_ring_lookup("tr_mb");
+	struct test_ulp_params pa, pb;
+	struct uet_proto_params ppa, ppb;
+	struct test_ulp *ra, *rb;
+	struct test_ulp_result tx, rx;
+	struct uet_engine_stats st;
+	struct uet_engine *a = NULL, *b = NULL;
+	bool fin = false;
+
+	config(&ca, true);
+	config(&cb, false);
+	memset(&pa, 0, sizeof(pa));
+	memcpy(pa.peer.addr, ip_b, 4);
+	pa.mode = UET_PDS_MODE_RUD;
+	pa.size = 64;
+	pa.count = MSGS;
+	pa.window = 32;
+	pb = pa;
+	memcpy(pb.peer.addr, ip_a, 4);
+	pb.count = 0;
+	pb.expect = MSGS;
+	pb.expect_size = 64;
+	ra = test_ulp_create(&pa);
+	rb = test_ulp_create(&pb);
+	CHECK(ab != NULL && mb != NULL && ra != NULL && rb != NULL);
+	if (ab == NULL || mb == NULL || ra == NULL || rb == NULL)
+		goto out;
+	ppa = (struct uet_proto_params){ .ulp = &test_ulp_ops, .ulp_arg = ra };
+	ppb = (struct uet_proto_params){ .ulp = &test_ulp_ops, .ulp_arg = rb };
+	a = engine_make("trA", &ca, &ppa);
+	b = engine_make("trB", &cb, &ppb);
+	CHECK(a != NULL && b != NULL);
+	if (a == NULL || b == NULL)
+		goto out;
+	for (unsigned long i = 0; i < 200000ul && !fin; i++) {
+		vnow += 50000;
+		(void)uet_engine_poll(a, 1);
+		intercept(ab, mb, run);
+		(void)uet_engine_poll(b, 1);
+		fin = (i & 15) == 0 && test_ulp_send_finished(ra);
+	}
+	for (unsigned int i = 0; i < 200; i++) {
+		vnow += 50000;
+		(void)uet_engine_poll(a, 1);
+		intercept(ab, mb, run);
+		(void)uet_engine_poll(b, 1);
+	}
+	test_ulp_result(ra, &tx);
+	test_ulp_result(rb, &rx);
+	CHECK(fin && tx.msgs_sent == MSGS && tx.pkts_done_err == 0);
+	CHECK(rx.rx_msgs == MSGS && rx.rx_lost == 0 && rx.rx_dup == 0 &&
+	      rx.rx_bad == 0);
+	CHECK(uet_engine_stats_get(b, &st) == 0);
+	for (unsigned int r = 0; r < UET_ENGINE_TSS_DROPS; r++)
+		CHECK(st.total.tss.rx_drop[r] == 0);
+	CHECK(st.total.tss.rx_opened == nb_seen[run]);
+out:
+	uet_engine_free(b);
+	uet_engine_free(a);
+	test_ulp_free(rb);
+	test_ulp_free(ra);
+}
+
+/* The path of A's state file (its address's, 10.0.1.1.*). */
+static int
+state_file(char *path, size_t len)
+{
+	struct dirent *d;
+	DIR *s = opendir(state);
+	int found = 0;
+
+	if (s == NULL)
+		return -1;
+	while ((d = readdir(s)) != NULL)
+		if (strncmp(d->d_name, "10.0.1.1.", 9) == 0 &&
+		    strchr(d->d_name + 9, '.') == NULL) {
+			snprintf(path, len, "%s/%s", state, d->d_name);
+			found++;
+		}
+	closedir(s);
+	return found == 1 ? 0 : -1;
+}
+
+static void
+file_copy(const char *from, const char *to)
+{
+	char buf[256];
+	ssize_t n;
+	int in = open(from, O_RDONLY), out;
+
+	CHECK(in >= 0);
+	n = in >= 0 ? read(in, buf, sizeof(buf)) : -1;
+	CHECK(n > 0);
+	if (in >= 0)
+		close(in);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(out >= 0 && n > 0 && write(out, buf, (size_t)n) == n);
+	if (out >= 0)
+		close(out);
+}
+
+/* Every TSC of @p r in order and above every one of the runs before. */
+static void
+check_tscs(unsigned int r)
+{
+	uint64_t before = 0;
+
+	for (unsigned int p = 0; p < r; p++)
+		for (unsigned int i = 0; i < nb_seen[p]; i++)
+			before = RTE_MAX(before, seen[p][i]);
+	printf("run %u: %u protected frames of A, TSCs %lu .. %lu (runs "
+	       "before: up to %lu)\n", r + 1, nb_seen[r],
+	       (unsigned long)(nb_seen[r] ? seen[r][0] : 0),
+	       (unsigned long)(nb_seen[r] ? seen[r][nb_seen[r] - 1] : 0),
+	       (unsigned long)before);
+	CHECK(nb_seen[r] >= MSGS && nb_seen[r] < MAX_SEEN);
+	for (unsigned int i = 0; i < nb_seen[r]; i++) {
+		CHECK(seen[r][i] > before);
+		CHECK(i == 0 || seen[r][i] > seen[r][i - 1]);
+	}
+}
+
+static void
+run(void)
+{
+	static struct uet_config ca;
+	struct uet_proto_params pp = { .ulp = &test_ulp_ops };
+	struct test_ulp_params up;
+	struct test_ulp *u;
+	char path[400], saved[300], tmp[420];
+	struct uet_engine *e;
+	int fd;
+
+	/* the key file and the state directory (0700) */
+	snprintf(key, sizeof(key), "%s/sdi7.key", dir);
+	fd = open(key, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && write(fd, "000102030405060708090a0b0c0d0e0f"
+			       "f0e0d0c0b0a090807060504030201000", 64) == 64);
+	if (fd >= 0)
+		close(fd);
+	snprintf(state, sizeof(state), "%s/state", dir);
+	CHECK(mkdir(state, 0700) == 0);
+
+	run_once(0);
+	CHECK(nb_seen[0] > 0 && seen[0][0] == 1); /* a new key starts at 1 */
+	check_tscs(0);
+	CHECK(state_file(path, sizeof(path)) == 0);
+	snprintf(saved, sizeof(saved), "%s/saved", dir);
+	run_once(1);
+	check_tscs(1);
+	CHECK(seen[1][0] == 1 + UET_TSS_TSC_BLOCK); /* the next block */
+	/* a crash while writing the next reservation */
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && write(fd, "uet-tss-", 8) == 8);
+	if (fd >= 0)
+		close(fd);
+	run_once(2);
+	check_tscs(2);
+	CHECK(seen[2][0] == 1 + 2 * UET_TSS_TSC_BLOCK);
+	CHECK(access(tmp, F_OK) < 0);
+	file_copy(path, saved);
+	/* garbled: refused, not guessed */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	CHECK(fd >= 0 && write(fd, "uet-tss-tsc 1 x\n", 16) == 16);
+	if (fd >= 0)
+		close(fd);
+	memset(&up, 0, sizeof(up));
+	memcpy(up.peer.addr, ip_b, 4);
+	up.mode = UET_PDS_MODE_RUD;
+	up.size = 64;
+	u = test_ulp_create(&up);
+	CHECK(u != NULL);
+	pp.ulp_arg = u;
+	config(&ca, true);
+	CHECK(engine_make("trA", &ca, &pp) == NULL);
+	file_copy(saved, path);
+	e = engine_make("trA", &ca, &pp);
+	CHECK(e != NULL);
+	uet_engine_free(e);
+	test_ulp_free(u);
+}
+
+int
+main(void)
+{
+	int rc;
+
+	snprintf(dir, sizeof(dir), "/tmp/uet_tss_rst_XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		return 1;
+	rc = uet_engine_eal_init("test_tss_restart",
+				 "-l 0 --no-huge -m 512 --no-pci "
+				 "--log-level=4", NULL);
+	if (rc < 0) {
+		fprintf(stderr, "EAL: %s\n", strerror(-rc));
+		itest_rm_dir(dir);
+		return 1;
+	}
+	if (ring_ports() < 0) {
+		fprintf(stderr, "ring ports failed\n");
+		itest_rm_dir(dir);
+		return 1;
+	}
+	run();
+	(void)rte_eal_cleanup();
+	itest_rm_dir(dir);
+	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
+	return failures ? 1 : 0;
+}
