@@ -853,7 +853,7 @@ struct uet_ofi_ep {
 	bool job_added;              /* JOB_ADD done on the engine */
 	bool pid_held;               /* pid from uet_ofi_fabric_pid_get */
 	uint16_t pid;                /* PIDonFEP (a SEP's contexts: the SEP's) */
-	uint16_t want_pid;           /* from src_addr; 0: any */
+	uint16_t want_pid;           /* from src_addr (fi_setname); 0: any */
 	uint32_t initiator;          /* SES initiator id */
 	uint8_t tx_mode;             /* UET_CHAN_MODE_* from msg_order */
 	size_t min_multi_recv;
