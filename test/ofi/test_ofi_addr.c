@@ -314,6 +314,30 @@ setname_one(struct fid_domain *dom, struct fi_info *fi, struct fid_av *av,
 	CHECK_RC(fi_setname(&ep->fid, &u, sizeof(u)), -FI_EOPBADSTATE);
 }
 
+/* A scalable endpoint's PIDonFEP is its src_addr's: a name elsewhere
+ * is refused, its own taken. */
+static void
+setname_sep(struct fid_domain *dom, struct fi_info *fi)
+{
+	struct uet_ofi_addr u;
+	struct fid_ep *sep;
+	size_t len = sizeof(u);
+	bool seen;
+
+	fi->ep_attr->tx_ctx_cnt = 2;
+	fi->ep_attr->rx_ctx_cnt = 2;
+	CHECK_RC(fi_scalable_ep(dom, fi, &sep, NULL), 0);
+	CHECK_RC(fi_getname(&sep->fid, &u, &len), 0);
+	CHECK_RC(fi_setname(&sep->fid, &u, len), 0);
+	u.pid_on_fep = htons((uint16_t)((ntohs(u.pid_on_fep) + 0x800) & 0xFFF));
+	CHECK_RC(setname_logged(sep, &u, len, "a scalable endpoint's PIDonFEP",
+				&seen), -FI_EOPNOTSUPP);
+	CHECK(seen);
+	CHECK_RC(fi_close(&sep->fid), 0);
+	fi->ep_attr->tx_ctx_cnt = 0;
+	fi->ep_attr->rx_ctx_cnt = 0;
+}
+
 static void
 test_setname_formats(struct fid_fabric *fab, const char *domain)
 {
@@ -334,6 +358,8 @@ test_setname_formats(struct fid_fabric *fab, const char *domain)
 		CHECK_RC(fi_endpoint(dom, fi, &ep, NULL), 0);
 		CHECK(fi->addr_format == fmts[f]);
 		setname_one(dom, fi, av, ep);
+		if (fmts[f] == UET_OFI_ADDR_FORMAT)
+			setname_sep(dom, fi);
 		CHECK_RC(fi_close(&ep->fid), 0);
 		CHECK_RC(fi_close(&av->fid), 0);
 		CHECK_RC(fi_close(&dom->fid), 0);
