@@ -5,7 +5,7 @@
 # run, then one table of the three side by side.
 #
 #   FT_BIN=DIR scripts/runfabtests-uet.sh [-t SETS] [-o OUT] [-b BUILD]
-#       [-P PROVIDERS] [-T SECONDS] [-U SECONDS] [-e PATTERNS]
+#       [-P PROVIDERS] [-T SECONDS] [-U SECONDS] [-e PATTERNS] [-C CONFIG]
 #
 # FT_BIN: fabtests' bin directory (default build/fabtests/bin, what
 # scripts/fabtests.sh builds); its ../share/fabtests holds the test
@@ -27,7 +27,9 @@
 # the pair (runfabtests kills both and reports the failure). -e: more
 # tests to exclude, runfabtests' -e (comma-separated regular expressions
 # matched against each test's command line; may be repeated), e.g. to run
-# again the tests of a set a stopped run did not reach.
+# again the tests of a set a stopped run did not reach. -C: uet's
+# fi_ubertest configuration (default scripts/ubertest-uet.test), e.g. one
+# of its sections alone, to run it again and again.
 #
 # runfabtests.sh gives the server and the client the same environment;
 # each uet process needs its own engine configuration. Every fabtests
@@ -49,7 +51,8 @@ provs="uet tcp udp;ofi_rxd"
 tmo=900
 utmo=1200
 excl_in=()
-while getopts "t:o:b:P:T:U:e:h" opt; do
+ubcfg=$top/scripts/ubertest-uet.test
+while getopts "t:o:b:P:T:U:e:C:h" opt; do
 	case $opt in
 	t) sets=$OPTARG ;;
 	o) out=$OPTARG ;;
@@ -58,6 +61,7 @@ while getopts "t:o:b:P:T:U:e:h" opt; do
 	T) tmo=$OPTARG ;;
 	U) utmo=$OPTARG ;;
 	e) excl_in+=(-e "$OPTARG") ;;
+	C) ubcfg=$OPTARG ;;
 	*) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 2 ;;
 	esac
 done
@@ -74,6 +78,8 @@ other=""
 for s in ${sets//,/ }; do
 	if [ "$s" = complex ]; then complex=1; else other+=${other:+,}$s; fi
 done
+[ -f "$ubcfg" ] || { echo "-C: no file '$ubcfg'" >&2; exit 2; }
+ubcfg=$(cd "$(dirname "$ubcfg")" && pwd)/${ubcfg##*/}
 ft_bin=$(cd "${FT_BIN:-$top/build/fabtests/bin}" 2>/dev/null && pwd) || {
 	echo "no fabtests at ${FT_BIN:-$top/build/fabtests/bin}:" \
 		"bash scripts/fabtests.sh, or FT_BIN=DIR" >&2
@@ -227,7 +233,7 @@ for prov in $provs; do
 		FI_PROVIDER_PATH=$provdir FI_UET_PROVIDER_CONFIG=$tmp/uet.conf \
 			run uet "$out/uet.log" -s 127.0.1.1 -c 127.0.1.2 \
 			-f "$top/scripts/fabtests-uet.exclude" \
-			-u "$top/scripts/ubertest-uet.test" ;;
+			-u "$ubcfg" ;;
 	tcp) run tcp "$out/tcp.log" -s 127.0.0.1 -c 127.0.0.1 ;;
 	"udp;ofi_rxd") run "udp;ofi_rxd" "$out/rxd.log" -s 127.0.0.3 -c 127.0.0.3 ;;
 	*) echo "unknown provider $prov" >&2; exit 2 ;;

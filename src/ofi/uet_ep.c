@@ -541,6 +541,7 @@ static struct fi_ops_ep ep_ops = {
 
 /* ---- CM: names ---- */
 
+
 static int
 ep_getname(fid_t fid, void *addr, size_t *addrlen)
 {
@@ -550,24 +551,6 @@ ep_getname(fid_t fid, void *addr, size_t *addrlen)
 		ep = ep->sep;
 	return uet_ofi_addr_export(&ep->addr, ep->dom->addr_format, addr,
 				   addrlen);
-}
-
-static int
-ep_setname(fid_t fid, void *addr, size_t addrlen)
-{
-	struct uet_ofi_ep *ep = container_of(fid, struct uet_ofi_ep, ep_fid.fid);
-	struct uet_ofi_addr a;
-	int rc;
-
-	if (ep->enabled || ep->sep != NULL)
-		return -FI_EOPBADSTATE;
-	rc = uet_ofi_addr_import(addr, addrlen, ep->dom->addr_format,
-				 ep->dom->profile, ntohs(ep->addr.caps), &a);
-	if (rc < 0)
-		return rc;
-	ep->addr = a;
-	ep->addr.profile = (uint8_t)ep->dom->profile;
-	return 0;
 }
 
 static int
@@ -583,8 +566,9 @@ static struct fi_ops_cm ep_cm_ops;
 
 /* @p a names the domain's port (its FA; the unspecified IPv4 address
  * stands for any). */
-static bool
-port_has_addr(const struct uet_ofi_port_info *p, const struct uet_ofi_addr *a)
+bool
+uet_ofi_port_has_addr(const struct uet_ofi_port_info *p,
+		      const struct uet_ofi_addr *a)
 {
 	static const uint8_t any[4];
 
@@ -652,7 +636,7 @@ uet_ofi_ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
 					 ntohs(ep->addr.caps), &a);
 		if (rc < 0)
 			return rc;
-		if (!port_has_addr(&d->port, &a)) {
+		if (!uet_ofi_port_has_addr(&d->port, &a)) {
 			FI_WARN(&uet_prov, FI_LOG_EP_CTRL,
 				"src_addr: not the FA of the domain's port\n");
 			return -FI_EADDRNOTAVAIL;
@@ -759,7 +743,7 @@ cm_connect(struct fid_ep *e, const void *a, const void *p, size_t l)
 
 static struct fi_ops_cm ep_cm_ops = {
 	.size = sizeof(struct fi_ops_cm),
-	.setname = ep_setname,
+	.setname = uet_ofi_ep_setname,
 	.getname = ep_getname,
 	.getpeer = ep_getpeer,
 	.connect = cm_connect,

@@ -853,7 +853,7 @@ struct uet_ofi_ep {
 	bool job_added;              /* JOB_ADD done on the engine */
 	bool pid_held;               /* pid from uet_ofi_fabric_pid_get */
 	uint16_t pid;                /* PIDonFEP (a SEP's contexts: the SEP's) */
-	uint16_t want_pid;           /* from src_addr; 0: any */
+	uint16_t want_pid;           /* from src_addr (fi_setname); 0: any */
 	uint32_t initiator;          /* SES initiator id */
 	uint8_t tx_mode;             /* UET_CHAN_MODE_* from msg_order */
 	size_t min_multi_recv;
@@ -899,6 +899,12 @@ uet_ofi_rx_flags(struct fid_ep *fid)
 int uet_ofi_ep_common_init(struct uet_ofi_ep *ep, struct uet_ofi_domain *d,
 			   const struct fi_info *info, void *context);
 int uet_ofi_ep_pid_take(struct uet_ofi_ep *ep);
+/* @p a names the domain's port (its FA; the unspecified IPv4 address
+ * stands for any). */
+bool uet_ofi_port_has_addr(const struct uet_ofi_port_info *p,
+			   const struct uet_ofi_addr *a);
+/* fi_setname (uet_ep_name.c) */
+int uet_ofi_ep_setname(fid_t fid, void *addr, size_t addrlen);
 int uet_ofi_ep_getopt(fid_t fid, int level, int optname, void *optval,
 		      size_t *optlen);
 int uet_ofi_ep_setopt(fid_t fid, int level, int optname, const void *optval,

@@ -351,124 +351,6 @@ test_atomic_valid(struct fid_ep *ep, struct fid_domain *dom, bool base)
 	}
 }
 
-/* Run fi_av_insert of one address with stderr in a file: its result,
- * and whether the output holds @p want (NULL: holds nothing). */
-static long
-insert_logged(struct fid_av *av, const void *addr, size_t count,
-	      fi_addr_t *fa, const char *want, bool *seen)
-{
-	FILE *f = tmpfile();
-	char out[4096] = "";
-	int saved;
-	long rc;
-
-	fflush(stderr);
-	saved = dup(STDERR_FILENO);
-	if (f == NULL || saved < 0 || dup2(fileno(f), STDERR_FILENO) < 0) {
-		*seen = false;
-		return -1;
-	}
-	rc = fi_av_insert(av, addr, count, fa, 0, NULL);
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	rewind(f);
-	out[fread(out, 1, sizeof(out) - 1, f)] = '\0';
-	fclose(f);
-	*seen = want != NULL ? strstr(out, want) != NULL : out[0] == '\0';
-	fputs(out, stderr);
-	return rc;
-}
-
-/*
- * An AV takes every address format the provider advertises, whatever
- * its own (fabtests given -s inserts a peer's fi_getname in the other
- * one): FI_SOCKADDR_IN and UET_OFI_ADDR_FORMAT addresses in AVs of both
- * formats, lookups answering in the AV's. An address in neither
- * (AF_INET6, a garbage header, a second format in one call) is refused
- * with a warning that names what came and what was expected.
- */
-static void
-test_av_formats(struct fid_fabric *fab, const char *domain)
-{
-	static const uint32_t fmts[] = { FI_SOCKADDR_IN, UET_OFI_ADDR_FORMAT };
-	struct fi_av_attr attr = { .type = FI_AV_TABLE };
-	struct sockaddr_in sin = { .sin_family = AF_INET,
-				   .sin_port = htons(0xC000 | 21) };
-	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6 };
-	struct uet_ofi_addr u[2], back;
-	uint8_t mixed[sizeof(sin) + sizeof(u[0])];
-	fi_addr_t fa[2];
-	struct sockaddr_in sback;
-	bool seen;
-	size_t len;
-
-	memset(u, 0, sizeof(u));
-	for (int i = 0; i < 2; i++) {
-		u[i].version = UET_OFI_ADDR_VERSION;
-		u[i].flags = UET_OFI_ADDR_F_IPV4;
-		u[i].profile = cur_profile;
-		u[i].pid_on_fep = htons((uint16_t)(30 + i));
-		u[i].initiator_id = htonl(0x7000u + (uint32_t)i);
-		u[i].fa[0] = 10;
-		u[i].fa[3] = (uint8_t)(30 + i);
-	}
-	sin.sin_addr.s_addr = htonl(0x0A000015); /* 10.0.0.21 */
-	memcpy(mixed, &sin, sizeof(sin));
-	memcpy(mixed + sizeof(sin), &u[0], sizeof(u[0]));
-
-	for (size_t f = 0; f < 2; f++) {
-		struct fi_info *fi = info_get_fmt(domain, FI_EP_RDM, fmts[f]);
-		struct fid_domain *dom;
-		struct fid_av *av;
-
-		CHECK(fi != NULL && fi->addr_format == fmts[f]);
-		if (fi == NULL)
-			continue;
-		CHECK_RC(fi_domain(fab, fi, &dom, NULL), 0);
-		CHECK_RC(fi_av_open(dom, &attr, &av, NULL), 0);
-		CHECK_RC(insert_logged(av, &sin, 1, fa, NULL, &seen), 1);
-		CHECK(seen); /* no warning */
-		CHECK_RC(insert_logged(av, u, 2, fa, NULL, &seen), 2);
-		CHECK(seen);
-		/* lookups answer in the AV's format */
-		if (fmts[f] == FI_SOCKADDR_IN) {
-			len = sizeof(sback);
-			CHECK_RC(fi_av_lookup(av, fa[1], &sback, &len), 0);
-			CHECK(len == sizeof(sback) &&
-			      sback.sin_family == AF_INET &&
-			      ntohs(sback.sin_port) == (0xC000 | 31));
-		} else {
-			len = sizeof(back);
-			CHECK_RC(fi_av_lookup(av, 0, &back, &len), 0);
-			CHECK(len == sizeof(back) &&
-			      ntohs(back.pid_on_fep) == 21 && back.fa[3] == 21);
-		}
-		CHECK_RC(insert_logged(av, &sin6, 1, fa,
-				       "address 0 is FI_SOCKADDR_IN6", &seen), 0);
-		CHECK(seen && fa[0] == FI_ADDR_NOTAVAIL);
-		u[1].version = 9;
-		CHECK_RC(insert_logged(av, &u[1], 1, fa, "is unknown (first "
-				       "bytes 09 01)", &seen), 0);
-		CHECK(seen);
-		u[1].version = UET_OFI_ADDR_VERSION;
-		u[1].profile = 7;
-		CHECK_RC(insert_logged(av, &u[1], 1, fa, "not a valid "
-				       "UET_OFI_ADDR_FORMAT address", &seen),
-			 0);
-		CHECK(seen);
-		u[1].profile = cur_profile;
-		/* one format per call: the first address sets it */
-		CHECK_RC(insert_logged(av, mixed, 2, fa, "address 1 is "
-				       "UET_OFI_ADDR_FORMAT", &seen), 1);
-		CHECK(seen && fa[0] != FI_ADDR_NOTAVAIL &&
-		      fa[1] == FI_ADDR_NOTAVAIL);
-		CHECK_RC(fi_close(&av->fid), 0);
-		CHECK_RC(fi_close(&dom->fid), 0);
-		fi_freeinfo(fi);
-	}
-}
-
 /* Full object life cycle on one profile. */
 static void
 test_objects(const char *domain)
@@ -506,7 +388,6 @@ test_objects(const char *domain)
 	test_cq(dom);
 	test_eq_cntr(fab, dom);
 	test_av_errors(fab, dom);
-	test_av_formats(fab, domain);
 
 	CHECK_RC(fi_av_open(dom, &aa, &av, NULL), 0);
 	CHECK_RC(fi_cq_open(dom, &cqa, &cq, NULL), 0);
