@@ -527,14 +527,14 @@ pds_initiator_nack__retransmit_limit_fails_pdc(void **state)
 	assert_int_equal(fakewire_st(0)->nack_to_rto, 1);
 	assert_int_equal(W.done_err[1], 0);
 	assert_int_equal(fakewire_st(0)->nack_retx_limit, 0);
-	W.now += pds_rto_ns(W.pds[0], 0);
+	W.now += W.pds[0]->cfg.rto_init_ns;
 	uet_pds_advance(W.pds[0], W.now);
 	assert_true(retx(tx, 16) >= 1);
 	assert_int_equal(tx[0].hdr.u.req.psn, psn(1));
 	assert_int_equal(W.done_err[1], 0);
 	/* No progress for the RTO rounds' time (the ACK that would have
 	 * moved it never came): given up. */
-	W.now += 63 * 1000 * 1000;
+	W.now += pds_dead_ns(W.pds[0]);
 	fakewire_inject(&W, 0, &n, false, false);
 	assert_int_equal(W.done_err[1], 1);
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
