@@ -180,10 +180,10 @@ static const struct config_key timers_keys[] = {
 	K_DUR("rto_max", T, rto_max_ns, US(1), SEC(60), 0,
 	      "cap of the RTT-derived RTO (at least rto_init), and of "
 	      "the doubling terms of the dead-peer time"),
-	K_UINT(T, rto_max_retries, 0, 30, "RTO resends without progress "
-	       "(Max_RTO_Retx_Cnt); the operations fail and the PDC closes "
-	       "once the peer was also silent for sum(min(rto_init x 2^k, "
-	       "rto_max), k = 0..rto_max_retries) (defaults: 1.93 s)"),
+	K_UINT(T, rto_max_retries, 0, 30, "RTO expiries without progress "
+	       "(Max_RTO_Retx_Cnt); past them the operations fail and the "
+	       "PDC closes once the peer was also silent for sum(min(rto_init "
+	       "x 2^k, rto_max), k = 0..rto_max_retries) (defaults: 1.93 s)"),
 	K_SIZE(T, ack_coalesce_bytes, 1, MB(16), 0, "ACK when this many "
 	       "bytes were counted since the last ACK"),
 	K_SIZE(T, ack_min_add, 1, MB(1), 0, "bytes counted per packet at "

@@ -691,7 +691,8 @@ pds_initiator_deadline(struct uet_pds *p, const struct pds_pdc *c)
  * (pds_rto_ns). This PDS keeps one timer per PDC, restarted by progress
  * (una moving) and by a first send from idle, so it expires no earlier
  * than the timeout of the oldest outstanding packet; retries counts its
- * expiries without progress, and past max_retries the PDC fails. When
+ * expiries without progress, and past max_retries, with the peer silent
+ * for pds_dead_ns, the PDC fails. When
  * it expires, many packets may have expired - after a stall of this end,
  * all of them at once - but a window whose ACKs were only late (this end
  * did not run, or they were lost) is not lost: resending it would send
@@ -789,13 +790,10 @@ pds_initiator_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 		pds_initiator_new_start(p, c, c->start_psn, now);
 		return;
 	}
-	/* UEC 1.0 PDS retransmission: Max_RTO_Retx_Cnt resends, then the
-	 * silent peer's time (pds_dead_ns), then fail and close. */
+	/* UEC 1.0 PDS retransmission: past Max_RTO_Retx_Cnt expiries
+	 * without progress, once the peer was silent for pds_dead_ns, fail
+	 * and close. */
 	rc = pds_rto_count(p, c, now);
-	if (rc == -EAGAIN) {
-		pds_pdc_timer_update(p, c, now);
-		return;
-	}
 	if (rc < 0) {
 		/* Return direction: the initiator waits for this data and
 		 * sends nothing; tell it (fatal NACK class, DECISION)

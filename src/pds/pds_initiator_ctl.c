@@ -242,10 +242,6 @@ pds_initiator_window_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	int rc = pds_rto_count(p, c, now);
 
-	if (rc == -EAGAIN) {
-		pds_pdc_timer_update(p, c, now);
-		return;
-	}
 	if (rc < 0) {
 		pds_initiator_fail(p, c, -ETIMEDOUT);
 		return;
@@ -515,10 +511,6 @@ pds_initiator_credit_probe(struct uet_pds *p, struct pds_pdc *c,
 {
 	int rc = pds_rto_count(p, c, now);
 
-	if (rc == -EAGAIN) {
-		pds_pdc_timer_update(p, c, now);
-		return;
-	}
 	if (rc < 0) {
 		pds_initiator_fail(p, c, -ETIMEDOUT);
 		return;

@@ -595,13 +595,13 @@ pds_backoff_ns(const struct uet_pds *p, uint32_t k)
 /*
  * Time without progress after which a PDC (or a datagram) is given up:
  * pds_backoff_ns(0 .. max_retries) back to back (1.93 s with the
- * defaults). The RTO resends at most max_retries times
- * (Max_RTO_Retx_Cnt), at its fixed interval; a PDC whose resends are
- * spent waits, sending nothing, until this much time passed since its
- * last progress, then fails. DECISION (docs/CONGESTION.md "Retransmission
- * timeout"): a peer descheduled for a second on a loaded host (a process
- * beside others on two CPUs) is alive; its receive ring holds the resends
- * it has not read, and it answers when it runs.
+ * defaults). The RTO keeps resending at its fixed interval; the PDC fails
+ * once max_retries expiries (Max_RTO_Retx_Cnt) went without progress and
+ * this much time passed since its last progress. DECISION
+ * (docs/CONGESTION.md "Retransmission timeout"): a peer descheduled for a
+ * second on a loaded host (a process beside others on two CPUs) is alive,
+ * and a PDC on a sprayed fabric with a failed link finds a live path in
+ * time.
  */
 static inline uint64_t
 pds_dead_ns(const struct uet_pds *p)
@@ -614,38 +614,29 @@ pds_dead_ns(const struct uet_pds *p)
 	return sum;
 }
 
-/*
- * When the retransmission timer of initiator state @p c is due: an RTO
- * after its base while resends are left, else the end of the time a
- * silent peer is given (pds_dead_ns) from the last progress.
- */
+/* When the retransmission timer of initiator state @p c is due. */
 static inline uint64_t
 pds_rto_due(const struct uet_pds *p, const struct pds_pdc *c)
 {
-	if (c->u.i.retries > p->cfg.max_retries)
-		return c->u.i.progress_ns + pds_dead_ns(p);
 	return c->u.i.rto_base + pds_rto_ns(p, c);
 }
 
 /*
  * Count an expiry of the retransmission timer of @p c (an RTO, or the
- * window or credit probe standing in for one): 0 to resend; -EAGAIN when
- * the resends are spent (Max_RTO_Retx_Cnt) and the peer's silence is
- * still inside pds_dead_ns (wait, sending nothing); -ETIMEDOUT when the
- * PDC must fail.
+ * window or credit probe standing in for one): 0 to resend, -ETIMEDOUT
+ * when the PDC must fail: more than max_retries (Max_RTO_Retx_Cnt)
+ * expiries without progress, and the peer silent for pds_dead_ns.
  */
 static inline int
 pds_rto_count(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
-	if (c->u.i.retries <= p->cfg.max_retries) {
-		p->st.rto_fires++;
+	p->st.rto_fires++;
+	if (c->u.i.retries < UINT8_MAX)
 		c->u.i.retries++;
-	}
-	if (c->u.i.retries <= p->cfg.max_retries)
-		return 0;
-	if (now - c->u.i.progress_ns < pds_dead_ns(p))
-		return -EAGAIN;
-	return -ETIMEDOUT;
+	if (c->u.i.retries > p->cfg.max_retries &&
+	    now - c->u.i.progress_ns >= pds_dead_ns(p))
+		return -ETIMEDOUT;
+	return 0;
 }
 
 /* Reordering allowance of send-time loss evidence: SRTT / 8. */

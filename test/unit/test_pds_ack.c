@@ -575,11 +575,11 @@ trimmed_every_time(uint32_t dup)
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
 	assert_int_equal(st->pdc_fail, 1);
 	assert_true(W.now - t0 <= pds_dead_ns(W.pds[0]) + 2 * 1000 * 1000);
-	/* at once: max_nack_retx; then one per RTO round, and a tail-loss
-	 * probe ahead of each */
+	/* at once: max_nack_retx; then one per RTO (fixed) until the PDC
+	 * fails, and a tail-loss probe ahead of each */
 	assert_int_equal(st->retx_trim, W.pds[0]->cfg.max_nack_retx);
 	assert_true(st->nack_to_rto >= 1);
-	bound = 2ull * (W.pds[0]->cfg.max_retries + 1);
+	bound = 2ull * (pds_dead_ns(W.pds[0]) / W.pds[0]->cfg.rto_init_ns + 1);
 	assert_true(st->retx_rto + st->retx_tlp <= bound);
 }
 

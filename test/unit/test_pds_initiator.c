@@ -111,39 +111,41 @@ pds_initiator_submit__exhaustion_is_eagain(void **state)
 static void
 pds_initiator_timer__rto_fixed_then_fail(void **state)
 {
-	uint64_t t;
+	const struct uet_pds_config *cfg = &W.pds[0]->cfg;
+	uint64_t t, dead = pds_dead_ns(W.pds[0]);
+	uint64_t slow = cfg->rto_init_ns + 2 * cfg->timer_tick_ns;
 
 	(void)state;
 	W.f[0].dead = true;
 	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 5, 0), 0);
-	/* The five resends (Max_RTO_Retx_Cnt) go at the fixed 1 ms RTO, no
-	 * back-off (UEC 1.0 bounds only the count; htsim's RTO is fixed):
-	 * all of them by 6 ms and some ticks, not 1+2+...+16 ms. */
+	/* One resend per expiry of the fixed 1 ms RTO, no back-off (UEC 1.0
+	 * sets none; htsim's RTO is fixed): 6 by 7 ms, not 2 (1+2+4 ms). */
 	for (t = 0; t < 7000000; t += 10000)
 		fakewire_step(&W, 10000);
-	assert_int_equal(fakewire_st(0)->retx_rto, 5);
-	assert_int_equal(fakewire_st(0)->rto_fires, 6);
+	assert_int_equal(fakewire_st(0)->retx_rto, 6);
 	assert_int_equal(W.done_err[5], 0);
-	/* Then nothing more leaves; the PDC fails once the peer was silent
-	 * for pds_dead_ns (1+2+...+32 ms, a descheduled peer's allowance). */
+	/* Past max_retries (5) it goes on resending while the peer has been
+	 * silent for less than pds_dead_ns (1+2+...+32 ms, a descheduled
+	 * peer's allowance), then the PDC fails. */
 	for (t = 0; t < 200000000 && W.done_err[5] == 0; t += 10000)
 		fakewire_step(&W, 10000);
 	assert_int_equal(W.done_err[5], 1);
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
-	assert_int_equal(fakewire_st(0)->rto_fires, 6);
-	assert_int_equal(fakewire_st(0)->retx_rto, 5);
+	assert_true(W.now >= dead && W.now < dead + slow + 20000);
+	assert_true(fakewire_st(0)->rto_fires >= dead / slow);
+	assert_true(fakewire_st(0)->rto_fires <= dead / cfg->rto_init_ns + 1);
+	/* every expiry but the last resent the one request */
+	assert_int_equal(fakewire_st(0)->retx_rto, fakewire_st(0)->rto_fires - 1);
 	assert_int_equal(fakewire_st(0)->rto_spurious, 0);
 	/* the tail-loss probe of a SYN-state PDC resends the request too */
 	assert_int_equal(fakewire_st(0)->tlp_fires, 1);
 	assert_int_equal(fakewire_st(0)->pdc_fail, 1);
-	assert_true(W.now >= pds_dead_ns(W.pds[0]));
-	assert_true(W.now < pds_dead_ns(W.pds[0]) + 1000000);
 	assert_true(fakewire_pools_idle(&W));
 }
 
-/* 24 retries against a dead peer: 25 expiries of the fixed RTO, the
- * resends spent in 25 ms, the PDC failed after pds_dead_ns (1 + 2 + ...
- * + 64 ms + 18 x 100 ms = 1.927 s), not resending in between. */
+/* 24 retries against a dead peer: 24 expiries of the fixed RTO in 25
+ * ms, and the PDC failed once the peer was silent for pds_dead_ns (1 + 2
+ * + ... + 64 ms + 18 x 100 ms = 1.927 s). */
 static void
 capped_cfg(struct uet_pds_config *cfg)
 {
@@ -169,16 +171,16 @@ pds_initiator_timer__rto_count_bounds_the_time(void **state)
 	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 5, 0), 0);
 	for (t = 0; t < 27000000; t += 100000)
 		fakewire_step(&W, 100000);
-	assert_int_equal(fakewire_st(0)->retx_rto, 24);
+	/* 24 retries spent in about 25 ms, the PDC alive */
+	assert_true(fakewire_st(0)->retx_rto >= 24);
+	assert_int_equal(W.done_err[5], 0);
 	for (t = 0; t < 10000000000ull && W.done_err[5] == 0; t += 100000)
 		fakewire_step(&W, 100000);
 	assert_int_equal(W.done_err[5], 1);
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
-	assert_int_equal(fakewire_st(0)->rto_fires, 25);
-	assert_int_equal(fakewire_st(0)->retx_rto, 24);
 	assert_int_equal(pds_dead_ns(W.pds[0]), 1927000000ull);
 	assert_true(W.now >= 1927000000ull);
-	assert_true(W.now < 1927000000ull + 1000000);
+	assert_true(W.now < 1927000000ull + 2000000);
 	assert_true(fakewire_pools_idle(&W));
 }
 
