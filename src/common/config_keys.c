@@ -178,13 +178,15 @@ static const struct config_key engine_keys[] = {
 #define T struct uet_config_timers
 static const struct config_key timers_keys[] = {
 	K_DUR("rto_init", T, rto_init_ns, US(1), SEC(60), 0,
-	      "initial retransmit timeout; RTO = min(rto_init * 2^retry, "
-	      "rto_max)"),
+	      "retransmit timeout floor; RTO = min(max(rto_init, 2 x SRTT), "
+	      "rto_max), the same at every retry"),
 	K_DUR("rto_max", T, rto_max_ns, US(1), SEC(60), 0,
-	      "cap of the doubling RTO (at least rto_init)"),
-	K_UINT(T, rto_max_retries, 0, 30, "RTO rounds without progress "
-	       "before the operations fail and the PDC closes: the peer is "
-	       "declared dead after the sum of those RTOs (defaults: 1.93 s)"),
+	      "cap of the RTT-derived RTO (at least rto_init), and of "
+	      "the doubling terms of the dead-peer time"),
+	K_UINT(T, rto_max_retries, 0, 30, "RTO expiries without progress "
+	       "(Max_RTO_Retx_Cnt); past them the operations fail and the "
+	       "PDC closes once the peer was also silent for sum(min(rto_init "
+	       "x 2^k, rto_max), k = 0..rto_max_retries) (defaults: 1.93 s)"),
 	K_SIZE(T, ack_coalesce_bytes, 1, MB(16), 0, "ACK when this many "
 	       "bytes were counted since the last ACK"),
 	K_SIZE(T, ack_min_add, 1, MB(1), 0, "bytes counted per packet at "

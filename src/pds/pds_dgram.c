@@ -143,7 +143,7 @@ pds_rudi_emit(struct uet_pds *p, uint32_t idx, uint64_t now,
 	t->cookie = r->cookie;
 	r->sent_ns = now;
 	pds_timer_arm(p, pds_rudi_node(p, idx),
-		      now + pds_rto_ns(p, r->retries));
+		      now + p->cfg.rto_init_ns);
 	return true;
 }
 

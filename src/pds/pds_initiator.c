@@ -648,7 +648,7 @@ pds_initiator_deadline(struct uet_pds *p, const struct pds_pdc *c)
 	if (c->flags & PDC_F_BACKOFF)
 		return i->backoff_until;
 	if (i->una != i->snd) {
-		rto = i->rto_base + pds_rto_ns(p, i->retries);
+		rto = pds_rto_due(p, c);
 		d = rto;
 		/* a tail: nothing left to send, or nothing that may
 		 * leave before an ACK (a full ROD window, the end of the
@@ -669,7 +669,7 @@ pds_initiator_deadline(struct uet_pds *p, const struct pds_pdc *c)
 		if (!pds_initiator_window_held(p, c) &&
 		    !(c->flags & PDC_F_CREQ))
 			return 0;
-		return i->rto_base + pds_rto_ns(p, i->retries);
+		return pds_rto_due(p, c);
 	}
 	if (c->role != PDS_ROLE_INIT)
 		return 0; /* closing is the initiator's (UEC 1.0 PDS) */
@@ -686,48 +686,53 @@ pds_initiator_deadline(struct uet_pds *p, const struct pds_pdc *c)
 
 /*
  * What an RTO resends. UEC 1.0 PDS retransmission (RUD loss sequences,
- * 3.5.20.3.2): a packet is resent when its timeout expires, with RETX
- * set, up to Max_RTO_Retx_Cnt times, and the timeout doubles with each
- * retry (RTO_INIT x 2^retry). This PDS keeps one timer per PDC, that of
- * its oldest outstanding packet (una). When it expires, the packets sent
- * after una may have expired too - after a stall of this end, all of
- * them at once - but a window whose ACKs were only late (this end did
- * not run, or they were lost) is not lost: resending it would send the
- * window twice, all of it duplicates.
- * DECISION: the oldest go first, and few: an expiry resends as many of
- * the oldest outstanding packets as the timeout that just expired holds
- * RTO_INIT (1, 2, 4, ... up to rto_max / RTO_INIT; those already marked
- * count), so the RTO path sends at most one packet per RTO_INIT on
- * average however large the window, and the first
- * expiry after a stall resends the packet at una only (whatever it
- * waits for: its ACK, or as a WAIT slot its guaranteed-delivery response,
- * which a duplicate makes the target send again). The next ACK decides
- * (pds_ack_frto, after F-RTO, RFC 5682): if it acknowledges a packet
- * never retransmitted the rest was late, and SACK, NACK and the next
- * RTO repair what is really missing; otherwise every packet sent before
- * the RTO is lost and is resent (WIRE-DECISIONS "RTO: the oldest packets
- * first, doubling").
+ * 3.5.20.3.2): a packet is resent when its own timeout expires, with
+ * RETX set, up to Max_RTO_Retx_Cnt times; the timeout does not grow
+ * (pds_rto_ns). This PDS keeps one timer per PDC, restarted by progress
+ * (una moving) and by a first send from idle, so it expires no earlier
+ * than the timeout of the oldest outstanding packet; retries counts its
+ * expiries without progress, and past max_retries, with the peer silent
+ * for pds_dead_ns, the PDC fails. When
+ * it expires, many packets may have expired - after a stall of this end,
+ * all of them at once - but a window whose ACKs were only late (this end
+ * did not run, or they were lost) is not lost: resending it would send
+ * the window twice, all of it duplicates.
+ * DECISION: an expiry resends one packet, the one sent longest ago, as
+ * htsim's rtxTimerExpired resends the packet of the earliest send time
+ * (uec.cpp): the packet at una unless a NACK or SACK had it resent more
+ * recently than a later one (refused at every attempt, it would starve
+ * the packets behind it; ROD resends at una, the only PSN its target
+ * takes), whatever it waits for: its ACK, or as a WAIT
+ * slot at una its guaranteed-delivery response, which a duplicate makes
+ * the target send again. The next ACK decides (pds_ack_frto, after F-RTO,
+ * RFC 5682): if it acknowledges a packet never retransmitted the rest was
+ * late, and SACK, NACK and the next RTO repair what is really missing;
+ * otherwise every packet sent before the RTO is lost and is resent
+ * (WIRE-DECISIONS "RTO: the oldest packet first").
  */
 static void
 pds_initiator_rto_mark(struct uet_pds *p, struct pds_pdc *c)
 {
 	struct pds_initiator *i = &c->u.i;
-	uint64_t n = pds_rto_ns(p, i->retries - 1) / p->cfg.rto_init_ns;
-	struct pds_slot *sl;
-	uint32_t psn;
+	struct pds_slot *sl, *old = NULL;
+	uint32_t psn, left = 0;
 
-	for (psn = i->una; psn != i->snd && n > 0; psn++) {
+	/* One expiry a round, so a scan of the window is cheap. */
+	for (psn = i->una; psn != i->snd; psn++) {
 		sl = pds_slot(p, c, psn);
-		if (sl->state == SLOT_SENT ||
-		    (sl->state == SLOT_WAIT && psn == i->una))
-			pds_slot_mark(p, c, sl, PDS_WHY_RTO);
-		else if (sl->state != SLOT_RETX)
+		if (sl->state != SLOT_SENT &&
+		    !(sl->state == SLOT_WAIT && psn == i->una))
 			continue;
-		/* Already marked (e.g. SACK evidence behind the CC gate):
-		 * it goes as it is, counted by that reason. */
-		n--;
+		left++;
+		/* ROD: the target takes only the expected PSN, so una's
+		 * packet is the one that can make progress. */
+		if (old == NULL || (c->mode != UET_PDS_MODE_ROD &&
+				    (int64_t)(sl->sent_ns - old->sent_ns) < 0))
+			old = sl;
 	}
-	if (psn != i->snd)
+	if (old != NULL)
+		pds_slot_mark(p, c, old, PDS_WHY_RTO);
+	if (left > 1)
 		c->flags |= PDC_F_FRTO;
 	else
 		c->flags &= (uint16_t)~PDC_F_FRTO;
@@ -776,16 +781,20 @@ pds_initiator_credit_lost(struct pds_pdc *c)
 static void
 pds_initiator_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
-	p->st.rto_fires++;
+	int rc;
+
 	/* Refused under SYN, the rest of the burst never answered: renumber
 	 * now (pds_initiator_syn_refused). */
 	if (c->state == PDC_SYN && pds_initiator_syn_refused_any(p, c)) {
+		p->st.rto_fires++;
 		pds_initiator_new_start(p, c, c->start_psn, now);
 		return;
 	}
-	/* UEC 1.0 PDS retransmission: RTO = RTO_INIT x 2^retry (capped at
-	 * rto_max), then fail and close. */
-	if (++c->u.i.retries > p->cfg.max_retries) {
+	/* UEC 1.0 PDS retransmission: past Max_RTO_Retx_Cnt expiries
+	 * without progress, once the peer was silent for pds_dead_ns, fail
+	 * and close. */
+	rc = pds_rto_count(p, c, now);
+	if (rc < 0) {
 		/* Return direction: the initiator waits for this data and
 		 * sends nothing; tell it (fatal NACK class, DECISION)
 		 * so it fails its end too. Best effort: if lost, its next
@@ -860,14 +869,14 @@ pds_initiator_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 		 * refusal may start another round before the timer runs
 		 * again, and lost (not refused) packets would starve. */
 		if (i->una != i->snd &&
-		    now >= i->rto_base + pds_rto_ns(p, i->retries))
+		    now >= pds_rto_due(p, c))
 			pds_initiator_rto(p, c, now);
 		else
 			pds_pdc_timer_update(p, c, now);
 		return;
 	}
 	if (i->una != i->snd) {
-		if (now >= i->rto_base + pds_rto_ns(p, i->retries))
+		if (now >= pds_rto_due(p, c))
 			pds_initiator_rto(p, c, now);
 		else if (now >= pds_initiator_deadline(p, c))
 			pds_initiator_tlp(p, c, now);
@@ -875,7 +884,7 @@ pds_initiator_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 			pds_pdc_timer_update(p, c, now);
 		return;
 	}
-	if (i->una != i->nxt && now >= i->rto_base + pds_rto_ns(p, i->retries)) {
+	if (i->una != i->nxt && now >= pds_rto_due(p, c)) {
 		if (pds_initiator_window_held(p, c)) {
 			pds_initiator_window_probe(p, c, now);
 			return;

@@ -234,14 +234,15 @@ pds_initiator_window_cack(struct pds_pdc *c, uint32_t cack, uint64_t now)
  * range is a CACK the target keeps below a guaranteed-delivery response
  * until it is cleared (UEC 1.0 3.5.20.2.2), or the ACK that reported its
  * move was lost: a CLEAR with AR answers both (the target ACKs it with
- * its CACK). An RTO in all but name: counted as one, doubling, and after
+ * its CACK). An RTO in all but name: counted as one, and after
  * max_retries the PDC fails as after any RTO.
  */
 void
 pds_initiator_window_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
-	p->st.rto_fires++;
-	if (++c->u.i.retries > p->cfg.max_retries) {
+	int rc = pds_rto_count(p, c, now);
+
+	if (rc < 0) {
 		pds_initiator_fail(p, c, -ETIMEDOUT);
 		return;
 	}
@@ -501,15 +502,16 @@ pds_initiator_credit_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
  * it, were lost. Ask again, flagged lost so that a target at the PDC's
  * total repeats it (pds_target_credit_request), as htsim's source sends
  * its RTS again when the RTO finds it without credit. An RTO in all but
- * name, as the window probe: counted as one, doubling, and after
+ * name, as the window probe: counted as one, and after
  * max_retries the PDC fails.
  */
 void
 pds_initiator_credit_probe(struct uet_pds *p, struct pds_pdc *c,
 			   uint64_t now)
 {
-	p->st.rto_fires++;
-	if (++c->u.i.retries > p->cfg.max_retries) {
+	int rc = pds_rto_count(p, c, now);
+
+	if (rc < 0) {
 		pds_initiator_fail(p, c, -ETIMEDOUT);
 		return;
 	}

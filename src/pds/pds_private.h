@@ -550,24 +550,58 @@ pds_rtt_guard(const struct pds_pdc *c)
 }
 
 /*
- * RTO after @p retries rounds without progress: RTO_INIT x 2^retries
- * (UEC 1.0 PDS retransmission), capped at rto_max so that enough rounds to
- * carry heavy loss fit in a bounded time before the peer is declared dead.
+ * Retransmission timeout of a packet of PDC @p c: twice the smoothed RTT,
+ * never below the fixed floor rto_init nor above rto_max. It does not
+ * grow with the retries. UEC 1.0 PDS retransmission (RUD, 3.5.20.3) bounds
+ * only the count, Max_RTO_Retx_Cnt (max_retries), and htsim's UEC source
+ * (uec.cpp startRTO) arms every packet's timer at its send time plus one
+ * fixed minimum RTO. DECISION (docs/CONGESTION.md "Retransmission
+ * timeout"): no exponential back-off on the data path; a timeout doubling
+ * per PDC kept an ACK path through a failed link waiting up to rto_max.
+ * 2 x SRTT keeps a queue that has grown past the floor from firing the
+ * timer on packets that are only late.
  */
 static inline uint64_t
-pds_rto_ns(const struct uet_pds *p, uint32_t retries)
+pds_rto_ns(const struct uet_pds *p, const struct pds_pdc *c)
+{
+	uint64_t rto = 2 * (uint64_t)c->u.i.srtt_ns;
+
+	if (rto < p->cfg.rto_init_ns)
+		rto = p->cfg.rto_init_ns;
+	if (rto > p->cfg.rto_max_ns && p->cfg.rto_max_ns >= p->cfg.rto_init_ns)
+		rto = p->cfg.rto_max_ns;
+	return rto;
+}
+
+/*
+ * Repeat interval of a target's unanswered CLOSE_REQ / CLEAR_REQ after @p k
+ * repeats, and the k-th term of the time a silent peer is given
+ * (pds_dead_ns): rto_init x 2^k, capped at rto_max. These are not
+ * retransmissions of data; the spec sets no interval. DECISION: they back
+ * off, so that a quiet peer is asked a bounded number of times over a
+ * long span (1.93 s by default).
+ */
+static inline uint64_t
+pds_backoff_ns(const struct uet_pds *p, uint32_t k)
 {
 	uint64_t init = p->cfg.rto_init_ns;
 	uint64_t max = p->cfg.rto_max_ns > init ? p->cfg.rto_max_ns : init;
 
-	if (retries >= 63 || init > (max >> retries))
+	if (k >= 63 || init > (max >> k))
 		return max;
-	return init << retries;
+	return init << k;
 }
 
 /*
- * Time without progress after which a PDC is given up: the RTO rounds
- * pds_rto_ns(0 .. max_retries) back to back (1.93 s with the defaults).
+ * Time without progress after which a PDC (or a datagram) is given up:
+ * pds_backoff_ns(0 .. max_retries) back to back (1.93 s with the
+ * defaults). The RTO keeps resending at its fixed interval; the PDC fails
+ * once max_retries expiries (Max_RTO_Retx_Cnt) went without progress and
+ * this much time passed since its last progress. DECISION
+ * (docs/CONGESTION.md "Retransmission timeout"): a peer descheduled for a
+ * second on a loaded host (a process beside others on two CPUs) is alive,
+ * and a PDC on a sprayed fabric with a failed link finds a live path in
+ * time.
  */
 static inline uint64_t
 pds_dead_ns(const struct uet_pds *p)
@@ -576,8 +610,33 @@ pds_dead_ns(const struct uet_pds *p)
 	uint32_t k;
 
 	for (k = 0; k <= p->cfg.max_retries; k++)
-		sum += pds_rto_ns(p, k);
+		sum += pds_backoff_ns(p, k);
 	return sum;
+}
+
+/* When the retransmission timer of initiator state @p c is due. */
+static inline uint64_t
+pds_rto_due(const struct uet_pds *p, const struct pds_pdc *c)
+{
+	return c->u.i.rto_base + pds_rto_ns(p, c);
+}
+
+/*
+ * Count an expiry of the retransmission timer of @p c (an RTO, or the
+ * window or credit probe standing in for one): 0 to resend, -ETIMEDOUT
+ * when the PDC must fail: more than max_retries (Max_RTO_Retx_Cnt)
+ * expiries without progress, and the peer silent for pds_dead_ns.
+ */
+static inline int
+pds_rto_count(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	p->st.rto_fires++;
+	if (c->u.i.retries < UINT8_MAX)
+		c->u.i.retries++;
+	if (c->u.i.retries > p->cfg.max_retries &&
+	    now - c->u.i.progress_ns >= pds_dead_ns(p))
+		return -ETIMEDOUT;
+	return 0;
 }
 
 /* Reordering allowance of send-time loss evidence: SRTT / 8. */

@@ -455,7 +455,7 @@ pds_target_close_deadline(struct uet_pds *p, const struct pds_pdc *c)
 				      c->last_ns + p->cfg.tgt_close_req_ns;
 	if (c->state != PDC_CLOSING || k == 0)
 		return 0; /* the first CLOSE_REQ has not left yet */
-	return c->last_ns + pds_rto_ns(p, k - 1);
+	return c->last_ns + pds_backoff_ns(p, k - 1);
 }
 
 /*
@@ -473,7 +473,7 @@ pds_target_clear_deadline(struct uet_pds *p, const struct pds_pdc *c)
 	    c->resp == PDS_NIL || !p->resp[c->resp].ready ||
 	    c->u.t.clear_reqs >= p->cfg.max_retries)
 		return 0;
-	return c->last_ns + pds_rto_ns(p, c->u.t.clear_reqs);
+	return c->last_ns + pds_backoff_ns(p, c->u.t.clear_reqs);
 }
 
 uint64_t

@@ -610,14 +610,14 @@ pds_initiator_nack__retransmit_limit_fails_pdc(void **state)
 	assert_int_equal(fakewire_st(0)->nack_to_rto, 1);
 	assert_int_equal(W.done_err[1], 0);
 	assert_int_equal(fakewire_st(0)->nack_retx_limit, 0);
-	W.now += pds_rto_ns(W.pds[0], 0);
+	W.now += W.pds[0]->cfg.rto_init_ns;
 	uet_pds_advance(W.pds[0], W.now);
 	assert_true(retx(tx, 16) >= 1);
 	assert_int_equal(tx[0].hdr.u.req.psn, psn(1));
 	assert_int_equal(W.done_err[1], 0);
 	/* No progress for the RTO rounds' time (the ACK that would have
 	 * moved it never came): given up. */
-	W.now += 63 * 1000 * 1000;
+	W.now += pds_dead_ns(W.pds[0]);
 	fakewire_inject(&W, 0, &n, false, false);
 	assert_int_equal(W.done_err[1], 1);
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
@@ -658,11 +658,11 @@ trimmed_every_time(uint32_t dup)
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
 	assert_int_equal(st->pdc_fail, 1);
 	assert_true(W.now - t0 <= pds_dead_ns(W.pds[0]) + 2 * 1000 * 1000);
-	/* at once: max_nack_retx; then one per RTO round, and a tail-loss
-	 * probe ahead of each */
+	/* at once: max_nack_retx; then one per RTO (fixed) until the PDC
+	 * fails, and a tail-loss probe ahead of each */
 	assert_int_equal(st->retx_trim, W.pds[0]->cfg.max_nack_retx);
 	assert_true(st->nack_to_rto >= 1);
-	bound = 2ull * (W.pds[0]->cfg.max_retries + 1);
+	bound = 2ull * (pds_dead_ns(W.pds[0]) / W.pds[0]->cfg.rto_init_ns + 1);
 	assert_true(st->retx_rto + st->retx_tlp <= bound);
 }
 

@@ -405,33 +405,34 @@ pds_target_ack_req__older_psn_no_rtt_sample(void **state)
 
 /*
  * The 1 %-loss stall: resends marked (here by trims) wait behind a CC
- * gate that packets in flight hold shut, their ACKs never coming. The
- * RTO used to mark only the oldest packets, already marked: nothing
- * changed, the RTO doubled until the PDC failed. It now presumes lost
- * every packet in flight for RTO_INIT, which releases the window.
+ * gate that packets in flight hold shut, their ACKs never coming. An RTO
+ * resends one packet, the one sent longest ago (12, as 10 and 11 are
+ * marked already); that alone leaves the gate shut by 13-15 and the RTO
+ * would fire until the PDC failed. It also presumes lost every packet in
+ * flight for RTO_INIT, which releases the window.
  */
 static void
 pds_initiator_rto__unblocks_resends_behind_a_shut_gate(void **state)
 {
-	struct uet_pds_tx t[4], nack;
+	struct uet_pds_tx t[6], nack;
 	uint64_t d;
 	int k;
 
 	(void)state;
 	W.now = 1000;
-	for (k = 0; k < 4; k++)
+	for (k = 0; k < 6; k++)
 		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD,
 					   (uint64_t)k + 10, 0), 0);
-	assert_int_equal(fakewire_take(&W, 0, t, 4), 4);
+	assert_int_equal(fakewire_take(&W, 0, t, 6), 6);
 	rec.gate_shut = true;
-	/* 10 and 11 trimmed (NACKed, marked); 12 and 13 lost. */
+	/* 10 and 11 trimmed (NACKed, marked); 12 to 15 lost. */
 	for (k = 0; k < 2; k++) {
 		fakewire_inject(&W, 1, &t[k], true, false);
 		assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 		fakewire_inject(&W, 0, &nack, false, false);
 	}
 	assert_int_equal(rec.trims, 2);
-	assert_int_equal(fakewire_take(&W, 0, t, 4), 0); /* the gate holds them */
+	assert_int_equal(fakewire_take(&W, 0, t, 6), 0); /* the gate holds them */
 	d = uet_pds_next_deadline(W.pds[0]);
 	while (fakewire_st(0)->rto_fires == 0 && d != UINT64_MAX) {
 		W.now = d;
@@ -440,12 +441,13 @@ pds_initiator_rto__unblocks_resends_behind_a_shut_gate(void **state)
 	}
 	assert_int_equal(fakewire_st(0)->rto_fires, 1);
 	assert_int_equal(fakewire_st(0)->rto_unblock, 1);
-	/* 12 and 13 presumed lost (the tail-loss probe may have taken 13
+	/* 12 to 15 presumed lost (the tail-loss probe may have taken 15
 	 * already): their bytes left the CC's inflight. */
-	assert_int_equal(rec.loss_bytes, len_of(12) + len_of(13) + 2 * OVH);
+	assert_int_equal(rec.loss_bytes, len_of(12) + len_of(13) + len_of(14) +
+					 len_of(15) + 4 * OVH);
 	rec.gate_shut = false;
-	assert_int_equal(fakewire_take(&W, 0, t, 4), 4); /* all four resent */
-	for (k = 0; k < 4; k++)
+	assert_int_equal(fakewire_take(&W, 0, t, 6), 6); /* all six resent */
+	for (k = 0; k < 6; k++)
 		assert_true(t[k].hdr.flags & UET_PDS_F_RETX);
 }
 

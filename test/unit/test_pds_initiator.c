@@ -109,32 +109,43 @@ pds_initiator_submit__exhaustion_is_eagain(void **state)
 }
 
 static void
-pds_initiator_timer__rto_backoff_then_fail(void **state)
+pds_initiator_timer__rto_fixed_then_fail(void **state)
 {
-	uint64_t t;
+	const struct uet_pds_config *cfg = &W.pds[0]->cfg;
+	uint64_t t, dead = pds_dead_ns(W.pds[0]);
+	uint64_t slow = cfg->rto_init_ns + 2 * cfg->timer_tick_ns;
 
 	(void)state;
 	W.f[0].dead = true;
 	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 5, 0), 0);
+	/* One resend per expiry of the fixed 1 ms RTO, no back-off (UEC 1.0
+	 * sets none; htsim's RTO is fixed): 6 by 7 ms, not 2 (1+2+4 ms). */
+	for (t = 0; t < 7000000; t += 10000)
+		fakewire_step(&W, 10000);
+	assert_int_equal(fakewire_st(0)->retx_rto, 6);
+	assert_int_equal(W.done_err[5], 0);
+	/* Past max_retries (5) it goes on resending while the peer has been
+	 * silent for less than pds_dead_ns (1+2+...+32 ms, a descheduled
+	 * peer's allowance), then the PDC fails. */
 	for (t = 0; t < 200000000 && W.done_err[5] == 0; t += 10000)
 		fakewire_step(&W, 10000);
 	assert_int_equal(W.done_err[5], 1);
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
-	/* 5 retries, then the 6th expiry fails (UEC 1.0 PDS retransmission). */
-	assert_int_equal(fakewire_st(0)->rto_fires, 6);
-	/* Each RTO resends the one request (the tail-loss probe of a
-	 * SYN-state PDC resends it too, counted as a probe). */
-	assert_int_equal(fakewire_st(0)->retx_rto, 5);
+	assert_true(W.now >= dead && W.now < dead + slow + 20000);
+	assert_true(fakewire_st(0)->rto_fires >= dead / slow);
+	assert_true(fakewire_st(0)->rto_fires <= dead / cfg->rto_init_ns + 1);
+	/* every expiry but the last resent the one request */
+	assert_int_equal(fakewire_st(0)->retx_rto, fakewire_st(0)->rto_fires - 1);
 	assert_int_equal(fakewire_st(0)->rto_spurious, 0);
+	/* the tail-loss probe of a SYN-state PDC resends the request too */
 	assert_int_equal(fakewire_st(0)->tlp_fires, 1);
 	assert_int_equal(fakewire_st(0)->pdc_fail, 1);
-	/* 1+2+4+8+16+32 ms of back-off elapsed. */
-	assert_true(W.now >= 63000000);
 	assert_true(fakewire_pools_idle(&W));
 }
 
-/* The doubling RTO stops at rto_max: 24 retries against a dead peer
- * fail after 1+2+...+64 ms + 18 x 100 ms = 1.927 s, not 2^25 ms. */
+/* 24 retries against a dead peer: 24 expiries of the fixed RTO in 25
+ * ms, and the PDC failed once the peer was silent for pds_dead_ns (1 + 2
+ * + ... + 64 ms + 18 x 100 ms = 1.927 s). */
 static void
 capped_cfg(struct uet_pds_config *cfg)
 {
@@ -151,20 +162,25 @@ setup_capped(void **state)
 }
 
 static void
-pds_initiator_timer__rto_capped_then_fail(void **state)
+pds_initiator_timer__rto_count_bounds_the_time(void **state)
 {
 	uint64_t t;
 
 	(void)state;
 	W.f[0].dead = true;
 	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 5, 0), 0);
-	for (t = 0; t < 10000000000ull && W.done_err[5] == 0; t += 1000000)
-		fakewire_step(&W, 1000000);
+	for (t = 0; t < 27000000; t += 100000)
+		fakewire_step(&W, 100000);
+	/* 24 retries spent in about 25 ms, the PDC alive */
+	assert_true(fakewire_st(0)->retx_rto >= 24);
+	assert_int_equal(W.done_err[5], 0);
+	for (t = 0; t < 10000000000ull && W.done_err[5] == 0; t += 100000)
+		fakewire_step(&W, 100000);
 	assert_int_equal(W.done_err[5], 1);
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
-	assert_int_equal(fakewire_st(0)->rto_fires, 25);
+	assert_int_equal(pds_dead_ns(W.pds[0]), 1927000000ull);
 	assert_true(W.now >= 1927000000ull);
-	assert_true(W.now < 1927000000ull + 10000000);
+	assert_true(W.now < 1927000000ull + 2000000);
 	assert_true(fakewire_pools_idle(&W));
 }
 
@@ -723,67 +739,54 @@ pds_initiator_rto__window_lost_goes_back_on_ack(void **state)
 	assert_int_equal(fakewire_st(0)->rto_fires, 1);
 }
 
-/* Without an answer, the k-th RTO in a row resends the 2^(k-1) oldest
- * packets (exponential back-off of the timer and the burst alike). */
+/* Without an answer, every RTO in a row resends one packet, the one sent
+ * longest ago, after the same fixed timeout (no back-off of the timer or
+ * the burst): 0, then 1, 2, ... as each resend makes its packet young. */
 static void
-pds_initiator_rto__rounds_double_the_resends(void **state)
+pds_initiator_rto__each_round_resends_the_oldest(void **state)
 {
-	static const uint16_t want[5] = { 1, 2, 4, 8, 16 };
 	struct uet_pds_tx tx[64];
 	uint32_t c, r;
 
 	(void)state;
-	for (c = 0; c < 64; c++)
+	for (c = 0; c < 64; c++) {
 		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
+		W.now += 1000; /* each its own send time */
+		uet_pds_advance(W.pds[0], W.now);
+	}
 	assert_int_equal(fakewire_take(&W, 0, tx, 64), 64); /* all lost */
 	for (r = 0; r < 5; r++) {
-		W.now += (W.pds[0]->cfg.rto_init_ns << r) +
+		W.now += W.pds[0]->cfg.rto_init_ns +
 			 2 * W.pds[0]->cfg.timer_tick_ns;
 		uet_pds_advance(W.pds[0], W.now);
 		assert_int_equal(fakewire_st(0)->rto_fires, r + 1);
-		assert_int_equal(fakewire_take(&W, 0, tx, 64), want[r]);
-		assert_int_equal(tx[0].cookie, 0);
-		assert_int_equal(tx[want[r] - 1].cookie, want[r] - 1);
+		assert_int_equal(fakewire_take(&W, 0, tx, 64), 1);
+		assert_int_equal(tx[0].cookie, r);
+		assert_int_equal(tx[0].kind, UET_PDS_TX_RETX);
 	}
-	assert_int_equal(fakewire_st(0)->retx_rto, 1 + 2 + 4 + 8 + 16);
-	assert_int_equal(fakewire_retx_sent(0), 1 + 2 + 4 + 8 + 16);
+	assert_int_equal(fakewire_st(0)->retx_rto, 5);
+	assert_int_equal(fakewire_retx_sent(0), 5);
 }
 
-/* With the timeout capped (rto_max 4 ms = 4 RTO_INIT), so is the burst:
- * 1, 2, 4, 4, 4 - never more than one packet per RTO_INIT on average. */
+/* The timeout: twice the smoothed RTT, at least rto_init (the floor),
+ * at most rto_max; the retries do not change it. */
 static void
-rto_max_4ms(struct uet_pds_config *cfg)
+pds_rto_ns__srtt_between_floor_and_cap(void **state)
 {
-	cfg->rto_max_ns = 4000000;
-}
-
-static int
-setup_rto_max_4ms(void **state)
-{
-	(void)state;
-	return fakewire_setup_with(1, rto_max_4ms);
-}
-
-static void
-pds_initiator_rto__resends_capped_with_the_timeout(void **state)
-{
-	static const uint16_t want[5] = { 1, 2, 4, 4, 4 };
-	struct uet_pds_tx tx[64];
-	uint32_t c, r, sum = 0;
+	struct uet_pds *p = W.pds[0];
+	struct pds_pdc c;
 
 	(void)state;
-	for (c = 0; c < 64; c++)
-		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
-	assert_int_equal(fakewire_take(&W, 0, tx, 64), 64); /* all lost */
-	for (r = 0; r < 5; r++) {
-		W.now += 4000000 + 2 * W.pds[0]->cfg.timer_tick_ns;
-		uet_pds_advance(W.pds[0], W.now);
-		assert_int_equal(fakewire_st(0)->rto_fires, r + 1);
-		assert_int_equal(fakewire_take(&W, 0, tx, 64), want[r]);
-		assert_int_equal(tx[0].cookie, 0);
-		sum += want[r];
-	}
-	assert_int_equal(fakewire_st(0)->retx_rto, sum);
+	memset(&c, 0, sizeof(c));
+	p->cfg.rto_max_ns = 4000000;
+	assert_int_equal(pds_rto_ns(p, &c), p->cfg.rto_init_ns);
+	c.u.i.srtt_ns = 300000;
+	c.u.i.retries = 7;
+	assert_int_equal(pds_rto_ns(p, &c), p->cfg.rto_init_ns);
+	c.u.i.srtt_ns = 1500000;
+	assert_int_equal(pds_rto_ns(p, &c), 3000000);
+	c.u.i.srtt_ns = 3000000;
+	assert_int_equal(pds_rto_ns(p, &c), 4000000);
 }
 
 static void
@@ -1223,8 +1226,8 @@ main(void)
 		T(pds_initiator_submit__syn_kept_until_first_ack),
 		T(pds_initiator_submit__start_psns_far_apart),
 		T(pds_initiator_submit__exhaustion_is_eagain),
-		T(pds_initiator_timer__rto_backoff_then_fail),
-		FW_TEST(pds_initiator_timer__rto_capped_then_fail, setup_capped),
+		T(pds_initiator_timer__rto_fixed_then_fail),
+		FW_TEST(pds_initiator_timer__rto_count_bounds_the_time, setup_capped),
 		T(pds_initiator_timer__tail_loss_probe_recovers),
 		T(pds_initiator_timer__idle_close),
 		T(pds_initiator_timer__locked_pdc_not_idle_closed),
@@ -1260,9 +1263,8 @@ main(void)
 			pds_initiator_tx_retx__oor_nacked_resent_inside_the_range,
 			fakewire_teardown),
 		T(pds_initiator_room__range_runs_from_the_reported_cack),
-		FW_TEST(pds_initiator_rto__rounds_double_the_resends, fakewire_setup),
-		FW_TEST(pds_initiator_rto__resends_capped_with_the_timeout,
-			setup_rto_max_4ms),
+		FW_TEST(pds_initiator_rto__each_round_resends_the_oldest, fakewire_setup),
+		FW_TEST(pds_rto_ns__srtt_between_floor_and_cap, fakewire_setup),
 		T(pds_rod_wnd__goback_halves_ar_fills_ack_grows),
 		FW_TEST(pds_rod_wnd__off_keeps_flight, setup_rod_wnd_off),
 		T(pds_rod_wnd__full_window_lost_gets_a_tail_probe),

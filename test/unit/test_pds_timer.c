@@ -194,7 +194,8 @@ pds_initiator_rto__exhausted_emits_pdc_down(void **state)
 	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
 	assert_true(fakewire_run(&W, 20000, 2000000000ull, failed, &c));
 	assert_int_equal(W.last_status[0], -ETIMEDOUT);
-	assert_int_equal(fakewire_st(0)->rto_fires, W.pds[0]->cfg.max_retries + 1);
+	assert_true(fakewire_st(0)->rto_fires > W.pds[0]->cfg.max_retries);
+	assert_true(W.now >= pds_dead_ns(W.pds[0]));
 	assert_int_equal(W.pdc_down[0], 1);
 	assert_int_equal(W.pdc_down_status[0], -ETIMEDOUT);
 	assert_int_equal(fakewire_st(0)->pdc_fail, 1);
