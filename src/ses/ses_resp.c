@@ -168,7 +168,8 @@ ses_resp_parse(struct uet_ses *s, struct ses_msg *m,
 		}
 		return;
 	}
-	if (m->large_read && r.return_code != UET_RC_OK)
+	if (m->large_read && r.return_code != UET_RC_OK &&
+	    r.return_code != UET_RC_NULL)
 		m->ret_refused += ses_read_frag_len(m, frag);
 	if (!first || (!eom && r.return_code == UET_RC_OK))
 		return;
