@@ -716,12 +716,11 @@ ses_msg_check_done(struct uet_ses *s, struct ses_msg *m)
 	if (m->rdv_rets != 0)
 		return;
 	/* A large READ also waits for its return-direction data (UEC 1.0 PDS
-	 * read responses), that of the request packets its target served:
-	 * when the target refused some, and failed to read for others, it
-	 * ends in error once the rest is in. */
+	 * read responses); once data came with an error, only that of the
+	 * request packets its target did not refuse: it ends in error once
+	 * the rest is in. */
 	if (m->large_read && m->status == 0 &&
-	    (m->rc == UET_RC_OK || m->rc == UET_RC_NULL || m->ret_err ||
-	     m->ret_refused != 0) &&
+	    (m->rc == UET_RC_OK || m->rc == UET_RC_NULL || m->ret_err) &&
 	    ses_read_waits(m))
 		return;
 	/* Rendezvous: the send completes when the target's read of the rest
