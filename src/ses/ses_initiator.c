@@ -376,12 +376,15 @@ ses_frag_len(const struct ses_msg *m, uint32_t i)
 	return m->plen - off < cap ? m->plen - off : cap;
 }
 
-/* Multi-packet READ: the data request packet @p i asks for. */
-static uint32_t
+/* Large READ: the data request packet @p i asks for (all of it when one
+ * packet asks for the whole message). */
+uint32_t
 ses_read_frag_len(const struct ses_msg *m, uint32_t i)
 {
 	uint64_t off = (uint64_t)i * m->rchunk;
 
+	if (m->rchunk == 0)
+		return (uint32_t)m->wr.len;
 	return m->wr.len - off < m->rchunk ? (uint32_t)(m->wr.len - off) :
 					     m->rchunk;
 }
@@ -713,10 +716,12 @@ ses_msg_check_done(struct uet_ses *s, struct ses_msg *m)
 	if (m->rdv_rets != 0)
 		return;
 	/* A large READ also waits for its return-direction data (UEC 1.0 PDS
-	 * read responses). */
+	 * read responses); once data came with an error, only that of the
+	 * request packets its target did not refuse: it ends in error once
+	 * the rest is in. */
 	if (m->large_read && m->status == 0 &&
 	    (m->rc == UET_RC_OK || m->rc == UET_RC_NULL || m->ret_err) &&
-	    m->ret_bytes < m->wr.len)
+	    ses_read_waits(m))
 		return;
 	/* Rendezvous: the send completes when the target's read of the rest
 	 * has been served (docs/SES.md "Rendezvous"). */

@@ -122,6 +122,8 @@ struct ses_msg {
 	uint32_t next_frag;  /* next to hand to the PDS */
 	uint32_t frags_done;
 	uint64_t ret_bytes;  /* large READ: bytes landed */
+	uint64_t ret_refused; /* large READ: bytes asked by request packets
+			       * its target refused (no data comes for them) */
 	uint64_t mod_len;    /* modified_length of the response */
 	uint32_t next;       /* submission FIFO */
 	uint32_t rnext;      /* read hash chain */
@@ -364,6 +366,8 @@ int ses_msg_submit_internal(struct uet_ses *s, const struct uet_ses_wr *wr,
 			    uint8_t kind, uint32_t rx, struct ses_msg **out);
 uint32_t ses_frag_off(const struct ses_msg *m, uint32_t i);
 uint32_t ses_frag_len(const struct ses_msg *m, uint32_t i);
+uint32_t ses_read_frag_len(const struct ses_msg *m, uint32_t i);
+bool ses_read_waits(const struct ses_msg *m);
 void ses_msg_finish(struct uet_ses *s, struct ses_msg *m);
 void ses_msg_check_done(struct uet_ses *s, struct ses_msg *m);
 

@@ -138,31 +138,40 @@ ses_resp_small_data(struct ses_msg *m, const struct uet_wire_ses_resp *r,
  * The SES response of a fragment's DONE (UEC 1.0 PDS guaranteed delivery), or
  * of a late UET_PDS_EV_RESP. The EOM fragment's DONE without response bytes is
  * the default response folded into CACK (UEC 1.0 3.5.20.2): delivered, OK. A
- * response to an earlier fragment (@p eom false) matters when it reports
- * an error; the EOM's answer does not overwrite an error reported early.
+ * response to an earlier fragment (@p frag not the last) matters when it
+ * reports an error; the EOM's answer does not overwrite an error reported
+ * early. A large READ's request packet answered with an error brings no
+ * data: its bytes are counted refused, whatever was reported before.
  */
 static void
 ses_resp_parse(struct uet_ses *s, struct ses_msg *m,
-	       const struct uet_pds_event *ev, bool eom)
+	       const struct uet_pds_event *ev, uint32_t frag)
 {
 	struct uet_wire_ses_resp r;
 	int fmt = uet_wire_ses_resp_fmt_from_next_hdr(ev->next_hdr), n;
+	bool eom = frag == m->nfrags - 1;
+	bool first = m->rc == UET_RC_NULL || m->rc == UET_RC_OK;
 
-	if (m->rc != UET_RC_NULL && m->rc != UET_RC_OK)
-		return;
 	if (ev->resp_len == 0 || fmt < 0) {
-		if (eom)
+		if (eom && first)
 			m->rc = UET_RC_OK; /* default response: delivered */
 		return;
 	}
+	if (!first && !m->large_read)
+		return;
 	n = uet_wire_ses_resp_decode(ev->resp, ev->resp_len,
 				(enum uet_wire_ses_resp_fmt)fmt, &r);
 	if (n < 0) {
-		s->st.rx_bad++;
-		m->rc = UET_RC_UNCOR;
+		if (first) {
+			s->st.rx_bad++;
+			m->rc = UET_RC_UNCOR;
+		}
 		return;
 	}
-	if (!eom && r.return_code == UET_RC_OK)
+	if (m->large_read && r.return_code != UET_RC_OK &&
+	    r.return_code != UET_RC_NULL)
+		m->ret_refused += ses_read_frag_len(m, frag);
+	if (!first || (!eom && r.return_code == UET_RC_OK))
 		return;
 	if (!eom)
 		s->st.resp_early++;
@@ -179,20 +188,16 @@ ses_resp_parse(struct uet_ses *s, struct ses_msg *m,
 static bool
 ses_read_all_in(const struct ses_msg *m)
 {
-	return m->large_read && !m->ret_err && m->ret_bytes >= m->wr.len;
+	return m->large_read && !m->ret_err && m->ret_refused == 0 &&
+	       m->ret_bytes >= m->wr.len;
 }
 
-/* Data request packet @p i of a large READ asks for (UEC 1.0 SES READ;
- * docs/WIRE-DECISIONS.md "Multi-packet READ requests"): all of it when
- * one packet asks for the whole message. */
-static uint64_t
-ses_read_asked(const struct ses_msg *m, uint32_t i)
+/* A large READ still expects return-direction data: bytes neither landed
+ * nor refused with their request packet. */
+bool
+ses_read_waits(const struct ses_msg *m)
 {
-	uint64_t off = (uint64_t)i * m->rchunk;
-
-	if (m->rchunk == 0)
-		return m->wr.len;
-	return m->wr.len - off < m->rchunk ? m->wr.len - off : m->rchunk;
+	return m->large_read && m->ret_bytes + m->ret_refused < m->wr.len;
 }
 
 /* Index of the count of a large READ's data on @p pdc, -1: none. */
@@ -298,15 +303,14 @@ ses_initiator_done(struct uet_ses *s, const struct uet_pds_event *ev)
 		struct ses_read_pdc *p = ses_read_pdc(m, ev->pdc);
 
 		if (p != NULL)
-			p->asked += ses_read_asked(m, ses_ck_frag(ev->cookie));
+			p->asked += ses_read_frag_len(m, ses_ck_frag(ev->cookie));
 	}
 	if (ev->status != 0) {
 		if (m->status == 0 && !ses_read_frag_answered(m, ev))
 			m->status = ev->status;
 	} else if (ses_ck_frag(ev->cookie) == m->nfrags - 1 ||
 		   ev->resp_len != 0) {
-		ses_resp_parse(s, m, ev,
-			       ses_ck_frag(ev->cookie) == m->nfrags - 1);
+		ses_resp_parse(s, m, ev, ses_ck_frag(ev->cookie));
 	}
 	if (ev->type == UET_PDS_EV_RESP)
 		return; /* the fragment had its DONE */
@@ -476,7 +480,7 @@ ses_msg_on_down_pdc(const struct uet_ses *s, const struct ses_msg *m,
 		       m->rpdc[rp].got < m->rpdc[rp].asked;
 	if (m->state != SES_MSG_ACTIVE || m->frags_done < m->nfrags)
 		return false;
-	if (!(m->large_read && m->ret_bytes < m->wr.len) &&
+	if (!ses_read_waits(m) &&
 	    !(m->rdv && !m->rdv_served))
 		return false;
 	/* A closing PDC the target dropped (-EPIPE): our requests were all

@@ -235,7 +235,9 @@ struct dst_pkt {
 struct dst_win {
 	uint16_t lid;
 	uint8_t peer;
-	bool used, acked;
+	bool used;
+	bool seen;   /* cack learnt from an ACK of this PSN space */
+	bool acked;  /* ... and mpr from an ACK_CC */
 	uint32_t start;
 	uint32_t cack;
 	uint8_t mpr;

@@ -107,8 +107,9 @@ tap_window(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t)
 	if (w == NULL)
 		return;
 	if (t->hdr.flags & UET_PDS_F_SYN) {
-		if (w->start != r->psn - r->psn_offset || !w->acked) {
+		if (w->start != r->psn - r->psn_offset) {
 			w->start = r->psn - r->psn_offset;
+			w->seen = false;
 			w->acked = false;
 			w->mpr = 0;
 		}
@@ -148,7 +149,13 @@ dst_tap_tx(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t)
 		tap_ecn(s, from, to, t);
 }
 
-/* What the sender learns from an ACK of its requests. */
+/*
+ * What the sender learns from an ACK of its requests. Its CACK only moves
+ * forward, whatever ACK (plain or ACK_CC) told it first: an ACK with an
+ * older CACK is stale (reordered, or from a target that restarted and
+ * opened the PDC anew from a later SYN, which never gets the PSNs the old
+ * one acknowledged); the sender rightly keeps the newest it knows.
+ */
 static void
 tap_ack(struct dst_sim *s, int to, int from, const struct uet_wire_pds_ack *a,
 	bool cc)
@@ -158,9 +165,10 @@ tap_ack(struct dst_sim *s, int to, int from, const struct uet_wire_pds_ack *a,
 	/* only ACKs of this incarnation of the PSN space */
 	if (w == NULL || a->cack_psn - (w->start - 1) >= 65536)
 		return;
-	if (w->acked && (int32_t)(a->cack_psn - w->cack) < 0)
+	if (w->seen && (int32_t)(a->cack_psn - w->cack) < 0)
 		return;
 	w->cack = a->cack_psn;
+	w->seen = true;
 	if (cc)
 		w->mpr = a->mpr;
 	w->acked = w->acked || cc;

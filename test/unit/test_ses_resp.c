@@ -552,6 +552,107 @@ ses_initiator_done__read_early_error_response_lost_fails(void **state)
 	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->resp_early, 1);
 }
 
+/* ---- a large READ of memory of a process that is gone ---- */
+
+/* The owner of an entry has exited: every access fails (-ESRCH). */
+static int
+gone_read(void *arg, pid_t owner, void *dst, uintptr_t src, size_t n)
+{
+	(void)arg, (void)owner, (void)dst, (void)src, (void)n;
+	return -ESRCH;
+}
+
+static int
+gone_write(void *arg, pid_t owner, uintptr_t dst, const void *src, size_t n)
+{
+	(void)arg, (void)owner, (void)dst, (void)src, (void)n;
+	return -ESRCH;
+}
+
+static const struct uet_ses_mem_ops gone_ops = {
+	.read = gone_read, .write = gone_write,
+};
+
+static int
+setup_gone(void **state)
+{
+	ses_fakewire_mem_ops = &gone_ops;
+	return setup(state);
+}
+
+static int
+teardown_gone(void **state)
+{
+	ses_fakewire_mem_ops = NULL;
+	return teardown(state);
+}
+
+/* A READ of LEN bytes from node 1's entry of a gone process whose first
+ * request packet meets node 1's RMA table off (DISABLED, a response) and
+ * whose others are served, each data packet carrying AT_INVALID; the ACK
+ * with the DISABLED response is lost, so that answer comes after the
+ * data (from the stored copy). Its CQE. */
+static const struct uet_ses_cqe *
+read_gone_first_refused(uint64_t ctx)
+{
+	struct uet_ses_mr_attr a = {
+		.ri = w.n[1].ri_rma, .base = (uintptr_t)mem, .length = 65536,
+		.access = UET_SES_MR_REMOTE_READ, .virt_addr = true,
+		.owner = 4242,
+	};
+	struct uet_ses_wr wr;
+	uint64_t gkey = 0;
+
+	assert_int_equal(uet_ses_mr_reg(w.n[1].mr, &a, &gkey), 0);
+	memset(rbuf, 0, LEN);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_READ, rbuf, LEN);
+	wr.rkey = gkey;
+	wr.roffset = (uintptr_t)mem;
+	wr.context = ctx;
+	return early_error_lost(&wr, w.n[1].ri_rma);
+}
+
+/* The READ of read_gone_first_refused() ended: nothing left anywhere,
+ * no byte of the gone process's memory placed. */
+static void
+read_gone_checks(void)
+{
+	const struct uet_ses_stats *st = uet_ses_stats_get(w.n[0].ses);
+	struct uet_ses_pool_info pi;
+
+	assert_true(st->ret_rx_err >= 1);
+	assert_int_equal(st->ret_refused, 0); /* nothing came unasked */
+	assert_int_equal(st->rx_bad, 0);
+	uet_ses_pool_info_get(w.n[0].ses, &pi);
+	assert_int_equal(pi.msgs_used, 0);
+	uet_ses_pool_info_get(w.n[1].ses, &pi);
+	assert_int_equal(pi.ret_used, 0);
+	for (uint32_t k = 0; k < LEN; k++)
+		assert_int_equal(rbuf[k], 0);
+}
+
+/*
+ * A large READ whose target failed to read its memory for some request
+ * packets (data packets with an error code) and refused others (an SES
+ * error response, here after the failed data: its ACK lost, the stored
+ * copy fetched by the RTO; no data comes for them) completes in error
+ * once the data of the served packets is in. It waited for good for the
+ * refused packets' bytes (DST generator 3, seeds 2074113, 2119729,
+ * 2153734: mr-churn and an owner gone): a response that finds the READ
+ * already in error still tells which bytes will not come.
+ */
+static void
+ses_initiator_done__read_failed_data_then_refused_completes(void **state)
+{
+	const struct uet_ses_cqe *c;
+
+	(void)state;
+	c = read_gone_first_refused(9);
+	assert_int_equal(c->status, -EFAULT); /* AT_INVALID came first */
+	assert_int_equal(c->prov_errno, UET_RC_AT_INVALID);
+	read_gone_checks();
+}
+
 /* The same for a two-packet SEND whose first packet met a disabled
  * message table: the send fails -EINVAL at once (not -ETIMEDOUT when its
  * PDC gives up on an EOM the target never answered), and the target's
@@ -747,6 +848,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			ses_initiator_done__send_early_error_response_lost_fails,
 			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_initiator_done__read_failed_data_then_refused_completes,
+			setup_gone, teardown_gone),
 		cmocka_unit_test_setup_teardown(
 			ses_target_send__refused_after_bound_receive_fails,
 			setup, teardown),
