@@ -184,6 +184,7 @@ uet_engine_create(const struct uet_engine_params *p)
 	e->cfg = *p->cfg;
 	/* auto (0): from the port MTUs; every reader below sees bytes */
 	e->cfg.engine.mbuf_size = (uint16_t)uet_config_mbuf_size(&e->cfg);
+	e->cfg.engine.mbuf_pool_size = uet_config_mbuf_pool_size(&e->cfg);
 	for (unsigned int i = 0; i < UET_CONFIG_MAX_PORTS; i++)
 		e->cfg.port[i].mtu =
 			(uint16_t)uet_config_port_mtu(&e->cfg.port[i]);

@@ -538,6 +538,43 @@ uet_config_mbuf_size(const struct uet_config *cfg)
 	return room + RTE_PKTMBUF_HEADROOM;
 }
 
+/* Auto pool: DPDK's default-sized pool of 2 KiB mbufs, and at most this
+ * many bytes of mbufs once they are larger (jumbo frames). */
+#define MBUF_POOL_AUTO_MAX 16383u
+#define MBUF_POOL_AUTO_BYTES (64u << 20)
+
+uint64_t
+uet_config_mbuf_need(const struct uet_config *cfg)
+{
+	const struct uet_config_engine *e = &cfg->engine;
+	uint64_t need = 0;
+
+	for (unsigned int i = 0; i < UET_CONFIG_MAX_PORTS; i++) {
+		const struct uet_config_port *p = &cfg->port[i];
+
+		if (p->defined)
+			need += (uint64_t)p->rx_queues * p->rx_desc +
+				(uint64_t)p->tx_queues * p->tx_desc;
+	}
+	return need + (uint64_t)e->nb_lcores * (e->mbuf_cache + e->burst);
+}
+
+unsigned int
+uet_config_mbuf_pool_size(const struct uet_config *cfg)
+{
+	uint64_t n, need;
+
+	if (cfg->engine.mbuf_pool_size != 0)
+		return cfg->engine.mbuf_pool_size;
+	n = MBUF_POOL_AUTO_BYTES / uet_config_mbuf_size(cfg);
+	if (n > MBUF_POOL_AUTO_MAX)
+		n = MBUF_POOL_AUTO_MAX;
+	need = uet_config_mbuf_need(cfg);
+	if (need > n)
+		n = need; /* validation bounds the rings: fits 32 bits */
+	return (unsigned int)n;
+}
+
 static bool
 fault_corrupts(const struct uet_config_fault *f)
 {

@@ -141,7 +141,12 @@ static const struct config_key engine_keys[] = {
 	  .help = "engine lcores, e.g. 1-3,5; must be enabled in eal.args" },
 	K_ENUM(E, progress, progress_names, "auto: engine lcores progress; "
 	       "inline: the application thread polls"),
-	K_UINT(E, mbuf_pool_size, 1023, 16777215, "mbufs in the packet pool"),
+	{ .name = "mbuf_pool_size", .type = CFG_T_UINT,
+	  FIELD(E, mbuf_pool_size), .min = 1023, .max = 16777215,
+	  .flags = CFG_F_AUTO,
+	  .help = "mbufs in the packet pool; auto: 16383, fewer when mbufs "
+		  "are large (at most 64 MiB), never fewer than the rings and "
+		  "caches need" },
 	K_UINT(E, mbuf_cache, 0, 512, "per-lcore mempool cache, mbufs"),
 	{ .name = "mbuf_size", .type = CFG_T_UINT, FIELD(E, mbuf_size),
 	  .min = 256, .max = 65535, .flags = CFG_F_AUTO,
@@ -576,7 +581,7 @@ uet_config_init_defaults(struct uet_config *cfg)
 	cfg->engine.lcores[0] = 1;
 	cfg->engine.nb_lcores = 1;
 	cfg->engine.progress = UET_CONFIG_PROGRESS_AUTO;
-	cfg->engine.mbuf_pool_size = 16383;
+	cfg->engine.mbuf_pool_size = 0; /* auto: from the mbuf size */
 	cfg->engine.mbuf_cache = 256;
 	cfg->engine.idle_spin_ns = US(20);
 	cfg->engine.idle_sleep_ns = US(10);

@@ -125,31 +125,25 @@ static int
 check_engine(const struct uet_config *cfg, struct uet_config_error *err)
 {
 	const struct uet_config_engine *e = &cfg->engine;
-	uint64_t need = 0, rxq = 0;
+	unsigned int pool = uet_config_mbuf_pool_size(cfg);
+	uint64_t need = uet_config_mbuf_need(cfg), rxq = 0;
 	unsigned int i;
 
 	if (e->mbuf_size != 0 && e->mbuf_size <= RTE_PKTMBUF_HEADROOM)
 		return fail(err, "engine", "mbuf_size", "must exceed the "
 			    "%u-byte headroom", RTE_PKTMBUF_HEADROOM);
 	if ((uint64_t)e->mbuf_cache * CACHE_FLUSH_MULT_NUM >
-	    (uint64_t)e->mbuf_pool_size * CACHE_FLUSH_MULT_DEN)
+	    (uint64_t)pool * CACHE_FLUSH_MULT_DEN)
 		return fail(err, "engine", "mbuf_cache", "cache %u too large "
 			    "for mbuf_pool_size %u (at most pool / 1.5)",
-			    e->mbuf_cache, e->mbuf_pool_size);
-	for (i = 0; i < UET_CONFIG_MAX_PORTS; i++) {
-		const struct uet_config_port *p = &cfg->port[i];
-
-		if (!p->defined)
-			continue;
-		need += (uint64_t)p->rx_queues * p->rx_desc +
-			(uint64_t)p->tx_queues * p->tx_desc;
-		rxq += p->rx_queues;
-	}
-	need += (uint64_t)e->nb_lcores * (e->mbuf_cache + e->burst);
-	if (need > e->mbuf_pool_size)
+			    e->mbuf_cache, pool);
+	for (i = 0; i < UET_CONFIG_MAX_PORTS; i++)
+		if (cfg->port[i].defined)
+			rxq += cfg->port[i].rx_queues;
+	if (need > pool)
 		return fail(err, "engine", "mbuf_pool_size", "%u mbufs cannot "
 			    "fill the descriptor rings and caches (need at "
-			    "least %" PRIu64 ")", e->mbuf_pool_size, need);
+			    "least %" PRIu64 ")", pool, need);
 	if (e->nb_lcores == 0)
 		return fail(err, "engine", "lcores", "at least one lcore is "
 			    "required");

@@ -916,6 +916,45 @@ uet_config_mbuf_size__auto(void **state)
 	assert_int_equal(uet_config_validate(&cfg, &err), 0);
 }
 
+/*
+ * engine.mbuf_pool_size auto (the default): 16383 mbufs of 2 KiB, at most
+ * 64 MiB of larger ones (jumbo frames: nine engines in one process must
+ * fit a 1 GiB EAL), never fewer than the rings and caches need.
+ */
+static void
+uet_config_mbuf_pool_size__auto(void **state)
+{
+	struct uet_config cfg;
+	struct uet_config_error err;
+	unsigned int jumbo = 9088 + RTE_PKTMBUF_HEADROOM;
+
+	(void)state;
+	uet_config_init_defaults(&cfg);
+	assert_int_equal(cfg.engine.mbuf_pool_size, 0);
+	assert_int_equal(uet_config_mbuf_pool_size(&cfg), (64u << 20) / jumbo);
+	assert_int_equal(uet_config_validate(&cfg, &err), 0);
+	assert_int_equal(uet_config_override(&cfg, "port0.mtu=1500", &err), 0);
+	assert_int_equal(uet_config_mbuf_pool_size(&cfg), 16383);
+	/* rings larger than the byte bound allows: the rings win */
+	assert_int_equal(uet_config_override(&cfg, "port0.mtu=9000", &err), 0);
+	assert_int_equal(uet_config_override(&cfg, "port0.rx_desc=8192",
+					     &err), 0);
+	assert_true(uet_config_mbuf_need(&cfg) > (64u << 20) / jumbo);
+	assert_int_equal(uet_config_mbuf_pool_size(&cfg),
+			 uet_config_mbuf_need(&cfg));
+	assert_int_equal(uet_config_validate(&cfg, &err), 0);
+	/* an explicit size stands, and is checked against the rings */
+	assert_int_equal(uet_config_override(&cfg, "engine.mbuf_pool_size=2047",
+					     &err), 0);
+	assert_int_equal(uet_config_mbuf_pool_size(&cfg), 2047);
+	assert_int_equal(uet_config_validate(&cfg, &err), -EINVAL);
+	assert_string_equal(err.key, "mbuf_pool_size");
+	assert_int_equal(uet_config_override(&cfg, "engine.mbuf_pool_size=auto",
+					     &err), 0);
+	assert_int_equal(cfg.engine.mbuf_pool_size, 0);
+	assert_int_equal(uet_config_validate(&cfg, &err), 0);
+}
+
 /* The UDP checksum on IPv4 of @p devargs after @p a and @p b (NULL: none). */
 static bool
 udp_csum_of(const char *devargs, const char *a, const char *b)
@@ -1329,6 +1368,7 @@ main(void)
 		cmocka_unit_test(uet_config_jobs_parse__bad),
 		cmocka_unit_test(validate__service),
 		cmocka_unit_test(uet_config_mbuf_size__auto),
+		cmocka_unit_test(uet_config_mbuf_pool_size__auto),
 		cmocka_unit_test(uet_config_port_mtu__auto),
 		cmocka_unit_test(validate__service_socket_mode),
 		cmocka_unit_test(load__service_job_lines),

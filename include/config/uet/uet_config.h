@@ -129,7 +129,7 @@ struct uet_config_engine {
 	uint16_t lcores[UET_CONFIG_MAX_LCORES];
 	uint16_t nb_lcores;
 	enum uet_config_progress progress;
-	uint32_t mbuf_pool_size;
+	uint32_t mbuf_pool_size;   /* 0: auto (uet_config_mbuf_pool_size) */
 	uint16_t mbuf_cache;
 	uint16_t mbuf_size;        /**< data room incl. headroom, bytes; 0 auto */
 	uint16_t burst;
@@ -524,6 +524,23 @@ uet_config_dump(const struct uet_config *cfg, unsigned int flags, char *buf,
  */
 unsigned int
 uet_config_mbuf_size(const struct uet_config *cfg);
+
+/**
+ * mbufs the engine's packet pool needs at least: every RX and TX
+ * descriptor of the ports plus, per engine lcore, the mempool cache and
+ * one burst.
+ */
+uint64_t
+uet_config_mbuf_need(const struct uet_config *cfg);
+
+/**
+ * mbufs in the engine's packet pool: engine.mbuf_pool_size, or when that
+ * is auto (0) 16383, fewer when the mbufs are large so that the pool
+ * stays within 64 MiB (an engine with jumbo frames, several engines in
+ * one process), never fewer than uet_config_mbuf_need().
+ */
+unsigned int
+uet_config_mbuf_pool_size(const struct uet_config *cfg);
 
 /**
  * Whether port @p p computes and requires the UDP checksum on IPv4 frames
