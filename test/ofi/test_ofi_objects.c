@@ -27,33 +27,9 @@
 #include <uet/uet_ofi.h>
 
 #include "ofi_check.h"
+#include "ofi_info.h"
 
 #define V FI_VERSION(1, 17)
-
-static struct fi_info *
-info_get_fmt(const char *domain, enum fi_ep_type type, uint32_t addr_format)
-{
-	struct fi_info *h = fi_allocinfo(), *fi = NULL;
-
-	h->fabric_attr->prov_name = strdup("uet");
-	/* libfabric layers ofi_rxd over our DGRAM endpoints; asking for
-	 * the UET protocol keeps those entries out */
-	h->ep_attr->protocol = UET_OFI_ADDR_FORMAT;
-	h->ep_attr->type = type;
-	h->caps = type == FI_EP_RDM ? FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC :
-				      FI_MSG;
-	h->domain_attr->mr_mode = FI_MR_PROV_KEY | FI_MR_ALLOCATED |
-				  FI_MR_VIRT_ADDR | FI_MR_ENDPOINT;
-	if (domain)
-		h->domain_attr->name = strdup(domain);
-	h->tx_attr->size = 64;
-	h->rx_attr->size = 64;
-	h->addr_format = addr_format;
-	if (fi_getinfo(V, NULL, NULL, 0, h, &fi) != 0)
-		fi = NULL;
-	fi_freeinfo(h);
-	return fi;
-}
 
 static struct fi_info *
 info_get(const char *domain, enum fi_ep_type type)
