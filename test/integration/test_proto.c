@@ -31,7 +31,7 @@
 #include <uet/uet_ulp.h>
 
 #include "itest.h"
-#include "perf.h"
+#include "itest_ulp.h"
 
 static const uint8_t ip_a[4] = { 10, 0, 0, 1 };
 static const uint8_t ip_b[4] = { 10, 0, 0, 2 };
@@ -123,17 +123,12 @@ run(const struct scenario *s)
 		ppm[UET_CONFIG_FAULT_DROP] = 20000;
 		ppm[UET_CONFIG_FAULT_CORRUPT] = 10000;
 	}
-	memset(&pa, 0, sizeof(pa));
-	memcpy(pa.peer.addr, s->ipv6 ? ip6_b : ip_b, s->ipv6 ? 16 : 4);
-	pa.mode = s->mode;
-	pa.size = s->size;
-	pa.count = s->count;
-	pa.window = s->window;
-	pb = pa;
-	memcpy(pb.peer.addr, s->ipv6 ? ip6_a : ip_a, s->ipv6 ? 16 : 4);
-	pb.count = 0;
-	pb.expect = s->count;
-	pb.expect_size = s->size;
+	if (s->ipv6)
+		itest_ulp_stream(&pa, &pb, ip6_a, ip6_b, 16, s->mode, s->size,
+				 s->count, s->window);
+	else
+		itest_ulp_stream(&pa, &pb, ip_a, ip_b, 4, s->mode, s->size,
+				 s->count, s->window);
 	ra = test_ulp_create(&pa);
 	rb = test_ulp_create(&pb);
 	CHECK(ra != NULL && rb != NULL);

@@ -75,7 +75,7 @@
 #include <uet/uet_wire_tss.h>
 
 #include "itest.h"
-#include "perf.h"
+#include "itest_ulp.h"
 
 #define L4_OFF   (14 + 20)          /* Ethernet, IPv4 without options */
 #define TSS_OFF  (L4_OFF + 8)
@@ -737,17 +737,8 @@ run(void)
 	ca.fault.ppm[UET_CONFIG_FAULT_TX][UET_CONFIG_FAULT_DATA]
 		    [UET_CONFIG_FAULT_REORDER] = 20000;
 	config_tss(&cb, k7, k8);
-	memset(&pa, 0, sizeof(pa));
-	memcpy(pa.peer.addr, ip_b, 4);
-	pa.mode = UET_PDS_MODE_RUD;
-	pa.size = 64;
-	pa.count = MSGS;
-	pa.window = 64;
-	pb = pa;
-	memcpy(pb.peer.addr, ip_a, 4);
-	pb.count = 0;
-	pb.expect = MSGS;
-	pb.expect_size = 64;
+	itest_ulp_stream(&pa, &pb, ip_a, ip_b, 4, UET_PDS_MODE_RUD, 64, MSGS,
+			 64);
 	ra = test_ulp_create(&pa);
 	rb = test_ulp_create(&pb);
 	CHECK(ab != NULL && mb != NULL && ra != NULL && rb != NULL);

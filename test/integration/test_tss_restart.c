@@ -38,7 +38,7 @@
 #include <uet/uet_wire_tss.h>
 
 #include "itest.h"
-#include "perf.h"
+#include "itest_ulp.h"
 
 #define TSS_OFF  (14 + 20 + 8)      /* Ethernet, IPv4, UDP */
 #define MSGS     300
@@ -158,17 +158,8 @@ run_once(unsigned int run)
 
 	config(&ca, true);
 	config(&cb, false);
-	memset(&pa, 0, sizeof(pa));
-	memcpy(pa.peer.addr, ip_b, 4);
-	pa.mode = UET_PDS_MODE_RUD;
-	pa.size = 64;
-	pa.count = MSGS;
-	pa.window = 32;
-	pb = pa;
-	memcpy(pb.peer.addr, ip_a, 4);
-	pb.count = 0;
-	pb.expect = MSGS;
-	pb.expect_size = 64;
+	itest_ulp_stream(&pa, &pb, ip_a, ip_b, 4, UET_PDS_MODE_RUD, 64, MSGS,
+			 32);
 	ra = test_ulp_create(&pa);
 	rb = test_ulp_create(&pb);
 	CHECK(ab != NULL && mb != NULL && ra != NULL && rb != NULL);

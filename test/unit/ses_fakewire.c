@@ -551,3 +551,60 @@ ses_fakewire_teardown(void **state)
 	ses_fakewire_fini(*state);
 	return 0;
 }
+
+void
+ses_fakewire_fill(uint8_t *b, size_t n, uint64_t salt)
+{
+	uint64_t x = salt * 0x9E3779B97F4A7C15ull + 1;
+
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		b[i] = (uint8_t)x;
+	}
+}
+
+int
+ses_fakewire_read_init(struct sfw *w, uint64_t salt, uint8_t **mem,
+		       uint8_t **rbuf, uint64_t *key)
+{
+	*mem = calloc(1, SFW_READ_MEM);
+	*rbuf = calloc(1, SFW_READ_MEM);
+	if (*mem == NULL || *rbuf == NULL)
+		return -1;
+	ses_fakewire_fill(*mem, SFW_READ_MEM, salt);
+	*key = ses_fakewire_mr(w, 1, *mem, SFW_READ_MEM, UET_SES_MR_REMOTE_READ,
+			       false);
+	return 0;
+}
+
+void
+ses_fakewire_read_fini(struct sfw *w, uint8_t *mem, uint8_t *rbuf)
+{
+	ses_fakewire_fini(w);
+	free(mem);
+	free(rbuf);
+}
+
+int
+ses_fakewire_read(struct sfw *w, uint64_t key, uint8_t *rbuf, uint64_t ctx,
+		  uint64_t off, uint64_t len)
+{
+	struct uet_ses_wr wr;
+
+	ses_fakewire_wr(w, 0, &wr, UET_SES_WR_READ, rbuf + off, len);
+	wr.rkey = key;
+	wr.roffset = off;
+	wr.context = ctx;
+	return uet_ses_submit(w->n[0].ses, &wr, NULL);
+}
+
+int
+ses_fakewire_tgt_handle(const struct uet_pds_pdc_info *i, void *arg)
+{
+	if (i->role != 1)
+		return 0;
+	*(uint32_t *)arg = i->handle;
+	return 1;
+}

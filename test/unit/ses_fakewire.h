@@ -156,4 +156,27 @@ uint32_t ses_fakewire_cq_count(const struct sfw *w, int node, uint64_t ctx);
  * left in *state. */
 int ses_fakewire_teardown(void **state);
 
+/* @p n pseudo-random bytes from @p salt (xorshift: payloads that differ
+ * at every offset and between salts). */
+void ses_fakewire_fill(uint8_t *b, size_t n, uint64_t salt);
+
+/* The READ fixture: node 1 exposes SFW_READ_MEM bytes at *mem, filled
+ * from @p salt, for remote READ under *key; node 0 reads them into *rbuf
+ * (as large, zeroed). 0, or -1 with nothing left to free but the wire. */
+#define SFW_READ_MEM 65536
+int ses_fakewire_read_init(struct sfw *w, uint64_t salt, uint8_t **mem,
+			   uint8_t **rbuf, uint64_t *key);
+/* Frees what ses_fakewire_read_init() allocated and the wire. */
+void ses_fakewire_read_fini(struct sfw *w, uint8_t *mem, uint8_t *rbuf);
+
+/* Node 0 READs @p len bytes at offset @p off of node 1's region @p key
+ * into @p rbuf + @p off; its completion carries @p ctx. Returns what
+ * uet_ses_submit() returned. */
+int ses_fakewire_read(struct sfw *w, uint64_t key, uint8_t *rbuf,
+		      uint64_t ctx, uint64_t off, uint64_t len);
+
+/* A uet_pds_pdc_foreach() callback: the handle of the first target PDC
+ * into *(uint32_t *)arg. */
+int ses_fakewire_tgt_handle(const struct uet_pds_pdc_info *i, void *arg);
+
 #endif /* SES_FAKEWIRE_H */

@@ -39,20 +39,6 @@ lossy(void)
 	}
 }
 
-static void
-fill(uint8_t *b, size_t n, uint64_t salt)
-{
-	uint64_t x = salt * 0x9E3779B97F4A7C15ull + 1;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		b[i] = (uint8_t)x;
-	}
-}
-
 static int
 setup(void **state)
 {
@@ -141,7 +127,7 @@ send_sizes(bool ordered)
 	uint64_t off = 0;
 
 	lossy();
-	fill(sbuf, BIG, 1);
+	ses_fakewire_fill(sbuf, BIG, 1);
 	/* Receives first: each message lands in its own slice of rbuf. */
 	for (i = 0; i < n; i++) {
 		post(1, ordered ? 1 : 2, 1000 + i, rbuf + off, sizes[i], i, 0);
@@ -209,7 +195,7 @@ tagged__unexpected_then_wildcard(void **state)
 
 	(void)state;
 	lossy();
-	fill(sbuf, BIG, 2);
+	ses_fakewire_fill(sbuf, BIG, 2);
 	for (i = 0; i < 3; i++) {
 		ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf + i * 100, sizes[i]);
 		wr.tag = 0x7700 + i;
@@ -248,7 +234,7 @@ send__truncated_and_flow_controlled(void **state)
 	uint32_t i;
 
 	(void)state;
-	fill(sbuf, 8192, 3);
+	ses_fakewire_fill(sbuf, 8192, 3);
 	post(1, 1, 7, rbuf, 100, 0, 0);
 	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
 	wr.context = 1;
@@ -266,7 +252,7 @@ send__truncated_and_flow_controlled(void **state)
 	wr.context = 2;
 	wr.len = 5u << 20;
 	wr.buf = malloc(wr.len);
-	fill(wr.buf, wr.len, 33);
+	ses_fakewire_fill(wr.buf, wr.len, 33);
 	big = calloc(1, wr.len);
 	submit(&wr);
 	for (i = 0; i < 500 && uet_ses_stats_get(w.n[1].ses)->refused_unexp < 8;
@@ -298,7 +284,7 @@ recv__multi_offsets(void **state)
 	uint64_t at = 0;
 
 	(void)state;
-	fill(sbuf, 8192, 5);
+	ses_fakewire_fill(sbuf, 8192, 5);
 	memset(&r, 0, sizeof(r));
 	r.op = 1;
 	r.context = 9;
@@ -334,7 +320,7 @@ dgram__uud(void **state)
 	struct uet_ses_wr wr;
 
 	(void)state;
-	fill(sbuf, 64, 4);
+	ses_fakewire_fill(sbuf, 64, 4);
 	post(1, 1, 9, rbuf, 64, 0, 0);
 	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_DGRAM_SEND, sbuf, 64);
 	wr.context = 1;
@@ -358,7 +344,7 @@ write_read__lossy(void **state)
 	(void)state;
 	assert_true(key != 0);
 	lossy();
-	fill(sbuf, 9000, 5);
+	ses_fakewire_fill(sbuf, 9000, 5);
 	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_WRITE, sbuf, 9000);
 	wr.rkey = key;
 	wr.roffset = 100;
@@ -416,7 +402,7 @@ read__return_data_matched_per_pdc(void **state)
 
 	(void)state;
 	assert_true(key != 0);
-	fill(mem, 1 << 16, 11);
+	ses_fakewire_fill(mem, 1 << 16, 11);
 	memset(b, 0, sizeof(b));
 	for (i = 0; i < 3; i++) {
 		ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_READ, b[i], sizeof(b[i]));
@@ -479,7 +465,7 @@ remote__events(void **state)
 	key = ses_fakewire_mr(&w, 1, mem, 1 << 16, acc, false);
 	assert_true(key != 0);
 	lossy();
-	fill(sbuf, 9000, 6);
+	ses_fakewire_fill(sbuf, 9000, 6);
 	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_WRITE, sbuf, 9000);
 	wr.rkey = key;
 	wr.roffset = 100;
@@ -557,7 +543,7 @@ resp_gtd__only_when_needed(void **state)
 	uint32_t i, n = 40;
 
 	(void)state;
-	fill(sbuf, 3000, 9);
+	ses_fakewire_fill(sbuf, 3000, 9);
 	for (i = 0; i < n; i++) {
 		/* multi-packet WRITEs and single-packet ones */
 		ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_WRITE, sbuf, i % 2 ? 3000 : 64);
@@ -619,7 +605,7 @@ read_multi__exactly_once_e2e(void **state)
 
 	(void)state;
 	lossy();
-	fill(mem, len, 21);
+	ses_fakewire_fill(mem, len, 21);
 	memset(rbuf, 0, len);
 	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_READ, rbuf, len);
 	wr.rkey = key;
@@ -865,7 +851,7 @@ rdv__sizes_expected_unexpected(void **state)
 	(void)state;
 	reinit(UET_PROFILE_HPC, 4096);
 	lossy();
-	fill(sbuf, BIG, 7);
+	ses_fakewire_fill(sbuf, BIG, 7);
 	memset(rbuf, 0xEE, BIG + 65536);
 	for (k = 0; k < 2 * n; k++) {
 		off[k] = o;
@@ -960,7 +946,7 @@ rdv__key_revoked(void **state)
 
 	(void)state;
 	reinit(UET_PROFILE_HPC, 1000);
-	fill(sbuf, 3000, 3);
+	ses_fakewire_fill(sbuf, 3000, 3);
 	memset(rbuf, 0xEE, 4000);
 	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 3000);
 	wr.context = 1;
@@ -994,7 +980,7 @@ rdv__table_per_job(void **state)
 	ses_fakewire_rdv_by_job = true;
 	reinit(UET_PROFILE_HPC, 1000);
 	ses_fakewire_rdv_by_job = false;
-	fill(sbuf, 5000, 9);
+	ses_fakewire_fill(sbuf, 5000, 9);
 	memset(rbuf, 0xEE, 6000);
 	post(1, 1, 77, rbuf, 5000, 0, 0);
 	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
@@ -1033,7 +1019,7 @@ rx__context_per_pid(void **state)
 	ses_fakewire_two_pids = true;
 	reinit(UET_PROFILE_HPC, UINT32_MAX);
 	ses_fakewire_two_pids = false;
-	fill(sbuf, 6000, 17);
+	ses_fakewire_fill(sbuf, 6000, 17);
 	memset(rbuf, 0xEE, 20000);
 	/* process SFW_PID + 1 posts first; then SFW_PID */
 	memset(&r, 0, sizeof(r));
@@ -1104,7 +1090,7 @@ profile__per_process(void **state)
 	reinit(UET_PROFILE_HPC, UINT32_MAX);
 	ses_fakewire_two_pids = false;
 	ses_fakewire_pid2_profile = 0;
-	fill(sbuf, 7000, 19);
+	ses_fakewire_fill(sbuf, 7000, 19);
 	memset(rbuf, 0, 8000);
 	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 7000);
 	wr.flags |= UET_SES_WR_F_DEFERRABLE | UET_SES_WR_F_SRC;
@@ -1158,7 +1144,7 @@ defer__restart_cancel_stale(void **state)
 	(void)state;
 	reinit(UET_PROFILE_AI_FULL, UINT32_MAX);
 	lossy();
-	fill(sbuf, BIG, 11);
+	ses_fakewire_fill(sbuf, BIG, 11);
 	memset(rbuf, 0xEE, BIG);
 	st0 = uet_ses_stats_get(w.n[0].ses);
 	st1 = uet_ses_stats_get(w.n[1].ses);
@@ -1315,7 +1301,7 @@ peek__claim_discard(void **state)
 	(void)state;
 	reinit(UET_PROFILE_HPC, 100000);
 	lossy();
-	fill(sbuf, BIG, 5);
+	ses_fakewire_fill(sbuf, BIG, 5);
 	memset(rbuf, 0xEE, 65536);
 	/* Tags 1..3 eager (3: multi-packet), 4 rendezvous (above 100000). */
 	for (i = 1; i <= 4; i++) {

@@ -43,20 +43,6 @@ lossy(uint32_t drop)
 	}
 }
 
-static void
-fill(uint8_t *b, size_t n, uint64_t salt)
-{
-	uint64_t x = salt * 0x9E3779B97F4A7C15ull + 1;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		b[i] = (uint8_t)x;
-	}
-}
-
 static int
 start(const struct ses_fakewire_opts *o)
 {
@@ -126,7 +112,7 @@ send_all(uint32_t flags)
 	uint32_t i;
 
 	for (i = 0; i < NMSG; i++) {
-		fill(sbuf + i * SLOT, msg_len(i), i + 1);
+		ses_fakewire_fill(sbuf + i * SLOT, msg_len(i), i + 1);
 		ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf + i * SLOT,
 		       msg_len(i));
 		wr.tag = 1000 + i;
@@ -317,7 +303,7 @@ pdc_down__large_read_fails(void **state)
 	assert_int_equal(sst(0)->pdc_down_fail, 1);
 	/* The wire works again: a new PDC, a new READ succeeds. */
 	w.drop_fn = NULL;
-	fill(mem, 9000, 9);
+	ses_fakewire_fill(mem, 9000, 9);
 	wr.context = 2;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
 	assert_true(ses_fakewire_run_cq(&w, 0, 2, RUN_NS));
@@ -346,7 +332,7 @@ rdv__readback_failure_reported(void **state)
 	assert_int_equal(start(&o), 0);
 	lossy(50000);
 	for (i = 0; i < 2; i++) {
-		fill(sbuf, len[i], 40 + i);
+		ses_fakewire_fill(sbuf, len[i], 40 + i);
 		ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, len[i]);
 		wr.context = 1 + i;
 		assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
@@ -413,7 +399,7 @@ rdv__pdc_down_fails_waiting_send(void **state)
 	memset(&o, 0, sizeof(o));
 	o.rdv_threshold = 100;
 	assert_int_equal(start(&o), 0);
-	fill(sbuf, 5000, 50);
+	ses_fakewire_fill(sbuf, 5000, 50);
 	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 5000);
 	wr.context = 1;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
@@ -504,7 +490,7 @@ rdv__pdc_down_follows_readback_pdc(void **state)
 	o.rdv_threshold = 100;
 	assert_int_equal(start(&o), 0);
 	assert_non_null(orig);
-	fill(sbuf, len, 70);
+	ses_fakewire_fill(sbuf, len, 70);
 	memcpy(orig, sbuf, len);
 	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, len);
 	wr.context = 1;
@@ -579,7 +565,7 @@ rdv__readback_waits_for_message(void **state)
 	assert_int_equal(start(&o), 0);
 	assert_non_null(mem);
 	key = ses_fakewire_mr(&w, 0, mem, 4096, UET_SES_MR_REMOTE_WRITE, false);
-	fill(sbuf, 3000, 60);
+	ses_fakewire_fill(sbuf, 3000, 60);
 	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 3000);
 	wr.context = 1;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
@@ -660,7 +646,7 @@ rdv__no_message_at_arrival_refused_then_served(void **state)
 		wr.context = 10 + k;
 		assert_int_equal(uet_ses_submit(w.n[1].ses, &wr, NULL), 0);
 	}
-	fill(sbuf, 3000, 61);
+	ses_fakewire_fill(sbuf, 3000, 61);
 	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 3000);
 	wr.context = 1;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
@@ -737,7 +723,7 @@ rudi__read_write_lossy(void **state)
 	plain = ses_fakewire_mr(&w, 1, mem, RUDI_MEM, rw, false);
 	assert_true(key && rokey && wokey && plain);
 	lossy(100000); /* 10% loss, 2% duplicates, 10% reordering */
-	fill(sbuf, NMSG * SLOT, 77);
+	ses_fakewire_fill(sbuf, NMSG * SLOT, 77);
 	/* Writes of 1 B .. 3 packets, then reads of every small size. */
 	for (i = 0; i < RUDI_N; i++) {
 		len = 1 + (i * 331u) % 2600u;

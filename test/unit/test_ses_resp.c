@@ -26,42 +26,20 @@ static struct sfw w;
 static uint8_t *mem, *rbuf;
 static uint64_t key;
 
-static void
-fill(uint8_t *b, size_t n, uint64_t salt)
-{
-	uint64_t x = salt * 0x9E3779B97F4A7C15ull + 1;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		b[i] = (uint8_t)x;
-	}
-}
-
 static int
 setup(void **state)
 {
 	(void)state;
 	if (ses_fakewire_init(&w, UET_PROFILE_HPC, 0x5e5f0ull) != 0)
 		return -1;
-	mem = calloc(1, 65536);
-	rbuf = calloc(1, 65536);
-	if (mem == NULL || rbuf == NULL)
-		return -1;
-	fill(mem, 65536, 7);
-	key = ses_fakewire_mr(&w, 1, mem, 65536, UET_SES_MR_REMOTE_READ, false);
-	return 0;
+	return ses_fakewire_read_init(&w, 7, &mem, &rbuf, &key);
 }
 
 static int
 teardown(void **state)
 {
 	(void)state;
-	ses_fakewire_fini(&w);
-	free(mem);
-	free(rbuf);
+	ses_fakewire_read_fini(&w, mem, rbuf);
 	return 0;
 }
 
@@ -77,22 +55,7 @@ cqe(int node, uint64_t ctx)
 static void
 read_submit(uint64_t ctx, uint64_t off, uint64_t len)
 {
-	struct uet_ses_wr wr;
-
-	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_READ, rbuf + off, len);
-	wr.rkey = key;
-	wr.roffset = off;
-	wr.context = ctx;
-	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
-}
-
-static int
-tgt_handle_cb(const struct uet_pds_pdc_info *i, void *arg)
-{
-	if (i->role != 1)
-		return 0;
-	*(uint32_t *)arg = i->handle;
-	return 1;
+	assert_int_equal(ses_fakewire_read(&w, key, rbuf, ctx, off, len), 0);
 }
 
 /* Node 1 loses every CLOSE_REQ CP it sends. */
@@ -120,7 +83,7 @@ read_crossing_close(bool close_req_lost)
 	read_submit(1, 0, 64);
 	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
 	assert_int_equal(cqe(0, 1)->status, 0);
-	assert_int_equal(uet_pds_pdc_foreach(w.n[1].pds, tgt_handle_cb, &h),
+	assert_int_equal(uet_pds_pdc_foreach(w.n[1].pds, ses_fakewire_tgt_handle, &h),
 			 1);
 	if (close_req_lost)
 		w.drop_fn = drop_close_req;
@@ -166,7 +129,7 @@ setup_rdv(void **state)
 	rbuf = calloc(1, 65536);
 	if (mem == NULL || rbuf == NULL)
 		return -1;
-	fill(mem, 65536, 8);
+	ses_fakewire_fill(mem, 65536, 8);
 	return 0;
 }
 
@@ -205,7 +168,7 @@ ses_initiator_ret_rx__rdv_readback_moved_completes(void **state)
 	for (k = 0; k < 100000 &&
 	     uet_ses_stats_get(w.n[1].ses)->rx_rc[UET_RC_OK] == 0; k++)
 		ses_fakewire_step(&w, 1000);
-	assert_int_equal(uet_pds_pdc_foreach(w.n[0].pds, tgt_handle_cb, &h),
+	assert_int_equal(uet_pds_pdc_foreach(w.n[0].pds, ses_fakewire_tgt_handle, &h),
 			 1);
 	/* The receive is posted; once its read-back's request is on the
 	 * wire, node 0 asks to close: the two cross. */
@@ -517,7 +480,7 @@ ses_initiator_done__write_early_error_response_lost_fails(void **state)
 	uint64_t wkey;
 
 	(void)state;
-	fill(src, sizeof(src), 11);
+	ses_fakewire_fill(src, sizeof(src), 11);
 	memset(dst, 0, sizeof(dst));
 	wkey = ses_fakewire_mr(&w, 1, dst, sizeof(dst),
 			       UET_SES_MR_REMOTE_WRITE, false);
@@ -665,7 +628,7 @@ ses_initiator_done__send_early_error_response_lost_fails(void **state)
 	struct uet_ses_wr wr;
 
 	(void)state;
-	fill(src, sizeof(src), 12);
+	ses_fakewire_fill(src, sizeof(src), 12);
 	memset(&r, 0, sizeof(r));
 	r.op = 1;
 	r.context = 70;
@@ -697,7 +660,7 @@ ses_target_send__refused_after_bound_receive_fails(void **state)
 	uint32_t k;
 
 	(void)state;
-	fill(src, sizeof(src), 13);
+	ses_fakewire_fill(src, sizeof(src), 13);
 	memset(&r, 0, sizeof(r));
 	r.op = 1;
 	r.context = 80;
@@ -746,7 +709,7 @@ defer_refused_rest(uint64_t ctx)
 	struct uet_ses_wr wr;
 	uint32_t k;
 
-	fill(src, sizeof(src), 17);
+	ses_fakewire_fill(src, sizeof(src), 17);
 	early_psn0 = UINT32_MAX;
 	w.delay_fn = delay_rest;
 	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, src, EARLY_LEN);

@@ -40,44 +40,21 @@ setup(void **state)
 	(void)state;
 	if (ses_fakewire_init(&w, UET_PROFILE_HPC, 0x5e5f2ull) != 0)
 		return -1;
-	mem = calloc(1, 65536);
-	rbuf = calloc(1, 65536);
-	if (mem == NULL || rbuf == NULL)
-		return -1;
-	for (uint32_t i = 0; i < 65536; i++)
-		mem[i] = (uint8_t)(i * 7 + 3);
-	key = ses_fakewire_mr(&w, 1, mem, 65536, UET_SES_MR_REMOTE_READ, false);
-	return 0;
+	return ses_fakewire_read_init(&w, 3, &mem, &rbuf, &key);
 }
 
 static int
 teardown(void **state)
 {
 	(void)state;
-	ses_fakewire_fini(&w);
-	free(mem);
-	free(rbuf);
+	ses_fakewire_read_fini(&w, mem, rbuf);
 	return 0;
 }
 
 static void
 read_submit(uint64_t ctx, uint64_t len)
 {
-	struct uet_ses_wr wr;
-
-	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_READ, rbuf, len);
-	wr.rkey = key;
-	wr.context = ctx;
-	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
-}
-
-static int
-tgt_handle_cb(const struct uet_pds_pdc_info *i, void *arg)
-{
-	if (i->role != 1)
-		return 0;
-	*(uint32_t *)arg = i->handle;
-	return 1;
+	assert_int_equal(ses_fakewire_read(&w, key, rbuf, ctx, 0, len), 0);
 }
 
 static bool
@@ -163,7 +140,7 @@ read_split_first_pdc_fails(bool after_moved_acked)
 	read_submit(1, 64); /* opens A */
 	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
 	assert_int_equal(ses_fakewire_cqe(&w, 0, 1)->status, 0);
-	assert_int_equal(uet_pds_pdc_foreach(w.n[1].pds, tgt_handle_cb, &h),
+	assert_int_equal(uet_pds_pdc_foreach(w.n[1].pds, ses_fakewire_tgt_handle, &h),
 			 1);
 	assert_int_equal(uet_pds_pdc_foreach(w.n[0].pds, init_pdc_cb, &a), 1);
 	psn0 = UINT32_MAX;
