@@ -243,7 +243,8 @@ struct dst_win {
 	uint8_t mpr;
 };
 
-/* CE marks that arrived at a receive space (key: sender, sender's PDC). */
+/* CE marks that arrived at a receive space (key: sender, sender's PDC):
+ * the EVs that carried one and when the last did. */
 struct dst_ecn {
 	uint16_t spdcid;
 	uint8_t peer;
@@ -251,6 +252,7 @@ struct dst_ecn {
 	uint8_t head;
 	uint16_t ev[DST_ECN_RING];
 	uint64_t t[DST_ECN_RING];
+	uint64_t lost_t; /* newest mark the full ring let go (0: none) */
 };
 
 struct dst_retx {
