@@ -57,6 +57,7 @@ uet_pds_config_default(struct uet_pds_config *cfg)
 	cfg->resp_high_water = 0;
 	cfg->syn_holdoff_ns = 1000000;
 	cfg->mpl_ns = 100000000;
+	cfg->syn_quiet = true;
 	cfg->rod_renack = 4;
 	/* At 1 % loss the halving holds a dropped frame to 9 retransmissions
 	 * in uet-perf msgrate, against 85 without the ROD window
