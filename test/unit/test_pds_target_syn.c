@@ -371,19 +371,25 @@ pds_target_syn__adversary_many_ids_bounded(void **state)
 	assert_int_equal(t->st.pdc_open_tgt, opened + N);
 }
 
-/* Side 1 restarts (same FA, seed @p seed) with the quiet time on, as a
- * node built with the default configuration does. */
+/* Side 1 restarts (same FA, seed @p seed) with the quiet time
+ * @p quiet. */
 static void
-restart_target(uint64_t seed)
+restart_target_with(uint64_t seed, bool quiet)
 {
 	struct uet_pds_config cfg;
 
 	uet_pds_free(W.pds[1]);
 	fakewire_test_config(&cfg);
-	cfg.syn_quiet = true;
+	cfg.syn_quiet = quiet;
 	cfg.seed = seed;
 	W.pds[1] = uet_pds_create(&cfg);
 	assert_non_null(W.pds[1]);
+}
+
+static void
+restart_target(uint64_t seed)
+{
+	restart_target_with(seed, true);
 }
 
 /* uet-dst seed 3058291 of generator 2 (docs/DST.md, `leak`): a SYN the
@@ -393,7 +399,7 @@ restart_target(uint64_t seed)
  * keeps no record of what its previous incarnation accepted, so for
  * 2 x mpl_ns a SYN it has no record of is refused (NEW_START_PSN). */
 static void
-syn_before_restart(uint64_t cookie, bool accepted_before)
+syn_before_restart_with(uint64_t cookie, bool accepted_before, bool quiet)
 {
 	struct uet_pds_tx s, a;
 
@@ -405,7 +411,7 @@ syn_before_restart(uint64_t cookie, bool accepted_before)
 		assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
 		fakewire_inject(&W, 0, &a, false, false);
 	}
-	restart_target(0x3058291ull);
+	restart_target_with(0x3058291ull, quiet);
 	W.now += 35000000;
 	fakewire_inject(&W, 1, &s, false, false);
 	assert_int_equal(W.delivered[cookie], accepted_before ? 1 : 0);
@@ -419,6 +425,28 @@ syn_before_restart(uint64_t cookie, bool accepted_before)
 	fakewire_inject(&W, 1, &s, false, false);
 	assert_int_equal(W.delivered[cookie], accepted_before ? 1 : 0);
 	assert_int_equal(fakewire_st(1)->pdc_open_tgt, 0);
+}
+
+static void
+syn_before_restart(uint64_t cookie, bool accepted_before)
+{
+	syn_before_restart_with(cookie, accepted_before, true);
+}
+
+/* The same with the default configuration, the engine's. Issue 20 is
+ * open: the quiet time is off by default (uet_pds.h syn_quiet, why in
+ * docs/WIRE-DECISIONS.md), so the copy is delivered a second time; the
+ * test is skipped until the default is on. */
+static void
+pds_target_syn__restart_default_config_delivers_once(void **state)
+{
+	struct uet_pds_config def;
+
+	(void)state;
+	uet_pds_config_default(&def);
+	if (!def.syn_quiet)
+		skip();
+	syn_before_restart_with(14, true, def.syn_quiet);
 }
 
 static void
@@ -517,6 +545,7 @@ main(void)
 		T(pds_target_syn__restart_refuses_unseen_syn_during_quiet),
 		T(pds_target_syn__fresh_target_opens_after_one_refusal),
 		T(pds_target_syn__rto_after_refusal_moves_to_named),
+		T(pds_target_syn__restart_default_config_delivers_once),
 #undef T
 	};
 
