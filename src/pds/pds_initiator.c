@@ -74,6 +74,7 @@ pds_initiator_open(struct uet_pds *p, const struct uet_pds_submit *s, uint64_t n
 	c->mode = s->mode;
 	c->state = PDC_SYN;
 	c->start_psn = pds_start_psn(p);
+	c->u.i.syn_named = c->start_psn;
 	pds_pdc_psn_init(p, c, now);
 	pds_ikey_add(p, c);
 	c->flags |= PDC_F_KEYED;
@@ -784,10 +785,13 @@ pds_initiator_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	int rc;
 
 	/* Refused under SYN, the rest of the burst never answered: renumber
-	 * now (pds_initiator_syn_refused). */
+	 * now (pds_initiator_syn_refused), to the Start_PSN the target named:
+	 * it refuses a burst whole and names one Start_PSN to all of it
+	 * (pds_target_syn.c), while a fresh one is refused again, so under
+	 * loss of its answers a new pick each time would never open. */
 	if (c->state == PDC_SYN && pds_initiator_syn_refused_any(p, c)) {
 		p->st.rto_fires++;
-		pds_initiator_new_start(p, c, c->start_psn, now);
+		pds_initiator_new_start(p, c, c->u.i.syn_named, now);
 		return;
 	}
 	/* UEC 1.0 PDS retransmission: past Max_RTO_Retx_Cnt expiries

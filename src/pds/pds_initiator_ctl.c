@@ -394,6 +394,7 @@ pds_initiator_syn_refused(struct uet_pds *p, struct pds_pdc *c,
 		c->u.i.n_retx--;
 	sl->state = SLOT_REFUSED;
 	pds_cc_nacked(p, c, UET_NACK_NEW_START_PSN, now);
+	c->u.i.syn_named = want;
 	for (psn = c->u.i.una; psn != c->u.i.snd; psn++)
 		if (pds_slot(p, c, psn)->state == SLOT_SENT)
 			return;

@@ -96,7 +96,12 @@ struct pds_initiator {
 			       * idle: the peer last ACKed (a keepalive) */
 	uint64_t backoff_until;
 	uint64_t probe_ns;   /* when the outstanding PROBE left */
-	uint32_t probe_psn;  /* snd when the PROBE left */
+	union {
+		uint32_t probe_psn; /* open: snd when the PROBE left */
+		uint32_t syn_named; /* SYN state (no PROBE then): the
+				     * Start_PSN the last NACK NEW_START_PSN
+				     * named, start_psn: none yet */
+	};
 	uint16_t probe_id;   /* probe_opaque of the outstanding PROBE */
 	uint16_t rod_wnd;    /* ROD: packets in flight at most (pds_rod_*) */
 	uint32_t srtt_ns;    /* smoothed RTT, 0: no sample yet */
@@ -448,6 +453,10 @@ struct uet_pds {
 				      * PDS_SYN_WAYS a bucket */
 	uint64_t *syn_forgot;    /* per bucket: until then, a record of it
 				  * may have been evicted (pds_target_syn.c) */
+	uint64_t syn_quiet_ns;   /* until then, every bucket counts as one
+				  * that forgot: a previous incarnation's
+				  * records are gone (pds_target_syn.c) */
+	bool syn_quiet_set;      /* syn_quiet_ns set (first SYN seen) */
 	uint32_t syn_mask;       /* buckets - 1 */
 
 	struct pds_slot *tx_blk; /* [tx_blocks * tx_window] */

@@ -203,6 +203,30 @@ pds_target_syn_replaces(struct uet_pds *p, const struct pds_pdc *c,
 }
 
 /*
+ * Quiet time after start (UEC 1.0 3.5 PDC establishment, maximum packet
+ * lifetime). DECISION (docs/WIRE-DECISIONS.md "A SYN that reaches a
+ * restarted target"): this PDS may be the restart of one that refused,
+ * accepted or closed PDCs whose SYNs are still in the network, and it
+ * keeps no record of them. Until 2 x mpl_ns after the first SYN it sees
+ * (no earlier than its start), every bucket counts as one whose records
+ * were forgotten: a SYN without a record is refused with NACK
+ * NEW_START_PSN and only the Start_PSN named then opens a PDC. A copy
+ * sent to the previous incarnation never carries it; the first PDC costs
+ * one round trip more, not a wait.
+ */
+static bool
+pds_syn_quiet(struct uet_pds *p, uint64_t now)
+{
+	if (!p->cfg.syn_quiet)
+		return false;
+	if (!p->syn_quiet_set) {
+		p->syn_quiet_set = true;
+		p->syn_quiet_ns = now + 2 * p->cfg.mpl_ns;
+	}
+	return now < p->syn_quiet_ns;
+}
+
+/*
  * The PDC a SYN belongs to, or NULL when it opens none (UEC 1.0 3.5 PDC
  * establishment). DECISION (docs/WIRE-DECISIONS.md "PDS behaviour"):
  * - Start_PSN of the live PDC of {FA, spdcid}: that PDC.
@@ -223,6 +247,8 @@ pds_target_syn_replaces(struct uet_pds *p, const struct pds_pdc *c,
  *   initiator renumbers once all of it was refused,
  *   pds_initiator_syn_refused). A fresh Start_PSN of a restarted peer is
  *   refused once the same way and opens under the one named.
+ * - For 2 x mpl_ns after its first SYN, the PDS refuses every SYN without
+ *   a record the same way (pds_syn_quiet): a restart lost its records.
  * - Memory is bounded (PDS_SYN_WAYS records a bucket). A record evicted
  *   while still needed leaves its bucket refusing every SYN that has no
  *   record until the evicted one would have expired: refused, never
@@ -252,7 +278,7 @@ pds_target_syn(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 		p->st.syn_refused++;
 		goto refuse;
 	}
-	if (r == NULL && now < p->syn_forgot[b]) {
+	if (r == NULL && (now < p->syn_forgot[b] || pds_syn_quiet(p, now))) {
 		p->st.syn_forgot++;
 		goto refuse;
 	}

@@ -49,6 +49,10 @@
 #define DST_RETX_MAP 4096       /* tracked cookies per node */
 #define DST_WIN_MAP 256         /* tracked transmit PSN spaces per node */
 #define DST_ECN_RING 64         /* remembered CE marks per receive space */
+/* The network's maximum packet lifetime (UEC 1.0 3.5 PDC establishment,
+ * MPL), every node's mpl_ns: a 60 ms spike, a node stalled 200 ms with
+ * packets queued for it. No packet older is delivered (dst_net.c). */
+#define DST_MPL_NS 300000000ull
 
 /* Workload operations. */
 enum dst_op_kind {
@@ -122,6 +126,11 @@ enum dst_fault_kind {
 			   * aliases added and removed (each result checked),
 			   * and its RMA table (arg bit 0) or its memory
 			   * entries disabled for dur */
+	/* generator 7 only: */
+	DST_F_HOLD,       /* with ppm, the network keeps a copy of a request
+			   * on a -> b and releases it when b restarts (just
+			   * after), else at the fault's end; never older
+			   * than DST_MPL_NS */
 	DST_F__COUNT
 };
 
@@ -211,7 +220,7 @@ uint32_t dst_draw(struct dst_src *s, uint32_t n);
 void dst_getrandom_seed(uint64_t seed);
 void dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed,
 		  uint8_t gen);
-#define DST_GEN_LAST 6
+#define DST_GEN_LAST 7
 /* Print the plan as a reproducer (one line per op and fault). */
 void dst_plan_print(const struct dst_plan *p, void *f);
 /* Keep only the ops / faults whose drawn index is set in @p ops /
@@ -225,6 +234,8 @@ const char *dst_fault_name(unsigned int kind);
 struct dst_pkt {
 	uint64_t at;
 	uint64_t seq;
+	uint64_t born;    /* sent then (its lifetime: DST_MPL_NS) */
+	bool held;        /* a copy DST_F_HOLD keeps */
 	uint16_t len;
 	uint8_t from, to;
 	uint8_t frame[DST_FRAME_MAX];
@@ -278,6 +289,7 @@ struct dst_node {
 	 * every access fails -ESRCH) */
 	uint64_t rkey_far, rkey_gone;
 	uint32_t inc;             /* incarnation, +1 per restart */
+	uint64_t inc_ns;          /* when this incarnation started */
 	uint32_t keys;            /* +1 per registration anew (DST_F_REREG) */
 	uint64_t stall_until;
 	uint64_t link_free;       /* its link sends the next packet then */
@@ -352,7 +364,11 @@ struct dst_op {
 				    * (FI_CANCEL), -ECANCELED to come */
 	bool want_off;             /* want is the table's being off: not
 				    * so for a retransmission after it */
+	bool stale_watch;          /* generator 7: done before its target
+				    * restarted; its slice was set to
+				    * DST_STALE_FILL then and must stay so */
 };
+#define DST_STALE_FILL 0xA5
 
 /* An atomic of the model (dst_amo.c): its bytes and what it must do. */
 #define DST_AMO_MAX 256   /* 8 elements of 32 bytes */
@@ -409,6 +425,11 @@ struct dst_sim {
 	 * seed again with it (a run is a function of its plan) */
 	bool trace_off;
 	bool quiet;
+	/* uet_pds_config.syn_quiet of every node: -1 the PDS default
+	 * (uet-dst --pds syn_quiet=0|1) */
+	int syn_quiet;
+	/* copies DST_F_HOLD kept, copies dropped at DST_MPL_NS */
+	uint64_t held, expired;
 	/* generator 3: every multi-recv buffer posted in this run */
 	struct dst_mrecv mrecv[DST_MRECV_MAX];
 	uint32_t nmrecv;
@@ -446,6 +467,8 @@ void dst_net_send(struct dst_sim *s, int from, const struct uet_pds_tx *t);
 /* Deliver every packet due at s->now; returns packets delivered. */
 uint32_t dst_net_deliver(struct dst_sim *s);
 uint64_t dst_net_next(const struct dst_sim *s);
+/* Node @p to restarted: the copies held for it go now (DST_F_HOLD). */
+void dst_net_release(struct dst_sim *s, int to);
 int dst_node_of(const struct dst_sim *s, const struct uet_pds_fa *fa);
 bool dst_fault_on(const struct dst_sim *s, unsigned int kind, int a, int b,
 		  const struct dst_fault_spec **f);
@@ -476,6 +499,9 @@ void dst_work_poll(struct dst_sim *s);
 uint64_t dst_work_next(struct dst_sim *s);
 void dst_work_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c);
 void dst_work_restart(struct dst_sim *s, int i);
+/* Generator 7: node @p i restarted; the memory of the RMA requests to it
+ * that were over is set to DST_STALE_FILL, which they must not change. */
+void dst_work_stale_fill(struct dst_sim *s, int i);
 bool dst_work_done(const struct dst_sim *s);
 /* Messages of node @p i still wait for a target that restarted. */
 uint32_t dst_work_orphans(const struct dst_sim *s, int i);

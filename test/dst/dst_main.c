@@ -6,6 +6,7 @@
  *   uet-dst --seeds FIRST:LAST [--stop] [--open FILE]   (both included)
  *   uet-dst --replay FILE
  *   uet-dst --replay FILE --expect-fail
+ *   any of them with --pds syn_quiet=0|1 (uet_pds_config.syn_quiet)
  *
  * --gen 2 draws plans with generator 2 (every atomic, tagged atomics,
  * PEEK/CLAIM receives, NO_OP, errors on purpose); the default, 1, draws
@@ -41,6 +42,7 @@ struct opts {
 	bool ops[DST_OPS_MAX], faults[DST_FAULTS_MAX];
 	bool have_ops, have_faults;
 	bool one, shrink, trace, stop, print_plan, expect_fail;
+	int syn_quiet;  /* --pds syn_quiet=0|1; -1: the PDS default */
 };
 
 /* Known-open seeds of --open: the invariant each must still fail. */
@@ -63,10 +65,12 @@ usage(void)
 		"[--shrink] [--trace] [--plan] [--gen G]\n"
 		"       uet-dst --seeds FIRST:LAST [--stop] [--open FILE] "
 		"[--gen G]\n"
-		"       uet-dst --replay FILE [--expect-fail]\n"
+		"       uet-dst --replay FILE [--expect-fail] [--pds KEY=VALUE]\n"
 		"--seeds FIRST:LAST runs seeds FIRST to LAST, both included "
 		"(1:2000 is 2000 seeds)\n"
-		"G: plan generator, 1 (default) to %u\n", DST_GEN_LAST);
+		"G: plan generator, 1 (default) to %u\n"
+		"--pds syn_quiet=0|1 sets uet_pds_config.syn_quiet of every "
+		"node (default: the PDS default)\n", DST_GEN_LAST);
 }
 
 /* "1,4,7" -> flags; false on a bad list. */
@@ -103,6 +107,19 @@ parse_u64(const char *s, uint64_t *v)
 	return errno == 0 && end != s && *end == '\0';
 }
 
+/* "--pds KEY=VALUE": the PDS settings a run may change (every node). */
+static bool
+parse_pds(const char *s, struct opts *o)
+{
+	if (strcmp(s, "syn_quiet=0") == 0)
+		o->syn_quiet = 0;
+	else if (strcmp(s, "syn_quiet=1") == 0)
+		o->syn_quiet = 1;
+	else
+		return false;
+	return true;
+}
+
 static int
 parse(int argc, char **argv, struct opts *o)
 {
@@ -113,6 +130,7 @@ parse(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	o->count = 1;
 	o->gen = 1;
+	o->syn_quiet = -1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -161,6 +179,13 @@ parse(int argc, char **argv, struct opts *o)
 			if (!parse_u64(v, &o->gen) || o->gen < 1 ||
 			    o->gen > DST_GEN_LAST)
 				goto bad;
+			i++;
+		} else if (strcmp(a, "--pds") == 0) {
+			if (!parse_pds(v, o)) {
+				fprintf(stderr, "uet-dst: --pds %s: only "
+					"syn_quiet=0 or syn_quiet=1\n", v);
+				return -1;
+			}
 			i++;
 		} else if (strcmp(a, "--replay") == 0) {
 			o->replay = v;
@@ -213,6 +238,8 @@ report(const struct dst_plan *p, uint32_t trace_lines)
 	printf("replay: uet-dst --seed %" PRIu64, p->seed);
 	if (p->gen != 1)
 		printf(" --gen %u", p->gen);
+	if (S.syn_quiet >= 0)
+		printf(" --pds syn_quiet=%d", S.syn_quiet);
 	print_ids("--ops", p->op_id, p->nop);
 	print_ids("--faults", p->fault_id, p->nfault);
 	printf("\n");
@@ -354,11 +381,13 @@ run_many(const struct opts *o)
 	return fail ? 1 : 0;
 }
 
-/* Each line: SEED [--ops LIST] [--faults LIST] [# comment]; with
- * @p expect_fail, INVARIANT first, and the line passes when the run fails
- * with that invariant. */
+/* Each line: [INVARIANT] SEED [--ops LIST] [--faults LIST] [# comment];
+ * with @p expect_fail, INVARIANT first, and the line passes when the run
+ * fails with that invariant; without, every line must pass (an open.txt
+ * run with a setting that avoids its bugs, --pds syn_quiet=1). */
 static int
-replay_line(char *line, bool expect_fail, uint64_t *pass, uint64_t *fail)
+replay_line(char *line, bool expect_fail, int syn_quiet, uint64_t *pass,
+	    uint64_t *fail)
 {
 	char *argv[12], *tok, *hash = strchr(line, '#'), *inv = NULL;
 	struct opts o;
@@ -370,7 +399,11 @@ replay_line(char *line, bool expect_fail, uint64_t *pass, uint64_t *fail)
 	argv[argc++] = "--seed";
 	for (tok = strtok(line, " \t\n"); tok != NULL && argc < 12;
 	     tok = strtok(NULL, " \t\n")) {
-		if (expect_fail && inv == NULL) {
+		/* the invariant an open.txt line leads with: expected with
+		 * --expect-fail, else read past (the line must pass: its bug
+		 * fixed, or a --pds setting that avoids it) */
+		if (inv == NULL && argc == 2 &&
+		    (expect_fail || (*tok < '0' || *tok > '9'))) {
 			inv = tok;
 			continue;
 		}
@@ -378,8 +411,12 @@ replay_line(char *line, bool expect_fail, uint64_t *pass, uint64_t *fail)
 	}
 	if (argc == 2)
 		return inv == NULL ? 0 : -1; /* blank or comment */
+	if (!expect_fail)
+		inv = NULL;
 	if (parse(argc, argv, &o) != 0)
 		return -1;
+	/* the line's --pds, else the command's */
+	S.syn_quiet = o.syn_quiet >= 0 ? o.syn_quiet : syn_quiet;
 	make_plan(&P, o.seed, &o);
 	S.trace_off = true;
 	if (dst_run(&S, &P) == 0) {
@@ -405,7 +442,7 @@ replay_line(char *line, bool expect_fail, uint64_t *pass, uint64_t *fail)
 }
 
 static int
-run_replay(const char *path, bool expect_fail)
+run_replay(const char *path, bool expect_fail, int syn_quiet)
 {
 	uint64_t pass = 0, fail = 0;
 	char line[1024];
@@ -418,7 +455,8 @@ run_replay(const char *path, bool expect_fail)
 	}
 	while (fgets(line, sizeof(line), f) != NULL) {
 		lineno++;
-		if (replay_line(line, expect_fail, &pass, &fail) != 0) {
+		if (replay_line(line, expect_fail, syn_quiet, &pass,
+				&fail) != 0) {
 			fprintf(stderr, "uet-dst: %s:%d: bad line\n", path,
 				lineno);
 			fclose(f);
@@ -458,8 +496,9 @@ main(int argc, char **argv)
 		dst_sim_fini(&S);
 		return 2;
 	}
+	S.syn_quiet = o.syn_quiet;
 	if (o.replay != NULL)
-		rc = run_replay(o.replay, o.expect_fail);
+		rc = run_replay(o.replay, o.expect_fail, o.syn_quiet);
 	else if (o.one)
 		rc = run_one(&o);
 	else

@@ -15,6 +15,8 @@
 #include "dst.h"
 
 #define DST_DSCP_DATA 10
+/* Copies DST_F_HOLD keeps in a run at most (the pool is the network's) */
+#define DST_HELD_MAX 256
 
 int
 dst_net_init(struct dst_sim *s)
@@ -191,20 +193,101 @@ build_frame(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t,
 	return uet_wire_outer_udp_csum_fill(o, pk->frame, pk->len);
 }
 
-static void
+static struct dst_pkt *
 enqueue(struct dst_sim *s, const struct dst_pkt *src, uint64_t at)
 {
 	struct dst_pkt *p;
 
 	if (s->nfree == 0) {
 		s->dropped++;
-		return;
+		return NULL;
 	}
 	p = s->free[--s->nfree];
 	*p = *src;
 	p->at = at;
+	p->born = s->now;
+	p->held = false;
 	p->seq = ++s->seq;
 	heap_push(s, p);
+	return p;
+}
+
+static bool
+is_pdc_request(uint8_t type)
+{
+	return type == UET_PDS_TYPE_RUD_REQ || type == UET_PDS_TYPE_ROD_REQ ||
+	       type == UET_PDS_TYPE_RUD_CC_REQ ||
+	       type == UET_PDS_TYPE_ROD_CC_REQ;
+}
+
+/*
+ * Generator 7 (DST_F_HOLD): the network keeps a copy of a request sent on
+ * a PDC and lets it go late: just after its receiver restarts
+ * (dst_net_release()), else at the fault's end, and never later than the
+ * maximum packet lifetime after it was sent (UEC 1.0 3.5 PDC
+ * establishment: a network that keeps a packet longer is outside the
+ * spec, and the receiver's quiet time counts on it). A copy of a SYN sent
+ * to a node's previous incarnation so reaches the new one, which keeps no
+ * record of what its predecessor accepted.
+ */
+static void
+hold(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t,
+     const struct dst_pkt *pk)
+{
+	const struct dst_fault_spec *f;
+	struct dst_pkt *c;
+	uint64_t at;
+
+	if (!is_pdc_request(t->hdr.type) || s->held >= DST_HELD_MAX ||
+	    !fault_hits(s, DST_F_HOLD, from, to, &f))
+		return;
+	at = f->at + f->dur + s->plan->node[from].delay_ns;
+	if (at >= s->now + DST_MPL_NS)
+		at = s->now + DST_MPL_NS - 1;
+	c = enqueue(s, pk, at);
+	if (c == NULL)
+		return;
+	c->held = true;
+	s->held++;
+	dst_trace(s, "n%d>n%d psn %u%s: a copy HELD until %.3f ms or n%d "
+		  "restarts", from, to, t->hdr.u.req.psn,
+		  t->hdr.flags & UET_PDS_F_SYN ? " SYN" : "", (double)at / 1e6,
+		  to);
+}
+
+/* Restore the heap property of the whole heap (after times changed). */
+static void
+heap_rebuild(struct dst_sim *s)
+{
+	uint32_t n = s->nheap, i;
+
+	s->nheap = 0;
+	for (i = 0; i < n; i++)
+		heap_push(s, s->heap[i]);
+}
+
+void
+dst_net_release(struct dst_sim *s, int to)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < s->nheap; i++) {
+		struct dst_pkt *p = s->heap[i];
+
+		if (!p->held || p->to != to)
+			continue;
+		/* the path's delay and a few us: the node is up by then */
+		p->at = s->now + s->plan->node[p->from].delay_ns +
+			uet_rand_below(&s->rng, 20000);
+		if (p->at >= p->born + DST_MPL_NS)
+			p->at = p->born + DST_MPL_NS - 1;
+		p->held = false;
+		n++;
+	}
+	if (n == 0)
+		return;
+	heap_rebuild(s);
+	dst_trace(s, "n%d restarted: %u held copies released", to, n);
 }
 
 /* Switch trimming (UEC 1.0 packet trimming): keep the PDS header, re-mark
@@ -284,7 +367,8 @@ resp_lost(const struct dst_sim *s, int from, const struct uet_pds_tx *t)
  * from the stored copy the restart takes away (UEC 1.0 3.5.20.2.2), so
  * whatever the node took as done on answering shows (a rendezvous send
  * answered in the READ's ACK, generator 3 seed 1009800). Without such an
- * ACK the node restarts at the end of the fault. */
+ * ACK the node restarts at the end of the fault. A restart of no duration
+ * (a scenario's, generator 7) acts at its time only. */
 static bool
 restart_on_answer(struct dst_sim *s, int from, const struct uet_pds_tx *t)
 {
@@ -300,7 +384,7 @@ restart_on_answer(struct dst_sim *s, int from, const struct uet_pds_tx *t)
 		const struct dst_fault_spec *f = &p->fault[i];
 
 		if (f->kind != DST_F_RESTART || f->a != from ||
-		    s->now >= f->at + f->dur ||
+		    f->dur == 0 || s->now >= f->at + f->dur ||
 		    ((s->fault_done | s->restart_now) >> i) & 1)
 			continue;
 		s->restart_now |= 1ull << i;
@@ -309,13 +393,30 @@ restart_on_answer(struct dst_sim *s, int from, const struct uet_pds_tx *t)
 	return false;
 }
 
+/* The SES response an ACK carries: its opcode, code and length. */
+static const char *
+resp_str(const struct uet_pds_tx *t, char *buf)
+{
+	struct uet_wire_ses_resp r;
+
+	buf[0] = '\0';
+	if (t->resp_len == 0 ||
+	    uet_wire_ses_resp_decode(t->resp, t->resp_len,
+				     (enum uet_wire_ses_resp_fmt)t->hdr.next_hdr,
+				     &r) < 0)
+		return buf;
+	snprintf(buf, 64, " resp op %u rc %u msg %u len %u", r.opcode,
+		 r.return_code, r.message_id, r.modified_length);
+	return buf;
+}
+
 /* One line per packet sent: who, what, and what the network did to it. */
 static void
 trace_tx(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t,
 	 const char *what)
 {
 	const struct uet_wire_pds_hdr *h = &t->hdr;
-	char f[32];
+	char f[32], r[64];
 
 	if (!dst_tracing(s))
 		return;
@@ -337,9 +438,10 @@ trace_tx(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t,
 	case UET_PDS_TYPE_ACK_CC:
 	case UET_PDS_TYPE_ACK_CCX:
 		dst_trace(s, "n%d>n%d %s spdc %u dpdc %u cack %u ack %+d ev %u"
-			  "%s %s", from, to, uet_wire_pds_type_name(h->type),
+			  "%s%s %s", from, to, uet_wire_pds_type_name(h->type),
 			  h->u.ack.spdcid, h->u.ack.dpdcid, h->u.ack.cack_psn,
-			  h->u.ack.ack_psn_offset, t->ev, f, what);
+			  h->u.ack.ack_psn_offset, t->ev, f, resp_str(t, r),
+			  what);
 		break;
 	case UET_PDS_TYPE_NACK:
 		dst_trace(s, "n%d>n%d NACK %s spdc %u dpdc %u psn %u ev %u%s %s",
@@ -412,6 +514,7 @@ dst_net_send(struct dst_sim *s, int from, const struct uet_pds_tx *t)
 	}
 	at = s->now + delay_of(s, from, to, pk.len);
 	enqueue(s, &pk, at);
+	hold(s, from, to, t, &pk);
 	if (fault_hits(s, DST_F_DUP, from, to, NULL)) {
 		enqueue(s, &pk, s->now + delay_of(s, from, to, pk.len));
 		what = "DUPLICATED";
@@ -449,6 +552,14 @@ dst_net_deliver(struct dst_sim *s)
 
 	while (s->nheap > 0 && s->heap[0]->at <= s->now && !s->failed) {
 		p = heap_pop(s);
+		if (s->now - p->born >= DST_MPL_NS) {
+			/* past its lifetime: the network has dropped it */
+			s->expired++;
+			dst_trace(s, "n%d>n%d packet sent at %.3f ms EXPIRED",
+				  p->from, p->to, (double)p->born / 1e6);
+			s->free[s->nfree++] = p;
+			continue;
+		}
 		if (s->node[p->to].stall_until > s->now) {
 			/* the node is not running: it finds the packet in its
 			 * queue when it wakes, in arrival order */

@@ -46,9 +46,9 @@ pds_cfg(const struct dst_sim *s, int i, struct uet_pds_config *c,
 	c->idle_close_ns = (uint64_t)ns->idle_close_us * 1000;
 	c->tgt_close_req_ns = (uint64_t)ns->close_req_us * 1000;
 	c->syn_holdoff_ns = (uint64_t)ns->holdoff_us * 1000;
-	/* the simulated network's packet lifetime: a 60 ms spike, a node
-	 * stalled 200 ms with packets queued for it (dst_plan.c) */
-	c->mpl_ns = 300000000;
+	c->mpl_ns = DST_MPL_NS;
+	if (s->syn_quiet >= 0)
+		c->syn_quiet = s->syn_quiet != 0;
 	c->ack_cc_always = ns->ack_cc_always;
 	c->tlp_probe = ns->tlp_probe;
 	c->pdc_events = true; /* the SES acts on PDC_DOWN */
@@ -199,9 +199,13 @@ node_tables(struct dst_sim *s, int i)
 	struct uet_ses_match_config mc;
 	int ri_msg, ri_rdv;
 
-	/* keys differ per incarnation, as the engine's (getrandom) */
+	/* keys differ per incarnation, as the engine's (getrandom); in
+	 * generator 7 they are the same, as an application's that names
+	 * its keys (FI_MR_PROV_KEY off) and registers them again after a
+	 * restart: a request sent to the previous incarnation is served */
 	dst_getrandom_seed(s->plan->seed * 31 + (uint64_t)i +
-			   ((uint64_t)s->node[i].inc << 40));
+			   (s->plan->gen >= 7 ? 0 :
+			    (uint64_t)s->node[i].inc << 40));
 	n->mr = uet_ses_mr_table_create(&ta);
 	uet_ses_match_config_default(&mc);
 	mc.chunks = 2048;

@@ -64,7 +64,7 @@ static const char *const rmode_names[DST_R__COUNT] = {
 static const char *const fault_names[DST_F__COUNT] = {
 	"loss", "dup", "reorder", "spike", "trim", "corrupt", "ce",
 	"partition", "path", "close-init", "close-tgt", "restart", "stall",
-	"withdraw", "rereg", "mr-churn",
+	"withdraw", "rereg", "mr-churn", "hold",
 };
 
 const char *
@@ -357,6 +357,10 @@ gen_fault(struct dst_plan *p, struct dst_fault_spec *f, struct dst_src *s,
 	 * generator's seeds keep their plans) */
 	if (p->gen >= 2 && f->kind == DST_F_WITHDRAW && (f->arg & 4))
 		f->kind = DST_F_REREG;
+	/* generator 7: half the duplications keep their copy for late
+	 * (the same way, no draw more) */
+	if (p->gen >= 7 && f->kind == DST_F_DUP && (f->arg & 1))
+		f->kind = DST_F_HOLD;
 	/* a table or memory off for a few ms at the most */
 	if (f->kind == DST_F_MRCHURN && f->dur > 5000000)
 		f->dur = 5000000;
@@ -454,6 +458,63 @@ gen_refusal_storm(struct dst_plan *p, struct dst_src *s)
 	p->fault[p->nfault - 1].arg = hold_us / 1000 + dst_range(s, 4, 25);
 }
 
+/* Generator 7's kinds for the scenario: eager sends, WRITEs, atomics. */
+static uint8_t
+gen_stale_kind(struct dst_src *s, const struct dst_op_spec *o)
+{
+	static const uint8_t kinds[] = {
+		DST_OP_SEND, DST_OP_TSEND, DST_OP_WRITE, DST_OP_ATOMIC,
+		DST_OP_FETCH, DST_OP_AMO, DST_OP_SEND, DST_OP_WRITE,
+	};
+	uint8_t k = kinds[dst_draw(s, 8)];
+
+	/* keep a drawn atomic of generator 2 (its operands are drawn) */
+	return k == DST_OP_AMO && !is_amo2(o->kind) ? DST_OP_ATOMIC : k;
+}
+
+/*
+ * Generator 7: on top of generator 6's plan, a node a sends 1 to 6 eager
+ * sends, WRITEs or atomics to b at the start, while the network keeps
+ * copies of some of their packets (DST_F_HOLD on a -> b, 30 to 100 % of
+ * them); b restarts 100 us to 3 ms later, once most of them are over,
+ * and the copies arrive just after it is up. Each copy that carries a
+ * SYN was sent to b's previous incarnation, and the new one keeps no
+ * record of what that one accepted (UEC 1.0 3.5 PDC establishment:
+ * quiet time, maximum packet lifetime).
+ */
+static void
+gen_stale_syn(struct dst_plan *p, struct dst_src *s)
+{
+	uint8_t a = (uint8_t)dst_draw(s, p->nnodes);
+	uint8_t b = (uint8_t)((a + 1 + dst_draw(s, p->nnodes - 1u)) %
+			      p->nnodes);
+	uint64_t t0 = 1000000; /* the simulation starts at 1 ms */
+	uint64_t restart = t0 + (uint64_t)dst_range(s, 100, 3000) * 1000;
+	uint32_t k, n = dst_range(s, 1, 6);
+
+	if (p->nop + n > DST_OPS_MAX || p->nfault + 2 > DST_FAULTS_MAX)
+		return;
+	for (k = 0; k < n; k++) {
+		struct dst_op_spec *o = &p->op[p->nop];
+
+		add_op(p, s, a, b, t0 + (uint64_t)dst_draw(s, 50) * 1000);
+		o->kind = gen_stale_kind(s, o);
+		if (o->kind == DST_OP_ATOMIC || o->kind == DST_OP_FETCH)
+			o->len = 8;
+		else if (o->kind != DST_OP_AMO)
+			o->len = dst_range(s, 8, 2 * DST_MTU);
+		o->err = DST_E_NONE;
+		o->idem = false;
+		o->rmode = DST_R_PLAIN;
+		o->trunc = false;
+		o->imm = o->imm && o->kind == DST_OP_WRITE;
+		o->recv_us = -(int32_t)dst_range(s, 1, 100);
+	}
+	add_fault(p, DST_F_HOLD, a, b, t0, restart - t0 + 1000000);
+	p->fault[p->nfault - 1].ppm = dst_range(s, 300000, 1000000);
+	add_fault(p, DST_F_RESTART, b, 0xFF, restart, 0);
+}
+
 void
 dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed,
 	     uint8_t gen)
@@ -487,6 +548,8 @@ dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed,
 		gen_follow(p, &p->fault[i], s);
 	if (p->gen == 5)
 		gen_refusal_storm(p, s);
+	if (p->gen == 7)
+		gen_stale_syn(p, s);
 }
 
 void

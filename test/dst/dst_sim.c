@@ -24,6 +24,7 @@ dst_sim_init(struct dst_sim *s)
 	int i;
 
 	memset(s, 0, sizeof(*s));
+	s->syn_quiet = -1;
 	s->trace = calloc(DST_TRACE_LINES, sizeof(*s->trace));
 	for (i = 0; i < DST_NODES_MAX; i++) {
 		s->node[i].mem = calloc(1, DST_MEM);
@@ -114,9 +115,13 @@ node_fault(struct dst_sim *s, const struct dst_fault_spec *f)
 			  s->node[a].inc + 1);
 		dst_node_down(s, a);
 		s->node[a].inc++;
+		s->node[a].inc_ns = s->now;
 		dst_work_restart(s, a);
+		if (s->plan->gen >= 7)
+			dst_work_stale_fill(s, a);
 		if (dst_node_up(s, a) != 0)
 			dst_fail(s, "setup", "n%d cannot restart", a);
+		dst_net_release(s, a);
 		break;
 	case DST_F_WITHDRAW:
 		dst_trace(s, "n%d withdraws its odd operations%s (%u left)", a,
@@ -144,7 +149,7 @@ node_fault(struct dst_sim *s, const struct dst_fault_spec *f)
 static bool
 is_node_fault(uint8_t kind)
 {
-	return kind >= DST_F_CLOSE_INIT;
+	return kind >= DST_F_CLOSE_INIT && kind != DST_F_HOLD;
 }
 
 /* When node fault @p i acts: at its time, but a restart of generator 6
@@ -180,6 +185,7 @@ node_faults(struct dst_sim *s)
 				dst_trace(s, "n%d restarts %s", f->a,
 					  (s->restart_now >> i) & 1 ?
 					  "on an answer, its ACK lost" :
+					  f->dur == 0 ? "at its time" :
 					  "at the end of its fault");
 			node_fault(s, f);
 		} else if (at < next) {
@@ -324,11 +330,13 @@ dst_run(struct dst_sim *s, const struct dst_plan *plan)
 	s->seq = 0;
 	s->steps = 0;
 	s->sent = s->dropped = s->corrupt_rejected = 0;
+	s->held = s->expired = 0;
 	s->now = 1000000;
 	uet_rand_seed(&s->rng, plan->seed ^ 0x5DEECE66Dull);
 	dst_net_reset(s);
 	for (i = 0; i < plan->nnodes; i++) {
 		s->node[i].inc = 0;
+		s->node[i].inc_ns = s->now;
 		s->node[i].keys = 0;
 		s->node[i].mem_next = 0;
 		if (rc == 0)

@@ -596,8 +596,36 @@ on_send_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
 	done_checks(s, j);
 }
 
+/*
+ * Message @p m, sent to an earlier incarnation of node @p i, reached the
+ * current one. That is right while its initiator still sends it (a
+ * retransmission may find the restarted node), never once it had
+ * completed before the restart: then nothing the initiator sends
+ * carries it any more, and what delivered it is a copy older than the
+ * incarnation (a SYN the network kept, DST_F_HOLD), which the restarted
+ * target must refuse (UEC 1.0 3.5 PDC establishment, maximum packet
+ * lifetime; docs/WIRE-DECISIONS.md "A SYN that reaches a restarted
+ * target"). UUD excepted: the network may duplicate a datagram.
+ */
+static void
+stale_delivery(struct dst_sim *s, int i, uint32_t m)
+{
+	const struct dst_op *op = &s->op[m];
+
+	if (s->plan->op[m].kind == DST_OP_DGRAM ||
+	    (op->state != DST_S_OK && op->state != DST_S_ERR) ||
+	    op->t_done >= s->node[i].inc_ns)
+		return;
+	dst_fail(s, "dup-delivery", "op %u %s completed (%d) at %.3f ms, "
+		 "before n%d restarted at %.3f ms: received again by its "
+		 "incarnation %u", m, dst_op_name(s->plan->op[m].kind),
+		 op->status, (double)op->t_done / 1e6, i,
+		 (double)s->node[i].inc_ns / 1e6, s->node[i].inc);
+}
+
 /* Message @p m reached its receive @p j at node @p i (taken or
- * discarded): at most once per incarnation of the target. */
+ * discarded): at most once per incarnation of the target, and not by an
+ * incarnation that began after it completed (stale_delivery()). */
 void
 dst_work_delivered(struct dst_sim *s, int i, uint32_t m, uint32_t j)
 {
@@ -610,6 +638,7 @@ dst_work_delivered(struct dst_sim *s, int i, uint32_t m, uint32_t j)
 	if (op->dst_inc != s->node[i].inc) {
 		if (j != m && j < s->plan->nop)
 			s->op[j].recv_posted = false;
+		stale_delivery(s, i, m);
 		return;
 	}
 	/* UUD is unreliable: the network may duplicate a datagram and no
@@ -913,12 +942,74 @@ final_one(struct dst_sim *s, uint32_t j)
 		 (unsigned long long)op->add);
 }
 
+/* What generator 7 watches at a restart: an RMA request that changes
+ * memory, on a PDC (RUDI, for idempotent requests, may replay by
+ * definition: UEC 1.0 PDS delivery modes), without an error on purpose. */
+static bool
+stale_watched(const struct dst_op_spec *o)
+{
+	return is_rma(o->kind) && o->kind != DST_OP_READ &&
+	       o->err == DST_E_NONE &&
+	       !(o->idem && o->kind == DST_OP_WRITE);
+}
+
+/*
+ * Node @p i restarted (generator 7). The RMA requests to it that were
+ * over take no more effect there (stale_delivery()'s rule, for memory):
+ * their slices get a byte no request writes on purpose, DST_STALE_FILL,
+ * and must keep it to the end (stale_final()). The memory itself stays,
+ * as does an application's that registers the same buffer under the
+ * same keys again; slices are never reused, so no other request
+ * touches these.
+ */
+void
+dst_work_stale_fill(struct dst_sim *s, int i)
+{
+	uint32_t j;
+
+	for (j = 0; j < s->plan->nop; j++) {
+		const struct dst_op_spec *o = &s->plan->op[j];
+		struct dst_op *op = &s->op[j];
+
+		if (o->dst != i || !stale_watched(o) ||
+		    (op->state != DST_S_OK && op->state != DST_S_ERR))
+			continue;
+		memset(s->node[i].mem + op->off, DST_STALE_FILL, o->len);
+		op->stale_watch = true;
+	}
+}
+
+/* An RMA request over before its target restarted changed nothing at the
+ * later incarnations: a WRITE wrote nothing (write-once), an atomic
+ * executed not again (atomic-once). */
+static void
+stale_final(struct dst_sim *s, uint32_t j)
+{
+	const struct dst_op_spec *o = &s->plan->op[j];
+	const struct dst_op *op = &s->op[j];
+	const uint8_t *mem = s->node[o->dst].mem + op->off;
+	uint32_t k;
+
+	for (k = 0; k < o->len && mem[k] == DST_STALE_FILL; k++)
+		;
+	if (k == o->len)
+		return;
+	dst_fail(s, o->kind == DST_OP_WRITE ? "write-once" : "atomic-once",
+		 "op %u %s completed (%d) at %.3f ms, before n%u restarted: "
+		 "took effect again there (byte %u of %u changed)", j,
+		 dst_op_name(o->kind), op->status, (double)op->t_done / 1e6,
+		 o->dst, k, o->len);
+}
+
 void
 dst_work_final(struct dst_sim *s)
 {
 	uint32_t j;
 
-	for (j = 0; j < s->plan->nop && !s->failed; j++)
+	for (j = 0; j < s->plan->nop && !s->failed; j++) {
 		final_one(s, j);
+		if (s->op[j].stale_watch && !s->failed)
+			stale_final(s, j);
+	}
 	dst_mrecv_final(s);
 }

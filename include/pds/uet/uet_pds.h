@@ -293,6 +293,12 @@ struct uet_pds_config {
 	 * for 2 x mpl_ns after the last SYN of that PDC id (WIRE-DECISIONS).
 	 * Must be non-zero. */
 	uint64_t mpl_ns;
+	/** Quiet time after start: for 2 x mpl_ns after its first SYN the
+	 * target refuses every SYN it has no record of with NACK
+	 * NEW_START_PSN, so a SYN sent to a previous incarnation of this
+	 * node (a restart) never opens a PDC (WIRE-DECISIONS). Default off
+	 * (not yet safe with the engine's other paths, WIRE-DECISIONS). */
+	bool syn_quiet;
 	/** ROD: retransmissions arriving past the hole before the expected
 	 * PSN is NACKed again (its resend was lost too); 0: never. */
 	uint32_t rod_renack;
