@@ -116,6 +116,7 @@ struct engine_tss_lc {
 	uint8_t biv[ENG_TX_STAGE][UET_TSS_IV_LEN];
 	uint8_t baad[ENG_TX_STAGE][AAD_V4];
 	struct tss_peer peer[TSS_PEERS];
+	struct tss_peer *peer_last;  /* the entry tss_peer_set last wrote */
 	uint8_t pdc_dom[65536];  /* by our PDC id */
 };
 

@@ -102,12 +102,19 @@ tss_peer_get(const struct engine_tss_lc *t, const uint8_t fa[16],
 }
 
 /* A collision replaces the older entry: the PDC's own id (pdc_dom) takes
- * over once we answered on it. */
+ * over once we answered on it. A run of frames of one PDC finds its entry
+ * as the last one set, without hashing. */
 void
 tss_peer_set(struct engine_tss_lc *t, const uint8_t fa[16], uint16_t pdcid,
 	     uint8_t dom)
 {
-	struct tss_peer *p = peer_slot(t, fa, pdcid);
+	struct tss_peer *p = t->peer_last;
+
+	if (p != NULL && p->dom == dom && p->pdcid == pdcid &&
+	    memcmp(p->fa, fa, 16) == 0)
+		return;
+	p = peer_slot(t, fa, pdcid);
+	t->peer_last = p;
 
 	memcpy(p->fa, fa, 16);
 	p->pdcid = pdcid;
@@ -281,11 +288,18 @@ tss_lengths_adjust(uint8_t *frame, const struct uet_wire_outer *o, int delta)
 
 	if (o->ip_version == 4) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+		uint16_t was = rte_be_to_cpu_16(ip->total_length);
+		uint16_t now = (uint16_t)(was + delta);
+		uint32_t sum;
 
-		ip->total_length = rte_cpu_to_be_16((uint16_t)
-			(rte_be_to_cpu_16(ip->total_length) + delta));
-		ip->hdr_checksum = 0;
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		ip->total_length = rte_cpu_to_be_16(now);
+		/* the header checksum updated for the one field that
+		 * changed (RFC 1624, eqn. 3: HC' = ~(~HC + ~m + m')) */
+		sum = (uint16_t)~rte_be_to_cpu_16(ip->hdr_checksum) +
+		      (uint32_t)(uint16_t)~was + now;
+		sum = (sum & 0xFFFF) + (sum >> 16);
+		sum = (sum & 0xFFFF) + (sum >> 16);
+		ip->hdr_checksum = rte_cpu_to_be_16((uint16_t)~sum);
 	} else {
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)l3;
 

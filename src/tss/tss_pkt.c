@@ -6,26 +6,31 @@
  * from.
  */
 
+#include <endian.h>
 #include <errno.h>
 #include <string.h>
 
 #include <uet/uet_tss.h>
 
+/* per packet: two big-endian stores, the mask as two words */
 void
 uet_tss_iv(uint32_t src_id, uint16_t epoch, uint64_t tsc,
 	   const uint8_t *mask, uint8_t iv[UET_TSS_IV_LEN])
 {
-	uint64_t et = ((uint64_t)epoch << 48) | (tsc & UET_TSS_TSC_MAX);
-	int i;
+	uint32_t s = htobe32(src_id);
+	uint64_t et = htobe64(((uint64_t)epoch << 48) |
+			      (tsc & UET_TSS_TSC_MAX));
+	uint32_t ms;
+	uint64_t me;
 
-	for (i = 0; i < 4; i++)
-		iv[i] = (uint8_t)(src_id >> (24 - 8 * i));
-	for (i = 0; i < 8; i++)
-		iv[4 + i] = (uint8_t)(et >> (56 - 8 * i));
-	if (mask == NULL)
-		return;
-	for (i = 0; i < UET_TSS_IV_LEN; i++)
-		iv[i] ^= mask[i];
+	if (mask != NULL) {
+		memcpy(&ms, mask, 4);
+		memcpy(&me, mask + 4, 8);
+		s ^= ms;
+		et ^= me;
+	}
+	memcpy(iv, &s, 4);
+	memcpy(iv + 4, &et, 8);
 }
 
 int
