@@ -91,9 +91,7 @@ def config_csum(tmp, jobs):
 
 
 CSUM_RUNS = [
-    ("msgrate", ["--pds", "rud", "--count", "2000"]),
-    ("bw", ["--ulp", "ses", "--op", "write", "--verify", "--size", "16K",
-            "--count", "100"]),
+    ("msgrate", ["--ulp", "ses", "--verify", "--count", "2000"]),
 ]
 
 
