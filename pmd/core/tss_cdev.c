@@ -7,6 +7,10 @@
  * device can reach them by IOVA; the ICV is written to / read from the
  * mbuf. One queue pair, synchronous: enqueue one op (or a burst of ops,
  * each with its own session), poll a bounded number of times for them.
+ * A device that runs on the caller's CPU (the software PMDs that offer
+ * RTE_CRYPTODEV_FF_SYM_CPU_CRYPTO: ipsec_mb's crypto_aesni_gcm) gets no
+ * op at all: rte_cryptodev_sym_cpu_crypto_process() on a vector of the
+ * packets of one session, the op pool and queue stay for the others.
  */
 
 #include <errno.h>
@@ -33,6 +37,8 @@
 /* Software PMDs complete within the enqueue; a device gets this many
  * polls before the op counts as lost. */
 #define POLL_MAX   10000000u
+/* packets per call of the synchronous CPU crypto API */
+#define CPU_VEC_MAX 32
 
 _Static_assert(UET_TSS_CDEV_AAD_MAX <= 64, "AAD fits the op private area");
 
@@ -42,6 +48,9 @@ struct uet_tss_cdev {
 	char driver[48];
 	struct rte_mempool *sess_pool;
 	struct rte_mempool *op_pool;
+	/* the device runs ops on the caller's CPU (RTE_CRYPTODEV_FF_SYM_CPU_CRYPTO:
+	 * software PMDs): no crypto op, no queue round trip */
+	bool cpu;
 	struct uet_tss_cdev_stats st;
 };
 
@@ -69,6 +78,15 @@ cdev_check_caps(uint8_t dev_id)
 			UET_TSS_CDEV_IV_LEN) != 0)
 		return -ENOTSUP;
 	return 0;
+}
+
+static bool
+cdev_cpu_crypto(uint8_t dev_id)
+{
+	struct rte_cryptodev_info info;
+
+	rte_cryptodev_info_get(dev_id, &info);
+	return (info.feature_flags & RTE_CRYPTODEV_FF_SYM_CPU_CRYPTO) != 0;
 }
 
 static int
@@ -142,6 +160,7 @@ uet_tss_cdev_create(const char *driver, const char *devargs, int socket,
 	rc = cdev_check_caps(d->dev_id);
 	if (rc < 0)
 		goto err_vdev;
+	d->cpu = cdev_cpu_crypto(d->dev_id);
 	rc = cdev_pools(d, socket, nb_sessions);
 	if (rc < 0)
 		goto err_pools;
@@ -177,6 +196,12 @@ const char *
 uet_tss_cdev_driver(const struct uet_tss_cdev *d)
 {
 	return d->driver;
+}
+
+bool
+uet_tss_cdev_cpu(const struct uet_tss_cdev *d)
+{
+	return d->cpu;
 }
 
 void
@@ -254,6 +279,91 @@ cdev_op_fill(struct rte_crypto_op *cop, const struct uet_tss_cdev_sess *s,
 	memcpy(sym->aead.aad.data, op->aad, s->aad_len);
 }
 
+/* The status of a CPU crypto element (0 or a positive errno, EBADMSG:
+ * the ICV did not verify), counted as cdev_status() counts an op's. */
+static int
+cdev_cpu_status(struct uet_tss_cdev *d, int32_t st, bool seal)
+{
+	if (st == 0) {
+		if (seal)
+			d->st.sealed++;
+		else
+			d->st.opened++;
+		return 0;
+	}
+	if (st == EBADMSG) {
+		d->st.auth_fail++;
+		return -EBADMSG;
+	}
+	d->st.errors++;
+	return -EIO;
+}
+
+/*
+ * @p n ops of one session on the caller's CPU, as one vector of the
+ * synchronous API: each packet one segment, the encrypted part from
+ * enc_off (the cipher and auth offsets are the vector's own), IV and AAD
+ * read where the op points, no crypto op and no queue.
+ */
+static void
+cdev_cpu_run(struct uet_tss_cdev *d, struct uet_tss_cdev_sess *sess,
+	     struct rte_mbuf **m, const struct uet_tss_cdev_op *op,
+	     uint16_t n, int *rc)
+{
+	struct rte_crypto_vec seg[CPU_VEC_MAX];
+	struct rte_crypto_sgl sgl[CPU_VEC_MAX];
+	struct rte_crypto_va_iova_ptr iv[CPU_VEC_MAX], icv[CPU_VEC_MAX];
+	struct rte_crypto_va_iova_ptr aad[CPU_VEC_MAX];
+	int32_t st[CPU_VEC_MAX];
+	struct rte_crypto_sym_vec vec = {
+		.num = n, .src_sgl = sgl, .iv = iv, .digest = icv, .aad = aad,
+		.status = st,
+	};
+	union rte_crypto_sym_ofs ofs = { .raw = 0 };
+
+	for (uint16_t i = 0; i < n; i++) {
+		uint8_t *f = rte_pktmbuf_mtod(m[i], uint8_t *);
+
+		seg[i] = (struct rte_crypto_vec){
+			.base = f + op[i].enc_off,
+			.iova = rte_pktmbuf_iova_offset(m[i], op[i].enc_off),
+			.len = op[i].enc_len, .tot_len = op[i].enc_len,
+		};
+		sgl[i] = (struct rte_crypto_sgl){ .vec = &seg[i], .num = 1 };
+		iv[i].va = (void *)(uintptr_t)op[i].iv;
+		aad[i].va = (void *)(uintptr_t)op[i].aad;
+		icv[i].va = f + op[i].icv_off;
+		icv[i].iova = rte_pktmbuf_iova_offset(m[i], op[i].icv_off);
+		st[i] = EIO;
+	}
+	(void)rte_cryptodev_sym_cpu_crypto_process(d->dev_id, sess->cs, ofs,
+						   &vec);
+	for (uint16_t i = 0; i < n; i++)
+		rc[i] = cdev_cpu_status(d, st[i], sess->seal);
+}
+
+/* The pending ops of a burst (rc 1) on the CPU: runs of one session
+ * (direct mode: all of a domain's), at most CPU_VEC_MAX at a time. */
+static void
+cdev_cpu_burst(struct uet_tss_cdev *d, struct uet_tss_cdev_sess **sess,
+	       struct rte_mbuf **m, const struct uet_tss_cdev_op *op,
+	       uint16_t n, int *rc)
+{
+	for (uint16_t base = 0; base < n;) {
+		uint16_t c = 1;
+
+		if (rc[base] != 1) {
+			base++;
+			continue;
+		}
+		while (base + c < n && c < CPU_VEC_MAX && rc[base + c] == 1 &&
+		       sess[base + c] == sess[base])
+			c++;
+		cdev_cpu_run(d, sess[base], m + base, op + base, c, rc + base);
+		base = (uint16_t)(base + c);
+	}
+}
+
 /* Enqueue one op and poll for it: its status (0, -EBADMSG, -EIO), or
  * -ETIMEDOUT when the device kept it. */
 static int
@@ -287,6 +397,11 @@ uet_tss_cdev_run(struct uet_tss_cdev *d, struct uet_tss_cdev_sess *sess,
 	    (uint64_t)op->icv_off + UET_TSS_CDEV_ICV_LEN > m->data_len) {
 		d->st.errors++;
 		return -EINVAL;
+	}
+	if (d->cpu) {
+		rc = 1;
+		cdev_cpu_run(d, sess, &m, op, 1, &rc);
+		return rc;
 	}
 	cop = rte_crypto_op_alloc(d->op_pool, RTE_CRYPTO_OP_TYPE_SYMMETRIC);
 	if (cop == NULL) {
@@ -414,8 +529,10 @@ uet_tss_cdev_run_burst(struct uet_tss_cdev *d,
 			rc[i] = -EINVAL;
 		}
 	}
+	if (d->cpu)
+		cdev_cpu_burst(d, sess, m, op, n, rc);
 	/* invalid ops take no device slot: compact them out of the way */
-	for (uint16_t base = 0; base < n;) {
+	for (uint16_t base = 0; !d->cpu && base < n;) {
 		uint16_t c = 0;
 
 		while (base < n && rc[base] != 1)

@@ -87,6 +87,7 @@ engine_tss_init(struct uet_engine *e)
 		return -ENOMEM;
 	t->cfg = e->cfg.tss;
 	t->cluster = t->cfg.mode == UET_CONFIG_TSS_CLUSTER;
+	tss_meta_register(t);
 	tss_tsc_init(t);
 	pthread_mutex_init(&t->reload_lock, NULL);
 	atomic_init(&t->seq, 0);
@@ -127,6 +128,7 @@ lc_windows(struct uet_engine_lcore *lc, struct engine_tss_lc *t,
 
 	snprintf(name, sizeof(name), "tss_%s_%u", lc->eng->name, lc->idx);
 	t->src = rte_hash_create(&hp);
+	t->last_win = -1;
 	t->win = rte_zmalloc("uet_tss_win", sizeof(*t->win) * TSS_SOURCES,
 			     RTE_CACHE_LINE_SIZE);
 	if (t->src == NULL || t->win == NULL)

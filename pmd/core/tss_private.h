@@ -50,10 +50,10 @@ struct tss_rx_item {
 	struct rte_mbuf *m;
 	uint16_t port;
 	uint16_t queue;
-	uint16_t hdr_off;  /* outer headers: where the TSS header is */
-	uint16_t inner_len; /* TSS header to ICV end (no link padding) */
-	uint8_t ip_hlen;
-	bool native;
+	/* the outer headers as decoded before decryption (hdr_len: where
+	 * the TSS header is; inner_len: TSS header to ICV end, no link
+	 * padding): the opened frame's parse starts from them */
+	struct uet_wire_outer outer;
 	uint8_t dom;
 	uint32_t win;      /* replay window index */
 	uint8_t an;        /* association number: slot of the derived key */
@@ -98,6 +98,8 @@ struct engine_tss_lc {
 	uint32_t win_gen[UET_CONFIG_TSS_DOMAINS_MAX][2];
 	bool win_valid[UET_CONFIG_TSS_DOMAINS_MAX][2];
 	struct rte_hash *src;   /* {domain, epoch, source} -> window */
+	uint64_t last_key;      /* the last window looked up, -1: none */
+	int32_t last_win;
 	struct uet_tss_replay *win;
 	struct tss_dkey (*rxk)[2];  /* cluster: per window, by AN */
 	/* cluster: the keys this context seals with, per port and domain */
@@ -114,6 +116,7 @@ struct engine_tss_lc {
 	uint8_t biv[ENG_TX_STAGE][UET_TSS_IV_LEN];
 	uint8_t baad[ENG_TX_STAGE][AAD_V4];
 	struct tss_peer peer[TSS_PEERS];
+	struct tss_peer *peer_last;  /* the entry tss_peer_set last wrote */
 	uint8_t pdc_dom[65536];  /* by our PDC id */
 };
 
@@ -131,9 +134,46 @@ struct tss_tsc {
 	uint8_t nst;
 };
 
+/*
+ * Where the headers of a frame to seal are, as its builder told
+ * (uet_engine_tx_meta_set): an mbuf dynamic field, valid while the
+ * engine's dynamic flag is set in ol_flags.
+ */
+struct tss_tx_meta {
+	uint16_t pds_off;   /* outer headers' length */
+	uint16_t src, dst;  /* PDC ids (tss_pdc_ids) */
+	uint8_t ip_hlen;
+	uint8_t pds_len;    /* PDS header bytes */
+	uint8_t type;       /* PDS type */
+	uint8_t next_hdr;   /* PDS next header */
+	uint8_t bits;       /* TSS_META_* */
+};
+#define TSS_META_NATIVE 0x1  /* entropy header, no UDP */
+#define TSS_META_PDC    0x2  /* src is valid */
+#define TSS_META_DST    0x4  /* dst is valid */
+
+/*
+ * What sealing reads of a frame: from its parse, or from its builder's
+ * tss_tx_meta without one. Of the outer headers, those the AAD, the
+ * length fields and the checksum need.
+ */
+struct tss_tx_view {
+	struct uet_wire_outer o;
+	uint16_t ses_off;      /* after the PDS header */
+	uint16_t payload_len;  /* bytes after the PDS header */
+	uint8_t type;
+	uint8_t next_hdr;
+	bool pdc, has_dst;
+	uint16_t src, dst;
+};
+
 struct engine_tss {
 	struct uet_config_tss cfg;
 	bool cluster;      /* keys derived per source (mode = cluster) */
+	/* struct tss_tx_meta in the mbuf: offset, flag (0: not registered,
+	 * every frame is parsed) */
+	int meta_off;
+	uint64_t meta_flag;
 	/* the domain keys by epoch slot (wiped at fini), written by
 	 * uet_engine_tss_reload under seq, odd while it writes (a seqlock:
 	 * the contexts copy them, never wait) */
@@ -147,12 +187,19 @@ struct engine_tss {
 	struct tss_tsc tsc[UET_CONFIG_TSS_DOMAINS_MAX][2];
 };
 
-/* The domain (DOM_*) of a frame decoded up to its PDS header: from the
+/* The domain (DOM_*) of a frame decoded up to its PDS header (type @p
+ * type, next header @p next_hdr, @p len bytes @p ses after it): from the
  * JobID field of its SES header (read in place; the SES decodes the
  * header); -1: no SES header; -2: an SES header too short for its format
  * (its JobID unknown). */
+int tss_job_dom(const struct engine_tss *e, uint8_t type, bool trimmed,
+		const uint8_t *ses, size_t len, unsigned int next_hdr,
+		uint8_t *dom);
+/* tss_job_dom() of a parsed frame */
 int tss_frame_job_dom(const struct engine_tss *e, const struct uet_wire_pkt *p,
 		      const uint8_t *frame, uint8_t *dom);
+/* tss_tx.c: the dynamic field of struct tss_tx_meta (engine_tss_init) */
+void tss_meta_register(struct engine_tss *e);
 
 /* PDC ids of a PDS header: @p src (always), @p dst (false for SYN
  * requests). Returns false for datagrams (no PDC). */

@@ -41,19 +41,26 @@ window_key(unsigned int di, uint16_t epoch, uint32_t src)
 	return (uint64_t)di << 48 | (uint64_t)epoch << 32 | src;
 }
 
-/* The replay window of {domain, epoch, source}, created on first use. */
+/* The replay window of {domain, epoch, source}, created on first use;
+ * the last one found is kept, for a run of frames from one source. */
 static int
 window_of(struct engine_tss_lc *t, unsigned int di, uint16_t epoch,
 	  uint32_t src)
 {
 	uint64_t key = window_key(di, epoch, src);
-	int rc = rte_hash_lookup(t->src, &key);
+	int rc;
 
-	if (rc >= 0)
-		return rc;
-	rc = rte_hash_add_key(t->src, &key);
-	if (rc >= 0)
+	if (likely(t->last_win >= 0 && t->last_key == key))
+		return t->last_win;
+	rc = rte_hash_lookup(t->src, &key);
+	if (rc < 0) {
+		rc = rte_hash_add_key(t->src, &key);
+		if (rc < 0)
+			return rc;
 		(void)uet_tss_replay_init(&t->win[rc], t->win[rc].size);
+	}
+	t->last_key = key;
+	t->last_win = rc;
 	return rc;
 }
 
@@ -74,6 +81,7 @@ tss_windows_purge(struct engine_tss_lc *t, unsigned int di, uint16_t epoch)
 	void *data;
 	int w;
 
+	t->last_win = -1;
 	while (n < TSS_SOURCES &&
 	       rte_hash_iterate(t->src, &key, &data, &next) >= 0)
 		if ((*(const uint64_t *)key & mask) == window_key(di, epoch, 0))
@@ -158,10 +166,7 @@ rx_check(const struct uet_engine_lcore *lc, const struct uet_wire_pkt *p,
 	if (uet_tss_aad(&p->outer, f + p->outer.hdr_len, UET_TSS_HDR_LEN,
 			it->aad, AAD_V4) != AAD_V4)
 		return 1 + UET_ENGINE_TSS_DROP_HEADER;
-	it->hdr_off = p->outer.hdr_len;
-	it->inner_len = p->outer.inner_len;
-	it->ip_hlen = p->outer.ip_hlen;
-	it->native = p->outer.native;
+	it->outer = p->outer;
 	it->dom = DOM_OF(di);
 	it->win = (uint32_t)w;
 	it->tsc = h.tsc;
@@ -255,27 +260,24 @@ static void
 rx_strip(struct rte_mbuf *m, const struct tss_rx_item *it)
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
-	uint32_t len = (uint32_t)it->hdr_off + it->inner_len -
-		       UET_TSS_HDR_LEN - UET_TSS_ICV_LEN;
-	struct uet_wire_outer o = {
-		.ip_version = 4, .hdr_len = it->hdr_off,
-		.ip_hlen = it->ip_hlen, .native = it->native,
-	};
+	uint16_t ol = it->outer.hdr_len;
+	uint32_t len = (uint32_t)ol + it->outer.inner_len - UET_TSS_HDR_LEN -
+		       UET_TSS_ICV_LEN;
 
-	memmove(f + UET_TSS_HDR_LEN, f, it->hdr_off);
+	memmove(f + UET_TSS_HDR_LEN, f, ol);
 	(void)rte_pktmbuf_adj(m, UET_TSS_HDR_LEN);
 	/* the ICV and any link padding */
 	(void)rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_data_len(m) - len));
-	tss_lengths_adjust(rte_pktmbuf_mtod(m, uint8_t *), &o,
+	tss_lengths_adjust(rte_pktmbuf_mtod(m, uint8_t *), &it->outer,
 			   -(UET_TSS_HDR_LEN + UET_TSS_ICV_LEN));
 }
 
-/* One opened frame: replay window, strip, decode, domain; then the
+/* One opened frame: replay window, strip, decode (the PDS header: the
+ * outer headers are those checked before decryption), domain; then the
  * hook's RX array. */
 static void
 rx_deliver(struct uet_engine_lcore *lc, struct tss_rx_item *it)
 {
-	const struct engine_port *port = &lc->eng->port[it->port];
 	struct engine_tss_lc *t = lc->tss;
 	struct uet_engine_rx *r = &lc->rx[lc->nb_rx];
 	int rc = uet_tss_replay_check(&t->win[it->win], it->tsc);
@@ -286,9 +288,9 @@ rx_deliver(struct uet_engine_lcore *lc, struct tss_rx_item *it)
 	}
 	uet_tss_replay_update(&t->win[it->win], it->tsc);
 	rx_strip(it->m, it);
-	if (uet_wire_pkt_parse_pds(rte_pktmbuf_mtod(it->m, const uint8_t *),
-			      rte_pktmbuf_data_len(it->m), &port->opts,
-			      &r->pkt) < 0) {
+	if (uet_tss_opened_parse(&it->outer, UET_TSS_HDR_LEN + UET_TSS_ICV_LEN,
+				 rte_pktmbuf_mtod(it->m, const uint8_t *),
+				 rte_pktmbuf_data_len(it->m), &r->pkt) < 0) {
 		rx_drop(lc, it->m, UET_ENGINE_TSS_DROP_INNER);
 		return;
 	}
@@ -311,7 +313,8 @@ engine_tss_rx_flush(struct uet_engine_lcore *lc)
 	tss_epoch_sync(lc);
 	for (uint16_t i = 0; i < t->nb_rxq; i++) {
 		struct tss_rx_item *it = &t->rxq[i];
-		uint32_t el = (uint32_t)it->inner_len - UET_TSS_HDR_LEN -
+		uint16_t ol = it->outer.hdr_len;
+		uint32_t el = (uint32_t)it->outer.inner_len - UET_TSS_HDR_LEN -
 			      UET_TSS_ICV_LEN;
 
 		rc = rx_key(lc, it);
@@ -326,9 +329,9 @@ engine_tss_rx_flush(struct uet_engine_lcore *lc)
 		t->bm[n] = it->m;
 		t->bs[n] = it->sess;
 		t->bop[n] = (struct uet_tss_cdev_op){
-			.enc_off = (uint32_t)it->hdr_off + UET_TSS_HDR_LEN,
+			.enc_off = (uint32_t)ol + UET_TSS_HDR_LEN,
 			.enc_len = el,
-			.icv_off = (uint32_t)it->hdr_off + UET_TSS_HDR_LEN + el,
+			.icv_off = (uint32_t)ol + UET_TSS_HDR_LEN + el,
 			.iv = it->iv,
 			.aad = it->aad,
 		};

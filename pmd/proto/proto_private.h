@@ -52,6 +52,9 @@ struct uet_ulp_ctx {
 	bool csum_v4;
 	bool csum_v6;
 	bool csum_offload;      /* by the port, else in software */
+	/* [tss] on: IPv4 checksums left to the sealer, and where the
+	 * headers are told to it (proto_tx.c) */
+	bool tss;
 	/* RX burst being processed (DELIVER events point into it) */
 	struct uet_engine_rx *rx;
 	uint16_t nb_rx;

@@ -73,13 +73,26 @@ req_psn(const struct uet_wire_pds_hdr *h)
 }
 
 /*
+ * Whether the checksum of a frame to @p t is requested as from the port's
+ * offload: the port's, or [tss] over IPv4, where the sealer decides
+ * (tss_tx.c): a protected frame carries none (its ICV covers more,
+ * docs/WIRE-DECISIONS.md), one that stays clear is completed there (or by
+ * local delivery); no sum is computed here that sealing would throw away.
+ */
+static bool
+csum_deferred(const struct uet_ulp_ctx *ctx, const struct uet_wire_outer_tpl *t)
+{
+	return ctx->csum_offload || (ctx->tss && t->ip_version == 4);
+}
+
+/*
  * UDP checksum of a built frame (port.udp_checksum; IPv6 always): the
  * port's offload (pseudo-header sum in the field, as DPDK's offload
- * contract says) or the vectorised software sum (uet_wire_csum_udp();
- * DPDK's rte_ipv4/6_udptcp_cksum add 16 bits per step). @p ulp_sum, when
- * not NULL, is the sum of the bytes from @p ulp_off on, taken by the
- * ULP while it copied them: only the headers are summed here. Native-IP
- * frames have none.
+ * contract says; also [tss] over IPv4: csum_deferred()) or the vectorised
+ * software sum (uet_wire_csum_udp(); DPDK's rte_ipv4/6_udptcp_cksum add
+ * 16 bits per step). @p ulp_sum, when not NULL, is the sum of the bytes
+ * from @p ulp_off on, taken by the ULP while it copied them: only the
+ * headers are summed here. Native-IP frames have none.
  */
 static void
 udp_csum_fill(const struct uet_ulp_ctx *ctx, const struct uet_wire_outer_tpl *t,
@@ -92,7 +105,7 @@ udp_csum_fill(const struct uet_ulp_ctx *ctx, const struct uet_wire_outer_tpl *t,
 	uint32_t sum, len;
 	uint16_t c;
 
-	if (ctx->csum_offload) {
+	if (csum_deferred(ctx, t)) {
 		m->l2_len = t->l3_off;
 		m->l3_len = (uint16_t)(t->l4_off - t->l3_off);
 		m->ol_flags |= RTE_MBUF_F_TX_UDP_CKSUM |
@@ -176,7 +189,8 @@ frame_build(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t,
 		return -EINVAL;
 	/* the ULP's sum adds to the headers' when its bytes start at an
 	 * even offset of the datagram (PDS headers are 4-byte multiples) */
-	if (csum && !ctx->csum_offload && ((ol + hl - d->tpl.l4_off) & 1) == 0)
+	if (csum && !csum_deferred(ctx, &d->tpl) &&
+	    ((ol + hl - d->tpl.l4_off) & 1) == 0)
 		ulp_sum = &sum;
 	if (ctl) {
 		if (body != 0)
@@ -191,6 +205,8 @@ frame_build(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t,
 	if (csum)
 		udp_csum_fill(ctx, &d->tpl, m, buf, ctl ? NULL : ulp_sum,
 			      ol + hl);
+	if (ctx->tss)
+		uet_engine_tx_meta_set(ctx->lc, m, &d->tpl, &t->hdr);
 	return 0;
 }
 

@@ -5,7 +5,9 @@ and cluster mode with a key rotation every 1024 TSCs, docs/TSS.md), in
 one process over ring ports, under the engine's fault
 injector acting on the protected frames as a hostile wire would: loss,
 duplication (replays), reordering, bit flips (forged ICVs; the UDP
-checksum off, so that the ICV is what catches them) and switch trimming, on data and ACKs of both engines.
+checksum off, so that the ICV is what catches them) and switch trimming, on data and ACKs of both engines. And, without faults, with
+the UDP checksum on: protected frames and those of a job in no domain
+(which stay clear) all arrive with a right checksum or, protected, none.
 
 Checked, per PMD present (crypto_aesni_gcm, crypto_openssl; cluster
 mode with crypto_aesni_gcm, at half the counts): every
@@ -68,6 +70,49 @@ def config(tmp, pmd, cluster):
 
 
 REKEY = 1024  # [tss] rekey_interval of the cluster configuration
+
+
+def config_csum(tmp, jobs):
+    """UDP checksums on, no faults, domain 7 for JobIDs @jobs."""
+    key = os.path.join(tmp, "csum.key")
+    with open(key, "w") as f:
+        f.write(os.urandom(32).hex() + "\n")
+    os.chmod(key, 0o600)
+    state = os.path.join(tmp, "state")
+    os.makedirs(state, mode=0o700, exist_ok=True)
+    path = os.path.join(tmp, f"csum_{jobs}.conf")
+    with open(path, "w") as f:
+        f.write("[eal]\nargs = -l 0 --no-huge -m 1024 --no-pci "
+                "--log-level=4\n[port0]\ndevargs = net_ring0\n"
+                "ipv4 = 10.0.0.1\nudp_checksum = true\n")
+        f.write("[tss]\nenabled = true\npmd = crypto_aesni_gcm\n"
+                f"state_dir = {state}\ndomain.7 = {jobs} {key}\n")
+    return path
+
+
+CSUM_RUNS = [
+    ("msgrate", ["--ulp", "ses", "--verify", "--count", "2000"]),
+]
+
+
+def csum_runs(perf, tmp):
+    """The UDP checksum with [tss] on: the builder leaves it to the
+    sealer, which sends a protected frame without one and completes it
+    for a frame that stays clear (a job in no domain): every frame
+    arrives with a right one or, protected, none."""
+    for jobs, secure in (("1-4095", True), ("4000-4095", False)):
+        conf = config_csum(tmp, jobs)
+        for mode, args in CSUM_RUNS:
+            r = run(perf, conf, mode, args)
+            if r is None:
+                continue
+            w = r["wire"]
+            what = f"checksum on, domain 7 = {jobs}, {mode}"
+            check(w["rx_csum_bad"] == 0 and w["rx_csum_none"] == 0,
+                  f"{what}: no checksum drop ({w['rx_csum_bad']}, "
+                  f"{w['rx_csum_none']})")
+            check((w["tss"]["sealed"] > 0) == secure,
+                  f"{what}: sealed {w['tss']['sealed']}")
 
 RUNS = [
     ("msgrate", ["--pds", "rud", "--count", "20000"]),
@@ -136,6 +181,7 @@ def main():
     setups = [("crypto_aesni_gcm", False), ("crypto_openssl", False),
               ("crypto_aesni_gcm", True)]
     with tempfile.TemporaryDirectory() as tmp:
+        csum_runs(perf, tmp)
         for pmd, cluster in setups:
             conf = config(tmp, pmd, cluster)
             rs = [r for r in (run(perf, conf, m,

@@ -180,6 +180,89 @@ out:
 	uet_tss_cdev_session_free(d, s);
 }
 
+#define BURST_N 6
+
+/*
+ * A burst of two sessions' packets (runs of one session, then
+ * alternating), one op invalid: sealed, then opened with one ICV
+ * flipped. Only the flipped packet fails verification, only the invalid
+ * op is refused; the others open to their plaintext; the stats count
+ * each.
+ */
+static void
+run_burst_one_bad(struct uet_tss_cdev *d)
+{
+	static const int ses_of[BURST_N] = { 0, 0, 0, 1, 0, 1 };
+	struct uet_tss_cdev_sess *seal[2] = { NULL }, *open[2] = { NULL };
+	struct uet_tss_cdev_sess *ss[BURST_N], *os[BURST_N];
+	struct uet_tss_cdev_op op[BURST_N];
+	struct uet_tss_cdev_stats st0, st1;
+	struct rte_mbuf *m[BURST_N] = { NULL };
+	uint8_t key[2][32], iv[BURST_N][12], aad[24], pt[BURST_N][48];
+	int rc[BURST_N];
+	size_t i;
+
+	for (i = 0; i < sizeof(key); i++)
+		key[i / 32][i % 32] = (uint8_t)(i * 7 + 1);
+	memset(aad, 0xA5, sizeof(aad));
+	for (i = 0; i < 2; i++) {
+		CHECK(uet_tss_cdev_session(d, key[i], true, sizeof(aad),
+					   &seal[i]) == 0);
+		CHECK(uet_tss_cdev_session(d, key[i], false, sizeof(aad),
+					   &open[i]) == 0);
+	}
+	for (i = 0; i < BURST_N; i++) {
+		memset(pt[i], (int)(0x10 + i), sizeof(pt[i]));
+		memset(iv[i], (int)i, sizeof(iv[i]));
+		m[i] = mbuf_with(pt[i], sizeof(pt[i]) - 16);
+		CHECK(m[i] != NULL);
+		ss[i] = seal[ses_of[i]];
+		os[i] = open[ses_of[i]];
+		op[i] = (struct uet_tss_cdev_op){
+			.enc_off = 0, .enc_len = 32, .icv_off = 32,
+			.iv = iv[i], .aad = aad,
+		};
+	}
+	for (i = 0; i < BURST_N; i++)
+		if (m[i] == NULL)
+			goto out;
+	if (seal[0] == NULL || open[0] == NULL || seal[1] == NULL ||
+	    open[1] == NULL)
+		goto out;
+	CHECK(uet_tss_cdev_run_burst(d, ss, m, op, BURST_N, rc) == BURST_N);
+	for (i = 0; i < BURST_N; i++)
+		CHECK(rc[i] == 0 &&
+		      memcmp(rte_pktmbuf_mtod(m[i], uint8_t *), pt[i], 32) != 0);
+	rte_pktmbuf_mtod(m[2], uint8_t *)[32] ^= 0x01;  /* its ICV */
+	op[4].enc_len = 33;                             /* into the ICV */
+	uet_tss_cdev_stats_get(d, &st0);
+	CHECK(uet_tss_cdev_run_burst(d, os, m, op, BURST_N, rc) ==
+	      BURST_N - 2);
+	uet_tss_cdev_stats_get(d, &st1);
+	for (i = 0; i < BURST_N; i++) {
+		if (i == 2)
+			CHECK(rc[i] == -EBADMSG);
+		else if (i == 4)
+			CHECK(rc[i] == -EINVAL);
+		else
+			CHECK(rc[i] == 0 && memcmp(rte_pktmbuf_mtod(m[i],
+					uint8_t *), pt[i], 32) == 0);
+	}
+	CHECK(st1.opened == st0.opened + BURST_N - 2 &&
+	      st1.auth_fail == st0.auth_fail + 1 &&
+	      st1.errors == st0.errors + 1);
+	printf("%s: burst (%s) with a forged and an invalid packet ok\n",
+	       uet_tss_cdev_driver(d), uet_tss_cdev_cpu(d) ? "CPU crypto" :
+							   "queue pair");
+out:
+	for (i = 0; i < BURST_N; i++)
+		rte_pktmbuf_free(m[i]);
+	for (i = 0; i < 2; i++) {
+		uet_tss_cdev_session_free(d, seal[i]);
+		uet_tss_cdev_session_free(d, open[i]);
+	}
+}
+
 /* A TSS packet as the spec lays it out: TSS header (with SSI) || PDS and
  * SES bytes || ICV after IPv4/UDP, AAD and IV from src/tss. */
 struct tss_pkt {
@@ -299,6 +382,7 @@ main(int argc, char **argv)
 		for (j = 0; j < sizeof(kats) / sizeof(kats[0]); j++)
 			run_kat(dev[i], &kats[j]);
 		run_bad_args(dev[i]);
+		run_burst_one_bad(dev[i]);
 	}
 	for (i = 0; i < NDRV; i++)
 		for (j = 0; j < NDRV; j++)

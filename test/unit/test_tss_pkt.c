@@ -119,6 +119,166 @@ uet_tss_split__edges(void **state)
 	assert_int_equal(uet_tss_split(70000, false, &s), -EMSGSIZE);
 }
 
+/* ------------------------------------------------------------------ */
+/* the parse of an opened packet                                       */
+/* ------------------------------------------------------------------ */
+
+#define OPEN_PAYLOAD 20
+#define OPEN_REMOVED (UET_TSS_HDR_LEN + UET_TSS_ICV_LEN)
+
+/* A RUD request of 10.0.0.1 -> 10.0.0.2 (UDP, or native IP), the PDS
+ * header and OPEN_PAYLOAD bytes after the outer headers, protected
+ * (@p sealed: TSS header before, an ICV after) or as opened. */
+static size_t
+open_frame(uint8_t *buf, size_t cap, bool native, bool sealed)
+{
+	struct uet_wire_pds_hdr h = {
+		.type = UET_PDS_TYPE_RUD_REQ, .next_hdr = UET_SES_FMT_STD,
+		.u.req = { .psn = 100, .spdcid = 5, .dpdcid = 9 },
+	};
+	struct uet_wire_tss_hdr th = { .sdi = 7, .epoch = 1, .tsc = 42 };
+	struct uet_wire_outer o;
+	struct uet_wire_outer_tpl t;
+	size_t pl = uet_wire_pds_hdr_len(h.type), off;
+	size_t in = pl + OPEN_PAYLOAD + (sealed ? OPEN_REMOVED : 0);
+
+	uet_wire_outer_init(&o, 4);
+	memcpy(o.src_addr, (uint8_t[]){ 10, 0, 0, 1 }, 4);
+	memcpy(o.dst_addr, (uint8_t[]){ 10, 0, 0, 2 }, 4);
+	if (native) {
+		o.native = true;
+		o.ip_proto = UET_NATIVE_IP_PROTO_DEFAULT;
+	}
+	assert_int_equal(uet_wire_outer_tpl_init(&t, &o), 0);
+	assert_true(t.len + in <= cap);
+	off = uet_wire_outer_tpl_write(&t, buf, (uint16_t)in, 10, 2, 0xC123);
+	if (sealed) {
+		assert_int_equal(uet_wire_tss_hdr_encode(&th, buf + off,
+							 cap - off),
+				 UET_TSS_HDR_LEN);
+		off += UET_TSS_HDR_LEN;
+	}
+	assert_int_equal(uet_wire_pds_hdr_encode(&h, buf + off, cap - off),
+			 (int)pl);
+	off += pl;
+	for (size_t i = 0; i < OPEN_PAYLOAD; i++)
+		buf[off++] = (uint8_t)(0x30 + i);
+	if (sealed) {
+		memset(buf + off, 0xEE, UET_TSS_ICV_LEN);
+		off += UET_TSS_ICV_LEN;
+	}
+	return off;
+}
+
+static void
+outer_equal(const struct uet_wire_outer *a, const struct uet_wire_outer *b)
+{
+	assert_int_equal(a->raw_ip, b->raw_ip);
+	assert_memory_equal(a->dst_mac, b->dst_mac, UET_ETH_ALEN);
+	assert_memory_equal(a->src_mac, b->src_mac, UET_ETH_ALEN);
+	assert_int_equal(a->has_vlan, b->has_vlan);
+	assert_int_equal(a->vlan_tci, b->vlan_tci);
+	assert_int_equal(a->ethertype, b->ethertype);
+	assert_int_equal(a->ip_version, b->ip_version);
+	assert_int_equal(a->dscp, b->dscp);
+	assert_int_equal(a->ecn, b->ecn);
+	assert_int_equal(a->ttl, b->ttl);
+	assert_int_equal(a->ipv4_id, b->ipv4_id);
+	assert_int_equal(a->ipv4_df, b->ipv4_df);
+	assert_int_equal(a->ipv6_flow, b->ipv6_flow);
+	assert_int_equal(a->ip_proto, b->ip_proto);
+	assert_int_equal(a->ip_hlen, b->ip_hlen);
+	assert_int_equal(a->ip_total_len, b->ip_total_len);
+	assert_int_equal(a->ipv4_csum, b->ipv4_csum);
+	assert_memory_equal(a->src_addr, b->src_addr, 16);
+	assert_memory_equal(a->dst_addr, b->dst_addr, 16);
+	assert_int_equal(a->native, b->native);
+	assert_int_equal(a->udp_sport, b->udp_sport);
+	assert_int_equal(a->udp_dport, b->udp_dport);
+	assert_int_equal(a->udp_len, b->udp_len);
+	assert_int_equal(a->udp_csum, b->udp_csum);
+	assert_int_equal(a->entropy, b->entropy);
+	assert_int_equal(a->hdr_len, b->hdr_len);
+	assert_int_equal(a->trimmed, b->trimmed);
+	assert_int_equal(a->inner_len, b->inner_len);
+}
+
+static void
+pkt_equal(const struct uet_wire_pkt *a, const struct uet_wire_pkt *b)
+{
+	outer_equal(&a->outer, &b->outer);
+	assert_memory_equal(&a->pds, &b->pds, sizeof(a->pds));
+	assert_int_equal(a->pds_off, b->pds_off);
+	assert_int_equal(a->ses_off, b->ses_off);
+	assert_int_equal(a->ses_len, b->ses_len);
+	assert_int_equal(a->ses, b->ses);
+	assert_int_equal(a->payload_off, b->payload_off);
+	assert_int_equal(a->payload_len, b->payload_len);
+	assert_int_equal(a->err_layer, b->err_layer);
+	assert_int_equal(a->err, b->err);
+	assert_int_equal(a->err_off, b->err_off);
+	assert_int_equal(a->err_avail, b->err_avail);
+}
+
+/* The parse handed from the protected packet to the opened one equals a
+ * fresh parse of the opened frame, over UDP and native IP; the protected
+ * one stops at its PDS layer, as the engine's RX sees it. */
+static void
+uet_tss_opened_parse__equals_fresh_parse(void **state)
+{
+	uint8_t sealed[256], opened[256];
+	struct uet_wire_pkt ps, want, got;
+
+	(void)state;
+	for (int native = 0; native < 2; native++) {
+		size_t sl = open_frame(sealed, sizeof(sealed), native, true);
+		size_t ol = open_frame(opened, sizeof(opened), native, false);
+
+		memset(&ps, 0, sizeof(ps));
+		memset(&want, 0, sizeof(want));
+		memset(&got, 0x5A, sizeof(got));
+		assert_true(uet_wire_pkt_parse_pds(sealed, sl, NULL, &ps) < 0);
+		assert_int_equal(ps.err_layer, UET_PKT_LAYER_PDS);
+		assert_int_equal(ps.outer.inner_len, sl - ps.outer.hdr_len);
+		assert_int_equal(uet_wire_pkt_parse_pds(opened, ol, NULL,
+							&want), 0);
+		memset(&got.pds, 0, sizeof(got.pds));
+		assert_int_equal(uet_tss_opened_parse(&ps.outer, OPEN_REMOVED,
+						      opened, ol, &got), 0);
+		pkt_equal(&got, &want);
+		assert_int_equal(got.pds.u.req.psn, 100);
+		assert_int_equal(got.payload_len, OPEN_PAYLOAD);
+	}
+}
+
+/* A PDS header that does not decode fails as the fresh parse fails; a
+ * frame shorter than the protected one says it holds is refused. */
+static void
+uet_tss_opened_parse__errors(void **state)
+{
+	uint8_t sealed[256], opened[256];
+	struct uet_wire_pkt ps, want, got;
+	size_t sl = open_frame(sealed, sizeof(sealed), false, true);
+	size_t ol = open_frame(opened, sizeof(opened), false, false);
+	int rc;
+
+	(void)state;
+	assert_true(uet_wire_pkt_parse_pds(sealed, sl, NULL, &ps) < 0);
+	assert_int_equal(uet_tss_opened_parse(&ps.outer, OPEN_REMOVED, opened,
+					      ol - 1, &got), -EINVAL);
+	assert_int_equal(uet_tss_opened_parse(&ps.outer, ps.outer.inner_len + 1,
+					      opened, ol, &got), -EINVAL);
+	opened[ps.outer.hdr_len] = 0xFF; /* no such PDS type */
+	rc = uet_wire_pkt_parse_pds(opened, ol, NULL, &want);
+	assert_true(rc < 0);
+	assert_int_equal(uet_tss_opened_parse(&ps.outer, OPEN_REMOVED, opened,
+					      ol, &got), rc);
+	assert_int_equal(got.err_layer, want.err_layer);
+	assert_int_equal(got.err, want.err);
+	assert_int_equal(got.err_off, want.err_off);
+	assert_int_equal(got.err_avail, want.err_avail);
+}
+
 int
 main(void)
 {
@@ -127,6 +287,8 @@ main(void)
 		cmocka_unit_test(uet_tss_aad__ipv4_udp),
 		cmocka_unit_test(uet_tss_aad__ipv6_native),
 		cmocka_unit_test(uet_tss_split__edges),
+		cmocka_unit_test(uet_tss_opened_parse__equals_fresh_parse),
+		cmocka_unit_test(uet_tss_opened_parse__errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

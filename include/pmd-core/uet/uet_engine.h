@@ -589,6 +589,18 @@ enum uet_engine_tss_drop {
  */
 uint16_t uet_engine_tss_overhead(const struct uet_config *cfg);
 
+/**
+ * Tell the TSS sealer where the headers of UET frame @p m are, so that it
+ * need not parse the frame it seals: the outer header template @p t it
+ * was built from and the PDS header @p h encoded right after them. Kept
+ * in the mbuf (a dynamic field) until the frame is sealed or sent clear;
+ * a frame without it is parsed. Nothing without [tss], nor over IPv6
+ * (not sealed).
+ */
+void uet_engine_tx_meta_set(struct uet_engine_lcore *lc, struct rte_mbuf *m,
+			    const struct uet_wire_outer_tpl *t,
+			    const struct uet_wire_pds_hdr *h);
+
 /** Name of a TSS drop reason ("auth", "replay", ...). */
 const char *uet_engine_tss_drop_name(unsigned int reason);
 

@@ -93,6 +93,13 @@ int uet_tss_cdev_session(struct uet_tss_cdev *d,
 void uet_tss_cdev_session_free(struct uet_tss_cdev *d,
 			       struct uet_tss_cdev_sess *sess);
 
+/**
+ * Whether @p d runs on the caller's CPU through the synchronous API
+ * (RTE_CRYPTODEV_FF_SYM_CPU_CRYPTO: no crypto op, no queue), else through
+ * its queue pair.
+ */
+bool uet_tss_cdev_cpu(const struct uet_tss_cdev *d);
+
 /** Where the AEAD works in a packet. */
 struct uet_tss_cdev_op {
 	uint32_t enc_off; /**< first encrypted byte (mbuf data offset) */
@@ -116,7 +123,8 @@ int uet_tss_cdev_run(struct uet_tss_cdev *d, struct uet_tss_cdev_sess *sess,
 /**
  * uet_tss_cdev_run() on a burst: @p n packets, each with its own session
  * (seal or open) and op, enqueued and dequeued in bursts of up to the
- * queue pair's depth.
+ * queue pair's depth, or on the CPU, a vector per run of packets of one
+ * session (uet_tss_cdev_cpu()). One packet's failure is its own.
  * @param rc
  *   Out, @p n results as uet_tss_cdev_run() returns them.
  * @return

@@ -125,6 +125,28 @@ struct uet_tss_split {
  */
 int uet_tss_split(size_t inner_len, bool sp, struct uet_tss_split *s);
 
+/**
+ * The parse of an opened packet, from the parse of the protected one: the
+ * outer headers are those decoded before decryption (the AAD covered
+ * them; only the lengths and the IPv4 header checksum changed when the
+ * TSS header and the ICV were removed), then the PDS header, decoded in
+ * place. Equals uet_wire_pkt_parse_pds() of the opened frame, without
+ * decoding the outer headers twice.
+ * @param sealed
+ *   The outer headers of the protected packet (its inner_len: TSS header
+ *   to ICV end).
+ * @param removed
+ *   The bytes removed: TSS header and ICV.
+ * @param frame
+ *   The opened frame: the same outer headers, then the PDS header.
+ * @return
+ *   0, -EINVAL (lengths that do not match @p sealed), or the PDS
+ *   decoder's error (also in `p->err`, `p->err_layer`, as the parse).
+ */
+int uet_tss_opened_parse(const struct uet_wire_outer *sealed, size_t removed,
+			 const uint8_t *frame, size_t len,
+			 struct uet_wire_pkt *p);
+
 /* ------------------------------------------------------------------ */
 /* AEAD without an EAL (tools)                                         */
 /* ------------------------------------------------------------------ */
