@@ -44,7 +44,8 @@ cqe_flags(const struct uet_ofi_req *r, const struct uet_chan_cqe *c)
  * A rendezvous receive reads its sender's buffer under a key the sender
  * revokes when its send ends; a peer that gave up on this process (its
  * PDC timed out while this one was descheduled) ends its sends and
- * closes its regions. docs/PROVIDER.md "Errors".
+ * closes its regions. A service hides why it refused a client's key (no
+ * oracle, docs/SES.md "Keys"). docs/PROVIDER.md "Errors".
  */
 static const char *
 ep_bad_mkey_hint(bool recv)
@@ -55,7 +56,8 @@ ep_bad_mkey_hint(bool recv)
 	       "closed)" :
 	       "; the key is not registered at the target: never registered "
 	       "there, or its MR or endpoint was closed (as a peer that timed "
-	       "out on this process does)";
+	       "out on this process does); a uet-engine service answers it "
+	       "to any refused use of its clients' keys";
 }
 
 /*
