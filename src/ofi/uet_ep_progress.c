@@ -39,6 +39,28 @@ cqe_flags(const struct uet_ofi_req *r, const struct uet_chan_cqe *c)
 #define EP_FAILURES_LOGGED 8
 
 /*
+ * What a BAD_MKEY means for @p op: no key of a correct program is ever
+ * unknown to its peer while both run, so the log says what revoked it.
+ * A rendezvous receive reads its sender's buffer under a key the sender
+ * revokes when its send ends; a peer that gave up on this process (its
+ * PDC timed out while this one was descheduled) ends its sends and
+ * closes its regions. A service hides why it refused a client's key (no
+ * oracle, docs/SES.md "Keys"). docs/PROVIDER.md "Errors".
+ */
+static const char *
+ep_bad_mkey_hint(bool recv)
+{
+	return recv ?
+	       "; the sender's rendezvous send had ended before this receive "
+	       "read it back (it timed out, was cancelled, or its endpoint "
+	       "closed)" :
+	       "; the key is not registered at the target: never registered "
+	       "there, or its MR or endpoint was closed (as a peer that timed "
+	       "out on this process does); a uet-engine service answers it "
+	       "to any refused use of its clients' keys";
+}
+
+/*
  * A failed operation, at FI_LOG_LEVEL=warn: middleware often reports only
  * its own code (Open MPI: MPI_ERR_INTERN), so the provider says what
  * failed and why. Cancelled and truncated receives are the application's
@@ -48,18 +70,20 @@ static void
 ep_log_failure(struct uet_ofi_ep *ep, const struct uet_ofi_cq_entry *e)
 {
 	char why[192];
+	bool recv = (e->flags & FI_RECV) != 0;
 	const char *op = (e->flags & FI_ATOMIC) ? "atomic" :
 			 (e->flags & FI_READ) ? "RMA read" :
 			 (e->flags & FI_WRITE) ? "RMA write" :
-			 (e->flags & FI_RECV) ? "receive" : "send";
+			 recv ? "receive" : "send";
 
 	if (e->err == FI_ECANCELED || e->err == FI_ETRUNC ||
 	    ep->failures_logged >= EP_FAILURES_LOGGED)
 		return;
 	ep->failures_logged++;
 	uet_ofi_prov_strerror(e->prov_errno, why, sizeof(why));
-	FI_WARN(&uet_prov, FI_LOG_EP_DATA, "%s failed: %s (%s)%s\n",
+	FI_WARN(&uet_prov, FI_LOG_EP_DATA, "%s failed: %s (%s)%s%s\n",
 		op, fi_strerror(e->err), why,
+		e->prov_errno == UET_RC_BAD_MKEY ? ep_bad_mkey_hint(recv) : "",
 		ep->failures_logged == EP_FAILURES_LOGGED ?
 			"; further failures of this endpoint are not logged" :
 			"");

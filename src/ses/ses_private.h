@@ -249,6 +249,7 @@ struct ses_ret {
 	uint32_t rdv_msg;    /* rendezvous read-back: our send's slot + 1 */
 	uint8_t rdv_msg_gen;
 	bool aborted;        /* PDC gone: not every fragment was sent */
+	int status;          /* ... why: the first failed DONE's status */
 	bool detached;       /* its source memory is gone: nothing is built */
 	bool locked;         /* @c pdc held open until it is all sent
 			      * (uet_pds_pdc_lock) */

@@ -152,8 +152,12 @@ ses_rdv_ret_done(struct uet_ses *s, const struct ses_ret *t)
 		m->rdv_rets--;
 	/* A multi-packet read-back is served by several records. */
 	m->rdv_ret += t->len;
+	/* Aborted: the PDC failed under the read-back (its retransmissions
+	 * ran out: -ETIMEDOUT); the send fails as a send whose own packets
+	 * went unacknowledged would, with that PDC's status. */
 	if (t->aborted || m->rdv_ret >= t->total)
-		ses_rdv_served(s, m, t->aborted ? -EIO : 0);
+		ses_rdv_served(s, m, !t->aborted ? 0 :
+			       t->status != 0 ? t->status : -EIO);
 	else
 		/* Part of it served: a send already ended (withdrawn, forced:
 		 * the rest meets a revoked key) only waited for this record
@@ -303,10 +307,17 @@ ses_rdv_error_send(struct uet_ses *s, struct ses_target *t)
 	return 0;
 }
 
-/* The receive completes (with @p status); a failed read-back is also
- * reported to the initiator, which would otherwise wait forever. */
+/*
+ * The receive completes (with @p status); a failed read-back is also
+ * reported to the initiator, which would otherwise wait forever (with
+ * t->rc on the wire). The receive's completion carries @p cqe_rc, the
+ * code the sender answered the READ with, or UET_RC_NULL when this side
+ * decided (its PDC failed, no READ could be issued): a provider errno
+ * then names the local cause, not a code "from the target".
+ */
 static void
-ses_rdv_finish(struct uet_ses *s, struct ses_target *t, int status)
+ses_rdv_finish(struct uet_ses *s, struct ses_target *t, int status,
+	       enum uet_wire_ses_rc cqe_rc)
 {
 	struct ses_rx_info ri;
 
@@ -314,7 +325,7 @@ ses_rdv_finish(struct uet_ses *s, struct ses_target *t, int status)
 		ses_rx_info_tgt(&ri, t);
 		if (status != 0) {
 			ri.status = status;
-			ri.rc = t->rc;
+			ri.rc = cqe_rc;
 		}
 		ses_recv_cqe(s, &ri);
 	}
@@ -347,7 +358,7 @@ ses_rdv_abandon(struct uet_ses *s, struct ses_target *t)
 	t->unexp = UET_SES_MATCH_NONE;
 	t->rc = UET_RC_UNDELIVERABLE;
 	t->no_cqe = true; /* no receive of ours took it */
-	ses_rdv_finish(s, t, -ECONNRESET);
+	ses_rdv_finish(s, t, -ECONNRESET, UET_RC_NULL);
 }
 
 /* Submit the READ of the rest; -EAGAIN: no message (or id space) free. */
@@ -394,7 +405,7 @@ ses_rdv_start(struct uet_ses *s, struct ses_target *t, uint8_t *dst,
 		ses_target_wait(s, t, SES_TW_READ); /* retried by progress */
 	} else if (ret != 0) {
 		t->rc = UET_RC_UNDELIVERABLE;
-		ses_rdv_finish(s, t, -EIO);
+		ses_rdv_finish(s, t, -EIO, UET_RC_NULL);
 	}
 }
 
@@ -425,23 +436,35 @@ ses_rdv_wait_progress(struct uet_ses *s)
 		} else if (ret != 0) {
 			/* READ impossible: fail the receive and report it. */
 			t->rc = UET_RC_UNDELIVERABLE;
-			ses_rdv_finish(s, t, -EIO);
+			ses_rdv_finish(s, t, -EIO, UET_RC_NULL);
 		}
 	}
 	return n;
 }
 
+/*
+ * The READ of a read-back ended (@p status: its m->status, or else the
+ * errno of the code the sender answered). A failure of its own (the PDC
+ * failed: -ETIMEDOUT, -ECONNRESET) is reported as such even when a
+ * request packet was also answered with an error: the sender answers a
+ * read-back BAD_MKEY once its send ended, which is what a PDC failure
+ * under the read-back does to it (the key is revoked at once).
+ */
 void
 ses_rdv_read_done(struct uet_ses *s, struct ses_msg *m, int status)
 {
 	struct ses_target *t = &s->tgts[m->rx - 1];
+	bool answered = m->rc != UET_RC_NULL && m->rc != UET_RC_OK;
+	enum uet_wire_ses_rc cqe_rc = UET_RC_NULL;
 
-	if (status != 0)
-		t->rc = m->rc != UET_RC_NULL && m->rc != UET_RC_OK ?
-			m->rc : UET_RC_UNDELIVERABLE;
+	if (status != 0) {
+		t->rc = answered ? m->rc : UET_RC_UNDELIVERABLE;
+		if (answered && m->status == 0)
+			cqe_rc = (enum uet_wire_ses_rc)m->rc;
+	}
 	ses_msg_put(s, m);
 	if (t->state == SES_TGT_RDV)
-		ses_rdv_finish(s, t, status);
+		ses_rdv_finish(s, t, status, cqe_rc);
 }
 
 /*

@@ -265,6 +265,7 @@ ses_ret_start(struct uet_ses *s, const struct uet_pds_event *ev,
 	t->done = 0;
 	t->next = SES_NIL;
 	t->aborted = false;
+	t->status = 0;
 	t->detached = false;
 	/* The PDC must not ask to close while this data waits behind other
 	 * records (UEC 1.0 lock_pdc): its initiator waits for it there. */
@@ -440,8 +441,10 @@ ses_ret_done(struct uet_ses *s, uint64_t cookie, int status)
 		s->st.stale_done++;
 		return;
 	}
-	if (status != 0)
+	if (status != 0 && !t->aborted) {
 		t->aborted = true;
+		t->status = status;
+	}
 	t->done++;
 	ses_ret_check(s, t);
 }
@@ -540,6 +543,8 @@ ses_ret_progress(struct uet_ses *s, uint64_t now)
 		/* PDC gone: the initiator's READ fails by its own PDC. */
 		if (t->next_frag < t->nfrags) {
 			t->nfrags = t->next_frag;
+			if (!t->aborted)
+				t->status = -ECONNRESET;
 			t->aborted = true;
 		}
 		ses_ret_check(s, t);

@@ -439,6 +439,8 @@ ses_fakewire_step(struct sfw *w, uint64_t dt)
 	int s;
 
 	for (s = 0; s < 2; s++) {
+		if (w->stalled[s])
+			continue;
 		uet_ses_progress(w->n[s].ses, w->now);
 		do {
 			n = uet_pds_tx_burst(w->n[s].pds, w->now, tx, 32);
@@ -448,8 +450,11 @@ ses_fakewire_step(struct sfw *w, uint64_t dt)
 	}
 	w->now += dt;
 	for (s = 0; s < 2; s++)
-		ses_fakewire_deliver(w, s);
+		if (!w->stalled[1 - s])
+			ses_fakewire_deliver(w, s);
 	for (s = 0; s < 2; s++) {
+		if (w->stalled[s])
+			continue;
 		uet_pds_advance(w->n[s].pds, w->now);
 		ses_fakewire_events(w, s, NULL, 0, 0);
 		ses_fakewire_cq_drain(w, s);

@@ -76,6 +76,10 @@ struct sfw {
 	/* Targeted delay: what node @p from sends arrives this much later
 	 * (ns) than delay_ns says. */
 	uint64_t (*delay_fn)(struct sfw *w, int from, const struct uet_pds_tx *t);
+	/* A stalled node (a process descheduled) runs nothing: no timer, no
+	 * send; what is sent to it waits on the wire until it runs again,
+	 * its clock then jumped forward. */
+	bool stalled[2];
 };
 
 int ses_fakewire_init(struct sfw *w, enum uet_wire_profile profile, uint64_t seed);

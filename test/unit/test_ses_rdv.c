@@ -297,6 +297,129 @@ ses_rdv_abandon__sender_restart_drops_unexpected(void **state)
 	assert_int_equal(ses_fakewire_cq_count(&w, 1, RECV_CTX), 1);
 }
 
+/* ---- a node stalled (descheduled) for longer than the PDS's
+ * retransmissions under a 64 KiB rendezvous send: the read-back is many
+ * request and return-direction packets (fabtests at 1 MiB on a loaded
+ * host: "UET BAD_MKEY (0x1c) from the target") ---- */
+
+#define STALL_NS 3000000000ull /* > the ~2.2 s the PDCs retry for */
+
+static uint8_t big_s[65536], big_r[65536];
+
+/* Post node 1's receive, send from node 0, run until @p stop_at says so,
+ * stall node @p node for STALL_NS, then run until both ended. */
+static void
+stall_run(int node, bool (*stop_at)(void))
+{
+	struct uet_ses_recv r;
+	struct uet_ses_wr wr;
+	uint32_t i;
+
+	for (i = 0; i < sizeof(big_s); i++)
+		big_s[i] = (uint8_t)(i * 13 + 1);
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = RECV_CTX;
+	r.buf = big_r;
+	r.len = sizeof(big_r);
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, big_s, sizeof(big_s));
+	wr.context = SEND_CTX;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	for (i = 0; i < 100000 && !stop_at(); i++)
+		ses_fakewire_step(&w, 100);
+	assert_true(stop_at());
+	w.stalled[node] = true;
+	for (i = 0; i < STALL_NS / 100000; i++)
+		ses_fakewire_step(&w, 100000);
+	w.stalled[node] = false;
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+	assert_int_equal(ses_fakewire_cq_count(&w, 0, SEND_CTX), 1);
+	assert_int_equal(ses_fakewire_cq_count(&w, 1, RECV_CTX), 1);
+}
+
+/* Node 0 serves the read-back: return-direction data is on the wire. */
+static bool
+readback_served(void)
+{
+	struct uet_ses_pool_info pi;
+
+	uet_ses_pool_info_get(w.n[0].ses, &pi);
+	return pi.ret_used != 0;
+}
+
+/* Node 0 handed its SOM (the eager part and the key) to the wire. */
+static bool
+som_sent(void)
+{
+	return uet_ses_stats_get(w.n[0].ses)->frag_built != 0;
+}
+
+/*
+ * The reader stalls once the sender serves its read-back: the
+ * return-direction data goes unacknowledged until the PDC's
+ * retransmissions run out. The send fails as a send whose own packets
+ * went unacknowledged does, -ETIMEDOUT with no code from the peer
+ * (before: -EIO, "local: Input/output error", which hid the cause).
+ */
+static void
+ses_rdv_ret_done__reader_stalled_send_timed_out(void **state)
+{
+	const struct uet_ses_cqe *c;
+
+	(void)state;
+	stall_run(1, readback_served);
+	c = ses_fakewire_cqe(&w, 0, SEND_CTX);
+	assert_int_equal(c->status, -ETIMEDOUT);
+	assert_true(c->prov_errno == UET_RC_NULL ||
+		    c->prov_errno == UET_RC_OK);
+}
+
+/*
+ * The sender stalls once its SOM left: the reader's READ goes
+ * unacknowledged until its PDC fails. The receive fails -ETIMEDOUT with
+ * no code (before: UNDELIVERABLE, which the provider printed as "UET
+ * UNDELIVERABLE (0x1f) from the target": the target said nothing); the
+ * sender, told by MSG_ERROR, fails its send -EIO.
+ */
+static void
+ses_rdv_read_done__sender_stalled_receive_timed_out(void **state)
+{
+	const struct uet_ses_cqe *c;
+
+	(void)state;
+	stall_run(0, som_sent);
+	c = ses_fakewire_cqe(&w, 1, RECV_CTX);
+	assert_int_equal(c->status, -ETIMEDOUT);
+	assert_int_equal(c->prov_errno, UET_RC_NULL);
+	c = ses_fakewire_cqe(&w, 0, SEND_CTX);
+	assert_int_equal(c->status, -EIO);
+	assert_int_equal(c->prov_errno, UET_RC_UNDELIVERABLE);
+}
+
+/*
+ * The reader stalls before the SOM reaches it: the send times out and
+ * its key is revoked; the reader then runs, takes the message (it was
+ * waiting on the wire) and reads back a key its sender no longer serves:
+ * BAD_MKEY, the code fabtests saw. The error is the sender's timeout,
+ * seen from the reader, not a key the provider lost.
+ */
+static void
+ses_rdv_read_done__sender_gave_up_bad_mkey(void **state)
+{
+	const struct uet_ses_cqe *c;
+
+	(void)state;
+	stall_run(1, som_sent);
+	c = ses_fakewire_cqe(&w, 0, SEND_CTX);
+	assert_int_equal(c->status, -ETIMEDOUT);
+	c = ses_fakewire_cqe(&w, 1, RECV_CTX);
+	assert_int_equal(c->status, -EINVAL);
+	assert_int_equal(c->prov_errno, UET_RC_BAD_MKEY);
+}
+
 int
 main(void)
 {
@@ -321,6 +444,15 @@ main(void)
 			setup, ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(
 			ses_rdv_abandon__sender_restart_drops_unexpected,
+			setup, ses_fakewire_teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_rdv_ret_done__reader_stalled_send_timed_out,
+			setup, ses_fakewire_teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_rdv_read_done__sender_stalled_receive_timed_out,
+			setup, ses_fakewire_teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_rdv_read_done__sender_gave_up_bad_mkey,
 			setup, ses_fakewire_teardown),
 	};
 
