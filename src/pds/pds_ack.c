@@ -760,6 +760,14 @@ pds_closing_move(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
  * not, would only be NACKed ROD_OOO naming the moved hole until its
  * retries ran out: they follow it to the new PDC, in PSN order, so ROD
  * order holds (UEC 1.0 3.5.7.2) and each is still accepted once at most.
+ * The PSNs from the hole on are then unused at both ends: the PDC's next
+ * PSN goes back to the hole, so that its CLOSE (UEC 1.0 PDC close, a CP
+ * that takes a PSN) is the packet the target expects. Numbered past the
+ * hole, the CLOSE was NACKed ROD_OOO at every resend and the PDC lived on
+ * until it failed (uet-dst generator 1 seed 5018278: four PDCs resending
+ * CLOSE every RTO). A late copy of a moved request at the hole still
+ * meets NACK CLOSING (a closing target takes no request), which names a
+ * CP slot now and is ignored (pds_nack_closing).
  */
 static void
 pds_rod_closing_move_rest(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
@@ -773,8 +781,7 @@ pds_rod_closing_move_rest(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		if (st == SLOT_SENT || st == SLOT_RETX || st == SLOT_QUEUED)
 			pds_closing_move(p, c, q, now);
 	}
-	/* What was never sent went too: nothing is left to send here. */
-	c->u.i.snd = c->u.i.nxt;
+	c->u.i.snd = c->u.i.nxt = psn;
 }
 
 /* NACK CLOSING: the target did not accept this PSN and is closing; move
@@ -785,7 +792,10 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 {
 	struct pds_slot *sl = pds_slot(p, c, psn);
 
-	if (sl->state != SLOT_SENT && sl->state != SLOT_RETX)
+	/* A closing target NACKs requests, never CPs (pds_target_reject):
+	 * naming one, the NACK is about an older use of the PSN. */
+	if ((sl->state != SLOT_SENT && sl->state != SLOT_RETX) ||
+	    (sl->flags & SLOT_F_CP))
 		return;
 	if (c->flags & PDC_F_KEYED) {
 		pds_ikey_del(p, c);

@@ -303,12 +303,16 @@ pds_initiator_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx
 	/* The RTO runs from the oldest transmission in flight. The progress
 	 * clock (pds_nack_limit, the NACK retransmit limit of UEC 1.0
 	 * 3.5.20.3.1) restarts only when the PDC leaves idle: a first
-	 * transmission with nothing in flight nor marked for resending. A
+	 * transmission with nothing before it still to answer (una). A
 	 * resend of a NACKed packet alone in flight is no progress, or a
-	 * packet trimmed at every attempt would never reach the limit. */
+	 * packet trimmed at every attempt would never reach the limit; nor
+	 * is a new request sent while an older one waits for its response
+	 * or for CACK (SLOT_WAIT, not in flight), or a request the target
+	 * SACKed behind a hole that can never fill kept its PDC alive for
+	 * as long as new requests left (uet-dst generator 1 seed 5001428). */
 	if (c->u.i.inflight == 0) {
 		c->u.i.rto_base = now;
-		if (!retx && c->u.i.n_retx == 0)
+		if (!retx && c->u.i.n_retx == 0 && psn == c->u.i.una)
 			c->u.i.progress_ns = now;
 	}
 	/* In flight before its header is built: NSCC.AckRequest() assumes

@@ -268,10 +268,12 @@ struct dst_ecn {
 
 struct dst_retx {
 	uint64_t cookie;
-	uint64_t first_ns;  /* its first retransmission */
+	uint64_t first_ns;  /* its first retransmission of this stretch */
+	uint64_t last_ns;   /* its last retransmission */
 	uint64_t win_ns;    /* start of the current rate window */
-	uint32_t count;
+	uint32_t count;     /* retransmissions of this stretch */
 	uint32_t win_count; /* retransmissions since win_ns */
+	uint16_t pdc;       /* the PDC (spdcid) of the last one */
 	bool used;
 };
 

@@ -471,9 +471,11 @@ dst_node_rx(struct dst_sim *s, int to, int from, const uint8_t *frame,
 	s->rx_ses_len = 0;
 }
 
-/* How long a PDC may go without progress before it fails: max_retries + 1
- * RTO rounds (RTO = min(rto_init << k, rto_max), uet_pds_config), plus
- * max_backoffs resource back-offs of at most backoff_max_ns (1 ms here). */
+/* How long a PDC may go without progress before it fails: the sum of
+ * min(rto_init << k, rto_max) for k = 0 .. max_retries (the PDS's
+ * pds_dead_ns: its RTO stays fixed, and the PDC fails once that long has
+ * passed since una last moved), plus max_backoffs resource back-offs of
+ * at most backoff_max_ns (1 ms here). */
 static uint64_t
 dead_ns(const struct dst_node_spec *ns)
 {
@@ -529,11 +531,31 @@ retx_rate(struct dst_sim *s, int i, struct dst_retx *r, uint8_t type,
 	return false;
 }
 
+/*
+ * A new stretch of one packet's retransmissions, counted afresh: it moved
+ * to another PDC (NACK CLOSING: a new PDC, with its own retry budget), or
+ * it was not resent for longer than an RTO at its cap and a back-off
+ * round. The RTO resends the oldest packet (pds_initiator_rto_mark) every
+ * rto_max at most, so such a silence means it was resending an older one,
+ * and the PDC's clock for this packet starts when una reaches it (a
+ * tail-loss probe, then a 50 ms partition: generator 3 seed 5034182).
+ */
+static bool
+retx_new_stretch(const struct dst_node_spec *ns, const struct dst_retx *r,
+		 const struct uet_pds_tx *t, uint64_t now)
+{
+	uint64_t gap = (uint64_t)ns->rto_max_us * 1000 + 1000000;
+
+	return r->count == 0 || r->pdc != t->hdr.u.req.spdcid ||
+	       now - r->last_ns > gap;
+}
+
 /* Retransmissions of one packet are bounded (UEC 1.0 PDS: Max_NACK_Retx_Cnt,
  * Max_RTO_Retx_Cnt): in rate (retx_rate), and once a packet was resent
- * more often than max_nack_retx + max_retries + max_backoffs allow, its
- * PDC must fail within the time it may go without progress; a packet
- * still resent after that (two RTOs of slack) loops. */
+ * more often than max_nack_retx + max_retries + max_backoffs allow in one
+ * stretch (retx_new_stretch), its PDC must fail within the time it may go
+ * without progress; a packet still resent after that (two RTOs of slack)
+ * loops. */
 static void
 retx_count(struct dst_sim *s, int i, const struct uet_pds_tx *t)
 {
@@ -545,8 +567,20 @@ retx_count(struct dst_sim *s, int i, const struct uet_pds_tx *t)
 
 	if (r == NULL)
 		return;
-	if (r->count++ == 0)
+	if (retx_new_stretch(ns, r, t, s->now)) {
+		if (r->count != 0)
+			dst_trace(s, "n%d cookie %llu: retransmissions counted "
+				  "afresh (PDC %u -> %u, %llu us since the "
+				  "last)", i, (unsigned long long)t->cookie,
+				  r->pdc, t->hdr.u.req.spdcid,
+				  (unsigned long long)((s->now - r->last_ns) /
+						       1000));
+		r->count = 0;
 		r->first_ns = s->now;
+		r->pdc = t->hdr.u.req.spdcid;
+	}
+	r->count++;
+	r->last_ns = s->now;
 	if (!retx_rate(s, i, r, t->hdr.type, dead_ns(ns)))
 		return;
 	if (r->count <= bound || s->now - r->first_ns <= dead)

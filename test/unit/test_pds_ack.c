@@ -579,6 +579,77 @@ pds_rod_closing__later_requests_follow_the_hole(void **state)
 		assert_int_equal(W.done_err[i + 1], 0);
 }
 
+static bool
+pred_close_sent(struct fakewire *w, void *arg)
+{
+	(void)arg;
+	return uet_pds_stats_get(w->pds[0])->tx_ctl[UET_PDS_CTL_CLOSE] != 0;
+}
+
+/* The first CLOSE of side 0 is lost. */
+static bool
+drop_first_close(struct fakewire *w, int from, const struct uet_pds_tx *t)
+{
+	return from == 0 && t->hdr.type == UET_PDS_TYPE_CP &&
+	       t->hdr.next_hdr == UET_PDS_CTL_CLOSE &&
+	       uet_pds_stats_get(w->pds[0])->tx_ctl[UET_PDS_CTL_CLOSE] == 1;
+}
+
+static bool
+pred_closed(struct fakewire *w, void *arg)
+{
+	uint32_t c;
+
+	(void)arg;
+	for (c = 0; c < 6; c++)
+		if (w->done_ok[c] != 1)
+			return false;
+	return uet_pds_stats_get(w->pds[0])->pdc_close_init == 1 &&
+	       uet_pds_stats_get(w->pds[1])->pdc_close_tgt == 1;
+}
+
+/* ROD: a target asked to close NACKs CLOSING the hole 1; 1..5 move to a
+ * new PDC, and the CLOSE of the old PDC takes the PSN the target expects,
+ * the hole, so that the target accepts it: both ends free the PDC at
+ * once. Numbered past the moved requests, the CLOSE was NACKed ROD_OOO
+ * at every resend and the old PDC failed only after pds_dead_ns (uet-dst
+ * generator 1 seed 5018278). A late NACK CLOSING of the hole, which names
+ * the CLOSE's slot now, leaves the CLOSE alone. */
+static void
+pds_rod_closing_move_rest__close_takes_the_hole_psn(void **state)
+{
+	struct uet_pds_tx tx[8], cl;
+	uint16_t k;
+
+	(void)state;
+	W.drop_fn = drop_first_close;
+	for (k = 0; k < 6; k++)
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, tx, 8), 6);
+	fakewire_inject(&W, 1, &tx[0], false, false);
+	assert_int_equal(uet_pds_pdc_close(W.pds[1], W.last_pdc[1], W.now), 0);
+	fakewire_inject(&W, 1, &tx[1], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &cl));
+	assert_int_equal(cl.hdr.u.nack.code, UET_NACK_CLOSING);
+	assert_int_equal(cl.hdr.u.nack.psn, tx[1].hdr.u.req.psn);
+	fakewire_inject(&W, 0, &cl, false, false);
+	/* The ACK of 0 was lost: the RTO resends 0, whose ACK idles the
+	 * old PDC; its CLOSE must be 1. */
+	assert_true(fakewire_run(&W, 1000, pds_dead_ns(W.pds[0]) / 2,
+				 pred_close_sent, NULL));
+	/* That CLOSE was lost. A late copy of the NACK CLOSING of 1 names
+	 * the CLOSE's slot now: not a request, it moves nothing, and the
+	 * RTO resends the CLOSE. */
+	fakewire_inject(&W, 0, &cl, false, false);
+	assert_true(fakewire_run(&W, 1000, pds_dead_ns(W.pds[0]) / 2,
+				 pred_closed, NULL));
+	assert_int_equal(fakewire_st(0)->pdc_open_init, 2);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 0);
+	assert_int_equal(fakewire_st(1)->close_req_giveup, 0);
+	for (k = 0; k < 6; k++)
+		assert_int_equal(W.delivered[k], 1);
+}
+
 /* A PSN NACKed (here trimmed) at every transmission is resent at once
  * max_nack_retx times; past that a NACK leaves it to the RTO, and its PDC
  * fails with -ETIMEDOUT once it has also made no progress for the RTO
@@ -1127,6 +1198,8 @@ main(void)
 		FW_TEST(pds_rod_hole_gone__nacks_after_closing_resend_nothing,
 			setup_rec),
 		FW_TEST(pds_rod_closing__later_requests_follow_the_hole,
+			setup_rec),
+		FW_TEST(pds_rod_closing_move_rest__close_takes_the_hole_psn,
 			setup_rec),
 		FW_TEST(pds_ack_infer__burst_one_loss_one_retransmission,
 			setup_burst),

@@ -143,6 +143,48 @@ pds_initiator_timer__rto_fixed_then_fail(void **state)
 	assert_true(fakewire_pools_idle(&W));
 }
 
+/* A request the target has and does not answer (its SES holds the
+ * response) waits at una; requests sent after it, each leaving with
+ * nothing in flight, are no progress: the PDC fails pds_dead_ns after
+ * una last moved, as with the one request alone. Each used to restart
+ * the clock, so a PDC whose una could never move (a request SACKed behind
+ * a hole moved away by NACK CLOSING) lived on for as long as new requests
+ * left (uet-dst generator 1 seed 5001428). */
+static void
+pds_initiator_emit__new_request_behind_waiting_una_is_no_progress(void **state)
+{
+	const struct uet_pds_config *cfg = &W.pds[0]->cfg;
+	uint64_t t, t0, dead = pds_dead_ns(W.pds[0]);
+	uint32_t k;
+
+	(void)state;
+	W.resp_expected = true;
+	W.resp_hold = true;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 0,
+					 UET_PDS_SUBMIT_RESP), 0);
+	fakewire_step(&W, 100000);
+	assert_int_equal(W.delivered[0], 1);
+	/* The later ones are answered at once (default responses). */
+	W.resp_hold = false;
+	W.resp_default = true;
+	t0 = W.now;
+	/* A new request every half RTO for 30 ms: each is delivered (and
+	 * SACKed), none completes while CACK stays below 0. */
+	for (k = 1; k <= 60; k++) {
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
+		for (t = 0; t < cfg->rto_init_ns / 2; t += 10000)
+			fakewire_step(&W, 10000);
+	}
+	for (k = 0; k < 200000 && W.done_err[0] == 0; k++)
+		fakewire_step(&W, 10000);
+	assert_int_equal(W.done_err[0], 1);
+	assert_int_equal(W.last_status[0], -ETIMEDOUT);
+	/* An RTO or two past it (the requests sent meanwhile kept it
+	 * alive 30 ms longer) */
+	assert_true(W.now - t0 <= dead + 5 * cfg->rto_init_ns);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 1);
+}
+
 /* 24 retries against a dead peer: 24 expiries of the fixed RTO in 25
  * ms, and the PDC failed once the peer was silent for pds_dead_ns (1 + 2
  * + ... + 64 ms + 18 x 100 ms = 1.927 s). */
@@ -1227,6 +1269,7 @@ main(void)
 		T(pds_initiator_submit__start_psns_far_apart),
 		T(pds_initiator_submit__exhaustion_is_eagain),
 		T(pds_initiator_timer__rto_fixed_then_fail),
+		T(pds_initiator_emit__new_request_behind_waiting_una_is_no_progress),
 		FW_TEST(pds_initiator_timer__rto_count_bounds_the_time, setup_capped),
 		T(pds_initiator_timer__tail_loss_probe_recovers),
 		T(pds_initiator_timer__idle_close),
