@@ -354,6 +354,7 @@ int ses_ulp_telemetry_add(void);
 /* txref.c: zero-copy transmit (port.tx_zero_copy) */
 int ses_ulp_txref_init(struct ses_ulp_ctx *c, uint32_t msgs);
 void ses_ulp_txref_fini(struct ses_ulp_ctx *c);
+uint64_t ses_ulp_txref_held(const struct ses_ulp_ctx *c);
 bool ses_ulp_tx_busy(void *arg, uint32_t msg);
 int ses_ulp_build_ref(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
 		      uint8_t *buf, size_t cap, uint32_t min_ref,

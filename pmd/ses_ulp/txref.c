@@ -11,6 +11,8 @@
  * buffer goes back to the application only once no frame holds it.
  */
 
+#include <inttypes.h>
+
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
@@ -40,20 +42,31 @@ ses_ulp_txref_init(struct ses_ulp_ctx *c, uint32_t msgs)
 	return 0;
 }
 
+/* Frames sent by reference that a port holds now (a scan: statistics
+ * and close only). */
+uint64_t
+ses_ulp_txref_held(const struct ses_ulp_ctx *c)
+{
+	uint64_t held = 0;
+
+	for (uint32_t i = 0; c->txref != NULL && i < c->nb_txref; i++)
+		held += rte_mbuf_ext_refcnt_read(&c->txref[i]) - 1u;
+	return held;
+}
+
 /* Frames of ours still held somewhere (a ring nobody reads any more)
  * point at the counts: those stay allocated rather than be written after
  * they are freed. */
 void
 ses_ulp_txref_fini(struct ses_ulp_ctx *c)
 {
-	uint32_t held = 0;
+	uint64_t held = ses_ulp_txref_held(c);
 
-	for (uint32_t i = 0; i < c->nb_txref; i++)
-		held += rte_mbuf_ext_refcnt_read(&c->txref[i]) - 1u;
 	if (held != 0) {
 		rte_log(RTE_LOG_WARNING, uet_engine_logtype, "uet.ses_ulp: "
-			"%u frames sent by reference are still held by a port "
-			"at close: their counts stay allocated\n", held);
+			"%" PRIu64 " frames sent by reference are still held "
+			"by a port at close: their counts stay allocated\n",
+			held);
 		return;
 	}
 	rte_free(c->txref);
