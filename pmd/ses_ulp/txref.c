@@ -77,8 +77,12 @@ ses_ulp_tx_busy(void *arg, uint32_t msg)
 {
 	const struct ses_ulp_ctx *c = arg;
 
-	return msg < c->nb_txref &&
-	       rte_mbuf_ext_refcnt_read(&c->txref[msg]) > 1;
+	if (msg >= c->nb_txref || rte_mbuf_ext_refcnt_read(&c->txref[msg]) > 1)
+		return msg < c->nb_txref;
+	/* the last reader (another lcore's ring receiver) let go with a
+	 * release; its reads of the buffer happen before it is reused */
+	rte_atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return false;
 }
 
 int
