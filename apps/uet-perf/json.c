@@ -34,7 +34,8 @@ static json_t *
 json_ses_side(const struct perf_ses_side *x)
 {
 	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-			 "s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			 "s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+			 "s:I}",
 			 "wr_submitted", J(x->wr_submitted),
 			 "wr_eagain", J(x->wr_eagain), "msg_ok", J(x->msg_ok),
 			 "msg_err", J(x->msg_err), "frag_tx", J(x->frag_tx),
@@ -47,7 +48,8 @@ json_ses_side(const struct perf_ses_side *x)
 			 "sqe_held", J(x->sqe_held),
 			 "sqe_rejected", J(x->sqe_rejected), "rqe", J(x->rqe),
 			 "rqe_rejected", J(x->rqe_rejected), "cqe", J(x->cqe),
-			 "cq_wait", J(x->cq_wait));
+			 "cq_wait", J(x->cq_wait), "tx_ref", J(x->tx_ref),
+			 "msg_tx_wait", J(x->msg_tx_wait));
 }
 
 /* "op", "tagged" and "ses": completion errors and both SES's counters. */

@@ -502,6 +502,7 @@ struct perf_report {
 			uint64_t unexp_drop, ret_tx, ret_rx, rdv_tx;
 			uint64_t sqe, sqe_held, sqe_rejected, rqe;
 			uint64_t rqe_rejected, cqe, cq_wait;
+			uint64_t tx_ref, msg_tx_wait; /* zero-copy TX */
 		} ini, tgt;
 	} ses;
 };

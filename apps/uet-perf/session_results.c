@@ -98,6 +98,8 @@ ses_side(struct perf_sess *s, unsigned int i, struct perf_ses_side *o)
 		.sqe_rejected = g.sqe_rejected, .rqe = g.rqe,
 		.rqe_rejected = g.rqe_rejected, .cqe = g.cqe,
 		.cq_wait = g.cq_wait,
+		.tx_ref = uet_ulp_ctx_stats(perf_sess_ctx(s, i))->tx_ref,
+		.msg_tx_wait = x->msg_tx_wait,
 	};
 }
 

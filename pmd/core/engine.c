@@ -467,6 +467,7 @@ uet_engine_port_info_get(const struct uet_engine *e, unsigned int port,
 	info->native = p->native;
 	info->csum_v4 = p->csum_v4;
 	info->csum_tx_offload = p->csum_tx_offload;
+	info->tx_ref = p->tx_ref;
 	return 0;
 }
 

@@ -76,6 +76,9 @@ struct engine_port {
 	bool csum_v4;
 	bool csum_tx_offload;
 	bool csum_rx_offload;
+	/* port.tx_zero_copy resolved: large payloads attached by reference
+	 * (pmd/proto/proto_tx.c), the driver takes chained frames */
+	bool tx_ref;
 	/* no ethdev, a pair of rte_rings (devargs "rings:NAME": NAMErx
 	 * into the engine, NAMEtx out of it; port.c) */
 	struct rte_ring *ring_rx;

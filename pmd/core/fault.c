@@ -269,6 +269,12 @@ engine_fault_apply(struct uet_engine_lcore *lc, unsigned int dir, uint16_t port,
 		sink(lc, port, queue, m, now); /* outside from .. until */
 		goto release;
 	}
+	/* A frame sent by reference (port.tx_zero_copy: headers chained to
+	 * the application's buffer) is copied into its first segment, as
+	 * the receiving engine does: trimming and corruption must not write
+	 * into that buffer, and a copy costs nothing that matters here. */
+	if (!rte_pktmbuf_is_contiguous(m))
+		(void)rte_pktmbuf_linearize(m); /* else: untouched, below */
 	/* p->opts: trimmed frames (a released hold, a peer's) are UET */
 	hdr_len = rte_pktmbuf_is_contiguous(m) ?
 		uet_wire_outer_decode_ex(rte_pktmbuf_mtod(m, const uint8_t *),

@@ -238,6 +238,14 @@ engine_local_delivery_tx(struct uet_engine_lcore *lc, unsigned int from,
 	memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, 6),
 	       lc->eng->port[from].mac.addr_bytes, 6);
 	local_delivery_as_received(lc->eng, to, m, l3off, ipver);
+	/* a frame sent by reference (port.tx_zero_copy) is read whole to
+	 * be steered; the receiving context would copy it anyway */
+	if (lc->eng->nb_lcores > 1 && !rte_pktmbuf_is_contiguous(m) &&
+	    rte_pktmbuf_linearize(m) < 0) {
+		ENG_INC(lc->st.local_delivery_drop[to]);
+		rte_pktmbuf_free(m);
+		return 0;
+	}
 	if (lc->eng->nb_lcores > 1)
 		t = local_delivery_steer(lc, to, m);
 	if (unlikely(lc->cap != NULL))

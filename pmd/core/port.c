@@ -233,6 +233,47 @@ port_csum_offloads(const struct uet_engine *e, struct engine_port *p,
 		conf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_UDP_CKSUM;
 }
 
+/*
+ * Zero-copy transmit (port.tx_zero_copy): a frame of a header mbuf chained
+ * to one attached to the application's buffer (rte_pktmbuf_attach_extbuf,
+ * no IOVA: only drivers that read a frame by its virtual address take it).
+ * net_memif (in copy mode: not with its zero-copy=yes, whose rings are
+ * its own pool's buffers) and net_af_packet copy each segment into their
+ * rings on TX and free the frame there, where they declare multi-segment
+ * TX: the engine's copy is saved, auto turns it on. net_ring passes the
+ * chain itself to the receiving engine, which linearizes it (the copy
+ * moves there): only when asked for.
+ */
+static int
+port_tx_ref(const struct uet_engine *e, struct engine_port *p,
+	    const struct uet_config_port *c, const char *driver,
+	    uint64_t tx_capa)
+{
+	bool copies = (strcmp(driver, "net_af_packet") == 0 ||
+		       (strcmp(driver, "net_memif") == 0 &&
+			strstr(c->devargs, "zero-copy=yes") == NULL)) &&
+		      (tx_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) != 0;
+	bool takes = copies || strcmp(driver, "net_ring") == 0;
+
+	p->tx_ref = false;
+	if (c->tx_zero_copy == UET_CONFIG_TX_ZC_ON && !takes) {
+		ENG_LOG(ERR, "%s: tx_zero_copy = true: driver %s cannot send "
+			"frames attached to application memory (net_ring, and "
+			"net_memif in copy mode and net_af_packet with "
+			"multi-segment TX, can); set it to auto or false",
+			p->name, driver);
+		return -ENOTSUP;
+	}
+	if (e->cfg.tss.enabled || c->tx_zero_copy == UET_CONFIG_TX_ZC_OFF)
+		return 0;
+	p->tx_ref = c->tx_zero_copy == UET_CONFIG_TX_ZC_ON || copies;
+	ENG_LOG(INFO, "%s: tx_zero_copy %s (driver %s, multi-segment TX %s)",
+		p->name, p->tx_ref ? "on" : "off", driver,
+		(tx_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ? "declared" :
+							    "not declared");
+	return 0;
+}
+
 static int
 port_configure(struct uet_engine *e, struct engine_port *p,
 	       const struct uet_config_port *c)
@@ -279,6 +320,12 @@ port_configure(struct uet_engine *e, struct engine_port *p,
 		}
 	}
 	port_csum_offloads(e, p, c, &info, &conf);
+	rc = port_tx_ref(e, p, c, info.driver_name, info.tx_offload_capa);
+	if (rc < 0)
+		return rc;
+	if (p->tx_ref)
+		conf.txmode.offloads |= info.tx_offload_capa &
+					RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	p->nb_rxq = c->rx_queues;
 	p->nb_txq = c->rx_queues;
 	/* RX interrupts wake sleeping AUTO lcores (sleep.c); drivers
@@ -432,6 +479,8 @@ port_rings_setup(struct uet_engine *e, struct engine_port *p,
 	memset(&conf, 0, sizeof(conf));
 	memset(&none, 0, sizeof(none));
 	port_csum_offloads(e, p, c, &none, &conf);
+	if (port_tx_ref(e, p, c, "rings", 0) < 0)
+		return -ENOTSUP;
 	p->nb_rxq = 1;
 	p->nb_txq = 1;
 	p->socket = engine_port_socket(e, (unsigned int)(p - e->port));

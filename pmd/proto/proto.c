@@ -260,6 +260,7 @@ proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 	ctx->csum_v6 = !pi.native;
 	ctx->csum_offload = pi.csum_tx_offload;
 	ctx->tss = uet_engine_tss_overhead(cfg) != 0;
+	ctx->tx_ref = pi.tx_ref;
 	if (ctx->ulp->init != NULL) {
 		rc = ctx->ulp->init(ctx, pp->ulp_arg, &ctx->ulp_priv);
 		if (rc < 0)

@@ -55,6 +55,7 @@ struct uet_ulp_ctx {
 	/* [tss] on: IPv4 checksums left to the sealer, and where the
 	 * headers are told to it (proto_tx.c) */
 	bool tss;
+	bool tx_ref;            /* payloads by reference (port.tx_zero_copy) */
 	/* RX burst being processed (DELIVER events point into it) */
 	struct uet_engine_rx *rx;
 	uint16_t nb_rx;
@@ -77,5 +78,12 @@ int proto_telemetry_add(void);
 uint16_t proto_tx_ready(void *priv, struct uet_engine_lcore *lc,
 			uint64_t now);
 bool proto_fa_is_v4(const uint8_t fa[16]);
+
+/*
+ * Smallest payload sent by reference (port.tx_zero_copy): below it the
+ * copy costs less than the second mbuf (allocation, attach, chain, the
+ * driver's second segment, the free and its shared-info count).
+ */
+#define PROTO_TX_REF_MIN 1024
 
 #endif /* UET_PROTO_PRIVATE_H */

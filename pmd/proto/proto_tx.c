@@ -148,6 +148,50 @@ ulp_build(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t, uint8_t *dst,
 			       retx, dst, cap);
 }
 
+/*
+ * Zero-copy transmit (port.tx_zero_copy): the ULP writes its header
+ * behind the @p off header bytes already in @p m and, for a large
+ * payload, names it instead of copying it; that payload becomes a second
+ * segment, an mbuf attached to it (no IOVA: port.c allows this only on
+ * drivers that read frames by virtual address), one more reference
+ * counted on the ULP's shared info until the driver frees the frame.
+ */
+static int
+frame_build_ref(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t,
+		struct rte_mbuf *m, size_t off, uint16_t body)
+{
+	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
+	struct uet_ulp_ref ref = { .len = 0 };
+	struct rte_mbuf *seg;
+	int bl;
+
+	bl = ctx->ulp->build_ref(ctx->ulp_priv, t->cookie, req_psn(&t->hdr),
+				 t->kind == UET_PDS_TX_RETX, buf + off,
+				 rte_pktmbuf_tailroom(m) - off,
+				 PROTO_TX_REF_MIN, &ref);
+	if (unlikely(bl < 0 || (uint32_t)bl + ref.len != body ||
+		     ref.len > UINT16_MAX))
+		return -EINVAL;
+	if (rte_pktmbuf_append(m, (uint16_t)(off + (size_t)bl)) == NULL)
+		return -ENOSPC;
+	if (ref.len == 0)
+		return 0;
+	if (unlikely(uet_engine_mbuf_alloc_bulk(ctx->lc, ctx->port, &seg,
+						1) != 0))
+		return -ENOBUFS;
+	rte_mbuf_ext_refcnt_update(ref.shinfo, 1);
+	rte_pktmbuf_attach_extbuf(seg, (void *)(uintptr_t)ref.addr,
+				  RTE_BAD_IOVA, (uint16_t)ref.len, ref.shinfo);
+	seg->data_len = (uint16_t)ref.len;
+	seg->pkt_len = ref.len;
+	if (unlikely(rte_pktmbuf_chain(m, seg) != 0)) {
+		rte_pktmbuf_free(seg);
+		return -EOVERFLOW;
+	}
+	PROTO_INC(ctx->st.tx_ref);
+	return 0;
+}
+
 /* Build the frame of descriptor @p t into @p m; 0 or -errno. */
 static int
 frame_build(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t,
@@ -195,6 +239,8 @@ frame_build(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t,
 	if (ctl) {
 		if (body != 0)
 			memcpy(buf + ol + hl, t->resp, body);
+	} else if (ctx->tx_ref && !csum && ctx->ulp->build_ref != NULL) {
+		return frame_build_ref(ctx, t, m, ol + hl, body);
 	} else {
 		bl = ulp_build(ctx, t, buf + ol + hl, cap - (ol + hl), &ulp_sum);
 		if (unlikely(bl != (int)body))

@@ -278,8 +278,11 @@ uet_ses_ulp_stats_get(struct uet_engine *e, unsigned int ctx_idx,
 
 	if (c == NULL)
 		return -ENOENT;
-	if (st != NULL)
+	if (st != NULL) {
 		*st = c->st;
+		st->tx_ref = uet_ulp_ctx_stats(c->uctx)->tx_ref;
+		st->tx_ref_held = ses_ulp_txref_held(c);
+	}
 	if (ses != NULL)
 		*ses = c->ses;
 	return 0;

@@ -186,6 +186,10 @@ struct ses_ulp_ctx {
 	uint32_t max_jobs;
 	struct ses_ulp_job *jobs;
 	struct ses_ulp_peer *peers;
+	/* zero-copy transmit: frames referencing each SES message's buffer
+	 * (txref.c), one count per message slot */
+	struct rte_mbuf_ext_shared_info *txref;
+	uint32_t nb_txref;
 	uint32_t max_peers;
 	uint32_t peer_free;     /* free list head */
 	struct ses_ulp_op *ops;
@@ -346,5 +350,14 @@ struct ses_ulp_ctx *ses_ulp_of(struct uet_engine *e, unsigned int idx);
 
 /* telemetry.c: add /uet/ses (idempotent) */
 int ses_ulp_telemetry_add(void);
+
+/* txref.c: zero-copy transmit (port.tx_zero_copy) */
+int ses_ulp_txref_init(struct ses_ulp_ctx *c, uint32_t msgs);
+void ses_ulp_txref_fini(struct ses_ulp_ctx *c);
+uint64_t ses_ulp_txref_held(const struct ses_ulp_ctx *c);
+bool ses_ulp_tx_busy(void *arg, uint32_t msg);
+int ses_ulp_build_ref(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
+		      uint8_t *buf, size_t cap, uint32_t min_ref,
+		      struct uet_ulp_ref *ref);
 
 #endif /* UET_SES_ULP_PRIVATE_H */

@@ -43,6 +43,7 @@ static void
 ses_ulp_free(struct ses_ulp_ctx *c)
 {
 	uet_ses_free(c->ses);
+	ses_ulp_txref_fini(c);
 	uet_ses_match_free(c->match);
 	for (unsigned int i = 1; i < SES_ULP_EPS_MAX; i++)
 		uet_ses_match_free(c->eps[i].match);
@@ -123,6 +124,8 @@ ses_ulp_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	msgs = p->max_msgs ? p->max_msgs : 1024;
 	posted = p->max_posted ? p->max_posted : 1024;
 	rc = ses_ulp_tables(c, p);
+	if (rc == 0)
+		rc = ses_ulp_txref_init(c, msgs);
 	if (rc < 0)
 		goto fail;
 	uet_ses_config_default(&sc);
@@ -148,6 +151,8 @@ ses_ulp_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	sc.profile_arg = c;
 	sc.submit = ses_ulp_submit;
 	sc.submit_arg = c;
+	sc.tx_busy = ses_ulp_tx_busy;
+	sc.tx_busy_arg = c;
 	/* MR_REG of another owner: by its /proc/PID/mem descriptor, or
 	 * the handle of the caller's accessor */
 	sc.mem_ops = p->mem_ops != NULL ? p->mem_ops : &uet_cma_fd_mem_ops;
@@ -295,6 +300,7 @@ const struct uet_ulp_ops uet_ses_ulp_ops = {
 	.init = ses_ulp_init,
 	.fini = ses_ulp_fini,
 	.build = ses_ulp_build,
+	.build_ref = ses_ulp_build_ref,
 	.poll = ses_ulp_poll,
 	.event = ses_ulp_event,
 	.resp_expected = ses_ulp_resp_expected,

@@ -48,6 +48,19 @@ static const struct uet_parse_name progress_names[] = {
 };
 
 /* the spellings of a boolean row, and auto */
+static const struct uet_parse_name tx_zc_names[] = {
+	{ "auto", UET_CONFIG_TX_ZC_AUTO },
+	{ "true", UET_CONFIG_TX_ZC_ON },
+	{ "false", UET_CONFIG_TX_ZC_OFF },
+	{ "yes", UET_CONFIG_TX_ZC_ON },
+	{ "no", UET_CONFIG_TX_ZC_OFF },
+	{ "on", UET_CONFIG_TX_ZC_ON },
+	{ "off", UET_CONFIG_TX_ZC_OFF },
+	{ "1", UET_CONFIG_TX_ZC_ON },
+	{ "0", UET_CONFIG_TX_ZC_OFF },
+	{ NULL, 0 },
+};
+
 static const struct uet_parse_name udp_csum_names[] = {
 	{ "auto", UET_CONFIG_UDP_CSUM_AUTO },
 	{ "true", UET_CONFIG_UDP_CSUM_ON },
@@ -131,6 +144,11 @@ static const struct config_key port_keys[] = {
 	       "only non-zero ones (RFC 768); auto: false on net_ring, "
 	       "net_memif and native-IP ports, true on others and while "
 	       "[fault] corrupts. IPv6 always sums"),
+	K_ENUM(P, tx_zero_copy, tx_zc_names, "payloads of 1 KiB and more "
+	       "attached to the frame from the application's buffer, not "
+	       "copied: true on net_ring, net_memif, net_af_packet; auto: on "
+	       "net_memif and net_af_packet; copied anyway under a software "
+	       "UDP checksum or [tss]"),
 };
 #undef P
 
@@ -515,6 +533,7 @@ config_port_defaults(struct uet_config_port *p)
 	p->udp_port = 4793;
 	p->ip_proto = 253;
 	p->udp_checksum = UET_CONFIG_UDP_CSUM_AUTO;
+	p->tx_zero_copy = UET_CONFIG_TX_ZC_AUTO;
 }
 
 /* The fixed window by default; the NSCC and RCCC values are UEC 1.0's

@@ -71,6 +71,25 @@ check_port_csum(const struct uet_config_port *p, const char *sec,
 	return 0;
 }
 
+/* tx_zero_copy = true must change something: the payload is copied where
+ * it is summed in software or encrypted in place (AES-GCM of [tss]). */
+static int
+check_port_tx_zc(const struct uet_config *cfg, const struct uet_config_port *p,
+		 const char *sec, struct uet_config_error *err)
+{
+	if (p->tx_zero_copy != UET_CONFIG_TX_ZC_ON)
+		return 0;
+	if (p->udp_checksum == UET_CONFIG_UDP_CSUM_ON)
+		return fail(err, sec, "tx_zero_copy", "udp_checksum = true sums "
+			    "the payload while copying it: set one of them "
+			    "to false or auto");
+	if (cfg->tss.enabled)
+		return fail(err, sec, "tx_zero_copy", "[tss] encrypts the "
+			    "payload in place in the frame: set tx_zero_copy "
+			    "= false or auto");
+	return 0;
+}
+
 static int
 check_ports(const struct uet_config *cfg, struct uet_config_error *err)
 {
@@ -107,6 +126,8 @@ check_ports(const struct uet_config *cfg, struct uet_config_error *err)
 			return fail(err, sec, "ip_proto", "native-IP mode "
 				    "cannot use protocol 17 (UDP)");
 		rc = check_port_csum(p, sec, err);
+		if (rc == 0)
+			rc = check_port_tx_zc(cfg, p, sec, err);
 		if (rc < 0)
 			return rc;
 		for (j = 0; j < i; j++) {

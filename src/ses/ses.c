@@ -107,6 +107,7 @@ ses_alloc(struct uet_ses *s)
 	s->sq.head = s->sq.tail = SES_NIL;
 	s->rq.head = s->rq.tail = SES_NIL;
 	s->tw.head = s->tw.tail = SES_NIL;
+	s->txw.head = s->txw.tail = SES_NIL;
 	s->retry_due = UINT64_MAX;
 	return 0;
 }

@@ -133,5 +133,9 @@ ses_ctl_progress(struct uet_ses *s, uint64_t now)
 uint64_t
 uet_ses_next_deadline(const struct uet_ses *s)
 {
+	/* a message waiting for the port to release its buffer is asked
+	 * about on every progress (ses_txref.c): due now */
+	if (s->txw.head != SES_NIL)
+		return s->now;
 	return s->retry_due;
 }

@@ -513,11 +513,28 @@ ses_build_payload(const struct ses_msg *m, uint32_t i, uint8_t *buf, int n,
 	}
 }
 
+/* The SES header of fragment @p i, with room checked for its @p plen
+ * payload bytes behind it: its length or -errno. */
+static int
+ses_build_hdr(const struct uet_ses *s, const struct ses_msg *m, uint32_t i,
+	      uint8_t *buf, size_t cap, uint32_t plen)
+{
+	struct uet_wire_ses_req h;
+	int n;
+
+	ses_req_fill(s, m, i, &h);
+	n = uet_wire_ses_req_encode(&h, (enum uet_wire_ses_fmt)m->fmt, buf, cap);
+	if (n < 0)
+		return n == -UET_WIRE_E_NOSPACE ? -ENOSPC : -EINVAL;
+	if ((size_t)n + plen > cap)
+		return -ENOSPC;
+	return n;
+}
+
 static int
 ses_build(struct uet_ses *s, uint64_t cookie, uint8_t *buf, size_t cap,
 	  uint32_t *sum)
 {
-	struct uet_wire_ses_req h;
 	struct ses_msg *m;
 	uint32_t i, plen;
 	int n;
@@ -535,16 +552,43 @@ ses_build(struct uet_ses *s, uint64_t cookie, uint8_t *buf, size_t cap,
 	if (m == NULL || m->detached)
 		return -ENOENT;
 	i = ses_ck_frag(cookie);
-	ses_req_fill(s, m, i, &h);
 	plen = ses_frag_len(m, i);
-	n = uet_wire_ses_req_encode(&h, (enum uet_wire_ses_fmt)m->fmt, buf, cap);
+	n = ses_build_hdr(s, m, i, buf, cap, plen);
 	if (n < 0)
-		return n == -UET_WIRE_E_NOSPACE ? -ENOSPC : -EINVAL;
-	if ((size_t)n + plen > cap)
-		return -ENOSPC;
+		return n;
 	ses_build_payload(m, i, buf, n, plen, sum);
 	s->st.frag_built++;
 	return n + (int)plen;
+}
+
+int
+uet_ses_build_ref(struct uet_ses *s, uint64_t cookie, uint8_t *buf,
+		  size_t cap, uint32_t min_ref, const void **ref,
+		  uint32_t *ref_len, uint32_t *msg)
+{
+	struct ses_msg *m;
+	uint32_t i, plen;
+	int n;
+
+	*ref_len = 0;
+	if (ses_ck_kind(cookie) != SES_CK_INIT)
+		return ses_build(s, cookie, buf, cap, NULL);
+	m = ses_msg_get(s, cookie);
+	if (m == NULL || m->detached)
+		return -ENOENT;
+	i = ses_ck_frag(cookie);
+	plen = ses_frag_len(m, i);
+	/* A short payload is copied: a reference costs more than that. */
+	if (plen < min_ref || plen == 0)
+		return ses_build(s, cookie, buf, cap, NULL);
+	n = ses_build_hdr(s, m, i, buf, cap, plen);
+	if (n < 0)
+		return n;
+	*ref = (const uint8_t *)m->wr.buf + ses_frag_off(m, i);
+	*ref_len = plen;
+	*msg = (uint32_t)(m - s->msgs);
+	s->st.frag_built++;
+	return n;
 }
 
 int
@@ -623,6 +667,7 @@ uet_ses_progress(struct uet_ses *s, uint64_t now)
 
 	s->now = now;
 	ses_ctl_progress(s, now);
+	n += ses_txref_progress(s);
 	n += ses_ret_progress(s, now);
 	ses_rdv_wait_progress(s);
 	while ((idx = s->sq.head) != SES_NIL) {
@@ -668,6 +713,8 @@ ses_msg_finish(struct uet_ses *s, struct ses_msg *m)
 	struct uet_ses_cqe c;
 	int st = m->status;
 
+	if (ses_txref_park(s, m))
+		return;
 	/* No response (RUDI/UUD) or DEFAULT_RESPONSE: rc stays NULL = OK. */
 	if (st == 0 && m->rc != UET_RC_NULL)
 		st = uet_ses_rc_errno((enum uet_wire_ses_rc)m->rc);

@@ -72,6 +72,8 @@ enum ses_msg_state {
 	SES_MSG_QUEUED,  /* fragments left to hand to the PDS */
 	SES_MSG_ACTIVE,  /* all handed over, waiting for DONEs */
 	SES_MSG_WAIT,    /* control message waiting to go again (ses_ctl.c) */
+	SES_MSG_TXWAIT,  /* done, but a frame not yet released by the port
+			  * still references its buffer (ses_txref.c) */
 };
 
 /* What a message is for (internal ones complete no work request). */
@@ -288,6 +290,7 @@ struct uet_ses {
 	uint32_t n_ret_free;
 	struct ses_fifo rq;      /* return-direction reads to submit */
 	struct ses_fifo tw;      /* target records waiting for a message */
+	struct ses_fifo txw;     /* SES_MSG_TXWAIT messages (ses_txref.c) */
 	struct ses_peer *peers;
 	uint32_t peer_mask;
 	struct uet_ses_cqe *cq;
@@ -371,6 +374,10 @@ uint32_t ses_read_frag_len(const struct ses_msg *m, uint32_t i);
 bool ses_read_waits(const struct ses_msg *m);
 void ses_msg_finish(struct uet_ses *s, struct ses_msg *m);
 void ses_msg_check_done(struct uet_ses *s, struct ses_msg *m);
+/* ses_txref.c: zero-copy transmit. Park @p m (true) while a frame still
+ * references its buffer; finish the parked ones that are released. */
+bool ses_txref_park(struct uet_ses *s, struct ses_msg *m);
+uint32_t ses_txref_progress(struct uet_ses *s);
 
 /* ses_resp.c */
 int ses_respond(struct uet_ses *s, uint8_t mode, uint32_t pdc, uint32_t psn,

@@ -18,6 +18,11 @@ GROUP:
            and checksum of the original): received as trimmed (not
            malformed), NACKed (TRIMMED) and retransmitted, every message
            delivered exactly once.
+  zerocopy SES WRITE and send with port.tx_zero_copy = true on the ring
+           port, with and without loss, duplication and reordering:
+           payloads of 1 KiB and more sent by reference (and rebuilt
+           from the application's buffer when lost), shorter ones
+           copied, every byte checked, exactly once.
   soak     the exactly-once soak, with the default timers: 20 % loss of
            data and of ACKs, plus trimming, duplication and reordering
            (5 % each, data and ACKs but trimming on data only) and 0.1 %
@@ -46,16 +51,18 @@ def check(cond, what):
         fails += 1
 
 
-def config(tmp, name, faults, slow=True):
+def config(tmp, name, faults, slow=True,
+           port="udp_checksum = true\n"):
     """An engine config: the batch EAL, a slow-build-proof RTO unless
     @slow is false (the checks are counts, not timings) and @faults
     ([fault] keys) on both engines. The UDP checksum is required (auto
-    leaves a ring port without): corrupted frames must die on it."""
+    leaves a ring port without): corrupted frames must die on it; @port
+    replaces that line."""
     path = os.path.join(tmp, name + ".conf")
     with open(path, "w") as f:
         f.write("[eal]\nargs = -l 0 --no-huge -m 1024 --no-pci "
                 "--log-level=4\n[port0]\ndevargs = net_ring0\n"
-                "ipv4 = 10.0.0.1\nudp_checksum = true\n")
+                "ipv4 = 10.0.0.1\n" + port)
         if slow:
             f.write("[timers]\nrto_init = 10ms\nrto_max = 1s\n")
         f.write("[fault]\nenabled = true\n")
@@ -210,6 +217,51 @@ def group_trim(perf, tmp):
                   f"{what}: trim NACKs acted on")
 
 
+# SES runs whose payloads go by reference (port.tx_zero_copy = true):
+# multi-packet and single-packet WRITEs and sends, small ones copied.
+ZC_RUNS = [
+    ("bw", ["--ulp", "ses", "--op", "write", "--verify", "--size", "64K",
+            "--count", "400"]),
+    ("bw", ["--ulp", "ses", "--op", "send", "--verify", "--size", "16K",
+            "--count", "1000"]),
+    ("bw", ["--ulp", "ses", "--op", "write", "--verify", "--size", "3000",
+            "--count", "2000"]),
+    ("bw", ["--ulp", "ses", "--op", "write", "--verify", "--size", "256",
+            "--count", "2000"]),
+]
+
+
+def group_zerocopy(perf, tmp):
+    """Zero-copy transmit on a ring port, without faults and under loss,
+    duplication and reordering of data and ACKs (every lost frame is
+    rebuilt from the application's buffer): every byte checked, exactly
+    once, payloads of 1 KiB and more sent by reference, shorter ones
+    copied."""
+    port = "udp_checksum = false\ntx_zero_copy = true\n"
+    faults = {"tx_data_drop_ppm": 20000, "tx_data_dup_ppm": 20000,
+              "tx_data_reorder_ppm": 20000, "tx_control_drop_ppm": 20000}
+    for name, fl in (("zc", {"tx_data_drop_ppm": 0}), ("zcfault", faults)):
+        conf = config(tmp, name, fl, port=port)
+        for mode, args in ZC_RUNS:
+            r = run(perf, conf, mode, *args)
+            if r is None:
+                continue
+            what = f"{name} {mode} {' '.join(args)}"
+            ini = r["ses"]["initiator"]
+            big = int(args[args.index("--size") + 1].rstrip("K")) * \
+                (1024 if args[args.index("--size") + 1].endswith("K") else 1)
+            print(f"{what}: frag_tx {ini['frag_tx']} tx_ref {ini['tx_ref']}"
+                  f" msg_tx_wait {ini['msg_tx_wait']}")
+            if big >= 1024:
+                check(ini["tx_ref"] >= ini["frag_tx"],
+                      f"{what}: every fragment by reference "
+                      f"({ini['tx_ref']} of {ini['frag_tx']})")
+            else:
+                check(ini["tx_ref"] == 0, f"{what}: short payloads copied")
+            if name == "zcfault":
+                check(r["retransmissions"] > 0, f"{what}: retransmitted")
+
+
 # The soak's fault mix, per engine and direction of transmission.
 SOAK_FAULTS = {
     "tx_data_drop_ppm": 200000,       # --loss
@@ -288,6 +340,7 @@ def main():
             print(__doc__)
             return 2
     groups = {"corrupt": group_corrupt, "trim": group_trim,
+              "zerocopy": group_zerocopy,
               "soak": lambda p, t: group_soak(p, t, scale)}
     if group not in groups:
         print(__doc__)

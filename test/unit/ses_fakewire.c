@@ -68,6 +68,7 @@ bool ses_fakewire_remote_events;
 const struct uet_ses_mem_ops *ses_fakewire_mem_ops;
 void *ses_fakewire_mem_arg;
 int (*ses_fakewire_submit)(void *arg, const struct uet_pds_submit *ps, uint64_t now);
+bool (*ses_fakewire_tx_busy)(void *arg, uint32_t msg);
 enum uet_wire_profile ses_fakewire_pid2_profile;
 /* the profiles the current nodes were made with */
 static enum uet_wire_profile ses_fakewire_profile_now, ses_fakewire_pid2_now;
@@ -157,6 +158,8 @@ ses_fakewire_node_init(struct sfw *w, int i, enum uet_wire_profile profile, uint
 	sc.mem_arg = ses_fakewire_mem_arg;
 	sc.submit = ses_fakewire_submit;
 	sc.submit_arg = n;
+	sc.tx_busy = ses_fakewire_tx_busy;
+	sc.tx_busy_arg = n;
 	if (ses_fakewire_two_pids) {
 		if (ses_fakewire_node_pid2(n) != 0)
 			return -1;

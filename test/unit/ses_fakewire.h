@@ -116,6 +116,10 @@ extern enum uet_wire_profile ses_fakewire_pid2_profile;
 extern int (*ses_fakewire_submit)(void *arg, const struct uet_pds_submit *ps,
 			 uint64_t now);
 
+/* When set before ses_fakewire_init*(): uet_ses_config.tx_busy of both
+ * nodes (the argument is the struct ses_fakewire_node). */
+extern bool (*ses_fakewire_tx_busy)(void *arg, uint32_t msg);
+
 /* When set before ses_fakewire_init*(): uet_ses_config.remote_events. */
 extern bool ses_fakewire_remote_events;
 

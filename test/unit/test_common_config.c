@@ -152,6 +152,7 @@ dump__round_trip(void **state)
 		"port1.devargs=net_ring1", "port1.ipv6=fd00::5",
 		"port1.mac=02:00:00:00:00:09", "port1.native_ip=yes",
 		"port1.udp_checksum=no", "port0.udp_checksum=off",
+		"port1.tx_zero_copy=false",
 		"port0.mtu=4000", "engine.mbuf_size=9472",
 		"engine.lcores=1-3,7", "port0.rx_queues=4",
 		"spray.num_evs=512", "spray.ev_base=40000",
@@ -974,6 +975,32 @@ udp_csum_of(const char *devargs, const char *a, const char *b)
 	return uet_config_port_udp_csum(&cfg, &cfg.port[0]);
 }
 
+/* tx_zero_copy: auto by default; true refused where the payload must be
+ * copied anyway (summed in software while copied). */
+static void
+validate__tx_zero_copy(void **state)
+{
+	struct uet_config cfg;
+	struct uet_config_error err;
+
+	(void)state;
+	uet_config_init_defaults(&cfg);
+	assert_int_equal(cfg.port[0].tx_zero_copy, UET_CONFIG_TX_ZC_AUTO);
+	assert_int_equal(uet_config_override(&cfg, "port0.tx_zero_copy=on",
+					     &err), 0);
+	assert_int_equal(cfg.port[0].tx_zero_copy, UET_CONFIG_TX_ZC_ON);
+	assert_int_equal(uet_config_validate(&cfg, &err), 0);
+	assert_int_equal(uet_config_override(&cfg, "port0.udp_checksum=true",
+					     &err), 0);
+	assert_true(uet_config_validate(&cfg, &err) < 0);
+	assert_string_equal(err.key, "tx_zero_copy");
+	assert_int_equal(uet_config_override(&cfg, "port0.tx_zero_copy=0",
+					     &err), 0);
+	assert_int_equal(uet_config_validate(&cfg, &err), 0);
+	assert_true(uet_config_override(&cfg, "port0.tx_zero_copy=maybe",
+					&err) < 0);
+}
+
 static void
 port_udp_csum__auto_by_port_type(void **state)
 {
@@ -1363,6 +1390,7 @@ main(void)
 		cmocka_unit_test(override__syntax),
 		cmocka_unit_test(validate__cross_field),
 		cmocka_unit_test(port_udp_csum__auto_by_port_type),
+		cmocka_unit_test(validate__tx_zero_copy),
 		cmocka_unit_test(examples__load_and_validate),
 		cmocka_unit_test(uet_config_jobs_parse__ranges),
 		cmocka_unit_test(uet_config_jobs_parse__bad),

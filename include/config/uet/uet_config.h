@@ -54,6 +54,15 @@ enum uet_config_udp_csum {
 	UET_CONFIG_UDP_CSUM_AUTO = 2,
 };
 
+/** portN.tx_zero_copy */
+enum uet_config_tx_zc {
+	UET_CONFIG_TX_ZC_OFF = 0,  /**< every payload copied into the frame */
+	UET_CONFIG_TX_ZC_ON = 1,   /**< large payloads attached by reference */
+	/** on where the driver copies the frame on TX (net_memif,
+	 * net_af_packet), off elsewhere */
+	UET_CONFIG_TX_ZC_AUTO = 2,
+};
+
 /** cc.algorithm */
 enum uet_config_cc_algo {
 	UET_CONFIG_CC_NONE = 0, /**< no congestion control (fixed window) */
@@ -122,6 +131,9 @@ struct uet_config_port {
 	/** the UDP checksum over IPv4 (IPv6: always);
 	 * uet_config_port_udp_csum() resolves auto */
 	enum uet_config_udp_csum udp_checksum;
+	/** payload by reference on TX; uet_config_port_tx_zero_copy()
+	 * resolves auto */
+	enum uet_config_tx_zc tx_zero_copy;
 };
 
 /** [engine] */

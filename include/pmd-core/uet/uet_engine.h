@@ -447,6 +447,10 @@ struct uet_engine_port_info {
 	bool native;          /**< native IP (UET over IP), else UDP */
 	bool csum_v4;         /**< UDP checksum on IPv4 (IPv6: always) */
 	bool csum_tx_offload; /**< computed by the port */
+	/** large payloads may be attached to frames by reference
+	 * (port.tx_zero_copy): the driver takes chained frames of external
+	 * buffers and reads them by virtual address */
+	bool tx_ref;
 };
 
 /** Fill @p info for engine port @p port; 0 or -EINVAL. */

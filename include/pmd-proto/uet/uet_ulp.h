@@ -52,6 +52,17 @@ extern "C" {
 /** Per-lcore context of the PDS hook (owns one struct uet_pds). */
 struct uet_ulp_ctx;
 
+struct rte_mbuf_ext_shared_info;
+
+/** A payload sent by reference (uet_ulp_ops.build_ref). */
+struct uet_ulp_ref {
+	const void *addr; /**< first byte, in memory the ULP keeps valid */
+	uint32_t len;     /**< bytes; 0: none, the packet was built whole */
+	/** counts the frames referencing @c addr: the hook adds one per
+	 * frame it attaches, the driver's free of the frame takes it off */
+	struct rte_mbuf_ext_shared_info *shinfo;
+};
+
 /**
  * Upper-layer protocol callbacks. `build` and `event` are mandatory.
  * @p priv is the ULP's per-context state made by `init`.
@@ -117,6 +128,19 @@ struct uet_ulp_ops {
 	int (*build_csum)(void *priv, uint64_t cookie, uint32_t psn,
 			  bool is_retx, uint8_t *buf, size_t cap,
 			  uint32_t *sum);
+	/**
+	 * Optional, zero-copy transmit (port.tx_zero_copy): `build`, but a
+	 * payload of at least @p min_ref bytes may be left where it is:
+	 * only the bytes in front of it are written into @p buf (the
+	 * return value) and @p ref names it; the hook sends it as a second
+	 * segment attached to the frame (rte_pktmbuf_attach_extbuf). The
+	 * ULP keeps the memory valid while ref->shinfo's count says a
+	 * frame still holds it. Called instead of `build` when the port
+	 * takes such frames and the frame needs no software checksum.
+	 */
+	int (*build_ref)(void *priv, uint64_t cookie, uint32_t psn,
+			 bool is_retx, uint8_t *buf, size_t cap,
+			 uint32_t min_ref, struct uet_ulp_ref *ref);
 };
 
 /** What uet_proto_hook_ops takes as uet_engine_params.hook_arg. */
@@ -213,6 +237,8 @@ struct uet_ulp_stats {
 	uint64_t tx_ctl;         /**< ACK/NACK/CP/RUDI_RESP frames */
 	uint64_t tx_build_err;   /**< encode or ulp.build() failed: not sent */
 	uint64_t tx_nombuf;      /**< no mbuf: not sent */
+	uint64_t tx_ref;         /**< frames whose payload went by reference
+				  *   (port.tx_zero_copy) */
 	uint64_t tx_queue_err;   /**< uet_engine_tx_ip() refused: not sent */
 };
 

@@ -259,6 +259,11 @@ struct uet_ses_ulp_stats {
 	/** RQEs refused (-ENOSPC): their process held its EP_ADD ops_max
 	 * op records */
 	uint64_t ops_quota;
+	/** zero-copy transmit (port.tx_zero_copy): frames sent with their
+	 * payload by reference, and those of them a port still holds now
+	 * (their messages do not complete before they are released) */
+	uint64_t tx_ref;
+	uint64_t tx_ref_held;
 };
 
 /** Wrong-key throttling of a channel (uet_ses_ulp_stats.key_throttled). */

@@ -267,6 +267,15 @@ struct uet_ses_config {
 	 * through these; NULL: such entries answer HOST_UNSUCCESS_CMPL. */
 	const struct uet_ses_mem_ops *mem_ops;
 	void *mem_arg;               /**< argument of mem_ops */
+	/**
+	 * Zero-copy transmit (uet_ses_build_ref()): does a frame the port
+	 * has not released yet still reference the buffer of initiator
+	 * message @p msg? While it does, the message does not complete (the
+	 * buffer is the application's again once it has); uet_ses_progress()
+	 * asks again. NULL: never (every payload was copied).
+	 */
+	bool (*tx_busy)(void *arg, uint32_t msg);
+	void *tx_busy_arg;           /**< argument of tx_busy */
 };
 
 /** Fill @p cfg with defaults (HPC, MTU 4096, 1024 messages, ...). */
@@ -337,6 +346,24 @@ int uet_ses_build(struct uet_ses *s, uint64_t cookie, uint32_t psn,
  */
 int uet_ses_build_csum(struct uet_ses *s, uint64_t cookie, uint32_t psn,
 		       uint8_t *buf, size_t cap, uint32_t *sum);
+
+/**
+ * Payload by reference (zero-copy transmit): uet_ses_build(), but a
+ * request fragment carrying at least @p min_ref payload bytes of the
+ * initiator's buffer gets only its SES header written into @p buf; the
+ * payload that follows it on the wire is *@p ref_len bytes at *@p ref,
+ * in the application's buffer, which stays valid until the message
+ * completes. The caller attaches it to the frame and reports, through
+ * uet_ses_config.tx_busy with *@p msg, whether a frame still holds it.
+ * Anything else (short payload, READ response data, memory of another
+ * process) is built as by uet_ses_build(), *@p ref_len 0.
+ * @return
+ *   Bytes written into @p buf (the SES header, or the whole packet when
+ *   *@p ref_len is 0), or what uet_ses_build() returns on error.
+ */
+int uet_ses_build_ref(struct uet_ses *s, uint64_t cookie, uint8_t *buf,
+		      size_t cap, uint32_t min_ref, const void **ref,
+		      uint32_t *ref_len, uint32_t *msg);
 
 /**
  * Whether a request the PDS is about to accept needs a guaranteed-delivery
@@ -453,6 +480,9 @@ struct uet_ses_stats {
 	uint64_t frag_rebuilt;   /**< build calls for an old cookie (retx) */
 	uint64_t msg_ok;         /**< initiator messages completed OK */
 	uint64_t msg_err;        /**< initiator messages completed in error */
+	uint64_t msg_tx_wait;    /**< acknowledged messages that waited for
+				  *   the port to release a frame referencing
+				  *   their buffer (uet_ses_build_ref()) */
 	uint64_t fmt[4];         /**< requests sent by format (1..3) */
 	uint64_t rx_req[16];     /**< requests received, by opcode */
 	uint64_t rx_bad;         /**< undecodable / inconsistent requests */
