@@ -554,7 +554,8 @@ cc_on_credit(void *inst, void *priv, uint32_t credit, uint64_t now)
 /* UEC 1.0 RCCC: requests only update the pacer; grants come from
  * cc_poll_grant() at the pacer's rate. */
 static uint32_t
-cc_on_credit_request(void *inst, void *priv, uint32_t target, uint64_t now)
+cc_on_credit_request(void *inst, void *priv, uint32_t target, uint32_t bytes,
+		     uint64_t now)
 {
 	struct cc_inst *ci = inst;
 	struct cc_pdc *d = priv;
@@ -575,6 +576,8 @@ cc_on_credit_request(void *inst, void *priv, uint32_t target, uint64_t now)
 		d->at = (d->at & CC_PDC_MASK) | slot << CC_PDC_BITS;
 	}
 	(void)uet_rccc_pacer_request(&ci->pacer, CC_SLOT(d), target);
+	if (bytes != 0)
+		(void)uet_rccc_pacer_packet(&ci->pacer, CC_SLOT(d), bytes);
 	ci->st.credit_req++;
 	ci->pacer_idle = false;
 	return 0;

@@ -451,6 +451,18 @@ pds_initiator_credit_target(struct uet_pds *p, struct pds_pdc *c, uint8_t *ccc_i
 				    (uint32_t)backlog, (uint32_t)rtx, ccc_id);
 }
 
+/* Asked for credit: no more CPs until credit comes. Nothing in flight: no
+ * RTO covers the request, the credit probe does (pds_initiator_credit_probe). */
+static void
+pds_initiator_credit_wait(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	c->flags = (uint16_t)((c->flags | PDC_F_CREQ) & ~PDC_F_CREQ_LOST);
+	if (c->u.i.una == c->u.i.snd) {
+		c->u.i.rto_base = now;
+		pds_pdc_timer_update(p, c, now);
+	}
+}
+
 /* The CC gate blocks queued data: ask for credit with a CREDIT_REQ CP
  * (UEC 1.0 PDS control packets, RCCC), once until credit comes. Initiator PDCs
  * only: the return direction sends no CPs (pds.c). */
@@ -465,14 +477,20 @@ pds_initiator_credit_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	    (c->flags & PDC_F_CREQ))
 		return;
 	target = pds_initiator_credit_target(p, c, &ccc);
-	/* The requests in flight carry this target already: their arrival
-	 * tells the pacer, and a CP per grant would take ~2 % of the
-	 * receiver's link from the data (one 84 B frame per 4 KB grant in
-	 * a 15:1 incast: a standing last-hop queue under a pacer at 99 %). */
-	if (target == 0 || (c->u.i.inflight > 0 &&
-			    !(c->flags & PDC_F_CREQ_LOST) &&
-			    pds_to_units256(target) == c->u.i.creq_sent))
+	if (target == 0)
 		return;
+	/* A request that stated this target is in flight or arrived (one
+	 * marked for retransmission clears creq_sent): the pacer knows it,
+	 * and a CP per grant would take ~2 % of the receiver's link from
+	 * the data (one 84 B frame per packet in a 63:1 incast: a standing
+	 * last-hop queue under a pacer at 99 %). With nothing in flight
+	 * the credit probe still runs, should the grants be lost. */
+	if (!(c->flags & PDC_F_CREQ_LOST) &&
+	    pds_to_units256(target) == c->u.i.creq_sent) {
+		if (c->u.i.una == c->u.i.snd)
+			pds_initiator_credit_wait(p, c, now);
+		return;
+	}
 	if ((t = pds_ctl_push(p)) == NULL)
 		return;
 	t->hdr.type = UET_PDS_TYPE_CP;
@@ -486,14 +504,8 @@ pds_initiator_credit_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	c->u.i.creq_sent = t->hdr.u.cp.payload;
 	t->dst = c->peer;
 	t->ev = pds_lb_next(p, c, now);
-	c->flags = (uint16_t)((c->flags | PDC_F_CREQ) & ~PDC_F_CREQ_LOST);
 	p->st.credit_req_tx++;
-	/* Nothing in flight: no RTO covers the CP, the credit probe does
-	 * (pds_initiator_credit_probe). */
-	if (c->u.i.una == c->u.i.snd) {
-		c->u.i.rto_base = now;
-		pds_pdc_timer_update(p, c, now);
-	}
+	pds_initiator_credit_wait(p, c, now);
 }
 
 /*

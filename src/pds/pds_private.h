@@ -963,7 +963,7 @@ void pds_target_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
 void pds_target_credit_grant(struct uet_pds *p, struct pds_pdc *c,
 			  uint32_t bytes);
 void pds_target_credit_request(struct uet_pds *p, struct pds_pdc *c,
-			    uint32_t target, bool cp, uint64_t now);
+			    uint32_t target, uint32_t bytes, uint64_t now);
 bool pds_target_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		    struct uet_pds_tx *tx);
 void pds_target_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now);

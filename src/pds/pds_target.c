@@ -623,7 +623,8 @@ pds_target_accept(struct uet_pds *p, struct pds_pdc *c,
 	if (uet_wire_pds_type_is_cc_req(h->type) && h->u.req.credit_target)
 		pds_target_credit_request(p, c,
 				       pds_from_units256(h->u.req.credit_target),
-				       false, now);
+				       (uint32_t)m->len + UET_PDS_CC_NOMINAL_OVH,
+				       now);
 	pds_resp_clear(p, c, uet_wire_pds_req_clear_psn(&h->u.req));
 	if (pds_target_deliver(p, c, h, m) == 0) {
 		pds_target_cc_rx(p, c, ri->psn, m->len, now);
@@ -784,7 +785,7 @@ pds_target_cp_unseq(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 	switch (h->next_hdr) {
 	case UET_PDS_CTL_CREDIT_REQ:
 		pds_target_credit_request(p, c, pds_from_units256(h->u.cp.payload),
-				       true, now);
+				       0, now);
 		break;
 	case UET_PDS_CTL_ACK_REQ:
 		pds_target_ack_req(p, c, &ri, m);

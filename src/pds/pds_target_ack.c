@@ -345,7 +345,9 @@ pds_target_credit_add(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes)
 {
 	struct uet_pds_tx *t;
 
-	c->u.t.credit += pds_to_units256(bytes) * 256u; /* modulo 2^32 */
+	/* Exact: grants of one packet are not whole units; the field
+	 * carries the total rounded down, and the next grant makes up. */
+	c->u.t.credit += bytes; /* modulo 2^32 */
 	if ((c->u.t.ackf & ACKF_CREDIT_CP) && c->state != PDC_CLOSED &&
 	    (t = pds_ctl_push(p)) != NULL) {
 		pds_target_cp_fill(c, t, UET_PDS_CTL_CREDIT,
@@ -358,15 +360,17 @@ pds_target_credit_add(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes)
 }
 
 /*
- * UEC 1.0 RCCC: the peer asked for credit. The CC grants what it can;
- * a grant answers a CREDIT_REQ CP with a CREDIT CP (payload in 256 B
- * units), and a CC request with credit in the ACK_CC it triggers.
+ * UEC 1.0 RCCC: the peer asked for credit, in a request of @p bytes
+ * (nominal; 0: a CREDIT_REQ CP). The CC grants what it can; a grant
+ * answers a CREDIT_REQ CP with a CREDIT CP (payload in 256 B units), and
+ * a CC request with credit in the ACK_CC it triggers.
  */
 void
 pds_target_credit_request(struct uet_pds *p, struct pds_pdc *c, uint32_t target,
-		       bool cp, uint64_t now)
+		       uint32_t bytes, uint64_t now)
 {
 	uint32_t grant = 0;
+	bool cp = bytes == 0;
 
 	/* A source asking by CP has no data in flight to carry grants
 	 * back in ACKs: the pacer's grants go in CREDIT CPs until it asks
@@ -378,7 +382,7 @@ pds_target_credit_request(struct uet_pds *p, struct pds_pdc *c, uint32_t target,
 	if (p->cc->on_credit_request == NULL)
 		return;
 	grant = p->cc->on_credit_request(p->cc_inst, pds_cc_priv(p, c),
-					 target, now);
+					 target, bytes, now);
 	if (grant != 0) {
 		pds_target_credit_add(p, c, grant);
 	} else if (cp && c->u.t.credit != 0 &&

@@ -544,6 +544,62 @@ uet_rccc_fill__credit_units(void **state)
 	assert_int_equal(st.credit, 4);
 }
 
+/* Sends of a source that gets @p grants grants of @p g bytes, each
+ * credited rounded down to whole units as the wire carries them (the
+ * cumulative total), under the send-on-any-credit rule with packets of
+ * @p pkt bytes: the most packets one grant released. */
+static uint32_t
+src_sends_per_grant(uint32_t g, uint32_t pkt, uint32_t grants)
+{
+	struct uet_rccc_src s;
+	uint64_t total = 0;
+	uint32_t k, n, most = 0;
+
+	uet_rccc_src_init(&s, 0);
+	uet_rccc_src_stop_speculating(&s);
+	for (k = 0; k < grants; k++) {
+		total += g;
+		uet_rccc_src_on_credit(&s, (uint32_t)(total & ~255ull), 1u << 30);
+		for (n = 0; uet_rccc_src_may_send(&s, pkt) && n < 8; n++)
+			uet_rccc_src_on_send(&s, pkt);
+		most = n > most ? n : most;
+	}
+	return most;
+}
+
+/* A 64 KiB message cut into 17 packets of 3959 nominal bytes, quanta of
+ * 4352 B: every tenth grant released two packets back to back, in the
+ * same round for sources whose credit started alike (a 63:1 incast swung
+ * the last-hop queue from empty to the trim threshold). Grants of the
+ * source's packet release one each; a packet below a unit is granted a
+ * unit; no size, or one above the quantum, leaves quanta. */
+static void
+uet_rccc_pacer_packet__one_packet_per_grant(void **state)
+{
+	struct uet_rccc_pacer pc;
+	struct uet_rccc_slot slot[2];
+	uint64_t now = 0, got[2] = { 0, 0 };
+
+	(void)state;
+	assert_int_equal(src_sends_per_grant(QUANTUM, 3959, 200), 2);
+	assert_int_equal(src_sends_per_grant(3959, 3959, 200), 1);
+	pacer_setup(&pc, slot, 2, 0);
+	assert_int_equal(uet_rccc_pacer_request(&pc, 0, 1u << 20), 0);
+	assert_int_equal(uet_rccc_pacer_request(&pc, 1, 1u << 20), 0);
+	assert_int_equal(uet_rccc_pacer_packet(&pc, 0, 3959), 0);
+	assert_int_equal(uet_rccc_pacer_packet(&pc, 1, 100), 0);
+	pacer_run(&pc, &now, 20, got);
+	assert_int_equal(got[0], 10 * 3959);
+	assert_int_equal(got[1], 10 * UET_RCCC_UNIT);
+	assert_int_equal(uet_rccc_pacer_packet(&pc, 0, 0), 0);
+	assert_int_equal(uet_rccc_pacer_packet(&pc, 1, QUANTUM + 1), 0);
+	got[0] = got[1] = 0;
+	pacer_run(&pc, &now, 2, got);
+	assert_int_equal(got[0], QUANTUM);
+	assert_int_equal(got[1], QUANTUM);
+	assert_int_equal(uet_rccc_pacer_packet(&pc, 2, 3959), -ERANGE);
+}
+
 int
 main(void)
 {
@@ -570,6 +626,7 @@ main(void)
 		cmocka_unit_test(
 			uet_rccc_pacer_poll__speculative_credit_for_idle),
 		cmocka_unit_test(uet_rccc_fill__credit_units),
+		cmocka_unit_test(uet_rccc_pacer_packet__one_packet_per_grant),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

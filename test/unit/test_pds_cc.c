@@ -606,7 +606,7 @@ pds_cc_grants__pacer_deadline_and_credit_ack(void **state)
 {
 	struct uet_pds_tx t[64], ack;
 	struct uet_pds_cc_stats st;
-	uint64_t t0, ps;
+	uint64_t t0, ps, g;
 	int64_t credit;
 	uint16_t n;
 	int k;
@@ -634,36 +634,40 @@ pds_cc_grants__pacer_deadline_and_credit_ack(void **state)
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
 	assert_int_equal(ack.hdr.u.ack.cc_type, UET_CC_TYPE_CREDIT);
 	uet_pds_cc_stats_get(W.pds[1], &st);
-	/* the pacer was idle: it catches up at most its burst */
+	/* the pacer was idle: it catches up at most its burst, in grants
+	 * of the source's packet (at least a unit); the ACK_CC carries the
+	 * total in whole units, rounded down */
 	assert_true(st.grants >= 1 &&
-		    st.grants <= 1 + cms.pacer.burst / cms.pacer.quantum);
-	assert_int_equal(st.grant_bytes, st.grants * cms.pacer.quantum);
+		    st.grant_bytes <= cms.pacer.burst + cms.pacer.quantum);
+	assert_true(st.grant_bytes / st.grants >= UET_RCCC_UNIT &&
+		    st.grant_bytes / st.grants < cms.pacer.quantum);
 	assert_int_equal(uet_rccc_bytes(ack.hdr.u.ack.cc.credit.credit),
-			 st.grant_bytes);
+			 st.grant_bytes & ~(uint64_t)(UET_RCCC_UNIT - 1));
 	assert_true(st.credit_req >= 1);
 	fakewire_inject(&W, 0, &ack, false, false);
 	assert_int_equal(fakewire_st(0)->credit_rx, 1);
-	/* then one quantum per its wire size (the quantum and its share
-	 * of the framing, frame_ppm) / (0.99 x 100 Gb/s), on whole-ns
-	 * deadlines */
+	/* then one grant (the source's packet) per its wire size (its
+	 * share of the framing, frame_ppm) / (0.99 x 100 Gb/s), on
+	 * whole-ns deadlines */
 	assert_true(cms.pacer.frame_ppm > 0);
-	ps = ((uint64_t)cms.pacer.quantum +
-	      ((uint64_t)cms.pacer.frame_ppm * cms.pacer.quantum + 999999) /
-	      1000000) * 8000000000ull / (100000ull * 990);
 	(void)advance_to_deadline(1); /* the end of the catch-up */
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	uet_pds_cc_stats_get(W.pds[1], &st);
+	g = st.grant_bytes;
 	t0 = W.now;
 	(void)advance_to_deadline(1);
+	uet_pds_cc_stats_get(W.pds[1], &st);
+	g = st.grant_bytes - g;
+	assert_true(g >= UET_RCCC_UNIT && g < cms.pacer.quantum);
+	ps = (g + ((uint64_t)cms.pacer.frame_ppm * g + 999999) / 1000000) *
+	     8000000000ull / (100000ull * 990);
 	assert_true((W.now - t0) * 1000 + 1000 > ps &&
 		    (W.now - t0) * 1000 < ps + 1000);
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
-	/* the credit field is the cumulative grant (htsim's pull number):
-	 * one quantum more than the last */
-	uet_pds_cc_stats_get(W.pds[1], &st);
+	/* the credit field is the cumulative grant (htsim's pull number),
+	 * in whole units rounded down */
 	assert_int_equal(uet_rccc_bytes(ack.hdr.u.ack.cc.credit.credit),
-			 st.grant_bytes);
-	assert_int_equal(st.grant_bytes - (st.grants - 1) *
-			 cms.pacer.quantum, cms.pacer.quantum);
+			 st.grant_bytes & ~(uint64_t)(UET_RCCC_UNIT - 1));
 }
 
 /* UEC 1.0 RCCC: a source out of credit with data queued asks with a

@@ -587,10 +587,11 @@ tcc_on_credit(void *inst, void *priv, uint32_t credit, uint64_t now)
 
 static uint32_t
 tcc_on_credit_request(void *inst, void *priv, uint32_t credit_target,
-		      uint64_t now)
+		      uint32_t bytes, uint64_t now)
 {
 	(void)inst;
 	(void)priv;
+	(void)bytes;
 	(void)now;
 	tcc_requests++;
 	if (tcc_fixed_target != 0)
@@ -711,6 +712,46 @@ pds_initiator_credit__no_credit_req_while_requests_carry_the_target(void **state
 	fakewire_inject(&W, 0, &nack, false, false);
 	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT_REQ);
+}
+
+/* A blocked source with nothing in flight whose current target an
+ * acknowledged request stated sends no CREDIT_REQ CP: the pacer has the
+ * target, and a CP per packet took 2 % of the receiver's link in a 63:1
+ * incast (one 84 B frame per 4 KB packet, a standing last-hop queue under
+ * a pacer at 99 %). Should its grants be lost, the credit probe asks an
+ * RTO later. */
+static void
+pds_initiator_credit__no_credit_req_for_an_arrived_target(void **state)
+{
+	struct uet_pds_tx t[8], cp;
+	uint16_t n, k;
+	int i;
+	bool asked = false;
+
+	(void)state;
+	tcc_fixed_target = 64 * 1024; /* stated by every request, no grant */
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 0, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	/* the one packet that may always go; 1 waits for credit */
+	assert_int_equal(fakewire_take(&W, 0, t, 8), 1);
+	assert_int_equal(t[0].hdr.u.req.credit_target, 256);
+	fakewire_inject(&W, 1, &t[0], false, false);
+	n = fakewire_take(&W, 1, t, 8);
+	for (k = 0; k < n; k++)
+		fakewire_inject(&W, 0, &t[k], false, false);
+	/* acknowledged: nothing in flight, the target arrived */
+	uet_pds_advance(W.pds[0], W.now + 1000);
+	assert_false(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	/* no grant comes: the credit probe asks, flagged lost */
+	for (i = 0; i < 200 && !asked; i++) {
+		W.now += 100000;
+		uet_pds_advance(W.pds[0], W.now);
+		n = fakewire_take(&W, 0, t, 8);
+		for (k = 0; k < n; k++)
+			asked |= t[k].hdr.type == UET_PDS_TYPE_CP &&
+				 t[k].hdr.next_hdr == UET_PDS_CTL_CREDIT_REQ;
+	}
+	assert_true(asked);
 }
 
 /* A CREDIT_REQ that asks for no more than the PDC was granted in all
@@ -1000,6 +1041,8 @@ main(void)
 		    pds_initiator_credit__no_credit_req_while_requests_carry_the_target,
 		    setup_credit),
 		FW_TEST(pds_initiator_credit__lossy_wire_completes, setup_credit),
+		FW_TEST(pds_initiator_credit__no_credit_req_for_an_arrived_target,
+			setup_credit),
 		FW_TEST(pds_initiator_window_probe__held_range_opened_by_clear_with_ar,
 			setup_wide_tx),
 		FW_TEST(pds_initiator_window_probe__unanswered_fails_after_max_retries,

@@ -154,7 +154,9 @@ struct uet_rccc_slot {
 	uint32_t granted; /**< granted so far, bytes mod 2^32 */
 	uint32_t spec;    /**< speculative credit granted while idle */
 	uint8_t known;    /**< the slot belongs to a source */
-	uint8_t pad[3];
+	uint8_t pad;
+	uint16_t pkt;     /**< nominal bytes of the source's latest packet
+			   * (uet_rccc_pacer_packet()), 0: unknown */
 };
 
 /** The pull pacer of one destination. */
@@ -203,6 +205,16 @@ int uet_rccc_pacer_request(struct uet_rccc_pacer *pc, uint32_t idx,
 			   uint32_t credit_target);
 
 /**
+ * Source @p idx sends packets of @p bytes (nominal; the latest request's
+ * size): its grants are that size, one packet each, instead of a
+ * quantum. 0 (or above the quantum): quanta again.
+ * @return
+ *   0, or -ERANGE.
+ */
+int uet_rccc_pacer_packet(struct uet_rccc_pacer *pc, uint32_t idx,
+			  uint32_t bytes);
+
+/**
  * Source @p idx is gone (its PDC closed): no more grants.
  * @return
  *   0, or -ERANGE.
@@ -211,7 +223,8 @@ int uet_rccc_pacer_release(struct uet_rccc_pacer *pc, uint32_t idx);
 
 /**
  * One grant due at @p now: the next active source in round-robin order
- * gets min(target - granted, quantum) rounded up to 256 B; with no
+ * gets min(target - granted, its packet size), or with no packet size
+ * min(target - granted, quantum) rounded up to 256 B; with no
  * active source an
  * idle known source below spec_max gets a quantum of speculative credit.
  * Grants are spaced at quantum / (rate x line rate); after a late call at

@@ -181,12 +181,14 @@ struct uet_pds_cc_ops {
 			  uint64_t now);
 	/**
 	 * Receiver: the peer asks for @p credit_target bytes (CC request or
-	 * CREDIT_REQ CP). @return bytes granted now (0: none, or later from
-	 * poll_grant()); the PDS sends them in an ACK_CC with cc_type
+	 * CREDIT_REQ CP); @p bytes is the nominal size of the request that
+	 * carried it (0: a CP). @return bytes granted now (0: none, or later
+	 * from poll_grant()); the PDS sends them in an ACK_CC with cc_type
 	 * CREDIT, or in a CREDIT CP when the request came in a CREDIT_REQ.
 	 */
 	uint32_t (*on_credit_request)(void *inst, void *priv,
-				      uint32_t credit_target, uint64_t now);
+				      uint32_t credit_target, uint32_t bytes,
+				      uint64_t now);
 	/** Receiver: one grant due at @p now for the PDC of index @p *idx
 	 * (polled by uet_pds_advance() until 0; the PDS sends it in the
 	 * next ACK_CC cc_type CREDIT). @return 1 or 0. */
