@@ -75,6 +75,7 @@ pds_initiator_open(struct uet_pds *p, const struct uet_pds_submit *s, uint64_t n
 	c->state = PDC_SYN;
 	c->start_psn = pds_start_psn(p);
 	c->u.i.syn_named = c->start_psn;
+	c->u.i.progress_ns = now; /* no progress until the PDC opens */
 	pds_pdc_psn_init(p, c, now);
 	pds_ikey_add(p, c);
 	c->flags |= PDC_F_KEYED;
@@ -305,10 +306,17 @@ pds_initiator_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx
 	 * 3.5.20.3.1) restarts only when the PDC leaves idle: a first
 	 * transmission with nothing in flight nor marked for resending. A
 	 * resend of a NACKed packet alone in flight is no progress, or a
-	 * packet trimmed at every attempt would never reach the limit. */
+	 * packet trimmed at every attempt would never reach the limit. A
+	 * PDC in SYN state never was idle: its clock runs from its open
+	 * (pds_initiator_open), and a burst renumbered after NACK
+	 * NEW_START_PSN (pds_initiator_new_start) is sent as new but is no
+	 * progress either, or a PDC whose packets the SES no longer builds
+	 * (withdrawn) would restart its clock at each refusal and never
+	 * fail (UEC 1.0 3.5 PDC establishment: a refused SYN opened
+	 * nothing). */
 	if (c->u.i.inflight == 0) {
 		c->u.i.rto_base = now;
-		if (!retx && c->u.i.n_retx == 0)
+		if (!retx && c->u.i.n_retx == 0 && c->state != PDC_SYN)
 			c->u.i.progress_ns = now;
 	}
 	/* In flight before its header is built: NSCC.AckRequest() assumes

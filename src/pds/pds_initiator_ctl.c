@@ -310,7 +310,12 @@ pds_initiator_backoff(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 }
 
 /* Move every PSN of both spaces of @p c by @p delta (a multiple of
- * tx_window: slots keep their index) and make every slot unsent. */
+ * tx_window: slots keep their index). What was sent goes again under the
+ * new numbering as a retransmission (PDS_WHY_BACKOFF: the refusal is a
+ * back-off round, pds_initiator_new_start): the same requests, resent
+ * because a NACK refused them, counted with every other resend
+ * (uet_pds_stats retx_*, UET_PDS_TX_RETX). What was never sent stays
+ * new. */
 static void
 pds_initiator_renumber(struct uet_pds *p, struct pds_pdc *c, uint32_t delta)
 {
@@ -319,14 +324,20 @@ pds_initiator_renumber(struct uet_pds *p, struct pds_pdc *c, uint32_t delta)
 	struct pds_slot *sl;
 	uint32_t psn;
 
+	i->n_retx = 0;
 	for (psn = i->una; c->tblk != PDS_NIL && psn != i->nxt; psn++) {
 		sl = pds_slot(p, c, psn);
-		sl->state = SLOT_QUEUED;
 		sl->flags &= (uint8_t)~(SLOT_F_RETXD | SLOT_WHY_MASK);
+		if (psn == i->snd) {
+			for (; psn != i->nxt; psn++)
+				pds_slot(p, c, psn)->state = SLOT_QUEUED;
+			break;
+		}
+		sl->state = SLOT_RETX;
+		sl->flags |= (uint8_t)(PDS_WHY_BACKOFF << SLOT_WHY_SHIFT);
+		i->n_retx++;
 	}
 	i->inflight = 0;
-	i->n_retx = 0;
-	i->snd = i->una;
 	c->start_psn += delta;
 	i->una += delta;
 	i->nxt += delta;
@@ -342,13 +353,22 @@ pds_initiator_renumber(struct uet_pds *p, struct pds_pdc *c, uint32_t delta)
 
 /*
  * NACK NEW_START_PSN (UEC 1.0 PDS NACK codes, PDC establishment): the target
- * holds another live PDC under our id and would not take our SYN (pds_target.c
- * DECISION). None of our packets was accepted, so move to the Start_PSN the
- * NACK's payload names, renumber everything as unsent, and retry with SYN after
- * a resource back-off (bounded by max_backoffs, then the PDC fails). A
- * payload less than 2^16 from our Start_PSN, or not a multiple of the
- * transmit window away from it (slots keep their index), is not usable:
- * then we pick one ourselves, at least 2^16 away.
+ * would not take our SYN: it holds another live PDC under our id
+ * (pds_target.c DECISION), holds a record of a Start_PSN of ours it
+ * refused, or keeps none at all yet (its quiet time after a start,
+ * pds_target_syn.c). None of our packets was accepted, so move to the
+ * Start_PSN the NACK's payload names, renumber everything and resend it
+ * with SYN. A payload less than 2^16 from our Start_PSN, or not a
+ * multiple of the transmit window away from it (slots keep their index),
+ * is not usable: then we pick one ourselves, at least 2^16 away.
+ * DECISION (docs/WIRE-DECISIONS.md "A SYN that reaches a restarted
+ * target"): the first refusal of a PDC is resent at once: a target in its
+ * quiet time, or one that lost a record, opens under the Start_PSN it
+ * named, so the first PDC to a freshly started target costs one round
+ * trip, no wait. Each further refusal is a resource back-off (the live
+ * PDC of a peer's previous incarnation, held for syn_holdoff_ns),
+ * exponential and bounded by max_backoffs, then the PDC fails; the free
+ * round counts as one of them.
  */
 void
 pds_initiator_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
@@ -367,8 +387,18 @@ pds_initiator_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
 	c->flags &= (uint16_t)~(PDC_F_TLP | PDC_F_PROBE);
 	p->last_start = c->start_psn;
 	p->st.new_start++;
-	if (pds_initiator_backoff(p, c, now))
+	c->u.i.rto_base = now;
+	if (c->u.i.backoffs == 0) {
+		c->u.i.backoffs = 1;
+		pds_initiator_kick(p, c);
 		pds_pdc_timer_update(p, c, now);
+		return;
+	}
+	if (!pds_initiator_backoff(p, c, now))
+		return;
+	/* the RTO of the resends runs from when they may leave */
+	c->u.i.rto_base = c->u.i.backoff_until;
+	pds_pdc_timer_update(p, c, now);
 }
 
 /*
