@@ -466,6 +466,22 @@ pds_initiator_tx_retx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	return k;
 }
 
+/*
+ * A PDC in SYN state one of whose packets was refused (NACK
+ * NEW_START_PSN, pds_initiator_syn_refused) sends nothing more under its
+ * Start_PSN until the rest of the burst is answered: the target refuses
+ * an incarnation whole (pds_target_syn.c), so what left now would be
+ * refused too and sent again renumbered. Without the hold a PDC with a
+ * long message kept sending it, each refusal freeing the window for the
+ * next packet, and the whole message went twice (uet-perf fabric
+ * perm-reps: 105 % retransmitted with the quiet time on).
+ */
+static bool
+pds_initiator_syn_held(const struct pds_pdc *c)
+{
+	return c->state == PDC_SYN && c->u.i.syn_named != c->start_psn;
+}
+
 uint16_t
 pds_initiator_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	    struct uet_pds_tx *tx, uint16_t n)
@@ -473,7 +489,8 @@ pds_initiator_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	struct pds_slot *sl;
 	uint16_t k;
 
-	if (c->state == PDC_FREE || (c->flags & PDC_F_BACKOFF))
+	if (c->state == PDC_FREE || (c->flags & PDC_F_BACKOFF) ||
+	    pds_initiator_syn_held(c))
 		return 0;
 	k = pds_initiator_tx_retx(p, c, now, tx, n);
 	while (k < n && c->u.i.snd != c->u.i.nxt &&
@@ -509,7 +526,8 @@ bool
 pds_initiator_has_work(struct uet_pds *p, const struct pds_pdc *c, uint64_t now)
 {
 	(void)now;
-	if (c->state == PDC_FREE || (c->flags & PDC_F_BACKOFF))
+	if (c->state == PDC_FREE || (c->flags & PDC_F_BACKOFF) ||
+	    pds_initiator_syn_held(c))
 		return false;
 	return pds_initiator_retx_ready(p, c) ||
 	       (c->u.i.snd != c->u.i.nxt && pds_initiator_room(p, c, c->u.i.snd) &&

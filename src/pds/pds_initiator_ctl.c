@@ -333,6 +333,8 @@ pds_initiator_renumber(struct uet_pds *p, struct pds_pdc *c, uint32_t delta)
 				pds_slot(p, c, psn)->state = SLOT_QUEUED;
 			break;
 		}
+		if (sl->state == SLOT_SENT) /* RTO: its answer was lost */
+			PDS_SLOT_UNSEND(p, c, sl);
 		sl->state = SLOT_RETX;
 		sl->flags |= (uint8_t)(PDS_WHY_BACKOFF << SLOT_WHY_SHIFT);
 		i->n_retx++;
@@ -384,6 +386,8 @@ pds_initiator_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
 		delta = want - c->start_psn;
 
 	pds_initiator_renumber(p, c, delta);
+	c->u.i.syn_named = c->start_psn; /* none under this one yet */
+	pds_cc_nacked(p, c, UET_NACK_NEW_START_PSN, now);
 	c->flags &= (uint16_t)~(PDC_F_TLP | PDC_F_PROBE);
 	p->last_start = c->start_psn;
 	p->st.new_start++;

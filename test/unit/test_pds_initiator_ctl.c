@@ -579,6 +579,38 @@ pds_initiator_new_start__first_refusal_resent_at_once(void **state)
 }
 
 /*
+ * pds_initiator_syn_held: once a packet of a SYN burst is refused, nothing
+ * more leaves under that Start_PSN (the target refuses an incarnation
+ * whole) until the rest is answered; then the burst is renumbered and the
+ * held packet goes with it, new. Before, a long message kept flowing
+ * under the refused Start_PSN, each refusal freeing the window for the
+ * next packet, and was sent whole twice.
+ */
+static void
+pds_initiator_syn_refused__nothing_more_under_refused_start(void **state)
+{
+	struct uet_pds_tx b[2], t[4];
+	uint32_t named;
+
+	(void)state;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, b, 2), 2);
+	named = b[0].hdr.u.req.psn + 0x100000u;
+	refuse_all(b, 1, named);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 3, 0), 0);
+	uet_pds_advance(W.pds[0], W.now);
+	assert_int_equal(fakewire_take(&W, 0, t, 4), 0);
+	refuse_all(&b[1], 1, named);
+	assert_int_equal(fakewire_st(0)->new_start, 1);
+	uet_pds_advance(W.pds[0], W.now);
+	assert_int_equal(fakewire_take(&W, 0, t, 4), 3);
+	assert_int_equal(t[0].hdr.u.req.psn, named);
+	assert_int_equal(t[2].cookie, 3);
+	assert_int_equal(t[2].kind, UET_PDS_TX_NEW);
+}
+
+/*
  * Refused is not progress (UEC 1.0 3.5 PDC establishment: a refused SYN
  * opened nothing): a SYN-state PDC whose packets are never accepted
  * fails within pds_dead_ns of its open, however late a NEW_START_PSN
@@ -1081,6 +1113,8 @@ main(void)
 			setup_slow_rto),
 		FW_TEST(pds_initiator_new_start__refusal_is_no_progress,
 			fakewire_setup),
+		FW_TEST(pds_initiator_syn_refused__nothing_more_under_refused_start,
+			setup_slow_rto),
 		FW_TEST(pds_initiator_new_start__reopen_over_stale_target_pdc,
 			setup_one_pdc_id),
 		FW_TEST(pds_initiator_credit__cc_req_then_ack_cc_credit,
