@@ -299,6 +299,8 @@ pds_initiator_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx
 	      uint64_t now, struct uet_pds_tx *t)
 {
 	struct pds_slot *sl = pds_slot(p, c, psn);
+	/* maybe lost under a refused Start_PSN (pds_initiator_renumber) */
+	bool again = !retx && pds_slot_why(sl) != PDS_WHY_NONE;
 
 	*t = pds_tx_zero;
 	/* The RTO runs from the oldest transmission in flight. The progress
@@ -338,7 +340,7 @@ pds_initiator_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx
 	sl->ev = t->ev;
 	t->len = sl->len;
 	t->kind = sl->flags & SLOT_F_CP ? UET_PDS_TX_CTL :
-		  retx ? UET_PDS_TX_RETX : UET_PDS_TX_NEW;
+		  retx || again ? UET_PDS_TX_RETX : UET_PDS_TX_NEW;
 	t->cookie = sl->flags & SLOT_F_CP ? 0 : sl->cookie;
 	if (retx) {
 		/* Counted now that it leaves, by the reason it was marked. */
@@ -347,6 +349,10 @@ pds_initiator_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx
 				      SLOT_F_RETXD |
 				      ((sl->flags & SLOT_F_RETXD) ?
 				       SLOT_F_RETX2 : 0));
+		c->u.i.nretx++;
+	} else if (again) {
+		pds_retx_sent(p, pds_slot_why(sl));
+		sl->flags &= (uint8_t)~SLOT_WHY_MASK;
 		c->u.i.nretx++;
 	}
 	sl->state = SLOT_SENT;
@@ -466,22 +472,6 @@ pds_initiator_tx_retx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	return k;
 }
 
-/*
- * A PDC in SYN state one of whose packets was refused (NACK
- * NEW_START_PSN, pds_initiator_syn_refused) sends nothing more under its
- * Start_PSN until the rest of the burst is answered: the target refuses
- * an incarnation whole (pds_target_syn.c), so what left now would be
- * refused too and sent again renumbered. Without the hold a PDC with a
- * long message kept sending it, each refusal freeing the window for the
- * next packet, and the whole message went twice (uet-perf fabric
- * perm-reps: 105 % retransmitted with the quiet time on).
- */
-static bool
-pds_initiator_syn_held(const struct pds_pdc *c)
-{
-	return c->state == PDC_SYN && c->u.i.syn_named != c->start_psn;
-}
-
 uint16_t
 pds_initiator_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	    struct uet_pds_tx *tx, uint16_t n)
@@ -489,8 +479,7 @@ pds_initiator_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	struct pds_slot *sl;
 	uint16_t k;
 
-	if (c->state == PDC_FREE || (c->flags & PDC_F_BACKOFF) ||
-	    pds_initiator_syn_held(c))
+	if (c->state == PDC_FREE || (c->flags & PDC_F_BACKOFF))
 		return 0;
 	k = pds_initiator_tx_retx(p, c, now, tx, n);
 	while (k < n && c->u.i.snd != c->u.i.nxt &&
@@ -526,8 +515,7 @@ bool
 pds_initiator_has_work(struct uet_pds *p, const struct pds_pdc *c, uint64_t now)
 {
 	(void)now;
-	if (c->state == PDC_FREE || (c->flags & PDC_F_BACKOFF) ||
-	    pds_initiator_syn_held(c))
+	if (c->state == PDC_FREE || (c->flags & PDC_F_BACKOFF))
 		return false;
 	return pds_initiator_retx_ready(p, c) ||
 	       (c->u.i.snd != c->u.i.nxt && pds_initiator_room(p, c, c->u.i.snd) &&

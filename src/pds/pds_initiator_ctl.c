@@ -310,36 +310,40 @@ pds_initiator_backoff(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 }
 
 /* Move every PSN of both spaces of @p c by @p delta (a multiple of
- * tx_window: slots keep their index). What was sent goes again under the
- * new numbering as a retransmission (PDS_WHY_BACKOFF: the refusal is a
- * back-off round, pds_initiator_new_start): the same requests, resent
- * because a NACK refused them, counted with every other resend
- * (uet_pds_stats retx_*, UET_PDS_TX_RETX). What was never sent stays
- * new. */
+ * tx_window: slots keep their index) and make every slot unsent. A
+ * packet refused goes again under the new numbering as a first
+ * transmission: the target saw it and named the Start_PSN to use. One
+ * never answered (the RTO renumbers, pds_initiator_rto) or marked for
+ * resending (a trim) may have been lost: its next transmission is a
+ * retransmission, counted by its reason (PDS_WHY_RTO for the
+ * unanswered, pds_initiator_emit), as the same packet resent under its
+ * old PSN would have been; on the wire its new PSN is new. */
 static void
 pds_initiator_renumber(struct uet_pds *p, struct pds_pdc *c, uint32_t delta)
 {
 	struct pds_initiator *i = &c->u.i;
 	struct pds_target *t = &c->u.t;
 	struct pds_slot *sl;
+	enum pds_why why;
 	uint32_t psn;
+	bool sent = true;
 
-	i->n_retx = 0;
 	for (psn = i->una; c->tblk != PDS_NIL && psn != i->nxt; psn++) {
 		sl = pds_slot(p, c, psn);
-		sl->flags &= (uint8_t)~(SLOT_F_RETXD | SLOT_WHY_MASK);
-		if (psn == i->snd) {
-			for (; psn != i->nxt; psn++)
-				pds_slot(p, c, psn)->state = SLOT_QUEUED;
-			break;
-		}
-		if (sl->state == SLOT_SENT) /* RTO: its answer was lost */
+		if (psn == i->snd)
+			sent = false;
+		why = !sent || (sl->flags & SLOT_F_CP) ? PDS_WHY_NONE :
+		      sl->state == SLOT_SENT ? PDS_WHY_RTO :
+		      sl->state == SLOT_RETX ? pds_slot_why(sl) : PDS_WHY_NONE;
+		if (sent && sl->state == SLOT_SENT) /* RTO: answer lost */
 			PDS_SLOT_UNSEND(p, c, sl);
-		sl->state = SLOT_RETX;
-		sl->flags |= (uint8_t)(PDS_WHY_BACKOFF << SLOT_WHY_SHIFT);
-		i->n_retx++;
+		sl->state = SLOT_QUEUED;
+		sl->flags &= (uint8_t)~(SLOT_F_RETXD | SLOT_WHY_MASK);
+		sl->flags |= (uint8_t)(why << SLOT_WHY_SHIFT);
 	}
 	i->inflight = 0;
+	i->n_retx = 0;
+	i->snd = i->una;
 	c->start_psn += delta;
 	i->una += delta;
 	i->nxt += delta;

@@ -897,7 +897,7 @@ pds_cc_cms__refused_burst_keeps_speculative_credit(void **state)
 	m = fakewire_take(&W, 0, t, 64);
 	assert_int_equal(count_data(t, m), n);
 	assert_int_equal(t[0].hdr.u.req.psn, named);
-	assert_int_equal(t[0].kind, UET_PDS_TX_RETX);
+	assert_int_equal(t[0].kind, UET_PDS_TX_NEW);
 	assert_int_equal(count_credit_req(t, m), 0);
 }
 
