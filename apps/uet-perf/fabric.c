@@ -47,6 +47,8 @@ static bool fabric_cc_rate_auto;
 /* [timers] rto_init / tlp_timeout not given: from the fabric's queues */
 static bool fabric_rto_auto;
 static bool fabric_tlp_auto;
+/* [timers] syn_quiet not given: off (fabric_cc_auto()) */
+static bool fabric_quiet_auto;
 
 /* ------------------------------------------------------------------ */
 /* options                                                             */
@@ -126,18 +128,28 @@ fabric_cc_auto(const struct perf_opts *o)
 	fabric_cc_rate_auto = true;
 	fabric_rto_auto = true;
 	fabric_tlp_auto = true;
+	fabric_quiet_auto = true;
 	if (o->config == NULL)
-		return;
+		goto quiet;
 	f = rte_cfgfile_load_with_params(o->config, CFG_FLAG_EMPTY_VALUES,
 					 &params);
 	if (f == NULL)
-		return;
+		goto quiet;
 	fabric_cc_rtt_auto = !rte_cfgfile_has_entry(f, "cc", "base_rtt");
 	fabric_cc_rate_auto = !rte_cfgfile_has_entry(f, "cc",
 						     "link_speed_mbps");
 	fabric_rto_auto = !rte_cfgfile_has_entry(f, "timers", "rto_init");
 	fabric_tlp_auto = !rte_cfgfile_has_entry(f, "timers", "tlp_timeout");
+	fabric_quiet_auto = !rte_cfgfile_has_entry(f, "timers", "syn_quiet");
 	rte_cfgfile_close(f);
+quiet:
+	/* Every host of the emulated fabric starts with its network:
+	 * nothing sent to an earlier incarnation can be in it, and the
+	 * target's quiet time after start would refuse the first window of
+	 * every flow (docs/WIRE-DECISIONS.md "A SYN that reaches a
+	 * restarted target"); --config may turn it on to measure that. */
+	if (fabric_quiet_auto)
+		fabric_cfg.timers.syn_quiet = false;
 }
 
 int

@@ -224,6 +224,11 @@ static const struct config_key timers_keys[] = {
 	      "unanswered); 0 = never"),
 	K_DUR("tick", T, tick_ns, US(1), MS(100), 0,
 	      "timer wheel granularity"),
+	K_BOOL(T, syn_quiet, "for 200 ms after its first SYN the target "
+	       "refuses every SYN it has no record of (NACK NEW_START_PSN, "
+	       "one round trip), so a SYN sent before a restart is not run "
+	       "twice; false only where no earlier incarnation of this "
+	       "address can have been sent to"),
 };
 #undef T
 
@@ -623,6 +628,7 @@ uet_config_init_defaults(struct uet_config *cfg)
 	cfg->timers.close_idle_ns = MS(100);
 	cfg->timers.close_req_idle_ns = SEC(1);
 	cfg->timers.tick_ns = US(10);
+	cfg->timers.syn_quiet = true;
 
 	config_cc_defaults(&cfg->cc);
 	config_spray_defaults(&cfg->spray);

@@ -423,6 +423,25 @@ cc_on_ack(void *inst, void *priv, const struct uet_pds_cc_ack *a,
 	cc_act(ci, uet_nscc_on_ack(n, &ci->cfg.nscc_params, &na, now));
 }
 
+/*
+ * NACK NEW_START_PSN refuses the PDC, not the bytes (UEC 1.0 3.5 PDC
+ * establishment; a target in its quiet time refuses every first SYN,
+ * pds_target_syn.c): nothing of the burst reached the receiver's buffers
+ * or its pacer, so it is no feedback that ends speculation (UEC 1.0
+ * 3.6.14), and the renumbered burst is the same speculative burst: the
+ * credit it spent comes back.
+ */
+static void
+cc_refused(struct cc_inst *ci, struct cc_pdc *d, uint32_t bytes)
+{
+	int64_t v;
+
+	if (!ci->cfg.rccc || !uet_rccc_src_speculating(&d->src))
+		return;
+	v = (int64_t)d->src.credit + bytes;
+	d->src.credit = v > INT32_MAX ? INT32_MAX : (int32_t)v;
+}
+
 static void
 cc_on_nack(void *inst, void *priv, uint32_t bytes, uint8_t code,
 	   uint64_t now)
@@ -430,8 +449,9 @@ cc_on_nack(void *inst, void *priv, uint32_t bytes, uint8_t code,
 	struct cc_inst *ci = inst;
 	struct uet_nscc *n = cc_n(ci, priv);
 
-	(void)code;
-	if (ci->cfg.rccc)
+	if (code == UET_NACK_NEW_START_PSN)
+		cc_refused(ci, priv, bytes);
+	else if (ci->cfg.rccc)
 		uet_rccc_src_stop_speculating(&((struct cc_pdc *)priv)->src);
 	/* Not received, not a congestion signal of the network: a resource
 	 * NACK's receiver speaks through rcv_cwnd_pend. */

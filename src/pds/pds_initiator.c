@@ -75,6 +75,7 @@ pds_initiator_open(struct uet_pds *p, const struct uet_pds_submit *s, uint64_t n
 	c->state = PDC_SYN;
 	c->start_psn = pds_start_psn(p);
 	c->u.i.syn_named = c->start_psn;
+	c->u.i.progress_ns = now; /* no progress until the PDC opens */
 	pds_pdc_psn_init(p, c, now);
 	pds_ikey_add(p, c);
 	c->flags |= PDC_F_KEYED;
@@ -298,6 +299,8 @@ pds_initiator_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx
 	      uint64_t now, struct uet_pds_tx *t)
 {
 	struct pds_slot *sl = pds_slot(p, c, psn);
+	/* maybe lost under a refused Start_PSN (pds_initiator_renumber) */
+	bool again = !retx && pds_slot_why(sl) != PDS_WHY_NONE;
 
 	*t = pds_tx_zero;
 	/* The RTO runs from the oldest transmission in flight. The progress
@@ -309,10 +312,18 @@ pds_initiator_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx
 	 * is a new request sent while an older one waits for its response
 	 * or for CACK (SLOT_WAIT, not in flight), or a request the target
 	 * SACKed behind a hole that can never fill kept its PDC alive for
-	 * as long as new requests left (uet-dst generator 1 seed 5001428). */
+	 * as long as new requests left (uet-dst generator 1 seed 5001428).
+	 * A PDC in SYN state never was idle: its clock runs from its open
+	 * (pds_initiator_open), and a burst renumbered after NACK
+	 * NEW_START_PSN (pds_initiator_new_start) is sent as new but is no
+	 * progress either, or a PDC whose packets the SES no longer builds
+	 * (withdrawn) would restart its clock at each refusal and never
+	 * fail (UEC 1.0 3.5 PDC establishment: a refused SYN opened
+	 * nothing). */
 	if (c->u.i.inflight == 0) {
 		c->u.i.rto_base = now;
-		if (!retx && c->u.i.n_retx == 0 && psn == c->u.i.una)
+		if (!retx && c->u.i.n_retx == 0 && psn == c->u.i.una &&
+		    c->state != PDC_SYN)
 			c->u.i.progress_ns = now;
 	}
 	/* In flight before its header is built: NSCC.AckRequest() assumes
@@ -334,7 +345,7 @@ pds_initiator_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx
 	sl->ev = t->ev;
 	t->len = sl->len;
 	t->kind = sl->flags & SLOT_F_CP ? UET_PDS_TX_CTL :
-		  retx ? UET_PDS_TX_RETX : UET_PDS_TX_NEW;
+		  retx || again ? UET_PDS_TX_RETX : UET_PDS_TX_NEW;
 	t->cookie = sl->flags & SLOT_F_CP ? 0 : sl->cookie;
 	if (retx) {
 		/* Counted now that it leaves, by the reason it was marked. */
@@ -343,6 +354,10 @@ pds_initiator_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx
 				      SLOT_F_RETXD |
 				      ((sl->flags & SLOT_F_RETXD) ?
 				       SLOT_F_RETX2 : 0));
+		c->u.i.nretx++;
+	} else if (again) {
+		pds_retx_sent(p, pds_slot_why(sl));
+		sl->flags &= (uint8_t)~SLOT_WHY_MASK;
 		c->u.i.nretx++;
 	}
 	sl->state = SLOT_SENT;

@@ -310,19 +310,36 @@ pds_initiator_backoff(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 }
 
 /* Move every PSN of both spaces of @p c by @p delta (a multiple of
- * tx_window: slots keep their index) and make every slot unsent. */
+ * tx_window: slots keep their index) and make every slot unsent. A
+ * packet refused goes again under the new numbering as a first
+ * transmission: the target saw it and named the Start_PSN to use. One
+ * never answered (the RTO renumbers, pds_initiator_rto) or marked for
+ * resending (a trim) may have been lost: its next transmission is a
+ * retransmission, counted by its reason (PDS_WHY_RTO for the
+ * unanswered, pds_initiator_emit), as the same packet resent under its
+ * old PSN would have been; on the wire its new PSN is new. */
 static void
 pds_initiator_renumber(struct uet_pds *p, struct pds_pdc *c, uint32_t delta)
 {
 	struct pds_initiator *i = &c->u.i;
 	struct pds_target *t = &c->u.t;
 	struct pds_slot *sl;
+	enum pds_why why;
 	uint32_t psn;
+	bool sent = true;
 
 	for (psn = i->una; c->tblk != PDS_NIL && psn != i->nxt; psn++) {
 		sl = pds_slot(p, c, psn);
+		if (psn == i->snd)
+			sent = false;
+		why = !sent || (sl->flags & SLOT_F_CP) ? PDS_WHY_NONE :
+		      sl->state == SLOT_SENT ? PDS_WHY_RTO :
+		      sl->state == SLOT_RETX ? pds_slot_why(sl) : PDS_WHY_NONE;
+		if (sent && sl->state == SLOT_SENT) /* RTO: answer lost */
+			PDS_SLOT_UNSEND(p, c, sl);
 		sl->state = SLOT_QUEUED;
 		sl->flags &= (uint8_t)~(SLOT_F_RETXD | SLOT_WHY_MASK);
+		sl->flags |= (uint8_t)(why << SLOT_WHY_SHIFT);
 	}
 	i->inflight = 0;
 	i->n_retx = 0;
@@ -342,13 +359,22 @@ pds_initiator_renumber(struct uet_pds *p, struct pds_pdc *c, uint32_t delta)
 
 /*
  * NACK NEW_START_PSN (UEC 1.0 PDS NACK codes, PDC establishment): the target
- * holds another live PDC under our id and would not take our SYN (pds_target.c
- * DECISION). None of our packets was accepted, so move to the Start_PSN the
- * NACK's payload names, renumber everything as unsent, and retry with SYN after
- * a resource back-off (bounded by max_backoffs, then the PDC fails). A
- * payload less than 2^16 from our Start_PSN, or not a multiple of the
- * transmit window away from it (slots keep their index), is not usable:
- * then we pick one ourselves, at least 2^16 away.
+ * would not take our SYN: it holds another live PDC under our id
+ * (pds_target.c DECISION), holds a record of a Start_PSN of ours it
+ * refused, or keeps none at all yet (its quiet time after a start,
+ * pds_target_syn.c). None of our packets was accepted, so move to the
+ * Start_PSN the NACK's payload names, renumber everything and resend it
+ * with SYN. A payload less than 2^16 from our Start_PSN, or not a
+ * multiple of the transmit window away from it (slots keep their index),
+ * is not usable: then we pick one ourselves, at least 2^16 away.
+ * DECISION (docs/WIRE-DECISIONS.md "A SYN that reaches a restarted
+ * target"): the first refusal of a PDC is resent at once: a target in its
+ * quiet time, or one that lost a record, opens under the Start_PSN it
+ * named, so the first PDC to a freshly started target costs one round
+ * trip, no wait. Each further refusal is a resource back-off (the live
+ * PDC of a peer's previous incarnation, held for syn_holdoff_ns),
+ * exponential and bounded by max_backoffs, then the PDC fails; the free
+ * round counts as one of them.
  */
 void
 pds_initiator_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
@@ -364,11 +390,23 @@ pds_initiator_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
 		delta = want - c->start_psn;
 
 	pds_initiator_renumber(p, c, delta);
+	c->u.i.syn_named = c->start_psn; /* none under this one yet */
+	pds_cc_nacked(p, c, UET_NACK_NEW_START_PSN, now);
 	c->flags &= (uint16_t)~(PDC_F_TLP | PDC_F_PROBE);
 	p->last_start = c->start_psn;
 	p->st.new_start++;
-	if (pds_initiator_backoff(p, c, now))
+	c->u.i.rto_base = now;
+	if (c->u.i.backoffs == 0) {
+		c->u.i.backoffs = 1;
+		pds_initiator_kick(p, c);
 		pds_pdc_timer_update(p, c, now);
+		return;
+	}
+	if (!pds_initiator_backoff(p, c, now))
+		return;
+	/* the RTO of the resends runs from when they may leave */
+	c->u.i.rto_base = c->u.i.backoff_until;
+	pds_pdc_timer_update(p, c, now);
 }
 
 /*

@@ -79,7 +79,10 @@ def tss_capture(perf, dump, tmp, check):
         f.write("[eal]\nargs = -l 0 --no-huge -m 1024 --no-pci "
                 f"--log-level=4\n[tss]\nenabled = true\n"
                 f"state_dir = {state}\n"
-                f"domain.7 = 1-4095 {key}\n")
+                f"domain.7 = 1-4095 {key}\n"
+                # one request a message: no first window refused by the
+                # target's quiet time and resent under new PSNs
+                "[timers]\nsyn_quiet = false\n")
     cap = os.path.join(tmp, "tss.pcapng")
     p = subprocess.run([perf, "--config", conf, "--mode", "msgrate",
                         "--loss", "0", "--count", "300", "--capture", cap,
@@ -133,11 +136,18 @@ def main():
 
     with tempfile.TemporaryDirectory(prefix="uetcap-") as tmp:
         cap = os.path.join(tmp, "a.pcapng")
+        # the counts below are per message: without the target's quiet
+        # time, whose refusal of the first window would send it again
+        # under new PSNs (docs/WIRE-DECISIONS.md)
+        conf = os.path.join(tmp, "a.conf")
+        with open(conf, "w") as f:
+            f.write("[eal]\nargs = -l 0 --no-huge -m 1024 --no-pci "
+                    "--log-level=4\n[timers]\nsyn_quiet = false\n")
         t0 = time.time()
-        p = subprocess.run([perf, "--mode", "msgrate", "--count",
-                            str(COUNT), "--seed", "5", "--capture", cap,
-                            "--json"], capture_output=True, text=True,
-                           timeout=120)
+        p = subprocess.run([perf, "--config", conf, "--mode", "msgrate",
+                            "--count", str(COUNT), "--seed", "5",
+                            "--capture", cap, "--json"],
+                           capture_output=True, text=True, timeout=120)
         check(p.returncode == 0, "uet-perf exit 0: " + p.stderr[-400:])
         if p.returncode != 0:
             return 1

@@ -349,6 +349,9 @@ engine_make(const struct uet_fabric_eth *fe, unsigned int h,
 	if (th_cur.base_rtt_ns != 0) /* 0: no fabric measured yet */
 		c.cc.base_rtt_ns = th_cur.base_rtt_ns;
 	c.cc.trimming = cur->trim_ecn;
+	/* every host starts with the emulated fabric: nothing sent to an
+	 * earlier incarnation is in it (as uet-perf --fabric) */
+	c.timers.syn_quiet = false;
 	uet_proto_pds_config(&c, pds);
 	pds->seed = 1000 + h; /* reproducible Start_PSNs */
 	pp->pds = pds;

@@ -465,6 +465,9 @@ fakewire_test_config(struct uet_pds_config *cfg)
 	cfg->mtu = 1024;
 	cfg->cc_param = 64 * 1024;
 	cfg->tgt_close_req_ns = 0;
+	/* one incarnation per node unless a test restarts one: the
+	 * first SYN opens (the quiet time has tests of its own) */
+	cfg->syn_quiet = false;
 	/* failure paths are driven through 5 RTO rounds (6 expiries, 63 ms
 	 * of fake time), not the default 24 */
 	cfg->max_retries = 5;

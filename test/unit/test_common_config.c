@@ -113,6 +113,7 @@ defaults__validate(void **state)
 	assert_int_equal(cfg.timers.ack_coalesce_bytes, 16384);
 	assert_int_equal(cfg.timers.ack_min_add, 1024);
 	assert_int_equal(cfg.timers.close_req_idle_ns, 1000000000);
+	assert_true(cfg.timers.syn_quiet);
 	assert_int_equal(cfg.dscp.data, 0);
 	assert_int_equal(cfg.dscp.control, 46);
 	assert_int_equal(cfg.dscp.trimmed, 16);
@@ -462,6 +463,8 @@ load__value_errors(void **state)
 		     "idle_sleep_max", "out of range");
 	expect_error("[engine]\nrx_intr = sometimes\n", -EINVAL, 2, "engine",
 		     "rx_intr", "true/false");
+	expect_error("[timers]\nsyn_quiet = later\n", -EINVAL, 2, "timers",
+		     "syn_quiet", "true/false");
 	expect_error("[dscp]\ncontrol = 64\n", -ERANGE, 2, "dscp", "control",
 		     "[0, 63]");
 	expect_error("[fault]\nrx_data_drop_ppm = 1000001\n", -ERANGE, 2,
@@ -504,6 +507,10 @@ load__empty_values_named(void **state)
 		     "10.0.0.2", "empty value");
 	expect_error("[fabric]\nfail =\n", -EINVAL, 2, "fabric", "fail",
 		     "empty value");
+	uet_config_init_defaults(&cfg);
+	assert_int_equal(load_text("[timers]\nsyn_quiet = false\n", &cfg, &err,
+				   path), 0);
+	assert_false(cfg.timers.syn_quiet);
 	uet_config_init_defaults(&cfg);
 	snprintf(cfg.engine.capture, sizeof(cfg.engine.capture), "x.pcapng");
 	assert_int_equal(load_text("[engine]\ncapture =\n", &cfg, &err, path),

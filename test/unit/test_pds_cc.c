@@ -865,6 +865,47 @@ pds_initiator_gate__no_packet_without_credit(void **state)
 }
 
 /*
+ * NACK NEW_START_PSN refuses the PDC, not the bytes (pds_cc_cms.c
+ * cc_refused): a speculative burst refused whole (a target in its quiet
+ * time) goes again at once under the Start_PSN named, on the credit it
+ * spent, still speculating. It waited for credit before: one packet
+ * (the window rule with nothing in flight), then a credit round trip.
+ */
+static void
+pds_cc_cms__refused_burst_keeps_speculative_credit(void **state)
+{
+	struct uet_pds_tx t[64], nk;
+	uint32_t named;
+	uint16_t n, m, k;
+
+	(void)state;
+	W.now = 1000;
+	for (k = 0; k < 40; k++)
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD,
+						 (uint64_t)k, 0), 0);
+	n = fakewire_take(&W, 0, t, 64);
+	assert_true(n > 1 && n < 40);
+	named = t[0].hdr.u.req.psn + 0x100000u;
+	for (k = 0; k < n; k++) {
+		memset(&nk, 0, sizeof(nk));
+		nk.kind = UET_PDS_TX_CTL;
+		nk.hdr.type = UET_PDS_TYPE_NACK;
+		nk.hdr.u.nack.code = UET_NACK_NEW_START_PSN;
+		nk.hdr.u.nack.psn = t[k].hdr.u.req.psn;
+		nk.hdr.u.nack.dpdcid = t[k].hdr.u.req.spdcid;
+		nk.hdr.u.nack.payload = named;
+		fakewire_inject(&W, 0, &nk, false, false);
+	}
+	assert_int_equal(fakewire_st(0)->new_start, 1);
+	uet_pds_advance(W.pds[0], W.now);
+	m = fakewire_take(&W, 0, t, 64);
+	assert_int_equal(count_data(t, m), n);
+	assert_int_equal(t[0].hdr.u.req.psn, named);
+	assert_int_equal(t[0].kind, UET_PDS_TX_NEW);
+	assert_int_equal(count_credit_req(t, m), 0);
+}
+
+/*
  * A PDC not established yet whose speculative packets were all trimmed
  * has no credit loop: a CP needs the dpdcid, and the target keeps nothing
  * of a trimmed SYN. Its resend is its credit request, and goes with
@@ -1223,6 +1264,8 @@ main(void)
 		FW_TEST(pds_initiator_credit_req__asks_again_after_a_timer,
 			setup_rccc),
 		FW_TEST(pds_initiator_gate__no_packet_without_credit,
+			setup_rccc),
+		FW_TEST(pds_cc_cms__refused_burst_keeps_speculative_credit,
 			setup_rccc),
 		FW_TEST(pds_initiator_gate__syn_trimmed_resends_one,
 			setup_rccc),

@@ -515,6 +515,130 @@ pds_initiator_syn_refused__answers_lost_rto_renumbers(void **state)
 	assert_true(fakewire_st(0)->new_start >= 1);
 }
 
+/* A NEW_START_PSN naming @p start for every packet of @p b. */
+static void
+refuse_all(const struct uet_pds_tx *b, uint32_t n, uint32_t start)
+{
+	struct uet_pds_tx nk;
+	uint32_t k;
+
+	for (k = 0; k < n; k++) {
+		nk = nack_for(&b[k], UET_NACK_NEW_START_PSN);
+		nk.hdr.u.nack.payload = start;
+		fakewire_inject(&W, 0, &nk, false, false);
+	}
+}
+
+/*
+ * pds_initiator_new_start (WIRE-DECISIONS "A SYN that reaches a restarted
+ * target"): a target in its quiet time opens under the Start_PSN it
+ * names, so the first refusal of a PDC is answered at once, without the
+ * resource back-off (which cost 100 us each first PDC to a fresh
+ * target). The refused packets go again as first transmissions of their
+ * new PSNs (the target saw them: nothing was lost), with what was never
+ * sent. A second refusal backs off.
+ */
+static void
+pds_initiator_new_start__first_refusal_resent_at_once(void **state)
+{
+	struct uet_pds_tx b[2], t[4];
+	uint32_t named;
+
+	(void)state;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, b, 2), 2);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 3, 0), 0);
+	named = b[0].hdr.u.req.psn + 0x100000u;
+	refuse_all(b, 2, named);
+	assert_int_equal(fakewire_st(0)->new_start, 1);
+	/* no clock move: sent at once */
+	uet_pds_advance(W.pds[0], W.now);
+	assert_int_equal(fakewire_take(&W, 0, t, 4), 3);
+	assert_int_equal(t[0].hdr.u.req.psn, named);
+	assert_int_equal(t[0].cookie, 1);
+	assert_int_equal(t[1].cookie, 2);
+	assert_int_equal(t[2].cookie, 3);
+	assert_int_equal(t[0].kind, UET_PDS_TX_NEW);
+	assert_int_equal(t[1].kind, UET_PDS_TX_NEW);
+	assert_true(t[0].hdr.flags & UET_PDS_F_SYN);
+	assert_int_equal(fakewire_retx_sent(0), 0);
+	/* refused again (a live PDC of the id at the target): back off */
+	refuse_all(t, 3, named + 0x100000u);
+	assert_int_equal(fakewire_st(0)->new_start, 2);
+	uet_pds_advance(W.pds[0], W.now);
+	assert_int_equal(fakewire_take(&W, 0, t, 4), 0);
+	W.now += W.pds[0]->cfg.backoff_max_ns + 1;
+	uet_pds_advance(W.pds[0], W.now);
+	assert_int_equal(fakewire_take(&W, 0, t, 4), 3);
+	assert_int_equal(t[0].hdr.u.req.psn, named + 0x100000u);
+}
+
+/*
+ * pds_initiator_renumber: a packet of a refused burst whose answer never
+ * came may have been lost; resent under the new Start_PSN it is a
+ * retransmission and is counted as one (retx_rto, UET_PDS_TX_RETX), as
+ * its resend under the old PSN would have been. Uncounted, the packets a
+ * fault dropped in a first burst to a target in its quiet time were
+ * resent without a trace (uet_perf_batch: retransmissions below the
+ * drops injected).
+ */
+static void
+pds_initiator_new_start__unanswered_resend_is_retransmission(void **state)
+{
+	struct uet_pds_tx b[2], t[4];
+	uint64_t k;
+	uint16_t n = 0;
+
+	(void)state;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, b, 2), 2);
+	refuse_all(b, 1, b[0].hdr.u.req.psn + 0x100000u);
+	assert_int_equal(fakewire_st(0)->new_start, 0);
+	for (k = 0; k < 64 && fakewire_st(0)->new_start == 0; k++) {
+		W.now += W.pds[0]->cfg.rto_init_ns / 4;
+		uet_pds_advance(W.pds[0], W.now);
+		n = fakewire_take(&W, 0, t, 4); /* a tail-loss resend first */
+	}
+	assert_int_equal(fakewire_st(0)->new_start, 1);
+	if (n == 0)
+		n = fakewire_take(&W, 0, t, 4);
+	assert_int_equal(n, 2);
+	assert_int_equal(t[0].hdr.u.req.psn, b[0].hdr.u.req.psn + 0x100000u);
+	assert_int_equal(t[0].kind, UET_PDS_TX_NEW);
+	assert_int_equal(t[1].kind, UET_PDS_TX_RETX);
+	assert_int_equal(t[1].cookie, 2);
+}
+
+/*
+ * Refused is not progress (UEC 1.0 3.5 PDC establishment: a refused SYN
+ * opened nothing): a SYN-state PDC whose packets are never accepted
+ * fails within pds_dead_ns of its open, however late a NEW_START_PSN
+ * renumbers it. uet-dst seed 50: the SES withdrew the request (nothing
+ * of it is built again, the wire carries nothing), the target's refusal
+ * came 17 ms late, and the renumbered resend restarted the PDC's
+ * progress clock: it was resent every RTO for 33 ms and more.
+ */
+static void
+pds_initiator_new_start__refusal_is_no_progress(void **state)
+{
+	struct uet_pds_tx b;
+	uint64_t t0 = W.now, dead = pds_dead_ns(W.pds[0]);
+
+	(void)state;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &b));
+	W.f[0].dead = true;
+	assert_false(fakewire_run(&W, 10000, dead * 3 / 4, done_k,
+				  &(uint32_t){ 1 }));
+	refuse_all(&b, 1, b.hdr.u.req.psn + 0x100000u);
+	assert_int_equal(fakewire_st(0)->new_start, 1);
+	assert_true(fakewire_run(&W, 10000, dead, done_k, &(uint32_t){ 1 }));
+	assert_int_equal(W.done_err[1], 1);
+	assert_true(W.now - t0 <= dead + 2 * W.pds[0]->cfg.rto_max_ns);
+}
+
 /*
  * A test credit CC (UEC 1.0 RCCC plumbing only): the sender may send
  * only with credit, charged a whole MTU per packet, and asks for its whole
@@ -1027,6 +1151,12 @@ main(void)
 			fakewire_setup),
 		FW_TEST(pds_initiator_new_start__moves_to_payload_start_psn,
 			setup_slow_rto),
+		FW_TEST(pds_initiator_new_start__first_refusal_resent_at_once,
+			setup_slow_rto),
+		FW_TEST(pds_initiator_new_start__refusal_is_no_progress,
+			fakewire_setup),
+		FW_TEST(pds_initiator_new_start__unanswered_resend_is_retransmission,
+			fakewire_setup),
 		FW_TEST(pds_initiator_new_start__reopen_over_stale_target_pdc,
 			setup_one_pdc_id),
 		FW_TEST(pds_initiator_credit__cc_req_then_ack_cc_credit,

@@ -1379,6 +1379,80 @@ peek__claim_discard(void **state)
 	assert_true(ses_fakewire_run_idle(&w, 4 * RUN_NS));
 }
 
+/*
+ * Exactly once across a target restart (docs/WIRE-DECISIONS.md "A SYN
+ * that reaches a restarted target"): node 0 opens a PDC to node 1 with an
+ * eager send and an atomic in its SYN burst; copies of that burst stay in
+ * the network while both complete, node 1 restarts (same address, same
+ * memory key, a receive posted), and the copies arrive. The restarted
+ * target, in its quiet time (on by default), refuses them with NACK
+ * NEW_START_PSN: the atomic does not run a second time and the send is
+ * not received again. With the quiet time off both were.
+ */
+/* An optimized key (O=1, index 7) on @p node: the same after a restart. */
+static uint64_t
+restart_mr(int node)
+{
+	struct uet_ses_mr_attr a = {
+		.ri = w.n[node].ri_rma, .base = (uintptr_t)mem, .length = 4096,
+		.access = UET_SES_MR_REMOTE_ATOMIC, .optimized = true,
+		.opt_index = 7,
+	};
+	uint64_t key = 0;
+
+	assert_int_equal(uet_ses_mr_reg(w.n[node].mr, &a, &key), 0);
+	return key;
+}
+
+static void
+restart__syn_sent_before_runs_once(void **state)
+{
+	static struct ses_fakewire_pkt copy[8];
+	uint64_t key, key2, one = 1, *t = (uint64_t *)mem;
+	struct uet_ses_wr wr;
+	uint32_t n, i;
+
+	(void)state;
+	key = restart_mr(1);
+	memset(mem, 0, 64);
+	post(1, 2, 77, rbuf, 200, 5, 0);
+	fill(sbuf, 100, 3);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf, 100);
+	wr.tag = 5;
+	wr.context = 1;
+	submit(&wr);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_ATOMIC, &one, 8);
+	wr.atomic_op = UET_AMO_SUM;
+	wr.atomic_dt = UET_AMO_DT_UINT64;
+	wr.rkey = key;
+	wr.context = 2;
+	submit(&wr);
+	ses_fakewire_step(&w, 1); /* on the wire, not arrived */
+	n = w.nq[0];
+	assert_int_equal(n, 2);
+	memcpy(copy, w.q[0], n * sizeof(copy[0]));
+	assert_true(ses_fakewire_run_cq(&w, 0, 2, RUN_NS));
+	assert_int_equal(cqe(0, 1)->status, 0);
+	assert_int_equal(cqe(0, 2)->status, 0);
+	assert_int_equal(cqe(1, 77)->status, 0);
+	assert_int_equal(t[0], 1);
+	assert_int_equal(ses_fakewire_restart(&w, 1), 0);
+	key2 = restart_mr(1);
+	assert_int_equal(key2, key); /* the copy's key names the memory */
+	post(1, 2, 78, rbuf + 1000, 200, 5, 0);
+	for (i = 0; i < n; i++) {
+		copy[i].at = w.now;
+		w.q[0][w.nq[0]++] = copy[i];
+	}
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+	assert_int_equal(t[0], 1);
+	assert_int_equal(ses_fakewire_cq_find(&w, 1, 78), -1);
+	/* the first refused by the quiet time, the rest by its record */
+	assert_int_equal(uet_pds_stats_get(w.n[1].pds)->syn_forgot, 1);
+	assert_int_equal(uet_pds_stats_get(w.n[1].pds)->syn_refused, n - 1);
+	assert_int_equal(uet_pds_stats_get(w.n[1].pds)->pdc_open_tgt, 0);
+}
+
 int
 main(void)
 {
@@ -1424,6 +1498,8 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(auth__every_failure, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(restart__syn_sent_before_runs_once,
+						setup, teardown),
 	};
 	const char *s = getenv("UET_TEST_SEED");
 

@@ -177,6 +177,7 @@ struct uet_config_timers {
 	uint64_t close_idle_ns;    /**< 0: never close idle PDCs */
 	uint64_t close_req_idle_ns; /**< target asks to close; 0: never */
 	uint64_t tick_ns;
+	bool syn_quiet;            /**< PDS quiet time after start (uet_pds.h) */
 };
 
 /** [cc] (docs/CONFIG.md); 0 in an "auto" field means "derived as NSCC

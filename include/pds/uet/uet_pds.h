@@ -298,8 +298,9 @@ struct uet_pds_config {
 	/** Quiet time after start: for 2 x mpl_ns after its first SYN the
 	 * target refuses every SYN it has no record of with NACK
 	 * NEW_START_PSN, so a SYN sent to a previous incarnation of this
-	 * node (a restart) never opens a PDC (WIRE-DECISIONS). Default off
-	 * (not yet safe with the engine's other paths, WIRE-DECISIONS). */
+	 * node (a restart) never opens a PDC (WIRE-DECISIONS). Default on;
+	 * off only where no earlier incarnation can have sent anything (a
+	 * unit test that drives one incarnation by hand). */
 	bool syn_quiet;
 	/** ROD: retransmissions arriving past the hole before the expected
 	 * PSN is NACKed again (its resend was lost too); 0: never. */
