@@ -1416,7 +1416,7 @@ restart__syn_sent_before_runs_once(void **state)
 	key = restart_mr(1);
 	memset(mem, 0, 64);
 	post(1, 2, 77, rbuf, 200, 5, 0);
-	fill(sbuf, 100, 3);
+	ses_fakewire_fill(sbuf, 100, 3);
 	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_TSEND, sbuf, 100);
 	wr.tag = 5;
 	wr.context = 1;
