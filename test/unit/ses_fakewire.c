@@ -138,6 +138,7 @@ ses_fakewire_node_init(struct sfw *w, int i, enum uet_wire_profile profile, uint
 	pc.cc_param = 128 * 1024;
 	pc.seed = seed * 31 + (uint64_t)i + 1;
 	pc.max_backoffs = ses_fakewire_or(o->max_backoffs, pc.max_backoffs);
+	pc.resp_entries = ses_fakewire_or(o->resp_entries, pc.resp_entries);
 	pc.pdc_events = true; /* the SES acts on PDC_DOWN (docs/SES.md) */
 	n->pds = uet_pds_create(&pc);
 	if (n->pds == NULL ||
