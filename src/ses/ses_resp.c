@@ -60,9 +60,10 @@ ses_respond(struct uet_ses *s, uint8_t mode, uint32_t pdc, uint32_t psn,
 			     buf, (uint16_t)(n + dlen), now);
 	if (rc != 0) {
 		s->st.resp_fail++;
-		/* -EAGAIN: no room for the answer, the PDS refused the
-		 * request (NO_GTD_DEL_AVAIL) and it comes again. */
-		return rc == -EAGAIN ? -EAGAIN : -ENOENT;
+		/* -EAGAIN on a PDC: no room for the answer, the PDS refused
+		 * the request (NO_GTD_DEL_AVAIL) and it comes again. */
+		return rc == -EAGAIN && pdc != UET_PDS_PDC_NONE ? -EAGAIN :
+								   -ENOENT;
 	}
 	return 0;
 }
