@@ -723,21 +723,24 @@ uet_pds_respond(struct uet_pds *p, uint32_t pdc, uint32_t psn,
 		uint8_t next_hdr, const void *resp, uint16_t len, uint64_t now)
 {
 	struct pds_pdc *c;
-	bool fresh;
+	int rc;
 
 	if (len > p->resp_max || next_hdr < UET_PDS_NEXT_RESPONSE ||
 	    next_hdr > UET_PDS_NEXT_RESPONSE_DATA_SMALL)
 		return -EINVAL;
 	if (pdc == UET_PDS_PDC_NONE)
 		return pds_rudi_respond(p, psn, next_hdr, resp, len);
-	/* Responding accepts: the ACK carrying it reports the PSN. */
-	fresh = p->pend.valid && p->pend.handle == pdc && p->pend.psn == psn;
-	if (fresh)
-		pds_target_commit(p, now);
 	c = pds_handle_pdc(p, pdc);
 	if (c == NULL || c->role != PDS_ROLE_TGT)
 		return -ENOENT;
-	return pds_target_respond(p, c, psn, next_hdr, resp, len, fresh);
+	/* Responding accepts the request just delivered (the ACK carrying
+	 * the response reports the PSN), once its response has room. */
+	if (p->pend.valid && p->pend.handle == pdc && p->pend.psn == psn) {
+		rc = pds_target_accept_answered(p, c, psn, now);
+		if (rc != 0)
+			return rc;
+	}
+	return pds_target_respond(p, c, psn, next_hdr, resp, len);
 }
 
 int

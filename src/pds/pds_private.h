@@ -974,9 +974,10 @@ int pds_target_respond_default(struct uet_pds *p, struct pds_pdc *c,
 			    uint32_t psn);
 uint32_t pds_target_cack_report(const struct uet_pds *p,
 			     const struct pds_pdc *c);
+int pds_target_accept_answered(struct uet_pds *p, struct pds_pdc *c,
+			       uint32_t psn, uint64_t now);
 int pds_target_respond(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
-		    uint8_t next_hdr, const void *resp, uint16_t len,
-		    bool fresh);
+		    uint8_t next_hdr, const void *resp, uint16_t len);
 void pds_target_close_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 void pds_target_release(struct uet_pds *p, struct pds_pdc *c);
 

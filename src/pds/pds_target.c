@@ -177,21 +177,36 @@ pds_resp_send(struct uet_pds *p, struct pds_pdc *c, uint32_t r)
 static bool pds_target_resp_reserve(struct uet_pds *p, struct pds_pdc *c,
 				 uint32_t psn);
 
-/* @p fresh: @p psn is the request just delivered, which may get a
- * response although none was reserved for it (an error the target
- * reports on a packet before the last of its message). */
+/*
+ * uet_pds_respond() of the pending delivery @p psn: accept it, with a
+ * stored-response entry for its answer. A request answered before the
+ * last packet of its message (an error) had none reserved at arrival.
+ * Without room for the answer the request is refused NO_GTD_DEL_AVAIL,
+ * as pds_target_accept() does: accepted, CACK would pass it and its
+ * initiator read the default response, OK, whatever the answer was
+ * (UEC 1.0 3.5.20.2 guaranteed delivery). The initiator sends it again.
+ */
+int
+pds_target_accept_answered(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+			   uint64_t now)
+{
+	if (pds_resp_find(p, c, psn) == PDS_NIL &&
+	    !pds_target_resp_reserve(p, c, psn)) {
+		pds_target_refuse(p, c, psn, UET_NACK_NO_GTD_DEL_AVAIL);
+		return -EAGAIN;
+	}
+	pds_target_commit(p, now);
+	return 0;
+}
+
+/* uet_pds_respond() of an accepted request with its entry reserved. */
 int
 pds_target_respond(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
-		uint8_t next_hdr, const void *resp, uint16_t len, bool fresh)
+		uint8_t next_hdr, const void *resp, uint16_t len)
 {
 	uint32_t r = pds_resp_find(p, c, psn);
 	struct pds_resp *e;
 
-	if (r == PDS_NIL && fresh) {
-		if (!pds_target_resp_reserve(p, c, psn))
-			return -EAGAIN;
-		r = pds_resp_find(p, c, psn);
-	}
 	if (r == PDS_NIL || p->resp[r].ready)
 		return -ENOENT;
 	e = &p->resp[r];

@@ -502,8 +502,11 @@ ses_send_refuse_part(struct uet_ses *s, const struct uet_pds_event *ev,
 	if (h->flags & UET_SES_F_EOM) {
 		t->have_eom = true;
 		t->eom_psn = ev->psn;
-	} else {
-		ses_respond_rc(s, ev, h, rc, UET_SES_LIST_EXPECTED, now);
+	} else if (ses_respond_rc(s, ev, h, rc, UET_SES_LIST_EXPECTED,
+				  now) == -EAGAIN) {
+		/* refused for want of room for the answer (NO_GTD_DEL_AVAIL):
+		 * not received, its bytes count when it comes again */
+		return 0;
 	}
 	t->rcvd += plen;
 	if (t->rcvd >= t->total && t->have_eom && !t->responded)

@@ -33,7 +33,7 @@ ses_respond(struct uet_ses *s, uint8_t mode, uint32_t pdc, uint32_t psn,
 	    uint64_t now)
 {
 	uint8_t buf[UET_PDS_RESP_MAX];
-	int n;
+	int n, rc;
 
 	s->st.rx_rc[r->return_code & 63]++;
 	/* UUD: no response. RUDI: @p pdc is UET_PDS_PDC_NONE, @p psn the
@@ -55,11 +55,15 @@ ses_respond(struct uet_ses *s, uint8_t mode, uint32_t pdc, uint32_t psn,
 	}
 	if (dlen)
 		memcpy(buf + n, data, dlen);
-	if (uet_pds_respond(s->cfg.pds, pdc, psn,
-			    (uint8_t)uet_wire_ses_resp_fmt_to_next_hdr(r->fmt), buf,
-			    (uint16_t)(n + dlen), now) != 0) {
+	rc = uet_pds_respond(s->cfg.pds, pdc, psn,
+			     (uint8_t)uet_wire_ses_resp_fmt_to_next_hdr(r->fmt),
+			     buf, (uint16_t)(n + dlen), now);
+	if (rc != 0) {
 		s->st.resp_fail++;
-		return -ENOENT;
+		/* -EAGAIN on a PDC: no room for the answer, the PDS refused
+		 * the request (NO_GTD_DEL_AVAIL) and it comes again. */
+		return rc == -EAGAIN && pdc != UET_PDS_PDC_NONE ? -EAGAIN :
+								   -ENOENT;
 	}
 	return 0;
 }

@@ -381,6 +381,25 @@ rx_bad_check(struct dst_sim *s, int i, const struct uet_pds_event *e,
 			 e->pdc, e->psn, e->next_hdr);
 }
 
+/* The SES answered the request being delivered, its PDS could not store
+ * the answer (response pool empty) and accepted the request all the same:
+ * CACK passes it and its initiator takes the default response, OK, for
+ * whatever the target answered (UEC 1.0 3.5.20.2). A target that cannot
+ * keep an answer must refuse the request (NACK NO_GTD_DEL_AVAIL). RUDI
+ * excepted: no CACK, an unsent RUDI_RESP makes the initiator send again. */
+static void
+answer_check(struct dst_sim *s, int i, const struct uet_pds_event *e,
+	     uint64_t exhaust, uint64_t refused)
+{
+	const struct uet_pds_stats *st = uet_pds_stats_get(s->node[i].pds);
+
+	if (e->pdc != UET_PDS_PDC_NONE && st->exhaust_resp != exhaust &&
+	    st->refused == refused)
+		dst_fail(s, "answer", "n%d pdc %u psn %u: the SES's answer "
+			 "found no room to be stored and the PDS accepted the "
+			 "request: its initiator reads OK", i, e->pdc, e->psn);
+}
+
 static void
 on_event(struct dst_sim *s, int i, const struct uet_pds_event *e)
 {
@@ -390,6 +409,7 @@ on_event(struct dst_sim *s, int i, const struct uet_pds_event *e)
 	const struct uet_pds_stats *st = uet_pds_stats_get(n->pds);
 	struct dst_retx *r;
 	uint64_t refused = st->refused;
+	uint64_t exhaust = st->exhaust_resp;
 
 	if (e->type == UET_PDS_EV_DELIVER) {
 		if (s->rx_ses == NULL || e->cookie != s->pkt_cookie) {
@@ -405,6 +425,7 @@ on_event(struct dst_sim *s, int i, const struct uet_pds_event *e)
 		/* refused: the PDS NACKs it, nothing was acknowledged */
 		if (st->refused == refused)
 			rx_bad_check(s, i, e, bad);
+		answer_check(s, i, e, exhaust, refused);
 		if (e->mode == UET_PDS_MODE_ROD && st->refused == refused &&
 		    e->pdc != UET_PDS_PDC_NONE)
 			rod_check(s, i, e);

@@ -331,10 +331,13 @@ fakewire_event(struct fakewire *w, int side, const struct uet_pds_event *e)
 			if (uet_pds_respond_default(w->pds[side], e->pdc,
 						    e->psn, w->now) != 0)
 				w->bad_payload++;
-		} else if (w->resp_expected && e->pdc != UINT32_MAX) {
+		} else if ((w->resp_expected || w->resp_unreserved) &&
+			   e->pdc != UINT32_MAX) {
 			memcpy(resp, &e->cookie, 8);
-			uet_pds_respond(w->pds[side], e->pdc, e->psn,
-					UET_PDS_NEXT_RESPONSE, resp, 8, w->now);
+			if (uet_pds_respond(w->pds[side], e->pdc, e->psn,
+					    UET_PDS_NEXT_RESPONSE, resp, 8,
+					    w->now) == -EAGAIN)
+				w->resp_again++;
 		}
 		return;
 	}

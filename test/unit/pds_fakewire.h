@@ -66,6 +66,10 @@ struct fakewire {
 	bool resp_expected;         /* target answers every request */
 	bool resp_default;          /* ... with uet_pds_respond_default() */
 	bool resp_hold;             /* ... no: the test answers (SES busy) */
+	bool resp_unreserved;       /* answer every request with a response,
+				     * none reserved at its arrival (an
+				     * error before a message's last packet) */
+	uint32_t resp_again;        /* uet_pds_respond() returned -EAGAIN */
 	uint64_t events[2];
 	uint32_t last_pdc[2];       /* handle of the last DELIVER event */
 	uint32_t last_psn[2];

@@ -145,6 +145,7 @@ ses_fakewire_node_init(struct sfw *w, int i, enum uet_wire_profile profile, uint
 	if (w->restarts == 0)
 		pc.syn_quiet = false;
 	pc.max_backoffs = ses_fakewire_or(o->max_backoffs, pc.max_backoffs);
+	pc.resp_entries = ses_fakewire_or(o->resp_entries, pc.resp_entries);
 	pc.pdc_events = true; /* the SES acts on PDC_DOWN (docs/SES.md) */
 	n->pds = uet_pds_create(&pc);
 	if (n->pds == NULL ||

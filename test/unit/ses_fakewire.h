@@ -94,6 +94,7 @@ struct ses_fakewire_opts {
 	uint32_t max_tgt_msgs;  /* target multi-packet records (256) */
 	uint32_t max_msgs;      /* initiator messages (2048) */
 	uint32_t max_backoffs;  /* PDS resource back-offs (16) */
+	uint32_t resp_entries;  /* PDS stored responses (256) */
 };
 int ses_fakewire_init_opts(struct sfw *w, enum uet_wire_profile profile, uint64_t seed,
 		  const struct ses_fakewire_opts *o);

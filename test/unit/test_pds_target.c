@@ -798,6 +798,53 @@ pds_target_respond__pool_empty_nacks_gtd(void **state)
 }
 
 static void
+one_response(struct uet_pds_config *cfg)
+{
+	cfg->resp_entries = 1;
+}
+
+static bool
+both_done(struct fakewire *w, void *arg)
+{
+	(void)arg;
+	return w->done_ok[60] + w->done_err[60] > 0 &&
+	       w->done_ok[61] + w->done_err[61] > 0;
+}
+
+/*
+ * pds_target_respond__no_room_refuses_not_default_ok: two requests
+ * answered with a response none was reserved for at their arrival (an
+ * error met before the last packet of a message), a response pool of 1.
+ * The second finds no room while the first's response waits for
+ * CLEAR_PSN: the target must refuse it (NACK NO_GTD_DEL_AVAIL), not
+ * accept it with nothing stored, or CACK passes it and its initiator
+ * takes the default response, OK, for an error (UEC 1.0 3.5.20.2). Sent
+ * again, it gets its real answer.
+ */
+static void
+pds_target_respond__no_room_refuses_not_default_ok(void **state)
+{
+	(void)state;
+	fakewire_fini(&W);
+	assert_int_equal(fakewire_setup_with(3, one_response), 0);
+	W.resp_unreserved = true;
+	W.delay_ns = 1000;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 60, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 61, 0), 0);
+	assert_true(fakewire_run(&W, 1000, 200000000, both_done, NULL));
+	assert_int_equal(W.resp_again, 1);
+	assert_int_equal(fakewire_st(1)->refused, 1);
+	assert_int_equal(fakewire_st(1)->exhaust_resp, 1);
+	assert_int_equal(W.delivered[61], 2);
+	/* Both completed with their own responses (the fakewire checks the
+	 * bytes), neither by the default response. */
+	assert_int_equal(W.done_ok[60], 1);
+	assert_int_equal(W.done_ok[61], 1);
+	assert_int_equal(fakewire_st(0)->done_default, 0);
+	assert_int_equal(W.bad_payload, 0);
+}
+
+static void
 pds_target_close__request_then_nack_closing(void **state)
 {
 	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 40, 0), t, r2;
@@ -2011,6 +2058,7 @@ main(void)
 		T(resp_default__nothing_stored),
 		T(resp_early__target_answers_non_eom),
 		T(pds_target_respond__pool_empty_nacks_gtd),
+		T(pds_target_respond__no_room_refuses_not_default_ok),
 		T(pds_target_close__request_then_nack_closing),
 		T(pds_target_close__both_directions_free_everything),
 		T(pds_target_rx__reserved_pool_on_use_rsv_pdc),

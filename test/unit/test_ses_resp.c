@@ -686,6 +686,52 @@ ses_target_send__refused_after_bound_receive_fails(void **state)
 	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 }
 
+/*
+ * A five-packet SEND to a table that is off, its target's PDS with room
+ * for one stored response: every packet is refused DISABLED, each before
+ * the last with a response of its own, and most find no room. The PDS
+ * refuses those with NACK NO_GTD_DEL_AVAIL (the initiator sends them
+ * again), so the SES must not count their bytes then: counted twice, the
+ * record answered the EOM before every packet was in, and a packet coming
+ * after opened a record that waited for good. The send fails -EINVAL,
+ * never OK, and nothing is left.
+ */
+static int
+setup_one_resp(void **state)
+{
+	struct ses_fakewire_opts o = { .resp_entries = 1 };
+
+	(void)state;
+	if (ses_fakewire_init_opts(&w, UET_PROFILE_HPC, 0x5e5f2ull, &o) != 0)
+		return -1;
+	return ses_fakewire_read_init(&w, 7, &mem, &rbuf, &key);
+}
+
+static void
+ses_target_send__refusal_without_room_counted_once(void **state)
+{
+	static uint8_t src[5 * SFW_MTU - 100];
+	const struct uet_pds_stats *ps;
+	struct uet_ses_pool_info pi;
+	struct uet_ses_wr wr;
+
+	(void)state;
+	ps = uet_pds_stats_get(w.n[1].pds);
+	ses_fakewire_fill(src, sizeof(src), 21);
+	assert_int_equal(uet_ses_ri_enable(w.n[1].mr, w.n[1].ri_msg, false),
+			 0);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, src, sizeof(src));
+	wr.context = 11;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_int_equal(cqe(0, 11)->status, -EINVAL);
+	assert_true(ps->refused >= 1); /* NO_GTD_DEL_AVAIL happened */
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+	uet_ses_pool_info_get(w.n[1].ses, &pi);
+	assert_int_equal(pi.tgt_used, 0);
+	assert_int_equal(uet_ses_stats_get(w.n[1].ses)->rx_bad, 0);
+}
+
 static int
 setup_full(void **state)
 {
@@ -817,6 +863,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			ses_target_send__refused_after_bound_receive_fails,
 			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_target_send__refusal_without_room_counted_once,
+			setup_one_resp, teardown),
 		cmocka_unit_test_setup_teardown(
 			ses_target_send__defer_unexpected_then_refused_fails,
 			setup_full, teardown),

@@ -567,7 +567,10 @@ uint16_t uet_pds_events(struct uet_pds *p, struct uet_pds_event *ev,
  *   0, -EINVAL (len above resp_max, bad next_hdr), -ENOENT (PDC gone,
  *   no response pending for @p psn, RUDI request no longer pending),
  *   -EAGAIN (response pool empty: RUDI sends no RUDI_RESP, the initiator
- *   retransmits; an unreserved response is not stored).
+ *   retransmits; the request just delivered, with no response reserved
+ *   at its arrival, is refused with NACK NO_GTD_DEL_AVAIL instead of
+ *   accepted, and its initiator sends it again: the SES must take it as
+ *   not received).
  */
 int uet_pds_respond(struct uet_pds *p, uint32_t pdc, uint32_t psn,
 		    uint8_t next_hdr, const void *resp, uint16_t len,
