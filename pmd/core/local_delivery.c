@@ -20,6 +20,9 @@
  *   - a frame of an established PDC (requests without SYN, ACKs, NACKs,
  *     CPs) goes to the context that owns its destination PDC, named by
  *     the top bits of the PDC id (the PDS hook's owner_bits);
+ *   - a DEFERRABLE_RTR that opens a PDC goes to the context named as
+ *     owner in its initiator restart token (the one holding the deferred
+ *     send: the RTR's PIDonFEP is the deferred send's, its own sender's);
  *   - a frame that opens a PDC or is a datagram (SYN request, RUDI, UUD)
  *     goes to the context that serves the destination PIDonFEP of its SES
  *     header (uet_engine_pid_context_set(), kept by the SES ULP); the
@@ -44,6 +47,7 @@
 
 #include <uet/uet_pds.h>
 #include <uet/uet_wire_csum.h>
+#include <uet/uet_wire_ses.h>
 
 #include "engine_private.h"
 
@@ -171,6 +175,27 @@ ctx_of_pdc(struct uet_engine *e, uint16_t pdcid, struct uet_engine_lcore *dflt)
 	return o < e->nb_lcores ? e->lc[o] : dflt;
 }
 
+/* A DEFERRABLE_RTR that opens a PDC: its PIDonFEP is that of the
+ * deferred send (the RTR's own sender), so the context that holds the
+ * deferred send is the owner in its initiator restart token (the SES ULP
+ * puts it there, uet_wire_ses_token_owner()); NULL for any other frame. */
+static struct uet_engine_lcore *
+ctx_of_rtr(struct uet_engine *e, const uint8_t *ses, size_t len,
+	   unsigned int next_hdr)
+{
+	struct uet_wire_ses_req h;
+	uint32_t o;
+
+	if (len == 0 || ses[0] != UET_SES_OP_DEFERRABLE_RTR ||
+	    uet_wire_ses_req_decode(ses, len, (enum uet_wire_ses_fmt)next_hdr,
+				    &h) < 0 ||
+	    h.opcode != UET_SES_OP_DEFERRABLE_RTR)
+		return NULL;
+	o = uet_wire_ses_token_owner(uet_wire_ses_req_token_initiator(&h),
+				     uet_engine_owner_bits(e->nb_lcores));
+	return o < e->nb_lcores ? e->lc[o] : NULL;
+}
+
 /* Several contexts: which one receives frame @p m (see the top). */
 static struct uet_engine_lcore *
 local_delivery_steer(struct uet_engine_lcore *lc, unsigned int to,
@@ -196,6 +221,10 @@ local_delivery_steer(struct uet_engine_lcore *lc, unsigned int to,
 		return ctx_of_pdc(e, h->u.req.dpdcid, lc);
 	if (h->type == UET_PDS_TYPE_CP && !(h->flags & UET_PDS_F_SYN))
 		return ctx_of_pdc(e, h->u.cp.dpdcid, lc);
+	if (uet_wire_pds_type_is_req(h->type) &&
+	    (t = ctx_of_rtr(e, f + pkt.ses_off, pkt.payload_len,
+			    h->next_hdr)) != NULL)
+		return t;
 	/* the SES header's PIDonFEP, read in place: the receiving context's
 	 * SES decodes the header */
 	if (h->type != UET_PDS_TYPE_CP &&

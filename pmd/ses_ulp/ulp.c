@@ -135,6 +135,11 @@ ses_ulp_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	sc.cq_size = uet_pow2_ceil(4 * (msgs + posted));
 	sc.initiator_id = c->initiator;
 	sc.pid_on_fep = c->pid;
+	/* the context in our restart tokens: local delivery steers a
+	 * DEFERRABLE_RTR that opens a PDC by it (docs/ENGINE.md) */
+	sc.token_owner_id = idx;
+	sc.token_owner_bits = uet_engine_owner_bits(
+		uet_engine_nb_lcores(uet_engine_lcore_engine(lc)));
 	/* the front end picks rendezvous per SQE (UET_CHAN_F_RENDEZVOUS) */
 	sc.rdv_threshold = UINT32_MAX;
 	sc.rdv_eager = p->rdv_eager;

@@ -46,6 +46,12 @@ ses_config_ok(const struct uet_ses_config *c)
 	    c->max_tgt_msgs == 0 || c->max_tgt_msgs > SES_SLOT_MAX ||
 	    c->max_peers == 0 || c->max_peers > SES_SLOT_MAX)
 		return false;
+	/* The token's slot field holds the owner above slot + 1. */
+	if (c->token_owner_bits > 8 ||
+	    c->token_owner_id >= (1u << c->token_owner_bits) ||
+	    c->max_msgs >= (1u << (UET_WIRE_SES_TOKEN_SLOT_BITS -
+				   c->token_owner_bits)))
+		return false;
 	/* Rendezvous needs the MR table that exposes the source buffers. */
 	if ((c->rdv_ri >= 0 || c->rdv_ri_of != NULL) &&
 	    (c->mr == NULL || c->rdv_resource_index > UET_SES_RI_MAX))

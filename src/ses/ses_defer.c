@@ -224,9 +224,11 @@ static struct ses_msg *
 ses_defer_find(struct uet_ses *s, const struct uet_pds_event *ev,
 	       uint32_t tok)
 {
-	uint32_t slot = tok & 0xFFFFFFu;
+	uint32_t slot = (tok & 0xFFFFFFu) ^ ses_token_owner(s);
 	struct ses_msg *m;
 
+	/* Another owner's token (an engine context that is not us) leaves
+	 * bits above the slot: out of range. */
 	if (slot == 0 || slot > s->cfg.max_msgs)
 		return NULL;
 	m = &s->msgs[slot - 1];

@@ -284,9 +284,11 @@ ses_msg_setup(struct uet_ses *s, struct ses_msg *m, const struct uet_ses_wr *wr,
 	}
 	/* Deferrable: our token names the slot and generation (UEC 1.0 SES
 	 * standard request header); an RTR carries the tokens of the send it
-	 * restarts. */
+	 * restarts. The owner above the slot lets an engine steer the RTR
+	 * to us (uet_wire_ses_token_owner()). */
 	if (m->kind != SES_MK_RTR)
-		m->tok_i = (uint32_t)m->gen << 24 | (uint32_t)(m - s->msgs + 1);
+		m->tok_i = (uint32_t)m->gen << UET_WIRE_SES_TOKEN_SLOT_BITS |
+			   ses_token_owner(s) | (uint32_t)(m - s->msgs + 1);
 	ret = ses_msg_layout(s, m);
 	if (ret != 0)
 		return ret;

@@ -566,6 +566,15 @@ ses_profile(const struct uet_ses *s, uint16_t pid)
 	       s->cfg.profile_of(s->cfg.profile_arg, pid) : s->cfg.profile;
 }
 
+/* Our owner bits in the slot field of an initiator restart token. */
+static inline uint32_t
+ses_token_owner(const struct uet_ses *s)
+{
+	return s->cfg.token_owner_bits == 0 ? 0 :
+	       s->cfg.token_owner_id << (UET_WIRE_SES_TOKEN_SLOT_BITS -
+					 s->cfg.token_owner_bits);
+}
+
 /* Sending PIDonFEP / initiator id of a work request. */
 static inline uint16_t
 ses_wr_pid(const struct uet_ses *s, const struct uet_ses_wr *wr)

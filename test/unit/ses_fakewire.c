@@ -159,6 +159,8 @@ ses_fakewire_node_init(struct sfw *w, int i, enum uet_wire_profile profile, uint
 	sc.cq_size = 4096;
 	sc.initiator_id = 100 + (uint32_t)i;
 	sc.pid_on_fep = SFW_PID;
+	sc.token_owner_bits = o->token_owner_bits;
+	sc.token_owner_id = o->token_owner_bits != 0 ? (uint32_t)i + 1 : 0;
 	sc.rdv_ri = n->ri_rdv;
 	sc.remote_events = ses_fakewire_remote_events;
 	sc.mem_ops = ses_fakewire_mem_ops;

@@ -95,6 +95,8 @@ struct ses_fakewire_opts {
 	uint32_t max_msgs;      /* initiator messages (2048) */
 	uint32_t max_backoffs;  /* PDS resource back-offs (16) */
 	uint32_t resp_entries;  /* PDS stored responses (256) */
+	/* uet_ses_config.token_owner_bits (0); node i is owner i + 1 */
+	uint32_t token_owner_bits;
 };
 int ses_fakewire_init_opts(struct sfw *w, enum uet_wire_profile profile, uint64_t seed,
 		  const struct ses_fakewire_opts *o);

@@ -263,6 +263,84 @@ ses_defer_pdc_down__parked_send_fails(void **state)
 	ses_fakewire_fini(&w);
 }
 
+/*
+ * A parked deferrable send matched by a receive is delivered exactly once
+ * when its SES runs as one context of several (an engine): the initiator
+ * restart token carries the context as owner above the slot, the engine
+ * steers the DEFERRABLE_RTR that opens a PDC by it (its PIDonFEP is the
+ * target's own, which took it back to the target's context: the receive
+ * failed CANCELLED and the send waited for good, 1 run in 7 of ofi_data
+ * under ASan), and the owner's SES still finds the send by the token.
+ */
+static void
+ses_defer_rtr_rx__owner_token_delivers_once(void **state)
+{
+	struct ses_fakewire_opts o = { .token_owner_bits = 2 };
+	const struct uet_ses_stats *st0, *st1;
+	struct uet_ses_recv r;
+	struct uet_ses_wr wr;
+	uint32_t i;
+
+	(void)state;
+	assert_int_equal(ses_fakewire_init_opts(&w, UET_PROFILE_AI_FULL, 21, &o),
+			 0);
+	st0 = uet_ses_stats_get(w.n[0].ses);
+	st1 = uet_ses_stats_get(w.n[1].ses);
+	ses_fakewire_fill(sbuf, 3500, 21);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf, 3500);
+	wr.flags |= UET_SES_WR_F_DEFERRABLE;
+	wr.context = 80;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	for (i = 0; i < 100000 && st0->defer_tx == 0; i++)
+		ses_fakewire_step(&w, 1000);
+	assert_int_equal(st0->defer_tx, 1);
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = 81;
+	r.buf = rbuf;
+	r.len = sizeof(rbuf);
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+	assert_int_equal(ses_fakewire_cq_count(&w, 0, 80), 1);
+	assert_int_equal(ses_fakewire_cq_count(&w, 1, 81), 1);
+	assert_int_equal(ses_fakewire_cqe(&w, 0, 80)->status, 0);
+	assert_int_equal(ses_fakewire_cqe(&w, 1, 81)->status, 0);
+	assert_int_equal(ses_fakewire_cqe(&w, 1, 81)->len, 3500);
+	assert_memory_equal(rbuf, sbuf, 3500);
+	assert_int_equal(st0->rtr_rx, 1);
+	assert_int_equal(st0->rtr_stale, 0);
+	assert_int_equal(st1->rtr_tx, 1);
+	ses_fakewire_fini(&w);
+}
+
+/* The owner and the slot share the token's 24-bit slot field: an owner
+ * outside its bits, or more messages than the rest holds, is refused. */
+static void
+uet_ses_create__token_owner_checked(void **state)
+{
+	struct ses_fakewire_opts o = { .token_owner_bits = 1 };
+
+	(void)state;
+	/* node 1 would be owner 2 of 1 bit */
+	assert_int_not_equal(ses_fakewire_init_opts(&w, UET_PROFILE_AI_FULL,
+						    22, &o), 0);
+	ses_fakewire_fini(&w);
+	o.token_owner_bits = 8;
+	o.max_msgs = 1u << 16; /* slot + 1 needs 17 bits: 24 - 8 = 16 */
+	assert_int_not_equal(ses_fakewire_init_opts(&w, UET_PROFILE_AI_FULL,
+						    23, &o), 0);
+	ses_fakewire_fini(&w);
+	o.max_msgs = (1u << 16) - 1;
+	assert_int_equal(ses_fakewire_init_opts(&w, UET_PROFILE_AI_FULL, 24,
+						&o), 0);
+	ses_fakewire_fini(&w);
+	assert_int_equal(uet_wire_ses_token_owner(0x25000001u | 3u << 22, 2),
+			 3);
+	assert_int_equal(uet_wire_ses_token_owner(0xFF000001u, 0), 0);
+}
+
 int
 main(void)
 {
@@ -271,6 +349,8 @@ main(void)
 		cmocka_unit_test(ses_defer_pdc_down__parked_send_fails),
 		cmocka_unit_test(ses_defer_rtr_done__rtr_outlasts_long_fault),
 		cmocka_unit_test(ses_defer_rtr_done__restart_never_came),
+		cmocka_unit_test(ses_defer_rtr_rx__owner_token_delivers_once),
+		cmocka_unit_test(uet_ses_create__token_owner_checked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

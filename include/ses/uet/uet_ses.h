@@ -217,6 +217,13 @@ struct uet_ses_config {
 	uint32_t rdv_eager;
 	uint32_t initiator_id;  /**< initiator field of our requests */
 	uint16_t pid_on_fep;    /**< our process: read_pid_on_fep of rendezvous */
+	/** Engine context of this SES, in the top @c token_owner_bits
+	 * (0..8) of the slot part of its initiator restart tokens, so that
+	 * an engine can steer a DEFERRABLE_RTR that opens a PDC to the
+	 * context holding the deferred send (its PIDonFEP is the target's:
+	 * uet_wire_ses_token_owner()). max_msgs must fit the rest. */
+	uint32_t token_owner_id;
+	uint32_t token_owner_bits;
 	/** Rendezvous: handle (uet_ses_ri_add()) of a relative RMA RI table
 	 * of {job, pid_on_fep, rdv_resource_index} in @c mr where the SES
 	 * registers each rendezvous source buffer (remote read, one key per

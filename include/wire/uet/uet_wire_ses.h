@@ -316,6 +316,22 @@ uet_wire_ses_req_token_initiator(const struct uet_wire_ses_req *h)
 	return (uint32_t)(v >> 32);
 }
 
+/** Initiator restart token of this SES: generation (8 bits) | slot field
+ * (24 bits: the owner, when an engine runs several SES, above slot + 1).
+ * The initiator alone reads it; an engine steers by the owner. */
+#define UET_WIRE_SES_TOKEN_SLOT_BITS 24
+
+/** The owner (engine context) in initiator restart token @p tok of an SES
+ * configured with @p owner_bits (uet_ses_config.token_owner_bits). */
+static inline uint32_t
+uet_wire_ses_token_owner(uint32_t tok, uint32_t owner_bits)
+{
+	uint32_t field = tok & ((1u << UET_WIRE_SES_TOKEN_SLOT_BITS) - 1);
+
+	return owner_bits == 0 ? 0 :
+	       field >> (UET_WIRE_SES_TOKEN_SLOT_BITS - owner_bits);
+}
+
 /** Deferrable send / RTR: target restart token. */
 static inline uint32_t
 uet_wire_ses_req_token_target(const struct uet_wire_ses_req *h)
