@@ -2,8 +2,10 @@
 /*
  * TSS on the RX path (see tss_path.c). Order of the checks, cheapest
  * first and nothing a forger controls before the ICV moves any state:
- * trimmed, header, SDI, AN/epoch, IP version, replay window (check only)
- * -> queued; then, per burst: decrypt and verify, replay window check
+ * trimmed, header, SDI, AN/epoch, IP version, SSI (client/server mode),
+ * replay window (check only, a source without one passes) -> queued;
+ * then, per burst: decrypt and verify, the replay window of a new
+ * source made (so forged sources take no room), replay window check
  * again (a duplicate within the burst) and update, strip, PDS decode,
  * domain of the JobID or PDC -> the hook.
  */
@@ -41,20 +43,33 @@ window_key(unsigned int di, uint16_t epoch, uint32_t src)
 	return (uint64_t)di << 48 | (uint64_t)epoch << 32 | src;
 }
 
-/* The replay window of {domain, epoch, source}, created on first use. */
-static int
-window_of(struct engine_tss_lc *t, unsigned int di, uint16_t epoch,
-	  uint32_t src)
+/* The replay window of {domain, epoch, source}, TSS_WIN_NONE: none. */
+static uint32_t
+window_find(const struct engine_tss_lc *t, unsigned int di, uint16_t epoch,
+	    uint32_t src)
 {
 	uint64_t key = window_key(di, epoch, src);
 	int rc = rte_hash_lookup(t->src, &key);
 
+	return rc < 0 ? TSS_WIN_NONE : (uint32_t)rc;
+}
+
+/* The replay window of a verified frame's source, made when it has
+ * none; TSS_WIN_NONE when the table is full (the frame is dropped,
+ * sources: a window is never taken from a source that has one). */
+static uint32_t
+window_make(struct engine_tss_lc *t, const struct tss_rx_item *it)
+{
+	uint64_t key = window_key(it->di, it->epoch, it->src);
+	int rc = rte_hash_lookup(t->src, &key);
+
 	if (rc >= 0)
-		return rc;
+		return (uint32_t)rc;
 	rc = rte_hash_add_key(t->src, &key);
-	if (rc >= 0)
-		(void)uet_tss_replay_init(&t->win[rc], t->win[rc].size);
-	return rc;
+	if (rc < 0)
+		return TSS_WIN_NONE;
+	(void)uet_tss_replay_init(&t->win[rc], t->win[rc].size);
+	return (uint32_t)rc;
 }
 
 /*
@@ -110,11 +125,41 @@ rx_key(const struct uet_engine_lcore *lc, struct tss_rx_item *it)
 		return 1 + UET_ENGINE_TSS_DROP_EPOCH;
 	it->slot = (uint8_t)slot;
 	if (lc->eng->tss->cluster)
-		return tss_key_rx(t, it->di, it->src, it);
+		return tss_key_rx(t, UET_TSS_LABEL_CLUSTER, it->di, it->src,
+				  it);
+	if (lc->eng->tss->role == UET_CONFIG_TSS_ROLE_SERVER)
+		return tss_key_rx(t, UET_TSS_LABEL_SERVER, it->di, it->src,
+				  it);
 	it->sess = t->open[it->di][slot];
 	if (it->sess == NULL)
 		return 1 + UET_ENGINE_TSS_DROP_CRYPTO;
-	uet_tss_iv(it->src, it->epoch, it->tsc, NULL, it->iv);
+	/* a client: the server's down key, the server's address in the IV */
+	uet_tss_iv(it->src, it->epoch, it->tsc,
+		   lc->eng->tss->role == UET_CONFIG_TSS_ROLE_CLIENT ?
+		   t->dk[it->di].ck[slot].down + UET_TSS_KEY_LEN : NULL,
+		   it->iv);
+	return 0;
+}
+
+/* The SSI of a frame (client/server mode; none in the others): a server
+ * takes a client's, from an address that speaks for no other SSI; a
+ * client only its own. Sets the source's identity of @p it. 0 or a drop
+ * reason + 1. */
+static int
+rx_ssi(const struct engine_tss *e, const struct engine_tss_lc *t,
+       const struct uet_wire_tss_hdr *h, unsigned int di,
+       struct tss_rx_item *it)
+{
+	it->src = it->addr;
+	if (e->role == UET_CONFIG_TSS_ROLE_NONE)
+		return h->sp ? 1 + UET_ENGINE_TSS_DROP_UNSUPPORTED : 0;
+	if (!h->sp)
+		return 1 + UET_ENGINE_TSS_DROP_SSI;
+	if (e->role == UET_CONFIG_TSS_ROLE_CLIENT)
+		return h->ssi == e->cfg.ssi ? 0 : 1 + UET_ENGINE_TSS_DROP_SSI;
+	if (h->ssi == 0 || !tss_cs_rx_bound_ok(t, di, it->addr, h->ssi))
+		return 1 + UET_ENGINE_TSS_DROP_SSI;
+	it->src = h->ssi;
 	return 0;
 }
 
@@ -129,7 +174,7 @@ rx_check(const struct uet_engine_lcore *lc, const struct uet_wire_pkt *p,
 	struct uet_wire_tss_hdr h;
 	struct uet_tss_split sp;
 	uint32_t src;
-	int di, w, rc;
+	int di, rc;
 
 	if (p->outer.trimmed)
 		return 1 + UET_ENGINE_TSS_DROP_TRIMMED;
@@ -145,31 +190,31 @@ rx_check(const struct uet_engine_lcore *lc, const struct uet_wire_pkt *p,
 	if (uet_tss_epochs_rx(&t->dk[di].ep, h.epoch, lc->now) < 0 ||
 	    h.an != (tss_rekey_of(e, h.tsc) & 1u))
 		return 1 + UET_ENGINE_TSS_DROP_EPOCH;
-	if (p->outer.ip_version != 4 || h.sp)
+	if (p->outer.ip_version != 4)
 		return 1 + UET_ENGINE_TSS_DROP_UNSUPPORTED;
 	memcpy(&src, p->outer.src_addr, 4);
-	src = rte_be_to_cpu_32(src);
-	w = window_of(t, (unsigned int)di, h.epoch, src);
-	if (w < 0)
-		return 1 + UET_ENGINE_TSS_DROP_SOURCES;
-	rc = uet_tss_replay_check(&t->win[w], h.tsc);
+	it->addr = rte_be_to_cpu_32(src);
+	rc = rx_ssi(e, t, &h, (unsigned int)di, it);
+	if (rc != 0)
+		return rc;
+	it->win = window_find(t, (unsigned int)di, h.epoch, it->src);
+	rc = it->win == TSS_WIN_NONE ? 0 :
+	     uet_tss_replay_check(&t->win[it->win], h.tsc);
 	if (rc < 0)
 		return 1 + replay_reason(rc);
-	if (uet_tss_aad(&p->outer, f + p->outer.hdr_len, UET_TSS_HDR_LEN,
-			it->aad, AAD_V4) != AAD_V4)
+	if (uet_tss_aad(&p->outer, f + p->outer.hdr_len, e->hdr_len, it->aad,
+			sizeof(it->aad)) != e->aad_len)
 		return 1 + UET_ENGINE_TSS_DROP_HEADER;
 	it->hdr_off = p->outer.hdr_len;
 	it->inner_len = p->outer.inner_len;
 	it->ip_hlen = p->outer.ip_hlen;
 	it->native = p->outer.native;
 	it->dom = DOM_OF(di);
-	it->win = (uint32_t)w;
 	it->tsc = h.tsc;
 	it->an = h.an;
 	it->epoch = h.epoch;
 	it->rekey = tss_rekey_of(e, h.tsc);
 	it->di = (uint8_t)di;
-	it->src = src;
 	it->sess = NULL;
 	it->fresh = NULL;
 	return 0;
@@ -252,22 +297,22 @@ engine_tss_rx_clear_ok(struct uet_engine_lcore *lc, struct rte_mbuf *m,
 /* Remove the TSS header and the ICV: the outer headers move up over the
  * header, their lengths shrink; the frame is then a plain UET frame. */
 static void
-rx_strip(struct rte_mbuf *m, const struct tss_rx_item *it)
+rx_strip(struct rte_mbuf *m, const struct tss_rx_item *it, uint16_t hl)
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
-	uint32_t len = (uint32_t)it->hdr_off + it->inner_len -
-		       UET_TSS_HDR_LEN - UET_TSS_ICV_LEN;
+	uint32_t len = (uint32_t)it->hdr_off + it->inner_len - hl -
+		       UET_TSS_ICV_LEN;
 	struct uet_wire_outer o = {
 		.ip_version = 4, .hdr_len = it->hdr_off,
 		.ip_hlen = it->ip_hlen, .native = it->native,
 	};
 
-	memmove(f + UET_TSS_HDR_LEN, f, it->hdr_off);
-	(void)rte_pktmbuf_adj(m, UET_TSS_HDR_LEN);
+	memmove(f + hl, f, it->hdr_off);
+	(void)rte_pktmbuf_adj(m, hl);
 	/* the ICV and any link padding */
 	(void)rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_data_len(m) - len));
 	tss_lengths_adjust(rte_pktmbuf_mtod(m, uint8_t *), &o,
-			   -(UET_TSS_HDR_LEN + UET_TSS_ICV_LEN));
+			   -(hl + UET_TSS_ICV_LEN));
 }
 
 /* One opened frame: replay window, strip, decode, domain; then the
@@ -278,14 +323,21 @@ rx_deliver(struct uet_engine_lcore *lc, struct tss_rx_item *it)
 	const struct engine_port *port = &lc->eng->port[it->port];
 	struct engine_tss_lc *t = lc->tss;
 	struct uet_engine_rx *r = &lc->rx[lc->nb_rx];
-	int rc = uet_tss_replay_check(&t->win[it->win], it->tsc);
+	int rc;
 
+	if (it->win == TSS_WIN_NONE) {
+		rx_drop(lc, it->m, UET_ENGINE_TSS_DROP_SOURCES);
+		return;
+	}
+	rc = uet_tss_replay_check(&t->win[it->win], it->tsc);
 	if (rc < 0) {
 		rx_drop(lc, it->m, replay_reason(rc));
 		return;
 	}
 	uet_tss_replay_update(&t->win[it->win], it->tsc);
-	rx_strip(it->m, it);
+	if (t->bind != NULL)
+		tss_cs_rx_learn(t, it->di, it->addr, it->src);
+	rx_strip(it->m, it, lc->eng->tss->hdr_len);
 	if (uet_wire_pkt_parse_pds(rte_pktmbuf_mtod(it->m, const uint8_t *),
 			      rte_pktmbuf_data_len(it->m), &port->opts,
 			      &r->pkt) < 0) {
@@ -305,14 +357,13 @@ void
 engine_tss_rx_flush(struct uet_engine_lcore *lc)
 {
 	struct engine_tss_lc *t = lc->tss;
-	uint16_t n = 0;
+	uint16_t n = 0, hl = lc->eng->tss->hdr_len;
 	int rc;
 
 	tss_epoch_sync(lc);
 	for (uint16_t i = 0; i < t->nb_rxq; i++) {
 		struct tss_rx_item *it = &t->rxq[i];
-		uint32_t el = (uint32_t)it->inner_len - UET_TSS_HDR_LEN -
-			      UET_TSS_ICV_LEN;
+		uint32_t el = (uint32_t)it->inner_len - hl - UET_TSS_ICV_LEN;
 
 		rc = rx_key(lc, it);
 		if (rc != 0) {
@@ -326,9 +377,9 @@ engine_tss_rx_flush(struct uet_engine_lcore *lc)
 		t->bm[n] = it->m;
 		t->bs[n] = it->sess;
 		t->bop[n] = (struct uet_tss_cdev_op){
-			.enc_off = (uint32_t)it->hdr_off + UET_TSS_HDR_LEN,
+			.enc_off = (uint32_t)it->hdr_off + hl,
 			.enc_len = el,
-			.icv_off = (uint32_t)it->hdr_off + UET_TSS_HDR_LEN + el,
+			.icv_off = (uint32_t)it->hdr_off + hl + el,
 			.iv = it->iv,
 			.aad = it->aad,
 		};
@@ -338,10 +389,14 @@ engine_tss_rx_flush(struct uet_engine_lcore *lc)
 	if (n == 0)
 		return;
 	(void)uet_tss_cdev_run_burst(t->dev, t->bs, t->bm, t->bop, n, t->brc);
-	/* no op uses a session any more: keys derived for verified frames
-	 * take their slots (cluster mode) */
-	for (uint16_t i = 0; i < n; i++)
+	/* no op uses a session any more: a verified frame's source gets
+	 * its replay window, keys derived for verified frames take their
+	 * slots (cluster mode, a client/server server) */
+	for (uint16_t i = 0; i < n; i++) {
+		if (t->brc[i] == 0 && t->rxq[i].win == TSS_WIN_NONE)
+			t->rxq[i].win = window_make(t, &t->rxq[i]);
 		tss_key_rx_done(lc, &t->rxq[i], t->brc[i] == 0);
+	}
 	for (uint16_t i = 0; i < n; i++) {
 		if (t->brc[i] == -EBADMSG)
 			rx_drop(lc, t->rxq[i].m, UET_ENGINE_TSS_DROP_AUTH);
