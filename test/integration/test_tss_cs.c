@@ -28,6 +28,11 @@
  *
  * and next to S's frames (A's counters): a copy naming SSI 22 (not A's):
  * ssi. Every message arrives exactly once, byte exact, both ways.
+ *
+ * With uet-dump's path as argument, the real frames of both ways are
+ * written to a capture, and uet-dump must open every one with the
+ * domain key (--tss-server) and with A's key file (--tss-client), and
+ * none with C's key file or with the domain key taken as direct mode's.
  */
 
 #include <errno.h>
@@ -86,6 +91,9 @@ static uint64_t vnow;
 static unsigned int injected[ATK_N];
 static unsigned int seen[2], opened[2], clear_frames, a_frames;
 static uint32_t next_forged_ssi = 1000;
+static FILE *cap;                  /* the real frames, pcap */
+static unsigned int nb_cap, cap_up;
+#define CAP_MAX  200
 
 static uint64_t
 vclock(void *arg)
@@ -181,6 +189,56 @@ check_frame(uint8_t *f, size_t len, bool up)
 	CHECK(gcm(f, len, other_dir, id, false) == -EBADMSG);
 	CHECK(gcm(f, len, other_client, id, false) == -EBADMSG);
 	CHECK(gcm(f, len, other_client, up ? SSI_C : id, false) == -EBADMSG);
+}
+
+/* pcap: the global header, then a record per frame (Ethernet) */
+static void
+cap_open(const char *path)
+{
+	static const uint32_t gh[6] = { 0xa1b2c3d4, 0x00040002, 0, 0, 65535,
+					1 };
+
+	cap = fopen(path, "wb");
+	CHECK(cap != NULL && fwrite(gh, sizeof(gh), 1, cap) == 1);
+}
+
+static void
+cap_frame(const uint8_t *f, uint32_t len)
+{
+	uint32_t rh[4] = { nb_cap, 0, len, len };
+
+	if (cap == NULL || nb_cap == CAP_MAX)
+		return;
+	CHECK(fwrite(rh, sizeof(rh), 1, cap) == 1 &&
+	      fwrite(f, len, 1, cap) == 1);
+	nb_cap++;
+}
+
+/* uet-dump's verdicts on the capture: frames whose ICV verified, of
+ * which @p up with a client's key. */
+static unsigned int
+dump_ok(const char *uet_dump, const char *cap_path, const char *keys,
+	unsigned int *up)
+{
+	char cmd[1024], line[8192];
+	unsigned int ok = 0, lines = 0;
+	FILE *pp;
+
+	snprintf(cmd, sizeof(cmd), "%s --json %s %s", uet_dump, keys,
+		 cap_path);
+	pp = popen(cmd, "r");
+	CHECK(pp != NULL);
+	if (pp == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), pp) != NULL) {
+		lines++;
+		ok += strstr(line, "\"icv\":\"ok\"") != NULL;
+		*up += strstr(line, "\"key\":\"client\"") != NULL;
+	}
+	CHECK(pclose(pp) == 0);
+	CHECK(lines >= nb_cap);
+	printf("uet-dump %s: %u of %u frames opened\n", keys, ok, nb_cap);
+	return ok;
 }
 
 static void
@@ -319,8 +377,11 @@ intercept(struct rte_ring *from, struct rte_ring *to, bool up)
 
 		if (len > TSS_OFF && f[12] == 0x08 && f[13] == 0x00 && !prot)
 			clear_frames++;
-		if (prot)
+		if (prot) {
 			check_frame(f, len, up);
+			cap_up += up && nb_cap < CAP_MAX;
+			cap_frame(f, len);
+		}
 		if (prot && up)
 			attack_up(to, in[i], a_frames++);
 		if (prot && !up && seen[0] % 8 == 0 && (c = copy(in[i]))) {
@@ -419,6 +480,29 @@ check_counts(struct uet_engine *a, struct uet_engine *s)
 	/* one key per client and direction: A's up key, kept with its
 	 * window; its down key */
 	CHECK(ss.total.tss.rx_keys == 1 && ss.total.tss.tx_keys == 1);
+}
+
+static void
+dump_checks(const char *uet_dump)
+{
+	char cap_path[160], keys[400];
+	unsigned int up = 0;
+
+	snprintf(cap_path, sizeof(cap_path), "%s/cs.pcap", dir);
+	/* both ways in the capture */
+	CHECK(nb_cap == CAP_MAX && cap_up > 0 && cap_up < nb_cap);
+	snprintf(keys, sizeof(keys), "--tss-server --tss-key 7:%s",
+		 dkey_path);
+	CHECK(dump_ok(uet_dump, cap_path, keys, &up) == nb_cap);
+	CHECK(up == cap_up);
+	up = 0;
+	snprintf(keys, sizeof(keys), "--tss-client 7:%s", ckey_path);
+	CHECK(dump_ok(uet_dump, cap_path, keys, &up) == nb_cap);
+	CHECK(up == cap_up);
+	snprintf(keys, sizeof(keys), "--tss-client 7:%s/sdi7.c22.key", dir);
+	CHECK(dump_ok(uet_dump, cap_path, keys, &up) == 0);
+	snprintf(keys, sizeof(keys), "--tss-key 7:%s", dkey_path);
+	CHECK(dump_ok(uet_dump, cap_path, keys, &up) == 0);
 }
 
 static void
@@ -549,8 +633,9 @@ rings(void)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	char cap_path[160];
 	int rc;
 
 	srand(26);
@@ -567,7 +652,15 @@ main(void)
 		itest_rm_dir(dir);
 		return 1;
 	}
+	snprintf(cap_path, sizeof(cap_path), "%s/cs.pcap", dir);
+	if (argc > 1)
+		cap_open(cap_path);
 	run();
+	if (cap != NULL) {
+		CHECK(fclose(cap) == 0);
+		cap = NULL;
+		dump_checks(argv[1]);
+	}
 	(void)rte_eal_cleanup();
 	explicit_bzero(&ck_a, sizeof(ck_a));
 	explicit_bzero(&ck_c, sizeof(ck_c));
