@@ -93,11 +93,21 @@ main(int argc, char **argv)
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'k': dk = optarg; break;
-		case 'c': ssi = optarg; break;
-		case 'o': out = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'k':
+			dk = optarg;
+			break;
+		case 'c':
+			ssi = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (dk == NULL || ssi == NULL || out == NULL || optind != argc) {

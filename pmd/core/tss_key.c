@@ -72,6 +72,8 @@ tss_key_derive(struct engine_tss_lc *t, unsigned int di, unsigned int slot,
 	uint8_t ctx[UET_TSS_KDF_CTX_V6_LEN], out[UET_TSS_KDF_OUT_LEN];
 	const struct tss_domain_keys *d = &t->dk[di];
 	uint32_t be = rte_cpu_to_be_32(id);
+	/* cluster mode's keys protect frames without an SSI, client/server
+	 * mode's (U2, U3) frames with one: the AAD holds the TSS header */
 	uint8_t aad = strcmp(label, UET_TSS_LABEL_CLUSTER) == 0 ? AAD_V4 :
 		      AAD_V4_SSI;
 	int n, rc;

@@ -82,6 +82,10 @@ uet_tss_client_key_read(const char *path, struct uet_tss_client_key *ck,
 	int rc = uet_parse_key_file(path, b, sizeof(b), why, why_len);
 
 	memset(ck, 0, sizeof(*ck));
+	if (rc == -EINVAL)
+		snprintf(why, why_len, "expected a client key file: %u "
+			 "hexadecimal digits (uet-tss-key derive)",
+			 2 * UET_TSS_CLIENT_KEY_LEN);
 	if (rc == 0) {
 		ck->ssi = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
 			  (uint32_t)b[2] << 8 | b[3];
