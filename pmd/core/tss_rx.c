@@ -43,24 +43,12 @@ window_key(unsigned int di, uint16_t epoch, uint32_t src)
 	return (uint64_t)di << 48 | (uint64_t)epoch << 32 | src;
 }
 
-/*
- * The replay window of {domain, epoch, source}; TSS_WIN_NONE when it has
- * none and @p make is false, or the table is full. Only a verified
- * frame makes one (@p make), so forged sources take no room (a window
- * is never taken from a source that has one). The last window found is
- * kept for a run of frames from one source: the cache names a window
- * that exists, so a lookup through it creates no state either.
- */
+/* window_get() past the cache: the table, and a window made if @p make. */
 static uint32_t
-window_get(struct engine_tss_lc *t, unsigned int di, uint16_t epoch,
-	   uint32_t src, bool make)
+window_lookup(struct engine_tss_lc *t, uint64_t key, bool make)
 {
-	uint64_t key = window_key(di, epoch, src);
-	int rc;
+	int rc = rte_hash_lookup(t->src, &key);
 
-	if (likely(t->last_win >= 0 && t->last_key == key))
-		return (uint32_t)t->last_win;
-	rc = rte_hash_lookup(t->src, &key);
 	if (rc < 0 && make) {
 		rc = rte_hash_add_key(t->src, &key);
 		if (rc >= 0)
@@ -72,6 +60,25 @@ window_get(struct engine_tss_lc *t, unsigned int di, uint16_t epoch,
 	t->last_key = key;
 	t->last_win = rc;
 	return (uint32_t)rc;
+}
+
+/*
+ * The replay window of {domain, epoch, source}; TSS_WIN_NONE when it has
+ * none and @p make is false, or the table is full. Only a verified
+ * frame makes one (@p make), so forged sources take no room (a window
+ * is never taken from a source that has one). The last window found is
+ * kept for a run of frames from one source: the cache names a window
+ * that exists, so a lookup through it creates no state either.
+ */
+static __rte_always_inline uint32_t
+window_get(struct engine_tss_lc *t, unsigned int di, uint16_t epoch,
+	   uint32_t src, bool make)
+{
+	uint64_t key = window_key(di, epoch, src);
+
+	if (likely(t->last_win >= 0 && t->last_key == key))
+		return (uint32_t)t->last_win;
+	return window_lookup(t, key, make);
 }
 
 /*
