@@ -33,11 +33,14 @@
 #define DLT_IPV6 229
 #endif
 
-/* --tss-key SDI:FILE: a secure domain's key (direct mode) */
+/* --tss-key SDI:FILE: a secure domain's key; --tss-client SDI:FILE: a
+ * client's keys (client/server mode) */
 #define DUMP_KEYS_MAX 16
 struct dump_key {
 	uint32_t sdi;
 	uint8_t key[UET_TSS_KEY_LEN];
+	bool client;
+	struct uet_tss_client_key ck;
 };
 
 struct dump_opts {
@@ -48,6 +51,9 @@ struct dump_opts {
 	 * packet's key derived from its source and rekey counter */
 	bool cluster;
 	uint64_t rekey_interval;
+	/* --tss-server: the --tss-key keys are client/server mode's domain
+	 * keys, a packet's derived from its SSI */
+	bool server;
 	uint64_t count;          /* 0: no limit */
 	uint8_t native_proto;
 	uint64_t trim_dscps;   /* DSCPs of trimmed frames (bit per DSCP) */
@@ -760,14 +766,23 @@ print_error(struct out *o, const struct uet_wire_pkt *p)
  */
 static void print_inner(struct out *o, const struct uet_wire_pkt *p);
 
-static const uint8_t *
+static const struct dump_key *
 tss_key_of(const struct dump_opts *opt, uint32_t sdi)
 {
 	for (unsigned int i = 0; i < opt->nb_keys; i++)
 		if (opt->keys[i].sdi == sdi)
-			return opt->keys[i].key;
+			return &opt->keys[i];
 	return NULL;
 }
+
+/* A key to try on a packet: AES key, IV mask (NULL: none), the IV's
+ * source identifier, and what it is ("key" in the output). */
+struct tss_try {
+	uint8_t k[UET_TSS_KDF_OUT_LEN];
+	bool masked;
+	uint32_t id;
+	const char *what;
+};
 
 /*
  * Cluster mode (docs/TSS.md): the packet's key and IV mask, derived from
@@ -796,20 +811,77 @@ tss_cluster_key(const struct dump_opts *opt, const struct uet_wire_pkt *p,
 }
 
 /*
- * Decrypt and verify the protected part with the domain's key (direct
- * mode: the IV from the SSI or the IPv4 source, no IV mask) or the key
- * derived from it (cluster mode, with the IV mask), rebuild the plain
- * frame (outer headers for the decrypted length, then the plaintext)
- * and print its PDS and SES layers. The ICV verdict is printed either
- * way.
+ * Client/server mode (docs/TSS.md): a packet with the SSI is a client's
+ * (its up key, label U2, the SSI in the IV) or the server's to it (its
+ * down key, label U3, the server's IPv4 address in the IV); from the
+ * domain key (--tss-server) or the client's own keys (--tss-client, a
+ * packet of its SSI and epoch only). Returns the keys to try.
+ */
+static unsigned int
+tss_cs_keys(const struct dump_opts *opt, const struct dump_key *dk,
+	    const struct uet_wire_tss_hdr *t, uint32_t src,
+	    struct tss_try k[2])
+{
+	if (!t->sp)
+		return 0;
+	if (dk->client) {
+		if (t->ssi != dk->ck.ssi || t->epoch != dk->ck.epoch)
+			return 0;
+		memcpy(k[0].k, dk->ck.up, UET_TSS_KDF_OUT_LEN);
+		memcpy(k[1].k, dk->ck.down, UET_TSS_KDF_OUT_LEN);
+	} else if (!opt->server ||
+		   uet_tss_cs_derive(dk->key, UET_TSS_LABEL_SERVER, t->epoch,
+				     t->ssi, k[0].k) < 0 ||
+		   uet_tss_cs_derive(dk->key, UET_TSS_LABEL_DOWN, t->epoch,
+				     t->ssi, k[1].k) < 0) {
+		return 0;
+	}
+	k[0].masked = k[1].masked = true;
+	k[0].id = t->ssi;
+	k[0].what = "client";
+	k[1].id = src;
+	k[1].what = "server";
+	return 2;
+}
+
+/* The keys to try on a packet: the domain's (direct mode), the one
+ * derived from it for the packet's source (cluster mode), or a client's
+ * and the server's (client/server mode). */
+static unsigned int
+tss_keys(const struct dump_opts *opt, const struct dump_key *dk,
+	 const struct uet_wire_pkt *p, const struct uet_wire_tss_hdr *t,
+	 struct tss_try k[2])
+{
+	uint32_t src;
+
+	memcpy(&src, p->outer.src_addr, 4);
+	src = ntohl(src);
+	if (!t->sp && p->outer.ip_version != 4)
+		return 0;
+	if (dk->client || opt->server)
+		return tss_cs_keys(opt, dk, t, src, k);
+	k[0].masked = opt->cluster;
+	k[0].id = t->sp ? t->ssi : src;
+	k[0].what = NULL;
+	if (!opt->cluster) {
+		memcpy(k[0].k, dk->key, UET_TSS_KEY_LEN);
+		return 1;
+	}
+	return tss_cluster_key(opt, p, t, dk->key, k[0].k) < 0 ? 0 : 1;
+}
+
+/*
+ * Decrypt and verify the protected part with the keys of tss_keys(),
+ * rebuild the plain frame (outer headers for the decrypted length, then
+ * the plaintext) and print its PDS and SES layers. The ICV verdict is
+ * printed either way.
  */
 static void
 print_tss_open(struct out *o, const struct dump_opts *opt,
 	       const struct uet_wire_pkt *p, const uint8_t *inner,
-	       const struct uet_wire_tss_hdr *t, size_t hl, const uint8_t *key)
+	       const struct uet_wire_tss_hdr *t, size_t hl,
+	       const struct dump_key *dk)
 {
-	uint8_t dk[UET_TSS_KDF_OUT_LEN];
-	const uint8_t *mask = NULL;
 	static uint8_t frame[UET_OUTER_TPL_MAX + 65536];
 	size_t len = p->err_avail - hl - UET_TSS_ICV_LEN;
 	uint8_t aad[UET_TSS_AAD_MAX_LEN], iv[UET_TSS_IV_LEN];
@@ -817,36 +889,34 @@ print_tss_open(struct out *o, const struct dump_opts *opt,
 				     .native_proto = p->outer.ip_proto,
 				     .no_udp_csum = true };
 	struct uet_wire_outer ob = p->outer;
+	struct tss_try k[2];
 	struct uet_wire_pkt q;
-	uint32_t src;
+	unsigned int nk = tss_keys(opt, dk, p, t, k), i;
+	const char *what;
 	int al, ol;
 
-	if (opt->cluster) {
-		if (tss_cluster_key(opt, p, t, key, dk) < 0) {
-			o_s(o, "icv", "bad");
-			o_end(o);
-			return;
-		}
-		key = dk;
-		mask = dk + UET_TSS_KEY_LEN;
-	}
-	memcpy(&src, p->outer.src_addr, 4);
-	uet_tss_iv(t->sp ? t->ssi : ntohl(src), t->epoch, t->tsc, mask, iv);
 	al = uet_tss_aad(&p->outer, inner, hl, aad, sizeof(aad));
 	ob.inner_len = (uint16_t)len;
 	ob.udp_csum = 0;
 	ol = uet_wire_outer_encode(&ob, frame, sizeof(frame));
-	if (al < 0 || ol < 0 || (!t->sp && p->outer.ip_version != 4) ||
-	    (size_t)ol + len > sizeof(frame) ||
-	    uet_tss_gcm_open(key, iv, aad, (size_t)al, inner + hl, len,
-			     frame + ol, inner + hl + len) < 0) {
-		explicit_bzero(dk, sizeof(dk));
+	for (i = 0; al >= 0 && ol >= 0 && (size_t)ol + len <= sizeof(frame) &&
+		    i < nk; i++) {
+		uet_tss_iv(k[i].id, t->epoch, t->tsc,
+			   k[i].masked ? k[i].k + UET_TSS_KEY_LEN : NULL, iv);
+		if (uet_tss_gcm_open(k[i].k, iv, aad, (size_t)al, inner + hl,
+				     len, frame + ol, inner + hl + len) == 0)
+			break;
+	}
+	what = i < nk ? k[i].what : NULL;
+	explicit_bzero(k, sizeof(k));
+	if (i >= nk) {
 		o_s(o, "icv", "bad");
 		o_end(o);
 		return;
 	}
-	explicit_bzero(dk, sizeof(dk));
 	o_s(o, "icv", "ok");
+	if (what != NULL)
+		o_s(o, "key", what);
 	o_end(o);
 	uet_wire_pkt_parse_ex(frame, (size_t)ol + len, &po, &q);
 	print_inner(o, &q);
@@ -857,7 +927,7 @@ print_tss(struct out *o, const struct dump_opts *opt, const struct uet_wire_pkt 
 	  const uint8_t *inner)
 {
 	struct uet_wire_pkt bad = *p;
-	const uint8_t *key;
+	const struct dump_key *key;
 	struct uet_wire_tss_hdr t;
 	size_t avail = p->err_avail;
 	int n;
@@ -1054,7 +1124,8 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: uet-dump [--json] [--count N] [--native-proto P] "
 		"[--trim-dscp D]... [--tss-key SDI:FILE]... "
-		"[--tss-cluster REKEY] FILE.pcap|FILE.pcapng\n"
+		"[--tss-cluster REKEY | --tss-server] [--tss-client SDI:FILE]... "
+		"FILE.pcap|FILE.pcapng\n"
 		"  -j, --json            one JSON object per packet\n"
 		"  -c, --count N         stop after N packets\n"
 		"  -p, --native-proto P  IP protocol of native-IP UET "
@@ -1076,15 +1147,24 @@ usage(FILE *f)
 		"                        each packet's key from its source "
 		"and TSC / REKEY\n"
 		"                        ([tss] rekey_interval, 0: none)\n"
+		"  -S, --tss-server      the --tss-key keys are "
+		"client/server mode's:\n"
+		"                        derive each packet's key from its "
+		"SSI\n"
+		"  -K, --tss-client SDI:FILE  decrypt the packets of a "
+		"client/server client\n"
+		"                        (both ways) with its key file "
+		"(uet-tss-key derive;\n"
+		"                        repeatable)\n"
 		"  -h, --help            this text\n"
 		"  --version             the uet-dump and libpcap versions\n"
 		"Exit: 0 file read (even with malformed packets), 1 file not "
 		"readable, 2 bad usage.\n", UET_NATIVE_IP_PROTO_DEFAULT);
 }
 
-/* --tss-key SDI:FILE */
+/* --tss-key SDI:FILE, --tss-client SDI:FILE (@p client) */
 static int
-tss_key_arg(struct dump_opts *opt, const char *arg)
+tss_key_arg(struct dump_opts *opt, const char *arg, bool client)
 {
 	struct dump_key *k = &opt->keys[opt->nb_keys];
 	struct uet_parse_err err;
@@ -1105,10 +1185,13 @@ tss_key_arg(struct dump_opts *opt, const char *arg)
 		fprintf(stderr, "uet-dump: --tss-key: SDI: %s\n", err.msg);
 		return -1;
 	}
-	if (uet_parse_key_file(colon + 1, k->key, sizeof(k->key), why,
-			       sizeof(why)) < 0) {
-		fprintf(stderr, "uet-dump: --tss-key: %s: %s\n", colon + 1,
-			why);
+	k->client = client;
+	if ((client ? uet_tss_client_key_read(colon + 1, &k->ck, why,
+					      sizeof(why)) :
+		      uet_parse_key_file(colon + 1, k->key, sizeof(k->key),
+					 why, sizeof(why))) < 0) {
+		fprintf(stderr, "uet-dump: --tss-%s: %s: %s\n",
+			client ? "client" : "key", colon + 1, why);
 		return -1;
 	}
 	opt->nb_keys++;
@@ -1125,6 +1208,8 @@ parse_args(int argc, char **argv, struct dump_opts *opt)
 		{ "trim-dscp", required_argument, NULL, 't' },
 		{ "tss-key", required_argument, NULL, 'k' },
 		{ "tss-cluster", required_argument, NULL, 'C' },
+		{ "tss-server", no_argument, NULL, 'S' },
+		{ "tss-client", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -1134,7 +1219,7 @@ parse_args(int argc, char **argv, struct dump_opts *opt)
 
 	uint8_t dscp;
 
-	while ((c = getopt_long(argc, argv, "jc:p:t:k:C:h", lopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "jc:p:t:k:C:SK:h", lopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'j':
@@ -1170,8 +1255,12 @@ parse_args(int argc, char **argv, struct dump_opts *opt)
 			opt->trim_dscps |= UET_OUTER_DSCP_BIT(dscp);
 			break;
 		case 'k':
-			if (tss_key_arg(opt, optarg) < 0)
+		case 'K':
+			if (tss_key_arg(opt, optarg, c == 'K') < 0)
 				return -1;
+			break;
+		case 'S':
+			opt->server = true;
 			break;
 		case 'C':
 			if (uet_parse_u64(optarg, 0, UET_TSS_TSC_MAX,
@@ -1193,9 +1282,14 @@ parse_args(int argc, char **argv, struct dump_opts *opt)
 			return -1;
 		}
 	}
-	if (opt->cluster && opt->nb_keys == 0) {
-		fprintf(stderr, "uet-dump: --tss-cluster: no --tss-key to "
-			"derive from\n");
+	if (opt->cluster && opt->server) {
+		fprintf(stderr, "uet-dump: --tss-cluster and --tss-server: "
+			"one mode\n");
+		return -1;
+	}
+	if ((opt->cluster || opt->server) && opt->nb_keys == 0) {
+		fprintf(stderr, "uet-dump: --tss-%s: no --tss-key to "
+			"derive from\n", opt->cluster ? "cluster" : "server");
 		return -1;
 	}
 	if (optind != argc - 1) {

@@ -26,28 +26,61 @@
 
 #include "tss_private.h"
 
+/* Domain @p i's key file: the domain key and its epoch number, or (a
+ * client of client/server mode) this client's keys, their epoch the
+ * domain key's they were derived from, @p key their up key (what the
+ * TSC reservation is named by). */
+static int
+key_file_read(const struct engine_tss *t, unsigned int i,
+	      uint8_t key[UET_CONFIG_TSS_KEY_LEN],
+	      struct uet_tss_client_key *ck, uint16_t *epoch, char *why,
+	      size_t why_len)
+{
+	const char *path = t->cfg.domain[i].key_file;
+	int rc;
+
+	memset(ck, 0, sizeof(*ck));
+	if (t->role != UET_CONFIG_TSS_ROLE_CLIENT) {
+		rc = uet_config_tss_key_read(path, key, why, why_len);
+		if (rc == 0 && uet_tss_epoch_of_key(key, epoch) < 0) {
+			snprintf(why, why_len, "epoch number: libcrypto "
+				 "failed");
+			rc = -EIO;
+		}
+		return rc;
+	}
+	rc = uet_tss_client_key_read(path, ck, why, why_len);
+	if (rc == 0 && ck->ssi != t->cfg.ssi) {
+		snprintf(why, why_len, "derived for SSI %u, not this "
+			 "client's (%u)", ck->ssi, t->cfg.ssi);
+		rc = -EINVAL;
+	}
+	if (rc == 0) {
+		memcpy(key, ck->up, UET_CONFIG_TSS_KEY_LEN);
+		*epoch = ck->epoch;
+	}
+	return rc;
+}
+
 /* The epochs of every domain at start: each key file's key, in slot 0. */
 int
 tss_epochs_init(struct engine_tss *t)
 {
-	char why[128];
+	char why[160];
 	int rc;
 
 	for (unsigned int i = 0; i < t->cfg.nb_domains; i++) {
 		struct tss_domain_keys *d = &t->dk[i];
-		uint16_t epoch;
+		uint16_t epoch = 0;
 
-		rc = uet_config_tss_key_read(t->cfg.domain[i].key_file,
-					     d->key[0], why, sizeof(why));
+		rc = key_file_read(t, i, d->key[0], &d->ck[0], &epoch, why,
+				   sizeof(why));
 		if (rc < 0) {
 			ENG_LOG(ERR, "tss: domain %u: key file %s: %s",
 				t->cfg.domain[i].sdi,
 				t->cfg.domain[i].key_file, why);
 			return rc;
 		}
-		rc = uet_tss_epoch_of_key(d->key[0], &epoch);
-		if (rc < 0)
-			return rc;
 		uet_tss_epochs_init(&d->ep, epoch);
 	}
 	return 0;
@@ -64,15 +97,15 @@ reload_prepare(struct uet_engine *eng, struct tss_domain_keys *next,
 {
 	const struct engine_tss *t = eng->tss;
 	uint8_t key[UET_CONFIG_TSS_KEY_LEN];
+	struct uet_tss_client_key ck;
 	char r[256];
 	int n = 0, rc = 0;
 
 	for (unsigned int i = 0; i < t->cfg.nb_domains && rc >= 0; i++) {
 		struct tss_domain_keys *d = &next[i];
-		uint16_t epoch;
+		uint16_t epoch = 0;
 
-		rc = uet_config_tss_key_read(t->cfg.domain[i].key_file, key,
-					     r, sizeof(r));
+		rc = key_file_read(t, i, key, &ck, &epoch, r, sizeof(r));
 		if (rc < 0) {
 			snprintf(why, why_len, "domain %u: key file %s: %s",
 				 t->cfg.domain[i].sdi,
@@ -81,10 +114,8 @@ reload_prepare(struct uet_engine *eng, struct tss_domain_keys *next,
 		}
 		if (memcmp(key, d->key[d->ep.cur], sizeof(key)) == 0)
 			continue; /* unchanged */
-		rc = uet_tss_epoch_of_key(key, &epoch);
-		if (rc == 0)
-			rc = uet_tss_epochs_rotate(&d->ep, epoch, now,
-						   t->cfg.epoch_switch_ns);
+		rc = uet_tss_epochs_rotate(&d->ep, epoch, now,
+					   t->cfg.epoch_switch_ns);
 		if (rc < 0) {
 			snprintf(why, why_len, "domain %u: %s",
 				 t->cfg.domain[i].sdi, rc == -EBUSY ?
@@ -96,6 +127,7 @@ reload_prepare(struct uet_engine *eng, struct tss_domain_keys *next,
 			break;
 		}
 		memcpy(d->key[rc], key, sizeof(key));
+		d->ck[rc] = ck;
 		d->gen[rc] = d->gen[rc ^ 1] + 1;
 		/* the slot's old key is retired (rotate refuses before):
 		 * no context takes its TSCs any more */
@@ -108,6 +140,7 @@ reload_prepare(struct uet_engine *eng, struct tss_domain_keys *next,
 		n++;
 	}
 	explicit_bzero(key, sizeof(key));
+	explicit_bzero(&ck, sizeof(ck));
 	return rc < 0 ? rc : n;
 }
 
@@ -182,14 +215,17 @@ tss_epoch_sessions_free(struct engine_tss_lc *t)
 		}
 }
 
-/* Direct mode: the sessions of the slots whose epoch changed. A slot
+/* Direct mode: the sessions of the slots whose epoch changed (a client
+ * of client/server mode: its up key seals, its down key opens). A slot
  * left without a session fails its frames (tx_fail, crypto) rather than
  * seal or open them with another key. */
 void
 tss_epoch_sessions_update(struct uet_engine_lcore *lc)
 {
 	struct engine_tss_lc *t = lc->tss;
-	unsigned int nd = lc->eng->tss->cfg.nb_domains;
+	const struct engine_tss *e = lc->eng->tss;
+	bool client = e->role == UET_CONFIG_TSS_ROLE_CLIENT;
+	unsigned int nd = e->cfg.nb_domains;
 
 	for (unsigned int i = 0; i < nd; i++)
 		for (unsigned int s = 0; s < 2; s++) {
@@ -202,10 +238,14 @@ tss_epoch_sessions_update(struct uet_engine_lcore *lc)
 			uet_tss_cdev_session_free(t->dev, t->open[i][s]);
 			t->seal[i][s] = NULL;
 			t->open[i][s] = NULL;
-			if (uet_tss_cdev_session(t->dev, d->key[s], true,
-						 AAD_V4, &t->seal[i][s]) < 0 ||
-			    uet_tss_cdev_session(t->dev, d->key[s], false,
-						 AAD_V4, &t->open[i][s]) < 0) {
+			if (uet_tss_cdev_session(t->dev, client ?
+						 d->ck[s].up : d->key[s], true,
+						 e->aad_len,
+						 &t->seal[i][s]) < 0 ||
+			    uet_tss_cdev_session(t->dev, client ?
+						 d->ck[s].down : d->key[s],
+						 false, e->aad_len,
+						 &t->open[i][s]) < 0) {
 				ENG_LOG(ERR, "tss: domain %u epoch %u: no "
 					"session", lc->eng->tss->cfg.domain[i].sdi,
 					d->ep.epoch[s]);
@@ -249,7 +289,7 @@ tss_epoch_sync_slow(struct uet_engine_lcore *lc)
 	ENG_INC(lc->st.tss.epochs);
 	t->seq = seq;
 	windows_follow(t, e->cfg.nb_domains, true);
-	if (!e->cluster)
+	if (!e->cluster && e->role != UET_CONFIG_TSS_ROLE_SERVER)
 		tss_epoch_sessions_update(lc);
 }
 
@@ -264,7 +304,8 @@ tss_epoch_lcore_init(struct uet_engine_lcore *lc)
 	t->seq = atomic_load_explicit(&lc->eng->tss->seq,
 				      memory_order_acquire);
 	windows_follow(t, lc->eng->tss->cfg.nb_domains, false);
-	if (lc->eng->tss->cluster)
+	if (lc->eng->tss->cluster ||
+	    lc->eng->tss->role == UET_CONFIG_TSS_ROLE_SERVER)
 		return 0;
 	tss_epoch_sessions_update(lc);
 	for (unsigned int i = 0; i < lc->eng->tss->cfg.nb_domains; i++)

@@ -40,6 +40,10 @@ tss_rekey_of(const struct engine_tss *e, uint64_t tsc)
 uint32_t
 tss_key_sessions(const struct engine_tss *e)
 {
+	if (e->role == UET_CONFIG_TSS_ROLE_SERVER)
+		/* RX: one per client window and one per queued packet;
+		 * TX: two per known client address (tss_cs.c) */
+		return 3u * TSS_SOURCES + TSS_RXQ;
 	if (!e->cluster)
 		return 4u * e->cfg.nb_domains; /* seal, open per epoch slot */
 	/* RX: two per source window and one per queued packet; TX: two
@@ -56,27 +60,33 @@ later(uint32_t a, uint32_t b)
 	return (int32_t)(a - b) > 0;
 }
 
-/* Derive the key of {domain di's key of epoch slot @p slot, source src,
+/* Derive the key of {domain di's key of epoch slot @p slot, @p label,
+ * source id (cluster mode: the IPv4 address; client/server: the SSI),
  * rekey} and make its session; the key bytes live on the stack only
  * while the session is made. */
-static int
-derive(struct engine_tss_lc *t, unsigned int di, unsigned int slot,
-       uint32_t src, uint32_t rekey, bool seal, struct tss_dkey *k)
+int
+tss_key_derive(struct engine_tss_lc *t, unsigned int di, unsigned int slot,
+	       const char *label, uint32_t id, uint32_t rekey, bool seal,
+	       struct tss_dkey *k)
 {
 	uint8_t ctx[UET_TSS_KDF_CTX_V6_LEN], out[UET_TSS_KDF_OUT_LEN];
 	const struct tss_domain_keys *d = &t->dk[di];
-	uint32_t be = rte_cpu_to_be_32(src);
+	uint32_t be = rte_cpu_to_be_32(id);
+	/* cluster mode's keys protect frames without an SSI, client/server
+	 * mode's (U2, U3) frames with one: the AAD holds the TSS header */
+	uint8_t aad = strcmp(label, UET_TSS_LABEL_CLUSTER) == 0 ? AAD_V4 :
+		      AAD_V4_SSI;
 	int n, rc;
 
 	n = uet_tss_kdf_ctx(d->ep.epoch[slot], rekey, (const uint8_t *)&be,
 			    sizeof(be), ctx);
-	rc = n < 0 ? n : uet_tss_kdf(d->key[slot], UET_TSS_LABEL_CLUSTER,
-				     ctx, (size_t)n, out, sizeof(out));
+	rc = n < 0 ? n : uet_tss_kdf(d->key[slot], label, ctx, (size_t)n,
+				     out, sizeof(out));
 	if (rc == 0)
-		rc = uet_tss_cdev_session(t->dev, out, seal, AAD_V4, &k->sess);
+		rc = uet_tss_cdev_session(t->dev, out, seal, aad, &k->sess);
 	if (rc == 0) {
 		memcpy(k->mask, out + UET_TSS_KEY_LEN, UET_TSS_IV_LEN);
-		k->src = src;
+		k->src = id;
 		k->rekey = rekey;
 		k->epoch = d->ep.epoch[slot];
 	}
@@ -106,7 +116,8 @@ tss_key_tx(struct uet_engine_lcore *lc, uint16_t port, unsigned int di,
 	for (uint16_t i = 0; k->sess != NULL && i < pending; i++)
 		if (t->bs[i] == k->sess)
 			return NULL;
-	if (derive(t, di, slot, src, rekey, true, &fresh) < 0)
+	if (tss_key_derive(t, di, slot, UET_TSS_LABEL_CLUSTER, src, rekey,
+			   true, &fresh) < 0)
 		return NULL;
 	uet_tss_cdev_session_free(t->dev, k->sess);
 	*k = fresh;
@@ -117,8 +128,11 @@ tss_key_tx(struct uet_engine_lcore *lc, uint16_t port, unsigned int di,
 
 /*
  * The session and IV mask to open a frame of @p it (its an, rekey and
- * win set) from @p src: the source's slot when it holds that key, else
- * a key derived for this frame alone (it->fresh). Returns 0, or a drop
+ * win set) from @p src (cluster mode: its address; a client/server
+ * server: its SSI, label "U2"): the source's slot when it holds that
+ * key, else a key derived for this frame alone (it->fresh; always for
+ * a source without a window yet: windows are made for verified frames
+ * only). Returns 0, or a drop
  * reason + 1: the slot holds a later key of the same domain key (this
  * one is retired), or the derivation failed. A slot holding a key of
  * another epoch (a domain key rotation) is not compared: the epoch is
@@ -126,10 +140,12 @@ tss_key_tx(struct uet_engine_lcore *lc, uint16_t port, unsigned int di,
  * across the switch each derive their own key.
  */
 int
-tss_key_rx(struct engine_tss_lc *t, unsigned int di, uint32_t src,
-	   struct tss_rx_item *it)
+tss_key_rx(struct engine_tss_lc *t, const char *label, unsigned int di,
+	   uint32_t src, struct tss_rx_item *it)
 {
-	const struct tss_dkey *k = &t->rxk[it->win][it->an];
+	static const struct tss_dkey none;
+	const struct tss_dkey *k = it->win == TSS_WIN_NONE ? &none :
+				   &t->rxk[it->win][it->an];
 	bool same = k->sess != NULL && k->epoch == it->epoch;
 	struct tss_dkey fresh;
 
@@ -141,7 +157,8 @@ tss_key_rx(struct engine_tss_lc *t, unsigned int di, uint32_t src,
 	}
 	if (same && later(k->rekey, it->rekey))
 		return 1 + UET_ENGINE_TSS_DROP_EPOCH;
-	if (derive(t, di, it->slot, src, it->rekey, false, &fresh) < 0)
+	if (tss_key_derive(t, di, it->slot, label, src, it->rekey, false,
+			   &fresh) < 0)
 		return 1 + UET_ENGINE_TSS_DROP_CRYPTO;
 	it->sess = fresh.sess;
 	it->fresh = fresh.sess;
@@ -167,6 +184,12 @@ tss_key_rx_done(struct uet_engine_lcore *lc, struct tss_rx_item *it,
 
 	if (it->fresh == NULL)
 		return;
+	if (it->win == TSS_WIN_NONE) {
+		/* no window could be made for it: dropped (sources) */
+		uet_tss_cdev_session_free(t->dev, it->fresh);
+		it->fresh = NULL;
+		return;
+	}
 	k = &t->rxk[it->win][it->an];
 	if (verified && it->slot == t->dk[it->di].ep.cur &&
 	    (k->sess == NULL || k->epoch != it->epoch ||

@@ -2,8 +2,10 @@
 /*
  * The transport security sublayer on the engine's RX and TX paths (UEC 1.0
  * section 3.7, docs/TSS.md): direct mode, one AES-GCM-256 key per secure
- * domain, or cluster mode, a key per source derived from the domain's
- * (tss_key.c, with key rotation); the domains and their JobIDs from [tss].
+ * domain, cluster mode, a key per source derived from the domain's
+ * (tss_key.c, with key rotation), or client/server mode, keys per client
+ * derived from its SSI (tss_cs.c); the domains and their JobIDs from
+ * [tss].
  *
  * TX (engine_tss_tx_seal, once per port flush): every staged UET frame of a
  * secure job gets a TSS header after its outer headers and an ICV at its
@@ -40,6 +42,7 @@ uet_engine_tss_drop_name(unsigned int reason)
 	static const char *const names[UET_ENGINE_TSS_DROPS] = {
 		"header", "sdi", "epoch", "replay", "old", "auth", "inner",
 		"job", "clear", "trimmed", "unsupported", "sources", "crypto",
+		"ssi",
 	};
 
 	return reason < UET_ENGINE_TSS_DROPS ? names[reason] : "?";
@@ -48,7 +51,10 @@ uet_engine_tss_drop_name(unsigned int reason)
 uint16_t
 uet_engine_tss_overhead(const struct uet_config *cfg)
 {
-	return cfg->tss.enabled ? UET_TSS_HDR_LEN + UET_TSS_ICV_LEN : 0;
+	if (!cfg->tss.enabled)
+		return 0;
+	return (cfg->tss.mode == UET_CONFIG_TSS_CLIENT_SERVER ?
+		UET_TSS_HDR_SSI_LEN : UET_TSS_HDR_LEN) + UET_TSS_ICV_LEN;
 }
 
 /* ------------------------------------------------------------------ */
@@ -88,6 +94,10 @@ engine_tss_init(struct uet_engine *e)
 	t->cfg = e->cfg.tss;
 	t->cluster = t->cfg.mode == UET_CONFIG_TSS_CLUSTER;
 	tss_meta_register(t);
+	t->role = t->cfg.role;
+	t->hdr_len = t->role == UET_CONFIG_TSS_ROLE_NONE ? UET_TSS_HDR_LEN :
+			       UET_TSS_HDR_SSI_LEN;
+	t->aad_len = (uint8_t)(8 + 4 + t->hdr_len);
 	tss_tsc_init(t);
 	pthread_mutex_init(&t->reload_lock, NULL);
 	atomic_init(&t->seq, 0);
@@ -133,7 +143,8 @@ lc_windows(struct uet_engine_lcore *lc, struct engine_tss_lc *t,
 			     RTE_CACHE_LINE_SIZE);
 	if (t->src == NULL || t->win == NULL)
 		return -ENOMEM;
-	if (lc->eng->tss->cluster) {
+	if (lc->eng->tss->cluster ||
+	    lc->eng->tss->role == UET_CONFIG_TSS_ROLE_SERVER) {
 		t->rxk = rte_zmalloc("uet_tss_rxk", sizeof(*t->rxk) *
 				     TSS_SOURCES, RTE_CACHE_LINE_SIZE);
 		if (t->rxk == NULL)
@@ -152,6 +163,7 @@ engine_tss_lcore_fini(struct uet_engine_lcore *lc)
 	if (t == NULL)
 		return;
 	tss_key_free_all(t);
+	tss_cs_lcore_fini(t);
 	for (uint16_t i = 0; i < t->nb_rxq; i++)
 		rte_pktmbuf_free(t->rxq[i].m);
 	tss_epoch_sessions_free(t);
@@ -188,6 +200,8 @@ engine_tss_lcore_init(struct uet_engine_lcore *lc)
 	rc = tss_epoch_lcore_init(lc);
 	if (rc == 0)
 		rc = lc_windows(lc, t, e->cfg.replay_window);
+	if (rc == 0)
+		rc = tss_cs_lcore_init(lc);
 	if (rc == 0)
 		return 0;
 fail:

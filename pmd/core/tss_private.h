@@ -24,6 +24,10 @@
 #define DOM_OF(i)    ((uint8_t)(2 + (i)))
 /* AAD of an IPv4 frame without SSI: addresses, entropy, TSS header */
 #define AAD_V4       (8 + 4 + UET_TSS_HDR_LEN)
+/* the same with the SSI (client/server mode) */
+#define AAD_V4_SSI   (8 + 4 + UET_TSS_HDR_SSI_LEN)
+/* a replay window not created yet (tss_rx.c: only for a verified frame) */
+#define TSS_WIN_NONE UINT32_MAX
 
 /*
  * A derived key of cluster mode (UEC 1.0 3.7): the AEAD session of one
@@ -55,12 +59,15 @@ struct tss_rx_item {
 	 * padding): the opened frame's parse starts from them */
 	struct uet_wire_outer outer;
 	uint8_t dom;
-	uint32_t win;      /* replay window index */
+	uint32_t win;      /* replay window index, TSS_WIN_NONE: none yet */
 	uint8_t an;        /* association number: slot of the derived key */
 	uint8_t slot;      /* epoch slot of the domain key (tss_epoch_slot) */
 	uint16_t epoch;    /* the header's epoch */
 	uint8_t di;        /* domain index */
-	uint32_t src;      /* IPv4 source address, host order */
+	uint32_t src;      /* the source's identity (window, IV, KDF): the
+			    * SSI at a server, else the IPv4 source address,
+			    * host order */
+	uint32_t addr;     /* IPv4 source address, host order */
 	uint32_t rekey;    /* cluster: the rekey counter of the TSC */
 	struct uet_tss_cdev_sess *sess;  /* the AEAD session to open it */
 	struct uet_tss_cdev_sess *fresh; /* derived for it: installed in the
@@ -68,7 +75,7 @@ struct tss_rx_item {
 	uint8_t mask[UET_TSS_IV_LEN];    /* fresh's IV mask */
 	uint64_t tsc;
 	uint8_t iv[UET_TSS_IV_LEN];
-	uint8_t aad[AAD_V4];
+	uint8_t aad[AAD_V4_SSI];
 };
 
 /*
@@ -81,6 +88,9 @@ struct tss_domain_keys {
 	uint8_t key[2][UET_CONFIG_TSS_KEY_LEN];
 	struct uet_tss_epochs ep;
 	uint32_t gen[2];  /* the rotation that put each slot's key there */
+	/* role = client: this client's keys by epoch slot (key[] holds
+	 * their up key: the TSC reservation's fingerprint) */
+	struct uet_tss_client_key ck[2];
 };
 
 struct engine_tss_lc {
@@ -114,7 +124,13 @@ struct engine_tss_lc {
 	struct uet_tss_cdev_op bop[ENG_TX_STAGE];
 	int brc[ENG_TX_STAGE];
 	uint8_t biv[ENG_TX_STAGE][UET_TSS_IV_LEN];
-	uint8_t baad[ENG_TX_STAGE][AAD_V4];
+	uint8_t baad[ENG_TX_STAGE][AAD_V4_SSI];
+	/* role = server: the SSI each client address speaks for, learnt
+	 * from its verified frames ({domain, address} -> index), and the
+	 * key this context seals to it with, by epoch slot (tss_cs.c) */
+	struct rte_hash *bind;
+	uint32_t *bind_ssi;
+	struct tss_dkey (*downk)[2];
 	struct tss_peer peer[TSS_PEERS];
 	struct tss_peer *peer_last;  /* the entry tss_peer_set last wrote */
 	uint8_t pdc_dom[65536];  /* by our PDC id */
@@ -174,6 +190,9 @@ struct engine_tss {
 	 * every frame is parsed) */
 	int meta_off;
 	uint64_t meta_flag;
+	enum uet_config_tss_role role; /* client_server mode's side */
+	uint8_t hdr_len;   /* TSS header: with the SSI in client_server */
+	uint8_t aad_len;
 	/* the domain keys by epoch slot (wiped at fini), written by
 	 * uet_engine_tss_reload under seq, odd while it writes (a seqlock:
 	 * the contexts copy them, never wait) */
@@ -260,11 +279,32 @@ uint32_t tss_rekey_of(const struct engine_tss *e, uint64_t tsc);
 struct tss_dkey *tss_key_tx(struct uet_engine_lcore *lc, uint16_t port,
 			    unsigned int di, unsigned int slot, uint32_t src,
 			    uint32_t rekey, uint16_t pending);
-int tss_key_rx(struct engine_tss_lc *t, unsigned int di, uint32_t src,
-	       struct tss_rx_item *it);
+int tss_key_rx(struct engine_tss_lc *t, const char *label, unsigned int di,
+	       uint32_t src, struct tss_rx_item *it);
 void tss_key_rx_done(struct uet_engine_lcore *lc, struct tss_rx_item *it,
 		     bool verified);
 void tss_key_free_all(struct engine_tss_lc *t);
+int tss_key_derive(struct engine_tss_lc *t, unsigned int di,
+		   unsigned int slot, const char *label, uint32_t id,
+		   uint32_t rekey, bool seal, struct tss_dkey *k);
+
+/* tss_cs.c: client/server mode (UEC 1.0 3.7, docs/TSS.md) */
+int tss_cs_lcore_init(struct uet_engine_lcore *lc);
+void tss_cs_lcore_fini(struct engine_tss_lc *t);
+/* Server: the SSI and key to seal a frame of domain @p di to @p dst
+ * (IPv4, host order) with; NULL: no client of that address is known
+ * (a server answers, it does not call first). */
+const struct tss_dkey *tss_cs_tx_down(struct uet_engine_lcore *lc,
+				      unsigned int di, unsigned int slot,
+				      uint32_t dst, uint16_t pending,
+				      uint32_t *ssi);
+/* Server: drop before any crypto a frame whose address speaks for
+ * another SSI (false). */
+bool tss_cs_rx_bound_ok(const struct engine_tss_lc *t, unsigned int di,
+			uint32_t addr, uint32_t ssi);
+/* Server: learn the SSI of a verified frame's address. */
+void tss_cs_rx_learn(struct engine_tss_lc *t, unsigned int di, uint32_t addr,
+		     uint32_t ssi);
 uint32_t tss_key_sessions(const struct engine_tss *e);
 
 /* Add (delta > 0) or remove bytes after the outer headers: IP and UDP

@@ -2,8 +2,10 @@
 /*
  * TSS on the RX path (see tss_path.c). Order of the checks, cheapest
  * first and nothing a forger controls before the ICV moves any state:
- * trimmed, header, SDI, AN/epoch, IP version, replay window (check only)
- * -> queued; then, per burst: decrypt and verify, replay window check
+ * trimmed, header, SDI, AN/epoch, IP version, SSI (client/server mode),
+ * replay window (check only, a source without one passes) -> queued;
+ * then, per burst: decrypt and verify, the replay window of a new
+ * source made (so forged sources take no room), replay window check
  * again (a duplicate within the burst) and update, strip, PDS decode,
  * domain of the JobID or PDC -> the hook.
  */
@@ -41,27 +43,42 @@ window_key(unsigned int di, uint16_t epoch, uint32_t src)
 	return (uint64_t)di << 48 | (uint64_t)epoch << 32 | src;
 }
 
-/* The replay window of {domain, epoch, source}, created on first use;
- * the last one found is kept, for a run of frames from one source. */
-static int
-window_of(struct engine_tss_lc *t, unsigned int di, uint16_t epoch,
-	  uint32_t src)
+/* window_get() past the cache: the table, and a window made if @p make. */
+static uint32_t
+window_lookup(struct engine_tss_lc *t, uint64_t key, bool make)
 {
-	uint64_t key = window_key(di, epoch, src);
-	int rc;
+	int rc = rte_hash_lookup(t->src, &key);
 
-	if (likely(t->last_win >= 0 && t->last_key == key))
-		return t->last_win;
-	rc = rte_hash_lookup(t->src, &key);
-	if (rc < 0) {
+	if (rc < 0 && make) {
 		rc = rte_hash_add_key(t->src, &key);
-		if (rc < 0)
-			return rc;
-		(void)uet_tss_replay_init(&t->win[rc], t->win[rc].size);
+		if (rc >= 0)
+			(void)uet_tss_replay_init(&t->win[rc],
+						  t->win[rc].size);
 	}
+	if (rc < 0)
+		return TSS_WIN_NONE;
 	t->last_key = key;
 	t->last_win = rc;
-	return rc;
+	return (uint32_t)rc;
+}
+
+/*
+ * The replay window of {domain, epoch, source}; TSS_WIN_NONE when it has
+ * none and @p make is false, or the table is full. Only a verified
+ * frame makes one (@p make), so forged sources take no room (a window
+ * is never taken from a source that has one). The last window found is
+ * kept for a run of frames from one source: the cache names a window
+ * that exists, so a lookup through it creates no state either.
+ */
+static __rte_always_inline uint32_t
+window_get(struct engine_tss_lc *t, unsigned int di, uint16_t epoch,
+	   uint32_t src, bool make)
+{
+	uint64_t key = window_key(di, epoch, src);
+
+	if (likely(t->last_win >= 0 && t->last_key == key))
+		return (uint32_t)t->last_win;
+	return window_lookup(t, key, make);
 }
 
 /*
@@ -118,11 +135,41 @@ rx_key(const struct uet_engine_lcore *lc, struct tss_rx_item *it)
 		return 1 + UET_ENGINE_TSS_DROP_EPOCH;
 	it->slot = (uint8_t)slot;
 	if (lc->eng->tss->cluster)
-		return tss_key_rx(t, it->di, it->src, it);
+		return tss_key_rx(t, UET_TSS_LABEL_CLUSTER, it->di, it->src,
+				  it);
+	if (lc->eng->tss->role == UET_CONFIG_TSS_ROLE_SERVER)
+		return tss_key_rx(t, UET_TSS_LABEL_SERVER, it->di, it->src,
+				  it);
 	it->sess = t->open[it->di][slot];
 	if (it->sess == NULL)
 		return 1 + UET_ENGINE_TSS_DROP_CRYPTO;
-	uet_tss_iv(it->src, it->epoch, it->tsc, NULL, it->iv);
+	/* a client: the server's down key, the server's address in the IV */
+	uet_tss_iv(it->src, it->epoch, it->tsc,
+		   lc->eng->tss->role == UET_CONFIG_TSS_ROLE_CLIENT ?
+		   t->dk[it->di].ck[slot].down + UET_TSS_KEY_LEN : NULL,
+		   it->iv);
+	return 0;
+}
+
+/* The SSI of a frame (client/server mode; none in the others): a server
+ * takes a client's, from an address that speaks for no other SSI; a
+ * client only its own. Sets the source's identity of @p it. 0 or a drop
+ * reason + 1. */
+static int
+rx_ssi(const struct engine_tss *e, const struct engine_tss_lc *t,
+       const struct uet_wire_tss_hdr *h, unsigned int di,
+       struct tss_rx_item *it)
+{
+	it->src = it->addr;
+	if (e->role == UET_CONFIG_TSS_ROLE_NONE)
+		return h->sp ? 1 + UET_ENGINE_TSS_DROP_UNSUPPORTED : 0;
+	if (!h->sp)
+		return 1 + UET_ENGINE_TSS_DROP_SSI;
+	if (e->role == UET_CONFIG_TSS_ROLE_CLIENT)
+		return h->ssi == e->cfg.ssi ? 0 : 1 + UET_ENGINE_TSS_DROP_SSI;
+	if (h->ssi == 0 || !tss_cs_rx_bound_ok(t, di, it->addr, h->ssi))
+		return 1 + UET_ENGINE_TSS_DROP_SSI;
+	it->src = h->ssi;
 	return 0;
 }
 
@@ -137,7 +184,7 @@ rx_check(const struct uet_engine_lcore *lc, const struct uet_wire_pkt *p,
 	struct uet_wire_tss_hdr h;
 	struct uet_tss_split sp;
 	uint32_t src;
-	int di, w, rc;
+	int di, rc;
 
 	if (p->outer.trimmed)
 		return 1 + UET_ENGINE_TSS_DROP_TRIMMED;
@@ -153,28 +200,28 @@ rx_check(const struct uet_engine_lcore *lc, const struct uet_wire_pkt *p,
 	if (uet_tss_epochs_rx(&t->dk[di].ep, h.epoch, lc->now) < 0 ||
 	    h.an != (tss_rekey_of(e, h.tsc) & 1u))
 		return 1 + UET_ENGINE_TSS_DROP_EPOCH;
-	if (p->outer.ip_version != 4 || h.sp)
+	if (p->outer.ip_version != 4)
 		return 1 + UET_ENGINE_TSS_DROP_UNSUPPORTED;
 	memcpy(&src, p->outer.src_addr, 4);
-	src = rte_be_to_cpu_32(src);
-	w = window_of(t, (unsigned int)di, h.epoch, src);
-	if (w < 0)
-		return 1 + UET_ENGINE_TSS_DROP_SOURCES;
-	rc = uet_tss_replay_check(&t->win[w], h.tsc);
+	it->addr = rte_be_to_cpu_32(src);
+	rc = rx_ssi(e, t, &h, (unsigned int)di, it);
+	if (rc != 0)
+		return rc;
+	it->win = window_get(t, (unsigned int)di, h.epoch, it->src, false);
+	rc = it->win == TSS_WIN_NONE ? 0 :
+	     uet_tss_replay_check(&t->win[it->win], h.tsc);
 	if (rc < 0)
 		return 1 + replay_reason(rc);
-	if (uet_tss_aad(&p->outer, f + p->outer.hdr_len, UET_TSS_HDR_LEN,
-			it->aad, AAD_V4) != AAD_V4)
+	if (uet_tss_aad(&p->outer, f + p->outer.hdr_len, e->hdr_len, it->aad,
+			sizeof(it->aad)) != e->aad_len)
 		return 1 + UET_ENGINE_TSS_DROP_HEADER;
 	it->outer = p->outer;
 	it->dom = DOM_OF(di);
-	it->win = (uint32_t)w;
 	it->tsc = h.tsc;
 	it->an = h.an;
 	it->epoch = h.epoch;
 	it->rekey = tss_rekey_of(e, h.tsc);
 	it->di = (uint8_t)di;
-	it->src = src;
 	it->sess = NULL;
 	it->fresh = NULL;
 	return 0;
@@ -257,19 +304,19 @@ engine_tss_rx_clear_ok(struct uet_engine_lcore *lc, struct rte_mbuf *m,
 /* Remove the TSS header and the ICV: the outer headers move up over the
  * header, their lengths shrink; the frame is then a plain UET frame. */
 static void
-rx_strip(struct rte_mbuf *m, const struct tss_rx_item *it)
+rx_strip(struct rte_mbuf *m, const struct tss_rx_item *it, uint16_t hl)
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	uint16_t ol = it->outer.hdr_len;
-	uint32_t len = (uint32_t)ol + it->outer.inner_len - UET_TSS_HDR_LEN -
+	uint32_t len = (uint32_t)ol + it->outer.inner_len - hl -
 		       UET_TSS_ICV_LEN;
 
-	memmove(f + UET_TSS_HDR_LEN, f, ol);
-	(void)rte_pktmbuf_adj(m, UET_TSS_HDR_LEN);
+	memmove(f + hl, f, ol);
+	(void)rte_pktmbuf_adj(m, hl);
 	/* the ICV and any link padding */
 	(void)rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_data_len(m) - len));
 	tss_lengths_adjust(rte_pktmbuf_mtod(m, uint8_t *), &it->outer,
-			   -(UET_TSS_HDR_LEN + UET_TSS_ICV_LEN));
+			   -(hl + UET_TSS_ICV_LEN));
 }
 
 /* One opened frame: replay window, strip, decode (the PDS header: the
@@ -280,15 +327,23 @@ rx_deliver(struct uet_engine_lcore *lc, struct tss_rx_item *it)
 {
 	struct engine_tss_lc *t = lc->tss;
 	struct uet_engine_rx *r = &lc->rx[lc->nb_rx];
-	int rc = uet_tss_replay_check(&t->win[it->win], it->tsc);
+	uint16_t hl = lc->eng->tss->hdr_len;
+	int rc;
 
+	if (it->win == TSS_WIN_NONE) {
+		rx_drop(lc, it->m, UET_ENGINE_TSS_DROP_SOURCES);
+		return;
+	}
+	rc = uet_tss_replay_check(&t->win[it->win], it->tsc);
 	if (rc < 0) {
 		rx_drop(lc, it->m, replay_reason(rc));
 		return;
 	}
 	uet_tss_replay_update(&t->win[it->win], it->tsc);
-	rx_strip(it->m, it);
-	if (uet_tss_opened_parse(&it->outer, UET_TSS_HDR_LEN + UET_TSS_ICV_LEN,
+	if (t->bind != NULL)
+		tss_cs_rx_learn(t, it->di, it->addr, it->src);
+	rx_strip(it->m, it, hl);
+	if (uet_tss_opened_parse(&it->outer, hl + UET_TSS_ICV_LEN,
 				 rte_pktmbuf_mtod(it->m, const uint8_t *),
 				 rte_pktmbuf_data_len(it->m), &r->pkt) < 0) {
 		rx_drop(lc, it->m, UET_ENGINE_TSS_DROP_INNER);
@@ -307,14 +362,14 @@ void
 engine_tss_rx_flush(struct uet_engine_lcore *lc)
 {
 	struct engine_tss_lc *t = lc->tss;
-	uint16_t n = 0;
+	uint16_t n = 0, hl = lc->eng->tss->hdr_len;
 	int rc;
 
 	tss_epoch_sync(lc);
 	for (uint16_t i = 0; i < t->nb_rxq; i++) {
 		struct tss_rx_item *it = &t->rxq[i];
 		uint16_t ol = it->outer.hdr_len;
-		uint32_t el = (uint32_t)it->outer.inner_len - UET_TSS_HDR_LEN -
+		uint32_t el = (uint32_t)it->outer.inner_len - hl -
 			      UET_TSS_ICV_LEN;
 
 		rc = rx_key(lc, it);
@@ -329,9 +384,9 @@ engine_tss_rx_flush(struct uet_engine_lcore *lc)
 		t->bm[n] = it->m;
 		t->bs[n] = it->sess;
 		t->bop[n] = (struct uet_tss_cdev_op){
-			.enc_off = (uint32_t)ol + UET_TSS_HDR_LEN,
+			.enc_off = (uint32_t)ol + hl,
 			.enc_len = el,
-			.icv_off = (uint32_t)ol + UET_TSS_HDR_LEN + el,
+			.icv_off = (uint32_t)ol + hl + el,
 			.iv = it->iv,
 			.aad = it->aad,
 		};
@@ -341,10 +396,16 @@ engine_tss_rx_flush(struct uet_engine_lcore *lc)
 	if (n == 0)
 		return;
 	(void)uet_tss_cdev_run_burst(t->dev, t->bs, t->bm, t->bop, n, t->brc);
-	/* no op uses a session any more: keys derived for verified frames
-	 * take their slots (cluster mode) */
-	for (uint16_t i = 0; i < n; i++)
+	/* no op uses a session any more: a verified frame's source gets
+	 * its replay window, keys derived for verified frames take their
+	 * slots (cluster mode, a client/server server) */
+	for (uint16_t i = 0; i < n; i++) {
+		if (t->brc[i] == 0 && t->rxq[i].win == TSS_WIN_NONE)
+			t->rxq[i].win = window_get(t, t->rxq[i].di,
+						   t->rxq[i].epoch,
+						   t->rxq[i].src, true);
 		tss_key_rx_done(lc, &t->rxq[i], t->brc[i] == 0);
+	}
 	for (uint16_t i = 0; i < n; i++) {
 		if (t->brc[i] == -EBADMSG)
 			rx_drop(lc, t->rxq[i].m, UET_ENGINE_TSS_DROP_AUTH);

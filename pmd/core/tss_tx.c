@@ -315,15 +315,47 @@ tss_lengths_adjust(uint8_t *frame, const struct uet_wire_outer *o, int delta)
 }
 
 /*
- * The session and the IV of a frame from @p src with @p tsc, its epoch
- * and association number: the domain's key of epoch slot @p slot
- * (direct mode), or the key derived from it for this source and the
- * TSC's rekey counter (cluster mode, tss_key.c).
+ * Client/server mode (tss_cs.c): a client seals with its up key, its
+ * SSI in the header and the IV; a server with the down key of the
+ * client at @p dst, that client's SSI in the header, its own address in
+ * the IV.
+ */
+static int
+seal_key_cs(struct uet_engine_lcore *lc, unsigned int di, unsigned int slot,
+	    uint32_t src, uint32_t dst, uint64_t tsc, uint16_t k,
+	    struct uet_wire_tss_hdr *h)
+{
+	const struct engine_tss *e = lc->eng->tss;
+	struct engine_tss_lc *t = lc->tss;
+	const struct tss_dkey *dk;
+
+	h->sp = true;
+	if (e->role == UET_CONFIG_TSS_ROLE_CLIENT) {
+		h->ssi = e->cfg.ssi;
+		t->bs[k] = t->seal[di][slot];
+		uet_tss_iv(h->ssi, h->epoch, tsc,
+			   t->dk[di].ck[slot].up + UET_TSS_KEY_LEN, t->biv[k]);
+		return t->bs[k] == NULL ? -EIO : 0;
+	}
+	dk = tss_cs_tx_down(lc, di, slot, dst, k, &h->ssi);
+	if (dk == NULL)
+		return -EIO;
+	t->bs[k] = dk->sess;
+	uet_tss_iv(src, h->epoch, tsc, dk->mask, t->biv[k]);
+	return 0;
+}
+
+/*
+ * The session and the IV of a frame from @p src to @p dst with @p tsc,
+ * its epoch and association number: the domain's key of epoch slot
+ * @p slot (direct mode), the key derived from it for this source and the
+ * TSC's rekey counter (cluster mode, tss_key.c), or a client's
+ * (client/server mode).
  */
 static int
 seal_key(struct uet_engine_lcore *lc, uint16_t port, unsigned int di,
-	 unsigned int slot, uint32_t src, uint64_t tsc, uint16_t k,
-	 struct uet_wire_tss_hdr *h)
+	 unsigned int slot, uint32_t src, uint32_t dst, uint64_t tsc,
+	 uint16_t k, struct uet_wire_tss_hdr *h)
 {
 	const struct engine_tss *e = lc->eng->tss;
 	struct engine_tss_lc *t = lc->tss;
@@ -332,6 +364,8 @@ seal_key(struct uet_engine_lcore *lc, uint16_t port, unsigned int di,
 
 	h->an = (uint8_t)(rekey & 1u);
 	h->epoch = t->dk[di].ep.epoch[slot];
+	if (e->role != UET_CONFIG_TSS_ROLE_NONE)
+		return seal_key_cs(lc, di, slot, src, dst, tsc, k, h);
 	if (!e->cluster) {
 		t->bs[k] = t->seal[di][slot];
 		uet_tss_iv(src, h->epoch, tsc, NULL, t->biv[k]);
@@ -360,27 +394,30 @@ seal_prepare(struct uet_engine_lcore *lc, struct rte_mbuf *m,
 	const struct uet_wire_outer *o = &v->o;
 	struct uet_wire_tss_hdr h = { .sdi = 0, .tsc = tsc };
 	uint16_t ol = o->hdr_len, il = o->inner_len;
+	uint16_t hl = e->hdr_len;
+	uint32_t src, dst;
 	uint8_t *f;
-	uint32_t src;
 
 	if (o->ip_version != 4 || m->nb_segs != 1 ||
-	    rte_pktmbuf_headroom(m) < UET_TSS_HDR_LEN ||
+	    rte_pktmbuf_headroom(m) < hl ||
 	    rte_pktmbuf_tailroom(m) < UET_TSS_ICV_LEN ||
 	    rte_pktmbuf_data_len(m) != (uint32_t)ol + il)
 		return -EINVAL;
 	memcpy(&src, o->src_addr, 4);
 	src = rte_be_to_cpu_32(src);
-	if (seal_key(lc, port, di, slot, src, tsc, k, &h) < 0)
+	memcpy(&dst, o->dst_addr, 4);
+	dst = rte_be_to_cpu_32(dst);
+	if (seal_key(lc, port, di, slot, src, dst, tsc, k, &h) < 0)
 		return -EIO;
-	f = (uint8_t *)rte_pktmbuf_prepend(m, UET_TSS_HDR_LEN);
-	memmove(f, f + UET_TSS_HDR_LEN, ol);
+	f = (uint8_t *)rte_pktmbuf_prepend(m, hl);
+	memmove(f, f + hl, ol);
 	(void)rte_pktmbuf_append(m, UET_TSS_ICV_LEN);
 	h.sdi = e->cfg.domain[di].sdi;
-	if (uet_wire_tss_hdr_encode(&h, f + ol, UET_TSS_HDR_LEN) < 0 ||
-	    uet_tss_aad(o, f + ol, UET_TSS_HDR_LEN, t->baad[k],
-			AAD_V4) != AAD_V4)
+	if (uet_wire_tss_hdr_encode(&h, f + ol, hl) < 0 ||
+	    uet_tss_aad(o, f + ol, hl, t->baad[k],
+			sizeof(t->baad[k])) != e->aad_len)
 		return -EINVAL;
-	tss_lengths_adjust(f, o, UET_TSS_HDR_LEN + UET_TSS_ICV_LEN);
+	tss_lengths_adjust(f, o, hl + UET_TSS_ICV_LEN);
 	/* no UDP checksum over IPv4 (zero: none): the ICV covers the
 	 * addresses, the entropy and every byte after the TSS header
 	 * (docs/WIRE-DECISIONS.md); a port's offload gets its pseudo-header
@@ -396,9 +433,9 @@ seal_prepare(struct uet_engine_lcore *lc, struct rte_mbuf *m,
 	}
 	t->bhl[k] = o->ip_hlen;
 	t->bop[k] = (struct uet_tss_cdev_op){
-		.enc_off = (uint32_t)ol + UET_TSS_HDR_LEN,
+		.enc_off = (uint32_t)ol + hl,
 		.enc_len = il,
-		.icv_off = (uint32_t)ol + UET_TSS_HDR_LEN + il,
+		.icv_off = (uint32_t)ol + hl + il,
 		.iv = t->biv[k],
 		.aad = t->baad[k],
 	};

@@ -451,7 +451,16 @@ static const struct uet_parse_name tss_mode_names[] = {
 	{ NULL, 0 },
 };
 
+static const struct uet_parse_name tss_role_names[] = {
+	{ "none", UET_CONFIG_TSS_ROLE_NONE },
+	{ "server", UET_CONFIG_TSS_ROLE_SERVER },
+	{ "client", UET_CONFIG_TSS_ROLE_CLIENT },
+	{ NULL, 0 },
+};
+
 _Static_assert(sizeof(enum uet_config_tss_mode) == sizeof(int),
+	       "enum keys are stored as int");
+_Static_assert(sizeof(enum uet_config_tss_role) == sizeof(int),
 	       "enum keys are stored as int");
 
 #define T struct uet_config_tss
@@ -460,8 +469,16 @@ static const struct config_key tss_keys[] = {
 	       "AES-GCM-256 over every packet of theirs, the others' "
 	       "refused"),
 	K_ENUM(T, mode, tss_mode_names, "direct: one key per domain; "
-	       "cluster: a key per source derived from it (client_server is "
-	       "refused: not implemented)"),
+	       "cluster: a key per source derived from it; client_server: "
+	       "clients hold keys derived for their SSI, servers the "
+	       "domain key"),
+	K_ENUM(T, role, tss_role_names, "client_server mode: server (the "
+	       "domain.SDI key files hold domain keys) or client (they hold "
+	       "this client's keys, from uet-tss-key derive); none "
+	       "otherwise"),
+	K_UINT(T, ssi, 0, UINT32_MAX, "client_server mode, role = client: "
+	       "this client's SSI, the one its key files were derived for; "
+	       "0 = unset"),
 	{ .name = "pmd", .type = CFG_T_STR, FIELD(T, pmd),
 	  .help = "cryptodev driver of the AEAD: crypto_aesni_gcm, "
 		  "crypto_aesni_mb (ipsec_mb), crypto_openssl, ..." },

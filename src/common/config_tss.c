@@ -4,7 +4,7 @@
  * docs/TSS.md). Besides the keys of the table (config_keys.c), one line
  * per secure domain: "domain.7 = 1-100,200 /etc/uet/tss/7.key", the SDI
  * after "domain.", then the JobIDs of the domain and the file holding its
- * key. A key file is checked when the configuration is validated (owner,
+ * key (a client of client/server mode: its own keys). A key file is checked when the configuration is validated (owner,
  * mode, 64 hex digits) and read again by the engine that uses it; its
  * bytes never enter struct uet_config, a dump or a message.
  */
@@ -176,18 +176,48 @@ tss_fail(struct uet_config_error *err, const char *key, const char *why)
 	return config_error(err, -EINVAL, NULL, 0, "tss", key, "%s", why);
 }
 
+/* A client's key file (role = client): its keys and the SSI they were
+ * derived for, which must be this client's (the first 4 bytes, big
+ * endian; src/tss/tss_client.c reads the rest). */
+static int
+client_key_read(const char *path, uint32_t ssi, char *why, size_t why_len)
+{
+	uint8_t b[UET_CONFIG_TSS_CLIENT_KEY_LEN] = { 0 };
+	uint32_t got;
+	int rc = uet_parse_key_file(path, b, sizeof(b), why, why_len);
+
+	got = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
+	      (uint32_t)b[2] << 8 | b[3];
+	explicit_bzero(b, sizeof(b));
+	if (rc == -EINVAL)
+		snprintf(why, why_len, "expected a client key file (%u hex "
+			 "digits, from uet-tss-key derive), not a domain key",
+			 2 * UET_CONFIG_TSS_CLIENT_KEY_LEN);
+	if (rc == 0 && got != ssi) {
+		snprintf(why, why_len, "derived for SSI %u, not this "
+			 "client's (ssi = %u)", got, ssi);
+		rc = -EINVAL;
+	}
+	return rc;
+}
+
 /* Every domain's key file readable and well formed, now rather than
- * when the engine starts. */
+ * when the engine starts: a domain key, or a client's keys. */
 static int
 check_keys(const struct uet_config_tss *t, struct uet_config_error *err)
 {
 	uint8_t key[UET_CONFIG_TSS_KEY_LEN];
-	char k[32], why[128];
+	char k[32], why[160];
 
 	for (unsigned int i = 0; i < t->nb_domains; i++) {
-		int rc = uet_config_tss_key_read(t->domain[i].key_file, key,
-						 why, sizeof(why));
+		int rc;
 
+		if (t->role == UET_CONFIG_TSS_ROLE_CLIENT)
+			rc = client_key_read(t->domain[i].key_file, t->ssi,
+					     why, sizeof(why));
+		else
+			rc = uet_config_tss_key_read(t->domain[i].key_file,
+						     key, why, sizeof(why));
 		explicit_bzero(key, sizeof(key));
 		if (rc < 0) {
 			snprintf(k, sizeof(k), DOMAIN_PREFIX "%u",
@@ -197,6 +227,33 @@ check_keys(const struct uet_config_tss *t, struct uet_config_error *err)
 					 t->domain[i].key_file, why);
 		}
 	}
+	return 0;
+}
+
+/* role and ssi: client_server mode's, and there required (a setting
+ * that would do nothing is refused). */
+static int
+check_role(const struct uet_config_tss *t, struct uet_config_error *err)
+{
+	if (t->mode != UET_CONFIG_TSS_CLIENT_SERVER) {
+		if (t->role != UET_CONFIG_TSS_ROLE_NONE)
+			return tss_fail(err, "role", "only with mode = "
+					"client_server");
+		if (t->ssi != 0)
+			return tss_fail(err, "ssi", "only with mode = "
+					"client_server and role = client");
+		return 0;
+	}
+	if (t->role == UET_CONFIG_TSS_ROLE_NONE)
+		return tss_fail(err, "role", "mode = client_server needs "
+				"role = server (holds the domain keys) or "
+				"client (holds its own keys)");
+	if (t->role == UET_CONFIG_TSS_ROLE_CLIENT && t->ssi == 0)
+		return tss_fail(err, "ssi", "not set: a client needs the SSI "
+				"its key files were derived for");
+	if (t->role == UET_CONFIG_TSS_ROLE_SERVER && t->ssi != 0)
+		return tss_fail(err, "ssi", "a server has no SSI (its "
+				"clients' come in their packets)");
 	return 0;
 }
 
@@ -263,12 +320,9 @@ config_tss_validate(const struct uet_config_tss *t, struct uet_config_error *err
 		return tss_fail(err, "replay_window", "not a multiple of 64");
 	if (!t->enabled)
 		return 0;
-	/* UEC 1.0 3.7 defines three modes; a mode that is not built is
-	 * refused by name rather than run as another one */
-	if (t->mode == UET_CONFIG_TSS_CLIENT_SERVER)
-		return tss_fail(err, "mode", "client_server: not implemented "
-				"yet (direct and cluster are)");
-	rc = check_rekey(t, err);
+	rc = check_role(t, err);
+	if (rc == 0)
+		rc = check_rekey(t, err);
 	if (rc < 0)
 		return rc;
 	if (t->nb_domains == 0)

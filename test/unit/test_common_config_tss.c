@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * [tss] (src/common/config_tss.c): domain lines, key files (owner, mode,
- * content), the modes and keys that are not built refused by name, and
+ * content), client/server mode's roles and client key files, the keys
+ * that would do nothing refused by name, and
  * the dump round trip.
  */
 
@@ -24,7 +25,7 @@
 		"101112131415161718191a1b1c1d1e1f"
 
 static char dir[64];
-static char key_ok[128], key_open[128], key_short[128];
+static char key_ok[128], key_open[128], key_short[128], key_client[128];
 
 static void
 file_put(const char *path, const char *text, mode_t mode)
@@ -50,6 +51,10 @@ setup(void **state)
 	file_put(key_ok, KEY_HEX "\n", 0600);
 	file_put(key_open, KEY_HEX "\n", 0644);
 	file_put(key_short, "0011\n", 0600);
+	/* a client key file: SSI 5, epoch, up and down keys */
+	snprintf(key_client, sizeof(key_client), "%s/client.key", dir);
+	file_put(key_client, "00000005" "abcd" KEY_HEX "0102030405060708"
+		 "090a0b0c" KEY_HEX "0102030405060708" "090a0b0c\n", 0600);
 	return 0;
 }
 
@@ -60,6 +65,7 @@ teardown(void **state)
 	unlink(key_ok);
 	unlink(key_open);
 	unlink(key_short);
+	unlink(key_client);
 	rmdir(dir);
 	return 0;
 }
@@ -179,10 +185,6 @@ validate__unbuilt_and_unsafe_refused(void **state)
 	char body[512];
 
 	(void)state;
-	snprintf(body, sizeof(body), "enabled = true\nmode = client_server\n"
-		 "domain.3 = 1 %s\n", key_ok);
-	assert_int_equal(load_tss(body, &err), -EINVAL);
-	assert_non_null(strstr(err.msg, "client_server"));
 	/* rotation derives keys: not in direct mode */
 	snprintf(body, sizeof(body), "enabled = true\nrekey_interval = 65536\n"
 		 "domain.3 = 1 %s\n", key_ok);
@@ -216,6 +218,66 @@ validate__unbuilt_and_unsafe_refused(void **state)
 
 /* Without a trusted state directory a restarted engine could reuse
  * TSCs (IVs) under a key: refused at validation, with the key to set. */
+/* client_server: a role required, a client's SSI and key file checked,
+ * role and ssi refused outside the mode */
+static void
+validate__client_server_roles(void **state)
+{
+	struct uet_config_error err;
+	char body[512];
+
+	(void)state;
+	snprintf(body, sizeof(body), "enabled = true\nmode = client_server\n"
+		 "domain.3 = 1 %s\n", key_ok);
+	assert_int_equal(load_tss(body, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "role"));
+	/* a server: the domain key */
+	snprintf(body, sizeof(body), "enabled = true\nmode = client_server\n"
+		 "role = server\ndomain.3 = 1 %s\n", key_ok);
+	assert_int_equal(load_tss(body, &err), 0);
+	snprintf(body, sizeof(body), "enabled = true\nmode = client_server\n"
+		 "role = server\ndomain.3 = 1 %s\n", key_client);
+	assert_int_equal(load_tss(body, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "domain.3"));
+	snprintf(body, sizeof(body), "enabled = true\nmode = client_server\n"
+		 "role = server\nssi = 5\ndomain.3 = 1 %s\n", key_ok);
+	assert_int_equal(load_tss(body, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "ssi"));
+	/* a client: its SSI, and a key file derived for it */
+	snprintf(body, sizeof(body), "enabled = true\nmode = client_server\n"
+		 "role = client\nssi = 5\ndomain.3 = 1 %s\n", key_client);
+	assert_int_equal(load_tss(body, &err), 0);
+	snprintf(body, sizeof(body), "enabled = true\nmode = client_server\n"
+		 "role = client\ndomain.3 = 1 %s\n", key_client);
+	assert_int_equal(load_tss(body, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "ssi"));
+	snprintf(body, sizeof(body), "enabled = true\nmode = client_server\n"
+		 "role = client\nssi = 6\ndomain.3 = 1 %s\n", key_client);
+	assert_int_equal(load_tss(body, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "SSI 5"));
+	snprintf(body, sizeof(body), "enabled = true\nmode = client_server\n"
+		 "role = client\nssi = 5\ndomain.3 = 1 %s\n", key_ok);
+	assert_int_equal(load_tss(body, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "client key file"));
+	snprintf(body, sizeof(body), "enabled = true\nmode = client_server\n"
+		 "role = client\nssi = 5\ndomain.3 = 1 %s/absent.key\n",
+		 dir);
+	assert_int_equal(load_tss(body, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "domain.3"));
+	/* a setting that would do nothing */
+	snprintf(body, sizeof(body), "enabled = true\nrole = server\n"
+		 "domain.3 = 1 %s\n", key_ok);
+	assert_int_equal(load_tss(body, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "role"));
+	snprintf(body, sizeof(body), "enabled = true\nmode = cluster\n"
+		 "ssi = 5\ndomain.3 = 1 %s\n", key_ok);
+	assert_int_equal(load_tss(body, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "ssi"));
+	snprintf(body, sizeof(body), "enabled = true\nmode = client_server\n"
+		 "role = boss\ndomain.3 = 1 %s\n", key_ok);
+	assert_int_equal(load_tss(body, &err), -EINVAL);
+}
+
 static void
 validate__state_dir_required(void **state)
 {
@@ -304,6 +366,7 @@ main(void)
 		cmocka_unit_test(domain__parsed_and_looked_up),
 		cmocka_unit_test(domain__bad_lines_refused),
 		cmocka_unit_test(validate__unbuilt_and_unsafe_refused),
+		cmocka_unit_test(validate__client_server_roles),
 		cmocka_unit_test(validate__state_dir_required),
 		cmocka_unit_test(validate__cluster_and_rotation_accepted),
 		cmocka_unit_test(dump__domains_round_trip),

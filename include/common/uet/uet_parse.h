@@ -190,7 +190,7 @@ const char *
 uet_parse_enum_name(const struct uet_parse_name *table, int value);
 
 /** Largest key uet_parse_key_file() reads, bytes. */
-#define UET_PARSE_KEY_MAX 64
+#define UET_PARSE_KEY_MAX 128
 
 /**
  * Read a key file: 2 * @p len hexadecimal digits, an optional newline

@@ -367,6 +367,13 @@ enum uet_config_tss_mode {
 	UET_CONFIG_TSS_CLIENT_SERVER = 2, /**< per-client key from the KDF */
 };
 
+/** tss.role: which side of client/server mode an engine is. */
+enum uet_config_tss_role {
+	UET_CONFIG_TSS_ROLE_NONE = 0,   /**< direct and cluster modes */
+	UET_CONFIG_TSS_ROLE_SERVER = 1, /**< holds the domain keys */
+	UET_CONFIG_TSS_ROLE_CLIENT = 2, /**< holds its own derived keys */
+};
+
 /** Largest number of domain.N lines of [tss]. */
 #define UET_CONFIG_TSS_DOMAINS_MAX 16
 /** Bytes of a path in [tss] (with NUL). */
@@ -378,13 +385,17 @@ struct uet_config_tss_domain {
 	uint32_t first[UET_CONFIG_JOB_RANGES_MAX]; /**< its JobIDs ... */
 	uint32_t last[UET_CONFIG_JOB_RANGES_MAX];  /**< ... inclusive */
 	uint16_t nb_ranges;
-	char key_file[UET_CONFIG_TSS_PATH_LEN]; /**< 64 hex digits, mode 0600 */
+	/** mode 0600: 64 hex digits (the domain key), or a client's 188
+	 * (role = client: uet_tss_client_key_read()) */
+	char key_file[UET_CONFIG_TSS_PATH_LEN];
 };
 
 /** [tss]: the transport security sublayer (docs/TSS.md). */
 struct uet_config_tss {
 	bool enabled;
 	enum uet_config_tss_mode mode;
+	enum uet_config_tss_role role;     /**< client_server mode only */
+	uint32_t ssi;                      /**< a client's SSI, 0 unset */
 	char pmd[48];                      /**< cryptodev driver name */
 	char devargs[UET_CONFIG_STR_LEN];  /**< its vdev arguments */
 	uint32_t replay_window;            /**< TSCs, multiple of 64 */
@@ -401,6 +412,9 @@ struct uet_config_tss {
 
 /** Bytes of a secure domain key (AES-256). */
 #define UET_CONFIG_TSS_KEY_LEN 32
+/** Bytes of a client key file (UET_TSS_CLIENT_KEY_LEN: SSI, epoch, two
+ * derived keys with their IV masks). */
+#define UET_CONFIG_TSS_CLIENT_KEY_LEN 94
 
 /**
  * Read a secure domain key file: 64 hexadecimal digits (an optional

@@ -581,9 +581,13 @@ enum uet_engine_tss_drop {
 	UET_ENGINE_TSS_DROP_CLEAR,      /**< clear frame of a secure job or
 					     PDC, or whose JobID is unreadable */
 	UET_ENGINE_TSS_DROP_TRIMMED,    /**< trimmed: cannot be authenticated */
-	UET_ENGINE_TSS_DROP_UNSUPPORTED, /**< IPv6 or SSI: not built */
+	UET_ENGINE_TSS_DROP_UNSUPPORTED, /**< IPv6, or an SSI outside
+					      client/server mode */
 	UET_ENGINE_TSS_DROP_SOURCES,    /**< replay-window table full */
 	UET_ENGINE_TSS_DROP_CRYPTO,     /**< crypto device error */
+	UET_ENGINE_TSS_DROP_SSI,        /**< client/server: no SSI, not this
+					     client's, or another than the
+					     one its address speaks for */
 	UET_ENGINE_TSS_DROPS,
 };
 

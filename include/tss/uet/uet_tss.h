@@ -37,8 +37,11 @@ extern "C" {
 #define UET_TSS_KDF_CTX_V6_LEN 26
 /** KDF label of cluster mode's per-source key. */
 #define UET_TSS_LABEL_CLUSTER "U1"
-/** KDF label of client/server mode's per-client key. */
+/** KDF label of client/server mode's per-client key (client to server). */
 #define UET_TSS_LABEL_SERVER "U2"
+/** KDF label of client/server mode's server-to-client key (a project
+ * choice: docs/WIRE-DECISIONS.md, "Client/server mode"). */
+#define UET_TSS_LABEL_DOWN "U3"
 /** Largest AAD: IPv6 addresses, entropy header, TSS header with SSI. */
 #define UET_TSS_AAD_MAX_LEN (32 + 4 + UET_TSS_HDR_MAX_LEN)
 
@@ -335,6 +338,62 @@ int uet_tss_tsc_reserve(struct uet_tss_tsc_store *s, uint64_t tsc);
 
 /** Release the lock; the file stays (the key's TSCs stay reserved). */
 void uet_tss_tsc_close(struct uet_tss_tsc_store *s);
+
+/* ------------------------------------------------------------------ */
+/* Client/server mode: a client's keys                                 */
+/* ------------------------------------------------------------------ */
+
+/** Bytes of a client key file's content: SSI, epoch, the two keys. */
+#define UET_TSS_CLIENT_KEY_LEN (4 + 2 + 2 * UET_TSS_KDF_OUT_LEN)
+
+/**
+ * What a client of client/server mode holds (UEC 1.0 3.7): its SSI, the
+ * epoch number of the domain key its keys come from, and two derived
+ * keys with their IV masks: @c up = KDF(domain key, "U2", epoch | 0 |
+ * SSI), which the client seals with, and @c down = the same with label
+ * "U3", which the server seals its packets to this client with. A server
+ * holding the domain key derives both from a packet's SSI.
+ */
+struct uet_tss_client_key {
+	uint32_t ssi;
+	uint16_t epoch;
+	uint8_t up[UET_TSS_KDF_OUT_LEN];
+	uint8_t down[UET_TSS_KDF_OUT_LEN];
+};
+
+/**
+ * One client/server key: KDF(@p dkey, @p label, @p epoch | 0 | @p ssi),
+ * 44 bytes (key, IV mask).
+ * @return 0, -EINVAL (label), -EIO (libcrypto).
+ */
+int uet_tss_cs_derive(const uint8_t dkey[UET_TSS_KEY_LEN], const char *label,
+		      uint16_t epoch, uint32_t ssi,
+		      uint8_t out[UET_TSS_KDF_OUT_LEN]);
+
+/**
+ * The keys of client @p ssi under domain key @p dkey (its epoch number
+ * from uet_tss_epoch_of_key()). The caller wipes @p ck after use.
+ * @return 0, -EINVAL (SSI 0), -EIO (libcrypto).
+ */
+int uet_tss_client_key_derive(const uint8_t dkey[UET_TSS_KEY_LEN],
+			      uint32_t ssi, struct uet_tss_client_key *ck);
+
+/**
+ * Read a client key file: UET_TSS_CLIENT_KEY_LEN bytes in hexadecimal
+ * (SSI and epoch big-endian, then up, then down), with the owner and
+ * mode checks of every key file (uet_parse_key_file()).
+ * @return 0, -errno of uet_parse_key_file(), -EINVAL (SSI 0).
+ */
+int uet_tss_client_key_read(const char *path, struct uet_tss_client_key *ck,
+			    char *why, size_t why_len);
+
+/**
+ * Write @p ck as a new client key file @p path, mode 0600; an existing
+ * file is not replaced.
+ * @return 0, -EEXIST, -errno.
+ */
+int uet_tss_client_key_write(const char *path,
+			     const struct uet_tss_client_key *ck);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,670 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * TSS client/server mode end to end (UEC 1.0 section 3.7, docs/TSS.md):
+ * a client engine A (SSI 21, holding only its key file from
+ * uet_tss_client_key_derive, as uet-tss-key writes it) and a server
+ * engine S (holding the domain key) over ring ports, messages both ways
+ * on a virtual clock. Every frame on the wire is read here:
+ *
+ *   - every UET frame protected, with the SSI (S set, SSI 21, SDI 7);
+ *   - each opened with OpenSSL by this test: A's with A's up key and the
+ *     SSI in the IV, S's with A's down key and S's address in the IV;
+ *     none with client C's keys (SSI 22: another client of the domain),
+ *     nor with A's key of the other direction;
+ *
+ * and a hostile wire adds next to A's frames (S's counters by reason):
+ *
+ *   flip      a copy with a ciphertext bit flipped, before the real one: auth
+ *   replay    a copy after the real one: replay
+ *   forge     12 frames from an address no engine has, each with an SSI
+ *             never seen and random ciphertext: auth; 1500 of them, more
+ *             than a context's 1024 windows, so a forger filling the
+ *             table would show as sources drops of the real frames
+ *   impostor  A's frame opened, its TSC moved on, sealed again with C's
+ *             key under A's SSI (C passing as A): auth
+ *   otherssi  the same sealed with C's key under C's SSI from A's address
+ *             (an address speaks for one SSI): ssi
+ *   nossi     A's frame without its SSI (a direct-mode header): ssi
+ *
+ * and next to S's frames (A's counters): a copy naming SSI 22 (not A's):
+ * ssi. Every message arrives exactly once, byte exact, both ways.
+ *
+ * With uet-dump's path as argument, the real frames of both ways are
+ * written to a capture, and uet-dump must open every one with the
+ * domain key (--tss-server) and with A's key file (--tss-client), and
+ * none with C's key file or with the domain key taken as direct mode's.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <rte_udp.h>
+
+#include <uet/uet_engine.h>
+#include <uet/uet_tss.h>
+#include <uet/uet_wire_tss.h>
+
+#include "itest.h"
+#include "perf.h"
+
+#define L4_OFF   (14 + 20)          /* Ethernet, IPv4 without options */
+#define TSS_OFF  (L4_OFF + 8)
+#define HL       UET_TSS_HDR_SSI_LEN
+#define AADL     (8 + 4 + HL)
+/* in the header with the SSI: SSI, then epoch and TSC */
+#define SSI_AT   (TSS_OFF + 4)
+#define EPOCH_AT (TSS_OFF + 8)
+#define TSC_AT   (TSS_OFF + 10)
+#define MSGS     400
+#define SSI_A    21
+#define SSI_C    22
+#define FORGE_N  12                 /* forgeries per attacked frame */
+#define ATTACK_FROM 40              /* A's frames before the attacks */
+
+enum atk { FLIP, REPLAY, FORGE, IMPOSTOR, OTHERSSI, NOSSI, DOWNSSI,
+	   ATK_N };
+
+static const char *const atk_names[ATK_N] = {
+	"flip", "replay", "forge", "impostor", "otherssi", "nossi", "downssi",
+};
+
+static const uint8_t ip_a[4] = { 10, 0, 2, 1 };
+static const uint8_t ip_s[4] = { 10, 0, 2, 2 };
+static const uint8_t ip_x[4] = { 10, 0, 2, 9 }; /* no engine has it */
+static const uint8_t mac_a[6] = { 0x02, 0, 0, 0, 2, 0x0a };
+static const uint8_t mac_s[6] = { 0x02, 0, 0, 0, 2, 0x0b };
+
+static struct rte_mempool *pool;
+static struct uet_tss_client_key ck_a, ck_c;
+static char dir[64], dkey_path[128], ckey_path[128], state[128];
+static uint64_t vnow;
+static unsigned int injected[ATK_N];
+static unsigned int seen[2], opened[2], clear_frames, a_frames;
+static uint32_t next_forged_ssi = 1000;
+static FILE *cap;                  /* the real frames, pcap */
+static unsigned int nb_cap, cap_up;
+#define CAP_MAX  200
+
+static uint64_t
+vclock(void *arg)
+{
+	(void)arg;
+	return vnow;
+}
+
+static uint64_t
+get_be(const uint8_t *p, unsigned int n)
+{
+	uint64_t v = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void
+refresh(struct rte_mbuf *m)
+{
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f + 14);
+	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(f + L4_OFF);
+	uint16_t len = rte_pktmbuf_data_len(m);
+
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(len - 14));
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	u->dgram_len = rte_cpu_to_be_16((uint16_t)(len - L4_OFF));
+	u->dgram_cksum = 0;
+}
+
+static struct rte_mbuf *
+copy(const struct rte_mbuf *m)
+{
+	struct rte_mbuf *c = rte_pktmbuf_copy(m, pool, 0, UINT32_MAX);
+
+	CHECK(c != NULL);
+	return c;
+}
+
+/* The AAD as docs/WIRE-DECISIONS.md gives it, built here: addresses,
+ * entropy (the UDP source port), 0, the TSS header with the SSI. */
+static void
+aad_of(const uint8_t *f, uint8_t aad[AADL])
+{
+	memcpy(aad, f + 14 + 12, 8);
+	memcpy(aad + 8, f + L4_OFF, 2);
+	aad[10] = 0;
+	aad[11] = 0;
+	memcpy(aad + 12, f + TSS_OFF, HL);
+}
+
+/* Open (in a scratch copy) or, with @p seal, seal in place frame @p f
+ * of @p len bytes with @p k (key || IV mask), IV source @p id. */
+static int
+gcm(uint8_t *f, size_t len, const uint8_t k[UET_TSS_KDF_OUT_LEN],
+    uint32_t id, bool seal)
+{
+	static uint8_t scratch[2048];
+	uint8_t aad[AADL], iv[UET_TSS_IV_LEN], *ct = f + TSS_OFF + HL;
+	size_t n = len - TSS_OFF - HL - UET_TSS_ICV_LEN;
+
+	if (n > sizeof(scratch))
+		return -EMSGSIZE;
+	aad_of(f, aad);
+	uet_tss_iv(id, (uint16_t)get_be(f + EPOCH_AT, 2),
+		   get_be(f + TSC_AT, 6), k + UET_TSS_KEY_LEN, iv);
+	if (seal)
+		return uet_tss_gcm_seal(k, iv, aad, sizeof(aad), ct, n, ct,
+					ct + n);
+	return uet_tss_gcm_open(k, iv, aad, sizeof(aad), ct, n, scratch,
+				ct + n);
+}
+
+/* Frame @p f (@p up: A's to S) opens with the key of its direction and
+ * no other; its header names SDI 7 and SSI 21. */
+static void
+check_frame(uint8_t *f, size_t len, bool up)
+{
+	const uint8_t *mine = up ? ck_a.up : ck_a.down;
+	const uint8_t *other_dir = up ? ck_a.down : ck_a.up;
+	const uint8_t *other_client = up ? ck_c.up : ck_c.down;
+	uint32_t id = up ? SSI_A : (uint32_t)get_be(ip_s, 4);
+	struct uet_wire_tss_hdr h;
+
+	seen[up]++;
+	CHECK(uet_wire_tss_hdr_decode(f + TSS_OFF, len - TSS_OFF, &h) == HL);
+	CHECK(h.sp && h.ssi == SSI_A && h.sdi == 7 && h.epoch == ck_a.epoch);
+	if (gcm(f, len, mine, id, false) == 0)
+		opened[up]++;
+	CHECK(gcm(f, len, other_dir, id, false) == -EBADMSG);
+	CHECK(gcm(f, len, other_client, id, false) == -EBADMSG);
+	CHECK(gcm(f, len, other_client, up ? SSI_C : id, false) == -EBADMSG);
+}
+
+/* pcap: the global header, then a record per frame (Ethernet) */
+static void
+cap_open(const char *path)
+{
+	static const uint32_t gh[6] = { 0xa1b2c3d4, 0x00040002, 0, 0, 65535,
+					1 };
+
+	cap = fopen(path, "wb");
+	CHECK(cap != NULL && fwrite(gh, sizeof(gh), 1, cap) == 1);
+}
+
+static void
+cap_frame(const uint8_t *f, uint32_t len)
+{
+	uint32_t rh[4] = { nb_cap, 0, len, len };
+
+	if (cap == NULL || nb_cap == CAP_MAX)
+		return;
+	CHECK(fwrite(rh, sizeof(rh), 1, cap) == 1 &&
+	      fwrite(f, len, 1, cap) == 1);
+	nb_cap++;
+}
+
+/* uet-dump's verdicts on the capture: frames whose ICV verified, of
+ * which @p up with a client's key. */
+static unsigned int
+dump_ok(const char *uet_dump, const char *cap_path, const char *keys,
+	unsigned int *up)
+{
+	char cmd[1024], line[8192];
+	unsigned int ok = 0, lines = 0;
+	FILE *pp;
+
+	snprintf(cmd, sizeof(cmd), "%s --json %s %s", uet_dump, keys,
+		 cap_path);
+	pp = popen(cmd, "r");
+	CHECK(pp != NULL);
+	if (pp == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), pp) != NULL) {
+		lines++;
+		ok += strstr(line, "\"icv\":\"ok\"") != NULL;
+		*up += strstr(line, "\"key\":\"client\"") != NULL;
+	}
+	CHECK(pclose(pp) == 0);
+	CHECK(lines >= nb_cap);
+	printf("uet-dump %s: %u of %u frames opened\n", keys, ok, nb_cap);
+	return ok;
+}
+
+static void
+set_ssi(uint8_t *f, uint32_t ssi)
+{
+	for (int b = 0; b < 4; b++)
+		f[SSI_AT + b] = (uint8_t)(ssi >> (24 - 8 * b));
+}
+
+static void
+set_tsc(uint8_t *f, uint64_t tsc)
+{
+	for (int b = 0; b < 6; b++)
+		f[TSC_AT + 5 - b] = (uint8_t)(tsc >> (8 * b));
+}
+
+/* A's frame @p m opened with A's key and sealed again with C's up key,
+ * TSC moved ahead (a fresh one), header SSI @p ssi, from @p src. */
+static struct rte_mbuf *
+reseal_by_c(const struct rte_mbuf *m, uint32_t ssi)
+{
+	struct rte_mbuf *c = copy(m);
+	uint8_t *f = rte_pktmbuf_mtod(c, uint8_t *);
+	size_t len = rte_pktmbuf_data_len(c);
+	size_t n = len - TSS_OFF - HL - UET_TSS_ICV_LEN;
+	uint8_t aad[AADL], iv[UET_TSS_IV_LEN], *ct = f + TSS_OFF + HL;
+
+	aad_of(f, aad);
+	uet_tss_iv(SSI_A, ck_a.epoch, get_be(f + TSC_AT, 6),
+		   ck_a.up + UET_TSS_KEY_LEN, iv);
+	CHECK(uet_tss_gcm_open(ck_a.up, iv, aad, sizeof(aad), ct, n, ct,
+			       ct + n) == 0);
+	set_tsc(f, get_be(f + TSC_AT, 6) + 100000);
+	set_ssi(f, ssi);
+	CHECK(gcm(f, len, ck_c.up, ssi, true) == 0);
+	return c;
+}
+
+/* A's frame without its SSI: the 12-byte header of direct mode. */
+static struct rte_mbuf *
+strip_ssi(const struct rte_mbuf *m)
+{
+	struct rte_mbuf *c = copy(m);
+	uint8_t *f = rte_pktmbuf_mtod(c, uint8_t *);
+	struct uet_wire_tss_hdr h;
+
+	CHECK(uet_wire_tss_hdr_decode(f + TSS_OFF, HL, &h) == HL);
+	h.sp = false;
+	h.ssi = 0;
+	CHECK(uet_wire_tss_hdr_encode(&h, f + TSS_OFF, UET_TSS_HDR_LEN) ==
+	      UET_TSS_HDR_LEN);
+	memmove(f + TSS_OFF + UET_TSS_HDR_LEN, f + TSS_OFF + HL,
+		rte_pktmbuf_data_len(c) - TSS_OFF - HL);
+	CHECK(rte_pktmbuf_trim(c, HL - UET_TSS_HDR_LEN) == 0);
+	refresh(c);
+	return c;
+}
+
+static struct rte_mbuf *
+forge(const struct rte_mbuf *m)
+{
+	struct rte_mbuf *c = copy(m);
+	uint8_t *f = rte_pktmbuf_mtod(c, uint8_t *);
+
+	memcpy(f + 14 + 12, ip_x, 4);
+	set_ssi(f, next_forged_ssi++);
+	for (uint32_t i = TSS_OFF + HL; i < rte_pktmbuf_data_len(c); i++)
+		f[i] = (uint8_t)rand();
+	refresh(c);
+	return c;
+}
+
+static void
+send1(struct rte_ring *to, struct rte_mbuf *m, enum atk a)
+{
+	if (m == NULL)
+		return;
+	if (rte_ring_enqueue(to, m) != 0) {
+		rte_pktmbuf_free(m);
+		CHECK(!"ring full");
+		return;
+	}
+	if (a < ATK_N)
+		injected[a]++;
+}
+
+/* A's protected frame @p m, A's n-th: the attacks around it. */
+static void
+attack_up(struct rte_ring *to, const struct rte_mbuf *m, unsigned int n)
+{
+	struct rte_mbuf *c;
+
+	if (n < ATTACK_FROM)
+		return;
+	switch (n % 6) {
+	case 0:
+		c = copy(m);
+		if (c != NULL)
+			rte_pktmbuf_mtod(c, uint8_t *)[TSS_OFF + HL + 3] ^= 0x10;
+		send1(to, c, FLIP);
+		break;
+	case 1:
+		for (unsigned int i = 0; i < FORGE_N; i++)
+			send1(to, forge(m), FORGE);
+		break;
+	case 2:
+		send1(to, reseal_by_c(m, SSI_A), IMPOSTOR);
+		break;
+	case 3:
+		send1(to, reseal_by_c(m, SSI_C), OTHERSSI);
+		break;
+	case 4:
+		send1(to, strip_ssi(m), NOSSI);
+		break;
+	default:
+		for (unsigned int i = 0; i < FORGE_N; i++)
+			send1(to, forge(m), FORGE);
+		break;
+	}
+}
+
+/* The frames of one direction: checked, attacked, passed on. */
+static void
+intercept(struct rte_ring *from, struct rte_ring *to, bool up)
+{
+	struct rte_mbuf *in[64];
+	unsigned int n = rte_ring_dequeue_burst(from, (void **)in,
+						RTE_DIM(in), NULL);
+
+	for (unsigned int i = 0; i < n; i++) {
+		uint8_t *f = rte_pktmbuf_mtod(in[i], uint8_t *);
+		uint16_t len = rte_pktmbuf_data_len(in[i]);
+		bool prot = len > TSS_OFF + HL + UET_TSS_ICV_LEN &&
+			    uet_wire_tss_hdr_present(f + TSS_OFF, 1);
+		struct rte_mbuf *c;
+
+		if (len > TSS_OFF && f[12] == 0x08 && f[13] == 0x00 && !prot)
+			clear_frames++;
+		if (prot) {
+			check_frame(f, len, up);
+			cap_up += up && nb_cap < CAP_MAX;
+			cap_frame(f, len);
+		}
+		if (prot && up)
+			attack_up(to, in[i], a_frames++);
+		if (prot && !up && seen[0] % 8 == 0 && (c = copy(in[i]))) {
+			set_ssi(rte_pktmbuf_mtod(c, uint8_t *), SSI_C);
+			send1(to, c, DOWNSSI);
+		}
+		send1(to, in[i], ATK_N);
+		if (prot && up && a_frames > ATTACK_FROM && a_frames % 6 == 5)
+			send1(to, copy(in[i]), REPLAY);
+	}
+}
+
+static void
+config(struct uet_config *c, bool client)
+{
+	struct uet_config_tss *t = &c->tss;
+
+	if (client)
+		itest_cfg_ring(c, "net_ring_csA", ip_a, mac_a, ip_s, mac_s);
+	else
+		itest_cfg_ring(c, "net_ring_csS", ip_s, mac_s, ip_a, mac_a);
+	t->enabled = true;
+	t->mode = UET_CONFIG_TSS_CLIENT_SERVER;
+	t->role = client ? UET_CONFIG_TSS_ROLE_CLIENT :
+			   UET_CONFIG_TSS_ROLE_SERVER;
+	t->ssi = client ? SSI_A : 0;
+	t->replay_window = 256;
+	t->nb_domains = 1;
+	t->domain[0].sdi = 7;
+	t->domain[0].first[0] = 1;
+	t->domain[0].last[0] = 4095;
+	t->domain[0].nb_ranges = 1;
+	snprintf(t->domain[0].key_file, sizeof(t->domain[0].key_file), "%s",
+		 client ? ckey_path : dkey_path);
+	snprintf(t->state_dir, sizeof(t->state_dir), "%s", state);
+}
+
+static struct uet_engine *
+engine_make(const char *name, const struct uet_config *c,
+	    struct uet_proto_params *pp)
+{
+	static const struct uet_engine_clock clk = { .now = vclock };
+	struct uet_engine_params p = {
+		.cfg = c, .name = name, .hook = &uet_proto_hook_ops,
+		.hook_arg = pp, .clock = &clk,
+	};
+
+	return uet_engine_create(&p);
+}
+
+static void
+check_counts(struct uet_engine *a, struct uet_engine *s)
+{
+	struct uet_engine_stats sa, ss;
+	const uint64_t *d = ss.total.tss.rx_drop;
+
+	CHECK(uet_engine_stats_get(a, &sa) == 0);
+	CHECK(uet_engine_stats_get(s, &ss) == 0);
+	for (unsigned int k = 0; k < ATK_N; k++)
+		printf("%-9s %u injected\n", atk_names[k], injected[k]);
+	for (unsigned int r = 0; r < UET_ENGINE_TSS_DROPS; r++)
+		printf("drop %-11s S %lu A %lu\n", uet_engine_tss_drop_name(r),
+		       (unsigned long)d[r],
+		       (unsigned long)sa.total.tss.rx_drop[r]);
+	printf("A->S %u frames (%u opened here), S->A %u (%u), clear %u; "
+	       "S keys rx %lu tx %lu, tx_fail S %lu A %lu\n", seen[1],
+	       opened[1], seen[0], opened[0], clear_frames,
+	       (unsigned long)ss.total.tss.rx_keys,
+	       (unsigned long)ss.total.tss.tx_keys,
+	       (unsigned long)ss.total.tss.tx_fail,
+	       (unsigned long)sa.total.tss.tx_fail);
+	CHECK(injected[FORGE] > 1024 && injected[IMPOSTOR] > 0 &&
+	      injected[OTHERSSI] > 0 && injected[NOSSI] > 0 &&
+	      injected[FLIP] > 0 && injected[REPLAY] > 0 &&
+	      injected[DOWNSSI] > 0);
+	CHECK(d[UET_ENGINE_TSS_DROP_AUTH] ==
+	      injected[FLIP] + injected[FORGE] + injected[IMPOSTOR]);
+	CHECK(d[UET_ENGINE_TSS_DROP_SSI] == injected[OTHERSSI] +
+					     injected[NOSSI]);
+	CHECK(d[UET_ENGINE_TSS_DROP_REPLAY] == injected[REPLAY]);
+	CHECK(sa.total.tss.rx_drop[UET_ENGINE_TSS_DROP_SSI] ==
+	      injected[DOWNSSI]);
+	for (unsigned int r = 0; r < UET_ENGINE_TSS_DROPS; r++) {
+		if (r != UET_ENGINE_TSS_DROP_AUTH &&
+		    r != UET_ENGINE_TSS_DROP_SSI &&
+		    r != UET_ENGINE_TSS_DROP_REPLAY)
+			CHECK(d[r] == 0);
+		if (r != UET_ENGINE_TSS_DROP_SSI)
+			CHECK(sa.total.tss.rx_drop[r] == 0);
+	}
+	CHECK(clear_frames == 0);
+	CHECK(seen[0] > 0 && seen[1] >= MSGS && opened[0] == seen[0] &&
+	      opened[1] == seen[1]);
+	CHECK(ss.total.tss.rx_opened == seen[1]);
+	CHECK(sa.total.tss.rx_opened == seen[0]);
+	/* one key per client and direction: A's up key, kept with its
+	 * window; its down key */
+	CHECK(ss.total.tss.rx_keys == 1 && ss.total.tss.tx_keys == 1);
+}
+
+static void
+dump_checks(const char *uet_dump)
+{
+	char cap_path[160], keys[400];
+	unsigned int up = 0;
+
+	snprintf(cap_path, sizeof(cap_path), "%s/cs.pcap", dir);
+	/* both ways in the capture */
+	CHECK(nb_cap == CAP_MAX && cap_up > 0 && cap_up < nb_cap);
+	snprintf(keys, sizeof(keys), "--tss-server --tss-key 7:%s",
+		 dkey_path);
+	CHECK(dump_ok(uet_dump, cap_path, keys, &up) == nb_cap);
+	CHECK(up == cap_up);
+	up = 0;
+	snprintf(keys, sizeof(keys), "--tss-client 7:%s", ckey_path);
+	CHECK(dump_ok(uet_dump, cap_path, keys, &up) == nb_cap);
+	CHECK(up == cap_up);
+	snprintf(keys, sizeof(keys), "--tss-client 7:%s/sdi7.c22.key", dir);
+	CHECK(dump_ok(uet_dump, cap_path, keys, &up) == 0);
+	snprintf(keys, sizeof(keys), "--tss-key 7:%s", dkey_path);
+	CHECK(dump_ok(uet_dump, cap_path, keys, &up) == 0);
+}
+
+static void
+run(void)
+{
+	static struct uet_config ca, cs;
+	struct rte_ring *as = rte_ring_lookup("cs_as");
+	struct rte_ring *ms = rte_ring_lookup("cs_ms");
+	struct rte_ring *sa = rte_ring_lookup("cs_sa");
+	struct rte_ring *ma = rte_ring_lookup("cs_ma");
+	struct test_ulp_params pa, ps;
+	struct uet_proto_params ppa, pps;
+	struct test_ulp *ua = NULL, *us = NULL;
+	struct test_ulp_result ta, ts, ra, rs;
+	struct uet_engine *a = NULL, *s = NULL;
+	bool fin = false;
+
+	config(&ca, true);
+	config(&cs, false);
+	memset(&pa, 0, sizeof(pa));
+	memcpy(pa.peer.addr, ip_s, 4);
+	pa.mode = UET_PDS_MODE_RUD;
+	pa.size = 200;
+	pa.count = MSGS;
+	pa.window = 16;
+	pa.expect = MSGS;
+	pa.expect_size = 200;
+	ps = pa;
+	memcpy(ps.peer.addr, ip_a, 4);
+	ua = test_ulp_create(&pa);
+	us = test_ulp_create(&ps);
+	CHECK(as && ms && sa && ma && ua && us);
+	if (!(as && ms && sa && ma && ua && us))
+		goto out;
+	ppa = (struct uet_proto_params){ .ulp = &test_ulp_ops, .ulp_arg = ua };
+	pps = (struct uet_proto_params){ .ulp = &test_ulp_ops, .ulp_arg = us };
+	a = engine_make("csA", &ca, &ppa);
+	s = engine_make("csS", &cs, &pps);
+	CHECK(a != NULL && s != NULL);
+	if (a == NULL || s == NULL)
+		goto out;
+	for (unsigned long i = 0; i < 400000ul && !fin; i++) {
+		vnow += 50000;
+		(void)uet_engine_poll(a, 1);
+		intercept(as, ms, true);
+		(void)uet_engine_poll(s, 1);
+		intercept(sa, ma, false);
+		fin = (i & 15) == 0 && test_ulp_send_finished(ua) &&
+		      test_ulp_send_finished(us) &&
+		      test_ulp_msgs_done(ua) == MSGS &&
+		      test_ulp_msgs_done(us) == MSGS;
+	}
+	for (unsigned int i = 0; i < 400; i++) {
+		vnow += 50000;
+		(void)uet_engine_poll(a, 1);
+		intercept(as, ms, true);
+		(void)uet_engine_poll(s, 1);
+		intercept(sa, ma, false);
+	}
+	test_ulp_result(ua, &ta);
+	test_ulp_result(us, &ts);
+	test_ulp_result(ua, &ra);
+	test_ulp_result(us, &rs);
+	CHECK(fin && ta.msgs_sent == MSGS && ts.msgs_sent == MSGS &&
+	      ta.pkts_done_err == 0 && ts.pkts_done_err == 0);
+	CHECK(rs.rx_msgs == MSGS && rs.rx_lost == 0 && rs.rx_dup == 0 &&
+	      rs.rx_bad == 0);
+	CHECK(ra.rx_msgs == MSGS && ra.rx_lost == 0 && ra.rx_dup == 0 &&
+	      ra.rx_bad == 0);
+	check_counts(a, s);
+out:
+	uet_engine_free(s);
+	uet_engine_free(a);
+	test_ulp_free(us);
+	test_ulp_free(ua);
+}
+
+static int
+setup(void)
+{
+	static const char dk[] = "8a0b1c2d3e4f50617283940516273849"
+				 "5a6b7c8d9eafb0c1d2e3f40516273849\n";
+	uint8_t key[UET_TSS_KEY_LEN];
+	char why[160], path[160];
+	int fd;
+
+	snprintf(dkey_path, sizeof(dkey_path), "%s/sdi7.key", dir);
+	snprintf(ckey_path, sizeof(ckey_path), "%s/sdi7.c21.key", dir);
+	snprintf(state, sizeof(state), "%s/state", dir);
+	fd = open(dkey_path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (fd < 0 || write(fd, dk, sizeof(dk) - 1) != sizeof(dk) - 1)
+		return -1;
+	close(fd);
+	if (mkdir(state, 0700) < 0 ||
+	    uet_parse_key_file(dkey_path, key, sizeof(key), why,
+			       sizeof(why)) < 0 ||
+	    uet_tss_client_key_derive(key, SSI_A, &ck_a) < 0 ||
+	    uet_tss_client_key_derive(key, SSI_C, &ck_c) < 0 ||
+	    uet_tss_client_key_write(ckey_path, &ck_a) < 0)
+		return -1;
+	explicit_bzero(key, sizeof(key));
+	/* C's key file too: what C holds (never given to an engine here) */
+	snprintf(path, sizeof(path), "%s/sdi7.c22.key", dir);
+	return uet_tss_client_key_write(path, &ck_c);
+}
+
+static int
+rings(void)
+{
+	struct rte_ring *r[4];
+	static const char *const names[4] = { "cs_as", "cs_ms", "cs_sa",
+					      "cs_ma" };
+
+	for (int i = 0; i < 4; i++) {
+		r[i] = rte_ring_create(names[i], 1024, SOCKET_ID_ANY,
+				       RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (r[i] == NULL)
+			return -1;
+	}
+	/* A: RX ma, TX as; S: RX ms, TX sa (this test moves the frames) */
+	if (rte_eth_from_rings("csA", &r[3], 1, &r[0], 1, SOCKET_ID_ANY) < 0 ||
+	    rte_eth_from_rings("csS", &r[1], 1, &r[2], 1, SOCKET_ID_ANY) < 0)
+		return -1;
+	pool = rte_pktmbuf_pool_create("cs_pool", 4095, 0, 0,
+				       RTE_MBUF_DEFAULT_BUF_SIZE,
+				       SOCKET_ID_ANY);
+	return pool == NULL ? -1 : 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	char cap_path[160];
+	int rc;
+
+	srand(26);
+	snprintf(dir, sizeof(dir), "/tmp/uet_tss_cs_XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		return 1;
+	rc = setup();
+	if (rc == 0)
+		rc = uet_engine_eal_init("test_tss_cs", "-l 0 --no-huge -m 512 "
+					 "--no-pci --log-level=4", NULL);
+	if (rc < 0 || rings() < 0) {
+		fprintf(stderr, "setup failed: %s\n", strerror(rc < 0 ? -rc :
+								EIO));
+		itest_rm_dir(dir);
+		return 1;
+	}
+	snprintf(cap_path, sizeof(cap_path), "%s/cs.pcap", dir);
+	if (argc > 1)
+		cap_open(cap_path);
+	run();
+	if (cap != NULL) {
+		CHECK(fclose(cap) == 0);
+		cap = NULL;
+		dump_checks(argv[1]);
+	}
+	(void)rte_eal_cleanup();
+	explicit_bzero(&ck_a, sizeof(ck_a));
+	explicit_bzero(&ck_c, sizeof(ck_c));
+	itest_rm_dir(dir);
+	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
+	return failures ? 1 : 0;
+}
