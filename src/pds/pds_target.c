@@ -440,7 +440,16 @@ pds_target_reject(struct uet_pds *p, struct pds_pdc *c,
 		pds_target_nack(p, m, ri, c->lid, UET_NACK_PSN_OOR_WINDOW, ri->psn);
 		return true;
 	}
-	if (c->role == PDS_ROLE_TGT && c->state == PDC_CLOSING && !ri->cp) {
+	/* Closing (CLOSE_REQ, UEC 1.0 PDC close): new requests are refused
+	 * with NACK CLOSING and move to a new PDC; a hole below the highest
+	 * PSN received is not new. Refused, it left CACK below the requests
+	 * after it for good: the initiator, which completes those only once
+	 * CACK passes them or their response comes, waited at una until its
+	 * PDC failed (uet-dst generator 1 seed 5001428). Taken, it lets CACK
+	 * pass them and the initiator go idle and CLOSE. ROD has no such
+	 * hole (in order only: hi is CACK). */
+	if (c->role == PDS_ROLE_TGT && c->state == PDC_CLOSING && !ri->cp &&
+	    uet_psn_gt(ri->psn, t->hi)) {
 		pds_target_nack(p, m, ri, c->lid, UET_NACK_CLOSING, ri->psn);
 		return true;
 	}

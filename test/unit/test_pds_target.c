@@ -866,6 +866,50 @@ pds_target_close__request_then_nack_closing(void **state)
 	assert_int_equal(W.delivered[41], 0);
 }
 
+static bool
+closed_after_holes(struct fakewire *w, void *arg)
+{
+	uint32_t k;
+
+	(void)arg;
+	for (k = 60; k < 63; k++)
+		if (w->done_ok[k] + w->done_err[k] == 0)
+			return false;
+	return uet_pds_stats_get(w->pds[0])->pdc_close_init == 1 &&
+	       uet_pds_stats_get(w->pds[1])->pdc_close_tgt == 1;
+}
+
+/* RUD: a target asked to close still takes a hole below the highest PSN
+ * it received (the resend of 61, lost, with 62 in), so CACK passes 62
+ * and the initiator, idle, closes. Refused with NACK CLOSING, 61 moved to
+ * a new PDC and CACK stayed below 62 for good: 62, delivered, waited at
+ * the initiator until its PDC failed with -ETIMEDOUT (uet-dst generator 1
+ * seed 5001428). A request past the highest is still refused
+ * (pds_target_close__request_then_nack_closing). */
+static void
+pds_target_reject__closing_takes_holes_below_highest(void **state)
+{
+	struct uet_pds_tx tx[4];
+	uint32_t k;
+
+	(void)state;
+	for (k = 0; k < 3; k++)
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 60 + k,
+						 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, tx, 4), 3);
+	fakewire_inject(&W, 1, &tx[0], false, false);
+	fakewire_inject(&W, 1, &tx[2], false, false);
+	assert_int_equal(uet_pds_pdc_close(W.pds[1], W.last_pdc[1], W.now), 0);
+	assert_true(fakewire_run(&W, 1000, pds_dead_ns(W.pds[0]) / 2,
+				 closed_after_holes, NULL));
+	for (k = 60; k < 63; k++) {
+		assert_int_equal(W.done_ok[k], 1);
+		assert_int_equal(W.delivered[k], 1);
+	}
+	assert_int_equal(fakewire_st(0)->pdc_open_init, 1);
+	assert_int_equal(fakewire_st(1)->nack_tx[UET_NACK_CLOSING], 0);
+}
+
 static void
 pds_target_close__both_directions_free_everything(void **state)
 {
@@ -2086,6 +2130,7 @@ main(void)
 		T(pds_target_syn_known__late_syn_after_many_reopens_dropped),
 		T(pds_target_syn_known__new_start_decided_once_per_incarnation),
 		T(pds_target_close__close_req_repeated_until_answered),
+		T(pds_target_reject__closing_takes_holes_below_highest),
 		FW_TEST(pds_target_close__idle_pdc_reclaimed_by_default,
 			setup_tgt_close_req),
 		FW_TEST(pds_target_close__locked_pdc_no_close_req,

@@ -3,7 +3,8 @@
  * A large READ is judged by its data (src/ses/ses_resp.c,
  * ses_read_frag_answered): over the fake wire (ses_fakewire.c), requests
  * of one READ spread over two PDCs by NACK CLOSING, the first PDC failing
- * after its requests' data came in, the data of the moved ones later.
+ * after its requests' data came in (their ACKs lost), the data of the
+ * moved ones later.
  */
 
 #include <stdarg.h>
@@ -23,15 +24,18 @@
 #define LEN 9000 /* request packets of 1004 bytes at SFW_MTU: */
 #define NREQ ((LEN + SFW_MTU - UET_SES_RESPONSE_DATA_LEN - 1) / \
 	      (SFW_MTU - UET_SES_RESPONSE_DATA_LEN))
-#define HELD 2                         /* the first requests: held back */
+#define HELD 2                         /* the last requests: held back */
 #define MOVED_LATE_NS (5ull * 1000 * 1000) /* their data: this late */
+#define MOVED_ACK_LATE_NS (2ull * 1000 * 1000) /* their ACKs: this late */
 
 static struct sfw w;
 static uint8_t *mem, *rbuf;
 static uint64_t key;
 
 static uint32_t psn0;     /* node 0's first request PSN of the READ */
-static bool hold;         /* node 0's first HELD requests are lost */
+static uint16_t a_lid;    /* node 0's id of the PDC the READ starts on */
+static bool hold;         /* node 0's last HELD requests are lost */
+static bool ack_lost;     /* the target's ACKs on that PDC are lost */
 static bool moved;        /* the target asked to close: what comes later */
 
 static int
@@ -63,25 +67,43 @@ is_req(const struct uet_pds_tx *t)
 	return t->kind != UET_PDS_TX_CTL && t->hdr.type == UET_PDS_TYPE_RUD_REQ;
 }
 
-/* While held, node 0 loses every copy of the READ's first HELD requests. */
+static bool
+is_ack(const struct uet_pds_tx *t)
+{
+	return t->hdr.type == UET_PDS_TYPE_ACK ||
+	       t->hdr.type == UET_PDS_TYPE_ACK_CC ||
+	       t->hdr.type == UET_PDS_TYPE_ACK_CCX;
+}
+
+/* While held, node 0 loses every copy of the READ's last HELD requests;
+ * until the first PDC fails, node 1 loses every ACK on it. */
 static bool
 drop_held(struct sfw *fw, int from, const struct uet_pds_tx *t)
 {
 	(void)fw;
-	if (from != 0 || !is_req(t))
+	if (from == 1)
+		return ack_lost && is_ack(t) && t->hdr.u.ack.dpdcid == a_lid;
+	if (!is_req(t))
 		return false;
 	if (psn0 == UINT32_MAX)
 		psn0 = t->hdr.u.req.psn;
-	return hold && t->hdr.u.req.psn - psn0 < HELD;
+	return hold && t->hdr.u.req.psn - psn0 >= NREQ - HELD;
 }
 
 /* Once the target asked to close, its return data (that of the requests
- * moved to a new PDC) arrives MOVED_LATE_NS late. */
+ * moved to a new PDC) arrives MOVED_LATE_NS late, its ACKs on the new PDC
+ * MOVED_ACK_LATE_NS late: the moved requests leave A together and are
+ * acknowledged on B before their data comes. */
 static uint64_t
 delay_moved(struct sfw *fw, int from, const struct uet_pds_tx *t)
 {
 	(void)fw;
-	return from == 1 && moved && is_req(t) ? MOVED_LATE_NS : 0;
+	if (from != 1 || !moved)
+		return 0;
+	if (is_req(t))
+		return MOVED_LATE_NS;
+	return is_ack(t) && t->hdr.u.ack.dpdcid != a_lid ? MOVED_ACK_LATE_NS
+							  : 0;
 }
 
 static int
@@ -118,17 +140,20 @@ closing_in_err_inject(const struct uet_pds_pdc_info *pi, uint32_t psn)
 
 /*
  * A 9000-byte READ asks in nine request packets on node 0's PDC A; the
- * first two are lost, the other seven reach the target (SACKed) and
- * their data comes back. The target then asks to close A: the two meet
- * it closing (NACK CLOSING) and move to a new PDC B, where they are
- * served, their data later. CACK of A cannot pass the two PSNs that left
- * it; its target gives A up (CLOSING_IN_ERR) and A fails with the seven
- * requests SACKed, not CACKed: their DONEs fail although their data is
- * in. The READ must complete OK with every byte, as its target executed
- * every request (DST generator 2 seed 3015316, a rendezvous read-back,
- * whose send had completed OK). A fails before the moved requests are
- * acknowledged on B, or (@p after_moved_acked) after: then A's PDC_DOWN
- * comes with every request done and data missing, that of B.
+ * last two are lost, the first seven reach the target and their data
+ * comes back, but every ACK of them is lost. The target then asks to
+ * close A: the two, above the highest PSN it received, meet it closing
+ * (NACK CLOSING) and move to a new PDC B, where they are served, their
+ * data later. Its CLOSE_REQs unanswered (A is not idle: its seven
+ * requests wait for their ACKs), the target gives A up (CLOSING_IN_ERR)
+ * and A fails with the seven requests unacknowledged: their DONEs fail
+ * although their data is in. The READ must complete OK with every byte,
+ * as its target executed every request (DST generator 2 seed 3015316, a
+ * rendezvous read-back, whose send had completed OK). A fails before the
+ * moved requests are acknowledged on B, or (@p after_moved_acked) after:
+ * then A's PDC_DOWN comes with every request done and data missing, that
+ * of B. (A closing target takes a hole below its highest PSN,
+ * pds_target_reject: only requests past it move.)
  */
 static void
 read_split_first_pdc_fails(bool after_moved_acked)
@@ -143,12 +168,15 @@ read_split_first_pdc_fails(bool after_moved_acked)
 	assert_int_equal(uet_pds_pdc_foreach(w.n[1].pds, ses_fakewire_tgt_handle, &h),
 			 1);
 	assert_int_equal(uet_pds_pdc_foreach(w.n[0].pds, init_pdc_cb, &a), 1);
+	a_lid = a.lid;
 	psn0 = UINT32_MAX;
 	hold = true;
+	ack_lost = true;
 	moved = false;
 	w.drop_fn = drop_held;
 	w.delay_fn = delay_moved;
 	rx0 = uet_ses_stats_get(w.n[0].ses)->ret_rx;
+	ok0 = uet_pds_stats_get(w.n[0].pds)->done_ok;
 	read_submit(2, LEN);
 	for (k = 0; k < 10000 &&
 	     uet_ses_stats_get(w.n[0].ses)->ret_rx - rx0 < NREQ - HELD; k++)
@@ -156,7 +184,6 @@ read_split_first_pdc_fails(bool after_moved_acked)
 	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->ret_rx - rx0,
 			 NREQ - HELD);
 	moved = true;
-	ok0 = uet_pds_stats_get(w.n[0].pds)->done_ok;
 	assert_int_equal(uet_pds_pdc_close(w.n[1].pds, h, w.now), 0);
 	hold = false;
 	for (k = 0; k < 100000 &&
@@ -171,7 +198,8 @@ read_split_first_pdc_fails(bool after_moved_acked)
 	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->done_ok - ok0,
 			 after_moved_acked ? HELD : 0);
 	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->done_err, 0);
-	closing_in_err_inject(&a, psn0 + HELD);
+	closing_in_err_inject(&a, psn0);
+	ack_lost = false;
 	/* A failed, its seven requests with it, before the moved data. */
 	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->done_err, NREQ - HELD);
 	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->ret_rx - rx0,
