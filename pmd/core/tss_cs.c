@@ -22,7 +22,6 @@
 #include <string.h>
 
 #include <rte_hash.h>
-#include <rte_jhash.h>
 #include <rte_malloc.h>
 
 #include "tss_private.h"
@@ -37,19 +36,10 @@ int
 tss_cs_lcore_init(struct uet_engine_lcore *lc)
 {
 	struct engine_tss_lc *t = lc->tss;
-	char name[RTE_HASH_NAMESIZE];
-	struct rte_hash_parameters hp = {
-		.name = name,
-		.entries = TSS_SOURCES,
-		.key_len = sizeof(uint64_t),
-		.hash_func = rte_jhash,
-		.socket_id = SOCKET_ID_ANY,
-	};
 
 	if (lc->eng->tss->role != UET_CONFIG_TSS_ROLE_SERVER)
 		return 0;
-	snprintf(name, sizeof(name), "tssb_%s_%u", lc->eng->name, lc->idx);
-	t->bind = rte_hash_create(&hp);
+	t->bind = tss_lc_hash(lc, "tssb");
 	t->bind_ssi = rte_zmalloc("uet_tss_bind", sizeof(*t->bind_ssi) *
 				  TSS_SOURCES, 0);
 	t->downk = rte_zmalloc("uet_tss_down", sizeof(*t->downk) *

@@ -123,9 +123,8 @@ engine_tss_fini(struct uet_engine *e)
 	e->tss = NULL;
 }
 
-static int
-lc_windows(struct uet_engine_lcore *lc, struct engine_tss_lc *t,
-	   uint32_t size)
+struct rte_hash *
+tss_lc_hash(const struct uet_engine_lcore *lc, const char *prefix)
 {
 	char name[RTE_HASH_NAMESIZE];
 	struct rte_hash_parameters hp = {
@@ -136,8 +135,16 @@ lc_windows(struct uet_engine_lcore *lc, struct engine_tss_lc *t,
 		.socket_id = SOCKET_ID_ANY,
 	};
 
-	snprintf(name, sizeof(name), "tss_%s_%u", lc->eng->name, lc->idx);
-	t->src = rte_hash_create(&hp);
+	snprintf(name, sizeof(name), "%s_%s_%u", prefix, lc->eng->name,
+		 lc->idx);
+	return rte_hash_create(&hp);
+}
+
+static int
+lc_windows(struct uet_engine_lcore *lc, struct engine_tss_lc *t,
+	   uint32_t size)
+{
+	t->src = tss_lc_hash(lc, "tss");
 	t->last_win = -1;
 	t->win = rte_zmalloc("uet_tss_win", sizeof(*t->win) * TSS_SOURCES,
 			     RTE_CACHE_LINE_SIZE);

@@ -289,6 +289,10 @@ int tss_key_derive(struct engine_tss_lc *t, unsigned int di,
 		   uint32_t rekey, bool seal, struct tss_dkey *k);
 
 /* tss_cs.c: client/server mode (UEC 1.0 3.7, docs/TSS.md) */
+/* A table of context @p lc keyed by 64-bit values, TSS_SOURCES entries,
+ * named from @p prefix, the engine and the context; NULL on failure. */
+struct rte_hash *tss_lc_hash(const struct uet_engine_lcore *lc,
+			     const char *prefix);
 int tss_cs_lcore_init(struct uet_engine_lcore *lc);
 void tss_cs_lcore_fini(struct engine_tss_lc *t);
 /* Server: the SSI and key to seal a frame of domain @p di to @p dst
