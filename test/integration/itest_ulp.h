@@ -8,7 +8,13 @@
  */
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+
+#include <rte_errno.h>
+
+#include <uet/uet_engine.h>
+#include <uet/uet_ulp.h>
 
 #include "perf.h"
 
@@ -34,6 +40,46 @@ itest_ulp_stream(struct test_ulp_params *pa, struct test_ulp_params *pb,
 	pb->count = 0;
 	pb->expect = count;
 	pb->expect_size = size;
+}
+
+/* The engines' virtual clock (ns), moved by the test. */
+static uint64_t vnow;
+
+static uint64_t
+itest_vclock(void *arg)
+{
+	(void)arg;
+	return vnow;
+}
+
+/* Engine @p name of configuration @p c on the virtual clock, the protocol
+ * hook with @p pp; NULL (said on stderr) on failure. */
+static inline struct uet_engine *
+itest_engine_virt(const char *name, const struct uet_config *c,
+		  struct uet_proto_params *pp)
+{
+	static const struct uet_engine_clock clk = { .now = itest_vclock };
+	struct uet_engine_params p = {
+		.cfg = c, .name = name, .hook = &uet_proto_hook_ops,
+		.hook_arg = pp, .clock = &clk,
+	};
+	struct uet_engine *e = uet_engine_create(&p);
+
+	if (e == NULL)
+		fprintf(stderr, "engine %s: %s\n", name,
+			rte_strerror(rte_errno));
+	return e;
+}
+
+/* Big-endian @p n bytes at @p p. */
+static inline uint64_t
+itest_get_be(const uint8_t *p, unsigned int n)
+{
+	uint64_t v = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
 }
 
 #endif /* UET_ITEST_ULP_H */

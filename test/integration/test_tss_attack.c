@@ -112,7 +112,6 @@ static bool cluster;
 static uint16_t epoch8;            /* the epoch number of SDI 8's key */
 static unsigned int rotations;     /* AN changes seen on A's frames */
 static unsigned int reopened;      /* frames of A this test opened */
-static uint64_t vnow;              /* the engines' virtual clock (ns) */
 static unsigned int reloads;       /* rotations of SDI 7's key done */
 static uint64_t reload_ns;         /* virtual time of the last one */
 static unsigned int epochs_seen;   /* epoch changes in A's frames */
@@ -245,16 +244,6 @@ clear_request(void)
 	return m;
 }
 
-static uint64_t
-get_be(const uint8_t *p, unsigned int n)
-{
-	uint64_t v = 0;
-
-	for (unsigned int i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
 /* AAD of an IPv4/UDP frame: addresses, entropy (UDP source port), TSS
  * header (docs/WIRE-DECISIONS.md), built here without the engine's code */
 static void
@@ -272,8 +261,8 @@ static void
 key_of_a(const uint8_t *f, uint8_t out[UET_TSS_KDF_OUT_LEN])
 {
 	uint8_t ctx[UET_TSS_KDF_CTX_V6_LEN];
-	uint64_t tsc = get_be(f + TSS_OFF + 6, 6);
-	uint16_t epoch = (uint16_t)get_be(f + TSS_OFF + 4, 2);
+	uint64_t tsc = itest_get_be(f + TSS_OFF + 6, 6);
+	uint16_t epoch = (uint16_t)itest_get_be(f + TSS_OFF + 4, 2);
 	int n = uet_tss_kdf_ctx(epoch, (uint32_t)(tsc / REKEY), ip_a, 4, ctx);
 
 	unsigned int i = 0;
@@ -298,15 +287,15 @@ reseal_as(struct rte_mbuf *c, const uint8_t src[4])
 	uint8_t iv[UET_TSS_IV_LEN], *ct = f + TSS_OFF + UET_TSS_HDR_LEN;
 	size_t len = rte_pktmbuf_data_len(c) - TSS_OFF - UET_TSS_HDR_LEN -
 		     UET_TSS_ICV_LEN;
-	uint64_t tsc = get_be(f + TSS_OFF + 6, 6);
-	uint16_t epoch = (uint16_t)get_be(f + TSS_OFF + 4, 2);
+	uint64_t tsc = itest_get_be(f + TSS_OFF + 6, 6);
+	uint16_t epoch = (uint16_t)itest_get_be(f + TSS_OFF + 4, 2);
 	int rc;
 
-	if (get_be(f + TSS_OFF + 1, 3) != 7)
+	if (itest_get_be(f + TSS_OFF + 1, 3) != 7)
 		return -1;
 	key_of_a(f, out);
 	aad_of(f, aad);
-	uet_tss_iv((uint32_t)get_be(ip_a, 4), epoch, tsc,
+	uet_tss_iv((uint32_t)itest_get_be(ip_a, 4), epoch, tsc,
 		   out + UET_TSS_KEY_LEN, iv);
 	rc = uet_tss_gcm_open(out, iv, aad, sizeof(aad), ct, len, ct,
 			      ct + len);
@@ -315,7 +304,7 @@ reseal_as(struct rte_mbuf *c, const uint8_t src[4])
 		reopened++;
 	memcpy(f + 14 + 12, src, 4);
 	aad_of(f, aad);
-	uet_tss_iv((uint32_t)get_be(src, 4), epoch, tsc,
+	uet_tss_iv((uint32_t)itest_get_be(src, 4), epoch, tsc,
 		   out + UET_TSS_KEY_LEN, iv);
 	if (rc == 0)
 		rc = uet_tss_gcm_seal(out, iv, aad, sizeof(aad), ct, len, ct,
@@ -329,7 +318,7 @@ reseal_as(struct rte_mbuf *c, const uint8_t src[4])
 static bool
 epoch_live(const uint8_t *f)
 {
-	uint16_t epoch = (uint16_t)get_be(f + TSS_OFF + 4, 2);
+	uint16_t epoch = (uint16_t)itest_get_be(f + TSS_OFF + 4, 2);
 
 	return epoch == e7s[reloads] ||
 	       (reloads > 0 && epoch == e7s[reloads - 1] &&
@@ -341,7 +330,7 @@ epoch_live(const uint8_t *f)
 static bool
 epoch_near_retire(const uint8_t *f)
 {
-	uint16_t epoch = (uint16_t)get_be(f + TSS_OFF + 4, 2);
+	uint16_t epoch = (uint16_t)itest_get_be(f + TSS_OFF + 4, 2);
 	uint64_t retire = reload_ns + 2 * SWITCH_NS;
 
 	return reloads > 0 && epoch == e7s[reloads - 1] &&
@@ -387,7 +376,7 @@ attack(const struct rte_mbuf *m, uint64_t n, bool *before)
 			/* TSC far ahead (2^20), and so its rekey counter
 			 * (cluster mode): a fresh key to derive, its ICV
 			 * the check that fails */
-			tsc = get_be(f + TSS_OFF + 6, 6) + (1u << 20);
+			tsc = itest_get_be(f + TSS_OFF + 6, 6) + (1u << 20);
 			for (unsigned int b = 0; b < 6; b++)
 				f[TSS_OFF + 11 - b] = (uint8_t)(tsc >> (8 * b));
 			for (uint32_t i = TSS_OFF + UET_TSS_HDR_LEN;
@@ -425,8 +414,8 @@ attack(const struct rte_mbuf *m, uint64_t n, bool *before)
 		 * space is a key's), which stopped where A left the key:
 		 * "old" only within one key */
 		if (c != NULL && k == OLD &&
-		    get_be(rte_pktmbuf_mtod(c, uint8_t *) + TSS_OFF + 4, 2) !=
-		    get_be(rte_pktmbuf_mtod(m, uint8_t *) + TSS_OFF + 4, 2)) {
+		    itest_get_be(rte_pktmbuf_mtod(c, uint8_t *) + TSS_OFF + 4, 2) !=
+		    itest_get_be(rte_pktmbuf_mtod(m, uint8_t *) + TSS_OFF + 4, 2)) {
 			rte_pktmbuf_free(c);
 			return NULL;
 		}
@@ -482,13 +471,13 @@ static bool
 epoch_switched(const uint8_t *f)
 {
 	static int last = -1;
-	int epoch = (int)get_be(f + TSS_OFF + 4, 2);
+	int epoch = (int)itest_get_be(f + TSS_OFF + 4, 2);
 	bool r = last >= 0 && epoch != last && nb_seen > 0;
 
 	/* the TSCs are the key's: a new key's start at 1 (A's first
 	 * frames under it may be lost or reordered) */
 	if (r)
-		CHECK(get_be(f + TSS_OFF + 6, 6) < 64);
+		CHECK(itest_get_be(f + TSS_OFF + 6, 6) < 64);
 	epochs_seen += r;
 	last = epoch;
 	return r;
@@ -546,13 +535,6 @@ rotate(struct uet_engine *a, struct uet_engine *b)
 	}
 	reloads++;
 	reload_ns = vnow;
-}
-
-static uint64_t
-vclock(void *arg)
-{
-	(void)arg;
-	return vnow;
 }
 
 /* Take what A sent, add the attacks, pass it on to B. */
@@ -629,23 +611,6 @@ ring_ports(void)
 	    rte_eth_from_rings("taB", &mb, 1, &ba, 1, SOCKET_ID_ANY) < 0)
 		return -1;
 	return 0;
-}
-
-static struct uet_engine *
-engine_make(const char *name, const struct uet_config *c,
-	    struct uet_proto_params *pp)
-{
-	static const struct uet_engine_clock clk = { .now = vclock };
-	struct uet_engine_params p = {
-		.cfg = c, .name = name, .hook = &uet_proto_hook_ops,
-		.hook_arg = pp, .clock = &clk,
-	};
-	struct uet_engine *e = uet_engine_create(&p);
-
-	if (e == NULL)
-		fprintf(stderr, "engine %s: %s\n", name,
-			rte_strerror(rte_errno));
-	return e;
 }
 
 static void
@@ -746,8 +711,8 @@ run(void)
 		goto out;
 	ppa = (struct uet_proto_params){ .ulp = &test_ulp_ops, .ulp_arg = ra };
 	ppb = (struct uet_proto_params){ .ulp = &test_ulp_ops, .ulp_arg = rb };
-	a = engine_make("taA", &ca, &ppa);
-	b = engine_make("taB", &cb, &ppb);
+	a = itest_engine_virt("taA", &ca, &ppa);
+	b = itest_engine_virt("taB", &cb, &ppb);
 	CHECK(a != NULL && b != NULL);
 	if (a == NULL || b == NULL)
 		goto out;

@@ -55,7 +55,7 @@
 #include <uet/uet_wire_tss.h>
 
 #include "itest.h"
-#include "perf.h"
+#include "itest_ulp.h"
 
 #define L4_OFF   (14 + 20)          /* Ethernet, IPv4 without options */
 #define TSS_OFF  (L4_OFF + 8)
@@ -87,30 +87,12 @@ static const uint8_t mac_s[6] = { 0x02, 0, 0, 0, 2, 0x0b };
 static struct rte_mempool *pool;
 static struct uet_tss_client_key ck_a, ck_c;
 static char dir[64], dkey_path[128], ckey_path[128], state[128];
-static uint64_t vnow;
 static unsigned int injected[ATK_N];
 static unsigned int seen[2], opened[2], clear_frames, a_frames;
 static uint32_t next_forged_ssi = 1000;
 static FILE *cap;                  /* the real frames, pcap */
 static unsigned int nb_cap, cap_up;
 #define CAP_MAX  200
-
-static uint64_t
-vclock(void *arg)
-{
-	(void)arg;
-	return vnow;
-}
-
-static uint64_t
-get_be(const uint8_t *p, unsigned int n)
-{
-	uint64_t v = 0;
-
-	for (unsigned int i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
 
 static void
 refresh(struct rte_mbuf *m)
@@ -161,8 +143,8 @@ gcm(uint8_t *f, size_t len, const uint8_t k[UET_TSS_KDF_OUT_LEN],
 	if (n > sizeof(scratch))
 		return -EMSGSIZE;
 	aad_of(f, aad);
-	uet_tss_iv(id, (uint16_t)get_be(f + EPOCH_AT, 2),
-		   get_be(f + TSC_AT, 6), k + UET_TSS_KEY_LEN, iv);
+	uet_tss_iv(id, (uint16_t)itest_get_be(f + EPOCH_AT, 2),
+		   itest_get_be(f + TSC_AT, 6), k + UET_TSS_KEY_LEN, iv);
 	if (seal)
 		return uet_tss_gcm_seal(k, iv, aad, sizeof(aad), ct, n, ct,
 					ct + n);
@@ -178,7 +160,7 @@ check_frame(uint8_t *f, size_t len, bool up)
 	const uint8_t *mine = up ? ck_a.up : ck_a.down;
 	const uint8_t *other_dir = up ? ck_a.down : ck_a.up;
 	const uint8_t *other_client = up ? ck_c.up : ck_c.down;
-	uint32_t id = up ? SSI_A : (uint32_t)get_be(ip_s, 4);
+	uint32_t id = up ? SSI_A : (uint32_t)itest_get_be(ip_s, 4);
 	struct uet_wire_tss_hdr h;
 
 	seen[up]++;
@@ -267,11 +249,11 @@ reseal_by_c(const struct rte_mbuf *m, uint32_t ssi)
 	uint8_t aad[AADL], iv[UET_TSS_IV_LEN], *ct = f + TSS_OFF + HL;
 
 	aad_of(f, aad);
-	uet_tss_iv(SSI_A, ck_a.epoch, get_be(f + TSC_AT, 6),
+	uet_tss_iv(SSI_A, ck_a.epoch, itest_get_be(f + TSC_AT, 6),
 		   ck_a.up + UET_TSS_KEY_LEN, iv);
 	CHECK(uet_tss_gcm_open(ck_a.up, iv, aad, sizeof(aad), ct, n, ct,
 			       ct + n) == 0);
-	set_tsc(f, get_be(f + TSC_AT, 6) + 100000);
+	set_tsc(f, itest_get_be(f + TSC_AT, 6) + 100000);
 	set_ssi(f, ssi);
 	CHECK(gcm(f, len, ck_c.up, ssi, true) == 0);
 	return c;
@@ -419,19 +401,6 @@ config(struct uet_config *c, bool client)
 	snprintf(t->state_dir, sizeof(t->state_dir), "%s", state);
 }
 
-static struct uet_engine *
-engine_make(const char *name, const struct uet_config *c,
-	    struct uet_proto_params *pp)
-{
-	static const struct uet_engine_clock clk = { .now = vclock };
-	struct uet_engine_params p = {
-		.cfg = c, .name = name, .hook = &uet_proto_hook_ops,
-		.hook_arg = pp, .clock = &clk,
-	};
-
-	return uet_engine_create(&p);
-}
-
 static void
 check_counts(struct uet_engine *a, struct uet_engine *s)
 {
@@ -539,8 +508,8 @@ run(void)
 		goto out;
 	ppa = (struct uet_proto_params){ .ulp = &test_ulp_ops, .ulp_arg = ua };
 	pps = (struct uet_proto_params){ .ulp = &test_ulp_ops, .ulp_arg = us };
-	a = engine_make("csA", &ca, &ppa);
-	s = engine_make("csS", &cs, &pps);
+	a = itest_engine_virt("csA", &ca, &ppa);
+	s = itest_engine_virt("csS", &cs, &pps);
 	CHECK(a != NULL && s != NULL);
 	if (a == NULL || s == NULL)
 		goto out;

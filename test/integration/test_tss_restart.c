@@ -51,17 +51,9 @@ static const uint8_t mac_a[6] = { 0x02, 0, 0, 0, 1, 0x0a };
 static const uint8_t mac_b[6] = { 0x02, 0, 0, 0, 1, 0x0b };
 
 static char dir[64], state[80], key[128];
-static uint64_t vnow;
 /* A's TSCs of each run, in the order sealed */
 static uint64_t seen[RUNS][MAX_SEEN];
 static unsigned int nb_seen[RUNS];
-
-static uint64_t
-vclock(void *arg)
-{
-	(void)arg;
-	return vnow;
-}
 
 /* A's frames on their way to B: note each protected one's TSC. */
 static void
@@ -128,19 +120,6 @@ config(struct uet_config *c, bool is_a)
 	snprintf(t->state_dir, sizeof(t->state_dir), "%s", state);
 }
 
-static struct uet_engine *
-engine_make(const char *name, const struct uet_config *c,
-	    struct uet_proto_params *pp)
-{
-	static const struct uet_engine_clock clk = { .now = vclock };
-	struct uet_engine_params p = {
-		.cfg = c, .name = name, .hook = &uet_proto_hook_ops,
-		.hook_arg = pp, .clock = &clk,
-	};
-
-	return uet_engine_create(&p);
-}
-
 /* One run: A and B created, MSGS messages A -> B, both freed. */
 static void
 run_once(unsigned int run)
@@ -167,8 +146,8 @@ run_once(unsigned int run)
 		goto out;
 	ppa = (struct uet_proto_params){ .ulp = &test_ulp_ops, .ulp_arg = ra };
 	ppb = (struct uet_proto_params){ .ulp = &test_ulp_ops, .ulp_arg = rb };
-	a = engine_make("trA", &ca, &ppa);
-	b = engine_make("trB", &cb, &ppb);
+	a = itest_engine_virt("trA", &ca, &ppa);
+	b = itest_engine_virt("trB", &cb, &ppb);
 	CHECK(a != NULL && b != NULL);
 	if (a == NULL || b == NULL)
 		goto out;
@@ -313,9 +292,9 @@ run(void)
 	CHECK(u != NULL);
 	pp.ulp_arg = u;
 	config(&ca, true);
-	CHECK(engine_make("trA", &ca, &pp) == NULL);
+	CHECK(itest_engine_virt("trA", &ca, &pp) == NULL);
 	file_copy(saved, path);
-	e = engine_make("trA", &ca, &pp);
+	e = itest_engine_virt("trA", &ca, &pp);
 	CHECK(e != NULL);
 	uet_engine_free(e);
 	test_ulp_free(u);
