@@ -140,10 +140,9 @@ ses_fakewire_node_init(struct sfw *w, int i, enum uet_wire_profile profile, uint
 	pc.seed = seed * 31 + (uint64_t)i + 1;
 	/* The first incarnation of a node: its first SYN opens, as the
 	 * tests that count packets expect (the quiet time has tests of its
-	 * own). A restarted node keeps the default: the quiet time is what
-	 * makes a restart safe (test_ses_e2e.c restart__*). */
-	if (w->restarts == 0)
-		pc.syn_quiet = false;
+	 * own). A restarted node has the quiet time on: it is what makes a
+	 * restart safe (test_ses_e2e.c restart__*). */
+	pc.syn_quiet = w->restarts != 0;
 	pc.max_backoffs = ses_fakewire_or(o->max_backoffs, pc.max_backoffs);
 	pc.resp_entries = ses_fakewire_or(o->resp_entries, pc.resp_entries);
 	pc.pdc_events = true; /* the SES acts on PDC_DOWN (docs/SES.md) */

@@ -433,17 +433,17 @@ syn_before_restart(uint64_t cookie, bool accepted_before)
 	syn_before_restart_with(cookie, accepted_before, true);
 }
 
-/* The same with the default configuration, the engine's: the quiet
- * time is on (uet_pds.h syn_quiet). */
+/* The default configuration, the engine's: the quiet time is off
+ * (uet_pds.h syn_quiet; issue 20 open: with it on, uet-perf's incast
+ * delivered a message twice). */
 static void
-pds_target_syn__restart_default_config_delivers_once(void **state)
+uet_pds_config_default__quiet_time_off(void **state)
 {
 	struct uet_pds_config def;
 
 	(void)state;
 	uet_pds_config_default(&def);
-	assert_true(def.syn_quiet);
-	syn_before_restart_with(14, true, def.syn_quiet);
+	assert_false(def.syn_quiet);
 }
 
 static void
@@ -564,7 +564,7 @@ main(void)
 		T(pds_target_syn__restart_refuses_unseen_syn_during_quiet),
 		T(pds_target_syn__quiet_costs_one_round_trip),
 		T(pds_target_syn__rto_after_refusal_moves_to_named),
-		T(pds_target_syn__restart_default_config_delivers_once),
+		T(uet_pds_config_default__quiet_time_off),
 #undef T
 	};
 

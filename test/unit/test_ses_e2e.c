@@ -1385,7 +1385,8 @@ peek__claim_discard(void **state)
  * eager send and an atomic in its SYN burst; copies of that burst stay in
  * the network while both complete, node 1 restarts (same address, same
  * memory key, a receive posted), and the copies arrive. The restarted
- * target, in its quiet time (on by default), refuses them with NACK
+ * target, in its quiet time (on in the fake wire's restarted nodes, off
+ * by default), refuses them with NACK
  * NEW_START_PSN: the atomic does not run a second time and the send is
  * not received again. With the quiet time off both were.
  */
