@@ -4,21 +4,8 @@
 set -u
 gen=$1
 dump=$2
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/uet-dump-test.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-
-check() {
-	# check DESCRIPTION COMMAND...: report and count a failed command
-	desc=$1
-	shift
-	if "$@"; then
-		echo "ok   $desc"
-	else
-		echo "FAIL $desc"
-		fail=1
-	fi
-}
+name=uet-dump
+. "$(dirname "$0")/check.sh"
 
 "$gen" "$tmp/all.pcap" || { echo "FAIL gen_pcap"; exit 1; }
 "$gen" --raw "$tmp/raw.pcap" || { echo "FAIL gen_pcap --raw"; exit 1; }

@@ -6,20 +6,8 @@
 set -u
 tool=$1
 dump=$2
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/uet-tss-key-test.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-
-check() {
-	desc=$1
-	shift
-	if "$@"; then
-		echo "ok   $desc"
-	else
-		echo "FAIL $desc"
-		fail=1
-	fi
-}
+name=uet-tss-key
+. "$(dirname "$0")/check.sh"
 
 # exit status and a message naming WHAT on stderr
 refused() {
