@@ -15,6 +15,8 @@
 
 #include <uet/uet_tss.h>
 
+#include "wire_outer_assert.h"
+
 static void
 uet_tss_iv__direct_and_masked(void **state)
 {
@@ -170,37 +172,18 @@ open_frame(uint8_t *buf, size_t cap, bool native, bool sealed)
 	return off;
 }
 
+/* Fields a round trip keeps, and the lengths and sums the decoder fills. */
 static void
 outer_equal(const struct uet_wire_outer *a, const struct uet_wire_outer *b)
 {
-	assert_int_equal(a->raw_ip, b->raw_ip);
-	assert_memory_equal(a->dst_mac, b->dst_mac, UET_ETH_ALEN);
-	assert_memory_equal(a->src_mac, b->src_mac, UET_ETH_ALEN);
-	assert_int_equal(a->has_vlan, b->has_vlan);
-	assert_int_equal(a->vlan_tci, b->vlan_tci);
-	assert_int_equal(a->ethertype, b->ethertype);
-	assert_int_equal(a->ip_version, b->ip_version);
-	assert_int_equal(a->dscp, b->dscp);
-	assert_int_equal(a->ecn, b->ecn);
-	assert_int_equal(a->ttl, b->ttl);
-	assert_int_equal(a->ipv4_id, b->ipv4_id);
-	assert_int_equal(a->ipv4_df, b->ipv4_df);
-	assert_int_equal(a->ipv6_flow, b->ipv6_flow);
-	assert_int_equal(a->ip_proto, b->ip_proto);
+	assert_outer_equal(a, b);
 	assert_int_equal(a->ip_hlen, b->ip_hlen);
 	assert_int_equal(a->ip_total_len, b->ip_total_len);
 	assert_int_equal(a->ipv4_csum, b->ipv4_csum);
-	assert_memory_equal(a->src_addr, b->src_addr, 16);
-	assert_memory_equal(a->dst_addr, b->dst_addr, 16);
-	assert_int_equal(a->native, b->native);
-	assert_int_equal(a->udp_sport, b->udp_sport);
-	assert_int_equal(a->udp_dport, b->udp_dport);
 	assert_int_equal(a->udp_len, b->udp_len);
 	assert_int_equal(a->udp_csum, b->udp_csum);
-	assert_int_equal(a->entropy, b->entropy);
 	assert_int_equal(a->hdr_len, b->hdr_len);
 	assert_int_equal(a->trimmed, b->trimmed);
-	assert_int_equal(a->inner_len, b->inner_len);
 }
 
 static void

@@ -12,6 +12,8 @@
 #include <uet/uet_rand.h>
 #include <uet/uet_wire.h>
 
+#include "wire_outer_assert.h"
+
 #define FRAME_MAX 256
 
 /* Deterministic generator so a failure reproduces. */
@@ -263,32 +265,6 @@ random_outer(struct uet_wire_outer *o, unsigned int version, bool vlan,
 		o->udp_sport = (uint16_t)rng();
 	}
 	o->inner_len = rng() % 64;
-}
-
-static void
-assert_outer_equal(const struct uet_wire_outer *a, const struct uet_wire_outer *b)
-{
-	assert_int_equal(a->raw_ip, b->raw_ip);
-	assert_memory_equal(a->dst_mac, b->dst_mac, 6);
-	assert_memory_equal(a->src_mac, b->src_mac, 6);
-	assert_int_equal(a->has_vlan, b->has_vlan);
-	assert_int_equal(a->vlan_tci, b->vlan_tci);
-	assert_int_equal(a->ethertype, b->ethertype);
-	assert_int_equal(a->ip_version, b->ip_version);
-	assert_int_equal(a->dscp, b->dscp);
-	assert_int_equal(a->ecn, b->ecn);
-	assert_int_equal(a->ttl, b->ttl);
-	assert_int_equal(a->ipv4_id, b->ipv4_id);
-	assert_int_equal(a->ipv4_df, b->ipv4_df);
-	assert_int_equal(a->ipv6_flow, b->ipv6_flow);
-	assert_int_equal(a->ip_proto, b->ip_proto);
-	assert_memory_equal(a->src_addr, b->src_addr, 16);
-	assert_memory_equal(a->dst_addr, b->dst_addr, 16);
-	assert_int_equal(a->native, b->native);
-	assert_int_equal(a->udp_sport, b->udp_sport);
-	assert_int_equal(a->udp_dport, b->udp_dport);
-	assert_int_equal(a->entropy, b->entropy);
-	assert_int_equal(a->inner_len, b->inner_len);
 }
 
 /* Encode @p o with random inner bytes, decode, compare; returns length. */
