@@ -16,6 +16,14 @@
  * across rotations (one TSC space), so a packet replayed from before a
  * rotation is a replay or older than the window.
  *
+ * Client/server mode's keys are kept the same way (a server: each
+ * client's up keys per window, its down keys in tss_cs.c; a client with
+ * rotation: its own up keys per port, the server's down keys per
+ * window): labels "U2" and "U3", the SSI in the context, and with
+ * rotation each counter's key derived from the client's key of its
+ * direction (uet_tss_cs_rekey), which a client holds and a server
+ * derives from the domain key.
+ *
  * A receiver derives a key for a source or a counter it has no key for
  * into the packet's own session, and installs it in the source's slot
  * only once the packet's ICV verified: a forged packet cannot evict the
