@@ -87,7 +87,8 @@
 #define TSC_AT   (TSS_OFF + 10)
 #define MSGS     400
 #define MSGS_REKEY 1200
-#define REKEY    256                /* TSCs between rotations (rekey mode) */
+#define REKEY    128                /* TSCs between rotations (rekey mode),
+				     * its replay window too */
 #define RELOAD_AT 500               /* A's frames before the domain key
 				     * rotation (rekey mode) */
 #define SWITCH_NS 1000000ull        /* [tss] epoch_switch (rekey mode) */
@@ -580,6 +581,7 @@ config(struct uet_config *c, bool client)
 	if (!rekey)
 		return;
 	t->rekey_interval = REKEY;
+	t->replay_window = REKEY;
 	t->epoch_switch_ns = SWITCH_NS;
 	c->fault.enabled = true;
 	/* a reordered frame arrives well within the old key's acceptance
@@ -695,7 +697,7 @@ check_counts(struct uet_engine *a, struct uet_engine *s)
 	}
 	/* each way several rotations under both domain keys, each with
 	 * its replays; a key per counter, each side */
-	CHECK(rotations[0] >= 4 && rotations[1] >= 4 && reloads == 1);
+	CHECK(rotations[0] >= 6 && rotations[1] >= 6 && reloads == 1);
 	CHECK(injected[ROTREPLAY] >= 4 && injected[STALE] >= 2);
 	CHECK(wire_dup[0] > 0 && wire_dup[1] > 0);
 	/* a sender derives each counter's key once; a receiver keeps
