@@ -726,7 +726,9 @@ dump_checks(const char *uet_dump)
 	snprintf(cap_path, sizeof(cap_path), "%s/cs.pcap", dir);
 	snprintf(dkey, sizeof(dkey), "%s%s", dkey_path, reloads ? ".1" : "");
 	snprintf(ckey, sizeof(ckey), "%s%s", ckey_path, reloads ? ".1" : "");
-	snprintf(rk, sizeof(rk), rekey ? " --tss-rekey %u" : "", REKEY);
+	snprintf(rk, sizeof(rk), " --tss-rekey %u", REKEY);
+	if (!rekey)
+		rk[0] = '\0';
 	/* both ways in the capture */
 	CHECK(nb_cap == CAP_MAX && cap_up > 0 && cap_up < nb_cap);
 	snprintf(keys, sizeof(keys), "--tss-server --tss-key 7:%s%s", dkey,
