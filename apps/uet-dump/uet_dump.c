@@ -54,6 +54,8 @@ struct dump_opts {
 	/* --tss-server: the --tss-key keys are client/server mode's domain
 	 * keys, a packet's derived from its SSI */
 	bool server;
+	/* --tss-rekey N: client/server keys rotated every N TSCs (0: not) */
+	uint64_t cs_rekey;
 	uint64_t count;          /* 0: no limit */
 	uint8_t native_proto;
 	uint64_t trim_dscps;   /* DSCPs of trimmed frames (bit per DSCP) */
@@ -815,7 +817,8 @@ tss_cluster_key(const struct dump_opts *opt, const struct uet_wire_pkt *p,
  * (its up key, label U2, the SSI in the IV) or the server's to it (its
  * down key, label U3, the server's IPv4 address in the IV); from the
  * domain key (--tss-server) or the client's own keys (--tss-client, a
- * packet of its SSI and epoch only). Returns the keys to try.
+ * packet of its SSI and epoch only), then (--tss-rekey) those of the
+ * rekey counter of its TSC. Returns the keys to try.
  */
 static unsigned int
 tss_cs_keys(const struct dump_opts *opt, const struct dump_key *dk,
@@ -836,6 +839,14 @@ tss_cs_keys(const struct dump_opts *opt, const struct dump_key *dk,
 				     t->ssi, k[1].k) < 0) {
 		return 0;
 	}
+	if (opt->cs_rekey != 0 &&
+	    (uet_tss_cs_rekey(k[0].k, UET_TSS_LABEL_SERVER, t->epoch,
+			      (uint32_t)(t->tsc / opt->cs_rekey), t->ssi,
+			      k[0].k) < 0 ||
+	     uet_tss_cs_rekey(k[1].k, UET_TSS_LABEL_DOWN, t->epoch,
+			      (uint32_t)(t->tsc / opt->cs_rekey), t->ssi,
+			      k[1].k) < 0))
+		return 0;
 	k[0].masked = k[1].masked = true;
 	k[0].id = t->ssi;
 	k[0].what = "client";
@@ -1125,7 +1136,7 @@ usage(FILE *f)
 		"usage: uet-dump [--json] [--count N] [--native-proto P] "
 		"[--trim-dscp D]... [--tss-key SDI:FILE]... "
 		"[--tss-cluster REKEY | --tss-server] [--tss-client SDI:FILE]... "
-		"FILE.pcap|FILE.pcapng\n"
+		"[--tss-rekey REKEY] FILE.pcap|FILE.pcapng\n"
 		"  -j, --json            one JSON object per packet\n"
 		"  -c, --count N         stop after N packets\n"
 		"  -p, --native-proto P  IP protocol of native-IP UET "
@@ -1156,10 +1167,25 @@ usage(FILE *f)
 		"                        (both ways) with its key file "
 		"(uet-tss-key derive;\n"
 		"                        repeatable)\n"
+		"  -R, --tss-rekey REKEY  the client/server keys rotate: "
+		"derive each\n"
+		"                        packet's from them and TSC / REKEY "
+		"([tss]\n"
+		"                        rekey_interval)\n"
 		"  -h, --help            this text\n"
 		"  --version             the uet-dump and libpcap versions\n"
 		"Exit: 0 file read (even with malformed packets), 1 file not "
 		"readable, 2 bad usage.\n", UET_NATIVE_IP_PROTO_DEFAULT);
+}
+
+/* A --tss-client key was given. */
+static bool
+has_client_key(const struct dump_opts *opt)
+{
+	for (unsigned int i = 0; i < opt->nb_keys; i++)
+		if (opt->keys[i].client)
+			return true;
+	return false;
 }
 
 /* --tss-key SDI:FILE, --tss-client SDI:FILE (@p client) */
@@ -1210,6 +1236,7 @@ parse_args(int argc, char **argv, struct dump_opts *opt)
 		{ "tss-cluster", required_argument, NULL, 'C' },
 		{ "tss-server", no_argument, NULL, 'S' },
 		{ "tss-client", required_argument, NULL, 'K' },
+		{ "tss-rekey", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -1219,7 +1246,7 @@ parse_args(int argc, char **argv, struct dump_opts *opt)
 
 	uint8_t dscp;
 
-	while ((c = getopt_long(argc, argv, "jc:p:t:k:C:SK:h", lopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "jc:p:t:k:C:SK:R:h", lopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'j':
@@ -1271,6 +1298,14 @@ parse_args(int argc, char **argv, struct dump_opts *opt)
 			}
 			opt->cluster = true;
 			break;
+		case 'R':
+			if (uet_parse_u64(optarg, 1, UET_TSS_TSC_MAX,
+					  &opt->cs_rekey, &err) < 0) {
+				fprintf(stderr, "uet-dump: --tss-rekey: %s\n",
+					err.msg);
+				return -1;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			exit(EXIT_SUCCESS);
@@ -1285,6 +1320,11 @@ parse_args(int argc, char **argv, struct dump_opts *opt)
 	if (opt->cluster && opt->server) {
 		fprintf(stderr, "uet-dump: --tss-cluster and --tss-server: "
 			"one mode\n");
+		return -1;
+	}
+	if (opt->cs_rekey != 0 && !opt->server && !has_client_key(opt)) {
+		fprintf(stderr, "uet-dump: --tss-rekey: client/server keys "
+			"only (--tss-server or --tss-client)\n");
 		return -1;
 	}
 	if ((opt->cluster || opt->server) && opt->nb_keys == 0) {

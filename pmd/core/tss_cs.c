@@ -53,7 +53,9 @@ tss_cs_lcore_fini(struct engine_tss_lc *t)
 {
 	for (unsigned int b = 0; t->downk != NULL && b < TSS_SOURCES; b++)
 		for (unsigned int s = 0; s < 2; s++)
-			uet_tss_cdev_session_free(t->dev, t->downk[b][s].sess);
+			for (unsigned int a = 0; a < 2; a++)
+				uet_tss_cdev_session_free(t->dev,
+						t->downk[b][s][a].sess);
 	rte_hash_free(t->bind);
 	rte_free(t->bind_ssi);
 	rte_free(t->downk);
@@ -85,22 +87,27 @@ tss_cs_rx_learn(struct engine_tss_lc *t, unsigned int di, uint32_t addr,
 	if (b < 0)
 		return; /* full: the server cannot answer this address */
 	t->bind_ssi[b] = ssi;
-	for (unsigned int s = 0; s < 2; s++) {
-		uet_tss_cdev_session_free(t->dev, t->downk[b][s].sess);
-		memset(&t->downk[b][s], 0, sizeof(t->downk[b][s]));
-	}
+	for (unsigned int s = 0; s < 2; s++)
+		for (unsigned int a = 0; a < 2; a++) {
+			uet_tss_cdev_session_free(t->dev,
+						  t->downk[b][s][a].sess);
+			memset(&t->downk[b][s][a], 0,
+			       sizeof(t->downk[b][s][a]));
+		}
 }
 
 /*
  * The down key of the client at @p dst for domain @p di's key in epoch
- * slot @p slot, derived when this context has none for that epoch. A
- * session the burst being built uses (t->bs[0..pending)) is not
- * replaced (NULL: the frame is not sent).
+ * slot @p slot and rekey counter @p rekey (0 without rotation), derived
+ * when this context has none for that epoch and counter; kept by AN, so
+ * the keys before and after a rotation both serve a burst. A session
+ * the burst being built uses (t->bs[0..pending)) is not replaced (NULL:
+ * the frame is not sent).
  */
 const struct tss_dkey *
 tss_cs_tx_down(struct uet_engine_lcore *lc, unsigned int di,
-	       unsigned int slot, uint32_t dst, uint16_t pending,
-	       uint32_t *ssi)
+	       unsigned int slot, uint32_t dst, uint32_t rekey,
+	       uint16_t pending, uint32_t *ssi)
 {
 	struct engine_tss_lc *t = lc->tss;
 	uint64_t key = bind_key(di, dst);
@@ -110,13 +117,14 @@ tss_cs_tx_down(struct uet_engine_lcore *lc, unsigned int di,
 	if (b < 0)
 		return NULL;
 	*ssi = t->bind_ssi[b];
-	k = &t->downk[b][slot];
-	if (k->sess != NULL && k->epoch == t->dk[di].ep.epoch[slot])
+	k = &t->downk[b][slot][rekey & 1u];
+	if (k->sess != NULL && k->epoch == t->dk[di].ep.epoch[slot] &&
+	    k->rekey == rekey)
 		return k;
 	for (uint16_t i = 0; k->sess != NULL && i < pending; i++)
 		if (t->bs[i] == k->sess)
 			return NULL;
-	if (tss_key_derive(t, di, slot, UET_TSS_LABEL_DOWN, *ssi, 0, true,
+	if (tss_key_derive(t, di, slot, UET_TSS_LABEL_DOWN, *ssi, rekey, true,
 			   &fresh) < 0)
 		return NULL;
 	uet_tss_cdev_session_free(t->dev, k->sess);

@@ -289,7 +289,7 @@ tss_epoch_sync_slow(struct uet_engine_lcore *lc)
 	ENG_INC(lc->st.tss.epochs);
 	t->seq = seq;
 	windows_follow(t, e->cfg.nb_domains, true);
-	if (!e->cluster && e->role != UET_CONFIG_TSS_ROLE_SERVER)
+	if (!e->derive)
 		tss_epoch_sessions_update(lc);
 }
 
@@ -304,8 +304,7 @@ tss_epoch_lcore_init(struct uet_engine_lcore *lc)
 	t->seq = atomic_load_explicit(&lc->eng->tss->seq,
 				      memory_order_acquire);
 	windows_follow(t, lc->eng->tss->cfg.nb_domains, false);
-	if (lc->eng->tss->cluster ||
-	    lc->eng->tss->role == UET_CONFIG_TSS_ROLE_SERVER)
+	if (lc->eng->tss->derive)
 		return 0;
 	tss_epoch_sessions_update(lc);
 	for (unsigned int i = 0; i < lc->eng->tss->cfg.nb_domains; i++)

@@ -16,6 +16,14 @@
  * across rotations (one TSC space), so a packet replayed from before a
  * rotation is a replay or older than the window.
  *
+ * Client/server mode's keys are kept the same way (a server: each
+ * client's up keys per window, its down keys in tss_cs.c; a client with
+ * rotation: its own up keys per port, the server's down keys per
+ * window): labels "U2" and "U3", the SSI in the context, and with
+ * rotation each counter's key derived from the client's key of its
+ * direction (uet_tss_cs_rekey), which a client holds and a server
+ * derives from the domain key.
+ *
  * A receiver derives a key for a source or a counter it has no key for
  * into the packet's own session, and installs it in the source's slot
  * only once the packet's ICV verified: a forged packet cannot evict the
@@ -41,11 +49,13 @@ uint32_t
 tss_key_sessions(const struct engine_tss *e)
 {
 	if (e->role == UET_CONFIG_TSS_ROLE_SERVER)
-		/* RX: one per client window and one per queued packet;
-		 * TX: two per known client address (tss_cs.c) */
-		return 3u * TSS_SOURCES + TSS_RXQ;
-	if (!e->cluster)
-		return 4u * e->cfg.nb_domains; /* seal, open per epoch slot */
+		/* RX: two per client window and one per queued packet;
+		 * TX: four per known client address (tss_cs.c) */
+		return 6u * TSS_SOURCES + TSS_RXQ;
+	if (!e->derive)
+		/* direct mode, a client without rotation: seal, open per
+		 * domain and epoch slot */
+		return 4u * e->cfg.nb_domains;
 	/* RX: two per source window and one per queued packet; TX: two
 	 * per port and domain */
 	return 2u * TSS_SOURCES + TSS_RXQ +
@@ -58,6 +68,30 @@ static bool
 later(uint32_t a, uint32_t b)
 {
 	return (int32_t)(a - b) > 0;
+}
+
+/* The 44 bytes of a client/server key (@p label U2 or U3) of client
+ * @p ssi and rekey counter @p rekey: a server derives the client's key
+ * from the domain key, a client holds it (its key file); with rotation,
+ * each counter's key is derived from that one (uet_tss_cs_rekey). */
+static int
+cs_key(const struct engine_tss_lc *t, const struct tss_domain_keys *d,
+       unsigned int slot, const char *label, uint32_t ssi, uint32_t rekey,
+       uint8_t out[UET_TSS_KDF_OUT_LEN])
+{
+	bool up = strcmp(label, UET_TSS_LABEL_SERVER) == 0;
+	int rc = 0;
+
+	if (t->e->role == UET_CONFIG_TSS_ROLE_CLIENT)
+		memcpy(out, up ? d->ck[slot].up : d->ck[slot].down,
+		       UET_TSS_KDF_OUT_LEN);
+	else
+		rc = uet_tss_cs_derive(d->key[slot], label, d->ep.epoch[slot],
+				       ssi, out);
+	if (rc == 0 && t->e->cfg.rekey_interval != 0)
+		rc = uet_tss_cs_rekey(out, label, d->ep.epoch[slot], rekey,
+				      ssi, out);
+	return rc;
 }
 
 /* Derive the key of {domain di's key of epoch slot @p slot, @p label,
@@ -74,14 +108,18 @@ tss_key_derive(struct engine_tss_lc *t, unsigned int di, unsigned int slot,
 	uint32_t be = rte_cpu_to_be_32(id);
 	/* cluster mode's keys protect frames without an SSI, client/server
 	 * mode's (U2, U3) frames with one: the AAD holds the TSS header */
-	uint8_t aad = strcmp(label, UET_TSS_LABEL_CLUSTER) == 0 ? AAD_V4 :
-		      AAD_V4_SSI;
+	bool cluster = strcmp(label, UET_TSS_LABEL_CLUSTER) == 0;
+	uint8_t aad = cluster ? AAD_V4 : AAD_V4_SSI;
 	int n, rc;
 
-	n = uet_tss_kdf_ctx(d->ep.epoch[slot], rekey, (const uint8_t *)&be,
-			    sizeof(be), ctx);
-	rc = n < 0 ? n : uet_tss_kdf(d->key[slot], label, ctx, (size_t)n,
-				     out, sizeof(out));
+	if (cluster) {
+		n = uet_tss_kdf_ctx(d->ep.epoch[slot], rekey,
+				    (const uint8_t *)&be, sizeof(be), ctx);
+		rc = n < 0 ? n : uet_tss_kdf(d->key[slot], label, ctx,
+					     (size_t)n, out, sizeof(out));
+	} else {
+		rc = cs_key(t, d, slot, label, id, rekey, out);
+	}
 	if (rc == 0)
 		rc = uet_tss_cdev_session(t->dev, out, seal, aad, &k->sess);
 	if (rc == 0) {
@@ -116,8 +154,9 @@ tss_key_tx(struct uet_engine_lcore *lc, uint16_t port, unsigned int di,
 	for (uint16_t i = 0; k->sess != NULL && i < pending; i++)
 		if (t->bs[i] == k->sess)
 			return NULL;
-	if (tss_key_derive(t, di, slot, UET_TSS_LABEL_CLUSTER, src, rekey,
-			   true, &fresh) < 0)
+	/* cluster mode: this source's key; a client: its up key */
+	if (tss_key_derive(t, di, slot, t->e->cluster ? UET_TSS_LABEL_CLUSTER :
+			   UET_TSS_LABEL_SERVER, src, rekey, true, &fresh) < 0)
 		return NULL;
 	uet_tss_cdev_session_free(t->dev, k->sess);
 	*k = fresh;
@@ -127,9 +166,11 @@ tss_key_tx(struct uet_engine_lcore *lc, uint16_t port, unsigned int di,
 }
 
 /*
- * The session and IV mask to open a frame of @p it (its an, rekey and
- * win set) from @p src (cluster mode: its address; a client/server
- * server: its SSI, label "U2"): the source's slot when it holds that
+ * The session and IV mask to open a frame of @p it (its an, rekey,
+ * win and src set), its key derived for @p id (cluster mode: the
+ * source's address; a client/server server: the client's SSI, label
+ * "U2"; a client with rotation: its own SSI, label "U3"; the IV takes
+ * it->src, the server's address): the source's slot when it holds that
  * key, else a key derived for this frame alone (it->fresh; always for
  * a source without a window yet: windows are made for verified frames
  * only). Returns 0, or a drop
@@ -141,7 +182,7 @@ tss_key_tx(struct uet_engine_lcore *lc, uint16_t port, unsigned int di,
  */
 int
 tss_key_rx(struct engine_tss_lc *t, const char *label, unsigned int di,
-	   uint32_t src, struct tss_rx_item *it)
+	   uint32_t id, struct tss_rx_item *it)
 {
 	static const struct tss_dkey none;
 	const struct tss_dkey *k = it->win == TSS_WIN_NONE ? &none :
@@ -152,19 +193,19 @@ tss_key_rx(struct engine_tss_lc *t, const char *label, unsigned int di,
 	it->fresh = NULL;
 	if (same && k->rekey == it->rekey) {
 		it->sess = k->sess;
-		uet_tss_iv(src, it->epoch, it->tsc, k->mask, it->iv);
+		uet_tss_iv(it->src, it->epoch, it->tsc, k->mask, it->iv);
 		return 0;
 	}
 	if (same && later(k->rekey, it->rekey))
 		return 1 + UET_ENGINE_TSS_DROP_EPOCH;
-	if (tss_key_derive(t, di, it->slot, label, src, it->rekey, false,
+	if (tss_key_derive(t, di, it->slot, label, id, it->rekey, false,
 			   &fresh) < 0)
 		return 1 + UET_ENGINE_TSS_DROP_CRYPTO;
 	it->sess = fresh.sess;
 	it->fresh = fresh.sess;
 	memcpy(it->mask, fresh.mask, sizeof(it->mask));
 	explicit_bzero(&fresh, sizeof(fresh));
-	uet_tss_iv(src, it->epoch, it->tsc, it->mask, it->iv);
+	uet_tss_iv(it->src, it->epoch, it->tsc, it->mask, it->iv);
 	return 0;
 }
 

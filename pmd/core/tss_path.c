@@ -95,6 +95,9 @@ engine_tss_init(struct uet_engine *e)
 	t->cluster = t->cfg.mode == UET_CONFIG_TSS_CLUSTER;
 	tss_meta_register(t);
 	t->role = t->cfg.role;
+	t->derive = t->cluster || t->role == UET_CONFIG_TSS_ROLE_SERVER ||
+		    (t->role == UET_CONFIG_TSS_ROLE_CLIENT &&
+		     t->cfg.rekey_interval != 0);
 	t->hdr_len = t->role == UET_CONFIG_TSS_ROLE_NONE ? UET_TSS_HDR_LEN :
 			       UET_TSS_HDR_SSI_LEN;
 	t->aad_len = (uint8_t)(8 + 4 + t->hdr_len);
@@ -150,8 +153,7 @@ lc_windows(struct uet_engine_lcore *lc, struct engine_tss_lc *t,
 			     RTE_CACHE_LINE_SIZE);
 	if (t->src == NULL || t->win == NULL)
 		return -ENOMEM;
-	if (lc->eng->tss->cluster ||
-	    lc->eng->tss->role == UET_CONFIG_TSS_ROLE_SERVER) {
+	if (lc->eng->tss->derive) {
 		t->rxk = rte_zmalloc("uet_tss_rxk", sizeof(*t->rxk) *
 				     TSS_SOURCES, RTE_CACHE_LINE_SIZE);
 		if (t->rxk == NULL)
@@ -196,6 +198,7 @@ engine_tss_lcore_init(struct uet_engine_lcore *lc)
 	if (t == NULL)
 		return -ENOMEM;
 	lc->tss = t;
+	t->e = e;
 	rc = uet_tss_cdev_create(e->cfg.pmd, e->cfg.devargs, SOCKET_ID_ANY,
 				 tss_key_sessions(e), &t->dev);
 	if (rc < 0) {

@@ -94,6 +94,7 @@ struct tss_domain_keys {
 };
 
 struct engine_tss_lc {
+	const struct engine_tss *e;
 	struct uet_tss_cdev *dev;
 	/* direct mode: the sessions of each domain's epoch slots, and the
 	 * epoch each was made for */
@@ -111,8 +112,10 @@ struct engine_tss_lc {
 	uint64_t last_key;      /* the last window looked up, -1: none */
 	int32_t last_win;
 	struct uet_tss_replay *win;
-	struct tss_dkey (*rxk)[2];  /* cluster: per window, by AN */
-	/* cluster: the keys this context seals with, per port and domain */
+	/* derived keys (engine_tss.derive): per window, by AN */
+	struct tss_dkey (*rxk)[2];
+	/* derived keys: those this context seals with, per port and domain
+	 * (a client's: its own SSI's, whatever the port) */
 	struct tss_dkey txk[UET_CONFIG_MAX_PORTS][UET_CONFIG_TSS_DOMAINS_MAX][2];
 	uint16_t nb_rxq;
 	struct tss_rx_item rxq[TSS_RXQ];
@@ -127,10 +130,11 @@ struct engine_tss_lc {
 	uint8_t baad[ENG_TX_STAGE][AAD_V4_SSI];
 	/* role = server: the SSI each client address speaks for, learnt
 	 * from its verified frames ({domain, address} -> index), and the
-	 * key this context seals to it with, by epoch slot (tss_cs.c) */
+	 * keys this context seals to it with, by epoch slot and AN
+	 * (tss_cs.c) */
 	struct rte_hash *bind;
 	uint32_t *bind_ssi;
-	struct tss_dkey (*downk)[2];
+	struct tss_dkey (*downk)[2][2];
 	struct tss_peer peer[TSS_PEERS];
 	struct tss_peer *peer_last;  /* the entry tss_peer_set last wrote */
 	uint8_t pdc_dom[65536];  /* by our PDC id */
@@ -186,6 +190,9 @@ struct tss_tx_view {
 struct engine_tss {
 	struct uet_config_tss cfg;
 	bool cluster;      /* keys derived per source (mode = cluster) */
+	/* keys derived per source and rekey counter, kept by AN (rxk,
+	 * txk): cluster mode, a server, a client with rekey_interval */
+	bool derive;
 	/* struct tss_tx_meta in the mbuf: offset, flag (0: not registered,
 	 * every frame is parsed) */
 	int meta_off;
@@ -280,7 +287,7 @@ struct tss_dkey *tss_key_tx(struct uet_engine_lcore *lc, uint16_t port,
 			    unsigned int di, unsigned int slot, uint32_t src,
 			    uint32_t rekey, uint16_t pending);
 int tss_key_rx(struct engine_tss_lc *t, const char *label, unsigned int di,
-	       uint32_t src, struct tss_rx_item *it);
+	       uint32_t id, struct tss_rx_item *it);
 void tss_key_rx_done(struct uet_engine_lcore *lc, struct tss_rx_item *it,
 		     bool verified);
 void tss_key_free_all(struct engine_tss_lc *t);
@@ -295,13 +302,13 @@ struct rte_hash *tss_lc_hash(const struct uet_engine_lcore *lc,
 			     const char *prefix);
 int tss_cs_lcore_init(struct uet_engine_lcore *lc);
 void tss_cs_lcore_fini(struct engine_tss_lc *t);
-/* Server: the SSI and key to seal a frame of domain @p di to @p dst
- * (IPv4, host order) with; NULL: no client of that address is known
+/* Server: the SSI and key (rekey counter @p rekey) to seal a frame of
+ * domain @p di to @p dst (IPv4, host order) with; NULL: no client of that address is known
  * (a server answers, it does not call first). */
 const struct tss_dkey *tss_cs_tx_down(struct uet_engine_lcore *lc,
 				      unsigned int di, unsigned int slot,
-				      uint32_t dst, uint16_t pending,
-				      uint32_t *ssi);
+				      uint32_t dst, uint32_t rekey,
+				      uint16_t pending, uint32_t *ssi);
 /* Server: drop before any crypto a frame whose address speaks for
  * another SSI (false). */
 bool tss_cs_rx_bound_ok(const struct engine_tss_lc *t, unsigned int di,

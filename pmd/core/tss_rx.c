@@ -140,6 +140,11 @@ rx_key(const struct uet_engine_lcore *lc, struct tss_rx_item *it)
 	if (lc->eng->tss->role == UET_CONFIG_TSS_ROLE_SERVER)
 		return tss_key_rx(t, UET_TSS_LABEL_SERVER, it->di, it->src,
 				  it);
+	if (lc->eng->tss->derive)
+		/* a client with rotation: its down key of the counter,
+		 * derived for its own SSI; the server's address in the IV */
+		return tss_key_rx(t, UET_TSS_LABEL_DOWN, it->di,
+				  lc->eng->tss->cfg.ssi, it);
 	it->sess = t->open[it->di][slot];
 	if (it->sess == NULL)
 		return 1 + UET_ENGINE_TSS_DROP_CRYPTO;

@@ -321,15 +321,25 @@ tss_lengths_adjust(uint8_t *frame, const struct uet_wire_outer *o, int delta)
  * the IV.
  */
 static int
-seal_key_cs(struct uet_engine_lcore *lc, unsigned int di, unsigned int slot,
-	    uint32_t src, uint32_t dst, uint64_t tsc, uint16_t k,
-	    struct uet_wire_tss_hdr *h)
+seal_key_cs(struct uet_engine_lcore *lc, uint16_t port, unsigned int di,
+	    unsigned int slot, uint32_t src, uint32_t dst, uint64_t tsc,
+	    uint32_t rekey, uint16_t k, struct uet_wire_tss_hdr *h)
 {
 	const struct engine_tss *e = lc->eng->tss;
 	struct engine_tss_lc *t = lc->tss;
 	const struct tss_dkey *dk;
 
 	h->sp = true;
+	if (e->role == UET_CONFIG_TSS_ROLE_CLIENT && e->derive) {
+		/* rotation: the key of the TSC's counter (tss_key.c) */
+		h->ssi = e->cfg.ssi;
+		dk = tss_key_tx(lc, port, di, slot, h->ssi, rekey, k);
+		if (dk == NULL)
+			return -EIO;
+		t->bs[k] = dk->sess;
+		uet_tss_iv(h->ssi, h->epoch, tsc, dk->mask, t->biv[k]);
+		return 0;
+	}
 	if (e->role == UET_CONFIG_TSS_ROLE_CLIENT) {
 		h->ssi = e->cfg.ssi;
 		t->bs[k] = t->seal[di][slot];
@@ -337,7 +347,7 @@ seal_key_cs(struct uet_engine_lcore *lc, unsigned int di, unsigned int slot,
 			   t->dk[di].ck[slot].up + UET_TSS_KEY_LEN, t->biv[k]);
 		return t->bs[k] == NULL ? -EIO : 0;
 	}
-	dk = tss_cs_tx_down(lc, di, slot, dst, k, &h->ssi);
+	dk = tss_cs_tx_down(lc, di, slot, dst, rekey, k, &h->ssi);
 	if (dk == NULL)
 		return -EIO;
 	t->bs[k] = dk->sess;
@@ -365,7 +375,8 @@ seal_key(struct uet_engine_lcore *lc, uint16_t port, unsigned int di,
 	h->an = (uint8_t)(rekey & 1u);
 	h->epoch = t->dk[di].ep.epoch[slot];
 	if (e->role != UET_CONFIG_TSS_ROLE_NONE)
-		return seal_key_cs(lc, di, slot, src, dst, tsc, k, h);
+		return seal_key_cs(lc, port, di, slot, src, dst, tsc, rekey,
+				   k, h);
 	if (!e->cluster) {
 		t->bs[k] = t->seal[di][slot];
 		uet_tss_iv(src, h->epoch, tsc, NULL, t->biv[k]);

@@ -257,8 +257,9 @@ check_role(const struct uet_config_tss *t, struct uet_config_error *err)
 	return 0;
 }
 
-/* Rotation derives each generation's key from the domain key: cluster
- * mode only (a direct-mode key is used as it is). An interval shorter
+/* Rotation derives each generation's key: cluster mode (from the
+ * domain key) and client/server mode (from a client's keys); a
+ * direct-mode key is used as it is. An interval shorter
  * than the replay window would retire a key the window still accepts
  * packets of; the rekey counter is the TSC / interval (docs/TSS.md). */
 static int
@@ -266,9 +267,11 @@ check_rekey(const struct uet_config_tss *t, struct uet_config_error *err)
 {
 	if (t->rekey_interval == 0)
 		return 0;
-	if (t->mode != UET_CONFIG_TSS_CLUSTER)
+	if (t->mode != UET_CONFIG_TSS_CLUSTER &&
+	    t->mode != UET_CONFIG_TSS_CLIENT_SERVER)
 		return tss_fail(err, "rekey_interval", "key rotation derives "
-				"the keys: it needs mode = cluster (0 = off)");
+				"the keys: it needs mode = cluster or "
+				"client_server (0 = off)");
 	if (t->rekey_interval < t->replay_window)
 		return tss_fail(err, "rekey_interval", "below replay_window: "
 				"a key would retire while its packets are "

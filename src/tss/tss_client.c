@@ -18,10 +18,10 @@
 #include <uet/uet_parse.h>
 #include <uet/uet_tss.h>
 
-int
-uet_tss_cs_derive(const uint8_t dkey[UET_TSS_KEY_LEN], const char *label,
-		  uint16_t epoch, uint32_t ssi,
-		  uint8_t out[UET_TSS_KDF_OUT_LEN])
+/* KDF(key, label, epoch | rekey | SSI), 44 bytes */
+static int
+cs_kdf(const uint8_t key[UET_TSS_KEY_LEN], const char *label, uint16_t epoch,
+       uint32_t rekey, uint32_t ssi, uint8_t out[UET_TSS_KDF_OUT_LEN])
 {
 	uint8_t be[4] = {
 		(uint8_t)(ssi >> 24), (uint8_t)(ssi >> 16),
@@ -30,13 +30,36 @@ uet_tss_cs_derive(const uint8_t dkey[UET_TSS_KEY_LEN], const char *label,
 	uint8_t ctx[UET_TSS_KDF_CTX_V4_LEN];
 	int n;
 
-	/* rekey 0: a client cannot derive the keys of later counters
-	 * (rotation in this mode is the domain key's, a new epoch) */
-	n = uet_tss_kdf_ctx(epoch, 0, be, sizeof(be), ctx);
+	n = uet_tss_kdf_ctx(epoch, rekey, be, sizeof(be), ctx);
 	if (n < 0)
 		return n;
-	return uet_tss_kdf(dkey, label, ctx, (size_t)n, out,
+	return uet_tss_kdf(key, label, ctx, (size_t)n, out,
 			   UET_TSS_KDF_OUT_LEN);
+}
+
+int
+uet_tss_cs_derive(const uint8_t dkey[UET_TSS_KEY_LEN], const char *label,
+		  uint16_t epoch, uint32_t ssi,
+		  uint8_t out[UET_TSS_KDF_OUT_LEN])
+{
+	/* rekey 0: what a client holds; the keys of the rekey counters
+	 * come from it (uet_tss_cs_rekey), since a client cannot derive
+	 * anything from the domain key */
+	return cs_kdf(dkey, label, epoch, 0, ssi, out);
+}
+
+int
+uet_tss_cs_rekey(const uint8_t base[UET_TSS_KDF_OUT_LEN], const char *label,
+		 uint16_t epoch, uint32_t rekey, uint32_t ssi,
+		 uint8_t out[UET_TSS_KDF_OUT_LEN])
+{
+	uint8_t key[UET_TSS_KEY_LEN];
+	int rc;
+
+	memcpy(key, base, sizeof(key));
+	rc = cs_kdf(key, label, epoch, rekey, ssi, out);
+	explicit_bzero(key, sizeof(key));
+	return rc;
 }
 
 int

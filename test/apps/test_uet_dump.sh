@@ -140,6 +140,13 @@ check "--tss-cluster without --tss-key exits 2" test $? -eq 2
 check "... and says so" grep -q "no --tss-key" "$tmp/err"
 "$dump" --tss-cluster x "$tmp/all.pcap" >/dev/null 2>&1
 check "bad --tss-cluster exits 2" test $? -eq 2
+"$dump" --tss-rekey 256 "$tmp/all.pcap" >/dev/null 2>"$tmp/err"
+check "--tss-rekey without client/server keys exits 2" test $? -eq 2
+check "... and says so" grep -q "client/server keys only" "$tmp/err"
+"$dump" --tss-rekey 0 --tss-server "$tmp/all.pcap" >/dev/null 2>"$tmp/err"
+check "--tss-rekey 0 exits 2" test $? -eq 2
+check "... refused as a value" sh -c "grep -q -- '--tss-rekey: ' '$tmp/err' &&
+	! grep -q 'client/server keys only' '$tmp/err'"
 "$dump" --help >"$tmp/help" 2>&1
 check "--help exits 0" test $? -eq 0
 check "--help prints usage" grep -q "^usage: uet-dump" "$tmp/help"

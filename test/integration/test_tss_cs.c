@@ -33,6 +33,26 @@
  * written to a capture, and uet-dump must open every one with the
  * domain key (--tss-server) and with A's key file (--tss-client), and
  * none with C's key file or with the domain key taken as direct mode's.
+ *
+ * Mode "rekey" (the first argument; "plain" the above alone): both
+ * engines rotate their keys every REKEY TSCs ([tss] rekey_interval), the
+ * key of counter r derived from the client's key of its direction
+ * (docs/TSS.md, "Key rotation"), which this test derives itself to open
+ * each frame (and checks that neither the base key nor the key of the
+ * next counter opens it, and that the AN is the counter's low bit); both
+ * engines' fault injectors lose, duplicate and reorder 2 % of their data
+ * and control frames; midway, the domain key is rotated (a new domain
+ * key, A's new key file, a reload of both: the epoch in the header and
+ * the KDF context changes). At each rotation of A's keys the test adds:
+ *
+ *   rotreplay  the last frame under the old key, after the first under
+ *              the new one: replay
+ *   stale      the first frame of two rotations before: old (below the
+ *              replay window)
+ *
+ * A frame seen twice on the wire (the injector's duplicates) is a
+ * replay at its receiver; every counter is checked one for one and
+ * every message still arrives exactly once.
  */
 
 #include <errno.h>
@@ -66,16 +86,25 @@
 #define EPOCH_AT (TSS_OFF + 8)
 #define TSC_AT   (TSS_OFF + 10)
 #define MSGS     400
+#define MSGS_REKEY 1200
+#define REKEY    128                /* TSCs between rotations (rekey mode),
+				     * its replay window too */
+#define RELOAD_AT 500               /* A's frames before the domain key
+				     * rotation (rekey mode) */
+#define SWITCH_NS 1000000ull        /* [tss] epoch_switch (rekey mode) */
+#define HOLD_NS  200000ull          /* the longest reorder hold */
+#define TSC_SEEN (1u << 20)         /* TSCs tracked per direction, epoch */
 #define SSI_A    21
 #define SSI_C    22
 #define FORGE_N  12                 /* forgeries per attacked frame */
 #define ATTACK_FROM 40              /* A's frames before the attacks */
 
 enum atk { FLIP, REPLAY, FORGE, IMPOSTOR, OTHERSSI, NOSSI, DOWNSSI,
-	   ATK_N };
+	   ROTREPLAY, STALE, ATK_N };
 
 static const char *const atk_names[ATK_N] = {
 	"flip", "replay", "forge", "impostor", "otherssi", "nossi", "downssi",
+	"rotreplay", "stale",
 };
 
 static const uint8_t ip_a[4] = { 10, 0, 2, 1 };
@@ -85,7 +114,19 @@ static const uint8_t mac_a[6] = { 0x02, 0, 0, 0, 2, 0x0a };
 static const uint8_t mac_s[6] = { 0x02, 0, 0, 0, 2, 0x0b };
 
 static struct rte_mempool *pool;
-static struct uet_tss_client_key ck_a, ck_c;
+static bool rekey;                 /* mode "rekey" */
+static unsigned int msgs = MSGS;
+/* the clients' keys of the first domain key, then ([1]) of the second */
+static struct uet_tss_client_key ck_a, ck_c, ck_a2, ck_c2;
+static uint8_t seen_tsc[2][2][TSC_SEEN / 8]; /* direction, epoch index */
+static unsigned int wire_dup[2];   /* frames seen again, by direction */
+static unsigned int rotations[2];  /* rekey counter changes seen */
+static unsigned int ctrs[2][2];    /* counters used, by epoch index */
+static unsigned int reloads;
+static unsigned int seen2[2];      /* frames under the second domain key */
+static struct rte_mbuf *first_of[4]; /* A's first frame of counter r & 3 */
+static uint32_t first_ctr[4];
+static struct rte_mbuf *last_up;   /* A's last frame of the top counter */
 static char dir[64], dkey_path[128], ckey_path[128], state[128];
 static unsigned int injected[ATK_N];
 static unsigned int seen[2], opened[2], clear_frames, a_frames;
@@ -152,25 +193,74 @@ gcm(uint8_t *f, size_t len, const uint8_t k[UET_TSS_KDF_OUT_LEN],
 				ct + n);
 }
 
+/* The client key of A (@p c: C's) that frame @p f's epoch names. */
+static const struct uet_tss_client_key *
+ck_of(const uint8_t *f, bool c)
+{
+	uint16_t epoch = (uint16_t)itest_get_be(f + EPOCH_AT, 2);
+
+	if (reloads > 0 && epoch == ck_a2.epoch)
+		return c ? &ck_c2 : &ck_a2;
+	return c ? &ck_c : &ck_a;
+}
+
+/*
+ * The key (key || IV mask) client key @p ck gives frames of TSC @p tsc
+ * in direction @p up: its key file's without rotation, else KDF(that
+ * key, "U2" or "U3", epoch | TSC / REKEY | SSI), built here from
+ * docs/TSS.md (the library's KDF, its known answers in test_tss_kdf).
+ */
+static const uint8_t *
+key_of(const struct uet_tss_client_key *ck, bool up, uint64_t tsc,
+       uint8_t buf[UET_TSS_KDF_OUT_LEN])
+{
+	const uint8_t *base = up ? ck->up : ck->down;
+	uint32_t r = (uint32_t)(tsc / REKEY);
+	uint8_t ctx[10] = {
+		(uint8_t)(ck->epoch >> 8), (uint8_t)ck->epoch,
+		(uint8_t)(r >> 24), (uint8_t)(r >> 16), (uint8_t)(r >> 8),
+		(uint8_t)r,
+		(uint8_t)(ck->ssi >> 24), (uint8_t)(ck->ssi >> 16),
+		(uint8_t)(ck->ssi >> 8), (uint8_t)ck->ssi,
+	};
+
+	if (!rekey)
+		return base;
+	CHECK(uet_tss_kdf(base, up ? "U2" : "U3", ctx, sizeof(ctx), buf,
+			  UET_TSS_KDF_OUT_LEN) == 0);
+	return buf;
+}
+
 /* Frame @p f (@p up: A's to S) opens with the key of its direction and
- * no other; its header names SDI 7 and SSI 21. */
+ * no other; its header names SDI 7 and SSI 21. With rotation, its AN is
+ * its counter's low bit, and neither the key file's key nor the next
+ * counter's opens it. */
 static void
 check_frame(uint8_t *f, size_t len, bool up)
 {
-	const uint8_t *mine = up ? ck_a.up : ck_a.down;
-	const uint8_t *other_dir = up ? ck_a.down : ck_a.up;
-	const uint8_t *other_client = up ? ck_c.up : ck_c.down;
+	const struct uet_tss_client_key *a = ck_of(f, false);
+	const struct uet_tss_client_key *c = ck_of(f, true);
+	uint64_t tsc = itest_get_be(f + TSC_AT, 6);
+	uint8_t k1[UET_TSS_KDF_OUT_LEN], k2[UET_TSS_KDF_OUT_LEN];
+	const uint8_t *mine = key_of(a, up, tsc, k1);
 	uint32_t id = up ? SSI_A : (uint32_t)itest_get_be(ip_s, 4);
 	struct uet_wire_tss_hdr h;
 
 	seen[up]++;
 	CHECK(uet_wire_tss_hdr_decode(f + TSS_OFF, len - TSS_OFF, &h) == HL);
-	CHECK(h.sp && h.ssi == SSI_A && h.sdi == 7 && h.epoch == ck_a.epoch);
+	CHECK(h.sp && h.ssi == SSI_A && h.sdi == 7 && h.epoch == a->epoch);
+	CHECK(h.an == (rekey ? (tsc / REKEY) & 1u : 0));
 	if (gcm(f, len, mine, id, false) == 0)
 		opened[up]++;
-	CHECK(gcm(f, len, other_dir, id, false) == -EBADMSG);
-	CHECK(gcm(f, len, other_client, id, false) == -EBADMSG);
-	CHECK(gcm(f, len, other_client, up ? SSI_C : id, false) == -EBADMSG);
+	CHECK(gcm(f, len, key_of(a, !up, tsc, k2), id, false) == -EBADMSG);
+	CHECK(gcm(f, len, key_of(c, up, tsc, k2), id, false) == -EBADMSG);
+	CHECK(gcm(f, len, k2, up ? SSI_C : id, false) == -EBADMSG);
+	if (rekey) {
+		CHECK(gcm(f, len, up ? a->up : a->down, id, false) ==
+		      -EBADMSG);
+		CHECK(gcm(f, len, key_of(a, up, tsc + REKEY, k2), id,
+			  false) == -EBADMSG);
+	}
 }
 
 /* pcap: the global header, then a record per frame (Ethernet) */
@@ -248,14 +338,23 @@ reseal_by_c(const struct rte_mbuf *m, uint32_t ssi)
 	size_t n = len - TSS_OFF - HL - UET_TSS_ICV_LEN;
 	uint8_t aad[AADL], iv[UET_TSS_IV_LEN], *ct = f + TSS_OFF + HL;
 
+	uint64_t tsc = itest_get_be(f + TSC_AT, 6);
+	uint8_t k[UET_TSS_KDF_OUT_LEN];
+	const uint8_t *ka = key_of(ck_of(f, false), true, tsc, k);
+
 	aad_of(f, aad);
-	uet_tss_iv(SSI_A, ck_a.epoch, itest_get_be(f + TSC_AT, 6),
-		   ck_a.up + UET_TSS_KEY_LEN, iv);
-	CHECK(uet_tss_gcm_open(ck_a.up, iv, aad, sizeof(aad), ct, n, ct,
+	uet_tss_iv(SSI_A, ck_of(f, false)->epoch, tsc, ka + UET_TSS_KEY_LEN,
+		   iv);
+	CHECK(uet_tss_gcm_open(ka, iv, aad, sizeof(aad), ct, n, ct,
 			       ct + n) == 0);
-	set_tsc(f, itest_get_be(f + TSC_AT, 6) + 100000);
+	tsc += 100000;
+	set_tsc(f, tsc);
 	set_ssi(f, ssi);
-	CHECK(gcm(f, len, ck_c.up, ssi, true) == 0);
+	/* the AN of the new TSC's counter (else an epoch drop) */
+	f[TSS_OFF] = (uint8_t)((f[TSS_OFF] & ~1u) |
+			       (rekey ? (tsc / REKEY) & 1u : 0));
+	CHECK(gcm(f, len, key_of(ck_of(f, true), true, tsc, k), ssi, true) ==
+	      0);
 	return c;
 }
 
@@ -342,6 +441,79 @@ attack_up(struct rte_ring *to, const struct rte_mbuf *m, unsigned int n)
 	}
 }
 
+/* Frame @p f of direction @p up was on the wire before (the fault
+ * injector's duplicate: a replay for its receiver). */
+static bool
+wire_seen(const uint8_t *f, bool up)
+{
+	uint64_t tsc = itest_get_be(f + TSC_AT, 6);
+	unsigned int e = ck_of(f, false) == &ck_a2;
+	uint8_t bit = (uint8_t)(1u << (tsc & 7));
+	bool was;
+
+	CHECK(tsc < TSC_SEEN);
+	if (tsc >= TSC_SEEN)
+		return false;
+	seen2[up] += e;
+	was = (seen_tsc[up][e][tsc >> 3] & bit) != 0;
+	seen_tsc[up][e][tsc >> 3] |= bit;
+	wire_dup[up] += was;
+	return was;
+}
+
+static void
+put(struct rte_mbuf **slot, struct rte_mbuf *m)
+{
+	rte_pktmbuf_free(*slot);
+	*slot = m;
+}
+
+/*
+ * Rotation: frame @p m (direction @p up, not a duplicate) under a later
+ * rekey counter than any before in its epoch counts a rotation; of A's
+ * frames, the last under the old counter (@p after[0], rotreplay) and
+ * the first of two counters before (@p after[1], stale) are to follow
+ * the real one.
+ */
+static void
+rotation(const struct rte_mbuf *m, bool up, struct rte_mbuf *after[2])
+{
+	static uint16_t epoch[2];
+	static int64_t top[2] = { -1, -1 };
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint16_t ep = (uint16_t)itest_get_be(f + EPOCH_AT, 2);
+	int64_t r = (int64_t)(itest_get_be(f + TSC_AT, 6) / REKEY);
+
+	if (top[up] >= 0 && ep != epoch[up]) {
+		top[up] = -1; /* a new domain key: its TSCs start again */
+		for (unsigned int i = 0; up && i < 4; i++)
+			put(&first_of[i], NULL);
+		if (up)
+			put(&last_up, NULL);
+	}
+	epoch[up] = ep;
+	if (top[up] >= 0 && r > top[up]) {
+		rotations[up]++;
+		if (up) {
+			after[0] = last_up;
+			last_up = NULL;
+		}
+		if (up && r >= 2 && first_of[(r - 2) & 3] != NULL &&
+		    first_ctr[(r - 2) & 3] == (uint32_t)(r - 2))
+			after[1] = copy(first_of[(r - 2) & 3]);
+	}
+	if (r > top[up]) {
+		ctrs[up][ck_of(f, false) == &ck_a2]++;
+		top[up] = r;
+		if (up) {
+			put(&first_of[r & 3], copy(m));
+			first_ctr[r & 3] = (uint32_t)r;
+		}
+	}
+	if (up && r == top[up])
+		put(&last_up, copy(m));
+}
+
 /* The frames of one direction: checked, attacked, passed on. */
 static void
 intercept(struct rte_ring *from, struct rte_ring *to, bool up)
@@ -355,7 +527,8 @@ intercept(struct rte_ring *from, struct rte_ring *to, bool up)
 		uint16_t len = rte_pktmbuf_data_len(in[i]);
 		bool prot = len > TSS_OFF + HL + UET_TSS_ICV_LEN &&
 			    uet_wire_tss_hdr_present(f + TSS_OFF, 1);
-		struct rte_mbuf *c;
+		struct rte_mbuf *c, *after[2] = { NULL, NULL };
+		bool dup = false;
 
 		if (len > TSS_OFF && f[12] == 0x08 && f[13] == 0x00 && !prot)
 			clear_frames++;
@@ -363,16 +536,22 @@ intercept(struct rte_ring *from, struct rte_ring *to, bool up)
 			check_frame(f, len, up);
 			cap_up += up && nb_cap < CAP_MAX;
 			cap_frame(f, len);
+			dup = wire_seen(f, up);
+			if (!dup && rekey)
+				rotation(in[i], up, after);
 		}
-		if (prot && up)
+		if (prot && up && !dup)
 			attack_up(to, in[i], a_frames++);
 		if (prot && !up && seen[0] % 8 == 0 && (c = copy(in[i]))) {
 			set_ssi(rte_pktmbuf_mtod(c, uint8_t *), SSI_C);
 			send1(to, c, DOWNSSI);
 		}
 		send1(to, in[i], ATK_N);
-		if (prot && up && a_frames > ATTACK_FROM && a_frames % 6 == 5)
+		if (prot && up && !dup && a_frames > ATTACK_FROM &&
+		    a_frames % 6 == 5)
 			send1(to, copy(in[i]), REPLAY);
+		send1(to, after[0], ROTREPLAY);
+		send1(to, after[1], STALE);
 	}
 }
 
@@ -399,6 +578,54 @@ config(struct uet_config *c, bool client)
 	snprintf(t->domain[0].key_file, sizeof(t->domain[0].key_file), "%s",
 		 client ? ckey_path : dkey_path);
 	snprintf(t->state_dir, sizeof(t->state_dir), "%s", state);
+	if (!rekey)
+		return;
+	t->rekey_interval = REKEY;
+	t->replay_window = REKEY;
+	t->epoch_switch_ns = SWITCH_NS;
+	c->fault.enabled = true;
+	/* a reordered frame arrives well within the old key's acceptance
+	 * after a domain key rotation (twice epoch_switch) */
+	c->fault.delay_ns = HOLD_NS;
+	for (unsigned int k = 0; k < UET_CONFIG_FAULT_CLASSES; k++) {
+		uint32_t *ppm = c->fault.ppm[UET_CONFIG_FAULT_TX][k];
+
+		ppm[UET_CONFIG_FAULT_DROP] = 20000;
+		ppm[UET_CONFIG_FAULT_DUP] = 20000;
+		ppm[UET_CONFIG_FAULT_REORDER] = 20000;
+	}
+}
+
+/* Rekey mode: a new domain key on both sides (S's key file, A's new
+ * client key file), taken up by a reload of each. */
+static void
+reload_keys(struct uet_engine *a, struct uet_engine *s)
+{
+	static const char dk[] = "1f2e3d4c5b6a79880716253443526170"
+				 "8f9eadbccbdae9f80716253443526170\n";
+	uint8_t key[UET_TSS_KEY_LEN];
+	char why[160], old[160];
+	int fd;
+
+	/* the first keys stay beside, for uet-dump (the capture's) */
+	snprintf(old, sizeof(old), "%s.1", dkey_path);
+	CHECK(rename(dkey_path, old) == 0);
+	snprintf(old, sizeof(old), "%s.1", ckey_path);
+	CHECK(rename(ckey_path, old) == 0);
+	fd = open(dkey_path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	CHECK(fd >= 0 && write(fd, dk, sizeof(dk) - 1) == sizeof(dk) - 1);
+	if (fd >= 0)
+		close(fd);
+	CHECK(uet_parse_key_file(dkey_path, key, sizeof(key), why,
+				 sizeof(why)) == 0);
+	CHECK(uet_tss_client_key_derive(key, SSI_A, &ck_a2) == 0);
+	CHECK(uet_tss_client_key_derive(key, SSI_C, &ck_c2) == 0);
+	explicit_bzero(key, sizeof(key));
+	CHECK(ck_a2.epoch != ck_a.epoch);
+	CHECK(uet_tss_client_key_write(ckey_path, &ck_a2) == 0);
+	reloads++;
+	CHECK(uet_engine_tss_reload(s, why, sizeof(why)) == 1);
+	CHECK(uet_engine_tss_reload(a, why, sizeof(why)) == 1);
 }
 
 static void
@@ -422,6 +649,14 @@ check_counts(struct uet_engine *a, struct uet_engine *s)
 	       (unsigned long)ss.total.tss.tx_keys,
 	       (unsigned long)ss.total.tss.tx_fail,
 	       (unsigned long)sa.total.tss.tx_fail);
+	printf("wire duplicates A->S %u, S->A %u; rotations A %u, S %u; "
+	       "counters A %u+%u, S %u+%u; A keys rx %lu tx %lu; epochs A "
+	       "%lu S %lu\n", wire_dup[1], wire_dup[0], rotations[1],
+	       rotations[0], ctrs[1][0], ctrs[1][1], ctrs[0][0], ctrs[0][1],
+	       (unsigned long)sa.total.tss.rx_keys,
+	       (unsigned long)sa.total.tss.tx_keys,
+	       (unsigned long)sa.total.tss.epochs,
+	       (unsigned long)ss.total.tss.epochs);
 	CHECK(injected[FORGE] > 1024 && injected[IMPOSTOR] > 0 &&
 	      injected[OTHERSSI] > 0 && injected[NOSSI] > 0 &&
 	      injected[FLIP] > 0 && injected[REPLAY] > 0 &&
@@ -430,44 +665,84 @@ check_counts(struct uet_engine *a, struct uet_engine *s)
 	      injected[FLIP] + injected[FORGE] + injected[IMPOSTOR]);
 	CHECK(d[UET_ENGINE_TSS_DROP_SSI] == injected[OTHERSSI] +
 					     injected[NOSSI]);
-	CHECK(d[UET_ENGINE_TSS_DROP_REPLAY] == injected[REPLAY]);
+	/* the wire's duplicates are replays too */
+	CHECK(d[UET_ENGINE_TSS_DROP_REPLAY] == injected[REPLAY] +
+	      injected[ROTREPLAY] + wire_dup[1]);
+	CHECK(d[UET_ENGINE_TSS_DROP_OLD] == injected[STALE]);
 	CHECK(sa.total.tss.rx_drop[UET_ENGINE_TSS_DROP_SSI] ==
 	      injected[DOWNSSI]);
+	CHECK(sa.total.tss.rx_drop[UET_ENGINE_TSS_DROP_REPLAY] ==
+	      wire_dup[0]);
 	for (unsigned int r = 0; r < UET_ENGINE_TSS_DROPS; r++) {
 		if (r != UET_ENGINE_TSS_DROP_AUTH &&
 		    r != UET_ENGINE_TSS_DROP_SSI &&
-		    r != UET_ENGINE_TSS_DROP_REPLAY)
+		    r != UET_ENGINE_TSS_DROP_REPLAY &&
+		    r != UET_ENGINE_TSS_DROP_OLD)
 			CHECK(d[r] == 0);
-		if (r != UET_ENGINE_TSS_DROP_SSI)
+		if (r != UET_ENGINE_TSS_DROP_SSI &&
+		    r != UET_ENGINE_TSS_DROP_REPLAY)
 			CHECK(sa.total.tss.rx_drop[r] == 0);
 	}
 	CHECK(clear_frames == 0);
-	CHECK(seen[0] > 0 && seen[1] >= MSGS && opened[0] == seen[0] &&
+	CHECK(seen[0] > 0 && seen[1] >= msgs && opened[0] == seen[0] &&
 	      opened[1] == seen[1]);
-	CHECK(ss.total.tss.rx_opened == seen[1]);
-	CHECK(sa.total.tss.rx_opened == seen[0]);
-	/* one key per client and direction: A's up key, kept with its
-	 * window; its down key */
-	CHECK(ss.total.tss.rx_keys == 1 && ss.total.tss.tx_keys == 1);
+	CHECK(ss.total.tss.rx_opened == seen[1] - wire_dup[1]);
+	CHECK(sa.total.tss.rx_opened == seen[0] - wire_dup[0]);
+	if (!rekey) {
+		/* one key per client and direction: A's up key, kept with
+		 * its window; its down key */
+		CHECK(ss.total.tss.rx_keys == 1 && ss.total.tss.tx_keys == 1);
+		CHECK(injected[ROTREPLAY] == 0 && injected[STALE] == 0);
+		return;
+	}
+	/* each way several rotations under both domain keys, each with
+	 * its replays; a key per counter, each side */
+	CHECK(rotations[0] >= 6 && rotations[1] >= 6 && reloads == 1);
+	CHECK(injected[ROTREPLAY] >= 4 && injected[STALE] >= 2);
+	CHECK(wire_dup[0] > 0 && wire_dup[1] > 0);
+	/* a sender derives each counter's key once; a receiver keeps
+	 * those of the current domain key (an old one's frames in flight
+	 * after a rotation each derive theirs) */
+	CHECK(sa.total.tss.tx_keys == ctrs[1][0] + ctrs[1][1]);
+	CHECK(ss.total.tss.tx_keys == ctrs[0][0] + ctrs[0][1]);
+	CHECK(ss.total.tss.rx_keys >= ctrs[1][1] &&
+	      ss.total.tss.rx_keys <= ctrs[1][0] + ctrs[1][1]);
+	CHECK(sa.total.tss.rx_keys >= ctrs[0][1] &&
+	      sa.total.tss.rx_keys <= ctrs[0][0] + ctrs[0][1]);
+	CHECK(sa.total.tss.epochs == 1 && ss.total.tss.epochs == 1);
+	CHECK(seen2[0] > 0 && seen2[1] > 0);
 }
 
+/* The capture (the first frames, all under the first domain key):
+ * uet-dump opens each with the domain key and with A's key file (with
+ * rotation, each packet's key derived with --tss-rekey, and none
+ * without), none with C's key file or the domain key as direct mode's. */
 static void
 dump_checks(const char *uet_dump)
 {
-	char cap_path[160], keys[400];
+	char cap_path[160], keys[400], dkey[160], ckey[160], rk[32];
 	unsigned int up = 0;
 
 	snprintf(cap_path, sizeof(cap_path), "%s/cs.pcap", dir);
+	snprintf(dkey, sizeof(dkey), "%s%s", dkey_path, reloads ? ".1" : "");
+	snprintf(ckey, sizeof(ckey), "%s%s", ckey_path, reloads ? ".1" : "");
+	snprintf(rk, sizeof(rk), " --tss-rekey %u", REKEY);
+	if (!rekey)
+		rk[0] = '\0';
 	/* both ways in the capture */
 	CHECK(nb_cap == CAP_MAX && cap_up > 0 && cap_up < nb_cap);
-	snprintf(keys, sizeof(keys), "--tss-server --tss-key 7:%s",
-		 dkey_path);
+	snprintf(keys, sizeof(keys), "--tss-server --tss-key 7:%s%s", dkey,
+		 rk);
 	CHECK(dump_ok(uet_dump, cap_path, keys, &up) == nb_cap);
 	CHECK(up == cap_up);
 	up = 0;
-	snprintf(keys, sizeof(keys), "--tss-client 7:%s", ckey_path);
+	snprintf(keys, sizeof(keys), "--tss-client 7:%s%s", ckey, rk);
 	CHECK(dump_ok(uet_dump, cap_path, keys, &up) == nb_cap);
 	CHECK(up == cap_up);
+	if (rekey) {
+		snprintf(keys, sizeof(keys), "--tss-client 7:%s", ckey);
+		CHECK(dump_ok(uet_dump, cap_path, keys, &up) == 0);
+	}
 	snprintf(keys, sizeof(keys), "--tss-client 7:%s/sdi7.c22.key", dir);
 	CHECK(dump_ok(uet_dump, cap_path, keys, &up) == 0);
 	snprintf(keys, sizeof(keys), "--tss-key 7:%s", dkey_path);
@@ -495,9 +770,9 @@ run(void)
 	memcpy(pa.peer.addr, ip_s, 4);
 	pa.mode = UET_PDS_MODE_RUD;
 	pa.size = 200;
-	pa.count = MSGS;
+	pa.count = msgs;
 	pa.window = 16;
-	pa.expect = MSGS;
+	pa.expect = msgs;
 	pa.expect_size = 200;
 	ps = pa;
 	memcpy(ps.peer.addr, ip_a, 4);
@@ -519,10 +794,12 @@ run(void)
 		intercept(as, ms, true);
 		(void)uet_engine_poll(s, 1);
 		intercept(sa, ma, false);
+		if (rekey && reloads == 0 && a_frames >= RELOAD_AT)
+			reload_keys(a, s);
 		fin = (i & 15) == 0 && test_ulp_send_finished(ua) &&
 		      test_ulp_send_finished(us) &&
-		      test_ulp_msgs_done(ua) == MSGS &&
-		      test_ulp_msgs_done(us) == MSGS;
+		      test_ulp_msgs_done(ua) == msgs &&
+		      test_ulp_msgs_done(us) == msgs;
 	}
 	for (unsigned int i = 0; i < 400; i++) {
 		vnow += 50000;
@@ -535,14 +812,17 @@ run(void)
 	test_ulp_result(us, &ts);
 	test_ulp_result(ua, &ra);
 	test_ulp_result(us, &rs);
-	CHECK(fin && ta.msgs_sent == MSGS && ts.msgs_sent == MSGS &&
+	CHECK(fin && ta.msgs_sent == msgs && ts.msgs_sent == msgs &&
 	      ta.pkts_done_err == 0 && ts.pkts_done_err == 0);
-	CHECK(rs.rx_msgs == MSGS && rs.rx_lost == 0 && rs.rx_dup == 0 &&
+	CHECK(rs.rx_msgs == msgs && rs.rx_lost == 0 && rs.rx_dup == 0 &&
 	      rs.rx_bad == 0);
-	CHECK(ra.rx_msgs == MSGS && ra.rx_lost == 0 && ra.rx_dup == 0 &&
+	CHECK(ra.rx_msgs == msgs && ra.rx_lost == 0 && ra.rx_dup == 0 &&
 	      ra.rx_bad == 0);
 	check_counts(a, s);
 out:
+	for (unsigned int i = 0; i < 4; i++)
+		put(&first_of[i], NULL);
+	put(&last_up, NULL);
 	uet_engine_free(s);
 	uet_engine_free(a);
 	test_ulp_free(us);
@@ -607,6 +887,14 @@ main(int argc, char **argv)
 	char cap_path[160];
 	int rc;
 
+	if (argc < 2 || (strcmp(argv[1], "plain") != 0 &&
+			  strcmp(argv[1], "rekey") != 0)) {
+		fprintf(stderr, "usage: %s plain|rekey [UET-DUMP]\n",
+			argv[0]);
+		return 2;
+	}
+	rekey = strcmp(argv[1], "rekey") == 0;
+	msgs = rekey ? MSGS_REKEY : MSGS;
 	srand(26);
 	snprintf(dir, sizeof(dir), "/tmp/uet_tss_cs_XXXXXX");
 	if (mkdtemp(dir) == NULL)
@@ -622,17 +910,19 @@ main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(cap_path, sizeof(cap_path), "%s/cs.pcap", dir);
-	if (argc > 1)
+	if (argc > 2)
 		cap_open(cap_path);
 	run();
 	if (cap != NULL) {
 		CHECK(fclose(cap) == 0);
 		cap = NULL;
-		dump_checks(argv[1]);
+		dump_checks(argv[2]);
 	}
 	(void)rte_eal_cleanup();
 	explicit_bzero(&ck_a, sizeof(ck_a));
 	explicit_bzero(&ck_c, sizeof(ck_c));
+	explicit_bzero(&ck_a2, sizeof(ck_a2));
+	explicit_bzero(&ck_c2, sizeof(ck_c2));
 	itest_rm_dir(dir);
 	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
 	return failures ? 1 : 0;

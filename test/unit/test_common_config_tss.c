@@ -189,7 +189,8 @@ validate__unbuilt_and_unsafe_refused(void **state)
 	snprintf(body, sizeof(body), "enabled = true\nrekey_interval = 65536\n"
 		 "domain.3 = 1 %s\n", key_ok);
 	assert_int_equal(load_tss(body, &err), -EINVAL);
-	assert_non_null(strstr(err.msg, "needs mode = cluster"));
+	assert_non_null(strstr(err.msg, "needs mode = cluster or "
+				   "client_server"));
 	snprintf(body, sizeof(body), "enabled = true\nmode = cluster\n"
 		 "rekey_interval = 512\ndomain.3 = 1 %s\n", key_ok);
 	assert_int_equal(load_tss(body, &err), -EINVAL);
@@ -247,6 +248,20 @@ validate__client_server_roles(void **state)
 	snprintf(body, sizeof(body), "enabled = true\nmode = client_server\n"
 		 "role = client\nssi = 5\ndomain.3 = 1 %s\n", key_client);
 	assert_int_equal(load_tss(body, &err), 0);
+	/* rotation: both sides, at least the replay window */
+	snprintf(body, sizeof(body), "enabled = true\nmode = client_server\n"
+		 "role = client\nssi = 5\nreplay_window = 256\n"
+		 "rekey_interval = 256\ndomain.3 = 1 %s\n", key_client);
+	assert_int_equal(load_tss(body, &err), 0);
+	snprintf(body, sizeof(body), "enabled = true\nmode = client_server\n"
+		 "role = server\nreplay_window = 256\n"
+		 "rekey_interval = 256\ndomain.3 = 1 %s\n", key_ok);
+	assert_int_equal(load_tss(body, &err), 0);
+	snprintf(body, sizeof(body), "enabled = true\nmode = client_server\n"
+		 "role = server\nrekey_interval = 512\ndomain.3 = 1 %s\n",
+		 key_ok);
+	assert_int_equal(load_tss(body, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "below replay_window"));
 	snprintf(body, sizeof(body), "enabled = true\nmode = client_server\n"
 		 "role = client\ndomain.3 = 1 %s\n", key_client);
 	assert_int_equal(load_tss(body, &err), -EINVAL);

@@ -10,6 +10,13 @@
  *   K=000102...1f
  *   E=$(openssl mac ... -in <([1] "EP" 00 [16]) CMAC | cut -c1-4)  # F314
  *   openssl mac ... -in <([i] "U2" 00 F314 00000000 00000007 [352]) CMAC
+ *
+ * and a rotated key, with the first 32 bytes B of that output (U2) or of
+ * the U3 one as the key:
+ *
+ *   openssl kdf -keylen 44 -kdfopt mac:CMAC -kdfopt cipher:AES-256-CBC \
+ *       -kdfopt hexkey:B -kdfopt salt:U2 \
+ *       -kdfopt hexinfo:F3140000000300000007 KBKDF
  */
 
 #include <errno.h>
@@ -84,6 +91,39 @@ client_key_derive__known_answers(void **state)
 	assert_int_equal(uet_tss_client_key_derive(dkey, 0, &ck), -EINVAL);
 }
 
+/* Rotation (docs/TSS.md): counter r's key is KDF(base key, label,
+ * epoch | r | SSI), base the output a client's key file holds. */
+static void
+cs_rekey__known_answers(void **state)
+{
+	uint8_t out[UET_TSS_KDF_OUT_LEN], want[UET_TSS_KDF_OUT_LEN];
+	uint8_t r0[UET_TSS_KDF_OUT_LEN];
+	struct uet_tss_client_key ck;
+
+	(void)state;
+	assert_int_equal(uet_tss_client_key_derive(dkey, 7, &ck), 0);
+	assert_int_equal(uet_tss_cs_rekey(ck.up, UET_TSS_LABEL_SERVER,
+					  ck.epoch, 3, 7, out), 0);
+	unhex("d3f66b0247765bc51a5078fd355bbc840995d1f1c891c30aff57d6b3"
+	      "579b7d1c144a68261cca6dd2c535f29a", want, sizeof(want));
+	assert_memory_equal(out, want, sizeof(want));
+	assert_int_equal(uet_tss_cs_rekey(ck.down, UET_TSS_LABEL_DOWN,
+					  ck.epoch, 0, 7, r0), 0);
+	unhex("4a373dc1dd8208f9ea4e51d0dcb42495374f3f51ad2d5800a766f1cc"
+	      "c57341439512d54bafa61112ebcfd214", want, sizeof(want));
+	assert_memory_equal(r0, want, sizeof(want));
+	/* counter 0's key is not the base key: the base seals nothing */
+	assert_memory_not_equal(r0, ck.down, UET_TSS_KEY_LEN);
+	/* in place */
+	memcpy(out, ck.up, sizeof(out));
+	assert_int_equal(uet_tss_cs_rekey(out, UET_TSS_LABEL_SERVER, ck.epoch,
+					  3, 7, out), 0);
+	unhex("d3f66b0247765bc51a5078fd355bbc840995d1f1c891c30aff57d6b3"
+	      "579b7d1c144a68261cca6dd2c535f29a", want, sizeof(want));
+	assert_memory_equal(out, want, sizeof(want));
+	explicit_bzero(&ck, sizeof(ck));
+}
+
 /* Two clients never share a key, and no client's up key is a down key
  * (the directions are apart: docs/WIRE-DECISIONS.md). */
 static void
@@ -141,6 +181,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(cs_derive__known_answers),
 		cmocka_unit_test(client_key_derive__known_answers),
+		cmocka_unit_test(cs_rekey__known_answers),
 		cmocka_unit_test(client_key_derive__clients_and_directions_apart),
 		cmocka_unit_test(client_key_file__round_trip_and_refusals),
 	};

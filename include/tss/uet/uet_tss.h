@@ -371,6 +371,20 @@ int uet_tss_cs_derive(const uint8_t dkey[UET_TSS_KEY_LEN], const char *label,
 		      uint8_t out[UET_TSS_KDF_OUT_LEN]);
 
 /**
+ * The key of rekey counter @p rekey of a client/server key rotated
+ * every [tss] rekey_interval TSCs (docs/TSS.md, "Key rotation in
+ * client/server mode"): KDF(@p base's 256-bit key, @p label, @p epoch |
+ * @p rekey | @p ssi), 44 bytes (key, IV mask), where @p base is the
+ * uet_tss_cs_derive() output a client's key file holds (its @c up or
+ * @c down). Every counter's key, 0 included, comes from @p base, which
+ * itself seals nothing when rotation is on. @p out may be @p base.
+ * @return 0, -EINVAL (label too long), -EIO (libcrypto).
+ */
+int uet_tss_cs_rekey(const uint8_t base[UET_TSS_KDF_OUT_LEN],
+		     const char *label, uint16_t epoch, uint32_t rekey,
+		     uint32_t ssi, uint8_t out[UET_TSS_KDF_OUT_LEN]);
+
+/**
  * The keys of client @p ssi under domain key @p dkey (its epoch number
  * from uet_tss_epoch_of_key()). The caller wipes @p ck after use.
  * @return 0, -EINVAL (SSI 0), -EIO (libcrypto).
