@@ -27,7 +27,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -479,15 +478,6 @@ main(int argc, char **argv)
 		usage();
 		return 2;
 	}
-	/* Every seed creates and frees each node's PDS, SES and matching
-	 * context, megabytes of calloc()ed pools: with a fixed, low mmap
-	 * threshold and a heap trimmed back after each seed (glibc maps
-	 * only what its heap cannot serve), they are mmapped and come
-	 * zeroed from the kernel, page by page as touched, instead of
-	 * memset whole from a heap grown to hold them. */
-	mallopt(M_MMAP_THRESHOLD, 16 * 1024);
-	mallopt(M_TRIM_THRESHOLD, 64 * 1024);
-	mallopt(M_TOP_PAD, 0);
 	if (dst_sim_init(&S) != 0) {
 		fprintf(stderr, "uet-dst: out of memory\n");
 		return 2;
