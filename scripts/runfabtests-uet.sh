@@ -202,6 +202,18 @@ export FI_UET_PROVIDER_LOCAL_RANK=\$rank
 side=s
 [[ \${@: -1} =~ ^[0-9.]+\$ && \${@: -2:1} != -* ]] && side=c
 log="$out/pairs.\${UET_RFT_PROV##*;}$sfx.\$side.out"
+# uet: a server (or a program of its own) starts once the programs of
+# the test before it are gone (bounded, 60 s): runfabtests kills a failed
+# test's pair with -9 and goes on, and a memif server still exiting
+# holds its socket (the next server's probe: "Address already in use")
+if [ \$side = s ] && [ "\$UET_RFT_PROV" = uet ]; then
+	for i in \$(seq 300); do
+		/bin/ps -e -o comm=,pid=,sid= | awk -v s="\$UET_RFT_SID" \\
+			-v me=\$\$ '\$3 == s && \$2 != me && \$1 ~ /^fi_/ { n++ } END { exit !n }' ||
+			break
+		sleep 0.2
+	done
+fi
 $run
 EOF
 	chmod +x "$tmp/wrap/${p##*/}"
