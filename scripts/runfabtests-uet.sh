@@ -162,12 +162,16 @@ progress = inline
 mbuf_pool_size = 4095
 mbuf_cache = 32
 # two busy-polling processes per pair on a host of two CPUs, beside
-# other work, are descheduled for seconds at a time: give the PDS ~4 s of
-# retries (default 1.93 s), or a live peer is declared dead (ETIMEDOUT)
+# other work, are descheduled for seconds at a time, and a program that
+# does not call the provider does not progress (inline): fabtests
+# allocate and clear up to 1 GiB per side (ft_alloc_msgs, seen taking
+# more than 25 s at load 47) while the peer already sends. Give the
+# PDS ~84 s of retries (2 ms doubling to 4 s, 30 times; default 1.93
+# s), or a live peer is declared dead (ETIMEDOUT)
 [timers]
 rto_init = 2ms
 rto_max = 4s
-rto_max_retries = 10
+rto_max_retries = 30
 [neighbor]
 127.0.1.%{$nb,$na} = 02:00:00:00:07:%{02,01}
 EOF
