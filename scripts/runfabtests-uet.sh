@@ -6,6 +6,7 @@
 #
 #   FT_BIN=DIR scripts/runfabtests-uet.sh [-t SETS] [-o OUT] [-b BUILD]
 #       [-P PROVIDERS] [-T SECONDS] [-U SECONDS] [-e PATTERNS] [-C CONFIG]
+#       [-L ADDR]
 #
 # FT_BIN: fabtests' bin directory (default build/fabtests/bin, what
 # scripts/fabtests.sh builds); its ../share/fabtests holds the test
@@ -13,7 +14,7 @@
 # quick; "all" here means unit,regression,functional,standard,complex:
 # runfabtests' "all" adds multinode, 3 processes that a memif link, which
 # joins two, cannot mesh). BUILD: the build whose src/ofi holds
-# libuet-fi.so (default build/release). OUT: a directory for the logs and
+# libuet-fi.so (default build/release; uet only). OUT: a directory for the logs and
 # the table (default a temporary one, printed). PROVIDERS: which of
 # uet, tcp, "udp;ofi_rxd" to run, space separated (default all three; the
 # table takes the logs OUT already has for the others: runs of different
@@ -29,7 +30,13 @@
 # matched against each test's command line; may be repeated), e.g. to run
 # again the tests of a set a stopped run did not reach. -C: uet's
 # fi_ubertest configuration (default scripts/ubertest-uet.test), e.g. one
-# of its sections alone, to run it again and again.
+# of its sections alone, to run it again and again. -L: the address of
+# a run of one provider (-P), so that a second run of it (e.g. -t complex
+# beside the other sets) goes in parallel with the same OUT: tcp's and
+# udp;ofi_rxd's loopback address, in 127.0.0.0/24 (default 127.0.0.1
+# and 127.0.0.3), uet's server FA in 127.0.1.0/24, the client's the next
+# one (default 127.0.1.1 and .2); its logs are named PROV-ADDR (e.g.
+# OUT/uet-127.0.1.3.log) and the table takes them all.
 #
 # runfabtests.sh gives the server and the client the same environment;
 # each uet process needs its own engine configuration. Every fabtests
@@ -37,7 +44,8 @@
 # (the %{a,b} tokens of the one configuration file, docs/PROVIDER.md):
 # 1 for a client (its arguments name the client's address 127.0.1.2, or
 # a -u configuration: fi_ubertest's client), else 0. Rank 0 is the memif
-# server with FA 127.0.1.1, rank 1 the client with 127.0.1.2.
+# server with FA 127.0.1.1, rank 1 the client with 127.0.1.2 (-L: other
+# FAs).
 #
 # runfabtests.sh ends its runs with "ps | grep ^fi_ | xargs kill -9": in
 # the wrapper directory a "ps" lists only the processes of this run's
@@ -52,7 +60,8 @@ tmo=900
 utmo=1200
 excl_in=()
 ubcfg=$top/scripts/ubertest-uet.test
-while getopts "t:o:b:P:T:U:e:C:h" opt; do
+lo=""
+while getopts "t:o:b:P:T:U:e:C:L:h" opt; do
 	case $opt in
 	t) sets=$OPTARG ;;
 	o) out=$OPTARG ;;
@@ -62,6 +71,7 @@ while getopts "t:o:b:P:T:U:e:C:h" opt; do
 	U) utmo=$OPTARG ;;
 	e) excl_in+=(-e "$OPTARG") ;;
 	C) ubcfg=$OPTARG ;;
+	L) lo=$OPTARG ;;
 	*) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 2 ;;
 	esac
 done
@@ -72,6 +82,28 @@ esac
 for n in "$tmo" "$utmo"; do
 	[[ $n =~ ^[1-9][0-9]*$ ]] || { echo "-T/-U: seconds, not '$n'" >&2; exit 2; }
 done
+# uet's FAs, server and client: 127.0.1.$na and .$nb
+na=1
+if [ -n "$lo" ]; then
+	read -ra pv <<< "$provs"
+	[ ${#pv[@]} -eq 1 ] || { echo "-L: with one provider (-P)" >&2; exit 2; }
+	n='([1-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-3])'
+	if [ "${pv[0]}" = uet ]; then
+		[[ $lo =~ ^127\.0\.1\.$n$ ]] || {
+			echo "-L: uet's server FA, 127.0.1.1 to .253, not '$lo'" >&2
+			exit 2
+		}
+		na=${lo##*.}
+	else
+		[[ $lo =~ ^127\.0\.0\.$n$ ]] || {
+			echo "-L: an address of 127.0.0.1 to .253, not '$lo'" >&2
+			exit 2
+		}
+	fi
+fi
+nb=$((na + 1))
+# a run on an address of its own (-L) names its logs after it
+sfx=${lo:+-$lo}
 # the complex set runs on its own, under -U
 complex=0
 other=""
@@ -87,11 +119,16 @@ ft_bin=$(cd "${FT_BIN:-$top/build/fabtests/bin}" 2>/dev/null && pwd) || {
 }
 ft_share=$(cd "$ft_bin/../share/fabtests" && pwd)
 [ -x "$ft_bin/runfabtests.sh" ] || { echo "no $ft_bin/runfabtests.sh" >&2; exit 1; }
-[ -f "$build/src/ofi/libuet-fi.so" ] || {
-	echo "no $build/src/ofi/libuet-fi.so (-b BUILD)" >&2
-	exit 1
-}
-provdir=$(cd "$build/src/ofi" && pwd)
+# the provider's build: for uet only
+provdir=""
+for prov in $provs; do
+	[ "$prov" = uet ] || continue
+	[ -f "$build/src/ofi/libuet-fi.so" ] || {
+		echo "no $build/src/ofi/libuet-fi.so (-b BUILD)" >&2
+		exit 1
+	}
+	provdir=$(cd "$build/src/ofi" && pwd)
+done
 
 tmp=$(mktemp -d /tmp/uet-rft.XXXXXX)
 [ -n "$out" ] || out=$tmp/out
@@ -116,7 +153,7 @@ args = -l %{0,1} --no-huge -m 256 --no-pci --file-prefix=${tag}p%p --log-level=l
 [port0]
 devargs = net_memif0,role=%{server,client},id=0,socket=$tmp/memif.sock,socket-abstract=no
 mtu = 1500
-ipv4 = 127.0.1.%{1,2}
+ipv4 = 127.0.1.%{$na,$nb}
 ipv6 = none
 mac = 02:00:00:00:07:%{01,02}
 [engine]
@@ -125,14 +162,18 @@ progress = inline
 mbuf_pool_size = 4095
 mbuf_cache = 32
 # two busy-polling processes per pair on a host of two CPUs, beside
-# other work, are descheduled for seconds at a time: give the PDS ~4 s of
-# retries (default 1.93 s), or a live peer is declared dead (ETIMEDOUT)
+# other work, are descheduled for seconds at a time, and a program that
+# does not call the provider does not progress (inline): fabtests
+# allocate and clear up to 1 GiB per side (ft_alloc_msgs, seen taking
+# more than 25 s at load 47) while the peer already sends. Give the
+# PDS ~84 s of retries (2 ms doubling to 4 s, 30 times; default 1.93
+# s), or a live peer is declared dead (ETIMEDOUT)
 [timers]
 rto_init = 2ms
 rto_max = 4s
-rto_max_retries = 10
+rto_max_retries = 30
 [neighbor]
-127.0.1.%{2,1} = 02:00:00:00:07:%{02,01}
+127.0.1.%{$nb,$na} = 02:00:00:00:07:%{02,01}
 EOF
 
 mkdir -p "$tmp/wrap" "$tmp/cwd"
@@ -153,18 +194,30 @@ for p in "$ft_bin"/fi_* "$ft_bin"/sighandler_test; do
 	# reach the program itself
 	run="echo \"# \$(date -u +%T) ${p##*/} \$*\" >> \"\$log\"; exec \"$p\" \"\$@\" >> \"\$log\" 2>&1"
 	[ "${p##*/}" = fi_ubertest ] &&
-		run="\"$p\" -q $ubport \"\$@\" 2>&1 | tee -a \"$out/fi_ubertest.\${UET_RFT_PROV##*;}.\$rank.out\"; exit \${PIPESTATUS[0]}"
+		run="\"$p\" -q $ubport \"\$@\" 2>&1 | tee -a \"$out/fi_ubertest.\${UET_RFT_PROV##*;}$sfx.\$rank.out\"; exit \${PIPESTATUS[0]}"
 	cat > "$tmp/wrap/${p##*/}" <<EOF
 #!/bin/bash
 rank=0 prev=
 for a in "\$@"; do
-	[ "\$a" = 127.0.1.2 ] || [ "\$prev" = -u ] && rank=1
+	[ "\$a" = 127.0.1.$nb ] || [ "\$prev" = -u ] && rank=1
 	prev=\$a
 done
 export FI_UET_PROVIDER_LOCAL_RANK=\$rank
 side=s
 [[ \${@: -1} =~ ^[0-9.]+\$ && \${@: -2:1} != -* ]] && side=c
-log="$out/pairs.\${UET_RFT_PROV##*;}.\$side.out"
+log="$out/pairs.\${UET_RFT_PROV##*;}$sfx.\$side.out"
+# uet: a server (or a program of its own) starts once the programs of
+# the test before it are gone (bounded, 60 s): runfabtests kills a failed
+# test's pair with -9 and goes on, and a memif server still exiting
+# holds its socket (the next server's probe: "Address already in use")
+if [ \$side = s ] && [ "\$UET_RFT_PROV" = uet ]; then
+	for i in \$(seq 300); do
+		/bin/ps -e -o comm=,pid=,sid= | awk -v s="\$UET_RFT_SID" \\
+			-v me=\$\$ '\$3 == s && \$2 != me && \$1 ~ /^fi_/ { n++ } END { exit !n }' ||
+			break
+		sleep 0.2
+	done
+fi
 $run
 EOF
 	chmod +x "$tmp/wrap/${p##*/}"
@@ -231,11 +284,13 @@ for prov in $provs; do
 	case $prov in
 	uet)
 		FI_PROVIDER_PATH=$provdir FI_UET_PROVIDER_CONFIG=$tmp/uet.conf \
-			run uet "$out/uet.log" -s 127.0.1.1 -c 127.0.1.2 \
+			run uet "$out/uet$sfx.log" -s 127.0.1.$na -c 127.0.1.$nb \
 			-f "$top/scripts/fabtests-uet.exclude" \
 			-u "$ubcfg" ;;
-	tcp) run tcp "$out/tcp.log" -s 127.0.0.1 -c 127.0.0.1 ;;
-	"udp;ofi_rxd") run "udp;ofi_rxd" "$out/rxd.log" -s 127.0.0.3 -c 127.0.0.3 ;;
+	tcp) run tcp "$out/tcp$sfx.log" -s "${lo:-127.0.0.1}" -c "${lo:-127.0.0.1}" ;;
+	"udp;ofi_rxd")
+		run "udp;ofi_rxd" "$out/rxd$sfx.log" -s "${lo:-127.0.0.3}" \
+			-c "${lo:-127.0.0.3}" ;;
 	*) echo "unknown provider $prov" >&2; exit 2 ;;
 	esac
 done
@@ -243,19 +298,19 @@ done
 # the table: one row per test (with its runfabtests.sh set), the result
 # of each provider
 python3 - "$out" "$ft_bin/runfabtests.sh" > "$out/table.md" <<'EOF'
-import re, sys
+import glob, re, sys
 out, rft = sys.argv[1], open(sys.argv[2]).read()
 sets = {}
 for name, body in re.findall(r'^(\w+)_tests=\(\s*\\?\n(.*?)^\)', rft, re.M | re.S):
     for t in re.findall(r'"([^"]+)"', body):
         sets.setdefault(re.sub(r'(GOOD|SERVER)_ADDR', 'ADDR', t), name)
-provs = [("uet", "uet.log"), ("tcp", "tcp.log"), ("udp;ofi_rxd", "rxd.log")]
+provs = [("uet", "uet"), ("tcp", "tcp"), ("udp;ofi_rxd", "rxd")]
 rows, res = [], {}
 for prov, f in provs:
-    try:
-        lines = open(f"{out}/{f}", errors="replace").readlines()
-    except OSError:
-        continue
+    # PROV.log, and PROV-ADDR.log of runs on another address (-L)
+    lines = []
+    for path in sorted(glob.glob(f"{out}/{f}.log") + glob.glob(f"{out}/{f}-*.log")):
+        lines += open(path, errors="replace").readlines()
     for line in lines:
         m = re.match(r'^(\S.*?) -p "?[^" ]+"?(.*?):\s+(Pass.*|Fail.*|Notrun|Excluded)\s*$', line)
         m2 = re.match(r'^(fi_ubertest):\s+(Pass.*|Fail.*|Notrun|Excluded)\s*$', line)
@@ -265,7 +320,7 @@ for prov, f in provs:
             name, result = m2.group(1), m2.group(2)
         else:
             continue
-        name = re.sub(r'127\.0\.[01]\.[1-3]', 'ADDR', name)
+        name = re.sub(r'127\.0\.[01]\.\d+', 'ADDR', name)
         if name not in res:
             rows.append(name)
             res[name] = {}

@@ -17,6 +17,7 @@
 #include <rte_ring.h>
 
 #include <uet/uet_cma.h>
+#include <uet/uet_config.h>
 #include <uet/uet_pow2.h>
 
 #include "ses_ulp_private.h"
@@ -136,10 +137,13 @@ ses_ulp_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	sc.initiator_id = c->initiator;
 	sc.pid_on_fep = c->pid;
 	/* the context in our restart tokens: local delivery steers a
-	 * DEFERRABLE_RTR that opens a PDC by it (docs/ENGINE.md) */
+	 * DEFERRABLE_RTR that opens a PDC by it (docs/ENGINE.md), with
+	 * the width of the engine's final number of contexts (its
+	 * nb_lcores still grows while the contexts are made: context 1 of
+	 * three wrote 1 bit, read back as owner 2) */
 	sc.token_owner_id = idx;
 	sc.token_owner_bits = uet_engine_owner_bits(
-		uet_engine_nb_lcores(uet_engine_lcore_engine(lc)));
+		uet_engine_config(uet_engine_lcore_engine(lc))->engine.nb_lcores);
 	/* the front end picks rendezvous per SQE (UET_CHAN_F_RENDEZVOUS) */
 	sc.rdv_threshold = UINT32_MAX;
 	sc.rdv_eager = p->rdv_eager;

@@ -546,6 +546,11 @@ ses_target_send(struct uet_ses *s, const struct uet_pds_event *ev,
 		rc = UET_RC_UNSUPPORTED_OP; /* multi-packet needs a PDC */
 	if (rc != UET_RC_OK && !single && ev->pdc != UINT32_MAX)
 		return ses_send_refuse_part(s, ev, h, plen, rc, now);
+	/* A datagram gets no answer: one for no process (none of that
+	 * PIDonFEP, or not yet: it came before the endpoint) is counted
+	 * here, nowhere else. */
+	if (rc != UET_RC_OK && h->opcode == UET_SES_OP_DATAGRAM_SEND)
+		s->st.dgram_drop++;
 	if (rc != UET_RC_OK)
 		return ses_respond_rc(s, ev, h, rc, UET_SES_LIST_EXPECTED, now);
 	/* Deferrable messages always get a record: a defer keeps it. */

@@ -30,11 +30,14 @@
  *           (uet_engine_progress(), as fi_cq_read does)
  *   ctx2    INLINE, two contexts on a two-queue port: B is context 1's
  *           own process, so every PDC has its two ends in different
- *           contexts (frames steered by PIDonFEP and PDC owner)
+ *           contexts (frames steered by PIDonFEP and PDC owner); first,
+ *           an AI Full deferrable send from context 1 to context 0 whose
+ *           DEFERRABLE_RTR opens a PDC (steered by its restart token)
  *   ctx2auto  the same with two AUTO lcores that sleep: a frame for the
  *           other context wakes it
  *   ctx3    INLINE, three contexts, B on context 1: every context's PDC
- *           ids carry its owner id in the same number of bits
+ *           ids and restart tokens carry its owner id in the same number
+ *           of bits (the deferrable send of ctx2 first)
  * Bounded by loop iterations (AUTO: iterations of 20 us naps); no timing
  * assertions.
  */
@@ -127,8 +130,7 @@ cq_wait(struct proc *p, struct uet_chan_cqe *e)
 			return true;
 		pump();
 	}
-	fprintf(stderr, "no completion for process %s\n",
-		p == &A ? "A" : "B");
+	fprintf(stderr, "no completion for PIDonFEP %u\n", p->pid);
 	return false;
 }
 
@@ -219,8 +221,8 @@ expect_ok(struct proc *p, uint64_t ctx, uint64_t len)
 	if (len != ~0ull)
 		CHECK(e.len == len);
 	if (e.context != ctx || e.status != 0)
-		fprintf(stderr, "%s: ctx %lu (want %lu) status %d prov %u\n",
-			p == &A ? "A" : "B", (unsigned long)e.context,
+		fprintf(stderr, "PIDonFEP %u: ctx %lu (want %lu) status %d "
+			"prov %u\n", p->pid, (unsigned long)e.context,
 			(unsigned long)ctx, e.status, e.prov_errno);
 }
 
@@ -736,6 +738,104 @@ test_mixed_limit(const uint8_t fa[16])
 	uet_chan_free(d.ch);
 }
 
+/* An AI Full process of context @p p->ctx (EP_ADD), channel @p name. */
+static void
+ai_proc_make(struct proc *p, const char *name)
+{
+	struct uet_ses_ulp_ctl r;
+
+	p->ch = uet_chan_create(name, 64, 64, 64, SOCKET_ID_ANY, 0);
+	CHECK(p->ch != NULL);
+	if (p->ch == NULL)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_EP_ADD;
+	r.chan = p->ch;
+	r.pid = p->pid;
+	r.initiator = p->initiator;
+	r.profile = UET_PROFILE_AI_FULL;
+	CHECK(ctl_on(p->ctx, &r) == 0);
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_JOB_ADD;
+	r.job = JOB;
+	r.has_pid = true;
+	r.pid = p->pid;
+	CHECK(ctl_on(p->ctx, &r) == 0);
+	CHECK(uet_engine_chan_attach(eng, p->ctx, p->ch) == 0);
+}
+
+static void
+ai_proc_free(struct proc *p)
+{
+	struct uet_ses_ulp_ctl r;
+
+	if (p->ch == NULL)
+		return;
+	CHECK(uet_engine_chan_detach(eng, p->ch) == 0);
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_JOB_DEL;
+	r.job = JOB;
+	r.has_pid = true;
+	r.pid = p->pid;
+	CHECK(ctl_on(p->ctx, &r) == 0);
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_EP_DEL;
+	r.chan = p->ch;
+	CHECK(ctl_on(p->ctx, &r) == 0);
+	uet_chan_free(p->ch);
+}
+
+/*
+ * Several contexts, before any other traffic: an unexpected deferrable
+ * send from an AI Full process of context 1 to one of context 0 is
+ * deferred, and the DEFERRABLE_RTR that the receive sends back opens
+ * the first PDC from context 0 to the engine's address. Its PIDonFEP
+ * is the deferred send's (the RTR sender's own process), so local
+ * delivery must steer it by the owner in its initiator restart token
+ * (uet_ses_config.token_owner_bits) to context 1, which holds the send;
+ * steered by PIDonFEP it went back to context 0, whose SES answered
+ * CANCELLED: the receive failed and the send never completed. Now the
+ * send completes once, the receive once, byte-exact.
+ */
+static void
+test_defer(const uint8_t fa[16])
+{
+	struct proc snd = { .ctx = 1, .pid = PID_B + 2, .initiator = 0xA1A1 };
+	struct proc rcv = { .ctx = 0, .pid = PID_B + 3, .initiator = 0xB1B1 };
+	struct uet_chan_sqe q;
+	struct uet_chan_cqe e;
+	const size_t len = 30000;
+
+	ai_proc_make(&snd, "hpSai");
+	ai_proc_make(&rcv, "hpRai");
+	if (snd.ch == NULL || rcv.ch == NULL)
+		goto out;
+	rcv.peer = peer_add(snd.ctx, fa, &rcv);
+	snd.peer = peer_add(rcv.ctx, fa, &snd);
+	fill(sbuf, len, 77);
+	memset(lbuf, 0, len + 64);
+	sqe_init(&q, &rcv, UET_CHAN_OP_SEND, 700, sbuf, len);
+	q.flags |= UET_CHAN_F_DEFERRABLE;
+	CHECK(uet_chan_sq_post(snd.ch, &q) == 0);
+	/* deferred: the target kept no data, the send waits for the RTR */
+	for (unsigned int i = 0; i < 200; i++)
+		pump();
+	CHECK(uet_chan_cq_poll(snd.ch, &e, 1) == 0);
+	CHECK(uet_chan_cq_poll(rcv.ch, &e, 1) == 0);
+	post_recv(&rcv, UET_CHAN_RQ_RECV, 701, lbuf, len + 64, 0);
+	expect_ok(&rcv, 701, len);
+	CHECK(memcmp(lbuf, sbuf, len) == 0);
+	expect_ok(&snd, 700, ~0ull);
+	/* delivered once: nothing more for either */
+	for (unsigned int i = 0; i < 200; i++)
+		pump();
+	CHECK(uet_chan_cq_poll(snd.ch, &e, 1) == 0);
+	CHECK(uet_chan_cq_poll(rcv.ch, &e, 1) == 0);
+out:
+	ai_proc_free(&snd);
+	ai_proc_free(&rcv);
+}
+
 static void
 traffic(uint64_t key)
 {
@@ -793,6 +893,11 @@ run(enum mode m)
 	r.access = UET_SES_MR_REMOTE_READ | UET_SES_MR_REMOTE_WRITE |
 		   UET_SES_MR_REMOTE_ATOMIC;
 	CHECK(ctl_on(B.ctx, &r) == 0); /* B's region */
+	if (m == M_CTX2 || m == M_CTX3) {
+		uint8_t fa[16];
+
+		test_defer(own_fa(m, fa));
+	}
 	traffic(r.key);
 	if (auto_mode) {
 		/* the application progresses the sleeping context itself:

@@ -1008,12 +1008,14 @@ rdv__table_per_job(void **state)
 /* Two processes on node 1 (uet_ses_config.match_of): a send to each
  * PIDonFEP lands in that process's receive context only, whatever the
  * other posted; a send names its own initiator (UET_SES_WR_F_SRC), which
- * the receive reports; a PIDonFEP without a receive context refuses. */
+ * the receive reports; a PIDonFEP without a receive context refuses,
+ * and a datagram to it is dropped and counted (dgram_drop). */
 static void
 rx__context_per_pid(void **state)
 {
 	struct uet_ses_recv r;
 	struct uet_ses_wr wr;
+	uint32_t ncq1;
 
 	(void)state;
 	ses_fakewire_two_pids = true;
@@ -1070,6 +1072,18 @@ rx__context_per_pid(void **state)
 	assert_true(ses_fakewire_run_cq(&w, 0, 2, RUN_NS));
 	check_send(1, 5000);
 	check_send(2, 700);
+	/* a datagram to SFW_PID + 2 (no process: as one sent before its
+	 * endpoint exists) is dropped, and counted */
+	assert_int_equal(uet_ses_stats_get(w.n[1].ses)->dgram_drop, 0);
+	ncq1 = w.n[1].ncq;
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_DGRAM_SEND, sbuf, 64);
+	wr.dest.pid_on_fep = SFW_PID + 2;
+	wr.context = 3;
+	submit(&wr);
+	assert_true(ses_fakewire_run_cq(&w, 0, 3, RUN_NS));
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+	assert_int_equal(w.n[1].ncq, ncq1);
+	assert_int_equal(uet_ses_stats_get(w.n[1].ses)->dgram_drop, 1);
 }
 
 /* Profiles per process (uet_ses_config.profile_of): the nodes are HPC,

@@ -501,7 +501,9 @@ struct uet_ses_stats {
 				  *   before the last of its message */
 	uint64_t tgt_exhaust;    /**< no target record for a message */
 	uint64_t unexp_drop;     /**< unexpected message over the bound */
-	uint64_t dgram_drop;     /**< datagrams with no buffer */
+	/** datagrams with no buffer, or for a PIDonFEP with no receive
+	 * context (no such process, or not yet: before its endpoint) */
+	uint64_t dgram_drop;
 	uint64_t cq_overflow;    /**< completions lost: CQ full */
 	uint64_t stale_done;     /**< DONE for an unknown cookie */
 	uint64_t ret_tx;         /**< return-direction read packets queued */
