@@ -369,10 +369,12 @@ pds_resp_cleared(struct uet_pds *p, const struct pds_pdc *c, uint32_t r,
 }
 
 /* The SES had its chance to refuse the last delivery (uet_pds_rx()):
- * record it, and let a pending RUDI_RESP go. */
+ * record it, and let a pending RUDI_RESP go. Every entry point with a
+ * clock comes here first: the records' clock ticks (pds_syn_tick). */
 void
 pds_commit(struct uet_pds *p, uint64_t now)
 {
+	pds_syn_tick(p, now);
 	if (p->pend.valid)
 		pds_target_commit(p, now);
 	if (p->rpend.valid)
