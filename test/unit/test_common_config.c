@@ -510,7 +510,7 @@ load__empty_values_named(void **state)
 	uet_config_init_defaults(&cfg);
 	assert_int_equal(load_text("[timers]\nsyn_quiet = false\n", &cfg, &err,
 				   path), 0);
-	assert_true(cfg.timers.syn_quiet);
+	assert_false(cfg.timers.syn_quiet);
 	uet_config_init_defaults(&cfg);
 	snprintf(cfg.engine.capture, sizeof(cfg.engine.capture), "x.pcapng");
 	assert_int_equal(load_text("[engine]\ncapture =\n", &cfg, &err, path),
