@@ -227,8 +227,8 @@ static const struct config_key timers_keys[] = {
 	K_BOOL(T, syn_quiet, "for 200 ms after its first SYN the target "
 	       "refuses every SYN it has no record of (NACK NEW_START_PSN, "
 	       "one round trip), so a SYN sent before a restart is not run "
-	       "twice; off by default (with it on, an incast delivered a "
-	       "message twice: docs/WIRE-DECISIONS.md)"),
+	       "twice (docs/WIRE-DECISIONS.md); off only where nothing can "
+	       "have been sent to an earlier incarnation"),
 };
 #undef T
 
@@ -645,7 +645,7 @@ uet_config_init_defaults(struct uet_config *cfg)
 	cfg->timers.close_idle_ns = MS(100);
 	cfg->timers.close_req_idle_ns = SEC(1);
 	cfg->timers.tick_ns = US(10);
-	cfg->timers.syn_quiet = false; /* uet_pds_config_default() */
+	cfg->timers.syn_quiet = true; /* uet_pds_config_default() */
 
 	config_cc_defaults(&cfg->cc);
 	config_spray_defaults(&cfg->spray);

@@ -57,13 +57,11 @@ uet_pds_config_default(struct uet_pds_config *cfg)
 	cfg->resp_high_water = 0;
 	cfg->syn_holdoff_ns = 1000000;
 	cfg->mpl_ns = 100000000;
-	/* Off: with it on, a 4:1 incast of uet-perf delivered a message
-	 * twice in 2 of 6 runs and the simulator finds a rendezvous send
-	 * never received (generator 2 seed 8000077), causes not found; so a
-	 * restarted target can still take a SYN sent to its previous
+	/* On: a restarted target must not take a SYN sent to its previous
 	 * incarnation (docs/WIRE-DECISIONS.md "A SYN that reaches a
-	 * restarted target"). */
-	cfg->syn_quiet = false;
+	 * restarted target"); the first PDC of each initiator id within
+	 * the quiet time costs one round trip more. */
+	cfg->syn_quiet = true;
 	cfg->rod_renack = 4;
 	/* At 1 % loss the halving holds a dropped frame to 9 retransmissions
 	 * in uet-perf msgrate, against 85 without the ROD window
@@ -369,10 +367,12 @@ pds_resp_cleared(struct uet_pds *p, const struct pds_pdc *c, uint32_t r,
 }
 
 /* The SES had its chance to refuse the last delivery (uet_pds_rx()):
- * record it, and let a pending RUDI_RESP go. */
+ * record it, and let a pending RUDI_RESP go. Every entry point with a
+ * clock comes here first: the records' clock ticks (pds_syn_tick). */
 void
 pds_commit(struct uet_pds *p, uint64_t now)
 {
+	pds_syn_tick(p, now);
 	if (p->pend.valid)
 		pds_target_commit(p, now);
 	if (p->rpend.valid)

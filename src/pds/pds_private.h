@@ -346,11 +346,13 @@ struct pds_tomb {
  * the SYN it answers and the high half base_hi + i * step (step odd): no
  * two alike while handed < 2^16, none the first refused (i = 0). Only
  * the last one named, next, may open a PDC, once; the record lasts
- * 2 x mpl_ns after the id's last SYN. The id is known by a 32-bit hash of
+ * 2 x mpl_ns after the id's last SYN, on the records' clock (syn_now,
+ * pds_syn_tick). The id is known by a 32-bit hash of
  * it: two ids taken for one refuse more, never deliver twice.
  */
 struct pds_syn_rec {
-	uint64_t last_ns;    /* last SYN of the id refused or accepted */
+	uint64_t last_ns;    /* last SYN of the id refused or accepted
+			      * (syn_now) */
 	uint32_t key;        /* pds_syn_key() of {FA, spdcid} */
 	uint32_t next;       /* the Start_PSN named last */
 	uint16_t base_hi;    /* high half of the first refused */
@@ -361,6 +363,10 @@ struct pds_syn_rec {
 };
 
 #define PDS_SYN_WAYS 4
+
+/* The most a gap between two calls into the PDS ages the records of
+ * refused Start_PSNs and the quiet time after start (pds_syn_tick). */
+#define PDS_SYN_GAP_NS 1000000ull
 
 /* Index free list. */
 struct pds_pool {
@@ -451,12 +457,18 @@ struct uet_pds {
 	uint32_t tomb_seq;
 	struct pds_syn_rec *syn_rec; /* refused Start_PSNs, by {FA, spdcid}:
 				      * PDS_SYN_WAYS a bucket */
-	uint64_t *syn_forgot;    /* per bucket: until then, a record of it
-				  * may have been evicted (pds_target_syn.c) */
-	uint64_t syn_quiet_ns;   /* until then, every bucket counts as one
-				  * that forgot: a previous incarnation's
-				  * records are gone (pds_target_syn.c) */
+	uint64_t *syn_forgot;    /* per bucket: until then (syn_now), a
+				  * record of it may have been evicted
+				  * (pds_target_syn.c) */
+	uint64_t syn_quiet_ns;   /* until then (syn_now), every bucket
+				  * counts as one that forgot: a previous
+				  * incarnation's records are gone
+				  * (pds_target_syn.c) */
 	bool syn_quiet_set;      /* syn_quiet_ns set (first SYN seen) */
+	bool syn_clock_set;      /* syn_now set (first call with a clock) */
+	uint64_t syn_now;        /* the records' clock: the time this PDS
+				  * ran (pds_syn_tick) */
+	uint64_t syn_seen;       /* the caller's clock at the last tick */
 	uint32_t syn_mask;       /* buckets - 1 */
 
 	struct pds_slot *tx_blk; /* [tx_blocks * tx_window] */
@@ -947,6 +959,7 @@ struct pds_pdc *pds_target_create(struct uet_pds *p,
 int pds_syn_rec_init(struct uet_pds *p, uint32_t records);
 void pds_syn_rec_fini(struct uet_pds *p);
 size_t pds_syn_rec_bytes(const struct uet_pds *p);
+void pds_syn_tick(struct uet_pds *p, uint64_t now);
 struct pds_pdc *pds_target_syn(struct uet_pds *p,
 			       const struct uet_pds_rx_meta *m,
 			       const struct pds_rxinfo *ri, uint64_t now);

@@ -48,6 +48,40 @@ pds_syn_rec_bytes(const struct uet_pds *p)
 	       (PDS_SYN_WAYS * sizeof(*p->syn_rec) + sizeof(*p->syn_forgot));
 }
 
+/*
+ * The clock the records of refused Start_PSNs, the buckets that forgot
+ * and the quiet time after start age by (UEC 1.0 3.5 PDC establishment,
+ * maximum packet lifetime). DECISION (docs/WIRE-DECISIONS.md "A SYN that
+ * reaches a restarted target"): the time this PDS ran, not the caller's
+ * clock. A packet that reached its receive queue while it was not called
+ * (an application that did not call progress, a descheduled process)
+ * waits there for the whole gap: its age when read is its life in the
+ * network plus the gap, which the maximum packet lifetime does not bound.
+ * So a gap between two calls counts up to PDS_SYN_GAP_NS: a record made
+ * just before the gap still holds when the packets queued during it are
+ * read (uet-perf's incast on a loaded machine: a SYN of a Start_PSN
+ * refused and renumbered, read 4 s after it arrived, opened a second PDC
+ * and delivered its burst twice). Records only refuse, so one that lives
+ * longer costs a refused SYN one round trip more, never a delivery.
+ */
+void
+pds_syn_tick(struct uet_pds *p, uint64_t now)
+{
+	uint64_t d;
+
+	if (!p->syn_clock_set) {
+		p->syn_clock_set = true;
+		p->syn_seen = now;
+		p->syn_now = now;
+		return;
+	}
+	if (now <= p->syn_seen)
+		return;
+	d = now - p->syn_seen;
+	p->syn_seen = now;
+	p->syn_now += d < PDS_SYN_GAP_NS ? d : PDS_SYN_GAP_NS;
+}
+
 /* The id of a record: independent of the bucket index (pds_tkey_hash). */
 static uint32_t
 pds_syn_key(const struct uet_pds_fa *fa, uint16_t spdcid)
@@ -64,19 +98,19 @@ pds_syn_key(const struct uet_pds_fa *fa, uint16_t spdcid)
  * id's last SYN here, and alive one MPL more). */
 static bool
 pds_syn_rec_hot(const struct uet_pds *p, const struct pds_syn_rec *r,
-		uint64_t now)
+		uint64_t life)
 {
-	return r->used && now - r->last_ns < 2 * p->cfg.mpl_ns;
+	return r->used && life - r->last_ns < 2 * p->cfg.mpl_ns;
 }
 
 static struct pds_syn_rec *
-pds_syn_rec_find(struct uet_pds *p, uint32_t b, uint32_t key, uint64_t now)
+pds_syn_rec_find(struct uet_pds *p, uint32_t b, uint32_t key, uint64_t life)
 {
 	struct pds_syn_rec *r = &p->syn_rec[(size_t)b * PDS_SYN_WAYS];
 	unsigned int k;
 
 	for (k = 0; k < PDS_SYN_WAYS; k++)
-		if (pds_syn_rec_hot(p, &r[k], now) && r[k].key == key)
+		if (pds_syn_rec_hot(p, &r[k], life) && r[k].key == key)
 			return &r[k];
 	return NULL;
 }
@@ -87,21 +121,21 @@ pds_syn_rec_find(struct uet_pds *p, uint32_t b, uint32_t key, uint64_t now)
  * every SYN without a record (pds_target_syn). */
 static struct pds_syn_rec *
 pds_syn_rec_new(struct uet_pds *p, uint32_t b, uint32_t key, uint32_t start,
-		uint64_t now)
+		uint64_t life)
 {
 	struct pds_syn_rec *r = &p->syn_rec[(size_t)b * PDS_SYN_WAYS], *v = NULL;
 	uint64_t until;
 	unsigned int k;
 
 	for (k = 0; k < PDS_SYN_WAYS; k++) {
-		if (!pds_syn_rec_hot(p, &r[k], now)) {
+		if (!pds_syn_rec_hot(p, &r[k], life)) {
 			v = &r[k];
 			break;
 		}
 		if (v == NULL || r[k].last_ns < v->last_ns)
 			v = &r[k];
 	}
-	if (pds_syn_rec_hot(p, v, now)) {
+	if (pds_syn_rec_hot(p, v, life)) {
 		until = v->last_ns + 2 * p->cfg.mpl_ns;
 		if (until > p->syn_forgot[b])
 			p->syn_forgot[b] = until;
@@ -113,7 +147,7 @@ pds_syn_rec_new(struct uet_pds *p, uint32_t b, uint32_t key, uint32_t start,
 	v->base_hi = (uint16_t)(start >> 16);
 	v->step = (uint16_t)(pds_rand(p) | 1);
 	v->used = true;
-	v->last_ns = now;
+	v->last_ns = life;
 	return v;
 }
 
@@ -156,12 +190,12 @@ pds_syn_rec_advance(struct pds_syn_rec *r, const struct pds_pdc *c,
 static void
 pds_syn_refuse(struct uet_pds *p, const struct pds_pdc *c,
 	       struct pds_syn_rec *r, const struct uet_pds_rx_meta *m,
-	       const struct pds_rxinfo *ri, uint64_t now)
+	       const struct pds_rxinfo *ri, uint64_t life)
 {
 	uint32_t start = ri->psn - ri->psn_offset;
 	struct uet_pds_tx *t;
 
-	r->last_ns = now;
+	r->last_ns = life;
 	if ((start == r->next || r->opened ||
 	     ((start ^ r->next) & 0xFFFFu) != 0) &&
 	    !pds_syn_rec_advance(r, c, start)) {
@@ -215,15 +249,15 @@ pds_target_syn_replaces(struct uet_pds *p, const struct pds_pdc *c,
  * one round trip more, not a wait.
  */
 static bool
-pds_syn_quiet(struct uet_pds *p, uint64_t now)
+pds_syn_quiet(struct uet_pds *p, uint64_t life)
 {
 	if (!p->cfg.syn_quiet)
 		return false;
 	if (!p->syn_quiet_set) {
 		p->syn_quiet_set = true;
-		p->syn_quiet_ns = now + 2 * p->cfg.mpl_ns;
+		p->syn_quiet_ns = life + 2 * p->cfg.mpl_ns;
 	}
-	return now < p->syn_quiet_ns;
+	return life < p->syn_quiet_ns;
 }
 
 /*
@@ -261,6 +295,7 @@ struct pds_pdc *
 pds_target_syn(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	       const struct pds_rxinfo *ri, uint64_t now)
 {
+	uint64_t life = p->syn_now; /* the records' clock (pds_syn_tick) */
 	uint32_t start = ri->psn - ri->psn_offset;
 	uint32_t b = pds_tkey_hash(&m->src, ri->spdcid) & p->syn_mask;
 	uint32_t key = pds_syn_key(&m->src, ri->spdcid);
@@ -273,12 +308,12 @@ pds_target_syn(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 		p->st.syn_stale++;
 		return NULL;
 	}
-	r = pds_syn_rec_find(p, b, key, now);
+	r = pds_syn_rec_find(p, b, key, life);
 	if (r != NULL && (start != r->next || r->opened)) {
 		p->st.syn_refused++;
 		goto refuse;
 	}
-	if (r == NULL && (now < p->syn_forgot[b] || pds_syn_quiet(p, now))) {
+	if (r == NULL && (life < p->syn_forgot[b] || pds_syn_quiet(p, life))) {
 		p->st.syn_forgot++;
 		goto refuse;
 	}
@@ -294,12 +329,12 @@ pds_target_syn(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	c = pds_target_create(p, m, ri, now);
 	if (c != NULL && r != NULL) {
 		r->opened = true;
-		r->last_ns = now;
+		r->last_ns = life;
 	}
 	return c;
 refuse:
 	if (r == NULL)
-		r = pds_syn_rec_new(p, b, key, start, now);
-	pds_syn_refuse(p, c, r, m, ri, now);
+		r = pds_syn_rec_new(p, b, key, start, life);
+	pds_syn_refuse(p, c, r, m, ri, life);
 	return NULL;
 }

@@ -31,10 +31,6 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	if (!ready) {
 		if (dst_sim_init(&sim) != 0)
 			abort();
-		/* the quiet time after start on (issue 20, open while it is
-		 * off by default: generator 7 makes that case in most plans,
-		 * which would hide every other; docs/DST.md "Open") */
-		sim.syn_quiet = 1;
 		ready = true;
 	}
 	/* the runtime's per-packet choices follow from the bytes too */

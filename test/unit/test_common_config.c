@@ -113,7 +113,7 @@ defaults__validate(void **state)
 	assert_int_equal(cfg.timers.ack_coalesce_bytes, 16384);
 	assert_int_equal(cfg.timers.ack_min_add, 1024);
 	assert_int_equal(cfg.timers.close_req_idle_ns, 1000000000);
-	assert_false(cfg.timers.syn_quiet);
+	assert_true(cfg.timers.syn_quiet);
 	assert_int_equal(cfg.dscp.data, 0);
 	assert_int_equal(cfg.dscp.control, 46);
 	assert_int_equal(cfg.dscp.trimmed, 16);

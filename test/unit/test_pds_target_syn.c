@@ -46,6 +46,20 @@ restarted_syn(uint64_t cookie, uint64_t seed)
 
 static void drain(void);
 
+/* The target runs for @p ns (the records age by the time it runs,
+ * pds_syn_tick): called every PDS_SYN_GAP_NS. */
+static void
+target_runs(uint64_t ns)
+{
+	uint64_t end = W.now + ns, d;
+
+	while (W.now < end) {
+		d = end - W.now;
+		W.now += d < PDS_SYN_GAP_NS ? d : PDS_SYN_GAP_NS;
+		uet_pds_advance(W.pds[1], W.now);
+	}
+}
+
 /* @p s reaches the target and is refused: the Start_PSN its NACK names. */
 static uint32_t
 refused(const struct uet_pds_tx *s)
@@ -229,7 +243,7 @@ pds_target_syn__restart_opens_within_and_after_mpl(void **state)
 	assert_int_equal(fakewire_st(0)->new_start, 1);
 	/* Restart after them: opens at once. */
 	free_target_pdc(&s);
-	W.now += 2 * W.pds[1]->cfg.mpl_ns;
+	target_runs(2 * W.pds[1]->cfg.mpl_ns);
 	uet_pds_free(W.pds[0]);
 	cfg.seed = 0xbeefull;
 	W.pds[0] = uet_pds_create(&cfg);
@@ -259,7 +273,7 @@ hot_records(const struct uet_pds *p)
 
 	for (k = 0; k < (p->syn_mask + 1) * PDS_SYN_WAYS; k++)
 		n += p->syn_rec[k].used &&
-		     W.now - p->syn_rec[k].last_ns < 2 * p->cfg.mpl_ns;
+		     p->syn_now - p->syn_rec[k].last_ns < 2 * p->cfg.mpl_ns;
 	return n;
 }
 
@@ -301,7 +315,7 @@ pds_target_syn__adversary_one_id_bounded(void **state)
 	assert_int_equal(fakewire_st(1)->pdc_open_tgt, 1);
 	assert_int_equal(uet_pds_pdc_bytes(W.pds[1]), bytes);
 	/* Expired: the id opens again. */
-	W.now += 2 * W.pds[1]->cfg.mpl_ns;
+	target_runs(2 * W.pds[1]->cfg.mpl_ns);
 	free_target_pdc(&s);
 	fakewire_inject(&W, 1, &s, false, false);
 	assert_int_equal(W.delivered[15], 1);
@@ -359,7 +373,7 @@ pds_target_syn__adversary_many_ids_bounded(void **state)
 	}
 	assert_true(t->st.syn_forgot > forgot);
 	assert_true(t->st.pdc_open_tgt < opened + N);
-	W.now += 2 * t->cfg.mpl_ns;
+	target_runs(2 * t->cfg.mpl_ns);
 	opened = t->st.pdc_open_tgt;
 	for (k = 0; k < N; k++) {
 		fakewire_inject(&W, 1, &b[k], false, false);
@@ -433,17 +447,16 @@ syn_before_restart(uint64_t cookie, bool accepted_before)
 	syn_before_restart_with(cookie, accepted_before, true);
 }
 
-/* The default configuration, the engine's: the quiet time is off
- * (uet_pds.h syn_quiet; issue 20 open: with it on, uet-perf's incast
- * delivered a message twice). */
+/* The default configuration, the engine's: the quiet time is on
+ * (uet_pds.h syn_quiet). */
 static void
-uet_pds_config_default__quiet_time_off(void **state)
+uet_pds_config_default__quiet_time_on(void **state)
 {
 	struct uet_pds_config def;
 
 	(void)state;
 	uet_pds_config_default(&def);
-	assert_false(def.syn_quiet);
+	assert_true(def.syn_quiet);
 }
 
 static void
@@ -549,6 +562,59 @@ pds_target_syn__rto_after_refusal_moves_to_named(void **state)
 	assert_int_equal(W.delivered[20] + W.delivered[21], 1);
 }
 
+static bool
+done_30_31(struct fakewire *w, void *arg)
+{
+	(void)arg;
+	return w->done_ok[30] == 1 && w->done_ok[31] == 1;
+}
+
+/* uet-perf --mode incast with the quiet time on, on a loaded machine: a
+ * burst refused at a target in its quiet time, renumbered to the
+ * Start_PSN named and delivered under it; one packet of the refused
+ * burst reached the target's receive queue and is read only after the
+ * target was not called for 1 s (4 s in the incast run). The records of
+ * the refusal age by the time the PDS ran (pds_syn_tick): it is refused,
+ * not delivered a second time under a PDC of the old Start_PSN. */
+static void
+pds_target_syn__refused_syn_read_after_a_stall_opens_nothing(void **state)
+{
+	struct uet_pds_tx s[2], nk, r;
+	uint64_t k;
+
+	(void)state;
+	restart_target(0x1ca57ull);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 30, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 31, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, s, 2), 2);
+	assert_int_equal(s[1].hdr.u.req.psn - s[1].hdr.u.req.psn_offset,
+			 s[0].hdr.u.req.psn);
+	fakewire_inject(&W, 1, &s[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nk));
+	fakewire_inject(&W, 0, &nk, false, false);
+	/* s[1] waits in the target's queue: the RTO renumbers the burst */
+	for (k = 0; k < 64; k++) {
+		W.now += W.pds[0]->cfg.rto_init_ns / 4;
+		uet_pds_advance(W.pds[0], W.now);
+		if (fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &r) &&
+		    r.hdr.u.req.psn - r.hdr.u.req.psn_offset ==
+		    nk.hdr.u.nack.payload)
+			break;
+	}
+	assert_true(k < 64);
+	fakewire_inject(&W, 1, &r, false, false);
+	assert_true(fakewire_run(&W, 100, 10000000ull, done_30_31, NULL));
+	assert_int_equal(W.delivered[30], 1);
+	assert_int_equal(W.delivered[31], 1);
+	assert_int_equal(fakewire_st(1)->pdc_open_tgt, 1);
+	/* the target runs again after 1 s and reads s[1] */
+	W.now += 1000000000ull;
+	fakewire_inject(&W, 1, &s[1], false, false);
+	assert_int_equal(W.delivered[31], 1);
+	assert_int_equal(fakewire_st(1)->pdc_open_tgt, 1);
+	assert_int_equal(fakewire_st(1)->syn_replace, 0);
+}
+
 int
 main(void)
 {
@@ -564,7 +630,8 @@ main(void)
 		T(pds_target_syn__restart_refuses_unseen_syn_during_quiet),
 		T(pds_target_syn__quiet_costs_one_round_trip),
 		T(pds_target_syn__rto_after_refusal_moves_to_named),
-		T(uet_pds_config_default__quiet_time_off),
+		T(pds_target_syn__refused_syn_read_after_a_stall_opens_nothing),
+		T(uet_pds_config_default__quiet_time_on),
 #undef T
 	};
 
