@@ -169,6 +169,8 @@ frame_build_ref(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t,
 				 t->kind == UET_PDS_TX_RETX, buf + off,
 				 rte_pktmbuf_tailroom(m) - off,
 				 PROTO_TX_REF_MIN, &ref);
+	if (unlikely(bl == -ENOENT))
+		return -ENOENT; /* gone for good: uet_pds_tx_unbuildable() */
 	if (unlikely(bl < 0 || (uint32_t)bl + ref.len != body ||
 		     ref.len > UINT16_MAX))
 		return -EINVAL;
@@ -192,7 +194,8 @@ frame_build_ref(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t,
 	return 0;
 }
 
-/* Build the frame of descriptor @p t into @p m; 0 or -errno. */
+/* Build the frame of descriptor @p t into @p m; 0 or -errno (-ENOENT: the
+ * ULP no longer knows the cookie). */
 static int
 frame_build(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t,
 	    struct rte_mbuf *m)
@@ -244,7 +247,7 @@ frame_build(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t,
 	} else {
 		bl = ulp_build(ctx, t, buf + ol + hl, cap - (ol + hl), &ulp_sum);
 		if (unlikely(bl != (int)body))
-			return -EINVAL;
+			return bl == -ENOENT ? -ENOENT : -EINVAL;
 	}
 	if (rte_pktmbuf_append(m, (uint16_t)(ol + hl + body)) == NULL)
 		return -ENOSPC;
@@ -285,8 +288,16 @@ tx_descs(struct uet_ulp_ctx *ctx, uint16_t n)
 		const struct uet_pds_tx *t = &ctx->txd[i];
 		struct rte_mbuf *m = ctx->mb[i];
 
-		if (unlikely(frame_build(ctx, t, m) < 0)) {
+		int rc = frame_build(ctx, t, m);
+
+		if (unlikely(rc < 0)) {
 			PROTO_INC(ctx->st.tx_build_err);
+			/* never buildable again (an operation withdrawn
+			 * with force): its PDC fails instead of resending
+			 * it for good */
+			if (rc == -ENOENT)
+				(void)uet_pds_tx_unbuildable(ctx->pds, t,
+							     ctx->now);
 			rte_pktmbuf_free(m);
 			continue;
 		}

@@ -721,6 +721,30 @@ uet_pds_tx_burst(struct uet_pds *p, uint64_t now, struct uet_pds_tx *tx,
 }
 
 int
+uet_pds_tx_unbuildable(struct uet_pds *p, const struct uet_pds_tx *t,
+		       uint64_t now)
+{
+	const struct uet_wire_pds_req *r = &t->hdr.u.req;
+	struct pds_pdc *c;
+	unsigned int role;
+
+	if (t->kind == UET_PDS_TX_CTL ||
+	    (t->hdr.type != UET_PDS_TYPE_RUD_REQ &&
+	     t->hdr.type != UET_PDS_TYPE_ROD_REQ &&
+	     t->hdr.type != UET_PDS_TYPE_RUD_CC_REQ &&
+	     t->hdr.type != UET_PDS_TYPE_ROD_CC_REQ))
+		return -EINVAL;
+	/* return-direction data leaves from a target PDC (its own PSNs) */
+	role = t->hdr.next_hdr == UET_PDS_NEXT_RESPONSE_DATA ||
+	       t->hdr.next_hdr == UET_PDS_NEXT_RESPONSE_DATA_SMALL ?
+	       PDS_ROLE_TGT : PDS_ROLE_INIT;
+	c = pds_pdc_by_lid(p, role, r->spdcid);
+	if (c == NULL)
+		return -ENOENT;
+	return pds_initiator_unbuildable(p, c, r->psn, t->cookie, now);
+}
+
+int
 uet_pds_respond(struct uet_pds *p, uint32_t pdc, uint32_t psn,
 		uint8_t next_hdr, const void *resp, uint16_t len, uint64_t now)
 {

@@ -753,6 +753,18 @@ pds_closing_move(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		pds_done_pdc(p, c, sl->cookie, -ECONNABORTED, psn);
 }
 
+/* A request that can never be built (SLOT_GONE) past a ROD hole that
+ * moves: its cookie completes with the error its PDC's failure would
+ * have given it. */
+static void
+pds_closing_gone(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
+{
+	struct pds_slot *sl = pds_slot(p, c, psn);
+
+	sl->state = SLOT_DONE;
+	pds_done_pdc(p, c, sl->cookie, -ECONNRESET, psn);
+}
+
 /*
  * ROD: a target checks order before closing (pds_target_reject), so NACK
  * CLOSING names the PSN it expects: it accepted nothing from there on,
@@ -780,6 +792,8 @@ pds_rod_closing_move_rest(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		st = pds_slot(p, c, q)->state;
 		if (st == SLOT_SENT || st == SLOT_RETX || st == SLOT_QUEUED)
 			pds_closing_move(p, c, q, now);
+		else if (st == SLOT_GONE) /* nothing to move: it fails */
+			pds_closing_gone(p, c, q);
 	}
 	c->u.i.snd = c->u.i.nxt = psn;
 }

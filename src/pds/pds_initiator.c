@@ -563,6 +563,63 @@ pds_initiator_fail(struct uet_pds *p, struct pds_pdc *c, int status)
 	pds_pdc_free(p, c);
 }
 
+/* Fail @p c with @p status for a reason of this end (retries exhausted, a
+ * packet that cannot be built). The return direction's initiator waits
+ * for this data and sends nothing: tell it (fatal NACK class, DECISION)
+ * so it fails its end too. Best effort: if lost, its next packet meets
+ * INV_DPDCID. */
+static void
+pds_initiator_give_up(struct uet_pds *p, struct pds_pdc *c, int status,
+		      uint64_t now)
+{
+	if (c->role == PDS_ROLE_TGT)
+		pds_nack_tx(p, &c->peer, pds_lb_next(p, c, now),
+			    UET_NACK_CLOSING_IN_ERR, c->u.i.una, c->lid,
+			    c->rid, 0);
+	pds_initiator_fail(p, c, status);
+}
+
+/*
+ * PSN @p psn of @p c, just handed out with @p cookie, can never be built
+ * (uet_pds_tx_unbuildable): the PDS keeps no copy of a packet, so the PSN
+ * can never be filled and no ACK will ever move una past it. Resent every
+ * RTO, it kept its PDC alive for as long as the peer answered (the budget
+ * fails a PDC once its peer is also silent; uet-dst generator 1 seed
+ * 5117982). DECISION (docs/WIRE-DECISIONS.md "A request that cannot be
+ * built"): an error the PDC cannot recover from (UEC 1.0 3.5 PDS-SES
+ * interface, pds_ses_error: every unacknowledged request of the PDC
+ * completes with the error), taken when the PSN is the oldest one
+ * outstanding: what was sent before it still completes, and nothing
+ * after it can (CACK never passes the hole). Until then it leaves the
+ * window and is not resent (SLOT_GONE); the RTO that follows una's
+ * arrival there fails the PDC (pds_initiator_rto). A NOOP in the PSN
+ * would move the window but deliver part of a message at the target and
+ * leave the rest waiting for ever.
+ */
+int
+pds_initiator_unbuildable(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+			  uint64_t cookie, uint64_t now)
+{
+	struct pds_slot *sl;
+
+	if (c->tblk == PDS_NIL || !uet_psn_ge(psn, c->u.i.una) ||
+	    !uet_psn_gt(c->u.i.snd, psn))
+		return -ENOENT;
+	sl = pds_slot(p, c, psn);
+	if (sl->state != SLOT_SENT || (sl->flags & SLOT_F_CP) ||
+	    sl->cookie != cookie)
+		return -ENOENT;
+	if (psn != c->u.i.una) {
+		PDS_SLOT_UNSEND(p, c, sl);
+		sl->state = SLOT_GONE;
+		pds_cc_flush_loss(p, c, now);
+		return 0;
+	}
+	p->st.tx_unbuildable++;
+	pds_initiator_give_up(p, c, -ECONNRESET, now);
+	return 0;
+}
+
 /* Mark every in-flight slot sent before @p before for retransmission
  * because of @p why (RTO, go-back-N).
  * @p wait_too: also the request at una if it waits for its response
@@ -813,20 +870,19 @@ pds_initiator_rto(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 		pds_initiator_new_start(p, c, c->u.i.syn_named, now);
 		return;
 	}
+	/* The oldest PSN can never be built (pds_initiator_unbuildable). */
+	if (pds_slot(p, c, c->u.i.una)->state == SLOT_GONE) {
+		p->st.rto_fires++;
+		p->st.tx_unbuildable++;
+		pds_initiator_give_up(p, c, -ECONNRESET, now);
+		return;
+	}
 	/* UEC 1.0 PDS retransmission: past Max_RTO_Retx_Cnt expiries
 	 * without progress, once the peer was silent for pds_dead_ns, fail
 	 * and close. */
 	rc = pds_rto_count(p, c, now);
 	if (rc < 0) {
-		/* Return direction: the initiator waits for this data and
-		 * sends nothing; tell it (fatal NACK class, DECISION)
-		 * so it fails its end too. Best effort: if lost, its next
-		 * packet meets INV_DPDCID. */
-		if (c->role == PDS_ROLE_TGT)
-			pds_nack_tx(p, &c->peer, pds_lb_next(p, c, now),
-				    UET_NACK_CLOSING_IN_ERR,
-				    c->u.i.una, c->lid, c->rid, 0);
-		pds_initiator_fail(p, c, -ETIMEDOUT);
+		pds_initiator_give_up(p, c, -ETIMEDOUT, now);
 		return;
 	}
 	/* A timeout is a loss on the path of the packet it is about (UEC

@@ -183,6 +183,9 @@ enum pds_slot_state {
 	SLOT_DONE,     /* complete, waiting for una to pass */
 	SLOT_REFUSED,  /* SYN state: NACKed NEW_START_PSN, the rest of its
 			* burst not answered yet (pds_initiator_syn_refused) */
+	SLOT_GONE,     /* its packet can never be built again
+			* (uet_pds_tx_unbuildable): out of the window, never
+			* resent; the PDC fails when una reaches it */
 };
 
 #define SLOT_F_RESP   0x01u /* completes on the SES response */
@@ -878,6 +881,8 @@ int pds_initiator_cp(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 void pds_initiator_timer(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 uint64_t pds_initiator_deadline(struct uet_pds *p, const struct pds_pdc *c);
 void pds_initiator_fail(struct uet_pds *p, struct pds_pdc *c, int status);
+int pds_initiator_unbuildable(struct uet_pds *p, struct pds_pdc *c,
+			      uint32_t psn, uint64_t cookie, uint64_t now);
 
 /* ---- pds_initiator_ctl.c: probes, re-establishment, back-off, credit ---- */
 bool pds_initiator_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now);

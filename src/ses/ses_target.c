@@ -398,10 +398,10 @@ ses_build_ret(struct uet_ses *s, uint64_t cookie, uint8_t *buf, size_t cap)
 
 /*
  * The read-backs of @p m lose its buffer (uet_ses_withdraw(), forced):
- * no packet of them is built any more. Their PSNs still go out (and are
- * lost): the READ's initiator learns of the failure from its PDC, which
- * fails once the retransmissions run out, where a record cut short here
- * would leave it waiting for data forever.
+ * no packet of them is built any more (-ENOENT). The READ's initiator
+ * learns of the failure from its PDC, which the PDS fails for the packet
+ * that cannot be built (uet_pds_tx_unbuildable(): NACK CLOSING_IN_ERR),
+ * where a record cut short here would leave it waiting for data forever.
  */
 void
 ses_ret_detach(struct uet_ses *s, const struct ses_msg *m)

@@ -14,8 +14,9 @@
  * already bound to a message keep their record but write nothing more.
  *
  * Forced (the caller waited long enough), the rest is detached: nothing
- * of it is built again (the PDS sees the loss of what it retransmits and
- * in the end fails the PDC), no response data is copied, no read-back
+ * of it is built again (the build returns -ENOENT, and the engine has the
+ * PDS fail the PDC once such a packet is its oldest outstanding,
+ * uet_pds_tx_unbuildable()), no response data is copied, no read-back
  * continues. Either way, once it returns 0 the SES does not touch the
  * memory of those operations again.
  */

@@ -479,10 +479,13 @@ dst_net_send(struct dst_sim *s, int from, const struct uet_pds_tx *t)
 	}
 	rc = build_frame(s, from, to, t, &pk, &o);
 	if (rc < 0) {
-		/* a cookie the SES no longer knows: it dropped a message the
-		 * PDS still sends */
+		/* a cookie the SES no longer knows (an operation withdrawn
+		 * with force): the PDS fails the PDC, as the engine has it */
 		dst_trace(s, "n%d build failed rc %d type %u cookie %llu", from,
 			  rc, t->hdr.type, (unsigned long long)t->cookie);
+		if (rc == -ENOENT)
+			(void)uet_pds_tx_unbuildable(s->node[from].pds, t,
+						     s->now);
 		s->dropped++;
 		return;
 	}

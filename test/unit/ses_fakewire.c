@@ -324,6 +324,10 @@ ses_fakewire_encode(struct sfw *w, int from, const struct uet_pds_tx *t,
 				   sizeof(pk->bytes) - (size_t)n);
 		if (pl != t->len) {
 			w->build_err++;
+			/* gone for good: its PDC fails, as in the engine */
+			if (pl == -ENOENT)
+				(void)uet_pds_tx_unbuildable(w->n[from].pds, t,
+							     w->now);
 			return -1;
 		}
 	} else if (t->resp_len) {

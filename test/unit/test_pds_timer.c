@@ -237,6 +237,160 @@ pds_target_rto__return_direction_failure_reaches_initiator(void **state)
 	assert_true(fakewire_pools_idle(&W));
 }
 
+/*
+ * Requests the SES can no longer build (an operation withdrawn with
+ * force, uet_ses_withdraw()): this side's build of @c gone_cookie fails,
+ * and the engine tells the PDS at once (uet_pds_tx_unbuildable()), before
+ * its next call, as pmd/proto/proto_tx.c does.
+ */
+static uint64_t gone_cookie = UINT64_MAX;
+static int gone_side, gone_rc = 1;
+static uint32_t gone_calls;
+
+static bool
+drop_gone(struct fakewire *w, int from, const struct uet_pds_tx *t)
+{
+	if (from != gone_side || t->kind == UET_PDS_TX_CTL ||
+	    t->cookie != gone_cookie)
+		return false;
+	gone_calls++;
+	gone_rc = uet_pds_tx_unbuildable(w->pds[from], t, w->now);
+	return true; /* not sent: there is nothing to send */
+}
+
+static void
+gone_reset(int side, uint64_t cookie)
+{
+	gone_side = side;
+	gone_cookie = cookie;
+	gone_rc = 1;
+	gone_calls = 0;
+	W.drop_fn = drop_gone;
+}
+
+/* A request that can never be built fails its PDC at its first failed
+ * build, while the peer answers: requests acknowledged before are not
+ * touched, the rest fails -ECONNRESET, and the next request opens a new
+ * PDC. Resent every RTO instead, its PSN could never be filled, and a PDC
+ * whose peer kept answering lived on (uet-dst generator 1 seed 5117982:
+ * the budget fails a PDC only once its peer is silent too). */
+static void
+pds_tx_unbuildable__fails_pdc_at_first_build_peer_alive(void **state)
+{
+	uint32_t c = 2, k;
+	uint64_t t0;
+
+	(void)state;
+	gone_reset(0, c);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	for (k = 0; k < 100 && W.done_ok[1] == 0; k++)
+		fakewire_step(&W, 10000);
+	assert_int_equal(W.done_ok[1], 1);
+	t0 = W.now;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
+	fakewire_step(&W, 1000);
+	assert_int_equal(gone_calls, 1);
+	assert_int_equal(gone_rc, 0);
+	/* at once: no RTO, no retransmission of it */
+	assert_int_equal(W.done_err[c], 1);
+	assert_int_equal(W.last_status[0], -ECONNRESET);
+	assert_true(W.now - t0 <= 1000);
+	assert_int_equal(fakewire_retx_sent(0), 0);
+	assert_int_equal(W.pdc_down[0], 1);
+	assert_int_equal(W.pdc_down_status[0], -ECONNRESET);
+	assert_int_equal(fakewire_st(0)->tx_unbuildable, 1);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 1);
+	assert_int_equal(W.done_ok[1], 1);
+	assert_int_equal(W.done_err[1], 0);
+	assert_int_equal(W.delivered[c], 0);
+	/* the peer is alive: the next request goes on a new PDC */
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 3, 0), 0);
+	for (k = 0; k < 100 && W.done_ok[3] == 0; k++)
+		fakewire_step(&W, 10000);
+	assert_int_equal(W.done_ok[3], 1);
+	assert_int_equal(W.delivered[3], 1);
+	assert_int_equal(fakewire_st(0)->pdc_open_init, 2);
+}
+
+/* The same on a retransmission: the request left once (lost), and its
+ * build fails at the RTO's resend. */
+static bool
+drop_first_then_gone(struct fakewire *w, int from, const struct uet_pds_tx *t)
+{
+	if (from == 0 && t->kind == UET_PDS_TX_NEW && t->cookie == gone_cookie)
+		return true; /* lost on the wire, still buildable */
+	return drop_gone(w, from, t);
+}
+
+static void
+pds_tx_unbuildable__resend_fails_pdc(void **state)
+{
+	uint32_t c = 4;
+
+	(void)state;
+	gone_reset(0, c);
+	W.drop_fn = drop_first_then_gone;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, c, 0), 0);
+	assert_true(fakewire_run(&W, 20000, 2000000000ull, failed, &c));
+	assert_int_equal(gone_calls, 1);
+	assert_int_equal(gone_rc, 0);
+	assert_int_equal(W.last_status[0], -ECONNRESET);
+	/* its first resend: the tail-loss probe's or the RTO's */
+	assert_true(W.now <= W.pds[0]->cfg.rto_init_ns + 100000);
+	assert_int_equal(W.pdc_down_status[0], -ECONNRESET);
+	assert_int_equal(fakewire_st(0)->tx_unbuildable, 1);
+	assert_true(fakewire_pools_idle(&W));
+}
+
+/* Return-direction data that can never be built: the target fails its
+ * PDC at once and tells the initiator (NACK CLOSING_IN_ERR), whose PDC
+ * fails too, without waiting for the target's retries. */
+static void
+pds_tx_unbuildable__return_direction_tells_initiator(void **state)
+{
+	(void)state;
+	W.ret_data = true;
+	gone_reset(1, FW_RET_BASE + 1);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_true(fakewire_run(&W, 1000, 2000000000ull, both_down, NULL));
+	assert_int_equal(gone_rc, 0);
+	assert_true(W.now < W.pds[1]->cfg.rto_init_ns);
+	assert_int_equal(W.done_ok[1], 1);
+	assert_int_equal(W.done_err[FW_RET_BASE + 1], 1);
+	assert_int_equal(W.pdc_down_status[1], -ECONNRESET);
+	assert_int_equal(W.pdc_down_status[0], -ECONNRESET);
+	assert_int_equal(fakewire_st(1)->nack_tx[UET_NACK_CLOSING_IN_ERR], 1);
+	assert_int_equal(fakewire_st(1)->tx_unbuildable, 1);
+	assert_true(fakewire_pools_idle(&W));
+}
+
+/* What is no request of a live PDC is refused: a control packet, a
+ * datagram (-EINVAL), a descriptor of a PDC already failed (-ENOENT). */
+static void
+pds_tx_unbuildable__refuses_what_is_no_request_in_flight(void **state)
+{
+	struct uet_pds_tx a, ack;
+
+	(void)state;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &a));
+	fakewire_inject(&W, 1, &a, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &ack));
+	assert_int_equal(uet_pds_tx_unbuildable(W.pds[1], &ack, W.now),
+			 -EINVAL);
+	a.kind = UET_PDS_TX_CTL;
+	assert_int_equal(uet_pds_tx_unbuildable(W.pds[0], &a, W.now), -EINVAL);
+	a.kind = UET_PDS_TX_NEW;
+	a.cookie++; /* not the cookie of its PSN */
+	assert_int_equal(uet_pds_tx_unbuildable(W.pds[0], &a, W.now), -ENOENT);
+	a.cookie--;
+	assert_int_equal(uet_pds_tx_unbuildable(W.pds[0], &a, W.now), 0);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 1);
+	/* failed already */
+	assert_int_equal(uet_pds_tx_unbuildable(W.pds[0], &a, W.now), -ENOENT);
+	assert_int_equal(fakewire_st(0)->tx_unbuildable, 1);
+}
+
 int
 main(void)
 {
@@ -251,6 +405,13 @@ main(void)
 		FW_TEST(pds_initiator_rto__exhausted_emits_pdc_down,
 			setup_pdc_events),
 		FW_TEST(pds_target_rto__return_direction_failure_reaches_initiator,
+			setup_pdc_events),
+		FW_TEST(pds_tx_unbuildable__fails_pdc_at_first_build_peer_alive,
+			setup_pdc_events),
+		FW_TEST(pds_tx_unbuildable__resend_fails_pdc, setup_pdc_events),
+		FW_TEST(pds_tx_unbuildable__return_direction_tells_initiator,
+			setup_pdc_events),
+		FW_TEST(pds_tx_unbuildable__refuses_what_is_no_request_in_flight,
 			setup_pdc_events),
 	};
 

@@ -374,6 +374,55 @@ uet_ses_withdraw__bound_receive_gets_nothing(void **state)
 	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 }
 
+/* Forced while a send of another process and then one of its own are
+ * both on the wire (lost so far) on one PDC, with the peer answering: the
+ * other send completes, the PDC fails once the withdrawn send's packets,
+ * which can never be built again, are the oldest left, and the send ends
+ * -ECANCELED, within a few RTOs. Resent every RTO, they kept the PDC
+ * alive until the peer was silent for the dead-peer time: for ever while
+ * the packets before them made progress (uet-dst seed 5117982). */
+static void
+uet_ses_withdraw__forced_send_fails_its_pdc_after_those_before(void **state)
+{
+	const uint32_t len = 8000;
+	uint8_t *other = malloc(len);
+	const struct uet_pds_stats *ps;
+	uint64_t t0;
+	uint32_t k;
+
+	(void)state;
+	assert_int_equal(start(), 0);
+	assert_non_null(other);
+	fill(other, len, 3);
+	recv1(300, rbuf, LEN);
+	hold_req = true; /* lost on the wire: retransmitted later */
+	send0(200, other, len); /* not the withdrawn process's */
+	send0(1, sbuf, len);
+	for (k = 0; k < 100; k++)
+		ses_fakewire_step(&w, 1000);
+	assert_int_equal(uet_ses_withdraw(w.n[0].ses, mine_below_100, NULL,
+					  true), 0);
+	assert_int_equal(sst(0)->withdraw_forced, 1);
+	free(sbuf);
+	sbuf = NULL;
+	hold_req = false;
+	t0 = w.now;
+	assert_true(ses_fakewire_run_cq(&w, 0, 2, RUN_NS));
+	assert_int_equal(cqe(0, 200)->status, 0);
+	assert_int_equal(cqe(0, 1)->status, -ECANCELED);
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
+	assert_int_equal(cqe(1, 300)->status, 0);
+	assert_memory_equal(rbuf, other, len);
+	ps = uet_pds_stats_get(w.n[0].pds);
+	assert_int_equal(ps->tx_unbuildable, 1);
+	assert_int_equal(ps->pdc_fail, 1);
+	assert_true(w.build_err > 0);
+	/* a few RTOs, not the dead-peer time (1.93 s) */
+	assert_true(w.now - t0 < 20ull * 1000 * 1000);
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+	free(other);
+}
+
 int
 main(void)
 {
@@ -391,6 +440,9 @@ main(void)
 			uet_ses_withdraw__eager_in_flight_finishes, teardown),
 		cmocka_unit_test_teardown(
 			uet_ses_withdraw__bound_receive_gets_nothing, teardown),
+		cmocka_unit_test_teardown(
+			uet_ses_withdraw__forced_send_fails_its_pdc_after_those_before,
+			teardown),
 	};
 	const char *s = getenv("UET_TEST_SEED");
 

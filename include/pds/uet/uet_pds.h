@@ -465,6 +465,31 @@ struct uet_pds_tx {
 uint16_t uet_pds_tx_burst(struct uet_pds *p, uint64_t now,
 			  struct uet_pds_tx *tx, uint16_t n);
 
+/**
+ * Descriptor @p t of the last uet_pds_tx_burst() is a request whose
+ * packet can never be built again: its SES no longer knows the cookie
+ * (the build returned -ENOENT: an operation withdrawn with force,
+ * uet_ses_withdraw()). Call it before the next PDS call. The PDS keeps no
+ * copy of a packet, so its PSN can never be delivered and no ACK moves
+ * the window past it: the PDC fails, as for any error it cannot recover
+ * from (UEC 1.0 3.5 PDS-SES interface, pds_ses_error: every
+ * unacknowledged request of the PDC completes with the error), instead
+ * of resending the PSN every RTO for as long as the peer answers. It
+ * fails when the PSN is the oldest outstanding one, at once or at the
+ * first RTO after what was sent before it completed (meanwhile it is not
+ * resent). Its cookies complete with -ECONNRESET (the unbuildable one
+ * too), a PDC_DOWN event follows, and the return direction tells the
+ * READ's initiator (NACK CLOSING_IN_ERR) as after its retries. Counted
+ * in uet_pds_stats.tx_unbuildable.
+ * @return
+ *   0 when taken; -EINVAL for a descriptor that is no request of a PDC
+ *   (a control packet, RUDI or UUD: a RUDI request ends with its own
+ *   retries); -ENOENT when it names no packet of a live PDC just sent
+ *   (its PDC failed already).
+ */
+int uet_pds_tx_unbuildable(struct uet_pds *p, const struct uet_pds_tx *t,
+			   uint64_t now);
+
 /** Advance the timer wheel to @p now; call once per loop iteration. */
 void uet_pds_advance(struct uet_pds *p, uint64_t now);
 
@@ -488,7 +513,8 @@ enum uet_pds_event_type {
 	/**
 	 * A PDC failed and is gone (only with uet_pds_config.pdc_events):
 	 * pdc (its last handle), peer, mode, status (-ETIMEDOUT: retries
-	 * exhausted, here or at the peer; -ECONNRESET: PDC-fatal NACK;
+	 * exhausted, here or at the peer; -ECONNRESET: PDC-fatal NACK, or
+	 * a request that could not be built (uet_pds_tx_unbuildable);
 	 * -ECONNREFUSED: back-offs exhausted; -EPIPE: a closing PDC the
 	 * target no longer knows, every request of ours done, so only its
 	 * return-direction data may be missing). Its submitted cookies were
@@ -781,6 +807,9 @@ struct uet_pds_stats {
 	uint64_t syn_forgot;       /**< SYNs refused because a record of
 				    *   their bucket was evicted, or their
 				    *   id ran out of Start_PSNs to hand out */
+	uint64_t tx_unbuildable;   /**< PDCs failed: their oldest request
+				    *   could not be built any more
+				    *   (uet_pds_tx_unbuildable) */
 };
 
 /** Counters of an instance. */

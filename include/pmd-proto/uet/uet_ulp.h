@@ -80,7 +80,9 @@ struct uet_ulp_ops {
 	 * @return
 	 *   Bytes written, which must equal the `len` it was submitted
 	 *   with, or a negative errno (the packet is not sent and counted;
-	 *   the PDS retransmits it later).
+	 *   the PDS retransmits it later). -ENOENT: the cookie is gone for
+	 *   good (its operation was withdrawn with force), the packet can
+	 *   never be built: its PDC fails (uet_pds_tx_unbuildable()).
 	 */
 	int (*build)(void *priv, uint64_t cookie, uint32_t psn, bool is_retx,
 		     uint8_t *buf, size_t cap);
