@@ -686,20 +686,6 @@ cc_rx_overload(void *inst, void *priv, bool busy)
 	uet_nscc_rcv_overload(&d->rcv, busy ? pend : 0);
 }
 
-/* NSCC and RCCC both: an ACK_CC carries either NSCC's state or a grant
- * (UEC 1.0 ACK_CC cc_type), and an ACK that carries a grant releases
- * nothing of NSCC's inflight and gives no RTT sample. With a grant due
- * at almost every packet, almost every ACK was of cc_type CREDIT: NSCC
- * saw its window full and bound the sources, holding the last hop at
- * its target delay (0.75 BDP) under a pacer meant to keep it near 0. */
-static bool
-cc_grant_in_cp(const void *inst)
-{
-	const struct cc_inst *ci = inst;
-
-	return ci->cfg.nscc && ci->cfg.rccc;
-}
-
 static void
 cc_ack_state(void *inst, void *priv, uint64_t service_ns,
 	     struct uet_wire_pds_nscc_state *st)
@@ -727,7 +713,6 @@ const struct uet_pds_cc_ops uet_pds_cc_cms = {
 	.credit_target = cc_credit_target,
 	.on_credit = cc_on_credit,
 	.on_credit_request = cc_on_credit_request,
-	.grant_in_cp = cc_grant_in_cp,
 	.poll_grant = cc_poll_grant,
 	.next_deadline = cc_next_deadline,
 	.probe_due = cc_probe_due,

@@ -339,8 +339,7 @@ pds_target_credit_units(const struct pds_target *t)
 }
 
 /* Grant @p bytes (whole 256 B units): in a CREDIT CP when the source
- * asked by CP or the CC says so (grant_in_cp: NSCC runs too), else in
- * the next ACK_CC, cc_type CREDIT. */
+ * asked by CP, else in the next ACK_CC, cc_type CREDIT. */
 static void
 pds_target_credit_add(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes)
 {
@@ -349,9 +348,7 @@ pds_target_credit_add(struct uet_pds *p, struct pds_pdc *c, uint32_t bytes)
 	/* Exact: grants of one packet are not whole units; the field
 	 * carries the total rounded down, and the next grant makes up. */
 	c->u.t.credit += bytes; /* modulo 2^32 */
-	if (((c->u.t.ackf & ACKF_CREDIT_CP) ||
-	     (p->cc->grant_in_cp != NULL && p->cc->grant_in_cp(p->cc_inst))) &&
-	    c->state != PDC_CLOSED &&
+	if ((c->u.t.ackf & ACKF_CREDIT_CP) && c->state != PDC_CLOSED &&
 	    (t = pds_ctl_push(p)) != NULL) {
 		pds_target_cp_fill(c, t, UET_PDS_CTL_CREDIT,
 				pds_target_credit_units(&c->u.t));

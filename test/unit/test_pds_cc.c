@@ -685,60 +685,6 @@ pds_cc_grants__pacer_deadline_and_credit_ack(void **state)
 			 st.grant_bytes & ~(uint64_t)(UET_RCCC_UNIT - 1));
 }
 
-static int
-setup_nscc_rccc(void **state)
-{
-	(void)state;
-	assert_int_equal(uet_pds_cc_cms_config_default(&cms, true, true,
-						       100000, 10000, 1024,
-						       true), 0);
-	cms.spec_credit = 1024 + OVH;
-	cms.pacer.burst = cms.pacer.quantum;
-	return fakewire_setup_with(5, cms_cc);
-}
-
-/* NSCC and RCCC both: the pacer's grants go in CREDIT CPs and every ACK
- * stays an ACK_CC of cc_type NSCC (rcvd_bytes, service_time). A grant
- * in an ACK_CC of cc_type CREDIT left that ACK without NSCC's state:
- * with a grant due at almost every packet, the sender's NSCC saw
- * almost no rcvd_bytes, its window stayed full and bound the sources,
- * and a 15:1 incast kept the last hop at NSCC's target delay. */
-static void
-pds_cc_grants__credit_cp_when_nscc_runs_too(void **state)
-{
-	struct uet_pds_tx t[64], pk;
-	uint16_t n, k;
-	int i, acks = 0, cps = 0;
-
-	(void)state;
-	W.now = 1000;
-	for (i = 0; i < 40; i++)
-		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD,
-						 (uint64_t)i, 0), 0);
-	n = fakewire_take(&W, 0, t, 64);
-	assert_true(n > 0 && n < 40);
-	assert_int_equal(t[0].hdr.type, UET_PDS_TYPE_RUD_CC_REQ);
-	for (k = 0; k < n; k++)
-		fakewire_inject(&W, 1, &t[k], false, false);
-	for (i = 0; i <= 8; i++) {
-		if (i > 0)
-			(void)advance_to_deadline(1);
-		while (fakewire_take(&W, 1, &pk, 1) == 1) {
-			if (pk.hdr.type == UET_PDS_TYPE_ACK_CC) {
-				assert_int_equal(pk.hdr.u.ack.cc_type,
-						 UET_CC_TYPE_NSCC);
-				acks++;
-			} else if (pk.hdr.type == UET_PDS_TYPE_CP &&
-				   pk.hdr.next_hdr == UET_PDS_CTL_CREDIT) {
-				cps++;
-			}
-		}
-	}
-	assert_true(acks >= 1);
-	assert_true(cps >= 1);
-	assert_int_equal(fakewire_st(1)->credit_cp_tx, (uint64_t)cps);
-}
-
 /* UEC 1.0 RCCC: a source out of credit with data queued asks with a
  * CREDIT_REQ CP; the receiver's pacer answers in CREDIT CPs (it has no
  * data to acknowledge). The CREDIT CP was never sent: grants waited for
@@ -1328,8 +1274,6 @@ main(void)
 		FW_TEST(pds_target_refuse__reported_as_rcv_cwnd_pend, setup_nscc),
 		FW_TEST(pds_cc_grants__pacer_deadline_and_credit_ack,
 			setup_rccc_paced),
-		FW_TEST(pds_cc_grants__credit_cp_when_nscc_runs_too,
-			setup_nscc_rccc),
 		FW_TEST(pds_target_credit_grant__credit_cp_answers_credit_req,
 			setup_rccc),
 		FW_TEST(pds_initiator_credit_req__asks_again_after_a_timer,

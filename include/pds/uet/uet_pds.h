@@ -189,11 +189,6 @@ struct uet_pds_cc_ops {
 	uint32_t (*on_credit_request)(void *inst, void *priv,
 				      uint32_t credit_target, uint32_t bytes,
 				      uint64_t now);
-	/** Receiver: send every grant in a CREDIT CP, never in an ACK_CC
-	 * of cc_type CREDIT, whose ACK would not carry the NSCC state
-	 * (rcvd_bytes, service_time) a sender running NSCC too clocks its
-	 * window by (optional: NULL, grants ride ACK_CCs). */
-	bool (*grant_in_cp)(const void *inst);
 	/** Receiver: one grant due at @p now for the PDC of index @p *idx
 	 * (polled by uet_pds_advance() until 0; the PDS sends it in the
 	 * next ACK_CC cc_type CREDIT). @return 1 or 0. */
