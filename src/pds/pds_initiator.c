@@ -246,11 +246,12 @@ pds_initiator_hdr_cp(struct pds_pdc *c, const struct pds_slot *sl, uint32_t psn,
  * the request into RUD_CC_REQ / ROD_CC_REQ carrying ccc_id and
  * credit_target. */
 static void
-pds_initiator_hdr_type(struct uet_pds *p, struct pds_pdc *c, struct uet_wire_pds_hdr *h)
+pds_initiator_hdr_type(struct uet_pds *p, struct pds_pdc *c,
+		       const struct pds_slot *sl, struct uet_wire_pds_hdr *h)
 {
 	struct uet_wire_pds_req *r = &h->u.req;
 	bool rod = c->mode == UET_PDS_MODE_ROD;
-	uint32_t target = pds_initiator_credit_target(p, c, &r->ccc_id);
+	uint32_t target = pds_initiator_credit_target(p, c, sl, &r->ccc_id);
 
 	if (target == 0) {
 		h->type = rod ? UET_PDS_TYPE_ROD_REQ : UET_PDS_TYPE_RUD_REQ;
@@ -270,7 +271,7 @@ pds_initiator_hdr_req(struct uet_pds *p, struct pds_pdc *c,
 	struct uet_wire_pds_req *r = &h->u.req;
 	int32_t clr = uet_psn_diff(c->u.i.una - 1, psn);
 
-	pds_initiator_hdr_type(p, c, h);
+	pds_initiator_hdr_type(p, c, sl, h);
 	h->next_hdr = sl->kind;
 	if ((sl->flags & SLOT_F_AR) || pds_initiator_ar(p, c) ||
 	    pds_rod_wnd_last(p, c, psn) || pds_initiator_lone(c, sl, psn))

@@ -466,21 +466,46 @@ pds_initiator_syn_open(struct uet_pds *p, struct pds_pdc *c)
 	pds_initiator_kick(p, c);
 }
 
-/* Credit to request (UEC 1.0 RCCC): the backlog is what was never sent,
- * the retransmit backlog what is marked for retransmission, both counted
- * as full packets in nominal bytes (the PDS does not sum queued lengths
- * on the send path). 0: none. */
+/* Credit to request (UEC 1.0 3.6.12 ccc.backlog, ccc.rtx_backlog): the
+ * backlog is what was never sent, the retransmit backlog what is marked
+ * for retransmission, both the nominal bytes of their packets (what the
+ * pacer grants and the source spends), less @p sending, the packet whose
+ * header asks (NULL: none), which OnSend took off its backlog first
+ * (htsim's sendNewPacket() computes the target after _backlog -=).
+ * Counting full packets, and the packet being sent, asked for a packet
+ * or two more at every message tail. Either sum stops past the CC's
+ * window and a packet: credit_target asks for no more (htsim's
+ * computePullTarget() caps at cwnd + MTU). 0: none. */
 uint32_t
-pds_initiator_credit_target(struct uet_pds *p, struct pds_pdc *c, uint8_t *ccc_id)
+pds_initiator_credit_target(struct uet_pds *p, struct pds_pdc *c,
+			    const struct pds_slot *sending, uint8_t *ccc_id)
 {
 	const struct pds_initiator *i = &c->u.i;
-	uint64_t pkt = (uint64_t)p->cfg.mtu + UET_PDS_CC_NOMINAL_OVH;
-	uint64_t backlog = (uint64_t)(i->nxt - i->snd) * pkt;
-	uint64_t rtx = (uint64_t)i->n_retx * pkt;
+	uint64_t cap = (uint64_t)p->cfg.mtu + UET_PDS_CC_NOMINAL_OVH;
+	uint64_t backlog = 0, rtx = 0;
+	const struct pds_slot *sl;
+	uint32_t psn;
+	uint16_t left;
 
 	*ccc_id = 0;
 	if (p->cc->credit_target == NULL)
 		return 0;
+	cap += p->cc->cwnd != NULL ? p->cc->cwnd(p->cc_inst, pds_cc_priv(p, c)) :
+				     UINT32_MAX;
+	for (psn = i->snd; c->tblk != PDS_NIL && psn != i->nxt &&
+	     backlog <= cap; psn++) {
+		sl = pds_slot(p, c, psn);
+		if (sl != sending)
+			backlog += pds_nominal(sl);
+	}
+	for (psn = i->una, left = i->n_retx; c->tblk != PDS_NIL && left > 0 &&
+	     psn != i->snd && rtx <= cap; psn++) {
+		sl = pds_slot(p, c, psn);
+		if (sl->state != SLOT_RETX || sl == sending)
+			continue;
+		rtx += pds_nominal(sl);
+		left--;
+	}
 	if (backlog > UINT32_MAX)
 		backlog = UINT32_MAX;
 	if (rtx > UINT32_MAX)
@@ -514,7 +539,7 @@ pds_initiator_credit_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	if (c->role != PDS_ROLE_INIT || c->state != PDC_OPEN ||
 	    (c->flags & PDC_F_CREQ))
 		return;
-	target = pds_initiator_credit_target(p, c, &ccc);
+	target = pds_initiator_credit_target(p, c, NULL, &ccc);
 	if (target == 0)
 		return;
 	/* A request that stated this target is in flight or arrived (one

@@ -911,7 +911,8 @@ void pds_initiator_syn_refused(struct uet_pds *p, struct pds_pdc *c,
 bool pds_initiator_syn_refused_any(struct uet_pds *p, const struct pds_pdc *c);
 void pds_initiator_syn_open(struct uet_pds *p, struct pds_pdc *c);
 uint32_t pds_initiator_credit_target(struct uet_pds *p, struct pds_pdc *c,
-				uint8_t *ccc_id);
+				    const struct pds_slot *sending,
+				    uint8_t *ccc_id);
 void pds_initiator_credit_req(struct uet_pds *p, struct pds_pdc *c,
 			 uint64_t now);
 void pds_initiator_credit_probe(struct uet_pds *p, struct pds_pdc *c,

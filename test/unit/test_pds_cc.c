@@ -188,6 +188,21 @@ setup_rccc(void **state)
 	return fakewire_setup_with(5, cms_cc);
 }
 
+/* The pacer's test: speculative credit for about 10 of the test's small
+ * packets, and a catch-up of one quantum, so that the backlog of 40
+ * (about 30 x 100 nominal bytes) outlasts the catch-up. */
+static int
+setup_rccc_paced(void **state)
+{
+	(void)state;
+	assert_int_equal(uet_pds_cc_cms_config_default(&cms, false, true,
+						       100000, 10000, 1024,
+						       true), 0);
+	cms.spec_credit = 1024 + OVH;
+	cms.pacer.burst = cms.pacer.quantum;
+	return fakewire_setup_with(5, cms_cc);
+}
+
 static uint16_t
 len_of(uint64_t cookie)
 {
@@ -1258,7 +1273,7 @@ main(void)
 			setup_nscc),
 		FW_TEST(pds_target_refuse__reported_as_rcv_cwnd_pend, setup_nscc),
 		FW_TEST(pds_cc_grants__pacer_deadline_and_credit_ack,
-			setup_rccc),
+			setup_rccc_paced),
 		FW_TEST(pds_target_credit_grant__credit_cp_answers_credit_req,
 			setup_rccc),
 		FW_TEST(pds_initiator_credit_req__asks_again_after_a_timer,

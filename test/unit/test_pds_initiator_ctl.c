@@ -641,16 +641,17 @@ pds_initiator_new_start__refusal_is_no_progress(void **state)
 
 /*
  * A test credit CC (UEC 1.0 RCCC plumbing only): the sender may send
- * only with credit, charged a whole MTU per packet, and asks for its whole
- * backlog; the receiver grants every request in full.
+ * while it has credit, charged each packet's nominal bytes (a send on the
+ * last bytes leaves a debt, as RCCC's), and asks for its whole backlog;
+ * the receiver grants every request in full.
  */
-#define TCC_CHARGE 1024u
-
 struct tcc {
-	uint32_t credit;
+	int64_t credit;
 };
 
 static uint32_t tcc_requests, tcc_granted, tcc_received;
+/* The backlog and retransmit backlog of the last credit_target call. */
+static uint32_t tcc_backlog, tcc_rtx_backlog;
 /* Non-zero: the credit_target every request states (cumulative, as
  * RCCC's), whatever the backlog. */
 static uint32_t tcc_fixed_target;
@@ -671,7 +672,7 @@ tcc_may_send(void *inst, const void *priv, uint32_t bytes, uint32_t inflight)
 	(void)inst;
 	(void)inflight;
 	(void)bytes;
-	return ((const struct tcc *)priv)->credit >= TCC_CHARGE;
+	return ((const struct tcc *)priv)->credit > 0;
 }
 
 static void
@@ -682,8 +683,7 @@ tcc_on_send(void *inst, void *priv, uint32_t bytes, bool retx, uint64_t now)
 	(void)inst;
 	(void)retx;
 	(void)now;
-	(void)bytes;
-	t->credit -= t->credit < TCC_CHARGE ? t->credit : TCC_CHARGE;
+	t->credit -= bytes;
 }
 
 static uint32_t
@@ -693,11 +693,13 @@ tcc_credit_target(void *inst, void *priv, uint32_t backlog,
 	const struct tcc *t = priv;
 
 	(void)inst;
-	backlog += rtx_backlog;
+	tcc_backlog = backlog;
+	tcc_rtx_backlog = rtx_backlog;
 	*ccc_id = 7;
 	if (tcc_fixed_target != 0)
 		return tcc_fixed_target;
-	return backlog > t->credit ? backlog - t->credit : 0;
+	return (int64_t)backlog + rtx_backlog > t->credit ?
+	       (uint32_t)((int64_t)backlog + rtx_backlog - t->credit) : 0;
 }
 
 static void
@@ -747,7 +749,16 @@ setup_credit(void **state)
 {
 	(void)state;
 	tcc_requests = tcc_granted = tcc_received = tcc_fixed_target = 0;
+	tcc_backlog = tcc_rtx_backlog = 0;
 	return fakewire_setup_with(5, credit_cc);
+}
+
+/* The sending PDC's test-CC state (the only PDC of side 0). */
+static struct tcc *
+tcc_sender(void)
+{
+	assert_int_equal(W.pds[0]->pdc[0].role, PDS_ROLE_INIT);
+	return (struct tcc *)pds_cc_priv(W.pds[0], &W.pds[0]->pdc[0]);
 }
 
 /* Requests go as RUD_CC_REQ with ccc_id and credit_target; the receiver's
@@ -789,9 +800,14 @@ pds_initiator_credit__credit_req_cp_answered_by_credit_cp(void **state)
 
 	(void)state;
 	pds_initiator_credit__cc_req_then_ack_cc_credit(state);
+	tcc_sender()->credit = 1; /* what the grant's rounding left, less */
+	/* 10 takes the last credit and states its debt as the target; 11
+	 * and 12 are blocked, a target 10 did not state: a CP asks. */
 	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 10, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, t, 8), 1);
+	assert_int_equal(t[0].hdr.u.req.credit_target, 1);
 	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 11, 0), 0);
-	/* 10 takes the last credit, 11 is blocked. */
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 12, 0), 0);
 	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT_REQ);
 	assert_true(cp.hdr.u.cp.payload > 0);
@@ -803,8 +819,9 @@ pds_initiator_credit__credit_req_cp_answered_by_credit_cp(void **state)
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT);
 	fakewire_inject(&W, 0, &cp, false, false);
 	assert_int_equal(fakewire_st(0)->credit_rx, 2);
-	assert_int_equal(fakewire_take(&W, 0, t, 8), 1);
+	assert_int_equal(fakewire_take(&W, 0, t, 8), 2);
 	assert_int_equal(t[0].cookie, 11);
+	assert_int_equal(t[1].cookie, 12);
 }
 
 /* Every request carries the credit_target: blocked with requests in
@@ -819,6 +836,7 @@ pds_initiator_credit__no_credit_req_while_requests_carry_the_target(void **state
 
 	(void)state;
 	pds_initiator_credit__cc_req_then_ack_cc_credit(state);
+	tcc_sender()->credit = 1; /* what the grant's rounding left, less */
 	tcc_fixed_target = 64 * 1024;
 	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 10, 0), 0);
 	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 11, 0), 0);
@@ -889,13 +907,15 @@ pds_target_credit_request__stale_target_repeats_the_total(void **state)
 
 	(void)state;
 	pds_initiator_credit__cc_req_then_ack_cc_credit(state);
+	tcc_sender()->credit = 1; /* what the grant's rounding left, less */
 	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 10, 0), 0);
 	assert_int_equal(fakewire_take(&W, 0, t, 8), 1); /* the last credit */
-	tcc_fixed_target = 256; /* below everything granted */
+	/* no more than everything granted (512 B), more than 10 stated */
+	tcc_fixed_target = 512;
 	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 11, 0), 0);
 	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT_REQ);
-	assert_int_equal(cp.hdr.u.cp.payload, 1);
+	assert_int_equal(cp.hdr.u.cp.payload, 2);
 	fakewire_inject(&W, 1, &cp, false, false);
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
 	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT);
@@ -904,6 +924,58 @@ pds_target_credit_request__stale_target_repeats_the_total(void **state)
 	 * not turn the ACK_CC into a credit repeat. */
 	fakewire_inject(&W, 1, &t[0], false, false);
 	assert_false(fakewire_take_type(&W, 1, UET_PDS_TYPE_CP, &cp));
+}
+
+/* Nominal bytes of cookie @p k's request (what the CC hooks count). */
+static uint32_t
+nominal(uint64_t k)
+{
+	uint8_t buf[64];
+
+	return fakewire_payload(k, buf) + UET_PDS_CC_NOMINAL_OVH;
+}
+
+/* The credit asked for is the backlog in its packets' nominal bytes, new
+ * and marked for retransmission alike: counted as full packets, a 15:1
+ * incast of RCCC sources asked for a packet more per message tail, which
+ * the pacer granted and nobody used. */
+static void
+pds_initiator_credit__backlog_in_nominal_bytes(void **state)
+{
+	struct uet_pds_tx t[8], ack, nack, cp;
+	uint32_t k;
+
+	(void)state;
+	for (k = 0; k < 4; k++)
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, k, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, t, 8), 1);
+	assert_int_equal(t[0].cookie, 0);
+	assert_int_equal(tcc_backlog, nominal(1) + nominal(2) + nominal(3));
+	assert_int_equal(tcc_rtx_backlog, 0);
+	/* Establish; the grant pays for 0 to 3 (no further grant comes). */
+	fakewire_inject(&W, 1, &t[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK_CC, &ack));
+	tcc_fixed_target = 256;
+	fakewire_inject(&W, 0, &ack, false, false);
+	assert_int_equal(fakewire_take(&W, 0, t, 8), 3);
+	/* One byte of credit left: 4 goes on it and 5 waits. 4's header
+	 * counts 5 only, the CREDIT_REQ CP for 5 too. */
+	tcc_sender()->credit = 1;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 4, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 5, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, t, 8), 1);
+	assert_int_equal(t[0].cookie, 4);
+	assert_int_equal(tcc_backlog, nominal(5));
+	assert_int_equal(tcc_rtx_backlog, 0);
+	/* 4 trimmed and blocked: the CREDIT_REQ counts it as retransmit
+	 * backlog, 5 as backlog. */
+	fakewire_inject(&W, 1, &t[0], true, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
+	fakewire_inject(&W, 0, &nack, false, false);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_CP, &cp));
+	assert_int_equal(cp.hdr.next_hdr, UET_PDS_CTL_CREDIT_REQ);
+	assert_int_equal(tcc_rtx_backlog, nominal(4));
+	assert_int_equal(tcc_backlog, nominal(5));
 }
 
 /* A retransmission the CC gate blocks asks for credit like new data
@@ -916,6 +988,7 @@ pds_initiator_credit__blocked_retransmission_asks(void **state)
 
 	(void)state;
 	pds_initiator_credit__cc_req_then_ack_cc_credit(state);
+	tcc_sender()->credit = 1; /* what the grant's rounding left, less */
 	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 10, 0), 0);
 	assert_int_equal(fakewire_take(&W, 0, t, 8), 1); /* the last credit */
 	assert_int_equal(t[0].cookie, 10);
@@ -1164,6 +1237,8 @@ main(void)
 		FW_TEST(pds_initiator_credit__credit_req_cp_answered_by_credit_cp,
 			setup_credit),
 		FW_TEST(pds_initiator_credit__blocked_retransmission_asks,
+			setup_credit),
+		FW_TEST(pds_initiator_credit__backlog_in_nominal_bytes,
 			setup_credit),
 		FW_TEST(pds_target_credit_request__stale_target_repeats_the_total,
 			setup_credit),
