@@ -33,9 +33,11 @@
 #   being their default), an MTU
 #   with a suffix :true, :false or :auto also sets the ports'
 #   udp_checksum (default: the config's default, auto: none on ring and
-#   memif ports), e.g. MTUS="1500:true 1500"; SIZES (bytes, default
-#   "65536 1048576 4194304"); MB megabytes moved per run (default 256);
-#   MPI=1 adds the Open MPI rows.
+#   memif ports), e.g. MTUS="1500:true 1500"; ZC the ports'
+#   tx_zero_copy values, each MTU's rows once per value (default "auto":
+#   on for net_memif, off for net_ring), e.g. ZC="false true"; SIZES
+#   (bytes, default "65536 1048576 4194304"); MB megabytes moved per run
+#   (default 256); MPI=1 adds the Open MPI rows.
 set -u
 
 BUILD=$(cd "${1:-build/release}" && pwd) || exit 1
@@ -44,24 +46,40 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 PERF=$BUILD/apps/uet-perf/uet-perf
 FT_BIN=${FT_BIN:-$TOP/build/fabtests/bin}
 MTUS=${MTUS:-1500 9000}
+ZC=${ZC:-auto}
 SIZES=${SIZES:-65536 1048576 4194304}
 MB=${MB:-256}
 if ! [ -x "$PERF" ] || ! [ -f "$BUILD/src/ofi/libuet-fi.so" ]; then
 	echo "bench-bulk: no $PERF or $BUILD/src/ofi/libuet-fi.so (-Dapps=enabled)" >&2
 	exit 1
 fi
-# mtu_of VARIANT, csum_of VARIANT, row_of VARIANT: "1500:true" is MTU
-# 1500 with udp_checksum = true, row "MTU 1500 csum true"
-mtu_of() { echo "${1%%:*}"; }
-csum_of() { case $1 in *:*) echo "${1#*:}" ;; esac; }
-row_of() { echo "MTU $(mtu_of "$1")${2:+ csum $2}"; }
+# mtu_of VARIANT, csum_of VARIANT, zc_of VARIANT, row_of VARIANT:
+# "1500:true@false" is MTU 1500 with udp_checksum = true and tx_zero_copy
+# = false, row "MTU 1500 csum true zc false" (the zc part only when ZC
+# was given)
+mtu_of() { local v=${1%%@*}; echo "${v%%:*}"; }
+csum_of() { local v=${1%%@*}; case $v in *:*) echo "${v#*:}" ;; esac; }
+zc_of() { echo "${1#*@}"; }
+row_of() {
+	local zc=
+	[ "$ZC" = auto ] || zc=$(zc_of "$1")
+	echo "MTU $(mtu_of "$1")${2:+ csum $2}${zc:+ zc $zc}"
+}
 for v in $MTUS; do
 	case $(csum_of "$v") in "" | true | false | auto) ;; *)
 		echo "bench-bulk: an MTUS suffix is :true, :false or :auto ('$v')" >&2
 		exit 2 ;;
 	esac
 done
-for v in $(for m in $MTUS; do mtu_of "$m"; done) $SIZES "$MB" "$REPS"; do
+for v in $ZC; do
+	case $v in true | false | auto) ;; *)
+		echo "bench-bulk: ZC values are true, false or auto ('$v')" >&2
+		exit 2 ;;
+	esac
+done
+# every MTU variant once per tx_zero_copy value
+VARIANTS=$(for m in $MTUS; do for z in $ZC; do echo "$m@$z"; done; done)
+for v in $(for m in $VARIANTS; do mtu_of "$m"; done) $SIZES "$MB" "$REPS"; do
 	case $v in "" | *[!0-9]* | 0)
 		echo "bench-bulk: MTUS, SIZES, MB and repetitions are positive numbers ('$v')" >&2
 		exit 2 ;;
@@ -104,6 +122,7 @@ args = -l 0 --no-huge -m 1024 --no-pci --file-prefix=${tag}p --log-level=lib.eal
 devargs = net_ring0
 ipv4 = 10.0.0.1
 mtu = $(mtu_of "$1")
+tx_zero_copy = $(zc_of "$1")
 ${2:+udp_checksum = $2}
 EOF
 }
@@ -129,14 +148,15 @@ EOF
 }
 
 # --- fabtests: uet over memif, tcp on loopback -----------------------------
-memif_conf() { # file role lcore fa peer_fa mac peer_mac mtu [udp_checksum]
+memif_conf() { # file role lcore fa peer_fa mac peer_mac mtu zc [udp_checksum]
 	cat > "$1" <<EOF
 [eal]
 args = -l $3 --no-huge -m 512 --no-pci --file-prefix=${tag}${2:0:1} --log-level=lib.eal:error
 [port0]
 devargs = net_memif0,role=$2,id=0,socket=$TMP/memif.sock,socket-abstract=no
 mtu = $8
-${9:+udp_checksum = $9}
+tx_zero_copy = $9
+${10:+udp_checksum = ${10}}
 ipv4 = $4
 ipv6 = none
 mac = $6
@@ -154,14 +174,14 @@ rto_max_retries = 10
 $5 = $7
 EOF
 }
-for mtu in $MTUS; do
+for mtu in $VARIANTS; do
 	perf_conf "$mtu" "$(csum_of "$mtu")"
 	memif_conf "$TMP/s.conf.$mtu" server 0 127.0.1.1 127.0.1.2 \
 		02:00:00:00:09:01 02:00:00:00:09:02 "$(mtu_of "$mtu")" \
-		"$(csum_of "$mtu")"
+		"$(zc_of "$mtu")" "$(csum_of "$mtu")"
 	memif_conf "$TMP/c.conf.$mtu" client 1 127.0.1.2 127.0.1.1 \
 		02:00:00:00:09:02 02:00:00:00:09:01 "$(mtu_of "$mtu")" \
-		"$(csum_of "$mtu")"
+		"$(zc_of "$mtu")" "$(csum_of "$mtu")"
 done
 
 # ft PROGRAM PROVIDER SIZE [args...] -> MB/s as the client prints it
@@ -213,13 +233,13 @@ buildtype=$(python3 -c 'import json, sys
 for o in json.load(open(sys.argv[1])):
     if o["name"] == "buildtype": print(o["value"])' \
 	"$BUILD/meson-info/intro-buildoptions.json" 2>/dev/null)
-echo "# bench-bulk: $BUILD (buildtype ${buildtype:-unknown}), MTU $MTUS, $REPS repetitions, ${MB} MB per run, $(date -u)"
+echo "# bench-bulk: $BUILD (buildtype ${buildtype:-unknown}), MTU $MTUS, tx_zero_copy $ZC, $REPS repetitions, ${MB} MB per run, $(date -u)"
 echo "# machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs"
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((r = 1; r <= REPS; r++)); do
 	for size in $SIZES; do
 		result "memcpy per CPU s" "$size" "$(memcpy_bw "$size")"
-		for mtu in $MTUS; do
+		for mtu in $VARIANTS; do
 			for op in write send; do
 				row=$(row_of "$mtu" "$(csum_of "$mtu")")
 				read -r bw cpu <<< "$(perf_bw $op "$size" "$mtu")"
@@ -229,7 +249,7 @@ for ((r = 1; r <= REPS; r++)); do
 			done
 		done
 		[ $fabtests -eq 1 ] || continue
-		for mtu in $MTUS; do
+		for mtu in $VARIANTS; do
 			row=$(row_of "$mtu" "$(csum_of "$mtu")")
 			result "fi_rdm_tagged_bw uet $row" "$size" \
 				"$(ft fi_rdm_tagged_bw uet "$size")"
@@ -253,7 +273,7 @@ for ((r = 1; r <= REPS; r++)); do
 done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-python3 - "$TMP/results" "$SIZES" "$(for m in $MTUS; do row_of "$m" "$(csum_of "$m")"; done | paste -sd,)" <<'EOF'
+python3 - "$TMP/results" "$SIZES" "$(for m in $VARIANTS; do row_of "$m" "$(csum_of "$m")"; done | paste -sd,)" <<'EOF'
 import statistics, sys
 rows, order = {}, []
 for line in open(sys.argv[1]):

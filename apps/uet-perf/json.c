@@ -35,7 +35,7 @@ json_ses_side(const struct perf_ses_side *x)
 {
 	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
 			 "s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-			 "s:I}",
+			 "s:I, s:I, s:I}",
 			 "wr_submitted", J(x->wr_submitted),
 			 "wr_eagain", J(x->wr_eagain), "msg_ok", J(x->msg_ok),
 			 "msg_err", J(x->msg_err), "frag_tx", J(x->frag_tx),
@@ -49,7 +49,8 @@ json_ses_side(const struct perf_ses_side *x)
 			 "sqe_rejected", J(x->sqe_rejected), "rqe", J(x->rqe),
 			 "rqe_rejected", J(x->rqe_rejected), "cqe", J(x->cqe),
 			 "cq_wait", J(x->cq_wait), "tx_ref", J(x->tx_ref),
-			 "msg_tx_wait", J(x->msg_tx_wait));
+			 "msg_tx_wait", J(x->msg_tx_wait),
+			 "rx_split", J(x->rx_split), "rx_flat", J(x->rx_flat));
 }
 
 /* "op", "tagged" and "ses": completion errors and both SES's counters. */
@@ -109,11 +110,14 @@ json_wire(const struct perf_report *r)
 	     k < UET_CONFIG_FAULT_KINDS; k++)
 		json_object_set_new(faults, perf_fault_name(k),
 				    json_integer(J(r->wire.fault[k])));
-	return json_pack("{s:o, s:I, s:I, s:I, s:I, s:o}", "faults", faults,
+	return json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
+			 "faults", faults,
 			 "rx_csum_bad", J(r->wire.csum_bad),
 			 "rx_csum_none", J(r->wire.csum_none),
 			 "rx_trimmed", J(r->wire.trimmed),
 			 "rx_malformed", J(r->wire.malformed),
+			 "rx_chained", J(r->wire.chained),
+			 "rx_linearized", J(r->wire.linearized),
 			 "tss", json_tss(r));
 }
 

@@ -432,6 +432,9 @@ struct perf_report {
 		uint64_t csum_none;  /* UDP checksum missing: dropped */
 		uint64_t trimmed;    /* trimmed frames received */
 		uint64_t malformed;  /* malformed frames dropped */
+		uint64_t chained;    /* chained frames given to the PDS as
+				      * they are (placed from both segments) */
+		uint64_t linearized; /* chained frames copied whole first */
 		/* [tss]: frames sealed, opened, dropped by reason */
 		uint64_t tss_sealed;
 		uint64_t tss_opened;
@@ -503,6 +506,7 @@ struct perf_report {
 			uint64_t sqe, sqe_held, sqe_rejected, rqe;
 			uint64_t rqe_rejected, cqe, cq_wait;
 			uint64_t tx_ref, msg_tx_wait; /* zero-copy TX */
+			uint64_t rx_split, rx_flat; /* chained frames RX */
 		} ini, tgt;
 	} ses;
 };

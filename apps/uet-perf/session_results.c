@@ -48,6 +48,8 @@ wire_add(struct perf_wire *w, const struct uet_engine_lcore_stats *t)
 	w->csum_none += t->rx_csum_none;
 	w->trimmed += t->rx_trimmed;
 	w->malformed += t->rx_malformed;
+	w->chained += t->rx_chained;
+	w->linearized += t->rx_linearized;
 	w->tss_sealed += t->tss.tx_sealed;
 	w->tss_opened += t->tss.rx_opened;
 	w->tss_keys += t->tss.tx_keys + t->tss.rx_keys;
@@ -100,6 +102,7 @@ ses_side(struct perf_sess *s, unsigned int i, struct perf_ses_side *o)
 		.cq_wait = g.cq_wait,
 		.tx_ref = uet_ulp_ctx_stats(perf_sess_ctx(s, i))->tx_ref,
 		.msg_tx_wait = x->msg_tx_wait,
+		.rx_split = x->rx_split, .rx_flat = x->rx_flat,
 	};
 }
 

@@ -195,6 +195,7 @@ struct engine_fault_queue {
 struct engine_fault_dir {
 	struct uet_rand rng;
 	uint64_t pkts;      /* frames seen by this direction */
+	bool mutates;       /* ECN, trimming or corruption configured */
 	struct engine_fault_queue reorder;
 	struct engine_fault_queue delay;
 };
@@ -423,6 +424,12 @@ int engine_lcore_main(void *arg);
 unsigned int engine_lcore_iterate(struct uet_engine_lcore *lc);
 void engine_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 		struct rte_mbuf *m, uint64_t now);
+/* A chain of two segments: its first UET_ENGINE_RX_HDR_ROOM bytes (every
+ * header; the whole frame but at least one byte of the second segment)
+ * moved into the first, which must be direct and not shared; its headers
+ * then decode in place with the whole frame's length. 0, or -1 when it
+ * is not such a chain (left as it was). */
+int engine_chain_pullup(struct rte_mbuf *m);
 /* A frame decoded into lc->rx[lc->nb_rx].pkt, to the hook. */
 void engine_rx_deliver(struct uet_engine_lcore *lc, uint16_t port,
 		    uint16_t queue, struct rte_mbuf *m);

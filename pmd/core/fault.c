@@ -72,6 +72,10 @@ engine_fault_init(struct uet_engine_lcore *lc)
 		memset(fd, 0, sizeof(*fd));
 		/* one stream per lcore and direction, all from [fault] seed */
 		uet_rand_seed(&fd->rng, f->seed ^ uet_rand_splitmix(&stream));
+		for (unsigned int c = 0; c < UET_CONFIG_FAULT_CLASSES; c++)
+			fd->mutates |= f->ppm[d][c][UET_CONFIG_FAULT_ECN] != 0 ||
+				       f->ppm[d][c][UET_CONFIG_FAULT_TRIM] != 0 ||
+				       f->ppm[d][c][UET_CONFIG_FAULT_CORRUPT] != 0;
 	}
 }
 
@@ -270,15 +274,19 @@ engine_fault_apply(struct uet_engine_lcore *lc, unsigned int dir, uint16_t port,
 		goto release;
 	}
 	/* A frame sent by reference (port.tx_zero_copy: headers chained to
-	 * the application's buffer) is copied into its first segment, as
-	 * the receiving engine does: trimming and corruption must not write
-	 * into that buffer, and a copy costs nothing that matters here. */
-	if (!rte_pktmbuf_is_contiguous(m))
+	 * the application's buffer) stays chained, its headers in the first
+	 * segment, as the receiving engine keeps it; it is copied into its
+	 * first segment where this direction may rewrite frames (ECN,
+	 * trimming, corruption: never into that buffer) or it is no such
+	 * chain. */
+	if (!rte_pktmbuf_is_contiguous(m) &&
+	    (fd->mutates || engine_chain_pullup(m) != 0))
 		(void)rte_pktmbuf_linearize(m); /* else: untouched, below */
-	/* p->opts: trimmed frames (a released hold, a peer's) are UET */
-	hdr_len = rte_pktmbuf_is_contiguous(m) ?
+	/* p->opts: trimmed frames (a released hold, a peer's) are UET; the
+	 * headers of a chain are in its first segment */
+	hdr_len = rte_pktmbuf_is_contiguous(m) || m->nb_segs == 2 ?
 		uet_wire_outer_decode_ex(rte_pktmbuf_mtod(m, const uint8_t *),
-				    rte_pktmbuf_data_len(m), &p->opts, &o) : -1;
+				    rte_pktmbuf_pkt_len(m), &p->opts, &o) : -1;
 	if (hdr_len < 0 || o.inner_len < 2) {
 		sink(lc, port, queue, m, now); /* not UET: untouched */
 		goto release;

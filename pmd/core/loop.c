@@ -69,9 +69,50 @@ rx_drop(struct uet_engine_lcore *lc, const struct uet_wire_pkt *p,
  * (the checksum covers the bytes the switch cut); the PDS only NACKs it.
  * Returns true when the frame may go on.
  */
+int
+engine_chain_pullup(struct rte_mbuf *m)
+{
+	struct rte_mbuf *t = m->next;
+	uint32_t want, need;
+
+	if (m->nb_segs != 2 || !RTE_MBUF_DIRECT(m) ||
+	    rte_mbuf_refcnt_read(m) != 1)
+		return -1;
+	want = RTE_MIN(rte_pktmbuf_pkt_len(m), UET_ENGINE_RX_HDR_ROOM);
+	need = want > m->data_len ? want - m->data_len : 0;
+	if (need >= t->data_len || need > rte_pktmbuf_tailroom(m))
+		return -1;
+	rte_memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, m->data_len),
+		   rte_pktmbuf_mtod(t, const uint8_t *), need);
+	m->data_len = (uint16_t)(m->data_len + need);
+	t->data_off = (uint16_t)(t->data_off + need);
+	t->data_len = (uint16_t)(t->data_len - need);
+	return 0;
+}
+
+/*
+ * A chained frame (sent by reference, [portN] tx_zero_copy: a header
+ * mbuf chained to the sender's buffer) of two segments stays chained
+ * (engine_chain_pullup()), and the hook places the payload from the
+ * second segment (struct uet_engine_rx), each byte copied once. Longer
+ * chains and [tss] frames (decrypted in place) are copied into their
+ * first segment.
+ * @return 0, or -1 when the frame does not fit its first segment.
+ */
+static int
+rx_chain_prepare(struct uet_engine_lcore *lc, struct rte_mbuf *m)
+{
+	if (lc->tss == NULL && engine_chain_pullup(m) == 0) {
+		ENG_INC(lc->st.rx_chained);
+		return 0;
+	}
+	ENG_INC(lc->st.rx_linearized);
+	return rte_pktmbuf_linearize(m);
+}
+
 static bool
 rx_csum_ok(struct uet_engine_lcore *lc, const struct engine_port *p,
-	   const struct rte_mbuf *m, const struct uet_wire_outer *o)
+	   struct rte_mbuf *m, const struct uet_wire_outer *o)
 {
 	const uint8_t *l4, *l3;
 	uint64_t f;
@@ -92,6 +133,16 @@ rx_csum_ok(struct uet_engine_lcore *lc, const struct engine_port *p,
 	if (f == RTE_MBUF_F_RX_L4_CKSUM_GOOD)
 		return true;
 	if (f != RTE_MBUF_F_RX_L4_CKSUM_BAD) {
+		/* the vectorised sum over the whole datagram: a chain is
+		 * made one segment first (its first segment keeps its
+		 * address, the parsed offsets stay valid) */
+		if (unlikely(!rte_pktmbuf_is_contiguous(m))) {
+			ENG_INC(lc->st.rx_linearized);
+			if (rte_pktmbuf_linearize(m) < 0) {
+				ENG_INC(lc->st.rx_csum_bad);
+				return false;
+			}
+		}
 		/* the vectorised sum: DPDK's rte_ipv4/6_udptcp_cksum_verify
 		 * adds 16 bits per step, a third of a bulk frame's cost */
 		l4 = rte_pktmbuf_mtod_offset(m, const uint8_t *,
@@ -190,7 +241,7 @@ engine_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 		rx_mtu_exceeded(lc, port, p, m);
 		return;
 	}
-	if (unlikely(m->nb_segs > 1) && rte_pktmbuf_linearize(m) < 0) {
+	if (unlikely(m->nb_segs > 1) && rx_chain_prepare(lc, m) < 0) {
 		r->pkt.err = UET_WIRE_E_TRUNCATED;
 		r->pkt.err_layer = UET_PKT_LAYER_ETH;
 		rx_drop(lc, &r->pkt, m);
@@ -198,8 +249,10 @@ engine_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 	}
 	if (unlikely(engine_neigh_candidate(m)) && engine_neigh_rx(lc, port, m) != 0)
 		return;
+	/* a chain: the headers are in the first segment, the parse reads
+	 * no further (lengths are checked against the whole frame) */
 	rc = uet_wire_pkt_parse_pds(rte_pktmbuf_mtod(m, const uint8_t *),
-			       rte_pktmbuf_data_len(m), &p->opts, &r->pkt);
+			       rte_pktmbuf_pkt_len(m), &p->opts, &r->pkt);
 	if (!rx_classify(lc, p, queue, m, &r->pkt, rc))
 		return;
 	engine_rx_deliver(lc, port, queue, m);

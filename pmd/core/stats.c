@@ -90,6 +90,8 @@ print_one(const struct uet_engine_lcore_stats *s, FILE *f)
 	PR(f, s, rx_csum_bad);
 	PR(f, s, rx_csum_none);
 	PR(f, s, rx_mtu_exceeded);
+	PR(f, s, rx_chained);
+	PR(f, s, rx_linearized);
 	for (unsigned int l = 0; l < 8; l++)
 		if (s->rx_err_layer[l] != 0)
 			fprintf(f, "  rx_err_layer.%-9s %" PRIu64 "\n",

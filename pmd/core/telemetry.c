@@ -134,6 +134,8 @@ fill_stats(const struct uet_engine *e, const struct uet_engine_stats *s,
 	add_u64(d, "rx_csum_bad", t->rx_csum_bad);
 	add_u64(d, "rx_csum_none", t->rx_csum_none);
 	add_u64(d, "rx_mtu_exceeded", t->rx_mtu_exceeded);
+	add_u64(d, "rx_chained", t->rx_chained);
+	add_u64(d, "rx_linearized", t->rx_linearized);
 	for (unsigned int c = 1; c < UET_WIRE_E__COUNT; c++) {
 		char k[48];
 

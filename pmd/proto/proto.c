@@ -299,8 +299,9 @@ proto_lcore_fini(struct uet_engine_lcore *lc, void *priv)
 static void
 proto_event(struct uet_ulp_ctx *ctx, const struct uet_pds_event *e)
 {
-	const uint8_t *ses = NULL;
+	const uint8_t *ses = NULL, *tail;
 	uint16_t len = 0;
+	uint32_t tail_len;
 
 	if (e->type == UET_PDS_EV_DELIVER) {
 		/* pkt_cookie: the index of the frame in the burst */
@@ -308,8 +309,20 @@ proto_event(struct uet_ulp_ctx *ctx, const struct uet_pds_event *e)
 			PROTO_INC(ctx->st.deliver_orphan);
 			return;
 		}
-		ses = proto_ses_bytes(&ctx->rx[e->cookie], &len);
+		if (unlikely(ctx->rx[e->cookie].m->nb_segs > 1) &&
+		    ctx->ulp->event_tail == NULL &&
+		    rte_pktmbuf_linearize(ctx->rx[e->cookie].m) < 0) {
+			PROTO_INC(ctx->st.deliver_orphan);
+			return;
+		}
+		ses = proto_ses_bytes(&ctx->rx[e->cookie], &len, &tail,
+				      &tail_len);
 		PROTO_INC(ctx->st.delivered);
+		if (tail_len != 0) {
+			ctx->ulp->event_tail(ctx->ulp_priv, ctx, e, ses, len,
+					     tail, tail_len);
+			return;
+		}
 	} else if (e->type == UET_PDS_EV_DONE) {
 		if (e->status == 0)
 			PROTO_INC(ctx->st.done_ok);
@@ -350,15 +363,32 @@ fa_from_outer(struct uet_pds_fa *fa, const uint8_t addr[16],
 	}
 }
 
+/* The bytes after the PDS header of frame @p r: @p len of them at the
+ * address returned, the rest (@p tail_len, 0 but for a chain, struct
+ * uet_engine_rx) at @p tail. */
 const uint8_t *
-proto_ses_bytes(const struct uet_engine_rx *r, uint16_t *len)
+proto_ses_bytes(const struct uet_engine_rx *r, uint16_t *len,
+		const uint8_t **tail, uint32_t *tail_len)
 {
 	const struct uet_wire_outer *o = &r->pkt.outer;
 	size_t hl = uet_wire_pds_hdr_len(r->pkt.pds.type);
+	uint32_t off = (uint32_t)(o->hdr_len + hl), head;
 
 	*len = o->inner_len > hl ? (uint16_t)(o->inner_len - hl) : 0;
-	return rte_pktmbuf_mtod_offset(r->m, const uint8_t *,
-				       o->hdr_len + hl);
+	*tail = NULL;
+	*tail_len = 0;
+	if (unlikely(r->m->nb_segs > 1)) {
+		/* the headers are in the first segment (engine RX) */
+		head = rte_pktmbuf_data_len(r->m) > off ?
+		       rte_pktmbuf_data_len(r->m) - off : 0;
+		if (*len > head) {
+			*tail_len = RTE_MIN((uint32_t)(*len - head),
+					    rte_pktmbuf_data_len(r->m->next));
+			*tail = rte_pktmbuf_mtod(r->m->next, const uint8_t *);
+			*len = (uint16_t)head;
+		}
+	}
+	return rte_pktmbuf_mtod_offset(r->m, const uint8_t *, off);
 }
 
 static void
@@ -368,12 +398,14 @@ proto_rx_one(struct uet_ulp_ctx *ctx, uint16_t i)
 	const struct uet_wire_pkt *pkt = &r->pkt;
 	const struct uet_wire_outer *o = &pkt->outer;
 	struct uet_pds_rx_meta m;
+	const uint8_t *tail;
+	uint32_t tail_len;
 	int rc;
 
 	fa_from_outer(&m.src, o->src_addr, o->ip_version);
 	fa_from_outer(&m.dst, o->dst_addr, o->ip_version);
-	m.ses = proto_ses_bytes(r, &m.ses_len);
-	m.len = m.ses_len;
+	m.ses = proto_ses_bytes(r, &m.ses_len, &tail, &tail_len);
+	m.len = (uint16_t)(m.ses_len + tail_len);
 	m.ev = uet_wire_outer_ev_get(o);
 	m.ce = o->ecn == UET_ECN_CE;
 	/* UEC 1.0 encapsulation and DSCP classes: a trimming switch re-marks

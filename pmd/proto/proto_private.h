@@ -69,7 +69,8 @@ struct uet_ulp_ctx {
 
 /* proto.c */
 unsigned int proto_events(struct uet_ulp_ctx *ctx);
-const uint8_t *proto_ses_bytes(const struct uet_engine_rx *r, uint16_t *len);
+const uint8_t *proto_ses_bytes(const struct uet_engine_rx *r, uint16_t *len,
+			       const uint8_t **tail, uint32_t *tail_len);
 
 /* proto_telemetry.c: add /uet/pds and /uet/cc (idempotent) */
 int proto_telemetry_add(void);

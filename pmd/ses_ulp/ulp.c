@@ -263,6 +263,17 @@ ses_ulp_event(void *priv, struct uet_ulp_ctx *uctx,
 	(void)uet_ses_event(c->ses, ev, ses, len, uet_ulp_now(uctx));
 }
 
+static void
+ses_ulp_event_tail(void *priv, struct uet_ulp_ctx *uctx,
+		   const struct uet_pds_event *ev, const uint8_t *ses,
+		   uint16_t len, const uint8_t *tail, uint32_t tail_len)
+{
+	struct ses_ulp_ctx *c = priv;
+
+	(void)uet_ses_event_tail(c->ses, ev, ses, len, tail, tail_len,
+				 uet_ulp_now(uctx));
+}
+
 static bool
 ses_ulp_resp_expected(void *priv, uint8_t pds_type, uint8_t next_hdr,
 		  const uint8_t *ses, uint16_t len)
@@ -315,4 +326,5 @@ const struct uet_ulp_ops uet_ses_ulp_ops = {
 	.resp_expected = ses_ulp_resp_expected,
 	.next_deadline = ses_ulp_next_deadline,
 	.build_csum = ses_ulp_build_csum,
+	.event_tail = ses_ulp_event_tail,
 };

@@ -90,6 +90,7 @@ ses_alloc(struct uet_ses *s)
 	s->peer_mask = uet_pow2_ceil(c->max_peers * 2) - 1;
 	s->peers = calloc((size_t)s->peer_mask + 1, sizeof(*s->peers));
 	s->cq = calloc(c->cq_size, sizeof(*s->cq));
+	s->rx_flat = malloc(UINT16_MAX);
 	/* Rendezvous keys are provider keys: their low 16 bits are the MR
 	 * slot, which maps back to the send exposing the buffer. */
 	if (c->rdv_ri >= 0 || c->rdv_ri_of != NULL) {
@@ -100,7 +101,7 @@ ses_alloc(struct uet_ses *s)
 	}
 	if (!s->msgs || !s->msg_free || !s->tgts || !s->tgt_free ||
 	    !s->tgt_hash || !s->read_hash || !s->rets || !s->ret_free ||
-	    !s->peers || !s->cq)
+	    !s->peers || !s->cq || !s->rx_flat)
 		return -ENOMEM;
 	for (i = 0; i <= s->tgt_hmask; i++)
 		s->tgt_hash[i] = SES_NIL;
@@ -153,6 +154,7 @@ uet_ses_free(struct uet_ses *s)
 		if (s->msgs[i].state != SES_MSG_FREE)
 			ses_rdv_release(s, &s->msgs[i]);
 	free(s->rdv_owner);
+	free(s->rx_flat);
 	free(s->msgs);
 	free(s->msg_free);
 	free(s->tgts);
@@ -352,10 +354,33 @@ uet_ses_rc_errno(enum uet_wire_ses_rc rc)
 
 /* ---- ULP entry points ---- */
 
+/* Both pieces of a request joined in s->rx_flat, for a reader of the
+ * payload in place (sizes checked by uet_ses_event_tail()). */
+const uint8_t *
+ses_pl_flat(struct uet_ses *s, const struct ses_pl *pl)
+{
+	if (pl->tail_n == 0)
+		return pl->p;
+	s->st.rx_flat++;
+	memcpy(s->rx_flat, pl->p, pl->n);
+	memcpy(s->rx_flat + pl->n, pl->tail, pl->tail_n);
+	return s->rx_flat;
+}
+
 int
 uet_ses_event(struct uet_ses *s, const struct uet_pds_event *ev,
 	      const uint8_t *ses, uint16_t len, uint64_t now)
 {
+	return uet_ses_event_tail(s, ev, ses, len, NULL, 0, now);
+}
+
+int
+uet_ses_event_tail(struct uet_ses *s, const struct uet_pds_event *ev,
+		   const uint8_t *ses, uint16_t len, const uint8_t *tail,
+		   uint32_t tail_len, uint64_t now)
+{
+	struct ses_pl pl;
+
 	s->now = now;
 	if (ev->type == UET_PDS_EV_RESP) {
 		if (ses_ck_kind(ev->cookie) == SES_CK_INIT)
@@ -381,14 +406,20 @@ uet_ses_event(struct uet_ses *s, const struct uet_pds_event *ev,
 		ses_target_pdc_closed(s, ev);
 		return 0;
 	}
-	if (ev->type != UET_PDS_EV_DELIVER || ses == NULL) {
+	if (ev->type != UET_PDS_EV_DELIVER || ses == NULL ||
+	    (tail_len != 0 && (tail == NULL ||
+			       tail_len > UINT16_MAX - (uint32_t)len))) {
 		s->st.rx_bad++;
 		return -EBADMSG;
 	}
 	if (ev->next_hdr == UET_PDS_NEXT_RESPONSE_DATA ||
-	    ev->next_hdr == UET_PDS_NEXT_RESPONSE_DATA_SMALL)
-		return ses_initiator_ret_rx(s, ev, ses, len);
-	return ses_target_deliver(s, ev, ses, len, now);
+	    ev->next_hdr == UET_PDS_NEXT_RESPONSE_DATA_SMALL) {
+		pl = (struct ses_pl){ .p = ses, .n = len, .tail = tail,
+				      .tail_n = tail_len };
+		return ses_initiator_ret_rx(s, ev, ses_pl_flat(s, &pl),
+					    (uint16_t)ses_pl_len(&pl));
+	}
+	return ses_target_deliver(s, ev, ses, len, tail, tail_len, now);
 }
 
 bool

@@ -257,11 +257,37 @@ ses_copy_capped(uint8_t *dst, uint64_t cap, uint64_t off, const uint8_t *src,
 	memcpy(dst + off, src, n);
 }
 
+/* The payload at message offset @p off into a receive of @p cap bytes,
+ * each piece from where it is. */
+static void
+ses_pl_copy_capped(struct uet_ses *s, uint8_t *dst, uint64_t cap,
+		   uint64_t off, const struct ses_pl *pl)
+{
+	ses_copy_capped(dst, cap, off, pl->p, pl->n);
+	if (pl->tail_n) {
+		s->st.rx_split++;
+		ses_copy_capped(dst, cap, off + pl->n, pl->tail, pl->tail_n);
+	}
+}
+
+/* The tail of a payload whose first piece an arrival stored unexpected
+ * (uet_ses_match_arrival() takes one piece). */
+static void
+ses_pl_store_tail(struct uet_ses *s, struct uet_ses_match *m, uint32_t unexp,
+		  uint32_t off, const struct ses_pl *pl)
+{
+	if (pl->tail_n == 0)
+		return;
+	s->st.rx_split++;
+	(void)uet_ses_match_unexp_write(m, unexp, off + pl->n, pl->tail,
+					pl->tail_n);
+}
+
 /* A whole message in one packet (UEC 1.0 SES standard request header
  * MEDIUM/SMALL, or STD SOM+EOM). */
 static int
 ses_send_single(struct uet_ses *s, const struct uet_pds_event *ev,
-		const struct uet_wire_ses_req *h, const uint8_t *pl, uint32_t plen,
+		const struct uet_wire_ses_req *h, const struct ses_pl *pl,
 		uint64_t now)
 {
 	struct uet_ses_match_arrival a;
@@ -273,16 +299,16 @@ ses_send_single(struct uet_ses *s, const struct uet_pds_event *ev,
 	struct uet_ses_match *m = ses_match(s, h->pid_on_fep);
 
 	ses_msg_from_req(h, &a.msg);
-	a.data = pl;
-	a.data_len = plen;
+	a.data = pl->p;
+	a.data_len = pl->n;
 	if (m == NULL || uet_ses_match_arrival(m, &a, &r) != 0) {
 		rc = UET_RC_UNCOR;
 	} else if (r.verdict == UET_SES_MATCH_EXPECTED) {
-		ses_copy_capped(ses_match_dst(&r), r.len, 0, pl,
-				plen);
+		ses_pl_copy_capped(s, ses_match_dst(&r), r.len, 0, pl);
 		ses_rx_info_msg(&ri, &r);
 		ses_recv_cqe(s, &ri);
 	} else if (r.verdict == UET_SES_MATCH_STORED) {
+		ses_pl_store_tail(s, m, r.unexp, 0, pl);
 		list = UET_SES_LIST_OVERFLOW;
 	} else if (ses_refuse(s, ev, UET_NACK_NO_SES_MSG_AVAIL,
 			      &s->st.refused_unexp)) {
@@ -304,7 +330,7 @@ ses_send_single(struct uet_ses *s, const struct uet_pds_event *ev,
 /* First packet (in arrival order) of a multi-packet message: match it. */
 static struct ses_target *
 ses_send_open(struct uet_ses *s, const struct uet_pds_event *ev,
-	      const struct uet_wire_ses_req *h, const uint8_t *pl, uint32_t plen,
+	      const struct uet_wire_ses_req *h, const struct ses_pl *pl,
 	      bool *refused)
 {
 	struct ses_target *t = ses_target_alloc(s, ev->pdc, h->message_id, true);
@@ -329,8 +355,8 @@ ses_send_open(struct uet_ses *s, const struct uet_pds_event *ev,
 		a.msg.kind = UET_SES_MATCH_KIND_DEFERRABLE;
 		a.msg.hold_len = 0;
 	}
-	a.data = som && !defer ? pl : NULL;
-	a.data_len = som && !defer ? plen : 0;
+	a.data = som && !defer ? pl->p : NULL;
+	a.data_len = som && !defer ? pl->n : 0;
 	t->match = ses_match(s, h->pid_on_fep);
 	if (t->match == NULL ||
 	    uet_ses_match_arrival(t->match, &a, &r) != 0) {
@@ -347,6 +373,8 @@ ses_send_open(struct uet_ses *s, const struct uet_pds_event *ev,
 		t->state = defer ? SES_TGT_DEFER : SES_TGT_STORED;
 		t->unexp = r.unexp;
 		t->list = UET_SES_LIST_OVERFLOW;
+		if (som && !defer)
+			ses_pl_store_tail(s, t->match, t->unexp, 0, pl);
 	} else if (ses_refuse(s, ev, UET_NACK_NO_SES_MSG_AVAIL,
 			      &s->st.refused_unexp)) {
 		/* Nothing of the message is kept: every packet of it is
@@ -364,14 +392,16 @@ ses_send_open(struct uet_ses *s, const struct uet_pds_event *ev,
 
 static void
 ses_send_land(struct uet_ses *s, struct ses_target *t, bool opened_som,
-	      uint32_t moff, const uint8_t *pl, uint32_t plen)
+	      uint32_t moff, const struct ses_pl *pl)
 {
-	(void)s;
-	if (t->state == SES_TGT_EXPECTED)
-		ses_copy_capped(t->buf, t->cap, moff, pl, plen);
-	else if (t->state == SES_TGT_STORED && !opened_som && plen)
-		uet_ses_match_unexp_write(t->match, t->unexp, moff, pl,
-					  plen);
+	if (t->state == SES_TGT_EXPECTED) {
+		ses_pl_copy_capped(s, t->buf, t->cap, moff, pl);
+	} else if (t->state == SES_TGT_STORED && !opened_som) {
+		if (pl->n)
+			uet_ses_match_unexp_write(t->match, t->unexp, moff,
+						  pl->p, pl->n);
+		ses_pl_store_tail(s, t->match, t->unexp, moff, pl);
+	}
 }
 
 /* All bytes in: answer, then complete the receive (or keep the record
@@ -397,7 +427,7 @@ ses_send_complete(struct uet_ses *s, struct ses_target *t, uint64_t now)
 
 static int
 ses_send_multi(struct uet_ses *s, const struct uet_pds_event *ev,
-	       const struct uet_wire_ses_req *h, const uint8_t *pl, uint32_t plen,
+	       const struct uet_wire_ses_req *h, const struct ses_pl *pl,
 	       uint32_t moff, uint64_t now)
 {
 	struct ses_target *t = ses_target_find(s, ev->pdc, h->message_id);
@@ -411,7 +441,7 @@ ses_send_multi(struct uet_ses *s, const struct uet_pds_event *ev,
 			return ses_respond_rc(s, ev, h, UET_RC_NO_MATCH,
 					      UET_SES_LIST_EXPECTED, now);
 	} else if (t == NULL) {
-		t = ses_send_open(s, ev, h, pl, plen, &refused);
+		t = ses_send_open(s, ev, h, pl, &refused);
 		opened = (h->flags & UET_SES_F_SOM) != 0;
 		if (refused)
 			return 0;
@@ -433,8 +463,8 @@ ses_send_multi(struct uet_ses *s, const struct uet_pds_event *ev,
 		t->have_eom = true;
 		t->eom_psn = ev->psn;
 	}
-	ses_send_land(s, t, opened, moff, pl, plen);
-	t->rcvd += plen;
+	ses_send_land(s, t, opened, moff, pl);
+	t->rcvd += ses_pl_len(pl);
 	if (t->rcvd == t->total && t->have_eom && !t->responded)
 		ses_send_complete(s, t, now);
 	return 0;
@@ -516,9 +546,10 @@ ses_send_refuse_part(struct uet_ses *s, const struct uet_pds_event *ev,
 
 int
 ses_target_send(struct uet_ses *s, const struct uet_pds_event *ev,
-	     const struct uet_wire_ses_req *h, const uint8_t *pl, uint32_t plen,
+	     const struct uet_wire_ses_req *h, const struct ses_pl *pl,
 	     uint64_t now)
 {
+	uint32_t plen = ses_pl_len(pl);
 	struct uet_ses_resolved res;
 	struct uet_ses_resolve_req q;
 	enum uet_wire_ses_rc rc;
@@ -530,10 +561,12 @@ ses_target_send(struct uet_ses *s, const struct uet_pds_event *ev,
 	if (rc == UET_RC_OK && ses_match(s, h->pid_on_fep) == NULL)
 		rc = UET_RC_UNSUPPORTED_OP;
 	if (rc == UET_RC_OK && ses_op_is_atomic(h->opcode))
-		return ses_target_tamo(s, ev, h, pl, plen, now);
+		return ses_target_tamo(s, ev, h, ses_pl_flat(s, pl), plen,
+				       now);
 	if (rc == UET_RC_OK && (h->opcode == UET_SES_OP_RENDEZVOUS_SEND ||
 				h->opcode == UET_SES_OP_RENDEZVOUS_TSEND))
-		return ses_target_rdv(s, ev, h, pl, plen, now);
+		return ses_target_rdv(s, ev, h, ses_pl_flat(s, pl), plen,
+				      now);
 	if (rc == UET_RC_OK && (moff > h->request_length ||
 				plen > h->request_length - moff ||
 				(single && plen != h->request_length) ||
@@ -555,8 +588,8 @@ ses_target_send(struct uet_ses *s, const struct uet_pds_event *ev,
 		return ses_respond_rc(s, ev, h, rc, UET_SES_LIST_EXPECTED, now);
 	/* Deferrable messages always get a record: a defer keeps it. */
 	if (single && !ses_op_is_defer(h->opcode))
-		return ses_send_single(s, ev, h, pl, plen, now);
-	return ses_send_multi(s, ev, h, pl, plen, moff, now);
+		return ses_send_single(s, ev, h, pl, now);
+	return ses_send_multi(s, ev, h, pl, moff, now);
 }
 
 /* ---- a target PDC went (UET_PDS_EV_PDC_CLOSED) ---- */

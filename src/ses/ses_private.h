@@ -300,7 +300,24 @@ struct uet_ses {
 	uint32_t *rdv_owner;     /* MR slot of a rendezvous key -> msg + 1 */
 	uint64_t now;            /* latest time given by the caller */
 	uint64_t retry_due;      /* no SES_MSG_WAIT message due before */
+	uint8_t *rx_flat;        /* UINT16_MAX bytes: ses_pl_flat() */
 };
+
+/* The payload of a received request: n bytes at p, then tail_n bytes at
+ * tail (the second segment of a chained frame, uet_ses_event_tail()),
+ * placed from where they are. */
+struct ses_pl {
+	const uint8_t *p;
+	const uint8_t *tail;
+	uint32_t n;
+	uint32_t tail_n;
+};
+
+static inline uint32_t
+ses_pl_len(const struct ses_pl *pl)
+{
+	return pl->n + pl->tail_n;
+}
 
 /* ses.c */
 void ses_cq_push(struct uet_ses *s, const struct uet_ses_cqe *c);
@@ -406,7 +423,8 @@ void ses_resolve_req_fill(struct uet_ses_resolve_req *q,
 			  const struct uet_pds_event *ev,
 			  const struct uet_wire_ses_req *h);
 int ses_target_deliver(struct uet_ses *s, const struct uet_pds_event *ev,
-		    const uint8_t *ses, uint16_t len, uint64_t now);
+		    const uint8_t *ses, uint16_t len, const uint8_t *tail,
+		    uint32_t tail_len, uint64_t now);
 int ses_build_ret(struct uet_ses *s, uint64_t cookie, uint8_t *buf,
 		  size_t cap);
 void ses_ret_done(struct uet_ses *s, uint64_t cookie, int status);
@@ -415,8 +433,9 @@ void ses_ret_detach(struct uet_ses *s, const struct ses_msg *m);
 
 /* ses_msg.c (target side of the send family) */
 int ses_target_send(struct uet_ses *s, const struct uet_pds_event *ev,
-		 const struct uet_wire_ses_req *h, const uint8_t *pl,
-		 uint32_t plen, uint64_t now);
+		 const struct uet_wire_ses_req *h, const struct ses_pl *pl,
+		 uint64_t now);
+const uint8_t *ses_pl_flat(struct uet_ses *s, const struct ses_pl *pl);
 struct ses_target *ses_target_alloc(struct uet_ses *s, uint32_t pdc, uint16_t id,
 			      bool hashed);
 void ses_target_hash_add(struct uet_ses *s, struct ses_target *t);

@@ -98,28 +98,34 @@ ses_target_remote_event(struct uet_ses *s, const struct uet_wire_ses_req *h,
 
 static enum uet_wire_ses_rc
 ses_target_write(struct uet_ses *s, const struct uet_pds_event *ev,
-	      const struct uet_wire_ses_req *h, const uint8_t *pl, uint32_t plen)
+	      const struct uet_wire_ses_req *h, const struct ses_pl *pl)
 {
 	struct uet_ses_resolved r;
 	enum uet_wire_ses_rc rc = ses_target_resolve(s, ev, h, &r);
+	uint8_t *dst;
 	uint32_t moff;
 	struct uet_ses_cqe c;
-	int ret;
+	int ret = 0;
 
 	if (rc != UET_RC_OK)
 		return rc;
-	if (!ses_target_pkt_ok(h, plen, &moff)) {
+	if (!ses_target_pkt_ok(h, ses_pl_len(pl), &moff)) {
 		s->st.rx_bad++;
 		return UET_RC_UNSUPPORTED_SIZE;
 	}
 	/* Stateless per packet: bounds were checked for the whole message,
-	 * so base + offset + moff + plen stays inside the region. */
-	if (plen) {
-		ret = ses_mem_write(s, r.entry->owner, (uint8_t *)r.addr + moff,
-				    pl, plen);
-		if (ret != 0)
-			return ses_mem_rc(s, ret);
+	 * so base + offset + moff + the payload stays inside the region.
+	 * Each piece is copied from the frame into the region once. */
+	dst = (uint8_t *)r.addr + moff;
+	if (pl->n)
+		ret = ses_mem_write(s, r.entry->owner, dst, pl->p, pl->n);
+	if (ret == 0 && pl->tail_n) {
+		s->st.rx_split++;
+		ret = ses_mem_write(s, r.entry->owner, dst + pl->n, pl->tail,
+				    pl->tail_n);
 	}
+	if (ret != 0)
+		return ses_mem_rc(s, ret);
 	if ((h->flags & UET_SES_F_HD) && (h->flags & UET_SES_F_SOM)) {
 		/* Remote CQ data of a write (fi_writedata, FI_REMOTE_CQ_DATA at
 		 * the target). */
@@ -638,19 +644,20 @@ ses_target_profile(const struct uet_ses *s, const struct uet_pds_event *ev,
 
 static enum uet_wire_ses_rc
 ses_target_exec(struct uet_ses *s, const struct uet_pds_event *ev,
-	     const struct uet_wire_ses_req *h, const uint8_t *pl, uint32_t plen,
+	     const struct uet_wire_ses_req *h, const struct ses_pl *pl,
 	     uint64_t now, bool *answered)
 {
 	switch (h->opcode) {
 	case UET_SES_OP_NO_OP:
 		return UET_RC_OK;
 	case UET_SES_OP_WRITE:
-		return ses_target_write(s, ev, h, pl, plen);
+		return ses_target_write(s, ev, h, pl);
 	case UET_SES_OP_READ:
 		return ses_target_read(s, ev, h, now, answered);
 	case UET_SES_OP_ATOMIC:
 	case UET_SES_OP_FETCHING_ATOMIC:
-		return ses_target_atomic(s, ev, h, pl, plen, now, answered);
+		return ses_target_atomic(s, ev, h, ses_pl_flat(s, pl),
+					 ses_pl_len(pl), now, answered);
 	default:
 		return UET_RC_UNSUPPORTED_OP;
 	}
@@ -675,12 +682,14 @@ ses_target_bad(struct uet_ses *s, const struct uet_pds_event *ev,
 
 int
 ses_target_deliver(struct uet_ses *s, const struct uet_pds_event *ev,
-		const uint8_t *ses, uint16_t len, uint64_t now)
+		const uint8_t *ses, uint16_t len, const uint8_t *tail,
+		uint32_t tail_len, uint64_t now)
 {
 	int fmt = uet_wire_ses_fmt_from_next_hdr(ev->next_hdr), n;
 	struct uet_wire_ses_req h;
 	enum uet_wire_ses_rc rc;
 	bool answered = false;
+	struct ses_pl pl;
 
 	n = fmt < 0 ? fmt : uet_wire_ses_req_decode(ses, len,
 					       (enum uet_wire_ses_fmt)fmt, &h);
@@ -694,12 +703,12 @@ ses_target_deliver(struct uet_ses *s, const struct uet_pds_event *ev,
 		return ses_defer_rtr_rx(s, ev, &h, now);
 	if (rc == UET_RC_OK && h.opcode == UET_SES_OP_MSG_ERROR)
 		return ses_rdv_error_rx(s, ev, &h, now);
+	pl = (struct ses_pl){ .p = ses + n, .n = (uint32_t)(len - n),
+			      .tail = tail, .tail_n = tail_len };
 	if (rc == UET_RC_OK && ses_is_send(h.opcode))
-		return ses_target_send(s, ev, &h, ses + n, (uint32_t)(len - n),
-				    now);
+		return ses_target_send(s, ev, &h, &pl, now);
 	if (rc == UET_RC_OK)
-		rc = ses_target_exec(s, ev, &h, ses + n, (uint32_t)(len - n), now,
-				  &answered);
+		rc = ses_target_exec(s, ev, &h, &pl, now, &answered);
 	if (!answered)
 		ses_respond_rc(s, ev, &h, rc, UET_SES_LIST_EXPECTED, now);
 	return 0;

@@ -22,7 +22,9 @@ GROUP:
            port, with and without loss, duplication and reordering:
            payloads of 1 KiB and more sent by reference (and rebuilt
            from the application's buffer when lost), shorter ones
-           copied, every byte checked, exactly once.
+           copied, every byte checked, exactly once; the receiver
+           places each chained frame's payload from its second
+           segment (rx_chained, rx_split), none copied whole first.
   soak     the exactly-once soak, with the default timers: 20 % loss of
            data and of ACKs, plus trimming, duplication and reordering
            (5 % each, data and ACKs but trimming on data only) and 0.1 %
@@ -252,12 +254,31 @@ def group_zerocopy(perf, tmp):
                 (1024 if args[args.index("--size") + 1].endswith("K") else 1)
             print(f"{what}: frag_tx {ini['frag_tx']} tx_ref {ini['tx_ref']}"
                   f" msg_tx_wait {ini['msg_tx_wait']}")
+            tgt, w = r["ses"]["target"], r["wire"]
+            print(f"{what}: rx_chained {w['rx_chained']} rx_linearized "
+                  f"{w['rx_linearized']} rx_split {tgt['rx_split']} "
+                  f"rx_flat {tgt['rx_flat']}")
             if big >= 1024:
                 check(ini["tx_ref"] >= ini["frag_tx"],
                       f"{what}: every fragment by reference "
                       f"({ini['tx_ref']} of {ini['frag_tx']})")
+                # received as sent (the fault injector only drops,
+                # duplicates and reorders): each payload placed from
+                # the sender's segment, never copied whole first, but
+                # where an injected duplicate (a copy, one segment)
+                # arrived before its original
+                dups = w["faults"]["dup"]
+                check(w["rx_chained"] >= ini["frag_tx"] - dups and
+                      tgt["rx_split"] >= ini["frag_tx"] - dups and
+                      tgt["rx_split"] > 0,
+                      f"{what}: every fragment placed from its chain "
+                      f"({w['rx_chained']} chained, {tgt['rx_split']} "
+                      f"placed, of {ini['frag_tx']}, {dups} duplicates)")
+                check(w["rx_linearized"] == 0 and tgt["rx_flat"] == 0,
+                      f"{what}: no chain copied whole first")
             else:
                 check(ini["tx_ref"] == 0, f"{what}: short payloads copied")
+                check(w["rx_chained"] == 0, f"{what}: no chains")
             if name == "zcfault":
                 check(r["retransmissions"] > 0, f"{what}: retransmitted")
 

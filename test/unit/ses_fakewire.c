@@ -65,6 +65,7 @@ ses_fakewire_node_tables(struct ses_fakewire_node *n, const struct ses_fakewire_
 bool ses_fakewire_rdv_by_job;
 bool ses_fakewire_two_pids;
 bool ses_fakewire_remote_events;
+bool ses_fakewire_split;
 const struct uet_ses_mem_ops *ses_fakewire_mem_ops;
 void *ses_fakewire_mem_arg;
 int (*ses_fakewire_submit)(void *arg, const struct uet_pds_submit *ps, uint64_t now);
@@ -382,6 +383,44 @@ ses_fakewire_cq_drain(struct sfw *w, int s)
 		n->ncq++;
 }
 
+/* ses_fakewire_split: delivery @p ev of packet @p pkt in two pieces, the
+ * first at least its request header (else the largest one, or the whole
+ * packet). */
+static void
+ses_fakewire_event_split(struct sfw *w, int s, const struct uet_pds_event *ev,
+			 const uint8_t *ses, uint16_t len, uint64_t pkt)
+{
+	uint64_t h = (pkt + 1) * 0x9E3779B97F4A7C15ull;
+	int fmt = uet_wire_ses_fmt_from_next_hdr(ev->next_hdr), n = -1;
+	uint16_t head = len < UET_SES_REQ_MAX_LEN ? len : UET_SES_REQ_MAX_LEN;
+	struct uet_wire_ses_req req;
+	uint8_t *a, *b;
+
+	if (fmt >= 0)
+		n = uet_wire_ses_req_decode(ses, len, (enum uet_wire_ses_fmt)fmt,
+					    &req);
+	if (n >= 0)
+		head = (uint16_t)n;
+
+	head = (uint16_t)(head + (h >> 32) % ((uint32_t)(len - head) + 1));
+	if ((h & 7) == 0 || head == len) {
+		uet_ses_event(w->n[s].ses, ev, ses, len, w->now);
+		return;
+	}
+	a = malloc(head);
+	b = malloc((size_t)(len - head));
+	if (a == NULL || b == NULL) {
+		w->rx_err++;
+	} else {
+		memcpy(a, ses, head);
+		memcpy(b, ses + head, (size_t)(len - head));
+		uet_ses_event_tail(w->n[s].ses, ev, a, head, b,
+				   (uint32_t)(len - head), w->now);
+	}
+	free(a);
+	free(b);
+}
+
 static void
 ses_fakewire_events(struct sfw *w, int s, const uint8_t *ses, uint16_t len,
 	   uint64_t pkt)
@@ -397,7 +436,12 @@ ses_fakewire_events(struct sfw *w, int s, const uint8_t *ses, uint16_t len,
 				w->rx_err++;
 				continue;
 			}
-			uet_ses_event(w->n[s].ses, &ev[i], ses, len, w->now);
+			if (ses_fakewire_split && ses != NULL)
+				ses_fakewire_event_split(w, s, &ev[i], ses,
+							 len, pkt);
+			else
+				uet_ses_event(w->n[s].ses, &ev[i], ses, len,
+					      w->now);
 		}
 	} while (k == 32);
 }

@@ -126,6 +126,13 @@ extern bool (*ses_fakewire_tx_busy)(void *arg, uint32_t msg);
 /* When set before ses_fakewire_init*(): uet_ses_config.remote_events. */
 extern bool ses_fakewire_remote_events;
 
+/* When set: every delivered request reaches the SES in two pieces
+ * (uet_ses_event_tail(), as a chained frame of zero-copy transmit does),
+ * split at a point after its header chosen per packet, each piece in a
+ * buffer of its own length (a read past either is a fault under ASan);
+ * one packet in eight stays whole. */
+extern bool ses_fakewire_split;
+
 /* When set before ses_fakewire_init*(): uet_ses_config.mem_ops / mem_arg of both
  * nodes (memory entries of another process). */
 extern const struct uet_ses_mem_ops *ses_fakewire_mem_ops;

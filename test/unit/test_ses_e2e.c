@@ -1468,6 +1468,33 @@ restart__syn_sent_before_runs_once(void **state)
 	assert_int_equal(uet_pds_stats_get(w.n[1].pds)->pdc_open_tgt, 0);
 }
 
+/* The runs below again, every request handed to the SES in two pieces
+ * (ses_fakewire_split: the chained frame of zero-copy transmit). */
+static int
+setup_split(void **state)
+{
+	ses_fakewire_split = true;
+	return setup(state);
+}
+
+static int
+teardown_split(void **state)
+{
+	uint64_t pieces = 0;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		pieces += uet_ses_stats_get(w.n[i].ses)->rx_split +
+			  uet_ses_stats_get(w.n[i].ses)->rx_flat;
+	ses_fakewire_split = false;
+	teardown(state);
+	if (pieces == 0) {
+		print_error("no request was placed from two pieces\n");
+		return -1;
+	}
+	return 0;
+}
+
 int
 main(void)
 {
@@ -1516,10 +1543,35 @@ main(void)
 		cmocka_unit_test_setup_teardown(restart__syn_sent_before_runs_once,
 						setup, teardown),
 	};
+	const struct CMUnitTest split[] = {
+		cmocka_unit_test_setup_teardown(send_sizes__rud_lossy,
+						setup_split, teardown_split),
+		cmocka_unit_test_setup_teardown(send_sizes__rod_lossy,
+						setup_split, teardown_split),
+		cmocka_unit_test_setup_teardown(
+			tagged__unexpected_then_wildcard, setup_split,
+			teardown_split),
+		cmocka_unit_test_setup_teardown(send__truncated_and_flow_controlled,
+						setup_split, teardown_split),
+		cmocka_unit_test_setup_teardown(recv__multi_offsets,
+						setup_split, teardown_split),
+		cmocka_unit_test_setup_teardown(write_read__lossy, setup_split,
+						teardown_split),
+		cmocka_unit_test_setup_teardown(atomics__exactly_once,
+						setup_split, teardown_split),
+		cmocka_unit_test_setup_teardown(rdv__sizes_expected_unexpected,
+						setup_split, teardown_split),
+		cmocka_unit_test_setup_teardown(tamo__exactly_once, setup_split,
+						teardown_split),
+		cmocka_unit_test_setup_teardown(peek__claim_discard,
+						setup_split, teardown_split),
+	};
 	const char *s = getenv("UET_TEST_SEED");
+	int rc;
 
 	if (s != NULL)
 		seed = strtoull(s, NULL, 0);
 	printf("# seed 0x%llx\n", (unsigned long long)seed);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	return rc + cmocka_run_group_tests_name("split", split, NULL, NULL);
 }

@@ -58,6 +58,12 @@ extern int uet_engine_logtype;
 
 /** Largest burst of the engine loop (engine.burst is capped to it). */
 #define UET_ENGINE_BURST_MAX 64
+/**
+ * Bytes of a chained received frame kept in its first segment (struct
+ * uet_engine_rx): the largest outer, PDS and SES headers, so that they
+ * decode in place.
+ */
+#define UET_ENGINE_RX_HDR_ROOM 256u
 /** Largest number of engine lcore contexts. */
 #define UET_ENGINE_LCORES_MAX 32
 /** Largest number of work queues (channels, uet_chan.h) attached to one
@@ -139,6 +145,11 @@ struct uet_engine_rx {
 	 * and PDS fields are valid, `pkt.err_layer` is NONE; the bytes after
 	 * the PDS header (SES header and payload) are `pkt.payload_off`,
 	 * `pkt.payload_len`, undecoded (`pkt.req` / `pkt.resp` unset).
+	 * `m` may be a chain of two segments (a frame sent by reference,
+	 * [portN] tx_zero_copy, over a ring or local delivery): its first
+	 * segment then holds at least the first UET_ENGINE_RX_HDR_ROOM
+	 * bytes of the frame (every header), the second the rest; any
+	 * other frame is one segment.
 	 */
 	struct uet_wire_pkt pkt;
 };
@@ -696,6 +707,12 @@ struct uet_engine_lcore_stats {
 				       (Ethernet header, one VLAN tag): a peer
 				       with a larger [portN] mtu; dropped, the
 				       first per port logged */
+	uint64_t rx_chained;      /**< frames of two segments given to the
+				       hook as they are (struct
+				       uet_engine_rx) */
+	uint64_t rx_linearized;   /**< chained frames copied into their
+				       first segment (more segments, [tss],
+				       a software checksum to verify) */
 	uint64_t tx_pkts;         /**< frames accepted by rte_eth_tx_burst */
 	uint64_t tx_bytes;
 	uint64_t tx_full;         /**< frames freed: TX queue full and no

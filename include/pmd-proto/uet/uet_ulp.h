@@ -143,6 +143,19 @@ struct uet_ulp_ops {
 	int (*build_ref)(void *priv, uint64_t cookie, uint32_t psn,
 			 bool is_retx, uint8_t *buf, size_t cap,
 			 uint32_t min_ref, struct uet_ulp_ref *ref);
+	/**
+	 * Optional: `event` for a DELIVER whose frame is a chain of two
+	 * segments (struct uet_engine_rx; a frame sent by reference over a
+	 * ring port or local delivery): @p len bytes at @p ses (the SES
+	 * header, whole, and maybe the start of the payload), then
+	 * @p tail_len payload bytes at @p tail, for the ULP to place from
+	 * where they are. NULL: such a frame is copied into its first
+	 * segment and given to `event`.
+	 */
+	void (*event_tail)(void *priv, struct uet_ulp_ctx *ctx,
+			   const struct uet_pds_event *ev, const uint8_t *ses,
+			   uint16_t len, const uint8_t *tail,
+			   uint32_t tail_len);
 };
 
 /** What uet_proto_hook_ops takes as uet_engine_params.hook_arg. */

@@ -398,6 +398,25 @@ int uet_ses_event(struct uet_ses *s, const struct uet_pds_event *ev,
 		  const uint8_t *ses, uint16_t len, uint64_t now);
 
 /**
+ * uet_ses_event() for a DELIVER whose bytes are in two pieces: @p len
+ * bytes at @p ses (the SES header, whole, and maybe the start of the
+ * payload), then @p tail_len payload bytes at @p tail (the second segment
+ * of a chained frame: a header mbuf chained to the sender's buffer,
+ * [portN] tx_zero_copy). A WRITE or a send places the two pieces into
+ * their destination (memory entry, posted receive, unexpected store)
+ * where they are, each byte copied once (counted in rx_split); the other
+ * requests, which read their payload in place (atomics, rendezvous, READ
+ * data), get the pieces joined in a buffer of the SES first (rx_flat).
+ * @p tail_len 0 is uet_ses_event().
+ * @return
+ *   As uet_ses_event(); -EBADMSG also for a header not whole in @p ses
+ *   or more than 65535 bytes in all.
+ */
+int uet_ses_event_tail(struct uet_ses *s, const struct uet_pds_event *ev,
+		       const uint8_t *ses, uint16_t len, const uint8_t *tail,
+		       uint32_t tail_len, uint64_t now);
+
+/**
  * Post a receive buffer (matching engine, UEC 1.0 SES send variants): an
  * unexpected message that matches is copied in and completed at once, its
  * rendezvous rest read from the initiator, or its deferred send restarted with
@@ -493,6 +512,10 @@ struct uet_ses_stats {
 	uint64_t fmt[4];         /**< requests sent by format (1..3) */
 	uint64_t rx_req[16];     /**< requests received, by opcode */
 	uint64_t rx_bad;         /**< undecodable / inconsistent requests */
+	uint64_t rx_split;       /**< requests placed from two pieces
+				  *   (uet_ses_event_tail()) */
+	uint64_t rx_flat;        /**< requests in two pieces joined in a
+				  *   buffer first (uet_ses_event_tail()) */
 	uint64_t rx_rc[64];      /**< target responses, by return code */
 	uint64_t resp_fail;      /**< uet_pds_respond() refused */
 	uint64_t resp_default;   /**< target: default responses (nothing
