@@ -192,6 +192,7 @@ pds_pdc_alloc(struct uet_pds *p, unsigned int role, bool rsv, uint64_t now)
 	c->resp = PDS_NIL;
 	c->resp_tail = PDS_NIL;
 	c->last_ns = now;
+	p->pdcs_open++;
 	return c;
 }
 
@@ -221,6 +222,7 @@ pds_pdc_free(struct uet_pds *p, struct pds_pdc *c)
 	if (rsv)
 		local -= p->cfg.max_pdcs;
 	pds_pool_put(&p->pdc_pool[c->role][rsv], local);
+	p->pdcs_open--;
 }
 
 /* The record of @p role's id @p lid, free or not; NULL: not our id. */
@@ -250,6 +252,8 @@ uet_pds_rx_prefetch(const struct uet_pds *p, const struct uet_wire_pds_hdr *h)
 	unsigned int role;
 	uint16_t lid;
 
+	if (p->pdcs_open < PDS_PREFETCH_PDCS)
+		return;
 	if (uet_wire_pds_type_is_req(h->type) && !(h->flags & UET_PDS_F_SYN)) {
 		lid = h->u.req.dpdcid;
 		role = PDS_ROLE_TGT;

@@ -270,23 +270,32 @@ uet_pds_pdc_bytes__counts_the_cc(void **state)
 /*
  * The receive prefetch is a hint: whatever header it is given (a request
  * or an ACK naming a live PDC, a foreign or out-of-range id, a SYN, every
- * other type), it changes no PDC record and no counter.
+ * other type), it changes no PDC record and no counter. It runs only
+ * with PDS_PREFETCH_PDCS records in use, which alloc and free count.
  */
 static void
 uet_pds_rx_prefetch__any_header_changes_nothing(void **state)
 {
-	struct uet_pds *p = mk(5, 3, 100);
+	struct uet_pds *p = mk(5, 3, PDS_PREFETCH_PDCS + 4);
 	struct uet_wire_pds_hdr h;
 	struct uet_pds_stats st;
-	struct pds_pdc *c, rec;
-	const uint16_t lids[] = { 0, 0x2000, 0xFFFF, 99, 200 };
+	struct pds_pdc *c = NULL, *d, rec;
+	const uint16_t lids[] = { 0, 0x2000, 0xFFFF, 99, 600 };
 	const size_t nlids = sizeof(lids) / sizeof(lids[0]);
 
 	(void)state;
 	assert_non_null(p);
-	c = pds_pdc_alloc(p, PDS_ROLE_TGT, false, 0);
-	assert_non_null(c);
-	c->state = PDC_OPEN;
+	for (uint32_t i = 0; i < PDS_PREFETCH_PDCS; i++) {
+		c = pds_pdc_alloc(p, PDS_ROLE_TGT, false, 0);
+		assert_non_null(c);
+		c->state = PDC_OPEN;
+	}
+	assert_int_equal(p->pdcs_open, PDS_PREFETCH_PDCS);
+	d = pds_pdc_alloc(p, PDS_ROLE_INIT, false, 0);
+	assert_non_null(d);
+	assert_int_equal(p->pdcs_open, PDS_PREFETCH_PDCS + 1);
+	pds_pdc_free(p, d);
+	assert_int_equal(p->pdcs_open, PDS_PREFETCH_PDCS);
 	rec = *c;
 	st = p->st;
 	for (unsigned int type = 0; type < 16; type++) {
@@ -302,6 +311,9 @@ uet_pds_rx_prefetch__any_header_changes_nothing(void **state)
 				memset(&h, 0, sizeof(h));
 				h.type = (uint8_t)type;
 				h.u.ack.dpdcid = lid;
+				uet_pds_rx_prefetch(p, &h);
+				h.type = UET_PDS_TYPE_NACK;
+				h.u.nack.dpdcid = lid;
 				uet_pds_rx_prefetch(p, &h);
 			}
 		}

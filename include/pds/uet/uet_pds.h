@@ -438,7 +438,8 @@ int uet_pds_rx(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
  * NACK: the initiator PDC), so that a burst's records are loaded while
  * the packets before them are processed. A hint: it changes no state
  * and accepts any header (nothing is prefetched for other types or an
- * id out of range).
+ * id out of range, nor while a few hundred PDCs or fewer are open, whose
+ * records stay in the cache).
  */
 void uet_pds_rx_prefetch(const struct uet_pds *p,
 			 const struct uet_wire_pds_hdr *h);
