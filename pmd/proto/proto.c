@@ -442,6 +442,9 @@ proto_rx_burst(void *priv, struct uet_engine_lcore *lc,
 	ctx->rx = rx;
 	ctx->nb_rx = n;
 	PROTO_ADD(ctx->st.rx_pkts, n);
+	/* the burst's PDC records load while the first packets run */
+	for (uint16_t i = 0; i < n; i++)
+		uet_pds_rx_prefetch(ctx->pds, &rx[i].pkt.pds);
 	for (uint16_t i = 0; i < n; i++) {
 		proto_rx_one(ctx, i);
 		/*

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include <rte_jhash.h>
+#include <rte_prefetch.h>
 
 #include "pds_private.h"
 
@@ -191,6 +192,7 @@ pds_pdc_alloc(struct uet_pds *p, unsigned int role, bool rsv, uint64_t now)
 	c->resp = PDS_NIL;
 	c->resp_tail = PDS_NIL;
 	c->last_ns = now;
+	p->pdcs_open++;
 	return c;
 }
 
@@ -220,19 +222,59 @@ pds_pdc_free(struct uet_pds *p, struct pds_pdc *c)
 	if (rsv)
 		local -= p->cfg.max_pdcs;
 	pds_pool_put(&p->pdc_pool[c->role][rsv], local);
+	p->pdcs_open--;
+}
+
+/* The record of @p role's id @p lid, free or not; NULL: not our id. */
+static struct pds_pdc *
+pds_pdc_slot(const struct uet_pds *p, unsigned int role, uint16_t lid)
+{
+	uint32_t local = (lid & p->id_mask) - role * p->id_tgt_base;
+
+	/* below the role's base, local wraps around and fails the bound */
+	if ((lid & ~p->id_mask) != p->id_owner || local >= p->cap)
+		return NULL;
+	return &p->pdc[role * p->cap + local];
 }
 
 struct pds_pdc *
 pds_pdc_by_lid(struct uet_pds *p, unsigned int role, uint16_t lid)
 {
-	uint32_t local = (lid & p->id_mask) - role * p->id_tgt_base;
-	struct pds_pdc *c;
+	struct pds_pdc *c = pds_pdc_slot(p, role, lid);
 
-	/* below the role's base, local wraps around and fails the bound */
-	if ((lid & ~p->id_mask) != p->id_owner || local >= p->cap)
-		return NULL;
-	c = &p->pdc[role * p->cap + local];
-	return c->state == PDC_FREE ? NULL : c;
+	return c == NULL || c->state == PDC_FREE ? NULL : c;
+}
+
+void
+uet_pds_rx_prefetch(const struct uet_pds *p, const struct uet_wire_pds_hdr *h)
+{
+	const char *c;
+	unsigned int role;
+	uint16_t lid;
+
+	if (p->pdcs_open < PDS_PREFETCH_PDCS)
+		return;
+	if (uet_wire_pds_type_is_req(h->type) && !(h->flags & UET_PDS_F_SYN)) {
+		lid = h->u.req.dpdcid;
+		role = PDS_ROLE_TGT;
+	} else if (uet_wire_pds_type_is_ack(h->type)) {
+		lid = h->u.ack.dpdcid;
+		role = PDS_ROLE_INIT;
+	} else if (uet_wire_pds_type_is_nack(h->type)) {
+		lid = h->u.nack.dpdcid;
+		role = PDS_ROLE_INIT;
+	} else {
+		return;
+	}
+	c = (const char *)pds_pdc_slot(p, role, lid);
+	if (c == NULL)
+		return;
+	/* the record spans four or five cache lines */
+	rte_prefetch0(c);
+	rte_prefetch0(c + 64);
+	rte_prefetch0(c + 128);
+	rte_prefetch0(c + 192);
+	rte_prefetch0(c + sizeof(struct pds_pdc) - 1);
 }
 
 /* ---- open addressing, linear probing, backward-shift deletion ---- */

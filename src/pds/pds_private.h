@@ -315,6 +315,10 @@ struct pds_dgram {
 	uint8_t retx;
 };
 
+/* Fewer PDCs than this keep their records in the cache (256 x 224 B is
+ * 56 KiB): uet_pds_rx_prefetch() prefetches nothing below it. */
+#define PDS_PREFETCH_PDCS 256
+
 /* Timer wheel node: one per PDC and per RUDI slot. */
 struct pds_tnode {
 	uint32_t next;
@@ -451,6 +455,7 @@ struct uet_pds {
 	struct uet_cms_lb_config dg_lbc;
 	uint32_t dg_salt;
 	struct pds_pool pdc_pool[2][2]; /* [role][general, reserved] */
+	uint32_t pdcs_open;      /* PDC records in use, both roles */
 	struct pds_htab ikey;    /* initiator {job, FA, TC, mode} */
 	uint32_t ikey_last;      /* last ikey hit (index), PDS_NIL: none */
 	struct pds_htab tkey;    /* target {FA, spdcid} */

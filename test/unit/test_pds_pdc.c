@@ -267,6 +267,63 @@ uet_pds_pdc_bytes__counts_the_cc(void **state)
 	uet_pds_free(cms);
 }
 
+/*
+ * The receive prefetch is a hint: whatever header it is given (a request
+ * or an ACK naming a live PDC, a foreign or out-of-range id, a SYN, every
+ * other type), it changes no PDC record and no counter. It runs only
+ * with PDS_PREFETCH_PDCS records in use, which alloc and free count.
+ */
+static void
+uet_pds_rx_prefetch__any_header_changes_nothing(void **state)
+{
+	struct uet_pds *p = mk(5, 3, PDS_PREFETCH_PDCS + 4);
+	struct uet_wire_pds_hdr h;
+	struct uet_pds_stats st;
+	struct pds_pdc *c = NULL, *d, rec;
+	const uint16_t lids[] = { 0, 0x2000, 0xFFFF, 99, 600 };
+	const size_t nlids = sizeof(lids) / sizeof(lids[0]);
+
+	(void)state;
+	assert_non_null(p);
+	for (uint32_t i = 0; i < PDS_PREFETCH_PDCS; i++) {
+		c = pds_pdc_alloc(p, PDS_ROLE_TGT, false, 0);
+		assert_non_null(c);
+		c->state = PDC_OPEN;
+	}
+	assert_int_equal(p->pdcs_open, PDS_PREFETCH_PDCS);
+	d = pds_pdc_alloc(p, PDS_ROLE_INIT, false, 0);
+	assert_non_null(d);
+	assert_int_equal(p->pdcs_open, PDS_PREFETCH_PDCS + 1);
+	pds_pdc_free(p, d);
+	assert_int_equal(p->pdcs_open, PDS_PREFETCH_PDCS);
+	rec = *c;
+	st = p->st;
+	for (unsigned int type = 0; type < 16; type++) {
+		for (unsigned int f = 0; f < 2; f++) {
+			for (size_t i = 0; i <= nlids; i++) {
+				uint16_t lid = i < nlids ? lids[i] : c->lid;
+
+				memset(&h, 0, sizeof(h));
+				h.type = (uint8_t)type;
+				h.flags = f ? UET_PDS_F_SYN : 0;
+				h.u.req.dpdcid = lid;
+				uet_pds_rx_prefetch(p, &h);
+				memset(&h, 0, sizeof(h));
+				h.type = (uint8_t)type;
+				h.u.ack.dpdcid = lid;
+				uet_pds_rx_prefetch(p, &h);
+				h.type = UET_PDS_TYPE_NACK;
+				h.u.nack.dpdcid = lid;
+				uet_pds_rx_prefetch(p, &h);
+			}
+		}
+	}
+	assert_memory_equal(c, &rec, sizeof(rec));
+	assert_memory_equal(&p->st, &st, sizeof(st));
+	assert_ptr_equal(pds_pdc_by_lid(p, PDS_ROLE_TGT, c->lid), c);
+	uet_pds_free(p);
+}
+
 /* A CC that asks for more private state than a PDC offers is refused. */
 static void
 uet_pds_create__cc_priv_size_too_large(void **state)
@@ -296,6 +353,7 @@ main(void)
 		cmocka_unit_test(uet_pds_pdc_bytes__counts_every_per_id_array),
 		cmocka_unit_test(uet_pds_pdc_bytes__counts_the_cc),
 		cmocka_unit_test(uet_pds_create__cc_priv_size_too_large),
+		cmocka_unit_test(uet_pds_rx_prefetch__any_header_changes_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

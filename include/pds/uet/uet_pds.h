@@ -432,6 +432,18 @@ struct uet_pds_rx_meta {
 int uet_pds_rx(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 	       const struct uet_pds_rx_meta *m, uint64_t now);
 
+/**
+ * Prefetch the record of the PDC a received packet names by its
+ * destination PDC id (a request without SYN: the target PDC; an ACK or
+ * NACK: the initiator PDC), so that a burst's records are loaded while
+ * the packets before them are processed. A hint: it changes no state
+ * and accepts any header (nothing is prefetched for other types or an
+ * id out of range, nor while a few hundred PDCs or fewer are open, whose
+ * records stay in the cache).
+ */
+void uet_pds_rx_prefetch(const struct uet_pds *p,
+			 const struct uet_wire_pds_hdr *h);
+
 /** What a transmit descriptor is. */
 enum uet_pds_tx_kind {
 	UET_PDS_TX_NEW = 0, /**< first transmission of a request */
