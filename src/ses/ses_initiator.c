@@ -772,6 +772,7 @@ ses_msg_check_done(struct uet_ses *s, struct ses_msg *m)
 	    (m->rc == UET_RC_OK || m->rc == UET_RC_NULL || m->ret_err) &&
 	    ses_read_waits(m))
 		return;
+	ses_read_settle(m);
 	/* Rendezvous: the send completes when the target's read of the rest
 	 * has been served (docs/SES.md "Rendezvous"). */
 	if (m->rdv && !m->rdv_served && m->status == 0 &&

@@ -91,13 +91,16 @@ enum ses_msg_kind {
 /*
  * A large READ's data on one PDC that carried its requests: a request's
  * data comes back on its PDC (UEC 1.0 PDS read responses, return
- * direction), so once that PDC is gone, @p got is all of it that ever
- * comes, and a request of it is answered unless @p got < @p asked.
+ * direction), so once that PDC is gone and every DONE naming it is in,
+ * @p got is all of it that ever comes, and its requests are answered
+ * unless @p got < @p asked (ses_read_judge).
  */
 struct ses_read_pdc {
 	uint32_t pdc;   /* handle its DONEs and data name */
 	uint64_t asked; /* bytes asked by the requests whose DONE named it */
 	uint64_t got;   /* bytes of data come on it */
+	uint64_t lost;  /* ... of those requests whose DONE failed */
+	int32_t failed; /* status of the first failed DONE naming it (0) */
 };
 
 /* An initiator message: one work request. */
@@ -144,6 +147,10 @@ struct ses_msg {
 	uint32_t rchunk;     /* READ: data asked per request packet (0: one
 			      * packet asks for the whole message) */
 	bool ret_err;        /* large READ: return data carried an error */
+	int32_t ret_lost;    /* large READ: request packets whose data never
+			      * comes (ses_read_judge): the READ ends with
+			      * this status once the rest is in ... */
+	uint64_t ret_lost_len; /* ... their bytes */
 	uint32_t req_pdc[2]; /* PDCs that carried its fragments (DONE events):
 			      * the first and the latest; a large READ's
 			      * data comes back on them (UET_PDS_PDC_NONE) */
@@ -389,6 +396,7 @@ uint32_t ses_frag_off(const struct ses_msg *m, uint32_t i);
 uint32_t ses_frag_len(const struct ses_msg *m, uint32_t i);
 uint32_t ses_read_frag_len(const struct ses_msg *m, uint32_t i);
 bool ses_read_waits(const struct ses_msg *m);
+void ses_read_settle(struct ses_msg *m);
 void ses_msg_finish(struct uet_ses *s, struct ses_msg *m);
 void ses_msg_check_done(struct uet_ses *s, struct ses_msg *m);
 /* ses_txref.c: zero-copy transmit. Park @p m (true) while a frame still

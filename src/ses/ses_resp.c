@@ -197,11 +197,22 @@ ses_read_all_in(const struct ses_msg *m)
 }
 
 /* A large READ still expects return-direction data: bytes neither landed
- * nor refused with their request packet. */
+ * nor refused with their request packet nor lost with it (ses_read_judge). */
 bool
 ses_read_waits(const struct ses_msg *m)
 {
-	return m->large_read && m->ret_bytes + m->ret_refused < m->wr.len;
+	return m->large_read &&
+	       m->ret_bytes + m->ret_refused + m->ret_lost_len < m->wr.len;
+}
+
+/* A large READ that waits no more: request packets of it whose data never
+ * came (ses_read_judge) fail it, unless every byte is in after all. */
+void
+ses_read_settle(struct ses_msg *m)
+{
+	if (m->large_read && m->status == 0 && m->ret_lost != 0 &&
+	    !ses_read_all_in(m))
+		m->status = m->ret_lost;
 }
 
 /* Index of the count of a large READ's data on @p pdc, -1: none. */
@@ -247,19 +258,61 @@ ses_read_pdc(struct ses_msg *m, uint32_t pdc)
  * delivers. Such a failed DONE must not fail the READ (its peer, for a
  * rendezvous read-back the sender, completed it as delivered). A failed
  * DONE means no more data comes on its PDC (it failed) or for its
- * request (NACKed, never executed): the READ fails when the data its
- * PDC's requests asked for is not all in. Counted per PDC, not per
- * request: a peer may cut a request's data in packets of its own size.
+ * request (refused by a closing target and not moved by the PDS, NACK
+ * CLOSING: never executed): the READ fails when the data its PDC's
+ * requests asked for is not all in. Counted per PDC, not per request: a
+ * peer may cut a request's data in packets of its own size.
+ *
+ * The count is judged once every request handed to the PDS had its DONE
+ * (ses_read_judge), not at the failed DONE: that one may come before the
+ * DONEs of requests sent earlier on its PDC (CACK held, their data in),
+ * whose data would pass for its own. A request refused and not moved was
+ * then taken as answered, and the READ waited for its data for good once
+ * its PDC closed cleanly (uet-dst generator 1 seed 6415096). Returns
+ * false when the READ fails now (no count to judge by).
  */
 static bool
-ses_read_frag_answered(struct ses_msg *m, const struct uet_pds_event *ev)
+ses_read_frag_failed(struct ses_msg *m, const struct uet_pds_event *ev)
 {
-	const struct ses_read_pdc *p;
+	struct ses_read_pdc *p;
 
 	if (ses_read_all_in(m))
 		return true;
 	p = ses_read_pdc(m, ev->pdc);
-	return p != NULL && p->got >= p->asked;
+	if (p == NULL)
+		return false;
+	p->lost += ses_read_frag_len(m, ses_ck_frag(ev->cookie));
+	if (p->failed == 0)
+		p->failed = ev->status;
+	return true;
+}
+
+/*
+ * Every request of @p m handed to the PDS had its DONE: the data a PDC
+ * with a failed DONE still owes never comes for the failed requests. The
+ * READ ends with that DONE's status, once the data of the others is in
+ * (ses_msg_check_done): a PDC that failed tells by PDC_DOWN, and late
+ * data of a READ already ended would be refused to its sender.
+ */
+static void
+ses_read_judge(struct ses_msg *m)
+{
+	const struct ses_read_pdc *p;
+	uint64_t lost = 0;
+
+	if (!m->large_read || m->status != 0 ||
+	    m->frags_done < m->next_frag || ses_read_all_in(m))
+		return;
+	for (int k = 0; k < m->nrpdc; k++) {
+		p = &m->rpdc[k];
+		if (p->failed == 0 || p->got >= p->asked)
+			continue;
+		if (m->ret_lost == 0)
+			m->ret_lost = p->failed;
+		lost += p->lost < p->asked - p->got ? p->lost :
+						      p->asked - p->got;
+	}
+	m->ret_lost_len = lost;
 }
 
 /* Unlock what ses_msg_note_pdc() locked (the message is done). */
@@ -310,7 +363,7 @@ ses_initiator_done(struct uet_ses *s, const struct uet_pds_event *ev)
 			p->asked += ses_read_frag_len(m, ses_ck_frag(ev->cookie));
 	}
 	if (ev->status != 0) {
-		if (m->status == 0 && !ses_read_frag_answered(m, ev))
+		if (m->status == 0 && !ses_read_frag_failed(m, ev))
 			m->status = ev->status;
 	} else if (ses_ck_frag(ev->cookie) == m->nfrags - 1 ||
 		   ev->resp_len != 0) {
@@ -320,6 +373,7 @@ ses_initiator_done(struct uet_ses *s, const struct uet_pds_event *ev)
 		return; /* the fragment had its DONE */
 	ses_msg_note_pdc(s, m, ev->pdc);
 	m->frags_done++;
+	ses_read_judge(m);
 	ses_msg_check_done(s, m);
 }
 
@@ -477,7 +531,7 @@ ses_msg_on_down_pdc(const struct uet_ses *s, const struct ses_msg *m,
 	    memcmp(&m->wr.dest.fa, &ev->peer, sizeof(ev->peer)) != 0)
 		return false;
 	/* What a large READ's requests on it asked for and did not get
-	 * never comes (ses_read_frag_answered), whatever else is under way. */
+	 * never comes (ses_read_frag_failed), whatever else is under way. */
 	rp = ses_read_pdc_idx(m, ev->pdc);
 	if (rp >= 0)
 		return !ses_read_all_in(m) &&

@@ -229,6 +229,95 @@ ses_pdc_down__read_data_of_down_pdc_in_waits(void **state)
 	read_split_first_pdc_fails(true);
 }
 
+/* Node 0 READs 64 bytes (answered in the ACK) on a PDC of traffic class
+ * @p tc, which stays open once idle. */
+static void
+read_tc(uint64_t ctx, uint8_t tc)
+{
+	struct uet_ses_wr wr;
+
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_READ, rbuf, 64);
+	wr.rkey = key;
+	wr.context = ctx;
+	wr.tc = tc;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+}
+
+static uint32_t
+init_pdcs_used(void)
+{
+	struct uet_pds_pool_info pi;
+
+	uet_pds_pool_info_get(w.n[0].pds, &pi);
+	return pi.pdc_used[0];
+}
+
+/*
+ * A 9000-byte READ asks in nine request packets on node 0's PDC A; the
+ * last two are lost, the first seven reach the target and their data
+ * comes back, but their ACKs are lost. The target asks to close A: the
+ * two meet it closing (NACK CLOSING), and node 0 has no PDC left to move
+ * them to (every initiator PDC of its pool is open, one per traffic
+ * class): their DONEs fail (-ECONNABORTED, never executed), before the
+ * DONEs of the seven. No data comes for the two, and A closes cleanly
+ * (no PDC_DOWN) once the seven are acknowledged: the READ must fail with
+ * the DONEs' status, not wait for that data for good (uet-dst generator
+ * 1 seed 6415096, where the new PDC's window was full).
+ */
+static void
+ses_initiator_done__read_request_refused_and_not_moved_fails_read(
+	void **state)
+{
+	struct uet_pds_pdc_info a;
+	uint32_t h = UINT32_MAX, k, n = 1;
+	uint64_t rx0, err0;
+
+	(void)state;
+	read_submit(1, 64); /* opens A (traffic class 1) */
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_int_equal(uet_pds_pdc_foreach(w.n[1].pds, ses_fakewire_tgt_handle, &h),
+			 1);
+	assert_int_equal(uet_pds_pdc_foreach(w.n[0].pds, init_pdc_cb, &a), 1);
+	a_lid = a.lid;
+	for (uint8_t tc = 2; tc < 64 && init_pdcs_used() < 16; tc++) {
+		read_tc(100 + tc, tc);
+		assert_true(ses_fakewire_run_cq(&w, 0, ++n, RUN_NS));
+		assert_int_equal(ses_fakewire_cqe(&w, 0, 100 + tc)->status, 0);
+	}
+	assert_int_equal(init_pdcs_used(), 16); /* SFW's max_pdcs */
+	psn0 = UINT32_MAX;
+	hold = true;
+	ack_lost = true;
+	moved = false;
+	w.drop_fn = drop_held;
+	rx0 = uet_ses_stats_get(w.n[0].ses)->ret_rx;
+	err0 = uet_pds_stats_get(w.n[0].pds)->done_err;
+	read_submit(2, LEN);
+	for (k = 0; k < 10000 &&
+	     uet_ses_stats_get(w.n[0].ses)->ret_rx - rx0 < NREQ - HELD; k++)
+		ses_fakewire_step(&w, 1000);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->ret_rx - rx0,
+			 NREQ - HELD);
+	assert_int_equal(uet_pds_pdc_close(w.n[1].pds, h, w.now), 0);
+	hold = false;
+	for (k = 0; k < 100000 &&
+	     uet_pds_stats_get(w.n[0].pds)->done_err - err0 < HELD; k++)
+		ses_fakewire_step(&w, 1000);
+	/* The two refused and failed, the seven not yet acknowledged. */
+	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->nack_rx[UET_NACK_CLOSING],
+			 HELD);
+	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->done_err - err0, HELD);
+	assert_int_equal(ses_fakewire_cq_find(&w, 0, 2), -1);
+	ack_lost = false;
+	assert_true(ses_fakewire_run_cq(&w, 0, n + 1, RUN_NS));
+	assert_int_equal(ses_fakewire_cqe(&w, 0, 2)->status, -ECONNABORTED);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->ret_rx - rx0,
+			 NREQ - HELD);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->pdc_down, 0);
+	w.drop_fn = NULL;
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+}
+
 int
 main(void)
 {
@@ -239,6 +328,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			ses_pdc_down__read_data_of_down_pdc_in_waits, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_initiator_done__read_request_refused_and_not_moved_fails_read,
+			setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
