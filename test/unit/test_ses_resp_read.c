@@ -138,6 +138,29 @@ closing_in_err_inject(const struct uet_pds_pdc_info *pi, uint32_t psn)
 	ses_fakewire_step(&w, 0); /* its events into the SES */
 }
 
+/* The READ (context 2, LEN bytes) on PDC A: its last HELD request packets
+ * lost, the others served, their data in and their ACKs lost. Returns
+ * the SES's ret_rx before it. */
+static uint64_t
+read_served_but_held(void)
+{
+	uint64_t rx0 = uet_ses_stats_get(w.n[0].ses)->ret_rx;
+	uint32_t k;
+
+	psn0 = UINT32_MAX;
+	hold = true;
+	ack_lost = true;
+	moved = false;
+	w.drop_fn = drop_held;
+	read_submit(2, LEN);
+	for (k = 0; k < 10000 &&
+	     uet_ses_stats_get(w.n[0].ses)->ret_rx - rx0 < NREQ - HELD; k++)
+		ses_fakewire_step(&w, 1000);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->ret_rx - rx0,
+			 NREQ - HELD);
+	return rx0;
+}
+
 /*
  * A 9000-byte READ asks in nine request packets on node 0's PDC A; the
  * last two are lost, the first seven reach the target and their data
@@ -169,20 +192,9 @@ read_split_first_pdc_fails(bool after_moved_acked)
 			 1);
 	assert_int_equal(uet_pds_pdc_foreach(w.n[0].pds, init_pdc_cb, &a), 1);
 	a_lid = a.lid;
-	psn0 = UINT32_MAX;
-	hold = true;
-	ack_lost = true;
-	moved = false;
-	w.drop_fn = drop_held;
 	w.delay_fn = delay_moved;
-	rx0 = uet_ses_stats_get(w.n[0].ses)->ret_rx;
 	ok0 = uet_pds_stats_get(w.n[0].pds)->done_ok;
-	read_submit(2, LEN);
-	for (k = 0; k < 10000 &&
-	     uet_ses_stats_get(w.n[0].ses)->ret_rx - rx0 < NREQ - HELD; k++)
-		ses_fakewire_step(&w, 1000);
-	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->ret_rx - rx0,
-			 NREQ - HELD);
+	rx0 = read_served_but_held();
 	moved = true;
 	assert_int_equal(uet_pds_pdc_close(w.n[1].pds, h, w.now), 0);
 	hold = false;
@@ -285,19 +297,8 @@ ses_initiator_done__read_request_refused_and_not_moved_fails_read(
 		assert_int_equal(ses_fakewire_cqe(&w, 0, 100 + tc)->status, 0);
 	}
 	assert_int_equal(init_pdcs_used(), 16); /* SFW's max_pdcs */
-	psn0 = UINT32_MAX;
-	hold = true;
-	ack_lost = true;
-	moved = false;
-	w.drop_fn = drop_held;
-	rx0 = uet_ses_stats_get(w.n[0].ses)->ret_rx;
 	err0 = uet_pds_stats_get(w.n[0].pds)->done_err;
-	read_submit(2, LEN);
-	for (k = 0; k < 10000 &&
-	     uet_ses_stats_get(w.n[0].ses)->ret_rx - rx0 < NREQ - HELD; k++)
-		ses_fakewire_step(&w, 1000);
-	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->ret_rx - rx0,
-			 NREQ - HELD);
+	rx0 = read_served_but_held();
 	assert_int_equal(uet_pds_pdc_close(w.n[1].pds, h, w.now), 0);
 	hold = false;
 	for (k = 0; k < 100000 &&
