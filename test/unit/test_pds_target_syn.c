@@ -523,6 +523,24 @@ pds_target_syn__quiet_costs_one_round_trip(void **state)
 	assert_true(on - off <= 2 * W.delay_ns + 2 * 100);
 }
 
+/* A target just started (quiet time, seed @p seed) and a two-packet
+ * burst of cookies @p cookie and @p cookie + 1 at the initiator: both
+ * taken into @p s, the first delivered and refused, its NACK
+ * NEW_START_PSN (@p nk) delivered back; the second still in hand. */
+static void
+burst_refused_once(uint64_t seed, uint64_t cookie, struct uet_pds_tx s[2],
+		   struct uet_pds_tx *nk)
+{
+	restart_target(seed);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, cookie, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, cookie + 1, 0),
+			 0);
+	assert_int_equal(fakewire_take(&W, 0, s, 2), 2);
+	fakewire_inject(&W, 1, &s[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, nk));
+	fakewire_inject(&W, 0, nk, false, false);
+}
+
 /* A burst refused at a target in its quiet time, one NACK lost: the
  * initiator's RTO renumbers it to the Start_PSN the NACK that arrived
  * named (pds_initiator_rto), which opens, not to a fresh pick, which the
@@ -536,15 +554,9 @@ pds_target_syn__rto_after_refusal_moves_to_named(void **state)
 	uint64_t k;
 
 	(void)state;
-	restart_target(0x7e57ull);
-	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 20, 0), 0);
-	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 21, 0), 0);
-	assert_int_equal(fakewire_take(&W, 0, s, 2), 2);
+	burst_refused_once(0x7e57ull, 20, s, &nk);
 	assert_int_equal(s[1].hdr.type, UET_PDS_TYPE_RUD_REQ);
-	fakewire_inject(&W, 1, &s[0], false, false);
-	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nk));
 	named = nk.hdr.u.nack.payload;
-	fakewire_inject(&W, 0, &nk, false, false);
 	/* s2's answer is lost: only the RTO moves the burst */
 	for (k = 0; k < 64; k++) {
 		W.now += W.pds[0]->cfg.rto_init_ns / 4;
@@ -583,15 +595,9 @@ pds_target_syn__refused_syn_read_after_a_stall_opens_nothing(void **state)
 	uint64_t k;
 
 	(void)state;
-	restart_target(0x1ca57ull);
-	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 30, 0), 0);
-	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 31, 0), 0);
-	assert_int_equal(fakewire_take(&W, 0, s, 2), 2);
+	burst_refused_once(0x1ca57ull, 30, s, &nk);
 	assert_int_equal(s[1].hdr.u.req.psn - s[1].hdr.u.req.psn_offset,
 			 s[0].hdr.u.req.psn);
-	fakewire_inject(&W, 1, &s[0], false, false);
-	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nk));
-	fakewire_inject(&W, 0, &nk, false, false);
 	/* s[1] waits in the target's queue: the RTO renumbers the burst */
 	for (k = 0; k < 64; k++) {
 		W.now += W.pds[0]->cfg.rto_init_ns / 4;
