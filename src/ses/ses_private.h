@@ -85,7 +85,8 @@ enum ses_msg_kind {
 };
 
 /* PDCs a large READ's data is counted on (struct ses_read_pdc): the
- * first, the one NACK CLOSING moved requests to, rarely more. */
+ * first, the one NACK CLOSING moved requests to, rarely more; the count
+ * of a PDC gone and settled makes room for another. */
 #define SES_READ_PDCS 4
 
 /*
@@ -157,6 +158,7 @@ struct ses_msg {
 	uint8_t req_locked;  /* large READ: bit k, req_pdc[k] is locked open
 			      * (uet_pds_pdc_lock) until it is freed */
 	uint8_t nrpdc;       /* large READ: entries of rpdc in use */
+	bool rpdc_lost;      /* large READ: a PDC found rpdc full */
 	struct ses_read_pdc rpdc[SES_READ_PDCS];
 	bool deferred;       /* deferrable send parked until DEFERRABLE_RTR */
 	bool rtr_pending;    /* RTR in before the defer answer */

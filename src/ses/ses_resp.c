@@ -227,23 +227,51 @@ ses_read_pdc_idx(const struct ses_msg *m, uint32_t pdc)
 	return -1;
 }
 
+/*
+ * A count no longer needed: its PDC is gone (nothing more comes on a PDC
+ * once it is closed or failed, neither DONEs nor data) and its requests
+ * got what they asked for. A READ moved by NACK CLOSING again and again
+ * meets more PDCs than it has counts for; those of the PDCs it left make
+ * room, so that the count of a PDC still carrying its requests is kept.
+ */
+static struct ses_read_pdc *
+ses_read_pdc_reclaim(struct uet_ses *s, struct ses_msg *m)
+{
+	struct uet_pds_pdc_info info;
+
+	for (int k = 0; k < m->nrpdc; k++) {
+		struct ses_read_pdc *p = &m->rpdc[k];
+
+		if (p->got >= p->asked &&
+		    uet_pds_pdc_info_get(s->cfg.pds, p->pdc, &info) != 0) {
+			s->st.read_pdc_reclaim++;
+			return p;
+		}
+	}
+	s->st.read_pdc_full++;
+	return NULL;
+}
+
 /* The count of a large READ's data on @p pdc, a new one if need be
  * (NULL: not counted). */
 static struct ses_read_pdc *
-ses_read_pdc(struct ses_msg *m, uint32_t pdc)
+ses_read_pdc(struct uet_ses *s, struct ses_msg *m, uint32_t pdc)
 {
 	int k = ses_read_pdc_idx(m, pdc);
 	struct ses_read_pdc *p;
 
 	if (k >= 0)
 		return &m->rpdc[k];
-	if (!m->large_read || pdc == UET_PDS_PDC_NONE ||
-	    m->nrpdc == SES_READ_PDCS)
+	if (!m->large_read || pdc == UET_PDS_PDC_NONE)
+		return NULL;
+	if (m->nrpdc < SES_READ_PDCS)
+		p = &m->rpdc[m->nrpdc++];
+	else if ((p = ses_read_pdc_reclaim(s, m)) == NULL) {
+		m->rpdc_lost = true;
 		return NULL; /* judged without: a failed DONE fails the READ */
-	p = &m->rpdc[m->nrpdc++];
+	}
+	memset(p, 0, sizeof(*p));
 	p->pdc = pdc;
-	p->asked = 0;
-	p->got = 0;
 	return p;
 }
 
@@ -275,12 +303,14 @@ static bool
 ses_read_frag_failed(struct ses_msg *m, const struct uet_pds_event *ev)
 {
 	struct ses_read_pdc *p;
+	int k;
 
 	if (ses_read_all_in(m))
 		return true;
-	p = ses_read_pdc(m, ev->pdc);
-	if (p == NULL)
+	k = ses_read_pdc_idx(m, ev->pdc); /* counted at its DONE */
+	if (k < 0)
 		return false;
+	p = &m->rpdc[k];
 	p->lost += ses_read_frag_len(m, ses_ck_frag(ev->cookie));
 	if (p->failed == 0)
 		p->failed = ev->status;
@@ -357,7 +387,7 @@ ses_initiator_done(struct uet_ses *s, const struct uet_pds_event *ev)
 		return;
 	}
 	if (ev->type == UET_PDS_EV_DONE) {
-		struct ses_read_pdc *p = ses_read_pdc(m, ev->pdc);
+		struct ses_read_pdc *p = ses_read_pdc(s, m, ev->pdc);
 
 		if (p != NULL)
 			p->asked += ses_read_frag_len(m, ses_ck_frag(ev->cookie));
@@ -477,7 +507,7 @@ ses_initiator_ret_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 		memcpy((uint8_t *)m->wr.buf + r.message_offset, ses + n,
 		       r.payload_length);
 	}
-	p = ses_read_pdc(m, ev->pdc);
+	p = ses_read_pdc(s, m, ev->pdc);
 	if (p != NULL)
 		p->got += r.payload_length;
 	m->ret_bytes += r.payload_length;
@@ -556,7 +586,10 @@ ses_msg_on_down_pdc(const struct uet_ses *s, const struct ses_msg *m,
 		return false;
 	if (m->rdv && m->rdv_ret != 0)
 		return ev->pdc == m->rdv_pdc;
-	if (m->large_read && ev->pdc != UET_PDS_PDC_NONE &&
+	/* Not counted: a PDC of its requests is taken for one it waits on,
+	 * unless every such PDC had its count (this one's, settled, made
+	 * room for another: ses_read_pdc_reclaim). */
+	if (m->large_read && m->rpdc_lost && ev->pdc != UET_PDS_PDC_NONE &&
 	    (ev->pdc == m->req_pdc[0] || ev->pdc == m->req_pdc[1]))
 		return true;
 	if (m->mode != ev->mode)

@@ -4,7 +4,8 @@
  * ses_read_frag_answered): over the fake wire (ses_fakewire.c), requests
  * of one READ spread over two PDCs by NACK CLOSING, the first PDC failing
  * after its requests' data came in (their ACKs lost), the data of the
- * moved ones later.
+ * moved ones later; and over more PDCs than the READ has data counts for
+ * (ses_read_pdc_reclaim).
  */
 
 #include <stdarg.h>
@@ -319,6 +320,176 @@ ses_initiator_done__read_request_refused_and_not_moved_fails_read(
 	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 }
 
+/* ---- a READ moved over more PDCs than it has data counts for ---- */
+
+#define HOPS 5 /* PDCs that each serve one request and go: 1 more than
+		* SES_READ_PDCS */
+
+static uint16_t cur_lid;  /* node 0's PDC the READ's requests go on now */
+static uint16_t old_lid[HOPS]; /* ... and those the target closed */
+static uint32_t old_handle[HOPS];
+static uint32_t nold;
+static uint32_t first_psn; /* the first request of the READ on cur_lid */
+static uint16_t ack_lid;   /* the last hop's PDC: its ACKs are lost */
+static bool first_seen;
+
+/* A PDC the target closed, while it lives (its id is reused after). */
+static bool
+lid_old(uint16_t lid)
+{
+	struct uet_pds_pdc_info i;
+
+	for (uint32_t k = 0; k < nold; k++)
+		if (old_lid[k] == lid &&
+		    uet_pds_pdc_info_get(w.n[0].pds, old_handle[k], &i) == 0)
+			return true;
+	return false;
+}
+
+/* On the PDC the READ's requests go on now, only the first of them (the
+ * lowest PSN) reaches the target; on the last hop its ACKs are lost. On
+ * the PDCs the target closed, the others reach it (and meet it closing). */
+static bool
+drop_hops(struct sfw *fw, int from, const struct uet_pds_tx *t)
+{
+	(void)fw;
+	if (from == 1)
+		return ack_lost && is_ack(t) && t->hdr.u.ack.dpdcid == ack_lid;
+	if (!hold || !is_req(t) || lid_old(t->hdr.u.req.spdcid))
+		return false;
+	if (t->hdr.u.req.spdcid != cur_lid) {
+		cur_lid = t->hdr.u.req.spdcid; /* a new PDC: its first */
+		first_seen = false;
+		if (ack_lost)
+			ack_lid = cur_lid;
+	}
+	if (!first_seen) {
+		first_seen = true;
+		first_psn = t->hdr.u.req.psn;
+	}
+	return t->hdr.u.req.psn != first_psn;
+}
+
+struct pdc_of {
+	uint8_t role;  /* 0: node 0's initiator PDC, 1: node 1's target PDC */
+	uint16_t ilid; /* node 0's PDC id (the target's rid) */
+	uint32_t handle;
+};
+
+static int
+pdc_of_cb(const struct uet_pds_pdc_info *i, void *arg)
+{
+	struct pdc_of *o = arg;
+
+	if (i->role != o->role || (o->role ? i->rid : i->lid) != o->ilid)
+		return 0;
+	o->handle = i->handle;
+	return 1;
+}
+
+/* Run until @p what of node 0 reaches @p n. */
+static void
+run_until(const uint64_t *what, uint64_t n)
+{
+	for (uint32_t k = 0; k < 100000 && *what < n; k++)
+		ses_fakewire_step(&w, 1000);
+	assert_true(*what >= n);
+}
+
+static uint32_t
+init_pdc_lid(void)
+{
+	struct uet_pds_pdc_info a;
+
+	assert_int_equal(uet_pds_pdc_foreach(w.n[0].pds, init_pdc_cb, &a), 1);
+	return a.lid;
+}
+
+/*
+ * A 9000-byte READ whose target closes the PDC under it again and again
+ * (DST generator 2 seed 8000077: a rendezvous read-back moved over eleven
+ * PDCs): on each of HOPS PDCs one request reaches the target and is
+ * served, the others meet it closing (NACK CLOSING) and move to a new
+ * PDC. The first HOPS - 1 PDCs close once idle; on the last, the ACK of
+ * its request is lost and the target gives the PDC up (CLOSING_IN_ERR):
+ * that request's DONE fails, its data in. The counts of the PDCs the READ
+ * left make room for that PDC's (ses_read_pdc_reclaim): the READ completes
+ * OK with every byte once the rest come on a new PDC. Without room, the
+ * failed DONE was judged without a count and failed the READ, whose
+ * target had executed every request (for a read-back, the sender had
+ * completed OK: the receive failed, the message was lost).
+ */
+static void
+ses_read_pdc__counts_of_left_pdcs_make_room(void **state)
+{
+	const struct uet_ses_stats *ss = uet_ses_stats_get(w.n[0].ses);
+	const struct uet_pds_stats *ps = uet_pds_stats_get(w.n[0].pds);
+	uint64_t rx0, ok0, closing0;
+	uint32_t last_psn = 0;
+	struct uet_pds_pdc_info last;
+	struct pdc_of o;
+
+	(void)state;
+	read_submit(1, 64); /* opens the first PDC */
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_int_equal(ses_fakewire_cqe(&w, 0, 1)->status, 0);
+	cur_lid = (uint16_t)init_pdc_lid();
+	ack_lid = 0;
+	first_seen = false;
+	nold = 0;
+	hold = true;
+	ack_lost = false;
+	w.drop_fn = drop_hops;
+	rx0 = ss->ret_rx;
+	ok0 = ps->done_ok;
+	closing0 = ps->nack_rx[UET_NACK_CLOSING];
+	read_submit(2, LEN);
+	for (uint32_t hop = 0; hop < HOPS; hop++) {
+		/* one request served on this PDC: its data in */
+		run_until(&ss->ret_rx, rx0 + hop + 1);
+		if (hop < HOPS - 1)
+			run_until(&ps->done_ok, ok0 + hop + 1);
+		o.ilid = cur_lid;
+		o.role = 0;
+		assert_int_equal(uet_pds_pdc_foreach(w.n[0].pds, pdc_of_cb,
+						     &o), 1);
+		old_handle[nold] = o.handle;
+		o.role = 1;
+		assert_int_equal(uet_pds_pdc_foreach(w.n[1].pds, pdc_of_cb,
+						     &o), 1);
+		assert_int_equal(uet_pds_pdc_close(w.n[1].pds, o.handle,
+						   w.now), 0);
+		old_lid[nold++] = cur_lid;
+		last_psn = first_psn;
+		/* the other requests meet it closing and move on */
+		run_until(&ps->nack_rx[UET_NACK_CLOSING],
+			  closing0 + NREQ - hop - 1);
+		closing0 += NREQ - hop - 1;
+		ack_lost = hop == HOPS - 2; /* on the last hop, its ACK */
+	}
+	/* (the next PDC's first request may be served already) */
+	assert_true(ss->ret_rx - rx0 >= HOPS && ss->ret_rx - rx0 < NREQ);
+	assert_int_equal(ps->done_err, 0);
+	/* The last hop's PDC given up by its target: its request's DONE
+	 * fails, although its data is in. */
+	assert_int_equal(uet_pds_pdc_info_get(w.n[0].pds, old_handle[HOPS - 1],
+					      &last), 0);
+	closing_in_err_inject(&last, last_psn);
+	assert_int_equal(ps->done_err, 1);
+	hold = false;
+	ack_lost = false;
+	assert_true(ses_fakewire_run_cq(&w, 0, 2, RUN_NS));
+	assert_int_equal(ses_fakewire_cqe(&w, 0, 2)->status, 0);
+	assert_int_equal(ses_fakewire_cqe(&w, 0, 2)->len, LEN);
+	assert_memory_equal(rbuf, mem, LEN);
+	assert_int_equal(ss->ret_rx - rx0, NREQ);
+	assert_true(ss->read_pdc_reclaim >= 1);
+	assert_int_equal(ss->read_pdc_full, 0);
+	assert_int_equal(ss->pdc_down_fail, 0);
+	w.drop_fn = NULL;
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+}
+
 int
 main(void)
 {
@@ -332,6 +503,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			ses_initiator_done__read_request_refused_and_not_moved_fails_read,
 			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_read_pdc__counts_of_left_pdcs_make_room, setup,
+			teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

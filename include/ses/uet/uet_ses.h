@@ -553,6 +553,12 @@ struct uet_ses_stats {
 	uint64_t refused_res;    /**< no return-direction slot / message */
 	uint64_t pdc_down;       /**< UET_PDS_EV_PDC_DOWN events */
 	uint64_t pdc_down_fail;  /**< messages failed by a PDC_DOWN */
+	/** large READs: the data count of a PDC gone and settled reused
+	 * for another PDC (a READ moved by NACK CLOSING again and again) */
+	uint64_t read_pdc_reclaim;
+	/** large READs: no count left for a PDC (its failed DONE fails
+	 * the READ) */
+	uint64_t read_pdc_full;
 	uint64_t tgt_pdc_closed; /**< UET_PDS_EV_PDC_CLOSED events */
 	uint64_t tgt_abandoned;  /**< messages dropped unfinished with their
 				  *   target PDC (receive failed -ECONNRESET) */
