@@ -818,6 +818,21 @@ uet_pds_refuse(struct uet_pds *p, uint32_t pdc, uint32_t psn, uint8_t code)
 	return pds_target_refuse(p, c, psn, code);
 }
 
+int
+uet_pds_set_continues(struct uet_pds *p, uet_pds_continues_fn fn, void *arg)
+{
+	if (fn == NULL) {
+		if (p->continues_arg == arg)
+			p->continues = NULL;
+		return 0;
+	}
+	if (p->continues != NULL)
+		return -EBUSY;
+	p->continues = fn;
+	p->continues_arg = arg;
+	return 0;
+}
+
 uint32_t
 uet_pds_resp_max(const struct uet_pds *p)
 {

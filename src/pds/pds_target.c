@@ -423,17 +423,41 @@ pds_target_rod_ooo(struct uet_pds *p, struct pds_pdc *c,
 	pds_target_nack(p, m, ri, c->lid, UET_NACK_ROD_OOO, t->cack + 1);
 }
 
+/*
+ * A request reaching a closing target PDC that continues a message the
+ * SES has begun on it (uet_pds_set_continues). All packets of a message
+ * go on one PDC (UEC 1.0 3.5.20) and the PDS keeps a PDC from closing
+ * while a message on it is unfinished: refused, the rest of the message
+ * would move to a new PDC, where the SES, which reassembles a message on
+ * the PDC that began it, takes it for another message: neither completes,
+ * the moved EOM answered RCVD_SES_PROCG until its PDC fails (the class of
+ * uet-dst generator 2 seed 8000077, a tagged send split over PDCs).
+ */
+static bool
+pds_target_continues(struct uet_pds *p, struct pds_pdc *c,
+		     const struct uet_wire_pds_hdr *h,
+		     const struct uet_pds_rx_meta *m)
+{
+	if (p->continues == NULL || h->next_hdr < UET_PDS_NEXT_REQUEST_SMALL ||
+	    h->next_hdr > UET_PDS_NEXT_REQUEST_STD ||
+	    !p->continues(p->continues_arg, pds_handle(p, pds_idx(p, c)),
+			  h->next_hdr, m->ses, m->ses_len))
+		return false;
+	p->st.closing_continued++;
+	return true;
+}
+
 /* Reject what cannot be accepted now; true when a NACK was queued. */
 static bool
 pds_target_reject(struct uet_pds *p, struct pds_pdc *c,
-	       const struct pds_rxinfo *ri, const struct uet_pds_rx_meta *m,
-	       uint8_t flags)
+	       const struct uet_wire_pds_hdr *h, const struct pds_rxinfo *ri,
+	       const struct uet_pds_rx_meta *m)
 {
 	struct pds_target *t = &c->u.t;
 	uint32_t d = ri->psn - (t->cack + 1);
 
 	if (c->mode == UET_PDS_MODE_ROD && d != 0) {
-		pds_target_rod_ooo(p, c, ri, m, flags);
+		pds_target_rod_ooo(p, c, ri, m, h->flags);
 		return true;
 	}
 	if (d >= p->cfg.rx_window) {
@@ -447,9 +471,11 @@ pds_target_reject(struct uet_pds *p, struct pds_pdc *c,
 	 * CACK passes them or their response comes, waited at una until its
 	 * PDC failed (uet-dst generator 1 seed 5001428). Taken, it lets CACK
 	 * pass them and the initiator go idle and CLOSE. ROD has no such
-	 * hole (in order only: hi is CACK). */
+	 * hole (in order only: hi is CACK). Nor is a packet of a message
+	 * begun on this PDC new (pds_target_continues). */
 	if (c->role == PDS_ROLE_TGT && c->state == PDC_CLOSING && !ri->cp &&
-	    uet_psn_gt(ri->psn, t->hi)) {
+	    uet_psn_gt(ri->psn, t->hi) &&
+	    !pds_target_continues(p, c, h, m)) {
 		pds_target_nack(p, m, ri, c->lid, UET_NACK_CLOSING, ri->psn);
 		return true;
 	}
@@ -688,7 +714,7 @@ pds_rx_common(struct uet_pds *p, struct pds_pdc *c,
 	c->last_ns = now;
 	if (pds_target_is_dup(p, c, ri->psn))
 		pds_target_dup(p, c, h, ri, m);
-	else if (!pds_target_reject(p, c, ri, m, h->flags))
+	else if (!pds_target_reject(p, c, h, ri, m))
 		rc = pds_target_accept(p, c, h, ri, m, now);
 	/* A pending delivery re-arms the timer when it is committed (at
 	 * the next PDS call, before any timer runs) or refused. */

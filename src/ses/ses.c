@@ -139,6 +139,10 @@ uet_ses_create(const struct uet_ses_config *cfg)
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* One SES per PDS answers for its target PDCs (a second one on the
+	 * same PDS, as a test makes, does not). */
+	s->continues = uet_pds_set_continues(s->cfg.pds, ses_target_continues,
+					     s) == 0;
 	return s;
 }
 
@@ -149,6 +153,8 @@ uet_ses_free(struct uet_ses *s)
 
 	if (s == NULL)
 		return;
+	if (s->continues)
+		uet_pds_set_continues(s->cfg.pds, NULL, s);
 	/* Keys of rendezvous sends still in flight are revoked. */
 	for (i = 0; s->msgs != NULL && i < s->cfg.max_msgs; i++)
 		if (s->msgs[i].state != SES_MSG_FREE)

@@ -31,6 +31,30 @@ ses_target_find(struct uet_ses *s, uint32_t pdc, uint16_t id)
 	return NULL;
 }
 
+/*
+ * uet_pds_continues_fn: a request reaching a target PDC that asked to
+ * close continues a multi-packet message begun on it (a record keyed on
+ * the PDC, not answered yet): the PDC takes it, so that the message stays
+ * on one PDC (UEC 1.0 3.5.20). A single-packet message, and a packet of
+ * one with no record yet (its first packet not in: refused too, the whole
+ * message moves), is new.
+ */
+bool
+ses_target_continues(void *arg, uint32_t pdc, uint8_t next_hdr,
+		     const uint8_t *ses, uint16_t len)
+{
+	struct uet_ses *s = arg;
+	struct uet_wire_ses_req h;
+	const struct ses_target *t;
+
+	if (next_hdr != UET_PDS_NEXT_REQUEST_STD ||
+	    uet_wire_ses_req_decode(ses, len, UET_SES_FMT_STD, &h) < 0 ||
+	    ((h.flags & UET_SES_F_SOM) && (h.flags & UET_SES_F_EOM)))
+		return false;
+	t = ses_target_find(s, pdc, h.message_id);
+	return t != NULL && !t->responded;
+}
+
 void
 ses_target_hash_add(struct uet_ses *s, struct ses_target *t)
 {

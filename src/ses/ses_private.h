@@ -310,6 +310,7 @@ struct uet_ses {
 	uint64_t now;            /* latest time given by the caller */
 	uint64_t retry_due;      /* no SES_MSG_WAIT message due before */
 	uint8_t *rx_flat;        /* UINT16_MAX bytes: ses_pl_flat() */
+	bool continues;          /* ses_target_continues installed */
 };
 
 /* The payload of a received request: n bytes at p, then tail_n bytes at
@@ -400,6 +401,8 @@ uint32_t ses_read_frag_len(const struct ses_msg *m, uint32_t i);
 bool ses_read_waits(const struct ses_msg *m);
 void ses_read_settle(struct ses_msg *m);
 void ses_msg_finish(struct uet_ses *s, struct ses_msg *m);
+bool ses_target_continues(void *arg, uint32_t pdc, uint8_t next_hdr,
+			  const uint8_t *ses, uint16_t len);
 void ses_msg_check_done(struct uet_ses *s, struct ses_msg *m);
 /* ses_txref.c: zero-copy transmit. Park @p m (true) while a frame still
  * references its buffer; finish the parked ones that are released. */

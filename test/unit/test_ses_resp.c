@@ -644,6 +644,35 @@ ses_initiator_done__send_early_error_response_lost_fails(void **state)
 	assert_int_equal(ses_fakewire_cq_find(&w, 1, 70), -1);
 }
 
+/* A three-packet SEND of @p src from node 0 (context @p sctx) to a receive
+ * posted on node 1 (context @p rctx): run until its first packet is in
+ * (bound to the receive), the others late (delay_rest). */
+static void
+send_first_packet_in(uint8_t *src, uint64_t salt, uint64_t sctx,
+		     uint64_t rctx)
+{
+	const struct uet_ses_stats *st1 = uet_ses_stats_get(w.n[1].ses);
+	struct uet_ses_recv r;
+	struct uet_ses_wr wr;
+	uint32_t k;
+
+	ses_fakewire_fill(src, EARLY_LEN, salt);
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = rctx;
+	r.buf = rbuf;
+	r.len = EARLY_LEN;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	early_psn0 = UINT32_MAX;
+	w.delay_fn = delay_rest;
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, src, EARLY_LEN);
+	wr.context = sctx;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	for (k = 0; k < 100 && st1->rx_req[UET_SES_OP_SEND] == 0; k++)
+		ses_fakewire_step(&w, 1000);
+	assert_int_equal(st1->rx_req[UET_SES_OP_SEND], 1);
+}
+
 /*
  * A three-packet SEND whose first packet bound a posted receive, and whose
  * other packets then met the message table off: the receive completes
@@ -655,26 +684,9 @@ ses_target_send__refused_after_bound_receive_fails(void **state)
 {
 	static uint8_t src[EARLY_LEN];
 	const struct uet_ses_stats *st1 = uet_ses_stats_get(w.n[1].ses);
-	struct uet_ses_recv r;
-	struct uet_ses_wr wr;
-	uint32_t k;
 
 	(void)state;
-	ses_fakewire_fill(src, sizeof(src), 13);
-	memset(&r, 0, sizeof(r));
-	r.op = 1;
-	r.context = 80;
-	r.buf = rbuf;
-	r.len = EARLY_LEN;
-	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
-	early_psn0 = UINT32_MAX;
-	w.delay_fn = delay_rest;
-	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, src, EARLY_LEN);
-	wr.context = 8;
-	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
-	for (k = 0; k < 100 && st1->rx_req[UET_SES_OP_SEND] == 0; k++)
-		ses_fakewire_step(&w, 1000);
-	assert_int_equal(st1->rx_req[UET_SES_OP_SEND], 1);
+	send_first_packet_in(src, 13, 8, 80);
 	assert_int_equal(uet_ses_ri_enable(w.n[1].mr, w.n[1].ri_msg, false),
 			 0);
 	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
@@ -682,6 +694,45 @@ ses_target_send__refused_after_bound_receive_fails(void **state)
 	assert_int_equal(cqe(1, 80)->status, -EINVAL);
 	assert_int_equal(cqe(1, 80)->len, 0);
 	assert_int_equal(st1->tgt_part_refused, 1);
+	w.delay_fn = NULL;
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+}
+
+/*
+ * A three-packet SEND whose first packet bound a posted receive, after
+ * which the target asked to close the PDC (idle: CLOSE_REQ) before the
+ * other two came (late). They continue a message begun on that PDC: the
+ * closing target takes them (UEC 1.0 3.5.20: all packets of a message on
+ * one PDC), and the message completes at both ends. Refused with NACK
+ * CLOSING, they moved to a new PDC, where the target's SES, which
+ * reassembles a message on the PDC of its first packet, took them for
+ * another message that never completed (its EOM answered RCVD_SES_PROCG
+ * until the PDC failed: the send failed -ETIMEDOUT), while the receive
+ * failed with the first PDC (the class of DST generator 2 seed 8000077, a
+ * tagged send split over PDCs).
+ */
+static void
+ses_target_continues__closing_pdc_takes_rest_of_message(void **state)
+{
+	static uint8_t src[EARLY_LEN];
+	uint32_t h = UINT32_MAX;
+
+	(void)state;
+	send_first_packet_in(src, 14, 9, 90);
+	assert_int_equal(uet_pds_pdc_foreach(w.n[1].pds,
+					     ses_fakewire_tgt_handle, &h), 1);
+	assert_int_equal(uet_pds_pdc_close(w.n[1].pds, h, w.now), 0);
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
+	assert_int_equal(cqe(0, 9)->status, 0);
+	assert_int_equal(cqe(1, 90)->status, 0);
+	assert_int_equal(cqe(1, 90)->len, EARLY_LEN);
+	assert_memory_equal(rbuf, src, EARLY_LEN);
+	assert_int_equal(uet_pds_stats_get(w.n[1].pds)->closing_continued,
+			 2);
+	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->nack_rx[UET_NACK_CLOSING],
+			 0);
+	assert_int_equal(ses_fakewire_cq_count(&w, 1, 90), 1);
 	w.delay_fn = NULL;
 	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 }
@@ -829,6 +880,9 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
 			ses_initiator_ret_rx__read_moved_by_close_req_completes,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_target_continues__closing_pdc_takes_rest_of_message,
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			ses_initiator_ret_rx__read_moved_close_req_lost_completes,

@@ -661,6 +661,30 @@ int uet_pds_resp_watch(struct uet_pds *p, uint32_t pdc, uint32_t psn,
 int uet_pds_refuse(struct uet_pds *p, uint32_t pdc, uint32_t psn,
 		   uint8_t code);
 
+/**
+ * Does a request that reaches a target PDC this PDS asked to close
+ * (CLOSE_REQ) continue a message its ULP has begun on that PDC? All
+ * packets of a message go on one PDC (UEC 1.0 3.5.20), and a PDC does not
+ * close under a message still arriving: such a request is taken, any
+ * other new one is refused with NACK CLOSING and moves to a new PDC.
+ * @p pdc is the handle events name, @p next_hdr the request's SES
+ * header format, @p ses / @p len its SES bytes (at least the header).
+ */
+typedef bool (*uet_pds_continues_fn)(void *arg, uint32_t pdc,
+				     uint8_t next_hdr, const uint8_t *ses,
+				     uint16_t len);
+
+/**
+ * Install the ULP's uet_pds_continues_fn @p fn (the SES does, at
+ * uet_ses_create(); one per PDS). Without one, every new request on a
+ * closing target PDC is refused. @p fn NULL removes the one installed with
+ * @p arg.
+ * @return
+ *   0, or -EBUSY (another one is installed).
+ */
+int uet_pds_set_continues(struct uet_pds *p, uet_pds_continues_fn fn,
+			  void *arg);
+
 /** Response buffer size of @p p (uet_pds_config.resp_max resolved). */
 uint32_t uet_pds_resp_max(const struct uet_pds *p);
 
@@ -707,6 +731,9 @@ struct uet_pds_stats {
 	uint64_t rx_ctl[16];       /**< CPs in, by ctl_type */
 	uint64_t nack_tx[32];      /**< NACKs sent, by code (0xFD-FF in [31]) */
 	uint64_t nack_rx[32];      /**< NACKs received, by code */
+	/** requests a closing target PDC took: they continue a message
+	 * begun on it (uet_pds_set_continues) */
+	uint64_t closing_continued;
 	/* Retransmissions (retx_*, further below too) are counted by
 	 * reason when their descriptor leaves uet_pds_tx_burst(); a packet
 	 * marked for resend and acknowledged before it left counts in
