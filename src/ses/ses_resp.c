@@ -233,6 +233,11 @@ ses_read_pdc_idx(const struct ses_msg *m, uint32_t pdc)
  * got what they asked for. A READ moved by NACK CLOSING again and again
  * meets more PDCs than it has counts for; those of the PDCs it left make
  * room, so that the count of a PDC still carrying its requests is kept.
+ * Not one with more data than asked: that is data of requests whose DONE
+ * is still to come (a failed PDC queues them with its PDC_DOWN, which
+ * the SES may not have taken yet), and they must find it. Equal, what
+ * DONEs are still to come asked for data that did not come, and they fail
+ * the READ with or without the count, as they must.
  */
 static struct ses_read_pdc *
 ses_read_pdc_reclaim(struct uet_ses *s, struct ses_msg *m)
@@ -242,7 +247,7 @@ ses_read_pdc_reclaim(struct uet_ses *s, struct ses_msg *m)
 	for (int k = 0; k < m->nrpdc; k++) {
 		struct ses_read_pdc *p = &m->rpdc[k];
 
-		if (p->got >= p->asked &&
+		if (p->got == p->asked &&
 		    uet_pds_pdc_info_get(s->cfg.pds, p->pdc, &info) != 0) {
 			s->st.read_pdc_reclaim++;
 			return p;
