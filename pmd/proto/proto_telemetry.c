@@ -47,6 +47,7 @@ static const struct {
 	PDS_CTR(tomb_evict), PDS_CTR(mpr_limited), PDS_CTR(nack_to_rto),
 	PDS_CTR(lock_silent), PDS_CTR(syn_rec_evict), PDS_CTR(syn_forgot),
 	PDS_CTR(tx_unbuildable), PDS_CTR(closing_continued),
+	PDS_CTR(close_held),
 };
 
 /* The PDS of each context (PDS hook engines only): its counters, the

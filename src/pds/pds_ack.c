@@ -815,6 +815,9 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		pds_ikey_del(p, c);
 		c->flags &= (uint16_t)~PDC_F_KEYED;
 	}
+	/* The rest of a message open on it goes to the new PDC of the key
+	 * now: it holds this one's close no more. */
+	c->open_msgs = 0;
 	c->flags |= PDC_F_CLOSE_REQ;
 	pds_closing_move(p, c, psn, now);
 	if (c->mode == UET_PDS_MODE_ROD)

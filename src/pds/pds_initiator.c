@@ -59,6 +59,9 @@ pds_pdc_psn_init(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	pds_lb_pdc_init(p, c);
 }
 
+static void pds_initiator_msg_end(struct uet_pds *p, struct pds_pdc *c,
+				  uint64_t now);
+
 static struct pds_pdc *
 pds_initiator_open(struct uet_pds *p, const struct uet_pds_submit *s, uint64_t now)
 {
@@ -150,7 +153,46 @@ pds_initiator_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 		return rc;
 	}
 	c->last_ns = now;
+	switch (s->flags & (UET_PDS_SUBMIT_SOM | UET_PDS_SUBMIT_EOM)) {
+	case UET_PDS_SUBMIT_SOM:
+		if (c->open_msgs < UINT16_MAX)
+			c->open_msgs++;
+		break;
+	case UET_PDS_SUBMIT_EOM:
+		pds_initiator_msg_end(p, c, now);
+		break;
+	default:
+		break;
+	}
 	return 0;
+}
+
+/*
+ * A message open on @p c (UET_PDS_SUBMIT_SOM) ended: its last packet is
+ * queued, or the SES gave up the rest. The last one to end carries out
+ * a close asked for meanwhile (pds_initiator_close held it).
+ */
+static void
+pds_initiator_msg_end(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+{
+	if (c->open_msgs == 0)
+		return; /* begun on a PDC that moved it (pds_nack_closing) */
+	if (--c->open_msgs == 0 && (c->flags & PDC_F_CLOSE_REQ))
+		pds_initiator_close(p, c, now);
+}
+
+void
+uet_pds_msg_abandon(struct uet_pds *p, const struct uet_pds_submit *s,
+		    uint64_t now)
+{
+	struct pds_pdc *c;
+
+	if (s->mode != UET_PDS_MODE_RUD && s->mode != UET_PDS_MODE_ROD)
+		return;
+	pds_commit(p, now);
+	c = pds_ikey_find(p, &s->dst, s->job, s->tc, s->mode);
+	if (c != NULL)
+		pds_initiator_msg_end(p, c, now);
 }
 
 /* Return direction of a target PDC (UEC 1.0 PDS next-header values, PDS
@@ -650,9 +692,27 @@ pds_initiator_mark_from(struct uet_pds *p, struct pds_pdc *c, uint32_t from,
 	return k;
 }
 
+/*
+ * Close @p c: unkeyed at once (new messages open a new PDC), the CLOSE CP
+ * once nothing is outstanding. A message open on it (UET_PDS_SUBMIT_SOM)
+ * holds the close, the PDC still keyed, until its last packet is queued
+ * (pds_initiator_msg_end): all packets of a message go on one PDC (UEC
+ * 1.0 3.5.20), and the target's SES reassembles a message on the PDC of
+ * its first packet. Unkeyed, the rest of the message opened a new PDC,
+ * where the target took it for another message that never completed
+ * (uet-dst generator 1 seed 10048737, a close of the initiator's own
+ * while a 130 KB send waited for window).
+ */
 int
 pds_initiator_close(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
+	if (c->open_msgs != 0 && (c->flags & PDC_F_KEYED) &&
+	    c->state != PDC_CLOSING) {
+		if (!(c->flags & PDC_F_CLOSE_REQ))
+			p->st.close_held++;
+		c->flags |= PDC_F_CLOSE_REQ;
+		return 0;
+	}
 	if (c->flags & PDC_F_KEYED) {
 		pds_ikey_del(p, c);
 		c->flags &= (uint16_t)~PDC_F_KEYED;
@@ -751,6 +811,11 @@ pds_initiator_deadline(struct uet_pds *p, const struct pds_pdc *c)
 	}
 	if (c->role != PDS_ROLE_INIT)
 		return 0; /* closing is the initiator's (UEC 1.0 PDS) */
+	/* A message is open: the SES's next packet decides, not a timer
+	 * (pds_initiator_close). */
+	if (c->open_msgs != 0 && (c->flags & PDC_F_KEYED))
+		return i->locks != 0 && c->state == PDC_OPEN ?
+			       c->last_ns + p->cfg.rto_init_ns : 0;
 	if ((c->flags & PDC_F_CLOSE_REQ) && c->state != PDC_CLOSING)
 		return c->last_ns ? c->last_ns : 1;
 	/* Idle close, or the keepalive of a locked PDC (pds_initiator_idle):

@@ -158,6 +158,10 @@ struct pds_pdc {
 	uint16_t gen;        /* handle generation */
 	uint16_t flags;      /* PDC_F_* */
 	uint16_t nresp;      /* target: stored responses on c->resp */
+	uint16_t open_msgs;  /* init: messages begun on it (UET_PDS_SUBMIT_SOM)
+			      * whose last packet is not queued yet: it
+			      * stays keyed and does not close
+			      * (pds_initiator_close) */
 	uint32_t tblk;       /* transmit block (PDS_NIL: none attached) */
 	uint32_t rblk;       /* receive block (PDS_NIL: none attached) */
 	uint32_t next;       /* active list link */

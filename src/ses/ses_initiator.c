@@ -619,6 +619,17 @@ ses_frag_wire_len(const struct ses_msg *m, uint32_t i)
 	return (uint16_t)(hl + ses_frag_len(m, i));
 }
 
+/* The PDC key of @p m's packets (UEC 1.0 PDS: {JobID, FA, TC, mode}). */
+static void
+ses_frag_key(const struct ses_msg *m, struct uet_pds_submit *ps)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->dst = m->wr.dest.fa;
+	ps->job = m->wr.job;
+	ps->tc = m->wr.tc;
+	ps->mode = m->mode;
+}
+
 static int
 ses_frag_submit(struct uet_ses *s, struct ses_msg *m, uint64_t now)
 {
@@ -626,16 +637,18 @@ ses_frag_submit(struct uet_ses *s, struct ses_msg *m, uint64_t now)
 	struct uet_pds_submit ps;
 	int ret;
 
-	memset(&ps, 0, sizeof(ps));
-	ps.dst = m->wr.dest.fa;
-	ps.job = m->wr.job;
-	ps.tc = m->wr.tc;
-	ps.mode = m->mode;
+	ses_frag_key(m, &ps);
 	ps.next_hdr = (uint8_t)uet_wire_ses_fmt_to_next_hdr(m->fmt);
 	/* One response per message, on its last packet (SES responses). */
 	if (i == m->nfrags - 1 && (m->mode == UET_PDS_MODE_RUD ||
 				   m->mode == UET_PDS_MODE_ROD))
 		ps.flags = UET_PDS_SUBMIT_RESP;
+	/* All packets of a message on one PDC (UEC 1.0 3.5.20, som/eom):
+	 * the target's SES reassembles it on the PDC of its first. */
+	if (m->nfrags > 1 && i == 0)
+		ps.flags |= UET_PDS_SUBMIT_SOM;
+	else if (m->nfrags > 1 && i == m->nfrags - 1)
+		ps.flags |= UET_PDS_SUBMIT_EOM;
 	ps.len = ses_frag_wire_len(m, i);
 	ps.cookie = ses_cookie(SES_CK_INIT, slot, m->gen, i);
 	ret = ses_pds_submit(s, &ps, now);
@@ -649,10 +662,17 @@ ses_frag_submit(struct uet_ses *s, struct ses_msg *m, uint64_t now)
 	return ret;
 }
 
-/* A message whose submission failed hard completes with what was sent. */
+/* A message whose submission failed hard completes with what was sent.
+ * Begun on a PDC (UET_PDS_SUBMIT_SOM), it ends there: the PDC may close. */
 static void
 ses_msg_abort(struct uet_ses *s, struct ses_msg *m, int err)
 {
+	struct uet_pds_submit ps;
+
+	if (m->next_frag > 0 && m->nfrags > 1) {
+		ses_frag_key(m, &ps);
+		uet_pds_msg_abandon(s->cfg.pds, &ps, s->now);
+	}
 	m->aborted = true;
 	if (m->status == 0)
 		m->status = err;

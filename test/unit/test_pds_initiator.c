@@ -448,6 +448,171 @@ pds_initiator_close__on_request(void **state)
 	assert_true(W.now < 2000000); /* before the idle timer */
 }
 
+/* Side 0's PDC of the key every fakewire submit uses. */
+static struct pds_pdc *
+key_pdc(void)
+{
+	return pds_ikey_find(W.pds[0], &W.fa[1], 42, 1, UET_PDS_MODE_RUD);
+}
+
+static uint32_t
+handle_of(struct uet_pds *p, struct pds_pdc *c)
+{
+	return pds_handle(p, pds_idx(p, c));
+}
+
+/* Run until cookie @p k completed (10 ms at most). */
+static void
+run_until_done(uint32_t k)
+{
+	uint64_t end = W.now + 10000000;
+
+	while (W.done_ok[k] == 0 && W.done_err[k] == 0 && W.now < end)
+		fakewire_step(&W, 1000);
+	assert_int_equal(W.done_ok[k], 1);
+}
+
+/* Run until both sides are idle (100 ms at most). */
+static void
+run_until_idle(void)
+{
+	uint64_t end = W.now + 100000000;
+
+	while (!fakewire_pools_idle(&W) && W.now < end)
+		fakewire_step(&W, 1000);
+	assert_true(fakewire_pools_idle(&W));
+}
+
+/* The rest of the open message (cookies 2, then 3 with EOM) goes on PDC
+ * @p c, which closes then; every packet delivered once. */
+static void
+message_rest_on(struct pds_pdc *c)
+{
+	assert_ptr_equal(key_pdc(), c);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	assert_ptr_equal(key_pdc(), c);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 3,
+					 UET_PDS_SUBMIT_EOM), 0);
+	assert_null(key_pdc()); /* the held close goes on */
+	run_until_idle();
+	for (uint32_t k = 1; k <= 3; k++) {
+		assert_int_equal(W.delivered[k], 1);
+		assert_int_equal(W.done_ok[k], 1);
+	}
+	assert_int_equal(fakewire_st(0)->pdc_open_init, 1);
+	assert_int_equal(fakewire_st(0)->close_held, 1);
+	assert_int_equal(fakewire_st(1)->nack_tx[UET_NACK_CLOSING], 0);
+}
+
+/*
+ * All packets of a message on one PDC (UEC 1.0 3.5.20): a close of the
+ * initiator's own (uet_pds_pdc_close, or the idle timer) while a message
+ * begun with UET_PDS_SUBMIT_SOM is open waits, the PDC still keyed, for
+ * its packet with UET_PDS_SUBMIT_EOM. Unkeyed at once, the rest of the
+ * message opened a new PDC, where the target's SES took it for another
+ * message (uet-dst generator 1 seed 10048737). No timer fires for the
+ * held close meanwhile, not even the idle close.
+ */
+static void
+pds_initiator_close__held_while_message_open(void **state)
+{
+	struct pds_pdc *c;
+	uint64_t fires;
+
+	(void)state;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1,
+					 UET_PDS_SUBMIT_SOM), 0);
+	run_until_done(1);
+	c = key_pdc();
+	assert_non_null(c);
+	assert_int_equal(uet_pds_pdc_close(W.pds[0], handle_of(W.pds[0], c),
+					   W.now), 0);
+	assert_int_equal(fakewire_st(0)->close_held, 1);
+	assert_ptr_equal(key_pdc(), c);
+	assert_int_equal(pds_initiator_deadline(W.pds[0], c), 0);
+	fires = fakewire_st(0)->rto_fires + fakewire_st(0)->tlp_fires;
+	/* Past the idle close: the SES is slow to hand over the rest. */
+	for (uint32_t k = 0; k < 50; k++)
+		fakewire_step(&W, 1000000);
+	assert_int_equal(c->state, PDC_OPEN);
+	assert_int_equal(fakewire_st(0)->rto_fires + fakewire_st(0)->tlp_fires,
+			 fires);
+	message_rest_on(c);
+}
+
+static bool
+continues_all(void *arg, uint32_t pdc, uint8_t next_hdr, const uint8_t *ses,
+	      uint16_t len)
+{
+	(void)arg;
+	(void)pdc;
+	(void)next_hdr;
+	(void)ses;
+	(void)len;
+	return true;
+}
+
+/* The same when the target asks to close (CLOSE_REQ) mid-message: the
+ * rest of the message follows on the PDC (the closing target takes what
+ * continues a message begun on it, uet_pds_set_continues), then the
+ * initiator closes it. */
+static void
+pds_initiator_close__close_req_held_while_message_open(void **state)
+{
+	struct pds_pdc *c;
+	uint32_t h = UINT32_MAX;
+
+	(void)state;
+	assert_int_equal(uet_pds_set_continues(W.pds[1], continues_all, NULL),
+			 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1,
+					 UET_PDS_SUBMIT_SOM), 0);
+	run_until_done(1);
+	c = key_pdc();
+	assert_non_null(c);
+	h = W.last_pdc[1];
+	assert_int_equal(uet_pds_pdc_close(W.pds[1], h, W.now), 0);
+	for (uint32_t k = 0; k < 100 && fakewire_st(0)->close_held == 0; k++)
+		fakewire_step(&W, 1000);
+	assert_int_equal(fakewire_st(0)->close_held, 1);
+	assert_true(fakewire_st(0)->rx_ctl[UET_PDS_CTL_CLOSE_REQ] >= 1);
+	message_rest_on(c);
+	assert_int_equal(fakewire_st(1)->closing_continued, 2);
+}
+
+/* A message the SES gives up half-way (uet_pds_msg_abandon) releases the
+ * close it held: the PDC closes once idle. */
+static void
+pds_msg_abandon__releases_held_close(void **state)
+{
+	struct uet_pds_submit s;
+	struct pds_pdc *c;
+
+	(void)state;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1,
+					 UET_PDS_SUBMIT_SOM), 0);
+	run_until_done(1);
+	c = key_pdc();
+	assert_int_equal(uet_pds_pdc_close(W.pds[0], handle_of(W.pds[0], c),
+					   W.now), 0);
+	assert_ptr_equal(key_pdc(), c);
+	memset(&s, 0, sizeof(s));
+	s.dst = W.fa[1];
+	s.job = 43; /* another key: nothing to end there */
+	s.tc = 1;
+	s.mode = UET_PDS_MODE_RUD;
+	uet_pds_msg_abandon(W.pds[0], &s, W.now);
+	assert_ptr_equal(key_pdc(), c);
+	s.job = 42;
+	uet_pds_msg_abandon(W.pds[0], &s, W.now);
+	assert_null(key_pdc());
+	run_until_idle();
+	/* Ended twice: nothing more happens. */
+	uet_pds_msg_abandon(W.pds[0], &s, W.now);
+	assert_int_equal(fakewire_st(0)->pdc_open_init, 1);
+	assert_int_equal(fakewire_st(0)->pdc_close_init, 1);
+}
+
 static void
 one_tx_block_cfg(struct uet_pds_config *cfg)
 {
@@ -1286,6 +1451,9 @@ main(void)
 		T(cp__close_consumes_a_psn),
 		T(pds_initiator_submit__psn_wrap),
 		T(pds_initiator_close__on_request),
+		T(pds_initiator_close__held_while_message_open),
+		T(pds_initiator_close__close_req_held_while_message_open),
+		T(pds_msg_abandon__releases_held_close),
 		FW_TEST(pds_initiator_close__no_tx_block_retries_after_rto_init,
 			setup_one_tx_block),
 		FW_TEST(pds_initiator_close__waiter_woken_when_a_block_is_released,

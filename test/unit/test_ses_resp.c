@@ -874,6 +874,92 @@ ses_target_send__defer_bound_then_refused_fails(void **state)
 	assert_int_equal(uet_ses_stats_get(w.n[1].ses)->rtr_tx, 0);
 }
 
+/* ---- the initiator's own close while a message is handed over ---- */
+
+static bool close_mid_armed; /* close node 0's PDC before the next packet */
+
+/* Node 0's submission path: right before the packet after a message's
+ * first (UET_PDS_SUBMIT_SOM), close the initiator PDC that took it, as
+ * uet-dst's close-init fault did while the SES waited for window. */
+static int
+close_mid_submit(void *arg, const struct uet_pds_submit *ps, uint64_t now)
+{
+	struct ses_fakewire_node *n = arg;
+	struct uet_pds_pdc_info pi;
+
+	if (n == &w.n[0] && close_mid_armed &&
+	    !(ps->flags & UET_PDS_SUBMIT_SOM)) {
+		close_mid_armed = false;
+		assert_int_equal(uet_pds_pdc_foreach(n->pds, init_pdc_cb, &pi),
+				 1);
+		assert_int_equal(uet_pds_pdc_close(n->pds, pi.handle, now), 0);
+	}
+	if (n == &w.n[0] && (ps->flags & UET_PDS_SUBMIT_SOM))
+		close_mid_armed = true;
+	return uet_pds_submit(n->pds, ps, now);
+}
+
+static int
+setup_close_mid(void **state)
+{
+	close_mid_armed = false;
+	ses_fakewire_submit = close_mid_submit;
+	return setup(state);
+}
+
+static int
+teardown_close_mid(void **state)
+{
+	ses_fakewire_submit = NULL;
+	return teardown(state);
+}
+
+/*
+ * The initiator's PDC is closed (uet_pds_pdc_close) between the first and
+ * the second packet of a message: the close waits for the message's last
+ * packet, which goes on the same PDC (UEC 1.0 3.5.20), and the message
+ * completes at both ends. Before, the rest opened a new PDC, where the
+ * target's SES took it for another message that never completed: its last
+ * packet was answered RCVD_SES_PROCG at every resend (uet-dst generator 1
+ * seed 10048737).
+ */
+static void
+ses_initiator_submit__own_close_mid_message_keeps_one_pdc(void **state)
+{
+	static uint8_t src[3 * 1000];
+	struct uet_ses_recv r;
+	struct uet_ses_wr wr;
+
+	(void)state;
+	ses_fakewire_fill(src, sizeof(src), 31);
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = 95;
+	r.buf = rbuf;
+	r.len = sizeof(src);
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, src, sizeof(src));
+	wr.context = 15;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
+	assert_false(close_mid_armed); /* the close came mid-message */
+	assert_int_equal(cqe(0, 15)->status, 0);
+	assert_int_equal(cqe(1, 95)->status, 0);
+	assert_int_equal(cqe(1, 95)->len, sizeof(src));
+	assert_memory_equal(rbuf, src, sizeof(src));
+	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->close_held, 1);
+	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->pdc_open_init, 1);
+	assert_int_equal(uet_ses_stats_get(w.n[1].ses)->rx_bad, 0);
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+	/* and the held close went on: the PDC closes at once, not at the
+	 * idle close */
+	for (uint32_t k = 0; k < 100 &&
+	     uet_pds_stats_get(w.n[0].pds)->pdc_close_init == 0; k++)
+		ses_fakewire_step(&w, 1000);
+	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->pdc_close_init, 1);
+}
+
 int
 main(void)
 {
@@ -884,6 +970,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			ses_target_continues__closing_pdc_takes_rest_of_message,
 			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_initiator_submit__own_close_mid_message_keeps_one_pdc,
+			setup_close_mid, teardown_close_mid),
 		cmocka_unit_test_setup_teardown(
 			ses_initiator_ret_rx__read_moved_close_req_lost_completes,
 			setup, teardown),

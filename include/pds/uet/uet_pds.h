@@ -368,6 +368,20 @@ void uet_pds_free(struct uet_pds *p);
  * give its engine another turn for the delayed ACK.
  */
 #define UET_PDS_SUBMIT_AR   0x08u
+/**
+ * The first packet of a message of several (UEC 1.0 ses_pds_tx_req som
+ * without eom). All packets of a message go on one PDC (UEC 1.0 3.5.20):
+ * the PDC that takes this packet stays the one its key selects, and
+ * does not close (uet_pds_pdc_close(), idle close, a target's CLOSE_REQ)
+ * until the packet with UET_PDS_SUBMIT_EOM of the message is queued on it
+ * (or uet_pds_msg_abandon()); a close asked for meanwhile happens then.
+ * A packet of a single-packet message carries neither flag (or both).
+ * RUD and ROD only.
+ */
+#define UET_PDS_SUBMIT_SOM  0x10u
+/** The last packet of a message begun with UET_PDS_SUBMIT_SOM (UEC 1.0
+ * ses_pds_tx_req eom without som). */
+#define UET_PDS_SUBMIT_EOM  0x20u
 
 /** One request packet handed to the PDS by the SES. */
 struct uet_pds_submit {
@@ -395,6 +409,17 @@ struct uet_pds_submit {
  */
 int uet_pds_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 		   uint64_t now);
+
+/**
+ * The SES sends no more packets of the message it began with
+ * UET_PDS_SUBMIT_SOM on the key of @p s (dst, job, tc, mode): it gave up
+ * the rest (withdrawn, failed). Its PDC may close again. A message must
+ * end either way, by its UET_PDS_SUBMIT_EOM packet or by this call: the
+ * PDC would otherwise never close. No-op when the key has no PDC or none
+ * with a message open.
+ */
+void uet_pds_msg_abandon(struct uet_pds *p, const struct uet_pds_submit *s,
+			 uint64_t now);
 
 /** Metadata of a received packet, next to its decoded PDS header. */
 struct uet_pds_rx_meta {
@@ -734,6 +759,10 @@ struct uet_pds_stats {
 	/** requests a closing target PDC took: they continue a message
 	 * begun on it (uet_pds_set_continues) */
 	uint64_t closing_continued;
+	/** closes of an initiator PDC (asked by uet_pds_pdc_close(), the
+	 * idle timer or the target's CLOSE_REQ) held until the message
+	 * open on it (UET_PDS_SUBMIT_SOM) had its last packet queued */
+	uint64_t close_held;
 	/* Retransmissions (retx_*, further below too) are counted by
 	 * reason when their descriptor leaves uet_pds_tx_burst(); a packet
 	 * marked for resend and acknowledged before it left counts in
