@@ -397,11 +397,13 @@ pds_initiator_emit(struct uet_pds *p, struct pds_pdc *c, uint32_t psn, bool retx
 				      SLOT_F_RETXD |
 				      ((sl->flags & SLOT_F_RETXD) ?
 				       SLOT_F_RETX2 : 0));
-		c->u.i.nretx++;
+		if (c->u.i.nretx < UINT16_MAX)
+			c->u.i.nretx++;
 	} else if (again) {
 		pds_retx_sent(p, pds_slot_why(sl));
 		sl->flags &= (uint8_t)~SLOT_WHY_MASK;
-		c->u.i.nretx++;
+		if (c->u.i.nretx < UINT16_MAX)
+			c->u.i.nretx++;
 	}
 	sl->state = SLOT_SENT;
 	sl->sent_ns = now;

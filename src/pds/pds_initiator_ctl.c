@@ -350,6 +350,7 @@ pds_initiator_renumber(struct uet_pds *p, struct pds_pdc *c, uint32_t delta)
 	i->snd += delta;
 	i->resp_psn += delta;
 	i->clear_sent += delta;
+	i->rto_snd = (uint16_t)(i->rto_snd + delta);
 	i->peer_cack += delta;
 	t->cack += delta;
 	t->hi += delta;

@@ -237,6 +237,58 @@ pds_target_rto__return_direction_failure_reaches_initiator(void **state)
 	assert_true(fakewire_pools_idle(&W));
 }
 
+/* Side 0 loses cookie 2 at every attempt, and cookie 1 until
+ * @c release_ns. */
+static uint64_t release_ns;
+
+static bool
+drop_one_for_good(struct fakewire *w, int from, const struct uet_pds_tx *t)
+{
+	return from == 0 && t->kind != UET_PDS_TX_CTL &&
+	       (t->cookie == 2 || (t->cookie == 1 && w->now < release_ns));
+}
+
+static bool
+done_1(struct fakewire *w, void *arg)
+{
+	(void)arg;
+	return w->done_ok[1] != 0;
+}
+
+/*
+ * Two requests resent by the RTO; the first gets through after three
+ * expiries, the second never does. The first's completion moves una but
+ * does not end the RTO episode (the second was resent in it too): the
+ * PDC keeps its progress clock and fails as it would have without it,
+ * not a dead-peer time after that completion (uet-dst generator 1 seed
+ * 10260731: a request resent 51 times in 75 ms past the bound, the
+ * clock restarted by an older request's completion).
+ */
+static void
+pds_initiator_rto__episode_survives_partial_progress(void **state)
+{
+	uint64_t dead = pds_dead_ns(W.pds[0]), t1;
+	uint32_t c = 2;
+
+	(void)state;
+	release_ns = 3 * W.pds[0]->cfg.rto_init_ns +
+		     W.pds[0]->cfg.rto_init_ns / 2;
+	W.drop_fn = drop_one_for_good;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	assert_true(fakewire_run(&W, 10000, 2000000000ull, done_1, NULL));
+	t1 = W.now;
+	assert_true(t1 >= release_ns);
+	assert_true(fakewire_st(0)->rto_fires >= 3);
+	assert_true(fakewire_run(&W, 10000, 2000000000ull, failed, &c));
+	assert_int_equal(W.last_status[0], -ETIMEDOUT);
+	assert_int_equal(W.delivered[1], 1);
+	assert_int_equal(W.delivered[2], 0);
+	/* a dead-peer time after the PDC opened, not after t1 */
+	assert_true(W.now >= dead);
+	assert_true(W.now < t1 + dead);
+}
+
 /*
  * Requests the SES can no longer build (an operation withdrawn with
  * force, uet_ses_withdraw()): this side's build of @c gone_cookie fails,
@@ -402,6 +454,8 @@ main(void)
 		FW_TEST(pds_pdc_timer_update__idle_node_left_filed_then_refiled,
 			fakewire_setup),
 		FW_TEST(pds_timer_slot__idle_node_dropped_unfired, fakewire_setup),
+		FW_TEST(pds_initiator_rto__episode_survives_partial_progress,
+			fakewire_setup),
 		FW_TEST(pds_initiator_rto__exhausted_emits_pdc_down,
 			setup_pdc_events),
 		FW_TEST(pds_target_rto__return_direction_failure_reaches_initiator,

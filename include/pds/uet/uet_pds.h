@@ -936,7 +936,8 @@ struct uet_pds_pdc_info {
 	uint32_t tx_una;        /**< first transmit PSN not complete */
 	uint32_t tx_nxt;        /**< next transmit PSN to assign */
 	uint32_t tx_inflight;   /**< bytes sent and not acknowledged */
-	uint32_t tx_retransmits; /**< retransmissions sent on this PDC */
+	uint32_t tx_retransmits; /**< retransmissions sent on this PDC
+				  *   (saturates at 65535) */
 	uint32_t cwnd;          /**< congestion window from the cc ops */
 	uint32_t rx_cack;       /**< receive side cumulative ACK PSN */
 	uint32_t rx_ooo;        /**< PSNs held out of order past rx_cack */
