@@ -137,5 +137,11 @@ uet_ses_next_deadline(const struct uet_ses *s)
 	 * about on every progress (ses_txref.c): due now */
 	if (s->txw.head != SES_NIL)
 		return s->now;
+	/* The head of the send queue ends without the PDS (ses_msg_cut):
+	 * its PDC failed in the last call that drained events, after the
+	 * progress of that turn (uet-dst generator 1 seed 10459974: a WRITE
+	 * half handed over waited for good, nothing else being due). */
+	if (s->sq.head != SES_NIL && ses_msg_cut(&s->msgs[s->sq.head]))
+		return s->now;
 	return s->retry_due;
 }

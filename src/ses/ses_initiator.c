@@ -694,18 +694,16 @@ uet_ses_progress(struct uet_ses *s, uint64_t now)
 	ses_rdv_wait_progress(s);
 	while ((idx = s->sq.head) != SES_NIL) {
 		m = &s->msgs[idx];
-		/* withdrawn before its first fragment, or detached: no more */
-		if ((m->withdrawn && m->next_frag == 0) || m->detached)
-			ret = -ECANCELED;
-		/* Failed already (its PDC gave up, UEC 1.0 PDS PDC close on
-		 * error): the rest is not sent. Submitted, it would open a new
-		 * PDC to the peer just declared unreachable, and that peer
-		 * answers requests of an operation both ends have failed (a
-		 * read-back of a rendezvous send whose key the sender revoked
-		 * when its return data failed: BAD_MKEY; a WRITE into a region
-		 * the target closed). The message completes with its error
-		 * once what is on the wire is done (ses_msg_abort). */
-		else if (m->status != 0)
+		/* Withdrawn before its first fragment, detached, or failed
+		 * already (its PDC gave up, UEC 1.0 PDS PDC close on error):
+		 * the rest is not sent. Submitted, it would open a new PDC to
+		 * the peer just declared unreachable, and that peer answers
+		 * requests of an operation both ends have failed (a read-back
+		 * of a rendezvous send whose key the sender revoked when its
+		 * return data failed: BAD_MKEY; a WRITE into a region the
+		 * target closed). The message completes with its error once
+		 * what is on the wire is done (ses_msg_abort). */
+		if (ses_msg_cut(m))
 			ret = -ECANCELED;
 		while (ret != -ECANCELED && m->next_frag < m->nfrags) {
 			ret = ses_frag_submit(s, m, now);

@@ -392,6 +392,18 @@ ses_op_is_rdv(unsigned int opcode)
 	return opcode == UET_SES_OP_RENDEZVOUS_SEND ||
 	       opcode == UET_SES_OP_RENDEZVOUS_TSEND;
 }
+/*
+ * Whether the queued message @p m hands over no more packets: withdrawn
+ * before its first, detached, or failed already (its PDC gave up: the
+ * rest is not sent, uet_ses_progress). It then ends at the next progress,
+ * without the PDS: the SES has work due at once (uet_ses_next_deadline).
+ */
+static inline bool
+ses_msg_cut(const struct ses_msg *m)
+{
+	return (m->withdrawn && m->next_frag == 0) || m->detached ||
+	       m->status != 0;
+}
 void ses_sq_push(struct uet_ses *s, struct ses_msg *m);
 int ses_msg_submit_internal(struct uet_ses *s, const struct uet_ses_wr *wr,
 			    uint8_t kind, uint32_t rx, struct ses_msg **out);

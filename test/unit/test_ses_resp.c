@@ -960,6 +960,40 @@ ses_initiator_submit__own_close_mid_message_keeps_one_pdc(void **state)
 	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->pdc_close_init, 1);
 }
 
+/*
+ * A send longer than the PDS window, its PDC failing (the peer never
+ * answers) while the rest waits to be handed over: the events of the
+ * failure come after the SES's progress of that turn, and the message
+ * ends at the next progress. Until then the SES has work due at once
+ * (uet_ses_next_deadline), or a clock that jumps to the next deadline
+ * never runs it: the send waited for good (uet-dst generator 1 seed
+ * 10459974, a WRITE of 154 KB whose PDC failed on a request its SES could
+ * no longer build).
+ */
+static void
+uet_ses_next_deadline__failed_message_at_head_due_at_once(void **state)
+{
+	static uint8_t src[160 * 1000];
+	const struct uet_pds_stats *ps = uet_pds_stats_get(w.n[0].pds);
+	struct uet_ses_wr wr;
+	uint32_t k;
+
+	(void)state;
+	w.f[0].drop = 1000000;
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, src, sizeof(src));
+	wr.context = 16;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	for (k = 0; k < 100000 && ps->pdc_fail == 0; k++)
+		ses_fakewire_step(&w, 100000);
+	assert_int_equal(ps->pdc_fail, 1);
+	assert_int_equal(w.n[0].ncq, 0);
+	assert_true(uet_ses_next_deadline(w.n[0].ses) <= w.now);
+	ses_fakewire_step(&w, 1000);
+	assert_int_equal(w.n[0].ncq, 1);
+	assert_int_equal(cqe(0, 16)->status, -ETIMEDOUT);
+	assert_int_equal(uet_ses_next_deadline(w.n[0].ses), UINT64_MAX);
+}
+
 int
 main(void)
 {
@@ -973,6 +1007,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			ses_initiator_submit__own_close_mid_message_keeps_one_pdc,
 			setup_close_mid, teardown_close_mid),
+		cmocka_unit_test_setup_teardown(
+			uet_ses_next_deadline__failed_message_at_head_due_at_once,
+			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			ses_initiator_ret_rx__read_moved_close_req_lost_completes,
 			setup, teardown),

@@ -325,7 +325,11 @@ uint32_t uet_ses_progress(struct uet_ses *s, uint64_t now);
 /**
  * The earliest time at which uet_ses_progress() has timed work: a
  * DEFERRABLE_RTR or MSG_ERROR whose PDC failed goes again on a new PDC
- * after a wait. A virtual clock that jumps when nothing else happens
+ * after a wait. Work due at once returns the time of the last progress:
+ * a message waiting for the port to release its buffer, or the message
+ * at the head of the send queue that ends without the PDS (its PDC
+ * failed in the events drained after the last progress, withdrawn,
+ * detached). A virtual clock that jumps when nothing else happens
  * must stop here too (with uet_pds_next_deadline()).
  * @return
  *   Time in ns, or UINT64_MAX when nothing waits.
