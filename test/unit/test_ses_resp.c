@@ -52,6 +52,20 @@ cqe(int node, uint64_t ctx)
 	return c;
 }
 
+/* Post on node 1 a receive of @p len bytes into rbuf (op 1). */
+static void
+recv_post(uint64_t ctx, uint32_t len)
+{
+	struct uet_ses_recv r;
+
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = ctx;
+	r.buf = rbuf;
+	r.len = len;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+}
+
 static void
 read_submit(uint64_t ctx, uint64_t off, uint64_t len)
 {
@@ -624,17 +638,11 @@ static void
 ses_initiator_done__send_early_error_response_lost_fails(void **state)
 {
 	static uint8_t src[EARLY_LEN];
-	struct uet_ses_recv r;
 	struct uet_ses_wr wr;
 
 	(void)state;
 	ses_fakewire_fill(src, sizeof(src), 12);
-	memset(&r, 0, sizeof(r));
-	r.op = 1;
-	r.context = 70;
-	r.buf = rbuf;
-	r.len = EARLY_LEN;
-	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	recv_post(70, EARLY_LEN);
 	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, src, EARLY_LEN);
 	wr.context = 7;
 	assert_int_equal(early_error_lost(&wr, w.n[1].ri_msg)->status,
@@ -652,17 +660,11 @@ send_first_packet_in(uint8_t *src, uint64_t salt, uint64_t sctx,
 		     uint64_t rctx)
 {
 	const struct uet_ses_stats *st1 = uet_ses_stats_get(w.n[1].ses);
-	struct uet_ses_recv r;
 	struct uet_ses_wr wr;
 	uint32_t k;
 
 	ses_fakewire_fill(src, EARLY_LEN, salt);
-	memset(&r, 0, sizeof(r));
-	r.op = 1;
-	r.context = rctx;
-	r.buf = rbuf;
-	r.len = EARLY_LEN;
-	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	recv_post(rctx, EARLY_LEN);
 	early_psn0 = UINT32_MAX;
 	w.delay_fn = delay_rest;
 	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, src, EARLY_LEN);
@@ -843,18 +845,12 @@ static void
 ses_target_send__defer_unexpected_then_refused_fails(void **state)
 {
 	const struct uet_ses_stats *st1;
-	struct uet_ses_recv r;
 
 	(void)state;
 	defer_refused_rest(0);
 	st1 = uet_ses_stats_get(w.n[1].ses);
 	assert_int_equal(uet_ses_ri_enable(w.n[1].mr, w.n[1].ri_msg, true), 0);
-	memset(&r, 0, sizeof(r));
-	r.op = 1;
-	r.context = 91;
-	r.buf = rbuf;
-	r.len = EARLY_LEN;
-	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	recv_post(91, EARLY_LEN);
 	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 	assert_int_equal(st1->rtr_tx, 0);
 	assert_null(ses_fakewire_cqe(&w, 1, 91));
@@ -927,17 +923,11 @@ static void
 ses_initiator_submit__own_close_mid_message_keeps_one_pdc(void **state)
 {
 	static uint8_t src[3 * 1000];
-	struct uet_ses_recv r;
 	struct uet_ses_wr wr;
 
 	(void)state;
 	ses_fakewire_fill(src, sizeof(src), 31);
-	memset(&r, 0, sizeof(r));
-	r.op = 1;
-	r.context = 95;
-	r.buf = rbuf;
-	r.len = sizeof(src);
-	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	recv_post(95, sizeof(src));
 	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, src, sizeof(src));
 	wr.context = 15;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
