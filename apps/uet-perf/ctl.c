@@ -179,19 +179,32 @@ ctl_init(struct perf_ctl *c, int fd)
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
+/* Whether *@p stop is set. */
+static bool
+stopped(const volatile sig_atomic_t *stop)
+{
+	return stop != NULL && *stop;
+}
+
 int
-perf_ctl_accept(int lfd, struct perf_ctl *c, int timeout_ms)
+perf_ctl_accept(int lfd, struct perf_ctl *c, int timeout_ms,
+		const volatile sig_atomic_t *stop)
 {
 	uint64_t end = mono_ms() + (uint64_t)timeout_ms;
 	struct pollfd p = { .fd = lfd, .events = POLLIN };
 	int fd, rc;
 
-	for (;;) { /* signals (a PMD's SIGIO, ...) do not end the wait */
+	/* Other signals (a PMD's SIGIO, ...) do not end the wait; the one
+	 * that sets *stop does, within 100 ms (it may come just before the
+	 * poll). */
+	for (;;) {
 		uint64_t now = mono_ms();
 
+		if (stopped(stop))
+			return -EINTR;
 		if (now >= end)
 			return -ETIMEDOUT;
-		rc = poll(&p, 1, (int)(end - now));
+		rc = poll(&p, 1, end - now < 100 ? (int)(end - now) : 100);
 		if (rc > 0)
 			break;
 		if (rc < 0 && errno != EINTR)
@@ -244,7 +257,8 @@ close_fd:
 
 /* Retry (the server may still be starting) until @p timeout_ms. */
 int
-perf_ctl_connect(const char *spec, struct perf_ctl *c, int timeout_ms)
+perf_ctl_connect(const char *spec, struct perf_ctl *c, int timeout_ms,
+		 const volatile sig_atomic_t *stop)
 {
 	uint64_t end = mono_ms() + (uint64_t)timeout_ms;
 	struct addrinfo *ai;
@@ -261,6 +275,10 @@ perf_ctl_connect(const char *spec, struct perf_ctl *c, int timeout_ms)
 		}
 		if (fd >= 0 || mono_ms() >= end)
 			break;
+		if (stopped(stop)) {
+			fd = -EINTR;
+			break;
+		}
 		usleep(100000);
 	}
 	freeaddrinfo(ai);

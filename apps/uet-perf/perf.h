@@ -13,6 +13,7 @@
  * front-end channels (ses_driver.c).
  */
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -778,8 +779,12 @@ struct perf_ctl {
  * (peer, HOST resolves); -EINVAL (syntax), -EHOSTUNREACH (host). */
 int perf_ctl_check_spec(const char *spec, bool listen);
 int perf_ctl_listen(const char *spec, int *lfd, uint16_t *bound);
-int perf_ctl_accept(int lfd, struct perf_ctl *c, int timeout_ms);
-int perf_ctl_connect(const char *spec, struct perf_ctl *c, int timeout_ms);
+/* Wait for a client / retry a connection until @p timeout_ms, or until
+ * *@p stop is set (a signal handler's flag; NULL: none): -EINTR. */
+int perf_ctl_accept(int lfd, struct perf_ctl *c, int timeout_ms,
+		    const volatile sig_atomic_t *stop);
+int perf_ctl_connect(const char *spec, struct perf_ctl *c, int timeout_ms,
+		     const volatile sig_atomic_t *stop);
 void perf_ctl_close(struct perf_ctl *c);
 /* One line (newline added); 0, -ETIMEDOUT, -EMSGSIZE, -errno. */
 int perf_ctl_send(struct perf_ctl *c, int timeout_ms, const char *fmt, ...)

@@ -507,6 +507,7 @@ twoproc_strerror(int rc)
 {
 	return rc == -ETIMEDOUT ? "timed out (--ctl-timeout)" :
 	       rc == -ECONNRESET ? "peer closed the connection" :
+	       rc == -EINTR ? "stopped (SIGINT or SIGTERM)" :
 	       rc == -ETIME ? "no traffic progress within --ctl-timeout "
 			      "(peer stopped or hung, or data path down: "
 			      "addresses, MACs, link)" :

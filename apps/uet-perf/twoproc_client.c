@@ -337,7 +337,7 @@ int
 twoproc_client_main(struct twoproc *t)
 {
 	int rc = perf_ctl_connect(t->o->ctl, &t->ctl,
-				  (int)t->o->ctl_timeout_ms);
+				  (int)t->o->ctl_timeout_ms, &twoproc_stop);
 
 	if (rc < 0) {
 		twoproc_ctl_err(t->o->ctl, rc);

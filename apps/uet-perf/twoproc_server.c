@@ -379,7 +379,8 @@ twoproc_server_main(struct twoproc *t)
 	}
 	printf("uet-perf: listening on port %u\n", port);
 	fflush(stdout);
-	rc = perf_ctl_accept(lfd, &t->ctl, (int)t->o->accept_ms);
+	rc = perf_ctl_accept(lfd, &t->ctl, (int)t->o->accept_ms,
+			     &twoproc_stop);
 	close(lfd);
 	if (rc == -ETIMEDOUT) {
 		fprintf(stderr, "uet-perf: no client connected within %u ms "

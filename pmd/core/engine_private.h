@@ -55,6 +55,9 @@
 struct engine_port {
 	uint16_t port_id;      /* ethdev id; UINT16_MAX for a ring pair */
 	bool probed;           /* we probed it: remove at free */
+	int memif_lock;        /* memif server: its socket's lock, held while
+				* the port lives (engine_memif_stale_socket);
+				* -1: none */
 	bool started;
 	int socket;
 	struct rte_mempool *pool;
@@ -365,7 +368,8 @@ bool engine_memif_is(const char *devargs);
 unsigned int engine_memif_bsize(unsigned int mtu);
 int engine_memif_devargs(const char *devargs, unsigned int mtu, char *out,
 		      size_t n);
-int engine_memif_stale_socket(const char *devargs);
+int engine_memif_stale_socket(const char *devargs, int *lock);
+void engine_memif_unlock(const char *devargs, int lock);
 bool engine_afx_is(const struct rte_eth_dev_info *info);
 int engine_afx_pool(struct uet_engine *e, unsigned int port);
 bool engine_afx_pause(const struct engine_port *p, unsigned int *waited,

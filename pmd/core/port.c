@@ -86,9 +86,11 @@ port_find(struct engine_port *p, const struct uet_config_port *c)
 		rc = engine_memif_devargs(afp, c->mtu, devargs, sizeof(devargs));
 	if (rc < 0)
 		return rc;
-	rc = engine_memif_stale_socket(devargs);
-	if (rc < 0)
-		return rc;
+	if (p->memif_lock < 0) {
+		rc = engine_memif_stale_socket(devargs, &p->memif_lock);
+		if (rc < 0)
+			return rc;
+	}
 	rc = rte_dev_probe(devargs);
 	if (rc < 0 && rc != -EEXIST) {
 		ENG_LOG(ERR, "probe of '%s' failed: %s", devargs,
@@ -538,6 +540,8 @@ engine_ports_setup(struct uet_engine *e)
 	e->nb_ports = uet_config_nb_ports(&e->cfg);
 	if (e->nb_ports == 0)
 		return -EINVAL;
+	for (unsigned int i = 0; i < e->nb_ports; i++)
+		e->port[i].memif_lock = -1;
 	for (unsigned int i = 0; i < e->nb_ports; i++) {
 		const struct uet_config_port *c = &e->cfg.port[i];
 		struct engine_port *p = &e->port[i];
@@ -588,6 +592,8 @@ engine_ports_close(struct uet_engine *e)
 			(void)rte_eth_dev_stop(p->port_id);
 		p->started = false;
 		port_remove(p);
+		engine_memif_unlock(e->cfg.port[i].devargs, p->memif_lock);
+		p->memif_lock = -1;
 	}
 	for (unsigned int i = 0; i < e->nb_ports; i++) {
 		struct engine_port *p = &e->port[i];

@@ -462,6 +462,52 @@ def mtu_mismatch(r, srv_conf, path):
             f"{serr.strip()[-300:]!r})")
 
 
+def second_server(r, tmp):
+    """A second memif server on the socket file of a running one is
+    refused ("in use by a running server", exit 1) without touching it:
+    the engine's stale-socket check used to connect() to the socket, and
+    the running server's memif took that for a client, and its EAL
+    interrupt thread panicked when the connection closed. SIGTERM then
+    ends the first one's wait for a client at once, and its port's close
+    removes the socket and the lock file."""
+    sock = os.path.join(tmp, "busy.sock")
+    tag = f"uetp2-{os.getpid()}"
+    for name in ("a", "b"):
+        conf(os.path.join(tmp, f"busy-{name}.conf"), 0, f"{tag}-{name}",
+             f"net_memif0,role=server,id=0,socket={sock},"
+             "socket-abstract=no", "10.0.0.1", "02:00:00:00:00:01")
+    first = r.spawn([PERF, "--role", "server", "--config",
+                     os.path.join(tmp, "busy-a.conf"),
+                     "--ctl", "127.0.0.1:0"])
+    if r.server_port(first) is None:
+        r.check(False, "second server: the first one listened")
+        return
+    second = subprocess.run([PERF, "--role", "server", "--config",
+                             os.path.join(tmp, "busy-b.conf"),
+                             "--ctl", "127.0.0.1:0"],
+                            capture_output=True, text=True,
+                            timeout=min(30.0, r.left()))
+    r.check(second.returncode == 1 and
+            "in use by a running server" in second.stderr,
+            f"second server: refused, naming the running one (got "
+            f"{second.returncode}: {second.stderr.strip()!r})")
+    time.sleep(0.5)
+    r.check(first.poll() is None, "second server: the first still runs")
+    first.send_signal(signal.SIGTERM)
+    try:
+        _, err = first.communicate(timeout=min(10.0, r.left()))
+    except subprocess.TimeoutExpired:
+        r.check(False, "second server: SIGTERM ended the first one's wait")
+        return
+    r.check(first.returncode == 1 and "stopped" in err and
+            "PANIC" not in err,
+            f"second server: the first stopped on SIGTERM, no panic (got "
+            f"{first.returncode}: {err.strip()!r})")
+    r.check(not os.path.exists(sock) and
+            not os.path.exists(sock + ".lock"),
+            "second server: socket and lock file removed at close")
+
+
 def memif(r, tmp):
     sock = os.path.join(tmp, "memif.sock")
     tag = f"uetp-{os.getpid()}"
@@ -494,6 +540,7 @@ def memif(r, tmp):
     r.peer_freezes(([], []), os.path.join(tmp, "srv.conf"),
                    os.path.join(tmp, "cli.conf"), "127.0.0.1")
     no_client(r, os.path.join(tmp, "srv.conf"))
+    second_server(r, tmp)
     more_queues(r, os.path.join(tmp, "srv.conf"))
     refusals(r, tmp)
     flood(r, tmp)
