@@ -388,6 +388,8 @@ uet_ses_event_tail(struct uet_ses *s, const struct uet_pds_event *ev,
 	struct ses_pl pl;
 
 	s->now = now;
+	if (s->sq.head != SES_NIL && ev->type != UET_PDS_EV_DELIVER)
+		s->sq_kick = true;
 	if (ev->type == UET_PDS_EV_RESP) {
 		if (ses_ck_kind(ev->cookie) == SES_CK_INIT)
 			ses_initiator_done(s, ev);

@@ -688,6 +688,7 @@ uet_ses_progress(struct uet_ses *s, uint64_t now)
 	int ret = 0;
 
 	s->now = now;
+	s->sq_kick = false;
 	ses_ctl_progress(s, now);
 	n += ses_txref_progress(s);
 	n += ses_ret_progress(s, now);

@@ -309,6 +309,10 @@ struct uet_ses {
 	uint32_t *rdv_owner;     /* MR slot of a rendezvous key -> msg + 1 */
 	uint64_t now;            /* latest time given by the caller */
 	uint64_t retry_due;      /* no SES_MSG_WAIT message due before */
+	/* An event that may let the head of the send queue go (a DONE
+	 * freed window, a PDC went) came since the last progress: it is
+	 * due at once (uet_ses_next_deadline) */
+	bool sq_kick;
 	uint8_t *rx_flat;        /* UINT16_MAX bytes: ses_pl_flat() */
 	bool continues;          /* ses_target_continues installed */
 };

@@ -984,6 +984,41 @@ uet_ses_next_deadline__failed_message_at_head_due_at_once(void **state)
 	assert_int_equal(uet_ses_next_deadline(w.n[0].ses), UINT64_MAX);
 }
 
+/*
+ * A send of 200 packets against a PDS window of 128: the rest waits at
+ * the head of the send queue, and the ACKs that free window arrive as
+ * events drained after the SES's progress of that turn. From then the
+ * SES has work due at once (uet_ses_next_deadline): a clock that jumps
+ * to the next deadline would otherwise never hand the rest over (uet-dst
+ * generator 1 seed 10542178, a send queued behind one whose PDC failed).
+ */
+static void
+uet_ses_next_deadline__window_freed_due_at_once(void **state)
+{
+	static uint8_t src[200 * 1000];
+	const struct uet_pds_stats *ps = uet_pds_stats_get(w.n[0].pds);
+	const struct uet_ses_stats *ss = uet_ses_stats_get(w.n[0].ses);
+	struct uet_ses_wr wr;
+	uint32_t k;
+
+	(void)state;
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, src, sizeof(src));
+	wr.context = 17;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	ses_fakewire_step(&w, 1000);
+	assert_true(ss->frag_tx < 200); /* the window is full */
+	assert_int_equal(uet_ses_next_deadline(w.n[0].ses), UINT64_MAX);
+	for (k = 0; k < 1000 && ps->done_ok == 0; k++)
+		ses_fakewire_step(&w, 1000);
+	assert_true(ps->done_ok > 0);
+	assert_true(ss->frag_tx < 200);
+	assert_true(uet_ses_next_deadline(w.n[0].ses) <= w.now);
+	ses_fakewire_step(&w, 1000); /* its progress hands more over */
+	assert_true(ss->frag_tx > 128);
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_int_equal(cqe(0, 17)->status, 0);
+}
+
 int
 main(void)
 {
@@ -999,6 +1034,9 @@ main(void)
 			setup_close_mid, teardown_close_mid),
 		cmocka_unit_test_setup_teardown(
 			uet_ses_next_deadline__failed_message_at_head_due_at_once,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			uet_ses_next_deadline__window_freed_due_at_once,
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			ses_initiator_ret_rx__read_moved_close_req_lost_completes,

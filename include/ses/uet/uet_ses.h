@@ -329,7 +329,8 @@ uint32_t uet_ses_progress(struct uet_ses *s, uint64_t now);
  * a message waiting for the port to release its buffer, or the message
  * at the head of the send queue that ends without the PDS (its PDC
  * failed in the events drained after the last progress, withdrawn,
- * detached). A virtual clock that jumps when nothing else happens
+ * detached), or that an event since the last progress may let go (a
+ * DONE freed window, a PDC went). A virtual clock that jumps when nothing else happens
  * must stop here too (with uet_pds_next_deadline()).
  * @return
  *   Time in ns, or UINT64_MAX when nothing waits.
