@@ -290,10 +290,11 @@ pds_ack_settle(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	if (i->una != old) {
 		pds_rod_wnd_grow(p, c, i->una - old);
 		if (pds_rto_episode_over(c, old)) {
-			i->retries = 0;
-			i->backoffs = 0;
 			i->progress_ns = now;
+			i->rto_snd = (uint16_t)i->una;
 		}
+		i->retries = 0;
+		i->backoffs = 0;
 		i->rto_base = now;
 		c->flags &= (uint16_t)~PDC_F_TLP;
 		c->last_ns = now;

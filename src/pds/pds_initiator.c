@@ -47,6 +47,7 @@ pds_pdc_psn_init(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	};
 
 	c->u.i.una = c->u.i.nxt = c->u.i.snd = c->start_psn;
+	c->u.i.rto_snd = (uint16_t)c->start_psn; /* no RTO episode */
 	c->u.i.resp_psn = c->start_psn - 1;
 	c->u.i.clear_sent = c->start_psn - 1;
 	c->u.i.peer_cack = c->start_psn - 1;

@@ -90,8 +90,8 @@ struct pds_initiator {
 	uint16_t nretx;      /* retransmissions sent (telemetry; saturates) */
 	uint16_t rto_snd;    /* low 16 bits of snd at the first RTO expiry
 			      * without progress: the PSNs below it are the
-			      * current RTO episode's (pds_rto_count,
-			      * pds_ack_settle) */
+			      * current RTO episode's; una's when none runs
+			      * (pds_rto_end, pds_ack_settle) */
 	uint16_t n_retx;     /* slots marked for retransmission */
 	uint8_t retries;     /* RTO rounds without progress */
 	uint8_t backoffs;    /* resource back-offs without progress */
@@ -662,6 +662,42 @@ pds_rto_due(const struct uet_pds *p, const struct pds_pdc *c)
 }
 
 /*
+ * The end of the RTO episode of @p c: the first PSN past those sent when
+ * the timer first expired without progress (rto_snd, its low 16 bits, at
+ * most a window from @p una, the una they were last kept against); una's
+ * own when no episode runs.
+ */
+static inline uint32_t
+pds_rto_end(const struct pds_pdc *c, uint32_t una)
+{
+	return una + (uint16_t)(c->u.i.rto_snd - (uint16_t)una);
+}
+
+/*
+ * Whether una moving from @p old to its current value ends the RTO
+ * episode of @p c: una passed every PSN sent when the timer first
+ * expired, or nothing is outstanding. Only those: a stream that keeps
+ * moving ends each episode within a few round trips, whatever else it
+ * loses meanwhile. Within the episode, una moving is no progress for
+ * the dead-peer clock (pds_rto_count): one of the packets the RTO
+ * resends may complete while another stays unanswered, and each
+ * completion restarted the clock of them all, so a request was resent
+ * far past the dead-peer time (uet-dst generator 1 seed 10260731: 51
+ * times in 75 ms, a one-way partition, the READ data of an older request
+ * moving una). UEC 1.0 counts Max_RTO_Retx_Cnt per packet. The count of
+ * expiries still starts again: answers that keep coming (a target whose
+ * SES answers slowly, one response after another) keep the PDC alive
+ * as they did.
+ */
+static inline bool
+pds_rto_episode_over(const struct pds_pdc *c, uint32_t old)
+{
+	const struct pds_initiator *i = &c->u.i;
+
+	return i->una == i->nxt || !uet_psn_lt(i->una, pds_rto_end(c, old));
+}
+
+/*
  * Count an expiry of the retransmission timer of @p c (an RTO, or the
  * window or credit probe standing in for one): 0 to resend, -ETIMEDOUT
  * when the PDC must fail: more than max_retries (Max_RTO_Retx_Cnt)
@@ -671,36 +707,15 @@ static inline int
 pds_rto_count(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 {
 	p->st.rto_fires++;
-	if (c->u.i.retries == 0)
-		c->u.i.rto_snd = (uint16_t)c->u.i.snd; /* an episode begins */
+	/* an episode begins, unless one runs */
+	if (!uet_psn_lt(c->u.i.una, pds_rto_end(c, c->u.i.una)))
+		c->u.i.rto_snd = (uint16_t)c->u.i.snd;
 	if (c->u.i.retries < UINT8_MAX)
 		c->u.i.retries++;
 	if (c->u.i.retries > p->cfg.max_retries &&
 	    now - c->u.i.progress_ns >= pds_dead_ns(p))
 		return -ETIMEDOUT;
 	return 0;
-}
-
-/*
- * Whether una moving from @p old to its current value ends the RTO
- * episode of @p c: no expiry without progress yet, or una passed every
- * PSN that was sent when the timer first expired (rto_snd, within a
- * window of @p old). Only those: a stream that keeps moving ends each
- * episode within a few round trips, whatever else it loses meanwhile. Within the episode the PDC keeps its progress clock and its
- * count of expiries: one of the packets the RTO resends may complete
- * while another stays unanswered, and each completion restarted the
- * clock of them all, so a request was resent far past the dead-peer time
- * (uet-dst generator 1 seed 10260731: 51 times in 75 ms, a one-way
- * partition, the READ data of an older request moving una). UEC 1.0
- * counts Max_RTO_Retx_Cnt per packet.
- */
-static inline bool
-pds_rto_episode_over(const struct pds_pdc *c, uint32_t old)
-{
-	const struct pds_initiator *i = &c->u.i;
-	uint32_t end = old + (uint16_t)(i->rto_snd - (uint16_t)old);
-
-	return i->retries == 0 || !uet_psn_lt(i->una, end);
 }
 
 /* Reordering allowance of send-time loss evidence: SRTT / 8. */

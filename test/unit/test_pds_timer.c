@@ -289,6 +289,67 @@ pds_initiator_rto__episode_survives_partial_progress(void **state)
 	assert_true(W.now < t1 + dead);
 }
 
+static void
+many_resp_cfg(struct uet_pds_config *cfg)
+{
+	cfg->resp_entries = 64;
+}
+
+static int
+setup_many_resp(void **state)
+{
+	(void)state;
+	return fakewire_setup_with(1, many_resp_cfg);
+}
+
+/*
+ * A target whose SES answers slowly, one response after another: 40
+ * requests awaiting their responses (held), answered one every two RTOs,
+ * 80 RTOs in all, past the dead-peer time. Each answer moves una within
+ * one RTO episode, which keeps the progress clock, but starts the count
+ * of expiries again: the PDC lives as long as answers keep coming, and
+ * every request completes once.
+ */
+static void
+pds_initiator_rto__slow_answers_keep_the_pdc(void **state)
+{
+	const struct uet_pds_config *cfg = &W.pds[0]->cfg;
+	uint32_t pdc[40], psn[40], k;
+	uint8_t resp[8] = { 0 };
+	uint64_t t0;
+
+	(void)state;
+	W.resp_expected = true;
+	W.resp_hold = true;
+	for (k = 0; k < 40; k++) {
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, k,
+						 UET_PDS_SUBMIT_RESP), 0);
+		for (uint32_t j = 0; j < 100 && W.delivered[k] == 0; j++)
+			fakewire_step(&W, 1000);
+		assert_int_equal(W.delivered[k], 1);
+		pdc[k] = W.last_pdc[1];
+		psn[k] = W.last_psn[1];
+	}
+	t0 = W.now;
+	for (k = 0; k < 40; k++) {
+		for (uint64_t t = 0; t < 2 * cfg->rto_init_ns; t += 10000)
+			fakewire_step(&W, 10000);
+		resp[0] = (uint8_t)k;
+		assert_int_equal(uet_pds_respond(W.pds[1], pdc[k], psn[k],
+						 UET_PDS_NEXT_RESPONSE, resp, 8,
+						 W.now), 0);
+	}
+	for (k = 0; k < 1000 && W.done_ok[39] == 0; k++)
+		fakewire_step(&W, 10000);
+	assert_true(W.now - t0 > pds_dead_ns(W.pds[0]));
+	assert_true(fakewire_st(0)->rto_fires > cfg->max_retries);
+	for (k = 0; k < 40; k++) {
+		assert_int_equal(W.done_ok[k], 1);
+		assert_int_equal(W.done_err[k], 0);
+	}
+	assert_int_equal(fakewire_st(0)->pdc_fail, 0);
+}
+
 /*
  * Requests the SES can no longer build (an operation withdrawn with
  * force, uet_ses_withdraw()): this side's build of @c gone_cookie fails,
@@ -456,6 +517,8 @@ main(void)
 		FW_TEST(pds_timer_slot__idle_node_dropped_unfired, fakewire_setup),
 		FW_TEST(pds_initiator_rto__episode_survives_partial_progress,
 			fakewire_setup),
+		FW_TEST(pds_initiator_rto__slow_answers_keep_the_pdc,
+			setup_many_resp),
 		FW_TEST(pds_initiator_rto__exhausted_emits_pdc_down,
 			setup_pdc_events),
 		FW_TEST(pds_target_rto__return_direction_failure_reaches_initiator,
