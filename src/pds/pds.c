@@ -879,8 +879,14 @@ uet_pds_pdc_unlock(struct uet_pds *p, uint32_t pdc, uint64_t now)
 		return -ENOENT;
 	if (c->u.i.locks == 0)
 		return -EINVAL;
-	if (--c->u.i.locks == 0)
-		pds_pdc_timer_update(p, c, now);
+	if (--c->u.i.locks != 0)
+		return 0;
+	pds_pdc_timer_update(p, c, now);
+	/* the last READ's data is handed over: a held CLOSE ACK may go
+	 * once it drains (pds_target_ack_tx) */
+	if (c->role == PDS_ROLE_TGT && c->state == PDC_CLOSED &&
+	    c->u.i.una == c->u.i.nxt)
+		pds_target_ack_kick(p, c);
 	return 0;
 }
 

@@ -414,9 +414,14 @@ pds_target_ack_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 
 	if (c->state == PDC_FREE)
 		return false;
-	/* Hold the ACK of CLOSE while return data is unacknowledged: the
-	 * initiator keeps its PDC (and ACKs) until it gets it. */
-	if (closed && c->u.i.una != c->u.i.nxt)
+	/* Hold the ACK of CLOSE while return data is unacknowledged, or
+	 * still to be handed over by the SES (a READ's data waiting behind
+	 * other records keeps the PDC locked, uet_pds_pdc_lock): the
+	 * initiator keeps its PDC (and ACKs) until it gets it. Acknowledged
+	 * at once, the CLOSE freed the PDC under data not sent yet, and the
+	 * READ's initiator, its PDC closed cleanly, waited for it for good
+	 * (uet-dst generator 1 seed 14553283). */
+	if (closed && (c->u.i.una != c->u.i.nxt || c->u.i.locks != 0))
 		return false;
 	if (pds_target_req_tx(p, c, tx)) {
 		pds_pdc_timer_update(p, c, now); /* CLOSE_REQ repeat */

@@ -1616,6 +1616,49 @@ pds_target_close__locked_pdc_no_close_req(void **state)
 	assert_int_equal(fakewire_st(0)->pdc_fail, 0);
 }
 
+/* A target PDC still locked for a READ's data (queued behind other
+ * records, not handed to the PDS yet) holds the ACK of its initiator's
+ * CLOSE until the data is sent and acknowledged: acknowledged at once,
+ * the CLOSE freed the PDC and the READ waited for good (uet-dst generator
+ * 1 seed 14553283). */
+static void
+pds_target_close__locked_pdc_holds_close_ack(void **state)
+{
+	struct uet_pds_submit s;
+	uint8_t buf[FW_PAYLOAD_MAX];
+	uint32_t h;
+
+	(void)state;
+	W.delay_ns = 1000;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 93, 0), 0);
+	while (W.done_ok[93] == 0 && W.now < 10000000)
+		fakewire_step(&W, 1000);
+	assert_int_equal(W.done_ok[93], 1);
+	h = W.last_pdc[1];
+	assert_int_equal(uet_pds_pdc_lock(W.pds[1], h), 0);
+	assert_int_equal(uet_pds_pdc_close(W.pds[0], W.last_pdc[0], W.now), 0);
+	run_idle(1000, 200000);
+	assert_int_equal(fakewire_st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 1);
+	assert_int_equal(fakewire_st(1)->pdc_close_tgt, 0); /* ACK held */
+	/* The SES hands the data over and gives up its lock. */
+	memset(&s, 0, sizeof(s));
+	s.flags = UET_PDS_SUBMIT_PDC | UET_PDS_SUBMIT_AR;
+	s.pdc = h;
+	s.cookie = FW_RET_BASE + 2;
+	s.len = fakewire_payload(s.cookie, buf);
+	s.next_hdr = UET_PDS_NEXT_RESPONSE_DATA;
+	assert_int_equal(uet_pds_submit(W.pds[1], &s, W.now), 0);
+	assert_int_equal(uet_pds_pdc_unlock(W.pds[1], h, W.now), 0);
+	run_idle(1000, 10000000);
+	assert_true(fakewire_pools_idle(&W));
+	assert_int_equal(W.delivered[FW_RET_BASE + 2], 1);
+	assert_int_equal(W.done_ok[FW_RET_BASE + 2], 1);
+	assert_int_equal(fakewire_st(1)->pdc_close_tgt, 1);
+	assert_int_equal(fakewire_st(0)->pdc_close_init, 1);
+	assert_int_equal(fakewire_st(0)->pdc_fail, 0);
+	assert_int_equal(fakewire_st(1)->pdc_fail, 0);
+}
+
 static void
 tgt_close_req_default(struct uet_pds_config *cfg)
 {
@@ -2135,6 +2178,7 @@ main(void)
 			setup_tgt_close_req),
 		FW_TEST(pds_target_close__locked_pdc_no_close_req,
 			setup_tgt_close_req),
+		T(pds_target_close__locked_pdc_holds_close_ack),
 #undef T
 	};
 
