@@ -861,7 +861,7 @@ pds_initiator_rto_mark(struct uet_pds *p, struct pds_pdc *c)
 {
 	struct pds_initiator *i = &c->u.i;
 	struct pds_slot *sl, *old = NULL;
-	uint32_t psn, left = 0;
+	uint32_t psn, old_psn = 0, left = 0;
 
 	/* One expiry a round, so a scan of the window is cheap. */
 	for (psn = i->una; psn != i->snd; psn++) {
@@ -873,11 +873,21 @@ pds_initiator_rto_mark(struct uet_pds *p, struct pds_pdc *c)
 		/* ROD: the target takes only the expected PSN, so una's
 		 * packet is the one that can make progress. */
 		if (old == NULL || (c->mode != UET_PDS_MODE_ROD &&
-				    (int64_t)(sl->sent_ns - old->sent_ns) < 0))
+				    (int64_t)(sl->sent_ns - old->sent_ns) < 0)) {
 			old = sl;
+			old_psn = psn;
+		}
 	}
 	if (old != NULL)
 		pds_slot_mark(p, c, old, PDS_WHY_RTO);
+	/* A packet first sent after the episode began and now resent by
+	 * the RTO belongs to it as well: una passing the older ones is no
+	 * progress for it (pds_rto_episode_over). Left out, a late ACK of
+	 * the older packet restarted the dead-peer clock of one resent
+	 * unanswered all along (uet-dst generator 3 seed 16216290: 111
+	 * resends in 47 ms, a partition both ways and an ACK 23 ms late). */
+	if (old != NULL && !uet_psn_lt(old_psn, pds_rto_end(c, i->una)))
+		i->rto_snd = (uint16_t)(old_psn + 1);
 	if (left > 1)
 		c->flags |= PDC_F_FRTO;
 	else

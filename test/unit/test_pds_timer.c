@@ -289,6 +289,39 @@ pds_initiator_rto__episode_survives_partial_progress(void **state)
 	assert_true(W.now < t1 + dead);
 }
 
+/*
+ * The same with the second request submitted after the episode began:
+ * the RTO resends it within the episode, so it belongs to it, and the
+ * first's late completion restarts no clock either (uet-dst generator 3
+ * seed 16216290: a request resent 111 times in 47 ms, the clock
+ * restarted by an ACK of an older one 23 ms late).
+ */
+static void
+pds_initiator_rto__episode_takes_later_resent_packets(void **state)
+{
+	uint64_t dead = pds_dead_ns(W.pds[0]), t1;
+	uint32_t c = 2;
+
+	(void)state;
+	release_ns = 4 * W.pds[0]->cfg.rto_init_ns +
+		     W.pds[0]->cfg.rto_init_ns / 2;
+	W.drop_fn = drop_one_for_good;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
+	while (fakewire_st(0)->rto_fires == 0 && W.now < 2000000000ull)
+		fakewire_step(&W, 10000);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
+	assert_true(fakewire_run(&W, 10000, 2000000000ull, done_1, NULL));
+	t1 = W.now;
+	assert_true(t1 >= release_ns);
+	assert_true(fakewire_st(0)->rto_fires >= 4);
+	assert_true(fakewire_run(&W, 10000, 2000000000ull, failed, &c));
+	assert_int_equal(W.last_status[0], -ETIMEDOUT);
+	assert_int_equal(W.delivered[1], 1);
+	assert_int_equal(W.delivered[2], 0);
+	assert_true(W.now >= dead);
+	assert_true(W.now < t1 + dead);
+}
+
 static void
 many_resp_cfg(struct uet_pds_config *cfg)
 {
@@ -516,6 +549,8 @@ main(void)
 			fakewire_setup),
 		FW_TEST(pds_timer_slot__idle_node_dropped_unfired, fakewire_setup),
 		FW_TEST(pds_initiator_rto__episode_survives_partial_progress,
+			fakewire_setup),
+		FW_TEST(pds_initiator_rto__episode_takes_later_resent_packets,
 			fakewire_setup),
 		FW_TEST(pds_initiator_rto__slow_answers_keep_the_pdc,
 			setup_many_resp),
