@@ -217,7 +217,7 @@ void dst_src_bytes(struct dst_src *s, const uint8_t *data, size_t size);
 uint32_t dst_draw(struct dst_src *s, uint32_t n);
 
 /* Draw a whole plan. */
-void dst_getrandom_seed(uint64_t seed);
+void dst_getrandom_seed(uint64_t seed, uint64_t shared, size_t shared_len);
 void dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed,
 		  uint8_t gen);
 #define DST_GEN_LAST 7
