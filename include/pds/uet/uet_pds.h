@@ -731,12 +731,11 @@ int uet_pds_pdc_close(struct uet_pds *p, uint32_t pdc, uint64_t now);
  * sent, so it sends no idle CLOSE_REQ and holds the ACK of its
  * initiator's CLOSE until the data is sent and acknowledged. A close the
  * peer asks for, or uet_pds_pdc_close(), still closes it (at the target
- * once the data went); a lock dies with its PDC. A
- * locked idle initiator PDC asks the target whether it still has the PDC
- * (a CLEAR with AR every idle_close_ns, or every rto_init_ns when PDCs do
- * not close for being idle) and fails with -ETIMEDOUT once the target
- * has answered nothing for as long as the RTO rounds would wait for it
- * (lock_silent).
+ * once the data went); a lock dies with its PDC. A locked idle initiator
+ * PDC asks the target whether it still has the PDC (a CLEAR with AR every
+ * idle_close_ns, or every rto_init_ns when PDCs do not close for being
+ * idle) and fails with -ETIMEDOUT once the target has answered nothing
+ * for as long as the RTO rounds would wait for it (lock_silent).
  * @return
  *   0, -ENOENT (no such PDC) or -EOVERFLOW (255 locks).
  */
