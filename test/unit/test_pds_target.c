@@ -1592,19 +1592,30 @@ pds_target_close__close_req_repeated_until_answered(void **state)
  * return data (locked) asks for no idle close; unlocked, it does (DST seed
  * 2099: its CLOSE_REQ closed the PDC before the data, queued behind
  * another PDC's, was sent). */
+/* A PDC opened by request @p cookie, completed, then locked at its
+ * target (the SES owes a READ's data on it): its target handle. */
+static uint32_t
+locked_target_pdc(uint64_t cookie)
+{
+	uint32_t h;
+
+	W.delay_ns = 1000;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, cookie, 0), 0);
+	while (W.done_ok[cookie] == 0 && W.now < 10000000)
+		fakewire_step(&W, 1000);
+	assert_int_equal(W.done_ok[cookie], 1);
+	h = W.last_pdc[1];
+	assert_int_equal(uet_pds_pdc_lock(W.pds[1], h), 0);
+	return h;
+}
+
 static void
 pds_target_close__locked_pdc_no_close_req(void **state)
 {
 	uint32_t h;
 
 	(void)state;
-	W.delay_ns = 1000;
-	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 92, 0), 0);
-	while (W.done_ok[92] == 0 && W.now < 10000000)
-		fakewire_step(&W, 1000);
-	assert_int_equal(W.done_ok[92], 1);
-	h = W.last_pdc[1];
-	assert_int_equal(uet_pds_pdc_lock(W.pds[1], h), 0);
+	h = locked_target_pdc(92);
 	while (W.now < 3000000000ull) /* three tgt_close_req_ns */
 		fakewire_step(&W, 1000000);
 	assert_int_equal(fakewire_st(1)->tx_ctl[UET_PDS_CTL_CLOSE_REQ], 0);
@@ -1629,13 +1640,7 @@ pds_target_close__locked_pdc_holds_close_ack(void **state)
 	uint32_t h;
 
 	(void)state;
-	W.delay_ns = 1000;
-	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 93, 0), 0);
-	while (W.done_ok[93] == 0 && W.now < 10000000)
-		fakewire_step(&W, 1000);
-	assert_int_equal(W.done_ok[93], 1);
-	h = W.last_pdc[1];
-	assert_int_equal(uet_pds_pdc_lock(W.pds[1], h), 0);
+	h = locked_target_pdc(93);
 	assert_int_equal(uet_pds_pdc_close(W.pds[0], W.last_pdc[0], W.now), 0);
 	run_idle(1000, 200000);
 	assert_int_equal(fakewire_st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 1);
