@@ -11,8 +11,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_malloc.h>
 #include <rte_ring.h>
 
@@ -141,6 +143,10 @@ ses_ulp_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	 * the width of the engine's final number of contexts (its
 	 * nb_lcores still grows while the contexts are made: context 1 of
 	 * three wrote 1 bit, read back as owner 2) */
+	/* restart tokens and message ids of this process's own (an earlier
+	 * incarnation's, still held by a peer, name none of ours) */
+	sc.seed = rte_rdtsc() ^ ((uint64_t)getpid() << 32) ^
+		  (uint64_t)(uintptr_t)c ^ (uint64_t)idx;
 	sc.token_owner_id = idx;
 	sc.token_owner_bits = uet_engine_owner_bits(
 		uet_engine_config(uet_engine_lcore_engine(lc))->engine.nb_lcores);

@@ -25,6 +25,7 @@ uet_ses_config_default(struct uet_ses_config *cfg)
 	cfg->rdv_threshold = UINT32_MAX;
 	cfg->rdv_eager = 0;
 	cfg->initiator_id = 0;
+	cfg->seed = 0x6a09e667f3bcc909ull;
 	cfg->pid_on_fep = 0;
 	cfg->rdv_ri = -1;
 	cfg->rdv_resource_index = 0;
@@ -107,6 +108,14 @@ ses_alloc(struct uet_ses *s)
 		s->tgt_hash[i] = SES_NIL;
 	for (i = 0; i <= s->read_hmask; i++)
 		s->read_hash[i] = SES_NIL;
+	/* Generations start where this incarnation's seed says
+	 * (uet_ses_config.seed): tokens and message ids of an earlier
+	 * incarnation still held by a peer name none of ours. */
+	uet_rand_seed(&s->rng, c->seed);
+	for (i = 0; i < c->max_msgs; i++)
+		s->msgs[i].gen = (uint8_t)uet_rand_next(&s->rng);
+	for (i = 0; i < c->max_tgt_msgs; i++)
+		s->tgts[i].gen = (uint8_t)uet_rand_next(&s->rng);
 	s->n_msg_free = c->max_msgs;
 	s->n_tgt_free = c->max_tgt_msgs;
 	s->n_ret_free = c->max_msgs;
@@ -263,7 +272,9 @@ ses_peer_get(struct uet_ses *s, const struct uet_pds_fa *fa, uint32_t job)
 			p->used = true;
 			p->fa = *fa;
 			p->job = job;
-			p->next_id = 1;
+			/* 1..65535: 0 is the implicit id of MEDIUM/SMALL */
+			p->next_id = (uint16_t)(1 + uet_rand_next(&s->rng) %
+						    UINT16_MAX);
 			return p;
 		}
 		if (p->job == job && memcmp(&p->fa, fa, sizeof(*fa)) == 0)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <uet/uet_rand.h>
 #include <uet/uet_ses.h>
 #include <uet/uet_ses_amo.h>
 #include <uet/uet_ses_match.h>
@@ -309,6 +310,7 @@ struct uet_ses {
 	uint32_t *rdv_owner;     /* MR slot of a rendezvous key -> msg + 1 */
 	uint64_t now;            /* latest time given by the caller */
 	uint64_t retry_due;      /* no SES_MSG_WAIT message due before */
+	struct uet_rand rng;     /* first generations, message ids */
 	/* An event that may let the head of the send queue go (a DONE
 	 * freed window, a PDC went) came since the last progress: it is
 	 * due at once (uet_ses_next_deadline) */

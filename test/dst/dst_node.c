@@ -294,6 +294,10 @@ dst_node_up(struct dst_sim *s, int i)
 	sc.max_tgt_msgs = s->plan->node[i].small_unexp ? 8 : 128;
 	sc.cq_size = 4096;
 	sc.initiator_id = 100 + (uint32_t)i;
+	/* other generations and message ids per incarnation, as the
+	 * engine's (its TSC and pid) */
+	sc.seed = s->plan->seed * 2654435761u + (uint64_t)i * 40503u +
+		  ((uint64_t)s->node[i].inc << 48) + 7;
 	sc.pid_on_fep = DST_PID;
 	sc.rdv_ri = rdv;
 	sc.rdv_resource_index = DST_RI_RDV;

@@ -158,6 +158,7 @@ ses_fakewire_node_init(struct sfw *w, int i, enum uet_wire_profile profile, uint
 	sc.max_tgt_msgs = ses_fakewire_or(o->max_tgt_msgs, 256);
 	sc.cq_size = 4096;
 	sc.initiator_id = 100 + (uint32_t)i;
+	sc.seed = seed * 2654435761u + (uint64_t)i + 1; /* per incarnation */
 	sc.pid_on_fep = SFW_PID;
 	sc.token_owner_bits = o->token_owner_bits;
 	sc.token_owner_id = o->token_owner_bits != 0 ? (uint32_t)i + 1 : 0;

@@ -315,6 +315,79 @@ ses_defer_rtr_rx__owner_token_delivers_once(void **state)
 	ses_fakewire_fini(&w);
 }
 
+/* Park a deferrable send of 3000 B from node 0 (context @p ctx, data of
+ * @p salt) at node 1, which has no receive for it. */
+static void
+park_send(uint64_t ctx, uint64_t salt, uint8_t *buf)
+{
+	const struct uet_ses_stats *st0 = uet_ses_stats_get(w.n[0].ses);
+	struct uet_ses_wr wr;
+	uint32_t i;
+
+	ses_fakewire_fill(buf, 3000, salt);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, buf, 3000);
+	wr.flags |= UET_SES_WR_F_DEFERRABLE;
+	wr.context = ctx;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	for (i = 0; i < 100000 && st0->defer_tx == 0; i++)
+		ses_fakewire_step(&w, 1000);
+	assert_int_equal(st0->defer_tx, 1);
+}
+
+static void
+post_recv(uint64_t ctx)
+{
+	struct uet_ses_recv r;
+
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = ctx;
+	r.buf = rbuf;
+	r.len = sizeof(rbuf);
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+}
+
+/*
+ * The initiator of a parked send restarts and parks a send of the same
+ * length. The receive posted for the first one sends a DEFERRABLE_RTR
+ * with the first incarnation's restart token and message id: the new
+ * incarnation answers it CANCELLED (the receive fails) and its own send
+ * waits for a receive of its own. With generations and message ids that
+ * started the same in every incarnation, the RTR named the new send
+ * exactly and restarted it into the other receive (uet-dst generator 7
+ * seed 20019041, payload).
+ */
+static void
+ses_defer_rtr_rx__stale_rtr_after_initiator_restart(void **state)
+{
+	static uint8_t sbuf2[3000];
+	const struct uet_ses_stats *st0;
+
+	(void)state;
+	assert_int_equal(ses_fakewire_init(&w, UET_PROFILE_AI_FULL, 31), 0);
+	park_send(90, 31, sbuf);
+	assert_int_equal(ses_fakewire_restart(&w, 0), 0);
+	st0 = uet_ses_stats_get(w.n[0].ses);
+	park_send(92, 32, sbuf2);
+	post_recv(91);
+	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
+	assert_int_equal(ses_fakewire_cqe(&w, 1, 91)->status, -ECANCELED);
+	assert_int_equal(st0->rtr_stale, 1);
+	assert_int_equal(st0->rtr_rx, 0);
+	assert_int_equal(ses_fakewire_cq_count(&w, 0, 92), 0);
+	/* the new incarnation's send goes into a receive of its own */
+	memset(rbuf, 0, sizeof(rbuf));
+	post_recv(93);
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 2, RUN_NS));
+	assert_int_equal(ses_fakewire_cqe(&w, 0, 92)->status, 0);
+	assert_int_equal(ses_fakewire_cqe(&w, 1, 93)->status, 0);
+	assert_int_equal(ses_fakewire_cqe(&w, 1, 93)->len, 3000);
+	assert_memory_equal(rbuf, sbuf2, 3000);
+	assert_int_equal(ses_fakewire_cq_count(&w, 1, 91), 1);
+	ses_fakewire_fini(&w);
+}
+
 /* The owner and the slot share the token's 24-bit slot field: an owner
  * outside its bits, or more messages than the rest holds, is refused. */
 static void
@@ -350,6 +423,7 @@ main(void)
 		cmocka_unit_test(ses_defer_rtr_done__rtr_outlasts_long_fault),
 		cmocka_unit_test(ses_defer_rtr_done__restart_never_came),
 		cmocka_unit_test(ses_defer_rtr_rx__owner_token_delivers_once),
+		cmocka_unit_test(ses_defer_rtr_rx__stale_rtr_after_initiator_restart),
 		cmocka_unit_test(uet_ses_create__token_owner_checked),
 	};
 

@@ -216,6 +216,16 @@ struct uet_ses_config {
 	 * packet (mtu - 44 - 24). */
 	uint32_t rdv_eager;
 	uint32_t initiator_id;  /**< initiator field of our requests */
+	/** PRNG seed of the first generation of every message and target
+	 * record and of the first message id toward each peer. A restarted
+	 * process must draw other ones than its previous incarnation did:
+	 * a DEFERRABLE_RTR or a restarted send that a peer still holds for
+	 * that incarnation names a restart token (generation | slot) and a
+	 * message id, and drawn the same it found the new incarnation's
+	 * send of the same length and restarted it into another receive.
+	 * Callers set a value per process (the engine: TSC and pid, as the
+	 * PDS's seed); reproducible runs set their own. */
+	uint64_t seed;
 	uint16_t pid_on_fep;    /**< our process: read_pid_on_fep of rendezvous */
 	/** Engine context of this SES, in the top @c token_owner_bits
 	 * (0..8) of the slot part of its initiator restart tokens, so that
