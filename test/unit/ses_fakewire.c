@@ -631,6 +631,22 @@ ses_fakewire_fill(uint8_t *b, size_t n, uint64_t salt)
 }
 
 int
+ses_fakewire_recv(struct sfw *w, int node, uint8_t op, uint64_t ctx,
+		  void *buf, uint64_t len, uint64_t tag, uint64_t ignore)
+{
+	struct uet_ses_recv r;
+
+	memset(&r, 0, sizeof(r));
+	r.op = op;
+	r.context = ctx;
+	r.buf = buf;
+	r.len = len;
+	r.tag = tag;
+	r.ignore = ignore;
+	return uet_ses_recv_post(w->n[node].ses, &r, w->now);
+}
+
+int
 ses_fakewire_read_init(struct sfw *w, uint64_t salt, uint8_t **mem,
 		       uint8_t **rbuf, uint64_t *key)
 {

@@ -178,6 +178,12 @@ int ses_fakewire_teardown(void **state);
  * at every offset and between salts). */
 void ses_fakewire_fill(uint8_t *b, size_t n, uint64_t salt);
 
+/* Node @p node posts a receive (op @p op: UET_SES_WR_SEND's 1 or TSEND's
+ * 2, @p tag / @p ignore) of @p len bytes at @p buf under context @p ctx:
+ * what uet_ses_recv_post() returned. */
+int ses_fakewire_recv(struct sfw *w, int node, uint8_t op, uint64_t ctx,
+		      void *buf, uint64_t len, uint64_t tag, uint64_t ignore);
+
 /* The READ fixture: node 1 exposes SFW_READ_MEM bytes at *mem, filled
  * from @p salt, for remote READ under *key; node 0 reads them into *rbuf
  * (as large, zeroed). 0, or -1 with nothing left to free but the wire. */

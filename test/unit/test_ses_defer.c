@@ -38,7 +38,6 @@ static void
 ses_defer_rtr_done__lost_rtr_sent_again(void **state)
 {
 	const struct uet_ses_stats *st0, *st1;
-	struct uet_ses_recv r;
 	struct uet_ses_wr wr;
 	uint32_t i;
 
@@ -58,13 +57,8 @@ ses_defer_rtr_done__lost_rtr_sent_again(void **state)
 	assert_int_equal(st0->defer_tx, 1);
 	/* the receive comes, its RTR's PDC fails, the RTR goes again */
 	w.drop_fn = drop_until_down;
-	memset(&r, 0, sizeof(r));
-	r.op = 2;
-	r.context = 71;
-	r.buf = rbuf;
-	r.len = sizeof(rbuf);
-	r.tag = 7;
-	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	assert_int_equal(ses_fakewire_recv(&w, 1, 2, 71, rbuf, sizeof(rbuf),
+					   7, 0), 0);
 	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
 	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
 	assert_int_equal(st1->pdc_down, 1);
@@ -98,7 +92,6 @@ ses_defer_rtr_done__rtr_outlasts_long_fault(void **state)
 {
 	const struct uet_ses_stats *st0, *st1;
 	struct uet_pds_pool_info pi;
-	struct uet_ses_recv r;
 	struct uet_ses_wr wr;
 	uint64_t t0;
 	uint32_t i;
@@ -125,13 +118,8 @@ ses_defer_rtr_done__rtr_outlasts_long_fault(void **state)
 	} while (pi.pdc_used[0] != 0 && w.now < RUN_NS);
 	assert_int_equal(pi.pdc_used[0], 0);
 	w.drop_fn = drop_until_down4;
-	memset(&r, 0, sizeof(r));
-	r.op = 2;
-	r.context = 91;
-	r.buf = rbuf;
-	r.len = sizeof(rbuf);
-	r.tag = 9;
-	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	assert_int_equal(ses_fakewire_recv(&w, 1, 2, 91, rbuf, sizeof(rbuf),
+					   9, 0), 0);
 	/* the first RTR's PDC fails: the next one waits, and says when */
 	for (i = 0; i < 10000000 && st1->pdc_down == 0; i++)
 		ses_fakewire_step(&w, 1000);
@@ -176,7 +164,6 @@ ses_defer_rtr_done__restart_never_came(void **state)
 	const struct uet_ses_stats *st0, *st1;
 	struct uet_pds_pool_info pi;
 	struct uet_ses_pool_info si;
-	struct uet_ses_recv r;
 	struct uet_ses_wr wr;
 	uint32_t i;
 
@@ -198,13 +185,8 @@ ses_defer_rtr_done__restart_never_came(void **state)
 	} while (pi.pdc_used[0] != 0 && w.now < RUN_NS);
 	assert_int_equal(pi.pdc_used[0], 0);
 	w.drop_fn = drop_requests0;
-	memset(&r, 0, sizeof(r));
-	r.op = 2;
-	r.context = 51;
-	r.buf = rbuf;
-	r.len = sizeof(rbuf);
-	r.tag = 5;
-	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	assert_int_equal(ses_fakewire_recv(&w, 1, 2, 51, rbuf, sizeof(rbuf),
+					   5, 0), 0);
 	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
 	assert_int_equal(ses_fakewire_cqe(&w, 0, 50)->status, -ETIMEDOUT);
 	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
@@ -277,7 +259,6 @@ ses_defer_rtr_rx__owner_token_delivers_once(void **state)
 {
 	struct ses_fakewire_opts o = { .token_owner_bits = 2 };
 	const struct uet_ses_stats *st0, *st1;
-	struct uet_ses_recv r;
 	struct uet_ses_wr wr;
 	uint32_t i;
 
@@ -294,12 +275,8 @@ ses_defer_rtr_rx__owner_token_delivers_once(void **state)
 	for (i = 0; i < 100000 && st0->defer_tx == 0; i++)
 		ses_fakewire_step(&w, 1000);
 	assert_int_equal(st0->defer_tx, 1);
-	memset(&r, 0, sizeof(r));
-	r.op = 1;
-	r.context = 81;
-	r.buf = rbuf;
-	r.len = sizeof(rbuf);
-	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	assert_int_equal(ses_fakewire_recv(&w, 1, 1, 81, rbuf, sizeof(rbuf),
+					   0, 0), 0);
 	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
 	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
 	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
@@ -334,19 +311,6 @@ park_send(uint64_t ctx, uint64_t salt, uint8_t *buf)
 	assert_int_equal(st0->defer_tx, 1);
 }
 
-static void
-post_recv(uint64_t ctx)
-{
-	struct uet_ses_recv r;
-
-	memset(&r, 0, sizeof(r));
-	r.op = 1;
-	r.context = ctx;
-	r.buf = rbuf;
-	r.len = sizeof(rbuf);
-	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
-}
-
 /*
  * The initiator of a parked send restarts and parks a send of the same
  * length. The receive posted for the first one sends a DEFERRABLE_RTR
@@ -369,7 +333,8 @@ ses_defer_rtr_rx__stale_rtr_after_initiator_restart(void **state)
 	assert_int_equal(ses_fakewire_restart(&w, 0), 0);
 	st0 = uet_ses_stats_get(w.n[0].ses);
 	park_send(92, 32, sbuf2);
-	post_recv(91);
+	assert_int_equal(ses_fakewire_recv(&w, 1, 1, 91, rbuf, sizeof(rbuf),
+					   0, 0), 0);
 	assert_true(ses_fakewire_run_cq(&w, 1, 1, RUN_NS));
 	assert_int_equal(ses_fakewire_cqe(&w, 1, 91)->status, -ECANCELED);
 	assert_int_equal(st0->rtr_stale, 1);
@@ -377,7 +342,8 @@ ses_defer_rtr_rx__stale_rtr_after_initiator_restart(void **state)
 	assert_int_equal(ses_fakewire_cq_count(&w, 0, 92), 0);
 	/* the new incarnation's send goes into a receive of its own */
 	memset(rbuf, 0, sizeof(rbuf));
-	post_recv(93);
+	assert_int_equal(ses_fakewire_recv(&w, 1, 1, 93, rbuf, sizeof(rbuf),
+					   0, 0), 0);
 	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
 	assert_true(ses_fakewire_run_cq(&w, 1, 2, RUN_NS));
 	assert_int_equal(ses_fakewire_cqe(&w, 0, 92)->status, 0);

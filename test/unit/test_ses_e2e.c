@@ -92,16 +92,8 @@ static void
 post(int node, uint8_t op, uint64_t ctx, void *buf, uint64_t len,
      uint64_t tag, uint64_t ignore)
 {
-	struct uet_ses_recv r;
-
-	memset(&r, 0, sizeof(r));
-	r.op = op;
-	r.context = ctx;
-	r.buf = buf;
-	r.len = len;
-	r.tag = tag;
-	r.ignore = ignore;
-	assert_int_equal(uet_ses_recv_post(w.n[node].ses, &r, w.now), 0);
+	assert_int_equal(ses_fakewire_recv(&w, node, op, ctx, buf, len, tag,
+					   ignore), 0);
 }
 
 static void

@@ -56,15 +56,8 @@ send_given_up(void)
 static void
 post(uint64_t ctx)
 {
-	struct uet_ses_recv r;
-
-	memset(&r, 0, sizeof(r));
-	r.op = 2;
-	r.context = ctx;
-	r.buf = rbuf;
-	r.len = sizeof(rbuf);
-	r.tag = 3;
-	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	assert_int_equal(ses_fakewire_recv(&w, 1, 2, ctx, rbuf, sizeof(rbuf),
+					   3, 0), 0);
 }
 
 /*

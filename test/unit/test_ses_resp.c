@@ -56,14 +56,8 @@ cqe(int node, uint64_t ctx)
 static void
 recv_post(uint64_t ctx, uint32_t len)
 {
-	struct uet_ses_recv r;
-
-	memset(&r, 0, sizeof(r));
-	r.op = 1;
-	r.context = ctx;
-	r.buf = rbuf;
-	r.len = len;
-	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	assert_int_equal(ses_fakewire_recv(&w, 1, 1, ctx, rbuf, len,
+					   0, 0), 0);
 }
 
 static void
