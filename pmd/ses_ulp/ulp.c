@@ -138,15 +138,15 @@ ses_ulp_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	sc.cq_size = uet_pow2_ceil(4 * (msgs + posted));
 	sc.initiator_id = c->initiator;
 	sc.pid_on_fep = c->pid;
+	/* restart tokens and message ids of this process's own (an earlier
+	 * incarnation's, still held by a peer, name none of ours) */
+	sc.seed = rte_rdtsc() ^ ((uint64_t)getpid() << 32) ^
+		  (uint64_t)(uintptr_t)c ^ (uint64_t)idx;
 	/* the context in our restart tokens: local delivery steers a
 	 * DEFERRABLE_RTR that opens a PDC by it (docs/ENGINE.md), with
 	 * the width of the engine's final number of contexts (its
 	 * nb_lcores still grows while the contexts are made: context 1 of
 	 * three wrote 1 bit, read back as owner 2) */
-	/* restart tokens and message ids of this process's own (an earlier
-	 * incarnation's, still held by a peer, name none of ours) */
-	sc.seed = rte_rdtsc() ^ ((uint64_t)getpid() << 32) ^
-		  (uint64_t)(uintptr_t)c ^ (uint64_t)idx;
 	sc.token_owner_id = idx;
 	sc.token_owner_bits = uet_engine_owner_bits(
 		uet_engine_config(uet_engine_lcore_engine(lc))->engine.nb_lcores);
