@@ -784,12 +784,13 @@ ses_msg_check_done(struct uet_ses *s, struct ses_msg *m)
 	if (m->rdv_rets != 0)
 		return;
 	/* A large READ also waits for its return-direction data (UEC 1.0 PDS
-	 * read responses); once data came with an error, only that of the
-	 * request packets its target did not refuse: it ends in error once
-	 * the rest is in. */
-	if (m->large_read && m->status == 0 &&
-	    (m->rc == UET_RC_OK || m->rc == UET_RC_NULL || m->ret_err) &&
-	    ses_read_waits(m))
+	 * read responses). Once some of its request packets were refused
+	 * (an error response) or their data came with an error, it waits for
+	 * the data of those its target served and ends in error once that
+	 * is in: the data may still be on its way (lost, resent), and data
+	 * of a READ that is over would be refused to its sender, whose PDC
+	 * then fails after its resource back-offs. */
+	if (m->large_read && m->status == 0 && ses_read_waits(m))
 		return;
 	ses_read_settle(m);
 	/* Rendezvous: the send completes when the target's read of the rest

@@ -144,8 +144,9 @@ ses_resp_small_data(struct ses_msg *m, const struct uet_wire_ses_resp *r,
  * the default response folded into CACK (UEC 1.0 3.5.20.2): delivered, OK. A
  * response to an earlier fragment (@p frag not the last) matters when it
  * reports an error; the EOM's answer does not overwrite an error reported
- * early. A large READ's request packet answered with an error brings no
- * data: its bytes are counted refused, whatever was reported before.
+ * early. A large READ's request packet answered with an error (or with a
+ * response that does not decode) brings no data: its bytes are counted
+ * refused, whatever was reported before.
  */
 static void
 ses_resp_parse(struct uet_ses *s, struct ses_msg *m,
@@ -170,6 +171,9 @@ ses_resp_parse(struct uet_ses *s, struct ses_msg *m,
 			s->st.rx_bad++;
 			m->rc = UET_RC_UNCOR;
 		}
+		/* no telling whether data comes for it: not waited for */
+		if (m->large_read)
+			m->ret_refused += ses_read_frag_len(m, frag);
 		return;
 	}
 	if (m->large_read && r.return_code != UET_RC_OK &&

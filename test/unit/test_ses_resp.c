@@ -624,6 +624,73 @@ ses_initiator_done__read_failed_data_then_refused_completes(void **state)
 	read_gone_checks();
 }
 
+/* ---- a large READ refused in part, the data of a served part late ---- */
+
+static bool late_dropped; /* node 1's first data packet dropped */
+
+/* Node 1 loses the first copy of its first return-direction data packet
+ * and turns its RMA table off as it sends it: the request packets still
+ * on their way (delay_rest) are refused (DISABLED), and those answers
+ * reach node 0 before the data is resent. */
+static bool
+drop_first_data(struct sfw *fw, int from, const struct uet_pds_tx *t)
+{
+	if (from != 1 || late_dropped || t->kind == UET_PDS_TX_CTL ||
+	    (t->hdr.type != UET_PDS_TYPE_RUD_REQ &&
+	     t->hdr.type != UET_PDS_TYPE_ROD_REQ) ||
+	    t->hdr.next_hdr != UET_PDS_NEXT_RESPONSE_DATA)
+		return false;
+	late_dropped = true;
+	assert_int_equal(uet_ses_ri_enable(fw->n[1].mr, fw->n[1].ri_rma,
+					   false), 0);
+	return true;
+}
+
+/*
+ * A large READ whose first request packet was served and whose others
+ * were refused (an SES error response each) waits for the first one's
+ * data before it ends in error. It ended at the first refusal, and the
+ * data, resent after a loss, found no READ: node 0 refused it at every
+ * resend (NACK NO_SES_MSG_AVAIL), node 1 gave its PDC up after its
+ * resource back-offs, and the next request of node 0 on its own PDC to
+ * node 1 failed -ECONNRESET (test_ses_chan, lossy run, a region
+ * deregistered while a READ of it was served).
+ */
+static void
+ses_initiator_done__read_refused_in_part_waits_for_served_data(void **state)
+{
+	const struct uet_ses_stats *st0 = uet_ses_stats_get(w.n[0].ses);
+	struct uet_pds_stats ps1;
+
+	(void)state;
+	memset(rbuf, 0, LEN);
+	early_psn0 = UINT32_MAX;
+	late_dropped = false;
+	w.drop_fn = drop_first_data;
+	w.delay_fn = delay_rest;
+	read_submit(1, 0, LEN);
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_true(late_dropped);
+	w.drop_fn = NULL;
+	w.delay_fn = NULL;
+	assert_int_equal(cqe(0, 1)->status, -EINVAL);
+	assert_int_equal(cqe(0, 1)->prov_errno, UET_RC_DISABLED);
+	/* ended once the served part's data was in, placed, none refused */
+	assert_int_equal(st0->ret_rx, 1);
+	assert_int_equal(st0->ret_refused, 0);
+	assert_memory_equal(rbuf, mem, SFW_MTU / 2);
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+	ps1 = *uet_pds_stats_get(w.n[1].pds);
+	assert_int_equal(ps1.nack_rx[UET_NACK_NO_SES_MSG_AVAIL], 0);
+	assert_int_equal(ps1.pdc_fail, 0);
+	/* the PDCs between the two nodes still carry a READ */
+	assert_int_equal(uet_ses_ri_enable(w.n[1].mr, w.n[1].ri_rma, true), 0);
+	read_submit(2, 0, LEN);
+	assert_true(ses_fakewire_run_cq(&w, 0, 2, RUN_NS));
+	assert_int_equal(cqe(0, 2)->status, 0);
+	assert_memory_equal(rbuf, mem, LEN);
+}
+
 /* The same for a two-packet SEND whose first packet met a disabled
  * message table: the send fails -EINVAL at once (not -ETIMEDOUT when its
  * PDC gives up on an EOM the target never answered), and the target's
@@ -1062,6 +1129,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			ses_initiator_done__read_failed_data_then_refused_completes,
 			setup_gone, teardown_gone),
+		cmocka_unit_test_setup_teardown(
+			ses_initiator_done__read_refused_in_part_waits_for_served_data,
+			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			ses_target_send__refused_after_bound_receive_fails,
 			setup, teardown),
