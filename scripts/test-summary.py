@@ -1,16 +1,22 @@
 #!/usr/bin/env python3
-"""Add up meson's testlog.json of each build directory into one line:
-'N passed, N failed[, N skipped]'. Exit 1 if anything failed or a log is missing."""
+"""Add up meson's test logs into one line: 'N passed, N failed[, N skipped]'.
+
+    scripts/test-summary.py DIR[:LOGBASE]...
+
+Each argument names a build directory and the base name of one of its logs
+(meson test --logbase; default testlog): DIR/meson-logs/LOGBASE.json.
+Exit 1 if anything failed or a log is missing."""
 import json
 import os
 import sys
 
 passed = failed = skipped = 0
 missing = []
-for build in sys.argv[1:]:
-    path = os.path.join(build, "meson-logs", "testlog.json")
+for arg in sys.argv[1:]:
+    build, _, logbase = arg.partition(":")
+    path = os.path.join(build, "meson-logs", (logbase or "testlog") + ".json")
     if not os.path.exists(path):
-        missing.append(build)
+        missing.append(path)
         continue
     with open(path) as f:
         for line in f:
@@ -26,8 +32,8 @@ for build in sys.argv[1:]:
                 failed += 1
                 print(f"FAILED: {build}: {json.loads(line).get('name')} ({result})")
 
-for build in missing:
-    print(f"no test log in {build}: its build or test run did not happen")
+for path in missing:
+    print(f"no test log {path}: its build or test run did not happen")
     failed += 1
 
 line = f"{passed} passed, {failed} failed"

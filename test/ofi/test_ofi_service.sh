@@ -51,8 +51,8 @@
 #               to A and rank 1 to B through ONE provider configuration
 #               file whose [service] socket is %{A,B}.sock (the local-rank
 #               token, docs/PROVIDER.md); mpi_pingpong (8 B .. 1 MiB,
-#               the third run to 4 MiB, data checked, an MPI_Allreduce),
-#               3 runs
+#               the last run to 4 MiB, data checked, an MPI_Allreduce),
+#               <runs> runs (default 3)
 #   mpi_one     the same, both ranks attached to L (one service, one
 #               port)
 #   shared_av_one  named AVs (FI_SHARED_AV), fi_rdm_shared_av's
@@ -384,12 +384,13 @@ mpi|mpi_one)
 	for v in ASAN_OPTIONS UBSAN_OPTIONS; do
 		[ -n "${!v:-}" ] && pass_env+=(-x "$v")
 	done
-	for run in 1 2 3; do
+	RUNS=${7:-3}
+	for run in $(seq "$RUNS"); do
 		# the last run to 4 MiB (above the 1 MiB default), 5
 		# round trips a size (a sanitized build at load 40: 1 s
 		# per MiB round trip)
 		big=()
-		[ $run = 3 ] && big=(-i 5 -m 4194304)
+		[ "$run" = "$RUNS" ] && big=(-i 5 -m 4194304)
 		timeout --kill-after=5 90 "$MPIRUN" "${root[@]}" --oversubscribe \
 			--bind-to none --mca pml cm --mca mtl ofi \
 			--mca mtl_ofi_provider_include uet \
