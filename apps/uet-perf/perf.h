@@ -799,6 +799,11 @@ bool perf_kv(const char *line, const char *key, char *val, size_t n);
 bool perf_kv_u64(const char *line, const char *key, uint64_t *out);
 bool perf_verb(const char *line, const char *verb);
 
+/* stats.c: loss recovery of a sender's PDS @p p added to @p rec. */
+void perf_recovery_add(struct perf_recovery *rec,
+		       const struct uet_pds_stats *p);
+/* stats.c: @p a -= @p b, field by field (the recovery of one run). */
+void perf_recovery_sub(struct perf_recovery *a, const struct perf_recovery *b);
 /* stats.c: frames the port of @p e lost (imissed + oerrors + nombuf). */
 uint64_t perf_port_drops(struct uet_engine *e);
 

@@ -16,28 +16,6 @@
 
 #define SESS_DRAIN_ITERS 2000
 
-/* Loss recovery of a sender's PDS, summed over the senders. */
-static void
-recovery_add(struct perf_recovery *rec, const struct uet_pds_stats *p)
-{
-	rec->sack += p->retx_sack;
-	rec->again += p->retx_again;
-	rec->nack += p->retx_nack;
-	rec->trim += p->retx_trim;
-	rec->rto += p->retx_rto;
-	rec->probe += p->retx_probe;
-	rec->tlp += p->retx_tlp;
-	rec->backoff += p->retx_backoff;
-	rec->cancelled += p->resend_cancelled;
-	rec->rto_fires += p->rto_fires;
-	rec->tlp_fires += p->tlp_fires;
-	rec->rod_goback += p->rod_goback;
-	rec->rod_stale += p->rod_nack_stale;
-	rec->lb_recycled += p->lb_recycled;
-	rec->lb_explored += p->lb_explored;
-	rec->lb_freezes += p->lb_freezes;
-}
-
 static void
 wire_add(struct perf_wire *w, const struct uet_engine_lcore_stats *t)
 {
@@ -75,7 +53,7 @@ collect(struct perf_sess *s)
 		r->tx_frames += st.total.tx_pkts;
 		wire_add(&r->wire, &st.total);
 		if (i > 0)
-			recovery_add(&r->rec,
+			perf_recovery_add(&r->rec,
 				     uet_pds_stats_get(uet_ulp_ctx_pds(c)));
 	}
 	r->acks = uet_ulp_ctx_stats(perf_sess_ctx(s, 0))->tx_ctl;

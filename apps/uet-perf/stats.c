@@ -153,6 +153,39 @@ perf_engine_cwnd(struct uet_engine *e, const struct uet_pds_fa *dst,
 	return 0;
 }
 
+void
+perf_recovery_add(struct perf_recovery *rec, const struct uet_pds_stats *p)
+{
+	rec->sack += p->retx_sack;
+	rec->again += p->retx_again;
+	rec->nack += p->retx_nack;
+	rec->trim += p->retx_trim;
+	rec->rto += p->retx_rto;
+	rec->probe += p->retx_probe;
+	rec->tlp += p->retx_tlp;
+	rec->backoff += p->retx_backoff;
+	rec->cancelled += p->resend_cancelled;
+	rec->rto_fires += p->rto_fires;
+	rec->tlp_fires += p->tlp_fires;
+	rec->rod_goback += p->rod_goback;
+	rec->rod_stale += p->rod_nack_stale;
+	rec->lb_recycled += p->lb_recycled;
+	rec->lb_explored += p->lb_explored;
+	rec->lb_freezes += p->lb_freezes;
+}
+
+void
+perf_recovery_sub(struct perf_recovery *a, const struct perf_recovery *b)
+{
+	uint64_t *x = (uint64_t *)a;
+	const uint64_t *y = (const uint64_t *)b;
+
+	/* counters only, every one a uint64_t */
+	RTE_BUILD_BUG_ON(sizeof(*a) % sizeof(uint64_t) != 0);
+	for (size_t i = 0; i < sizeof(*a) / sizeof(uint64_t); i++)
+		x[i] -= y[i];
+}
+
 uint64_t
 perf_port_drops(struct uet_engine *e)
 {

@@ -419,6 +419,8 @@ twoproc_counters(struct twoproc *t, struct twoproc_counters *c)
 			.applied[UET_CONFIG_FAULT_DROP];
 	c->tx_frames = st.total.tx_pkts;
 	c->stray = atomic_load_explicit(&t->slot.stray, memory_order_relaxed);
+	memset(&c->rec, 0, sizeof(c->rec));
+	perf_recovery_add(&c->rec, p);
 }
 
 void
@@ -431,6 +433,7 @@ twoproc_counters_sub(struct twoproc_counters *a,
 	a->faults -= b->faults;
 	a->tx_frames -= b->tx_frames;
 	a->stray -= b->stray;
+	perf_recovery_sub(&a->rec, &b->rec);
 }
 
 void

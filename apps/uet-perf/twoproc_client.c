@@ -137,6 +137,7 @@ client_report(struct twoproc *t, const struct perf_mode *m,
 	r->faults_dropped = mine->faults + peer.faults;
 	r->tx_frames = mine->tx_frames + peer.tx_frames;
 	r->acks = peer.ctl;
+	r->rec = mine->rec; /* the sender's PDS: ours */
 	if (r->seconds > 0) {
 		r->msgs_per_s = (double)r->rx.rx_msgs / r->seconds;
 		r->gbytes_per_s = (double)r->rx.rx_bytes / r->seconds / 1e9;

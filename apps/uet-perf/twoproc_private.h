@@ -60,6 +60,7 @@ struct twoproc {
 /* Engine counters of one side, for per-run deltas. */
 struct twoproc_counters {
 	uint64_t retx, dup_rx, faults, tx_frames, ctl, stray;
+	struct perf_recovery rec; /* this side's PDS */
 };
 
 /* SIGINT / SIGTERM seen: every loop of either role ends. */

@@ -171,6 +171,15 @@ class Run:
                    m["retransmissions"] >= m["faults_dropped"],
                    "msgrate: injected loss was retransmitted")
         self.check(m["acks"] > 0, "msgrate: the server's PDS sent ACKs")
+        # the sender's (this side's) retransmissions by reason: they
+        # printed 0 in two processes whatever was resent
+        rec = m["recovery"]
+        resent = sum(rec[k] for k in ("retx_sack", "retx_again", "retx_nack",
+                                      "retx_trim", "retx_rto", "retx_probe",
+                                      "retx_tlp", "retx_backoff"))
+        self.check(0 < resent <= m["retransmissions"],
+                   f"msgrate: recovery counters say why the sender resent "
+                   f"({resent} of {m['retransmissions']})")
         lat = res["latency"]
         self.check(lat["latency_ns"]["n"] == count and
                    lat["sender"]["pongs"] == count and
@@ -179,7 +188,7 @@ class Run:
                    lat["receiver"]["msgs_sent"] == count,
                    "latency: every ping answered, both directions verified")
         print(f"msgrate {m['msgs_per_s']:.0f} msgs/s retx "
-              f"{m['retransmissions']}; latency p50 "
+              f"{m['retransmissions']} ({resent} by reason); latency p50 "
               f"{lat['latency_ns']['p50']:.0f} ns")
         return doc
 
