@@ -8,7 +8,8 @@ profile), from the top of the clone, against the quick start's tree
 build/release (built first, with the quick start's options, when absent
 or out of date). A block fails on a non-zero exit, on its timeout
 (DOCS_TEST_TIMEOUT seconds, default 120) and when it leaves a process
-running or a DPDK runtime directory or network namespace it named behind.
+running or a DPDK runtime directory, network namespace or network
+interface it named behind.
 Files it creates in the clone are removed after it (and listed).
 
 A block preceded by the line `<!-- docs-test: skip: REASON -->` is not
@@ -134,6 +135,13 @@ def netns():
     return {l.split()[0] for l in r.stdout.splitlines() if l.strip()}
 
 
+def links():
+    r = subprocess.run(["ip", "-o", "link", "show"], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True, check=False)
+    return {l.split(":")[1].strip().split("@")[0]
+            for l in r.stdout.splitlines() if l.count(":") >= 2}
+
+
 def dpdk_dirs():
     try:
         return set(os.listdir(DPDK_RUN))
@@ -173,7 +181,7 @@ def named(entry, text):
 
 
 def run(block, timeout, logdir):
-    files0, ns0, dpdk0 = untracked(), netns(), dpdk_dirs()
+    files0, ns0, dpdk0, links0 = untracked(), netns(), dpdk_dirs(), links()
     env = {"PATH": PATH, "HOME": os.environ.get("HOME", "/root"),
            "USER": "root", "LOGNAME": "root", "SHELL": "/bin/bash",
            "LANG": "C.UTF-8", "TERM": "dumb"}
@@ -212,6 +220,10 @@ def run(block, timeout, logdir):
         if named(ns, block.text):
             problems.append(f"left network namespace {ns}")
             subprocess.run(["ip", "netns", "delete", ns], check=False)
+    for link in sorted(links() - links0):
+        if re.search(r"(?<![\w-])" + re.escape(link) + r"(?![\w-])", block.text):
+            problems.append(f"left network interface {link}")
+            subprocess.run(["ip", "link", "delete", link], check=False)
     for d in sorted(dpdk_dirs() - dpdk0):
         if named(d, block.text):
             problems.append(f"left {DPDK_RUN}/{d}")
