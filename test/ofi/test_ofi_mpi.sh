@@ -61,6 +61,9 @@ mpi_job_conf "$TMP/job.conf" "$TMP" "$tag"
 # every rank of a multi-host job, but only to the first application
 # context of an MPMD command line)
 export FI_LOG_LEVEL=warn FI_UET_PROVIDER_CONFIG="$TMP/job.conf"
+# Open MPI's shared-memory files (vader_segment.*) of a rank that ends
+# without its cleanup: in $TMP, removed with it, not left in /dev/shm
+export OMPI_MCA_btl_vader_backing_directory="$TMP"
 root=()
 [ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)
 # sanitizer builds: the runtime the provider needs, in every rank
@@ -125,11 +128,16 @@ for run in $(seq "$RUNS"); do
 	check_run "run $run of $RUNS" $st "$TMP/run$run.out" || rc=1
 done
 # the memif server (rank 0) starts a second late: the client's port finds
-# no socket and must wait for it instead of failing fi_fabric
-mpi_run "$TMP/late.out" -np 1 /bin/sh -c 'sleep 1; exec "$0" "$@"' "$PROG" \
-	: -np 1 "$PROG"
-st=$?
-check_run "server rank late" $st "$TMP/late.out" || rc=1
+# no socket and must wait for it instead of failing fi_fabric (not with
+# MPI_PLACEMENT_JOBS=0: the sanitizer build runs each kind of job once)
+if [ "${MPI_PLACEMENT_JOBS:-1}" != 0 ]; then
+	mpi_run "$TMP/late.out" -np 1 /bin/sh -c 'sleep 1; exec "$0" "$@"' \
+		"$PROG" : -np 1 "$PROG"
+	st=$?
+	check_run "server rank late" $st "$TMP/late.out" || rc=1
+else
+	echo "# server rank late: not run (MPI_PLACEMENT_JOBS=0)"
+fi
 # one-sided (osc rdma, btl ofi) and two-sided (mtl ofi) in one job
 if [ -n "$ONESIDED" ]; then
 	extra_mca=(--mca osc rdma --mca btl self,ofi
@@ -204,5 +212,7 @@ if [ $st -eq 0 ] || grep -q '^mpi_pingpong: OK$' "$TMP/mixed.out" ||
 else
 	echo "# mixed profiles: $(grep -m1 -o 'peer of profile .*' "$TMP/mixed.out")"
 fi
-[ $rc -eq 0 ] && echo "PASS: $RUNS MPI runs over uet with the defaults, one with the server late, one with its ranks on two profiles refused"
+late=", one with the server late"
+[ "${MPI_PLACEMENT_JOBS:-1}" = 0 ] && late=
+[ $rc -eq 0 ] && echo "PASS: $RUNS MPI runs over uet with the defaults$late, one with its ranks on two profiles refused"
 exit $rc

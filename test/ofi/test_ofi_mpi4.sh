@@ -115,6 +115,9 @@ EOF
 
 unset FI_UET_PROVIDER_PROFILES
 export FI_LOG_LEVEL=warn FI_UET_PROVIDER_CONFIG="$TMP/job.conf"
+# Open MPI's shared-memory files (vader_segment.*) of a rank that ends
+# without its cleanup: in $TMP, removed with it, not left in /dev/shm
+export OMPI_MCA_btl_vader_backing_directory="$TMP"
 pass_env=()
 for v in LD_PRELOAD ASAN_OPTIONS UBSAN_OPTIONS; do
 	[ -n "${!v:-}" ] && pass_env+=(-x "$v")
@@ -248,8 +251,15 @@ EOF
 	[ $ok -eq 0 ] && echo "# 2 ranks in two namespaces: point-to-point 8 B .. 4 MiB ($(grep -E '^ +4194304 ' "$TMP/pp-2ns.out" | tr -s ' ')), one-sided over btl ofi: OK"
 	return $ok
 }
-if [ -n "$PINGPONG" ] && [ -n "$ONESIDED" ]; then
+# not with MPI_PLACEMENT_JOBS=0 (the sanitizer build: the same two jobs
+# ran on the bridge)
+if [ -n "$PINGPONG" ] && [ -n "$ONESIDED" ] &&
+    [ "${MPI_PLACEMENT_JOBS:-1}" != 0 ]; then
 	two_hosts || rc=1
+elif [ -n "$PINGPONG" ] && [ -n "$ONESIDED" ]; then
+	echo "# 2 ranks in two namespaces: not run (MPI_PLACEMENT_JOBS=0)"
 fi
-[ $rc -eq 0 ] && echo "PASS: MPI over uet (af_packet): $RUNS runs of $NP ranks on one bridge${PINGPONG:+; 2 ranks point-to-point and one-sided, on the bridge and across two namespaces}"
+where="on the bridge and across two namespaces"
+[ "${MPI_PLACEMENT_JOBS:-1}" = 0 ] && where="on the bridge"
+[ $rc -eq 0 ] && echo "PASS: MPI over uet (af_packet): $RUNS runs of $NP ranks on one bridge${PINGPONG:+; 2 ranks point-to-point and one-sided, $where}"
 exit $rc

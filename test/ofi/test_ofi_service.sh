@@ -186,6 +186,9 @@ export FI_LOG_LEVEL=${FI_LOG_LEVEL:-warn}
 # holds its control thread up to 3 s for a departing client's operations)
 # may answer later than the default 5 s; still bounded
 export FI_UET_PROVIDER_SERVICE_TIMEOUT=30000
+# Open MPI's shared-memory files (vader_segment.*) of a rank that ends
+# without its cleanup: in $TMP, removed with it, not left in /dev/shm
+export OMPI_MCA_btl_vader_backing_directory="$TMP"
 
 # client <A|B> <log> <command...>: one client process of a service
 client() {
