@@ -180,6 +180,64 @@ pds_ack_cack_slot(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	pds_done_pdc(p, c, sl->cookie, 0, psn);
 }
 
+/* The fewest packets beyond CACK that make the PSNs under the bitmap
+ * lost (pds_ack_infer_below; htsim's min_retx_config). */
+#define PDS_OOO_LOSS_MIN 5u
+
+/* ACK_CC's ooo_count (both cc_types); UINT32_MAX: a plain ACK, or a cc_type
+ * that carries none. */
+static uint32_t
+pds_ack_ooo(const struct uet_wire_pds_hdr *h)
+{
+	const struct uet_wire_pds_ack *a = &h->u.ack;
+
+	if (h->type != UET_PDS_TYPE_ACK_CC)
+		return UINT32_MAX;
+	if (a->cc_type == UET_CC_TYPE_NSCC)
+		return a->cc.nscc.ooo_count;
+	if (a->cc_type == UET_CC_TYPE_CREDIT)
+		return a->cc.credit.ooo_count;
+	return UINT32_MAX;
+}
+
+/*
+ * Below the bitmap (UEC 1.0 SACK: no information) while the receiver
+ * holds @p ooo packets beyond its CACK (ACK_CC ooo_count; UINT32_MAX:
+ * none, a plain ACK): at least a window of them, the PSNs under the
+ * bitmap still unacknowledged are lost (htsim's SLEEK recovery). The
+ * receiver reports the newest 64 PSNs, so with more than 64 in flight a
+ * hole at the start of the window never shows in a bitmap once the
+ * packets behind it run past 64, and waited for the TLP or the RTO: a
+ * PDC with a full window sends nothing new, so nothing overtakes the
+ * hole by send time either. First transmissions only (a resend has its
+ * own rule), each once (marked, it leaves SENT). DECISION: the window is
+ * the CC's cwnd in packets, at least 5 (htsim: 1.5 cwnd capped at its
+ * max_wnd, at least 5; the same for RCCC alone, whose cwnd is max_wnd,
+ * and at most it for NSCC): a packet 64 PSNs below the newest arrival
+ * and a window of arrivals past it is no reordering of the fabric.
+ */
+static void
+pds_ack_infer_below(struct uet_pds *p, struct pds_pdc *c, uint32_t sack_base,
+		    uint32_t ooo, uint64_t now)
+{
+	uint32_t wnd, psn;
+	struct pds_slot *sl;
+
+	if (ooo == UINT32_MAX || p->cfg.mtu == 0)
+		return;
+	wnd = p->cc->cwnd(p->cc_inst, pds_cc_priv(p, c)) / p->cfg.mtu;
+	if (ooo < wnd || ooo < PDS_OOO_LOSS_MIN)
+		return;
+	for (psn = c->u.i.una; psn != c->u.i.snd && uet_psn_lt(psn, sack_base);
+	     psn++) {
+		sl = pds_slot(p, c, psn);
+		if (sl->state != SLOT_SENT || (sl->flags & SLOT_F_RETXD))
+			continue;
+		pds_slot_mark(p, c, sl, PDS_WHY_SACK);
+		pds_lb_loss(p, c, sl->ev, now);
+	}
+}
+
 /*
  * RUD SACK-inferred loss (UEC 1.0 PDS retransmission). Only the SACK
  * bitmap says anything about the PSNs above CACK: a PSN below its base or
@@ -207,7 +265,7 @@ pds_ack_cack_slot(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
  */
 static void
 pds_ack_infer(struct uet_pds *p, struct pds_pdc *c, uint32_t hi,
-	      uint32_t sack_base, uint64_t now)
+	      uint32_t sack_base, uint32_t ooo, uint64_t now)
 {
 	uint64_t reo = pds_reo_ns(c);
 	uint32_t psn = c->u.i.una, end = sack_base + UET_PSN_SACK_BITS;
@@ -217,8 +275,10 @@ pds_ack_infer(struct uet_pds *p, struct pds_pdc *c, uint32_t hi,
 
 	if (c->mode != UET_PDS_MODE_RUD)
 		return;
-	if (uet_psn_lt(psn, sack_base))
+	if (uet_psn_lt(psn, sack_base)) {
+		pds_ack_infer_below(p, c, sack_base, ooo, now);
 		psn = sack_base;
+	}
 	for (; pds_in_flight(c, psn) && uet_psn_lt(psn, hi) &&
 	     uet_psn_lt(psn, end); psn++) {
 		sl = pds_slot(p, c, psn);
@@ -526,7 +586,8 @@ pds_initiator_ack(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 		pds_ack_frto(p, c);
 	/* A plain ACK has no bitmap: no evidence of loss. */
 	if (h->type != UET_PDS_TYPE_ACK)
-		pds_ack_infer(p, c, hi, uet_wire_pds_ack_sack_base(a), now);
+		pds_ack_infer(p, c, hi, uet_wire_pds_ack_sack_base(a),
+			      pds_ack_ooo(h), now);
 	pds_ack_cc(p, c, h, acked, probe ? 0 : rtt, now);
 	pds_cc_flush_loss(p, c, now);
 	if (h->type == UET_PDS_TYPE_ACK_CC && a->cc_type == UET_CC_TYPE_CREDIT &&
