@@ -6,7 +6,7 @@
 #
 #   FT_BIN=DIR scripts/runfabtests-uet.sh [-t SETS] [-o OUT] [-b BUILD]
 #       [-P PROVIDERS] [-T SECONDS] [-U SECONDS] [-e PATTERNS] [-C CONFIG]
-#       [-L ADDR]
+#       [-L ADDR] [-l LEVEL]
 #
 # FT_BIN: fabtests' bin directory (default build/fabtests/bin, what
 # scripts/fabtests.sh builds); its ../share/fabtests holds the test
@@ -36,7 +36,11 @@
 # udp;ofi_rxd's loopback address, in 127.0.0.0/24 (default 127.0.0.1
 # and 127.0.0.3), uet's server FA in 127.0.1.0/24, the client's the next
 # one (default 127.0.1.1 and .2); its logs are named PROV-ADDR (e.g.
-# OUT/uet-127.0.1.3.log) and the table takes them all.
+# OUT/uet-127.0.1.3.log) and the table takes them all. -l: libfabric's
+# log level for every program of the run (FI_LOG_LEVEL: warn, trace,
+# info or debug; runfabtests gives servers "error"), so that a failing
+# pair's output (OUT/pairs.*.out, OUT/fi_ubertest.*.out) has the
+# provider's warnings.
 #
 # runfabtests.sh gives the server and the client the same environment;
 # each uet process needs its own engine configuration. Every fabtests
@@ -61,7 +65,8 @@ utmo=1200
 excl_in=()
 ubcfg=$top/scripts/ubertest-uet.test
 lo=""
-while getopts "t:o:b:P:T:U:e:C:L:h" opt; do
+loglevel=""
+while getopts "t:o:b:P:T:U:e:C:L:l:h" opt; do
 	case $opt in
 	t) sets=$OPTARG ;;
 	o) out=$OPTARG ;;
@@ -72,12 +77,17 @@ while getopts "t:o:b:P:T:U:e:C:L:h" opt; do
 	e) excl_in+=(-e "$OPTARG") ;;
 	C) ubcfg=$OPTARG ;;
 	L) lo=$OPTARG ;;
+	l) loglevel=$OPTARG ;;
 	*) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 2 ;;
 	esac
 done
 case $sets in
 all) sets=unit,regression,functional,standard,complex ;;
 quick+all) sets=unit,regression,functional,short,standard,complex ;;
+esac
+case $loglevel in
+""|warn|trace|info|debug) ;;
+*) echo "-l: warn, trace, info or debug, not '$loglevel'" >&2; exit 2 ;;
 esac
 for n in "$tmo" "$utmo"; do
 	[[ $n =~ ^[1-9][0-9]*$ ]] || { echo "-T/-U: seconds, not '$n'" >&2; exit 2; }
@@ -203,6 +213,7 @@ for a in "\$@"; do
 	prev=\$a
 done
 export FI_UET_PROVIDER_LOCAL_RANK=\$rank
+${loglevel:+export FI_LOG_LEVEL=$loglevel}
 side=s
 [[ \${@: -1} =~ ^[0-9.]+\$ && \${@: -2:1} != -* ]] && side=c
 log="$out/pairs.\${UET_RFT_PROV##*;}$sfx.\$side.out"
