@@ -210,7 +210,10 @@ pds_ack_ooo(const struct uet_wire_pds_hdr *h)
  * packets behind it run past 64, and waited for the TLP or the RTO: a
  * PDC with a full window sends nothing new, so nothing overtakes the
  * hole by send time either. First transmissions only (a resend has its
- * own rule), each once (marked, it leaves SENT). DECISION: the window is
+ * own rule), each once (marked, it leaves SENT); on a spraying PDC only
+ * one overtaken by a packet sent an SRTT after it, as inside the bitmap
+ * (paths differ by up to a queue: with oblivious spraying, 45 packets of
+ * a 16-flow permutation were resent without it, none of them lost). DECISION: the window is
  * the CC's cwnd in packets, at least 5 (htsim: 1.5 cwnd capped at its
  * max_wnd, at least 5; the same for RCCC alone, whose cwnd is max_wnd,
  * and at most it for NSCC): a packet 64 PSNs below the newest arrival
@@ -218,7 +221,7 @@ pds_ack_ooo(const struct uet_wire_pds_hdr *h)
  */
 static void
 pds_ack_infer_below(struct uet_pds *p, struct pds_pdc *c, uint32_t sack_base,
-		    uint32_t ooo, uint64_t now)
+		    uint32_t ooo, bool spray, uint64_t now)
 {
 	uint32_t wnd, psn;
 	struct pds_slot *sl;
@@ -231,7 +234,8 @@ pds_ack_infer_below(struct uet_pds *p, struct pds_pdc *c, uint32_t sack_base,
 	for (psn = c->u.i.una; psn != c->u.i.snd && uet_psn_lt(psn, sack_base);
 	     psn++) {
 		sl = pds_slot(p, c, psn);
-		if (sl->state != SLOT_SENT || (sl->flags & SLOT_F_RETXD))
+		if (sl->state != SLOT_SENT || (sl->flags & SLOT_F_RETXD) ||
+		    (spray && sl->sent_ns + c->u.i.srtt_ns >= c->u.i.rack_ns))
 			continue;
 		pds_slot_mark(p, c, sl, PDS_WHY_SACK);
 		pds_lb_loss(p, c, sl->ev, now);
@@ -276,7 +280,7 @@ pds_ack_infer(struct uet_pds *p, struct pds_pdc *c, uint32_t hi,
 	if (c->mode != UET_PDS_MODE_RUD)
 		return;
 	if (uet_psn_lt(psn, sack_base)) {
-		pds_ack_infer_below(p, c, sack_base, ooo, now);
+		pds_ack_infer_below(p, c, sack_base, ooo, spray, now);
 		psn = sack_base;
 	}
 	for (; pds_in_flight(c, psn) && uet_psn_lt(psn, hi) &&
