@@ -213,11 +213,12 @@ pds_ack_ooo(const struct uet_wire_pds_hdr *h)
  * own rule), each once (marked, it leaves SENT); on a spraying PDC only
  * one overtaken by a packet sent an SRTT after it, as inside the bitmap
  * (paths differ by up to a queue: with oblivious spraying, 45 packets of
- * a 16-flow permutation were resent without it, none of them lost). DECISION: the window is
- * the CC's cwnd in packets, at least 5 (htsim: 1.5 cwnd capped at its
- * max_wnd, at least 5; the same for RCCC alone, whose cwnd is max_wnd,
- * and at most it for NSCC): a packet 64 PSNs below the newest arrival
- * and a window of arrivals past it is no reordering of the fabric.
+ * a 16-flow permutation were resent without it, none of them lost).
+ * DECISION: the window is the CC's cwnd in packets, at least 5 (htsim:
+ * 1.5 cwnd capped at its max_wnd, at least 5; the same for RCCC alone,
+ * whose cwnd is max_wnd, and at most it for NSCC): a packet 64 PSNs
+ * below the newest arrival and a window of arrivals past it is no
+ * reordering of a single path.
  */
 static void
 pds_ack_infer_below(struct uet_pds *p, struct pds_pdc *c, uint32_t sack_base,
