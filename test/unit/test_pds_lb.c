@@ -399,29 +399,41 @@ pds_lb_ack__coalesced_recycles_echoed_ev_only(void **state)
 	assert_int_equal(fakewire_st(0)->lb_recycled, 2);
 }
 
+/* Eight requests sent together, the first acknowledged 10 us later (an
+ * RTT sample of 10 us); returns the first PSN and, in @p a, an ACK_CC of
+ * the PDC with CACK there for the test to fill in. */
+static uint32_t
+sprayed_eight_one_rtt(struct uet_pds_tx *a)
+{
+	struct uet_pds_tx a0;
+	uint32_t psn0;
+
+	assert_int_equal(send_n(UET_PDS_MODE_RUD, 0, 8), 8);
+	psn0 = T[0].hdr.u.req.psn;
+	W.now += 10000;
+	fakewire_inject(&W, 1, &T[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &a0));
+	fakewire_inject(&W, 0, &a0, false, false);
+	assert_int_equal(fakewire_st(0)->rtt_samples, 1);
+	*a = a0;
+	a->hdr.type = UET_PDS_TYPE_ACK_CC;
+	a->hdr.u.ack.cack_psn = psn0;
+	return psn0;
+}
+
 /* Spraying reorders: a SACK hole is a loss only once a packet sent an
  * SRTT after it was acknowledged (pds_ack.c DECISION); the loss then
  * reaches the CMS (REPS freezes). */
 static void
 pds_ack_infer__spraying_waits_an_srtt(void **state)
 {
-	struct uet_pds_tx a0, a;
+	struct uet_pds_tx a;
 	uint16_t n;
 	uint32_t psn0;
 
 	(void)state;
-	n = send_n(UET_PDS_MODE_RUD, 0, 8);
-	assert_int_equal(n, 8);
-	psn0 = T[0].hdr.u.req.psn;
-	W.now += 10000; /* an RTT sample of 10 us */
-	fakewire_inject(&W, 1, &T[0], false, false);
-	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &a0));
-	fakewire_inject(&W, 0, &a0, false, false);
-	assert_int_equal(fakewire_st(0)->rtt_samples, 1);
+	psn0 = sprayed_eight_one_rtt(&a);
 	/* 1 missing, 2..7 received: sent together, only overtaken */
-	a = a0;
-	a.hdr.type = UET_PDS_TYPE_ACK_CC;
-	a.hdr.u.ack.cack_psn = psn0;
 	a.hdr.u.ack.ack_psn_offset = 7;
 	a.hdr.u.ack.sack_psn_offset = 0;
 	a.hdr.u.ack.sack_bitmap = 0xFDu;
@@ -449,25 +461,16 @@ pds_ack_infer__spraying_waits_an_srtt(void **state)
 static void
 pds_ack_infer__spraying_below_bitmap_waits_an_srtt(void **state)
 {
-	struct uet_pds_tx a0, a;
+	struct uet_pds_tx a;
 	uint16_t n, k;
 	uint32_t psn0;
 
 	(void)state;
-	n = send_n(UET_PDS_MODE_RUD, 0, 8);
-	assert_int_equal(n, 8);
-	psn0 = T[0].hdr.u.req.psn;
-	W.now += 10000; /* an RTT sample of 10 us */
-	fakewire_inject(&W, 1, &T[0], false, false);
-	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &a0));
-	fakewire_inject(&W, 0, &a0, false, false);
+	psn0 = sprayed_eight_one_rtt(&a);
 	/* 1..4 under the bitmap (from 5), 5..7 received, 100 held past
 	 * CACK: sent with 5..7, 1..4 are only overtaken */
-	a = a0;
-	a.hdr.type = UET_PDS_TYPE_ACK_CC;
 	a.hdr.u.ack.cc_type = UET_CC_TYPE_NSCC;
 	a.hdr.u.ack.cc.nscc.ooo_count = 100;
-	a.hdr.u.ack.cack_psn = psn0;
 	a.hdr.u.ack.ack_psn_offset = 7;
 	a.hdr.u.ack.sack_psn_offset = 5;
 	a.hdr.u.ack.sack_bitmap = 0x7u;
