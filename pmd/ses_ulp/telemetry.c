@@ -65,6 +65,8 @@ fill_ses(struct uet_engine *e, struct rte_tel_data *d)
 		telemetry_u64(d, i, "tgt_exhaust", ss->tgt_exhaust);
 		telemetry_u64(d, i, "unexp_drop", ss->unexp_drop);
 		telemetry_u64(d, i, "dgram_drop", ss->dgram_drop);
+		telemetry_u64(d, i, "pid_resent", ss->pid_resent);
+		telemetry_u64(d, i, "pid_gave_up", ss->pid_gave_up);
 		telemetry_u64(d, i, "cq_overflow", ss->cq_overflow);
 		telemetry_u64(d, i, "resp_default", ss->resp_default);
 		telemetry_u64(d, i, "resp_early", ss->resp_early);

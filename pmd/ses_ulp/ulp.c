@@ -162,6 +162,8 @@ ses_ulp_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	sc.match_of = ses_ulp_match_of;
 	sc.match_arg = c;
 	sc.remote_events = true; /* routed to channels that asked */
+	sc.pid_wait_ns = uet_engine_config(uet_engine_lcore_engine(lc))->
+			 engine.pid_wait_ns;
 	sc.profile_of = ses_ulp_profile_of;
 	sc.profile_arg = c;
 	sc.submit = ses_ulp_submit;

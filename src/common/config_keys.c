@@ -190,6 +190,12 @@ static const struct config_key engine_keys[] = {
 	K_BOOL(E, rx_intr, "auto progress: a sleeping lcore is woken by the "
 	       "RX queue interrupts of ports that have them (net_tap, NICs); "
 	       "false: never ask ports for RX interrupts"),
+	K_DUR("pid_wait", E, pid_wait_ns, 0, SEC(60), 0, "a send its target "
+	      "answers BAD_PID (no process of that PIDonFEP there, or not "
+	      "yet: a peer still setting up its endpoint) goes again, whole, "
+	      "1 ms later, the wait doubling up to 64 ms, until this long "
+	      "after the first BAD_PID, then fails with it; 0 = it fails at "
+	      "once"),
 	{ .name = "capture", .type = CFG_T_STR, .flags = CFG_F_EMPTY,
 	  FIELD(E, capture),
 	  .help = "pcapng file of every frame received and sent (uet-dump "
@@ -628,6 +634,7 @@ uet_config_init_defaults(struct uet_config *cfg)
 	cfg->engine.idle_sleep_ns = US(10);
 	cfg->engine.idle_sleep_max_ns = MS(1);
 	cfg->engine.rx_intr = true;
+	cfg->engine.pid_wait_ns = SEC(2);
 	cfg->engine.mbuf_size = 0; /* auto: from the port MTUs */
 	cfg->engine.burst = 32;
 	cfg->engine.pdc_pool_general = 4096;

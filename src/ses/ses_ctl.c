@@ -88,12 +88,86 @@ ses_ctl_recheck(struct uet_ses *s, struct ses_msg *m)
 	return true;
 }
 
+/* BAD_PID: waits from 1 ms, doubling, up to 64 ms each. */
+#define SES_PID_WAIT_NS 1000000ull
+#define SES_PID_WAIT_DOUBLINGS 6
+
+static bool
+ses_pid_waits_for(unsigned int opcode)
+{
+	switch (opcode) {
+	case UET_SES_OP_SEND:
+	case UET_SES_OP_TAGGED_SEND:
+	case UET_SES_OP_RENDEZVOUS_SEND:
+	case UET_SES_OP_RENDEZVOUS_TSEND:
+	case UET_SES_OP_DEFERRABLE_SEND:
+	case UET_SES_OP_DEFERRABLE_TSEND:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Send @p m, done, was answered BAD_PID: its target has no process of
+ * that PIDonFEP, perhaps not yet (cfg.pid_wait_ns). Nothing of it was
+ * delivered: a packet refused for it fails the whole message at the
+ * target (ses_send_refuse_part), the packets that came later are dropped
+ * with it. So it goes again, whole, under a new message id (the target
+ * may hold a record of the old one, refused), until the wait is over.
+ * False: it ends now, with its answer.
+ */
+bool
+ses_pid_wait(struct uet_ses *s, struct ses_msg *m)
+{
+	uint32_t n;
+
+	if (s->cfg.pid_wait_ns == 0 || m->kind != SES_MK_WR ||
+	    m->status != 0 || m->rc != UET_RC_BAD_PID ||
+	    !ses_pid_waits_for(m->opcode) || m->withdrawn || m->detached ||
+	    m->rdv_rets != 0 || m->rdv_served)
+		return false;
+	if (m->pid_tries == 0)
+		m->pid_wait_end = s->now + s->cfg.pid_wait_ns;
+	if (s->now >= m->pid_wait_end) {
+		s->st.pid_gave_up++;
+		return false;
+	}
+	n = m->pid_tries < SES_PID_WAIT_DOUBLINGS ? m->pid_tries :
+						    SES_PID_WAIT_DOUBLINGS;
+	ses_ctl_wait(s, m, SES_PID_WAIT_NS << n);
+	if (m->pid_tries < UINT8_MAX)
+		m->pid_tries++;
+	s->st.pid_resent++;
+	return true;
+}
+
+/* A send waiting to go again after BAD_PID gets a new message id and,
+ * deferrable, a token of its new generation; false: no id (it ends). */
+static bool
+ses_pid_renew(struct uet_ses *s, struct ses_msg *m)
+{
+	if (m->fmt == UET_SES_FMT_STD &&
+	    ses_peer_next_id(s, &m->wr.dest.fa, m->wr.job, &m->msg_id) != 0)
+		return false;
+	m->tok_i = (uint32_t)m->gen << UET_WIRE_SES_TOKEN_SLOT_BITS |
+		   ses_token_owner(s) | (uint32_t)(m - s->msgs + 1);
+	m->list = 0;
+	return true;
+}
+
 /* The same message again, whole, from its first fragment. */
 static void
 ses_ctl_resubmit(struct uet_ses *s, struct ses_msg *m)
 {
 	if (m->kind == SES_MK_RTR && !ses_defer_rtr_wanted(s, m)) {
 		ses_msg_put(s, m); /* the receive went meanwhile */
+		return;
+	}
+	if (m->kind == SES_MK_WR && !ses_pid_renew(s, m)) {
+		m->state = SES_MSG_ACTIVE;
+		m->status = -EAGAIN;
+		ses_msg_finish(s, m);
 		return;
 	}
 	m->next_frag = 0;

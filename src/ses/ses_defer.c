@@ -327,7 +327,8 @@ uet_ses_send_cancel(struct uet_ses *s, uint64_t context)
 	for (i = 0; i < s->cfg.max_msgs; i++) {
 		m = &s->msgs[i];
 		if (m->state == SES_MSG_FREE || m->kind != SES_MK_WR ||
-		    !m->deferred || m->wr.context != context)
+		    (!m->deferred && m->state != SES_MSG_WAIT) ||
+		    m->wr.context != context)
 			continue;
 		s->st.send_cancel++;
 		ses_defer_complete(s, m, -ECANCELED, UET_RC_CANCELLED);

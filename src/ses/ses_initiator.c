@@ -736,6 +736,8 @@ ses_msg_finish(struct uet_ses *s, struct ses_msg *m)
 
 	if (ses_txref_park(s, m))
 		return;
+	if (ses_pid_wait(s, m))
+		return;
 	/* No response (RUDI/UUD) or DEFAULT_RESPONSE: rc stays NULL = OK. */
 	if (st == 0 && m->rc != UET_RC_NULL)
 		st = uet_ses_rc_errno((enum uet_wire_ses_rc)m->rc);

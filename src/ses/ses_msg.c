@@ -549,9 +549,19 @@ ses_send_refuse_part(struct uet_ses *s, const struct uet_pds_event *ev,
 		 * packet under its id is no part of it */
 		return ses_respond_rc(s, ev, h, rc, UET_SES_LIST_EXPECTED, now);
 	}
+	/* The process went (BAD_PID) while a receive of it held part of
+	 * the message: that receive and the message end CANCELLED, every
+	 * later packet of it answered so, and its initiator does not send
+	 * it again to whatever process comes under that PIDonFEP
+	 * (ses_pid_wait): part of it reached one. */
+	if (rc == UET_RC_BAD_PID && t->rcvd != 0 &&
+	    (t->state == SES_TGT_EXPECTED || t->state == SES_TGT_RTR))
+		rc = UET_RC_CANCELLED;
 	if (t->state != SES_TGT_DROP || t->rc == UET_RC_OK) {
 		s->st.tgt_part_refused++;
 		ses_target_fail(s, t, rc);
+	} else if (t->rc == UET_RC_CANCELLED) {
+		rc = t->rc;
 	}
 	if (h->flags & UET_SES_F_EOM) {
 		t->have_eom = true;

@@ -175,7 +175,9 @@ struct ses_msg {
 	 * one goes (SES_MSG_WAIT) */
 	uint8_t ctl_tries;
 	uint8_t restart_rounds; /* RTR accepted, restart awaited: asked again */
+	uint8_t pid_tries;   /* sent again after BAD_PID (ses_pid_wait) */
 	uint64_t retry_at;
+	uint64_t pid_wait_end; /* BAD_PID: sent again until then */
 };
 
 /* Target record of a multi-packet send (reassembly by message_offset). */
@@ -526,6 +528,7 @@ bool ses_defer_rtr_wanted(struct uet_ses *s, const struct ses_msg *m);
 bool ses_ctl_lost(uint8_t rc, int status);
 bool ses_ctl_retry(struct uet_ses *s, struct ses_msg *m);
 bool ses_ctl_recheck(struct uet_ses *s, struct ses_msg *m);
+bool ses_pid_wait(struct uet_ses *s, struct ses_msg *m);
 void ses_ctl_progress(struct uet_ses *s, uint64_t now);
 
 /* ses_tamo.c (tagged atomics, UEC 1.0 SES extension headers, SES opcodes and

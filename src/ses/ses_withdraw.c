@@ -60,6 +60,9 @@ wd_msg(struct uet_ses *s, struct ses_msg *m, bool force)
 		m->withdrawn = true;
 		s->st.withdrawn++;
 	}
+	/* waiting to go again (BAD_PID, ses_pid_wait): ends below */
+	if (m->state == SES_MSG_WAIT)
+		m->state = SES_MSG_ACTIVE;
 	if (m->state == SES_MSG_QUEUED && m->next_frag == 0) {
 		/* never on the wire: uet_ses_progress() drops it */
 		ses_rdv_release(s, m);

@@ -476,6 +476,9 @@ config_make(struct uet_config *c, enum mode m)
 
 	/* a static neighbour that is not us: the own address needs none */
 	itest_cfg_ring(c, "net_ring_hp", ip4, mac, noip, nomac);
+	/* test_mixed_limit checks the BAD_PID answer itself: no waiting for
+	 * a process that would come (test_ses_chan.c test_ep_add does) */
+	c->engine.pid_wait_ns = 0;
 	if (m == M_IPV6) {
 		c->port[0].has_ipv4 = false;
 		c->port[0].has_ipv6 = true;

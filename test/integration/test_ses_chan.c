@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -461,8 +462,63 @@ chan_wait(struct uet_chan *ch, struct uet_chan_cqe *e)
  * A's initiator; the default channel sees nothing; a WRITE to B's region
  * through that PIDonFEP (RMA table alias) gives the channel a REMOTE
  * event; a PIDonFEP without EP_ADD is refused (BAD_PID); EP_DEL after
- * the detach.
+ * the detach. The send to PID_B + 5 is posted before its EP_ADD, as by a
+ * client that starts before its server's endpoint: answered BAD_PID, it
+ * goes again until the process is there ([engine] pid_wait, 30 ms in
+ * this test), then lands once; the one to PID_B + 6 fails once the wait
+ * is over.
  */
+static const struct uet_ses_stats *
+a_ses_stats(void)
+{
+	struct uet_ses_ulp_stats st;
+	const struct uet_ses *ses = NULL;
+
+	if (uet_ses_ulp_stats_get(A.e, 0, &st, &ses) != 0 || ses == NULL)
+		return NULL;
+	return uet_ses_stats_get(ses);
+}
+
+static uint64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static bool
+resent_twice(const struct uet_ses_stats *ss)
+{
+	return ss->pid_resent >= 2;
+}
+
+static bool
+gave_up(const struct uet_ses_stats *ss)
+{
+	return ss->pid_gave_up >= 1;
+}
+
+/* Pump until A's SES counters say @p done (at most 5 s: the waits after
+ * BAD_PID are timers). */
+static bool
+a_ses_wait(bool (*done)(const struct uet_ses_stats *))
+{
+	const struct uet_ses_stats *ss = a_ses_stats();
+	uint64_t end = mono_ms() + 5000;
+
+	while (ss != NULL && mono_ms() < end) {
+		if (done(ss))
+			return true;
+		pump();
+	}
+	fprintf(stderr, "A's SES counters: pid_resent %lu pid_gave_up %lu\n",
+		ss ? (unsigned long)ss->pid_resent : 0,
+		ss ? (unsigned long)ss->pid_gave_up : 0);
+	return false;
+}
+
 static void
 test_ep_add(uint64_t key)
 {
@@ -478,6 +534,16 @@ test_ep_add(uint64_t key)
 	CHECK(ch != NULL);
 	if (ch == NULL)
 		return;
+	a2 = peer_add(&A, ip_b, PID_B + 5, 0xB2B2);
+	a3 = peer_add(&A, ip_b, PID_B + 6, 0xB3B3);
+	/* a send to PID_B + 5 before its process exists: it waits */
+	fill(sbuf, 3000, 51);
+	memset(lbuf, 0, 4096);
+	sqe_init(&q, UET_CHAN_OP_SEND, 70, sbuf, 3000);
+	q.dest = a2;
+	post_sq(&A, &q);
+	CHECK(a_ses_wait(resent_twice));
+	CHECK(uet_chan_cq_poll(A.ch, &e, 1) == 0);
 	memset(&r, 0, sizeof(r));
 	r.op = UET_SES_ULP_EP_ADD;
 	r.chan = ch;
@@ -493,9 +559,7 @@ test_ep_add(uint64_t key)
 	r.pid = PID_B + 5;
 	CHECK(ctl(&B, &r) == 0);
 	CHECK(uet_engine_chan_attach(B.e, 0, ch) == 0);
-	a2 = peer_add(&A, ip_b, PID_B + 5, 0xB2B2);
-	a3 = peer_add(&A, ip_b, PID_B + 6, 0xB3B3);
-	/* a send to PID_B + 5 */
+	/* its receive, posted after the process came */
 	{
 		struct uet_chan_rqe rq;
 
@@ -506,12 +570,6 @@ test_ep_add(uint64_t key)
 		rq.len = 4096;
 		CHECK(uet_chan_rq_post(ch, &rq) == 0);
 	}
-	fill(sbuf, 3000, 51);
-	memset(lbuf, 0, 4096);
-	pump();
-	sqe_init(&q, UET_CHAN_OP_SEND, 70, sbuf, 3000);
-	q.dest = a2;
-	post_sq(&A, &q);
 	expect_tx_ok(70);
 	if (chan_wait(ch, &e)) {
 		CHECK(e.context == 170 && e.status == 0 && e.len == 3000);
@@ -540,6 +598,7 @@ test_ep_add(uint64_t key)
 	sqe_init(&q, UET_CHAN_OP_SEND, 72, sbuf, 100);
 	q.dest = a3;
 	post_sq(&A, &q);
+	CHECK(a_ses_wait(gave_up));
 	expect_tx_err(72, UET_RC_BAD_PID);
 	CHECK(peer_del(&A, a2) == 0);
 	CHECK(peer_del(&A, a3) == 0);
@@ -1425,6 +1484,9 @@ run(bool lossy, bool zc)
 	       zc ? ", tx_zero_copy" : "");
 	itest_cfg_ring(&ca, "net_ring_sctA", ip_a, mac_a, ip_b, mac_b);
 	itest_cfg_ring(&cb, "net_ring_sctB", ip_b, mac_b, ip_a, mac_a);
+	/* sends answered BAD_PID go again 30 ms (test_ep_add) */
+	ca.engine.pid_wait_ns = 30000000;
+	cb.engine.pid_wait_ns = 30000000;
 	if (zc) {
 		ca.port[0].tx_zero_copy = UET_CONFIG_TX_ZC_ON;
 		cb.port[0].tx_zero_copy = UET_CONFIG_TX_ZC_ON;

@@ -164,6 +164,7 @@ ses_fakewire_node_init(struct sfw *w, int i, enum uet_wire_profile profile, uint
 	sc.token_owner_id = o->token_owner_bits != 0 ? (uint32_t)i + 1 : 0;
 	sc.rdv_ri = n->ri_rdv;
 	sc.remote_events = ses_fakewire_remote_events;
+	sc.pid_wait_ns = o->pid_wait_ns;
 	sc.mem_ops = ses_fakewire_mem_ops;
 	sc.mem_arg = ses_fakewire_mem_arg;
 	sc.submit = ses_fakewire_submit;

@@ -97,6 +97,7 @@ struct ses_fakewire_opts {
 	uint32_t resp_entries;  /* PDS stored responses (256) */
 	/* uet_ses_config.token_owner_bits (0); node i is owner i + 1 */
 	uint32_t token_owner_bits;
+	uint64_t pid_wait_ns;   /* uet_ses_config.pid_wait_ns (0) */
 };
 int ses_fakewire_init_opts(struct sfw *w, enum uet_wire_profile profile, uint64_t seed,
 		  const struct ses_fakewire_opts *o);

@@ -161,6 +161,9 @@ struct uet_config_engine {
 	/** AUTO progress: wake sleeping lcores with RX queue interrupts where
 	 * a port has them */
 	bool rx_intr;
+	/** SES ULP: how long a send answered BAD_PID goes again
+	 * (uet_ses_config.pid_wait_ns) */
+	uint64_t pid_wait_ns;
 	/** pcapng file of every frame on the wire ("": no capture); context
 	 * N > 0 writes PATH.N */
 	char capture[256];

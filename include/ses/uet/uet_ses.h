@@ -254,6 +254,15 @@ struct uet_ses_config {
 	 * atomic (when executed) that succeeded; not for the read-backs of
 	 * our rendezvous sends. For FI_REMOTE_READ/WRITE counters. */
 	bool remote_events;
+	/** A send whose target answers BAD_PID (no process of that PIDonFEP
+	 * there, or not yet: a peer whose engine runs while its endpoint is
+	 * set up, a client that starts before its server) goes again, whole,
+	 * under a new message id, after waits that double from 1 ms to
+	 * 64 ms, until this long after the first BAD_PID; then it fails with
+	 * it. 0: it fails at once. Sends only (SEND, TSEND, their rendezvous
+	 * and deferrable forms, not DATAGRAM_SEND): an RMA or atomic names a
+	 * key its target gave, so its target is up. */
+	uint64_t pid_wait_ns;
 	struct uet_pds *pds;    /**< required, not owned */
 	/**
 	 * The engine's submission path: every request packet the SES hands
@@ -460,9 +469,10 @@ int uet_ses_recv_cancel_pid(struct uet_ses *s, uint16_t pid_on_fep,
 
 /**
  * Cancel a send with @p context that is parked waiting for a
- * DEFERRABLE_RTR (UEC 1.0 SES send variants); its completion (-ECANCELED) is
- * queued, and a later RTR for it is answered CANCELLED. Sends in any
- * other state cannot be cancelled.
+ * DEFERRABLE_RTR (UEC 1.0 SES send variants), or waiting to go again
+ * after a BAD_PID answer (uet_ses_config.pid_wait_ns); its completion
+ * (-ECANCELED) is queued, and a later RTR for it is answered CANCELLED.
+ * Sends in any other state cannot be cancelled.
  * @return
  *   0, -ENOENT (no such parked send).
  */
@@ -560,6 +570,9 @@ struct uet_ses_stats {
 				  *   its first one (answered OK) */
 	uint64_t msg_error_resent; /**< MSG_ERROR sent again: its PDC had
 				    *   failed */
+	uint64_t pid_resent;     /**< sends sent again after a BAD_PID answer
+				  *   (uet_ses_config.pid_wait_ns) */
+	uint64_t pid_gave_up;    /**< ... that failed with it, the wait over */
 	uint64_t send_cancel;    /**< sends cancelled */
 	/* Flow control: deliveries refused with a resource NACK (the
 	 * initiator backs off and retries, uet_pds_refuse()). */
