@@ -220,7 +220,8 @@ uint32_t dst_draw(struct dst_src *s, uint32_t n);
 void dst_getrandom_seed(uint64_t seed, uint64_t shared, size_t shared_len);
 void dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed,
 		  uint8_t gen);
-#define DST_GEN_LAST 7
+#define DST_GEN_LAST 8
+uint64_t dst_pid_wait_ns(const struct dst_plan *p, unsigned int i);
 /* Print the plan as a reproducer (one line per op and fault). */
 void dst_plan_print(const struct dst_plan *p, void *f);
 /* Keep only the ops / faults whose drawn index is set in @p ops /
@@ -310,7 +311,8 @@ struct dst_node {
 	uint32_t nrod;
 	/* generator 3: MR table disabled until then (DST_F_MRCHURN) */
 	uint64_t mr_off_until;
-	int mr_off_how;           /* 0 on, 1 RI table off, 2 entries off */
+	int mr_off_how;           /* 0 on, 1 RI table off, 2 entries off,
+				   * 3 (generator 8) its process gone */
 	/* generator 4: it flaps (off, on, off ...) until mr_flap_end, off
 	 * again at mr_flap_next; 0: no flapping */
 	uint64_t mr_flap_end, mr_flap_next, mr_flap_ns;

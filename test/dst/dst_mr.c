@@ -9,6 +9,11 @@
  * alias against the entry it names. Then the RMA table itself, or its
  * memory entries, go off for a while: a request that arrives meanwhile
  * is answered DISABLED or DISABLED_GEN (-EINVAL at its initiator).
+ * Generator 8: half the time the node's own process goes instead (its
+ * PIDonFEP out of the table, once, no flapping), as a process whose
+ * engine runs before its endpoint exists: every request is answered
+ * BAD_PID meanwhile (-EINVAL), and a send goes again until the process
+ * is back when the node's pid_wait says so (dst_pid_wait_ns()).
  *
  * And what the node is told of its peers' requests on its memory
  * (uet_ses_config.remote_events, a WRITE's header data).
@@ -156,13 +161,19 @@ mr_keys(struct dst_node *n, uint64_t *keys[4])
 	keys[3] = &n->rkey_gone;
 }
 
-/* The RMA table (how 1) or its entries (how 2) on or off. */
+/* The RMA table (how 1), its entries (how 2) or the process (how 3) on
+ * or off. */
 static void
 mr_switch(struct dst_sim *s, int i, int how, bool on)
 {
 	struct dst_node *n = &s->node[i];
 	uint64_t *keys[4];
 
+	if (how == 3) {
+		CHECK(s, i, on ? uet_ses_mr_pid_add(n->mr, DST_PID) :
+				 uet_ses_mr_pid_del(n->mr, DST_PID), 0);
+		return;
+	}
 	if (how == 1) {
 		CHECK(s, i, uet_ses_ri_enable(n->mr, n->ri_rma, on), 0);
 		return;
@@ -183,8 +194,10 @@ dst_mr_churn(struct dst_sim *s, int i, const struct dst_fault_spec *f)
 	    !mr_own_table(s, i) || !mr_second_gone(s, i))
 		return;
 	n->mr_off_how = 1 + (int)(f->arg & 1);
+	if (s->plan->gen >= 8 && (f->arg & 2))
+		n->mr_off_how = 3;
 	n->mr_off_until = s->now + f->dur;
-	if (s->plan->gen >= 4) {
+	if (s->plan->gen >= 4 && n->mr_off_how != 3) {
 		/* generator 4: off and on every 2 to 31 us for the fault's
 		 * time (no draw: from its start), so that multi-packet
 		 * requests straddle the edges, a packet refused and the next
@@ -199,7 +212,8 @@ dst_mr_churn(struct dst_sim *s, int i, const struct dst_fault_spec *f)
 	/* requests in flight across the edges are not judged */
 	n->keys++;
 	dst_trace(s, "n%d manages its MR table; %s off for %llu us%s", i,
-		  n->mr_off_how == 1 ? "its RMA table" : "its memory entries",
+		  n->mr_off_how == 1 ? "its RMA table" :
+		  n->mr_off_how == 2 ? "its memory entries" : "its process",
 		  (unsigned long long)(f->dur / 1000),
 		  n->mr_flap_end != 0 ? ", flapping" : "");
 }
@@ -249,9 +263,30 @@ dst_mr_off_rc(const struct dst_sim *s, uint32_t j)
 		   o->kind == DST_OP_AMO || o->kind == DST_OP_FAMO ||
 		   o->kind == DST_OP_CSWAP;
 
+	int how = s->node[o->dst].mr_off_how;
+
+	/* no process: BAD_PID to every request that resolves one; a send
+	 * goes again if its node waits for the process (it is back before
+	 * the wait is over: churn lasts 5 ms at the most); a datagram has
+	 * no answer, a NO_OP names no process */
+	if (how == 3) {
+		switch (o->kind) {
+		case DST_OP_SEND:
+		case DST_OP_TSEND:
+		case DST_OP_RDV:
+		case DST_OP_DEFER:
+			return dst_pid_wait_ns(s->plan, o->src) != 0 ? 0 :
+			       -EINVAL;
+		case DST_OP_DGRAM:
+		case DST_OP_NOP:
+			return 0;
+		default:
+			return -EINVAL;
+		}
+	}
 	/* resolution answers DISABLED (table) or DISABLED_GEN (entry)
 	 * before the key's other checks, the bounds and the atomic's */
-	return rma && s->node[o->dst].mr_off_how != 0 ? -EINVAL : 0;
+	return rma && how != 0 ? -EINVAL : 0;
 }
 
 /* The work request of an RMA operation kind, 0: none. */

@@ -302,6 +302,7 @@ dst_node_up(struct dst_sim *s, int i)
 	sc.rdv_ri = rdv;
 	sc.rdv_resource_index = DST_RI_RDV;
 	sc.rdv_threshold = UINT32_MAX;
+	sc.pid_wait_ns = dst_pid_wait_ns(s->plan, (unsigned int)i);
 	sc.rdv_eager = 512;
 	sc.rudi = true; /* for work requests flagged idempotent */
 	sc.pds = n->pds;
@@ -323,7 +324,14 @@ void
 dst_node_down(struct dst_sim *s, int i)
 {
 	struct dst_node *n = &s->node[i];
+	const struct uet_ses_stats *st =
+		n->ses != NULL ? uet_ses_stats_get(n->ses) : NULL;
 
+	if (st != NULL && (st->pid_resent != 0 || st->pid_gave_up != 0))
+		dst_trace(s, "n%d: sends answered BAD_PID sent again %llu "
+			  "times, %llu failed with it", i,
+			  (unsigned long long)st->pid_resent,
+			  (unsigned long long)st->pid_gave_up);
 	uet_ses_free(n->ses);
 	uet_pds_free(n->pds);
 	uet_ses_match_free(n->match);

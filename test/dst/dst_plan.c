@@ -548,7 +548,7 @@ dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed,
 		gen_follow(p, &p->fault[i], s);
 	if (p->gen == 5)
 		gen_refusal_storm(p, s);
-	if (p->gen == 7)
+	if (p->gen >= 7)
 		gen_stale_syn(p, s);
 }
 
@@ -576,9 +576,20 @@ dst_plan_filter(struct dst_plan *p, const bool *ops, const bool *faults)
 		p->nfault = n;
 }
 
+/* Generator 8: how long node @p i's sends answered BAD_PID go again
+ * (uet_ses_config.pid_wait_ns): the engine's 2 s default, or 0 (fail at
+ * once), by a bit of the seed (no draw: generator 7's plans stay). */
+uint64_t
+dst_pid_wait_ns(const struct dst_plan *p, unsigned int i)
+{
+	if (p->gen < 8 || ((p->seed >> (i % 64)) & 1))
+		return 0;
+	return 2000000000ull;
+}
+
 static void
 print_node(FILE *f, unsigned int i, const struct dst_node_spec *n,
-	   uint8_t gen)
+	   uint8_t gen, uint64_t pid_wait_ns)
 {
 	static const char *const prof[] = { "?", "ai_base", "ai_full", "hpc" };
 
@@ -599,6 +610,9 @@ print_node(FILE *f, unsigned int i, const struct dst_node_spec *n,
 	if (n->mrecv_len != 0)
 		fprintf(f, " multi-recv %u B min_free %u", n->mrecv_len,
 			n->mrecv_min);
+	if (gen >= 8)
+		fprintf(f, " pid_wait %llu ms",
+			(unsigned long long)(pid_wait_ns / 1000000));
 	fprintf(f, "\n");
 }
 
@@ -616,7 +630,8 @@ dst_plan_print(const struct dst_plan *p, void *out)
 		p->profile == UET_PROFILE_HPC ? "hpc" : "ai_full", p->nop,
 		p->nfault);
 	for (i = 0; i < p->nnodes; i++)
-		print_node(f, i, &p->node[i], p->gen);
+		print_node(f, i, &p->node[i], p->gen,
+			   dst_pid_wait_ns(p, i));
 	for (i = 0; i < p->nop; i++) {
 		const struct dst_op_spec *o = &p->op[i];
 
