@@ -25,6 +25,8 @@
 
 static struct sfw w;
 static uint8_t sbuf[3][6000], rbuf[3][8000];
+/* the SES counters of node 0 and node 1 (setup_pid2_gone) */
+static const struct uet_ses_stats *st0, *st1;
 
 /* A wire with node 1's PID2 gone, sends waiting @p wait_ns for it. */
 static void
@@ -40,6 +42,8 @@ setup_pid2_gone(uint64_t wait_ns)
 			 0);
 	ses_fakewire_two_pids = false;
 	assert_int_equal(uet_ses_mr_pid_del(w.n[1].mr, PID2), 0);
+	st0 = uet_ses_stats_get(w.n[0].ses);
+	st1 = uet_ses_stats_get(w.n[1].ses);
 }
 
 static void
@@ -122,13 +126,10 @@ check_sent(uint64_t ctx)
 static void
 pid_wait__sends_before_the_process_land_once_it_is_there(void **state)
 {
-	const struct uet_ses_stats *st0, *st1;
 	uint64_t resent;
 
 	(void)state;
 	setup_pid2_gone(1000 * MS);
-	st0 = uet_ses_stats_get(w.n[0].ses);
-	st1 = uet_ses_stats_get(w.n[1].ses);
 	send_to_pid2(UET_SES_WR_SEND, 0, 100, 1, 0);
 	send_to_pid2(UET_SES_WR_TSEND, 1, 3000, 2, 7);
 	send_to_pid2(UET_SES_WR_SEND, 2, 6000, 3, 0);
@@ -164,6 +165,17 @@ pid_wait__sends_before_the_process_land_once_it_is_there(void **state)
 	ses_fakewire_fini(&w);
 }
 
+/* The wire goes quiet with one completion at each end, no more. */
+static void
+end_one_completion_each(void)
+{
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+	assert_int_equal(w.n[0].ncq, 1);
+	assert_int_equal(w.n[1].ncq, 1);
+	w.delay_fn = NULL;
+	ses_fakewire_fini(&w);
+}
+
 /* Every transmission of the first fragment of the first message node 0
  * sends (that attempt's cookie) arrives at 10 ms or later. */
 static uint64_t late_cookie;
@@ -192,12 +204,9 @@ delay_first_som(struct sfw *fw, int from, const struct uet_pds_tx *t)
 static void
 pid_wait__process_coming_in_the_middle_of_a_message(void **state)
 {
-	const struct uet_ses_stats *st0, *st1;
 
 	(void)state;
 	setup_pid2_gone(1000 * MS);
-	st0 = uet_ses_stats_get(w.n[0].ses);
-	st1 = uet_ses_stats_get(w.n[1].ses);
 	late_cookie = 0;
 	w.delay_fn = delay_first_som;
 	recv_at_pid2(UET_SES_WR_SEND, 0, 101, 0);
@@ -213,11 +222,7 @@ pid_wait__process_coming_in_the_middle_of_a_message(void **state)
 	check_recv(101, 0, 3000);
 	assert_true(st1->tgt_part_refused >= 1);
 	assert_true(st0->pid_resent >= 1);
-	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
-	assert_int_equal(w.n[0].ncq, 1);
-	assert_int_equal(w.n[1].ncq, 1);
-	w.delay_fn = NULL;
-	ses_fakewire_fini(&w);
+	end_one_completion_each();
 }
 
 /* Every transmission of the later fragments of the first message node 0
@@ -248,13 +253,11 @@ delay_later_frags(struct sfw *fw, int from, const struct uet_pds_tx *t)
 static void
 pid_wait__process_going_in_the_middle_of_a_message(void **state)
 {
-	const struct uet_ses_stats *st0;
 	const struct uet_ses_cqe *c;
 
 	(void)state;
 	setup_pid2_gone(1000 * MS);
 	pid2_back();
-	st0 = uet_ses_stats_get(w.n[0].ses);
 	late_cookie = 0;
 	w.delay_fn = delay_later_frags;
 	recv_at_pid2(UET_SES_WR_SEND, 0, 101, 0);
@@ -272,11 +275,7 @@ pid_wait__process_going_in_the_middle_of_a_message(void **state)
 	assert_int_equal(c->status, -ECANCELED);
 	assert_int_equal(st0->pid_resent, 0);
 	pid2_back();
-	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
-	assert_int_equal(w.n[0].ncq, 1);
-	assert_int_equal(w.n[1].ncq, 1);
-	w.delay_fn = NULL;
-	ses_fakewire_fini(&w);
+	end_one_completion_each();
 }
 
 /*
@@ -287,12 +286,10 @@ pid_wait__process_going_in_the_middle_of_a_message(void **state)
 static void
 pid_wait__gives_up_when_the_wait_is_over(void **state)
 {
-	const struct uet_ses_stats *st0;
 	const struct uet_ses_cqe *c;
 
 	(void)state;
 	setup_pid2_gone(50 * MS);
-	st0 = uet_ses_stats_get(w.n[0].ses);
 	send_to_pid2(UET_SES_WR_SEND, 0, 100, 1, 0);
 	run_for(49 * MS);
 	assert_int_equal(w.n[0].ncq, 0);
@@ -310,7 +307,6 @@ pid_wait__gives_up_when_the_wait_is_over(void **state)
 	ses_fakewire_fini(&w);
 
 	setup_pid2_gone(0);
-	st0 = uet_ses_stats_get(w.n[0].ses);
 	send_to_pid2(UET_SES_WR_SEND, 0, 100, 1, 0);
 	assert_true(ses_fakewire_run_cq(&w, 0, 1, MS));
 	assert_int_equal(ses_fakewire_cqe(&w, 0, 1)->prov_errno,
@@ -335,14 +331,11 @@ ctx_is_6(void *arg, uint64_t context)
 static void
 pid_wait__cancel_withdraw_and_rma(void **state)
 {
-	const struct uet_ses_stats *st0, *st1;
 	struct uet_ses_wr wr;
 	uint64_t refused;
 
 	(void)state;
 	setup_pid2_gone(1000 * MS);
-	st0 = uet_ses_stats_get(w.n[0].ses);
-	st1 = uet_ses_stats_get(w.n[1].ses);
 	send_to_pid2(UET_SES_WR_SEND, 0, 100, 5, 0);
 	send_to_pid2(UET_SES_WR_SEND, 1, 100, 6, 0);
 	run_for(3 * MS);
