@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rdma/fabric.h>
@@ -2213,6 +2214,97 @@ node_close(struct node *n)
 		CHECK_RC(fi_close(&n->dom->fid), 0);
 }
 
+static uint64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* A completion on @p cq within @p ms milliseconds (1), an error entry
+ * (0, in *err), or none (-1). */
+static int
+cq_wait_ms(struct fid_cq *cq, struct fi_cq_tagged_entry *e,
+	   struct fi_cq_err_entry *err, uint64_t ms)
+{
+	uint64_t end = mono_ms() + ms;
+
+	do {
+		ssize_t rc = fi_cq_read(cq, e, 1);
+
+		if (rc == 1)
+			return 1;
+		if (rc == -FI_EAVAIL) {
+			memset(err, 0, sizeof(*err));
+			return fi_cq_readerr(cq, err, 0) == 1 ? 0 : -1;
+		}
+		if (rc != -FI_EAGAIN)
+			return -1;
+		usleep(100);
+	} while (mono_ms() < end);
+	return -1;
+}
+
+/*
+ * A send to an endpoint that does not exist yet, its PIDonFEP named in
+ * advance (src_addr, as fabtests' -B names a server's port): the engine
+ * lcore answers BAD_PID, and the send waits ([engine] pid_wait, 2 s by
+ * default) instead of failing at once; once the endpoint is there it
+ * lands, once, in a receive posted after it came (docs/CONFIG.md
+ * "pid_wait": a client that starts before its server's endpoint).
+ */
+static void
+test_late_endpoint(void)
+{
+	struct uet_ofi_addr a = n0.addr;
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct fi_info *fi = fi_dupinfo(info);
+	struct node late;
+	fi_addr_t dest = FI_ADDR_NOTAVAIL;
+	char c0, c1;
+
+	CHECK(fi != NULL);
+	if (fi == NULL)
+		return;
+	a.pid_on_fep = htons((uint16_t)((ntohs(a.pid_on_fep) + 7) & 0xFFF));
+	CHECK(fi_av_insert(n0.av, &a, 1, &dest, 0, NULL) == 1);
+	fill(sbuf, 2000, 21);
+	CHECK_RC(fi_send(n0.ep, sbuf, 2000, NULL, dest, &c0), 0);
+	/* answered BAD_PID: it waits, no completion, no error */
+	CHECK(cq_wait_ms(n0.cq, &e, &err, 50) == -1);
+	free(fi->src_addr);
+	fi->src_addr = malloc(sizeof(a));
+	CHECK(fi->src_addr != NULL);
+	if (fi->src_addr == NULL) {
+		fi_freeinfo(fi);
+		return;
+	}
+	memcpy(fi->src_addr, &a, sizeof(a));
+	fi->src_addrlen = sizeof(a);
+	memset(&late, 0, sizeof(late));
+	late.dom = n0.dom;
+	CHECK(ep_open_info(&late, NULL, fi) == 0);
+	fi_freeinfo(fi);
+	CHECK(late.addr.pid_on_fep == a.pid_on_fep);
+	memset(lbuf, 0, 4096);
+	if (late.ep != NULL)
+		CHECK_RC(fi_recv(late.ep, lbuf, 4096, NULL, FI_ADDR_UNSPEC,
+				 &c1), 0);
+	CHECK(cq_wait_ms(n0.cq, &e, &err, 3000) == 1 && e.op_context == &c0);
+	CHECK(late.cq != NULL &&
+	      cq_wait_ms(late.cq, &e, &err, 3000) == 1 &&
+	      e.op_context == &c1 && e.len == 2000);
+	CHECK(memcmp(lbuf, sbuf, 2000) == 0);
+	/* once: nothing more at either end */
+	CHECK(cq_wait_ms(n0.cq, &e, &err, 20) == -1);
+	CHECK(late.cq == NULL || cq_wait_ms(late.cq, &e, &err, 20) == -1);
+	CHECK_RC(fi_av_remove(n0.av, &dest, 1, 0), 0);
+	ep_node_close(&late);
+}
+
 /*
  * AUTO progress (uet-auto.conf: one engine lcore runs the loop on its own
  * thread, or the application thread while it sleeps): one endpoint sends
@@ -2305,6 +2397,7 @@ main_auto(void)
 	}
 	/* the loopback port brings a context's frames back to it */
 	test_multi_ep();
+	test_late_endpoint();
 	node_close(&n0);
 	CHECK_RC(fi_close(&fab->fid), 0);
 	fi_freeinfo(info);
