@@ -122,10 +122,13 @@ ses_pid_wait(struct uet_ses *s, struct ses_msg *m)
 {
 	uint32_t n;
 
+	/* A deferrable send restarted by its target's RTR (tok_t set): the
+	 * process that sent the RTR was there and went; the receive it
+	 * bound is gone with it. */
 	if (s->cfg.pid_wait_ns == 0 || m->kind != SES_MK_WR ||
 	    m->status != 0 || m->rc != UET_RC_BAD_PID ||
 	    !ses_pid_waits_for(m->opcode) || m->withdrawn || m->detached ||
-	    m->rdv_rets != 0 || m->rdv_served)
+	    m->rdv_rets != 0 || m->rdv_served || m->tok_t != 0)
 		return false;
 	if (m->pid_tries == 0)
 		m->pid_wait_end = s->now + s->cfg.pid_wait_ns;
