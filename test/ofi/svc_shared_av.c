@@ -48,15 +48,6 @@ static struct fid_av *av;
 static struct fid_cq *cq;
 static struct fid_ep *ep;
 
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* fabric and domain; the AV is the caller's */
 static int
 open_domain(void)
@@ -114,9 +105,9 @@ static int
 cq_wait(void)
 {
 	struct fi_cq_msg_entry e;
-	uint64_t end = now_ms() + WAIT_MS;
+	uint64_t end = ofi_now_ms() + WAIT_MS;
 
-	while (now_ms() < end) {
+	while (ofi_now_ms() < end) {
 		ssize_t rc = fi_cq_read(cq, &e, 1);
 
 		if (rc == 1)
@@ -161,10 +152,10 @@ static size_t
 server_addr(const char *dir, char *name)
 {
 	char p[512];
-	uint64_t end = now_ms() + WAIT_MS;
+	uint64_t end = ofi_now_ms() + WAIT_MS;
 
 	snprintf(p, sizeof(p), "%s/addr", dir);
-	while (now_ms() < end) {
+	while (ofi_now_ms() < end) {
 		FILE *f = fopen(p, "rb");
 
 		if (f != NULL) {

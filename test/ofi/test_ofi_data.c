@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <rdma/fabric.h>
@@ -63,22 +62,33 @@ static uint8_t *sbuf, *rbuf, *lbuf;
 static uint8_t job42[3] = { 0, 0, 42 };
 static uint8_t job43[3] = { 0, 0, 43 };
 
-/* Next completion of @p cq: 1 (entry), 0 (error entry in *err), -1. */
+/* One read of @p cq: 1 (entry), 0 (error entry in *err), -FI_EAGAIN
+ * (none yet), -1. */
+static int
+cq_try(struct fid_cq *cq, struct fi_cq_tagged_entry *e, fi_addr_t *src,
+       struct fi_cq_err_entry *err)
+{
+	ssize_t rc = fi_cq_readfrom(cq, e, 1, src);
+
+	if (rc == 1)
+		return 1;
+	if (rc == -FI_EAVAIL) {
+		memset(err, 0, sizeof(*err));
+		return fi_cq_readerr(cq, err, 0) == 1 ? 0 : -1;
+	}
+	return rc == -FI_EAGAIN ? -FI_EAGAIN : -1;
+}
+
+/* One completion (1), an error entry (0, in *err), or none (-1). */
 static int
 cq_wait(struct fid_cq *cq, struct fi_cq_tagged_entry *e, fi_addr_t *src,
 	struct fi_cq_err_entry *err)
 {
 	for (int i = 0; i < POLL_MAX; i++) {
-		ssize_t rc = fi_cq_readfrom(cq, e, 1, src);
+		int rc = cq_try(cq, e, src, err);
 
-		if (rc == 1)
-			return 1;
-		if (rc == -FI_EAVAIL) {
-			memset(err, 0, sizeof(*err));
-			return fi_cq_readerr(cq, err, 0) == 1 ? 0 : -1;
-		}
 		if (rc != -FI_EAGAIN)
-			return -1;
+			return rc;
 	}
 	fprintf(stderr, "no completion\n");
 	return -1;
@@ -2214,36 +2224,21 @@ node_close(struct node *n)
 		CHECK_RC(fi_close(&n->dom->fid), 0);
 }
 
-static uint64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* A completion on @p cq within @p ms milliseconds (1), an error entry
  * (0, in *err), or none (-1). */
 static int
 cq_wait_ms(struct fid_cq *cq, struct fi_cq_tagged_entry *e,
 	   struct fi_cq_err_entry *err, uint64_t ms)
 {
-	uint64_t end = mono_ms() + ms;
+	uint64_t end = ofi_now_ms() + ms;
 
 	do {
-		ssize_t rc = fi_cq_read(cq, e, 1);
+		int rc = cq_try(cq, e, NULL, err);
 
-		if (rc == 1)
-			return 1;
-		if (rc == -FI_EAVAIL) {
-			memset(err, 0, sizeof(*err));
-			return fi_cq_readerr(cq, err, 0) == 1 ? 0 : -1;
-		}
 		if (rc != -FI_EAGAIN)
-			return -1;
+			return rc;
 		usleep(100);
-	} while (mono_ms() < end);
+	} while (ofi_now_ms() < end);
 	return -1;
 }
 
