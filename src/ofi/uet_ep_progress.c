@@ -66,8 +66,31 @@ ep_bad_mkey_hint(bool recv)
  * failed and why. Cancelled and truncated receives are the application's
  * business and not logged.
  */
+/*
+ * What a BAD_PID means: no endpoint of that PIDonFEP at the target, after
+ * waiting `[engine] pid_wait` for one. Two processes on the built-in
+ * default configuration (one net_ring port each, in the process) share
+ * its fabric address, and each one's peers are its own: the other's
+ * PIDonFEP is never there.
+ */
+static const char *
+ep_hint(const struct uet_ofi_cq_entry *e, bool recv)
+{
+	if (e->prov_errno == UET_RC_BAD_MKEY)
+		return ep_bad_mkey_hint(recv);
+	if (e->prov_errno == UET_RC_BAD_PID)
+		return "; no endpoint of that PIDonFEP at the target (its "
+		       "process not there, or another process on a port "
+		       "only its own process reaches: the net_ring of the "
+		       "built-in default configuration; processes need a "
+		       "configuration whose port joins them, "
+		       "FI_UET_PROVIDER_CONFIG)";
+	return "";
+}
+
 static void
-ep_log_failure(struct uet_ofi_ep *ep, const struct uet_ofi_cq_entry *e)
+ep_log_failure(struct uet_ofi_ep *ep, const struct uet_ofi_cq_entry *e,
+	       bool injected)
 {
 	char why[192];
 	bool recv = (e->flags & FI_RECV) != 0;
@@ -81,9 +104,20 @@ ep_log_failure(struct uet_ofi_ep *ep, const struct uet_ofi_cq_entry *e)
 		return;
 	ep->failures_logged++;
 	uet_ofi_prov_strerror(e->prov_errno, why, sizeof(why));
+	if (injected) {
+		/* no entry tells the application: said whatever the log
+		 * level (uet_cq.c: its CQ's next read returns -FI_EIO) */
+		UET_OFI_REPORT(FI_LOG_EP_DATA, "an injected %s failed: %s "
+			       "(%s)%s; fi_inject* has no completion entry: "
+			       "the CQ's next read returns -FI_EIO%s", op,
+			       fi_strerror(e->err), why, ep_hint(e, recv),
+			       ep->failures_logged == EP_FAILURES_LOGGED ?
+			       "; further failures of this endpoint are not "
+			       "logged" : "");
+		return;
+	}
 	FI_WARN(&uet_prov, FI_LOG_EP_DATA, "%s failed: %s (%s)%s%s\n",
-		op, fi_strerror(e->err), why,
-		e->prov_errno == UET_RC_BAD_MKEY ? ep_bad_mkey_hint(recv) : "",
+		op, fi_strerror(e->err), why, ep_hint(e, recv),
 		ep->failures_logged == EP_FAILURES_LOGGED ?
 			"; further failures of this endpoint are not logged" :
 			"");
@@ -148,12 +182,9 @@ deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 	/* an error completes in error even without FI_COMPLETION
 	 * (selective completion), except a fi_inject*: libfabric gives
 	 * those no completion, and an error entry would have no context
-	 * (MPI layers dereference it); the counter still sees the error */
+	 * (MPI layers dereference it): the CQ's next read fails instead
+	 * (uet_ofi_cq_lost); the counter sees the error as well */
 	entry = (c->status != 0 && !r->no_entry) || r->want_cq;
-	if (c->status != 0 && r->no_entry)
-		FI_WARN(&uet_prov, FI_LOG_EP_DATA, "an injected operation "
-			"failed (%s): no completion for fi_inject*\n",
-			strerror(c->status < 0 ? -c->status : c->status));
 	/* FI_PEEK | FI_CLAIM found a message: the request stays for the
 	 * FI_CLAIM that takes it (PROVIDER.md "Receive flags") */
 	if (r->peek_claim && c->status == 0) {
@@ -207,13 +238,15 @@ deliver(struct uet_ofi_ep *ep, const struct uet_chan_cqe *c)
 			e.err = FI_ETRUNC;
 			e.olen = (size_t)c->olen;
 		}
-		ep_log_failure(ep, &e);
+		ep_log_failure(ep, &e, !entry);
 	}
 	if (cq != NULL) {
 		if (entry)
 			uet_ofi_cq_push(cq, &e);
 		else if (final)
 			uet_ofi_cq_unreserve(cq);
+		if (!entry && c->status != 0 && e.err != FI_ECANCELED)
+			uet_ofi_cq_lost(cq);
 	}
 	if (cntr != NULL) {
 		if (c->status != 0)

@@ -562,6 +562,10 @@ struct uet_ofi_cq {
 	size_t reserved;               /* queued + in flight */
 	atomic_bool signaled;
 	uint64_t overruns;
+	/* failed fi_inject* since the last read that reported them: no
+	 * entry (no context), the next read that finds no entry returns
+	 * -FI_EIO (uet_ofi_cq_lost) */
+	uint64_t lost;
 };
 
 int uet_ofi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
@@ -572,6 +576,8 @@ int uet_ofi_cq_reserve_unsolicited(struct uet_ofi_cq *cq);
 void uet_ofi_cq_unreserve(struct uet_ofi_cq *cq);
 /* Queue into a reserved slot. */
 void uet_ofi_cq_push(struct uet_ofi_cq *cq, const struct uet_ofi_cq_entry *e);
+/* An operation without a CQ entry (fi_inject*) failed. */
+void uet_ofi_cq_lost(struct uet_ofi_cq *cq);
 
 /* ------------------------------------------------------------------ */
 /* Counter (uet_cntr.c)                                                */

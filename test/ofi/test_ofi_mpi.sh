@@ -138,6 +138,27 @@ if [ "${MPI_PLACEMENT_JOBS:-1}" != 0 ]; then
 else
 	echo "# server rank late: not run (MPI_PLACEMENT_JOBS=0)"
 fi
+# no configuration at all (the built-in default: one net_ring port in
+# each process, which no other process reaches): the job must end in
+# error with the reason said, not wait for good for the messages its
+# fi_tinject sent nowhere (unsanitized only, like the late server)
+if [ "${MPI_PLACEMENT_JOBS:-1}" != 0 ]; then
+	(unset FI_UET_PROVIDER_CONFIG FI_LOG_LEVEL
+	 mpi_run "$TMP/noconf.out" -np 2 "$PROG")
+	st=$?
+	runtime_clean > /dev/null
+	if [ $st -eq 0 ] || [ $st -eq 124 ] || [ $st -eq 137 ] ||
+		! grep -q "the net_ring of the built-in default configuration" \
+			"$TMP/noconf.out" ||
+		! grep -q "Error returned from fi_cq_read: Input/output error" \
+			"$TMP/noconf.out"; then
+		echo "FAIL: no configuration: exit $st, no error named"
+		tail -n 40 "$TMP/noconf.out"
+		rc=1
+	else
+		echo "# no configuration: exit $st, $(grep -m1 -o 'an injected send failed: [^;]*' "$TMP/noconf.out")"
+	fi
+fi
 # one-sided (osc rdma, btl ofi) and two-sided (mtl ofi) in one job
 if [ -n "$ONESIDED" ]; then
 	extra_mca=(--mca osc rdma --mca btl self,ofi
@@ -212,7 +233,7 @@ if [ $st -eq 0 ] || grep -q '^mpi_pingpong: OK$' "$TMP/mixed.out" ||
 else
 	echo "# mixed profiles: $(grep -m1 -o 'peer of profile .*' "$TMP/mixed.out")"
 fi
-late=", one with the server late"
+late=", one with the server late, one without configuration failed"
 [ "${MPI_PLACEMENT_JOBS:-1}" = 0 ] && late=
 [ $rc -eq 0 ] && echo "PASS: $RUNS MPI runs over uet with the defaults$late, one with its ranks on two profiles refused"
 exit $rc
