@@ -18,11 +18,11 @@ status=0
 gcc_opts=(--werror -Dtests=enabled -Dapps=enabled -Dbuildtype=debugoptimized)
 # keep in step with scripts/docs-test.py (the quick start's options)
 release_opts=(-Dbuildtype=release -Dtests=enabled -Dapps=enabled)
-# the fuzz targets for 10 s each: a smoke run (docs/DST.md "Fuzz" for
+# the fuzz targets for 5 s each: a smoke run (docs/DST.md "Fuzz" for
 # campaigns)
 asan_opts=(--werror -Dtests=enabled -Dapps=enabled -Dbuildtype=debug
 	-Db_sanitize=address,undefined -Db_lundef=false -Dfuzz=enabled
-	-Dfuzz_seconds=10)
+	-Dfuzz_seconds=5)
 
 build() { # dir options...
 	if ! bash scripts/build.sh "$@"; then

@@ -913,6 +913,26 @@ pds_nack_received(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		pds_cc_acked(p, c, acked, now);
 }
 
+/*
+ * A refusal by a restarted target that kept no knowledge of our id
+ * (PDS_VC_RESTARTED) of a PDC that may have reached its previous
+ * incarnation. DECISION (docs/WIRE-DECISIONS.md "A SYN that reaches a
+ * restarted target"): the target started at U = now - its age at the
+ * latest (the NACK left it before now); what we sent before U may have
+ * run at the incarnation before, whose answer was lost, and must not run
+ * again under a new Start_PSN. The PDC opened before U (its packets left
+ * after): it fails instead. A PDC opened after U renumbers as usual.
+ */
+static bool
+pds_nack_restarted(const struct pds_pdc *c, const struct uet_wire_pds_nack *n,
+		   uint64_t now)
+{
+	uint64_t age = pds_syn_vc_age_ns(n->vendor_code);
+
+	return (n->vendor_code & PDS_VC_RESTARTED) && age < now &&
+	       c->u.i.progress_ns < now - age;
+}
+
 /* NEW_START_PSN answers a SYN only (pds_target.c DECISION): for a PDC past
  * SYN it is a stale answer to an old SYN of ours. */
 static int
@@ -928,6 +948,11 @@ pds_nack_new_start(struct uet_pds *p, struct pds_pdc *c,
 	sl = pds_slot(p, c, n->psn);
 	if (sl->state != SLOT_SENT && sl->state != SLOT_RETX) {
 		p->st.rx_stale++; /* answered already */
+		return 0;
+	}
+	if (pds_nack_restarted(c, n, now)) {
+		p->st.syn_restart++;
+		pds_initiator_fail(p, c, -ECONNRESET);
 		return 0;
 	}
 	pds_initiator_syn_refused(p, c, sl, n->payload, now);

@@ -373,8 +373,11 @@ struct pds_syn_rec {
 	uint16_t base_hi;    /* high half of the first refused */
 	uint16_t step;       /* odd */
 	uint16_t handed;     /* Start_PSNs named */
-	bool used;
-	bool opened;         /* next opened a PDC: acceptable no more */
+	uint8_t used : 1;
+	uint8_t opened : 1;  /* next opened a PDC: acceptable no more */
+	uint8_t blind : 1;   /* made without knowledge of the id (quiet
+			      * time, forgotten bucket): its refusals say
+			      * so when this PDS restarted (PDS_VC_*) */
 };
 
 #define PDS_SYN_WAYS 4
@@ -382,6 +385,19 @@ struct pds_syn_rec {
 /* The most a gap between two calls into the PDS ages the records of
  * refused Start_PSNs and the quiet time after start (pds_syn_tick). */
 #define PDS_SYN_GAP_NS 1000000ull
+
+/*
+ * NACK NEW_START_PSN vendor_code of this PDS (docs/WIRE-DECISIONS.md "A
+ * SYN that reaches a restarted target"): RESTARTED, the target is the
+ * restart of an earlier incarnation (uet_pds_config.restarted) and
+ * refused without any knowledge of the id (its quiet time after start,
+ * or a bucket that forgot), and in the low 7 bits its age rounded down
+ * to a float of 4 exponent and 3 mantissa bits (pds_syn_vc_age_ns: to
+ * within 1/8, 1 us at most below 8 us, 251 ms at most). 0: any other
+ * refusal, as from any other target.
+ */
+#define PDS_VC_RESTARTED 0x80u
+#define PDS_VC_AGE_MASK 0x7Fu
 
 /* Index free list. */
 struct pds_pool {
@@ -488,6 +504,8 @@ struct uet_pds {
 	uint64_t syn_now;        /* the records' clock: the time this PDS
 				  * ran (pds_syn_tick) */
 	uint64_t syn_seen;       /* the caller's clock at the last tick */
+	uint64_t syn_born;       /* syn_now at the first tick: the age of
+				  * this PDS is syn_now - syn_born */
 	uint32_t syn_mask;       /* buckets - 1 */
 
 	struct pds_slot *tx_blk; /* [tx_blocks * tx_window] */
@@ -1021,6 +1039,8 @@ int pds_syn_rec_init(struct uet_pds *p, uint32_t records);
 void pds_syn_rec_fini(struct uet_pds *p);
 size_t pds_syn_rec_bytes(const struct uet_pds *p);
 void pds_syn_tick(struct uet_pds *p, uint64_t now);
+uint8_t pds_syn_vendor_code(const struct uet_pds *p);
+uint64_t pds_syn_vc_age_ns(uint8_t vendor_code);
 struct pds_pdc *pds_target_syn(struct uet_pds *p,
 			       const struct uet_pds_rx_meta *m,
 			       const struct pds_rxinfo *ri, uint64_t now);

@@ -48,6 +48,32 @@ pds_syn_rec_bytes(const struct uet_pds *p)
 	       (PDS_SYN_WAYS * sizeof(*p->syn_rec) + sizeof(*p->syn_forgot));
 }
 
+/* The age a blind refusal's vendor_code says its target is at least:
+ * exponent e (bits 6..3), mantissa m (bits 2..0), in units of 1024 ns:
+ * m when e is 0, else (8 + m) << (e - 1). */
+uint64_t
+pds_syn_vc_age_ns(uint8_t vendor_code)
+{
+	unsigned int e = (vendor_code & PDS_VC_AGE_MASK) >> 3;
+	uint64_t m = vendor_code & 7u;
+
+	return (e == 0 ? m : (8 + m) << (e - 1)) << 10;
+}
+
+/* The vendor_code of a blind refusal: PDS_VC_RESTARTED and this PDS's age
+ * (the time it ran: a stall ages it by PDS_SYN_GAP_NS at most, so never
+ * more than the time since its start), the largest code not above it. */
+uint8_t
+pds_syn_vendor_code(const struct uet_pds *p)
+{
+	uint64_t age = p->syn_now - p->syn_born;
+	uint8_t v = 0;
+
+	while (v < PDS_VC_AGE_MASK && pds_syn_vc_age_ns(v + 1) <= age)
+		v++;
+	return (uint8_t)(PDS_VC_RESTARTED | v);
+}
+
 /*
  * The clock the records of refused Start_PSNs, the buckets that forgot
  * and the quiet time after start age by (UEC 1.0 3.5 PDC establishment,
@@ -73,6 +99,7 @@ pds_syn_tick(struct uet_pds *p, uint64_t now)
 		p->syn_clock_set = true;
 		p->syn_seen = now;
 		p->syn_now = now;
+		p->syn_born = now;
 		return;
 	}
 	if (now <= p->syn_seen)
@@ -206,8 +233,11 @@ pds_syn_refuse(struct uet_pds *p, const struct pds_pdc *c,
 		return;
 	t = pds_nack_tx(p, &m->src, m->ev, UET_NACK_NEW_START_PSN, ri->psn, 0,
 			ri->spdcid, m->ce ? UET_PDS_F_M : 0);
-	if (t != NULL)
-		t->hdr.u.nack.payload = r->next;
+	if (t == NULL)
+		return;
+	t->hdr.u.nack.payload = r->next;
+	if (r->blind && p->cfg.restarted)
+		t->hdr.u.nack.vendor_code = pds_syn_vendor_code(p);
 }
 
 /*
@@ -301,6 +331,7 @@ pds_target_syn(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	uint32_t key = pds_syn_key(&m->src, ri->spdcid);
 	struct pds_pdc *c = pds_tkey_find(p, &m->src, ri->spdcid);
 	struct pds_syn_rec *r;
+	bool blind = false;
 
 	if (c != NULL && c->start_psn == start)
 		return c;
@@ -315,6 +346,7 @@ pds_target_syn(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	}
 	if (r == NULL && (life < p->syn_forgot[b] || pds_syn_quiet(p, life))) {
 		p->st.syn_forgot++;
+		blind = true;
 		goto refuse;
 	}
 	if (c != NULL) {
@@ -333,8 +365,10 @@ pds_target_syn(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	}
 	return c;
 refuse:
-	if (r == NULL)
+	if (r == NULL) {
 		r = pds_syn_rec_new(p, b, key, start, life);
+		r->blind = blind;
+	}
 	pds_syn_refuse(p, c, r, m, ri, life);
 	return NULL;
 }

@@ -49,6 +49,9 @@ pds_cfg(const struct dst_sim *s, int i, struct uet_pds_config *c,
 	c->mpl_ns = DST_MPL_NS;
 	if (s->syn_quiet >= 0)
 		c->syn_quiet = s->syn_quiet != 0;
+	/* a restart knows it is one (an owner with state across restarts;
+	 * the engine keeps none, docs/WIRE-DECISIONS.md) */
+	c->restarted = s->node[i].inc > 0;
 	c->ack_cc_always = ns->ack_cc_always;
 	c->tlp_probe = ns->tlp_probe;
 	c->pdc_events = true; /* the SES acts on PDC_DOWN */

@@ -387,17 +387,26 @@ pds_target_syn__adversary_many_ids_bounded(void **state)
 
 /* Side 1 restarts (same FA, seed @p seed) with the quiet time
  * @p quiet. */
+/* The target starts anew, its state lost: the restart of the one before
+ * (@p restarted, as its owner would know), or its first start. */
 static void
-restart_target_with(uint64_t seed, bool quiet)
+start_target(uint64_t seed, bool quiet, bool restarted)
 {
 	struct uet_pds_config cfg;
 
 	uet_pds_free(W.pds[1]);
 	fakewire_test_config(&cfg);
 	cfg.syn_quiet = quiet;
+	cfg.restarted = restarted;
 	cfg.seed = seed;
 	W.pds[1] = uet_pds_create(&cfg);
 	assert_non_null(W.pds[1]);
+}
+
+static void
+restart_target_with(uint64_t seed, bool quiet)
+{
+	start_target(seed, quiet, true);
 }
 
 static void
@@ -484,13 +493,19 @@ cookie_done(struct fakewire *w, void *arg)
 
 /* Virtual time from the submission of @p cookie (on a PDC of its own,
  * JobID @p job) to its completion at the initiator, against a target
- * just started with the quiet time @p quiet. */
+ * started (and running: its clock ticks) 20 us before with the quiet
+ * time @p quiet. Sooner, within the NACK's flight of the restart, the
+ * initiator could not tell its PDC from one that may have reached the
+ * target's previous incarnation, which it met: the PDC fails
+ * (pds_target_syn__restart_fails_what_the_previous_incarnation_may_have_run). */
 static uint64_t
 first_completion_ns(bool quiet, uint64_t cookie, uint32_t job)
 {
 	uint64_t t0;
 
 	restart_target_with(0x5eedull + job, quiet);
+	uet_pds_advance(W.pds[1], W.now);
+	W.now += 20000;
 	t0 = W.now;
 	assert_int_equal(fakewire_submit_job(&W, UET_PDS_MODE_RUD, cookie, 0,
 					     job), 0);
@@ -521,6 +536,83 @@ pds_target_syn__quiet_costs_one_round_trip(void **state)
 		      (unsigned long long)off, (unsigned long long)on);
 	assert_true(on > off);
 	assert_true(on - off <= 2 * W.delay_ns + 2 * 100);
+}
+
+/*
+ * uet-dst generator 7 seed 19000913 (docs/DST.md "What it found"): a
+ * request its target ran, whose ACK was lost, then the target restarted
+ * (@p restarted: its owner knows, uet_pds_config.restarted; its quiet
+ * time on). The initiator retransmits the SYN; the restarted target
+ * refuses it knowing nothing of the id (NACK NEW_START_PSN, vendor_code
+ * PDS_VC_RESTARTED and its age). The PDC opened before the target's
+ * start: its request may have run at the previous incarnation, so the
+ * PDC fails (-ECONNRESET, syn_restart) instead of renumbering and running
+ * it a second time. A target that started for the first time (a client
+ * started before its server, whose first transmission reached no one)
+ * refuses as before: the PDC renumbers and the request runs once.
+ */
+static void
+restart_after_run(bool restarted, uint64_t cookie)
+{
+	struct uet_pds_tx s, a;
+	uint32_t i;
+
+	assert_int_equal(fakewire_submit_job(&W, UET_PDS_MODE_RUD, cookie, 0,
+					     3), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &s));
+	if (restarted) {
+		fakewire_inject(&W, 1, &s, false, false);
+		assert_int_equal(W.delivered[cookie], 1);
+		/* its ACK is lost */
+		assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
+	}
+	W.now += 50000;
+	start_target(0x19000913ull, true, restarted);
+	uet_pds_advance(W.pds[1], W.now);
+	W.now += 200000;
+	/* the retransmission (or a copy of the first) reaches it */
+	fakewire_inject(&W, 1, &s, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &a));
+	assert_int_equal(a.hdr.u.nack.code, UET_NACK_NEW_START_PSN);
+	if (restarted) {
+		assert_true(a.hdr.u.nack.vendor_code & PDS_VC_RESTARTED);
+		/* its age, 200 us, to within 1/8 below */
+		assert_true(pds_syn_vc_age_ns(a.hdr.u.nack.vendor_code) <=
+			    200000);
+		assert_true(pds_syn_vc_age_ns(a.hdr.u.nack.vendor_code) >=
+			    175000);
+	} else {
+		assert_int_equal(a.hdr.u.nack.vendor_code, 0);
+	}
+	fakewire_inject(&W, 0, &a, false, false);
+	for (i = 0; i < 100 && W.done_ok[cookie] + W.done_err[cookie] == 0;
+	     i++)
+		fakewire_step(&W, 100000);
+	if (restarted) {
+		assert_int_equal(W.done_err[cookie], 1);
+		assert_int_equal(W.last_status[0], -ECONNRESET);
+		assert_int_equal(fakewire_st(0)->syn_restart, 1);
+		assert_int_equal(W.delivered[cookie], 1);
+	} else {
+		assert_int_equal(W.done_ok[cookie], 1);
+		assert_int_equal(fakewire_st(0)->syn_restart, 0);
+		assert_int_equal(W.delivered[cookie], 1);
+	}
+}
+
+static void
+pds_target_syn__restart_fails_what_the_previous_incarnation_may_have_run(
+	void **state)
+{
+	(void)state;
+	restart_after_run(true, 41);
+}
+
+static void
+pds_target_syn__target_started_late_renumbers(void **state)
+{
+	(void)state;
+	restart_after_run(false, 43);
 }
 
 /* A target just started (quiet time, seed @p seed) and a two-packet
@@ -635,6 +727,8 @@ main(void)
 		T(pds_target_syn__restart_refuses_syn_of_previous_incarnation),
 		T(pds_target_syn__restart_refuses_unseen_syn_during_quiet),
 		T(pds_target_syn__quiet_costs_one_round_trip),
+		T(pds_target_syn__restart_fails_what_the_previous_incarnation_may_have_run),
+		T(pds_target_syn__target_started_late_renumbers),
 		T(pds_target_syn__rto_after_refusal_moves_to_named),
 		T(pds_target_syn__refused_syn_read_after_a_stall_opens_nothing),
 		T(uet_pds_config_default__quiet_time_on),

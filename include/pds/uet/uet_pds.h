@@ -302,6 +302,16 @@ struct uet_pds_config {
 	 * off only where no earlier incarnation can have sent anything (a
 	 * unit test that drives one incarnation by hand). */
 	bool syn_quiet;
+	/** This PDS replaces an incarnation at its fabric address that ran
+	 * moments ago (its initiators may still retransmit to it) and whose
+	 * state was lost, as an owner that keeps state across its restarts
+	 * knows. Its refusals in the quiet time say so (NACK NEW_START_PSN
+	 * vendor_code PDS_VC_RESTARTED and its age), and an initiator fails
+	 * what it sent before this start instead of sending it again: the
+	 * previous incarnation may have run it (WIRE-DECISIONS "A SYN that
+	 * reaches a restarted target"). Default false: a first start, or
+	 * not known (the engine keeps nothing that tells). */
+	bool restarted;
 	/** ROD: retransmissions arriving past the hole before the expected
 	 * PSN is NACKed again (its resend was lost too); 0: never. */
 	uint32_t rod_renack;
@@ -879,6 +889,11 @@ struct uet_pds_stats {
 	uint64_t tx_unbuildable;   /**< PDCs failed: their oldest request
 				    *   could not be built any more
 				    *   (uet_pds_tx_unbuildable) */
+	uint64_t syn_restart;      /**< initiator PDCs in SYN state failed
+				    *   (-ECONNRESET): refused by a target
+				    *   that restarted since they opened,
+				    *   whose previous incarnation may have
+				    *   run their requests */
 };
 
 /** Counters of an instance. */
