@@ -22,16 +22,9 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 
+#include <uet/uet_clock.h>
+
 #include "perf.h"
-
-static uint64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* Split "[v6]:port", "host:port", "host" or ":port"/"port" (listen). */
 static int
@@ -190,7 +183,7 @@ int
 perf_ctl_accept(int lfd, struct perf_ctl *c, int timeout_ms,
 		const volatile sig_atomic_t *stop)
 {
-	uint64_t end = mono_ms() + (uint64_t)timeout_ms;
+	uint64_t end = uet_mono_ms() + (uint64_t)timeout_ms;
 	struct pollfd p = { .fd = lfd, .events = POLLIN };
 	int fd, rc;
 
@@ -198,7 +191,7 @@ perf_ctl_accept(int lfd, struct perf_ctl *c, int timeout_ms,
 	 * that sets *stop does, within 100 ms (it may come just before the
 	 * poll). */
 	for (;;) {
-		uint64_t now = mono_ms();
+		uint64_t now = uet_mono_ms();
 
 		if (stopped(stop))
 			return -EINTR;
@@ -260,7 +253,7 @@ int
 perf_ctl_connect(const char *spec, struct perf_ctl *c, int timeout_ms,
 		 const volatile sig_atomic_t *stop)
 {
-	uint64_t end = mono_ms() + (uint64_t)timeout_ms;
+	uint64_t end = uet_mono_ms() + (uint64_t)timeout_ms;
 	struct addrinfo *ai;
 	int rc, fd = -ETIMEDOUT;
 
@@ -273,7 +266,7 @@ perf_ctl_connect(const char *spec, struct perf_ctl *c, int timeout_ms,
 			if (fd >= 0)
 				break;
 		}
-		if (fd >= 0 || mono_ms() >= end)
+		if (fd >= 0 || uet_mono_ms() >= end)
 			break;
 		if (stopped(stop)) {
 			fd = -EINTR;
@@ -300,7 +293,7 @@ int
 perf_ctl_send(struct perf_ctl *c, int timeout_ms, const char *fmt, ...)
 {
 	char line[PERF_CTL_LINE];
-	uint64_t end = mono_ms() + (uint64_t)timeout_ms;
+	uint64_t end = uet_mono_ms() + (uint64_t)timeout_ms;
 	size_t len, off = 0;
 	va_list ap;
 	int n;
@@ -314,7 +307,7 @@ perf_ctl_send(struct perf_ctl *c, int timeout_ms, const char *fmt, ...)
 	line[len++] = '\n';
 	while (off < len) {
 		struct pollfd p = { .fd = c->fd, .events = POLLOUT };
-		uint64_t now = mono_ms();
+		uint64_t now = uet_mono_ms();
 		ssize_t w;
 
 		if (now >= end)
@@ -398,14 +391,14 @@ perf_ctl_poll_line(struct perf_ctl *c, char *out, size_t n,
 int
 perf_ctl_recv(struct perf_ctl *c, char *out, size_t n, int timeout_ms)
 {
-	uint64_t end = mono_ms() + (uint64_t)timeout_ms;
+	uint64_t end = uet_mono_ms() + (uint64_t)timeout_ms;
 
 	for (;;) {
 		int rc = perf_ctl_poll_line(c, out, n, 100000);
 
 		if (rc != 0)
 			return rc < 0 ? rc : 0;
-		if (mono_ms() >= end)
+		if (uet_mono_ms() >= end)
 			return -ETIMEDOUT;
 	}
 }

@@ -116,7 +116,7 @@ cntr_wait(struct fid_cntr *fid, uint64_t threshold, int timeout)
 		 * fi_rdm_rma_trigger) wait so: polled, yielding the CPU
 		 * between polls, as libfabric's sockets provider does */
 		if (c->attr.wait_obj == FI_WAIT_NONE) {
-			if (uet_ofi_now_ms() >= deadline)
+			if (uet_mono_ms() >= deadline)
 				return -FI_ETIMEDOUT;
 			sched_yield();
 		} else if (!uet_ofi_waitable_sleep(&c->w, deadline, 1)) {

@@ -433,7 +433,7 @@ local_quiet(struct uet_ofi_fabric *fab)
 static void
 local_linger(struct uet_ofi_fabric *fab)
 {
-	uint64_t start = uet_ofi_now_ms(), now = start;
+	uint64_t start = uet_mono_ms(), now = start;
 	uint64_t min = atomic_load(&fab->dgram) ? LOCAL_LINGER_DGRAM_MS :
 						  LOCAL_LINGER_MIN_MS;
 
@@ -447,7 +447,7 @@ local_linger(struct uet_ofi_fabric *fab)
 		} else {
 			usleep(100);
 		}
-		now = uet_ofi_now_ms();
+		now = uet_mono_ms();
 	}
 }
 

@@ -34,6 +34,7 @@
 #include <uet/uet_ses_ulp.h>
 #include <uet/uet_ulp.h>
 #include <uet/uet_config.h>
+#include <uet/uet_clock.h>
 #include <uet/uet_ofi.h>
 #include <uet/uet_pow2.h>
 #include <uet/uet_wire.h>
@@ -508,7 +509,7 @@ void uet_ofi_waitable_ep_del(struct uet_ofi_waitable *w,
 void uet_ofi_waitable_progress(struct uet_ofi_waitable *w);
 /* Wake whoever sleeps on the object. */
 void uet_ofi_waitable_signal(struct uet_ofi_waitable *w);
-/* The deadline (ms, uet_ofi_now_ms()) of a @p timeout in ms, -1 none. */
+/* The deadline (ms, uet_mono_ms()) of a @p timeout in ms, -1 none. */
 uint64_t uet_ofi_deadline(int timeout);
 /* Sleep on the object's wait object for at most @p slice_ms or until
  * @p deadline: completions land in channel rings without a wakeup, so
@@ -529,7 +530,6 @@ void uet_ofi_efd_signal(int fd);
 void uet_ofi_efd_drain(int fd);
 /* Wait for fd readable up to ms (-1 forever). 1 readable, 0 timeout. */
 int uet_ofi_efd_wait(int fd, int ms);
-uint64_t uet_ofi_now_ms(void);
 
 /* ------------------------------------------------------------------ */
 /* Completion queue (uet_cq.c)                                         */

@@ -242,7 +242,7 @@ wait_wait(struct fid_wait *waitset, int timeout)
 
 		if (wait_check(ws))
 			return 0;
-		now = uet_ofi_now_ms();
+		now = uet_mono_ms();
 		if (now >= deadline)
 			return -FI_ETIMEDOUT;
 		(void)epoll_wait(ws->epfd, &ev, 1, 1);

@@ -57,19 +57,11 @@ uet_ofi_efd_wait(int fd, int ms)
 	return rc > 0 ? 1 : 0;
 }
 
-uint64_t
-uet_ofi_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 uint64_t
 uet_ofi_deadline(int timeout)
 {
-	return timeout < 0 ? UINT64_MAX : uet_ofi_now_ms() + (uint64_t)timeout;
+	return timeout < 0 ? UINT64_MAX : uet_mono_ms() + (uint64_t)timeout;
 }
 
 /* ---- life cycle ---- */
@@ -243,7 +235,7 @@ bool
 uet_ofi_waitable_sleep(struct uet_ofi_waitable *w, uint64_t deadline,
 		       int slice_ms)
 {
-	uint64_t now = uet_ofi_now_ms();
+	uint64_t now = uet_mono_ms();
 
 	if (now >= deadline)
 		return false;

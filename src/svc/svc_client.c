@@ -30,6 +30,7 @@
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
+#include <uet/uet_clock.h>
 #include <uet/uet_svc_client.h>
 
 /* Replies of earlier requests that timed out, dropped while waiting. */
@@ -48,15 +49,6 @@ struct uet_svc_client {
 	int efd[UET_SVC_CTX_MAX];
 	int region_fd, page_fd;
 };
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static void
 fds_close(int *fds, unsigned int n)
@@ -131,7 +123,7 @@ client_recv(struct uet_svc_client *c, uint32_t seq, unsigned int op,
 			.msg_control = ctl.b, .msg_controllen = sizeof(ctl),
 		};
 		struct pollfd p = { .fd = c->fd, .events = POLLIN };
-		uint64_t now = now_ms();
+		uint64_t now = uet_mono_ms();
 		unsigned int n = 0;
 		bool bad = false;
 		ssize_t len;
@@ -271,7 +263,7 @@ uet_svc_client_request(struct uet_svc_client *c, unsigned int op,
 	rc = client_send(c, op, req, (size_t)req_len, -1, &seq);
 	if (rc == 0)
 		rc = client_recv(c, seq, op, rep, (size_t)rep_len, fds, 0,
-				 NULL, now_ms() + c->timeout_ms);
+				 NULL, uet_mono_ms() + c->timeout_ms);
 unlock:
 	pthread_mutex_unlock(&c->lock);
 	return rc;
@@ -383,14 +375,14 @@ client_hello(struct uet_svc_client *c)
 	/* refused at connect: the reason may wait in the socket */
 	if (rc == -ENOTCONN) {
 		rc = client_recv(c, seq, UET_SVC_OP_HELLO, NULL, 0, fds, 0,
-				 NULL, now_ms() + c->timeout_ms);
+				 NULL, uet_mono_ms() + c->timeout_ms);
 		return rc < 0 ? rc : -ENOTCONN;
 	}
 	if (rc < 0)
 		return rc;
 	rc = client_recv(c, seq, UET_SVC_OP_HELLO, &c->hello,
 			 sizeof(c->hello), fds, CLIENT_FDS_MAX, &nfds,
-			 now_ms() + c->timeout_ms);
+			 uet_mono_ms() + c->timeout_ms);
 	if (rc < 0)
 		return rc;
 	if (hello_check(&c->hello) < 0 || nfds != 2 + c->hello.nb_ctx) {

@@ -27,6 +27,7 @@
 #include <rte_log.h>
 #include <rte_telemetry.h>
 
+#include <uet/uet_clock.h>
 #include <uet/uet_cma_worker.h>
 
 #include "svc_server_private.h"
@@ -135,15 +136,6 @@ uet_svc_server_stats_get(const struct uet_svc_server *s,
 /* ------------------------------------------------------------------ */
 /* clients                                                             */
 /* ------------------------------------------------------------------ */
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Why the service ends a connection, before it closes it: a reply of
  * sequence 0 (no request has it) to @p op, with @p rc. Best effort: a
@@ -318,7 +310,7 @@ accept_one(struct uet_svc_server *s)
 		client_free(s, c);
 		return;
 	}
-	c->since_ns = now_ns();
+	c->since_ns = uet_mono_ns();
 	/* never 0 (the engine's own), unique for 2^32 - 1 clients */
 	if (++s->owner_seq == 0)
 		++s->owner_seq;
@@ -478,7 +470,7 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 	/* the idle clock restarts with each request once attached; before
 	 * HELLO nothing postpones the deadline (requests are -EPROTO) */
 	if (c->hello)
-		c->since_ns = now_ns();
+		c->since_ns = uet_mono_ns();
 	if (rc < 0) {
 		rep_len = 0;
 		nb_fds = 0;
@@ -517,7 +509,7 @@ client_event(struct uet_svc_server *s, struct svc_client *c, uint32_t ev)
 static void
 deadlines(struct uet_svc_server *s)
 {
-	uint64_t now = now_ns(), hello = s->p.hello_timeout_ms * 1000000ull,
+	uint64_t now = uet_mono_ns(), hello = s->p.hello_timeout_ms * 1000000ull,
 		 idle = s->p.idle_timeout_ms * 1000000ull, ticks;
 
 	if (read(s->tfd, &ticks, sizeof(ticks)) < 0)

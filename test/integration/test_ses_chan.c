@@ -32,6 +32,7 @@
 #include <rte_telemetry.h>
 
 #include <uet/uet_chan.h>
+#include <uet/uet_clock.h>
 #include <uet/uet_engine.h>
 #include <uet/uet_ses_mr.h>
 #include <uet/uet_ses_ulp.h>
@@ -479,15 +480,6 @@ a_ses_stats(void)
 	return uet_ses_stats_get(ses);
 }
 
-static uint64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static bool
 resent_twice(const struct uet_ses_stats *ss)
 {
@@ -506,9 +498,9 @@ static bool
 a_ses_wait(bool (*done)(const struct uet_ses_stats *))
 {
 	const struct uet_ses_stats *ss = a_ses_stats();
-	uint64_t end = mono_ms() + 5000;
+	uint64_t end = uet_mono_ms() + 5000;
 
-	while (ss != NULL && mono_ms() < end) {
+	while (ss != NULL && uet_mono_ms() < end) {
 		if (done(ss))
 			return true;
 		pump();

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include <uet/uet_clock.h>
+
 static int ofi_failures;
 
 #define CHECK(c)                                                          \
@@ -28,15 +30,5 @@ static int ofi_failures;
 			ofi_failures++;                                   \
 		}                                                         \
 	} while (0)
-
-/* CLOCK_MONOTONIC in milliseconds: the bound of a wait in wall time. */
-static inline uint64_t
-ofi_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 #endif

@@ -179,10 +179,10 @@ static long
 await(const char *dir, const char *what, int idx, void *buf, size_t len)
 {
 	char p[512];
-	uint64_t end = ofi_now_ms() + WAIT_MS;
+	uint64_t end = uet_mono_ms() + WAIT_MS;
 
 	path_of(p, sizeof(p), dir, what, idx);
-	while (ofi_now_ms() < end) {
+	while (uet_mono_ms() < end) {
 		FILE *f = fopen(p, "rb");
 
 		if (f != NULL) {
@@ -228,9 +228,9 @@ check(const uint8_t *b, size_t len, int from, int to, uint32_t seq)
 static int
 cq_next(struct fi_cq_tagged_entry *e, struct fi_cq_err_entry *err)
 {
-	uint64_t end = ofi_now_ms() + WAIT_MS;
+	uint64_t end = uet_mono_ms() + WAIT_MS;
 
-	while (ofi_now_ms() < end) {
+	while (uet_mono_ms() < end) {
 		ssize_t rc = fi_cq_sread(cq, e, 1, NULL, 100);
 
 		if (rc == 1)
@@ -653,9 +653,9 @@ imm_data(int from, int to)
 static int
 rma_wait(void *ctx, struct fi_cq_err_entry *err)
 {
-	uint64_t end = ofi_now_ms() + WAIT_MS;
+	uint64_t end = uet_mono_ms() + WAIT_MS;
 
-	while (ofi_now_ms() < end) {
+	while (uet_mono_ms() < end) {
 		struct fi_cq_tagged_entry e;
 		ssize_t rc = fi_cq_sread(cq, &e, 1, NULL, 100);
 

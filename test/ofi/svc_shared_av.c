@@ -105,9 +105,9 @@ static int
 cq_wait(void)
 {
 	struct fi_cq_msg_entry e;
-	uint64_t end = ofi_now_ms() + WAIT_MS;
+	uint64_t end = uet_mono_ms() + WAIT_MS;
 
-	while (ofi_now_ms() < end) {
+	while (uet_mono_ms() < end) {
 		ssize_t rc = fi_cq_read(cq, &e, 1);
 
 		if (rc == 1)
@@ -152,10 +152,10 @@ static size_t
 server_addr(const char *dir, char *name)
 {
 	char p[512];
-	uint64_t end = ofi_now_ms() + WAIT_MS;
+	uint64_t end = uet_mono_ms() + WAIT_MS;
 
 	snprintf(p, sizeof(p), "%s/addr", dir);
-	while (ofi_now_ms() < end) {
+	while (uet_mono_ms() < end) {
 		FILE *f = fopen(p, "rb");
 
 		if (f != NULL) {

@@ -2248,7 +2248,7 @@ static int
 cq_wait_ms(struct fid_cq *cq, struct fi_cq_tagged_entry *e,
 	   struct fi_cq_err_entry *err, uint64_t ms)
 {
-	uint64_t end = ofi_now_ms() + ms;
+	uint64_t end = uet_mono_ms() + ms;
 
 	do {
 		int rc = cq_try(cq, e, NULL, err);
@@ -2256,7 +2256,7 @@ cq_wait_ms(struct fid_cq *cq, struct fi_cq_tagged_entry *e,
 		if (rc != -FI_EAGAIN)
 			return rc;
 		usleep(100);
-	} while (ofi_now_ms() < end);
+	} while (uet_mono_ms() < end);
 	return -1;
 }
 

@@ -50,6 +50,7 @@
 
 #include <rte_common.h>
 
+#include <uet/uet_clock.h>
 #include <uet/uet_ses_mr.h>
 
 #include "svc_rawcli.h"
@@ -73,15 +74,6 @@ tel(const char *key)
 
 	CHECK(rc_tel(&svc, "/uet/service", key, &v) == 0);
 	return v;
-}
-
-static uint64_t
-ms_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
 static int
@@ -374,15 +366,15 @@ attacker(int to_test, int go, int fuse_stop_wr)
 				   &rep, sizeof(rep), NULL, NULL);
 	}
 	if (r.setup == 0 && r.reg == 0) {
-		t = ms_now();
+		t = uet_mono_ms();
 		r.rd = rma(&a, UET_CHAN_OP_READ, rep.key,
 			   (uintptr_t)reg + PAGE, 64, 1).status;
-		r.rd_ms = ms_now() - t;
-		t = ms_now();
+		r.rd_ms = uet_mono_ms() - t;
+		t = uet_mono_ms();
 		memset(a.c.win, 0xee, 64);
 		r.wr = rma(&a, UET_CHAN_OP_WRITE, rep.key,
 			   (uintptr_t)reg + PAGE + 64, 64, 2).status;
-		r.wr_ms = ms_now() - t;
+		r.wr_ms = uet_mono_ms() - t;
 		r.rd_anon = rma(&a, UET_CHAN_OP_READ, rep.key,
 				(uintptr_t)reg, 64, 3).status;
 	}
@@ -444,13 +436,13 @@ victim_run(struct cli *v, int rep)
 			break;
 		}
 		if (k % 20 == 0) {
-			t = ms_now();
+			t = uet_mono_ms();
 			CHECK(rc_pid_get(&v->c, 0, UET_SVC_CTX_ANY, &p) == 0);
 			put.pid = p.pid;
 			CHECK(rc_request(&v->c, UET_SVC_OP_PID_PUT, &put,
 					 sizeof(put), NULL, 0, NULL,
 					 NULL) == 0);
-			slowest = RTE_MAX(slowest, ms_now() - t);
+			slowest = RTE_MAX(slowest, uet_mono_ms() - t);
 		}
 		after += after != 0 || poll(&pf, 1, 0) == 1;
 	}
@@ -535,11 +527,11 @@ main(int argc, char **argv)
 	}
 	test_slow_page(&atk, &go_wr, stop_wr);
 	/* SIGTERM while the engine's worker still waits for the page */
-	t = ms_now();
+	t = uet_mono_ms();
 	rc = rc_service_stop(&svc);
 	CHECK(rc == 0);
 	printf("# SIGTERM with a worker in the page: exit status %d in %lu "
-	       "ms\n", rc, (unsigned long)(ms_now() - t));
+	       "ms\n", rc, (unsigned long)(uet_mono_ms() - t));
 	svc.pid = 0;
 out:
 	if (svc.pid > 0)
