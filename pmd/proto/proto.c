@@ -61,6 +61,8 @@ uet_proto_pds_config(const struct uet_config *cfg, struct uet_pds_config *c)
 	c->idle_close_ns = t->close_idle_ns;
 	c->tgt_close_req_ns = t->close_req_idle_ns;
 	c->syn_quiet = t->syn_quiet;
+	c->syn_1rtt = cfg->tss.enabled &&
+		      cfg->tss.pdc_start == UET_CONFIG_TSS_START_RANDOM_1RTT;
 	c->timer_tick_ns = t->tick_ns;
 	c->mtu = uet_config_port_mtu(&cfg->port[0]);
 	/*

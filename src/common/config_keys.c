@@ -457,6 +457,12 @@ static const struct uet_parse_name tss_mode_names[] = {
 	{ NULL, 0 },
 };
 
+static const struct uet_parse_name tss_pdc_start_names[] = {
+	{ "pds", UET_CONFIG_TSS_START_PDS },
+	{ "random_1rtt", UET_CONFIG_TSS_START_RANDOM_1RTT },
+	{ NULL, 0 },
+};
+
 static const struct uet_parse_name tss_role_names[] = {
 	{ "none", UET_CONFIG_TSS_ROLE_NONE },
 	{ "server", UET_CONFIG_TSS_ROLE_SERVER },
@@ -464,6 +470,8 @@ static const struct uet_parse_name tss_role_names[] = {
 	{ NULL, 0 },
 };
 
+_Static_assert(sizeof(enum uet_config_tss_pdc_start) == sizeof(int),
+	       "enum keys are stored as int");
 _Static_assert(sizeof(enum uet_config_tss_mode) == sizeof(int),
 	       "enum keys are stored as int");
 _Static_assert(sizeof(enum uet_config_tss_role) == sizeof(int),
@@ -504,6 +512,10 @@ static const struct config_key tss_keys[] = {
 	      "after a reload brought a new domain key: its packets are "
 	      "accepted at once, sent this long after, and the old key's "
 	      "refused twice this long after (every host reloads within it)"),
+	K_ENUM(T, pdc_start, tss_pdc_start_names, "pds: a new PDC opens at "
+	       "once under the PDS's rules (0-RTT); random_1rtt: every new "
+	       "PDC is refused once, naming a random Start_PSN that alone "
+	       "opens it, so a replayed SYN never does (one round trip)"),
 };
 #undef T
 

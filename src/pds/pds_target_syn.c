@@ -344,6 +344,11 @@ pds_target_syn(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 		p->st.syn_refused++;
 		goto refuse;
 	}
+	if (r == NULL && p->cfg.syn_1rtt) {
+		p->st.syn_1rtt++;
+		blind = true;
+		goto refuse;
+	}
 	if (r == NULL && (life < p->syn_forgot[b] || pds_syn_quiet(p, life))) {
 		p->st.syn_forgot++;
 		blind = true;

@@ -14,6 +14,10 @@
  *            garbled NAME.tmp left behind): A resumes above run 2
  *   corrupt  A's state file garbled: A is not created (no guess); the
  *            file restored, it is
+ *   replay   A's first frame of run 1 (its first SYN, authentic)
+ *            replayed to B restarted (its replay windows gone), past its
+ *            quiet time: with [tss] pdc_start = pds it opens a PDC and is
+ *            delivered again; with random_1rtt it is refused, every time
  *
  * Each run delivers every message exactly once; B drops nothing.
  */
@@ -54,6 +58,10 @@ static char dir[64], state[80], key[128];
 /* A's TSCs of each run, in the order sealed */
 static uint64_t seen[RUNS][MAX_SEEN];
 static unsigned int nb_seen[RUNS];
+/* A's first two protected frames of run 1 (SYNs of its first PDC), for
+ * the replay */
+static uint8_t first_frame[2][2048];
+static uint16_t first_len[2];
 
 /* A's frames on their way to B: note each protected one's TSC. */
 static void
@@ -74,6 +82,11 @@ intercept(struct rte_ring *from_a, struct rte_ring *to_b, unsigned int run)
 		CHECK(uet_wire_tss_hdr_decode(f + TSS_OFF, len - TSS_OFF,
 					      &h) > 0);
 		CHECK(h.sdi == 7);
+		if (run == 0 && nb_seen[run] < 2 &&
+		    len <= sizeof(first_frame[0])) {
+			memcpy(first_frame[nb_seen[run]], f, len);
+			first_len[nb_seen[run]] = len;
+		}
 		if (nb_seen[run] < MAX_SEEN)
 			seen[run][nb_seen[run]++] = h.tsc;
 	}
@@ -239,6 +252,122 @@ check_tscs(unsigned int r)
 	}
 }
 
+/* B polled @p ms of virtual time, 1 ms a poll (the PDS's records and
+ * quiet time age by its running time, 1 ms a gap at most). */
+static void
+poll_b(struct uet_engine *b, unsigned int ms)
+{
+	for (unsigned int i = 0; i < ms; i++) {
+		vnow += 1000000;
+		(void)uet_engine_poll(b, 1);
+	}
+}
+
+/* Captured frame @p i into B's receive ring. */
+static void
+replay_first(struct rte_mempool *mp, unsigned int i)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	char *d = m != NULL ? rte_pktmbuf_append(m, first_len[i]) : NULL;
+
+	CHECK(d != NULL);
+	if (d == NULL) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	memcpy(d, first_frame[i], first_len[i]);
+	if (rte_ring_enqueue(rte_ring_lookup("tr_mb"), m) != 0) {
+		CHECK(!"ring to B full");
+		rte_pktmbuf_free(m);
+	}
+}
+
+/*
+ * B restarted (a new engine: its replay windows and PDS records gone)
+ * gets A's frames of run 1, authentic and replayed by someone on the
+ * path: the second (a SYN: the quiet time begins and refuses it), then
+ * the first, past the quiet time and the record of that refusal (0.5 s
+ * of running time; each TSC once, or TSS drops it as a replay). @return
+ * the messages B's ULP received; *@p refused_1rtt, its PDS's syn_1rtt.
+ */
+static uint64_t
+replay_after_restart(enum uet_config_tss_pdc_start how, struct rte_mempool *mp,
+		     uint64_t *refused_1rtt)
+{
+	static struct uet_config cb;
+	struct test_ulp_params pa, pb;
+	struct uet_proto_params pp;
+	struct test_ulp_result rx;
+	struct test_ulp *rb;
+	struct uet_engine *b;
+	struct uet_ulp_ctx *ctx;
+
+	*refused_1rtt = 0;
+	config(&cb, false);
+	cb.tss.pdc_start = how;
+	itest_ulp_stream(&pa, &pb, ip_a, ip_b, 4, UET_PDS_MODE_RUD, 64, MSGS,
+			 32);
+	rb = test_ulp_create(&pb);
+	CHECK(rb != NULL && first_len[1] > 0);
+	if (rb == NULL || first_len[1] == 0)
+		return UINT64_MAX;
+	pp = (struct uet_proto_params){ .ulp = &test_ulp_ops, .ulp_arg = rb };
+	b = itest_engine_virt("trB", &cb, &pp);
+	CHECK(b != NULL);
+	if (b == NULL) {
+		test_ulp_free(rb);
+		return UINT64_MAX;
+	}
+	poll_b(b, 1);
+	replay_first(mp, 1);
+	poll_b(b, 500);
+	replay_first(mp, 0);
+	poll_b(b, 5);
+	test_ulp_result(rb, &rx);
+	ctx = uet_ulp_ctx_get(b, 0);
+	if (ctx != NULL && uet_ulp_ctx_pds(ctx) != NULL)
+		*refused_1rtt = uet_pds_stats_get(uet_ulp_ctx_pds(ctx))->syn_1rtt;
+	uet_engine_free(b);
+	test_ulp_free(rb);
+	/* what B sent (NACKs, ACKs) went to A, which is not there */
+	{
+		struct rte_mbuf *out[64];
+		unsigned int n;
+
+		while ((n = rte_ring_dequeue_burst(rte_ring_lookup("tr_ba"),
+						   (void **)out, RTE_DIM(out),
+						   NULL)) != 0)
+			rte_pktmbuf_free_bulk(out, n);
+	}
+	return rx.rx_msgs;
+}
+
+static void
+replay_checks(void)
+{
+	struct rte_mempool *mp = rte_pktmbuf_pool_create("tr_replay", 63, 0,
+							 0, 2048 + 128,
+							 SOCKET_ID_ANY);
+	uint64_t pds, one_rtt, refused;
+
+	CHECK(mp != NULL);
+	if (mp == NULL)
+		return;
+	pds = replay_after_restart(UET_CONFIG_TSS_START_PDS, mp, &refused);
+	CHECK(refused == 0);
+	one_rtt = replay_after_restart(UET_CONFIG_TSS_START_RANDOM_1RTT, mp,
+				       &refused);
+	printf("replay of run 1's first SYN to B restarted: delivered %lu "
+	       "time(s) with pdc_start = pds, %lu with random_1rtt (%lu "
+	       "refused)\n", (unsigned long)pds, (unsigned long)one_rtt,
+	       (unsigned long)refused);
+	/* the exposure 1-RTT closes: past the quiet time, authentic and
+	 * with no replay window left, the copy opens a PDC */
+	CHECK(pds == 1);
+	CHECK(one_rtt == 0 && refused == 2);
+	rte_mempool_free(mp);
+}
+
 static void
 run(void)
 {
@@ -298,6 +427,7 @@ run(void)
 	CHECK(e != NULL);
 	uet_engine_free(e);
 	test_ulp_free(u);
+	replay_checks();
 }
 
 int

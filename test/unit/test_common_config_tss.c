@@ -209,6 +209,12 @@ validate__unbuilt_and_unsafe_refused(void **state)
 	assert_int_equal(load_tss("epoch_switch = 100us\n", &err), -ERANGE);
 	assert_int_equal(load_tss("epoch_switch = 3601s\n", &err), -ERANGE);
 	assert_int_equal(load_tss("epoch_switch = soon\n", &err), -EINVAL);
+	/* Start_PSN establishment: the two built, the spec's other not;
+	 * random_1rtt establishes secure PDCs only */
+	assert_int_equal(load_tss("pdc_start = expected_0rtt\n", &err),
+			 -EINVAL);
+	assert_int_equal(load_tss("pdc_start = random_1rtt\n", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "needs enabled = true"));
 	assert_int_equal(load_tss("keyfile = /k\n", &err), -EINVAL);
 	snprintf(body, sizeof(body), "enabled = true\ndomain.3 = 1 %s\n",
 		 key_open);
@@ -344,6 +350,9 @@ validate__cluster_and_rotation_accepted(void **state)
 		 "domain.3 = 1 %s\n", key_ok);
 	assert_int_equal(load_tss(body, &err), 0);
 	snprintf(body, sizeof(body), "enabled = true\nepoch_switch = 5s\n"
+		 "domain.3 = 1 %s\n", key_ok);
+	assert_int_equal(load_tss(body, &err), 0);
+	snprintf(body, sizeof(body), "enabled = true\npdc_start = random_1rtt\n"
 		 "domain.3 = 1 %s\n", key_ok);
 	assert_int_equal(load_tss(body, &err), 0);
 }

@@ -387,6 +387,9 @@ pds_target_syn__adversary_many_ids_bounded(void **state)
 
 /* Side 1 restarts (same FA, seed @p seed) with the quiet time
  * @p quiet. */
+/* TSS's RANDOM_1RTT_START for the targets start_target() makes. */
+static bool target_1rtt;
+
 /* The target starts anew, its state lost: the restart of the one before
  * (@p restarted, as its owner would know), or its first start. */
 static void
@@ -398,6 +401,7 @@ start_target(uint64_t seed, bool quiet, bool restarted)
 	fakewire_test_config(&cfg);
 	cfg.syn_quiet = quiet;
 	cfg.restarted = restarted;
+	cfg.syn_1rtt = target_1rtt;
 	cfg.seed = seed;
 	W.pds[1] = uet_pds_create(&cfg);
 	assert_non_null(W.pds[1]);
@@ -615,6 +619,53 @@ pds_target_syn__target_started_late_renumbers(void **state)
 	restart_after_run(false, 43);
 }
 
+/*
+ * TSS's RANDOM_1RTT_START (uet_pds_config.syn_1rtt, [tss] pdc_start =
+ * random_1rtt): every new PDC is refused once with a Start_PSN the target
+ * names and opens under it, one round trip later, the message delivered
+ * once. A replay of its first SYN (a Start_PSN the target did not name)
+ * opens nothing, at once or once the record of the refusal expired: a
+ * replayed SYN never opens a PDC. Quiet time off: this alone refuses.
+ */
+static void
+pds_target_syn__1rtt_refuses_every_new_pdc_once(void **state)
+{
+	struct uet_pds_tx s, nk;
+	uint64_t cookie = 51;
+	uint32_t i;
+
+	(void)state;
+	target_1rtt = true;
+	start_target(0x1277ull, false, false);
+	target_1rtt = false;
+	uet_pds_advance(W.pds[1], W.now);
+	assert_int_equal(fakewire_submit_job(&W, UET_PDS_MODE_RUD, cookie, 0,
+					     5), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &s));
+	fakewire_inject(&W, 1, &s, false, false);
+	assert_int_equal(W.delivered[cookie], 0);
+	assert_int_equal(fakewire_st(1)->syn_1rtt, 1);
+	assert_int_equal(fakewire_st(1)->pdc_open_tgt, 0);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nk));
+	assert_int_equal(nk.hdr.u.nack.code, UET_NACK_NEW_START_PSN);
+	assert_int_equal(nk.hdr.u.nack.vendor_code, 0);
+	fakewire_inject(&W, 0, &nk, false, false);
+	assert_true(fakewire_run(&W, 100, 10000000ull, cookie_done,
+				 (void *)(uintptr_t)cookie));
+	assert_int_equal(W.delivered[cookie], 1);
+	assert_int_equal(fakewire_st(1)->pdc_open_tgt, 1);
+	assert_int_equal(fakewire_st(0)->new_start, 1);
+	/* the first SYN replayed: now (the record refuses it), and once
+	 * the record expired (2 x mpl_ns of the PDS's running time) */
+	fakewire_inject(&W, 1, &s, false, false);
+	for (i = 0; i < 3 * W.pds[1]->cfg.mpl_ns / 1000000; i++)
+		fakewire_step(&W, 1000000);
+	fakewire_inject(&W, 1, &s, false, false);
+	assert_int_equal(W.delivered[cookie], 1);
+	assert_int_equal(fakewire_st(1)->pdc_open_tgt, 1);
+	assert_int_equal(fakewire_st(1)->syn_1rtt, 2);
+}
+
 /* A target just started (quiet time, seed @p seed) and a two-packet
  * burst of cookies @p cookie and @p cookie + 1 at the initiator: both
  * taken into @p s, the first delivered and refused, its NACK
@@ -729,6 +780,7 @@ main(void)
 		T(pds_target_syn__quiet_costs_one_round_trip),
 		T(pds_target_syn__restart_fails_what_the_previous_incarnation_may_have_run),
 		T(pds_target_syn__target_started_late_renumbers),
+		T(pds_target_syn__1rtt_refuses_every_new_pdc_once),
 		T(pds_target_syn__rto_after_refusal_moves_to_named),
 		T(pds_target_syn__refused_syn_read_after_a_stall_opens_nothing),
 		T(uet_pds_config_default__quiet_time_on),

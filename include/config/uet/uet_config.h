@@ -370,6 +370,16 @@ enum uet_config_tss_mode {
 	UET_CONFIG_TSS_CLIENT_SERVER = 2, /**< per-client key from the KDF */
 };
 
+/** tss.pdc_start: how a secure PDC's Start_PSN is established. */
+enum uet_config_tss_pdc_start {
+	/** the PDS's own rules, 0-RTT (records of refused Start_PSNs, the
+	 * quiet time after a start) */
+	UET_CONFIG_TSS_START_PDS = 0,
+	/** every new PDC refused once with NACK NEW_START_PSN naming a
+	 * random Start_PSN, the only one that opens it (RANDOM_1RTT_START) */
+	UET_CONFIG_TSS_START_RANDOM_1RTT = 1,
+};
+
 /** tss.role: which side of client/server mode an engine is. */
 enum uet_config_tss_role {
 	UET_CONFIG_TSS_ROLE_NONE = 0,   /**< direct and cluster modes */
@@ -406,6 +416,8 @@ struct uet_config_tss {
 	/** a reloaded domain key: sent with this long after, the old one
 	 * accepted twice this long after (docs/TSS.md) */
 	uint64_t epoch_switch_ns;
+	/** Start_PSN establishment of the engine's PDCs (docs/TSS.md) */
+	enum uet_config_tss_pdc_start pdc_start;
 	/** where the engine keeps each key's TSC reservation (0700, the
 	 * engine's user's); required with @c enabled (docs/TSS.md) */
 	char state_dir[UET_CONFIG_STR_LEN];

@@ -312,6 +312,13 @@ struct uet_pds_config {
 	 * reaches a restarted target"). Default false: a first start, or
 	 * not known (the engine keeps nothing that tells). */
 	bool restarted;
+	/** Every PDC established in one round trip (TSS's RANDOM_1RTT_START,
+	 * docs/TSS.md): a SYN of an id the target has no record of is
+	 * refused with NACK NEW_START_PSN naming a Start_PSN it chose, the
+	 * only one that then opens a PDC, once; so a replayed SYN never
+	 * opens one, a restart of the target's included. Default false:
+	 * a new PDC opens at once (0-RTT) outside the quiet time. */
+	bool syn_1rtt;
 	/** ROD: retransmissions arriving past the hole before the expected
 	 * PSN is NACKed again (its resend was lost too); 0: never. */
 	uint32_t rod_renack;
@@ -889,6 +896,9 @@ struct uet_pds_stats {
 	uint64_t tx_unbuildable;   /**< PDCs failed: their oldest request
 				    *   could not be built any more
 				    *   (uet_pds_tx_unbuildable) */
+	uint64_t syn_1rtt;         /**< SYNs of an id without a record
+				    *   refused with a Start_PSN named
+				    *   (uet_pds_config.syn_1rtt) */
 	uint64_t syn_restart;      /**< initiator PDCs in SYN state failed
 				    *   (-ECONNRESET): refused by a target
 				    *   that restarted since they opened,
