@@ -10,6 +10,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -374,11 +375,22 @@ svc_sock_dir_check(const char *path)
 	snprintf(buf, sizeof(buf), "%s", path);
 	dir = dirname(buf);
 	if (lstat(dir, &st) != 0 && errno == ENOENT) {
-		/* only the last component: its parent is the deployer's */
+		int fd, rc = 0;
+
+		/* only the last component: its parent is the deployer's.
+		 * Its mode set through a descriptor of the directory made:
+		 * by its path, a symbolic link put there since (a parent
+		 * others may write) would have had root chmod its target */
 		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
 			return -errno;
-		if (chmod(dir, 0755) != 0)
-			return -errno;
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return errno == ELOOP ? -ENOTDIR : -errno;
+		if (fchmod(fd, 0755) != 0)
+			rc = -errno;
+		close(fd);
+		if (rc < 0)
+			return rc;
 	}
 	if (lstat(dir, &st) != 0)
 		return -errno;
@@ -403,15 +415,18 @@ svc_sock_dir_check(const char *path)
 int
 svc_sock_perms(const struct uet_svc_server *s)
 {
+	/* never through a symbolic link (the directory is checked, but a
+	 * root service does not follow one where the socket should be) */
 	if (s->p.socket_gid != UET_SVC_GID_KEEP &&
-	    chown(s->path, (uid_t)-1, (gid_t)s->p.socket_gid) != 0) {
+	    lchown(s->path, (uid_t)-1, (gid_t)s->p.socket_gid) != 0) {
 		int err = -errno;
 
 		SVC_LOG(ERR, "%s: group %u: %s", s->path,
 			(unsigned int)s->p.socket_gid, strerror(-err));
 		return err;
 	}
-	if (chmod(s->path, (mode_t)s->p.socket_mode) != 0)
+	if (fchmodat(AT_FDCWD, s->path, (mode_t)s->p.socket_mode,
+		     AT_SYMLINK_NOFOLLOW) != 0)
 		return -errno;
 	return 0;
 }

@@ -7,6 +7,7 @@
  * checks end to end, here for any user.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -224,6 +225,54 @@ svc_chan_jobs__the_jobids_its_client_authorised(void **state)
 	assert_ptr_equal(ch.ch.jobs, &srv.p.jobs);
 }
 
+/* Set by a test: the directory mkdir() makes is replaced at once by a
+ * symbolic link to this path (another user who may write its parent,
+ * winning the race between the service's mkdir and what follows). */
+static const char *mkdir_swap_to;
+
+int __real_mkdir(const char *path, mode_t mode);
+int __wrap_mkdir(const char *path, mode_t mode);
+
+int
+__wrap_mkdir(const char *path, mode_t mode)
+{
+	int rc = __real_mkdir(path, mode);
+
+	if (rc == 0 && mkdir_swap_to != NULL &&
+	    (rmdir(path) != 0 || symlink(mkdir_swap_to, path) != 0))
+		return -1;
+	return rc;
+}
+
+/* The security review's local-root race: the directory the service made
+ * swapped for a symbolic link to a file of root's before its mode was
+ * set. Refused, and the file's mode untouched (a chmod by path made it
+ * 0755). */
+static void
+svc_sock_dir_check__symlink_raced_in_is_not_followed(void **state)
+{
+	char dir[] = "/tmp/uet-svcpol-XXXXXX", path[128], sub[64], target[64];
+	struct stat st;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(target, sizeof(target), "%s/target", dir);
+	fd = open(target, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(sub, sizeof(sub), "%s/new", dir);
+	snprintf(path, sizeof(path), "%s/s.sock", sub);
+	mkdir_swap_to = target;
+	assert_int_equal(svc_sock_dir_check(path), -ENOTDIR);
+	mkdir_swap_to = NULL;
+	assert_int_equal(stat(target, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(unlink(sub), 0);
+	assert_int_equal(unlink(target), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* The socket's directory: created 0755 when absent; refused when others
  * may write it or it is not a directory. */
 static void
@@ -273,6 +322,10 @@ main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			svc_sock_dir_check__unsafe_directories, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			svc_sock_dir_check__symlink_raced_in_is_not_followed,
+			setup,
 			teardown),
 	};
 
