@@ -134,6 +134,10 @@ struct engine_wake {
 				   * runs one more pass after it lets go */
 	rte_spinlock_t lock;      /* progress lock */
 	bool enabled;             /* AUTO with idle_sleep: the lcore sleeps */
+	/* the eventfd was handed out (uet_engine_wake_fd): a kick can be
+	 * read by another process first, so a sleep ends by its back-off
+	 * (idle_sleep_max at most) even with every RX queue's interrupt */
+	bool shared;
 	uint16_t nb_intr;         /* RX queues with an interrupt fd */
 	uint64_t until_ns;        /* engine clock at which the sleep ends */
 	uint64_t app_ns;          /* last loop run by an application thread */

@@ -45,6 +45,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/uio.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -252,13 +253,21 @@ engine_wake_kick(struct uet_engine_lcore *lc, bool force)
 {
 	struct engine_wake *w = &lc->wake;
 	uint64_t one = 1;
+	struct iovec iov = { .iov_base = &one, .iov_len = sizeof(one) };
+	ssize_t n;
 
 	if (w->efd < 0)
 		return;
 	/* one write per sleep is enough: the lcore drains the counter */
 	if (!force && __atomic_exchange_n(&w->kicked, 1, __ATOMIC_ACQ_REL))
 		return;
-	if (write(w->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+	/* never blocking, whatever a process the eventfd is shared with
+	 * did to its flags or counter (efd_drain): a full counter
+	 * (EAGAIN) wakes the lcore already */
+	n = pwritev2(w->efd, &iov, 1, -1, RWF_NOWAIT);
+	if (n < 0 && errno == EOPNOTSUPP)
+		n = write(w->efd, &one, sizeof(one));
+	if (n < 0 && errno != EAGAIN)
 		ENG_LOG(ERR, "context %u: eventfd write: %s", lc->idx,
 			strerror(errno));
 }
@@ -475,12 +484,16 @@ uet_engine_wakers_place(struct uet_engine *e, void *base, size_t stride)
 int
 uet_engine_wake_fd(const struct uet_engine *e, unsigned int lcore_idx)
 {
-	const struct engine_wake *w;
+	struct engine_wake *w;
 
 	if (e == NULL || lcore_idx >= e->nb_lcores)
 		return -EINVAL;
 	w = &e->lc[lcore_idx]->wake;
-	return w->enabled && w->efd >= 0 ? w->efd : -ENOENT;
+	if (!w->enabled || w->efd < 0)
+		return -ENOENT;
+	/* another process may read it first: no sleep waits on it alone */
+	__atomic_store_n(&w->shared, true, __ATOMIC_RELAXED);
+	return w->efd;
 }
 
 struct uet_engine_waker *
@@ -528,6 +541,28 @@ fd_drain(int fd)
 	return read(fd, &v, sizeof(v)) == (ssize_t)sizeof(v);
 }
 
+/*
+ * Reset the wake-up eventfd, never blocking. It is shared with the
+ * processes that post to the lcore (a uet-engine service hands it to its
+ * clients): one open file description, whose O_NONBLOCK any of them can
+ * clear, and a counter any of them can read first. A read() would then
+ * block the lcore for good (the security review: a client cleared the
+ * flag and read the counter in a loop). RWF_NOWAIT makes this read
+ * non-blocking whatever the file's flags (Linux 5.12 and later; before,
+ * EOPNOTSUPP: the file's flag, which the engine set, is all there is).
+ */
+static bool
+efd_drain(int fd)
+{
+	uint64_t v;
+	struct iovec iov = { .iov_base = &v, .iov_len = sizeof(v) };
+	ssize_t n = preadv2(fd, &iov, 1, -1, RWF_NOWAIT);
+
+	if (n < 0 && errno == EOPNOTSUPP)
+		return fd_drain(fd);
+	return n == (ssize_t)sizeof(v);
+}
+
 /* Block for at most @p ns (UINT64_MAX: until a wake-up) on @p ep. */
 static enum wake_cause
 wake_block(struct uet_engine_lcore *lc, int ep, uint64_t ns)
@@ -567,7 +602,7 @@ wake_block(struct uet_engine_lcore *lc, int ep, uint64_t ns)
 	 * `kicked` before they write; without either there is nothing to
 	 * read) */
 	if ((efd || __atomic_load_n(&w->kicked, __ATOMIC_ACQUIRE) != 0) &&
-	    fd_drain(w->efd) && cause != WAKE_RX)
+	    efd_drain(w->efd) && cause != WAKE_RX)
 		cause = WAKE_POST;
 	return cause == WAKE_NONE ? WAKE_TIME : cause;
 }
@@ -592,7 +627,8 @@ wake_until(struct uet_engine_lcore *lc, uint64_t now, uint64_t backoff,
 	*rx = w->nb_intr != 0;
 	/* frames a TX queue refused (full, link down) wait for a retry: no
 	 * interrupt announces room, so the back-off retries them */
-	if (w->nb_intr == lc->nb_rxq && !engine_lcore_tx_staged(lc))
+	if (w->nb_intr == lc->nb_rxq && !engine_lcore_tx_staged(lc) &&
+	    !__atomic_load_n(&w->shared, __ATOMIC_RELAXED))
 		return dl;
 	return RTE_MIN(dl, now + backoff);
 }

@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <pthread.h>
 #include <netinet/if_ether.h>
 #include <netpacket/packet.h>
 #include <stdio.h>
@@ -971,6 +972,71 @@ sleep_post_progresses(struct uet_engine *a, struct uet_chan *ch)
 	CHECK(ran);
 }
 
+/* The thief of sleep_stolen_kicks(): reads the wake eventfd, blocking,
+ * until told to stop. */
+struct thief {
+	int fd;
+	volatile bool stop;
+	volatile bool done;
+	unsigned long reads;
+};
+
+static void *
+thief_run(void *arg)
+{
+	struct thief *t = arg;
+	uint64_t v;
+
+	while (!t->stop)
+		if (read(t->fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+			t->reads++;
+	t->done = true;
+	return NULL;
+}
+
+/*
+ * The security review's freeze of a uet-engine service's lcore: the
+ * wake-up eventfd is shared with the processes that post (one open file
+ * description), and one of them cleared O_NONBLOCK and read the counter
+ * in a loop, so the lcore's own read blocked for good (and the engine
+ * could not stop). Now the lcore reads it without blocking, and a sleep
+ * of a context whose eventfd was handed out ends by its back-off: every
+ * post still completes, kicks stolen or not, and the engine stops.
+ */
+static void
+sleep_stolen_kicks(struct uet_engine *a, struct uet_chan *ch)
+{
+	struct thief t = { .fd = uet_engine_wake_fd(a, 0) };
+	pthread_t th;
+	int fl = t.fd >= 0 ? fcntl(t.fd, F_GETFL) : -1;
+	uint64_t one = 1;
+
+	CHECK(t.fd >= 0 && fl >= 0);
+	if (t.fd < 0 || fl < 0)
+		return;
+	CHECK(fcntl(t.fd, F_SETFL, fl & ~O_NONBLOCK) == 0);
+	CHECK(pthread_create(&th, NULL, thief_run, &t) == 0);
+	for (uint64_t k = 200; k < 204; k++) {
+		struct uet_chan_sqe q = { .op = UET_CHAN_OP_NOP,
+					  .context = k };
+
+		CHECK(uet_chan_sq_post(ch, &q) == 0);
+		CHECK(wait_cqe(ch, k));
+	}
+	/* its blocked read ends with a write it gets before the lcore */
+	t.stop = true;
+	for (unsigned int i = 0; i < SLEEP_WAIT_STEPS && !t.done; i++) {
+		if (write(t.fd, &one, sizeof(one)) != sizeof(one))
+			CHECK(!"eventfd write");
+		usleep(100);
+	}
+	CHECK(t.done);
+	CHECK(pthread_join(th, NULL) == 0);
+	printf("sleep: 4 posts completed with a thief reading the wake "
+	       "eventfd (%lu kicks stolen)\n", t.reads);
+	CHECK(fcntl(t.fd, F_SETFL, fl) == 0);
+}
+
 /* A timer armed from the loop wakes the sleeping lcore at its deadline. */
 static void
 sleep_timer_wakes(struct uet_engine *a, struct th *ta, struct uet_chan *ch)
@@ -1240,6 +1306,7 @@ test_sleep(void)
 	sleep_app_owns(a, b, ta, tb, chp, ca.engine.idle_sleep_max_ns);
 	sleep_app_leaves(a, ta, chp);
 	sleep_idle_iterations(a);
+	sleep_stolen_kicks(a, ch);
 	CHECK(uet_engine_stop(a) == 0);
 	/* a stopped engine is not progressed by posters */
 	s = sleep_stats(a);
