@@ -38,10 +38,9 @@ step_add(struct svc_client *c, uint16_t ctx, uint8_t op)
 static unsigned int
 steps_needed(const struct uet_svc_server *s, const struct svc_client *c)
 {
-	unsigned int n = c->nb_peers + c->nb_mrs;
+	/* one engine reference per {job, PIDonFEP} (svc_srv_ops.c op_job) */
+	unsigned int n = c->nb_peers + c->nb_mrs + c->nb_jobs;
 
-	for (unsigned int i = 0; i < c->nb_jobs; i++)
-		n += c->jobs[i].ref;
 	for (unsigned int i = 0; i < s->p.max_chans; i++)
 		n += c->chans[i].open;
 	return n;
@@ -78,13 +77,13 @@ steps_fill(const struct uet_svc_server *s, struct svc_client *c)
 	for (unsigned int i = 0; i < c->nb_jobs; i++) {
 		int ctx = pid_ctx(c, c->jobs[i].pid);
 
-		for (uint32_t r = 0; ctx >= 0 && r < c->jobs[i].ref; r++) {
-			st = step_add(c, (uint16_t)ctx, UET_SES_ULP_JOB_DEL);
-			st->q.job = c->jobs[i].job;
-			st->q.has_pid = true;
-			st->q.pid = c->jobs[i].pid;
-			st->q.own_rma = true;
-		}
+		if (ctx < 0 || c->jobs[i].ref == 0)
+			continue;
+		st = step_add(c, (uint16_t)ctx, UET_SES_ULP_JOB_DEL);
+		st->q.job = c->jobs[i].job;
+		st->q.has_pid = true;
+		st->q.pid = c->jobs[i].pid;
+		st->q.own_rma = true;
 	}
 	for (unsigned int i = 0; i < s->p.max_chans; i++) {
 		if (!c->chans[i].open)

@@ -346,6 +346,21 @@ test_isolation(struct cli *a, struct cli *c, uint64_t a_peer)
 	CHECK(rc_job(&c->c, true, 77, c->pid.pid) == 0);
 	CHECK(rc_job(&c->c, false, 77, c->pid.pid) == 0);
 	CHECK(rc_job(&c->c, false, 77, c->pid.pid) == -ENOENT);
+	/* the security review's unbounded references: one per endpoint and
+	 * memory key at most (16 channels + 4096 keys), counted by the
+	 * service (the engine holds one), each JOB_DEL taking one back */
+	for (unsigned int i = 0; i < 16 + 4096; i++)
+		if (rc_job(&c->c, true, 77, c->pid.pid) != 0) {
+			CHECK(!"JOB_ADD within the bound refused");
+			break;
+		}
+	CHECK(rc_job(&c->c, true, 77, c->pid.pid) == -EDQUOT);
+	for (unsigned int i = 0; i < 16 + 4096; i++)
+		if (rc_job(&c->c, false, 77, c->pid.pid) != 0) {
+			CHECK(!"JOB_DEL of a reference refused");
+			break;
+		}
+	CHECK(rc_job(&c->c, false, 77, c->pid.pid) == -ENOENT);
 	/* another's peer handle */
 	CHECK(rc_peer_del(&c->c, c->ch.ctx, a_peer) == -ENOENT);
 	/* another's memory key */
