@@ -229,13 +229,15 @@ svc_job_allowed(const struct uet_svc_server *s, const struct svc_client *c,
 	return o == NULL || o->uid == c->uid ? 0 : -EACCES;
 }
 
-/* Only JobIDs no entry covers are owned, and never by a privileged uid
- * (which may use any JobID without keeping others out of it). */
+/* Only JobIDs no entry covers are owned. A privileged uid owns those it
+ * takes first as any uid does (the security review: while a root client
+ * used an unlisted JobID, any user could join it and send to root's
+ * processes), and may also use one another uid owns (svc_job_allowed),
+ * without taking it over. */
 static bool
-ownable(const struct uet_svc_server *s, const struct svc_client *c,
-	uint32_t job)
+ownable(const struct uet_svc_server *s, uint32_t job)
 {
-	return !privileged(s, c->uid) && acl_find(s, job) == NULL;
+	return acl_find(s, job) == NULL;
 }
 
 int
@@ -244,11 +246,13 @@ svc_job_claim(struct uet_svc_server *s, const struct svc_client *c,
 {
 	struct svc_jobown *o;
 
-	if (!ownable(s, c, job))
+	if (!ownable(s, job))
 		return 0;
 	o = owner_find(s, job);
 	if (o != NULL) {
-		o->ref++;
+		/* another's: a privileged client uses it, owns nothing */
+		if (o->uid == c->uid)
+			o->ref++;
 		return 0;
 	}
 	if (s->nb_owners == s->cap_owners) {
@@ -273,7 +277,7 @@ svc_job_unclaim(struct uet_svc_server *s, const struct svc_client *c,
 {
 	struct svc_jobown *o;
 
-	if (!ownable(s, c, job))
+	if (!ownable(s, job))
 		return;
 	o = owner_find(s, job);
 	if (o == NULL || o->uid != c->uid)

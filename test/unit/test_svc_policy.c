@@ -126,7 +126,12 @@ svc_job_allowed__members_of_a_job_line(void **state)
 	assert_int_equal(svc_job_allowed(&srv, &sup, 50), 0);
 }
 
-/* Root and the service's uid: any JobID, own none, no quota. */
+/*
+ * Root and the service's uid: any JobID, another's included (without
+ * taking it over), no quota. An unlisted JobID root takes first is
+ * root's: the security review's user joined root's unlisted JobID and
+ * sent into its processes.
+ */
 static void
 svc_job_allowed__root_and_the_service_uid(void **state)
 {
@@ -137,8 +142,18 @@ svc_job_allowed__root_and_the_service_uid(void **state)
 	assert_int_equal(svc_job_claim(&srv, &a, 7), 0);
 	assert_int_equal(svc_job_allowed(&srv, &r, 7), 0);
 	assert_int_equal(svc_job_allowed(&srv, &s, 61), 0);
-	assert_int_equal(svc_job_claim(&srv, &r, 8), 0);
+	/* root uses a's JobID: a keeps it, root owns nothing of it */
+	assert_int_equal(svc_job_claim(&srv, &r, 7), 0);
 	assert_int_equal(srv.nb_owners, 1);
+	svc_job_unclaim(&srv, &r, 7);
+	assert_int_equal(srv.nb_owners, 1);
+	/* root takes an unlisted JobID first: the user is kept out */
+	assert_int_equal(svc_job_claim(&srv, &r, 8), 0);
+	assert_int_equal(srv.nb_owners, 2);
+	assert_int_equal(svc_job_allowed(&srv, &a, 8), -EACCES);
+	assert_int_equal(svc_job_allowed(&srv, &s, 8), 0);
+	svc_job_unclaim(&srv, &r, 8);
+	assert_int_equal(svc_job_allowed(&srv, &a, 8), 0);
 	assert_int_equal(svc_user_attach(&srv, &r), 0);
 	assert_int_equal(svc_quota_take(&srv, &r, SVC_Q_PIDS, 1000), 0);
 	svc_quota_put(&r, SVC_Q_PIDS, 1000);
