@@ -89,6 +89,8 @@ telemetry_service(const char *cmd, const char *params, struct rte_tel_data *d)
 	telemetry_u64(d, "mem_timeouts", st.mem_timeouts);
 	telemetry_u64(d, "mem_refused", st.mem_refused);
 	telemetry_u64(d, "mem_stuck", st.mem_stuck);
+	telemetry_u64(d, "fds_reaped", st.fds_reaped);
+	telemetry_u64(d, "fds_held", st.fds_held);
 	return 0;
 }
 
@@ -363,12 +365,68 @@ reply_send(struct svc_client *c, const struct uet_svc_hdr *h,
 	return 0;
 }
 
+/*
+ * Descriptors clients passed that nothing took are closed by a thread of
+ * their own, never by the control thread: closing one runs code its
+ * sender chose (the FLUSH of a FUSE file whose server never answers, a
+ * TCP socket lingering on unsent data), which held the control thread,
+ * and with it every client and the service's stop, for as long as the
+ * sender liked (the security review). The control thread hands them over
+ * a pipe; one the pipe cannot take (the reaper held up, 16 k queued)
+ * stays open, counted in fds_held, rather than be closed here.
+ */
+static void *
+reaper_run(void *arg)
+{
+	int r = (int)(intptr_t)arg, fd;
+
+	while (read(r, &fd, sizeof(fd)) == (ssize_t)sizeof(fd))
+		close(fd);
+	close(r);
+	return NULL;
+}
+
+static int
+reaper_make(struct uet_svc_server *s)
+{
+	pthread_attr_t a;
+	pthread_t t;
+	int p[2], rc;
+
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return -errno;
+	(void)fcntl(p[1], F_SETFL, O_NONBLOCK);
+	rc = -pthread_attr_init(&a);
+	if (rc == 0)
+		rc = -pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	if (rc == 0)
+		rc = -pthread_create(&t, &a, reaper_run, (void *)(intptr_t)p[0]);
+	(void)pthread_attr_destroy(&a);
+	if (rc < 0) {
+		close(p[0]);
+		close(p[1]);
+		return rc;
+	}
+	s->reap_w = p[1];
+	return 0;
+}
+
+static void
+fds_reap(struct uet_svc_server *s, int fd)
+{
+	if (write(s->reap_w, &fd, sizeof(fd)) == (ssize_t)sizeof(fd)) {
+		s->st.fds_reaped++;
+		return;
+	}
+	s->st.fds_held++;
+}
+
 /* Descriptors a client passed us: the first is kept for the request
  * (HELLO's /proc/self/mem: c->rx_fd, c->nb_rx_fd counts them all), the
- * others are closed. @return false when the control data was not
+ * others go to the reaper. @return false when the control data was not
  * SCM_RIGHTS only. */
 static bool
-fds_take(struct svc_client *c, struct msghdr *m)
+fds_take(struct uet_svc_server *s, struct svc_client *c, struct msghdr *m)
 {
 	bool ok = true;
 
@@ -391,7 +449,7 @@ fds_take(struct svc_client *c, struct msghdr *m)
 			if (c->nb_rx_fd++ == 0)
 				c->rx_fd = fd;
 			else
-				close(fd);
+				fds_reap(s, fd);
 		}
 	}
 	return ok;
@@ -399,10 +457,10 @@ fds_take(struct svc_client *c, struct msghdr *m)
 
 /* What the request's handler did not take. */
 static void
-fds_drop(struct svc_client *c)
+fds_drop(struct uet_svc_server *s, struct svc_client *c)
 {
 	if (c->rx_fd >= 0)
-		close(c->rx_fd);
+		fds_reap(s, c->rx_fd);
 	c->rx_fd = -1;
 	c->nb_rx_fd = 0;
 }
@@ -456,7 +514,7 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 		op = h->op & ~UET_SVC_OP_REPLY;
 	}
 	/* only a HELLO may carry a descriptor (svc_op checks) */
-	if (!fds_take(c, &m) || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	if (!fds_take(s, c, &m) || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
 	    (size_t)n > UET_SVC_MSG_MAX)
 		rc = -EINVAL;
 	else
@@ -465,7 +523,7 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 		rc = -EINVAL;
 	if (rc == 0)
 		rc = svc_op(s, c, op, h + 1, out, &rep_len, fds, &nb_fds);
-	fds_drop(c);
+	fds_drop(s, c);
 	count_rc(s, rc);
 	/* the idle clock restarts with each request once attached; before
 	 * HELLO nothing postpones the deadline (requests are -EPROTO) */
@@ -775,6 +833,7 @@ uet_svc_server_create(const struct uet_svc_server_params *p, int *err)
 	s->p = *p;
 	snprintf(s->path, sizeof(s->path), "%s", p->socket_path);
 	s->lfd = s->epfd = s->page_fd = s->page_ro = s->tfd = s->rtfd = -1;
+	s->reap_w = -1;
 	s->euid = geteuid();
 	for (unsigned int i = 0; i < UET_SVC_CTX_MAX; i++)
 		s->efd[i] = -1;
@@ -798,6 +857,8 @@ uet_svc_server_create(const struct uet_svc_server_params *p, int *err)
 	if (rc < 0)
 		goto fail;
 	rc = efds_make(s);
+	if (rc == 0)
+		rc = reaper_make(s);
 	if (rc < 0)
 		goto fail;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -885,6 +946,9 @@ uet_svc_server_free(struct uet_svc_server *s)
 		close(s->tfd);
 	if (s->rtfd >= 0)
 		close(s->rtfd);
+	/* the reaper ends once it closed what it was given */
+	if (s->reap_w >= 0)
+		close(s->reap_w);
 	free(s->clients);
 	free(s->zombies);
 	free(s->pid_owner);

@@ -148,6 +148,7 @@ struct uet_svc_server {
 	struct svc_jobown *owners;
 	unsigned int nb_owners, cap_owners;
 	int tfd;                     /* timerfd of the deadlines, or -1 */
+	int reap_w;                  /* the reaper's pipe (fds_reap), or -1 */
 	uint32_t owner_seq;          /* last client owner id given */
 	/* departed clients being released (max_clients at most), and the
 	 * timer that polls them */

@@ -30,12 +30,16 @@
  * usage: test_svc_server UET_ENGINE_BINARY
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -237,6 +241,88 @@ raw_reply(struct rc_client *c, const void *msg, size_t len, int fd)
 	CHECK(uet_svc_hdr_check(h, (size_t)n, true) == 0);
 	CHECK(h->len == 0);
 	return h->rc;
+}
+
+/*
+ * A TCP socket over loopback whose close() lingers (SO_LINGER, 60 s) on
+ * data its peer (*@p peer, which reads nothing) has no room for: the
+ * security review's way to hold a thread that closes it. -1 on failure.
+ */
+static int
+lingering_socket(int *peer)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct linger lg = { .l_onoff = 1, .l_linger = 60 };
+	socklen_t alen = sizeof(a);
+	int small = 4096, l, c = -1;
+	char buf[4096] = { 0 };
+
+	*peer = -1;
+	l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l < 0 ||
+	    setsockopt(l, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)) != 0 ||
+	    bind(l, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    getsockname(l, (struct sockaddr *)&a, &alen) != 0 ||
+	    listen(l, 1) != 0)
+		goto out;
+	c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c < 0 ||
+	    setsockopt(c, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)) != 0 ||
+	    connect(c, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    (*peer = accept4(l, NULL, NULL, SOCK_CLOEXEC)) < 0 ||
+	    fcntl(c, F_SETFL, O_NONBLOCK) != 0)
+		goto fail;
+	for (unsigned int i = 0; i < 10000; i++)
+		if (send(c, buf, sizeof(buf), MSG_NOSIGNAL) < 0)
+			break;
+	if (setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) == 0)
+		goto out;
+fail:
+	if (c >= 0)
+		close(c);
+	if (*peer >= 0)
+		close(*peer);
+	c = *peer = -1;
+out:
+	if (l >= 0)
+		close(l);
+	return c;
+}
+
+/*
+ * The security review's hold of the control thread: a request carrying a
+ * descriptor whose close blocks (a lingering socket; a FUSE file whose
+ * server never answers FLUSH does the same), its sender's own copy closed
+ * at once so the service holds the last one. The request is refused and
+ * answered at once, the descriptor closed by the reaper thread
+ * (fds_reaped), and another request answered meanwhile; before, the
+ * answer waited for the close (60 s, past the client's 30 s bound).
+ */
+static void
+test_fd_reaper(struct cli *a)
+{
+	uint64_t m[(sizeof(struct uet_svc_hdr) + 8) / 8 + 1] = { 0 };
+	uint64_t in[UET_SVC_MSG_MAX / 8];
+	struct uet_svc_hdr *h = (struct uet_svc_hdr *)m;
+	const struct uet_svc_hdr *r = (const struct uet_svc_hdr *)in;
+	uint64_t reaped0 = tel("fds_reaped");
+	int peer, fd = lingering_socket(&peer), n;
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	uet_svc_hdr_init(h, UET_SVC_OP_PID_GET, 8, 7, 0);
+	CHECK(rc_send_raw(&a->c, m, sizeof(*h) + 8, fd) == 0);
+	close(fd);
+	n = rc_recv_raw(&a->c, in, sizeof(in), NULL, NULL);
+	CHECK(n >= (int)sizeof(*h) && r->rc == -EINVAL);
+	test_nop(a, 610);
+	CHECK(tel("fds_reaped") == reaped0 + 1);
+	printf("# a lingering socket passed with a request: refused, closed "
+	       "by the reaper, the service answering meanwhile\n");
+	/* its peer gone, the lingering close ends */
+	close(peer);
 }
 
 static void
@@ -809,6 +895,7 @@ main(int argc, char **argv)
 	test_sleep_flag(&a);
 	test_send(&a, &b, &peer_b);
 	test_bad_messages(&a);
+	test_fd_reaper(&a);
 	test_isolation(&a, &c, peer_b);
 	test_rma(&a, &b, &c);
 	test_ring_garbage();

@@ -181,6 +181,11 @@ struct uet_svc_server_stats {
 	uint64_t mem_timeouts; /**< accesses not done in time: failed */
 	uint64_t mem_refused;  /**< failed at once: the uid was slow */
 	uint64_t mem_stuck;    /**< workers still in a timed-out access */
+	/** descriptors clients passed that nothing took, closed by the
+	 * reaper thread, not the control thread (uet_svc_server.c) */
+	uint64_t fds_reaped;
+	/** ... kept open instead: the reaper held up, its queue full */
+	uint64_t fds_held;
 };
 
 /** Copy the counters. @return 0 or -EINVAL. */
