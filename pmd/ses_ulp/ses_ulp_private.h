@@ -40,6 +40,17 @@
 #define SES_ULP_CHAN_PEND_MAX 64
 /* ... and beyond which unsolicited completions for it are dropped */
 #define SES_ULP_CHAN_PEND_UNSOL_MAX 256
+/*
+ * A channel's budget: its descriptors in progress (op records held) and
+ * its CQEs waiting, together, at most this many; no descriptor of it is
+ * taken beyond. So the CQEs one channel can leave in the pending queue
+ * are bounded (this, plus SES_ULP_CHAN_PEND_UNSOL_MAX unsolicited), the
+ * queue holds every channel's at once (ulp.c), and a client that never
+ * polls its CQ stalls only its own channels: before, its posted receives
+ * completing filled the shared queue and stopped every channel of the
+ * context (the security review).
+ */
+#define SES_ULP_CHAN_OPS_MAX 512
 #define SES_ULP_NONE UINT32_MAX
 #define SES_ULP_EPS_MAX 8 /* processes (PIDonFEP) per context, its own included */
 #define SES_ULP_DRAIN_CTX UINT64_MAX /* SES context of the glue's own discards */
@@ -258,6 +269,8 @@ ses_ulp_op_put(struct ses_ulp_ctx *c, uint32_t i)
 	if (c->ops[i].held)
 		c->eps[c->ops[i].ep].ops--;
 	c->ops[i].held = 0;
+	if (c->ops[i].chan != NULL)
+		c->ops[i].chan->ops_out--;
 	c->ops[i].chan = NULL;
 	c->ops[i].orphan = 0;
 	c->ops[i].next = c->free_head;
@@ -278,11 +291,20 @@ ses_ulp_pend_room(const struct ses_ulp_ctx *c)
 }
 
 /* Whether @p ch takes no descriptor now: its CQ is full and enough of
- * its completions wait (its own back-pressure, nobody else's). */
+ * its completions wait, or it holds its budget (its own back-pressure,
+ * nobody else's). */
 static inline bool
 ses_ulp_chan_backlogged(const struct uet_chan *ch)
 {
-	return ch->cq_pending >= SES_ULP_CHAN_PEND_MAX;
+	return ch->cq_pending >= SES_ULP_CHAN_PEND_MAX ||
+	       ch->cq_pending + ch->ops_out >= SES_ULP_CHAN_OPS_MAX;
+}
+
+/* Descriptors @p ch may still have taken (not backlogged: > 0). */
+static inline uint32_t
+ses_ulp_chan_room(const struct uet_chan *ch)
+{
+	return SES_ULP_CHAN_OPS_MAX - ch->cq_pending - ch->ops_out;
 }
 
 /* The peer a descriptor of a channel of @p owner names (bounds,

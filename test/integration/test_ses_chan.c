@@ -611,6 +611,105 @@ test_ep_add(uint64_t key)
 	uet_chan_free(ch);
 }
 
+/*
+ * The security review's stall of every channel of a context: a process
+ * whose channels' CQs are never polled (size 2) had receives posted on
+ * one channel after another and messages sent into them; their CQEs
+ * waited in the context's one pending queue, and once it was full (2 x
+ * the op records: 2048 here) no channel of the context took a
+ * descriptor or got a completion. Now each channel's descriptors in
+ * progress and CQEs waiting are bounded together (SES_ULP_CHAN_OPS_MAX)
+ * and the queue holds every channel's: five channels of 450 stall, B's
+ * own channel goes on (a NOP completes), and A's sends all complete.
+ */
+static void
+test_cq_hog(void)
+{
+	enum { HOGS = 5, N = 450, HOG_PID = PID_B + 7 };
+	struct uet_chan *hog[HOGS] = { NULL };
+	struct uet_ses_ulp_ctl r;
+	struct uet_chan_sqe q;
+	struct uet_chan_cqe e;
+	uint64_t peer = peer_add(&A, ip_b, HOG_PID, 0xB7B7);
+	unsigned int h, i;
+	char name[24];
+
+	for (h = 0; h < HOGS; h++) {
+		snprintf(name, sizeof(name), "scH%u_%u", run_no, h);
+		hog[h] = uet_chan_create(name, 2, 512, 2, SOCKET_ID_ANY, 0);
+		CHECK(hog[h] != NULL);
+		if (hog[h] == NULL)
+			goto out;
+		memset(&r, 0, sizeof(r));
+		r.op = UET_SES_ULP_EP_ADD;
+		r.chan = hog[h];
+		r.pid = HOG_PID;
+		r.initiator = 0xB7B7;
+		CHECK(ctl(&B, &r) == 0);
+		CHECK(uet_engine_chan_attach(B.e, 0, hog[h]) == 0);
+	}
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_JOB_ADD;
+	r.job = JOB;
+	r.has_pid = true;
+	r.pid = HOG_PID;
+	CHECK(ctl(&B, &r) == 0);
+	for (h = 0; h < HOGS; h++) {
+		unsigned int sent = 0, done = 0;
+
+		for (i = 0; i < N; i++) {
+			struct uet_chan_rqe rq = {
+				.op = UET_CHAN_RQ_RECV, .context = 1 + i,
+				.addr = (uint64_t)(uintptr_t)lbuf, .len = 8,
+			};
+
+			CHECK(uet_chan_rq_post(hog[h], &rq) == 0);
+		}
+		for (i = 0; i < 64; i++)
+			pump();
+		for (i = 0; i < POLL_MAX && done < N; i++) {
+			sqe_init(&q, UET_CHAN_OP_SEND, 3000 + sent, sbuf, 8);
+			q.dest = peer;
+			if (sent < N && uet_chan_sq_post(A.ch, &q) == 0)
+				sent++;
+			while (uet_chan_cq_poll(A.ch, &e, 1) == 1) {
+				CHECK(e.status == 0);
+				done++;
+			}
+			pump();
+		}
+		CHECK(done == N);
+		if (done != N)
+			printf("# hog channel %u: %u of %u sends done\n", h,
+			       done, N);
+	}
+	/* B's own channel: served */
+	sqe_init(&q, UET_CHAN_OP_NOP, 999, NULL, 0);
+	q.flags = UET_CHAN_F_COMPLETION;
+	post_sq(&B, &q);
+	CHECK(cq_wait(&B, &e) && e.context == 999 && e.status == 0);
+	printf("# %u x %u completions left unpolled on %u channels: B's "
+	       "own channel and A's sends went on\n", HOGS, N, HOGS);
+out:
+	for (h = 0; h < HOGS && hog[h] != NULL; h++)
+		CHECK(uet_engine_chan_detach(B.e, hog[h]) == 0);
+	pump();
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_ULP_JOB_DEL;
+	r.job = JOB;
+	r.has_pid = true;
+	r.pid = HOG_PID;
+	(void)ctl(&B, &r);
+	for (h = 0; h < HOGS && hog[h] != NULL; h++) {
+		memset(&r, 0, sizeof(r));
+		r.op = UET_SES_ULP_EP_DEL;
+		r.chan = hog[h];
+		CHECK(ctl(&B, &r) == 0);
+		uet_chan_free(hog[h]);
+	}
+	CHECK(peer_del(&A, peer) == 0);
+}
+
 static void
 ulp_stats(struct side *s, struct uet_ses_ulp_stats *st)
 {
@@ -1559,6 +1658,7 @@ run(bool lossy, bool zc)
 	if (zc)
 		test_zero_copy(key);
 	test_ep_add(key);
+	test_cq_hog();
 	test_window();
 	test_errors(key);
 	test_peers();

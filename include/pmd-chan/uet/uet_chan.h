@@ -232,6 +232,8 @@ struct uet_chan {
 	uint32_t cq_mask;
 	/** engine side: its CQEs waiting for room in its CQ */
 	uint32_t cq_pending;
+	/** engine side: the engine's op records its descriptors hold */
+	uint32_t ops_out;
 };
 
 /** Channel creation flags. */
