@@ -25,14 +25,12 @@ ses_ulp_ctl_answer(struct ses_ulp_ctl_msg *m)
 		rte_free(m); /* the caller gave up waiting (ABANDONED) */
 }
 
-/* Whether return-direction READ data may still be built from memory. */
+/* Whether return-direction READ data may still be built from the region
+ * a waiting deregistration names. */
 static bool
-ret_busy(const struct ses_ulp_ctx *c)
+dereg_busy(const struct ses_ulp_ctx *c, const struct ses_ulp_dereg *d)
 {
-	struct uet_ses_pool_info pi;
-
-	uet_ses_pool_info_get(c->ses, &pi);
-	return pi.ret_used != 0;
+	return uet_ses_ret_reads(c->ses, d->owner, d->base, d->len);
 }
 
 void
@@ -40,6 +38,7 @@ ses_ulp_ctl_one(struct ses_ulp_ctx *c, struct ses_ulp_ctl_msg *m, uint64_t now)
 {
 	struct uet_ses_ulp_ctl *q = &m->req;
 	unsigned int expect = SES_ULP_CTL_PENDING;
+	struct ses_ulp_dereg dereg = { .m = NULL };
 
 	/* the caller timed out before we got to it: not applied */
 	if (!atomic_compare_exchange_strong(&m->state, &expect,
@@ -47,6 +46,14 @@ ses_ulp_ctl_one(struct ses_ulp_ctx *c, struct ses_ulp_ctl_msg *m, uint64_t now)
 		SES_ULP_INC(c->st.ctl_cancelled);
 		rte_free(m);
 		return;
+	}
+	if (q->op == UET_SES_ULP_MR_DEREG) {
+		const struct uet_ses_mr_entry *me =
+			uet_ses_mr_lookup(c->mr, q->key);
+
+		if (me != NULL)
+			dereg = (struct ses_ulp_dereg){ .m = m, .owner = me->owner,
+				.base = me->base, .len = me->length };
 	}
 	switch (q->op) {
 	case UET_SES_ULP_JOB_ADD:
@@ -83,11 +90,15 @@ ses_ulp_ctl_one(struct ses_ulp_ctx *c, struct ses_ulp_ctl_msg *m, uint64_t now)
 	}
 	SES_ULP_INC(c->st.ctl);
 	/* the key resolves no more; READ responses in flight may still be
-	 * rebuilt from the region: answer once they are all acknowledged */
-	if (q->op == UET_SES_ULP_MR_DEREG && q->rc == 0 && ret_busy(c) &&
+	 * rebuilt from the region: answer once those of the region are all
+	 * acknowledged (only those: the security review's READs of its own
+	 * region held every deregistration of the context, and the service's
+	 * control thread waiting on one, for 27 s) */
+	if (q->op == UET_SES_ULP_MR_DEREG && q->rc == 0 && dereg.m != NULL &&
+	    dereg_busy(c, &dereg) &&
 	    c->nb_dereg_wait < RTE_DIM(c->dereg_wait)) {
 		SES_ULP_INC(c->st.dereg_waits);
-		c->dereg_wait[c->nb_dereg_wait++] = m;
+		c->dereg_wait[c->nb_dereg_wait++] = dereg;
 		return;
 	}
 	ses_ulp_ctl_answer(m);
@@ -130,10 +141,16 @@ ses_ulp_ctl_poll(struct ses_ulp_ctx *c, uint64_t now)
 	void *m[SES_ULP_CTL_BURST];
 	unsigned int n;
 
-	if (c->nb_dereg_wait != 0 && !ret_busy(c)) {
-		for (unsigned int i = 0; i < c->nb_dereg_wait; i++)
-			ses_ulp_ctl_answer(c->dereg_wait[i]);
-		c->nb_dereg_wait = 0;
+	if (c->nb_dereg_wait != 0) {
+		unsigned int w = 0;
+
+		for (unsigned int i = 0; i < c->nb_dereg_wait; i++) {
+			if (dereg_busy(c, &c->dereg_wait[i]))
+				c->dereg_wait[w++] = c->dereg_wait[i];
+			else
+				ses_ulp_ctl_answer(c->dereg_wait[i].m);
+		}
+		c->nb_dereg_wait = w;
 	}
 	if (c->nb_held != 0 && !ctl_held_poll(c, now))
 		return 0;

@@ -184,6 +184,14 @@ struct ses_ulp_ctl_msg {
 	atomic_uint state;
 };
 
+/* An MR_DEREG answered once no READ response reads its region. */
+struct ses_ulp_dereg {
+	struct ses_ulp_ctl_msg *m;
+	pid_t owner;
+	uintptr_t base;
+	uint64_t len;
+};
+
 struct ses_ulp_ctx {
 	uint32_t magic;
 	struct uet_ulp_ctx *uctx;
@@ -218,7 +226,7 @@ struct ses_ulp_ctx {
 	/* MR_DEREG answers held until no READ response can still be built
 	 * (rebuilt from the region on retransmission) */
 	unsigned int nb_dereg_wait;
-	struct ses_ulp_ctl_msg *dereg_wait[SES_ULP_CTL_RING];
+	struct ses_ulp_dereg dereg_wait[SES_ULP_CTL_RING];
 	/* requests held (in order) behind a JOB_DEL / EP_DEL that waits for
 	 * the SES to let go of a closed channel's memory, since held_at */
 	unsigned int nb_held;

@@ -227,7 +227,7 @@ ses_ulp_fini(struct uet_ulp_ctx *uctx, void *priv)
 	if (c == NULL)
 		return;
 	for (unsigned int i = 0; i < c->nb_dereg_wait; i++)
-		ses_ulp_ctl_answer(c->dereg_wait[i]);
+		ses_ulp_ctl_answer(c->dereg_wait[i].m);
 	c->nb_dereg_wait = 0;
 	/* the SES goes away with everything it could still touch */
 	for (unsigned int i = 0; i < c->nb_held; i++)

@@ -469,6 +469,23 @@ uet_ses_stats_get(const struct uet_ses *s)
 	return &s->st;
 }
 
+bool
+uet_ses_ret_reads(const struct uet_ses *s, pid_t owner, uintptr_t base,
+		  uint64_t len)
+{
+	for (uint32_t i = 0; i < s->cfg.max_msgs; i++) {
+		const struct ses_ret *r = &s->rets[i];
+		/* the READ's bytes: message offset 0 .. total, @c off at
+		 * @c addr */
+		uintptr_t lo = (uintptr_t)r->addr - r->off;
+
+		if (r->used && !r->detached && r->owner == owner &&
+		    lo < base + len && base < lo + r->total)
+			return true;
+	}
+	return false;
+}
+
 void
 uet_ses_pool_info_get(const struct uet_ses *s, struct uet_ses_pool_info *pi)
 {

@@ -628,6 +628,15 @@ void uet_ses_pool_info_get(const struct uet_ses *s,
 			   struct uet_ses_pool_info *pi);
 
 /**
+ * Whether a READ response in progress (its data still built, or sent and
+ * not all acknowledged: a retransmission rebuilds it) reads bytes of
+ * [@p base, @p base + @p len) in address space @p owner (0: this process).
+ * A deregistration waits for none to remain (the SES ULP's MR_DEREG).
+ */
+bool uet_ses_ret_reads(const struct uet_ses *s, pid_t owner, uintptr_t base,
+		       uint64_t len);
+
+/**
  * Request format the initiator uses (UEC 1.0 SES standard request header, SES
  * extension headers): MEDIUM for a single-packet request of at most 16383 bytes
  * that needs a key, tag or initiator but not both header data and a buffer
