@@ -11,10 +11,12 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 
@@ -188,7 +190,7 @@ check_capture(struct perf_opts *o)
 	static struct uet_config cfg;
 	struct uet_config_error cerr;
 	const char *path = o->capture, *what = "--capture";
-	FILE *f;
+	int fd;
 
 	if (path == NULL && o->config != NULL) {
 		uet_config_init_defaults(&cfg);
@@ -200,13 +202,15 @@ check_capture(struct perf_opts *o)
 	}
 	if (path == NULL)
 		return 0;
-	f = fopen(path, "w");
-	if (f == NULL) {
+	/* as the engine opens it: never through a link, its user's alone */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0) {
 		fprintf(stderr, "uet-perf: %s %s: %s\n", what, path,
 			strerror(errno));
 		return 2;
 	}
-	fclose(f);
+	close(fd);
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,6 +81,7 @@ engine_capture_open(struct uet_engine_lcore *lc)
 	char path[sizeof(e->cfg.engine.capture) + 16];
 	char pool[RTE_MEMPOOL_NAMESIZE];
 	int fd, socket = SOCKET_ID_ANY;
+	struct stat st;
 
 	if (base[0] == '\0')
 		return 0;
@@ -87,12 +89,24 @@ engine_capture_open(struct uet_engine_lcore *lc)
 		snprintf(path, sizeof(path), "%s", base);
 	else
 		snprintf(path, sizeof(path), "%s.%u", base, lc->idx);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* every frame of the port, payloads of every process the engine
+	 * serves included: readable by the engine's user only, and never
+	 * written through a link someone put where the file goes */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		  0600);
 	if (fd < 0) {
 		int err = errno;
 
 		ENG_LOG(ERR, "engine.capture %s: %s", path, strerror(err));
 		return -err;
+	}
+	/* a file that was there already: ours, and ours only */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid() || fchmod(fd, 0600) != 0) {
+		ENG_LOG(ERR, "engine.capture %s: not a regular file of uid %u",
+			path, (unsigned int)geteuid());
+		close(fd);
+		return -EPERM;
 	}
 	/* fdopen writes the header and one interface block per port */
 	cap_clock_ref(lc);

@@ -153,6 +153,21 @@ def main():
             return 1
         t1 = time.time()
         m = json.loads(p.stdout)["results"]["msgrate"]
+        # every payload of the port: its user's alone (the security
+        # review found captures world-readable)
+        mode = os.stat(cap).st_mode & 0o777
+        check(mode == 0o600, f"capture mode {mode:o}, want 600")
+        # a link where the capture goes is not followed
+        other = os.path.join(tmp, "other")
+        with open(other, "w") as f:
+            f.write("x")
+        link = os.path.join(tmp, "l.pcapng")
+        os.symlink(other, link)
+        q = subprocess.run([perf, "--config", conf, "--mode", "msgrate",
+                            "--count", "10", "--capture", link],
+                           capture_output=True, text=True, timeout=120)
+        check(q.returncode != 0 and open(other).read() == "x",
+              "a symbolic link as capture path refused, its target intact")
         ft = subprocess.run([gen, "--first-time", cap], capture_output=True,
                             text=True, timeout=60)
         check(ft.returncode == 0, "libpcap reads it: " + ft.stderr)
