@@ -84,9 +84,9 @@ op_fill(struct ses_ulp_op *o, struct uet_chan *chan, uint64_t ctx, uint8_t op,
 	bool rx, uint32_t flags)
 {
 	if (o->chan != NULL)
-		o->chan->ops_out--;
+		o->chan->ops_out[o->rx != 0]--;
 	if (chan != NULL)
-		chan->ops_out++;
+		chan->ops_out[rx]++;
 	o->chan = chan;
 	o->ctx = ctx;
 	o->op = op;
@@ -125,7 +125,7 @@ sq_quota(const struct ses_ulp_ctx *c, const struct ses_ulp_chan *sc,
 
 	q = RTE_MIN(q, c->nb_free);
 	q = RTE_MIN(q, ses_ulp_pend_room(c));
-	q = RTE_MIN(q, ses_ulp_chan_room(sc->chan));
+	q = RTE_MIN(q, ses_ulp_chan_room(sc->chan, false));
 	return RTE_MIN(q, ep_room(c, sc));
 }
 
@@ -328,7 +328,7 @@ ses_ulp_chan_rq(struct ses_ulp_ctx *c, struct ses_ulp_chan *sc, uint64_t now)
 	}
 	/* each descriptor takes at most one record and one pending CQE */
 	quota = RTE_MIN(c->nb_free, ses_ulp_pend_room(c));
-	quota = RTE_MIN(quota, ses_ulp_chan_room(sc->chan));
+	quota = RTE_MIN(quota, ses_ulp_chan_room(sc->chan, true));
 	quota = RTE_MIN(quota, SES_ULP_CHAN_BUDGET - n);
 	nq = uet_chan_rq_peek(sc->chan, q, c->rq_tmp, quota);
 	for (i = 0; i < nq;)
@@ -399,7 +399,7 @@ chan_gone(struct ses_ulp_ctx *c, struct ses_ulp_chan *sc, uint64_t now)
 			c->pend[i & c->pend_mask].chan = NULL;
 	/* nothing of it is left here (attached again, it starts anew) */
 	sc->chan->cq_pending = 0;
-	sc->chan->ops_out = 0;
+	sc->chan->ops_out[0] = sc->chan->ops_out[1] = 0;
 	(void)uet_ses_withdraw(c->ses, ses_ulp_orphan, c, false);
 }
 

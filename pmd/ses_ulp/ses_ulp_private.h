@@ -41,16 +41,19 @@
 /* ... and beyond which unsolicited completions for it are dropped */
 #define SES_ULP_CHAN_PEND_UNSOL_MAX 256
 /*
- * A channel's budget: its descriptors in progress (op records held) and
- * its CQEs waiting, together, at most this many; no descriptor of it is
- * taken beyond. So the CQEs one channel can leave in the pending queue
- * are bounded (this, plus SES_ULP_CHAN_PEND_UNSOL_MAX unsolicited), the
- * queue holds every channel's at once (ulp.c), and a client that never
- * polls its CQ stalls only its own channels: before, its posted receives
- * completing filled the shared queue and stopped every channel of the
- * context (the security review).
+ * A channel's budgets, one for its SQ and one for its RQ: its descriptors
+ * of that ring in progress (op records held) and its CQEs waiting,
+ * together, at most this many; no descriptor of that ring is taken
+ * beyond. (One budget for both let receives that wait for good hold it
+ * all, and the channel's sends stopped: ofi_rxd over a DGRAM endpoint
+ * hung.) So the CQEs one channel can leave in the pending queue are
+ * bounded (both budgets, plus SES_ULP_CHAN_PEND_UNSOL_MAX unsolicited),
+ * the queue holds every channel's at once (ulp.c), and a client that
+ * never polls its CQ stalls only its own channels: before, its posted
+ * receives completing filled the shared queue and stopped every channel
+ * of the context (the security review).
  */
-#define SES_ULP_CHAN_OPS_MAX 512
+#define SES_ULP_CHAN_OPS_MAX 256
 #define SES_ULP_NONE UINT32_MAX
 #define SES_ULP_EPS_MAX 8 /* processes (PIDonFEP) per context, its own included */
 #define SES_ULP_DRAIN_CTX UINT64_MAX /* SES context of the glue's own discards */
@@ -278,7 +281,7 @@ ses_ulp_op_put(struct ses_ulp_ctx *c, uint32_t i)
 		c->eps[c->ops[i].ep].ops--;
 	c->ops[i].held = 0;
 	if (c->ops[i].chan != NULL)
-		c->ops[i].chan->ops_out--;
+		c->ops[i].chan->ops_out[c->ops[i].rx != 0]--;
 	c->ops[i].chan = NULL;
 	c->ops[i].orphan = 0;
 	c->ops[i].next = c->free_head;
@@ -304,15 +307,17 @@ ses_ulp_pend_room(const struct ses_ulp_ctx *c)
 static inline bool
 ses_ulp_chan_backlogged(const struct uet_chan *ch)
 {
-	return ch->cq_pending >= SES_ULP_CHAN_PEND_MAX ||
-	       ch->cq_pending + ch->ops_out >= SES_ULP_CHAN_OPS_MAX;
+	return ch->cq_pending >= SES_ULP_CHAN_PEND_MAX;
 }
 
-/* Descriptors @p ch may still have taken (not backlogged: > 0). */
+/* Descriptors of @p ch's SQ (@p rx false) or RQ it may still have taken
+ * (its budget, SES_ULP_CHAN_OPS_MAX). */
 static inline uint32_t
-ses_ulp_chan_room(const struct uet_chan *ch)
+ses_ulp_chan_room(const struct uet_chan *ch, bool rx)
 {
-	return SES_ULP_CHAN_OPS_MAX - ch->cq_pending - ch->ops_out;
+	uint32_t used = ch->cq_pending + ch->ops_out[rx];
+
+	return used >= SES_ULP_CHAN_OPS_MAX ? 0 : SES_ULP_CHAN_OPS_MAX - used;
 }
 
 /* The peer a descriptor of a channel of @p owner names (bounds,

@@ -186,12 +186,12 @@ ses_ulp_init(struct uet_ulp_ctx *uctx, void *arg, void **priv)
 	c->jobs = rte_zmalloc("ses_ulp_jobs", c->max_jobs * sizeof(*c->jobs), 0);
 	c->peers = rte_zmalloc("ses_ulp_peers",
 			       (size_t)c->max_peers * sizeof(*c->peers), 0);
-	/* every channel's CQEs at once: its budget of solicited ones and
-	 * its unsolicited ones (SES_ULP_CHAN_OPS_MAX), so that one channel
-	 * never waits for room another holds */
+	/* every channel's CQEs at once: its two budgets of solicited ones
+	 * (SES_ULP_CHAN_OPS_MAX) and its unsolicited ones, so that one
+	 * channel never waits for room another holds */
 	c->pend_mask = uet_pow2_ceil(RTE_MAX(2 * (uint64_t)c->nb_ops,
 					     (uint64_t)UET_ENGINE_CHANS_MAX *
-					     (SES_ULP_CHAN_OPS_MAX +
+					     (2 * SES_ULP_CHAN_OPS_MAX +
 					      SES_ULP_CHAN_PEND_UNSOL_MAX))) - 1;
 	c->pend = rte_zmalloc("ses_ulp_pend", (c->pend_mask + 1) *
 			      sizeof(*c->pend), 0);

@@ -618,14 +618,15 @@ test_ep_add(uint64_t key)
  * waited in the context's one pending queue, and once it was full (2 x
  * the op records: 2048 here) no channel of the context took a
  * descriptor or got a completion. Now each channel's descriptors in
- * progress and CQEs waiting are bounded together (SES_ULP_CHAN_OPS_MAX)
- * and the queue holds every channel's: five channels of 450 stall, B's
- * own channel goes on (a NOP completes), and A's sends all complete.
+ * progress and CQEs waiting are bounded together, per ring
+ * (SES_ULP_CHAN_OPS_MAX), and the queue holds every channel's: nine
+ * channels of 250 stall, B's own channel goes on (a NOP completes), and
+ * A's sends all complete.
  */
 static void
 test_cq_hog(void)
 {
-	enum { HOGS = 5, N = 450, HOG_PID = PID_B + 7 };
+	enum { HOGS = 9, N = 250, HOG_PID = PID_B + 7 };
 	struct uet_chan *hog[HOGS] = { NULL };
 	struct uet_ses_ulp_ctl r;
 	struct uet_chan_sqe q;

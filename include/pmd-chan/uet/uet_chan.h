@@ -232,8 +232,9 @@ struct uet_chan {
 	uint32_t cq_mask;
 	/** engine side: its CQEs waiting for room in its CQ */
 	uint32_t cq_pending;
-	/** engine side: the engine's op records its descriptors hold */
-	uint32_t ops_out;
+	/** engine side: the engine's op records its descriptors hold:
+	 * [0] SQEs, [1] RQEs */
+	uint32_t ops_out[2];
 };
 
 /** Channel creation flags. */
