@@ -261,9 +261,11 @@ engine_wake_kick(struct uet_engine_lcore *lc, bool force)
 	/* one write per sleep is enough: the lcore drains the counter */
 	if (!force && __atomic_exchange_n(&w->kicked, 1, __ATOMIC_ACQ_REL))
 		return;
-	/* never blocking, whatever a process the eventfd is shared with
-	 * did to its flags or counter (efd_drain): a full counter
-	 * (EAGAIN) wakes the lcore already */
+	/* RWF_NOWAIT where the kernel takes it for an eventfd write (Linux
+	 * 6.18 does not: EOPNOTSUPP); write() then, which a process the
+	 * eventfd is shared with can make block (O_NONBLOCK cleared, the
+	 * counter filled), but only until the lcore, which a full counter
+	 * wakes, empties it (efd_drain) */
 	n = pwritev2(w->efd, &iov, 1, -1, RWF_NOWAIT);
 	if (n < 0 && errno == EOPNOTSUPP)
 		n = write(w->efd, &one, sizeof(one));
