@@ -253,23 +253,17 @@ engine_wake_kick(struct uet_engine_lcore *lc, bool force)
 {
 	struct engine_wake *w = &lc->wake;
 	uint64_t one = 1;
-	struct iovec iov = { .iov_base = &one, .iov_len = sizeof(one) };
-	ssize_t n;
 
 	if (w->efd < 0)
 		return;
 	/* one write per sleep is enough: the lcore drains the counter */
 	if (!force && __atomic_exchange_n(&w->kicked, 1, __ATOMIC_ACQ_REL))
 		return;
-	/* RWF_NOWAIT where the kernel takes it for an eventfd write (Linux
-	 * 6.18 does not: EOPNOTSUPP); write() then, which a process the
-	 * eventfd is shared with can make block (O_NONBLOCK cleared, the
-	 * counter filled), but only until the lcore, which a full counter
-	 * wakes, empties it (efd_drain) */
-	n = pwritev2(w->efd, &iov, 1, -1, RWF_NOWAIT);
-	if (n < 0 && errno == EOPNOTSUPP)
-		n = write(w->efd, &one, sizeof(one));
-	if (n < 0 && errno != EAGAIN)
+	/* a plain write: eventfd takes no RWF_NOWAIT for writes (Linux 6.18:
+	 * EOPNOTSUPP). A process the eventfd is shared with can make it
+	 * block (O_NONBLOCK cleared, the counter filled), but only until
+	 * the lcore, which a full counter wakes, empties it (efd_drain) */
+	if (write(w->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 		ENG_LOG(ERR, "context %u: eventfd write: %s", lc->idx,
 			strerror(errno));
 }
