@@ -46,6 +46,7 @@ static const struct {
 	PDS_CTR(lb_ev_foreign), PDS_CTR(ack_ev_split), PDS_CTR(syn_refused),
 	PDS_CTR(tomb_evict), PDS_CTR(mpr_limited), PDS_CTR(nack_to_rto),
 	PDS_CTR(lock_silent), PDS_CTR(syn_rec_evict), PDS_CTR(syn_forgot), PDS_CTR(syn_1rtt), PDS_CTR(syn_restart),
+	PDS_CTR(syn_unnamed),
 	PDS_CTR(tx_unbuildable), PDS_CTR(closing_continued),
 	PDS_CTR(close_held),
 };

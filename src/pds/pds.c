@@ -102,7 +102,7 @@ pds_config_ok(const struct uet_pds_config *c)
 		return false;
 	if (c->tx_blocks == 0 || c->rx_blocks == 0 || c->mtu == 0 ||
 	    c->timer_tick_ns == 0 || c->rto_init_ns == 0 ||
-	    c->mpl_ns == 0 || c->mpl_ns > UINT64_MAX / 4 ||
+	    c->mpl_ns == 0 || c->mpl_ns > PDS_MPL_MAX_NS ||
 	    c->max_retries > UET_PDS_MAX_RETRIES || c->max_backoffs > 255 ||
 	    c->max_nack_retx == 0 || c->max_nack_retx > 255 ||
 	    c->ack_threshold == 0)
@@ -206,7 +206,7 @@ uet_pds_create(const struct uet_pds_config *cfg)
 	p->resp_max = cfg->resp_max ? cfg->resp_max : UET_PDS_RESP_MAX;
 	p->resp_defer = PDS_NIL;
 	p->rudi_seq = (uint32_t)pds_rand(p);
-	p->last_start = (uint32_t)pds_rand(p);
+	p->last_start = (uint32_t)pds_rand(p) & ~PDS_NAMED;
 	if (pds_alloc_arrays(p) < 0)
 		goto err_arrays;
 	pds_lb_create(p);

@@ -16,8 +16,9 @@
 #include "pds_private.h"
 
 /* UEC 1.0 PDC establishment: random Start_PSN at least 2^16 away from the
- * previous. */
-static uint32_t
+ * previous, with PDS_NAMED clear: a Start_PSN a target of ours names has
+ * it set (struct pds_syn_rec), so a name never equals one of ours. */
+uint32_t
 pds_start_psn(struct uet_pds *p)
 {
 	uint32_t r;
@@ -27,8 +28,8 @@ pds_start_psn(struct uet_pds *p)
 		p->last_start = p->test_start_psn;
 		return p->test_start_psn;
 	}
-	r = (uint32_t)(pds_rand(p) % ((UINT64_C(1) << 32) - 2 * 65536));
-	p->last_start += 65536 + r;
+	r = (uint32_t)(pds_rand(p) % (PDS_NAMED - 2 * 65536));
+	p->last_start = (p->last_start + 65536 + r) & ~PDS_NAMED;
 	return p->last_start;
 }
 

@@ -367,7 +367,8 @@ pds_initiator_renumber(struct uet_pds *p, struct pds_pdc *c, uint32_t delta)
  * Start_PSN the NACK's payload names, renumber everything and resend it
  * with SYN. A payload less than 2^16 from our Start_PSN, or not a
  * multiple of the transmit window away from it (slots keep their index),
- * is not usable: then we pick one ourselves, at least 2^16 away.
+ * is not usable: then we pick one ourselves in the class of ours (so a
+ * whole number of windows away), at least 2^16 away.
  * DECISION (docs/WIRE-DECISIONS.md "A SYN that reaches a restarted
  * target"): the first refusal of a PDC is resent at once: a target in its
  * quiet time, or one that lost a record, opens under the Start_PSN it
@@ -381,20 +382,22 @@ void
 pds_initiator_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
 		   uint64_t now)
 {
-	uint32_t r = (uint32_t)(pds_rand(p) % ((UINT64_C(1) << 32) -
-					      2 * 65536));
-	uint32_t delta = (65536 + r) & ~(p->cfg.tx_window - 1);
 	int32_t d = uet_psn_diff(want, c->start_psn);
+	uint32_t v = want;
 
-	if ((d <= -65536 || d >= 65536) &&
-	    ((want - c->start_psn) & (p->cfg.tx_window - 1)) == 0)
-		delta = want - c->start_psn;
-
-	pds_initiator_renumber(p, c, delta);
+	if ((d > -65536 && d < 65536) ||
+	    ((want - c->start_psn) & (p->cfg.tx_window - 1)) != 0) {
+		/* ours, in the class of the old one: 2^16 apart at least */
+		v = (pds_start_psn(p) & 0x7FFF0000u) |
+		    (c->start_psn & 0xFFFFu);
+		if (v == c->start_psn)
+			v = (v + 0x10000u) & ~PDS_NAMED;
+		p->last_start = v;
+	}
+	pds_initiator_renumber(p, c, v - c->start_psn);
 	c->u.i.syn_named = c->start_psn; /* none under this one yet */
 	pds_cc_nacked(p, c, UET_NACK_NEW_START_PSN, now);
 	c->flags &= (uint16_t)~(PDC_F_TLP | PDC_F_PROBE);
-	p->last_start = c->start_psn;
 	p->st.new_start++;
 	c->u.i.rto_base = now;
 	if (c->u.i.backoffs == 0) {

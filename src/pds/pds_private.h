@@ -357,28 +357,53 @@ struct pds_tomb {
 
 /*
  * The Start_PSNs a target refused to {FA, spdcid} with NACK NEW_START_PSN
- * (pds_target_syn.c DECISION). The i-th one it names has the low half of
- * the SYN it answers and the high half base_hi + i * step (step odd): no
- * two alike while handed < 2^16, none the first refused (i = 0). Only
- * the last one named, next, may open a PDC, once; the record lasts
- * 2 x mpl_ns after the id's last SYN, on the records' clock (syn_now,
- * pds_syn_tick). The id is known by a 32-bit hash of
- * it: two ids taken for one refuse more, never deliver twice.
+ * (pds_target_syn.c DECISION). A Start_PSN it names has the low half of
+ * the SYN it answers and a high half of its own: PDS_NAMED set and the
+ * interval of PDS_NAME_SHIFT its naming fell in (the caller's clock,
+ * pds_name_iv), later than the one named before (named) and than any
+ * interval the PDS may have named in before it started or forgot the id
+ * (pds_syn_rec_new). So no two alike, none any Start_PSN an initiator
+ * picks (PDS_NAMED clear, pds_start_psn), none a previous incarnation
+ * named. Only the last one named, next, may open a PDC, once; the record
+ * lasts 2 x mpl_ns after the id's last SYN, on the records' clock
+ * (syn_now, pds_syn_tick). The id is known by a 32-bit hash of it: two
+ * ids taken for one refuse more, never deliver twice.
  */
 struct pds_syn_rec {
 	uint64_t last_ns;    /* last SYN of the id refused or accepted
 			      * (syn_now) */
 	uint32_t key;        /* pds_syn_key() of {FA, spdcid} */
-	uint32_t next;       /* the Start_PSN named last */
-	uint16_t base_hi;    /* high half of the first refused */
-	uint16_t step;       /* odd */
-	uint16_t handed;     /* Start_PSNs named */
+	uint32_t next;       /* the Start_PSN named last (or the first
+			      * refused, until one is named) */
+	uint32_t named;      /* the interval next was named in: the next
+			      * name's is later */
+	uint16_t fresh_hi;   /* high half of the last Start_PSN refused
+			      * that this PDS did not name, in next's
+			      * class: never named */
 	uint8_t used : 1;
 	uint8_t opened : 1;  /* next opened a PDC: acceptable no more */
 	uint8_t blind : 1;   /* made without knowledge of the id (quiet
 			      * time, forgotten bucket): its refusals say
 			      * so when this PDS restarted (PDS_VC_*) */
 };
+
+/* A named Start_PSN (above): bit 31 set; one an initiator picks has it
+ * clear. Its bits 30..16 are the interval of 2^PDS_NAME_SHIFT ns (1.05
+ * ms) of the caller's clock it was named in, so they come back after
+ * 2^15 intervals (34.4 s): longer than a packet can live (mpl_ns, at
+ * most PDS_MPL_MAX_NS) plus the time an initiator PDC sends SYNs under
+ * one name (its SYN state). */
+#define PDS_NAMED 0x80000000u
+#define PDS_NAME_SHIFT 20
+#define PDS_MPL_MAX_NS 4000000000ull
+
+/* The interval of the caller's clock @p now a Start_PSN named then
+ * carries: compared by difference (it wraps after 2^32 intervals). */
+static inline uint32_t
+pds_name_iv(uint64_t now)
+{
+	return (uint32_t)(now >> PDS_NAME_SHIFT);
+}
 
 #define PDS_SYN_WAYS 4
 
@@ -467,7 +492,8 @@ struct uet_pds {
 	uint32_t rx_words;       /* uint64_t per receive block */
 	struct uet_rand rng;     /* seeded with cfg.seed as is (not expanded) */
 	uint32_t rudi_seq;
-	uint32_t last_start;     /* last Start_PSN chosen */
+	uint32_t last_start;     /* last Start_PSN picked (PDS_NAMED
+				  * clear, pds_start_psn) */
 	uint32_t resp_hw;        /* CLEAR_REQ high-water mark, entries */
 	bool test_start_set;     /* tests: force the next Start_PSN */
 	uint32_t test_start_psn;
@@ -506,6 +532,12 @@ struct uet_pds {
 	uint64_t syn_seen;       /* the caller's clock at the last tick */
 	uint64_t syn_born;       /* syn_now at the first tick: the age of
 				  * this PDS is syn_now - syn_born */
+	uint32_t syn_born_iv;    /* the interval of the first tick
+				  * (pds_name_iv): a previous incarnation
+				  * may have named in it */
+	uint32_t *syn_floor;     /* per bucket: the latest interval a
+				  * record evicted from it may have named
+				  * in (pds_target_syn.c) */
 	uint32_t syn_mask;       /* buckets - 1 */
 
 	struct pds_slot *tx_blk; /* [tx_blocks * tx_window] */
@@ -922,6 +954,7 @@ int pds_initiator_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 		    uint64_t now);
 int pds_initiator_submit_ret(struct uet_pds *p, const struct uet_pds_submit *s,
 			uint64_t now);
+uint32_t pds_start_psn(struct uet_pds *p);
 void pds_pdc_psn_init(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 /* ---- pds_cc.c: calls into the CC ---- */
 /* Tell the CC about the bytes marked lost since the last flush. */

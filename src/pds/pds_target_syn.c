@@ -26,7 +26,9 @@ pds_syn_rec_init(struct uet_pds *p, uint32_t records)
 
 	p->syn_rec = calloc(records, sizeof(*p->syn_rec));
 	p->syn_forgot = calloc(buckets, sizeof(*p->syn_forgot));
-	if (p->syn_rec == NULL || p->syn_forgot == NULL)
+	p->syn_floor = calloc(buckets, sizeof(*p->syn_floor));
+	if (p->syn_rec == NULL || p->syn_forgot == NULL ||
+	    p->syn_floor == NULL)
 		return -ENOMEM;
 	p->syn_mask = buckets - 1;
 	return 0;
@@ -37,15 +39,18 @@ pds_syn_rec_fini(struct uet_pds *p)
 {
 	free(p->syn_rec);
 	free(p->syn_forgot);
+	free(p->syn_floor);
 	p->syn_rec = NULL;
 	p->syn_forgot = NULL;
+	p->syn_floor = NULL;
 }
 
 size_t
 pds_syn_rec_bytes(const struct uet_pds *p)
 {
 	return ((size_t)p->syn_mask + 1) *
-	       (PDS_SYN_WAYS * sizeof(*p->syn_rec) + sizeof(*p->syn_forgot));
+	       (PDS_SYN_WAYS * sizeof(*p->syn_rec) + sizeof(*p->syn_forgot) +
+		sizeof(*p->syn_floor));
 }
 
 /* The age a blind refusal's vendor_code says its target is at least:
@@ -100,6 +105,7 @@ pds_syn_tick(struct uet_pds *p, uint64_t now)
 		p->syn_seen = now;
 		p->syn_now = now;
 		p->syn_born = now;
+		p->syn_born_iv = pds_name_iv(now);
 		return;
 	}
 	if (now <= p->syn_seen)
@@ -145,12 +151,16 @@ pds_syn_rec_find(struct uet_pds *p, uint32_t b, uint32_t key, uint64_t life)
 /* A record for id @p key, whose Start_PSN @p start is refused
  * now: in a way no longer needed, else over the one idle longest. Its
  * Start_PSNs may still arrive: until they cannot, the bucket refuses
- * every SYN without a record (pds_target_syn). */
+ * every SYN without a record (pds_target_syn), and a record made for the
+ * id again names in later intervals than it did. The first name comes
+ * after the interval this PDS started in, in which a previous
+ * incarnation may have named. */
 static struct pds_syn_rec *
 pds_syn_rec_new(struct uet_pds *p, uint32_t b, uint32_t key, uint32_t start,
 		uint64_t life)
 {
 	struct pds_syn_rec *r = &p->syn_rec[(size_t)b * PDS_SYN_WAYS], *v = NULL;
+	uint32_t floor = p->syn_born_iv;
 	uint64_t until;
 	unsigned int k;
 
@@ -166,58 +176,67 @@ pds_syn_rec_new(struct uet_pds *p, uint32_t b, uint32_t key, uint32_t start,
 		until = v->last_ns + 2 * p->cfg.mpl_ns;
 		if (until > p->syn_forgot[b])
 			p->syn_forgot[b] = until;
+		if ((int32_t)(v->named - p->syn_floor[b]) > 0)
+			p->syn_floor[b] = v->named;
 		p->st.syn_rec_evict++;
 	}
+	if (p->syn_forgot[b] != 0 && (int32_t)(p->syn_floor[b] - floor) > 0)
+		floor = p->syn_floor[b];
 	memset(v, 0, sizeof(*v));
 	v->key = key;
 	v->next = start;
-	v->base_hi = (uint16_t)(start >> 16);
-	v->step = (uint16_t)(pds_rand(p) | 1);
+	v->named = floor;
+	v->fresh_hi = (uint16_t)(start >> 16);
 	v->used = true;
 	v->last_ns = life;
 	return v;
 }
 
-/* Hand out the next Start_PSN of @p r for a SYN with Start_PSN @p start:
- * in its class mod 2^16 (so a whole number of any transmit window away,
- * usable by its initiator), high half base_hi + handed * step (so no two
- * handed out alike, nor the first refused), never @p start, never within
- * 2^16 of the live PDC's CACK (the window test of
- * pds_target_syn_replaces()). false once 2^16 were handed out. */
+/* Name the next Start_PSN of @p r for a SYN with Start_PSN @p start
+ * (struct pds_syn_rec): in its class mod 2^16 (so a whole number of any
+ * transmit window away, usable by its initiator), PDS_NAMED and an
+ * interval later than the last named, at most @p now's (the latest
+ * first), never @p start nor the class's fresh one, never within 2^16 of
+ * the live PDC's CACK (the window test of pds_target_syn_replaces()).
+ * At most five intervals are excluded so; false when none is left
+ * (named in this interval already, or in the one this PDS started in):
+ * then nothing opens under the record's Start_PSN until it names one. */
 static bool
 pds_syn_rec_advance(struct pds_syn_rec *r, const struct pds_pdc *c,
-		    uint32_t start)
+		    uint32_t start, uint64_t now)
 {
-	uint32_t v;
+	uint32_t iv = pds_name_iv(now), v;
+	unsigned int k;
 	int32_t d;
 
-	do {
-		if (r->handed == UINT16_MAX) {
-			r->opened = true; /* nothing more opens under it */
-			return false;
-		}
-		r->handed++;
-		v = (start & 0xFFFFu) |
-		    (uint32_t)(uint16_t)(r->base_hi +
-					 (uint32_t)r->handed * r->step) << 16;
+	if (start != r->next)
+		r->fresh_hi = (uint16_t)(start >> 16);
+	r->opened = true;
+	for (k = 0; k < 6 && (int32_t)(iv - r->named) > 0; k++, iv--) {
+		v = PDS_NAMED | (iv & 0x7FFFu) << 16 | (start & 0xFFFFu);
 		d = c != NULL ? uet_psn_diff(v, c->u.t.cack + 1) : INT32_MAX;
-	} while ((d > -65536 && d < 65536) || v == start);
-	r->next = v;
-	r->opened = false;
-	return true;
+		if ((d > -65536 && d < 65536) || v == start ||
+		    (uint16_t)(v >> 16) == r->fresh_hi)
+			continue;
+		r->next = v;
+		r->named = iv;
+		r->opened = false;
+		return true;
+	}
+	return false;
 }
 
 /* Refuse the SYN with NACK NEW_START_PSN, whose payload names the
- * Start_PSN to use instead (UEC 1.0 3.5 NACK codes): the one handed out
- * last (the rest of a burst refused), or a new one when the SYN carried
- * that one, it was used, or the SYN's initiator cannot use it (another
- * class mod 2^16: a fresh Start_PSN, not a renumbered one). A
- * trimmed SYN gets the caller's trim NACK instead; an exhausted chain,
- * nothing. */
+ * Start_PSN to use instead (UEC 1.0 3.5 NACK codes): the one named last
+ * (the rest of a burst refused), or a new one when the SYN carried that
+ * one, it was used, or the SYN's initiator cannot use it (another class
+ * mod 2^16: a fresh Start_PSN, not a renumbered one). A trimmed SYN gets
+ * the caller's trim NACK instead; one when no Start_PSN can be named yet,
+ * nothing (its initiator retransmits). */
 static void
 pds_syn_refuse(struct uet_pds *p, const struct pds_pdc *c,
 	       struct pds_syn_rec *r, const struct uet_pds_rx_meta *m,
-	       const struct pds_rxinfo *ri, uint64_t life)
+	       const struct pds_rxinfo *ri, uint64_t life, uint64_t now)
 {
 	uint32_t start = ri->psn - ri->psn_offset;
 	struct uet_pds_tx *t;
@@ -225,8 +244,8 @@ pds_syn_refuse(struct uet_pds *p, const struct pds_pdc *c,
 	r->last_ns = life;
 	if ((start == r->next || r->opened ||
 	     ((start ^ r->next) & 0xFFFFu) != 0) &&
-	    !pds_syn_rec_advance(r, c, start)) {
-		p->st.syn_forgot++;
+	    !pds_syn_rec_advance(r, c, start, now)) {
+		p->st.syn_unnamed++;
 		return;
 	}
 	if (m->trimmed || m->trimmed_lasthop)
@@ -275,8 +294,11 @@ pds_target_syn_replaces(struct uet_pds *p, const struct pds_pdc *c,
  * (no earlier than its start), every bucket counts as one whose records
  * were forgotten: a SYN without a record is refused with NACK
  * NEW_START_PSN and only the Start_PSN named then opens a PDC. A copy
- * sent to the previous incarnation never carries it; the first PDC costs
- * one round trip more, not a wait.
+ * sent to the previous incarnation never carries it: a Start_PSN named
+ * carries an interval of the clock later than any the previous
+ * incarnation named in (struct pds_syn_rec). The first PDC costs one
+ * round trip more, and a SYN in the interval this PDS started in gets
+ * no answer (a retransmission more).
  */
 static bool
 pds_syn_quiet(struct uet_pds *p, uint64_t life)
@@ -300,11 +322,11 @@ pds_syn_quiet(struct uet_pds *p, uint64_t life)
  *   be in the network: its packets were renumbered and sent again under
  *   another, and may have been delivered. One record per {FA, spdcid}
  *   (struct pds_syn_rec) holds the Start_PSN named last; every Start_PSN
- *   it names is new, so one record covers a chain of refusals of any
- *   length. (A refused Start_PSN the target did not name, a fresh one, is
- *   not kept one by one: a later name in its class mod 2^16 comes round
- *   to it with odds of 2^-16 per name, and only a copy of its SYN still in
- *   flight then could open a PDC.)
+ *   it names is new (a later interval of the clock, PDS_NAMED set, which
+ *   no Start_PSN an initiator of ours picks has), so one record covers a
+ *   chain of refusals of any length. (A peer of another vendor may pick
+ *   a Start_PSN with bit 31 set: the record keeps the last such fresh one
+ *   of its class out of its names, not every one.)
  *   While the record lasts (2 x mpl_ns after the id's last SYN), only that
  *   Start_PSN may open a PDC, and only once; any other SYN of the id is
  *   refused, naming it, the burst of one incarnation therefore whole (the
@@ -316,8 +338,8 @@ pds_syn_quiet(struct uet_pds *p, uint64_t life)
  * - Memory is bounded (PDS_SYN_WAYS records a bucket). A record evicted
  *   while still needed leaves its bucket refusing every SYN that has no
  *   record until the evicted one would have expired: refused, never
- *   delivered twice. A chain that ran out of Start_PSNs (2^16 refusals
- *   of one id within 2 x mpl_ns) answers nothing until it expires.
+ *   delivered twice. A record names once per interval of the clock at
+ *   most: a SYN to refuse when it cannot name gets no answer.
  * - Otherwise the SYN opens a PDC, replacing the live one of the id only
  *   when pds_target_syn_replaces() says so, or is refused.
  */
@@ -374,6 +396,6 @@ refuse:
 		r = pds_syn_rec_new(p, b, key, start, life);
 		r->blind = blind;
 	}
-	pds_syn_refuse(p, c, r, m, ri, life);
+	pds_syn_refuse(p, c, r, m, ri, life, now);
 	return NULL;
 }

@@ -58,6 +58,16 @@ fakewire_init(struct fakewire *w, const struct uet_pds_config *cfg, uint64_t see
 }
 
 void
+fakewire_past_start(struct fakewire *w)
+{
+	int s;
+
+	for (s = 0; s < 2; s++)
+		uet_pds_advance(w->pds[s], w->now);
+	w->now += FAKEWIRE_NAME_NS;
+}
+
+void
 fakewire_fini(struct fakewire *w)
 {
 	int s;

@@ -43,6 +43,11 @@ struct fakewire_pkt {
 	uint8_t bytes[FW_PKT_MAX];
 };
 
+/* A target names no Start_PSN in the interval of the clock it started in
+ * (struct pds_syn_rec): a test that wants one named moves the clock on by
+ * this much after the target's first call. */
+#define FAKEWIRE_NAME_NS (UINT64_C(1) << 20)
+
 struct fakewire {
 	struct uet_pds *pds[2];
 	struct uet_pds_fa fa[2];
@@ -106,6 +111,9 @@ struct fakewire {
 };
 
 /* Initialise with two instances created from @p cfg (seeded per side). */
+/* Both ends have started (a first call) and the clock moved past the
+ * interval they started in (FAKEWIRE_NAME_NS). */
+void fakewire_past_start(struct fakewire *w);
 int fakewire_init(struct fakewire *w, const struct uet_pds_config *cfg,
 	    uint64_t seed);
 void fakewire_fini(struct fakewire *w);

@@ -457,6 +457,7 @@ pds_initiator_syn_refused__burst_partly_accepted_not_resent(void **state)
 	uint32_t one = 1, range[2] = { 10, 15 }, k, m;
 
 	(void)state;
+	fakewire_past_start(&W);
 	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
 	assert_true(fakewire_run(&W, 1000, 10000000, done_k, &one));
 	restart(0, 0x1234);
@@ -497,6 +498,7 @@ pds_initiator_syn_refused__answers_lost_rto_renumbers(void **state)
 	uint32_t one = 1, range[2] = { 10, 13 }, k;
 
 	(void)state;
+	fakewire_past_start(&W);
 	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1, 0), 0);
 	assert_true(fakewire_run(&W, 1000, 10000000, done_k, &one));
 	restart(0, 0x4321);

@@ -216,6 +216,7 @@ prop_run(const struct prop *pr)
 	if (pr->dead)
 		cfg.max_retries = 4;
 	assert_int_equal(fakewire_init(&w, &cfg, pr->seed), 0);
+	fakewire_past_start(&w);
 	prop_faults(&w, pr);
 	/* Odd seeds start near the 2^32 PSN wrap. */
 	if (pr->seed & 1) {

@@ -1219,6 +1219,7 @@ pds_target_rx__other_start_psn_nacked_until_quiet(void **state)
 	uint32_t named;
 
 	(void)state;
+	fakewire_past_start(&W);
 	fakewire_inject(&W, 1, &req, false, false);
 	fakewire_take(&W, 1, &nack, 1);
 	/* A Start_PSN near the live window never replaces it. */
@@ -1264,7 +1265,9 @@ pds_target_rx__other_start_psn_nacked_until_quiet(void **state)
 	fakewire_inject(&W, 1, &old, false, false);
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
 	assert_int_equal(nack.hdr.u.nack.payload, named);
-	/* A late copy of the first chain: refused, naming one in its class. */
+	/* A late copy of the first chain: refused, naming one in its class
+	 * (in a later interval of the clock: one name an interval). */
+	W.now += FAKEWIRE_NAME_NS;
 	old.hdr.u.req.psn = req.hdr.u.req.psn + 8 + 0x40000;
 	fakewire_inject(&W, 1, &old, false, false);
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &nack));
@@ -1463,6 +1466,7 @@ pds_target_syn_known__new_start_decided_once_per_incarnation(void **state)
 	uint32_t range[2] = { 10, 15 }, k, m;
 
 	(void)state;
+	fakewire_past_start(&W);
 	fakewire_inject(&W, 1, &r0, false, false);
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
 	fakewire_inject(&W, 0, &a, false, false);
@@ -1736,6 +1740,7 @@ pds_target_rx__new_start_psn_nack_carries_start_psn(void **state)
 	int32_t d;
 
 	(void)state;
+	fakewire_past_start(&W);
 	fakewire_inject(&W, 1, &req, false, false);
 	fakewire_take(&W, 1, &nack, 1);
 	live = req.hdr.u.req.psn + 1;

@@ -293,7 +293,8 @@ struct uet_pds_config {
 	 * a packet arrives within this long of being sent, or never. A
 	 * target remembers the Start_PSNs it refused with NEW_START_PSN
 	 * for 2 x mpl_ns after the last SYN of that PDC id (WIRE-DECISIONS).
-	 * Must be non-zero. */
+	 * Non-zero, at most 4 s (the Start_PSNs a target names come back
+	 * after 34 s). */
 	uint64_t mpl_ns;
 	/** Quiet time after start: for 2 x mpl_ns after its first SYN the
 	 * target refuses every SYN it has no record of with NACK
@@ -904,6 +905,11 @@ struct uet_pds_stats {
 				    *   that restarted since they opened,
 				    *   whose previous incarnation may have
 				    *   run their requests */
+	uint64_t syn_unnamed;      /**< SYNs to refuse left unanswered: no
+				    *   Start_PSN could be named to their id
+				    *   yet (one per id per PDS_NAME_NS, none
+				    *   in the interval this PDS started in);
+				    *   their initiators retransmit */
 };
 
 /** Counters of an instance. */
