@@ -416,10 +416,13 @@ pds_name_iv(uint64_t now)
  * SYN that reaches a restarted target"): RESTARTED, the target is the
  * restart of an earlier incarnation (uet_pds_config.restarted) and
  * refused without any knowledge of the id (its quiet time after start,
- * or a bucket that forgot), and in the low 7 bits its age rounded down
- * to a float of 4 exponent and 3 mantissa bits (pds_syn_vc_age_ns: to
- * within 1/8, 1 us at most below 8 us, 251 ms at most). 0: any other
- * refusal, as from any other target.
+ * or a bucket that forgot), and in the low 7 bits the time since its
+ * previous incarnation was last known to run (else its own age) rounded
+ * down to a float of 4 exponent and 3 mantissa bits in units of 2^14 ns
+ * (pds_syn_vc_age_ns: to within 1/8, 16.4 us at most below 131 us, 4.03 s
+ * at most: longer than an initiator PDC stays in SYN state with the
+ * default timers, 1.93 s). 0: any other refusal, as from any other
+ * target.
  */
 #define PDS_VC_RESTARTED 0x80u
 #define PDS_VC_AGE_MASK 0x7Fu
@@ -530,8 +533,9 @@ struct uet_pds {
 	uint64_t syn_now;        /* the records' clock: the time this PDS
 				  * ran (pds_syn_tick) */
 	uint64_t syn_seen;       /* the caller's clock at the last tick */
-	uint64_t syn_born;       /* syn_now at the first tick: the age of
-				  * this PDS is syn_now - syn_born */
+	uint64_t syn_born;       /* syn_now at the first tick, which is the
+				  * caller's clock then: the age of this
+				  * PDS is syn_now - syn_born */
 	uint32_t syn_born_iv;    /* the interval of the first tick
 				  * (pds_name_iv): a previous incarnation
 				  * may have named in it */

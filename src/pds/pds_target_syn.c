@@ -54,7 +54,7 @@ pds_syn_rec_bytes(const struct uet_pds *p)
 }
 
 /* The age a blind refusal's vendor_code says its target is at least:
- * exponent e (bits 6..3), mantissa m (bits 2..0), in units of 1024 ns:
+ * exponent e (bits 6..3), mantissa m (bits 2..0), in units of 2^14 ns:
  * m when e is 0, else (8 + m) << (e - 1). */
 uint64_t
 pds_syn_vc_age_ns(uint8_t vendor_code)
@@ -62,17 +62,23 @@ pds_syn_vc_age_ns(uint8_t vendor_code)
 	unsigned int e = (vendor_code & PDS_VC_AGE_MASK) >> 3;
 	uint64_t m = vendor_code & 7u;
 
-	return (e == 0 ? m : (8 + m) << (e - 1)) << 10;
+	return (e == 0 ? m : (8 + m) << (e - 1)) << 14;
 }
 
-/* The vendor_code of a blind refusal: PDS_VC_RESTARTED and this PDS's age
- * (the time it ran: a stall ages it by PDS_SYN_GAP_NS at most, so never
- * more than the time since its start), the largest code not above it. */
+/* The vendor_code of a blind refusal: PDS_VC_RESTARTED and the time since
+ * the previous incarnation was last known to run (prev_alive_ns), else
+ * since this PDS started: the time it ran (a stall ages it by
+ * PDS_SYN_GAP_NS at most, so never more than the time since its start)
+ * plus the time from prev_alive_ns to its start; the largest code not
+ * above it. */
 uint8_t
 pds_syn_vendor_code(const struct uet_pds *p)
 {
 	uint64_t age = p->syn_now - p->syn_born;
 	uint8_t v = 0;
+
+	if (p->cfg.prev_alive_ns != 0 && p->cfg.prev_alive_ns <= p->syn_born)
+		age += p->syn_born - p->cfg.prev_alive_ns;
 
 	while (v < PDS_VC_AGE_MASK && pds_syn_vc_age_ns(v + 1) <= age)
 		v++;

@@ -398,6 +398,8 @@ pds_target_syn__adversary_many_ids_bounded(void **state)
  * @p quiet. */
 /* TSS's RANDOM_1RTT_START for the targets start_target() makes. */
 static bool target_1rtt;
+/* uet_pds_config.prev_alive_ns of the targets start_target() makes. */
+static uint64_t target_prev_alive;
 
 /* The target starts anew, its state lost: the restart of the one before
  * (@p restarted, as its owner would know), or its first start. */
@@ -411,6 +413,7 @@ start_target(uint64_t seed, bool quiet, bool restarted)
 	cfg.syn_quiet = quiet;
 	cfg.restarted = restarted;
 	cfg.syn_1rtt = target_1rtt;
+	cfg.prev_alive_ns = target_prev_alive;
 	cfg.seed = seed;
 	W.pds[1] = uet_pds_create(&cfg);
 	assert_non_null(W.pds[1]);
@@ -699,6 +702,80 @@ restart_after_run(bool restarted, uint64_t cookie)
 	}
 }
 
+/*
+ * The engine's alive file tells a restarted target when its previous
+ * incarnation last ran (uet_pds_config.prev_alive_ns, D). A PDC opened
+ * after D, while the target was down (an MPI job started again: the
+ * first process to start opens its PDCs before its peers' engines run),
+ * reached no one before: refused in the quiet time with the time since
+ * D as the age, it renumbers and its message is delivered once (counted
+ * from the new start instead, the age would have failed it), when it
+ * opened later than D by more than an eighth of the time from D to the
+ * refusal (the age's rounding; here 2 ms after D). A PDC opened before D
+ * (here 30 us) may have reached the previous incarnation: it fails.
+ */
+#define PREV_ALIVE(opened, before) ((before) ? (opened) + 30000 \
+					      : (opened) - 2000000)
+
+static void
+prev_alive_case(uint64_t cookie, bool opened_before_death)
+{
+	struct uet_pds_tx s, a;
+	uint64_t opened;
+	uint32_t i;
+
+	fakewire_past_start(&W);
+	W.now += 5000000; /* D may be 2 ms before the PDC */
+	opened = W.now;
+	assert_int_equal(fakewire_submit_job(&W, UET_PDS_MODE_RUD, cookie, 0,
+					     7), 0);
+	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &s));
+	target_prev_alive = PREV_ALIVE(opened, opened_before_death);
+	W.now += 300000;
+	start_target(0x7a11e0ull, true, true);
+	target_prev_alive = 0;
+	uet_pds_advance(W.pds[1], W.now);
+	W.now += FAKEWIRE_NAME_NS;
+	fakewire_inject(&W, 1, &s, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &a));
+	assert_int_equal(a.hdr.u.nack.code, UET_NACK_NEW_START_PSN);
+	assert_true(a.hdr.u.nack.vendor_code & PDS_VC_RESTARTED);
+	/* the time since D, to within 1/8 below */
+	assert_true(pds_syn_vc_age_ns(a.hdr.u.nack.vendor_code) <=
+		    W.now - PREV_ALIVE(opened, opened_before_death));
+	assert_true(pds_syn_vc_age_ns(a.hdr.u.nack.vendor_code) >=
+		    (W.now - PREV_ALIVE(opened, opened_before_death)) * 7 / 8);
+	fakewire_inject(&W, 0, &a, false, false);
+	for (i = 0; i < 100 && W.done_ok[cookie] + W.done_err[cookie] == 0;
+	     i++)
+		fakewire_step(&W, 100000);
+	if (opened_before_death) {
+		assert_int_equal(W.done_err[cookie], 1);
+		assert_int_equal(fakewire_st(0)->syn_restart, 1);
+		assert_int_equal(W.delivered[cookie], 0);
+	} else {
+		assert_int_equal(W.done_ok[cookie], 1);
+		assert_int_equal(fakewire_st(0)->syn_restart, 0);
+		assert_int_equal(W.delivered[cookie], 1);
+	}
+}
+
+static void
+pds_target_syn__restart_age_from_the_previous_incarnation_renumbers_later_pdc(
+	void **state)
+{
+	(void)state;
+	prev_alive_case(45, false);
+}
+
+static void
+pds_target_syn__restart_age_from_the_previous_incarnation_fails_earlier_pdc(
+	void **state)
+{
+	(void)state;
+	prev_alive_case(47, true);
+}
+
 static void
 pds_target_syn__restart_fails_what_the_previous_incarnation_may_have_run(
 	void **state)
@@ -894,6 +971,8 @@ main(void)
 		T(pds_target_syn__restart_never_names_what_its_previous_incarnation_named),
 		T(pds_target_syn__restart_fails_what_the_previous_incarnation_may_have_run),
 		T(pds_target_syn__target_started_late_renumbers),
+		T(pds_target_syn__restart_age_from_the_previous_incarnation_renumbers_later_pdc),
+		T(pds_target_syn__restart_age_from_the_previous_incarnation_fails_earlier_pdc),
 		T(pds_target_syn__1rtt_refuses_every_new_pdc_once),
 		T(pds_target_syn__rto_after_refusal_moves_to_named),
 		T(pds_target_syn__refused_syn_read_after_a_stall_opens_nothing),

@@ -311,8 +311,15 @@ struct uet_pds_config {
 	 * what it sent before this start instead of sending it again: the
 	 * previous incarnation may have run it (WIRE-DECISIONS "A SYN that
 	 * reaches a restarted target"). Default false: a first start, or
-	 * not known (the engine keeps nothing that tells). */
+	 * not known. */
 	bool restarted;
+	/** With restarted: the caller's clock when the previous incarnation
+	 * was last known to run (its owner's record: the engine's alive
+	 * file, docs/WIRE-DECISIONS.md), no later than this PDS's first
+	 * call; 0 = not known. A refusal's age then counts from it, so an
+	 * initiator fails only what it sent while that incarnation ran, not
+	 * what it sent to no one while this one started. */
+	uint64_t prev_alive_ns;
 	/** Every PDC established in one round trip (TSS's RANDOM_1RTT_START,
 	 * docs/TSS.md): a SYN of an id the target has no record of is
 	 * refused with NACK NEW_START_PSN naming a Start_PSN it chose, the
