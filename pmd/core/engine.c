@@ -210,6 +210,9 @@ uet_engine_create(const struct uet_engine_params *p)
 	rc = engine_tss_init(e);
 	if (rc < 0)
 		goto free_engine;
+	rc = engine_alive_open(e);
+	if (rc < 0)
+		goto free_engine;
 	rc = engine_ports_setup(e);
 	if (rc < 0)
 		goto close_ports;
@@ -237,6 +240,7 @@ free_lcores:
 close_ports:
 	engine_ports_close(e);
 free_engine:
+	engine_alive_close(e, true);
 	engine_tss_fini(e);
 	rte_free(e);
 	rte_errno = -rc;
@@ -298,6 +302,8 @@ uet_engine_free(struct uet_engine *e)
 		ENG_LOG(ERR, "port gate not held: closing anyway");
 	lcores_free(e);
 	engine_ports_close(e);
+	/* nothing runs any more: the alive files' last time is exact */
+	engine_alive_close(e, true);
 	engine_tss_fini(e);
 	rte_free(e);
 }

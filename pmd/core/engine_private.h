@@ -300,6 +300,33 @@ struct engine_gate {
 	uint64_t nb_out;             /* times it went out while running */
 };
 
+/*
+ * The engine's alive files (alive.c): one per fabric address, the time
+ * the engine last ran there, so that its restart can tell its PDS when
+ * the previous incarnation went (uet_engine_prev_alive_ns()).
+ */
+#define ENGINE_ALIVE_MAX (2 * UET_CONFIG_MAX_PORTS)   /* IPv4 + IPv6 */
+#define ENGINE_ALIVE_PERIOD_NS 1000000ull     /* refreshed this often */
+/* a crash may follow the last refresh by a period and a stalled
+ * iteration: a file not marked clean counts this much later */
+#define ENGINE_ALIVE_MARGIN_NS 10000000ull
+/* an engine gone longer ago is no restart (the age a refusal carries
+ * reaches 4.03 s: longer than a peer PDC stays in SYN state with the
+ * default timers, 1.93 s) */
+#define ENGINE_ALIVE_HORIZON_NS 4000000000ull
+
+struct engine_alive_rec;
+
+struct engine_alive {
+	struct engine_alive_rec *rec[ENGINE_ALIVE_MAX]; /* mapped, or NULL */
+	int fd[ENGINE_ALIVE_MAX];   /* flock held while the engine runs */
+	uint64_t next_ns;           /* next refresh (UINT64_MAX: none) */
+	uint64_t prev_ns;           /* the latest a previous incarnation of
+				     * an address ran; 0 = none */
+	unsigned int busy;          /* addresses another engine holds */
+	bool inited;                /* fd[] set (engine_alive_open) */
+};
+
 struct uet_engine {
 	char name[16];
 	struct uet_config cfg;
@@ -322,6 +349,7 @@ struct uet_engine {
 	uint8_t pid_ctx[4096];
 	struct engine_gate gate;
 	struct engine_tss *tss;     /* [tss] enabled, else NULL */
+	struct engine_alive alive;
 };
 
 /*
@@ -337,6 +365,11 @@ engine_now_ns(const struct uet_engine *e)
 				   e->ns_mult) >> 32);
 	return e->clock(e->clock_arg);
 }
+
+/* alive.c */
+int engine_alive_open(struct uet_engine *e);
+void engine_alive_refresh(struct uet_engine *e, uint64_t now);
+void engine_alive_close(struct uet_engine *e, bool clean);
 
 /* port.c */
 int engine_ports_setup(struct uet_engine *e);

@@ -512,6 +512,9 @@ engine_lcore_iterate(struct uet_engine_lcore *lc)
 	bool ports = engine_gate_ports_enter(lc);
 	unsigned int work;
 
+	if (unlikely(now >= __atomic_load_n(&lc->eng->alive.next_ns,
+					    __ATOMIC_RELAXED)))
+		engine_alive_refresh(lc->eng, now);
 	lc->now = now;
 	lc->iter_rx = 0;
 	lc->iter_tx = 0;

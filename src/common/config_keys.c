@@ -235,6 +235,12 @@ static const struct config_key timers_keys[] = {
 	       "one round trip), so a SYN sent before a restart is not run "
 	       "twice (docs/WIRE-DECISIONS.md); off only where nothing can "
 	       "have been sent to an earlier incarnation"),
+	{ .name = "alive_dir", .type = CFG_T_STR, FIELD(T, alive_dir),
+	  .help = "directory (0700) of a file per address with the time "
+		  "the engine last ran, so that a restart is told to peers "
+		  "(docs/CONFIG.md); auto: /run/uet-alive as root, else "
+		  "$XDG_RUNTIME_DIR/uet-alive or /tmp/uet-alive-UID; off: "
+		  "none" },
 };
 #undef T
 
@@ -665,6 +671,7 @@ uet_config_init_defaults(struct uet_config *cfg)
 	cfg->timers.close_req_idle_ns = SEC(1);
 	cfg->timers.tick_ns = US(10);
 	cfg->timers.syn_quiet = true; /* uet_pds_config_default() */
+	snprintf(cfg->timers.alive_dir, sizeof(cfg->timers.alive_dir), "auto");
 
 	config_cc_defaults(&cfg->cc);
 	config_spray_defaults(&cfg->spray);

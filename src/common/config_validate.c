@@ -208,6 +208,10 @@ check_timers(const struct uet_config *cfg, struct uet_config_error *err)
 	if (t->ack_min_add > t->ack_coalesce_bytes)
 		return fail(err, "timers", "ack_min_add", "must not exceed "
 			    "ack_coalesce_bytes");
+	if (strcmp(t->alive_dir, "auto") != 0 &&
+	    strcmp(t->alive_dir, "off") != 0 && t->alive_dir[0] != '/')
+		return fail(err, "timers", "alive_dir", "must be auto, off or "
+			    "an absolute path");
 	return 0;
 }
 

@@ -927,7 +927,7 @@ static bool
 pds_nack_restarted(const struct pds_pdc *c, const struct uet_wire_pds_nack *n,
 		   uint64_t now)
 {
-	uint64_t age = pds_syn_vc_age_ns(n->vendor_code);
+	uint64_t age = pds_syn_vc_age_ns(n->vendor_code, n->spdcid);
 
 	return (n->vendor_code & PDS_VC_RESTARTED) && age < now &&
 	       c->u.i.progress_ns < now - age;

@@ -416,16 +416,16 @@ pds_name_iv(uint64_t now)
  * SYN that reaches a restarted target"): RESTARTED, the target is the
  * restart of an earlier incarnation (uet_pds_config.restarted) and
  * refused without any knowledge of the id (its quiet time after start,
- * or a bucket that forgot), and in the low 7 bits the time since its
- * previous incarnation was last known to run (else its own age) rounded
- * down to a float of 4 exponent and 3 mantissa bits in units of 2^14 ns
- * (pds_syn_vc_age_ns: to within 1/8, 16.4 us at most below 131 us, 4.03 s
- * at most: longer than an initiator PDC stays in SYN state with the
- * default timers, 1.93 s). 0: any other refusal, as from any other
- * target.
+ * or a bucket that forgot); then the NACK carries the time since its
+ * previous incarnation was last known to run (else its own age), in
+ * microseconds rounded down, at most PDS_VC_AGE_MAX_US (8.39 s): the
+ * high 7 bits in the vendor_code's low 7, the low 16 in the spdcid (0,
+ * no PDC, in every other refusal). 0: any other refusal, as from any
+ * other target.
  */
 #define PDS_VC_RESTARTED 0x80u
 #define PDS_VC_AGE_MASK 0x7Fu
+#define PDS_VC_AGE_MAX_US ((1u << 23) - 1)
 
 /* Index free list. */
 struct pds_pool {
@@ -1076,8 +1076,9 @@ int pds_syn_rec_init(struct uet_pds *p, uint32_t records);
 void pds_syn_rec_fini(struct uet_pds *p);
 size_t pds_syn_rec_bytes(const struct uet_pds *p);
 void pds_syn_tick(struct uet_pds *p, uint64_t now);
-uint8_t pds_syn_vendor_code(const struct uet_pds *p);
-uint64_t pds_syn_vc_age_ns(uint8_t vendor_code);
+void pds_syn_restart_stamp(const struct uet_pds *p,
+			   struct uet_wire_pds_nack *n);
+uint64_t pds_syn_vc_age_ns(uint8_t vendor_code, uint16_t spdcid);
 struct pds_pdc *pds_target_syn(struct uet_pds *p,
 			       const struct uet_pds_rx_meta *m,
 			       const struct pds_rxinfo *ri, uint64_t now);

@@ -53,36 +53,33 @@ pds_syn_rec_bytes(const struct uet_pds *p)
 		sizeof(*p->syn_floor));
 }
 
-/* The age a blind refusal's vendor_code says its target is at least:
- * exponent e (bits 6..3), mantissa m (bits 2..0), in units of 2^14 ns:
- * m when e is 0, else (8 + m) << (e - 1). */
+/* The age a blind refusal says (PDS_VC_RESTARTED): in microseconds, the
+ * high 7 bits in its vendor_code, the low 16 in its spdcid. */
 uint64_t
-pds_syn_vc_age_ns(uint8_t vendor_code)
+pds_syn_vc_age_ns(uint8_t vendor_code, uint16_t spdcid)
 {
-	unsigned int e = (vendor_code & PDS_VC_AGE_MASK) >> 3;
-	uint64_t m = vendor_code & 7u;
-
-	return (e == 0 ? m : (8 + m) << (e - 1)) << 14;
+	return ((uint64_t)(vendor_code & PDS_VC_AGE_MASK) << 16 | spdcid) *
+	       1000;
 }
 
-/* The vendor_code of a blind refusal: PDS_VC_RESTARTED and the time since
- * the previous incarnation was last known to run (prev_alive_ns), else
- * since this PDS started: the time it ran (a stall ages it by
- * PDS_SYN_GAP_NS at most, so never more than the time since its start)
- * plus the time from prev_alive_ns to its start; the largest code not
- * above it. */
-uint8_t
-pds_syn_vendor_code(const struct uet_pds *p)
+/* Stamp a blind refusal @p n: PDS_VC_RESTARTED and the time since the
+ * previous incarnation was last known to run (prev_alive_ns), else since
+ * this PDS started: the time it ran (a stall ages it by PDS_SYN_GAP_NS
+ * at most, so never more than the time since its start) plus the time
+ * from prev_alive_ns to its start; rounded down to the microsecond, at
+ * most PDS_VC_AGE_MAX_US. */
+void
+pds_syn_restart_stamp(const struct uet_pds *p, struct uet_wire_pds_nack *n)
 {
 	uint64_t age = p->syn_now - p->syn_born;
-	uint8_t v = 0;
 
 	if (p->cfg.prev_alive_ns != 0 && p->cfg.prev_alive_ns <= p->syn_born)
 		age += p->syn_born - p->cfg.prev_alive_ns;
-
-	while (v < PDS_VC_AGE_MASK && pds_syn_vc_age_ns(v + 1) <= age)
-		v++;
-	return (uint8_t)(PDS_VC_RESTARTED | v);
+	age /= 1000;
+	if (age > PDS_VC_AGE_MAX_US)
+		age = PDS_VC_AGE_MAX_US;
+	n->vendor_code = (uint8_t)(PDS_VC_RESTARTED | age >> 16);
+	n->spdcid = (uint16_t)age;
 }
 
 /*
@@ -262,7 +259,7 @@ pds_syn_refuse(struct uet_pds *p, const struct pds_pdc *c,
 		return;
 	t->hdr.u.nack.payload = r->next;
 	if (r->blind && p->cfg.restarted)
-		t->hdr.u.nack.vendor_code = pds_syn_vendor_code(p);
+		pds_syn_restart_stamp(p, &t->hdr.u.nack);
 }
 
 /*

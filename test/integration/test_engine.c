@@ -19,6 +19,8 @@
  *                          the application thread meanwhile (counters)
  *   test_engine sleep_tap  the same lcore on a net_tap port, whose RX
  *                          interrupts wake it (root; skipped otherwise)
+ *   test_engine alive      the alive files of [timers] alive_dir: a
+ *                          restart knows when its previous engine went
  *
  * Bounded by iteration counts; no timing assertions.
  */
@@ -33,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -1654,6 +1657,168 @@ out:
 	uet_engine_free(e);
 }
 
+/* The alive file of @p dir for address @p addr (text), read into @p r
+ * (alive.c: magic, engine clock, flags); its path into @p path. */
+struct alive_file {
+	uint64_t magic, ns, flags;
+};
+
+static int
+alive_read(const char *dir, const char *addr, struct alive_file *r,
+	   char *path, size_t len)
+{
+	struct stat st;
+	int fd, n;
+
+	if (stat("/proc/self/ns/net", &st) < 0)
+		st.st_ino = 0;
+	snprintf(path, len, "%s/alive-%llu-%s", dir,
+		 (unsigned long long)st.st_ino, addr);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = (int)pread(fd, r, sizeof(*r), 0);
+	close(fd);
+	return n == (int)sizeof(*r) ? 0 : -1;
+}
+
+static void
+alive_write(const char *path, const struct alive_file *r)
+{
+	int fd = open(path, O_WRONLY);
+
+	CHECK(fd >= 0 && pwrite(fd, r, sizeof(*r), 0) == (ssize_t)sizeof(*r));
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * [timers] alive_dir (alive.c): an engine keeps a file per fabric address
+ * with the time it last ran. A first start finds none (not a restart);
+ * a second engine of the same address while the first runs leaves the
+ * file alone; the first freed writes its last time, marked clean; one
+ * created again within 4 s is its restart and knows that time exactly
+ * (the time of an unclean end counts 10 ms later; one older than 4 s is
+ * no restart, and such files are removed when an engine starts). The
+ * directory must be the engine's user's, mode 0700, and the file is
+ * never opened through a symbolic link; off keeps none.
+ */
+static void
+test_alive(void)
+{
+	struct uet_config ca, cb;
+	struct uet_engine *a, *b;
+	struct alive_file r, r6;
+	char dir[] = "/tmp/uet-alive-test.XXXXXX", path[512], path6[512];
+	uint64_t prev, now;
+
+	if (mkdtemp(dir) == NULL) {
+		CHECK(false);
+		return;
+	}
+	config_make(&ca, "net_ring_ringA", ip4_a, ip6_a, mac_a, true);
+	snprintf(ca.timers.alive_dir, sizeof(ca.timers.alive_dir), "%s", dir);
+	a = engine_make("alive_a", &ca, &hook_state[0]);
+	CHECK(a != NULL);
+	if (a == NULL)
+		goto out;
+	CHECK(uet_engine_prev_alive_ns(a) == 0);
+	CHECK(alive_read(dir, "10.0.0.1", &r, path, sizeof(path)) == 0);
+	CHECK(alive_read(dir, "fd00::1", &r6, path6, sizeof(path6)) == 0);
+	CHECK(r.flags == 0);
+	/* the same addresses on another port while A runs: not a restart */
+	cb = ca;
+	snprintf(cb.port[0].devargs, sizeof(cb.port[0].devargs),
+		 "net_ring_ringB");
+	b = engine_make("alive_b", &cb, &hook_state[1]);
+	CHECK(b != NULL && uet_engine_prev_alive_ns(b) == 0);
+	uet_engine_free(b);
+	CHECK(alive_read(dir, "10.0.0.1", &r, path, sizeof(path)) == 0 &&
+	      r.flags == 0);
+	/* refreshed while A runs */
+	(void)uet_engine_poll(a, 1);
+	uet_engine_free(a);
+	CHECK(alive_read(dir, "10.0.0.1", &r, path, sizeof(path)) == 0);
+	CHECK(r.flags == 1 && r.ns != 0);
+	/* the restart knows when A went */
+	a = engine_make("alive_a", &ca, &hook_state[0]);
+	CHECK(a != NULL);
+	if (a == NULL)
+		goto out;
+	prev = uet_engine_prev_alive_ns(a);
+	now = engine_now_ns(a);
+	printf("alive: restart %llu ns after the previous engine went\n",
+	       (unsigned long long)(now - prev));
+	CHECK(prev == r.ns && prev <= now && now - prev < 4000000000ull);
+	uet_engine_free(a);
+	/* an unclean end (a crash: flags not set) counts 10 ms later */
+	CHECK(alive_read(dir, "10.0.0.1", &r, path, sizeof(path)) == 0);
+	r.flags = 0;
+	alive_write(path, &r);
+	alive_read(dir, "fd00::1", &r6, path6, sizeof(path6));
+	r6.flags = 0;
+	alive_write(path6, &r6);
+	a = engine_make("alive_a", &ca, &hook_state[0]);
+	CHECK(a != NULL && uet_engine_prev_alive_ns(a) ==
+			   (r.ns > r6.ns ? r.ns : r6.ns) + 10000000ull);
+	uet_engine_free(a);
+	/* one that went more than 4 s ago is no restart */
+	CHECK(alive_read(dir, "10.0.0.1", &r, path, sizeof(path)) == 0);
+	r.ns -= 5000000000ull;
+	alive_write(path, &r);
+	alive_read(dir, "fd00::1", &r6, path6, sizeof(path6));
+	r6.ns -= 5000000000ull;
+	alive_write(path6, &r6);
+	a = engine_make("alive_a", &ca, &hook_state[0]);
+	CHECK(a != NULL && uet_engine_prev_alive_ns(a) == 0);
+	uet_engine_free(a);
+	/* a symbolic link in the file's place is not followed */
+	CHECK(unlink(path) == 0 && symlink("/tmp/uet-alive-target", path) == 0);
+	a = engine_make("alive_a", &ca, &hook_state[0]);
+	CHECK(a == NULL && access("/tmp/uet-alive-target", F_OK) < 0);
+	uet_engine_free(a);
+	(void)unlink(path);
+	/* a directory others may write to is refused */
+	CHECK(chmod(dir, 0733) == 0);
+	a = engine_make("alive_a", &ca, &hook_state[0]);
+	CHECK(a == NULL);
+	uet_engine_free(a);
+	CHECK(chmod(dir, 0700) == 0);
+	/* files of other addresses: one older than 4 s is removed by the
+	 * next engine that starts, a recent one kept */
+	{
+		char old[600], young[600];
+		struct alive_file o = r;
+		int fd;
+
+		snprintf(old, sizeof(old), "%s/alive-1-192.0.2.9", dir);
+		snprintf(young, sizeof(young), "%s/alive-1-192.0.2.10", dir);
+		fd = open(old, O_CREAT | O_WRONLY, 0600);
+		CHECK(fd >= 0);
+		if (fd >= 0)
+			close(fd);
+		alive_write(old, &o);
+		fd = open(young, O_CREAT | O_WRONLY, 0600);
+		CHECK(fd >= 0);
+		if (fd >= 0)
+			close(fd);
+		o.ns = r.ns + 5000000000ull;
+		alive_write(young, &o);
+		a = engine_make("alive_a", &ca, &hook_state[0]);
+		CHECK(a != NULL);
+		CHECK(access(old, F_OK) < 0 && access(young, F_OK) == 0);
+		uet_engine_free(a);
+	}
+	/* off: no file */
+	itest_rm_dir(dir);
+	snprintf(ca.timers.alive_dir, sizeof(ca.timers.alive_dir), "off");
+	a = engine_make("alive_a", &ca, &hook_state[0]);
+	CHECK(a != NULL && access(dir, F_OK) < 0);
+	uet_engine_free(a);
+out:
+	itest_rm_dir(dir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1682,6 +1847,8 @@ main(int argc, char **argv)
 		test_sleep();
 		test_sleep_handover();
 	}
+	else if (strcmp(what, "alive") == 0)
+		test_alive();
 	else if (strcmp(what, "sleep_tap") == 0)
 		skip = test_sleep_tap() == 77;
 	else

@@ -1303,6 +1303,39 @@ validate__service_socket_mode(void **state)
 	assert_int_equal(uet_config_socket_mode("0777"), 0777);
 }
 
+/* [timers] alive_dir: auto, off or an absolute path; anything else is
+ * refused (a relative one would depend on the working directory). */
+static void
+validate__alive_dir(void **state)
+{
+	static const char *const bad[] = {
+		"timers.alive_dir=run/uet", "timers.alive_dir=Auto",
+		"timers.alive_dir=./x", "timers.alive_dir=",
+	};
+	static const char *const good[] = {
+		"timers.alive_dir=auto", "timers.alive_dir=off",
+		"timers.alive_dir=/var/tmp/x",
+	};
+	struct uet_config cfg;
+	struct uet_config_error err;
+
+	(void)state;
+	uet_config_init_defaults(&cfg);
+	assert_string_equal(cfg.timers.alive_dir, "auto");
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uet_config_init_defaults(&cfg);
+		if (uet_config_override(&cfg, bad[i], &err) < 0)
+			continue;
+		assert_int_equal(uet_config_validate(&cfg, &err), -EINVAL);
+		assert_string_equal(err.key, "alive_dir");
+	}
+	for (unsigned int i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		uet_config_init_defaults(&cfg);
+		assert_int_equal(uet_config_override(&cfg, good[i], &err), 0);
+		assert_int_equal(uet_config_validate(&cfg, &err), 0);
+	}
+}
+
 /* job.N lines: JobIDs or a range, uid:/gid: members by number or name
  * (resolved at load), written back as numbers, and read back the same. */
 static void
@@ -1402,6 +1435,7 @@ main(void)
 		cmocka_unit_test(uet_config_jobs_parse__ranges),
 		cmocka_unit_test(uet_config_jobs_parse__bad),
 		cmocka_unit_test(validate__service),
+		cmocka_unit_test(validate__alive_dir),
 		cmocka_unit_test(uet_config_mbuf_size__auto),
 		cmocka_unit_test(uet_config_mbuf_pool_size__auto),
 		cmocka_unit_test(uet_config_port_mtu__auto),

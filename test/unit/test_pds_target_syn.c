@@ -671,18 +671,20 @@ restart_after_run(bool restarted, uint64_t cookie)
 	W.now += 50000;
 	start_target(0x19000913ull, true, restarted);
 	uet_pds_advance(W.pds[1], W.now);
-	W.now += FAKEWIRE_NAME_NS;
+	target_runs(FAKEWIRE_NAME_NS);
 	/* the retransmission (or a copy of the first) reaches it */
 	fakewire_inject(&W, 1, &s, false, false);
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &a));
 	assert_int_equal(a.hdr.u.nack.code, UET_NACK_NEW_START_PSN);
 	if (restarted) {
 		assert_true(a.hdr.u.nack.vendor_code & PDS_VC_RESTARTED);
-		/* its age, FAKEWIRE_NAME_NS, to within 1/8 below */
-		assert_true(pds_syn_vc_age_ns(a.hdr.u.nack.vendor_code) <=
+		/* its age, FAKEWIRE_NAME_NS, to the microsecond below */
+		assert_true(pds_syn_vc_age_ns(a.hdr.u.nack.vendor_code,
+					      a.hdr.u.nack.spdcid) <=
 			    FAKEWIRE_NAME_NS);
-		assert_true(pds_syn_vc_age_ns(a.hdr.u.nack.vendor_code) >=
-			    FAKEWIRE_NAME_NS * 7 / 8);
+		assert_true(pds_syn_vc_age_ns(a.hdr.u.nack.vendor_code,
+					      a.hdr.u.nack.spdcid) >
+			    FAKEWIRE_NAME_NS - 1000);
 	} else {
 		assert_int_equal(a.hdr.u.nack.vendor_code, 0);
 	}
@@ -710,12 +712,12 @@ restart_after_run(bool restarted, uint64_t cookie)
  * reached no one before: refused in the quiet time with the time since
  * D as the age, it renumbers and its message is delivered once (counted
  * from the new start instead, the age would have failed it), when it
- * opened later than D by more than an eighth of the time from D to the
- * refusal (the age's rounding; here 2 ms after D). A PDC opened before D
- * (here 30 us) may have reached the previous incarnation: it fails.
+ * opened later than D by more than the age's rounding (a microsecond;
+ * here 30 us after D). A PDC opened before D (here 30 us) may have
+ * reached the previous incarnation: it fails.
  */
 #define PREV_ALIVE(opened, before) ((before) ? (opened) + 30000 \
-					      : (opened) - 2000000)
+					      : (opened) - 30000)
 
 static void
 prev_alive_case(uint64_t cookie, bool opened_before_death)
@@ -725,7 +727,7 @@ prev_alive_case(uint64_t cookie, bool opened_before_death)
 	uint32_t i;
 
 	fakewire_past_start(&W);
-	W.now += 5000000; /* D may be 2 ms before the PDC */
+	W.now += 5000000; /* D may be before the PDC */
 	opened = W.now;
 	assert_int_equal(fakewire_submit_job(&W, UET_PDS_MODE_RUD, cookie, 0,
 					     7), 0);
@@ -735,16 +737,18 @@ prev_alive_case(uint64_t cookie, bool opened_before_death)
 	start_target(0x7a11e0ull, true, true);
 	target_prev_alive = 0;
 	uet_pds_advance(W.pds[1], W.now);
-	W.now += FAKEWIRE_NAME_NS;
+	target_runs(FAKEWIRE_NAME_NS);
 	fakewire_inject(&W, 1, &s, false, false);
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &a));
 	assert_int_equal(a.hdr.u.nack.code, UET_NACK_NEW_START_PSN);
 	assert_true(a.hdr.u.nack.vendor_code & PDS_VC_RESTARTED);
-	/* the time since D, to within 1/8 below */
-	assert_true(pds_syn_vc_age_ns(a.hdr.u.nack.vendor_code) <=
+	/* the time since D, to the microsecond below */
+	assert_true(pds_syn_vc_age_ns(a.hdr.u.nack.vendor_code,
+				      a.hdr.u.nack.spdcid) <=
 		    W.now - PREV_ALIVE(opened, opened_before_death));
-	assert_true(pds_syn_vc_age_ns(a.hdr.u.nack.vendor_code) >=
-		    (W.now - PREV_ALIVE(opened, opened_before_death)) * 7 / 8);
+	assert_true(pds_syn_vc_age_ns(a.hdr.u.nack.vendor_code,
+				      a.hdr.u.nack.spdcid) >
+		    W.now - PREV_ALIVE(opened, opened_before_death) - 1000);
 	fakewire_inject(&W, 0, &a, false, false);
 	for (i = 0; i < 100 && W.done_ok[cookie] + W.done_err[cookie] == 0;
 	     i++)

@@ -181,6 +181,9 @@ struct uet_config_timers {
 	uint64_t close_req_idle_ns; /**< target asks to close; 0: never */
 	uint64_t tick_ns;
 	bool syn_quiet;            /**< PDS quiet time after start (uet_pds.h) */
+	/** directory of the engine's alive files: "auto", "off" or an
+	 * absolute path (docs/CONFIG.md) */
+	char alive_dir[UET_CONFIG_STR_LEN];
 };
 
 /** [cc] (docs/CONFIG.md); 0 in an "auto" field means "derived as NSCC

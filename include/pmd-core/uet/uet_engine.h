@@ -427,6 +427,16 @@ unsigned int uet_engine_lcore_nb_attached(const struct uet_engine_lcore *lc);
 /** Work queue @p i of the context, or NULL. */
 void *uet_engine_lcore_attached(struct uet_engine_lcore *lc, unsigned int i);
 
+/**
+ * When the previous engine of one of @p e's fabric addresses last ran
+ * (the engine clock), when that engine went less than 4 s before this
+ * one was created ([timers] alive_dir): this engine is its restart, and
+ * its PDS says so in the refusals of its quiet time
+ * (uet_pds_config.restarted, prev_alive_ns). 0 = none, not known, or
+ * alive_dir off.
+ */
+uint64_t uet_engine_prev_alive_ns(const struct uet_engine *e);
+
 /** The configuration the engine was created with. */
 const struct uet_config *uet_engine_config(const struct uet_engine *e);
 
