@@ -120,6 +120,38 @@ itest_ring_pair(const char *a, const char *b)
 	return 0;
 }
 
+/*
+ * Ring ethdevs @p p"A" and @p p"B" with a ring in the middle: A sends into
+ * @p p"_ab", which only the test reads (and passes on, or not, into
+ * @p p"_mb"); B reads @p p"_mb" (@p mb_size slots) and sends into
+ * @p p"_ba", which A reads.
+ * @return 0, or -1 (ring or port creation failed).
+ */
+static inline int
+itest_ring_pair_tapped(const char *p, unsigned int mb_size)
+{
+	char n_ab[RTE_RING_NAMESIZE], n_mb[RTE_RING_NAMESIZE];
+	char n_ba[RTE_RING_NAMESIZE], n_a[32], n_b[32];
+	struct rte_ring *ab, *mb, *ba;
+
+	snprintf(n_ab, sizeof(n_ab), "%s_ab", p);
+	snprintf(n_mb, sizeof(n_mb), "%s_mb", p);
+	snprintf(n_ba, sizeof(n_ba), "%s_ba", p);
+	snprintf(n_a, sizeof(n_a), "%sA", p);
+	snprintf(n_b, sizeof(n_b), "%sB", p);
+	ab = rte_ring_create(n_ab, 1024, SOCKET_ID_ANY,
+			     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	mb = rte_ring_create(n_mb, mb_size, SOCKET_ID_ANY,
+			     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	ba = rte_ring_create(n_ba, 1024, SOCKET_ID_ANY,
+			     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (ab == NULL || mb == NULL || ba == NULL ||
+	    rte_eth_from_rings(n_a, &ba, 1, &ab, 1, SOCKET_ID_ANY) < 0 ||
+	    rte_eth_from_rings(n_b, &mb, 1, &ba, 1, SOCKET_ID_ANY) < 0)
+		return -1;
+	return 0;
+}
+
 /* This process's telemetry socket (the one dpdk-telemetry.py uses), past
  * its greeting in @p buf; -1 when the EAL runs without it. */
 static inline int

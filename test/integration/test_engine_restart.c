@@ -44,24 +44,6 @@ static const uint8_t mac_b[6] = { 0x02, 0, 0, 0, 3, 0x0b };
 
 static char dir[64];
 
-static int
-ring_ports(void)
-{
-	struct rte_ring *ab, *mb, *ba;
-
-	ab = rte_ring_create("rs_ab", 1024, SOCKET_ID_ANY,
-			     RING_F_SP_ENQ | RING_F_SC_DEQ);
-	mb = rte_ring_create("rs_mb", 1024, SOCKET_ID_ANY,
-			     RING_F_SP_ENQ | RING_F_SC_DEQ);
-	ba = rte_ring_create("rs_ba", 1024, SOCKET_ID_ANY,
-			     RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (ab == NULL || mb == NULL || ba == NULL ||
-	    rte_eth_from_rings("rsA", &ba, 1, &ab, 1, SOCKET_ID_ANY) < 0 ||
-	    rte_eth_from_rings("rsB", &mb, 1, &ba, 1, SOCKET_ID_ANY) < 0)
-		return -1;
-	return 0;
-}
-
 /* Every frame of ring @p from into ring @p to, or freed (@p to NULL). */
 static void
 move(const char *from, const char *to)
@@ -217,7 +199,7 @@ main(void)
 	rc = uet_engine_eal_init("test_engine_restart",
 				 "-l 0 --no-huge -m 512 --no-pci "
 				 "--log-level=4", NULL);
-	if (rc < 0 || ring_ports() < 0) {
+	if (rc < 0 || itest_ring_pair_tapped("rs", 1024) < 0) {
 		fprintf(stderr, "EAL or ring ports: %s\n", strerror(-rc));
 		itest_rm_dir(dir);
 		return 1;

@@ -593,26 +593,6 @@ intercept(struct rte_ring *from_a, struct rte_ring *to_b)
 		CHECK(!"ring to B full");
 }
 
-/* A sends into ta_ab, which only the injector reads; it passes A's
- * frames and its own to ta_mb, which B reads; B sends into ta_ba. */
-static int
-ring_ports(void)
-{
-	struct rte_ring *ab, *mb, *ba;
-
-	ab = rte_ring_create("ta_ab", 1024, SOCKET_ID_ANY,
-			     RING_F_SP_ENQ | RING_F_SC_DEQ);
-	mb = rte_ring_create("ta_mb", 2048, SOCKET_ID_ANY,
-			     RING_F_SP_ENQ | RING_F_SC_DEQ);
-	ba = rte_ring_create("ta_ba", 1024, SOCKET_ID_ANY,
-			     RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (ab == NULL || mb == NULL || ba == NULL ||
-	    rte_eth_from_rings("taA", &ba, 1, &ab, 1, SOCKET_ID_ANY) < 0 ||
-	    rte_eth_from_rings("taB", &mb, 1, &ba, 1, SOCKET_ID_ANY) < 0)
-		return -1;
-	return 0;
-}
-
 static void
 check_drops(struct uet_engine *a, struct uet_engine *b)
 {
@@ -777,7 +757,10 @@ main(int argc, char **argv)
 	pool = rte_pktmbuf_pool_create("ta_atk", 2047, 0, 0,
 				       RTE_MBUF_DEFAULT_BUF_SIZE,
 				       SOCKET_ID_ANY);
-	if (pool == NULL || ring_ports() < 0) {
+	/* A sends into ta_ab, which only the injector reads; it passes
+	 * A's frames and its own to ta_mb, which B reads; B sends into
+	 * ta_ba */
+	if (pool == NULL || itest_ring_pair_tapped("ta", 2048) < 0) {
 		fprintf(stderr, "pool or ring ports failed\n");
 		return 1;
 	}

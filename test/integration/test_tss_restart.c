@@ -94,24 +94,6 @@ intercept(struct rte_ring *from_a, struct rte_ring *to_b, unsigned int run)
 		CHECK(!"ring to B full");
 }
 
-static int
-ring_ports(void)
-{
-	struct rte_ring *ab, *mb, *ba;
-
-	ab = rte_ring_create("tr_ab", 1024, SOCKET_ID_ANY,
-			     RING_F_SP_ENQ | RING_F_SC_DEQ);
-	mb = rte_ring_create("tr_mb", 1024, SOCKET_ID_ANY,
-			     RING_F_SP_ENQ | RING_F_SC_DEQ);
-	ba = rte_ring_create("tr_ba", 1024, SOCKET_ID_ANY,
-			     RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (ab == NULL || mb == NULL || ba == NULL ||
-	    rte_eth_from_rings("trA", &ba, 1, &ab, 1, SOCKET_ID_ANY) < 0 ||
-	    rte_eth_from_rings("trB", &mb, 1, &ba, 1, SOCKET_ID_ANY) < 0)
-		return -1;
-	return 0;
-}
-
 static void
 config(struct uet_config *c, bool is_a)
 {
@@ -446,7 +428,7 @@ main(void)
 		itest_rm_dir(dir);
 		return 1;
 	}
-	if (ring_ports() < 0) {
+	if (itest_ring_pair_tapped("tr", 1024) < 0) {
 		fprintf(stderr, "ring ports failed\n");
 		itest_rm_dir(dir);
 		return 1;

@@ -653,11 +653,34 @@ pds_target_syn__restart_never_names_what_its_previous_incarnation_named(
  * started before its server, whose first transmission reached no one)
  * refuses as before: the PDC renumbers and the request runs once.
  */
+/* The age a restarted target's refusal @p nk carries: @p ns, to the
+ * microsecond below. */
+static void
+nack_age_is(const struct uet_pds_tx *nk, uint64_t ns)
+{
+	uint64_t age = pds_syn_vc_age_ns(nk->hdr.u.nack.vendor_code,
+					 nk->hdr.u.nack.spdcid);
+
+	assert_true(age <= ns && age + 1000 > ns);
+}
+
+/* The refusal @p nk reaches the initiator, which runs until @p cookie
+ * completes (ok or failed; 10 ms at most). */
+static void
+answer_and_run(const struct uet_pds_tx *nk, uint64_t cookie)
+{
+	uint32_t i;
+
+	fakewire_inject(&W, 0, nk, false, false);
+	for (i = 0; i < 100 && W.done_ok[cookie] + W.done_err[cookie] == 0;
+	     i++)
+		fakewire_step(&W, 100000);
+}
+
 static void
 restart_after_run(bool restarted, uint64_t cookie)
 {
 	struct uet_pds_tx s, a;
-	uint32_t i;
 
 	assert_int_equal(fakewire_submit_job(&W, UET_PDS_MODE_RUD, cookie, 0,
 					     3), 0);
@@ -678,20 +701,12 @@ restart_after_run(bool restarted, uint64_t cookie)
 	assert_int_equal(a.hdr.u.nack.code, UET_NACK_NEW_START_PSN);
 	if (restarted) {
 		assert_true(a.hdr.u.nack.vendor_code & PDS_VC_RESTARTED);
-		/* its age, FAKEWIRE_NAME_NS, to the microsecond below */
-		assert_true(pds_syn_vc_age_ns(a.hdr.u.nack.vendor_code,
-					      a.hdr.u.nack.spdcid) <=
-			    FAKEWIRE_NAME_NS);
-		assert_true(pds_syn_vc_age_ns(a.hdr.u.nack.vendor_code,
-					      a.hdr.u.nack.spdcid) >
-			    FAKEWIRE_NAME_NS - 1000);
+		/* its age, FAKEWIRE_NAME_NS */
+		nack_age_is(&a, FAKEWIRE_NAME_NS);
 	} else {
 		assert_int_equal(a.hdr.u.nack.vendor_code, 0);
 	}
-	fakewire_inject(&W, 0, &a, false, false);
-	for (i = 0; i < 100 && W.done_ok[cookie] + W.done_err[cookie] == 0;
-	     i++)
-		fakewire_step(&W, 100000);
+	answer_and_run(&a, cookie);
 	if (restarted) {
 		assert_int_equal(W.done_err[cookie], 1);
 		assert_int_equal(W.last_status[0], -ECONNRESET);
@@ -724,7 +739,6 @@ prev_alive_case(uint64_t cookie, bool opened_before_death)
 {
 	struct uet_pds_tx s, a;
 	uint64_t opened;
-	uint32_t i;
 
 	fakewire_past_start(&W);
 	W.now += 5000000; /* D may be before the PDC */
@@ -742,17 +756,9 @@ prev_alive_case(uint64_t cookie, bool opened_before_death)
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &a));
 	assert_int_equal(a.hdr.u.nack.code, UET_NACK_NEW_START_PSN);
 	assert_true(a.hdr.u.nack.vendor_code & PDS_VC_RESTARTED);
-	/* the time since D, to the microsecond below */
-	assert_true(pds_syn_vc_age_ns(a.hdr.u.nack.vendor_code,
-				      a.hdr.u.nack.spdcid) <=
-		    W.now - PREV_ALIVE(opened, opened_before_death));
-	assert_true(pds_syn_vc_age_ns(a.hdr.u.nack.vendor_code,
-				      a.hdr.u.nack.spdcid) >
-		    W.now - PREV_ALIVE(opened, opened_before_death) - 1000);
-	fakewire_inject(&W, 0, &a, false, false);
-	for (i = 0; i < 100 && W.done_ok[cookie] + W.done_err[cookie] == 0;
-	     i++)
-		fakewire_step(&W, 100000);
+	/* the time since D */
+	nack_age_is(&a, W.now - PREV_ALIVE(opened, opened_before_death));
+	answer_and_run(&a, cookie);
 	if (opened_before_death) {
 		assert_int_equal(W.done_err[cookie], 1);
 		assert_int_equal(fakewire_st(0)->syn_restart, 1);
