@@ -238,10 +238,15 @@ engine_alive_open(struct uet_engine *e)
 	}
 	dfd = alive_dir_open(dir);
 	if (dfd < 0) {
-		ENG_LOG(ERR, "[timers] alive_dir %s: %s%s", dir,
+		ENG_LOG(ERR, "[timers] alive_dir %s: %s%s%s", dir,
 			strerror(-dfd), dfd == -EPERM ? " (must be a "
-			"directory of the engine's user, mode 0700)" : "");
-		return dfd;
+			"directory of the engine's user, mode 0700)" : "",
+			dir == auto_dir ? ": going on without alive files "
+			"(a restart of this engine is not told to its peers)"
+			: "");
+		/* auto's directory may be in a place others can write to
+		 * (/tmp): one taken first must not stop the engine */
+		return dir == auto_dir ? 0 : dfd;
 	}
 	alive_sweep(dfd, now);
 	n = alive_addrs(&e->cfg, addr, ENGINE_ALIVE_MAX);

@@ -1809,6 +1809,23 @@ test_alive(void)
 		CHECK(access(old, F_OK) < 0 && access(young, F_OK) == 0);
 		uet_engine_free(a);
 	}
+	/* auto: a directory that is not usable (here /run/uet-alive made
+	 * 0755 for a moment; as a user, /tmp/uet-alive-UID another user
+	 * created first) is logged and the engine goes on without files */
+	if (geteuid() == 0) {
+		struct stat st;
+
+		snprintf(ca.timers.alive_dir, sizeof(ca.timers.alive_dir),
+			 "auto");
+		if (stat("/run/uet-alive", &st) < 0)
+			CHECK(mkdir("/run/uet-alive", 0700) == 0 &&
+			      stat("/run/uet-alive", &st) == 0);
+		CHECK(chmod("/run/uet-alive", 0755) == 0);
+		a = engine_make("alive_a", &ca, &hook_state[0]);
+		CHECK(a != NULL && uet_engine_prev_alive_ns(a) == 0);
+		uet_engine_free(a);
+		CHECK(chmod("/run/uet-alive", st.st_mode & 07777) == 0);
+	}
 	/* off: no file */
 	itest_rm_dir(dir);
 	snprintf(ca.timers.alive_dir, sizeof(ca.timers.alive_dir), "off");
