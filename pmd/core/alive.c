@@ -262,8 +262,11 @@ engine_alive_open(struct uet_engine *e)
 			continue;
 		}
 		if (rc < 0) {
-			ENG_LOG(ERR, "[timers] alive_dir %s: file of %s: %s",
-				dir, addr[i], strerror(-rc));
+			ENG_LOG(ERR, "[timers] alive_dir %s: file of %s: %s%s",
+				dir, addr[i], strerror(-rc),
+				dir == auto_dir ? ": going on without it" : "");
+			if (dir == auto_dir)
+				continue;
 			close(dfd);
 			engine_alive_close(e, true);
 			return rc;

@@ -218,14 +218,15 @@ proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 	ctx = rte_zmalloc("uet_ulp_ctx", sizeof(*ctx), RTE_CACHE_LINE_SIZE);
 	if (ctx == NULL)
 		return -ENOMEM;
-	if (pp->pds != NULL) {
+	if (pp->pds != NULL)
 		pc = *pp->pds;
-	} else {
+	else
 		uet_proto_pds_config(cfg, &pc);
-		/* the restart of an engine that ran moments ago at this
-		 * address (its alive file, docs/WIRE-DECISIONS.md) */
+	/* the restart of an engine that ran moments ago at this address
+	 * (its alive file, docs/WIRE-DECISIONS.md) */
+	if (uet_engine_prev_alive_ns(e) != 0) {
+		pc.restarted = true;
 		pc.prev_alive_ns = uet_engine_prev_alive_ns(e);
-		pc.restarted = pc.prev_alive_ns != 0;
 	}
 	/* [cc] NSCC/RCCC: the PDS copies it at creation. */
 	if (pc.cc == &uet_pds_cc_cms && pc.cc_arg == NULL) {
