@@ -91,6 +91,7 @@ telemetry_service(const char *cmd, const char *params, struct rte_tel_data *d)
 	telemetry_u64(d, "mem_stuck", st.mem_stuck);
 	telemetry_u64(d, "fds_reaped", st.fds_reaped);
 	telemetry_u64(d, "fds_held", st.fds_held);
+	telemetry_u64(d, "chan_held", st.chan_held);
 	return 0;
 }
 
@@ -180,10 +181,17 @@ client_new(const struct uet_svc_server *s, int fd)
 static void
 client_free(struct uet_svc_server *s, struct svc_client *c)
 {
+	bool held = false;
+
 	svc_user_detach(s, c);
 	if (c->fd >= 0)
 		close(c->fd);
-	free(c->chans);
+	/* a channel whose EP_DEL went unanswered (svc_srv_ops.c
+	 * chan_unbind) is the SES's still: its struct stays */
+	for (unsigned int i = 0; c->chans != NULL && i < s->p.max_chans; i++)
+		held |= c->chans[i].open;
+	if (!held)
+		free(c->chans);
 	free(c->pids);
 	free(c->jobs);
 	free(c->peers);

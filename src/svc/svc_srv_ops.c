@@ -526,8 +526,12 @@ op_chan_open(struct uet_svc_server *s, struct svc_client *c,
 }
 
 /* After the detach: EP_DEL answers once the SES let go of the channel's
- * buffers (the withdraw path of a closed endpoint). */
-static void
+ * buffers (the withdraw path of a closed endpoint). An EP_DEL the lcore
+ * did not take (-ETIMEDOUT: a stalled lcore) or did not answer
+ * (-EINPROGRESS) leaves the SES holding the channel, its rings in the
+ * client's region: the channel stays open (its slot not reused, the
+ * region kept mapped, svc_client_unmap) and the error goes back. */
+static int
 chan_unbind(struct uet_svc_server *s, struct svc_client *c,
 	    struct svc_chan *sc)
 {
@@ -538,12 +542,19 @@ chan_unbind(struct uet_svc_server *s, struct svc_client *c,
 	r.op = UET_SES_ULP_EP_DEL;
 	r.chan = &sc->ch;
 	rc = svc_ctl(s, sc->ctx, &r);
+	if (rc == -ETIMEDOUT || rc == -EINPROGRESS) {
+		SVC_LOG(ERR, "client %d: EP_DEL of %s unanswered (%d): the "
+			"channel is kept", (int)c->pid, sc->ch.name, rc);
+		s->st.chan_held++;
+		return rc;
+	}
 	if (rc < 0)
 		SVC_LOG(WARNING, "client %d: EP_DEL of %s: %d", (int)c->pid,
 			sc->ch.name, rc);
 	sc->open = false;
 	s->st.chans--;
 	region_slot_set(c, (unsigned int)(sc - c->chans), NULL, NULL, 0);
+	return 0;
 }
 
 static int
@@ -558,8 +569,7 @@ op_chan_close(struct uet_svc_server *s, struct svc_client *c,
 		return -ENOENT;
 	sc = &c->chans[q->slot];
 	svc_chans_detach(s, &sc, 1);
-	chan_unbind(s, c, sc);
-	return 0;
+	return chan_unbind(s, c, sc);
 }
 
 /* ---- jobs ---- */
@@ -936,7 +946,7 @@ svc_client_release(struct uet_svc_server *s, struct svc_client *c)
 		job_forget(s, c, j);
 	}
 	for (unsigned int i = 0; i < n; i++)
-		chan_unbind(s, c, open[i]);
+		(void)chan_unbind(s, c, open[i]);
 	while (c->nb_peers > 0)
 		(void)peer_del_at(s, c, c->nb_peers - 1);
 	/* a key the engine did not let go of may still name the client's
@@ -956,12 +966,21 @@ void
 svc_client_unmap(struct uet_svc_server *s, struct svc_client *c,
 		 bool keep_as)
 {
+	bool held = false;
+
+	for (unsigned int i = 0; c->chans != NULL && i < s->p.max_chans; i++)
+		held |= c->chans[i].open;
 	while (c->nb_pids > 0)
 		svc_pid_drop(s, c, &c->pids[c->nb_pids - 1]);
-	if (c->region != NULL) {
+	/* a channel the SES did not let go of (chan_unbind) may still
+	 * write its rings: the region stays mapped rather than be reused */
+	if (c->region != NULL && held)
+		SVC_LOG(ERR, "client pid %d: a channel not released, its "
+			"region kept mapped", (int)c->pid);
+	else if (c->region != NULL)
 		(void)munmap(c->region, c->region_size);
+	if (c->region != NULL)
 		svc_quota_put(c, SVC_Q_WINDOW, c->region_size);
-	}
 	c->region = NULL;
 	if (c->memfd >= 0)
 		close(c->memfd);

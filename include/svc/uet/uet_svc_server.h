@@ -186,6 +186,10 @@ struct uet_svc_server_stats {
 	uint64_t fds_reaped;
 	/** ... kept open instead: the reaper held up, its queue full */
 	uint64_t fds_held;
+	/** channels whose EP_DEL the engine did not take or answer in time:
+	 * kept open, with their client's region and channel table, rather
+	 * than be reused while the SES may still write them */
+	uint64_t chan_held;
 };
 
 /** Copy the counters. @return 0 or -EINVAL. */
