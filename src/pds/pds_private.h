@@ -136,12 +136,16 @@ struct pds_target {
 	uint8_t clear_reqs;  /* target: quiet CLEAR_REQs sent, none answered */
 	uint16_t ev;         /* EV to echo in ACKs and the target's CPs */
 	uint64_t ack_ns;     /* first coalesced arrival (delayed ACK) */
-	uint32_t probe_base; /* SACK base the PROBE asked for */
+	uint32_t probe_base; /* SACK base the PROBE asked for (or dup_want) */
 	uint32_t credit;     /* RCCC: credit granted so far, bytes mod 2^32 */
 	uint16_t probe_opaque; /* echoed in the PROBE reply */
-	bool rx_unknown;     /* ACK_PSN names a packet whose arrival rx_ns
+	bool rx_unknown : 1; /* ACK_PSN names a packet whose arrival rx_ns
 			      * is not (an ACK_REQ's PSN): service_time
 			      * saturates, which says "no RTT sample" */
+	bool dup_want : 1;   /* no PROBE pending: the next ACK's SACK starts
+			      * at probe_base, the lowest duplicate above
+			      * the CACK since the last ACK
+			      * (pds_target_sack_base) */
 	uint32_t rx_ns;      /* low 32 bits of the ACK_PSN packet's arrival
 			      * (ACK_CC service_time; spans 4.29 s) */
 };

@@ -388,6 +388,13 @@ pds_target_dup(struct uet_pds *p, struct pds_pdc *c, const struct uet_wire_pds_h
 	 * so it echoes that one's RETX, not the duplicate's. */
 	if (m->ce)
 		c->u.t.ackf |= ACKF_M;
+	/* ... and its SACK covers the duplicate (pds_target_sack_base) */
+	if (!(c->u.t.ackf & ACKF_PROBE) &&
+	    uet_psn_gt(ri->psn, pds_target_cack_report(p, c)) &&
+	    (!c->u.t.dup_want || uet_psn_lt(ri->psn, c->u.t.probe_base))) {
+		c->u.t.probe_base = ri->psn;
+		c->u.t.dup_want = true;
+	}
 	pds_target_want_ack(p, c);
 	if (r != PDS_NIL) {
 		pds_resp_send(p, c, r);

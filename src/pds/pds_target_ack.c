@@ -107,7 +107,13 @@ pds_target_ack_policy(struct uet_pds *p, struct pds_pdc *c, uint8_t flags,
 /* ---- ACK generation ---- */
 
 /* SACK base: a PROBE names the base it wants reported (UEC 1.0 PDS control
- * packets); otherwise cover the newest arrivals when they run past 64 PSNs. */
+ * packets); a duplicate above the CACK, from the lowest one since the
+ * last ACK: its sender resends it because no ACK told it was in (while
+ * the CACK is held, below a stored response or a hole, the bitmap of the
+ * newest arrivals leaves a stretch between the two that no ACK covers,
+ * and its packets were resent every RTO for good: uet-dst seed 41436383
+ * of generator 7); otherwise cover the newest arrivals when they run
+ * past 64 PSNs. */
 static uint32_t
 pds_target_sack_base(struct uet_pds *p, const struct pds_pdc *c, uint32_t cack,
 		  bool probe)
@@ -118,6 +124,8 @@ pds_target_sack_base(struct uet_pds *p, const struct pds_pdc *c, uint32_t cack,
 	if (probe) {
 		if (t->probe_base - base < p->cfg.rx_window)
 			base = t->probe_base;
+	} else if (t->dup_want && t->probe_base - base < p->cfg.rx_window) {
+		base = t->probe_base;
 	} else if (uet_psn_gt(t->hi, base + 63)) {
 		base = t->hi - 63;
 	}
@@ -267,6 +275,7 @@ pds_target_ack_fill(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 	}
 	t->ackf &= (uint8_t)~(ACKF_NEED | ACKF_M | ACKF_RETX | ACKF_PROBE |
 			      ACKF_CREDIT);
+	t->dup_want = false;
 	t->ack_credit = 0;
 }
 

@@ -319,6 +319,8 @@ struct dst_node {
 	int mr_flap_how;
 	/* generator 3: the multi-recv buffer of untagged receives */
 	bool mrecv_posted;
+	bool mrecv_due;           /* released: post the next one now, not
+				   * at the next event (dst_mrecv_due) */
 	uint32_t mrecv_cur;       /* its index in dst_sim.mrecv */
 };
 
@@ -584,6 +586,7 @@ void dst_mr_remote_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c);
  * receives cancelled. */
 bool dst_mrecv_on(const struct dst_sim *s, int node);
 void dst_mrecv_poll(struct dst_sim *s, int node);
+bool dst_mrecv_due(const struct dst_sim *s);
 void dst_mrecv_cqe(struct dst_sim *s, int node, const struct uet_ses_cqe *c);
 void dst_mrecv_restart(struct dst_sim *s, int node);
 void dst_mrecv_fini(struct dst_sim *s);

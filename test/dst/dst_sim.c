@@ -239,6 +239,8 @@ next_time(struct dst_sim *s, uint64_t nf)
 	int i;
 
 	t = min64(t, min64(nf, fault_edges(s)));
+	if (dst_mrecv_due(s))
+		return s->now + 1;
 	for (i = 0; i < s->plan->nnodes; i++) {
 		if (s->node[i].stall_until > s->now) {
 			t = min64(t, s->node[i].stall_until);
