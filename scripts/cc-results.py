@@ -52,6 +52,10 @@ TABLES = {
     "spray": dict(names=["perm-single", "perm-oblivious", "perm-reps",
                          "perm-single-fail", "perm-reps-fail"],
                   seeds=["1", "2", "3"], ccs=["fixed"]),
+    # computed from the runs of these tables (--keep or --from DIR, or
+    # the same invocation), nothing run of its own
+    "targets": dict(names=[], seeds=[], of=["fat-tree", "leaf-spine",
+                                            "k8"]),
 }
 
 
@@ -146,6 +150,100 @@ def beside_htsim(runs, names, seeds, htsim):
     return rows
 
 
+def verdict(misses, total):
+    return "met (%d of %d)" % (total, total) if not misses else \
+        "**missed** in %d of %d: %s" % (len(misses), total,
+                                       "; ".join(misses))
+
+
+def targets(runs, htsim):
+    """The table of the targets (docs/CONGESTION.md), from the runs of
+    the tables TABLES["targets"]["of"] and htsim's numbers."""
+    def h(n, cc):
+        return htsim["scenarios"][n][cc]
+
+    def seeds(n, cc):
+        return runs[(n, cc)]
+
+    rows = ["| target | scenarios | result |", "|---|---|---|"]
+    beside = [n for n in ("incast15", "incast15-loss", "perm-reps",
+                          "perm-oblivious", "perm-reps-fail", "incast31",
+                          "incast63", "incast64-k8") if (n, "rccc") in runs]
+    miss, total = [], 0
+    for n in beside:
+        for cc in CCS:
+            for k, m in enumerate(seeds(n, cc)):
+                total += 1
+                r = m[0] / h(n, cc)["last_ideal"][k]
+                if r > 1.02:
+                    miss.append("%s %s seed %d %.2fx" % (n, cc, k + 1, r))
+    rows.append("| last flow within 1.02x of htsim's | every one beside "
+                "htsim, per CC and seed | %s |" % verdict(miss, total))
+    miss, total = [], 0
+    for n in beside:
+        for cc in CCS:
+            total += 1
+            lo = min(x[1] for x in seeds(n, cc))
+            if lo < h(n, cc)["first_last"][0]:
+                miss.append("%s %s %.2f (htsim %.2f)" % (
+                    n, cc, lo, h(n, cc)["first_last"][0]))
+    rows.append("| first/last at least htsim's (lowest of the seeds) | "
+                "every one beside htsim, per CC | %s |" %
+                verdict(miss, total))
+    miss, total = [], 0
+    for n in beside:
+        for k, m in enumerate(seeds(n, "nscc+rccc")):
+            total += 1
+            best = min(seeds(n, "nscc")[k][0], seeds(n, "rccc")[k][0])
+            if m[0] > best:
+                miss.append("%s seed %d %.3f (best alone %.3f)" % (
+                    n, k + 1, m[0], best))
+    rows.append("| NSCC+RCCC's last flow never later than the better of "
+                "NSCC and RCCC alone | every one beside htsim, per seed | "
+                "%s |" % verdict(miss, total))
+    miss, total = [], 0
+    for cc in CCS:
+        for k, m in enumerate(seeds("incast15-loss", cc)):
+            total += 1
+            r = m[0] / seeds("incast15", cc)[k][0]
+            if r > 1.1:
+                miss.append("%s seed %d %.3fx" % (cc, k + 1, r))
+    rows.append("| 1 %% loss within 1.1x of the loss-free time | "
+                "incast15-loss over incast15, per CC and seed | %s |" %
+                verdict(miss, total))
+    miss, total = [], 0
+    for cc in CCS:
+        for k, m in enumerate(seeds("perm-reps-fail", cc)):
+            total += 1
+            r = m[0] / h("perm-reps-fail", cc)["last_ideal"][k]
+            if r > 1.2:
+                miss.append("%s seed %d %.2fx" % (cc, k + 1, r))
+    rows.append("| link failure with REPS within 1.2x of htsim | "
+                "perm-reps-fail, per CC and seed | %s |" %
+                verdict(miss, total))
+    miss, total = [], 0
+    for n in beside:
+        if not n.startswith("incast"):
+            continue
+        total += 1
+        m = seeds(n, "rccc")
+        p50 = sum(x[3] for x in m) / len(m)
+        if p50 > 0.3:
+            miss.append("%s %.2f BDP" % (n, p50))
+    rows.append("| RCCC's bottleneck queue median at most 0.3 BDP in an "
+                "incast | the incasts, mean of the seeds | %s |" %
+                verdict(miss, total))
+    miss, total = [], 0
+    for cc in ("nscc", "rccc"):
+        for k, m in enumerate(seeds("incast64-k8", cc)):
+            total += 1
+            if m[0] > 1.02:
+                miss.append("%s seed %d %.3f" % (cc, k + 1, m[0]))
+    rows.append("| 64:1 on 128 hosts within 1.02x of the ideal, NSCC and "
+                "RCCC | incast64-k8, per seed | %s |" % verdict(miss, total))
+    return rows
+
+
 def bench(args):
     return [os.path.join(HERE, "bench-cc.sh"), "--perf", args.perf]
 
@@ -186,6 +284,9 @@ def table_runs(args, name, t, d):
 
 
 def command_line(name, t):
+    if t.get("of"):
+        return "`scripts/cc-results.py --only %s` (from the runs of the " \
+            "tables %s and htsim's numbers):" % (name, ", ".join(t["of"]))
     if t.get("pictures"):
         return "`scripts/cc-results.py --only pictures`: `uet-perf %s " \
             "--cc CC --csv FILE` plotted by `scripts/plot-fabric.sh`:" % \
@@ -248,6 +349,18 @@ def render(args, name, htsim):
     t = TABLES[name]
     if t.get("pictures"):
         rows = pictures(args)
+    elif t.get("of"):
+        base = args.from_dir or args.keep
+        runs = {}
+        for o in t["of"]:
+            d = os.path.join(base, o) if base else ""
+            if not os.path.isdir(d):
+                die("targets: no runs of the table %s (name it in the same "
+                    "invocation, or give --keep DIR or --from DIR holding "
+                    "them)" % o, 1)
+            ot = TABLES[o]
+            runs.update(load_runs(d, ot["names"], ccs_of(ot), ot["seeds"]))
+        rows = targets(runs, htsim)
     elif not t["names"]:
         rows = scenario_rows(args)
     else:
@@ -336,6 +449,12 @@ def main():
             "give --perf PATH)" % args.perf)
     with open(os.path.join(HERE, "data", "htsim-cc.json")) as f:
         htsim = json.load(f)
+    # the runs of one invocation stay until its end (the targets table
+    # reads those of the tables before it)
+    keep_tmp = None
+    if not args.keep and not args.from_dir:
+        keep_tmp = tempfile.TemporaryDirectory(prefix="cc-results.")
+        args.keep = keep_tmp.name
     with open(args.doc) as f:
         doc = f.read()
 

@@ -171,6 +171,7 @@ uet_proto_cc_config(const struct uet_config *cfg,
 	if (k->rccc_quantum)
 		out->pacer.quantum = cc_u32(k->rccc_quantum);
 	out->spec_credit = cc_u32(k->rccc_spec_credit);
+	out->pacer.charge_marked = k->rccc_charge_marked;
 	return uet_pds_cc_cms_config_check(out, why);
 }
 

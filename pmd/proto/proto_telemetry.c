@@ -124,6 +124,8 @@ fill_cc(struct uet_engine *e, struct rte_tel_data *d)
 		uet_engine_telemetry_ctx_u64(d, i, "credit_req", st.credit_req);
 		uet_engine_telemetry_ctx_u64(d, i, "grants", st.grants);
 		uet_engine_telemetry_ctx_u64(d, i, "grant_bytes", st.grant_bytes);
+		uet_engine_telemetry_ctx_u64(d, i, "charged_bytes",
+					     st.charged_bytes);
 		uet_engine_telemetry_ctx_u64(d, i, "src_full", st.src_full);
 		uet_engine_telemetry_ctx_u64(d, i, "overload", st.overload);
 	}

@@ -14,7 +14,7 @@
 #include <uet/uet_cms_rccc.h>
 #include <uet/uet_wire.h>
 
-_Static_assert(sizeof(struct uet_rccc_slot) == 16, "pacer slot is 16 bytes");
+_Static_assert(sizeof(struct uet_rccc_slot) == 24, "pacer slot is 24 bytes");
 _Static_assert(sizeof(struct uet_rccc_src) == 8, "source credit is 8 bytes");
 
 #define RCCC_CREDIT_MAX ((uint32_t)INT32_MAX)
@@ -138,6 +138,7 @@ uet_rccc_pacer_config_default(struct uet_rccc_pacer_config *c,
 	c->rate_milli = UET_RCCC_RATE_MILLI;
 	c->quantum = uet_rccc_units(mtu) * UET_RCCC_UNIT;
 	c->spec_max = bdp;
+	c->charge_marked = 1;
 	return 0;
 }
 
@@ -157,6 +158,8 @@ rccc_config_why(const struct uet_rccc_pacer_config *c)
 		return "burst (0..2^31)";
 	if (c->frame_ppm > 1000000)
 		return "frame_ppm (0..1000000)";
+	if (c->charge_marked > 1)
+		return "charge_marked (0 or 1)";
 	return NULL;
 }
 
@@ -349,6 +352,29 @@ uet_rccc_pacer_poll(struct uet_rccc_pacer *pc, uint64_t now, uint32_t *idx,
 	*idx = i;
 	*bytes = g;
 	return 1;
+}
+
+int
+uet_rccc_pacer_arrival(struct uet_rccc_pacer *pc, uint32_t idx,
+		       uint32_t bytes, bool ce, uint64_t now)
+{
+	struct uet_rccc_slot *s;
+	int32_t d;
+
+	if (idx >= pc->nslots)
+		return -ERANGE;
+	s = &pc->slot[idx];
+	s->rcvd += bytes;
+	/* Mod 2^32 like the grants (at most 2^31 apart). What went beyond
+	 * them before is settled, so d is this packet's part at most. */
+	d = (int32_t)(s->rcvd - s->granted - s->settled);
+	if (d <= 0)
+		return 0;
+	s->settled += (uint32_t)d;
+	if (!ce || !pc->cfg.charge_marked)
+		return 0;
+	rccc_advance(pc, now, (uint32_t)d);
+	return d;
 }
 
 uint64_t

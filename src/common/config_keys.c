@@ -288,6 +288,9 @@ static const struct config_key cc_keys[] = {
 	       "nominal MTU rounded up to 256"),
 	K_SIZE(C, rccc_spec_credit, 256, GB(1), CFG_F_AUTO, "RCCC speculative "
 	       "credit of a new PDC, bytes; auto = max_wnd"),
+	K_BOOL(C, rccc_charge_marked, "RCCC pull pacer: ECN-marked data "
+	       "beyond its source's grants (a speculative start that met a "
+	       "queue) delays the next grants by its wire time"),
 };
 #undef C
 
@@ -595,6 +598,7 @@ config_cc_defaults(struct uet_config_cc *c)
 	c->gamma = 0.8;
 	c->max_md_jump = 0.5;
 	c->qa_gate = 3;
+	c->rccc_charge_marked = true;
 }
 
 void

@@ -659,16 +659,23 @@ cc_on_probe_ack(void *inst, void *priv, uint64_t rtt_ns)
 }
 
 static void
-cc_rx_data(void *inst, void *priv, uint32_t bytes, bool ooo, uint64_t now)
+cc_rx_data(void *inst, void *priv, uint32_t bytes, bool ooo, bool ce,
+	   uint64_t now)
 {
+	struct cc_inst *ci = inst;
 	struct cc_pdc *d = priv;
+	int charged;
 
-	(void)inst;
-	(void)now;
 	(void)ooo; /* ooo_count is the PDS's (packets beyond CACK) */
 	/* The library counts UDP length + 40; bytes is that already. */
 	uet_nscc_rcv_on_data(&d->rcv, bytes - UET_NSCC_NOMINAL_EXTRA, false,
 			     false);
+	if (!ci->cfg.rccc || CC_SLOT(d) == CC_SLOT_NONE)
+		return;
+	charged = uet_rccc_pacer_arrival(&ci->pacer, CC_SLOT(d), bytes, ce,
+					 now);
+	if (charged > 0)
+		ci->st.charged_bytes += (uint64_t)charged;
 }
 
 static void

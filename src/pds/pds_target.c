@@ -556,13 +556,13 @@ pds_target_resp_reserve(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
  * recorded, so that the CC sees whether it came out of order. */
 static void
 pds_target_cc_rx(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
-	      uint16_t len, uint64_t now)
+	      uint16_t len, bool ce, uint64_t now)
 {
 	c->u.t.rcvd_bytes += len + UET_PDS_CC_NOMINAL_OVH;
 	if (p->cc->rx_data != NULL)
 		p->cc->rx_data(p->cc_inst, pds_cc_priv(p, c),
 			       len + UET_PDS_CC_NOMINAL_OVH,
-			       psn != c->u.t.cack + 1, now);
+			       psn != c->u.t.cack + 1, ce, now);
 	if (p->cc->rx_overload != NULL)
 		p->cc->rx_overload(p->cc_inst, pds_cc_priv(p, c), false);
 }
@@ -597,7 +597,7 @@ pds_target_commit(struct uet_pds *p, uint64_t now)
 	memset(&m, 0, sizeof(m));
 	m.len = pd->len;
 	m.ce = pd->ce;
-	pds_target_cc_rx(p, c, pd->psn, pd->len, now);
+	pds_target_cc_rx(p, c, pd->psn, pd->len, pd->ce, now);
 	pds_target_note(p, c, pd->psn, pd->flags, &m, now);
 	/* The service time runs from the arrival, not from the commit. */
 	c->u.t.rx_ns = (uint32_t)pd->rx_ns;
@@ -684,7 +684,7 @@ pds_target_accept(struct uet_pds *p, struct pds_pdc *c,
 				       now);
 	pds_resp_clear(p, c, uet_wire_pds_req_clear_psn(&h->u.req));
 	if (pds_target_deliver(p, c, h, m) == 0) {
-		pds_target_cc_rx(p, c, ri->psn, m->len, now);
+		pds_target_cc_rx(p, c, ri->psn, m->len, m->ce, now);
 		pds_target_note(p, c, ri->psn, h->flags, m, now);
 		return 0;
 	}

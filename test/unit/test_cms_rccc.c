@@ -248,6 +248,7 @@ uet_rccc_pacer_config_default__values_and_checks(void **state)
 	assert_int_equal(c.rate_milli, 990);
 	assert_int_equal(c.quantum, QUANTUM);
 	assert_int_equal(c.spec_max, BDP);
+	assert_int_equal(c.charge_marked, 1);
 	assert_int_equal(uet_rccc_pacer_config_default(&c, 0, MTU, BDP),
 			 -EINVAL);
 	assert_int_equal(uet_rccc_pacer_config_default(&c, LINK, 0, BDP),
@@ -600,6 +601,63 @@ uet_rccc_pacer_packet__one_packet_per_grant(void **state)
 	assert_int_equal(uet_rccc_pacer_packet(&pc, 2, 3959), -ERANGE);
 }
 
+/*
+ * Data beyond a source's grants that arrives ECN-marked (a speculative
+ * start that met the last hop's queue) takes its wire time from the
+ * grants, as if granted when it arrived; unmarked, within the grants, or
+ * with charge_marked off, it costs nothing, and an unmarked excess is
+ * not charged later by a marked packet. QUANTUM bytes take 352 ns.
+ */
+static void
+uet_rccc_pacer_arrival__marked_excess_delays_the_grants(void **state)
+{
+	struct uet_rccc_pacer_config c;
+	struct uet_rccc_slot slot[2];
+	struct uet_rccc_pacer pc;
+	const char *why = NULL;
+	uint32_t idx, bytes;
+
+	(void)state;
+	pacer_setup(&pc, slot, 2, 0);
+	/* a lone flow's unmarked first window: nothing, now or later */
+	assert_int_equal(uet_rccc_pacer_arrival(&pc, 0, 10 * QUANTUM, false,
+						0), 0);
+	assert_int_equal(uet_rccc_pacer_request(&pc, 0, 1u << 20), 0);
+	assert_int_equal(uet_rccc_pacer_poll(&pc, 0, &idx, &bytes), 1);
+	assert_int_equal(uet_rccc_pacer_next(&pc), 352);
+	/* granted data, marked: nothing (the grant paid for it) */
+	assert_int_equal(uet_rccc_pacer_arrival(&pc, 0, QUANTUM, true, 100),
+			 0);
+	assert_int_equal(uet_rccc_pacer_next(&pc), 352);
+	/* source 1's speculative data arrives marked: two quanta charged,
+	 * the next grant two quanta later (703.4 ns, rounded up) */
+	assert_int_equal(uet_rccc_pacer_arrival(&pc, 1, 2 * QUANTUM, true,
+						100), 2 * QUANTUM);
+	assert_int_equal(uet_rccc_pacer_next(&pc), 352 + 704);
+	assert_int_equal(uet_rccc_pacer_poll(&pc, 1055, &idx, &bytes), 0);
+	assert_int_equal(uet_rccc_pacer_poll(&pc, 1056, &idx, &bytes), 1);
+	/* the excess is charged once: a marked arrival that brings
+	 * nothing new beyond the grants costs nothing */
+	assert_int_equal(uet_rccc_pacer_arrival(&pc, 1, 0, true, 1100), 0);
+	assert_int_equal(uet_rccc_pacer_arrival(&pc, 0, 0, true, 1100), 0);
+	/* a pacer long behind: the quantum it banked pays for it */
+	assert_int_equal(uet_rccc_pacer_arrival(&pc, 1, QUANTUM, true,
+						1000000), QUANTUM);
+	assert_int_equal(uet_rccc_pacer_next(&pc), 1000000);
+	assert_int_equal(uet_rccc_pacer_arrival(&pc, 2, QUANTUM, true, 0),
+			 -ERANGE);
+	/* off: marked excess costs nothing */
+	pacer_setup(&pc, slot, 2, 0);
+	pc.cfg.charge_marked = 0;
+	assert_int_equal(uet_rccc_pacer_arrival(&pc, 1, 2 * QUANTUM, true,
+						100), 0);
+	assert_int_equal(uet_rccc_pacer_next(&pc), 0);
+	c = pc.cfg;
+	c.charge_marked = 2;
+	assert_int_equal(uet_rccc_pacer_init(&pc, &c, slot, 2, &why), -EINVAL);
+	assert_string_equal(why, "charge_marked (0 or 1)");
+}
+
 int
 main(void)
 {
@@ -627,6 +685,8 @@ main(void)
 			uet_rccc_pacer_poll__speculative_credit_for_idle),
 		cmocka_unit_test(uet_rccc_fill__credit_units),
 		cmocka_unit_test(uet_rccc_pacer_packet__one_packet_per_grant),
+		cmocka_unit_test(
+			uet_rccc_pacer_arrival__marked_excess_delays_the_grants),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -685,6 +685,59 @@ pds_cc_grants__pacer_deadline_and_credit_ack(void **state)
 			 st.grant_bytes & ~(uint64_t)(UET_RCCC_UNIT - 1));
 }
 
+/* The speculative start of a source reaches the receiver, ECN-marked
+ * (it met a queue) or not: the bytes the pacer charged, every byte
+ * beyond its grants (the first packet's request woke the pacer, which
+ * caught up a grant) when marked (uet_rccc_pacer_arrival()), none
+ * unmarked. @p sent: the burst's nominal bytes less those grants. */
+static uint64_t
+speculative_start_charged(bool ce, uint64_t *sent)
+{
+	struct uet_pds_tx t[64];
+	struct uet_pds_cc_stats st;
+	uint16_t n, k;
+
+	W.now = 1000;
+	for (k = 0; k < 40; k++)
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD,
+						 (uint64_t)k, 0), 0);
+	n = fakewire_take(&W, 0, t, 64);
+	assert_true(n >= 1);
+	*sent = 0;
+	for (k = 0; k < n; k++) {
+		*sent += len_of((uint64_t)k) + OVH;
+		fakewire_inject(&W, 1, &t[k], false, ce);
+	}
+	/* the next call commits the last delivery */
+	(void)fakewire_take(&W, 1, t, 64);
+	uet_pds_cc_stats_get(W.pds[1], &st);
+	assert_true(st.grant_bytes < *sent);
+	*sent -= st.grant_bytes;
+	return st.charged_bytes;
+}
+
+static void
+pds_cc_grants__marked_speculative_data_charged(void **state)
+{
+	uint64_t sent, charged;
+
+	(void)state;
+	charged = speculative_start_charged(true, &sent);
+	assert_true(sent > 0);
+	assert_int_equal(charged, sent);
+}
+
+static void
+pds_cc_grants__unmarked_speculative_data_free(void **state)
+{
+	uint64_t sent, charged;
+
+	(void)state;
+	charged = speculative_start_charged(false, &sent);
+	assert_true(sent > 0);
+	assert_int_equal(charged, 0);
+}
+
 /* UEC 1.0 RCCC: a source out of credit with data queued asks with a
  * CREDIT_REQ CP; the receiver's pacer answers in CREDIT CPs (it has no
  * data to acknowledge). The CREDIT CP was never sent: grants waited for
@@ -1274,6 +1327,10 @@ main(void)
 		FW_TEST(pds_target_refuse__reported_as_rcv_cwnd_pend, setup_nscc),
 		FW_TEST(pds_cc_grants__pacer_deadline_and_credit_ack,
 			setup_rccc_paced),
+		FW_TEST(pds_cc_grants__marked_speculative_data_charged,
+			setup_rccc),
+		FW_TEST(pds_cc_grants__unmarked_speculative_data_free,
+			setup_rccc),
 		FW_TEST(pds_target_credit_grant__credit_cp_answers_credit_req,
 			setup_rccc),
 		FW_TEST(pds_initiator_credit_req__asks_again_after_a_timer,

@@ -146,9 +146,13 @@ struct uet_rccc_pacer_config {
 	 * rate_milli is a share of the wire as in htsim's pacer;
 	 * 0..1000000 (0: pace nominal bytes). */
 	uint32_t frame_ppm;
+	/** 1: an ECN-marked arrival beyond its source's grants takes its
+	 * wire time from the grants (uet_rccc_pacer_arrival()); 0: the
+	 * pacer ignores arrivals. */
+	uint32_t charge_marked;
 };
 
-/** One source as the pacer sees it (16 bytes). */
+/** One source as the pacer sees it (24 bytes). */
 struct uet_rccc_slot {
 	uint32_t target;  /**< highest cumulative target, bytes mod 2^32 */
 	uint32_t granted; /**< granted so far, bytes mod 2^32 */
@@ -157,6 +161,10 @@ struct uet_rccc_slot {
 	uint8_t pad;
 	uint16_t pkt;     /**< nominal bytes of the source's latest packet
 			   * (uet_rccc_pacer_packet()), 0: unknown */
+	uint32_t rcvd;    /**< new data received, bytes mod 2^32 */
+	uint32_t settled; /**< of it beyond the grants, accounted for:
+			   *   charged to the pacer when it came marked,
+			   *   let go otherwise (uet_rccc_pacer_arrival()) */
 };
 
 /** The pull pacer of one destination. */
@@ -174,7 +182,8 @@ struct uet_rccc_pacer {
 /**
  * Defaults for a link of @p link_mbps, an MTU of @p mtu bytes and a BDP
  * of @p bdp bytes: 0.99 of the line, a quantum of the MTU rounded up to
- * 256 B, speculative credit up to the BDP.
+ * 256 B, speculative credit up to the BDP, marked arrivals beyond the
+ * grants charged.
  * @return
  *   0, or -EINVAL.
  */
@@ -213,6 +222,22 @@ int uet_rccc_pacer_request(struct uet_rccc_pacer *pc, uint32_t idx,
  */
 int uet_rccc_pacer_packet(struct uet_rccc_pacer *pc, uint32_t idx,
 			  uint32_t bytes);
+
+/**
+ * Source @p idx's new data of @p bytes (nominal) arrived at @p now, @p ce
+ * whether ECN-marked. The bytes of it beyond what the pacer granted the
+ * source (its speculative start, above all) reached the link without
+ * the pacer: with charge_marked and @p ce (they met a queue on the way,
+ * the last hop's in an incast), the next grant waits their wire time, as
+ * if they had been granted now, so that the queue they built drains at
+ * the line rate rather than at 1 - rate_milli of it. Unmarked ones (a
+ * lone flow's first window, which the grants follow one round trip
+ * later) cost nothing.
+ * @return
+ *   the bytes charged, or -ERANGE.
+ */
+int uet_rccc_pacer_arrival(struct uet_rccc_pacer *pc, uint32_t idx,
+			   uint32_t bytes, bool ce, uint64_t now);
 
 /**
  * Source @p idx is gone (its PDC closed): no more grants.

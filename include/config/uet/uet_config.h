@@ -208,6 +208,7 @@ struct uet_config_cc {
 	uint32_t rccc_rate_mbps;    /**< auto */
 	uint64_t rccc_quantum;      /**< bytes, multiple of 256, auto */
 	uint64_t rccc_spec_credit;  /**< bytes, auto */
+	bool rccc_charge_marked;    /**< uet_rccc_pacer_config.charge_marked */
 };
 
 /** [spray] (load balancing, UEC 1.0 section 3.6.16) */

@@ -203,9 +203,10 @@ struct uet_pds_cc_ops {
 	/** Sender: the P-flag ACK of that PROBE, @p rtt_ns after it left. */
 	void (*on_probe_ack)(void *inst, void *priv, uint64_t rtt_ns);
 	/** Receiver: a new request of @p bytes (nominal) was accepted
-	 * (never for duplicates or trimmed packets). */
+	 * (never for duplicates or trimmed packets); @p ce: it arrived
+	 * ECN-marked. */
 	void (*rx_data)(void *inst, void *priv, uint32_t bytes, bool ooo,
-			uint64_t now);
+			bool ce, uint64_t now);
 	/** Receiver: its SES refused a request or its event ring was full
 	 * (@p busy), or it accepted one again. */
 	void (*rx_overload)(void *inst, void *priv, bool busy);

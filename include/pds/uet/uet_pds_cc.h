@@ -118,6 +118,9 @@ struct uet_pds_cc_stats {
 	uint64_t credit_req;    /**< credit requests received (pacer) */
 	uint64_t grants;        /**< pacer grants sent */
 	uint64_t grant_bytes;   /**< ... bytes */
+	uint64_t charged_bytes; /**< ECN-marked data beyond its source's
+				 *   grants, charged to the pacer
+				 *   (uet_rccc_pacer_arrival()) */
 	uint64_t overload;      /**< refusals reported as rcv_cwnd_pend */
 	uint64_t src_full;      /**< credit requests of sources without a
 				 *   pacer slot (all taken): ignored */
