@@ -498,19 +498,22 @@ pds_initiator_gate(struct uet_pds *p, const struct pds_pdc *c, uint16_t len)
 			       c->u.i.inflight);
 }
 
+/* The packets marked for retransmission, in PSN order (what lies past the
+ * peer's range waits for it): those a receiver resource refused
+ * (PDS_WHY_BACKOFF) when @p refused, the others otherwise. */
 static uint16_t
 pds_initiator_tx_retx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
-		 struct uet_pds_tx *tx, uint16_t n)
+		      struct uet_pds_tx *tx, uint16_t n, bool refused)
 {
 	uint32_t psn;
 	uint16_t k = 0;
 	struct pds_slot *sl;
 
-	/* In PSN order: what lies past the peer's range waits for it. */
 	for (psn = c->u.i.una; c->u.i.n_retx > 0 && k < n &&
 	     psn != c->u.i.snd && pds_initiator_room(p, c, psn); psn++) {
 		sl = pds_slot(p, c, psn);
-		if (sl->state != SLOT_RETX)
+		if (sl->state != SLOT_RETX ||
+		    (pds_slot_why(sl) == PDS_WHY_BACKOFF) != refused)
 			continue;
 		if (!pds_initiator_gate(p, c, sl->len)) {
 			/* a credit-based CC may have nothing left to grant:
@@ -529,11 +532,27 @@ pds_initiator_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	    struct uet_pds_tx *tx, uint16_t n)
 {
 	struct pds_slot *sl;
+	bool ordered;
 	uint16_t k;
 
 	if (c->state == PDC_FREE || (c->flags & PDC_F_BACKOFF))
 		return 0;
-	k = pds_initiator_tx_retx(p, c, now, tx, n);
+	/*
+	 * Losses first; packets a receiver resource refused after the
+	 * packets never sent (RUD: the order is free). Those may be what
+	 * frees the resource: the target's message records all held by
+	 * deferred messages whose receives wait for their restarts, the
+	 * refused packet a new message wanting a record, the restarts
+	 * queued behind it, and a window of one packet (NSCC at one MTU
+	 * after the receiver's penalty) that the refused packet took again
+	 * at the end of every back-off: nothing moved for good (fuzz_dst,
+	 * test/dst/fuzz-fixed/defer-restart-behind-refused). ROD delivers
+	 * in order: the refused packet first still.
+	 */
+	ordered = c->mode == UET_PDS_MODE_ROD;
+	k = pds_initiator_tx_retx(p, c, now, tx, n, false);
+	if (ordered)
+		k += pds_initiator_tx_retx(p, c, now, tx + k, n - k, true);
 	while (k < n && c->u.i.snd != c->u.i.nxt &&
 	       pds_initiator_room(p, c, c->u.i.snd)) {
 		sl = pds_slot(p, c, c->u.i.snd);
@@ -546,6 +565,8 @@ pds_initiator_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		pds_initiator_emit(p, c, c->u.i.snd, false, now, &tx[k++]);
 		c->u.i.snd++;
 	}
+	if (!ordered)
+		k += pds_initiator_tx_retx(p, c, now, tx + k, n - k, true);
 	/* Stopped at the peer's range: off the active list (has_work)
 	 * until the ACK that moves its CACK kicks the PDC. */
 	if (c->u.i.snd != c->u.i.nxt && !pds_initiator_room(p, c, c->u.i.snd))

@@ -225,6 +225,59 @@ pds_initiator_backoff__burst_is_one_round(void **state)
 	assert_int_equal(W.done_err[1], 0);
 }
 
+/* A packet a receiver resource refused goes again after the packets
+ * never sent, when its back-off ends: they may free the resource (the
+ * target's records held by deferred messages whose restarts queue behind
+ * it; fuzz input test/dst/fuzz-fixed/defer-restart-behind-refused). A ROD
+ * PDC keeps the PSN order: its target takes nothing out of order. */
+static void
+refused_then_new(uint8_t mode, uint32_t *first, uint32_t *second,
+		 uint32_t *refused)
+{
+	struct uet_pds_tx a, n, tx[8];
+	uint16_t k;
+
+	assert_int_equal(fakewire_submit(&W, mode, 1, 0), 0);
+	assert_true(fakewire_take_type(&W, 0, mode == UET_PDS_MODE_ROD ?
+				       UET_PDS_TYPE_ROD_REQ :
+				       UET_PDS_TYPE_RUD_REQ, &a));
+	n = nack_for(&a, UET_NACK_NO_SES_MSG_AVAIL);
+	fakewire_inject(&W, 0, &n, false, false);
+	/* queued during the round, never sent */
+	assert_int_equal(fakewire_submit(&W, mode, 2, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, tx, 8), 0);
+	W.now += 100000 + 20000;
+	uet_pds_advance(W.pds[0], W.now);
+	k = fakewire_take(&W, 0, tx, 8);
+	assert_int_equal(k, 2);
+	*first = tx[0].hdr.u.req.psn;
+	*second = tx[1].hdr.u.req.psn;
+	*refused = a.hdr.u.req.psn;
+}
+
+static void
+pds_initiator_backoff__refused_goes_after_new(void **state)
+{
+	uint32_t first, second, refused;
+
+	(void)state;
+	refused_then_new(UET_PDS_MODE_RUD, &first, &second, &refused);
+	assert_int_equal(first, refused + 1);
+	assert_int_equal(second, refused);
+	assert_int_equal(fakewire_st(0)->retx_backoff, 1);
+}
+
+static void
+pds_initiator_backoff__rod_refused_goes_first(void **state)
+{
+	uint32_t first, second, refused;
+
+	(void)state;
+	refused_then_new(UET_PDS_MODE_ROD, &first, &second, &refused);
+	assert_int_equal(first, refused);
+	assert_int_equal(second, refused + 1);
+}
+
 static void
 refusals_rto(struct uet_pds_config *cfg)
 {
@@ -1217,6 +1270,10 @@ main(void)
 		FW_TEST(pds_initiator_backoff__resource_nacks_until_failure,
 			setup_slow_rto),
 		FW_TEST(pds_initiator_backoff__burst_is_one_round, setup_slow_rto),
+		FW_TEST(pds_initiator_backoff__refused_goes_after_new,
+			setup_slow_rto),
+		FW_TEST(pds_initiator_backoff__rod_refused_goes_first,
+			setup_slow_rto),
 		FW_TEST(pds_initiator_backoff__rto_not_starved, setup_refusals_rto),
 		FW_TEST(pds_initiator_new_start__repicks_and_retries,
 			setup_slow_rto),
