@@ -229,10 +229,11 @@ int uet_rccc_pacer_packet(struct uet_rccc_pacer *pc, uint32_t idx,
  * source (its speculative start, above all) reached the link without
  * the pacer: with charge_marked and @p ce (they met a queue on the way,
  * the last hop's in an incast), the next grant waits their wire time, as
- * if they had been granted now, so that the queue they built drains at
- * the line rate rather than at 1 - rate_milli of it. Unmarked ones (a
- * lone flow's first window, which the grants follow one round trip
- * later) cost nothing.
+ * if they had been granted now: the queue they built drains in the time
+ * the grants leave free, not only in the 1 - rate_milli of the line the
+ * pacer never grants. Unmarked ones (a lone flow's first window, which
+ * the grants follow one round trip later) cost nothing, then or later:
+ * each byte beyond the grants is looked at once, when it arrives.
  * @return
  *   the bytes charged, or -ERANGE.
  */
