@@ -92,6 +92,28 @@ alive_netns(void)
 	       (unsigned long long)st.st_ino : 0;
 }
 
+/* @p fd is an alive file as an engine makes them: a regular file of the
+ * engine's user without group or other access. */
+static bool
+alive_file_ours(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	       st.st_uid == geteuid() && (st.st_mode & 077) == 0;
+}
+
+/* Read the record of @p fd into @p r: true when it holds a time at most
+ * ENGINE_ALIVE_HORIZON_NS before @p now (one that still tells a
+ * restart). */
+static bool
+alive_rec_recent(int fd, uint64_t now, struct engine_alive_rec *r)
+{
+	return pread(fd, r, sizeof(*r), 0) == (ssize_t)sizeof(*r) &&
+	       r->magic == ALIVE_MAGIC && r->ns <= now &&
+	       now - r->ns < ENGINE_ALIVE_HORIZON_NS;
+}
+
 /* Take the file of address @p addr (text) in directory @p dfd: slot @p i
  * of @p a. A previous incarnation's time goes into a->prev_ns. */
 static int
@@ -100,7 +122,6 @@ alive_take(struct engine_alive *a, unsigned int i, int dfd, const char *addr,
 {
 	struct engine_alive_rec r = { 0 };
 	char name[96];
-	struct stat st;
 	uint64_t prev;
 	void *m;
 	int fd, n;
@@ -111,8 +132,7 @@ alive_take(struct engine_alive *a, unsigned int i, int dfd, const char *addr,
 	fd = openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
+	if (!alive_file_ours(fd)) {
 		close(fd);
 		return -EPERM;
 	}
@@ -122,9 +142,7 @@ alive_take(struct engine_alive *a, unsigned int i, int dfd, const char *addr,
 		close(fd);
 		return rc;
 	}
-	if (pread(fd, &r, sizeof(r), 0) == (ssize_t)sizeof(r) &&
-	    r.magic == ALIVE_MAGIC && r.ns <= now &&
-	    now - r.ns < ENGINE_ALIVE_HORIZON_NS) {
+	if (alive_rec_recent(fd, now, &r)) {
 		/* a crash may have come up to a refresh period (and a
 		 * stalled iteration) after the last one written */
 		prev = r.ns + ((r.flags & ALIVE_CLEAN) ? 0 :
@@ -159,7 +177,6 @@ alive_sweep(int dfd, uint64_t now)
 {
 	struct engine_alive_rec r;
 	struct dirent *d;
-	struct stat st;
 	DIR *dir;
 	int dup_fd = dup(dfd), fd;
 
@@ -176,12 +193,8 @@ alive_sweep(int dfd, uint64_t now)
 		fd = openat(dfd, d->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-		    st.st_uid == geteuid() &&
-		    flock(fd, LOCK_EX | LOCK_NB) == 0 &&
-		    (pread(fd, &r, sizeof(r), 0) != (ssize_t)sizeof(r) ||
-		     r.magic != ALIVE_MAGIC || r.ns > now ||
-		     now - r.ns >= ENGINE_ALIVE_HORIZON_NS))
+		if (alive_file_ours(fd) && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+		    !alive_rec_recent(fd, now, &r))
 			(void)unlinkat(dfd, d->d_name, 0);
 		close(fd);
 	}

@@ -208,6 +208,7 @@ proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 	struct uet_pds_cc_cms_config ccc;
 	struct uet_pds_config pc;
 	struct uet_ulp_ctx *ctx;
+	uint64_t prev_alive;
 	int rc;
 
 	if (pp == NULL || pp->ulp == NULL ||
@@ -225,9 +226,10 @@ proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 		uet_proto_pds_config(cfg, &pc);
 	/* the restart of an engine that ran moments ago at this address
 	 * (its alive file, docs/WIRE-DECISIONS.md) */
-	if (uet_engine_prev_alive_ns(e) != 0) {
+	prev_alive = uet_engine_prev_alive_ns(e);
+	if (prev_alive != 0) {
 		pc.restarted = true;
-		pc.prev_alive_ns = uet_engine_prev_alive_ns(e);
+		pc.prev_alive_ns = prev_alive;
 	}
 	/* [cc] NSCC/RCCC: the PDS copies it at creation. */
 	if (pc.cc == &uet_pds_cc_cms && pc.cc_arg == NULL) {

@@ -204,6 +204,8 @@ pds_syn_rec_new(struct uet_pds *p, uint32_t b, uint32_t key, uint32_t start,
  * At most five intervals are excluded so; false when none is left
  * (named in this interval already, or in the one this PDS started in):
  * then nothing opens under the record's Start_PSN until it names one. */
+#define PDS_NAME_TRIES 6 /* the five intervals excluded, and one */
+
 static bool
 pds_syn_rec_advance(struct pds_syn_rec *r, const struct pds_pdc *c,
 		    uint32_t start, uint64_t now)
@@ -215,7 +217,8 @@ pds_syn_rec_advance(struct pds_syn_rec *r, const struct pds_pdc *c,
 	if (start != r->next)
 		r->fresh_hi = (uint16_t)(start >> 16);
 	r->opened = true;
-	for (k = 0; k < 6 && (int32_t)(iv - r->named) > 0; k++, iv--) {
+	for (k = 0; k < PDS_NAME_TRIES && (int32_t)(iv - r->named) > 0;
+	     k++, iv--) {
 		v = PDS_NAMED | (iv & 0x7FFFu) << 16 | (start & 0xFFFFu);
 		d = c != NULL ? uet_psn_diff(v, c->u.t.cack + 1) : INT32_MAX;
 		if ((d > -65536 && d < 65536) || v == start ||

@@ -1710,6 +1710,7 @@ test_alive(void)
 	struct uet_engine *a, *b;
 	struct alive_file r, r6;
 	char dir[] = "/tmp/uet-alive-test.XXXXXX", path[512], path6[512];
+	char target[600];
 	uint64_t prev, now;
 
 	if (mkdtemp(dir) == NULL) {
@@ -1772,10 +1773,12 @@ test_alive(void)
 	a = engine_make("alive_a", &ca, &hook_state[0]);
 	CHECK(a != NULL && uet_engine_prev_alive_ns(a) == 0);
 	uet_engine_free(a);
-	/* a symbolic link in the file's place is not followed */
-	CHECK(unlink(path) == 0 && symlink("/tmp/uet-alive-target", path) == 0);
+	/* a symbolic link in the file's place is not followed (its target,
+	 * a name in the test's directory, is not created) */
+	snprintf(target, sizeof(target), "%s/link-target", dir);
+	CHECK(unlink(path) == 0 && symlink(target, path) == 0);
 	a = engine_make("alive_a", &ca, &hook_state[0]);
-	CHECK(a == NULL && access("/tmp/uet-alive-target", F_OK) < 0);
+	CHECK(a == NULL && access(target, F_OK) < 0);
 	uet_engine_free(a);
 	(void)unlink(path);
 	/* a directory others may write to is refused */
@@ -1813,18 +1816,25 @@ test_alive(void)
 	 * 0755 for a moment; as a user, /tmp/uet-alive-UID another user
 	 * created first) is logged and the engine goes on without files */
 	if (geteuid() == 0) {
+		bool made = false;
 		struct stat st;
 
 		snprintf(ca.timers.alive_dir, sizeof(ca.timers.alive_dir),
 			 "auto");
-		if (stat("/run/uet-alive", &st) < 0)
-			CHECK(mkdir("/run/uet-alive", 0700) == 0 &&
-			      stat("/run/uet-alive", &st) == 0);
+		if (stat("/run/uet-alive", &st) < 0) {
+			made = mkdir("/run/uet-alive", 0700) == 0;
+			CHECK(made && stat("/run/uet-alive", &st) == 0);
+		}
 		CHECK(chmod("/run/uet-alive", 0755) == 0);
 		a = engine_make("alive_a", &ca, &hook_state[0]);
 		CHECK(a != NULL && uet_engine_prev_alive_ns(a) == 0);
 		uet_engine_free(a);
-		CHECK(chmod("/run/uet-alive", st.st_mode & 07777) == 0);
+		/* as found: the mode put back, or the directory the test
+		 * made removed (the engine wrote nothing in it) */
+		if (made)
+			CHECK(rmdir("/run/uet-alive") == 0);
+		else
+			CHECK(chmod("/run/uet-alive", st.st_mode & 07777) == 0);
 	}
 	/* off: no file */
 	itest_rm_dir(dir);
