@@ -17,7 +17,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <rte_cfgfile.h>
 #include <rte_common.h>
 #include <rte_errno.h>
 #include <rte_mbuf.h>
@@ -119,30 +118,11 @@ fabric_refused(const struct perf_opts *o)
 static void
 fabric_cc_auto(const struct perf_opts *o)
 {
-	static const struct rte_cfgfile_parameters params = {
-		.comment_character = '#', /* as uet_config_load() */
-	};
-	struct rte_cfgfile *f;
-
-	fabric_cc_rtt_auto = true;
-	fabric_cc_rate_auto = true;
-	fabric_rto_auto = true;
-	fabric_tlp_auto = true;
-	fabric_quiet_auto = true;
-	if (o->config == NULL)
-		goto quiet;
-	f = rte_cfgfile_load_with_params(o->config, CFG_FLAG_EMPTY_VALUES,
-					 &params);
-	if (f == NULL)
-		goto quiet;
-	fabric_cc_rtt_auto = !rte_cfgfile_has_entry(f, "cc", "base_rtt");
-	fabric_cc_rate_auto = !rte_cfgfile_has_entry(f, "cc",
-						     "link_speed_mbps");
-	fabric_rto_auto = !rte_cfgfile_has_entry(f, "timers", "rto_init");
-	fabric_tlp_auto = !rte_cfgfile_has_entry(f, "timers", "tlp_timeout");
-	fabric_quiet_auto = !rte_cfgfile_has_entry(f, "timers", "syn_quiet");
-	rte_cfgfile_close(f);
-quiet:
+	fabric_cc_rtt_auto = !perf_config_sets(o, "cc", "base_rtt");
+	fabric_cc_rate_auto = !perf_config_sets(o, "cc", "link_speed_mbps");
+	fabric_rto_auto = !perf_config_sets(o, "timers", "rto_init");
+	fabric_tlp_auto = !perf_config_sets(o, "timers", "tlp_timeout");
+	fabric_quiet_auto = !perf_config_sets(o, "timers", "syn_quiet");
 	/* Every host of the emulated fabric starts with its network:
 	 * nothing sent to an earlier incarnation can be in it, and the
 	 * target's quiet time after start would refuse the first window of

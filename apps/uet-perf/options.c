@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cfgfile.h>
 #include <rte_common.h>
 #include <rte_version.h>
 
@@ -239,6 +240,29 @@ const char *
 perf_spray_name(int m)
 {
 	return name_of(spray_names, RTE_DIM(spray_names), m);
+}
+
+/* Does the --config file set [@p section] @p key? (false without one;
+ * the file loaded already, so it reads) */
+bool
+perf_config_sets(const struct perf_opts *o, const char *section,
+		 const char *key)
+{
+	static const struct rte_cfgfile_parameters params = {
+		.comment_character = '#', /* as uet_config_load() */
+	};
+	struct rte_cfgfile *f;
+	bool set;
+
+	if (o->config == NULL)
+		return false;
+	f = rte_cfgfile_load_with_params(o->config, CFG_FLAG_EMPTY_VALUES,
+					 &params);
+	if (f == NULL)
+		return false;
+	set = rte_cfgfile_has_entry(f, section, key) != 0;
+	rte_cfgfile_close(f);
+	return set;
 }
 
 int

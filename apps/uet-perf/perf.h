@@ -734,6 +734,8 @@ const char *perf_spray_name(int m);
 /* @p o's spray mode on @p c, checked with the rest of @p c: 0, or
  * -EINVAL with the reason printed (e.g. too few EVs to spray). */
 int perf_spray_apply(const struct perf_opts *o, struct uet_config *c);
+bool perf_config_sets(const struct perf_opts *o, const char *section,
+		      const char *key);
 /* --cc / set cc: fixed | nscc | rccc | nscc+rccc; 0 or -EINVAL. */
 int perf_parse_cc(const char *s, int *out);
 const char *perf_cc_name(int cc);

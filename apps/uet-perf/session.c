@@ -378,6 +378,18 @@ base_cfg(const struct perf_opts *o)
 		fprintf(stderr, "uet-perf: %s\n", err.msg);
 		return NULL;
 	}
+	/* The engines of a session are joined by rings of this process:
+	 * nothing sent to an earlier incarnation of their addresses can
+	 * reach them. The target's quiet time after start (its first
+	 * window refused, one RTO of stall in every run) and the alive
+	 * files telling restarts (docs/WIRE-DECISIONS.md "A SYN that
+	 * reaches a restarted target") stay off unless --config sets
+	 * them. */
+	if (!perf_config_sets(o, "timers", "syn_quiet"))
+		perf_base_cfg.timers.syn_quiet = false;
+	if (!perf_config_sets(o, "timers", "alive_dir"))
+		snprintf(perf_base_cfg.timers.alive_dir,
+			 sizeof(perf_base_cfg.timers.alive_dir), "off");
 	perf_base_set = true;
 	return &perf_base_cfg;
 }
