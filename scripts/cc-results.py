@@ -165,18 +165,26 @@ def targets(runs, htsim):
     def seeds(n, cc):
         return runs[(n, cc)]
 
+    def ratios(n, ref, bound, miss):
+        """Scenario @n's last flow over ref(cc, seed index), per CC and
+        seed: those above @bound appended to @miss; how many looked at."""
+        total = 0
+        for cc in CCS:
+            for k, m in enumerate(seeds(n, cc)):
+                total += 1
+                r = m[0] / ref(cc, k)
+                if r > bound:
+                    miss.append("%s %s seed %d %.3fx" % (n, cc, k + 1, r))
+        return total
+
     rows = ["| target | scenarios | result |", "|---|---|---|"]
     beside = [n for n in ("incast15", "incast15-loss", "perm-reps",
                           "perm-oblivious", "perm-reps-fail", "incast31",
                           "incast63", "incast64-k8") if (n, "rccc") in runs]
     miss, total = [], 0
     for n in beside:
-        for cc in CCS:
-            for k, m in enumerate(seeds(n, cc)):
-                total += 1
-                r = m[0] / h(n, cc)["last_ideal"][k]
-                if r > 1.02:
-                    miss.append("%s %s seed %d %.2fx" % (n, cc, k + 1, r))
+        total += ratios(n, lambda cc, k, n=n: h(n, cc)["last_ideal"][k],
+                        1.02, miss)
     rows.append("| last flow within 1.02x of htsim's | every one beside "
                 "htsim, per CC and seed | %s |" % verdict(miss, total))
     miss, total = [], 0
@@ -201,23 +209,16 @@ def targets(runs, htsim):
     rows.append("| NSCC+RCCC's last flow never later than the better of "
                 "NSCC and RCCC alone | every one beside htsim, per seed | "
                 "%s |" % verdict(miss, total))
-    miss, total = [], 0
-    for cc in CCS:
-        for k, m in enumerate(seeds("incast15-loss", cc)):
-            total += 1
-            r = m[0] / seeds("incast15", cc)[k][0]
-            if r > 1.1:
-                miss.append("%s seed %d %.3fx" % (cc, k + 1, r))
+    miss = []
+    total = ratios("incast15-loss",
+                   lambda cc, k: seeds("incast15", cc)[k][0], 1.1, miss)
     rows.append("| 1 %% loss within 1.1x of the loss-free time | "
                 "incast15-loss over incast15, per CC and seed | %s |" %
                 verdict(miss, total))
-    miss, total = [], 0
-    for cc in CCS:
-        for k, m in enumerate(seeds("perm-reps-fail", cc)):
-            total += 1
-            r = m[0] / h("perm-reps-fail", cc)["last_ideal"][k]
-            if r > 1.2:
-                miss.append("%s seed %d %.2fx" % (cc, k + 1, r))
+    miss = []
+    total = ratios("perm-reps-fail",
+                   lambda cc, k: h("perm-reps-fail", cc)["last_ideal"][k],
+                   1.2, miss)
     rows.append("| link failure with REPS within 1.2x of htsim | "
                 "perm-reps-fail, per CC and seed | %s |" %
                 verdict(miss, total))
