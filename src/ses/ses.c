@@ -207,6 +207,8 @@ ses_msg_put(struct uet_ses *s, struct ses_msg *m)
 {
 	ses_rdv_release(s, m); /* revoke the rendezvous read-back key */
 	ses_read_unhash(s, m);
+	free(m->rfrag);
+	m->rfrag = NULL;
 	ses_msg_unlock_pdcs(s, m);
 	m->state = SES_MSG_FREE;
 	m->gen++; /* late DONEs and builds of this cookie are stale */

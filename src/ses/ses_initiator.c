@@ -6,6 +6,7 @@
  */
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <uet/uet_ses_amo.h>
@@ -294,6 +295,11 @@ ses_msg_setup(struct uet_ses *s, struct ses_msg *m, const struct uet_ses_wr *wr,
 		return ret;
 	m->large_read = m->opcode == UET_SES_OP_READ &&
 			wr->len > SES_SMALL_DATA_MAX;
+	if (m->large_read) {
+		m->rfrag = calloc(m->nfrags, sizeof(*m->rfrag));
+		if (m->rfrag == NULL)
+			return -ENOMEM;
+	}
 	if (m->fmt == UET_SES_FMT_STD) {
 		ret = ses_peer_next_id(s, &wr->dest.fa, wr->job,
 				       &m->msg_id);

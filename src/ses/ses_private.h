@@ -97,6 +97,19 @@ enum ses_msg_kind {
  * @p got is all of it that ever comes, and its requests are answered
  * unless @p got < @p asked (ses_read_judge).
  */
+/*
+ * The data of one request packet of a large READ (ses_read_land): the
+ * bytes of it landed from the service of one PDC. Its target answers
+ * a request packet's range once per PDC it came on (its return-direction
+ * record there sends each byte once, the PDS delivering it once), but a
+ * request served on two PDCs (its data sent again on another) brings its
+ * bytes twice: the packet counts once, when one service completes it.
+ */
+struct ses_read_frag {
+	uint32_t pdc;   /* PDC of the service counted */
+	uint32_t got;   /* its bytes landed (= the packet's length: done) */
+};
+
 struct ses_read_pdc {
 	uint32_t pdc;   /* handle its DONEs and data name */
 	uint64_t asked; /* bytes asked by the requests whose DONE named it */
@@ -128,7 +141,11 @@ struct ses_msg {
 	uint32_t nfrags;
 	uint32_t next_frag;  /* next to hand to the PDS */
 	uint32_t frags_done;
-	uint64_t ret_bytes;  /* large READ: bytes landed */
+	uint64_t ret_bytes;  /* large READ: bytes landed, each once (the
+			      * lengths of the request packets whose data
+			      * is all in, ses_read_land) */
+	struct ses_read_frag *rfrag; /* large READ: per request packet
+				      * (nfrags), its data landed */
 	uint64_t ret_refused; /* large READ: bytes asked by request packets
 			       * its target refused (no data comes for them) */
 	uint64_t mod_len;    /* modified_length of the response */

@@ -485,6 +485,39 @@ ses_ret_reject(struct uet_ses *s, const struct uet_pds_event *ev)
 	return -EBADMSG;
 }
 
+/* Data of a large READ at @p off, @p len bytes, come on @p pdc: the bytes
+ * of the request packets it completes (struct ses_read_frag). A packet
+ * whose bytes come from a second service starts counting afresh with
+ * it: the two may overlap, and only one service's count is exact. */
+static uint64_t
+ses_read_land(struct ses_msg *m, uint32_t pdc, uint32_t off, uint32_t len)
+{
+	uint64_t unit = m->rchunk != 0 ? m->rchunk : m->wr.len, done = 0;
+	uint32_t f = (uint32_t)(off / unit), flen, o;
+	struct ses_read_frag *r;
+	uint64_t rest;
+
+	for (; len > 0 && f < m->nfrags; f++) {
+		r = &m->rfrag[f];
+		flen = ses_read_frag_len(m, f);
+		rest = f * unit + flen - off; /* of this packet from off */
+		o = rest < len ? (uint32_t)rest : len;
+		if (r->got < flen) {
+			if (r->got != 0 && r->pdc != pdc)
+				r->got = 0;
+			r->pdc = pdc;
+			r->got += o;
+			if (r->got >= flen) {
+				r->got = flen;
+				done += flen;
+			}
+		}
+		off += o;
+		len -= o;
+	}
+	return done;
+}
+
 /* Return-direction RESPONSE_DATA of a large READ (UEC 1.0 PDS read responses,
  * SES responses). */
 int
@@ -519,7 +552,8 @@ ses_initiator_ret_rx(struct uet_ses *s, const struct uet_pds_event *ev,
 	p = ses_read_pdc(s, m, ev->pdc);
 	if (p != NULL)
 		p->got += r.payload_length;
-	m->ret_bytes += r.payload_length;
+	m->ret_bytes += ses_read_land(m, ev->pdc, r.message_offset,
+				      r.payload_length);
 	s->st.ret_rx++;
 	ses_msg_check_done(s, m);
 	return 0;
