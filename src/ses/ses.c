@@ -164,10 +164,13 @@ uet_ses_free(struct uet_ses *s)
 		return;
 	if (s->continues)
 		uet_pds_set_continues(s->cfg.pds, NULL, s);
-	/* Keys of rendezvous sends still in flight are revoked. */
-	for (i = 0; s->msgs != NULL && i < s->cfg.max_msgs; i++)
+	/* Keys of rendezvous sends still in flight are revoked; the data
+	 * counts of READs still in flight go. */
+	for (i = 0; s->msgs != NULL && i < s->cfg.max_msgs; i++) {
 		if (s->msgs[i].state != SES_MSG_FREE)
 			ses_rdv_release(s, &s->msgs[i]);
+		free(s->msgs[i].rfrag);
+	}
 	free(s->rdv_owner);
 	free(s->rx_flat);
 	free(s->msgs);
