@@ -91,13 +91,6 @@ enum ses_msg_kind {
 #define SES_READ_PDCS 4
 
 /*
- * A large READ's data on one PDC that carried its requests: a request's
- * data comes back on its PDC (UEC 1.0 PDS read responses, return
- * direction), so once that PDC is gone and every DONE naming it is in,
- * @p got is all of it that ever comes, and its requests are answered
- * unless @p got < @p asked (ses_read_judge).
- */
-/*
  * The data of one request packet of a large READ (ses_read_land): the
  * bytes of it landed from the service of one PDC. Its target answers
  * a request packet's range once per PDC it came on (its return-direction
@@ -110,6 +103,13 @@ struct ses_read_frag {
 	uint32_t got;   /* its bytes landed (= the packet's length: done) */
 };
 
+/*
+ * A large READ's data on one PDC that carried its requests: a request's
+ * data comes back on its PDC (UEC 1.0 PDS read responses, return
+ * direction), so once that PDC is gone and every DONE naming it is in,
+ * @p got is all of it that ever comes, and its requests are answered
+ * unless @p got < @p asked (ses_read_judge).
+ */
 struct ses_read_pdc {
 	uint32_t pdc;   /* handle its DONEs and data name */
 	uint64_t asked; /* bytes asked by the requests whose DONE named it */
