@@ -48,6 +48,7 @@ static const struct {
 	PDS_CTR(lock_silent), PDS_CTR(syn_rec_evict), PDS_CTR(syn_forgot), PDS_CTR(syn_1rtt), PDS_CTR(syn_restart),
 	PDS_CTR(syn_unnamed),
 	PDS_CTR(tx_unbuildable), PDS_CTR(closing_continued),
+	PDS_CTR(closing_cleared),
 	PDS_CTR(close_held),
 };
 

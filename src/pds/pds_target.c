@@ -361,6 +361,34 @@ pds_target_record(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 }
 
 
+/*
+ * CLEAR_PSN (UEC 1.0 PDS guaranteed delivery), on a request or a CLEAR:
+ * free the stored responses up to it. On a RUD target PDC asked to close
+ * it also names the PSNs its initiator gave up on this PDC: a PSN not
+ * received at or below it is a request this target refused with NACK
+ * CLOSING and its initiator moved (nothing else leaves an initiator's
+ * window unanswered without failing the PDC). It counts as received, so
+ * CACK passes it and the requests delivered after it, which their
+ * initiator completes only once CACK passes them (uet-dst generator 1
+ * seed 5001428: CACK held below a moved hole, a delivered request waited
+ * until its PDC failed); a late copy of it is then a duplicate, never
+ * run. Bounded by the highest PSN received, so within the window.
+ */
+static void
+pds_target_cleared(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn)
+{
+	struct pds_target *t = &c->u.t;
+
+	pds_resp_clear(p, c, clear_psn);
+	if (c->role != PDS_ROLE_TGT || c->state != PDC_CLOSING ||
+	    c->mode == UET_PDS_MODE_ROD || uet_psn_gt(clear_psn, t->hi))
+		return;
+	while (uet_psn_le(t->cack + 1, clear_psn)) {
+		p->st.closing_cleared++;
+		pds_target_record(p, c, t->cack + 1);
+	}
+}
+
 static void
 pds_target_dup(struct uet_pds *p, struct pds_pdc *c, const struct uet_wire_pds_hdr *h,
 	    const struct pds_rxinfo *ri, const struct uet_pds_rx_meta *m)
@@ -372,7 +400,7 @@ pds_target_dup(struct uet_pds *p, struct pds_pdc *c, const struct uet_wire_pds_h
 		/* A retransmission carries the sender's CLEAR_PSN as of its
 		 * resend (UEC 1.0 CLEAR_PSN); clearing up to an older one is
 		 * a no-op. */
-		pds_resp_clear(p, c, uet_wire_pds_req_clear_psn(&h->u.req));
+		pds_target_cleared(p, c, uet_wire_pds_req_clear_psn(&h->u.req));
 		r = pds_resp_find(p, c, ri->psn);
 	}
 	/* UEC 1.0 NACK codes: a duplicate of a request whose SES processing
@@ -471,17 +499,16 @@ pds_target_reject(struct uet_pds *p, struct pds_pdc *c,
 		pds_target_nack(p, m, ri, c->lid, UET_NACK_PSN_OOR_WINDOW, ri->psn);
 		return true;
 	}
-	/* Closing (CLOSE_REQ, UEC 1.0 PDC close): new requests are refused
-	 * with NACK CLOSING and move to a new PDC; a hole below the highest
-	 * PSN received is not new. Refused, it left CACK below the requests
-	 * after it for good: the initiator, which completes those only once
-	 * CACK passes them or their response comes, waited at una until its
-	 * PDC failed (uet-dst generator 1 seed 5001428). Taken, it lets CACK
-	 * pass them and the initiator go idle and CLOSE. ROD has no such
-	 * hole (in order only: hi is CACK). Nor is a packet of a message
-	 * begun on this PDC new (pds_target_continues). */
+	/* Closing (CLOSE_REQ, UEC 1.0 PDC close): a request not received
+	 * yet is refused with NACK CLOSING and its initiator moves it to a
+	 * new PDC, unless it continues a message begun on this PDC
+	 * (pds_target_continues). Every copy of a PSN meets the same answer:
+	 * a hole below the highest PSN received, once taken, ran a request
+	 * twice when a copy of it had been refused before hi passed it (the
+	 * initiator had moved it; fuzz_dst, docs/DST.md). Its initiator's
+	 * CLEAR_PSN then passes the hole, which lets CACK pass it
+	 * (pds_target_cleared). */
 	if (c->role == PDS_ROLE_TGT && c->state == PDC_CLOSING && !ri->cp &&
-	    uet_psn_gt(ri->psn, t->hi) &&
 	    !pds_target_continues(p, c, h, m)) {
 		pds_target_nack(p, m, ri, c->lid, UET_NACK_CLOSING, ri->psn);
 		return true;
@@ -682,7 +709,7 @@ pds_target_accept(struct uet_pds *p, struct pds_pdc *c,
 				       pds_from_units256(h->u.req.credit_target),
 				       (uint32_t)m->len + UET_PDS_CC_NOMINAL_OVH,
 				       now);
-	pds_resp_clear(p, c, uet_wire_pds_req_clear_psn(&h->u.req));
+	pds_target_cleared(p, c, uet_wire_pds_req_clear_psn(&h->u.req));
 	if (pds_target_deliver(p, c, h, m) == 0) {
 		pds_target_cc_rx(p, c, ri->psn, m->len, m->ce, now);
 		pds_target_note(p, c, ri->psn, h->flags, m, now);
@@ -792,7 +819,7 @@ pds_target_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn,
 
 	if (c->role != PDS_ROLE_TGT)
 		return;
-	pds_resp_clear(p, c, clear_psn);
+	pds_target_cleared(p, c, clear_psn);
 	now_cack = pds_target_cack_report(p, c);
 	if (ar || (now_cack != cack && uet_psn_gt(now_cack, clear_psn)))
 		pds_target_want_ack(p, c);

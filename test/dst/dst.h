@@ -278,6 +278,8 @@ struct dst_retx {
 	bool used;
 };
 
+#define DST_CLOSING 256
+
 struct dst_node {
 	struct uet_pds *pds;
 	struct uet_ses *ses;
@@ -309,6 +311,15 @@ struct dst_node {
 	/* ROD delivery order per target PDC handle (last PSN + start) */
 	uint32_t rod_pdc[64], rod_start[64], rod_last[64];
 	uint32_t nrod;
+	/* the last DST_CLOSING request PSNs this node's target PDCs refused
+	 * with NACK CLOSING (their initiators move them): none may be taken
+	 * on that PDC later (dst_tap.c) */
+	struct dst_refusal {
+		uint64_t at;
+		uint32_t psn;
+		uint16_t lid;
+	} closing[DST_CLOSING];
+	uint32_t nclosing;
 	/* generator 3: MR table disabled until then (DST_F_MRCHURN) */
 	uint64_t mr_off_until;
 	int mr_off_how;           /* 0 on, 1 RI table off, 2 entries off,
@@ -498,6 +509,8 @@ void dst_tap_tx(struct dst_sim *s, int from, int to,
 		const struct uet_pds_tx *t);
 void dst_tap_rx(struct dst_sim *s, int to, int from,
 		const struct uet_wire_pkt *pkt, bool ce);
+/* A request node @p i's PDS delivered and its SES did not refuse. */
+void dst_tap_deliver(struct dst_sim *s, int i, const struct uet_pds_event *e);
 
 /* dst_work.c */
 void dst_work_start(struct dst_sim *s);

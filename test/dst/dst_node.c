@@ -277,6 +277,7 @@ dst_node_up(struct dst_sim *s, int i)
 		memset(&n->ecn[n->ecn_taken[--n->necn_taken]], 0,
 		       sizeof(n->ecn[0]));
 	n->nrod = 0;
+	n->nclosing = 0;
 	n->mr_off_how = 0;
 	n->mr_flap_end = 0;
 	n->mrecv_posted = false;
@@ -457,8 +458,11 @@ on_event(struct dst_sim *s, int i, const struct uet_pds_event *e)
 			  e->psn, uet_wire_pds_next_hdr_name(e->next_hdr),
 			  st->refused != refused ? " (refused)" : "");
 		/* refused: the PDS NACKs it, nothing was acknowledged */
-		if (st->refused == refused)
+		if (st->refused == refused) {
 			rx_bad_check(s, i, e, bad);
+			if (e->pdc != UET_PDS_PDC_NONE)
+				dst_tap_deliver(s, i, e);
+		}
 		answer_check(s, i, e, exhaust, refused);
 		if (e->mode == UET_PDS_MODE_ROD && st->refused == refused &&
 		    e->pdc != UET_PDS_PDC_NONE)

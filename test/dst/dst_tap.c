@@ -7,7 +7,11 @@
  *    cumulative ACK; UEC 1.0 PDS ACK_CC);
  *  - an ACK with the M flag echoes the EV of a packet the network
  *    actually CE-marked on its way to that receive space, so congestion
- *    feedback is charged to the path that saw it (UEC 1.0 3.6.16).
+ *    feedback is charged to the path that saw it (UEC 1.0 3.6.16);
+ *  - a target PDC never takes a request whose PSN it refused with NACK
+ *    CLOSING: its initiator moves that request to another PDC, where it
+ *    runs, so taken here it would run twice (a WRITE or an atomic is not
+ *    idempotent). Checked at the delivery, as the SES takes it.
  * The network knows what it marked; the sender knows only what came
  * back: the tap compares the two.
  */
@@ -166,6 +170,19 @@ tap_ecn(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t)
 		 t->hdr.u.ack.dpdcid, to, t->ev);
 }
 
+/* A refusal with NACK CLOSING by a target PDC of @p from, kept in a ring
+ * of the last DST_CLOSING (an older one goes unchecked). */
+static void
+tap_closing(struct dst_sim *s, int from, const struct uet_wire_pds_nack *n)
+{
+	struct dst_node *nd = &s->node[from];
+	struct dst_refusal *r = &nd->closing[nd->nclosing++ % DST_CLOSING];
+
+	r->at = s->now;
+	r->psn = n->psn;
+	r->lid = n->spdcid;
+}
+
 void
 dst_tap_tx(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t)
 {
@@ -173,6 +190,34 @@ dst_tap_tx(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t)
 		tap_window(s, from, to, t);
 	else if (is_ack(t->hdr.type) && (t->hdr.flags & UET_PDS_F_M))
 		tap_ecn(s, from, to, t);
+	else if (t->hdr.type == UET_PDS_TYPE_NACK &&
+		 t->hdr.u.nack.code == UET_NACK_CLOSING)
+		tap_closing(s, from, &t->hdr.u.nack);
+}
+
+void
+dst_tap_deliver(struct dst_sim *s, int i, const struct uet_pds_event *e)
+{
+	const struct dst_node *nd = &s->node[i];
+	const struct dst_refusal *r;
+	struct uet_pds_pdc_info pi;
+	uint32_t k, n;
+
+	if (e->next_hdr < UET_PDS_NEXT_REQUEST_SMALL ||
+	    e->next_hdr > UET_PDS_NEXT_REQUEST_STD ||
+	    uet_pds_pdc_info_get(nd->pds, e->pdc, &pi) != 0 || pi.role != 1)
+		return;
+	n = nd->nclosing < DST_CLOSING ? nd->nclosing : DST_CLOSING;
+	for (k = 0; k < n; k++) {
+		r = &nd->closing[k];
+		if (r->lid == pi.lid && r->psn == e->psn &&
+		    e->psn - pi.start_psn < 65536)
+			dst_fail(s, "closing-taken", "n%d target pdc %u (id %u) "
+				 "took PSN %u, which it refused with NACK "
+				 "CLOSING at %.3f ms: its initiator moved that "
+				 "request to another PDC", i, e->pdc, pi.lid,
+				 e->psn, (double)r->at / 1e6);
+	}
 }
 
 /*

@@ -879,15 +879,16 @@ closed_after_holes(struct fakewire *w, void *arg)
 	       uet_pds_stats_get(w->pds[1])->pdc_close_tgt == 1;
 }
 
-/* RUD: a target asked to close still takes a hole below the highest PSN
- * it received (the resend of 61, lost, with 62 in), so CACK passes 62
- * and the initiator, idle, closes. Refused with NACK CLOSING, 61 moved to
- * a new PDC and CACK stayed below 62 for good: 62, delivered, waited at
- * the initiator until its PDC failed with -ETIMEDOUT (uet-dst generator 1
- * seed 5001428). A request past the highest is still refused
- * (pds_target_close__request_then_nack_closing). */
+/* RUD: a target asked to close refuses a hole below the highest PSN it
+ * received (the resend of 61, lost, with 62 in) like any request it has
+ * not received: 61 moves to a new PDC and runs there once. Its
+ * initiator's CLEAR_PSN then passes 61, so CACK passes 62, which its
+ * initiator completes (it waits for CACK), and the idle PDC closes.
+ * Before the CLEAR_PSN rule, a refused hole left CACK below 62 for good:
+ * 62, delivered, waited until its PDC failed with -ETIMEDOUT (uet-dst
+ * generator 1 seed 5001428). */
 static void
-pds_target_reject__closing_takes_holes_below_highest(void **state)
+pds_target_reject__closing_refuses_hole_clear_psn_passes_it(void **state)
 {
 	struct uet_pds_tx tx[4];
 	uint32_t k;
@@ -906,8 +907,77 @@ pds_target_reject__closing_takes_holes_below_highest(void **state)
 		assert_int_equal(W.done_ok[k], 1);
 		assert_int_equal(W.delivered[k], 1);
 	}
-	assert_int_equal(fakewire_st(0)->pdc_open_init, 1);
-	assert_int_equal(fakewire_st(1)->nack_tx[UET_NACK_CLOSING], 0);
+	assert_int_equal(fakewire_st(0)->pdc_open_init, 2);
+	assert_int_equal(fakewire_st(0)->nack_rx[UET_NACK_CLOSING], 1);
+	assert_int_equal(fakewire_st(1)->closing_cleared, 1);
+}
+
+static bool cont_next;
+
+static bool
+continues_when_told(void *arg, uint32_t pdc, uint8_t next_hdr,
+		    const uint8_t *ses, uint16_t len)
+{
+	(void)arg;
+	(void)pdc;
+	(void)next_hdr;
+	(void)ses;
+	(void)len;
+	return cont_next;
+}
+
+/* A closing RUD target refused 41 (NACK CLOSING: its initiator moves it
+ * to another PDC), then took 42, which continues a message begun on the
+ * PDC, so its highest PSN passed 41. A late copy of 41 is refused again,
+ * never run: taken as a hole below the highest, it ran a second time
+ * beside its moved copy (fuzz_dst, five READ requests run on two PDCs).
+ * Once the initiator's CLEAR_PSN passes 41, CACK passes it and a copy is
+ * a duplicate. */
+static void
+pds_target_reject__closing_refused_copy_stays_refused(void **state)
+{
+	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 40, 0), t, r41, r42;
+
+	(void)state;
+	assert_int_equal(uet_pds_set_continues(W.pds[1], continues_when_told,
+					       NULL), 0);
+	cont_next = false;
+	fakewire_inject(&W, 1, &req, false, false);
+	assert_int_equal(uet_pds_pdc_close(W.pds[1], W.last_pdc[1], 0), 0);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_CP, &t));
+	assert_int_equal(t.hdr.next_hdr, UET_PDS_CTL_CLOSE_REQ);
+	r41 = req;
+	r41.hdr.u.req.psn++;
+	r41.hdr.u.req.psn_offset++;
+	r41.cookie = 41;
+	r42 = r41;
+	r42.hdr.u.req.psn++;
+	r42.hdr.u.req.psn_offset++;
+	r42.cookie = 42;
+	fakewire_inject(&W, 1, &r41, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &t));
+	assert_int_equal(t.hdr.u.nack.code, UET_NACK_CLOSING);
+	cont_next = true;
+	fakewire_inject(&W, 1, &r42, false, false);
+	assert_int_equal(W.delivered[42], 1);
+	assert_int_equal(fakewire_st(1)->closing_continued, 1);
+	cont_next = false;
+	fakewire_inject(&W, 1, &r41, false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &t));
+	assert_int_equal(t.hdr.u.nack.code, UET_NACK_CLOSING);
+	assert_int_equal(t.hdr.u.nack.psn, r41.hdr.u.req.psn);
+	assert_int_equal(W.delivered[41], 0);
+	/* The initiator moved 41: its resend of 42 says so. */
+	r42.hdr.flags |= UET_PDS_F_RETX;
+	r42.hdr.u.req.clear_psn_offset = -1;
+	fakewire_inject(&W, 1, &r42, false, false);
+	assert_int_equal(fakewire_st(1)->closing_cleared, 1);
+	assert_int_equal(W.delivered[42], 1);
+	fakewire_inject(&W, 1, &r41, false, false);
+	assert_int_equal(W.delivered[41], 0);
+	assert_int_equal(fakewire_st(1)->nack_tx[UET_NACK_CLOSING], 2);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
+	assert_int_equal(t.hdr.u.ack.cack_psn, r42.hdr.u.req.psn);
 }
 
 static void
@@ -2247,7 +2317,8 @@ main(void)
 		T(pds_target_syn_known__late_syn_after_many_reopens_dropped),
 		T(pds_target_syn_known__new_start_decided_once_per_incarnation),
 		T(pds_target_close__close_req_repeated_until_answered),
-		T(pds_target_reject__closing_takes_holes_below_highest),
+		T(pds_target_reject__closing_refuses_hole_clear_psn_passes_it),
+		T(pds_target_reject__closing_refused_copy_stays_refused),
 		FW_TEST(pds_target_close__idle_pdc_reclaimed_by_default,
 			setup_tgt_close_req),
 		FW_TEST(pds_target_close__locked_pdc_no_close_req,

@@ -786,6 +786,10 @@ struct uet_pds_stats {
 	/** requests a closing target PDC took: they continue a message
 	 * begun on it (uet_pds_set_continues) */
 	uint64_t closing_continued;
+	/** PSNs a closing target PDC counted received because its
+	 * initiator's CLEAR_PSN passed them: requests it refused (NACK
+	 * CLOSING) and their initiator moved to another PDC */
+	uint64_t closing_cleared;
 	/** closes of an initiator PDC (asked by uet_pds_pdc_close(), the
 	 * idle timer or the target's CLOSE_REQ) held until the message
 	 * open on it (UET_PDS_SUBMIT_SOM) had its last packet queued */
