@@ -194,6 +194,17 @@ ses_defer_resend(struct uet_ses *s, struct ses_msg *m)
 		ses_msg_finish(s, m);
 		return;
 	}
+	/* DECISION (docs/WIRE-DECISIONS.md "Deferrable send and ready to
+	 * restart"): an ordered send restarts unordered. Its place among
+	 * the messages was taken by its first copy, which the target
+	 * matched; the restart only fills the receive bound to it, found by
+	 * token on any PDC. On the ordered PDC it queued behind any later
+	 * message the target refused for want of a record, and that record
+	 * could only come free once such restarts landed: the PDC failed
+	 * after its back-offs and took every send with it
+	 * (test_ses_defer.c, ses_defer_records_full__rod_...). */
+	if (m->mode == UET_PDS_MODE_ROD)
+		m->mode = UET_PDS_MODE_RUD;
 	m->next_frag = 0;
 	m->frags_done = 0;
 	m->rc = UET_RC_NULL;

@@ -354,6 +354,69 @@ ses_defer_rtr_rx__stale_rtr_after_initiator_restart(void **state)
 	ses_fakewire_fini(&w);
 }
 
+/*
+ * The target's message records all held by parked deferrable sends, a
+ * third deferrable send is refused (NO_SES_MSG_AVAIL, resent after
+ * back-off); receives then come for the two parked ones, whose restarts
+ * go on the same PDC as the refused packet and free the records it
+ * waits for. Everything completes, ordered (ROD) or not.
+ */
+static void
+defer_records_full(bool ordered)
+{
+	static uint8_t sb[3][3000], rb[3][3000];
+	struct ses_fakewire_opts o = { .max_tgt_msgs = 2 };
+	const struct uet_ses_stats *st0, *st1;
+	struct uet_ses_wr wr;
+	uint32_t k, i;
+
+	assert_int_equal(ses_fakewire_init_opts(&w, UET_PROFILE_AI_FULL, 41,
+						&o), 0);
+	st0 = uet_ses_stats_get(w.n[0].ses);
+	st1 = uet_ses_stats_get(w.n[1].ses);
+	memset(rb, 0, sizeof(rb));
+	for (k = 0; k < 3; k++) {
+		ses_fakewire_fill(sb[k], sizeof(sb[k]), 50 + k);
+		ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sb[k],
+				sizeof(sb[k]));
+		wr.flags |= UET_SES_WR_F_DEFERRABLE;
+		if (ordered)
+			wr.flags |= UET_SES_WR_F_ORDERED;
+		wr.context = 100 + k;
+		assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+		for (i = 0; i < 20000 && st0->defer_tx == k &&
+			    st1->refused_rec == 0; i++)
+			ses_fakewire_step(&w, 1000);
+	}
+	assert_int_equal(st0->defer_tx, 2);
+	assert_true(st1->refused_rec >= 1);
+	for (k = 0; k < 3; k++)
+		assert_int_equal(ses_fakewire_recv(&w, 1, 1, 110 + k, rb[k],
+						   sizeof(rb[k]), 0, 0), 0);
+	assert_true(ses_fakewire_run_cq(&w, 0, 3, RUN_NS));
+	assert_true(ses_fakewire_run_cq(&w, 1, 3, RUN_NS));
+	for (k = 0; k < 3; k++) {
+		assert_int_equal(ses_fakewire_cqe(&w, 0, 100 + k)->status, 0);
+		assert_int_equal(ses_fakewire_cqe(&w, 1, 110 + k)->status, 0);
+		assert_memory_equal(rb[k], sb[k], sizeof(sb[k]));
+	}
+	ses_fakewire_fini(&w);
+}
+
+static void
+ses_defer_records_full__restarts_pass_refused_send(void **state)
+{
+	(void)state;
+	defer_records_full(false);
+}
+
+static void
+ses_defer_records_full__rod_restarts_pass_refused_send(void **state)
+{
+	(void)state;
+	defer_records_full(true);
+}
+
 /* The owner and the slot share the token's 24-bit slot field: an owner
  * outside its bits, or more messages than the rest holds, is refused. */
 static void
@@ -391,6 +454,8 @@ main(void)
 		cmocka_unit_test(ses_defer_rtr_rx__owner_token_delivers_once),
 		cmocka_unit_test(ses_defer_rtr_rx__stale_rtr_after_initiator_restart),
 		cmocka_unit_test(uet_ses_create__token_owner_checked),
+		cmocka_unit_test(ses_defer_records_full__restarts_pass_refused_send),
+		cmocka_unit_test(ses_defer_records_full__rod_restarts_pass_refused_send),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
