@@ -372,16 +372,21 @@ pds_target_record(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
  * initiator completes only once CACK passes them (uet-dst generator 1
  * seed 5001428: CACK held below a moved hole, a delivered request waited
  * until its PDC failed); a late copy of it is then a duplicate, never
- * run. Bounded by the highest PSN received, so within the window.
+ * run. A CLEAR_PSN past @p limit passes nothing: past the highest PSN
+ * received (outside the window), or, on a new request, at or past that
+ * request's own PSN, which no initiator has given up while sending it
+ * (recorded here, it would be recorded again as it is taken).
  */
 static void
-pds_target_cleared(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn)
+pds_target_cleared(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn,
+		   uint32_t limit)
 {
 	struct pds_target *t = &c->u.t;
 
 	pds_resp_clear(p, c, clear_psn);
 	if (c->role != PDS_ROLE_TGT || c->state != PDC_CLOSING ||
-	    c->mode == UET_PDS_MODE_ROD || uet_psn_gt(clear_psn, t->hi))
+	    c->mode == UET_PDS_MODE_ROD || uet_psn_gt(clear_psn, limit) ||
+	    uet_psn_gt(clear_psn, t->hi))
 		return;
 	while (uet_psn_le(t->cack + 1, clear_psn)) {
 		p->st.closing_cleared++;
@@ -400,7 +405,8 @@ pds_target_dup(struct uet_pds *p, struct pds_pdc *c, const struct uet_wire_pds_h
 		/* A retransmission carries the sender's CLEAR_PSN as of its
 		 * resend (UEC 1.0 CLEAR_PSN); clearing up to an older one is
 		 * a no-op. */
-		pds_target_cleared(p, c, uet_wire_pds_req_clear_psn(&h->u.req));
+		pds_target_cleared(p, c, uet_wire_pds_req_clear_psn(&h->u.req),
+				   c->u.t.hi);
 		r = pds_resp_find(p, c, ri->psn);
 	}
 	/* UEC 1.0 NACK codes: a duplicate of a request whose SES processing
@@ -709,7 +715,8 @@ pds_target_accept(struct uet_pds *p, struct pds_pdc *c,
 				       pds_from_units256(h->u.req.credit_target),
 				       (uint32_t)m->len + UET_PDS_CC_NOMINAL_OVH,
 				       now);
-	pds_target_cleared(p, c, uet_wire_pds_req_clear_psn(&h->u.req));
+	pds_target_cleared(p, c, uet_wire_pds_req_clear_psn(&h->u.req),
+			   ri->psn - 1);
 	if (pds_target_deliver(p, c, h, m) == 0) {
 		pds_target_cc_rx(p, c, ri->psn, m->len, m->ce, now);
 		pds_target_note(p, c, ri->psn, h->flags, m, now);
@@ -819,7 +826,7 @@ pds_target_clear(struct uet_pds *p, struct pds_pdc *c, uint32_t clear_psn,
 
 	if (c->role != PDS_ROLE_TGT)
 		return;
-	pds_target_cleared(p, c, clear_psn);
+	pds_target_cleared(p, c, clear_psn, c->u.t.hi);
 	now_cack = pds_target_cack_report(p, c);
 	if (ar || (now_cack != cack && uet_psn_gt(now_cack, clear_psn)))
 		pds_target_want_ack(p, c);

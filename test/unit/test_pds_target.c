@@ -980,6 +980,58 @@ pds_target_reject__closing_refused_copy_stays_refused(void **state)
 	assert_int_equal(t.hdr.u.ack.cack_psn, r42.hdr.u.req.psn);
 }
 
+/* A request injected with the CLEAR_PSN given, on the PDC of @p base. */
+static struct uet_pds_tx
+next_req(const struct uet_pds_tx *base, uint32_t add, uint64_t cookie,
+	 int16_t clear_off)
+{
+	struct uet_pds_tx r = *base;
+
+	r.hdr.u.req.psn += add;
+	r.hdr.u.req.psn_offset = (uint16_t)(r.hdr.u.req.psn_offset + add);
+	r.hdr.u.req.clear_psn_offset = clear_off;
+	r.cookie = cookie;
+	return r;
+}
+
+/* A CLEAR_PSN at the request that carries it (no initiator of ours sends
+ * one, a hostile or broken one may; one past it does not decode) passes
+ * nothing on a closing target: passed, the request's PSN was recorded once as given
+ * up and again as taken, setting a stray bit that a later PSN of the
+ * window would have met as a duplicate, acknowledged and never run. */
+static void
+pds_target_reject__closing_clear_psn_at_own_psn_passes_nothing(void **state)
+{
+	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 40, 0), t, r;
+	struct uet_pds_pdc_info pi;
+	uint32_t k;
+
+	(void)state;
+	assert_int_equal(uet_pds_set_continues(W.pds[1], continues_when_told,
+					       NULL), 0);
+	cont_next = true;
+	fakewire_inject(&W, 1, &req, false, false);
+	assert_int_equal(uet_pds_pdc_close(W.pds[1], W.last_pdc[1], 0), 0);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_CP, &t));
+	r = next_req(&req, 3, 43, -3);
+	fakewire_inject(&W, 1, &r, false, false);
+	r = next_req(&req, 1, 41, 0); /* CLEAR_PSN = its own PSN */
+	fakewire_inject(&W, 1, &r, false, false);
+	r = next_req(&req, 2, 42, 0);
+	fakewire_inject(&W, 1, &r, false, false);
+	for (k = 41; k < 44; k++) {
+		assert_int_equal(W.delivered[k], 1);
+		r = next_req(&req, k - 40, k, -1);
+		fakewire_inject(&W, 1, &r, false, false);
+		assert_int_equal(W.delivered[k], 1);
+	}
+	assert_int_equal(fakewire_st(1)->closing_cleared, 0);
+	assert_int_equal(uet_pds_pdc_info_get(W.pds[1], W.last_pdc[1], &pi),
+			 0);
+	assert_int_equal(pi.rx_cack, req.hdr.u.req.psn + 3);
+	assert_int_equal(pi.rx_ooo, 0);
+}
+
 static void
 pds_target_close__both_directions_free_everything(void **state)
 {
@@ -2319,6 +2371,7 @@ main(void)
 		T(pds_target_close__close_req_repeated_until_answered),
 		T(pds_target_reject__closing_refuses_hole_clear_psn_passes_it),
 		T(pds_target_reject__closing_refused_copy_stays_refused),
+		T(pds_target_reject__closing_clear_psn_at_own_psn_passes_nothing),
 		FW_TEST(pds_target_close__idle_pdc_reclaimed_by_default,
 			setup_tgt_close_req),
 		FW_TEST(pds_target_close__locked_pdc_no_close_req,
