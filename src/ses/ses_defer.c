@@ -194,7 +194,7 @@ ses_defer_resend(struct uet_ses *s, struct ses_msg *m)
 		ses_msg_finish(s, m);
 		return;
 	}
-	/* DECISION (docs/WIRE-DECISIONS.md "Deferrable send and ready to
+	/* DECISION (docs/WIRE-DECISIONS.md "Deferrable send and ready-to-
 	 * restart"): an ordered send restarts unordered. Its place among
 	 * the messages was taken by its first copy, which the target
 	 * matched; the restart only fills the receive bound to it, found by
