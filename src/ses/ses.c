@@ -191,15 +191,21 @@ uet_ses_free(struct uet_ses *s)
 struct ses_msg *
 ses_msg_alloc(struct uet_ses *s)
 {
+	struct ses_read_frag *rfrag;
 	struct ses_msg *m;
+	uint32_t cap;
 	uint8_t gen;
 
 	if (s->n_msg_free == 0)
 		return NULL;
 	m = &s->msgs[s->msg_free[--s->n_msg_free]];
 	gen = (uint8_t)(m->gen + 1);
+	rfrag = m->rfrag; /* kept for the slot's next large READ */
+	cap = m->rfrag_cap;
 	memset(m, 0, sizeof(*m));
 	m->gen = gen;
+	m->rfrag = rfrag;
+	m->rfrag_cap = cap;
 	m->next = SES_NIL;
 	m->req_pdc[0] = m->req_pdc[1] = UET_PDS_PDC_NONE;
 	return m;
@@ -210,8 +216,11 @@ ses_msg_put(struct uet_ses *s, struct ses_msg *m)
 {
 	ses_rdv_release(s, m); /* revoke the rendezvous read-back key */
 	ses_read_unhash(s, m);
-	free(m->rfrag);
-	m->rfrag = NULL;
+	if (m->rfrag_cap > SES_RFRAG_KEEP) {
+		free(m->rfrag);
+		m->rfrag = NULL;
+		m->rfrag_cap = 0;
+	}
 	ses_msg_unlock_pdcs(s, m);
 	m->state = SES_MSG_FREE;
 	m->gen++; /* late DONEs and builds of this cookie are stale */

@@ -98,6 +98,12 @@ enum ses_msg_kind {
  * request served on two PDCs (its data sent again on another) brings its
  * bytes twice: the packet counts once, when one service completes it.
  */
+/* Entries of struct ses_read_frag a free message slot keeps for its next
+ * large READ (2 KiB: a READ of 1 MiB in 4 KiB request packets), so that a
+ * READ's counts cost no allocation once its slot has served one as
+ * large; a larger array goes with the READ. */
+#define SES_RFRAG_KEEP 256u
+
 struct ses_read_frag {
 	uint32_t pdc;   /* PDC of the service counted */
 	uint32_t got;   /* its bytes landed (= the packet's length: done) */
@@ -145,7 +151,10 @@ struct ses_msg {
 			      * lengths of the request packets whose data
 			      * is all in, ses_read_land) */
 	struct ses_read_frag *rfrag; /* large READ: per request packet
-				      * (nfrags), its data landed */
+				      * (nfrags), its data landed; kept by
+				      * the slot when freed, up to
+				      * SES_RFRAG_KEEP entries */
+	uint32_t rfrag_cap;  /* entries rfrag holds */
 	uint64_t ret_refused; /* large READ: bytes asked by request packets
 			       * its target refused (no data comes for them) */
 	uint64_t mod_len;    /* modified_length of the response */

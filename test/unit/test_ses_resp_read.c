@@ -20,6 +20,7 @@
 #include <uet/uet_ses.h>
 
 #include "ses_fakewire.h"
+#include "ses_private.h"
 
 #define RUN_NS (2000ull * 1000 * 1000) /* 2 s of fake time */
 #define LEN 9000 /* request packets of 1004 bytes at SFW_MTU: */
@@ -490,6 +491,41 @@ ses_read_pdc__counts_of_left_pdcs_make_room(void **state)
 	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 }
 
+/* The data counts of a large READ (struct ses_read_frag) stay with its
+ * message slot once it completes: the next large READ in that slot takes
+ * them without an allocation (issue of no per-message allocations on the
+ * data path), counted afresh, and both READs land whole. */
+static void
+ses_msg_alloc__large_read_counts_reused(void **state)
+{
+	struct uet_ses *s = w.n[0].ses;
+	struct ses_read_frag *first;
+	uint32_t i, slot = UINT32_MAX;
+
+	(void)state;
+	read_submit(1, LEN);
+	for (i = 0; i < s->cfg.max_msgs; i++)
+		if (s->msgs[i].state != SES_MSG_FREE)
+			slot = i;
+	assert_true(slot < s->cfg.max_msgs);
+	first = s->msgs[slot].rfrag;
+	assert_non_null(first);
+	assert_int_equal(s->msgs[slot].rfrag_cap, NREQ);
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, RUN_NS));
+	assert_int_equal(ses_fakewire_cqe(&w, 0, 1)->status, 0);
+	assert_memory_equal(rbuf, mem, LEN);
+	assert_int_equal(s->msgs[slot].state, SES_MSG_FREE);
+	assert_ptr_equal(s->msgs[slot].rfrag, first);
+	memset(rbuf, 0, LEN);
+	read_submit(2, LEN);
+	assert_int_not_equal(s->msgs[slot].state, SES_MSG_FREE);
+	assert_ptr_equal(s->msgs[slot].rfrag, first);
+	assert_true(ses_fakewire_run_cq(&w, 0, 2, RUN_NS));
+	assert_int_equal(ses_fakewire_cqe(&w, 0, 2)->status, 0);
+	assert_memory_equal(rbuf, mem, LEN);
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+}
+
 int
 main(void)
 {
@@ -505,6 +541,9 @@ main(void)
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			ses_read_pdc__counts_of_left_pdcs_make_room, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_msg_alloc__large_read_counts_reused, setup,
 			teardown),
 	};
 
