@@ -844,6 +844,20 @@ pds_target_respond__no_room_refuses_not_default_ok(void **state)
 	assert_int_equal(W.bad_payload, 0);
 }
 
+/* A request injected with the CLEAR_PSN given, on the PDC of @p base. */
+static struct uet_pds_tx
+next_req(const struct uet_pds_tx *base, uint32_t add, uint64_t cookie,
+	 int16_t clear_off)
+{
+	struct uet_pds_tx r = *base;
+
+	r.hdr.u.req.psn += add;
+	r.hdr.u.req.psn_offset = (uint16_t)(r.hdr.u.req.psn_offset + add);
+	r.hdr.u.req.clear_psn_offset = clear_off;
+	r.cookie = cookie;
+	return r;
+}
+
 static void
 pds_target_close__request_then_nack_closing(void **state)
 {
@@ -856,10 +870,7 @@ pds_target_close__request_then_nack_closing(void **state)
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_CP, &t));
 	assert_int_equal(t.hdr.next_hdr, UET_PDS_CTL_CLOSE_REQ);
 	/* A request already in flight is refused with NACK CLOSING. */
-	r2 = req;
-	r2.hdr.u.req.psn++;
-	r2.hdr.u.req.psn_offset++;
-	r2.cookie = 41;
+	r2 = next_req(&req, 1, 41, -1);
 	fakewire_inject(&W, 1, &r2, false, false);
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &t));
 	assert_int_equal(t.hdr.u.nack.code, UET_NACK_CLOSING);
@@ -926,6 +937,23 @@ continues_when_told(void *arg, uint32_t pdc, uint8_t next_hdr,
 	return cont_next;
 }
 
+/* Target PDC of @p req (delivered) asked to close, its CLOSE_REQ taken;
+ * whether a later request continues a begun message is @p cont (until
+ * the test sets cont_next again). */
+static void
+closing_after(const struct uet_pds_tx *req, bool cont)
+{
+	struct uet_pds_tx t;
+
+	assert_int_equal(uet_pds_set_continues(W.pds[1], continues_when_told,
+					       NULL), 0);
+	cont_next = cont;
+	fakewire_inject(&W, 1, req, false, false);
+	assert_int_equal(uet_pds_pdc_close(W.pds[1], W.last_pdc[1], 0), 0);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_CP, &t));
+	assert_int_equal(t.hdr.next_hdr, UET_PDS_CTL_CLOSE_REQ);
+}
+
 /* A closing RUD target refused 41 (past the highest PSN it had when the
  * close began: NACK CLOSING, its initiator moves it to another PDC), then
  * took 42, which continues a message begun on the PDC, so its highest PSN
@@ -941,21 +969,9 @@ pds_target_reject__closing_refused_copy_stays_refused(void **state)
 	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 40, 0), t, r41, r42;
 
 	(void)state;
-	assert_int_equal(uet_pds_set_continues(W.pds[1], continues_when_told,
-					       NULL), 0);
-	cont_next = false;
-	fakewire_inject(&W, 1, &req, false, false);
-	assert_int_equal(uet_pds_pdc_close(W.pds[1], W.last_pdc[1], 0), 0);
-	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_CP, &t));
-	assert_int_equal(t.hdr.next_hdr, UET_PDS_CTL_CLOSE_REQ);
-	r41 = req;
-	r41.hdr.u.req.psn++;
-	r41.hdr.u.req.psn_offset++;
-	r41.cookie = 41;
-	r42 = r41;
-	r42.hdr.u.req.psn++;
-	r42.hdr.u.req.psn_offset++;
-	r42.cookie = 42;
+	closing_after(&req, false);
+	r41 = next_req(&req, 1, 41, -1);
+	r42 = next_req(&req, 2, 42, -2);
 	fakewire_inject(&W, 1, &r41, false, false);
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &t));
 	assert_int_equal(t.hdr.u.nack.code, UET_NACK_CLOSING);
@@ -970,8 +986,8 @@ pds_target_reject__closing_refused_copy_stays_refused(void **state)
 	assert_int_equal(t.hdr.u.nack.psn, r41.hdr.u.req.psn);
 	assert_int_equal(W.delivered[41], 0);
 	/* The initiator moved 41: its resend of 42 says so. */
+	r42 = next_req(&req, 2, 42, -1);
 	r42.hdr.flags |= UET_PDS_F_RETX;
-	r42.hdr.u.req.clear_psn_offset = -1;
 	fakewire_inject(&W, 1, &r42, false, false);
 	assert_int_equal(fakewire_st(1)->closing_cleared, 1);
 	assert_int_equal(W.delivered[42], 1);
@@ -982,20 +998,6 @@ pds_target_reject__closing_refused_copy_stays_refused(void **state)
 	assert_int_equal(t.hdr.u.ack.cack_psn, r42.hdr.u.req.psn);
 }
 
-/* A request injected with the CLEAR_PSN given, on the PDC of @p base. */
-static struct uet_pds_tx
-next_req(const struct uet_pds_tx *base, uint32_t add, uint64_t cookie,
-	 int16_t clear_off)
-{
-	struct uet_pds_tx r = *base;
-
-	r.hdr.u.req.psn += add;
-	r.hdr.u.req.psn_offset = (uint16_t)(r.hdr.u.req.psn_offset + add);
-	r.hdr.u.req.clear_psn_offset = clear_off;
-	r.cookie = cookie;
-	return r;
-}
-
 /* A CLEAR_PSN at the request that carries it (no initiator of ours sends
  * one, a hostile or broken one may; one past it does not decode) passes
  * nothing on a closing target: passed, the request's PSN was recorded once as given
@@ -1004,17 +1006,12 @@ next_req(const struct uet_pds_tx *base, uint32_t add, uint64_t cookie,
 static void
 pds_target_reject__closing_clear_psn_at_own_psn_passes_nothing(void **state)
 {
-	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 40, 0), t, r;
+	struct uet_pds_tx req = one_req(UET_PDS_MODE_RUD, 40, 0), r;
 	struct uet_pds_pdc_info pi;
 	uint32_t k;
 
 	(void)state;
-	assert_int_equal(uet_pds_set_continues(W.pds[1], continues_when_told,
-					       NULL), 0);
-	cont_next = true;
-	fakewire_inject(&W, 1, &req, false, false);
-	assert_int_equal(uet_pds_pdc_close(W.pds[1], W.last_pdc[1], 0), 0);
-	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_CP, &t));
+	closing_after(&req, true);
 	r = next_req(&req, 3, 43, -3);
 	fakewire_inject(&W, 1, &r, false, false);
 	r = next_req(&req, 1, 41, 0); /* CLEAR_PSN = its own PSN */
