@@ -127,11 +127,7 @@ struct pds_target {
 	uint32_t ack_credit; /* coalescing counter, bytes */
 	uint32_t rcvd_bytes; /* NSCC: nominal bytes of new requests, modulo
 			      * 2^32 (ACK_CC rcvd_bytes, 2^24 x 256 B) */
-	union {
-		uint32_t rod_nacked; /* ROD: expected PSN already NACKed */
-		uint32_t close_hi;   /* RUD target asked to close: hi then
-				      * (pds_target_reject) */
-	};
+	uint32_t rod_nacked; /* ROD: expected PSN already NACKed */
 	uint16_t nbits;      /* set bits in the receive block */
 	uint8_t ackf;        /* ACKF_* */
 	uint8_t rod_ooo_retx; /* ROD: retransmissions past the hole since

@@ -505,21 +505,16 @@ pds_target_reject(struct uet_pds *p, struct pds_pdc *c,
 		pds_target_nack(p, m, ri, c->lid, UET_NACK_PSN_OOR_WINDOW, ri->psn);
 		return true;
 	}
-	/* Closing (CLOSE_REQ, UEC 1.0 PDC close): a request past the highest
-	 * PSN received when the close began (close_hi) is refused with NACK
-	 * CLOSING and its initiator moves it to a new PDC, unless it
-	 * continues a message begun on this PDC (pds_target_continues); a
-	 * hole at or below close_hi was sent before and is taken. So every
-	 * copy of a PSN meets the same answer: judged against the highest
-	 * PSN of the moment, a request refused above it was taken as a hole
-	 * once a begun message moved the highest past it, and ran twice, its
-	 * moved copy on another PDC (fuzz_dst, docs/DST.md). Refusing the
-	 * holes below close_hi too moved them one by one, splitting their
-	 * messages over PDCs. A refused PSN below a taken one is passed by
-	 * its initiator's CLEAR_PSN once moved (pds_target_cleared). ROD has
-	 * no hole (in order only: hi is CACK). */
+	/* Closing (CLOSE_REQ, UEC 1.0 PDC close): a request not received
+	 * yet is refused with NACK CLOSING and its initiator moves it to a
+	 * new PDC, unless it continues a message begun on this PDC
+	 * (pds_target_continues). Every copy of a PSN meets the same answer:
+	 * a hole below the highest PSN received, once taken, ran a request
+	 * twice when a copy of it had been refused before hi passed it (the
+	 * initiator had moved it; fuzz_dst, docs/DST.md). Its initiator's
+	 * CLEAR_PSN then passes the hole, which lets CACK pass it
+	 * (pds_target_cleared). */
 	if (c->role == PDS_ROLE_TGT && c->state == PDC_CLOSING && !ri->cp &&
-	    (c->mode == UET_PDS_MODE_ROD || uet_psn_gt(ri->psn, t->close_hi)) &&
 	    !pds_target_continues(p, c, h, m)) {
 		pds_target_nack(p, m, ri, c->lid, UET_NACK_CLOSING, ri->psn);
 		return true;

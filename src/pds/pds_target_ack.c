@@ -563,8 +563,6 @@ pds_target_close_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 	 * in its ACKs); new requests get NACK CLOSING. */
 	c->state = PDC_CLOSING;
 	c->last_ns = now;
-	if (c->mode != UET_PDS_MODE_ROD)
-		c->u.t.close_hi = c->u.t.hi;
 	c->u.t.ackf |= ACKF_CLOSE_REQ;
 	pds_list_push(p, &p->acks, pds_idx(p, c));
 }

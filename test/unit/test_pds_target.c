@@ -890,17 +890,16 @@ closed_after_holes(struct fakewire *w, void *arg)
 	       uet_pds_stats_get(w->pds[1])->pdc_close_tgt == 1;
 }
 
-/* RUD: a target asked to close still takes a hole below the highest PSN
- * it had received when the close began (the resend of 61, lost, with 62
- * in), so CACK passes 62 and the initiator, idle, closes. Refused with
- * NACK CLOSING, 61 moved to a new PDC and CACK stayed below 62 for good:
- * 62, delivered, waited at the initiator until its PDC failed with
- * -ETIMEDOUT (uet-dst generator 1 seed 5001428); and refusing such holes
- * moved them one at a time, splitting their messages over PDCs (fuzz_dst,
- * a storm of moves). A request past it is still refused
- * (pds_target_close__request_then_nack_closing). */
+/* RUD: a target asked to close refuses a hole below the highest PSN it
+ * received (the resend of 61, lost, with 62 in) like any request it has
+ * not received: 61 moves to a new PDC and runs there once. Its
+ * initiator's CLEAR_PSN then passes 61, so CACK passes 62, which its
+ * initiator completes (it waits for CACK), and the idle PDC closes.
+ * Before the CLEAR_PSN rule, a refused hole left CACK below 62 for good:
+ * 62, delivered, waited until its PDC failed with -ETIMEDOUT (uet-dst
+ * generator 1 seed 5001428). */
 static void
-pds_target_reject__closing_takes_holes_below_highest(void **state)
+pds_target_reject__closing_refuses_hole_clear_psn_passes_it(void **state)
 {
 	struct uet_pds_tx tx[4];
 	uint32_t k;
@@ -919,8 +918,9 @@ pds_target_reject__closing_takes_holes_below_highest(void **state)
 		assert_int_equal(W.done_ok[k], 1);
 		assert_int_equal(W.delivered[k], 1);
 	}
-	assert_int_equal(fakewire_st(0)->pdc_open_init, 1);
-	assert_int_equal(fakewire_st(1)->nack_tx[UET_NACK_CLOSING], 0);
+	assert_int_equal(fakewire_st(0)->pdc_open_init, 2);
+	assert_int_equal(fakewire_st(0)->nack_rx[UET_NACK_CLOSING], 1);
+	assert_int_equal(fakewire_st(1)->closing_cleared, 1);
 }
 
 static bool cont_next;
@@ -954,10 +954,9 @@ closing_after(const struct uet_pds_tx *req, bool cont)
 	assert_int_equal(t.hdr.next_hdr, UET_PDS_CTL_CLOSE_REQ);
 }
 
-/* A closing RUD target refused 41 (past the highest PSN it had when the
- * close began: NACK CLOSING, its initiator moves it to another PDC), then
- * took 42, which continues a message begun on the PDC, so its highest PSN
- * passed 41. A late copy of 41 is refused again, never run: taken as a
+/* A closing RUD target refused 41 (NACK CLOSING: its initiator moves it
+ * to another PDC), then took 42, which continues a message begun on the
+ * PDC, so its highest PSN passed 41. A late copy of 41 is refused again, never run: taken as a
  * hole below the highest, it ran a second time beside its moved copy
  * (fuzz_dst, five READ requests run on two PDCs). Once the initiator's
  * CLEAR_PSN passes 41, CACK passes it (else the delivered 42 would wait
@@ -2368,7 +2367,7 @@ main(void)
 		T(pds_target_syn_known__late_syn_after_many_reopens_dropped),
 		T(pds_target_syn_known__new_start_decided_once_per_incarnation),
 		T(pds_target_close__close_req_repeated_until_answered),
-		T(pds_target_reject__closing_takes_holes_below_highest),
+		T(pds_target_reject__closing_refuses_hole_clear_psn_passes_it),
 		T(pds_target_reject__closing_refused_copy_stays_refused),
 		T(pds_target_reject__closing_clear_psn_at_own_psn_passes_nothing),
 		FW_TEST(pds_target_close__idle_pdc_reclaimed_by_default,
