@@ -295,15 +295,15 @@ ses_msg_setup(struct uet_ses *s, struct ses_msg *m, const struct uet_ses_wr *wr,
 		return ret;
 	m->large_read = m->opcode == UET_SES_OP_READ &&
 			wr->len > SES_SMALL_DATA_MAX;
-	if (m->large_read && m->rfrag_cap < m->nfrags) {
+	if (m->large_read && m->rfrag_cap >= m->nfrags) {
+		memset(m->rfrag, 0, m->nfrags * sizeof(*m->rfrag));
+	} else if (m->large_read) { /* the slot's array is too small */
 		free(m->rfrag);
 		m->rfrag_cap = 0;
 		m->rfrag = calloc(m->nfrags, sizeof(*m->rfrag));
 		if (m->rfrag == NULL)
 			return -ENOMEM;
 		m->rfrag_cap = m->nfrags;
-	} else if (m->large_read) {
-		memset(m->rfrag, 0, m->nfrags * sizeof(*m->rfrag));
 	}
 	if (m->fmt == UET_SES_FMT_STD) {
 		ret = ses_peer_next_id(s, &wr->dest.fa, wr->job,

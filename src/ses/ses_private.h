@@ -90,6 +90,12 @@ enum ses_msg_kind {
  * of a PDC gone and settled makes room for another. */
 #define SES_READ_PDCS 4
 
+/* Entries of struct ses_read_frag a free message slot keeps for its next
+ * large READ (2 KiB: a READ of 1 MiB in 4 KiB request packets), so that a
+ * READ's counts cost no allocation once its slot has served one as
+ * large; a larger array goes with the READ. */
+#define SES_RFRAG_KEEP 256u
+
 /*
  * The data of one request packet of a large READ (ses_read_land): the
  * bytes of it landed from the service of one PDC. Its target answers
@@ -98,12 +104,6 @@ enum ses_msg_kind {
  * request served on two PDCs (its data sent again on another) brings its
  * bytes twice: the packet counts once, when one service completes it.
  */
-/* Entries of struct ses_read_frag a free message slot keeps for its next
- * large READ (2 KiB: a READ of 1 MiB in 4 KiB request packets), so that a
- * READ's counts cost no allocation once its slot has served one as
- * large; a larger array goes with the READ. */
-#define SES_RFRAG_KEEP 256u
-
 struct ses_read_frag {
 	uint32_t pdc;   /* PDC of the service counted */
 	uint32_t got;   /* its bytes landed (= the packet's length: done) */
