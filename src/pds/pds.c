@@ -819,17 +819,16 @@ uet_pds_refuse(struct uet_pds *p, uint32_t pdc, uint32_t psn, uint8_t code)
 }
 
 int
-uet_pds_set_continues(struct uet_pds *p, uet_pds_continues_fn fn, void *arg)
+uet_pds_set_ulp(struct uet_pds *p, const struct uet_pds_ulp *ulp)
 {
-	if (fn == NULL) {
-		if (p->continues_arg == arg)
-			p->continues = NULL;
+	if (ulp->continues == NULL && ulp->msg_of == NULL) {
+		if (p->ulp.arg == ulp->arg)
+			memset(&p->ulp, 0, sizeof(p->ulp));
 		return 0;
 	}
-	if (p->continues != NULL)
+	if (p->ulp.continues != NULL || p->ulp.msg_of != NULL)
 		return -EBUSY;
-	p->continues = fn;
-	p->continues_arg = arg;
+	p->ulp = *ulp;
 	return 0;
 }
 

@@ -352,6 +352,9 @@ pds_ack_settle(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 
 	while (i->una != i->nxt && pds_slot(p, c, i->una)->state == SLOT_DONE)
 		i->una++;
+	/* Passed packets never sent: a RUD closing move took them. */
+	if (uet_psn_gt(i->una, i->snd))
+		i->snd = i->una;
 	if (i->una != old) {
 		pds_rod_wnd_grow(p, c, i->una - old);
 		if (pds_rto_episode_over(c, old)) {
@@ -790,11 +793,12 @@ pds_nack_backoff(struct uet_pds *p, struct pds_pdc *c,
 }
 
 /* Take @p psn out of @p c and submit it again on a new PDC (exactly once
- * is kept: the closing target did not accept it). A control packet goes
- * with its PDC; return data cannot move. */
+ * is kept: the closing target did not accept it), with @p som_eom
+ * (UET_PDS_SUBMIT_SOM / EOM). A control packet goes with its PDC; return
+ * data cannot move. */
 static void
 pds_closing_move(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
-		 uint64_t now)
+		 uint8_t som_eom, uint64_t now)
 {
 	struct pds_slot *sl = pds_slot(p, c, psn);
 	struct uet_pds_submit s;
@@ -815,7 +819,8 @@ pds_closing_move(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	s.tc = c->tc;
 	s.mode = c->mode;
 	s.next_hdr = sl->kind;
-	s.flags = (sl->flags & SLOT_F_RESP) ? UET_PDS_SUBMIT_RESP : 0;
+	s.flags = som_eom | ((sl->flags & SLOT_F_RESP) ? UET_PDS_SUBMIT_RESP :
+						       0);
 	s.len = sl->len;
 	s.cookie = sl->cookie;
 	if (pds_initiator_submit(p, &s, now) < 0)
@@ -860,20 +865,79 @@ pds_rod_closing_move_rest(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	for (q = psn + 1; q != c->u.i.nxt; q++) {
 		st = pds_slot(p, c, q)->state;
 		if (st == SLOT_SENT || st == SLOT_RETX || st == SLOT_QUEUED)
-			pds_closing_move(p, c, q, now);
+			pds_closing_move(p, c, q, 0, now);
 		else if (st == SLOT_GONE) /* nothing to move: it fails */
 			pds_closing_gone(p, c, q);
 	}
 	c->u.i.snd = c->u.i.nxt = psn;
 }
 
+/* A packet of @p c not accepted yet, which a move may take. */
+static bool
+pds_closing_movable(const struct pds_slot *sl)
+{
+	return (sl->state == SLOT_SENT || sl->state == SLOT_RETX ||
+		sl->state == SLOT_QUEUED) && !(sl->flags & SLOT_F_CP);
+}
+
+/*
+ * RUD: @p psn, refused, is a packet of a multi-packet message @p key
+ * (uet_pds_ulp.msg_of). A closing target refuses one only when none of
+ * its message is in (it takes what continues a message begun on it,
+ * pds_target_continues), so every packet of it not acknowledged moves
+ * now, together, to the same new PDC. Moved one at a time, as each copy
+ * met the refusal, its packets went to different new PDCs, where the
+ * target's SES took each for a message of its own that never completed
+ * and held a record (fuzz_dst, docs/DST.md). On the new PDC the message
+ * is open (UET_PDS_SUBMIT_SOM) until its last packet, moved or still to
+ * come from the ULP, so the PDC does not close under it.
+ */
+static void
+pds_rud_closing_move_msg(struct uet_pds *p, struct pds_pdc *c, uint64_t key,
+			 bool open, uint64_t now)
+{
+	uint32_t q, first = c->u.i.nxt, eom = c->u.i.nxt;
+	struct pds_slot *sl;
+	bool last, o;
+
+	for (q = c->u.i.una; q != c->u.i.nxt; q++) {
+		sl = pds_slot(p, c, q);
+		if (!pds_closing_movable(sl) ||
+		    p->ulp.msg_of(p->ulp.arg, sl->cookie, &last, &o) != key)
+			continue;
+		if (first == c->u.i.nxt)
+			first = q;
+		if (last)
+			eom = q;
+	}
+	for (q = first; q != c->u.i.nxt; q++) {
+		sl = pds_slot(p, c, q);
+		if (!pds_closing_movable(sl) ||
+		    p->ulp.msg_of(p->ulp.arg, sl->cookie, &last, &o) != key)
+			continue;
+		pds_closing_move(p, c, q,
+				 (q == first && (open || eom != c->u.i.nxt) ?
+				  UET_PDS_SUBMIT_SOM : 0) |
+				 (q == eom ? UET_PDS_SUBMIT_EOM : 0), now);
+	}
+}
+
 /* NACK CLOSING: the target did not accept this PSN and is closing; move
- * the request to a new PDC and close this one once idle. */
+ * the request to a new PDC and close this one once idle. The move keeps
+ * the refusals in a row (NACKs of a resource class) the PDC had counted:
+ * a packet a target keeps refusing fails after max_backoffs of them,
+ * however often the target closes the PDC under it. Each new PDC counted
+ * afresh, and a target that closed a PDC quiet for its back-off (NACK
+ * NO_SES_MSG_AVAIL, records held by messages waiting for receives)
+ * moved one packet from PDC to PDC every 1.3 ms for good (fuzz_dst). */
 static void
 pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		 uint64_t now)
 {
 	struct pds_slot *sl = pds_slot(p, c, psn);
+	bool last, open = false;
+	struct pds_pdc *n;
+	uint64_t key = 0;
 
 	/* A closing target NACKs requests, never CPs (pds_target_reject):
 	 * naming one, the NACK is about an older use of the PSN. */
@@ -888,9 +952,18 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	 * now: it holds this one's close no more. */
 	c->open_msgs = 0;
 	c->flags |= PDC_F_CLOSE_REQ;
-	pds_closing_move(p, c, psn, now);
-	if (c->mode == UET_PDS_MODE_ROD)
-		pds_rod_closing_move_rest(p, c, psn, now);
+	if (c->mode == UET_PDS_MODE_RUD && p->ulp.msg_of != NULL)
+		key = p->ulp.msg_of(p->ulp.arg, sl->cookie, &last, &open);
+	if (key != 0) {
+		pds_rud_closing_move_msg(p, c, key, open, now);
+	} else {
+		pds_closing_move(p, c, psn, 0, now);
+		if (c->mode == UET_PDS_MODE_ROD)
+			pds_rod_closing_move_rest(p, c, psn, now);
+	}
+	n = pds_ikey_find(p, &c->peer, c->job, c->tc, c->mode);
+	if (n != NULL && n->u.i.backoffs < c->u.i.backoffs)
+		n->u.i.backoffs = c->u.i.backoffs;
 	pds_cc_nacked(p, c, UET_NACK_CLOSING, now);
 }
 

@@ -556,6 +556,10 @@ pds_initiator_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	while (k < n && c->u.i.snd != c->u.i.nxt &&
 	       pds_initiator_room(p, c, c->u.i.snd)) {
 		sl = pds_slot(p, c, c->u.i.snd);
+		if (sl->state == SLOT_DONE) { /* moved unsent (RUD closing) */
+			c->u.i.snd++;
+			continue;
+		}
 		if (!pds_rod_wnd_room(p, c))
 			break; /* the ACK of the packet with AR opens it */
 		if (!pds_initiator_gate(p, c, sl->len)) {

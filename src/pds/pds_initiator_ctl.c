@@ -332,6 +332,8 @@ pds_initiator_renumber(struct uet_pds *p, struct pds_pdc *c, uint32_t delta)
 		sl = pds_slot(p, c, psn);
 		if (psn == i->snd)
 			sent = false;
+		if (sl->state == SLOT_DONE)
+			continue; /* moved to another PDC (NACK CLOSING) */
 		why = !sent || (sl->flags & SLOT_F_CP) ? PDS_WHY_NONE :
 		      sl->state == SLOT_SENT ? PDS_WHY_RTO :
 		      sl->state == SLOT_RETX ? pds_slot_why(sl) : PDS_WHY_NONE;

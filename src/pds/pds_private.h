@@ -482,9 +482,7 @@ struct uet_pds {
 	 * was never retransmitted (F-RTO evidence). */
 	bool ack_orig;
 	struct uet_pds_config cfg;
-	/* uet_pds_set_continues(): the ULP's messages begun on a PDC */
-	uet_pds_continues_fn continues;
-	void *continues_arg;
+	struct uet_pds_ulp ulp;  /* uet_pds_set_ulp() */
 	const struct uet_pds_cc_ops *cc;
 	void *cc_inst;           /* cc->create(), NULL without one */
 	uint64_t cc_now;         /* now of the latest rx/advance/tx_burst

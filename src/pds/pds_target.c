@@ -466,7 +466,7 @@ pds_target_rod_ooo(struct uet_pds *p, struct pds_pdc *c,
 
 /*
  * A request reaching a closing target PDC that continues a message the
- * SES has begun on it (uet_pds_set_continues). All packets of a message
+ * SES has begun on it (uet_pds_ulp.continues). All packets of a message
  * go on one PDC (UEC 1.0 3.5.20) and the PDS keeps a PDC from closing
  * while a message on it is unfinished: refused, the rest of the message
  * would move to a new PDC, where the SES, which reassembles a message on
@@ -479,10 +479,11 @@ pds_target_continues(struct uet_pds *p, struct pds_pdc *c,
 		     const struct uet_wire_pds_hdr *h,
 		     const struct uet_pds_rx_meta *m)
 {
-	if (p->continues == NULL || h->next_hdr < UET_PDS_NEXT_REQUEST_SMALL ||
+	if (p->ulp.continues == NULL ||
+	    h->next_hdr < UET_PDS_NEXT_REQUEST_SMALL ||
 	    h->next_hdr > UET_PDS_NEXT_REQUEST_STD ||
-	    !p->continues(p->continues_arg, pds_handle(p, pds_idx(p, c)),
-			  h->next_hdr, m->ses, m->ses_len))
+	    !p->ulp.continues(p->ulp.arg, pds_handle(p, pds_idx(p, c)),
+			      h->next_hdr, m->ses, m->ses_len))
 		return false;
 	p->st.closing_continued++;
 	return true;

@@ -131,6 +131,7 @@ ses_alloc(struct uet_ses *s)
 struct uet_ses *
 uet_ses_create(const struct uet_ses_config *cfg)
 {
+	struct uet_pds_ulp ulp;
 	struct uet_ses *s;
 
 	if (cfg == NULL || !ses_config_ok(cfg)) {
@@ -148,10 +149,12 @@ uet_ses_create(const struct uet_ses_config *cfg)
 		errno = ENOMEM;
 		return NULL;
 	}
-	/* One SES per PDS answers for its target PDCs (a second one on the
-	 * same PDS, as a test makes, does not). */
-	s->continues = uet_pds_set_continues(s->cfg.pds, ses_target_continues,
-					     s) == 0;
+	/* One SES per PDS answers for its PDCs (a second one on the same
+	 * PDS, as a test makes, does not). */
+	ulp.continues = ses_target_continues;
+	ulp.msg_of = ses_msg_of;
+	ulp.arg = s;
+	s->ulp = uet_pds_set_ulp(s->cfg.pds, &ulp) == 0;
 	return s;
 }
 
@@ -162,8 +165,8 @@ uet_ses_free(struct uet_ses *s)
 
 	if (s == NULL)
 		return;
-	if (s->continues)
-		uet_pds_set_continues(s->cfg.pds, NULL, s);
+	if (s->ulp)
+		uet_pds_set_ulp(s->cfg.pds, &(struct uet_pds_ulp){ .arg = s });
 	/* Keys of rendezvous sends still in flight are revoked; the data
 	 * counts of READs still in flight go. */
 	for (i = 0; s->msgs != NULL && i < s->cfg.max_msgs; i++) {

@@ -673,6 +673,35 @@ ses_frag_submit(struct uet_ses *s, struct ses_msg *m, uint64_t now)
 	return ret;
 }
 
+/*
+ * uet_pds_msg_of_fn: a multi-packet message of the send family, which the
+ * target's SES reassembles in one record on the PDC that brought its
+ * first packet (ses_target_continues); a closing target refuses a packet
+ * of it only when none of it is in, so all of it can move. A WRITE's or a
+ * READ's packets each stand alone there (one may be in when another is
+ * refused): none of them names a message.
+ */
+uint64_t
+ses_msg_of(void *arg, uint64_t cookie, bool *last, bool *open)
+{
+	const struct uet_ses *s = arg;
+	uint32_t slot = ses_ck_slot(cookie);
+	const struct ses_msg *m;
+
+	if (ses_ck_kind(cookie) != SES_CK_INIT || slot >= s->cfg.max_msgs)
+		return 0;
+	m = &s->msgs[slot];
+	if (m->state == SES_MSG_FREE || m->gen != ses_ck_gen(cookie) ||
+	    m->nfrags < 2 ||
+	    (m->opcode != UET_SES_OP_SEND &&
+	     m->opcode != UET_SES_OP_TAGGED_SEND &&
+	     !ses_op_is_defer(m->opcode)))
+		return 0;
+	*last = ses_ck_frag(cookie) == m->nfrags - 1;
+	*open = m->next_frag < m->nfrags && !m->aborted;
+	return (cookie >> 32) + 1;
+}
+
 /* A message whose submission failed hard completes with what was sent.
  * Begun on a PDC (UET_PDS_SUBMIT_SOM), it ends there: the PDC may close. */
 static void

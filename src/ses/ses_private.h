@@ -344,7 +344,7 @@ struct uet_ses {
 	 * due at once (uet_ses_next_deadline) */
 	bool sq_kick;
 	uint8_t *rx_flat;        /* UINT16_MAX bytes: ses_pl_flat() */
-	bool continues;          /* ses_target_continues installed */
+	bool ulp;                /* uet_pds_set_ulp() took ours */
 };
 
 /* The payload of a received request: n bytes at p, then tail_n bytes at
@@ -447,6 +447,7 @@ uint32_t ses_read_frag_len(const struct ses_msg *m, uint32_t i);
 bool ses_read_waits(const struct ses_msg *m);
 void ses_read_settle(struct ses_msg *m);
 void ses_msg_finish(struct uet_ses *s, struct ses_msg *m);
+uint64_t ses_msg_of(void *arg, uint64_t cookie, bool *last, bool *open);
 bool ses_target_continues(void *arg, uint32_t pdc, uint8_t next_hdr,
 			  const uint8_t *ses, uint16_t len);
 void ses_msg_check_done(struct uet_ses *s, struct ses_msg *m);

@@ -277,6 +277,178 @@ pds_initiator_nack__closing_moves_request_to_new_pdc(void **state)
 	assert_int_equal(W.done_err[5], 0);
 }
 
+/* Retransmissions of @p cookie among those that leave now. */
+static uint16_t
+resent(uint64_t cookie)
+{
+	struct uet_pds_tx tx[16];
+	uint16_t k = retx(tx, 16), i, r = 0;
+
+	for (i = 0; i < k; i++)
+		r += tx[i].cookie == cookie;
+	return r;
+}
+
+/* The ULP's messages among R (uet_pds_ulp.msg_of): 4, 5, 6 one message,
+ * 6 its last packet; 9, 10 the first packets of one still being
+ * submitted; 15 and the 16, 17 submitted after R, 17 its last; every
+ * other request a message of its own. */
+static uint64_t
+msg_of_r(void *arg, uint64_t cookie, bool *last, bool *open)
+{
+	(void)arg;
+	*last = cookie == 6 || cookie == 17;
+	*open = cookie == 9 || cookie == 10;
+	if (cookie >= 4 && cookie <= 6)
+		return 1;
+	if (cookie >= 15 && cookie <= 17)
+		return 3;
+	return cookie == 9 || cookie == 10 ? 2 : 0;
+}
+
+static const struct uet_pds_ulp ulp_msgs = { .msg_of = msg_of_r };
+
+/* The initiator PDC of R's key now: the new one after a move. */
+static struct pds_pdc *
+key_pdc(void)
+{
+	return pds_ikey_find(W.pds[0], &W.fa[1], 42, 1, UET_PDS_MODE_RUD);
+}
+
+/* NACK CLOSING of @p i; the transmissions that follow are the moved
+ * requests, on one new PDC, SYN: returns the cookies as a bit mask. */
+static uint32_t
+closing_moves(int i)
+{
+	struct uet_pds_tx n = nack(UET_NACK_CLOSING, psn(i)), tx[16];
+	uint32_t mask = 0;
+	uint16_t k, j;
+
+	fakewire_inject(&W, 0, &n, false, false);
+	k = fakewire_take(&W, 0, tx, 16);
+	for (j = 0; j < k; j++) {
+		assert_int_equal(tx[j].kind, UET_PDS_TX_NEW);
+		assert_true(tx[j].hdr.flags & UET_PDS_F_SYN);
+		assert_int_equal(tx[j].hdr.u.req.spdcid, tx[0].hdr.u.req.spdcid);
+		assert_int_not_equal(tx[j].hdr.u.req.spdcid,
+				     R[0].hdr.u.req.spdcid);
+		mask |= 1u << tx[j].cookie;
+	}
+	assert_int_equal(fakewire_st(0)->pdc_open_init, 2);
+	return mask;
+}
+
+/* NACK CLOSING of a packet of a multi-packet message moves every packet
+ * of it still unacknowledged, together, to the same new PDC: the closing
+ * target refuses one only when none of the message is in. Moved one at a
+ * time, as each copy met a refusal, the packets of one message went to
+ * different PDCs, where the target took each for a message of its own,
+ * which never completed and held a record (fuzz_dst,
+ * retx-bound.holes-moved-one-by-one). The message's last packet moved with
+ * it: the new PDC holds nothing open. */
+static void
+pds_initiator_nack__closing_moves_the_whole_message(void **state)
+{
+	struct uet_pds_tx n = nack(UET_NACK_CLOSING, psn(4));
+
+	(void)state;
+	assert_int_equal(uet_pds_set_ulp(W.pds[0], &ulp_msgs), 0);
+	assert_int_equal(closing_moves(5), 1u << 4 | 1u << 5 | 1u << 6);
+	assert_int_equal(key_pdc()->open_msgs, 0);
+	/* A late copy of the refusal of 4, moved already, moves nothing. */
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_take(&W, 0, R, 16), 0);
+	assert_int_equal(fakewire_st(0)->pdc_open_init, 2);
+}
+
+/* The same for a message the ULP is still submitting: it stays open on
+ * the new PDC, where its next packets go, until its last one. */
+static void
+pds_initiator_nack__closing_message_still_open_on_new_pdc(void **state)
+{
+	struct uet_pds_tx tx[4];
+
+	(void)state;
+	assert_int_equal(uet_pds_set_ulp(W.pds[0], &ulp_msgs), 0);
+	assert_int_equal(closing_moves(10), 1u << 9 | 1u << 10);
+	assert_int_equal(key_pdc()->open_msgs, 1);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 16,
+					 UET_PDS_SUBMIT_EOM), 0);
+	assert_int_equal(fakewire_take(&W, 0, tx, 4), 1);
+	assert_int_not_equal(tx[0].hdr.u.req.spdcid, R[0].hdr.u.req.spdcid);
+	assert_int_equal(key_pdc()->open_msgs, 0);
+}
+
+/* Packets of the message not sent yet (queued behind the window) move
+ * too, and the old PDC never sends them: its next PSNs skip them, and its
+ * una passes them once the rest is acknowledged (it ran past its send
+ * point onto a freed transmit block: uet-dst generator 1 seed 3074552). */
+static void
+pds_initiator_nack__closing_moves_packets_not_sent(void **state)
+{
+	struct uet_pds_tx tx[16];
+	uint16_t k, i;
+
+	(void)state;
+	assert_int_equal(uet_pds_set_ulp(W.pds[0], &ulp_msgs), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 16, 0), 0);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 17,
+					 UET_PDS_SUBMIT_EOM), 0);
+	assert_int_equal(closing_moves(15),
+			 1u << 15 | 1u << 16 | 1u << 17);
+	cack_to(14);
+	assert_int_equal(W.pds[0]->pdc[0].u.i.una, W.pds[0]->pdc[0].u.i.nxt);
+	W.now += 1000000;
+	uet_pds_advance(W.pds[0], W.now);
+	k = fakewire_take(&W, 0, tx, 16);
+	for (i = 0; i < k; i++) /* the old PDC's CLOSE; the new one's RTO */
+		assert_true(tx[i].hdr.type == UET_PDS_TYPE_CP ||
+			    tx[i].hdr.u.req.spdcid != R[0].hdr.u.req.spdcid);
+	assert_int_equal(fakewire_st(0)->tx_ctl[UET_PDS_CTL_CLOSE], 1);
+	assert_int_equal(fakewire_st(0)->pdc_open_init, 2);
+}
+
+/* A move keeps the refusals in a row (resource NACKs) its PDC counted:
+ * the moved request fails after max_backoffs of them in all, however
+ * often its target closes the PDC under it. Counted afresh on each new
+ * PDC, a target closing every PDC quiet for a back-off round (its message
+ * records held by messages waiting for receives) moved one request from
+ * PDC to PDC every 1.3 ms for good (fuzz_dst). */
+static void
+pds_initiator_nack__closing_move_keeps_refusals_in_a_row(void **state)
+{
+	struct uet_pds_tx n = nack(UET_NACK_NO_SES_MSG_AVAIL, psn(2)), tx[16];
+	struct uet_pds_config cfg;
+	uint32_t k;
+
+	(void)state;
+	fakewire_test_config(&cfg);
+	for (k = 0; k < 3; k++) {
+		fakewire_inject(&W, 0, &n, false, false);
+		W.now += (cfg.backoff_init_ns << k) + 1;
+		uet_pds_advance(W.pds[0], W.now);
+		assert_int_equal(retx(tx, 16), 1);
+		assert_int_equal(tx[0].hdr.u.req.psn, psn(2));
+	}
+	assert_int_equal(closing_moves(2), 1u << 2);
+	assert_int_equal(key_pdc()->u.i.backoffs, 3);
+	/* Refused on the new PDC too: it fails at the limit. */
+	fakewire_take(&W, 0, tx, 16);
+	n = nack(UET_NACK_NO_SES_MSG_AVAIL, psn(2));
+	n.hdr.u.nack.dpdcid = key_pdc()->lid;
+	for (k = 3; k < cfg.max_backoffs; k++) {
+		n.hdr.u.nack.psn = key_pdc()->u.i.una;
+		fakewire_inject(&W, 0, &n, false, false);
+		assert_int_equal(W.done_err[2], 0);
+		W.now += cfg.backoff_max_ns + 1;
+		uet_pds_advance(W.pds[0], W.now);
+		assert_int_equal(resent(2), 1); /* with RTO resends of R */
+	}
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(W.done_err[2], 1);
+	assert_int_equal(W.last_status[0], -ECONNREFUSED);
+}
+
 static void
 pds_initiator_ack__rod_ooo_goes_back_n(void **state)
 {
@@ -1231,6 +1403,10 @@ main(void)
 		T(pds_initiator_nack__fatal_fails_pending),
 		T(pds_initiator_nack__stale_psn_ignored),
 		T(pds_initiator_nack__closing_moves_request_to_new_pdc),
+		T(pds_initiator_nack__closing_moves_the_whole_message),
+		T(pds_initiator_nack__closing_message_still_open_on_new_pdc),
+		T(pds_initiator_nack__closing_moves_packets_not_sent),
+		T(pds_initiator_nack__closing_move_keeps_refusals_in_a_row),
 		T(pds_initiator_ack__rod_ooo_goes_back_n),
 		T(pds_initiator_nack__retransmit_limit_fails_pdc),
 		T(pds_initiator_nack__not_received_and_inferred_loss_retransmit),

@@ -552,9 +552,11 @@ continues_all(void *arg, uint32_t pdc, uint8_t next_hdr, const uint8_t *ses,
 	return true;
 }
 
+static const struct uet_pds_ulp ulp_all = { .continues = continues_all };
+
 /* The same when the target asks to close (CLOSE_REQ) mid-message: the
  * rest of the message follows on the PDC (the closing target takes what
- * continues a message begun on it, uet_pds_set_continues), then the
+ * continues a message begun on it, uet_pds_ulp.continues), then the
  * initiator closes it. */
 static void
 pds_initiator_close__close_req_held_while_message_open(void **state)
@@ -563,8 +565,7 @@ pds_initiator_close__close_req_held_while_message_open(void **state)
 	uint32_t h = UINT32_MAX;
 
 	(void)state;
-	assert_int_equal(uet_pds_set_continues(W.pds[1], continues_all, NULL),
-			 0);
+	assert_int_equal(uet_pds_set_ulp(W.pds[1], &ulp_all), 0);
 	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1,
 					 UET_PDS_SUBMIT_SOM), 0);
 	run_until_done(1);

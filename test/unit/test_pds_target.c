@@ -937,6 +937,10 @@ continues_when_told(void *arg, uint32_t pdc, uint8_t next_hdr,
 	return cont_next;
 }
 
+static const struct uet_pds_ulp ulp_when_told = {
+	.continues = continues_when_told,
+};
+
 /* Target PDC of @p req (delivered) asked to close, its CLOSE_REQ taken;
  * whether a later request continues a begun message is @p cont (until
  * the test sets cont_next again). */
@@ -945,8 +949,7 @@ closing_after(const struct uet_pds_tx *req, bool cont)
 {
 	struct uet_pds_tx t;
 
-	assert_int_equal(uet_pds_set_continues(W.pds[1], continues_when_told,
-					       NULL), 0);
+	assert_int_equal(uet_pds_set_ulp(W.pds[1], &ulp_when_told), 0);
 	cont_next = cont;
 	fakewire_inject(&W, 1, req, false, false);
 	assert_int_equal(uet_pds_pdc_close(W.pds[1], W.last_pdc[1], 0), 0);

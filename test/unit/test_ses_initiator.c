@@ -19,6 +19,7 @@
 #include <uet/uet_wire_csum.h>
 
 #include "ses_fakewire.h"
+#include "ses_private.h"
 
 static struct sfw w;
 static uint8_t data[8192];
@@ -517,6 +518,84 @@ progress__failed_message_sends_no_more(void **state)
 	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->pdc_open_init, 1);
 }
 
+/* The message slot of the latest submission with @p context. */
+static const struct ses_msg *
+msg_of_ctx(uint64_t context)
+{
+	const struct uet_ses *s = w.n[0].ses;
+	uint32_t i;
+
+	for (i = 0; i < s->cfg.max_msgs; i++)
+		if (s->msgs[i].state != SES_MSG_FREE &&
+		    s->msgs[i].wr.context == context)
+			return &s->msgs[i];
+	fail();
+	return NULL;
+}
+
+static uint64_t
+msg_key(const struct ses_msg *m, uint8_t gen, uint32_t frag, bool *last,
+	bool *open)
+{
+	return ses_msg_of(w.n[0].ses,
+			  ses_cookie(SES_CK_INIT,
+				     (uint32_t)(m - w.n[0].ses->msgs), gen,
+				     frag),
+			  last, open);
+}
+
+/*
+ * uet_pds_ulp.msg_of: every packet of a send of several packets names the
+ * same message (the target reassembles it on one PDC, so a closing target
+ * that refuses one has none of it and all of it moves); open while packets
+ * are still to submit, last on its last. A WRITE's packets stand alone at
+ * the target (one may be in when another is refused), as does a one-packet
+ * send: no message. A cookie of an older use of the slot names nothing.
+ */
+static void
+msg_of__multi_packet_sends_only(void **state)
+{
+	struct uet_wire_ses_req h[16];
+	const struct ses_msg *m;
+	struct ses_msg *mw;
+	struct uet_ses_wr wr;
+	uint32_t pl[16], n, i;
+	uint8_t fmt = 0;
+	bool last = true, open = false;
+	uint64_t key;
+
+	(void)state;
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, data, 3001);
+	wr.context = 1;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	m = msg_of_ctx(1);
+	key = msg_key(m, m->gen, 0, &last, &open);
+	assert_true(key != 0);
+	assert_false(last);
+	assert_true(open); /* nothing submitted to the PDS yet */
+	n = take_frags(h, pl, 16, &fmt);
+	assert_true(n > 1);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(msg_key(m, m->gen, i, &last, &open), key);
+		assert_int_equal(last, i == n - 1);
+		assert_false(open);
+	}
+	assert_int_equal(msg_key(m, (uint8_t)(m->gen - 1), 0, &last, &open),
+			 0);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_WRITE, data, 3001);
+	wr.rkey = 5;
+	wr.context = 2;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	mw = (struct ses_msg *)msg_of_ctx(2);
+	assert_true(take_frags(h, pl, 16, &fmt) > 1);
+	assert_int_equal(msg_key(mw, mw->gen, 0, &last, &open), 0);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, data, 8);
+	wr.context = 3;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	m = msg_of_ctx(3);
+	assert_int_equal(msg_key(m, m->gen, 0, &last, &open), 0);
+}
+
 int
 main(void)
 {
@@ -525,6 +604,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(fragment__std_offsets, setup,
 						ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(build_csum__odd_lengths_and_unknown,
+						setup, ses_fakewire_teardown),
+		cmocka_unit_test_setup_teardown(msg_of__multi_packet_sends_only,
 						setup, ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(fragment__medium_single_and_ids,
 						setup, ses_fakewire_teardown),

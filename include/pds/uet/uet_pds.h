@@ -726,15 +726,35 @@ typedef bool (*uet_pds_continues_fn)(void *arg, uint32_t pdc,
 				     uint16_t len);
 
 /**
- * Install the ULP's uet_pds_continues_fn @p fn (the SES does, at
- * uet_ses_create(); one per PDS). Without one, every new request on a
- * closing target PDC is refused. @p fn NULL removes the one installed with
- * @p arg.
+ * The multi-packet message the request @p cookie (as submitted) is a
+ * packet of, if the target's ULP takes its packets as one message (a
+ * send), not each on its own: a key, not 0, that names it among the ULP's
+ * messages in flight; 0 for any other request. @p last is set when the
+ * request is the message's last packet, @p open when the ULP still has
+ * packets of it to submit (it ends it later with UET_PDS_SUBMIT_EOM or
+ * uet_pds_msg_abandon()). A RUD request a closing target refused (NACK
+ * CLOSING) moves to a new PDC with every packet of its message not yet
+ * acknowledged, so that the message stays on one PDC (UEC 1.0 3.5.20).
+ */
+typedef uint64_t (*uet_pds_msg_of_fn)(void *arg, uint64_t cookie,
+				      bool *last, bool *open);
+
+/** What the PDS asks its ULP (the SES installs it, one per PDS). */
+struct uet_pds_ulp {
+	uet_pds_continues_fn continues; /**< target: NULL refuses every new
+					 *   request on a closing PDC */
+	uet_pds_msg_of_fn msg_of;       /**< initiator: NULL moves a refused
+					 *   request alone */
+	void *arg;                      /**< passed to both */
+};
+
+/**
+ * Install @p ulp (copied). @p ulp with both functions NULL removes the one
+ * installed with the same arg.
  * @return
  *   0, or -EBUSY (another one is installed).
  */
-int uet_pds_set_continues(struct uet_pds *p, uet_pds_continues_fn fn,
-			  void *arg);
+int uet_pds_set_ulp(struct uet_pds *p, const struct uet_pds_ulp *ulp);
 
 /** Response buffer size of @p p (uet_pds_config.resp_max resolved). */
 uint32_t uet_pds_resp_max(const struct uet_pds *p);
@@ -784,7 +804,7 @@ struct uet_pds_stats {
 	uint64_t nack_tx[32];      /**< NACKs sent, by code (0xFD-FF in [31]) */
 	uint64_t nack_rx[32];      /**< NACKs received, by code */
 	/** requests a closing target PDC took: they continue a message
-	 * begun on it (uet_pds_set_continues) */
+	 * begun on it (uet_pds_ulp.continues) */
 	uint64_t closing_continued;
 	/** PSNs a closing target PDC counted received because its
 	 * initiator's CLEAR_PSN passed them: requests it refused (NACK
