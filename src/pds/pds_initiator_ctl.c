@@ -287,25 +287,29 @@ pds_initiator_probe_reply(struct uet_pds *p, struct pds_pdc *c,
 	}
 }
 
-/* Resource back-off (UEC 1.0 PDS NACK codes DECISION): exponential from
- * backoff_init_ns, capped; false once max_backoffs is exceeded and the PDC
- * failed (it is freed). */
+/* Resource back-off (UEC 1.0 PDS NACK codes DECISION) for the @p n-th
+ * refusal (from 1) of what was refused: a wait exponential from
+ * backoff_init_ns, capped, during which the PDC sends nothing; a round
+ * under way ends no earlier. False once @p n exceeds max_backoffs and the
+ * PDC failed (it is freed). */
 bool
-pds_initiator_backoff(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
+pds_initiator_backoff(struct uet_pds *p, struct pds_pdc *c, unsigned int n,
+		      uint64_t now)
 {
 	struct pds_initiator *i = &c->u.i;
-	unsigned int k = i->backoffs < 20 ? i->backoffs : 20;
+	unsigned int k = n - 1 < 20 ? n - 1 : 20;
 	uint64_t d;
 
-	if (++i->backoffs > p->cfg.max_backoffs) {
+	if (n > p->cfg.max_backoffs) {
 		pds_initiator_fail(p, c, -ECONNREFUSED);
 		return false;
 	}
 	d = p->cfg.backoff_init_ns << k;
 	if (d > p->cfg.backoff_max_ns)
 		d = p->cfg.backoff_max_ns;
+	if (!(c->flags & PDC_F_BACKOFF) || now + d > i->backoff_until)
+		i->backoff_until = now + d;
 	c->flags |= PDC_F_BACKOFF;
-	i->backoff_until = now + d;
 	return true;
 }
 
@@ -408,7 +412,7 @@ pds_initiator_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
 		pds_pdc_timer_update(p, c, now);
 		return;
 	}
-	if (!pds_initiator_backoff(p, c, now))
+	if (!pds_initiator_backoff(p, c, pds_count_up(&c->u.i.backoffs), now))
 		return;
 	/* the RTO of the resends runs from when they may leave */
 	c->u.i.rto_base = c->u.i.backoff_until;

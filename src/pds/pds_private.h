@@ -243,8 +243,22 @@ struct pds_slot {
 	uint8_t flags;
 	uint8_t kind;      /* request next_hdr, or ctl_type */
 	uint8_t nacks;     /* NACK-driven retransmissions of this PSN */
+	uint8_t refusals;  /* resource NACKs of it (pds_nack_backoff), kept
+			    * when it moves to another PDC */
 	uint16_t ev;       /* EV of its last transmission (loss feedback) */
 };
+
+/* Count one more in @p v, which stays at UINT8_MAX: the count, up to 256
+ * (more than any limit a uint8_t configuration holds). */
+static inline unsigned int
+pds_count_up(uint8_t *v)
+{
+	unsigned int n = *v + 1u;
+
+	if (*v < UINT8_MAX)
+		(*v)++;
+	return n;
+}
 
 /* Nominal bytes of a request of SES length @p len (UET_PDS_CC_NOMINAL_OVH),
  * what the CC hooks count; 0 for a CP (no SES bytes, not counted by the
@@ -1015,7 +1029,8 @@ void pds_initiator_window_probe(struct uet_pds *p, struct pds_pdc *c,
 			   uint64_t now);
 void pds_initiator_probe_reply(struct uet_pds *p, struct pds_pdc *c,
 			  const struct uet_wire_pds_hdr *h, uint64_t now);
-bool pds_initiator_backoff(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
+bool pds_initiator_backoff(struct uet_pds *p, struct pds_pdc *c, unsigned int n,
+			   uint64_t now);
 void pds_initiator_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
 			uint64_t now);
 void pds_initiator_syn_refused(struct uet_pds *p, struct pds_pdc *c,

@@ -408,12 +408,12 @@ pds_initiator_nack__closing_moves_packets_not_sent(void **state)
 	assert_int_equal(fakewire_st(0)->pdc_open_init, 2);
 }
 
-/* A move keeps the refusals in a row (resource NACKs) its PDC counted:
- * the moved request fails after max_backoffs of them in all, however
- * often its target closes the PDC under it. Counted afresh on each new
- * PDC, a target closing every PDC quiet for a back-off round (its message
- * records held by messages waiting for receives) moved one request from
- * PDC to PDC every 1.3 ms for good (fuzz_dst). */
+/* A moved request keeps its refusals (resource NACKs): it fails after
+ * max_backoffs of them in all, however often its target closes the PDC
+ * under it. Counted afresh on each new PDC, a target closing every PDC
+ * quiet for a back-off round (its message records held by messages
+ * waiting for receives) moved one request from PDC to PDC every 1.3 ms
+ * for good (fuzz_dst). */
 static void
 pds_initiator_nack__closing_move_keeps_refusals_in_a_row(void **state)
 {
@@ -431,7 +431,8 @@ pds_initiator_nack__closing_move_keeps_refusals_in_a_row(void **state)
 		assert_int_equal(tx[0].hdr.u.req.psn, psn(2));
 	}
 	assert_int_equal(closing_moves(2), 1u << 2);
-	assert_int_equal(key_pdc()->u.i.backoffs, 3);
+	assert_int_equal(pds_slot(W.pds[0], key_pdc(),
+				  key_pdc()->u.i.una)->refusals, 3);
 	/* Refused on the new PDC too: it fails at the limit. */
 	fakewire_take(&W, 0, tx, 16);
 	n = nack(UET_NACK_NO_SES_MSG_AVAIL, psn(2));
@@ -443,6 +444,60 @@ pds_initiator_nack__closing_move_keeps_refusals_in_a_row(void **state)
 		W.now += cfg.backoff_max_ns + 1;
 		uet_pds_advance(W.pds[0], W.now);
 		assert_int_equal(resent(2), 1); /* with RTO resends of R */
+	}
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(W.done_err[2], 1);
+	assert_int_equal(W.last_status[0], -ECONNREFUSED);
+}
+
+/* Each packet counts its own refusals, which the PDC's progress does not
+ * reset: refused again and again while the packets after it are accepted
+ * (a target freeing one message record at a time for others), it waits
+ * longer each time, and its PDC fails after max_backoffs refusals of it.
+ * Counted per PDC and reset by each accepted packet, its waits went back
+ * to the shortest after each: 215 resends in 27 ms (fuzz_dst,
+ * retx-bound). */
+static void
+backoffs_6(struct uet_pds_config *cfg)
+{
+	cfg->max_backoffs = 6;
+}
+
+static int
+setup_backoffs_6(void **state)
+{
+	(void)state;
+	return setup_tweaked(backoffs_6);
+}
+
+static void
+pds_initiator_nack__refusals_counted_per_packet(void **state)
+{
+	struct uet_pds_tx n = nack(UET_NACK_NO_SES_MSG_AVAIL, psn(2)), r;
+	struct uet_pds_config cfg;
+	uint64_t wait;
+	uint32_t k;
+
+	(void)state;
+	fakewire_test_config(&cfg);
+	for (k = 1; k <= 6; k++) {
+		fakewire_inject(&W, 0, &n, false, false);
+		/* the next request is in meanwhile (RCVD_SES_PROCG: its
+		 * target has it) */
+		r = nack(UET_NACK_RCVD_SES_PROCG, psn(2 + (int)k));
+		fakewire_inject(&W, 0, &r, false, false);
+		assert_true(received(2 + (int)k));
+		assert_int_equal(W.done_err[2], 0);
+		wait = cfg.backoff_init_ns << (k - 1);
+		if (wait > cfg.backoff_max_ns)
+			wait = cfg.backoff_max_ns;
+		/* the PDS's timers run to about 20 us */
+		W.now += wait - 20000;
+		uet_pds_advance(W.pds[0], W.now);
+		assert_int_equal(resent(2), 0);
+		W.now += 40000;
+		uet_pds_advance(W.pds[0], W.now);
+		assert_int_equal(resent(2), 1);
 	}
 	fakewire_inject(&W, 0, &n, false, false);
 	assert_int_equal(W.done_err[2], 1);
@@ -1407,6 +1462,8 @@ main(void)
 		T(pds_initiator_nack__closing_message_still_open_on_new_pdc),
 		T(pds_initiator_nack__closing_moves_packets_not_sent),
 		T(pds_initiator_nack__closing_move_keeps_refusals_in_a_row),
+		FW_TEST(pds_initiator_nack__refusals_counted_per_packet,
+			setup_backoffs_6),
 		T(pds_initiator_ack__rod_ooo_goes_back_n),
 		T(pds_initiator_nack__retransmit_limit_fails_pdc),
 		T(pds_initiator_nack__not_received_and_inferred_loss_retransmit),

@@ -261,10 +261,10 @@ struct uet_pds_config {
 	uint32_t sack_reorder;   /**< PSNs past a hole before inferring loss */
 	uint64_t backoff_init_ns; /**< resource NACK back-off start */
 	uint64_t backoff_max_ns;  /**< resource NACK back-off cap */
-	uint32_t max_backoffs;    /**< resource back-off rounds in a row
-				   *   (no packet accepted) before failing
-				   *   (16, at most 255); the NACKs of the
-				   *   packets in flight join one round */
+	uint32_t max_backoffs;    /**< resource NACKs of one packet (its
+				   *   waits grow with them) before its PDC
+				   *   fails; of a SYN-state PDC, NEW_START_PSN
+				   *   refusals in a row (16, at most 255) */
 	uint64_t idle_close_ns;   /**< initiator closes an idle PDC; 0 never */
 	uint64_t tgt_close_req_ns; /**< target asks to close when idle (1 s),
 				    *   repeats CLOSE_REQ after rto_init_ns
@@ -701,8 +701,8 @@ int uet_pds_resp_watch(struct uet_pds *p, uint32_t pdc, uint32_t psn,
  * call was made since, see there): the PDS does not record its PSN, sends
  * NACK @p code (RUDI: with NT) and forgets a reserved response. The
  * initiator backs off (resource class, UEC 1.0 PDS NACK codes) and retransmits;
- * after uet_pds_config.max_backoffs refusals in a row its cookies fail
- * with -ECONNREFUSED. @p pdc and @p psn are those of the DELIVER event
+ * after uet_pds_config.max_backoffs refusals of one packet the cookies of
+ * its PDC fail with -ECONNREFUSED. @p pdc and @p psn are those of the DELIVER event
  * (RUDI: UET_PDS_PDC_NONE and the pkt_id).
  * @return
  *   0, -EINVAL (@p code not a resource NACK 0x04..0x0A, e.g.
@@ -1006,7 +1006,8 @@ struct uet_pds_pdc_info {
 	uint32_t rx_cack;       /**< receive side cumulative ACK PSN */
 	uint32_t rx_ooo;        /**< PSNs held out of order past rx_cack */
 	uint8_t retries;        /**< RTO rounds without progress */
-	uint8_t backoffs;       /**< resource back-offs without progress */
+	uint8_t backoffs;       /**< most refusals of one packet (or SYN
+				 *   refusals) since the last progress */
 	uint16_t stored_resp;   /**< target: guaranteed-delivery responses held */
 	uint32_t srtt_ns;       /**< smoothed RTT of the transmit side, 0: none */
 };
