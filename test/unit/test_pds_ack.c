@@ -349,7 +349,7 @@ closing_moves(int i)
 static void
 pds_initiator_nack__closing_moves_the_whole_message(void **state)
 {
-	struct uet_pds_tx n = nack(UET_NACK_CLOSING, psn(4));
+	struct uet_pds_tx n = nack(UET_NACK_CLOSING, psn(4)), tx[16];
 
 	(void)state;
 	assert_int_equal(uet_pds_set_ulp(W.pds[0], &ulp_msgs), 0);
@@ -357,7 +357,7 @@ pds_initiator_nack__closing_moves_the_whole_message(void **state)
 	assert_int_equal(key_pdc()->open_msgs, 0);
 	/* A late copy of the refusal of 4, moved already, moves nothing. */
 	fakewire_inject(&W, 0, &n, false, false);
-	assert_int_equal(fakewire_take(&W, 0, R, 16), 0);
+	assert_int_equal(fakewire_take(&W, 0, tx, 16), 0);
 	assert_int_equal(fakewire_st(0)->pdc_open_init, 2);
 }
 
@@ -415,7 +415,7 @@ pds_initiator_nack__closing_moves_packets_not_sent(void **state)
  * waiting for receives) moved one request from PDC to PDC every 1.3 ms
  * for good (fuzz_dst). */
 static void
-pds_initiator_nack__closing_move_keeps_refusals_in_a_row(void **state)
+pds_initiator_nack__closing_move_keeps_its_refusals(void **state)
 {
 	struct uet_pds_tx n = nack(UET_NACK_NO_SES_MSG_AVAIL, psn(2)), tx[16];
 	struct uet_pds_config cfg;
@@ -1461,7 +1461,7 @@ main(void)
 		T(pds_initiator_nack__closing_moves_the_whole_message),
 		T(pds_initiator_nack__closing_message_still_open_on_new_pdc),
 		T(pds_initiator_nack__closing_moves_packets_not_sent),
-		T(pds_initiator_nack__closing_move_keeps_refusals_in_a_row),
+		T(pds_initiator_nack__closing_move_keeps_its_refusals),
 		FW_TEST(pds_initiator_nack__refusals_counted_per_packet,
 			setup_backoffs_6),
 		T(pds_initiator_ack__rod_ooo_goes_back_n),
