@@ -94,7 +94,9 @@ struct pds_initiator {
 			      * (pds_rto_end, pds_ack_settle) */
 	uint16_t n_retx;     /* slots marked for retransmission */
 	uint8_t retries;     /* RTO rounds without progress */
-	uint8_t backoffs;    /* resource back-offs without progress */
+	uint8_t backoffs;    /* SYN refusals in a row (NEW_START_PSN); the
+			      * most refusals of one packet (its own count,
+			      * pds_slot.refusals) since una last moved */
 	uint64_t rto_base;   /* last send or progress, ns */
 	uint64_t progress_ns; /* una last advanced (or the PDC left idle);
 			       * idle: the peer last ACKed (a keepalive) */
