@@ -49,7 +49,7 @@ static const struct {
 	PDS_CTR(syn_unnamed),
 	PDS_CTR(tx_unbuildable), PDS_CTR(closing_continued),
 	PDS_CTR(closing_cleared),
-	PDS_CTR(close_held),
+	PDS_CTR(close_held), PDS_CTR(move_waited), PDS_CTR(move_dropped),
 };
 
 /* The PDS of each context (PDS hook engines only): its counters, the

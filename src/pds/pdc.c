@@ -208,6 +208,8 @@ pds_pdc_free(struct uet_pds *p, struct pds_pdc *c)
 			    pds_cc_inflight(p, c));
 	/* Every submitted cookie completes, even when the PDC goes away. */
 	pds_initiator_abort(p, c, -ECONNABORTED);
+	if (p->mv_n != 0 && c->role == PDS_ROLE_INIT)
+		pds_move_unhold(p, c, -ECONNABORTED);
 	pds_tx_blk_detach(p, c);
 	pds_rx_blk_detach(p, c);
 	if (c->role == PDS_ROLE_INIT) {

@@ -136,9 +136,12 @@ pds_alloc_arrays(struct uet_pds *p)
 	p->ctl = calloc(c->ctl_queue, sizeof(*p->ctl));
 	p->ev = calloc(c->event_queue, sizeof(*p->ev));
 	p->ev_resp = calloc(c->event_queue, UET_PDS_RESP_MAX);
+	/* moves waiting for room (pds_move.c): a window of one PDC twice */
+	p->mv_cap = 2 * c->tx_window;
+	p->mv = calloc(p->mv_cap, sizeof(*p->mv));
 	if (!p->pdc || !p->cc_priv || !p->lb || !p->tx_blk || !p->blk_wait ||
 	    !p->rx_blk || !p->resp || !p->resp_data || !p->rudi ||
-	    !p->dgram || !p->ctl || !p->ev || !p->ev_resp)
+	    !p->dgram || !p->ctl || !p->ev || !p->ev_resp || !p->mv)
 		return -ENOMEM;
 	if (pds_pool_init(&p->tx_pool, c->tx_blocks) ||
 	    pds_pool_init(&p->rx_pool, c->rx_blocks) ||
@@ -171,6 +174,7 @@ pds_free_arrays(struct uet_pds *p)
 	free(p->ctl);
 	free(p->ev);
 	free(p->ev_resp);
+	free(p->mv);
 }
 
 struct uet_pds *
@@ -377,6 +381,8 @@ pds_commit(struct uet_pds *p, uint64_t now)
 		pds_target_commit(p, now);
 	if (p->rpend.valid)
 		pds_rudi_commit(p);
+	if (p->mv_n != 0)
+		pds_move_drain(p, now);
 }
 
 uint16_t
@@ -519,8 +525,15 @@ uet_pds_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 {
 	if (s->flags & UET_PDS_SUBMIT_PDC)
 		return pds_initiator_submit_ret(p, s, now);
-	if (s->mode == UET_PDS_MODE_RUD || s->mode == UET_PDS_MODE_ROD)
+	if (s->mode == UET_PDS_MODE_RUD || s->mode == UET_PDS_MODE_ROD) {
+		/* requests moved to this key go first (pds_move.c) */
+		if (p->mv_n != 0) {
+			pds_move_drain(p, now);
+			if (pds_move_waiting(p, s))
+				return -EAGAIN;
+		}
 		return pds_initiator_submit(p, s, now);
+	}
 	if (s->mode == UET_PDS_MODE_RUDI || s->mode == UET_PDS_MODE_UUD)
 		return pds_dgram_submit(p, s, now);
 	return -EINVAL;

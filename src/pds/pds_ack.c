@@ -806,22 +806,21 @@ pds_nack_backoff(struct uet_pds *p, struct pds_pdc *c,
 	pds_cc_nacked(p, c, n->code, now);
 }
 
-/* Take @p psn out of @p c and submit it again on a new PDC (exactly once
- * is kept: the closing target did not accept it), with @p som_eom
- * (UET_PDS_SUBMIT_SOM / EOM). A control packet goes with its PDC; return
- * data cannot move. The packet keeps its refusals (pds_nack_backoff), so
- * one a target keeps refusing fails after max_backoffs of them however
- * often the target closes the PDC under it: counted afresh on each new
- * PDC, a target that closed every PDC quiet through a back-off (its
- * message records held by messages waiting for receives) moved one
- * packet from PDC to PDC every 1.3 ms for good (fuzz_dst). */
+/* Take @p psn out of @p c, to be submitted again on the key's new PDC
+ * (exactly once is kept: the closing target did not accept it), as a
+ * packet of message @p msg (0: it stands alone; pds_move.c). A control
+ * packet goes with its PDC; return data cannot move. The packet keeps
+ * its refusals (pds_nack_backoff), so one a target keeps refusing fails
+ * after max_backoffs of them however often the target closes the PDC
+ * under it: counted afresh on each new PDC, a target that closed every
+ * PDC quiet through a back-off (its message records held by messages
+ * waiting for receives) moved one packet from PDC to PDC every 1.3 ms
+ * for good (fuzz_dst). */
 static void
 pds_closing_move(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
-		 uint8_t som_eom, uint64_t now)
+		 uint64_t msg)
 {
 	struct pds_slot *sl = pds_slot(p, c, psn);
-	struct uet_pds_submit s;
-	struct pds_pdc *n;
 
 	if (sl->state == SLOT_SENT)
 		p->cc_lost += pds_nominal(sl);
@@ -833,22 +832,7 @@ pds_closing_move(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		pds_done_pdc(p, c, sl->cookie, -ECONNABORTED, psn);
 		return;
 	}
-	memset(&s, 0, sizeof(s));
-	s.dst = c->peer;
-	s.job = c->job;
-	s.tc = c->tc;
-	s.mode = c->mode;
-	s.next_hdr = sl->kind;
-	s.flags = som_eom | ((sl->flags & SLOT_F_RESP) ? UET_PDS_SUBMIT_RESP :
-						       0);
-	s.len = sl->len;
-	s.cookie = sl->cookie;
-	if (pds_initiator_submit(p, &s, now) < 0) {
-		pds_done_pdc(p, c, sl->cookie, -ECONNABORTED, psn);
-		return;
-	}
-	n = pds_ikey_find(p, &c->peer, c->job, c->tc, c->mode);
-	pds_slot(p, n, n->u.i.nxt - 1)->refusals = sl->refusals;
+	pds_move_add(p, c, psn, msg);
 }
 
 /* A request that can never be built (SLOT_GONE) past a ROD hole that
@@ -880,8 +864,7 @@ pds_closing_gone(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
  * CP slot now and is ignored (pds_nack_closing).
  */
 static void
-pds_rod_closing_move_rest(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
-			  uint64_t now)
+pds_rod_closing_move_rest(struct uet_pds *p, struct pds_pdc *c, uint32_t psn)
 {
 	uint32_t q;
 	uint8_t st;
@@ -889,7 +872,7 @@ pds_rod_closing_move_rest(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	for (q = psn + 1; q != c->u.i.nxt; q++) {
 		st = pds_slot(p, c, q)->state;
 		if (st == SLOT_SENT || st == SLOT_RETX || st == SLOT_QUEUED)
-			pds_closing_move(p, c, q, 0, now);
+			pds_closing_move(p, c, q, 0);
 		else if (st == SLOT_GONE) /* nothing to move: it fails */
 			pds_closing_gone(p, c, q);
 	}
@@ -909,40 +892,24 @@ pds_closing_movable(const struct pds_slot *sl)
  * (uet_pds_ulp.msg_of). A closing target refuses one only when none of
  * its message is in (it takes what continues a message begun on it,
  * pds_target_continues), so every packet of it not acknowledged moves
- * now, together, to the same new PDC. Moved one at a time, as each copy
- * met the refusal, its packets went to different new PDCs, where the
- * target's SES took each for a message of its own that never completed
- * and held a record (fuzz_dst, docs/DST.md). On the new PDC the message
- * is open (UET_PDS_SUBMIT_SOM) until its last packet, moved or still to
- * come from the ULP, so the PDC does not close under it.
+ * now, together, to the same new PDC, which it holds open until its
+ * last packet (pds_move.c). Moved one at a time, as each copy met the
+ * refusal, its packets went to different new PDCs, where the target's
+ * SES took each for a message of its own that never completed and held
+ * a record (fuzz_dst, docs/DST.md).
  */
 static void
-pds_rud_closing_move_msg(struct uet_pds *p, struct pds_pdc *c, uint64_t key,
-			 bool open, uint64_t now)
+pds_rud_closing_move_msg(struct uet_pds *p, struct pds_pdc *c, uint64_t key)
 {
-	uint32_t q, first = c->u.i.nxt, eom = c->u.i.nxt;
 	struct pds_slot *sl;
-	bool last, o;
+	bool last, open;
+	uint32_t q;
 
 	for (q = c->u.i.una; q != c->u.i.nxt; q++) {
 		sl = pds_slot(p, c, q);
-		if (!pds_closing_movable(sl) ||
-		    p->ulp.msg_of(p->ulp.arg, sl->cookie, &last, &o) != key)
-			continue;
-		if (first == c->u.i.nxt)
-			first = q;
-		if (last)
-			eom = q;
-	}
-	for (q = first; q != c->u.i.nxt; q++) {
-		sl = pds_slot(p, c, q);
-		if (!pds_closing_movable(sl) ||
-		    p->ulp.msg_of(p->ulp.arg, sl->cookie, &last, &o) != key)
-			continue;
-		pds_closing_move(p, c, q,
-				 (q == first && (open || eom != c->u.i.nxt) ?
-				  UET_PDS_SUBMIT_SOM : 0) |
-				 (q == eom ? UET_PDS_SUBMIT_EOM : 0), now);
+		if (pds_closing_movable(sl) &&
+		    p->ulp.msg_of(p->ulp.arg, sl->cookie, &last, &open) == key)
+			pds_closing_move(p, c, q, key);
 	}
 }
 
@@ -953,7 +920,7 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		 uint64_t now)
 {
 	struct pds_slot *sl = pds_slot(p, c, psn);
-	bool last, open = false;
+	bool last, open;
 	uint64_t key = 0;
 
 	/* A closing target NACKs requests, never CPs (pds_target_reject):
@@ -968,16 +935,19 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	/* The rest of a message open on it goes to the new PDC of the key
 	 * now: it holds this one's close no more. */
 	c->open_msgs = 0;
+	if (p->mv_n != 0)
+		pds_move_unhold(p, c, 0);
 	c->flags |= PDC_F_CLOSE_REQ;
 	if (c->mode == UET_PDS_MODE_RUD && p->ulp.msg_of != NULL)
 		key = p->ulp.msg_of(p->ulp.arg, sl->cookie, &last, &open);
 	if (key != 0) {
-		pds_rud_closing_move_msg(p, c, key, open, now);
+		pds_rud_closing_move_msg(p, c, key);
 	} else {
-		pds_closing_move(p, c, psn, 0, now);
+		pds_closing_move(p, c, psn, 0);
 		if (c->mode == UET_PDS_MODE_ROD)
-			pds_rod_closing_move_rest(p, c, psn, now);
+			pds_rod_closing_move_rest(p, c, psn);
 	}
+	pds_move_drain(p, now);
 	pds_cc_nacked(p, c, UET_NACK_CLOSING, now);
 }
 

@@ -124,23 +124,21 @@ pds_initiator_queue_cp(struct uet_pds *p, struct pds_pdc *c, uint8_t ctl,
 	return pds_initiator_queue(p, c, payload, 0, ctl, SLOT_F_CP);
 }
 
-int
-pds_initiator_submit(struct uet_pds *p, const struct uet_pds_submit *s,
-		uint64_t now)
+/* Queue @p s (a valid forward request) on its key's PDC, opened if
+ * none is: that PDC, or NULL without room (-EAGAIN). */
+struct pds_pdc *
+pds_initiator_submit_on(struct uet_pds *p, const struct uet_pds_submit *s,
+			uint64_t now)
 {
 	struct pds_pdc *c;
 	bool fresh = false;
 	int rc;
 
-	/* Forward requests carry REQUEST_* (UEC 1.0 PDS next-header values). */
-	if (s->next_hdr < UET_PDS_NEXT_REQUEST_SMALL ||
-	    s->next_hdr > UET_PDS_NEXT_REQUEST_STD)
-		return -EINVAL;
 	c = pds_ikey_find(p, &s->dst, s->job, s->tc, s->mode);
 	if (c == NULL) {
 		c = pds_initiator_open(p, s, now);
 		if (c == NULL)
-			return -EAGAIN;
+			return NULL;
 		fresh = true;
 	}
 	rc = pds_initiator_queue(p, c, s->cookie, s->len, s->next_hdr,
@@ -153,7 +151,7 @@ pds_initiator_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 			p->st.pdc_close_init--;
 			pds_pdc_free(p, c);
 		}
-		return rc;
+		return NULL;
 	}
 	c->last_ns = now;
 	switch (s->flags & (UET_PDS_SUBMIT_SOM | UET_PDS_SUBMIT_EOM)) {
@@ -167,7 +165,18 @@ pds_initiator_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 	default:
 		break;
 	}
-	return 0;
+	return c;
+}
+
+int
+pds_initiator_submit(struct uet_pds *p, const struct uet_pds_submit *s,
+		uint64_t now)
+{
+	/* Forward requests carry REQUEST_* (UEC 1.0 PDS next-header values). */
+	if (s->next_hdr < UET_PDS_NEXT_REQUEST_SMALL ||
+	    s->next_hdr > UET_PDS_NEXT_REQUEST_STD)
+		return -EINVAL;
+	return pds_initiator_submit_on(p, s, now) != NULL ? 0 : -EAGAIN;
 }
 
 /*
@@ -629,6 +638,8 @@ void
 pds_initiator_fail(struct uet_pds *p, struct pds_pdc *c, int status)
 {
 	pds_initiator_abort(p, c, status);
+	if (p->mv_n != 0)
+		pds_move_unhold(p, c, status);
 	if (c->flags & PDC_F_KEYED)
 		pds_ikey_del(p, c);
 	p->st.pdc_fail++;

@@ -493,6 +493,18 @@ struct pds_list {
 	uint32_t tail;
 };
 
+/* A request refused by a closing target, on its way to its key's PDC
+ * (pds_move.c). */
+struct pds_move {
+	struct uet_pds_submit s; /* flags: UET_PDS_SUBMIT_RESP only */
+	uint64_t msg;      /* its message (uet_pds_ulp.msg_of), 0: alone */
+	uint32_t hold;     /* handle of the PDC its message holds, or
+			    * PDS_NIL */
+	uint8_t refusals;  /* pds_slot.refusals, kept across the move */
+	bool last;         /* the last of its message waiting */
+	bool waited;       /* found no room once (move_waited) */
+};
+
 struct uet_pds {
 	/* pds_initiator_ack(): the ACK being processed completed a packet that
 	 * was never retransmitted (F-RTO evidence). */
@@ -568,6 +580,11 @@ struct uet_pds {
 	 * first (pds_blk_wait); a released block wakes one. */
 	uint32_t *blk_wait;
 	struct pds_ring blk_wait_r;
+	/* Requests refused by a closing target, waiting for room on their
+	 * key's PDC, in order (pds_move.c). */
+	struct pds_move *mv;
+	uint32_t mv_n;
+	uint32_t mv_cap;
 	uint64_t *rx_blk;        /* [rx_blocks * rx_words] */
 	struct pds_pool rx_pool;
 	struct pds_resp *resp;
@@ -972,6 +989,16 @@ pds_initiator_room(const struct uet_pds *p, const struct pds_pdc *c, uint32_t ps
 	return psn - (c->u.i.peer_cack + 1) < pds_initiator_range(p, c);
 }
 
+/* pds_move.c */
+void pds_move_add(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
+		  uint64_t msg);
+void pds_move_drain(struct uet_pds *p, uint64_t now);
+void pds_move_unhold(struct uet_pds *p, struct pds_pdc *c, int status);
+bool pds_move_waiting(const struct uet_pds *p, const struct uet_pds_submit *s);
+
+struct pds_pdc *pds_initiator_submit_on(struct uet_pds *p,
+					const struct uet_pds_submit *s,
+					uint64_t now);
 int pds_initiator_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 		    uint64_t now);
 int pds_initiator_submit_ret(struct uet_pds *p, const struct uet_pds_submit *s,

@@ -450,6 +450,95 @@ pds_initiator_nack__closing_move_keeps_its_refusals(void **state)
 	assert_int_equal(W.last_status[0], -ECONNREFUSED);
 }
 
+/* Hand @p t to the target and its answers (past the ACK delay) back. */
+static void
+target_answers(const struct uet_pds_tx *t)
+{
+	struct uet_pds_tx a[16];
+	uint16_t k, i;
+
+	fakewire_inject(&W, 1, t, false, false);
+	W.now += 100000;
+	uet_pds_advance(W.pds[1], W.now);
+	k = fakewire_take(&W, 1, a, 16);
+	for (i = 0; i < k; i++)
+		fakewire_inject(&W, 0, &a[i], false, false);
+}
+
+/* 4, 5, 6 and 164 complete, and PDC @p arg (a handle) is gone. */
+static bool
+moved_done(struct fakewire *w, void *arg)
+{
+	return w->done_ok[4] && w->done_ok[5] && w->done_ok[6] &&
+	       w->done_ok[164] &&
+	       pds_handle_pdc(w->pds[0], *(uint32_t *)arg) == NULL;
+}
+
+/*
+ * The key's new PDC may have no room for what moves (its window full of
+ * other requests): what does not fit waits, in order, and goes as room
+ * opens, before any later request of the ULP to the key, and the
+ * message holds that PDC open from its first packet there to its last.
+ * Submitted there regardless, the packets past the window failed with
+ * -ECONNABORTED (a send failed on a target's close) and the hold its
+ * first packet had put on the PDC was never released: the PDC never
+ * closed (fuzz_dst, test/dst/fuzz-fixed/leak.*).
+ */
+static void
+pds_initiator_nack__closing_move_waits_for_room(void **state)
+{
+	struct uet_pds_tx n = nack(UET_NACK_CLOSING, psn(1)), first, tx[64];
+	struct pds_pdc *b;
+	uint32_t c, h;
+
+	(void)state;
+	assert_int_equal(uet_pds_set_ulp(W.pds[0], &ulp_msgs), 0);
+	/* 1 moves to a new PDC, which the ULP then fills */
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_take(&W, 0, &first, 1), 1);
+	assert_int_equal(first.cookie, 1);
+	b = key_pdc();
+	h = pds_handle(W.pds[0], pds_idx(W.pds[0], b));
+	for (c = 100; c < 163; c++)
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, c, 0),
+				 0);
+	assert_int_equal(b->u.i.nxt - b->u.i.una, 64);
+	assert_int_equal(fakewire_take(&W, 0, tx, 64), 63);
+	/* 4, 5, 6 refused: no room for them, they wait */
+	n.hdr.u.nack.psn = psn(5);
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_st(0)->move_waited, 3);
+	assert_int_equal(W.done_err[4] + W.done_err[5] + W.done_err[6], 0);
+	assert_int_equal(b->open_msgs, 0);
+	/* One slot opens: 4 takes it, not the ULP's next request, which
+	 * waits behind 5 and 6; the message holds the PDC from 4 on. */
+	target_answers(&first);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 164, 0),
+			 -EAGAIN);
+	assert_int_equal(b->open_msgs, 1);
+	assert_ptr_equal(key_pdc(), b);
+	/* Asked to close meanwhile, it stays the key's until 6 is on it. */
+	assert_int_equal(uet_pds_pdc_close(W.pds[0], h, W.now), 0);
+	assert_int_equal(fakewire_st(0)->close_held, 1);
+	assert_ptr_equal(key_pdc(), b);
+	target_answers(&tx[0]);
+	target_answers(&tx[1]);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 164, 0), 0);
+	assert_int_equal(b->open_msgs, 0);
+	assert_ptr_not_equal(key_pdc(), b);
+	/* The moved message and the ULP's request complete, delivered
+	 * once, and the PDC closes. (The old PDC does not: its target,
+	 * not closing, waits for the PSNs that moved.) */
+	assert_true(fakewire_run(&W, 10000, 200000000, moved_done, &h));
+	for (c = 4; c <= 6; c++) {
+		assert_int_equal(W.delivered[c], 1);
+		assert_int_equal(W.done_err[c], 0);
+	}
+	for (c = 100; c < 163; c++)
+		assert_int_equal(W.done_ok[c], 1);
+	assert_int_equal(fakewire_st(0)->move_dropped, 0);
+}
+
 /* Each packet counts its own refusals, which the PDC's progress does not
  * reset: refused again and again while the packets after it are accepted
  * (a target freeing one message record at a time for others), it waits
@@ -1461,6 +1550,7 @@ main(void)
 		T(pds_initiator_nack__closing_moves_the_whole_message),
 		T(pds_initiator_nack__closing_message_still_open_on_new_pdc),
 		T(pds_initiator_nack__closing_moves_packets_not_sent),
+		T(pds_initiator_nack__closing_move_waits_for_room),
 		T(pds_initiator_nack__closing_move_keeps_its_refusals),
 		FW_TEST(pds_initiator_nack__refusals_counted_per_packet,
 			setup_backoffs_6),

@@ -266,24 +266,33 @@ init_pdcs_used(void)
 	return pi.pdc_used[0];
 }
 
+/* A PDC of node 0's other than A: the one of traffic class 2. */
+static int
+tc2_pdc_cb(const struct uet_pds_pdc_info *i, void *arg)
+{
+	if (i->role != 0 || i->tc != 2)
+		return 0;
+	*(uint32_t *)arg = i->handle;
+	return 1;
+}
+
 /*
  * A 9000-byte READ asks in nine request packets on node 0's PDC A; the
  * last two are lost, the first seven reach the target and their data
  * comes back, but their ACKs are lost. The target asks to close A: the
  * two meet it closing (NACK CLOSING), and node 0 has no PDC left to move
  * them to (every initiator PDC of its pool is open, one per traffic
- * class): their DONEs fail (-ECONNABORTED, never executed), before the
- * DONEs of the seven. No data comes for the two, and A closes cleanly
- * (no PDC_DOWN) once the seven are acknowledged: the READ must fail with
- * the DONEs' status, not wait for that data for good (uet-dst generator
- * 1 seed 6415096, where the new PDC's window was full).
+ * class): they wait for one, as a new request would, and fail nothing.
+ * Once node 0 closes another PDC, they go on a new one, their data
+ * comes, and the READ completes whole. (Failed there, -ECONNABORTED,
+ * the READ failed on the target's close; uet-dst generator 1 seed
+ * 6415096 was the READ waiting for their data for good then.)
  */
 static void
-ses_initiator_done__read_request_refused_and_not_moved_fails_read(
-	void **state)
+ses_initiator_done__read_request_refused_waits_for_a_pdc(void **state)
 {
 	struct uet_pds_pdc_info a;
-	uint32_t h = UINT32_MAX, k, n = 1;
+	uint32_t h = UINT32_MAX, h2 = UINT32_MAX, k, n = 1;
 	uint64_t rx0, err0;
 
 	(void)state;
@@ -304,18 +313,27 @@ ses_initiator_done__read_request_refused_and_not_moved_fails_read(
 	assert_int_equal(uet_pds_pdc_close(w.n[1].pds, h, w.now), 0);
 	hold = false;
 	for (k = 0; k < 100000 &&
-	     uet_pds_stats_get(w.n[0].pds)->done_err - err0 < HELD; k++)
+	     uet_pds_stats_get(w.n[0].pds)->nack_rx[UET_NACK_CLOSING] < HELD;
+	     k++)
 		ses_fakewire_step(&w, 1000);
-	/* The two refused and failed, the seven not yet acknowledged. */
+	/* The two refused wait for a PDC; nothing failed. */
 	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->nack_rx[UET_NACK_CLOSING],
 			 HELD);
-	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->done_err - err0, HELD);
-	assert_int_equal(ses_fakewire_cq_find(&w, 0, 2), -1);
+	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->move_waited, HELD);
 	ack_lost = false;
+	for (k = 0; k < 200; k++)
+		ses_fakewire_step(&w, 1000);
+	assert_int_equal(ses_fakewire_cq_find(&w, 0, 2), -1);
+	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->done_err, err0);
+	/* A PDC goes: they move, and the READ completes whole. */
+	assert_int_equal(uet_pds_pdc_foreach(w.n[0].pds, tc2_pdc_cb, &h2), 1);
+	assert_int_equal(uet_pds_pdc_close(w.n[0].pds, h2, w.now), 0);
 	assert_true(ses_fakewire_run_cq(&w, 0, n + 1, RUN_NS));
-	assert_int_equal(ses_fakewire_cqe(&w, 0, 2)->status, -ECONNABORTED);
-	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->ret_rx - rx0,
-			 NREQ - HELD);
+	assert_int_equal(ses_fakewire_cqe(&w, 0, 2)->status, 0);
+	assert_int_equal(ses_fakewire_cqe(&w, 0, 2)->len, LEN);
+	assert_memory_equal(rbuf, mem, LEN);
+	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->ret_rx - rx0, NREQ);
+	assert_int_equal(uet_pds_stats_get(w.n[0].pds)->done_err, err0);
 	assert_int_equal(uet_ses_stats_get(w.n[0].ses)->pdc_down, 0);
 	w.drop_fn = NULL;
 	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
@@ -537,7 +555,7 @@ main(void)
 			ses_pdc_down__read_data_of_down_pdc_in_waits, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(
-			ses_initiator_done__read_request_refused_and_not_moved_fails_read,
+			ses_initiator_done__read_request_refused_waits_for_a_pdc,
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			ses_read_pdc__counts_of_left_pdcs_make_room, setup,

@@ -814,6 +814,12 @@ struct uet_pds_stats {
 	 * idle timer or the target's CLOSE_REQ) held until the message
 	 * open on it (UET_PDS_SUBMIT_SOM) had its last packet queued */
 	uint64_t close_held;
+	/** requests refused by a closing target (NACK CLOSING) that found
+	 * no room on their key's PDC and waited for it */
+	uint64_t move_waited;
+	/** requests refused by a closing target failed (-ECONNABORTED)
+	 * because too many waited for room already (2 x tx_window) */
+	uint64_t move_dropped;
 	/* Retransmissions (retx_*, further below too) are counted by
 	 * reason when their descriptor leaves uet_pds_tx_burst(); a packet
 	 * marked for resend and acknowledged before it left counts in
