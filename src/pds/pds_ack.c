@@ -920,7 +920,7 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		 uint64_t now)
 {
 	struct pds_slot *sl = pds_slot(p, c, psn);
-	bool last, open;
+	bool last, open = false;
 	uint64_t key = 0;
 
 	/* A closing target NACKs requests, never CPs (pds_target_reject):
@@ -928,18 +928,32 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	if ((sl->state != SLOT_SENT && sl->state != SLOT_RETX) ||
 	    (sl->flags & SLOT_F_CP))
 		return;
-	if (c->flags & PDC_F_KEYED) {
-		pds_ikey_del(p, c);
-		c->flags &= (uint16_t)~PDC_F_KEYED;
-	}
-	/* The rest of a message open on it goes to the new PDC of the key
-	 * now: it holds this one's close no more. */
-	c->open_msgs = 0;
-	if (p->mv_n != 0)
-		pds_move_unhold(p, c, 0);
-	c->flags |= PDC_F_CLOSE_REQ;
 	if (c->mode == UET_PDS_MODE_RUD && p->ulp.msg_of != NULL)
 		key = p->ulp.msg_of(p->ulp.arg, sl->cookie, &last, &open);
+	if (c->mode == UET_PDS_MODE_RUD && c->open_msgs != 0 && !open &&
+	    (c->flags & PDC_F_KEYED) && !pds_move_holds(p, c, key)) {
+		/* A message open on it is not the refused one: the target
+		 * began it (it takes what continues it), so the PDC stays
+		 * the key's until its last packet, as a close of ours would
+		 * hold it (pds_initiator_close), and what moves waits for
+		 * the next PDC (pds_move.c). Unkeyed at once, the rest of
+		 * the open message went to the new PDC, where the target
+		 * never saw it begin. */
+		if (!(c->flags & PDC_F_CLOSE_REQ))
+			p->st.close_held++;
+	} else {
+		if (c->flags & PDC_F_KEYED) {
+			pds_ikey_del(p, c);
+			c->flags &= (uint16_t)~PDC_F_KEYED;
+		}
+		/* The rest of a message open on it (the refused one, or
+		 * one a move placed there) goes to the new PDC of the key
+		 * now: it holds this one's close no more. */
+		c->open_msgs = 0;
+		if (p->mv_n != 0)
+			pds_move_unhold(p, c, 0);
+	}
+	c->flags |= PDC_F_CLOSE_REQ;
 	if (key != 0) {
 		pds_rud_closing_move_msg(p, c, key);
 	} else {

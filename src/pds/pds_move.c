@@ -103,13 +103,19 @@ pds_move_one(struct uet_pds *p, struct pds_move *e, uint64_t now)
 	bool more, held, last, open = false;
 	uint32_t j, h;
 
+	z = pds_ikey_find(p, &s.dst, s.job, s.tc, s.mode);
+	held = z != NULL && e->hold == pds_handle(p, pds_idx(p, z));
+	/* A RUD PDC whose close waits for the message open on it takes no
+	 * other (pds_nack_closing, pds_initiator_close). ROD keeps the order
+	 * of its requests: they go. */
+	if (z != NULL && z->mode == UET_PDS_MODE_RUD &&
+	    (z->flags & PDC_F_CLOSE_REQ) && !held)
+		return -EAGAIN;
 	if (e->msg != 0) {
 		/* the ULP's packets of it still to come count as more */
 		if (p->ulp.msg_of != NULL)
 			(void)p->ulp.msg_of(p->ulp.arg, e->s.cookie, &last, &open);
 		more = !e->last || open;
-		z = pds_ikey_find(p, &s.dst, s.job, s.tc, s.mode);
-		held = z != NULL && e->hold == pds_handle(p, pds_idx(p, z));
 		if (!held && more)
 			s.flags |= UET_PDS_SUBMIT_SOM;
 		else if (held && !more)
@@ -193,15 +199,35 @@ pds_move_unhold(struct uet_pds *p, struct pds_pdc *c, int status)
 	p->mv_n = k;
 }
 
-/* Whether requests moved to the key of @p s wait for room: the ULP's
- * request waits behind them. */
+/* Whether the ULP's request @p s waits behind requests moved to its key:
+ * yes, unless it continues the message a RUD PDC's close waits for (the
+ * moves wait for that PDC's end, pds_move_one). */
 bool
-pds_move_waiting(const struct uet_pds *p, const struct uet_pds_submit *s)
+pds_move_waiting(struct uet_pds *p, const struct uet_pds_submit *s)
 {
+	struct pds_pdc *z;
 	uint32_t i;
 
 	for (i = 0; i < p->mv_n; i++)
 		if (pds_move_same_key(&p->mv[i].s, s))
+			break;
+	if (i == p->mv_n)
+		return false;
+	if ((s->flags & UET_PDS_SUBMIT_SOM) || s->mode != UET_PDS_MODE_RUD)
+		return true;
+	z = pds_ikey_find(p, &s->dst, s->job, s->tc, s->mode);
+	return z == NULL || !(z->flags & PDC_F_CLOSE_REQ) || z->open_msgs == 0;
+}
+
+/* Whether message @p msg has packets waiting that @p c holds open. */
+bool
+pds_move_holds(const struct uet_pds *p, const struct pds_pdc *c,
+	       uint64_t msg)
+{
+	uint32_t h = pds_handle(p, pds_idx(p, c)), i;
+
+	for (i = 0; msg != 0 && i < p->mv_n; i++)
+		if (p->mv[i].msg == msg && p->mv[i].hold == h)
 			return true;
 	return false;
 }

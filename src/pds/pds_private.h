@@ -994,7 +994,9 @@ void pds_move_add(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		  uint64_t msg);
 void pds_move_drain(struct uet_pds *p, uint64_t now);
 void pds_move_unhold(struct uet_pds *p, struct pds_pdc *c, int status);
-bool pds_move_waiting(const struct uet_pds *p, const struct uet_pds_submit *s);
+bool pds_move_waiting(struct uet_pds *p, const struct uet_pds_submit *s);
+bool pds_move_holds(const struct uet_pds *p, const struct pds_pdc *c,
+		    uint64_t msg);
 
 struct pds_pdc *pds_initiator_submit_on(struct uet_pds *p,
 					const struct uet_pds_submit *s,

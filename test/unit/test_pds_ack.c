@@ -408,6 +408,54 @@ pds_initiator_nack__closing_moves_packets_not_sent(void **state)
 	assert_int_equal(fakewire_st(0)->pdc_open_init, 2);
 }
 
+/*
+ * The closing target refuses a packet of a message the ULP has handed
+ * over whole (none of it in) while the ULP's next message, begun on the
+ * PDC (the target took its first packets, and takes what continues it),
+ * is still being submitted. The PDC stays the key's for that message
+ * until its last packet (its close held), and the refused message waits
+ * to move until then. Unkeyed at once, the open message's next packets
+ * went to the new PDC, where the target's SES reassembles no message it
+ * did not see begin.
+ */
+static void
+pds_initiator_nack__closing_keeps_the_open_message_on_its_pdc(void **state)
+{
+	struct uet_pds_tx n = nack(UET_NACK_CLOSING, psn(5)), tx[16];
+	struct pds_pdc *a = &W.pds[0]->pdc[0];
+	uint16_t k, i;
+	uint32_t mask = 0;
+
+	(void)state;
+	assert_int_equal(uet_pds_set_ulp(W.pds[0], &ulp_msgs), 0);
+	a->open_msgs = 1; /* the ULP's message of 9, 10 begun on it */
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_ptr_equal(key_pdc(), a);
+	assert_int_equal(fakewire_st(0)->close_held, 1);
+	assert_int_equal(fakewire_st(0)->move_waited, 3);
+	assert_int_equal(fakewire_take(&W, 0, tx, 16), 0);
+	/* The open message's last packet goes on it; then it closes, and
+	 * the refused message moves, whole, to a new PDC. */
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 18,
+					 UET_PDS_SUBMIT_EOM), 0);
+	assert_ptr_equal(key_pdc(), NULL);
+	k = fakewire_take(&W, 0, tx, 16);
+	for (i = 0; i < k; i++) {
+		if (tx[i].cookie == 18) {
+			assert_int_equal(tx[i].hdr.u.req.spdcid,
+					 R[0].hdr.u.req.spdcid);
+			continue;
+		}
+		assert_true(tx[i].hdr.flags & UET_PDS_F_SYN);
+		assert_int_not_equal(tx[i].hdr.u.req.spdcid,
+				     R[0].hdr.u.req.spdcid);
+		mask |= 1u << tx[i].cookie;
+	}
+	assert_int_equal(mask, 1u << 4 | 1u << 5 | 1u << 6);
+	assert_int_equal(key_pdc()->open_msgs, 0);
+	assert_int_equal(fakewire_st(0)->pdc_open_init, 2);
+}
+
 /* A moved request keeps its refusals (resource NACKs): it fails after
  * max_backoffs of them in all, however often its target closes the PDC
  * under it. Counted afresh on each new PDC, a target closing every PDC
@@ -1551,6 +1599,7 @@ main(void)
 		T(pds_initiator_nack__closing_message_still_open_on_new_pdc),
 		T(pds_initiator_nack__closing_moves_packets_not_sent),
 		T(pds_initiator_nack__closing_move_waits_for_room),
+		T(pds_initiator_nack__closing_keeps_the_open_message_on_its_pdc),
 		T(pds_initiator_nack__closing_move_keeps_its_refusals),
 		FW_TEST(pds_initiator_nack__refusals_counted_per_packet,
 			setup_backoffs_6),
