@@ -50,6 +50,7 @@ static const struct {
 	PDS_CTR(tx_unbuildable), PDS_CTR(closing_continued),
 	PDS_CTR(closing_cleared),
 	PDS_CTR(close_held), PDS_CTR(move_waited), PDS_CTR(move_dropped),
+	PDS_CTR(move_limit),
 };
 
 /* The PDS of each context (PDS hook engines only): its counters, the

@@ -815,7 +815,9 @@ pds_nack_backoff(struct uet_pds *p, struct pds_pdc *c,
  * under it: counted afresh on each new PDC, a target that closed every
  * PDC quiet through a back-off (its message records held by messages
  * waiting for receives) moved one packet from PDC to PDC every 1.3 ms
- * for good (fuzz_dst). */
+ * for good (fuzz_dst). It also counts its moves: past max_backoffs of
+ * them it fails (-ECONNREFUSED), or a target answering NACK CLOSING on
+ * every PDC would move it, and hold its operation, for good. */
 static void
 pds_closing_move(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		 uint64_t msg)
@@ -830,6 +832,12 @@ pds_closing_move(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		return;
 	if (c->role != PDS_ROLE_INIT) {
 		pds_done_pdc(p, c, sl->cookie, -ECONNABORTED, psn);
+		return;
+	}
+	/* A target refusing it on every new PDC would move it for good. */
+	if (sl->moves >= p->cfg.max_backoffs) {
+		p->st.move_limit++;
+		pds_done_pdc(p, c, sl->cookie, -ECONNREFUSED, psn);
 		return;
 	}
 	pds_move_add(p, c, psn, msg);

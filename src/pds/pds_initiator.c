@@ -112,6 +112,7 @@ pds_initiator_queue(struct uet_pds *p, struct pds_pdc *c, uint64_t cookie,
 	sl->kind = kind;
 	sl->nacks = 0;
 	sl->refusals = 0;
+	sl->moves = 0;
 	c->u.i.nxt++;
 	pds_list_push(p, &p->active, pds_idx(p, c));
 	return 0;

@@ -83,6 +83,8 @@ pds_move_add(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	e->msg = msg;
 	e->hold = PDS_NIL;
 	e->refusals = sl->refusals;
+	e->moves = sl->moves;
+	pds_count_up(&e->moves);
 	e->last = true;
 	/* it follows what of its message waits already, and holds with it */
 	for (j = p->mv_n - 1; msg != 0 && j-- > 0;) {
@@ -125,6 +127,7 @@ pds_move_one(struct uet_pds *p, struct pds_move *e, uint64_t now)
 	if (z == NULL)
 		return -EAGAIN;
 	pds_slot(p, z, z->u.i.nxt - 1)->refusals = e->refusals;
+	pds_slot(p, z, z->u.i.nxt - 1)->moves = e->moves;
 	if (s.flags & UET_PDS_SUBMIT_SOM) {
 		h = pds_handle(p, pds_idx(p, z));
 		for (j = 0; j < p->mv_n; j++)

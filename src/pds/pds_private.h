@@ -247,6 +247,7 @@ struct pds_slot {
 	uint8_t nacks;     /* NACK-driven retransmissions of this PSN */
 	uint8_t refusals;  /* resource NACKs of it (pds_nack_backoff), kept
 			    * when it moves to another PDC */
+	uint8_t moves;     /* times it moved to another PDC (NACK CLOSING) */
 	uint16_t ev;       /* EV of its last transmission (loss feedback) */
 };
 
@@ -501,6 +502,7 @@ struct pds_move {
 	uint32_t hold;     /* handle of the PDC its message holds, or
 			    * PDS_NIL */
 	uint8_t refusals;  /* pds_slot.refusals, kept across the move */
+	uint8_t moves;     /* pds_slot.moves, this one counted */
 	bool last;         /* the last of its message waiting */
 	bool waited;       /* found no room once (move_waited) */
 };

@@ -587,6 +587,47 @@ pds_initiator_nack__closing_move_waits_for_room(void **state)
 	assert_int_equal(fakewire_st(0)->move_dropped, 0);
 }
 
+static void
+backoffs_3(struct uet_pds_config *cfg)
+{
+	cfg->max_backoffs = 3;
+}
+
+static int
+setup_backoffs_3(void **state)
+{
+	(void)state;
+	return setup_tweaked(backoffs_3);
+}
+
+/* A target that answers NACK CLOSING on every PDC: the request moves
+ * max_backoffs times, then fails (-ECONNREFUSED) instead of moving, and
+ * holding its operation, for good. */
+static void
+pds_initiator_nack__closing_forever_fails_after_max_moves(void **state)
+{
+	struct uet_pds_tx n = nack(UET_NACK_CLOSING, psn(2)), tx[16];
+	uint32_t k;
+
+	(void)state;
+	for (k = 0; k < 3; k++) {
+		fakewire_inject(&W, 0, &n, false, false);
+		assert_int_equal(fakewire_take(&W, 0, tx, 16), 1);
+		assert_int_equal(tx[0].cookie, 2);
+		assert_true(tx[0].hdr.flags & UET_PDS_F_SYN);
+		assert_int_equal(W.done_err[2], 0);
+		n.hdr.u.nack.dpdcid = tx[0].hdr.u.req.spdcid;
+		n.hdr.u.nack.spdcid = 0;
+		n.hdr.u.nack.psn = tx[0].hdr.u.req.psn;
+	}
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_take(&W, 0, tx, 16), 0);
+	assert_int_equal(W.done_err[2], 1);
+	assert_int_equal(W.last_status[0], -ECONNREFUSED);
+	assert_int_equal(fakewire_st(0)->move_limit, 1);
+	assert_int_equal(fakewire_st(0)->pdc_open_init, 4);
+}
+
 /* Each packet counts its own refusals, which the PDC's progress does not
  * reset: refused again and again while the packets after it are accepted
  * (a target freeing one message record at a time for others), it waits
@@ -1600,6 +1641,8 @@ main(void)
 		T(pds_initiator_nack__closing_moves_packets_not_sent),
 		T(pds_initiator_nack__closing_move_waits_for_room),
 		T(pds_initiator_nack__closing_keeps_the_open_message_on_its_pdc),
+		FW_TEST(pds_initiator_nack__closing_forever_fails_after_max_moves,
+			setup_backoffs_3),
 		T(pds_initiator_nack__closing_move_keeps_its_refusals),
 		FW_TEST(pds_initiator_nack__refusals_counted_per_packet,
 			setup_backoffs_6),

@@ -263,8 +263,10 @@ struct uet_pds_config {
 	uint64_t backoff_max_ns;  /**< resource NACK back-off cap */
 	uint32_t max_backoffs;    /**< resource NACKs of one packet (its
 				   *   waits grow with them) before its PDC
-				   *   fails; of a SYN-state PDC, NEW_START_PSN
-				   *   refusals in a row (16, at most 255) */
+				   *   fails; moves of one packet to a new PDC
+				   *   (NACK CLOSING) before it fails; of a
+				   *   SYN-state PDC, NEW_START_PSN refusals in
+				   *   a row (16, at most 255) */
 	uint64_t idle_close_ns;   /**< initiator closes an idle PDC; 0 never */
 	uint64_t tgt_close_req_ns; /**< target asks to close when idle (1 s),
 				    *   repeats CLOSE_REQ after rto_init_ns
@@ -820,6 +822,10 @@ struct uet_pds_stats {
 	/** requests refused by a closing target failed (-ECONNABORTED)
 	 * because too many waited for room already (2 x tx_window) */
 	uint64_t move_dropped;
+	/** requests failed (-ECONNREFUSED) for a NACK CLOSING after they
+	 * had moved max_backoffs times: a target refusing them on every
+	 * new PDC */
+	uint64_t move_limit;
 	/* Retransmissions (retx_*, further below too) are counted by
 	 * reason when their descriptor leaves uet_pds_tx_burst(); a packet
 	 * marked for resend and acknowledged before it left counts in
