@@ -532,32 +532,44 @@ moved_done(struct fakewire *w, void *arg)
  * first packet had put on the PDC was never released: the PDC never
  * closed (fuzz_dst, test/dst/fuzz-fixed/leak.*).
  */
-static void
-pds_initiator_nack__closing_move_waits_for_room(void **state)
+/* 1 refused and moved to a new PDC B, which the ULP then fills (100 to
+ * 162: @p tx, the first send of 1: @p first); then 4, 5, 6, a message,
+ * refused: no room for them on B, they wait. Returns B. */
+static struct pds_pdc *
+move_waits_behind_full_pdc(struct uet_pds_tx *first, struct uet_pds_tx *tx)
 {
-	struct uet_pds_tx n = nack(UET_NACK_CLOSING, psn(1)), first, tx[64];
+	struct uet_pds_tx n = nack(UET_NACK_CLOSING, psn(1));
 	struct pds_pdc *b;
-	uint32_t c, h;
+	uint32_t c;
 
-	(void)state;
 	assert_int_equal(uet_pds_set_ulp(W.pds[0], &ulp_msgs), 0);
-	/* 1 moves to a new PDC, which the ULP then fills */
 	fakewire_inject(&W, 0, &n, false, false);
-	assert_int_equal(fakewire_take(&W, 0, &first, 1), 1);
-	assert_int_equal(first.cookie, 1);
+	assert_int_equal(fakewire_take(&W, 0, first, 1), 1);
+	assert_int_equal(first->cookie, 1);
 	b = key_pdc();
-	h = pds_handle(W.pds[0], pds_idx(W.pds[0], b));
 	for (c = 100; c < 163; c++)
 		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, c, 0),
 				 0);
 	assert_int_equal(b->u.i.nxt - b->u.i.una, 64);
 	assert_int_equal(fakewire_take(&W, 0, tx, 64), 63);
-	/* 4, 5, 6 refused: no room for them, they wait */
 	n.hdr.u.nack.psn = psn(5);
 	fakewire_inject(&W, 0, &n, false, false);
 	assert_int_equal(fakewire_st(0)->move_waited, 3);
 	assert_int_equal(W.done_err[4] + W.done_err[5] + W.done_err[6], 0);
 	assert_int_equal(b->open_msgs, 0);
+	return b;
+}
+
+static void
+pds_initiator_nack__closing_move_waits_for_room(void **state)
+{
+	struct uet_pds_tx first, tx[64];
+	struct pds_pdc *b;
+	uint32_t c, h;
+
+	(void)state;
+	b = move_waits_behind_full_pdc(&first, tx);
+	h = pds_handle(W.pds[0], pds_idx(W.pds[0], b));
 	/* One slot opens: 4 takes it, not the ULP's next request, which
 	 * waits behind 5 and 6; the message holds the PDC from 4 on. */
 	target_answers(&first);
@@ -585,6 +597,34 @@ pds_initiator_nack__closing_move_waits_for_room(void **state)
 	for (c = 100; c < 163; c++)
 		assert_int_equal(W.done_ok[c], 1);
 	assert_int_equal(fakewire_st(0)->move_dropped, 0);
+}
+
+/* The PDC a moved message holds fails: what of the message still waits
+ * to join it fails with it, as its own packets do, and never goes on a
+ * new PDC, where the target would meet the rest of a message it never
+ * saw begin. */
+static void
+pds_initiator_nack__closing_move_fails_with_the_pdc_holding_it(void **state)
+{
+	struct uet_pds_tx first, tx[64], n;
+	struct pds_pdc *b;
+
+	(void)state;
+	b = move_waits_behind_full_pdc(&first, tx);
+	target_answers(&first);
+	uet_pds_advance(W.pds[0], W.now); /* 4 goes, and holds B */
+	assert_int_equal(b->open_msgs, 1);
+	n = nack(UET_NACK_PDC_HDR_MISMATCH, b->u.i.una);
+	n.hdr.u.nack.dpdcid = b->lid;
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(W.done_err[4], 1);
+	assert_int_equal(W.done_err[5], 1);
+	assert_int_equal(W.done_err[6], 1);
+	assert_int_equal(W.last_status[0], -ECONNRESET);
+	assert_int_equal(W.pds[0]->mv_n, 0);
+	W.now += 1000000;
+	uet_pds_advance(W.pds[0], W.now);
+	assert_int_equal(resent(5) + resent(6), 0);
 }
 
 static void
@@ -1640,6 +1680,7 @@ main(void)
 		T(pds_initiator_nack__closing_message_still_open_on_new_pdc),
 		T(pds_initiator_nack__closing_moves_packets_not_sent),
 		T(pds_initiator_nack__closing_move_waits_for_room),
+		T(pds_initiator_nack__closing_move_fails_with_the_pdc_holding_it),
 		T(pds_initiator_nack__closing_keeps_the_open_message_on_its_pdc),
 		FW_TEST(pds_initiator_nack__closing_forever_fails_after_max_moves,
 			setup_backoffs_3),
