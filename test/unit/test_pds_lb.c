@@ -492,6 +492,52 @@ pds_ack_infer__spraying_below_bitmap_waits_an_srtt(void **state)
 	assert_int_equal(fakewire_st(0)->retx_sack, 4);
 }
 
+/* A resend on a spraying PDC is presumed lost again only once a packet
+ * sent an SRTT after it was acknowledged, as a first transmission is:
+ * its path may hold a longer queue than theirs. With SRTT / 8, a
+ * permutation whose flows into one leaf shared one spine's full queue
+ * (a failed link, REPS, RCCC) sent 290 resends of resends that were
+ * only late, 0.8 MB more through the bottleneck and a last flow 1.2x
+ * later (docs/CONGESTION.md, perm-reps-fail). */
+static void
+pds_ack_infer__spraying_resend_waits_an_srtt(void **state)
+{
+	struct uet_pds_tx a;
+	uint32_t psn0;
+
+	(void)state;
+	psn0 = sprayed_eight_one_rtt(&a);
+	/* 8..15 leave 20 us later and are acknowledged, 1 missing: 1 is
+	 * resent */
+	W.now += 20000;
+	assert_int_equal(send_n(UET_PDS_MODE_RUD, 8, 8), 8);
+	a.hdr.u.ack.ack_psn_offset = 15;
+	a.hdr.u.ack.sack_psn_offset = 0;
+	a.hdr.u.ack.sack_bitmap = 0xFFFDu;
+	fakewire_inject(&W, 0, &a, false, false);
+	assert_int_equal(fakewire_take(&W, 0, T, 8), 1);
+	assert_int_equal(T[0].hdr.u.req.psn, psn0 + 1);
+	assert_int_equal(fakewire_st(0)->retx_sack, 1);
+	/* 5 us after the resend (more than SRTT / 8, less than the SRTT)
+	 * 16..23 leave and are acknowledged, 1 still missing: late only */
+	W.now += 5000;
+	assert_int_equal(send_n(UET_PDS_MODE_RUD, 16, 8), 8);
+	a.hdr.u.ack.ack_psn_offset = 23;
+	a.hdr.u.ack.sack_bitmap = 0xFFFFFDu;
+	fakewire_inject(&W, 0, &a, false, false);
+	assert_int_equal(fakewire_take(&W, 0, T, 8), 0);
+	assert_int_equal(fakewire_st(0)->retx_again, 0);
+	/* 24..31 leave 20 us after it and are acknowledged: lost again */
+	W.now += 15000;
+	assert_int_equal(send_n(UET_PDS_MODE_RUD, 24, 8), 8);
+	a.hdr.u.ack.ack_psn_offset = 31;
+	a.hdr.u.ack.sack_bitmap = 0xFFFFFFFDu;
+	fakewire_inject(&W, 0, &a, false, false);
+	assert_int_equal(fakewire_take(&W, 0, T, 8), 1);
+	assert_int_equal(T[0].hdr.u.req.psn, psn0 + 1);
+	assert_int_equal(fakewire_st(0)->retx_again, 1);
+}
+
 /* An EV outside the configured range teaches nothing and is counted. */
 static void
 pds_lb_ack__foreign_ev_counted(void **state)
@@ -545,6 +591,8 @@ main(void)
 			setup_reps),
 		FW_TEST(pds_ack_infer__spraying_waits_an_srtt, setup_reps),
 		FW_TEST(pds_ack_infer__spraying_below_bitmap_waits_an_srtt,
+			setup_reps),
+		FW_TEST(pds_ack_infer__spraying_resend_waits_an_srtt,
 			setup_reps),
 		FW_TEST(pds_lb_next__frozen_reuse_counts_recycled, setup_reps),
 		FW_TEST(pds_lb_loss__reps_freezes_on_rto, setup_reps),
