@@ -263,13 +263,16 @@ pds_ack_infer_below(struct uet_pds *p, struct pds_pdc *c, uint32_t sack_base,
  *   more without one.) A burst lost with nothing sent an SRTT later
  *   waits for the TLP;
  * - a retransmission when a packet sent more than SRTT / 8 after it was
- *   acknowledged (send-time order, as RACK), when the PDC sprays more
- *   than an SRTT after it, as a first transmission: it is sent again at
- *   once, not after the TLP or the RTO. DECISION: with SRTT / 8 on a
- *   spraying PDC, a permutation whose flows into one leaf shared one
- *   spine's full queue (a failed link, REPS, RCCC) resent 290 resends
- *   that were only late, 0.8 MB more through that queue, and its last
- *   flow ended 1.2x later (docs/CONGESTION.md, perm-reps-fail).
+ *   acknowledged (send-time order, as RACK), SRTT / 2 when the PDC
+ *   sprays: it is sent again at once, not after the TLP or the RTO.
+ *   DECISION: with SRTT / 8 on a spraying PDC, a permutation whose
+ *   flows into one leaf shared one spine's full queue (a failed link,
+ *   REPS, RCCC) resent 290 resends that were only late (seed 3), 0.8 MB
+ *   more through that queue, and its last flow ended 1.2x later
+ *   (docs/CONGESTION.md, perm-reps-fail). A whole SRTT, as for a first
+ *   transmission, did as well there but doubled the same run's time
+ *   with the fixed window, whose queues make the SRTT long and whose
+ *   resends into the failed link were really lost.
  * Elsewhere the TLP or RTO repairs. The target drops duplicates, so
  * exactly-once delivery holds.
  */
@@ -302,7 +305,7 @@ pds_ack_infer(struct uet_pds *p, struct pds_pdc *c, uint32_t hi,
 			why = PDS_WHY_SACK;
 		} else {
 			if (c->u.i.srtt_ns == 0 ||
-			    sl->sent_ns + (spray ? c->u.i.srtt_ns : reo) >=
+			    sl->sent_ns + (spray ? c->u.i.srtt_ns / 2 : reo) >=
 			    c->u.i.rack_ns)
 				continue;
 			why = PDS_WHY_AGAIN;

@@ -493,12 +493,12 @@ pds_ack_infer__spraying_below_bitmap_waits_an_srtt(void **state)
 }
 
 /* A resend on a spraying PDC is presumed lost again only once a packet
- * sent an SRTT after it was acknowledged, as a first transmission is:
- * its path may hold a longer queue than theirs. With SRTT / 8, a
- * permutation whose flows into one leaf shared one spine's full queue
- * (a failed link, REPS, RCCC) sent 290 resends of resends that were
- * only late, 0.8 MB more through the bottleneck and a last flow 1.2x
- * later (docs/CONGESTION.md, perm-reps-fail). */
+ * sent half an SRTT after it was acknowledged (SRTT / 8 without
+ * spraying): its path may hold a longer queue than theirs. With
+ * SRTT / 8, a permutation whose flows into one leaf shared one spine's
+ * full queue (a failed link, REPS, RCCC) sent 290 resends of resends
+ * that were only late, 0.8 MB more through the bottleneck and a last
+ * flow 1.2x later (docs/CONGESTION.md, perm-reps-fail). */
 static void
 pds_ack_infer__spraying_resend_waits_an_srtt(void **state)
 {
@@ -518,9 +518,9 @@ pds_ack_infer__spraying_resend_waits_an_srtt(void **state)
 	assert_int_equal(fakewire_take(&W, 0, T, 8), 1);
 	assert_int_equal(T[0].hdr.u.req.psn, psn0 + 1);
 	assert_int_equal(fakewire_st(0)->retx_sack, 1);
-	/* 5 us after the resend (more than SRTT / 8, less than the SRTT)
+	/* 4 us after the resend (more than SRTT / 8, less than SRTT / 2)
 	 * 16..23 leave and are acknowledged, 1 still missing: late only */
-	W.now += 5000;
+	W.now += 4000;
 	assert_int_equal(send_n(UET_PDS_MODE_RUD, 16, 8), 8);
 	a.hdr.u.ack.ack_psn_offset = 23;
 	a.hdr.u.ack.sack_bitmap = 0xFFFFFDu;
@@ -528,7 +528,7 @@ pds_ack_infer__spraying_resend_waits_an_srtt(void **state)
 	assert_int_equal(fakewire_take(&W, 0, T, 8), 0);
 	assert_int_equal(fakewire_st(0)->retx_again, 0);
 	/* 24..31 leave 20 us after it and are acknowledged: lost again */
-	W.now += 15000;
+	W.now += 16000;
 	assert_int_equal(send_n(UET_PDS_MODE_RUD, 24, 8), 8);
 	a.hdr.u.ack.ack_psn_offset = 31;
 	a.hdr.u.ack.sack_bitmap = 0xFFFFFFFDu;
