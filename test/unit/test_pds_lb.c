@@ -492,6 +492,19 @@ pds_ack_infer__spraying_below_bitmap_waits_an_srtt(void **state)
 	assert_int_equal(fakewire_st(0)->retx_sack, 4);
 }
 
+/* Requests @p from .. @p from + 7 leave and are acknowledged by @p a with
+ * SACK bitmap @p bitmap (from the first PSN); returns what leaves then. */
+static uint16_t
+eight_more_acked(struct uet_pds_tx *a, uint32_t from, uint64_t bitmap)
+{
+	assert_int_equal(send_n(UET_PDS_MODE_RUD, from, 8), 8);
+	a->hdr.u.ack.ack_psn_offset = (int16_t)(from + 7);
+	a->hdr.u.ack.sack_psn_offset = 0;
+	a->hdr.u.ack.sack_bitmap = bitmap;
+	fakewire_inject(&W, 0, a, false, false);
+	return fakewire_take(&W, 0, T, 8);
+}
+
 /* A resend on a spraying PDC is presumed lost again only once a packet
  * sent half an SRTT after it was acknowledged (SRTT / 8 without
  * spraying): its path may hold a longer queue than theirs. With
@@ -510,30 +523,17 @@ pds_ack_infer__spraying_resend_waits_an_srtt(void **state)
 	/* 8..15 leave 20 us later and are acknowledged, 1 missing: 1 is
 	 * resent */
 	W.now += 20000;
-	assert_int_equal(send_n(UET_PDS_MODE_RUD, 8, 8), 8);
-	a.hdr.u.ack.ack_psn_offset = 15;
-	a.hdr.u.ack.sack_psn_offset = 0;
-	a.hdr.u.ack.sack_bitmap = 0xFFFDu;
-	fakewire_inject(&W, 0, &a, false, false);
-	assert_int_equal(fakewire_take(&W, 0, T, 8), 1);
+	assert_int_equal(eight_more_acked(&a, 8, 0xFFFDu), 1);
 	assert_int_equal(T[0].hdr.u.req.psn, psn0 + 1);
 	assert_int_equal(fakewire_st(0)->retx_sack, 1);
 	/* 4 us after the resend (more than SRTT / 8, less than SRTT / 2)
 	 * 16..23 leave and are acknowledged, 1 still missing: late only */
 	W.now += 4000;
-	assert_int_equal(send_n(UET_PDS_MODE_RUD, 16, 8), 8);
-	a.hdr.u.ack.ack_psn_offset = 23;
-	a.hdr.u.ack.sack_bitmap = 0xFFFFFDu;
-	fakewire_inject(&W, 0, &a, false, false);
-	assert_int_equal(fakewire_take(&W, 0, T, 8), 0);
+	assert_int_equal(eight_more_acked(&a, 16, 0xFFFFFDu), 0);
 	assert_int_equal(fakewire_st(0)->retx_again, 0);
 	/* 24..31 leave 20 us after it and are acknowledged: lost again */
 	W.now += 16000;
-	assert_int_equal(send_n(UET_PDS_MODE_RUD, 24, 8), 8);
-	a.hdr.u.ack.ack_psn_offset = 31;
-	a.hdr.u.ack.sack_bitmap = 0xFFFFFFFDu;
-	fakewire_inject(&W, 0, &a, false, false);
-	assert_int_equal(fakewire_take(&W, 0, T, 8), 1);
+	assert_int_equal(eight_more_acked(&a, 24, 0xFFFFFFFDu), 1);
 	assert_int_equal(T[0].hdr.u.req.psn, psn0 + 1);
 	assert_int_equal(fakewire_st(0)->retx_again, 1);
 }
