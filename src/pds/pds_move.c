@@ -96,7 +96,8 @@ pds_move_add(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	}
 }
 
-/* Submit @p e on its key's PDC. 0 once it went, -EAGAIN without room. */
+/* Submit @p e on its key's PDC. 0 once it went, -EAGAIN without room,
+ * -EBUSY if that PDC takes only the messages it holds open. */
 static int
 pds_move_one(struct uet_pds *p, struct pds_move *e, uint64_t now)
 {
@@ -112,7 +113,7 @@ pds_move_one(struct uet_pds *p, struct pds_move *e, uint64_t now)
 	 * of its requests: they go. */
 	if (z != NULL && z->mode == UET_PDS_MODE_RUD &&
 	    (z->flags & PDC_F_CLOSE_REQ) && !held)
-		return -EAGAIN;
+		return -EBUSY;
 	if (e->msg != 0) {
 		/* the ULP's packets of it still to come count as more */
 		if (p->ulp.msg_of != NULL)
@@ -150,21 +151,31 @@ pds_move_blocked(const struct pds_move *e, struct pds_move *const *blocked,
 	return false;
 }
 
-/* Move what the keys' PDCs have room for, in order per key. */
+/*
+ * Move what the keys' PDCs have room for, in order per key. A PDC that
+ * takes only the messages it holds open (-EBUSY) blocks nothing behind:
+ * those messages' packets may wait after others that wait for its end.
+ * Blocked there too, they never went, the PDC never ended, and the ULP's
+ * next message waited behind them all (fuzz_dst,
+ * test/dst/fuzz-fixed/hang.held-packets-behind-refused).
+ */
 void
 pds_move_drain(struct uet_pds *p, uint64_t now)
 {
 	struct pds_move *blocked[PDS_MOVE_BLOCKED_MAX], *e;
 	unsigned int nb = 0;
 	uint32_t i, k = 0;
+	int rc;
 
 	for (i = 0; i < p->mv_n; i++) {
 		e = &p->mv[i];
 		if (nb < PDS_MOVE_BLOCKED_MAX &&
 		    !pds_move_blocked(e, blocked, nb)) {
-			if (pds_move_one(p, e, now) == 0)
+			rc = pds_move_one(p, e, now);
+			if (rc == 0)
 				continue;
-			blocked[nb++] = &p->mv[k];
+			if (rc == -EAGAIN)
+				blocked[nb++] = &p->mv[k];
 		}
 		if (!e->waited) {
 			e->waited = true;

@@ -627,6 +627,54 @@ pds_initiator_nack__closing_move_fails_with_the_pdc_holding_it(void **state)
 	assert_int_equal(resent(5) + resent(6), 0);
 }
 
+/* A key PDC whose close waits for the message it holds open takes the
+ * packets of that message still waiting, even behind a request that
+ * waits for its end. Blocked behind it as if the PDC had no room, they
+ * never went, the PDC never closed, and the ULP's next message waited
+ * behind them all (fuzz_dst, hang.held-packets-behind-refused). */
+static void
+pds_initiator_nack__closing_held_packets_pass_the_waiting(void **state)
+{
+	struct uet_pds_tx n = nack(UET_NACK_CLOSING, psn(1)), tx[16];
+	struct uet_pds *p = W.pds[0];
+	struct pds_pdc *b;
+	uint32_t j, mask = 0;
+	uint16_t k, i;
+
+	(void)state;
+	assert_int_equal(uet_pds_set_ulp(p, &ulp_msgs), 0);
+	fakewire_inject(&W, 0, &n, false, false); /* 1 moves to B */
+	assert_int_equal(fakewire_take(&W, 0, tx, 16), 1);
+	b = key_pdc();
+	/* B's close waits for a message it holds open: 2, refused, waits
+	 * for B's end; so do 4, 5, 6, which that message is */
+	b->open_msgs = 1;
+	b->flags |= PDC_F_CLOSE_REQ;
+	n.hdr.u.nack.psn = psn(2);
+	fakewire_inject(&W, 0, &n, false, false);
+	n.hdr.u.nack.psn = psn(5);
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(p->mv_n, 4);
+	assert_int_equal(p->mv[0].s.cookie, 2);
+	for (j = 1; j < 4; j++)
+		p->mv[j].hold = pds_handle(p, pds_idx(p, b));
+	/* 4, 5, 6 go on B, past 2; B's message ends with 6 and it closes;
+	 * then 2 goes, on the key's next PDC */
+	uet_pds_advance(p, W.now);
+	assert_int_equal(b->open_msgs, 0);
+	assert_ptr_not_equal(key_pdc(), b);
+	k = fakewire_take(&W, 0, tx, 16);
+	for (i = 0; i < k; i++) {
+		if (tx[i].cookie == 2)
+			assert_int_not_equal(tx[i].hdr.u.req.spdcid, b->lid);
+		else
+			assert_int_equal(tx[i].hdr.u.req.spdcid, b->lid);
+		mask |= 1u << tx[i].cookie;
+	}
+	assert_int_equal(mask, 1u << 2 | 1u << 4 | 1u << 5 | 1u << 6);
+	assert_int_equal(p->mv_n, 0);
+}
+
 static void
 backoffs_3(struct uet_pds_config *cfg)
 {
@@ -1682,6 +1730,7 @@ main(void)
 		T(pds_initiator_nack__closing_move_waits_for_room),
 		T(pds_initiator_nack__closing_move_fails_with_the_pdc_holding_it),
 		T(pds_initiator_nack__closing_keeps_the_open_message_on_its_pdc),
+		T(pds_initiator_nack__closing_held_packets_pass_the_waiting),
 		FW_TEST(pds_initiator_nack__closing_forever_fails_after_max_moves,
 			setup_backoffs_3),
 		T(pds_initiator_nack__closing_move_keeps_its_refusals),
