@@ -930,6 +930,77 @@ pds_rud_closing_move_msg(struct uet_pds *p, struct pds_pdc *c, uint64_t key)
 	}
 }
 
+/*
+ * RUD: the requests of @p c not sent yet, once it is no longer its key's
+ * PDC, is not established and has nothing in flight: the target took
+ * nothing on it, and will refuse them. They could not even leave: past
+ * the moved PSNs the target's range never passes (its CACK passes them
+ * only on a CLEAR_PSN, which a PDC not established sends no CLEAR for),
+ * the PDC waited with nothing in flight and no timer for good. They move
+ * now, in PSN order, each with its message, and their PSNs go unused.
+ */
+static void
+pds_rud_closing_move_unsent(struct uet_pds *p, struct pds_pdc *c)
+{
+	struct pds_slot *sl;
+	bool last, open;
+	uint64_t msg;
+	uint32_t q;
+
+	for (q = c->u.i.snd; q != c->u.i.nxt; q++) {
+		sl = pds_slot(p, c, q);
+		if (!pds_closing_movable(sl))
+			continue;
+		msg = p->ulp.msg_of != NULL ?
+			      p->ulp.msg_of(p->ulp.arg, sl->cookie, &last, &open) :
+			      0;
+		pds_closing_move(p, c, q, msg);
+	}
+	for (q = c->u.i.snd; q != c->u.i.nxt; q++)
+		if (pds_slot(p, c, q)->state != SLOT_DONE)
+			return;
+	c->u.i.nxt = c->u.i.snd;
+}
+
+/* Whether any request of @p c is still in flight (sent, not answered). */
+static bool
+pds_closing_in_flight(struct uet_pds *p, const struct pds_pdc *c)
+{
+	uint32_t q;
+	uint8_t st;
+
+	for (q = c->u.i.una; q != c->u.i.snd; q++) {
+		st = pds_slot(p, c, q)->state;
+		if (st == SLOT_SENT || st == SLOT_RETX)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether @p c, refused a request of message @p key (@p open: the ULP
+ * still submits packets of it) by its closing target, stays its key's
+ * PDC: a RUD PDC with a message open on it that is not the refused one.
+ * The target began that message (it takes what continues it), so the
+ * PDC stays the key's until its last packet, as a close of ours would
+ * hold it (pds_initiator_close), and what moves waits for the next PDC
+ * (pds_move.c). Unkeyed at once, the rest of the open message went to
+ * the new PDC, where the target never saw it begin. A PDC not
+ * established with nothing in flight (the refused requests moved) had
+ * nothing taken by the target, no message begun there: held, it kept
+ * its key with its window full of moved PSNs that the target's range
+ * never passed, and the rest of the open message waited for room on it
+ * for good (fuzz_dst, test/dst/fuzz-fixed/hang.held-pdc-open-message).
+ */
+static bool
+pds_closing_keeps_key(struct uet_pds *p, const struct pds_pdc *c,
+		      uint64_t key, bool open)
+{
+	return c->mode == UET_PDS_MODE_RUD && c->open_msgs != 0 && !open &&
+	       (c->flags & PDC_F_KEYED) && !pds_move_holds(p, c, key) &&
+	       (c->state != PDC_SYN || pds_closing_in_flight(p, c));
+}
+
 /* NACK CLOSING: the target did not accept this PSN and is closing; move
  * the request to a new PDC and close this one once idle. */
 static void
@@ -947,15 +1018,14 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		return;
 	if (c->mode == UET_PDS_MODE_RUD && p->ulp.msg_of != NULL)
 		key = p->ulp.msg_of(p->ulp.arg, sl->cookie, &last, &open);
-	if (c->mode == UET_PDS_MODE_RUD && c->open_msgs != 0 && !open &&
-	    (c->flags & PDC_F_KEYED) && !pds_move_holds(p, c, key)) {
-		/* A message open on it is not the refused one: the target
-		 * began it (it takes what continues it), so the PDC stays
-		 * the key's until its last packet, as a close of ours would
-		 * hold it (pds_initiator_close), and what moves waits for
-		 * the next PDC (pds_move.c). Unkeyed at once, the rest of
-		 * the open message went to the new PDC, where the target
-		 * never saw it begin. */
+	if (key != 0) {
+		pds_rud_closing_move_msg(p, c, key);
+	} else {
+		pds_closing_move(p, c, psn, 0);
+		if (c->mode == UET_PDS_MODE_ROD)
+			pds_rod_closing_move_rest(p, c, psn);
+	}
+	if (pds_closing_keeps_key(p, c, key, open)) {
 		if (!(c->flags & PDC_F_CLOSE_REQ))
 			p->st.close_held++;
 	} else {
@@ -971,13 +1041,9 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 			pds_move_unhold(p, c, 0);
 	}
 	c->flags |= PDC_F_CLOSE_REQ;
-	if (key != 0) {
-		pds_rud_closing_move_msg(p, c, key);
-	} else {
-		pds_closing_move(p, c, psn, 0);
-		if (c->mode == UET_PDS_MODE_ROD)
-			pds_rod_closing_move_rest(p, c, psn);
-	}
+	if (c->mode == UET_PDS_MODE_RUD && c->state == PDC_SYN &&
+	    !(c->flags & PDC_F_KEYED) && !pds_closing_in_flight(p, c))
+		pds_rud_closing_move_unsent(p, c);
 	pds_move_drain(p, now);
 	pds_cc_nacked(p, c, UET_NACK_CLOSING, now);
 }

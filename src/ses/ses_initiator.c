@@ -679,7 +679,11 @@ ses_frag_submit(struct uet_ses *s, struct ses_msg *m, uint64_t now)
  * first packet (ses_target_continues); a closing target refuses a packet
  * of it only when none of it is in, so all of it can move. A WRITE's or a
  * READ's packets each stand alone there (one may be in when another is
- * refused): none of them names a message.
+ * refused): none of them names a message. Every multi-packet message,
+ * submitted with UET_PDS_SUBMIT_SOM, reports whether it is still being
+ * submitted (@p open): a refused packet of a WRITE still open is the
+ * message open on its PDC, not another one the PDC must stay the key's
+ * for (pds_nack_closing).
  */
 uint64_t
 ses_msg_of(void *arg, uint64_t cookie, bool *last, bool *open)
@@ -692,13 +696,13 @@ ses_msg_of(void *arg, uint64_t cookie, bool *last, bool *open)
 		return 0;
 	m = &s->msgs[slot];
 	if (m->state == SES_MSG_FREE || m->gen != ses_ck_gen(cookie) ||
-	    m->nfrags < 2 ||
-	    (m->opcode != UET_SES_OP_SEND &&
-	     m->opcode != UET_SES_OP_TAGGED_SEND &&
-	     !ses_op_is_defer(m->opcode)))
+	    m->nfrags < 2)
 		return 0;
 	*last = ses_ck_frag(cookie) == m->nfrags - 1;
 	*open = m->next_frag < m->nfrags && !m->aborted;
+	if (m->opcode != UET_SES_OP_SEND &&
+	    m->opcode != UET_SES_OP_TAGGED_SEND && !ses_op_is_defer(m->opcode))
+		return 0;
 	return (cookie >> 32) + 1;
 }
 

@@ -456,6 +456,77 @@ pds_initiator_nack__closing_keeps_the_open_message_on_its_pdc(void **state)
 	assert_int_equal(fakewire_st(0)->pdc_open_init, 2);
 }
 
+static int
+setup_unestablished(void **state)
+{
+	(void)state;
+	return fakewire_setup_with(13, NULL);
+}
+
+/*
+ * A message is open on a PDC not established (UET_PDS_SUBMIT_SOM; this
+ * ULP names no messages, msg_of NULL), its window full, and the closing
+ * target refuses every request in flight: it took nothing on the PDC, so
+ * no message was begun there, and the PDC is its key's no more. Kept the
+ * key's for the open message, it waited for that message's next packets,
+ * which it could only queue past the moved PSNs, out of the range the
+ * target's CACK (below them) leaves, with nothing in flight and no timer:
+ * they never left, nor did the moved requests waiting for its end
+ * (fuzz_dst, test/dst/fuzz-fixed/hang.held-pdc-open-message).
+ */
+static void
+pds_initiator_nack__closing_unestablished_holds_no_message(void **state)
+{
+	struct uet_pds_tx tx[80], n;
+	struct pds_pdc *a;
+	uint64_t seen = 0;
+	uint32_t c, psn_63;
+	uint16_t k, i;
+
+	(void)state;
+	for (c = 0; c < 64; c++)
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, c,
+						 c == 0 ? UET_PDS_SUBMIT_SOM
+							: 0),
+				 0);
+	assert_int_equal(fakewire_take(&W, 0, tx, 80), 64);
+	psn_63 = tx[63].hdr.u.req.psn;
+	a = key_pdc();
+	assert_int_equal(a->state, PDC_SYN);
+	assert_int_equal(a->open_msgs, 1);
+	n = nack(UET_NACK_CLOSING, 0);
+	n.hdr.u.nack.dpdcid = a->lid;
+	n.hdr.u.nack.spdcid = 77;
+	for (c = 0; c < 63; c++) {
+		n.hdr.u.nack.psn = tx[c].hdr.u.req.psn;
+		fakewire_inject(&W, 0, &n, false, false);
+		assert_ptr_equal(key_pdc(), a); /* 63 is still in flight */
+	}
+	/* The open message goes on: out of the target's range, it waits. */
+	for (c = 64; c < 70; c++)
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, c, 0),
+				 0);
+	assert_int_equal(a->u.i.nxt - a->u.i.una, 7);
+	assert_int_equal(fakewire_take(&W, 0, tx, 80), 0);
+	n.hdr.u.nack.psn = psn_63;
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_ptr_not_equal(key_pdc(), a);
+	assert_int_equal(a->open_msgs, 0);
+	assert_int_equal(a->u.i.una, a->u.i.nxt); /* the 6 unsent moved too */
+	/* The key's new PDC takes a window of them at once, in order; the
+	 * rest waits for its room. */
+	k = fakewire_take(&W, 0, tx, 80);
+	assert_int_equal(k, 64);
+	for (i = 0; i < k; i++) {
+		assert_true(tx[i].hdr.flags & UET_PDS_F_SYN);
+		assert_int_equal(tx[i].hdr.u.req.spdcid, key_pdc()->lid);
+		seen |= UINT64_C(1) << tx[i].cookie;
+	}
+	assert_true(seen == UINT64_MAX);
+	assert_int_equal(W.pds[0]->mv_n, 6);
+	assert_int_equal(fakewire_st(0)->move_dropped, 0);
+}
+
 /* A moved request keeps its refusals (resource NACKs): it fails after
  * max_backoffs of them in all, however often its target closes the PDC
  * under it. Counted afresh on each new PDC, a target closing every PDC
@@ -1731,6 +1802,8 @@ main(void)
 		T(pds_initiator_nack__closing_move_fails_with_the_pdc_holding_it),
 		T(pds_initiator_nack__closing_keeps_the_open_message_on_its_pdc),
 		T(pds_initiator_nack__closing_held_packets_pass_the_waiting),
+		FW_TEST(pds_initiator_nack__closing_unestablished_holds_no_message,
+			setup_unestablished),
 		FW_TEST(pds_initiator_nack__closing_forever_fails_after_max_moves,
 			setup_backoffs_3),
 		T(pds_initiator_nack__closing_move_keeps_its_refusals),

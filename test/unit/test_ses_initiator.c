@@ -550,7 +550,12 @@ msg_key(const struct ses_msg *m, uint8_t gen, uint32_t frag, bool *last,
  * that refuses one has none of it and all of it moves); open while packets
  * are still to submit, last on its last. A WRITE's packets stand alone at
  * the target (one may be in when another is refused), as does a one-packet
- * send: no message. A cookie of an older use of the slot names nothing.
+ * send: no message; but a WRITE of several packets, submitted with
+ * UET_PDS_SUBMIT_SOM, is open on its PDC while packets of it are still to
+ * submit: a refused packet of it is not another message the PDC must stay
+ * its key's for (fuzz_dst, test/dst/fuzz-fixed/hang.held-pdc-open-message:
+ * said not open, the WRITE held its PDC for itself, whose window the target
+ * never opened again). A cookie of an older use of the slot names nothing.
  */
 static void
 msg_of__multi_packet_sends_only(void **state)
@@ -587,8 +592,16 @@ msg_of__multi_packet_sends_only(void **state)
 	wr.context = 2;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
 	mw = (struct ses_msg *)msg_of_ctx(2);
-	assert_true(take_frags(h, pl, 16, &fmt) > 1);
+	open = false;
 	assert_int_equal(msg_key(mw, mw->gen, 0, &last, &open), 0);
+	assert_true(open); /* still to submit: the message open on its PDC */
+	n = take_frags(h, pl, 16, &fmt);
+	assert_true(n > 1);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(msg_key(mw, mw->gen, i, &last, &open), 0);
+		assert_int_equal(last, i == n - 1);
+		assert_false(open);
+	}
 	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, data, 8);
 	wr.context = 3;
 	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);

@@ -731,10 +731,11 @@ typedef bool (*uet_pds_continues_fn)(void *arg, uint32_t pdc,
  * The multi-packet message the request @p cookie (as submitted) is a
  * packet of, if the target's ULP takes its packets as one message (a
  * send), not each on its own: a key, not 0, that names it among the ULP's
- * messages in flight; 0 for any other request. @p last is set when the
- * request is the message's last packet, @p open when the ULP still has
- * packets of it to submit (it ends it later with UET_PDS_SUBMIT_EOM or
- * uet_pds_msg_abandon()). A RUD request a closing target refused (NACK
+ * messages in flight; 0 for any other request. For a request of any
+ * message submitted with UET_PDS_SUBMIT_SOM, even one whose packets stand
+ * alone (key 0), @p last is set when the request is the message's last
+ * packet, @p open when the ULP still has packets of it to submit (it ends
+ * it later with UET_PDS_SUBMIT_EOM or uet_pds_msg_abandon()). A RUD request a closing target refused (NACK
  * CLOSING) moves to a new PDC with every packet of its message not yet
  * acknowledged, so that the message stays on one PDC (UEC 1.0 3.5.20).
  */
