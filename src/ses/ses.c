@@ -89,7 +89,7 @@ ses_alloc(struct uet_ses *s)
 	s->rets = calloc(c->max_msgs, sizeof(*s->rets));
 	s->ret_free = ses_stack(c->max_msgs);
 	s->peer_mask = uet_pow2_ceil(c->max_peers * 2) - 1;
-	s->peers = calloc((size_t)s->peer_mask + 1, sizeof(*s->peers));
+	s->peers = calloc((size_t)s->peer_mask + 2, sizeof(*s->peers));
 	s->cq = calloc(c->cq_size, sizeof(*s->cq));
 	s->rx_flat = malloc(UINT16_MAX);
 	/* Rendezvous keys are provider keys: their low 16 bits are the MR
@@ -108,6 +108,8 @@ ses_alloc(struct uet_ses *s)
 		s->tgt_hash[i] = SES_NIL;
 	for (i = 0; i <= s->read_hmask; i++)
 		s->read_hash[i] = SES_NIL;
+	for (i = 0; i <= s->peer_mask + 1; i++)
+		s->peers[i].sq.head = s->peers[i].sq.tail = SES_NIL;
 	/* Generations start where this incarnation's seed says
 	 * (uet_ses_config.seed): tokens and message ids of an earlier
 	 * incarnation still held by a peer name none of ours. */
@@ -120,7 +122,7 @@ ses_alloc(struct uet_ses *s)
 	s->n_tgt_free = c->max_tgt_msgs;
 	s->n_ret_free = c->max_msgs;
 	s->cq_mask = c->cq_size - 1;
-	s->sq.head = s->sq.tail = SES_NIL;
+	s->ready.head = s->ready.tail = SES_NIL;
 	s->rq.head = s->rq.tail = SES_NIL;
 	s->tw.head = s->tw.tail = SES_NIL;
 	s->txw.head = s->txw.tail = SES_NIL;
@@ -277,6 +279,7 @@ ses_pds_submit(struct uet_ses *s, const struct uet_pds_submit *ps,
 	return uet_pds_submit(s->cfg.pds, ps, now);
 }
 
+/* The peer {@p fa, @p job}, added if new; NULL: the table is full. */
 static struct ses_peer *
 ses_peer_get(struct uet_ses *s, const struct uet_pds_fa *fa, uint32_t job)
 {
@@ -289,15 +292,23 @@ ses_peer_get(struct uet_ses *s, const struct uet_pds_fa *fa, uint32_t job)
 			p->used = true;
 			p->fa = *fa;
 			p->job = job;
-			/* 1..65535: 0 is the implicit id of MEDIUM/SMALL */
-			p->next_id = (uint16_t)(1 + uet_rand_next(&s->rng) %
-						    UINT16_MAX);
 			return p;
 		}
 		if (p->job == job && memcmp(&p->fa, fa, sizeof(*fa)) == 0)
 			return p;
 	}
 	return NULL;
+}
+
+/* The peer whose submission queue takes a message to {@p fa, @p job}:
+ * its own, or, the table full, the one after the table that all such
+ * messages share (in order, as one peer). */
+uint32_t
+ses_sq_peer(struct uet_ses *s, const struct uet_pds_fa *fa, uint32_t job)
+{
+	struct ses_peer *p = ses_peer_get(s, fa, job);
+
+	return p != NULL ? (uint32_t)(p - s->peers) : s->peer_mask + 1;
 }
 
 int
@@ -309,6 +320,12 @@ ses_peer_next_id(struct uet_ses *s, const struct uet_pds_fa *fa,
 
 	if (p == NULL)
 		return -EAGAIN;
+	if (!p->id_drawn) {
+		/* 1..65535: 0 is the implicit id of MEDIUM/SMALL */
+		p->next_id = (uint16_t)(1 + uet_rand_next(&s->rng) %
+					    UINT16_MAX);
+		p->id_drawn = true;
+	}
 	/* 16-bit serial numbers; 0 is skipped so a MEDIUM/SMALL request
 	 * (implicit id 0) never aliases a STD one. An id a large READ in
 	 * flight still answers to is skipped too (after a wrap). */
@@ -416,7 +433,7 @@ uet_ses_event_tail(struct uet_ses *s, const struct uet_pds_event *ev,
 	struct ses_pl pl;
 
 	s->now = now;
-	if (s->sq.head != SES_NIL && ev->type != UET_PDS_EV_DELIVER)
+	if (s->ready.head != SES_NIL && ev->type != UET_PDS_EV_DELIVER)
 		s->sq_kick = true;
 	if (ev->type == UET_PDS_EV_RESP) {
 		if (ses_ck_kind(ev->cookie) == SES_CK_INIT)

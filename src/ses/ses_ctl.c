@@ -214,15 +214,14 @@ uet_ses_next_deadline(const struct uet_ses *s)
 	 * about on every progress (ses_txref.c): due now */
 	if (s->txw.head != SES_NIL)
 		return s->now;
-	/* The head of the send queue ends without the PDS (ses_msg_cut), or
-	 * an event since the last progress may let it go: its PDC failed,
-	 * or ACKs freed window, in the call that drained events after the
-	 * progress of that turn (uet-dst generator 1 seeds 10459974: a WRITE
-	 * half handed over waited for good, nothing else being due;
-	 * 10542178: a send queued behind a withdrawn one never left once
-	 * the PDC that held its window failed). */
-	if (s->sq.head != SES_NIL &&
-	    (s->sq_kick || ses_msg_cut(&s->msgs[s->sq.head])))
+	/* A peer's first waiting message ends without the PDS
+	 * (ses_msg_cut), or an event since the last progress may let one
+	 * go: its PDC failed, or ACKs freed window, in the call that drained
+	 * events after the progress of that turn (uet-dst generator 1 seeds
+	 * 10459974: a WRITE half handed over waited for good, nothing else
+	 * being due; 10542178: a send queued behind a withdrawn one never
+	 * left once the PDC that held its window failed). */
+	if (s->ready.head != SES_NIL && (s->sq_kick || ses_sq_cut_due(s)))
 		return s->now;
 	return s->retry_due;
 }

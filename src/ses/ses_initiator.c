@@ -240,17 +240,50 @@ ses_wr_check(const struct uet_ses_wr *wr, uint8_t opcode)
 	return 0;
 }
 
+/* Append peer @p pi to the FIFO of peers @p q. */
+static void
+ses_ready_push(struct uet_ses *s, struct ses_fifo *q, uint32_t pi)
+{
+	s->peers[pi].rnext = SES_NIL;
+	if (q->tail == SES_NIL)
+		q->head = pi;
+	else
+		s->peers[q->tail].rnext = pi;
+	q->tail = pi;
+}
+
+/* Queue @p m for submission behind its peer's earlier messages; the
+ * peer joins the peers served in turn if it was not among them. */
 void
 ses_sq_push(struct uet_ses *s, struct ses_msg *m)
 {
 	uint32_t idx = (uint32_t)(m - s->msgs);
+	uint32_t pi = ses_sq_peer(s, &m->wr.dest.fa, m->wr.job);
+	struct ses_peer *p = &s->peers[pi];
 
 	m->next = SES_NIL;
-	if (s->sq.tail == SES_NIL)
-		s->sq.head = idx;
+	if (p->sq.tail == SES_NIL)
+		p->sq.head = idx;
 	else
-		s->msgs[s->sq.tail].next = idx;
-	s->sq.tail = idx;
+		s->msgs[p->sq.tail].next = idx;
+	p->sq.tail = idx;
+	if (!p->ready) {
+		p->ready = true;
+		ses_ready_push(s, &s->ready, pi);
+	}
+}
+
+/* Whether the first message of a peer served in turn ends without the
+ * PDS (ses_msg_cut): the SES then has work due at once. */
+bool
+ses_sq_cut_due(const struct uet_ses *s)
+{
+	uint32_t pi;
+
+	for (pi = s->ready.head; pi != SES_NIL; pi = s->peers[pi].rnext)
+		if (ses_msg_cut(&s->msgs[s->peers[pi].sq.head]))
+			return true;
+	return false;
 }
 
 static int
@@ -724,20 +757,22 @@ ses_msg_abort(struct uet_ses *s, struct ses_msg *m, int err)
 	ses_msg_check_done(s, m);
 }
 
-uint32_t
-uet_ses_progress(struct uet_ses *s, uint64_t now)
+/*
+ * Hand @p p's messages to the PDS in order, each whole before the next
+ * begins (the target reassembles a message on the PDC of its first
+ * packet, and a PDC closes only once the message open on it has its
+ * last packet queued: UET_PDS_SUBMIT_SOM / _EOM), until one finds no
+ * room (-EAGAIN: @p p waits for the next call) or none is left. Returns
+ * the packets handed over.
+ */
+static uint32_t
+ses_peer_sq_run(struct uet_ses *s, struct ses_peer *p, uint64_t now)
 {
 	uint32_t n = 0, idx;
 	struct ses_msg *m;
-	int ret = 0;
+	int ret;
 
-	s->now = now;
-	s->sq_kick = false;
-	ses_ctl_progress(s, now);
-	n += ses_txref_progress(s);
-	n += ses_ret_progress(s, now);
-	ses_rdv_wait_progress(s);
-	while ((idx = s->sq.head) != SES_NIL) {
+	while ((idx = p->sq.head) != SES_NIL) {
 		m = &s->msgs[idx];
 		/* Withdrawn before its first fragment, detached, or failed
 		 * already (its PDC gave up, UEC 1.0 PDS PDC close on error):
@@ -748,25 +783,61 @@ uet_ses_progress(struct uet_ses *s, uint64_t now)
 		 * return data failed: BAD_MKEY; a WRITE into a region the
 		 * target closed). The message completes with its error once
 		 * what is on the wire is done (ses_msg_abort). */
-		if (ses_msg_cut(m))
-			ret = -ECANCELED;
-		while (ret != -ECANCELED && m->next_frag < m->nfrags) {
+		ret = ses_msg_cut(m) ? -ECANCELED : 0;
+		while (ret == 0 && m->next_frag < m->nfrags) {
 			ret = ses_frag_submit(s, m, now);
-			if (ret == -EAGAIN)
-				return n;
-			if (ret != 0)
-				break;
-			n++;
+			if (ret == 0)
+				n++;
 		}
-		s->sq.head = m->next;
-		if (s->sq.head == SES_NIL)
-			s->sq.tail = SES_NIL;
+		if (ret == -EAGAIN)
+			return n;
+		p->sq.head = m->next;
+		if (p->sq.head == SES_NIL)
+			p->sq.tail = SES_NIL;
 		if (m->next_frag < m->nfrags)
 			ses_msg_abort(s, m, ret);
 		else
 			m->state = SES_MSG_ACTIVE;
-		ret = 0;
 	}
+	return n;
+}
+
+/*
+ * Every peer with messages to submit, once, in turn; one whose PDC has
+ * no room (window full, moves of refused requests waiting for its key,
+ * no PDC or transmit block free) waits for the next call behind the
+ * others, which go meanwhile. With one queue for all, a peer that took
+ * no more (partitioned, its window full until the PDC failed seconds
+ * later, or a target refusing every new PDC) held back every message of
+ * the node to every other peer, those of every other process of the
+ * service too. A message appended while the peers are served (a restart,
+ * a control message) is served in the same call.
+ */
+uint32_t
+uet_ses_progress(struct uet_ses *s, uint64_t now)
+{
+	struct ses_fifo waiting = { SES_NIL, SES_NIL };
+	uint32_t n = 0, pi;
+	struct ses_peer *p;
+
+	s->now = now;
+	s->sq_kick = false;
+	ses_ctl_progress(s, now);
+	n += ses_txref_progress(s);
+	n += ses_ret_progress(s, now);
+	ses_rdv_wait_progress(s);
+	while ((pi = s->ready.head) != SES_NIL) {
+		p = &s->peers[pi];
+		s->ready.head = p->rnext;
+		if (s->ready.head == SES_NIL)
+			s->ready.tail = SES_NIL;
+		n += ses_peer_sq_run(s, p, now);
+		if (p->sq.head != SES_NIL)
+			ses_ready_push(s, &waiting, pi);
+		else
+			p->ready = false;
+	}
+	s->ready = waiting;
 	return n;
 }
 

@@ -158,7 +158,7 @@ struct ses_msg {
 	uint64_t ret_refused; /* large READ: bytes asked by request packets
 			       * its target refused (no data comes for them) */
 	uint64_t mod_len;    /* modified_length of the response */
-	uint32_t next;       /* submission FIFO */
+	uint32_t next;       /* its peer's submission FIFO (ses_peer.sq) */
 	uint32_t rnext;      /* read hash chain */
 	uint8_t kind;        /* enum ses_msg_kind */
 	uint8_t list;        /* list of the response (EXPECTED/OVERFLOW) */
@@ -297,16 +297,27 @@ struct ses_ret {
 
 /* Message-id space of one {FA, job}: every PDC to that peer for that job
  * (ses.c). */
-struct ses_peer {
-	bool used;
-	uint16_t next_id;
-	uint32_t job;
-	struct uet_pds_fa fa;
-};
-
 struct ses_fifo {
 	uint32_t head;
 	uint32_t tail;
+};
+
+/*
+ * A peer {FA, job}: its message-id space, and its messages with packets
+ * still to hand to the PDS, in submission order (sq). uet_ses_progress()
+ * serves the peers with such messages in turn (uet_ses.ready), so one
+ * whose PDC has no room holds back its own messages only.
+ */
+struct ses_peer {
+	bool used;
+	bool id_drawn;       /* next_id drawn (at the first id asked) */
+	bool ready;          /* messages in sq: on uet_ses.ready, or being
+			      * served */
+	uint16_t next_id;
+	uint32_t job;
+	uint32_t rnext;      /* uet_ses.ready link */
+	struct ses_fifo sq;  /* messages with packets to submit */
+	struct uet_pds_fa fa;
 };
 
 struct uet_ses {
@@ -315,7 +326,8 @@ struct uet_ses {
 	struct ses_msg *msgs;
 	uint32_t *msg_free;
 	uint32_t n_msg_free;
-	struct ses_fifo sq;      /* messages with fragments to submit */
+	struct ses_fifo ready;   /* peers with messages to submit
+				  * (ses_peer.sq), in turn */
 	struct ses_target *tgts;
 	uint32_t *tgt_free;
 	uint32_t n_tgt_free;
@@ -329,7 +341,9 @@ struct uet_ses {
 	struct ses_fifo rq;      /* return-direction reads to submit */
 	struct ses_fifo tw;      /* target records waiting for a message */
 	struct ses_fifo txw;     /* SES_MSG_TXWAIT messages (ses_txref.c) */
-	struct ses_peer *peers;
+	struct ses_peer *peers;  /* peer_mask + 1 hashed by {FA, job}, then
+				  * one for the messages of peers that found
+				  * the table full (ses_sq_peer) */
 	uint32_t peer_mask;
 	struct uet_ses_cqe *cq;
 	uint32_t cq_mask;
@@ -339,7 +353,7 @@ struct uet_ses {
 	uint64_t now;            /* latest time given by the caller */
 	uint64_t retry_due;      /* no SES_MSG_WAIT message due before */
 	struct uet_rand rng;     /* first generations, message ids */
-	/* An event that may let the head of the send queue go (a DONE
+	/* An event that may let a peer's waiting message go (a DONE
 	 * freed window, a PDC went) came since the last progress: it is
 	 * due at once (uet_ses_next_deadline) */
 	bool sq_kick;
@@ -367,6 +381,9 @@ ses_pl_len(const struct ses_pl *pl)
 void ses_cq_push(struct uet_ses *s, const struct uet_ses_cqe *c);
 int ses_pds_submit(struct uet_ses *s, const struct uet_pds_submit *ps,
 		   uint64_t now);
+uint32_t ses_sq_peer(struct uet_ses *s, const struct uet_pds_fa *fa,
+		     uint32_t job);
+bool ses_sq_cut_due(const struct uet_ses *s);
 int ses_peer_next_id(struct uet_ses *s, const struct uet_pds_fa *fa,
 		     uint32_t job, uint16_t *id);
 struct ses_msg *ses_msg_get(struct uet_ses *s, uint64_t cookie);

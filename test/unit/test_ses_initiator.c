@@ -609,6 +609,70 @@ msg_of__multi_packet_sends_only(void **state)
 	assert_int_equal(msg_key(m, m->gen, 0, &last, &open), 0);
 }
 
+/* The PDS has no room for requests to job 7 (its PDC's window full, say),
+ * while @p stalled_job7 says so. */
+static bool stalled_job7;
+
+static int
+submit_job7_stalled(void *arg, const struct uet_pds_submit *ps, uint64_t now)
+{
+	struct ses_fakewire_node *n = arg;
+
+	if (stalled_job7 && ps->job == 7)
+		return -EAGAIN;
+	return uet_pds_submit(n->pds, ps, now);
+}
+
+static int
+setup_job7_stalled(void **state)
+{
+	stalled_job7 = true;
+	ses_fakewire_submit = submit_job7_stalled;
+	return setup(state);
+}
+
+static int
+teardown_job7_stalled(void **state)
+{
+	ses_fakewire_submit = NULL;
+	return ses_fakewire_teardown(state);
+}
+
+/*
+ * A peer {FA, job} whose PDC takes no more holds back its own messages
+ * only: the others go meanwhile, and its own go, in order, once it takes
+ * them again. With one submission queue for all, a message to a peer that
+ * took nothing (partitioned, its window full until its PDC failed) held
+ * back every later message of the node to every other peer, and in the
+ * service those of every other process.
+ */
+static void
+progress__stalled_peer_holds_back_its_own_only(void **state)
+{
+	struct uet_ses_wr wr;
+
+	(void)state;
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_WRITE, data, 3000);
+	wr.rkey = 5;
+	wr.job = 7;
+	wr.context = 1;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	wr.context = 2;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, data, 8);
+	wr.context = 3;
+	assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	assert_true(ses_fakewire_run_cq(&w, 0, 1, 100000000));
+	assert_int_equal(w.n[0].cq[0].context, 3);
+	assert_int_equal(msg_of_ctx(1)->next_frag, 0);
+	assert_int_equal(msg_of_ctx(2)->next_frag, 0);
+	/* Job 7's PDC takes them again: both go, the first first. */
+	stalled_job7 = false;
+	assert_true(ses_fakewire_run_cq(&w, 0, 3, 100000000));
+	assert_int_equal(w.n[0].cq[1].context, 1);
+	assert_int_equal(w.n[0].cq[2].context, 2);
+}
+
 int
 main(void)
 {
@@ -635,6 +699,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			progress__failed_message_sends_no_more, setup,
 			ses_fakewire_teardown),
+		cmocka_unit_test_setup_teardown(
+			progress__stalled_peer_holds_back_its_own_only,
+			setup_job7_stalled, teardown_job7_stalled),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
