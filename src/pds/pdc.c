@@ -354,32 +354,60 @@ pds_htab_del(struct uet_pds *p, struct pds_htab *t, uint32_t h, uint32_t idx)
 	t->ent[i] = 0;
 }
 
-struct pds_pdc *
-pds_ikey_find(struct uet_pds *p, const struct uet_pds_fa *fa, uint32_t job,
-	      uint8_t tc, uint8_t mode)
+/* The initiator PDC of a key that @p want says: the key's (new messages,
+ * moves) or the one the ULP's open message is on. */
+enum pds_key_want { PDS_KEY_NEW, PDS_KEY_OPEN };
+
+static bool
+pds_ikey_is(const struct pds_pdc *c, const struct uet_pds_fa *fa, uint32_t job,
+	    uint8_t tc, uint8_t mode, enum pds_key_want want)
+{
+	if (c->job != job || c->tc != tc || c->mode != mode ||
+	    memcmp(&c->peer, fa, sizeof(*fa)) != 0)
+		return false;
+	return want == PDS_KEY_OPEN ? c->ulp_open : !pds_pdc_held(c);
+}
+
+static struct pds_pdc *
+pds_ikey_lookup(struct uet_pds *p, const struct uet_pds_fa *fa, uint32_t job,
+		uint8_t tc, uint8_t mode, enum pds_key_want want)
 {
 	uint32_t i;
 	struct pds_pdc *c;
 
 	/* submissions come in runs to one PDC: try the last hit first
 	 * (pds_ikey_del() forgets it) */
-	if (p->ikey_last != PDS_NIL) {
-		c = &p->pdc[p->ikey_last];
-		if (c->job == job && c->tc == tc && c->mode == mode &&
-		    memcmp(&c->peer, fa, sizeof(*fa)) == 0)
-			return c;
-	}
+	if (p->ikey_last != PDS_NIL &&
+	    pds_ikey_is(&p->pdc[p->ikey_last], fa, job, tc, mode, want))
+		return &p->pdc[p->ikey_last];
 	i = pds_ikey_hash(fa, job, tc, mode) & p->ikey.mask;
 	while (p->ikey.ent[i] != 0) {
 		c = &p->pdc[p->ikey.ent[i] - 1];
-		if (c->job == job && c->tc == tc && c->mode == mode &&
-		    memcmp(&c->peer, fa, sizeof(*fa)) == 0) {
+		if (pds_ikey_is(c, fa, job, tc, mode, want)) {
 			p->ikey_last = p->ikey.ent[i] - 1;
 			return c;
 		}
 		i = (i + 1) & p->ikey.mask;
 	}
 	return NULL;
+}
+
+/* The PDC of a key that takes new requests: a held one (pds_pdc_held)
+ * takes only the rest of its open message; a key may then have both. */
+struct pds_pdc *
+pds_ikey_find(struct uet_pds *p, const struct uet_pds_fa *fa, uint32_t job,
+	      uint8_t tc, uint8_t mode)
+{
+	return pds_ikey_lookup(p, fa, job, tc, mode, PDS_KEY_NEW);
+}
+
+/* The PDC of a key the ULP's open message is on (its packets without
+ * UET_PDS_SUBMIT_SOM go there), or NULL. */
+struct pds_pdc *
+pds_ikey_find_open(struct uet_pds *p, const struct uet_pds_fa *fa,
+		   uint32_t job, uint8_t tc, uint8_t mode)
+{
+	return pds_ikey_lookup(p, fa, job, tc, mode, PDS_KEY_OPEN);
 }
 
 void

@@ -979,18 +979,18 @@ pds_closing_in_flight(struct uet_pds *p, const struct pds_pdc *c)
 
 /*
  * Whether @p c, refused a request of message @p key (@p open: the ULP
- * still submits packets of it) by its closing target, stays its key's
- * PDC: a RUD PDC with a message open on it that is not the refused one.
- * The target began that message (it takes what continues it), so the
- * PDC stays the key's until its last packet, as a close of ours would
- * hold it (pds_initiator_close), and what moves waits for the next PDC
- * (pds_move.c). Unkeyed at once, the rest of the open message went to
- * the new PDC, where the target never saw it begin. A PDC not
+ * still submits packets of it) by its closing target, stays in the key
+ * table: a RUD PDC with a message open on it that is not the refused
+ * one. The target began that message (it takes what continues it), so
+ * its rest goes there, as after a close of ours (pds_initiator_close);
+ * held (pds_pdc_held), the PDC takes nothing else, and what moves goes
+ * on the key's next PDC. Unkeyed at once, the rest of the open message
+ * went to the new PDC, where the target never saw it begin. A PDC not
  * established with nothing in flight (the refused requests moved) had
- * nothing taken by the target, no message begun there: held, it kept
- * its key with its window full of moved PSNs that the target's range
- * never passed, and the rest of the open message waited for room on it
- * for good (fuzz_dst, test/dst/fuzz-fixed/hang.held-pdc-open-message).
+ * nothing taken by the target, no message begun there: held, its window
+ * full of moved PSNs that the target's range never passed, the rest of
+ * the open message waited for room on it for good (fuzz_dst,
+ * test/dst/fuzz-fixed/hang.held-pdc-open-message).
  */
 static bool
 pds_closing_keeps_key(struct uet_pds *p, const struct pds_pdc *c,
@@ -1037,6 +1037,7 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		 * one a move placed there) goes to the new PDC of the key
 		 * now: it holds this one's close no more. */
 		c->open_msgs = 0;
+		c->ulp_open = 0;
 		if (p->mv_n != 0)
 			pds_move_unhold(p, c, 0);
 	}

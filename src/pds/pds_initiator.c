@@ -125,17 +125,18 @@ pds_initiator_queue_cp(struct uet_pds *p, struct pds_pdc *c, uint8_t ctl,
 	return pds_initiator_queue(p, c, payload, 0, ctl, SLOT_F_CP);
 }
 
-/* Queue @p s (a valid forward request) on its key's PDC, opened if
- * none is: that PDC, or NULL without room (-EAGAIN). */
+/* Queue @p s (a valid forward request) on @p c, or, @p c NULL, on its
+ * key's PDC, opened if none is: that PDC, or NULL without room
+ * (-EAGAIN). */
 struct pds_pdc *
 pds_initiator_submit_on(struct uet_pds *p, const struct uet_pds_submit *s,
-			uint64_t now)
+			struct pds_pdc *c, uint64_t now)
 {
-	struct pds_pdc *c;
 	bool fresh = false;
 	int rc;
 
-	c = pds_ikey_find(p, &s->dst, s->job, s->tc, s->mode);
+	if (c == NULL)
+		c = pds_ikey_find(p, &s->dst, s->job, s->tc, s->mode);
 	if (c == NULL) {
 		c = pds_initiator_open(p, s, now);
 		if (c == NULL)
@@ -157,7 +158,7 @@ pds_initiator_submit_on(struct uet_pds *p, const struct uet_pds_submit *s,
 	c->last_ns = now;
 	switch (s->flags & (UET_PDS_SUBMIT_SOM | UET_PDS_SUBMIT_EOM)) {
 	case UET_PDS_SUBMIT_SOM:
-		if (c->open_msgs < UINT16_MAX)
+		if (c->open_msgs < PDS_OPEN_MSGS_MAX)
 			c->open_msgs++;
 		break;
 	case UET_PDS_SUBMIT_EOM:
@@ -169,15 +170,40 @@ pds_initiator_submit_on(struct uet_pds *p, const struct uet_pds_submit *s,
 	return c;
 }
 
+/*
+ * A request of the ULP. The ULP hands over the packets of one message of
+ * a key at a time: between its UET_PDS_SUBMIT_SOM and its
+ * UET_PDS_SUBMIT_EOM, a packet without SOM is one of that message, and
+ * goes to the PDC the message began on (UEC 1.0 3.5.20), which may no
+ * longer take the key's other requests (pds_pdc_held).
+ */
 int
 pds_initiator_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 		uint64_t now)
 {
+	uint8_t som = s->flags & (UET_PDS_SUBMIT_SOM | UET_PDS_SUBMIT_EOM);
+	struct pds_pdc *o, *c;
+
 	/* Forward requests carry REQUEST_* (UEC 1.0 PDS next-header values). */
 	if (s->next_hdr < UET_PDS_NEXT_REQUEST_SMALL ||
 	    s->next_hdr > UET_PDS_NEXT_REQUEST_STD)
 		return -EINVAL;
-	return pds_initiator_submit_on(p, s, now) != NULL ? 0 : -EAGAIN;
+	o = pds_ikey_find_open(p, &s->dst, s->job, s->tc, s->mode);
+	if (o != NULL && som == UET_PDS_SUBMIT_SOM) {
+		/* a message begun while one was open: that one ended */
+		o->ulp_open = 0;
+		pds_initiator_msg_end(p, o, now);
+		o = NULL;
+	}
+	c = pds_initiator_submit_on(p, s, som == UET_PDS_SUBMIT_SOM ? NULL : o,
+				    now);
+	if (c == NULL)
+		return -EAGAIN;
+	if (som == UET_PDS_SUBMIT_SOM)
+		c->ulp_open = 1;
+	else if (som == UET_PDS_SUBMIT_EOM)
+		c->ulp_open = 0; /* (c may have closed: its record stays) */
+	return 0;
 }
 
 /*
@@ -203,9 +229,11 @@ uet_pds_msg_abandon(struct uet_pds *p, const struct uet_pds_submit *s,
 	if (s->mode != UET_PDS_MODE_RUD && s->mode != UET_PDS_MODE_ROD)
 		return;
 	pds_commit(p, now);
-	c = pds_ikey_find(p, &s->dst, s->job, s->tc, s->mode);
-	if (c != NULL)
+	c = pds_ikey_find_open(p, &s->dst, s->job, s->tc, s->mode);
+	if (c != NULL) {
+		c->ulp_open = 0;
 		pds_initiator_msg_end(p, c, now);
+	}
 }
 
 /* Return direction of a target PDC (UEC 1.0 PDS next-header values, PDS

@@ -21,7 +21,9 @@
  * 1.0 3.5.20): from the first of its packets that goes until the last
  * one (or, if the ULP still has packets of it to submit, the ULP's own
  * last one), it holds that PDC open as a message begun on it, so that
- * the PDC stays the key's and does not close under it. Each entry
+ * the PDC does not close under it, and, asked to close, takes the rest
+ * of that message only (pds_pdc_held); a message the ULP still submits
+ * takes the ULP's packets of it there too. Each entry
  * remembers which PDC holds its message (a handle, so a PDC freed and
  * reused is not taken for it); a hold lost with its PDC (NACK CLOSING
  * forgets the messages open on a PDC, a PDC fails) is placed again on
@@ -96,44 +98,41 @@ pds_move_add(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 	}
 }
 
-/* Submit @p e on its key's PDC. 0 once it went, -EAGAIN without room,
- * -EBUSY if that PDC takes only the messages it holds open. */
+/* Submit @p e on the PDC its message is open on, else on its key's PDC:
+ * 0 once it went, -EAGAIN without room. */
 static int
 pds_move_one(struct uet_pds *p, struct pds_move *e, uint64_t now)
 {
 	struct uet_pds_submit s = e->s;
-	struct pds_pdc *z;
-	bool more, held, last, open = false;
-	uint32_t j, h;
+	struct pds_pdc *h = NULL, *z;
+	bool more, last, open = false;
+	uint32_t j, hd;
 
-	z = pds_ikey_find(p, &s.dst, s.job, s.tc, s.mode);
-	held = z != NULL && e->hold == pds_handle(p, pds_idx(p, z));
-	/* A RUD PDC whose close waits for the message open on it takes no
-	 * other (pds_nack_closing, pds_initiator_close). ROD keeps the order
-	 * of its requests: they go. */
-	if (z != NULL && z->mode == UET_PDS_MODE_RUD &&
-	    (z->flags & PDC_F_CLOSE_REQ) && !held)
-		return -EBUSY;
+	if (e->hold != PDS_NIL)
+		h = pds_handle_pdc(p, e->hold);
 	if (e->msg != 0) {
 		/* the ULP's packets of it still to come count as more */
 		if (p->ulp.msg_of != NULL)
 			(void)p->ulp.msg_of(p->ulp.arg, e->s.cookie, &last, &open);
 		more = !e->last || open;
-		if (!held && more)
+		if (h == NULL && more)
 			s.flags |= UET_PDS_SUBMIT_SOM;
-		else if (held && !more)
+		else if (h != NULL && !more)
 			s.flags |= UET_PDS_SUBMIT_EOM;
 	}
-	z = pds_initiator_submit_on(p, &s, now);
+	z = pds_initiator_submit_on(p, &s, h, now);
 	if (z == NULL)
 		return -EAGAIN;
 	pds_slot(p, z, z->u.i.nxt - 1)->refusals = e->refusals;
 	pds_slot(p, z, z->u.i.nxt - 1)->moves = e->moves;
 	if (s.flags & UET_PDS_SUBMIT_SOM) {
-		h = pds_handle(p, pds_idx(p, z));
+		hd = pds_handle(p, pds_idx(p, z));
 		for (j = 0; j < p->mv_n; j++)
 			if (pds_move_same_msg(&p->mv[j], e))
-				p->mv[j].hold = h;
+				p->mv[j].hold = hd;
+		/* the ULP's packets of it still to come go there too */
+		if (open)
+			z->ulp_open = 1;
 	}
 	return 0;
 }
@@ -152,12 +151,13 @@ pds_move_blocked(const struct pds_move *e, struct pds_move *const *blocked,
 }
 
 /*
- * Move what the keys' PDCs have room for, in order per key. A PDC that
- * takes only the messages it holds open (-EBUSY) blocks nothing behind:
- * those messages' packets may wait after others that wait for its end.
- * Blocked there too, they never went, the PDC never ended, and the ULP's
- * next message waited behind them all (fuzz_dst,
- * test/dst/fuzz-fixed/hang.held-packets-behind-refused).
+ * Move what the keys' PDCs have room for, in order per key: a request
+ * that finds none blocks its key for the rest of the pass. A PDC held
+ * for the message open on it (pds_pdc_held) takes only that message's
+ * packets; the key's other requests go on its next PDC meanwhile. Made
+ * to wait for the held PDC's end, they held back the ULP's next
+ * messages to the key, and that end could wait for them in turn
+ * (fuzz_dst, test/dst/fuzz-fixed/hang.*).
  */
 void
 pds_move_drain(struct uet_pds *p, uint64_t now)
@@ -165,17 +165,14 @@ pds_move_drain(struct uet_pds *p, uint64_t now)
 	struct pds_move *blocked[PDS_MOVE_BLOCKED_MAX], *e;
 	unsigned int nb = 0;
 	uint32_t i, k = 0;
-	int rc;
 
 	for (i = 0; i < p->mv_n; i++) {
 		e = &p->mv[i];
 		if (nb < PDS_MOVE_BLOCKED_MAX &&
 		    !pds_move_blocked(e, blocked, nb)) {
-			rc = pds_move_one(p, e, now);
-			if (rc == 0)
+			if (pds_move_one(p, e, now) == 0)
 				continue;
-			if (rc == -EAGAIN)
-				blocked[nb++] = &p->mv[k];
+			blocked[nb++] = &p->mv[k];
 		}
 		if (!e->waited) {
 			e->waited = true;
@@ -214,23 +211,30 @@ pds_move_unhold(struct uet_pds *p, struct pds_pdc *c, int status)
 }
 
 /* Whether the ULP's request @p s waits behind requests moved to its key:
- * yes, unless it continues the message a RUD PDC's close waits for (the
- * moves wait for that PDC's end, pds_move_one). */
+ * yes (the order of a key), unless it continues the ULP's RUD message
+ * open on a PDC (pds_initiator_submit) and none of that message waits to
+ * go there before it. */
 bool
 pds_move_waiting(struct uet_pds *p, const struct uet_pds_submit *s)
 {
-	struct pds_pdc *z;
-	uint32_t i;
+	bool last, open;
+	uint64_t msg = 0;
+	uint32_t i, j;
 
 	for (i = 0; i < p->mv_n; i++)
 		if (pds_move_same_key(&p->mv[i].s, s))
 			break;
 	if (i == p->mv_n)
 		return false;
-	if ((s->flags & UET_PDS_SUBMIT_SOM) || s->mode != UET_PDS_MODE_RUD)
+	if ((s->flags & UET_PDS_SUBMIT_SOM) || s->mode != UET_PDS_MODE_RUD ||
+	    pds_ikey_find_open(p, &s->dst, s->job, s->tc, s->mode) == NULL)
 		return true;
-	z = pds_ikey_find(p, &s->dst, s->job, s->tc, s->mode);
-	return z == NULL || !(z->flags & PDC_F_CLOSE_REQ) || z->open_msgs == 0;
+	if (p->ulp.msg_of != NULL)
+		msg = p->ulp.msg_of(p->ulp.arg, s->cookie, &last, &open);
+	for (j = i; msg != 0 && j < p->mv_n; j++)
+		if (p->mv[j].msg == msg && pds_move_same_key(&p->mv[j].s, s))
+			return true;
+	return false;
 }
 
 /* Whether message @p msg has packets waiting that @p c holds open. */

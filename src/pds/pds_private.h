@@ -168,10 +168,13 @@ struct pds_pdc {
 	uint16_t gen;        /* handle generation */
 	uint16_t flags;      /* PDC_F_* */
 	uint16_t nresp;      /* target: stored responses on c->resp */
-	uint16_t open_msgs;  /* init: messages begun on it (UET_PDS_SUBMIT_SOM)
-			      * whose last packet is not queued yet: it
-			      * stays keyed and does not close
-			      * (pds_initiator_close) */
+	uint16_t open_msgs : 15; /* init: messages begun on it
+				  * (UET_PDS_SUBMIT_SOM: the ULP's, or a
+				  * move's) whose last packet is not queued
+				  * yet: it does not close, and, asked to,
+				  * takes no other (pds_pdc_held) */
+	uint16_t ulp_open : 1;   /* init: the ULP's message open on it (its
+				  * packets without SOM go here) */
 	uint32_t tblk;       /* transmit block (PDS_NIL: none attached) */
 	uint32_t rblk;       /* receive block (PDS_NIL: none attached) */
 	uint32_t next;       /* active list link */
@@ -187,6 +190,27 @@ struct pds_pdc {
 };
 
 _Static_assert(sizeof(struct pds_pdc) <= 224, "PDC record <= 224 bytes");
+
+#define PDS_OPEN_MSGS_MAX 0x7fffu
+
+/*
+ * A RUD initiator PDC asked to close (by its owner, idle, its target's
+ * CLOSE_REQ, a NACK CLOSING) while a message is open on it: it stays in
+ * the key table for that message's remaining packets only (the target
+ * reassembles a message on the PDC of its first packet), and closes
+ * after its last; every other request of its key (a new message, a
+ * refused request that moves) goes on the key's next PDC meanwhile.
+ * Kept the key's PDC for all, it held back the requests a closing
+ * target had refused, and with them the next messages of the ULP, until
+ * the open message ended, which it could wait for in turn (fuzz_dst,
+ * test/dst/fuzz-fixed/hang.*). ROD keeps one PDC per key, in order.
+ */
+static inline bool
+pds_pdc_held(const struct pds_pdc *c)
+{
+	return c->mode == UET_PDS_MODE_RUD && (c->flags & PDC_F_CLOSE_REQ) &&
+	       c->open_msgs != 0;
+}
 
 enum pds_slot_state {
 	SLOT_FREE = 0,
@@ -879,6 +903,9 @@ struct pds_pdc *pds_pdc_by_lid(struct uet_pds *p, unsigned int role,
 			       uint16_t lid);
 struct pds_pdc *pds_ikey_find(struct uet_pds *p, const struct uet_pds_fa *fa,
 			      uint32_t job, uint8_t tc, uint8_t mode);
+struct pds_pdc *pds_ikey_find_open(struct uet_pds *p,
+				   const struct uet_pds_fa *fa, uint32_t job,
+				   uint8_t tc, uint8_t mode);
 void pds_ikey_add(struct uet_pds *p, struct pds_pdc *c);
 void pds_ikey_del(struct uet_pds *p, struct pds_pdc *c);
 struct pds_pdc *pds_tkey_find(struct uet_pds *p, const struct uet_pds_fa *fa,
@@ -1002,7 +1029,7 @@ bool pds_move_holds(const struct uet_pds *p, const struct pds_pdc *c,
 
 struct pds_pdc *pds_initiator_submit_on(struct uet_pds *p,
 					const struct uet_pds_submit *s,
-					uint64_t now);
+					struct pds_pdc *c, uint64_t now);
 int pds_initiator_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 		    uint64_t now);
 int pds_initiator_submit_ret(struct uet_pds *p, const struct uet_pds_submit *s,

@@ -448,11 +448,19 @@ pds_initiator_close__on_request(void **state)
 	assert_true(W.now < 2000000); /* before the idle timer */
 }
 
-/* Side 0's PDC of the key every fakewire submit uses. */
+/* Side 0's PDC of the key every fakewire submit uses (new messages). */
 static struct pds_pdc *
 key_pdc(void)
 {
 	return pds_ikey_find(W.pds[0], &W.fa[1], 42, 1, UET_PDS_MODE_RUD);
+}
+
+/* Side 0's PDC of that key the ULP's open message is on. */
+static struct pds_pdc *
+open_pdc(void)
+{
+	return pds_ikey_find_open(W.pds[0], &W.fa[1], 42, 1,
+				  UET_PDS_MODE_RUD);
 }
 
 static uint32_t
@@ -484,15 +492,18 @@ run_until_idle(void)
 }
 
 /* The rest of the open message (cookies 2, then 3 with EOM) goes on PDC
- * @p c, which closes then; every packet delivered once. */
+ * @p c, which closes then; every packet delivered once. Held, @p c takes
+ * no new message of its key. */
 static void
 message_rest_on(struct pds_pdc *c)
 {
-	assert_ptr_equal(key_pdc(), c);
+	assert_ptr_equal(open_pdc(), c);
+	assert_null(key_pdc());
 	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 2, 0), 0);
-	assert_ptr_equal(key_pdc(), c);
+	assert_ptr_equal(open_pdc(), c);
 	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 3,
 					 UET_PDS_SUBMIT_EOM), 0);
+	assert_null(open_pdc());
 	assert_null(key_pdc()); /* the held close goes on */
 	run_until_idle();
 	for (uint32_t k = 1; k <= 3; k++) {
@@ -507,11 +518,12 @@ message_rest_on(struct pds_pdc *c)
 /*
  * All packets of a message on one PDC (UEC 1.0 3.5.20): a close of the
  * initiator's own (uet_pds_pdc_close, or the idle timer) while a message
- * begun with UET_PDS_SUBMIT_SOM is open waits, the PDC still keyed, for
- * its packet with UET_PDS_SUBMIT_EOM. Unkeyed at once, the rest of the
- * message opened a new PDC, where the target's SES took it for another
- * message (uet-dst generator 1 seed 10048737). No timer fires for the
- * held close meanwhile, not even the idle close.
+ * begun with UET_PDS_SUBMIT_SOM is open waits for its packet with
+ * UET_PDS_SUBMIT_EOM, the PDC still taking the rest of that message (and
+ * nothing else of its key). Unkeyed at once, the rest of the message
+ * opened a new PDC, where the target's SES took it for another message
+ * (uet-dst generator 1 seed 10048737). No timer fires for the held close
+ * meanwhile, not even the idle close.
  */
 static void
 pds_initiator_close__held_while_message_open(void **state)
@@ -528,7 +540,7 @@ pds_initiator_close__held_while_message_open(void **state)
 	assert_int_equal(uet_pds_pdc_close(W.pds[0], handle_of(W.pds[0], c),
 					   W.now), 0);
 	assert_int_equal(fakewire_st(0)->close_held, 1);
-	assert_ptr_equal(key_pdc(), c);
+	assert_ptr_equal(open_pdc(), c);
 	assert_int_equal(pds_initiator_deadline(W.pds[0], c), 0);
 	fires = fakewire_st(0)->rto_fires + fakewire_st(0)->tlp_fires;
 	/* Past the idle close: the SES is slow to hand over the rest. */
@@ -596,16 +608,17 @@ pds_msg_abandon__releases_held_close(void **state)
 	c = key_pdc();
 	assert_int_equal(uet_pds_pdc_close(W.pds[0], handle_of(W.pds[0], c),
 					   W.now), 0);
-	assert_ptr_equal(key_pdc(), c);
+	assert_ptr_equal(open_pdc(), c);
 	memset(&s, 0, sizeof(s));
 	s.dst = W.fa[1];
 	s.job = 43; /* another key: nothing to end there */
 	s.tc = 1;
 	s.mode = UET_PDS_MODE_RUD;
 	uet_pds_msg_abandon(W.pds[0], &s, W.now);
-	assert_ptr_equal(key_pdc(), c);
+	assert_ptr_equal(open_pdc(), c);
 	s.job = 42;
 	uet_pds_msg_abandon(W.pds[0], &s, W.now);
+	assert_null(open_pdc());
 	assert_null(key_pdc());
 	run_until_idle();
 	/* Ended twice: nothing more happens. */

@@ -399,12 +399,16 @@ void uet_pds_free(struct uet_pds *p);
 /**
  * The first packet of a message of several (UEC 1.0 ses_pds_tx_req som
  * without eom). All packets of a message go on one PDC (UEC 1.0 3.5.20):
- * the PDC that takes this packet stays the one its key selects, and
- * does not close (uet_pds_pdc_close(), idle close, a target's CLOSE_REQ)
- * until the packet with UET_PDS_SUBMIT_EOM of the message is queued on it
- * (or uet_pds_msg_abandon()); a close asked for meanwhile happens then.
- * A packet of a single-packet message carries neither flag (or both).
- * RUD and ROD only.
+ * the message's later packets go to the PDC that took this one, and that
+ * PDC does not close (uet_pds_pdc_close(), idle close, a target's
+ * CLOSE_REQ or NACK CLOSING of another request) until the packet with
+ * UET_PDS_SUBMIT_EOM of the message is queued on it (or
+ * uet_pds_msg_abandon()); a close asked for meanwhile happens then, and,
+ * on a RUD PDC, the key's other requests go on a new PDC until it does.
+ * The caller hands over the packets of one message of a key at a time:
+ * between SOM and EOM, a packet it submits to the key without SOM is one
+ * of that message. A packet of a single-packet message carries neither
+ * flag (or both). RUD and ROD only.
  */
 #define UET_PDS_SUBMIT_SOM  0x10u
 /** The last packet of a message begun with UET_PDS_SUBMIT_SOM (UEC 1.0
