@@ -306,9 +306,17 @@ ses_peer_get(struct uet_ses *s, const struct uet_pds_fa *fa, uint32_t job)
 uint32_t
 ses_sq_peer(struct uet_ses *s, const struct uet_pds_fa *fa, uint32_t job)
 {
-	struct ses_peer *p = ses_peer_get(s, fa, job);
+	const struct ses_peer *l = &s->peers[s->peer_last];
+	struct ses_peer *p;
 
-	return p != NULL ? (uint32_t)(p - s->peers) : s->peer_mask + 1;
+	/* messages come in runs to one peer: the last one first */
+	if (l->used && l->job == job && memcmp(&l->fa, fa, sizeof(*fa)) == 0)
+		return s->peer_last;
+	p = ses_peer_get(s, fa, job);
+	if (p == NULL)
+		return s->peer_mask + 1;
+	s->peer_last = (uint32_t)(p - s->peers);
+	return s->peer_last;
 }
 
 int

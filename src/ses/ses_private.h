@@ -345,6 +345,7 @@ struct uet_ses {
 				  * one for the messages of peers that found
 				  * the table full (ses_sq_peer) */
 	uint32_t peer_mask;
+	uint32_t peer_last;      /* the peer of the latest ses_sq_peer() */
 	struct uet_ses_cqe *cq;
 	uint32_t cq_mask;
 	uint32_t cq_head;
