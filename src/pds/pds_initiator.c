@@ -537,22 +537,33 @@ pds_initiator_gate(struct uet_pds *p, const struct pds_pdc *c, uint16_t len)
 			       c->u.i.inflight);
 }
 
+/* Which packets marked for retransmission pds_initiator_tx_retx sends. */
+enum pds_retx_which {
+	PDS_RETX_LOST,    /* all but those a receiver resource refused */
+	PDS_RETX_REFUSED, /* those (PDS_WHY_BACKOFF) only */
+	PDS_RETX_ALL,
+};
+
 /* The packets marked for retransmission, in PSN order (what lies past the
- * peer's range waits for it): those a receiver resource refused
- * (PDS_WHY_BACKOFF) when @p refused, the others otherwise. */
+ * peer's range waits for it), of those @p which names. */
 static uint16_t
 pds_initiator_tx_retx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
-		      struct uet_pds_tx *tx, uint16_t n, bool refused)
+		      struct uet_pds_tx *tx, uint16_t n,
+		      enum pds_retx_which which)
 {
 	uint32_t psn;
 	uint16_t k = 0;
 	struct pds_slot *sl;
+	bool refused;
 
 	for (psn = c->u.i.una; c->u.i.n_retx > 0 && k < n &&
 	     psn != c->u.i.snd && pds_initiator_room(p, c, psn); psn++) {
 		sl = pds_slot(p, c, psn);
-		if (sl->state != SLOT_RETX ||
-		    (pds_slot_why(sl) == PDS_WHY_BACKOFF) != refused)
+		if (sl->state != SLOT_RETX)
+			continue;
+		refused = pds_slot_why(sl) == PDS_WHY_BACKOFF;
+		if (which != PDS_RETX_ALL &&
+		    refused != (which == PDS_RETX_REFUSED))
 			continue;
 		if (!pds_initiator_gate(p, c, sl->len)) {
 			/* a credit-based CC may have nothing left to grant:
@@ -586,12 +597,16 @@ pds_initiator_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	 * after the receiver's penalty) that the refused packet took again
 	 * at the end of every back-off: nothing moved for good (fuzz_dst,
 	 * test/dst/fuzz-fixed/defer-restart-behind-refused). ROD delivers
-	 * in order: the refused packet first still.
+	 * in order: all of them in PSN order, before the new ones. A later
+	 * loss resent before an earlier refused packet only met ROD_OOO, and
+	 * with a window of one packet (NSCC at one MTU, no RCCC credit) the
+	 * refused packet waited behind it at every RTO while the later one
+	 * went again each time (fuzz_dst, test/dst/fuzz-fixed/
+	 * retx-bound.rod-tail-behind-refused-hole: 34 resends in 27 ms).
 	 */
 	ordered = c->mode == UET_PDS_MODE_ROD;
-	k = pds_initiator_tx_retx(p, c, now, tx, n, false);
-	if (ordered)
-		k += pds_initiator_tx_retx(p, c, now, tx + k, n - k, true);
+	k = pds_initiator_tx_retx(p, c, now, tx, n,
+				  ordered ? PDS_RETX_ALL : PDS_RETX_LOST);
 	while (k < n && c->u.i.snd != c->u.i.nxt &&
 	       pds_initiator_room(p, c, c->u.i.snd)) {
 		sl = pds_slot(p, c, c->u.i.snd);
@@ -609,7 +624,8 @@ pds_initiator_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		c->u.i.snd++;
 	}
 	if (!ordered)
-		k += pds_initiator_tx_retx(p, c, now, tx + k, n - k, true);
+		k += pds_initiator_tx_retx(p, c, now, tx + k, n - k,
+					   PDS_RETX_REFUSED);
 	/* Stopped at the peer's range: off the active list (has_work)
 	 * until the ACK that moves its CACK kicks the PDC. */
 	if (c->u.i.snd != c->u.i.nxt && !pds_initiator_room(p, c, c->u.i.snd))

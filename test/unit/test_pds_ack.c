@@ -869,6 +869,52 @@ pds_initiator_ack__rod_ooo_goes_back_n(void **state)
 	assert_int_equal(tx[3].cookie, 5);
 }
 
+/*
+ * ROD retransmits in PSN order, a packet a receiver resource refused
+ * (its back-off over) with the losses after it: the target takes only
+ * the expected PSN. Sent before the refused packet, the later losses
+ * only met ROD_OOO, and with a window of one packet the refused one
+ * waited behind them at every RTO while a later one went again each
+ * time (fuzz_dst, test/dst/fuzz-fixed/retx-bound.rod-tail-behind-
+ * refused-hole: 34 resends in 27 ms).
+ */
+static void
+pds_initiator_nack__rod_refused_resent_in_order(void **state)
+{
+	struct uet_pds_config cfg;
+	struct uet_pds_tx tx[8], a, n;
+	uint16_t k;
+
+	(void)state;
+	fakewire_fini(&W);
+	fakewire_test_config(&cfg);
+	assert_int_equal(fakewire_init(&W, &cfg, 5), 0);
+	for (k = 0; k < 6; k++)
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, tx, 8), 6);
+	fakewire_inject(&W, 1, &tx[0], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
+	fakewire_inject(&W, 0, &a, false, false);
+	memset(&n, 0, sizeof(n));
+	n.kind = UET_PDS_TX_CTL;
+	n.hdr.type = UET_PDS_TYPE_NACK;
+	n.hdr.flags = UET_PDS_F_ISROD;
+	n.hdr.u.nack.spdcid = a.hdr.u.ack.spdcid;
+	n.hdr.u.nack.dpdcid = a.hdr.u.ack.dpdcid;
+	n.hdr.u.nack.code = UET_NACK_NO_RESOURCE; /* 1 refused */
+	n.hdr.u.nack.psn = tx[1].hdr.u.req.psn;
+	fakewire_inject(&W, 0, &n, false, false);
+	n.hdr.u.nack.code = UET_NACK_TRIMMED; /* 2 lost: 2..5 go back */
+	n.hdr.u.nack.psn = tx[2].hdr.u.req.psn;
+	fakewire_inject(&W, 0, &n, false, false);
+	W.now += 1000000; /* past the back-off */
+	uet_pds_advance(W.pds[0], W.now);
+	k = fakewire_take(&W, 0, tx, 8);
+	assert_true(k >= 2);
+	assert_int_equal(tx[0].cookie, 1);
+	assert_int_equal(tx[1].cookie, 2);
+}
+
 /* ---- loss recovery over the fake wire (fake clock, no wall clock) ---- */
 
 #define REC_N 40          /* requests in one window */
@@ -1807,6 +1853,7 @@ main(void)
 		FW_TEST(pds_initiator_nack__refusals_counted_per_packet,
 			setup_backoffs_6),
 		T(pds_initiator_ack__rod_ooo_goes_back_n),
+		T(pds_initiator_nack__rod_refused_resent_in_order),
 		T(pds_initiator_nack__retransmit_limit_fails_pdc),
 		T(pds_initiator_nack__not_received_and_inferred_loss_retransmit),
 		T(pds_initiator_nack__rcvd_ses_procg_is_received),
