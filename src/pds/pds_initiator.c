@@ -781,8 +781,10 @@ pds_initiator_mark_from(struct uet_pds *p, struct pds_pdc *c, uint32_t from,
 /*
  * Close @p c: unkeyed at once (new messages open a new PDC), the CLOSE CP
  * once nothing is outstanding. A message open on it (UET_PDS_SUBMIT_SOM)
- * holds the close, the PDC still keyed, until its last packet is queued
- * (pds_initiator_msg_end): all packets of a message go on one PDC (UEC
+ * holds the close, the PDC still keyed for that message's rest only
+ * (pds_pdc_held: on RUD the key's other requests open a new PDC), until
+ * its last packet is queued (pds_initiator_msg_end): all packets of a
+ * message go on one PDC (UEC
  * 1.0 3.5.20), and the target's SES reassembles a message on the PDC of
  * its first packet. Unkeyed, the rest of the message opened a new PDC,
  * where the target took it for another message that never completed
