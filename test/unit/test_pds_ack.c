@@ -838,20 +838,29 @@ pds_initiator_nack__refusals_counted_per_packet(void **state)
 	assert_int_equal(W.last_status[0], -ECONNREFUSED);
 }
 
+/* A fresh wire with six ROD requests (cookies 0 to 5) sent: @p tx. */
 static void
-pds_initiator_ack__rod_ooo_goes_back_n(void **state)
+rod_six_sent(struct uet_pds_tx *tx)
 {
 	struct uet_pds_config cfg;
-	struct uet_pds_tx tx[8], a, n;
 	uint16_t k;
 
-	(void)state;
 	fakewire_fini(&W);
 	fakewire_test_config(&cfg);
 	assert_int_equal(fakewire_init(&W, &cfg, 5), 0);
 	for (k = 0; k < 6; k++)
 		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
 	assert_int_equal(fakewire_take(&W, 0, tx, 8), 6);
+}
+
+static void
+pds_initiator_ack__rod_ooo_goes_back_n(void **state)
+{
+	struct uet_pds_tx tx[8], a, n;
+	uint16_t k;
+
+	(void)state;
+	rod_six_sent(tx);
 	fakewire_inject(&W, 1, &tx[0], false, false);
 	fakewire_inject(&W, 1, &tx[1], false, false);
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
@@ -881,17 +890,11 @@ pds_initiator_ack__rod_ooo_goes_back_n(void **state)
 static void
 pds_initiator_nack__rod_refused_resent_in_order(void **state)
 {
-	struct uet_pds_config cfg;
 	struct uet_pds_tx tx[8], a, n;
 	uint16_t k;
 
 	(void)state;
-	fakewire_fini(&W);
-	fakewire_test_config(&cfg);
-	assert_int_equal(fakewire_init(&W, &cfg, 5), 0);
-	for (k = 0; k < 6; k++)
-		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
-	assert_int_equal(fakewire_take(&W, 0, tx, 8), 6);
+	rod_six_sent(tx);
 	fakewire_inject(&W, 1, &tx[0], false, false);
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &a));
 	fakewire_inject(&W, 0, &a, false, false);
