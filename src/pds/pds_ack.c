@@ -1089,14 +1089,18 @@ pds_nack_restarted(const struct pds_pdc *c, const struct uet_wire_pds_nack *n,
 }
 
 /* NEW_START_PSN answers a SYN only (pds_target.c DECISION): for a PDC past
- * SYN it is a stale answer to an old SYN of ours. */
+ * SYN it is a stale answer to an old SYN of ours, and so is one naming
+ * the Start_PSN the PDC runs under already (a target names one it
+ * refused to open under never; renumbered by a fraction of the window,
+ * the NACK's old PSN may name one of our new packets). */
 static int
 pds_nack_new_start(struct uet_pds *p, struct pds_pdc *c,
 		   const struct uet_wire_pds_nack *n, uint64_t now)
 {
 	struct pds_slot *sl;
 
-	if (c->role != PDS_ROLE_INIT || c->state != PDC_SYN) {
+	if (c->role != PDS_ROLE_INIT || c->state != PDC_SYN ||
+	    n->payload == c->start_psn) {
 		p->st.rx_stale++;
 		return 0;
 	}

@@ -313,8 +313,26 @@ pds_initiator_backoff(struct uet_pds *p, struct pds_pdc *c, unsigned int n,
 	return true;
 }
 
-/* Move every PSN of both spaces of @p c by @p delta (a multiple of
- * tx_window: slots keep their index) and make every slot unsent. A
+/* Turn the slots of @p c's transmit block by @p r places (slot j to
+ * j + r, modulo the window): three reversals, in place. */
+static void
+pds_slots_turn(struct uet_pds *p, const struct pds_pdc *c, uint32_t r)
+{
+	struct pds_slot *b = pds_slot(p, c, 0), t;
+	uint32_t w = p->cfg.tx_window, lo, hi;
+	const uint32_t cut[3][2] = { { 0, w }, { 0, r }, { r, w } };
+
+	for (unsigned int k = 0; k < 3; k++)
+		for (lo = cut[k][0], hi = cut[k][1]; hi > lo + 1; lo++, hi--) {
+			t = b[lo];
+			b[lo] = b[hi - 1];
+			b[hi - 1] = t;
+		}
+}
+
+/* Move every PSN of both spaces of @p c by @p delta (the slots turn with
+ * them when it is not a multiple of tx_window) and make every slot
+ * unsent. A
  * packet refused goes again under the new numbering as a first
  * transmission: the target saw it and named the Start_PSN to use. One
  * never answered (the RTO renumbers, pds_initiator_rto) or marked for
@@ -350,6 +368,8 @@ pds_initiator_renumber(struct uet_pds *p, struct pds_pdc *c, uint32_t delta)
 	i->inflight = 0;
 	i->n_retx = 0;
 	i->snd = i->una;
+	if (c->tblk != PDS_NIL && (delta & (p->cfg.tx_window - 1)) != 0)
+		pds_slots_turn(p, c, delta & (p->cfg.tx_window - 1));
 	c->start_psn += delta;
 	i->una += delta;
 	i->nxt += delta;
@@ -371,10 +391,13 @@ pds_initiator_renumber(struct uet_pds *p, struct pds_pdc *c, uint32_t delta)
  * refused, or keeps none at all yet (its quiet time after a start,
  * pds_target_syn.c). None of our packets was accepted, so move to the
  * Start_PSN the NACK's payload names, renumber everything and resend it
- * with SYN. A payload less than 2^16 from our Start_PSN, or not a
- * multiple of the transmit window away from it (slots keep their index),
- * is not usable: then we pick one ourselves in the class of ours (so a
- * whole number of windows away), at least 2^16 away.
+ * with SYN. The target chose it, whatever its distance from ours: ours
+ * names one in the class of the SYN's (a whole number of 2^16 away),
+ * another target may name any (UEC's reference provider names its secure
+ * domain's Expected_PSN, or a random one), and only that one opens the
+ * PDC there. Asked for none (@p want our own Start_PSN: an RTO before
+ * any name), we pick one ourselves in the class of ours, at least 2^16
+ * away.
  * DECISION (docs/WIRE-DECISIONS.md "A SYN that reaches a restarted
  * target"): the first refusal of a PDC is resent at once: a target in its
  * quiet time, or one that lost a record, opens under the Start_PSN it
@@ -388,11 +411,9 @@ void
 pds_initiator_new_start(struct uet_pds *p, struct pds_pdc *c, uint32_t want,
 		   uint64_t now)
 {
-	int32_t d = uet_psn_diff(want, c->start_psn);
 	uint32_t v = want;
 
-	if ((d > -65536 && d < 65536) ||
-	    ((want - c->start_psn) & (p->cfg.tx_window - 1)) != 0) {
+	if (want == c->start_psn) {
 		/* ours, in the class of the old one: 2^16 apart at least */
 		v = (pds_start_psn(p) & 0x7FFF0000u) |
 		    (c->start_psn & 0xFFFFu);

@@ -378,8 +378,10 @@ pds_initiator_new_start__repicks_and_retries(void **state)
 }
 
 /* NACK NEW_START_PSN carries the new Start_PSN (UEC 1.0 PDS NACK codes): the
- * initiator moves to it; a payload too close to its own Start_PSN is not
- * usable and it picks one itself. */
+ * initiator moves to it, whatever its distance (a target of UEC's reference
+ * provider names any): by a fraction of the window too, its packets
+ * keeping their cookies and offsets; a copy of the NACK naming the
+ * Start_PSN it moved to is stale. */
 static void
 pds_initiator_new_start__moves_to_payload_start_psn(void **state)
 {
@@ -404,19 +406,39 @@ pds_initiator_new_start__moves_to_payload_start_psn(void **state)
 	assert_int_equal(again[0].hdr.u.req.psn, a.hdr.u.req.psn + 0x30000);
 	assert_int_equal(again[0].hdr.u.req.psn_offset, 0);
 	assert_int_equal(again[1].hdr.u.req.psn, a.hdr.u.req.psn + 0x30001);
-	/* Refused again, with a payload 2^15 away: not usable. */
+	/* Refused again, naming one 2^15 + 3 away: not a whole number of
+	 * windows, taken all the same. */
 	a = again[0];
 	n = nack_for(&again[1], UET_NACK_NEW_START_PSN);
+	n.hdr.u.nack.payload = a.hdr.u.req.psn + 0x8003;
 	fakewire_inject(&W, 0, &n, false, false);
 	n = nack_for(&a, UET_NACK_NEW_START_PSN);
-	n.hdr.u.nack.payload = a.hdr.u.req.psn + 0x8000;
+	n.hdr.u.nack.payload = a.hdr.u.req.psn + 0x8003;
 	fakewire_inject(&W, 0, &n, false, false);
 	assert_int_equal(fakewire_st(0)->new_start, 2);
 	W.now += 2 * (400000 + 20000);
 	uet_pds_advance(W.pds[0], W.now);
 	assert_int_equal(fakewire_take(&W, 0, again, 2), 2);
-	d = again[0].hdr.u.req.psn - a.hdr.u.req.psn;
-	assert_true(d >= 65536 && d <= UINT32_MAX - 65535);
+	assert_int_equal(again[0].hdr.u.req.psn, a.hdr.u.req.psn + 0x8003);
+	assert_int_equal(again[1].hdr.u.req.psn, a.hdr.u.req.psn + 0x8004);
+	assert_int_equal(again[0].hdr.u.req.psn_offset, 0);
+	assert_int_equal(again[1].hdr.u.req.psn_offset, 1);
+	assert_int_equal(again[0].cookie, 1);
+	assert_int_equal(again[1].cookie, 2);
+	/* A late copy of that NACK: its PSN is one of the new packets now,
+	 * its payload the Start_PSN in use: stale. */
+	d = fakewire_st(0)->rx_stale;
+	n = nack_for(&a, UET_NACK_NEW_START_PSN);
+	n.hdr.u.nack.psn = again[1].hdr.u.req.psn;
+	n.hdr.u.nack.payload = again[0].hdr.u.req.psn;
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_st(0)->new_start, 2);
+	assert_int_equal(fakewire_st(0)->rx_stale, d + 1);
+	/* The target opens under it and takes both, once each. */
+	fakewire_inject(&W, 1, &again[1], false, false);
+	fakewire_inject(&W, 1, &again[0], false, false);
+	assert_int_equal(W.delivered[1], 1);
+	assert_int_equal(W.delivered[2], 1);
 }
 
 static bool
