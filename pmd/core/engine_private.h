@@ -409,6 +409,7 @@ int engine_memif_stale_socket(const char *devargs, int *lock);
 void engine_memif_unlock(const char *devargs, int lock);
 bool engine_afx_is(const struct rte_eth_dev_info *info);
 int engine_afx_pool(struct uet_engine *e, unsigned int port);
+void engine_pool_fault_in(struct rte_mempool *mp);
 bool engine_afx_pause(const struct engine_port *p, unsigned int *waited,
 		   unsigned int *pause);
 

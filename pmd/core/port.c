@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <numa.h>
 #include <sched.h>
@@ -22,6 +23,7 @@
 #include <rte_dev.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_eal.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_pool_ops.h>
@@ -166,6 +168,40 @@ fail:
 	return NULL;
 }
 
+static void
+pool_chunk_fault_in(struct rte_mempool *mp, void *arg,
+		    struct rte_mempool_memhdr *memhdr, unsigned int idx)
+{
+	volatile uint8_t *b = memhdr->addr;
+	size_t pg = *(const size_t *)arg;
+
+	(void)mp;
+	(void)idx;
+	for (size_t off = 0; off < memhdr->len; off += pg)
+		b[off] = b[off];
+}
+
+/*
+ * Without hugepages (--no-huge) the EAL's memory is mapped but not
+ * backed: a page of the pool is faulted in the first time an mbuf on it
+ * is written, a few microseconds (tens in a virtual machine) that the
+ * first pass of traffic through the pool pays, frame by frame (a 256 MB
+ * transfer between two processes spent most of its time so). Write each
+ * page once now instead; hugepages come backed. DPDK clears a pool's
+ * memory when it is freed, which faults in every page not yet touched:
+ * over the engine's life the cost is the same, moved out of the traffic.
+ */
+void
+engine_pool_fault_in(struct rte_mempool *mp)
+{
+	long sz = sysconf(_SC_PAGESIZE);
+	size_t pg = sz > 0 ? (size_t)sz : 4096;
+
+	if (mp == NULL || rte_eal_has_hugepages())
+		return;
+	rte_mempool_mem_iter(mp, pool_chunk_fault_in, &pg);
+}
+
 /* Whether every port is a ring pair: no device reads the engine's mbufs. */
 static bool
 ports_all_rings(const struct uet_engine *e)
@@ -196,6 +232,7 @@ pool_get(struct uet_engine *e, int socket)
 		e->pools[socket] = rte_pktmbuf_pool_create(name,
 			c->mbuf_pool_size, c->mbuf_cache, 0, c->mbuf_size,
 			socket);
+	engine_pool_fault_in(e->pools[socket]);
 	/* jumbo mbufs (mtu auto on a ring or memif port) make the default
 	 * pool 152 MB: say which keys size it */
 	if (e->pools[socket] == NULL)

@@ -364,6 +364,7 @@ engine_afx_pool(struct uet_engine *e, unsigned int port)
 					  c->mbuf_cache, 0, c->mbuf_size,
 					  p->socket);
 	p->own_pool = p->pool != NULL;
+	engine_pool_fault_in(p->pool);
 	if (p->pool == NULL) {
 		ENG_LOG(ERR, "mbuf pool %s (%u x %u B) on socket %d: %s", name,
 			c->mbuf_pool_size, c->mbuf_size, p->socket,
