@@ -14,7 +14,9 @@
 # asserts only that every run completed.
 #
 # usage: scripts/mpi-bench.sh <build dir> [iterations]
-# PROVIDERS="uet tcp;ofi_rxm" (environment) runs only those.
+# PROVIDERS="uet tcp;ofi_rxm" (environment) runs only those; MTU=1500
+# runs uet's memif port at that MTU (default auto: the port's, 9000; the
+# Open MPI tests run 1500).
 set -u
 
 BUILD=$(cd "${1:?build dir}" && pwd)
@@ -29,7 +31,7 @@ if ! [ -x "$PROG" ] || ! command -v mpirun > /dev/null; then
 	exit 1
 fi
 . "$(dirname "$0")/../test/ofi/mpi-job-conf.sh"
-mpi_job_conf "$TMP/job.conf" "$TMP" "$tag"
+mpi_job_conf "$TMP/job.conf" "$TMP" "$tag" "${MTU:-auto}"
 
 root=()
 [ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)
@@ -37,7 +39,7 @@ export FI_PROVIDER_PATH=$BUILD/src/ofi FI_LOG_LEVEL=warn
 export FI_UET_PROVIDER_CONFIG=$TMP/job.conf
 unset FI_PROVIDER FI_UET_PROVIDER_EAL_ARGS FI_UET_PROVIDER_PROFILES
 
-echo "# mpi_pingpong -b -i $ITERS, Open MPI $(mpirun --version | head -1 | awk '{print $NF}'), $(date -u)"
+echo "# mpi_pingpong -b -i $ITERS, uet MTU ${MTU:-auto}, Open MPI $(mpirun --version | head -1 | awk '{print $NF}'), $(date -u)"
 for prov in ${PROVIDERS:-uet udp;ofi_rxd tcp;ofi_rxm}; do
 	out=$TMP/out
 	timeout 300 mpirun "${root[@]}" --oversubscribe --bind-to none -np 2 \
