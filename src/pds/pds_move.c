@@ -183,14 +183,41 @@ pds_move_drain(struct uet_pds *p, uint64_t now)
 	p->mv_n = k;
 }
 
+/* Whether a packet of message @p msg is still on @p c: in its window
+ * and not done there (not moved away, not complete). */
+static bool
+pds_move_msg_on(struct uet_pds *p, const struct pds_pdc *c, uint64_t msg)
+{
+	const struct pds_slot *sl;
+	bool last, open;
+	uint32_t psn;
+
+	if (c->tblk == PDS_NIL || p->ulp.msg_of == NULL)
+		return false;
+	for (psn = c->u.i.una; psn != c->u.i.nxt; psn++) {
+		sl = pds_slot(p, c, psn);
+		if (sl->state != SLOT_DONE && !(sl->flags & SLOT_F_CP) &&
+		    p->ulp.msg_of(p->ulp.arg, sl->cookie, &last, &open) == msg)
+			return true;
+	}
+	return false;
+}
+
 /*
  * @p c holds no message open any more. @p status 0: a closing target
- * refused it (pds_nack_closing), and what waits to join its messages goes
- * on the key's next PDC, holding that one. Otherwise @p c fails (or goes)
- * with @p status, and what waits to join a message held open on it fails
- * with it, as its own packets do (pds_initiator_abort): sent on a new
- * PDC, it would reach the target as the rest of a message never begun
- * there.
+ * refused one of its requests (pds_nack_closing), and what waits to join
+ * its messages goes on the key's next PDC, holding that one; but not
+ * while a packet of that message is still on @p c, which the target may
+ * have taken (a closing target takes the rest of a message begun on it):
+ * that packet's own answer decides. Refused, it joins the waiting ones
+ * and the message moves whole; taken, the rest follows it on @p c. Let
+ * go at the first refusal of another message's packet, the waiting part
+ * went on a new PDC while its other part was still answered on this one
+ * (fuzz_dst, test/dst/fuzz-fixed/leak.defer-split-by-moves). Otherwise
+ * @p c fails (or goes) with @p status, and what waits to join a message
+ * held open on it fails with it, as its own packets do
+ * (pds_initiator_abort): sent on a new PDC, it would reach the target as
+ * the rest of a message never begun there.
  */
 void
 pds_move_unhold(struct uet_pds *p, struct pds_pdc *c, int status)
@@ -201,7 +228,8 @@ pds_move_unhold(struct uet_pds *p, struct pds_pdc *c, int status)
 		if (p->mv[i].hold != h) {
 			p->mv[k++] = p->mv[i];
 		} else if (status == 0) {
-			p->mv[i].hold = PDS_NIL;
+			if (!pds_move_msg_on(p, c, p->mv[i].msg))
+				p->mv[i].hold = PDS_NIL;
 			p->mv[k++] = p->mv[i];
 		} else {
 			pds_done_pdc(p, c, p->mv[i].s.cookie, status, 0);

@@ -705,6 +705,61 @@ pds_initiator_nack__closing_move_fails_with_the_pdc_holding_it(void **state)
 	assert_int_equal(resent(5) + resent(6), 0);
 }
 
+/* B's closing target refuses another of its requests while 4, the
+ * first packet of the message that moved there, is still on B, and B
+ * lets go of the messages open on it (pds_nack_closing, a B that keeps
+ * no key: here by hand): 5 and 6, waiting to join 4, keep waiting for B
+ * (4's own answer decides) and do not go on the key's next PDC; 4
+ * refused too, the message moves whole, its three packets on one PDC.
+ * Let go with the others, 5 and 6 went on a new PDC while 4 was still
+ * answered on B: one message on two PDCs, which the target took for
+ * two (fuzz_dst, leak.defer-split-by-moves). */
+static void
+pds_initiator_nack__closing_other_keeps_the_message_with_its_packet(
+	void **state)
+{
+	struct uet_pds_tx first, tx[64], four, n;
+	struct pds_pdc *b;
+	uint16_t k, i, spdc = 0;
+	uint32_t seen = 0;
+
+	(void)state;
+	b = move_waits_behind_full_pdc(&first, tx);
+	target_answers(&first);
+	uet_pds_advance(W.pds[0], W.now); /* 4 goes, and holds B */
+	assert_int_equal(b->open_msgs, 1);
+	k = fakewire_take(&W, 0, tx + 1, 63);
+	for (i = 1; i <= k && tx[i].cookie != 4; i++)
+		;
+	assert_true(i <= k);
+	four = tx[i];
+	assert_int_equal(four.hdr.u.req.spdcid, b->lid);
+	pds_ikey_del(W.pds[0], b);
+	b->flags &= (uint16_t)~PDC_F_KEYED;
+	b->flags |= PDC_F_CLOSE_REQ;
+	b->open_msgs = 0;
+	pds_move_unhold(W.pds[0], b, 0);
+	pds_move_drain(W.pds[0], W.now);
+	assert_int_equal(W.pds[0]->mv_n, 2);
+	assert_int_equal(fakewire_take(&W, 0, tx, 64), 0);
+	/* 4 refused: 4, 5 and 6 go together */
+	n = nack(UET_NACK_CLOSING, four.hdr.u.req.psn);
+	n.hdr.u.nack.dpdcid = b->lid;
+	n.hdr.u.nack.spdcid = b->rid;
+	fakewire_inject(&W, 0, &n, false, false);
+	k = fakewire_take(&W, 0, tx, 64);
+	for (i = 0; i < k; i++) {
+		if (tx[i].cookie < 4 || tx[i].cookie > 6)
+			continue;
+		seen |= 1u << tx[i].cookie;
+		if (spdc == 0)
+			spdc = tx[i].hdr.u.req.spdcid;
+		assert_int_equal(tx[i].hdr.u.req.spdcid, spdc);
+	}
+	assert_int_equal(seen, 1u << 4 | 1u << 5 | 1u << 6);
+	assert_int_not_equal(spdc, b->lid);
+}
+
 /* A PDC whose close waits for the message it holds open takes nothing
  * else of its key: requests refused meanwhile go on the key's next PDC
  * at once. Made to wait for its end, with the packets of its own message
@@ -1847,6 +1902,7 @@ main(void)
 		T(pds_initiator_nack__closing_move_waits_for_room),
 		T(pds_initiator_nack__closing_move_fails_with_the_pdc_holding_it),
 		T(pds_initiator_nack__closing_keeps_the_open_message_on_its_pdc),
+		T(pds_initiator_nack__closing_other_keeps_the_message_with_its_packet),
 		T(pds_initiator_nack__closing_held_pdc_takes_only_its_message),
 		FW_TEST(pds_initiator_nack__closing_unestablished_holds_no_message,
 			setup_unestablished),
