@@ -537,9 +537,22 @@ ses_send_refuse_part(struct uet_ses *s, const struct uet_pds_event *ev,
 
 	if (t == NULL) {
 		t = ses_target_alloc(s, ev->pdc, h->message_id, true);
-		if (t == NULL)
+		/* No record to remember the failure by: refused (retried)
+		 * like any packet that finds none (ses_target_send).
+		 * Answered without one, the message failed while a packet
+		 * of it still to come (refused before, moved to another PDC)
+		 * found nothing to join and opened a message of its own
+		 * later, which a receive took, and the send that went again
+		 * for the failure waited for good (fuzz_dst,
+		 * test/dst/fuzz-fixed/leak.defer-sent-twice-after-ack). */
+		if (t == NULL) {
+			s->st.tgt_exhaust++;
+			if (ses_refuse(s, ev, UET_NACK_NO_SES_MSG_AVAIL,
+				       &s->st.refused_rec))
+				return 0;
 			return ses_respond_rc(s, ev, h, rc,
 					      UET_SES_LIST_EXPECTED, now);
+		}
 		ses_target_from_req(t, ev, h);
 		t->pid = h->pid_on_fep;
 		t->state = SES_TGT_DROP;

@@ -225,6 +225,98 @@ pid_wait__process_coming_in_the_middle_of_a_message(void **state)
 	end_one_completion_each();
 }
 
+/* The first message node 0 sends (A): its later fragments arrive at 20
+ * ms or later; the next one (B): its first fragment at 10 ms or later. */
+static uint64_t a_cookie, b_cookie;
+
+static bool
+same_msg(uint64_t a, uint64_t b)
+{
+	return ses_ck_slot(a) == ses_ck_slot(b) && ses_ck_gen(a) == ses_ck_gen(b);
+}
+
+static uint64_t
+delay_a_rest_b_first(struct sfw *fw, int from, const struct uet_pds_tx *t)
+{
+	if (from != 0 || t->kind == UET_PDS_TX_CTL)
+		return 0;
+	if (a_cookie == 0)
+		a_cookie = t->cookie;
+	if (b_cookie == 0 && !same_msg(t->cookie, a_cookie))
+		b_cookie = t->cookie;
+	if (same_msg(t->cookie, a_cookie) && ses_ck_frag(t->cookie) != 0 &&
+	    fw->now < 20 * MS)
+		return 20 * MS - fw->now;
+	if (b_cookie != 0 && same_msg(t->cookie, b_cookie) &&
+	    ses_ck_frag(t->cookie) == 0 && fw->now < 10 * MS)
+		return 10 * MS - fw->now;
+	return 0;
+}
+
+/*
+ * As above, with node 1's one message record held (by A, to the process
+ * that is there, whose rest is late) when B's later packets meet its
+ * absent process: with no record to remember B's failure by, they are
+ * refused (NO_SES_MSG_AVAIL) and come again, not answered BAD_PID. So
+ * answered, B went again whole while its first packet, late, found no
+ * record of B to join and made a message of its own, which took B's
+ * receive; the B sent again then waited for another receive for good
+ * (fuzz_dst, test/dst/fuzz-fixed/leak.defer-sent-twice-after-ack).
+ */
+static void
+pid_wait__no_record_for_the_failure_refuses(void **state)
+{
+	struct ses_fakewire_opts o;
+	struct uet_ses_recv r;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	o.pid_wait_ns = 1000 * MS;
+	o.max_tgt_msgs = 1;
+	ses_fakewire_two_pids = true;
+	assert_int_equal(ses_fakewire_init_opts(&w, UET_PROFILE_HPC, 23, &o),
+			 0);
+	ses_fakewire_two_pids = false;
+	assert_int_equal(uet_ses_mr_pid_del(w.n[1].mr, PID2), 0);
+	st0 = uet_ses_stats_get(w.n[0].ses);
+	st1 = uet_ses_stats_get(w.n[1].ses);
+	a_cookie = b_cookie = 0;
+	w.delay_fn = delay_a_rest_b_first;
+	memset(rbuf[1], 0xEE, sizeof(rbuf[1]));
+	memset(&r, 0, sizeof(r));
+	r.op = UET_SES_WR_SEND;
+	r.context = 102;
+	r.buf = rbuf[1];
+	r.len = sizeof(rbuf[1]);
+	r.pid_on_fep = SFW_PID;
+	assert_int_equal(uet_ses_recv_post(w.n[1].ses, &r, w.now), 0);
+	recv_at_pid2(UET_SES_WR_SEND, 0, 101, 0);
+	/* A to the process that is there, then B to PID2 */
+	ses_fakewire_fill(sbuf[1], 3000, 2);
+	{
+		struct uet_ses_wr wr;
+
+		ses_fakewire_wr(&w, 0, &wr, UET_SES_WR_SEND, sbuf[1], 3000);
+		wr.context = 2;
+		assert_int_equal(uet_ses_submit(w.n[0].ses, &wr, NULL), 0);
+	}
+	run_for(1 * MS);
+	send_to_pid2(UET_SES_WR_SEND, 0, 3000, 1, 0);
+	run_for(5 * MS);
+	pid2_back();
+	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
+	check_recv(101, 0, 3000);
+	check_recv(102, 1, 3000);
+	assert_true(st1->refused_rec >= 1);
+	assert_int_equal(ses_fakewire_cq_count(&w, 0, 1), 1);
+	assert_int_equal(ses_fakewire_cqe(&w, 0, 1)->status, 0);
+	assert_int_equal(ses_fakewire_cqe(&w, 0, 2)->status, 0);
+	assert_int_equal(w.n[0].ncq, 2);
+	assert_int_equal(w.n[1].ncq, 2);
+	w.delay_fn = NULL;
+	ses_fakewire_fini(&w);
+}
+
 /* Every transmission of the later fragments of the first message node 0
  * sends arrives at 5 ms or later. */
 static uint64_t
@@ -375,6 +467,7 @@ main(void)
 		  pid_wait__process_coming_in_the_middle_of_a_message),
 		cmocka_unit_test(
 		  pid_wait__process_going_in_the_middle_of_a_message),
+		cmocka_unit_test(pid_wait__no_record_for_the_failure_refuses),
 		cmocka_unit_test(pid_wait__gives_up_when_the_wait_is_over),
 		cmocka_unit_test(pid_wait__cancel_withdraw_and_rma),
 	};
