@@ -28,7 +28,20 @@ static uint8_t sbuf[3][6000], rbuf[3][8000];
 /* the SES counters of node 0 and node 1 (setup_pid2_gone) */
 static const struct uet_ses_stats *st0, *st1;
 
-/* A wire with node 1's PID2 gone, sends waiting @p wait_ns for it. */
+/* A wire with node 1's PID2 gone, sends waiting @p o's pid_wait_ns for
+ * it. */
+static void
+setup_pid2_gone_opts(const struct ses_fakewire_opts *o, uint64_t seed)
+{
+	ses_fakewire_two_pids = true;
+	assert_int_equal(ses_fakewire_init_opts(&w, UET_PROFILE_HPC, seed, o),
+			 0);
+	ses_fakewire_two_pids = false;
+	assert_int_equal(uet_ses_mr_pid_del(w.n[1].mr, PID2), 0);
+	st0 = uet_ses_stats_get(w.n[0].ses);
+	st1 = uet_ses_stats_get(w.n[1].ses);
+}
+
 static void
 setup_pid2_gone(uint64_t wait_ns)
 {
@@ -37,13 +50,7 @@ setup_pid2_gone(uint64_t wait_ns)
 	memset(&o, 0, sizeof(o));
 	o.pid_wait_ns = wait_ns;
 	o.rdv_threshold = 4000; /* 6000 B: rendezvous */
-	ses_fakewire_two_pids = true;
-	assert_int_equal(ses_fakewire_init_opts(&w, UET_PROFILE_HPC, 21, &o),
-			 0);
-	ses_fakewire_two_pids = false;
-	assert_int_equal(uet_ses_mr_pid_del(w.n[1].mr, PID2), 0);
-	st0 = uet_ses_stats_get(w.n[0].ses);
-	st1 = uet_ses_stats_get(w.n[1].ses);
+	setup_pid2_gone_opts(&o, 21);
 }
 
 static void
@@ -273,13 +280,7 @@ pid_wait__no_record_for_the_failure_refuses(void **state)
 	memset(&o, 0, sizeof(o));
 	o.pid_wait_ns = 1000 * MS;
 	o.max_tgt_msgs = 1;
-	ses_fakewire_two_pids = true;
-	assert_int_equal(ses_fakewire_init_opts(&w, UET_PROFILE_HPC, 23, &o),
-			 0);
-	ses_fakewire_two_pids = false;
-	assert_int_equal(uet_ses_mr_pid_del(w.n[1].mr, PID2), 0);
-	st0 = uet_ses_stats_get(w.n[0].ses);
-	st1 = uet_ses_stats_get(w.n[1].ses);
+	setup_pid2_gone_opts(&o, 23);
 	a_cookie = b_cookie = 0;
 	w.delay_fn = delay_a_rest_b_first;
 	memset(rbuf[1], 0xEE, sizeof(rbuf[1]));
@@ -326,8 +327,7 @@ delay_later_frags(struct sfw *fw, int from, const struct uet_pds_tx *t)
 		return 0;
 	if (late_cookie == 0)
 		late_cookie = t->cookie;
-	if (ses_ck_slot(t->cookie) != ses_ck_slot(late_cookie) ||
-	    ses_ck_gen(t->cookie) != ses_ck_gen(late_cookie) ||
+	if (!same_msg(t->cookie, late_cookie) ||
 	    ses_ck_frag(t->cookie) == 0 || fw->now >= 5 * MS)
 		return 0;
 	return 5 * MS - fw->now;
