@@ -332,8 +332,7 @@ pds_slots_turn(struct uet_pds *p, const struct pds_pdc *c, uint32_t r)
 
 /* Move every PSN of both spaces of @p c by @p delta (the slots turn with
  * them when it is not a multiple of tx_window) and make every slot
- * unsent. A
- * packet refused goes again under the new numbering as a first
+ * unsent. A packet refused goes again under the new numbering as a first
  * transmission: the target saw it and named the Start_PSN to use. One
  * never answered (the RTO renumbers, pds_initiator_rto) or marked for
  * resending (a trim) may have been lost: its next transmission is a
