@@ -161,7 +161,11 @@ ses_defer_restart(struct uet_ses *s, const struct uet_pds_event *ev,
 {
 	struct ses_target *t = ses_defer_by_token(s, uet_wire_ses_req_token_target(h));
 
+	/* Both tokens name the deferral: the target token alone names a
+	 * record that may be another send's (a restarted target whose
+	 * record generations happened to repeat: uet-dst, payload). */
 	if (t == NULL || t->state != SES_TGT_RTR || t->hashed ||
+	    t->tok_i != uet_wire_ses_req_token_initiator(h) ||
 	    t->total != h->request_length ||
 	    memcmp(&t->fa, &ev->peer, sizeof(t->fa)) != 0) {
 		s->st.rtr_stale++;

@@ -337,6 +337,14 @@ setup_capture(void **state)
 }
 
 static int
+setup_capture_full(void **state)
+{
+	ses_fakewire_submit = capture_submit;
+	nsubs = 0;
+	return setup_profile(state, UET_PROFILE_AI_FULL);
+}
+
+static int
 teardown_capture(void **state)
 {
 	ses_fakewire_submit = NULL;
@@ -790,6 +798,101 @@ profile__full(void **state)
 	assert_int_equal(uet_ses_stats_get(tgt())->rtr_tx, 1);
 }
 
+/* The target token of the DEFERRABLE_RTR submitted last (captured). */
+static uint32_t
+rtr_token_target(void)
+{
+	static uint8_t buf[SFW_MTU + 64];
+	struct uet_wire_ses_req r;
+	int n;
+
+	uet_ses_progress(tgt(), w.now);
+	assert_true(nsubs > 0);
+	n = uet_ses_build(tgt(), subs[nsubs - 1].cookie, 0, buf, sizeof(buf));
+	assert_int_equal(n, subs[nsubs - 1].len);
+	assert_true(uet_wire_ses_req_decode(buf, (size_t)n, UET_SES_FMT_STD,
+					    &r) > 0);
+	assert_int_equal(r.opcode, UET_SES_OP_DEFERRABLE_RTR);
+	return uet_wire_ses_req_token_target(&r);
+}
+
+static void
+post_defer_recv(uint64_t ctx, void *buf)
+{
+	struct uet_ses_recv r;
+
+	memset(&r, 0, sizeof(r));
+	r.op = 1;
+	r.context = ctx;
+	r.buf = buf;
+	r.len = 8;
+	assert_int_equal(uet_ses_recv_post(tgt(), &r, w.now), 0);
+}
+
+/*
+ * defer_restart__both_tokens_name_the_send: two deferred sends, a receive
+ * bound to each. A restart that carries the target token of the second's
+ * record but the initiator token of the first is not the second send: it
+ * is refused (NO_MATCH, rtr_stale) and the second receive stays empty.
+ * The target used to look at the target token alone: a target that
+ * restarted and whose record generations happened to repeat put one
+ * send's data in another's receive (uet-dst, payload).
+ */
+static void
+defer_restart__both_tokens_name_the_send(void **state)
+{
+	static uint8_t pa[8], pb[8], ra[8], rb[8];
+	struct uet_wire_ses_req ha, hb;
+	uint32_t ta, tb;
+	struct uet_ses_cqe c;
+
+	(void)state;
+	memset(pa, 0xAA, sizeof(pa));
+	memset(pb, 0xBB, sizeof(pb));
+	memset(ra, GUARD, sizeof(ra));
+	memset(rb, GUARD, sizeof(rb));
+	req(&ha, UET_SES_OP_DEFERRABLE_SEND, 8);
+	ha.resource_index = SFW_RI_MSG;
+	assert_int_equal(uet_ses_ri_generation(w.n[1].mr, w.n[1].ri_msg,
+					       &ha.ri_generation), 0);
+	hb = ha;
+	ha.message_id = 5;
+	uet_wire_ses_req_set_tokens(&ha, 0x01000001u, 0);
+	hb.message_id = 6;
+	uet_wire_ses_req_set_tokens(&hb, 0x01000002u, 0);
+	assert_int_equal(deliver(&ha, pa, 8), UET_RC_NO_MATCH);
+	assert_int_equal(deliver(&hb, pb, 8), UET_RC_NO_MATCH);
+	post_defer_recv(1, ra);
+	ta = rtr_token_target();
+	post_defer_recv(2, rb);
+	tb = rtr_token_target();
+	assert_int_not_equal(ta, tb);
+	/* the first send's restart, under the second record's token */
+	ha.message_id = 7;
+	uet_wire_ses_req_set_tokens(&ha, 0x01000001u, tb);
+	assert_int_equal(deliver(&ha, pa, 8), UET_RC_NO_MATCH);
+	assert_int_equal(uet_ses_stats_get(tgt())->rtr_stale, 1);
+	assert_int_equal(uet_ses_cq_poll(tgt(), &c, 1), 0);
+	memset(pa + 4, GUARD, 4);
+	assert_memory_equal(rb, pa + 4, 4);
+	/* each send's own restart lands in its own receive */
+	hb.message_id = 8;
+	uet_wire_ses_req_set_tokens(&hb, 0x01000002u, tb);
+	assert_int_equal(deliver(&hb, pb, 8), UET_RC_OK);
+	assert_int_equal(uet_ses_cq_poll(tgt(), &c, 1), 1);
+	assert_int_equal(c.context, 2);
+	assert_int_equal(c.status, 0);
+	memset(pa, 0xAA, sizeof(pa));
+	ha.message_id = 9;
+	uet_wire_ses_req_set_tokens(&ha, 0x01000001u, ta);
+	assert_int_equal(deliver(&ha, pa, 8), UET_RC_OK);
+	assert_int_equal(uet_ses_cq_poll(tgt(), &c, 1), 1);
+	assert_int_equal(c.context, 1);
+	assert_int_equal(c.status, 0);
+	assert_memory_equal(ra, pa, 8);
+	assert_memory_equal(rb, pb, 8);
+}
+
 int
 main(void)
 {
@@ -816,6 +919,9 @@ main(void)
 						ses_fakewire_teardown),
 		cmocka_unit_test_setup_teardown(profile__full, setup_full,
 						ses_fakewire_teardown),
+		cmocka_unit_test_setup_teardown(
+			defer_restart__both_tokens_name_the_send,
+			setup_capture_full, teardown_capture),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
