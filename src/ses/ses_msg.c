@@ -470,15 +470,9 @@ ses_send_multi(struct uet_ses *s, const struct uet_pds_event *ev,
 		if (refused)
 			return 0;
 	}
-	if (t == NULL) {
-		/* No record free: refused (retried), else UNDELIVERABLE. */
-		s->st.tgt_exhaust++;
-		if (ses_refuse(s, ev, UET_NACK_NO_SES_MSG_AVAIL,
-			       &s->st.refused_rec))
-			return 0;
-		return ses_respond_rc(s, ev, h, UET_RC_UNDELIVERABLE,
-				      UET_SES_LIST_EXPECTED, now);
-	}
+	if (t == NULL)
+		return ses_no_record(s, ev, h, UET_RC_UNDELIVERABLE,
+				     UET_SES_LIST_EXPECTED, now);
 	if ((h->flags & UET_SES_F_SOM) && (h->flags & UET_SES_F_HD)) {
 		t->hd = h->header_data;
 		t->hd_valid = true;
@@ -521,6 +515,20 @@ ses_target_fail(struct uet_ses *s, struct ses_target *t, enum uet_wire_ses_rc rc
 	t->list = UET_SES_LIST_EXPECTED;
 }
 
+/* A packet that found no record of its message and no record free: it
+ * is refused (NO_SES_MSG_AVAIL, retried) while the PDS can refuse it,
+ * else answered @p rc on @p list. */
+int
+ses_no_record(struct uet_ses *s, const struct uet_pds_event *ev,
+	      const struct uet_wire_ses_req *h, enum uet_wire_ses_rc rc,
+	      uint8_t list, uint64_t now)
+{
+	s->st.tgt_exhaust++;
+	if (ses_refuse(s, ev, UET_NACK_NO_SES_MSG_AVAIL, &s->st.refused_rec))
+		return 0;
+	return ses_respond_rc(s, ev, h, rc, list, now);
+}
+
 /* A packet of a multi-packet message refused with @p rc (table off, size
  * that disagrees): the whole message is in error (UEC 1.0 3.5.20.2.4). A
  * packet before the last reports it in its own response at once; the
@@ -545,14 +553,9 @@ ses_send_refuse_part(struct uet_ses *s, const struct uet_pds_event *ev,
 		 * later, which a receive took, and the send that went again
 		 * for the failure waited for good (fuzz_dst,
 		 * test/dst/fuzz-fixed/leak.defer-sent-twice-after-ack). */
-		if (t == NULL) {
-			s->st.tgt_exhaust++;
-			if (ses_refuse(s, ev, UET_NACK_NO_SES_MSG_AVAIL,
-				       &s->st.refused_rec))
-				return 0;
-			return ses_respond_rc(s, ev, h, rc,
-					      UET_SES_LIST_EXPECTED, now);
-		}
+		if (t == NULL)
+			return ses_no_record(s, ev, h, rc,
+					     UET_SES_LIST_EXPECTED, now);
 		ses_target_from_req(t, ev, h);
 		t->pid = h->pid_on_fep;
 		t->state = SES_TGT_DROP;

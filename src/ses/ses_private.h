@@ -527,6 +527,9 @@ void ses_msg_from_req(const struct uet_wire_ses_req *h,
 		      struct uet_ses_match_msg *msg);
 void ses_target_respond_rec(struct uet_ses *s, struct ses_target *t, uint64_t now);
 void ses_target_pdc_closed(struct uet_ses *s, const struct uet_pds_event *ev);
+int ses_no_record(struct uet_ses *s, const struct uet_pds_event *ev,
+		  const struct uet_wire_ses_req *h, enum uet_wire_ses_rc rc,
+		  uint8_t list, uint64_t now);
 
 /* ses_rdv.c (rendezvous, UEC 1.0 SES extension headers, SES send variants) */
 /* RI handle of the rendezvous table of @p job and @p pid (-1: none) */

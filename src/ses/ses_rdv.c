@@ -495,14 +495,8 @@ ses_target_rdv(struct uet_ses *s, const struct uet_pds_event *ev,
 	    ses_refuse(s, ev, UET_NACK_NO_RESOURCE, &s->st.refused_res))
 		return 0;
 	t = ses_target_alloc(s, ev->pdc, h->message_id, false);
-	if (t == NULL) {
-		s->st.tgt_exhaust++;
-		if (ses_refuse(s, ev, UET_NACK_NO_SES_MSG_AVAIL,
-			       &s->st.refused_rec))
-			return 0;
-		return ses_respond_rc(s, ev, h, UET_RC_UNDELIVERABLE, list,
-				      now);
-	}
+	if (t == NULL)
+		return ses_no_record(s, ev, h, UET_RC_UNDELIVERABLE, list, now);
 	ses_target_from_req(t, ev, h);
 	t->rcvd = plen;
 	t->hd = h->header_data;
