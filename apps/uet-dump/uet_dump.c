@@ -354,7 +354,7 @@ static const struct flag_name req_flags[] = {
 	{ UET_PDS_F_SYN, "SYN" }, { 0, NULL } };
 static const struct flag_name ack_flags[] = {
 	{ UET_PDS_F_M, "M" }, { UET_PDS_F_RETX, "RETX" },
-	{ UET_PDS_F_P, "P" }, { 0, NULL } };
+	{ UET_PDS_F_P, "P" }, { UET_PDS_F_EPSN, "EPSN" }, { 0, NULL } };
 static const struct flag_name nack_flags[] = {
 	{ UET_PDS_F_M, "M" }, { UET_PDS_F_RETX, "RETX" },
 	{ UET_PDS_F_NT, "NT" }, { 0, NULL } };
@@ -463,6 +463,8 @@ print_pds_ack(struct out *o, const struct uet_wire_pds_hdr *h)
 	o_x(o, "cack_psn", a->cack_psn);
 	o_u(o, "spdcid", a->spdcid);
 	o_u(o, "dpdcid", a->dpdcid);
+	if (h->flags & UET_PDS_F_EPSN)
+		o_x(o, "expected_psn", a->expected_psn);
 	if (h->type != UET_PDS_TYPE_ACK)
 		print_ack_cc(o, h);
 }

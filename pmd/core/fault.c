@@ -173,7 +173,7 @@ frame_trim(struct uet_engine_lcore *lc, struct engine_fault_dir *fd,
 	 * is ciphertext a switch cannot tell */
 	size_t pds_len = type == UET_PDS_TYPE_TSS ?
 		uet_wire_tss_hdr_len((data[hdr_len] & 0x4) != 0) : /* S: SSI */
-		uet_wire_pds_hdr_len(type);
+		uet_wire_pds_hdr_size_at(data + hdr_len, o->inner_len);
 	int len;
 
 	if (pds_len == 0 || o->native || o->inner_len <= pds_len)

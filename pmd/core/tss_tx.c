@@ -163,7 +163,7 @@ uet_engine_tx_meta_set(struct uet_engine_lcore *lc, struct rte_mbuf *m,
 		.src = src,
 		.dst = dst,
 		.ip_hlen = (uint8_t)(t->l4_off - t->l3_off),
-		.pds_len = (uint8_t)uet_wire_pds_hdr_len(h->type),
+		.pds_len = (uint8_t)uet_wire_pds_hdr_size(h),
 		.type = h->type,
 		.next_hdr = h->next_hdr,
 		.bits = (uint8_t)((t->native ? TSS_META_NATIVE : 0) |

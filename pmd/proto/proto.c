@@ -382,7 +382,7 @@ proto_ses_bytes(const struct uet_engine_rx *r, uint16_t *len,
 		const uint8_t **tail, uint32_t *tail_len)
 {
 	const struct uet_wire_outer *o = &r->pkt.outer;
-	size_t hl = uet_wire_pds_hdr_len(r->pkt.pds.type);
+	size_t hl = uet_wire_pds_hdr_size(&r->pkt.pds);
 	uint32_t off = (uint32_t)(o->hdr_len + hl), head;
 
 	*len = o->inner_len > hl ? (uint16_t)(o->inner_len - hl) : 0;

@@ -203,7 +203,7 @@ frame_build(struct uet_ulp_ctx *ctx, const struct uet_pds_tx *t,
 	const struct proto_dst *d = dst_template(ctx, t->dst.addr);
 	uint8_t *buf = rte_pktmbuf_mtod(m, uint8_t *);
 	size_t cap = rte_pktmbuf_tailroom(m);
-	size_t hl = uet_wire_pds_hdr_len(t->hdr.type);
+	size_t hl = uet_wire_pds_hdr_size(&t->hdr);
 	bool ctl = t->kind == UET_PDS_TX_CTL;
 	uint16_t body = ctl ? t->resp_len : t->len;
 	bool csum = d != NULL &&

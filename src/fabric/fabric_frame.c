@@ -144,7 +144,7 @@ fabric_trim_len(const struct uet_fabric *fab, const struct uet_wire_outer *o,
 	}
 	if (ip_end < pds_off + UET_PDS_PROLOGUE_LEN)
 		return 0;
-	pds_len = uet_wire_pds_hdr_len(b[pds_off] >> 3);
+	pds_len = uet_wire_pds_hdr_size_at(b + pds_off, ip_end - pds_off);
 	if (pds_len == 0)
 		return 0;
 	keep = pds_off + (uint32_t)pds_len;

@@ -326,7 +326,7 @@ uet_wire_pkt_build(const struct uet_wire_pkt *p, const uint8_t *payload,
 	rc = pkt_ses_len(p, &ses_len);
 	if (rc < 0)
 		return rc;
-	inner = uet_wire_pds_hdr_len(p->pds.type) + ses_len + payload_len;
+	inner = uet_wire_pds_hdr_size(&p->pds) + ses_len + payload_len;
 	if (inner > UINT16_MAX)
 		return -UET_WIRE_E_BAD_LENGTH;
 	o.inner_len = (uint16_t)inner;

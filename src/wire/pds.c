@@ -27,6 +27,7 @@
 #define ACK_CACK        4
 #define ACK_SPDCID      8
 #define ACK_DPDCID      10
+#define ACK_EPSN        12
 #define ACK_CC_TYPE     12
 #define ACK_MPR         13
 #define ACK_SACK_OFF    14
@@ -51,6 +52,7 @@
 _Static_assert(UET_PDS_REQ_LEN == REQ_DPDCID + 2, "RUD/ROD request size");
 _Static_assert(UET_PDS_CC_REQ_LEN == REQ_CREDIT + 3, "CC request size");
 _Static_assert(UET_PDS_ACK_LEN == ACK_DPDCID + 2, "ACK size");
+_Static_assert(UET_PDS_ACK_EPSN_LEN == ACK_EPSN + 4, "ACK with EPSN size");
 _Static_assert(UET_PDS_ACK_CC_LEN == ACK_CC_STATE + 8, "ACK_CC size");
 _Static_assert(UET_PDS_ACK_CCX_LEN == ACK_CC_STATE + UET_PDS_CCX_STATE_LEN,
 	       "ACK_CCX size");
@@ -66,7 +68,8 @@ _Static_assert(UET_PDS_HDR_MAX_LEN >= UET_PDS_NACK_CCX_LEN, "max size");
 #define SYN_USE_RSV  0x8000u
 #define SYN_RSVD     0x7000u
 
-/* Defined flags per type (UEC 1.0 PDS prologue); bits 6 and 0 never are. */
+/* Defined flags per type (UEC 1.0 PDS prologue); bit 0 never is, bit 6
+ * only as UET_PDS_F_EPSN of an ACK (pds_flags_allowed). */
 #define FLAGS_REQ       (UET_PDS_F_RETX | UET_PDS_F_AR | UET_PDS_F_SYN)
 #define FLAGS_ACK       (UET_PDS_F_M | UET_PDS_F_RETX | UET_PDS_F_P | \
 			 (UET_PDS_ACK_REQ_MASK << UET_PDS_ACK_REQ_SHIFT))
@@ -98,6 +101,28 @@ size_t
 uet_wire_pds_hdr_len(unsigned int type)
 {
 	return type <= UET_PDS_TYPE_MAX ? pds_len[type] : 0;
+}
+
+static size_t
+pds_size(unsigned int type, unsigned int flags)
+{
+	if (type == UET_PDS_TYPE_ACK && (flags & UET_PDS_F_EPSN))
+		return UET_PDS_ACK_EPSN_LEN;
+	return uet_wire_pds_hdr_len(type);
+}
+
+size_t
+uet_wire_pds_hdr_size(const struct uet_wire_pds_hdr *h)
+{
+	return pds_size(h->type, h->flags);
+}
+
+size_t
+uet_wire_pds_hdr_size_at(const uint8_t *buf, size_t len)
+{
+	if (len < UET_PDS_PROLOGUE_LEN)
+		return 0;
+	return pds_size(buf[0] >> 3, buf[1] & 0x7Fu);
 }
 
 static int
@@ -137,6 +162,8 @@ pds_flags_allowed(unsigned int type)
 {
 	if (uet_wire_pds_type_is_req(type))
 		return FLAGS_REQ;
+	if (type == UET_PDS_TYPE_ACK)
+		return FLAGS_ACK | UET_PDS_F_EPSN;
 	if (uet_wire_pds_type_is_ack(type))
 		return FLAGS_ACK;
 	if (uet_wire_pds_type_is_nack(type))
@@ -318,8 +345,11 @@ pds_put_ack(const struct uet_wire_pds_hdr *h, uint8_t *buf)
 	be32_store(buf + ACK_CACK, a->cack_psn);
 	be16_store(buf + ACK_SPDCID, a->spdcid);
 	be16_store(buf + ACK_DPDCID, a->dpdcid);
-	if (h->type == UET_PDS_TYPE_ACK)
+	if (h->type == UET_PDS_TYPE_ACK) {
+		if (h->flags & UET_PDS_F_EPSN)
+			be32_store(buf + ACK_EPSN, a->expected_psn);
 		return;
+	}
 	buf[ACK_CC_TYPE] = (uint8_t)(a->cc_type << 4 | a->cc_flags);
 	buf[ACK_MPR] = a->mpr;
 	be16_store(buf + ACK_SACK_OFF, (uint16_t)a->sack_psn_offset);
@@ -397,7 +427,7 @@ uet_wire_pds_hdr_encode(const struct uet_wire_pds_hdr *h, uint8_t *buf, size_t c
 	rc = pds_check_body(h);
 	if (rc < 0)
 		return rc;
-	len = uet_wire_pds_hdr_len(h->type);
+	len = uet_wire_pds_hdr_size(h);
 	if (cap < len)
 		return -UET_WIRE_E_NOSPACE;
 	/* UEC 1.0 PDS prologue: type[15:11] next_hdr[10:7] flags[6:0]. */
@@ -474,8 +504,11 @@ pds_get_ack(const uint8_t *buf, struct uet_wire_pds_hdr *h)
 	a->cack_psn = be32_load(buf + ACK_CACK);
 	a->spdcid = be16_load(buf + ACK_SPDCID);
 	a->dpdcid = be16_load(buf + ACK_DPDCID);
-	if (h->type == UET_PDS_TYPE_ACK)
+	if (h->type == UET_PDS_TYPE_ACK) {
+		if (h->flags & UET_PDS_F_EPSN)
+			a->expected_psn = be32_load(buf + ACK_EPSN);
 		return 0;
+	}
 	a->cc_type = buf[ACK_CC_TYPE] >> 4;
 	a->cc_flags = buf[ACK_CC_TYPE] & 0x0Fu;
 	a->mpr = buf[ACK_MPR];
@@ -561,7 +594,7 @@ uet_wire_pds_hdr_decode(const uint8_t *buf, size_t len, struct uet_wire_pds_hdr 
 	rc = pds_check_type(h->type);
 	if (rc < 0)
 		return rc;
-	need = uet_wire_pds_hdr_len(h->type);
+	need = uet_wire_pds_hdr_size(h);
 	if (len < need)
 		return -UET_WIRE_E_TRUNCATED;
 	rc = pds_check_prologue(h);

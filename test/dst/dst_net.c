@@ -160,7 +160,7 @@ static int
 build_frame(struct dst_sim *s, int from, int to, const struct uet_pds_tx *t,
 	    struct dst_pkt *pk, struct uet_wire_outer *o)
 {
-	size_t hl = uet_wire_pds_hdr_len(t->hdr.type);
+	size_t hl = uet_wire_pds_hdr_size(&t->hdr);
 	int off, n, pl = t->kind == UET_PDS_TX_CTL ? t->resp_len : t->len;
 
 	uet_wire_outer_init(o, 6);

@@ -503,7 +503,7 @@ dst_node_rx(struct dst_sim *s, int to, int from, const uint8_t *frame,
 	    const struct uet_wire_pkt *pkt)
 {
 	const struct uet_wire_outer *o = &pkt->outer;
-	size_t hl = uet_wire_pds_hdr_len(pkt->pds.type);
+	size_t hl = uet_wire_pds_hdr_size(&pkt->pds);
 	struct uet_pds_rx_meta m;
 
 	memset(&m, 0, sizeof(m));

@@ -37,6 +37,7 @@ spec_flags(unsigned int type)
 	case UET_PDS_TYPE_ROD_CC_REQ:
 		return 0x1C; /* RETX AR SYN */
 	case UET_PDS_TYPE_ACK:
+		return 0x7E; /* EPSN (bit 6, reserved in UEC 1.0) M RETX P REQ */
 	case UET_PDS_TYPE_ACK_CC:
 	case UET_PDS_TYPE_ACK_CCX:
 		return 0x3E; /* M RETX P REQ[2:1] */
@@ -143,7 +144,8 @@ ack_same(unsigned int type, const struct uet_wire_pds_ack *a,
 	return a->ack_psn_offset == b->ack_psn_offset &&
 	       a->probe_opaque == b->probe_opaque &&
 	       a->cack_psn == b->cack_psn && a->spdcid == b->spdcid &&
-	       a->dpdcid == b->dpdcid && a->cc_type == b->cc_type &&
+	       a->dpdcid == b->dpdcid && a->expected_psn == b->expected_psn &&
+	       a->cc_type == b->cc_type &&
 	       a->cc_flags == b->cc_flags && a->mpr == b->mpr &&
 	       a->sack_psn_offset == b->sack_psn_offset &&
 	       a->sack_bitmap == b->sack_bitmap && cc_same(type, a, b);
@@ -247,6 +249,18 @@ static const uint8_t g_syn_req[] = {
 };
 
 /* ACK, next NONE, M and REQ=CLEAR, offset 3, cack 0x1000 */
+/* ACK with EPSN (the UEC reference provider's extension): the Expected_PSN
+ * after the 12 bytes of the ACK. */
+static const uint8_t g_ack_epsn[] = {
+	0x38,       /* type 7 << 3 */
+	0x44,       /* EPSN 0x40 | REQ 2 (CLOSE) << 1 */
+	0x00, 0x00, /* ack_psn_offset 0 */
+	0x80, 0x01, 0x00, 0x05, /* cack_psn */
+	0x00, 0x09, /* spdcid */
+	0x00, 0x0B, /* dpdcid */
+	0x80, 0x03, 0x00, 0x05, /* expected_psn */
+};
+
 static const uint8_t g_ack[] = {
 	0x38,       /* type 7 << 3 = 0x38 | 0 */
 	0x22,       /* M 0x20 | REQ 1 << 1 */
@@ -453,6 +467,11 @@ static const struct golden goldens[] = {
 		.flags = UET_PDS_F_M | 1 << UET_PDS_ACK_REQ_SHIFT,
 		.u.ack = { .ack_psn_offset = 3, .cack_psn = 0x1000,
 			   .spdcid = 0x42, .dpdcid = 7 } } },
+	{ G("ACK_EPSN", g_ack_epsn), .hdr = {
+		.type = UET_PDS_TYPE_ACK, .next_hdr = 0,
+		.flags = UET_PDS_F_EPSN | 2 << UET_PDS_ACK_REQ_SHIFT,
+		.u.ack = { .cack_psn = 0x80010005u, .spdcid = 9, .dpdcid = 11,
+			   .expected_psn = 0x80030005u } } },
 	{ G("ACK_PROBE", g_ack_probe), .hdr = {
 		.type = UET_PDS_TYPE_ACK, .next_hdr = 4,
 		.flags = UET_PDS_F_RETX | UET_PDS_F_P,
@@ -686,6 +705,30 @@ pds_hdr_len__every_type(void **state)
 	for (unsigned int t = 0; t < 32; t++)
 		assert_int_equal(uet_wire_pds_hdr_len(t), want[t]);
 	assert_int_equal(uet_wire_pds_hdr_len(UINT32_MAX), 0);
+}
+
+/* The size a header takes: its type's, 4 bytes more for an ACK with EPSN;
+ * read from the prologue the same. */
+static void
+pds_hdr_size__epsn_only_on_ack(void **state)
+{
+	for (size_t i = 0; i < N_GOLDENS; i++) {
+		const struct golden *g = &goldens[i];
+
+		assert_int_equal(uet_wire_pds_hdr_size(&g->hdr), g->len);
+		assert_int_equal(uet_wire_pds_hdr_size_at(g->bytes, g->len),
+				 g->len);
+		assert_int_equal(uet_wire_pds_hdr_size_at(g->bytes, 1), 0);
+	}
+	/* bit 6 of an ACK_CC is no EPSN: its size stays (and the decoder
+	 * refuses the flag, pds_hdr__undefined_flag_bits) */
+	{
+		uint8_t b[2] = { UET_PDS_TYPE_ACK_CC << 3, UET_PDS_F_EPSN };
+
+		assert_int_equal(uet_wire_pds_hdr_size_at(b, 2),
+				 UET_PDS_ACK_CC_LEN);
+	}
+	(void)state;
 }
 
 static void
@@ -937,11 +980,14 @@ pds_hdr__undefined_flag_bits(void **state)
 }
 
 static void
-pds_hdr__bits_6_and_0_never_defined(void **state)
+pds_hdr__bit_0_never_bit_6_only_ack_epsn(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < N_TYPES; i++)
-		assert_int_equal(spec_flags(all_types[i]) & 0x41, 0);
+	for (size_t i = 0; i < N_TYPES; i++) {
+		assert_int_equal(spec_flags(all_types[i]) & 0x01, 0);
+		assert_int_equal(spec_flags(all_types[i]) & 0x40,
+				 all_types[i] == UET_PDS_TYPE_ACK ? 0x40 : 0);
+	}
 }
 
 static void
@@ -1305,6 +1351,8 @@ gen_ack(struct uet_wire_pds_hdr *h)
 	a->cack_psn = (uint32_t)rnd();
 	a->spdcid = (uint16_t)rnd();
 	a->dpdcid = (uint16_t)rnd();
+	if (h->flags & UET_PDS_F_EPSN)
+		a->expected_psn = (uint32_t)rnd();
 	if (h->type == UET_PDS_TYPE_ACK)
 		return;
 	a->cc_flags = (uint8_t)(rnd() & 0xF);
@@ -1380,15 +1428,15 @@ gen_hdr(unsigned int type, unsigned int iter, struct uet_wire_pds_hdr *h)
 static void
 round_trip_type(unsigned int type)
 {
-	size_t len = uet_wire_pds_hdr_len(type);
-
 	uet_rand_seed(&rng_state, rng_seed ^ ((uint64_t)type << 56));
 	for (unsigned int i = 0; i < ITERATIONS; i++) {
 		struct uet_wire_pds_hdr h, d;
 		uint8_t buf[BUF_LEN], again[BUF_LEN];
+		size_t len;
 		int rc;
 
 		gen_hdr(type, i, &h);
+		len = uet_wire_pds_hdr_size(&h);
 		rc = uet_wire_pds_hdr_encode(&h, buf, len);
 		if (rc != (int)len)
 			fail_msg("seed 0x%llx type %u iter %u: encode %d",
@@ -1479,6 +1527,7 @@ main(void)
 		cmocka_unit_test(pds_hdr_derived__golden_values),
 		cmocka_unit_test(pds_ack_req__get_set),
 		cmocka_unit_test(pds_hdr_len__every_type),
+		cmocka_unit_test(pds_hdr_size__epsn_only_on_ack),
 		cmocka_unit_test(entropy_hdr__golden),
 		cmocka_unit_test(entropy_hdr__errors),
 		cmocka_unit_test(pds_hdr_decode__every_truncation),
@@ -1489,7 +1538,7 @@ main(void)
 		cmocka_unit_test(pds_hdr__next_hdr_sweep),
 		cmocka_unit_test(pds_hdr_encode__next_hdr_out_of_field),
 		cmocka_unit_test(pds_hdr__undefined_flag_bits),
-		cmocka_unit_test(pds_hdr__bits_6_and_0_never_defined),
+		cmocka_unit_test(pds_hdr__bit_0_never_bit_6_only_ack_epsn),
 		cmocka_unit_test(pds_hdr__ack_req_reserved),
 		cmocka_unit_test(pds_hdr__uud_flags_all_zero),
 		cmocka_unit_test(pds_hdr_decode__syn_rsvd_bits),

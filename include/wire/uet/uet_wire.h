@@ -128,6 +128,10 @@ enum uet_wire_pds_ctl_type {
 #define UET_PDS_F_P     (1u << 3) /**< ACK: reply to a probe */
 #define UET_PDS_F_NT    (1u << 3) /**< NACK: NACK of a RUDI packet */
 #define UET_PDS_F_SYN   (1u << 2) /**< request/CP: PDC establishment */
+/** ACK (type ACK only): the Expected_PSN of the PDC's secure domain
+ *  follows the header (secure PDC close; bit 6 is reserved in UEC 1.0:
+ *  the UEC reference provider's extension, docs/WIRE-DECISIONS.md). */
+#define UET_PDS_F_EPSN  (1u << 6)
 #define UET_PDS_ACK_REQ_SHIFT 1    /**< ACK: REQ field in bits 2..1 */
 #define UET_PDS_ACK_REQ_MASK  0x3u
 

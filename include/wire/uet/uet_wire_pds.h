@@ -31,6 +31,7 @@ extern "C" {
 #define UET_PDS_REQ_LEN      12 /**< RUD_REQ, ROD_REQ */
 #define UET_PDS_CC_REQ_LEN   16 /**< RUD_CC_REQ, ROD_CC_REQ */
 #define UET_PDS_ACK_LEN      12 /**< ACK */
+#define UET_PDS_ACK_EPSN_LEN 16 /**< ACK with UET_PDS_F_EPSN */
 #define UET_PDS_ACK_CC_LEN   32 /**< ACK_CC */
 #define UET_PDS_ACK_CCX_LEN  40 /**< ACK_CCX */
 #define UET_PDS_NACK_LEN     16 /**< NACK */
@@ -95,6 +96,8 @@ struct uet_wire_pds_ack {
 	uint32_t cack_psn;       /**< cumulative ACK PSN */
 	uint16_t spdcid;         /**< source PDC id (the target's PDC) */
 	uint16_t dpdcid;         /**< destination PDC id */
+	/* ACK with UET_PDS_F_EPSN only: */
+	uint32_t expected_psn;   /**< the target's Expected_PSN of the domain */
 	/* ACK_CC and ACK_CCX only: */
 	uint8_t cc_type;         /**< enum uet_wire_cc_type; any 4-bit value in CCX */
 	uint8_t cc_flags;        /**< 4 bits */
@@ -171,6 +174,21 @@ struct uet_wire_entropy_hdr {
  *   layout this implementation does not know.
  */
 size_t uet_wire_pds_hdr_len(unsigned int type);
+
+/**
+ * Size of PDS header @p h on the wire: uet_wire_pds_hdr_len() of its
+ * type, plus the Expected_PSN of an ACK with UET_PDS_F_EPSN.
+ */
+size_t uet_wire_pds_hdr_size(const struct uet_wire_pds_hdr *h);
+
+/**
+ * Size of the PDS header at @p buf, read from its prologue (type and
+ * flags) alone, as uet_wire_pds_hdr_size() would give once decoded.
+ * @return
+ *   Bytes, or 0 when @p len is shorter than the prologue or the type is
+ *   undefined or TSS.
+ */
+size_t uet_wire_pds_hdr_size_at(const uint8_t *buf, size_t len);
 
 /**
  * Encode a PDS header.
