@@ -215,6 +215,7 @@ pds_pdc_free(struct uet_pds *p, struct pds_pdc *c)
 	if (c->role == PDS_ROLE_INIT) {
 		p->st.pdc_close_init++;
 	} else {
+		pds_sdom_retire(p, c);
 		pds_target_gone(p, c);
 		pds_target_release(p, c);
 		p->st.pdc_close_tgt++;

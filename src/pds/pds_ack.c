@@ -568,6 +568,8 @@ pds_initiator_ack(struct uet_pds *p, const struct uet_wire_pds_hdr *h,
 	/* The ACK echoes the EV of the packet that triggered it, and its M
 	 * flag (UEC 1.0 section 3.6.16; pds_lb.c DECISION). */
 	pds_lb_ack(p, c, m->ev, (h->flags & UET_PDS_F_M) != 0, now);
+	if (h->flags & UET_PDS_F_EPSN)
+		pds_sdom_learn(p, c, h);
 	p->ack_orig = false;
 	ack_psn = probe ? a->cack_psn : uet_wire_pds_ack_psn(a);
 	rtt = pds_ack_rtt(p, c, ack_psn, (h->flags & UET_PDS_F_RETX) != 0,

@@ -78,7 +78,7 @@ pds_initiator_open(struct uet_pds *p, const struct uet_pds_submit *s, uint64_t n
 	c->tc = s->tc;
 	c->mode = s->mode;
 	c->state = PDC_SYN;
-	c->start_psn = pds_start_psn(p);
+	c->start_psn = pds_start_psn_job(p, s->job);
 	c->u.i.syn_named = c->start_psn;
 	c->u.i.progress_ns = now; /* no progress until the PDC opens */
 	pds_pdc_psn_init(p, c, now);

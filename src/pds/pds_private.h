@@ -148,6 +148,9 @@ struct pds_target {
 			      * at probe_base, the lowest duplicate above
 			      * the CACK since the last ACK
 			      * (pds_target_sack_base) */
+	uint8_t sdom;        /* syn_expected: the secure domain of the
+			      * CLOSE received, whose ACK carries its
+			      * Expected_PSN; 0: none */
 	uint32_t rx_ns;      /* low 32 bits of the ACK_PSN packet's arrival
 			      * (ACK_CC service_time; spans 4.29 s) */
 };
@@ -554,6 +557,14 @@ struct uet_pds {
 	uint32_t last_start;     /* last Start_PSN picked (PDS_NAMED
 				  * clear, pds_start_psn) */
 	uint32_t resp_hw;        /* CLEAR_REQ high-water mark, entries */
+	/* syn_expected, per secure domain 1..UET_PDS_SDOM_MAX (bit d of
+	 * the masks: the value is set). Target: the Expected_PSN a SYN of
+	 * the domain must reach to open a PDC at once. Initiator: the floor
+	 * of our Start_PSNs in the domain, from our targets' EPSN ACKs. */
+	uint32_t sdom_exp[UET_PDS_SDOM_MAX + 1];
+	uint32_t sdom_floor[UET_PDS_SDOM_MAX + 1];
+	uint32_t sdom_exp_set;
+	uint32_t sdom_floor_set;
 	bool test_start_set;     /* tests: force the next Start_PSN */
 	uint32_t test_start_psn;
 
@@ -1035,6 +1046,14 @@ int pds_initiator_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 int pds_initiator_submit_ret(struct uet_pds *p, const struct uet_pds_submit *s,
 			uint64_t now);
 uint32_t pds_start_psn(struct uet_pds *p);
+uint32_t pds_start_psn_job(struct uet_pds *p, uint32_t job);
+void pds_sdom_learn(struct uet_pds *p, const struct pds_pdc *c,
+		    const struct uet_wire_pds_hdr *h);
+void pds_sdom_retire(struct uet_pds *p, const struct pds_pdc *c);
+bool pds_sdom_close_epsn(struct uet_pds *p, const struct pds_pdc *c,
+			 uint32_t *e);
+bool pds_sdom_old(const struct uet_pds *p, const struct uet_pds_rx_meta *m,
+		  uint32_t start);
 void pds_pdc_psn_init(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 /* ---- pds_cc.c: calls into the CC ---- */
 /* Tell the CC about the bytes marked lost since the last flush. */

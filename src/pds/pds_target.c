@@ -288,6 +288,7 @@ pds_target_create(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	c->state = PDC_OPEN;
 	c->start_psn = ri->psn - ri->psn_offset;
 	pds_pdc_psn_init(p, c, now);
+	c->u.t.sdom = m->sdom; /* syn_expected: pds_sdom_retire */
 	/* First packet of a PDC is ACKed at once (PDC establishment). */
 	c->u.t.ackf = ACKF_NEED;
 	pds_tkey_add(p, c);

@@ -234,6 +234,25 @@ pds_target_cc_state(struct uet_pds *p, struct pds_pdc *c, struct uet_wire_pds_ac
 	pds_target_cc_nscc(p, c, a);
 }
 
+/* The ACK of a CLOSE of a PDC of a secure domain (syn_expected) carries
+ * the domain's Expected_PSN (UET_PDS_F_EPSN), which only a plain ACK can:
+ * one when nothing needs the bitmap (every PSN in, nothing held), the CC
+ * state of the last ACK of a PDC its initiator frees being of no use. */
+static void
+pds_target_ack_epsn(struct uet_pds *p, const struct pds_pdc *c,
+		    struct uet_pds_tx *tx)
+{
+	uint32_t e;
+
+	if (c->u.t.nbits != 0 || (c->u.t.ackf & ACKF_PROBE) ||
+	    pds_target_cack_report(p, c) != c->u.t.cack ||
+	    !pds_sdom_close_epsn(p, c, &e))
+		return;
+	tx->hdr.type = UET_PDS_TYPE_ACK;
+	tx->hdr.flags |= UET_PDS_F_EPSN;
+	tx->hdr.u.ack.expected_psn = e;
+}
+
 static void
 pds_target_ack_fill(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 {
@@ -269,6 +288,8 @@ pds_target_ack_fill(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 	a->cack_psn = cack;
 	a->spdcid = c->lid;
 	a->dpdcid = c->rid;
+	if (c->role == PDS_ROLE_TGT && c->state == PDC_CLOSED)
+		pds_target_ack_epsn(p, c, tx);
 	if (tx->hdr.type == UET_PDS_TYPE_ACK_CC) {
 		pds_target_sack(p, c, a, cack, probe);
 		pds_target_cc_state(p, c, a);

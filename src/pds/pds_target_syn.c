@@ -377,6 +377,11 @@ pds_target_syn(struct uet_pds *p, const struct uet_pds_rx_meta *m,
 		blind = true;
 		goto refuse;
 	}
+	if (r == NULL && pds_sdom_old(p, m, start)) {
+		p->st.syn_expected_old++;
+		blind = true;
+		goto refuse;
+	}
 	if (r == NULL && (life < p->syn_forgot[b] || pds_syn_quiet(p, life))) {
 		p->st.syn_forgot++;
 		blind = true;

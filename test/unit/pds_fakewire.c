@@ -195,6 +195,7 @@ fakewire_rx(struct fakewire *w, int to, const struct fakewire_pkt *pk)
 	m.ce = pk->ce;
 	m.trimmed = pk->trimmed;
 	m.resp_expected = w->resp_expected;
+	m.sdom = w->sdom;
 	if (m.ses_len >= 8 && !pk->trimmed &&
 	    h.type != UET_PDS_TYPE_CP && h.type != UET_PDS_TYPE_RUDI_RESP &&
 	    !uet_wire_pds_type_is_ack(h.type)) {

@@ -105,6 +105,8 @@ struct fakewire {
 	/* UET_PDS_EV_PDC_DOWN events per side, and the last one's status. */
 	uint32_t pdc_down[2];
 	int pdc_down_status[2];
+	/* The secure domain every frame is received in (rx meta sdom). */
+	uint8_t sdom;
 	/* Targeted loss: drop what side @p from sends when this says so. */
 	bool (*drop_fn)(struct fakewire *w, int from,
 			const struct uet_pds_tx *t);

@@ -60,6 +60,8 @@ extern "C" {
 #define UET_PDS_TX_WINDOW_MAX 4096
 /** Largest PDC pool per role (PDC ids are 16 bits, owner bits included). */
 #define UET_PDS_PDC_MAX 65536
+/** Secure domains the PDS keeps an Expected_PSN for (syn_expected). */
+#define UET_PDS_SDOM_MAX 16
 
 /** A fabric address: IPv6, or IPv4 in the first 4 bytes, rest zero. */
 struct uet_pds_fa {
@@ -330,6 +332,23 @@ struct uet_pds_config {
 	 * opens one, a restart of the target's included. Default false:
 	 * a new PDC opens at once (0-RTT) outside the quiet time. */
 	bool syn_1rtt;
+	/** Secure PDC establishment by Expected_PSN (TSS's
+	 * EXPECTED_0RTT_START, docs/TSS.md). Target: a secure domain's
+	 * Expected_PSN moves past every PSN of a PDC of the domain that
+	 * closes (uet_pds_rx_meta.sdom of its CLOSE), and the ACK of the
+	 * close carries it (UET_PDS_F_EPSN); a SYN of the domain an id has
+	 * no record of opens at once at or after it (serial order), and is
+	 * refused below it with NACK NEW_START_PSN naming a Start_PSN, as
+	 * syn_1rtt refuses (a replayed SYN of a closed PDC never opens
+	 * one). Until the domain's first close, the rules of the default.
+	 * Initiator: the Expected_PSN an ACK of our CLOSE carries is the
+	 * domain's (sdom_of) floor for our next PDCs' Start_PSNs. Exclusive
+	 * with syn_1rtt. */
+	bool syn_expected;
+	/** With syn_expected: the secure domain of JobID @p job,
+	 * 1..UET_PDS_SDOM_MAX, 0 when its traffic is clear. */
+	uint8_t (*sdom_of)(void *arg, uint32_t job);
+	void *sdom_arg;
 	/** ROD: retransmissions arriving past the hole before the expected
 	 * PSN is NACKed again (its resend was lost too); 0: never. */
 	uint32_t rod_renack;
@@ -465,6 +484,8 @@ struct uet_pds_rx_meta {
 	bool trimmed;          /**< DSCP said TRIMMED */
 	bool trimmed_lasthop;  /**< DSCP said TRIMMED_LASTHOP */
 	bool resp_expected;    /**< SES says this request needs a response */
+	uint8_t sdom;          /**< secure domain the frame was authenticated
+				*   in (TSS), 1..UET_PDS_SDOM_MAX; 0: clear */
 	uint64_t pkt_cookie;   /**< opaque, echoed in the delivery event */
 };
 
@@ -949,6 +970,17 @@ struct uet_pds_stats {
 	uint64_t syn_1rtt;         /**< SYNs of an id without a record
 				    *   refused with a Start_PSN named
 				    *   (uet_pds_config.syn_1rtt) */
+	uint64_t syn_expected_old; /**< SYNs of an id without a record
+				    *   refused: their Start_PSN before
+				    *   the domain's Expected_PSN
+				    *   (uet_pds_config.syn_expected) */
+	uint64_t epsn_tx;          /**< ACKs of a CLOSE carrying the
+				    *   domain's Expected_PSN */
+	uint64_t epsn_rx;          /**< Expected_PSNs taken as a domain's
+				    *   Start_PSN floor */
+	uint64_t epsn_ignored;     /**< EPSN ACKs not taken: not of our
+				    *   CLOSE, no secure domain, or
+				    *   syn_expected off */
 	uint64_t syn_restart;      /**< initiator PDCs in SYN state failed
 				    *   (-ECONNRESET): refused by a target
 				    *   that restarted since they opened,
