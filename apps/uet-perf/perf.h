@@ -145,6 +145,9 @@ uint32_t test_ulp_pkts_per_msg(uint32_t size, uint16_t max_len);
 void test_ulp_expect_trim(struct test_ulp *r, uint64_t n);
 /* Submit no new message (the one in progress is finished). */
 void test_ulp_stop(struct test_ulp *r);
+/* Messages to send in all (a single-destination stream): raised, the
+ * stream goes on after it finished (waves). */
+void test_ulp_set_count(struct test_ulp *r, uint64_t count);
 /* --duration: submit no new message after TSC @p deadline (set once
  * the engines run, so that setup is not part of the duration). */
 void test_ulp_set_deadline(struct test_ulp *r, uint64_t deadline);

@@ -678,6 +678,12 @@ test_ulp_set_deadline(struct test_ulp *r, uint64_t deadline)
 }
 
 void
+test_ulp_set_count(struct test_ulp *r, uint64_t count)
+{
+	r->p.count = count;
+}
+
+void
 test_ulp_stop(struct test_ulp *r)
 {
 	r->p.deadline_tsc = 1; /* in the past: no new message */

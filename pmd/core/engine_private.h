@@ -472,9 +472,10 @@ void engine_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
  * then decode in place with the whole frame's length. 0, or -1 when it
  * is not such a chain (left as it was). */
 int engine_chain_pullup(struct rte_mbuf *m);
-/* A frame decoded into lc->rx[lc->nb_rx].pkt, to the hook. */
+/* A frame decoded into lc->rx[lc->nb_rx].pkt, to the hook; opened in
+ * secure domain @p sdom (uet_engine_rx.sdom), 0: clear. */
 void engine_rx_deliver(struct uet_engine_lcore *lc, uint16_t port,
-		    uint16_t queue, struct rte_mbuf *m);
+		    uint16_t queue, struct rte_mbuf *m, uint8_t sdom);
 
 /* tss_path.c, tss_tx.c, tss_rx.c: [tss] on the RX/TX paths */
 int engine_tss_init(struct uet_engine *e);

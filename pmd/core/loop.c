@@ -255,16 +255,17 @@ engine_rx_one(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
 			       rte_pktmbuf_pkt_len(m), &p->opts, &r->pkt);
 	if (!rx_classify(lc, p, queue, m, &r->pkt, rc))
 		return;
-	engine_rx_deliver(lc, port, queue, m);
+	engine_rx_deliver(lc, port, queue, m, 0);
 }
 
 void
 engine_rx_deliver(struct uet_engine_lcore *lc, uint16_t port, uint16_t queue,
-	       struct rte_mbuf *m)
+	       struct rte_mbuf *m, uint8_t sdom)
 {
 	struct uet_engine_rx *r = &lc->rx[lc->nb_rx];
 
 	r->m = m;
+	r->sdom = sdom;
 	r->port = port;
 	r->queue = queue;
 	ENG_INC(lc->st.rx_uet);

@@ -360,7 +360,8 @@ rx_deliver(struct uet_engine_lcore *lc, struct tss_rx_item *it)
 		return;
 	}
 	ENG_INC(lc->st.tss.rx_opened);
-	engine_rx_deliver(lc, it->port, it->queue, it->m);
+	engine_rx_deliver(lc, it->port, it->queue, it->m,
+			  (uint8_t)(it->di + 1));
 }
 
 void

@@ -63,6 +63,10 @@ uet_proto_pds_config(const struct uet_config *cfg, struct uet_pds_config *c)
 	c->syn_quiet = t->syn_quiet;
 	c->syn_1rtt = cfg->tss.enabled &&
 		      cfg->tss.pdc_start == UET_CONFIG_TSS_START_RANDOM_1RTT;
+	/* its sdom_of is the engine's [tss] (proto_lcore_init) */
+	c->syn_expected = cfg->tss.enabled &&
+			  cfg->tss.pdc_start ==
+			  UET_CONFIG_TSS_START_EXPECTED_0RTT;
 	c->timer_tick_ns = t->tick_ns;
 	c->mtu = uet_config_port_mtu(&cfg->port[0]);
 	/*
@@ -197,6 +201,16 @@ max_len_of(const struct uet_config *cfg,
 	return (uint16_t)(mtu - ip - l4 - UET_PDS_CC_REQ_LEN);
 }
 
+/* uet_pds_config.sdom_of: a JobID's [tss] domain, as the engine's TSS
+ * seals its frames in (uet_engine_rx.sdom numbers them alike). */
+static uint8_t
+proto_sdom_of(void *arg, uint32_t job)
+{
+	int d = uet_config_tss_domain_of(arg, job);
+
+	return d < 0 ? 0 : (uint8_t)(d + 1);
+}
+
 static int
 proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 {
@@ -224,6 +238,10 @@ proto_lcore_init(struct uet_engine_lcore *lc, void *arg, void **priv)
 		pc = *pp->pds;
 	else
 		uet_proto_pds_config(cfg, &pc);
+	if (pc.syn_expected && pc.sdom_of == NULL) {
+		pc.sdom_of = proto_sdom_of;
+		pc.sdom_arg = (void *)(uintptr_t)&cfg->tss;
+	}
 	/* the restart of an engine that ran moments ago at this address
 	 * (its alive file, docs/WIRE-DECISIONS.md) */
 	prev_alive = uet_engine_prev_alive_ns(e);
@@ -429,6 +447,7 @@ proto_rx_one(struct uet_ulp_ctx *ctx, uint16_t i)
 						  pkt->pds.next_hdr, m.ses,
 						  m.ses_len);
 	m.pkt_cookie = i;
+	m.sdom = r->sdom;
 	if (unlikely(m.ce))
 		PROTO_INC(ctx->st.rx_ce);
 	if (unlikely(m.trimmed || m.trimmed_lasthop))

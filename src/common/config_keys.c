@@ -469,6 +469,7 @@ static const struct uet_parse_name tss_mode_names[] = {
 static const struct uet_parse_name tss_pdc_start_names[] = {
 	{ "pds", UET_CONFIG_TSS_START_PDS },
 	{ "random_1rtt", UET_CONFIG_TSS_START_RANDOM_1RTT },
+	{ "expected_0rtt", UET_CONFIG_TSS_START_EXPECTED_0RTT },
 	{ NULL, 0 },
 };
 
@@ -521,10 +522,11 @@ static const struct config_key tss_keys[] = {
 	      "after a reload brought a new domain key: its packets are "
 	      "accepted at once, sent this long after, and the old key's "
 	      "refused twice this long after (every host reloads within it)"),
-	K_ENUM(T, pdc_start, tss_pdc_start_names, "pds: a new PDC opens at "
-	       "once under the PDS's rules (0-RTT); random_1rtt: every new "
-	       "PDC is refused once, naming a random Start_PSN that alone "
-	       "opens it, so a replayed SYN never does (one round trip)"),
+	K_ENUM(T, pdc_start, tss_pdc_start_names, "a new PDC opens: pds, at "
+	       "once under the PDS's rules; random_1rtt, refused once, "
+	       "under the Start_PSN named; expected_0rtt, at once at or "
+	       "after its domain's Expected_PSN, which closes move on, "
+	       "else refused once (docs/TSS.md)"),
 };
 #undef T
 

@@ -322,8 +322,9 @@ config_tss_validate(const struct uet_config_tss *t, struct uet_config_error *err
 	if (t->replay_window % 64 != 0)
 		return tss_fail(err, "replay_window", "not a multiple of 64");
 	if (!t->enabled && t->pdc_start != UET_CONFIG_TSS_START_PDS)
-		return tss_fail(err, "pdc_start", "random_1rtt establishes "
-				"secure PDCs: it needs enabled = true");
+		return tss_fail(err, "pdc_start", "random_1rtt and "
+				"expected_0rtt establish secure PDCs: they "
+				"need enabled = true");
 	if (!t->enabled)
 		return 0;
 	rc = check_role(t, err);

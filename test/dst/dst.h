@@ -220,8 +220,9 @@ uint32_t dst_draw(struct dst_src *s, uint32_t n);
 void dst_getrandom_seed(uint64_t seed, uint64_t shared, size_t shared_len);
 void dst_plan_gen(struct dst_plan *p, struct dst_src *s, uint64_t seed,
 		  uint8_t gen);
-#define DST_GEN_LAST 8
+#define DST_GEN_LAST 9
 uint64_t dst_pid_wait_ns(const struct dst_plan *p, unsigned int i);
+bool dst_syn_expected(const struct dst_plan *p);
 /* Print the plan as a reproducer (one line per op and fault). */
 void dst_plan_print(const struct dst_plan *p, void *f);
 /* Keep only the ops / faults whose drawn index is set in @p ops /

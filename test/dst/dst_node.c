@@ -16,6 +16,15 @@
 
 /* ---- creation ---- */
 
+/* Generator 9: every job in secure domain 1, its frames received in it. */
+static uint8_t
+dst_sdom_of(void *arg, uint32_t job)
+{
+	(void)arg;
+	(void)job;
+	return 1;
+}
+
 static void
 pds_cfg(const struct dst_sim *s, int i, struct uet_pds_config *c,
 	struct uet_pds_cc_cms_config *ccc)
@@ -52,6 +61,10 @@ pds_cfg(const struct dst_sim *s, int i, struct uet_pds_config *c,
 	/* a restart knows it is one (an owner with state across restarts;
 	 * the engine keeps none, docs/WIRE-DECISIONS.md) */
 	c->restarted = s->node[i].inc > 0;
+	if (dst_syn_expected(p)) {
+		c->syn_expected = true;
+		c->sdom_of = dst_sdom_of;
+	}
 	c->ack_cc_always = ns->ack_cc_always;
 	c->tlp_probe = ns->tlp_probe;
 	c->pdc_events = true; /* the SES acts on PDC_DOWN */
@@ -519,6 +532,7 @@ dst_node_rx(struct dst_sim *s, int to, int from, const uint8_t *frame,
 		uet_ses_rx_resp_expected(pkt->pds.type, pkt->pds.next_hdr,
 					 m.ses, m.ses_len);
 	m.pkt_cookie = ++s->pkt_cookie;
+	m.sdom = dst_syn_expected(s->plan) ? 1 : 0;
 	dst_tap_rx(s, to, from, pkt, m.ce);
 	if (s->failed)
 		return;

@@ -587,6 +587,15 @@ dst_pid_wait_ns(const struct dst_plan *p, unsigned int i)
 	return 2000000000ull;
 }
 
+/* Generator 9: secure PDC establishment by Expected_PSN
+ * (uet_pds_config.syn_expected; every job in one secure domain), in half
+ * the plans, by a bit of the seed (no draw: generator 8's plans stay). */
+bool
+dst_syn_expected(const struct dst_plan *p)
+{
+	return p->gen >= 9 && (p->seed * 0x9E3779B97F4A7C15ull) >> 63;
+}
+
 static void
 print_node(FILE *f, unsigned int i, const struct dst_node_spec *n,
 	   uint8_t gen, uint64_t pid_wait_ns)
@@ -629,6 +638,8 @@ dst_plan_print(const struct dst_plan *p, void *out)
 		(unsigned long long)p->seed, p->gen, p->nnodes, cc[p->cc & 3], lb[p->lb % 3],
 		p->profile == UET_PROFILE_HPC ? "hpc" : "ai_full", p->nop,
 		p->nfault);
+	if (dst_syn_expected(p))
+		fprintf(f, "  secure PDC establishment: expected_0rtt\n");
 	for (i = 0; i < p->nnodes; i++)
 		print_node(f, i, &p->node[i], p->gen,
 			   dst_pid_wait_ns(p, i));

@@ -209,12 +209,14 @@ validate__unbuilt_and_unsafe_refused(void **state)
 	assert_int_equal(load_tss("epoch_switch = 100us\n", &err), -ERANGE);
 	assert_int_equal(load_tss("epoch_switch = 3601s\n", &err), -ERANGE);
 	assert_int_equal(load_tss("epoch_switch = soon\n", &err), -EINVAL);
-	/* Start_PSN establishment: the two built, the spec's other not;
-	 * random_1rtt establishes secure PDCs only */
+	/* Start_PSN establishment: random_1rtt and expected_0rtt establish
+	 * secure PDCs only; no other method */
 	assert_int_equal(load_tss("pdc_start = expected_0rtt\n", &err),
 			 -EINVAL);
+	assert_non_null(strstr(err.msg, "need enabled = true"));
 	assert_int_equal(load_tss("pdc_start = random_1rtt\n", &err), -EINVAL);
-	assert_non_null(strstr(err.msg, "needs enabled = true"));
+	assert_non_null(strstr(err.msg, "need enabled = true"));
+	assert_int_equal(load_tss("pdc_start = random_0rtt\n", &err), -EINVAL);
 	assert_int_equal(load_tss("keyfile = /k\n", &err), -EINVAL);
 	snprintf(body, sizeof(body), "enabled = true\ndomain.3 = 1 %s\n",
 		 key_open);

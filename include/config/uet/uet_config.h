@@ -382,6 +382,11 @@ enum uet_config_tss_pdc_start {
 	/** every new PDC refused once with NACK NEW_START_PSN naming a
 	 * random Start_PSN, the only one that opens it (RANDOM_1RTT_START) */
 	UET_CONFIG_TSS_START_RANDOM_1RTT = 1,
+	/** a domain's Expected_PSN: a new PDC at or after it opens at once,
+	 * one below refused once; every PDC of the domain that goes moves
+	 * it on, and the ACK of a close returns it to the initiator
+	 * (EXPECTED_0RTT_START) */
+	UET_CONFIG_TSS_START_EXPECTED_0RTT = 2,
 };
 
 /** tss.role: which side of client/server mode an engine is. */

@@ -152,6 +152,9 @@ struct uet_engine_rx {
 	 * other frame is one segment.
 	 */
 	struct uet_wire_pkt pkt;
+	/** The secure domain the frame was authenticated and opened in
+	 *  ([tss] domain index + 1, as uet_pds_rx_meta.sdom); 0: clear. */
+	uint8_t sdom;
 };
 
 /**
