@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -25,6 +26,7 @@
 #include <rte_ring.h>
 
 #include <uet/uet_config.h>
+#include <uet/uet_engine.h>
 
 static int failures;
 
@@ -93,6 +95,68 @@ itest_rm_dir(const char *d)
 	}
 	closedir(s);
 	(void)rmdir(d);
+}
+
+/*
+ * [tss] on with one secure domain, SDI @p sdi, for every JobID (1-4095),
+ * its key in @p key; replay window 256; TSCs reserved in @p state.
+ */
+static inline void
+itest_tss_domain(struct uet_config_tss *t, uint32_t sdi, const char *key,
+		 const char *state)
+{
+	t->enabled = true;
+	t->replay_window = 256;
+	t->nb_domains = 1;
+	t->domain[0].sdi = sdi;
+	t->domain[0].first[0] = 1;
+	t->domain[0].last[0] = 4095;
+	t->domain[0].nb_ranges = 1;
+	snprintf(t->domain[0].key_file, sizeof(t->domain[0].key_file), "%s",
+		 key);
+	snprintf(t->state_dir, sizeof(t->state_dir), "%s", state);
+}
+
+/*
+ * In the test's directory @p dir: a domain key file "sdi7.key" (mode
+ * 0600, the 64 hex digits @p hex), its path in @p key, and the TSC state
+ * directory "state" (0700), its path in @p state.
+ */
+static inline void
+itest_tss_files(const char *dir, const char *hex, char *key, size_t klen,
+		char *state, size_t slen)
+{
+	int fd;
+
+	snprintf(key, klen, "%s/sdi7.key", dir);
+	fd = open(key, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && write(fd, hex, 64) == 64);
+	if (fd >= 0)
+		close(fd);
+	snprintf(state, slen, "%s/state", dir);
+	CHECK(mkdir(state, 0700) == 0);
+}
+
+/*
+ * The test's temporary directory, made from template @p dir (mkdtemp),
+ * and the EAL of test @p name (one lcore, no hugepages, no PCI).
+ * @return 0, or -1 (said on stderr; the directory removed).
+ */
+static inline int
+itest_tmp_eal(char *dir, const char *name)
+{
+	int rc;
+
+	if (mkdtemp(dir) == NULL)
+		return -1;
+	rc = uet_engine_eal_init(name, "-l 0 --no-huge -m 512 --no-pci "
+				 "--log-level=4", NULL);
+	if (rc < 0) {
+		fprintf(stderr, "EAL: %s\n", strerror(-rc));
+		itest_rm_dir(dir);
+		return -1;
+	}
+	return 0;
 }
 
 /*

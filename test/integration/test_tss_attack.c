@@ -735,8 +735,6 @@ out:
 int
 main(int argc, char **argv)
 {
-	int rc;
-
 	if (argc > 2 || (argc == 2 && strcmp(argv[1], "direct") != 0 &&
 			 strcmp(argv[1], "cluster") != 0)) {
 		fprintf(stderr, "usage: %s [direct|cluster]\n", argv[0]);
@@ -744,16 +742,8 @@ main(int argc, char **argv)
 	}
 	cluster = argc == 2 && strcmp(argv[1], "cluster") == 0;
 	snprintf(dir, sizeof(dir), "/tmp/uet_tss_atk_XXXXXX");
-	if (mkdtemp(dir) == NULL)
+	if (itest_tmp_eal(dir, "test_tss_attack") < 0)
 		return 1;
-	rc = uet_engine_eal_init("test_tss_attack",
-				 "-l 0 --no-huge -m 512 --no-pci "
-				 "--log-level=4", NULL);
-	if (rc < 0) {
-		fprintf(stderr, "EAL: %s\n", strerror(-rc));
-		itest_rm_dir(dir);
-		return 1;
-	}
 	pool = rte_pktmbuf_pool_create("ta_atk", 2047, 0, 0,
 				       RTE_MBUF_DEFAULT_BUF_SIZE,
 				       SOCKET_ID_ANY);

@@ -564,20 +564,11 @@ config(struct uet_config *c, bool client)
 		itest_cfg_ring(c, "net_ring_csA", ip_a, mac_a, ip_s, mac_s);
 	else
 		itest_cfg_ring(c, "net_ring_csS", ip_s, mac_s, ip_a, mac_a);
-	t->enabled = true;
+	itest_tss_domain(t, 7, client ? ckey_path : dkey_path, state);
 	t->mode = UET_CONFIG_TSS_CLIENT_SERVER;
 	t->role = client ? UET_CONFIG_TSS_ROLE_CLIENT :
 			   UET_CONFIG_TSS_ROLE_SERVER;
 	t->ssi = client ? SSI_A : 0;
-	t->replay_window = 256;
-	t->nb_domains = 1;
-	t->domain[0].sdi = 7;
-	t->domain[0].first[0] = 1;
-	t->domain[0].last[0] = 4095;
-	t->domain[0].nb_ranges = 1;
-	snprintf(t->domain[0].key_file, sizeof(t->domain[0].key_file), "%s",
-		 client ? ckey_path : dkey_path);
-	snprintf(t->state_dir, sizeof(t->state_dir), "%s", state);
 	if (!rekey)
 		return;
 	t->rekey_interval = REKEY;

@@ -16,13 +16,8 @@
  *           delivered once; the later waves open at once
  */
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_eth_ring.h>
@@ -55,17 +50,8 @@ config(struct uet_config *c, bool is_a)
 	else
 		itest_cfg_ring(c, "net_ring_teB", ip_b, mac_b, ip_a, mac_a);
 	c->timers.close_idle_ns = IDLE;
-	t->enabled = true;
+	itest_tss_domain(t, 7, key, state);
 	t->pdc_start = UET_CONFIG_TSS_START_EXPECTED_0RTT;
-	t->replay_window = 256;
-	t->nb_domains = 1;
-	t->domain[0].sdi = 7;
-	t->domain[0].first[0] = 1;
-	t->domain[0].last[0] = 4095;
-	t->domain[0].nb_ranges = 1;
-	snprintf(t->domain[0].key_file, sizeof(t->domain[0].key_file), "%s",
-		 key);
-	snprintf(t->state_dir, sizeof(t->state_dir), "%s", state);
 }
 
 static const struct uet_pds_stats *
@@ -182,16 +168,10 @@ run(void)
 	struct test_ulp *ra = NULL, *rb;
 	struct uet_engine *a, *b;
 	uint64_t epsn_tx, old, renum1 = 0;
-	int fd;
 
-	snprintf(key, sizeof(key), "%s/sdi7.key", dir);
-	fd = open(key, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	CHECK(fd >= 0 && write(fd, "1f1e1d1c1b1a19181716151413121110"
-			       "000102030405060708090a0b0c0d0e0f", 64) == 64);
-	if (fd >= 0)
-		close(fd);
-	snprintf(state, sizeof(state), "%s/state", dir);
-	CHECK(mkdir(state, 0700) == 0);
+	itest_tss_files(dir, "1f1e1d1c1b1a19181716151413121110"
+			"000102030405060708090a0b0c0d0e0f", key, sizeof(key),
+			state, sizeof(state));
 
 	config(&cb, false);
 	itest_ulp_stream(&pa, &pb, ip_a, ip_b, 4, UET_PDS_MODE_RUD, 64, MSGS,
@@ -268,19 +248,9 @@ run(void)
 int
 main(void)
 {
-	int rc;
-
 	snprintf(dir, sizeof(dir), "/tmp/uet_tss_exp_XXXXXX");
-	if (mkdtemp(dir) == NULL)
+	if (itest_tmp_eal(dir, "test_tss_expected") < 0)
 		return 1;
-	rc = uet_engine_eal_init("test_tss_expected",
-				 "-l 0 --no-huge -m 512 --no-pci "
-				 "--log-level=4", NULL);
-	if (rc < 0) {
-		fprintf(stderr, "EAL: %s\n", strerror(-rc));
-		itest_rm_dir(dir);
-		return 1;
-	}
 	if (itest_ring_pair("teA", "teB") < 0) {
 		fprintf(stderr, "ring ports failed\n");
 		itest_rm_dir(dir);

@@ -103,16 +103,7 @@ config(struct uet_config *c, bool is_a)
 		itest_cfg_ring(c, "net_ring_trA", ip_a, mac_a, ip_b, mac_b);
 	else
 		itest_cfg_ring(c, "net_ring_trB", ip_b, mac_b, ip_a, mac_a);
-	t->enabled = true;
-	t->replay_window = 256;
-	t->nb_domains = 1;
-	t->domain[0].sdi = 7;
-	t->domain[0].first[0] = 1;
-	t->domain[0].last[0] = 4095;
-	t->domain[0].nb_ranges = 1;
-	snprintf(t->domain[0].key_file, sizeof(t->domain[0].key_file), "%s",
-		 key);
-	snprintf(t->state_dir, sizeof(t->state_dir), "%s", state);
+	itest_tss_domain(t, 7, key, state);
 }
 
 /* One run: A and B created, MSGS messages A -> B, both freed. */
@@ -362,14 +353,9 @@ run(void)
 	int fd;
 
 	/* the key file and the state directory (0700) */
-	snprintf(key, sizeof(key), "%s/sdi7.key", dir);
-	fd = open(key, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	CHECK(fd >= 0 && write(fd, "000102030405060708090a0b0c0d0e0f"
-			       "f0e0d0c0b0a090807060504030201000", 64) == 64);
-	if (fd >= 0)
-		close(fd);
-	snprintf(state, sizeof(state), "%s/state", dir);
-	CHECK(mkdir(state, 0700) == 0);
+	itest_tss_files(dir, "000102030405060708090a0b0c0d0e0f"
+			"f0e0d0c0b0a090807060504030201000", key, sizeof(key),
+			state, sizeof(state));
 
 	run_once(0);
 	CHECK(nb_seen[0] > 0 && seen[0][0] == 1); /* a new key starts at 1 */
@@ -415,19 +401,9 @@ run(void)
 int
 main(void)
 {
-	int rc;
-
 	snprintf(dir, sizeof(dir), "/tmp/uet_tss_rst_XXXXXX");
-	if (mkdtemp(dir) == NULL)
+	if (itest_tmp_eal(dir, "test_tss_restart") < 0)
 		return 1;
-	rc = uet_engine_eal_init("test_tss_restart",
-				 "-l 0 --no-huge -m 512 --no-pci "
-				 "--log-level=4", NULL);
-	if (rc < 0) {
-		fprintf(stderr, "EAL: %s\n", strerror(-rc));
-		itest_rm_dir(dir);
-		return 1;
-	}
 	if (itest_ring_pair_tapped("tr", 1024) < 0) {
 		fprintf(stderr, "ring ports failed\n");
 		itest_rm_dir(dir);
