@@ -107,6 +107,9 @@ pds_config_ok(const struct uet_pds_config *c)
 	    c->max_nack_retx == 0 || c->max_nack_retx > 255 ||
 	    c->ack_threshold == 0)
 		return false;
+	/* two ways of establishing a PDC: one at most */
+	if (c->syn_1rtt && c->syn_expected)
+		return false;
 	return uet_cms_lb_config_check(&c->lb, NULL) == 0;
 }
 

@@ -149,8 +149,8 @@ struct pds_target {
 			      * the CACK since the last ACK
 			      * (pds_target_sack_base) */
 	uint8_t sdom;        /* syn_expected: the secure domain of the
-			      * CLOSE received, whose ACK carries its
-			      * Expected_PSN; 0: none */
+			      * SYN that opened the PDC (pds_sdom.c);
+			      * 0: none */
 	uint32_t rx_ns;      /* low 32 bits of the ACK_PSN packet's arrival
 			      * (ACK_CC service_time; spans 4.29 s) */
 };

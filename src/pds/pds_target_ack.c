@@ -288,7 +288,8 @@ pds_target_ack_fill(struct uet_pds *p, struct pds_pdc *c, struct uet_pds_tx *tx)
 	a->cack_psn = cack;
 	a->spdcid = c->lid;
 	a->dpdcid = c->rid;
-	if (c->role == PDS_ROLE_TGT && c->state == PDC_CLOSED)
+	if (c->role == PDS_ROLE_TGT && c->state == PDC_CLOSED &&
+	    c->u.t.sdom != 0)
 		pds_target_ack_epsn(p, c, tx);
 	if (tx->hdr.type == UET_PDS_TYPE_ACK_CC) {
 		pds_target_sack(p, c, a, cack, probe);

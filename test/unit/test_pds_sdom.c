@@ -201,10 +201,28 @@ pds_sdom__epsn_only_from_the_ack_of_our_close(void **state)
 	assert_non_null(c);
 }
 
+/* Two ways of establishing a PDC at once: refused at creation. */
+static void
+pds_sdom__with_1rtt_refused(void **state)
+{
+	struct uet_pds_config cfg;
+	struct uet_pds *p;
+
+	(void)state;
+	fakewire_test_config(&cfg);
+	expected_cfg(&cfg);
+	p = uet_pds_create(&cfg);
+	assert_non_null(p);
+	uet_pds_free(p);
+	cfg.syn_1rtt = true;
+	assert_null(uet_pds_create(&cfg));
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(pds_sdom__with_1rtt_refused),
 		cmocka_unit_test_setup_teardown(
 			pds_sdom__replayed_syn_of_closed_pdc_never_opens,
 			setup_expected, fakewire_teardown),

@@ -334,16 +334,17 @@ struct uet_pds_config {
 	bool syn_1rtt;
 	/** Secure PDC establishment by Expected_PSN (TSS's
 	 * EXPECTED_0RTT_START, docs/TSS.md). Target: a secure domain's
-	 * Expected_PSN moves past every PSN of a PDC of the domain that
-	 * closes (uet_pds_rx_meta.sdom of its CLOSE), and the ACK of the
-	 * close carries it (UET_PDS_F_EPSN); a SYN of the domain an id has
-	 * no record of opens at once at or after it (serial order), and is
+	 * Expected_PSN moves 2^16 past every PSN of a target PDC of the
+	 * domain (uet_pds_rx_meta.sdom of the SYN that opened it) when the
+	 * PDC goes (closed, failed, replaced), and the ACK of a CLOSE
+	 * carries it (UET_PDS_F_EPSN); a SYN of the domain an id has no
+	 * record of opens at once at or after it (serial order), and is
 	 * refused below it with NACK NEW_START_PSN naming a Start_PSN, as
-	 * syn_1rtt refuses (a replayed SYN of a closed PDC never opens
-	 * one). Until the domain's first close, the rules of the default.
+	 * syn_1rtt refuses (a replayed SYN of a PDC that went never opens
+	 * one). Until a PDC of the domain went, the rules of the default.
 	 * Initiator: the Expected_PSN an ACK of our CLOSE carries is the
-	 * domain's (sdom_of) floor for our next PDCs' Start_PSNs. Exclusive
-	 * with syn_1rtt. */
+	 * domain's (sdom_of) floor for our next PDCs' Start_PSNs.
+	 * uet_pds_create() refuses it with syn_1rtt. */
 	bool syn_expected;
 	/** With syn_expected: the secure domain of JobID @p job,
 	 * 1..UET_PDS_SDOM_MAX, 0 when its traffic is clear. */
