@@ -91,7 +91,7 @@ enum ses_msg_kind {
 #define SES_READ_PDCS 4
 
 /* Entries of struct ses_read_frag a free message slot keeps for its next
- * large READ (2 KiB: a READ of 1 MiB in 4 KiB request packets), so that a
+ * large READ (3 KiB: a READ of 1 MiB in 4 KiB request packets), so that a
  * READ's counts cost no allocation once its slot has served one as
  * large; a larger array goes with the READ. */
 #define SES_RFRAG_KEEP 256u
@@ -107,21 +107,21 @@ enum ses_msg_kind {
 struct ses_read_frag {
 	uint32_t pdc;   /* PDC of the service counted */
 	uint32_t got;   /* its bytes landed (= the packet's length: done) */
+	int32_t failed; /* status of its failed DONE (0: none, or OK): the
+			 * data it lacks then never comes (ses_read_judge) */
 };
 
 /*
  * A large READ's data on one PDC that carried its requests: a request's
  * data comes back on its PDC (UEC 1.0 PDS read responses, return
- * direction), so once that PDC is gone and every DONE naming it is in,
- * @p got is all of it that ever comes, and its requests are answered
- * unless @p got < @p asked (ses_read_judge).
+ * direction), so once that PDC is gone (PDC_DOWN) and every DONE naming
+ * it is in, @p got is all of it that ever comes, and its requests are
+ * answered unless @p got < @p asked (ses_msg_on_down_pdc).
  */
 struct ses_read_pdc {
 	uint32_t pdc;   /* handle its DONEs and data name */
 	uint64_t asked; /* bytes asked by the requests whose DONE named it */
 	uint64_t got;   /* bytes of data come on it */
-	uint64_t lost;  /* ... of those requests whose DONE failed */
-	int32_t failed; /* status of the first failed DONE naming it (0) */
 };
 
 /* An initiator message: one work request. */

@@ -294,62 +294,57 @@ ses_read_pdc(struct uet_ses *s, struct ses_msg *m, uint32_t pdc)
  * below PSNs that NACK CLOSING moved to another PDC, which that PDC never
  * delivers. Such a failed DONE must not fail the READ (its peer, for a
  * rendezvous read-back the sender, completed it as delivered). A failed
- * DONE means no more data comes on its PDC (it failed) or for its
- * request (refused by a closing target and not moved by the PDS, NACK
- * CLOSING: never executed): the READ fails when the data its PDC's
- * requests asked for is not all in. Counted per PDC, not per request: a
- * peer may cut a request's data in packets of its own size.
+ * DONE means no more data comes for its request (its PDC failed, or a
+ * closing target refused it and the PDS did not move it, NACK CLOSING:
+ * never executed): the READ fails when that request's data is not all
+ * in. Each request packet keeps its failure (struct ses_read_frag), and
+ * its data counts by offset, whatever size of packets the peer cuts it
+ * in (ses_read_land).
  *
- * The count is judged once every request handed to the PDS had its DONE
- * (ses_read_judge), not at the failed DONE: that one may come before the
- * DONEs of requests sent earlier on its PDC (CACK held, their data in),
- * whose data would pass for its own. A request refused and not moved was
- * then taken as answered, and the READ waited for its data for good once
- * its PDC closed cleanly (uet-dst generator 1 seed 6415096). Returns
- * false when the READ fails now (no count to judge by).
+ * Judged once every request handed to the PDS had its DONE
+ * (ses_read_judge), not at the failed DONE: the READ ends then, with the
+ * first such DONE's status, once the data of the others is in
+ * (ses_msg_check_done). Judged by the data counted per PDC, a count made
+ * after a DONE of its PDC had found no room (counts for four PDCs, a READ
+ * moved over more) took data of that DONE's request for the failed
+ * one's, and the READ waited for good (fuzz_dst,
+ * test/dst/fuzz-fixed/hang.read-lost-behind-late-count).
  */
-static bool
+static void
 ses_read_frag_failed(struct ses_msg *m, const struct uet_pds_event *ev)
 {
-	struct ses_read_pdc *p;
-	int k;
+	struct ses_read_frag *r = &m->rfrag[ses_ck_frag(ev->cookie)];
 
-	if (ses_read_all_in(m))
-		return true;
-	k = ses_read_pdc_idx(m, ev->pdc); /* counted at its DONE */
-	if (k < 0)
-		return false;
-	p = &m->rpdc[k];
-	p->lost += ses_read_frag_len(m, ses_ck_frag(ev->cookie));
-	if (p->failed == 0)
-		p->failed = ev->status;
-	return true;
+	if (r->failed == 0)
+		r->failed = ev->status;
 }
 
 /*
- * Every request of @p m handed to the PDS had its DONE: the data a PDC
- * with a failed DONE still owes never comes for the failed requests. The
- * READ ends with that DONE's status, once the data of the others is in
- * (ses_msg_check_done): a PDC that failed tells by PDC_DOWN, and late
- * data of a READ already ended would be refused to its sender.
+ * Every request of @p m handed to the PDS had its DONE: a request packet
+ * whose DONE failed and whose data is not all in never gets the rest; the
+ * READ ends with the first such status once the data of the others is
+ * in. A late packet of a failed request would be refused to its sender
+ * (the READ is over), and such data never comes: its PDC is gone or the
+ * request never ran.
  */
 static void
 ses_read_judge(struct ses_msg *m)
 {
-	const struct ses_read_pdc *p;
 	uint64_t lost = 0;
+	uint32_t f;
 
 	if (!m->large_read || m->status != 0 ||
 	    m->frags_done < m->next_frag || ses_read_all_in(m))
 		return;
-	for (int k = 0; k < m->nrpdc; k++) {
-		p = &m->rpdc[k];
-		if (p->failed == 0 || p->got >= p->asked)
+	for (f = 0; f < m->next_frag; f++) {
+		const struct ses_read_frag *r = &m->rfrag[f];
+		uint32_t flen = ses_read_frag_len(m, f);
+
+		if (r->failed == 0 || r->got >= flen)
 			continue;
 		if (m->ret_lost == 0)
-			m->ret_lost = p->failed;
-		lost += p->lost < p->asked - p->got ? p->lost :
-						      p->asked - p->got;
+			m->ret_lost = r->failed;
+		lost += flen;
 	}
 	m->ret_lost_len = lost;
 }
@@ -402,7 +397,9 @@ ses_initiator_done(struct uet_ses *s, const struct uet_pds_event *ev)
 			p->asked += ses_read_frag_len(m, ses_ck_frag(ev->cookie));
 	}
 	if (ev->status != 0) {
-		if (m->status == 0 && !ses_read_frag_failed(m, ev))
+		if (m->large_read)
+			ses_read_frag_failed(m, ev);
+		else if (m->status == 0)
 			m->status = ev->status;
 	} else if (ses_ck_frag(ev->cookie) == m->nfrags - 1 ||
 		   ev->resp_len != 0) {

@@ -544,6 +544,133 @@ ses_msg_alloc__large_read_counts_reused(void **state)
 	assert_true(ses_fakewire_run_idle(&w, RUN_NS));
 }
 
+/* ---- crafted events: the SES alone, its submissions captured ---- */
+
+static uint64_t cookies[64];
+static uint32_t ncookies;
+
+static int
+capture(void *arg, const struct uet_pds_submit *ps, uint64_t now)
+{
+	(void)arg;
+	(void)now;
+	if (ncookies < 64)
+		cookies[ncookies++] = ps->cookie;
+	return 0;
+}
+
+static void
+done_ev(struct ses_msg *m, uint32_t frag, uint32_t pdc, int status)
+{
+	struct uet_pds_event ev;
+
+	(void)m;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = UET_PDS_EV_DONE;
+	ev.mode = UET_PDS_MODE_RUD;
+	ev.status = status;
+	ev.pdc = pdc;
+	ev.cookie = cookies[frag];
+	ev.peer = w.n[1].fa;
+	uet_ses_event(w.n[0].ses, &ev, NULL, 0, w.now);
+}
+
+/* Request packet @p frag's data, from node 1's memory, on @p pdc. */
+static void
+data_ev(struct ses_msg *m, uint32_t frag, uint32_t pdc)
+{
+	static uint8_t buf[SFW_MTU + 64];
+	struct uet_wire_ses_resp r;
+	struct uet_pds_event ev;
+	uint32_t len = ses_read_frag_len(m, frag);
+	int n;
+
+	memset(&r, 0, sizeof(r));
+	r.fmt = UET_SES_RESP_FMT_DATA;
+	r.opcode = UET_SES_RSP_RESPONSE_W_DATA;
+	r.version = UET_SES_VERSION;
+	r.return_code = UET_RC_OK;
+	r.job_id = m->wr.job;
+	r.read_request_message_id = m->msg_id;
+	r.message_offset = frag * m->rchunk;
+	r.payload_length = (uint16_t)len;
+	n = uet_wire_ses_resp_encode(&r, buf, sizeof(buf));
+	assert_true(n > 0);
+	memcpy(buf + n, mem + r.message_offset, len);
+	memset(&ev, 0, sizeof(ev));
+	ev.type = UET_PDS_EV_DELIVER;
+	ev.mode = UET_PDS_MODE_RUD;
+	ev.next_hdr = UET_PDS_NEXT_RESPONSE_DATA;
+	ev.pdc = pdc;
+	ev.peer = w.n[1].fa;
+	uet_ses_event(w.n[0].ses, &ev, buf, (uint16_t)(n + len), w.now);
+}
+
+static int
+setup_capture(void **state)
+{
+	ses_fakewire_submit = capture;
+	ncookies = 0;
+	return setup(state);
+}
+
+static int
+teardown_capture(void **state)
+{
+	ses_fakewire_submit = NULL;
+	return teardown(state);
+}
+
+/*
+ * A READ moved over more PDCs than it has data counts for
+ * (SES_READ_PDCS): the DONE of request 4 finds no room on PDC 105; the
+ * data of requests 0 to 3 comes, so their counts may go, and request
+ * 4's data makes the count of PDC 105, with none of its DONE's. Then
+ * request 5's DONE fails on PDC 105 (its data never comes): counted per
+ * PDC, request 4's data passed for request 5's, and the READ waited for
+ * good once every DONE was in (fuzz_dst, a READ of 54 request packets
+ * moved over 13 PDCs). Judged per request packet, it fails with request
+ * 5's status, every other byte in place.
+ */
+static void
+ses_read_judge__failed_request_behind_a_late_count(void **state)
+{
+	struct uet_ses *s = w.n[0].ses;
+	struct ses_msg *m = NULL;
+	struct uet_ses_cqe c;
+	uint32_t i, f;
+
+	(void)state;
+	read_submit(9, LEN);
+	uet_ses_progress(s, w.now);
+	assert_int_equal(ncookies, NREQ);
+	for (i = 0; i < s->cfg.max_msgs; i++)
+		if (s->msgs[i].state != SES_MSG_FREE &&
+		    s->msgs[i].wr.context == 9)
+			m = &s->msgs[i];
+	assert_non_null(m);
+	assert_true(m->large_read && NREQ >= 9);
+	for (f = 0; f < 4; f++)
+		done_ev(m, f, 101 + f, 0);
+	done_ev(m, 4, 105, 0); /* no count left for PDC 105 */
+	for (f = 0; f < 4; f++)
+		data_ev(m, f, 101 + f);
+	data_ev(m, 4, 105);
+	done_ev(m, 5, 105, -ECONNREFUSED);
+	for (f = 6; f < NREQ; f++) {
+		done_ev(m, f, 106, 0);
+		data_ev(m, f, 106);
+	}
+	assert_int_equal(uet_ses_cq_poll(s, &c, 1), 1);
+	assert_int_equal(c.context, 9);
+	assert_int_equal(c.status, -ECONNREFUSED);
+	f = 5 * (SFW_MTU - UET_SES_RESPONSE_DATA_LEN);
+	assert_memory_equal(rbuf, mem, f);
+	assert_memory_equal(rbuf + f + (SFW_MTU - UET_SES_RESPONSE_DATA_LEN),
+			    mem + f + (SFW_MTU - UET_SES_RESPONSE_DATA_LEN),
+			    LEN - f - (SFW_MTU - UET_SES_RESPONSE_DATA_LEN));
+}
+
 int
 main(void)
 {
@@ -563,6 +690,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			ses_msg_alloc__large_read_counts_reused, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(
+			ses_read_judge__failed_request_behind_a_late_count,
+			setup_capture, teardown_capture),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
