@@ -179,6 +179,8 @@ struct ses_msg {
 			      * comes (ses_read_judge): the READ ends with
 			      * this status once the rest is in ... */
 	uint64_t ret_lost_len; /* ... their bytes */
+	uint32_t ret_failed; /* large READ: request packets whose DONE failed
+			      * (struct ses_read_frag.failed) */
 	uint32_t req_pdc[2]; /* PDCs that carried its fragments (DONE events):
 			      * the first and the latest; a large READ's
 			      * data comes back on them (UET_PDS_PDC_NONE) */

@@ -315,8 +315,10 @@ ses_read_frag_failed(struct ses_msg *m, const struct uet_pds_event *ev)
 {
 	struct ses_read_frag *r = &m->rfrag[ses_ck_frag(ev->cookie)];
 
-	if (r->failed == 0)
+	if (r->failed == 0) {
 		r->failed = ev->status;
+		m->ret_failed++;
+	}
 }
 
 /*
@@ -333,7 +335,7 @@ ses_read_judge(struct ses_msg *m)
 	uint64_t lost = 0;
 	uint32_t f;
 
-	if (!m->large_read || m->status != 0 ||
+	if (!m->large_read || m->status != 0 || m->ret_failed == 0 ||
 	    m->frags_done < m->next_frag || ses_read_all_in(m))
 		return;
 	for (f = 0; f < m->next_frag; f++) {
