@@ -14,6 +14,20 @@
  *
  * Initiator: the Expected_PSN an ACK of our CLOSE carries is the domain's
  * floor for our next Start_PSNs, so they open at once.
+ *
+ * DECISION (docs/WIRE-DECISIONS.md "Secure PDC establishment"): the
+ * Expected_PSN, and so every Start_PSN an initiator takes from it, lies
+ * in the half of the PSN space with bit 31 clear, and is ordered there
+ * (serial order mod 2^31, sdom_diff). The other half is the Start_PSNs a
+ * target of ours names (PDS_NAMED, pds_target_syn.c): a name of a
+ * restarted target, or of one naming in a later interval, must be no
+ * Start_PSN an initiator sent before, and an Expected_PSN moved 2^16 past
+ * a named PDC was the name of a later interval (a held SYN of a floor
+ * opened a PDC at the restarted target under a name it had just given
+ * for that SYN's renumbered copy: an atomic executed twice). So a named
+ * PDC moves no Expected_PSN (its SYN, replayed, has no record and is
+ * refused: pds_sdom_old), and a SYN with bit 31 set opens no PDC without
+ * a record.
  */
 
 #include "pds_private.h"
@@ -22,6 +36,16 @@
  * floor: a whole PSN window of any size, as between two Start_PSNs an
  * initiator of ours picks (pds_start_psn). */
 #define SDOM_GAP 65536u
+
+/* Serial order of two Start_PSNs of the Expected_PSN's half (bit 31 clear)
+ * mod 2^31; of any other (a target of another vendor's), mod 2^32. */
+static int32_t
+sdom_diff(uint32_t a, uint32_t b)
+{
+	if ((a | b) & PDS_NAMED)
+		return uet_psn_diff(a, b);
+	return (int32_t)((a - b) << 1) >> 1;
+}
 
 static bool
 pds_sdom_ok(const struct uet_pds *p, uint8_t d)
@@ -53,9 +77,10 @@ pds_start_psn_job(struct uet_pds *p, uint32_t job)
 	if (d == 0 || !(p->sdom_floor_set & 1u << d))
 		return s;
 	f = p->sdom_floor[d];
-	if (uet_psn_diff(s, f) >= 0)
+	if (sdom_diff(s, f) >= 0)
 		return s;
-	p->sdom_floor[d] = f + SDOM_GAP;
+	p->sdom_floor[d] = f & PDS_NAMED ? f + SDOM_GAP :
+			   (f + SDOM_GAP) & ~PDS_NAMED;
 	return f;
 }
 
@@ -75,33 +100,34 @@ pds_sdom_learn(struct uet_pds *p, const struct pds_pdc *c,
 	}
 	p->st.epsn_rx++;
 	if ((p->sdom_floor_set & 1u << d) &&
-	    uet_psn_diff(e, p->sdom_floor[d]) <= 0)
+	    sdom_diff(e, p->sdom_floor[d]) <= 0)
 		return;
 	p->sdom_floor[d] = e;
 	p->sdom_floor_set |= 1u << d;
 }
 
 /* Target PDC @p c goes: its domain's Expected_PSN passes every PSN it
- * used (both PSN spaces start at its Start_PSN; pds_pdc_psn_init). Called
- * again for the same PDC, it moves nothing more. */
+ * used (both PSN spaces start at its Start_PSN; pds_pdc_psn_init), in the
+ * Expected_PSN's half; a PDC opened under a name moves nothing (above).
+ * Called again for the same PDC, it moves nothing more. */
 void
 pds_sdom_retire(struct uet_pds *p, const struct pds_pdc *c)
 {
 	uint8_t d = c->u.t.sdom;
 	uint32_t hi, e;
 
-	if (!pds_sdom_ok(p, d))
+	if (!pds_sdom_ok(p, d) || (c->start_psn & PDS_NAMED))
 		return;
 	hi = uet_psn_max(uet_psn_max(c->u.t.hi, c->u.i.nxt - 1), c->start_psn);
-	e = hi + SDOM_GAP;
-	if ((p->sdom_exp_set & 1u << d) && uet_psn_diff(e, p->sdom_exp[d]) <= 0)
+	e = (hi + SDOM_GAP) & ~PDS_NAMED;
+	if ((p->sdom_exp_set & 1u << d) && sdom_diff(e, p->sdom_exp[d]) <= 0)
 		return;
 	p->sdom_exp[d] = e;
 	p->sdom_exp_set |= 1u << d;
 }
 
 /* The Expected_PSN the ACK of @p c's CLOSE carries (true), moved past
- * @p c first. */
+ * @p c first; none while the domain has none (only named PDCs went). */
 bool
 pds_sdom_close_epsn(struct uet_pds *p, const struct pds_pdc *c, uint32_t *e)
 {
@@ -110,13 +136,16 @@ pds_sdom_close_epsn(struct uet_pds *p, const struct pds_pdc *c, uint32_t *e)
 	if (!pds_sdom_ok(p, d))
 		return false;
 	pds_sdom_retire(p, c);
+	if (!(p->sdom_exp_set & 1u << d))
+		return false;
 	*e = p->sdom_exp[d];
 	p->st.epsn_tx++;
 	return true;
 }
 
 /* A SYN of the secure domain of @p m, Start_PSN @p start, that its id has
- * no record for: before the domain's Expected_PSN, so refused. */
+ * no record for: before the domain's Expected_PSN, or in the names' half
+ * (above), so refused. */
 bool
 pds_sdom_old(const struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	     uint32_t start)
@@ -124,5 +153,5 @@ pds_sdom_old(const struct uet_pds *p, const struct uet_pds_rx_meta *m,
 	uint8_t d = m->sdom;
 
 	return pds_sdom_ok(p, d) && (p->sdom_exp_set & 1u << d) &&
-	       uet_psn_diff(start, p->sdom_exp[d]) < 0;
+	       ((start & PDS_NAMED) || sdom_diff(start, p->sdom_exp[d]) < 0);
 }

@@ -201,6 +201,71 @@ pds_sdom__epsn_only_from_the_ack_of_our_close(void **state)
 	assert_non_null(c);
 }
 
+/*
+ * The Expected_PSN stays in the half of the PSN space with bit 31 clear:
+ * past a PDC that started just below 2^31 it wraps to the bottom of that
+ * half (serial order mod 2^31), not into the half of the Start_PSNs a
+ * target names. The next PDC starts there and opens at once. (It went
+ * into the names' half: a floor there was the name of a later interval,
+ * and a restarted target named it for another copy of the same id.)
+ */
+static void
+pds_sdom__expected_psn_stays_below_the_names(void **state)
+{
+	struct uet_pds_tx syn;
+	uint32_t e;
+
+	(void)state;
+	W.pds[0]->test_start_set = true;
+	W.pds[0]->test_start_psn = 0x7FFFF000u;
+	pdc_once(1, &syn);
+	assert_int_equal(syn.hdr.u.req.psn - syn.hdr.u.req.psn_offset,
+			 0x7FFFF000u);
+	assert_true(W.pds[1]->sdom_exp_set & 1u << SDOM);
+	e = W.pds[1]->sdom_exp[SDOM];
+	assert_int_equal(e & PDS_NAMED, 0);
+	assert_true(e >= 0xF000u && e < 0x10000u + 0xF000u);
+	assert_int_equal(W.pds[0]->sdom_floor[SDOM], e);
+	/* an own pick behind the floor (mod 2^31): the floor is taken */
+	W.pds[0]->test_start_set = true;
+	W.pds[0]->test_start_psn = 0x7FFFF002u;
+	pdc_once(2, &syn);
+	assert_int_equal(syn.hdr.u.req.psn - syn.hdr.u.req.psn_offset, e);
+	assert_int_equal(W.delivered[2], 1);
+	assert_int_equal(fakewire_st(0)->new_start, 0);
+	assert_int_equal(fakewire_st(1)->syn_expected_old, 0);
+}
+
+/*
+ * A fresh SYN of the domain with bit 31 set (a peer of another vendor may
+ * pick one) has no record: refused, though after the Expected_PSN mod
+ * 2^32, and its request delivered once under the Start_PSN named. The
+ * PDC, opened under a name, moves no Expected_PSN when it closes; the ACK
+ * of its close carries the one the domain has.
+ */
+static void
+pds_sdom__start_in_the_names_half_opens_only_under_a_name(void **state)
+{
+	struct uet_pds_tx syn;
+	uint32_t e;
+
+	(void)state;
+	pdc_once(1, &syn);
+	e = W.pds[1]->sdom_exp[SDOM];
+	W.pds[0]->sdom_floor_set = 0;
+	W.pds[0]->test_start_set = true;
+	W.pds[0]->test_start_psn = PDS_NAMED | (e + 0x20000u);
+	pdc_once(2, &syn);
+	assert_int_equal(syn.hdr.u.req.psn - syn.hdr.u.req.psn_offset,
+			 PDS_NAMED | (e + 0x20000u));
+	assert_int_equal(fakewire_st(1)->syn_expected_old, 1);
+	assert_int_equal(fakewire_st(0)->new_start, 1);
+	assert_int_equal(W.delivered[2], 1);
+	assert_int_equal(W.pds[1]->sdom_exp[SDOM], e);
+	assert_int_equal(fakewire_st(1)->epsn_tx, 2);
+	assert_int_equal(W.pds[0]->sdom_floor[SDOM], e);
+}
+
 /* Two ways of establishing a PDC at once: refused at creation. */
 static void
 pds_sdom__with_1rtt_refused(void **state)
@@ -234,6 +299,12 @@ main(void)
 			setup_expected, fakewire_teardown),
 		cmocka_unit_test_setup_teardown(
 			pds_sdom__epsn_only_from_the_ack_of_our_close,
+			setup_expected, fakewire_teardown),
+		cmocka_unit_test_setup_teardown(
+			pds_sdom__expected_psn_stays_below_the_names,
+			setup_expected, fakewire_teardown),
+		cmocka_unit_test_setup_teardown(
+			pds_sdom__start_in_the_names_half_opens_only_under_a_name,
 			setup_expected, fakewire_teardown),
 	};
 
