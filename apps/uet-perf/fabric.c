@@ -652,6 +652,7 @@ fabric_drive(struct fabric_run *p)
 	}
 	p->wall_s = fabric_clock_s(CLOCK_MONOTONIC) - w0;
 	p->cpu_s = fabric_clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+	p->rss_peak = perf_rss_peak_bytes();
 	if (p->csv != NULL)
 		fabric_csv_row(p, p->tail_end_ns);
 	return 0;
@@ -667,7 +668,9 @@ perf_fabric_main(const struct perf_opts *o)
 	p.o = o;
 	p.tp = o->ulp == PERF_ULP_SES ? &fabric_transport_ses :
 					&fabric_transport_raw;
+	p.rss_before = perf_rss_bytes();
 	rc = fabric_setup(&p);
+	p.rss_setup = perf_rss_bytes();
 	if (rc == 0 && p.csv != NULL)
 		fabric_csv_header(&p);
 	if (rc == 0)

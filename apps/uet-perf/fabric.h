@@ -111,6 +111,11 @@ struct fabric_run {
 	struct uet_fabric_port_stats *port_end;
 	double wall_s;
 	double cpu_s;
+	/* the process's resident memory (perf_rss_bytes): before the
+	 * engines and the fabric were built, after, and its peak */
+	uint64_t rss_before;
+	uint64_t rss_setup;
+	uint64_t rss_peak;
 	struct uet_fabric_eth_run_stats rs;
 };
 

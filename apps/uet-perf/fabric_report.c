@@ -440,6 +440,21 @@ fabric_window_unit(const struct fabric_run *p)
  * the acknowledgement of one (e.g. its retransmissions' ACKs keep taking
  * a failed link while the RTO doubles).
  */
+static double
+fabric_mib(uint64_t bytes)
+{
+	return (double)bytes / (1 << 20);
+}
+
+/* What each emulated host added to the process at its peak: the fabric,
+ * the engines and their pools, the frames in flight. */
+static uint64_t
+fabric_rss_per_host(const struct fabric_run *p)
+{
+	return p->rss_peak > p->rss_before ?
+	       (p->rss_peak - p->rss_before) / p->hosts : 0;
+}
+
 static void
 fabric_print_end(const struct fabric_run *p, const struct fabric_result *res,
 		 FILE *f)
@@ -545,6 +560,11 @@ fabric_print(const struct fabric_run *p, const struct fabric_result *res,
 		(double)res->fab.delivered / p->wall_s : 0,
 		p->wall_s > 0 ? (double)res->fab.events / p->wall_s : 0,
 		emu_s * 1e6, p->rs.iterations, p->rs.jumps);
+	fprintf(f, "  memory: resident %.1f MiB before the fabric and its "
+		"engines, %.1f MiB once built, peak %.1f MiB: %.2f MiB per "
+		"emulated host\n", fabric_mib(p->rss_before),
+		fabric_mib(p->rss_setup), fabric_mib(p->rss_peak),
+		fabric_mib(fabric_rss_per_host(p)));
 	fabric_print_end(p, res, f);
 }
 
@@ -624,7 +644,7 @@ fabric_json(const struct fabric_run *p, const struct fabric_result *res)
 		" s:I, s:I, s:I, s:I, s:I, s:I},"
 		" s:{s:I, s:I, s:I, s:I, s:b},"
 		" s:{s:I, s:I, s:f, s:f, s:f, s:f, s:I, s:I},"
-		" s:b}",
+		" s:{s:I, s:I, s:I, s:I}, s:b}",
 		"tool", "uet-perf",
 		"fabric", "topology",
 			c->topology == UET_CONFIG_FABRIC_FAT_TREE ?
@@ -692,6 +712,10 @@ fabric_json(const struct fabric_run *p, const struct fabric_result *res)
 		"emulated_us", (double)(p->tail_end_ns - p->t0) / 1000.0,
 		"iterations", (json_int_t)p->rs.iterations,
 		"clock_jumps", (json_int_t)p->rs.jumps,
+		"memory", "rss_before_bytes", (json_int_t)p->rss_before,
+		"rss_built_bytes", (json_int_t)p->rss_setup,
+		"rss_peak_bytes", (json_int_t)p->rss_peak,
+		"per_host_bytes", (json_int_t)fabric_rss_per_host(p),
 		"verified", res->verified);
 }
 

@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 
 #include <rte_cycles.h>
 
@@ -70,6 +71,16 @@ perf_rss_bytes(void)
 		rss = 0;
 	fclose(f);
 	return (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+uint64_t
+perf_rss_peak_bytes(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (uint64_t)ru.ru_maxrss * 1024; /* KiB on Linux */
 }
 
 static struct uet_pds *

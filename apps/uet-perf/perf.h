@@ -673,6 +673,8 @@ int perf_pdcs_opts_check(const struct perf_opts *o);
 int perf_pdcs_cfg_check(const struct perf_opts *o,
 			const struct uet_config *cfg);
 uint64_t perf_rss_bytes(void);
+/* The process's peak resident memory so far (getrusage). */
+uint64_t perf_rss_peak_bytes(void);
 /* After the run: count, close every PDC and poll until none is left. */
 void perf_pdcs_finish(struct perf_sess *s, const struct perf_opts *o,
 		      const uint8_t *ip_b, struct perf_report *r);

@@ -45,7 +45,7 @@ def run(perf, args, timeout=120):
 
 
 SMALL = "hosts=4,hosts_per_leaf=2,spines=2"
-# every number of a run but the wall-clock ones
+# every number of a run but the wall-clock ones and the process's memory
 WALL = ("wall_s", "cpu_s", "frames_per_wall_s")
 
 
@@ -55,6 +55,7 @@ def strip_wall(d):
         e.pop(k, None)
     d = dict(d)
     d["emulator"] = e
+    d.pop("memory", None)
     return d
 
 

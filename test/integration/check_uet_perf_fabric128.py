@@ -8,7 +8,8 @@
            last flow no earlier than the ideal; the second run's JSON is
            the first's but for the wall-clock fields (virtual time is
            deterministic); the JSON names the CC and the load balancer,
-           and [cc] base_rtt, not configured, is the fabric's round trip
+           and [cc] base_rtt, not configured, is the fabric's round trip;
+           the memory per emulated host is reported
   errors   --pattern incast:0 and incast:x refused (exit 2)
 
 Checks counted results, never wall-clock times. Files go to a private
@@ -41,6 +42,7 @@ def run(perf, args, timeout=120):
 def strip_wall(d):
     d = dict(d)
     d["emulator"] = {k: v for k, v in d["emulator"].items() if k not in WALL}
+    d.pop("memory", None)
     return d
 
 
@@ -74,6 +76,12 @@ def incast(perf, tmp):
           f"{c['ideal_last']} us")
     check(a["bottleneck"]["port"] == "leaf0>host0",
           f"incast: bottleneck leaf0>host0 ({a['bottleneck']['port']})")
+    m = a["memory"]
+    check(0 < m["rss_before_bytes"] < m["rss_built_bytes"] <=
+          m["rss_peak_bytes"] and m["per_host_bytes"] ==
+          (m["rss_peak_bytes"] - m["rss_before_bytes"]) // 128 > 0,
+          f"incast: memory per emulated host reported "
+          f"({m['per_host_bytes'] / 2**20:.2f} MiB)")
     t = a["traffic"]
     check(t["cc"] == "nscc" and t["load_balancing"] == "single",
           f"incast: JSON names cc and load balancing ({t['cc']}, "
