@@ -545,7 +545,13 @@ enum pds_retx_which {
 };
 
 /* The packets marked for retransmission, in PSN order (what lies past the
- * peer's range waits for it), of those @p which names. */
+ * peer's range waits for it), of those @p which names, up to a PSN that
+ * can never be built (SLOT_GONE): nothing past it can complete (ROD: is
+ * ever accepted), so nothing past it goes again, however long una takes
+ * to reach it and fail the PDC (pds_initiator_unbuildable). Resent every
+ * round while una crept one stored response per RTO, a packet past the
+ * hole outlived every retransmission bound (fuzz_dst, test/dst/
+ * fuzz-fixed/retx-bound.resent-past-unbuildable-hole). */
 static uint16_t
 pds_initiator_tx_retx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		      struct uet_pds_tx *tx, uint16_t n,
@@ -559,6 +565,8 @@ pds_initiator_tx_retx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 	for (psn = c->u.i.una; c->u.i.n_retx > 0 && k < n &&
 	     psn != c->u.i.snd && pds_initiator_room(p, c, psn); psn++) {
 		sl = pds_slot(p, c, psn);
+		if (sl->state == SLOT_GONE)
+			break;
 		if (sl->state != SLOT_RETX)
 			continue;
 		refused = pds_slot_why(sl) == PDS_WHY_BACKOFF;
@@ -720,7 +728,8 @@ pds_initiator_give_up(struct uet_pds *p, struct pds_pdc *c, int status,
  * completes with the error), taken when the PSN is the oldest one
  * outstanding: what was sent before it still completes, and nothing
  * after it can (CACK never passes the hole). Until then it leaves the
- * window and is not resent (SLOT_GONE); the RTO that follows una's
+ * window and is not resent (SLOT_GONE), nor is anything past it
+ * (pds_initiator_tx_retx); the RTO that follows una's
  * arrival there fails the PDC (pds_initiator_rto). A NOOP in the PSN
  * would move the window but deliver part of a message at the target and
  * leave the rest waiting for ever.

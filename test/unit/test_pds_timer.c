@@ -477,6 +477,62 @@ pds_tx_unbuildable__resend_fails_pdc(void **state)
 	assert_true(fakewire_pools_idle(&W));
 }
 
+/* A ROD PDC with a hole that can never be filled: cookie 3 cannot be
+ * built, 2 was lost once, 4 and 5 left past the hole. Nothing past the
+ * hole goes again (the target would only answer ROD_OOO, and nothing
+ * there can complete): the RTO resends 2 alone, and once 2 is in, the
+ * hole at una fails the PDC: 2 completes, 3 to 5 fail -ECONNRESET.
+ * Resent every round, a packet past the hole outlived every bound while
+ * una crept up one stored response per RTO (fuzz_dst, test/dst/
+ * fuzz-fixed/retx-bound.resent-past-unbuildable-hole). */
+static uint32_t past_hole_resends;
+
+static bool
+drop_lost_gone_past(struct fakewire *w, int from, const struct uet_pds_tx *t)
+{
+	if (from == 0 && t->kind == UET_PDS_TX_RETX &&
+	    (t->cookie == 4 || t->cookie == 5))
+		past_hole_resends++;
+	if (from == 0 && t->kind == UET_PDS_TX_NEW && t->cookie == 2)
+		return true; /* lost once, buildable */
+	return drop_gone(w, from, t);
+}
+
+static void
+pds_tx_unbuildable__nothing_past_the_hole_goes_again(void **state)
+{
+	struct uet_pds_pool_info pi;
+	uint32_t c = 5, k;
+
+	(void)state;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, 1, 0), 0);
+	for (k = 0; k < 100 && W.done_ok[1] == 0; k++)
+		fakewire_step(&W, 10000);
+	assert_int_equal(W.done_ok[1], 1);
+	gone_reset(0, 3);
+	W.drop_fn = drop_lost_gone_past;
+	past_hole_resends = 0;
+	for (k = 2; k <= 5; k++)
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, k, 0),
+				 0);
+	assert_true(fakewire_run(&W, 20000, 2000000000ull, failed, &c));
+	assert_int_equal(gone_calls, 1);
+	assert_int_equal(gone_rc, 0);
+	assert_int_equal(W.done_ok[2], 1);
+	assert_int_equal(W.delivered[2], 1);
+	for (k = 3; k <= 5; k++) {
+		assert_int_equal(W.done_err[k], 1);
+		assert_int_equal(W.delivered[k], 0);
+	}
+	assert_int_equal(W.pdc_down_status[0], -ECONNRESET);
+	assert_int_equal(fakewire_st(0)->tx_unbuildable, 1);
+	assert_int_equal(past_hole_resends, 0);
+	/* the initiator's PDC and its transmit block are gone */
+	uet_pds_pool_info_get(W.pds[0], &pi);
+	assert_int_equal(pi.pdc_used[0], 0);
+	assert_int_equal(pi.tx_blk_used, 0);
+}
+
 /* Return-direction data that can never be built: the target fails its
  * PDC at once and tells the initiator (NACK CLOSING_IN_ERR), whose PDC
  * fails too, without waiting for the target's retries. */
@@ -550,6 +606,8 @@ main(void)
 		FW_TEST(pds_tx_unbuildable__fails_pdc_at_first_build_peer_alive,
 			setup_pdc_events),
 		FW_TEST(pds_tx_unbuildable__resend_fails_pdc, setup_pdc_events),
+		FW_TEST(pds_tx_unbuildable__nothing_past_the_hole_goes_again,
+			setup_pdc_events),
 		FW_TEST(pds_tx_unbuildable__return_direction_tells_initiator,
 			setup_pdc_events),
 		FW_TEST(pds_tx_unbuildable__refuses_what_is_no_request_in_flight,
