@@ -1142,6 +1142,53 @@ pds_recovery__rod_stale_nack_ignored(void **state)
 	assert_int_equal(fakewire_take(&W, 0, tx, 8), 5);
 }
 
+/* ROD, a new PDC whose first packet was lost: no ACK has come, so there
+ * is no RTT sample, and a re-NACK of the hole (the target's rod_renack on
+ * the go-back's resends past a lost resend of the hole, or a NACK still on
+ * its way) is no fresher evidence than with one: within rto_init of the
+ * hole's resend it resends the hole alone. Going back at each of them
+ * (no SRTT, no guard) resent the window once per NACK, each go-back
+ * drawing more re-NACKs: 1347 resends of one PSN in 38 ms and its link
+ * queue 240 ms deep (fuzz_dst retx-bound, generator 9), requests carrying
+ * a CLEAR_PSN 18 ms old. */
+static void
+pds_recovery__rod_stale_nack_without_rtt_sample(void **state)
+{
+	struct uet_pds_tx tx[8], n;
+	uint16_t k;
+
+	(void)state;
+	W.drop_fn = NULL;
+	for (k = 0; k < 6; k++)
+		assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_ROD, k, 0), 0);
+	assert_int_equal(fakewire_take(&W, 0, tx, 8), 6);
+	/* 0 lost: 1 opens the target's PDC past the hole. */
+	fakewire_inject(&W, 1, &tx[1], false, false);
+	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_NACK, &n));
+	assert_int_equal(n.hdr.u.nack.code, UET_NACK_ROD_OOO);
+	assert_int_equal(n.hdr.u.nack.psn, tx[0].hdr.u.req.psn);
+	W.now += 5000;
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(W.pds[0]->pdc[0].u.i.srtt_ns, 0);
+	assert_int_equal(fakewire_st(0)->rod_goback, 1);
+	assert_int_equal(fakewire_take(&W, 0, tx, 8), 6);   /* 0..5 resent */
+	/* Re-NACKs of the hole within rto_init: the hole alone each time. */
+	for (k = 0; k < 4; k++) {
+		W.now += 5000;
+		fakewire_inject(&W, 0, &n, false, false);
+		assert_int_equal(fakewire_st(0)->rod_goback, 1);
+		assert_int_equal(fakewire_st(0)->rod_nack_stale, k + 1);
+		assert_int_equal(fakewire_take(&W, 0, tx, 8), 1);
+		assert_int_equal(tx[0].cookie, 0);
+	}
+	/* rto_init after the hole's last resend, it still is not in: the
+	 * NACK counts again. */
+	W.now += W.pds[0]->cfg.rto_init_ns;
+	fakewire_inject(&W, 0, &n, false, false);
+	assert_int_equal(fakewire_st(0)->rod_goback, 2);
+	assert_int_equal(fakewire_take(&W, 0, tx, 8), 6);
+}
+
 /* ROD: the go-back-N from hole 1 resends 1..5 and the resend of 3 is
  * lost. The NACK of 3 that the resend of 4 draws is fresh evidence
  * (3 was never NACKed before), though 3 left within the last SRTT: the
@@ -1931,6 +1978,8 @@ main(void)
 		FW_TEST(pds_recovery__rud_lost_resend_sent_again, setup_rec),
 		FW_TEST(pds_recovery__rod_single_drop_one_goback, setup_rec),
 		FW_TEST(pds_recovery__rod_stale_nack_ignored, setup_rec),
+		FW_TEST(pds_recovery__rod_stale_nack_without_rtt_sample,
+			setup_rec),
 		FW_TEST(pds_recovery__rod_lost_resend_inside_goback_goes_back,
 			setup_rec),
 		FW_TEST(pds_rod_hole_gone__nacks_after_closing_resend_nothing,

@@ -2028,8 +2028,8 @@ all_done8(struct fakewire *w, void *arg)
 }
 
 /* ROD: the go-back-N resend of the head is lost too. The receiver NACKs
- * again after rod_renack retransmissions past the hole: recovery without a
- * tail-loss probe or an RTO. */
+ * again after rod_renack retransmissions past the hole: recovery without
+ * an RTO. */
 static void
 pds_target_rx__rod_head_lost_twice_renacked(void **state)
 {
@@ -2049,7 +2049,13 @@ pds_target_rx__rod_head_lost_twice_renacked(void **state)
 	assert_int_equal(fakewire_st(1)->rod_renack, 1);
 	assert_int_equal(fakewire_st(1)->nack_tx[UET_NACK_ROD_OOO], 2);
 	assert_int_equal(fakewire_st(0)->rto_fires, 0);
-	assert_int_equal(fakewire_st(0)->tlp_fires, 0);
+	/* The initiator has no RTT sample, and the re-NACK came within
+	 * rto_init of the head's resend: it may be one of a go-back's
+	 * re-NACKs still on their way, so the head went alone
+	 * (pds_rod_nack_stale), and what followed it after one tail-loss
+	 * probe. */
+	assert_int_equal(fakewire_st(0)->rod_nack_stale, 1);
+	assert_int_equal(fakewire_st(0)->tlp_fires, 1);
 }
 
 static void
