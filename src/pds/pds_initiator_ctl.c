@@ -182,8 +182,9 @@ pds_initiator_clear_tx(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 
 /* ---- the peer's MP_Range (pds_initiator_room) ---- */
 
-/* A packet marked for retransmission that the peer's range lets leave,
- * before any that can never be built (pds_initiator_tx_retx). */
+/* A packet marked for retransmission that the peer's range and the ROD
+ * window let leave, before any that can never be built
+ * (pds_initiator_tx_retx). */
 bool
 pds_initiator_retx_ready(struct uet_pds *p, const struct pds_pdc *c)
 {
@@ -191,8 +192,8 @@ pds_initiator_retx_ready(struct uet_pds *p, const struct pds_pdc *c)
 
 	if (c->u.i.n_retx == 0)
 		return false;
-	for (psn = c->u.i.una; psn != c->u.i.snd && pds_initiator_room(p, c, psn);
-	     psn++) {
+	for (psn = c->u.i.una; psn != c->u.i.snd && pds_initiator_room(p, c, psn) &&
+	     pds_rod_wnd_has(p, c, psn); psn++) {
 		if (pds_slot(p, c, psn)->state == SLOT_GONE)
 			return false; /* nothing past it goes (tx_retx) */
 		if (pds_slot(p, c, psn)->state == SLOT_RETX)

@@ -1093,6 +1093,8 @@ int pds_initiator_unbuildable(struct uet_pds *p, struct pds_pdc *c,
 bool pds_initiator_probe(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 bool pds_initiator_ack_req(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 /* ROD go-back-N window (pds_initiator.c) */
+bool pds_rod_wnd_has(const struct uet_pds *p, const struct pds_pdc *c,
+		     uint32_t psn);
 bool pds_rod_wnd_last(const struct uet_pds *p, const struct pds_pdc *c,
 		      uint32_t psn);
 void pds_rod_wnd_cut(struct uet_pds *p, struct pds_pdc *c);
