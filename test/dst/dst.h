@@ -345,6 +345,7 @@ struct dst_mrecv {
 	bool released;
 	bool end_seen;            /* the slice that left < min_free came */
 	bool failed;              /* a message in it failed */
+	uint64_t fail_off;        /* the highest offset a failed one had */
 };
 #define DST_MRECV_MAX 256
 

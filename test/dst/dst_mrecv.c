@@ -136,9 +136,14 @@ dst_mrecv_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
 		}
 	}
 	if (c->status != 0) {
+		if (!b->failed || c->offset > b->fail_off)
+			b->fail_off = c->offset;
 		b->failed = true;
-		dst_trace(s, "n%d multi-recv buffer %u: status %d%s", i, k,
-			  c->status, done ? ", released" : "");
+		dst_trace(s, "n%d multi-recv buffer %u: status %d, %llu B at "
+			  "%llu%s", i, k, c->status,
+			  (unsigned long long)c->len,
+			  (unsigned long long)c->offset,
+			  done ? ", released" : "");
 		return;
 	}
 	if (c->offset + c->len > b->len || !mrecv_take(b, c->offset, c->len)) {
@@ -150,7 +155,12 @@ dst_mrecv_cqe(struct dst_sim *s, int i, const struct uet_ses_cqe *c)
 	}
 	if (b->len - (c->offset + c->len) < b->min_free)
 		b->end_seen = true;
-	if (done && !b->end_seen) {
+	/* A message matched after this one (a slice further on) that
+	 * failed completes without its length: it may be the one whose
+	 * slice left less than min_free, the flag then passed to a message
+	 * still arriving before it (ses_multi_done_flags). */
+	if (done && !b->end_seen &&
+	    !(b->failed && b->fail_off > c->offset)) {
 		dst_fail(s, "multi-recv", "n%d buffer %u (%u B, min_free %u): "
 			 "released with slice %llu B at %llu, before its last "
 			 "slice came", i, k, b->len, b->min_free,
