@@ -561,15 +561,15 @@ enum pds_retx_which {
 	PDS_RETX_ALL,
 };
 
-/* The packets marked for retransmission, in PSN order (what lies past the
- * peer's range, or past the ROD window, waits for it: pds_rod_wnd_has), of
- * those @p which names, up to a PSN that
- * can never be built (SLOT_GONE): nothing past it can complete (ROD: is
- * ever accepted), so nothing past it goes again, however long una takes
- * to reach it and fail the PDC (pds_initiator_unbuildable). Resent every
- * round while una crept one stored response per RTO, a packet past the
- * hole outlived every retransmission bound (fuzz_dst, test/dst/
- * fuzz-fixed/retx-bound.resent-past-unbuildable-hole). */
+/* The packets marked for retransmission, of those @p which names, in PSN
+ * order: what lies past the peer's range or past the ROD window waits for
+ * it (pds_rod_wnd_has), and nothing goes past a PSN that can never be
+ * built (SLOT_GONE): nothing past it can complete (on ROD, none is ever
+ * accepted), however long una takes to reach it and fail the PDC
+ * (pds_initiator_unbuildable). Resent every round while una crept one
+ * stored response per RTO, a packet past the hole outlived every
+ * retransmission bound (fuzz_dst, test/dst/fuzz-fixed/
+ * retx-bound.resent-past-unbuildable-hole). */
 static uint16_t
 pds_initiator_tx_retx(struct uet_pds *p, struct pds_pdc *c, uint64_t now,
 		      struct uet_pds_tx *tx, uint16_t n,
