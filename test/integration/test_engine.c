@@ -781,6 +781,65 @@ out:
 	uet_engine_free(a);
 }
 
+/*
+ * A sends to B, which does not poll: the ring between them fills. With
+ * TX faults on, what the queue refuses waits in the fault path's release
+ * list, and uet_engine_tx_space() must shrink with it, as it does with
+ * the staging array when faults are off: A stops building frames and
+ * frees none (tx_full); once B polls, every frame A built arrives, the
+ * duplicates with them.
+ */
+static void
+test_fault_backpressure(void)
+{
+	struct th *ta = &hook_state[0], *tb = &hook_state[1];
+	struct uet_engine_lcore_stats sa;
+	struct uet_config ca, cb;
+	struct uet_engine *a, *b;
+	const unsigned int n = 20000;
+	unsigned int sent_full;
+	uint64_t dups;
+
+	config_make(&ca, "net_ring_ringA", ip4_a, ip6_a, mac_a, true);
+	config_make(&cb, "net_ring_ringB", ip4_b, ip6_b, mac_b, true);
+	ca.fault.enabled = true;
+	ca.fault.seed = 7;
+	ca.fault.reorder_depth = 3;
+	ca.fault.ppm[UET_CONFIG_FAULT_TX][UET_CONFIG_FAULT_DATA]
+		    [UET_CONFIG_FAULT_DUP] = 100000;
+	ca.fault.ppm[UET_CONFIG_FAULT_TX][UET_CONFIG_FAULT_DATA]
+		    [UET_CONFIG_FAULT_REORDER] = 100000;
+	static_pair(&ca, &cb);
+	th_reset(ta, 4, ip4_b);
+	th_reset(tb, 4, ip4_a);
+	a = engine_make("pa", &ca, ta);
+	b = engine_make("pb", &cb, tb);
+	CHECK(a != NULL && b != NULL);
+	if (a == NULL || b == NULL)
+		goto out;
+	ta->to_send = n;
+	for (unsigned int i = 0; i < 5000; i++)
+		(void)uet_engine_poll(a, 1);
+	stats_of(a, &sa);
+	sent_full = ta->sent;
+	printf("fault backpressure: A built %u of %u into a full queue, "
+	       "held %lu, freed %lu\n", sent_full, n,
+	       (unsigned long)sa.tx_held, (unsigned long)sa.tx_full);
+	CHECK(sent_full < n && sa.tx_held > 0);
+	CHECK(sa.tx_full == 0);
+	poll_pair(a, b, ta);
+	stats_of(a, &sa);
+	dups = sa.fault[UET_CONFIG_FAULT_TX].applied[UET_CONFIG_FAULT_DUP];
+	printf("fault backpressure: then B polled: A sent %u, %lu "
+	       "duplicates, B received %u\n", ta->sent, (unsigned long)dups,
+	       tb->rx_req);
+	CHECK(ta->sent == n && sa.tx_full == 0 && dups > 0);
+	CHECK(tb->rx_req == n + dups);
+out:
+	uet_engine_free(b);
+	uet_engine_free(a);
+}
+
 static void
 test_chan_backpressure(void)
 {
@@ -1531,6 +1590,7 @@ test_ring(void)
 	test_mtu_mismatch();
 	test_faults();
 	test_fault_window();
+	test_fault_backpressure();
 	test_chan_backpressure();
 	test_auto();
 }
