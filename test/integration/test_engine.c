@@ -581,6 +581,23 @@ static_pair(struct uet_config *ca, struct uet_config *cb)
 	memcpy(cb->neighbor[0].mac, mac_a, 6);
 }
 
+/* A and B on the back-to-back rings with @p ca and @p cb, each knowing
+ * the other's IPv4 neighbour, A addressing B; false (checked) when either
+ * engine could not be created: the caller frees both. */
+static bool
+ring_pair_make(struct uet_config *ca, struct uet_config *cb,
+	       const char *name_a, const char *name_b, struct uet_engine **a,
+	       struct uet_engine **b)
+{
+	static_pair(ca, cb);
+	th_reset(&hook_state[0], 4, ip4_b);
+	th_reset(&hook_state[1], 4, ip4_a);
+	*a = engine_make(name_a, ca, &hook_state[0]);
+	*b = engine_make(name_b, cb, &hook_state[1]);
+	CHECK(*a != NULL && *b != NULL);
+	return *a != NULL && *b != NULL;
+}
+
 /* Occurrences of @p what in @p text (NULL: none). */
 static unsigned int
 count_of(const char *text, const char *what)
@@ -668,13 +685,7 @@ run_faults(struct uet_engine_fault_stats *out_a)
 	config_make(&cb, "net_ring_ringB", ip4_b, ip6_b, mac_b, true);
 	fault_cfg(&ca, UET_CONFIG_FAULT_TX, UET_CONFIG_FAULT_DATA);
 	fault_cfg(&cb, UET_CONFIG_FAULT_RX, UET_CONFIG_FAULT_DATA);
-	static_pair(&ca, &cb);
-	th_reset(ta, 4, ip4_b);
-	th_reset(tb, 4, ip4_a);
-	a = engine_make("fa", &ca, ta);
-	b = engine_make("fb", &cb, tb);
-	CHECK(a != NULL && b != NULL);
-	if (a == NULL || b == NULL)
+	if (!ring_pair_make(&ca, &cb, "fa", "fb", &a, &b))
 		goto out;
 	ta->to_send = n;
 	poll_pair(a, b, ta);
@@ -809,13 +820,7 @@ test_fault_backpressure(void)
 		    [UET_CONFIG_FAULT_DUP] = 100000;
 	ca.fault.ppm[UET_CONFIG_FAULT_TX][UET_CONFIG_FAULT_DATA]
 		    [UET_CONFIG_FAULT_REORDER] = 100000;
-	static_pair(&ca, &cb);
-	th_reset(ta, 4, ip4_b);
-	th_reset(tb, 4, ip4_a);
-	a = engine_make("pa", &ca, ta);
-	b = engine_make("pb", &cb, tb);
-	CHECK(a != NULL && b != NULL);
-	if (a == NULL || b == NULL)
+	if (!ring_pair_make(&ca, &cb, "pa", "pb", &a, &b))
 		goto out;
 	ta->to_send = n;
 	for (unsigned int i = 0; i < 5000; i++)
