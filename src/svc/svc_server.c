@@ -36,6 +36,16 @@ RTE_LOG_REGISTER_SUFFIX(uet_svc_logtype, svc, INFO);
 
 /* fds of one reply: region, service page, one eventfd per context */
 #define SVC_FDS_MAX (2 + UET_SVC_CTX_MAX)
+/* Descriptors one message can carry (the kernel's SCM_MAX_FD): received
+ * with room for all of them, none is closed by the kernel on the control
+ * thread for want of room (MSG_CTRUNC). */
+#define SVC_SCM_FDS 253
+/* The reaper empties an AF_UNIX socket of at most this many messages,
+ * through at most this many sockets queued in sockets. */
+#define SVC_REAP_MSGS 256
+#define SVC_REAP_DEPTH 4
+
+static void sock_close(struct uet_svc_server *s, int fd);
 #define SVC_EVENTS 16
 
 /* ------------------------------------------------------------------ */
@@ -91,6 +101,7 @@ telemetry_service(const char *cmd, const char *params, struct rte_tel_data *d)
 	telemetry_u64(d, "mem_stuck", st.mem_stuck);
 	telemetry_u64(d, "fds_reaped", st.fds_reaped);
 	telemetry_u64(d, "fds_held", st.fds_held);
+	telemetry_u64(d, "fds_refused", st.fds_refused);
 	telemetry_u64(d, "chan_held", st.chan_held);
 	return 0;
 }
@@ -185,7 +196,7 @@ client_free(struct uet_svc_server *s, struct svc_client *c)
 
 	svc_user_detach(s, c);
 	if (c->fd >= 0)
-		close(c->fd);
+		sock_close(s, c->fd);
 	/* a channel whose EP_DEL went unanswered (svc_srv_ops.c
 	 * chan_unbind) is the SES's still: its struct stays */
 	for (unsigned int i = 0; c->chans != NULL && i < s->p.max_chans; i++)
@@ -241,7 +252,7 @@ client_drop(struct uet_svc_server *s, unsigned int slot, bool clean)
 	bool held = c->hello, bg;
 
 	(void)epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
+	sock_close(s, c->fd);
 	c->fd = -1;
 	s->clients[slot] = NULL;
 	SVC_LOG(INFO, "client pid %d uid %u: %s", (int)c->pid,
@@ -298,12 +309,12 @@ accept_one(struct uet_svc_server *s)
 			break;
 	if (slot == s->p.max_clients || s->down) {
 		refuse(s, fd, -EUSERS, "max_clients attached", NULL);
-		close(fd);
+		sock_close(s, fd);
 		return;
 	}
 	c = client_new(s, fd);
 	if (c == NULL) {
-		close(fd);
+		sock_close(s, fd);
 		return;
 	}
 	rc = svc_peer_creds(c);
@@ -381,15 +392,80 @@ reply_send(struct svc_client *c, const struct uet_svc_hdr *h,
  * and with it every client and the service's stop, for as long as the
  * sender liked (the security review). The control thread hands them over
  * a pipe; one the pipe cannot take (the reaper held up, 16 k queued)
- * stays open, counted in fds_held, rather than be closed here.
+ * stays open, counted in fds_held, rather than be closed here. Clients'
+ * own connections go the same way (sock_close), as what is queued in
+ * them closes with them; the reaper closes sockets without lingering
+ * and empties AF_UNIX ones first (reap_one), so that none of this holds
+ * it either.
  */
+static void reap_one(int fd, unsigned int depth);
+
+/* The descriptors queued in AF_UNIX socket @p fd, each reaped; nothing
+ * more arrives once it is shut down. Bounded: what is left goes with the
+ * socket's close. */
+static void
+reap_drain(int fd, unsigned int depth)
+{
+	(void)shutdown(fd, SHUT_RDWR);
+	for (unsigned int i = 0; i < SVC_REAP_MSGS; i++) {
+		char data[256];
+		union {
+			char buf[CMSG_SPACE(sizeof(int) * SVC_SCM_FDS)];
+			struct cmsghdr align;
+		} u;
+		struct iovec iov = { .iov_base = data,
+				     .iov_len = sizeof(data) };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+				    .msg_control = u.buf,
+				    .msg_controllen = sizeof(u.buf) };
+		ssize_t n = recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+		if (n < 0 || (n == 0 && m.msg_controllen == 0))
+			break;
+		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); cm != NULL;
+		     cm = CMSG_NXTHDR(&m, cm)) {
+			size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			int inner;
+
+			if (cm->cmsg_level != SOL_SOCKET ||
+			    cm->cmsg_type != SCM_RIGHTS)
+				continue;
+			for (size_t j = 0; j < k; j++) {
+				memcpy(&inner, CMSG_DATA(cm) + j * sizeof(int),
+				       sizeof(inner));
+				reap_one(inner, depth);
+			}
+		}
+	}
+}
+
+/* A socket closes without lingering (SO_LINGER 0: a reset, no wait for
+ * unsent data), and an AF_UNIX one first gives up the descriptors queued
+ * in it, SVC_REAP_DEPTH deep: the last close of a socket in flight runs
+ * the lingering close of what is queued in it. getsockopt() asks no file
+ * system (fstat() of a FUSE file may wait for its server). */
+static void
+reap_one(int fd, unsigned int depth)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	socklen_t len = sizeof(int);
+	int dom;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) == 0) {
+		(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		if (dom == AF_UNIX && depth < SVC_REAP_DEPTH)
+			reap_drain(fd, depth + 1);
+	}
+	close(fd);
+}
+
 static void *
 reaper_run(void *arg)
 {
 	int r = (int)(intptr_t)arg, fd;
 
 	while (read(r, &fd, sizeof(fd)) == (ssize_t)sizeof(fd))
-		close(fd);
+		reap_one(fd, 0);
 	close(r);
 	return NULL;
 }
@@ -427,6 +503,18 @@ fds_reap(struct uet_svc_server *s, int fd)
 		return;
 	}
 	s->st.fds_held++;
+}
+
+/* A client's connection: shut down here (its peer sees the end at once),
+ * closed by the reaper with what is queued in it. */
+static void
+sock_close(struct uet_svc_server *s, int fd)
+{
+	(void)shutdown(fd, SHUT_RDWR);
+	if (s->reap_w >= 0)
+		fds_reap(s, fd);
+	else
+		close(fd);
 }
 
 /* Descriptors a client passed us: the first is kept for the request
@@ -496,7 +584,7 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 	struct svc_client *c = s->clients[slot];
 	uint64_t in[UET_SVC_MSG_MAX / 8 + 1], out[UET_SVC_MSG_MAX / 8];
 	union {
-		char buf[CMSG_SPACE(sizeof(int) * 8)];
+		char buf[CMSG_SPACE(sizeof(int) * SVC_SCM_FDS)];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { .iov_base = in, .iov_len = sizeof(in) };
@@ -506,8 +594,9 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 	const struct uet_svc_hdr *h = (const struct uet_svc_hdr *)in;
 	struct uet_svc_hdr rh;
 	int fds[SVC_FDS_MAX];
-	unsigned int nb_fds = 0, op = 0;
+	unsigned int nb_fds = 0, op = 0, fds_in;
 	uint32_t rep_len = 0, seq = 0;
+	bool fds_ok;
 	ssize_t n;
 	int rc;
 
@@ -521,8 +610,13 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 		seq = h->seq;
 		op = h->op & ~UET_SVC_OP_REPLY;
 	}
-	/* only a HELLO may carry a descriptor (svc_op checks) */
-	if (!fds_take(s, c, &m) || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	/* only a HELLO may carry a descriptor, one (svc_op checks); a
+	 * client that sends others is answered, then dropped: one message
+	 * of descriptors per connection reaches the reaper, not a stream
+	 * of them that would fill the root process's table (fds_held) */
+	fds_ok = fds_take(s, c, &m);
+	fds_in = c->nb_rx_fd;
+	if (!fds_ok || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
 	    (size_t)n > UET_SVC_MSG_MAX)
 		rc = -EINVAL;
 	else
@@ -545,6 +639,10 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 			 rc);
 	if (reply_send(c, &rh, out, fds, nb_fds) < 0)
 		return false;
+	if (fds_in > (op == UET_SVC_OP_HELLO ? 1u : 0u)) {
+		s->st.fds_refused++;
+		return false;
+	}
 	*bye = rc == 0 && op == UET_SVC_OP_BYE;
 	return !*bye;
 }

@@ -306,29 +306,38 @@ rc_close(struct rc_client *c)
 }
 
 int
-rc_send_raw(struct rc_client *c, const void *buf, size_t len, int fd)
+rc_send_fds(struct rc_client *c, const void *buf, size_t len, const int *fds,
+	    unsigned int nb_fds)
 {
 	union {
-		char b[CMSG_SPACE(sizeof(int))];
+		char b[CMSG_SPACE(sizeof(int) * RC_SEND_FDS_MAX)];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf,
 			     .iov_len = len };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	if (fd >= 0) {
+	if (nb_fds > RC_SEND_FDS_MAX)
+		return -EINVAL;
+	if (nb_fds > 0) {
 		struct cmsghdr *cm;
 
 		memset(&u, 0, sizeof(u));
 		m.msg_control = u.b;
-		m.msg_controllen = sizeof(u.b);
+		m.msg_controllen = CMSG_SPACE(sizeof(int) * nb_fds);
 		cm = CMSG_FIRSTHDR(&m);
 		cm->cmsg_level = SOL_SOCKET;
 		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * nb_fds);
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * nb_fds);
 	}
 	return sendmsg(c->fd, &m, MSG_NOSIGNAL) < 0 ? -errno : 0;
+}
+
+int
+rc_send_raw(struct rc_client *c, const void *buf, size_t len, int fd)
+{
+	return rc_send_fds(c, buf, len, &fd, fd >= 0 ? 1 : 0);
 }
 
 int

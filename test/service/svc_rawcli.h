@@ -80,6 +80,10 @@ int rc_connect(struct rc_client *c, const char *path);
 void rc_close(struct rc_client *c);
 /* Send raw bytes as one message (fuzzing), optionally with one fd. */
 int rc_send_raw(struct rc_client *c, const void *buf, size_t len, int fd);
+/* ... with @p nb_fds descriptors (at most RC_SEND_FDS_MAX). */
+#define RC_SEND_FDS_MAX 16
+int rc_send_fds(struct rc_client *c, const void *buf, size_t len,
+		const int *fds, unsigned int nb_fds);
 /* Wait (bounded) for one reply; @return its length or -errno. */
 int rc_recv_raw(struct rc_client *c, void *buf, size_t cap, int *fds,
 		unsigned int *nb_fds);

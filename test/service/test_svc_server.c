@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,38 +292,125 @@ out:
 }
 
 /*
- * The security review's hold of the control thread: a request carrying a
- * descriptor whose close blocks (a lingering socket; a FUSE file whose
- * server never answers FLUSH does the same), its sender's own copy closed
- * at once so the service holds the last one. The request is refused and
- * answered at once, the descriptor closed by the reaper thread
- * (fds_reaped), and another request answered meanwhile; before, the
- * answer waited for the close (60 s, past the client's 30 s bound).
+ * The peer of a lingering socket the service was passed: true when it
+ * sees the reset of a close without lingering, false at the end of a
+ * graceful one (the lingering close done, every byte sent) or after
+ * 10 s (the linger is 60 s). Reads what arrives meanwhile.
  */
+static bool
+peer_reset(int peer)
+{
+	struct pollfd p = { .fd = peer, .events = POLLIN };
+	char buf[4096];
+
+	for (unsigned int i = 0; i < 100000; i++) {
+		ssize_t n;
+
+		if (poll(&p, 1, 100) < 0)
+			return false;
+		if (p.revents == 0) {
+			if (i >= 100)
+				return false;
+			continue;
+		}
+		n = recv(peer, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0 && errno == ECONNRESET)
+			return true;
+		if (n == 0 || (n < 0 && errno != EAGAIN))
+			return false;
+	}
+	return false;
+}
+
+/* A connection of its own, HELLO said, passes @p nb descriptors with a
+ * PID_GET and closes its own copies at once (the service holds the last
+ * ones): refused at once, the connection dropped (fds_refused), client
+ * @p a answered meanwhile. */
 static void
-test_fd_reaper(struct cli *a)
+fds_request(struct cli *a, const int *fds, unsigned int nb, uint64_t ctx)
 {
 	uint64_t m[(sizeof(struct uet_svc_hdr) + 8) / 8 + 1] = { 0 };
 	uint64_t in[UET_SVC_MSG_MAX / 8];
 	struct uet_svc_hdr *h = (struct uet_svc_hdr *)m;
 	const struct uet_svc_hdr *r = (const struct uet_svc_hdr *)in;
-	uint64_t reaped0 = tel("fds_reaped");
-	int peer, fd = lingering_socket(&peer), n;
+	uint64_t refused0 = tel("fds_refused");
+	struct rc_client k;
+	int n;
 
+	CHECK(rc_connect(&k, svc.sock) == 0 && rc_hello(&k) == 0);
+	uet_svc_hdr_init(h, UET_SVC_OP_PID_GET, 8, 7, 0);
+	CHECK(rc_send_fds(&k, m, sizeof(*h) + 8, fds, nb) == 0);
+	for (unsigned int i = 0; i < nb; i++)
+		close(fds[i]);
+	n = rc_recv_raw(&k, in, sizeof(in), NULL, NULL);
+	CHECK(n >= (int)sizeof(*h) && r->rc == -EINVAL);
+	CHECK(rc_recv_raw(&k, in, sizeof(in), NULL, NULL) == 0);
+	test_nop(a, ctx);
+	CHECK(tel("fds_refused") == refused0 + 1);
+	rc_close(&k);
+}
+
+/*
+ * The security review's holds of the control thread and of the reaper:
+ * a request carrying a descriptor whose last close blocks (a TCP socket
+ * lingering on unsent data; a FUSE file whose server never answers FLUSH
+ * does the same), its sender's own copy closed at once so the service
+ * holds the last one:
+ * - one descriptor: answered at once, closed by the reaper (before, the
+ *   answer waited for the close, 60 s);
+ * - nine, the lingering one last: a control buffer of eight descriptors
+ *   let the kernel close the ninth on the control thread (no client
+ *   served, the stop ignored, for the linger time);
+ * - inside an AF_UNIX socket passed alone: its last close, by the
+ *   reaper, closed the lingering one there and held the reaper.
+ * The reaper closes each without lingering: its peer sees a reset, not
+ * the end of a 60 s close.
+ */
+static void
+test_fd_reaper(struct cli *a)
+{
+	int peer, fd, fds[9], sp[2];
+
+	fd = lingering_socket(&peer);
 	CHECK(fd >= 0);
 	if (fd < 0)
 		return;
-	uet_svc_hdr_init(h, UET_SVC_OP_PID_GET, 8, 7, 0);
-	CHECK(rc_send_raw(&a->c, m, sizeof(*h) + 8, fd) == 0);
-	close(fd);
-	n = rc_recv_raw(&a->c, in, sizeof(in), NULL, NULL);
-	CHECK(n >= (int)sizeof(*h) && r->rc == -EINVAL);
-	test_nop(a, 610);
-	CHECK(tel("fds_reaped") == reaped0 + 1);
-	printf("# a lingering socket passed with a request: refused, closed "
-	       "by the reaper, the service answering meanwhile\n");
-	/* its peer gone, the lingering close ends */
+	fds_request(a, &fd, 1, 610);
+	CHECK(peer_reset(peer));
 	close(peer);
+	printf("# a lingering socket passed with a request: refused, the "
+	       "connection dropped, closed by the reaper without lingering\n");
+
+	fds[8] = lingering_socket(&peer);
+	CHECK(fds[8] >= 0);
+	if (fds[8] < 0)
+		return;
+	for (unsigned int i = 0; i < 8; i++)
+		fds[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	fds_request(a, fds, 9, 611);
+	CHECK(peer_reset(peer));
+	close(peer);
+	printf("# nine descriptors, a lingering socket the ninth: all "
+	       "reaped\n");
+
+	fd = lingering_socket(&peer);
+	CHECK(fd >= 0 &&
+	      socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == 0);
+	if (fd < 0)
+		return;
+	{
+		struct rc_client pair = { .fd = sp[0] };
+		char one = 1;
+
+		CHECK(rc_send_fds(&pair, &one, 1, &fd, 1) == 0);
+	}
+	close(fd);
+	close(sp[0]);
+	fds_request(a, &sp[1], 1, 612);
+	CHECK(peer_reset(peer));
+	close(peer);
+	printf("# a lingering socket inside a socket passed alone: reaped, "
+	       "the reaper not held\n");
 }
 
 static void
@@ -363,9 +451,8 @@ test_bad_messages(struct cli *a)
 	pg->rsvd = 0;
 	h->version = 2; /* another protocol version */
 	CHECK(raw_reply(&a->c, m, sizeof(*h) + 8, -1) == -EPROTO);
-	/* a request carrying a file descriptor */
-	uet_svc_hdr_init(h, UET_SVC_OP_PID_GET, 8, 5, 0);
-	CHECK(raw_reply(&a->c, m, sizeof(*h) + 8, a->c.memfd) == -EINVAL);
+	/* (a request carrying a file descriptor: test_fd_reaper; its
+	 * connection is dropped) */
 	/* a ring size that is not a power of two */
 	{
 		struct uet_svc_chan_open_req q = {
@@ -376,7 +463,7 @@ test_bad_messages(struct cli *a)
 		CHECK(rc_request(&a->c, UET_SVC_OP_CHAN_OPEN, &q, sizeof(q),
 				 NULL, 0, NULL, NULL) == -EINVAL);
 	}
-	sent += 7;
+	sent += 6;
 	/* a request before HELLO */
 	CHECK(rc_connect(&fresh, svc.sock) == 0);
 	{

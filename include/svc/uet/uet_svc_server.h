@@ -186,6 +186,9 @@ struct uet_svc_server_stats {
 	uint64_t fds_reaped;
 	/** ... kept open instead: the reaper held up, its queue full */
 	uint64_t fds_held;
+	/** connections dropped for passing descriptors no request takes
+	 * (any but HELLO's one) */
+	uint64_t fds_refused;
 	/** channels whose EP_DEL the engine did not take or answer in time:
 	 * kept open, with their client's region and channel table, rather
 	 * than be reused while the SES may still write them */
