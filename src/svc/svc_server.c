@@ -40,13 +40,11 @@ RTE_LOG_REGISTER_SUFFIX(uet_svc_logtype, svc, INFO);
  * with room for all of them, none is closed by the kernel on the control
  * thread for want of room (MSG_CTRUNC). */
 #define SVC_SCM_FDS 253
-/* The reaper empties an AF_UNIX socket of at most this many messages,
- * through at most this many sockets queued in sockets. */
-#define SVC_REAP_MSGS 256
-#define SVC_REAP_DEPTH 4
+/* The reaper empties an AF_UNIX socket of at most this many messages. */
+#define SVC_REAP_MSGS 1024
+#define SVC_EVENTS 16
 
 static void sock_close(struct uet_svc_server *s, int fd);
-#define SVC_EVENTS 16
 
 /* ------------------------------------------------------------------ */
 /* telemetry                                                           */
@@ -398,21 +396,46 @@ reply_send(struct svc_client *c, const struct uet_svc_hdr *h,
  * and empties AF_UNIX ones first (reap_one), so that none of this holds
  * it either.
  */
-static void reap_one(int fd, unsigned int depth);
+/* Descriptors the reaper still has to close: those read from its pipe
+ * and those found queued in the AF_UNIX sockets among them, at any
+ * depth (the kernel bounds what a user has in flight). */
+struct reap_list {
+	int *fd;
+	size_t n, cap;
+};
 
-/* The descriptors queued in AF_UNIX socket @p fd, each reaped; nothing
- * more arrives once it is shut down. Bounded: what is left goes with the
- * socket's close. */
-static void
-reap_drain(int fd, unsigned int depth)
+/* Keep @p fd for later; false when there is no room (then the caller
+ * closes it at once, lingering or not). */
+static bool
+reap_push(struct reap_list *l, int fd)
 {
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		int *fds = realloc(l->fd, cap * sizeof(*fds));
+
+		if (fds == NULL)
+			return false;
+		l->fd = fds;
+		l->cap = cap;
+	}
+	l->fd[l->n++] = fd;
+	return true;
+}
+
+/* The descriptors queued in AF_UNIX socket @p fd go to @p l; nothing more
+ * arrives once it is shut down. Bounded: what is left (more than
+ * SVC_REAP_MSGS messages) goes with the socket's close. */
+static void
+reap_drain(struct reap_list *l, int fd)
+{
+	char data[4096];
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * SVC_SCM_FDS)];
+		struct cmsghdr align;
+	} u;
+
 	(void)shutdown(fd, SHUT_RDWR);
 	for (unsigned int i = 0; i < SVC_REAP_MSGS; i++) {
-		char data[256];
-		union {
-			char buf[CMSG_SPACE(sizeof(int) * SVC_SCM_FDS)];
-			struct cmsghdr align;
-		} u;
 		struct iovec iov = { .iov_base = data,
 				     .iov_len = sizeof(data) };
 		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
@@ -433,39 +456,54 @@ reap_drain(int fd, unsigned int depth)
 			for (size_t j = 0; j < k; j++) {
 				memcpy(&inner, CMSG_DATA(cm) + j * sizeof(int),
 				       sizeof(inner));
-				reap_one(inner, depth);
+				if (!reap_push(l, inner))
+					close(inner);
 			}
 		}
 	}
 }
 
-/* A socket closes without lingering (SO_LINGER 0: a reset, no wait for
- * unsent data), and an AF_UNIX one first gives up the descriptors queued
- * in it, SVC_REAP_DEPTH deep: the last close of a socket in flight runs
- * the lingering close of what is queued in it. getsockopt() asks no file
- * system (fstat() of a FUSE file may wait for its server). */
+/*
+ * Close @p fd and what is queued in it. A socket closes without
+ * lingering (SO_LINGER 0: a reset, no wait for unsent data), and an
+ * AF_UNIX one first gives up the descriptors queued in it, each closed
+ * the same way: the last close of a socket in flight would run the
+ * lingering close of what is queued in it. getsockopt() asks no file
+ * system (fstat() of a FUSE file may wait for its server).
+ */
 static void
-reap_one(int fd, unsigned int depth)
+reap_one(struct reap_list *l, int fd)
 {
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
-	socklen_t len = sizeof(int);
-	int dom;
 
-	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) == 0) {
-		(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-		if (dom == AF_UNIX && depth < SVC_REAP_DEPTH)
-			reap_drain(fd, depth + 1);
+	if (!reap_push(l, fd)) {
+		close(fd);
+		return;
 	}
-	close(fd);
+	while (l->n > 0) {
+		socklen_t len = sizeof(int);
+		int dom;
+
+		fd = l->fd[--l->n];
+		if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) == 0) {
+			(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg,
+					 sizeof(lg));
+			if (dom == AF_UNIX)
+				reap_drain(l, fd);
+		}
+		close(fd);
+	}
 }
 
 static void *
 reaper_run(void *arg)
 {
+	struct reap_list l = { .fd = NULL };
 	int r = (int)(intptr_t)arg, fd;
 
 	while (read(r, &fd, sizeof(fd)) == (ssize_t)sizeof(fd))
-		reap_one(fd, 0);
+		reap_one(&l, fd);
+	free(l.fd);
 	close(r);
 	return NULL;
 }

@@ -153,23 +153,17 @@ fail:
 	}
 }
 
-/*
- * The descriptor of HELLO's UET_SVC_HELLO_F_MEM: a procfs "mem" file,
- * nothing else (a FIFO, a FUSE file or a socket would let a client block
- * or confuse the engine's accesses). Whose address space it names needs
- * no check: the client opened it with its own rights, so it reaches only
- * memory the client could read and write itself.
- */
 /* @p path has the shape of a procfs mem file: /proc/PID/mem or
  * /proc/PID/task/TID/mem. */
 static bool
 proc_mem_path(const char *path)
 {
-	const char *p = path + strlen("/proc/");
+	const char *p;
 	size_t d;
 
 	if (strncmp(path, "/proc/", strlen("/proc/")) != 0)
 		return false;
+	p = path + strlen("/proc/");
 	d = strspn(p, "0123456789");
 	if (d == 0)
 		return false;
@@ -184,10 +178,16 @@ proc_mem_path(const char *path)
 	return strcmp(p, "/mem") == 0;
 }
 
-/* The path is read first (readlink asks no file system): fstatfs() of a
- * FUSE file whose server never answers held the control thread (the
- * security review's third hold), so only a path of procfs's shape gets
- * that far. */
+/*
+ * The descriptor of HELLO's UET_SVC_HELLO_F_MEM: a procfs "mem" file,
+ * nothing else (a FIFO, a FUSE file or a socket would let a client block
+ * or confuse the engine's accesses). Whose address space it names needs
+ * no check: the client opened it with its own rights, so it reaches only
+ * memory the client could read and write itself. The path is read first
+ * (readlink asks no file system): fstatfs() of a FUSE file whose server
+ * never answers held the control thread (the security review), so only a
+ * path of procfs's shape gets that far.
+ */
 static int
 as_take(struct uet_svc_server *s, struct svc_client *c)
 {

@@ -361,8 +361,9 @@ fds_request(struct cli *a, const int *fds, unsigned int nb, uint64_t ctx)
  * - nine, the lingering one last: a control buffer of eight descriptors
  *   let the kernel close the ninth on the control thread (no client
  *   served, the stop ignored, for the linger time);
- * - inside an AF_UNIX socket passed alone: its last close, by the
- *   reaper, closed the lingering one there and held the reaper.
+ * - inside AF_UNIX sockets (six deep) passed alone: the last close of
+ *   the outer one, by the reaper, closed the lingering one there and
+ *   held the reaper.
  * The reaper closes each without lingering: its peer sees a reset, not
  * the end of a 60 s close.
  */
@@ -393,23 +394,27 @@ test_fd_reaper(struct cli *a)
 	printf("# nine descriptors, a lingering socket the ninth: all "
 	       "reaped\n");
 
+	/* inside a socket inside a socket ..., six deep */
 	fd = lingering_socket(&peer);
-	CHECK(fd >= 0 &&
-	      socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == 0);
-	if (fd < 0)
-		return;
-	{
-		struct rc_client pair = { .fd = sp[0] };
+	CHECK(fd >= 0);
+	for (unsigned int i = 0; fd >= 0 && i < 6; i++) {
+		struct rc_client pair;
 		char one = 1;
 
+		CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+				 sp) == 0);
+		pair.fd = sp[0];
 		CHECK(rc_send_fds(&pair, &one, 1, &fd, 1) == 0);
+		close(fd);
+		close(sp[0]);
+		fd = sp[1];
 	}
-	close(fd);
-	close(sp[0]);
-	fds_request(a, &sp[1], 1, 612);
+	if (fd < 0)
+		return;
+	fds_request(a, &fd, 1, 612);
 	CHECK(peer_reset(peer));
 	close(peer);
-	printf("# a lingering socket inside a socket passed alone: reaped, "
+	printf("# a lingering socket six sockets deep, passed alone: reaped, "
 	       "the reaper not held\n");
 }
 
