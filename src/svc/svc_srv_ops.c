@@ -986,6 +986,9 @@ svc_client_release(struct uet_svc_server *s, struct svc_client *c)
 	if (keep_as) {
 		SVC_LOG(ERR, "client pid %d: %u key(s) not released, its "
 			"memory descriptor kept", (int)c->pid, c->nb_mrs);
+		/* the uid's quota back, as the background release gives it
+		 * (svc_release.c): the keys are the engine's to drop now */
+		svc_quota_put(c, SVC_Q_MRS, c->nb_mrs);
 		s->st.mrs -= c->nb_mrs;
 		c->nb_mrs = 0;
 	}

@@ -163,12 +163,37 @@ client_release__unanswered_ep_del_keeps_the_region(void **state)
 	free(cli.chans);
 }
 
+/* A key whose MR_DEREG the engine did not answer at the client's
+ * release: the address space descriptor is kept for it, but the uid's
+ * quota of keys comes back, as in the background release (before, the
+ * synchronous release kept it counted for good). */
+static void
+client_release__kept_key_gives_back_its_quota(void **state)
+{
+	struct svc_user u = { .uid = 1000, .mrs = 1 };
+	struct svc_mr mr = { .key = 7, .ctx = 0, .local = false };
+
+	(void)state;
+	setup_one_chan();
+	cli.user = &u;
+	cli.mrs = &mr;
+	cli.nb_mrs = 1;
+	srv.st.mrs = 1;
+	ctl_rc = -ETIMEDOUT;
+	svc_client_release(&srv, &cli);
+	assert_int_equal(cli.nb_mrs, 0);
+	assert_int_equal(srv.st.mrs, 0);
+	assert_int_equal(u.mrs, 0);
+	free(cli.chans);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(chan_close__unanswered_ep_del_keeps_the_channel),
 		cmocka_unit_test(client_release__unanswered_ep_del_keeps_the_region),
+		cmocka_unit_test(client_release__kept_key_gives_back_its_quota),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
