@@ -101,6 +101,7 @@ telemetry_service(const char *cmd, const char *params, struct rte_tel_data *d)
 	telemetry_u64(d, "fds_held", st.fds_held);
 	telemetry_u64(d, "fds_refused", st.fds_refused);
 	telemetry_u64(d, "chan_held", st.chan_held);
+	telemetry_u64(d, "accept_failed", st.accept_failed);
 	return 0;
 }
 
@@ -290,6 +291,28 @@ refuse(struct uet_svc_server *s, int fd, int rc, const char *why,
 	notice_send(fd, UET_SVC_OP_HELLO, rc);
 }
 
+/* The listener out of the epoll set for UET_SVC_ACCEPT_PAUSE_MS
+ * (@p pause), or back in it: a connection accept() cannot take for want
+ * of descriptors (EMFILE, ENFILE) or memory stays in the backlog, the
+ * listener stays readable, and polling it on would spin the control
+ * thread until something else closes. */
+static void
+accept_pause(struct uet_svc_server *s, bool pause)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+	struct itimerspec t = { { 0, 0 },
+				{ 0, UET_SVC_ACCEPT_PAUSE_MS * 1000000L } };
+
+	if (s->lfd < 0)
+		return;
+	if (!pause) {
+		(void)epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->lfd, &ev);
+		return;
+	}
+	if (epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->lfd, NULL) == 0)
+		(void)timerfd_settime(s->atfd, 0, &t, NULL);
+}
+
 static void
 accept_one(struct uet_svc_server *s)
 {
@@ -299,8 +322,17 @@ accept_one(struct uet_svc_server *s)
 	int fd, rc;
 
 	fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		/* gone before we took it, or taken already: nothing to do */
+		if (errno == EAGAIN || errno == EWOULDBLOCK ||
+		    errno == ECONNABORTED || errno == EINTR)
+			return;
+		s->st.accept_failed++;
+		SVC_LOG(WARNING, "accept: %s: connections wait %u ms",
+			strerror(errno), UET_SVC_ACCEPT_PAUSE_MS);
+		accept_pause(s, true);
 		return;
+	}
 	s->st.attaches++;
 	for (slot = 0; slot < s->p.max_clients; slot++)
 		if (s->clients[slot] == NULL)
@@ -770,6 +802,13 @@ uet_svc_server_run(struct uet_svc_server *s, int timeout_ms)
 			zombies_poll(s);
 			continue;
 		}
+		if (ev[i].data.ptr == &s->atfd) {
+			uint64_t ticks;
+
+			(void)!read(s->atfd, &ticks, sizeof(ticks));
+			accept_pause(s, false);
+			continue;
+		}
 		client_event(s, ev[i].data.ptr, ev[i].events);
 	}
 	return n;
@@ -850,14 +889,16 @@ page_make(struct uet_svc_server *s)
 	return rc;
 }
 
-/* The release timer (zombies_poll), in the epoll set, disarmed. */
+/* A timer in the epoll set, disarmed, its event pointing at *@p fd:
+ * the release timer (zombies_poll) and the listener's pause
+ * (accept_pause). */
 static int
-release_timer_make(struct uet_svc_server *s)
+timer_add(struct uet_svc_server *s, int *fd)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &s->rtfd };
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = fd };
 
-	s->rtfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (s->rtfd < 0 || epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->rtfd, &ev) != 0)
+	*fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (*fd < 0 || epoll_ctl(s->epfd, EPOLL_CTL_ADD, *fd, &ev) != 0)
 		return -errno;
 	return 0;
 }
@@ -976,7 +1017,8 @@ uet_svc_server_create(const struct uet_svc_server_params *p, int *err)
 		goto out;
 	s->p = *p;
 	snprintf(s->path, sizeof(s->path), "%s", p->socket_path);
-	s->lfd = s->epfd = s->page_fd = s->page_ro = s->tfd = s->rtfd = -1;
+	s->lfd = s->epfd = s->page_fd = s->page_ro = s->tfd = s->rtfd =
+		s->atfd = -1;
 	s->reap_w = -1;
 	s->euid = geteuid();
 	for (unsigned int i = 0; i < UET_SVC_CTX_MAX; i++)
@@ -1011,7 +1053,9 @@ uet_svc_server_create(const struct uet_svc_server_params *p, int *err)
 		rc = timer_make(s);
 	if (rc < 0)
 		goto fail;
-	rc = release_timer_make(s);
+	rc = timer_add(s, &s->rtfd);
+	if (rc == 0)
+		rc = timer_add(s, &s->atfd);
 	if (rc < 0)
 		goto fail;
 	rc = listen_make(s);
@@ -1090,6 +1134,8 @@ uet_svc_server_free(struct uet_svc_server *s)
 		close(s->tfd);
 	if (s->rtfd >= 0)
 		close(s->rtfd);
+	if (s->atfd >= 0)
+		close(s->atfd);
 	/* the reaper ends once it closed what it was given */
 	if (s->reap_w >= 0)
 		close(s->reap_w);

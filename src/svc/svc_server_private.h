@@ -155,6 +155,8 @@ struct uet_svc_server {
 	struct svc_client **zombies;
 	unsigned int nb_zombies;
 	int rtfd;
+	/* one-shot timer ending a pause of the listener (accept_pause) */
+	int atfd;
 	struct uet_svc_server_stats st;
 };
 

@@ -21,9 +21,10 @@
  *     READ, fetching atomic from another client's window, data checked
  *     in place; the key through a third client's PIDonFEP: BAD_MKEY,
  *     nothing touched;
- *   limits: max_clients; a client gone without BYE is cleaned up; a
- *     second service on the socket (or on a file that is no socket)
- *     refuses and leaves it alone;
+ *   limits: max_clients; the service out of descriptors (accept() at
+ *     EMFILE pauses the listener, no spin); a client gone without BYE
+ *     is cleaned up; a second service on the socket (or on a file
+ *     that is no socket) refuses and leaves it alone;
  *   every /uet/service count back to its start; SIGTERM: exit 0, socket
  *   unlinked, nothing left of its EAL prefix in /var/run/dpdk.
  *
@@ -40,9 +41,11 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_common.h>
@@ -50,6 +53,7 @@
 #include <uet/uet_rand.h>
 #include <uet/uet_ses_amo.h>
 #include <uet/uet_ses_mr.h>
+#include <uet/uet_svc_server.h>
 
 #include "svc_rawcli.h"
 
@@ -416,6 +420,75 @@ test_fd_reaper(struct cli *a)
 	close(peer);
 	printf("# a lingering socket six sockets deep, passed alone: reaped, "
 	       "the reaper not held\n");
+}
+
+/* The lowest descriptor number free in process @p pid (what its next
+ * accept() would get), or -1. */
+static int
+proc_fd_free(pid_t pid)
+{
+	char path[64];
+
+	for (int fd = 0; fd < 65536; fd++) {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+		if (access(path, F_OK) != 0)
+			return errno == ENOENT ? fd : -1;
+	}
+	return -1;
+}
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/*
+ * The service out of descriptors: its RLIMIT_NOFILE lowered (prlimit, we
+ * are root) to its lowest free descriptor, so that accept() fails with
+ * EMFILE while a client waits in the backlog. The listener used to stay
+ * in the epoll set, readable: the control thread spun on accept() until
+ * a descriptor closed. Now each failure pauses the listener for
+ * UET_SVC_ACCEPT_PAUSE_MS (accept_failed): at most one failure per pause
+ * for as long as the limit holds, and the client waiting is taken once
+ * descriptors are back. (No telemetry meanwhile: DPDK's telemetry thread
+ * ends at a failed accept.)
+ */
+static void
+test_accept_pause(void)
+{
+	uint64_t failed0 = tel("accept_failed"), att0 = tel("attaches");
+	uint64_t t0, held_ms, failed;
+	struct rlimit lo, old;
+	struct rc_client x;
+	int free_fd;
+
+	free_fd = proc_fd_free(svc.pid);
+	CHECK(free_fd > 0);
+	if (free_fd <= 0 || prlimit(svc.pid, RLIMIT_NOFILE, NULL, &old) != 0)
+		return;
+	lo = old;
+	lo.rlim_cur = (rlim_t)free_fd;
+	CHECK(prlimit(svc.pid, RLIMIT_NOFILE, &lo, NULL) == 0);
+	t0 = now_ms();
+	CHECK(rc_connect(&x, svc.sock) == 0);
+	usleep(4 * UET_SVC_ACCEPT_PAUSE_MS * 1000);
+	CHECK(prlimit(svc.pid, RLIMIT_NOFILE, &old, NULL) == 0);
+	held_ms = now_ms() - t0;
+	/* taken after the pause under way */
+	CHECK(rc_hello(&x) == 0);
+	failed = tel("accept_failed") - failed0;
+	printf("# accept() at EMFILE for %llu ms: %llu failures, then the "
+	       "client waiting attached\n", (unsigned long long)held_ms,
+	       (unsigned long long)failed);
+	CHECK(failed >= 1);
+	CHECK(failed <= held_ms / UET_SVC_ACCEPT_PAUSE_MS + 1);
+	CHECK(tel("attaches") == att0 + 1);
+	CHECK(rc_bye(&x) == 0);
+	rc_close(&x);
 }
 
 static void
@@ -988,6 +1061,7 @@ main(int argc, char **argv)
 	test_send(&a, &b, &peer_b);
 	test_bad_messages(&a);
 	test_fd_reaper(&a);
+	test_accept_pause();
 	test_isolation(&a, &c, peer_b);
 	test_rma(&a, &b, &c);
 	test_ring_garbage();

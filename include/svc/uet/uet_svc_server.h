@@ -193,7 +193,16 @@ struct uet_svc_server_stats {
 	 * kept open, with their client's region and channel table, rather
 	 * than be reused while the SES may still write them */
 	uint64_t chan_held;
+	/** accept() failures other than a connection gone before it was
+	 * taken (the process out of descriptors or memory): each pauses
+	 * the listener for UET_SVC_ACCEPT_PAUSE_MS */
+	uint64_t accept_failed;
 };
+
+/** How long the listener is left unpolled after accept() failed for
+ * want of descriptors or memory (the connection stays in the backlog;
+ * polling on would spin the control thread). */
+#define UET_SVC_ACCEPT_PAUSE_MS 100
 
 /** Copy the counters. @return 0 or -EINVAL. */
 int uet_svc_server_stats_get(const struct uet_svc_server *s,
