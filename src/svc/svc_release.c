@@ -93,26 +93,41 @@ steps_fill(const struct uet_svc_server *s, struct svc_client *c)
 	}
 }
 
-int
+void
 svc_release_start(struct uet_svc_server *s, struct svc_client *c)
 {
 	struct svc_chan *open[UET_SVC_CHANS_MAX];
-	unsigned int n = 0, need = steps_needed(s, c);
+	unsigned int n = 0;
 
-	c->steps = calloc(need + 1, sizeof(*c->steps));
-	if (c->steps == NULL)
-		return -ENOMEM;
+	/* a CHAN_CLOSE waiting for its EP_DEL detached its channel already */
 	for (unsigned int i = 0; i < s->p.max_chans; i++)
-		if (c->chans[i].open)
+		if (c->chans[i].open &&
+		    (c->wait.op == NULL || c->wait.chan != &c->chans[i]))
 			open[n++] = &c->chans[i];
 	/* the engine stops reading its rings at once */
 	svc_chans_detach(s, open, n);
+	c->steps = NULL;
 	c->nb_steps = 0;
 	c->next_step = 0;
 	c->inflight = NULL;
-	steps_fill(s, c);
 	s->st.releasing++;
-	return 0;
+}
+
+/* The steps, once a request the client left waiting (CHAN_CLOSE,
+ * JOB_DEL: svc_wait) was answered and applied: what it still holds
+ * then. @return false to try again at the next tick. */
+static bool
+steps_make(struct uet_svc_server *s, struct svc_client *c)
+{
+	int rc;
+
+	if (c->wait.op != NULL && !svc_wait_poll(s, c, &rc))
+		return false;
+	c->steps = calloc(steps_needed(s, c) + 1, sizeof(*c->steps));
+	if (c->steps == NULL)
+		return false;
+	steps_fill(s, c);
+	return true;
 }
 
 /* Everything answered: what the client held goes back. */
@@ -163,6 +178,8 @@ svc_release_poll(struct uet_svc_server *s, struct svc_client *c)
 	struct uet_ses_ulp_ctl q;
 	int rc;
 
+	if (c->steps == NULL && !steps_make(s, c))
+		return false;
 	/* bounded: each turn answers or posts one step, or returns */
 	for (unsigned int turn = 0; turn <= 2 * c->nb_steps + 1; turn++) {
 		if (c->inflight != NULL) {

@@ -209,9 +209,10 @@ client_free(struct uet_svc_server *s, struct svc_client *c)
 	free(c);
 }
 
-/* Poll the release timer every millisecond while a release runs. */
+/* Tick every millisecond while a release runs or a reply waits for the
+ * engine (zombies_poll, waiters_poll). */
 static void
-zombie_timer(struct uet_svc_server *s, bool on)
+release_timer(struct uet_svc_server *s, bool on)
 {
 	struct itimerspec t = { { 0, 0 }, { 0, 0 } };
 
@@ -235,44 +236,52 @@ zombies_poll(struct uet_svc_server *s)
 		client_free(s, c);
 		s->zombies[i] = s->zombies[--s->nb_zombies];
 	}
-	if (s->nb_zombies == 0)
-		zombie_timer(s, false);
 }
 
-/* The client went away (BYE, EOF, hang-up, error): release it all. A
- * client that said BYE is released at once, before the next request is
- * served (what it held is free for the next client); one that died may have
- * operations still on the wire, so its release runs in the background
- * and delays nobody else's requests. */
+/* The client went away (BYE, EOF, hang-up, error): release it all,
+ * without holding the control thread. What it held goes one engine
+ * request at a time in the background (svc_release.c): a client with
+ * operations still on the wire has its EP_DELs wait up to 3 s, which
+ * delays nobody else's requests. After a BYE the release is first given
+ * SVC_CTL_QUICK_MS to end (what it held is free for the next request,
+ * which may well be the same program's next run asking for the same
+ * PIDonFEP); a client that died is released in the background only. */
 static void
 client_drop(struct uet_svc_server *s, unsigned int slot, bool clean)
 {
 	struct svc_client *c = s->clients[slot];
-	bool held = c->hello, bg;
+	uint64_t end = uet_mono_ns() + SVC_CTL_QUICK_MS * 1000000ull;
+	bool held = c->hello, bg, done = false;
 
 	(void)epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	sock_close(s, c->fd);
 	c->fd = -1;
 	s->clients[slot] = NULL;
+	if (c->wait.op != NULL)
+		s->nb_waiting--; /* its release takes the answer first */
 	SVC_LOG(INFO, "client pid %d uid %u: %s", (int)c->pid,
 		(unsigned int)c->uid, clean ? "detached" : "gone, cleaned up");
 	/* counted releasing before it stops counting as a client: a
 	 * reader never sees it in neither */
-	bg = held && !clean && !s->down && s->rtfd >= 0 &&
-	     s->nb_zombies < s->p.max_clients && svc_release_start(s, c) == 0;
-	if (!bg)
+	bg = held && !s->down && s->rtfd >= 0 &&
+	     s->nb_zombies < s->p.max_clients;
+	if (bg)
+		svc_release_start(s, c);
+	else
 		svc_client_release(s, c);
 	s->st.detaches++;
 	if (!clean && held)
 		s->st.cleanups++;
 	s->st.clients--;
-	if (!bg) {
+	while (bg && !(done = svc_release_poll(s, c)) && clean &&
+	       uet_mono_ns() < end)
+		usleep(20);
+	if (!bg || done) {
 		client_free(s, c);
 		return;
 	}
 	s->zombies[s->nb_zombies++] = c;
-	zombie_timer(s, true);
-	zombies_poll(s);
+	release_timer(s, true);
 }
 
 /* A connection the service will not serve: why, then close. */
@@ -696,11 +705,20 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 	if (rc == 0)
 		rc = svc_op(s, c, op, h + 1, out, &rep_len, fds, &nb_fds);
 	fds_drop(s, c);
-	count_rc(s, rc);
 	/* the idle clock restarts with each request once attached; before
 	 * HELLO nothing postpones the deadline (requests are -EPROTO) */
 	if (c->hello)
 		c->since_ns = uet_mono_ns();
+	if (rc == SVC_DEFERRED) {
+		/* the reply waits for the engine (waiters_poll); nothing of
+		 * the client is read meanwhile */
+		c->wait.seq = seq;
+		(void)epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+		s->nb_waiting++;
+		release_timer(s, true);
+		return true;
+	}
+	count_rc(s, rc);
 	if (rc < 0) {
 		rep_len = 0;
 		nb_fds = 0;
@@ -715,6 +733,30 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 	}
 	*bye = rc == 0 && op == UET_SVC_OP_BYE;
 	return !*bye;
+}
+
+/* Replies that waited for the engine (SVC_DEFERRED): sent once it
+ * answered, the client's socket back in the epoll set. */
+static void
+waiters_poll(struct uet_svc_server *s)
+{
+	for (unsigned int i = 0; s->nb_waiting != 0 && i < s->p.max_clients;
+	     i++) {
+		struct svc_client *c = s->clients[i];
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
+		struct uet_svc_hdr rh;
+		int rc;
+
+		if (c == NULL || !svc_wait_poll(s, c, &rc))
+			continue;
+		s->nb_waiting--;
+		count_rc(s, rc);
+		uet_svc_hdr_init(&rh, c->wait.req | UET_SVC_OP_REPLY, 0,
+				 c->wait.seq, rc);
+		if (reply_send(c, &rh, NULL, NULL, 0) < 0 ||
+		    epoll_ctl(s->epfd, EPOLL_CTL_ADD, c->fd, &ev) != 0)
+			client_drop(s, i, false);
+	}
 }
 
 static void
@@ -800,6 +842,9 @@ uet_svc_server_run(struct uet_svc_server *s, int timeout_ms)
 
 			(void)!read(s->rtfd, &ticks, sizeof(ticks));
 			zombies_poll(s);
+			waiters_poll(s);
+			if (s->nb_zombies == 0 && s->nb_waiting == 0)
+				release_timer(s, false);
 			continue;
 		}
 		if (ev[i].data.ptr == &s->atfd) {

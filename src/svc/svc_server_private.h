@@ -78,6 +78,27 @@ struct svc_jobown {
 
 #define SVC_GROUPS_MAX 64
 
+/* How long the control thread waits for the engine's answer to a
+ * client's request before it serves others meanwhile (svc_ctl_quick),
+ * and for a departing client's release (svc_server.c client_drop). */
+#define SVC_CTL_QUICK_MS 10u
+
+/* svc_op's answer for a request whose reply waits for the engine: a
+ * CHAN_CLOSE for its EP_DEL, a JOB_DEL for the engine's, each answered
+ * once the SES withdrew the operations still on the wire (up to 3 s):
+ * the request is in the client's svc_wait, the client's socket out of
+ * the epoll set until the reply went (svc_server.c waiters_poll). */
+#define SVC_DEFERRED 1
+
+struct svc_wait {
+	struct uet_ses_ulp_ctl_pending *op; /* NULL: no request waits */
+	unsigned int req;        /* UET_SVC_OP_CHAN_CLOSE or _JOB_DEL */
+	uint32_t seq;            /* the request's, for its reply */
+	struct svc_chan *chan;   /* CHAN_CLOSE */
+	uint32_t job;            /* JOB_DEL */
+	uint16_t pid;
+};
+
 struct svc_client {
 	int fd;
 	pid_t pid;  /* SO_PEERCRED */
@@ -103,6 +124,7 @@ struct svc_client {
 	unsigned int nb_steps, next_step;
 	struct uet_ses_ulp_ctl_pending *inflight;
 	bool release_failed; /* an MR_DEREG not answered 0 */
+	struct svc_wait wait; /* a request whose reply waits (SVC_DEFERRED) */
 	/* descriptors the request being served carried (HELLO only) */
 	int rx_fd;
 	unsigned int nb_rx_fd;
@@ -155,6 +177,7 @@ struct uet_svc_server {
 	struct svc_client **zombies;
 	unsigned int nb_zombies;
 	int rtfd;
+	unsigned int nb_waiting; /* clients whose reply waits (svc_wait) */
 	/* one-shot timer ending a pause of the listener (accept_pause) */
 	int atfd;
 	struct uet_svc_server_stats st;
@@ -163,12 +186,17 @@ struct uet_svc_server {
 /* svc_srv_ops.c */
 /* Handle one request of @p c (header checked, body of the op's size);
  * fills @p rep (up to UET_SVC_MSG_MAX - header) and *rep_len, may add
- * fds to @p fds (*nb_fds). @return 0 or -errno (the reply's rc). */
+ * fds to @p fds (*nb_fds). @return 0 or -errno (the reply's rc), or
+ * SVC_DEFERRED (no body: the reply waits, c->wait). */
 int svc_op(struct uet_svc_server *s, struct svc_client *c, unsigned int op,
 	   const void *body, void *rep, uint32_t *rep_len, int *fds,
 	   unsigned int *nb_fds);
 /* Release everything @p c holds in the engine and the region. */
 void svc_client_release(struct uet_svc_server *s, struct svc_client *c);
+/* Whether the request @p c waits for (c->wait) was answered: then it is
+ * applied, c->wait.op NULL and *rc the reply's rc (true); false while
+ * the engine runs it. */
+bool svc_wait_poll(struct uet_svc_server *s, struct svc_client *c, int *rc);
 /* Engine context hosting client PIDonFEP @p pid, or -1 if not one. */
 int svc_pid_ctx(const struct uet_svc_server *s, uint16_t pid);
 /* Run a control request on @p ctx. @return req->rc or the call's -errno. */
@@ -188,9 +216,8 @@ void svc_pid_drop(struct uet_svc_server *s, struct svc_client *c,
 
 /* svc_release.c */
 struct svc_step;
-/* Start releasing @p c without waiting (channels detached now).
- * @return 0 or -ENOMEM (release it synchronously then). */
-int svc_release_start(struct uet_svc_server *s, struct svc_client *c);
+/* Start releasing @p c without waiting (channels detached now). */
+void svc_release_start(struct uet_svc_server *s, struct svc_client *c);
 /* Advance it: true once everything is given back. */
 bool svc_release_poll(struct uet_svc_server *s, struct svc_client *c);
 

@@ -22,6 +22,7 @@
 
 #include <rte_common.h>
 
+#include <uet/uet_clock.h>
 #include <uet/uet_cma_worker.h>
 #include <uet/uet_ses_mr.h>
 #include <uet/uet_ses_ulp.h>
@@ -41,6 +42,28 @@ svc_ctl(struct uet_svc_server *s, unsigned int ctx, void *req)
 		SVC_LOG(ERR, "context %u: control request %u unanswered, "
 			"its outcome unknown", ctx, (unsigned int)q->op);
 	return rc < 0 ? rc : q->rc;
+}
+
+/* Post @p q to context @p ctx and give the lcore SVC_CTL_QUICK_MS to
+ * answer: the answer's rc, or SVC_DEFERRED with the request in
+ * c->wait.op (its reply waits, svc_wait_poll). A request the context's
+ * ring cannot take now goes the synchronous way (svc_ctl). */
+static int
+ctl_quick(struct uet_svc_server *s, struct svc_client *c, unsigned int ctx,
+	  struct uet_ses_ulp_ctl *q)
+{
+	uint64_t end = uet_mono_ns() + SVC_CTL_QUICK_MS * 1000000ull;
+	struct uet_ses_ulp_ctl_pending *op;
+
+	if (uet_ses_ulp_ctl_post(s->p.engine, ctx, q, &op) != 0)
+		return svc_ctl(s, ctx, q);
+	do {
+		if (uet_ses_ulp_ctl_poll(op, q) == 0)
+			return q->rc;
+		usleep(20);
+	} while (uet_mono_ns() < end);
+	c->wait.op = op;
+	return SVC_DEFERRED;
 }
 
 /* ---- PIDonFEPs ---- */
@@ -556,22 +579,16 @@ op_chan_open(struct uet_svc_server *s, struct svc_client *c,
 }
 
 /* After the detach: EP_DEL answers once the SES let go of the channel's
- * buffers (the withdraw path of a closed endpoint). An EP_DEL the lcore
- * did not take (-ETIMEDOUT: a stalled lcore) or did not answer
- * (-EINPROGRESS) leaves the SES holding the channel, its rings in the
- * client's region: the channel stays open (its slot not reused, the
- * region kept mapped, svc_client_unmap) and the error goes back. */
+ * buffers (the withdraw path of a closed endpoint), with @p rc. An
+ * EP_DEL the lcore did not take (-ETIMEDOUT: a stalled lcore) or did
+ * not answer (-EINPROGRESS) leaves the SES holding the channel, its
+ * rings in the client's region: the channel stays open (its slot not
+ * reused, the region kept mapped, svc_client_unmap) and the error goes
+ * back. */
 static int
-chan_unbind(struct uet_svc_server *s, struct svc_client *c,
-	    struct svc_chan *sc)
+chan_unbound(struct uet_svc_server *s, struct svc_client *c,
+	     struct svc_chan *sc, int rc)
 {
-	struct uet_ses_ulp_ctl r;
-	int rc;
-
-	memset(&r, 0, sizeof(r));
-	r.op = UET_SES_ULP_EP_DEL;
-	r.chan = &sc->ch;
-	rc = svc_ctl(s, sc->ctx, &r);
 	if (rc == -ETIMEDOUT || rc == -EINPROGRESS) {
 		SVC_LOG(ERR, "client %d: EP_DEL of %s unanswered (%d): the "
 			"channel is kept", (int)c->pid, sc->ch.name, rc);
@@ -587,11 +604,34 @@ chan_unbind(struct uet_svc_server *s, struct svc_client *c,
 	return 0;
 }
 
+static void
+ep_del_make(struct uet_ses_ulp_ctl *r, struct svc_chan *sc)
+{
+	memset(r, 0, sizeof(*r));
+	r->op = UET_SES_ULP_EP_DEL;
+	r->chan = &sc->ch;
+}
+
+static int
+chan_unbind(struct uet_svc_server *s, struct svc_client *c,
+	    struct svc_chan *sc)
+{
+	struct uet_ses_ulp_ctl r;
+
+	ep_del_make(&r, sc);
+	return chan_unbound(s, c, sc, svc_ctl(s, sc->ctx, &r));
+}
+
+/* Answered at once when the lcore answers within SVC_CTL_QUICK_MS;
+ * a channel with sends still on the wire is answered later, others'
+ * requests served meanwhile. */
 static int
 op_chan_close(struct uet_svc_server *s, struct svc_client *c,
 	      const struct uet_svc_chan_close_req *q)
 {
+	struct uet_ses_ulp_ctl r;
 	struct svc_chan *sc;
+	int rc;
 
 	if (q->rsvd != 0)
 		return -EINVAL;
@@ -599,7 +639,13 @@ op_chan_close(struct uet_svc_server *s, struct svc_client *c,
 		return -ENOENT;
 	sc = &c->chans[q->slot];
 	svc_chans_detach(s, &sc, 1);
-	return chan_unbind(s, c, sc);
+	ep_del_make(&r, sc);
+	rc = ctl_quick(s, c, sc->ctx, &r);
+	if (rc != SVC_DEFERRED)
+		return chan_unbound(s, c, sc, rc);
+	c->wait.req = UET_SVC_OP_CHAN_CLOSE;
+	c->wait.chan = sc;
+	return rc;
 }
 
 /* ---- jobs ---- */
@@ -613,19 +659,26 @@ job_find(struct svc_client *c, uint32_t job, uint16_t pid)
 	return NULL;
 }
 
+static void
+job_req_make(struct uet_ses_ulp_ctl *r, uint8_t op, uint32_t job,
+	     const struct svc_pid *p)
+{
+	memset(r, 0, sizeof(*r));
+	r->op = op;
+	r->job = job;
+	r->has_pid = true;
+	r->pid = p->pid;
+	/* a client's memory regions resolve through its own PIDonFEP only */
+	r->own_rma = true;
+}
+
 static int
 job_ctl(struct uet_svc_server *s, uint8_t op, uint32_t job,
 	const struct svc_pid *p)
 {
 	struct uet_ses_ulp_ctl r;
 
-	memset(&r, 0, sizeof(r));
-	r.op = op;
-	r.job = job;
-	r.has_pid = true;
-	r.pid = p->pid;
-	/* a client's memory regions resolve through its own PIDonFEP only */
-	r.own_rma = true;
+	job_req_make(&r, op, job, p);
 	return svc_ctl(s, p->ctx, &r);
 }
 
@@ -638,10 +691,29 @@ job_forget(struct uet_svc_server *s, struct svc_client *c,
 	s->st.jobs--;
 }
 
+/* The engine's answer @p rc to the JOB_DEL of the client's last
+ * reference to {@p job, @p pid}. */
+static int
+job_deleted(struct uet_svc_server *s, struct svc_client *c, uint32_t job,
+	    uint16_t pid, int rc)
+{
+	struct svc_job *j = job_find(c, job, pid);
+
+	if (rc < 0)
+		return rc;
+	if (j != NULL) {
+		j->ref = 0;
+		job_forget(s, c, j);
+	}
+	svc_chans_jobs(s, c, pid);
+	return 0;
+}
+
 static int
 op_job(struct uet_svc_server *s, struct svc_client *c,
 	const struct uet_svc_job_req *q, bool add)
 {
+	struct uet_ses_ulp_ctl r;
 	const struct svc_pid *p;
 	struct svc_job *j;
 	int rc;
@@ -667,13 +739,14 @@ op_job(struct uet_svc_server *s, struct svc_client *c,
 			j->ref--;
 			return 0;
 		}
-		rc = job_ctl(s, UET_SES_ULP_JOB_DEL, q->job, p);
-		if (rc < 0)
-			return rc;
-		j->ref = 0;
-		job_forget(s, c, j);
-		svc_chans_jobs(s, c, q->pid);
-		return 0;
+		job_req_make(&r, UET_SES_ULP_JOB_DEL, q->job, p);
+		rc = ctl_quick(s, c, p->ctx, &r);
+		if (rc != SVC_DEFERRED)
+			return job_deleted(s, c, q->job, q->pid, rc);
+		c->wait.req = UET_SVC_OP_JOB_DEL;
+		c->wait.job = q->job;
+		c->wait.pid = q->pid;
+		return rc;
 	}
 	rc = svc_job_allowed(s, c, q->job);
 	if (rc < 0)
@@ -948,6 +1021,44 @@ op_mr_key(struct uet_svc_server *s, struct svc_client *c,
 	return 0;
 }
 
+/* ---- requests whose reply waits ---- */
+
+bool
+svc_wait_poll(struct uet_svc_server *s, struct svc_client *c, int *rc)
+{
+	struct uet_ses_ulp_ctl q;
+
+	if (c->wait.op == NULL || uet_ses_ulp_ctl_poll(c->wait.op, &q) != 0)
+		return false;
+	c->wait.op = NULL;
+	if (c->wait.req == UET_SVC_OP_CHAN_CLOSE)
+		*rc = chan_unbound(s, c, c->wait.chan, q.rc);
+	else
+		*rc = job_deleted(s, c, c->wait.job, c->wait.pid, q.rc);
+	return true;
+}
+
+/* A client released synchronously (the service stopping) with a request
+ * waiting: its answer first, within the bound of a synchronous one; past
+ * it, the channel is kept (chan_held) and the job's reference left to
+ * the JOB_DEL below. */
+static void
+wait_end(struct uet_svc_server *s, struct svc_client *c)
+{
+	int rc;
+
+	for (unsigned int ms = 0; c->wait.op != NULL && ms < 65000; ms++) {
+		if (svc_wait_poll(s, c, &rc))
+			return;
+		usleep(1000);
+	}
+	if (c->wait.op == NULL)
+		return;
+	c->wait.op = NULL; /* the lcore may still answer into it: leaked */
+	if (c->wait.req == UET_SVC_OP_CHAN_CLOSE)
+		(void)chan_unbound(s, c, c->wait.chan, -EINPROGRESS);
+}
+
 /* ---- release ---- */
 
 void
@@ -957,6 +1068,7 @@ svc_client_release(struct uet_svc_server *s, struct svc_client *c)
 	unsigned int n = 0;
 	bool keep_as;
 
+	wait_end(s, c);
 	for (unsigned int i = 0; c->chans != NULL && i < s->p.max_chans; i++)
 		if (c->chans[i].open)
 			open[n++] = &c->chans[i];

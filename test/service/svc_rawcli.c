@@ -389,28 +389,32 @@ rc_request(struct rc_client *c, unsigned int op, const void *body,
 }
 
 int
-rc_request_fd(struct rc_client *c, unsigned int op, const void *body,
-	      uint32_t len, int fd, void *rep, uint32_t rep_len, int *fds,
-	      unsigned int *nb_fds)
+rc_request_send(struct rc_client *c, unsigned int op, const void *body,
+		uint32_t len, int fd)
 {
-	uint64_t out[UET_SVC_MSG_MAX / 8], in[UET_SVC_MSG_MAX / 8];
+	uint64_t out[UET_SVC_MSG_MAX / 8];
 	struct uet_svc_hdr *h = (struct uet_svc_hdr *)out;
-	const struct uet_svc_hdr *r = (const struct uet_svc_hdr *)in;
-	int n, rc;
 
 	uet_svc_hdr_init(h, op, len, ++c->seq, 0);
 	if (len)
 		memcpy(h + 1, body, len);
-	rc = rc_send_raw(c, out, sizeof(*h) + len, fd);
-	/* a connection the service closed may hold why (a notice) */
-	if (rc < 0 && rc != -EPIPE)
-		return rc;
+	return rc_send_raw(c, out, sizeof(*h) + len, fd);
+}
+
+int
+rc_reply_recv(struct rc_client *c, unsigned int op, int send_rc, void *rep,
+	      uint32_t rep_len, int *fds, unsigned int *nb_fds)
+{
+	uint64_t in[UET_SVC_MSG_MAX / 8];
+	const struct uet_svc_hdr *r = (const struct uet_svc_hdr *)in;
+	int n;
+
 	n = rc_recv_raw(c, in, sizeof(in), fds, nb_fds);
 	/* a close with our request unread resets us before the notice */
 	if (n == -ECONNRESET)
 		n = rc_recv_raw(c, in, sizeof(in), fds, nb_fds);
-	if (n < 0 || (n == 0 && rc < 0))
-		return n < 0 ? n : rc;
+	if (n < 0 || (n == 0 && send_rc < 0))
+		return n < 0 ? n : send_rc;
 	/* sequence 0: the service ends the connection, saying why */
 	if (uet_svc_hdr_check(r, (size_t)n, true) == 0 && r->seq == 0 &&
 	    r->rc < 0)
@@ -421,6 +425,19 @@ rc_request_fd(struct rc_client *c, unsigned int op, const void *body,
 	if (r->rc == 0 && rep != NULL)
 		memcpy(rep, r + 1, RTE_MIN(rep_len, r->len));
 	return r->rc;
+}
+
+int
+rc_request_fd(struct rc_client *c, unsigned int op, const void *body,
+	      uint32_t len, int fd, void *rep, uint32_t rep_len, int *fds,
+	      unsigned int *nb_fds)
+{
+	int rc = rc_request_send(c, op, body, len, fd);
+
+	/* a connection the service closed may hold why (a notice) */
+	if (rc < 0 && rc != -EPIPE)
+		return rc;
+	return rc_reply_recv(c, op, rc, rep, rep_len, fds, nb_fds);
 }
 
 /* ------------------------------------------------------------------ */

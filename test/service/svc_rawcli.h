@@ -99,6 +99,13 @@ int rc_request_fd(struct rc_client *c, unsigned int op, const void *body,
 		  uint32_t len, int fd, void *rep, uint32_t rep_len, int *fds,
 		  unsigned int *nb_fds);
 
+/* The two halves of rc_request_fd(): send request @p op (0 or -errno),
+ * then read its reply (@p send_rc: what the send returned). */
+int rc_request_send(struct rc_client *c, unsigned int op, const void *body,
+		    uint32_t len, int fd);
+int rc_reply_recv(struct rc_client *c, unsigned int op, int send_rc,
+		  void *rep, uint32_t rep_len, int *fds, unsigned int *nb_fds);
+
 /* HELLO with our /proc/self/mem (UET_SVC_HELLO_F_MEM), then map the
  * region and the service page. */
 int rc_hello(struct rc_client *c);

@@ -22,11 +22,14 @@
  *     in place; the key through a third client's PIDonFEP: BAD_MKEY,
  *     nothing touched;
  *   limits: max_clients; the service out of descriptors (accept() at
- *     EMFILE pauses the listener, no spin); a client gone without BYE
- *     is cleaned up; a second service on the socket (or on a file
- *     that is no socket) refuses and leaves it alone;
- *   every /uet/service count back to its start; SIGTERM: exit 0, socket
- *   unlinked, nothing left of its EAL prefix in /var/run/dpdk.
+ *     EMFILE pauses the listener, no spin); CHAN_CLOSE and JOB_DEL
+ *     waiting 2 s for the engine (a send on the wire), a BYE released
+ *     in the background, another client served meanwhile; a client gone
+ *     without BYE is cleaned up; a second service on the socket (or on
+ *     a file that is no socket) refuses and leaves it alone;
+ *   every /uet/service count back to its start; SIGTERM (a CHAN_CLOSE
+ *   waiting for the engine): exit 0, socket unlinked, nothing left of
+ *   its EAL prefix in /var/run/dpdk.
  *
  * usage: test_svc_server UET_ENGINE_BINARY
  */
@@ -62,22 +65,27 @@
 
 static struct rc_service svc;
 
+/* Counter @p key of telemetry command @p cmd (/uet/service, context 0's
+ * /uet/ses and /uet/pds). */
 static uint64_t
-tel(const char *key)
+tel_of(const char *cmd, const char *key)
 {
 	uint64_t v = UINT64_MAX;
 
-	CHECK(rc_tel(&svc, "/uet/service", key, &v) == 0);
+	CHECK(rc_tel(&svc, cmd, key, &v) == 0);
 	return v;
+}
+
+static uint64_t
+tel(const char *key)
+{
+	return tel_of("/uet/service", key);
 }
 
 static uint64_t
 telemetry_ses(const char *key)
 {
-	uint64_t v = UINT64_MAX;
-
-	CHECK(rc_tel(&svc, "/uet/ses,0", key, &v) == 0);
-	return v;
+	return tel_of("/uet/ses,0", key);
 }
 
 /* An attached client with one PIDonFEP, job JOB and one channel. */
@@ -489,6 +497,123 @@ test_accept_pause(void)
 	CHECK(tel("attaches") == att0 + 1);
 	CHECK(rc_bye(&x) == 0);
 	rc_close(&x);
+}
+
+/* A SEND of @p k to a peer at an FA nobody has (one per @p context),
+ * and once its PDC opened (nothing will acknowledge it): an operation on
+ * the wire until the engine withdraws it (SES_ULP_WITHDRAW_NS, 3 s). */
+static bool
+send_to_nobody(struct cli *k, uint64_t context)
+{
+	struct uet_svc_peer_add_req pq = { .ctx = k->ch.ctx };
+	struct uet_svc_peer_add_rep pr;
+	uint64_t open0 = tel_of("/uet/pds,0", "ctx0_pdc_open_init");
+	struct uet_chan_sqe q;
+
+	memcpy(pq.peer.fa, k->c.hello.fa, sizeof(pq.peer.fa));
+	pq.peer.fa[2] ^= (uint8_t)context;
+	pq.peer.pid_on_fep = k->pid.pid;
+	pq.peer.start_ri = k->c.hello.start_ri;
+	pq.peer.initiator = k->pid.initiator;
+	if (rc_request(&k->c, UET_SVC_OP_PEER_ADD, &pq, sizeof(pq), &pr,
+		       sizeof(pr), NULL, NULL) != 0)
+		return false;
+	sqe_make(&q, UET_CHAN_OP_SEND, context, 0, 4096, pr.handle);
+	if (uet_chan_sq_post(&k->ch.ch, &q) != 0)
+		return false;
+	for (unsigned int i = 0; i < 500; i++) {
+		if (tel_of("/uet/pds,0", "ctx0_pdc_open_init") > open0)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/* Client @p o's requests, answered (none of them waits for the engine). */
+static void
+others_served(struct cli *o)
+{
+	for (unsigned int i = 0; i < 3; i++) {
+		CHECK(rc_job(&o->c, true, JOB, o->pid.pid) == 0);
+		CHECK(rc_job(&o->c, false, JOB, o->pid.pid) == 0);
+	}
+}
+
+static bool
+readable(const struct cli *k)
+{
+	struct pollfd p = { .fd = k->c.fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) != 0;
+}
+
+/*
+ * CHAN_CLOSE, JOB_DEL and BYE while a send is on the wire: the engine
+ * answers an EP_DEL, and any JOB_DEL or EP_DEL of that context after it,
+ * only once it withdrew the send (3 s later, nothing acknowledges it).
+ * The control thread used to wait for those answers, every other
+ * client's requests held meanwhile (the security review: 1.6 s a close,
+ * as often as a client liked). Now the reply waits, not the service:
+ * a third client is served while the close and a JOB_DEL held behind it
+ * are pending, their replies come after; a client that said BYE is
+ * released in the background.
+ */
+static void
+test_slow_close(void)
+{
+	uint64_t chans0 = tel("chans"), rel0 = tel("releasing"), t0;
+	struct uet_svc_chan_close_req cq = { .rsvd = 0 };
+	struct uet_svc_job_req jq = { .job = JOB };
+	struct cli k, o, p;
+	bool served;
+	int rc, rc2;
+
+	if (cli_make(&k) < 0 || cli_make(&o) < 0 || cli_make(&p) < 0) {
+		failures++;
+		return;
+	}
+	CHECK(send_to_nobody(&k, 0x81));
+	cq.slot = k.ch.slot;
+	jq.pid = o.pid.pid;
+	t0 = now_ms();
+	rc = rc_request_send(&k.c, UET_SVC_OP_CHAN_CLOSE, &cq, sizeof(cq), -1);
+	CHECK(rc == 0);
+	/* O's last reference to JOB: the engine's JOB_DEL waits too */
+	rc2 = rc_request_send(&o.c, UET_SVC_OP_JOB_DEL, &jq, sizeof(jq), -1);
+	CHECK(rc2 == 0);
+	others_served(&p);
+	served = !readable(&k) && !readable(&o);
+	CHECK(served);
+	CHECK(rc_reply_recv(&k.c, UET_SVC_OP_CHAN_CLOSE, rc, NULL, 0, NULL,
+			    NULL) == 0);
+	CHECK(rc_reply_recv(&o.c, UET_SVC_OP_JOB_DEL, rc2, NULL, 0, NULL,
+			    NULL) == 0);
+	printf("# CHAN_CLOSE with a send on the wire, and a JOB_DEL behind "
+	       "it: answered after %llu ms, another client served %s\n",
+	       (unsigned long long)(now_ms() - t0),
+	       served ? "meanwhile" : "after them");
+	CHECK(tel("chans") == chans0 + 2);
+	CHECK(rc_job(&o.c, true, JOB, o.pid.pid) == 0);
+
+	/* BYE: answered at once, released in the background */
+	CHECK(rc_chan_open(&k.c, k.pid.pid, 64, &k.ch) == 0);
+	CHECK(send_to_nobody(&k, 0x82));
+	t0 = now_ms();
+	CHECK(rc_bye(&k.c) == 0);
+	rc_close(&k.c);
+	others_served(&p);
+	served = tel("releasing") == rel0 + 1;
+	CHECK(served);
+	for (unsigned int i = 0; i < 1000 && tel("releasing") != rel0; i++)
+		usleep(10000);
+	printf("# BYE with a send on the wire: released in %llu ms, another "
+	       "client served %s\n", (unsigned long long)(now_ms() - t0),
+	       served ? "meanwhile" : "after it");
+	CHECK(tel("releasing") == rel0);
+	CHECK(tel("chans") == chans0 + 2);
+	CHECK(rc_bye(&o.c) == 0 && rc_bye(&p.c) == 0);
+	rc_close(&o.c);
+	rc_close(&p.c);
 }
 
 static void
@@ -1062,6 +1187,7 @@ main(int argc, char **argv)
 	test_bad_messages(&a);
 	test_fd_reaper(&a);
 	test_accept_pause();
+	test_slow_close();
 	test_isolation(&a, &c, peer_b);
 	test_rma(&a, &b, &c);
 	test_ring_garbage();
@@ -1124,6 +1250,18 @@ main(int argc, char **argv)
 		printf("# %s: %lu (start %lu)\n", counts[i], (unsigned long)v,
 		       (unsigned long)start[i]);
 		CHECK(v == start[i]);
+	}
+	/* the service stopped while a CHAN_CLOSE waits for its EP_DEL
+	 * (test_slow_close): the stop takes the answer first, then exits 0 */
+	if (cli_make(&a) == 0) {
+		struct uet_svc_chan_close_req cq = { .slot = a.ch.slot };
+
+		CHECK(send_to_nobody(&a, 0x83));
+		CHECK(rc_request_send(&a.c, UET_SVC_OP_CHAN_CLOSE, &cq,
+				      sizeof(cq), -1) == 0);
+		usleep(50000); /* past the service's 10 ms wait for it */
+	} else {
+		failures++;
 	}
 stop:
 	rc = rc_service_stop(&svc);
