@@ -423,6 +423,34 @@ reply_send(struct svc_client *c, const struct uet_svc_hdr *h,
 	return 0;
 }
 
+/* The descriptors of @p m's SCM_RIGHTS messages into @p fds (room for
+ * SVC_SCM_FDS, all a control buffer of ours holds); *@p other (if
+ * not NULL) tells whether another kind of control message came too.
+ * @return how many. */
+static unsigned int
+scm_fds(struct msghdr *m, int *fds, bool *other)
+{
+	bool others = false;
+	unsigned int n = 0;
+
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(m); cm != NULL;
+	     cm = CMSG_NXTHDR(m, cm)) {
+		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+		if (cm->cmsg_level != SOL_SOCKET ||
+		    cm->cmsg_type != SCM_RIGHTS) {
+			others = true;
+			continue;
+		}
+		for (size_t j = 0; j < k && n < SVC_SCM_FDS; j++)
+			memcpy(&fds[n++], CMSG_DATA(cm) + j * sizeof(int),
+			       sizeof(int));
+	}
+	if (other != NULL)
+		*other = others;
+	return n;
+}
+
 /*
  * Descriptors clients passed that nothing took are closed by a thread of
  * their own, never by the control thread: closing one runs code its
@@ -469,6 +497,7 @@ reap_push(struct reap_list *l, int fd)
 static void
 reap_drain(struct reap_list *l, int fd)
 {
+	int inner[SVC_SCM_FDS];
 	char data[4096];
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * SVC_SCM_FDS)];
@@ -483,24 +512,14 @@ reap_drain(struct reap_list *l, int fd)
 				    .msg_control = u.buf,
 				    .msg_controllen = sizeof(u.buf) };
 		ssize_t n = recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		unsigned int k;
 
 		if (n < 0 || (n == 0 && m.msg_controllen == 0))
 			break;
-		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); cm != NULL;
-		     cm = CMSG_NXTHDR(&m, cm)) {
-			size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			int inner;
-
-			if (cm->cmsg_level != SOL_SOCKET ||
-			    cm->cmsg_type != SCM_RIGHTS)
-				continue;
-			for (size_t j = 0; j < k; j++) {
-				memcpy(&inner, CMSG_DATA(cm) + j * sizeof(int),
-				       sizeof(inner));
-				if (!reap_push(l, inner))
-					close(inner);
-			}
-		}
+		k = scm_fds(&m, inner, NULL);
+		for (unsigned int j = 0; j < k; j++)
+			if (!reap_push(l, inner[j]))
+				close(inner[j]);
 	}
 }
 
@@ -603,31 +622,14 @@ sock_close(struct uet_svc_server *s, int fd)
 static bool
 fds_take(struct uet_svc_server *s, struct svc_client *c, struct msghdr *m)
 {
-	bool ok = true;
+	int fds[SVC_SCM_FDS];
+	bool other;
 
-	c->rx_fd = -1;
-	c->nb_rx_fd = 0;
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(m); cm != NULL;
-	     cm = CMSG_NXTHDR(m, cm)) {
-		size_t n;
-		int fd;
-
-		if (cm->cmsg_level != SOL_SOCKET ||
-		    cm->cmsg_type != SCM_RIGHTS) {
-			ok = false;
-			continue;
-		}
-		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < n; i++) {
-			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int),
-			       sizeof(fd));
-			if (c->nb_rx_fd++ == 0)
-				c->rx_fd = fd;
-			else
-				fds_reap(s, fd);
-		}
-	}
-	return ok;
+	c->nb_rx_fd = scm_fds(m, fds, &other);
+	c->rx_fd = c->nb_rx_fd > 0 ? fds[0] : -1;
+	for (unsigned int i = 1; i < c->nb_rx_fd; i++)
+		fds_reap(s, fds[i]);
+	return !other;
 }
 
 /* What the request's handler did not take. */
