@@ -102,7 +102,9 @@ svc_release_start(struct uet_svc_server *s, struct svc_client *c)
 	/* a CHAN_CLOSE waiting for its EP_DEL detached its channel already */
 	for (unsigned int i = 0; i < s->p.max_chans; i++)
 		if (c->chans[i].open &&
-		    (c->wait.op == NULL || c->wait.chan != &c->chans[i]))
+		    (c->wait.op == NULL ||
+		     c->wait.req != UET_SVC_OP_CHAN_CLOSE ||
+		     c->wait.chan != &c->chans[i]))
 			open[n++] = &c->chans[i];
 	/* the engine stops reading its rings at once */
 	svc_chans_detach(s, open, n);
@@ -205,4 +207,25 @@ svc_release_poll(struct uet_svc_server *s, struct svc_client *c)
 		}
 	}
 	return false;
+}
+
+/* Only a JOB_DEL or EP_DEL may hold its context's control ring (while
+ * the SES withdraws operations); the others are answered at once. */
+static bool
+may_hold(uint8_t op)
+{
+	return op == UET_SES_ULP_JOB_DEL || op == UET_SES_ULP_EP_DEL;
+}
+
+uint32_t
+svc_client_busy(const struct svc_client *c)
+{
+	uint32_t busy = 0;
+
+	if (c->wait.op != NULL && c->wait.req != UET_SVC_OP_MR_DEREG)
+		busy |= 1u << c->wait.ctx;
+	/* a release step in flight is steps[next_step] */
+	if (c->inflight != NULL && may_hold(c->steps[c->next_step].q.op))
+		busy |= 1u << c->steps[c->next_step].ctx;
+	return busy;
 }

@@ -43,6 +43,8 @@ RTE_LOG_REGISTER_SUFFIX(uet_svc_logtype, svc, INFO);
 /* The reaper empties an AF_UNIX socket of at most this many messages. */
 #define SVC_REAP_MSGS 1024
 #define SVC_EVENTS 16
+/* Requests kept (svc_wait.msg) run at most this many a tick. */
+#define SVC_KEPT_RUNS 16
 
 static void sock_close(struct uet_svc_server *s, int fd);
 
@@ -257,8 +259,10 @@ client_drop(struct uet_svc_server *s, unsigned int slot, bool clean)
 	sock_close(s, c->fd);
 	c->fd = -1;
 	s->clients[slot] = NULL;
-	if (c->wait.op != NULL)
+	if (c->wait.out)
 		s->nb_waiting--; /* its release takes the answer first */
+	free(c->wait.msg);
+	c->wait.msg = NULL;
 	SVC_LOG(INFO, "client pid %d uid %u: %s", (int)c->pid,
 		(unsigned int)c->uid, clean ? "detached" : "gone, cleaned up");
 	/* counted releasing before it stops counting as a client: a
@@ -315,11 +319,16 @@ accept_pause(struct uet_svc_server *s, bool pause)
 	if (s->lfd < 0)
 		return;
 	if (!pause) {
-		(void)epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->lfd, &ev);
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->lfd, &ev) == 0)
+			return;
+		/* the same want of memory: try again after another pause */
+		SVC_LOG(WARNING, "listener back in the epoll set: %s",
+			strerror(errno));
+		s->st.accept_failed++;
+	} else if (epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->lfd, NULL) != 0) {
 		return;
 	}
-	if (epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->lfd, NULL) == 0)
-		(void)timerfd_settime(s->atfd, 0, &t, NULL);
+	(void)timerfd_settime(s->atfd, 0, &t, NULL);
 }
 
 static void
@@ -658,52 +667,45 @@ count_rc(struct uet_svc_server *s, int rc)
 		s->st.quota++;
 }
 
-/* One message of client @p slot. @return false when it must go. */
+/* The client's socket out of the epoll set while it waits (svc_wait),
+ * or back in it. @return false when it cannot go back (drop it). */
 static bool
-request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
+wait_set(struct uet_svc_server *s, struct svc_client *c, bool waits)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
+
+	if (waits == c->wait.out)
+		return true;
+	c->wait.out = waits;
+	if (!waits) {
+		s->nb_waiting--;
+		return epoll_ctl(s->epfd, EPOLL_CTL_ADD, c->fd, &ev) == 0;
+	}
+	(void)epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	s->nb_waiting++;
+	release_timer(s, true);
+	return true;
+}
+
+/*
+ * Run request @p op (sequence @p seq, its body after the header @p h)
+ * of client @p slot, unless @p rc already refused it, and reply; a
+ * request whose reply waits for the engine (SVC_DEFERRED) leaves the
+ * client waiting. @p fds_in: descriptors the message carried.
+ * @return false when the client must go (*bye: it said BYE).
+ */
+static bool
+request_serve(struct uet_svc_server *s, unsigned int slot, unsigned int op,
+	      const struct uet_svc_hdr *h, int rc, unsigned int fds_in,
+	      bool *bye)
 {
 	struct svc_client *c = s->clients[slot];
-	uint64_t in[UET_SVC_MSG_MAX / 8 + 1], out[UET_SVC_MSG_MAX / 8];
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * SVC_SCM_FDS)];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = in, .iov_len = sizeof(in) };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-			    .msg_control = u.buf,
-			    .msg_controllen = sizeof(u.buf) };
-	const struct uet_svc_hdr *h = (const struct uet_svc_hdr *)in;
-	struct uet_svc_hdr rh;
+	uint64_t out[UET_SVC_MSG_MAX / 8];
 	int fds[SVC_FDS_MAX];
-	unsigned int nb_fds = 0, op = 0, fds_in;
-	uint32_t rep_len = 0, seq = 0;
-	bool fds_ok;
-	ssize_t n;
-	int rc;
+	unsigned int nb_fds = 0;
+	uint32_t rep_len = 0, seq = h != NULL ? h->seq : 0;
+	struct uet_svc_hdr rh;
 
-	n = recvmsg(c->fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	if (n == 0)
-		return false;
-	if (n < 0)
-		return errno == EAGAIN || errno == EINTR;
-	s->st.requests++;
-	if ((size_t)n >= sizeof(*h)) {
-		seq = h->seq;
-		op = h->op & ~UET_SVC_OP_REPLY;
-	}
-	/* only a HELLO may carry a descriptor, one (svc_op checks); a
-	 * client that sends others is answered, then dropped: one message
-	 * of descriptors per connection reaches the reaper, not a stream
-	 * of them that would fill the root process's table (fds_held) */
-	fds_ok = fds_take(s, c, &m);
-	fds_in = c->nb_rx_fd;
-	if (!fds_ok || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    (size_t)n > UET_SVC_MSG_MAX)
-		rc = -EINVAL;
-	else
-		rc = uet_svc_hdr_check(h, (size_t)n, false);
-	if (rc == -ENOSYS)
-		rc = -EINVAL;
 	if (rc == 0)
 		rc = svc_op(s, c, op, h + 1, out, &rep_len, fds, &nb_fds);
 	fds_drop(s, c);
@@ -712,13 +714,9 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 	if (c->hello)
 		c->since_ns = uet_mono_ns();
 	if (rc == SVC_DEFERRED) {
-		/* the reply waits for the engine (waiters_poll); nothing of
-		 * the client is read meanwhile */
+		/* the reply waits for the engine (waiters_poll) */
 		c->wait.seq = seq;
-		(void)epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-		s->nb_waiting++;
-		release_timer(s, true);
-		return true;
+		return wait_set(s, c, true);
 	}
 	count_rc(s, rc);
 	if (rc < 0) {
@@ -737,27 +735,123 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 	return !*bye;
 }
 
-/* Replies that waited for the engine (SVC_DEFERRED): sent once it
- * answered, the client's socket back in the epoll set. */
+/* One message of client @p slot. @return false when it must go. */
+static bool
+request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
+{
+	struct svc_client *c = s->clients[slot];
+	uint64_t in[UET_SVC_MSG_MAX / 8 + 1];
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * SVC_SCM_FDS)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = in, .iov_len = sizeof(in) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf) };
+	const struct uet_svc_hdr *h = (const struct uet_svc_hdr *)in;
+	unsigned int op = 0, fds_in;
+	bool fds_ok;
+	ssize_t n;
+	int rc;
+
+	n = recvmsg(c->fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n == 0)
+		return false;
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR;
+	s->st.requests++;
+	if ((size_t)n >= sizeof(*h))
+		op = h->op & ~UET_SVC_OP_REPLY;
+	/* only a HELLO may carry a descriptor, one (svc_op checks); a
+	 * client that sends others is answered, then dropped: one message
+	 * of descriptors per connection reaches the reaper, not a stream
+	 * of them that would fill the root process's table (fds_held) */
+	fds_ok = fds_take(s, c, &m);
+	fds_in = c->nb_rx_fd;
+	if (!fds_ok || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	    (size_t)n > UET_SVC_MSG_MAX)
+		rc = -EINVAL;
+	else
+		rc = uet_svc_hdr_check(h, (size_t)n, false);
+	if (rc == -ENOSYS)
+		rc = -EINVAL;
+	/* a request that must wait is kept, run later (waiters_poll) */
+	if (rc == 0 && fds_in == 0 && c->hello &&
+	    svc_op_waits(s, c, op, h + 1, svc_ctx_busy(s))) {
+		c->wait.msg = malloc((size_t)n);
+		if (c->wait.msg != NULL) {
+			memcpy(c->wait.msg, in, (size_t)n);
+			c->wait.req = op;
+			c->wait.ticket = s->tickets++;
+			return wait_set(s, c, true);
+		}
+	}
+	return request_serve(s, slot, op, (size_t)n >= sizeof(*h) ? h : NULL,
+			     rc, fds_in, bye);
+}
+
+/* The request kept longest (svc_wait.msg) that need not wait any more,
+ * or -1. */
+static int
+kept_next(struct uet_svc_server *s)
+{
+	uint32_t busy = svc_ctx_busy(s);
+	int best = -1;
+
+	for (unsigned int i = 0; i < s->p.max_clients; i++) {
+		struct svc_client *c = s->clients[i];
+
+		if (c == NULL || c->wait.msg == NULL ||
+		    (best >= 0 &&
+		     c->wait.ticket > s->clients[best]->wait.ticket) ||
+		    svc_op_waits(s, c, c->wait.req,
+				 (const struct uet_svc_hdr *)c->wait.msg + 1,
+				 busy))
+			continue;
+		best = (int)i;
+	}
+	return best;
+}
+
+/* Clients that wait (svc_wait): a reply that waited for the engine, sent
+ * once it answered; then the requests kept, in their order of arrival,
+ * each once it need not wait (a few a tick: each may make its context
+ * busy again). */
 static void
 waiters_poll(struct uet_svc_server *s)
 {
-	for (unsigned int i = 0; s->nb_waiting != 0 && i < s->p.max_clients;
-	     i++) {
-		struct svc_client *c = s->clients[i];
-		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
+	int i;
+
+	for (unsigned int k = 0; s->nb_waiting != 0 && k < s->p.max_clients;
+	     k++) {
+		struct svc_client *c = s->clients[k];
 		struct uet_svc_hdr rh;
 		int rc;
 
-		if (c == NULL || !svc_wait_poll(s, c, &rc))
+		if (c == NULL || c->wait.op == NULL || !svc_wait_poll(s, c, &rc))
 			continue;
-		s->nb_waiting--;
 		count_rc(s, rc);
 		uet_svc_hdr_init(&rh, c->wait.req | UET_SVC_OP_REPLY, 0,
 				 c->wait.seq, rc);
 		if (reply_send(c, &rh, NULL, NULL, 0) < 0 ||
-		    epoll_ctl(s->epfd, EPOLL_CTL_ADD, c->fd, &ev) != 0)
-			client_drop(s, i, false);
+		    !wait_set(s, c, false))
+			client_drop(s, k, false);
+	}
+	for (unsigned int runs = 0; runs < SVC_KEPT_RUNS && s->nb_waiting != 0 &&
+	     (i = kept_next(s)) >= 0; runs++) {
+		struct svc_client *c = s->clients[i];
+		void *msg = c->wait.msg;
+		bool bye = false, keep;
+
+		c->wait.msg = NULL;
+		keep = request_serve(s, (unsigned int)i, c->wait.req, msg, 0, 0,
+				     &bye);
+		free(msg);
+		if (keep && c->wait.op == NULL)
+			keep = wait_set(s, c, false);
+		if (!keep)
+			client_drop(s, (unsigned int)i, bye);
 	}
 }
 

@@ -85,18 +85,36 @@ struct svc_jobown {
 
 /* svc_op's answer for a request whose reply waits for the engine: a
  * CHAN_CLOSE for its EP_DEL, a JOB_DEL for the engine's, each answered
- * once the SES withdrew the operations still on the wire (up to 3 s):
+ * once the SES withdrew the operations still on the wire (up to 3 s),
+ * an MR_DEREG once the READ responses of its region were acknowledged:
  * the request is in the client's svc_wait, the client's socket out of
  * the epoll set until the reply went (svc_server.c waiters_poll). */
 #define SVC_DEFERRED 1
 
+/*
+ * What a client waits for, its socket out of the control thread's epoll
+ * set (nothing more of it is read meanwhile; its requests are
+ * synchronous): at most one of
+ * - op: an engine request of its CHAN_CLOSE, JOB_DEL or MR_DEREG, posted
+ *   and not answered within SVC_CTL_QUICK_MS (SVC_DEFERRED);
+ * - msg: a request not run yet because its context's control ring may
+ *   be held (a JOB_DEL or EP_DEL of another client on it not answered:
+ *   the lcore serves nothing after a held one), or, a PID_GET,
+ *   because the PIDonFEP it wants is a departed client's still being
+ *   released (svc_op_waits).
+ */
 struct svc_wait {
-	struct uet_ses_ulp_ctl_pending *op; /* NULL: no request waits */
-	unsigned int req;        /* UET_SVC_OP_CHAN_CLOSE or _JOB_DEL */
-	uint32_t seq;            /* the request's, for its reply */
+	struct uet_ses_ulp_ctl_pending *op;
+	uint16_t ctx;            /* op's context */
+	unsigned int req;        /* the request: UET_SVC_OP_* */
+	uint32_t seq;            /* its sequence number, for its reply */
 	struct svc_chan *chan;   /* CHAN_CLOSE */
 	uint32_t job;            /* JOB_DEL */
 	uint16_t pid;
+	unsigned int mr;         /* MR_DEREG: its index in the client's */
+	void *msg;               /* the request's bytes (header first) */
+	uint64_t ticket;         /* msg's order of arrival */
+	bool out;                /* the socket out of the epoll set */
 };
 
 struct svc_client {
@@ -177,7 +195,8 @@ struct uet_svc_server {
 	struct svc_client **zombies;
 	unsigned int nb_zombies;
 	int rtfd;
-	unsigned int nb_waiting; /* clients whose reply waits (svc_wait) */
+	unsigned int nb_waiting; /* clients that wait (svc_wait) */
+	uint64_t tickets;        /* requests kept so far (svc_wait.ticket) */
 	/* one-shot timer ending a pause of the listener (accept_pause) */
 	int atfd;
 	struct uet_svc_server_stats st;
@@ -193,10 +212,18 @@ int svc_op(struct uet_svc_server *s, struct svc_client *c, unsigned int op,
 	   unsigned int *nb_fds);
 /* Release everything @p c holds in the engine and the region. */
 void svc_client_release(struct uet_svc_server *s, struct svc_client *c);
-/* Whether the request @p c waits for (c->wait) was answered: then it is
- * applied, c->wait.op NULL and *rc the reply's rc (true); false while
- * the engine runs it. */
+/* Whether the engine request @p c waits for (c->wait.op) was answered:
+ * then it is applied, c->wait.op NULL and *rc the reply's rc (true);
+ * false while the engine runs it. */
 bool svc_wait_poll(struct uet_svc_server *s, struct svc_client *c, int *rc);
+/* Contexts (a bit each) whose control ring a client, live or departed,
+ * may hold (svc_client_busy). */
+uint32_t svc_ctx_busy(const struct uet_svc_server *s);
+/* Whether request @p op of @p c (body checked for size) must wait before
+ * it runs (svc_wait.msg): its context in @p busy (svc_ctx_busy), or a
+ * PID_GET of a departed client's PIDonFEP still being released. */
+bool svc_op_waits(struct uet_svc_server *s, struct svc_client *c,
+		  unsigned int op, const void *body, uint32_t busy);
 /* Engine context hosting client PIDonFEP @p pid, or -1 if not one. */
 int svc_pid_ctx(const struct uet_svc_server *s, uint16_t pid);
 /* Run a control request on @p ctx. @return req->rc or the call's -errno. */
@@ -220,6 +247,10 @@ struct svc_step;
 void svc_release_start(struct uet_svc_server *s, struct svc_client *c);
 /* Advance it: true once everything is given back. */
 bool svc_release_poll(struct uet_svc_server *s, struct svc_client *c);
+/* The contexts (a bit each) where @p c, live or departed, has an engine
+ * request that may hold the context's control ring (a JOB_DEL or EP_DEL)
+ * posted and not answered. */
+uint32_t svc_client_busy(const struct svc_client *c);
 
 /* svc_policy.c: who may use what, and how much of it */
 /* Credentials of a new connection (SO_PEERCRED, SO_PEERGROUPS). */

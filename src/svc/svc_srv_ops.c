@@ -63,6 +63,7 @@ ctl_quick(struct uet_svc_server *s, struct svc_client *c, unsigned int ctx,
 		usleep(20);
 	} while (uet_mono_ns() < end);
 	c->wait.op = op;
+	c->wait.ctx = (uint16_t)ctx;
 	return SVC_DEFERRED;
 }
 
@@ -580,16 +581,18 @@ op_chan_open(struct uet_svc_server *s, struct svc_client *c,
 
 /* After the detach: EP_DEL answers once the SES let go of the channel's
  * buffers (the withdraw path of a closed endpoint), with @p rc. An
- * EP_DEL the lcore did not take (-ETIMEDOUT: a stalled lcore) or did
- * not answer (-EINPROGRESS) leaves the SES holding the channel, its
- * rings in the client's region: the channel stays open (its slot not
- * reused, the region kept mapped, svc_client_unmap) and the error goes
- * back. */
+ * EP_DEL the lcore did not take (-ETIMEDOUT: a stalled lcore), did not
+ * answer (-EINPROGRESS) or that was never posted (-EAGAIN: the
+ * context's control ring full; -ENOMEM) leaves the SES holding the
+ * channel, its rings in the client's region: the channel stays open
+ * (its slot not reused, the region kept mapped, svc_client_unmap) and
+ * the error goes back. */
 static int
 chan_unbound(struct uet_svc_server *s, struct svc_client *c,
 	     struct svc_chan *sc, int rc)
 {
-	if (rc == -ETIMEDOUT || rc == -EINPROGRESS) {
+	if (rc == -ETIMEDOUT || rc == -EINPROGRESS || rc == -EAGAIN ||
+	    rc == -ENOMEM) {
 		SVC_LOG(ERR, "client %d: EP_DEL of %s unanswered (%d): the "
 			"channel is kept", (int)c->pid, sc->ch.name, rc);
 		s->st.chan_held++;
@@ -972,27 +975,38 @@ mr_find(const struct uet_svc_server *s, const struct svc_client *c,
 	return -ENOENT;
 }
 
+/* The engine's answer @p rc to the MR_DEREG of the client's key @p i:
+ * one not answered may live on, kept to try again (and the client's
+ * /proc/self/mem open while it does). */
 static int
-mr_dereg_at(struct uet_svc_server *s, struct svc_client *c, unsigned int i)
+mr_dereged(struct uet_svc_server *s, struct svc_client *c, unsigned int i,
+	   int rc)
 {
-	int rc = 0;
-
-	if (!c->mrs[i].local) {
-		struct uet_ses_ulp_ctl x;
-
-		memset(&x, 0, sizeof(x));
-		x.op = UET_SES_ULP_MR_DEREG;
-		x.key = c->mrs[i].key;
-		rc = svc_ctl(s, c->mrs[i].ctx, &x);
-	}
-	/* not answered: the key may live on, keep it to try again (and
-	 * the client's /proc/self/mem open while it does) */
 	if (rc < 0 && rc != -ENOENT)
 		return rc;
 	c->mrs[i] = c->mrs[--c->nb_mrs];
 	s->st.mrs--;
 	svc_quota_put(c, SVC_Q_MRS, 1);
 	return 0;
+}
+
+static void
+mr_dereg_make(struct uet_ses_ulp_ctl *x, const struct svc_mr *m)
+{
+	memset(x, 0, sizeof(*x));
+	x->op = UET_SES_ULP_MR_DEREG;
+	x->key = m->key;
+}
+
+static int
+mr_dereg_at(struct uet_svc_server *s, struct svc_client *c, unsigned int i)
+{
+	struct uet_ses_ulp_ctl x;
+
+	if (c->mrs[i].local)
+		return mr_dereged(s, c, i, 0);
+	mr_dereg_make(&x, &c->mrs[i]);
+	return mr_dereged(s, c, i, svc_ctl(s, c->mrs[i].ctx, &x));
 }
 
 static int
@@ -1007,8 +1021,22 @@ op_mr_key(struct uet_svc_server *s, struct svc_client *c,
 	i = mr_find(s, c, q);
 	if (i < 0)
 		return i;
+	if (dereg && !c->mrs[i].local) {
+		struct uet_ses_ulp_ctl x;
+		int rc;
+
+		/* answered once the READ responses of its region in flight
+		 * were acknowledged: may take a while */
+		mr_dereg_make(&x, &c->mrs[i]);
+		rc = ctl_quick(s, c, c->mrs[i].ctx, &x);
+		if (rc != SVC_DEFERRED)
+			return mr_dereged(s, c, (unsigned int)i, rc);
+		c->wait.req = UET_SVC_OP_MR_DEREG;
+		c->wait.mr = (unsigned int)i;
+		return rc;
+	}
 	if (dereg)
-		return mr_dereg_at(s, c, (unsigned int)i);
+		return mr_dereged(s, c, (unsigned int)i, 0);
 	if (!c->mrs[i].local) {
 		struct uet_ses_ulp_ctl x;
 
@@ -1033,15 +1061,100 @@ svc_wait_poll(struct uet_svc_server *s, struct svc_client *c, int *rc)
 	c->wait.op = NULL;
 	if (c->wait.req == UET_SVC_OP_CHAN_CLOSE)
 		*rc = chan_unbound(s, c, c->wait.chan, q.rc);
-	else
+	else if (c->wait.req == UET_SVC_OP_JOB_DEL)
 		*rc = job_deleted(s, c, c->wait.job, c->wait.pid, q.rc);
+	else
+		*rc = mr_dereged(s, c, c->wait.mr, q.rc);
+	c->wait.chan = NULL;
 	return true;
 }
 
+/* The engine context request @p op of @p c would send a control request
+ * to, or -1: none, or a request its handler refuses before any. */
+static int
+op_ctx(const struct uet_svc_server *s, struct svc_client *c, unsigned int op,
+       const void *body)
+{
+	const struct svc_pid *p;
+	int i;
+
+	switch (op) {
+	case UET_SVC_OP_CHAN_OPEN:
+		p = own_pid(c, ((const struct uet_svc_chan_open_req *)body)->pid);
+		break;
+	case UET_SVC_OP_CHAN_CLOSE: {
+		const struct uet_svc_chan_close_req *q = body;
+
+		return q->slot < s->p.max_chans && c->chans[q->slot].open ?
+		       c->chans[q->slot].ctx : -1;
+	}
+	case UET_SVC_OP_JOB_ADD:
+	case UET_SVC_OP_JOB_DEL: {
+		const struct uet_svc_job_req *q = body;
+		const struct svc_job *j = job_find(c, q->job, q->pid);
+
+		/* another reference of a job it has, or one of several
+		 * dropped: counted here, nothing asked of the engine */
+		if (j != NULL && (op == UET_SVC_OP_JOB_ADD || j->ref > 1))
+			return -1;
+		p = own_pid(c, q->pid);
+		break;
+	}
+	case UET_SVC_OP_PEER_ADD:
+		i = ((const struct uet_svc_peer_add_req *)body)->ctx;
+		return i < (int)s->nb_ctx ? i : -1;
+	case UET_SVC_OP_PEER_DEL:
+		i = ((const struct uet_svc_peer_del_req *)body)->ctx;
+		return i < (int)s->nb_ctx ? i : -1;
+	case UET_SVC_OP_MR_REG:
+		p = own_pid(c, ((const struct uet_svc_mr_reg_req *)body)->pid);
+		break;
+	case UET_SVC_OP_MR_DEREG:
+	case UET_SVC_OP_MR_ENABLE:
+		i = mr_find(s, c, body);
+		return i < 0 ? -1 : c->mrs[i].ctx;
+	default:
+		return -1;
+	}
+	return p != NULL ? p->ctx : -1;
+}
+
+uint32_t
+svc_ctx_busy(const struct uet_svc_server *s)
+{
+	uint32_t busy = 0;
+
+	for (unsigned int i = 0; i < s->p.max_clients; i++)
+		if (s->clients[i] != NULL)
+			busy |= svc_client_busy(s->clients[i]);
+	for (unsigned int i = 0; i < s->nb_zombies; i++)
+		busy |= svc_client_busy(s->zombies[i]);
+	return busy;
+}
+
+bool
+svc_op_waits(struct uet_svc_server *s, struct svc_client *c, unsigned int op,
+	     const void *body, uint32_t busy)
+{
+	int ctx;
+
+	if (op == UET_SVC_OP_PID_GET) {
+		uint16_t want = ((const struct uet_svc_pid_get_req *)body)->want;
+
+		/* a departed client's, free once its release ends: the
+		 * same program's next run asks for it again */
+		for (unsigned int i = 0; want != 0 && i < s->nb_zombies; i++)
+			for (unsigned int k = 0; k < s->zombies[i]->nb_pids; k++)
+				if (s->zombies[i]->pids[k].pid == want)
+					return true;
+		return false;
+	}
+	ctx = op_ctx(s, c, op, body);
+	return ctx >= 0 && (busy & (1u << ctx)) != 0;
+}
+
 /* A client released synchronously (the service stopping) with a request
- * waiting: its answer first, within the bound of a synchronous one; past
- * it, the channel is kept (chan_held) and the job's reference left to
- * the JOB_DEL below. */
+ * waiting: its answer first, within the bound of a synchronous one. */
 static void
 wait_end(struct uet_svc_server *s, struct svc_client *c)
 {
@@ -1052,11 +1165,11 @@ wait_end(struct uet_svc_server *s, struct svc_client *c)
 			return;
 		usleep(1000);
 	}
-	if (c->wait.op == NULL)
-		return;
-	c->wait.op = NULL; /* the lcore may still answer into it: leaked */
-	if (c->wait.req == UET_SVC_OP_CHAN_CLOSE)
-		(void)chan_unbound(s, c, c->wait.chan, -EINPROGRESS);
+	/* past it: what it was for is released below as if never asked
+	 * (a second EP_DEL, JOB_DEL or MR_DEREG queued behind it); the
+	 * lcore may still answer into the first: left allocated */
+	c->wait.op = NULL;
+	c->wait.chan = NULL;
 }
 
 /* ---- release ---- */

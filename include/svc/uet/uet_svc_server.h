@@ -194,8 +194,9 @@ struct uet_svc_server_stats {
 	 * than be reused while the SES may still write them */
 	uint64_t chan_held;
 	/** accept() failures other than a connection gone before it was
-	 * taken (the process out of descriptors or memory): each pauses
-	 * the listener for UET_SVC_ACCEPT_PAUSE_MS */
+	 * taken (the process out of descriptors or memory), and failures
+	 * to put the listener back in the epoll set: each pauses the
+	 * listener for UET_SVC_ACCEPT_PAUSE_MS */
 	uint64_t accept_failed;
 };
 
