@@ -199,8 +199,10 @@ svc_release_poll(struct uet_svc_server *s, struct svc_client *c)
 					  c->steps[c->next_step].ctx,
 					  &c->steps[c->next_step].q,
 					  &c->inflight);
-		if (rc == -EAGAIN)
-			return false; /* its ring is full: later */
+		/* its ring full, or no memory: later (a step taken as
+		 * answered would free what the engine may still hold) */
+		if (rc == -EAGAIN || rc == -ENOMEM)
+			return false;
 		if (rc < 0) {
 			c->inflight = NULL;
 			step_done(c, &c->steps[c->next_step].q, rc);

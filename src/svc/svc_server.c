@@ -43,6 +43,8 @@ RTE_LOG_REGISTER_SUFFIX(uet_svc_logtype, svc, INFO);
 /* The reaper empties an AF_UNIX socket of at most this many messages. */
 #define SVC_REAP_MSGS 1024
 #define SVC_EVENTS 16
+/* Departed clients being released at most (client_drop, accept_one). */
+#define SVC_ZOMBIES_MAX(s) (2 * (s)->p.max_clients)
 /* Requests kept (svc_wait.msg) run at most this many a tick. */
 #define SVC_KEPT_RUNS 16
 
@@ -267,8 +269,11 @@ client_drop(struct uet_svc_server *s, unsigned int slot, bool clean)
 		(unsigned int)c->uid, clean ? "detached" : "gone, cleaned up");
 	/* counted releasing before it stops counting as a client: a
 	 * reader never sees it in neither */
+	/* room for every departed client: accept_one keeps clients and
+	 * zombies under SVC_ZOMBIES_MAX (a synchronous release would hold
+	 * the control thread) */
 	bg = held && !s->down && s->rtfd >= 0 &&
-	     s->nb_zombies < s->p.max_clients;
+	     s->nb_zombies < SVC_ZOMBIES_MAX(s);
 	if (bg)
 		svc_release_start(s, c);
 	else
@@ -355,8 +360,11 @@ accept_one(struct uet_svc_server *s)
 	for (slot = 0; slot < s->p.max_clients; slot++)
 		if (s->clients[slot] == NULL)
 			break;
-	if (slot == s->p.max_clients || s->down) {
-		refuse(s, fd, -EUSERS, "max_clients attached", NULL);
+	if (slot == s->p.max_clients || s->down ||
+	    s->st.clients + s->nb_zombies >= SVC_ZOMBIES_MAX(s)) {
+		refuse(s, fd, -EUSERS, slot == s->p.max_clients ?
+		       "max_clients attached" : "too many clients released",
+		       NULL);
 		sock_close(s, fd);
 		return;
 	}
@@ -780,12 +788,12 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 	if (rc == 0 && fds_in == 0 && c->hello &&
 	    svc_op_waits(s, c, op, h + 1, svc_ctx_busy(s))) {
 		c->wait.msg = malloc((size_t)n);
-		if (c->wait.msg != NULL) {
-			memcpy(c->wait.msg, in, (size_t)n);
-			c->wait.req = op;
-			c->wait.ticket = s->tickets++;
-			return wait_set(s, c, true);
-		}
+		if (c->wait.msg == NULL)
+			return request_serve(s, slot, op, h, -ENOMEM, 0, bye);
+		memcpy(c->wait.msg, in, (size_t)n);
+		c->wait.req = op;
+		c->wait.ticket = s->tickets++;
+		return wait_set(s, c, true);
 	}
 	return request_serve(s, slot, op, (size_t)n >= sizeof(*h) ? h : NULL,
 			     rc, fds_in, bye);
@@ -890,7 +898,8 @@ deadlines(struct uet_svc_server *s)
 		struct svc_client *c = s->clients[i];
 		uint64_t age;
 
-		if (c == NULL)
+		/* one that waits for its reply is not idle */
+		if (c == NULL || c->wait.out)
 			continue;
 		age = now - c->since_ns;
 		if (!c->hello && hello != 0 && age >= hello) {
@@ -1169,7 +1178,7 @@ uet_svc_server_create(const struct uet_svc_server_params *p, int *err)
 	s->nb_client_pids = s->nb_ctx * UET_SVC_PIDS_PER_CTX;
 	layout(s);
 	s->clients = calloc(p->max_clients, sizeof(*s->clients));
-	s->zombies = calloc(p->max_clients, sizeof(*s->zombies));
+	s->zombies = calloc(SVC_ZOMBIES_MAX(s), sizeof(*s->zombies));
 	s->pid_owner = calloc(s->nb_client_pids, sizeof(*s->pid_owner));
 	/* one entry per uid of a client attached or still being released */
 	s->users = calloc(2 * (size_t)p->max_clients, sizeof(*s->users));

@@ -45,9 +45,8 @@ svc_ctl(struct uet_svc_server *s, unsigned int ctx, void *req)
 }
 
 /* Post @p q to context @p ctx and give the lcore SVC_CTL_QUICK_MS to
- * answer: the answer's rc, or SVC_DEFERRED with the request in
- * c->wait.op (its reply waits, svc_wait_poll). A request the context's
- * ring cannot take now goes the synchronous way (svc_ctl). */
+ * answer: the answer's rc, the post's error, or SVC_DEFERRED with the
+ * request in c->wait.op (its reply waits, svc_wait_poll). */
 static int
 ctl_quick(struct uet_svc_server *s, struct svc_client *c, unsigned int ctx,
 	  struct uet_ses_ulp_ctl *q)
@@ -55,8 +54,12 @@ ctl_quick(struct uet_svc_server *s, struct svc_client *c, unsigned int ctx,
 	uint64_t end = uet_mono_ns() + SVC_CTL_QUICK_MS * 1000000ull;
 	struct uet_ses_ulp_ctl_pending *op;
 
-	if (uet_ses_ulp_ctl_post(s->p.engine, ctx, q, &op) != 0)
-		return svc_ctl(s, ctx, q);
+	int rc = uet_ses_ulp_ctl_post(s->p.engine, ctx, q, &op);
+
+	/* not posted (the ring full, -EAGAIN; -ENOMEM): not applied, the
+	 * error goes back (a synchronous try would wait behind the ring) */
+	if (rc != 0)
+		return rc;
 	do {
 		if (uet_ses_ulp_ctl_poll(op, q) == 0)
 			return q->rc;
@@ -492,6 +495,13 @@ chan_bind(struct uet_svc_server *s, struct svc_client *c,
 	struct uet_ses_ulp_ctl r;
 	int rc;
 
+	/* room first: the EP_DEL undoing an EP_ADD whose attach failed
+	 * could wait behind a departed client's withdrawn sends (the
+	 * control thread is the only one attaching) */
+	if (uet_engine_lcore_nb_chans(uet_engine_lcore_get(s->p.engine,
+							   p->ctx)) >=
+	    UET_ENGINE_CHANS_MAX)
+		return -ENOSPC;
 	memset(&r, 0, sizeof(r));
 	r.op = UET_SES_ULP_EP_ADD;
 	/* its descriptors name its client's peers only */

@@ -26,8 +26,9 @@
  *     for the engine (a send on the wire), a JOB_DEL and a PEER_ADD of
  *     its context waiting behind it, a BYE released in the background
  *     and a PID_GET of its PIDonFEP waiting for the release, another
- *     client served meanwhile, a client gone while its close waits;
- *     a client gone without BYE is cleaned up; a second service on
+ *     client served meanwhile, a client gone while its close waits; a
+ *     CHAN_OPEN past the context's 64 channels refused without asking
+ *     the engine; a client gone without BYE is cleaned up; a second service on
  *     the socket (or on a file that is no socket) refuses and leaves it
  *     alone;
  *   every /uet/service count back to its start; SIGTERM (a CHAN_CLOSE
@@ -680,6 +681,54 @@ test_slow_close(void)
 	rc_close(&q.c);
 }
 
+/*
+ * A CHAN_OPEN past the context's 64 channels is refused before the
+ * engine is asked: its EP_ADD, then the EP_DEL undoing it when the
+ * attach failed, could wait behind a departed client's withdrawn sends
+ * (the control thread held up to 3 s). Four clients open channels (15
+ * each past their first, under their own max_chans of 16) until the
+ * context is full: the refusal is -ENOSPC and no control request
+ * reaches the engine (ctx0_ctl unchanged; it was EP_ADD and EP_DEL).
+ */
+static void
+test_chan_full(void)
+{
+	struct rc_chan ch[4][15];
+	uint64_t asked = UINT64_MAX;
+	struct cli k[4];
+	unsigned int n = 0;
+	bool full = false;
+
+	for (unsigned int i = 0; i < 4; i++)
+		if (cli_make(&k[i]) < 0) {
+			failures++;
+			return;
+		}
+	for (unsigned int i = 0; i < 4 && !full; i++)
+		for (unsigned int j = 0; j < 15 && !full; j++) {
+			uint64_t ctl0 = telemetry_ses("ctx0_ctl");
+			int rc = rc_chan_open(&k[i].c, k[i].pid.pid, 2, &ch[i][j]);
+
+			if (rc == 0) {
+				n++;
+				continue;
+			}
+			full = true;
+			asked = telemetry_ses("ctx0_ctl") - ctl0;
+			CHECK(rc == -ENOSPC);
+			CHECK(asked == 0);
+		}
+	printf("# %u channels more, then CHAN_OPEN -ENOSPC, %llu engine "
+	       "request(s) for it\n", n, (unsigned long long)asked);
+	CHECK(full);
+	for (unsigned int i = 0; i < 4; i++) {
+		CHECK(rc_bye(&k[i].c) == 0);
+		rc_close(&k[i].c);
+	}
+	for (unsigned int i = 0; i < 1000 && tel("releasing") != 0; i++)
+		usleep(10000);
+}
+
 static void
 test_bad_messages(struct cli *a)
 {
@@ -1252,6 +1301,7 @@ main(int argc, char **argv)
 	test_fd_reaper(&a);
 	test_accept_pause();
 	test_slow_close();
+	test_chan_full();
 	test_isolation(&a, &c, peer_b);
 	test_rma(&a, &b, &c);
 	test_ring_garbage();
