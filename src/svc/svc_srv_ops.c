@@ -53,7 +53,6 @@ ctl_quick(struct uet_svc_server *s, struct svc_client *c, unsigned int ctx,
 {
 	uint64_t end = uet_mono_ns() + SVC_CTL_QUICK_MS * 1000000ull;
 	struct uet_ses_ulp_ctl_pending *op;
-
 	int rc = uet_ses_ulp_ctl_post(s->p.engine, ctx, q, &op);
 
 	/* not posted (the ring full, -EAGAIN; -ENOMEM): not applied, the
