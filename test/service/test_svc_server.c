@@ -383,6 +383,16 @@ fds_request(struct cli *a, const int *fds, unsigned int nb, uint64_t ctx)
  * The reaper closes each without lingering: its peer sees a reset, not
  * the end of a 60 s close.
  */
+/* @p n descriptors passed with request @p ctx: refused, and the
+ * lingering socket among them (its peer @p peer) closed with a reset. */
+static void
+reaped(struct cli *a, int *fds, unsigned int n, uint64_t ctx, int peer)
+{
+	fds_request(a, fds, n, ctx);
+	CHECK(peer_reset(peer));
+	close(peer);
+}
+
 static void
 test_fd_reaper(struct cli *a)
 {
@@ -392,9 +402,7 @@ test_fd_reaper(struct cli *a)
 	CHECK(fd >= 0);
 	if (fd < 0)
 		return;
-	fds_request(a, &fd, 1, 610);
-	CHECK(peer_reset(peer));
-	close(peer);
+	reaped(a, &fd, 1, 610, peer);
 	printf("# a lingering socket passed with a request: refused, the "
 	       "connection dropped, closed by the reaper without lingering\n");
 
@@ -404,9 +412,7 @@ test_fd_reaper(struct cli *a)
 		return;
 	for (unsigned int i = 0; i < 8; i++)
 		fds[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	fds_request(a, fds, 9, 611);
-	CHECK(peer_reset(peer));
-	close(peer);
+	reaped(a, fds, 9, 611, peer);
 	printf("# nine descriptors, a lingering socket the ninth: all "
 	       "reaped\n");
 
@@ -427,9 +433,7 @@ test_fd_reaper(struct cli *a)
 	}
 	if (fd < 0)
 		return;
-	fds_request(a, &fd, 1, 612);
-	CHECK(peer_reset(peer));
-	close(peer);
+	reaped(a, &fd, 1, 612, peer);
 	printf("# a lingering socket six sockets deep, passed alone: reaped, "
 	       "the reaper not held\n");
 }
