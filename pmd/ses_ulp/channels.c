@@ -384,6 +384,7 @@ chan_gone(struct ses_ulp_ctx *c, struct ses_ulp_chan *sc, uint64_t now)
 			continue;
 		o->chan = NULL;
 		o->orphan = 1;
+		o->pid = sc->pid;
 		if (o->claimed)
 			claim_drop(c, sc->pid, i, now);
 		else if (o->rx)

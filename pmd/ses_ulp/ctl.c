@@ -104,34 +104,95 @@ ses_ulp_ctl_one(struct ses_ulp_ctx *c, struct ses_ulp_ctl_msg *m, uint64_t now)
 	ses_ulp_ctl_answer(m);
 }
 
-/* Whether @p m is the JOB_DEL / EP_DEL of a closed endpoint that must
- * wait: the SES may still touch memory of withdrawn operations. */
-static bool
-ctl_must_wait(struct ses_ulp_ctx *c, const struct ses_ulp_ctl_msg *m, uint64_t now)
+/* What request @p m touches: a PIDonFEP, a job, a channel (each may be
+ * none; PEER_ADD / PEER_DEL touch none of them). */
+static void
+ctl_keys(const struct ses_ulp_ctx *c, struct ses_ulp_ctl_msg *m)
 {
-	if (m->req.op != UET_SES_ULP_JOB_DEL && m->req.op != UET_SES_ULP_EP_DEL)
-		return false;
-	if (uet_ses_withdraw(c->ses, ses_ulp_orphan, c, false) == 0)
-		return false;
-	SES_ULP_INC(c->st.withdraw_waits);
-	c->held_at = now;
-	return true;
+	const struct uet_ses_ulp_ctl *q = &m->req;
+	const struct uet_ses_mr_entry *me;
+
+	m->k_chan = NULL;
+	m->k_has_job = false;
+	m->k_pid = -1;
+	switch (q->op) {
+	case UET_SES_ULP_JOB_ADD:
+	case UET_SES_ULP_JOB_DEL:
+	case UET_SES_ULP_MR_REG:
+		m->k_pid = q->has_pid ? q->pid : c->pid;
+		m->k_job = q->job;
+		m->k_has_job = true;
+		break;
+	case UET_SES_ULP_MR_DEREG:
+	case UET_SES_ULP_MR_ENABLE:
+		me = uet_ses_mr_lookup(c->mr, q->key);
+		if (me != NULL) {
+			m->k_pid = me->pid_on_fep;
+			m->k_job = me->job_id;
+			m->k_has_job = true;
+		}
+		break;
+	case UET_SES_ULP_EP_ADD:
+		m->k_pid = q->pid;
+		m->k_chan = q->chan;
+		break;
+	case UET_SES_ULP_EP_DEL:
+		m->k_pid = ses_ulp_chan_pid(c, q->chan);
+		m->k_chan = q->chan;
+		break;
+	default:
+		break;
+	}
 }
 
-/* Serve the held requests once the SES let go (or, after
- * SES_ULP_WITHDRAW_NS, detach what is left); false while they still wait. */
 static bool
-ctl_held_poll(struct ses_ulp_ctx *c, uint64_t now)
+ctl_conflict(const struct ses_ulp_ctl_msg *a, const struct ses_ulp_ctl_msg *b)
 {
-	bool force = now - c->held_at > SES_ULP_WITHDRAW_NS;
+	return (a->k_pid >= 0 && a->k_pid == b->k_pid) ||
+	       (a->k_has_job && b->k_has_job && a->k_job == b->k_job) ||
+	       (a->k_chan != NULL && a->k_chan == b->k_chan);
+}
 
-	if (uet_ses_withdraw(c->ses, ses_ulp_orphan, c, force) != 0)
+struct orphan_of {
+	struct ses_ulp_ctx *c;
+	int32_t pid;
+};
+
+/* uet_ses_withdraw()'s predicate: a withdrawn operation of one process */
+static bool
+orphan_of_pid(void *arg, uint64_t ctx)
+{
+	const struct orphan_of *w = arg;
+
+	return ses_ulp_orphan(w->c, ctx) && w->c->ops[ctx - 1].pid == w->pid;
+}
+
+/*
+ * Whether held request @p m may run now: no request held before it (the
+ * first @p before of held[]) touches what it touches, and, a JOB_DEL or
+ * EP_DEL, the SES no longer touches the memory of its process's
+ * withdrawn operations (after SES_ULP_WITHDRAW_NS what is left of them
+ * is detached). Only that process's: another's close, or a request of
+ * another process, is not held behind a send nobody acknowledges.
+ */
+static bool
+ctl_ready(struct ses_ulp_ctx *c, const struct ses_ulp_ctl_msg *m,
+	  unsigned int before, uint64_t now)
+{
+	struct orphan_of w = { .c = c, .pid = m->k_pid };
+	bool force;
+
+	for (unsigned int i = 0; i < before; i++)
+		if (ctl_conflict(c->held[i], m))
+			return false;
+	if ((m->req.op != UET_SES_ULP_JOB_DEL &&
+	     m->req.op != UET_SES_ULP_EP_DEL) || m->k_pid < 0)
+		return true;
+	force = now - m->held_at > SES_ULP_WITHDRAW_NS;
+	if (uet_ses_withdraw(c->ses, orphan_of_pid, &w, force) != 0)
 		return false;
 	if (force)
 		SES_ULP_INC(c->st.withdraw_forced);
-	for (unsigned int i = 0; i < c->nb_held; i++)
-		ses_ulp_ctl_one(c, c->held[i], now);
-	c->nb_held = 0;
 	return true;
 }
 
@@ -139,7 +200,7 @@ unsigned int
 ses_ulp_ctl_poll(struct ses_ulp_ctx *c, uint64_t now)
 {
 	void *m[SES_ULP_CTL_BURST];
-	unsigned int n;
+	unsigned int n, kept = 0;
 
 	if (c->nb_dereg_wait != 0) {
 		unsigned int w = 0;
@@ -152,14 +213,33 @@ ses_ulp_ctl_poll(struct ses_ulp_ctx *c, uint64_t now)
 		}
 		c->nb_dereg_wait = w;
 	}
-	if (c->nb_held != 0 && !ctl_held_poll(c, now))
-		return 0;
-	n = rte_ring_sc_dequeue_burst(c->ctl, m, SES_ULP_CTL_BURST, NULL);
-	for (unsigned int i = 0; i < n; i++) {
-		if (c->nb_held == 0 && !ctl_must_wait(c, m[i], now))
-			ses_ulp_ctl_one(c, m[i], now);
+	/* the held ones in order, each once those before it that touch
+	 * the same are gone */
+	for (unsigned int i = 0; i < c->nb_held; i++) {
+		if (ctl_ready(c, c->held[i], kept, now))
+			ses_ulp_ctl_one(c, c->held[i], now);
 		else
-			c->held[c->nb_held++] = m[i];
+			c->held[kept++] = c->held[i];
+	}
+	c->nb_held = kept;
+	/* no more than held[] takes: the rest waits in the ring */
+	n = rte_ring_sc_dequeue_burst(c->ctl, m,
+				      RTE_MIN(RTE_DIM(m),
+					      RTE_DIM(c->held) - c->nb_held),
+				      NULL);
+	for (unsigned int i = 0; i < n; i++) {
+		struct ses_ulp_ctl_msg *cm = m[i];
+
+		ctl_keys(c, cm);
+		cm->held_at = now;
+		if (ctl_ready(c, cm, c->nb_held, now)) {
+			ses_ulp_ctl_one(c, cm, now);
+			continue;
+		}
+		if (cm->req.op == UET_SES_ULP_JOB_DEL ||
+		    cm->req.op == UET_SES_ULP_EP_DEL)
+			SES_ULP_INC(c->st.withdraw_waits);
+		c->held[c->nb_held++] = cm;
 	}
 	return n;
 }

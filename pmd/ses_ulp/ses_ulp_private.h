@@ -85,6 +85,7 @@ struct ses_ulp_op {
 	uint8_t orphan;        /* its channel went away: withdrawn in the SES */
 	uint8_t held;          /* counted in eps[ep].ops */
 	uint8_t ep;            /* process slot of its channel */
+	uint16_t pid;          /* orphan: its channel's PIDonFEP */
 };
 
 /*
@@ -185,6 +186,13 @@ enum {
 struct ses_ulp_ctl_msg {
 	struct uet_ses_ulp_ctl req;
 	atomic_uint state;
+	/* lcore side: what it touches (ses_ulp_ctl_keys), for ordering it
+	 * after held requests, and since when it is held */
+	struct uet_chan *k_chan;  /* NULL: none */
+	uint32_t k_job;
+	bool k_has_job;
+	int32_t k_pid;            /* -1: none */
+	uint64_t held_at;
 };
 
 /* An MR_DEREG answered once no READ response reads its region. */
@@ -230,11 +238,11 @@ struct ses_ulp_ctx {
 	 * (rebuilt from the region on retransmission) */
 	unsigned int nb_dereg_wait;
 	struct ses_ulp_dereg dereg_wait[SES_ULP_CTL_RING];
-	/* requests held (in order) behind a JOB_DEL / EP_DEL that waits for
-	 * the SES to let go of a closed channel's memory, since held_at */
+	/* requests held, in order: a JOB_DEL / EP_DEL waiting for the SES
+	 * to let go of its process's withdrawn operations, and those that
+	 * touch what a held one does (ses_ulp_ctl_poll) */
 	unsigned int nb_held;
-	uint64_t held_at;
-	struct ses_ulp_ctl_msg *held[SES_ULP_CTL_BURST];
+	struct ses_ulp_ctl_msg *held[SES_ULP_CTL_RING];
 	struct ses_ulp_chan chans[UET_ENGINE_CHANS_MAX];
 	struct uet_ses_cqe scq[SES_ULP_CQ_BURST];
 	/* the CQ burst open during ses_ulp_completions(): cq_used of the
@@ -360,6 +368,8 @@ void ses_ulp_chans_sync(struct ses_ulp_ctx *c, struct uet_engine_lcore *lc,
 		    uint64_t now);
 /* uet_ses_withdraw() selector: the operations of channels gone */
 bool ses_ulp_orphan(void *arg, uint64_t ctx);
+/* The PIDonFEP channel @p chan is bound to (EP_ADD), -1 if none. */
+int ses_ulp_chan_pid(const struct ses_ulp_ctx *c, const struct uet_chan *chan);
 
 /* tables.c */
 struct ses_ulp_job *ses_ulp_job_find(struct ses_ulp_ctx *c, uint32_t job, uint16_t pid);

@@ -188,6 +188,14 @@ bind_find(const struct ses_ulp_ctx *c, const struct uet_chan *chan)
 	return -1;
 }
 
+int
+ses_ulp_chan_pid(const struct ses_ulp_ctx *c, const struct uet_chan *chan)
+{
+	int b = bind_find(c, chan);
+
+	return b < 0 ? -1 : c->eps[c->binds[b].ep].pid;
+}
+
 /* A free process slot whose receive context holds nothing of a previous
  * process: never used, or freed with no target record open since. */
 static int

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_common.h>
+
 #include <uet/uet_ses_ulp.h>
 
 #include "svc_server_private.h"
@@ -211,23 +213,65 @@ svc_release_poll(struct uet_svc_server *s, struct svc_client *c)
 	return false;
 }
 
-/* Only a JOB_DEL or EP_DEL may hold its context's control ring (while
- * the SES withdraws operations); the others are answered at once. */
-static bool
-may_hold(uint8_t op)
+/* What engine request @p q on @p ctx of @p c touches. */
+static void
+ctl_touch(const struct svc_client *c, uint16_t ctx,
+	  const struct uet_ses_ulp_ctl *q, struct svc_touch *t)
 {
-	return op == UET_SES_ULP_JOB_DEL || op == UET_SES_ULP_EP_DEL;
+	*t = (struct svc_touch){ .ctx = ctx, .pid = -1, .job = -1 };
+	switch (q->op) {
+	case UET_SES_ULP_JOB_DEL:
+		t->pid = q->pid;
+		t->job = q->job;
+		break;
+	case UET_SES_ULP_EP_DEL:
+		/* steps_fill's: a channel of c->chans */
+		t->chan = q->chan;
+		t->pid = container_of(q->chan, const struct svc_chan, ch)->pid;
+		break;
+	case UET_SES_ULP_MR_DEREG:
+		t->all = true;
+		for (unsigned int i = 0; i < c->nb_mrs; i++)
+			if (c->mrs[i].key == q->key && !c->mrs[i].local) {
+				t->pid = c->mrs[i].pid;
+				t->job = c->mrs[i].job;
+				t->all = false;
+			}
+		break;
+	case UET_SES_ULP_PEER_DEL:
+		t->ctx = -1; /* the lcore holds no PEER_DEL, nor for one */
+		break;
+	default:
+		t->all = true;
+		break;
+	}
 }
 
-uint32_t
-svc_client_busy(const struct svc_client *c)
+bool
+svc_client_touch(const struct svc_client *c, struct svc_touch *t)
 {
-	uint32_t busy = 0;
-
-	if (c->wait.op != NULL && c->wait.req != UET_SVC_OP_MR_DEREG)
-		busy |= 1u << c->wait.ctx;
+	if (c->wait.op != NULL) {
+		*t = (struct svc_touch){ .ctx = c->wait.ctx, .pid = c->wait.pid,
+					 .job = -1 };
+		if (c->wait.req == UET_SVC_OP_CHAN_CLOSE && c->wait.chan != NULL) {
+			t->chan = &c->wait.chan->ch;
+			t->pid = c->wait.chan->pid;
+		} else if (c->wait.req == UET_SVC_OP_JOB_DEL) {
+			t->job = c->wait.job;
+		} else if (c->wait.req == UET_SVC_OP_MR_DEREG &&
+			   c->wait.mr < c->nb_mrs) {
+			t->pid = c->mrs[c->wait.mr].pid;
+			t->job = c->mrs[c->wait.mr].job;
+		} else {
+			t->all = true;
+		}
+		return true;
+	}
 	/* a release step in flight is steps[next_step] */
-	if (c->inflight != NULL && may_hold(c->steps[c->next_step].q.op))
-		busy |= 1u << c->steps[c->next_step].ctx;
-	return busy;
+	if (c->inflight != NULL) {
+		ctl_touch(c, c->steps[c->next_step].ctx,
+			  &c->steps[c->next_step].q, t);
+		return t->ctx >= 0;
+	}
+	return false;
 }

@@ -786,7 +786,7 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 		rc = -EINVAL;
 	/* a request that must wait is kept, run later (waiters_poll) */
 	if (rc == 0 && fds_in == 0 && c->hello &&
-	    svc_op_waits(s, c, op, h + 1, svc_ctx_busy(s))) {
+	    svc_op_waits(s, c, op, h + 1, svc_held_touches(s))) {
 		c->wait.msg = malloc((size_t)n);
 		if (c->wait.msg == NULL)
 			return request_serve(s, slot, op, h, -ENOMEM, 0, bye);
@@ -804,7 +804,7 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 static int
 kept_next(struct uet_svc_server *s)
 {
-	uint32_t busy = svc_ctx_busy(s);
+	unsigned int held = svc_held_touches(s);
 	int best = -1;
 
 	for (unsigned int i = 0; i < s->p.max_clients; i++) {
@@ -815,7 +815,7 @@ kept_next(struct uet_svc_server *s)
 		     c->wait.ticket > s->clients[best]->wait.ticket) ||
 		    svc_op_waits(s, c, c->wait.req,
 				 (const struct uet_svc_hdr *)c->wait.msg + 1,
-				 busy))
+				 held))
 			continue;
 		best = (int)i;
 	}
@@ -1179,11 +1179,14 @@ uet_svc_server_create(const struct uet_svc_server_params *p, int *err)
 	layout(s);
 	s->clients = calloc(p->max_clients, sizeof(*s->clients));
 	s->zombies = calloc(SVC_ZOMBIES_MAX(s), sizeof(*s->zombies));
+	s->touch = calloc(p->max_clients + SVC_ZOMBIES_MAX(s),
+			  sizeof(*s->touch));
 	s->pid_owner = calloc(s->nb_client_pids, sizeof(*s->pid_owner));
 	/* one entry per uid of a client attached or still being released */
 	s->users = calloc(2 * (size_t)p->max_clients, sizeof(*s->users));
 	s->acl = calloc(RTE_MAX(p->nb_acl, 1u), sizeof(*s->acl));
-	if (s->clients == NULL || s->zombies == NULL || s->pid_owner == NULL ||
+	if (s->clients == NULL || s->zombies == NULL || s->touch == NULL ||
+	    s->pid_owner == NULL ||
 	    s->users == NULL || s->acl == NULL)
 		goto fail;
 	if (p->nb_acl != 0)
@@ -1291,6 +1294,7 @@ uet_svc_server_free(struct uet_svc_server *s)
 		close(s->reap_w);
 	free(s->clients);
 	free(s->zombies);
+	free(s->touch);
 	free(s->pid_owner);
 	free(s->users);
 	free(s->owners);

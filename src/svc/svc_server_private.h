@@ -44,7 +44,23 @@ struct svc_peer {
 struct svc_mr {
 	uint64_t key;
 	uint16_t ctx;
+	uint16_t pid;  /* registered for */
+	uint32_t job;
 	bool local; /* local access only: nothing in the engine */
+};
+
+/*
+ * What an engine control request touches, as the lcore orders its
+ * requests (pmd/ses_ulp/ctl.c): one held (a JOB_DEL or EP_DEL waiting
+ * for its process's sends to be withdrawn) holds the later ones of its
+ * context that touch the same PIDonFEP, job or channel.
+ */
+struct svc_touch {
+	int ctx;                     /* -1: nothing of the engine */
+	int32_t pid;                 /* -1: none */
+	int64_t job;                 /* -1: none */
+	const struct uet_chan *chan; /* NULL: none */
+	bool all;                    /* unknown: everything of ctx */
 };
 
 struct svc_chan {
@@ -97,11 +113,11 @@ struct svc_jobown {
  * synchronous): at most one of
  * - op: an engine request of its CHAN_CLOSE, JOB_DEL or MR_DEREG, posted
  *   and not answered within SVC_CTL_QUICK_MS (SVC_DEFERRED);
- * - msg: a request not run yet because its context's control ring may
- *   be held (a JOB_DEL or EP_DEL of another client on it not answered:
- *   the lcore serves nothing after a held one), or, a PID_GET,
- *   because the PIDonFEP it wants is a departed client's still being
- *   released (svc_op_waits).
+ * - msg: a request not run yet because the engine could hold it (it
+ *   touches what an engine request of another client, posted and not
+ *   answered, touches: svc_touch), or, a PID_GET, because the PIDonFEP
+ *   it wants is a departed client's still being released
+ *   (svc_op_waits).
  */
 struct svc_wait {
 	struct uet_ses_ulp_ctl_pending *op;
@@ -197,6 +213,8 @@ struct uet_svc_server {
 	int rtfd;
 	unsigned int nb_waiting; /* clients that wait (svc_wait) */
 	uint64_t tickets;        /* requests kept so far (svc_wait.ticket) */
+	/* svc_held_touches(): one per client and departed client */
+	struct svc_touch *touch;
 	/* one-shot timer ending a pause of the listener (accept_pause) */
 	int atfd;
 	struct uet_svc_server_stats st;
@@ -216,14 +234,15 @@ void svc_client_release(struct uet_svc_server *s, struct svc_client *c);
  * then it is applied, c->wait.op NULL and *rc the reply's rc (true);
  * false while the engine runs it. */
 bool svc_wait_poll(struct uet_svc_server *s, struct svc_client *c, int *rc);
-/* Contexts (a bit each) whose control ring a client, live or departed,
- * may hold (svc_client_busy). */
-uint32_t svc_ctx_busy(const struct uet_svc_server *s);
+/* What the engine requests of clients, live or departed, posted and not
+ * answered touch (svc_client_touch), in s->touch. @return how many. */
+unsigned int svc_held_touches(struct uet_svc_server *s);
 /* Whether request @p op of @p c (body checked for size) must wait before
- * it runs (svc_wait.msg): its context in @p busy (svc_ctx_busy), or a
- * PID_GET of a departed client's PIDonFEP still being released. */
+ * it runs (svc_wait.msg): it touches what one of the first @p nb_held of
+ * s->touch (svc_held_touches) does, or it is a PID_GET of a departed
+ * client's PIDonFEP still being released. */
 bool svc_op_waits(struct uet_svc_server *s, struct svc_client *c,
-		  unsigned int op, const void *body, uint32_t busy);
+		  unsigned int op, const void *body, unsigned int nb_held);
 /* Engine context hosting client PIDonFEP @p pid, or -1 if not one. */
 int svc_pid_ctx(const struct uet_svc_server *s, uint16_t pid);
 /* Run a control request on @p ctx. @return req->rc or the call's -errno. */
@@ -247,10 +266,9 @@ struct svc_step;
 void svc_release_start(struct uet_svc_server *s, struct svc_client *c);
 /* Advance it: true once everything is given back. */
 bool svc_release_poll(struct uet_svc_server *s, struct svc_client *c);
-/* The contexts (a bit each) where @p c, live or departed, has an engine
- * request that may hold the context's control ring (a JOB_DEL or EP_DEL)
- * posted and not answered. */
-uint32_t svc_client_busy(const struct svc_client *c);
+/* What the engine request @p c, live or departed, posted and has no
+ * answer to touches (svc_touch): false if none. */
+bool svc_client_touch(const struct svc_client *c, struct svc_touch *t);
 
 /* svc_policy.c: who may use what, and how much of it */
 /* Credentials of a new connection (SO_PEERCRED, SO_PEERGROUPS). */

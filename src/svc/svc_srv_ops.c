@@ -963,6 +963,8 @@ op_mr_reg(struct uet_svc_server *s, struct svc_client *c,
 		c->mrs[c->nb_mrs].local = true;
 	}
 	c->mrs[c->nb_mrs].ctx = p->ctx;
+	c->mrs[c->nb_mrs].pid = p->pid;
+	c->mrs[c->nb_mrs].job = q->job;
 	r->key = c->mrs[c->nb_mrs].key;
 	c->nb_mrs++;
 	s->st.mrs++;
@@ -1078,15 +1080,16 @@ svc_wait_poll(struct uet_svc_server *s, struct svc_client *c, int *rc)
 	return true;
 }
 
-/* The engine context request @p op of @p c would send a control request
- * to, or -1: none, or a request its handler refuses before any. */
-static int
-op_ctx(const struct uet_svc_server *s, struct svc_client *c, unsigned int op,
-       const void *body)
+/* What the engine request that request @p op of @p c would send touches
+ * (t->ctx -1: none, or one its handler refuses before any). */
+static void
+op_touch(const struct uet_svc_server *s, struct svc_client *c,
+	 unsigned int op, const void *body, struct svc_touch *t)
 {
-	const struct svc_pid *p;
+	const struct svc_pid *p = NULL;
 	int i;
 
+	*t = (struct svc_touch){ .ctx = -1, .pid = -1, .job = -1 };
 	switch (op) {
 	case UET_SVC_OP_CHAN_OPEN:
 		p = own_pid(c, ((const struct uet_svc_chan_open_req *)body)->pid);
@@ -1094,8 +1097,12 @@ op_ctx(const struct uet_svc_server *s, struct svc_client *c, unsigned int op,
 	case UET_SVC_OP_CHAN_CLOSE: {
 		const struct uet_svc_chan_close_req *q = body;
 
-		return q->slot < s->p.max_chans && c->chans[q->slot].open ?
-		       c->chans[q->slot].ctx : -1;
+		if (q->slot < s->p.max_chans && c->chans[q->slot].open) {
+			t->ctx = c->chans[q->slot].ctx;
+			t->pid = c->chans[q->slot].pid;
+			t->chan = &c->chans[q->slot].ch;
+		}
+		return;
 	}
 	case UET_SVC_OP_JOB_ADD:
 	case UET_SVC_OP_JOB_DEL: {
@@ -1105,47 +1112,65 @@ op_ctx(const struct uet_svc_server *s, struct svc_client *c, unsigned int op,
 		/* another reference of a job it has, or one of several
 		 * dropped: counted here, nothing asked of the engine */
 		if (j != NULL && (op == UET_SVC_OP_JOB_ADD || j->ref > 1))
-			return -1;
+			return;
 		p = own_pid(c, q->pid);
+		t->job = q->job;
 		break;
 	}
-	case UET_SVC_OP_PEER_ADD:
-		i = ((const struct uet_svc_peer_add_req *)body)->ctx;
-		return i < (int)s->nb_ctx ? i : -1;
-	case UET_SVC_OP_PEER_DEL:
-		i = ((const struct uet_svc_peer_del_req *)body)->ctx;
-		return i < (int)s->nb_ctx ? i : -1;
 	case UET_SVC_OP_MR_REG:
 		p = own_pid(c, ((const struct uet_svc_mr_reg_req *)body)->pid);
+		t->job = ((const struct uet_svc_mr_reg_req *)body)->job;
 		break;
 	case UET_SVC_OP_MR_DEREG:
 	case UET_SVC_OP_MR_ENABLE:
 		i = mr_find(s, c, body);
-		return i < 0 ? -1 : c->mrs[i].ctx;
+		if (i >= 0 && !c->mrs[i].local) {
+			t->ctx = c->mrs[i].ctx;
+			t->pid = c->mrs[i].pid;
+			t->job = c->mrs[i].job;
+		}
+		return;
 	default:
-		return -1;
+		/* PEER_ADD, PEER_DEL: the lcore holds none of them */
+		return;
 	}
-	return p != NULL ? p->ctx : -1;
+	if (p != NULL) {
+		t->ctx = p->ctx;
+		t->pid = p->pid;
+	}
 }
 
-uint32_t
-svc_ctx_busy(const struct uet_svc_server *s)
+unsigned int
+svc_held_touches(struct uet_svc_server *s)
 {
-	uint32_t busy = 0;
+	unsigned int n = 0;
 
 	for (unsigned int i = 0; i < s->p.max_clients; i++)
-		if (s->clients[i] != NULL)
-			busy |= svc_client_busy(s->clients[i]);
+		if (s->clients[i] != NULL &&
+		    svc_client_touch(s->clients[i], &s->touch[n]))
+			n++;
 	for (unsigned int i = 0; i < s->nb_zombies; i++)
-		busy |= svc_client_busy(s->zombies[i]);
-	return busy;
+		if (svc_client_touch(s->zombies[i], &s->touch[n]))
+			n++;
+	return n;
+}
+
+/* Whether the lcore would hold @p b behind @p a (pmd/ses_ulp/ctl.c). */
+static bool
+touch_conflict(const struct svc_touch *a, const struct svc_touch *b)
+{
+	if (a->ctx < 0 || a->ctx != b->ctx)
+		return false;
+	return a->all || b->all || (a->pid >= 0 && a->pid == b->pid) ||
+	       (a->job >= 0 && a->job == b->job) ||
+	       (a->chan != NULL && a->chan == b->chan);
 }
 
 bool
 svc_op_waits(struct uet_svc_server *s, struct svc_client *c, unsigned int op,
-	     const void *body, uint32_t busy)
+	     const void *body, unsigned int nb_held)
 {
-	int ctx;
+	struct svc_touch t;
 
 	if (op == UET_SVC_OP_PID_GET) {
 		uint16_t want = ((const struct uet_svc_pid_get_req *)body)->want;
@@ -1158,8 +1183,11 @@ svc_op_waits(struct uet_svc_server *s, struct svc_client *c, unsigned int op,
 					return true;
 		return false;
 	}
-	ctx = op_ctx(s, c, op, body);
-	return ctx >= 0 && (busy & (1u << ctx)) != 0;
+	op_touch(s, c, op, body, &t);
+	for (unsigned int i = 0; t.ctx >= 0 && i < nb_held; i++)
+		if (touch_conflict(&s->touch[i], &t))
+			return true;
+	return false;
 }
 
 /* A client released synchronously (the service stopping) with a request

@@ -717,6 +717,125 @@ ulp_stats(struct side *s, struct uet_ses_ulp_stats *st)
 	CHECK(uet_ses_ulp_stats_get(s->e, 0, st, NULL) == 0);
 }
 
+/* Post control request @p r on side @p s without waiting. */
+static struct uet_ses_ulp_ctl_pending *
+ctl_post(struct side *s, const struct uet_ses_ulp_ctl *r)
+{
+	struct uet_ses_ulp_ctl_pending *op = NULL;
+
+	CHECK(uet_ses_ulp_ctl_post(s->e, 0, r, &op) == 0);
+	return op;
+}
+
+/*
+ * The engine holds an EP_DEL while its process's operation is on the
+ * wire (the peer B, not polled, acknowledges nothing), and with it only
+ * what touches the same process, job or channel: another process's
+ * EP_ADD and EP_DEL and a PEER_ADD posted after it are answered
+ * meanwhile (before, every later request of the context was held behind
+ * it, the service's clients included), an EP_ADD of the held one's
+ * PIDonFEP waits and is answered after it once B acknowledges.
+ */
+static void
+test_ctl_order(uint64_t wd_key)
+{
+	enum { PX = PID_A + 3, PY = PID_A + 4 };
+	struct uet_ses_ulp_ctl_pending *op[5];
+	struct uet_ses_ulp_ctl r[5], a;
+	struct uet_ses_ulp_stats st0, st;
+	struct uet_chan *x, *x2, *y;
+	struct uet_chan_sqe q;
+	bool done[5] = { false }, order = true;
+	unsigned int i, k;
+	char name[24];
+
+	snprintf(name, sizeof(name), "scX%u", run_no);
+	x = uet_chan_create(name, 8, 8, 8, SOCKET_ID_ANY, 0);
+	snprintf(name, sizeof(name), "scX2%u", run_no);
+	x2 = uet_chan_create(name, 8, 8, 8, SOCKET_ID_ANY, 0);
+	snprintf(name, sizeof(name), "scY%u", run_no);
+	y = uet_chan_create(name, 8, 8, 8, SOCKET_ID_ANY, 0);
+	CHECK(x != NULL && x2 != NULL && y != NULL);
+	if (x == NULL || x2 == NULL || y == NULL)
+		goto out;
+	memset(&a, 0, sizeof(a));
+	a.op = UET_SES_ULP_EP_ADD;
+	a.chan = x;
+	a.pid = PX;
+	a.initiator = 0xA3A3;
+	CHECK(ctl(&A, &a) == 0);
+	CHECK(uet_engine_chan_attach(A.e, 0, x) == 0);
+	/* a WRITE of what B's region holds already, A alone polled: on the
+	 * wire, acknowledged by nobody */
+	memcpy(lbuf, rbuf, 64);
+	sqe_init(&q, UET_CHAN_OP_WRITE, 90, lbuf, 64);
+	q.rkey = wd_key;
+	q.roffset = (uint64_t)(uintptr_t)rbuf;
+	CHECK(uet_chan_sq_post(x, &q) == 0);
+	for (i = 0; i < 64; i++)
+		(void)uet_engine_poll(A.e, 4);
+	CHECK(uet_engine_chan_detach(A.e, x) == 0);
+	ulp_stats(&A, &st0);
+
+	memset(r, 0, sizeof(r));
+	r[0].op = UET_SES_ULP_EP_DEL; /* held: its WRITE is on the wire */
+	r[0].chan = x;
+	r[1].op = UET_SES_ULP_EP_ADD; /* another process */
+	r[1].chan = y;
+	r[1].pid = PY;
+	r[1].initiator = 0xA4A4;
+	r[2].op = UET_SES_ULP_EP_ADD; /* the held one's PIDonFEP: waits */
+	r[2].chan = x2;
+	r[2].pid = PX;
+	r[2].initiator = 0xA3A3;
+	r[3].op = UET_SES_ULP_PEER_ADD;
+	peer_make(&r[3].peer, ip_b, PID_B + 9, 0xB9B9);
+	r[4].op = UET_SES_ULP_EP_DEL; /* the other process's */
+	r[4].chan = y;
+	for (k = 0; k < 5; k++)
+		op[k] = ctl_post(&A, &r[k]);
+	for (i = 0; i < 64; i++) {
+		(void)uet_engine_poll(A.e, 4);
+		for (k = 0; k < 5; k++)
+			if (!done[k] && op[k] != NULL &&
+			    uet_ses_ulp_ctl_poll(op[k], &r[k]) == 0)
+				done[k] = true;
+	}
+	ulp_stats(&A, &st);
+	printf("# EP_DEL held by a WRITE on the wire: %s; another process's "
+	       "EP_ADD %s, EP_DEL %s, a PEER_ADD %s; an EP_ADD of its "
+	       "PIDonFEP %s\n", done[0] ? "answered" : "held",
+	       done[1] ? "answered" : "held", done[4] ? "answered" : "held",
+	       done[3] ? "answered" : "held", done[2] ? "answered" : "held");
+	CHECK(st.withdraw_waits == st0.withdraw_waits + 1);
+	CHECK(!done[0] && !done[2]);
+	CHECK(done[1] && done[3] && done[4]);
+	CHECK(r[1].rc == 0 && r[3].rc == 0 && r[4].rc == 0);
+	/* B acknowledges: the EP_DEL, then the EP_ADD behind it */
+	for (i = 0; i < POLL_MAX && !(done[0] && done[2]); i++) {
+		pump();
+		for (k = 0; k < 3; k += 2)
+			if (!done[k] && uet_ses_ulp_ctl_poll(op[k], &r[k]) == 0) {
+				done[k] = true;
+				order = order && (k == 0 || done[0]);
+			}
+	}
+	CHECK(done[0] && done[2] && order);
+	CHECK(r[0].rc == 0 && r[2].rc == 0);
+	ulp_stats(&A, &st);
+	CHECK(st.withdraw_forced == st0.withdraw_forced);
+	if (done[3])
+		CHECK(peer_del(&A, r[3].handle) == 0);
+	memset(&a, 0, sizeof(a));
+	a.op = UET_SES_ULP_EP_DEL;
+	a.chan = x2;
+	CHECK(ctl(&A, &a) == 0);
+out:
+	uet_chan_free(x);
+	uet_chan_free(x2);
+	uet_chan_free(y);
+}
+
 /* One SQE on the windowed channel @p cli, its CQE (bounded). */
 static bool
 win_post_wait(struct uet_chan *cli, const struct uet_chan_sqe *q,
@@ -1687,8 +1806,10 @@ run(bool lossy, bool zc)
 	test_window();
 	test_errors(key);
 	test_peers();
-	if (!lossy)
+	if (!lossy) {
 		test_ctl_cancel();
+		test_ctl_order(key);
+	}
 	test_backpressure(400);
 	test_dereg_during_read();
 	test_dereg(key);

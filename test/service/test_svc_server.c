@@ -573,22 +573,26 @@ readable(const struct cli *k)
 
 /*
  * CHAN_CLOSE, JOB_DEL and BYE while a send is on the wire: the engine
- * answers an EP_DEL only once it withdrew the send (about 2 s later,
- * nothing acknowledges it), and serves no other control request of that
- * context meanwhile. The control thread used to wait for those answers,
- * every client's requests held meanwhile (the security review: 1.6 s a
- * close, as often as a client liked). Now the client waits, not the
- * service: K's close waits for its EP_DEL, O's JOB_DEL and P's PEER_ADD,
- * which need the engine's context, wait behind it, and Q, whose requests
- * need no engine, is served meanwhile; the replies come after. K's BYE
- * is answered at once, its release runs in the background, and a
- * PID_GET of its PIDonFEP waits for the release to end instead of
- * failing -EADDRINUSE. D, gone while its close waits, is released.
+ * answers an EP_DEL or JOB_DEL of that process only once it withdrew the
+ * send (about 2 s later, nothing acknowledges it). The control thread
+ * used to wait for those answers, every client's requests held meanwhile
+ * (the security review: 1.6 s a close, as often as a client liked); then
+ * every control request of that context waited behind them (the engine
+ * served nothing after a held request). Now only the client and what
+ * touches what it closes wait: K's close waits for its EP_DEL, while O's
+ * JOB_DEL and P's PEER_ADD on the same context, and Q's requests, are
+ * answered. K's BYE is answered at once, its release runs in the
+ * background; its JOB_DEL, held by the engine, keeps P's JOB_DEL of the
+ * same job waiting (the engine orders requests of one job) while Q is
+ * served, and a PID_GET of its PIDonFEP waits for the release to end
+ * instead of failing -EADDRINUSE. D, gone while its close waits, is
+ * released.
  */
 static void
 test_slow_close(void)
 {
 	uint64_t chans0 = tel("chans"), clients0 = tel("clients"), t0, peer;
+	uint64_t waited, held0;
 	struct uet_svc_chan_close_req cq = { .rsvd = 0 };
 	struct uet_svc_job_req jq = { .job = JOB };
 	struct uet_svc_peer_add_req pq = { .rsvd0 = 0 };
@@ -623,18 +627,20 @@ test_slow_close(void)
 	rc[2] = rc_request_send(&p.c, UET_SVC_OP_PEER_ADD, &pq, sizeof(pq), -1);
 	CHECK(rc[0] == 0 && rc[1] == 0 && rc[2] == 0);
 	others_served(&q);
-	served = !readable(&k) && !readable(&o) && !readable(&p);
-	CHECK(served);
-	CHECK(rc_reply_recv(&k.c, UET_SVC_OP_CHAN_CLOSE, rc[0], NULL, 0, NULL,
-			    NULL) == 0);
 	CHECK(rc_reply_recv(&o.c, UET_SVC_OP_JOB_DEL, rc[1], NULL, 0, NULL,
 			    NULL) == 0);
 	CHECK(rc_reply_recv(&p.c, UET_SVC_OP_PEER_ADD, rc[2], &peer,
 			    sizeof(peer), NULL, NULL) == 0);
-	printf("# CHAN_CLOSE with a send on the wire, a JOB_DEL and a PEER_ADD "
-	       "behind it: answered after %llu ms, another client served "
-	       "%s\n", (unsigned long long)(now_ms() - t0),
-	       served ? "meanwhile" : "after them");
+	waited = now_ms() - t0;
+	served = !readable(&k);
+	CHECK(served);
+	CHECK(rc_reply_recv(&k.c, UET_SVC_OP_CHAN_CLOSE, rc[0], NULL, 0, NULL,
+			    NULL) == 0);
+	printf("# CHAN_CLOSE with a send on the wire: answered after %llu ms; "
+	       "another client's JOB_DEL and PEER_ADD on its context, and a "
+	       "third's requests, answered %s (%llu ms)\n",
+	       (unsigned long long)(now_ms() - t0),
+	       served ? "meanwhile" : "after it", (unsigned long long)waited);
 	CHECK(tel("chans") == chans0 + 3);
 	CHECK(rc_job(&o.c, true, JOB, o.pid.pid) == 0);
 	CHECK(rc_peer_del(&p.c, p.ch.ctx, peer) == 0);
@@ -644,19 +650,31 @@ test_slow_close(void)
 	CHECK(rc_chan_open(&k.c, k.pid.pid, 64, &k.ch) == 0);
 	CHECK(send_to_nobody(&k, 0x82));
 	t0 = now_ms();
+	held0 = telemetry_ses("ctx0_withdraw_waits");
 	CHECK(rc_bye(&k.c) == 0);
 	rc_close(&k.c);
 	gq.want = k.pid.pid;
 	rc[0] = rc_request_send(&o.c, UET_SVC_OP_PID_GET, &gq, sizeof(gq), -1);
+	/* K's JOB_DEL (its release's first request after its PEER_DEL)
+	 * held by the engine: P's last reference to JOB waits behind it */
+	for (unsigned int i = 0; i < 1000 &&
+	     telemetry_ses("ctx0_withdraw_waits") == held0; i++)
+		usleep(1000);
+	CHECK(telemetry_ses("ctx0_withdraw_waits") > held0);
+	jq.pid = p.pid.pid;
+	rc[1] = rc_request_send(&p.c, UET_SVC_OP_JOB_DEL, &jq, sizeof(jq), -1);
 	others_served(&q);
-	served = tel("releasing") == 1 && !readable(&o);
+	served = tel("releasing") == 1 && !readable(&o) && !readable(&p);
 	CHECK(served);
+	CHECK(rc_reply_recv(&p.c, UET_SVC_OP_JOB_DEL, rc[1], NULL, 0, NULL,
+			    NULL) == 0);
 	CHECK(rc_reply_recv(&o.c, UET_SVC_OP_PID_GET, rc[0], &gr, sizeof(gr),
 			    NULL, NULL) == 0 && gr.pid == k.pid.pid);
 	CHECK(tel("releasing") == 0);
 	printf("# BYE with a send on the wire: released in %llu ms, another "
-	       "client served %s, its PIDonFEP given to the next that asked "
-	       "once released\n", (unsigned long long)(now_ms() - t0),
+	       "client served %s, a JOB_DEL of its job and a PID_GET of its "
+	       "PIDonFEP answered once released\n",
+	       (unsigned long long)(now_ms() - t0),
 	       served ? "meanwhile" : "after it");
 	CHECK(tel("chans") == chans0 + 3);
 	CHECK(rc_request(&o.c, UET_SVC_OP_PID_PUT, &(struct uet_svc_pid_put_req){
