@@ -214,8 +214,10 @@ ses_ulp_ctl_poll(struct ses_ulp_ctx *c, uint64_t now)
 		c->nb_dereg_wait = w;
 	}
 	/* the held ones in order, each once those before it that touch
-	 * the same are gone */
+	 * the same are gone (what they touch looked up again: an EP_DEL
+	 * held behind the EP_ADD of its channel names its process now) */
 	for (unsigned int i = 0; i < c->nb_held; i++) {
+		ctl_keys(c, c->held[i]);
 		if (ctl_ready(c, c->held[i], kept, now))
 			ses_ulp_ctl_one(c, c->held[i], now);
 		else
