@@ -153,6 +153,44 @@ ctl_conflict(const struct ses_ulp_ctl_msg *a, const struct ses_ulp_ctl_msg *b)
 	       (a->k_chan != NULL && a->k_chan == b->k_chan);
 }
 
+/* An EP_ADD or JOB_ADD the context has no room for, while an EP_DEL or
+ * JOB_DEL held before it (in the first @p before of held[]) would make
+ * some: it goes after it, as it came, rather than refused -ENOSPC ahead
+ * of it. */
+static bool
+ctl_room_later(struct ses_ulp_ctx *c, const struct ses_ulp_ctl_msg *m,
+	       unsigned int before)
+{
+	uint8_t del;
+	unsigned int i;
+
+	if (m->req.op == UET_SES_ULP_EP_ADD)
+		del = UET_SES_ULP_EP_DEL;
+	else if (m->req.op == UET_SES_ULP_JOB_ADD)
+		del = UET_SES_ULP_JOB_DEL;
+	else
+		return false;
+	for (i = 0; i < before && c->held[i]->req.op != del; i++)
+		;
+	if (i == before)
+		return false;
+	return m->req.op == UET_SES_ULP_EP_ADD ? !ses_ulp_ep_room(c, &m->req) :
+						 !ses_ulp_job_room(c, &m->req);
+}
+
+/* A request its caller stopped waiting for before the lcore started it
+ * (uet_ses_ulp_ctl's -ETIMEDOUT): freed, never applied, holding nothing
+ * behind it. */
+static bool
+ctl_cancelled(struct ses_ulp_ctx *c, struct ses_ulp_ctl_msg *m)
+{
+	if (atomic_load(&m->state) != SES_ULP_CTL_CANCELLED)
+		return false;
+	SES_ULP_INC(c->st.ctl_cancelled);
+	rte_free(m);
+	return true;
+}
+
 struct orphan_of {
 	struct ses_ulp_ctx *c;
 	int32_t pid;
@@ -185,6 +223,8 @@ ctl_ready(struct ses_ulp_ctx *c, const struct ses_ulp_ctl_msg *m,
 	for (unsigned int i = 0; i < before; i++)
 		if (ctl_conflict(c->held[i], m))
 			return false;
+	if (ctl_room_later(c, m, before))
+		return false;
 	if ((m->req.op != UET_SES_ULP_JOB_DEL &&
 	     m->req.op != UET_SES_ULP_EP_DEL) || m->k_pid < 0)
 		return true;
@@ -217,6 +257,8 @@ ses_ulp_ctl_poll(struct ses_ulp_ctx *c, uint64_t now)
 	 * the same are gone (what they touch looked up again: an EP_DEL
 	 * held behind the EP_ADD of its channel names its process now) */
 	for (unsigned int i = 0; i < c->nb_held; i++) {
+		if (ctl_cancelled(c, c->held[i]))
+			continue;
 		ctl_keys(c, c->held[i]);
 		if (ctl_ready(c, c->held[i], kept, now))
 			ses_ulp_ctl_one(c, c->held[i], now);
@@ -232,6 +274,8 @@ ses_ulp_ctl_poll(struct ses_ulp_ctx *c, uint64_t now)
 	for (unsigned int i = 0; i < n; i++) {
 		struct ses_ulp_ctl_msg *cm = m[i];
 
+		if (ctl_cancelled(c, cm))
+			continue;
 		ctl_keys(c, cm);
 		cm->held_at = now;
 		if (ctl_ready(c, cm, c->nb_held, now)) {
@@ -338,6 +382,14 @@ uet_ses_ulp_ctl_post(struct uet_engine *e, unsigned int ctx_idx,
 	uet_engine_wake(e, ctx_idx);
 	*op = (struct uet_ses_ulp_ctl_pending *)m;
 	return 0;
+}
+
+bool
+uet_ses_ulp_ctl_started(const struct uet_ses_ulp_ctl_pending *op)
+{
+	const struct ses_ulp_ctl_msg *m = (const struct ses_ulp_ctl_msg *)op;
+
+	return m != NULL && atomic_load(&m->state) != SES_ULP_CTL_PENDING;
 }
 
 int

@@ -368,6 +368,10 @@ void ses_ulp_chans_sync(struct ses_ulp_ctx *c, struct uet_engine_lcore *lc,
 		    uint64_t now);
 /* uet_ses_withdraw() selector: the operations of channels gone */
 bool ses_ulp_orphan(void *arg, uint64_t ctx);
+/* Whether EP_ADD @p q finds a binding and a process slot free (or
+ * needs none), JOB_ADD @p q a job table entry or two. */
+bool ses_ulp_ep_room(struct ses_ulp_ctx *c, const struct uet_ses_ulp_ctl *q);
+bool ses_ulp_job_room(struct ses_ulp_ctx *c, const struct uet_ses_ulp_ctl *q);
 /* The PIDonFEP channel @p chan is bound to (EP_ADD), -1 if none. */
 int ses_ulp_chan_pid(const struct ses_ulp_ctx *c, const struct uet_chan *chan);
 

@@ -188,14 +188,6 @@ bind_find(const struct ses_ulp_ctx *c, const struct uet_chan *chan)
 	return -1;
 }
 
-int
-ses_ulp_chan_pid(const struct ses_ulp_ctx *c, const struct uet_chan *chan)
-{
-	int b = bind_find(c, chan);
-
-	return b < 0 ? -1 : c->eps[c->binds[b].ep].pid;
-}
-
 /* A free process slot whose receive context holds nothing of a previous
  * process: never used, or freed with no target record open since. */
 static int
@@ -208,6 +200,46 @@ ep_slot_free(struct ses_ulp_ctx *c)
 		if (c->eps[i].ref == 0 && (!c->eps[i].dirty || pi.tgt_used == 0))
 			return (int)i;
 	return -1;
+}
+
+bool
+ses_ulp_ep_room(struct ses_ulp_ctx *c, const struct uet_ses_ulp_ctl *q)
+{
+	if (q->chan == NULL || bind_find(c, q->chan) >= 0)
+		return true; /* refused for another reason */
+	if (c->nb_binds == RTE_DIM(c->binds))
+		return false;
+	if (q->pid == c->pid)
+		return true;
+	for (unsigned int i = 1; i < SES_ULP_EPS_MAX; i++)
+		if (c->eps[i].ref != 0 && c->eps[i].pid == q->pid)
+			return true;
+	return ep_slot_free(c) >= 0;
+}
+
+bool
+ses_ulp_job_room(struct ses_ulp_ctx *c, const struct uet_ses_ulp_ctl *q)
+{
+	uint16_t pid = q->has_pid ? q->pid : c->pid;
+	/* another process's alias needs the context's own table too */
+	uint32_t need = 1, nfree = 0;
+
+	if (ses_ulp_job_find(c, q->job, pid) != NULL)
+		return true;
+	if (pid != c->pid && !q->own_rma &&
+	    ses_ulp_job_find(c, q->job, c->pid) == NULL)
+		need = 2;
+	for (uint32_t i = 0; i < c->max_jobs && nfree < need; i++)
+		nfree += c->jobs[i].ref == 0;
+	return nfree >= need;
+}
+
+int
+ses_ulp_chan_pid(const struct ses_ulp_ctx *c, const struct uet_chan *chan)
+{
+	int b = bind_find(c, chan);
+
+	return b < 0 ? -1 : c->eps[c->binds[b].ep].pid;
 }
 
 /* Local delivery steers frames that open a PDC to a process to the

@@ -226,13 +226,14 @@ ses_ulp_fini(struct uet_ulp_ctx *uctx, void *priv)
 	(void)uctx;
 	if (c == NULL)
 		return;
-	for (unsigned int i = 0; i < c->nb_dereg_wait; i++)
-		ses_ulp_ctl_answer(c->dereg_wait[i].m);
-	c->nb_dereg_wait = 0;
-	/* the SES goes away with everything it could still touch */
+	/* the SES goes away with everything it could still touch (a held
+	 * MR_DEREG may join dereg_wait: answered below) */
 	for (unsigned int i = 0; i < c->nb_held; i++)
 		ses_ulp_ctl_one(c, c->held[i], 0);
 	c->nb_held = 0;
+	for (unsigned int i = 0; i < c->nb_dereg_wait; i++)
+		ses_ulp_ctl_answer(c->dereg_wait[i].m);
+	c->nb_dereg_wait = 0;
 	/* answer requests nobody will process any more */
 	while (rte_ring_sc_dequeue(c->ctl, &m) == 0) {
 		struct ses_ulp_ctl_msg *cm = m;

@@ -223,6 +223,7 @@ ctl_touch(const struct svc_client *c, uint16_t ctx,
 	case UET_SES_ULP_JOB_DEL:
 		t->pid = q->pid;
 		t->job = q->job;
+		t->job_del = true;
 		break;
 	case UET_SES_ULP_EP_DEL:
 		/* steps_fill's: a channel of c->chans */
@@ -250,7 +251,8 @@ ctl_touch(const struct svc_client *c, uint16_t ctx,
 bool
 svc_client_touch(const struct svc_client *c, struct svc_touch *t)
 {
-	if (c->wait.op != NULL) {
+	/* started, it holds nothing (an MR_DEREG waiting for READs) */
+	if (c->wait.op != NULL && !uet_ses_ulp_ctl_started(c->wait.op)) {
 		*t = (struct svc_touch){ .ctx = c->wait.ctx, .pid = c->wait.pid,
 					 .job = -1 };
 		if (c->wait.req == UET_SVC_OP_CHAN_CLOSE && c->wait.chan != NULL) {
@@ -258,6 +260,7 @@ svc_client_touch(const struct svc_client *c, struct svc_touch *t)
 			t->pid = c->wait.chan->pid;
 		} else if (c->wait.req == UET_SVC_OP_JOB_DEL) {
 			t->job = c->wait.job;
+			t->job_del = true;
 		} else if (c->wait.req == UET_SVC_OP_MR_DEREG &&
 			   c->wait.mr < c->nb_mrs) {
 			t->pid = c->mrs[c->wait.mr].pid;
@@ -268,7 +271,7 @@ svc_client_touch(const struct svc_client *c, struct svc_touch *t)
 		return true;
 	}
 	/* a release step in flight is steps[next_step] */
-	if (c->inflight != NULL) {
+	if (c->inflight != NULL && !uet_ses_ulp_ctl_started(c->inflight)) {
 		ctl_touch(c, c->steps[c->next_step].ctx,
 			  &c->steps[c->next_step].q, t);
 		return t->ctx >= 0;

@@ -53,13 +53,15 @@ struct svc_mr {
  * What an engine control request touches, as the lcore orders its
  * requests (pmd/ses_ulp/ctl.c): one held (a JOB_DEL or EP_DEL waiting
  * for its process's sends to be withdrawn) holds the later ones of its
- * context that touch the same PIDonFEP, job or channel.
+ * context that touch the same PIDonFEP, job or channel, and an EP_ADD or
+ * JOB_ADD the context has no room for until it made some.
  */
 struct svc_touch {
 	int ctx;                     /* -1: nothing of the engine */
 	int32_t pid;                 /* -1: none */
 	int64_t job;                 /* -1: none */
-	const struct uet_chan *chan; /* NULL: none */
+	const struct uet_chan *chan; /* NULL: none; an EP_DEL's: one */
+	bool job_del;                /* a JOB_DEL */
 	bool all;                    /* unknown: everything of ctx */
 };
 
@@ -266,8 +268,8 @@ struct svc_step;
 void svc_release_start(struct uet_svc_server *s, struct svc_client *c);
 /* Advance it: true once everything is given back. */
 bool svc_release_poll(struct uet_svc_server *s, struct svc_client *c);
-/* What the engine request @p c, live or departed, posted and has no
- * answer to touches (svc_touch): false if none. */
+/* What the engine request @p c, live or departed, posted and the engine
+ * did not start yet touches (svc_touch): false if none. */
 bool svc_client_touch(const struct svc_client *c, struct svc_touch *t);
 
 /* svc_policy.c: who may use what, and how much of it */

@@ -1170,6 +1170,7 @@ bool
 svc_op_waits(struct uet_svc_server *s, struct svc_client *c, unsigned int op,
 	     const void *body, unsigned int nb_held)
 {
+	unsigned int closing = 0;
 	struct svc_touch t;
 
 	if (op == UET_SVC_OP_PID_GET) {
@@ -1184,10 +1185,29 @@ svc_op_waits(struct uet_svc_server *s, struct svc_client *c, unsigned int op,
 		return false;
 	}
 	op_touch(s, c, op, body, &t);
-	for (unsigned int i = 0; t.ctx >= 0 && i < nb_held; i++)
-		if (touch_conflict(&s->touch[i], &t))
+	if (t.ctx < 0)
+		return false;
+	for (unsigned int i = 0; i < nb_held; i++) {
+		const struct svc_touch *h = &s->touch[i];
+
+		if (touch_conflict(h, &t))
 			return true;
-	return false;
+		if (h->ctx != t.ctx)
+			continue;
+		if (h->chan != NULL)
+			closing++;
+		/* the engine's job table may be full: a JOB_ADD goes after
+		 * a held JOB_DEL (ses_ulp_job_room, unknown here) */
+		if (h->job_del && op == UET_SVC_OP_JOB_ADD)
+			return true;
+	}
+	/* a CHAN_OPEN's EP_ADD goes after a held EP_DEL when the
+	 * context's bindings are full: its channels attached, those
+	 * closing and those kept (chan_held, all contexts) */
+	return op == UET_SVC_OP_CHAN_OPEN && closing != 0 &&
+	       uet_engine_lcore_nb_chans(uet_engine_lcore_get(s->p.engine,
+							     t.ctx)) +
+	       closing + s->st.chan_held >= UET_ENGINE_CHANS_MAX;
 }
 
 /* A client released synchronously (the service stopping) with a request

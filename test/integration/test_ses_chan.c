@@ -734,19 +734,23 @@ ctl_post(struct side *s, const struct uet_ses_ulp_ctl *r)
  * EP_ADD and EP_DEL and a PEER_ADD posted after it are answered
  * meanwhile (before, every later request of the context was held behind
  * it, the service's clients included), an EP_ADD of the held one's
- * PIDonFEP waits and is answered after it once B acknowledges.
+ * PIDonFEP waits and is answered after it once B acknowledges. With the
+ * context's bindings then filled, an EP_ADD of a third process waits for
+ * the room the held EP_DEL makes instead of being refused -ENOSPC ahead
+ * of it.
  */
 static void
 test_ctl_order(uint64_t wd_key)
 {
-	enum { PX = PID_A + 3, PY = PID_A + 4 };
+	enum { PX = PID_A + 3, PY = PID_A + 4, PZ = PID_A + 5 };
+	struct uet_chan *fill[UET_ENGINE_CHANS_MAX + 1] = { NULL };
 	struct uet_ses_ulp_ctl_pending *op[5];
 	struct uet_ses_ulp_ctl r[5], a;
 	struct uet_ses_ulp_stats st0, st;
 	struct uet_chan *x, *x2, *y;
 	struct uet_chan_sqe q;
 	bool done[5] = { false }, order = true;
-	unsigned int i, k;
+	unsigned int i, k, nf = 0;
 	char name[24];
 
 	snprintf(name, sizeof(name), "scX%u", run_no);
@@ -822,15 +826,64 @@ test_ctl_order(uint64_t wd_key)
 	}
 	CHECK(done[0] && done[2] && order);
 	CHECK(r[0].rc == 0 && r[2].rc == 0);
-	ulp_stats(&A, &st);
-	CHECK(st.withdraw_forced == st0.withdraw_forced);
 	if (done[3])
 		CHECK(peer_del(&A, r[3].handle) == 0);
+
+	/* x2 closes with a WRITE on the wire, every binding taken */
+	CHECK(uet_engine_chan_attach(A.e, 0, x2) == 0);
+	q.context = 91;
+	CHECK(uet_chan_sq_post(x2, &q) == 0);
+	for (i = 0; i < 64; i++)
+		(void)uet_engine_poll(A.e, 4);
+	CHECK(uet_engine_chan_detach(A.e, x2) == 0);
 	memset(&a, 0, sizeof(a));
-	a.op = UET_SES_ULP_EP_DEL;
-	a.chan = x2;
-	CHECK(ctl(&A, &a) == 0);
+	a.op = UET_SES_ULP_EP_ADD;
+	a.pid = PZ;
+	a.initiator = 0xA5A5;
+	for (nf = 0; nf < RTE_DIM(fill); nf++) {
+		snprintf(name, sizeof(name), "scF%u_%u", run_no, nf);
+		fill[nf] = uet_chan_create(name, 2, 2, 2, SOCKET_ID_ANY, 0);
+		a.chan = fill[nf];
+		if (fill[nf] == NULL || ctl(&A, &a) != 0)
+			break;
+	}
+	CHECK(nf < RTE_DIM(fill) && fill[nf] != NULL && a.rc == -ENOSPC);
+	memset(r, 0, sizeof(r));
+	memset(done, 0, sizeof(done));
+	r[0].op = UET_SES_ULP_EP_DEL; /* held: its WRITE is on the wire */
+	r[0].chan = x2;
+	r[1] = a; /* refused above: now behind the EP_DEL making room */
+	for (k = 0; k < 2; k++)
+		op[k] = ctl_post(&A, &r[k]);
+	for (i = 0; i < 64; i++)
+		(void)uet_engine_poll(A.e, 4);
+	for (k = 0; k < 2; k++)
+		done[k] = uet_ses_ulp_ctl_poll(op[k], &r[k]) == 0;
+	printf("# %u bindings more fill the context: an EP_ADD %s\n", nf,
+	       done[1] ? "answered at once" : "held behind the EP_DEL");
+	CHECK(!done[0] && !done[1]);
+	for (i = 0; i < POLL_MAX && !(done[0] && done[1]); i++) {
+		pump();
+		for (k = 0; k < 2; k++)
+			if (!done[k] && uet_ses_ulp_ctl_poll(op[k], &r[k]) == 0) {
+				done[k] = true;
+				order = order && (k == 0 || done[0]);
+			}
+	}
+	CHECK(done[0] && done[1] && order);
+	CHECK(r[0].rc == 0 && r[1].rc == 0);
+	ulp_stats(&A, &st);
+	CHECK(st.withdraw_forced == st0.withdraw_forced);
+	for (k = 0; k <= nf && k < RTE_DIM(fill); k++) {
+		memset(&a, 0, sizeof(a));
+		a.op = UET_SES_ULP_EP_DEL;
+		a.chan = fill[k];
+		if (fill[k] != NULL)
+			CHECK(ctl(&A, &a) == 0);
+	}
 out:
+	for (k = 0; k < RTE_DIM(fill); k++)
+		uet_chan_free(fill[k]);
 	uet_chan_free(x);
 	uet_chan_free(x2);
 	uet_chan_free(y);

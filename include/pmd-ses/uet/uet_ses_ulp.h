@@ -208,6 +208,14 @@ int uet_ses_ulp_ctl_post(struct uet_engine *e, unsigned int ctx_idx,
 			 struct uet_ses_ulp_ctl_pending **op);
 
 /**
+ * Whether the lcore started the request of @p op (applied it, or applies
+ * it: an MR_DEREG waiting for READ responses). One not started yet may
+ * be held behind another request touching the same PIDonFEP, job or
+ * channel (docs/ENGINE.md), and holds those after it.
+ */
+bool uet_ses_ulp_ctl_started(const struct uet_ses_ulp_ctl_pending *op);
+
+/**
  * Whether the request of @p op was answered: 0 (@p req filled with the
  * answer, see req->rc; @p op freed) or -EAGAIN (not yet).
  */
