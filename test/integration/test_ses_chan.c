@@ -116,6 +116,24 @@ peer_del(struct side *on, uint64_t handle)
 	return ctl(on, &r);
 }
 
+/* An EP_ADD binding channel @p ch to process @p pid (initiator id
+ * @p initiator). */
+static struct uet_ses_ulp_ctl
+ep_add_req(struct uet_chan *ch, uint16_t pid, uint32_t initiator)
+{
+	return (struct uet_ses_ulp_ctl){ .op = UET_SES_ULP_EP_ADD, .chan = ch,
+					 .pid = pid, .initiator = initiator };
+}
+
+/* EP_DEL of channel @p ch on side @p on: the answer's rc. */
+static int
+ep_del(struct side *on, struct uet_chan *ch)
+{
+	struct uet_ses_ulp_ctl r = { .op = UET_SES_ULP_EP_DEL, .chan = ch };
+
+	return ctl(on, &r);
+}
+
 static void
 pump(void)
 {
@@ -641,11 +659,7 @@ test_cq_hog(void)
 		CHECK(hog[h] != NULL);
 		if (hog[h] == NULL)
 			goto out;
-		memset(&r, 0, sizeof(r));
-		r.op = UET_SES_ULP_EP_ADD;
-		r.chan = hog[h];
-		r.pid = HOG_PID;
-		r.initiator = 0xB7B7;
+		r = ep_add_req(hog[h], HOG_PID, 0xB7B7);
 		CHECK(ctl(&B, &r) == 0);
 		CHECK(uet_engine_chan_attach(B.e, 0, hog[h]) == 0);
 	}
@@ -702,10 +716,7 @@ out:
 	r.pid = HOG_PID;
 	(void)ctl(&B, &r);
 	for (h = 0; h < HOGS && hog[h] != NULL; h++) {
-		memset(&r, 0, sizeof(r));
-		r.op = UET_SES_ULP_EP_DEL;
-		r.chan = hog[h];
-		CHECK(ctl(&B, &r) == 0);
+		CHECK(ep_del(&B, hog[h]) == 0);
 		uet_chan_free(hog[h]);
 	}
 	CHECK(peer_del(&A, peer) == 0);
@@ -762,11 +773,7 @@ test_ctl_order(uint64_t wd_key)
 	CHECK(x != NULL && x2 != NULL && y != NULL);
 	if (x == NULL || x2 == NULL || y == NULL)
 		goto out;
-	memset(&a, 0, sizeof(a));
-	a.op = UET_SES_ULP_EP_ADD;
-	a.chan = x;
-	a.pid = PX;
-	a.initiator = 0xA3A3;
+	a = ep_add_req(x, PX, 0xA3A3);
 	CHECK(ctl(&A, &a) == 0);
 	CHECK(uet_engine_chan_attach(A.e, 0, x) == 0);
 	/* a WRITE of what B's region holds already, A alone polled: on the
@@ -784,14 +791,9 @@ test_ctl_order(uint64_t wd_key)
 	memset(r, 0, sizeof(r));
 	r[0].op = UET_SES_ULP_EP_DEL; /* held: its WRITE is on the wire */
 	r[0].chan = x;
-	r[1].op = UET_SES_ULP_EP_ADD; /* another process */
-	r[1].chan = y;
-	r[1].pid = PY;
-	r[1].initiator = 0xA4A4;
-	r[2].op = UET_SES_ULP_EP_ADD; /* the held one's PIDonFEP: waits */
-	r[2].chan = x2;
-	r[2].pid = PX;
-	r[2].initiator = 0xA3A3;
+	r[1] = ep_add_req(y, PY, 0xA4A4); /* another process */
+	/* the held one's PIDonFEP: waits */
+	r[2] = ep_add_req(x2, PX, 0xA3A3);
 	r[3].op = UET_SES_ULP_PEER_ADD;
 	peer_make(&r[3].peer, ip_b, PID_B + 9, 0xB9B9);
 	r[4].op = UET_SES_ULP_EP_DEL; /* the other process's */
@@ -836,10 +838,7 @@ test_ctl_order(uint64_t wd_key)
 	for (i = 0; i < 64; i++)
 		(void)uet_engine_poll(A.e, 4);
 	CHECK(uet_engine_chan_detach(A.e, x2) == 0);
-	memset(&a, 0, sizeof(a));
-	a.op = UET_SES_ULP_EP_ADD;
-	a.pid = PZ;
-	a.initiator = 0xA5A5;
+	a = ep_add_req(NULL, PZ, 0xA5A5);
 	for (nf = 0; nf < RTE_DIM(fill); nf++) {
 		snprintf(name, sizeof(name), "scF%u_%u", run_no, nf);
 		fill[nf] = uet_chan_create(name, 2, 2, 2, SOCKET_ID_ANY, 0);
@@ -874,13 +873,9 @@ test_ctl_order(uint64_t wd_key)
 	CHECK(r[0].rc == 0 && r[1].rc == 0);
 	ulp_stats(&A, &st);
 	CHECK(st.withdraw_forced == st0.withdraw_forced);
-	for (k = 0; k <= nf && k < RTE_DIM(fill); k++) {
-		memset(&a, 0, sizeof(a));
-		a.op = UET_SES_ULP_EP_DEL;
-		a.chan = fill[k];
+	for (k = 0; k <= nf && k < RTE_DIM(fill); k++)
 		if (fill[k] != NULL)
-			CHECK(ctl(&A, &a) == 0);
-	}
+			CHECK(ep_del(&A, fill[k]) == 0);
 out:
 	for (k = 0; k < RTE_DIM(fill); k++)
 		uet_chan_free(fill[k]);
