@@ -211,11 +211,14 @@ orphan_of_pid(void *arg, uint64_t ctx)
  * EP_DEL, the SES no longer touches the memory of its process's
  * withdrawn operations (after SES_ULP_WITHDRAW_NS what is left of them
  * is detached). Only that process's: another's close, or a request of
- * another process, is not held behind a send nobody acknowledges.
+ * another process, is not held behind a send nobody acknowledges. That
+ * takes a pass over the SES's message pools: only when @p scan (a held
+ * one is looked at every SES_ULP_HELD_SCAN_NS, not at every turn of the
+ * loop, which would slow every channel of the lcore while closes wait).
  */
 static bool
 ctl_ready(struct ses_ulp_ctx *c, const struct ses_ulp_ctl_msg *m,
-	  unsigned int before, uint64_t now)
+	  unsigned int before, uint64_t now, bool scan)
 {
 	struct orphan_of w = { .c = c, .pid = m->k_pid };
 	bool force;
@@ -228,6 +231,8 @@ ctl_ready(struct ses_ulp_ctx *c, const struct ses_ulp_ctl_msg *m,
 	if ((m->req.op != UET_SES_ULP_JOB_DEL &&
 	     m->req.op != UET_SES_ULP_EP_DEL) || m->k_pid < 0)
 		return true;
+	if (!scan)
+		return false;
 	force = now - m->held_at > SES_ULP_WITHDRAW_NS;
 	if (uet_ses_withdraw(c->ses, orphan_of_pid, &w, force) != 0)
 		return false;
@@ -241,6 +246,7 @@ ses_ulp_ctl_poll(struct ses_ulp_ctx *c, uint64_t now)
 {
 	void *m[SES_ULP_CTL_BURST];
 	unsigned int n, kept = 0;
+	bool scan = now - c->held_scan_at >= SES_ULP_HELD_SCAN_NS;
 
 	if (c->nb_dereg_wait != 0) {
 		unsigned int w = 0;
@@ -260,12 +266,14 @@ ses_ulp_ctl_poll(struct ses_ulp_ctx *c, uint64_t now)
 		if (ctl_cancelled(c, c->held[i]))
 			continue;
 		ctl_keys(c, c->held[i]);
-		if (ctl_ready(c, c->held[i], kept, now))
+		if (ctl_ready(c, c->held[i], kept, now, scan))
 			ses_ulp_ctl_one(c, c->held[i], now);
 		else
 			c->held[kept++] = c->held[i];
 	}
 	c->nb_held = kept;
+	if (scan)
+		c->held_scan_at = now;
 	/* no more than held[] takes: the rest waits in the ring */
 	n = rte_ring_sc_dequeue_burst(c->ctl, m,
 				      RTE_MIN(RTE_DIM(m),
@@ -278,7 +286,7 @@ ses_ulp_ctl_poll(struct ses_ulp_ctx *c, uint64_t now)
 			continue;
 		ctl_keys(c, cm);
 		cm->held_at = now;
-		if (ctl_ready(c, cm, c->nb_held, now)) {
+		if (ctl_ready(c, cm, c->nb_held, now, true)) {
 			ses_ulp_ctl_one(c, cm, now);
 			continue;
 		}

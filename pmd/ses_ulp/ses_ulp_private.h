@@ -64,6 +64,8 @@
  * caller of uet_ses_ulp_ctl() waits; the PDS's default retransmission
  * budget, about 2 s, ends every fragment before) */
 #define SES_ULP_WITHDRAW_NS (3000ull * 1000 * 1000)
+/* a held JOB_DEL / EP_DEL's withdrawal looked at no more often (ctl.c) */
+#define SES_ULP_HELD_SCAN_NS (100ull * 1000)
 
 /* Single-writer counter update; readers (uet_ses_ulp_stats_get(), the
  * telemetry thread) use relaxed loads. */
@@ -242,6 +244,7 @@ struct ses_ulp_ctx {
 	 * to let go of its process's withdrawn operations, and those that
 	 * touch what a held one does (ses_ulp_ctl_poll) */
 	unsigned int nb_held;
+	uint64_t held_scan_at;
 	struct ses_ulp_ctl_msg *held[SES_ULP_CTL_RING];
 	struct ses_ulp_chan chans[UET_ENGINE_CHANS_MAX];
 	struct uet_ses_cqe scq[SES_ULP_CQ_BURST];
