@@ -188,6 +188,18 @@ bind_find(const struct ses_ulp_ctx *c, const struct uet_chan *chan)
 	return -1;
 }
 
+/* The process slot of PIDonFEP @p pid (0: the context's own), or -1. */
+static inline int
+ep_find(const struct ses_ulp_ctx *c, uint16_t pid)
+{
+	if (pid == c->pid)
+		return 0;
+	for (unsigned int i = 1; i < SES_ULP_EPS_MAX; i++)
+		if (c->eps[i].ref != 0 && c->eps[i].pid == pid)
+			return (int)i;
+	return -1;
+}
+
 /* A free process slot whose receive context holds nothing of a previous
  * process: never used, or freed with no target record open since. */
 static int
@@ -209,12 +221,7 @@ ses_ulp_ep_room(struct ses_ulp_ctx *c, const struct uet_ses_ulp_ctl *q)
 		return true; /* refused for another reason */
 	if (c->nb_binds == RTE_DIM(c->binds))
 		return false;
-	if (q->pid == c->pid)
-		return true;
-	for (unsigned int i = 1; i < SES_ULP_EPS_MAX; i++)
-		if (c->eps[i].ref != 0 && c->eps[i].pid == q->pid)
-			return true;
-	return ep_slot_free(c) >= 0;
+	return ep_find(c, q->pid) >= 0 || ep_slot_free(c) >= 0;
 }
 
 bool
@@ -269,10 +276,8 @@ ses_ulp_ep_add(struct ses_ulp_ctx *c, const struct uet_ses_ulp_ctl *q)
 	if (q->pid == c->pid && q->profile != 0)
 		c->eps[0].profile = q->profile;
 	if (q->pid != c->pid) {
-		for (i = 1; i < SES_ULP_EPS_MAX; i++)
-			if (c->eps[i].ref != 0 && c->eps[i].pid == q->pid)
-				break;
-		if (i == SES_ULP_EPS_MAX) {
+		i = ep_find(c, q->pid);
+		if (i < 0) {
 			i = ep_slot_free(c);
 			if (i < 0)
 				return -ENOSPC;
@@ -441,13 +446,9 @@ enum uet_wire_profile
 ses_ulp_profile_of(void *arg, uint16_t pid)
 {
 	const struct ses_ulp_ctx *c = arg;
+	int i = ep_find(c, pid);
 
-	if (pid == c->pid)
-		return c->eps[0].profile;
-	for (unsigned int i = 1; i < SES_ULP_EPS_MAX; i++)
-		if (c->eps[i].ref != 0 && c->eps[i].pid == pid)
-			return c->eps[i].profile;
-	return UET_PROFILE_HPC;
+	return i < 0 ? UET_PROFILE_HPC : c->eps[i].profile;
 }
 
 /* The SES's receive context of process @p pid (uet_ses_config.match_of). */
@@ -455,11 +456,7 @@ struct uet_ses_match *
 ses_ulp_match_of(void *arg, uint16_t pid)
 {
 	const struct ses_ulp_ctx *c = arg;
+	int i = ep_find(c, pid);
 
-	if (pid == c->pid)
-		return c->eps[0].match;
-	for (unsigned int i = 1; i < SES_ULP_EPS_MAX; i++)
-		if (c->eps[i].ref != 0 && c->eps[i].pid == pid)
-			return c->eps[i].match;
-	return NULL;
+	return i < 0 ? NULL : c->eps[i].match;
 }

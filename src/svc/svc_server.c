@@ -7,6 +7,7 @@
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -758,7 +759,7 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 			    .msg_control = u.buf,
 			    .msg_controllen = sizeof(u.buf) };
 	const struct uet_svc_hdr *h = (const struct uet_svc_hdr *)in;
-	unsigned int op = 0, fds_in;
+	unsigned int op = 0, fds_in, held = UINT_MAX;
 	bool fds_ok;
 	ssize_t n;
 	int rc;
@@ -786,7 +787,7 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 		rc = -EINVAL;
 	/* a request that must wait is kept, run later (waiters_poll) */
 	if (rc == 0 && fds_in == 0 && c->hello &&
-	    svc_op_waits(s, c, op, h + 1, svc_held_touches(s))) {
+	    svc_op_waits(s, c, op, h + 1, &held)) {
 		c->wait.msg = malloc((size_t)n);
 		if (c->wait.msg == NULL)
 			return request_serve(s, slot, op, h, -ENOMEM, 0, bye);
@@ -804,7 +805,7 @@ request_one(struct uet_svc_server *s, unsigned int slot, bool *bye)
 static int
 kept_next(struct uet_svc_server *s)
 {
-	unsigned int held = svc_held_touches(s);
+	unsigned int held = UINT_MAX; /* filled once, if needed */
 	int best = -1;
 
 	for (unsigned int i = 0; i < s->p.max_clients; i++) {
@@ -815,7 +816,7 @@ kept_next(struct uet_svc_server *s)
 		     c->wait.ticket > s->clients[best]->wait.ticket) ||
 		    svc_op_waits(s, c, c->wait.req,
 				 (const struct uet_svc_hdr *)c->wait.msg + 1,
-				 held))
+				 &held))
 			continue;
 		best = (int)i;
 	}
@@ -1186,8 +1187,7 @@ uet_svc_server_create(const struct uet_svc_server_params *p, int *err)
 	s->users = calloc(2 * (size_t)p->max_clients, sizeof(*s->users));
 	s->acl = calloc(RTE_MAX(p->nb_acl, 1u), sizeof(*s->acl));
 	if (s->clients == NULL || s->zombies == NULL || s->touch == NULL ||
-	    s->pid_owner == NULL ||
-	    s->users == NULL || s->acl == NULL)
+	    s->pid_owner == NULL || s->users == NULL || s->acl == NULL)
 		goto fail;
 	if (p->nb_acl != 0)
 		memcpy(s->acl, p->acl, p->nb_acl * sizeof(*s->acl));

@@ -240,11 +240,12 @@ bool svc_wait_poll(struct uet_svc_server *s, struct svc_client *c, int *rc);
  * answered touch (svc_client_touch), in s->touch. @return how many. */
 unsigned int svc_held_touches(struct uet_svc_server *s);
 /* Whether request @p op of @p c (body checked for size) must wait before
- * it runs (svc_wait.msg): it touches what one of the first @p nb_held of
- * s->touch (svc_held_touches) does, or it is a PID_GET of a departed
- * client's PIDonFEP still being released. */
+ * it runs (svc_wait.msg): it touches what one of the first *nb_held of
+ * s->touch does, or it is a PID_GET of a departed client's PIDonFEP
+ * still being released. *nb_held UINT_MAX: s->touch is filled first
+ * (svc_held_touches), only for a request that asks the engine. */
 bool svc_op_waits(struct uet_svc_server *s, struct svc_client *c,
-		  unsigned int op, const void *body, unsigned int nb_held);
+		  unsigned int op, const void *body, unsigned int *nb_held);
 /* Engine context hosting client PIDonFEP @p pid, or -1 if not one. */
 int svc_pid_ctx(const struct uet_svc_server *s, uint16_t pid);
 /* Run a control request on @p ctx. @return req->rc or the call's -errno. */

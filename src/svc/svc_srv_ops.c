@@ -11,6 +11,7 @@
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1168,7 +1169,7 @@ touch_conflict(const struct svc_touch *a, const struct svc_touch *b)
 
 bool
 svc_op_waits(struct uet_svc_server *s, struct svc_client *c, unsigned int op,
-	     const void *body, unsigned int nb_held)
+	     const void *body, unsigned int *nb_held)
 {
 	unsigned int closing = 0;
 	struct svc_touch t;
@@ -1187,7 +1188,9 @@ svc_op_waits(struct uet_svc_server *s, struct svc_client *c, unsigned int op,
 	op_touch(s, c, op, body, &t);
 	if (t.ctx < 0)
 		return false;
-	for (unsigned int i = 0; i < nb_held; i++) {
+	if (*nb_held == UINT_MAX)
+		*nb_held = svc_held_touches(s);
+	for (unsigned int i = 0; i < *nb_held; i++) {
 		const struct svc_touch *h = &s->touch[i];
 
 		if (touch_conflict(h, &t))
