@@ -179,6 +179,7 @@ pds_pdc_alloc(struct uet_pds *p, unsigned int role, bool rsv, uint64_t now)
 	next = c->next;
 	anext = c->anext;
 	gen = c->gen;
+	pds_ulp_open_set(p, c, false); /* (a freed record may keep it) */
 	memset(c, 0, sizeof(*c));
 	memset(pds_cc_priv(p, c), 0, p->cc_stride);
 	c->flags = (uint16_t)(listed | (rsv ? PDC_F_RSV : 0));
@@ -376,6 +377,11 @@ pds_ikey_lookup(struct uet_pds *p, const struct uet_pds_fa *fa, uint32_t job,
 	uint32_t i;
 	struct pds_pdc *c;
 
+	/* No message open anywhere: the usual case of one-packet messages,
+	 * which look for one first (pds_initiator_submit) and would walk
+	 * their key's whole probe chain to find none. */
+	if (want == PDS_KEY_OPEN && p->ulp_open_n == 0)
+		return NULL;
 	/* submissions come in runs to one PDC: try the last hit first
 	 * (pds_ikey_del() forgets it) */
 	if (p->ikey_last != PDS_NIL &&

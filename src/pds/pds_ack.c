@@ -1047,7 +1047,7 @@ pds_nack_closing(struct uet_pds *p, struct pds_pdc *c, uint32_t psn,
 		 * one a move placed there) goes to the new PDC of the key
 		 * now: it holds this one's close no more. */
 		c->open_msgs = 0;
-		c->ulp_open = 0;
+		pds_ulp_open_set(p, c, false);
 		if (p->mv_n != 0)
 			pds_move_unhold(p, c, 0);
 	}

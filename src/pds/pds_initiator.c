@@ -191,7 +191,7 @@ pds_initiator_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 	o = pds_ikey_find_open(p, &s->dst, s->job, s->tc, s->mode);
 	if (o != NULL && som == UET_PDS_SUBMIT_SOM) {
 		/* a message begun while one was open: that one ended */
-		o->ulp_open = 0;
+		pds_ulp_open_set(p, o, false);
 		pds_initiator_msg_end(p, o, now);
 		o = NULL;
 	}
@@ -200,9 +200,10 @@ pds_initiator_submit(struct uet_pds *p, const struct uet_pds_submit *s,
 	if (c == NULL)
 		return -EAGAIN;
 	if (som == UET_PDS_SUBMIT_SOM)
-		c->ulp_open = 1;
+		pds_ulp_open_set(p, c, true);
 	else if (som == UET_PDS_SUBMIT_EOM)
-		c->ulp_open = 0; /* (c may have closed: its record stays) */
+		/* (c may have closed: its record stays) */
+		pds_ulp_open_set(p, c, false);
 	return 0;
 }
 
@@ -231,7 +232,7 @@ uet_pds_msg_abandon(struct uet_pds *p, const struct uet_pds_submit *s,
 	pds_commit(p, now);
 	c = pds_ikey_find_open(p, &s->dst, s->job, s->tc, s->mode);
 	if (c != NULL) {
-		c->ulp_open = 0;
+		pds_ulp_open_set(p, c, false);
 		pds_initiator_msg_end(p, c, now);
 	}
 }

@@ -132,7 +132,7 @@ pds_move_one(struct uet_pds *p, struct pds_move *e, uint64_t now)
 				p->mv[j].hold = hd;
 		/* the ULP's packets of it still to come go there too */
 		if (open)
-			z->ulp_open = 1;
+			pds_ulp_open_set(p, z, true);
 	}
 	return 0;
 }

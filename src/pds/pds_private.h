@@ -581,6 +581,9 @@ struct uet_pds {
 	uint32_t pdcs_open;      /* PDC records in use, both roles */
 	struct pds_htab ikey;    /* initiator {job, FA, TC, mode} */
 	uint32_t ikey_last;      /* last ikey hit (index), PDS_NIL: none */
+	uint32_t ulp_open_n;     /* PDC records with ulp_open set: none, and
+				  * no key has a message open
+				  * (pds_ulp_open_set) */
 	struct pds_htab tkey;    /* target {FA, spdcid} */
 	struct pds_tomb *tomb;   /* incarnations freed or refused, by
 				  * {FA, spdcid}: PDS_TOMB_WAYS a bucket */
@@ -934,6 +937,21 @@ bool pds_tx_blk_attach(struct uet_pds *p, struct pds_pdc *c);
 void pds_tx_blk_detach(struct uet_pds *p, struct pds_pdc *c);
 bool pds_rx_blk_attach(struct uet_pds *p, struct pds_pdc *c);
 void pds_rx_blk_detach(struct uet_pds *p, struct pds_pdc *c);
+
+/* Every write of pds_pdc.ulp_open goes here, so that uet_pds.ulp_open_n
+ * counts the records with it set: with none, a submission does not look
+ * for a key's open message (pds_ikey_find_open) in the key table. */
+static inline void
+pds_ulp_open_set(struct uet_pds *p, struct pds_pdc *c, bool on)
+{
+	if (c->ulp_open == on)
+		return;
+	c->ulp_open = on;
+	if (on)
+		p->ulp_open_n++;
+	else
+		p->ulp_open_n--;
+}
 
 static inline struct pds_slot *
 pds_slot(struct uet_pds *p, const struct pds_pdc *c, uint32_t psn)

@@ -432,7 +432,7 @@ pds_initiator_nack__closing_keeps_the_open_message_on_its_pdc(void **state)
 	(void)state;
 	assert_int_equal(uet_pds_set_ulp(W.pds[0], &ulp_msgs), 0);
 	a->open_msgs = 1; /* the ULP's message of 9, 10 begun on it */
-	a->ulp_open = 1;
+	pds_ulp_open_set(W.pds[0], a, true);
 	fakewire_inject(&W, 0, &n, false, false);
 	assert_int_equal(fakewire_st(0)->close_held, 1);
 	assert_int_equal(fakewire_st(0)->move_waited, 0);

@@ -627,6 +627,58 @@ pds_msg_abandon__releases_held_close(void **state)
 	assert_int_equal(fakewire_st(0)->pdc_close_init, 1);
 }
 
+/*
+ * Every submission first looks for its key's open message
+ * (pds_ikey_find_open); with none open anywhere it does not walk the key
+ * table for it (it walked the whole probe chain of one-packet messages,
+ * about 145 instructions each). The count of PDCs with a message open
+ * follows SOM, EOM, a message begun while one was open and an
+ * abandoned one, per key; with it 0 no key has one.
+ */
+static void
+pds_initiator_submit__open_messages_counted(void **state)
+{
+	struct uet_pds *p = W.pds[0];
+	struct uet_pds_submit s;
+	struct pds_pdc *c;
+
+	(void)state;
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 1,
+					 UET_PDS_SUBMIT_SOM |
+					 UET_PDS_SUBMIT_EOM), 0);
+	assert_int_equal(p->ulp_open_n, 0);
+	assert_null(open_pdc());
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 2,
+					 UET_PDS_SUBMIT_SOM), 0);
+	c = key_pdc();
+	assert_int_equal(p->ulp_open_n, 1);
+	assert_ptr_equal(open_pdc(), c);
+	/* another key's message open too */
+	assert_int_equal(fakewire_submit_job(&W, UET_PDS_MODE_RUD, 3,
+					     UET_PDS_SUBMIT_SOM, 43), 0);
+	assert_int_equal(p->ulp_open_n, 2);
+	assert_non_null(pds_ikey_find_open(p, &W.fa[1], 43, 1,
+					   UET_PDS_MODE_RUD));
+	/* a message begun while one was open ends that one, opens itself */
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 4,
+					 UET_PDS_SUBMIT_SOM), 0);
+	assert_int_equal(p->ulp_open_n, 2);
+	assert_ptr_equal(open_pdc(), c);
+	assert_int_equal(fakewire_submit(&W, UET_PDS_MODE_RUD, 5,
+					 UET_PDS_SUBMIT_EOM), 0);
+	assert_int_equal(p->ulp_open_n, 1);
+	assert_null(open_pdc());
+	memset(&s, 0, sizeof(s));
+	s.dst = W.fa[1];
+	s.job = 43;
+	s.tc = 1;
+	s.mode = UET_PDS_MODE_RUD;
+	uet_pds_msg_abandon(p, &s, W.now);
+	assert_int_equal(p->ulp_open_n, 0);
+	assert_null(pds_ikey_find_open(p, &W.fa[1], 43, 1, UET_PDS_MODE_RUD));
+	run_until_done(5);
+}
+
 static void
 one_tx_block_cfg(struct uet_pds_config *cfg)
 {
@@ -1532,6 +1584,7 @@ main(void)
 		T(pds_initiator_close__held_while_message_open),
 		T(pds_initiator_close__close_req_held_while_message_open),
 		T(pds_msg_abandon__releases_held_close),
+		T(pds_initiator_submit__open_messages_counted),
 		FW_TEST(pds_initiator_close__no_tx_block_retries_after_rto_init,
 			setup_one_tx_block),
 		FW_TEST(pds_initiator_close__waiter_woken_when_a_block_is_released,
