@@ -117,6 +117,8 @@ usage(FILE *f)
 "  --pdcs N       msgrate, raw: spread the messages over N PDCs (one job\n"
 "                 each), close them all after the run; the [engine]\n"
 "                 PDC pools must hold N (default 1)\n"
+"  --pdc-burst K  with --pdcs: K messages in a row on each PDC before the\n"
+"                 next (default 1: one message per PDC in turn)\n"
 "  --interval MS  live statistics line every MS ms (default: off; -i 1000)\n"
 "  --csv FILE     time series per interval (default interval 1000 ms)\n"
 "  --capture FILE pcapng of every frame of the (first) sender's engine,\n"
@@ -399,6 +401,8 @@ check_combos(struct perf_opts *o, unsigned int twoproc_flags,
 	if (perf_pdcs_opts_check(o) < 0)
 		return bad_arg("--pdcs", "is for --mode msgrate with --ulp raw "
 			       "in one process (no --role, --fabric, -i)");
+	if (o->pdc_burst > 1 && o->pdcs <= 1)
+		return bad_arg("--pdc-burst", "needs --pdcs N > 1");
 	if (o->csv != NULL && o->interval_ms == 0)
 		o->interval_ms = 1000;
 	return check_roles(o, twoproc_flags, test_flags);
@@ -555,6 +559,7 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "sample", required_argument, NULL, 'Q' },
 		{ "time-limit", required_argument, NULL, 'L' },
 		{ "pdcs", required_argument, NULL, 'D' },
+		{ "pdc-burst", required_argument, NULL, 'u' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int test_flags = 0; /* client-only flags given */
@@ -733,6 +738,12 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			if (uet_parse_u32(optarg, 1, PERF_MAX_PDCS, &o->pdcs,
 					  &err) < 0)
 				return bad_arg("--pdcs", err.msg);
+			break;
+		case 'u':
+			test_flags |= 1;
+			if (uet_parse_u32(optarg, 1, PERF_MAX_PDC_BURST,
+					  &o->pdc_burst, &err) < 0)
+				return bad_arg("--pdc-burst", err.msg);
 			break;
 		case 'U':
 			test_flags |= 1;

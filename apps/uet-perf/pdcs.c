@@ -3,7 +3,8 @@
  * --pdcs N: msgrate over N PDCs between the two in-process engines (raw
  * ULP). A PDC is keyed by {job, destination FA, TC, mode} (UEC 1.0 PDS
  * PDC lookup), so message seq goes on the PDC of job
- * PERF_TEST_ULP_JOB + seq % N (test_ulp.c). After the run every initiator PDC is closed and both
+ * PERF_TEST_ULP_JOB + (seq / K) % N (test_ulp.c; K: --pdc-burst, default
+ * 1). After the run every initiator PDC is closed and both
  * engines are polled until no PDC is left: the state returns to zero.
  * Reported: PDCs opened, PDS bytes per PDC id (uet_pds_pdc_bytes), the
  * RSS the open PDCs added, the close time and the open+close rate.
@@ -130,6 +131,7 @@ perf_pdcs_finish(struct perf_sess *s, const struct perf_opts *o,
 	bool same;
 
 	x->n = o->pdcs;
+	x->burst = o->pdc_burst > 1 ? o->pdc_burst : 1;
 	x->rss_delta = perf_rss_bytes() - x->rss0;
 	uet_pds_pool_info_get(pds_of(s, 1), &a);
 	uet_pds_pool_info_get(pds_of(s, 0), &b);
@@ -172,10 +174,11 @@ perf_pdcs_print(const struct perf_report *r, FILE *f)
 
 	if (x->n == 0)
 		return;
-	fprintf(f, "  pdcs: %u asked, %u open at A (initiator) / %u at B "
+	fprintf(f, "  pdcs: %u asked (%u message%s in a row on each), %u open "
+		"at A (initiator) / %u at B "
 		"(target) after the run; PDS state %zu B (A) / %zu B (B) per "
 		"PDC id; RSS +%.1f MiB during the run (%.0f B per open PDC)\n",
-		x->n, x->open_a, x->open_b, x->bytes_a, x->bytes_b,
+		x->n, x->burst, x->burst == 1 ? "" : "s", x->open_a, x->open_b, x->bytes_a, x->bytes_b,
 		(double)x->rss_delta / (1 << 20),
 		x->open_a ? (double)x->rss_delta / x->open_a : 0.0);
 	fprintf(f, "  pdcs: opened %" PRIu64 " and closed %" PRIu64 " at A "
@@ -196,9 +199,10 @@ perf_pdcs_json(const struct perf_report *r)
 {
 	const struct perf_pdcs *x = &r->pdcs;
 
-	return json_pack("{s:i, s:i, s:i, s:I, s:I, s:i, s:b, s:I, s:I, s:I, "
-			 "s:f}",
-			 "asked", (int)x->n, "open_a", (int)x->open_a,
+	return json_pack("{s:i, s:i, s:i, s:i, s:I, s:I, s:i, s:b, s:I, s:I, "
+			 "s:I, s:f}",
+			 "asked", (int)x->n, "burst", (int)x->burst,
+			 "open_a", (int)x->open_a,
 			 "open_b", (int)x->open_b,
 			 "opened_in_run", (json_int_t)x->opened,
 			 "closed_in_run", (json_int_t)x->idle_closed,

@@ -96,8 +96,9 @@ struct test_ulp_params {
 	struct test_ulp_dest *dests;
 	uint32_t nb_dests;
 	/* --pdcs: message seq goes on the PDC of job
-	 * PERF_TEST_ULP_JOB + seq % pdcs (0 or 1: one PDC) */
+	 * PERF_TEST_ULP_JOB + (seq / pdc_burst) % pdcs (0 or 1: one PDC) */
 	uint32_t pdcs;
+	uint32_t pdc_burst;      /* --pdc-burst (0 or 1: one message each) */
 };
 
 /* What one sender's flow delivered (incast receiver). */
@@ -386,6 +387,7 @@ struct perf_opts {
 	int cc;                  /* -1: [cc] of --config, else
 				  * enum uet_config_cc_algo (--cc) */
 	uint32_t pdcs;           /* --pdcs N (0: one PDC) */
+	uint32_t pdc_burst;      /* --pdc-burst K (0: 1) */
 };
 
 #define PERF_MAX_PEERS 8         /* incast senders */
@@ -484,6 +486,7 @@ struct perf_report {
 	/* --pdcs (pdcs.c) */
 	struct perf_pdcs {
 		uint32_t n;          /* --pdcs (0: not given) */
+		uint32_t burst;      /* --pdc-burst (1: one message each) */
 		uint32_t open_a;     /* initiator PDCs at A after the run */
 		uint32_t open_b;     /* target PDCs at B after the run */
 		uint32_t close_asked; /* uet_pds_pdc_close() accepted */
@@ -666,6 +669,7 @@ void perf_sess_counters_print(struct perf_sess *s, FILE *f);
 /* --pdcs (pdcs.c): the raw ULP's job base (a PDC per job) */
 #define PERF_TEST_ULP_JOB 0x42
 #define PERF_MAX_PDCS 65536u
+#define PERF_MAX_PDC_BURST 4096u /* --pdc-burst: a transmit window */
 /* 0, or -EINVAL: --pdcs N > 1 needs --mode msgrate, --ulp raw, in process */
 int perf_pdcs_opts_check(const struct perf_opts *o);
 /* 0, or -ERANGE (printed, naming the [engine] keys): @p cfg's PDS holds

@@ -285,6 +285,7 @@ sess_test_ulps(struct perf_sess *s)
 	pa.count = r->count / s->nb_tx;
 	pa.window = r->window;
 	pa.pdcs = s->o.pdcs;
+	pa.pdc_burst = s->o.pdc_burst;
 	pb = pa;
 	topo->sender(0, dev, sizeof(dev), pb.peer.addr, mac);
 	pb.count = 0;

@@ -337,12 +337,14 @@ test_ulp_fini(struct uet_ulp_ctx *ctx, void *priv)
 
 /* The job of message @p seq: a PDC is keyed by {job, destination, TC,
  * mode} (UEC 1.0 PDS PDC lookup), so --pdcs N spreads the messages over
- * N PDCs, message by message. */
+ * N PDCs, --pdc-burst K of them in a row on each. */
 static uint32_t
 job_of(const struct test_ulp *r, uint64_t seq)
 {
 	if (r->p.pdcs <= 1)
 		return PERF_TEST_ULP_JOB;
+	if (r->p.pdc_burst > 1)
+		seq /= r->p.pdc_burst;
 	return PERF_TEST_ULP_JOB + (uint32_t)(seq % r->p.pdcs);
 }
 

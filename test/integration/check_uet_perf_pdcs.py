@@ -4,7 +4,8 @@
 loss: every message delivered exactly once, as many PDCs open at A as at
 B, all of them closed afterwards (no PDC left on either engine); the PDS
 state per PDC id bounded; values the configuration cannot hold and runs
---pdcs does not take rejected with a message naming the key."""
+--pdcs does not take rejected with a message naming the key; with
+--pdc-burst the same, and the ACKs coalesced."""
 
 import json
 import os
@@ -59,6 +60,31 @@ def main():
           f"retransmissions, closed in {x['close_seconds']:.3f} s, "
           f"{x['bytes_per_id_a']} B per PDC id")
 
+    # --pdc-burst 16: sixteen messages in a row on each PDC, as an
+    # application's messages to one peer; still exactly once, every PDC
+    # opened once and closed, and the receiver coalesces ACKs again
+    # (fewer ACK frames than messages; one per message with one message
+    # per PDC in turn, docs/PERFORMANCE.md "Rate with many PDCs").
+    n, count = 1000, 32000
+    p = run(perf, "--mode", "msgrate", "--count", str(count), "--loss",
+            "0", "--pdcs", str(n), "--pdc-burst", "16", "--json",
+            "--config", conf)
+    check(p.returncode == 0, "burst run: exit 0, stderr: " + p.stderr[-300:])
+    d = json.loads(p.stdout)["results"]["msgrate"]
+    rx, x = d["receiver"], d["pdcs"]
+    check(d["verified"] is True and rx["rx_msgs"] == count and
+          rx["rx_dup"] == 0 and rx["rx_lost"] == 0,
+          f"burst: verified, exactly once: {d.get('why_not')} {rx}")
+    check(x["burst"] == 16 and x["open_a"] == n and x["open_b"] == n and
+          x["opened_in_run"] == n and x["all_closed"] is True,
+          f"burst: {n} PDCs open at A and B, each opened once, none "
+          f"left: {x}")
+    acks = d["acks"]  # control frames B (the receiver) sent
+    check(0 < acks < count / 2,
+          f"burst: ACKs coalesced ({acks} ACK frames for {count} messages)")
+    print(f"burst 16: {n} PDCs, {count} messages once each, {acks} ACK "
+          f"frames")
+
     # Idle close shorter than a round of the run: PDCs close idle and
     # re-open with their next message (churn). Still exactly once, the
     # opens and closes counted, none left.
@@ -94,6 +120,12 @@ def main():
         p = run(perf, *bad)
         check(p.returncode == 2 and "--pdcs" in p.stderr,
               f"{bad}: usage error naming --pdcs: {p.stderr}")
+    for bad in (["--pdc-burst", "4"], ["--pdcs", "8", "--pdc-burst", "0"],
+                ["--pdcs", "8", "--pdc-burst", "5000"],
+                ["--pdcs", "8", "--pdc-burst", "x"]):
+        p = run(perf, "--mode", "msgrate", *bad)
+        check(p.returncode == 2 and "--pdc-burst" in p.stderr,
+              f"{bad}: usage error naming --pdc-burst: {p.stderr}")
     print("refusals: ok")
 
 
