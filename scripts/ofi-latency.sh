@@ -19,6 +19,10 @@
 # an older commit). IDLE_CPU=1 also prints the CPU time of an idle AUTO
 # engine over 10 s (test/ofi/ofi_idle_cpu, one ring port, and as root one
 # net_tap port, which has RX interrupts) for the build (and BEFORE).
+# SCHED=DIR records the scheduler (perf sched record -a) during the first
+# repetition's uet rows into DIR/<row>.data, for perf sched timehist /
+# latency; PROFILE=DIR samples every CPU (perf record -a -g) the same way
+# into DIR/<row>.prof (either recording adds to the latency it profiles).
 # PP=<fi_pingpong> picks the binary (default Debian's). The load average
 # is printed before and after, and the median of each row at the end.
 # SERVICE=1 adds "uet-svc": both fi_pingpong processes attached to one
@@ -105,9 +109,21 @@ memif_conf "$TMP/ca.conf" client 1 10.0.1.2 10.0.1.1 02:00:00:00:01:02 02:00:00:
 # run <label> <fi_pingpong provider/domain args...>
 # (SUFFIX / CPU0 / CPU1 select the AUTO configuration and the pinning)
 run() {
-	local label=$1 port lat spid
+	local label=$1 port lat spid rec=
 	shift
 	port=$(free_port)
+	if [ "$r" = 1 ] && [ "${label#uet}" != "$label" ]; then
+		if [ -n "${SCHED:-}" ]; then
+			perf sched record -a -o "$SCHED/$label.data" \
+				> "$TMP/perf.log" 2>&1 &
+			rec=$!
+		elif [ -n "${PROFILE:-}" ]; then
+			perf record -a -g -o "$PROFILE/$label.prof" \
+				> "$TMP/perf.log" 2>&1 &
+			rec=$!
+		fi
+		[ -n "$rec" ] && sleep 1
+	fi
 	env FI_UET_PROVIDER_CONFIG="$TMP/s${SUFFIX:-}.conf" \
 		taskset -c "${CPU0:-0}" timeout 120 \
 		"$PP" "$@" -e rdm -I "$ITERS" -S 64 -B "$port" \
@@ -120,6 +136,10 @@ run() {
 		> "$TMP/c.out" 2>&1
 	# the server only (SERVICE=1: the service runs in the background)
 	wait "$spid"
+	if [ -n "$rec" ]; then
+		kill -INT "$rec"
+		wait "$rec"
+	fi
 	lat=$(awk '$1 == 64 { print $7 }' "$TMP/c.out")
 	printf '%-16s %s usec/xfer\n' "$label" "${lat:-FAILED}"
 	[ -n "$lat" ] && printf '%s\t%s\n' "$label" "$lat" >> "$TMP/results"

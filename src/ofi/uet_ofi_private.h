@@ -109,6 +109,10 @@ uet_ofi_ring_size(size_t n, uint32_t cap)
 /* Parameters (uet_params.c): read once at fi_prov_ini, then constant   */
 /* ------------------------------------------------------------------ */
 
+/* provider_poll_yield_spin's default, us: longer than a round trip of
+ * the AUTO ping-pong (docs/PERFORMANCE.md "AUTO against INLINE") */
+#define UET_OFI_POLL_YIELD_SPIN_US 50
+
 struct uet_ofi_params {
 	char service_path[256];
 	unsigned int service_timeout_ms; /* bound of one service request */
@@ -125,6 +129,8 @@ struct uet_ofi_params {
 	char eal_args[256];       /* "" -> the config file's [eal] args */
 	bool inline_progress;     /* progress = inline */
 	bool poll_yield;          /* AUTO: empty fi_cq_read yields the CPU */
+	uint64_t poll_yield_spin_ns; /* ... once its thread found nothing
+				      * for this long (0: at once) */
 	size_t iov_bounce_size;   /* bytes of a multi-entry iov bounce */
 	char config_path[256];    /* "" -> built-in defaults */
 	/* RDM profiles fi_getinfo lists: bit (1 << enum uet_wire_profile); 0

@@ -73,6 +73,10 @@ static const struct uet_param_def defs[] = {
 	  "AUTO progress: an fi_cq_read that finds nothing yields the CPU "
 	  "(sched_yield), so that an engine lcore or another polling process "
 	  "sharing the core gets it (default: yes)" },
+	{ "provider_poll_yield_spin", FI_PARAM_SIZE_T,
+	  "AUTO progress: microseconds a thread's fi_cq_read calls find "
+	  "nothing before they start to yield (POLL_YIELD); 0: every empty "
+	  "one yields (default: 50)" },
 	{ "provider_progress", FI_PARAM_STRING,
 	  "auto: engine lcores make progress; inline: fi_cq_read / "
 	  "fi_cntr_read run the engine loop (default: auto)" },
@@ -279,6 +283,7 @@ uet_ofi_params_init(void)
 	params.fallback_job = true;
 	params.fallback_job_id = 1;
 	params.poll_yield = true;
+	params.poll_yield_spin_ns = UET_OFI_POLL_YIELD_SPIN_US * 1000u;
 	params.iov_bounce_size = 65536;
 
 	params.service_timeout_ms = 5000;
@@ -319,6 +324,8 @@ uet_ofi_params_init(void)
 	copy_str(params.eal_args, sizeof(params.eal_args),
 		 param_str("provider_eal_args"));
 	param_bool("provider_poll_yield", &params.poll_yield);
+	if (param_u64("provider_poll_yield_spin", false, 1000000, &v))
+		params.poll_yield_spin_ns = v * 1000u;
 	if (param_u64("provider_iov_bounce_size", false, 1ULL << 30, &v))
 		params.iov_bounce_size = v;
 	s = param_str("provider_progress");
