@@ -25,6 +25,20 @@ def check(cond, what):
         sys.exit(1)
 
 
+def msgrate(perf, what, count, *args):
+    """One uet-perf msgrate run of @count messages: it exits 0 and every
+    message arrives once. Returns its msgrate results."""
+    p = run(perf, "--mode", "msgrate", "--count", str(count), "--json",
+            *args)
+    check(p.returncode == 0, f"{what}: exit 0, stderr: " + p.stderr[-300:])
+    d = json.loads(p.stdout)["results"]["msgrate"]
+    rx = d["receiver"]
+    check(d["verified"] is True and rx["rx_msgs"] == count and
+          rx["rx_dup"] == 0 and rx["rx_lost"] == 0 and rx["rx_bad"] == 0,
+          f"{what}: verified, exactly once: {d.get('why_not')} {rx}")
+    return d
+
+
 def main():
     perf = sys.argv[1]
     tmpd = tempfile.TemporaryDirectory(prefix="uetp-pdcs-")
@@ -39,15 +53,8 @@ def main():
                 "close_req_idle = 0\n")
 
     n, count = 10000, 20000
-    p = run(perf, "--mode", "msgrate", "--count", str(count), "--loss",
-            "1000", "--pdcs", str(n), "--json", "--config", conf)
-    check(p.returncode == 0, "run: exit 0, stderr: " + p.stderr[-300:])
-    d = json.loads(p.stdout)["results"]["msgrate"]
-    rx = d["receiver"]
-    check(d["verified"] is True, "verified")
-    check(rx["rx_msgs"] == count and rx["rx_dup"] == 0 and
-          rx["rx_lost"] == 0 and rx["rx_bad"] == 0,
-          f"exactly once: {rx}")
+    d = msgrate(perf, "run", count, "--loss", "1000", "--pdcs", str(n),
+                "--config", conf)
     x = d["pdcs"]
     check(x["asked"] == n and x["open_a"] == n and x["open_b"] == n,
           f"{n} PDCs open at A and at B: {x}")
@@ -66,15 +73,9 @@ def main():
     # (fewer ACK frames than messages; one per message with one message
     # per PDC in turn, docs/PERFORMANCE.md "Rate with many PDCs").
     n, count = 1000, 32000
-    p = run(perf, "--mode", "msgrate", "--count", str(count), "--loss",
-            "0", "--pdcs", str(n), "--pdc-burst", "16", "--json",
-            "--config", conf)
-    check(p.returncode == 0, "burst run: exit 0, stderr: " + p.stderr[-300:])
-    d = json.loads(p.stdout)["results"]["msgrate"]
-    rx, x = d["receiver"], d["pdcs"]
-    check(d["verified"] is True and rx["rx_msgs"] == count and
-          rx["rx_dup"] == 0 and rx["rx_lost"] == 0,
-          f"burst: verified, exactly once: {d.get('why_not')} {rx}")
+    d = msgrate(perf, "burst", count, "--loss", "0", "--pdcs", str(n),
+                "--pdc-burst", "16", "--config", conf)
+    x = d["pdcs"]
     check(x["burst"] == 16 and x["open_a"] == n and x["open_b"] == n and
           x["opened_in_run"] == n and x["all_closed"] is True,
           f"burst: {n} PDCs open at A and B, each opened once, none "
@@ -95,14 +96,9 @@ def main():
                 "rto_max = 1s\ntlp_timeout = 0\nclose_idle = 200us\n")
     # A round of 4000 messages takes more than 200 us on any machine.
     n, count = 4000, 8000
-    p = run(perf, "--mode", "msgrate", "--count", str(count), "--loss",
-            "0", "--pdcs", str(n), "--json", "--config", churn)
-    check(p.returncode == 0, "churn run: exit 0, stderr: " + p.stderr[-300:])
-    d = json.loads(p.stdout)["results"]["msgrate"]
-    rx, x = d["receiver"], d["pdcs"]
-    check(d["verified"] is True and rx["rx_msgs"] == count and
-          rx["rx_dup"] == 0 and rx["rx_lost"] == 0,
-          f"churn: verified, exactly once: {d.get('why_not')} {rx}")
+    d = msgrate(perf, "churn", count, "--loss", "0", "--pdcs", str(n),
+                "--config", churn)
+    x = d["pdcs"]
     check(x["closed_in_run"] > 0 and x["opened_in_run"] > n and
           x["opened_in_run"] - x["closed_in_run"] == x["open_a"] and
           x["all_closed"] is True,
