@@ -178,7 +178,8 @@ perf_pdcs_print(const struct perf_report *r, FILE *f)
 		"at A (initiator) / %u at B "
 		"(target) after the run; PDS state %zu B (A) / %zu B (B) per "
 		"PDC id; RSS +%.1f MiB during the run (%.0f B per open PDC)\n",
-		x->n, x->burst, x->burst == 1 ? "" : "s", x->open_a, x->open_b, x->bytes_a, x->bytes_b,
+		x->n, x->burst, x->burst == 1 ? "" : "s", x->open_a,
+		x->open_b, x->bytes_a, x->bytes_b,
 		(double)x->rss_delta / (1 << 20),
 		x->open_a ? (double)x->rss_delta / x->open_a : 0.0);
 	fprintf(f, "  pdcs: opened %" PRIu64 " and closed %" PRIu64 " at A "

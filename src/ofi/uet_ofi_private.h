@@ -130,7 +130,8 @@ struct uet_ofi_params {
 	bool inline_progress;     /* progress = inline */
 	bool poll_yield;          /* AUTO: empty fi_cq_read yields the CPU */
 	uint64_t poll_yield_spin_ns; /* ... once its thread found nothing
-				      * for this long (0: at once) */
+				      * for this long, while its yields
+				      * run no other thread (0: at once) */
 	size_t iov_bounce_size;   /* bytes of a multi-entry iov bounce */
 	char config_path[256];    /* "" -> built-in defaults */
 	/* RDM profiles fi_getinfo lists: bit (1 << enum uet_wire_profile); 0

@@ -75,8 +75,9 @@ static const struct uet_param_def defs[] = {
 	  "sharing the core gets it (default: yes)" },
 	{ "provider_poll_yield_spin", FI_PARAM_SIZE_T,
 	  "AUTO progress: microseconds a thread's fi_cq_read calls find "
-	  "nothing before they start to yield (POLL_YIELD); 0: every empty "
-	  "one yields (default: 50)" },
+	  "nothing before they yield (POLL_YIELD), while its yields find "
+	  "no other thread wanting the CPU (one that does: every empty read "
+	  "yields); 0: every empty one yields (default: 50)" },
 	{ "provider_progress", FI_PARAM_STRING,
 	  "auto: engine lcores make progress; inline: fi_cq_read / "
 	  "fi_cntr_read run the engine loop (default: auto)" },
