@@ -462,12 +462,22 @@ pds_tkey_del(struct uet_pds *p, struct pds_pdc *c)
 		     pds_idx(p, c));
 }
 
-static bool
-pds_tomb_is(const struct pds_tomb *t, const struct uet_pds_fa *fa,
-	    uint16_t spdcid, uint32_t start_psn)
+/* The tag of {@p fa, @p spdcid} in a closed-target record. */
+static uint64_t
+pds_tomb_tag(const struct uet_pds_fa *fa, uint16_t spdcid)
 {
-	return t->used && t->rid == spdcid && t->start_psn == start_psn &&
-	       memcmp(&t->peer, fa, sizeof(*fa)) == 0;
+	uint32_t w[5];
+
+	memcpy(w, fa->addr, 16);
+	w[4] = spdcid;
+	return (uint64_t)rte_jhash_32b(w, 5, 0x70b5) << 32 |
+	       rte_jhash_32b(w, 5, 0xc105ed);
+}
+
+static bool
+pds_tomb_is(const struct pds_tomb *t, uint64_t tag, uint32_t start_psn)
+{
+	return t->seq != 0 && t->tag == tag && t->start_psn == start_psn;
 }
 
 static struct pds_tomb *
@@ -485,23 +495,24 @@ pds_tomb_add(struct uet_pds *p, const struct uet_pds_fa *fa, uint16_t spdcid,
 	     uint32_t start_psn)
 {
 	struct pds_tomb *b = pds_tomb_bucket(p, fa, spdcid), *t = NULL;
+	uint64_t tag = pds_tomb_tag(fa, spdcid);
 	unsigned int k;
 
 	for (k = 0; k < PDS_TOMB_WAYS; k++) {
-		if (!b[k].used || pds_tomb_is(&b[k], fa, spdcid, start_psn)) {
+		if (b[k].seq == 0 || pds_tomb_is(&b[k], tag, start_psn)) {
 			t = &b[k];
 			break;
 		}
 		if (t == NULL || (int32_t)(b[k].seq - t->seq) < 0)
 			t = &b[k];
 	}
-	if (t->used && !pds_tomb_is(t, fa, spdcid, start_psn))
+	if (t->seq != 0 && !pds_tomb_is(t, tag, start_psn))
 		p->st.tomb_evict++;
-	t->peer = *fa;
-	t->rid = spdcid;
+	t->tag = tag;
 	t->start_psn = start_psn;
-	t->used = true;
-	t->seq = ++p->tomb_seq;
+	if (++p->tomb_seq == 0) /* 0 marks a free record */
+		p->tomb_seq = 1;
+	t->seq = p->tomb_seq;
 }
 
 /* The record of incarnation {@p fa, @p spdcid, @p start_psn}, or NULL. */
@@ -510,10 +521,11 @@ pds_tomb_find(const struct uet_pds *p, const struct uet_pds_fa *fa,
 	      uint16_t spdcid, uint32_t start_psn)
 {
 	const struct pds_tomb *b = pds_tomb_bucket(p, fa, spdcid);
+	uint64_t tag = pds_tomb_tag(fa, spdcid);
 	unsigned int k;
 
 	for (k = 0; k < PDS_TOMB_WAYS; k++)
-		if (pds_tomb_is(&b[k], fa, spdcid, start_psn))
+		if (pds_tomb_is(&b[k], tag, start_psn))
 			return &b[k];
 	return NULL;
 }

@@ -91,7 +91,8 @@ pds_config_ok(const struct uet_pds_config *c)
 	    c->rx_window > 32768)
 		return false;
 	if (!uet_is_pow2(c->dgram_queue) || !uet_is_pow2(c->ctl_queue) ||
-	    !uet_is_pow2(c->event_queue) || !uet_is_pow2(c->timer_slots))
+	    !uet_is_pow2(c->event_queue) || !uet_is_pow2(c->timer_slots) ||
+	    c->timer_slots > PDS_TIMER_SLOTS_MAX)
 		return false;
 	/* A fatal close emits one event per window slot at once. */
 	if (c->event_queue < 2 * c->tx_window)
@@ -195,9 +196,12 @@ uet_pds_create(const struct uet_pds_config *cfg)
 		goto err_nomem;
 	p->cfg = *cfg;
 	p->cc = cfg->cc ? cfg->cc : &uet_pds_cc_fixed;
-	/* 8-byte aligned entries: the CC's state may hold 64-bit fields. */
-	p->cc_stride = ((p->cc->priv_size ? p->cc->priv_size :
-			 UET_PDS_CC_PRIV_MAX) + 7u) & ~7u;
+	/* 8-byte aligned entries when the CC's state may hold 64-bit
+	 * fields (8 bytes or more), else 4-byte aligned: the fixed window's
+	 * 4 bytes take 4 per PDC, not 8 (uet_pds_cc_ops.priv_size). */
+	p->cc_stride = p->cc->priv_size ? p->cc->priv_size : UET_PDS_CC_PRIV_MAX;
+	p->cc_stride = p->cc_stride >= 8 ? (p->cc_stride + 7u) & ~7u :
+					   (p->cc_stride + 3u) & ~3u;
 	p->cap = cfg->max_pdcs + cfg->max_rsv_pdcs;
 	p->id_mask = (UET_PDS_PDC_MAX >> cfg->owner_bits) - 1;
 	/* Target ids follow the initiator ids when both fit in the id

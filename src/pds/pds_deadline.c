@@ -24,7 +24,7 @@ slot_deadline(const struct uet_pds *p, uint32_t node, uint64_t tick)
 	uint64_t end = start + p->cfg.timer_tick_ns;
 	uint64_t t = UINT64_MAX;
 
-	for (; node != PDS_NIL; node = p->tnode[node].next) {
+	for (; node != PDS_TNIL; node = p->tnode[node].next) {
 		uint64_t d = p->tnode[node].deadline;
 
 		if (d == PDS_TIMER_NONE)

@@ -375,13 +375,31 @@ struct pds_dgram {
  * 56 KiB): uet_pds_rx_prefetch() prefetches nothing below it. */
 #define PDS_PREFETCH_PDCS 256
 
-/* Timer wheel node: one per PDC and per RUDI slot. */
+/*
+ * Timer wheel node: one per PDC and per RUDI slot, 16 bytes (it is per
+ * PDC id: docs/PERFORMANCE.md "Memory per PDC"). The links are 24-bit
+ * node indices (at most 2 x 65 536 PDC ids and 65 536 RUDI slots,
+ * uet_pds_config checks), the slot 16 bits (timer_slots at most
+ * PDS_TIMER_SLOTS_MAX).
+ */
 struct pds_tnode {
-	uint32_t next;
-	uint32_t prev;
-	uint32_t slot;     /* wheel slot, PDS_NIL when not filed */
-	uint64_t deadline; /* PDS_TIMER_NONE: filed, dropped when visited */
+	uint64_t next : 24;     /* PDS_TNIL: last of its slot */
+	uint64_t prev : 24;     /* PDS_TNIL: first of its slot */
+	uint64_t slot : 16;     /* wheel slot, PDS_TSLOT_NIL when not filed */
+	uint64_t deadline;      /* PDS_TIMER_NONE: filed, dropped when visited */
 };
+
+_Static_assert(sizeof(struct pds_tnode) == 16, "timer node: 16 B");
+
+#define PDS_TNIL 0xffffffu      /* no node: a link, or an empty slot's head */
+#define PDS_TSLOT_NIL 0xffffu   /* a node not filed */
+#define PDS_TIMER_SLOTS_MAX 32768u
+
+static inline bool
+pds_tnode_filed(const struct pds_tnode *t)
+{
+	return t->slot != PDS_TSLOT_NIL;
+}
 
 /* The deadline of a node left filed when its PDC had nothing due
  * (pds_pdc_timer_update). */
@@ -392,14 +410,21 @@ struct pds_tnode {
  * PDC (closed, given up or replaced): its SYNs are late duplicates.
  * PDS_TOMB_WAYS records per hash bucket, so the incarnations of one
  * reused id do not overwrite each other; the oldest record is evicted.
+ * {FA, spdcid} is kept as a 64-bit tag (pds_tomb_tag: two hashes, each
+ * with its own seed, neither the bucket's), not as its 18 bytes (16
+ * bytes a record against 28; two records per target PDC id,
+ * uet_pds_pdc_bytes). Two pairs alike in tag and Start_PSN are about one
+ * in 2^96; the SYNs of a pair that matched another's record would be
+ * dropped as late duplicates until its PDC gave up (docs/WIRE-DECISIONS.md
+ * "A late duplicate SYN of a closed target PDC").
  */
 struct pds_tomb {
-	struct uet_pds_fa peer;
+	uint64_t tag;
 	uint32_t start_psn;
-	uint32_t seq;        /* insertion order (eviction) */
-	uint16_t rid;
-	bool used;
+	uint32_t seq;        /* insertion order (eviction); 0: free */
 };
+
+_Static_assert(sizeof(struct pds_tomb) == 16, "closed-target record: 16 B");
 
 #define PDS_TOMB_WAYS 4
 
@@ -570,7 +595,7 @@ struct uet_pds {
 
 	struct pds_pdc *pdc;     /* [2 * cap] */
 	uint8_t *cc_priv;        /* [2 * cap][cc_stride]: pds_cc_priv() */
-	uint32_t cc_stride;      /* cc->priv_size rounded up to 8 */
+	uint32_t cc_stride;      /* cc->priv_size rounded up to 8 (4 below 8) */
 	/* Load-balancing state of each PDC's transmit side, by PDC index
 	 * (beside the PDC array: struct pds_pdc has no room left). */
 	struct uet_cms_lb *lb;   /* [2 * cap] */
@@ -1006,7 +1031,7 @@ void pds_pdc_timer_update(struct uet_pds *p, struct pds_pdc *c, uint64_t now);
 static inline bool
 pds_timer_armed(const struct uet_pds *p, uint32_t node)
 {
-	return p->tnode[node].slot != PDS_NIL &&
+	return pds_tnode_filed(&p->tnode[node]) &&
 	       p->tnode[node].deadline != PDS_TIMER_NONE;
 }
 

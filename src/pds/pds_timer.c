@@ -34,9 +34,9 @@ pds_timer_init(struct uet_pds *p, uint64_t now)
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++)
-		p->tnode[i].slot = PDS_NIL;
+		p->tnode[i].slot = PDS_TSLOT_NIL;
 	for (i = 0; i < p->cfg.timer_slots; i++)
-		p->wheel[i] = PDS_NIL;
+		p->wheel[i] = PDS_TNIL;
 	p->wheel_now = now / p->cfg.timer_tick_ns;
 	return 0;
 }
@@ -57,18 +57,18 @@ pds_timer_cancel(struct uet_pds *p, uint32_t node)
 {
 	struct pds_tnode *t = &p->tnode[node];
 
-	if (t->slot == PDS_NIL)
+	if (!pds_tnode_filed(t))
 		return;
-	if (t->prev == PDS_NIL) {
+	if (t->prev == PDS_TNIL) {
 		p->wheel[t->slot] = t->next;
-		if (t->next == PDS_NIL)
+		if (t->next == PDS_TNIL)
 			p->wheel_busy[t->slot / 64] &=
 				~(1ull << (t->slot % 64));
 	} else
 		p->tnode[t->prev].next = t->next;
-	if (t->next != PDS_NIL)
+	if (t->next != PDS_TNIL)
 		p->tnode[t->next].prev = t->prev;
-	t->slot = PDS_NIL;
+	t->slot = PDS_TSLOT_NIL;
 }
 
 /* The next tick at which the wheel visits @p slot. */
@@ -87,7 +87,7 @@ pds_timer_arm(struct uet_pds *p, uint32_t node, uint64_t deadline)
 	uint64_t tick = deadline / p->cfg.timer_tick_ns;
 	uint64_t horizon = p->wheel_now + p->cfg.timer_slots - 1;
 
-	if (t->slot != PDS_NIL && t->deadline == deadline)
+	if (pds_tnode_filed(t) && t->deadline == deadline)
 		return;
 	/* Ticks up to wheel_now are done: a due deadline fires next tick. */
 	if (tick <= p->wheel_now)
@@ -96,17 +96,17 @@ pds_timer_arm(struct uet_pds *p, uint32_t node, uint64_t deadline)
 		tick = horizon;
 	t->deadline = deadline;
 	/* Filed in a slot visited before that tick: the visit re-files it. */
-	if (t->slot != PDS_NIL && tick > pds_timer_visit(p, t->slot))
+	if (pds_tnode_filed(t) && tick > pds_timer_visit(p, t->slot))
 		return;
 	/* Already filed in that slot: the slot's next visit is this tick
 	 * (ticks within the horizon map to distinct slots), no relinking. */
-	if (t->slot == (uint32_t)(tick & (p->cfg.timer_slots - 1)))
+	if (t->slot == (tick & (p->cfg.timer_slots - 1)))
 		return;
 	pds_timer_cancel(p, node);
-	t->slot = (uint32_t)(tick & (p->cfg.timer_slots - 1));
-	t->prev = PDS_NIL;
+	t->slot = tick & (p->cfg.timer_slots - 1);
+	t->prev = PDS_TNIL;
 	t->next = p->wheel[t->slot];
-	if (t->next != PDS_NIL)
+	if (t->next != PDS_TNIL)
 		p->tnode[t->next].prev = node;
 	p->wheel[t->slot] = node;
 	p->wheel_busy[t->slot / 64] |= 1ull << (t->slot % 64);
@@ -135,7 +135,7 @@ pds_timer_slot(struct uet_pds *p, uint32_t slot, uint64_t now)
 {
 	uint32_t node;
 
-	while ((node = p->wheel[slot]) != PDS_NIL) {
+	while ((node = p->wheel[slot]) != PDS_TNIL) {
 		/* Stop when what fires could not be reported (events are
 		 * reserved per handler); the rest stays armed. */
 		if (pds_event_room(p) < p->cfg.tx_window + 2)
@@ -191,6 +191,6 @@ pds_pdc_timer_update(struct uet_pds *p, struct pds_pdc *c, uint64_t now)
 		d = r;
 	if (d != 0)
 		pds_timer_arm(p, pds_idx(p, c), d);
-	else if (p->tnode[pds_idx(p, c)].slot != PDS_NIL)
+	else if (pds_tnode_filed(&p->tnode[pds_idx(p, c)]))
 		p->tnode[pds_idx(p, c)].deadline = PDS_TIMER_NONE;
 }

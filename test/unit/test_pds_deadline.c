@@ -39,7 +39,7 @@ pds_next_deadline__armed_node_exact(void **state)
 	/* the earlier of the two, to the nanosecond */
 	assert_true(uet_pds_next_deadline(p) == d);
 	uet_pds_advance(p, d);
-	assert_int_equal(p->tnode[a].slot, PDS_NIL);
+	assert_false(pds_tnode_filed(&p->tnode[a]));
 	assert_true(uet_pds_next_deadline(p) == 20 * tick);
 }
 
@@ -58,12 +58,12 @@ pds_next_deadline__visited_tick_defers_to_next_tick(void **state)
 	 * tick before the deadline: the node moves to the next tick, and
 	 * the answer follows it (when the wheel will fire, not before). */
 	uet_pds_advance(p, 10 * tick + 1);
-	assert_int_not_equal(p->tnode[a].slot, PDS_NIL);
+	assert_true(pds_tnode_filed(&p->tnode[a]));
 	assert_true(uet_pds_next_deadline(p) == 11 * tick);
 	uet_pds_advance(p, 11 * tick - 1);
-	assert_int_not_equal(p->tnode[a].slot, PDS_NIL);
+	assert_true(pds_tnode_filed(&p->tnode[a]));
 	uet_pds_advance(p, 11 * tick);
-	assert_int_equal(p->tnode[a].slot, PDS_NIL);
+	assert_false(pds_tnode_filed(&p->tnode[a]));
 	assert_true(uet_pds_next_deadline(p) == UINT64_MAX);
 }
 
@@ -90,7 +90,7 @@ pds_next_deadline__parked_node_reached_by_jumps(void **state)
 	}
 	assert_true(t == UINT64_MAX);
 	assert_true(last == far);
-	assert_int_equal(p->tnode[node].slot, PDS_NIL);
+	assert_false(pds_tnode_filed(&p->tnode[node]));
 	assert_true(jumps <= 4);
 }
 
@@ -136,10 +136,10 @@ walk_deadline(const struct uet_pds *p)
 	for (t = p->wheel_now + 1; t <= p->wheel_now + p->cfg.timer_slots;
 	     t++) {
 		node = p->wheel[t & mask];
-		if (node == PDS_NIL)
+		if (node == PDS_TNIL)
 			continue;
 		best = UINT64_MAX;
-		for (; node != PDS_NIL; node = p->tnode[node].next) {
+		for (; node != PDS_TNIL; node = p->tnode[node].next) {
 			d = p->tnode[node].deadline;
 			if (d < t * tick || d >= (t + 1) * tick)
 				d = t * tick;

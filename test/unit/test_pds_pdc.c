@@ -168,6 +168,15 @@ uet_pds_create__bad_config_and_large_scale(void **state)
 	uet_pds_config_default(&cfg);
 	cfg.max_pdcs = 65536;
 	assert_null(uet_pds_create(&cfg)); /* + reserved > 16-bit ids */
+	/* The timer node's slot is 16 bits: 32 768 slots at most. */
+	uet_pds_config_default(&cfg);
+	cfg.timer_slots = 65536;
+	assert_null(uet_pds_create(&cfg));
+	cfg.timer_slots = 32768;
+	p = uet_pds_create(&cfg);
+	assert_non_null(p);
+	uet_pds_free(p);
+	uet_pds_config_default(&cfg);
 	/* 2 x 50 000 PDCs: 100 000 per instance (initiator + target). */
 	cfg.max_pdcs = 50000;
 	cfg.max_rsv_pdcs = 1000;
@@ -215,7 +224,7 @@ tables_bytes(const struct uet_pds *p)
  * What uet_pds_pdc_bytes() counts (the number docs/PERFORMANCE.md
  * "Scale" quotes from uet-perf --pdcs): every array the PDS sizes by its
  * PDC ids. The PDC record holds no CC state: the fixed window's 4 bytes
- * go in an 8-byte entry of the CC table.
+ * take a 4-byte entry of the CC table.
  */
 static void
 uet_pds_pdc_bytes__counts_every_per_id_array(void **state)
@@ -226,15 +235,55 @@ uet_pds_pdc_bytes__counts_every_per_id_array(void **state)
 	(void)state;
 	assert_non_null(p);
 	assert_int_equal(sizeof(struct pds_pdc), 224);
-	assert_int_equal(p->cc_stride, 8);
+	assert_int_equal(p->cc_stride, 4);
+	assert_int_equal(sizeof(struct pds_tnode), 16);
+	assert_int_equal(sizeof(struct pds_tomb), 16);
 	ids = 2 * (size_t)p->cap;
 	per_id = sizeof(struct pds_pdc) + p->cc_stride +
 		 sizeof(struct uet_cms_lb) + sizeof(struct pds_tnode) +
 		 sizeof(uint32_t); /* id pool */
 	assert_int_equal(uet_pds_pdc_bytes(p),
 			 (ids * per_id + tables_bytes(p)) / ids);
-	/* 60 000 ids per role: 224 + 8 + 28 + 24 + 4 + 8.7 + 30.6 + 7.1 */
-	assert_int_equal(uet_pds_pdc_bytes(p), 334);
+	/* 60 000 ids per role: 224 + 4 + 28 + 16 + 4 + 8.7 + 17.5 + 7.1 */
+	assert_int_equal(uet_pds_pdc_bytes(p), 309);
+	uet_pds_free(p);
+}
+
+/*
+ * Closed-target records keep {FA, spdcid} as a tag: a record matches only
+ * its own FA, spdcid and Start_PSN; a bucket's oldest record goes first;
+ * the insertion counter never hands out 0, which marks a free record.
+ */
+static void
+pds_tomb__matches_its_own_incarnation_only(void **state)
+{
+	struct uet_pds *p = mk(0, 0, 100);
+	struct uet_pds_fa a = { { 10, 0, 0, 1 } }, b = { { 10, 0, 0, 2 } };
+	uint32_t k;
+
+	(void)state;
+	assert_non_null(p);
+	pds_tomb_add(p, &a, 5, 1000);
+	assert_non_null(pds_tomb_find(p, &a, 5, 1000));
+	assert_null(pds_tomb_find(p, &b, 5, 1000));   /* another FA */
+	assert_null(pds_tomb_find(p, &a, 6, 1000));   /* another id */
+	assert_null(pds_tomb_find(p, &a, 5, 1001));   /* another Start_PSN */
+	/* Added again: in place, nothing evicted. */
+	pds_tomb_add(p, &a, 5, 1000);
+	assert_int_equal(p->st.tomb_evict, 0);
+	/* Five incarnations of one pair in its bucket of four: the first
+	 * is evicted, the last four stay. */
+	for (k = 1; k <= 4; k++)
+		pds_tomb_add(p, &a, 5, 1000 + k * 65536);
+	assert_int_equal(p->st.tomb_evict, 1);
+	assert_null(pds_tomb_find(p, &a, 5, 1000));
+	for (k = 1; k <= 4; k++)
+		assert_non_null(pds_tomb_find(p, &a, 5, 1000 + k * 65536));
+	/* The counter wraps past 0: the record is kept, and is the newest
+	 * (the next eviction in its bucket takes another). */
+	p->tomb_seq = UINT32_MAX;
+	pds_tomb_add(p, &b, 7, 42);
+	assert_int_equal(pds_tomb_find(p, &b, 7, 42)->seq, 1);
 	uet_pds_free(p);
 }
 
@@ -352,6 +401,7 @@ main(void)
 		cmocka_unit_test(pds_tx_blk__pool_round_trip),
 		cmocka_unit_test(uet_pds_pdc_bytes__counts_every_per_id_array),
 		cmocka_unit_test(uet_pds_pdc_bytes__counts_the_cc),
+		cmocka_unit_test(pds_tomb__matches_its_own_incarnation_only),
 		cmocka_unit_test(uet_pds_create__cc_priv_size_too_large),
 		cmocka_unit_test(uet_pds_rx_prefetch__any_header_changes_nothing),
 	};

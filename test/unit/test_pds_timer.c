@@ -23,12 +23,12 @@ pds_timer__wheel_fires_in_order_and_far(void **state)
 	p->rudi[0].busy = 0;
 	pds_timer_arm(p, node, 1000000000ull);
 	uet_pds_advance(p, 500000000ull);
-	assert_int_not_equal(p->tnode[node].slot, PDS_NIL);
+	assert_true(pds_tnode_filed(&p->tnode[node]));
 	uet_pds_advance(p, 1000000000ull + 2 * p->cfg.timer_tick_ns);
-	assert_int_equal(p->tnode[node].slot, PDS_NIL);
+	assert_false(pds_tnode_filed(&p->tnode[node]));
 	pds_timer_arm(p, node, 5);
 	pds_timer_cancel(p, node);
-	assert_int_equal(p->tnode[node].slot, PDS_NIL);
+	assert_false(pds_tnode_filed(&p->tnode[node]));
 }
 
 static void
@@ -46,15 +46,15 @@ pds_timer_cancel__middle_of_slot_list(void **state)
 	}
 	assert_int_equal(p->tnode[n[0]].slot, p->tnode[n[2]].slot);
 	pds_timer_cancel(p, n[1]);
-	assert_int_equal(p->tnode[n[1]].slot, PDS_NIL);
+	assert_false(pds_tnode_filed(&p->tnode[n[1]]));
 	assert_int_equal(p->tnode[n[2]].next, n[0]);
 	assert_int_equal(p->tnode[n[0]].prev, n[2]);
 	/* Re-arming with the same deadline is a no-op. */
 	pds_timer_arm(p, n[0], d);
 	assert_int_equal(p->tnode[n[2]].next, n[0]);
 	uet_pds_advance(p, d);
-	assert_int_equal(p->tnode[n[0]].slot, PDS_NIL);
-	assert_int_equal(p->tnode[n[2]].slot, PDS_NIL);
+	assert_false(pds_tnode_filed(&p->tnode[n[0]]));
+	assert_false(pds_tnode_filed(&p->tnode[n[2]]));
 }
 
 static void
@@ -67,11 +67,11 @@ pds_timer_arm__past_deadline_fires_next_tick(void **state)
 	(void)state;
 	uet_pds_advance(p, 100 * tick);
 	pds_timer_arm(p, node, 3 * tick);
-	assert_int_not_equal(p->tnode[node].slot, PDS_NIL);
+	assert_true(pds_tnode_filed(&p->tnode[node]));
 	uet_pds_advance(p, 100 * tick + tick / 2);
-	assert_int_not_equal(p->tnode[node].slot, PDS_NIL);
+	assert_true(pds_tnode_filed(&p->tnode[node]));
 	uet_pds_advance(p, 101 * tick);
-	assert_int_equal(p->tnode[node].slot, PDS_NIL);
+	assert_false(pds_tnode_filed(&p->tnode[node]));
 }
 
 static void
@@ -112,7 +112,7 @@ pds_pdc_timer_update__idle_node_left_filed_then_refiled(void **state)
 	assert_true(fakewire_take_type(&W, 0, UET_PDS_TYPE_RUD_REQ, &t));
 	slot = p->tnode[0].slot;
 	d0 = p->tnode[0].deadline;
-	assert_int_not_equal(slot, PDS_NIL);
+	assert_int_not_equal(slot, PDS_TSLOT_NIL);
 	assert_true(d0 > W.now + 4 * tick);
 	fakewire_inject(&W, 1, &t, false, false);
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
@@ -154,11 +154,11 @@ pds_timer_slot__idle_node_dropped_unfired(void **state)
 	fakewire_inject(&W, 1, &t, false, false);
 	assert_true(fakewire_take_type(&W, 1, UET_PDS_TYPE_ACK, &t));
 	fakewire_inject(&W, 0, &t, false, false);
-	assert_int_not_equal(p->tnode[0].slot, PDS_NIL);
+	assert_true(pds_tnode_filed(&p->tnode[0]));
 	assert_true(uet_pds_next_deadline(p) == UINT64_MAX);
 	W.now += 2 * p->cfg.rto_init_ns;
 	uet_pds_advance(p, W.now);
-	assert_int_equal(p->tnode[0].slot, PDS_NIL);
+	assert_false(pds_tnode_filed(&p->tnode[0]));
 	assert_int_equal(p->st.rto_fires, 0);
 }
 

@@ -121,7 +121,9 @@ struct uet_pds_cc_ops {
 	const char *name;
 	/** Bytes of private state per PDC, at most UET_PDS_CC_PRIV_MAX (0:
 	 * UET_PDS_CC_PRIV_MAX). The PDS keeps it in a table beside its PDC
-	 * records, so what a CC does not need costs no PDC anything. */
+	 * records, so what a CC does not need costs no PDC anything; each
+	 * PDC's state is 8-byte aligned when priv_size is 8 or more, else
+	 * 4-byte aligned. */
 	uint32_t priv_size;
 	/** The per-PDS instance, for @p npdc PDC indices; called by
 	 * uet_pds_create(), NULL fails it with ENOMEM. */
@@ -276,7 +278,7 @@ struct uet_pds_config {
 				    *   CLOSING_IN_ERR after max_retries
 				    *   unanswered repeats; 0 never */
 	uint64_t timer_tick_ns;   /**< timer wheel granularity */
-	uint32_t timer_slots;     /**< timer wheel slots (power of 2) */
+	uint32_t timer_slots;     /**< timer wheel slots (power of 2, at most 32 768) */
 	uint64_t seed;            /**< PRNG seed (Start_PSN, RUDI pkt ids) */
 	const struct uet_pds_cc_ops *cc; /**< NULL: uet_pds_cc_fixed */
 	uint32_t cc_param;        /**< passed to cc->init (window bytes) */
