@@ -21,6 +21,9 @@
 # always): every UET frame rank 0 captured is protected, each opens with
 # the domain key (uet-dump --tss-key), none with another key.
 #
+# One more job runs with AUTO progress (the job file's [engine] progress
+# = auto, an engine lcore in each rank).
+#
 # With <mpi_onesided>, one more job runs MPI one-sided (osc rdma over btl
 # ofi: put, get, accumulate, fetch-and-op, data checked) and two-sided
 # (mtl ofi) together: two fi_fabric() in each rank, on one engine.
@@ -168,6 +171,23 @@ if [ -n "$ONESIDED" ]; then
 	extra_mca=()
 	check_run "one-sided" $st "$TMP/onesided.out" mpi_onesided || rc=1
 fi
+# AUTO progress, as a job file asks for it ([engine] progress = auto):
+# each rank's engine runs on an lcore of its own (EAL -l 0-1, lcores = 1:
+# both ranks' application threads on CPU 0, both engine lcores on CPU 1),
+# the application's calls only read and post; the whole ping-pong, data
+# checked, as the inline runs
+mpi_job_conf "$TMP/auto.conf" "$TMP" "$tag"
+sed -i -e 's/^args = -l %{0,1} /args = -l 0-1 /' -e 's/^lcores = %{0,1}$/lcores = 1/' \
+	-e 's/^progress = inline$/progress = auto/' "$TMP/auto.conf"
+if [ "$(grep -cE '^(args = -l 0-1 |lcores = 1$|progress = auto$)' "$TMP/auto.conf")" -ne 3 ]; then
+	echo "FAIL: AUTO progress: the job file was not rewritten"
+	cat "$TMP/auto.conf"
+	rc=1
+else
+	FI_UET_PROVIDER_CONFIG=$TMP/auto.conf mpi_run "$TMP/auto.out" -np 2 "$PROG"
+	st=$?
+	check_run "AUTO progress" $st "$TMP/auto.out" || rc=1
+fi
 # [tss] on: every frame of the job protected (rank 0's capture, which
 # holds what it sent and received), opened with the key, not another
 # uet-dump links its own sanitizer runtime: not one preloaded for the ranks
@@ -235,5 +255,5 @@ else
 fi
 late=", one with the server late, one without configuration failed"
 [ "${MPI_PLACEMENT_JOBS:-1}" = 0 ] && late=
-[ $rc -eq 0 ] && echo "PASS: $RUNS MPI runs over uet with the defaults$late, one with its ranks on two profiles refused"
+[ $rc -eq 0 ] && echo "PASS: $RUNS MPI runs over uet with the defaults$late, one with AUTO progress, one with its ranks on two profiles refused"
 exit $rc
