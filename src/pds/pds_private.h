@@ -380,7 +380,7 @@ struct pds_dgram {
  * PDC id: docs/PERFORMANCE.md "Memory per PDC"). The links are 24-bit
  * node indices (at most 2 x 65 536 PDC ids and 65 536 RUDI slots,
  * uet_pds_config checks), the slot 16 bits (timer_slots at most
- * PDS_TIMER_SLOTS_MAX).
+ * PDS_TIMER_SLOTS_MAX, so that no slot is PDS_TSLOT_NIL).
  */
 struct pds_tnode {
 	uint64_t next : 24;     /* PDS_TNIL: last of its slot */
