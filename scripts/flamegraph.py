@@ -7,8 +7,9 @@ sample, then one frame per line, innermost first) and writes an SVG: one
 box per function on a call path, as wide as the share of the samples
 that passed through it, callers below their callees. Hovering a box
 shows its name, samples and share. Boxes are coloured by layer
-(uet-perf's drivers, PDS, SES, channels, wire codec, engine and
-ports, DPDK, the C library, kernel, other) from the function's name and object file.
+(uet-perf's drivers, PDS, CMS, SES, channels, wire codec, engine and
+ports, DPDK, the C library, kernel, other) from the function's name
+and object file.
 
 --root F keeps only the samples whose stack holds function F and draws
 them from F's outermost frame upward (e.g. uet-perf's measured loop,
@@ -41,11 +42,12 @@ LAYERS = [
     ("uet-perf's ULP drivers", re.compile(r"^(test_ulp_|ses_driver_|perf_)"),
      (120, 120, 60)),
     ("PDS", re.compile(r"^(uet_)?pds_|^uet_pds"), (86, 140, 214)),
+    ("CMS", re.compile(r"^(uet_)?cms_|^cc_"), (60, 90, 170)),
     ("SES", re.compile(r"^(uet_)?ses_|^uet_ses|^(sqe|rqe)_"), (84, 168, 92)),
     ("channels", re.compile(r"^uet_chan|^chan_|^cqe_"), (160, 110, 200)),
     ("wire", re.compile(r"^uet_wire"), (70, 170, 170)),
     ("engine, ports", re.compile(r"^(uet_engine|engine_|proto_|rx_|tx_|port_|"
-                                 r"uet_port|uet_cms)"), (226, 130, 50)),
+                                 r"uet_port)"), (226, 130, 50)),
     ("DPDK", re.compile(r"^(rte_|eth_|ring_|common_ring|bucket_|mempool_)"),
      (196, 80, 110)),
 ]
