@@ -279,8 +279,8 @@ pds_tomb__matches_its_own_incarnation_only(void **state)
 	assert_null(pds_tomb_find(p, &a, 5, 1000));
 	for (k = 1; k <= 4; k++)
 		assert_non_null(pds_tomb_find(p, &a, 5, 1000 + k * 65536));
-	/* The counter wraps past 0: the record is kept, and is the newest
-	 * (the next eviction in its bucket takes another). */
+	/* The counter wraps past 0, which marks a free record: the record
+	 * added then takes 1 and is found. */
 	p->tomb_seq = UINT32_MAX;
 	pds_tomb_add(p, &b, 7, 42);
 	assert_int_equal(pds_tomb_find(p, &b, 7, 42)->seq, 1);
