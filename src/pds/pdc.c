@@ -301,13 +301,21 @@ pds_ikey_hash(const struct uet_pds_fa *fa, uint32_t job, uint8_t tc,
 	return rte_jhash(&k, sizeof(k), 0x5eed);
 }
 
+/* {@p fa, @p spdcid} as the words the target key hash and the
+ * closed-target tag are taken over. */
+static void
+pds_tkey_words(uint32_t w[5], const struct uet_pds_fa *fa, uint16_t spdcid)
+{
+	memcpy(w, fa->addr, 16);
+	w[4] = spdcid;
+}
+
 uint32_t
 pds_tkey_hash(const struct uet_pds_fa *fa, uint16_t spdcid)
 {
 	uint32_t w[5];
 
-	memcpy(w, fa->addr, 16);
-	w[4] = spdcid;
+	pds_tkey_words(w, fa, spdcid);
 	return rte_jhash_32b(w, 5, 0x7a29);
 }
 
@@ -468,8 +476,7 @@ pds_tomb_tag(const struct uet_pds_fa *fa, uint16_t spdcid)
 {
 	uint32_t w[5];
 
-	memcpy(w, fa->addr, 16);
-	w[4] = spdcid;
+	pds_tkey_words(w, fa, spdcid);
 	return (uint64_t)rte_jhash_32b(w, 5, 0x70b5) << 32 |
 	       rte_jhash_32b(w, 5, 0xc105ed);
 }
